@@ -1,0 +1,99 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+
+static const char *log_progname = "airlock";
+static int log_verbosity;
+
+void
+log_init(const char *progname, int verbosity)
+{
+	log_progname = progname;
+	log_verbosity = verbosity;
+}
+
+static void
+log_vmsg(const char *func, int with_errno, const char *fmt, va_list ap)
+{
+	int saved = errno;
+
+	fprintf(stderr, "%s: ", log_progname);
+	if (func != NULL)
+		fprintf(stderr, "%s: ", func);
+	vfprintf(stderr, fmt, ap);
+	if (with_errno)
+		fprintf(stderr, ": %s", strerror(saved));
+	fputc('\n', stderr);
+	errno = saved;
+}
+
+void
+log_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vmsg(NULL, 1, fmt, ap);
+	va_end(ap);
+}
+
+void
+log_warnx(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vmsg(NULL, 0, fmt, ap);
+	va_end(ap);
+}
+
+void
+log_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (log_verbosity < 1)
+		return;
+	va_start(ap, fmt);
+	log_vmsg(NULL, 0, fmt, ap);
+	va_end(ap);
+}
+
+void
+log_debug(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (log_verbosity < 2)
+		return;
+	va_start(ap, fmt);
+	log_vmsg(NULL, 0, fmt, ap);
+	va_end(ap);
+}
+
+void
+fatal_impl(const char *func, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vmsg(func, 1, fmt, ap);
+	va_end(ap);
+	exit(1);
+}
+
+void
+fatalx_impl(const char *func, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vmsg(func, 0, fmt, ap);
+	va_end(ap);
+	exit(1);
+}

@@ -1,0 +1,238 @@
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#include <sodium.h>
+
+#include "common/errors.h"
+#include "common/log.h"
+#include "common/util.h"
+
+void *
+xcalloc(size_t n, size_t size)
+{
+	void *p;
+
+	if ((p = calloc(n ? n : 1, size ? size : 1)) == NULL)
+		fatal("calloc");
+	return p;
+}
+
+void *
+xreallocarray(void *p, size_t n, size_t size)
+{
+	void *q;
+
+	if ((q = reallocarray(p, n ? n : 1, size ? size : 1)) == NULL)
+		fatal("reallocarray");
+	return q;
+}
+
+char *
+xstrdup(const char *s)
+{
+	char *p;
+
+	if ((p = strdup(s)) == NULL)
+		fatal("strdup");
+	return p;
+}
+
+int
+xasprintf(char **out, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(out, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		fatal("vasprintf");
+	return n;
+}
+
+void
+sha256_hex(const void *data, size_t len, char hex[SHA256_HEX_LEN + 1])
+{
+	unsigned char md[crypto_hash_sha256_BYTES];
+
+	crypto_hash_sha256(md, data, len);
+	sodium_bin2hex(hex, SHA256_HEX_LEN + 1, md, sizeof(md));
+}
+
+int
+is_sha256_hex(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < SHA256_HEX_LEN; i++) {
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	}
+	return s[i] == '\0';
+}
+
+int
+utf8_valid(const char *data, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)data;
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned char c = s[i];
+		uint32_t cp;
+		size_t n, k;
+
+		if (c < 0x80) {
+			i++;
+			continue;
+		} else if ((c & 0xe0) == 0xc0) {
+			n = 1;
+			cp = c & 0x1f;
+		} else if ((c & 0xf0) == 0xe0) {
+			n = 2;
+			cp = c & 0x0f;
+		} else if ((c & 0xf8) == 0xf0) {
+			n = 3;
+			cp = c & 0x07;
+		} else
+			return 0;
+		if (len - i <= n)
+			return 0;
+		for (k = 1; k <= n; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return 0;
+			cp = (cp << 6) | (s[i + k] & 0x3f);
+		}
+		if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) ||
+		    (n == 3 && cp < 0x10000) || cp > 0x10ffff ||
+		    (cp >= 0xd800 && cp <= 0xdfff))
+			return 0;
+		i += n + 1;
+	}
+	return 1;
+}
+
+int64_t
+now_monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t
+now_wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void
+format_rfc3339(int64_t ms, char out[64])
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	snprintf(out, 64, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
+	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+	    tm.tm_min, tm.tm_sec, (int)(ms % 1000));
+}
+
+static int
+fd_is_kept(int fd, const int *keep, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (keep[i] == fd)
+			return 1;
+	return 0;
+}
+
+int
+close_fds_from(int lowfd, const int *keep, size_t n)
+{
+	DIR *d;
+	struct dirent *de;
+	int dfd;
+
+	/* Fast path: nothing to keep above lowfd. */
+	if (n == 0 && syscall(SYS_close_range, lowfd, ~0U, 0) == 0)
+		return 0;
+	if ((d = opendir("/proc/self/fd")) == NULL)
+		return AL_ERR_SYSTEM;
+	dfd = dirfd(d);
+	while ((de = readdir(d)) != NULL) {
+		char *end;
+		long fd;
+
+		if (de->d_name[0] == '.')
+			continue;
+		fd = strtol(de->d_name, &end, 10);
+		if (*end != '\0' || fd < lowfd || fd == dfd ||
+		    fd_is_kept((int)fd, keep, n))
+			continue;
+		close((int)fd);
+	}
+	closedir(d);
+	return 0;
+}
+
+int
+write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return AL_ERR_SYSTEM;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int
+fd_flag(int fd, int getcmd, int setcmd, int flag, int on)
+{
+	int fl;
+
+	if ((fl = fcntl(fd, getcmd)) == -1)
+		return AL_ERR_SYSTEM;
+	fl = on ? (fl | flag) : (fl & ~flag);
+	if (fcntl(fd, setcmd, fl) == -1)
+		return AL_ERR_SYSTEM;
+	return 0;
+}
+
+int
+fd_set_nonblock(int fd, int on)
+{
+	return fd_flag(fd, F_GETFL, F_SETFL, O_NONBLOCK, on);
+}
+
+int
+fd_set_cloexec(int fd, int on)
+{
+	return fd_flag(fd, F_GETFD, F_SETFD, FD_CLOEXEC, on);
+}

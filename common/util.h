@@ -1,0 +1,49 @@
+/*
+ * util: small helpers with no side effects beyond memory, plus the few
+ * that every module needs from the OS (time, fds).
+ */
+#ifndef AIRLOCK_UTIL_H
+#define AIRLOCK_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SHA256_HEX_LEN	64
+
+/* Allocation wrappers that stop the process on exhaustion (daemon side). */
+void	*xcalloc(size_t n, size_t size);
+void	*xreallocarray(void *p, size_t n, size_t size);
+char	*xstrdup(const char *s);
+int	 xasprintf(char **out, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+
+/* Writes the lowercase hex SHA-256 of |data| to |hex| (65 bytes). */
+void	 sha256_hex(const void *data, size_t len, char hex[SHA256_HEX_LEN + 1]);
+
+/* Returns 1 if |s| is 64 lowercase hex digits, else 0. */
+int	 is_sha256_hex(const char *s);
+
+/* Returns 1 if data[0..len) is valid UTF-8 (no overlongs, no surrogates). */
+int	 utf8_valid(const char *data, size_t len);
+
+/* Monotonic milliseconds, and wall-clock milliseconds since the epoch. */
+int64_t	 now_monotonic_ms(void);
+int64_t	 now_wall_ms(void);
+
+/* Formats |ms| since the epoch as RFC 3339 UTC with milliseconds (needs 64 bytes). */
+void	 format_rfc3339(int64_t ms, char out[64]);
+
+/*
+ * Closes every descriptor >= |lowfd| except those listed in keep[0..n).
+ * Returns 0 or AL_ERR_SYSTEM.
+ */
+int	 close_fds_from(int lowfd, const int *keep, size_t n);
+
+/* Writes all of |len| bytes, restarting on EINTR/short writes. 0 or AL_ERR_SYSTEM. */
+int	 write_all(int fd, const void *data, size_t len);
+
+/* Sets or clears O_NONBLOCK / FD_CLOEXEC.  0 or AL_ERR_SYSTEM. */
+int	 fd_set_nonblock(int fd, int on);
+int	 fd_set_cloexec(int fd, int on);
+
+#endif

@@ -1,0 +1,213 @@
+/*
+ * manifest: the model of an airlock manifest, and its YAML loader.
+ *
+ * The model is plain data, read-only once loaded, like a daemon's parsed
+ * configuration: every module reads it, only manifest.c builds or frees it.
+ * The seed's Workboard manifest (examples/workboard.yaml) loads unmodified;
+ * everything airlock adds is optional and has a safe default.
+ */
+#ifndef AIRLOCK_MANIFEST_H
+#define AIRLOCK_MANIFEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "policy/types.h"
+
+enum side_effect {
+	SIDE_EFFECT_NONE,
+	SIDE_EFFECT_WORKSPACE_WRITE,
+	SIDE_EFFECT_SANDBOX_PROCESS,
+	SIDE_EFFECT_NETWORK,
+	SIDE_EFFECT_EXTERNAL,
+	SIDE_EFFECT_COUNT
+};
+
+enum authorization {
+	AUTHZ_ALLOW,
+	AUTHZ_DENY,
+	AUTHZ_APPROVAL,
+};
+
+/* What the broker does for a tool: a built-in action or a command. */
+enum tool_action {
+	ACTION_READ_FILE,
+	ACTION_WRITE_FILE,
+	ACTION_APPLY_PATCH,
+	ACTION_LIST_FILES,
+	ACTION_SEARCH,
+	ACTION_RUN_CHECK,
+	ACTION_EXEC,
+	ACTION_REQUEST_APPROVAL,
+	ACTION_COMMAND,		/* argv template filled from typed arguments */
+};
+
+struct secret_grant {
+	char	*name;		/* name in the sealed store */
+	char	*env;		/* environment variable in the runner, or NULL */
+	char	*file;		/* path inside the runner, or NULL */
+};
+
+/* host:port patterns for the egress proxy ("*.example.com:443"). */
+struct net_allow {
+	char	**hosts;	/* NULL-terminated */
+	size_t	  nhosts;
+};
+
+struct tool {
+	char			*name;
+	char			*description;	/* may be NULL */
+	struct type_field	*input;
+	size_t			 ninput;
+	struct type_field	*output;
+	size_t			 noutput;
+	enum side_effect	 side_effect;
+	int64_t			 timeout_ms;
+	enum authorization	 authorization;
+	enum tool_action	 action;
+	char			**command;	/* ACTION_COMMAND/EXEC: argv
+						   template, NULL-terminated */
+	size_t			 ncommand;
+	double			 cost_usd;	/* charged per call */
+	struct secret_grant	*secrets;
+	size_t			 nsecrets;
+	struct net_allow	 network;
+	int			 line, column;
+};
+
+struct check {
+	char		*id;
+	char		**argv;		/* NULL-terminated, pinned */
+	char		**env;		/* "K=V", NULL-terminated */
+	size_t		  nenv;
+	int64_t		  timeout_ms;
+	struct net_allow  network;
+	int		  line, column;
+};
+
+/* The seed's runBudget; a value of -1 means "no limit". */
+struct run_budget {
+	int64_t	max_model_steps;
+	int64_t	max_patch_attempts_per_gate;
+	int64_t	max_elapsed_minutes;
+	int64_t	max_changed_files;
+	int64_t	max_added_dependencies;
+	double	max_tool_cost_usd;		/* < 0: no limit */
+	int64_t	max_parallel_processes;
+	int64_t	stop_on_repeated_failure_fingerprint;
+};
+
+struct resource_limits {
+	int64_t	cpu_seconds;		/* RLIMIT_CPU */
+	int64_t	address_space_mb;	/* RLIMIT_AS, 0 = unlimited */
+	int64_t	file_size_mb;		/* RLIMIT_FSIZE */
+	int64_t	open_files;		/* RLIMIT_NOFILE */
+	int64_t	processes;		/* RLIMIT_NPROC and pids.max */
+	int64_t	memory_mb;		/* cgroup memory.max */
+	int64_t	cpu_percent;		/* cgroup cpu.max, 100 = one core */
+	int64_t	tmp_size_mb;		/* size of the tmpfs /tmp */
+	int64_t	output_bytes;		/* captured stdout+stderr cap */
+};
+
+enum seccomp_profile {
+	SECCOMP_PROFILE_DEFAULT,	/* denylist: dangerous ABIs get EPERM */
+	SECCOMP_PROFILE_STRICT,		/* allowlist */
+};
+
+enum workspace_mode {
+	WORKSPACE_DIRECT,		/* writes land in the workspace */
+	WORKSPACE_COW,			/* overlayfs: writes land in an upper dir */
+};
+
+/* What runners may see and do.  Paths are absolute host paths unless noted. */
+struct sandbox_policy {
+	uid_t			 uid;		/* runner uid when airlock is root */
+	gid_t			 gid;
+	char			**read_only;	/* host paths bound read-only */
+	size_t			  nread_only;
+	char			**deny_read;	/* host paths made absent ("~" expanded) */
+	size_t			  ndeny_read;
+	char			**protected;	/* workspace-relative, read-only */
+	size_t			  nprotected;
+	int			 network;	/* 0: none; 1: egress proxy only */
+	enum seccomp_profile	 seccomp;
+	int			 landlock;	/* 1: on where the kernel has it */
+	enum workspace_mode	 workspace;
+	struct resource_limits	 limits;
+};
+
+struct approval_policy {
+	uid_t		*approvers;	/* uids allowed to approve */
+	size_t		 napprovers;
+	int64_t		 ttl_seconds;
+	char		**notify;	/* hook argv, NULL-terminated, or NULL */
+};
+
+/* The agent process of "airlock run". */
+struct agent_profile {
+	struct net_allow network;
+	int		 workspace_writable;
+	char		*home;		/* persistent home dir, or NULL: tmpfs */
+	char		**env_pass;	/* variable names passed through */
+	size_t		  nenv_pass;
+	struct resource_limits limits;
+};
+
+struct manifest {
+	char			*path;		/* file it was loaded from */
+	unsigned char		 digest[32];	/* SHA-256 of the file's bytes */
+	struct type_table	*types;
+	struct tool		*tools;
+	size_t			 ntools;
+	struct check		*checks;
+	size_t			 nchecks;
+	char			**required_gates;	/* check ids */
+	size_t			  nrequired_gates;
+	char			**dependency_files;	/* workspace-relative */
+	size_t			  ndependency_files;
+	int			 forbid_side_effect[SIDE_EFFECT_COUNT];
+	struct run_budget	 budget;
+	struct sandbox_policy	 sandbox;
+	struct approval_policy	 approvals;
+	struct agent_profile	 agent;
+	size_t			 max_frame_bytes;	/* default 1 MiB */
+};
+
+/*
+ * Loads and validates the manifest at |path|.  Returns 0 and sets *out
+ * (caller frees with manifest_free), or a negative code with a message
+ * "FILE:LINE:COLUMN: FIELD: problem" in err[0..errlen).
+ */
+int	manifest_load(const char *path, struct manifest **out,
+	    char *err, size_t errlen) __attribute__((warn_unused_result));
+
+/* Same, from a buffer; |name| is used in messages and as m->path. */
+int	manifest_load_buffer(const char *name, const char *data, size_t len,
+	    struct manifest **out, char *err, size_t errlen)
+	    __attribute__((warn_unused_result));
+
+/* Loads the built-in default manifest (the seed's tools, bound). */
+int	manifest_load_default(struct manifest **out, char *err, size_t errlen)
+	    __attribute__((warn_unused_result));
+
+void	manifest_free(struct manifest *m);
+
+/* Returns the tool or check with that name (borrowed), or NULL. */
+const struct tool	*manifest_tool(const struct manifest *m, const char *name);
+const struct check	*manifest_check(const struct manifest *m, const char *id);
+
+/*
+ * Writes the canonical YAML form of |m| to |fp| (airlock check -v): every
+ * default made explicit, keys in a fixed order.  Loading the output gives
+ * an equal manifest.
+ */
+int	manifest_print_canonical(const struct manifest *m, FILE *fp);
+
+/* Names for enums, as spelled in the manifest. */
+const char	*side_effect_name(enum side_effect);
+const char	*authorization_name(enum authorization);
+const char	*tool_action_name(enum tool_action);
+
+#endif

@@ -1,0 +1,107 @@
+/*
+ * runner: runs one command in a fresh sandbox and reports what happened.
+ *
+ * runner_run() forks a child that builds the sandbox (namespaces, a new
+ * root, seccomp, capabilities, landlock, rlimits, cgroup) and executes
+ * the command; the parent captures stdout and stderr up to a cap, enforces
+ * the wall-clock limit by killing the whole tree, and reaps it.  Building
+ * the sandbox either completes or the child dies: there is no
+ * half-sandboxed command.
+ */
+#ifndef AIRLOCK_RUNNER_H
+#define AIRLOCK_RUNNER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "policy/manifest.h"
+
+/* Which layers were in force for a run (reported in results and audit). */
+#define RUNNER_LAYER_USERNS	0x0001
+#define RUNNER_LAYER_MOUNTNS	0x0002
+#define RUNNER_LAYER_PIDNS	0x0004
+#define RUNNER_LAYER_NETNS	0x0008
+#define RUNNER_LAYER_IPCNS	0x0010
+#define RUNNER_LAYER_UTSNS	0x0020
+#define RUNNER_LAYER_CGROUPNS	0x0040
+#define RUNNER_LAYER_SECCOMP	0x0080
+#define RUNNER_LAYER_LANDLOCK	0x0100
+#define RUNNER_LAYER_NOCAPS	0x0200
+#define RUNNER_LAYER_NNP	0x0400
+#define RUNNER_LAYER_RLIMITS	0x0800
+#define RUNNER_LAYER_CGROUP	0x1000
+
+struct runner_request {
+	char *const		*argv;		/* argv[0] looked up in PATH */
+	char *const		*envp;		/* full environment, or NULL for
+						   a minimal default */
+	const char		*workspace;	/* host path, mounted at the same
+						   path inside */
+	const char		*cwd;		/* workspace-relative, or NULL */
+	const struct sandbox_policy *policy;
+	int64_t			 timeout_ms;	/* wall clock; <= 0: none */
+	size_t			 output_cap;	/* bytes kept of stdout+stderr */
+	int			 stdin_fd;	/* -1: /dev/null */
+	int			 passthrough;	/* 1: stdout/stderr are the
+						   caller's (airlock exec) */
+	const int		*keep_fds;	/* extra fds passed through */
+	size_t			 nkeep_fds;
+};
+
+struct runner_result {
+	int	 exited;		/* 1: exit_code is valid */
+	int	 exit_code;
+	int	 signal;		/* killing signal, or 0 */
+	int	 timed_out;
+	int	 setup_failed;		/* the sandbox could not be built */
+	char	 setup_error[256];	/* why, when setup_failed */
+	int64_t	 duration_ms;
+	char	*out;			/* captured stdout (NUL-terminated) */
+	size_t	 out_len;
+	char	*err;			/* captured stderr (NUL-terminated) */
+	size_t	 err_len;
+	int	 truncated;		/* output exceeded output_cap */
+	unsigned layers;		/* RUNNER_LAYER_* in force */
+	char	 hint[256];		/* "this may be blocked by the sandbox
+					   ...", or empty */
+};
+
+/*
+ * Runs |req|.  Returns 0 with *res filled (the command may still have
+ * failed: see res->exited/exit_code/signal/timed_out), or a negative code
+ * if the run could not be started at all (res->setup_error says why).
+ * The caller frees res->out and res->err with runner_result_clear().
+ */
+int	runner_run(const struct runner_request *req, struct runner_result *res)
+	    __attribute__((warn_unused_result));
+
+void	runner_result_clear(struct runner_result *res);
+
+/*
+ * The same, without blocking, for the broker's event loop.
+ *
+ * runner_start() starts |req| and returns a handle; |req| and everything
+ * it points to must stay valid until runner_proc_finish().  The handle
+ * exposes one descriptor to poll for input (an epoll set over the output
+ * pipes and the child's pidfd) and a monotonic deadline (now_monotonic_ms()
+ * scale; INT64_MAX when there is none).  Call runner_proc_step() when the
+ * descriptor is readable or the deadline has passed; it returns 1 once the
+ * run is over, 0 while it goes on, or a negative code.  Then
+ * runner_proc_finish() fills *res and frees the handle.
+ * runner_proc_kill() kills the whole tree (used at teardown); the handle
+ * must still be finished.
+ */
+struct runner_proc;
+
+int	runner_start(const struct runner_request *req, struct runner_proc **out,
+	    char *err, size_t errlen) __attribute__((warn_unused_result));
+int	runner_proc_fd(const struct runner_proc *p);
+int64_t	runner_proc_deadline(const struct runner_proc *p);
+int	runner_proc_step(struct runner_proc *p);
+void	runner_proc_kill(struct runner_proc *p);
+int	runner_proc_finish(struct runner_proc *p, struct runner_result *res);
+
+/* Returns a short comma-separated list of the layer names in |layers|. */
+void	runner_layers_string(unsigned layers, char *out, size_t outlen);
+
+#endif

@@ -1,0 +1,1 @@
+libairlock_a_SOURCES += supervisor/commands.h

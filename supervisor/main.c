@@ -1,0 +1,56 @@
+/* airlock: dispatch to a subcommand. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "supervisor/commands.h"
+
+static const struct command {
+	const char	*name;
+	int		(*fn)(int, char **);
+	const char	*summary;
+} commands[] = {
+	/* Each subcommand's module adds its row here. */
+	{ NULL, NULL, NULL }
+};
+
+static void
+usage(FILE *fp)
+{
+	size_t i;
+
+	fprintf(fp, "usage: airlock COMMAND [ARGS]\n\ncommands:\n");
+	for (i = 0; commands[i].name != NULL; i++)
+		fprintf(fp, "  %-10s %s\n", commands[i].name,
+		    commands[i].summary);
+	fprintf(fp, "\nSee airlock(1) and airlock-manifest(5).\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	size_t i;
+
+	log_init("airlock", 0);
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("airlock %s\n", PACKAGE_VERSION);
+		return 0;
+	}
+	for (i = 0; commands[i].name != NULL; i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].fn(argc - 1, argv + 1);
+	log_warnx("unknown command '%s'", argv[1]);
+	usage(stderr);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,46 @@
+# Shared helpers for the integration tests (sourced by tests/integration/*.sh
+# and tests/escape/*.sh).  Each test prints "ok - NAME" / "not ok - NAME"
+# lines and exits non-zero if any check failed.
+set -u
+: "${AIRLOCK:=$top_builddir/airlock}"
+TESTS_FAILED=0
+TESTS_RUN=0
+
+T=$(mktemp -d /tmp/airlock-test.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+
+pass() { TESTS_RUN=$((TESTS_RUN + 1)); echo "ok - $*"; }
+fail() { TESTS_RUN=$((TESTS_RUN + 1)); TESTS_FAILED=$((TESTS_FAILED + 1)); echo "not ok - $*"; }
+
+# check NAME COMMAND...: passes if COMMAND succeeds.
+check() { name=$1; shift; if "$@"; then pass "$name"; else fail "$name"; fi; }
+
+# expect_contains NAME HAYSTACK NEEDLE
+expect_contains() {
+	case "$2" in
+	*"$3"*) pass "$1" ;;
+	*) fail "$1"; printf '  expected to contain: %s\n  got: %s\n' "$3" "$2" | head -c 4000 ;;
+	esac
+}
+expect_not_contains() {
+	case "$2" in
+	*"$3"*) fail "$1"; printf '  must not contain: %s\n  got: %s\n' "$3" "$2" | head -c 4000 ;;
+	*) pass "$1" ;;
+	esac
+}
+expect_eq() {
+	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1"; printf '  expected: %s\n  got: %s\n' "$3" "$2"; fi
+}
+
+# A scratch workspace: a copy of contrib/example-project.
+make_workspace() {
+	ws="$T/ws"
+	rm -rf "$ws"
+	cp -a "$top_srcdir/contrib/example-project" "$ws"
+	echo "$ws"
+}
+
+finish() {
+	echo "# $TESTS_RUN checks, $TESTS_FAILED failed"
+	[ "$TESTS_FAILED" -eq 0 ]
+}
