@@ -1,1 +1,2 @@
 # runner
+libairlock_a_SOURCES += runner/runner.h runner/wait.c

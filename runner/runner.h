@@ -101,6 +101,9 @@ int	runner_proc_step(struct runner_proc *p);
 void	runner_proc_kill(struct runner_proc *p);
 int	runner_proc_finish(struct runner_proc *p, struct runner_result *res);
 
+/* Blocks until the run |p| is over (after runner_proc_kill(), at teardown). */
+void	runner_proc_wait(struct runner_proc *p);
+
 /* Returns a short comma-separated list of the layer names in |layers|. */
 void	runner_layers_string(unsigned layers, char *out, size_t outlen);
 

@@ -1,1 +1,8 @@
-libairlock_a_SOURCES += supervisor/commands.h
+libairlock_a_SOURCES += \
+	supervisor/commands.h \
+	supervisor/cmd_connect.c \
+	supervisor/cmd_run.c \
+	supervisor/cmd_serve.c \
+	supervisor/session.c supervisor/session.h \
+	supervisor/setup.c supervisor/setup.h \
+	supervisor/signals.c supervisor/signals.h

@@ -13,6 +13,9 @@ static const struct command {
 	const char	*summary;
 } commands[] = {
 	/* Each subcommand's module adds its row here. */
+	{ "run",	cmd_run,	"run an agent sandboxed, brokering its tool calls" },
+	{ "serve",	cmd_serve,	"serve the broker on stdin/stdout (MCP)" },
+	{ "connect",	cmd_connect,	"relay stdin/stdout to $AIRLOCK_FD (MCP server command)" },
 	{ NULL, NULL, NULL }
 };
 

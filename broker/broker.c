@@ -1,0 +1,865 @@
+/*
+ * The broker's request loop: frames in, decisions and results out.
+ *
+ * Everything the agent sends arrives through b->in (common/buf.c), is
+ * decoded by jsonrpc_decode(), and is dispatched from methods[] below.
+ * Nothing the agent sends is trusted: a frame that fails any check gets a
+ * JSON-RPC error and the loop goes on with the next frame.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "broker/broker.h"
+#include "broker/broker_int.h"
+#include "broker/jsonrpc.h"
+#include "common/buf.h"
+#include "common/errors.h"
+#include "common/log.h"
+#include "common/util.h"
+#include "policy/types.h"
+
+#define MCP_PROTOCOL_LATEST	"2025-06-18"
+
+static const char *mcp_protocols[] = {
+	"2025-06-18", "2025-03-26", "2024-11-05", NULL
+};
+
+/*
+ * The request ids already used in this session (MCP forbids reuse),
+ * stored as keyed 64-bit SipHash digests of their JSON text so that the
+ * agent cannot aim collisions, in an open-addressing table.
+ */
+struct idset {
+	uint64_t	*slot;
+	size_t		 cap;		/* a power of two */
+	size_t		 n;
+	unsigned char	 key[crypto_shorthash_KEYBYTES];
+};
+
+static struct idset *
+idset_new(void)
+{
+	struct idset *s = xcalloc(1, sizeof(*s));
+
+	s->cap = 256;
+	s->slot = xcalloc(s->cap, sizeof(*s->slot));
+	randombytes_buf(s->key, sizeof(s->key));
+	return s;
+}
+
+static void
+idset_free(struct idset *s)
+{
+	if (s == NULL)
+		return;
+	free(s->slot);
+	free(s);
+}
+
+static void
+idset_put(struct idset *s, uint64_t h)
+{
+	size_t i = h & (s->cap - 1);
+
+	while (s->slot[i] != 0 && s->slot[i] != h)
+		i = (i + 1) & (s->cap - 1);
+	if (s->slot[i] == 0) {
+		s->slot[i] = h;
+		s->n++;
+	}
+}
+
+/* Returns 1 if |id| was seen before; records it either way. */
+static int
+idset_seen(struct idset *s, const json_t *id)
+{
+	unsigned char	 md[crypto_shorthash_BYTES];
+	char		*text;
+	uint64_t	 h;
+	size_t		 i;
+
+	if ((text = json_dumps(id, JSON_ENCODE_ANY | JSON_COMPACT)) == NULL)
+		fatalx("json_dumps");
+	crypto_shorthash(md, (unsigned char *)text, strlen(text), s->key);
+	free(text);
+	memcpy(&h, md, sizeof(h));
+	h |= 1;			/* 0 marks a free slot */
+	for (i = h & (s->cap - 1); s->slot[i] != 0; i = (i + 1) & (s->cap - 1))
+		if (s->slot[i] == h)
+			return 1;
+	if (s->n + 1 > s->cap / 2) {
+		uint64_t	*old = s->slot;
+		size_t		 oldcap = s->cap, j;
+
+		s->cap *= 2;
+		s->slot = xcalloc(s->cap, sizeof(*s->slot));
+		s->n = 0;
+		for (j = 0; j < oldcap; j++)
+			if (old[j] != 0)
+				idset_put(s, old[j]);
+		free(old);
+	}
+	idset_put(s, h);
+	return 0;
+}
+
+/* Sending. */
+
+static void
+broker_close(struct broker *b)
+{
+	if (b->closed)
+		return;
+	b->closed = 1;
+	if (b->in_watch > 0) {
+		loop_unwatch(b->cfg.loop, b->in_watch);
+		b->in_watch = 0;
+	}
+	if (b->cfg.on_close != NULL)
+		b->cfg.on_close(b->cfg.arg);
+}
+
+static void
+broker_send(struct broker *b, char *line)
+{
+	if (line == NULL)
+		fatalx("out of memory encoding a reply");
+	if (!b->closed && write_all(b->cfg.out_fd, line, strlen(line)) != 0) {
+		log_debug("agent stopped reading: %s", strerror(errno));
+		broker_close(b);
+	}
+	free(line);
+}
+
+static void
+send_error(struct broker *b, json_t *id, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void
+send_error(struct broker *b, json_t *id, int code, const char *fmt, ...)
+{
+	char	 msg[512];
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	broker_send(b, jsonrpc_encode_error(id, code, msg, NULL));
+}
+
+int
+broker_audit(struct broker *b, const char *event, json_t *fields)
+{
+	int rc;
+
+	rc = audit_append(b->cfg.audit, event, fields);
+	json_decref(fields);
+	if (rc != 0)
+		log_warnx("audit log %s cannot be written: refusing requests",
+		    audit_path(b->cfg.audit));
+	return rc;
+}
+
+/* Tool results. */
+
+json_t *
+tool_error(const char *error_class, int retryable, const char *hint,
+    const char *fmt, ...)
+{
+	char	 msg[1024];
+	va_list	 ap;
+	json_t	*e;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	e = json_pack("{s:s, s:b, s:s}", "errorClass", error_class,
+	    "retryable", retryable, "message", msg);
+	if (e == NULL)
+		fatalx("json_pack");
+	if (hint != NULL && hint[0] != '\0')
+		json_object_set_new(e, "hint", json_string(hint));
+	return e;
+}
+
+static int
+check_exists(const char *id, void *arg)
+{
+	return manifest_check(arg, id) != NULL;
+}
+
+/*
+ * Keeps only the tool's declared output fields of |full| and validates
+ * them.  Returns the projected object, or NULL with err set: a result
+ * that does not fit its contract is never passed on.
+ */
+static json_t *
+project_output(struct call *c, json_t *full, char *err, size_t errlen)
+{
+	const struct tool	*t = c->tool;
+	json_t			*out;
+	size_t			 i;
+
+	if ((out = json_object()) == NULL)
+		fatalx("json_object");
+	for (i = 0; i < t->noutput; i++) {
+		json_t *v = json_object_get(full, t->output[i].name);
+
+		if (v != NULL)
+			json_object_set(out, t->output[i].name, v);
+	}
+	if (type_validate_fields(t->output, t->noutput, out, check_exists,
+	    (void *)c->b->m, err, errlen) != 0) {
+		json_decref(out);
+		return NULL;
+	}
+	return out;
+}
+
+static void
+call_free(struct call *c)
+{
+	size_t i;
+
+	if (c == NULL)
+		return;
+	json_decref(c->id);
+	json_decref(c->args);
+	for (i = 0; c->argv != NULL && c->argv[i] != NULL; i++)
+		free(c->argv[i]);
+	free(c->argv);
+	for (i = 0; c->envp != NULL && c->envp[i] != NULL; i++)
+		free(c->envp[i]);
+	free(c->envp);
+	free(c);
+}
+
+void
+call_complete(struct call *c, int status, json_t *out)
+{
+	struct broker	*b = c->b;
+	json_t		*result, *structured, *text_extra = NULL;
+	char		*text, err[512];
+	const char	*eclass = NULL;
+	int		 is_error = status != ACTION_DONE;
+
+	if (!is_error) {
+		text_extra = json_object_get(out, "_text");
+		if (text_extra != NULL)
+			json_incref(text_extra);
+		structured = project_output(c, out, err, sizeof(err));
+		json_decref(out);
+		if (structured == NULL) {
+			log_warnx("tool %s: result does not fit its contract: %s",
+			    c->tool->name, err);
+			structured = tool_error("contract_violation", 0, NULL,
+			    "the result of %s does not fit its declared output: %s",
+			    c->tool->name, err);
+			is_error = 1;
+		}
+	} else
+		structured = out;
+	if (is_error)
+		eclass = json_string_value(json_object_get(structured,
+		    "errorClass"));
+
+	text = json_dumps(structured, JSON_COMPACT);
+	result = json_pack("{s:[{s:s, s:s}], s:O, s:b}",
+	    "content", "type", "text", "text", text != NULL ? text : "",
+	    "structuredContent", structured, "isError", is_error);
+	free(text);
+	if (result == NULL)
+		fatalx("json_pack");
+	if (json_is_string(text_extra))
+		json_array_append_new(json_object_get(result, "content"),
+		    json_pack("{s:s, s:O}", "type", "text", "text", text_extra));
+	json_decref(text_extra);
+
+	if (broker_audit(b, "result", json_pack("{s:O, s:s, s:b, s:s?, s:I}",
+	    "id", c->id, "tool", c->tool->name, "isError", is_error,
+	    "errorClass", eclass,
+	    "durationMs", (json_int_t)(now_monotonic_ms() - c->started))) != 0) {
+		send_error(b, c->id, JSONRPC_REFUSED,
+		    "audit log cannot be written; result withheld");
+	} else
+		broker_send(b, jsonrpc_encode_result(c->id, result));
+	json_decref(result);
+	json_decref(structured);
+	call_free(c);
+}
+
+/* Runners. */
+
+static void
+call_runner_event(int fd, int why, void *arg)
+{
+	struct call		*c = arg;
+	struct broker		*b = c->b;
+	struct runner_result	 res;
+	char			 layers[256], uri[256], digest[SHA256_HEX_LEN + 1];
+	json_t			*out;
+	int			 rc;
+
+	(void)fd;
+	(void)why;
+	if ((rc = runner_proc_step(c->proc)) == 0) {
+		loop_set_deadline(b->cfg.loop, c->watch,
+		    runner_proc_deadline(c->proc));
+		return;
+	}
+	loop_unwatch(b->cfg.loop, c->watch);
+	TAILQ_REMOVE(&b->running, c, entry);
+	memset(&res, 0, sizeof(res));
+	rc = runner_proc_finish(c->proc, &res);
+	c->proc = NULL;
+	if (rc != 0) {
+		call_complete(c, ACTION_ERROR, tool_error("internal", 1, NULL,
+		    "the runner failed: %s", al_strerror(rc)));
+		runner_result_clear(&res);
+		return;
+	}
+	runner_layers_string(res.layers, layers, sizeof(layers));
+	uri[0] = '\0';
+	{
+		size_t	 n = res.out_len + res.err_len;
+		char	*all = xcalloc(1, n + 64);
+
+		memcpy(all, res.out, res.out_len);
+		memcpy(all + res.out_len, res.err, res.err_len);
+		sha256_hex(all, n, digest);
+		(void)broker_save_artifact(b, c->check != NULL ? c->check->id :
+		    c->tool->name, all, n, uri, sizeof(uri));
+		free(all);
+	}
+	(void)broker_audit(b, "runner_end", json_pack(
+	    "{s:O, s:b, s:i, s:i, s:b, s:b, s:I, s:s, s:s, s:s}",
+	    "id", c->id, "exited", res.exited, "exitCode", res.exit_code,
+	    "signal", res.signal, "timedOut", res.timed_out,
+	    "setupFailed", res.setup_failed,
+	    "durationMs", (json_int_t)res.duration_ms, "layers", layers,
+	    "outputDigest", digest, "artifactUri", uri));
+	if (res.setup_failed) {
+		out = tool_error("sandbox_setup", 0, NULL,
+		    "the sandbox could not be built: %s", res.setup_error);
+		call_complete(c, ACTION_ERROR, out);
+		runner_result_clear(&res);
+		return;
+	}
+	if (res.timed_out) {
+		out = tool_error("timeout", 1, NULL,
+		    "the command ran past its %lld ms limit and was killed",
+		    (long long)c->req.timeout_ms);
+		json_object_set_new(out, "artifactUri", json_string(uri));
+		json_object_set_new(out, "durationMs",
+		    json_integer(res.duration_ms));
+		call_complete(c, ACTION_ERROR, out);
+		runner_result_clear(&res);
+		return;
+	}
+	{
+		char	*tail;
+		size_t	 keep = 4000, off = 0;
+		const char *src = res.err_len > 0 ? res.err : res.out;
+		size_t	 srclen = res.err_len > 0 ? res.err_len : res.out_len;
+
+		if (res.out_len > 0 && res.err_len > 0) {
+			xasprintf(&tail, "%s%s", res.out, res.err);
+			src = tail;
+			srclen = strlen(tail);
+		} else
+			tail = NULL;
+		if (srclen > keep)
+			off = srclen - keep;
+		out = json_pack("{s:i, s:s, s:I, s:b, s:i, s:b, s:s%}",
+		    "exitCode", res.exited ? res.exit_code : 128 + res.signal,
+		    "artifactUri", uri, "durationMs", (json_int_t)res.duration_ms,
+		    "timedOut", 0, "signal", res.signal,
+		    "truncated", res.truncated, "_text", src + off, srclen - off);
+		free(tail);
+		if (out == NULL)
+			out = json_pack("{s:i, s:s, s:I}", "exitCode",
+			    res.exit_code, "artifactUri", uri, "durationMs",
+			    (json_int_t)res.duration_ms);
+		if (res.hint[0] != '\0')
+			json_object_set_new(out, "hint", json_string(res.hint));
+	}
+	runner_result_clear(&res);
+	call_complete(c, ACTION_DONE, out);
+}
+
+int
+call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
+{
+	struct broker	*b = c->b;
+	char		 err[256], layers[256];
+	int		 rc;
+
+	memset(&c->req, 0, sizeof(c->req));
+	c->req.argv = c->argv;
+	c->req.envp = c->envp;
+	c->req.workspace = b->cfg.workspace;
+	c->req.policy = &b->m->sandbox;
+	c->req.timeout_ms = timeout_ms;
+	c->req.output_cap = b->m->sandbox.limits.output_bytes > 0 ?
+	    (size_t)b->m->sandbox.limits.output_bytes : 1024 * 1024;
+	c->req.stdin_fd = -1;
+	if ((rc = runner_start(&c->req, &c->proc, err, sizeof(err))) != 0) {
+		*out = tool_error("sandbox_setup", 0, NULL,
+		    "the runner could not start: %s", err);
+		return ACTION_ERROR;
+	}
+	runner_layers_string(RUNNER_LAYER_USERNS, layers, sizeof(layers));
+	if (broker_audit(b, "runner_start", json_pack("{s:O, s:s, s:s?, s:o}",
+	    "id", c->id, "tool", c->tool->name,
+	    "check", c->check != NULL ? c->check->id : NULL,
+	    "argv", json_array())) != 0) {
+		runner_proc_kill(c->proc);
+		runner_proc_wait(c->proc);
+		{
+			struct runner_result res;
+
+			memset(&res, 0, sizeof(res));
+			(void)runner_proc_finish(c->proc, &res);
+			runner_result_clear(&res);
+		}
+		c->proc = NULL;
+		*out = tool_error("audit_unavailable", 1, NULL,
+		    "the audit log cannot be written; nothing was run");
+		return ACTION_ERROR;
+	}
+	c->watch = loop_watch(b->cfg.loop, runner_proc_fd(c->proc),
+	    runner_proc_deadline(c->proc), call_runner_event, c);
+	if (c->watch < 0)
+		fatalx("too many watches");
+	TAILQ_INSERT_TAIL(&b->running, c, entry);
+	return ACTION_PENDING;
+}
+
+int
+broker_save_artifact(struct broker *b, const char *label, const char *data,
+    size_t len, char *uri, size_t urilen)
+{
+	char	 path[4096], name[128];
+	int	 fd, rc;
+	size_t	 i;
+
+	snprintf(name, sizeof(name), "%04u-%s.log", ++b->artifact_seq, label);
+	for (i = 0; name[i] != '\0'; i++)
+		if (name[i] == '/')
+			name[i] = '_';
+	snprintf(path, sizeof(path), "%s/artifacts/%s", b->cfg.session_dir,
+	    name);
+	snprintf(uri, urilen, "airlock://%s/artifacts/%s", b->cfg.session_id,
+	    name);
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) == -1)
+		return AL_ERR_SYSTEM;
+	rc = write_all(fd, data, len);
+	close(fd);
+	return rc;
+}
+
+/* Methods. */
+
+static void
+m_initialize(struct broker *b, struct jsonrpc_msg *msg)
+{
+	const char	*want = NULL, *agreed = MCP_PROTOCOL_LATEST;
+	json_t		*v, *result;
+	size_t		 i;
+
+	if (b->state != BROKER_STATE_NEW) {
+		send_error(b, msg->id, JSONRPC_INVALID_REQUEST,
+		    "already initialized");
+		return;
+	}
+	if (!json_is_object(msg->params) ||
+	    !json_is_string(v = json_object_get(msg->params,
+	    "protocolVersion"))) {
+		send_error(b, msg->id, JSONRPC_INVALID_PARAMS,
+		    "initialize needs params.protocolVersion (a string)");
+		return;
+	}
+	want = json_string_value(v);
+	for (i = 0; mcp_protocols[i] != NULL; i++)
+		if (strcmp(want, mcp_protocols[i]) == 0)
+			agreed = mcp_protocols[i];
+	result = json_pack("{s:s, s:{s:{s:b}}, s:{s:s, s:s, s:s}, s:s}",
+	    "protocolVersion", agreed,
+	    "capabilities", "tools", "listChanged", 0,
+	    "serverInfo", "name", "airlock", "title", "airlock broker",
+	    "version", PACKAGE_VERSION,
+	    "instructions",
+	    "Every tool call is validated against the manifest, may need a "
+	    "human's approval, runs in a sandbox and is recorded in an audit "
+	    "log. Tool failures are results with errorClass and retryable.");
+	b->state = BROKER_STATE_INITIALIZING;
+	(void)broker_audit(b, "initialize", json_pack("{s:s, s:s}",
+	    "requested", want, "agreed", agreed));
+	broker_send(b, jsonrpc_encode_result(msg->id, result));
+	json_decref(result);
+}
+
+static void
+m_initialized(struct broker *b, struct jsonrpc_msg *msg)
+{
+	(void)msg;
+	b->state = BROKER_STATE_READY;
+}
+
+static void
+m_ping(struct broker *b, struct jsonrpc_msg *msg)
+{
+	json_t *empty = json_object();
+
+	broker_send(b, jsonrpc_encode_result(msg->id, empty));
+	json_decref(empty);
+}
+
+static json_t *
+tool_annotations(const struct tool *t)
+{
+	int ro = 0, destructive = 0, open_world = 0, idempotent = 0;
+
+	switch (t->side_effect) {
+	case SIDE_EFFECT_NONE:
+		ro = 1;
+		idempotent = 1;
+		break;
+	case SIDE_EFFECT_WORKSPACE_WRITE:
+		destructive = 1;
+		break;
+	case SIDE_EFFECT_SANDBOX_PROCESS:
+		idempotent = 1;
+		break;
+	case SIDE_EFFECT_NETWORK:
+		open_world = 1;
+		break;
+	case SIDE_EFFECT_EXTERNAL:
+	case SIDE_EFFECT_COUNT:
+		destructive = 1;
+		open_world = 1;
+		break;
+	}
+	return json_pack("{s:s, s:b, s:b, s:b, s:b}", "title", t->name,
+	    "readOnlyHint", ro, "destructiveHint", destructive,
+	    "idempotentHint", idempotent, "openWorldHint", open_world);
+}
+
+static void
+m_tools_list(struct broker *b, struct jsonrpc_msg *msg)
+{
+	json_t	*tools, *result, *t;
+	size_t	 i;
+
+	tools = json_array();
+	for (i = 0; i < b->m->ntools; i++) {
+		const struct tool *tool = &b->m->tools[i];
+		char desc[512];
+
+		if (tool->authorization == AUTHZ_DENY ||
+		    b->m->forbid_side_effect[tool->side_effect])
+			continue;
+		snprintf(desc, sizeof(desc), "%s [sideEffect: %s; "
+		    "authorization: %s; timeout %lld ms]",
+		    tool->description != NULL ? tool->description : tool->name,
+		    side_effect_name(tool->side_effect),
+		    authorization_name(tool->authorization),
+		    (long long)tool->timeout_ms);
+		t = json_pack("{s:s, s:s, s:o, s:o, s:o}",
+		    "name", tool->name, "description", desc,
+		    "inputSchema", type_fields_schema(tool->input, tool->ninput),
+		    "outputSchema", type_fields_schema(tool->output,
+		    tool->noutput),
+		    "annotations", tool_annotations(tool));
+		if (t == NULL)
+			fatalx("json_pack");
+		json_array_append_new(tools, t);
+	}
+	result = json_pack("{s:o}", "tools", tools);
+	broker_send(b, jsonrpc_encode_result(msg->id, result));
+	json_decref(result);
+}
+
+/*
+ * tools/call: validate, decide, record, then hand to the action.  The
+ * order matters: nothing runs and nothing is read from the workspace
+ * until the arguments fit the contract and the decision is recorded.
+ */
+static void
+m_tools_call(struct broker *b, struct jsonrpc_msg *msg)
+{
+	const struct tool	*tool;
+	json_t			*name, *args, *out = NULL;
+	struct call		*c;
+	char			 err[512], *text;
+	const char		*decision = "allow", *reason = "allowed by manifest";
+	action_fn		 fn = NULL;
+	int			 status;
+
+	if (!json_is_object(msg->params) ||
+	    !json_is_string(name = json_object_get(msg->params, "name"))) {
+		send_error(b, msg->id, JSONRPC_INVALID_PARAMS,
+		    "tools/call needs params.name (a string)");
+		return;
+	}
+	args = json_object_get(msg->params, "arguments");
+	if (args != NULL && !json_is_object(args)) {
+		send_error(b, msg->id, JSONRPC_INVALID_PARAMS,
+		    "params.arguments must be an object");
+		return;
+	}
+	if ((tool = manifest_tool(b->m, json_string_value(name))) == NULL) {
+		send_error(b, msg->id, JSONRPC_INVALID_PARAMS,
+		    "unknown tool: %.128s", json_string_value(name));
+		return;
+	}
+
+	c = xcalloc(1, sizeof(*c));
+	c->b = b;
+	c->id = json_incref(msg->id);
+	c->tool = tool;
+	c->args = args != NULL ? json_incref(args) : json_object();
+	c->started = now_monotonic_ms();
+	text = json_dumps(c->args, JSON_COMPACT | JSON_SORT_KEYS);
+	sha256_hex(text, strlen(text), c->args_digest);
+	free(text);
+
+	if (broker_audit(b, "request", json_pack("{s:O, s:s, s:s}",
+	    "id", c->id, "tool", tool->name, "argsDigest",
+	    c->args_digest)) != 0) {
+		send_error(b, c->id, JSONRPC_REFUSED,
+		    "audit log cannot be written; refusing requests");
+		call_free(c);
+		return;
+	}
+
+	if (type_validate_fields(tool->input, tool->ninput, c->args,
+	    check_exists, (void *)b->m, err, sizeof(err)) != 0) {
+		decision = "invalid";
+		reason = err;
+		out = tool_error("invalid_arguments", 0, NULL,
+		    "arguments do not fit the contract of %s: %s", tool->name,
+		    err);
+	} else if (b->m->forbid_side_effect[tool->side_effect]) {
+		decision = "deny";
+		reason = "side-effect class forbidden by manifest";
+		out = tool_error("denied", 0, NULL, "the manifest forbids "
+		    "tools with side effect %s",
+		    side_effect_name(tool->side_effect));
+	} else if (tool->authorization == AUTHZ_DENY) {
+		decision = "deny";
+		reason = "tool denied by manifest";
+		out = tool_error("denied", 0, NULL,
+		    "the manifest denies %s", tool->name);
+	} else if (tool->authorization == AUTHZ_APPROVAL) {
+		decision = "approval_required";
+		reason = "tool needs a human's approval";
+		out = tool_error("approval_required", 0, NULL,
+		    "%s needs a human's approval, which this session cannot "
+		    "obtain", tool->name);
+	} else if ((fn = action_handler(tool->action)) == NULL) {
+		decision = "deny";
+		reason = "action not available";
+		out = tool_error("unsupported", 0, NULL,
+		    "action %s is not available in this build",
+		    tool_action_name(tool->action));
+	}
+	if (broker_audit(b, "decision", json_pack("{s:O, s:s, s:s, s:s}",
+	    "id", c->id, "tool", tool->name, "decision", decision,
+	    "reason", reason)) != 0) {
+		json_decref(out);
+		send_error(b, c->id, JSONRPC_REFUSED,
+		    "audit log cannot be written; refusing requests");
+		call_free(c);
+		return;
+	}
+	if (out != NULL) {
+		call_complete(c, ACTION_ERROR, out);
+		return;
+	}
+	status = fn(c, &out);
+	if (status != ACTION_PENDING)
+		call_complete(c, status, out);
+}
+
+/*
+ * The dispatch table.  Each row is a method, the states in which it is
+ * accepted, and whether it is a notification.  Anything not listed is
+ * answered with -32601; a listed method in the wrong state with -32002.
+ */
+static const struct method {
+	const char	*name;
+	int		 states;
+	int		 notification;
+	void		(*fn)(struct broker *, struct jsonrpc_msg *);
+} methods[] = {
+	{ "initialize", BROKER_STATE_ANY, 0, m_initialize },
+	{ "notifications/initialized", BROKER_STATE_INITIALIZING |
+	    BROKER_STATE_READY, 1, m_initialized },
+	{ "ping", BROKER_STATE_ANY, 0, m_ping },
+	{ "tools/list", BROKER_STATE_INITIALIZING | BROKER_STATE_READY, 0,
+	    m_tools_list },
+	{ "tools/call", BROKER_STATE_INITIALIZING | BROKER_STATE_READY, 0,
+	    m_tools_call },
+	{ NULL, 0, 0, NULL }
+};
+
+static void
+broker_dispatch(struct broker *b, const char *frame, size_t len)
+{
+	struct jsonrpc_msg	 msg;
+	const struct method	*m;
+	json_t			*id = NULL;
+	char			 err[256];
+	int			 rc;
+
+	if ((rc = jsonrpc_decode(frame, len, &msg, &id, err,
+	    sizeof(err))) != 0) {
+		send_error(b, id, rc, "%s", err);
+		json_decref(id);
+		return;
+	}
+	json_decref(id);
+	if (msg.kind == JSONRPC_RESPONSE) {
+		/* The broker sends no requests; stray responses are dropped. */
+		jsonrpc_msg_clear(&msg);
+		return;
+	}
+	if (msg.kind == JSONRPC_REQUEST && idset_seen(b->ids, msg.id)) {
+		send_error(b, msg.id, JSONRPC_INVALID_REQUEST,
+		    "request id already used in this session");
+		jsonrpc_msg_clear(&msg);
+		return;
+	}
+	for (m = methods; m->name != NULL; m++)
+		if (strcmp(m->name, msg.method) == 0)
+			break;
+	if (m->name == NULL || (m->notification !=
+	    (msg.kind == JSONRPC_NOTIFICATION))) {
+		/* Unknown notifications are ignored, as JSON-RPC requires. */
+		if (msg.kind == JSONRPC_REQUEST)
+			send_error(b, msg.id, JSONRPC_METHOD_NOT_FOUND,
+			    "method not found: %.128s", msg.method);
+	} else if ((m->states & b->state) == 0) {
+		if (msg.kind == JSONRPC_REQUEST)
+			send_error(b, msg.id, JSONRPC_NOT_INITIALIZED,
+			    "%s is not allowed before initialize", m->name);
+	} else
+		m->fn(b, &msg);
+	jsonrpc_msg_clear(&msg);
+}
+
+static void
+broker_input(int fd, int why, void *arg)
+{
+	struct broker	*b = arg;
+	const char	*frame;
+	size_t		 len;
+	ssize_t		 n;
+	int		 rc;
+
+	(void)why;
+	n = buf_fill(b->in, fd);
+	for (;;) {
+		if (b->closed)
+			return;
+		rc = n == 0 ? buf_final_frame(b->in, &frame, &len) :
+		    buf_next_frame(b->in, &frame, &len);
+		if (rc == 0)
+			break;
+		if (rc == AL_ERR_LIMIT)
+			send_error(b, NULL, JSONRPC_INVALID_REQUEST,
+			    "frame exceeds %zu bytes", b->m->max_frame_bytes);
+		else if (rc == AL_ERR_FORMAT)
+			send_error(b, NULL, JSONRPC_PARSE_ERROR,
+			    "frame contains a NUL byte");
+		else if (len > 0)
+			broker_dispatch(b, frame, len);
+		if (n == 0 && rc == 1)
+			break;
+	}
+	if (n <= 0) {
+		if (n < 0)
+			log_warn("reading from the agent");
+		broker_close(b);
+	}
+}
+
+struct broker *
+broker_new(const struct broker_config *cfg, char *err, size_t errlen)
+{
+	struct broker *b;
+
+	b = xcalloc(1, sizeof(*b));
+	b->cfg = *cfg;
+	b->m = cfg->manifest;
+	b->state = BROKER_STATE_NEW;
+	TAILQ_INIT(&b->running);
+	b->rootfd = open(cfg->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (b->rootfd == -1) {
+		snprintf(err, errlen, "workspace %s: %s", cfg->workspace,
+		    strerror(errno));
+		free(b);
+		return NULL;
+	}
+	if ((b->in = buf_new(b->m->max_frame_bytes > 0 ?
+	    b->m->max_frame_bytes : 1024 * 1024)) == NULL) {
+		snprintf(err, errlen, "cannot allocate the frame buffer");
+		close(b->rootfd);
+		free(b);
+		return NULL;
+	}
+	b->ids = idset_new();
+	b->in_watch = loop_watch(cfg->loop, cfg->in_fd, INT64_MAX,
+	    broker_input, b);
+	if (b->in_watch < 0)
+		fatalx("loop_watch");
+	return b;
+}
+
+void
+broker_free(struct broker *b)
+{
+	struct call *c;
+
+	if (b == NULL)
+		return;
+	b->closed = 1;
+	if (b->in_watch > 0)
+		loop_unwatch(b->cfg.loop, b->in_watch);
+	while ((c = TAILQ_FIRST(&b->running)) != NULL) {
+		struct runner_result res;
+
+		TAILQ_REMOVE(&b->running, c, entry);
+		loop_unwatch(b->cfg.loop, c->watch);
+		runner_proc_kill(c->proc);
+		runner_proc_wait(c->proc);
+		memset(&res, 0, sizeof(res));
+		(void)runner_proc_finish(c->proc, &res);
+		runner_result_clear(&res);
+		(void)broker_audit(b, "runner_end", json_pack("{s:O, s:s}",
+		    "id", c->id, "reason", "session ended"));
+		call_free(c);
+	}
+	buf_free(b->in);
+	idset_free(b->ids);
+	close(b->rootfd);
+	free(b);
+}
+
+int
+broker_budget_stopped(const struct broker *b)
+{
+	return b->budget_stopped;
+}

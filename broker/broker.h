@@ -1,0 +1,53 @@
+/*
+ * broker: serves the agent's MCP requests on one connection.
+ *
+ * The broker reads frames through common/buf.c, decodes them with
+ * broker/jsonrpc.c, dispatches each method from a table that says in which
+ * session state it is allowed, validates tool arguments against the
+ * manifest, decides (allow, deny, approval), runs the tool (in a runner
+ * for anything that executes), validates the result against the tool's
+ * declared output, and records every request and decision in the audit
+ * log.  It is driven by a struct loop shared with the supervisor.
+ */
+#ifndef AIRLOCK_BROKER_H
+#define AIRLOCK_BROKER_H
+
+#include <stddef.h>
+
+#include "broker/audit.h"
+#include "broker/loop.h"
+#include "policy/manifest.h"
+
+struct broker;
+
+struct broker_config {
+	const struct manifest	*manifest;	/* borrowed, outlives the broker */
+	const char		*workspace;	/* absolute, canonical host path */
+	const char		*session_id;
+	const char		*session_dir;	/* artifacts and trace go here */
+	struct audit		*audit;		/* borrowed */
+	struct loop		*loop;		/* borrowed */
+	int			 in_fd;		/* frames from the agent */
+	int			 out_fd;	/* replies to the agent */
+	/* Called once when the agent closes its end (or it cannot be written). */
+	void			(*on_close)(void *arg);
+	void			*arg;
+};
+
+/*
+ * Returns a broker serving |cfg| (registered on cfg->loop), or NULL with
+ * a message in err[0..errlen).
+ */
+struct broker	*broker_new(const struct broker_config *cfg, char *err,
+		    size_t errlen);
+
+/*
+ * Stops serving: kills every runner still running (and waits for it),
+ * answers nothing further, unregisters from the loop, frees.  NULL is fine.
+ */
+void		 broker_free(struct broker *b);
+
+/* Returns 1 if a hard budget stopped the session, else 0. */
+int		 broker_budget_stopped(const struct broker *b);
+
+#endif

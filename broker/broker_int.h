@@ -1,0 +1,93 @@
+/*
+ * broker_int: what broker.c shares with the action handlers in
+ * broker/actions.c.  Not for use outside broker/.
+ */
+#ifndef AIRLOCK_BROKER_INT_H
+#define AIRLOCK_BROKER_INT_H
+
+#include <sys/queue.h>
+
+#include <jansson.h>
+
+#include "broker/broker.h"
+#include "common/util.h"
+#include "runner/runner.h"
+
+struct idset;
+
+/* One tools/call from accepted to answered. */
+struct call {
+	struct broker		*b;
+	json_t			*id;		/* owned reference */
+	const struct tool	*tool;
+	json_t			*args;		/* owned reference */
+	char			 args_digest[SHA256_HEX_LEN + 1];
+	int64_t			 started;	/* monotonic ms */
+	/* Set while a runner works for this call. */
+	struct runner_proc	*proc;
+	struct runner_request	 req;
+	char			**argv;		/* owned, NULL-terminated */
+	char			**envp;		/* owned, NULL-terminated */
+	int			 watch;
+	const struct check	*check;
+	TAILQ_ENTRY(call)	 entry;
+};
+TAILQ_HEAD(callq, call);
+
+struct broker {
+	struct broker_config	 cfg;
+	const struct manifest	*m;
+	int			 rootfd;	/* O_PATH of the workspace */
+	struct buf		*in;
+	int			 in_watch;
+	int			 state;		/* BROKER_STATE_* */
+	int			 closed;
+	struct idset		*ids;		/* request ids seen */
+	struct callq		 running;	/* calls with a runner */
+	unsigned		 artifact_seq;
+	int			 budget_stopped;
+};
+
+#define BROKER_STATE_NEW		0x1	/* before initialize */
+#define BROKER_STATE_INITIALIZING	0x2	/* initialize answered */
+#define BROKER_STATE_READY		0x4	/* notifications/initialized seen */
+#define BROKER_STATE_ANY		0x7
+
+/*
+ * What an action handler returns: ACTION_DONE with *out set to the
+ * action's full result object (broker.c projects it onto the tool's
+ * declared output and validates it), ACTION_ERROR with *out set to an
+ * error body from tool_error(), or ACTION_PENDING after starting a runner
+ * (the runner's completion calls call_complete()).
+ */
+#define ACTION_DONE	0
+#define ACTION_ERROR	1
+#define ACTION_PENDING	2
+
+typedef int (*action_fn)(struct call *c, json_t **out);
+
+/* Returns the handler for |action|, or NULL if it has none yet. */
+action_fn	 action_handler(enum tool_action action);
+
+/* Builds an error body {errorClass, retryable, message[, hint]}. */
+json_t		*tool_error(const char *error_class, int retryable,
+		    const char *hint, const char *fmt, ...)
+		    __attribute__((format(printf, 4, 5)));
+
+/* Finishes |c| with (status, out) as an action would return them. */
+void		 call_complete(struct call *c, int status, json_t *out);
+
+/* Appends an audit record; returns 0 or AL_ERR_IO. */
+int		 broker_audit(struct broker *b, const char *event, json_t *fields);
+
+/*
+ * Starts the runner for |c| with c->argv/c->envp set by the caller.
+ * Returns ACTION_PENDING, or ACTION_ERROR with *out set.
+ */
+int		 call_start_runner(struct call *c, int64_t timeout_ms, json_t **out);
+
+/* Saves |data| as a new artifact; writes its URI to uri[0..urilen). */
+int		 broker_save_artifact(struct broker *b, const char *label,
+		    const char *data, size_t len, char *uri, size_t urilen);
+
+#endif

@@ -1,0 +1,331 @@
+/*
+ * airlock run: start the agent in its own sandbox with the broker's
+ * socket on fd 3, serve it, and tear everything down when it ends.
+ *
+ * Order of teardown: the agent's whole tree (its pid namespace), then
+ * every runner the broker still has, then the audit log.  Nothing started
+ * here outlives this process: the sandboxes die with their parent.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "broker/audit.h"
+#include "broker/broker.h"
+#include "broker/loop.h"
+#include "common/errors.h"
+#include "common/log.h"
+#include "common/util.h"
+#include "runner/runner.h"
+#include "supervisor/commands.h"
+#include "supervisor/session.h"
+#include "supervisor/setup.h"
+#include "supervisor/signals.h"
+
+#define AGENT_FD	3
+
+struct run_state {
+	struct loop		*loop;
+	struct runner_proc	*agent;
+	int			 agent_watch;
+	int			 agent_done;
+};
+
+static void
+run_usage(void)
+{
+	fprintf(stderr, "usage: airlock run [--manifest M] [--workspace W] "
+	    "[-v] -- AGENT [ARGS...]\n");
+}
+
+static void
+agent_event(int fd, int why, void *arg)
+{
+	struct run_state *rs = arg;
+
+	(void)fd;
+	(void)why;
+	if (runner_proc_step(rs->agent) != 0) {
+		rs->agent_done = 1;
+		loop_unwatch(rs->loop, rs->agent_watch);
+		loop_stop(rs->loop);
+	} else
+		loop_set_deadline(rs->loop, rs->agent_watch,
+		    runner_proc_deadline(rs->agent));
+}
+
+static void
+broker_closed(void *arg)
+{
+	/* The agent closed its end; keep waiting for the agent itself. */
+	(void)arg;
+}
+
+/* Appends |path| to the agent's read-only binds if it is not there yet. */
+static void
+add_read_only(struct sandbox_policy *p, const char *path)
+{
+	char	 real[PATH_MAX];
+	size_t	 i;
+
+	if (path == NULL || realpath(path, real) == NULL)
+		return;
+	for (i = 0; i < p->nread_only; i++)
+		if (strcmp(p->read_only[i], real) == 0)
+			return;
+	p->read_only = xreallocarray(p->read_only, p->nread_only + 2,
+	    sizeof(*p->read_only));
+	p->read_only[p->nread_only++] = xstrdup(real);
+	p->read_only[p->nread_only] = NULL;
+}
+
+/* Finds |prog| in $PATH as execvp would; returns a static buffer or NULL. */
+static const char *
+find_program(const char *prog)
+{
+	static char	 path[PATH_MAX];
+	const char	*env = getenv("PATH");
+	char		*copy, *dir, *save = NULL;
+
+	if (strchr(prog, '/') != NULL)
+		return prog;
+	if (env == NULL)
+		env = "/usr/local/bin:/usr/bin:/bin";
+	copy = xstrdup(env);
+	for (dir = strtok_r(copy, ":", &save); dir != NULL;
+	    dir = strtok_r(NULL, ":", &save)) {
+		snprintf(path, sizeof(path), "%s/%s", dir, prog);
+		if (access(path, X_OK) == 0) {
+			free(copy);
+			return path;
+		}
+	}
+	free(copy);
+	return NULL;
+}
+
+/* The agent's environment: a fixed base, AIRLOCK_*, and named pass-throughs. */
+static char **
+agent_env(const struct manifest *m, const struct session *s,
+    const char *airlock_dir)
+{
+	static const char *pass[] = { "TERM", "LANG", "LC_ALL", "TZ", NULL };
+	char	**env;
+	size_t	  n = 0, i;
+	const char *v;
+
+	env = xcalloc(16 + m->agent.nenv_pass, sizeof(*env));
+	xasprintf(&env[n++], "PATH=%s:/usr/local/bin:/usr/bin:/bin",
+	    airlock_dir);
+	env[n++] = xstrdup("HOME=/tmp");
+	xasprintf(&env[n++], "AIRLOCK_FD=%d", AGENT_FD);
+	xasprintf(&env[n++], "AIRLOCK_SESSION=%s", s->id);
+	for (i = 0; pass[i] != NULL; i++)
+		if ((v = getenv(pass[i])) != NULL)
+			xasprintf(&env[n++], "%s=%s", pass[i], v);
+	for (i = 0; i < m->agent.nenv_pass; i++)
+		if ((v = getenv(m->agent.env_pass[i])) != NULL)
+			xasprintf(&env[n++], "%s=%s", m->agent.env_pass[i], v);
+	return env;
+}
+
+int
+cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "manifest", required_argument, NULL, 'm' },
+		{ "workspace", required_argument, NULL, 'w' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char		*mpath = NULL, *wpath = NULL, *prog;
+	char			 ws[PATH_MAX], err[512], self[PATH_MAX];
+	char			 selfdir[PATH_MAX], *slash, **env;
+	struct manifest		*m;
+	struct session		 s;
+	struct audit		*a;
+	struct broker		*b;
+	struct broker_config	 cfg;
+	struct run_state	 rs;
+	struct runner_request	 req;
+	struct runner_result	 res;
+	struct sandbox_policy	 policy;
+	int			 sv[2], ch, verbose = 0, sigwatch, status;
+	int			 budget_stopped;
+	int			 keep[1] = { AGENT_FD };
+	size_t			 i;
+	ssize_t			 n;
+
+	/* Nothing the caller left open may reach the agent or the runners. */
+	if (close_fds_from(3, NULL, 0) != 0)
+		fatal("closing inherited descriptors");
+	while ((ch = getopt_long(argc, argv, "+m:w:v", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'm': mpath = optarg; break;
+		case 'w': wpath = optarg; break;
+		case 'v': verbose++; break;
+		default:
+			run_usage();
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		run_usage();
+		return EXIT_USAGE;
+	}
+	log_init("airlock run", verbose);
+	if ((prog = find_program(argv[optind])) == NULL) {
+		log_warnx("agent program %s not found", argv[optind]);
+		return EXIT_USAGE;
+	}
+
+	/* The socketpair first, so that the agent's end can be fd 3. */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1)
+		fatal("socketpair");
+	if (sv[0] != AGENT_FD) {
+		if (sv[1] == AGENT_FD) {
+			int t = sv[0];
+
+			sv[0] = sv[1];
+			sv[1] = t;
+		} else if (dup3(sv[0], AGENT_FD, O_CLOEXEC) == -1)
+			fatal("dup3");
+		else {
+			close(sv[0]);
+			sv[0] = AGENT_FD;
+		}
+	}
+
+	if ((m = setup_manifest(mpath)) == NULL)
+		return EXIT_CONFIG;
+	if (setup_workspace(wpath, ws) != 0)
+		return EXIT_USAGE;
+	if (session_create(&s, err, sizeof(err)) != 0)
+		fatalx("%s", err);
+	if (audit_open(s.audit_path, s.id, &a) != 0)
+		fatal("audit log %s", s.audit_path);
+	if (session_record_start(a, "run", m, ws, &s, argv + optind) != 0)
+		fatalx("cannot write the audit log %s", s.audit_path);
+
+	/* The agent's sandbox: the runners' policy, plus what it must run. */
+	policy = m->sandbox;
+	policy.read_only = xcalloc(m->sandbox.nread_only + 1,
+	    sizeof(*policy.read_only));
+	policy.nread_only = 0;
+	for (i = 0; i < m->sandbox.nread_only; i++)
+		add_read_only(&policy, m->sandbox.read_only[i]);
+	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) < 0)
+		fatal("readlink /proc/self/exe");
+	self[n] = '\0';
+	snprintf(selfdir, sizeof(selfdir), "%s", self);
+	if ((slash = strrchr(selfdir, '/')) != NULL && slash != selfdir)
+		*slash = '\0';
+	add_read_only(&policy, self);
+	add_read_only(&policy, prog);
+	for (i = optind + 1; i < (size_t)argc; i++)
+		if (argv[i][0] == '/' && access(argv[i], R_OK) == 0)
+			add_read_only(&policy, argv[i]);
+	policy.workspace = m->sandbox.workspace;
+	policy.limits = m->agent.limits;
+	env = agent_env(m, &s, selfdir);
+
+	memset(&req, 0, sizeof(req));
+	req.argv = argv + optind;
+	req.envp = env;
+	req.workspace = ws;
+	req.policy = &policy;
+	req.timeout_ms = m->budget.max_elapsed_minutes > 0 ?
+	    m->budget.max_elapsed_minutes * 60 * 1000 : 0;
+	req.stdin_fd = STDIN_FILENO;
+	req.passthrough = 1;
+	req.keep_fds = keep;
+	req.nkeep_fds = 1;
+
+	memset(&rs, 0, sizeof(rs));
+	if ((rs.loop = loop_new()) == NULL)
+		fatal("loop_new");
+	sigwatch = signals_watch(rs.loop);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.manifest = m;
+	cfg.workspace = ws;
+	cfg.session_id = s.id;
+	cfg.session_dir = s.dir;
+	cfg.audit = a;
+	cfg.loop = rs.loop;
+	cfg.in_fd = sv[1];
+	cfg.out_fd = sv[1];
+	cfg.on_close = broker_closed;
+	cfg.arg = &rs;
+	if ((b = broker_new(&cfg, err, sizeof(err))) == NULL)
+		fatalx("%s", err);
+
+	if (runner_start(&req, &rs.agent, err, sizeof(err)) != 0) {
+		log_warnx("cannot start the agent: %s", err);
+		broker_free(b);
+		audit_close(a);
+		return EXIT_SANDBOX;
+	}
+	close(AGENT_FD);
+	rs.agent_watch = loop_watch(rs.loop, runner_proc_fd(rs.agent),
+	    runner_proc_deadline(rs.agent), agent_event, &rs);
+	log_info("session %s; audit log %s", s.id, s.audit_path);
+
+	if (loop_run(rs.loop) != 0)
+		log_warn("event loop");
+	if (!rs.agent_done) {
+		if (signals_received() != 0)
+			log_warnx("signal %d: stopping the agent",
+			    signals_received());
+		runner_proc_kill(rs.agent);
+		runner_proc_wait(rs.agent);
+	}
+	memset(&res, 0, sizeof(res));
+	(void)runner_proc_finish(rs.agent, &res);
+	budget_stopped = broker_budget_stopped(b);
+	broker_free(b);
+	signals_unwatch(rs.loop, sigwatch);
+
+	if (res.setup_failed) {
+		log_warnx("the agent's sandbox could not be built: %s",
+		    res.setup_error);
+		status = EXIT_SANDBOX;
+	} else if (res.exited)
+		status = res.exit_code;
+	else
+		status = 128 + res.signal;
+	{
+		json_t *f = json_pack("{s:b, s:i, s:i, s:b, s:I}",
+		    "exited", res.exited, "exitCode", res.exit_code,
+		    "signal", res.signal, "timedOut", res.timed_out,
+		    "durationMs", (json_int_t)res.duration_ms);
+
+		if (audit_append(a, "agent_end", f) != 0)
+			log_warnx("cannot record the agent's end in %s",
+			    s.audit_path);
+		json_decref(f);
+	}
+	if (budget_stopped)
+		status = EXIT_BUDGET;
+	runner_result_clear(&res);
+	audit_close(a);
+	fprintf(stderr, "airlock: session %s ended; audit log %s\n", s.id,
+	    s.audit_path);
+	for (i = 0; env[i] != NULL; i++)
+		free(env[i]);
+	free(env);
+	for (i = 0; i < policy.nread_only; i++)
+		free(policy.read_only[i]);
+	free(policy.read_only);
+	loop_free(rs.loop);
+	manifest_free(m);
+	return status;
+}

@@ -1,0 +1,120 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "broker/audit.h"
+#include "common/errors.h"
+#include "policy/manifest.h"
+#include "supervisor/session.h"
+
+int
+session_state_dir(char *out, size_t outlen)
+{
+	const char	*env, *home;
+	int		 n;
+
+	if ((env = getenv("AIRLOCK_HOME")) != NULL && env[0] == '/')
+		n = snprintf(out, outlen, "%s", env);
+	else if (geteuid() == 0)
+		n = snprintf(out, outlen, "/var/lib/airlock");
+	else if ((env = getenv("XDG_STATE_HOME")) != NULL && env[0] == '/')
+		n = snprintf(out, outlen, "%s/airlock", env);
+	else if ((home = getenv("HOME")) != NULL && home[0] == '/')
+		n = snprintf(out, outlen, "%s/.local/state/airlock", home);
+	else
+		n = snprintf(out, outlen, "/tmp/airlock-%u",
+		    (unsigned)geteuid());
+	return n < 0 || (size_t)n >= outlen ? AL_ERR_LIMIT : 0;
+}
+
+/* mkdir -p with mode 0700 for every directory it creates. */
+static int
+mkdirs(const char *path)
+{
+	char	 tmp[PATH_MAX], *p;
+
+	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
+		return AL_ERR_LIMIT;
+	for (p = tmp + 1; *p != '\0'; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0700) == -1 && errno != EEXIST)
+			return AL_ERR_SYSTEM;
+		*p = '/';
+	}
+	if (mkdir(tmp, 0700) == -1 && errno != EEXIST)
+		return AL_ERR_SYSTEM;
+	return 0;
+}
+
+int
+session_create(struct session *s, char *err, size_t errlen)
+{
+	char		 state[PATH_MAX], stamp[32], art[PATH_MAX + 16];
+	unsigned char	 rnd[3];
+	time_t		 now = time(NULL);
+	struct tm	 tm;
+
+	memset(s, 0, sizeof(*s));
+	if (session_state_dir(state, sizeof(state)) != 0) {
+		snprintf(err, errlen, "state directory path too long");
+		return AL_ERR_LIMIT;
+	}
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%S", &tm);
+	randombytes_buf(rnd, sizeof(rnd));
+	snprintf(s->id, sizeof(s->id), "%s-%02x%02x%02x", stamp, rnd[0],
+	    rnd[1], rnd[2]);
+	if (snprintf(s->dir, sizeof(s->dir), "%s/sessions/%s", state,
+	    s->id) >= (int)sizeof(s->dir) ||
+	    snprintf(s->audit_path, sizeof(s->audit_path), "%s/audit.jsonl",
+	    s->dir) >= (int)sizeof(s->audit_path) ||
+	    snprintf(s->trace_path, sizeof(s->trace_path), "%s/trace.txt",
+	    s->dir) >= (int)sizeof(s->trace_path)) {
+		snprintf(err, errlen, "state directory path too long");
+		return AL_ERR_LIMIT;
+	}
+	snprintf(art, sizeof(art), "%s/artifacts", s->dir);
+	if (mkdirs(s->dir) != 0 || mkdirs(art) != 0) {
+		snprintf(err, errlen, "cannot create %s: %s", s->dir,
+		    strerror(errno));
+		return AL_ERR_SYSTEM;
+	}
+	return 0;
+}
+
+int
+session_record_start(struct audit *a, const char *command,
+    const struct manifest *m, const char *workspace, const struct session *s,
+    char *const *agent_argv)
+{
+	char	 digest[65];
+	json_t	*fields, *argv;
+	size_t	 i;
+	int	 rc;
+
+	sodium_bin2hex(digest, sizeof(digest), m->digest, sizeof(m->digest));
+	fields = json_pack("{s:s, s:s, s:s, s:s, s:s}", "command", command,
+	    "manifest", m->path, "manifestDigest", digest,
+	    "workspace", workspace, "sessionDir", s->dir);
+	if (fields == NULL)
+		return AL_ERR_ALLOC;
+	if (agent_argv != NULL) {
+		argv = json_array();
+		for (i = 0; agent_argv[i] != NULL; i++)
+			json_array_append_new(argv, json_string(agent_argv[i]));
+		json_object_set_new(fields, "agentArgv", argv);
+	}
+	rc = audit_append(a, "session_config", fields);
+	json_decref(fields);
+	return rc;
+}

@@ -1,0 +1,42 @@
+/*
+ * session: where a session's records live on the host.
+ *
+ * State directory: $AIRLOCK_HOME if set; else /var/lib/airlock for root;
+ * else $XDG_STATE_HOME/airlock or ~/.local/state/airlock.  A session gets
+ * STATE/sessions/ID/ with audit.jsonl, trace.txt and artifacts/, all 0700
+ * or 0600, and none of it is visible inside any sandbox.
+ */
+#ifndef AIRLOCK_SESSION_H
+#define AIRLOCK_SESSION_H
+
+#include <limits.h>
+
+struct session {
+	char	id[64];
+	char	dir[PATH_MAX];
+	char	audit_path[PATH_MAX];
+	char	trace_path[PATH_MAX];
+};
+
+/* Writes the state directory's path to out[0..outlen).  0 or AL_ERR_LIMIT. */
+int	session_state_dir(char *out, size_t outlen);
+
+/*
+ * Creates a new session directory with a fresh id ("YYYYmmddTHHMMSS-xxxxxx").
+ * Returns 0, or a negative code with a message in err[0..errlen).
+ */
+int	session_create(struct session *s, char *err, size_t errlen);
+
+struct audit;
+struct manifest;
+
+/*
+ * Appends the session_config record (after audit_open's session_start): command, manifest path and digest,
+ * workspace, session directory, and the agent's argv (may be NULL).
+ * Returns 0 or AL_ERR_IO.
+ */
+int	session_record_start(struct audit *a, const char *command,
+	    const struct manifest *m, const char *workspace,
+	    const struct session *s, char *const *agent_argv);
+
+#endif
