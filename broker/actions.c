@@ -9,6 +9,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -21,6 +22,9 @@
 #include "common/errors.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "broker/patchjail.h"
+#include "broker/wsdigest.h"
+#include "broker/wswrite.h"
 #include "policy/path.h"
 
 #define READ_FILE_MAX	(1024 * 1024)
@@ -160,6 +164,11 @@ act_run_check(struct call *c, json_t **out)
 		    "no such check: %s", id != NULL ? id : "(none)");
 		return ACTION_ERROR;
 	}
+	if (wsdigest_compute(c->b->rootfd, c->ws_digest) != 0) {
+		*out = tool_error("internal", 1, NULL,
+		    "cannot digest the workspace");
+		return ACTION_ERROR;
+	}
 	c->argv = strv_copy(c->check->argv);
 	c->envp = check_env(c->check, c->b->cfg.workspace);
 	timeout = c->tool->timeout_ms;
@@ -168,14 +177,482 @@ act_run_check(struct call *c, json_t **out)
 	return call_start_runner(c, timeout, out);
 }
 
+#define WRITE_MAX	(4 * 1024 * 1024)	/* bytes per file written */
+
+/*
+ * Applies |changes| after the budget admits them; fills *out with an
+ * error or returns 0.
+ */
+static int
+commit_changes(struct call *c, const struct ws_change *changes, size_t n,
+    int is_patch, json_t **out)
+{
+	const char	**paths;
+	char		  limit[64], err[512];
+	size_t		  i;
+	int		  rc;
+
+	paths = xcalloc(n ? n : 1, sizeof(*paths));
+	for (i = 0; i < n; i++) {
+		paths[i] = changes[i].path;
+		if (wswrite_is_protected(&c->b->m->sandbox, paths[i])) {
+			*out = tool_error("denied", 0, NULL,
+			    "%s is protected by the manifest (read-only)",
+			    paths[i]);
+			free(paths);
+			return ACTION_ERROR;
+		}
+	}
+	rc = ledger_admit_write(c->b->ledger, paths, n, is_patch, limit,
+	    sizeof(limit));
+	free(paths);
+	if (rc == AL_ERR_BUDGET) {
+		broker_budget_stop(c->b, limit);
+		*out = tool_error("budget_exhausted", 0, NULL,
+		    "the run budget is exhausted (%s); nothing was written",
+		    limit);
+		return ACTION_ERROR;
+	}
+	if ((rc = wswrite_apply(c->b->rootfd, &c->b->m->sandbox, changes, n,
+	    err, sizeof(err))) != 0) {
+		*out = tool_error(rc == AL_ERR_PATH ? "path_refused" :
+		    rc == AL_ERR_DENIED ? "denied" : rc == AL_ERR_CONFLICT ?
+		    "conflict" : "write_failed", rc == AL_ERR_IO, NULL,
+		    "nothing was written: %s", err);
+		return ACTION_ERROR;
+	}
+	return 0;
+}
+
+static int
+act_write_file(struct call *c, json_t **out)
+{
+	struct ws_change	 ch;
+	json_t			*content = json_object_get(c->args, "content");
+	char			 hex[SHA256_HEX_LEN + 1];
+
+	memset(&ch, 0, sizeof(ch));
+	ch.path = arg_string(c, "path");
+	if (ch.path == NULL || !json_is_string(content)) {
+		*out = tool_error("invalid_arguments", 0, NULL,
+		    "write_file needs path and content");
+		return ACTION_ERROR;
+	}
+	ch.content = json_string_value(content);
+	ch.len = json_string_length(content);
+	ch.may_exist = 1;
+	if (ch.len > WRITE_MAX) {
+		*out = tool_error("too_large", 0, NULL,
+		    "content is larger than %d bytes", WRITE_MAX);
+		return ACTION_ERROR;
+	}
+	if (commit_changes(c, &ch, 1, 0, out) != 0)
+		return ACTION_ERROR;
+	sha256_hex(ch.content, ch.len, hex);
+	*out = json_pack("{s:s, s:s, s:I, s:[s]}", "path", ch.path,
+	    "sha256", hex, "bytes", (json_int_t)ch.len, "changedFiles",
+	    ch.path);
+	return ACTION_DONE;
+}
+
+/*
+ * apply_patch: the jail parses, the broker checks expectedBaseSha against
+ * the files as they are now, the jail applies, the broker writes all the
+ * files or none.
+ */
+static int
+act_apply_patch(struct call *c, json_t **out)
+{
+	const char		*expected = arg_string(c, "expectedBaseSha");
+	json_t			*patch = json_object_get(c->args, "patch");
+	struct patchjail	*j = NULL;
+	json_t			*files, *results, *changed;
+	struct ws_change	*ch = NULL;
+	char			**old = NULL, err[1024], base[SHA256_HEX_LEN + 1];
+	char			 newsha[SHA256_HEX_LEN + 1];
+	const char		**paths = NULL;
+	size_t			*lens = NULL, n = 0, i;
+	int			 rc, status = ACTION_ERROR;
+
+	if (!json_is_string(patch) || expected == NULL) {
+		*out = tool_error("invalid_arguments", 0, NULL,
+		    "apply_patch needs patch and expectedBaseSha");
+		return ACTION_ERROR;
+	}
+	sha256_hex(json_string_value(patch), json_string_length(patch), base);
+	snprintf(c->patch_hash, sizeof(c->patch_hash), "%.16s", base);
+	if ((rc = patchjail_parse(json_string_value(patch),
+	    json_string_length(patch), &j, &files, err, sizeof(err))) != 0) {
+		*out = tool_error(rc == AL_ERR_SYSTEM ? "internal" :
+		    rc == AL_ERR_PATH ? "path_refused" : "malformed_patch",
+		    rc == AL_ERR_SYSTEM, NULL, "patch refused: %s", err);
+		goto done;
+	}
+	n = json_array_size(files);
+	paths = xcalloc(n, sizeof(*paths));
+	old = xcalloc(n, sizeof(*old));
+	lens = xcalloc(n, sizeof(*lens));
+	ch = xcalloc(n, sizeof(*ch));
+	for (i = 0; i < n; i++) {
+		json_t		*f = json_array_get(files, i);
+		const char	*kind = json_string_value(json_object_get(f,
+		    "kind"));
+
+		paths[i] = json_string_value(json_object_get(f, "path"));
+		if (paths[i] == NULL || kind == NULL) {
+			*out = tool_error("internal", 0, NULL,
+			    "the patch parser answered nonsense");
+			goto done;
+		}
+		if (wswrite_read(c->b->rootfd, paths[i], WRITE_MAX, &old[i],
+		    &lens[i], err, sizeof(err)) != 0) {
+			*out = tool_error("path_refused", 0, NULL, "%s", err);
+			goto done;
+		}
+		if (old[i] != NULL && !utf8_valid(old[i], lens[i])) {
+			*out = tool_error("binary_file", 0, NULL,
+			    "%s is not UTF-8 text; apply_patch edits text only",
+			    paths[i]);
+			goto done;
+		}
+		ch[i].path = paths[i];
+		ch[i].must_exist = strcmp(kind, "create") != 0;
+		if (!ch[i].must_exist && old[i] != NULL) {
+			*out = tool_error("conflict", 0, NULL,
+			    "the patch creates %s, which already exists",
+			    paths[i]);
+			goto done;
+		}
+		if (ch[i].must_exist && old[i] == NULL) {
+			*out = tool_error("conflict", 0, NULL,
+			    "the patch changes %s, which does not exist",
+			    paths[i]);
+			goto done;
+		}
+	}
+	wsdigest_files(paths, (const char *const *)old, lens, n, base);
+	if (strcmp(base, expected) != 0) {
+		*out = tool_error("base_mismatch", 0, NULL,
+		    "expectedBaseSha %.12s... does not match the current "
+		    "content (%.12s...): read the files again and rebase the "
+		    "patch", expected, base);
+		goto done;
+	}
+	if ((rc = patchjail_apply(j, (const char *const *)old, lens, n,
+	    &results, err, sizeof(err))) != 0) {
+		*out = tool_error(rc == AL_ERR_CONFLICT ? "patch_conflict" :
+		    "internal", 0, NULL, "patch refused: %s", err);
+		goto done;
+	}
+	for (i = 0; i < n; i++) {
+		json_t *r = json_array_get(results, i);
+
+		ch[i].content = json_string_value(r);
+		ch[i].len = json_is_string(r) ? json_string_length(r) : 0;
+	}
+	if (commit_changes(c, ch, n, 1, out) != 0)
+		goto done;
+	{
+		const char **contents = xcalloc(n, sizeof(*contents));
+
+		for (i = 0; i < n; i++)
+			contents[i] = ch[i].content;
+		for (i = 0; i < n; i++)
+			lens[i] = ch[i].len;
+		wsdigest_files(paths, contents, lens, n, newsha);
+		free(contents);
+	}
+	changed = json_array();
+	for (i = 0; i < n; i++)
+		json_array_append_new(changed, json_string(paths[i]));
+	*out = json_pack("{s:o, s:s}", "changedFiles", changed,
+	    "newSha", newsha);
+	status = ACTION_DONE;
+done:
+	for (i = 0; old != NULL && i < n; i++)
+		free(old[i]);
+	free(old);
+	free(lens);
+	free(ch);
+	free(paths);
+	patchjail_free(j);
+	return status;
+}
+
+#define LIST_MAX	1000
+
+static int
+list_walk(int dirfd, const char *prefix, int recursive, json_t *files,
+    int *truncated)
+{
+	DIR		*d;
+	struct dirent	*de;
+	int		 fd;
+
+	if ((fd = dup(dirfd)) == -1 || (d = fdopendir(fd)) == NULL) {
+		if (fd != -1)
+			close(fd);
+		return AL_ERR_SYSTEM;
+	}
+	while ((de = readdir(d)) != NULL && !*truncated) {
+		char		 path[4096];
+		struct stat	 st;
+
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0 ||
+		    (prefix[0] == '\0' && strcmp(de->d_name, ".git") == 0))
+			continue;
+		if (json_array_size(files) >= LIST_MAX) {
+			*truncated = 1;
+			break;
+		}
+		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
+			continue;
+		snprintf(path, sizeof(path), "%s%s%s", prefix, de->d_name,
+		    S_ISDIR(st.st_mode) ? "/" : "");
+		json_array_append_new(files, json_string(path));
+		if (recursive && S_ISDIR(st.st_mode)) {
+			int sub = openat(dirfd, de->d_name, O_RDONLY |
+			    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (sub != -1) {
+				(void)list_walk(sub, path, 1, files, truncated);
+				close(sub);
+			}
+		}
+	}
+	closedir(d);
+	return 0;
+}
+
+static int
+cmp_json_strings(const void *a, const void *b)
+{
+	return strcmp(json_string_value(*(json_t *const *)a),
+	    json_string_value(*(json_t *const *)b));
+}
+
+static int
+act_list_files(struct call *c, json_t **out)
+{
+	const char	*rel = arg_string(c, "path");
+	json_t		*files, *sorted;
+	char		 err[256], prefix[4096];
+	json_t		**v;
+	int		 fd, truncated = 0;
+	size_t		 i, n;
+
+	if (rel == NULL || strcmp(rel, ".") == 0)
+		rel = ".";
+	if (path_resolve(c->b->rootfd, rel, O_RDONLY | O_DIRECTORY, &fd, err,
+	    sizeof(err)) != 0) {
+		*out = tool_error("path_refused", 0, NULL, "%s", err);
+		return ACTION_ERROR;
+	}
+	snprintf(prefix, sizeof(prefix), "%s", strcmp(rel, ".") == 0 ? "" :
+	    rel);
+	if (prefix[0] != '\0' && prefix[strlen(prefix) - 1] != '/')
+		strncat(prefix, "/", sizeof(prefix) - strlen(prefix) - 1);
+	files = json_array();
+	(void)list_walk(fd, prefix, json_is_true(json_object_get(c->args,
+	    "recursive")), files, &truncated);
+	close(fd);
+	n = json_array_size(files);
+	v = xcalloc(n ? n : 1, sizeof(*v));
+	for (i = 0; i < n; i++)
+		v[i] = json_array_get(files, i);
+	qsort(v, n, sizeof(*v), cmp_json_strings);
+	sorted = json_array();
+	for (i = 0; i < n; i++)
+		json_array_append(sorted, v[i]);
+	free(v);
+	json_decref(files);
+	*out = json_pack("{s:o, s:b}", "files", sorted, "truncated", truncated);
+	return ACTION_DONE;
+}
+
+static char **
+strv_new(size_t n)
+{
+	return xcalloc(n + 1, sizeof(char *));
+}
+
+/* The environment of a tool command: the base, nothing of the caller's. */
+static char **
+tool_env(const char *workspace)
+{
+	static const struct check none;
+
+	return check_env(&none, workspace);
+}
+
+#define SEARCH_MAX_MATCHES	200
+
+static int
+search_finish(struct call *c, const struct runner_result *res, json_t *cmd,
+    json_t **out)
+{
+	json_t	*matches = json_array();
+	char	*clean, *line, *save = NULL;
+	int	 truncated = res->truncated;
+
+	(void)c;
+	/* grep: 0 found, 1 nothing found, 2 trouble. */
+	if (!res->exited || res->exit_code > 1) {
+		json_decref(matches);
+		*out = tool_error("search_failed", 0, res->hint,
+		    "search failed: %s", json_string_value(json_object_get(cmd,
+		    "stderr")));
+		return ACTION_ERROR;
+	}
+	clean = utf8_sanitize(res->out, res->out_len);
+	for (line = strtok_r(clean, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		if (json_array_size(matches) >= SEARCH_MAX_MATCHES) {
+			truncated = 1;
+			break;
+		}
+		if (strlen(line) > 512)
+			line[512] = '\0';
+		json_array_append_new(matches, json_string(line));
+	}
+	free(clean);
+	*out = json_pack("{s:o, s:b}", "matches", matches, "truncated",
+	    truncated);
+	return ACTION_DONE;
+}
+
+static int
+act_search(struct call *c, json_t **out)
+{
+	const char	*pattern = arg_string(c, "pattern");
+	const char	*rel = arg_string(c, "path");
+	int		 fd;
+	char		 err[256];
+
+	if (pattern == NULL || pattern[0] == '\0') {
+		*out = tool_error("invalid_arguments", 0, NULL,
+		    "search needs a non-empty pattern");
+		return ACTION_ERROR;
+	}
+	if (rel == NULL)
+		rel = ".";
+	/* The path is checked here too, so that a refusal is explained. */
+	if (path_resolve(c->b->rootfd, rel, O_PATH, &fd, err,
+	    sizeof(err)) != 0) {
+		*out = tool_error("path_refused", 0, NULL, "%s", err);
+		return ACTION_ERROR;
+	}
+	close(fd);
+	c->argv = strv_new(10);
+	c->argv[0] = xstrdup("grep");
+	c->argv[1] = xstrdup("-rnIF");
+	c->argv[2] = xstrdup("--exclude-dir=.git");
+	c->argv[3] = xstrdup("-m");
+	c->argv[4] = xstrdup("50");
+	c->argv[5] = xstrdup("-e");
+	c->argv[6] = xstrdup(pattern);
+	c->argv[7] = xstrdup("--");
+	c->argv[8] = xstrdup(rel);
+	c->envp = tool_env(c->b->cfg.workspace);
+	c->finish = search_finish;
+	return call_start_runner(c, c->tool->timeout_ms, out);
+}
+
+static int
+act_exec(struct call *c, json_t **out)
+{
+	const char *command = arg_string(c, "command");
+
+	if (command == NULL) {
+		*out = tool_error("invalid_arguments", 0, NULL,
+		    "exec needs a command");
+		return ACTION_ERROR;
+	}
+	c->argv = strv_new(3);
+	c->argv[0] = xstrdup("/bin/sh");
+	c->argv[1] = xstrdup("-c");
+	c->argv[2] = xstrdup(command);
+	c->envp = tool_env(c->b->cfg.workspace);
+	return call_start_runner(c, c->tool->timeout_ms, out);
+}
+
+/*
+ * Command tools: each "{name}" element of the template is replaced by one
+ * typed argument, whole; nothing is ever joined into a shell string.  A
+ * value that starts with '-' is refused unless the template has "--"
+ * before it, so that an argument cannot become an option.
+ */
+static int
+act_command(struct call *c, json_t **out)
+{
+	const struct tool	*t = c->tool;
+	size_t			 i, n = 0;
+	int			 after_dashes = 0;
+
+	c->argv = strv_new(t->ncommand);
+	for (i = 0; i < t->ncommand; i++) {
+		const char	*el = t->command[i];
+		size_t		 len = strlen(el);
+		char		 name[256], num[64];
+		json_t		*v;
+		const char	*val;
+
+		if (len < 3 || el[0] != '{' || el[len - 1] != '}') {
+			c->argv[n++] = xstrdup(el);
+			if (strcmp(el, "--") == 0)
+				after_dashes = 1;
+			continue;
+		}
+		snprintf(name, sizeof(name), "%.*s", (int)(len - 2), el + 1);
+		v = json_object_get(c->args, name);
+		if (v == NULL)
+			continue;	/* an optional argument left out */
+		if (json_is_string(v))
+			val = json_string_value(v);
+		else if (json_is_integer(v)) {
+			snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT,
+			    json_integer_value(v));
+			val = num;
+		} else if (json_is_boolean(v))
+			val = json_is_true(v) ? "true" : "false";
+		else {
+			*out = tool_error("invalid_arguments", 0, NULL,
+			    "argument %s cannot fill a command element", name);
+			return ACTION_ERROR;
+		}
+		if (val[0] == '-' && !after_dashes) {
+			*out = tool_error("invalid_arguments", 0, NULL,
+			    "argument %s starts with '-' and would be read as "
+			    "an option", name);
+			return ACTION_ERROR;
+		}
+		c->argv[n++] = xstrdup(val);
+	}
+	c->envp = tool_env(c->b->cfg.workspace);
+	return call_start_runner(c, t->timeout_ms, out);
+}
+
 action_fn
 action_handler(enum tool_action action)
 {
 	switch (action) {
 	case ACTION_READ_FILE:
 		return act_read_file;
+	case ACTION_WRITE_FILE:
+		return act_write_file;
+	case ACTION_APPLY_PATCH:
+		return act_apply_patch;
+	case ACTION_LIST_FILES:
+		return act_list_files;
+	case ACTION_SEARCH:
+		return act_search;
 	case ACTION_RUN_CHECK:
 		return act_run_check;
+	case ACTION_EXEC:
+		return act_exec;
+	case ACTION_COMMAND:
+		return act_command;
 	default:
 		return NULL;
 	}

@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -23,6 +24,8 @@
 #include "broker/broker.h"
 #include "broker/broker_int.h"
 #include "broker/jsonrpc.h"
+#include "broker/ledger.h"
+#include "broker/wsdigest.h"
 #include "common/buf.h"
 #include "common/errors.h"
 #include "common/log.h"
@@ -171,6 +174,47 @@ broker_audit(struct broker *b, const char *event, json_t *fields)
 	return rc;
 }
 
+void
+broker_budget_stop(struct broker *b, const char *limit)
+{
+	if (b->budget_stopped)
+		return;
+	b->budget_stopped = 1;
+	ledger_stop(b->ledger, limit);
+	log_warnx("run budget exhausted (%s): the session is stopped", limit);
+	(void)broker_audit(b, "budget_stop", json_pack("{s:s, s:I, s:s}",
+	    "limit", limit, "steps", (json_int_t)ledger_steps(b->ledger),
+	    "trace", b->cfg.session_dir));
+	if (b->trace != NULL) {
+		fprintf(b->trace, "STOP  budget exhausted: %s\n", limit);
+		fflush(b->trace);
+	}
+}
+
+void
+broker_trace(struct broker *b, struct call *c, const char *decision,
+    const char *note)
+{
+	if (b->trace == NULL)
+		return;
+	fprintf(b->trace, "%-5lld %-18.18s %-12.12s %-18.18s %-16s %-32.32s %s\n",
+	    (long long)ledger_steps(b->ledger), c->tool->name, c->args_digest,
+	    decision, c->patch_hash[0] != '\0' ? c->patch_hash : "-",
+	    c->gate[0] != '\0' ? c->gate : "-", note != NULL ? note : "");
+	fflush(b->trace);
+}
+
+static json_t *
+budget_error(struct broker *b, const char *limit)
+{
+	char hint[PATH_MAX + 64];
+
+	snprintf(hint, sizeof(hint), "trace: %s/trace.txt",
+	    b->cfg.session_dir);
+	return tool_error("budget_exhausted", 0, hint,
+	    "the run budget is exhausted (%s); the session is stopped", limit);
+}
+
 /* Tool results. */
 
 json_t *
@@ -286,6 +330,14 @@ call_complete(struct call *c, int status, json_t *out)
 		    json_pack("{s:s, s:O}", "type", "text", "text", text_extra));
 	json_decref(text_extra);
 
+	if (c->idem_key != NULL && (!is_error || (eclass != NULL &&
+	    strcmp(eclass, "idempotency_conflict") != 0 &&
+	    strcmp(eclass, "budget_exhausted") != 0)))
+		ledger_remember(b->ledger, c->tool->name, c->idem_key,
+		    c->args_digest, result);
+	broker_trace(b, c, is_error ? (eclass != NULL ? eclass : "error") :
+	    "ok", NULL);
+
 	if (broker_audit(b, "result", json_pack("{s:O, s:s, s:b, s:s?, s:I}",
 	    "id", c->id, "tool", c->tool->name, "isError", is_error,
 	    "errorClass", eclass,
@@ -300,6 +352,58 @@ call_complete(struct call *c, int status, json_t *out)
 }
 
 /* Runners. */
+
+#define OUTPUT_FIELD_MAX	(16 * 1024)	/* bytes of stdout/stderr in a result */
+
+/* The last |max| bytes of data[0..len), as valid UTF-8 (new string). */
+static json_t *
+output_tail(const char *data, size_t len, size_t max)
+{
+	char	*clean;
+	json_t	*s;
+
+	if (len > max) {
+		data += len - max;
+		len = max;
+	}
+	clean = utf8_sanitize(data, len);
+	s = json_string(clean);
+	free(clean);
+	return s;
+}
+
+/*
+ * The result every command produces: exit status, duration, capped
+ * stdout and stderr, the artifact holding all of it, and the sandbox's
+ * hint when the failure looks like its doing.
+ */
+static json_t *
+runner_output(struct call *c, const struct runner_result *res,
+    const char *uri)
+{
+	json_t	*out, *text;
+	char	*both;
+
+	(void)c;
+	out = json_pack("{s:i, s:s, s:I, s:b, s:i, s:b, s:o, s:o}",
+	    "exitCode", res->exited ? res->exit_code : 128 + res->signal,
+	    "artifactUri", uri, "durationMs", (json_int_t)res->duration_ms,
+	    "timedOut", res->timed_out, "signal", res->signal,
+	    "truncated", res->truncated,
+	    "stdout", output_tail(res->out, res->out_len, OUTPUT_FIELD_MAX),
+	    "stderr", output_tail(res->err, res->err_len, OUTPUT_FIELD_MAX));
+	if (out == NULL)
+		fatalx("json_pack");
+	both = xcalloc(1, res->out_len + res->err_len + 1);
+	memcpy(both, res->out, res->out_len);
+	memcpy(both + res->out_len, res->err, res->err_len);
+	text = output_tail(both, res->out_len + res->err_len, 4000);
+	free(both);
+	json_object_set_new(out, "_text", text);
+	if (res->hint[0] != '\0')
+		json_object_set_new(out, "hint", json_string(res->hint));
+	return out;
+}
 
 static void
 call_runner_event(int fd, int why, void *arg)
@@ -320,6 +424,7 @@ call_runner_event(int fd, int why, void *arg)
 	}
 	loop_unwatch(b->cfg.loop, c->watch);
 	TAILQ_REMOVE(&b->running, c, entry);
+	b->nrunning--;
 	memset(&res, 0, sizeof(res));
 	rc = runner_proc_finish(c->proc, &res);
 	c->proc = NULL;
@@ -367,32 +472,41 @@ call_runner_event(int fd, int why, void *arg)
 		runner_result_clear(&res);
 		return;
 	}
-	{
-		char	*tail;
-		size_t	 keep = 4000, off = 0;
-		const char *src = res.err_len > 0 ? res.err : res.out;
-		size_t	 srclen = res.err_len > 0 ? res.err_len : res.out_len;
+	out = runner_output(c, &res, uri);
+	if (c->finish != NULL) {
+		json_t	*fout = NULL;
+		int	 st = c->finish(c, &res, out, &fout);
 
-		if (res.out_len > 0 && res.err_len > 0) {
-			xasprintf(&tail, "%s%s", res.out, res.err);
-			src = tail;
-			srclen = strlen(tail);
-		} else
-			tail = NULL;
-		if (srclen > keep)
-			off = srclen - keep;
-		out = json_pack("{s:i, s:s, s:I, s:b, s:i, s:b, s:s%}",
-		    "exitCode", res.exited ? res.exit_code : 128 + res.signal,
-		    "artifactUri", uri, "durationMs", (json_int_t)res.duration_ms,
-		    "timedOut", 0, "signal", res.signal,
-		    "truncated", res.truncated, "_text", src + off, srclen - off);
-		free(tail);
-		if (out == NULL)
-			out = json_pack("{s:i, s:s, s:I}", "exitCode",
-			    res.exit_code, "artifactUri", uri, "durationMs",
-			    (json_int_t)res.duration_ms);
-		if (res.hint[0] != '\0')
-			json_object_set_new(out, "hint", json_string(res.hint));
+		json_decref(out);
+		runner_result_clear(&res);
+		call_complete(c, st, fout);
+		return;
+	}
+	if (c->check != NULL) {
+		char	 fp[SHA256_HEX_LEN + 1];
+		size_t	 n = res.out_len + res.err_len;
+		char	*all = xcalloc(1, n + 1);
+		int	 code = res.exited ? res.exit_code : 128 + res.signal;
+
+		memcpy(all, res.out, res.out_len);
+		memcpy(all + res.out_len, res.err, res.err_len);
+		rc = ledger_record_check(b->ledger, c->check->id, code, all, n,
+		    c->ws_digest, fp);
+		free(all);
+		json_object_set_new(out, "workspaceDigest",
+		    json_string(c->ws_digest));
+		snprintf(c->gate, sizeof(c->gate), "%s %s", c->check->id,
+		    code == 0 ? "pass" : "fail");
+		if (fp[0] != '\0') {
+			json_object_set_new(out, "failureFingerprint",
+			    json_string(fp));
+			(void)broker_audit(b, "check_failure", json_pack(
+			    "{s:O, s:s, s:i, s:s, s:s}", "id", c->id,
+			    "check", c->check->id, "exitCode", code,
+			    "fingerprint", fp, "workspaceDigest", c->ws_digest));
+		}
+		if (rc == AL_ERR_BUDGET)
+			broker_budget_stop(b, "stopOnRepeatedFailureFingerprint");
 	}
 	runner_result_clear(&res);
 	call_complete(c, ACTION_DONE, out);
@@ -443,6 +557,7 @@ call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 	if (c->watch < 0)
 		fatalx("too many watches");
 	TAILQ_INSERT_TAIL(&b->running, c, entry);
+	b->nrunning++;
 	return ACTION_PENDING;
 }
 
@@ -592,6 +707,64 @@ m_tools_list(struct broker *b, struct jsonrpc_msg *msg)
 }
 
 /*
+ * The run budget, checked for an allowed call before it runs.  Returns 1
+ * with *out set if the call is refused.
+ */
+static int
+budget_refuses(struct broker *b, struct call *c, json_t **out)
+{
+	char	limit[64];
+	int	rc;
+
+	rc = ledger_admit(b->ledger, c->tool, now_monotonic_ms(), b->nrunning,
+	    limit, sizeof(limit));
+	if (rc == 0)
+		return 0;
+	if (rc == AL_ERR_LIMIT) {
+		*out = tool_error("busy", 1, NULL, "%s processes already run "
+		    "(%s); retry when one ends", limit, limit);
+		return 1;
+	}
+	broker_budget_stop(b, limit);
+	*out = budget_error(b, limit);
+	return 1;
+}
+
+/*
+ * Idempotency: a side-effecting call with an idempotencyKey is done once.
+ * Returns 1 when the call was answered here (a replay, or a conflict with
+ * *out set).
+ */
+static int
+idempotent_replay(struct broker *b, struct call *c, json_t **out)
+{
+	json_t	*prev;
+	int	 rc;
+
+	if (c->tool->side_effect == SIDE_EFFECT_NONE ||
+	    (c->idem_key = json_string_value(json_object_get(c->args,
+	    "idempotencyKey"))) == NULL)
+		return 0;
+	rc = ledger_replay(b->ledger, c->tool->name, c->idem_key,
+	    c->args_digest, &prev);
+	if (rc == 0)
+		return 0;
+	if (rc == AL_ERR_CONFLICT) {
+		c->idem_key = NULL;
+		*out = tool_error("idempotency_conflict", 0, NULL,
+		    "idempotencyKey was used before with other arguments");
+		return 1;
+	}
+	(void)broker_audit(b, "idempotent_replay", json_pack("{s:O, s:s, s:s}",
+	    "id", c->id, "tool", c->tool->name, "idempotencyKey", c->idem_key));
+	broker_trace(b, c, "replay", "idempotent retry: original result");
+	broker_send(b, jsonrpc_encode_result(c->id, prev));
+	*out = NULL;
+	call_free(c);
+	return 1;
+}
+
+/*
  * tools/call: validate, decide, record, then hand to the action.  The
  * order matters: nothing runs and nothing is read from the workspace
  * until the arguments fit the contract and the decision is recorded.
@@ -688,9 +861,33 @@ m_tools_call(struct broker *b, struct jsonrpc_msg *msg)
 		call_complete(c, ACTION_ERROR, out);
 		return;
 	}
+	if (budget_refuses(b, c, &out) || idempotent_replay(b, c, &out)) {
+		if (out != NULL)
+			call_complete(c, ACTION_ERROR, out);
+		return;
+	}
 	status = fn(c, &out);
 	if (status != ACTION_PENDING)
 		call_complete(c, status, out);
+}
+
+static void
+m_session_status(struct broker *b, struct jsonrpc_msg *msg)
+{
+	char	 ws[SHA256_HEX_LEN + 1];
+	json_t	*st;
+
+	if (wsdigest_compute(b->rootfd, ws) != 0) {
+		send_error(b, msg->id, JSONRPC_INTERNAL_ERROR,
+		    "cannot digest the workspace");
+		return;
+	}
+	st = ledger_status(b->ledger, ws, now_monotonic_ms());
+	json_object_set_new(st, "session", json_string(b->cfg.session_id));
+	json_object_set_new(st, "steps",
+	    json_integer(ledger_steps(b->ledger)));
+	broker_send(b, jsonrpc_encode_result(msg->id, st));
+	json_decref(st);
 }
 
 /*
@@ -712,6 +909,8 @@ static const struct method {
 	    m_tools_list },
 	{ "tools/call", BROKER_STATE_INITIALIZING | BROKER_STATE_READY, 0,
 	    m_tools_call },
+	{ "airlock/session/status", BROKER_STATE_INITIALIZING |
+	    BROKER_STATE_READY, 0, m_session_status },
 	{ NULL, 0, 0, NULL }
 };
 
@@ -821,6 +1020,16 @@ broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 		return NULL;
 	}
 	b->ids = idset_new();
+	b->ledger = ledger_new(b->m, now_monotonic_ms());
+	{
+		char path[PATH_MAX + 16];
+
+		snprintf(path, sizeof(path), "%s/trace.txt", cfg->session_dir);
+		if ((b->trace = fopen(path, "wxe")) != NULL)
+			fprintf(b->trace, "%-5s %-18s %-12s %-18s %-16s %-32s %s\n",
+			    "step", "tool", "args", "decision", "patch",
+			    "gate", "note");
+	}
 	b->in_watch = loop_watch(cfg->loop, cfg->in_fd, INT64_MAX,
 	    broker_input, b);
 	if (b->in_watch < 0)
@@ -854,6 +1063,9 @@ broker_free(struct broker *b)
 	}
 	buf_free(b->in);
 	idset_free(b->ids);
+	ledger_free(b->ledger);
+	if (b->trace != NULL)
+		fclose(b->trace);
 	close(b->rootfd);
 	free(b);
 }

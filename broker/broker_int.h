@@ -5,11 +5,13 @@
 #ifndef AIRLOCK_BROKER_INT_H
 #define AIRLOCK_BROKER_INT_H
 
+#include <stdio.h>
 #include <sys/queue.h>
 
 #include <jansson.h>
 
 #include "broker/broker.h"
+#include "broker/ledger.h"
 #include "common/util.h"
 #include "runner/runner.h"
 
@@ -30,6 +32,18 @@ struct call {
 	char			**envp;		/* owned, NULL-terminated */
 	int			 watch;
 	const struct check	*check;
+	/*
+	 * Turns the runner's result into the action's (ACTION_DONE or
+	 * ACTION_ERROR and *out); |cmd| is the generic command output
+	 * (borrowed).  NULL: |cmd| is the result.
+	 */
+	int			(*finish)(struct call *c,
+				    const struct runner_result *res,
+				    json_t *cmd, json_t **out);
+	char			 ws_digest[SHA256_HEX_LEN + 1];	/* run_check */
+	const char		*idem_key;	/* borrowed from args */
+	char			 patch_hash[17];	/* trace: short hash */
+	char			 gate[160];		/* trace: gate result */
 	TAILQ_ENTRY(call)	 entry;
 };
 TAILQ_HEAD(callq, call);
@@ -46,6 +60,9 @@ struct broker {
 	struct callq		 running;	/* calls with a runner */
 	unsigned		 artifact_seq;
 	int			 budget_stopped;
+	struct ledger		*ledger;
+	FILE			*trace;
+	size_t			 nrunning;
 };
 
 #define BROKER_STATE_NEW		0x1	/* before initialize */
@@ -85,6 +102,16 @@ int		 broker_audit(struct broker *b, const char *event, json_t *fields);
  * Returns ACTION_PENDING, or ACTION_ERROR with *out set.
  */
 int		 call_start_runner(struct call *c, int64_t timeout_ms, json_t **out);
+
+/*
+ * Stops the session for a hard budget limit: audits budget_stop and marks
+ * the broker; later calls get budget_exhausted.
+ */
+void		 broker_budget_stop(struct broker *b, const char *limit);
+
+/* Writes one line of the readable trace (step, tool, decision, ...). */
+void		 broker_trace(struct broker *b, struct call *c,
+		    const char *decision, const char *note);
 
 /* Saves |data| as a new artifact; writes its URI to uri[0..urilen). */
 int		 broker_save_artifact(struct broker *b, const char *label,

@@ -123,6 +123,52 @@ utf8_valid(const char *data, size_t len)
 	return 1;
 }
 
+/* Returns the length of the valid UTF-8 sequence at s[0..len), or 0. */
+static size_t
+utf8_seq_len(const unsigned char *s, size_t len)
+{
+	size_t n;
+
+	if (s[0] != 0 && s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0)
+		n = 2;
+	else if ((s[0] & 0xf0) == 0xe0)
+		n = 3;
+	else if ((s[0] & 0xf8) == 0xf0)
+		n = 4;
+	else
+		return 0;
+	if (n > len || !utf8_valid((const char *)s, n))
+		return 0;
+	return n;
+}
+
+char *
+utf8_sanitize(const char *data, size_t len)
+{
+	const unsigned char	*s = (const unsigned char *)data;
+	char			*out, *o;
+	size_t			 i = 0, n;
+
+	if (len > (SIZE_MAX - 1) / 3)
+		fatalx("utf8_sanitize: input too large");
+	o = out = xcalloc(1, len * 3 + 1);
+	while (i < len) {
+		if ((n = utf8_seq_len(s + i, len - i)) == 0) {
+			memcpy(o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+			continue;
+		}
+		memcpy(o, s + i, n);
+		o += n;
+		i += n;
+	}
+	*o = '\0';
+	return out;
+}
+
 int64_t
 now_monotonic_ms(void)
 {

@@ -26,6 +26,12 @@ int	 is_sha256_hex(const char *s);
 /* Returns 1 if data[0..len) is valid UTF-8 (no overlongs, no surrogates). */
 int	 utf8_valid(const char *data, size_t len);
 
+/*
+ * Returns a malloc'd NUL-terminated copy of data[0..len) in which every
+ * byte that is not part of valid UTF-8 (and every NUL) becomes U+FFFD.
+ */
+char	*utf8_sanitize(const char *data, size_t len);
+
 /* Monotonic milliseconds, and wall-clock milliseconds since the epoch. */
 int64_t	 now_monotonic_ms(void);
 int64_t	 now_wall_ms(void);

@@ -1,6 +1,7 @@
 libairlock_a_SOURCES += \
 	supervisor/commands.h \
 	supervisor/cmd_connect.c \
+	supervisor/cmd_patch_jail.c \
 	supervisor/cmd_run.c \
 	supervisor/cmd_serve.c \
 	supervisor/session.c supervisor/session.h \

@@ -16,6 +16,8 @@ static const struct command {
 	{ "run",	cmd_run,	"run an agent sandboxed, brokering its tool calls" },
 	{ "serve",	cmd_serve,	"serve the broker on stdin/stdout (MCP)" },
 	{ "connect",	cmd_connect,	"relay stdin/stdout to $AIRLOCK_FD (MCP server command)" },
+	/* Internal: apply_patch's confined parser (broker/patchjail.h). */
+	{ "__patch-jail", cmd_patch_jail, NULL },
 	{ NULL, NULL, NULL }
 };
 
@@ -26,8 +28,9 @@ usage(FILE *fp)
 
 	fprintf(fp, "usage: airlock COMMAND [ARGS]\n\ncommands:\n");
 	for (i = 0; commands[i].name != NULL; i++)
-		fprintf(fp, "  %-10s %s\n", commands[i].name,
-		    commands[i].summary);
+		if (commands[i].summary != NULL)
+			fprintf(fp, "  %-10s %s\n", commands[i].name,
+			    commands[i].summary);
 	fprintf(fp, "\nSee airlock(1) and airlock-manifest(5).\n");
 }
 

@@ -1,0 +1,448 @@
+#include "config.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "broker/ledger.h"
+#include "common/errors.h"
+#include "common/util.h"
+
+#define LEDGER_MAX_KEYS		4096	/* idempotency keys remembered */
+#define FINGERPRINT_LINES	5	/* error lines that make a fingerprint */
+
+struct idem {
+	char	*tool;
+	char	*key;
+	char	 args[SHA256_HEX_LEN + 1];
+	json_t	*result;
+};
+
+struct gate {
+	char	*check;
+	int	 ran;
+	int	 exit_code;
+	char	 ws[SHA256_HEX_LEN + 1];
+	int64_t	 attempts;	/* patches since this gate last passed */
+};
+
+struct fingerprint {
+	char	 fp[SHA256_HEX_LEN + 1];
+	char	 last_ws[SHA256_HEX_LEN + 1];
+	int64_t	 count;		/* distinct workspace digests seen failing */
+};
+
+struct ledger {
+	const struct manifest	*m;
+	int64_t			 started;
+	int64_t			 steps;
+	double			 cost;
+	char			**changed;	/* distinct paths written */
+	size_t			 nchanged;
+	int64_t			 deps;
+	struct idem		*idem;
+	size_t			 nidem;
+	struct gate		*gates;
+	size_t			 ngates;
+	struct fingerprint	*fps;
+	size_t			 nfps;
+	char			*stopped;
+};
+
+struct ledger *
+ledger_new(const struct manifest *m, int64_t now_ms)
+{
+	struct ledger	*l = xcalloc(1, sizeof(*l));
+	size_t		 i;
+
+	l->m = m;
+	l->started = now_ms;
+	l->ngates = m->nchecks;
+	l->gates = xcalloc(m->nchecks, sizeof(*l->gates));
+	for (i = 0; i < m->nchecks; i++)
+		l->gates[i].check = m->checks[i].id;
+	return l;
+}
+
+void
+ledger_free(struct ledger *l)
+{
+	size_t i;
+
+	if (l == NULL)
+		return;
+	for (i = 0; i < l->nchanged; i++)
+		free(l->changed[i]);
+	free(l->changed);
+	for (i = 0; i < l->nidem; i++) {
+		free(l->idem[i].tool);
+		free(l->idem[i].key);
+		json_decref(l->idem[i].result);
+	}
+	free(l->idem);
+	free(l->gates);
+	free(l->fps);
+	free(l->stopped);
+	free(l);
+}
+
+const char *
+ledger_stopped(const struct ledger *l)
+{
+	return l->stopped;
+}
+
+void
+ledger_stop(struct ledger *l, const char *limit)
+{
+	if (l->stopped == NULL)
+		l->stopped = xstrdup(limit);
+}
+
+static int
+stop_with(struct ledger *l, const char *limit, char *out, size_t outlen)
+{
+	ledger_stop(l, limit);
+	snprintf(out, outlen, "%s", limit);
+	return AL_ERR_BUDGET;
+}
+
+int
+ledger_admit(struct ledger *l, const struct tool *t, int64_t now_ms,
+    size_t running, char *limit, size_t limitlen)
+{
+	const struct run_budget *b = &l->m->budget;
+
+	if (l->stopped != NULL) {
+		snprintf(limit, limitlen, "%s", l->stopped);
+		return AL_ERR_BUDGET;
+	}
+	if (b->max_elapsed_minutes >= 0 &&
+	    now_ms - l->started > b->max_elapsed_minutes * 60 * 1000)
+		return stop_with(l, "maxElapsedMinutes", limit, limitlen);
+	if (b->max_model_steps >= 0 && l->steps + 1 > b->max_model_steps)
+		return stop_with(l, "maxModelSteps", limit, limitlen);
+	if (b->max_tool_cost_usd >= 0 &&
+	    l->cost + t->cost_usd > b->max_tool_cost_usd + 1e-9)
+		return stop_with(l, "maxToolCostUsd", limit, limitlen);
+	if (t->side_effect == SIDE_EFFECT_SANDBOX_PROCESS &&
+	    b->max_parallel_processes >= 0 &&
+	    (int64_t)running >= b->max_parallel_processes) {
+		snprintf(limit, limitlen, "maxParallelProcesses");
+		return AL_ERR_LIMIT;
+	}
+	l->steps++;
+	l->cost += t->cost_usd;
+	return 0;
+}
+
+static int
+is_changed(const struct ledger *l, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < l->nchanged; i++)
+		if (strcmp(l->changed[i], path) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+is_dependency_file(const struct manifest *m, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < m->ndependency_files; i++)
+		if (strcmp(m->dependency_files[i], path) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+gate_required(const struct manifest *m, const char *check)
+{
+	size_t i;
+
+	for (i = 0; i < m->nrequired_gates; i++)
+		if (strcmp(m->required_gates[i], check) == 0)
+			return 1;
+	return 0;
+}
+
+int
+ledger_admit_write(struct ledger *l, const char *const *paths, size_t n,
+    int is_patch, char *limit, size_t limitlen)
+{
+	const struct run_budget	*b = &l->m->budget;
+	size_t			 i, j, fresh = 0;
+	int64_t			 deps = 0;
+
+	if (l->stopped != NULL) {
+		snprintf(limit, limitlen, "%s", l->stopped);
+		return AL_ERR_BUDGET;
+	}
+	for (i = 0; i < n; i++) {
+		int dup = 0;
+
+		for (j = 0; j < i; j++)
+			if (strcmp(paths[i], paths[j]) == 0)
+				dup = 1;
+		if (dup)
+			continue;
+		if (!is_changed(l, paths[i]))
+			fresh++;
+		if (is_dependency_file(l->m, paths[i]))
+			deps++;
+	}
+	if (b->max_changed_files >= 0 &&
+	    (int64_t)(l->nchanged + fresh) > b->max_changed_files)
+		return stop_with(l, "maxChangedFiles", limit, limitlen);
+	if (b->max_added_dependencies >= 0 &&
+	    l->deps + deps > b->max_added_dependencies)
+		return stop_with(l, "maxAddedDependencies", limit, limitlen);
+	if (is_patch && b->max_patch_attempts_per_gate >= 0) {
+		for (i = 0; i < l->ngates; i++) {
+			struct gate *g = &l->gates[i];
+
+			if (!g->ran || g->exit_code == 0 ||
+			    !gate_required(l->m, g->check))
+				continue;
+			if (g->attempts + 1 > b->max_patch_attempts_per_gate)
+				return stop_with(l, "maxPatchAttemptsPerGate",
+				    limit, limitlen);
+		}
+		for (i = 0; i < l->ngates; i++)
+			if (l->gates[i].ran && l->gates[i].exit_code != 0)
+				l->gates[i].attempts++;
+	}
+	for (i = 0; i < n; i++) {
+		if (is_changed(l, paths[i]))
+			continue;
+		l->changed = xreallocarray(l->changed, l->nchanged + 1,
+		    sizeof(*l->changed));
+		l->changed[l->nchanged++] = xstrdup(paths[i]);
+	}
+	l->deps += deps;
+	return 0;
+}
+
+int
+ledger_replay(struct ledger *l, const char *tool, const char *key,
+    const char *args_digest, json_t **result)
+{
+	size_t i;
+
+	*result = NULL;
+	for (i = 0; i < l->nidem; i++) {
+		if (strcmp(l->idem[i].tool, tool) != 0 ||
+		    strcmp(l->idem[i].key, key) != 0)
+			continue;
+		if (strcmp(l->idem[i].args, args_digest) != 0)
+			return AL_ERR_CONFLICT;
+		*result = l->idem[i].result;
+		return 1;
+	}
+	return 0;
+}
+
+void
+ledger_remember(struct ledger *l, const char *tool, const char *key,
+    const char *args_digest, json_t *result)
+{
+	struct idem *e;
+
+	if (l->nidem == LEDGER_MAX_KEYS) {
+		/* Forget the oldest key: a replay then runs again, visibly. */
+		free(l->idem[0].tool);
+		free(l->idem[0].key);
+		json_decref(l->idem[0].result);
+		memmove(l->idem, l->idem + 1,
+		    (l->nidem - 1) * sizeof(*l->idem));
+		l->nidem--;
+	}
+	l->idem = xreallocarray(l->idem, l->nidem + 1, sizeof(*l->idem));
+	e = &l->idem[l->nidem++];
+	e->tool = xstrdup(tool);
+	e->key = xstrdup(key);
+	snprintf(e->args, sizeof(e->args), "%s", args_digest);
+	e->result = json_incref(result);
+}
+
+/*
+ * The fingerprint of a failure: the check, its status, and its first
+ * error-looking lines with digits folded, so that line numbers, times and
+ * counts that change between runs do not make a new fingerprint.
+ */
+static void
+fingerprint(const char *check, int exit_code, const char *out, size_t len,
+    char hex[SHA256_HEX_LEN + 1])
+{
+	char	*norm;
+	size_t	 i, lines = 0, start = 0, n = 0;
+
+	norm = xcalloc(1, strlen(check) + len + 64);
+	n = (size_t)sprintf(norm, "%s\n%d\n", check, exit_code);
+	for (i = 0; i <= len && lines < FINGERPRINT_LINES; i++) {
+		size_t	 k;
+		int	 hit;
+		char	 line[512];
+		size_t	 ll;
+
+		if (i < len && out[i] != '\n')
+			continue;
+		ll = i - start < sizeof(line) - 1 ? i - start : sizeof(line) - 1;
+		memcpy(line, out + start, ll);
+		line[ll] = '\0';
+		start = i + 1;
+		hit = strstr(line, "FAIL") != NULL ||
+		    strstr(line, "rror") != NULL ||
+		    strstr(line, "assert") != NULL;
+		if (!hit)
+			continue;
+		for (k = 0; k < ll; k++) {
+			char c = line[k];
+
+			if (isdigit((unsigned char)c)) {
+				if (n > 0 && norm[n - 1] == '#')
+					continue;
+				c = '#';
+			}
+			norm[n++] = c;
+		}
+		norm[n++] = '\n';
+		lines++;
+	}
+	/* With no error-looking line, the status alone is the fingerprint. */
+	sha256_hex(norm, n, hex);
+	free(norm);
+}
+
+static struct gate *
+gate_find(struct ledger *l, const char *check)
+{
+	size_t i;
+
+	for (i = 0; i < l->ngates; i++)
+		if (strcmp(l->gates[i].check, check) == 0)
+			return &l->gates[i];
+	return NULL;
+}
+
+int
+ledger_record_check(struct ledger *l, const char *check_id, int exit_code,
+    const char *output, size_t outlen, const char *ws_digest,
+    char fingerprint_out[65])
+{
+	const struct run_budget	*b = &l->m->budget;
+	struct gate		*g;
+	struct fingerprint	*f = NULL;
+	size_t			 i;
+
+	fingerprint_out[0] = '\0';
+	if ((g = gate_find(l, check_id)) != NULL) {
+		g->ran = 1;
+		g->exit_code = exit_code;
+		snprintf(g->ws, sizeof(g->ws), "%s", ws_digest);
+		if (exit_code == 0)
+			g->attempts = 0;
+	}
+	if (exit_code == 0)
+		return 0;
+	fingerprint(check_id, exit_code, output, outlen, fingerprint_out);
+	for (i = 0; i < l->nfps; i++)
+		if (strcmp(l->fps[i].fp, fingerprint_out) == 0)
+			f = &l->fps[i];
+	if (f == NULL) {
+		l->fps = xreallocarray(l->fps, l->nfps + 1, sizeof(*l->fps));
+		f = &l->fps[l->nfps++];
+		memset(f, 0, sizeof(*f));
+		snprintf(f->fp, sizeof(f->fp), "%s", fingerprint_out);
+	}
+	if (strcmp(f->last_ws, ws_digest) != 0) {
+		f->count++;
+		snprintf(f->last_ws, sizeof(f->last_ws), "%s", ws_digest);
+	}
+	if (b->stop_on_repeated_failure_fingerprint > 0 &&
+	    f->count >= b->stop_on_repeated_failure_fingerprint) {
+		ledger_stop(l, "stopOnRepeatedFailureFingerprint");
+		return AL_ERR_BUDGET;
+	}
+	return 0;
+}
+
+int
+ledger_acceptance_met(const struct ledger *l, const char *ws_digest)
+{
+	size_t i;
+
+	if (l->m->nrequired_gates == 0)
+		return 0;
+	for (i = 0; i < l->m->nrequired_gates; i++) {
+		const struct gate *g = NULL;
+		size_t j;
+
+		for (j = 0; j < l->ngates; j++)
+			if (strcmp(l->gates[j].check,
+			    l->m->required_gates[i]) == 0)
+				g = &l->gates[j];
+		if (g == NULL || !g->ran || g->exit_code != 0 ||
+		    strcmp(g->ws, ws_digest) != 0)
+			return 0;
+	}
+	return 1;
+}
+
+static json_t *
+budget_entry(double used, double limit)
+{
+	if (limit < 0)
+		return json_pack("{s:f, s:n}", "used", used, "limit");
+	return json_pack("{s:f, s:f}", "used", used, "limit", limit);
+}
+
+json_t *
+ledger_status(const struct ledger *l, const char *ws_digest, int64_t now_ms)
+{
+	const struct run_budget	*b = &l->m->budget;
+	json_t			*gates, *budgets, *st;
+	size_t			 i;
+
+	budgets = json_pack("{s:o, s:o, s:o, s:o, s:o}",
+	    "maxModelSteps", budget_entry((double)l->steps,
+	    (double)b->max_model_steps),
+	    "maxElapsedMinutes", budget_entry((double)(now_ms - l->started) /
+	    60000.0, (double)b->max_elapsed_minutes),
+	    "maxChangedFiles", budget_entry((double)l->nchanged,
+	    (double)b->max_changed_files),
+	    "maxAddedDependencies", budget_entry((double)l->deps,
+	    (double)b->max_added_dependencies),
+	    "maxToolCostUsd", budget_entry(l->cost, b->max_tool_cost_usd));
+	gates = json_array();
+	for (i = 0; i < l->ngates; i++) {
+		const struct gate *g = &l->gates[i];
+		const char *state;
+
+		if (!g->ran)
+			state = "not_run";
+		else if (strcmp(g->ws, ws_digest) != 0)
+			state = "stale";
+		else
+			state = g->exit_code == 0 ? "pass" : "fail";
+		json_array_append_new(gates, json_pack("{s:s, s:s, s:b, s:I}",
+		    "checkId", g->check, "state", state,
+		    "required", gate_required(l->m, g->check),
+		    "patchAttempts", (json_int_t)g->attempts));
+	}
+	st = json_pack("{s:o, s:o, s:s, s:b, s:b, s:s?}",
+	    "budgets", budgets, "gates", gates, "workspaceDigest", ws_digest,
+	    "acceptanceMet", ledger_acceptance_met(l, ws_digest),
+	    "stopped", l->stopped != NULL, "stopReason", l->stopped);
+	return st;
+}
+
+int64_t
+ledger_steps(const struct ledger *l)
+{
+	return l->steps;
+}

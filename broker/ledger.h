@@ -1,0 +1,95 @@
+/*
+ * ledger: what the broker remembers about a session to enforce the run
+ * budget and derive evidence.  Pure bookkeeping: no I/O, no clock (the
+ * caller passes times), so every rule is unit-testable.
+ *
+ * - budgets: the seed's runBudget keys (-1 = no limit).  A hard limit,
+ *   once exceeded, stops the session: ledger_stopped() then names it.
+ * - idempotency: side-effecting calls carrying an idempotencyKey; a retry
+ *   with the same key and arguments replays the stored result, the same
+ *   key with other arguments is a conflict.
+ * - gates: the last result of every check, bound to the digest of the
+ *   workspace it ran against; a pass counts only on the current digest.
+ * - failure fingerprints: a failing check's (check, status, normalized
+ *   first error lines); the same fingerprint on N different workspace
+ *   digests (that is, after patches) stops the session.
+ */
+#ifndef AIRLOCK_LEDGER_H
+#define AIRLOCK_LEDGER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "policy/manifest.h"
+
+struct ledger;
+
+/* Returns a ledger for |m| (borrowed, must outlive it), started at |now_ms|. */
+struct ledger	*ledger_new(const struct manifest *m, int64_t now_ms);
+void		 ledger_free(struct ledger *l);
+
+/*
+ * Admits one tools/call of |t| at |now_ms| with |running| runners active:
+ * counts the step and the tool's cost.  Returns 0; AL_ERR_BUDGET when a
+ * hard limit is (now) exceeded (the session is stopped); AL_ERR_LIMIT when
+ * only maxParallelProcesses is reached (retry later; not a stop).
+ * limit[0..limitlen) names the limit.
+ */
+int	ledger_admit(struct ledger *l, const struct tool *t, int64_t now_ms,
+	    size_t running, char *limit, size_t limitlen);
+
+/* Returns the limit that stopped the session, or NULL. */
+const char *ledger_stopped(const struct ledger *l);
+
+/* Stops the session because of |limit| (copied). */
+void	ledger_stop(struct ledger *l, const char *limit);
+
+/*
+ * Before a workspace write of the files paths[0..n): checks the changed
+ * files and added dependencies budgets, and, for a patch, the patch
+ * attempts per failing gate.  Returns 0 (and records them), or
+ * AL_ERR_BUDGET with the limit named (the session is stopped; nothing
+ * recorded).
+ */
+int	ledger_admit_write(struct ledger *l, const char *const *paths,
+	    size_t n, int is_patch, char *limit, size_t limitlen);
+
+/*
+ * Idempotency.  ledger_replay() looks up |key| for |tool|: returns 0 if
+ * unseen; 1 with *result (borrowed) for the same arguments; AL_ERR_CONFLICT
+ * for other arguments.  ledger_remember() stores |result| (referenced).
+ */
+int	ledger_replay(struct ledger *l, const char *tool, const char *key,
+	    const char *args_digest, json_t **result);
+void	ledger_remember(struct ledger *l, const char *tool, const char *key,
+	    const char *args_digest, json_t *result);
+
+/*
+ * Records a check result on workspace digest |ws_digest|.  |output| is
+ * the command's output, used for the failure fingerprint.  Returns 0, or
+ * AL_ERR_BUDGET if the fingerprint repeated too often (the session is
+ * stopped).  *fingerprint_out (65 bytes) receives the fingerprint of a
+ * failure, or "" for a pass.
+ */
+int	ledger_record_check(struct ledger *l, const char *check_id,
+	    int exit_code, const char *output, size_t outlen,
+	    const char *ws_digest, char fingerprint_out[65]);
+
+/*
+ * The session's status for airlock/session/status: budgets used and
+ * their limits, every gate's state on |ws_digest| (pass, fail, stale,
+ * not_run), and acceptanceMet (all required gates pass on |ws_digest|).
+ * Returns a new reference.
+ */
+json_t	*ledger_status(const struct ledger *l, const char *ws_digest,
+	    int64_t now_ms);
+
+/* Returns 1 if every required gate passed on |ws_digest|. */
+int	ledger_acceptance_met(const struct ledger *l, const char *ws_digest);
+
+/* Returns the number of steps (tool calls) admitted so far. */
+int64_t	ledger_steps(const struct ledger *l);
+
+#endif

@@ -1,0 +1,287 @@
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "broker/wswrite.h"
+#include "common/errors.h"
+#include "common/util.h"
+#include "policy/path.h"
+
+int
+wswrite_is_protected(const struct sandbox_policy *p, const char *path)
+{
+	size_t i, n;
+
+	for (i = 0; i < p->nprotected; i++) {
+		n = strlen(p->protected[i]);
+		if (strncmp(path, p->protected[i], n) == 0 &&
+		    (path[n] == '\0' || path[n] == '/'))
+			return 1;
+	}
+	return 0;
+}
+
+/* Opens the parent directory of |path| beneath |rootfd|; *base is borrowed. */
+static int
+open_parent(int rootfd, const char *path, int *dirfd, const char **base,
+    char *err, size_t errlen)
+{
+	char	 dir[4096];
+	const char *slash = strrchr(path, '/');
+
+	if (slash == NULL) {
+		snprintf(dir, sizeof(dir), ".");
+		*base = path;
+	} else {
+		if ((size_t)(slash - path) >= sizeof(dir)) {
+			snprintf(err, errlen, "%s: path too long", path);
+			return AL_ERR_LIMIT;
+		}
+		memcpy(dir, path, (size_t)(slash - path));
+		dir[slash - path] = '\0';
+		*base = slash + 1;
+	}
+	if ((*base)[0] == '\0' || strcmp(*base, ".") == 0 ||
+	    strcmp(*base, "..") == 0) {
+		snprintf(err, errlen, "%s: not a file path", path);
+		return AL_ERR_PATH;
+	}
+	return path_resolve(rootfd, dir, O_RDONLY | O_DIRECTORY, dirfd, err,
+	    errlen);
+}
+
+/* Checks the existing target: a regular file with one link, or absent. */
+static int
+check_target(int dirfd, const char *base, const char *path, struct stat *st,
+    int *exists, char *err, size_t errlen)
+{
+	*exists = 0;
+	if (fstatat(dirfd, base, st, AT_SYMLINK_NOFOLLOW) == -1) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return AL_ERR_SYSTEM;
+	}
+	*exists = 1;
+	if (S_ISLNK(st->st_mode)) {
+		snprintf(err, errlen, "%s is a symbolic link; refusing to "
+		    "write through it", path);
+		return AL_ERR_PATH;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		snprintf(err, errlen, "%s is not a regular file", path);
+		return AL_ERR_PATH;
+	}
+	if (st->st_nlink > 1) {
+		snprintf(err, errlen, "%s has %ju hard links; refusing to "
+		    "write a file that may alias one outside the workspace",
+		    path, (uintmax_t)st->st_nlink);
+		return AL_ERR_PATH;
+	}
+	return 0;
+}
+
+int
+wswrite_read(int rootfd, const char *path, size_t max, char **data,
+    size_t *len, char *err, size_t errlen)
+{
+	struct stat	 st;
+	const char	*base;
+	int		 dirfd, fd, exists, rc;
+	size_t		 got = 0;
+	char		*buf;
+
+	*data = NULL;
+	*len = 0;
+	if ((rc = open_parent(rootfd, path, &dirfd, &base, err, errlen)) != 0)
+		return rc;
+	if ((rc = check_target(dirfd, base, path, &st, &exists, err,
+	    errlen)) != 0 || !exists) {
+		close(dirfd);
+		return rc;
+	}
+	if ((size_t)st.st_size > max) {
+		close(dirfd);
+		snprintf(err, errlen, "%s is larger than %zu bytes", path, max);
+		return AL_ERR_LIMIT;
+	}
+	fd = openat(dirfd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY |
+	    O_NONBLOCK);
+	close(dirfd);
+	if (fd == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return AL_ERR_SYSTEM;
+	}
+	buf = xcalloc(1, (size_t)st.st_size + 1);
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	*data = buf;
+	*len = got;
+	return 0;
+}
+
+/* One change in flight: where it goes, and how to undo it. */
+struct pending {
+	int	 dirfd;
+	char	 base[256];
+	char	 tmp[64];	/* new content, before the rename */
+	char	 bak[64];	/* old file's hardlink, for rollback */
+	int	 exists;
+	int	 done;		/* renamed into place / removed */
+};
+
+static void
+rand_name(char *out, size_t outlen, const char *tag)
+{
+	unsigned char r[8];
+	char hex[17];
+
+	randombytes_buf(r, sizeof(r));
+	sodium_bin2hex(hex, sizeof(hex), r, sizeof(r));
+	snprintf(out, outlen, ".airlock-%s-%s", tag, hex);
+}
+
+static int
+write_tmp(struct pending *pd, const struct ws_change *c,
+    const struct stat *old, char *err, size_t errlen)
+{
+	struct stat	dst;
+	int		fd;
+	mode_t		mode = pd->exists ? (old->st_mode & 0777) : 0644;
+
+	rand_name(pd->tmp, sizeof(pd->tmp), "new");
+	fd = openat(pd->dirfd, pd->tmp, O_WRONLY | O_CREAT | O_EXCL |
+	    O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd == -1) {
+		snprintf(err, errlen, "%s: %s", c->path, strerror(errno));
+		pd->tmp[0] = '\0';
+		return AL_ERR_SYSTEM;
+	}
+	/* Without privilege, fchown fails and the file stays ours: fine. */
+	if (pd->exists) {
+		if (fchown(fd, old->st_uid, old->st_gid) == -1)
+			errno = 0;
+	} else if (fstat(pd->dirfd, &dst) == 0) {
+		if (fchown(fd, dst.st_uid, dst.st_gid) == -1)
+			errno = 0;
+	}
+	(void)fchmod(fd, mode);
+	if (write_all(fd, c->content, c->len) != 0 || fsync(fd) == -1) {
+		snprintf(err, errlen, "%s: %s", c->path, strerror(errno));
+		close(fd);
+		return AL_ERR_IO;
+	}
+	close(fd);
+	return 0;
+}
+
+int
+wswrite_apply(int rootfd, const struct sandbox_policy *p,
+    const struct ws_change *changes, size_t n, char *err, size_t errlen)
+{
+	struct pending	*pd;
+	struct stat	 st;
+	const char	*base;
+	size_t		 i;
+	int		 rc = 0;
+
+	pd = xcalloc(n ? n : 1, sizeof(*pd));
+	for (i = 0; i < n; i++)
+		pd[i].dirfd = -1;
+	/* Prepare: every check, and every new content on disk, first. */
+	for (i = 0; i < n && rc == 0; i++) {
+		const struct ws_change *c = &changes[i];
+
+		if (wswrite_is_protected(p, c->path)) {
+			snprintf(err, errlen, "%s is protected by the manifest",
+			    c->path);
+			rc = AL_ERR_DENIED;
+			break;
+		}
+		if ((rc = open_parent(rootfd, c->path, &pd[i].dirfd, &base,
+		    err, errlen)) != 0)
+			break;
+		snprintf(pd[i].base, sizeof(pd[i].base), "%s", base);
+		if ((rc = check_target(pd[i].dirfd, base, c->path, &st,
+		    &pd[i].exists, err, errlen)) != 0)
+			break;
+		if (pd[i].exists && !c->must_exist && !c->may_exist) {
+			snprintf(err, errlen, "%s already exists", c->path);
+			rc = AL_ERR_CONFLICT;
+			break;
+		}
+		if (!pd[i].exists && c->must_exist) {
+			snprintf(err, errlen, "%s does not exist", c->path);
+			rc = AL_ERR_NOT_FOUND;
+			break;
+		}
+		if (pd[i].exists) {
+			rand_name(pd[i].bak, sizeof(pd[i].bak), "old");
+			if (linkat(pd[i].dirfd, base, pd[i].dirfd, pd[i].bak,
+			    0) == -1) {
+				snprintf(err, errlen, "%s: %s", c->path,
+				    strerror(errno));
+				pd[i].bak[0] = '\0';
+				rc = AL_ERR_SYSTEM;
+				break;
+			}
+		}
+		if (c->content != NULL)
+			rc = write_tmp(&pd[i], c, &st, err, errlen);
+	}
+	/* Commit: rename every new file into place, or remove it. */
+	for (i = 0; i < n && rc == 0; i++) {
+		const struct ws_change *c = &changes[i];
+		int r;
+
+		if (c->content != NULL)
+			r = renameat(pd[i].dirfd, pd[i].tmp, pd[i].dirfd,
+			    pd[i].base);
+		else
+			r = unlinkat(pd[i].dirfd, pd[i].base, 0);
+		if (r == -1) {
+			snprintf(err, errlen, "%s: %s", c->path,
+			    strerror(errno));
+			rc = AL_ERR_IO;
+			break;
+		}
+		pd[i].done = 1;
+		pd[i].tmp[0] = '\0';
+	}
+	/* Roll back on failure; drop backups and leftovers either way. */
+	for (i = 0; i < n; i++) {
+		if (pd[i].dirfd == -1)
+			continue;
+		if (rc != 0 && pd[i].done) {
+			if (pd[i].exists)
+				(void)renameat(pd[i].dirfd, pd[i].bak,
+				    pd[i].dirfd, pd[i].base);
+			else
+				(void)unlinkat(pd[i].dirfd, pd[i].base, 0);
+		}
+		if (pd[i].tmp[0] != '\0')
+			(void)unlinkat(pd[i].dirfd, pd[i].tmp, 0);
+		if (pd[i].bak[0] != '\0')
+			(void)unlinkat(pd[i].dirfd, pd[i].bak, 0);
+		close(pd[i].dirfd);
+	}
+	free(pd);
+	return rc;
+}

@@ -1,0 +1,52 @@
+/*
+ * wswrite: changes files in the workspace, all or none.
+ *
+ * Used by write_file and apply_patch, which run in the broker: every path
+ * is checked against the manifest's protected paths (.git by default),
+ * opened beneath the workspace with path_resolve(), and must be a regular
+ * file with one link (a hardlink could alias a file elsewhere) or absent.
+ * New content is written to a temporary file beside the target, synced,
+ * and renamed into place; if any step fails, every file already replaced
+ * is put back from its backup, so a change is never half-applied.  A new
+ * file takes the owner of its directory, a replaced one keeps its owner
+ * and mode.
+ */
+#ifndef AIRLOCK_WSWRITE_H
+#define AIRLOCK_WSWRITE_H
+
+#include <stddef.h>
+
+#include "policy/manifest.h"
+
+struct ws_change {
+	const char	*path;		/* workspace-relative */
+	const char	*content;	/* NULL deletes the file */
+	size_t		 len;
+	int		 must_exist;	/* 1: modify/delete; 0: create only */
+	int		 may_exist;	/* for write_file: create or replace */
+};
+
+/*
+ * Returns 1 if |path| is a protected path of |p| or lies beneath one,
+ * else 0.  Pure.
+ */
+int	wswrite_is_protected(const struct sandbox_policy *p, const char *path);
+
+/*
+ * Reads the current content of |path| beneath |rootfd| (NULL if absent)
+ * with the same checks as a write.  Returns 0 with *data (caller frees,
+ * NUL-terminated) or a negative code with a message in err.
+ */
+int	wswrite_read(int rootfd, const char *path, size_t max, char **data,
+	    size_t *len, char *err, size_t errlen)
+	    __attribute__((warn_unused_result));
+
+/*
+ * Applies changes[0..n) atomically as described above.  Returns 0, or a
+ * negative code with a message in err; on failure nothing has changed.
+ */
+int	wswrite_apply(int rootfd, const struct sandbox_policy *p,
+	    const struct ws_change *changes, size_t n, char *err, size_t errlen)
+	    __attribute__((warn_unused_result));
+
+#endif
