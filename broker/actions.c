@@ -633,6 +633,16 @@ act_command(struct call *c, json_t **out)
 	return call_start_runner(c, t->timeout_ms, out);
 }
 
+/* request_approval: the agent asks a human; the decision is the result. */
+static int
+act_request_approval(struct call *c, json_t **out)
+{
+	json_t *ev = json_pack("{s:O?}", "evidenceUris",
+	    json_object_get(c->args, "evidenceUris"));
+
+	return call_await_approval(c, ev, out);
+}
+
 action_fn
 action_handler(enum tool_action action)
 {
@@ -653,6 +663,8 @@ action_handler(enum tool_action action)
 		return act_exec;
 	case ACTION_COMMAND:
 		return act_command;
+	case ACTION_REQUEST_APPROVAL:
+		return act_request_approval;
 	default:
 		return NULL;
 	}

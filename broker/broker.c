@@ -280,6 +280,7 @@ call_free(struct call *c)
 		return;
 	json_decref(c->id);
 	json_decref(c->args);
+	json_decref(c->progress_token);
 	for (i = 0; c->argv != NULL && c->argv[i] != NULL; i++)
 		free(c->argv[i]);
 	free(c->argv);
@@ -706,6 +707,131 @@ m_tools_list(struct broker *b, struct jsonrpc_msg *msg)
 	json_decref(result);
 }
 
+/* What the approver sees besides the arguments. */
+static json_t *
+approval_evidence(struct broker *b, struct call *c)
+{
+	char	 ws[SHA256_HEX_LEN + 1];
+	json_t	*st, *ev, *gates;
+	size_t	 i;
+
+	ev = json_object();
+	if (c->tool->action == ACTION_APPLY_PATCH)
+		json_object_set(ev, "diff", json_object_get(c->args, "patch"));
+	if (wsdigest_compute(b->rootfd, ws) == 0) {
+		json_object_set_new(ev, "workspaceDigest", json_string(ws));
+		st = ledger_status(b->ledger, ws, now_monotonic_ms());
+		gates = json_object_get(st, "gates");
+		for (i = 0; i < json_array_size(gates); i++) {
+			json_t *g = json_array_get(gates, i);
+			const char *id = json_string_value(json_object_get(g,
+			    "checkId"));
+			const char *want = json_string_value(json_object_get(
+			    c->args, "checkId"));
+
+			if (want == NULL || (id != NULL &&
+			    strcmp(id, want) == 0))
+				json_object_set(ev, "gates", gates);
+		}
+		json_decref(st);
+	}
+	return ev;
+}
+
+static void
+progress_tick(int fd, int why, void *arg)
+{
+	struct call	*c = arg;
+	char		 msg[128];
+	json_t		*p;
+
+	(void)fd;
+	(void)why;
+	snprintf(msg, sizeof(msg), "waiting for a human to approve %s "
+	    "(airlock approve %s)", c->tool->name, c->approval);
+	p = json_pack("{s:O, s:I, s:s}", "progressToken", c->progress_token,
+	    "progress", (json_int_t)++c->progress_n, "message", msg);
+	broker_send(c->b, jsonrpc_encode_notification("notifications/progress",
+	    p));
+	json_decref(p);
+	loop_set_deadline(c->b->cfg.loop, c->progress_watch,
+	    now_monotonic_ms() + 5000);
+}
+
+static void
+approval_done(void *arg, enum approval_outcome outcome, const char *approver,
+    const char *text)
+{
+	struct call	*c = arg;
+	struct broker	*b = c->b;
+	json_t		*out = NULL;
+	int		 status;
+
+	TAILQ_REMOVE(&b->waiting, c, entry);
+	if (c->progress_watch > 0)
+		loop_unwatch(b->cfg.loop, c->progress_watch);
+	c->progress_watch = 0;
+	c->approval[0] = '\0';
+	if (c->tool->action == ACTION_REQUEST_APPROVAL &&
+	    outcome != APPROVAL_EXPIRED) {
+		out = json_pack("{s:s, s:s, s:s?}", "decision",
+		    outcome == APPROVAL_GRANTED ? "approved" : "rejected",
+		    "approver", approver, "note", text);
+		call_complete(c, ACTION_DONE, out);
+		return;
+	}
+	switch (outcome) {
+	case APPROVAL_GRANTED:
+		status = c->action(c, &out);
+		if (status != ACTION_PENDING)
+			call_complete(c, status, out);
+		return;
+	case APPROVAL_DENIED:
+		out = tool_error("approval_denied", 0, NULL,
+		    "%s denied %s: %s", approver, c->tool->name,
+		    text != NULL ? text : "(no reason)");
+		break;
+	case APPROVAL_EXPIRED:
+		out = tool_error("approval_expired", 1, NULL,
+		    "no human decided on %s in time; nothing was done (fail "
+		    "closed)", c->tool->name);
+		break;
+	}
+	call_complete(c, ACTION_ERROR, out);
+}
+
+int
+call_await_approval(struct call *c, json_t *evidence, json_t **out)
+{
+	struct broker	*b = c->b;
+	const char	*id;
+
+	if (b->cfg.approvals == NULL) {
+		json_decref(evidence);
+		*out = tool_error("approval_required", 0, NULL,
+		    "%s needs a human's approval, which this session cannot "
+		    "obtain", c->tool->name);
+		return ACTION_ERROR;
+	}
+	id = approvals_request(b->cfg.approvals, c->tool->name, c->args,
+	    evidence, c->tool->timeout_ms, approval_done, c);
+	json_decref(evidence);
+	if (id == NULL) {
+		*out = tool_error("busy", 1, NULL,
+		    "too many approvals are pending");
+		return ACTION_ERROR;
+	}
+	snprintf(c->approval, sizeof(c->approval), "%s", id);
+	TAILQ_INSERT_TAIL(&b->waiting, c, entry);
+	if (c->progress_token != NULL && (json_is_string(c->progress_token) ||
+	    json_is_integer(c->progress_token)))
+		c->progress_watch = loop_watch(b->cfg.loop, -1,
+		    now_monotonic_ms() + 1000, progress_tick, c);
+	log_info("approval %s pending for %s: airlock approve %s", id,
+	    c->tool->name, id);
+	return ACTION_PENDING;
+}
+
 /*
  * The run budget, checked for an allowed call before it runs.  Returns 1
  * with *out set if the call is refused.
@@ -835,18 +961,23 @@ m_tools_call(struct broker *b, struct jsonrpc_msg *msg)
 		reason = "tool denied by manifest";
 		out = tool_error("denied", 0, NULL,
 		    "the manifest denies %s", tool->name);
-	} else if (tool->authorization == AUTHZ_APPROVAL) {
+	} else if (tool->authorization == AUTHZ_APPROVAL &&
+	    b->cfg.approvals == NULL) {
 		decision = "approval_required";
 		reason = "tool needs a human's approval";
 		out = tool_error("approval_required", 0, NULL,
 		    "%s needs a human's approval, which this session cannot "
-		    "obtain", tool->name);
+		    "obtain (no control socket)", tool->name);
 	} else if ((fn = action_handler(tool->action)) == NULL) {
 		decision = "deny";
 		reason = "action not available";
 		out = tool_error("unsupported", 0, NULL,
 		    "action %s is not available in this build",
 		    tool_action_name(tool->action));
+	}
+	if (out == NULL && tool->authorization == AUTHZ_APPROVAL) {
+		decision = "approval_required";
+		reason = "waiting for a human's decision";
 	}
 	if (broker_audit(b, "decision", json_pack("{s:O, s:s, s:s, s:s}",
 	    "id", c->id, "tool", tool->name, "decision", decision,
@@ -866,7 +997,15 @@ m_tools_call(struct broker *b, struct jsonrpc_msg *msg)
 			call_complete(c, ACTION_ERROR, out);
 		return;
 	}
-	status = fn(c, &out);
+	c->action = fn;
+	if (json_is_object(json_object_get(msg->params, "_meta")))
+		c->progress_token = json_incref(json_object_get(
+		    json_object_get(msg->params, "_meta"), "progressToken"));
+	if (tool->authorization == AUTHZ_APPROVAL &&
+	    tool->action != ACTION_REQUEST_APPROVAL)
+		status = call_await_approval(c, approval_evidence(b, c), &out);
+	else
+		status = fn(c, &out);
 	if (status != ACTION_PENDING)
 		call_complete(c, status, out);
 }
@@ -1005,6 +1144,7 @@ broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 	b->m = cfg->manifest;
 	b->state = BROKER_STATE_NEW;
 	TAILQ_INIT(&b->running);
+	TAILQ_INIT(&b->waiting);
 	b->rootfd = open(cfg->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (b->rootfd == -1) {
 		snprintf(err, errlen, "workspace %s: %s", cfg->workspace,
@@ -1059,6 +1199,14 @@ broker_free(struct broker *b)
 		runner_result_clear(&res);
 		(void)broker_audit(b, "runner_end", json_pack("{s:O, s:s}",
 		    "id", c->id, "reason", "session ended"));
+		call_free(c);
+	}
+	while ((c = TAILQ_FIRST(&b->waiting)) != NULL) {
+		TAILQ_REMOVE(&b->waiting, c, entry);
+		if (c->progress_watch > 0)
+			loop_unwatch(b->cfg.loop, c->progress_watch);
+		if (b->cfg.approvals != NULL)
+			approvals_cancel(b->cfg.approvals, c->approval);
 		call_free(c);
 	}
 	buf_free(b->in);

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 
+#include "broker/approval.h"
 #include "broker/audit.h"
 #include "broker/loop.h"
 #include "policy/manifest.h"
@@ -26,6 +27,8 @@ struct broker_config {
 	const char		*session_id;
 	const char		*session_dir;	/* artifacts and trace go here */
 	struct audit		*audit;		/* borrowed */
+	struct approvals	*approvals;	/* borrowed; NULL: approval
+						   tools answer approval_required */
 	struct loop		*loop;		/* borrowed */
 	int			 in_fd;		/* frames from the agent */
 	int			 out_fd;	/* replies to the agent */

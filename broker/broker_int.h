@@ -16,6 +16,9 @@
 #include "runner/runner.h"
 
 struct idset;
+struct call;
+
+typedef int (*action_fn_t)(struct call *, json_t **);
 
 /* One tools/call from accepted to answered. */
 struct call {
@@ -44,6 +47,12 @@ struct call {
 	const char		*idem_key;	/* borrowed from args */
 	char			 patch_hash[17];	/* trace: short hash */
 	char			 gate[160];		/* trace: gate result */
+	/* While waiting for a human. */
+	char			 approval[16];
+	json_t			*progress_token;	/* owned, or NULL */
+	int			 progress_watch;
+	int64_t			 progress_n;
+	action_fn_t		 action;
 	TAILQ_ENTRY(call)	 entry;
 };
 TAILQ_HEAD(callq, call);
@@ -58,6 +67,7 @@ struct broker {
 	int			 closed;
 	struct idset		*ids;		/* request ids seen */
 	struct callq		 running;	/* calls with a runner */
+	struct callq		 waiting;	/* calls waiting for a human */
 	unsigned		 artifact_seq;
 	int			 budget_stopped;
 	struct ledger		*ledger;
@@ -81,7 +91,7 @@ struct broker {
 #define ACTION_ERROR	1
 #define ACTION_PENDING	2
 
-typedef int (*action_fn)(struct call *c, json_t **out);
+typedef action_fn_t action_fn;
 
 /* Returns the handler for |action|, or NULL if it has none yet. */
 action_fn	 action_handler(enum tool_action action);
@@ -112,6 +122,15 @@ void		 broker_budget_stop(struct broker *b, const char *limit);
 /* Writes one line of the readable trace (step, tool, decision, ...). */
 void		 broker_trace(struct broker *b, struct call *c,
 		    const char *decision, const char *note);
+
+/*
+ * Parks |c| until a human decides on it; |evidence| is shown to the
+ * approver (borrowed).  On a grant, c->action runs (or, for
+ * request_approval, the decision is the result).  Returns ACTION_PENDING,
+ * or ACTION_ERROR with *out set.
+ */
+int		 call_await_approval(struct call *c, json_t *evidence,
+		    json_t **out);
 
 /* Saves |data| as a new artifact; writes its URI to uri[0..urilen). */
 int		 broker_save_artifact(struct broker *b, const char *label,

@@ -1,5 +1,6 @@
 libairlock_a_SOURCES += \
 	broker/actions.c \
+	broker/approval.c broker/approval.h \
 	broker/broker.c broker/broker.h broker/broker_int.h \
 	broker/jsonrpc.c broker/jsonrpc.h \
 	broker/ledger.c broker/ledger.h \

@@ -27,8 +27,7 @@
 #include "common/util.h"
 #include "runner/runner.h"
 #include "supervisor/commands.h"
-#include "supervisor/session.h"
-#include "supervisor/setup.h"
+#include "supervisor/service.h"
 #include "supervisor/signals.h"
 
 #define AGENT_FD	3
@@ -148,18 +147,16 @@ cmd_run(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	const char		*mpath = NULL, *wpath = NULL, *prog;
-	char			 ws[PATH_MAX], err[512], self[PATH_MAX];
+	char			 err[512], self[PATH_MAX];
 	char			 selfdir[PATH_MAX], *slash, **env;
 	struct manifest		*m;
-	struct session		 s;
-	struct audit		*a;
-	struct broker		*b;
-	struct broker_config	 cfg;
+	struct session		*s;
+	struct service		 sv;
 	struct run_state	 rs;
 	struct runner_request	 req;
 	struct runner_result	 res;
 	struct sandbox_policy	 policy;
-	int			 sv[2], ch, verbose = 0, sigwatch, status;
+	int			 sv_fds[2], ch, verbose = 0, status, rc;
 	int			 budget_stopped;
 	int			 keep[1] = { AGENT_FD };
 	size_t			 i;
@@ -189,32 +186,26 @@ cmd_run(int argc, char **argv)
 	}
 
 	/* The socketpair first, so that the agent's end can be fd 3. */
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1)
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv_fds) == -1)
 		fatal("socketpair");
-	if (sv[0] != AGENT_FD) {
-		if (sv[1] == AGENT_FD) {
-			int t = sv[0];
+	if (sv_fds[0] != AGENT_FD) {
+		if (sv_fds[1] == AGENT_FD) {
+			int t = sv_fds[0];
 
-			sv[0] = sv[1];
-			sv[1] = t;
-		} else if (dup3(sv[0], AGENT_FD, O_CLOEXEC) == -1)
+			sv_fds[0] = sv_fds[1];
+			sv_fds[1] = t;
+		} else if (dup3(sv_fds[0], AGENT_FD, O_CLOEXEC) == -1)
 			fatal("dup3");
 		else {
-			close(sv[0]);
-			sv[0] = AGENT_FD;
+			close(sv_fds[0]);
+			sv_fds[0] = AGENT_FD;
 		}
 	}
 
-	if ((m = setup_manifest(mpath)) == NULL)
-		return EXIT_CONFIG;
-	if (setup_workspace(wpath, ws) != 0)
-		return EXIT_USAGE;
-	if (session_create(&s, err, sizeof(err)) != 0)
-		fatalx("%s", err);
-	if (audit_open(s.audit_path, s.id, &a) != 0)
-		fatal("audit log %s", s.audit_path);
-	if (session_record_start(a, "run", m, ws, &s, argv + optind) != 0)
-		fatalx("cannot write the audit log %s", s.audit_path);
+	if ((rc = service_open(&sv, "run", mpath, wpath, argv + optind)) != 0)
+		return rc;
+	m = sv.m;
+	s = &sv.session;
 
 	/* The agent's sandbox: the runners' policy, plus what it must run. */
 	policy = m->sandbox;
@@ -236,12 +227,12 @@ cmd_run(int argc, char **argv)
 			add_read_only(&policy, argv[i]);
 	policy.workspace = m->sandbox.workspace;
 	policy.limits = m->agent.limits;
-	env = agent_env(m, &s, selfdir);
+	env = agent_env(m, s, selfdir);
 
 	memset(&req, 0, sizeof(req));
 	req.argv = argv + optind;
 	req.envp = env;
-	req.workspace = ws;
+	req.workspace = sv.workspace;
 	req.policy = &policy;
 	req.timeout_ms = m->budget.max_elapsed_minutes > 0 ?
 	    m->budget.max_elapsed_minutes * 60 * 1000 : 0;
@@ -251,33 +242,18 @@ cmd_run(int argc, char **argv)
 	req.nkeep_fds = 1;
 
 	memset(&rs, 0, sizeof(rs));
-	if ((rs.loop = loop_new()) == NULL)
-		fatal("loop_new");
-	sigwatch = signals_watch(rs.loop);
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.manifest = m;
-	cfg.workspace = ws;
-	cfg.session_id = s.id;
-	cfg.session_dir = s.dir;
-	cfg.audit = a;
-	cfg.loop = rs.loop;
-	cfg.in_fd = sv[1];
-	cfg.out_fd = sv[1];
-	cfg.on_close = broker_closed;
-	cfg.arg = &rs;
-	if ((b = broker_new(&cfg, err, sizeof(err))) == NULL)
-		fatalx("%s", err);
+	rs.loop = sv.loop;
+	service_start_broker(&sv, sv_fds[1], sv_fds[1], broker_closed, &rs);
 
 	if (runner_start(&req, &rs.agent, err, sizeof(err)) != 0) {
 		log_warnx("cannot start the agent: %s", err);
-		broker_free(b);
-		audit_close(a);
+		service_close(&sv);
 		return EXIT_SANDBOX;
 	}
 	close(AGENT_FD);
 	rs.agent_watch = loop_watch(rs.loop, runner_proc_fd(rs.agent),
 	    runner_proc_deadline(rs.agent), agent_event, &rs);
-	log_info("session %s; audit log %s", s.id, s.audit_path);
+	log_info("session %s; audit log %s", s->id, s->audit_path);
 
 	if (loop_run(rs.loop) != 0)
 		log_warn("event loop");
@@ -290,9 +266,9 @@ cmd_run(int argc, char **argv)
 	}
 	memset(&res, 0, sizeof(res));
 	(void)runner_proc_finish(rs.agent, &res);
-	budget_stopped = broker_budget_stopped(b);
-	broker_free(b);
-	signals_unwatch(rs.loop, sigwatch);
+	budget_stopped = broker_budget_stopped(sv.broker);
+	broker_free(sv.broker);
+	sv.broker = NULL;
 
 	if (res.setup_failed) {
 		log_warnx("the agent's sandbox could not be built: %s",
@@ -308,24 +284,22 @@ cmd_run(int argc, char **argv)
 		    "signal", res.signal, "timedOut", res.timed_out,
 		    "durationMs", (json_int_t)res.duration_ms);
 
-		if (audit_append(a, "agent_end", f) != 0)
+		if (audit_append(sv.audit, "agent_end", f) != 0)
 			log_warnx("cannot record the agent's end in %s",
-			    s.audit_path);
+			    s->audit_path);
 		json_decref(f);
 	}
 	if (budget_stopped)
 		status = EXIT_BUDGET;
 	runner_result_clear(&res);
-	audit_close(a);
-	fprintf(stderr, "airlock: session %s ended; audit log %s\n", s.id,
-	    s.audit_path);
+	fprintf(stderr, "airlock: session %s ended; audit log %s\n", s->id,
+	    s->audit_path);
+	service_close(&sv);
 	for (i = 0; env[i] != NULL; i++)
 		free(env[i]);
 	free(env);
 	for (i = 0; i < policy.nread_only; i++)
 		free(policy.read_only[i]);
 	free(policy.read_only);
-	loop_free(rs.loop);
-	manifest_free(m);
 	return status;
 }

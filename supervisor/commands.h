@@ -10,6 +10,10 @@ int	cmd_run(int argc, char **argv);
 int	cmd_serve(int argc, char **argv);
 int	cmd_connect(int argc, char **argv);
 int	cmd_patch_jail(int argc, char **argv);
+int	cmd_pending(int argc, char **argv);
+int	cmd_approve(int argc, char **argv);
+int	cmd_deny(int argc, char **argv);
+int	cmd_trace(int argc, char **argv);
 
 /* Exit statuses shared by the commands. */
 #define EXIT_USAGE		64	/* bad command line (sysexits EX_USAGE) */

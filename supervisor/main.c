@@ -16,6 +16,10 @@ static const struct command {
 	{ "run",	cmd_run,	"run an agent sandboxed, brokering its tool calls" },
 	{ "serve",	cmd_serve,	"serve the broker on stdin/stdout (MCP)" },
 	{ "connect",	cmd_connect,	"relay stdin/stdout to $AIRLOCK_FD (MCP server command)" },
+	{ "pending",	cmd_pending,	"list the approvals waiting for a human" },
+	{ "approve",	cmd_approve,	"approve one pending action" },
+	{ "deny",	cmd_deny,	"deny one pending action" },
+	{ "trace",	cmd_trace,	"print a session's readable trace" },
 	/* Internal: apply_patch's confined parser (broker/patchjail.h). */
 	{ "__patch-jail", cmd_patch_jail, NULL },
 	{ NULL, NULL, NULL }

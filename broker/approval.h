@@ -1,0 +1,90 @@
+/*
+ * approval: human decisions on privileged actions, and the control
+ * socket that humans reach them through.
+ *
+ * A call whose tool needs approval becomes a pending approval: an id, the
+ * tool, its canonical arguments, a digest of exactly that action, the
+ * evidence, and an expiry.  The call waits.  A human runs "airlock approve"
+ * or "airlock deny", which connect to the session's control socket (unix,
+ * 0600, in a 0700 runtime directory that no sandbox can see); the peer's
+ * uid (SO_PEERCRED) must be an approver, and the client must echo the
+ * digest it showed the human, so a decision can only apply to what was
+ * shown.  A decision is used once; a missing, expired or ambiguous one
+ * fails closed.
+ *
+ * Control protocol (one JSON object per line each way):
+ *   {"op":"pending"}                        -> {"pending":[APPROVAL...]}
+ *   {"op":"approve","id":I,"digest":D,"note":N}  -> {"ok":true} | {"error":E}
+ *   {"op":"deny","id":I,"digest":D,"reason":R}   -> {"ok":true} | {"error":E}
+ * APPROVAL = {id, session, tool, arguments, digest, evidence, requestedAt,
+ *             expiresAt}
+ */
+#ifndef AIRLOCK_APPROVAL_H
+#define AIRLOCK_APPROVAL_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+
+#include "broker/loop.h"
+#include "policy/manifest.h"
+
+struct approvals;
+
+enum approval_outcome {
+	APPROVAL_GRANTED,
+	APPROVAL_DENIED,
+	APPROVAL_EXPIRED,
+};
+
+/*
+ * Called once per pending approval with its outcome, the approver's name
+ * (NULL when expired) and note or reason (may be NULL).
+ */
+typedef void (*approval_done_fn)(void *arg, enum approval_outcome outcome,
+    const char *approver, const char *text);
+
+/* Called for every event worth an audit record (fields borrowed). */
+typedef void (*approval_audit_fn)(void *arg, const char *event,
+    json_t *fields);
+
+/*
+ * Creates the control socket for |session_id| in the runtime directory
+ * and serves it on |loop|.  Returns the table, or NULL with err set.
+ */
+struct approvals *approvals_new(const struct manifest *m,
+		    const char *session_id, struct loop *loop,
+		    approval_audit_fn audit, void *audit_arg,
+		    char *err, size_t errlen);
+
+/* Removes the socket, expires nothing further, frees.  NULL is fine. */
+void		 approvals_free(struct approvals *a);
+
+/*
+ * Creates a pending approval for |tool| with |args| (borrowed; stored in
+ * canonical form) and |evidence| (borrowed), waiting at most |wait_ms|
+ * (capped by the manifest's ttlSeconds).  |done| runs exactly once,
+ * unless approvals_cancel() is called first.  Runs the notify hook.
+ * Returns the approval's id (a static-lifetime string inside the table,
+ * valid until |done| runs) or NULL.
+ */
+const char	*approvals_request(struct approvals *a, const char *tool,
+		    json_t *args, json_t *evidence, int64_t wait_ms,
+		    approval_done_fn done, void *arg);
+
+/* Drops a pending approval without calling its |done| (teardown). */
+void		 approvals_cancel(struct approvals *a, const char *id);
+
+/* Writes the runtime directory (control sockets live there). */
+int		 approvals_runtime_dir(char *out, size_t outlen);
+
+/*
+ * The digest that binds a decision to one action:
+ * SHA-256 hex of TOOL "\0" canonical-JSON(ARGS).  Pure.
+ */
+void		 approvals_digest(const char *tool, json_t *args,
+		    char hex[65]);
+
+#endif

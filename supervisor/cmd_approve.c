@@ -1,0 +1,313 @@
+/*
+ * airlock pending / approve / deny: the human side of approvals.
+ *
+ * Each running session has a control socket in the runtime directory.
+ * These commands find the sessions (or take --session), list what waits,
+ * show the exact action and its evidence, and send a decision bound to
+ * the action's digest.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "broker/approval.h"
+#include "common/log.h"
+#include "common/util.h"
+#include "supervisor/commands.h"
+
+/* Sends |req| to the session socket |path| and returns its reply. */
+static json_t *
+control_call(const char *path, json_t *req)
+{
+	struct sockaddr_un	 sun;
+	char			*s, buf[65536];
+	size_t			 got = 0;
+	ssize_t			 n;
+	int			 fd;
+	json_t			*reply;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sun.sun_path))
+		return NULL;
+	memcpy(sun.sun_path, path, strlen(path) + 1);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return NULL;
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		close(fd);
+		return NULL;
+	}
+	if ((s = json_dumps(req, JSON_COMPACT)) == NULL ||
+	    write_all(fd, s, strlen(s)) != 0 || write_all(fd, "\n", 1) != 0) {
+		free(s);
+		close(fd);
+		return NULL;
+	}
+	free(s);
+	while (got < sizeof(buf) - 1 &&
+	    (n = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0) {
+		got += (size_t)n;
+		if (memchr(buf, '\n', got) != NULL)
+			break;
+	}
+	close(fd);
+	buf[got] = '\0';
+	reply = json_loads(buf, JSON_DISABLE_EOF_CHECK, NULL);
+	return reply;
+}
+
+/*
+ * Calls |fn| for every session socket (or just --session's).  Returns
+ * the number of sessions reached.
+ */
+static int
+for_each_session(const char *only, void (*fn)(const char *, json_t *, void *),
+    void *arg)
+{
+	char		 dir[PATH_MAX], path[PATH_MAX + 300];
+	DIR		*d;
+	struct dirent	*de;
+	json_t		*req, *reply;
+	int		 n = 0;
+
+	if (approvals_runtime_dir(dir, sizeof(dir)) != 0 ||
+	    (d = opendir(dir)) == NULL)
+		return 0;
+	req = json_pack("{s:s}", "op", "pending");
+	while ((de = readdir(d)) != NULL) {
+		size_t len = strlen(de->d_name);
+
+		if (len < 6 || strcmp(de->d_name + len - 5, ".sock") != 0)
+			continue;
+		if (only != NULL && (strncmp(de->d_name, only, len - 5) != 0 ||
+		    strlen(only) != len - 5))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if ((reply = control_call(path, req)) == NULL)
+			continue;	/* a stale socket: its session is gone */
+		if (json_object_get(reply, "error") != NULL) {
+			log_warnx("session %.*s: %s", (int)(len - 5),
+			    de->d_name, json_string_value(json_object_get(reply,
+			    "error")));
+		} else {
+			fn(path, reply, arg);
+			n++;
+		}
+		json_decref(reply);
+	}
+	closedir(d);
+	json_decref(req);
+	return n;
+}
+
+static void
+print_approval(json_t *p, int verbose)
+{
+	char *args = json_dumps(json_object_get(p, "arguments"),
+	    JSON_COMPACT | JSON_SORT_KEYS);
+
+	printf("%-10s %-22s %-18s expires %s\n",
+	    json_string_value(json_object_get(p, "id")),
+	    json_string_value(json_object_get(p, "session")),
+	    json_string_value(json_object_get(p, "tool")),
+	    json_string_value(json_object_get(p, "expiresAt")));
+	if (verbose) {
+		json_t *ev = json_object_get(p, "evidence");
+		const char *diff = json_string_value(json_object_get(ev, "diff"));
+		char *evs;
+
+		printf("  action:    %s %s\n",
+		    json_string_value(json_object_get(p, "tool")),
+		    args != NULL ? args : "");
+		printf("  digest:    %s\n",
+		    json_string_value(json_object_get(p, "digest")));
+		printf("  requested: %s\n",
+		    json_string_value(json_object_get(p, "requestedAt")));
+		if (diff != NULL)
+			printf("  diff:\n%s\n", diff);
+		if ((evs = json_dumps(ev, JSON_INDENT(2) | JSON_SORT_KEYS)) !=
+		    NULL) {
+			printf("  evidence:  %s\n", evs);
+			free(evs);
+		}
+	} else if (args != NULL)
+		printf("  %s\n", args);
+	free(args);
+}
+
+struct listing {
+	int	count;
+	int	verbose;
+};
+
+static void
+list_one(const char *path, json_t *reply, void *arg)
+{
+	struct listing	*l = arg;
+	json_t		*p;
+	size_t		 i;
+
+	(void)path;
+	json_array_foreach(json_object_get(reply, "pending"), i, p) {
+		print_approval(p, l->verbose);
+		l->count++;
+	}
+}
+
+struct finding {
+	const char	*id;
+	char		 path[PATH_MAX + 300];
+	json_t		*approval;
+	int		 matches;
+};
+
+static void
+find_one(const char *path, json_t *reply, void *arg)
+{
+	struct finding	*f = arg;
+	json_t		*p;
+	size_t		 i;
+
+	json_array_foreach(json_object_get(reply, "pending"), i, p) {
+		if (strcmp(json_string_value(json_object_get(p, "id")),
+		    f->id) != 0)
+			continue;
+		f->matches++;
+		snprintf(f->path, sizeof(f->path), "%s", path);
+		json_decref(f->approval);
+		f->approval = json_incref(p);
+	}
+}
+
+static int
+decide(int approve, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "note", required_argument, NULL, 'n' },
+		{ "reason", required_argument, NULL, 'r' },
+		{ "session", required_argument, NULL, 's' },
+		{ "yes", no_argument, NULL, 'y' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char	*text = NULL, *session = NULL;
+	struct finding	 f;
+	json_t		*req, *reply;
+	int		 ch, yes = 0, rc = 1;
+	char		 answer[16];
+
+	while ((ch = getopt_long(argc, argv, "n:r:s:y", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'n': case 'r': text = optarg; break;
+		case 's': session = optarg; break;
+		case 'y': yes = 1; break;
+		default: goto usage;
+		}
+	}
+	if (optind != argc - 1)
+		goto usage;
+	if (!approve && (text == NULL || text[0] == '\0')) {
+		fprintf(stderr, "airlock deny: --reason TEXT is required\n");
+		return EXIT_USAGE;
+	}
+	memset(&f, 0, sizeof(f));
+	f.id = argv[optind];
+	(void)for_each_session(session, find_one, &f);
+	if (f.matches == 0) {
+		log_warnx("no pending approval %s (decided, expired, or not "
+		    "yours to see)", f.id);
+		return 1;
+	}
+	if (f.matches > 1) {
+		log_warnx("approval id %s is ambiguous across sessions: use "
+		    "--session", f.id);
+		json_decref(f.approval);
+		return 1;
+	}
+	print_approval(f.approval, 1);
+	if (approve && !yes) {
+		printf("Approve this exact action? [y/N] ");
+		fflush(stdout);
+		if (fgets(answer, sizeof(answer), stdin) == NULL ||
+		    (answer[0] != 'y' && answer[0] != 'Y')) {
+			printf("not approved\n");
+			json_decref(f.approval);
+			return 1;
+		}
+	}
+	req = json_pack("{s:s, s:O, s:O, s:s?}", "op",
+	    approve ? "approve" : "deny", "id", json_object_get(f.approval,
+	    "id"), "digest", json_object_get(f.approval, "digest"),
+	    approve ? "note" : "reason", text);
+	reply = control_call(f.path, req);
+	json_decref(req);
+	if (reply == NULL)
+		log_warnx("the session did not answer");
+	else if (json_is_true(json_object_get(reply, "ok"))) {
+		printf("%s %s\n", approve ? "approved" : "denied", f.id);
+		rc = 0;
+	} else
+		log_warnx("%s", json_string_value(json_object_get(reply,
+		    "error")));
+	json_decref(reply);
+	json_decref(f.approval);
+	return rc;
+usage:
+	fprintf(stderr, approve ?
+	    "usage: airlock approve ID [--note TEXT] [--yes] [--session S]\n" :
+	    "usage: airlock deny ID --reason TEXT [--session S]\n");
+	return EXIT_USAGE;
+}
+
+int
+cmd_approve(int argc, char **argv)
+{
+	log_init("airlock approve", 0);
+	return decide(1, argc, argv);
+}
+
+int
+cmd_deny(int argc, char **argv)
+{
+	log_init("airlock deny", 0);
+	return decide(0, argc, argv);
+}
+
+int
+cmd_pending(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "session", required_argument, NULL, 's' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct listing	 l = { 0, 0 };
+	const char	*session = NULL;
+	int		 ch, n;
+
+	log_init("airlock pending", 0);
+	while ((ch = getopt_long(argc, argv, "s:v", opts, NULL)) != -1) {
+		switch (ch) {
+		case 's': session = optarg; break;
+		case 'v': l.verbose = 1; break;
+		default:
+			fprintf(stderr, "usage: airlock pending [-v] "
+			    "[--session S]\n");
+			return EXIT_USAGE;
+		}
+	}
+	n = for_each_session(session, list_one, &l);
+	if (l.count == 0)
+		printf("nothing pending (%d session%s reached)\n", n,
+		    n == 1 ? "" : "s");
+	return 0;
+}

@@ -1,0 +1,46 @@
+/*
+ * service: everything "airlock run" and "airlock serve" set up around a
+ * broker, in one place: the manifest, the workspace, the session
+ * directory, the audit log, the control socket for approvals, the event
+ * loop with its signal watch, and the broker itself.
+ */
+#ifndef AIRLOCK_SERVICE_H
+#define AIRLOCK_SERVICE_H
+
+#include <limits.h>
+
+#include "broker/approval.h"
+#include "broker/audit.h"
+#include "broker/broker.h"
+#include "broker/loop.h"
+#include "policy/manifest.h"
+#include "supervisor/session.h"
+
+struct service {
+	struct manifest		*m;
+	char			 workspace[PATH_MAX];
+	struct session		 session;
+	struct audit		*audit;
+	struct approvals	*approvals;
+	struct loop		*loop;
+	int			 sigwatch;
+	struct broker		*broker;
+};
+
+/*
+ * Sets up |sv| for |command| ("run" or "serve").  |mpath| NULL means the
+ * built-in manifest, |wpath| NULL the current directory.  The broker is
+ * not started yet.  Returns 0, or an exit status (EXIT_CONFIG, EXIT_USAGE)
+ * after printing why; fatal on what cannot be set up safely.
+ */
+int	service_open(struct service *sv, const char *command,
+	    const char *mpath, const char *wpath, char *const *agent_argv);
+
+/* Starts the broker on in_fd/out_fd; |on_close| as in broker_config. */
+void	service_start_broker(struct service *sv, int in_fd, int out_fd,
+	    void (*on_close)(void *), void *arg);
+
+/* Tears down in order: broker, approvals, audit log, loop, manifest. */
+void	service_close(struct service *sv);
+
+#endif
