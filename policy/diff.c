@@ -702,9 +702,10 @@ parse_file(struct parser *p, struct diff_file *f)
 	for (i = 0; i < f->nhunks; i++) {
 		const struct diff_hunk *h = &d->hunks[f->first_hunk + i];
 
-		if (f->kind == DIFF_CREATE && h->old_count != 0) {
+		if (f->kind == DIFF_CREATE && (h->old_count != 0 ||
+		    h->old_start != 0)) {
 			snprintf(msg, sizeof(msg), "file '%s' hunk %zu: a new "
-			    "file's hunk cannot have old lines", file_name(f),
+			    "file's hunk must read \"@@ -0,0 +...\"", file_name(f),
 			    i + 1);
 			rc = perr(p, AL_ERR_FORMAT, msg);
 			goto out;

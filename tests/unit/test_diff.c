@@ -303,7 +303,10 @@ static const struct row rows[] = {
 	    "expected \"+++ b/PATH\"", 0, { { 0 } } },
 	{ "create_hunk_with_old_lines",
 	    "--- /dev/null\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n", 0, AL_ERR_FORMAT,
-	    "a new file's hunk cannot have old lines", 0, { { 0 } } },
+	    "a new file's hunk must read \"@@ -0,0 +...\"", 0, { { 0 } } },
+	{ "create_hunk_not_at_start",
+	    "--- /dev/null\n+++ b/x\n@@ -3,0 +4 @@\n+a\n", 0, AL_ERR_FORMAT,
+	    "a new file's hunk must read", 0, { { 0 } } },
 	{ "delete_hunk_with_new_lines",
 	    "--- a/x\n+++ /dev/null\n@@ -1 +1 @@\n-a\n+b\n", 0, AL_ERR_FORMAT,
 	    "a deleted file's hunk cannot have new lines", 0, { { 0 } } },
@@ -654,14 +657,15 @@ static size_t
 gen_text(char *buf, size_t cap)
 {
 	static const char *words[] = { "a", "b", "c", "", "  x", "int y;",
-	    "}", "\t{" };
+	    "}", "\t{", "--- a/f.txt", "+++ b/f.txt", "@@ -1 +1 @@",
+	    "\\ No newline at end of file", "diff --git a/f b/f", " ", "-" };
+	size_t nwords = sizeof(words) / sizeof(words[0]);
 	size_t nlines = rnd(30), i, o = 0;
 	int crlf = rnd(4) == 0;
 
-	for (i = 0; i < nlines && o + 32 < cap; i++) {
+	for (i = 0; i < nlines && o + 32 < cap; i++)
 		o += (size_t)snprintf(buf + o, cap - o, "%s%s",
-		    words[rnd(8)], crlf && rnd(2) ? "\r\n" : "\n");
-	}
+		    words[rnd(nwords)], crlf && rnd(2) ? "\r\n" : "\n");
 	if (o > 0 && rnd(4) == 0)
 		o--;	/* no newline at end of file */
 	return o;
@@ -739,7 +743,7 @@ START_TEST(test_diff_round_trip_with_diff_u)
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(po, sizeof(po), "%s/old", dir);
 	snprintf(pn, sizeof(pn), "%s/new", dir);
-	for (iter = 0; iter < 400; iter++) {
+	for (iter = 0; iter < 1000; iter++) {
 		oldlen = gen_text(old, sizeof(old));
 		newlen = mutate(old, oldlen, new, sizeof(new));
 		write_file(po, old, oldlen);
@@ -763,7 +767,7 @@ START_TEST(test_diff_round_trip_with_diff_u)
 		free(patch);
 		applied++;
 	}
-	ck_assert_int_gt(applied, 300);
+	ck_assert_int_gt(applied, 800);
 
 	/* Create and delete, with /dev/null on one side. */
 	for (iter = 0; iter < 50; iter++) {
