@@ -13,6 +13,7 @@ static const struct command {
 	const char	*summary;
 } commands[] = {
 	/* Each subcommand's module adds its row here. */
+	{ "check", cmd_check, "validate a manifest and print its tools" },
 	{ NULL, NULL, NULL }
 };
 
