@@ -158,12 +158,17 @@ path_resolve_walk(int rootfd, const char *rel, int open_flags, int *out_fd,
 	else
 		nfd = openat(dfd, last, flags, 0644);
 	if (nfd == -1) {
-		/* O_NOFOLLOW|O_PATH on a symlink opens the link itself. */
+		/* O_NOFOLLOW|O_DIRECTORY on a symlink fails with ENOTDIR. */
+		if (errno == ENOTDIR &&
+		    fstatat(dfd, last, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISLNK(st.st_mode))
+			errno = ELOOP;
 		r = map_errno(rel, err, errlen);
 		close(dfd);
 		return r;
 	}
 	close(dfd);
+	/* O_NOFOLLOW|O_PATH on a symlink opens the link itself. */
 	if ((open_flags & O_PATH) && fstat(nfd, &st) == 0 &&
 	    S_ISLNK(st.st_mode)) {
 		close(nfd);
@@ -185,7 +190,7 @@ path_resolve(int rootfd, const char *rel, int open_flags, int *out_fd,
 		return r;
 	memset(&how, 0, sizeof(how));
 	how.flags = (unsigned)((open_flags & ~O_TRUNC) | O_CLOEXEC);
-	if (open_flags & (O_CREAT | O_TMPFILE))
+	if ((open_flags & O_CREAT) || (open_flags & O_TMPFILE) == O_TMPFILE)
 		how.mode = 0644;
 	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
 	for (tries = 0; ; tries++) {
