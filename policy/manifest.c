@@ -914,6 +914,9 @@ parse_types(struct lctx *c, const struct ynode *map)
 				if (get_strlist(c, req, fld(g, f, "required"),
 				    NULL, &names, &nn) != 0)
 					return AL_ERR_FORMAT;
+				/* required: lists exactly the required fields. */
+				for (j = 0; j < t->nfields; j++)
+					t->fields[j].required = 0;
 				for (k = 0; k < nn; k++) {
 					for (j = 0; j < t->nfields; j++)
 						if (strcmp(t->fields[j].name,

@@ -473,6 +473,8 @@ START_TEST(test_extensions_load_with_their_meaning)
 	    "  msgs: { type: list, items: msg, maxItems: 3 }\n"	/* forward */
 	    "  msg: { type: string, maxLength: 80 }\n"
 	    "  pt: { type: object, fields: { x: integer, y: \"integer?\" } }\n"
+	    "  pt2: { type: object, fields: { a: integer, b: integer },"
+	    " required: [b] }\n"
 	    "checks:\n"
 	    "  unit.fast: [\"make\", \"check\"]\n"
 	    "  lint: { argv: [\"make\", \"lint\"], env: { CI: \"1\" },"
@@ -520,6 +522,9 @@ START_TEST(test_extensions_load_with_their_meaning)
 	ty = type_lookup(m->types, "pt");
 	ck_assert_int_eq(ty->fields[0].required, 1);
 	ck_assert_int_eq(ty->fields[1].required, 0);
+	ty = type_lookup(m->types, "pt2");
+	ck_assert_int_eq(ty->fields[0].required, 0);
+	ck_assert_int_eq(ty->fields[1].required, 1);
 
 	t = manifest_tool(m, "grep");
 	ck_assert_int_eq(t->action, ACTION_COMMAND);
