@@ -8,3 +8,41 @@ tests_unit_test_diff_CFLAGS = $(unit_cflags)
 tests_unit_test_diff_LDADD = $(unit_ldadd)
 EXTRA_DIST += fuzz/fuzz_diff.c fuzz/corpus/diff docs/PATCHES.md
 # --- end diff ---
+libairlock_a_SOURCES += \
+	policy/manifest.c policy/manifest.h \
+	policy/path.c policy/path.h \
+	policy/sandbox_defaults.c policy/sandbox_defaults.h \
+	policy/types.c policy/types.h
+
+# The built-in default manifest is contrib/manifests/default.yaml, turned
+# into a C byte array at build time (never committed).
+nodist_libairlock_a_SOURCES += policy/default_manifest.c
+BUILT_SOURCES += policy/default_manifest.c
+CLEANFILES += policy/default_manifest.c
+EXTRA_DIST += contrib/manifests/default.yaml
+
+policy/default_manifest.c: $(srcdir)/contrib/manifests/default.yaml $(srcdir)/policy/local.mk
+	$(AM_V_GEN)$(MKDIR_P) policy && { \
+	  echo '/* Generated from contrib/manifests/default.yaml: do not edit. */'; \
+	  echo '#include <stddef.h>'; \
+	  echo 'extern const char airlock_default_manifest[];'; \
+	  echo 'extern const size_t airlock_default_manifest_len;'; \
+	  echo 'const char airlock_default_manifest[] = {'; \
+	  od -An -v -tx1 < $(srcdir)/contrib/manifests/default.yaml | \
+	    sed -e 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '0x00 };'; \
+	  echo 'const size_t airlock_default_manifest_len ='; \
+	  echo '    sizeof(airlock_default_manifest) - 1;'; \
+	} > $@.tmp && mv $@.tmp $@
+
+check_PROGRAMS += tests/unit/test_types tests/unit/test_manifest tests/unit/test_path
+TESTS += tests/unit/test_types tests/unit/test_manifest tests/unit/test_path
+tests_unit_test_types_CFLAGS = $(unit_cflags)
+tests_unit_test_types_LDADD = $(unit_ldadd)
+tests_unit_test_manifest_CFLAGS = $(unit_cflags) -DGOLDEN_DIR='"$(abs_top_srcdir)/tests/golden"'
+tests_unit_test_manifest_LDADD = $(unit_ldadd)
+tests_unit_test_path_CFLAGS = $(unit_cflags)
+tests_unit_test_path_LDADD = $(unit_ldadd) -lpthread
+
+TESTS += tests/integration/check_golden.sh
+EXTRA_DIST += tests/integration/check_golden.sh tests/golden

@@ -54,7 +54,9 @@ struct type {
 	/* TYPE_STRING */
 	size_t			 min_length;
 	size_t			 max_length;	/* always set (> 0) */
-	char			*pattern;	/* POSIX ERE, anchored by the user */
+	char			*pattern;	/* POSIX ERE as written; matched
+						   against the whole value
+						   (compiled as ^(pattern)$) */
 	regex_t			 re;
 	int			 has_re;
 	char			**enumv;	/* NULL-terminated, or NULL */
@@ -116,6 +118,26 @@ int	type_validate(const struct type *t, const json_t *v,
 int	type_validate_fields(const struct type_field *fields, size_t n,
 	    const json_t *obj, type_check_exists_fn check_exists, void *arg,
 	    char *err, size_t errlen) __attribute__((warn_unused_result));
+
+/*
+ * Sets t->pattern to a copy of |pattern| and compiles "^(pattern)$" with
+ * REG_EXTENDED|REG_NOSUB into t->re: a pattern always matches the whole
+ * value.  Returns 0, AL_ERR_LIMIT if longer than TYPE_MAX_PATTERN, or
+ * AL_ERR_FORMAT with regerror()'s text in err.
+ */
+#define TYPE_MAX_PATTERN	1024
+int	type_set_pattern(struct type *t, const char *pattern,
+	    char *err, size_t errlen);
+
+/*
+ * Syntax of a workspace-relative path (s[0..len)): non-empty, at most
+ * 4096 bytes, no NUL, not absolute, no ".." component.  Returns NULL if
+ * valid, else a static reason ("absolute path").
+ */
+const char	*type_path_syntax_error(const char *s, size_t len);
+
+/* Returns 1 if |s| is a check id: 1..128 of [A-Za-z0-9._:-]. */
+int		 type_check_id_valid(const char *s);
 
 /* Returns a new JSON Schema object for |t| (caller owns the reference). */
 json_t	*type_schema(const struct type *t);

@@ -9,6 +9,7 @@
 int	cmd_run(int argc, char **argv);
 int	cmd_serve(int argc, char **argv);
 int	cmd_connect(int argc, char **argv);
+int	cmd_check(int argc, char **argv);
 int	cmd_patch_jail(int argc, char **argv);
 int	cmd_pending(int argc, char **argv);
 int	cmd_approve(int argc, char **argv);

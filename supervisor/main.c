@@ -22,6 +22,7 @@ static const struct command {
 	{ "trace",	cmd_trace,	"print a session's readable trace" },
 	/* Internal: apply_patch's confined parser (broker/patchjail.h). */
 	{ "__patch-jail", cmd_patch_jail, NULL },
+	{ "check", cmd_check, "validate a manifest and print its tools" },
 	{ NULL, NULL, NULL }
 };
 

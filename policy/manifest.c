@@ -1,0 +1,2224 @@
+/*
+ * manifest: the YAML loader and the canonical printer.
+ *
+ * Loading is two steps.  libyaml's event parser builds a small tree of
+ * our own (ynode) that keeps every node's line and column and refuses
+ * what we never want to interpret: aliases and anchors (unbounded work
+ * and action at a distance), tags, and more than one document.  Then the
+ * tree is walked section by section, each mapping checked against the
+ * keys it may hold, so every error can name FILE:LINE:COLUMN and the
+ * field's path (tools[2].input.path).
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include <sodium.h>
+#include <yaml.h>
+
+#include "common/errors.h"
+#include "common/util.h"
+#include "policy/manifest.h"
+#include "policy/sandbox_defaults.h"
+#include "policy/types.h"
+
+#define MANIFEST_MAX_BYTES	(1024 * 1024)
+#define YAML_MAX_DEPTH		64
+#define YAML_MAX_NODES		200000
+#define FIELD_MAX		512
+#define LIST_MAX		1024	/* items in any list the manifest holds */
+#define NAME_MAX_LEN		64	/* tool, type and field names */
+#define TIMEOUT_MAX_MS		(30LL * 86400 * 1000)
+#define FRAME_MIN		1024
+#define FRAME_MAX		(64 * 1024 * 1024)
+#define STRING_BOUND_MAX	(64 * 1024 * 1024)
+#define ITEMS_BOUND_MAX		65536
+#define FIELDS_MAX		64
+
+/* The built-in default manifest, generated from contrib/manifests/default.yaml. */
+extern const char	airlock_default_manifest[];
+extern const size_t	airlock_default_manifest_len;
+
+enum ykind { Y_SCALAR, Y_SEQ, Y_MAP };
+
+struct ynode {
+	enum ykind	  kind;
+	int		  line, col;
+	char		 *s;		/* Y_SCALAR: NUL-terminated text */
+	size_t		  len;
+	int		  plain;	/* unquoted scalar */
+	struct ynode	**v;		/* Y_SEQ: items; Y_MAP: key, value, ... */
+	size_t		  n, cap;
+};
+
+struct lctx {
+	const char	*file;
+	char		*err;
+	size_t		 errlen;
+	struct manifest	*m;
+};
+
+static int
+lerr(struct lctx *c, const struct ynode *n, const char *field,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int
+lerr(struct lctx *c, const struct ynode *n, const char *field,
+    const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (c->errlen > 0)
+		snprintf(c->err, c->errlen, "%s:%d:%d: %s: %s", c->file,
+		    n != NULL ? n->line : 1, n != NULL ? n->col : 1,
+		    *field != '\0' ? field : "manifest", msg);
+	return AL_ERR_FORMAT;
+}
+
+/* Field paths: "a.b", "a[3]". */
+static const char *
+fld(char *buf, const char *parent, const char *key)
+{
+	int n;
+
+	if (parent == NULL || *parent == '\0')
+		n = snprintf(buf, FIELD_MAX, "%s", key);
+	else
+		n = snprintf(buf, FIELD_MAX, "%s.%s", parent, key);
+	if (n < 0)
+		buf[0] = '\0';
+	return buf;
+}
+
+static const char *
+fldi(char *buf, const char *parent, size_t i)
+{
+	if (snprintf(buf, FIELD_MAX, "%s[%zu]", parent, i) < 0)
+		buf[0] = '\0';
+	return buf;
+}
+
+/* ---- the YAML tree ---- */
+
+static void
+ynode_free(struct ynode *n)
+{
+	size_t i;
+
+	if (n == NULL)
+		return;
+	for (i = 0; i < n->n; i++)
+		ynode_free(n->v[i]);
+	free(n->v);
+	free(n->s);
+	free(n);
+}
+
+static void
+ynode_push(struct ynode *parent, struct ynode *child)
+{
+	if (parent->n == parent->cap) {
+		parent->cap = parent->cap ? parent->cap * 2 : 8;
+		parent->v = xreallocarray(parent->v, parent->cap,
+		    sizeof(*parent->v));
+	}
+	parent->v[parent->n++] = child;
+}
+
+static int
+yerr_mark(struct lctx *c, yaml_mark_t mark, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int
+yerr_mark(struct lctx *c, yaml_mark_t mark, const char *fmt, ...)
+{
+	struct ynode pos;
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	memset(&pos, 0, sizeof(pos));
+	pos.line = (int)mark.line + 1;
+	pos.col = (int)mark.column + 1;
+	return lerr(c, &pos, "yaml", "%s", msg);
+}
+
+static int
+ytree_parse(struct lctx *c, const char *data, size_t len, struct ynode **out)
+{
+	yaml_parser_t p;
+	yaml_event_t ev;
+	struct ynode *stack[YAML_MAX_DEPTH], *n, *root = NULL;
+	size_t depth = 0, nnodes = 0;
+	int ndocs = 0, done = 0, r = 0;
+
+	*out = NULL;
+	if (!yaml_parser_initialize(&p))
+		return AL_ERR_ALLOC;
+	yaml_parser_set_input_string(&p, (const unsigned char *)data, len);
+	while (!done) {
+		if (!yaml_parser_parse(&p, &ev)) {
+			if (p.context != NULL)
+				r = yerr_mark(c, p.problem_mark, "%s %s",
+				    p.problem ? p.problem : "error", p.context);
+			else
+				r = yerr_mark(c, p.problem_mark, "%s",
+				    p.problem ? p.problem : "error");
+			break;
+		}
+		n = NULL;
+		switch (ev.type) {
+		case YAML_STREAM_END_EVENT:
+			done = 1;
+			break;
+		case YAML_DOCUMENT_START_EVENT:
+			if (++ndocs > 1)
+				r = yerr_mark(c, ev.start_mark,
+				    "more than one YAML document");
+			break;
+		case YAML_ALIAS_EVENT:
+			r = yerr_mark(c, ev.start_mark,
+			    "aliases are not allowed");
+			break;
+		case YAML_SCALAR_EVENT:
+			if (ev.data.scalar.anchor != NULL) {
+				r = yerr_mark(c, ev.start_mark,
+				    "anchors are not allowed");
+				break;
+			}
+			if (ev.data.scalar.tag != NULL) {
+				r = yerr_mark(c, ev.start_mark,
+				    "tags are not allowed");
+				break;
+			}
+			if (memchr(ev.data.scalar.value, '\0',
+			    ev.data.scalar.length) != NULL) {
+				r = yerr_mark(c, ev.start_mark,
+				    "NUL byte in a scalar");
+				break;
+			}
+			n = xcalloc(1, sizeof(*n));
+			n->kind = Y_SCALAR;
+			n->s = xcalloc(1, ev.data.scalar.length + 1);
+			memcpy(n->s, ev.data.scalar.value, ev.data.scalar.length);
+			n->len = ev.data.scalar.length;
+			n->plain = ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+			break;
+		case YAML_SEQUENCE_START_EVENT:
+		case YAML_MAPPING_START_EVENT:
+			if ((ev.type == YAML_SEQUENCE_START_EVENT ?
+			    ev.data.sequence_start.anchor :
+			    ev.data.mapping_start.anchor) != NULL) {
+				r = yerr_mark(c, ev.start_mark,
+				    "anchors are not allowed");
+				break;
+			}
+			if ((ev.type == YAML_SEQUENCE_START_EVENT ?
+			    ev.data.sequence_start.tag :
+			    ev.data.mapping_start.tag) != NULL) {
+				r = yerr_mark(c, ev.start_mark,
+				    "tags are not allowed");
+				break;
+			}
+			if (depth == YAML_MAX_DEPTH) {
+				r = yerr_mark(c, ev.start_mark,
+				    "nested deeper than %d", YAML_MAX_DEPTH);
+				break;
+			}
+			n = xcalloc(1, sizeof(*n));
+			n->kind = ev.type == YAML_SEQUENCE_START_EVENT ?
+			    Y_SEQ : Y_MAP;
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT:
+			if (depth > 0)
+				depth--;
+			break;
+		default:
+			break;
+		}
+		if (n != NULL) {
+			n->line = (int)ev.start_mark.line + 1;
+			n->col = (int)ev.start_mark.column + 1;
+			if (++nnodes > YAML_MAX_NODES) {
+				ynode_free(n);
+				r = yerr_mark(c, ev.start_mark,
+				    "more than %d nodes", YAML_MAX_NODES);
+			} else {
+				if (depth > 0)
+					ynode_push(stack[depth - 1], n);
+				else if (root == NULL)
+					root = n;
+				else
+					ynode_free(n);	/* cannot happen */
+				if (n->kind != Y_SCALAR)
+					stack[depth++] = n;
+			}
+		}
+		yaml_event_delete(&ev);
+		if (r != 0)
+			break;
+	}
+	yaml_parser_delete(&p);
+	if (r != 0) {
+		ynode_free(root);
+		return r;
+	}
+	*out = root;
+	return 0;
+}
+
+/* ---- typed access to nodes ---- */
+
+static const char *
+kind_word(const struct ynode *n)
+{
+	switch (n->kind) {
+	case Y_SCALAR:	return "a scalar";
+	case Y_SEQ:	return "a list";
+	case Y_MAP:	return "a mapping";
+	}
+	return "?";
+}
+
+static int
+want(struct lctx *c, const struct ynode *n, const char *field, enum ykind k)
+{
+	static const char *names[] = { "a scalar", "a list", "a mapping" };
+
+	if (n->kind != k)
+		return lerr(c, n, field, "expected %s, got %s", names[k],
+		    kind_word(n));
+	return 0;
+}
+
+/* A plain empty scalar ("key:" with nothing after it) or ~ / null. */
+static int
+is_null(const struct ynode *n)
+{
+	return n->kind == Y_SCALAR && n->plain && (n->len == 0 ||
+	    strcmp(n->s, "~") == 0 || strcmp(n->s, "null") == 0);
+}
+
+/*
+ * Checks a mapping's keys: scalars, no duplicates, and (if |allowed| is
+ * not NULL) each one of |allowed|.  Errors point at the key.
+ */
+static int
+check_keys(struct lctx *c, const struct ynode *map, const char *field,
+    const char *const *allowed)
+{
+	char f[FIELD_MAX];
+	size_t i, j;
+
+	if (want(c, map, field, Y_MAP) != 0)
+		return AL_ERR_FORMAT;
+	for (i = 0; i < map->n; i += 2) {
+		const struct ynode *k = map->v[i];
+
+		if (k->kind != Y_SCALAR)
+			return lerr(c, k, field, "a key must be a scalar");
+		for (j = 0; j < i; j += 2)
+			if (strcmp(map->v[j]->s, k->s) == 0)
+				return lerr(c, k, fld(f, field, k->s),
+				    "duplicate key");
+		if (allowed == NULL)
+			continue;
+		for (j = 0; allowed[j] != NULL; j++)
+			if (strcmp(allowed[j], k->s) == 0)
+				break;
+		if (allowed[j] == NULL)
+			return lerr(c, k, fld(f, field, k->s), "unknown key");
+	}
+	return 0;
+}
+
+static const struct ynode *
+map_get(const struct ynode *map, const char *key)
+{
+	size_t i;
+
+	if (map == NULL || map->kind != Y_MAP)
+		return NULL;
+	for (i = 0; i < map->n; i += 2)
+		if (strcmp(map->v[i]->s, key) == 0)
+			return map->v[i + 1];
+	return NULL;
+}
+
+static int
+get_str(struct lctx *c, const struct ynode *n, const char *field, char **out)
+{
+	if (want(c, n, field, Y_SCALAR) != 0)
+		return AL_ERR_FORMAT;
+	if (is_null(n))
+		return lerr(c, n, field, "expected a string, got nothing");
+	free(*out);
+	*out = xstrdup(n->s);
+	return 0;
+}
+
+static int
+get_int(struct lctx *c, const struct ynode *n, const char *field,
+    int64_t lo, int64_t hi, int64_t *out)
+{
+	long long v;
+	char *end;
+	size_t i;
+
+	if (want(c, n, field, Y_SCALAR) != 0)
+		return AL_ERR_FORMAT;
+	for (i = 0; i < n->len; i++)
+		if (!isdigit((unsigned char)n->s[i]) &&
+		    !(i == 0 && n->s[i] == '-' && n->len > 1))
+			return lerr(c, n, field, "expected an integer");
+	if (!n->plain || n->len == 0)
+		return lerr(c, n, field, "expected an integer");
+	errno = 0;
+	v = strtoll(n->s, &end, 10);
+	if (errno != 0 || *end != '\0')
+		return lerr(c, n, field, "integer out of range");
+	if (v < lo) {
+		if (lo == 1)
+			return lerr(c, n, field, "must be positive");
+		if (lo == 0)
+			return lerr(c, n, field, "must not be negative");
+		return lerr(c, n, field, "must be at least %lld", (long long)lo);
+	}
+	if (v > hi)
+		return lerr(c, n, field, "must be at most %lld", (long long)hi);
+	*out = v;
+	return 0;
+}
+
+static int
+get_num(struct lctx *c, const struct ynode *n, const char *field,
+    double lo, double *out)
+{
+	double d;
+	char *end;
+	size_t i;
+
+	if (want(c, n, field, Y_SCALAR) != 0)
+		return AL_ERR_FORMAT;
+	if (!n->plain || n->len == 0)
+		return lerr(c, n, field, "expected a number");
+	for (i = 0; i < n->len; i++)
+		if (!isdigit((unsigned char)n->s[i]) && n->s[i] != '.' &&
+		    n->s[i] != '-' && n->s[i] != '+' && n->s[i] != 'e' &&
+		    n->s[i] != 'E')
+			return lerr(c, n, field, "expected a number");
+	errno = 0;
+	d = strtod(n->s, &end);
+	if (errno != 0 || *end != '\0' || !isfinite(d))
+		return lerr(c, n, field, "expected a number");
+	if (d < lo)
+		return lerr(c, n, field, lo == 0 ? "must not be negative" :
+		    "must be at least %g", lo);
+	*out = d;
+	return 0;
+}
+
+static int
+get_bool(struct lctx *c, const struct ynode *n, const char *field, int *out)
+{
+	if (want(c, n, field, Y_SCALAR) != 0)
+		return AL_ERR_FORMAT;
+	if (n->plain && strcmp(n->s, "true") == 0)
+		*out = 1;
+	else if (n->plain && strcmp(n->s, "false") == 0)
+		*out = 0;
+	else
+		return lerr(c, n, field, "expected true or false");
+	return 0;
+}
+
+/* names[] is NULL-terminated; *out gets the index. */
+static int
+get_enum(struct lctx *c, const struct ynode *n, const char *field,
+    const char *const *names, int *out)
+{
+	char list[256];
+	size_t i, off = 0;
+
+	if (want(c, n, field, Y_SCALAR) != 0)
+		return AL_ERR_FORMAT;
+	for (i = 0; names[i] != NULL; i++)
+		if (strcmp(names[i], n->s) == 0) {
+			*out = (int)i;
+			return 0;
+		}
+	list[0] = '\0';
+	for (i = 0; names[i] != NULL && off < sizeof(list); i++)
+		off += snprintf(list + off, sizeof(list) - off, "%s%s",
+		    i ? ", " : "", names[i]);
+	return lerr(c, n, field, "expected one of: %s", list);
+}
+
+typedef int (*str_check_fn)(struct lctx *, const struct ynode *,
+    const char *);
+
+/* A list of strings, each checked by |chk| if not NULL. */
+static int
+get_strlist(struct lctx *c, const struct ynode *n, const char *field,
+    str_check_fn chk, char ***out, size_t *nout)
+{
+	char f[FIELD_MAX], **v;
+	size_t i;
+
+	if (want(c, n, field, Y_SEQ) != 0)
+		return AL_ERR_FORMAT;
+	if (n->n > LIST_MAX)
+		return lerr(c, n, field, "more than %d items", LIST_MAX);
+	for (i = 0; i < n->n; i++) {
+		fldi(f, field, i);
+		if (want(c, n->v[i], f, Y_SCALAR) != 0)
+			return AL_ERR_FORMAT;
+		if (is_null(n->v[i]))
+			return lerr(c, n->v[i], f,
+			    "expected a string, got nothing");
+		if (chk != NULL && chk(c, n->v[i], f) != 0)
+			return AL_ERR_FORMAT;
+	}
+	v = xcalloc(n->n + 1, sizeof(*v));
+	for (i = 0; i < n->n; i++)
+		v[i] = xstrdup(n->v[i]->s);
+	if (*out != NULL) {
+		for (i = 0; (*out)[i] != NULL; i++)
+			free((*out)[i]);
+		free(*out);
+	}
+	*out = v;
+	if (nout != NULL)
+		*nout = n->n;
+	return 0;
+}
+
+static void
+strv_free(char **v)
+{
+	size_t i;
+
+	if (v == NULL)
+		return;
+	for (i = 0; v[i] != NULL; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* ---- value checks ---- */
+
+static int
+ident_ok(const char *s, int dots)
+{
+	size_t i;
+
+	if (s[0] == '\0' || isdigit((unsigned char)s[0]))
+		return 0;
+	for (i = 0; s[i] != '\0'; i++) {
+		if (i >= NAME_MAX_LEN)
+			return 0;
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_' &&
+		    !(dots && (s[i] == '-' || s[i] == '.')))
+			return 0;
+	}
+	return 1;
+}
+
+static int
+chk_abs_path(struct lctx *c, const struct ynode *n, const char *f)
+{
+	const char *p;
+
+	if (n->s[0] != '/')
+		return lerr(c, n, f, "expected an absolute path");
+	for (p = n->s; (p = strstr(p, "/..")) != NULL; p += 3)
+		if (p[3] == '/' || p[3] == '\0')
+			return lerr(c, n, f, "'..' component");
+	return 0;
+}
+
+static int
+chk_ws_path(struct lctx *c, const struct ynode *n, const char *f)
+{
+	const char *why;
+
+	if ((why = type_path_syntax_error(n->s, n->len)) != NULL)
+		return lerr(c, n, f, "not a workspace-relative path: %s", why);
+	return 0;
+}
+
+static int
+chk_env_name(struct lctx *c, const struct ynode *n, const char *f)
+{
+	if (!ident_ok(n->s, 0))
+		return lerr(c, n, f, "not an environment variable name");
+	return 0;
+}
+
+static int
+chk_hostport(struct lctx *c, const struct ynode *n, const char *f)
+{
+	const char *colon = strrchr(n->s, ':'), *p;
+	char *end;
+	long port;
+
+	if (colon == NULL || colon == n->s)
+		return lerr(c, n, f, "expected host:port");
+	errno = 0;
+	port = strtol(colon + 1, &end, 10);
+	if (colon[1] == '\0' || *end != '\0' || errno != 0 || port < 1 ||
+	    port > 65535 || !isdigit((unsigned char)colon[1]))
+		return lerr(c, n, f, "port must be 1..65535");
+	p = n->s;
+	if (p[0] == '[') {
+		/* [v6]:port */
+		if (colon[-1] != ']')
+			return lerr(c, n, f, "expected [address]:port");
+		for (p++; p < colon - 1; p++)
+			if (!isxdigit((unsigned char)*p) && *p != ':' &&
+			    *p != '.')
+				return lerr(c, n, f, "bad IPv6 address");
+		return 0;
+	}
+	if (strncmp(p, "*.", 2) == 0)
+		p += 2;
+	if (p >= colon)
+		return lerr(c, n, f, "expected host:port");
+	for (; p < colon; p++)
+		if (!isalnum((unsigned char)*p) && *p != '-' && *p != '.')
+			return lerr(c, n, f, "bad host name (a leading \"*.\" "
+			    "is the only wildcard)");
+	return 0;
+}
+
+static int
+chk_check_id(struct lctx *c, const struct ynode *n, const char *f)
+{
+	if (!type_check_id_valid(n->s))
+		return lerr(c, n, f, "not a check id ([A-Za-z0-9._:-], "
+		    "at most 128)");
+	if (manifest_check(c->m, n->s) == NULL)
+		return lerr(c, n, f, "unknown check id \"%s\"", n->s);
+	return 0;
+}
+
+static int
+chk_nonempty(struct lctx *c, const struct ynode *n, const char *f)
+{
+	if (n->len == 0)
+		return lerr(c, n, f, "empty string");
+	return 0;
+}
+
+/* ---- types: ---- */
+
+static const char *const type_kinds[] = {
+	"string", "integer", "number", "boolean", "list", "object", NULL
+};
+
+static const char *const type_keys[] = {
+	"type", "minLength", "maxLength", "pattern", "enum",
+	"min", "max", "items", "maxItems", "fields", "required", NULL
+};
+
+/* Which keys each kind may use, beyond type and description. */
+static int
+type_key_allowed(enum type_kind k, const char *key)
+{
+	static const struct {
+		const char	*key;
+		unsigned	 kinds;
+	} rows[] = {
+		{ "type",	0x3f },
+		{ "minLength",	1 << TYPE_STRING },
+		{ "maxLength",	1 << TYPE_STRING },
+		{ "pattern",	1 << TYPE_STRING },
+		{ "enum",	1 << TYPE_STRING },
+		{ "min",	1 << TYPE_INTEGER | 1 << TYPE_NUMBER },
+		{ "max",	1 << TYPE_INTEGER | 1 << TYPE_NUMBER },
+		{ "items",	1 << TYPE_LIST },
+		{ "maxItems",	1 << TYPE_LIST },
+		{ "fields",	1 << TYPE_OBJECT },
+		{ "required",	1 << TYPE_OBJECT },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		if (strcmp(rows[i].key, key) == 0)
+			return (rows[i].kinds >> k) & 1;
+	return 0;
+}
+
+/* Looks up a type reference "name" or "name?"; *optional set. */
+static int
+type_ref(struct lctx *c, const struct ynode *n, const char *field,
+    const struct type **out, int *optional)
+{
+	char name[NAME_MAX_LEN + 2];
+
+	if (want(c, n, field, Y_SCALAR) != 0)
+		return AL_ERR_FORMAT;
+	if (is_null(n))
+		return lerr(c, n, field, "expected a type name");
+	if (n->len > NAME_MAX_LEN + 1)
+		return lerr(c, n, field, "unknown type \"%s\"", n->s);
+	memcpy(name, n->s, n->len + 1);
+	*optional = 0;
+	if (n->len > 1 && name[n->len - 1] == '?') {
+		name[n->len - 1] = '\0';
+		*optional = 1;
+	}
+	if ((*out = type_lookup(c->m->types, name)) == NULL)
+		return lerr(c, n, field, "unknown type \"%s\"", name);
+	return 0;
+}
+
+/* A field list: mapping name -> type reference ("name?" optional). */
+static int
+parse_fields(struct lctx *c, const struct ynode *map, const char *field,
+    int optional_ok, struct type_field **out, size_t *nout)
+{
+	char f[FIELD_MAX];
+	struct type_field *v;
+	size_t i;
+	int opt;
+
+	if (is_null(map)) {
+		*out = NULL;
+		*nout = 0;
+		return 0;
+	}
+	if (check_keys(c, map, field, NULL) != 0)
+		return AL_ERR_FORMAT;
+	if (map->n / 2 > FIELDS_MAX)
+		return lerr(c, map, field, "more than %d fields", FIELDS_MAX);
+	v = xcalloc(map->n / 2 + 1, sizeof(*v));
+	for (i = 0; i < map->n / 2; i++) {
+		const struct ynode *k = map->v[2 * i];
+
+		fld(f, field, k->s);
+		if (!ident_ok(k->s, 0)) {
+			lerr(c, k, f, "field name must be [A-Za-z_][A-Za-z0-9_]*, "
+			    "at most %d", NAME_MAX_LEN);
+			goto fail;
+		}
+		v[i].name = xstrdup(k->s);
+		if (type_ref(c, map->v[2 * i + 1], f, &v[i].type, &opt) != 0)
+			goto fail;
+		if (opt && !optional_ok) {
+			lerr(c, map->v[2 * i + 1], f,
+			    "\"?\" cannot be used with required:");
+			goto fail;
+		}
+		v[i].required = !opt;
+	}
+	*out = v;
+	*nout = map->n / 2;
+	return 0;
+ fail:
+	for (i = 0; i < map->n / 2; i++)
+		free(v[i].name);
+	free(v);
+	return AL_ERR_FORMAT;
+}
+
+/* Static nesting depth of a type; -1 on a cycle.  |mark| per table index. */
+static int
+type_depth(const struct type *t, const struct type **onpath, int npath)
+{
+	int i, d, best = 0;
+	size_t j;
+
+	if (t->kind != TYPE_LIST && t->kind != TYPE_OBJECT)
+		return 0;
+	for (i = 0; i < npath; i++)
+		if (onpath[i] == t)
+			return -1;
+	if (npath >= TYPE_MAX_DEPTH + 1)
+		return TYPE_MAX_DEPTH + 1;
+	onpath[npath] = t;
+	if (t->kind == TYPE_LIST) {
+		if ((d = type_depth(t->items, onpath, npath + 1)) < 0)
+			return -1;
+		return d + 1;
+	}
+	for (j = 0; j < t->nfields; j++) {
+		if ((d = type_depth(t->fields[j].type, onpath, npath + 1)) < 0)
+			return -1;
+		if (d > best)
+			best = d;
+	}
+	return best + 1;
+}
+
+static int
+parse_types(struct lctx *c, const struct ynode *map)
+{
+	char f[FIELD_MAX], g[FIELD_MAX], h[FIELD_MAX], msg[256];
+	const struct ynode *def, *n, *req;
+	const struct type *onpath[TYPE_MAX_DEPTH + 2];
+	struct type *t;
+	size_t i, j, first = type_table_count(c->m->types);
+	int kind, opt, d;
+	int64_t iv;
+	double dv;
+
+	if (is_null(map))
+		return 0;
+	if (check_keys(c, map, "types", NULL) != 0)
+		return AL_ERR_FORMAT;
+	/* First pass: declare every name, so types may refer to later ones. */
+	for (i = 0; i < map->n; i += 2) {
+		const struct ynode *k = map->v[i];
+
+		fld(f, "types", k->s);
+		def = map->v[i + 1];
+		if (!ident_ok(k->s, 0))
+			return lerr(c, k, f, "type name must be "
+			    "[A-Za-z_][A-Za-z0-9_]*, at most %d", NAME_MAX_LEN);
+		if (type_lookup(c->m->types, k->s) != NULL)
+			return lerr(c, k, f, "redefines the built-in type "
+			    "\"%s\"", k->s);
+		if (check_keys(c, def, f, type_keys) != 0)
+			return AL_ERR_FORMAT;
+		if ((n = map_get(def, "type")) == NULL)
+			return lerr(c, def, f, "missing key \"type\"");
+		if (get_enum(c, n, fld(g, f, "type"), type_kinds, &kind) != 0)
+			return AL_ERR_FORMAT;
+		for (j = 0; j < def->n; j += 2)
+			if (!type_key_allowed(kind, def->v[j]->s))
+				return lerr(c, def->v[j],
+				    fld(g, f, def->v[j]->s),
+				    "not allowed for type %s", type_kinds[kind]);
+		t = xcalloc(1, sizeof(*t));
+		t->name = xstrdup(k->s);
+		t->kind = kind;
+		t->max_length = TYPE_DEFAULT_MAX_STRING;
+		t->max_items = TYPE_DEFAULT_MAX_ITEMS;
+		t->line = k->line;
+		t->column = k->col;
+		if (type_table_add(c->m->types, t) != 0) {
+			type_free(t);
+			return AL_ERR_ALLOC;
+		}
+	}
+	/* Second pass: bounds and references. */
+	for (i = 0; i < map->n; i += 2) {
+		t = (struct type *)type_table_at(c->m->types, first + i / 2);
+		def = map->v[i + 1];
+		fld(f, "types", t->name);
+		if ((n = map_get(def, "minLength")) != NULL) {
+			if (get_int(c, n, fld(g, f, "minLength"), 0,
+			    STRING_BOUND_MAX, &iv) != 0)
+				return AL_ERR_FORMAT;
+			t->min_length = (size_t)iv;
+		}
+		if ((n = map_get(def, "maxLength")) != NULL) {
+			if (get_int(c, n, fld(g, f, "maxLength"), 1,
+			    STRING_BOUND_MAX, &iv) != 0)
+				return AL_ERR_FORMAT;
+			t->max_length = (size_t)iv;
+		}
+		if (t->kind == TYPE_STRING && t->min_length > t->max_length)
+			return lerr(c, map_get(def, "minLength"),
+			    fld(g, f, "minLength"), "greater than maxLength");
+		if ((n = map_get(def, "pattern")) != NULL) {
+			fld(g, f, "pattern");
+			if (want(c, n, g, Y_SCALAR) != 0)
+				return AL_ERR_FORMAT;
+			if (type_set_pattern(t, n->s, msg, sizeof(msg)) != 0)
+				return lerr(c, n, g, "%s", msg);
+		}
+		if ((n = map_get(def, "enum")) != NULL) {
+			if (get_strlist(c, n, fld(g, f, "enum"), NULL,
+			    &t->enumv, NULL) != 0)
+				return AL_ERR_FORMAT;
+			if (t->enumv[0] == NULL)
+				return lerr(c, n, g, "empty enum");
+			for (j = 0; t->enumv[j] != NULL; j++)
+				if (strlen(t->enumv[j]) > t->max_length ||
+				    strlen(t->enumv[j]) < t->min_length)
+					return lerr(c, n->v[j], fldi(h, g, j),
+					    "outside the type's length bounds");
+		}
+		if ((n = map_get(def, "min")) != NULL) {
+			fld(g, f, "min");
+			if (t->kind == TYPE_INTEGER) {
+				if (get_int(c, n, g, INT64_MIN, INT64_MAX,
+				    &iv) != 0)
+					return AL_ERR_FORMAT;
+				dv = (double)iv;
+			} else if (get_num(c, n, g, -INFINITY, &dv) != 0)
+				return AL_ERR_FORMAT;
+			t->has_min = 1;
+			t->min = dv;
+		}
+		if ((n = map_get(def, "max")) != NULL) {
+			fld(g, f, "max");
+			if (t->kind == TYPE_INTEGER) {
+				if (get_int(c, n, g, INT64_MIN, INT64_MAX,
+				    &iv) != 0)
+					return AL_ERR_FORMAT;
+				dv = (double)iv;
+			} else if (get_num(c, n, g, -INFINITY, &dv) != 0)
+				return AL_ERR_FORMAT;
+			t->has_max = 1;
+			t->max = dv;
+			if (t->has_min && t->min > t->max)
+				return lerr(c, n, g, "less than min");
+		}
+		if (t->kind == TYPE_LIST) {
+			if ((n = map_get(def, "items")) == NULL)
+				return lerr(c, def, f, "missing key \"items\"");
+			if (type_ref(c, n, fld(g, f, "items"), &t->items,
+			    &opt) != 0)
+				return AL_ERR_FORMAT;
+			if (opt)
+				return lerr(c, n, g, "list items cannot be "
+				    "optional");
+			if ((n = map_get(def, "maxItems")) != NULL) {
+				if (get_int(c, n, fld(g, f, "maxItems"), 1,
+				    ITEMS_BOUND_MAX, &iv) != 0)
+					return AL_ERR_FORMAT;
+				t->max_items = (size_t)iv;
+			}
+		}
+		if (t->kind == TYPE_OBJECT) {
+			req = map_get(def, "required");
+			if ((n = map_get(def, "fields")) == NULL)
+				return lerr(c, def, f, "missing key \"fields\"");
+			if (parse_fields(c, n, fld(g, f, "fields"), req == NULL,
+			    &t->fields, &t->nfields) != 0)
+				return AL_ERR_FORMAT;
+			if (req != NULL) {
+				char **names = NULL;
+				size_t k, nn;
+
+				if (get_strlist(c, req, fld(g, f, "required"),
+				    NULL, &names, &nn) != 0)
+					return AL_ERR_FORMAT;
+				/* required: lists exactly the required fields. */
+				for (j = 0; j < t->nfields; j++)
+					t->fields[j].required = 0;
+				for (k = 0; k < nn; k++) {
+					for (j = 0; j < t->nfields; j++)
+						if (strcmp(t->fields[j].name,
+						    names[k]) == 0)
+							break;
+					if (j == t->nfields) {
+						lerr(c, req->v[k], fldi(h, g, k),
+						    "no field \"%s\"", names[k]);
+						strv_free(names);
+						return AL_ERR_FORMAT;
+					}
+					t->fields[j].required = 1;
+				}
+				strv_free(names);
+			}
+		}
+	}
+	/* Third pass: no cycles, bounded nesting. */
+	for (i = first; i < type_table_count(c->m->types); i++) {
+		const struct type *u = type_table_at(c->m->types, i);
+		struct ynode pos;
+
+		memset(&pos, 0, sizeof(pos));
+		pos.line = u->line;
+		pos.col = u->column;
+		d = type_depth(u, onpath, 0);
+		if (d < 0)
+			return lerr(c, &pos, fld(f, "types", u->name),
+			    "type refers to itself (cycle)");
+		if (d > TYPE_MAX_DEPTH)
+			return lerr(c, &pos, fld(f, "types", u->name),
+			    "nested deeper than %d", TYPE_MAX_DEPTH);
+	}
+	return 0;
+}
+
+/* ---- checks: ---- */
+
+static const char *const check_keys_allowed[] = {
+	"argv", "env", "timeoutMs", "network", NULL
+};
+
+static int
+parse_checks(struct lctx *c, const struct ynode *map)
+{
+	char f[FIELD_MAX], g[FIELD_MAX], h[FIELD_MAX];
+	const struct ynode *def, *n, *env;
+	struct check *ck;
+	size_t i, j;
+
+	if (is_null(map))
+		return 0;
+	if (check_keys(c, map, "checks", NULL) != 0)
+		return AL_ERR_FORMAT;
+	if (map->n / 2 > LIST_MAX)
+		return lerr(c, map, "checks", "more than %d checks", LIST_MAX);
+	c->m->checks = xcalloc(map->n / 2 + 1, sizeof(*c->m->checks));
+	for (i = 0; i < map->n; i += 2) {
+		const struct ynode *k = map->v[i];
+
+		fld(f, "checks", k->s);
+		def = map->v[i + 1];
+		if (!type_check_id_valid(k->s))
+			return lerr(c, k, f, "not a check id ([A-Za-z0-9._:-], "
+			    "at most 128)");
+		ck = &c->m->checks[c->m->nchecks++];
+		ck->id = xstrdup(k->s);
+		ck->line = k->line;
+		ck->column = k->col;
+		ck->timeout_ms = 120000;
+		ck->env = xcalloc(1, sizeof(char *));
+		ck->network.hosts = xcalloc(1, sizeof(char *));
+		if (def->kind == Y_SEQ)
+			n = def;	/* shorthand: the argv alone */
+		else {
+			if (check_keys(c, def, f, check_keys_allowed) != 0)
+				return AL_ERR_FORMAT;
+			if ((n = map_get(def, "argv")) == NULL)
+				return lerr(c, def, f, "missing key \"argv\"");
+			fld(g, f, "argv");
+		}
+		if (def->kind == Y_SEQ)
+			snprintf(g, sizeof(g), "%s", f);
+		if (get_strlist(c, n, g, chk_nonempty, &ck->argv, NULL) != 0)
+			return AL_ERR_FORMAT;
+		if (ck->argv[0] == NULL)
+			return lerr(c, n, g, "empty argv");
+		if (def->kind == Y_SEQ)
+			continue;
+		if ((env = map_get(def, "env")) != NULL && !is_null(env)) {
+			fld(g, f, "env");
+			if (check_keys(c, env, g, NULL) != 0)
+				return AL_ERR_FORMAT;
+			free(ck->env);
+			ck->env = xcalloc(env->n / 2 + 1, sizeof(char *));
+			for (j = 0; j < env->n; j += 2) {
+				fld(h, g, env->v[j]->s);
+				if (chk_env_name(c, env->v[j], h) != 0 ||
+				    want(c, env->v[j + 1], h, Y_SCALAR) != 0)
+					return AL_ERR_FORMAT;
+				xasprintf(&ck->env[ck->nenv++], "%s=%s",
+				    env->v[j]->s, env->v[j + 1]->s);
+			}
+		}
+		if ((n = map_get(def, "timeoutMs")) != NULL &&
+		    get_int(c, n, fld(g, f, "timeoutMs"), 1, TIMEOUT_MAX_MS,
+		    &ck->timeout_ms) != 0)
+			return AL_ERR_FORMAT;
+		if ((n = map_get(def, "network")) != NULL &&
+		    get_strlist(c, n, fld(g, f, "network"), chk_hostport,
+		    &ck->network.hosts, &ck->network.nhosts) != 0)
+			return AL_ERR_FORMAT;
+	}
+	return 0;
+}
+
+/* ---- tools: ---- */
+
+static const char *const side_effect_names[] = {
+	"none", "workspace_write", "sandbox_process", "network", "external",
+	NULL
+};
+static const char *const authz_names[] = {
+	"allow", "deny", "approval", NULL
+};
+static const char *const action_names[] = {
+	"read_file", "write_file", "apply_patch", "list_files", "search",
+	"run_check", "exec", "request_approval", "command", NULL
+};
+static const char *const tool_keys[] = {
+	"name", "description", "input", "output", "sideEffect", "timeoutMs",
+	"authorization", "action", "command", "costUsd", "secrets", "network",
+	NULL
+};
+static const char *const secret_keys[] = { "name", "env", "file", NULL };
+
+static const char *
+base_name(const char *s)
+{
+	const char *p = strrchr(s, '/');
+
+	return p != NULL ? p + 1 : s;
+}
+
+/*
+ * Does argv run code text?  A shell (sh, bash, ...) given -c, or an
+ * interpreter given -c/-e, possibly behind env or busybox.  Such a
+ * command with a placeholder would make an agent's argument into code.
+ */
+static int
+runs_code_text(char *const *argv, size_t n)
+{
+	static const char *const shells[] = {
+		"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash",
+		"fish", "csh", "tcsh", "rbash", "posh", "pdksh", "oksh", NULL
+	};
+	static const char *const interps[] = {
+		"python", "perl", "ruby", "node", "nodejs", "php", "lua",
+		"tclsh", "awk", "gawk", "mawk", "osascript", NULL
+	};
+	const char *prog;
+	size_t i = 0, j;
+	int shell = 0;
+
+	if (n > 0 && strcmp(base_name(argv[0]), "env") == 0)
+		for (i = 1; i < n && (argv[i][0] == '-' ||
+		    strchr(argv[i], '=') != NULL); i++)
+			;
+	if (i < n && strcmp(base_name(argv[i]), "busybox") == 0)
+		i++;
+	if (i >= n)
+		return 0;
+	prog = base_name(argv[i]);
+	for (j = 0; shells[j] != NULL; j++)
+		if (strcmp(prog, shells[j]) == 0)
+			shell = 1;
+	if (!shell) {
+		for (j = 0; interps[j] != NULL; j++)
+			if (strncmp(prog, interps[j], strlen(interps[j])) == 0)
+				break;
+		if (interps[j] == NULL)
+			return 0;
+		/* awk's program is its first operand: always code. */
+		if (strstr(prog, "awk") != NULL)
+			return 1;
+	}
+	for (i++; i < n; i++) {
+		const char *a = argv[i];
+
+		if (a[0] != '-' || a[1] == '-')
+			continue;
+		if (strchr(a + 1, 'c') != NULL ||
+		    (!shell && strpbrk(a + 1, "eEp") != NULL))
+			return 1;
+	}
+	return 0;
+}
+
+/* If |s| is exactly "{ident}", copies ident to name and returns 1. */
+static int
+placeholder(const char *s, char *name, size_t namelen)
+{
+	size_t len = strlen(s);
+
+	if (len < 3 || s[0] != '{' || s[len - 1] != '}' || len - 2 >= namelen)
+		return 0;
+	memcpy(name, s + 1, len - 2);
+	name[len - 2] = '\0';
+	return ident_ok(name, 0);
+}
+
+/* Does |s| contain "{ident}" anywhere? */
+static int
+contains_placeholder(const char *s)
+{
+	const char *open, *close;
+	char name[NAME_MAX_LEN + 1];
+
+	for (open = s; (open = strchr(open, '{')) != NULL; open++) {
+		if ((close = strchr(open, '}')) == NULL)
+			return 0;
+		if ((size_t)(close - open - 1) <= NAME_MAX_LEN &&
+		    close - open > 1) {
+			memcpy(name, open + 1, close - open - 1);
+			name[close - open - 1] = '\0';
+			if (ident_ok(name, 0))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+static int
+parse_command(struct lctx *c, struct tool *t, const struct ynode *n,
+    const char *field)
+{
+	char g[FIELD_MAX], name[NAME_MAX_LEN + 1];
+	size_t i, j;
+	int any = 0;
+
+	if (get_strlist(c, n, field, NULL, &t->command, &t->ncommand) != 0)
+		return AL_ERR_FORMAT;
+	if (t->ncommand == 0)
+		return lerr(c, n, field, "empty argv");
+	for (i = 0; i < t->ncommand; i++) {
+		fldi(g, field, i);
+		if (placeholder(t->command[i], name, sizeof(name))) {
+			if (i == 0)
+				return lerr(c, n->v[i], g, "argv[0] must be "
+				    "a fixed program, not a placeholder");
+			for (j = 0; j < t->ninput; j++)
+				if (strcmp(t->input[j].name, name) == 0)
+					break;
+			if (j == t->ninput)
+				return lerr(c, n->v[i], g, "placeholder {%s} "
+				    "names no input field", name);
+			if (!t->input[j].required)
+				return lerr(c, n->v[i], g, "placeholder {%s} "
+				    "names an optional input field", name);
+			if (t->input[j].type->kind == TYPE_LIST ||
+			    t->input[j].type->kind == TYPE_OBJECT)
+				return lerr(c, n->v[i], g, "placeholder {%s} "
+				    "has a list or object type; one argument "
+				    "fills one argv element", name);
+			any = 1;
+		} else if (contains_placeholder(t->command[i]))
+			return lerr(c, n->v[i], g, "a placeholder must be a "
+			    "whole argv element");
+	}
+	if (any && runs_code_text(t->command, t->ncommand))
+		return lerr(c, n, field, "refusing a shell or interpreter "
+		    "with -c/-e and a placeholder: the argument would become "
+		    "code; give each argument its own argv element of a "
+		    "program that is not a shell");
+	return 0;
+}
+
+static int
+parse_secrets(struct lctx *c, struct tool *t, const struct ynode *n,
+    const char *field)
+{
+	char f[FIELD_MAX], g[FIELD_MAX];
+	const struct ynode *e, *v;
+	size_t i;
+
+	if (want(c, n, field, Y_SEQ) != 0)
+		return AL_ERR_FORMAT;
+	if (n->n > LIST_MAX)
+		return lerr(c, n, field, "more than %d items", LIST_MAX);
+	t->secrets = xcalloc(n->n + 1, sizeof(*t->secrets));
+	for (i = 0; i < n->n; i++) {
+		struct secret_grant *s = &t->secrets[t->nsecrets++];
+
+		e = n->v[i];
+		fldi(f, field, i);
+		if (check_keys(c, e, f, secret_keys) != 0)
+			return AL_ERR_FORMAT;
+		if ((v = map_get(e, "name")) == NULL)
+			return lerr(c, e, f, "missing key \"name\"");
+		if (get_str(c, v, fld(g, f, "name"), &s->name) != 0)
+			return AL_ERR_FORMAT;
+		if (!ident_ok(s->name, 1))
+			return lerr(c, v, g, "secret name must be "
+			    "[A-Za-z_][A-Za-z0-9_.-]*");
+		if ((v = map_get(e, "env")) != NULL &&
+		    (chk_env_name(c, v, fld(g, f, "env")) != 0 ||
+		    get_str(c, v, g, &s->env) != 0))
+			return AL_ERR_FORMAT;
+		if ((v = map_get(e, "file")) != NULL &&
+		    (chk_abs_path(c, v, fld(g, f, "file")) != 0 ||
+		    get_str(c, v, g, &s->file) != 0))
+			return AL_ERR_FORMAT;
+		if (s->env == NULL && s->file == NULL)
+			return lerr(c, e, f, "set env: or file:");
+	}
+	return 0;
+}
+
+static int
+parse_tool(struct lctx *c, const struct ynode *e, size_t idx)
+{
+	char f[FIELD_MAX], g[FIELD_MAX];
+	const struct ynode *n, *cmd;
+	struct tool *t = &c->m->tools[idx];
+	int v;
+	size_t j;
+
+	fldi(f, "tools", idx);
+	if (check_keys(c, e, f, tool_keys) != 0)
+		return AL_ERR_FORMAT;
+	t->line = e->line;
+	t->column = e->col;
+	if ((n = map_get(e, "name")) == NULL)
+		return lerr(c, e, f, "missing key \"name\"");
+	if (get_str(c, n, fld(g, f, "name"), &t->name) != 0)
+		return AL_ERR_FORMAT;
+	if (!ident_ok(t->name, 1))
+		return lerr(c, n, g, "tool name must be [A-Za-z_][A-Za-z0-9_.-]*, "
+		    "at most %d", NAME_MAX_LEN);
+	for (j = 0; j < idx; j++)
+		if (strcmp(c->m->tools[j].name, t->name) == 0)
+			return lerr(c, n, g, "duplicate tool name \"%s\" "
+			    "(first at line %d)", t->name, c->m->tools[j].line);
+	if ((n = map_get(e, "description")) != NULL &&
+	    get_str(c, n, fld(g, f, "description"), &t->description) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(e, "input")) != NULL &&
+	    parse_fields(c, n, fld(g, f, "input"), 1, &t->input,
+	    &t->ninput) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(e, "output")) != NULL &&
+	    parse_fields(c, n, fld(g, f, "output"), 1, &t->output,
+	    &t->noutput) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(e, "sideEffect")) == NULL)
+		return lerr(c, e, f, "missing key \"sideEffect\"");
+	if (get_enum(c, n, fld(g, f, "sideEffect"), side_effect_names, &v) != 0)
+		return AL_ERR_FORMAT;
+	t->side_effect = v;
+	if ((n = map_get(e, "timeoutMs")) == NULL)
+		return lerr(c, e, f, "missing key \"timeoutMs\"");
+	if (get_int(c, n, fld(g, f, "timeoutMs"), 1, TIMEOUT_MAX_MS,
+	    &t->timeout_ms) != 0)
+		return AL_ERR_FORMAT;
+	t->authorization = (t->side_effect == SIDE_EFFECT_NETWORK ||
+	    t->side_effect == SIDE_EFFECT_EXTERNAL) ? AUTHZ_APPROVAL : AUTHZ_ALLOW;
+	if ((n = map_get(e, "authorization")) != NULL) {
+		if (get_enum(c, n, fld(g, f, "authorization"), authz_names,
+		    &v) != 0)
+			return AL_ERR_FORMAT;
+		t->authorization = v;
+	}
+	cmd = map_get(e, "command");
+	if ((n = map_get(e, "action")) != NULL) {
+		if (get_enum(c, n, fld(g, f, "action"), action_names, &v) != 0)
+			return AL_ERR_FORMAT;
+		t->action = v;
+	} else if (cmd != NULL)
+		t->action = ACTION_COMMAND;
+	else {
+		for (v = 0; action_names[v] != NULL; v++)
+			if (v != ACTION_COMMAND &&
+			    strcmp(action_names[v], t->name) == 0)
+				break;
+		if (action_names[v] == NULL)
+			return lerr(c, e, f, "unknown tool action; set action: "
+			    "or command:");
+		t->action = v;
+	}
+	if (cmd != NULL) {
+		if (t->action != ACTION_COMMAND && t->action != ACTION_EXEC)
+			return lerr(c, cmd, fld(g, f, "command"), "only for "
+			    "action command or exec");
+		if (parse_command(c, t, cmd, fld(g, f, "command")) != 0)
+			return AL_ERR_FORMAT;
+	} else if (t->action == ACTION_COMMAND)
+		return lerr(c, e, f, "action command needs command:");
+	if ((n = map_get(e, "costUsd")) != NULL &&
+	    get_num(c, n, fld(g, f, "costUsd"), 0, &t->cost_usd) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(e, "secrets")) != NULL && !is_null(n) &&
+	    parse_secrets(c, t, n, fld(g, f, "secrets")) != 0)
+		return AL_ERR_FORMAT;
+	if (t->secrets == NULL)
+		t->secrets = xcalloc(1, sizeof(*t->secrets));
+	t->network.hosts = xcalloc(1, sizeof(char *));
+	if ((n = map_get(e, "network")) != NULL &&
+	    get_strlist(c, n, fld(g, f, "network"), chk_hostport,
+	    &t->network.hosts, &t->network.nhosts) != 0)
+		return AL_ERR_FORMAT;
+	return 0;
+}
+
+static int
+parse_tools(struct lctx *c, const struct ynode *seq)
+{
+	size_t i;
+
+	if (want(c, seq, "tools", Y_SEQ) != 0)
+		return AL_ERR_FORMAT;
+	if (seq->n > LIST_MAX)
+		return lerr(c, seq, "tools", "more than %d tools", LIST_MAX);
+	c->m->tools = xcalloc(seq->n + 1, sizeof(*c->m->tools));
+	for (i = 0; i < seq->n; i++) {
+		c->m->ntools = i + 1;
+		if (parse_tool(c, seq->v[i], i) != 0)
+			return AL_ERR_FORMAT;
+	}
+	return 0;
+}
+
+/* ---- runBudget:, sandbox:, approvals:, agent:, limits: ---- */
+
+static const char *const budget_keys[] = {
+	"maxModelSteps", "maxPatchAttemptsPerGate", "maxElapsedMinutes",
+	"maxChangedFiles", "maxAddedDependencies", "maxToolCostUsd",
+	"maxParallelProcesses", "stopOnRepeatedFailureFingerprint", NULL
+};
+
+static int64_t *
+budget_slot(struct run_budget *b, size_t i)
+{
+	int64_t *slots[] = {
+		&b->max_model_steps, &b->max_patch_attempts_per_gate,
+		&b->max_elapsed_minutes, &b->max_changed_files,
+		&b->max_added_dependencies, NULL,
+		&b->max_parallel_processes,
+		&b->stop_on_repeated_failure_fingerprint,
+	};
+	return slots[i];
+}
+
+static void
+budget_defaults(struct run_budget *b)
+{
+	size_t i;
+
+	for (i = 0; budget_keys[i] != NULL; i++)
+		if (budget_slot(b, i) != NULL)
+			*budget_slot(b, i) = -1;
+	b->max_tool_cost_usd = -1;
+}
+
+static int
+parse_budget(struct lctx *c, const struct ynode *map)
+{
+	char g[FIELD_MAX];
+	const struct ynode *n;
+	size_t i;
+
+	if (is_null(map))
+		return 0;
+	if (check_keys(c, map, "runBudget", budget_keys) != 0)
+		return AL_ERR_FORMAT;
+	for (i = 0; budget_keys[i] != NULL; i++) {
+		if ((n = map_get(map, budget_keys[i])) == NULL)
+			continue;
+		fld(g, "runBudget", budget_keys[i]);
+		if (budget_slot(&c->m->budget, i) == NULL) {
+			if (get_num(c, n, g, -1, &c->m->budget.max_tool_cost_usd) != 0)
+				return AL_ERR_FORMAT;
+			if (c->m->budget.max_tool_cost_usd < 0 &&
+			    c->m->budget.max_tool_cost_usd != -1)
+				return lerr(c, n, g, "must be >= 0, or -1 for "
+				    "no limit");
+		} else if (get_int(c, n, g, -1, INT64_MAX,
+		    budget_slot(&c->m->budget, i)) != 0)
+			return AL_ERR_FORMAT;
+	}
+	return 0;
+}
+
+static const char *const limit_keys[] = {
+	"cpuSeconds", "addressSpaceMb", "fileSizeMb", "openFiles", "processes",
+	"memoryMb", "cpuPercent", "tmpSizeMb", "outputBytes", NULL
+};
+
+static int64_t *
+limit_slot(struct resource_limits *l, size_t i)
+{
+	int64_t *slots[] = {
+		&l->cpu_seconds, &l->address_space_mb, &l->file_size_mb,
+		&l->open_files, &l->processes, &l->memory_mb, &l->cpu_percent,
+		&l->tmp_size_mb, &l->output_bytes,
+	};
+	return slots[i];
+}
+
+static int
+parse_limits(struct lctx *c, const struct ynode *map, const char *field,
+    struct resource_limits *l)
+{
+	char g[FIELD_MAX];
+	const struct ynode *n;
+	size_t i;
+
+	if (is_null(map))
+		return 0;
+	if (check_keys(c, map, field, limit_keys) != 0)
+		return AL_ERR_FORMAT;
+	for (i = 0; limit_keys[i] != NULL; i++)
+		if ((n = map_get(map, limit_keys[i])) != NULL &&
+		    get_int(c, n, fld(g, field, limit_keys[i]), 0,
+		    INT64_MAX / (1024 * 1024), limit_slot(l, i)) != 0)
+			return AL_ERR_FORMAT;
+	return 0;
+}
+
+static const char *const sandbox_keys[] = {
+	"uid", "gid", "readOnly", "denyRead", "protected", "network", "seccomp",
+	"landlock", "workspace", "limits", NULL
+};
+
+/* Expands a leading "~/" (or a lone "~") of each entry with $HOME. */
+static int
+expand_home(struct lctx *c, const struct ynode *seq, char **v)
+{
+	const char *home = getenv("HOME");
+	char *e;
+	size_t i;
+
+	for (i = 0; v[i] != NULL; i++) {
+		if (v[i][0] != '~' || (v[i][1] != '/' && v[i][1] != '\0'))
+			continue;
+		if (home == NULL || home[0] != '/') {
+			char f[FIELD_MAX];
+
+			return lerr(c, seq->v[i], fldi(f, "sandbox.denyRead", i),
+			    "\"~\" needs $HOME to be an absolute path");
+		}
+		xasprintf(&e, "%s%s", home, v[i] + 1);
+		free(v[i]);
+		v[i] = e;
+	}
+	return 0;
+}
+
+static int
+parse_sandbox(struct lctx *c, const struct ynode *map)
+{
+	static const char *const netw[] = { "none", "proxy", NULL };
+	static const char *const secc[] = { "default", "strict", NULL };
+	static const char *const wsm[] = { "direct", "cow", NULL };
+	struct sandbox_policy *s = &c->m->sandbox;
+	const struct ynode *n;
+	char g[FIELD_MAX];
+	int64_t iv;
+	size_t i;
+	int v;
+
+	if (is_null(map))
+		return 0;
+	if (check_keys(c, map, "sandbox", sandbox_keys) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(map, "uid")) != NULL) {
+		if (get_int(c, n, "sandbox.uid", 0, 0xfffffffe, &iv) != 0)
+			return AL_ERR_FORMAT;
+		s->uid = (uid_t)iv;
+	}
+	if ((n = map_get(map, "gid")) != NULL) {
+		if (get_int(c, n, "sandbox.gid", 0, 0xfffffffe, &iv) != 0)
+			return AL_ERR_FORMAT;
+		s->gid = (gid_t)iv;
+	}
+	if ((n = map_get(map, "readOnly")) != NULL &&
+	    get_strlist(c, n, "sandbox.readOnly", chk_abs_path, &s->read_only,
+	    &s->nread_only) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(map, "denyRead")) != NULL) {
+		if (get_strlist(c, n, "sandbox.denyRead", NULL, &s->deny_read,
+		    &s->ndeny_read) != 0 ||
+		    expand_home(c, n, s->deny_read) != 0)
+			return AL_ERR_FORMAT;
+		for (i = 0; i < s->ndeny_read; i++) {
+			struct ynode pos = *n->v[i];
+
+			pos.s = s->deny_read[i];
+			pos.n = 0;
+			if (chk_abs_path(c, &pos,
+			    fldi(g, "sandbox.denyRead", i)) != 0)
+				return AL_ERR_FORMAT;
+		}
+	}
+	if ((n = map_get(map, "protected")) != NULL &&
+	    get_strlist(c, n, "sandbox.protected", chk_ws_path, &s->protected,
+	    &s->nprotected) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(map, "network")) != NULL) {
+		if (get_enum(c, n, "sandbox.network", netw, &v) != 0)
+			return AL_ERR_FORMAT;
+		s->network = v;
+	}
+	if ((n = map_get(map, "seccomp")) != NULL) {
+		if (get_enum(c, n, "sandbox.seccomp", secc, &v) != 0)
+			return AL_ERR_FORMAT;
+		s->seccomp = v;
+	}
+	if ((n = map_get(map, "landlock")) != NULL &&
+	    get_bool(c, n, "sandbox.landlock", &s->landlock) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(map, "workspace")) != NULL) {
+		if (get_enum(c, n, "sandbox.workspace", wsm, &v) != 0)
+			return AL_ERR_FORMAT;
+		s->workspace = v;
+	}
+	if ((n = map_get(map, "limits")) != NULL &&
+	    parse_limits(c, n, "sandbox.limits", &s->limits) != 0)
+		return AL_ERR_FORMAT;
+	return 0;
+}
+
+static const char *const approvals_keys[] = {
+	"approvers", "ttlSeconds", "notify", NULL
+};
+
+static int
+parse_approvals(struct lctx *c, const struct ynode *map)
+{
+	struct approval_policy *a = &c->m->approvals;
+	const struct ynode *n, *e;
+	struct passwd *pw;
+	char g[FIELD_MAX];
+	int64_t iv;
+	size_t i;
+
+	if (is_null(map))
+		return 0;
+	if (check_keys(c, map, "approvals", approvals_keys) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(map, "approvers")) != NULL) {
+		if (want(c, n, "approvals.approvers", Y_SEQ) != 0)
+			return AL_ERR_FORMAT;
+		if (n->n > LIST_MAX)
+			return lerr(c, n, "approvals.approvers",
+			    "more than %d items", LIST_MAX);
+		free(a->approvers);
+		a->approvers = xcalloc(n->n + 1, sizeof(*a->approvers));
+		a->napprovers = 0;
+		for (i = 0; i < n->n; i++) {
+			e = n->v[i];
+			fldi(g, "approvals.approvers", i);
+			if (want(c, e, g, Y_SCALAR) != 0)
+				return AL_ERR_FORMAT;
+			if (e->len > 0 && isdigit((unsigned char)e->s[0])) {
+				if (get_int(c, e, g, 0, 0xfffffffe, &iv) != 0)
+					return AL_ERR_FORMAT;
+				a->approvers[a->napprovers++] = (uid_t)iv;
+			} else if ((pw = getpwnam(e->s)) != NULL)
+				a->approvers[a->napprovers++] = pw->pw_uid;
+			else
+				return lerr(c, e, g, "unknown user \"%s\"",
+				    e->s);
+		}
+	}
+	if ((n = map_get(map, "ttlSeconds")) != NULL &&
+	    get_int(c, n, "approvals.ttlSeconds", 1, 30 * 86400,
+	    &a->ttl_seconds) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(map, "notify")) != NULL) {
+		if (get_strlist(c, n, "approvals.notify", chk_nonempty,
+		    &a->notify, NULL) != 0)
+			return AL_ERR_FORMAT;
+		if (a->notify[0] == NULL) {
+			free(a->notify);
+			a->notify = NULL;
+		}
+	}
+	return 0;
+}
+
+static const char *const agent_keys[] = {
+	"network", "workspace", "home", "env", "limits", NULL
+};
+
+static int
+parse_agent(struct lctx *c, const struct ynode *map)
+{
+	static const char *const wsm[] = { "ro", "rw", NULL };
+	struct agent_profile *a = &c->m->agent;
+	const struct ynode *n;
+	int v;
+
+	if (is_null(map))
+		return 0;
+	if (check_keys(c, map, "agent", agent_keys) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(map, "network")) != NULL &&
+	    get_strlist(c, n, "agent.network", chk_hostport, &a->network.hosts,
+	    &a->network.nhosts) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(map, "workspace")) != NULL) {
+		if (get_enum(c, n, "agent.workspace", wsm, &v) != 0)
+			return AL_ERR_FORMAT;
+		a->workspace_writable = v;
+	}
+	if ((n = map_get(map, "home")) != NULL) {
+		if (want(c, n, "agent.home", Y_SCALAR) != 0)
+			return AL_ERR_FORMAT;
+		if (strcmp(n->s, "tmpfs") != 0) {
+			if (chk_abs_path(c, n, "agent.home") != 0 ||
+			    get_str(c, n, "agent.home", &a->home) != 0)
+				return AL_ERR_FORMAT;
+		}
+	}
+	if ((n = map_get(map, "env")) != NULL &&
+	    get_strlist(c, n, "agent.env", chk_env_name, &a->env_pass,
+	    &a->nenv_pass) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(map, "limits")) != NULL &&
+	    parse_limits(c, n, "agent.limits", &a->limits) != 0)
+		return AL_ERR_FORMAT;
+	return 0;
+}
+
+/* ---- the whole file ---- */
+
+static const char *const top_keys[] = {
+	"tools", "types", "checks", "gates", "dependencyFiles",
+	"forbidSideEffects", "runBudget", "sandbox", "approvals", "agent",
+	"limits", NULL
+};
+
+static void
+defaults(struct manifest *m)
+{
+	struct sandbox_policy d;
+
+	budget_defaults(&m->budget);
+	sandbox_policy_init_defaults(&m->sandbox);
+	m->approvals.approvers = xcalloc(1, sizeof(uid_t));
+	m->approvals.ttl_seconds = 900;
+	m->agent.network.hosts = xcalloc(1, sizeof(char *));
+	m->agent.env_pass = xcalloc(1, sizeof(char *));
+	m->agent.workspace_writable = 0;
+	/* The agent's limits start as the runners'. */
+	sandbox_policy_init_defaults(&d);
+	m->agent.limits = d.limits;
+	strv_free(d.read_only);
+	strv_free(d.deny_read);
+	strv_free(d.protected);
+	m->required_gates = xcalloc(1, sizeof(char *));
+	m->dependency_files = xcalloc(1, sizeof(char *));
+	m->max_frame_bytes = 1048576;
+}
+
+static int
+parse_manifest(struct lctx *c, const struct ynode *root)
+{
+	const struct ynode *n, *g;
+	char f[FIELD_MAX];
+	int64_t iv;
+	size_t i;
+	int v;
+
+	if (root == NULL || is_null(root))
+		return lerr(c, NULL, "manifest", "empty; expected a mapping "
+		    "with a tools: list");
+	if (check_keys(c, root, "", top_keys) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(root, "types")) != NULL && parse_types(c, n) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(root, "checks")) != NULL && parse_checks(c, n) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(root, "tools")) == NULL)
+		return lerr(c, root, "manifest", "missing key \"tools\"");
+	if (parse_tools(c, n) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(root, "gates")) != NULL && !is_null(n)) {
+		static const char *const gk[] = { "required", NULL };
+
+		if (check_keys(c, n, "gates", gk) != 0)
+			return AL_ERR_FORMAT;
+		if ((g = map_get(n, "required")) != NULL &&
+		    get_strlist(c, g, "gates.required", chk_check_id,
+		    &c->m->required_gates, &c->m->nrequired_gates) != 0)
+			return AL_ERR_FORMAT;
+	}
+	if ((n = map_get(root, "dependencyFiles")) != NULL &&
+	    get_strlist(c, n, "dependencyFiles", chk_ws_path,
+	    &c->m->dependency_files, &c->m->ndependency_files) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(root, "forbidSideEffects")) != NULL) {
+		if (want(c, n, "forbidSideEffects", Y_SEQ) != 0)
+			return AL_ERR_FORMAT;
+		for (i = 0; i < n->n; i++) {
+			if (get_enum(c, n->v[i], fldi(f, "forbidSideEffects", i),
+			    side_effect_names, &v) != 0)
+				return AL_ERR_FORMAT;
+			c->m->forbid_side_effect[v] = 1;
+		}
+	}
+	if ((n = map_get(root, "runBudget")) != NULL && parse_budget(c, n) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(root, "sandbox")) != NULL && parse_sandbox(c, n) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(root, "approvals")) != NULL &&
+	    parse_approvals(c, n) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(root, "agent")) != NULL && parse_agent(c, n) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(root, "limits")) != NULL && !is_null(n)) {
+		static const char *const lk[] = { "maxFrameBytes", NULL };
+
+		if (check_keys(c, n, "limits", lk) != 0)
+			return AL_ERR_FORMAT;
+		if ((g = map_get(n, "maxFrameBytes")) != NULL) {
+			if (get_int(c, g, "limits.maxFrameBytes", FRAME_MIN,
+			    FRAME_MAX, &iv) != 0)
+				return AL_ERR_FORMAT;
+			c->m->max_frame_bytes = (size_t)iv;
+		}
+	}
+	return 0;
+}
+
+int
+manifest_load_buffer(const char *name, const char *data, size_t len,
+    struct manifest **out, char *err, size_t errlen)
+{
+	struct lctx c;
+	struct manifest *m;
+	struct ynode *root = NULL;
+	int r;
+
+	*out = NULL;
+	if (errlen > 0)
+		err[0] = '\0';
+	memset(&c, 0, sizeof(c));
+	c.file = name;
+	c.err = err;
+	c.errlen = errlen;
+	if (len > MANIFEST_MAX_BYTES) {
+		lerr(&c, NULL, "manifest", "larger than %d bytes",
+		    MANIFEST_MAX_BYTES);
+		return AL_ERR_LIMIT;
+	}
+	m = xcalloc(1, sizeof(*m));
+	c.m = m;
+	m->path = xstrdup(name);
+	crypto_hash_sha256(m->digest, (const unsigned char *)data, len);
+	if ((m->types = type_table_new()) == NULL) {
+		manifest_free(m);
+		return AL_ERR_ALLOC;
+	}
+	defaults(m);
+	if ((r = ytree_parse(&c, data, len, &root)) == 0)
+		r = parse_manifest(&c, root);
+	ynode_free(root);
+	if (r != 0) {
+		manifest_free(m);
+		return r;
+	}
+	*out = m;
+	return 0;
+}
+
+int
+manifest_load(const char *path, struct manifest **out, char *err,
+    size_t errlen)
+{
+	struct stat st;
+	char *data;
+	size_t len = 0;
+	ssize_t nr;
+	int fd, r;
+
+	*out = NULL;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return AL_ERR_SYSTEM;
+	}
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: %s", path, S_ISREG(st.st_mode) ?
+		    strerror(errno) : "not a regular file");
+		close(fd);
+		return AL_ERR_FORMAT;
+	}
+	data = xcalloc(1, MANIFEST_MAX_BYTES + 2);
+	/* Read one byte past the bound so an oversize file is noticed. */
+	while (len < MANIFEST_MAX_BYTES + 1) {
+		nr = read(fd, data + len, MANIFEST_MAX_BYTES + 1 - len);
+		if (nr == -1 && errno == EINTR)
+			continue;
+		if (nr == -1) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			close(fd);
+			free(data);
+			return AL_ERR_SYSTEM;
+		}
+		if (nr == 0)
+			break;
+		len += (size_t)nr;
+	}
+	close(fd);
+	r = manifest_load_buffer(path, data, len, out, err, errlen);
+	free(data);
+	return r;
+}
+
+int
+manifest_load_default(struct manifest **out, char *err, size_t errlen)
+{
+	return manifest_load_buffer("<default>", airlock_default_manifest,
+	    airlock_default_manifest_len, out, err, errlen);
+}
+
+static void
+fields_free(struct type_field *f, size_t n)
+{
+	size_t i;
+
+	if (f == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		free(f[i].name);
+	free(f);
+}
+
+void
+manifest_free(struct manifest *m)
+{
+	size_t i, j;
+
+	if (m == NULL)
+		return;
+	for (i = 0; i < m->ntools; i++) {
+		struct tool *t = &m->tools[i];
+
+		free(t->name);
+		free(t->description);
+		fields_free(t->input, t->ninput);
+		fields_free(t->output, t->noutput);
+		strv_free(t->command);
+		for (j = 0; j < t->nsecrets; j++) {
+			free(t->secrets[j].name);
+			free(t->secrets[j].env);
+			free(t->secrets[j].file);
+		}
+		free(t->secrets);
+		strv_free(t->network.hosts);
+	}
+	free(m->tools);
+	for (i = 0; i < m->nchecks; i++) {
+		free(m->checks[i].id);
+		strv_free(m->checks[i].argv);
+		strv_free(m->checks[i].env);
+		strv_free(m->checks[i].network.hosts);
+	}
+	free(m->checks);
+	type_table_free(m->types);
+	strv_free(m->required_gates);
+	strv_free(m->dependency_files);
+	strv_free(m->sandbox.read_only);
+	strv_free(m->sandbox.deny_read);
+	strv_free(m->sandbox.protected);
+	free(m->approvals.approvers);
+	strv_free(m->approvals.notify);
+	strv_free(m->agent.network.hosts);
+	free(m->agent.home);
+	strv_free(m->agent.env_pass);
+	free(m->path);
+	free(m);
+}
+
+const struct tool *
+manifest_tool(const struct manifest *m, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < m->ntools; i++)
+		if (m->tools[i].name != NULL &&
+		    strcmp(m->tools[i].name, name) == 0)
+			return &m->tools[i];
+	return NULL;
+}
+
+const struct check *
+manifest_check(const struct manifest *m, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < m->nchecks; i++)
+		if (m->checks[i].id != NULL && strcmp(m->checks[i].id, id) == 0)
+			return &m->checks[i];
+	return NULL;
+}
+
+const char *
+side_effect_name(enum side_effect e)
+{
+	return (unsigned)e < SIDE_EFFECT_COUNT ? side_effect_names[e] : "?";
+}
+
+const char *
+authorization_name(enum authorization a)
+{
+	return (unsigned)a <= AUTHZ_APPROVAL ? authz_names[a] : "?";
+}
+
+const char *
+tool_action_name(enum tool_action a)
+{
+	return (unsigned)a <= ACTION_COMMAND ? action_names[a] : "?";
+}
+
+/* ---- the canonical printer ---- */
+
+/* A double-quoted YAML scalar: escapes that the loader reads back. */
+static void
+pq(FILE *fp, const char *s)
+{
+	const unsigned char *p;
+
+	fputc('"', fp);
+	for (p = (const unsigned char *)s; *p != '\0'; p++) {
+		switch (*p) {
+		case '"':	fputs("\\\"", fp); break;
+		case '\\':	fputs("\\\\", fp); break;
+		case '\n':	fputs("\\n", fp); break;
+		case '\t':	fputs("\\t", fp); break;
+		case '\r':	fputs("\\r", fp); break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				fprintf(fp, "\\x%02x", *p);
+			else
+				fputc(*p, fp);
+		}
+	}
+	fputc('"', fp);
+}
+
+static void
+pstrv(FILE *fp, char *const *v)
+{
+	size_t i;
+
+	fputc('[', fp);
+	for (i = 0; v != NULL && v[i] != NULL; i++) {
+		if (i)
+			fputs(", ", fp);
+		pq(fp, v[i]);
+	}
+	fputs("]\n", fp);
+}
+
+/* The shortest decimal form that reads back as the same double. */
+static void
+pnum(FILE *fp, double d)
+{
+	char buf[64];
+	int prec;
+
+	for (prec = 1; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, d);
+		if (strtod(buf, NULL) == d)
+			break;
+	}
+	fprintf(fp, "%s\n", buf);
+}
+
+static void
+pfields(FILE *fp, const char *indent, const char *key,
+    const struct type_field *f, size_t n)
+{
+	size_t i;
+
+	if (n == 0) {
+		fprintf(fp, "%s%s: {}\n", indent, key);
+		return;
+	}
+	fprintf(fp, "%s%s:\n", indent, key);
+	for (i = 0; i < n; i++)
+		fprintf(fp, "%s  %s: %s%s\n", indent, f[i].name,
+		    f[i].type->name, f[i].required ? "" : "?");
+}
+
+static void
+plimits(FILE *fp, const char *indent, const struct resource_limits *l)
+{
+	size_t i;
+
+	fprintf(fp, "%slimits:\n", indent);
+	for (i = 0; limit_keys[i] != NULL; i++)
+		fprintf(fp, "%s  %s: %lld\n", indent, limit_keys[i],
+		    (long long)*limit_slot((struct resource_limits *)l, i));
+}
+
+static void
+ptype(FILE *fp, const struct type *t)
+{
+	size_t i, n;
+
+	fprintf(fp, "  %s:\n    type: %s\n", t->name, type_kinds[t->kind]);
+	switch (t->kind) {
+	case TYPE_STRING:
+		fprintf(fp, "    minLength: %zu\n    maxLength: %zu\n",
+		    t->min_length, t->max_length);
+		if (t->pattern != NULL) {
+			fputs("    pattern: ", fp);
+			pq(fp, t->pattern);
+			fputc('\n', fp);
+		}
+		if (t->enumv != NULL) {
+			fputs("    enum: ", fp);
+			pstrv(fp, t->enumv);
+		}
+		break;
+	case TYPE_INTEGER:
+	case TYPE_NUMBER:
+		if (t->has_min) {
+			fputs("    min: ", fp);
+			if (t->kind == TYPE_INTEGER)
+				fprintf(fp, "%lld\n", (long long)t->min);
+			else
+				pnum(fp, t->min);
+		}
+		if (t->has_max) {
+			fputs("    max: ", fp);
+			if (t->kind == TYPE_INTEGER)
+				fprintf(fp, "%lld\n", (long long)t->max);
+			else
+				pnum(fp, t->max);
+		}
+		break;
+	case TYPE_BOOLEAN:
+		break;
+	case TYPE_LIST:
+		fprintf(fp, "    items: %s\n    maxItems: %zu\n",
+		    t->items->name, t->max_items);
+		break;
+	case TYPE_OBJECT:
+		fputs("    fields:", fp);
+		fputs(t->nfields ? "\n" : " {}\n", fp);
+		for (i = 0; i < t->nfields; i++)
+			fprintf(fp, "      %s: %s\n", t->fields[i].name,
+			    t->fields[i].type->name);
+		fputs("    required: [", fp);
+		for (i = n = 0; i < t->nfields; i++)
+			if (t->fields[i].required)
+				fprintf(fp, "%s%s", n++ ? ", " : "",
+				    t->fields[i].name);
+		fputs("]\n", fp);
+		break;
+	}
+}
+
+int
+manifest_print_canonical(const struct manifest *m, FILE *fp)
+{
+	size_t i, j, n;
+
+	n = 0;
+	for (i = 0; i < type_table_count(m->types); i++)
+		if (!type_table_at(m->types, i)->builtin)
+			n++;
+	fputs(n ? "types:\n" : "types: {}\n", fp);
+	for (i = 0; i < type_table_count(m->types); i++)
+		if (!type_table_at(m->types, i)->builtin)
+			ptype(fp, type_table_at(m->types, i));
+
+	fputs(m->nchecks ? "checks:\n" : "checks: {}\n", fp);
+	for (i = 0; i < m->nchecks; i++) {
+		const struct check *ck = &m->checks[i];
+
+		fputs("  ", fp);
+		if (isalnum((unsigned char)ck->id[0]))
+			fputs(ck->id, fp);
+		else
+			pq(fp, ck->id);
+		fputs(":\n    argv: ", fp);
+		pstrv(fp, ck->argv);
+		fputs("    env:", fp);
+		fputs(ck->nenv ? "\n" : " {}\n", fp);
+		for (j = 0; j < ck->nenv; j++) {
+			const char *eq = strchr(ck->env[j], '=');
+
+			fprintf(fp, "      %.*s: ", (int)(eq - ck->env[j]),
+			    ck->env[j]);
+			pq(fp, eq + 1);
+			fputc('\n', fp);
+		}
+		fprintf(fp, "    timeoutMs: %lld\n    network: ",
+		    (long long)ck->timeout_ms);
+		pstrv(fp, ck->network.hosts);
+	}
+
+	fputs(m->ntools ? "tools:\n" : "tools: []\n", fp);
+	for (i = 0; i < m->ntools; i++) {
+		const struct tool *t = &m->tools[i];
+
+		fprintf(fp, "  - name: %s\n", t->name);
+		if (t->description != NULL) {
+			fputs("    description: ", fp);
+			pq(fp, t->description);
+			fputc('\n', fp);
+		}
+		fprintf(fp, "    action: %s\n", tool_action_name(t->action));
+		if (t->command != NULL) {
+			fputs("    command: ", fp);
+			pstrv(fp, t->command);
+		}
+		pfields(fp, "    ", "input", t->input, t->ninput);
+		pfields(fp, "    ", "output", t->output, t->noutput);
+		fprintf(fp, "    sideEffect: %s\n    timeoutMs: %lld\n"
+		    "    authorization: %s\n    costUsd: ",
+		    side_effect_name(t->side_effect), (long long)t->timeout_ms,
+		    authorization_name(t->authorization));
+		pnum(fp, t->cost_usd);
+		fputs("    secrets:", fp);
+		fputs(t->nsecrets ? "\n" : " []\n", fp);
+		for (j = 0; j < t->nsecrets; j++) {
+			fprintf(fp, "      - name: %s\n", t->secrets[j].name);
+			if (t->secrets[j].env != NULL)
+				fprintf(fp, "        env: %s\n",
+				    t->secrets[j].env);
+			if (t->secrets[j].file != NULL) {
+				fputs("        file: ", fp);
+				pq(fp, t->secrets[j].file);
+				fputc('\n', fp);
+			}
+		}
+		fputs("    network: ", fp);
+		pstrv(fp, t->network.hosts);
+	}
+
+	fputs("gates:\n  required: ", fp);
+	pstrv(fp, m->required_gates);
+	fputs("dependencyFiles: ", fp);
+	pstrv(fp, m->dependency_files);
+	fputs("forbidSideEffects: [", fp);
+	for (i = n = 0; i < SIDE_EFFECT_COUNT; i++)
+		if (m->forbid_side_effect[i])
+			fprintf(fp, "%s%s", n++ ? ", " : "",
+			    side_effect_name(i));
+	fputs("]\n", fp);
+
+	fputs("runBudget:\n", fp);
+	for (i = 0; budget_keys[i] != NULL; i++) {
+		int64_t *slot = budget_slot((struct run_budget *)&m->budget, i);
+
+		fprintf(fp, "  %s: ", budget_keys[i]);
+		if (slot != NULL)
+			fprintf(fp, "%lld\n", (long long)*slot);
+		else
+			pnum(fp, m->budget.max_tool_cost_usd);
+	}
+
+	fprintf(fp, "sandbox:\n  uid: %lu\n  gid: %lu\n  readOnly: ",
+	    (unsigned long)m->sandbox.uid, (unsigned long)m->sandbox.gid);
+	pstrv(fp, m->sandbox.read_only);
+	fputs("  denyRead: ", fp);
+	pstrv(fp, m->sandbox.deny_read);
+	fputs("  protected: ", fp);
+	pstrv(fp, m->sandbox.protected);
+	fprintf(fp, "  network: %s\n  seccomp: %s\n  landlock: %s\n"
+	    "  workspace: %s\n",
+	    m->sandbox.network ? "proxy" : "none",
+	    m->sandbox.seccomp == SECCOMP_PROFILE_STRICT ? "strict" : "default",
+	    m->sandbox.landlock ? "true" : "false",
+	    m->sandbox.workspace == WORKSPACE_COW ? "cow" : "direct");
+	plimits(fp, "  ", &m->sandbox.limits);
+
+	fputs("approvals:\n  approvers: [", fp);
+	for (i = 0; i < m->approvals.napprovers; i++)
+		fprintf(fp, "%s%lu", i ? ", " : "",
+		    (unsigned long)m->approvals.approvers[i]);
+	fprintf(fp, "]\n  ttlSeconds: %lld\n  notify: ",
+	    (long long)m->approvals.ttl_seconds);
+	pstrv(fp, m->approvals.notify);
+
+	fputs("agent:\n  network: ", fp);
+	pstrv(fp, m->agent.network.hosts);
+	fprintf(fp, "  workspace: %s\n  home: ",
+	    m->agent.workspace_writable ? "rw" : "ro");
+	if (m->agent.home != NULL)
+		pq(fp, m->agent.home);
+	else
+		fputs("tmpfs", fp);
+	fputs("\n  env: ", fp);
+	pstrv(fp, m->agent.env_pass);
+	plimits(fp, "  ", &m->agent.limits);
+
+	fprintf(fp, "limits:\n  maxFrameBytes: %zu\n", m->max_frame_bytes);
+	return ferror(fp) ? AL_ERR_IO : 0;
+}

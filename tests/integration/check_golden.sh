@@ -1,0 +1,63 @@
+#!/bin/sh
+# airlock check against golden files (STYLE.md 15):
+#  - each tests/golden/NAME.yaml must pass, and "airlock check -v" must print
+#    exactly tests/golden/NAME.ok;
+#  - the canonical form it prints must load again and print identically;
+#  - each tests/golden/bad/NAME.yaml must fail with exit 78 and print exactly
+#    the error on its first line ("# expect: FILE:LINE:COLUMN: FIELD: problem").
+. "$top_srcdir/tests/lib.sh"
+
+# full.yaml expands "~/" in sandbox.denyRead.
+HOME=/home/tester
+export HOME
+cd "$top_srcdir/tests/golden" || exit 1
+
+canonical_part() { sed -n '/^---$/,$p'; }
+
+for y in *.yaml; do
+	name=${y%.yaml}
+	out=$("$AIRLOCK" check -v "$y" 2>"$T/err"); rc=$?
+	expect_eq "check_accepts_$name" "$rc" 0
+	[ -s "$T/err" ] && cat "$T/err"
+	printf '%s\n' "$out" > "$T/$name.out"
+	if diff -u "$name.ok" "$T/$name.out"; then
+		pass "check_v_output_matches_golden_$name"
+	else
+		fail "check_v_output_matches_golden_$name"
+	fi
+	canonical_part < "$T/$name.out" > "$T/$name.canon.yaml"
+	"$AIRLOCK" check -v "$T/$name.canon.yaml" | canonical_part \
+	    > "$T/$name.canon2.yaml"
+	if cmp -s "$T/$name.canon.yaml" "$T/$name.canon2.yaml" &&
+	    [ -s "$T/$name.canon.yaml" ]; then
+		pass "canonical_form_round_trips_$name"
+	else
+		fail "canonical_form_round_trips_$name"
+		diff -u "$T/$name.canon.yaml" "$T/$name.canon2.yaml" | head -40
+	fi
+done
+
+# The built-in default's source loads too, and round-trips.
+out=$("$AIRLOCK" check -v "$top_srcdir/contrib/manifests/default.yaml"); rc=$?
+expect_eq "check_accepts_contrib_default_manifest" "$rc" 0
+printf '%s\n' "$out" | canonical_part > "$T/default.canon.yaml"
+"$AIRLOCK" check -v "$T/default.canon.yaml" | canonical_part > "$T/default.canon2.yaml"
+check "canonical_form_round_trips_default" cmp -s "$T/default.canon.yaml" "$T/default.canon2.yaml"
+
+for b in bad/*.yaml; do
+	name=$(basename "$b" .yaml)
+	want=$(sed -n '1s/^# expect: //p' "$b")
+	got=$("$AIRLOCK" check "$b" 2>&1 >/dev/null); rc=$?
+	expect_eq "check_refuses_${name}_with_exit_78" "$rc" 78
+	expect_eq "check_refuses_${name}_with_exact_error" "$got" "$want"
+done
+
+# Usage errors are not manifest errors.
+"$AIRLOCK" check >/dev/null 2>&1; rc=$?
+expect_eq "check_without_manifest_is_a_usage_error" "$rc" 64
+"$AIRLOCK" check /nonexistent/m.yaml 2>"$T/err"; rc=$?
+expect_eq "check_missing_file_exits_78" "$rc" 78
+expect_eq "check_missing_file_names_it" "$(cat "$T/err")" \
+    "/nonexistent/m.yaml: No such file or directory"
+
+finish
