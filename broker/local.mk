@@ -4,3 +4,12 @@ libairlock_a_SOURCES += \
 	broker/audit_verify.c broker/audit_verify.h \
 	broker/redact.c broker/redact.h \
 	broker/secrets.c broker/secrets.h
+# The audit and secret subcommands (owned by the audit module).
+libairlock_a_SOURCES += supervisor/cmd_audit.c supervisor/cmd_secret.c
+
+# Tests of the audit log, the credential store and redaction.
+check_PROGRAMS += tests/unit/audit_writer
+tests_unit_audit_writer_CFLAGS = $(AM_CFLAGS)
+tests_unit_audit_writer_LDADD = libairlock.a $(AIRLOCK_LIBS)
+TESTS += tests/integration/audit_verify.sh
+EXTRA_DIST += tests/integration/audit_verify.sh

@@ -13,6 +13,8 @@ static const struct command {
 	const char	*summary;
 } commands[] = {
 	/* Each subcommand's module adds its row here. */
+	{ "audit", cmd_audit, "verify, show and follow audit logs" },
+	{ "secret", cmd_secret, "set, list and remove sealed credentials" },
 	{ NULL, NULL, NULL }
 };
 
