@@ -21,3 +21,5 @@ tests_unit_test_audit_CFLAGS = $(unit_cflags)
 tests_unit_test_audit_LDADD = $(unit_ldadd)
 tests_unit_test_secrets_CFLAGS = $(unit_cflags)
 tests_unit_test_secrets_LDADD = $(unit_ldadd)
+TESTS += tests/integration/secret_store.sh
+EXTRA_DIST += tests/integration/secret_store.sh
