@@ -20,6 +20,11 @@
 #include <jansson.h>
 
 struct audit;
+struct redact;
+
+#define AUDIT_PUBKEY_HEX_LEN	64	/* Ed25519 public key, hex */
+#define AUDIT_HASH_HEX_LEN	64	/* BLAKE2b-256, hex */
+#define AUDIT_MAX_LINE		(1024 * 1024)	/* bytes of one record */
 
 /*
  * Opens (creating, mode 0600) the log at |path| for session |session_id|
@@ -45,5 +50,69 @@ const char *audit_path(const struct audit *a);
 
 /* Appends "session_end", closes, wipes the key.  NULL is fine. */
 void	audit_close(struct audit *a);
+
+/*
+ * Additions (audit branch).
+ *
+ * audit_open() also returns AL_ERR_IO if "session_start" cannot be
+ * written, and AL_ERR_SYSTEM with errno EEXIST if |path| already holds
+ * records (one file is one session) or EWOULDBLOCK if another writer
+ * holds it.  The file is opened O_APPEND|O_CLOEXEC and held with an
+ * exclusive flock(2) until audit_close(), so "airlock audit verify" can
+ * tell a running session from a truncated one.
+ */
+
+/*
+ * Like audit_open(), but signs with the long-term Ed25519 key in
+ * |keyfile| (a 32-byte seed, mode 0600, owned by the caller), so that a
+ * verifier can pin its public key.  Creates |keyfile| with a fresh seed
+ * if it does not exist.  Returns 0 and *out; AL_ERR_DENIED if the key
+ * file is readable by group or others or not owned by the euid;
+ * AL_ERR_FORMAT if it is not 32 bytes; AL_ERR_SYSTEM; AL_ERR_ALLOC;
+ * AL_ERR_IO.
+ */
+int	audit_open_with_key(const char *path, const char *session_id,
+	    const char *keyfile, struct audit **out)
+	    __attribute__((warn_unused_result));
+
+/*
+ * Loads (creating if |create| and absent) the long-term key |keyfile|
+ * and writes its public key as lowercase hex to |hex|.  Returns 0 or an
+ * error as for audit_open_with_key(); AL_ERR_NOT_FOUND if absent and
+ * !create.
+ */
+int	audit_key_public(const char *keyfile, int create,
+	    char hex[AUDIT_PUBKEY_HEX_LEN + 1])
+	    __attribute__((warn_unused_result));
+
+/* Returns the session's public key, lowercase hex (borrowed). */
+const char *audit_public_key(const struct audit *a);
+
+/*
+ * Returns the BLAKE2b-256 hex of the last record written (borrowed):
+ * export it with the public key to detect deletion of the whole tail.
+ */
+const char *audit_head(const struct audit *a);
+
+/* Returns the seq of the last record written (0 before session_start). */
+uint64_t audit_seq(const struct audit *a);
+
+/*
+ * When each record reaches the disk.  AUDIT_SYNC_KEY (the default):
+ * write(2) of the whole line always completes before audit_append()
+ * returns, and fdatasync(2) runs after session_start, session_end,
+ * decision, approval_*, budget_stop and sandbox_denial.  AUDIT_SYNC_ALL:
+ * after every record.  AUDIT_SYNC_NONE: never (benchmarks, tests).
+ */
+#define AUDIT_SYNC_NONE		0
+#define AUDIT_SYNC_KEY		1
+#define AUDIT_SYNC_ALL		2
+void	audit_set_sync(struct audit *a, int mode);
+
+/*
+ * Redacts every string of each later record's fields with |r|
+ * (borrowed; must outlive |a|; NULL turns redaction off).
+ */
+void	audit_set_redact(struct audit *a, const struct redact *r);
 
 #endif

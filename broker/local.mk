@@ -7,5 +7,29 @@ libairlock_a_SOURCES += \
 	broker/loop.c broker/loop.h \
 	broker/patchjail.c broker/patchjail.h \
 	broker/wswrite.c broker/wswrite.h \
-	broker/wsdigest.c broker/wsdigest.h \
-	broker/audit.h
+	broker/wsdigest.c broker/wsdigest.h
+# broker
+libairlock_a_SOURCES += \
+	broker/audit.c broker/audit.h \
+	broker/audit_verify.c broker/audit_verify.h \
+	broker/redact.c broker/redact.h \
+	broker/secrets.c broker/secrets.h
+# The audit and secret subcommands (owned by the audit module).
+libairlock_a_SOURCES += supervisor/cmd_audit.c supervisor/cmd_secret.c
+
+# Tests of the audit log, the credential store and redaction.
+check_PROGRAMS += tests/unit/audit_writer
+tests_unit_audit_writer_CFLAGS = $(AM_CFLAGS)
+tests_unit_audit_writer_LDADD = libairlock.a $(AIRLOCK_LIBS)
+TESTS += tests/integration/audit_verify.sh
+EXTRA_DIST += tests/integration/audit_verify.sh
+check_PROGRAMS += tests/unit/test_redact tests/unit/test_audit tests/unit/test_secrets
+TESTS += tests/unit/test_redact tests/unit/test_audit tests/unit/test_secrets
+tests_unit_test_redact_CFLAGS = $(unit_cflags)
+tests_unit_test_redact_LDADD = $(unit_ldadd)
+tests_unit_test_audit_CFLAGS = $(unit_cflags)
+tests_unit_test_audit_LDADD = $(unit_ldadd)
+tests_unit_test_secrets_CFLAGS = $(unit_cflags)
+tests_unit_test_secrets_LDADD = $(unit_ldadd)
+TESTS += tests/integration/secret_store.sh
+EXTRA_DIST += tests/integration/secret_store.sh

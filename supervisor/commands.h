@@ -15,6 +15,10 @@ int	cmd_pending(int argc, char **argv);
 int	cmd_approve(int argc, char **argv);
 int	cmd_deny(int argc, char **argv);
 int	cmd_trace(int argc, char **argv);
+int	cmd_exec(int argc, char **argv);
+int	cmd_profile(int argc, char **argv);
+int	cmd_audit(int argc, char **argv);
+int	cmd_secret(int argc, char **argv);
 
 /* Exit statuses shared by the commands. */
 #define EXIT_USAGE		64	/* bad command line (sysexits EX_USAGE) */

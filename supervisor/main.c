@@ -23,6 +23,8 @@ static const struct command {
 	/* Internal: apply_patch's confined parser (broker/patchjail.h). */
 	{ "__patch-jail", cmd_patch_jail, NULL },
 	{ "check", cmd_check, "validate a manifest and print its tools" },
+	{ "audit", cmd_audit, "verify, show and follow audit logs" },
+	{ "secret", cmd_secret, "set, list and remove sealed credentials" },
 	{ NULL, NULL, NULL }
 };
 

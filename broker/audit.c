@@ -1,0 +1,490 @@
+/*
+ * audit: the append-only, hash-chained, signed session log.
+ *
+ * A line is the canonical JSON of the record without "sig" (jansson,
+ * JSON_COMPACT | JSON_SORT_KEYS) with ,"sig":"BASE64" inserted before
+ * the closing brace: the signature covers exactly the bytes a verifier
+ * gets back by cutting that member out, with no re-serialisation.
+ * "prev" is BLAKE2b-256 of the previous line without its newline.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+
+#include <sodium.h>
+
+#include "common/errors.h"
+#include "common/util.h"
+#include "broker/audit.h"
+#include "broker/redact.h"
+
+#define AUDIT_SEED_LEN		crypto_sign_SEEDBYTES
+#define AUDIT_MAX_SESSION	128
+#define AUDIT_MAX_EVENT		64
+
+struct audit {
+	int			 fd;
+	char			*path;
+	char			 session[AUDIT_MAX_SESSION + 1];
+	unsigned char		*sk;	/* sodium_malloc, crypto_sign_SECRETKEYBYTES */
+	char			 pk_hex[AUDIT_PUBKEY_HEX_LEN + 1];
+	char			 head[AUDIT_HASH_HEX_LEN + 1];
+	uint64_t		 seq;
+	off_t			 size;	/* bytes of complete records */
+	int			 failing;
+	int			 broken;	/* could not roll back: stay failed */
+	int			 sync;
+	const char		*keykind;
+	const struct redact	*redact;
+};
+
+static int
+session_valid(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (n == 0 || n > AUDIT_MAX_SESSION)
+		return 0;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] <= 0x20 || (unsigned char)s[i] >= 0x7f)
+			return 0;
+	return 1;
+}
+
+static int
+event_valid(const char *e)
+{
+	size_t i, n = strlen(e);
+
+	if (n == 0 || n > AUDIT_MAX_EVENT || !(e[0] >= 'a' && e[0] <= 'z'))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!((e[i] >= 'a' && e[i] <= 'z') ||
+		    (e[i] >= '0' && e[i] <= '9') || e[i] == '_'))
+			return 0;
+	return 1;
+}
+
+/* Records after which the line is forced to the disk in AUDIT_SYNC_KEY. */
+static int
+event_is_key(const char *e)
+{
+	static const char *key[] = {
+		"session_start", "session_end", "decision", "budget_stop",
+		"sandbox_denial", NULL
+	};
+	size_t i;
+
+	if (strncmp(e, "approval_", 9) == 0)
+		return 1;
+	for (i = 0; key[i] != NULL; i++)
+		if (strcmp(e, key[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Reads the 32-byte seed in |keyfile| into |seed|, creating the file
+ * first when |create|.  The file must be ours and private.
+ */
+static int
+keyfile_load(const char *keyfile, int create, unsigned char *seed)
+{
+	struct stat st;
+	ssize_t n;
+	int fd, rc;
+
+	if (create) {
+		fd = open(keyfile, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		    O_CLOEXEC, 0600);
+		if (fd != -1) {
+			randombytes_buf(seed, AUDIT_SEED_LEN);
+			rc = write_all(fd, seed, AUDIT_SEED_LEN);
+			if (rc == 0 && fsync(fd) == -1)
+				rc = AL_ERR_SYSTEM;
+			close(fd);
+			if (rc != 0)
+				unlink(keyfile);
+			return rc;
+		}
+		if (errno != EEXIST)
+			return AL_ERR_SYSTEM;
+	}
+	if ((fd = open(keyfile, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return errno == ENOENT ? AL_ERR_NOT_FOUND : AL_ERR_SYSTEM;
+	if (fstat(fd, &st) == -1) {
+		close(fd);
+		return AL_ERR_SYSTEM;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 077) != 0) {
+		close(fd);
+		return AL_ERR_DENIED;
+	}
+	if (st.st_size != AUDIT_SEED_LEN) {
+		close(fd);
+		return AL_ERR_FORMAT;
+	}
+	do {
+		n = read(fd, seed, AUDIT_SEED_LEN);
+	} while (n == -1 && errno == EINTR);
+	close(fd);
+	if (n != AUDIT_SEED_LEN)
+		return n == -1 ? AL_ERR_SYSTEM : AL_ERR_FORMAT;
+	return 0;
+}
+
+int
+audit_key_public(const char *keyfile, int create,
+    char hex[AUDIT_PUBKEY_HEX_LEN + 1])
+{
+	unsigned char pk[crypto_sign_PUBLICKEYBYTES];
+	unsigned char *seed, *sk;
+	int rc;
+
+	hex[0] = '\0';
+	if (sodium_init() < 0)
+		return AL_ERR_INTERNAL;
+	if ((seed = sodium_malloc(AUDIT_SEED_LEN)) == NULL)
+		return AL_ERR_ALLOC;
+	if ((sk = sodium_malloc(crypto_sign_SECRETKEYBYTES)) == NULL) {
+		sodium_free(seed);
+		return AL_ERR_ALLOC;
+	}
+	if ((rc = keyfile_load(keyfile, create, seed)) == 0) {
+		crypto_sign_seed_keypair(pk, sk, seed);
+		sodium_bin2hex(hex, AUDIT_PUBKEY_HEX_LEN + 1, pk, sizeof(pk));
+	}
+	sodium_free(sk);
+	sodium_free(seed);
+	return rc;
+}
+
+static void
+hash_hex(const char *line, size_t len, char hex[AUDIT_HASH_HEX_LEN + 1])
+{
+	unsigned char md[crypto_generichash_BYTES];
+
+	crypto_generichash(md, sizeof(md), (const unsigned char *)line, len,
+	    NULL, 0);
+	sodium_bin2hex(hex, AUDIT_HASH_HEX_LEN + 1, md, sizeof(md));
+}
+
+/*
+ * Writes all of line[0..len) and, if |sync|, forces it to the disk.  On
+ * any failure the file is cut back to the last complete record, so the
+ * chain stays intact and a later append can succeed.
+ */
+static int
+write_line(struct audit *a, const char *line, size_t len, int sync)
+{
+	size_t done = 0;
+	ssize_t n;
+	int saved;
+
+	if (a->broken)
+		return AL_ERR_IO;
+	while (done < len) {
+		n = write(a->fd, line + done, len - done);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			goto rollback;
+		done += (size_t)n;
+	}
+	if (sync && fdatasync(a->fd) == -1)
+		goto rollback;
+	a->size += (off_t)len;
+	return 0;
+ rollback:
+	saved = errno;
+	if (done > 0 || sync) {
+		if (ftruncate(a->fd, a->size) == -1)
+			a->broken = 1;
+	}
+	errno = saved;
+	return AL_ERR_IO;
+}
+
+/* Builds, signs and writes one record.  |fields| is borrowed. */
+static int
+append_record(struct audit *a, const char *event, json_t *fields)
+{
+	unsigned char sig[crypto_sign_BYTES];
+	char b64[sodium_base64_ENCODED_LEN(crypto_sign_BYTES,
+	    sodium_base64_VARIANT_ORIGINAL)];
+	char when[64], head[AUDIT_HASH_HEX_LEN + 1];
+	json_t *rec = NULL, *f;
+	char *body = NULL, *line = NULL;
+	size_t blen, llen;
+	int rc = AL_ERR_ALLOC, sync;
+
+	if (!event_valid(event))
+		return AL_ERR_FORMAT;
+	if (fields != NULL && !json_is_object(fields))
+		return AL_ERR_TYPE;
+	if (fields == NULL)
+		f = json_object();
+	else if (a->redact != NULL)
+		f = json_deep_copy(fields);
+	else
+		f = json_incref(fields);
+	if (f == NULL)
+		return AL_ERR_ALLOC;
+	if (a->redact != NULL && fields != NULL &&
+	    (rc = redact_json(a->redact, f)) < 0) {
+		json_decref(f);
+		return rc;
+	}
+	format_rfc3339(now_wall_ms(), when);
+	if ((rec = json_object()) == NULL ||
+	    json_object_set_new(rec, "seq",
+	    json_integer((json_int_t)(a->seq + 1))) != 0 ||
+	    json_object_set_new(rec, "time", json_string(when)) != 0 ||
+	    json_object_set_new(rec, "session", json_string(a->session)) != 0 ||
+	    json_object_set_new(rec, "event", json_string(event)) != 0 ||
+	    json_object_set(rec, "fields", f) != 0 ||
+	    json_object_set_new(rec, "prev", json_string(a->head)) != 0) {
+		rc = AL_ERR_ALLOC;
+		goto out;
+	}
+	if ((body = json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS)) == NULL) {
+		rc = AL_ERR_ALLOC;
+		goto out;
+	}
+	blen = strlen(body);
+	if (blen < 2 || body[blen - 1] != '}') {
+		rc = AL_ERR_INTERNAL;
+		goto out;
+	}
+	crypto_sign_detached(sig, NULL, (unsigned char *)body, blen, a->sk);
+	sodium_bin2base64(b64, sizeof(b64), sig, sizeof(sig),
+	    sodium_base64_VARIANT_ORIGINAL);
+	llen = blen - 1 + strlen(",\"sig\":\"") + strlen(b64) + strlen("\"}\n");
+	if (llen > AUDIT_MAX_LINE) {
+		rc = AL_ERR_LIMIT;
+		goto out;
+	}
+	if ((line = malloc(llen + 1)) == NULL) {
+		rc = AL_ERR_ALLOC;
+		goto out;
+	}
+	snprintf(line, llen + 1, "%.*s,\"sig\":\"%s\"}\n", (int)(blen - 1),
+	    body, b64);
+	sync = a->sync == AUDIT_SYNC_ALL ||
+	    (a->sync == AUDIT_SYNC_KEY && event_is_key(event));
+	if ((rc = write_line(a, line, llen, sync)) != 0) {
+		a->failing = 1;
+		goto out;
+	}
+	hash_hex(line, llen - 1, head);
+	memcpy(a->head, head, sizeof(a->head));
+	a->seq++;
+	a->failing = 0;
+	rc = 0;
+ out:
+	free(line);
+	free(body);
+	json_decref(rec);
+	json_decref(f);
+	return rc;
+}
+
+/* fsync(2) the directory holding |path| so the new entry survives. */
+static void
+sync_parent(const char *path)
+{
+	char *copy;
+	int dfd;
+
+	if ((copy = strdup(path)) == NULL)
+		return;
+	if ((dfd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC))
+	    != -1) {
+		(void)fsync(dfd);
+		close(dfd);
+	}
+	free(copy);
+}
+
+static int
+audit_open_seed(const char *path, const char *session_id,
+    const unsigned char *seed, const char *keykind, struct audit **out)
+{
+	unsigned char pk[crypto_sign_PUBLICKEYBYTES];
+	struct audit *a;
+	struct stat st;
+	json_t *f;
+	int rc, saved;
+
+	if ((a = calloc(1, sizeof(*a))) == NULL)
+		return AL_ERR_ALLOC;
+	a->fd = -1;
+	a->sync = AUDIT_SYNC_KEY;
+	a->keykind = keykind;
+	memset(a->head, '0', AUDIT_HASH_HEX_LEN);
+	snprintf(a->session, sizeof(a->session), "%s", session_id);
+	if ((a->path = strdup(path)) == NULL ||
+	    (a->sk = sodium_malloc(crypto_sign_SECRETKEYBYTES)) == NULL) {
+		rc = AL_ERR_ALLOC;
+		goto fail;
+	}
+	if (seed != NULL)
+		crypto_sign_seed_keypair(pk, a->sk, seed);
+	else
+		crypto_sign_keypair(pk, a->sk);
+	sodium_mprotect_readonly(a->sk);
+	sodium_bin2hex(a->pk_hex, sizeof(a->pk_hex), pk, sizeof(pk));
+
+	a->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW |
+	    O_CLOEXEC, 0600);
+	if (a->fd == -1) {
+		rc = AL_ERR_SYSTEM;
+		goto fail;
+	}
+	if (flock(a->fd, LOCK_EX | LOCK_NB) == -1) {
+		rc = AL_ERR_SYSTEM;
+		goto fail;
+	}
+	if (fstat(a->fd, &st) == -1) {
+		rc = AL_ERR_SYSTEM;
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size != 0) {
+		errno = S_ISREG(st.st_mode) ? EEXIST : EINVAL;
+		rc = AL_ERR_SYSTEM;
+		goto fail;
+	}
+	sync_parent(path);
+	if ((f = json_pack("{s:s, s:s, s:I, s:s}", "pubkey", a->pk_hex,
+	    "key", keykind, "pid", (json_int_t)getpid(),
+	    "version", PACKAGE_VERSION)) == NULL) {
+		rc = AL_ERR_ALLOC;
+		goto fail;
+	}
+	rc = append_record(a, "session_start", f);
+	json_decref(f);
+	if (rc != 0)
+		goto fail;
+	*out = a;
+	return 0;
+ fail:
+	saved = errno;
+	if (a->fd != -1)
+		close(a->fd);
+	sodium_free(a->sk);
+	free(a->path);
+	free(a);
+	errno = saved;
+	return rc;
+}
+
+int
+audit_open(const char *path, const char *session_id, struct audit **out)
+{
+	*out = NULL;
+	if (sodium_init() < 0)
+		return AL_ERR_INTERNAL;
+	if (!session_valid(session_id))
+		return AL_ERR_FORMAT;
+	return audit_open_seed(path, session_id, NULL, "session", out);
+}
+
+int
+audit_open_with_key(const char *path, const char *session_id,
+    const char *keyfile, struct audit **out)
+{
+	unsigned char *seed;
+	int rc;
+
+	*out = NULL;
+	if (sodium_init() < 0)
+		return AL_ERR_INTERNAL;
+	if (!session_valid(session_id))
+		return AL_ERR_FORMAT;
+	if ((seed = sodium_malloc(AUDIT_SEED_LEN)) == NULL)
+		return AL_ERR_ALLOC;
+	if ((rc = keyfile_load(keyfile, 1, seed)) == 0)
+		rc = audit_open_seed(path, session_id, seed, "long-term", out);
+	sodium_free(seed);
+	return rc;
+}
+
+int
+audit_append(struct audit *a, const char *event, json_t *fields)
+{
+	/* These two are written only by open and close. */
+	if (strcmp(event, "session_start") == 0 ||
+	    strcmp(event, "session_end") == 0)
+		return AL_ERR_FORMAT;
+	return append_record(a, event, fields);
+}
+
+int
+audit_failing(const struct audit *a)
+{
+	return a->failing || a->broken;
+}
+
+const char *
+audit_path(const struct audit *a)
+{
+	return a->path;
+}
+
+const char *
+audit_public_key(const struct audit *a)
+{
+	return a->pk_hex;
+}
+
+const char *
+audit_head(const struct audit *a)
+{
+	return a->head;
+}
+
+uint64_t
+audit_seq(const struct audit *a)
+{
+	return a->seq;
+}
+
+void
+audit_set_sync(struct audit *a, int mode)
+{
+	a->sync = mode;
+}
+
+void
+audit_set_redact(struct audit *a, const struct redact *r)
+{
+	a->redact = r;
+}
+
+void
+audit_close(struct audit *a)
+{
+	json_t *f;
+
+	if (a == NULL)
+		return;
+	if ((f = json_pack("{s:I}", "records", (json_int_t)a->seq)) != NULL) {
+		a->sync = a->sync == AUDIT_SYNC_NONE ? AUDIT_SYNC_NONE :
+		    AUDIT_SYNC_ALL;
+		(void)append_record(a, "session_end", f);
+		json_decref(f);
+	}
+	close(a->fd);
+	sodium_free(a->sk);
+	free(a->path);
+	free(a);
+}

@@ -1,0 +1,452 @@
+/*
+ * redact: secret values and their common encodings become
+ * "[REDACTED:NAME]".  Every derived form lives in one sodium_malloc'd
+ * block per secret, so it sits behind guard pages and is wiped on free.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "common/errors.h"
+#include "broker/redact.h"
+
+#define REDACT_MAX_SECRETS	1024
+#define REDACT_MAX_DEPTH	256
+
+struct redact_form {
+	const unsigned char	*p;
+	size_t			 len;
+	size_t			 secret;	/* index into secrets */
+};
+
+struct redact_secret {
+	char		 tag[REDACT_MAX_NAME + 16];	/* "[REDACTED:NAME]" */
+	size_t		 taglen;
+	unsigned char	*block;		/* sodium_malloc: all forms */
+	size_t		 used, cap;
+};
+
+struct redact {
+	struct redact_secret	*secrets;
+	size_t			 nsecrets;
+	struct redact_form	*forms;	/* longest first */
+	size_t			 nforms;
+};
+
+struct redact *
+redact_new(void)
+{
+	if (sodium_init() < 0)
+		return NULL;
+	return calloc(1, sizeof(struct redact));
+}
+
+void
+redact_free(struct redact *r)
+{
+	size_t i;
+
+	if (r == NULL)
+		return;
+	for (i = 0; i < r->nsecrets; i++)
+		sodium_free(r->secrets[i].block);	/* wipes */
+	free(r->secrets);
+	free(r->forms);
+	free(r);
+}
+
+int
+redact_grantable(size_t len)
+{
+	return len >= REDACT_MIN_LEN && len <= REDACT_MAX_LEN;
+}
+
+size_t
+redact_count(const struct redact *r)
+{
+	return r == NULL ? 0 : r->nsecrets;
+}
+
+static int
+name_valid(const char *name)
+{
+	size_t i, n = strlen(name);
+
+	if (n == 0 || n > REDACT_MAX_NAME)
+		return 0;
+	for (i = 0; i < n; i++) {
+		char c = name[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-'))
+			return 0;
+	}
+	return 1;
+}
+
+/* Reserves |n| bytes in the secret's block; the caller fills them. */
+static unsigned char *
+form_reserve(struct redact_secret *s, size_t n)
+{
+	unsigned char *p;
+
+	if (s->cap - s->used < n)
+		return NULL;
+	p = s->block + s->used;
+	return p;
+}
+
+/*
+ * Commits the |n| bytes at the end of the block as a form, unless an
+ * identical form of the same secret is already there (e.g. base64url
+ * equals base64 when neither '+' nor '/' occurs).
+ */
+static int
+form_commit(struct redact *r, size_t si, size_t n)
+{
+	struct redact_secret *s = &r->secrets[si];
+	const unsigned char *p = s->block + s->used;
+	struct redact_form *nf;
+	size_t i;
+
+	if (n == 0)
+		return 0;
+	for (i = 0; i < r->nforms; i++)
+		if (r->forms[i].secret == si && r->forms[i].len == n &&
+		    memcmp(r->forms[i].p, p, n) == 0)
+			return 0;
+	nf = reallocarray(r->forms, r->nforms + 1, sizeof(*nf));
+	if (nf == NULL)
+		return AL_ERR_ALLOC;
+	r->forms = nf;
+	r->forms[r->nforms].p = p;
+	r->forms[r->nforms].len = n;
+	r->forms[r->nforms].secret = si;
+	r->nforms++;
+	s->used += n;
+	return 0;
+}
+
+static int
+is_unreserved(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
+	    c == '~';
+}
+
+static size_t
+percent_encode(unsigned char *dst, const unsigned char *v, size_t len,
+    int lower, int plus)
+{
+	const char *digits = lower ? "0123456789abcdef" : "0123456789ABCDEF";
+	size_t i, o = 0;
+
+	for (i = 0; i < len; i++) {
+		if (is_unreserved(v[i]))
+			dst[o++] = v[i];
+		else if (plus && v[i] == ' ')
+			dst[o++] = '+';
+		else {
+			dst[o++] = '%';
+			dst[o++] = digits[v[i] >> 4];
+			dst[o++] = digits[v[i] & 0xf];
+		}
+	}
+	return o;
+}
+
+static size_t
+hex_encode(unsigned char *dst, const unsigned char *v, size_t len, int upper)
+{
+	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		dst[2 * i] = digits[v[i] >> 4];
+		dst[2 * i + 1] = digits[v[i] & 0xf];
+	}
+	return 2 * len;
+}
+
+/*
+ * The base64 characters that depend only on the secret when it starts
+ * at byte |k| (0..2) of an encoded stream: character i covers bits
+ * [6i, 6i + 6), and the secret covers bits [8k, 8(k + len)).
+ */
+static int
+add_base64_forms(struct redact *r, size_t si, const unsigned char *v,
+    size_t len, int variant_pad, int variant_nopad)
+{
+	struct redact_secret *s = &r->secrets[si];
+	unsigned char *tmp = NULL, *enc = NULL, *dst;
+	size_t k, elen, first, last, n;
+	int rc = 0;
+
+	/* Whole value, padded and unpadded. */
+	elen = sodium_base64_ENCODED_LEN(len, variant_pad);
+	if ((dst = form_reserve(s, elen)) == NULL)
+		return AL_ERR_INTERNAL;
+	sodium_bin2base64((char *)dst, elen, v, len, variant_pad);
+	if ((rc = form_commit(r, si, strlen((char *)dst))) != 0)
+		return rc;
+	elen = sodium_base64_ENCODED_LEN(len, variant_nopad);
+	if ((dst = form_reserve(s, elen)) == NULL)
+		return AL_ERR_INTERNAL;
+	sodium_bin2base64((char *)dst, elen, v, len, variant_nopad);
+	if ((rc = form_commit(r, si, strlen((char *)dst))) != 0)
+		return rc;
+
+	/* Fragments at each alignment. */
+	if ((tmp = sodium_malloc(len + 2)) == NULL)
+		return AL_ERR_ALLOC;
+	elen = sodium_base64_ENCODED_LEN(len + 2, variant_nopad);
+	if ((enc = sodium_malloc(elen)) == NULL) {
+		sodium_free(tmp);
+		return AL_ERR_ALLOC;
+	}
+	for (k = 0; k < 3 && rc == 0; k++) {
+		memset(tmp, 0, k);
+		memcpy(tmp + k, v, len);
+		sodium_bin2base64((char *)enc, elen, tmp, k + len,
+		    variant_nopad);
+		first = (8 * k + 5) / 6;
+		last = (8 * (k + len)) / 6;
+		if (last <= first || last - first < REDACT_MIN_INNER)
+			continue;
+		n = last - first;
+		if ((dst = form_reserve(s, n)) == NULL) {
+			rc = AL_ERR_INTERNAL;
+			break;
+		}
+		memcpy(dst, enc + first, n);
+		rc = form_commit(r, si, n);
+	}
+	sodium_free(enc);
+	sodium_free(tmp);
+	return rc;
+}
+
+static int
+form_cmp(const void *a, const void *b)
+{
+	const struct redact_form *x = a, *y = b;
+
+	if (x->len != y->len)
+		return x->len > y->len ? -1 : 1;
+	return x->secret < y->secret ? -1 : x->secret > y->secret;
+}
+
+int
+redact_add(struct redact *r, const char *name, const void *value, size_t len)
+{
+	const unsigned char *v = value;
+	struct redact_secret *ns, *s;
+	unsigned char *dst;
+	size_t si, n, cap;
+	int rc;
+
+	if (!name_valid(name))
+		return AL_ERR_FORMAT;
+	if (!redact_grantable(len))
+		return AL_ERR_LIMIT;
+	if (r->nsecrets >= REDACT_MAX_SECRETS)
+		return AL_ERR_LIMIT;
+	ns = reallocarray(r->secrets, r->nsecrets + 1, sizeof(*ns));
+	if (ns == NULL)
+		return AL_ERR_ALLOC;
+	r->secrets = ns;
+	si = r->nsecrets;
+	s = &r->secrets[si];
+	memset(s, 0, sizeof(*s));
+	s->taglen = (size_t)snprintf(s->tag, sizeof(s->tag), "[REDACTED:%s]",
+	    name);
+	/*
+	 * raw + 2 hex + 3 percent + 4 whole base64 + 6 fragments; each
+	 * at most 3 * len + 8 bytes with its NUL.
+	 */
+	cap = 16 * (3 * len + 8);
+	if ((s->block = sodium_malloc(cap)) == NULL)
+		return AL_ERR_ALLOC;
+	s->cap = cap;
+	r->nsecrets++;
+
+	dst = form_reserve(s, len);
+	memcpy(dst, v, len);
+	if ((rc = form_commit(r, si, len)) != 0)
+		goto fail;
+	dst = form_reserve(s, 2 * len);
+	if ((rc = form_commit(r, si, hex_encode(dst, v, len, 0))) != 0)
+		goto fail;
+	dst = form_reserve(s, 2 * len);
+	if ((rc = form_commit(r, si, hex_encode(dst, v, len, 1))) != 0)
+		goto fail;
+	dst = form_reserve(s, 3 * len);
+	if ((rc = form_commit(r, si, percent_encode(dst, v, len, 0, 0))) != 0)
+		goto fail;
+	dst = form_reserve(s, 3 * len);
+	if ((rc = form_commit(r, si, percent_encode(dst, v, len, 1, 0))) != 0)
+		goto fail;
+	dst = form_reserve(s, 3 * len);
+	if ((rc = form_commit(r, si, percent_encode(dst, v, len, 0, 1))) != 0)
+		goto fail;
+	if ((rc = add_base64_forms(r, si, v, len,
+	    sodium_base64_VARIANT_ORIGINAL,
+	    sodium_base64_VARIANT_ORIGINAL_NO_PADDING)) != 0)
+		goto fail;
+	if ((rc = add_base64_forms(r, si, v, len,
+	    sodium_base64_VARIANT_URLSAFE,
+	    sodium_base64_VARIANT_URLSAFE_NO_PADDING)) != 0)
+		goto fail;
+	n = r->nforms;
+	qsort(r->forms, n, sizeof(*r->forms), form_cmp);
+	return 0;
+ fail:
+	/* Drop the half-built secret and its forms. */
+	for (n = 0; n < r->nforms; ) {
+		if (r->forms[n].secret == si)
+			r->forms[n] = r->forms[--r->nforms];
+		else
+			n++;
+	}
+	qsort(r->forms, r->nforms, sizeof(*r->forms), form_cmp);
+	sodium_free(s->block);
+	r->nsecrets--;
+	return rc;
+}
+
+/* Returns the longest form that starts at in[i], or NULL. */
+static const struct redact_form *
+match_at(const struct redact *r, const unsigned char *in, size_t len,
+    size_t i)
+{
+	size_t f;
+
+	for (f = 0; f < r->nforms; f++) {
+		const struct redact_form *fm = &r->forms[f];
+
+		if (fm->p[0] == in[i] && len - i >= fm->len &&
+		    memcmp(fm->p, in + i, fm->len) == 0)
+			return fm;
+	}
+	return NULL;
+}
+
+int
+redact_buf(const struct redact *r, const void *inp, size_t len, char **out,
+    size_t *outlen)
+{
+	const unsigned char *in = inp;
+	const struct redact_form *fm;
+	size_t i, o, cap, count = 0;
+	char *buf, *nb;
+
+	*out = NULL;
+	*outlen = 0;
+	cap = len + 1;
+	if ((buf = malloc(cap)) == NULL)
+		return AL_ERR_ALLOC;
+	for (i = o = 0; i < len; ) {
+		const char *src;
+		size_t n;
+
+		if (r != NULL && (fm = match_at(r, in, len, i)) != NULL) {
+			src = r->secrets[fm->secret].tag;
+			n = r->secrets[fm->secret].taglen;
+			i += fm->len;
+			count++;
+		} else {
+			src = (const char *)in + i;
+			n = 1;
+			i++;
+		}
+		if (cap - o < n + 1) {
+			cap = cap * 2 + n;
+			if ((nb = realloc(buf, cap)) == NULL) {
+				free(buf);
+				return AL_ERR_ALLOC;
+			}
+			buf = nb;
+		}
+		memcpy(buf + o, src, n);
+		o += n;
+	}
+	buf[o] = '\0';
+	*out = buf;
+	*outlen = o;
+	return count > INT32_MAX ? INT32_MAX : (int)count;
+}
+
+static int
+redact_json_depth(const struct redact *r, json_t *v, int depth)
+{
+	const char *key;
+	json_t *child, *tmp;
+	char *out;
+	size_t i, outlen;
+	int n, total = 0;
+
+	if (depth > REDACT_MAX_DEPTH)
+		return AL_ERR_LIMIT;
+	switch (json_typeof(v)) {
+	case JSON_STRING:
+		n = redact_buf(r, json_string_value(v), json_string_length(v),
+		    &out, &outlen);
+		if (n < 0)
+			return n;
+		if (n > 0 && json_string_setn(v, out, outlen) != 0) {
+			/* Not UTF-8 after replacement: drop the whole string. */
+			if (json_string_set(v, "[REDACTED]") != 0) {
+				free(out);
+				return AL_ERR_ALLOC;
+			}
+		}
+		free(out);
+		return n;
+	case JSON_ARRAY:
+		json_array_foreach(v, i, child) {
+			if ((n = redact_json_depth(r, child, depth + 1)) < 0)
+				return n;
+			total += n;
+		}
+		return total;
+	case JSON_OBJECT:
+		json_object_foreach(v, key, child) {
+			if ((n = redact_json_depth(r, child, depth + 1)) < 0)
+				return n;
+			total += n;
+		}
+		/* Keys: rename after the values are done. */
+		json_object_foreach_safe(v, tmp, key, child) {
+			n = redact_buf(r, key, strlen(key), &out, &outlen);
+			if (n < 0)
+				return n;
+			if (n > 0) {
+				json_incref(child);
+				json_object_del(v, key);
+				if (json_object_set_new(v, out, child) != 0) {
+					free(out);
+					return AL_ERR_ALLOC;
+				}
+				total += n;
+			}
+			free(out);
+		}
+		return total;
+	default:
+		return 0;
+	}
+}
+
+int
+redact_json(const struct redact *r, json_t *root)
+{
+	if (r == NULL || r->nsecrets == 0 || root == NULL)
+		return 0;
+	return redact_json_depth(r, root, 0);
+}

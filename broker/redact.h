@@ -1,0 +1,81 @@
+/*
+ * redact: replace secret values, and the usual encodings of them, with
+ * "[REDACTED:NAME]" in buffers and JSON trees.
+ *
+ * For each secret the redactor matches, byte for byte:
+ *   - the raw value;
+ *   - lowercase and uppercase hex;
+ *   - percent-encoding (RFC 3986: every byte outside A-Z a-z 0-9 - . _ ~
+ *     as %XX, uppercase and lowercase hex digits), and the form-encoding
+ *     variant where a space is "+";
+ *   - base64 and base64url, with and without "=" padding;
+ *   - the inner part of base64/base64url when the value is embedded in a
+ *     longer encoded stream at byte offset 0, 1 or 2 modulo 3 (so
+ *     "Basic base64(user:secret)" and `echo secret | base64` are caught),
+ *     when that inner part is at least REDACT_MIN_INNER characters long.
+ * Longer matches win over shorter ones at the same position.
+ *
+ * A secret shorter than REDACT_MIN_LEN bytes is refused (AL_ERR_LIMIT):
+ * it is too short to redact without destroying unrelated text, so it is
+ * ungrantable.  The redactor does not catch other transformations
+ * (compression, encryption, reversal, splitting across two writes, JSON
+ * escaping of quotes and backslashes inside raw buffers); see docs/AUDIT.md.
+ *
+ * All derived forms are held in sodium_malloc'd memory and wiped by
+ * redact_free().
+ */
+#ifndef AIRLOCK_REDACT_H
+#define AIRLOCK_REDACT_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#define REDACT_MIN_LEN		4	/* bytes; shorter secrets are ungrantable */
+#define REDACT_MIN_INNER	6	/* chars of an unaligned base64 fragment */
+#define REDACT_MAX_LEN		65536	/* bytes of one secret value */
+#define REDACT_MAX_NAME		64
+
+struct redact;
+
+/* Returns an empty redactor, or NULL on allocation failure. */
+struct redact	*redact_new(void);
+
+/* Wipes every derived form and frees |r|.  NULL is fine. */
+void		 redact_free(struct redact *r);
+
+/*
+ * Returns 1 if a value of |len| bytes can be granted (redacted safely),
+ * else 0.
+ */
+int		 redact_grantable(size_t len);
+
+/*
+ * Adds secret |name| with value[0..len) (copied into guarded memory).
+ * Returns 0; AL_ERR_LIMIT if len < REDACT_MIN_LEN or > REDACT_MAX_LEN;
+ * AL_ERR_FORMAT if |name| is empty, longer than REDACT_MAX_NAME or has a
+ * character outside [A-Za-z0-9_.-]; AL_ERR_ALLOC.
+ */
+int		 redact_add(struct redact *r, const char *name, const void *value,
+		    size_t len) __attribute__((warn_unused_result));
+
+/* Returns the number of secrets held. */
+size_t		 redact_count(const struct redact *r);
+
+/*
+ * Redacts in[0..len) into a new NUL-terminated buffer *out (caller
+ * frees with free(); it holds no secret) of *outlen bytes.  Returns the
+ * number of replacements (>= 0) or AL_ERR_ALLOC.  *out and *outlen are
+ * cleared first.  A NULL or empty |r| copies the input.
+ */
+int		 redact_buf(const struct redact *r, const void *in, size_t len,
+		    char **out, size_t *outlen) __attribute__((warn_unused_result));
+
+/*
+ * Redacts every string in the tree |root| in place: string values,
+ * and object keys.  Returns the number of replacements or AL_ERR_ALLOC.
+ */
+int		 redact_json(const struct redact *r, json_t *root)
+		    __attribute__((warn_unused_result));
+
+#endif

@@ -1,0 +1,615 @@
+/*
+ * airlock audit: verify, show, tail and key for the audit log.
+ * The checks live in broker/audit_verify.c; this file is argument
+ * parsing and printing.  Every string from the log is agent-influenced,
+ * so control characters are escaped before they reach a terminal.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+
+#include <sodium.h>
+
+#include "common/errors.h"
+#include "common/log.h"
+#include "broker/audit.h"
+#include "broker/audit_verify.h"
+#include "supervisor/commands.h"
+
+#define EXIT_AUDIT_BAD		1
+#define EXIT_AUDIT_OPEN		2
+#define EXIT_AUDIT_NOINPUT	66	/* sysexits EX_NOINPUT */
+
+static void
+audit_usage(void)
+{
+	fprintf(stderr,
+	    "usage: airlock audit verify [--key HEX | --key-file F] [-q] FILE\n"
+	    "       airlock audit show [--session S] [--tool T] [--decision D]\n"
+	    "                          [--event E] [--since TIME] [--until TIME]\n"
+	    "                          [--json] FILE...\n"
+	    "       airlock audit tail [-f] [-n N] [--json] FILE\n"
+	    "       airlock audit key KEYFILE\n");
+}
+
+/* Prints |s| with control characters (C0, DEL, C1) escaped. */
+static void
+put_safe(FILE *fp, const char *s, size_t max)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = 0;
+
+	for (; *p != '\0'; p++, n++) {
+		if (n >= max) {
+			fputs("...", fp);
+			return;
+		}
+		if (*p < 0x20 || *p == 0x7f)
+			fprintf(fp, "\\x%02x", *p);
+		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+			fprintf(fp, "\\u%04x", p[1]);
+			p++;
+		} else
+			fputc(*p, fp);
+	}
+}
+
+static void
+put_value(FILE *fp, json_t *v)
+{
+	char *s;
+
+	if (json_is_string(v)) {
+		put_safe(fp, json_string_value(v), 80);
+		return;
+	}
+	if ((s = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS |
+	    JSON_ENCODE_ANY)) == NULL)
+		return;
+	put_safe(fp, s, 80);
+	free(s);
+}
+
+static void
+print_header(void)
+{
+	printf("%-5s %-24s %-16s %-14s %s\n", "SEQ", "TIME", "EVENT",
+	    "SESSION", "DETAILS");
+}
+
+/* Prints |s| escaped, cut to |width| and padded to it. */
+static void
+put_col(FILE *fp, const char *s, int width)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	if ((mem = open_memstream(&buf, &len)) == NULL)
+		return;
+	put_safe(mem, s != NULL ? s : "", (size_t)width);
+	fclose(mem);
+	if (len > (size_t)width)
+		len = (size_t)width;
+	fprintf(fp, "%-*.*s ", width, (int)len, buf);
+	free(buf);
+}
+
+static void
+print_record(json_t *rec)
+{
+	json_t *fields = json_object_get(rec, "fields"), *v;
+	const char *key;
+	int first = 1;
+
+	printf("%-5lld ", (long long)json_integer_value(json_object_get(rec,
+	    "seq")));
+	put_col(stdout, json_string_value(json_object_get(rec, "time")), 24);
+	put_col(stdout, json_string_value(json_object_get(rec, "event")), 16);
+	put_col(stdout, json_string_value(json_object_get(rec, "session")), 14);
+	if (json_is_object(fields)) {
+		json_object_foreach(fields, key, v) {
+			if (!first)
+				fputc(' ', stdout);
+			first = 0;
+			put_safe(stdout, key, 40);
+			fputc('=', stdout);
+			put_value(stdout, v);
+		}
+	}
+	fputc('\n', stdout);
+}
+
+struct filter {
+	const char	*session, *tool, *decision, *event;
+	int64_t		 since, until;
+	int		 has_since, has_until;
+};
+
+static int
+field_is(json_t *rec, const char *name, const char *want)
+{
+	json_t *v = json_object_get(json_object_get(rec, "fields"), name);
+
+	return json_is_string(v) && strcmp(json_string_value(v), want) == 0;
+}
+
+static int
+filter_match(const struct filter *f, json_t *rec)
+{
+	int64_t t;
+
+	if (f->session != NULL && strcmp(json_string_value(
+	    json_object_get(rec, "session")), f->session) != 0)
+		return 0;
+	if (f->event != NULL && strcmp(json_string_value(
+	    json_object_get(rec, "event")), f->event) != 0)
+		return 0;
+	if (f->tool != NULL && !field_is(rec, "tool", f->tool))
+		return 0;
+	if (f->decision != NULL && !field_is(rec, "decision", f->decision))
+		return 0;
+	if (f->has_since || f->has_until) {
+		if (audit_parse_time(json_string_value(json_object_get(rec,
+		    "time")), &t) != 0)
+			return 0;
+		if (f->has_since && t < f->since)
+			return 0;
+		if (f->has_until && t > f->until)
+			return 0;
+	}
+	return 1;
+}
+
+/* Prints one line of the log (without newline) as a row or as JSON. */
+static void
+emit_line(const char *line, size_t len, int json, const struct filter *f)
+{
+	json_t *rec;
+
+	if ((rec = audit_record_parse(line, len)) == NULL) {
+		printf("%s", json ? "" : "????? (unparseable line)\n");
+		return;
+	}
+	if (f == NULL || filter_match(f, rec)) {
+		if (json)
+			printf("%.*s\n", (int)len, line);
+		else
+			print_record(rec);
+	}
+	json_decref(rec);
+}
+
+/* Returns 1 if another process holds the writer's lock on |path|. */
+static int
+writer_active(const char *path)
+{
+	int fd, held = 0;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return 0;
+	if (flock(fd, LOCK_SH | LOCK_NB) == -1 && errno == EWOULDBLOCK)
+		held = 1;
+	close(fd);
+	return held;
+}
+
+/* --key-file: a public key in hex, or the 32-byte long-term seed. */
+static int
+load_pin_file(const char *path, unsigned char pk[32])
+{
+	char hex[AUDIT_PUBKEY_HEX_LEN + 1], buf[130];
+	struct stat st;
+	FILE *fp;
+	size_t n;
+
+	if (stat(path, &st) == -1) {
+		log_warn("%s", path);
+		return -1;
+	}
+	if (st.st_size == 32) {
+		if (audit_key_public(path, 0, hex) != 0 ||
+		    audit_parse_pubkey(hex, pk) != 0) {
+			log_warnx("%s: cannot read the key", path);
+			return -1;
+		}
+		return 0;
+	}
+	if ((fp = fopen(path, "re")) == NULL) {
+		log_warn("%s", path);
+		return -1;
+	}
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	buf[strcspn(buf, " \t\r\n")] = '\0';
+	if (audit_parse_pubkey(buf, pk) != 0) {
+		log_warnx("%s: not a public key (64 hex digits)", path);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+audit_verify_cmd(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "key", required_argument, NULL, 'k' },
+		{ "key-file", required_argument, NULL, 'K' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct audit_verify_result res;
+	unsigned char pin[32];
+	int ch, pinned = 0, quiet = 0, rc;
+	const char *path;
+	FILE *fp;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "k:K:q", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'k':
+			if (audit_parse_pubkey(optarg, pin) != 0) {
+				log_warnx("--key: not 64 hex digits");
+				return EXIT_USAGE;
+			}
+			pinned = 1;
+			break;
+		case 'K':
+			if (load_pin_file(optarg, pin) != 0)
+				return EXIT_USAGE;
+			pinned = 1;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		default:
+			audit_usage();
+			return EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 1) {
+		audit_usage();
+		return EXIT_USAGE;
+	}
+	path = argv[optind];
+	if ((fp = fopen(path, "re")) == NULL) {
+		log_warn("%s", path);
+		return EXIT_AUDIT_NOINPUT;
+	}
+	rc = audit_verify_fp(fp, pinned ? pin : NULL, &res);
+	fclose(fp);
+	if (rc < 0) {
+		log_warnx("%s: %s", path, al_strerror(rc));
+		return EXIT_AUDIT_NOINPUT;
+	}
+	if (rc == AUDIT_VERIFY_BAD) {
+		printf("%s: TAMPERED: line %llu: %s\n", path,
+		    (unsigned long long)res.bad_line, res.reason);
+		if (!quiet)
+			printf("%s: %llu record(s) before line %llu verified\n",
+			    path, (unsigned long long)res.records,
+			    (unsigned long long)res.bad_line);
+		return EXIT_AUDIT_BAD;
+	}
+	if (rc == AUDIT_VERIFY_OPEN)
+		printf("%s: valid so far but %s; %s\n", path, res.reason,
+		    writer_active(path) ? "a writer holds the log: the "
+		    "session is still running" : "no writer holds the log: "
+		    "the session crashed or its tail was cut off");
+	else
+		printf("%s: valid and closed\n", path);
+	if (!quiet) {
+		printf("  session  %s\n  records  %llu\n  from     %s\n"
+		    "  to       %s\n  key      %s (%s, %s)\n  head     %s\n",
+		    res.session, (unsigned long long)res.records,
+		    res.first_time, res.last_time, res.pubkey, res.keykind,
+		    pinned ? "pinned" : "NOT pinned: proves internal "
+		    "consistency only", res.head);
+	}
+	return rc == AUDIT_VERIFY_OPEN ? EXIT_AUDIT_OPEN : 0;
+}
+
+/* Warns on stderr if |path| does not verify; show/tail still print. */
+static void
+warn_unverified(const char *path)
+{
+	struct audit_verify_result res;
+	FILE *fp;
+
+	if ((fp = fopen(path, "re")) == NULL)
+		return;
+	if (audit_verify_fp(fp, NULL, &res) == AUDIT_VERIFY_BAD)
+		log_warnx("warning: %s does not verify: line %llu: %s", path,
+		    (unsigned long long)res.bad_line, res.reason);
+	fclose(fp);
+}
+
+static int
+audit_show(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "session", required_argument, NULL, 's' },
+		{ "tool", required_argument, NULL, 't' },
+		{ "decision", required_argument, NULL, 'd' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "since", required_argument, NULL, 'S' },
+		{ "until", required_argument, NULL, 'U' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct filter f;
+	int ch, json = 0, i, status = 0;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *fp;
+
+	memset(&f, 0, sizeof(f));
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "s:t:d:e:S:U:j", opts, NULL)) !=
+	    -1) {
+		switch (ch) {
+		case 's': f.session = optarg; break;
+		case 't': f.tool = optarg; break;
+		case 'd': f.decision = optarg; break;
+		case 'e': f.event = optarg; break;
+		case 'S':
+			if (audit_parse_time(optarg, &f.since) != 0) {
+				log_warnx("--since: not an RFC 3339 time");
+				return EXIT_USAGE;
+			}
+			f.has_since = 1;
+			break;
+		case 'U':
+			if (audit_parse_time(optarg, &f.until) != 0) {
+				log_warnx("--until: not an RFC 3339 time");
+				return EXIT_USAGE;
+			}
+			f.has_until = 1;
+			break;
+		case 'j': json = 1; break;
+		default:
+			audit_usage();
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		audit_usage();
+		return EXIT_USAGE;
+	}
+	if (!json)
+		print_header();
+	for (i = optind; i < argc; i++) {
+		if ((fp = fopen(argv[i], "re")) == NULL) {
+			log_warn("%s", argv[i]);
+			status = EXIT_AUDIT_NOINPUT;
+			continue;
+		}
+		warn_unverified(argv[i]);
+		while ((n = getline(&line, &cap, fp)) > 0) {
+			if (line[n - 1] == '\n')
+				n--;
+			emit_line(line, (size_t)n, json, &f);
+		}
+		fclose(fp);
+	}
+	free(line);
+	fflush(stdout);
+	return status;
+}
+
+/* Reads what is new in |fd| and prints every complete line. */
+static int
+follow_drain(int fd, char **acc, size_t *acclen, int json, int *ended)
+{
+	char buf[65536], *nl, *start;
+	ssize_t n;
+	size_t rest;
+
+	for (;;) {
+		n = read(fd, buf, sizeof(buf));
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			return -1;
+		if (n == 0)
+			break;
+		if ((*acc = realloc(*acc, *acclen + (size_t)n + 1)) == NULL)
+			fatal("realloc");
+		memcpy(*acc + *acclen, buf, (size_t)n);
+		*acclen += (size_t)n;
+	}
+	start = *acc;
+	rest = *acclen;
+	while (rest > 0 && (nl = memchr(start, '\n', rest)) != NULL) {
+		json_t *rec;
+
+		emit_line(start, (size_t)(nl - start), json, NULL);
+		if ((rec = audit_record_parse(start, (size_t)(nl - start))) !=
+		    NULL) {
+			if (strcmp(json_string_value(json_object_get(rec,
+			    "event")), "session_end") == 0)
+				*ended = 1;
+			json_decref(rec);
+		}
+		rest -= (size_t)(nl - start) + 1;
+		start = nl + 1;
+	}
+	memmove(*acc, start, rest);
+	*acclen = rest;
+	fflush(stdout);
+	return 0;
+}
+
+static int
+audit_tail(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "follow", no_argument, NULL, 'f' },
+		{ "lines", required_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char **ring, *line = NULL, *acc = NULL;
+	size_t cap = 0, acclen = 0;
+	long nlines = 10, count = 0, i;
+	off_t off = 0;
+	int ch, follow = 0, json = 0, fd, ino, ended = 0;
+	const char *path, *errstr;
+	ssize_t n;
+	FILE *fp;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "fn:j", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'f': follow = 1; break;
+		case 'j': json = 1; break;
+		case 'n':
+			errno = 0;
+			nlines = strtol(optarg, (char **)&errstr, 10);
+			if (errno != 0 || *errstr != '\0' || nlines < 0 ||
+			    nlines > 100000) {
+				log_warnx("-n: not a count");
+				return EXIT_USAGE;
+			}
+			break;
+		default:
+			audit_usage();
+			return EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 1) {
+		audit_usage();
+		return EXIT_USAGE;
+	}
+	path = argv[optind];
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1 ||
+	    (fp = fopen(path, "re")) == NULL) {
+		log_warn("%s", path);
+		return EXIT_AUDIT_NOINPUT;
+	}
+	/* The last |nlines| complete lines; |off| is where they end. */
+	ring = calloc((size_t)nlines + 1, sizeof(char *));
+	if (ring == NULL)
+		fatal("calloc");
+	while ((n = getline(&line, &cap, fp)) > 0) {
+		if (line[n - 1] != '\n')
+			break;	/* incomplete: left for the follower */
+		if (nlines > 0) {
+			free(ring[count % nlines]);
+			if ((ring[count % nlines] = strndup(line, (size_t)n - 1))
+			    == NULL)
+				fatal("strndup");
+		}
+		count++;
+		off += n;
+	}
+	if (lseek(fd, off, SEEK_SET) == -1)
+		fatal("lseek");
+	fclose(fp);
+	free(line);
+	if (!json)
+		print_header();
+	for (i = count > nlines ? count - nlines : 0; i < count; i++) {
+		json_t *rec;
+		char *l = ring[i % nlines];
+
+		emit_line(l, strlen(l), json, NULL);
+		if ((rec = audit_record_parse(l, strlen(l))) != NULL) {
+			if (strcmp(json_string_value(json_object_get(rec,
+			    "event")), "session_end") == 0)
+				ended = 1;
+			json_decref(rec);
+		}
+	}
+	for (i = 0; i < nlines; i++)
+		free(ring[i]);
+	free(ring);
+	fflush(stdout);
+	if (!follow)
+		return 0;
+
+	/* Follow until session_end: nothing may follow it. */
+	ino = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	if (ino != -1 && inotify_add_watch(ino, path, IN_MODIFY |
+	    IN_CLOSE_WRITE) == -1) {
+		close(ino);
+		ino = -1;
+	}
+	while (!ended) {
+		struct pollfd pfd = { .fd = ino, .events = POLLIN };
+		char evbuf[4096];
+
+		if (follow_drain(fd, &acc, &acclen, json, &ended) == -1) {
+			log_warn("%s", path);
+			break;
+		}
+		if (ended)
+			break;
+		/* inotify wakes us; the timeout covers filesystems without it. */
+		if (poll(&pfd, ino != -1 ? 1 : 0, 1000) > 0)
+			while (read(ino, evbuf, sizeof(evbuf)) > 0)
+				;
+	}
+	if (ino != -1)
+		close(ino);
+	free(acc);
+	close(fd);
+	return 0;
+}
+
+static int
+audit_key(int argc, char **argv)
+{
+	char hex[AUDIT_PUBKEY_HEX_LEN + 1];
+	int rc;
+
+	if (argc != 2) {
+		audit_usage();
+		return EXIT_USAGE;
+	}
+	if ((rc = audit_key_public(argv[1], 1, hex)) != 0) {
+		if (rc == AL_ERR_SYSTEM)
+			log_warn("%s", argv[1]);
+		else
+			log_warnx("%s: %s", argv[1], rc == AL_ERR_DENIED ?
+			    "must be a regular file owned by you, mode 0600" :
+			    al_strerror(rc));
+		return 1;
+	}
+	printf("%s\n", hex);
+	return 0;
+}
+
+int
+cmd_audit(int argc, char **argv)
+{
+	if (argc < 2) {
+		audit_usage();
+		return EXIT_USAGE;
+	}
+	if (sodium_init() < 0)
+		fatalx("sodium_init");
+	if (strcmp(argv[1], "verify") == 0)
+		return audit_verify_cmd(argc - 1, argv + 1);
+	if (strcmp(argv[1], "show") == 0)
+		return audit_show(argc - 1, argv + 1);
+	if (strcmp(argv[1], "tail") == 0)
+		return audit_tail(argc - 1, argv + 1);
+	if (strcmp(argv[1], "key") == 0)
+		return audit_key(argc - 1, argv + 1);
+	audit_usage();
+	return EXIT_USAGE;
+}

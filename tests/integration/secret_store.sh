@@ -1,0 +1,91 @@
+#!/bin/sh
+# secret_store: `airlock secret` sets, lists and removes sealed secrets;
+# the value arrives on stdin only, never on argv, and never reaches the
+# disk in plaintext; the key file and store are private.
+. "$top_srcdir/tests/lib.sh"
+
+AIRLOCK_HOME="$T/home"
+export AIRLOCK_HOME
+unset AIRLOCK_PASSPHRASE
+VALUE='ghp_Plaintext-Value-4242'
+
+printf '%s\n' "$VALUE" | "$AIRLOCK" secret set GITHUB_TOKEN
+expect_eq "set from stdin succeeds" "$?" 0
+expect_eq "key file is mode 0600" "$(stat -c %a "$AIRLOCK_HOME/secrets.key")" 600
+expect_eq "store is mode 0600" "$(stat -c %a "$AIRLOCK_HOME/secrets.db")" 600
+expect_eq "store directory is mode 0700" "$(stat -c %a "$AIRLOCK_HOME")" 700
+expect_eq "key file holds 32 bytes" "$(stat -c %s "$AIRLOCK_HOME/secrets.key")" 32
+if grep -a -q "$VALUE" "$AIRLOCK_HOME/secrets.db"; then
+	fail "store does not contain the plaintext"
+else
+	pass "store does not contain the plaintext"
+fi
+b64=$(printf '%s' "$VALUE" | base64)
+if grep -a -q "$b64" "$AIRLOCK_HOME/secrets.db"; then
+	fail "store does not contain the value in base64"
+else
+	pass "store does not contain the value in base64"
+fi
+
+printf 'x-y-z-w' | "$AIRLOCK" secret set npm.token-2
+expect_eq "list prints the names, sorted" "$("$AIRLOCK" secret list | tr '\n' ' ')" \
+    "GITHUB_TOKEN npm.token-2 "
+out=$("$AIRLOCK" secret list)
+expect_not_contains "list never prints a value" "$out" "$VALUE"
+
+# The value is refused on argv, and an empty value is refused.
+out=$("$AIRLOCK" secret set GITHUB_TOKEN "$VALUE" 2>&1 </dev/null); rc=$?
+expect_eq "a value on argv is a usage error" "$rc" 64
+out=$(printf '' | "$AIRLOCK" secret set EMPTY 2>&1); rc=$?
+expect_eq "an empty value is refused" "$rc" 1
+expect_contains "an empty value is refused with a reason" "$out" "refusing an empty value"
+out=$(printf 'v' | "$AIRLOCK" secret set 9bad 2>&1); rc=$?
+expect_eq "a bad name is a usage error" "$rc" 64
+out=$(printf 'abc' | "$AIRLOCK" secret set PIN 2>&1); rc=$?
+expect_contains "a value too short to redact is flagged ungrantable" "$out" \
+    "no tool can be granted it"
+
+# While `secret set` waits for its value, its argv shows no secret.
+mkfifo "$T/fifo"
+"$AIRLOCK" secret set WATCHED < "$T/fifo" &
+spid=$!
+exec 7>"$T/fifo"
+sleep 0.2
+cmdline=$(tr '\0' ' ' < "/proc/$spid/cmdline")
+expect_eq "argv while setting is only the name" "$cmdline" \
+    "$AIRLOCK secret set WATCHED "
+printf '%s' "watched-secret-99" >&7
+exec 7>&-
+wait "$spid"
+expect_eq "set through a pipe succeeds" "$?" 0
+
+"$AIRLOCK" secret rm npm.token-2
+expect_eq "rm succeeds" "$?" 0
+expect_not_contains "rm removes the name" "$("$AIRLOCK" secret list)" "npm.token-2"
+out=$("$AIRLOCK" secret rm npm.token-2 2>&1); rc=$?
+expect_eq "rm of a missing secret fails" "$rc" 1
+expect_contains "rm of a missing secret says so" "$out" "no such secret"
+
+# A damaged store does not open.
+cp "$AIRLOCK_HOME/secrets.db" "$T/db.saved"
+printf 'X' | dd of="$AIRLOCK_HOME/secrets.db" bs=1 seek=70 conv=notrunc 2>/dev/null
+out=$("$AIRLOCK" secret list 2>&1); rc=$?
+expect_eq "a tampered store does not open" "$rc" 1
+cp "$T/db.saved" "$AIRLOCK_HOME/secrets.db"
+
+# A passphrase store: no key file, the passphrase from the environment or
+# from a descriptor, and the wrong one fails.
+AIRLOCK_HOME="$T/pp"
+printf 's3cret-value' | AIRLOCK_PASSPHRASE='correct horse' "$AIRLOCK" secret set DB
+expect_eq "set with a passphrase" "$?" 0
+check "passphrase store has no key file" test ! -e "$AIRLOCK_HOME/secrets.key"
+expect_eq "list with the passphrase on a descriptor" \
+    "$(echo 'correct horse' | "$AIRLOCK" secret --passphrase-fd 0 list)" "DB"
+out=$(AIRLOCK_PASSPHRASE='wrong horse' "$AIRLOCK" secret list 2>&1); rc=$?
+expect_eq "a wrong passphrase fails" "$rc" 1
+expect_contains "a wrong passphrase says so" "$out" "does not open"
+out=$("$AIRLOCK" secret list 2>&1); rc=$?
+expect_eq "no passphrase for a passphrase store fails" "$rc" 1
+expect_contains "no passphrase names the fix" "$out" "AIRLOCK_PASSPHRASE"
+
+finish

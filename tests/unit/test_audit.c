@@ -1,0 +1,574 @@
+/* Unit tests for broker/audit.c and broker/audit_verify.c. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <check.h>
+#include <jansson.h>
+#include <sodium.h>
+
+#include "common/errors.h"
+#include "broker/audit.h"
+#include "broker/audit_verify.h"
+#include "broker/redact.h"
+
+static char dir[] = "/tmp/test_audit.XXXXXX";
+static char logpath[256];
+
+static void
+setup(void)
+{
+	strcpy(dir, "/tmp/test_audit.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(logpath, sizeof(logpath), "%s/log", dir);
+}
+
+static void
+teardown(void)
+{
+	char cmd[300];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+/* Writes a closed log of session_start, |n| requests, session_end. */
+static void
+write_log(const char *path, const char *session, int n)
+{
+	struct audit *a;
+	json_t *f;
+	int i;
+
+	ck_assert_int_eq(audit_open(path, session, &a), 0);
+	audit_set_sync(a, AUDIT_SYNC_NONE);
+	for (i = 0; i < n; i++) {
+		f = json_pack("{s:s, s:i}", "tool", "read_file", "n", i);
+		ck_assert_int_eq(audit_append(a, "request", f), 0);
+		json_decref(f);
+	}
+	audit_close(a);
+}
+
+static int
+verify_path(const char *path, const unsigned char *pin,
+    struct audit_verify_result *res)
+{
+	FILE *fp;
+	int rc;
+
+	ck_assert_ptr_nonnull(fp = fopen(path, "r"));
+	rc = audit_verify_fp(fp, pin, res);
+	fclose(fp);
+	return rc;
+}
+
+/* Lines of a file, each with its newline. */
+struct lines {
+	char	*l[64];
+	int	 n;
+};
+
+static void
+read_lines(const char *path, struct lines *ls)
+{
+	FILE *fp;
+	char *line = NULL;
+	size_t cap = 0;
+
+	memset(ls, 0, sizeof(*ls));
+	ck_assert_ptr_nonnull(fp = fopen(path, "r"));
+	while (getline(&line, &cap, fp) > 0 && ls->n < 64)
+		ls->l[ls->n++] = strdup(line);
+	free(line);
+	fclose(fp);
+}
+
+static void
+write_lines(const char *path, struct lines *ls)
+{
+	FILE *fp;
+	int i;
+
+	ck_assert_ptr_nonnull(fp = fopen(path, "w"));
+	for (i = 0; i < ls->n; i++)
+		fputs(ls->l[i], fp);
+	fclose(fp);
+}
+
+static void
+free_lines(struct lines *ls)
+{
+	int i;
+
+	for (i = 0; i < ls->n; i++)
+		free(ls->l[i]);
+}
+
+/* Mutations of a 6-record log (start, 4 requests, end); |other| is a
+ * log of another session. */
+static void
+m_edit_value(struct lines *ls, struct lines *other)
+{
+	char *p = strstr(ls->l[2], "read_file");
+
+	p[0] = 'R';
+}
+
+static void
+m_edit_sig(struct lines *ls, struct lines *other)
+{
+	char *p = strstr(ls->l[3], "\"sig\":\"") + 10;
+
+	*p = *p == 'A' ? 'B' : 'A';
+}
+
+static void
+m_delete_middle(struct lines *ls, struct lines *other)
+{
+	free(ls->l[2]);
+	memmove(&ls->l[2], &ls->l[3], (size_t)(ls->n - 3) * sizeof(char *));
+	ls->n--;
+}
+
+static void
+m_delete_first(struct lines *ls, struct lines *other)
+{
+	free(ls->l[0]);
+	memmove(&ls->l[0], &ls->l[1], (size_t)(ls->n - 1) * sizeof(char *));
+	ls->n--;
+}
+
+static void
+m_insert_foreign(struct lines *ls, struct lines *other)
+{
+	memmove(&ls->l[3], &ls->l[2], (size_t)(ls->n - 2) * sizeof(char *));
+	ls->l[2] = strdup(other->l[2]);
+	ls->n++;
+}
+
+static void
+m_duplicate(struct lines *ls, struct lines *other)
+{
+	memmove(&ls->l[3], &ls->l[2], (size_t)(ls->n - 2) * sizeof(char *));
+	ls->l[2] = strdup(ls->l[3]);
+	ls->n++;
+}
+
+static void
+m_swap(struct lines *ls, struct lines *other)
+{
+	char *t = ls->l[2];
+
+	ls->l[2] = ls->l[3];
+	ls->l[3] = t;
+}
+
+static void
+m_drop_last(struct lines *ls, struct lines *other)
+{
+	free(ls->l[--ls->n]);
+}
+
+static void
+m_partial_last(struct lines *ls, struct lines *other)
+{
+	char *l = ls->l[ls->n - 1];
+
+	l[strlen(l) / 2] = '\0';
+}
+
+static void
+m_reorder_keys(struct lines *ls, struct lines *other)
+{
+	/* Same meaning, different bytes: the signature covers bytes. */
+	char *p = strstr(ls->l[1], "{\"event\":\"request\",");
+	char *q, buf[4096];
+
+	ck_assert_ptr_nonnull(p);
+	q = strstr(ls->l[1], "\"prev\"");
+	snprintf(buf, sizeof(buf), "{%s", q);
+	/* Move "event" after "time": {prev..., "time":..,"event":..,"sig":..} */
+	ck_assert_ptr_nonnull(strstr(buf, ",\"sig\""));
+	{
+		char out[4096], *sig = strstr(buf, ",\"sig\"");
+
+		snprintf(out, sizeof(out), "%.*s,\"event\":\"request\"%s",
+		    (int)(sig - buf), buf, sig);
+		/* and put "fields" back: it was between event and prev */
+		free(ls->l[1]);
+		ls->l[1] = strdup(out);
+	}
+}
+
+static void
+m_append_after_end(struct lines *ls, struct lines *other)
+{
+	ls->l[ls->n] = strdup(ls->l[1]);
+	ls->n++;
+}
+
+static void
+m_replace_log(struct lines *ls, struct lines *other)
+{
+	int i;
+
+	for (i = 0; i < ls->n; i++)
+		free(ls->l[i]);
+	for (i = 0; i < other->n; i++)
+		ls->l[i] = strdup(other->l[i]);
+	ls->n = other->n;
+}
+
+static const struct {
+	const char	*name;
+	void		(*mutate)(struct lines *, struct lines *);
+	int		 status;
+	uint64_t	 line;
+	const char	*reason;
+	int		 pin;
+} tamper[] = {
+	{ "untouched", NULL, AUDIT_VERIFY_CLOSED, 0, "", 0 },
+	{ "edited field value", m_edit_value, AUDIT_VERIFY_BAD, 3,
+	    "signature does not verify", 0 },
+	{ "edited signature", m_edit_sig, AUDIT_VERIFY_BAD, 4,
+	    "signature does not verify", 0 },
+	{ "deleted middle record", m_delete_middle, AUDIT_VERIFY_BAD, 3,
+	    "seq 4, expected 3", 0 },
+	{ "deleted first record", m_delete_first, AUDIT_VERIFY_BAD, 1,
+	    "not session_start", 0 },
+	{ "inserted from another session", m_insert_foreign, AUDIT_VERIFY_BAD,
+	    3, "inserted from another log", 0 },
+	{ "duplicated record", m_duplicate, AUDIT_VERIFY_BAD, 4,
+	    "seq 3, expected 4", 0 },
+	{ "swapped records", m_swap, AUDIT_VERIFY_BAD, 3, "seq 4, expected 3",
+	    0 },
+	{ "last record removed", m_drop_last, AUDIT_VERIFY_OPEN, 0,
+	    "open (no session_end yet)", 0 },
+	{ "partial last line", m_partial_last, AUDIT_VERIFY_BAD, 6,
+	    "incomplete last record", 0 },
+	{ "members reordered", m_reorder_keys, AUDIT_VERIFY_BAD, 2, "", 0 },
+	{ "record after session_end", m_append_after_end, AUDIT_VERIFY_BAD, 7,
+	    "after session_end", 0 },
+	{ "whole log replaced, key pinned", m_replace_log, AUDIT_VERIFY_BAD, 1,
+	    "not the pinned key", 1 },
+	{ "untouched, key pinned", NULL, AUDIT_VERIFY_CLOSED, 0, "", 1 },
+};
+
+START_TEST(test_audit_verify_detects_tampering)
+{
+	struct audit_verify_result res;
+	struct lines ls, other;
+	unsigned char pin[32];
+	char tampered[300], otherpath[300];
+	int rc;
+
+	write_log(logpath, "s1", 4);
+	snprintf(otherpath, sizeof(otherpath), "%s/other", dir);
+	write_log(otherpath, "s2", 4);
+	read_lines(logpath, &ls);
+	read_lines(otherpath, &other);
+	ck_assert_int_eq(ls.n, 6);
+	if (tamper[_i].mutate != NULL)
+		tamper[_i].mutate(&ls, &other);
+	snprintf(tampered, sizeof(tampered), "%s/tampered", dir);
+	write_lines(tampered, &ls);
+
+	/* The pin is the original log's session key. */
+	{
+		struct audit_verify_result r0;
+
+		ck_assert_int_eq(verify_path(logpath, NULL, &r0), 0);
+		ck_assert_int_eq(audit_parse_pubkey(r0.pubkey, pin), 0);
+	}
+	rc = verify_path(tampered, tamper[_i].pin ? pin : NULL, &res);
+	ck_assert_msg(rc == tamper[_i].status, "%s: status %d want %d (%s)",
+	    tamper[_i].name, rc, tamper[_i].status, res.reason);
+	ck_assert_msg(res.bad_line == tamper[_i].line, "%s: line %llu want %llu",
+	    tamper[_i].name, (unsigned long long)res.bad_line,
+	    (unsigned long long)tamper[_i].line);
+	ck_assert_msg(strstr(res.reason, tamper[_i].reason) != NULL,
+	    "%s: reason '%s' lacks '%s'", tamper[_i].name, res.reason,
+	    tamper[_i].reason);
+	free_lines(&ls);
+	free_lines(&other);
+}
+END_TEST
+
+START_TEST(test_audit_record_format)
+{
+	struct audit_verify_result res;
+	struct lines ls;
+	unsigned char md[32];
+	char hex[65];
+	json_t *rec;
+
+	write_log(logpath, "sess-1", 1);
+	read_lines(logpath, &ls);
+	ck_assert_int_eq(ls.n, 3);
+	rec = audit_record_parse(ls.l[1], strlen(ls.l[1]) - 1);
+	ck_assert_ptr_nonnull(rec);
+	ck_assert_int_eq(json_integer_value(json_object_get(rec, "seq")), 2);
+	ck_assert_str_eq(json_string_value(json_object_get(rec, "event")),
+	    "request");
+	ck_assert_str_eq(json_string_value(json_object_get(rec, "session")),
+	    "sess-1");
+	ck_assert_int_eq(strlen(json_string_value(json_object_get(rec,
+	    "time"))), 24);
+	/* prev is BLAKE2b-256 of line 1 without its newline. */
+	crypto_generichash(md, 32, (unsigned char *)ls.l[0],
+	    strlen(ls.l[0]) - 1, NULL, 0);
+	sodium_bin2hex(hex, sizeof(hex), md, 32);
+	ck_assert_str_eq(json_string_value(json_object_get(rec, "prev")), hex);
+	json_decref(rec);
+	ck_assert_ptr_nonnull(strstr(ls.l[0], "\"prev\":\"0000000000000000"));
+	ck_assert_ptr_nonnull(strstr(ls.l[2], "{\"event\":\"session_end\""));
+	ck_assert_int_eq(verify_path(logpath, NULL, &res), AUDIT_VERIFY_CLOSED);
+	ck_assert_uint_eq(res.records, 3);
+	ck_assert_str_eq(res.session, "sess-1");
+	ck_assert_str_eq(res.keykind, "session");
+	free_lines(&ls);
+}
+END_TEST
+
+START_TEST(test_audit_open_refuses_existing_log_and_second_writer)
+{
+	struct audit *a, *b;
+	struct stat st;
+
+	ck_assert_int_eq(audit_open(logpath, "s", &a), 0);
+	ck_assert_int_eq(stat(logpath, &st), 0);
+	ck_assert_int_eq(st.st_mode & 0777, 0600);
+	/* Locked by a: a second writer is refused. */
+	ck_assert_int_eq(audit_open(logpath, "s", &b), AL_ERR_SYSTEM);
+	ck_assert_int_eq(errno, EWOULDBLOCK);
+	ck_assert_ptr_null(b);
+	audit_close(a);
+	/* One file is one session. */
+	ck_assert_int_eq(audit_open(logpath, "s2", &b), AL_ERR_SYSTEM);
+	ck_assert_int_eq(errno, EEXIST);
+	ck_assert_int_eq(audit_open(logpath, "", &b), AL_ERR_FORMAT);
+	ck_assert_int_eq(audit_open(logpath, "a b", &b), AL_ERR_FORMAT);
+}
+END_TEST
+
+START_TEST(test_audit_append_refuses_bad_events)
+{
+	struct audit *a;
+	json_t *arr = json_array();
+
+	ck_assert_int_eq(audit_open(logpath, "s", &a), 0);
+	ck_assert_int_eq(audit_append(a, "Bad Event", NULL), AL_ERR_FORMAT);
+	ck_assert_int_eq(audit_append(a, "", NULL), AL_ERR_FORMAT);
+	ck_assert_int_eq(audit_append(a, "session_start", NULL), AL_ERR_FORMAT);
+	ck_assert_int_eq(audit_append(a, "session_end", NULL), AL_ERR_FORMAT);
+	ck_assert_int_eq(audit_append(a, "request", arr), AL_ERR_TYPE);
+	ck_assert_int_eq(audit_append(a, "budget_stop", NULL), 0);
+	ck_assert_int_eq(audit_failing(a), 0);
+	ck_assert_uint_eq(audit_seq(a), 2);
+	json_decref(arr);
+	audit_close(a);
+}
+END_TEST
+
+/*
+ * Runs in a child of the test: RLIMIT_FSIZE would also stop Check from
+ * writing its own results.  Returns a failure code, 0 if all held.
+ */
+static int
+fail_closed_child(void)
+{
+	struct audit *a;
+	struct rlimit rl;
+	struct stat st;
+	json_t *f;
+	char head[65];
+	off_t size;
+	int i;
+
+	signal(SIGXFSZ, SIG_IGN);
+	if (audit_open(logpath, "s", &a) != 0)
+		return 10;
+	f = json_pack("{s:s}", "pad", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+	if (audit_append(a, "request", f) != 0 || stat(logpath, &st) != 0)
+		return 11;
+	size = st.st_size;
+	snprintf(head, sizeof(head), "%s", audit_head(a));
+	/* The next line can be only partly written. */
+	if (getrlimit(RLIMIT_FSIZE, &rl) != 0)
+		return 12;
+	rl.rlim_cur = (rlim_t)size + 100;	/* the hard limit stays */
+	if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+		return 12;
+	for (i = 0; i < 3; i++) {
+		if (audit_append(a, "request", f) != AL_ERR_IO)
+			return 13;
+		if (audit_failing(a) != 1)
+			return 14;
+		if (stat(logpath, &st) != 0 || st.st_size != size)
+			return 15;	/* not cut back */
+		if (strcmp(audit_head(a), head) != 0)
+			return 16;	/* chain moved */
+	}
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+		return 17;
+	if (audit_append(a, "request", f) != 0 || audit_failing(a) != 0)
+		return 18;
+	json_decref(f);
+	audit_close(a);
+	return 0;
+}
+
+START_TEST(test_audit_append_fails_closed_and_recovers)
+{
+	struct audit_verify_result res;
+	pid_t pid;
+	int status;
+
+	if ((pid = fork()) == 0)
+		_exit(fail_closed_child());
+	ck_assert_int_ne(pid, -1);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "fail-closed step %d failed", WEXITSTATUS(status));
+	ck_assert_int_eq(verify_path(logpath, NULL, &res), AUDIT_VERIFY_CLOSED);
+	ck_assert_uint_eq(res.records, 4);
+}
+END_TEST
+
+START_TEST(test_audit_long_term_key_is_pinnable)
+{
+	struct audit_verify_result res;
+	char keyfile[300], hex[65], hex2[65];
+	unsigned char pin[32];
+	struct audit *a;
+	struct stat st;
+
+	snprintf(keyfile, sizeof(keyfile), "%s/key", dir);
+	ck_assert_int_eq(audit_key_public(keyfile, 0, hex), AL_ERR_NOT_FOUND);
+	ck_assert_int_eq(audit_open_with_key(logpath, "s", keyfile, &a), 0);
+	ck_assert_int_eq(stat(keyfile, &st), 0);
+	ck_assert_int_eq(st.st_mode & 0777, 0600);
+	ck_assert_int_eq(st.st_size, 32);
+	ck_assert_int_eq(audit_key_public(keyfile, 0, hex), 0);
+	ck_assert_str_eq(audit_public_key(a), hex);
+	audit_close(a);
+	ck_assert_int_eq(audit_parse_pubkey(hex, pin), 0);
+	ck_assert_int_eq(verify_path(logpath, pin, &res), AUDIT_VERIFY_CLOSED);
+	ck_assert_str_eq(res.keykind, "long-term");
+	/* The same key signs the next session. */
+	snprintf(logpath, sizeof(logpath), "%s/log2", dir);
+	ck_assert_int_eq(audit_open_with_key(logpath, "s", keyfile, &a), 0);
+	ck_assert_int_eq(audit_key_public(keyfile, 1, hex2), 0);
+	ck_assert_str_eq(hex, hex2);
+	audit_close(a);
+	ck_assert_int_eq(verify_path(logpath, pin, &res), AUDIT_VERIFY_CLOSED);
+	/* A key others can read is refused. */
+	ck_assert_int_eq(chmod(keyfile, 0640), 0);
+	snprintf(logpath, sizeof(logpath), "%s/log3", dir);
+	ck_assert_int_eq(audit_open_with_key(logpath, "s", keyfile, &a),
+	    AL_ERR_DENIED);
+	ck_assert_int_eq(chmod(keyfile, 0600), 0);
+	ck_assert_int_eq(truncate(keyfile, 31), 0);
+	ck_assert_int_eq(audit_open_with_key(logpath, "s", keyfile, &a),
+	    AL_ERR_FORMAT);
+}
+END_TEST
+
+START_TEST(test_audit_redacts_fields)
+{
+	struct redact *r;
+	struct audit *a;
+	struct lines ls;
+	json_t *f;
+
+	ck_assert_ptr_nonnull(r = redact_new());
+	ck_assert_int_eq(redact_add(r, "TOKEN", "ghp_supersecret", 15), 0);
+	ck_assert_int_eq(audit_open(logpath, "s", &a), 0);
+	audit_set_redact(a, r);
+	f = json_pack("{s:s}", "stdout", "token is ghp_supersecret!");
+	ck_assert_int_eq(audit_append(a, "runner_end", f), 0);
+	/* The caller's tree is untouched. */
+	ck_assert_str_eq(json_string_value(json_object_get(f, "stdout")),
+	    "token is ghp_supersecret!");
+	json_decref(f);
+	audit_close(a);
+	redact_free(r);
+	read_lines(logpath, &ls);
+	ck_assert_ptr_null(strstr(ls.l[1], "ghp_supersecret"));
+	ck_assert_ptr_nonnull(strstr(ls.l[1], "token is [REDACTED:TOKEN]!"));
+	free_lines(&ls);
+}
+END_TEST
+
+static const struct {
+	const char	*in;
+	int		 rc;
+	int64_t		 ms;
+} times[] = {
+	{ "1970-01-01T00:00:00Z", 0, 0 },
+	{ "1970-01-01T00:00:01.5Z", 0, 1500 },
+	{ "1970-01-01T00:00:01.123456Z", 0, 1123 },
+	{ "1970-01-02", 0, 86400000 },
+	{ "1970-01-01T01:00:00+01:00", 0, 0 },
+	{ "2026-11-30T10:00:00.000Z", 0, 1796032800000LL },
+	{ "2026-11-30T10:00:00", AL_ERR_FORMAT, 0 },
+	{ "2026-13-01", AL_ERR_FORMAT, 0 },
+	{ "yesterday", AL_ERR_FORMAT, 0 },
+	{ "", AL_ERR_FORMAT, 0 },
+};
+
+START_TEST(test_audit_parse_time)
+{
+	int64_t ms;
+
+	ck_assert_msg(audit_parse_time(times[_i].in, &ms) == times[_i].rc,
+	    "%s", times[_i].in);
+	if (times[_i].rc == 0)
+		ck_assert_msg(ms == times[_i].ms, "%s: %lld", times[_i].in,
+		    (long long)ms);
+}
+END_TEST
+
+static Suite *
+audit_suite(void)
+{
+	Suite *s = suite_create("audit");
+	TCase *tc = tcase_create("audit");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_loop_test(tc, test_audit_verify_detects_tampering, 0,
+	    sizeof(tamper) / sizeof(tamper[0]));
+	tcase_add_test(tc, test_audit_record_format);
+	tcase_add_test(tc, test_audit_open_refuses_existing_log_and_second_writer);
+	tcase_add_test(tc, test_audit_append_refuses_bad_events);
+	tcase_add_test(tc, test_audit_append_fails_closed_and_recovers);
+	tcase_add_test(tc, test_audit_long_term_key_is_pinnable);
+	tcase_add_test(tc, test_audit_redacts_fields);
+	tcase_add_loop_test(tc, test_audit_parse_time, 0,
+	    sizeof(times) / sizeof(times[0]));
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(audit_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}

@@ -1,0 +1,203 @@
+/* Unit tests for broker/redact.c: every encoding of a secret is replaced. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+#include <jansson.h>
+
+#include "common/errors.h"
+#include "broker/redact.h"
+
+#define PW	"p@ss word/+?x9"	/* '@', ' ', '/', '+', '?' make forms differ */
+
+static const struct {
+	const char	*name;
+	const char	*in;
+	const char	*out;
+	int		 count;
+} rows[] = {
+	{ "raw value", "token=" PW ";", "token=[REDACTED:PW];", 1 },
+	{ "raw value twice", PW PW, "[REDACTED:PW][REDACTED:PW]", 2 },
+	{ "lowercase hex", "h=7040737320776f72642f2b3f7839",
+	    "h=[REDACTED:PW]", 1 },
+	{ "uppercase hex", "7040737320776F72642F2B3F7839.", "[REDACTED:PW].", 1 },
+	{ "percent-encoded, uppercase", "?pw=p%40ss%20word%2F%2B%3Fx9&a=1",
+	    "?pw=[REDACTED:PW]&a=1", 1 },
+	{ "percent-encoded, lowercase", "p%40ss%20word%2f%2b%3fx9",
+	    "[REDACTED:PW]", 1 },
+	{ "form-encoded with plus", "pw=p%40ss+word%2F%2B%3Fx9",
+	    "pw=[REDACTED:PW]", 1 },
+	{ "base64 padded", "x cEBzcyB3b3JkLys/eDk= y", "x [REDACTED:PW] y", 1 },
+	{ "base64 unpadded", "cEBzcyB3b3JkLys/eDk", "[REDACTED:PW]", 1 },
+	{ "base64url padded", "cEBzcyB3b3JkLys_eDk=", "[REDACTED:PW]", 1 },
+	{ "base64url unpadded", "/cEBzcyB3b3JkLys_eDk/", "/[REDACTED:PW]/", 1 },
+	{ "basic auth: base64 of user:secret",
+	    "Authorization: Basic dXNlcjpwQHNzIHdvcmQvKz94OQ==",
+	    "Authorization: Basic dXNlcjp[REDACTED:PW]Q==", 1 },
+	{ "echo secret | base64 (trailing newline)", "cEBzcyB3b3JkLys/eDkK",
+	    "[REDACTED:PW]K", 1 },
+	{ "base64 at offset 0 followed by other bytes",
+	    "cEBzcyB3b3JkLys/eDn//w==", "[REDACTED:PW]n//w==", 1 },
+	{ "base64 at offset 1", "dXBAc3Mgd29yZC8rP3g5eno=",
+	    "dX[REDACTED:PW]eno=", 1 },
+	{ "no secret: unchanged", "nothing to see here", "nothing to see here",
+	    0 },
+	{ "a prefix of the secret is not replaced", "p@ss wor", "p@ss wor", 0 },
+	{ "empty input", "", "", 0 },
+};
+
+START_TEST(test_redact_replaces_every_encoding)
+{
+	struct redact *r;
+	char *out;
+	size_t outlen;
+	int n;
+
+	ck_assert_ptr_nonnull(r = redact_new());
+	ck_assert_int_eq(redact_add(r, "PW", PW, strlen(PW)), 0);
+	n = redact_buf(r, rows[_i].in, strlen(rows[_i].in), &out, &outlen);
+	ck_assert_msg(n == rows[_i].count, "%s: %d replacements, want %d",
+	    rows[_i].name, n, rows[_i].count);
+	ck_assert_msg(strcmp(out, rows[_i].out) == 0, "%s: got '%s' want '%s'",
+	    rows[_i].name, out, rows[_i].out);
+	ck_assert_uint_eq(outlen, strlen(rows[_i].out));
+	free(out);
+	redact_free(r);
+}
+END_TEST
+
+static const struct {
+	const char	*name;
+	const char	*secret_name;
+	const char	*value;
+	size_t		 len;
+	int		 rc;
+} add_rows[] = {
+	{ "three bytes is too short to redact", "SHORT", "abc", 3,
+	    AL_ERR_LIMIT },
+	{ "empty value", "EMPTY", "", 0, AL_ERR_LIMIT },
+	{ "four bytes is the minimum", "MIN", "abcd", 4, 0 },
+	{ "empty name", "", "abcdef", 6, AL_ERR_FORMAT },
+	{ "name with a space", "A B", "abcdef", 6, AL_ERR_FORMAT },
+	{ "name with a bracket", "A]", "abcdef", 6, AL_ERR_FORMAT },
+	{ "binary value with NUL", "BIN", "\0\1\2\3\4\5", 6, 0 },
+};
+
+START_TEST(test_redact_refuses_ungrantable_secrets)
+{
+	struct redact *r;
+
+	ck_assert_ptr_nonnull(r = redact_new());
+	ck_assert_msg(redact_add(r, add_rows[_i].secret_name,
+	    add_rows[_i].value, add_rows[_i].len) == add_rows[_i].rc, "%s",
+	    add_rows[_i].name);
+	ck_assert_uint_eq(redact_count(r), add_rows[_i].rc == 0 ? 1 : 0);
+	ck_assert_int_eq(redact_grantable(add_rows[_i].len),
+	    add_rows[_i].rc != AL_ERR_LIMIT);
+	redact_free(r);
+}
+END_TEST
+
+START_TEST(test_redact_prefers_the_longer_secret)
+{
+	struct redact *r;
+	char *out;
+	size_t outlen;
+
+	ck_assert_ptr_nonnull(r = redact_new());
+	ck_assert_int_eq(redact_add(r, "SHORTER", "secret", 6), 0);
+	ck_assert_int_eq(redact_add(r, "LONGER", "secret-token-42", 15), 0);
+	ck_assert_int_eq(redact_buf(r, "a secret-token-42 and a secret", 30,
+	    &out, &outlen), 2);
+	ck_assert_str_eq(out, "a [REDACTED:LONGER] and a [REDACTED:SHORTER]");
+	free(out);
+	redact_free(r);
+}
+END_TEST
+
+START_TEST(test_redact_binary_buffer_with_nul)
+{
+	static const char in[] = "a\0" PW "\0b";
+	struct redact *r;
+	char *out;
+	size_t outlen;
+
+	ck_assert_ptr_nonnull(r = redact_new());
+	ck_assert_int_eq(redact_add(r, "PW", PW, strlen(PW)), 0);
+	ck_assert_int_eq(redact_buf(r, in, sizeof(in) - 1, &out, &outlen), 1);
+	ck_assert_uint_eq(outlen, 2 + strlen("[REDACTED:PW]") + 2);
+	ck_assert_int_eq(memcmp(out, "a\0[REDACTED:PW]\0b", outlen), 0);
+	free(out);
+	redact_free(r);
+}
+END_TEST
+
+START_TEST(test_redact_null_redactor_copies)
+{
+	char *out;
+	size_t outlen;
+
+	ck_assert_int_eq(redact_buf(NULL, "abc", 3, &out, &outlen), 0);
+	ck_assert_str_eq(out, "abc");
+	free(out);
+	redact_free(NULL);
+}
+END_TEST
+
+START_TEST(test_redact_json_tree_values_and_keys)
+{
+	struct redact *r;
+	json_t *root;
+	char *s;
+
+	ck_assert_ptr_nonnull(r = redact_new());
+	ck_assert_int_eq(redact_add(r, "PW", PW, strlen(PW)), 0);
+	root = json_pack("{s:s, s:[s, i, {s:s}], s:s, s:b}",
+	    "a", "x " PW " y",
+	    "list", "cEBzcyB3b3JkLys/eDk=", 7, "deep", "p%40ss%20word%2F%2B%3Fx9",
+	    PW, "a key that is the secret",
+	    "flag", 1);
+	ck_assert_ptr_nonnull(root);
+	ck_assert_int_eq(redact_json(r, root), 4);
+	s = json_dumps(root, JSON_COMPACT | JSON_SORT_KEYS);
+	ck_assert_str_eq(s, "{\"[REDACTED:PW]\":\"a key that is the secret\","
+	    "\"a\":\"x [REDACTED:PW] y\",\"flag\":true,\"list\":"
+	    "[\"[REDACTED:PW]\",7,{\"deep\":\"[REDACTED:PW]\"}]}");
+	ck_assert_ptr_null(strstr(s, PW));
+	free(s);
+	json_decref(root);
+	redact_free(r);
+}
+END_TEST
+
+static Suite *
+redact_suite(void)
+{
+	Suite *s = suite_create("redact");
+	TCase *tc = tcase_create("redact");
+
+	tcase_add_loop_test(tc, test_redact_replaces_every_encoding, 0,
+	    sizeof(rows) / sizeof(rows[0]));
+	tcase_add_loop_test(tc, test_redact_refuses_ungrantable_secrets, 0,
+	    sizeof(add_rows) / sizeof(add_rows[0]));
+	tcase_add_test(tc, test_redact_prefers_the_longer_secret);
+	tcase_add_test(tc, test_redact_binary_buffer_with_nul);
+	tcase_add_test(tc, test_redact_null_redactor_copies);
+	tcase_add_test(tc, test_redact_json_tree_values_and_keys);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(redact_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}
