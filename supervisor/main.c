@@ -13,6 +13,8 @@ static const struct command {
 	const char	*summary;
 } commands[] = {
 	/* Each subcommand's module adds its row here. */
+	{ "exec", cmd_exec, "run one command in a runner sandbox" },
+	{ "profile", cmd_profile, "print a sandbox profile (--seatbelt)" },
 	{ NULL, NULL, NULL }
 };
 

@@ -1,0 +1,34 @@
+/*
+ * sandbox_defaults: the safe default sandbox policy.
+ *
+ * The manifest loader starts from these values and overrides what the
+ * manifest sets; "airlock exec" without a manifest uses them as they are.
+ */
+#ifndef AIRLOCK_SANDBOX_DEFAULTS_H
+#define AIRLOCK_SANDBOX_DEFAULTS_H
+
+#include "policy/manifest.h"
+
+/* System directories bound read-only into every runner (NULL-terminated). */
+extern const char *const sandbox_system_dirs[];
+
+/* Files and directories under /etc bound read-only when present. */
+extern const char *const sandbox_etc_entries[];
+
+/*
+ * Fills |p| with the defaults: uid/gid 65534, no extra read-only or
+ * denied paths, protected {".git"}, no network, the default seccomp
+ * profile, landlock on, direct workspace, and the default limits (CPU 60 s,
+ * address space unlimited, file size 1024 MB, 256 open files, 256
+ * processes, memory 1024 MB, one CPU, /tmp 64 MB, output 1 MiB).
+ *
+ * Every array is heap-allocated and NULL-terminated, with its count set;
+ * the owner frees each element and then the array with free() (or with
+ * sandbox_policy_free_arrays()).  Stops the process if memory runs out.
+ */
+void	sandbox_policy_init_defaults(struct sandbox_policy *p);
+
+/* Frees the arrays of |p| (read_only, deny_read, protected) and NULLs them. */
+void	sandbox_policy_free_arrays(struct sandbox_policy *p);
+
+#endif
