@@ -11,7 +11,6 @@ EXTRA_DIST += fuzz/fuzz_diff.c fuzz/corpus/diff docs/PATCHES.md
 libairlock_a_SOURCES += \
 	policy/manifest.c policy/manifest.h \
 	policy/path.c policy/path.h \
-	policy/sandbox_defaults.c policy/sandbox_defaults.h \
 	policy/types.c policy/types.h
 
 # The built-in default manifest is contrib/manifests/default.yaml, turned
@@ -46,3 +45,19 @@ tests_unit_test_path_LDADD = $(unit_ldadd) -lpthread
 
 TESTS += tests/integration/check_golden.sh
 EXTRA_DIST += tests/integration/check_golden.sh tests/golden
+libairlock_a_SOURCES += \
+	policy/sandbox_defaults.c policy/sandbox_defaults.h \
+	policy/seccomp_policy.c policy/seccomp_policy.h \
+	policy/seatbelt.c policy/seatbelt.h
+
+check_PROGRAMS += tests/unit/test_seccomp_policy tests/unit/test_sandbox_defaults \
+	tests/unit/test_seatbelt
+TESTS += tests/unit/test_seccomp_policy tests/unit/test_sandbox_defaults \
+	tests/unit/test_seatbelt
+tests_unit_test_seccomp_policy_CFLAGS = $(unit_cflags)
+tests_unit_test_seccomp_policy_LDADD = $(unit_ldadd)
+tests_unit_test_sandbox_defaults_CFLAGS = $(unit_cflags)
+tests_unit_test_sandbox_defaults_LDADD = $(unit_ldadd)
+tests_unit_test_seatbelt_CFLAGS = $(unit_cflags) -DGOLDEN_DIR='"$(abs_top_srcdir)/tests/golden"'
+tests_unit_test_seatbelt_LDADD = $(unit_ldadd)
+EXTRA_DIST += tests/golden

@@ -1,50 +1,83 @@
+/* sandbox_defaults: the safe default sandbox policy. */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/util.h"
 #include "policy/sandbox_defaults.h"
 
+const char *const sandbox_system_dirs[] = {
+	"/usr", "/bin", "/lib", "/lib32", "/lib64", "/libx32", "/sbin", NULL
+};
+
+/* Only what name resolution, the dynamic linker and TLS need. */
+const char *const sandbox_etc_entries[] = {
+	"passwd", "group", "hosts", "resolv.conf", "nsswitch.conf",
+	"ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "host.conf",
+	"alternatives", "ssl", "ca-certificates", "protocols", "services",
+	NULL
+};
+
 static char **
-strv(const char *const *src, size_t *n)
+strv_new(const char *const *src, size_t *countp)
 {
 	char **v;
-	size_t i;
+	size_t i, n;
 
-	for (*n = 0; src[*n] != NULL; (*n)++)
+	for (n = 0; src != NULL && src[n] != NULL; n++)
 		;
-	v = xcalloc(*n + 1, sizeof(*v));
-	for (i = 0; i < *n; i++)
+	v = xcalloc(n + 1, sizeof(*v));
+	for (i = 0; i < n; i++)
 		v[i] = xstrdup(src[i]);
+	*countp = n;
 	return v;
 }
 
 void
 sandbox_policy_init_defaults(struct sandbox_policy *p)
 {
-	static const char *const ro[] = {
-		"/usr", "/bin", "/lib", "/lib64", "/sbin", "/etc", NULL
-	};
-	static const char *const prot[] = { ".git", NULL };
-	static const char *const none[] = { NULL };
+	static const char *const protected[] = { ".git", NULL };
 
 	memset(p, 0, sizeof(*p));
 	p->uid = 65534;
 	p->gid = 65534;
-	p->read_only = strv(ro, &p->nread_only);
-	p->deny_read = strv(none, &p->ndeny_read);
-	p->protected = strv(prot, &p->nprotected);
+	p->read_only = strv_new(NULL, &p->nread_only);
+	p->deny_read = strv_new(NULL, &p->ndeny_read);
+	p->protected = strv_new(protected, &p->nprotected);
 	p->network = 0;
 	p->seccomp = SECCOMP_PROFILE_DEFAULT;
 	p->landlock = 1;
 	p->workspace = WORKSPACE_DIRECT;
 	p->limits.cpu_seconds = 60;
-	p->limits.address_space_mb = 0;
+	p->limits.address_space_mb = 0;	/* RLIMIT_AS breaks JITs and Go */
 	p->limits.file_size_mb = 1024;
 	p->limits.open_files = 256;
 	p->limits.processes = 256;
 	p->limits.memory_mb = 1024;
 	p->limits.cpu_percent = 100;
 	p->limits.tmp_size_mb = 64;
-	p->limits.output_bytes = 1048576;
+	p->limits.output_bytes = 1024 * 1024;
+}
+
+static void
+strv_free(char ***vp, size_t *np)
+{
+	size_t i;
+
+	if (*vp != NULL) {
+		for (i = 0; (*vp)[i] != NULL; i++)
+			free((*vp)[i]);
+		free(*vp);
+	}
+	*vp = NULL;
+	*np = 0;
+}
+
+void
+sandbox_policy_free_arrays(struct sandbox_policy *p)
+{
+	strv_free(&p->read_only, &p->nread_only);
+	strv_free(&p->deny_read, &p->ndeny_read);
+	strv_free(&p->protected, &p->nprotected);
 }

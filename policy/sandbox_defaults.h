@@ -1,22 +1,34 @@
 /*
- * sandbox_defaults: the sandbox policy a manifest gets when it says
- * nothing (no "sandbox:" section, or keys left out of it).
+ * sandbox_defaults: the safe default sandbox policy.
+ *
+ * The manifest loader starts from these values and overrides what the
+ * manifest sets; "airlock exec" without a manifest uses them as they are.
  */
 #ifndef AIRLOCK_SANDBOX_DEFAULTS_H
 #define AIRLOCK_SANDBOX_DEFAULTS_H
 
 #include "policy/manifest.h"
 
+/* System directories bound read-only into every runner (NULL-terminated). */
+extern const char *const sandbox_system_dirs[];
+
+/* Files and directories under /etc bound read-only when present. */
+extern const char *const sandbox_etc_entries[];
+
 /*
- * Fills |p| with the defaults: uid/gid 65534 (nobody), read-only
- * /usr /bin /lib /lib64 /sbin /etc, protected ".git", no network, the
- * default seccomp profile, landlock on, direct workspace, and the default
- * resource limits.  The arrays (read_only, deny_read, protected) are
- * heap-allocated, NULL-terminated, with their counts set; the caller
- * frees each string and each array with free() (manifest_free does).
- * Anything |p| held before is overwritten, not freed.  Stops the process
- * if memory runs out.
+ * Fills |p| with the defaults: uid/gid 65534, no extra read-only or
+ * denied paths, protected {".git"}, no network, the default seccomp
+ * profile, landlock on, direct workspace, and the default limits (CPU 60 s,
+ * address space unlimited, file size 1024 MB, 256 open files, 256
+ * processes, memory 1024 MB, one CPU, /tmp 64 MB, output 1 MiB).
+ *
+ * Every array is heap-allocated and NULL-terminated, with its count set;
+ * the owner frees each element and then the array with free() (or with
+ * sandbox_policy_free_arrays()).  Stops the process if memory runs out.
  */
-void sandbox_policy_init_defaults(struct sandbox_policy *p);
+void	sandbox_policy_init_defaults(struct sandbox_policy *p);
+
+/* Frees the arrays of |p| (read_only, deny_read, protected) and NULLs them. */
+void	sandbox_policy_free_arrays(struct sandbox_policy *p);
 
 #endif

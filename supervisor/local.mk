@@ -12,3 +12,4 @@ libairlock_a_SOURCES += \
 	supervisor/signals.c supervisor/signals.h
 libairlock_a_SOURCES += supervisor/commands.h
 libairlock_a_SOURCES += supervisor/cmd_check.c
+libairlock_a_SOURCES += supervisor/cmd_exec.c supervisor/cmd_profile.c

@@ -25,6 +25,8 @@ static const struct command {
 	{ "check", cmd_check, "validate a manifest and print its tools" },
 	{ "audit", cmd_audit, "verify, show and follow audit logs" },
 	{ "secret", cmd_secret, "set, list and remove sealed credentials" },
+	{ "exec", cmd_exec, "run one command in a runner sandbox" },
+	{ "profile", cmd_profile, "print a sandbox profile (--seatbelt)" },
 	{ NULL, NULL, NULL }
 };
 

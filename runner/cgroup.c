@@ -1,0 +1,297 @@
+/*
+ * cgroup: one cgroup per runner, for the limits rlimits cannot express
+ * (memory of the whole tree, number of tasks, CPU share).
+ *
+ * cgroup v2 is used when the hierarchy delegates the memory and pids
+ * controllers to airlock's own cgroup; otherwise the v1 memory, pids and
+ * cpu hierarchies are used (each under the cgroup airlock itself is in,
+ * so that outer limits keep applying).  A controller that cannot be set
+ * up is skipped: the pid namespace and rlimits still bound the runner,
+ * and the result does not report RUNNER_LAYER_CGROUP.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "runner/runner_int.h"
+
+enum { CG_MEMORY, CG_PIDS, CG_CPU, CG_N };
+
+static const char *const v1_names[CG_N] = { "memory", "pids", "cpu" };
+
+struct runner_cgroup {
+	int	 v2;
+	char	*path[CG_N];	/* v2: path[0] only */
+};
+
+static struct {
+	int	 probed;
+	int	 v2;
+	char	*base[CG_N];
+} cg;
+
+static int
+write_file(const char *dir, const char *file, const char *val)
+{
+	char path[RUNNER_MAX_PATH];
+	int fd, rc;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
+		return -1;
+	rc = write(fd, val, strlen(val)) == (ssize_t)strlen(val) ? 0 : -1;
+	close(fd);
+	return rc;
+}
+
+static int
+read_file(const char *dir, const char *file, char *buf, size_t len)
+{
+	char path[RUNNER_MAX_PATH];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* Finds our own cgroup for |ctrl| ("" for v2) in /proc/self/cgroup. */
+static char *
+own_path(const char *ctrl)
+{
+	char line[1024], *s, *c, *tok, *save;
+	char *found = NULL;
+	FILE *fp;
+
+	if ((fp = fopen("/proc/self/cgroup", "re")) == NULL)
+		return NULL;
+	while (found == NULL && fgets(line, sizeof(line), fp) != NULL) {
+		line[strcspn(line, "\n")] = '\0';
+		if ((s = strchr(line, ':')) == NULL ||
+		    (c = strchr(s + 1, ':')) == NULL)
+			continue;
+		*c = '\0';
+		if (*ctrl == '\0') {
+			if (s[1] == '\0')
+				found = xstrdup(c + 1);
+			continue;
+		}
+		for (tok = strtok_r(s + 1, ",", &save); tok != NULL;
+		    tok = strtok_r(NULL, ",", &save))
+			if (strcmp(tok, ctrl) == 0)
+				found = xstrdup(c + 1);
+	}
+	fclose(fp);
+	return found;
+}
+
+static void
+probe(void)
+{
+	static const char *const roots[] = {
+		"/sys/fs/cgroup", "/sys/fs/cgroup/unified", NULL
+	};
+	char buf[512], dir[RUNNER_MAX_PATH], *own;
+	size_t i;
+
+	cg.probed = 1;
+	if ((own = own_path("")) != NULL) {
+		for (i = 0; roots[i] != NULL; i++) {
+			snprintf(dir, sizeof(dir), "%s%s", roots[i],
+			    strcmp(own, "/") == 0 ? "" : own);
+			if (read_file(dir, "cgroup.subtree_control", buf,
+			    sizeof(buf)) == 0 && strstr(buf, "memory") &&
+			    strstr(buf, "pids")) {
+				cg.v2 = 1;
+				cg.base[0] = xstrdup(dir);
+				free(own);
+				return;
+			}
+		}
+		free(own);
+	}
+	for (i = 0; i < CG_N; i++) {
+		if ((own = own_path(v1_names[i])) == NULL)
+			continue;
+		snprintf(dir, sizeof(dir), "/sys/fs/cgroup/%s%s", v1_names[i],
+		    strcmp(own, "/") == 0 ? "" : own);
+		free(own);
+		if (access(dir, W_OK) == 0)
+			cg.base[i] = xstrdup(dir);
+	}
+}
+
+static char *
+make_dir(const char *base, pid_t pid)
+{
+	static unsigned seq;
+	char *path;
+
+	xasprintf(&path, "%s/airlock-%d-%u", base, (int)getpid(), seq++);
+	(void)pid;
+	if (mkdir(path, 0755) == -1) {
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
+struct runner_cgroup *
+runner_cgroup_create(pid_t pid, const struct resource_limits *lim)
+{
+	struct runner_cgroup *c;
+	char v[64], pidstr[32];
+	size_t i;
+	int ok = 0;
+
+	if (!cg.probed)
+		probe();
+	c = xcalloc(1, sizeof(*c));
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
+	if (cg.v2) {
+		c->v2 = 1;
+		if ((c->path[0] = make_dir(cg.base[0], pid)) == NULL)
+			goto none;
+		if (lim->memory_mb > 0) {
+			snprintf(v, sizeof(v), "%lld",
+			    (long long)lim->memory_mb * 1024 * 1024);
+			(void)write_file(c->path[0], "memory.max", v);
+			(void)write_file(c->path[0], "memory.swap.max", "0");
+		}
+		if (lim->processes > 0) {
+			snprintf(v, sizeof(v), "%lld",
+			    (long long)lim->processes);
+			(void)write_file(c->path[0], "pids.max", v);
+		}
+		if (lim->cpu_percent > 0) {
+			snprintf(v, sizeof(v), "%lld 100000",
+			    (long long)lim->cpu_percent * 1000);
+			(void)write_file(c->path[0], "cpu.max", v);
+		}
+		if (write_file(c->path[0], "cgroup.procs", pidstr) == -1)
+			goto none;
+		return c;
+	}
+	for (i = 0; i < CG_N; i++) {
+		if (cg.base[i] == NULL)
+			continue;
+		if ((c->path[i] = make_dir(cg.base[i], pid)) == NULL)
+			continue;
+		switch (i) {
+		case CG_MEMORY:
+			if (lim->memory_mb <= 0)
+				break;
+			snprintf(v, sizeof(v), "%lld",
+			    (long long)lim->memory_mb * 1024 * 1024);
+			(void)write_file(c->path[i], "memory.limit_in_bytes", v);
+			(void)write_file(c->path[i], "memory.memsw.limit_in_bytes",
+			    v);
+			break;
+		case CG_PIDS:
+			if (lim->processes <= 0)
+				break;
+			snprintf(v, sizeof(v), "%lld",
+			    (long long)lim->processes);
+			(void)write_file(c->path[i], "pids.max", v);
+			break;
+		case CG_CPU:
+			if (lim->cpu_percent <= 0)
+				break;
+			(void)write_file(c->path[i], "cpu.cfs_period_us",
+			    "100000");
+			snprintf(v, sizeof(v), "%lld",
+			    (long long)lim->cpu_percent * 1000);
+			(void)write_file(c->path[i], "cpu.cfs_quota_us", v);
+			break;
+		}
+		if (write_file(c->path[i], "cgroup.procs", pidstr) == 0 &&
+		    i != CG_CPU)
+			ok = 1;
+	}
+	if (ok)
+		return c;
+none:
+	runner_cgroup_destroy(c);
+	return NULL;
+}
+
+void
+runner_cgroup_kill(struct runner_cgroup *c)
+{
+	if (c != NULL && c->v2 && c->path[0] != NULL)
+		(void)write_file(c->path[0], "cgroup.kill", "1");
+}
+
+static long long
+field(const char *dir, const char *file, const char *key)
+{
+	char buf[2048], *s;
+	size_t klen = strlen(key);
+
+	if (dir == NULL || read_file(dir, file, buf, sizeof(buf)) == -1)
+		return 0;
+	for (s = buf; s != NULL && *s != '\0'; ) {
+		if (strncmp(s, key, klen) == 0 && s[klen] == ' ')
+			return strtoll(s + klen + 1, NULL, 10);
+		if ((s = strchr(s, '\n')) != NULL)
+			s++;
+	}
+	return 0;
+}
+
+int
+runner_cgroup_limit_hit(struct runner_cgroup *c)
+{
+	if (c == NULL)
+		return 0;
+	if (c->v2) {
+		if (field(c->path[0], "memory.events", "oom_kill") > 0)
+			return 1;
+		if (field(c->path[0], "pids.events", "max") > 0)
+			return 2;
+		return 0;
+	}
+	if (field(c->path[CG_MEMORY], "memory.oom_control", "oom_kill") > 0)
+		return 1;
+	if (field(c->path[CG_PIDS], "pids.events", "max") > 0)
+		return 2;
+	return 0;
+}
+
+void
+runner_cgroup_destroy(struct runner_cgroup *c)
+{
+	struct timespec ts = { 0, 1000000 };
+	size_t i;
+	int tries;
+
+	if (c == NULL)
+		return;
+	for (i = 0; i < CG_N; i++) {
+		if (c->path[i] == NULL)
+			continue;
+		/* The last tasks may still be on their way out. */
+		for (tries = 0; rmdir(c->path[i]) == -1 && errno == EBUSY &&
+		    tries < 200; tries++)
+			nanosleep(&ts, NULL);
+		free(c->path[i]);
+	}
+	free(c);
+}

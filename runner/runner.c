@@ -1,0 +1,668 @@
+/*
+ * runner: the parent's side of a sandboxed run.
+ *
+ * runner_start() prepares everything the child needs (paths, the seccomp
+ * program, the landlock ABI), clones the child into all the new
+ * namespaces at once, writes its uid/gid maps, puts it in its cgroup and
+ * lets it go.  The child builds the sandbox itself (child.c).  The
+ * parent then collects output up to the cap, enforces the deadline by
+ * killing the namespace's first process (which takes every other process
+ * in the pid namespace with it), and reaps.
+ */
+#include "config.h"
+
+#include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/errors.h"
+#include "common/util.h"
+#include "runner/runner.h"
+#include "runner/runner_int.h"
+
+#ifndef CLONE_PIDFD
+#define CLONE_PIDFD	0x00001000
+#endif
+#ifndef P_PIDFD
+#define P_PIDFD		3
+#endif
+
+#define RUNNER_NS_FLAGS	(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | \
+	CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP)
+
+#define RUNNER_BASE_LAYERS (RUNNER_LAYER_USERNS | RUNNER_LAYER_MOUNTNS | \
+	RUNNER_LAYER_PIDNS | RUNNER_LAYER_NETNS | RUNNER_LAYER_IPCNS | \
+	RUNNER_LAYER_UTSNS | RUNNER_LAYER_CGROUPNS | RUNNER_LAYER_SECCOMP | \
+	RUNNER_LAYER_NOCAPS | RUNNER_LAYER_NNP | RUNNER_LAYER_RLIMITS)
+
+#define RUNNER_DEFAULT_CAP	(1024 * 1024)
+
+struct stream {
+	int	 fd;		/* -1 once closed */
+	char	*buf;
+	size_t	 len;
+};
+
+struct runner_proc {
+	const struct runner_request *req;
+	struct runner_plan	 plan;
+	pid_t			 pid;
+	int			 pidfd;
+	int			 epfd;
+	int			 report_fd;	/* read end */
+	int			 sync_fd;	/* write end */
+	struct stream		 out, err;
+	size_t			 cap;		/* bytes kept in total */
+	int			 truncated;
+	struct runner_cgroup	*cg;
+	int64_t			 start, deadline;
+	int			 reaped;
+	siginfo_t		 si;
+	int			 timed_out;
+	unsigned		 layers;
+};
+
+static void
+plan_free(struct runner_plan *pl)
+{
+	size_t i;
+
+	free(pl->workspace);
+	free(pl->cwd);
+	for (i = 0; i < pl->ndeny; i++)
+		free(pl->deny[i]);
+	free(pl->deny);
+}
+
+/* Returns 1 if the workspace-relative |rel| has no ".." component. */
+static int
+rel_ok(const char *rel)
+{
+	const char *s = rel;
+	size_t n;
+
+	if (*rel == '/')
+		return 0;
+	while (*s != '\0') {
+		n = strcspn(s, "/");
+		if (n == 2 && s[0] == '.' && s[1] == '.')
+			return 0;
+		s += n;
+		while (*s == '/')
+			s++;
+	}
+	return 1;
+}
+
+static int
+plan_init(struct runner_plan *pl, const struct runner_request *req,
+    char *err, size_t errlen)
+{
+	const struct sandbox_policy *sp = req->policy;
+	const char *home;
+	size_t i;
+
+	memset(pl, 0, sizeof(*pl));
+	pl->argv = req->argv;
+	pl->envp = req->envp;
+	pl->policy = sp;
+	pl->stdin_fd = req->stdin_fd;
+	pl->keep_fds = req->keep_fds;
+	pl->nkeep_fds = req->nkeep_fds;
+	if ((pl->workspace = realpath(req->workspace, NULL)) == NULL) {
+		snprintf(err, errlen, "workspace %s: %s", req->workspace,
+		    strerror(errno));
+		return AL_ERR_SYSTEM;
+	}
+	if (strcmp(pl->workspace, "/") == 0) {
+		snprintf(err, errlen, "the workspace cannot be /");
+		return AL_ERR_PATH;
+	}
+	if (req->cwd != NULL && *req->cwd != '\0') {
+		if (!rel_ok(req->cwd)) {
+			snprintf(err, errlen, "cwd %s is not beneath the "
+			    "workspace", req->cwd);
+			return AL_ERR_PATH;
+		}
+		xasprintf(&pl->cwd, "%s/%s", pl->workspace, req->cwd);
+	} else
+		pl->cwd = xstrdup(pl->workspace);
+	pl->deny = xcalloc(sp->ndeny_read + 1, sizeof(*pl->deny));
+	home = getenv("HOME");
+	for (i = 0; i < sp->ndeny_read; i++) {
+		const char *d = sp->deny_read[i];
+
+		if (d[0] == '~' && (d[1] == '/' || d[1] == '\0')) {
+			if (home == NULL || *home != '/')
+				continue;
+			xasprintf(&pl->deny[pl->ndeny++], "%s%s", home, d + 1);
+		} else if (d[0] == '/')
+			pl->deny[pl->ndeny++] = xstrdup(d);
+	}
+	for (i = 0; i < sp->nread_only; i++)
+		if (sp->read_only[i][0] != '/') {
+			snprintf(err, errlen, "read-only path %s is not "
+			    "absolute", sp->read_only[i]);
+			return AL_ERR_PATH;
+		}
+	for (i = 0; i < sp->nprotected; i++)
+		if (!rel_ok(sp->protected[i])) {
+			snprintf(err, errlen, "protected path %s is not "
+			    "workspace-relative", sp->protected[i]);
+			return AL_ERR_PATH;
+		}
+	if ((pl->bpf = runner_seccomp_program(sp, err, errlen)) == NULL)
+		return AL_ERR_INTERNAL;
+	pl->landlock_abi = sp->landlock ? runner_landlock_abi() : 0;
+	pl->root = geteuid() == 0;
+	pl->uid = pl->root ? sp->uid : geteuid();
+	pl->gid = pl->root ? sp->gid : getegid();
+	if (pl->root && (pl->uid == 0 || pl->gid == 0)) {
+		snprintf(err, errlen, "the runner uid/gid must not be 0");
+		return AL_ERR_DENIED;
+	}
+	return 0;
+}
+
+static int
+write_proc(pid_t pid, const char *file, const char *val)
+{
+	char path[64];
+	int fd, rc;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
+		return -1;
+	rc = write(fd, val, strlen(val)) == (ssize_t)strlen(val) ? 0 : -1;
+	close(fd);
+	return rc;
+}
+
+/*
+ * The child's uid/gid maps.  As root: the runner uid/gid map to
+ * themselves, so the runner is an ordinary unprivileged user on the host
+ * too; the child drops root's supplementary groups itself (setgroups is
+ * then refused by seccomp).  As an ordinary user: that user maps to
+ * itself and setgroups is denied, as the kernel requires.
+ */
+static int
+write_maps(const struct runner_plan *pl, pid_t pid)
+{
+	char map[64];
+
+	if (!pl->root && write_proc(pid, "setgroups", "deny") == -1)
+		return -1;
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)pl->uid,
+	    (unsigned)pl->uid);
+	if (write_proc(pid, "uid_map", map) == -1)
+		return -1;
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)pl->gid,
+	    (unsigned)pl->gid);
+	return write_proc(pid, "gid_map", map);
+}
+
+static void
+closefd(int *fd)
+{
+	if (*fd != -1)
+		close(*fd);
+	*fd = -1;
+}
+
+static void
+proc_free(struct runner_proc *p)
+{
+	closefd(&p->out.fd);
+	closefd(&p->err.fd);
+	closefd(&p->pidfd);
+	closefd(&p->epfd);
+	closefd(&p->report_fd);
+	closefd(&p->sync_fd);
+	free(p->out.buf);
+	free(p->err.buf);
+	runner_cgroup_destroy(p->cg);
+	plan_free(&p->plan);
+	free(p);
+}
+
+int
+runner_start(const struct runner_request *req, struct runner_proc **out,
+    char *err, size_t errlen)
+{
+	struct runner_proc *p;
+	struct epoll_event ev;
+	int syncp[2] = { -1, -1 }, repp[2] = { -1, -1 };
+	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
+	int pidfd = -1, rc, e;
+	long pid;
+
+	*out = NULL;
+	if (errlen > 0)
+		err[0] = '\0';
+	if (req->argv == NULL || req->argv[0] == NULL || req->policy == NULL ||
+	    req->workspace == NULL) {
+		snprintf(err, errlen, "incomplete runner request");
+		return AL_ERR_INTERNAL;
+	}
+	p = xcalloc(1, sizeof(*p));
+	p->req = req;
+	p->pidfd = p->epfd = p->report_fd = p->sync_fd = -1;
+	p->out.fd = p->err.fd = -1;
+	p->cap = req->output_cap > 0 ? req->output_cap : RUNNER_DEFAULT_CAP;
+	p->start = now_monotonic_ms();
+	if ((rc = plan_init(&p->plan, req, err, errlen)) != 0) {
+		proc_free(p);
+		return rc;
+	}
+	if (pipe2(syncp, O_CLOEXEC) == -1 || pipe2(repp, O_CLOEXEC) == -1 ||
+	    (!req->passthrough && (pipe2(outp, O_CLOEXEC) == -1 ||
+	    pipe2(errp, O_CLOEXEC) == -1))) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		rc = AL_ERR_SYSTEM;
+		goto fail;
+	}
+	p->plan.sync_fd = syncp[0];
+	p->plan.report_fd = repp[1];
+	p->plan.out_fd = req->passthrough ? 1 : outp[1];
+	p->plan.err_fd = req->passthrough ? 2 : errp[1];
+
+	/* A raw clone: fork semantics plus every namespace, and a pidfd. */
+	pid = syscall(SYS_clone, RUNNER_NS_FLAGS | CLONE_PIDFD | SIGCHLD, 0,
+	    &pidfd, 0, 0);
+	if (pid == -1) {
+		snprintf(err, errlen, "clone: %s", strerror(errno));
+		rc = errno == EINVAL || errno == EPERM ?
+		    AL_ERR_UNSUPPORTED : AL_ERR_SYSTEM;
+		goto fail;
+	}
+	if (pid == 0) {
+		close(syncp[1]);
+		close(repp[0]);
+		if (outp[0] != -1)
+			close(outp[0]);
+		if (errp[0] != -1)
+			close(errp[0]);
+		runner_child(&p->plan);
+	}
+	p->pid = pid;
+	p->pidfd = pidfd;
+	p->sync_fd = syncp[1];
+	p->report_fd = repp[0];
+	p->out.fd = outp[0];
+	p->err.fd = errp[0];
+	close(syncp[0]);
+	close(repp[1]);
+	if (outp[1] != -1)
+		close(outp[1]);
+	if (errp[1] != -1)
+		close(errp[1]);
+	syncp[0] = syncp[1] = repp[0] = repp[1] = -1;
+	outp[0] = outp[1] = errp[0] = errp[1] = -1;
+
+	if (write_maps(&p->plan, p->pid) == -1 ||
+	    write(p->sync_fd, "g", 1) != 1) {
+		snprintf(err, errlen, "writing the runner's id maps: %s",
+		    strerror(errno));
+		rc = AL_ERR_SYSTEM;
+		goto kill;
+	}
+	/* The child builds its root meanwhile; it waits for 'c' to exec. */
+	p->cg = runner_cgroup_create(p->pid, &req->policy->limits);
+	if (write(p->sync_fd, "c", 1) != 1) {
+		snprintf(err, errlen, "starting the runner: %s",
+		    strerror(errno));
+		rc = AL_ERR_SYSTEM;
+		goto kill;
+	}
+	p->layers = RUNNER_BASE_LAYERS;
+	if (p->plan.landlock_abi > 0)
+		p->layers |= RUNNER_LAYER_LANDLOCK;
+	if (p->cg != NULL)
+		p->layers |= RUNNER_LAYER_CGROUP;
+
+	if ((p->epfd = epoll_create1(EPOLL_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "epoll_create1: %s", strerror(errno));
+		rc = AL_ERR_SYSTEM;
+		goto kill;
+	}
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.fd = p->pidfd;
+	if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->pidfd, &ev) == -1)
+		goto epollfail;
+	if (p->out.fd != -1) {
+		ev.data.fd = p->out.fd;
+		if (fd_set_nonblock(p->out.fd, 1) != 0 ||
+		    epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->out.fd, &ev) == -1)
+			goto epollfail;
+		ev.data.fd = p->err.fd;
+		if (fd_set_nonblock(p->err.fd, 1) != 0 ||
+		    epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->err.fd, &ev) == -1)
+			goto epollfail;
+	}
+	p->deadline = req->timeout_ms > 0 ? p->start + req->timeout_ms :
+	    INT64_MAX;
+	*out = p;
+	return 0;
+
+epollfail:
+	snprintf(err, errlen, "epoll_ctl: %s", strerror(errno));
+	rc = AL_ERR_SYSTEM;
+kill:
+	e = errno;
+	syscall(SYS_pidfd_send_signal, p->pidfd, SIGKILL, NULL, 0);
+	while (waitid(P_PIDFD, p->pidfd, &p->si, WEXITED) == -1 &&
+	    errno == EINTR)
+		;
+	errno = e;
+fail:
+	closefd(&syncp[0]);
+	closefd(&syncp[1]);
+	closefd(&repp[0]);
+	closefd(&repp[1]);
+	closefd(&outp[0]);
+	closefd(&outp[1]);
+	closefd(&errp[0]);
+	closefd(&errp[1]);
+	proc_free(p);
+	return rc;
+}
+
+int
+runner_proc_fd(const struct runner_proc *p)
+{
+	return p->epfd;
+}
+
+int64_t
+runner_proc_deadline(const struct runner_proc *p)
+{
+	return p->reaped ? INT64_MAX : p->deadline;
+}
+
+/* Reads what |s| has; keeps it while under the cap, drops the rest. */
+static void
+stream_read(struct runner_proc *p, struct stream *s)
+{
+	char tmp[16384];
+	size_t keep, used;
+	ssize_t n;
+
+	while (s->fd != -1) {
+		n = read(s->fd, tmp, sizeof(tmp));
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && errno == EAGAIN)
+			return;
+		if (n <= 0) {
+			epoll_ctl(p->epfd, EPOLL_CTL_DEL, s->fd, NULL);
+			closefd(&s->fd);
+			return;
+		}
+		used = p->out.len + p->err.len;
+		keep = used >= p->cap ? 0 : p->cap - used;
+		if (keep > (size_t)n)
+			keep = n;
+		if (keep < (size_t)n)
+			p->truncated = 1;
+		if (keep > 0) {
+			s->buf = xreallocarray(s->buf, s->len + keep + 1, 1);
+			memcpy(s->buf + s->len, tmp, keep);
+			s->len += keep;
+			s->buf[s->len] = '\0';
+		}
+	}
+}
+
+static void
+reap(struct runner_proc *p)
+{
+	siginfo_t si;
+
+	if (p->reaped)
+		return;
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PIDFD, p->pidfd, &si, WEXITED | WNOHANG) == 0 &&
+	    si.si_pid != 0) {
+		p->si = si;
+		p->reaped = 1;
+		epoll_ctl(p->epfd, EPOLL_CTL_DEL, p->pidfd, NULL);
+	}
+}
+
+void
+runner_proc_kill(struct runner_proc *p)
+{
+	if (p->reaped)
+		return;
+	/* The namespace's init takes every process in it along. */
+	syscall(SYS_pidfd_send_signal, p->pidfd, SIGKILL, NULL, 0);
+	runner_cgroup_kill(p->cg);
+}
+
+int
+runner_proc_step(struct runner_proc *p)
+{
+	struct epoll_event ev[4];
+	int n, i;
+
+	n = epoll_wait(p->epfd, ev, 4, 0);
+	for (i = 0; i < n; i++) {
+		if (ev[i].data.fd == p->out.fd)
+			stream_read(p, &p->out);
+		else if (ev[i].data.fd == p->err.fd)
+			stream_read(p, &p->err);
+		else if (ev[i].data.fd == p->pidfd)
+			reap(p);
+	}
+	if (!p->reaped && now_monotonic_ms() >= p->deadline) {
+		p->timed_out = 1;
+		runner_proc_kill(p);
+		p->deadline = INT64_MAX;
+	}
+	if (!p->reaped)
+		return 0;
+	/* Every writer died with the namespace: what is left is buffered. */
+	stream_read(p, &p->out);
+	stream_read(p, &p->err);
+	closefd(&p->out.fd);
+	closefd(&p->err.fd);
+	return 1;
+}
+
+static const char *
+errno_hint(const char *err)
+{
+	if (err == NULL)
+		return NULL;
+	if (strstr(err, "Read-only file system") != NULL)
+		return "EROFS: only the workspace and /tmp are writable; "
+		    ".git and protected paths are read-only";
+	if (strstr(err, "Operation not permitted") != NULL)
+		return "EPERM: seccomp, missing capabilities or landlock "
+		    "refused a call";
+	if (strstr(err, "Permission denied") != NULL)
+		return "EACCES: landlock, the runner uid or a denied path";
+	if (strstr(err, "Network is unreachable") != NULL)
+		return "no network: the runner has an empty network namespace";
+	if (strstr(err, "Resource temporarily unavailable") != NULL)
+		return "EAGAIN: the process limit (RLIMIT_NPROC/pids.max) "
+		    "may have been reached";
+	if (strstr(err, "File too large") != NULL ||
+	    strstr(err, "No space left on device") != NULL)
+		return "file size limit or the size of /tmp";
+	return NULL;
+}
+
+static void
+make_hint(struct runner_proc *p, struct runner_result *res, int limit)
+{
+	const struct resource_limits *l = &p->req->policy->limits;
+	char why[200];
+	const char *s = NULL;
+
+	why[0] = '\0';
+	if (res->timed_out)
+		snprintf(why, sizeof(why), "wall-clock limit of %lld ms "
+		    "reached; the whole process tree was killed",
+		    (long long)p->req->timeout_ms);
+	else if (limit == 1)
+		snprintf(why, sizeof(why), "memory limit of %lld MB reached "
+		    "(cgroup)", (long long)l->memory_mb);
+	else if (res->signal == SIGSYS)
+		snprintf(why, sizeof(why), "seccomp killed the process: a "
+		    "foreign system call ABI (i386/x32) or a forbidden call");
+	else if (res->signal == SIGXCPU)
+		snprintf(why, sizeof(why), "CPU time limit of %lld s reached",
+		    (long long)l->cpu_seconds);
+	else if (res->signal == SIGXFSZ)
+		snprintf(why, sizeof(why), "file size limit of %lld MB "
+		    "reached", (long long)l->file_size_mb);
+	else if (limit == 2)
+		snprintf(why, sizeof(why), "process limit of %lld reached "
+		    "(pids cgroup)", (long long)l->processes);
+	else if (res->exited && res->exit_code != 0 &&
+	    (s = errno_hint(res->err)) != NULL)
+		snprintf(why, sizeof(why), "%s", s);
+	if (why[0] != '\0')
+		snprintf(res->hint, sizeof(res->hint), "this may be blocked by "
+		    "the sandbox, not a command error (%s)", why);
+}
+
+int
+runner_proc_finish(struct runner_proc *p, struct runner_result *res)
+{
+	char msg[200];
+	ssize_t n;
+	int limit;
+
+	memset(res, 0, sizeof(*res));
+	if (!p->reaped) {
+		runner_proc_kill(p);
+		while (waitid(P_PIDFD, p->pidfd, &p->si, WEXITED) == -1 &&
+		    errno == EINTR)
+			;
+		p->reaped = 1;
+	}
+	stream_read(p, &p->out);
+	stream_read(p, &p->err);
+	res->duration_ms = now_monotonic_ms() - p->start;
+	res->timed_out = p->timed_out;
+	if (p->si.si_code == CLD_EXITED) {
+		res->exited = 1;
+		res->exit_code = p->si.si_status;
+	} else
+		res->signal = p->si.si_status;
+	(void)fd_set_nonblock(p->report_fd, 1);
+	n = read(p->report_fd, msg, sizeof(msg) - 1);
+	if (n > 0) {
+		msg[n] = '\0';
+		res->setup_failed = 1;
+		snprintf(res->setup_error, sizeof(res->setup_error),
+		    "sandbox setup failed: %s", msg);
+	} else
+		res->layers = p->layers;
+	res->out = p->out.buf != NULL ? p->out.buf : xstrdup("");
+	res->out_len = p->out.len;
+	res->err = p->err.buf != NULL ? p->err.buf : xstrdup("");
+	res->err_len = p->err.len;
+	p->out.buf = p->err.buf = NULL;
+	res->truncated = p->truncated;
+	limit = runner_cgroup_limit_hit(p->cg);
+	if (!res->setup_failed)
+		make_hint(p, res, limit);
+	proc_free(p);
+	return 0;
+}
+
+int
+runner_run(const struct runner_request *req, struct runner_result *res)
+{
+	struct runner_proc *p;
+	struct pollfd pfd;
+	int64_t now, dl;
+	int rc, timeout;
+
+	memset(res, 0, sizeof(*res));
+	if ((rc = runner_start(req, &p, res->setup_error,
+	    sizeof(res->setup_error))) != 0) {
+		res->setup_failed = 1;
+		return rc;
+	}
+	for (;;) {
+		if ((rc = runner_proc_step(p)) != 0)
+			break;
+		pfd.fd = runner_proc_fd(p);
+		pfd.events = POLLIN;
+		dl = runner_proc_deadline(p);
+		now = now_monotonic_ms();
+		if (dl == INT64_MAX)
+			timeout = -1;
+		else if (dl <= now)
+			timeout = 0;
+		else
+			timeout = dl - now > INT_MAX ? INT_MAX : (int)(dl - now);
+		if (poll(&pfd, 1, timeout) == -1 && errno != EINTR)
+			break;
+	}
+	return runner_proc_finish(p, res) == 0 && rc >= 0 ? 0 : AL_ERR_SYSTEM;
+}
+
+void
+runner_result_clear(struct runner_result *res)
+{
+	free(res->out);
+	free(res->err);
+	res->out = res->err = NULL;
+	res->out_len = res->err_len = 0;
+}
+
+void
+runner_layers_string(unsigned layers, char *out, size_t outlen)
+{
+	static const struct {
+		unsigned	 bit;
+		const char	*name;
+	} names[] = {
+		{ RUNNER_LAYER_USERNS, "userns" },
+		{ RUNNER_LAYER_MOUNTNS, "mountns" },
+		{ RUNNER_LAYER_PIDNS, "pidns" },
+		{ RUNNER_LAYER_NETNS, "netns" },
+		{ RUNNER_LAYER_IPCNS, "ipcns" },
+		{ RUNNER_LAYER_UTSNS, "utsns" },
+		{ RUNNER_LAYER_CGROUPNS, "cgroupns" },
+		{ RUNNER_LAYER_SECCOMP, "seccomp" },
+		{ RUNNER_LAYER_LANDLOCK, "landlock" },
+		{ RUNNER_LAYER_NOCAPS, "nocaps" },
+		{ RUNNER_LAYER_NNP, "nnp" },
+		{ RUNNER_LAYER_RLIMITS, "rlimits" },
+		{ RUNNER_LAYER_CGROUP, "cgroup" },
+	};
+	size_t i, len = 0;
+	int n;
+
+	if (outlen == 0)
+		return;
+	out[0] = '\0';
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!(layers & names[i].bit))
+			continue;
+		n = snprintf(out + len, outlen - len, "%s%s",
+		    len > 0 ? "," : "", names[i].name);
+		if (n < 0 || (size_t)n >= outlen - len)
+			break;
+		len += n;
+	}
+}

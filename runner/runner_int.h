@@ -1,0 +1,69 @@
+/*
+ * runner internals: the plan the parent prepares before clone(), and the
+ * pieces that build the sandbox.  Everything the child needs is computed
+ * by the parent first, so that the child allocates nothing between
+ * clone() and execve() (no malloc locks, no libseccomp, no stdio).
+ */
+#ifndef AIRLOCK_RUNNER_INT_H
+#define AIRLOCK_RUNNER_INT_H
+
+#include <linux/filter.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "policy/manifest.h"
+
+#define RUNNER_MAX_PATH	4096
+
+/* Child exit status when a setup step failed (the reason is on the pipe). */
+#define RUNNER_SETUP_EXIT	125
+
+struct runner_plan {
+	char *const	*argv;
+	char *const	*envp;
+	char		*workspace;	/* realpath, owned */
+	char		*cwd;		/* absolute, owned */
+	char		**deny;		/* deny_read, "~" expanded, owned */
+	size_t		 ndeny;
+	const struct sandbox_policy *policy;
+	uid_t		 uid, gid;	/* inside the namespace */
+	int		 root;		/* airlock runs as root */
+	const struct sock_fprog *bpf;	/* compiled seccomp filter */
+	int		 landlock_abi;	/* 0: none */
+	int		 stdin_fd;
+	int		 out_fd, err_fd;	/* child's stdout/stderr */
+	int		 sync_fd;	/* read: parent's go signals */
+	int		 report_fd;	/* write: setup failure reason */
+	const int	*keep_fds;
+	size_t		 nkeep_fds;
+};
+
+/* The child: builds the sandbox and executes the command.  Never returns. */
+void	runner_child(const struct runner_plan *plan)
+	    __attribute__((noreturn));
+
+/* Returns the cached filter for |sp| (compiled once per profile), or NULL. */
+const struct sock_fprog *runner_seccomp_program(const struct sandbox_policy *sp,
+	    char *err, size_t errlen);
+
+/* Returns the landlock ABI version (cached), or 0 when unavailable. */
+int	runner_landlock_abi(void);
+
+/* Applies the landlock rules for |plan|; 0 or -1 with errno set. */
+int	runner_landlock_apply(const struct runner_plan *plan, const char **step);
+
+/* A per-runner cgroup (v2 when usable, else the v1 hierarchies). */
+struct runner_cgroup;
+
+/* Creates the cgroup with |lim| and moves |pid| into it; NULL if none. */
+struct runner_cgroup *runner_cgroup_create(pid_t pid,
+	    const struct resource_limits *lim);
+/* Kills every process in it (where the kernel can). */
+void	runner_cgroup_kill(struct runner_cgroup *cg);
+/* 1 if the memory limit was hit, 2 if the pids limit was, else 0. */
+int	runner_cgroup_limit_hit(struct runner_cgroup *cg);
+/* Removes it and frees |cg|. */
+void	runner_cgroup_destroy(struct runner_cgroup *cg);
+
+#endif

@@ -1,0 +1,162 @@
+/*
+ * seccomp: hands the policy's rule table to libseccomp and keeps the
+ * resulting BPF program.  The program is compiled once per profile and
+ * process, in the parent, so that the child only calls seccomp(2).
+ */
+#include "config.h"
+
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "policy/seccomp_policy.h"
+#include "runner/runner_int.h"
+
+static uint32_t
+to_scmp(struct scp_action a)
+{
+	switch (a.kind) {
+	case SCP_ALLOW:
+		return SCMP_ACT_ALLOW;
+	case SCP_ERRNO:
+		return SCMP_ACT_ERRNO(a.err);
+	case SCP_KILL_PROCESS:
+		break;
+	}
+	return SCMP_ACT_KILL_PROCESS;
+}
+
+static enum scmp_compare
+to_op(enum scp_op op)
+{
+	switch (op) {
+	case SCP_OP_EQ:
+		return SCMP_CMP_EQ;
+	case SCP_OP_GT:
+		return SCMP_CMP_GT;
+	case SCP_OP_MASKED_EQ:
+		break;
+	}
+	return SCMP_CMP_MASKED_EQ;
+}
+
+/* Builds a libseccomp filter from |p|; NULL with err filled on failure. */
+static scmp_filter_ctx
+build(const struct seccomp_policy *p, char *err, size_t errlen)
+{
+	scmp_filter_ctx ctx;
+	struct scmp_arg_cmp cmp;
+	const struct scp_rule *r;
+	size_t i;
+	int nr, rc;
+
+	if ((ctx = seccomp_init(to_scmp(p->default_action))) == NULL) {
+		snprintf(err, errlen, "seccomp_init failed");
+		return NULL;
+	}
+	/* Foreign ABIs (i386 via int 0x80, x32) are killed outright. */
+	if ((rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
+	    SCMP_ACT_KILL_PROCESS)) != 0 ||
+	    (rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0)) != 0) {
+		snprintf(err, errlen, "seccomp_attr_set: %s", strerror(-rc));
+		goto fail;
+	}
+	for (i = 0; i < p->nrules; i++) {
+		r = &p->rules[i];
+		if ((nr = seccomp_syscall_resolve_name(r->syscall)) ==
+		    __NR_SCMP_ERROR)
+			continue;	/* not on this architecture */
+		if (r->has_cond) {
+			memset(&cmp, 0, sizeof(cmp));
+			cmp.arg = r->cond.arg;
+			cmp.op = to_op(r->cond.op);
+			if (r->cond.op == SCP_OP_MASKED_EQ) {
+				cmp.datum_a = r->cond.mask;
+				cmp.datum_b = r->cond.datum;
+			} else
+				cmp.datum_a = r->cond.datum;
+			rc = seccomp_rule_add_exact_array(ctx,
+			    to_scmp(r->action), nr, 1, &cmp);
+		} else
+			rc = seccomp_rule_add_exact(ctx, to_scmp(r->action),
+			    nr, 0);
+		if (rc != 0) {
+			snprintf(err, errlen, "seccomp rule for %s: %s",
+			    r->syscall, strerror(-rc));
+			goto fail;
+		}
+	}
+	return ctx;
+fail:
+	seccomp_release(ctx);
+	return NULL;
+}
+
+/* Exports the program of |ctx| into a heap buffer. */
+static struct sock_fprog *
+export(scmp_filter_ctx ctx, char *err, size_t errlen)
+{
+	struct sock_fprog *prog = NULL;
+	struct stat st;
+	void *buf = NULL;
+	int fd, rc;
+
+	if ((fd = memfd_create("airlock-seccomp", MFD_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "memfd_create: %s", strerror(errno));
+		return NULL;
+	}
+	if ((rc = seccomp_export_bpf(ctx, fd)) != 0) {
+		snprintf(err, errlen, "seccomp_export_bpf: %s", strerror(-rc));
+		goto out;
+	}
+	if (fstat(fd, &st) == -1 || st.st_size == 0 ||
+	    st.st_size % sizeof(struct sock_filter) != 0 ||
+	    st.st_size / sizeof(struct sock_filter) > BPF_MAXINSNS) {
+		snprintf(err, errlen, "seccomp program has a bad size");
+		goto out;
+	}
+	if ((buf = malloc(st.st_size)) == NULL ||
+	    (prog = calloc(1, sizeof(*prog))) == NULL ||
+	    pread(fd, buf, st.st_size, 0) != st.st_size) {
+		snprintf(err, errlen, "reading the seccomp program failed");
+		free(buf);
+		free(prog);
+		prog = NULL;
+		goto out;
+	}
+	prog->len = st.st_size / sizeof(struct sock_filter);
+	prog->filter = buf;
+out:
+	close(fd);
+	return prog;
+}
+
+const struct sock_fprog *
+runner_seccomp_program(const struct sandbox_policy *sp, char *err,
+    size_t errlen)
+{
+	static struct sock_fprog *cache[2];
+	struct seccomp_policy *p;
+	scmp_filter_ctx ctx;
+	unsigned idx = sp->seccomp == SECCOMP_PROFILE_STRICT ? 1 : 0;
+
+	if (cache[idx] != NULL)
+		return cache[idx];
+	if (seccomp_policy_compile(sp, &p) != 0) {
+		snprintf(err, errlen, "out of memory compiling seccomp");
+		return NULL;
+	}
+	ctx = build(p, err, errlen);
+	seccomp_policy_free(p);
+	if (ctx == NULL)
+		return NULL;
+	cache[idx] = export(ctx, err, errlen);
+	seccomp_release(ctx);
+	return cache[idx];
+}

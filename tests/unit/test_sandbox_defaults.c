@@ -1,0 +1,97 @@
+/* The default sandbox policy is the safe one the documentation promises. */
+#include "config.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/sandbox_defaults.h"
+
+START_TEST(test_defaults_run_as_nobody_without_network)
+{
+	struct sandbox_policy p;
+
+	sandbox_policy_init_defaults(&p);
+	ck_assert_uint_eq(p.uid, 65534);
+	ck_assert_uint_eq(p.gid, 65534);
+	ck_assert_int_eq(p.network, 0);
+	ck_assert_int_eq(p.seccomp, SECCOMP_PROFILE_DEFAULT);
+	ck_assert_int_eq(p.landlock, 1);
+	ck_assert_int_eq(p.workspace, WORKSPACE_DIRECT);
+	sandbox_policy_free_arrays(&p);
+}
+END_TEST
+
+START_TEST(test_defaults_protect_git_in_heap_arrays)
+{
+	struct sandbox_policy p;
+
+	sandbox_policy_init_defaults(&p);
+	ck_assert_uint_eq(p.nprotected, 1);
+	ck_assert_str_eq(p.protected[0], ".git");
+	ck_assert_ptr_null(p.protected[1]);
+	ck_assert_uint_eq(p.nread_only, 0);
+	ck_assert_ptr_nonnull(p.read_only);
+	ck_assert_ptr_null(p.read_only[0]);
+	ck_assert_uint_eq(p.ndeny_read, 0);
+	ck_assert_ptr_nonnull(p.deny_read);
+	/* The loader frees each element and the array with free(). */
+	free(p.protected[0]);
+	free(p.protected);
+	free(p.read_only);
+	free(p.deny_read);
+}
+END_TEST
+
+START_TEST(test_default_limits)
+{
+	struct sandbox_policy p;
+
+	sandbox_policy_init_defaults(&p);
+	ck_assert_int_eq(p.limits.cpu_seconds, 60);
+	ck_assert_int_eq(p.limits.address_space_mb, 0);
+	ck_assert_int_eq(p.limits.file_size_mb, 1024);
+	ck_assert_int_eq(p.limits.open_files, 256);
+	ck_assert_int_eq(p.limits.processes, 256);
+	ck_assert_int_eq(p.limits.memory_mb, 1024);
+	ck_assert_int_eq(p.limits.cpu_percent, 100);
+	ck_assert_int_eq(p.limits.tmp_size_mb, 64);
+	ck_assert_int_eq(p.limits.output_bytes, 1024 * 1024);
+	sandbox_policy_free_arrays(&p);
+	ck_assert_ptr_null(p.protected);
+	ck_assert_uint_eq(p.nprotected, 0);
+}
+END_TEST
+
+START_TEST(test_system_dirs_are_absolute)
+{
+	size_t i;
+
+	for (i = 0; sandbox_system_dirs[i] != NULL; i++)
+		ck_assert_int_eq(sandbox_system_dirs[i][0], '/');
+	for (i = 0; sandbox_etc_entries[i] != NULL; i++) {
+		ck_assert_ptr_null(strchr(sandbox_etc_entries[i], '/'));
+		ck_assert_str_ne(sandbox_etc_entries[i], "shadow");
+	}
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("sandbox_defaults");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, test_defaults_run_as_nobody_without_network);
+	tcase_add_test(tc, test_defaults_protect_git_in_heap_arrays);
+	tcase_add_test(tc, test_default_limits);
+	tcase_add_test(tc, test_system_dirs_are_absolute);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
