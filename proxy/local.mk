@@ -1,8 +1,17 @@
-# proxy: the egress proxy (allowlist rules, relay, spawn/fd passing)
+# proxy: the egress proxy (allowlist rules, relay loop, spawn and fd passing)
 libairlock_a_SOURCES += \
-	proxy/rules.c proxy/rules.h
+	proxy/rules.c proxy/rules.h \
+	proxy/proxy.c proxy/proxy.h \
+	proxy/ipc.c proxy/ipc.h \
+	supervisor/cmd_proxy.c
 
 check_PROGRAMS += tests/unit/test_proxy_rules
 TESTS += tests/unit/test_proxy_rules
 tests_unit_test_proxy_rules_CFLAGS = $(unit_cflags)
 tests_unit_test_proxy_rules_LDADD = $(unit_ldadd)
+
+# A loopback origin server and raw client for the proxy's tests and bench.
+check_PROGRAMS += tests/proxy_helper
+tests_proxy_helper_SOURCES = tests/proxy_helper.c \
+	tests/proxy_testsrv.c tests/proxy_testsrv.h
+tests_proxy_helper_LDADD = libairlock.a $(AIRLOCK_LIBS)

@@ -12,6 +12,7 @@ int	cmd_connect(int argc, char **argv);
 int	cmd_check(int argc, char **argv);
 int	cmd_exec(int argc, char **argv);
 int	cmd_profile(int argc, char **argv);
+int	cmd_proxy(int argc, char **argv);
 
 /* Exit statuses shared by the commands. */
 #define EXIT_USAGE		64	/* bad command line (sysexits EX_USAGE) */

@@ -13,6 +13,7 @@ static const struct command {
 	const char	*summary;
 } commands[] = {
 	/* Each subcommand's module adds its row here. */
+	{ "proxy", cmd_proxy, "run the egress proxy standalone" },
 	{ NULL, NULL, NULL }
 };
 
