@@ -15,3 +15,10 @@ check_PROGRAMS += tests/proxy_helper
 tests_proxy_helper_SOURCES = tests/proxy_helper.c \
 	tests/proxy_testsrv.c tests/proxy_testsrv.h
 tests_proxy_helper_LDADD = libairlock.a $(AIRLOCK_LIBS)
+
+check_PROGRAMS += tests/unit/test_proxy_netns
+TESTS += tests/unit/test_proxy_netns
+tests_unit_test_proxy_netns_SOURCES = tests/unit/test_proxy_netns.c \
+	tests/proxy_testsrv.c tests/proxy_testsrv.h
+tests_unit_test_proxy_netns_CFLAGS = $(unit_cflags)
+tests_unit_test_proxy_netns_LDADD = $(unit_ldadd)

@@ -191,6 +191,10 @@ testsrv_start(uint16_t *port, unsigned lifetime_s)
 		return -1;
 	}
 	if (pid == 0) {
+		/* Handlers inherited from a test framework must not run here. */
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGALRM, SIG_DFL);
 		setpgid(0, 0);
 		serve(lfd, lifetime_s);
 		_exit(0);
