@@ -22,3 +22,6 @@ tests_unit_test_proxy_netns_SOURCES = tests/unit/test_proxy_netns.c \
 	tests/proxy_testsrv.c tests/proxy_testsrv.h
 tests_unit_test_proxy_netns_CFLAGS = $(unit_cflags)
 tests_unit_test_proxy_netns_LDADD = $(unit_ldadd)
+
+TESTS += tests/integration/proxy.sh
+EXTRA_DIST += tests/integration/proxy.sh

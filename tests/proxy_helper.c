@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,6 @@
 #include "tests/proxy_testsrv.h"
 
 #define REQ_MAX		(1 << 20)
-#define RESP_MAX	(64 << 20)
 
 static int
 do_serve(const char *file, unsigned lifetime)
@@ -55,7 +55,7 @@ do_req(int argc, char **argv)
 {
 	static char req[REQ_MAX];
 	char *resp;
-	size_t rlen = 0;
+	size_t rlen = 0, total;
 	ssize_t n;
 	int fd, i, shut = 1, count = 0, timeout = 10000;
 	int64_t t0;
@@ -86,15 +86,26 @@ do_req(int argc, char **argv)
 	}
 	if (shut)
 		shutdown(fd, SHUT_WR);
-	if ((resp = malloc(RESP_MAX)) == NULL)
+	/* Stream the answer so a caller can watch it arrive. */
+	if ((resp = malloc(65536)) == NULL)
 		return 1;
-	n = testsrv_read_all(fd, resp, RESP_MAX - 1, timeout);
-	if (n < 0)
-		n = 0;
+	total = 0;
+	for (;;) {
+		struct pollfd pfd = { fd, POLLIN, 0 };
+
+		if (poll(&pfd, 1, timeout) <= 0)
+			break;
+		n = recv(fd, resp, 65536, 0);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		total += (size_t)n;
+		if (!count && write_all(1, resp, (size_t)n) != 0)
+			break;
+	}
 	if (count)
-		printf("bytes=%zd\n", n);
-	else
-		fwrite(resp, 1, (size_t)n, stdout);
+		printf("bytes=%zu\n", total);
 	fprintf(stderr, "elapsed_ms=%lld\n",
 	    (long long)(now_monotonic_ms() - t0));
 	free(resp);

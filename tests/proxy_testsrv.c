@@ -91,7 +91,8 @@ serve_conn(int fd)
 		} else if (strncmp(path, "/ping ", 6) == 0) {
 			if (respond(fd, 200, "", "pong", 4, keep))
 				return;
-		} else if (strncmp(path, "/echo ", 6) == 0) {
+		} else if (strncmp(path, "/echo ", 6) == 0 ||
+		    strncmp(path, "/echo?", 6) == 0) {
 			if (respond(fd, 200, "", head, hlen, keep))
 				return;
 		} else if (strncmp(path, "/redirect ", 10) == 0) {
