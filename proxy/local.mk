@@ -25,3 +25,9 @@ tests_unit_test_proxy_netns_LDADD = $(unit_ldadd)
 
 TESTS += tests/integration/proxy.sh
 EXTRA_DIST += tests/integration/proxy.sh
+
+# bench/proxy: proxy throughput and latency against direct loopback.
+noinst_PROGRAMS += bench/proxy
+bench_proxy_SOURCES = bench/proxy_bench.c \
+	tests/proxy_testsrv.c tests/proxy_testsrv.h
+bench_proxy_LDADD = libairlock.a $(AIRLOCK_LIBS)
