@@ -19,6 +19,7 @@ int	cmd_exec(int argc, char **argv);
 int	cmd_profile(int argc, char **argv);
 int	cmd_audit(int argc, char **argv);
 int	cmd_secret(int argc, char **argv);
+int	cmd_proxy(int argc, char **argv);
 
 /* Exit statuses shared by the commands. */
 #define EXIT_USAGE		64	/* bad command line (sysexits EX_USAGE) */

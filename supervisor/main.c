@@ -27,6 +27,7 @@ static const struct command {
 	{ "secret", cmd_secret, "set, list and remove sealed credentials" },
 	{ "exec", cmd_exec, "run one command in a runner sandbox" },
 	{ "profile", cmd_profile, "print a sandbox profile (--seatbelt)" },
+	{ "proxy", cmd_proxy, "run the egress proxy standalone" },
 	{ NULL, NULL, NULL }
 };
 

@@ -1,0 +1,355 @@
+/*
+ * ipc: starting the proxy process, in-netns listeners, and descriptor
+ * passing.  This is the part of the proxy that touches the OS.
+ */
+#include "config.h"
+
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <netinet/in.h>
+
+#include <errno.h>
+#include <grp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/errors.h"
+#include "common/log.h"
+#include "common/util.h"
+#include "proxy/ipc.h"
+#include "proxy/proxy.h"
+
+#define CTL_REPLY_MS	10000
+
+int
+proxy_lo_up(void)
+{
+	struct ifreq ifr;
+	int fd, rc = 0;
+
+	if ((fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1)
+		return AL_ERR_SYSTEM;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) == -1)
+		rc = AL_ERR_SYSTEM;
+	else if ((ifr.ifr_flags & IFF_UP) == 0) {
+		ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+		if (ioctl(fd, SIOCSIFFLAGS, &ifr) == -1)
+			rc = AL_ERR_SYSTEM;
+	}
+	close(fd);
+	return rc;
+}
+
+int
+proxy_listener_in_current_netns(uint16_t *port_out)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof(sin);
+	int fd, saved;
+
+	*port_out = 0;
+	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return AL_ERR_SYSTEM;
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
+	    listen(fd, 128) == -1 ||
+	    getsockname(fd, (struct sockaddr *)&sin, &len) == -1) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return AL_ERR_SYSTEM;
+	}
+	*port_out = ntohs(sin.sin_port);
+	return fd;
+}
+
+int
+proxy_send_fd(int sock, int fd, const void *msg, size_t len)
+{
+	union {
+		struct cmsghdr	hdr;
+		char		buf[CMSG_SPACE(sizeof(int))];
+	} cmsg;
+	struct msghdr mh;
+	struct iovec iov;
+	char one = '\n';
+	ssize_t n;
+
+	memset(&mh, 0, sizeof(mh));
+	memset(&cmsg, 0, sizeof(cmsg));
+	if (len == 0) {
+		msg = &one;
+		len = 1;
+	}
+	iov.iov_base = (void *)(uintptr_t)msg;
+	iov.iov_len = len;
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	if (fd >= 0) {
+		struct cmsghdr *ch;
+
+		mh.msg_control = cmsg.buf;
+		mh.msg_controllen = sizeof(cmsg.buf);
+		ch = CMSG_FIRSTHDR(&mh);
+		ch->cmsg_level = SOL_SOCKET;
+		ch->cmsg_type = SCM_RIGHTS;
+		ch->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(ch), &fd, sizeof(int));
+	}
+	do
+		n = sendmsg(sock, &mh, MSG_NOSIGNAL);
+	while (n == -1 && errno == EINTR);
+	if (n == -1)
+		return AL_ERR_SYSTEM;
+	if ((size_t)n != len) {
+		errno = EMSGSIZE;
+		return AL_ERR_SYSTEM;
+	}
+	return 0;
+}
+
+int
+proxy_recv_fd(int sock, int *fd_out, void *msg, size_t cap, size_t *len_out)
+{
+	union {
+		struct cmsghdr	hdr;
+		char		buf[CMSG_SPACE(sizeof(int) * 4)];
+	} cmsg;
+	struct msghdr mh;
+	struct cmsghdr *ch;
+	struct iovec iov;
+	int fds[4], nfd = 0, bad = 0, i;
+	ssize_t n;
+
+	*fd_out = -1;
+	*len_out = 0;
+	memset(&mh, 0, sizeof(mh));
+	iov.iov_base = msg;
+	iov.iov_len = cap;
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cmsg.buf;
+	mh.msg_controllen = sizeof(cmsg.buf);
+	do
+		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+	while (n == -1 && errno == EINTR);
+	if (n == -1)
+		return AL_ERR_SYSTEM;
+	for (ch = CMSG_FIRSTHDR(&mh); ch != NULL; ch = CMSG_NXTHDR(&mh, ch)) {
+		size_t k;
+
+		if (ch->cmsg_level != SOL_SOCKET || ch->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (k = 0; CMSG_LEN((k + 1) * sizeof(int)) <= ch->cmsg_len &&
+		    nfd < 4; k++)
+			memcpy(&fds[nfd++], CMSG_DATA(ch) + k * sizeof(int),
+			    sizeof(int));
+	}
+	if (nfd > 1 || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
+		bad = 1;
+	if (bad) {
+		for (i = 0; i < nfd; i++)
+			close(fds[i]);
+		return AL_ERR_FORMAT;
+	}
+	if (n == 0 && nfd == 0)
+		return 0;
+	*fd_out = nfd == 1 ? fds[0] : -1;
+	*len_out = (size_t)n;
+	return 1;
+}
+
+void
+proxy_drop_privileges(void)
+{
+	if (geteuid() == 0) {
+		if (setgroups(0, NULL) == -1)
+			fatal("setgroups");
+		if (setresgid(PROXY_UNPRIV_GID, PROXY_UNPRIV_GID,
+		    PROXY_UNPRIV_GID) == -1)
+			fatal("setresgid");
+		if (setresuid(PROXY_UNPRIV_UID, PROXY_UNPRIV_UID,
+		    PROXY_UNPRIV_UID) == -1)
+			fatal("setresuid");
+		if (setuid(0) != -1 || setgid(0) != -1)
+			fatalx("privileges were not dropped");
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
+		fatal("prctl(PR_SET_NO_NEW_PRIVS)");
+}
+
+static volatile sig_atomic_t proxy_stop;
+
+static void
+on_term(int sig)
+{
+	(void)sig;
+	proxy_stop = 1;
+}
+
+/*
+ * The child side of proxy_spawn().  Dropping privileges is irreversible
+ * and either completes or the process dies.
+ */
+static void __attribute__((noreturn))
+proxy_child(const struct proxy_limits *lim, int event_fd, int ctl, pid_t parent)
+{
+	struct sigaction sa;
+	struct proxy *p;
+	int keep[2], nkeep = 0, rc;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) == -1)
+		fatal("prctl(PR_SET_PDEATHSIG)");
+	if (getppid() != parent)
+		_exit(0);
+	keep[nkeep++] = ctl;
+	if (event_fd >= 0)
+		keep[nkeep++] = event_fd;
+	if (close_fds_from(3, keep, (size_t)nkeep) != 0)
+		fatal("close_fds_from");
+	proxy_drop_privileges();
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_term;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+	if ((p = proxy_new(lim, event_fd)) == NULL)
+		fatalx("proxy_new: out of memory");
+	proxy_set_control(p, ctl);
+	rc = proxy_run(p, &proxy_stop);
+	proxy_free(p);
+	_exit(rc == 0 ? 0 : 1);
+}
+
+pid_t
+proxy_spawn(const struct proxy_limits *lim, int event_fd, int *ctl_out)
+{
+	int sv[2];
+	pid_t pid, parent = getpid();
+
+	*ctl_out = -1;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1)
+		return AL_ERR_SYSTEM;
+	if ((pid = fork()) == -1) {
+		close(sv[0]);
+		close(sv[1]);
+		return AL_ERR_SYSTEM;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		proxy_child(lim, event_fd, sv[1], parent);
+	}
+	close(sv[1]);
+	*ctl_out = sv[0];
+	return pid;
+}
+
+/* Waits for the proxy's one-line answer. */
+static int
+ctl_wait(int ctl, char *err, size_t errlen)
+{
+	struct pollfd pfd = { .fd = ctl, .events = POLLIN };
+	char buf[512];
+	size_t len;
+	int fd, rc;
+
+	if (err != NULL && errlen > 0)
+		err[0] = '\0';
+	rc = poll(&pfd, 1, CTL_REPLY_MS);
+	if (rc == 0) {
+		errno = ETIMEDOUT;
+		return AL_ERR_SYSTEM;
+	}
+	if (rc == -1)
+		return AL_ERR_SYSTEM;
+	rc = proxy_recv_fd(ctl, &fd, buf, sizeof(buf) - 1, &len);
+	if (fd >= 0)
+		close(fd);
+	if (rc == 0) {
+		errno = EPIPE;
+		return AL_ERR_SYSTEM;
+	}
+	if (rc < 0)
+		return rc;
+	buf[len] = '\0';
+	if (strcmp(buf, "ok") == 0)
+		return 0;
+	if (err != NULL && errlen > 0)
+		snprintf(err, errlen, "%s", strncmp(buf, "error ", 6) == 0 ?
+		    buf + 6 : buf);
+	if (strstr(buf, "no such sandbox") != NULL)
+		return AL_ERR_NOT_FOUND;
+	return AL_ERR_FORMAT;
+}
+
+/* Appends "PREFIX LINE\n" lines to msg; AL_ERR_LIMIT if it would not fit. */
+static int
+ctl_append(char *msg, size_t *len, const char *prefix, const char *s)
+{
+	size_t need = strlen(prefix) + strlen(s) + 2;
+
+	if (strchr(s, '\n') != NULL)
+		return AL_ERR_FORMAT;
+	if (need > PROXY_CTL_MAX - *len)
+		return AL_ERR_LIMIT;
+	*len += (size_t)snprintf(msg + *len, PROXY_CTL_MAX - *len + 1,
+	    "%s %s\n", prefix, s);
+	return 0;
+}
+
+int
+proxy_ctl_add(int ctl, int listen_fd, const char *sandbox,
+    const char *const *allow, const char *const *allow_ip, char *err,
+    size_t errlen)
+{
+	char *msg;
+	size_t len = 0, i;
+	int rc;
+
+	if (err != NULL && errlen > 0)
+		err[0] = '\0';
+	if ((msg = malloc(PROXY_CTL_MAX + 1)) == NULL)
+		return AL_ERR_ALLOC;
+	rc = ctl_append(msg, &len, "add", sandbox);
+	for (i = 0; rc == 0 && allow != NULL && allow[i] != NULL; i++)
+		rc = ctl_append(msg, &len, "allow", allow[i]);
+	for (i = 0; rc == 0 && allow_ip != NULL && allow_ip[i] != NULL; i++)
+		rc = ctl_append(msg, &len, "allow-ip", allow_ip[i]);
+	if (rc == 0)
+		rc = proxy_send_fd(ctl, listen_fd, msg, len);
+	free(msg);
+	if (rc != 0)
+		return rc;
+	return ctl_wait(ctl, err, errlen);
+}
+
+int
+proxy_ctl_remove(int ctl, const char *sandbox)
+{
+	char msg[PROXY_SANDBOX_ID_MAX + 16];
+	int rc;
+
+	if (strlen(sandbox) > PROXY_SANDBOX_ID_MAX ||
+	    strchr(sandbox, '\n') != NULL)
+		return AL_ERR_NOT_FOUND;
+	snprintf(msg, sizeof(msg), "remove %s\n", sandbox);
+	if ((rc = proxy_send_fd(ctl, -1, msg, strlen(msg))) != 0)
+		return rc;
+	return ctl_wait(ctl, NULL, 0);
+}

@@ -1,0 +1,103 @@
+/*
+ * ipc: the OS side of the egress proxy.  Starting the proxy process,
+ * making a listener inside a sandbox's network namespace, and passing
+ * descriptors between processes with SCM_RIGHTS.
+ *
+ * How the pieces fit (see docs/PROXY.md):
+ *
+ *   runner child, inside the new netns, before seccomp:
+ *       proxy_lo_up();
+ *       lfd = proxy_listener_in_current_netns(&port);
+ *       proxy_send_fd(sock_to_supervisor, lfd, "", 0); close(lfd);
+ *       setenv HTTP_PROXY=http://127.0.0.1:<port> ...
+ *   supervisor:
+ *       pid = proxy_spawn(&limits, event_fd, &ctl);       (once)
+ *       proxy_recv_fd(sock_from_runner, &lfd, ...);
+ *       proxy_ctl_add(ctl, lfd, "call-17", allow, allow_ip, err, len);
+ *       close(lfd);
+ *       ... the command runs ...
+ *       proxy_ctl_remove(ctl, "call-17");
+ *       (teardown) close(ctl); kill(pid, SIGTERM); waitpid(pid, ...)
+ */
+#ifndef AIRLOCK_PROXY_IPC_H
+#define AIRLOCK_PROXY_IPC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "proxy/proxy.h"
+
+#define PROXY_CTL_MAX		65536	/* bytes in one control message */
+#define PROXY_UNPRIV_UID	65534	/* nobody, when started as root */
+#define PROXY_UNPRIV_GID	65534
+
+/*
+ * Brings the loopback interface of the current network namespace up
+ * (ioctl SIOCSIFFLAGS; a new netns starts with lo down).  Returns 0 or
+ * AL_ERR_SYSTEM.
+ */
+int	proxy_lo_up(void);
+
+/*
+ * Binds a TCP socket to 127.0.0.1:0 in the CURRENT network namespace and
+ * listens on it.  Call it inside the sandbox's netns, before seccomp.
+ * Returns the descriptor (close-on-exec) with the chosen port in
+ * *port_out, or a negative AL_ERR_SYSTEM.
+ */
+int	proxy_listener_in_current_netns(uint16_t *port_out);
+
+/*
+ * Sends |len| bytes of |msg| (at least one byte is always sent) with
+ * descriptor |fd| attached (fd -1: none) over the unix socket |sock|.
+ * The caller keeps |fd|.  Returns 0 or AL_ERR_SYSTEM.
+ */
+int	proxy_send_fd(int sock, int fd, const void *msg, size_t len);
+
+/*
+ * Receives one message of at most |cap| bytes and at most one descriptor
+ * over |sock|.  *fd_out is the received descriptor (close-on-exec; the
+ * caller owns it) or -1; *len_out the message length.  Returns 1 for a
+ * message, 0 at end of file, AL_ERR_SYSTEM, or AL_ERR_FORMAT for a
+ * truncated message or more than one descriptor (any received
+ * descriptors are closed).
+ */
+int	proxy_recv_fd(int sock, int *fd_out, void *msg, size_t cap,
+	    size_t *len_out);
+
+/*
+ * When running as root: drops to PROXY_UNPRIV_UID/GID with no
+ * supplementary groups.  Always sets no_new_privs.  Irreversible: on any
+ * failure the process dies (fatal).
+ */
+void	proxy_drop_privileges(void);
+
+/*
+ * Forks the proxy process.  The child keeps only |event_fd| (may be -1),
+ * its end of a new control socket and stderr; when started as root it
+ * drops to PROXY_UNPRIV_UID/GID with no supplementary groups (or dies),
+ * and it always sets no_new_privs and a parent-death signal; then it
+ * runs proxy_run() with |lim| until SIGTERM or until the control socket
+ * closes.  Returns the child's pid with the supervisor's end of the
+ * control socket (SOCK_SEQPACKET, close-on-exec) in *ctl_out, or a
+ * negative code.  The caller still owns |event_fd| in the parent.
+ */
+pid_t	proxy_spawn(const struct proxy_limits *lim, int event_fd,
+	    int *ctl_out);
+
+/*
+ * Asks the proxy behind |ctl| to serve |listen_fd| (the caller keeps and
+ * should then close its copy) for |sandbox|, with host rules |allow| and
+ * IP rules |allow_ip| (NULL-terminated lists; either may be NULL).
+ * Waits for the proxy's answer.  Returns 0, AL_ERR_FORMAT with the
+ * proxy's message in |err| (a bad rule or id), AL_ERR_LIMIT if the
+ * message would exceed PROXY_CTL_MAX, or AL_ERR_SYSTEM.
+ */
+int	proxy_ctl_add(int ctl, int listen_fd, const char *sandbox,
+	    const char *const *allow, const char *const *allow_ip, char *err,
+	    size_t errlen);
+
+/* Stops serving |sandbox|.  Returns 0, AL_ERR_NOT_FOUND or AL_ERR_SYSTEM. */
+int	proxy_ctl_remove(int ctl, const char *sandbox);
+
+#endif

@@ -1,0 +1,1364 @@
+/*
+ * proxy: the egress proxy's poll() loop.
+ *
+ * A connection moves through these states:
+ *
+ *   HEAD        reading the request head (bounded: max_line, max_header)
+ *   CONNECTING  non-blocking connect to the first checked address, then
+ *               the next one on failure
+ *   RELAY       copying bytes both ways (byte cap, idle timeout)
+ *   REPLY       writing the proxy's own response (errors, 200 for CONNECT
+ *               goes through RELAY instead), then
+ *   DRAIN       discarding what the client still sends until it closes,
+ *               so the kernel does not reset the connection under the
+ *               reply
+ *
+ * Why the proxy cannot be turned into a way to reach anything else:
+ * the only outbound connect() is in conn_connect_next(), and it only
+ * takes addresses from c->addrs, which conn_resolve() fills only with
+ * addresses that rules_check_addr() allowed, after rules_check_target()
+ * allowed the host and port.  There is no second lookup between check
+ * and connect, and nothing in a response is interpreted.
+ */
+#include "config.h"
+
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "common/errors.h"
+#include "common/log.h"
+#include "common/util.h"
+#include "proxy/ipc.h"
+#include "proxy/proxy.h"
+#include "proxy/rules.h"
+
+#define RELAY_BUF	65536
+#define MAX_ADDRS	16
+#define DRAIN_MS	2000
+#define DRAIN_BYTES	(256 * 1024)
+#define ACCEPT_BURST	16
+
+enum conn_state {
+	ST_HEAD,
+	ST_CONNECTING,
+	ST_RELAY,
+	ST_REPLY,
+	ST_DRAIN,
+};
+
+struct relaybuf {
+	char	*data;
+	size_t	 off, len;	/* pending bytes are data[off..off+len) */
+};
+
+struct listener;
+
+struct conn {
+	struct conn		*next;
+	struct listener		*l;
+	int			 cfd, sfd;
+	enum conn_state		 state;
+	int			 counted;	/* counts toward max_conns */
+
+	char			*head;
+	size_t			 headlen;
+
+	struct relaybuf		 up, down;	/* client->server, server->client */
+	int			 c_eof, s_eof;	/* read side saw EOF */
+	int			 s_shut, c_shut;/* we shut down the write side */
+	int			 capped;	/* byte cap reached: flush and close */
+
+	struct sockaddr_storage	 addrs[MAX_ADDRS];
+	socklen_t		 addrlens[MAX_ADDRS];
+	size_t			 naddrs, next_addr;
+	int			 connect_errno;
+
+	/* What the event line reports. */
+	char			 method[16];
+	char			 host[RULES_HOST_MAX];
+	uint16_t		 port;
+	char			 address[INET6_ADDRSTRLEN];
+	const char		*decision;	/* "allow", "deny", "error" */
+	char			 rule[RULES_REASON_MAX];
+	char			 reason[RULES_REASON_MAX];
+	int			 status;
+	const char		*end;
+	uint64_t		 bytes_up, bytes_down;
+	int64_t			 start_wall, start_ms, last_ms, deadline_ms;
+};
+
+struct listener {
+	struct listener		*next;
+	int			 fd;
+	char			 sandbox[PROXY_SANDBOX_ID_MAX + 1];
+	struct rules		*rules;
+	int			 nconns;	/* counted connections */
+	int			 nextra;	/* over-cap replies in flight */
+};
+
+struct proxy {
+	struct proxy_limits	 lim;
+	int			 event_fd;
+	int			 ctl_fd;
+	int			 ctl_closed;
+	struct listener		*listeners;
+	struct conn		*conns;
+	size_t			 nconns;
+	struct pollfd		*pfds;
+	void			**pown;		/* per pollfd: listener or conn */
+	int			*pkind;		/* 0 listener, 1 client, 2 server,
+						   3 control */
+	size_t			 pcap;
+};
+
+void
+proxy_limits_default(struct proxy_limits *lim)
+{
+	lim->max_line = 8192;
+	lim->max_header = 32768;
+	lim->max_bytes = 0;
+	lim->idle_ms = 60000;
+	lim->connect_ms = 10000;
+	lim->max_conns = 64;
+}
+
+struct proxy *
+proxy_new(const struct proxy_limits *lim, int event_fd)
+{
+	struct proxy *p;
+
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		return NULL;
+	p->lim = *lim;
+	if (p->lim.max_line == 0 || p->lim.max_line > p->lim.max_header)
+		p->lim.max_line = p->lim.max_header;
+	if (p->lim.max_conns <= 0)
+		p->lim.max_conns = 1;
+	if (p->lim.idle_ms <= 0)
+		p->lim.idle_ms = 60000;
+	if (p->lim.connect_ms <= 0)
+		p->lim.connect_ms = 10000;
+	p->event_fd = event_fd;
+	p->ctl_fd = -1;
+	return p;
+}
+
+static int
+sandbox_id_valid(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (n == 0 || n > PROXY_SANDBOX_ID_MAX)
+		return 0;
+	for (i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+		    c == ':' || c == '-'))
+			return 0;
+	}
+	return 1;
+}
+
+int
+proxy_add_listener(struct proxy *p, int listen_fd, const char *sandbox,
+    struct rules *rules)
+{
+	struct listener *l;
+
+	if (!sandbox_id_valid(sandbox)) {
+		close(listen_fd);
+		rules_free(rules);
+		return AL_ERR_FORMAT;
+	}
+	for (l = p->listeners; l != NULL; l = l->next) {
+		if (strcmp(l->sandbox, sandbox) == 0) {
+			close(listen_fd);
+			rules_free(rules);
+			return AL_ERR_CONFLICT;
+		}
+	}
+	if (fd_set_nonblock(listen_fd, 1) != 0 ||
+	    fd_set_cloexec(listen_fd, 1) != 0) {
+		close(listen_fd);
+		rules_free(rules);
+		return AL_ERR_SYSTEM;
+	}
+	if ((l = calloc(1, sizeof(*l))) == NULL) {
+		close(listen_fd);
+		rules_free(rules);
+		return AL_ERR_ALLOC;
+	}
+	l->fd = listen_fd;
+	l->rules = rules;
+	snprintf(l->sandbox, sizeof(l->sandbox), "%s", sandbox);
+	l->next = p->listeners;
+	p->listeners = l;
+	return 0;
+}
+
+void
+proxy_set_control(struct proxy *p, int ctl_fd)
+{
+	p->ctl_fd = ctl_fd;
+	(void)fd_set_nonblock(ctl_fd, 1);
+}
+
+size_t
+proxy_nconns(const struct proxy *p)
+{
+	return p->nconns;
+}
+
+/* --- events --------------------------------------------------------------- */
+
+static void
+conn_event(struct proxy *p, struct conn *c)
+{
+	char ts[64];
+	json_t *o;
+	char *s;
+
+	if (p->event_fd < 0)
+		return;
+	format_rfc3339(c->start_wall, ts);
+	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:s, "
+	    "s:i, s:I, s:I, s:I, s:s}",
+	    "ts", ts,
+	    "event", "proxy.connection",
+	    "sandbox", c->l->sandbox,
+	    "method", c->method,
+	    "host", c->host,
+	    "port", (int)c->port,
+	    "address", c->address,
+	    "decision", c->decision != NULL ? c->decision : "error",
+	    "rule", c->rule,
+	    "reason", c->reason,
+	    "status", c->status,
+	    "bytes_up", (json_int_t)c->bytes_up,
+	    "bytes_down", (json_int_t)c->bytes_down,
+	    "duration_ms", (json_int_t)(now_monotonic_ms() - c->start_ms),
+	    "end", c->end != NULL ? c->end : "closed");
+	if (o == NULL)
+		return;
+	s = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
+	json_decref(o);
+	if (s == NULL)
+		return;
+	if (write_all(p->event_fd, s, strlen(s)) != 0 ||
+	    write_all(p->event_fd, "\n", 1) != 0)
+		log_warn("%s: event write", __func__);
+	free(s);
+}
+
+/* --- connection lifetime ---------------------------------------------------- */
+
+static void
+conn_close(struct proxy *p, struct conn *c)
+{
+	struct conn **pp;
+
+	conn_event(p, c);
+	for (pp = &p->conns; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	}
+	if (c->counted)
+		c->l->nconns--;
+	else
+		c->l->nextra--;
+	p->nconns--;
+	if (c->cfd >= 0)
+		close(c->cfd);
+	if (c->sfd >= 0)
+		close(c->sfd);
+	free(c->head);
+	free(c->up.data);
+	free(c->down.data);
+	free(c);
+}
+
+int
+proxy_remove_listener(struct proxy *p, const char *sandbox)
+{
+	struct listener **lp, *l;
+	struct conn *c, *next;
+
+	for (lp = &p->listeners; *lp != NULL; lp = &(*lp)->next)
+		if (strcmp((*lp)->sandbox, sandbox) == 0)
+			break;
+	if ((l = *lp) == NULL)
+		return AL_ERR_NOT_FOUND;
+	for (c = p->conns; c != NULL; c = next) {
+		next = c->next;
+		if (c->l == l) {
+			c->end = "sandbox removed";
+			conn_close(p, c);
+		}
+	}
+	*lp = l->next;
+	close(l->fd);
+	rules_free(l->rules);
+	free(l);
+	return 0;
+}
+
+void
+proxy_free(struct proxy *p)
+{
+	if (p == NULL)
+		return;
+	while (p->listeners != NULL)
+		(void)proxy_remove_listener(p, p->listeners->sandbox);
+	if (p->ctl_fd >= 0)
+		close(p->ctl_fd);
+	if (p->event_fd >= 0)
+		close(p->event_fd);
+	free(p->pfds);
+	free(p->pown);
+	free(p->pkind);
+	free(p);
+}
+
+/* Header values must not carry CR/LF or other controls. */
+static void
+sanitize(char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
+			*s = '?';
+}
+
+static const char *
+status_text(int status)
+{
+	switch (status) {
+	case 400:	return "Bad Request";
+	case 403:	return "Forbidden";
+	case 405:	return "Method Not Allowed";
+	case 429:	return "Too Many Requests";
+	case 431:	return "Request Header Fields Too Large";
+	case 502:	return "Bad Gateway";
+	case 504:	return "Gateway Timeout";
+	}
+	return "Error";
+}
+
+/*
+ * Ends |c| with the proxy's own response.  |decision| is "deny" for a
+ * policy refusal and "error" otherwise.
+ */
+static void
+conn_refuse(struct proxy *p, struct conn *c, int status, const char *decision,
+    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void
+conn_refuse(struct proxy *p, struct conn *c, int status, const char *decision,
+    const char *fmt, ...)
+{
+	va_list ap;
+	char *resp;
+	int n;
+
+	va_start(ap, fmt);
+	vsnprintf(c->reason, sizeof(c->reason), fmt, ap);
+	va_end(ap);
+	sanitize(c->reason);
+	c->status = status;
+	c->decision = decision;
+	if (c->sfd >= 0) {
+		close(c->sfd);
+		c->sfd = -1;
+	}
+	free(c->head);
+	c->head = NULL;
+	free(c->up.data);
+	c->up.data = NULL;
+	c->up.len = 0;
+	free(c->down.data);
+	n = asprintf(&resp, "HTTP/1.1 %d %s\r\n"
+	    "Content-Type: text/plain\r\n"
+	    "Content-Length: %zu\r\n"
+	    "Connection: close\r\n"
+	    "X-Airlock-Reason: %s\r\n"
+	    "\r\n"
+	    "airlock proxy: %s\n",
+	    status, status_text(status), strlen(c->reason) + 15, c->reason,
+	    c->reason);
+	if (n < 0) {
+		c->down.data = NULL;
+		c->down.len = 0;
+		c->end = "out of memory";
+		conn_close(p, c);
+		return;
+	}
+	c->down.data = resp;
+	c->down.off = 0;
+	c->down.len = (size_t)n;
+	c->state = ST_REPLY;
+	c->last_ms = now_monotonic_ms();
+	log_debug("%s: %s %s:%u: %d %s", c->l->sandbox, c->method, c->host,
+	    c->port, status, c->reason);
+}
+
+/* --- request head ------------------------------------------------------------ */
+
+static int
+is_tchar(int ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	    (ch >= '0' && ch <= '9') || strchr("!#$%&'*+-.^_`|~", ch) != NULL;
+}
+
+/* Is header |name| (|n| bytes) one the proxy removes before forwarding? */
+static int
+header_dropped(const char *name, size_t n)
+{
+	static const char *drop[] = {
+		"host", "connection", "keep-alive", "te", "trailer", "upgrade",
+		NULL
+	};
+	size_t i;
+
+	if (n >= 6 && strncasecmp(name, "proxy-", 6) == 0)
+		return 1;
+	for (i = 0; drop[i] != NULL; i++)
+		if (strlen(drop[i]) == n && strncasecmp(name, drop[i], n) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Looks for the end of the head.  Returns its length (through the blank
+ * line), 0 if more bytes are needed, or -1 after refusing the request.
+ */
+static ssize_t
+head_end(struct proxy *p, struct conn *c)
+{
+	char *nl, *s = c->head;
+	size_t i;
+
+	nl = memchr(s, '\n', c->headlen);
+	if ((nl == NULL && c->headlen > p->lim.max_line) ||
+	    (nl != NULL && (size_t)(nl - s) > p->lim.max_line)) {
+		conn_refuse(p, c, 400, "error", "request line longer than "
+		    "%zu bytes", p->lim.max_line);
+		return -1;
+	}
+	if (memchr(s, '\0', c->headlen) != NULL) {
+		conn_refuse(p, c, 400, "error", "NUL byte in request head");
+		return -1;
+	}
+	for (i = 0; i + 1 < c->headlen; i++) {
+		if (s[i] != '\n')
+			continue;
+		if (s[i + 1] == '\n')
+			return (ssize_t)(i + 2);
+		if (s[i + 1] == '\r' && i + 2 < c->headlen &&
+		    s[i + 2] == '\n')
+			return (ssize_t)(i + 3);
+	}
+	if (c->headlen >= p->lim.max_header) {
+		conn_refuse(p, c, 431, "error", "request head larger than "
+		    "%zu bytes", p->lim.max_header);
+		return -1;
+	}
+	return 0;
+}
+
+/* Appends |n| bytes to a growing output (bounded by the head's size). */
+static void
+out_add(char *out, size_t *olen, size_t cap, const char *s, size_t n)
+{
+	if (*olen + n > cap)
+		n = cap - *olen;
+	memcpy(out + *olen, s, n);
+	*olen += n;
+}
+
+static void conn_resolve(struct proxy *, struct conn *, const struct rules_target *);
+
+/*
+ * Parses the complete head (|hlen| bytes; bytes after it are the start
+ * of the body or of the tunnelled stream) and decides.
+ */
+static void
+conn_request(struct proxy *p, struct conn *c, size_t hlen)
+{
+	struct rules_target t;
+	char *line, *sp1, *sp2, *eol, *target, *ver, *path, *auth, *out;
+	char why[RULES_REASON_MAX];
+	size_t tlen, alen, olen = 0, ocap, rest;
+	const char *hs, *he;
+	int is_connect;
+
+	line = c->head;
+	eol = memchr(line, '\n', hlen);
+	*eol = '\0';
+	if (eol > line && eol[-1] == '\r')
+		eol[-1] = '\0';
+	if ((sp1 = strchr(line, ' ')) == NULL ||
+	    (sp2 = strchr(sp1 + 1, ' ')) == NULL || strchr(sp2 + 1, ' ')) {
+		conn_refuse(p, c, 400, "error", "malformed request line");
+		return;
+	}
+	*sp1 = *sp2 = '\0';
+	target = sp1 + 1;
+	ver = sp2 + 1;
+	snprintf(c->method, sizeof(c->method), "%s", line);
+	sanitize(c->method);
+	if (sp1 == line || (size_t)(sp1 - line) >= sizeof(c->method)) {
+		conn_refuse(p, c, 400, "error", "malformed method");
+		return;
+	}
+	for (path = line; *path != '\0'; path++) {
+		if (!is_tchar((unsigned char)*path)) {
+			conn_refuse(p, c, 400, "error", "malformed method");
+			return;
+		}
+	}
+	if (strcmp(ver, "HTTP/1.1") != 0 && strcmp(ver, "HTTP/1.0") != 0) {
+		conn_refuse(p, c, 400, "error", "unsupported HTTP version");
+		return;
+	}
+	for (path = target; *path != '\0'; path++) {
+		if ((unsigned char)*path <= 0x20 || (unsigned char)*path >= 0x7f) {
+			conn_refuse(p, c, 400, "error", "malformed request "
+			    "target");
+			return;
+		}
+	}
+	is_connect = strcmp(line, "CONNECT") == 0;
+	tlen = strlen(target);
+	if (is_connect) {
+		auth = target;
+		alen = tlen;
+		path = NULL;
+	} else {
+		if (tlen >= 8 && strncasecmp(target, "https://", 8) == 0) {
+			conn_refuse(p, c, 400, "error", "https URLs go through "
+			    "CONNECT");
+			return;
+		}
+		if (tlen < 7 || strncasecmp(target, "http://", 7) != 0) {
+			conn_refuse(p, c, 400, "error", "only absolute http:// "
+			    "request targets are proxied");
+			return;
+		}
+		auth = target + 7;
+		alen = strcspn(auth, "/?#");
+		path = auth + alen;
+		if (*path == '#') {
+			conn_refuse(p, c, 400, "error", "fragment in request "
+			    "target");
+			return;
+		}
+	}
+	if (rules_parse_authority(auth, alen, is_connect ? 0 : 80, &t, why,
+	    sizeof(why)) != 0) {
+		snprintf(c->host, sizeof(c->host), "%.*s", (int)(alen <
+		    sizeof(c->host) ? alen : sizeof(c->host) - 1), auth);
+		sanitize(c->host);
+		conn_refuse(p, c, 400, "error", "bad destination: %s", why);
+		return;
+	}
+	snprintf(c->host, sizeof(c->host), "%s", t.host);
+	c->port = t.port;
+	if (!rules_check_target(c->l->rules, &t, c->rule, sizeof(c->rule),
+	    why, sizeof(why))) {
+		conn_refuse(p, c, 403, "deny", "%s", why);
+		return;
+	}
+
+	/* Check the header lines (no obs-fold, token names, no controls). */
+	hs = eol + 1;
+	while (hs < c->head + hlen) {
+		const char *colon;
+
+		he = memchr(hs, '\n', (size_t)(c->head + hlen - hs));
+		if (he == hs || (he == hs + 1 && *hs == '\r'))
+			break;		/* the blank line */
+		if (*hs == ' ' || *hs == '\t') {
+			conn_refuse(p, c, 400, "error", "folded header line");
+			return;
+		}
+		colon = memchr(hs, ':', (size_t)(he - hs));
+		if (colon == NULL || colon == hs) {
+			conn_refuse(p, c, 400, "error", "malformed header line");
+			return;
+		}
+		for (line = (char *)hs; line < colon; line++) {
+			if (!is_tchar((unsigned char)*line)) {
+				conn_refuse(p, c, 400, "error", "malformed "
+				    "header name");
+				return;
+			}
+		}
+		hs = he + 1;
+	}
+
+	rest = c->headlen - hlen;
+	if (p->lim.max_bytes != 0 && rest > p->lim.max_bytes) {
+		conn_refuse(p, c, 400, "error", "request body larger than "
+		    "the byte cap");
+		return;
+	}
+	c->bytes_up = rest;
+	if ((c->up.data = malloc(RELAY_BUF)) == NULL ||
+	    (c->down.data = malloc(RELAY_BUF)) == NULL) {
+		conn_refuse(p, c, 502, "error", "out of memory");
+		return;
+	}
+	if (is_connect) {
+		/* Tunnelled bytes the client sent early go first. */
+		memcpy(c->up.data, c->head + hlen, rest);
+		c->up.len = rest;
+	} else {
+		/* Origin-form request; only this one request goes through. */
+		ocap = RELAY_BUF;
+		out = c->up.data;
+		out_add(out, &olen, ocap, c->method, strlen(c->method));
+		out_add(out, &olen, ocap, " ", 1);
+		if (*path == '\0')
+			out_add(out, &olen, ocap, "/", 1);
+		else if (*path == '?') {
+			out_add(out, &olen, ocap, "/", 1);
+			out_add(out, &olen, ocap, path, strlen(path));
+		} else
+			out_add(out, &olen, ocap, path, strlen(path));
+		out_add(out, &olen, ocap, " ", 1);
+		out_add(out, &olen, ocap, ver, strlen(ver));
+		out_add(out, &olen, ocap, "\r\nHost: ", 8);
+		if (t.family == AF_INET6)
+			out_add(out, &olen, ocap, "[", 1);
+		out_add(out, &olen, ocap, t.host, strlen(t.host));
+		if (t.family == AF_INET6)
+			out_add(out, &olen, ocap, "]", 1);
+		if (t.port != 80) {
+			snprintf(why, sizeof(why), ":%u", t.port);
+			out_add(out, &olen, ocap, why, strlen(why));
+		}
+		out_add(out, &olen, ocap, "\r\n", 2);
+		for (hs = eol + 1; hs < c->head + hlen; hs = he + 1) {
+			const char *colon, *le;
+
+			he = memchr(hs, '\n', (size_t)(c->head + hlen - hs));
+			if (he == hs || (he == hs + 1 && *hs == '\r'))
+				break;
+			colon = memchr(hs, ':', (size_t)(he - hs));
+			if (header_dropped(hs, (size_t)(colon - hs)))
+				continue;
+			le = he;
+			if (le > hs && le[-1] == '\r')
+				le--;
+			out_add(out, &olen, ocap, hs, (size_t)(le - hs));
+			out_add(out, &olen, ocap, "\r\n", 2);
+		}
+		out_add(out, &olen, ocap, "Connection: close\r\n\r\n", 21);
+		if (olen + rest > ocap) {
+			conn_refuse(p, c, 431, "error", "request head larger "
+			    "than the relay buffer");
+			return;
+		}
+		memcpy(out + olen, c->head + hlen, rest);
+		c->up.len = olen + rest;
+		/* The forwarded head is not counted against the byte cap. */
+	}
+	free(c->head);
+	c->head = NULL;
+	c->headlen = 0;
+	c->status = is_connect ? 200 : 0;
+	conn_resolve(p, c, &t);
+}
+
+/* --- resolution and connect ---------------------------------------------------- */
+
+static void conn_connect_next(struct proxy *, struct conn *);
+
+static void
+conn_resolve(struct proxy *p, struct conn *c, const struct rules_target *t)
+{
+	struct addrinfo hints, *res = NULL, *ai;
+	char reason[RULES_REASON_MAX], rule[RULES_REASON_MAX];
+	struct sockaddr_in *s4;
+	struct sockaddr_in6 *s6;
+	int rc;
+
+	c->naddrs = 0;
+	if (t->family == AF_INET) {
+		s4 = (struct sockaddr_in *)&c->addrs[0];
+		memset(s4, 0, sizeof(*s4));
+		s4->sin_family = AF_INET;
+		memcpy(&s4->sin_addr, t->addr, 4);
+		s4->sin_port = htons(t->port);
+		c->addrlens[0] = sizeof(*s4);
+		c->naddrs = 1;
+	} else if (t->family == AF_INET6) {
+		s6 = (struct sockaddr_in6 *)&c->addrs[0];
+		memset(s6, 0, sizeof(*s6));
+		s6->sin6_family = AF_INET6;
+		memcpy(&s6->sin6_addr, t->addr, 16);
+		s6->sin6_port = htons(t->port);
+		c->addrlens[0] = sizeof(*s6);
+		c->naddrs = 1;
+	} else {
+		/*
+		 * Blocking lookup: only names that passed the allowlist get
+		 * here.  The answer is used once and never looked up again.
+		 */
+		memset(&hints, 0, sizeof(hints));
+		hints.ai_family = AF_UNSPEC;
+		hints.ai_socktype = SOCK_STREAM;
+		hints.ai_protocol = IPPROTO_TCP;
+		if ((rc = getaddrinfo(t->host, NULL, &hints, &res)) != 0) {
+			conn_refuse(p, c, 502, "error", "cannot resolve %s: %s",
+			    t->host, gai_strerror(rc));
+			return;
+		}
+		for (ai = res; ai != NULL; ai = ai->ai_next) {
+			if ((ai->ai_family != AF_INET &&
+			    ai->ai_family != AF_INET6) ||
+			    ai->ai_addrlen > sizeof(c->addrs[0]))
+				continue;
+			/* Every address is checked, even ones not used. */
+			if (!rules_check_addr(c->l->rules, ai->ai_addr, t->port,
+			    rule, sizeof(rule), reason, sizeof(reason))) {
+				freeaddrinfo(res);
+				c->naddrs = 0;
+				conn_refuse(p, c, 403, "deny", "%s (%s resolves "
+				    "to it)", reason, t->host);
+				return;
+			}
+			if (c->naddrs < MAX_ADDRS) {
+				memcpy(&c->addrs[c->naddrs], ai->ai_addr,
+				    ai->ai_addrlen);
+				c->addrlens[c->naddrs] = ai->ai_addrlen;
+				if (ai->ai_family == AF_INET)
+					((struct sockaddr_in *)&c->addrs[
+					    c->naddrs])->sin_port =
+					    htons(t->port);
+				else
+					((struct sockaddr_in6 *)&c->addrs[
+					    c->naddrs])->sin6_port =
+					    htons(t->port);
+				c->naddrs++;
+			}
+		}
+		freeaddrinfo(res);
+		if (c->naddrs == 0) {
+			conn_refuse(p, c, 502, "error", "%s has no usable "
+			    "address", t->host);
+			return;
+		}
+		/* Name the address rule too when it was an exception. */
+		(void)rules_check_addr(c->l->rules, (struct sockaddr *)
+		    &c->addrs[0], t->port, rule, sizeof(rule), reason,
+		    sizeof(reason));
+		if (strncmp(rule, "allow-ip", 8) == 0) {
+			size_t n = strlen(c->rule);
+
+			snprintf(c->rule + n, sizeof(c->rule) - n, ", %s",
+			    rule);
+		}
+	}
+	c->next_addr = 0;
+	conn_connect_next(p, c);
+}
+
+static void
+addr_to_str(const struct sockaddr_storage *ss, char *out, size_t outlen)
+{
+	const void *a;
+
+	if (ss->ss_family == AF_INET)
+		a = &((const struct sockaddr_in *)ss)->sin_addr;
+	else
+		a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
+	if (inet_ntop(ss->ss_family, a, out, (socklen_t)outlen) == NULL)
+		snprintf(out, outlen, "?");
+}
+
+static void
+conn_connect_next(struct proxy *p, struct conn *c)
+{
+	struct sockaddr_storage *ss;
+	int fd;
+
+	while (c->next_addr < c->naddrs) {
+		ss = &c->addrs[c->next_addr];
+		addr_to_str(ss, c->address, sizeof(c->address));
+		fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK |
+		    SOCK_CLOEXEC, IPPROTO_TCP);
+		if (fd == -1) {
+			c->connect_errno = errno;
+			c->next_addr++;
+			continue;
+		}
+		if (connect(fd, (struct sockaddr *)ss,
+		    c->addrlens[c->next_addr]) == 0 || errno == EINPROGRESS) {
+			c->sfd = fd;
+			c->state = ST_CONNECTING;
+			c->deadline_ms = now_monotonic_ms() + p->lim.connect_ms;
+			return;
+		}
+		c->connect_errno = errno;
+		close(fd);
+		c->next_addr++;
+	}
+	conn_refuse(p, c, 502, "error", "connect to %s port %u failed: %s",
+	    c->address, c->port, strerror(c->connect_errno));
+}
+
+static void
+conn_connected(struct proxy *p, struct conn *c)
+{
+	int err = 0;
+	socklen_t len = sizeof(err);
+
+	if (getsockopt(c->sfd, SOL_SOCKET, SO_ERROR, &err, &len) == -1)
+		err = errno;
+	if (err != 0) {
+		c->connect_errno = err;
+		close(c->sfd);
+		c->sfd = -1;
+		c->next_addr++;
+		conn_connect_next(p, c);
+		return;
+	}
+	c->decision = "allow";
+	c->state = ST_RELAY;
+	c->last_ms = now_monotonic_ms();
+	if (c->status == 200) {
+		static const char ok[] =
+		    "HTTP/1.1 200 Connection established\r\n\r\n";
+
+		memcpy(c->down.data, ok, sizeof(ok) - 1);
+		c->down.off = 0;
+		c->down.len = sizeof(ok) - 1;
+	}
+	log_debug("%s: %s %s:%u via %s: %s", c->l->sandbox, c->method,
+	    c->host, c->port, c->address, c->rule);
+}
+
+/* --- I/O ------------------------------------------------------------------------ */
+
+static void
+conn_read_head(struct proxy *p, struct conn *c)
+{
+	ssize_t n, end;
+
+	if (c->head == NULL && (c->head = malloc(p->lim.max_header)) == NULL) {
+		c->end = "out of memory";
+		conn_close(p, c);
+		return;
+	}
+	n = recv(c->cfd, c->head + c->headlen, p->lim.max_header - c->headlen,
+	    0);
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		c->end = n == 0 ? "client closed before request" :
+		    "client error";
+		conn_close(p, c);
+		return;
+	}
+	c->headlen += (size_t)n;
+	c->last_ms = now_monotonic_ms();
+	if ((end = head_end(p, c)) > 0)
+		conn_request(p, c, (size_t)end);
+}
+
+/*
+ * Moves bytes from |from| into |b|, counting them in *count against the
+ * byte cap.  Returns 0, or -1 if the connection must close.
+ */
+static int
+relay_read(struct proxy *p, struct conn *c, int from, struct relaybuf *b,
+    uint64_t *count, int *eof)
+{
+	size_t room;
+	ssize_t n;
+
+	if (b->len == 0)
+		b->off = 0;
+	room = RELAY_BUF - b->off - b->len;
+	if (room == 0)
+		return 0;
+	n = recv(from, b->data + b->off + b->len, room, 0);
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (n == -1) {
+		c->end = from == c->cfd ? "client reset" : "server reset";
+		return -1;
+	}
+	if (n == 0) {
+		*eof = 1;
+		return 0;
+	}
+	if (p->lim.max_bytes != 0 && *count + (uint64_t)n > p->lim.max_bytes) {
+		n = (ssize_t)(p->lim.max_bytes - *count);
+		c->capped = 1;
+		c->end = "byte cap";
+	}
+	*count += (uint64_t)n;
+	b->len += (size_t)n;
+	c->last_ms = now_monotonic_ms();
+	return 0;
+}
+
+static int
+relay_write(struct conn *c, int to, struct relaybuf *b)
+{
+	ssize_t n;
+
+	if (b->len == 0)
+		return 0;
+	n = send(to, b->data + b->off, b->len, MSG_NOSIGNAL);
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (n == -1) {
+		c->end = to == c->cfd ? "client reset" : "server reset";
+		return -1;
+	}
+	b->off += (size_t)n;
+	b->len -= (size_t)n;
+	c->last_ms = now_monotonic_ms();
+	return 0;
+}
+
+/* Propagates half-closes; returns 1 once both directions are done. */
+static int
+relay_settle(struct conn *c)
+{
+	if (c->capped)
+		return c->up.len == 0 && c->down.len == 0;
+	if (c->c_eof && c->up.len == 0 && !c->s_shut) {
+		shutdown(c->sfd, SHUT_WR);
+		c->s_shut = 1;
+	}
+	if (c->s_eof && c->down.len == 0 && !c->c_shut) {
+		shutdown(c->cfd, SHUT_WR);
+		c->c_shut = 1;
+	}
+	return c->s_shut && c->c_shut;
+}
+
+static void
+conn_io(struct proxy *p, struct conn *c, int kind, short revents)
+{
+	char junk[4096];
+	ssize_t n;
+
+	switch (c->state) {
+	case ST_HEAD:
+		if (revents & (POLLIN | POLLHUP | POLLERR))
+			conn_read_head(p, c);
+		return;
+	case ST_CONNECTING:
+		if (kind == 2 && (revents & (POLLOUT | POLLERR | POLLHUP)))
+			conn_connected(p, c);
+		return;
+	case ST_REPLY:
+		if (relay_write(c, c->cfd, &c->down) != 0) {
+			conn_close(p, c);
+			return;
+		}
+		if (c->down.len == 0) {
+			shutdown(c->cfd, SHUT_WR);
+			c->state = ST_DRAIN;
+			c->deadline_ms = now_monotonic_ms() + DRAIN_MS;
+		}
+		return;
+	case ST_DRAIN:
+		n = recv(c->cfd, junk, sizeof(junk), 0);
+		if (n == -1 && (errno == EAGAIN || errno == EINTR))
+			return;
+		c->bytes_up += n > 0 ? (uint64_t)n : 0;
+		if (n <= 0 || c->bytes_up > DRAIN_BYTES)
+			conn_close(p, c);
+		return;
+	case ST_RELAY:
+		break;
+	}
+	if (kind == 1) {
+		if ((revents & POLLOUT) && relay_write(c, c->cfd, &c->down))
+			goto out;
+		if ((revents & (POLLIN | POLLHUP | POLLERR)) && !c->c_eof &&
+		    !c->capped && relay_read(p, c, c->cfd, &c->up,
+		    &c->bytes_up, &c->c_eof))
+			goto out;
+	} else {
+		if ((revents & POLLOUT) && relay_write(c, c->sfd, &c->up))
+			goto out;
+		if ((revents & (POLLIN | POLLHUP | POLLERR)) && !c->s_eof &&
+		    !c->capped && relay_read(p, c, c->sfd, &c->down,
+		    &c->bytes_down, &c->s_eof))
+			goto out;
+	}
+	if (relay_settle(c))
+		conn_close(p, c);
+	return;
+ out:
+	conn_close(p, c);
+}
+
+/* --- accept and control --------------------------------------------------------- */
+
+static void
+listener_accept(struct proxy *p, struct listener *l)
+{
+	struct conn *c;
+	int i, fd;
+
+	for (i = 0; i < ACCEPT_BURST; i++) {
+		fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd == -1) {
+			if (errno != EAGAIN && errno != EINTR &&
+			    errno != ECONNABORTED)
+				log_warn("%s: accept on %s", __func__,
+				    l->sandbox);
+			return;
+		}
+		if (l->nconns >= p->lim.max_conns &&
+		    l->nextra >= p->lim.max_conns) {
+			close(fd);	/* far over the cap: no reply */
+			continue;
+		}
+		if ((c = calloc(1, sizeof(*c))) == NULL) {
+			close(fd);
+			return;
+		}
+		c->l = l;
+		c->cfd = fd;
+		c->sfd = -1;
+		c->state = ST_HEAD;
+		c->start_wall = now_wall_ms();
+		c->start_ms = c->last_ms = now_monotonic_ms();
+		c->next = p->conns;
+		p->conns = c;
+		p->nconns++;
+		if (l->nconns < p->lim.max_conns) {
+			c->counted = 1;
+			l->nconns++;
+		} else {
+			l->nextra++;
+			conn_refuse(p, c, 429, "deny", "connection limit "
+			    "reached: %d concurrent connections for sandbox %s",
+			    p->lim.max_conns, l->sandbox);
+		}
+	}
+}
+
+/* Splits the next "\n"-terminated line off *s; NULL at the end. */
+static char *
+next_line(char **s)
+{
+	char *line = *s, *nl;
+
+	if (line == NULL || *line == '\0')
+		return NULL;
+	if ((nl = strchr(line, '\n')) != NULL) {
+		*nl = '\0';
+		*s = nl + 1;
+	} else
+		*s = NULL;
+	return line;
+}
+
+static void
+ctl_reply(struct proxy *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+ctl_reply(struct proxy *p, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (proxy_send_fd(p->ctl_fd, -1, msg, strlen(msg)) != 0)
+		log_warn("%s: control reply", __func__);
+}
+
+/*
+ * Control messages come from the supervisor (a trusted peer); they are
+ * still parsed with bounds: "add ID\nallow PATTERN\nallow-ip CIDR\n..."
+ * with the listener attached, or "remove ID\n".
+ */
+static void
+ctl_handle(struct proxy *p)
+{
+	char *msg, *s, *line, err[RULES_REASON_MAX];
+	struct rules *r;
+	size_t len;
+	int fd, rc;
+
+	if ((msg = malloc(PROXY_CTL_MAX + 1)) == NULL)
+		return;
+	rc = proxy_recv_fd(p->ctl_fd, &fd, msg, PROXY_CTL_MAX, &len);
+	if (rc == AL_ERR_SYSTEM && (errno == EAGAIN || errno == EINTR)) {
+		free(msg);
+		return;
+	}
+	if (rc <= 0) {
+		if (rc == 0 || rc == AL_ERR_SYSTEM)
+			p->ctl_closed = 1;
+		else
+			ctl_reply(p, "error malformed control message");
+		free(msg);
+		return;
+	}
+	msg[len] = '\0';
+	s = msg;
+	line = next_line(&s);
+	if (line != NULL && strncmp(line, "remove ", 7) == 0) {
+		if (fd >= 0)
+			close(fd);
+		rc = proxy_remove_listener(p, line + 7);
+		ctl_reply(p, rc == 0 ? "ok" : "error no such sandbox");
+	} else if (line != NULL && strncmp(line, "add ", 4) == 0 && fd >= 0) {
+		char *id = line + 4;
+
+		if ((r = rules_new()) == NULL) {
+			close(fd);
+			ctl_reply(p, "error out of memory");
+			goto done;
+		}
+		while ((line = next_line(&s)) != NULL) {
+			if (strncmp(line, "allow ", 6) == 0)
+				rc = rules_add_host(r, line + 6, err,
+				    sizeof(err));
+			else if (strncmp(line, "allow-ip ", 9) == 0)
+				rc = rules_add_ip(r, line + 9, err,
+				    sizeof(err));
+			else {
+				rc = AL_ERR_FORMAT;
+				snprintf(err, sizeof(err), "unknown control "
+				    "line");
+			}
+			if (rc != 0) {
+				close(fd);
+				rules_free(r);
+				ctl_reply(p, "error %s", err);
+				goto done;
+			}
+		}
+		rc = proxy_add_listener(p, fd, id, r);
+		if (rc == 0)
+			ctl_reply(p, "ok");
+		else
+			ctl_reply(p, "error cannot serve sandbox '%s': %s", id,
+			    al_strerror(rc));
+	} else {
+		if (fd >= 0)
+			close(fd);
+		ctl_reply(p, "error unknown control message");
+	}
+ done:
+	free(msg);
+}
+
+/* --- the loop ------------------------------------------------------------------- */
+
+static int
+pfd_add(struct proxy *p, size_t *n, int fd, short events, void *own, int kind)
+{
+	if (*n == p->pcap) {
+		size_t ncap = p->pcap ? p->pcap * 2 : 64;
+		void *a, *b, *k;
+
+		if ((a = reallocarray(p->pfds, ncap, sizeof(*p->pfds))) == NULL)
+			return -1;
+		p->pfds = a;
+		if ((b = reallocarray(p->pown, ncap, sizeof(*p->pown))) == NULL)
+			return -1;
+		p->pown = b;
+		if ((k = reallocarray(p->pkind, ncap, sizeof(*p->pkind))) ==
+		    NULL)
+			return -1;
+		p->pkind = k;
+		p->pcap = ncap;
+	}
+	p->pfds[*n].fd = fd;
+	p->pfds[*n].events = events;
+	p->pfds[*n].revents = 0;
+	p->pown[*n] = own;
+	p->pkind[*n] = kind;
+	(*n)++;
+	return 0;
+}
+
+/* Fills the poll set; returns its size and the next deadline in *timeout. */
+static int
+build_pollset(struct proxy *p, size_t *np, int *timeout)
+{
+	struct listener *l;
+	struct conn *c;
+	int64_t now = now_monotonic_ms(), dl, soonest = now + 500;
+	short ce, se;
+	size_t n = 0;
+
+	if (p->ctl_fd >= 0 && pfd_add(p, &n, p->ctl_fd, POLLIN, NULL, 3))
+		return -1;
+	for (l = p->listeners; l != NULL; l = l->next)
+		if (pfd_add(p, &n, l->fd, POLLIN, l, 0))
+			return -1;
+	for (c = p->conns; c != NULL; c = c->next) {
+		ce = se = 0;
+		switch (c->state) {
+		case ST_HEAD:
+		case ST_DRAIN:
+			ce = POLLIN;
+			break;
+		case ST_REPLY:
+			ce = POLLOUT;
+			break;
+		case ST_CONNECTING:
+			se = POLLOUT;
+			break;
+		case ST_RELAY:
+			if (c->down.len > 0)
+				ce |= POLLOUT;
+			else if (!c->s_eof && !c->capped)
+				se |= POLLIN;
+			if (c->up.len > 0)
+				se |= POLLOUT;
+			else if (!c->c_eof && !c->capped)
+				ce |= POLLIN;
+			break;
+		}
+		if (ce && pfd_add(p, &n, c->cfd, ce, c, 1))
+			return -1;
+		if (se && pfd_add(p, &n, c->sfd, se, c, 2))
+			return -1;
+		if (c->state == ST_CONNECTING || c->state == ST_DRAIN)
+			dl = c->deadline_ms;
+		else
+			dl = c->last_ms + p->lim.idle_ms;
+		if (dl < soonest)
+			soonest = dl;
+	}
+	*np = n;
+	*timeout = soonest <= now ? 0 : (int)(soonest - now);
+	return 0;
+}
+
+static void
+expire(struct proxy *p)
+{
+	struct conn *c, *next;
+	int64_t now = now_monotonic_ms();
+
+	for (c = p->conns; c != NULL; c = next) {
+		next = c->next;
+		switch (c->state) {
+		case ST_CONNECTING:
+			if (now >= c->deadline_ms) {
+				c->connect_errno = ETIMEDOUT;
+				close(c->sfd);
+				c->sfd = -1;
+				c->next_addr++;
+				if (c->next_addr < c->naddrs)
+					conn_connect_next(p, c);
+				else
+					conn_refuse(p, c, 504, "error",
+					    "connect to %s port %u timed out",
+					    c->address, c->port);
+			}
+			break;
+		case ST_DRAIN:
+			if (now >= c->deadline_ms)
+				conn_close(p, c);
+			break;
+		case ST_HEAD:
+			if (now >= c->last_ms + p->lim.idle_ms) {
+				c->end = "idle timeout";
+				conn_refuse(p, c, 400, "error", "request head "
+				    "not received within %d ms",
+				    p->lim.idle_ms);
+			}
+			break;
+		default:
+			if (now >= c->last_ms + p->lim.idle_ms) {
+				c->end = "idle timeout";
+				conn_close(p, c);
+			}
+			break;
+		}
+	}
+}
+
+/* Is |c| still on the list (an earlier event in this round may have closed it)? */
+static int
+conn_alive(struct proxy *p, struct conn *c)
+{
+	struct conn *x;
+
+	for (x = p->conns; x != NULL; x = x->next)
+		if (x == c)
+			return 1;
+	return 0;
+}
+
+int
+proxy_run(struct proxy *p, volatile sig_atomic_t *stop)
+{
+	struct listener *l;
+	size_t n, i;
+	int timeout, rc;
+
+	while (!*stop && !p->ctl_closed) {
+		if (build_pollset(p, &n, &timeout) != 0)
+			return AL_ERR_ALLOC;
+		rc = poll(p->pfds, (nfds_t)n, timeout);
+		if (rc == -1) {
+			if (errno == EINTR)
+				continue;
+			return AL_ERR_SYSTEM;
+		}
+		for (i = 0; i < n && rc > 0; i++) {
+			short re = p->pfds[i].revents;
+
+			if (re == 0)
+				continue;
+			switch (p->pkind[i]) {
+			case 3:
+				ctl_handle(p);
+				break;
+			case 0:
+				/* The listener may have been removed. */
+				for (l = p->listeners; l != NULL; l = l->next)
+					if (l == p->pown[i])
+						break;
+				if (l != NULL)
+					listener_accept(p, l);
+				break;
+			default:
+				if (conn_alive(p, p->pown[i]))
+					conn_io(p, p->pown[i], p->pkind[i], re);
+				break;
+			}
+		}
+		expire(p);
+	}
+	return 0;
+}

@@ -1,0 +1,249 @@
+/*
+ * The proxy wired the way the supervisor and runner will wire it: a
+ * child in a fresh network namespace (only its own lo) creates the
+ * listener, passes it out with SCM_RIGHTS, and the unprivileged proxy
+ * process outside serves it.  From inside the netns the allowed loopback
+ * server of the HOST namespace is reachable only through the proxy.
+ */
+#include "config.h"
+
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/errors.h"
+#include "proxy/ipc.h"
+#include "proxy/proxy.h"
+#include "tests/proxy_testsrv.h"
+
+#define FAIL_ALLOWED	0x01
+#define FAIL_DENIED	0x02
+#define FAIL_DIRECT	0x04
+#define FAIL_SETUP	0x08
+#define FAIL_METADATA	0x10
+
+/* Sends a request to the proxy listener inside the netns; returns the answer. */
+static void
+ask(uint16_t port, const char *req, char *out, size_t cap)
+{
+	int fd;
+
+	out[0] = '\0';
+	if ((fd = testsrv_connect("127.0.0.1", port)) == -1) {
+		snprintf(out, cap, "connect to proxy: %s", strerror(errno));
+		return;
+	}
+	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0) {
+		close(fd);
+		return;
+	}
+	(void)testsrv_read_all(fd, out, cap - 1, 5000);
+	close(fd);
+}
+
+static void
+add_diag(char *diag, size_t cap, const char *s)
+{
+	size_t n = strlen(diag);
+
+	snprintf(diag + n, cap - n, "%.1000s\n", s);
+}
+
+/* The sandbox side; returns a FAIL_* mask, with details on |report|. */
+static int
+sandbox_child(int sock, uint16_t srv_port)
+{
+	char req[256], resp[4096], diag[8192] = "";
+	uint16_t port;
+	int lfd, fd, fails = 0;
+	char go;
+
+	if (unshare(CLONE_NEWNET) == -1 || proxy_lo_up() != 0)
+		return FAIL_SETUP;
+	if ((lfd = proxy_listener_in_current_netns(&port)) < 0)
+		return FAIL_SETUP;
+	if (proxy_send_fd(sock, lfd, &port, sizeof(port)) != 0)
+		return FAIL_SETUP;
+	close(lfd);
+	if (read(sock, &go, 1) != 1)
+		return FAIL_SETUP;
+
+	/* (a) the allowed host-namespace server, through the proxy */
+	snprintf(req, sizeof(req), "GET http://127.0.0.1:%u/hello HTTP/1.1\r\n"
+	    "Host: x\r\n\r\n", srv_port);
+	ask(port, req, resp, sizeof(resp));
+	if (strstr(resp, "HTTP/1.1 200 OK") == NULL ||
+	    strstr(resp, "hello from airlock test server") == NULL) {
+		fails |= FAIL_ALLOWED;
+		add_diag(diag, sizeof(diag), resp);
+	}
+	/* (b) a host outside the allowlist */
+	ask(port, "CONNECT evil.example.com:443 HTTP/1.1\r\n\r\n", resp,
+	    sizeof(resp));
+	if (strstr(resp, "HTTP/1.1 403 Forbidden") == NULL ||
+	    strstr(resp, "X-Airlock-Reason: host not in allowlist: "
+	    "evil.example.com:443") == NULL) {
+		fails |= FAIL_DENIED;
+		add_diag(diag, sizeof(diag), resp);
+	}
+	/* ... and the metadata address, named as such */
+	ask(port, "GET http://169.254.169.254/latest/meta-data/ HTTP/1.1\r\n\r\n",
+	    resp, sizeof(resp));
+	if (strstr(resp, "X-Airlock-Reason: address 169.254.169.254 is cloud "
+	    "metadata") == NULL) {
+		fails |= FAIL_METADATA;
+		add_diag(diag, sizeof(diag), resp);
+	}
+	/* (c) directly: this netns has only its own lo */
+	fd = testsrv_connect("127.0.0.1", srv_port);
+	if (fd != -1 || (errno != ECONNREFUSED && errno != ENETUNREACH)) {
+		fails |= FAIL_DIRECT;
+		snprintf(diag + strlen(diag), sizeof(diag) - strlen(diag),
+		    "direct connect: fd %d errno %s\n", fd, strerror(errno));
+	}
+	if (write(sock, diag, strlen(diag) + 1) < 0)
+		fails |= FAIL_SETUP;
+	return fails;
+}
+
+static int
+count_fds(pid_t pid)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld/fd", (long)pid);
+	if ((d = opendir(path)) == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+static int
+proc_status_has(pid_t pid, const char *needle)
+{
+	char path[64], buf[4096];
+	FILE *fp;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+	if ((fp = fopen(path, "r")) == NULL)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	return strstr(buf, needle) != NULL;
+}
+
+START_TEST(test_sandbox_reaches_allowed_host_only_through_proxy)
+{
+	struct proxy_limits lim;
+	char ip_rule[64], err[256], diag[8192], events[16384];
+	const char *allow[] = { "pypi.org:443", NULL };
+	const char *allow_ip[] = { ip_rule, NULL };
+	uint16_t srv_port, port;
+	pid_t srv, px, child;
+	int evp[2], sv[2], ctl, lfd, status, i;
+	size_t len;
+	ssize_t n;
+
+	ck_assert_int_gt(srv = testsrv_start(&srv_port, 30), 0);
+	snprintf(ip_rule, sizeof(ip_rule), "127.0.0.1/32:%u", srv_port);
+	ck_assert_int_eq(pipe(evp), 0);
+	proxy_limits_default(&lim);
+	ck_assert_int_gt(px = proxy_spawn(&lim, evp[1], &ctl), 0);
+	close(evp[1]);
+
+	/* The proxy process holds stdio, the control socket and the event pipe. */
+	for (i = 0; i < 50 && !proc_status_has(px, "NoNewPrivs:\t1"); i++)
+		usleep(20000);
+	ck_assert_msg(proc_status_has(px, "Uid:\t65534\t65534\t65534\t65534"),
+	    "proxy did not drop to uid 65534");
+	ck_assert_msg(proc_status_has(px, "Gid:\t65534\t65534\t65534\t65534"),
+	    "proxy did not drop to gid 65534");
+	ck_assert(proc_status_has(px, "NoNewPrivs:\t1"));
+	ck_assert_int_le(count_fds(px), 5);
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
+	    sv), 0);
+	if ((child = fork()) == 0) {
+		close(sv[0]);
+		_exit(sandbox_child(sv[1], srv_port));
+	}
+	ck_assert_int_gt(child, 0);
+	close(sv[1]);
+	ck_assert_int_eq(proxy_recv_fd(sv[0], &lfd, &port, sizeof(port), &len),
+	    1);
+	ck_assert_int_ge(lfd, 0);
+	ck_assert_uint_eq(len, sizeof(port));
+	ck_assert_int_eq(proxy_ctl_add(ctl, lfd, "sbx-1", allow, allow_ip, err,
+	    sizeof(err)), 0);
+	close(lfd);
+	ck_assert_int_eq(write(sv[0], "g", 1), 1);
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	n = read(sv[0], diag, sizeof(diag) - 1);
+	diag[n > 0 ? n : 0] = '\0';
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "sandbox child failures 0x%x: %s", WEXITSTATUS(status), diag);
+
+	/* Control protocol: duplicates, bad rules and removal. */
+	ck_assert_int_eq(proxy_ctl_add(ctl, sv[0], "sbx-1", NULL, NULL, err,
+	    sizeof(err)), AL_ERR_FORMAT);
+	ck_assert_int_eq(proxy_ctl_add(ctl, sv[0], "sbx-2",
+	    (const char *[]){ "*:443", NULL }, NULL, err, sizeof(err)),
+	    AL_ERR_FORMAT);
+	ck_assert_msg(strstr(err, "*:443") != NULL, "err: %s", err);
+	ck_assert_int_eq(proxy_ctl_remove(ctl, "sbx-1"), 0);
+	ck_assert_int_eq(proxy_ctl_remove(ctl, "sbx-1"), AL_ERR_NOT_FOUND);
+	close(sv[0]);
+
+	/* Closing the control socket stops the proxy. */
+	close(ctl);
+	ck_assert_int_eq(waitpid(px, &status, 0), px);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	n = read(evp[0], events, sizeof(events) - 1);
+	events[n > 0 ? n : 0] = '\0';
+	close(evp[0]);
+	ck_assert_msg(strstr(events, "\"sandbox\":\"sbx-1\"") != NULL, "%s",
+	    events);
+	ck_assert_msg(strstr(events, "\"decision\":\"allow\"") != NULL, "%s",
+	    events);
+	ck_assert_msg(strstr(events, "\"reason\":\"host not in allowlist: "
+	    "evil.example.com:443\"") != NULL, "%s", events);
+	kill(-srv, SIGTERM);
+	waitpid(srv, NULL, 0);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("proxy_netns");
+	TCase *tc = tcase_create("netns");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_sandbox_reaches_allowed_host_only_through_proxy);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
