@@ -298,7 +298,10 @@ act_apply_patch(struct call *c, json_t **out)
 		const char	*kind = json_string_value(json_object_get(f,
 		    "kind"));
 
-		paths[i] = json_string_value(json_object_get(f, "path"));
+		/* Copied: the jail's next reply replaces this one. */
+		if (json_string_value(json_object_get(f, "path")) != NULL)
+			paths[i] = xstrdup(json_string_value(
+			    json_object_get(f, "path")));
 		if (paths[i] == NULL || kind == NULL) {
 			*out = tool_error("internal", 0, NULL,
 			    "the patch parser answered nonsense");
@@ -371,6 +374,8 @@ act_apply_patch(struct call *c, json_t **out)
 done:
 	for (i = 0; old != NULL && i < n; i++)
 		free(old[i]);
+	for (i = 0; paths != NULL && i < n; i++)
+		free((char *)paths[i]);
 	free(old);
 	free(lens);
 	free(ch);

@@ -198,7 +198,7 @@ broker_trace(struct broker *b, struct call *c, const char *decision,
 	if (b->trace == NULL)
 		return;
 	fprintf(b->trace, "%-5lld %-18.18s %-12.12s %-18.18s %-16s %-32.32s %s\n",
-	    (long long)ledger_steps(b->ledger), c->tool->name, c->args_digest,
+	    (long long)c->seq, c->tool->name, c->args_digest,
 	    decision, c->patch_hash[0] != '\0' ? c->patch_hash : "-",
 	    c->gate[0] != '\0' ? c->gate : "-", note != NULL ? note : "");
 	fflush(b->trace);
@@ -225,15 +225,23 @@ tool_error(const char *error_class, int retryable, const char *hint,
 	va_list	 ap;
 	json_t	*e;
 
+	char	*clean;
+
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* Truncation or a quoted file line may have left broken UTF-8. */
+	clean = utf8_sanitize(msg, strlen(msg));
 	e = json_pack("{s:s, s:b, s:s}", "errorClass", error_class,
-	    "retryable", retryable, "message", msg);
+	    "retryable", retryable, "message", clean);
+	free(clean);
 	if (e == NULL)
 		fatalx("json_pack");
-	if (hint != NULL && hint[0] != '\0')
-		json_object_set_new(e, "hint", json_string(hint));
+	if (hint != NULL && hint[0] != '\0') {
+		clean = utf8_sanitize(hint, strlen(hint));
+		json_object_set_new(e, "hint", json_string(clean));
+		free(clean);
+	}
 	return e;
 }
 
@@ -930,6 +938,7 @@ m_tools_call(struct broker *b, struct jsonrpc_msg *msg)
 	c->tool = tool;
 	c->args = args != NULL ? json_incref(args) : json_object();
 	c->started = now_monotonic_ms();
+	c->seq = ++b->ncalls;
 	text = json_dumps(c->args, JSON_COMPACT | JSON_SORT_KEYS);
 	sha256_hex(text, strlen(text), c->args_digest);
 	free(text);

@@ -28,6 +28,7 @@ struct call {
 	json_t			*args;		/* owned reference */
 	char			 args_digest[SHA256_HEX_LEN + 1];
 	int64_t			 started;	/* monotonic ms */
+	int64_t			 seq;		/* call number, for the trace */
 	/* Set while a runner works for this call. */
 	struct runner_proc	*proc;
 	struct runner_request	 req;
@@ -73,6 +74,7 @@ struct broker {
 	struct ledger		*ledger;
 	FILE			*trace;
 	size_t			 nrunning;
+	int64_t			 ncalls;		/* tools/call seen */
 };
 
 #define BROKER_STATE_NEW		0x1	/* before initialize */

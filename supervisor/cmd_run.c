@@ -149,6 +149,7 @@ cmd_run(int argc, char **argv)
 	const char		*mpath = NULL, *wpath = NULL, *prog;
 	char			 err[512], self[PATH_MAX];
 	char			 selfdir[PATH_MAX], *slash, **env;
+	char			 agent_path[PATH_MAX];
 	struct manifest		*m;
 	struct session		*s;
 	struct service		 sv;
@@ -229,6 +230,10 @@ cmd_run(int argc, char **argv)
 	policy.limits = m->agent.limits;
 	env = agent_env(m, s, selfdir);
 
+	/* The agent runs by its absolute path: its cwd is the workspace. */
+	if (realpath(prog, agent_path) == NULL)
+		fatal("%s", prog);
+	argv[optind] = agent_path;
 	memset(&req, 0, sizeof(req));
 	req.argv = argv + optind;
 	req.envp = env;

@@ -37,10 +37,26 @@ say "read src/todo.sh: sha256 $(printf '%.12s' "$sha")..."
 tool run_check '{"checkId":"unit.todo-transition","idempotencyKey":"demo-gate-1"}'
 say "gate unit.todo-transition: exit $(field exitCode) ($(printf '%s' "$reply" | grep -o 'FAIL[^\\]*' | head -n 1))"
 
-patch='--- a/src/todo.sh\n+++ b/src/todo.sh\n@@ -16,5 +16,5 @@\n # Marks a todo done.  Completing a done todo again changes nothing.\n todo_complete() {\n \ttenant=$1 id=$2\n-\tsed -i \\"s/^\\\\([^|]*\\\\)|$id|open|/\\\\1|$id|done|/\\" \\"$TODO_DB\\"\n+\tsed -i \\"s/^$tenant|$id|open|/$tenant|$id|done|/\\" \\"$TODO_DB\\"\n }\n'
+# json_string: stdin as the body of a JSON string (no quotes around it).
+json_string() {
+	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/	/\\t/g' |
+	    awk '{ printf "%s\\n", $0 }'
+}
+# The fix: complete only the caller's tenant's todo.
+patch=$(json_string <<'PATCH'
+--- a/src/todo.sh
++++ b/src/todo.sh
+@@ -15,4 +15,4 @@
+ todo_complete() {
+ 	tenant=$1 id=$2
+-	sed -i "s/^\([^|]*\)|$id|open|/\1|$id|done|/" "$TODO_DB"
++	sed -i "s/^$tenant|$id|open|/$tenant|$id|done|/" "$TODO_DB"
+ }
+PATCH
+)
 tool apply_patch "{\"patch\":\"$patch\",\"expectedBaseSha\":\"$sha\"}"
 if [ "$(field isError)" = false ]; then
-	say "patched: $(field changedFiles | tr -d '[]')"
+	say "patched $(printf '%s' "$reply" | grep -o '"changedFiles":\[[^]]*\]' | head -n 1 | cut -d'[' -f2 | tr -d ']"'), newSha $(printf '%.12s' "$(field newSha)")..."
 else
 	say "patch refused: $(field message)"
 fi
