@@ -133,6 +133,15 @@ broker_close(struct broker *b)
 		b->cfg.on_close(b->cfg.arg);
 }
 
+/* After end of input: close once no call is in flight any more. */
+static void
+broker_maybe_close(struct broker *b)
+{
+	if (b->input_done && TAILQ_EMPTY(&b->running) &&
+	    TAILQ_EMPTY(&b->waiting))
+		broker_close(b);
+}
+
 static void
 broker_send(struct broker *b, char *line)
 {
@@ -358,6 +367,7 @@ call_complete(struct call *c, int status, json_t *out)
 	json_decref(result);
 	json_decref(structured);
 	call_free(c);
+	broker_maybe_close(b);
 }
 
 /* Runners. */
@@ -1139,7 +1149,16 @@ broker_input(int fd, int why, void *arg)
 	if (n <= 0) {
 		if (n < 0)
 			log_warn("reading from the agent");
-		broker_close(b);
+		/*
+		 * The agent is done sending; calls in flight still get their
+		 * results (it may have only half-closed), then we close.
+		 */
+		b->input_done = 1;
+		if (b->in_watch > 0) {
+			loop_unwatch(b->cfg.loop, b->in_watch);
+			b->in_watch = 0;
+		}
+		broker_maybe_close(b);
 	}
 }
 

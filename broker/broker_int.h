@@ -66,6 +66,7 @@ struct broker {
 	int			 in_watch;
 	int			 state;		/* BROKER_STATE_* */
 	int			 closed;
+	int			 input_done;	/* the agent sent EOF */
 	struct idset		*ids;		/* request ids seen */
 	struct callq		 running;	/* calls with a runner */
 	struct callq		 waiting;	/* calls waiting for a human */
