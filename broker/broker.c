@@ -25,6 +25,8 @@
 #include "broker/broker_int.h"
 #include "broker/jsonrpc.h"
 #include "broker/ledger.h"
+#include "broker/redact.h"
+#include "broker/secrets.h"
 #include "broker/wsdigest.h"
 #include "common/buf.h"
 #include "common/errors.h"
@@ -301,8 +303,11 @@ call_free(struct call *c)
 	for (i = 0; c->argv != NULL && c->argv[i] != NULL; i++)
 		free(c->argv[i]);
 	free(c->argv);
-	for (i = 0; c->envp != NULL && c->envp[i] != NULL; i++)
+	/* The environment may hold granted secrets: wipe it. */
+	for (i = 0; c->envp != NULL && c->envp[i] != NULL; i++) {
+		sodium_memzero(c->envp[i], strlen(c->envp[i]));
 		free(c->envp[i]);
+	}
 	free(c->envp);
 	free(c);
 }
@@ -332,6 +337,13 @@ call_complete(struct call *c, int status, json_t *out)
 		}
 	} else
 		structured = out;
+	/* Nothing a granted secret looks like leaves the broker. */
+	if (b->cfg.redact != NULL) {
+		if (redact_json(b->cfg.redact, structured) < 0 ||
+		    (text_extra != NULL &&
+		    redact_json(b->cfg.redact, text_extra) < 0))
+			fatalx("out of memory redacting a result");
+	}
 	if (is_error)
 		eclass = json_string_value(json_object_get(structured,
 		    "errorClass"));
@@ -531,6 +543,58 @@ call_runner_event(int fd, int why, void *arg)
 	call_complete(c, ACTION_DONE, out);
 }
 
+/*
+ * Adds the tool's granted secrets to the runner's environment: the only
+ * place a secret value goes.  The agent never sees it; results, artifacts
+ * and audit records are redacted.  Returns 0, or -1 with *out set.
+ */
+static int
+grant_secrets(struct call *c, json_t **out)
+{
+	const struct tool	*t = c->tool;
+	size_t			 n, i;
+	int			 rc;
+
+	if (t->nsecrets == 0)
+		return 0;
+	if (c->b->cfg.secrets == NULL) {
+		*out = tool_error("internal", 0, NULL,
+		    "the credential store is not open");
+		return -1;
+	}
+	for (n = 0; c->envp[n] != NULL; n++)
+		;
+	c->envp = xreallocarray(c->envp, n + t->nsecrets + 1,
+	    sizeof(*c->envp));
+	for (i = 0; i < t->nsecrets; i++) {
+		const struct secret_grant	*g = &t->secrets[i];
+		unsigned char			*v;
+		size_t				 len, elen;
+
+		c->envp[n] = NULL;
+		if (g->env == NULL) {
+			*out = tool_error("unsupported", 0, NULL,
+			    "secret %s: only environment grants (env:) are "
+			    "supported", g->name);
+			return -1;
+		}
+		if ((rc = secrets_get(c->b->cfg.secrets, g->name, &v,
+		    &len)) != 0) {
+			*out = tool_error("secret_unavailable", 0, NULL,
+			    "secret %s: %s", g->name, al_strerror(rc));
+			return -1;
+		}
+		elen = strlen(g->env) + 1 + len + 1;
+		c->envp[n] = xcalloc(1, elen);
+		memcpy(c->envp[n], g->env, strlen(g->env));
+		c->envp[n][strlen(g->env)] = '=';
+		memcpy(c->envp[n] + strlen(g->env) + 1, v, len);
+		secrets_value_free(v);
+		c->envp[++n] = NULL;
+	}
+	return 0;
+}
+
 int
 call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 {
@@ -538,6 +602,8 @@ call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 	char		 err[256], layers[256];
 	int		 rc;
 
+	if (grant_secrets(c, out) != 0)
+		return ACTION_ERROR;
 	memset(&c->req, 0, sizeof(c->req));
 	c->req.argv = c->argv;
 	c->req.envp = c->envp;
@@ -598,7 +664,16 @@ broker_save_artifact(struct broker *b, const char *label, const char *data,
 	    name);
 	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) == -1)
 		return AL_ERR_SYSTEM;
-	rc = write_all(fd, data, len);
+	if (b->cfg.redact != NULL) {
+		char	*clean;
+		size_t	 cleanlen;
+
+		if (redact_buf(b->cfg.redact, data, len, &clean, &cleanlen) < 0)
+			fatalx("out of memory redacting an artifact");
+		rc = write_all(fd, clean, cleanlen);
+		free(clean);
+	} else
+		rc = write_all(fd, data, len);
 	close(fd);
 	return rc;
 }
