@@ -42,6 +42,14 @@ int	audit_open(const char *path, const char *session_id,
 int	audit_append(struct audit *a, const char *event, json_t *fields)
 	    __attribute__((warn_unused_result));
 
+/*
+ * As audit_append(), and in AUDIT_SYNC_KEY mode the record also reaches
+ * the disk before this returns: the broker uses it for the decision that
+ * precedes a side effect, so the evidence survives a crash during it.
+ */
+int	audit_append_durable(struct audit *a, const char *event,
+	    json_t *fields) __attribute__((warn_unused_result));
+
 /* Returns 1 if the last append failed (the broker is refusing), else 0. */
 int	audit_failing(const struct audit *a);
 
@@ -101,7 +109,8 @@ uint64_t audit_seq(const struct audit *a);
  * When each record reaches the disk.  AUDIT_SYNC_KEY (the default):
  * write(2) of the whole line always completes before audit_append()
  * returns, and fdatasync(2) runs after session_start, session_end,
- * decision, approval_*, budget_stop and sandbox_denial.  AUDIT_SYNC_ALL:
+ * approval_*, budget_stop, sandbox_denial and every record
+ * written with audit_append_durable().  AUDIT_SYNC_ALL:
  * after every record.  AUDIT_SYNC_NONE: never (benchmarks, tests).
  */
 #define AUDIT_SYNC_NONE		0

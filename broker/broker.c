@@ -997,7 +997,8 @@ m_tools_call(struct broker *b, struct jsonrpc_msg *msg)
 	char			 err[512], *text;
 	const char		*decision = "allow", *reason = "allowed by manifest";
 	action_fn		 fn = NULL;
-	int			 status;
+	json_t			*fields;
+	int			 status, rc;
 
 	if (!json_is_object(msg->params) ||
 	    !json_is_string(name = json_object_get(msg->params, "name"))) {
@@ -1073,9 +1074,18 @@ m_tools_call(struct broker *b, struct jsonrpc_msg *msg)
 		decision = "approval_required";
 		reason = "waiting for a human's decision";
 	}
-	if (broker_audit(b, "decision", json_pack("{s:O, s:s, s:s, s:s}",
-	    "id", c->id, "tool", tool->name, "decision", decision,
-	    "reason", reason)) != 0) {
+	/*
+	 * A decision that lets a side effect happen reaches the disk first;
+	 * reads and refusals need not wait for it.
+	 */
+	fields = json_pack("{s:O, s:s, s:s, s:s}", "id", c->id, "tool",
+	    tool->name, "decision", decision, "reason", reason);
+	if (out == NULL && tool->side_effect != SIDE_EFFECT_NONE)
+		rc = audit_append_durable(b->cfg.audit, "decision", fields);
+	else
+		rc = audit_append(b->cfg.audit, "decision", fields);
+	json_decref(fields);
+	if (rc != 0) {
 		json_decref(out);
 		send_error(b, c->id, JSONRPC_REFUSED,
 		    "audit log cannot be written; refusing requests");
