@@ -33,3 +33,7 @@ tests_unit_test_secrets_CFLAGS = $(unit_cflags)
 tests_unit_test_secrets_LDADD = $(unit_ldadd)
 TESTS += tests/integration/secret_store.sh
 EXTRA_DIST += tests/integration/secret_store.sh
+
+# Broker-level integration tests of credentials and fail-closed auditing.
+TESTS += tests/integration/secrets_redaction.sh tests/integration/audit_fail_closed.sh
+EXTRA_DIST += tests/integration/secrets_redaction.sh tests/integration/audit_fail_closed.sh
