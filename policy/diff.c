@@ -1027,10 +1027,10 @@ diff_apply_file(const struct diff *d, size_t i, const char *old,
 			line++;
 		}
 	}
-	if (a.f->kind == DIFF_DELETE && pos != oldlen) {
-		seterr(err, errlen, "file '%s': the patch deletes it, but the "
-		    "file has more lines (from line %zu) than the patch "
-		    "removes", file_name(a.f), line + 1);
+	if (a.f->kind == DIFF_DELETE && (a.outlen != 0 || pos != oldlen)) {
+		seterr(err, errlen, "file '%s': the patch deletes it, but lines "
+		    "remain that it does not remove (%zu bytes)",
+		    file_name(a.f), a.outlen + (oldlen - pos));
 		rc = AL_ERR_CONFLICT;
 		goto fail;
 	}
