@@ -2,12 +2,12 @@
  * libFuzzer target for policy/diff.
  *
  * Input: either a patch alone, or BASE '\0' PATCH, or 0x01 CTX OLD '\0' NEW
- * for a round trip through a generated diff (see round_trip()).  The patch is parsed;
- * if it parses, every file is applied to BASE (or to the empty text and a
- * fixed ten-line text when there is no BASE), and the invariants the
- * broker relies on are checked: paths are relative and free of "..",
- * results are NUL-terminated and bounded by base + patch, failures leave
- * no buffer behind, and every message is terminated.
+ * for a round trip through a generated diff (see round_trip()).  The patch
+ * is parsed; if it parses, every file is applied to BASE (or to the empty
+ * text and a fixed ten-line text when there is no BASE), and the
+ * invariants the broker relies on are checked: paths are relative and free
+ * of "..", results are NUL-terminated and bounded by base + patch, failures
+ * leave no buffer behind, and every message is terminated.
  *
  * Build (not part of the default build):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -I. -Ibuild \

@@ -21,7 +21,7 @@
 struct diff_hunk {
 	size_t		 old_start, old_count;	/* as written in the header */
 	size_t		 new_start, new_count;
-	size_t		 os;		/* 0-based old line the hunk begins at */
+	size_t		 os;		/* 0-based old line it begins at */
 	size_t		 hdr, hdrlen;	/* "@@ ... @@" in text */
 	size_t		 body, bodyend;	/* body lines in text */
 };
@@ -168,8 +168,9 @@ perr(struct parser *p, int rc, const char *what)
 
 	if (peek(p, &s, &n)) {
 		quote(q, sizeof(q), s, n, 60);
-		seterr(p->err, p->errlen, "patch line %zu: %s (line is %s)",
-		    p->lineno, what, q);
+		seterr(p->err, p->errlen, "patch line %zu: %s (line is %s%s)",
+		    p->lineno, what, q, n > 0 && s[n - 1] == '\r' ?
+		    "; CRLF line endings are allowed only in hunk lines" : "");
 	} else
 		seterr(p->err, p->errlen, "end of patch: %s", what);
 	return rc;
@@ -705,8 +706,8 @@ parse_file(struct parser *p, struct diff_file *f)
 		if (f->kind == DIFF_CREATE && (h->old_count != 0 ||
 		    h->old_start != 0)) {
 			snprintf(msg, sizeof(msg), "file '%s' hunk %zu: a new "
-			    "file's hunk must read \"@@ -0,0 +...\"", file_name(f),
-			    i + 1);
+			    "file's hunk must read \"@@ -0,0 +...\"",
+			    file_name(f), i + 1);
 			rc = perr(p, AL_ERR_FORMAT, msg);
 			goto out;
 		}
@@ -1013,7 +1014,8 @@ diff_apply_file(const struct diff *d, size_t i, const char *old,
 			    (!nonl && old[pos + n] != '\n')) {
 				quote(qe, sizeof(qe), s, want, 72);
 				if (pos == oldlen)
-					(void)snprintf(qf, sizeof(qf), "end of file");
+					(void)snprintf(qf, sizeof(qf),
+					    "end of file");
 				else
 					quote(qf, sizeof(qf), old + pos, ln,
 					    72);
@@ -1028,8 +1030,8 @@ diff_apply_file(const struct diff *d, size_t i, const char *old,
 		}
 	}
 	if (a.f->kind == DIFF_DELETE && (a.outlen != 0 || pos != oldlen)) {
-		seterr(err, errlen, "file '%s': the patch deletes it, but lines "
-		    "remain that it does not remove (%zu bytes)",
+		seterr(err, errlen, "file '%s': the patch deletes it, but "
+		    "lines remain that it does not remove (%zu bytes)",
 		    file_name(a.f), a.outlen + (oldlen - pos));
 		rc = AL_ERR_CONFLICT;
 		goto fail;

@@ -41,8 +41,8 @@
 #define DIFF_MAX_FILES		256		/* files in one patch */
 #define DIFF_MAX_HUNKS		4096		/* hunks in one patch, total */
 #define DIFF_MAX_PATH		4096		/* bytes in one path */
-#define DIFF_MAX_COMPONENT	255		/* bytes in one path component */
-#define DIFF_MAX_LINENO		100000000	/* largest number in a hunk header */
+#define DIFF_MAX_COMPONENT	255		/* bytes in a path component */
+#define DIFF_MAX_LINENO		100000000	/* largest hunk header number */
 
 enum diff_kind {
 	DIFF_MODIFY,	/* old and new path are the same existing file */
@@ -99,10 +99,10 @@ const char	*diff_new_path(const struct diff *d, size_t i);
  */
 const char	*diff_path(const struct diff *d, size_t i);
 
-/* Returns the number of hunks of file |i| (0 only for an empty create or delete). */
+/* Returns file |i|'s number of hunks (0 only for an empty create/delete). */
 size_t		 diff_file_nhunks(const struct diff *d, size_t i);
 
-/* Stores how many lines file |i| adds and removes (either pointer may be NULL). */
+/* Stores how many lines file |i| adds and removes (either may be NULL). */
 void		 diff_file_stat(const struct diff *d, size_t i, size_t *added,
 		    size_t *removed);
 
@@ -125,8 +125,8 @@ void		 diff_file_stat(const struct diff *d, size_t i, size_t *added,
  *   AL_ERR_ALLOC	out of memory;
  *   AL_ERR_INTERNAL	|i| out of range or old NULL with oldlen > 0.
  */
-int		 diff_apply_file(const struct diff *d, size_t i, const char *old,
-		    size_t oldlen, char **newbuf, size_t *newlen, char *err,
-		    size_t errlen);
+int		 diff_apply_file(const struct diff *d, size_t i,
+		    const char *old, size_t oldlen, char **newbuf,
+		    size_t *newlen, char *err, size_t errlen);
 
 #endif
