@@ -150,8 +150,10 @@ round_trip(const char *in, size_t size)
 	cap = 64 + 2 * (oldlen + newlen) + 40 * (m + n);
 	if ((patch = p = malloc(cap)) == NULL)
 		abort();
-	p += snprintf(p, cap, "--- a/f\n+++ b/f\n@@ -%zu,%zu +%zu,%zu @@\n",
-	    os, oc, ns, nc);
+	/* An empty side is /dev/null: a create or a delete. */
+	p += snprintf(p, cap, "--- %s\n+++ %s\n@@ -%zu,%zu +%zu,%zu @@\n",
+	    oldlen == 0 ? "/dev/null" : "a/f", newlen == 0 ? "/dev/null" :
+	    "b/f", os, oc, ns, nc);
 	for (i = pre - cb; i < pre; i++)
 		put_line(&p, ' ', old, ol[i], ol[i + 1]);
 	for (i = pre; i < m - suf; i++)
@@ -170,6 +172,9 @@ round_trip(const char *in, size_t size)
 		free(patch);
 		goto done;
 	}
+	if (diff_file_kind(d, 0) != (oldlen == 0 ? DIFF_CREATE :
+	    newlen == 0 ? DIFF_DELETE : DIFF_MODIFY))
+		abort();
 	if (diff_apply_file(d, 0, old, oldlen, &out, &outlen, err,
 	    sizeof(err)) != 0 || outlen != newlen ||
 	    memcmp(out, new, newlen) != 0)
