@@ -740,13 +740,70 @@ run_diff(const char *args, size_t *len)
 	return out;
 }
 
+/*
+ * No fuzz: changing any one old line that a hunk covers (as context or as
+ * a removed line) must make the patch refuse, naming that hunk.  Returns 1
+ * if a covered line was changed and the patch refused.
+ */
+static int
+change_covered_line(const struct diff *d, const char *patch, size_t plen,
+    const char *old, size_t oldlen)
+{
+	size_t start[64], count[64], num[64], nh = 0, seen = 0, h, pos, line;
+	size_t target, n;
+	char *copy, *out, err[512], want[32];
+	const char *s, *e, *nl;
+	size_t outlen;
+	int rc;
+
+	/* The hunks' old ranges, read from the headers diff(1) wrote. */
+	for (s = patch, e = patch + plen; s < e && nh < 64; s = nl + 1) {
+		if ((nl = memchr(s, '\n', (size_t)(e - s))) == NULL)
+			break;
+		if (strncmp(s, "@@ -", 4) != 0)
+			continue;
+		seen++;
+		if (sscanf(s, "@@ -%zu,%zu", &start[nh], &count[nh]) != 2)
+			count[nh] = 1;
+		num[nh] = seen;
+		if (count[nh] > 0)	/* a pure insertion covers no line */
+			nh++;
+	}
+	if (nh == 0)
+		return 0;
+	h = rnd((unsigned int)nh);
+	target = start[h] - 1 + rnd((unsigned int)count[h]);
+	copy = malloc(oldlen + 2);
+	ck_assert_ptr_nonnull(copy);
+	for (pos = 0, line = 0; line < target; line++)
+		pos = (size_t)((const char *)memchr(old + pos, '\n',
+		    oldlen - pos) - old) + 1;
+	nl = memchr(old + pos, '\n', oldlen - pos);
+	n = nl ? (size_t)(nl - old) : oldlen;	/* end of the line's text */
+	memcpy(copy, old, n);
+	copy[n] = 'Z';
+	memcpy(copy + n + 1, old + n, oldlen - n);
+	rc = diff_apply_file(d, 0, copy, oldlen + 1, &out, &outlen, err,
+	    sizeof(err));
+	free(copy);
+	ck_assert_msg(rc == AL_ERR_CONFLICT, "changed old line %zu in hunk "
+	    "%zu, apply returned %d", target + 1, num[h], rc);
+	snprintf(want, sizeof(want), "hunk %zu (", num[h]);
+	ck_assert_msg(strstr(err, want) != NULL, "\"%s\" lacks \"%s\"", err,
+	    want);
+	snprintf(want, sizeof(want), "old line %zu differs", target + 1);
+	ck_assert_msg(strstr(err, want) != NULL, "\"%s\" lacks \"%s\"", err,
+	    want);
+	return 1;
+}
+
 START_TEST(test_diff_round_trip_with_diff_u)
 {
 	char dir[] = "/tmp/test_diff.XXXXXX", po[64], pn[64], args[256];
 	char old[2048], new[2048], err[512], *patch, *out;
 	size_t oldlen, newlen, plen, outlen;
 	struct diff *d;
-	int iter, applied = 0, ctx;
+	int iter, applied = 0, refused = 0, ctx;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(po, sizeof(po), "%s/old", dir);
@@ -771,11 +828,13 @@ START_TEST(test_diff_round_trip_with_diff_u)
 		    "iteration %d: result differs\n%.*s", iter, (int)plen,
 		    patch);
 		free(out);
+		refused += change_covered_line(d, patch, plen, old, oldlen);
 		diff_free(d);
 		free(patch);
 		applied++;
 	}
 	ck_assert_int_gt(applied, 240);
+	ck_assert_int_gt(refused, 100);
 
 	/* Create and delete, with /dev/null on one side. */
 	for (iter = 0; iter < 30; iter++) {
