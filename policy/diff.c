@@ -404,6 +404,16 @@ parse_hunk(struct parser *p, struct diff_file *f, size_t *prev_end,
 		}
 		if (n > 0 && s[0] == '\\') {
 			/* "\ No newline at end of file" for the line before. */
+			/*
+			 * Like git: "\ " and at least 12 bytes, so that a
+			 * translated marker passes and a stray '\' does not.
+			 */
+			if (n < 12 || s[1] != ' ') {
+				snprintf(msg, sizeof(msg), "file '%s' hunk %zu:"
+				    " malformed \"\\ No newline at end of "
+				    "file\" line", file_name(f), hn);
+				return perr(p, AL_ERR_FORMAT, msg);
+			}
 			if (prev == 0) {
 				snprintf(msg, sizeof(msg), "file '%s' hunk %zu:"
 				    " \"\\ No newline\" marker without a line "

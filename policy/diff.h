@@ -21,7 +21,8 @@
  *   - hunks "@@ -A[,B] +C[,D] @@[ text]" whose line counts match the body
  *     exactly, in increasing non-overlapping order, with new-side start
  *     numbers consistent with the old side and the preceding hunks.
- *   - "\ No newline at end of file" after the last line of either side.
+ *   - "\ No newline at end of file" (or any line of 12 bytes or more that
+ *     starts with "\ ") after the last line of either side.
  *   - a bare empty line inside a hunk as an empty context line; empty
  *     lines after the last hunk of the patch; a missing final newline at
  *     the end of the patch text (treated as present).
