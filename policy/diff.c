@@ -710,6 +710,17 @@ parse_file(struct parser *p, struct diff_file *f)
 		rc = perr(p, AL_ERR_FORMAT, msg);
 		goto out;
 	}
+	/*
+	 * diff(1) and git write a create or a delete as one hunk, and git
+	 * refuses more; two hunks at line 0 would be read differently.
+	 */
+	if (f->kind != DIFF_MODIFY && f->nhunks > 1) {
+		snprintf(msg, sizeof(msg), "file '%s': a %s must be one hunk",
+		    file_name(f), f->kind == DIFF_CREATE ? "new file" :
+		    "deleted file");
+		rc = perr(p, AL_ERR_FORMAT, msg);
+		goto out;
+	}
 	for (i = 0; i < f->nhunks; i++) {
 		const struct diff_hunk *h = &d->hunks[f->first_hunk + i];
 
@@ -721,9 +732,10 @@ parse_file(struct parser *p, struct diff_file *f)
 			rc = perr(p, AL_ERR_FORMAT, msg);
 			goto out;
 		}
-		if (f->kind == DIFF_DELETE && h->new_count != 0) {
+		if (f->kind == DIFF_DELETE && (h->new_count != 0 ||
+		    h->old_start != 1)) {
 			snprintf(msg, sizeof(msg), "file '%s' hunk %zu: a "
-			    "deleted file's hunk cannot have new lines",
+			    "deleted file's hunk must read \"@@ -1,N +0,0 @@\"",
 			    file_name(f), i + 1);
 			rc = perr(p, AL_ERR_FORMAT, msg);
 			goto out;

@@ -12,8 +12,8 @@
  * Accepted (docs/PATCHES.md has the full grammar and the reasons):
  *   - "--- a/PATH" / "+++ b/PATH" file headers; the a/ and b/ prefixes are
  *     required and stripped; "/dev/null" on one side makes a create
- *     (old side) or delete (new side).  Text after a TAB (a timestamp) is
- *     ignored.
+ *     (old side; one hunk "@@ -0,0 +1,N @@") or a delete (new side; one
+ *     hunk "@@ -1,N +0,0 @@").  Text after a TAB (a timestamp) is ignored.
  *   - an optional git header "diff --git a/PATH b/PATH" followed by
  *     "index ...", "new file mode 100644", "deleted file mode 100644|100755"
  *     lines; a git header with "new file mode" or "deleted file mode" and
