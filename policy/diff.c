@@ -178,8 +178,8 @@ perr(struct parser *p, int rc, const char *what)
 
 /*
  * Checks a path after its a/ or b/ prefix is stripped: relative, no empty,
- * ".", ".." or ".git" component, no backslash, no control character, valid
- * UTF-8, bounded.  The broker still resolves it beneath the workspace; this
+ * ".", ".." or ".git" component, no component with a leading or trailing
+ * space, no backslash, no control character, valid UTF-8, bounded.  The broker still resolves it beneath the workspace; this
  * is the syntactic half, refused before anything is read.
  */
 static int
@@ -216,6 +216,10 @@ path_check(const char *s, size_t n, const char **why)
 		    (clen == 2 && memcmp(s + start, "..", 2) == 0))
 			return (*why = "\".\" or \"..\" path component",
 			    AL_ERR_PATH);
+		/* "f " and "f" look alike to a reviewer; tools differ too. */
+		if (s[start] == ' ' || s[i - 1] == ' ')
+			return (*why = "path component begins or ends with a "
+			    "space", AL_ERR_PATH);
 		if (clen == 4 && strncasecmp(s + start, ".git", 4) == 0)
 			return (*why = "\".git\" path component",
 			    AL_ERR_PATH);

@@ -30,8 +30,9 @@
  * Refused: renames, copies, mode changes, symlinks and submodules,
  * executable new files, binary patches, quoted (C-escaped) paths, paths
  * that are absolute, empty, contain ".", ".." or ".git" components, empty
- * components, a backslash, control characters or invalid UTF-8, the same
- * path twice, any line outside the grammar, NUL bytes anywhere.
+ * components or components with a leading or trailing space, a backslash,
+ * control characters or invalid UTF-8, the same path twice, any line
+ * outside the grammar, NUL bytes anywhere.
  */
 #ifndef AIRLOCK_DIFF_H
 #define AIRLOCK_DIFF_H
