@@ -179,8 +179,9 @@ perr(struct parser *p, int rc, const char *what)
 /*
  * Checks a path after its a/ or b/ prefix is stripped: relative, no empty,
  * ".", ".." or ".git" component, no component with a leading or trailing
- * space, no backslash, no control character, valid UTF-8, bounded.  The broker still resolves it beneath the workspace; this
- * is the syntactic half, refused before anything is read.
+ * space, no backslash, no control character, valid UTF-8, bounded.  The
+ * broker still resolves it beneath the workspace; this is the syntactic
+ * half, refused before anything is read.
  */
 static int
 path_check(const char *s, size_t n, const char **why)
