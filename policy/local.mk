@@ -3,7 +3,8 @@ libairlock_a_SOURCES += \
 	policy/manifest.c policy/manifest.h \
 	policy/path.c policy/path.h \
 	policy/sandbox_defaults.c policy/sandbox_defaults.h \
-	policy/types.c policy/types.h
+	policy/types.c policy/types.h \
+	supervisor/cmd_check.c
 
 # The built-in default manifest is contrib/manifests/default.yaml, turned
 # into a C byte array at build time (never committed).

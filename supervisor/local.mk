@@ -1,2 +1,1 @@
 libairlock_a_SOURCES += supervisor/commands.h
-libairlock_a_SOURCES += supervisor/cmd_check.c
