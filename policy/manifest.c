@@ -1253,8 +1253,9 @@ parse_tool(struct lctx *c, const struct ynode *e, size_t idx)
 		return lerr(c, e, f, "missing key \"name\"");
 	if (get_str(c, n, fld(g, f, "name"), &t->name) != 0)
 		return AL_ERR_FORMAT;
-	if (!ident_ok(t->name, 1))
-		return lerr(c, n, g, "tool name must be [A-Za-z_][A-Za-z0-9_.-]*, "
+	/* The MCP/model APIs' tool-name syntax: no dots. */
+	if (!ident_ok(t->name, 1) || strchr(t->name, '.') != NULL)
+		return lerr(c, n, g, "tool name must be [A-Za-z_][A-Za-z0-9_-]*, "
 		    "at most %d", NAME_MAX_LEN);
 	for (j = 0; j < idx; j++)
 		if (strcmp(c->m->tools[j].name, t->name) == 0)
@@ -1922,6 +1923,21 @@ manifest_check(const struct manifest *m, const char *id)
 		if (m->checks[i].id != NULL && strcmp(m->checks[i].id, id) == 0)
 			return &m->checks[i];
 	return NULL;
+}
+
+int
+manifest_check_exists(const char *id, void *m)
+{
+	return manifest_check(m, id) != NULL;
+}
+
+enum authorization
+manifest_tool_authorization(const struct manifest *m, const struct tool *t)
+{
+	if ((unsigned)t->side_effect >= SIDE_EFFECT_COUNT ||
+	    m->forbid_side_effect[t->side_effect])
+		return AUTHZ_DENY;
+	return t->authorization;
 }
 
 const char *

@@ -197,7 +197,8 @@ path_resolve(int rootfd, const char *rel, int open_flags, int *out_fd,
 		fd = (int)syscall(SYS_openat2, rootfd, rel, &how, sizeof(how));
 		if (fd >= 0)
 			break;
-		if (errno == ENOSYS)
+		/* No openat2 (old kernel, or a seccomp filter that says so). */
+		if (errno == ENOSYS || errno == EPERM)
 			return path_resolve_walk(rootfd, rel, open_flags,
 			    out_fd, err, errlen);
 		if ((errno == EAGAIN || errno == EINTR) &&

@@ -11,7 +11,7 @@
  * Symlinks that stay inside the workspace are followed (openat2 with
  * RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS does this atomically, so a
  * concurrent rename cannot move the walk outside).  Where openat2 is
- * missing (ENOSYS), a component walk with O_NOFOLLOW is used instead and
+ * missing (ENOSYS, or EPERM from a seccomp filter), a component walk with O_NOFOLLOW is used instead and
  * refuses every symlink, since it cannot follow one safely.
  *
  * Hard links: a regular file whose st_nlink > 1 is refused for reads and

@@ -102,7 +102,9 @@ typedef int (*type_check_exists_fn)(const char *id, void *arg);
 
 /*
  * Validates |v| against |t|.  Returns 0, or AL_ERR_TYPE with a message in
- * err[0..errlen) naming the offending JSON pointer ("/path: expected ...").
+ * err[0..errlen) naming the offending JSON pointer, RFC 6901 escaped
+ * ("/items/3/path: expected a string"; the root value itself is shown as
+ * "/").  Strings never contain NUL; lengths are in bytes.
  * |check_exists| may be NULL, in which case approved_check is only checked
  * for syntax.
  */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <check.h>
+#include <jansson.h>
 
 #include "common/errors.h"
 #include "policy/manifest.h"
@@ -215,6 +216,9 @@ static const struct erow {
 	    "t.yaml:2:5: tools[0]: unknown tool action; set action: or command:" },
 	{ TOOL_HEAD "    sideEffect: none\n",
 	    "t.yaml:2:5: tools[0]: missing key \"timeoutMs\"" },
+	{ "tools:\n  - name: read.file\n    sideEffect: none\n    timeoutMs: 1\n",
+	    "t.yaml:2:11: tools[0].name: tool name must be [A-Za-z_][A-Za-z0-9_-]*, "
+	    "at most 64" },
 	{ TOOL_HEAD "    sideEffect: nothing\n    timeoutMs: 1\n",
 	    "t.yaml:4:17: tools[0].sideEffect: expected one of: none, "
 	    "workspace_write, sandbox_process, network, external" },
@@ -573,6 +577,60 @@ START_TEST(test_extensions_load_with_their_meaning)
 }
 END_TEST
 
+START_TEST(test_run_check_accepts_only_defined_check_ids)
+{
+	const struct tool *t;
+	struct manifest *m;
+	char err[512];
+	json_t *v;
+
+	ck_assert_int_eq(manifest_load_default(&m, err, sizeof(err)), 0);
+	t = manifest_tool(m, "run_check");
+	v = json_pack("{s:s,s:s}", "checkId", "unit.todo-transition",
+	    "idempotencyKey", "k1");
+	ck_assert_int_eq(type_validate_fields(t->input, t->ninput, v,
+	    manifest_check_exists, m, err, sizeof(err)), 0);
+	json_decref(v);
+	v = json_pack("{s:s,s:s}", "checkId", "rm -rf /", "idempotencyKey", "k1");
+	ck_assert_int_eq(type_validate_fields(t->input, t->ninput, v,
+	    manifest_check_exists, m, err, sizeof(err)), AL_ERR_TYPE);
+	ck_assert_str_eq(err, "/checkId: not a check id");
+	json_decref(v);
+	v = json_pack("{s:s,s:s}", "checkId", "unit.deploy", "idempotencyKey",
+	    "k1");
+	ck_assert_int_eq(type_validate_fields(t->input, t->ninput, v,
+	    manifest_check_exists, m, err, sizeof(err)), AL_ERR_TYPE);
+	ck_assert_str_eq(err, "/checkId: not an approved check id");
+	json_decref(v);
+	manifest_free(m);
+}
+END_TEST
+
+START_TEST(test_forbidden_side_effect_makes_a_tool_denied)
+{
+	static const char yaml[] =
+	    "tools:\n"
+	    "  - { name: read_file, sideEffect: none, timeoutMs: 1 }\n"
+	    "  - { name: fetch, action: exec, sideEffect: network, timeoutMs: 1 }\n"
+	    "  - { name: push, action: exec, sideEffect: external, timeoutMs: 1,"
+	    " authorization: allow }\n"
+	    "forbidSideEffects: [external]\n";
+	struct manifest *m;
+	char err[512];
+
+	ck_assert_msg(manifest_load_buffer("f.yaml", yaml, sizeof(yaml) - 1, &m,
+	    err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(manifest_tool_authorization(m,
+	    manifest_tool(m, "read_file")), AUTHZ_ALLOW);
+	ck_assert_int_eq(manifest_tool_authorization(m,
+	    manifest_tool(m, "fetch")), AUTHZ_APPROVAL);
+	ck_assert_int_eq(manifest_tool(m, "push")->authorization, AUTHZ_ALLOW);
+	ck_assert_int_eq(manifest_tool_authorization(m,
+	    manifest_tool(m, "push")), AUTHZ_DENY);
+	manifest_free(m);
+}
+END_TEST
+
 START_TEST(test_enum_names_match_manifest_spelling)
 {
 	ck_assert_str_eq(side_effect_name(SIDE_EFFECT_WORKSPACE_WRITE),
@@ -603,6 +661,8 @@ suite(void)
 	tcase_add_test(tc, test_oversize_and_deep_yaml_is_refused);
 	tcase_add_test(tc, test_missing_file_names_the_file);
 	tcase_add_test(tc, test_extensions_load_with_their_meaning);
+	tcase_add_test(tc, test_run_check_accepts_only_defined_check_ids);
+	tcase_add_test(tc, test_forbidden_side_effect_makes_a_tool_denied);
 	tcase_add_test(tc, test_enum_names_match_manifest_spelling);
 	suite_add_tcase(s, tc);
 	return s;
