@@ -1000,10 +1000,12 @@ parse_checks(struct lctx *c, const struct ynode *map)
 		}
 		if (def->kind == Y_SEQ)
 			snprintf(g, sizeof(g), "%s", f);
-		if (get_strlist(c, n, g, chk_nonempty, &ck->argv, NULL) != 0)
+		if (get_strlist(c, n, g, NULL, &ck->argv, NULL) != 0)
 			return AL_ERR_FORMAT;
 		if (ck->argv[0] == NULL)
 			return lerr(c, n, g, "empty argv");
+		if (ck->argv[0][0] == '\0')
+			return lerr(c, n->v[0], g, "empty program name");
 		if (def->kind == Y_SEQ)
 			continue;
 		if ((env = map_get(def, "env")) != NULL && !is_null(env)) {
@@ -1161,6 +1163,8 @@ parse_command(struct lctx *c, struct tool *t, const struct ynode *n,
 		return AL_ERR_FORMAT;
 	if (t->ncommand == 0)
 		return lerr(c, n, field, "empty argv");
+	if (t->command[0][0] == '\0')
+		return lerr(c, n->v[0], field, "empty program name");
 	for (i = 0; i < t->ncommand; i++) {
 		fldi(g, field, i);
 		if (placeholder(t->command[i], name, sizeof(name))) {
@@ -1968,6 +1972,23 @@ pq(FILE *fp, const char *s)
 
 	fputc('"', fp);
 	for (p = (const unsigned char *)s; *p != '\0'; p++) {
+		/* YAML line breaks beyond \n would be folded on reload. */
+		if (p[0] == 0xc2 && p[1] == 0x85) {
+			fputs("\\N", fp);
+			p++;
+			continue;
+		}
+		if (p[0] == 0xe2 && p[1] == 0x80 &&
+		    (p[2] == 0xa8 || p[2] == 0xa9)) {
+			fputs(p[2] == 0xa8 ? "\\L" : "\\P", fp);
+			p += 2;
+			continue;
+		}
+		if (p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf) {
+			fputs("\\uFEFF", fp);
+			p += 2;
+			continue;
+		}
 		switch (*p) {
 		case '"':	fputs("\\\"", fp); break;
 		case '\\':	fputs("\\\\", fp); break;

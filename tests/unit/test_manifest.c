@@ -186,6 +186,40 @@ START_TEST(test_canonical_form_round_trips_byte_for_byte)
 }
 END_TEST
 
+START_TEST(test_canonical_form_keeps_awkward_strings)
+{
+	static const char yaml[] =
+	    "tools:\n"
+	    "  - name: read_file\n"
+	    "    description: \"tab\\there \\\"q\\\" back\\\\slash nl\\n"
+	    " nel\\N ls\\L ps\\P bom\\uFEFF bell\\a caf\\u00e9 # not a comment\"\n"
+	    "    sideEffect: none\n"
+	    "    timeoutMs: 1\n"
+	    "checks:\n"
+	    "  \"-odd:id\": [\"a b\", \"{x}\", \"it's\", \"\"]\n";
+	struct manifest *m, *m2;
+	char err[512], *one, *two;
+	size_t n1, n2;
+
+	ck_assert_msg(manifest_load_buffer("s.yaml", yaml, sizeof(yaml) - 1,
+	    &m, err, sizeof(err)) == 0, "%s", err);
+	one = canonical(m, &n1);
+	ck_assert_msg(manifest_load_buffer("c.yaml", one, n1, &m2, err,
+	    sizeof(err)) == 0, "%s\n%s", err, one);
+	ck_assert_str_eq(m2->tools[0].description, m->tools[0].description);
+	ck_assert_ptr_nonnull(strstr(m->tools[0].description, "\xe2\x80\xa8"));
+	ck_assert_str_eq(m2->checks[0].id, "-odd:id");
+	ck_assert_str_eq(m2->checks[0].argv[3], "");
+	two = canonical(m2, &n2);
+	ck_assert_uint_eq(n1, n2);
+	ck_assert(memcmp(one, two, n1) == 0);
+	free(one);
+	free(two);
+	manifest_free(m);
+	manifest_free(m2);
+}
+END_TEST
+
 /* {YAML text, exact error} for manifests that must be refused. */
 static const struct erow {
 	const char	*yaml;
@@ -654,6 +688,7 @@ suite(void)
 	tcase_add_test(tc, test_default_manifest_binds_the_seed_checks);
 	tcase_add_loop_test(tc, test_canonical_form_round_trips_byte_for_byte,
 	    0, sizeof(roundtrip_files) / sizeof(roundtrip_files[0]));
+	tcase_add_test(tc, test_canonical_form_keeps_awkward_strings);
 	tcase_add_loop_test(tc,
 	    test_bad_manifest_is_refused_with_position_and_field, 0,
 	    sizeof(erows) / sizeof(erows[0]));
