@@ -38,3 +38,7 @@ tests_unit_test_path_LDADD = $(unit_ldadd) -lpthread
 
 TESTS += tests/integration/check_golden.sh
 EXTRA_DIST += tests/integration/check_golden.sh tests/golden
+
+# Benchmark of path resolution (docs/PERFORMANCE.md, section "policy").
+noinst_PROGRAMS += bench/bench_path
+bench_bench_path_LDADD = libairlock.a $(AIRLOCK_LIBS)
