@@ -739,33 +739,57 @@ parse_fields(struct lctx *c, const struct ynode *map, const char *field,
 	return AL_ERR_FORMAT;
 }
 
-/* Static nesting depth of a type; -1 on a cycle.  |mark| per table index. */
-static int
-type_depth(const struct type *t, const struct type **onpath, int npath)
-{
-	int i, d, best = 0;
-	size_t j;
+/*
+ * Static nesting depth of a type (-1 on a cycle) and, in *size, the number
+ * of nodes of its expanded JSON Schema (saturating): a depth-first walk
+ * that remembers each type's answers (state/depth/size are indexed like
+ * the table), so a type shared by many fields is visited once.
+ */
+#define EXPANSION_CAP	(1ULL << 40)
 
+static int
+type_depth(const struct type_table *tt, const struct type *t, int *state,
+    int *depth, uint64_t *size, uint64_t *out_size)
+{
+	size_t i, j, n = type_table_count(tt);
+	uint64_t sum = 1, sz;
+	int d, best = 0;
+
+	*out_size = 1;
 	if (t->kind != TYPE_LIST && t->kind != TYPE_OBJECT)
 		return 0;
-	for (i = 0; i < npath; i++)
-		if (onpath[i] == t)
-			return -1;
-	if (npath >= TYPE_MAX_DEPTH + 1)
-		return TYPE_MAX_DEPTH + 1;
-	onpath[npath] = t;
+	for (i = 0; i < n; i++)
+		if (type_table_at(tt, i) == t)
+			break;
+	if (i == n)
+		return -1;	/* cannot happen: every type is in the table */
+	if (state[i] == 2) {
+		*out_size = size[i];
+		return depth[i];
+	}
+	if (state[i] == 1)
+		return -1;
+	state[i] = 1;
 	if (t->kind == TYPE_LIST) {
-		if ((d = type_depth(t->items, onpath, npath + 1)) < 0)
-			return -1;
-		return d + 1;
+		best = type_depth(tt, t->items, state, depth, size, &sz);
+		sum += sz;
+	} else {
+		for (j = 0; j < t->nfields && best >= 0; j++) {
+			d = type_depth(tt, t->fields[j].type, state, depth,
+			    size, &sz);
+			if (d < 0 || d > best)
+				best = d;
+			sum += sz;
+			if (sum > EXPANSION_CAP)
+				sum = EXPANSION_CAP;
+		}
 	}
-	for (j = 0; j < t->nfields; j++) {
-		if ((d = type_depth(t->fields[j].type, onpath, npath + 1)) < 0)
-			return -1;
-		if (d > best)
-			best = d;
-	}
-	return best + 1;
+	if (best < 0)
+		return -1;
+	state[i] = 2;
+	depth[i] = best + 1;
+	size[i] = *out_size = sum;
+	return depth[i];
 }
 
 static int
@@ -773,8 +797,9 @@ parse_types(struct lctx *c, const struct ynode *map)
 {
 	char f[FIELD_MAX], g[FIELD_MAX], h[FIELD_MAX], msg[256];
 	const struct ynode *def, *n, *req;
-	const struct type *onpath[TYPE_MAX_DEPTH + 2];
 	struct type *t;
+	uint64_t *size, sz;
+	int *state, *depth;
 	size_t i, j, first = type_table_count(c->m->types);
 	int kind, opt, d;
 	int64_t iv;
@@ -784,6 +809,8 @@ parse_types(struct lctx *c, const struct ynode *map)
 		return 0;
 	if (check_keys(c, map, "types", NULL) != 0)
 		return AL_ERR_FORMAT;
+	if (map->n / 2 > LIST_MAX)
+		return lerr(c, map, "types", "more than %d types", LIST_MAX);
 	/* First pass: declare every name, so types may refer to later ones. */
 	for (i = 0; i < map->n; i += 2) {
 		const struct ynode *k = map->v[i];
@@ -935,6 +962,9 @@ parse_types(struct lctx *c, const struct ynode *map)
 		}
 	}
 	/* Third pass: no cycles, bounded nesting. */
+	state = xcalloc(type_table_count(c->m->types), sizeof(*state));
+	depth = xcalloc(type_table_count(c->m->types), sizeof(*depth));
+	size = xcalloc(type_table_count(c->m->types), sizeof(*size));
 	for (i = first; i < type_table_count(c->m->types); i++) {
 		const struct type *u = type_table_at(c->m->types, i);
 		struct ynode pos;
@@ -942,14 +972,25 @@ parse_types(struct lctx *c, const struct ynode *map)
 		memset(&pos, 0, sizeof(pos));
 		pos.line = u->line;
 		pos.col = u->column;
-		d = type_depth(u, onpath, 0);
-		if (d < 0)
+		d = type_depth(c->m->types, u, state, depth, size, &sz);
+		if (d < 0 || d > TYPE_MAX_DEPTH || sz > TYPE_MAX_EXPANSION) {
+			free(state);
+			free(depth);
+			free(size);
+			if (d < 0)
+				return lerr(c, &pos, fld(f, "types", u->name),
+				    "type refers to itself (cycle)");
+			if (d > TYPE_MAX_DEPTH)
+				return lerr(c, &pos, fld(f, "types", u->name),
+				    "nested deeper than %d", TYPE_MAX_DEPTH);
 			return lerr(c, &pos, fld(f, "types", u->name),
-			    "type refers to itself (cycle)");
-		if (d > TYPE_MAX_DEPTH)
-			return lerr(c, &pos, fld(f, "types", u->name),
-			    "nested deeper than %d", TYPE_MAX_DEPTH);
+			    "expands to more than %d schema nodes",
+			    TYPE_MAX_EXPANSION);
+		}
 	}
+	free(state);
+	free(depth);
+	free(size);
 	return 0;
 }
 

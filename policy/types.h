@@ -19,6 +19,9 @@
 #define TYPE_DEFAULT_MAX_STRING	(256 * 1024)	/* bytes */
 #define TYPE_DEFAULT_MAX_ITEMS	1024
 #define TYPE_MAX_DEPTH		16		/* nesting of lists/objects */
+#define TYPE_MAX_EXPANSION	10000		/* nodes of one type's expanded
+						   JSON Schema (shared subtypes
+						   counted each time used) */
 
 enum type_kind {
 	TYPE_STRING,

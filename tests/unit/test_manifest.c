@@ -471,6 +471,39 @@ START_TEST(test_deeply_nested_types_are_refused)
 }
 END_TEST
 
+START_TEST(test_exponentially_expanding_types_are_refused_quickly)
+{
+	/* 16 levels of objects with 64 fields each of the level below:
+	 * 64^15 schema nodes.  Each type is visited once, and the manifest
+	 * is refused before tools/list could try to print it. */
+	size_t cap = 128 * 1024, off, i, j;
+	char *yaml = malloc(cap), err[512];
+	struct manifest *m;
+
+	off = (size_t)snprintf(yaml, cap, "types:\n  t0: { type: string }\n");
+	for (i = 1; i <= TYPE_MAX_DEPTH; i++) {
+		off += (size_t)snprintf(yaml + off, cap - off,
+		    "  t%zu: { type: object, fields: {", i);
+		for (j = 0; j < 64; j++)
+			off += (size_t)snprintf(yaml + off, cap - off,
+			    "%s f%zu: t%zu", j ? "," : "", j, i - 1);
+		off += (size_t)snprintf(yaml + off, cap - off, " } }\n");
+	}
+	snprintf(yaml + off, cap - off, "tools: []\n");
+	ck_assert_int_lt(manifest_load_buffer("w.yaml", yaml, strlen(yaml), &m,
+	    err, sizeof(err)), 0);
+	ck_assert_str_eq(err, "w.yaml:5:3: types.t3: expands to more than "
+	    "10000 schema nodes");
+	/* Two levels (1 + 64 + 64 * 64 = 4161 nodes) are fine. */
+	*strstr(yaml, "  t3:") = '\0';
+	strcat(yaml, "tools: []\n");
+	ck_assert_msg(manifest_load_buffer("w.yaml", yaml, strlen(yaml), &m,
+	    err, sizeof(err)) == 0, "%s", err);
+	manifest_free(m);
+	free(yaml);
+}
+END_TEST
+
 START_TEST(test_oversize_and_deep_yaml_is_refused)
 {
 	struct manifest *m;
@@ -693,6 +726,7 @@ suite(void)
 	    test_bad_manifest_is_refused_with_position_and_field, 0,
 	    sizeof(erows) / sizeof(erows[0]));
 	tcase_add_test(tc, test_deeply_nested_types_are_refused);
+	tcase_add_test(tc, test_exponentially_expanding_types_are_refused_quickly);
 	tcase_add_test(tc, test_oversize_and_deep_yaml_is_refused);
 	tcase_add_test(tc, test_missing_file_names_the_file);
 	tcase_add_test(tc, test_extensions_load_with_their_meaning);
