@@ -388,8 +388,13 @@ get_int(struct lctx *c, const struct ynode *n, const char *field,
 		if (!isdigit((unsigned char)n->s[i]) &&
 		    !(i == 0 && n->s[i] == '-' && n->len > 1))
 			return lerr(c, n, field, "expected an integer");
-	if (!n->plain || n->len == 0)
+	if (!n->plain || n->len == 0 || strcmp(n->s, "-") == 0)
 		return lerr(c, n, field, "expected an integer");
+	/* YAML 1.1 reads 0100 as octal; refuse rather than guess. */
+	if ((n->s[0] == '0' && n->len > 1) ||
+	    (n->s[0] == '-' && n->s[1] == '0'))
+		return lerr(c, n, field, "expected an integer without leading "
+		    "zeros");
 	errno = 0;
 	v = strtoll(n->s, &end, 10);
 	if (errno != 0 || *end != '\0')

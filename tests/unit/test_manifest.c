@@ -260,6 +260,9 @@ static const struct erow {
 	    "t.yaml:5:16: tools[0].timeoutMs: must be positive" },
 	{ TOOL_HEAD "    sideEffect: none\n    timeoutMs: 1.5\n",
 	    "t.yaml:5:16: tools[0].timeoutMs: expected an integer" },
+	{ TOOL_HEAD "    sideEffect: none\n    timeoutMs: 0100\n",
+	    "t.yaml:5:16: tools[0].timeoutMs: expected an integer without "
+	    "leading zeros" },
 	{ TOOL_HEAD "    sideEffect: none\n    timeoutMs: \"10\"\n",
 	    "t.yaml:5:16: tools[0].timeoutMs: expected an integer" },
 	{ TOOL_HEAD "    sideEffect: none\n    timeoutMs: 99999999999999999999\n",
