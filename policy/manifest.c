@@ -1101,6 +1101,8 @@ static const char *const tool_keys[] = {
 };
 static const char *const secret_keys[] = { "name", "env", "file", NULL };
 
+static int	placeholder(const char *, char *, size_t);
+
 static const char *
 base_name(const char *s)
 {
@@ -1110,9 +1112,13 @@ base_name(const char *s)
 }
 
 /*
- * Does argv run code text?  A shell (sh, bash, ...) given -c, or an
- * interpreter given -c/-e, possibly behind env or busybox.  Such a
- * command with a placeholder would make an agent's argument into code.
+ * Does argv run code text?  A shell (sh, bash, ...) given a -c flag, or
+ * an interpreter given -c/-e/-p, anywhere in the command: behind env,
+ * env -S "sh -c", busybox, timeout, nice, find -exec and the like.  The
+ * fixed elements are split at blanks so "sh -c" inside one element counts
+ * too.  Any awk counts: its program is an operand.  Such a command with a
+ * placeholder would turn an agent's argument into code.  Errs on the side
+ * of refusing (grep bash -c {x} is refused too).
  */
 static int
 runs_code_text(char *const *argv, size_t n)
@@ -1123,44 +1129,52 @@ runs_code_text(char *const *argv, size_t n)
 	};
 	static const char *const interps[] = {
 		"python", "perl", "ruby", "node", "nodejs", "php", "lua",
-		"tclsh", "awk", "gawk", "mawk", "osascript", NULL
+		"tclsh", "wish", "osascript", "pwsh", NULL
 	};
-	const char *prog;
-	size_t i = 0, j;
-	int shell = 0;
+	char name[NAME_MAX_LEN + 1], *copy, *tok, *save;
+	char **toks;
+	size_t i, j, k, ntoks = 0;
+	int kind, found = 0;
 
-	if (n > 0 && strcmp(base_name(argv[0]), "env") == 0)
-		for (i = 1; i < n && (argv[i][0] == '-' ||
-		    strchr(argv[i], '=') != NULL); i++)
-			;
-	if (i < n && strcmp(base_name(argv[i]), "busybox") == 0)
-		i++;
-	if (i >= n)
-		return 0;
-	prog = base_name(argv[i]);
-	for (j = 0; shells[j] != NULL; j++)
-		if (strcmp(prog, shells[j]) == 0)
-			shell = 1;
-	if (!shell) {
-		for (j = 0; interps[j] != NULL; j++)
-			if (strncmp(prog, interps[j], strlen(interps[j])) == 0)
-				break;
-		if (interps[j] == NULL)
-			return 0;
-		/* awk's program is its first operand: always code. */
-		if (strstr(prog, "awk") != NULL)
-			return 1;
-	}
-	for (i++; i < n; i++) {
-		const char *a = argv[i];
-
-		if (a[0] != '-' || a[1] == '-')
+	/* Tokens of the fixed elements; placeholders are the agent's. */
+	toks = xcalloc(1, sizeof(*toks));
+	for (i = 0; i < n; i++) {
+		if (placeholder(argv[i], name, sizeof(name)))
 			continue;
-		if (strchr(a + 1, 'c') != NULL ||
-		    (!shell && strpbrk(a + 1, "eEp") != NULL))
-			return 1;
+		copy = xstrdup(argv[i]);
+		for (tok = strtok_r(copy, " \t\n", &save); tok != NULL;
+		    tok = strtok_r(NULL, " \t\n", &save)) {
+			toks = xreallocarray(toks, ntoks + 2, sizeof(*toks));
+			toks[ntoks++] = xstrdup(tok);
+		}
+		free(copy);
 	}
-	return 0;
+	for (i = 0; i < ntoks && !found; i++) {
+		const char *prog = base_name(toks[i]);
+
+		kind = 0;
+		for (j = 0; shells[j] != NULL; j++)
+			if (strcmp(prog, shells[j]) == 0)
+				kind = 1;
+		for (j = 0; kind == 0 && interps[j] != NULL; j++)
+			if (strncmp(prog, interps[j], strlen(interps[j])) == 0)
+				kind = 2;
+		if (strstr(prog, "awk") != NULL)
+			found = 1;
+		for (k = i + 1; kind != 0 && k < ntoks && !found; k++) {
+			const char *a = toks[k];
+
+			if (a[0] != '-' || a[1] == '-')
+				continue;
+			if (strchr(a + 1, 'c') != NULL ||
+			    (kind == 2 && strpbrk(a + 1, "eEpr") != NULL))
+				found = 1;
+		}
+	}
+	for (i = 0; i < ntoks; i++)
+		free(toks[i]);
+	free(toks);
+	return found;
 }
 
 /* If |s| is exactly "{ident}", copies ident to name and returns 1. */

@@ -326,6 +326,41 @@ static const struct erow {
 	    "with -c/-e and a placeholder: the argument would become code; give "
 	    "each argument its own argv element of a program that is not a "
 	    "shell" },
+	{ "tools:\n  - name: t\n    input: { msg: string }\n"
+	    "    command: [\"env\", \"-S\", \"sh -c\", \"{msg}\"]\n"
+	    "    sideEffect: none\n    timeoutMs: 1\n",
+	    "t.yaml:4:14: tools[0].command: refusing a shell or interpreter "
+	    "with -c/-e and a placeholder: the argument would become code; give "
+	    "each argument its own argv element of a program that is not a "
+	    "shell" },
+	{ "tools:\n  - name: t\n    input: { msg: string }\n"
+	    "    command: [\"timeout\", \"10\", \"/bin/dash\", \"-c\", \"{msg}\"]\n"
+	    "    sideEffect: none\n    timeoutMs: 1\n",
+	    "t.yaml:4:14: tools[0].command: refusing a shell or interpreter "
+	    "with -c/-e and a placeholder: the argument would become code; give "
+	    "each argument its own argv element of a program that is not a "
+	    "shell" },
+	{ "tools:\n  - name: t\n    input: { msg: string }\n"
+	    "    command: [\"find\", \".\", \"-exec\", \"sh\", \"-c\", \"{msg}\", \";\"]\n"
+	    "    sideEffect: none\n    timeoutMs: 1\n",
+	    "t.yaml:4:14: tools[0].command: refusing a shell or interpreter "
+	    "with -c/-e and a placeholder: the argument would become code; give "
+	    "each argument its own argv element of a program that is not a "
+	    "shell" },
+	{ "tools:\n  - name: t\n    input: { msg: string }\n"
+	    "    command: [\"perl\", \"-pe\", \"{msg}\"]\n"
+	    "    sideEffect: none\n    timeoutMs: 1\n",
+	    "t.yaml:4:14: tools[0].command: refusing a shell or interpreter "
+	    "with -c/-e and a placeholder: the argument would become code; give "
+	    "each argument its own argv element of a program that is not a "
+	    "shell" },
+	{ "tools:\n  - name: t\n    input: { msg: string }\n"
+	    "    command: [\"awk\", \"{msg}\"]\n"
+	    "    sideEffect: none\n    timeoutMs: 1\n",
+	    "t.yaml:4:14: tools[0].command: refusing a shell or interpreter "
+	    "with -c/-e and a placeholder: the argument would become code; give "
+	    "each argument its own argv element of a program that is not a "
+	    "shell" },
 	{ "tools:\n  - name: t\n    input: { f: string }\n"
 	    "    command: [\"grep\", \"--file={f}\"]\n"
 	    "    sideEffect: none\n    timeoutMs: 1\n",
@@ -701,6 +736,31 @@ START_TEST(test_forbidden_side_effect_makes_a_tool_denied)
 }
 END_TEST
 
+/* Commands with placeholders that run no code text must load. */
+static const char *const ok_commands[] = {
+	"[\"sh\", \"scripts/greet.sh\", \"{msg}\"]",
+	"[\"python3\", \"-u\", \"tools/x.py\", \"--\", \"{msg}\"]",
+	"[\"git\", \"log\", \"--grep\", \"{msg}\"]",
+	"[\"grep\", \"-rnF\", \"-e\", \"{msg}\", \".\"]",
+	"[\"sh\", \"-c\", \"make test\"]",
+	"[\"printf\", \"%s{not_a_placeholder\", \"{msg}\"]",
+};
+
+START_TEST(test_commands_without_code_text_are_accepted)
+{
+	struct manifest *m;
+	char yaml[512], err[512];
+
+	snprintf(yaml, sizeof(yaml), "tools:\n  - name: t\n"
+	    "    input: { msg: string }\n    command: %s\n"
+	    "    sideEffect: none\n    timeoutMs: 1\n", ok_commands[_i]);
+	ck_assert_msg(manifest_load_buffer("ok.yaml", yaml, strlen(yaml), &m,
+	    err, sizeof(err)) == 0, "%s: %s", ok_commands[_i], err);
+	ck_assert_int_eq(m->tools[0].action, ACTION_COMMAND);
+	manifest_free(m);
+}
+END_TEST
+
 START_TEST(test_enum_names_match_manifest_spelling)
 {
 	ck_assert_str_eq(side_effect_name(SIDE_EFFECT_WORKSPACE_WRITE),
@@ -735,6 +795,8 @@ suite(void)
 	tcase_add_test(tc, test_extensions_load_with_their_meaning);
 	tcase_add_test(tc, test_run_check_accepts_only_defined_check_ids);
 	tcase_add_test(tc, test_forbidden_side_effect_makes_a_tool_denied);
+	tcase_add_loop_test(tc, test_commands_without_code_text_are_accepted, 0,
+	    sizeof(ok_commands) / sizeof(ok_commands[0]));
 	tcase_add_test(tc, test_enum_names_match_manifest_spelling);
 	suite_add_tcase(s, tc);
 	return s;
