@@ -199,6 +199,19 @@ const struct tool	*manifest_tool(const struct manifest *m, const char *name);
 const struct check	*manifest_check(const struct manifest *m, const char *id);
 
 /*
+ * A type_check_exists_fn for type_validate(): returns 1 if |id| names a
+ * check of the manifest |m| (a const struct manifest *), else 0.
+ */
+int	manifest_check_exists(const char *id, void *m);
+
+/*
+ * The rule that applies to a call of |t|: AUTHZ_DENY if t's side effect
+ * is listed in forbidSideEffects, else t->authorization.
+ */
+enum authorization	manifest_tool_authorization(const struct manifest *m,
+			    const struct tool *t);
+
+/*
  * Writes the canonical YAML form of |m| to |fp| (airlock check -v): every
  * default made explicit, keys in a fixed order.  Loading the output gives
  * an equal manifest.
