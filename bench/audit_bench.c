@@ -135,7 +135,7 @@ run_verify(const char *path, int n)
 	if ((fp = fopen(path, "r")) == NULL)
 		return -1;
 	t0 = now();
-	if (audit_verify_fp(fp, NULL, &res) != AUDIT_VERIFY_CLOSED)
+	if (audit_verify_fp(fp, NULL, NULL, &res) != AUDIT_VERIFY_CLOSED)
 		return -1;
 	t = now() - t0;
 	fclose(fp);

@@ -35,7 +35,8 @@ static void
 audit_usage(void)
 {
 	fprintf(stderr,
-	    "usage: airlock audit verify [--key HEX | --key-file F] [-q] FILE\n"
+	    "usage: airlock audit verify [--key HEX | --key-file F] [--head HASH]\n"
+	    "                            [-q] FILE\n"
 	    "       airlock audit show [--session S] [--tool T] [--decision D]\n"
 	    "                          [--event E] [--since TIME] [--until TIME]\n"
 	    "                          [--json] FILE...\n"
@@ -247,18 +248,29 @@ audit_verify_cmd(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "key", required_argument, NULL, 'k' },
 		{ "key-file", required_argument, NULL, 'K' },
+		{ "head", required_argument, NULL, 'H' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct audit_verify_result res;
 	unsigned char pin[32];
 	int ch, pinned = 0, quiet = 0, rc;
-	const char *path;
+	const char *path, *head = NULL;
+	unsigned char tmp[32];
 	FILE *fp;
 
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "k:K:q", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "k:K:H:q", opts, NULL)) != -1) {
 		switch (ch) {
+		case 'H':
+			/* Same shape as a public key: 64 lowercase hex. */
+			if (audit_parse_pubkey(optarg, tmp) != 0 ||
+			    strspn(optarg, "0123456789abcdef") != 64) {
+				log_warnx("--head: not 64 lowercase hex digits");
+				return EXIT_USAGE;
+			}
+			head = optarg;
+			break;
 		case 'k':
 			if (audit_parse_pubkey(optarg, pin) != 0) {
 				log_warnx("--key: not 64 hex digits");
@@ -288,7 +300,7 @@ audit_verify_cmd(int argc, char **argv)
 		log_warn("%s", path);
 		return EXIT_AUDIT_NOINPUT;
 	}
-	rc = audit_verify_fp(fp, pinned ? pin : NULL, &res);
+	rc = audit_verify_fp(fp, pinned ? pin : NULL, head, &res);
 	fclose(fp);
 	if (rc < 0) {
 		log_warnx("%s: %s", path, al_strerror(rc));
@@ -330,7 +342,7 @@ warn_unverified(const char *path)
 
 	if ((fp = fopen(path, "re")) == NULL)
 		return;
-	if (audit_verify_fp(fp, NULL, &res) == AUDIT_VERIFY_BAD)
+	if (audit_verify_fp(fp, NULL, NULL, &res) == AUDIT_VERIFY_BAD)
 		log_warnx("warning: %s does not verify: line %llu: %s", path,
 		    (unsigned long long)res.bad_line, res.reason);
 	fclose(fp);

@@ -67,7 +67,7 @@ verify_path(const char *path, const unsigned char *pin,
 	int rc;
 
 	ck_assert_ptr_nonnull(fp = fopen(path, "r"));
-	rc = audit_verify_fp(fp, pin, res);
+	rc = audit_verify_fp(fp, pin, NULL, res);
 	fclose(fp);
 	return rc;
 }
@@ -222,6 +222,19 @@ m_replace_log(struct lines *ls, struct lines *other)
 	ls->n = other->n;
 }
 
+static void
+m_huge_line(struct lines *ls, struct lines *other)
+{
+	size_t n = AUDIT_MAX_LINE + 10;
+	char *big = malloc(n + 2);
+
+	memset(big, 'x', n);
+	big[n] = '\n';
+	big[n + 1] = '\0';
+	free(ls->l[2]);
+	ls->l[2] = big;
+}
+
 static const struct {
 	const char	*name;
 	void		(*mutate)(struct lines *, struct lines *);
@@ -256,6 +269,8 @@ static const struct {
 	{ "whole log replaced, key pinned", m_replace_log, AUDIT_VERIFY_BAD, 1,
 	    "not the pinned key", 1 },
 	{ "untouched, key pinned", NULL, AUDIT_VERIFY_CLOSED, 0, "", 1 },
+	{ "a line over the limit", m_huge_line, AUDIT_VERIFY_BAD, 3,
+	    "longer than", 0 },
 };
 
 START_TEST(test_audit_verify_detects_tampering)
