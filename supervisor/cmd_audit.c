@@ -44,7 +44,11 @@ audit_usage(void)
 	    "       airlock audit key KEYFILE\n");
 }
 
-/* Prints |s| with control characters (C0, DEL, C1) escaped. */
+/*
+ * Prints |s| with control characters (C0, DEL, C1), line separators,
+ * zero-width and bidirectional controls escaped, so a log line cannot
+ * drive or disguise itself on the reviewer's terminal.
+ */
 static void
 put_safe(FILE *fp, const char *s, size_t max)
 {
@@ -61,6 +65,14 @@ put_safe(FILE *fp, const char *s, size_t max)
 		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
 			fprintf(fp, "\\u%04x", p[1]);
 			p++;
+		} else if (*p == 0xe2 && ((p[1] == 0x80 && ((p[2] >= 0xa8 &&
+		    p[2] <= 0xae) || p[2] == 0x8b || p[2] == 0x8e ||
+		    p[2] == 0x8f)) || (p[1] == 0x81 && p[2] >= 0xa6 &&
+		    p[2] <= 0xa9))) {
+			/* Line separators and bidi controls (Trojan Source). */
+			fprintf(fp, "\\u%04x", 0x2000 | ((p[1] & 0x3) << 6) |
+			    (p[2] & 0x3f));
+			p += 2;
 		} else
 			fputc(*p, fp);
 	}

@@ -149,6 +149,19 @@ out=$("$AIRLOCK" audit show "$T/edit-value" 2>&1 >/dev/null)
 expect_contains "show warns about a log that does not verify" "$out" \
     "does not verify: line 2"
 
+# show escapes terminal controls written into the log by an agent.
+esc=$(printf '\033]0;pwned\007\033[2J')
+bidi=$(printf 'rm \342\200\256txt.exe')
+"$W" -n 1 -x "$esc $bidi" "$T/evil" >/dev/null
+out=$("$AIRLOCK" audit show "$T/evil")
+case "$out" in
+*"$(printf '\033')"*) fail "show escapes ESC from the log" ;;
+*) pass "show escapes ESC from the log" ;;
+esac
+expect_contains "show prints escaped controls" "$out" '\x1b]0;pwned\x07'
+expect_contains "show escapes a bidi override" "$out" 'rm \u202etxt.exe'
+check "an escaped log still verifies" "$AIRLOCK" audit verify -q "$T/evil"
+
 # tail -f: prints the records and returns after session_end.
 "$W" -n 3 -H 2 "$T/follow" > "$T/follow.out" &
 wpid=$!
