@@ -357,6 +357,24 @@ START_TEST(test_audit_open_refuses_existing_log_and_second_writer)
 	ck_assert_int_eq(audit_open(logpath, "s", &a), 0);
 	ck_assert_int_eq(stat(logpath, &st), 0);
 	ck_assert_int_eq(st.st_mode & 0777, 0600);
+	/* The log's descriptor never survives exec into a runner or agent. */
+	{
+		char link[64], target[300];
+		ssize_t n;
+		int fd, found = 0;
+
+		for (fd = 3; fd < 64; fd++) {
+			snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+			if ((n = readlink(link, target, sizeof(target) - 1)) <= 0)
+				continue;
+			target[n] = '\0';
+			if (strcmp(target, logpath) != 0)
+				continue;
+			found = 1;
+			ck_assert_int_ne(fcntl(fd, F_GETFD) & FD_CLOEXEC, 0);
+		}
+		ck_assert_int_eq(found, 1);
+	}
 	/* Locked by a: a second writer is refused. */
 	ck_assert_int_eq(audit_open(logpath, "s", &b), AL_ERR_SYSTEM);
 	ck_assert_int_eq(errno, EWOULDBLOCK);
