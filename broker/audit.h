@@ -68,6 +68,15 @@ void	audit_close(struct audit *a);
  * holds it.  The file is opened O_APPEND|O_CLOEXEC and held with an
  * exclusive flock(2) until audit_close(), so "airlock audit verify" can
  * tell a running session from a truncated one.
+ *
+ * audit_append() also returns AL_ERR_FORMAT for an event name outside
+ * [a-z][a-z0-9_]{0,63} or for "session_start"/"session_end" (written by
+ * open and close only), AL_ERR_TYPE if |fields| is not an object,
+ * AL_ERR_LIMIT for a line over AUDIT_MAX_LINE, AL_ERR_ALLOC.  These
+ * leave the file and audit_failing() unchanged; the broker must treat
+ * any non-zero return as "not recorded" and refuse the request.  The
+ * members of |fields| are written under "fields", not merged into the
+ * record.  Every record is signed; see docs/AUDIT.md for the format.
  */
 
 /*
