@@ -1,1 +1,2 @@
 # docs
+dist_man_MANS += docs/airlock-proxy.1

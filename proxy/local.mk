@@ -31,3 +31,5 @@ noinst_PROGRAMS += bench/proxy
 bench_proxy_SOURCES = bench/proxy_bench.c \
 	tests/proxy_testsrv.c tests/proxy_testsrv.h
 bench_proxy_LDADD = libairlock.a $(AIRLOCK_LIBS)
+
+EXTRA_DIST += docs/PROXY.md

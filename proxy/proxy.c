@@ -46,7 +46,7 @@
 #include "proxy/proxy.h"
 #include "proxy/rules.h"
 
-#define RELAY_BUF	65536
+#define RELAY_BUF	131072
 #define MAX_ADDRS	16
 #define DRAIN_MS	2000
 #define DRAIN_BYTES	(256 * 1024)
