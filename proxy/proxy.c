@@ -144,6 +144,9 @@ proxy_new(const struct proxy_limits *lim, int event_fd)
 	if ((p = calloc(1, sizeof(*p))) == NULL)
 		return NULL;
 	p->lim = *lim;
+	/* The head, rewritten, must fit the relay buffer with room to spare. */
+	if (p->lim.max_header == 0 || p->lim.max_header > RELAY_BUF / 2)
+		p->lim.max_header = RELAY_BUF / 2;
 	if (p->lim.max_line == 0 || p->lim.max_line > p->lim.max_header)
 		p->lim.max_line = p->lim.max_header;
 	if (p->lim.max_conns <= 0)
@@ -628,6 +631,11 @@ conn_request(struct proxy *p, struct conn *c, size_t hlen)
 	}
 	if (is_connect) {
 		/* Tunnelled bytes the client sent early go first. */
+		if (rest > RELAY_BUF) {
+			conn_refuse(p, c, 431, "error", "request head larger "
+			    "than the relay buffer");
+			return;
+		}
 		memcpy(c->up.data, c->head + hlen, rest);
 		c->up.len = rest;
 	} else {
@@ -672,7 +680,7 @@ conn_request(struct proxy *p, struct conn *c, size_t hlen)
 			out_add(out, &olen, ocap, "\r\n", 2);
 		}
 		out_add(out, &olen, ocap, "Connection: close\r\n\r\n", 21);
-		if (olen + rest > ocap) {
+		if (olen + rest >= ocap) {	/* olen == ocap: truncated */
 			conn_refuse(p, c, 431, "error", "request head larger "
 			    "than the relay buffer");
 			return;

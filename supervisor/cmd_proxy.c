@@ -188,12 +188,12 @@ cmd_proxy(int argc, char **argv)
 			lim.max_conns = (int)v;
 			break;
 		case 'L':
-			if (parse_num(optarg, 1 << 20, &v) || v < 64)
+			if (parse_num(optarg, 65536, &v) || v < 64)
 				goto badnum;
 			lim.max_line = (size_t)v;
 			break;
 		case 'H':
-			if (parse_num(optarg, 1 << 20, &v) || v < 64)
+			if (parse_num(optarg, 65536, &v) || v < 64)
 				goto badnum;
 			lim.max_header = (size_t)v;
 			break;
