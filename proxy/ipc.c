@@ -6,6 +6,7 @@
 
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -192,6 +193,17 @@ proxy_drop_privileges(void)
 		fatal("prctl(PR_SET_NO_NEW_PRIVS)");
 }
 
+void
+proxy_raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 static volatile sig_atomic_t proxy_stop;
 
 static void
@@ -229,6 +241,7 @@ proxy_child(const struct proxy_limits *lim, int event_fd, int ctl, pid_t parent)
 	sigaction(SIGINT, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
+	proxy_raise_nofile();
 	if ((p = proxy_new(lim, event_fd)) == NULL)
 		fatalx("proxy_new: out of memory");
 	proxy_set_control(p, ctl);

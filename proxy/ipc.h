@@ -72,6 +72,9 @@ int	proxy_recv_fd(int sock, int *fd_out, void *msg, size_t cap,
  */
 void	proxy_drop_privileges(void);
 
+/* Raises the soft descriptor limit to the hard one (best effort). */
+void	proxy_raise_nofile(void);
+
 /*
  * Forks the proxy process.  The child keeps only |event_fd| (may be -1),
  * its end of a new control socket and stderr; when started as root it

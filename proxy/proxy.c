@@ -29,6 +29,7 @@
 #include <netinet/in.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -60,10 +61,23 @@ enum conn_state {
 	ST_DRAIN,
 };
 
+/*
+ * One direction of a relay.  Bytes the proxy produced or rewrote (the
+ * forwarded head, "200 Connection established") sit in |data| and go
+ * first; after that the payload moves socket -> pipe -> socket with
+ * splice(), never entering user space.  If a pipe cannot be made the
+ * payload goes through |data| instead.
+ */
 struct relaybuf {
 	char	*data;
-	size_t	 off, len;	/* pending bytes are data[off..off+len) */
+	size_t	 off, len;	/* user bytes are data[off..off+len) */
+	int	 pipe[2];	/* -1: no pipe, copy through data */
+	size_t	 plen;		/* bytes held in the pipe */
+	size_t	 pcap;		/* the pipe's capacity */
 };
+
+#define PENDING(b)	((b)->len + (b)->plen)
+#define PIPE_SIZE	(256 * 1024)
 
 struct listener;
 
@@ -272,6 +286,34 @@ conn_event(struct proxy *p, struct conn *c)
 /* --- connection lifetime ---------------------------------------------------- */
 
 static void
+relay_pipe_close(struct relaybuf *b)
+{
+	if (b->pipe[0] >= 0)
+		close(b->pipe[0]);
+	if (b->pipe[1] >= 0)
+		close(b->pipe[1]);
+	b->pipe[0] = b->pipe[1] = -1;
+	b->plen = 0;
+}
+
+static void
+relay_pipe_open(struct relaybuf *b)
+{
+	int sz;
+
+	if (pipe2(b->pipe, O_NONBLOCK | O_CLOEXEC) == -1) {
+		b->pipe[0] = b->pipe[1] = -1;
+		return;
+	}
+	(void)fcntl(b->pipe[1], F_SETPIPE_SZ, PIPE_SIZE);
+	if ((sz = fcntl(b->pipe[1], F_GETPIPE_SZ)) <= 0) {
+		relay_pipe_close(b);
+		return;
+	}
+	b->pcap = (size_t)sz;
+}
+
+static void
 conn_close(struct proxy *p, struct conn *c)
 {
 	struct conn **pp;
@@ -292,6 +334,8 @@ conn_close(struct proxy *p, struct conn *c)
 		close(c->cfd);
 	if (c->sfd >= 0)
 		close(c->sfd);
+	relay_pipe_close(&c->up);
+	relay_pipe_close(&c->down);
 	free(c->head);
 	free(c->up.data);
 	free(c->down.data);
@@ -852,6 +896,8 @@ conn_connected(struct proxy *p, struct conn *c)
 	}
 	c->decision = "allow";
 	c->state = ST_RELAY;
+	relay_pipe_open(&c->up);
+	relay_pipe_open(&c->down);
 	c->last_ms = now_monotonic_ms();
 	if (c->status == 200) {
 		static const char ok[] =
@@ -895,21 +941,47 @@ conn_read_head(struct proxy *p, struct conn *c)
 
 /*
  * Moves bytes from |from| into |b|, counting them in *count against the
- * byte cap.  Returns 0, or -1 if the connection must close.
+ * byte cap: at most the cap is read, and the connection counts as capped
+ * only if the peer has more to send after that.  Called only when |b|
+ * is empty.  Returns 0, or -1 if the connection must close.
  */
 static int
 relay_read(struct proxy *p, struct conn *c, int from, struct relaybuf *b,
     uint64_t *count, int *eof)
 {
-	size_t room;
+	size_t want;
 	ssize_t n;
+	char peek;
 
-	if (b->len == 0)
-		b->off = 0;
-	room = RELAY_BUF - b->off - b->len;
-	if (room == 0)
+	if (PENDING(b) > 0)
 		return 0;
-	n = recv(from, b->data + b->off + b->len, room, 0);
+	b->off = 0;
+	want = b->pipe[0] >= 0 ? b->pcap : RELAY_BUF;
+	if (p->lim.max_bytes != 0) {
+		if (*count >= p->lim.max_bytes) {
+			n = recv(from, &peek, 1, MSG_PEEK);
+			if (n == -1 && (errno == EAGAIN || errno == EINTR))
+				return 0;
+			if (n == 1) {
+				c->capped = 1;
+				c->end = "byte cap";
+			} else if (n == 0)
+				*eof = 1;
+			else {
+				c->end = from == c->cfd ? "client reset" :
+				    "server reset";
+				return -1;
+			}
+			return 0;
+		}
+		if (want > p->lim.max_bytes - *count)
+			want = (size_t)(p->lim.max_bytes - *count);
+	}
+	if (b->pipe[0] >= 0)
+		n = splice(from, NULL, b->pipe[1], NULL, want,
+		    SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+	else
+		n = recv(from, b->data, want, 0);
 	if (n == -1 && (errno == EAGAIN || errno == EINTR))
 		return 0;
 	if (n == -1) {
@@ -920,13 +992,11 @@ relay_read(struct proxy *p, struct conn *c, int from, struct relaybuf *b,
 		*eof = 1;
 		return 0;
 	}
-	if (p->lim.max_bytes != 0 && *count + (uint64_t)n > p->lim.max_bytes) {
-		n = (ssize_t)(p->lim.max_bytes - *count);
-		c->capped = 1;
-		c->end = "byte cap";
-	}
 	*count += (uint64_t)n;
-	b->len += (size_t)n;
+	if (b->pipe[0] >= 0)
+		b->plen += (size_t)n;
+	else
+		b->len += (size_t)n;
 	c->last_ms = now_monotonic_ms();
 	return 0;
 }
@@ -936,17 +1006,24 @@ relay_write(struct conn *c, int to, struct relaybuf *b)
 {
 	ssize_t n;
 
-	if (b->len == 0)
+	if (b->len > 0)
+		n = send(to, b->data + b->off, b->len, MSG_NOSIGNAL);
+	else if (b->plen > 0)
+		n = splice(b->pipe[0], NULL, to, NULL, b->plen,
+		    SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+	else
 		return 0;
-	n = send(to, b->data + b->off, b->len, MSG_NOSIGNAL);
 	if (n == -1 && (errno == EAGAIN || errno == EINTR))
 		return 0;
 	if (n == -1) {
 		c->end = to == c->cfd ? "client reset" : "server reset";
 		return -1;
 	}
-	b->off += (size_t)n;
-	b->len -= (size_t)n;
+	if (b->len > 0) {
+		b->off += (size_t)n;
+		b->len -= (size_t)n;
+	} else
+		b->plen -= (size_t)n;
 	c->last_ms = now_monotonic_ms();
 	return 0;
 }
@@ -956,12 +1033,12 @@ static int
 relay_settle(struct conn *c)
 {
 	if (c->capped)
-		return c->up.len == 0 && c->down.len == 0;
-	if (c->c_eof && c->up.len == 0 && !c->s_shut) {
+		return PENDING(&c->up) == 0 && PENDING(&c->down) == 0;
+	if (c->c_eof && PENDING(&c->up) == 0 && !c->s_shut) {
 		shutdown(c->sfd, SHUT_WR);
 		c->s_shut = 1;
 	}
-	if (c->s_eof && c->down.len == 0 && !c->c_shut) {
+	if (c->s_eof && PENDING(&c->down) == 0 && !c->c_shut) {
 		shutdown(c->cfd, SHUT_WR);
 		c->c_shut = 1;
 	}
@@ -1056,6 +1133,8 @@ listener_accept(struct proxy *p, struct listener *l)
 		c->l = l;
 		c->cfd = fd;
 		c->sfd = -1;
+		c->up.pipe[0] = c->up.pipe[1] = -1;
+		c->down.pipe[0] = c->down.pipe[1] = -1;
 		c->state = ST_HEAD;
 		c->start_wall = now_wall_ms();
 		c->start_ms = c->last_ms = now_monotonic_ms();
@@ -1244,11 +1323,11 @@ build_pollset(struct proxy *p, size_t *np, int *timeout)
 			se = POLLOUT;
 			break;
 		case ST_RELAY:
-			if (c->down.len > 0)
+			if (PENDING(&c->down) > 0)
 				ce |= POLLOUT;
 			else if (!c->s_eof && !c->capped)
 				se |= POLLIN;
-			if (c->up.len > 0)
+			if (PENDING(&c->up) > 0)
 				se |= POLLOUT;
 			else if (!c->c_eof && !c->capped)
 				ce |= POLLIN;

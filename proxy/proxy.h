@@ -83,7 +83,9 @@ void		 proxy_set_control(struct proxy *p, int ctl_fd);
 /*
  * Runs the loop until *stop becomes non-zero (checked at least every
  * 500 ms and after every signal) or the control peer hangs up.  Returns
- * 0, or AL_ERR_SYSTEM if poll() itself failed.
+ * 0, or AL_ERR_SYSTEM if poll() itself failed.  The caller must ignore
+ * SIGPIPE (splice() to a closed socket raises it).  Each relayed
+ * connection holds six descriptors (two sockets, two pipes).
  */
 int		 proxy_run(struct proxy *p, volatile sig_atomic_t *stop);
 

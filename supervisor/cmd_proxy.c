@@ -241,6 +241,7 @@ cmd_proxy(int argc, char **argv)
 			fatal("write %s", port_file);
 	}
 	proxy_drop_privileges();
+	proxy_raise_nofile();
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = cmd_proxy_on_signal;
