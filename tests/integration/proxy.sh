@@ -196,6 +196,13 @@ out=$(ask $PORT_cap "GET http://allowed.test:$SP/size/50000 HTTP/1.1\r\n\r\n" --
 n=${out#bytes=}
 if [ "$n" -gt 50000 ]; then pass "a response under the byte cap is whole"; else fail "a response under the byte cap is whole ($out)"; fi
 
+# 61 bytes of response head + 99939 of body: exactly the cap, not over it.
+start_proxy exact --allow "allowed.test:$SP" --allow-ip "127.0.0.1/32:$SP" --max-bytes 100000
+out=$(ask $PORT_exact "GET http://allowed.test:$SP/size/99939 HTTP/1.1\r\n\r\n" --count)
+expect_eq "a response of exactly the byte cap is delivered whole" "$out" "bytes=100000"
+sleep 0.1
+expect_not_contains "a response of exactly the byte cap is not cut" "$(cat "$T/exact.events")" '"end":"byte cap"'
+
 start_proxy idle --allow "allowed.test:$SP" --allow-ip "127.0.0.1/32:$SP" --idle-ms 300
 t=$(printf 'CONNECT allowed.test:%s HTTP/1.1\r\n\r\n' "$SP" | "$H" req 127.0.0.1 $PORT_idle --no-shutdown 2>&1 >/dev/null)
 ms=${t#elapsed_ms=}
