@@ -78,6 +78,24 @@ proxy_listener_in_current_netns(uint16_t *port_out)
 	return fd;
 }
 
+void
+proxy_env(uint16_t port, char entries[PROXY_ENV_COUNT][PROXY_ENV_LEN])
+{
+	static const char *names[PROXY_ENV_COUNT] = {
+		"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy",
+		"https_proxy", "all_proxy", "NO_PROXY", "no_proxy"
+	};
+	size_t i;
+
+	for (i = 0; i < PROXY_ENV_COUNT; i++) {
+		if (i < 6)
+			snprintf(entries[i], PROXY_ENV_LEN,
+			    "%s=http://127.0.0.1:%u", names[i], port);
+		else
+			snprintf(entries[i], PROXY_ENV_LEN, "%s=", names[i]);
+	}
+}
+
 int
 proxy_send_fd(int sock, int fd, const void *msg, size_t len)
 {

@@ -48,6 +48,17 @@ int	proxy_lo_up(void);
 int	proxy_listener_in_current_netns(uint16_t *port_out);
 
 /*
+ * The environment a sandboxed command gets: HTTP_PROXY, HTTPS_PROXY,
+ * ALL_PROXY and their lowercase forms set to "http://127.0.0.1:PORT",
+ * and NO_PROXY/no_proxy emptied (nothing bypasses the proxy; there is
+ * no route anyway).  Fills entries[0..PROXY_ENV_COUNT) with "NAME=VALUE"
+ * strings.  Pure.
+ */
+#define PROXY_ENV_COUNT		8
+#define PROXY_ENV_LEN		48
+void	proxy_env(uint16_t port, char entries[PROXY_ENV_COUNT][PROXY_ENV_LEN]);
+
+/*
  * Sends |len| bytes of |msg| (at least one byte is always sent) with
  * descriptor |fd| attached (fd -1: none) over the unix socket |sock|.
  * The caller keeps |fd|.  Returns 0 or AL_ERR_SYSTEM.

@@ -230,6 +230,28 @@ START_TEST(test_sandbox_reaches_allowed_host_only_through_proxy)
 }
 END_TEST
 
+START_TEST(test_proxy_env_points_every_client_at_the_listener)
+{
+	char env[PROXY_ENV_COUNT][PROXY_ENV_LEN];
+	const char *want[] = {
+		"HTTP_PROXY=http://127.0.0.1:41234",
+		"HTTPS_PROXY=http://127.0.0.1:41234",
+		"ALL_PROXY=http://127.0.0.1:41234",
+		"http_proxy=http://127.0.0.1:41234",
+		"https_proxy=http://127.0.0.1:41234",
+		"all_proxy=http://127.0.0.1:41234",
+		"NO_PROXY=", "no_proxy=",
+	};
+	size_t i;
+
+	proxy_env(41234, env);
+	for (i = 0; i < PROXY_ENV_COUNT; i++)
+		ck_assert_str_eq(env[i], want[i]);
+	proxy_env(65535, env);
+	ck_assert_str_eq(env[1], "HTTPS_PROXY=http://127.0.0.1:65535");
+}
+END_TEST
+
 int
 main(void)
 {
@@ -240,6 +262,7 @@ main(void)
 
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_sandbox_reaches_allowed_host_only_through_proxy);
+	tcase_add_test(tc, test_proxy_env_points_every_client_at_the_listener);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
