@@ -95,6 +95,8 @@ struct conn {
 	int			 c_eof, s_eof;	/* read side saw EOF */
 	int			 s_shut, c_shut;/* we shut down the write side */
 	int			 capped;	/* byte cap reached: flush and close */
+	int			 socks;		/* 1: SOCKS5 client */
+	int			 socks_stage;	/* 0: greeting, 1: request */
 
 	struct sockaddr_storage	 addrs[MAX_ADDRS];
 	socklen_t		 addrlens[MAX_ADDRS];
@@ -440,7 +442,18 @@ conn_refuse(struct proxy *p, struct conn *c, int status, const char *decision,
 	c->up.data = NULL;
 	c->up.len = 0;
 	free(c->down.data);
-	n = asprintf(&resp, "HTTP/1.1 %d %s\r\n"
+	if (c->socks) {
+		/* RFC 1928 reply codes for the HTTP statuses used here. */
+		unsigned char rep = status == 403 || status == 429 ? 0x02 :
+		    status == 502 || status == 504 ? 0x04 : 0x01;
+
+		if (c->socks_stage == 0)
+			n = asprintf(&resp, "%c%c", 5, 0xff);
+		else
+			n = asprintf(&resp, "%c%c%c%c%c%c%c%c%c%c", 5, rep, 0, 1,
+			    0, 0, 0, 0, 0, 0);
+	} else
+		n = asprintf(&resp, "HTTP/1.1 %d %s\r\n"
 	    "Content-Type: text/plain\r\n"
 	    "Content-Length: %zu\r\n"
 	    "Connection: close\r\n"
@@ -541,6 +554,7 @@ out_add(char *out, size_t *olen, size_t cap, const char *s, size_t n)
 }
 
 static void conn_resolve(struct proxy *, struct conn *, const struct rules_target *);
+static void socks_head(struct proxy *, struct conn *);
 
 /*
  * Parses the complete head (|hlen| bytes; bytes after it are the start
@@ -899,7 +913,13 @@ conn_connected(struct proxy *p, struct conn *c)
 	relay_pipe_open(&c->up);
 	relay_pipe_open(&c->down);
 	c->last_ms = now_monotonic_ms();
-	if (c->status == 200) {
+	if (c->socks) {
+		static const char ok[] = { 5, 0, 0, 1, 0, 0, 0, 0, 0, 0 };
+
+		memcpy(c->down.data, ok, sizeof(ok));
+		c->down.off = 0;
+		c->down.len = sizeof(ok);
+	} else if (c->status == 200) {
 		static const char ok[] =
 		    "HTTP/1.1 200 Connection established\r\n\r\n";
 
@@ -909,6 +929,128 @@ conn_connected(struct proxy *p, struct conn *c)
 	}
 	log_debug("%s: %s %s:%u via %s: %s", c->l->sandbox, c->method,
 	    c->host, c->port, c->address, c->rule);
+}
+
+/* --- SOCKS5 (RFC 1928, CONNECT with no authentication only) ------------------- */
+
+/*
+ * Parses what has arrived of a SOCKS5 greeting and request.  A SOCKS5
+ * CONNECT is decided exactly like an HTTP CONNECT: the same authority
+ * parser (so a domain with odd bytes or a non-canonical IPv4 literal is
+ * refused), the same rules, the same resolution and address checks.
+ */
+static void
+socks_head(struct proxy *p, struct conn *c)
+{
+	unsigned char *h = (unsigned char *)c->head;
+	char auth[RULES_HOST_MAX + 16], why[RULES_REASON_MAX];
+	char a[INET6_ADDRSTRLEN];
+	struct rules_target t;
+	size_t need, alen, rest;
+	uint16_t port;
+
+	c->socks = 1;
+	snprintf(c->method, sizeof(c->method), "SOCKS5");
+	if (c->socks_stage == 0) {
+		if (c->headlen < 2 || c->headlen < 2 + (size_t)h[1])
+			return;
+		need = 2 + (size_t)h[1];
+		if (h[1] == 0 || memchr(h + 2, 0x00, h[1]) == NULL) {
+			conn_refuse(p, c, 400, "error", "SOCKS5 client offers "
+			    "no 'no authentication' method");
+			return;
+		}
+		/* A fresh socket's send buffer always takes two bytes. */
+		if (send(c->cfd, "\x05\x00", 2, MSG_NOSIGNAL) != 2) {
+			c->end = "client reset";
+			conn_close(p, c);
+			return;
+		}
+		memmove(c->head, c->head + need, c->headlen - need);
+		c->headlen -= need;
+		c->socks_stage = 1;
+	}
+	if (c->headlen < 5)
+		return;
+	if (h[0] != 5 || h[2] != 0) {
+		conn_refuse(p, c, 400, "error", "malformed SOCKS5 request");
+		return;
+	}
+	if (h[1] != 1) {
+		conn_refuse(p, c, 400, "error", "SOCKS5 command %u not "
+		    "supported (CONNECT only)", h[1]);
+		return;
+	}
+	switch (h[3]) {
+	case 1:
+		alen = 4;
+		break;
+	case 4:
+		alen = 16;
+		break;
+	case 3:
+		alen = 1 + (size_t)h[4];
+		break;
+	default:
+		conn_refuse(p, c, 400, "error", "SOCKS5 address type %u not "
+		    "supported", h[3]);
+		return;
+	}
+	need = 4 + alen + 2;
+	if (c->headlen < need)
+		return;
+	port = (uint16_t)(h[4 + alen] << 8 | h[5 + alen]);
+	if (h[3] == 1 || h[3] == 4) {
+		if (inet_ntop(h[3] == 1 ? AF_INET : AF_INET6, h + 4, a,
+		    sizeof(a)) == NULL) {
+			conn_refuse(p, c, 400, "error", "bad SOCKS5 address");
+			return;
+		}
+		snprintf(auth, sizeof(auth), h[3] == 1 ? "%s:%u" : "[%s]:%u",
+		    a, port);
+	} else {
+		/* Every byte of the name goes through the same parser. */
+		if (memchr(h + 5, ':', h[4]) != NULL ||
+		    memchr(h + 5, '\0', h[4]) != NULL) {
+			conn_refuse(p, c, 400, "error", "bad SOCKS5 host name");
+			return;
+		}
+		snprintf(auth, sizeof(auth), "%.*s:%u", (int)h[4],
+		    (const char *)h + 5, port);
+	}
+	if (rules_parse_authority(auth, strlen(auth), 0, &t, why,
+	    sizeof(why)) != 0) {
+		snprintf(c->host, sizeof(c->host), "%s", auth);
+		sanitize(c->host);
+		conn_refuse(p, c, 400, "error", "bad destination: %s", why);
+		return;
+	}
+	snprintf(c->host, sizeof(c->host), "%s", t.host);
+	c->port = t.port;
+	if (!rules_check_target(c->l->rules, &t, c->rule, sizeof(c->rule),
+	    why, sizeof(why))) {
+		conn_refuse(p, c, 403, "deny", "%s", why);
+		return;
+	}
+	rest = c->headlen - need;
+	if (p->lim.max_bytes != 0 && rest > p->lim.max_bytes) {
+		conn_refuse(p, c, 400, "error", "early data larger than the "
+		    "byte cap");
+		return;
+	}
+	if ((c->up.data = malloc(RELAY_BUF)) == NULL ||
+	    (c->down.data = malloc(RELAY_BUF)) == NULL) {
+		conn_refuse(p, c, 502, "error", "out of memory");
+		return;
+	}
+	memcpy(c->up.data, c->head + need, rest);	/* rest < max_header */
+	c->up.len = rest;
+	c->bytes_up = rest;
+	free(c->head);
+	c->head = NULL;
+	c->headlen = 0;
+	c->status = 200;
+	conn_resolve(p, c, &t);
 }
 
 /* --- I/O ------------------------------------------------------------------------ */
@@ -935,7 +1077,9 @@ conn_read_head(struct proxy *p, struct conn *c)
 	}
 	c->headlen += (size_t)n;
 	c->last_ms = now_monotonic_ms();
-	if ((end = head_end(p, c)) > 0)
+	if (c->socks || (unsigned char)c->head[0] == 5)
+		socks_head(p, c);
+	else if ((end = head_end(p, c)) > 0)
 		conn_request(p, c, (size_t)end);
 }
 

@@ -170,6 +170,30 @@ done
 out=$(ask $P "GET http://user@allowed.test:$SP/ HTTP/1.1\r\n\r\n")
 expect_contains "userinfo in the request URI is refused" "$out" "400 Bad Request"
 
+# --- SOCKS5 (RFC 1928) on the same port ----------------------------------------
+# socks5 NAME PORT: a no-auth greeting and a CONNECT to NAME:PORT, as %b text
+socks5() {
+	printf '\\05\\01\\00\\05\\01\\00\\03\\0%03o%s\\0%03o\\0%03o' "${#1}" "$1" $(($2 / 256)) $(($2 % 256))
+}
+out=$(ask $P "$(socks5 allowed.test $SP)GET /hello HTTP/1.1\r\nConnection: close\r\n\r\n")
+expect_contains "SOCKS5 CONNECT to an allowed host is tunnelled" "$out" "hello from airlock test server"
+rep=$(ask $P "$(socks5 evil.test 443)" | od -An -tx1 | tr -d ' \n')
+expect_eq "SOCKS5 CONNECT to a host outside the allowlist is refused" "$rep" "050005020001000000000000"
+rep=$(ask $P "$(socks5 meta.forbidden.test $SP)" | od -An -tx1 | tr -d ' \n')
+expect_eq "SOCKS5 CONNECT to a name resolving to metadata is refused" "$rep" "050005020001000000000000"
+rep=$(ask $P "\05\01\00\05\01\00\01\0251\0376\0251\0376\00\0120" | od -An -tx1 | tr -d ' \n')
+expect_eq "SOCKS5 CONNECT to the metadata IPv4 address is refused" "$rep" "050005020001000000000000"
+rep=$(ask $P "$(socks5 2130706433 $SP)" | od -An -tx1 | tr -d ' \n')
+expect_eq "SOCKS5 non-canonical IPv4 name is refused" "$rep" "050005010001000000000000"
+rep=$(ask $P "\05\01\02" | od -An -tx1 | tr -d ' \n')
+expect_eq "SOCKS5 without the no-auth method is refused" "$rep" "05ff"
+rep=$(ask $P "\05\01\00\05\02\00\01\0177\00\00\01\00\0120" | od -An -tx1 | tr -d ' \n')
+expect_eq "SOCKS5 BIND is refused" "$rep" "050005010001000000000000"
+sleep 0.1
+ev=$(cat "$T/main.events")
+expect_contains "SOCKS5 denials are audited with the reason" "$ev" '"method":"SOCKS5","host":"evil.test","port":443,"address":"","decision":"deny","rule":"","reason":"host not in allowlist: evil.test:443"'
+expect_contains "SOCKS5 metadata denial names the address" "$ev" 'address 169.254.169.254 is cloud metadata'
+
 # --- malformed and oversized requests -----------------------------------------
 long=$(head -c 9000 /dev/zero | tr '\0' a)
 out=$(ask $P "GET http://allowed.test:$SP/$long HTTP/1.1\r\n\r\n")
