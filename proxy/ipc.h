@@ -83,6 +83,15 @@ int	proxy_recv_fd(int sock, int *fd_out, void *msg, size_t cap,
  */
 void	proxy_drop_privileges(void);
 
+/*
+ * Installs the proxy process's seccomp filter (an allowlist of the calls
+ * serving needs; everything else fails with EPERM: no exec, fork,
+ * ptrace, mount, namespaces, bpf).  Call after proxy_drop_privileges().
+ * Not applied in sanitizer builds.  Returns 0, AL_ERR_ALLOC or
+ * AL_ERR_SYSTEM.
+ */
+int	proxy_confine(void);
+
 /* Raises the soft descriptor limit to the hard one (best effort). */
 void	proxy_raise_nofile(void);
 
@@ -90,7 +99,8 @@ void	proxy_raise_nofile(void);
  * Forks the proxy process.  The child keeps only |event_fd| (may be -1),
  * its end of a new control socket and stderr; when started as root it
  * drops to PROXY_UNPRIV_UID/GID with no supplementary groups (or dies),
- * and it always sets no_new_privs and a parent-death signal; then it
+ * it always sets no_new_privs, a parent-death signal and the seccomp
+ * filter of proxy_confine(); then it
  * runs proxy_run() with |lim| until SIGTERM or until the control socket
  * closes.  Returns the child's pid with the supervisor's end of the
  * control socket (SOCK_SEQPACKET, close-on-exec) in *ctl_out, or a

@@ -242,6 +242,8 @@ cmd_proxy(int argc, char **argv)
 	}
 	proxy_drop_privileges();
 	proxy_raise_nofile();
+	if (proxy_confine() != 0)
+		fatal("seccomp");
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = cmd_proxy_on_signal;

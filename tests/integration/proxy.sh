@@ -262,6 +262,11 @@ expect_contains "idle end is recorded" "$(cat "$T/idle.events")" '"end":"idle ti
 st=$(cat "/proc/$PID_main/status")
 expect_contains "proxy run as root drops to uid 65534" "$st" "Uid:	65534	65534	65534	65534"
 expect_contains "proxy sets no_new_privs" "$st" "NoNewPrivs:	1"
+if grep -q __asan_init "$AIRLOCK"; then
+	pass "proxy seccomp filter (not applied in sanitizer builds)"
+else
+	expect_contains "proxy runs under a seccomp filter" "$st" "Seccomp:	2"
+fi
 "$AIRLOCK" proxy --listen 127.0.0.1:0 --allow '*:443' 2>"$T/usage.err"
 expect_eq "a wildcard-everything rule is a usage error" "$?" "64"
 expect_contains "bad rule is explained" "$(cat "$T/usage.err")" "*:443"
