@@ -672,6 +672,17 @@ conn_request(struct proxy *p, struct conn *c, size_t hlen)
 				return;
 			}
 		}
+		/* No bare CR or other controls: the origin must parse the
+		 * forwarded head exactly as the proxy did. */
+		for (line = (char *)colon; line < he - (he[-1] == '\r'); line++) {
+			unsigned char ch = (unsigned char)*line;
+
+			if ((ch < 0x20 && ch != '\t') || ch == 0x7f) {
+				conn_refuse(p, c, 400, "error", "control "
+				    "character in header value");
+				return;
+			}
+		}
 		hs = he + 1;
 	}
 

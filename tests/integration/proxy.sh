@@ -209,6 +209,27 @@ out=$(ask $P "GET /hello HTTP/1.1\r\nHost: allowed.test\r\n\r\n")
 expect_contains "origin-form request is not proxied" "$out" "only absolute http://"
 out=$(ask $P "GET http://allowed.test:$SP/ HTTP/1.1\r\nX-A: 1\r\n folded\r\n\r\n")
 expect_contains "obsolete header folding is refused" "$out" "folded header line"
+out=$(ask $P "GET http://allowed.test:$SP/ HTTP/1.1\r\nX-A: 1\rX-Smuggled: 2\r\n\r\n")
+expect_contains "a bare CR inside a header is refused" "$out" "control character in header value"
+
+# Garbage of every shape: the proxy answers or closes, and keeps serving.
+g0=$(date +%s)
+i=0
+while [ $i -lt 60 ]; do
+	n=$(( (i * 97) % 3000 + 1 ))
+	case $((i % 4)) in
+	0) head -c $n /dev/urandom ;;
+	1) head -c $n /dev/urandom | tr -d '\000' ;;
+	2) printf 'GET http://allowed.test:%s/' "$SP"; head -c $n /dev/urandom | tr -d '\000\n' ; printf '\r\n\r\n' ;;
+	3) printf 'CONNECT '; head -c $n /dev/urandom | tr -dc 'a-z0-9.:[]%@-' ; printf ' HTTP/1.1\r\n\r\n' ;;
+	esac | "$H" req 127.0.0.1 $P --count --timeout 2000 >/dev/null 2>&1
+	i=$((i + 1))
+done
+out=$(ask $P "GET http://allowed.test:$SP/hello HTTP/1.1\r\n\r\n")
+echo "# garbage took $(( $(date +%s) - g0 )) s"
+expect_contains "the proxy still serves after 60 garbage requests" "$out" "200 OK"
+kill -0 "$PID_main" 2>/dev/null
+expect_eq "the proxy process survived the garbage" "$?" "0"
 
 # --- limits ---------------------------------------------------------------------
 start_proxy cap --allow "allowed.test:$SP" --allow-ip "127.0.0.1/32:$SP" --max-bytes 100000
