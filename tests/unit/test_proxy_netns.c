@@ -61,14 +61,15 @@ add_diag(char *diag, size_t cap, const char *s)
 
 /* The sandbox side; returns a FAIL_* mask, with details on |report|. */
 static int
-sandbox_child(int sock, uint16_t srv_port)
+sandbox_child(int sock, uint16_t srv_port, int ns_flags)
 {
 	char req[256], resp[4096], diag[8192] = "";
 	uint16_t port;
 	int lfd, fd, fails = 0;
 	char go;
 
-	if (unshare(CLONE_NEWNET) == -1 || proxy_lo_up() != 0)
+	/* As root, or as the runner does it: a user namespace with it. */
+	if (unshare(ns_flags) == -1 || proxy_lo_up() != 0)
 		return FAIL_SETUP;
 	if ((lfd = proxy_listener_in_current_netns(&port)) < 0)
 		return FAIL_SETUP;
@@ -190,7 +191,8 @@ START_TEST(test_sandbox_reaches_allowed_host_only_through_proxy)
 	    sv), 0);
 	if ((child = fork()) == 0) {
 		close(sv[0]);
-		_exit(sandbox_child(sv[1], srv_port));
+		_exit(sandbox_child(sv[1], srv_port, _i == 0 ? CLONE_NEWNET :
+		    CLONE_NEWUSER | CLONE_NEWNET));
 	}
 	ck_assert_int_gt(child, 0);
 	close(sv[1]);
@@ -268,7 +270,9 @@ main(void)
 	int failed;
 
 	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, test_sandbox_reaches_allowed_host_only_through_proxy);
+	/* _i 0: netns only; _i 1: user namespace + netns */
+	tcase_add_loop_test(tc,
+	    test_sandbox_reaches_allowed_host_only_through_proxy, 0, 2);
 	tcase_add_test(tc, test_proxy_env_points_every_client_at_the_listener);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
