@@ -103,6 +103,9 @@ expect_contains "host names are case-insensitive, trailing dot ignored" "$out" "
 out=$(ask $P "GET http://[::ffff:127.0.0.1]:$SP/hello HTTP/1.1\r\n\r\n")
 expect_contains "IPv4-mapped literal covered by the IP rule is allowed" "$out" "200 OK"
 
+out=$(ask $P "GET http://nohost.wild.test:$SP/ HTTP/1.1\r\n\r\n")
+expect_contains "an allowed name that does not resolve gets 502" "$out" "X-Airlock-Reason: cannot resolve nohost.wild.test"
+
 # --- refused by the allowlist -----------------------------------------------
 out=$(ask $P "CONNECT evil.test:443 HTTP/1.1\r\n\r\n")
 expect_contains "host outside the allowlist gets 403" "$out" "HTTP/1.1 403 Forbidden"
@@ -232,6 +235,10 @@ kill -0 "$PID_main" 2>/dev/null
 expect_eq "the proxy process survived the garbage" "$?" "0"
 
 # --- limits ---------------------------------------------------------------------
+start_proxy closed --allow-ip "127.0.0.1/32:1"
+out=$(ask $PORT_closed "CONNECT 127.0.0.1:1 HTTP/1.1\r\n\r\n")
+expect_contains "a refused outbound connect gets 502 with the cause" "$out" "X-Airlock-Reason: connect to 127.0.0.1 port 1 failed: Connection refused"
+
 start_proxy cap --allow "allowed.test:$SP" --allow-ip "127.0.0.1/32:$SP" --max-bytes 100000
 out=$(ask $PORT_cap "GET http://allowed.test:$SP/size/1000000 HTTP/1.1\r\n\r\n" --count)
 n=${out#bytes=}
