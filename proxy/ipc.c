@@ -32,6 +32,7 @@
 #include "common/util.h"
 #include "proxy/ipc.h"
 #include "proxy/proxy.h"
+#include "proxy/resolver.h"
 
 #define CTL_REPLY_MS	10000
 
@@ -290,6 +291,21 @@ proxy_confine(void)
 	return 0;
 }
 
+int
+proxy_start_resolvers(struct proxy *p, int n)
+{
+	pid_t pid;
+	int i, fd;
+
+	for (i = 0; i < n; i++) {
+		if ((pid = proxy_resolver_spawn(&fd)) < 0)
+			return (int)pid;
+		if (proxy_add_resolver(p, fd) != 0)
+			return AL_ERR_LIMIT;
+	}
+	return 0;
+}
+
 static volatile sig_atomic_t proxy_stop;
 
 static void
@@ -328,10 +344,13 @@ proxy_child(const struct proxy_limits *lim, int event_fd, int ctl, pid_t parent)
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
 	proxy_raise_nofile();
-	if (proxy_confine() != 0)
-		fatal("seccomp");
 	if ((p = proxy_new(lim, event_fd)) == NULL)
 		fatalx("proxy_new: out of memory");
+	/* Resolvers are forked before the filter forbids fork. */
+	if (proxy_start_resolvers(p, PROXY_RESOLVERS) != 0)
+		fatal("resolver processes");
+	if (proxy_confine() != 0)
+		fatal("seccomp");
 	proxy_set_control(p, ctl);
 	rc = proxy_run(p, &proxy_stop);
 	proxy_free(p);

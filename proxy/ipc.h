@@ -92,6 +92,14 @@ void	proxy_drop_privileges(void);
  */
 int	proxy_confine(void);
 
+/*
+ * Forks |n| resolver processes (proxy/resolver.h) and gives them to |p|.
+ * Call before proxy_confine(), which forbids fork.  Returns 0 or a
+ * negative code.
+ */
+#define PROXY_RESOLVERS		4
+int	proxy_start_resolvers(struct proxy *p, int n);
+
 /* Raises the soft descriptor limit to the hard one (best effort). */
 void	proxy_raise_nofile(void);
 
@@ -99,8 +107,9 @@ void	proxy_raise_nofile(void);
  * Forks the proxy process.  The child keeps only |event_fd| (may be -1),
  * its end of a new control socket and stderr; when started as root it
  * drops to PROXY_UNPRIV_UID/GID with no supplementary groups (or dies),
- * it always sets no_new_privs, a parent-death signal and the seccomp
- * filter of proxy_confine(); then it
+ * it always sets no_new_privs and a parent-death signal, forks
+ * PROXY_RESOLVERS resolver processes, installs the seccomp filter of
+ * proxy_confine(); then it
  * runs proxy_run() with |lim| until SIGTERM or until the control socket
  * closes.  Returns the child's pid with the supervisor's end of the
  * control socket (SOCK_SEQPACKET, close-on-exec) in *ctl_out, or a

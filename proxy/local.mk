@@ -3,6 +3,7 @@ libairlock_a_SOURCES += \
 	proxy/rules.c proxy/rules.h \
 	proxy/proxy.c proxy/proxy.h \
 	proxy/ipc.c proxy/ipc.h \
+	proxy/resolver.c proxy/resolver.h \
 	supervisor/cmd_proxy.c
 
 check_PROGRAMS += tests/unit/test_proxy_rules

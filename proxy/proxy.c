@@ -4,6 +4,7 @@
  * A connection moves through these states:
  *
  *   HEAD        reading the request head (bounded: max_line, max_header)
+ *   RESOLVING   waiting for a resolver process to look the name up
  *   CONNECTING  non-blocking connect to the first checked address, then
  *               the next one on failure
  *   RELAY       copying bytes both ways (byte cap, idle timeout)
@@ -45,6 +46,7 @@
 #include "common/util.h"
 #include "proxy/ipc.h"
 #include "proxy/proxy.h"
+#include "proxy/resolver.h"
 #include "proxy/rules.h"
 
 #define RELAY_BUF	131072
@@ -52,9 +54,11 @@
 #define DRAIN_MS	2000
 #define DRAIN_BYTES	(256 * 1024)
 #define ACCEPT_BURST	16
+#define RESOLVE_MS	30000
 
 enum conn_state {
 	ST_HEAD,
+	ST_RESOLVING,
 	ST_CONNECTING,
 	ST_RELAY,
 	ST_REPLY,
@@ -95,6 +99,8 @@ struct conn {
 	int			 c_eof, s_eof;	/* read side saw EOF */
 	int			 s_shut, c_shut;/* we shut down the write side */
 	int			 capped;	/* byte cap reached: flush and close */
+	uint64_t		 id;		/* never 0 */
+	int			 res_sent;	/* lookup handed to a resolver */
 	int			 socks;		/* 1: SOCKS5 client */
 	int			 socks_stage;	/* 0: greeting, 1: request */
 
@@ -126,8 +132,16 @@ struct listener {
 	int			 nextra;	/* over-cap replies in flight */
 };
 
+struct resolver_slot {
+	int			 fd;		/* -1: gone */
+	uint64_t		 busy;		/* id of the lookup it runs, or 0 */
+};
+
 struct proxy {
 	struct proxy_limits	 lim;
+	struct resolver_slot	 res[PROXY_RESOLVERS_MAX];
+	size_t			 nres, nres_live;
+	uint64_t		 next_id;
 	int			 event_fd;
 	int			 ctl_fd;
 	int			 ctl_closed;
@@ -228,6 +242,21 @@ proxy_add_listener(struct proxy *p, int listen_fd, const char *sandbox,
 	snprintf(l->sandbox, sizeof(l->sandbox), "%s", sandbox);
 	l->next = p->listeners;
 	p->listeners = l;
+	return 0;
+}
+
+int
+proxy_add_resolver(struct proxy *p, int fd)
+{
+	if (p->nres == PROXY_RESOLVERS_MAX) {
+		close(fd);
+		return AL_ERR_LIMIT;
+	}
+	(void)fd_set_nonblock(fd, 1);
+	p->res[p->nres].fd = fd;
+	p->res[p->nres].busy = 0;
+	p->nres++;
+	p->nres_live++;
 	return 0;
 }
 
@@ -372,6 +401,8 @@ proxy_remove_listener(struct proxy *p, const char *sandbox)
 void
 proxy_free(struct proxy *p)
 {
+	size_t i;
+
 	if (p == NULL)
 		return;
 	while (p->listeners != NULL)
@@ -380,6 +411,9 @@ proxy_free(struct proxy *p)
 		close(p->ctl_fd);
 	if (p->event_fd >= 0)
 		close(p->event_fd);
+	for (i = 0; i < p->nres; i++)
+		if (p->res[i].fd >= 0)
+			close(p->res[i].fd);
 	free(p->pfds);
 	free(p->pown);
 	free(p->pkind);
@@ -769,14 +803,140 @@ conn_request(struct proxy *p, struct conn *c, size_t hlen)
 
 static void conn_connect_next(struct proxy *, struct conn *);
 
+/*
+ * Takes the answer of a lookup for c->host: checks EVERY address, keeps
+ * (at most MAX_ADDRS of) the checked ones and connects.
+ */
+static void
+conn_resolved(struct proxy *p, struct conn *c, const struct resolver_rep *rep)
+{
+	char reason[RULES_REASON_MAX], rule[RULES_REASON_MAX];
+	struct sockaddr_storage *ss;
+	uint32_t i;
+	size_t n;
+
+	c->naddrs = 0;
+	if (rep->gai_rc != 0) {
+		conn_refuse(p, c, 502, "error", "cannot resolve %s: %s",
+		    c->host, rep->gai_rc == RESOLVER_TOO_MANY ?
+		    "too many addresses" : gai_strerror(rep->gai_rc));
+		return;
+	}
+	for (i = 0; i < rep->naddrs && i < RESOLVER_MAX_ADDRS; i++) {
+		ss = (struct sockaddr_storage *)&rep->addrs[i];
+		if ((ss->ss_family != AF_INET && ss->ss_family != AF_INET6) ||
+		    rep->lens[i] > sizeof(*ss))
+			continue;
+		/* Every address is checked, even ones not used. */
+		if (!rules_check_addr(c->l->rules, (struct sockaddr *)ss,
+		    c->port, rule, sizeof(rule), reason, sizeof(reason))) {
+			c->naddrs = 0;
+			conn_refuse(p, c, 403, "deny", "%s (%s resolves to it)",
+			    reason, c->host);
+			return;
+		}
+		if (c->naddrs == MAX_ADDRS)
+			continue;
+		memcpy(&c->addrs[c->naddrs], ss, rep->lens[i]);
+		c->addrlens[c->naddrs] = (socklen_t)rep->lens[i];
+		if (ss->ss_family == AF_INET)
+			((struct sockaddr_in *)&c->addrs[c->naddrs])->sin_port =
+			    htons(c->port);
+		else
+			((struct sockaddr_in6 *)&c->addrs[c->naddrs])->
+			    sin6_port = htons(c->port);
+		c->naddrs++;
+	}
+	if (c->naddrs == 0) {
+		conn_refuse(p, c, 502, "error", "%s has no usable address",
+		    c->host);
+		return;
+	}
+	/* Name the address rule too when it was an exception. */
+	(void)rules_check_addr(c->l->rules, (struct sockaddr *)&c->addrs[0],
+	    c->port, rule, sizeof(rule), reason, sizeof(reason));
+	if (strncmp(rule, "allow-ip", 8) == 0) {
+		n = strlen(c->rule);
+		snprintf(c->rule + n, sizeof(c->rule) - n, ", %s", rule);
+	}
+	c->next_addr = 0;
+	conn_connect_next(p, c);
+}
+
+/* Hands waiting lookups to idle resolver processes. */
+static void
+dispatch_resolves(struct proxy *p)
+{
+	struct resolver_req req;
+	struct conn *c;
+	size_t i;
+
+	for (i = 0; i < p->nres; i++) {
+		if (p->res[i].fd < 0 || p->res[i].busy != 0)
+			continue;
+		for (c = p->conns; c != NULL; c = c->next)
+			if (c->state == ST_RESOLVING && !c->res_sent)
+				break;
+		if (c == NULL)
+			return;
+		memset(&req, 0, sizeof(req));
+		req.id = c->id;
+		snprintf(req.host, sizeof(req.host), "%s", c->host);
+		if (send(p->res[i].fd, &req, sizeof(req), MSG_NOSIGNAL) !=
+		    sizeof(req)) {
+			log_warn("%s: resolver", __func__);
+			close(p->res[i].fd);
+			p->res[i].fd = -1;
+			p->nres_live--;
+			continue;
+		}
+		p->res[i].busy = c->id;
+		c->res_sent = 1;
+	}
+}
+
+/* A resolver answered (or died). */
+static void
+resolver_input(struct proxy *p, struct resolver_slot *slot)
+{
+	static struct resolver_rep rep;
+	struct conn *c;
+	uint64_t busy = slot->busy;
+	ssize_t n;
+
+	n = recv(slot->fd, &rep, sizeof(rep), 0);
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return;
+	slot->busy = 0;
+	if (n != (ssize_t)sizeof(rep)) {
+		log_warnx("%s: resolver process gone", __func__);
+		close(slot->fd);
+		slot->fd = -1;
+		p->nres_live--;
+		memset(&rep, 0, sizeof(rep));
+		rep.id = busy;
+		rep.gai_rc = EAI_SYSTEM;
+	}
+	for (c = p->conns; c != NULL; c = c->next)
+		if (c->id == rep.id && c->state == ST_RESOLVING)
+			break;
+	if (c != NULL && rep.id != 0) {
+		if (n != (ssize_t)sizeof(rep))
+			conn_refuse(p, c, 502, "error", "cannot resolve %s: "
+			    "resolver process failed", c->host);
+		else
+			conn_resolved(p, c, &rep);
+	}
+	dispatch_resolves(p);
+}
+
 static void
 conn_resolve(struct proxy *p, struct conn *c, const struct rules_target *t)
 {
-	struct addrinfo hints, *res = NULL, *ai;
-	char reason[RULES_REASON_MAX], rule[RULES_REASON_MAX];
+	static struct resolver_rep rep;
+	struct resolver_req req;
 	struct sockaddr_in *s4;
 	struct sockaddr_in6 *s6;
-	int rc;
 
 	c->naddrs = 0;
 	if (t->family == AF_INET) {
@@ -795,65 +955,24 @@ conn_resolve(struct proxy *p, struct conn *c, const struct rules_target *t)
 		s6->sin6_port = htons(t->port);
 		c->addrlens[0] = sizeof(*s6);
 		c->naddrs = 1;
-	} else {
+	} else if (p->nres_live > 0) {
 		/*
-		 * Blocking lookup: only names that passed the allowlist get
-		 * here.  The answer is used once and never looked up again.
+		 * Only names that passed the allowlist get here.  The answer
+		 * is used once and never looked up again.
 		 */
-		memset(&hints, 0, sizeof(hints));
-		hints.ai_family = AF_UNSPEC;
-		hints.ai_socktype = SOCK_STREAM;
-		hints.ai_protocol = IPPROTO_TCP;
-		if ((rc = getaddrinfo(t->host, NULL, &hints, &res)) != 0) {
-			conn_refuse(p, c, 502, "error", "cannot resolve %s: %s",
-			    t->host, gai_strerror(rc));
-			return;
-		}
-		for (ai = res; ai != NULL; ai = ai->ai_next) {
-			if ((ai->ai_family != AF_INET &&
-			    ai->ai_family != AF_INET6) ||
-			    ai->ai_addrlen > sizeof(c->addrs[0]))
-				continue;
-			/* Every address is checked, even ones not used. */
-			if (!rules_check_addr(c->l->rules, ai->ai_addr, t->port,
-			    rule, sizeof(rule), reason, sizeof(reason))) {
-				freeaddrinfo(res);
-				c->naddrs = 0;
-				conn_refuse(p, c, 403, "deny", "%s (%s resolves "
-				    "to it)", reason, t->host);
-				return;
-			}
-			if (c->naddrs < MAX_ADDRS) {
-				memcpy(&c->addrs[c->naddrs], ai->ai_addr,
-				    ai->ai_addrlen);
-				c->addrlens[c->naddrs] = ai->ai_addrlen;
-				if (ai->ai_family == AF_INET)
-					((struct sockaddr_in *)&c->addrs[
-					    c->naddrs])->sin_port =
-					    htons(t->port);
-				else
-					((struct sockaddr_in6 *)&c->addrs[
-					    c->naddrs])->sin6_port =
-					    htons(t->port);
-				c->naddrs++;
-			}
-		}
-		freeaddrinfo(res);
-		if (c->naddrs == 0) {
-			conn_refuse(p, c, 502, "error", "%s has no usable "
-			    "address", t->host);
-			return;
-		}
-		/* Name the address rule too when it was an exception. */
-		(void)rules_check_addr(c->l->rules, (struct sockaddr *)
-		    &c->addrs[0], t->port, rule, sizeof(rule), reason,
-		    sizeof(reason));
-		if (strncmp(rule, "allow-ip", 8) == 0) {
-			size_t n = strlen(c->rule);
-
-			snprintf(c->rule + n, sizeof(c->rule) - n, ", %s",
-			    rule);
-		}
+		c->state = ST_RESOLVING;
+		c->res_sent = 0;
+		c->deadline_ms = now_monotonic_ms() + RESOLVE_MS;
+		dispatch_resolves(p);
+		return;
+	} else {
+		/* No resolver process: a blocking lookup in the loop. */
+		memset(&req, 0, sizeof(req));
+		req.id = c->id;
+		snprintf(req.host, sizeof(req.host), "%s", c->host);
+		proxy_resolve(&req, &rep);
+		conn_resolved(p, c, &rep);
+		return;
 	}
 	c->next_addr = 0;
 	conn_connect_next(p, c);
@@ -1215,6 +1334,8 @@ conn_io(struct proxy *p, struct conn *c, int kind, short revents)
 		if (kind == 2 && (revents & (POLLOUT | POLLERR | POLLHUP)))
 			conn_connected(p, c);
 		return;
+	case ST_RESOLVING:
+		return;
 	case ST_REPLY:
 		if (relay_write(c, c->cfd, &c->down) != 0) {
 			conn_close(p, c);
@@ -1286,6 +1407,7 @@ listener_accept(struct proxy *p, struct listener *l)
 			return;
 		}
 		c->l = l;
+		c->id = ++p->next_id;
 		c->cfd = fd;
 		c->sfd = -1;
 		c->up.pipe[0] = c->up.pipe[1] = -1;
@@ -1457,12 +1579,16 @@ build_pollset(struct proxy *p, size_t *np, int *timeout)
 	struct conn *c;
 	int64_t now = now_monotonic_ms(), dl, soonest = now + 500;
 	short ce, se;
-	size_t n = 0;
+	size_t n = 0, i;
 
 	if (p->ctl_fd >= 0 && pfd_add(p, &n, p->ctl_fd, POLLIN, NULL, 3))
 		return -1;
 	for (l = p->listeners; l != NULL; l = l->next)
 		if (pfd_add(p, &n, l->fd, POLLIN, l, 0))
+			return -1;
+	for (i = 0; i < p->nres; i++)
+		if (p->res[i].fd >= 0 && pfd_add(p, &n, p->res[i].fd, POLLIN,
+		    &p->res[i], 4))
 			return -1;
 	for (c = p->conns; c != NULL; c = c->next) {
 		ce = se = 0;
@@ -1476,6 +1602,8 @@ build_pollset(struct proxy *p, size_t *np, int *timeout)
 			break;
 		case ST_CONNECTING:
 			se = POLLOUT;
+			break;
+		case ST_RESOLVING:
 			break;
 		case ST_RELAY:
 			if (PENDING(&c->down) > 0)
@@ -1492,7 +1620,8 @@ build_pollset(struct proxy *p, size_t *np, int *timeout)
 			return -1;
 		if (se && pfd_add(p, &n, c->sfd, se, c, 2))
 			return -1;
-		if (c->state == ST_CONNECTING || c->state == ST_DRAIN)
+		if (c->state == ST_CONNECTING || c->state == ST_DRAIN ||
+		    c->state == ST_RESOLVING)
 			dl = c->deadline_ms;
 		else
 			dl = c->last_ms + p->lim.idle_ms;
@@ -1530,6 +1659,11 @@ expire(struct proxy *p)
 		case ST_DRAIN:
 			if (now >= c->deadline_ms)
 				conn_close(p, c);
+			break;
+		case ST_RESOLVING:
+			if (now >= c->deadline_ms)
+				conn_refuse(p, c, 504, "error", "resolving %s "
+				    "timed out", c->host);
 			break;
 		case ST_HEAD:
 			if (now >= c->last_ms + p->lim.idle_ms) {
@@ -1585,6 +1719,10 @@ proxy_run(struct proxy *p, volatile sig_atomic_t *stop)
 			switch (p->pkind[i]) {
 			case 3:
 				ctl_handle(p);
+				break;
+			case 4:
+				if (((struct resolver_slot *)p->pown[i])->fd >= 0)
+					resolver_input(p, p->pown[i]);
 				break;
 			case 0:
 				/* The listener may have been removed. */

@@ -242,8 +242,6 @@ cmd_proxy(int argc, char **argv)
 	}
 	proxy_drop_privileges();
 	proxy_raise_nofile();
-	if (proxy_confine() != 0)
-		fatal("seccomp");
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = cmd_proxy_on_signal;
@@ -255,6 +253,10 @@ cmd_proxy(int argc, char **argv)
 
 	if ((p = proxy_new(&lim, efd)) == NULL)
 		fatalx("out of memory");
+	if (proxy_start_resolvers(p, PROXY_RESOLVERS) != 0)
+		fatal("resolver processes");
+	if (proxy_confine() != 0)
+		fatal("seccomp");
 	if ((rc = proxy_add_listener(p, lfd, sandbox, rules)) != 0)
 		fatalx("--sandbox %s: %s", sandbox, al_strerror(rc));
 	log_info("listening on port %u", port);

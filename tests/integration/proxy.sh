@@ -41,6 +41,12 @@ ff02::1		v6mcast.forbidden.test
 EOF
 chmod 644 "$T/hosts"
 mount --bind "$T/hosts" /etc/hosts || { echo "not ok - cannot mount hosts"; exit 1; }
+# A DNS server on this netns's loopback that never answers.
+printf 'nameserver 127.0.0.1\noptions timeout:2 attempts:1\n' > "$T/resolv.conf"
+chmod 644 "$T/resolv.conf"
+mount --bind "$T/resolv.conf" /etc/resolv.conf || { echo "not ok - cannot mount resolv.conf"; exit 1; }
+"$H" udp-sink 60 &
+DNSPID=$!
 
 "$H" serve "$T/srv" 120 &
 i=0; while [ ! -s "$T/srv" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
@@ -48,7 +54,7 @@ read SP SRVPID < "$T/srv"
 
 PIDS=""
 cleanup() {
-	for p in $PIDS; do kill "$p" 2>/dev/null; done
+	for p in $PIDS $DNSPID; do kill "$p" 2>/dev/null; done
 	kill -TERM -- "-$SRVPID" 2>/dev/null
 	rm -rf "$T"
 }
@@ -105,6 +111,21 @@ expect_contains "IPv4-mapped literal covered by the IP rule is allowed" "$out" "
 
 out=$(ask $P "GET http://nohost.wild.test:$SP/ HTTP/1.1\r\n\r\n")
 expect_contains "an allowed name that does not resolve gets 502" "$out" "X-Airlock-Reason: cannot resolve nohost.wild.test"
+
+# A lookup that hangs (the DNS server above never answers) must not stall
+# the proxy for everybody else: lookups run in resolver processes.
+printf 'GET http://hangs.wild.test:%s/ HTTP/1.1\r\n\r\n' "$SP" | \
+    "$H" req 127.0.0.1 $P >"$T/hang.out" 2>"$T/hang.err" &
+hangpid=$!
+sleep 0.2
+t=$(printf 'GET http://allowed.test:%s/hello HTTP/1.1\r\n\r\n' "$SP" | "$H" req 127.0.0.1 $P 2>&1 >"$T/fast.out")
+ms=${t#elapsed_ms=}
+if grep -q "200 OK" "$T/fast.out" && [ "$ms" -lt 1000 ]; then pass "a hanging lookup does not stall other requests (${ms} ms)"
+else fail "a hanging lookup does not stall other requests ($t)"; fi
+wait $hangpid
+expect_contains "the hanging lookup ends in 502" "$(cat "$T/hang.out")" "X-Airlock-Reason: cannot resolve hangs.wild.test"
+ms=$(sed -n 's/elapsed_ms=//p' "$T/hang.err")
+if [ "$ms" -ge 1000 ]; then pass "the lookup really hung (${ms} ms)"; else fail "the lookup really hung (${ms} ms)"; fi
 
 # --- refused by the allowlist -----------------------------------------------
 out=$(ask $P "CONNECT evil.test:443 HTTP/1.1\r\n\r\n")
