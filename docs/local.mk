@@ -5,3 +5,4 @@ dist_man_MANS += docs/airlock-manifest.5
 dist_man_MANS += docs/airlock-check.1
 dist_man_MANS += docs/airlock-audit.1 docs/airlock-secret.1
 EXTRA_DIST += docs/AUDIT.md
+dist_man_MANS += docs/airlock-proxy.1
