@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 
 #include <linux/seccomp.h>
 
@@ -62,7 +63,7 @@ fail(const struct runner_plan *p, const char *step, const char *arg)
 	char buf[256];
 	int e = errno, n;
 
-	n = snprintf(buf, sizeof(buf), "%s%s%s: %s", step,
+	n = snprintf(buf, sizeof(buf), "E%s%s%s: %s", step,
 	    arg != NULL ? " " : "", arg != NULL ? arg : "", strerror(e));
 	if (n < 0)
 		n = 0;
@@ -333,6 +334,9 @@ set_limit(const struct runner_plan *p, int res, int64_t v, int64_t scale,
 	if (v <= 0)
 		return;
 	rl.rlim_cur = rl.rlim_max = (rlim_t)v * (rlim_t)scale;
+	/* SIGXCPU first, so that the cause can be told; SIGKILL 1 s later. */
+	if (res == RLIMIT_CPU)
+		rl.rlim_max = rl.rlim_cur + 1;
 	if (setrlimit(res, &rl) == -1)
 		fail(p, "setrlimit", name);
 }
@@ -448,6 +452,45 @@ exec_command(const struct runner_plan *p)
 	_exit(err == ENOENT ? 127 : 126);
 }
 
+/*
+ * The namespace's first process stays a tiny init, fully sandboxed like
+ * the command: it reaps orphans and, when the command ends, reports its
+ * wait status on report_fd and exits, which kills whatever the command
+ * left behind.  The command itself is not pid 1, so signals it sends
+ * itself behave as usual.
+ */
+static void __attribute__((noreturn))
+run_init(const struct runner_plan *p)
+{
+	unsigned char rec[1 + sizeof(int)];
+	pid_t pid, cmd;
+	int status;
+
+	if ((cmd = fork()) == -1)
+		fail(p, "fork", NULL);
+	if (cmd == 0) {
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
+			_exit(RUNNER_SETUP_EXIT);
+		exec_command(p);
+	}
+	close(0);
+	close(1);
+	close(2);
+	for (;;) {
+		pid = wait(&status);
+		if (pid == -1 && errno == EINTR)
+			continue;
+		if (pid == -1)
+			_exit(RUNNER_SETUP_EXIT);
+		if (pid == cmd)
+			break;
+	}
+	rec[0] = 'W';
+	memcpy(rec + 1, &status, sizeof(status));
+	(void)!write(p->report_fd, rec, sizeof(rec));
+	_exit(0);
+}
+
 void
 runner_child(const struct runner_plan *p)
 {
@@ -499,5 +542,5 @@ runner_child(const struct runner_plan *p)
 	if (p->bpf != NULL &&
 	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, p->bpf) == -1)
 		fail(p, "seccomp", NULL);
-	exec_command(p);
+	run_init(p);
 }

@@ -7,7 +7,7 @@ libairlock_a_SOURCES += \
 check_PROGRAMS += tests/escape/probe
 tests_escape_probe_SOURCES = tests/escape/probe.c
 tests_escape_probe_CFLAGS = $(AM_CFLAGS)
-tests_escape_probe_LDADD =
+tests_escape_probe_LDADD = $(SECCOMP_LIBS)
 TESTS += tests/escape/sandbox_escapes.sh tests/escape/resource_limits.sh \
 	tests/integration/exec_runs_commands.sh
 EXTRA_DIST += tests/escape/sandbox_escapes.sh tests/escape/resource_limits.sh \

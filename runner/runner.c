@@ -546,7 +546,7 @@ runner_proc_finish(struct runner_proc *p, struct runner_result *res)
 {
 	char msg[200];
 	ssize_t n;
-	int limit;
+	int limit, status;
 
 	memset(res, 0, sizeof(*res));
 	if (!p->reaped) {
@@ -560,18 +560,27 @@ runner_proc_finish(struct runner_proc *p, struct runner_result *res)
 	stream_read(p, &p->err);
 	res->duration_ms = now_monotonic_ms() - p->start;
 	res->timed_out = p->timed_out;
-	if (p->si.si_code == CLD_EXITED) {
+	(void)fd_set_nonblock(p->report_fd, 1);
+	n = read(p->report_fd, msg, sizeof(msg) - 1);
+	if (n == 1 + (ssize_t)sizeof(int) && msg[0] == 'W') {
+		/* The init reports the command's own status. */
+		memcpy(&status, msg + 1, sizeof(status));
+		if (WIFEXITED(status)) {
+			res->exited = 1;
+			res->exit_code = WEXITSTATUS(status);
+		} else if (WIFSIGNALED(status))
+			res->signal = WTERMSIG(status);
+	} else if (p->si.si_code == CLD_EXITED) {
 		res->exited = 1;
 		res->exit_code = p->si.si_status;
 	} else
 		res->signal = p->si.si_status;
-	(void)fd_set_nonblock(p->report_fd, 1);
-	n = read(p->report_fd, msg, sizeof(msg) - 1);
-	if (n > 0) {
+	if (n > 1 && msg[0] == 'E') {
 		msg[n] = '\0';
 		res->setup_failed = 1;
+		res->exited = 0;
 		snprintf(res->setup_error, sizeof(res->setup_error),
-		    "sandbox setup failed: %s", msg);
+		    "sandbox setup failed: %s", msg + 1);
 	} else
 		res->layers = p->layers;
 	res->out = p->out.buf != NULL ? p->out.buf : xstrdup("");

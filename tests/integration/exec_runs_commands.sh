@@ -1,1 +1,44 @@
 #!/bin/sh
+# airlock exec runs a command in a sandbox and passes its status through.
+. "$top_srcdir/tests/lib.sh"
+
+chmod 755 "$T"
+ws="$T/ws"
+mkdir -p "$ws/sub/.git"
+chown -R 65534:65534 "$ws"
+
+out=$("$AIRLOCK" exec --workspace "$ws" -- sh -c 'echo hello; pwd' 2>&1)
+expect_contains "exec_prints_stdout" "$out" "hello"
+expect_contains "exec_starts_in_workspace" "$out" "$ws"
+(cd "$ws/sub" && "$AIRLOCK" exec --workspace "$ws" -- pwd) > "$T/pwd.out" 2>&1
+expect_eq "exec_keeps_relative_cwd" "$(cat "$T/pwd.out")" "$ws/sub"
+
+"$AIRLOCK" exec --workspace "$ws" -- sh -c 'exit 7'
+expect_eq "exit_status_passes_through" "$?" 7
+"$AIRLOCK" exec --workspace "$ws" -- sh -c 'kill -TERM $$'
+expect_eq "signal_becomes_128_plus_signal" "$?" 143
+"$AIRLOCK" exec --workspace "$ws" -- no-such-command-xyz 2>/dev/null
+expect_eq "missing_command_is_127" "$?" 127
+out=$("$AIRLOCK" exec --workspace "$ws" --timeout 200 -- sleep 5 2>&1)
+expect_eq "timeout_is_124" "$?" 124
+expect_contains "timeout_is_explained" "$out" "timed out after 200 ms"
+out=$("$AIRLOCK" exec --workspace "$ws" --read-only relative/path -- true 2>&1)
+expect_eq "bad_policy_is_a_sandbox_error" "$?" 71
+expect_contains "bad_policy_is_explained" "$out" "not absolute"
+out=$(echo piped | "$AIRLOCK" exec --workspace "$ws" -- cat)
+expect_eq "stdin_passes_through" "$out" "piped"
+out=$("$AIRLOCK" exec -v --workspace "$ws" -- true 2>&1)
+expect_contains "all_layers_reported" "$out" \
+    "userns,mountns,pidns,netns,ipcns,utsns,cgroupns,seccomp,landlock,nocaps,nnp,rlimits,cgroup"
+out=$("$AIRLOCK" exec --workspace "$ws" -- sh -c 'hostname; ls /proc | grep -c "^[0-9]"' 2>&1)
+expect_contains "own_uts_namespace" "$out" "airlock"
+out=$("$AIRLOCK" exec --workspace "$ws" --strict -- sh -c 'echo strict ok' 2>&1)
+expect_contains "strict_seccomp_profile_runs_a_shell" "$out" "strict ok"
+"$AIRLOCK" exec --workspace "$ws" --limit bogus=1 -- true 2>/dev/null
+expect_eq "bad_limit_is_usage_error" "$?" 64
+
+prof=$("$AIRLOCK" profile --seatbelt --workspace "$ws")
+expect_contains "profile_prints_seatbelt" "$prof" "(deny default)"
+expect_contains "profile_protects_git" "$prof" "(deny file-write* (subpath \"$ws/.git\"))"
+
+finish
