@@ -15,11 +15,11 @@ run() {
 	status=$?
 }
 
-before=$(ls /proc | grep -c '^[0-9]')
-run --timeout 3000 --limit nproc=64 -- ./probe fork-bomb
+marker="airlock-bomb-$$"
+run --timeout 3000 --limit nproc=64 -- ./probe fork-bomb "$marker"
 expect_eq "fork_bomb_ends_at_the_deadline" "$status" 124
-after=$(ls /proc | grep -c '^[0-9]')
-check "fork_bomb_leaves_no_processes" test "$after" -le $((before + 5))
+left=$(ps -eo args | grep -c "[f]ork-bomb $marker")
+expect_eq "fork_bomb_leaves_no_processes" "$left" 0
 
 run --limit memory=128 -- ./probe memory-bomb
 expect_eq "memory_bomb_killed" "$status" 137
