@@ -12,3 +12,8 @@ TESTS += tests/escape/sandbox_escapes.sh tests/escape/resource_limits.sh \
 	tests/integration/exec_runs_commands.sh
 EXTRA_DIST += tests/escape/sandbox_escapes.sh tests/escape/resource_limits.sh \
 	tests/integration/exec_runs_commands.sh
+
+check_PROGRAMS += tests/unit/test_runner
+TESTS += tests/unit/test_runner
+tests_unit_test_runner_CFLAGS = $(unit_cflags)
+tests_unit_test_runner_LDADD = $(unit_ldadd)
