@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <sys/epoll.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -266,7 +267,10 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 		proc_free(p);
 		return rc;
 	}
-	if (pipe2(syncp, O_CLOEXEC) == -1 || pipe2(repp, O_CLOEXEC) == -1 ||
+	/* The go-ahead channel is a socket so that a dead child means EPIPE
+	 * from send(MSG_NOSIGNAL), never SIGPIPE in the caller. */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, syncp) == -1 ||
+	    pipe2(repp, O_CLOEXEC) == -1 ||
 	    (!req->passthrough && (pipe2(outp, O_CLOEXEC) == -1 ||
 	    pipe2(errp, O_CLOEXEC) == -1))) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
@@ -311,16 +315,22 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	syncp[0] = syncp[1] = repp[0] = repp[1] = -1;
 	outp[0] = outp[1] = errp[0] = errp[1] = -1;
 
-	if (write_maps(&p->plan, p->pid) == -1 ||
-	    write(p->sync_fd, "g", 1) != 1) {
+	if (write_maps(&p->plan, p->pid) == -1) {
 		snprintf(err, errlen, "writing the runner's id maps: %s",
+		    strerror(errno));
+		rc = AL_ERR_SYSTEM;
+		goto kill;
+	}
+	/* A child that already died (EPIPE) is reported by finish. */
+	if (send(p->sync_fd, "g", 1, MSG_NOSIGNAL) != 1 && errno != EPIPE) {
+		snprintf(err, errlen, "starting the runner: %s",
 		    strerror(errno));
 		rc = AL_ERR_SYSTEM;
 		goto kill;
 	}
 	/* The child builds its root meanwhile; it waits for 'c' to exec. */
 	p->cg = runner_cgroup_create(p->pid, &req->policy->limits);
-	if (write(p->sync_fd, "c", 1) != 1) {
+	if (send(p->sync_fd, "c", 1, MSG_NOSIGNAL) != 1 && errno != EPIPE) {
 		snprintf(err, errlen, "starting the runner: %s",
 		    strerror(errno));
 		rc = AL_ERR_SYSTEM;
