@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include <sys/mount.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -56,6 +57,13 @@ static const char *const proc_masked[] = {
 static const char *const dev_nodes[] = {
 	"null", "zero", "full", "random", "urandom", NULL
 };
+
+/*
+ * A detached, writable clone of the new /proc (root mode only): /proc
+ * itself is read-only by the time the process writes its id maps.  It is
+ * reachable only through this descriptor, which closes at exec.
+ */
+static int proc_fd = -1;
 
 static void __attribute__((noreturn))
 fail(const struct runner_plan *p, const char *step, const char *arg)
@@ -201,6 +209,9 @@ build_proc(const struct runner_plan *p)
 	if (mount("proc", "/proc", "proc",
 	    MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == -1)
 		fail(p, "mount", "/proc");
+	if (p->root && (proc_fd = open_tree(AT_FDCWD, "/proc",
+	    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) == -1)
+		fail(p, "open_tree", "/proc");
 	for (i = 0; proc_masked[i] != NULL; i++) {
 		if (stat(proc_masked[i], &st) == -1)
 			continue;
@@ -395,18 +406,73 @@ drop_caps(const struct runner_plan *p)
 		fail(p, "clear ambient capabilities", NULL);
 }
 
-/* Reads one go-ahead byte from the parent; EOF means it died. */
+/* Exits quietly if the parent is gone (its end of sync_fd hung up). */
 static void
-wait_parent(const struct runner_plan *p, char want)
+check_parent(const struct runner_plan *p)
 {
-	char c;
-	ssize_t n;
+	struct pollfd pfd;
 
-	do
-		n = read(p->sync_fd, &c, 1);
-	while (n == -1 && errno == EINTR);
-	if (n != 1 || c != want)
+	pfd.fd = p->sync_fd;
+	pfd.events = 0;
+	if (poll(&pfd, 1, 0) == -1 || (pfd.revents & POLLHUP))
 		_exit(RUNNER_SETUP_EXIT);
+}
+
+static void
+write_at(const struct runner_plan *p, int dfd, const char *file,
+    const char *val)
+{
+	size_t len = strlen(val);
+	int fd;
+
+	if ((fd = openat(dfd, file, O_WRONLY | O_CLOEXEC)) == -1)
+		fail(p, "open", file);
+	if (write(fd, val, len) != (ssize_t)len)
+		fail(p, "write", file);
+	close(fd);
+}
+
+/* Joins the cgroup the parent made (while still allowed to). */
+static void
+join_cgroup(const struct runner_plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->ncg_procs; i++)
+		write_at(p, AT_FDCWD, p->cg_procs[i], "0");
+}
+
+/*
+ * The user namespace: as root it is created here, after the root was
+ * built and root was dropped, so that the mount, pid, net, ipc, uts and
+ * cgroup namespaces belong to the initial user namespace and the runner
+ * holds no capability over any of them.  Either way the process maps
+ * only its own uid and gid, and setgroups is denied.
+ */
+static void
+enter_userns(const struct runner_plan *p)
+{
+	char map[64], path[RUNNER_MAX_PATH];
+	const char *dir;
+	int dfd;
+
+	/* Our /proc/self files belong to root until we are dumpable. */
+	if (prctl(PR_SET_DUMPABLE, 1) == -1)
+		fail(p, "prctl PR_SET_DUMPABLE", NULL);
+	if (p->root && unshare(CLONE_NEWUSER) == -1)
+		fail(p, "unshare", "CLONE_NEWUSER");
+	dfd = proc_fd != -1 ? proc_fd : AT_FDCWD;
+	dir = proc_fd != -1 ? "self/" : "/proc/self/";
+	write_at(p, dfd, cat(p, path, dir, "setgroups"), "deny");
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)p->uid,
+	    (unsigned)p->uid);
+	write_at(p, dfd, cat(p, path, dir, "uid_map"), map);
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)p->gid,
+	    (unsigned)p->gid);
+	write_at(p, dfd, cat(p, path, dir, "gid_map"), map);
+	if (proc_fd != -1)
+		close(proc_fd);
+	proc_fd = -1;
 }
 
 /* execvpe() with the search path from the command's environment. */
@@ -494,35 +560,39 @@ run_init(const struct runner_plan *p)
 void
 runner_child(const struct runner_plan *p)
 {
-	struct pollfd pfd;
-
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
 		fail(p, "prctl PR_SET_PDEATHSIG", NULL);
-	/* The parent has written our uid/gid maps. */
-	wait_parent(p, 'g');
-	if (p->root && setgroups(0, NULL) == -1)
-		fail(p, "setgroups", NULL);
-	if (setresgid(p->gid, p->gid, p->gid) == -1)
-		fail(p, "setresgid", NULL);
-	if (setresuid(p->uid, p->uid, p->uid) == -1)
-		fail(p, "setresuid", NULL);
-	/* A credential change resets the death signal: set it again, and
-	 * make sure the parent did not die in between. */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
-		fail(p, "prctl PR_SET_PDEATHSIG", NULL);
-	pfd.fd = p->sync_fd;
-	pfd.events = 0;
-	if (poll(&pfd, 1, 0) == -1 || (pfd.revents & POLLHUP))
-		_exit(RUNNER_SETUP_EXIT);
-	if (setsid() == -1)
-		fail(p, "setsid", NULL);
+	check_parent(p);
 	if (p->policy->workspace == WORKSPACE_COW) {
 		errno = ENOTSUP;
 		fail(p, "workspace mode cow", NULL);
 	}
-	build_root(p);
-	if (sethostname("airlock", 7) == -1)
-		fail(p, "sethostname", NULL);
+	if (p->root) {
+		/* Real root, in fresh namespaces: build the root, then drop
+		 * root for good before anything of the command's runs. */
+		join_cgroup(p);
+		build_root(p);
+		if (sethostname("airlock", 7) == -1)
+			fail(p, "sethostname", NULL);
+		if (setgroups(0, NULL) == -1)
+			fail(p, "setgroups", NULL);
+		if (setresgid(p->gid, p->gid, p->gid) == -1)
+			fail(p, "setresgid", NULL);
+		if (setresuid(p->uid, p->uid, p->uid) == -1)
+			fail(p, "setresuid", NULL);
+		/* A credential change resets the death signal. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
+			fail(p, "prctl PR_SET_PDEATHSIG", NULL);
+		check_parent(p);
+		enter_userns(p);
+	} else {
+		enter_userns(p);
+		build_root(p);
+		if (sethostname("airlock", 7) == -1)
+			fail(p, "sethostname", NULL);
+	}
+	if (setsid() == -1)
+		fail(p, "setsid", NULL);
 	if (chdir(p->cwd) == -1)
 		fail(p, "chdir (is the workspace readable by the runner uid?)",
 		    p->cwd);
@@ -537,8 +607,10 @@ runner_child(const struct runner_plan *p)
 		if (runner_landlock_apply(p, &step) == -1)
 			fail(p, step, NULL);
 	}
-	/* The parent has put us in our cgroup. */
-	wait_parent(p, 'c');
+	/* This process keeps a copy of the parent's memory: nobody in the
+	 * sandbox may read it through /proc/1/mem or ptrace. */
+	if (prctl(PR_SET_DUMPABLE, 0) == -1)
+		fail(p, "prctl PR_SET_DUMPABLE", NULL);
 	if (p->bpf != NULL &&
 	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, p->bpf) == -1)
 		fail(p, "seccomp", NULL);

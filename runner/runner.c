@@ -40,8 +40,10 @@
 #define P_PIDFD		3
 #endif
 
-#define RUNNER_NS_FLAGS	(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | \
-	CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP)
+/* The user namespace comes with these when airlock is not root; as root,
+ * the child creates it after building the root (see child.c). */
+#define RUNNER_NS_FLAGS	(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | \
+	CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP)
 
 #define RUNNER_BASE_LAYERS (RUNNER_LAYER_USERNS | RUNNER_LAYER_MOUNTNS | \
 	RUNNER_LAYER_PIDNS | RUNNER_LAYER_NETNS | RUNNER_LAYER_IPCNS | \
@@ -63,7 +65,7 @@ struct runner_proc {
 	int			 pidfd;
 	int			 epfd;
 	int			 report_fd;	/* read end */
-	int			 sync_fd;	/* write end */
+	int			 sync_fd;	/* held open while we live */
 	struct stream		 out, err;
 	size_t			 cap;		/* bytes kept in total */
 	int			 truncated;
@@ -177,43 +179,6 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 	return 0;
 }
 
-static int
-write_proc(pid_t pid, const char *file, const char *val)
-{
-	char path[64];
-	int fd, rc;
-
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
-	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
-		return -1;
-	rc = write(fd, val, strlen(val)) == (ssize_t)strlen(val) ? 0 : -1;
-	close(fd);
-	return rc;
-}
-
-/*
- * The child's uid/gid maps.  As root: the runner uid/gid map to
- * themselves, so the runner is an ordinary unprivileged user on the host
- * too; the child drops root's supplementary groups itself (setgroups is
- * then refused by seccomp).  As an ordinary user: that user maps to
- * itself and setgroups is denied, as the kernel requires.
- */
-static int
-write_maps(const struct runner_plan *pl, pid_t pid)
-{
-	char map[64];
-
-	if (!pl->root && write_proc(pid, "setgroups", "deny") == -1)
-		return -1;
-	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)pl->uid,
-	    (unsigned)pl->uid);
-	if (write_proc(pid, "uid_map", map) == -1)
-		return -1;
-	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)pl->gid,
-	    (unsigned)pl->gid);
-	return write_proc(pid, "gid_map", map);
-}
-
 static void
 closefd(int *fd)
 {
@@ -267,8 +232,7 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 		proc_free(p);
 		return rc;
 	}
-	/* The go-ahead channel is a socket so that a dead child means EPIPE
-	 * from send(MSG_NOSIGNAL), never SIGPIPE in the caller. */
+	/* The child polls its end of this pair to see the parent alive. */
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, syncp) == -1 ||
 	    pipe2(repp, O_CLOEXEC) == -1 ||
 	    (!req->passthrough && (pipe2(outp, O_CLOEXEC) == -1 ||
@@ -282,9 +246,14 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	p->plan.out_fd = req->passthrough ? 1 : outp[1];
 	p->plan.err_fd = req->passthrough ? 2 : errp[1];
 
-	/* A raw clone: fork semantics plus every namespace, and a pidfd. */
-	pid = syscall(SYS_clone, RUNNER_NS_FLAGS | CLONE_PIDFD | SIGCHLD, 0,
-	    &pidfd, 0, 0);
+	/* The cgroup exists before the child does: the child joins it
+	 * itself, so nothing has to wait for the parent after clone(). */
+	p->cg = runner_cgroup_create(&req->policy->limits);
+	p->plan.ncg_procs = runner_cgroup_procs(p->cg, p->plan.cg_procs, 3);
+
+	/* A raw clone: fork semantics plus the namespaces, and a pidfd. */
+	pid = syscall(SYS_clone, RUNNER_NS_FLAGS | CLONE_PIDFD | SIGCHLD |
+	    (p->plan.root ? 0 : CLONE_NEWUSER), 0, &pidfd, 0, 0);
 	if (pid == -1) {
 		snprintf(err, errlen, "clone: %s", strerror(errno));
 		rc = errno == EINVAL || errno == EPERM ?
@@ -315,27 +284,6 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	syncp[0] = syncp[1] = repp[0] = repp[1] = -1;
 	outp[0] = outp[1] = errp[0] = errp[1] = -1;
 
-	if (write_maps(&p->plan, p->pid) == -1) {
-		snprintf(err, errlen, "writing the runner's id maps: %s",
-		    strerror(errno));
-		rc = AL_ERR_SYSTEM;
-		goto kill;
-	}
-	/* A child that already died (EPIPE) is reported by finish. */
-	if (send(p->sync_fd, "g", 1, MSG_NOSIGNAL) != 1 && errno != EPIPE) {
-		snprintf(err, errlen, "starting the runner: %s",
-		    strerror(errno));
-		rc = AL_ERR_SYSTEM;
-		goto kill;
-	}
-	/* The child builds its root meanwhile; it waits for 'c' to exec. */
-	p->cg = runner_cgroup_create(p->pid, &req->policy->limits);
-	if (send(p->sync_fd, "c", 1, MSG_NOSIGNAL) != 1 && errno != EPIPE) {
-		snprintf(err, errlen, "starting the runner: %s",
-		    strerror(errno));
-		rc = AL_ERR_SYSTEM;
-		goto kill;
-	}
 	p->layers = RUNNER_BASE_LAYERS;
 	if (p->plan.landlock_abi > 0)
 		p->layers |= RUNNER_LAYER_LANDLOCK;

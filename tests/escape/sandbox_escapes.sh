@@ -67,6 +67,13 @@ probe kill $$
 expect_contains "host_process_invisible_to_kill" "$out" "kill: errno=ESRCH"
 probe open-rw "/proc/$$/mem"
 expect_contains "host_proc_mem_absent" "$out" "open-rw: errno=ENOENT"
+# The namespace's init is a copy of airlock: its memory must stay closed.
+probe read /proc/1/mem
+expect_contains "init_memory_unreadable" "$out" "read: errno=EACCES"
+probe read /proc/1/environ
+expect_contains "init_environment_unreadable" "$out" "read: errno=EACCES"
+probe syscall process_vm_readv 64
+expect_contains "process_vm_readv_refused" "$out" "process_vm_readv: errno=EPERM"
 # Writing one's own memory through /proc/self/mem is no escape (it is
 # the same process), but /proc is read-only anyway.
 probe open-rw /proc/self/mem
@@ -124,6 +131,9 @@ chown 0:0 "$ws/suid-probe"
 chmod 4755 "$ws/suid-probe"
 run -- ./suid-probe ids
 expect_contains "setuid_root_binary_gives_nothing" "$out" "euid=65534"
+run -- sh -c 'cat /proc/self/uid_map /proc/self/setgroups'
+expect_contains "only_the_runner_uid_is_mapped" "$out" "65534      65534          1"
+expect_contains "setgroups_is_denied" "$out" "deny"
 probe ids
 expect_contains "runner_is_unprivileged_uid" "$out" "uid=65534 euid=65534 gid=65534 egid=65534"
 probe capset
