@@ -18,6 +18,7 @@
 #include "policy/manifest.h"
 #include "policy/sandbox_defaults.h"
 #include "runner/runner.h"
+#include "runner/seatbelt_exec.h"
 #include "supervisor/commands.h"
 
 #define EXIT_TIMEOUT	124	/* as timeout(1) */
@@ -246,6 +247,19 @@ cmd_exec(int argc, char **argv)
 	}
 	env[n] = NULL;
 
+#ifdef __APPLE__
+	{
+		char *ws = realpath(workspace, NULL);
+
+		/* No namespaces here: sandbox-exec with the Seatbelt profile;
+		 * --timeout and the resource limits are not enforced. */
+		if (ws == NULL || runner_seatbelt_exec(&eff, ws, argv) != 0)
+			log_warn("exec: sandbox-exec");
+		free(ws);
+		rc = EXIT_SANDBOX;
+		goto out;
+	}
+#endif
 	cwd = relative_cwd(workspace);
 	memset(&req, 0, sizeof(req));
 	req.argv = argv;
