@@ -6,6 +6,7 @@ chmod 755 "$T"
 ws="$T/ws"
 mkdir -p "$ws/sub/.git"
 chown -R 65534:65534 "$ws"
+chmod 777 "$ws"
 
 out=$("$AIRLOCK" exec --workspace "$ws" -- sh -c 'echo hello; pwd' 2>&1)
 expect_contains "exec_prints_stdout" "$out" "hello"
@@ -36,6 +37,14 @@ out=$("$AIRLOCK" exec --workspace "$ws" --strict -- sh -c 'echo strict ok' 2>&1)
 expect_contains "strict_seccomp_profile_runs_a_shell" "$out" "strict ok"
 "$AIRLOCK" exec --workspace "$ws" --limit bogus=1 -- true 2>/dev/null
 expect_eq "bad_limit_is_usage_error" "$?" 64
+
+# As an ordinary user: that user is mapped, nothing else.
+out=$(setpriv --reuid 12345 --regid 12345 --clear-groups "$AIRLOCK" exec -v \
+    --workspace "$ws" -- sh -c 'id -u; cat /proc/self/uid_map /proc/self/setgroups' 2>&1)
+expect_contains "unprivileged_caller_runs_as_itself" "$out" "12345"
+expect_contains "unprivileged_caller_maps_only_its_uid" "$out" "12345      12345          1"
+expect_contains "unprivileged_caller_setgroups_denied" "$out" "deny"
+expect_contains "unprivileged_caller_still_gets_seccomp_and_landlock" "$out" "seccomp,landlock,nocaps,nnp"
 
 prof=$("$AIRLOCK" profile --seatbelt --workspace "$ws")
 expect_contains "profile_prints_seatbelt" "$prof" "(deny default)"
