@@ -404,7 +404,7 @@ drop_caps(const struct runner_plan *p)
 {
 	int cap;
 
-	for (cap = 0; cap < 64; cap++)
+	for (cap = 0; cap <= p->cap_last; cap++)
 		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == -1 &&
 		    errno != EINVAL)
 			fail(p, "drop bounding capabilities", NULL);

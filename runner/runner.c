@@ -109,6 +109,30 @@ rel_ok(const char *rel)
 	return 1;
 }
 
+/* The highest capability the kernel knows (cached), or 63. */
+static int
+cap_last(void)
+{
+	static int last = -1;
+	char buf[16];
+	ssize_t n;
+	int fd;
+
+	if (last != -1)
+		return last;
+	last = 63;
+	if ((fd = open("/proc/sys/kernel/cap_last_cap",
+	    O_RDONLY | O_CLOEXEC)) != -1) {
+		if ((n = read(fd, buf, sizeof(buf) - 1)) > 0) {
+			buf[n] = '\0';
+			if (atoi(buf) > 0 && atoi(buf) < 64)
+				last = atoi(buf);
+		}
+		close(fd);
+	}
+	return last;
+}
+
 static int
 plan_init(struct runner_plan *pl, const struct runner_request *req,
     char *err, size_t errlen)
@@ -169,6 +193,7 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 	if ((pl->bpf = runner_seccomp_program(sp, err, errlen)) == NULL)
 		return AL_ERR_INTERNAL;
 	pl->landlock_abi = sp->landlock ? runner_landlock_abi() : 0;
+	pl->cap_last = cap_last();
 	pl->root = geteuid() == 0;
 	pl->uid = pl->root ? sp->uid : geteuid();
 	pl->gid = pl->root ? sp->gid : getegid();

@@ -31,6 +31,7 @@ struct runner_plan {
 	int		 root;		/* airlock runs as root */
 	const struct sock_fprog *bpf;	/* compiled seccomp filter */
 	int		 landlock_abi;	/* 0: none */
+	int		 cap_last;	/* highest capability number */
 	int		 stdin_fd;
 	int		 out_fd, err_fd;	/* child's stdout/stderr */
 	int		 sync_fd;	/* hangs up when the parent dies */

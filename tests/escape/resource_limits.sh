@@ -38,4 +38,27 @@ run --limit cpu=1 -- sh -c 'while :; do :; done'
 expect_eq "cpu_limit_kills_with_sigxcpu" "$status" 152
 expect_contains "cpu_limit_explained" "$out" "CPU time limit of 1 s reached"
 
+# The runner dies with airlock: kill airlock, nothing of the run survives.
+marker="airlock-orphan-$$"
+"$AIRLOCK" exec -- ./probe escape-timeout "$marker" >/dev/null 2>&1 &
+apid=$!
+sleep 0.5
+running=$(ps -eo args | grep -c "[e]scape-timeout $marker")
+check "orphan_test_started" test "$running" -ge 1
+kill -KILL "$apid"
+wait "$apid" 2>/dev/null
+sleep 0.3
+left=$(ps -eo args | grep -c "[e]scape-timeout $marker")
+expect_eq "runner_dies_with_airlock" "$left" 0
+# A killed airlock cannot remove its cgroups: the test does.
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	for d in /sys/fs/cgroup/*/airlock-"$apid"-* \
+	    /sys/fs/cgroup/*/*/*/airlock-"$apid"-*; do
+		[ -d "$d" ] && rmdir "$d" 2>/dev/null
+	done
+	ls -d /sys/fs/cgroup/*/airlock-"$apid"-* \
+	    /sys/fs/cgroup/*/*/*/airlock-"$apid"-* >/dev/null 2>&1 || break
+	sleep 0.5
+done
+
 finish
