@@ -96,13 +96,13 @@ static void
 mkdir_p(const struct runner_plan *p, const char *path, mode_t mode)
 {
 	char buf[RUNNER_MAX_PATH];
-	char *s;
+	char *s, c;
 
 	cat(p, buf, "", path);
 	for (s = buf + 1; ; s++) {
 		if (*s != '/' && *s != '\0')
 			continue;
-		char c = *s;
+		c = *s;
 		*s = '\0';
 		if (mkdir(buf, mode) == -1 && errno != EEXIST)
 			fail(p, "mkdir", buf);
@@ -280,8 +280,8 @@ build_root(const struct runner_plan *p)
 	make_point(p, "/etc", 1);
 	for (i = 0; sandbox_etc_entries[i] != NULL; i++)
 		bind_host(p, cat(p, buf, "/etc/", sandbox_etc_entries[i]), 0);
-	for (i = 0; i < sp->nread_only; i++)
-		bind_host(p, sp->read_only[i], 0);
+	for (i = 0; i < p->nextra_ro; i++)
+		bind_host(p, p->extra_ro[i], 0);
 	build_dev(p);
 	build_proc(p);
 	make_point(p, "/tmp", 1);

@@ -30,6 +30,7 @@
 
 #include "common/errors.h"
 #include "common/util.h"
+#include "policy/sandbox_defaults.h"
 #include "runner/runner.h"
 #include "runner/runner_int.h"
 
@@ -87,6 +88,7 @@ plan_free(struct runner_plan *pl)
 	for (i = 0; i < pl->ndeny; i++)
 		free(pl->deny[i]);
 	free(pl->deny);
+	free(pl->extra_ro);
 }
 
 /* Returns 1 if the workspace-relative |rel| has no ".." component. */
@@ -107,6 +109,23 @@ rel_ok(const char *rel)
 			s++;
 	}
 	return 1;
+}
+
+/* Returns 1 if |path| is one of the system paths every runner gets. */
+static int
+is_base_path(const char *path)
+{
+	size_t i;
+
+	for (i = 0; sandbox_system_dirs[i] != NULL; i++)
+		if (strcmp(path, sandbox_system_dirs[i]) == 0)
+			return 1;
+	if (strncmp(path, "/etc/", 5) != 0)
+		return 0;
+	for (i = 0; sandbox_etc_entries[i] != NULL; i++)
+		if (strcmp(path + 5, sandbox_etc_entries[i]) == 0)
+			return 1;
+	return 0;
 }
 
 /* The highest capability the kernel knows (cached), or 63. */
@@ -178,12 +197,17 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 		} else if (d[0] == '/')
 			pl->deny[pl->ndeny++] = xstrdup(d);
 	}
-	for (i = 0; i < sp->nread_only; i++)
+	pl->extra_ro = xcalloc(sp->nread_only + 1, sizeof(*pl->extra_ro));
+	for (i = 0; i < sp->nread_only; i++) {
 		if (sp->read_only[i][0] != '/') {
 			snprintf(err, errlen, "read-only path %s is not "
 			    "absolute", sp->read_only[i]);
 			return AL_ERR_PATH;
 		}
+		/* The base set is always bound: do not bind it twice. */
+		if (!is_base_path(sp->read_only[i]))
+			pl->extra_ro[pl->nextra_ro++] = sp->read_only[i];
+	}
 	for (i = 0; i < sp->nprotected; i++)
 		if (!rel_ok(sp->protected[i])) {
 			snprintf(err, errlen, "protected path %s is not "

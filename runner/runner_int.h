@@ -26,6 +26,9 @@ struct runner_plan {
 	char		*cwd;		/* absolute, owned */
 	char		**deny;		/* deny_read, "~" expanded, owned */
 	size_t		 ndeny;
+	const char	**extra_ro;	/* read_only minus the base set; the
+					   array is owned, the strings not */
+	size_t		 nextra_ro;
 	const struct sandbox_policy *policy;
 	uid_t		 uid, gid;	/* inside the namespace */
 	int		 root;		/* airlock runs as root */
