@@ -43,6 +43,7 @@
 #define OLDROOT		"/.oldroot"
 #define MASK_FILE	"/.airlock-masked"
 #define MASK_DIR	"/.airlock-masked.d"
+#define COW_DIR		"/.airlock-cow"
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC	(1U << 2)
@@ -248,6 +249,62 @@ setattr(const struct runner_plan *p, int dfd, const char *path,
 }
 
 static void
+fsconf(const struct runner_plan *p, int fd, const char *key, const char *val)
+{
+	if (fsconfig(fd, val != NULL ? FSCONFIG_SET_STRING : FSCONFIG_SET_FLAG,
+	    key, val, 0) == -1)
+		fail(p, "overlay option", key);
+}
+
+/*
+ * WORKSPACE_COW: an overlay whose lower layer is the workspace and whose
+ * upper layer is a tmpfs of tmp_size_mb.  The command sees a writable
+ * workspace; its writes land in the upper layer and vanish with the run,
+ * leaving the real workspace untouched.  Returns a detached mount.
+ */
+static int
+cow_workspace(const struct runner_plan *p, const char *lower)
+{
+	struct stat st;
+	char opts[64];
+	int fd, mfd;
+
+	snprintf(opts, sizeof(opts), "size=%lldm,mode=0755",
+	    (long long)(p->policy->limits.tmp_size_mb > 0 ?
+	    p->policy->limits.tmp_size_mb : 64));
+	make_point(p, COW_DIR, 1);
+	if (mount("tmpfs", COW_DIR, "tmpfs", MS_NOSUID | MS_NODEV, opts) == -1)
+		fail(p, "mount tmpfs", COW_DIR);
+	if (mkdir(COW_DIR "/upper", 0700) == -1 ||
+	    mkdir(COW_DIR "/work", 0700) == -1)
+		fail(p, "mkdir", COW_DIR);
+	/* The overlay's root takes the upper directory's owner and mode:
+	 * give it the workspace's. */
+	if (stat(lower, &st) == -1)
+		fail(p, "stat", p->workspace);
+	if (chown(COW_DIR "/upper", st.st_uid, st.st_gid) == -1 && p->root)
+		fail(p, "chown", COW_DIR "/upper");
+	if (chmod(COW_DIR "/upper", st.st_mode & 07777) == -1)
+		fail(p, "chmod", COW_DIR "/upper");
+	if ((fd = fsopen("overlay", FSOPEN_CLOEXEC)) == -1)
+		fail(p, "fsopen", "overlay");
+	fsconf(p, fd, "lowerdir", lower);
+	fsconf(p, fd, "upperdir", COW_DIR "/upper");
+	fsconf(p, fd, "workdir", COW_DIR "/work");
+	if (!p->root)
+		fsconf(p, fd, "userxattr", NULL);
+	if (fsconfig(fd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == -1)
+		fail(p, "create overlay", p->workspace);
+	if ((mfd = fsmount(fd, FSMOUNT_CLOEXEC, 0)) == -1)
+		fail(p, "fsmount", "overlay");
+	close(fd);
+	/* The overlay holds its own reference to the upper layer. */
+	if (umount2(COW_DIR, MNT_DETACH) == -1 || rmdir(COW_DIR) == -1)
+		fail(p, "umount", COW_DIR);
+	return mfd;
+}
+
+static void
 build_root(const struct runner_plan *p)
 {
 	const struct sandbox_policy *sp = p->policy;
@@ -288,9 +345,11 @@ build_root(const struct runner_plan *p)
 	mkdir_p(p, p->workspace, 0755);
 
 	/* Take the workspace along as a detached tree before the host goes. */
-	wsfd = open_tree(AT_FDCWD, cat(p, buf, OLDROOT, p->workspace),
-	    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
-	if (wsfd == -1)
+	if (sp->workspace == WORKSPACE_COW)
+		wsfd = cow_workspace(p, cat(p, buf, OLDROOT, p->workspace));
+	else if ((wsfd = open_tree(AT_FDCWD, cat(p, buf, OLDROOT,
+	    p->workspace), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+	    AT_RECURSIVE)) == -1)
 		fail(p, "open workspace", p->workspace);
 	if (umount2(OLDROOT, MNT_DETACH) == -1)
 		fail(p, "umount", OLDROOT);
@@ -585,10 +644,6 @@ runner_child(const struct runner_plan *p)
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
 		fail(p, "prctl PR_SET_PDEATHSIG", NULL);
 	check_parent(p);
-	if (p->policy->workspace == WORKSPACE_COW) {
-		errno = ENOTSUP;
-		fail(p, "workspace mode cow", NULL);
-	}
 	if (p->root) {
 		/* Real root, in fresh namespaces: build the root, then drop
 		 * root for good before anything of the command's runs. */

@@ -30,7 +30,7 @@ usage(void)
 	    "[--workspace W] [--timeout MS]\n"
 	    "           [--read-only PATH]... [--deny-read PATH]... "
 	    "[--protect REL]...\n"
-	    "           [--limit NAME=N]... [--strict] [--no-landlock] "
+	    "           [--limit NAME=N]... [--strict] [--no-landlock] [--cow] "
 	    "[--] CMD [ARGS]\n");
 }
 
@@ -133,6 +133,7 @@ cmd_exec(int argc, char **argv)
 		{ "protect", required_argument, NULL, 'p' },
 		{ "strict", no_argument, NULL, 'S' },
 		{ "no-landlock", no_argument, NULL, 'L' },
+		{ "cow", no_argument, NULL, 'C' },
 		{ "limit", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -142,7 +143,7 @@ cmd_exec(int argc, char **argv)
 	struct extra ro = { NULL, 0 }, deny = { NULL, 0 }, prot = { NULL, 0 };
 	struct extra lim = { NULL, 0 };
 	size_t i;
-	int strict = 0, nolandlock = 0;
+	int strict = 0, nolandlock = 0, cow = 0;
 	struct manifest *m = NULL;
 	struct runner_request req;
 	struct runner_result res;
@@ -188,6 +189,9 @@ cmd_exec(int argc, char **argv)
 		case 'L':
 			nolandlock = 1;
 			break;
+		case 'C':
+			cow = 1;
+			break;
 		case 'l':
 			extra_add(&lim, optarg);
 			break;
@@ -227,6 +231,8 @@ cmd_exec(int argc, char **argv)
 		eff.seccomp = SECCOMP_PROFILE_STRICT;
 	if (nolandlock)
 		eff.landlock = 0;
+	if (cow)
+		eff.workspace = WORKSPACE_COW;
 	for (i = 0; i < lim.n; i++)
 		if (set_limit(&eff.limits, lim.v[i]) == -1) {
 			log_warnx("exec: bad --limit '%s' (cpu, as, fsize, "

@@ -4,7 +4,7 @@
 
 chmod 755 "$T"
 ws="$T/ws"
-mkdir -p "$ws/sub/.git"
+mkdir -p "$ws/sub/.git" "$ws/.git"
 chown -R 65534:65534 "$ws"
 chmod 777 "$ws"
 
@@ -37,6 +37,21 @@ out=$("$AIRLOCK" exec --workspace "$ws" --strict -- sh -c 'echo strict ok' 2>&1)
 expect_contains "strict_seccomp_profile_runs_a_shell" "$out" "strict ok"
 "$AIRLOCK" exec --workspace "$ws" --limit bogus=1 -- true 2>/dev/null
 expect_eq "bad_limit_is_usage_error" "$?" 64
+
+# Copy-on-write workspace: the command writes, the workspace stays as it was.
+echo original > "$ws/cow.txt"
+chmod 666 "$ws/cow.txt"
+out=$("$AIRLOCK" exec --cow --workspace "$ws" -- sh -c \
+    'echo changed > cow.txt; echo fresh > cow-new.txt; cat cow.txt cow-new.txt; touch .git/x' 2>&1)
+expect_contains "cow_command_sees_its_writes" "$out" "changed"
+expect_contains "cow_command_creates_files" "$out" "fresh"
+expect_contains "cow_keeps_git_read_only" "$out" "Read-only file system"
+expect_eq "cow_leaves_workspace_file_unchanged" "$(cat "$ws/cow.txt")" "original"
+check "cow_leaves_no_new_file" test ! -e "$ws/cow-new.txt"
+out=$(setpriv --reuid 12345 --regid 12345 --clear-groups "$AIRLOCK" exec --cow \
+    --workspace "$ws" -- sh -c 'echo u > cow-user.txt && cat cow-user.txt' 2>&1)
+expect_contains "cow_works_for_an_ordinary_user" "$out" "u"
+check "cow_for_an_ordinary_user_leaves_no_file" test ! -e "$ws/cow-user.txt"
 
 # As an ordinary user: that user is mapped, nothing else.
 out=$(setpriv --reuid 12345 --regid 12345 --clear-groups "$AIRLOCK" exec -v \

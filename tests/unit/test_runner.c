@@ -270,16 +270,17 @@ START_TEST(test_setup_failure_is_reported_not_run)
 	char *ws = make_ws();
 
 	sandbox_policy_init_defaults(&sp);
-	sp.workspace = WORKSPACE_COW;
 	memset(&req, 0, sizeof(req));
 	req.argv = argv;
 	req.workspace = ws;
+	req.cwd = "no/such/dir";
 	req.policy = &sp;
 	req.stdin_fd = -1;
 	ck_assert_int_eq(runner_run(&req, &res), 0);
 	ck_assert_int_eq(res.setup_failed, 1);
 	ck_assert_int_eq(res.exited, 0);
-	ck_assert_ptr_nonnull(strstr(res.setup_error, "cow"));
+	ck_assert_ptr_nonnull(strstr(res.setup_error, "chdir"));
+	ck_assert_ptr_nonnull(strstr(res.setup_error, "No such file"));
 	ck_assert_uint_eq(res.layers, 0);
 	runner_result_clear(&res);
 	sandbox_policy_free_arrays(&sp);
