@@ -10,3 +10,6 @@ check_PROGRAMS += bench/audit_bench
 bench_audit_bench_CFLAGS = $(AM_CFLAGS)
 bench_audit_bench_LDADD = libairlock.a $(AIRLOCK_LIBS)
 EXTRA_DIST += bench/audit.sh
+noinst_PROGRAMS += bench/spawnbench
+bench_spawnbench_SOURCES = bench/spawnbench.c
+EXTRA_DIST += bench/spawn

@@ -6,3 +6,5 @@ dist_man_MANS += docs/airlock-check.1
 dist_man_MANS += docs/airlock-audit.1 docs/airlock-secret.1
 EXTRA_DIST += docs/AUDIT.md
 dist_man_MANS += docs/airlock-proxy.1
+dist_man_MANS += docs/airlock-exec.1 docs/airlock-profile.1
+EXTRA_DIST += docs/SANDBOX.md

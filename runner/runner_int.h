@@ -26,17 +26,23 @@ struct runner_plan {
 	char		*cwd;		/* absolute, owned */
 	char		**deny;		/* deny_read, "~" expanded, owned */
 	size_t		 ndeny;
+	const char	**extra_ro;	/* read_only minus the base set; the
+					   array is owned, the strings not */
+	size_t		 nextra_ro;
 	const struct sandbox_policy *policy;
 	uid_t		 uid, gid;	/* inside the namespace */
 	int		 root;		/* airlock runs as root */
 	const struct sock_fprog *bpf;	/* compiled seccomp filter */
 	int		 landlock_abi;	/* 0: none */
+	int		 cap_last;	/* highest capability number */
 	int		 stdin_fd;
 	int		 out_fd, err_fd;	/* child's stdout/stderr */
-	int		 sync_fd;	/* read: parent's go signals */
+	int		 sync_fd;	/* hangs up when the parent dies */
 	int		 report_fd;	/* write: setup failure reason */
 	const int	*keep_fds;
 	size_t		 nkeep_fds;
+	const char	*cg_procs[3];	/* cgroup.procs files to join */
+	size_t		 ncg_procs;
 };
 
 /* The child: builds the sandbox and executes the command.  Never returns. */
@@ -56,9 +62,14 @@ int	runner_landlock_apply(const struct runner_plan *plan, const char **step);
 /* A per-runner cgroup (v2 when usable, else the v1 hierarchies). */
 struct runner_cgroup;
 
-/* Creates the cgroup with |lim| and moves |pid| into it; NULL if none. */
-struct runner_cgroup *runner_cgroup_create(pid_t pid,
-	    const struct resource_limits *lim);
+/*
+ * Creates the cgroup with |lim|; NULL if none could be.  The child joins
+ * it itself, before it drops root, by writing 0 to each file that
+ * runner_cgroup_procs() lists (borrowed strings; returns their number).
+ */
+struct runner_cgroup *runner_cgroup_create(const struct resource_limits *lim);
+size_t	runner_cgroup_procs(const struct runner_cgroup *cg, const char **out,
+	    size_t n);
 /* Kills every process in it (where the kernel can). */
 void	runner_cgroup_kill(struct runner_cgroup *cg);
 /* 1 if the memory limit was hit, 2 if the pids limit was, else 0. */
