@@ -235,6 +235,36 @@ mount_tmpfs(const struct runner_plan *p, const char *path, int64_t mb)
 		fail(p, "mount tmpfs", path);
 }
 
+/* The new /tmp and /dev/shm are empty tmpfs: binds beneath them come late. */
+static int
+under_tmp(const char *path)
+{
+	return strncmp(path, "/tmp/", 5) == 0 ||
+	    strncmp(path, "/dev/shm/", 9) == 0;
+}
+
+/*
+ * Takes |path| of the host along as a detached mount, for binding after
+ * the new /tmp exists; -1 if it does not exist.  *isdir says what it is.
+ */
+static int
+detach_host(const struct runner_plan *p, const char *path, int *isdir)
+{
+	*isdir = 0;
+	char src[RUNNER_MAX_PATH];
+	struct stat st;
+	int fd;
+
+	cat(p, src, OLDROOT, path);
+	if (stat(src, &st) == -1)
+		return -1;
+	*isdir = S_ISDIR(st.st_mode);
+	if ((fd = open_tree(AT_FDCWD, src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+	    AT_RECURSIVE)) == -1)
+		fail(p, "open_tree", path);
+	return fd;
+}
+
 static void
 setattr(const struct runner_plan *p, int dfd, const char *path,
     unsigned flags, uint64_t set, uint64_t clr)
@@ -310,8 +340,8 @@ build_root(const struct runner_plan *p)
 	const struct sandbox_policy *sp = p->policy;
 	char buf[RUNNER_MAX_PATH], path[RUNNER_MAX_PATH];
 	struct stat st;
-	size_t i;
-	int fd, wsfd;
+	size_t i, j, nlate = 0;
+	int fd, wsfd, late[RUNNER_MAX_LATE], late_dir[RUNNER_MAX_LATE];
 
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
 		fail(p, "make mounts private", "/");
@@ -338,7 +368,16 @@ build_root(const struct runner_plan *p)
 	for (i = 0; sandbox_etc_entries[i] != NULL; i++)
 		bind_host(p, cat(p, buf, "/etc/", sandbox_etc_entries[i]), 0);
 	for (i = 0; i < p->nextra_ro; i++)
-		bind_host(p, p->extra_ro[i], 0);
+		if (!under_tmp(p->extra_ro[i]))
+			bind_host(p, p->extra_ro[i], 0);
+		else if (nlate == RUNNER_MAX_LATE)
+			fail(p, "too many read-only paths beneath /tmp",
+			    p->extra_ro[i]);
+		else {
+			late[nlate] = detach_host(p, p->extra_ro[i],
+			    &late_dir[nlate]);
+			nlate++;
+		}
 	build_dev(p);
 	build_proc(p);
 	make_point(p, "/tmp", 1);
@@ -351,6 +390,17 @@ build_root(const struct runner_plan *p)
 	    p->workspace), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
 	    AT_RECURSIVE)) == -1)
 		fail(p, "open workspace", p->workspace);
+	else if (p->idmap_fd != -1) {
+		struct mount_attr ma;
+
+		/* Where the filesystem cannot idmap, the runner keeps the
+		 * owner's permissions: writes then fail, never land. */
+		memset(&ma, 0, sizeof(ma));
+		ma.attr_set = MOUNT_ATTR_IDMAP;
+		ma.userns_fd = (uint64_t)p->idmap_fd;
+		(void)mount_setattr(wsfd, "", AT_EMPTY_PATH | AT_RECURSIVE,
+		    &ma, sizeof(ma));
+	}
 	if (umount2(OLDROOT, MNT_DETACH) == -1)
 		fail(p, "umount", OLDROOT);
 	if (rmdir(OLDROOT) == -1)
@@ -366,6 +416,22 @@ build_root(const struct runner_plan *p)
 	if (strncmp(p->workspace, "/tmp/", 5) == 0 ||
 	    strncmp(p->workspace, "/dev/shm/", 9) == 0)
 		mkdir_p(p, p->workspace, 0755);
+	/* Read-only binds that live beneath the new /tmp come in now. */
+	for (i = 0, j = 0; i < p->nextra_ro; i++) {
+		if (!under_tmp(p->extra_ro[i]))
+			continue;
+		if (late[j] != -1) {
+			make_point(p, p->extra_ro[i], late_dir[j]);
+			setattr(p, late[j], "", AT_EMPTY_PATH | AT_RECURSIVE,
+			    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+			    MOUNT_ATTR_NODEV, 0);
+			if (move_mount(late[j], "", AT_FDCWD, p->extra_ro[i],
+			    MOVE_MOUNT_F_EMPTY_PATH) == -1)
+				fail(p, "bind", p->extra_ro[i]);
+			close(late[j]);
+		}
+		j++;
+	}
 	setattr(p, wsfd, "", AT_EMPTY_PATH | AT_RECURSIVE,
 	    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0);
 	if (move_mount(wsfd, "", AT_FDCWD, p->workspace,

@@ -13,6 +13,7 @@
 
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -152,6 +153,8 @@ cap_last(void)
 	return last;
 }
 
+static int	write_file(const char *path, const char *text);
+
 static int
 plan_init(struct runner_plan *pl, const struct runner_request *req,
     char *err, size_t errlen)
@@ -225,7 +228,109 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 		snprintf(err, errlen, "the runner uid/gid must not be 0");
 		return AL_ERR_DENIED;
 	}
+	/*
+	 * As root, the runner's uid does not own the workspace: an idmapped
+	 * mount shows the owner's files as the runner's, and what the runner
+	 * writes lands on disk as the owner's.  No file changes owner.
+	 */
+	pl->idmap_fd = -1;
+	if (pl->root && sp->workspace == WORKSPACE_DIRECT) {
+		struct stat st;
+
+		if (stat(pl->workspace, &st) == 0 &&
+		    (st.st_uid != pl->uid || st.st_gid != pl->gid))
+			pl->idmap_fd = runner_idmap_userns(st.st_uid,
+			    st.st_gid, pl->uid, pl->gid);
+	}
 	return 0;
+}
+
+struct idmap_cache {
+	uid_t	from_uid, to_uid;
+	gid_t	from_gid, to_gid;
+	int	fd;
+};
+
+int
+runner_idmap_userns(uid_t from_uid, gid_t from_gid, uid_t to_uid,
+    gid_t to_gid)
+{
+	static struct idmap_cache cache[8];
+	static size_t ncache;
+	char path[64], map[64];
+	int fd, ok, pfd[2];
+	size_t i;
+	pid_t pid;
+
+	for (i = 0; i < ncache; i++)
+		if (cache[i].from_uid == from_uid && cache[i].to_uid == to_uid &&
+		    cache[i].from_gid == from_gid && cache[i].to_gid == to_gid)
+			return cache[i].fd;
+	if (pipe2(pfd, O_CLOEXEC) == -1)
+		return -1;
+	/* A child that only holds the new user namespace while we map it. */
+	if ((pid = fork()) == -1) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		char c;
+
+		close(pfd[1]);
+		if (unshare(CLONE_NEWUSER) == -1)
+			_exit(1);
+		(void)!read(pfd[0], &c, 1);
+		_exit(0);
+	}
+	close(pfd[0]);
+	/* The child needs a moment to unshare: wait until its ns differs. */
+	for (i = 0; i < 1000; i++) {
+		struct stat a, b;
+
+		snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+		if (stat(path, &a) == 0 && stat("/proc/self/ns/user", &b) == 0 &&
+		    a.st_ino != b.st_ino)
+			break;
+		usleep(100);
+	}
+	/* The idmapping: on-disk id (inside) -> the id the runner has. */
+	ok = 1;
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)from_uid,
+	    (unsigned)to_uid);
+	ok &= write_file(path, map);
+	snprintf(path, sizeof(path), "/proc/%d/setgroups", (int)pid);
+	ok &= write_file(path, "deny");
+	snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)pid);
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)from_gid,
+	    (unsigned)to_gid);
+	ok &= write_file(path, map);
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+	fd = ok ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	close(pfd[1]);
+	while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
+		;
+	if (fd != -1 && ncache < sizeof(cache) / sizeof(cache[0])) {
+		cache[ncache].from_uid = from_uid;
+		cache[ncache].from_gid = from_gid;
+		cache[ncache].to_uid = to_uid;
+		cache[ncache].to_gid = to_gid;
+		cache[ncache++].fd = fd;
+	}
+	return fd;
+}
+
+static int
+write_file(const char *path, const char *text)
+{
+	int fd, ok;
+
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
+		return 0;
+	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	close(fd);
+	return ok;
 }
 
 static void

@@ -19,6 +19,9 @@
 /* Child exit status when a setup step failed (the reason is on the pipe). */
 #define RUNNER_SETUP_EXIT	125
 
+/* Read-only binds beneath /tmp or /dev/shm a runner can take. */
+#define RUNNER_MAX_LATE	16
+
 struct runner_plan {
 	char *const	*argv;
 	char *const	*envp;
@@ -41,6 +44,8 @@ struct runner_plan {
 	int		 report_fd;	/* write: setup failure reason */
 	const int	*keep_fds;
 	size_t		 nkeep_fds;
+	int		 idmap_fd;	/* user namespace for an idmapped
+					   workspace, or -1 */
 	const char	*cg_procs[3];	/* cgroup.procs files to join */
 	size_t		 ncg_procs;
 };
@@ -48,6 +53,14 @@ struct runner_plan {
 /* The child: builds the sandbox and executes the command.  Never returns. */
 void	runner_child(const struct runner_plan *plan)
 	    __attribute__((noreturn));
+
+/*
+ * Returns a user namespace descriptor whose mapping shows files owned by
+ * |from_uid|:|from_gid| as owned by |to_uid|:|to_gid| through an idmapped
+ * mount (cached per tuple for the life of the process), or -1.
+ */
+int	runner_idmap_userns(uid_t from_uid, gid_t from_gid, uid_t to_uid,
+	    gid_t to_gid);
 
 /* Returns the cached filter for |sp| (compiled once per profile), or NULL. */
 const struct sock_fprog *runner_seccomp_program(const struct sandbox_policy *sp,

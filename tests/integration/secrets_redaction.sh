@@ -55,7 +55,9 @@ fi
 	echo "for p in '$AIRLOCK_HOME' '$AIRLOCK_HOME/secrets.db' '$AIRLOCK_HOME/secrets.key' '$AIRLOCK_RUNTIME_DIR'; do"
 	echo '	if [ -e "$p" ]; then echo "VISIBLE $p"; else echo "absent $p"; fi'
 	echo 'done'
-	echo "grep -rlF '$secret' /tmp \"\$HOME\" '$ws' 2>/dev/null | sed 's/^/FOUND /'"
+	# The script holds the secret only hex-encoded, so it cannot match itself.
+	echo "s=\$(printf '%b' '$(printf '%s' "$secret" | od -An -tx1 | tr -d ' \n' | sed 's/\(..\)/\\\\x\1/g')')"
+	echo 'grep -rlF "$s" /tmp "$HOME" '"'$ws'"' 2>/dev/null | sed "s/^/FOUND /"'
 	echo 'exit 0'
 } >"$T/agent.sh"
 chmod +x "$T/agent.sh"
