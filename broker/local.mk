@@ -2,6 +2,7 @@ libairlock_a_SOURCES += \
 	broker/actions.c \
 	broker/approval.c broker/approval.h \
 	broker/broker.c broker/broker.h broker/broker_int.h \
+	broker/egress.c broker/egress.h \
 	broker/jsonrpc.c broker/jsonrpc.h \
 	broker/ledger.c broker/ledger.h \
 	broker/loop.c broker/loop.h \

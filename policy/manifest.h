@@ -135,6 +135,8 @@ struct sandbox_policy {
 	enum seccomp_profile	 seccomp;
 	int			 landlock;	/* 1: on where the kernel has it */
 	enum workspace_mode	 workspace;
+	int			 workspace_readonly;	/* 1: no writes at all
+							   (a read-only agent) */
 	struct resource_limits	 limits;
 };
 

@@ -18,6 +18,7 @@
 #include <sched.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -27,6 +28,7 @@
 
 #include <cap-ng.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
@@ -38,6 +40,8 @@
 #include <unistd.h>
 
 #include "policy/sandbox_defaults.h"
+#include "proxy/ipc.h"
+#include "runner/runner.h"
 #include "runner/runner_int.h"
 
 #define OLDROOT		"/.oldroot"
@@ -438,6 +442,9 @@ build_root(const struct runner_plan *p)
 	    MOVE_MOUNT_F_EMPTY_PATH) == -1)
 		fail(p, "mount workspace", p->workspace);
 	close(wsfd);
+	if (sp->workspace_readonly)
+		setattr(p, AT_FDCWD, p->workspace, AT_RECURSIVE,
+		    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0);
 
 	/* .git and the protected paths: read-only again, beneath the rw bind. */
 	for (i = 0; i < sp->nprotected; i++) {
@@ -704,6 +711,38 @@ run_init(const struct runner_plan *p)
 	_exit(0);
 }
 
+/*
+ * The only way out of the network namespace: a listener on 127.0.0.1
+ * inside it, handed to the proxy outside, which makes every outbound
+ * connection itself after checking it.  Runs while we still hold the
+ * capabilities over this network namespace.
+ */
+static void
+proxy_listener(const struct runner_plan *p)
+{
+	struct sockaddr_in	sin;
+	int			lfd, one = 1;
+
+	if (!p->use_proxy)
+		return;
+	if (proxy_lo_up() != 0)
+		fail(p, "bring up lo", NULL);
+	if ((lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		fail(p, "socket", "proxy listener");
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons(RUNNER_PROXY_PORT);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	(void)setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(lfd, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
+	    listen(lfd, 64) == -1)
+		fail(p, "listen", "127.0.0.1:" "3128");
+	if (proxy_send_fd(p->proxy_sock, lfd, "L", 1) != 0)
+		fail(p, "hand the listener to the proxy", NULL);
+	close(lfd);
+	close(p->proxy_sock);
+}
+
 void
 runner_child(const struct runner_plan *p)
 {
@@ -715,6 +754,7 @@ runner_child(const struct runner_plan *p)
 		 * root for good before anything of the command's runs. */
 		join_cgroup(p);
 		build_root(p);
+		proxy_listener(p);
 		if (sethostname("airlock", 7) == -1)
 			fail(p, "sethostname", NULL);
 		if (setgroups(0, NULL) == -1)
@@ -731,6 +771,7 @@ runner_child(const struct runner_plan *p)
 	} else {
 		enter_userns(p);
 		build_root(p);
+		proxy_listener(p);
 		if (sethostname("airlock", 7) == -1)
 			fail(p, "sethostname", NULL);
 	}

@@ -170,6 +170,8 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 	pl->stdin_fd = req->stdin_fd;
 	pl->keep_fds = req->keep_fds;
 	pl->nkeep_fds = req->nkeep_fds;
+	pl->use_proxy = req->use_proxy;
+	pl->proxy_sock = req->use_proxy ? req->proxy_sock : -1;
 	if ((pl->workspace = realpath(req->workspace, NULL)) == NULL) {
 		snprintf(err, errlen, "workspace %s: %s", req->workspace,
 		    strerror(errno));

@@ -44,6 +44,8 @@ struct runner_plan {
 	int		 report_fd;	/* write: setup failure reason */
 	const int	*keep_fds;
 	size_t		 nkeep_fds;
+	int		 use_proxy;	/* see runner_request */
+	int		 proxy_sock;
 	int		 idmap_fd;	/* user namespace for an idmapped
 					   workspace, or -1 */
 	const char	*cg_procs[3];	/* cgroup.procs files to join */

@@ -401,6 +401,9 @@ audit_show(int argc, char **argv)
 				log_warnx("--until: not an RFC 3339 time");
 				return EXIT_USAGE;
 			}
+			/* A bare date means the whole of that day. */
+			if (strlen(optarg) == 10)
+				f.until += 86400000 - 1;
 			f.has_until = 1;
 			break;
 		case 'j': json = 1; break;

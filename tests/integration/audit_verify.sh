@@ -141,6 +141,9 @@ expect_contains "show --tool --decision finds the decision" "$out" "decision=all
 expect_not_contains "show --tool filters other tools" "$out" "run_check"
 n=$("$AIRLOCK" audit show --json --event request "$L" | wc -l)
 expect_eq "show --json --event request prints 4 lines" "$n" 4
+today=$(head -n 1 "$L" | sed 's/.*"time":"\([0-9-]*\)T.*/\1/')
+n=$("$AIRLOCK" audit show --json --since "$today" --until "$today" "$L" | wc -l)
+expect_eq "show --since DAY --until DAY keeps the whole day" "$n" 18
 n=$("$AIRLOCK" audit show --json --since 2999-01-01 "$L" | wc -l)
 expect_eq "show --since the future prints nothing" "$n" 0
 n=$("$AIRLOCK" audit show --json --until 2999-01-01T00:00:00Z --session test-session "$L" | wc -l)

@@ -538,6 +538,44 @@ START_TEST(test_audit_redacts_fields)
 }
 END_TEST
 
+/* Exhaustive: flipping any one bit of any byte is caught. */
+START_TEST(test_audit_every_byte_edit_is_detected)
+{
+	struct audit_verify_result res;
+	static const unsigned char flips[] = { 0x01, 0x20 };
+	unsigned char *buf;
+	size_t len, i, f;
+	FILE *fp;
+	long sz;
+
+	write_log(logpath, "s", 2);
+	ck_assert_ptr_nonnull(fp = fopen(logpath, "r"));
+	fseek(fp, 0, SEEK_END);
+	sz = ftell(fp);
+	rewind(fp);
+	len = (size_t)sz;
+	buf = malloc(len);
+	ck_assert_uint_eq(fread(buf, 1, len, fp), len);
+	fclose(fp);
+	for (i = 0; i < len; i++) {
+		for (f = 0; f < sizeof(flips); f++) {
+			buf[i] ^= flips[f];
+			ck_assert_ptr_nonnull(fp = fmemopen(buf, len, "r"));
+			ck_assert_msg(audit_verify_fp(fp, NULL, NULL, &res) ==
+			    AUDIT_VERIFY_BAD, "byte %zu ^ 0x%02x accepted", i,
+			    flips[f]);
+			fclose(fp);
+			buf[i] ^= flips[f];
+		}
+	}
+	ck_assert_ptr_nonnull(fp = fmemopen(buf, len, "r"));
+	ck_assert_int_eq(audit_verify_fp(fp, NULL, NULL, &res),
+	    AUDIT_VERIFY_CLOSED);
+	fclose(fp);
+	free(buf);
+}
+END_TEST
+
 static const struct {
 	const char	*in;
 	int		 rc;
@@ -573,10 +611,12 @@ audit_suite(void)
 	Suite *s = suite_create("audit");
 	TCase *tc = tcase_create("audit");
 
+	tcase_set_timeout(tc, 60);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_loop_test(tc, test_audit_verify_detects_tampering, 0,
 	    sizeof(tamper) / sizeof(tamper[0]));
 	tcase_add_test(tc, test_audit_record_format);
+	tcase_add_test(tc, test_audit_every_byte_edit_is_detected);
 	tcase_add_test(tc, test_audit_open_refuses_existing_log_and_second_writer);
 	tcase_add_test(tc, test_audit_append_refuses_bad_events);
 	tcase_add_test(tc, test_audit_append_fails_closed_and_recovers);
