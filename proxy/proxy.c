@@ -25,6 +25,7 @@
 
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -910,6 +911,8 @@ resolver_input(struct proxy *p, struct resolver_slot *slot)
 	slot->busy = 0;
 	if (n != (ssize_t)sizeof(rep)) {
 		log_warnx("%s: resolver process gone", __func__);
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;	/* reap it */
 		close(slot->fd);
 		slot->fd = -1;
 		p->nres_live--;
