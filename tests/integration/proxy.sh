@@ -49,13 +49,16 @@ mount --bind "$T/resolv.conf" /etc/resolv.conf || { echo "not ok - cannot mount 
 DNSPID=$!
 
 "$H" serve "$T/srv" 120 &
+SERVEPID=$!
 i=0; while [ ! -s "$T/srv" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 read SP SRVPID < "$T/srv"
 
 PIDS=""
 cleanup() {
 	for p in $PIDS $DNSPID; do kill "$p" 2>/dev/null; done
-	kill -TERM -- "-$SRVPID" 2>/dev/null
+	# The server is a process group leader; dash's kill takes no "--".
+	kill -TERM "-$SRVPID" 2>/dev/null
+	kill "$SERVEPID" 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT
