@@ -249,7 +249,7 @@ static const char *const proxy_syscalls[] = {
 	"getrandom", "rt_sigaction", "rt_sigprocmask", "rt_sigreturn",
 	"sigaltstack", "exit", "exit_group", "futex", "uname", "sysinfo",
 	"prlimit64", "getrlimit", "restart_syscall", "set_robust_list",
-	"rseq", "sched_yield", "sched_getaffinity",
+	"rseq", "sched_yield", "sched_getaffinity", "wait4", "waitid",
 };
 
 int

@@ -25,6 +25,7 @@
 
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -523,20 +524,56 @@ is_tchar(int ch)
 
 /* Is header |name| (|n| bytes) one the proxy removes before forwarding? */
 static int
-header_dropped(const char *name, size_t n)
+header_dropped(const char *name, size_t n, const char *conn_tokens)
 {
 	static const char *drop[] = {
 		"host", "connection", "keep-alive", "te", "trailer", "upgrade",
 		NULL
 	};
-	size_t i;
+	const char *t = conn_tokens;
+	size_t i, tl;
 
 	if (n >= 6 && strncasecmp(name, "proxy-", 6) == 0)
 		return 1;
 	for (i = 0; drop[i] != NULL; i++)
 		if (strlen(drop[i]) == n && strncasecmp(name, drop[i], n) == 0)
 			return 1;
+	/* Headers the client named in Connection are hop-by-hop too. */
+	while (*t != '\0') {
+		t += strspn(t, " \t,");
+		tl = strcspn(t, " \t,");
+		if (tl == n && strncasecmp(t, name, n) == 0)
+			return 1;
+		t += tl;
+	}
 	return 0;
+}
+
+/* Collects the values of every Connection header of the head [hs, end). */
+static void
+connection_tokens(const char *hs, const char *end, char *out, size_t outlen)
+{
+	const char *he, *colon, *le;
+	size_t len = 0, vl;
+
+	out[0] = '\0';
+	for (; hs < end; hs = he + 1) {
+		he = memchr(hs, '\n', (size_t)(end - hs));
+		if (he == NULL || he == hs || (he == hs + 1 && *hs == '\r'))
+			break;
+		colon = memchr(hs, ':', (size_t)(he - hs));
+		if (colon == NULL || colon - hs != 10 ||
+		    strncasecmp(hs, "connection", 10) != 0)
+			continue;
+		le = he > colon && he[-1] == '\r' ? he - 1 : he;
+		vl = (size_t)(le - colon - 1);
+		if (len + vl + 2 > outlen)
+			break;
+		memcpy(out + len, colon + 1, vl);
+		len += vl;
+		out[len++] = ',';
+		out[len] = '\0';
+	}
 }
 
 /*
@@ -599,7 +636,7 @@ conn_request(struct proxy *p, struct conn *c, size_t hlen)
 {
 	struct rules_target t;
 	char *line, *sp1, *sp2, *eol, *target, *ver, *path, *auth, *out;
-	char why[RULES_REASON_MAX];
+	char why[RULES_REASON_MAX], ctok[1024];
 	size_t tlen, alen, olen = 0, ocap, rest;
 	const char *hs, *he;
 	int is_connect;
@@ -767,6 +804,7 @@ conn_request(struct proxy *p, struct conn *c, size_t hlen)
 			out_add(out, &olen, ocap, why, strlen(why));
 		}
 		out_add(out, &olen, ocap, "\r\n", 2);
+		connection_tokens(eol + 1, c->head + hlen, ctok, sizeof(ctok));
 		for (hs = eol + 1; hs < c->head + hlen; hs = he + 1) {
 			const char *colon, *le;
 
@@ -774,7 +812,7 @@ conn_request(struct proxy *p, struct conn *c, size_t hlen)
 			if (he == hs || (he == hs + 1 && *hs == '\r'))
 				break;
 			colon = memchr(hs, ':', (size_t)(he - hs));
-			if (header_dropped(hs, (size_t)(colon - hs)))
+			if (header_dropped(hs, (size_t)(colon - hs), ctok))
 				continue;
 			le = he;
 			if (le > hs && le[-1] == '\r')
@@ -910,6 +948,8 @@ resolver_input(struct proxy *p, struct resolver_slot *slot)
 	slot->busy = 0;
 	if (n != (ssize_t)sizeof(rep)) {
 		log_warnx("%s: resolver process gone", __func__);
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;	/* reap it */
 		close(slot->fd);
 		slot->fd = -1;
 		p->nres_live--;
