@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,6 +24,7 @@
 
 #include "broker/broker.h"
 #include "broker/broker_int.h"
+#include "broker/egress.h"
 #include "broker/jsonrpc.h"
 #include "broker/ledger.h"
 #include "broker/redact.h"
@@ -456,6 +458,8 @@ call_runner_event(int fd, int why, void *arg)
 	loop_unwatch(b->cfg.loop, c->watch);
 	TAILQ_REMOVE(&b->running, c, entry);
 	b->nrunning--;
+	if (c->egress[0] != '\0')
+		egress_detach(b->cfg.egress, c->egress);
 	memset(&res, 0, sizeof(res));
 	rc = runner_proc_finish(c->proc, &res);
 	c->proc = NULL;
@@ -595,16 +599,48 @@ grant_secrets(struct call *c, json_t **out)
 	return 0;
 }
 
+/* Kills a run whose result nobody wants, and waits for it to be over. */
+static void
+runner_reap_quietly(struct runner_proc *p)
+{
+	struct runner_result res;
+
+	runner_proc_kill(p);
+	runner_proc_wait(p);
+	memset(&res, 0, sizeof(res));
+	(void)runner_proc_finish(p, &res);
+	runner_result_clear(&res);
+}
+
 int
 call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 {
-	struct broker	*b = c->b;
-	char		 err[256], layers[256];
-	int		 rc;
+	struct broker		*b = c->b;
+	const struct net_allow	*allow;
+	char			 err[256], layers[256];
+	int			 rc, psock[2] = { -1, -1 };
 
 	if (grant_secrets(c, out) != 0)
 		return ACTION_ERROR;
+	allow = c->check != NULL ? &c->check->network : &c->tool->network;
+	if (allow->nhosts > 0) {
+		if (b->cfg.egress == NULL) {
+			*out = tool_error("denied", 0, NULL,
+			    "%s needs the network, which this session cannot "
+			    "provide", c->tool->name);
+			return ACTION_ERROR;
+		}
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
+		    psock) == -1) {
+			*out = tool_error("internal", 1, NULL, "socketpair: %s",
+			    strerror(errno));
+			return ACTION_ERROR;
+		}
+		egress_env(&c->envp);
+	}
 	memset(&c->req, 0, sizeof(c->req));
+	c->req.use_proxy = allow->nhosts > 0;
+	c->req.proxy_sock = psock[1];
 	c->req.argv = c->argv;
 	c->req.envp = c->envp;
 	c->req.workspace = b->cfg.workspace;
@@ -613,7 +649,27 @@ call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 	c->req.output_cap = b->m->sandbox.limits.output_bytes > 0 ?
 	    (size_t)b->m->sandbox.limits.output_bytes : 1024 * 1024;
 	c->req.stdin_fd = -1;
-	if ((rc = runner_start(&c->req, &c->proc, err, sizeof(err))) != 0) {
+	rc = runner_start(&c->req, &c->proc, err, sizeof(err));
+	if (c->req.use_proxy) {
+		close(psock[1]);
+		if (rc == 0) {
+			snprintf(c->egress, sizeof(c->egress), "%s-%lld",
+			    b->cfg.session_id, (long long)c->seq);
+			if (egress_attach(b->cfg.egress, psock[0], c->egress,
+			    allow, err, sizeof(err)) != 0) {
+				/* No way out for it: better no run at all. */
+				c->egress[0] = '\0';
+				runner_reap_quietly(c->proc);
+				c->proc = NULL;
+				close(psock[0]);
+				*out = tool_error("sandbox_setup", 0, NULL,
+				    "egress for the runner: %s", err);
+				return ACTION_ERROR;
+			}
+		}
+		close(psock[0]);
+	}
+	if (rc != 0) {
 		*out = tool_error("sandbox_setup", 0, NULL,
 		    "the runner could not start: %s", err);
 		return ACTION_ERROR;
@@ -623,15 +679,7 @@ call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 	    "id", c->id, "tool", c->tool->name,
 	    "check", c->check != NULL ? c->check->id : NULL,
 	    "argv", json_array())) != 0) {
-		runner_proc_kill(c->proc);
-		runner_proc_wait(c->proc);
-		{
-			struct runner_result res;
-
-			memset(&res, 0, sizeof(res));
-			(void)runner_proc_finish(c->proc, &res);
-			runner_result_clear(&res);
-		}
+		runner_reap_quietly(c->proc);
 		c->proc = NULL;
 		*out = tool_error("audit_unavailable", 1, NULL,
 		    "the audit log cannot be written; nothing was run");
@@ -1301,15 +1349,11 @@ broker_free(struct broker *b)
 	if (b->in_watch > 0)
 		loop_unwatch(b->cfg.loop, b->in_watch);
 	while ((c = TAILQ_FIRST(&b->running)) != NULL) {
-		struct runner_result res;
-
 		TAILQ_REMOVE(&b->running, c, entry);
 		loop_unwatch(b->cfg.loop, c->watch);
-		runner_proc_kill(c->proc);
-		runner_proc_wait(c->proc);
-		memset(&res, 0, sizeof(res));
-		(void)runner_proc_finish(c->proc, &res);
-		runner_result_clear(&res);
+		runner_reap_quietly(c->proc);
+		if (c->egress[0] != '\0')
+			egress_detach(b->cfg.egress, c->egress);
 		(void)broker_audit(b, "runner_end", json_pack("{s:O, s:s}",
 		    "id", c->id, "reason", "session ended"));
 		call_free(c);

@@ -20,6 +20,7 @@
 #include "policy/manifest.h"
 
 struct broker;
+struct egress;
 struct redact;
 struct secrets;
 
@@ -33,6 +34,7 @@ struct broker_config {
 						   tools answer approval_required */
 	struct secrets		*secrets;	/* borrowed; NULL if none granted */
 	const struct redact	*redact;	/* borrowed; NULL: nothing to hide */
+	struct egress		*egress;	/* borrowed; NULL: no egress */
 	struct loop		*loop;		/* borrowed */
 	int			 in_fd;		/* frames from the agent */
 	int			 out_fd;	/* replies to the agent */

@@ -50,6 +50,7 @@ struct call {
 	char			 gate[160];		/* trace: gate result */
 	/* While waiting for a human. */
 	char			 approval[16];
+	char			 egress[96];	/* the proxy's name for it, or "" */
 	json_t			*progress_token;	/* owned, or NULL */
 	int			 progress_watch;
 	int64_t			 progress_n;

@@ -38,3 +38,5 @@ EXTRA_DIST += tests/integration/secret_store.sh
 # Broker-level integration tests of credentials and fail-closed auditing.
 TESTS += tests/integration/secrets_redaction.sh tests/integration/audit_fail_closed.sh
 EXTRA_DIST += tests/integration/secrets_redaction.sh tests/integration/audit_fail_closed.sh
+TESTS += tests/integration/egress_wired.sh
+EXTRA_DIST += tests/integration/egress_wired.sh

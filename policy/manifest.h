@@ -137,6 +137,10 @@ struct sandbox_policy {
 	enum workspace_mode	 workspace;
 	int			 workspace_readonly;	/* 1: no writes at all
 							   (a read-only agent) */
+	const char		*home;		/* a host directory bound
+						   read-write at its own path
+						   (the agent's persistent home),
+						   or NULL; borrowed */
 	struct resource_limits	 limits;
 };
 

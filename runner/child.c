@@ -345,7 +345,7 @@ build_root(const struct runner_plan *p)
 	char buf[RUNNER_MAX_PATH], path[RUNNER_MAX_PATH];
 	struct stat st;
 	size_t i, j, nlate = 0;
-	int fd, wsfd, late[RUNNER_MAX_LATE], late_dir[RUNNER_MAX_LATE];
+	int fd, wsfd, homefd, late[RUNNER_MAX_LATE], late_dir[RUNNER_MAX_LATE];
 
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
 		fail(p, "make mounts private", "/");
@@ -405,6 +405,14 @@ build_root(const struct runner_plan *p)
 		(void)mount_setattr(wsfd, "", AT_EMPTY_PATH | AT_RECURSIVE,
 		    &ma, sizeof(ma));
 	}
+	/* The agent's persistent home comes along the same way. */
+	homefd = -1;
+	if (sp->home != NULL) {
+		mkdir_p(p, sp->home, 0755);
+		if ((homefd = open_tree(AT_FDCWD, cat(p, buf, OLDROOT,
+		    sp->home), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) == -1)
+			fail(p, "open home", sp->home);
+	}
 	if (umount2(OLDROOT, MNT_DETACH) == -1)
 		fail(p, "umount", OLDROOT);
 	if (rmdir(OLDROOT) == -1)
@@ -442,6 +450,16 @@ build_root(const struct runner_plan *p)
 	    MOVE_MOUNT_F_EMPTY_PATH) == -1)
 		fail(p, "mount workspace", p->workspace);
 	close(wsfd);
+	if (homefd != -1) {
+		if (under_tmp(sp->home))
+			mkdir_p(p, sp->home, 0755);
+		setattr(p, homefd, "", AT_EMPTY_PATH,
+		    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0);
+		if (move_mount(homefd, "", AT_FDCWD, sp->home,
+		    MOVE_MOUNT_F_EMPTY_PATH) == -1)
+			fail(p, "mount home", sp->home);
+		close(homefd);
+	}
 	if (sp->workspace_readonly)
 		setattr(p, AT_FDCWD, p->workspace, AT_RECURSIVE,
 		    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0);

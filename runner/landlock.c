@@ -149,7 +149,9 @@ runner_landlock_apply(const struct runner_plan *p, const char **step)
 	if (add_path(rfd, "/", LL_FS_READ) == -1 ||
 	    add_path(rfd, p->workspace, all) == -1 ||
 	    add_path(rfd, "/tmp", all) == -1 ||
-	    add_path(rfd, "/dev/shm", all) == -1)
+	    add_path(rfd, "/dev/shm", all) == -1 ||
+	    (p->policy->home != NULL &&
+	    add_path(rfd, p->policy->home, all) == -1))
 		goto fail;
 	/* Through the proxy: TCP connect to its port, nothing else. */
 	if (abi >= 4 && p->use_proxy) {

@@ -103,6 +103,7 @@ service_open(struct service *sv, const char *command, const char *mpath,
 	if ((sv->loop = loop_new()) == NULL)
 		fatal("loop_new");
 	sv->sigwatch = signals_watch(sv->loop);
+	sv->egress = egress_new(sv->loop, sv->audit);
 	sv->approvals = approvals_new(sv->m, sv->session.id, sv->loop,
 	    approval_audit, sv->audit, err, sizeof(err));
 	if (sv->approvals == NULL)
@@ -126,6 +127,7 @@ service_start_broker(struct service *sv, int in_fd, int out_fd,
 	cfg.audit = sv->audit;
 	cfg.approvals = sv->approvals;
 	cfg.secrets = sv->secrets;
+	cfg.egress = sv->egress;
 	cfg.redact = sv->redact;
 	cfg.loop = sv->loop;
 	cfg.in_fd = in_fd;
@@ -142,6 +144,7 @@ service_close(struct service *sv)
 	broker_free(sv->broker);
 	sv->broker = NULL;
 	approvals_free(sv->approvals);
+	egress_free(sv->egress);
 	signals_unwatch(sv->loop, sv->sigwatch);
 	audit_close(sv->audit);
 	secrets_close(sv->secrets);

@@ -12,6 +12,7 @@
 #include "broker/approval.h"
 #include "broker/audit.h"
 #include "broker/broker.h"
+#include "broker/egress.h"
 #include "broker/loop.h"
 #include "broker/redact.h"
 #include "broker/secrets.h"
@@ -24,6 +25,7 @@ struct service {
 	struct session		 session;
 	struct audit		*audit;
 	struct approvals	*approvals;
+	struct egress		*egress;	/* the proxy, started on first use */
 	struct secrets		*secrets;	/* open only if tools are granted any */
 	struct redact		*redact;	/* every granted secret's value */
 	struct loop		*loop;
