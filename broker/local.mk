@@ -40,3 +40,5 @@ TESTS += tests/integration/secrets_redaction.sh tests/integration/audit_fail_clo
 EXTRA_DIST += tests/integration/secrets_redaction.sh tests/integration/audit_fail_closed.sh
 TESTS += tests/integration/egress_wired.sh
 EXTRA_DIST += tests/integration/egress_wired.sh
+TESTS += tests/integration/contrib_manifests.sh
+EXTRA_DIST += tests/integration/contrib_manifests.sh

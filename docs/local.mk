@@ -8,3 +8,4 @@ EXTRA_DIST += docs/AUDIT.md
 dist_man_MANS += docs/airlock-proxy.1
 dist_man_MANS += docs/airlock-exec.1 docs/airlock-profile.1
 EXTRA_DIST += docs/SANDBOX.md
+EXTRA_DIST += docs/WRAPPING.md

@@ -1736,9 +1736,18 @@ defaults(struct manifest *m)
 	m->agent.network.hosts = xcalloc(1, sizeof(char *));
 	m->agent.env_pass = xcalloc(1, sizeof(char *));
 	m->agent.workspace_writable = 0;
-	/* The agent's limits start as the runners'. */
+	/*
+	 * The agent's limits start as the runners', widened for a long-lived
+	 * Node or Python agent: no CPU-time limit (the run budget's elapsed
+	 * time bounds it), more memory, processes, files and /tmp.
+	 */
 	sandbox_policy_init_defaults(&d);
 	m->agent.limits = d.limits;
+	m->agent.limits.cpu_seconds = 0;
+	m->agent.limits.memory_mb = 4096;
+	m->agent.limits.processes = 512;
+	m->agent.limits.open_files = 4096;
+	m->agent.limits.tmp_size_mb = 512;
 	strv_free(d.read_only);
 	strv_free(d.deny_read);
 	strv_free(d.protected);

@@ -125,6 +125,18 @@ agent_home(const struct manifest *m)
 	uid_t uid = geteuid() == 0 ? m->sandbox.uid : geteuid();
 	gid_t gid = geteuid() == 0 ? m->sandbox.gid : getegid();
 
+	char parent[PATH_MAX], *slash;
+
+	/* Parents as needed (root-owned, like any system directory). */
+	snprintf(parent, sizeof(parent), "%s", m->agent.home);
+	for (slash = parent + 1; (slash = strchr(slash, '/')) != NULL; slash++) {
+		*slash = '\0';
+		if (mkdir(parent, 0755) == -1 && errno != EEXIST) {
+			log_warn("agent home %s", parent);
+			return -1;
+		}
+		*slash = '/';
+	}
 	if (mkdir(m->agent.home, 0700) == 0) {
 		if (geteuid() == 0 && chown(m->agent.home, uid, gid) == -1) {
 			log_warn("chown %s", m->agent.home);
