@@ -1,0 +1,5 @@
+# Integration tests of the broker, the run supervisor and approvals,
+# driving the built airlock binary over MCP (bash + jq).
+EXTRA_DIST += tests/integration/mcp_lib.sh
+TESTS += tests/integration/mcp_protocol.sh
+EXTRA_DIST += tests/integration/mcp_protocol.sh
