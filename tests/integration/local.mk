@@ -3,3 +3,5 @@
 EXTRA_DIST += tests/integration/mcp_lib.sh
 TESTS += tests/integration/mcp_protocol.sh
 EXTRA_DIST += tests/integration/mcp_protocol.sh
+TESTS += tests/integration/tools.sh
+EXTRA_DIST += tests/integration/tools.sh

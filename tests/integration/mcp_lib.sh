@@ -6,7 +6,7 @@
 # mcp_rpc METHOD PARAMS   a request; the reply (JSON text) is left in $R
 # mcp_call TOOL ARGS      tools/call; the reply is left in $R
 # mcp_stop                closes its stdin, waits; returns its exit status
-# jr FILTER               jq -r FILTER over $R
+# jr [OPTS] FILTER        jq -r over $R
 #
 # Replies are matched by id; notifications met on the way are kept in
 # $T/notes.  Every read has a deadline so that a hung broker fails the
@@ -16,12 +16,15 @@ mcp_env() {
 	export AIRLOCK_HOME="$T/home" AIRLOCK_RUNTIME_DIR="$T/run"
 	mkdir -p "$AIRLOCK_HOME" "$AIRLOCK_RUNTIME_DIR"
 	chmod 700 "$AIRLOCK_RUNTIME_DIR"
+	# As root, runners and the agent run as nobody: they must be able to
+	# reach the workspace beneath $T.
+	chmod 755 "$T"
 }
 
 MCP_ID=0
 R=
 
-jr() { printf '%s' "$R" | jq -r "$1" 2>/dev/null; }
+jr() { printf '%s' "$R" | jq -r "$@" 2>/dev/null; }
 
 mcp_start_raw() {	# MANIFEST WS: no handshake
 	local args=()
@@ -95,12 +98,19 @@ newest_session() {
 # json_str FILE: the file's content as a JSON string (with quotes).
 json_str() { jq -Rs . <"$1"; }
 
+# r_is_error / r_class: isError and errorClass of the tool result in $R,
+# without a jq process (the text copy of the result has its quotes
+# escaped, so only structuredContent's fields match).
+r_is_error() {
+	[[ $R =~ [{,]\"isError\":(true|false) ]] && echo "${BASH_REMATCH[1]}"
+}
+r_class() {
+	[[ $R =~ [{,]\"errorClass\":\"([^\"]*)\" ]] && echo "${BASH_REMATCH[1]}"
+}
+
 # expect_error_class NAME EXPECTED: $R is a tool result with that class.
 expect_error_class() {
-	local ec ie
-	ec=$(jr '.result.structuredContent.errorClass // empty')
-	ie=$(jr '.result.isError')
-	if [ "$ie" = true ] && [ "$ec" = "$2" ]; then
+	if [ "$(r_is_error)" = true ] && [ "$(r_class)" = "$2" ]; then
 		pass "$1"
 	else
 		fail "$1"
@@ -109,7 +119,7 @@ expect_error_class() {
 }
 
 expect_ok_result() {
-	if [ "$(jr '.result.isError')" = false ]; then
+	if [ "$(r_is_error)" = false ]; then
 		pass "$1"
 	else
 		fail "$1"
