@@ -5,3 +5,5 @@ TESTS += tests/integration/mcp_protocol.sh
 EXTRA_DIST += tests/integration/mcp_protocol.sh
 TESTS += tests/integration/tools.sh
 EXTRA_DIST += tests/integration/tools.sh
+TESTS += tests/integration/patch_loop.sh
+EXTRA_DIST += tests/integration/patch_loop.sh
