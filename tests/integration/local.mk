@@ -7,3 +7,5 @@ TESTS += tests/integration/tools.sh
 EXTRA_DIST += tests/integration/tools.sh
 TESTS += tests/integration/patch_loop.sh
 EXTRA_DIST += tests/integration/patch_loop.sh
+TESTS += tests/integration/run_teardown.sh
+EXTRA_DIST += tests/integration/run_teardown.sh
