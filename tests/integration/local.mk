@@ -9,3 +9,8 @@ TESTS += tests/integration/patch_loop.sh
 EXTRA_DIST += tests/integration/patch_loop.sh
 TESTS += tests/integration/run_teardown.sh
 EXTRA_DIST += tests/integration/run_teardown.sh
+TESTS += tests/integration/approvals.sh
+EXTRA_DIST += tests/integration/approvals.sh
+# A raw client for the approvals control socket.
+check_PROGRAMS += tests/unixclient
+tests_unixclient_SOURCES = tests/unixclient.c
