@@ -273,6 +273,45 @@ expect_eq "interactive: tools/call after initialized" "$(jr '.result.isError')" 
 mcp_stop
 expect_eq "interactive: serve exits 0 on EOF" "$?" 0
 
+# A frame split across writes is put together; frames in one write are
+# each answered.
+mcp_start_raw "$M" "$ws"
+printf '{"jsonrpc":"2.0","id":"sp' >&"$MCP_IN"
+sleep 0.3
+printf 'lit","method":"ping"}\n{"jsonrpc":"2.0","id":"two","method":"ping"}\n{"jsonrpc":"2.0","id":"three","method":"ping"}\r\n' >&"$MCP_IN"
+mcp_wait_id split 10
+expect_eq "a frame split across two writes is answered" "$(jr '.result | tostring')" '{}'
+mcp_wait_id two 10
+expect_eq "the 2nd frame of one write is answered" "$(jr '.result | tostring')" '{}'
+mcp_wait_id three 10
+expect_eq "a frame ending in CRLF is answered" "$(jr '.result | tostring')" '{}'
+mcp_stop
+
+# The last frame may lack its newline.
+R=$(printf '{"jsonrpc":"2.0","id":7,"method":"ping"}' |
+    timeout 20 "$AIRLOCK" serve --manifest "$M" --workspace "$ws" 2>>"$T/serve.err")
+expect_eq "a last frame without newline at EOF is answered" "$(jr -c '[.id, .result]')" '[7,{}]'
+
+# Nesting: 64 levels are accepted, 65 are not (the frame's own object counts).
+nest() {	# DEPTH: a ping whose frame nests DEPTH levels deep
+	local inner=$(( $1 - 2 ))
+	printf '{"jsonrpc":"2.0","id":%d,"method":"ping","params":{"x":%s1%s}}\n' "$1" \
+	    "$(printf '%.0s[' $(seq $inner))" "$(printf '%.0s]' $(seq $inner))"
+}
+R=$( { nest 64; nest 65; } | timeout 20 "$AIRLOCK" serve --manifest "$M" --workspace "$ws" 2>>"$T/serve.err" | jq -sc '[.[0].id, (.[0].result|type), .[1].error.code]')
+expect_eq "nesting depth 64 accepted, 65 refused with -32700" "$R" '[64,"object",-32700]'
+
+# maxFrameBytes: a frame of exactly the limit (without its newline) fits.
+fit() {	# LEN: a ping frame of exactly LEN bytes
+	local base pad
+	base=$(printf '{"jsonrpc":"2.0","id":%d,"method":"ping","params":{"x":""}}' "$1" | wc -c)
+	pad=$(( $1 - base ))
+	printf '{"jsonrpc":"2.0","id":%d,"method":"ping","params":{"x":"%s"}}' "$1" "$(head -c $pad /dev/zero | tr '\0' p)"
+}
+check "fit makes frames of the size asked" test "$(fit 1024 | wc -c)" = 1024
+R=$( { fit 1024; echo; fit 1025; echo; } | timeout 20 "$AIRLOCK" serve --manifest "$M" --workspace "$ws" 2>>"$T/serve.err" | jq -sc '[.[0].id, .[1].error.code]')
+expect_eq "a frame of exactly maxFrameBytes is served, one byte more is -32600" "$R" '[1024,-32600]'
+
 # initialize without protocolVersion: invalid params, and serving goes on.
 R=$(printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}' \
     '{"jsonrpc":"2.0","id":2,"method":"ping"}' |

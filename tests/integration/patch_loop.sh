@@ -201,6 +201,34 @@ check "airlock trace DIR prints trace.txt" cmp -s "$T/trace2.out" "$trace"
 "$AIRLOCK" trace 20000101T000000-000000 >/dev/null 2>&1
 check "airlock trace of an unknown session fails" test $? -ne 0
 
+# ===== apply_patch may not write .git, by any spelling ===============================
+ws=$(make_workspace)
+mkdir -p "$ws/.git/hooks"
+echo "[core]" >"$ws/.git/config"
+ln -s .git "$ws/gitlink"
+empty=$(printf '' | sha256sum | cut -d' ' -f1)
+mcp_start "$M" "$ws"
+for p in .git/hooks/pre-commit ./.git/hooks/pre-commit gitlink/hooks/pre-commit; do
+	printf -- '--- /dev/null\n+++ b/%s\n@@ -0,0 +1,2 @@\n+#!/bin/sh\n+echo pwned\n' "$p" >"$T/hook.diff"
+	mcp_call apply_patch "{\"patch\":$(patch_json "$T/hook.diff"),\"expectedBaseSha\":\"$empty\"}"
+	case "$(r_is_error):$(r_class)" in
+	true:denied|true:path_refused|true:malformed_patch) pass "apply_patch creating $p is refused" ;;
+	*) fail "apply_patch creating $p is refused"; printf '  got: %.400s\n' "$R" ;;
+	esac
+done
+cfg=$(sha_of "$ws/.git/config")
+for p in .git/config gitlink/config; do
+	printf -- '--- a/%s\n+++ b/%s\n@@ -1,1 +1,2 @@\n [core]\n+\thooksPath = /tmp\n' "$p" "$p" >"$T/cfg.diff"
+	mcp_call apply_patch "{\"patch\":$(patch_json "$T/cfg.diff"),\"expectedBaseSha\":\"$cfg\"}"
+	case "$(r_is_error):$(r_class)" in
+	true:denied|true:path_refused|true:malformed_patch) pass "apply_patch changing $p is refused" ;;
+	*) fail "apply_patch changing $p is refused"; printf '  got: %.400s\n' "$R" ;;
+	esac
+done
+check "no hook was created in .git" test -z "$(ls -A "$ws/.git/hooks")"
+expect_eq ".git/config unchanged by patches" "$(cat "$ws/.git/config")" "[core]"
+mcp_stop
+
 # ===== maxChangedFiles =============================================================
 manifest "$T/files.yaml" "  maxModelSteps: 100
   maxChangedFiles: 2"

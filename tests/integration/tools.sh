@@ -102,6 +102,10 @@ mcp_call read_file '{"path":"big.txt"}'
 expect_error_class "read_file refuses a file over 1 MiB (too_large)" too_large
 mcp_call read_file '{"path":"src"}'
 expect_eq "read_file refuses a directory" "$(jr .result.isError)" true
+mkfifo "$ws/fifo"
+mcp_call read_file '{"path":"fifo"}' 10
+expect_error_class "read_file of a FIFO is refused at once (not_a_file), no hang" not_a_file
+rm -f "$ws/fifo"
 mcp_call read_file '{"path":"inner-link"}'
 expect_ok_result "read_file follows a symlink that stays in the workspace"
 
@@ -184,6 +188,9 @@ n=$(jr '.result.structuredContent.files | length')
 expect_eq "list_files of 1200 entries is truncated" "$(jr .result.structuredContent.truncated)" true
 check "list_files returns at most 1000 entries ($n)" test "$n" -le 1000 -a "$n" -gt 0
 check "list_files truncated output is sorted" bash -c 'printf "%s\n" "$1" | LC_ALL=C sort -c' _ "$(jr '.result.structuredContent.files[]')"
+mcp_call list_files '{"recursive":true}'
+expect_not_contains "list_files recursive does not descend a symlink out" "$R" "dirlink/f.txt"
+expect_not_contains "list_files recursive does not list .git" "$R" ".git/config"
 mcp_call list_files '{"path":"src","recursive":true}'
 expect_eq "list_files of a subdirectory" "$(jr -c '.result.structuredContent.files')" '["src/todo.sh"]'
 
@@ -209,6 +216,18 @@ expect_eq "exec runs sh -c: exit status, stdout and stderr" \
     '[4,"42\n","err\n"]'
 mcp_call shell '{"command":"cat README.md | head -n 1; pwd"}'
 expect_contains "exec runs in the workspace" "$(jr .result.structuredContent.stdout)" "$(head -n 1 "$ws/README.md")"
+mcp_call shell '{"command":"echo built > built.txt && cat built.txt"}'
+expect_eq "exec can create a file in the workspace (workspace: direct)" \
+    "$(jr -c '[.result.structuredContent.exitCode, .result.structuredContent.stderr]')" '[0,""]'
+check "the file exec created is in the workspace" test -f "$ws/built.txt"
+cfg_before=$(cat "$ws/.git/config")
+mcp_call shell '{"command":"echo pwned >> .git/config; echo pwned > .git/hooks/pre-commit"}'
+check "exec cannot write .git (exit status)" test "$(jr .result.structuredContent.exitCode)" != 0
+expect_eq "exec did not change .git/config" "$(cat "$ws/.git/config")" "$cfg_before"
+check "exec wrote no hook" test ! -e "$ws/.git/hooks/pre-commit"
+mcp_call shell "{\"command\":\"echo pwned > $out/from-exec.txt; cat $out/secret.txt\"}"
+check "exec cannot write outside the workspace" test ! -e "$out/from-exec.txt"
+expect_not_contains "exec cannot read outside the workspace" "$(jr .result.structuredContent.stdout)" "outside secret"
 mcp_call greet '{"name":"world","count":3}'
 expect_eq "command tool fills argv from typed arguments" "$(jr .result.structuredContent.stdout)" "hello world 3"
 mcp_call greet '{"name":"a;b $(id) `id`","count":1}'
