@@ -14,3 +14,6 @@ EXTRA_DIST += tests/integration/approvals.sh
 # A raw client for the approvals control socket.
 check_PROGRAMS += tests/unixclient
 tests_unixclient_SOURCES = tests/unixclient.c
+# Runs a command as a child subreaper and reports what it left behind.
+check_PROGRAMS += tests/reaper
+tests_reaper_SOURCES = tests/reaper.c

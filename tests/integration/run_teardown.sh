@@ -114,12 +114,46 @@ rm -rf "$state2"
 # marked: the processes (any state) whose command line holds the marker.
 marked() { ps -eo pid=,stat=,args= | grep -F "$MARK" | grep -v -e grep -e 'ps -eo' || true; }
 
+REAPER="$top_builddir/tests/reaper"
+# reaped PIDFILE CMD...: CMD in the background under tests/reaper; sets
+# $pid (the reaper) and $apid (CMD, once it started).
+reaped() {
+	local pf=$1 i
+	shift
+	rm -f "$pf" "$pf.left"
+	"$REAPER" "$pf" "$@" &
+	pid=$!
+	for i in $(seq 50); do [ -s "$pf" ] && break; sleep 0.1; done
+	apid=$(cat "$pf" 2>/dev/null)
+}
+# left PIDFILE [live]: what the reaped command left behind (or only the
+# live processes).
+left() {
+	if [ "${2:-}" = live ]; then
+		grep '^left ' "$1.left" | awk '$3 != "Z"' || true
+	else
+		grep '^left ' "$1.left" || true
+	fi
+}
+# stopped NAME: waits for the reaper; passes NAME if airlock exited.
+stopped() {
+	local i
+	for i in $(seq 100); do kill -0 "$apid" 2>/dev/null || break; sleep 0.1; done
+	if kill -0 "$apid" 2>/dev/null; then
+		fail "$1"
+		kill -KILL "$apid"
+	else
+		pass "$1"
+	fi
+	{ wait "$pid"; } 2>/dev/null
+	rc=$?
+}
+
 teardown() {	# SIGNAL
-	local sig=$1 pid rc i out="$T/tree-$1.out"
+	local sig=$1 out="$T/tree-$1.out" pf="$T/tree-$1.pid" i
 
 	: >"$out"
-	"$AIRLOCK" run --workspace "$ws" -- "$A" tree "$MARK" $$ x >"$out" 2>"$T/tree-$sig.err" &
-	pid=$!
+	reaped "$pf" "$AIRLOCK" run --workspace "$ws" -- "$A" tree "$MARK" $$ x >"$out" 2>"$T/tree-$sig.err"
 	for i in $(seq 100); do
 		grep -q ready "$out" && break
 		sleep 0.1
@@ -128,25 +162,11 @@ teardown() {	# SIGNAL
 	sleep 0.2
 	n=$(pgrep -c -f "^sleep 100[01][.]$MARK")
 	expect_eq "SIG$sig: the agent's grandchildren run (sanity)" "$n" 2
-	kill -"$sig" "$pid"
-	for i in $(seq 100); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$pid" 2>/dev/null; then
-		fail "SIG$sig: airlock exits"
-		kill -KILL "$pid"
-	else
-		pass "SIG$sig: airlock exits"
-	fi
-	wait "$pid"
-	rc=$?
+	kill -"$sig" "$apid"
+	stopped "SIG$sig: airlock exits"
 	check "SIG$sig: airlock reports failure ($rc)" test "$rc" -ne 0
-	sleep 0.2
-	left=$(marked)
-	expect_eq "SIG$sig: no process of the agent's tree survives (no orphans, no zombies)" "$left" ""
-	z=$(ps -eo stat=,args= | grep -E '^Z' | grep -F -e airlock -e agent.sh || true)
-	expect_eq "SIG$sig: no zombie left" "$z" ""
+	expect_eq "SIG$sig: airlock left no process behind, not even a zombie" "$(left "$pf")" ""
+	expect_eq "SIG$sig: no process of the agent's tree survives" "$(marked)" ""
 	expect_contains "SIG$sig: airlock says the session ended" "$(cat "$T/tree-$sig.err")" "ended"
 	sess=$(newest_session)
 	check "SIG$sig: the agent's end is audited" grep -q '"agent_end"' "$sess/audit.jsonl"
@@ -155,18 +175,63 @@ teardown TERM
 teardown INT
 teardown HUP
 
+# --- SIGTERM while a tool call runs: the runner's tree goes too ----------------
+cat >"$T/slow.yaml" <<EOF
+tools:
+  - name: run_check
+    input: { checkId: approved_check }
+    output: { exitCode: integer }
+    sideEffect: sandbox_process
+    timeoutMs: 60000
+checks:
+  slow: ["sh", "-c", "sleep 2000.$MARK & sleep 2001.$MARK; echo never"]
+EOF
+cat >"$ws/caller.sh" <<'EOF'
+#!/bin/sh
+printf '%s\n' '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}' >&3
+IFS= read -r line <&3
+printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/initialized"}' >&3
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_check","arguments":{"checkId":"slow"}}}' >&3
+echo called
+IFS= read -r line <&3
+echo "reply $line"
+EOF
+chmod 755 "$ws/caller.sh"
+runners() { pgrep -c -f "^sleep 200[01][.]$MARK"; }
+reaped "$T/inflight.pid" "$AIRLOCK" run --manifest "$T/slow.yaml" --workspace "$ws" -- "$ws/caller.sh" \
+    >"$T/inflight.out" 2>"$T/inflight.err"
+for i in $(seq 100); do [ "$(runners)" = 2 ] && break; sleep 0.1; done
+expect_eq "a runner is in flight (sanity)" "$(runners)" 2
+kill -TERM "$apid"
+stopped "SIGTERM with a runner in flight: airlock exits"
+expect_eq "SIGTERM with a runner in flight: nothing left behind" "$(left "$T/inflight.pid")" ""
+expect_eq "SIGTERM with a runner in flight: the runner's tree is gone" "$(marked)" ""
+sess=$(newest_session)
+check "the interrupted runner's end is audited" grep -q '"runner_end".*session ended' "$sess/audit.jsonl"
+
+# --- SIGKILL to airlock itself: nothing it started may live on ----------------
+REAPER_GRACE_MS=1000 reaped "$T/sigkill.pid" "$AIRLOCK" run --manifest "$T/slow.yaml" --workspace "$ws" -- "$ws/caller.sh" \
+    >"$T/sigkill.out" 2>/dev/null
+for i in $(seq 100); do [ "$(runners)" = 2 ] && break; sleep 0.1; done
+expect_eq "a runner is in flight before SIGKILL (sanity)" "$(runners)" 2
+kill -KILL "$apid"
+stopped "SIGKILL: airlock is gone"
+# Its dead children are reparented to the reaper as zombies: that much
+# SIGKILL allows.  Nothing may still be alive (death signals).
+sleep 0.3
+expect_eq "SIGKILL to airlock: no agent or runner process lives on" "$(left "$T/sigkill.pid" live)" ""
+expect_eq "SIGKILL to airlock: no marked process anywhere" "$(marked | awk '$2 !~ /^Z/')" ""
+
 # --- The agent killed by a signal ------------------------------------------------------------
 out="$T/killed.out"
-"$AIRLOCK" run --workspace "$ws" -- "$A" tree "$MARK" $$ x >"$out" 2>/dev/null &
-pid=$!
+reaped "$T/killed.pid" "$AIRLOCK" run --workspace "$ws" -- "$A" tree "$MARK" $$ x >"$out" 2>/dev/null
 for i in $(seq 100); do grep -q ready "$out" && break; sleep 0.1; done
-apid=$(pgrep -f "agent.sh tree $MARK" | head -n 1)
-check "the agent's host pid is found" test -n "$apid"
-kill -KILL "$apid"
-for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-{ wait "$pid"; } 2>/dev/null
-expect_eq "agent killed by SIGKILL: airlock exits 128+9" "$?" 137
-sleep 0.2
+agent=$(pgrep -P "$apid" -f "agent.sh tree $MARK")
+check "the agent's host pid is found" test -n "$agent"
+kill -KILL "$agent"
+stopped "agent killed: airlock exits"
+expect_eq "agent killed by SIGKILL: airlock exits 128+9" "$rc" 137
+expect_eq "agent killed: nothing left behind" "$(left "$T/killed.pid")" ""
 expect_eq "agent killed: its children went with its pid namespace" "$(marked)" ""
 
 finish
