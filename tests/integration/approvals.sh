@@ -56,7 +56,7 @@ while IFS= read -r call; do
 	printf '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}\n' $n "$call" >&3
 	while IFS= read -r line <&3; do
 		case $line in
-		*'"method":'*) continue ;;	# a notification
+		*'"method":'*) printf 'N%d %s\n' $n "$line"; continue ;;
 		esac
 		break
 	done
@@ -122,6 +122,7 @@ cat >"$ws/calls1" <<'EOF'
 {"name":"request_approval","arguments":{"action":"merge the fix","reason":"the gate passes","evidenceUris":["airlock://x/artifacts/1"]}}
 {"name":"request_approval","arguments":{"action":"push to main","reason":"because","evidenceUris":[]}}
 {"name":"read_file","arguments":{"path":"README.md"}}
+{"name":"deploy","arguments":{"target":"progress"},"_meta":{"progressToken":"tok-8"}}
 EOF
 start_agent "$T/appr.yaml" calls1
 SOCKDIR="$AIRLOCK_RUNTIME_DIR"
@@ -226,6 +227,16 @@ expect_eq "request_approval denied: decision rejected (a result, not an error)" 
     "$(jr -c '[.result.isError, .result.structuredContent.decision]')" '[false,"rejected"]'
 reply 7
 expect_ok_result "an allowed tool needs no approval"
+id=$(pending_id progress)
+for i in $(seq 50); do grep -q '^N8 ' "$OUT" && break; sleep 0.1; done
+N=$(sed -n 's/^N8 //p' "$OUT" | head -n 1)
+R=$N
+expect_eq "while waiting, the agent gets notifications/progress with its token" \
+    "$(jr -c '[.method, .params.progressToken]')" '["notifications/progress","tok-8"]'
+expect_contains "the progress message names the approval" "$(jr .params.message)" "$id"
+"$AIRLOCK" deny "$id" --reason "enough" >/dev/null 2>&1
+reply 8
+expect_error_class "the call with a progress token is denied" approval_denied
 stop_agent
 expect_eq "the agent finished; airlock run exits 0" "$?" 0
 check "the agent saw every reply" grep -q DONE "$OUT"

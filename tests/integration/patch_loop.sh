@@ -201,6 +201,9 @@ check "airlock trace DIR prints trace.txt" cmp -s "$T/trace2.out" "$trace"
 "$AIRLOCK" trace 20000101T000000-000000 >/dev/null 2>&1
 check "airlock trace of an unknown session fails" test $? -ne 0
 
+"$AIRLOCK" audit verify "$sess_dir/audit.jsonl" >"$T/verify.out" 2>&1
+expect_eq "the loop's audit log verifies" "$?" 0
+
 # ===== apply_patch may not write .git, by any spelling ===============================
 ws=$(make_workspace)
 mkdir -p "$ws/.git/hooks"

@@ -57,6 +57,7 @@ checks:
   slow:
     argv: ["sh", "-c", "sleep 31.4159 & sleep 31.4159; echo never"]
     timeoutMs: 500
+  second: ["sh", "-c", "sleep 1; echo slept"]
 EOF
 
 # Outside the workspace: a secret file, a directory, the hard link source.
@@ -264,11 +265,46 @@ ps -eo pid,stat,args | grep '31[.]4159' | sed 's/^/  # survivor: /'
 mcp_rpc ping '{}'
 expect_eq "broker still serves after a timeout" "$(jr '.result | tostring')" '{}'
 
+# maxParallelProcesses (default manifest budget: none set here) is not
+# hit; two calls in flight at once are both answered, each by its id.
+mcp_send '{"jsonrpc":"2.0","id":"par-1","method":"tools/call","params":{"name":"run_check","arguments":{"checkId":"second"}}}'
+mcp_send '{"jsonrpc":"2.0","id":"par-2","method":"tools/call","params":{"name":"read_file","arguments":{"path":"README.md"}}}'
+mcp_wait_id par-2 10
+expect_ok_result "a quick call is answered while a slow one runs"
+mcp_wait_id par-1 20
+expect_eq "the slow call's result follows" "$(jr .result.structuredContent.stdout)" "slept"
+
 mcp_stop
 expect_eq "serve exits 0" "$?" 0
 sess=$(newest_session)
 n=$(grep -c '"runner_start"' "$sess/audit.jsonl")
 check "runner starts are audited ($n)" test "$n" -ge 8
 check "no zombie left by the runners" bash -c '! ps -eo stat,args | grep -E "^Z" | grep -q -E "sleep|sh -c"'
+
+"$AIRLOCK" audit verify "$sess/audit.jsonl" >"$T/verify.out" 2>&1
+expect_eq "the session's audit log verifies" "$?" 0
+n=$(grep -c '"decision"' "$sess/audit.jsonl")
+check "every tools/call has an audited decision ($n)" test "$n" -ge 60
+
+# At end of input, calls in flight still get their results.
+R=$(printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}' \
+    '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_check","arguments":{"checkId":"second"}}}' |
+    timeout 20 "$AIRLOCK" serve --manifest "$M" --workspace "$ws" 2>>"$T/serve.err" | jq -sc '[.[1].id, .[1].result.structuredContent.stdout]')
+expect_eq "serve finishes a call in flight after stdin EOF" "$R" '[2,"slept\n"]'
+
+# maxParallelProcesses: a second process beyond the limit is "busy".
+sed 's/^checks:$/runBudget:\n  maxParallelProcesses: 1\nchecks:/' "$M" >"$T/par.yaml"
+mcp_start "$T/par.yaml" "$ws"
+mcp_send '{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"run_check","arguments":{"checkId":"second"}}}'
+mcp_send '{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"run_check","arguments":{"checkId":"pass"}}}'
+mcp_wait_id b 10
+expect_error_class "a process beyond maxParallelProcesses is refused: busy" busy
+expect_eq "busy is retryable" "$(jr .result.structuredContent.retryable)" true
+mcp_wait_id a 20
+expect_ok_result "the running process finishes"
+mcp_call run_check '{"checkId":"pass"}'
+expect_ok_result "after it ends, a new process may start"
+mcp_stop
 
 finish
