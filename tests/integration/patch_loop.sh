@@ -179,6 +179,16 @@ expect_eq "a conflict runs nothing" "$(grep -c '"runner_start"' "$sess_dir/audit
 mcp_call run_check '{"checkId":"unit.all","idempotencyKey":"gate-2"}'
 expect_eq "a new key runs the check again" "$(grep -c '"runner_start"' "$sess_dir/audit.jsonl")" "$((starts_after + 1))"
 
+# A retry sent while the original call is still running (the agent timed
+# out waiting) must not run the check a second time either.
+starts_before=$(grep -c '"runner_start"' "$sess_dir/audit.jsonl")
+mcp_send '{"jsonrpc":"2.0","id":"orig","method":"tools/call","params":{"name":"run_check","arguments":{"checkId":"unit.all","idempotencyKey":"gate-3"}}}'
+mcp_send '{"jsonrpc":"2.0","id":"retry","method":"tools/call","params":{"name":"run_check","arguments":{"checkId":"unit.all","idempotencyKey":"gate-3"}}}'
+mcp_wait_id orig 20
+mcp_wait_id retry 20
+expect_eq "a retry while the original runs does not run the check again" \
+    "$(( $(grep -c '"runner_start"' "$sess_dir/audit.jsonl") - starts_before ))" 1
+
 mcp_stop
 expect_eq "serve exits 0 at the end of the loop" "$?" 0
 
@@ -192,7 +202,7 @@ expect_contains "trace has the passing gate" "$(cat "$trace")" "unit.todo-transi
 expect_contains "trace has the failing gate" "$(cat "$trace")" "unit.todo-transition fail"
 expect_contains "trace has the replay" "$(cat "$trace")" "replay"
 n=$(grep -c -E '^[0-9]+ ' "$trace")
-expect_eq "trace has one line per tools/call (17)" "$n" 17
+expect_eq "trace has one line per tools/call (19)" "$n" 19
 "$AIRLOCK" trace "$SESSION" >"$T/trace.out" 2>&1
 expect_eq "airlock trace ID exits 0" "$?" 0
 check "airlock trace ID prints trace.txt" cmp -s "$T/trace.out" "$trace"
@@ -251,6 +261,29 @@ status
 expect_eq "status shows the stop and its reason" "$(jr -c '[.result.stopped, .result.stopReason]')" '[true,"maxChangedFiles"]'
 mcp_stop
 expect_eq "serve exits 75 after a budget stop" "$?" 75
+
+# ===== maxPatchAttemptsPerGate ===================================================
+manifest "$T/attempts.yaml" "  maxModelSteps: 100
+  maxPatchAttemptsPerGate: 2"
+ws=$(make_workspace)
+mcp_start "$T/attempts.yaml" "$ws"
+mcp_call run_check '{"checkId":"unit.todo-transition"}'
+expect_eq "the required gate fails" "$(jr .result.structuredContent.exitCode)" 1
+# readme_patch N: turns README's title N-1 into title N.
+readme_patch() {
+	printf -- '--- a/README.md\n+++ b/README.md\n@@ -1,1 +1,1 @@\n-%s\n+# Workboard v%d\n' \
+	    "$(head -n 1 "$ws/README.md")" "$1" >"$T/readme.diff"
+	mcp_call apply_patch "{\"patch\":$(patch_json "$T/readme.diff"),\"expectedBaseSha\":\"$(sha_of "$ws/README.md")\"}"
+}
+readme_patch 1
+expect_ok_result "1st patch attempt while the gate fails"
+readme_patch 2
+expect_ok_result "2nd patch attempt while the gate fails"
+readme_patch 3
+expect_error_class "a 3rd patch attempt with maxPatchAttemptsPerGate 2: budget_exhausted" budget_exhausted
+expect_eq "the 3rd attempt wrote nothing" "$(head -n 1 "$ws/README.md")" "# Workboard v2"
+mcp_stop
+expect_eq "serve exits 75 after maxPatchAttemptsPerGate" "$?" 75
 
 # ===== Repeated failure fingerprint ====================================================
 manifest "$T/fp.yaml" "  maxModelSteps: 100
