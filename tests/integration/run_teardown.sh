@@ -110,6 +110,32 @@ expect_contains "the state dir stays absent even when named in the agent's argv"
 expect_contains "the audit log stays unreadable when named in the agent's argv" "$I" "AUDIT unreadable"
 rm -rf "$state2"
 
+# --- airlock connect: the relay an agent names as its MCP server --------------
+cat >"$ws/connect.sh" <<'EOF'
+#!/bin/sh
+# An MCP client that spawns "airlock connect", sends its requests, closes
+# its end, and expects the server to answer and exit.
+printf '%s\n' \
+    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}' \
+    '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"README.md"}}}' |
+    timeout 5 airlock connect >/tmp/replies
+echo "CONNECT-RC $?"
+echo "REPLIES $(wc -l </tmp/replies)"
+grep -c '"id":2,"result"' /tmp/replies | sed 's/^/READ-OK /'
+AIRLOCK_FD=0 airlock connect </dev/null >/dev/null 2>&1
+echo "BADFD-RC $?"
+EOF
+chmod 755 "$ws/connect.sh"
+run "$ws/connect.sh" >"$T/connect.out" 2>"$T/connect.err"
+C=$(cat "$T/connect.out")
+expect_contains "airlock connect relays the replies to its client" "$C" "READ-OK 1"
+expect_contains "airlock connect relays every reply (2)" "$C" "REPLIES 2"
+expect_contains "airlock connect exits 0 once its client closed and the replies are in" "$C" "CONNECT-RC 0"
+expect_contains "airlock connect refuses an AIRLOCK_FD that is not a socket" "$C" "BADFD-RC 1"
+AIRLOCK_FD= "$AIRLOCK" connect </dev/null >/dev/null 2>&1
+check "airlock connect outside airlock run fails" test $? -ne 0
+
 # --- Teardown on signals --------------------------------------------------------------
 # marked: the processes (any state) whose command line holds the marker.
 marked() { ps -eo pid=,stat=,args= | grep -F "$MARK" | grep -v -e grep -e 'ps -eo' || true; }
