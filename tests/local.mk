@@ -1,1 +1,2 @@
 EXTRA_DIST += tests/lib.sh
+include tests/integration/local.mk

@@ -1,0 +1,276 @@
+#!/bin/bash
+# Approvals against a live "airlock run": a scripted agent calls a tool
+# that needs a human's approval and the test plays the human with
+# airlock pending / approve / deny: approve (the call runs, its result
+# reaches the agent), deny (approval_denied with the reason), expiry
+# (approval_expired), a peer that is not an approver (refused, audited),
+# replay of a used approval, a decision bound to the action's digest, and
+# the request_approval tool.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/mcp_lib.sh"
+mcp_env
+UC="$top_builddir/tests/unixclient"
+ws=$(make_workspace)
+
+manifest() {	# FILE TTL
+	cat >"$1" <<EOF
+types:
+  target: { type: string, maxLength: 32, pattern: "[a-z]+" }
+tools:
+  - name: read_file
+    input: { path: workspace_relative_path }
+    output: { content: string, sha256: sha256 }
+    sideEffect: none
+    timeoutMs: 2000
+  - name: deploy
+    input: { target: target }
+    output: { exitCode: integer, stdout: string }
+    command: ["echo", "deployed", "{target}"]
+    sideEffect: sandbox_process
+    authorization: approval
+    timeoutMs: 60000
+  - name: request_approval
+    input: { action: string, reason: string, evidenceUris: string_list }
+    output: { decision: approved_or_rejected, approver: string }
+    sideEffect: none
+    timeoutMs: 60000
+approvals:
+  approvers: [root]
+  ttlSeconds: $2
+EOF
+}
+manifest "$T/appr.yaml" 60
+manifest "$T/short.yaml" 1
+
+# The agent: one tools/call per line of its script file (in the
+# workspace), each reply printed as "R<n> <reply>" once it arrives.
+cat >"$ws/agent.sh" <<'EOF'
+#!/bin/sh
+printf '%s\n' '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}' >&3
+IFS= read -r line <&3
+printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/initialized"}' >&3
+n=0
+while IFS= read -r call; do
+	n=$((n + 1))
+	printf '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}\n' $n "$call" >&3
+	while IFS= read -r line <&3; do
+		case $line in
+		*'"method":'*) printf 'N%d %s\n' $n "$line"; continue ;;
+		esac
+		break
+	done
+	printf 'R%d %s\n' $n "$line"
+done <"$1"
+echo DONE
+EOF
+chmod 755 "$ws/agent.sh"
+
+OUT="$T/agent.out"
+start_agent() {	# MANIFEST SCRIPT
+	: >"$OUT"
+	"$AIRLOCK" run --manifest "$1" --workspace "$ws" -- "$ws/agent.sh" "$ws/$2" \
+	    >"$OUT" 2>"$T/run.err" &
+	RUN_PID=$!
+}
+# reply N: waits (up to 20 s) for the agent's N-th reply; leaves it in $R.
+reply() {
+	local i
+	R=
+	for i in $(seq 200); do
+		R=$(sed -n "s/^R$1 //p" "$OUT")
+		[ -n "$R" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# pending_id TARGET: waits for a pending deploy of TARGET; prints its id.
+pending_id() {
+	local i id
+	for i in $(seq 200); do
+		id=$("$AIRLOCK" pending 2>/dev/null | awk -v t="\"target\":\"$1\"" '
+		    /^[0-9a-f]+ / { id = $1; tool = $3; next }
+		    index($0, t) { print id; exit }')
+		[ -n "$id" ] && { echo "$id"; return 0; }
+		sleep 0.1
+	done
+	return 1
+}
+pending_id_tool() {	# TOOL
+	local i id
+	for i in $(seq 200); do
+		id=$("$AIRLOCK" pending 2>/dev/null | awk -v t="$1" '$3 == t { print $1; exit }')
+		[ -n "$id" ] && { echo "$id"; return 0; }
+		sleep 0.1
+	done
+	return 1
+}
+digest_of() { "$AIRLOCK" pending -v | awk -v id="$1" '$1 == id { on = 1; next } /^[0-9a-f]+ / { on = 0 } on && $1 == "digest:" { print $2; exit }'; }
+stop_agent() {
+	local i
+	for i in $(seq 100); do kill -0 "$RUN_PID" 2>/dev/null || break; sleep 0.1; done
+	kill "$RUN_PID" 2>/dev/null
+	wait "$RUN_PID"
+}
+
+# ===== Approve, deny, wrong peer, replay, digest ===================================
+cat >"$ws/calls1" <<'EOF'
+{"name":"deploy","arguments":{"target":"alpha"}}
+{"name":"deploy","arguments":{"target":"beta"}}
+{"name":"deploy","arguments":{"target":"gamma"}}
+{"name":"deploy","arguments":{"target":"delta"}}
+{"name":"request_approval","arguments":{"action":"merge the fix","reason":"the gate passes","evidenceUris":["airlock://x/artifacts/1"]}}
+{"name":"request_approval","arguments":{"action":"push to main","reason":"because","evidenceUris":[]}}
+{"name":"read_file","arguments":{"path":"README.md"}}
+{"name":"deploy","arguments":{"target":"progress"},"_meta":{"progressToken":"tok-8"}}
+EOF
+start_agent "$T/appr.yaml" calls1
+SOCKDIR="$AIRLOCK_RUNTIME_DIR"
+
+id=$(pending_id alpha)
+check "a call needing approval is pending (airlock pending lists it)" test -n "$id"
+P=$("$AIRLOCK" pending)
+expect_contains "airlock pending shows the tool" "$P" deploy
+expect_contains "airlock pending shows the exact arguments" "$P" '{"target":"alpha"}'
+PV=$("$AIRLOCK" pending -v)
+expect_contains "airlock pending -v shows the digest" "$PV" "digest:"
+check "the agent has no answer while the approval is pending" test -z "$(sed -n 's/^R1 //p' "$OUT")"
+sess=$(newest_session)
+check "the pending approval is audited" grep -q '"approval_created"' "$sess/audit.jsonl"
+"$AIRLOCK" approve "$id" --yes >"$T/approve.out" 2>&1
+expect_eq "airlock approve ID --yes succeeds" "$?" 0
+reply 1
+expect_ok_result "approved: the call runs"
+expect_eq "approved: its result reaches the agent" "$(jr .result.structuredContent.stdout)" "deployed alpha"
+"$AIRLOCK" approve "$id" --yes >/dev/null 2>&1
+check "approving the same id again fails (single use)" test $? -ne 0
+check "the grant is audited" grep -q '"approval_granted"' "$sess/audit.jsonl"
+
+id=$(pending_id beta)
+check "the next call is pending" test -n "$id"
+"$AIRLOCK" deny "$id" >/dev/null 2>&1
+check "airlock deny without --reason is refused" test $? -ne 0
+"$AIRLOCK" deny "$id" --reason "not today, friend" >/dev/null 2>&1
+expect_eq "airlock deny ID --reason R succeeds" "$?" 0
+reply 2
+expect_error_class "denied: the agent gets approval_denied" approval_denied
+expect_contains "denied: the reason reaches the agent" "$(jr .result.structuredContent.message)" "not today, friend"
+"$AIRLOCK" approve "$id" --yes >/dev/null 2>&1
+check "a denied approval cannot be approved afterwards" test $? -ne 0
+check "the denial is audited with its reason" grep -q '"approval_denied".*not today, friend' "$sess/audit.jsonl"
+
+id_g=$(pending_id gamma)
+check "gamma is pending" test -n "$id_g"
+digest_g=$(digest_of "$id_g")
+check "gamma's digest is shown" test -n "$digest_g"
+# A peer who is not an approver: nobody, through the 0700 runtime dir.
+setpriv --reuid=65534 --regid=65534 --clear-groups "$AIRLOCK" approve "$id_g" --yes >"$T/nobody.out" 2>&1
+check "a non-approver uid cannot approve (0700 runtime dir)" test $? -ne 0
+# The same with the socket reachable: the broker itself must refuse the
+# peer (SO_PEERCRED) and audit the refusal.
+sock="$SOCKDIR/$(basename "$sess").sock"
+check "the session's control socket exists" test -S "$sock"
+chmod 711 "$SOCKDIR"
+chmod 666 "$sock"
+setpriv --reuid=65534 --regid=65534 --clear-groups "$AIRLOCK" approve "$id_g" --yes >"$T/nobody2.out" 2>&1
+check "a non-approver uid that reaches the socket is refused" test $? -ne 0
+r=$(printf '{"op":"approve","id":"%s","digest":"%s"}\n' "$id_g" "$digest_g" |
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$UC" "$sock" 2>&1)
+expect_contains "the socket answers a non-approver with an error" "$r" "not an approver"
+chmod 700 "$SOCKDIR"
+chmod 600 "$sock"
+check "the refused peer is audited" grep -q '"approval_refused_peer".*uid 65534' "$sess/audit.jsonl"
+check "gamma is still pending after the refusals" test "$(pending_id gamma)" = "$id_g"
+check "the agent still has no answer for gamma" test -z "$(sed -n 's/^R3 //p' "$OUT")"
+
+# A decision is bound to the action's digest.
+r=$(printf '{"op":"approve","id":"%s","digest":"%s"}\n' "$id_g" "$(printf '%064d' 0)" | "$UC" "$sock")
+expect_contains "approving with another action's digest is refused" "$r" "digest does not match"
+r=$(printf '{"op":"approve","id":"%s"}\n' "$id_g" | "$UC" "$sock")
+expect_contains "approving without a digest is refused" "$r" "digest"
+r=$(printf '{"op":"deny","id":"%s","digest":"%s"}\n' "$id_g" "$digest_g" | "$UC" "$sock")
+expect_contains "a denial without a reason is refused by the socket" "$r" "reason"
+r=$(printf 'not json at all\n' | "$UC" "$sock")
+expect_contains "a malformed control request is refused" "$r" "error"
+r=$(printf '{"op":"approve","id":"%s","digest":"%s"}\n' "$id_g" "$digest_g" | "$UC" "$sock")
+expect_contains "the right id and digest approve" "$r" '"ok":true'
+reply 3
+expect_eq "gamma ran after approval" "$(jr .result.structuredContent.stdout)" "deployed gamma"
+r=$(printf '{"op":"approve","id":"%s","digest":"%s"}\n' "$id_g" "$digest_g" | "$UC" "$sock")
+expect_contains "replaying a used approval is refused" "$r" "no such pending approval"
+
+id_d=$(pending_id delta)
+check "changed arguments make a new pending approval" test -n "$id_d" -a "$id_d" != "$id_g"
+digest_d=$(digest_of "$id_d")
+check "with a different digest" test -n "$digest_d" -a "$digest_d" != "$digest_g"
+r=$(printf '{"op":"approve","id":"%s","digest":"%s"}\n' "$id_d" "$digest_g" | "$UC" "$sock")
+expect_contains "the old action's digest does not approve the new one" "$r" "digest does not match"
+"$AIRLOCK" approve "$id_g" --yes >/dev/null 2>&1
+check "the old id does not approve the new action" test $? -ne 0
+check "the agent has no answer for delta yet" test -z "$(sed -n 's/^R4 //p' "$OUT")"
+"$AIRLOCK" deny "$id_d" --reason "wrong target" >/dev/null 2>&1
+reply 4
+expect_error_class "delta denied" approval_denied
+
+# request_approval: the decision is the result.
+id=$(pending_id_tool request_approval)
+check "request_approval waits for a human" test -n "$id"
+expect_contains "request_approval shows the action to the human" "$("$AIRLOCK" pending)" "merge the fix"
+"$AIRLOCK" approve "$id" --yes --note "looks good" >/dev/null 2>&1
+reply 5
+expect_eq "request_approval approved: decision approved" "$(jr .result.structuredContent.decision)" approved
+expect_contains "request_approval names the approver" "$(jr .result.structuredContent.approver)" root
+id=$(pending_id_tool request_approval)
+"$AIRLOCK" deny "$id" --reason "not now" >/dev/null 2>&1
+reply 6
+expect_eq "request_approval denied: decision rejected (a result, not an error)" \
+    "$(jr -c '[.result.isError, .result.structuredContent.decision]')" '[false,"rejected"]'
+reply 7
+expect_ok_result "an allowed tool needs no approval"
+id=$(pending_id progress)
+for i in $(seq 50); do grep -q '^N8 ' "$OUT" && break; sleep 0.1; done
+N=$(sed -n 's/^N8 //p' "$OUT" | head -n 1)
+R=$N
+expect_eq "while waiting, the agent gets notifications/progress with its token" \
+    "$(jr -c '[.method, .params.progressToken]')" '["notifications/progress","tok-8"]'
+expect_contains "the progress message names the approval" "$(jr .params.message)" "$id"
+"$AIRLOCK" deny "$id" --reason "enough" >/dev/null 2>&1
+reply 8
+expect_error_class "the call with a progress token is denied" approval_denied
+stop_agent
+expect_eq "the agent finished; airlock run exits 0" "$?" 0
+check "the agent saw every reply" grep -q DONE "$OUT"
+expect_contains "nothing pending after the session" "$("$AIRLOCK" pending)" "nothing pending"
+check "the control socket is removed at the end" test ! -e "$sock"
+
+# ===== Expiry ============================================================================
+cat >"$ws/calls2" <<'EOF'
+{"name":"deploy","arguments":{"target":"late"}}
+{"name":"request_approval","arguments":{"action":"a","reason":"b","evidenceUris":[]}}
+EOF
+start_agent "$T/short.yaml" calls2
+t0=$(date +%s)
+reply 1
+expect_error_class "no decision within ttlSeconds: approval_expired" approval_expired
+expect_eq "expired: retryable" "$(jr .result.structuredContent.retryable)" true
+reply 2
+expect_error_class "request_approval expires too (fails closed)" approval_expired
+t1=$(date +%s)
+check "expiry came after about ttlSeconds ($((t1 - t0)) s)" test $((t1 - t0)) -le 8
+stop_agent
+sess=$(newest_session)
+check "the expiry is audited" grep -q '"approval_expired"' "$sess/audit.jsonl"
+check "the expired call did not run" bash -c '! grep -q "\"runner_start\"" "$1"' _ "$sess/audit.jsonl"
+
+# ===== Without a usable runtime dir, approvals fail closed =================================
+chmod 755 "$AIRLOCK_RUNTIME_DIR"
+cat >"$ws/calls3" <<'EOF'
+{"name":"deploy","arguments":{"target":"open"}}
+EOF
+start_agent "$T/appr.yaml" calls3
+reply 1
+expect_error_class "with an unsafe runtime dir a tool needing approval is refused" approval_required
+stop_agent
+chmod 700 "$AIRLOCK_RUNTIME_DIR"
+
+finish

@@ -1,0 +1,19 @@
+# Integration tests of the broker, the run supervisor and approvals,
+# driving the built airlock binary over MCP (bash + jq).
+EXTRA_DIST += tests/integration/mcp_lib.sh
+TESTS += tests/integration/mcp_protocol.sh
+EXTRA_DIST += tests/integration/mcp_protocol.sh
+TESTS += tests/integration/tools.sh
+EXTRA_DIST += tests/integration/tools.sh
+TESTS += tests/integration/patch_loop.sh
+EXTRA_DIST += tests/integration/patch_loop.sh
+TESTS += tests/integration/run_teardown.sh
+EXTRA_DIST += tests/integration/run_teardown.sh
+TESTS += tests/integration/approvals.sh
+EXTRA_DIST += tests/integration/approvals.sh
+# A raw client for the approvals control socket.
+check_PROGRAMS += tests/unixclient
+tests_unixclient_SOURCES = tests/unixclient.c
+# Runs a command as a child subreaper and reports what it left behind.
+check_PROGRAMS += tests/reaper
+tests_reaper_SOURCES = tests/reaper.c

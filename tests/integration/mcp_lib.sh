@@ -1,0 +1,128 @@
+# MCP helpers for the integration tests (bash; sourced after tests/lib.sh).
+#
+# mcp_env                 private AIRLOCK_HOME and AIRLOCK_RUNTIME_DIR in $T
+# mcp_start M WS          "airlock serve" as a coprocess, initialized
+# mcp_send RAW            one raw line to it
+# mcp_rpc METHOD PARAMS   a request; the reply (JSON text) is left in $R
+# mcp_call TOOL ARGS      tools/call; the reply is left in $R
+# mcp_stop                closes its stdin, waits; returns its exit status
+# jr [OPTS] FILTER        jq -r over $R
+#
+# Replies are matched by id; notifications met on the way are kept in
+# $T/notes.  Every read has a deadline so that a hung broker fails the
+# test instead of hanging it.
+
+mcp_env() {
+	export AIRLOCK_HOME="$T/home" AIRLOCK_RUNTIME_DIR="$T/run"
+	mkdir -p "$AIRLOCK_HOME" "$AIRLOCK_RUNTIME_DIR"
+	chmod 700 "$AIRLOCK_RUNTIME_DIR"
+	# As root, runners and the agent run as nobody: they must be able to
+	# reach the workspace beneath $T.
+	chmod 755 "$T"
+}
+
+MCP_ID=0
+R=
+
+jr() { printf '%s' "$R" | jq -r "$@" 2>/dev/null; }
+
+mcp_start_raw() {	# MANIFEST WS: no handshake
+	local args=()
+
+	[ -n "$1" ] && args+=(--manifest "$1")
+	rm -f "$T/mcp.in" "$T/mcp.out"
+	mkfifo "$T/mcp.in" "$T/mcp.out"
+	"$AIRLOCK" serve "${args[@]}" --workspace "$2" <"$T/mcp.in" \
+	    >"$T/mcp.out" 2>>"$T/serve.err" &
+	MCP_PID=$!
+	exec {MCP_IN}>"$T/mcp.in" {MCP_OUT}<"$T/mcp.out"
+}
+
+mcp_start() {
+	mcp_start_raw "$@"
+	mcp_rpc initialize '{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"itest","version":"1"}}'
+	mcp_send '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+}
+
+mcp_send() { printf '%s\n' "$1" >&"$MCP_IN"; }
+
+# mcp_recv [TIMEOUT]: the next line into $R (empty on timeout or EOF).
+mcp_recv() {
+	R=
+	IFS= read -r -t "${1:-30}" R <&"$MCP_OUT" || R=
+}
+
+# mcp_wait_id ID [TIMEOUT]: reads until the reply to ID.
+mcp_wait_id() {
+	local want=$1 t=${2:-30} got
+
+	while :; do
+		mcp_recv "$t"
+		[ -n "$R" ] || { echo "# no reply to id $want" >&2; return 1; }
+		# The broker writes "jsonrpc" then "id" first: no jq needed.
+		if [[ $R =~ ^\{\"jsonrpc\":\"2.0\",\"id\":\"?([^,\"]*)\"?, ]] &&
+		    [ "${BASH_REMATCH[1]}" = "$want" ]; then
+			return 0
+		fi
+		printf '%s\n' "$R" >>"$T/notes"
+	done
+}
+
+mcp_rpc() {
+	MCP_ID=$((MCP_ID + 1))
+	mcp_send "{\"jsonrpc\":\"2.0\",\"id\":$MCP_ID,\"method\":\"$1\",\"params\":$2}"
+	mcp_wait_id "$MCP_ID" "${3:-30}"
+}
+
+mcp_call() {
+	mcp_rpc tools/call "{\"name\":\"$1\",\"arguments\":$2}" "${3:-30}"
+}
+
+mcp_stop() {
+	local rc
+
+	exec {MCP_IN}>&-
+	# Drain what is left so that the broker never blocks writing.
+	timeout 30 cat <&"$MCP_OUT" >>"$T/notes"
+	exec {MCP_OUT}<&-
+	wait "$MCP_PID"
+	rc=$?
+	return $rc
+}
+
+# The session directory of the newest session under $AIRLOCK_HOME.
+newest_session() {
+	ls -1dt "$AIRLOCK_HOME"/sessions/* 2>/dev/null | head -n 1
+}
+
+# json_str FILE: the file's content as a JSON string (with quotes).
+json_str() { jq -Rs . <"$1"; }
+
+# r_is_error / r_class: isError and errorClass of the tool result in $R,
+# without a jq process (the text copy of the result has its quotes
+# escaped, so only structuredContent's fields match).
+r_is_error() {
+	[[ $R =~ [{,]\"isError\":(true|false) ]] && echo "${BASH_REMATCH[1]}"
+}
+r_class() {
+	[[ $R =~ [{,]\"errorClass\":\"([^\"]*)\" ]] && echo "${BASH_REMATCH[1]}"
+}
+
+# expect_error_class NAME EXPECTED: $R is a tool result with that class.
+expect_error_class() {
+	if [ "$(r_is_error)" = true ] && [ "$(r_class)" = "$2" ]; then
+		pass "$1"
+	else
+		fail "$1"
+		printf '  expected errorClass %s, got: %.600s\n' "$2" "$R"
+	fi
+}
+
+expect_ok_result() {
+	if [ "$(r_is_error)" = false ]; then
+		pass "$1"
+	else
+		fail "$1"
+		printf '  expected a successful result, got: %.600s\n' "$R"
+	fi
+}
