@@ -129,6 +129,8 @@ broker_close(struct broker *b)
 	if (b->closed)
 		return;
 	b->closed = 1;
+	/* A socket peer (airlock connect) sees the end of the replies. */
+	(void)shutdown(b->cfg.out_fd, SHUT_WR);
 	if (b->in_watch > 0) {
 		loop_unwatch(b->cfg.loop, b->in_watch);
 		b->in_watch = 0;
@@ -142,7 +144,7 @@ static void
 broker_maybe_close(struct broker *b)
 {
 	if (b->input_done && TAILQ_EMPTY(&b->running) &&
-	    TAILQ_EMPTY(&b->waiting))
+	    TAILQ_EMPTY(&b->waiting) && TAILQ_EMPTY(&b->followers))
 		broker_close(b);
 }
 
@@ -362,11 +364,23 @@ call_complete(struct call *c, int status, json_t *out)
 		    json_pack("{s:s, s:O}", "type", "text", "text", text_extra));
 	json_decref(text_extra);
 
-	if (c->idem_key != NULL && (!is_error || (eclass != NULL &&
-	    strcmp(eclass, "idempotency_conflict") != 0 &&
-	    strcmp(eclass, "budget_exhausted") != 0)))
+	if (c->idem_key != NULL) {
+		struct call *f, *next;
+
 		ledger_remember(b->ledger, c->tool->name, c->idem_key,
 		    c->args_digest, result);
+		/* Retries that arrived while this ran get the same result. */
+		for (f = TAILQ_FIRST(&b->followers); f != NULL; f = next) {
+			next = TAILQ_NEXT(f, entry);
+			if (strcmp(f->tool->name, c->tool->name) != 0 ||
+			    strcmp(f->idem_key, c->idem_key) != 0)
+				continue;
+			TAILQ_REMOVE(&b->followers, f, entry);
+			broker_trace(b, f, "replay", "retry while in flight");
+			broker_send(b, jsonrpc_encode_result(f->id, result));
+			call_free(f);
+		}
+	}
 	broker_trace(b, c, is_error ? (eclass != NULL ? eclass : "error") :
 	    "ok", NULL);
 
@@ -1014,12 +1028,24 @@ idempotent_replay(struct broker *b, struct call *c, json_t **out)
 		return 0;
 	rc = ledger_replay(b->ledger, c->tool->name, c->idem_key,
 	    c->args_digest, &prev);
-	if (rc == 0)
-		return 0;
 	if (rc == AL_ERR_CONFLICT) {
 		c->idem_key = NULL;
 		*out = tool_error("idempotency_conflict", 0, NULL,
 		    "idempotencyKey was used before with other arguments");
+		return 1;
+	}
+	if (rc == 0) {
+		/* Mark it in flight: a retry meanwhile waits for this result. */
+		ledger_remember(b->ledger, c->tool->name, c->idem_key,
+		    c->args_digest, NULL);
+		return 0;
+	}
+	if (rc == 2) {
+		(void)broker_audit(b, "idempotent_retry_waits", json_pack(
+		    "{s:O, s:s, s:s}", "id", c->id, "tool", c->tool->name,
+		    "idempotencyKey", c->idem_key));
+		TAILQ_INSERT_TAIL(&b->followers, c, entry);
+		*out = NULL;
 		return 1;
 	}
 	(void)broker_audit(b, "idempotent_replay", json_pack("{s:O, s:s, s:s}",
@@ -1306,6 +1332,7 @@ broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 	b->state = BROKER_STATE_NEW;
 	TAILQ_INIT(&b->running);
 	TAILQ_INIT(&b->waiting);
+	TAILQ_INIT(&b->followers);
 	b->rootfd = open(cfg->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (b->rootfd == -1) {
 		snprintf(err, errlen, "workspace %s: %s", cfg->workspace,
@@ -1356,6 +1383,10 @@ broker_free(struct broker *b)
 			egress_detach(b->cfg.egress, c->egress);
 		(void)broker_audit(b, "runner_end", json_pack("{s:O, s:s}",
 		    "id", c->id, "reason", "session ended"));
+		call_free(c);
+	}
+	while ((c = TAILQ_FIRST(&b->followers)) != NULL) {
+		TAILQ_REMOVE(&b->followers, c, entry);
 		call_free(c);
 	}
 	while ((c = TAILQ_FIRST(&b->waiting)) != NULL) {

@@ -71,6 +71,7 @@ struct broker {
 	struct idset		*ids;		/* request ids seen */
 	struct callq		 running;	/* calls with a runner */
 	struct callq		 waiting;	/* calls waiting for a human */
+	struct callq		 followers;	/* retries of calls in flight */
 	unsigned		 artifact_seq;
 	int			 budget_stopped;
 	struct ledger		*ledger;

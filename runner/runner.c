@@ -112,19 +112,33 @@ rel_ok(const char *rel)
 	return 1;
 }
 
+/* Returns 1 if |path| is |dir| or lies beneath it. */
+static int
+is_beneath(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
 /* Returns 1 if |path| is one of the system paths every runner gets. */
 static int
 is_base_path(const char *path)
 {
 	size_t i;
 
+	/*
+	 * Anything beneath a bound system directory is visible already; a
+	 * second bind would need a mount point made through the host's own
+	 * directory, which must never be written.
+	 */
 	for (i = 0; sandbox_system_dirs[i] != NULL; i++)
-		if (strcmp(path, sandbox_system_dirs[i]) == 0)
+		if (is_beneath(path, sandbox_system_dirs[i]))
 			return 1;
 	if (strncmp(path, "/etc/", 5) != 0)
 		return 0;
 	for (i = 0; sandbox_etc_entries[i] != NULL; i++)
-		if (strcmp(path + 5, sandbox_etc_entries[i]) == 0)
+		if (is_beneath(path + 5, sandbox_etc_entries[i]))
 			return 1;
 	return 0;
 }
@@ -212,6 +226,22 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 		/* The base set is always bound: do not bind it twice. */
 		if (!is_base_path(sp->read_only[i]))
 			pl->extra_ro[pl->nextra_ro++] = sp->read_only[i];
+	}
+	/* An entry beneath another is visible through it already. */
+	for (i = 0; i < pl->nextra_ro; i++) {
+		size_t j;
+
+		for (j = 0; j < pl->nextra_ro; j++)
+			if (j != i && strcmp(pl->extra_ro[i],
+			    pl->extra_ro[j]) != 0 &&
+			    is_beneath(pl->extra_ro[i], pl->extra_ro[j]))
+				break;
+		if (j < pl->nextra_ro) {
+			memmove(&pl->extra_ro[i], &pl->extra_ro[i + 1],
+			    (pl->nextra_ro - i - 1) * sizeof(*pl->extra_ro));
+			pl->nextra_ro--;
+			i--;
+		}
 	}
 	for (i = 0; i < sp->nprotected; i++)
 		if (!rel_ok(sp->protected[i])) {

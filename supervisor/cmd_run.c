@@ -267,9 +267,6 @@ cmd_run(int argc, char **argv)
 		*slash = '\0';
 	add_read_only(&policy, self);
 	add_read_only(&policy, prog);
-	for (i = optind + 1; i < (size_t)argc; i++)
-		if (argv[i][0] == '/' && access(argv[i], R_OK) == 0)
-			add_read_only(&policy, argv[i]);
 	policy.workspace = m->sandbox.workspace;
 	policy.limits = m->agent.limits;
 	/* A read-only agent changes files only through the broker's tools. */
