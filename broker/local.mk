@@ -42,3 +42,10 @@ TESTS += tests/integration/egress_wired.sh
 EXTRA_DIST += tests/integration/egress_wired.sh
 TESTS += tests/integration/contrib_manifests.sh
 EXTRA_DIST += tests/integration/contrib_manifests.sh
+
+check_PROGRAMS += tests/unit/test_jsonrpc tests/unit/test_ledger
+TESTS += tests/unit/test_jsonrpc tests/unit/test_ledger
+tests_unit_test_jsonrpc_CFLAGS = $(unit_cflags)
+tests_unit_test_jsonrpc_LDADD = $(unit_ldadd)
+tests_unit_test_ledger_CFLAGS = $(unit_cflags)
+tests_unit_test_ledger_LDADD = $(unit_ldadd)

@@ -1,0 +1,243 @@
+/* The ledger: run budgets, idempotency, gates and failure fingerprints. */
+#include "config.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "broker/ledger.h"
+#include "common/errors.h"
+#include "policy/manifest.h"
+
+static const char yaml[] =
+    "tools:\n"
+    "  - name: run_check\n"
+    "    input: { checkId: approved_check, idempotencyKey: string }\n"
+    "    output: { exitCode: integer }\n"
+    "    sideEffect: sandbox_process\n"
+    "    timeoutMs: 1000\n"
+    "    costUsd: 1.5\n"
+    "  - name: read_file\n"
+    "    input: { path: workspace_relative_path }\n"
+    "    output: { content: string }\n"
+    "    sideEffect: none\n"
+    "    timeoutMs: 1000\n"
+    "checks:\n"
+    "  unit: [\"true\"]\n"
+    "gates: { required: [unit] }\n"
+    "dependencyFiles: [package.json]\n"
+    "runBudget:\n"
+    "  maxModelSteps: %d\n"
+    "  maxPatchAttemptsPerGate: 2\n"
+    "  maxElapsedMinutes: 1\n"
+    "  maxChangedFiles: 2\n"
+    "  maxAddedDependencies: 1\n"
+    "  maxToolCostUsd: %s\n"
+    "  maxParallelProcesses: 2\n"
+    "  stopOnRepeatedFailureFingerprint: 2\n";
+
+static struct manifest *
+load(int steps, const char *cost)
+{
+	struct manifest	*m;
+	char		 text[2048], err[512];
+	int		 n;
+
+	n = snprintf(text, sizeof(text), yaml, steps, cost);
+	ck_assert_msg(manifest_load_buffer("t.yaml", text, (size_t)n, &m, err,
+	    sizeof(err)) == 0, "%s", err);
+	return m;
+}
+
+START_TEST(test_ledger_steps_stop_the_session)
+{
+	struct manifest		*m = load(2, "100");
+	struct ledger		*l = ledger_new(m, 0);
+	const struct tool	*t = manifest_tool(m, "read_file");
+	char			 lim[64];
+
+	ck_assert_int_eq(ledger_admit(l, t, 0, 0, lim, sizeof(lim)), 0);
+	ck_assert_int_eq(ledger_admit(l, t, 0, 0, lim, sizeof(lim)), 0);
+	ck_assert_int_eq(ledger_admit(l, t, 0, 0, lim, sizeof(lim)),
+	    AL_ERR_BUDGET);
+	ck_assert_str_eq(lim, "maxModelSteps");
+	ck_assert_str_eq(ledger_stopped(l), "maxModelSteps");
+	/* Stopped means stopped, whatever the next call is. */
+	ck_assert_int_eq(ledger_admit(l, manifest_tool(m, "run_check"), 0, 0,
+	    lim, sizeof(lim)), AL_ERR_BUDGET);
+	ledger_free(l);
+	manifest_free(m);
+}
+END_TEST
+
+START_TEST(test_ledger_cost_elapsed_and_parallel)
+{
+	struct manifest		*m = load(100, "4.0");
+	struct ledger		*l = ledger_new(m, 0);
+	const struct tool	*t = manifest_tool(m, "run_check");
+	char			 lim[64];
+
+	/* Parallel processes: refused for now, not a stop. */
+	ck_assert_int_eq(ledger_admit(l, t, 0, 2, lim, sizeof(lim)),
+	    AL_ERR_LIMIT);
+	ck_assert_ptr_null(ledger_stopped(l));
+	ck_assert_int_eq(ledger_admit(l, t, 0, 1, lim, sizeof(lim)), 0);
+	ck_assert_int_eq(ledger_admit(l, t, 0, 1, lim, sizeof(lim)), 0);
+	ck_assert_int_eq(ledger_admit(l, t, 0, 0, lim, sizeof(lim)),
+	    AL_ERR_BUDGET);
+	ck_assert_str_eq(lim, "maxToolCostUsd");
+	ledger_free(l);
+
+	l = ledger_new(m, 0);
+	ck_assert_int_eq(ledger_admit(l, manifest_tool(m, "read_file"),
+	    61 * 1000, 0, lim, sizeof(lim)), AL_ERR_BUDGET);
+	ck_assert_str_eq(lim, "maxElapsedMinutes");
+	ledger_free(l);
+	manifest_free(m);
+}
+END_TEST
+
+START_TEST(test_ledger_changed_files_and_dependencies)
+{
+	struct manifest	*m = load(100, "100");
+	struct ledger	*l = ledger_new(m, 0);
+	const char	*a[] = { "a.c" }, *b[] = { "b.c", "a.c" }, *c[] = { "c.c" };
+	const char	*dep[] = { "package.json" };
+	char		 lim[64];
+
+	ck_assert_int_eq(ledger_admit_write(l, a, 1, 0, lim, sizeof(lim)), 0);
+	ck_assert_int_eq(ledger_admit_write(l, b, 2, 0, lim, sizeof(lim)), 0);
+	ck_assert_int_eq(ledger_admit_write(l, a, 1, 0, lim, sizeof(lim)), 0);
+	ck_assert_int_eq(ledger_admit_write(l, c, 1, 0, lim, sizeof(lim)),
+	    AL_ERR_BUDGET);
+	ck_assert_str_eq(lim, "maxChangedFiles");
+	ledger_free(l);
+
+	l = ledger_new(m, 0);
+	ck_assert_int_eq(ledger_admit_write(l, dep, 1, 0, lim, sizeof(lim)), 0);
+	ck_assert_int_eq(ledger_admit_write(l, dep, 1, 0, lim, sizeof(lim)),
+	    AL_ERR_BUDGET);
+	ck_assert_str_eq(lim, "maxAddedDependencies");
+	ledger_free(l);
+	manifest_free(m);
+}
+END_TEST
+
+START_TEST(test_ledger_patch_attempts_per_failing_gate)
+{
+	struct manifest	*m = load(100, "100");
+	struct ledger	*l = ledger_new(m, 0);
+	const char	*a[] = { "a.c" };
+	char		 lim[64], fp[65];
+
+	ck_assert_int_eq(ledger_record_check(l, "unit", 1, "FAIL x", 6, "d1",
+	    fp), 0);
+	ck_assert_int_eq(ledger_admit_write(l, a, 1, 1, lim, sizeof(lim)), 0);
+	ck_assert_int_eq(ledger_admit_write(l, a, 1, 1, lim, sizeof(lim)), 0);
+	ck_assert_int_eq(ledger_admit_write(l, a, 1, 1, lim, sizeof(lim)),
+	    AL_ERR_BUDGET);
+	ck_assert_str_eq(lim, "maxPatchAttemptsPerGate");
+	ledger_free(l);
+
+	/* A pass resets the count. */
+	l = ledger_new(m, 0);
+	ck_assert_int_eq(ledger_record_check(l, "unit", 1, "FAIL x", 6, "d1",
+	    fp), 0);
+	ck_assert_int_eq(ledger_admit_write(l, a, 1, 1, lim, sizeof(lim)), 0);
+	ck_assert_int_eq(ledger_admit_write(l, a, 1, 1, lim, sizeof(lim)), 0);
+	ck_assert_int_eq(ledger_record_check(l, "unit", 0, "", 0, "d2", fp), 0);
+	ck_assert_str_eq(fp, "");
+	ck_assert_int_eq(ledger_admit_write(l, a, 1, 1, lim, sizeof(lim)), 0);
+	ledger_free(l);
+	manifest_free(m);
+}
+END_TEST
+
+START_TEST(test_ledger_repeated_fingerprint_after_patches_stops)
+{
+	struct manifest	*m = load(100, "100");
+	struct ledger	*l = ledger_new(m, 0);
+	char		 fp1[65], fp2[65], fp3[65];
+
+	/* Line numbers and counts fold: the same failure, twice on one digest. */
+	ck_assert_int_eq(ledger_record_check(l, "unit", 1,
+	    "FAIL line 12: 3 != 4\n", 21, "d1", fp1), 0);
+	ck_assert_int_eq(ledger_record_check(l, "unit", 1,
+	    "FAIL line 99: 7 != 8\n", 21, "d1", fp2), 0);
+	ck_assert_str_eq(fp1, fp2);
+	ck_assert_ptr_null(ledger_stopped(l));
+	/* The same failure after a patch (new digest): stop. */
+	ck_assert_int_eq(ledger_record_check(l, "unit", 1,
+	    "FAIL line 13: 3 != 4\n", 21, "d2", fp3), AL_ERR_BUDGET);
+	ck_assert_str_eq(fp1, fp3);
+	ck_assert_str_eq(ledger_stopped(l), "stopOnRepeatedFailureFingerprint");
+	ledger_free(l);
+	manifest_free(m);
+}
+END_TEST
+
+START_TEST(test_ledger_idempotency_replay_conflict_in_flight)
+{
+	struct manifest	*m = load(100, "100");
+	struct ledger	*l = ledger_new(m, 0);
+	json_t		*r = json_string("result"), *got;
+
+	ck_assert_int_eq(ledger_replay(l, "run_check", "k", "A", &got), 0);
+	ledger_remember(l, "run_check", "k", "A", NULL);
+	ck_assert_int_eq(ledger_replay(l, "run_check", "k", "A", &got), 2);
+	ledger_remember(l, "run_check", "k", "A", r);
+	ck_assert_int_eq(ledger_replay(l, "run_check", "k", "A", &got), 1);
+	ck_assert_ptr_eq(got, r);
+	ck_assert_int_eq(ledger_replay(l, "run_check", "k", "B", &got),
+	    AL_ERR_CONFLICT);
+	/* Keys are per tool. */
+	ck_assert_int_eq(ledger_replay(l, "other", "k", "B", &got), 0);
+	json_decref(r);
+	ledger_free(l);
+	manifest_free(m);
+}
+END_TEST
+
+START_TEST(test_ledger_acceptance_only_on_the_current_digest)
+{
+	struct manifest	*m = load(100, "100");
+	struct ledger	*l = ledger_new(m, 0);
+	json_t		*st;
+	char		 fp[65];
+
+	ck_assert_int_eq(ledger_acceptance_met(l, "d1"), 0);
+	ck_assert_int_eq(ledger_record_check(l, "unit", 0, "", 0, "d1", fp), 0);
+	ck_assert_int_eq(ledger_acceptance_met(l, "d1"), 1);
+	ck_assert_int_eq(ledger_acceptance_met(l, "d2"), 0);
+	st = ledger_status(l, "d2", 0);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
+	    json_object_get(st, "gates"), 0), "state")), "stale");
+	ck_assert(json_is_false(json_object_get(st, "acceptanceMet")));
+	json_decref(st);
+	ledger_free(l);
+	manifest_free(m);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite	*s = suite_create("ledger");
+	TCase	*tc = tcase_create("budgets");
+	SRunner	*sr;
+	int	 failed;
+
+	tcase_add_test(tc, test_ledger_steps_stop_the_session);
+	tcase_add_test(tc, test_ledger_cost_elapsed_and_parallel);
+	tcase_add_test(tc, test_ledger_changed_files_and_dependencies);
+	tcase_add_test(tc, test_ledger_patch_attempts_per_failing_gate);
+	tcase_add_test(tc, test_ledger_repeated_fingerprint_after_patches_stops);
+	tcase_add_test(tc, test_ledger_idempotency_replay_conflict_in_flight);
+	tcase_add_test(tc, test_ledger_acceptance_only_on_the_current_digest);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}
