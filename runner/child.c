@@ -1,21 +1,24 @@
 /*
  * child: the runner process between clone() and execve().
  *
- * It starts as the first process of fresh user, mount, pid, net, ipc,
- * uts and cgroup namespaces, with every capability in its own user
- * namespace and none outside.  It builds a new root from read-only binds,
- * drops to the runner uid, sheds every capability, sets no_new_privs,
- * enters landlock and seccomp, and executes the command.  Each step either
+ * It starts as the first process of fresh mount, pid, net, ipc, uts and
+ * cgroup namespaces.  As root it joins its cgroup, builds the new root
+ * from read-only binds as real root, drops to the runner uid/gid and only
+ * then creates its user namespace, so that it holds no capability over
+ * the other namespaces; as an ordinary user the user namespace came with
+ * clone() and it maps itself first.  Then it sheds every capability, sets
+ * no_new_privs, enters landlock and seccomp, and stays as the namespace's
+ * init while a vfork-style child executes the command.  Each step either
  * succeeds or the child reports which one failed on report_fd and exits:
  * there is no half-sandboxed command.
  *
- * Nothing here allocates: the parent prepared everything (runner_plan),
- * and after a raw clone() the child must not take malloc's locks.
+ * The child does not call malloc: the parent prepared everything
+ * (runner_plan), and after a raw clone() malloc's locks may be held by a
+ * thread that no longer exists here.
  */
 #include "config.h"
 
 #include <sys/mount.h>
-#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -29,8 +32,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
