@@ -528,9 +528,18 @@ make_hint(struct runner_proc *p, struct runner_result *res, int limit)
 	else if (limit == 1)
 		snprintf(why, sizeof(why), "memory limit of %lld MB reached "
 		    "(cgroup)", (long long)l->memory_mb);
-	else if (res->signal == SIGSYS)
-		snprintf(why, sizeof(why), "seccomp killed the process: a "
-		    "foreign system call ABI (i386/x32) or a forbidden call");
+	else if (res->signal == SIGSYS) {
+		char call[96];
+
+		if (runner_seccomp_culprit(p->start, p->plan.uid, call,
+		    sizeof(call)) == 0)
+			snprintf(why, sizeof(why), "seccomp killed the "
+			    "process: %s", call);
+		else
+			snprintf(why, sizeof(why), "seccomp killed the "
+			    "process: a foreign system call ABI (i386/x32) or "
+			    "a forbidden call");
+	}
 	else if (res->signal == SIGXCPU)
 		snprintf(why, sizeof(why), "CPU time limit of %lld s reached",
 		    (long long)l->cpu_seconds);

@@ -53,6 +53,14 @@ void	runner_child(const struct runner_plan *plan)
 const struct sock_fprog *runner_seccomp_program(const struct sandbox_policy *sp,
 	    char *err, size_t errlen);
 
+/*
+ * Names the call of a recent seccomp kill of |uid| (since |since_ms|,
+ * CLOCK_MONOTONIC) from the kernel log into out[0..outlen): 0, or -1 if
+ * the log is unreadable or has no such record.
+ */
+int	runner_seccomp_culprit(int64_t since_ms, uid_t uid, char *out,
+	    size_t outlen);
+
 /* Returns the landlock ABI version (cached), or 0 when unavailable. */
 int	runner_landlock_abi(void);
 

@@ -98,6 +98,9 @@ expect_contains "seccomp_makes_clone3_enosys" "$out" "clone3: errno=ENOSYS"
 for sc in getpid ptrace mount bpf unshare; do
 	probe syscall "$sc" x32
 	expect_eq "x32_${sc}_killed_by_sigsys" "$status" 159
+	# The hint names the call, from the kernel's seccomp audit record.
+	expect_contains "x32_${sc}_named_in_the_hint" "$out" "x32 ABI system call"
+	expect_contains "x32_${sc}_name_in_the_hint" "$out" "($sc)"
 done
 expect_contains "sigsys_death_is_explained" "$out" "this may be blocked by the sandbox"
 # i386 int 0x80: the filter kills it (SIGSYS).  A kernel without the
