@@ -67,6 +67,7 @@ struct runner_proc {
 	int			 epfd;
 	int			 report_fd;	/* read end */
 	int			 sync_fd;	/* held open while we live */
+	int			 kmsg_fd;	/* /dev/kmsg from the start, or -1 */
 	struct stream		 out, err;
 	size_t			 cap;		/* bytes kept in total */
 	int			 truncated;
@@ -245,6 +246,7 @@ proc_free(struct runner_proc *p)
 	closefd(&p->epfd);
 	closefd(&p->report_fd);
 	closefd(&p->sync_fd);
+	closefd(&p->kmsg_fd);
 	free(p->out.buf);
 	free(p->err.buf);
 	runner_cgroup_destroy(p->cg);
@@ -273,7 +275,7 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	}
 	p = xcalloc(1, sizeof(*p));
 	p->req = req;
-	p->pidfd = p->epfd = p->report_fd = p->sync_fd = -1;
+	p->pidfd = p->epfd = p->report_fd = p->sync_fd = p->kmsg_fd = -1;
 	p->out.fd = p->err.fd = -1;
 	p->cap = req->output_cap > 0 ? req->output_cap : RUNNER_DEFAULT_CAP;
 	p->start = now_monotonic_ms();
@@ -320,6 +322,10 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	}
 	p->pid = pid;
 	p->pidfd = pidfd;
+	/* Where the kernel log stands now, to explain a seccomp kill. */
+	if (p->plan.root && (p->kmsg_fd = open("/dev/kmsg",
+	    O_RDONLY | O_NONBLOCK | O_CLOEXEC)) != -1)
+		(void)lseek(p->kmsg_fd, 0, SEEK_END);
 	p->sync_fd = syncp[1];
 	p->report_fd = repp[0];
 	p->out.fd = outp[0];
@@ -531,7 +537,7 @@ make_hint(struct runner_proc *p, struct runner_result *res, int limit)
 	else if (res->signal == SIGSYS) {
 		char call[96];
 
-		if (runner_seccomp_culprit(p->start, p->plan.uid, call,
+		if (runner_seccomp_culprit(p->kmsg_fd, p->plan.uid, call,
 		    sizeof(call)) == 0)
 			snprintf(why, sizeof(why), "seccomp killed the "
 			    "process: %s", call);

@@ -54,11 +54,12 @@ const struct sock_fprog *runner_seccomp_program(const struct sandbox_policy *sp,
 	    char *err, size_t errlen);
 
 /*
- * Names the call of a recent seccomp kill of |uid| (since |since_ms|,
- * CLOCK_MONOTONIC) from the kernel log into out[0..outlen): 0, or -1 if
- * the log is unreadable or has no such record.
+ * Names the call of the last seccomp kill of |uid| logged after |kmsg_fd|
+ * (/dev/kmsg, positioned at its end when the run started) into
+ * out[0..outlen): 0, or -1 if there is no log (-1 fd) or no such record
+ * (the kernel rate-limits them).
  */
-int	runner_seccomp_culprit(int64_t since_ms, uid_t uid, char *out,
+int	runner_seccomp_culprit(int kmsg_fd, uid_t uid, char *out,
 	    size_t outlen);
 
 /* Returns the landlock ABI version (cached), or 0 when unavailable. */
