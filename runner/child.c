@@ -548,8 +548,12 @@ enter_userns(const struct runner_plan *p)
 	proc_fd = -1;
 }
 
-/* execvpe() with the search path from the command's environment. */
-static void __attribute__((noreturn))
+/*
+ * execvpe() with the search path from the command's environment.  It runs
+ * on the init's private stack (see run_init), which AddressSanitizer
+ * cannot follow: it is not instrumented.
+ */
+static void __attribute__((noreturn, no_sanitize_address))
 exec_command(const struct runner_plan *p)
 {
 	static char *const defenv[] = {
@@ -593,7 +597,7 @@ exec_command(const struct runner_plan *p)
 
 static char command_stack[64 * 1024] __attribute__((aligned(16)));
 
-static int
+static int __attribute__((no_sanitize_address))
 command_main(void *arg)
 {
 	const struct runner_plan *p = arg;
