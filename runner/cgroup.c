@@ -34,6 +34,7 @@ struct runner_cgroup {
 	char	*path[CG_N];	/* v2: path[0] only */
 	char	*procs[CG_N];	/* the cgroup.procs files to join */
 	size_t	 nprocs;
+	int64_t	 max_pids;
 };
 
 static struct {
@@ -171,6 +172,7 @@ runner_cgroup_create(const struct resource_limits *lim)
 	if (!cg.probed)
 		probe();
 	c = xcalloc(1, sizeof(*c));
+	c->max_pids = lim->processes;
 	if (cg.v2) {
 		c->v2 = 1;
 		if ((c->path[0] = make_dir(cg.base[0])) == NULL)
@@ -272,6 +274,19 @@ field(const char *dir, const char *file, const char *key)
 	return 0;
 }
 
+/* 1 if the tree came within one task of the limit (RLIMIT_NPROC, which
+ * is the same number, usually refuses the fork before pids.max does). */
+static int
+pids_peaked(const struct runner_cgroup *c, const char *dir)
+{
+	char buf[64];
+
+	if (dir == NULL || c->max_pids <= 0 ||
+	    read_file(dir, "pids.peak", buf, sizeof(buf)) == -1)
+		return 0;
+	return strtoll(buf, NULL, 10) >= c->max_pids - 1;
+}
+
 int
 runner_cgroup_limit_hit(struct runner_cgroup *c)
 {
@@ -280,13 +295,15 @@ runner_cgroup_limit_hit(struct runner_cgroup *c)
 	if (c->v2) {
 		if (field(c->path[0], "memory.events", "oom_kill") > 0)
 			return 1;
-		if (field(c->path[0], "pids.events", "max") > 0)
+		if (field(c->path[0], "pids.events", "max") > 0 ||
+		    pids_peaked(c, c->path[0]))
 			return 2;
 		return 0;
 	}
 	if (field(c->path[CG_MEMORY], "memory.oom_control", "oom_kill") > 0)
 		return 1;
-	if (field(c->path[CG_PIDS], "pids.events", "max") > 0)
+	if (field(c->path[CG_PIDS], "pids.events", "max") > 0 ||
+	    pids_peaked(c, c->path[CG_PIDS]))
 		return 2;
 	return 0;
 }

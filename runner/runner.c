@@ -529,8 +529,9 @@ make_hint(struct runner_proc *p, struct runner_result *res, int limit)
 	why[0] = '\0';
 	if (res->timed_out)
 		snprintf(why, sizeof(why), "wall-clock limit of %lld ms "
-		    "reached; the whole process tree was killed",
-		    (long long)p->req->timeout_ms);
+		    "reached; the whole process tree was killed%s",
+		    (long long)p->req->timeout_ms, limit == 2 ?
+		    "; the process limit was hit too (a fork bomb?)" : "");
 	else if (limit == 1)
 		snprintf(why, sizeof(why), "memory limit of %lld MB reached "
 		    "(cgroup)", (long long)l->memory_mb);

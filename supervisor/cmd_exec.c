@@ -298,7 +298,7 @@ cmd_exec(int argc, char **argv)
 		rc = res.exit_code;
 	else
 		rc = 128 + res.signal;
-	if (res.hint[0] != '\0' && !res.timed_out)
+	if (res.hint[0] != '\0')
 		log_warnx("%s: %s", argv[0], res.hint);
 	runner_result_clear(&res);
 out:
