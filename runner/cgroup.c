@@ -207,9 +207,10 @@ runner_cgroup_create(const struct resource_limits *lim)
 				break;
 			snprintf(v, sizeof(v), "%lld",
 			    (long long)lim->memory_mb * 1024 * 1024);
-			(void)write_file(c->path[i], "memory.limit_in_bytes", v);
-			(void)write_file(c->path[i], "memory.memsw.limit_in_bytes",
-			    v);
+			(void)write_file(c->path[i],
+			    "memory.limit_in_bytes", v);
+			(void)write_file(c->path[i],
+			    "memory.memsw.limit_in_bytes", v);
 			break;
 		case CG_PIDS:
 			if (lim->processes <= 0)

@@ -376,7 +376,7 @@ build_root(const struct runner_plan *p)
 		fail(p, "mount workspace", p->workspace);
 	close(wsfd);
 
-	/* .git and the protected paths: read-only again, beneath the rw bind. */
+	/* .git and the protected paths: read-only again, on the rw bind. */
 	for (i = 0; i < sp->nprotected; i++) {
 		cat(p, path, p->workspace, "/");
 		cat(p, buf, path, sp->protected[i]);
@@ -385,7 +385,8 @@ build_root(const struct runner_plan *p)
 		if (mount(buf, buf, NULL, MS_BIND | MS_REC, NULL) == -1)
 			fail(p, "bind protected", buf);
 		setattr(p, AT_FDCWD, buf, AT_RECURSIVE,
-		    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0);
+		    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+		    0);
 	}
 	/* Denied paths that are visible through some bind get masked; the
 	 * masks come from the read-only root, so the binds are read-only. */
@@ -557,7 +558,8 @@ static void __attribute__((noreturn, no_sanitize_address))
 exec_command(const struct runner_plan *p)
 {
 	static char *const defenv[] = {
-		"PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin",
+		"PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:"
+		    "/sbin",
 		"HOME=/tmp", "TMPDIR=/tmp", "LANG=C.UTF-8", NULL
 	};
 	char *const *envp = p->envp != NULL ? p->envp : defenv;

@@ -66,10 +66,10 @@ struct runner_proc {
 	int			 pidfd;
 	int			 epfd;
 	int			 report_fd;	/* read end */
-	int			 sync_fd;	/* held open while we live */
-	int			 kmsg_fd;	/* /dev/kmsg from the start, or -1 */
+	int			 sync_fd;	/* open while we live */
+	int			 kmsg_fd;	/* /dev/kmsg, or -1 */
 	struct stream		 out, err;
-	size_t			 cap;		/* bytes kept in total */
+	size_t			 cap;		/* bytes kept, in all */
 	int			 truncated;
 	struct runner_cgroup	*cg;
 	int64_t			 start, deadline;
@@ -645,7 +645,8 @@ runner_run(const struct runner_request *req, struct runner_result *res)
 		else if (dl <= now)
 			timeout = 0;
 		else
-			timeout = dl - now > INT_MAX ? INT_MAX : (int)(dl - now);
+			timeout = dl - now > INT_MAX ? INT_MAX :
+			    (int)(dl - now);
 		if (poll(&pfd, 1, timeout) == -1 && errno != EINTR)
 			break;
 	}

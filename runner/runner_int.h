@@ -24,10 +24,10 @@ struct runner_plan {
 	char *const	*envp;
 	char		*workspace;	/* realpath, owned */
 	char		*cwd;		/* absolute, owned */
-	char		**deny;		/* deny_read, "~" expanded, owned */
+	char		**deny;		/* deny_read, "~" expanded (owned) */
 	size_t		 ndeny;
-	const char	**extra_ro;	/* read_only minus the base set; the
-					   array is owned, the strings not */
+	const char	**extra_ro;	/* read_only minus the base set
+					   (array owned, strings not) */
 	size_t		 nextra_ro;
 	const struct sandbox_policy *policy;
 	uid_t		 uid, gid;	/* inside the namespace */
@@ -66,7 +66,8 @@ int	runner_seccomp_culprit(int kmsg_fd, uid_t uid, char *out,
 int	runner_landlock_abi(void);
 
 /* Applies the landlock rules for |plan|; 0 or -1 with errno set. */
-int	runner_landlock_apply(const struct runner_plan *plan, const char **step);
+int	runner_landlock_apply(const struct runner_plan *plan,
+	    const char **step);
 
 /* A per-runner cgroup (v2 when usable, else the v1 hierarchies). */
 struct runner_cgroup;
@@ -77,8 +78,8 @@ struct runner_cgroup;
  * runner_cgroup_procs() lists (borrowed strings; returns their number).
  */
 struct runner_cgroup *runner_cgroup_create(const struct resource_limits *lim);
-size_t	runner_cgroup_procs(const struct runner_cgroup *cg, const char **out,
-	    size_t n);
+size_t	runner_cgroup_procs(const struct runner_cgroup *cg,
+	    const char **out, size_t n);
 /* Kills every process in it (where the kernel can). */
 void	runner_cgroup_kill(struct runner_cgroup *cg);
 /* 1 if the memory limit was hit, 2 if the pids limit was, else 0. */
