@@ -14,8 +14,10 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +107,33 @@ own_path(const char *ctrl)
 	return found;
 }
 
+/*
+ * Removes the empty cgroups that airlock processes which no longer exist
+ * left in |base| (killed before they could clean up).  Once per process.
+ */
+static void
+collect_stale(const char *base)
+{
+	char path[RUNNER_MAX_PATH];
+	struct dirent *de;
+	unsigned seq;
+	DIR *dir;
+	int pid;
+
+	if (base == NULL || (dir = opendir(base)) == NULL)
+		return;
+	while ((de = readdir(dir)) != NULL) {
+		if (sscanf(de->d_name, "airlock-%d-%u", &pid, &seq) != 2 ||
+		    pid <= 0 || pid == getpid())
+			continue;
+		if (kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", base, de->d_name);
+		(void)rmdir(path);	/* fails if still in use: fine */
+	}
+	closedir(dir);
+}
+
 static void
 probe(void)
 {
@@ -124,6 +153,7 @@ probe(void)
 			    strstr(buf, "pids")) {
 				cg.v2 = 1;
 				cg.base[0] = xstrdup(dir);
+				collect_stale(cg.base[0]);
 				free(own);
 				return;
 			}
@@ -136,8 +166,10 @@ probe(void)
 		snprintf(dir, sizeof(dir), "/sys/fs/cgroup/%s%s", v1_names[i],
 		    strcmp(own, "/") == 0 ? "" : own);
 		free(own);
-		if (access(dir, W_OK) == 0)
+		if (access(dir, W_OK) == 0) {
 			cg.base[i] = xstrdup(dir);
+			collect_stale(cg.base[i]);
+		}
 	}
 }
 
