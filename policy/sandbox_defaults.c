@@ -70,7 +70,7 @@ sandbox_policy_init_defaults(struct sandbox_policy *p)
 	p->landlock = 1;
 	p->workspace = WORKSPACE_DIRECT;
 	p->limits.cpu_seconds = 60;
-	p->limits.address_space_mb = 0;	/* RLIMIT_AS breaks JITs and Go */
+	p->limits.address_space_mb = 0;	/* RLIMIT_AS breaks JITs, Go */
 	p->limits.file_size_mb = 1024;
 	p->limits.open_files = 256;
 	p->limits.processes = 256;

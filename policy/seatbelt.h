@@ -27,7 +27,8 @@
  * |workspace| is not absolute or a protected path is not
  * workspace-relative, or AL_ERR_ALLOC.
  */
-int	seatbelt_profile(const struct sandbox_policy *sp, const char *workspace,
-	    const char *home, char **out) __attribute__((warn_unused_result));
+int	seatbelt_profile(const struct sandbox_policy *sp,
+	    const char *workspace, const char *home, char **out)
+	    __attribute__((warn_unused_result));
 
 #endif

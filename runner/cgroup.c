@@ -14,8 +14,10 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +36,7 @@ struct runner_cgroup {
 	char	*path[CG_N];	/* v2: path[0] only */
 	char	*procs[CG_N];	/* the cgroup.procs files to join */
 	size_t	 nprocs;
+	int64_t	 max_pids;
 };
 
 static struct {
@@ -104,6 +107,33 @@ own_path(const char *ctrl)
 	return found;
 }
 
+/*
+ * Removes the empty cgroups that airlock processes which no longer exist
+ * left in |base| (killed before they could clean up).  Once per process.
+ */
+static void
+collect_stale(const char *base)
+{
+	char path[RUNNER_MAX_PATH];
+	struct dirent *de;
+	unsigned seq;
+	DIR *dir;
+	int pid;
+
+	if (base == NULL || (dir = opendir(base)) == NULL)
+		return;
+	while ((de = readdir(dir)) != NULL) {
+		if (sscanf(de->d_name, "airlock-%d-%u", &pid, &seq) != 2 ||
+		    pid <= 0 || pid == getpid())
+			continue;
+		if (kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", base, de->d_name);
+		(void)rmdir(path);	/* fails if still in use: fine */
+	}
+	closedir(dir);
+}
+
 static void
 probe(void)
 {
@@ -123,6 +153,7 @@ probe(void)
 			    strstr(buf, "pids")) {
 				cg.v2 = 1;
 				cg.base[0] = xstrdup(dir);
+				collect_stale(cg.base[0]);
 				free(own);
 				return;
 			}
@@ -135,8 +166,10 @@ probe(void)
 		snprintf(dir, sizeof(dir), "/sys/fs/cgroup/%s%s", v1_names[i],
 		    strcmp(own, "/") == 0 ? "" : own);
 		free(own);
-		if (access(dir, W_OK) == 0)
+		if (access(dir, W_OK) == 0) {
 			cg.base[i] = xstrdup(dir);
+			collect_stale(cg.base[i]);
+		}
 	}
 }
 
@@ -171,6 +204,7 @@ runner_cgroup_create(const struct resource_limits *lim)
 	if (!cg.probed)
 		probe();
 	c = xcalloc(1, sizeof(*c));
+	c->max_pids = lim->processes;
 	if (cg.v2) {
 		c->v2 = 1;
 		if ((c->path[0] = make_dir(cg.base[0])) == NULL)
@@ -205,9 +239,10 @@ runner_cgroup_create(const struct resource_limits *lim)
 				break;
 			snprintf(v, sizeof(v), "%lld",
 			    (long long)lim->memory_mb * 1024 * 1024);
-			(void)write_file(c->path[i], "memory.limit_in_bytes", v);
-			(void)write_file(c->path[i], "memory.memsw.limit_in_bytes",
-			    v);
+			(void)write_file(c->path[i],
+			    "memory.limit_in_bytes", v);
+			(void)write_file(c->path[i],
+			    "memory.memsw.limit_in_bytes", v);
 			break;
 		case CG_PIDS:
 			if (lim->processes <= 0)
@@ -272,6 +307,19 @@ field(const char *dir, const char *file, const char *key)
 	return 0;
 }
 
+/* 1 if the tree came within one task of the limit (RLIMIT_NPROC, which
+ * is the same number, usually refuses the fork before pids.max does). */
+static int
+pids_peaked(const struct runner_cgroup *c, const char *dir)
+{
+	char buf[64];
+
+	if (dir == NULL || c->max_pids <= 0 ||
+	    read_file(dir, "pids.peak", buf, sizeof(buf)) == -1)
+		return 0;
+	return strtoll(buf, NULL, 10) >= c->max_pids - 1;
+}
+
 int
 runner_cgroup_limit_hit(struct runner_cgroup *c)
 {
@@ -280,13 +328,15 @@ runner_cgroup_limit_hit(struct runner_cgroup *c)
 	if (c->v2) {
 		if (field(c->path[0], "memory.events", "oom_kill") > 0)
 			return 1;
-		if (field(c->path[0], "pids.events", "max") > 0)
+		if (field(c->path[0], "pids.events", "max") > 0 ||
+		    pids_peaked(c, c->path[0]))
 			return 2;
 		return 0;
 	}
 	if (field(c->path[CG_MEMORY], "memory.oom_control", "oom_kill") > 0)
 		return 1;
-	if (field(c->path[CG_PIDS], "pids.events", "max") > 0)
+	if (field(c->path[CG_PIDS], "pids.events", "max") > 0 ||
+	    pids_peaked(c, c->path[CG_PIDS]))
 		return 2;
 	return 0;
 }

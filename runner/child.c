@@ -1,21 +1,24 @@
 /*
  * child: the runner process between clone() and execve().
  *
- * It starts as the first process of fresh user, mount, pid, net, ipc,
- * uts and cgroup namespaces, with every capability in its own user
- * namespace and none outside.  It builds a new root from read-only binds,
- * drops to the runner uid, sheds every capability, sets no_new_privs,
- * enters landlock and seccomp, and executes the command.  Each step either
+ * It starts as the first process of fresh mount, pid, net, ipc, uts and
+ * cgroup namespaces.  As root it joins its cgroup, builds the new root
+ * from read-only binds as real root, drops to the runner uid/gid and only
+ * then creates its user namespace, so that it holds no capability over
+ * the other namespaces; as an ordinary user the user namespace came with
+ * clone() and it maps itself first.  Then it sheds every capability, sets
+ * no_new_privs, enters landlock and seccomp, and stays as the namespace's
+ * init while a vfork-style child executes the command.  Each step either
  * succeeds or the child reports which one failed on report_fd and exits:
  * there is no half-sandboxed command.
  *
- * Nothing here allocates: the parent prepared everything (runner_plan),
- * and after a raw clone() the child must not take malloc's locks.
+ * The child does not call malloc: the parent prepared everything
+ * (runner_plan), and after a raw clone() malloc's locks may be held by a
+ * thread that no longer exists here.
  */
 #include "config.h"
 
 #include <sys/mount.h>
-#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -31,8 +34,8 @@
 #include <netinet/in.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -464,7 +467,7 @@ build_root(const struct runner_plan *p)
 		setattr(p, AT_FDCWD, p->workspace, AT_RECURSIVE,
 		    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0);
 
-	/* .git and the protected paths: read-only again, beneath the rw bind. */
+	/* .git and the protected paths: read-only again, on the rw bind. */
 	for (i = 0; i < sp->nprotected; i++) {
 		cat(p, path, p->workspace, "/");
 		cat(p, buf, path, sp->protected[i]);
@@ -473,7 +476,8 @@ build_root(const struct runner_plan *p)
 		if (mount(buf, buf, NULL, MS_BIND | MS_REC, NULL) == -1)
 			fail(p, "bind protected", buf);
 		setattr(p, AT_FDCWD, buf, AT_RECURSIVE,
-		    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0);
+		    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+		    0);
 	}
 	/* Denied paths that are visible through some bind get masked; the
 	 * masks come from the read-only root, so the binds are read-only. */
@@ -636,12 +640,17 @@ enter_userns(const struct runner_plan *p)
 	proc_fd = -1;
 }
 
-/* execvpe() with the search path from the command's environment. */
-static void __attribute__((noreturn))
+/*
+ * execvpe() with the search path from the command's environment.  It runs
+ * on the init's private stack (see run_init), which AddressSanitizer
+ * cannot follow: it is not instrumented.
+ */
+static void __attribute__((noreturn, no_sanitize_address))
 exec_command(const struct runner_plan *p)
 {
 	static char *const defenv[] = {
-		"PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin",
+		"PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:"
+		    "/sbin",
 		"HOME=/tmp", "TMPDIR=/tmp", "LANG=C.UTF-8", NULL
 	};
 	char *const *envp = p->envp != NULL ? p->envp : defenv;
@@ -681,7 +690,7 @@ exec_command(const struct runner_plan *p)
 
 static char command_stack[64 * 1024] __attribute__((aligned(16)));
 
-static int
+static int __attribute__((no_sanitize_address))
 command_main(void *arg)
 {
 	const struct runner_plan *p = arg;

@@ -67,9 +67,10 @@ struct runner_proc {
 	int			 pidfd;
 	int			 epfd;
 	int			 report_fd;	/* read end */
-	int			 sync_fd;	/* held open while we live */
+	int			 sync_fd;	/* open while we live */
+	int			 kmsg_fd;	/* /dev/kmsg, or -1 */
 	struct stream		 out, err;
-	size_t			 cap;		/* bytes kept in total */
+	size_t			 cap;		/* bytes kept, in all */
 	int			 truncated;
 	struct runner_cgroup	*cg;
 	int64_t			 start, deadline;
@@ -382,6 +383,7 @@ proc_free(struct runner_proc *p)
 	closefd(&p->epfd);
 	closefd(&p->report_fd);
 	closefd(&p->sync_fd);
+	closefd(&p->kmsg_fd);
 	free(p->out.buf);
 	free(p->err.buf);
 	runner_cgroup_destroy(p->cg);
@@ -410,7 +412,7 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	}
 	p = xcalloc(1, sizeof(*p));
 	p->req = req;
-	p->pidfd = p->epfd = p->report_fd = p->sync_fd = -1;
+	p->pidfd = p->epfd = p->report_fd = p->sync_fd = p->kmsg_fd = -1;
 	p->out.fd = p->err.fd = -1;
 	p->cap = req->output_cap > 0 ? req->output_cap : RUNNER_DEFAULT_CAP;
 	p->start = now_monotonic_ms();
@@ -457,6 +459,10 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	}
 	p->pid = pid;
 	p->pidfd = pidfd;
+	/* Where the kernel log stands now, to explain a seccomp kill. */
+	if (p->plan.root && (p->kmsg_fd = open("/dev/kmsg",
+	    O_RDONLY | O_NONBLOCK | O_CLOEXEC)) != -1)
+		(void)lseek(p->kmsg_fd, 0, SEEK_END);
 	p->sync_fd = syncp[1];
 	p->report_fd = repp[0];
 	p->out.fd = outp[0];
@@ -660,14 +666,24 @@ make_hint(struct runner_proc *p, struct runner_result *res, int limit)
 	why[0] = '\0';
 	if (res->timed_out)
 		snprintf(why, sizeof(why), "wall-clock limit of %lld ms "
-		    "reached; the whole process tree was killed",
-		    (long long)p->req->timeout_ms);
+		    "reached; the whole process tree was killed%s",
+		    (long long)p->req->timeout_ms, limit == 2 ?
+		    "; the process limit was hit too (a fork bomb?)" : "");
 	else if (limit == 1)
 		snprintf(why, sizeof(why), "memory limit of %lld MB reached "
 		    "(cgroup)", (long long)l->memory_mb);
-	else if (res->signal == SIGSYS)
-		snprintf(why, sizeof(why), "seccomp killed the process: a "
-		    "foreign system call ABI (i386/x32) or a forbidden call");
+	else if (res->signal == SIGSYS) {
+		char call[96];
+
+		if (runner_seccomp_culprit(p->kmsg_fd, p->plan.uid, call,
+		    sizeof(call)) == 0)
+			snprintf(why, sizeof(why), "seccomp killed the "
+			    "process: %s", call);
+		else
+			snprintf(why, sizeof(why), "seccomp killed the "
+			    "process: a foreign system call ABI (i386/x32) or "
+			    "a forbidden call");
+	}
 	else if (res->signal == SIGXCPU)
 		snprintf(why, sizeof(why), "CPU time limit of %lld s reached",
 		    (long long)l->cpu_seconds);
@@ -766,7 +782,8 @@ runner_run(const struct runner_request *req, struct runner_result *res)
 		else if (dl <= now)
 			timeout = 0;
 		else
-			timeout = dl - now > INT_MAX ? INT_MAX : (int)(dl - now);
+			timeout = dl - now > INT_MAX ? INT_MAX :
+			    (int)(dl - now);
 		if (poll(&pfd, 1, timeout) == -1 && errno != EINTR)
 			break;
 	}

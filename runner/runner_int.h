@@ -27,10 +27,10 @@ struct runner_plan {
 	char *const	*envp;
 	char		*workspace;	/* realpath, owned */
 	char		*cwd;		/* absolute, owned */
-	char		**deny;		/* deny_read, "~" expanded, owned */
+	char		**deny;		/* deny_read, "~" expanded (owned) */
 	size_t		 ndeny;
-	const char	**extra_ro;	/* read_only minus the base set; the
-					   array is owned, the strings not */
+	const char	**extra_ro;	/* read_only minus the base set
+					   (array owned, strings not) */
 	size_t		 nextra_ro;
 	const struct sandbox_policy *policy;
 	uid_t		 uid, gid;	/* inside the namespace */
@@ -68,11 +68,21 @@ int	runner_idmap_userns(uid_t from_uid, gid_t from_gid, uid_t to_uid,
 const struct sock_fprog *runner_seccomp_program(const struct sandbox_policy *sp,
 	    char *err, size_t errlen);
 
+/*
+ * Names the call of the last seccomp kill of |uid| logged after |kmsg_fd|
+ * (/dev/kmsg, positioned at its end when the run started) into
+ * out[0..outlen): 0, or -1 if there is no log (-1 fd) or no such record
+ * (the kernel rate-limits them).
+ */
+int	runner_seccomp_culprit(int kmsg_fd, uid_t uid, char *out,
+	    size_t outlen);
+
 /* Returns the landlock ABI version (cached), or 0 when unavailable. */
 int	runner_landlock_abi(void);
 
 /* Applies the landlock rules for |plan|; 0 or -1 with errno set. */
-int	runner_landlock_apply(const struct runner_plan *plan, const char **step);
+int	runner_landlock_apply(const struct runner_plan *plan,
+	    const char **step);
 
 /* A per-runner cgroup (v2 when usable, else the v1 hierarchies). */
 struct runner_cgroup;
@@ -83,8 +93,8 @@ struct runner_cgroup;
  * runner_cgroup_procs() lists (borrowed strings; returns their number).
  */
 struct runner_cgroup *runner_cgroup_create(const struct resource_limits *lim);
-size_t	runner_cgroup_procs(const struct runner_cgroup *cg, const char **out,
-	    size_t n);
+size_t	runner_cgroup_procs(const struct runner_cgroup *cg,
+	    const char **out, size_t n);
 /* Kills every process in it (where the kernel can). */
 void	runner_cgroup_kill(struct runner_cgroup *cg);
 /* 1 if the memory limit was hit, 2 if the pids limit was, else 0. */

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,4 +160,58 @@ runner_seccomp_program(const struct sandbox_policy *sp, char *err,
 	cache[idx] = export(ctx, err, errlen);
 	seccomp_release(ctx);
 	return cache[idx];
+}
+
+/*
+ * The kernel does not tell a parent which call a seccomp kill was for,
+ * but it logs each SECCOMP_RET_KILL_PROCESS (rate-limited) to the kernel
+ * ring buffer: "audit: type=1326 ... uid=U ... sig=31 arch=A syscall=N".
+ * |kmsg_fd| was opened on /dev/kmsg and moved to its end when the run
+ * started, so only this run's window is read: the last kill of |uid|.
+ */
+int
+runner_seccomp_culprit(int kmsg_fd, uid_t uid, char *out, size_t outlen)
+{
+	char rec[2048], key[32], *s, *name;
+	unsigned long arch = 0, found_arch = 0;
+	long nr = -1, found_nr = -1;
+	ssize_t n;
+
+	if (kmsg_fd == -1)
+		return -1;
+	snprintf(key, sizeof(key), " uid=%u ", (unsigned)uid);
+	for (;;) {
+		n = read(kmsg_fd, rec, sizeof(rec) - 1);
+		if (n == -1 && errno == EPIPE)
+			continue;	/* overwritten record */
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		if (strstr(rec, "type=1326") == NULL ||
+		    strstr(rec, " sig=31 ") == NULL || strstr(rec, key) == NULL)
+			continue;
+		if ((s = strstr(rec, " arch=")) == NULL ||
+		    sscanf(s, " arch=%lx", &arch) != 1 ||
+		    (s = strstr(rec, " syscall=")) == NULL ||
+		    sscanf(s, " syscall=%ld", &nr) != 1)
+			continue;
+		found_nr = nr;
+		found_arch = arch;
+	}
+	if (found_nr < 0)
+		return -1;
+	if (found_arch == SCMP_ARCH_X86_64 && (found_nr & 0x40000000)) {
+		name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_X86_64,
+		    found_nr & ~0x40000000L);
+		snprintf(out, outlen, "x32 ABI system call %ld (%s)", found_nr,
+		    name != NULL ? name : "?");
+	} else {
+		name = seccomp_syscall_resolve_num_arch(found_arch, found_nr);
+		snprintf(out, outlen, "%s system call %ld (%s)",
+		    found_arch == SCMP_ARCH_X86_64 ? "native" :
+		    found_arch == SCMP_ARCH_X86 ? "i386 ABI" : "foreign ABI",
+		    found_nr, name != NULL ? name : "?");
+	}
+	free(name);
+	return 0;
 }

@@ -78,7 +78,8 @@ set_limit(struct resource_limits *l, const char *spec)
 		{ "nofile", offsetof(struct resource_limits, open_files) },
 		{ "nproc", offsetof(struct resource_limits, processes) },
 		{ "memory", offsetof(struct resource_limits, memory_mb) },
-		{ "cpu_percent", offsetof(struct resource_limits, cpu_percent) },
+		{ "cpu_percent",
+		    offsetof(struct resource_limits, cpu_percent) },
 		{ "tmp", offsetof(struct resource_limits, tmp_size_mb) },
 	};
 	const char *eq;
@@ -298,7 +299,7 @@ cmd_exec(int argc, char **argv)
 		rc = res.exit_code;
 	else
 		rc = 128 + res.signal;
-	if (res.hint[0] != '\0' && !res.timed_out)
+	if (res.hint[0] != '\0')
 		log_warnx("%s: %s", argv[0], res.hint);
 	runner_result_clear(&res);
 out:

@@ -18,6 +18,7 @@ run() {
 marker="airlock-bomb-$$"
 run --timeout 3000 --limit nproc=64 -- ./probe fork-bomb "$marker"
 expect_eq "fork_bomb_ends_at_the_deadline" "$status" 124
+expect_contains "fork_bomb_explained" "$out" "the process limit was hit too"
 left=$(ps -eo args | grep -c "[f]ork-bomb $marker")
 expect_eq "fork_bomb_leaves_no_processes" "$left" 0
 

@@ -318,6 +318,50 @@ START_TEST(test_async_api_runs_to_completion)
 }
 END_TEST
 
+START_TEST(test_only_kept_fds_reach_the_command)
+{
+	char *const argv[] = { "sh", "-c",
+	    "echo kept >&9; echo kept; ls /proc/self/fd | sort -n | "
+	    "tr '\\n' ' '", NULL };
+	char *const envp[] = { "PATH=/usr/bin:/bin", "MARK=1", NULL };
+	struct sandbox_policy sp;
+	struct runner_request req;
+	struct runner_result res;
+	char *ws = make_ws(), buf[16];
+	int kept[2], leaked[2], keep[1];
+	ssize_t n;
+
+	ck_assert_int_eq(pipe(kept), 0);
+	ck_assert_int_eq(pipe(leaked), 0);	/* not close-on-exec */
+	ck_assert_int_eq(dup2(kept[1], 9), 9);
+	keep[0] = 9;
+	sandbox_policy_init_defaults(&sp);
+	memset(&req, 0, sizeof(req));
+	req.argv = argv;
+	req.envp = envp;
+	req.workspace = ws;
+	req.policy = &sp;
+	req.stdin_fd = -1;
+	req.keep_fds = keep;
+	req.nkeep_fds = 1;
+	ck_assert_int_eq(runner_run(&req, &res), 0);
+	ck_assert_int_eq(res.exit_code, 0);
+	/* 0, 1, 2, the directory ls itself opens (3), and the kept 9:
+	 * not the two ends of |leaked|, although they lack FD_CLOEXEC. */
+	ck_assert_str_eq(res.out, "kept\n0 1 2 3 9 ");
+	(void)leaked;
+	close(9);
+	close(kept[1]);
+	n = read(kept[0], buf, sizeof(buf) - 1);
+	ck_assert_int_eq(n, 5);
+	close(leaked[0]);
+	close(leaked[1]);
+	runner_result_clear(&res);
+	sandbox_policy_free_arrays(&sp);
+	rm_ws(ws);
+}
+END_TEST
+
 START_TEST(test_layers_string_names_layers)
 {
 	char buf[64];
@@ -349,6 +393,7 @@ main(void)
 	tcase_add_test(tc, test_setup_failure_is_reported_not_run);
 	tcase_add_test(tc, test_async_api_runs_to_completion);
 	tcase_add_test(tc, test_layers_string_names_layers);
+	tcase_add_test(tc, test_only_kept_fds_reach_the_command);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -140,7 +140,8 @@ main(void)
 	int failed;
 
 	tcase_add_test(tc, test_default_policy_matches_golden_profile);
-	tcase_add_test(tc, test_custom_policy_denies_reads_and_protects_ancestors);
+	tcase_add_test(tc,
+	    test_custom_policy_denies_reads_and_protects_ancestors);
 	tcase_add_test(tc, test_bad_paths_are_refused);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
