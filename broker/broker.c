@@ -1149,12 +1149,15 @@ m_tools_call(struct broker *b, struct jsonrpc_msg *msg)
 		reason = "waiting for a human's decision";
 	}
 	/*
-	 * A decision that lets a side effect happen reaches the disk first;
-	 * reads and refusals need not wait for it.
+	 * A decision that lets an effect outside the sandbox happen (network,
+	 * external) reaches the disk before it; reads, refusals and the
+	 * reversible in-sandbox work (workspace writes, checks) need not wait
+	 * for a disk flush: their records are written, not yet synced.
 	 */
 	fields = json_pack("{s:O, s:s, s:s, s:s}", "id", c->id, "tool",
 	    tool->name, "decision", decision, "reason", reason);
-	if (out == NULL && tool->side_effect != SIDE_EFFECT_NONE)
+	if (out == NULL && (tool->side_effect == SIDE_EFFECT_NETWORK ||
+	    tool->side_effect == SIDE_EFFECT_EXTERNAL))
 		rc = audit_append_durable(b->cfg.audit, "decision", fields);
 	else
 		rc = audit_append(b->cfg.audit, "decision", fields);
