@@ -503,6 +503,10 @@ call_runner_event(int fd, int why, void *arg)
 	    "setupFailed", res.setup_failed,
 	    "durationMs", (json_int_t)res.duration_ms, "layers", layers,
 	    "outputDigest", digest, "artifactUri", uri));
+	if (res.hint[0] != '\0')
+		(void)broker_audit(b, "sandbox_denial", json_pack(
+		    "{s:O, s:s, s:s}", "id", c->id, "tool", c->tool->name,
+		    "hint", res.hint));
 	if (res.setup_failed) {
 		out = tool_error("sandbox_setup", 0, NULL,
 		    "the sandbox could not be built: %s", res.setup_error);
