@@ -49,3 +49,5 @@ tests_unit_test_jsonrpc_CFLAGS = $(unit_cflags)
 tests_unit_test_jsonrpc_LDADD = $(unit_ldadd)
 tests_unit_test_ledger_CFLAGS = $(unit_cflags)
 tests_unit_test_ledger_LDADD = $(unit_ldadd)
+TESTS += tests/integration/approval_notify.sh
+EXTRA_DIST += tests/integration/approval_notify.sh
