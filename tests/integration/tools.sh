@@ -101,6 +101,17 @@ expect_error_class "read_file refuses invalid UTF-8 (binary_file)" binary_file
 head -c 1048577 /dev/zero | tr '\0' x >"$ws/big.txt"
 mcp_call read_file '{"path":"big.txt"}'
 expect_error_class "read_file refuses a file over 1 MiB (too_large)" too_large
+# Between the string type's 256 KiB and read_file's 1 MiB: either the
+# whole text, or a clear too_large; never a broken contract.
+yes 'a line of text' | head -c 300000 >"$ws/mid.txt"
+mcp_call read_file '{"path":"mid.txt"}'
+case "$(r_is_error):$(r_class)" in
+false:) expect_eq "read_file of a 300 KB text file returns all of it" \
+	"$(jr '.result.structuredContent.content | length')" 300000 ;;
+true:too_large) pass "read_file of a 300 KB text file is refused as too_large" ;;
+*) fail "read_file of a 300 KB text file: whole text or too_large (not $(r_class))" ;;
+esac
+rm -f "$ws/mid.txt"
 mcp_call read_file '{"path":"src"}'
 expect_eq "read_file refuses a directory" "$(jr .result.isError)" true
 mkfifo "$ws/fifo"
