@@ -80,6 +80,7 @@ echo "[core]" >"$ws/.git/config"
 ln -s .git "$ws/gitlink"
 ln -s src/todo.sh "$ws/inner-link"
 
+export ITEST_HOST_SECRET=hunter2-not-for-runners
 mcp_start "$M" "$ws"
 
 # --- read_file ----------------------------------------------------------------
@@ -240,6 +241,10 @@ check "exec wrote no hook" test ! -e "$ws/.git/hooks/pre-commit"
 mcp_call shell "{\"command\":\"echo pwned > $out/from-exec.txt; cat $out/secret.txt\"}"
 check "exec cannot write outside the workspace" test ! -e "$out/from-exec.txt"
 expect_not_contains "exec cannot read outside the workspace" "$(jr .result.structuredContent.stdout)" "outside secret"
+mcp_call shell '{"command":"env; id -u"}'
+expect_not_contains "a runner does not inherit airlock's environment" "$(jr .result.structuredContent.stdout)" hunter2
+expect_not_contains "a runner does not see AIRLOCK_HOME" "$(jr .result.structuredContent.stdout)" AIRLOCK_HOME
+expect_not_contains "a runner does not run as root" "$(jr .result.structuredContent.stdout | tail -n 1)" "0"
 mcp_call greet '{"name":"world","count":3}'
 expect_eq "command tool fills argv from typed arguments" "$(jr .result.structuredContent.stdout)" "hello world 3"
 mcp_call greet '{"name":"a;b $(id) `id`","count":1}'
