@@ -36,7 +36,7 @@ tools:
     timeoutMs: 10000
   - name: run_check
     input: { checkId: approved_check }
-    output: { exitCode: integer, stdout: string, durationMs: integer, timedOut: boolean }
+    output: { exitCode: integer, stdout: string, durationMs: integer, timedOut: boolean, truncated: boolean }
     sideEffect: sandbox_process
     timeoutMs: 10000
   - name: shell
@@ -58,6 +58,7 @@ checks:
     argv: ["sh", "-c", "sleep 31.4159 & sleep 31.4159; echo never"]
     timeoutMs: 500
   second: ["sh", "-c", "sleep 1; echo slept"]
+  loud: ["sh", "-c", "yes 'a line of output' | head -c 20000000; echo done >&2"]
 EOF
 
 # Outside the workspace: a secret file, a directory, the hard link source.
@@ -271,6 +272,9 @@ expect_eq "run_check pass: exit 0, not an error" "$(jr -c '[.result.isError, .re
 mcp_call run_check '{"checkId":"fail"}'
 expect_eq "run_check fail: exit 3 reported" "$(jr -c '[.result.isError, .result.structuredContent.exitCode]')" '[false,3]'
 expect_contains "run_check fail: output reported" "$(jr .result.structuredContent.stdout)" "FAIL here"
+mcp_call run_check '{"checkId":"loud"}'
+expect_ok_result "a check with 20 MB of output completes"
+expect_eq "its output is capped and marked truncated" "$(jr -c '[.result.structuredContent.exitCode, (.result.structuredContent.stdout | length <= 65536), .result.structuredContent.truncated]')" '[0,true,true]'
 mcp_call run_check '{"checkId":"rm -rf /"}'
 expect_error_class "run_check refuses a check not in the manifest" invalid_arguments
 t0=$(date +%s%N)
