@@ -1,1 +1,15 @@
 # bench
+
+# Broker round trips (bench/broker): not built by default.
+EXTRA_PROGRAMS = bench/mcp_bench
+bench_mcp_bench_SOURCES = bench/mcp_bench.c
+CLEANFILES += bench/mcp_bench
+EXTRA_DIST += bench/broker bench/bench.yaml
+# audit: appends per second, signed+chained vs plain (bench/audit.sh).
+check_PROGRAMS += bench/audit_bench
+bench_audit_bench_CFLAGS = $(AM_CFLAGS)
+bench_audit_bench_LDADD = libairlock.a $(AIRLOCK_LIBS)
+EXTRA_DIST += bench/audit.sh
+noinst_PROGRAMS += bench/spawnbench
+bench_spawnbench_SOURCES = bench/spawnbench.c
+EXTRA_DIST += bench/spawn

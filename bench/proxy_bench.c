@@ -79,6 +79,34 @@ send_str(int fd, const char *s)
 	}
 }
 
+/* CPU time (user + system) used so far by |pid|, in milliseconds. */
+static int64_t
+cpu_ms(pid_t pid)
+{
+	char path[64], line[1024], *p;
+	unsigned long long ut, st;
+	FILE *fp;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if ((fp = fopen(path, "r")) == NULL)
+		return 0;
+	if (fgets(line, sizeof(line), fp) == NULL) {
+		fclose(fp);
+		return 0;
+	}
+	fclose(fp);
+	/* Fields after the command name, which ends with the last ')'. */
+	if ((p = strrchr(line, ')')) == NULL)
+		return 0;
+	for (i = 0; i < 12 && p != NULL; i++)
+		p = strchr(p + 1, ' ');
+	if (p == NULL || sscanf(p, " %llu %llu", &ut, &st) != 2)
+		return 0;
+	return (int64_t)((ut + st) * 1000 / (unsigned long long)
+	    sysconf(_SC_CLK_TCK));
+}
+
 /* Reads until EOF; returns the byte count. */
 static uint64_t
 drain(int fd)
@@ -156,6 +184,7 @@ main(int argc, char **argv)
 	const char *allow_ip[] = { rule, NULL };
 	unsigned size_mib = 256, runs = 5, conns = 300, pings = 2000, i;
 	int64_t *tp[3], *lat[2], *rtt[2], t0, med_tp[3], med_lat[2], med_rtt[2];
+	int64_t cpu[3] = { 0, 0, 0 };
 	uint64_t got;
 	pid_t srv, px;
 	int ctl, lfd, fd, m;
@@ -212,11 +241,14 @@ main(int argc, char **argv)
 	    (unsigned long long)size_mib << 20);
 	for (i = 0; i < runs; i++) {
 		for (m = 0; m < 3; m++) {
+			int64_t c0 = cpu_ms(px);
+
 			t0 = now_us();
 			fd = open_path(m);
 			get(fd, m, path, 0);
 			got = drain(fd);
 			close(fd);
+			cpu[m] += cpu_ms(px) - c0;
 			/* MB/s * 1000, from bytes and microseconds */
 			tp[m][i] = (int64_t)(got * 1000 / (uint64_t)(now_us() -
 			    t0 + 1));
@@ -262,9 +294,14 @@ main(int argc, char **argv)
 	printf("# bench/proxy --size %u --runs %u --conns %u --pings %u\n",
 	    size_mib, runs, conns, pings);
 	printf("throughput, %u MiB GET (median of %u)\n", size_mib, runs);
-	for (m = 0; m < 3; m++)
-		printf("  %-20s %9.1f MB/s   ratio to direct %.2f\n", names[m],
+	for (m = 0; m < 3; m++) {
+		printf("  %-20s %9.1f MB/s   ratio to direct %.2f", names[m],
 		    med_tp[m] / 1000.0, (double)med_tp[m] / (double)med_tp[0]);
+		if (m > 0)
+			printf("   proxy CPU %.0f ms/GiB", (double)cpu[m] *
+			    1024.0 / ((double)size_mib * runs));
+		printf("\n");
+	}
 	printf("new connection + GET /ping + close (median of %u)\n", conns);
 	printf("  %-20s %9lld us\n", names[0], (long long)med_lat[0]);
 	printf("  %-20s %9lld us   ratio %.2f, added %lld us\n", names[1],

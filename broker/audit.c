@@ -42,6 +42,7 @@ struct audit {
 	int			 failing;
 	int			 broken;	/* could not roll back: stay failed */
 	int			 sync;
+	int			 durable_next;	/* sync the next record */
 	const char		*keykind;
 	const struct redact	*redact;
 };
@@ -78,7 +79,7 @@ static int
 event_is_key(const char *e)
 {
 	static const char *key[] = {
-		"session_start", "session_end", "decision", "budget_stop",
+		"session_start", "session_end", "budget_stop",
 		"sandbox_denial", NULL
 	};
 	size_t i;
@@ -280,7 +281,9 @@ append_record(struct audit *a, const char *event, json_t *fields)
 	snprintf(line, llen + 1, "%.*s,\"sig\":\"%s\"}\n", (int)(blen - 1),
 	    body, b64);
 	sync = a->sync == AUDIT_SYNC_ALL ||
-	    (a->sync == AUDIT_SYNC_KEY && event_is_key(event));
+	    (a->sync == AUDIT_SYNC_KEY && (event_is_key(event) ||
+	    a->durable_next));
+	a->durable_next = 0;
 	if ((rc = write_line(a, line, llen, sync)) != 0) {
 		a->failing = 1;
 		goto out;
@@ -426,6 +429,14 @@ audit_append(struct audit *a, const char *event, json_t *fields)
 	    strcmp(event, "session_end") == 0)
 		return AL_ERR_FORMAT;
 	return append_record(a, event, fields);
+}
+
+int
+audit_append_durable(struct audit *a, const char *event, json_t *fields)
+{
+	if (a->sync == AUDIT_SYNC_KEY)
+		a->durable_next = 1;
+	return audit_append(a, event, fields);
 }
 
 int

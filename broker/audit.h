@@ -42,6 +42,14 @@ int	audit_open(const char *path, const char *session_id,
 int	audit_append(struct audit *a, const char *event, json_t *fields)
 	    __attribute__((warn_unused_result));
 
+/*
+ * As audit_append(), and in AUDIT_SYNC_KEY mode the record also reaches
+ * the disk before this returns: the broker uses it for the decision that
+ * precedes a side effect, so the evidence survives a crash during it.
+ */
+int	audit_append_durable(struct audit *a, const char *event,
+	    json_t *fields) __attribute__((warn_unused_result));
+
 /* Returns 1 if the last append failed (the broker is refusing), else 0. */
 int	audit_failing(const struct audit *a);
 
@@ -60,6 +68,15 @@ void	audit_close(struct audit *a);
  * holds it.  The file is opened O_APPEND|O_CLOEXEC and held with an
  * exclusive flock(2) until audit_close(), so "airlock audit verify" can
  * tell a running session from a truncated one.
+ *
+ * audit_append() also returns AL_ERR_FORMAT for an event name outside
+ * [a-z][a-z0-9_]{0,63} or for "session_start"/"session_end" (written by
+ * open and close only), AL_ERR_TYPE if |fields| is not an object,
+ * AL_ERR_LIMIT for a line over AUDIT_MAX_LINE, AL_ERR_ALLOC.  These
+ * leave the file and audit_failing() unchanged; the broker must treat
+ * any non-zero return as "not recorded" and refuse the request.  The
+ * members of |fields| are written under "fields", not merged into the
+ * record.  Every record is signed; see docs/AUDIT.md for the format.
  */
 
 /*
@@ -101,7 +118,8 @@ uint64_t audit_seq(const struct audit *a);
  * When each record reaches the disk.  AUDIT_SYNC_KEY (the default):
  * write(2) of the whole line always completes before audit_append()
  * returns, and fdatasync(2) runs after session_start, session_end,
- * decision, approval_*, budget_stop and sandbox_denial.  AUDIT_SYNC_ALL:
+ * approval_*, budget_stop, sandbox_denial and every record
+ * written with audit_append_durable().  AUDIT_SYNC_ALL:
  * after every record.  AUDIT_SYNC_NONE: never (benchmarks, tests).
  */
 #define AUDIT_SYNC_NONE		0

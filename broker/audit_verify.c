@@ -229,15 +229,47 @@ verify_line(struct verifier *v, const char *line, size_t len)
 	return rc;
 }
 
+/*
+ * Reads one line of at most |max| bytes plus its newline into *buf.
+ * Returns its length with the newline, 0 at end of file, -1 on a read
+ * error, -2 if the line is longer than |max| (it is not kept whole).
+ */
+static ssize_t
+read_line(FILE *fp, char **buf, size_t *cap, size_t max)
+{
+	size_t len = 0;
+	char *nb;
+	int c;
+
+	while ((c = getc_unlocked(fp)) != EOF) {
+		if (len + 1 >= *cap) {
+			if (*cap > max + 1)
+				return -2;
+			if ((nb = realloc(*buf, *cap ? *cap * 2 : 4096)) == NULL)
+				return -1;
+			*buf = nb;
+			*cap = *cap ? *cap * 2 : 4096;
+		}
+		(*buf)[len++] = (char)c;
+		if (c == '\n')
+			break;
+	}
+	if (ferror(fp))
+		return -1;
+	if (len > max + 1)
+		return -2;
+	return (ssize_t)len;
+}
+
 int
-audit_verify_fp(FILE *fp, const unsigned char *pin,
+audit_verify_fp(FILE *fp, const unsigned char *pin, const char *want_head,
     struct audit_verify_result *res)
 {
 	struct verifier v;
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
-	int rc = 0;
+	int rc = 0, head_seen = 0;
 
 	memset(res, 0, sizeof(*res));
 	memset(res->head, '0', AUDIT_HASH_HEX_LEN);
@@ -246,17 +278,20 @@ audit_verify_fp(FILE *fp, const unsigned char *pin,
 	v.res = res;
 	if (sodium_init() < 0)
 		return AL_ERR_INTERNAL;
-	errno = 0;
-	while ((n = getline(&line, &cap, fp)) != -1) {
+	while ((n = read_line(fp, &line, &cap, AUDIT_MAX_LINE)) != 0) {
 		v.line++;
-		if (n == 0 || line[n - 1] != '\n') {
-			rc = bad(&v, "incomplete last record (no newline): the "
-			    "file was truncated or a write was torn");
-			break;
+		if (n == -1) {
+			free(line);
+			return AL_ERR_SYSTEM;
 		}
-		if ((size_t)n - 1 > AUDIT_MAX_LINE) {
+		if (n == -2) {
 			rc = bad(&v, "record longer than %d bytes",
 			    AUDIT_MAX_LINE);
+			break;
+		}
+		if (line[n - 1] != '\n') {
+			rc = bad(&v, "incomplete last record (no newline): the "
+			    "file was truncated or a write was torn");
 			break;
 		}
 		if (memchr(line, '\0', (size_t)n) != NULL) {
@@ -266,9 +301,9 @@ audit_verify_fp(FILE *fp, const unsigned char *pin,
 		}
 		if ((rc = verify_line(&v, line, (size_t)n - 1)) != 0)
 			break;
+		if (want_head != NULL && strcmp(res->head, want_head) == 0)
+			head_seen = 1;
 	}
-	if (rc == 0 && ferror(fp))
-		rc = AL_ERR_SYSTEM;
 	free(line);
 	if (rc < 0)
 		return rc;
@@ -277,6 +312,12 @@ audit_verify_fp(FILE *fp, const unsigned char *pin,
 	if (v.line == 0) {
 		v.line = 1;
 		return bad(&v, "empty log: no session_start");
+	}
+	if (want_head != NULL && !head_seen) {
+		v.line++;
+		return bad(&v, "the exported head %.16s... is not in the log: "
+		    "records were cut off the end or the log was replaced",
+		    want_head);
 	}
 	res->status = v.ended ? AUDIT_VERIFY_CLOSED : AUDIT_VERIFY_OPEN;
 	if (!v.ended)

@@ -46,12 +46,17 @@ struct audit_verify_result {
 /*
  * Verifies the log read from |fp|.  |pin| is a 32-byte Ed25519 public
  * key the log must be signed with, or NULL to trust the key in
- * session_start (which proves only internal consistency).  Fills *res
+ * session_start (which proves only internal consistency).  |want_head|
+ * is a line hash (64 lowercase hex) exported earlier from audit_head()
+ * or a previous verification, which must be the hash of some line of
+ * the log (so the log was not cut back below it), or NULL.  Fills *res
  * and returns res->status, or AL_ERR_SYSTEM if reading failed, or
- * AL_ERR_ALLOC.
+ * AL_ERR_ALLOC.  Lines longer than AUDIT_MAX_LINE are BAD and never
+ * held whole in memory.
  */
 int	audit_verify_fp(FILE *fp, const unsigned char *pin,
-	    struct audit_verify_result *res) __attribute__((warn_unused_result));
+	    const char *want_head, struct audit_verify_result *res)
+	    __attribute__((warn_unused_result));
 
 /*
  * Parses one line (without its newline) as a record object.  Returns a

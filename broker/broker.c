@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,8 +24,11 @@
 
 #include "broker/broker.h"
 #include "broker/broker_int.h"
+#include "broker/egress.h"
 #include "broker/jsonrpc.h"
 #include "broker/ledger.h"
+#include "broker/redact.h"
+#include "broker/secrets.h"
 #include "broker/wsdigest.h"
 #include "common/buf.h"
 #include "common/errors.h"
@@ -125,6 +129,8 @@ broker_close(struct broker *b)
 	if (b->closed)
 		return;
 	b->closed = 1;
+	/* A socket peer (airlock connect) sees the end of the replies. */
+	(void)shutdown(b->cfg.out_fd, SHUT_WR);
 	if (b->in_watch > 0) {
 		loop_unwatch(b->cfg.loop, b->in_watch);
 		b->in_watch = 0;
@@ -138,7 +144,7 @@ static void
 broker_maybe_close(struct broker *b)
 {
 	if (b->input_done && TAILQ_EMPTY(&b->running) &&
-	    TAILQ_EMPTY(&b->waiting))
+	    TAILQ_EMPTY(&b->waiting) && TAILQ_EMPTY(&b->followers))
 		broker_close(b);
 }
 
@@ -301,8 +307,11 @@ call_free(struct call *c)
 	for (i = 0; c->argv != NULL && c->argv[i] != NULL; i++)
 		free(c->argv[i]);
 	free(c->argv);
-	for (i = 0; c->envp != NULL && c->envp[i] != NULL; i++)
+	/* The environment may hold granted secrets: wipe it. */
+	for (i = 0; c->envp != NULL && c->envp[i] != NULL; i++) {
+		sodium_memzero(c->envp[i], strlen(c->envp[i]));
 		free(c->envp[i]);
+	}
 	free(c->envp);
 	free(c);
 }
@@ -332,6 +341,13 @@ call_complete(struct call *c, int status, json_t *out)
 		}
 	} else
 		structured = out;
+	/* Nothing a granted secret looks like leaves the broker. */
+	if (b->cfg.redact != NULL) {
+		if (redact_json(b->cfg.redact, structured) < 0 ||
+		    (text_extra != NULL &&
+		    redact_json(b->cfg.redact, text_extra) < 0))
+			fatalx("out of memory redacting a result");
+	}
 	if (is_error)
 		eclass = json_string_value(json_object_get(structured,
 		    "errorClass"));
@@ -348,11 +364,23 @@ call_complete(struct call *c, int status, json_t *out)
 		    json_pack("{s:s, s:O}", "type", "text", "text", text_extra));
 	json_decref(text_extra);
 
-	if (c->idem_key != NULL && (!is_error || (eclass != NULL &&
-	    strcmp(eclass, "idempotency_conflict") != 0 &&
-	    strcmp(eclass, "budget_exhausted") != 0)))
+	if (c->idem_key != NULL) {
+		struct call *f, *next;
+
 		ledger_remember(b->ledger, c->tool->name, c->idem_key,
 		    c->args_digest, result);
+		/* Retries that arrived while this ran get the same result. */
+		for (f = TAILQ_FIRST(&b->followers); f != NULL; f = next) {
+			next = TAILQ_NEXT(f, entry);
+			if (strcmp(f->tool->name, c->tool->name) != 0 ||
+			    strcmp(f->idem_key, c->idem_key) != 0)
+				continue;
+			TAILQ_REMOVE(&b->followers, f, entry);
+			broker_trace(b, f, "replay", "retry while in flight");
+			broker_send(b, jsonrpc_encode_result(f->id, result));
+			call_free(f);
+		}
+	}
 	broker_trace(b, c, is_error ? (eclass != NULL ? eclass : "error") :
 	    "ok", NULL);
 
@@ -444,6 +472,8 @@ call_runner_event(int fd, int why, void *arg)
 	loop_unwatch(b->cfg.loop, c->watch);
 	TAILQ_REMOVE(&b->running, c, entry);
 	b->nrunning--;
+	if (c->egress[0] != '\0')
+		egress_detach(b->cfg.egress, c->egress);
 	memset(&res, 0, sizeof(res));
 	rc = runner_proc_finish(c->proc, &res);
 	c->proc = NULL;
@@ -531,14 +561,100 @@ call_runner_event(int fd, int why, void *arg)
 	call_complete(c, ACTION_DONE, out);
 }
 
+/*
+ * Adds the tool's granted secrets to the runner's environment: the only
+ * place a secret value goes.  The agent never sees it; results, artifacts
+ * and audit records are redacted.  Returns 0, or -1 with *out set.
+ */
+static int
+grant_secrets(struct call *c, json_t **out)
+{
+	const struct tool	*t = c->tool;
+	size_t			 n, i;
+	int			 rc;
+
+	if (t->nsecrets == 0)
+		return 0;
+	if (c->b->cfg.secrets == NULL) {
+		*out = tool_error("internal", 0, NULL,
+		    "the credential store is not open");
+		return -1;
+	}
+	for (n = 0; c->envp[n] != NULL; n++)
+		;
+	c->envp = xreallocarray(c->envp, n + t->nsecrets + 1,
+	    sizeof(*c->envp));
+	for (i = 0; i < t->nsecrets; i++) {
+		const struct secret_grant	*g = &t->secrets[i];
+		unsigned char			*v;
+		size_t				 len, elen;
+
+		c->envp[n] = NULL;
+		if (g->env == NULL) {
+			*out = tool_error("unsupported", 0, NULL,
+			    "secret %s: only environment grants (env:) are "
+			    "supported", g->name);
+			return -1;
+		}
+		if ((rc = secrets_get(c->b->cfg.secrets, g->name, &v,
+		    &len)) != 0) {
+			*out = tool_error("secret_unavailable", 0, NULL,
+			    "secret %s: %s", g->name, al_strerror(rc));
+			return -1;
+		}
+		elen = strlen(g->env) + 1 + len + 1;
+		c->envp[n] = xcalloc(1, elen);
+		memcpy(c->envp[n], g->env, strlen(g->env));
+		c->envp[n][strlen(g->env)] = '=';
+		memcpy(c->envp[n] + strlen(g->env) + 1, v, len);
+		secrets_value_free(v);
+		c->envp[++n] = NULL;
+	}
+	return 0;
+}
+
+/* Kills a run whose result nobody wants, and waits for it to be over. */
+static void
+runner_reap_quietly(struct runner_proc *p)
+{
+	struct runner_result res;
+
+	runner_proc_kill(p);
+	runner_proc_wait(p);
+	memset(&res, 0, sizeof(res));
+	(void)runner_proc_finish(p, &res);
+	runner_result_clear(&res);
+}
+
 int
 call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 {
-	struct broker	*b = c->b;
-	char		 err[256], layers[256];
-	int		 rc;
+	struct broker		*b = c->b;
+	const struct net_allow	*allow;
+	char			 err[256], layers[256];
+	int			 rc, psock[2] = { -1, -1 };
 
+	if (grant_secrets(c, out) != 0)
+		return ACTION_ERROR;
+	allow = c->check != NULL ? &c->check->network : &c->tool->network;
+	if (allow->nhosts > 0) {
+		if (b->cfg.egress == NULL) {
+			*out = tool_error("denied", 0, NULL,
+			    "%s needs the network, which this session cannot "
+			    "provide", c->tool->name);
+			return ACTION_ERROR;
+		}
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
+		    psock) == -1) {
+			*out = tool_error("internal", 1, NULL, "socketpair: %s",
+			    strerror(errno));
+			return ACTION_ERROR;
+		}
+		egress_env(&c->envp);
+	}
 	memset(&c->req, 0, sizeof(c->req));
+	c->req.use_proxy = allow->nhosts > 0;
+	c->req.proxy_sock = psock[1];
 	c->req.argv = c->argv;
 	c->req.envp = c->envp;
 	c->req.workspace = b->cfg.workspace;
@@ -547,7 +663,27 @@ call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 	c->req.output_cap = b->m->sandbox.limits.output_bytes > 0 ?
 	    (size_t)b->m->sandbox.limits.output_bytes : 1024 * 1024;
 	c->req.stdin_fd = -1;
-	if ((rc = runner_start(&c->req, &c->proc, err, sizeof(err))) != 0) {
+	rc = runner_start(&c->req, &c->proc, err, sizeof(err));
+	if (c->req.use_proxy) {
+		close(psock[1]);
+		if (rc == 0) {
+			snprintf(c->egress, sizeof(c->egress), "%s-%lld",
+			    b->cfg.session_id, (long long)c->seq);
+			if (egress_attach(b->cfg.egress, psock[0], c->egress,
+			    allow, err, sizeof(err)) != 0) {
+				/* No way out for it: better no run at all. */
+				c->egress[0] = '\0';
+				runner_reap_quietly(c->proc);
+				c->proc = NULL;
+				close(psock[0]);
+				*out = tool_error("sandbox_setup", 0, NULL,
+				    "egress for the runner: %s", err);
+				return ACTION_ERROR;
+			}
+		}
+		close(psock[0]);
+	}
+	if (rc != 0) {
 		*out = tool_error("sandbox_setup", 0, NULL,
 		    "the runner could not start: %s", err);
 		return ACTION_ERROR;
@@ -557,15 +693,7 @@ call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 	    "id", c->id, "tool", c->tool->name,
 	    "check", c->check != NULL ? c->check->id : NULL,
 	    "argv", json_array())) != 0) {
-		runner_proc_kill(c->proc);
-		runner_proc_wait(c->proc);
-		{
-			struct runner_result res;
-
-			memset(&res, 0, sizeof(res));
-			(void)runner_proc_finish(c->proc, &res);
-			runner_result_clear(&res);
-		}
+		runner_reap_quietly(c->proc);
 		c->proc = NULL;
 		*out = tool_error("audit_unavailable", 1, NULL,
 		    "the audit log cannot be written; nothing was run");
@@ -598,7 +726,16 @@ broker_save_artifact(struct broker *b, const char *label, const char *data,
 	    name);
 	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) == -1)
 		return AL_ERR_SYSTEM;
-	rc = write_all(fd, data, len);
+	if (b->cfg.redact != NULL) {
+		char	*clean;
+		size_t	 cleanlen;
+
+		if (redact_buf(b->cfg.redact, data, len, &clean, &cleanlen) < 0)
+			fatalx("out of memory redacting an artifact");
+		rc = write_all(fd, clean, cleanlen);
+		free(clean);
+	} else
+		rc = write_all(fd, data, len);
 	close(fd);
 	return rc;
 }
@@ -891,12 +1028,24 @@ idempotent_replay(struct broker *b, struct call *c, json_t **out)
 		return 0;
 	rc = ledger_replay(b->ledger, c->tool->name, c->idem_key,
 	    c->args_digest, &prev);
-	if (rc == 0)
-		return 0;
 	if (rc == AL_ERR_CONFLICT) {
 		c->idem_key = NULL;
 		*out = tool_error("idempotency_conflict", 0, NULL,
 		    "idempotencyKey was used before with other arguments");
+		return 1;
+	}
+	if (rc == 0) {
+		/* Mark it in flight: a retry meanwhile waits for this result. */
+		ledger_remember(b->ledger, c->tool->name, c->idem_key,
+		    c->args_digest, NULL);
+		return 0;
+	}
+	if (rc == 2) {
+		(void)broker_audit(b, "idempotent_retry_waits", json_pack(
+		    "{s:O, s:s, s:s}", "id", c->id, "tool", c->tool->name,
+		    "idempotencyKey", c->idem_key));
+		TAILQ_INSERT_TAIL(&b->followers, c, entry);
+		*out = NULL;
 		return 1;
 	}
 	(void)broker_audit(b, "idempotent_replay", json_pack("{s:O, s:s, s:s}",
@@ -922,7 +1071,8 @@ m_tools_call(struct broker *b, struct jsonrpc_msg *msg)
 	char			 err[512], *text;
 	const char		*decision = "allow", *reason = "allowed by manifest";
 	action_fn		 fn = NULL;
-	int			 status;
+	json_t			*fields;
+	int			 status, rc;
 
 	if (!json_is_object(msg->params) ||
 	    !json_is_string(name = json_object_get(msg->params, "name"))) {
@@ -998,9 +1148,18 @@ m_tools_call(struct broker *b, struct jsonrpc_msg *msg)
 		decision = "approval_required";
 		reason = "waiting for a human's decision";
 	}
-	if (broker_audit(b, "decision", json_pack("{s:O, s:s, s:s, s:s}",
-	    "id", c->id, "tool", tool->name, "decision", decision,
-	    "reason", reason)) != 0) {
+	/*
+	 * A decision that lets a side effect happen reaches the disk first;
+	 * reads and refusals need not wait for it.
+	 */
+	fields = json_pack("{s:O, s:s, s:s, s:s}", "id", c->id, "tool",
+	    tool->name, "decision", decision, "reason", reason);
+	if (out == NULL && tool->side_effect != SIDE_EFFECT_NONE)
+		rc = audit_append_durable(b->cfg.audit, "decision", fields);
+	else
+		rc = audit_append(b->cfg.audit, "decision", fields);
+	json_decref(fields);
+	if (rc != 0) {
 		json_decref(out);
 		send_error(b, c->id, JSONRPC_REFUSED,
 		    "audit log cannot be written; refusing requests");
@@ -1173,6 +1332,7 @@ broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 	b->state = BROKER_STATE_NEW;
 	TAILQ_INIT(&b->running);
 	TAILQ_INIT(&b->waiting);
+	TAILQ_INIT(&b->followers);
 	b->rootfd = open(cfg->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (b->rootfd == -1) {
 		snprintf(err, errlen, "workspace %s: %s", cfg->workspace,
@@ -1216,17 +1376,17 @@ broker_free(struct broker *b)
 	if (b->in_watch > 0)
 		loop_unwatch(b->cfg.loop, b->in_watch);
 	while ((c = TAILQ_FIRST(&b->running)) != NULL) {
-		struct runner_result res;
-
 		TAILQ_REMOVE(&b->running, c, entry);
 		loop_unwatch(b->cfg.loop, c->watch);
-		runner_proc_kill(c->proc);
-		runner_proc_wait(c->proc);
-		memset(&res, 0, sizeof(res));
-		(void)runner_proc_finish(c->proc, &res);
-		runner_result_clear(&res);
+		runner_reap_quietly(c->proc);
+		if (c->egress[0] != '\0')
+			egress_detach(b->cfg.egress, c->egress);
 		(void)broker_audit(b, "runner_end", json_pack("{s:O, s:s}",
 		    "id", c->id, "reason", "session ended"));
+		call_free(c);
+	}
+	while ((c = TAILQ_FIRST(&b->followers)) != NULL) {
+		TAILQ_REMOVE(&b->followers, c, entry);
 		call_free(c);
 	}
 	while ((c = TAILQ_FIRST(&b->waiting)) != NULL) {

@@ -20,6 +20,9 @@
 #include "policy/manifest.h"
 
 struct broker;
+struct egress;
+struct redact;
+struct secrets;
 
 struct broker_config {
 	const struct manifest	*manifest;	/* borrowed, outlives the broker */
@@ -29,6 +32,9 @@ struct broker_config {
 	struct audit		*audit;		/* borrowed */
 	struct approvals	*approvals;	/* borrowed; NULL: approval
 						   tools answer approval_required */
+	struct secrets		*secrets;	/* borrowed; NULL if none granted */
+	const struct redact	*redact;	/* borrowed; NULL: nothing to hide */
+	struct egress		*egress;	/* borrowed; NULL: no egress */
 	struct loop		*loop;		/* borrowed */
 	int			 in_fd;		/* frames from the agent */
 	int			 out_fd;	/* replies to the agent */

@@ -50,6 +50,7 @@ struct call {
 	char			 gate[160];		/* trace: gate result */
 	/* While waiting for a human. */
 	char			 approval[16];
+	char			 egress[96];	/* the proxy's name for it, or "" */
 	json_t			*progress_token;	/* owned, or NULL */
 	int			 progress_watch;
 	int64_t			 progress_n;
@@ -70,6 +71,7 @@ struct broker {
 	struct idset		*ids;		/* request ids seen */
 	struct callq		 running;	/* calls with a runner */
 	struct callq		 waiting;	/* calls waiting for a human */
+	struct callq		 followers;	/* retries of calls in flight */
 	unsigned		 artifact_seq;
 	int			 budget_stopped;
 	struct ledger		*ledger;

@@ -81,7 +81,7 @@ jsonrpc_decode(const char *frame, size_t len, struct jsonrpc_msg *msg,
 		return fail(err, errlen, JSONRPC_PARSE_ERROR,
 		    "JSON nested too deeply");
 	root = json_loadb(frame, len,
-	    JSON_REJECT_DUPLICATES, &jerr);
+	    JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
 	if (root == NULL) {
 		snprintf(err, errlen, "invalid JSON at column %d: %s",
 		    jerr.column, jerr.text);

@@ -241,7 +241,7 @@ ledger_replay(struct ledger *l, const char *tool, const char *key,
 		if (strcmp(l->idem[i].args, args_digest) != 0)
 			return AL_ERR_CONFLICT;
 		*result = l->idem[i].result;
-		return 1;
+		return *result != NULL ? 1 : 2;
 	}
 	return 0;
 }
@@ -250,8 +250,19 @@ void
 ledger_remember(struct ledger *l, const char *tool, const char *key,
     const char *args_digest, json_t *result)
 {
-	struct idem *e;
+	struct idem	*e;
+	size_t		 i;
 
+	for (i = 0; i < l->nidem; i++) {
+		if (strcmp(l->idem[i].tool, tool) != 0 ||
+		    strcmp(l->idem[i].key, key) != 0)
+			continue;
+		json_decref(l->idem[i].result);
+		l->idem[i].result = result != NULL ? json_incref(result) : NULL;
+		snprintf(l->idem[i].args, sizeof(l->idem[i].args), "%s",
+		    args_digest);
+		return;
+	}
 	if (l->nidem == LEDGER_MAX_KEYS) {
 		/* Forget the oldest key: a replay then runs again, visibly. */
 		free(l->idem[0].tool);
@@ -266,7 +277,7 @@ ledger_remember(struct ledger *l, const char *tool, const char *key,
 	e->tool = xstrdup(tool);
 	e->key = xstrdup(key);
 	snprintf(e->args, sizeof(e->args), "%s", args_digest);
-	e->result = json_incref(result);
+	e->result = result != NULL ? json_incref(result) : NULL;
 }
 
 /*

@@ -58,8 +58,10 @@ int	ledger_admit_write(struct ledger *l, const char *const *paths,
 
 /*
  * Idempotency.  ledger_replay() looks up |key| for |tool|: returns 0 if
- * unseen; 1 with *result (borrowed) for the same arguments; AL_ERR_CONFLICT
- * for other arguments.  ledger_remember() stores |result| (referenced).
+ * unseen; 1 with *result (borrowed) for the same arguments; 2 if the same
+ * call is still in flight (remembered with a NULL result); AL_ERR_CONFLICT
+ * for other arguments.  ledger_remember() stores |result| (referenced; NULL
+ * marks the call in flight), replacing what the key held.
  */
 int	ledger_replay(struct ledger *l, const char *tool, const char *key,
 	    const char *args_digest, json_t **result);

@@ -2,6 +2,7 @@ libairlock_a_SOURCES += \
 	broker/actions.c \
 	broker/approval.c broker/approval.h \
 	broker/broker.c broker/broker.h broker/broker_int.h \
+	broker/egress.c broker/egress.h \
 	broker/jsonrpc.c broker/jsonrpc.h \
 	broker/ledger.c broker/ledger.h \
 	broker/loop.c broker/loop.h \
@@ -33,3 +34,11 @@ tests_unit_test_secrets_CFLAGS = $(unit_cflags)
 tests_unit_test_secrets_LDADD = $(unit_ldadd)
 TESTS += tests/integration/secret_store.sh
 EXTRA_DIST += tests/integration/secret_store.sh
+
+# Broker-level integration tests of credentials and fail-closed auditing.
+TESTS += tests/integration/secrets_redaction.sh tests/integration/audit_fail_closed.sh
+EXTRA_DIST += tests/integration/secrets_redaction.sh tests/integration/audit_fail_closed.sh
+TESTS += tests/integration/egress_wired.sh
+EXTRA_DIST += tests/integration/egress_wired.sh
+TESTS += tests/integration/contrib_manifests.sh
+EXTRA_DIST += tests/integration/contrib_manifests.sh

@@ -34,8 +34,9 @@ struct redact_secret {
 struct redact {
 	struct redact_secret	*secrets;
 	size_t			 nsecrets;
-	struct redact_form	*forms;	/* longest first */
+	struct redact_form	*forms;	/* by first byte, then longest first */
 	size_t			 nforms;
+	size_t			 start[257];	/* forms[start[c]..start[c+1]) begin with c */
 };
 
 struct redact *
@@ -237,9 +238,26 @@ form_cmp(const void *a, const void *b)
 {
 	const struct redact_form *x = a, *y = b;
 
+	if (x->p[0] != y->p[0])
+		return x->p[0] < y->p[0] ? -1 : 1;
 	if (x->len != y->len)
 		return x->len > y->len ? -1 : 1;
 	return x->secret < y->secret ? -1 : x->secret > y->secret;
+}
+
+/* Sorts the forms and rebuilds the first-byte index. */
+static void
+forms_index(struct redact *r)
+{
+	size_t f, c;
+
+	qsort(r->forms, r->nforms, sizeof(*r->forms), form_cmp);
+	for (c = 0, f = 0; c < 256; c++) {
+		r->start[c] = f;
+		while (f < r->nforms && r->forms[f].p[0] == c)
+			f++;
+	}
+	r->start[256] = r->nforms;
 }
 
 int
@@ -303,8 +321,7 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	    sodium_base64_VARIANT_URLSAFE,
 	    sodium_base64_VARIANT_URLSAFE_NO_PADDING)) != 0)
 		goto fail;
-	n = r->nforms;
-	qsort(r->forms, n, sizeof(*r->forms), form_cmp);
+	forms_index(r);
 	return 0;
  fail:
 	/* Drop the half-built secret and its forms. */
@@ -314,7 +331,7 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 		else
 			n++;
 	}
-	qsort(r->forms, r->nforms, sizeof(*r->forms), form_cmp);
+	forms_index(r);
 	sodium_free(s->block);
 	r->nsecrets--;
 	return rc;
@@ -327,14 +344,34 @@ match_at(const struct redact *r, const unsigned char *in, size_t len,
 {
 	size_t f;
 
-	for (f = 0; f < r->nforms; f++) {
+	for (f = r->start[in[i]]; f < r->start[in[i] + 1]; f++) {
 		const struct redact_form *fm = &r->forms[f];
 
-		if (fm->p[0] == in[i] && len - i >= fm->len &&
+		/* Every form is at least 4 bytes: test byte 1 inline. */
+		if (len - i >= fm->len && fm->p[1] == in[i + 1] &&
 		    memcmp(fm->p, in + i, fm->len) == 0)
 			return fm;
 	}
 	return NULL;
+}
+
+/* Appends src[0..n) to the growing output. */
+static int
+out_put(char **buf, size_t *cap, size_t *o, const void *src, size_t n)
+{
+	char *nb;
+	size_t ncap;
+
+	if (*cap - *o < n + 1) {
+		ncap = *cap * 2 + n + 1;
+		if ((nb = realloc(*buf, ncap)) == NULL)
+			return AL_ERR_ALLOC;
+		*buf = nb;
+		*cap = ncap;
+	}
+	memcpy(*buf + *o, src, n);
+	*o += n;
+	return 0;
 }
 
 int
@@ -343,38 +380,34 @@ redact_buf(const struct redact *r, const void *inp, size_t len, char **out,
 {
 	const unsigned char *in = inp;
 	const struct redact_form *fm;
-	size_t i, o, cap, count = 0;
-	char *buf, *nb;
+	size_t i, o = 0, cap, run = 0, count = 0;
+	char *buf;
 
 	*out = NULL;
 	*outlen = 0;
 	cap = len + 1;
 	if ((buf = malloc(cap)) == NULL)
 		return AL_ERR_ALLOC;
-	for (i = o = 0; i < len; ) {
-		const char *src;
-		size_t n;
-
-		if (r != NULL && (fm = match_at(r, in, len, i)) != NULL) {
-			src = r->secrets[fm->secret].tag;
-			n = r->secrets[fm->secret].taglen;
-			i += fm->len;
-			count++;
-		} else {
-			src = (const char *)in + i;
-			n = 1;
+	/* Unmatched bytes in[run..i) are copied in one go. */
+	for (i = 0; i < len; ) {
+		if (r == NULL || r->start[in[i]] == r->start[in[i] + 1] ||
+		    (fm = match_at(r, in, len, i)) == NULL) {
 			i++;
+			continue;
 		}
-		if (cap - o < n + 1) {
-			cap = cap * 2 + n;
-			if ((nb = realloc(buf, cap)) == NULL) {
-				free(buf);
-				return AL_ERR_ALLOC;
-			}
-			buf = nb;
+		if (out_put(&buf, &cap, &o, in + run, i - run) != 0 ||
+		    out_put(&buf, &cap, &o, r->secrets[fm->secret].tag,
+		    r->secrets[fm->secret].taglen) != 0) {
+			free(buf);
+			return AL_ERR_ALLOC;
 		}
-		memcpy(buf + o, src, n);
-		o += n;
+		i += fm->len;
+		run = i;
+		count++;
+	}
+	if (out_put(&buf, &cap, &o, in + run, len - run) != 0) {
+		free(buf);
+		return AL_ERR_ALLOC;
 	}
 	buf[o] = '\0';
 	*out = buf;

@@ -215,13 +215,10 @@ static int
 write_file_atomic(struct secrets *s, const char *name, const void *data,
     size_t len)
 {
-	char tmp[] = ".secrets.XXXXXX";
+	char *path = NULL, *dst = NULL;
 	int fd, rc;
 
-	/* mkstemp needs a path: build it under the directory. */
-	char *path = NULL, *dst = NULL;
-
-	if (asprintf(&path, "%s/%s", s->dir, tmp) < 0)
+	if (asprintf(&path, "%s/.secrets.XXXXXX", s->dir) < 0)
 		return AL_ERR_ALLOC;
 	if (asprintf(&dst, "%s/%s", s->dir, name) < 0) {
 		free(path);
@@ -301,11 +298,7 @@ plain_free(struct plain *pl)
 	pl->len = pl->cap = 0;
 }
 
-/*
- * Reads and opens the store.  A missing store is an empty one.  Sets
- * *kdf to the store's kdf (0 if missing) and, for Argon2id, the salt and
- * limits in |hdr|.
- */
+/* Reads the sealed store's bytes; AL_ERR_NOT_FOUND if there is none. */
 static int
 store_read_raw(struct secrets *s, unsigned char **raw, size_t *rawlen)
 {
@@ -345,6 +338,12 @@ store_parse_header(const unsigned char *raw, size_t len, int *kdf,
 	return 0;
 }
 
+/*
+ * Opens the store into |pl| (sodium_malloc'd; plain_free() it).  A
+ * missing store is an empty one.  The header must match what |s| was
+ * opened with: a store swapped for one under another key or salt is
+ * AL_ERR_CRYPTO.
+ */
 static int
 store_load(struct secrets *s, struct plain *pl)
 {

@@ -59,6 +59,38 @@ open_parent(int rootfd, const char *path, int *dirfd, const char **base,
 	    errlen);
 }
 
+/*
+ * Where |base| in |dirfd| really is, relative to the workspace: the
+ * kernel's name for the resolved directory, so that "./.git/x" or a
+ * symlink "gitlink" -> ".git" cannot dodge the protected-path check.
+ * Returns 0 or AL_ERR_SYSTEM.
+ */
+static int
+canonical_path(int rootfd, int dirfd, const char *base, char *out,
+    size_t outlen)
+{
+	char	 root[4096], dir[4096], link[64];
+	ssize_t	 n;
+	size_t	 rl;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", rootfd);
+	if ((n = readlink(link, root, sizeof(root) - 1)) < 0)
+		return AL_ERR_SYSTEM;
+	root[n] = '\0';
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
+	if ((n = readlink(link, dir, sizeof(dir) - 1)) < 0)
+		return AL_ERR_SYSTEM;
+	dir[n] = '\0';
+	rl = strlen(root);
+	if (strncmp(dir, root, rl) != 0 || (dir[rl] != '\0' && dir[rl] != '/'))
+		return AL_ERR_SYSTEM;
+	if (dir[rl] == '\0')
+		n = snprintf(out, outlen, "%s", base);
+	else
+		n = snprintf(out, outlen, "%s/%s", dir + rl + 1, base);
+	return n < 0 || (size_t)n >= outlen ? AL_ERR_SYSTEM : 0;
+}
+
 /* Checks the existing target: a regular file with one link, or absent. */
 static int
 check_target(int dirfd, const char *base, const char *path, struct stat *st,
@@ -199,6 +231,7 @@ wswrite_apply(int rootfd, const struct sandbox_policy *p,
 	struct pending	*pd;
 	struct stat	 st;
 	const char	*base;
+	char		 canon[4096];
 	size_t		 i;
 	int		 rc = 0;
 
@@ -219,6 +252,19 @@ wswrite_apply(int rootfd, const struct sandbox_policy *p,
 		    err, errlen)) != 0)
 			break;
 		snprintf(pd[i].base, sizeof(pd[i].base), "%s", base);
+		if (canonical_path(rootfd, pd[i].dirfd, base, canon,
+		    sizeof(canon)) != 0) {
+			snprintf(err, errlen, "%s: cannot tell where it is",
+			    c->path);
+			rc = AL_ERR_PATH;
+			break;
+		}
+		if (wswrite_is_protected(p, canon)) {
+			snprintf(err, errlen, "%s is %s, which is protected by "
+			    "the manifest", c->path, canon);
+			rc = AL_ERR_DENIED;
+			break;
+		}
 		if ((rc = check_target(pd[i].dirfd, base, c->path, &st,
 		    &pd[i].exists, err, errlen)) != 0)
 			break;

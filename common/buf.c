@@ -15,8 +15,9 @@
  */
 struct buf {
 	char	*data;
-	size_t	 cap;		/* max + 1 for the terminating NUL */
-	size_t	 max;
+	size_t	 cap;		/* max + 1 for the newline, + 1 for a NUL */
+	size_t	 max;		/* bytes of one frame, without its newline */
+	size_t	 room;		/* max + 1: what a frame and its newline take */
 	size_t	 len;
 	size_t	 start;
 	int	 discarding;
@@ -33,7 +34,8 @@ buf_new(size_t max)
 	if ((b = calloc(1, sizeof(*b))) == NULL)
 		return NULL;
 	b->max = max;
-	b->cap = max + 1;
+	b->room = max + 1;
+	b->cap = max + 2;
 	if ((b->data = malloc(b->cap)) == NULL) {
 		free(b);
 		return NULL;
@@ -70,7 +72,7 @@ buf_fill(struct buf *b, int fd)
 	size_t	 room;
 
 	buf_compact(b);
-	room = b->max - b->len;
+	room = b->room - b->len;
 	for (;;) {
 		if (room == 0 || b->discarding)
 			n = read(fd, scratch, sizeof(scratch) < b->max ?
@@ -104,7 +106,7 @@ buf_fill(struct buf *b, int fd)
 		return n;
 	}
 	b->len += (size_t)n;
-	if (b->len == b->max && memchr(b->data, '\n', b->len) == NULL) {
+	if (b->len == b->room && memchr(b->data, '\n', b->len) == NULL) {
 		b->discarding = 1;
 		b->overflowed = 1;
 		b->len = 0;

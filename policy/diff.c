@@ -21,7 +21,7 @@
 struct diff_hunk {
 	size_t		 old_start, old_count;	/* as written in the header */
 	size_t		 new_start, new_count;
-	size_t		 os;		/* 0-based old line the hunk begins at */
+	size_t		 os;		/* 0-based old line it begins at */
 	size_t		 hdr, hdrlen;	/* "@@ ... @@" in text */
 	size_t		 body, bodyend;	/* body lines in text */
 };
@@ -168,8 +168,9 @@ perr(struct parser *p, int rc, const char *what)
 
 	if (peek(p, &s, &n)) {
 		quote(q, sizeof(q), s, n, 60);
-		seterr(p->err, p->errlen, "patch line %zu: %s (line is %s)",
-		    p->lineno, what, q);
+		seterr(p->err, p->errlen, "patch line %zu: %s (line is %s%s)",
+		    p->lineno, what, q, n > 0 && s[n - 1] == '\r' ?
+		    "; CRLF line endings are allowed only in hunk lines" : "");
 	} else
 		seterr(p->err, p->errlen, "end of patch: %s", what);
 	return rc;
@@ -177,9 +178,10 @@ perr(struct parser *p, int rc, const char *what)
 
 /*
  * Checks a path after its a/ or b/ prefix is stripped: relative, no empty,
- * ".", ".." or ".git" component, no backslash, no control character, valid
- * UTF-8, bounded.  The broker still resolves it beneath the workspace; this
- * is the syntactic half, refused before anything is read.
+ * ".", ".." or ".git" component, no component with a leading or trailing
+ * space, no backslash, no control character, valid UTF-8, bounded.  The
+ * broker still resolves it beneath the workspace; this is the syntactic
+ * half, refused before anything is read.
  */
 static int
 path_check(const char *s, size_t n, const char **why)
@@ -215,6 +217,10 @@ path_check(const char *s, size_t n, const char **why)
 		    (clen == 2 && memcmp(s + start, "..", 2) == 0))
 			return (*why = "\".\" or \"..\" path component",
 			    AL_ERR_PATH);
+		/* "f " and "f" look alike to a reviewer; tools differ too. */
+		if (s[start] == ' ' || s[i - 1] == ' ')
+			return (*why = "path component begins or ends with a "
+			    "space", AL_ERR_PATH);
 		if (clen == 4 && strncasecmp(s + start, ".git", 4) == 0)
 			return (*why = "\".git\" path component",
 			    AL_ERR_PATH);
@@ -403,6 +409,16 @@ parse_hunk(struct parser *p, struct diff_file *f, size_t *prev_end,
 		}
 		if (n > 0 && s[0] == '\\') {
 			/* "\ No newline at end of file" for the line before. */
+			/*
+			 * Like git: "\ " and at least 12 bytes, so that a
+			 * translated marker passes and a stray '\' does not.
+			 */
+			if (n < 12 || s[1] != ' ') {
+				snprintf(msg, sizeof(msg), "file '%s' hunk %zu:"
+				    " malformed \"\\ No newline at end of "
+				    "file\" line", file_name(f), hn);
+				return perr(p, AL_ERR_FORMAT, msg);
+			}
 			if (prev == 0) {
 				snprintf(msg, sizeof(msg), "file '%s' hunk %zu:"
 				    " \"\\ No newline\" marker without a line "
@@ -699,20 +715,32 @@ parse_file(struct parser *p, struct diff_file *f)
 		rc = perr(p, AL_ERR_FORMAT, msg);
 		goto out;
 	}
+	/*
+	 * diff(1) and git write a create or a delete as one hunk, and git
+	 * refuses more; two hunks at line 0 would be read differently.
+	 */
+	if (f->kind != DIFF_MODIFY && f->nhunks > 1) {
+		snprintf(msg, sizeof(msg), "file '%s': a %s must be one hunk",
+		    file_name(f), f->kind == DIFF_CREATE ? "new file" :
+		    "deleted file");
+		rc = perr(p, AL_ERR_FORMAT, msg);
+		goto out;
+	}
 	for (i = 0; i < f->nhunks; i++) {
 		const struct diff_hunk *h = &d->hunks[f->first_hunk + i];
 
 		if (f->kind == DIFF_CREATE && (h->old_count != 0 ||
 		    h->old_start != 0)) {
 			snprintf(msg, sizeof(msg), "file '%s' hunk %zu: a new "
-			    "file's hunk must read \"@@ -0,0 +...\"", file_name(f),
-			    i + 1);
+			    "file's hunk must read \"@@ -0,0 +...\"",
+			    file_name(f), i + 1);
 			rc = perr(p, AL_ERR_FORMAT, msg);
 			goto out;
 		}
-		if (f->kind == DIFF_DELETE && h->new_count != 0) {
+		if (f->kind == DIFF_DELETE && (h->new_count != 0 ||
+		    h->old_start != 1)) {
 			snprintf(msg, sizeof(msg), "file '%s' hunk %zu: a "
-			    "deleted file's hunk cannot have new lines",
+			    "deleted file's hunk must read \"@@ -1,N +0,0 @@\"",
 			    file_name(f), i + 1);
 			rc = perr(p, AL_ERR_FORMAT, msg);
 			goto out;
@@ -1013,7 +1041,8 @@ diff_apply_file(const struct diff *d, size_t i, const char *old,
 			    (!nonl && old[pos + n] != '\n')) {
 				quote(qe, sizeof(qe), s, want, 72);
 				if (pos == oldlen)
-					(void)snprintf(qf, sizeof(qf), "end of file");
+					(void)snprintf(qf, sizeof(qf),
+					    "end of file");
 				else
 					quote(qf, sizeof(qf), old + pos, ln,
 					    72);
@@ -1027,10 +1056,10 @@ diff_apply_file(const struct diff *d, size_t i, const char *old,
 			line++;
 		}
 	}
-	if (a.f->kind == DIFF_DELETE && pos != oldlen) {
-		seterr(err, errlen, "file '%s': the patch deletes it, but the "
-		    "file has more lines (from line %zu) than the patch "
-		    "removes", file_name(a.f), line + 1);
+	if (a.f->kind == DIFF_DELETE && (a.outlen != 0 || pos != oldlen)) {
+		seterr(err, errlen, "file '%s': the patch deletes it, but "
+		    "lines remain that it does not remove (%zu bytes)",
+		    file_name(a.f), a.outlen + (oldlen - pos));
 		rc = AL_ERR_CONFLICT;
 		goto fail;
 	}

@@ -12,8 +12,8 @@
  * Accepted (docs/PATCHES.md has the full grammar and the reasons):
  *   - "--- a/PATH" / "+++ b/PATH" file headers; the a/ and b/ prefixes are
  *     required and stripped; "/dev/null" on one side makes a create
- *     (old side) or delete (new side).  Text after a TAB (a timestamp) is
- *     ignored.
+ *     (old side; one hunk "@@ -0,0 +1,N @@") or a delete (new side; one
+ *     hunk "@@ -1,N +0,0 @@").  Text after a TAB (a timestamp) is ignored.
  *   - an optional git header "diff --git a/PATH b/PATH" followed by
  *     "index ...", "new file mode 100644", "deleted file mode 100644|100755"
  *     lines; a git header with "new file mode" or "deleted file mode" and
@@ -21,7 +21,8 @@
  *   - hunks "@@ -A[,B] +C[,D] @@[ text]" whose line counts match the body
  *     exactly, in increasing non-overlapping order, with new-side start
  *     numbers consistent with the old side and the preceding hunks.
- *   - "\ No newline at end of file" after the last line of either side.
+ *   - "\ No newline at end of file" (or any line of 12 bytes or more that
+ *     starts with "\ ") after the last line of either side.
  *   - a bare empty line inside a hunk as an empty context line; empty
  *     lines after the last hunk of the patch; a missing final newline at
  *     the end of the patch text (treated as present).
@@ -29,8 +30,9 @@
  * Refused: renames, copies, mode changes, symlinks and submodules,
  * executable new files, binary patches, quoted (C-escaped) paths, paths
  * that are absolute, empty, contain ".", ".." or ".git" components, empty
- * components, a backslash, control characters or invalid UTF-8, the same
- * path twice, any line outside the grammar, NUL bytes anywhere.
+ * components or components with a leading or trailing space, a backslash,
+ * control characters or invalid UTF-8, the same path twice, any line
+ * outside the grammar, NUL bytes anywhere.
  */
 #ifndef AIRLOCK_DIFF_H
 #define AIRLOCK_DIFF_H
@@ -41,8 +43,8 @@
 #define DIFF_MAX_FILES		256		/* files in one patch */
 #define DIFF_MAX_HUNKS		4096		/* hunks in one patch, total */
 #define DIFF_MAX_PATH		4096		/* bytes in one path */
-#define DIFF_MAX_COMPONENT	255		/* bytes in one path component */
-#define DIFF_MAX_LINENO		100000000	/* largest number in a hunk header */
+#define DIFF_MAX_COMPONENT	255		/* bytes in a path component */
+#define DIFF_MAX_LINENO		100000000	/* largest hunk header number */
 
 enum diff_kind {
 	DIFF_MODIFY,	/* old and new path are the same existing file */
@@ -99,10 +101,10 @@ const char	*diff_new_path(const struct diff *d, size_t i);
  */
 const char	*diff_path(const struct diff *d, size_t i);
 
-/* Returns the number of hunks of file |i| (0 only for an empty create or delete). */
+/* Returns file |i|'s number of hunks (0 only for an empty create/delete). */
 size_t		 diff_file_nhunks(const struct diff *d, size_t i);
 
-/* Stores how many lines file |i| adds and removes (either pointer may be NULL). */
+/* Stores how many lines file |i| adds and removes (either may be NULL). */
 void		 diff_file_stat(const struct diff *d, size_t i, size_t *added,
 		    size_t *removed);
 
@@ -125,8 +127,8 @@ void		 diff_file_stat(const struct diff *d, size_t i, size_t *added,
  *   AL_ERR_ALLOC	out of memory;
  *   AL_ERR_INTERNAL	|i| out of range or old NULL with oldlen > 0.
  */
-int		 diff_apply_file(const struct diff *d, size_t i, const char *old,
-		    size_t oldlen, char **newbuf, size_t *newlen, char *err,
-		    size_t errlen);
+int		 diff_apply_file(const struct diff *d, size_t i,
+		    const char *old, size_t oldlen, char **newbuf,
+		    size_t *newlen, char *err, size_t errlen);
 
 #endif

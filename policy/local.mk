@@ -11,7 +11,8 @@ EXTRA_DIST += fuzz/fuzz_diff.c fuzz/corpus/diff docs/PATCHES.md
 libairlock_a_SOURCES += \
 	policy/manifest.c policy/manifest.h \
 	policy/path.c policy/path.h \
-	policy/types.c policy/types.h
+	policy/types.c policy/types.h \
+	supervisor/cmd_check.c
 
 # The built-in default manifest is contrib/manifests/default.yaml, turned
 # into a C byte array at build time (never committed).
@@ -61,3 +62,7 @@ tests_unit_test_sandbox_defaults_LDADD = $(unit_ldadd)
 tests_unit_test_seatbelt_CFLAGS = $(unit_cflags) -DGOLDEN_DIR='"$(abs_top_srcdir)/tests/golden"'
 tests_unit_test_seatbelt_LDADD = $(unit_ldadd)
 EXTRA_DIST += tests/golden
+
+# Benchmark of path resolution (docs/PERFORMANCE.md, section "policy").
+noinst_PROGRAMS += bench/bench_path
+bench_bench_path_LDADD = libairlock.a $(AIRLOCK_LIBS)

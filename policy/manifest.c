@@ -388,8 +388,13 @@ get_int(struct lctx *c, const struct ynode *n, const char *field,
 		if (!isdigit((unsigned char)n->s[i]) &&
 		    !(i == 0 && n->s[i] == '-' && n->len > 1))
 			return lerr(c, n, field, "expected an integer");
-	if (!n->plain || n->len == 0)
+	if (!n->plain || n->len == 0 || strcmp(n->s, "-") == 0)
 		return lerr(c, n, field, "expected an integer");
+	/* YAML 1.1 reads 0100 as octal; refuse rather than guess. */
+	if ((n->s[0] == '0' && n->len > 1) ||
+	    (n->s[0] == '-' && n->s[1] == '0'))
+		return lerr(c, n, field, "expected an integer without leading "
+		    "zeros");
 	errno = 0;
 	v = strtoll(n->s, &end, 10);
 	if (errno != 0 || *end != '\0')
@@ -739,33 +744,57 @@ parse_fields(struct lctx *c, const struct ynode *map, const char *field,
 	return AL_ERR_FORMAT;
 }
 
-/* Static nesting depth of a type; -1 on a cycle.  |mark| per table index. */
-static int
-type_depth(const struct type *t, const struct type **onpath, int npath)
-{
-	int i, d, best = 0;
-	size_t j;
+/*
+ * Static nesting depth of a type (-1 on a cycle) and, in *size, the number
+ * of nodes of its expanded JSON Schema (saturating): a depth-first walk
+ * that remembers each type's answers (state/depth/size are indexed like
+ * the table), so a type shared by many fields is visited once.
+ */
+#define EXPANSION_CAP	(1ULL << 40)
 
+static int
+type_depth(const struct type_table *tt, const struct type *t, int *state,
+    int *depth, uint64_t *size, uint64_t *out_size)
+{
+	size_t i, j, n = type_table_count(tt);
+	uint64_t sum = 1, sz;
+	int d, best = 0;
+
+	*out_size = 1;
 	if (t->kind != TYPE_LIST && t->kind != TYPE_OBJECT)
 		return 0;
-	for (i = 0; i < npath; i++)
-		if (onpath[i] == t)
-			return -1;
-	if (npath >= TYPE_MAX_DEPTH + 1)
-		return TYPE_MAX_DEPTH + 1;
-	onpath[npath] = t;
+	for (i = 0; i < n; i++)
+		if (type_table_at(tt, i) == t)
+			break;
+	if (i == n)
+		return -1;	/* cannot happen: every type is in the table */
+	if (state[i] == 2) {
+		*out_size = size[i];
+		return depth[i];
+	}
+	if (state[i] == 1)
+		return -1;
+	state[i] = 1;
 	if (t->kind == TYPE_LIST) {
-		if ((d = type_depth(t->items, onpath, npath + 1)) < 0)
-			return -1;
-		return d + 1;
+		best = type_depth(tt, t->items, state, depth, size, &sz);
+		sum += sz;
+	} else {
+		for (j = 0; j < t->nfields && best >= 0; j++) {
+			d = type_depth(tt, t->fields[j].type, state, depth,
+			    size, &sz);
+			if (d < 0 || d > best)
+				best = d;
+			sum += sz;
+			if (sum > EXPANSION_CAP)
+				sum = EXPANSION_CAP;
+		}
 	}
-	for (j = 0; j < t->nfields; j++) {
-		if ((d = type_depth(t->fields[j].type, onpath, npath + 1)) < 0)
-			return -1;
-		if (d > best)
-			best = d;
-	}
-	return best + 1;
+	if (best < 0)
+		return -1;
+	state[i] = 2;
+	depth[i] = best + 1;
+	size[i] = *out_size = sum;
+	return depth[i];
 }
 
 static int
@@ -773,8 +802,9 @@ parse_types(struct lctx *c, const struct ynode *map)
 {
 	char f[FIELD_MAX], g[FIELD_MAX], h[FIELD_MAX], msg[256];
 	const struct ynode *def, *n, *req;
-	const struct type *onpath[TYPE_MAX_DEPTH + 2];
 	struct type *t;
+	uint64_t *size, sz;
+	int *state, *depth;
 	size_t i, j, first = type_table_count(c->m->types);
 	int kind, opt, d;
 	int64_t iv;
@@ -784,6 +814,8 @@ parse_types(struct lctx *c, const struct ynode *map)
 		return 0;
 	if (check_keys(c, map, "types", NULL) != 0)
 		return AL_ERR_FORMAT;
+	if (map->n / 2 > LIST_MAX)
+		return lerr(c, map, "types", "more than %d types", LIST_MAX);
 	/* First pass: declare every name, so types may refer to later ones. */
 	for (i = 0; i < map->n; i += 2) {
 		const struct ynode *k = map->v[i];
@@ -935,6 +967,9 @@ parse_types(struct lctx *c, const struct ynode *map)
 		}
 	}
 	/* Third pass: no cycles, bounded nesting. */
+	state = xcalloc(type_table_count(c->m->types), sizeof(*state));
+	depth = xcalloc(type_table_count(c->m->types), sizeof(*depth));
+	size = xcalloc(type_table_count(c->m->types), sizeof(*size));
 	for (i = first; i < type_table_count(c->m->types); i++) {
 		const struct type *u = type_table_at(c->m->types, i);
 		struct ynode pos;
@@ -942,14 +977,25 @@ parse_types(struct lctx *c, const struct ynode *map)
 		memset(&pos, 0, sizeof(pos));
 		pos.line = u->line;
 		pos.col = u->column;
-		d = type_depth(u, onpath, 0);
-		if (d < 0)
+		d = type_depth(c->m->types, u, state, depth, size, &sz);
+		if (d < 0 || d > TYPE_MAX_DEPTH || sz > TYPE_MAX_EXPANSION) {
+			free(state);
+			free(depth);
+			free(size);
+			if (d < 0)
+				return lerr(c, &pos, fld(f, "types", u->name),
+				    "type refers to itself (cycle)");
+			if (d > TYPE_MAX_DEPTH)
+				return lerr(c, &pos, fld(f, "types", u->name),
+				    "nested deeper than %d", TYPE_MAX_DEPTH);
 			return lerr(c, &pos, fld(f, "types", u->name),
-			    "type refers to itself (cycle)");
-		if (d > TYPE_MAX_DEPTH)
-			return lerr(c, &pos, fld(f, "types", u->name),
-			    "nested deeper than %d", TYPE_MAX_DEPTH);
+			    "expands to more than %d schema nodes",
+			    TYPE_MAX_EXPANSION);
+		}
 	}
+	free(state);
+	free(depth);
+	free(size);
 	return 0;
 }
 
@@ -1000,10 +1046,12 @@ parse_checks(struct lctx *c, const struct ynode *map)
 		}
 		if (def->kind == Y_SEQ)
 			snprintf(g, sizeof(g), "%s", f);
-		if (get_strlist(c, n, g, chk_nonempty, &ck->argv, NULL) != 0)
+		if (get_strlist(c, n, g, NULL, &ck->argv, NULL) != 0)
 			return AL_ERR_FORMAT;
 		if (ck->argv[0] == NULL)
 			return lerr(c, n, g, "empty argv");
+		if (ck->argv[0][0] == '\0')
+			return lerr(c, n->v[0], g, "empty program name");
 		if (def->kind == Y_SEQ)
 			continue;
 		if ((env = map_get(def, "env")) != NULL && !is_null(env)) {
@@ -1053,6 +1101,8 @@ static const char *const tool_keys[] = {
 };
 static const char *const secret_keys[] = { "name", "env", "file", NULL };
 
+static int	placeholder(const char *, char *, size_t);
+
 static const char *
 base_name(const char *s)
 {
@@ -1062,9 +1112,13 @@ base_name(const char *s)
 }
 
 /*
- * Does argv run code text?  A shell (sh, bash, ...) given -c, or an
- * interpreter given -c/-e, possibly behind env or busybox.  Such a
- * command with a placeholder would make an agent's argument into code.
+ * Does argv run code text?  A shell (sh, bash, ...) given a -c flag, or
+ * an interpreter given -c/-e/-p, anywhere in the command: behind env,
+ * env -S "sh -c", busybox, timeout, nice, find -exec and the like.  The
+ * fixed elements are split at blanks so "sh -c" inside one element counts
+ * too.  Any awk counts: its program is an operand.  Such a command with a
+ * placeholder would turn an agent's argument into code.  Errs on the side
+ * of refusing (grep bash -c {x} is refused too).
  */
 static int
 runs_code_text(char *const *argv, size_t n)
@@ -1075,44 +1129,52 @@ runs_code_text(char *const *argv, size_t n)
 	};
 	static const char *const interps[] = {
 		"python", "perl", "ruby", "node", "nodejs", "php", "lua",
-		"tclsh", "awk", "gawk", "mawk", "osascript", NULL
+		"tclsh", "wish", "osascript", "pwsh", NULL
 	};
-	const char *prog;
-	size_t i = 0, j;
-	int shell = 0;
+	char name[NAME_MAX_LEN + 1], *copy, *tok, *save;
+	char **toks;
+	size_t i, j, k, ntoks = 0;
+	int kind, found = 0;
 
-	if (n > 0 && strcmp(base_name(argv[0]), "env") == 0)
-		for (i = 1; i < n && (argv[i][0] == '-' ||
-		    strchr(argv[i], '=') != NULL); i++)
-			;
-	if (i < n && strcmp(base_name(argv[i]), "busybox") == 0)
-		i++;
-	if (i >= n)
-		return 0;
-	prog = base_name(argv[i]);
-	for (j = 0; shells[j] != NULL; j++)
-		if (strcmp(prog, shells[j]) == 0)
-			shell = 1;
-	if (!shell) {
-		for (j = 0; interps[j] != NULL; j++)
-			if (strncmp(prog, interps[j], strlen(interps[j])) == 0)
-				break;
-		if (interps[j] == NULL)
-			return 0;
-		/* awk's program is its first operand: always code. */
-		if (strstr(prog, "awk") != NULL)
-			return 1;
-	}
-	for (i++; i < n; i++) {
-		const char *a = argv[i];
-
-		if (a[0] != '-' || a[1] == '-')
+	/* Tokens of the fixed elements; placeholders are the agent's. */
+	toks = xcalloc(1, sizeof(*toks));
+	for (i = 0; i < n; i++) {
+		if (placeholder(argv[i], name, sizeof(name)))
 			continue;
-		if (strchr(a + 1, 'c') != NULL ||
-		    (!shell && strpbrk(a + 1, "eEp") != NULL))
-			return 1;
+		copy = xstrdup(argv[i]);
+		for (tok = strtok_r(copy, " \t\n", &save); tok != NULL;
+		    tok = strtok_r(NULL, " \t\n", &save)) {
+			toks = xreallocarray(toks, ntoks + 2, sizeof(*toks));
+			toks[ntoks++] = xstrdup(tok);
+		}
+		free(copy);
 	}
-	return 0;
+	for (i = 0; i < ntoks && !found; i++) {
+		const char *prog = base_name(toks[i]);
+
+		kind = 0;
+		for (j = 0; shells[j] != NULL; j++)
+			if (strcmp(prog, shells[j]) == 0)
+				kind = 1;
+		for (j = 0; kind == 0 && interps[j] != NULL; j++)
+			if (strncmp(prog, interps[j], strlen(interps[j])) == 0)
+				kind = 2;
+		if (strstr(prog, "awk") != NULL)
+			found = 1;
+		for (k = i + 1; kind != 0 && k < ntoks && !found; k++) {
+			const char *a = toks[k];
+
+			if (a[0] != '-' || a[1] == '-')
+				continue;
+			if (strchr(a + 1, 'c') != NULL ||
+			    (kind == 2 && strpbrk(a + 1, "eEpr") != NULL))
+				found = 1;
+		}
+	}
+	for (i = 0; i < ntoks; i++)
+		free(toks[i]);
+	free(toks);
+	return found;
 }
 
 /* If |s| is exactly "{ident}", copies ident to name and returns 1. */
@@ -1161,6 +1223,8 @@ parse_command(struct lctx *c, struct tool *t, const struct ynode *n,
 		return AL_ERR_FORMAT;
 	if (t->ncommand == 0)
 		return lerr(c, n, field, "empty argv");
+	if (t->command[0][0] == '\0')
+		return lerr(c, n->v[0], field, "empty program name");
 	for (i = 0; i < t->ncommand; i++) {
 		fldi(g, field, i);
 		if (placeholder(t->command[i], name, sizeof(name))) {
@@ -1253,8 +1317,9 @@ parse_tool(struct lctx *c, const struct ynode *e, size_t idx)
 		return lerr(c, e, f, "missing key \"name\"");
 	if (get_str(c, n, fld(g, f, "name"), &t->name) != 0)
 		return AL_ERR_FORMAT;
-	if (!ident_ok(t->name, 1))
-		return lerr(c, n, g, "tool name must be [A-Za-z_][A-Za-z0-9_.-]*, "
+	/* The MCP/model APIs' tool-name syntax: no dots. */
+	if (!ident_ok(t->name, 1) || strchr(t->name, '.') != NULL)
+		return lerr(c, n, g, "tool name must be [A-Za-z_][A-Za-z0-9_-]*, "
 		    "at most %d", NAME_MAX_LEN);
 	for (j = 0; j < idx; j++)
 		if (strcmp(c->m->tools[j].name, t->name) == 0)
@@ -1671,9 +1736,18 @@ defaults(struct manifest *m)
 	m->agent.network.hosts = xcalloc(1, sizeof(char *));
 	m->agent.env_pass = xcalloc(1, sizeof(char *));
 	m->agent.workspace_writable = 0;
-	/* The agent's limits start as the runners'. */
+	/*
+	 * The agent's limits start as the runners', widened for a long-lived
+	 * Node or Python agent: no CPU-time limit (the run budget's elapsed
+	 * time bounds it), more memory, processes, files and /tmp.
+	 */
 	sandbox_policy_init_defaults(&d);
 	m->agent.limits = d.limits;
+	m->agent.limits.cpu_seconds = 0;
+	m->agent.limits.memory_mb = 4096;
+	m->agent.limits.processes = 512;
+	m->agent.limits.open_files = 4096;
+	m->agent.limits.tmp_size_mb = 512;
 	strv_free(d.read_only);
 	strv_free(d.deny_read);
 	strv_free(d.protected);
@@ -1924,6 +1998,21 @@ manifest_check(const struct manifest *m, const char *id)
 	return NULL;
 }
 
+int
+manifest_check_exists(const char *id, void *m)
+{
+	return manifest_check(m, id) != NULL;
+}
+
+enum authorization
+manifest_tool_authorization(const struct manifest *m, const struct tool *t)
+{
+	if ((unsigned)t->side_effect >= SIDE_EFFECT_COUNT ||
+	    m->forbid_side_effect[t->side_effect])
+		return AUTHZ_DENY;
+	return t->authorization;
+}
+
 const char *
 side_effect_name(enum side_effect e)
 {
@@ -1952,6 +2041,23 @@ pq(FILE *fp, const char *s)
 
 	fputc('"', fp);
 	for (p = (const unsigned char *)s; *p != '\0'; p++) {
+		/* YAML line breaks beyond \n would be folded on reload. */
+		if (p[0] == 0xc2 && p[1] == 0x85) {
+			fputs("\\N", fp);
+			p++;
+			continue;
+		}
+		if (p[0] == 0xe2 && p[1] == 0x80 &&
+		    (p[2] == 0xa8 || p[2] == 0xa9)) {
+			fputs(p[2] == 0xa8 ? "\\L" : "\\P", fp);
+			p += 2;
+			continue;
+		}
+		if (p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf) {
+			fputs("\\uFEFF", fp);
+			p += 2;
+			continue;
+		}
 		switch (*p) {
 		case '"':	fputs("\\\"", fp); break;
 		case '\\':	fputs("\\\\", fp); break;

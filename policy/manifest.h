@@ -135,6 +135,12 @@ struct sandbox_policy {
 	enum seccomp_profile	 seccomp;
 	int			 landlock;	/* 1: on where the kernel has it */
 	enum workspace_mode	 workspace;
+	int			 workspace_readonly;	/* 1: no writes at all
+							   (a read-only agent) */
+	const char		*home;		/* a host directory bound
+						   read-write at its own path
+						   (the agent's persistent home),
+						   or NULL; borrowed */
 	struct resource_limits	 limits;
 };
 
@@ -197,6 +203,19 @@ void	manifest_free(struct manifest *m);
 /* Returns the tool or check with that name (borrowed), or NULL. */
 const struct tool	*manifest_tool(const struct manifest *m, const char *name);
 const struct check	*manifest_check(const struct manifest *m, const char *id);
+
+/*
+ * A type_check_exists_fn for type_validate(): returns 1 if |id| names a
+ * check of the manifest |m| (a const struct manifest *), else 0.
+ */
+int	manifest_check_exists(const char *id, void *m);
+
+/*
+ * The rule that applies to a call of |t|: AUTHZ_DENY if t's side effect
+ * is listed in forbidSideEffects, else t->authorization.
+ */
+enum authorization	manifest_tool_authorization(const struct manifest *m,
+			    const struct tool *t);
 
 /*
  * Writes the canonical YAML form of |m| to |fp| (airlock check -v): every

@@ -73,6 +73,9 @@ map_errno(const char *rel, char *err, size_t errlen)
 	case ENOENT:
 		return perr(AL_ERR_NOT_FOUND, err, errlen, rel,
 		    "no such file or directory");
+	case ENXIO:	/* O_NONBLOCK write open of a FIFO without reader */
+		return perr(AL_ERR_PATH, err, errlen, rel,
+		    "not a regular file or directory; refused");
 	default:
 		return perr(AL_ERR_SYSTEM, err, errlen, rel, "%s",
 		    strerror(errno));
@@ -95,6 +98,13 @@ finish(int fd, int open_flags, const char *rel, int *out_fd, char *err,
 		return perr(AL_ERR_SYSTEM, err, errlen, rel, "fstat: %s",
 		    strerror(errno));
 	}
+	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) &&
+	    !((open_flags & O_PATH) && S_ISLNK(st.st_mode))) {
+		close(fd);
+		return perr(AL_ERR_PATH, err, errlen, rel,
+		    "not a regular file or directory (FIFO, socket or "
+		    "device); refused");
+	}
 	if (S_ISREG(st.st_mode) && st.st_nlink > 1) {
 		close(fd);
 		return perr(AL_ERR_PATH, err, errlen, rel,
@@ -105,6 +115,13 @@ finish(int fd, int open_flags, const char *rel, int *out_fd, char *err,
 	    ftruncate(fd, 0) == -1) {
 		close(fd);
 		return perr(AL_ERR_SYSTEM, err, errlen, rel, "ftruncate: %s",
+		    strerror(errno));
+	}
+	/* O_NONBLOCK was ours, so opening a FIFO could not hang. */
+	if (!(open_flags & (O_NONBLOCK | O_PATH)) &&
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == -1) {
+		close(fd);
+		return perr(AL_ERR_SYSTEM, err, errlen, rel, "fcntl: %s",
 		    strerror(errno));
 	}
 	*out_fd = fd;
@@ -153,6 +170,8 @@ path_resolve_walk(int rootfd, const char *rel, int open_flags, int *out_fd,
 		dfd = nfd;
 	}
 	flags = (open_flags & ~O_TRUNC) | O_NOFOLLOW | O_CLOEXEC;
+	if (!(open_flags & O_PATH))
+		flags |= O_NONBLOCK;
 	if (*last == '\0' || strcmp(last, ".") == 0)
 		nfd = openat(dfd, ".", flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW));
 	else
@@ -190,6 +209,8 @@ path_resolve(int rootfd, const char *rel, int open_flags, int *out_fd,
 		return r;
 	memset(&how, 0, sizeof(how));
 	how.flags = (unsigned)((open_flags & ~O_TRUNC) | O_CLOEXEC);
+	if (!(open_flags & O_PATH))
+		how.flags |= O_NONBLOCK;	/* a FIFO must not block us */
 	if ((open_flags & O_CREAT) || (open_flags & O_TMPFILE) == O_TMPFILE)
 		how.mode = 0644;
 	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
@@ -197,7 +218,8 @@ path_resolve(int rootfd, const char *rel, int open_flags, int *out_fd,
 		fd = (int)syscall(SYS_openat2, rootfd, rel, &how, sizeof(how));
 		if (fd >= 0)
 			break;
-		if (errno == ENOSYS)
+		/* No openat2 (old kernel, or a seccomp filter that says so). */
+		if (errno == ENOSYS || errno == EPERM)
 			return path_resolve_walk(rootfd, rel, open_flags,
 			    out_fd, err, errlen);
 		if ((errno == EAGAIN || errno == EINTR) &&

@@ -5,14 +5,17 @@
  * refers to a file beneath the directory |rootfd|, at the moment it was
  * opened.  Refused: absolute paths, any ".." component, symlinks whose
  * target leaves the root (absolute symlinks are always refused), magic
- * links (/proc/PID/fd/..., /proc/self/root), and regular files with more
- * than one hard link.
+ * links (/proc/PID/fd/..., /proc/self/root), regular files with more than
+ * one hard link, and anything that is not a regular file or directory
+ * (FIFOs, sockets, devices: opened with O_NONBLOCK so a FIFO cannot hang
+ * the caller, then refused).
  *
  * Symlinks that stay inside the workspace are followed (openat2 with
  * RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS does this atomically, so a
  * concurrent rename cannot move the walk outside).  Where openat2 is
- * missing (ENOSYS), a component walk with O_NOFOLLOW is used instead and
- * refuses every symlink, since it cannot follow one safely.
+ * missing (ENOSYS, or EPERM from a seccomp filter), a component walk
+ * with O_NOFOLLOW is used instead; it refuses every symlink, since it
+ * cannot follow one safely.
  *
  * Hard links: a regular file whose st_nlink > 1 is refused for reads and
  * writes.  Its other name may be outside the workspace (a hard link to

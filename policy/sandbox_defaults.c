@@ -34,6 +34,26 @@ strv_new(const char *const *src, size_t *countp)
 	return v;
 }
 
+/* The system directories and /etc entries, as absolute paths. */
+static char **
+system_list(size_t *countp)
+{
+	char **v;
+	size_t i, n = 0, ndirs, netc;
+
+	for (ndirs = 0; sandbox_system_dirs[ndirs] != NULL; ndirs++)
+		;
+	for (netc = 0; sandbox_etc_entries[netc] != NULL; netc++)
+		;
+	v = xcalloc(ndirs + netc + 1, sizeof(*v));
+	for (i = 0; i < ndirs; i++)
+		v[n++] = xstrdup(sandbox_system_dirs[i]);
+	for (i = 0; i < netc; i++)
+		xasprintf(&v[n++], "/etc/%s", sandbox_etc_entries[i]);
+	*countp = n;
+	return v;
+}
+
 void
 sandbox_policy_init_defaults(struct sandbox_policy *p)
 {
@@ -42,7 +62,7 @@ sandbox_policy_init_defaults(struct sandbox_policy *p)
 	memset(p, 0, sizeof(*p));
 	p->uid = 65534;
 	p->gid = 65534;
-	p->read_only = strv_new(NULL, &p->nread_only);
+	p->read_only = system_list(&p->nread_only);
 	p->deny_read = strv_new(NULL, &p->ndeny_read);
 	p->protected = strv_new(protected, &p->nprotected);
 	p->network = 0;

@@ -16,8 +16,10 @@ extern const char *const sandbox_system_dirs[];
 extern const char *const sandbox_etc_entries[];
 
 /*
- * Fills |p| with the defaults: uid/gid 65534, no extra read-only or
- * denied paths, protected {".git"}, no network, the default seccomp
+ * Fills |p| with the defaults: uid/gid 65534, read_only = the system
+ * directories and /etc entries above (as absolute paths; the runner binds
+ * these in any case, so a policy that lists other paths cannot lose
+ * them), no denied paths, protected {".git"}, no network, the default seccomp
  * profile, landlock on, direct workspace, and the default limits (CPU 60 s,
  * address space unlimited, file size 1024 MB, 256 open files, 256
  * processes, memory 1024 MB, one CPU, /tmp 64 MB, output 1 MiB).

@@ -19,6 +19,9 @@
 #define TYPE_DEFAULT_MAX_STRING	(256 * 1024)	/* bytes */
 #define TYPE_DEFAULT_MAX_ITEMS	1024
 #define TYPE_MAX_DEPTH		16		/* nesting of lists/objects */
+#define TYPE_MAX_EXPANSION	10000		/* nodes of one type's expanded
+						   JSON Schema (shared subtypes
+						   counted each time used) */
 
 enum type_kind {
 	TYPE_STRING,
@@ -102,7 +105,9 @@ typedef int (*type_check_exists_fn)(const char *id, void *arg);
 
 /*
  * Validates |v| against |t|.  Returns 0, or AL_ERR_TYPE with a message in
- * err[0..errlen) naming the offending JSON pointer ("/path: expected ...").
+ * err[0..errlen) naming the offending JSON pointer, RFC 6901 escaped
+ * ("/items/3/path: expected a string"; the root value itself is shown as
+ * "/").  Strings never contain NUL; lengths are in bytes.
  * |check_exists| may be NULL, in which case approved_check is only checked
  * for syntax.
  */

@@ -6,6 +6,7 @@
 
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -15,6 +16,7 @@
 #include <netinet/in.h>
 
 #include <errno.h>
+#include <netdb.h>
 #include <grp.h>
 #include <poll.h>
 #include <signal.h>
@@ -23,11 +25,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <seccomp.h>
+
 #include "common/errors.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "proxy/ipc.h"
 #include "proxy/proxy.h"
+#include "proxy/resolver.h"
 
 #define CTL_REPLY_MS	10000
 
@@ -75,6 +80,24 @@ proxy_listener_in_current_netns(uint16_t *port_out)
 	}
 	*port_out = ntohs(sin.sin_port);
 	return fd;
+}
+
+void
+proxy_env(uint16_t port, char entries[PROXY_ENV_COUNT][PROXY_ENV_LEN])
+{
+	static const char *names[PROXY_ENV_COUNT] = {
+		"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy",
+		"https_proxy", "all_proxy", "NO_PROXY", "no_proxy"
+	};
+	size_t i;
+
+	for (i = 0; i < PROXY_ENV_COUNT; i++) {
+		if (i < 6)
+			snprintf(entries[i], PROXY_ENV_LEN,
+			    "%s=http://127.0.0.1:%u", names[i], port);
+		else
+			snprintf(entries[i], PROXY_ENV_LEN, "%s=", names[i]);
+	}
 }
 
 int
@@ -192,6 +215,97 @@ proxy_drop_privileges(void)
 		fatal("prctl(PR_SET_NO_NEW_PRIVS)");
 }
 
+void
+proxy_raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+/*
+ * What the proxy process may ask of the kernel once it serves: sockets,
+ * pipes and splice, poll, the files and sockets name resolution reads,
+ * memory, time and exit.  Anything else fails with EPERM (not a kill: a
+ * libc path we did not foresee degrades to an error reply instead of
+ * taking every sandbox's network down); the calls that would turn a
+ * compromised proxy into something more (exec, fork, ptrace, mount,
+ * namespaces, bpf, ...) are not listed and so cannot succeed.
+ */
+static const char *const proxy_syscalls[] = {
+	"read", "write", "readv", "writev", "pread64", "close", "openat",
+	"open", "newfstatat", "fstat", "stat", "lstat", "statx", "lseek",
+	"access", "faccessat", "faccessat2", "readlink", "readlinkat",
+	"getdents64", "mmap", "munmap", "mprotect", "mremap", "brk",
+	"madvise", "poll", "ppoll", "accept", "accept4", "socket", "connect",
+	"bind", "getsockname", "getpeername", "getsockopt", "setsockopt",
+	"shutdown", "recvfrom", "recvmsg", "recvmmsg", "sendto", "sendmsg",
+	"sendmmsg", "splice", "pipe2", "fcntl", "ioctl", "clock_gettime",
+	"clock_nanosleep", "nanosleep", "gettimeofday", "time", "getpid",
+	"gettid", "getppid", "getuid", "geteuid", "getgid", "getegid",
+	"getrandom", "rt_sigaction", "rt_sigprocmask", "rt_sigreturn",
+	"sigaltstack", "exit", "exit_group", "futex", "uname", "sysinfo",
+	"prlimit64", "getrlimit", "restart_syscall", "set_robust_list",
+	"rseq", "sched_yield", "sched_getaffinity", "wait4", "waitid",
+};
+
+int
+proxy_confine(void)
+{
+	struct addrinfo hints, *res = NULL;
+	scmp_filter_ctx ctx;
+	size_t i;
+	int rc, nr;
+
+#if defined(__SANITIZE_ADDRESS__)
+	/* The sanitizers' runtime needs calls a served proxy never makes. */
+	return 0;
+#endif
+	/* Load the resolver's modules and files before the filter. */
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_socktype = SOCK_STREAM;
+	if (getaddrinfo("localhost", NULL, &hints, &res) == 0)
+		freeaddrinfo(res);
+	if ((ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM))) == NULL)
+		return AL_ERR_ALLOC;
+	for (i = 0; i < sizeof(proxy_syscalls) / sizeof(proxy_syscalls[0]);
+	    i++) {
+		if ((nr = seccomp_syscall_resolve_name(proxy_syscalls[i])) ==
+		    __NR_SCMP_ERROR)
+			continue;	/* not on this architecture */
+		if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0)) != 0) {
+			seccomp_release(ctx);
+			errno = -rc;
+			return AL_ERR_SYSTEM;
+		}
+	}
+	rc = seccomp_load(ctx);
+	seccomp_release(ctx);
+	if (rc != 0) {
+		errno = -rc;
+		return AL_ERR_SYSTEM;
+	}
+	return 0;
+}
+
+int
+proxy_start_resolvers(struct proxy *p, int n)
+{
+	pid_t pid;
+	int i, fd;
+
+	for (i = 0; i < n; i++) {
+		if ((pid = proxy_resolver_spawn(&fd)) < 0)
+			return (int)pid;
+		if (proxy_add_resolver(p, fd) != 0)
+			return AL_ERR_LIMIT;
+	}
+	return 0;
+}
+
 static volatile sig_atomic_t proxy_stop;
 
 static void
@@ -229,8 +343,14 @@ proxy_child(const struct proxy_limits *lim, int event_fd, int ctl, pid_t parent)
 	sigaction(SIGINT, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
+	proxy_raise_nofile();
 	if ((p = proxy_new(lim, event_fd)) == NULL)
 		fatalx("proxy_new: out of memory");
+	/* Resolvers are forked before the filter forbids fork. */
+	if (proxy_start_resolvers(p, PROXY_RESOLVERS) != 0)
+		fatal("resolver processes");
+	if (proxy_confine() != 0)
+		fatal("seccomp");
 	proxy_set_control(p, ctl);
 	rc = proxy_run(p, &proxy_stop);
 	proxy_free(p);

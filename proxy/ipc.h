@@ -48,6 +48,17 @@ int	proxy_lo_up(void);
 int	proxy_listener_in_current_netns(uint16_t *port_out);
 
 /*
+ * The environment a sandboxed command gets: HTTP_PROXY, HTTPS_PROXY,
+ * ALL_PROXY and their lowercase forms set to "http://127.0.0.1:PORT",
+ * and NO_PROXY/no_proxy emptied (nothing bypasses the proxy; there is
+ * no route anyway).  Fills entries[0..PROXY_ENV_COUNT) with "NAME=VALUE"
+ * strings.  Pure.
+ */
+#define PROXY_ENV_COUNT		8
+#define PROXY_ENV_LEN		48
+void	proxy_env(uint16_t port, char entries[PROXY_ENV_COUNT][PROXY_ENV_LEN]);
+
+/*
  * Sends |len| bytes of |msg| (at least one byte is always sent) with
  * descriptor |fd| attached (fd -1: none) over the unix socket |sock|.
  * The caller keeps |fd|.  Returns 0 or AL_ERR_SYSTEM.
@@ -73,10 +84,32 @@ int	proxy_recv_fd(int sock, int *fd_out, void *msg, size_t cap,
 void	proxy_drop_privileges(void);
 
 /*
+ * Installs the proxy process's seccomp filter (an allowlist of the calls
+ * serving needs; everything else fails with EPERM: no exec, fork,
+ * ptrace, mount, namespaces, bpf).  Call after proxy_drop_privileges().
+ * Not applied in sanitizer builds.  Returns 0, AL_ERR_ALLOC or
+ * AL_ERR_SYSTEM.
+ */
+int	proxy_confine(void);
+
+/*
+ * Forks |n| resolver processes (proxy/resolver.h) and gives them to |p|.
+ * Call before proxy_confine(), which forbids fork.  Returns 0 or a
+ * negative code.
+ */
+#define PROXY_RESOLVERS		4
+int	proxy_start_resolvers(struct proxy *p, int n);
+
+/* Raises the soft descriptor limit to the hard one (best effort). */
+void	proxy_raise_nofile(void);
+
+/*
  * Forks the proxy process.  The child keeps only |event_fd| (may be -1),
  * its end of a new control socket and stderr; when started as root it
  * drops to PROXY_UNPRIV_UID/GID with no supplementary groups (or dies),
- * and it always sets no_new_privs and a parent-death signal; then it
+ * it always sets no_new_privs and a parent-death signal, forks
+ * PROXY_RESOLVERS resolver processes, installs the seccomp filter of
+ * proxy_confine(); then it
  * runs proxy_run() with |lim| until SIGTERM or until the control socket
  * closes.  Returns the child's pid with the supervisor's end of the
  * control socket (SOCK_SEQPACKET, close-on-exec) in *ctl_out, or a

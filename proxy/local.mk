@@ -3,6 +3,7 @@ libairlock_a_SOURCES += \
 	proxy/rules.c proxy/rules.h \
 	proxy/proxy.c proxy/proxy.h \
 	proxy/ipc.c proxy/ipc.h \
+	proxy/resolver.c proxy/resolver.h \
 	supervisor/cmd_proxy.c
 
 check_PROGRAMS += tests/unit/test_proxy_rules
@@ -31,3 +32,5 @@ noinst_PROGRAMS += bench/proxy
 bench_proxy_SOURCES = bench/proxy_bench.c \
 	tests/proxy_testsrv.c tests/proxy_testsrv.h
 bench_proxy_LDADD = libairlock.a $(AIRLOCK_LIBS)
+
+EXTRA_DIST += docs/PROXY.md

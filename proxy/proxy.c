@@ -4,6 +4,7 @@
  * A connection moves through these states:
  *
  *   HEAD        reading the request head (bounded: max_line, max_header)
+ *   RESOLVING   waiting for a resolver process to look the name up
  *   CONNECTING  non-blocking connect to the first checked address, then
  *               the next one on failure
  *   RELAY       copying bytes both ways (byte cap, idle timeout)
@@ -24,11 +25,13 @@
 
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -44,26 +47,42 @@
 #include "common/util.h"
 #include "proxy/ipc.h"
 #include "proxy/proxy.h"
+#include "proxy/resolver.h"
 #include "proxy/rules.h"
 
-#define RELAY_BUF	65536
+#define RELAY_BUF	131072
 #define MAX_ADDRS	16
 #define DRAIN_MS	2000
 #define DRAIN_BYTES	(256 * 1024)
 #define ACCEPT_BURST	16
+#define RESOLVE_MS	30000
 
 enum conn_state {
 	ST_HEAD,
+	ST_RESOLVING,
 	ST_CONNECTING,
 	ST_RELAY,
 	ST_REPLY,
 	ST_DRAIN,
 };
 
+/*
+ * One direction of a relay.  Bytes the proxy produced or rewrote (the
+ * forwarded head, "200 Connection established") sit in |data| and go
+ * first; after that the payload moves socket -> pipe -> socket with
+ * splice(), never entering user space.  If a pipe cannot be made the
+ * payload goes through |data| instead.
+ */
 struct relaybuf {
 	char	*data;
-	size_t	 off, len;	/* pending bytes are data[off..off+len) */
+	size_t	 off, len;	/* user bytes are data[off..off+len) */
+	int	 pipe[2];	/* -1: no pipe, copy through data */
+	size_t	 plen;		/* bytes held in the pipe */
+	size_t	 pcap;		/* the pipe's capacity */
 };
+
+#define PENDING(b)	((b)->len + (b)->plen)
+#define PIPE_SIZE	(256 * 1024)
 
 struct listener;
 
@@ -81,6 +100,10 @@ struct conn {
 	int			 c_eof, s_eof;	/* read side saw EOF */
 	int			 s_shut, c_shut;/* we shut down the write side */
 	int			 capped;	/* byte cap reached: flush and close */
+	uint64_t		 id;		/* never 0 */
+	int			 res_sent;	/* lookup handed to a resolver */
+	int			 socks;		/* 1: SOCKS5 client */
+	int			 socks_stage;	/* 0: greeting, 1: request */
 
 	struct sockaddr_storage	 addrs[MAX_ADDRS];
 	socklen_t		 addrlens[MAX_ADDRS];
@@ -110,8 +133,16 @@ struct listener {
 	int			 nextra;	/* over-cap replies in flight */
 };
 
+struct resolver_slot {
+	int			 fd;		/* -1: gone */
+	uint64_t		 busy;		/* id of the lookup it runs, or 0 */
+};
+
 struct proxy {
 	struct proxy_limits	 lim;
+	struct resolver_slot	 res[PROXY_RESOLVERS_MAX];
+	size_t			 nres, nres_live;
+	uint64_t		 next_id;
 	int			 event_fd;
 	int			 ctl_fd;
 	int			 ctl_closed;
@@ -144,6 +175,9 @@ proxy_new(const struct proxy_limits *lim, int event_fd)
 	if ((p = calloc(1, sizeof(*p))) == NULL)
 		return NULL;
 	p->lim = *lim;
+	/* The head, rewritten, must fit the relay buffer with room to spare. */
+	if (p->lim.max_header == 0 || p->lim.max_header > RELAY_BUF / 2)
+		p->lim.max_header = RELAY_BUF / 2;
 	if (p->lim.max_line == 0 || p->lim.max_line > p->lim.max_header)
 		p->lim.max_line = p->lim.max_header;
 	if (p->lim.max_conns <= 0)
@@ -212,6 +246,21 @@ proxy_add_listener(struct proxy *p, int listen_fd, const char *sandbox,
 	return 0;
 }
 
+int
+proxy_add_resolver(struct proxy *p, int fd)
+{
+	if (p->nres == PROXY_RESOLVERS_MAX) {
+		close(fd);
+		return AL_ERR_LIMIT;
+	}
+	(void)fd_set_nonblock(fd, 1);
+	p->res[p->nres].fd = fd;
+	p->res[p->nres].busy = 0;
+	p->nres++;
+	p->nres_live++;
+	return 0;
+}
+
 void
 proxy_set_control(struct proxy *p, int ctl_fd)
 {
@@ -269,6 +318,34 @@ conn_event(struct proxy *p, struct conn *c)
 /* --- connection lifetime ---------------------------------------------------- */
 
 static void
+relay_pipe_close(struct relaybuf *b)
+{
+	if (b->pipe[0] >= 0)
+		close(b->pipe[0]);
+	if (b->pipe[1] >= 0)
+		close(b->pipe[1]);
+	b->pipe[0] = b->pipe[1] = -1;
+	b->plen = 0;
+}
+
+static void
+relay_pipe_open(struct relaybuf *b)
+{
+	int sz;
+
+	if (pipe2(b->pipe, O_NONBLOCK | O_CLOEXEC) == -1) {
+		b->pipe[0] = b->pipe[1] = -1;
+		return;
+	}
+	(void)fcntl(b->pipe[1], F_SETPIPE_SZ, PIPE_SIZE);
+	if ((sz = fcntl(b->pipe[1], F_GETPIPE_SZ)) <= 0) {
+		relay_pipe_close(b);
+		return;
+	}
+	b->pcap = (size_t)sz;
+}
+
+static void
 conn_close(struct proxy *p, struct conn *c)
 {
 	struct conn **pp;
@@ -289,6 +366,8 @@ conn_close(struct proxy *p, struct conn *c)
 		close(c->cfd);
 	if (c->sfd >= 0)
 		close(c->sfd);
+	relay_pipe_close(&c->up);
+	relay_pipe_close(&c->down);
 	free(c->head);
 	free(c->up.data);
 	free(c->down.data);
@@ -323,6 +402,8 @@ proxy_remove_listener(struct proxy *p, const char *sandbox)
 void
 proxy_free(struct proxy *p)
 {
+	size_t i;
+
 	if (p == NULL)
 		return;
 	while (p->listeners != NULL)
@@ -331,6 +412,9 @@ proxy_free(struct proxy *p)
 		close(p->ctl_fd);
 	if (p->event_fd >= 0)
 		close(p->event_fd);
+	for (i = 0; i < p->nres; i++)
+		if (p->res[i].fd >= 0)
+			close(p->res[i].fd);
 	free(p->pfds);
 	free(p->pown);
 	free(p->pkind);
@@ -393,7 +477,18 @@ conn_refuse(struct proxy *p, struct conn *c, int status, const char *decision,
 	c->up.data = NULL;
 	c->up.len = 0;
 	free(c->down.data);
-	n = asprintf(&resp, "HTTP/1.1 %d %s\r\n"
+	if (c->socks) {
+		/* RFC 1928 reply codes for the HTTP statuses used here. */
+		unsigned char rep = status == 403 || status == 429 ? 0x02 :
+		    status == 502 || status == 504 ? 0x04 : 0x01;
+
+		if (c->socks_stage == 0)
+			n = asprintf(&resp, "%c%c", 5, 0xff);
+		else
+			n = asprintf(&resp, "%c%c%c%c%c%c%c%c%c%c", 5, rep, 0, 1,
+			    0, 0, 0, 0, 0, 0);
+	} else
+		n = asprintf(&resp, "HTTP/1.1 %d %s\r\n"
 	    "Content-Type: text/plain\r\n"
 	    "Content-Length: %zu\r\n"
 	    "Connection: close\r\n"
@@ -429,20 +524,56 @@ is_tchar(int ch)
 
 /* Is header |name| (|n| bytes) one the proxy removes before forwarding? */
 static int
-header_dropped(const char *name, size_t n)
+header_dropped(const char *name, size_t n, const char *conn_tokens)
 {
 	static const char *drop[] = {
 		"host", "connection", "keep-alive", "te", "trailer", "upgrade",
 		NULL
 	};
-	size_t i;
+	const char *t = conn_tokens;
+	size_t i, tl;
 
 	if (n >= 6 && strncasecmp(name, "proxy-", 6) == 0)
 		return 1;
 	for (i = 0; drop[i] != NULL; i++)
 		if (strlen(drop[i]) == n && strncasecmp(name, drop[i], n) == 0)
 			return 1;
+	/* Headers the client named in Connection are hop-by-hop too. */
+	while (*t != '\0') {
+		t += strspn(t, " \t,");
+		tl = strcspn(t, " \t,");
+		if (tl == n && strncasecmp(t, name, n) == 0)
+			return 1;
+		t += tl;
+	}
 	return 0;
+}
+
+/* Collects the values of every Connection header of the head [hs, end). */
+static void
+connection_tokens(const char *hs, const char *end, char *out, size_t outlen)
+{
+	const char *he, *colon, *le;
+	size_t len = 0, vl;
+
+	out[0] = '\0';
+	for (; hs < end; hs = he + 1) {
+		he = memchr(hs, '\n', (size_t)(end - hs));
+		if (he == NULL || he == hs || (he == hs + 1 && *hs == '\r'))
+			break;
+		colon = memchr(hs, ':', (size_t)(he - hs));
+		if (colon == NULL || colon - hs != 10 ||
+		    strncasecmp(hs, "connection", 10) != 0)
+			continue;
+		le = he > colon && he[-1] == '\r' ? he - 1 : he;
+		vl = (size_t)(le - colon - 1);
+		if (len + vl + 2 > outlen)
+			break;
+		memcpy(out + len, colon + 1, vl);
+		len += vl;
+		out[len++] = ',';
+		out[len] = '\0';
+	}
 }
 
 /*
@@ -494,6 +625,7 @@ out_add(char *out, size_t *olen, size_t cap, const char *s, size_t n)
 }
 
 static void conn_resolve(struct proxy *, struct conn *, const struct rules_target *);
+static void socks_head(struct proxy *, struct conn *);
 
 /*
  * Parses the complete head (|hlen| bytes; bytes after it are the start
@@ -504,7 +636,7 @@ conn_request(struct proxy *p, struct conn *c, size_t hlen)
 {
 	struct rules_target t;
 	char *line, *sp1, *sp2, *eol, *target, *ver, *path, *auth, *out;
-	char why[RULES_REASON_MAX];
+	char why[RULES_REASON_MAX], ctok[1024];
 	size_t tlen, alen, olen = 0, ocap, rest;
 	const char *hs, *he;
 	int is_connect;
@@ -611,6 +743,17 @@ conn_request(struct proxy *p, struct conn *c, size_t hlen)
 				return;
 			}
 		}
+		/* No bare CR or other controls: the origin must parse the
+		 * forwarded head exactly as the proxy did. */
+		for (line = (char *)colon; line < he - (he[-1] == '\r'); line++) {
+			unsigned char ch = (unsigned char)*line;
+
+			if ((ch < 0x20 && ch != '\t') || ch == 0x7f) {
+				conn_refuse(p, c, 400, "error", "control "
+				    "character in header value");
+				return;
+			}
+		}
 		hs = he + 1;
 	}
 
@@ -628,6 +771,11 @@ conn_request(struct proxy *p, struct conn *c, size_t hlen)
 	}
 	if (is_connect) {
 		/* Tunnelled bytes the client sent early go first. */
+		if (rest > RELAY_BUF) {
+			conn_refuse(p, c, 431, "error", "request head larger "
+			    "than the relay buffer");
+			return;
+		}
 		memcpy(c->up.data, c->head + hlen, rest);
 		c->up.len = rest;
 	} else {
@@ -656,6 +804,7 @@ conn_request(struct proxy *p, struct conn *c, size_t hlen)
 			out_add(out, &olen, ocap, why, strlen(why));
 		}
 		out_add(out, &olen, ocap, "\r\n", 2);
+		connection_tokens(eol + 1, c->head + hlen, ctok, sizeof(ctok));
 		for (hs = eol + 1; hs < c->head + hlen; hs = he + 1) {
 			const char *colon, *le;
 
@@ -663,7 +812,7 @@ conn_request(struct proxy *p, struct conn *c, size_t hlen)
 			if (he == hs || (he == hs + 1 && *hs == '\r'))
 				break;
 			colon = memchr(hs, ':', (size_t)(he - hs));
-			if (header_dropped(hs, (size_t)(colon - hs)))
+			if (header_dropped(hs, (size_t)(colon - hs), ctok))
 				continue;
 			le = he;
 			if (le > hs && le[-1] == '\r')
@@ -672,7 +821,7 @@ conn_request(struct proxy *p, struct conn *c, size_t hlen)
 			out_add(out, &olen, ocap, "\r\n", 2);
 		}
 		out_add(out, &olen, ocap, "Connection: close\r\n\r\n", 21);
-		if (olen + rest > ocap) {
+		if (olen + rest >= ocap) {	/* olen == ocap: truncated */
 			conn_refuse(p, c, 431, "error", "request head larger "
 			    "than the relay buffer");
 			return;
@@ -692,14 +841,142 @@ conn_request(struct proxy *p, struct conn *c, size_t hlen)
 
 static void conn_connect_next(struct proxy *, struct conn *);
 
+/*
+ * Takes the answer of a lookup for c->host: checks EVERY address, keeps
+ * (at most MAX_ADDRS of) the checked ones and connects.
+ */
+static void
+conn_resolved(struct proxy *p, struct conn *c, const struct resolver_rep *rep)
+{
+	char reason[RULES_REASON_MAX], rule[RULES_REASON_MAX];
+	struct sockaddr_storage *ss;
+	uint32_t i;
+	size_t n;
+
+	c->naddrs = 0;
+	if (rep->gai_rc != 0) {
+		conn_refuse(p, c, 502, "error", "cannot resolve %s: %s",
+		    c->host, rep->gai_rc == RESOLVER_TOO_MANY ?
+		    "too many addresses" : gai_strerror(rep->gai_rc));
+		return;
+	}
+	for (i = 0; i < rep->naddrs && i < RESOLVER_MAX_ADDRS; i++) {
+		ss = (struct sockaddr_storage *)&rep->addrs[i];
+		if ((ss->ss_family != AF_INET && ss->ss_family != AF_INET6) ||
+		    rep->lens[i] > sizeof(*ss))
+			continue;
+		/* Every address is checked, even ones not used. */
+		if (!rules_check_addr(c->l->rules, (struct sockaddr *)ss,
+		    c->port, rule, sizeof(rule), reason, sizeof(reason))) {
+			c->naddrs = 0;
+			conn_refuse(p, c, 403, "deny", "%s (%s resolves to it)",
+			    reason, c->host);
+			return;
+		}
+		if (c->naddrs == MAX_ADDRS)
+			continue;
+		memcpy(&c->addrs[c->naddrs], ss, rep->lens[i]);
+		c->addrlens[c->naddrs] = (socklen_t)rep->lens[i];
+		if (ss->ss_family == AF_INET)
+			((struct sockaddr_in *)&c->addrs[c->naddrs])->sin_port =
+			    htons(c->port);
+		else
+			((struct sockaddr_in6 *)&c->addrs[c->naddrs])->
+			    sin6_port = htons(c->port);
+		c->naddrs++;
+	}
+	if (c->naddrs == 0) {
+		conn_refuse(p, c, 502, "error", "%s has no usable address",
+		    c->host);
+		return;
+	}
+	/* Name the address rule too when it was an exception. */
+	(void)rules_check_addr(c->l->rules, (struct sockaddr *)&c->addrs[0],
+	    c->port, rule, sizeof(rule), reason, sizeof(reason));
+	if (strncmp(rule, "allow-ip", 8) == 0) {
+		n = strlen(c->rule);
+		snprintf(c->rule + n, sizeof(c->rule) - n, ", %s", rule);
+	}
+	c->next_addr = 0;
+	conn_connect_next(p, c);
+}
+
+/* Hands waiting lookups to idle resolver processes. */
+static void
+dispatch_resolves(struct proxy *p)
+{
+	struct resolver_req req;
+	struct conn *c;
+	size_t i;
+
+	for (i = 0; i < p->nres; i++) {
+		if (p->res[i].fd < 0 || p->res[i].busy != 0)
+			continue;
+		for (c = p->conns; c != NULL; c = c->next)
+			if (c->state == ST_RESOLVING && !c->res_sent)
+				break;
+		if (c == NULL)
+			return;
+		memset(&req, 0, sizeof(req));
+		req.id = c->id;
+		snprintf(req.host, sizeof(req.host), "%s", c->host);
+		if (send(p->res[i].fd, &req, sizeof(req), MSG_NOSIGNAL) !=
+		    sizeof(req)) {
+			log_warn("%s: resolver", __func__);
+			close(p->res[i].fd);
+			p->res[i].fd = -1;
+			p->nres_live--;
+			continue;
+		}
+		p->res[i].busy = c->id;
+		c->res_sent = 1;
+	}
+}
+
+/* A resolver answered (or died). */
+static void
+resolver_input(struct proxy *p, struct resolver_slot *slot)
+{
+	static struct resolver_rep rep;
+	struct conn *c;
+	uint64_t busy = slot->busy;
+	ssize_t n;
+
+	n = recv(slot->fd, &rep, sizeof(rep), 0);
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return;
+	slot->busy = 0;
+	if (n != (ssize_t)sizeof(rep)) {
+		log_warnx("%s: resolver process gone", __func__);
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;	/* reap it */
+		close(slot->fd);
+		slot->fd = -1;
+		p->nres_live--;
+		memset(&rep, 0, sizeof(rep));
+		rep.id = busy;
+		rep.gai_rc = EAI_SYSTEM;
+	}
+	for (c = p->conns; c != NULL; c = c->next)
+		if (c->id == rep.id && c->state == ST_RESOLVING)
+			break;
+	if (c != NULL && rep.id != 0) {
+		if (n != (ssize_t)sizeof(rep))
+			conn_refuse(p, c, 502, "error", "cannot resolve %s: "
+			    "resolver process failed", c->host);
+		else
+			conn_resolved(p, c, &rep);
+	}
+	dispatch_resolves(p);
+}
+
 static void
 conn_resolve(struct proxy *p, struct conn *c, const struct rules_target *t)
 {
-	struct addrinfo hints, *res = NULL, *ai;
-	char reason[RULES_REASON_MAX], rule[RULES_REASON_MAX];
+	static struct resolver_rep rep;
+	struct resolver_req req;
 	struct sockaddr_in *s4;
 	struct sockaddr_in6 *s6;
-	int rc;
 
 	c->naddrs = 0;
 	if (t->family == AF_INET) {
@@ -718,65 +995,24 @@ conn_resolve(struct proxy *p, struct conn *c, const struct rules_target *t)
 		s6->sin6_port = htons(t->port);
 		c->addrlens[0] = sizeof(*s6);
 		c->naddrs = 1;
-	} else {
+	} else if (p->nres_live > 0) {
 		/*
-		 * Blocking lookup: only names that passed the allowlist get
-		 * here.  The answer is used once and never looked up again.
+		 * Only names that passed the allowlist get here.  The answer
+		 * is used once and never looked up again.
 		 */
-		memset(&hints, 0, sizeof(hints));
-		hints.ai_family = AF_UNSPEC;
-		hints.ai_socktype = SOCK_STREAM;
-		hints.ai_protocol = IPPROTO_TCP;
-		if ((rc = getaddrinfo(t->host, NULL, &hints, &res)) != 0) {
-			conn_refuse(p, c, 502, "error", "cannot resolve %s: %s",
-			    t->host, gai_strerror(rc));
-			return;
-		}
-		for (ai = res; ai != NULL; ai = ai->ai_next) {
-			if ((ai->ai_family != AF_INET &&
-			    ai->ai_family != AF_INET6) ||
-			    ai->ai_addrlen > sizeof(c->addrs[0]))
-				continue;
-			/* Every address is checked, even ones not used. */
-			if (!rules_check_addr(c->l->rules, ai->ai_addr, t->port,
-			    rule, sizeof(rule), reason, sizeof(reason))) {
-				freeaddrinfo(res);
-				c->naddrs = 0;
-				conn_refuse(p, c, 403, "deny", "%s (%s resolves "
-				    "to it)", reason, t->host);
-				return;
-			}
-			if (c->naddrs < MAX_ADDRS) {
-				memcpy(&c->addrs[c->naddrs], ai->ai_addr,
-				    ai->ai_addrlen);
-				c->addrlens[c->naddrs] = ai->ai_addrlen;
-				if (ai->ai_family == AF_INET)
-					((struct sockaddr_in *)&c->addrs[
-					    c->naddrs])->sin_port =
-					    htons(t->port);
-				else
-					((struct sockaddr_in6 *)&c->addrs[
-					    c->naddrs])->sin6_port =
-					    htons(t->port);
-				c->naddrs++;
-			}
-		}
-		freeaddrinfo(res);
-		if (c->naddrs == 0) {
-			conn_refuse(p, c, 502, "error", "%s has no usable "
-			    "address", t->host);
-			return;
-		}
-		/* Name the address rule too when it was an exception. */
-		(void)rules_check_addr(c->l->rules, (struct sockaddr *)
-		    &c->addrs[0], t->port, rule, sizeof(rule), reason,
-		    sizeof(reason));
-		if (strncmp(rule, "allow-ip", 8) == 0) {
-			size_t n = strlen(c->rule);
-
-			snprintf(c->rule + n, sizeof(c->rule) - n, ", %s",
-			    rule);
-		}
+		c->state = ST_RESOLVING;
+		c->res_sent = 0;
+		c->deadline_ms = now_monotonic_ms() + RESOLVE_MS;
+		dispatch_resolves(p);
+		return;
+	} else {
+		/* No resolver process: a blocking lookup in the loop. */
+		memset(&req, 0, sizeof(req));
+		req.id = c->id;
+		snprintf(req.host, sizeof(req.host), "%s", c->host);
+		proxy_resolve(&req, &rep);
+		conn_resolved(p, c, &rep);
+		return;
 	}
 	c->next_addr = 0;
 	conn_connect_next(p, c);
@@ -844,8 +1080,16 @@ conn_connected(struct proxy *p, struct conn *c)
 	}
 	c->decision = "allow";
 	c->state = ST_RELAY;
+	relay_pipe_open(&c->up);
+	relay_pipe_open(&c->down);
 	c->last_ms = now_monotonic_ms();
-	if (c->status == 200) {
+	if (c->socks) {
+		static const char ok[] = { 5, 0, 0, 1, 0, 0, 0, 0, 0, 0 };
+
+		memcpy(c->down.data, ok, sizeof(ok));
+		c->down.off = 0;
+		c->down.len = sizeof(ok);
+	} else if (c->status == 200) {
 		static const char ok[] =
 		    "HTTP/1.1 200 Connection established\r\n\r\n";
 
@@ -855,6 +1099,128 @@ conn_connected(struct proxy *p, struct conn *c)
 	}
 	log_debug("%s: %s %s:%u via %s: %s", c->l->sandbox, c->method,
 	    c->host, c->port, c->address, c->rule);
+}
+
+/* --- SOCKS5 (RFC 1928, CONNECT with no authentication only) ------------------- */
+
+/*
+ * Parses what has arrived of a SOCKS5 greeting and request.  A SOCKS5
+ * CONNECT is decided exactly like an HTTP CONNECT: the same authority
+ * parser (so a domain with odd bytes or a non-canonical IPv4 literal is
+ * refused), the same rules, the same resolution and address checks.
+ */
+static void
+socks_head(struct proxy *p, struct conn *c)
+{
+	unsigned char *h = (unsigned char *)c->head;
+	char auth[RULES_HOST_MAX + 16], why[RULES_REASON_MAX];
+	char a[INET6_ADDRSTRLEN];
+	struct rules_target t;
+	size_t need, alen, rest;
+	uint16_t port;
+
+	c->socks = 1;
+	snprintf(c->method, sizeof(c->method), "SOCKS5");
+	if (c->socks_stage == 0) {
+		if (c->headlen < 2 || c->headlen < 2 + (size_t)h[1])
+			return;
+		need = 2 + (size_t)h[1];
+		if (h[1] == 0 || memchr(h + 2, 0x00, h[1]) == NULL) {
+			conn_refuse(p, c, 400, "error", "SOCKS5 client offers "
+			    "no 'no authentication' method");
+			return;
+		}
+		/* A fresh socket's send buffer always takes two bytes. */
+		if (send(c->cfd, "\x05\x00", 2, MSG_NOSIGNAL) != 2) {
+			c->end = "client reset";
+			conn_close(p, c);
+			return;
+		}
+		memmove(c->head, c->head + need, c->headlen - need);
+		c->headlen -= need;
+		c->socks_stage = 1;
+	}
+	if (c->headlen < 5)
+		return;
+	if (h[0] != 5 || h[2] != 0) {
+		conn_refuse(p, c, 400, "error", "malformed SOCKS5 request");
+		return;
+	}
+	if (h[1] != 1) {
+		conn_refuse(p, c, 400, "error", "SOCKS5 command %u not "
+		    "supported (CONNECT only)", h[1]);
+		return;
+	}
+	switch (h[3]) {
+	case 1:
+		alen = 4;
+		break;
+	case 4:
+		alen = 16;
+		break;
+	case 3:
+		alen = 1 + (size_t)h[4];
+		break;
+	default:
+		conn_refuse(p, c, 400, "error", "SOCKS5 address type %u not "
+		    "supported", h[3]);
+		return;
+	}
+	need = 4 + alen + 2;
+	if (c->headlen < need)
+		return;
+	port = (uint16_t)(h[4 + alen] << 8 | h[5 + alen]);
+	if (h[3] == 1 || h[3] == 4) {
+		if (inet_ntop(h[3] == 1 ? AF_INET : AF_INET6, h + 4, a,
+		    sizeof(a)) == NULL) {
+			conn_refuse(p, c, 400, "error", "bad SOCKS5 address");
+			return;
+		}
+		snprintf(auth, sizeof(auth), h[3] == 1 ? "%s:%u" : "[%s]:%u",
+		    a, port);
+	} else {
+		/* Every byte of the name goes through the same parser. */
+		if (memchr(h + 5, ':', h[4]) != NULL ||
+		    memchr(h + 5, '\0', h[4]) != NULL) {
+			conn_refuse(p, c, 400, "error", "bad SOCKS5 host name");
+			return;
+		}
+		snprintf(auth, sizeof(auth), "%.*s:%u", (int)h[4],
+		    (const char *)h + 5, port);
+	}
+	if (rules_parse_authority(auth, strlen(auth), 0, &t, why,
+	    sizeof(why)) != 0) {
+		snprintf(c->host, sizeof(c->host), "%s", auth);
+		sanitize(c->host);
+		conn_refuse(p, c, 400, "error", "bad destination: %s", why);
+		return;
+	}
+	snprintf(c->host, sizeof(c->host), "%s", t.host);
+	c->port = t.port;
+	if (!rules_check_target(c->l->rules, &t, c->rule, sizeof(c->rule),
+	    why, sizeof(why))) {
+		conn_refuse(p, c, 403, "deny", "%s", why);
+		return;
+	}
+	rest = c->headlen - need;
+	if (p->lim.max_bytes != 0 && rest > p->lim.max_bytes) {
+		conn_refuse(p, c, 400, "error", "early data larger than the "
+		    "byte cap");
+		return;
+	}
+	if ((c->up.data = malloc(RELAY_BUF)) == NULL ||
+	    (c->down.data = malloc(RELAY_BUF)) == NULL) {
+		conn_refuse(p, c, 502, "error", "out of memory");
+		return;
+	}
+	memcpy(c->up.data, c->head + need, rest);	/* rest < max_header */
+	c->up.len = rest;
+	c->bytes_up = rest;
+	free(c->head);
+	c->head = NULL;
+	c->headlen = 0;
+	c->status = 200;
+	conn_resolve(p, c, &t);
 }
 
 /* --- I/O ------------------------------------------------------------------------ */
@@ -881,27 +1247,55 @@ conn_read_head(struct proxy *p, struct conn *c)
 	}
 	c->headlen += (size_t)n;
 	c->last_ms = now_monotonic_ms();
-	if ((end = head_end(p, c)) > 0)
+	if (c->socks || (unsigned char)c->head[0] == 5)
+		socks_head(p, c);
+	else if ((end = head_end(p, c)) > 0)
 		conn_request(p, c, (size_t)end);
 }
 
 /*
  * Moves bytes from |from| into |b|, counting them in *count against the
- * byte cap.  Returns 0, or -1 if the connection must close.
+ * byte cap: at most the cap is read, and the connection counts as capped
+ * only if the peer has more to send after that.  Called only when |b|
+ * is empty.  Returns 0, or -1 if the connection must close.
  */
 static int
 relay_read(struct proxy *p, struct conn *c, int from, struct relaybuf *b,
     uint64_t *count, int *eof)
 {
-	size_t room;
+	size_t want;
 	ssize_t n;
+	char peek;
 
-	if (b->len == 0)
-		b->off = 0;
-	room = RELAY_BUF - b->off - b->len;
-	if (room == 0)
+	if (PENDING(b) > 0)
 		return 0;
-	n = recv(from, b->data + b->off + b->len, room, 0);
+	b->off = 0;
+	want = b->pipe[0] >= 0 ? b->pcap : RELAY_BUF;
+	if (p->lim.max_bytes != 0) {
+		if (*count >= p->lim.max_bytes) {
+			n = recv(from, &peek, 1, MSG_PEEK);
+			if (n == -1 && (errno == EAGAIN || errno == EINTR))
+				return 0;
+			if (n == 1) {
+				c->capped = 1;
+				c->end = "byte cap";
+			} else if (n == 0)
+				*eof = 1;
+			else {
+				c->end = from == c->cfd ? "client reset" :
+				    "server reset";
+				return -1;
+			}
+			return 0;
+		}
+		if (want > p->lim.max_bytes - *count)
+			want = (size_t)(p->lim.max_bytes - *count);
+	}
+	if (b->pipe[0] >= 0)
+		n = splice(from, NULL, b->pipe[1], NULL, want,
+		    SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+	else
+		n = recv(from, b->data, want, 0);
 	if (n == -1 && (errno == EAGAIN || errno == EINTR))
 		return 0;
 	if (n == -1) {
@@ -912,13 +1306,11 @@ relay_read(struct proxy *p, struct conn *c, int from, struct relaybuf *b,
 		*eof = 1;
 		return 0;
 	}
-	if (p->lim.max_bytes != 0 && *count + (uint64_t)n > p->lim.max_bytes) {
-		n = (ssize_t)(p->lim.max_bytes - *count);
-		c->capped = 1;
-		c->end = "byte cap";
-	}
 	*count += (uint64_t)n;
-	b->len += (size_t)n;
+	if (b->pipe[0] >= 0)
+		b->plen += (size_t)n;
+	else
+		b->len += (size_t)n;
 	c->last_ms = now_monotonic_ms();
 	return 0;
 }
@@ -928,17 +1320,24 @@ relay_write(struct conn *c, int to, struct relaybuf *b)
 {
 	ssize_t n;
 
-	if (b->len == 0)
+	if (b->len > 0)
+		n = send(to, b->data + b->off, b->len, MSG_NOSIGNAL);
+	else if (b->plen > 0)
+		n = splice(b->pipe[0], NULL, to, NULL, b->plen,
+		    SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+	else
 		return 0;
-	n = send(to, b->data + b->off, b->len, MSG_NOSIGNAL);
 	if (n == -1 && (errno == EAGAIN || errno == EINTR))
 		return 0;
 	if (n == -1) {
 		c->end = to == c->cfd ? "client reset" : "server reset";
 		return -1;
 	}
-	b->off += (size_t)n;
-	b->len -= (size_t)n;
+	if (b->len > 0) {
+		b->off += (size_t)n;
+		b->len -= (size_t)n;
+	} else
+		b->plen -= (size_t)n;
 	c->last_ms = now_monotonic_ms();
 	return 0;
 }
@@ -948,12 +1347,12 @@ static int
 relay_settle(struct conn *c)
 {
 	if (c->capped)
-		return c->up.len == 0 && c->down.len == 0;
-	if (c->c_eof && c->up.len == 0 && !c->s_shut) {
+		return PENDING(&c->up) == 0 && PENDING(&c->down) == 0;
+	if (c->c_eof && PENDING(&c->up) == 0 && !c->s_shut) {
 		shutdown(c->sfd, SHUT_WR);
 		c->s_shut = 1;
 	}
-	if (c->s_eof && c->down.len == 0 && !c->c_shut) {
+	if (c->s_eof && PENDING(&c->down) == 0 && !c->c_shut) {
 		shutdown(c->cfd, SHUT_WR);
 		c->c_shut = 1;
 	}
@@ -974,6 +1373,8 @@ conn_io(struct proxy *p, struct conn *c, int kind, short revents)
 	case ST_CONNECTING:
 		if (kind == 2 && (revents & (POLLOUT | POLLERR | POLLHUP)))
 			conn_connected(p, c);
+		return;
+	case ST_RESOLVING:
 		return;
 	case ST_REPLY:
 		if (relay_write(c, c->cfd, &c->down) != 0) {
@@ -1046,8 +1447,11 @@ listener_accept(struct proxy *p, struct listener *l)
 			return;
 		}
 		c->l = l;
+		c->id = ++p->next_id;
 		c->cfd = fd;
 		c->sfd = -1;
+		c->up.pipe[0] = c->up.pipe[1] = -1;
+		c->down.pipe[0] = c->down.pipe[1] = -1;
 		c->state = ST_HEAD;
 		c->start_wall = now_wall_ms();
 		c->start_ms = c->last_ms = now_monotonic_ms();
@@ -1215,12 +1619,16 @@ build_pollset(struct proxy *p, size_t *np, int *timeout)
 	struct conn *c;
 	int64_t now = now_monotonic_ms(), dl, soonest = now + 500;
 	short ce, se;
-	size_t n = 0;
+	size_t n = 0, i;
 
 	if (p->ctl_fd >= 0 && pfd_add(p, &n, p->ctl_fd, POLLIN, NULL, 3))
 		return -1;
 	for (l = p->listeners; l != NULL; l = l->next)
 		if (pfd_add(p, &n, l->fd, POLLIN, l, 0))
+			return -1;
+	for (i = 0; i < p->nres; i++)
+		if (p->res[i].fd >= 0 && pfd_add(p, &n, p->res[i].fd, POLLIN,
+		    &p->res[i], 4))
 			return -1;
 	for (c = p->conns; c != NULL; c = c->next) {
 		ce = se = 0;
@@ -1235,12 +1643,14 @@ build_pollset(struct proxy *p, size_t *np, int *timeout)
 		case ST_CONNECTING:
 			se = POLLOUT;
 			break;
+		case ST_RESOLVING:
+			break;
 		case ST_RELAY:
-			if (c->down.len > 0)
+			if (PENDING(&c->down) > 0)
 				ce |= POLLOUT;
 			else if (!c->s_eof && !c->capped)
 				se |= POLLIN;
-			if (c->up.len > 0)
+			if (PENDING(&c->up) > 0)
 				se |= POLLOUT;
 			else if (!c->c_eof && !c->capped)
 				ce |= POLLIN;
@@ -1250,7 +1660,8 @@ build_pollset(struct proxy *p, size_t *np, int *timeout)
 			return -1;
 		if (se && pfd_add(p, &n, c->sfd, se, c, 2))
 			return -1;
-		if (c->state == ST_CONNECTING || c->state == ST_DRAIN)
+		if (c->state == ST_CONNECTING || c->state == ST_DRAIN ||
+		    c->state == ST_RESOLVING)
 			dl = c->deadline_ms;
 		else
 			dl = c->last_ms + p->lim.idle_ms;
@@ -1288,6 +1699,11 @@ expire(struct proxy *p)
 		case ST_DRAIN:
 			if (now >= c->deadline_ms)
 				conn_close(p, c);
+			break;
+		case ST_RESOLVING:
+			if (now >= c->deadline_ms)
+				conn_refuse(p, c, 504, "error", "resolving %s "
+				    "timed out", c->host);
 			break;
 		case ST_HEAD:
 			if (now >= c->last_ms + p->lim.idle_ms) {
@@ -1343,6 +1759,10 @@ proxy_run(struct proxy *p, volatile sig_atomic_t *stop)
 			switch (p->pkind[i]) {
 			case 3:
 				ctl_handle(p);
+				break;
+			case 4:
+				if (((struct resolver_slot *)p->pown[i])->fd >= 0)
+					resolver_input(p, p->pown[i]);
 				break;
 			case 0:
 				/* The listener may have been removed. */

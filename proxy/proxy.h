@@ -30,6 +30,7 @@
 #include "proxy/rules.h"
 
 #define PROXY_SANDBOX_ID_MAX	64	/* [A-Za-z0-9._:-], 1..64 bytes */
+#define PROXY_RESOLVERS_MAX	8	/* resolver processes per proxy */
 
 struct proxy_limits {
 	size_t		max_line;	/* request line bytes (8192) */
@@ -74,6 +75,15 @@ int		 proxy_add_listener(struct proxy *p, int listen_fd,
 int		 proxy_remove_listener(struct proxy *p, const char *sandbox);
 
 /*
+ * Takes |fd|, the proxy's end of a resolver process's socket
+ * (proxy/resolver.h).  Lookups go to idle resolvers, so a slow one does
+ * not stall the loop; with no resolver, names are looked up inline
+ * (blocking).  Returns 0, or AL_ERR_LIMIT past PROXY_RESOLVERS_MAX (fd
+ * closed).
+ */
+int		 proxy_add_resolver(struct proxy *p, int fd);
+
+/*
  * Takes |ctl_fd|, a SOCK_SEQPACKET socket on which the supervisor sends
  * "add"/"remove" messages (proxy/ipc.h: proxy_ctl_add/proxy_ctl_remove).
  * When the peer closes it, proxy_run() returns.
@@ -83,7 +93,9 @@ void		 proxy_set_control(struct proxy *p, int ctl_fd);
 /*
  * Runs the loop until *stop becomes non-zero (checked at least every
  * 500 ms and after every signal) or the control peer hangs up.  Returns
- * 0, or AL_ERR_SYSTEM if poll() itself failed.
+ * 0, or AL_ERR_SYSTEM if poll() itself failed.  The caller must ignore
+ * SIGPIPE (splice() to a closed socket raises it).  Each relayed
+ * connection holds six descriptors (two sockets, two pipes).
  */
 int		 proxy_run(struct proxy *p, volatile sig_atomic_t *stop);
 

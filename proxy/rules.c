@@ -531,6 +531,11 @@ rules_add_host(struct rules *r, const char *pattern, char *err,
 		    "address", pattern);
 		return AL_ERR_FORMAT;
 	}
+	if (hr.wildcard && strchr(t.host, '.') == NULL) {
+		set_msg(err, errlen, "%s: a wildcard needs at least two labels "
+		    "after \"*.\" (no \"*.com\")", pattern);
+		return AL_ERR_FORMAT;
+	}
 	if (strchr(t.host, '*') != NULL) {
 		set_msg(err, errlen, "%s: '*' only as the whole first label",
 		    pattern);

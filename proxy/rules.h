@@ -17,7 +17,8 @@
  * regard to case and with one trailing dot removed; or "*." followed by
  * such a name, which matches strict subdomains only ("*.example.com"
  * matches "a.example.com" and "a.b.example.com", never "example.com"
- * nor "badexample.com"); or an IPv4 literal in canonical dotted-quad
+ * nor "badexample.com"; the suffix needs two labels, so "*.com" is
+ * refused); or an IPv4 literal in canonical dotted-quad
  * form, or an IPv6 literal in brackets.  PORT is required: a number in
  * 1..65535, or "*" for any port (an explicit, visible choice).
  *

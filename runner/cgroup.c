@@ -32,6 +32,8 @@ static const char *const v1_names[CG_N] = { "memory", "pids", "cpu" };
 struct runner_cgroup {
 	int	 v2;
 	char	*path[CG_N];	/* v2: path[0] only */
+	char	*procs[CG_N];	/* the cgroup.procs files to join */
+	size_t	 nprocs;
 };
 
 static struct {
@@ -139,13 +141,12 @@ probe(void)
 }
 
 static char *
-make_dir(const char *base, pid_t pid)
+make_dir(const char *base)
 {
 	static unsigned seq;
 	char *path;
 
 	xasprintf(&path, "%s/airlock-%d-%u", base, (int)getpid(), seq++);
-	(void)pid;
 	if (mkdir(path, 0755) == -1) {
 		free(path);
 		return NULL;
@@ -153,21 +154,26 @@ make_dir(const char *base, pid_t pid)
 	return path;
 }
 
+static void
+add_procs(struct runner_cgroup *c, const char *dir)
+{
+	xasprintf(&c->procs[c->nprocs++], "%s/cgroup.procs", dir);
+}
+
 struct runner_cgroup *
-runner_cgroup_create(pid_t pid, const struct resource_limits *lim)
+runner_cgroup_create(const struct resource_limits *lim)
 {
 	struct runner_cgroup *c;
-	char v[64], pidstr[32];
+	char v[64];
 	size_t i;
 	int ok = 0;
 
 	if (!cg.probed)
 		probe();
 	c = xcalloc(1, sizeof(*c));
-	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
 	if (cg.v2) {
 		c->v2 = 1;
-		if ((c->path[0] = make_dir(cg.base[0], pid)) == NULL)
+		if ((c->path[0] = make_dir(cg.base[0])) == NULL)
 			goto none;
 		if (lim->memory_mb > 0) {
 			snprintf(v, sizeof(v), "%lld",
@@ -185,14 +191,13 @@ runner_cgroup_create(pid_t pid, const struct resource_limits *lim)
 			    (long long)lim->cpu_percent * 1000);
 			(void)write_file(c->path[0], "cpu.max", v);
 		}
-		if (write_file(c->path[0], "cgroup.procs", pidstr) == -1)
-			goto none;
+		add_procs(c, c->path[0]);
 		return c;
 	}
 	for (i = 0; i < CG_N; i++) {
 		if (cg.base[i] == NULL)
 			continue;
-		if ((c->path[i] = make_dir(cg.base[i], pid)) == NULL)
+		if ((c->path[i] = make_dir(cg.base[i])) == NULL)
 			continue;
 		switch (i) {
 		case CG_MEMORY:
@@ -221,8 +226,8 @@ runner_cgroup_create(pid_t pid, const struct resource_limits *lim)
 			(void)write_file(c->path[i], "cpu.cfs_quota_us", v);
 			break;
 		}
-		if (write_file(c->path[i], "cgroup.procs", pidstr) == 0 &&
-		    i != CG_CPU)
+		add_procs(c, c->path[i]);
+		if (i != CG_CPU)
 			ok = 1;
 	}
 	if (ok)
@@ -230,6 +235,17 @@ runner_cgroup_create(pid_t pid, const struct resource_limits *lim)
 none:
 	runner_cgroup_destroy(c);
 	return NULL;
+}
+
+size_t
+runner_cgroup_procs(const struct runner_cgroup *c, const char **out,
+    size_t n)
+{
+	size_t i;
+
+	for (i = 0; c != NULL && i < c->nprocs && i < n; i++)
+		out[i] = c->procs[i];
+	return i;
 }
 
 void
@@ -292,6 +308,7 @@ runner_cgroup_destroy(struct runner_cgroup *c)
 		    tries < 200; tries++)
 			nanosleep(&ts, NULL);
 		free(c->path[i]);
+		free(c->procs[i]);
 	}
 	free(c);
 }

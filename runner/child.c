@@ -15,16 +15,20 @@
 #include "config.h"
 
 #include <sys/mount.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 
 #include <linux/seccomp.h>
 
 #include <cap-ng.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
@@ -36,11 +40,14 @@
 #include <unistd.h>
 
 #include "policy/sandbox_defaults.h"
+#include "proxy/ipc.h"
+#include "runner/runner.h"
 #include "runner/runner_int.h"
 
 #define OLDROOT		"/.oldroot"
 #define MASK_FILE	"/.airlock-masked"
 #define MASK_DIR	"/.airlock-masked.d"
+#define COW_DIR		"/.airlock-cow"
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC	(1U << 2)
@@ -56,13 +63,20 @@ static const char *const dev_nodes[] = {
 	"null", "zero", "full", "random", "urandom", NULL
 };
 
+/*
+ * A detached, writable clone of the new /proc (root mode only): /proc
+ * itself is read-only by the time the process writes its id maps.  It is
+ * reachable only through this descriptor, which closes at exec.
+ */
+static int proc_fd = -1;
+
 static void __attribute__((noreturn))
 fail(const struct runner_plan *p, const char *step, const char *arg)
 {
 	char buf[256];
 	int e = errno, n;
 
-	n = snprintf(buf, sizeof(buf), "%s%s%s: %s", step,
+	n = snprintf(buf, sizeof(buf), "E%s%s%s: %s", step,
 	    arg != NULL ? " " : "", arg != NULL ? arg : "", strerror(e));
 	if (n < 0)
 		n = 0;
@@ -87,13 +101,13 @@ static void
 mkdir_p(const struct runner_plan *p, const char *path, mode_t mode)
 {
 	char buf[RUNNER_MAX_PATH];
-	char *s;
+	char *s, c;
 
 	cat(p, buf, "", path);
 	for (s = buf + 1; ; s++) {
 		if (*s != '/' && *s != '\0')
 			continue;
-		char c = *s;
+		c = *s;
 		*s = '\0';
 		if (mkdir(buf, mode) == -1 && errno != EEXIST)
 			fail(p, "mkdir", buf);
@@ -200,6 +214,9 @@ build_proc(const struct runner_plan *p)
 	if (mount("proc", "/proc", "proc",
 	    MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == -1)
 		fail(p, "mount", "/proc");
+	if (p->root && (proc_fd = open_tree(AT_FDCWD, "/proc",
+	    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) == -1)
+		fail(p, "open_tree", "/proc");
 	for (i = 0; proc_masked[i] != NULL; i++) {
 		if (stat(proc_masked[i], &st) == -1)
 			continue;
@@ -222,6 +239,36 @@ mount_tmpfs(const struct runner_plan *p, const char *path, int64_t mb)
 		fail(p, "mount tmpfs", path);
 }
 
+/* The new /tmp and /dev/shm are empty tmpfs: binds beneath them come late. */
+static int
+under_tmp(const char *path)
+{
+	return strncmp(path, "/tmp/", 5) == 0 ||
+	    strncmp(path, "/dev/shm/", 9) == 0;
+}
+
+/*
+ * Takes |path| of the host along as a detached mount, for binding after
+ * the new /tmp exists; -1 if it does not exist.  *isdir says what it is.
+ */
+static int
+detach_host(const struct runner_plan *p, const char *path, int *isdir)
+{
+	*isdir = 0;
+	char src[RUNNER_MAX_PATH];
+	struct stat st;
+	int fd;
+
+	cat(p, src, OLDROOT, path);
+	if (stat(src, &st) == -1)
+		return -1;
+	*isdir = S_ISDIR(st.st_mode);
+	if ((fd = open_tree(AT_FDCWD, src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+	    AT_RECURSIVE)) == -1)
+		fail(p, "open_tree", path);
+	return fd;
+}
+
 static void
 setattr(const struct runner_plan *p, int dfd, const char *path,
     unsigned flags, uint64_t set, uint64_t clr)
@@ -236,13 +283,69 @@ setattr(const struct runner_plan *p, int dfd, const char *path,
 }
 
 static void
+fsconf(const struct runner_plan *p, int fd, const char *key, const char *val)
+{
+	if (fsconfig(fd, val != NULL ? FSCONFIG_SET_STRING : FSCONFIG_SET_FLAG,
+	    key, val, 0) == -1)
+		fail(p, "overlay option", key);
+}
+
+/*
+ * WORKSPACE_COW: an overlay whose lower layer is the workspace and whose
+ * upper layer is a tmpfs of tmp_size_mb.  The command sees a writable
+ * workspace; its writes land in the upper layer and vanish with the run,
+ * leaving the real workspace untouched.  Returns a detached mount.
+ */
+static int
+cow_workspace(const struct runner_plan *p, const char *lower)
+{
+	struct stat st;
+	char opts[64];
+	int fd, mfd;
+
+	snprintf(opts, sizeof(opts), "size=%lldm,mode=0755",
+	    (long long)(p->policy->limits.tmp_size_mb > 0 ?
+	    p->policy->limits.tmp_size_mb : 64));
+	make_point(p, COW_DIR, 1);
+	if (mount("tmpfs", COW_DIR, "tmpfs", MS_NOSUID | MS_NODEV, opts) == -1)
+		fail(p, "mount tmpfs", COW_DIR);
+	if (mkdir(COW_DIR "/upper", 0700) == -1 ||
+	    mkdir(COW_DIR "/work", 0700) == -1)
+		fail(p, "mkdir", COW_DIR);
+	/* The overlay's root takes the upper directory's owner and mode:
+	 * give it the workspace's. */
+	if (stat(lower, &st) == -1)
+		fail(p, "stat", p->workspace);
+	if (chown(COW_DIR "/upper", st.st_uid, st.st_gid) == -1 && p->root)
+		fail(p, "chown", COW_DIR "/upper");
+	if (chmod(COW_DIR "/upper", st.st_mode & 07777) == -1)
+		fail(p, "chmod", COW_DIR "/upper");
+	if ((fd = fsopen("overlay", FSOPEN_CLOEXEC)) == -1)
+		fail(p, "fsopen", "overlay");
+	fsconf(p, fd, "lowerdir", lower);
+	fsconf(p, fd, "upperdir", COW_DIR "/upper");
+	fsconf(p, fd, "workdir", COW_DIR "/work");
+	if (!p->root)
+		fsconf(p, fd, "userxattr", NULL);
+	if (fsconfig(fd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == -1)
+		fail(p, "create overlay", p->workspace);
+	if ((mfd = fsmount(fd, FSMOUNT_CLOEXEC, 0)) == -1)
+		fail(p, "fsmount", "overlay");
+	close(fd);
+	/* The overlay holds its own reference to the upper layer. */
+	if (umount2(COW_DIR, MNT_DETACH) == -1 || rmdir(COW_DIR) == -1)
+		fail(p, "umount", COW_DIR);
+	return mfd;
+}
+
+static void
 build_root(const struct runner_plan *p)
 {
 	const struct sandbox_policy *sp = p->policy;
 	char buf[RUNNER_MAX_PATH], path[RUNNER_MAX_PATH];
 	struct stat st;
-	size_t i;
-	int fd, wsfd;
+	size_t i, j, nlate = 0;
+	int fd, wsfd, homefd, late[RUNNER_MAX_LATE], late_dir[RUNNER_MAX_LATE];
 
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
 		fail(p, "make mounts private", "/");
@@ -268,18 +371,48 @@ build_root(const struct runner_plan *p)
 	make_point(p, "/etc", 1);
 	for (i = 0; sandbox_etc_entries[i] != NULL; i++)
 		bind_host(p, cat(p, buf, "/etc/", sandbox_etc_entries[i]), 0);
-	for (i = 0; i < sp->nread_only; i++)
-		bind_host(p, sp->read_only[i], 0);
+	for (i = 0; i < p->nextra_ro; i++)
+		if (!under_tmp(p->extra_ro[i]))
+			bind_host(p, p->extra_ro[i], 0);
+		else if (nlate == RUNNER_MAX_LATE)
+			fail(p, "too many read-only paths beneath /tmp",
+			    p->extra_ro[i]);
+		else {
+			late[nlate] = detach_host(p, p->extra_ro[i],
+			    &late_dir[nlate]);
+			nlate++;
+		}
 	build_dev(p);
 	build_proc(p);
 	make_point(p, "/tmp", 1);
 	mkdir_p(p, p->workspace, 0755);
 
 	/* Take the workspace along as a detached tree before the host goes. */
-	wsfd = open_tree(AT_FDCWD, cat(p, buf, OLDROOT, p->workspace),
-	    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
-	if (wsfd == -1)
+	if (sp->workspace == WORKSPACE_COW)
+		wsfd = cow_workspace(p, cat(p, buf, OLDROOT, p->workspace));
+	else if ((wsfd = open_tree(AT_FDCWD, cat(p, buf, OLDROOT,
+	    p->workspace), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+	    AT_RECURSIVE)) == -1)
 		fail(p, "open workspace", p->workspace);
+	else if (p->idmap_fd != -1) {
+		struct mount_attr ma;
+
+		/* Where the filesystem cannot idmap, the runner keeps the
+		 * owner's permissions: writes then fail, never land. */
+		memset(&ma, 0, sizeof(ma));
+		ma.attr_set = MOUNT_ATTR_IDMAP;
+		ma.userns_fd = (uint64_t)p->idmap_fd;
+		(void)mount_setattr(wsfd, "", AT_EMPTY_PATH | AT_RECURSIVE,
+		    &ma, sizeof(ma));
+	}
+	/* The agent's persistent home comes along the same way. */
+	homefd = -1;
+	if (sp->home != NULL) {
+		mkdir_p(p, sp->home, 0755);
+		if ((homefd = open_tree(AT_FDCWD, cat(p, buf, OLDROOT,
+		    sp->home), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) == -1)
+			fail(p, "open home", sp->home);
+	}
 	if (umount2(OLDROOT, MNT_DETACH) == -1)
 		fail(p, "umount", OLDROOT);
 	if (rmdir(OLDROOT) == -1)
@@ -295,12 +428,41 @@ build_root(const struct runner_plan *p)
 	if (strncmp(p->workspace, "/tmp/", 5) == 0 ||
 	    strncmp(p->workspace, "/dev/shm/", 9) == 0)
 		mkdir_p(p, p->workspace, 0755);
+	/* Read-only binds that live beneath the new /tmp come in now. */
+	for (i = 0, j = 0; i < p->nextra_ro; i++) {
+		if (!under_tmp(p->extra_ro[i]))
+			continue;
+		if (late[j] != -1) {
+			make_point(p, p->extra_ro[i], late_dir[j]);
+			setattr(p, late[j], "", AT_EMPTY_PATH | AT_RECURSIVE,
+			    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+			    MOUNT_ATTR_NODEV, 0);
+			if (move_mount(late[j], "", AT_FDCWD, p->extra_ro[i],
+			    MOVE_MOUNT_F_EMPTY_PATH) == -1)
+				fail(p, "bind", p->extra_ro[i]);
+			close(late[j]);
+		}
+		j++;
+	}
 	setattr(p, wsfd, "", AT_EMPTY_PATH | AT_RECURSIVE,
 	    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0);
 	if (move_mount(wsfd, "", AT_FDCWD, p->workspace,
 	    MOVE_MOUNT_F_EMPTY_PATH) == -1)
 		fail(p, "mount workspace", p->workspace);
 	close(wsfd);
+	if (homefd != -1) {
+		if (under_tmp(sp->home))
+			mkdir_p(p, sp->home, 0755);
+		setattr(p, homefd, "", AT_EMPTY_PATH,
+		    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0);
+		if (move_mount(homefd, "", AT_FDCWD, sp->home,
+		    MOVE_MOUNT_F_EMPTY_PATH) == -1)
+			fail(p, "mount home", sp->home);
+		close(homefd);
+	}
+	if (sp->workspace_readonly)
+		setattr(p, AT_FDCWD, p->workspace, AT_RECURSIVE,
+		    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0);
 
 	/* .git and the protected paths: read-only again, beneath the rw bind. */
 	for (i = 0; i < sp->nprotected; i++) {
@@ -333,6 +495,9 @@ set_limit(const struct runner_plan *p, int res, int64_t v, int64_t scale,
 	if (v <= 0)
 		return;
 	rl.rlim_cur = rl.rlim_max = (rlim_t)v * (rlim_t)scale;
+	/* SIGXCPU first, so that the cause can be told; SIGKILL 1 s later. */
+	if (res == RLIMIT_CPU)
+		rl.rlim_max = rl.rlim_cur + 1;
 	if (setrlimit(res, &rl) == -1)
 		fail(p, "setrlimit", name);
 }
@@ -379,30 +544,96 @@ setup_fds(const struct runner_plan *p)
 			fail(p, "keep fd", NULL);
 }
 
+/*
+ * No capability in any set.  The bounding set is emptied with prctl()
+ * directly: libcap-ng's own path rereads /proc/self/status through stdio
+ * (allocating, and three times), which the child avoids.
+ */
 static void
 drop_caps(const struct runner_plan *p)
 {
-	capng_clear(CAPNG_SELECT_ALL);
-	if (capng_apply(CAPNG_SELECT_ALL) != 0) {
+	int cap;
+
+	for (cap = 0; cap <= p->cap_last; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == -1 &&
+		    errno != EINVAL)
+			fail(p, "drop bounding capabilities", NULL);
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) == -1)
+		fail(p, "clear ambient capabilities", NULL);
+	capng_clear(CAPNG_SELECT_BOTH);
+	if (capng_apply(CAPNG_SELECT_BOTH) != 0) {
 		errno = EPERM;
 		fail(p, "drop capabilities", NULL);
 	}
-	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) == -1)
-		fail(p, "clear ambient capabilities", NULL);
 }
 
-/* Reads one go-ahead byte from the parent; EOF means it died. */
+/* Exits quietly if the parent is gone (its end of sync_fd hung up). */
 static void
-wait_parent(const struct runner_plan *p, char want)
+check_parent(const struct runner_plan *p)
 {
-	char c;
-	ssize_t n;
+	struct pollfd pfd;
 
-	do
-		n = read(p->sync_fd, &c, 1);
-	while (n == -1 && errno == EINTR);
-	if (n != 1 || c != want)
+	pfd.fd = p->sync_fd;
+	pfd.events = 0;
+	if (poll(&pfd, 1, 0) == -1 || (pfd.revents & POLLHUP))
 		_exit(RUNNER_SETUP_EXIT);
+}
+
+static void
+write_at(const struct runner_plan *p, int dfd, const char *file,
+    const char *val)
+{
+	size_t len = strlen(val);
+	int fd;
+
+	if ((fd = openat(dfd, file, O_WRONLY | O_CLOEXEC)) == -1)
+		fail(p, "open", file);
+	if (write(fd, val, len) != (ssize_t)len)
+		fail(p, "write", file);
+	close(fd);
+}
+
+/* Joins the cgroup the parent made (while still allowed to). */
+static void
+join_cgroup(const struct runner_plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->ncg_procs; i++)
+		write_at(p, AT_FDCWD, p->cg_procs[i], "0");
+}
+
+/*
+ * The user namespace: as root it is created here, after the root was
+ * built and root was dropped, so that the mount, pid, net, ipc, uts and
+ * cgroup namespaces belong to the initial user namespace and the runner
+ * holds no capability over any of them.  Either way the process maps
+ * only its own uid and gid, and setgroups is denied.
+ */
+static void
+enter_userns(const struct runner_plan *p)
+{
+	char map[64], path[RUNNER_MAX_PATH];
+	const char *dir;
+	int dfd;
+
+	/* Our /proc/self files belong to root until we are dumpable. */
+	if (prctl(PR_SET_DUMPABLE, 1) == -1)
+		fail(p, "prctl PR_SET_DUMPABLE", NULL);
+	if (p->root && unshare(CLONE_NEWUSER) == -1)
+		fail(p, "unshare", "CLONE_NEWUSER");
+	dfd = proc_fd != -1 ? proc_fd : AT_FDCWD;
+	dir = proc_fd != -1 ? "self/" : "/proc/self/";
+	write_at(p, dfd, cat(p, path, dir, "setgroups"), "deny");
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)p->uid,
+	    (unsigned)p->uid);
+	write_at(p, dfd, cat(p, path, dir, "uid_map"), map);
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)p->gid,
+	    (unsigned)p->gid);
+	write_at(p, dfd, cat(p, path, dir, "gid_map"), map);
+	if (proc_fd != -1)
+		close(proc_fd);
+	proc_fd = -1;
 }
 
 /* execvpe() with the search path from the command's environment. */
@@ -448,38 +679,122 @@ exec_command(const struct runner_plan *p)
 	_exit(err == ENOENT ? 127 : 126);
 }
 
+static char command_stack[64 * 1024] __attribute__((aligned(16)));
+
+static int
+command_main(void *arg)
+{
+	const struct runner_plan *p = arg;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
+		_exit(RUNNER_SETUP_EXIT);
+	exec_command(p);
+}
+
+/*
+ * The namespace's first process stays a tiny init, fully sandboxed like
+ * the command: it reaps orphans and, when the command ends, reports its
+ * wait status on report_fd and exits, which kills whatever the command
+ * left behind.  The command itself is not pid 1, so signals it sends
+ * itself behave as usual.
+ */
+static void __attribute__((noreturn))
+run_init(const struct runner_plan *p)
+{
+	unsigned char rec[1 + sizeof(int)];
+	pid_t pid, cmd;
+	int status;
+
+	/* vfork semantics on a stack of its own: no copy of the page
+	 * tables this process inherited from airlock. */
+	cmd = clone(command_main, command_stack + sizeof(command_stack),
+	    CLONE_VM | CLONE_VFORK | SIGCHLD, (void *)p);
+	if (cmd == -1)
+		fail(p, "clone", "command");
+	close(0);
+	close(1);
+	close(2);
+	for (;;) {
+		pid = wait(&status);
+		if (pid == -1 && errno == EINTR)
+			continue;
+		if (pid == -1)
+			_exit(RUNNER_SETUP_EXIT);
+		if (pid == cmd)
+			break;
+	}
+	rec[0] = 'W';
+	memcpy(rec + 1, &status, sizeof(status));
+	(void)!write(p->report_fd, rec, sizeof(rec));
+	_exit(0);
+}
+
+/*
+ * The only way out of the network namespace: a listener on 127.0.0.1
+ * inside it, handed to the proxy outside, which makes every outbound
+ * connection itself after checking it.  Runs while we still hold the
+ * capabilities over this network namespace.
+ */
+static void
+proxy_listener(const struct runner_plan *p)
+{
+	struct sockaddr_in	sin;
+	int			lfd, one = 1;
+
+	if (!p->use_proxy)
+		return;
+	if (proxy_lo_up() != 0)
+		fail(p, "bring up lo", NULL);
+	if ((lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		fail(p, "socket", "proxy listener");
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons(RUNNER_PROXY_PORT);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	(void)setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(lfd, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
+	    listen(lfd, 64) == -1)
+		fail(p, "listen", "127.0.0.1:" "3128");
+	if (proxy_send_fd(p->proxy_sock, lfd, "L", 1) != 0)
+		fail(p, "hand the listener to the proxy", NULL);
+	close(lfd);
+	close(p->proxy_sock);
+}
+
 void
 runner_child(const struct runner_plan *p)
 {
-	struct pollfd pfd;
-
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
 		fail(p, "prctl PR_SET_PDEATHSIG", NULL);
-	/* The parent has written our uid/gid maps. */
-	wait_parent(p, 'g');
-	if (p->root && setgroups(0, NULL) == -1)
-		fail(p, "setgroups", NULL);
-	if (setresgid(p->gid, p->gid, p->gid) == -1)
-		fail(p, "setresgid", NULL);
-	if (setresuid(p->uid, p->uid, p->uid) == -1)
-		fail(p, "setresuid", NULL);
-	/* A credential change resets the death signal: set it again, and
-	 * make sure the parent did not die in between. */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
-		fail(p, "prctl PR_SET_PDEATHSIG", NULL);
-	pfd.fd = p->sync_fd;
-	pfd.events = 0;
-	if (poll(&pfd, 1, 0) == -1 || (pfd.revents & POLLHUP))
-		_exit(RUNNER_SETUP_EXIT);
+	check_parent(p);
+	if (p->root) {
+		/* Real root, in fresh namespaces: build the root, then drop
+		 * root for good before anything of the command's runs. */
+		join_cgroup(p);
+		build_root(p);
+		proxy_listener(p);
+		if (sethostname("airlock", 7) == -1)
+			fail(p, "sethostname", NULL);
+		if (setgroups(0, NULL) == -1)
+			fail(p, "setgroups", NULL);
+		if (setresgid(p->gid, p->gid, p->gid) == -1)
+			fail(p, "setresgid", NULL);
+		if (setresuid(p->uid, p->uid, p->uid) == -1)
+			fail(p, "setresuid", NULL);
+		/* A credential change resets the death signal. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
+			fail(p, "prctl PR_SET_PDEATHSIG", NULL);
+		check_parent(p);
+		enter_userns(p);
+	} else {
+		enter_userns(p);
+		build_root(p);
+		proxy_listener(p);
+		if (sethostname("airlock", 7) == -1)
+			fail(p, "sethostname", NULL);
+	}
 	if (setsid() == -1)
 		fail(p, "setsid", NULL);
-	if (p->policy->workspace == WORKSPACE_COW) {
-		errno = ENOTSUP;
-		fail(p, "workspace mode cow", NULL);
-	}
-	build_root(p);
-	if (sethostname("airlock", 7) == -1)
-		fail(p, "sethostname", NULL);
 	if (chdir(p->cwd) == -1)
 		fail(p, "chdir (is the workspace readable by the runner uid?)",
 		    p->cwd);
@@ -494,10 +809,12 @@ runner_child(const struct runner_plan *p)
 		if (runner_landlock_apply(p, &step) == -1)
 			fail(p, step, NULL);
 	}
-	/* The parent has put us in our cgroup. */
-	wait_parent(p, 'c');
+	/* This process keeps a copy of the parent's memory: nobody in the
+	 * sandbox may read it through /proc/1/mem or ptrace. */
+	if (prctl(PR_SET_DUMPABLE, 0) == -1)
+		fail(p, "prctl PR_SET_DUMPABLE", NULL);
 	if (p->bpf != NULL &&
 	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, p->bpf) == -1)
 		fail(p, "seccomp", NULL);
-	exec_command(p);
+	run_init(p);
 }

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "runner/runner.h"
 #include "runner/runner_int.h"
 
 #define LL_CREATE_RULESET_VERSION	(1U << 0)
@@ -57,6 +58,11 @@ struct ll_ruleset_attr {
 	uint64_t	handled_access_fs;
 	uint64_t	handled_access_net;
 	uint64_t	scoped;
+};
+
+struct ll_net_port_attr {
+	uint64_t	allowed_access;
+	uint64_t	port;
 };
 
 struct ll_path_beneath_attr {
@@ -115,13 +121,9 @@ add_path(int rfd, const char *path, uint64_t access)
 int
 runner_landlock_apply(const struct runner_plan *p, const char **step)
 {
-	static const char *const devs[] = {
-		"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
-		"/dev/urandom", NULL
-	};
 	struct ll_ruleset_attr attr;
 	uint64_t all, file_rw;
-	size_t size, i;
+	size_t size;
 	int abi = p->landlock_abi, rfd, e;
 
 	memset(&attr, 0, sizeof(attr));
@@ -130,7 +132,7 @@ runner_landlock_apply(const struct runner_plan *p, const char **step)
 	size = sizeof(uint64_t);
 	if (abi >= 4) {
 		size = 2 * sizeof(uint64_t);
-		if (!p->policy->network)
+		if (!p->policy->network || p->use_proxy)
 			attr.handled_access_net = LL_NET_BIND_TCP |
 			    LL_NET_CONNECT_TCP;
 	}
@@ -147,11 +149,24 @@ runner_landlock_apply(const struct runner_plan *p, const char **step)
 	if (add_path(rfd, "/", LL_FS_READ) == -1 ||
 	    add_path(rfd, p->workspace, all) == -1 ||
 	    add_path(rfd, "/tmp", all) == -1 ||
-	    add_path(rfd, "/dev/shm", all) == -1)
+	    add_path(rfd, "/dev/shm", all) == -1 ||
+	    (p->policy->home != NULL &&
+	    add_path(rfd, p->policy->home, all) == -1))
 		goto fail;
-	for (i = 0; devs[i] != NULL; i++)
-		if (add_path(rfd, devs[i], file_rw) == -1)
+	/* Through the proxy: TCP connect to its port, nothing else. */
+	if (abi >= 4 && p->use_proxy) {
+		struct ll_net_port_attr np;
+
+		np.allowed_access = LL_NET_CONNECT_TCP;
+		np.port = RUNNER_PROXY_PORT;
+		if (syscall(SYS_landlock_add_rule, rfd, LL_RULE_NET_PORT, &np,
+		    0) == -1)
 			goto fail;
+	}
+	/* /dev is a read-only tmpfs holding only the five device nodes (and
+	 * /dev/shm, granted above): one rule covers them. */
+	if (add_path(rfd, "/dev", file_rw) == -1)
+		goto fail;
 	*step = "landlock_restrict_self";
 	if (syscall(SYS_landlock_restrict_self, rfd, 0) == -1)
 		goto fail;

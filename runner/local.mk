@@ -2,14 +2,20 @@
 libairlock_a_SOURCES += runner/wait.c
 libairlock_a_SOURCES += \
 	runner/runner.c runner/runner.h runner/runner_int.h \
-	runner/child.c runner/landlock.c runner/seccomp.c runner/cgroup.c
+	runner/child.c runner/landlock.c runner/seccomp.c runner/cgroup.c \
+	runner/seatbelt_exec.c runner/seatbelt_exec.h
 
 # Escape tests: each attack is tried for real from inside a runner.
 check_PROGRAMS += tests/escape/probe
 tests_escape_probe_SOURCES = tests/escape/probe.c
 tests_escape_probe_CFLAGS = $(AM_CFLAGS)
-tests_escape_probe_LDADD =
+tests_escape_probe_LDADD = $(SECCOMP_LIBS)
 TESTS += tests/escape/sandbox_escapes.sh tests/escape/resource_limits.sh \
 	tests/integration/exec_runs_commands.sh
 EXTRA_DIST += tests/escape/sandbox_escapes.sh tests/escape/resource_limits.sh \
 	tests/integration/exec_runs_commands.sh
+
+check_PROGRAMS += tests/unit/test_runner
+TESTS += tests/unit/test_runner
+tests_unit_test_runner_CFLAGS = $(unit_cflags)
+tests_unit_test_runner_LDADD = $(unit_ldadd)

@@ -12,6 +12,8 @@
 #include "config.h"
 
 #include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -29,6 +31,7 @@
 
 #include "common/errors.h"
 #include "common/util.h"
+#include "policy/sandbox_defaults.h"
 #include "runner/runner.h"
 #include "runner/runner_int.h"
 
@@ -39,8 +42,10 @@
 #define P_PIDFD		3
 #endif
 
-#define RUNNER_NS_FLAGS	(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | \
-	CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP)
+/* The user namespace comes with these when airlock is not root; as root,
+ * the child creates it after building the root (see child.c). */
+#define RUNNER_NS_FLAGS	(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | \
+	CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP)
 
 #define RUNNER_BASE_LAYERS (RUNNER_LAYER_USERNS | RUNNER_LAYER_MOUNTNS | \
 	RUNNER_LAYER_PIDNS | RUNNER_LAYER_NETNS | RUNNER_LAYER_IPCNS | \
@@ -62,7 +67,7 @@ struct runner_proc {
 	int			 pidfd;
 	int			 epfd;
 	int			 report_fd;	/* read end */
-	int			 sync_fd;	/* write end */
+	int			 sync_fd;	/* held open while we live */
 	struct stream		 out, err;
 	size_t			 cap;		/* bytes kept in total */
 	int			 truncated;
@@ -84,6 +89,7 @@ plan_free(struct runner_plan *pl)
 	for (i = 0; i < pl->ndeny; i++)
 		free(pl->deny[i]);
 	free(pl->deny);
+	free(pl->extra_ro);
 }
 
 /* Returns 1 if the workspace-relative |rel| has no ".." component. */
@@ -106,6 +112,63 @@ rel_ok(const char *rel)
 	return 1;
 }
 
+/* Returns 1 if |path| is |dir| or lies beneath it. */
+static int
+is_beneath(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* Returns 1 if |path| is one of the system paths every runner gets. */
+static int
+is_base_path(const char *path)
+{
+	size_t i;
+
+	/*
+	 * Anything beneath a bound system directory is visible already; a
+	 * second bind would need a mount point made through the host's own
+	 * directory, which must never be written.
+	 */
+	for (i = 0; sandbox_system_dirs[i] != NULL; i++)
+		if (is_beneath(path, sandbox_system_dirs[i]))
+			return 1;
+	if (strncmp(path, "/etc/", 5) != 0)
+		return 0;
+	for (i = 0; sandbox_etc_entries[i] != NULL; i++)
+		if (is_beneath(path + 5, sandbox_etc_entries[i]))
+			return 1;
+	return 0;
+}
+
+/* The highest capability the kernel knows (cached), or 63. */
+static int
+cap_last(void)
+{
+	static int last = -1;
+	char buf[16];
+	ssize_t n;
+	int fd;
+
+	if (last != -1)
+		return last;
+	last = 63;
+	if ((fd = open("/proc/sys/kernel/cap_last_cap",
+	    O_RDONLY | O_CLOEXEC)) != -1) {
+		if ((n = read(fd, buf, sizeof(buf) - 1)) > 0) {
+			buf[n] = '\0';
+			if (atoi(buf) > 0 && atoi(buf) < 64)
+				last = atoi(buf);
+		}
+		close(fd);
+	}
+	return last;
+}
+
+static int	write_file(const char *path, const char *text);
+
 static int
 plan_init(struct runner_plan *pl, const struct runner_request *req,
     char *err, size_t errlen)
@@ -121,6 +184,8 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 	pl->stdin_fd = req->stdin_fd;
 	pl->keep_fds = req->keep_fds;
 	pl->nkeep_fds = req->nkeep_fds;
+	pl->use_proxy = req->use_proxy;
+	pl->proxy_sock = req->use_proxy ? req->proxy_sock : -1;
 	if ((pl->workspace = realpath(req->workspace, NULL)) == NULL) {
 		snprintf(err, errlen, "workspace %s: %s", req->workspace,
 		    strerror(errno));
@@ -151,12 +216,33 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 		} else if (d[0] == '/')
 			pl->deny[pl->ndeny++] = xstrdup(d);
 	}
-	for (i = 0; i < sp->nread_only; i++)
+	pl->extra_ro = xcalloc(sp->nread_only + 1, sizeof(*pl->extra_ro));
+	for (i = 0; i < sp->nread_only; i++) {
 		if (sp->read_only[i][0] != '/') {
 			snprintf(err, errlen, "read-only path %s is not "
 			    "absolute", sp->read_only[i]);
 			return AL_ERR_PATH;
 		}
+		/* The base set is always bound: do not bind it twice. */
+		if (!is_base_path(sp->read_only[i]))
+			pl->extra_ro[pl->nextra_ro++] = sp->read_only[i];
+	}
+	/* An entry beneath another is visible through it already. */
+	for (i = 0; i < pl->nextra_ro; i++) {
+		size_t j;
+
+		for (j = 0; j < pl->nextra_ro; j++)
+			if (j != i && strcmp(pl->extra_ro[i],
+			    pl->extra_ro[j]) != 0 &&
+			    is_beneath(pl->extra_ro[i], pl->extra_ro[j]))
+				break;
+		if (j < pl->nextra_ro) {
+			memmove(&pl->extra_ro[i], &pl->extra_ro[i + 1],
+			    (pl->nextra_ro - i - 1) * sizeof(*pl->extra_ro));
+			pl->nextra_ro--;
+			i--;
+		}
+	}
 	for (i = 0; i < sp->nprotected; i++)
 		if (!rel_ok(sp->protected[i])) {
 			snprintf(err, errlen, "protected path %s is not "
@@ -166,6 +252,7 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 	if ((pl->bpf = runner_seccomp_program(sp, err, errlen)) == NULL)
 		return AL_ERR_INTERNAL;
 	pl->landlock_abi = sp->landlock ? runner_landlock_abi() : 0;
+	pl->cap_last = cap_last();
 	pl->root = geteuid() == 0;
 	pl->uid = pl->root ? sp->uid : geteuid();
 	pl->gid = pl->root ? sp->gid : getegid();
@@ -173,44 +260,109 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 		snprintf(err, errlen, "the runner uid/gid must not be 0");
 		return AL_ERR_DENIED;
 	}
+	/*
+	 * As root, the runner's uid does not own the workspace: an idmapped
+	 * mount shows the owner's files as the runner's, and what the runner
+	 * writes lands on disk as the owner's.  No file changes owner.
+	 */
+	pl->idmap_fd = -1;
+	if (pl->root && sp->workspace == WORKSPACE_DIRECT) {
+		struct stat st;
+
+		if (stat(pl->workspace, &st) == 0 &&
+		    (st.st_uid != pl->uid || st.st_gid != pl->gid))
+			pl->idmap_fd = runner_idmap_userns(st.st_uid,
+			    st.st_gid, pl->uid, pl->gid);
+	}
 	return 0;
 }
 
-static int
-write_proc(pid_t pid, const char *file, const char *val)
-{
-	char path[64];
-	int fd, rc;
+struct idmap_cache {
+	uid_t	from_uid, to_uid;
+	gid_t	from_gid, to_gid;
+	int	fd;
+};
 
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
-	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
+int
+runner_idmap_userns(uid_t from_uid, gid_t from_gid, uid_t to_uid,
+    gid_t to_gid)
+{
+	static struct idmap_cache cache[8];
+	static size_t ncache;
+	char path[64], map[64];
+	int fd, ok, pfd[2];
+	size_t i;
+	pid_t pid;
+
+	for (i = 0; i < ncache; i++)
+		if (cache[i].from_uid == from_uid && cache[i].to_uid == to_uid &&
+		    cache[i].from_gid == from_gid && cache[i].to_gid == to_gid)
+			return cache[i].fd;
+	if (pipe2(pfd, O_CLOEXEC) == -1)
 		return -1;
-	rc = write(fd, val, strlen(val)) == (ssize_t)strlen(val) ? 0 : -1;
-	close(fd);
-	return rc;
+	/* A child that only holds the new user namespace while we map it. */
+	if ((pid = fork()) == -1) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		char c;
+
+		close(pfd[1]);
+		if (unshare(CLONE_NEWUSER) == -1)
+			_exit(1);
+		(void)!read(pfd[0], &c, 1);
+		_exit(0);
+	}
+	close(pfd[0]);
+	/* The child needs a moment to unshare: wait until its ns differs. */
+	for (i = 0; i < 1000; i++) {
+		struct stat a, b;
+
+		snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+		if (stat(path, &a) == 0 && stat("/proc/self/ns/user", &b) == 0 &&
+		    a.st_ino != b.st_ino)
+			break;
+		usleep(100);
+	}
+	/* The idmapping: on-disk id (inside) -> the id the runner has. */
+	ok = 1;
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)from_uid,
+	    (unsigned)to_uid);
+	ok &= write_file(path, map);
+	snprintf(path, sizeof(path), "/proc/%d/setgroups", (int)pid);
+	ok &= write_file(path, "deny");
+	snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)pid);
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)from_gid,
+	    (unsigned)to_gid);
+	ok &= write_file(path, map);
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+	fd = ok ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	close(pfd[1]);
+	while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
+		;
+	if (fd != -1 && ncache < sizeof(cache) / sizeof(cache[0])) {
+		cache[ncache].from_uid = from_uid;
+		cache[ncache].from_gid = from_gid;
+		cache[ncache].to_uid = to_uid;
+		cache[ncache].to_gid = to_gid;
+		cache[ncache++].fd = fd;
+	}
+	return fd;
 }
 
-/*
- * The child's uid/gid maps.  As root: the runner uid/gid map to
- * themselves, so the runner is an ordinary unprivileged user on the host
- * too; the child drops root's supplementary groups itself (setgroups is
- * then refused by seccomp).  As an ordinary user: that user maps to
- * itself and setgroups is denied, as the kernel requires.
- */
 static int
-write_maps(const struct runner_plan *pl, pid_t pid)
+write_file(const char *path, const char *text)
 {
-	char map[64];
+	int fd, ok;
 
-	if (!pl->root && write_proc(pid, "setgroups", "deny") == -1)
-		return -1;
-	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)pl->uid,
-	    (unsigned)pl->uid);
-	if (write_proc(pid, "uid_map", map) == -1)
-		return -1;
-	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)pl->gid,
-	    (unsigned)pl->gid);
-	return write_proc(pid, "gid_map", map);
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
+		return 0;
+	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	close(fd);
+	return ok;
 }
 
 static void
@@ -266,7 +418,9 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 		proc_free(p);
 		return rc;
 	}
-	if (pipe2(syncp, O_CLOEXEC) == -1 || pipe2(repp, O_CLOEXEC) == -1 ||
+	/* The child polls its end of this pair to see the parent alive. */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, syncp) == -1 ||
+	    pipe2(repp, O_CLOEXEC) == -1 ||
 	    (!req->passthrough && (pipe2(outp, O_CLOEXEC) == -1 ||
 	    pipe2(errp, O_CLOEXEC) == -1))) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
@@ -278,9 +432,14 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	p->plan.out_fd = req->passthrough ? 1 : outp[1];
 	p->plan.err_fd = req->passthrough ? 2 : errp[1];
 
-	/* A raw clone: fork semantics plus every namespace, and a pidfd. */
-	pid = syscall(SYS_clone, RUNNER_NS_FLAGS | CLONE_PIDFD | SIGCHLD, 0,
-	    &pidfd, 0, 0);
+	/* The cgroup exists before the child does: the child joins it
+	 * itself, so nothing has to wait for the parent after clone(). */
+	p->cg = runner_cgroup_create(&req->policy->limits);
+	p->plan.ncg_procs = runner_cgroup_procs(p->cg, p->plan.cg_procs, 3);
+
+	/* A raw clone: fork semantics plus the namespaces, and a pidfd. */
+	pid = syscall(SYS_clone, RUNNER_NS_FLAGS | CLONE_PIDFD | SIGCHLD |
+	    (p->plan.root ? 0 : CLONE_NEWUSER), 0, &pidfd, 0, 0);
 	if (pid == -1) {
 		snprintf(err, errlen, "clone: %s", strerror(errno));
 		rc = errno == EINVAL || errno == EPERM ?
@@ -311,21 +470,6 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	syncp[0] = syncp[1] = repp[0] = repp[1] = -1;
 	outp[0] = outp[1] = errp[0] = errp[1] = -1;
 
-	if (write_maps(&p->plan, p->pid) == -1 ||
-	    write(p->sync_fd, "g", 1) != 1) {
-		snprintf(err, errlen, "writing the runner's id maps: %s",
-		    strerror(errno));
-		rc = AL_ERR_SYSTEM;
-		goto kill;
-	}
-	/* The child builds its root meanwhile; it waits for 'c' to exec. */
-	p->cg = runner_cgroup_create(p->pid, &req->policy->limits);
-	if (write(p->sync_fd, "c", 1) != 1) {
-		snprintf(err, errlen, "starting the runner: %s",
-		    strerror(errno));
-		rc = AL_ERR_SYSTEM;
-		goto kill;
-	}
 	p->layers = RUNNER_BASE_LAYERS;
 	if (p->plan.landlock_abi > 0)
 		p->layers |= RUNNER_LAYER_LANDLOCK;
@@ -546,7 +690,7 @@ runner_proc_finish(struct runner_proc *p, struct runner_result *res)
 {
 	char msg[200];
 	ssize_t n;
-	int limit;
+	int limit, status;
 
 	memset(res, 0, sizeof(*res));
 	if (!p->reaped) {
@@ -560,18 +704,27 @@ runner_proc_finish(struct runner_proc *p, struct runner_result *res)
 	stream_read(p, &p->err);
 	res->duration_ms = now_monotonic_ms() - p->start;
 	res->timed_out = p->timed_out;
-	if (p->si.si_code == CLD_EXITED) {
+	(void)fd_set_nonblock(p->report_fd, 1);
+	n = read(p->report_fd, msg, sizeof(msg) - 1);
+	if (n == 1 + (ssize_t)sizeof(int) && msg[0] == 'W') {
+		/* The init reports the command's own status. */
+		memcpy(&status, msg + 1, sizeof(status));
+		if (WIFEXITED(status)) {
+			res->exited = 1;
+			res->exit_code = WEXITSTATUS(status);
+		} else if (WIFSIGNALED(status))
+			res->signal = WTERMSIG(status);
+	} else if (p->si.si_code == CLD_EXITED) {
 		res->exited = 1;
 		res->exit_code = p->si.si_status;
 	} else
 		res->signal = p->si.si_status;
-	(void)fd_set_nonblock(p->report_fd, 1);
-	n = read(p->report_fd, msg, sizeof(msg) - 1);
-	if (n > 0) {
+	if (n > 1 && msg[0] == 'E') {
 		msg[n] = '\0';
 		res->setup_failed = 1;
+		res->exited = 0;
 		snprintf(res->setup_error, sizeof(res->setup_error),
-		    "sandbox setup failed: %s", msg);
+		    "sandbox setup failed: %s", msg + 1);
 	} else
 		res->layers = p->layers;
 	res->out = p->out.buf != NULL ? p->out.buf : xstrdup("");

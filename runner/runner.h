@@ -46,7 +46,19 @@ struct runner_request {
 						   caller's (airlock exec) */
 	const int		*keep_fds;	/* extra fds passed through */
 	size_t			 nkeep_fds;
+	/*
+	 * Egress through airlock's proxy: the runner brings up lo in its
+	 * network namespace, listens on 127.0.0.1:RUNNER_PROXY_PORT there,
+	 * and sends that listening socket over |proxy_sock| (SCM_RIGHTS)
+	 * before the command starts; landlock then allows TCP connect to
+	 * that port only.  The caller serves the socket with the proxy and
+	 * puts HTTP(S)_PROXY in envp.
+	 */
+	int			 use_proxy;
+	int			 proxy_sock;
 };
+
+#define RUNNER_PROXY_PORT	3128
 
 struct runner_result {
 	int	 exited;		/* 1: exit_code is valid */

@@ -19,6 +19,9 @@
 /* Child exit status when a setup step failed (the reason is on the pipe). */
 #define RUNNER_SETUP_EXIT	125
 
+/* Read-only binds beneath /tmp or /dev/shm a runner can take. */
+#define RUNNER_MAX_LATE	16
+
 struct runner_plan {
 	char *const	*argv;
 	char *const	*envp;
@@ -26,22 +29,40 @@ struct runner_plan {
 	char		*cwd;		/* absolute, owned */
 	char		**deny;		/* deny_read, "~" expanded, owned */
 	size_t		 ndeny;
+	const char	**extra_ro;	/* read_only minus the base set; the
+					   array is owned, the strings not */
+	size_t		 nextra_ro;
 	const struct sandbox_policy *policy;
 	uid_t		 uid, gid;	/* inside the namespace */
 	int		 root;		/* airlock runs as root */
 	const struct sock_fprog *bpf;	/* compiled seccomp filter */
 	int		 landlock_abi;	/* 0: none */
+	int		 cap_last;	/* highest capability number */
 	int		 stdin_fd;
 	int		 out_fd, err_fd;	/* child's stdout/stderr */
-	int		 sync_fd;	/* read: parent's go signals */
+	int		 sync_fd;	/* hangs up when the parent dies */
 	int		 report_fd;	/* write: setup failure reason */
 	const int	*keep_fds;
 	size_t		 nkeep_fds;
+	int		 use_proxy;	/* see runner_request */
+	int		 proxy_sock;
+	int		 idmap_fd;	/* user namespace for an idmapped
+					   workspace, or -1 */
+	const char	*cg_procs[3];	/* cgroup.procs files to join */
+	size_t		 ncg_procs;
 };
 
 /* The child: builds the sandbox and executes the command.  Never returns. */
 void	runner_child(const struct runner_plan *plan)
 	    __attribute__((noreturn));
+
+/*
+ * Returns a user namespace descriptor whose mapping shows files owned by
+ * |from_uid|:|from_gid| as owned by |to_uid|:|to_gid| through an idmapped
+ * mount (cached per tuple for the life of the process), or -1.
+ */
+int	runner_idmap_userns(uid_t from_uid, gid_t from_gid, uid_t to_uid,
+	    gid_t to_gid);
 
 /* Returns the cached filter for |sp| (compiled once per profile), or NULL. */
 const struct sock_fprog *runner_seccomp_program(const struct sandbox_policy *sp,
@@ -56,9 +77,14 @@ int	runner_landlock_apply(const struct runner_plan *plan, const char **step);
 /* A per-runner cgroup (v2 when usable, else the v1 hierarchies). */
 struct runner_cgroup;
 
-/* Creates the cgroup with |lim| and moves |pid| into it; NULL if none. */
-struct runner_cgroup *runner_cgroup_create(pid_t pid,
-	    const struct resource_limits *lim);
+/*
+ * Creates the cgroup with |lim|; NULL if none could be.  The child joins
+ * it itself, before it drops root, by writing 0 to each file that
+ * runner_cgroup_procs() lists (borrowed strings; returns their number).
+ */
+struct runner_cgroup *runner_cgroup_create(const struct resource_limits *lim);
+size_t	runner_cgroup_procs(const struct runner_cgroup *cg, const char **out,
+	    size_t n);
 /* Kills every process in it (where the kernel can). */
 void	runner_cgroup_kill(struct runner_cgroup *cg);
 /* 1 if the memory limit was hit, 2 if the pids limit was, else 0. */

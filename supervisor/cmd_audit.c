@@ -35,7 +35,8 @@ static void
 audit_usage(void)
 {
 	fprintf(stderr,
-	    "usage: airlock audit verify [--key HEX | --key-file F] [-q] FILE\n"
+	    "usage: airlock audit verify [--key HEX | --key-file F] [--head HASH]\n"
+	    "                            [-q] FILE\n"
 	    "       airlock audit show [--session S] [--tool T] [--decision D]\n"
 	    "                          [--event E] [--since TIME] [--until TIME]\n"
 	    "                          [--json] FILE...\n"
@@ -43,7 +44,11 @@ audit_usage(void)
 	    "       airlock audit key KEYFILE\n");
 }
 
-/* Prints |s| with control characters (C0, DEL, C1) escaped. */
+/*
+ * Prints |s| with control characters (C0, DEL, C1), line separators,
+ * zero-width and bidirectional controls escaped, so a log line cannot
+ * drive or disguise itself on the reviewer's terminal.
+ */
 static void
 put_safe(FILE *fp, const char *s, size_t max)
 {
@@ -60,6 +65,14 @@ put_safe(FILE *fp, const char *s, size_t max)
 		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
 			fprintf(fp, "\\u%04x", p[1]);
 			p++;
+		} else if (*p == 0xe2 && ((p[1] == 0x80 && ((p[2] >= 0xa8 &&
+		    p[2] <= 0xae) || p[2] == 0x8b || p[2] == 0x8e ||
+		    p[2] == 0x8f)) || (p[1] == 0x81 && p[2] >= 0xa6 &&
+		    p[2] <= 0xa9))) {
+			/* Line separators and bidi controls (Trojan Source). */
+			fprintf(fp, "\\u%04x", 0x2000 | ((p[1] & 0x3) << 6) |
+			    (p[2] & 0x3f));
+			p += 2;
 		} else
 			fputc(*p, fp);
 	}
@@ -247,18 +260,29 @@ audit_verify_cmd(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "key", required_argument, NULL, 'k' },
 		{ "key-file", required_argument, NULL, 'K' },
+		{ "head", required_argument, NULL, 'H' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct audit_verify_result res;
 	unsigned char pin[32];
 	int ch, pinned = 0, quiet = 0, rc;
-	const char *path;
+	const char *path, *head = NULL;
+	unsigned char tmp[32];
 	FILE *fp;
 
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "k:K:q", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "k:K:H:q", opts, NULL)) != -1) {
 		switch (ch) {
+		case 'H':
+			/* Same shape as a public key: 64 lowercase hex. */
+			if (audit_parse_pubkey(optarg, tmp) != 0 ||
+			    strspn(optarg, "0123456789abcdef") != 64) {
+				log_warnx("--head: not 64 lowercase hex digits");
+				return EXIT_USAGE;
+			}
+			head = optarg;
+			break;
 		case 'k':
 			if (audit_parse_pubkey(optarg, pin) != 0) {
 				log_warnx("--key: not 64 hex digits");
@@ -288,7 +312,7 @@ audit_verify_cmd(int argc, char **argv)
 		log_warn("%s", path);
 		return EXIT_AUDIT_NOINPUT;
 	}
-	rc = audit_verify_fp(fp, pinned ? pin : NULL, &res);
+	rc = audit_verify_fp(fp, pinned ? pin : NULL, head, &res);
 	fclose(fp);
 	if (rc < 0) {
 		log_warnx("%s: %s", path, al_strerror(rc));
@@ -330,7 +354,7 @@ warn_unverified(const char *path)
 
 	if ((fp = fopen(path, "re")) == NULL)
 		return;
-	if (audit_verify_fp(fp, NULL, &res) == AUDIT_VERIFY_BAD)
+	if (audit_verify_fp(fp, NULL, NULL, &res) == AUDIT_VERIFY_BAD)
 		log_warnx("warning: %s does not verify: line %llu: %s", path,
 		    (unsigned long long)res.bad_line, res.reason);
 	fclose(fp);
@@ -377,6 +401,9 @@ audit_show(int argc, char **argv)
 				log_warnx("--until: not an RFC 3339 time");
 				return EXIT_USAGE;
 			}
+			/* A bare date means the whole of that day. */
+			if (strlen(optarg) == 10)
+				f.until += 86400000 - 1;
 			f.has_until = 1;
 			break;
 		case 'j': json = 1; break;
@@ -447,7 +474,8 @@ follow_drain(int fd, char **acc, size_t *acclen, int json, int *ended)
 		rest -= (size_t)(nl - start) + 1;
 		start = nl + 1;
 	}
-	memmove(*acc, start, rest);
+	if (rest > 0)
+		memmove(*acc, start, rest);
 	*acclen = rest;
 	fflush(stdout);
 	return 0;

@@ -56,7 +56,7 @@ print_summary(const struct manifest *m)
 		    m->forbid_side_effect[t->side_effect] ?
 		    " (forbidden by forbidSideEffects: calls are denied)" : "");
 		printf("    authorization: %s\n",
-		    authorization_name(t->authorization));
+		    authorization_name(manifest_tool_authorization(m, t)));
 		printf("    timeoutMs: %lld\n", (long long)t->timeout_ms);
 	}
 	printf("checks: %zu\n", m->nchecks);

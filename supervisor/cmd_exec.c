@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "policy/manifest.h"
 #include "policy/sandbox_defaults.h"
 #include "runner/runner.h"
+#include "runner/seatbelt_exec.h"
 #include "supervisor/commands.h"
 
 #define EXIT_TIMEOUT	124	/* as timeout(1) */
@@ -25,7 +27,78 @@ static void
 usage(void)
 {
 	fprintf(stderr, "usage: airlock exec [-v] [--manifest M] "
-	    "[--workspace W] [--timeout MS] [--] CMD [ARGS]\n");
+	    "[--workspace W] [--timeout MS]\n"
+	    "           [--read-only PATH]... [--deny-read PATH]... "
+	    "[--protect REL]...\n"
+	    "           [--limit NAME=N]... [--strict] [--no-landlock] [--cow] "
+	    "[--] CMD [ARGS]\n");
+}
+
+/* Extra policy paths from the command line (strings borrowed). */
+struct extra {
+	char	**v;
+	size_t	  n;
+};
+
+static void
+extra_add(struct extra *e, char *s)
+{
+	e->v = xreallocarray(e->v, e->n + 2, sizeof(*e->v));
+	e->v[e->n++] = s;
+	e->v[e->n] = NULL;
+}
+
+/* Returns base[0..nbase) followed by the extras (a new array). */
+static char **
+merge(char **base, size_t nbase, const struct extra *e, size_t *np)
+{
+	char **v;
+	size_t i;
+
+	v = xcalloc(nbase + e->n + 1, sizeof(*v));
+	for (i = 0; i < nbase; i++)
+		v[i] = base[i];
+	for (i = 0; i < e->n; i++)
+		v[nbase + i] = e->v[i];
+	*np = nbase + e->n;
+	return v;
+}
+
+/* Sets one resource limit from "NAME=N"; 0 or -1. */
+static int
+set_limit(struct resource_limits *l, const char *spec)
+{
+	static const struct {
+		const char	*name;
+		size_t		 off;
+	} names[] = {
+		{ "cpu", offsetof(struct resource_limits, cpu_seconds) },
+		{ "as", offsetof(struct resource_limits, address_space_mb) },
+		{ "fsize", offsetof(struct resource_limits, file_size_mb) },
+		{ "nofile", offsetof(struct resource_limits, open_files) },
+		{ "nproc", offsetof(struct resource_limits, processes) },
+		{ "memory", offsetof(struct resource_limits, memory_mb) },
+		{ "cpu_percent", offsetof(struct resource_limits, cpu_percent) },
+		{ "tmp", offsetof(struct resource_limits, tmp_size_mb) },
+	};
+	const char *eq;
+	char *end;
+	long long v;
+	size_t i;
+
+	if ((eq = strchr(spec, '=')) == NULL)
+		return -1;
+	errno = 0;
+	v = strtoll(eq + 1, &end, 10);
+	if (errno != 0 || *end != '\0' || end == eq + 1 || v < 0)
+		return -1;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i].name) == (size_t)(eq - spec) &&
+		    strncmp(names[i].name, spec, eq - spec) == 0) {
+			*(int64_t *)(void *)((char *)l + names[i].off) = v;
+			return 0;
+		}
+	return -1;
 }
 
 /* The caller's directory relative to the workspace, or NULL. */
@@ -55,16 +128,27 @@ cmd_exec(int argc, char **argv)
 		{ "workspace", required_argument, NULL, 'w' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "read-only", required_argument, NULL, 'r' },
+		{ "deny-read", required_argument, NULL, 'd' },
+		{ "protect", required_argument, NULL, 'p' },
+		{ "strict", no_argument, NULL, 'S' },
+		{ "no-landlock", no_argument, NULL, 'L' },
+		{ "cow", no_argument, NULL, 'C' },
+		{ "limit", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct sandbox_policy defaults;
+	struct sandbox_policy defaults, eff;
 	const struct sandbox_policy *policy;
+	struct extra ro = { NULL, 0 }, deny = { NULL, 0 }, prot = { NULL, 0 };
+	struct extra lim = { NULL, 0 };
+	size_t i;
+	int strict = 0, nolandlock = 0, cow = 0;
 	struct manifest *m = NULL;
 	struct runner_request req;
 	struct runner_result res;
 	const char *manifest = NULL, *workspace = ".", *term;
-	char *env[6], *termvar = NULL, *cwd, layers[256], err[512];
+	char *env[6], *termvar = NULL, *cwd = NULL, layers[256], err[512];
 	long long timeout = 0;
 	char *end;
 	int ch, rc, verbose = 0, n = 0;
@@ -89,6 +173,27 @@ cmd_exec(int argc, char **argv)
 			break;
 		case 'v':
 			verbose = 1;
+			break;
+		case 'r':
+			extra_add(&ro, optarg);
+			break;
+		case 'd':
+			extra_add(&deny, optarg);
+			break;
+		case 'p':
+			extra_add(&prot, optarg);
+			break;
+		case 'S':
+			strict = 1;
+			break;
+		case 'L':
+			nolandlock = 1;
+			break;
+		case 'C':
+			cow = 1;
+			break;
+		case 'l':
+			extra_add(&lim, optarg);
 			break;
 		case 'h':
 			usage();
@@ -115,6 +220,27 @@ cmd_exec(int argc, char **argv)
 		}
 		policy = &m->sandbox;
 	}
+	eff = *policy;
+	eff.read_only = merge(policy->read_only, policy->nread_only, &ro,
+	    &eff.nread_only);
+	eff.deny_read = merge(policy->deny_read, policy->ndeny_read, &deny,
+	    &eff.ndeny_read);
+	eff.protected = merge(policy->protected, policy->nprotected, &prot,
+	    &eff.nprotected);
+	if (strict)
+		eff.seccomp = SECCOMP_PROFILE_STRICT;
+	if (nolandlock)
+		eff.landlock = 0;
+	if (cow)
+		eff.workspace = WORKSPACE_COW;
+	for (i = 0; i < lim.n; i++)
+		if (set_limit(&eff.limits, lim.v[i]) == -1) {
+			log_warnx("exec: bad --limit '%s' (cpu, as, fsize, "
+			    "nofile, nproc, memory, cpu_percent, tmp)",
+			    lim.v[i]);
+			rc = EXIT_USAGE;
+			goto out;
+		}
 
 	env[n++] = "PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:"
 	    "/usr/sbin:/sbin";
@@ -127,13 +253,26 @@ cmd_exec(int argc, char **argv)
 	}
 	env[n] = NULL;
 
+#ifdef __APPLE__
+	{
+		char *ws = realpath(workspace, NULL);
+
+		/* No namespaces here: sandbox-exec with the Seatbelt profile;
+		 * --timeout and the resource limits are not enforced. */
+		if (ws == NULL || runner_seatbelt_exec(&eff, ws, argv) != 0)
+			log_warn("exec: sandbox-exec");
+		free(ws);
+		rc = EXIT_SANDBOX;
+		goto out;
+	}
+#endif
 	cwd = relative_cwd(workspace);
 	memset(&req, 0, sizeof(req));
 	req.argv = argv;
 	req.envp = env;
 	req.workspace = workspace;
 	req.cwd = cwd;
-	req.policy = policy;
+	req.policy = &eff;
 	req.timeout_ms = timeout;
 	req.output_cap = 0;
 	req.stdin_fd = 0;
@@ -162,8 +301,16 @@ cmd_exec(int argc, char **argv)
 	if (res.hint[0] != '\0' && !res.timed_out)
 		log_warnx("%s: %s", argv[0], res.hint);
 	runner_result_clear(&res);
+out:
 	free(cwd);
 	free(termvar);
+	free(eff.read_only);
+	free(eff.deny_read);
+	free(eff.protected);
+	free(ro.v);
+	free(deny.v);
+	free(prot.v);
+	free(lim.v);
 	if (m != NULL)
 		manifest_free(m);
 	sandbox_policy_free_arrays(&defaults);

@@ -188,12 +188,12 @@ cmd_proxy(int argc, char **argv)
 			lim.max_conns = (int)v;
 			break;
 		case 'L':
-			if (parse_num(optarg, 1 << 20, &v) || v < 64)
+			if (parse_num(optarg, 65536, &v) || v < 64)
 				goto badnum;
 			lim.max_line = (size_t)v;
 			break;
 		case 'H':
-			if (parse_num(optarg, 1 << 20, &v) || v < 64)
+			if (parse_num(optarg, 65536, &v) || v < 64)
 				goto badnum;
 			lim.max_header = (size_t)v;
 			break;
@@ -241,6 +241,7 @@ cmd_proxy(int argc, char **argv)
 			fatal("write %s", port_file);
 	}
 	proxy_drop_privileges();
+	proxy_raise_nofile();
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = cmd_proxy_on_signal;
@@ -252,6 +253,10 @@ cmd_proxy(int argc, char **argv)
 
 	if ((p = proxy_new(&lim, efd)) == NULL)
 		fatalx("out of memory");
+	if (proxy_start_resolvers(p, PROXY_RESOLVERS) != 0)
+		fatal("resolver processes");
+	if (proxy_confine() != 0)
+		fatal("seccomp");
 	if ((rc = proxy_add_listener(p, lfd, sandbox, rules)) != 0)
 		fatalx("--sandbox %s: %s", sandbox, al_strerror(rc));
 	log_info("listening on port %u", port);

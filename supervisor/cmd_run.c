@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "broker/audit.h"
@@ -112,6 +113,48 @@ find_program(const char *prog)
 	return NULL;
 }
 
+/*
+ * The agent's persistent home: created for the runner's uid if missing,
+ * and never a directory someone else could have prepared.  Returns 0, or
+ * -1 (then the agent gets a tmpfs home) after saying why.
+ */
+static int
+agent_home(const struct manifest *m)
+{
+	struct stat st;
+	uid_t uid = geteuid() == 0 ? m->sandbox.uid : geteuid();
+	gid_t gid = geteuid() == 0 ? m->sandbox.gid : getegid();
+
+	char parent[PATH_MAX], *slash;
+
+	/* Parents as needed (root-owned, like any system directory). */
+	snprintf(parent, sizeof(parent), "%s", m->agent.home);
+	for (slash = parent + 1; (slash = strchr(slash, '/')) != NULL; slash++) {
+		*slash = '\0';
+		if (mkdir(parent, 0755) == -1 && errno != EEXIST) {
+			log_warn("agent home %s", parent);
+			return -1;
+		}
+		*slash = '/';
+	}
+	if (mkdir(m->agent.home, 0700) == 0) {
+		if (geteuid() == 0 && chown(m->agent.home, uid, gid) == -1) {
+			log_warn("chown %s", m->agent.home);
+			return -1;
+		}
+	} else if (errno != EEXIST) {
+		log_warn("agent home %s", m->agent.home);
+		return -1;
+	}
+	if (lstat(m->agent.home, &st) == -1 || !S_ISDIR(st.st_mode) ||
+	    st.st_uid != uid) {
+		log_warnx("agent home %s must be a directory owned by uid %u",
+		    m->agent.home, (unsigned)uid);
+		return -1;
+	}
+	return 0;
+}
+
 /* The agent's environment: a fixed base, AIRLOCK_*, and named pass-throughs. */
 static char **
 agent_env(const struct manifest *m, const struct session *s,
@@ -125,7 +168,8 @@ agent_env(const struct manifest *m, const struct session *s,
 	env = xcalloc(16 + m->agent.nenv_pass, sizeof(*env));
 	xasprintf(&env[n++], "PATH=%s:/usr/local/bin:/usr/bin:/bin",
 	    airlock_dir);
-	env[n++] = xstrdup("HOME=/tmp");
+	xasprintf(&env[n++], "HOME=%s", m->agent.home != NULL ?
+	    m->agent.home : "/tmp");
 	xasprintf(&env[n++], "AIRLOCK_FD=%d", AGENT_FD);
 	xasprintf(&env[n++], "AIRLOCK_SESSION=%s", s->id);
 	for (i = 0; pass[i] != NULL; i++)
@@ -159,7 +203,7 @@ cmd_run(int argc, char **argv)
 	struct sandbox_policy	 policy;
 	int			 sv_fds[2], ch, verbose = 0, status, rc;
 	int			 budget_stopped;
-	int			 keep[1] = { AGENT_FD };
+	int			 keep[1] = { AGENT_FD }, psock[2];
 	size_t			 i;
 	ssize_t			 n;
 
@@ -223,11 +267,12 @@ cmd_run(int argc, char **argv)
 		*slash = '\0';
 	add_read_only(&policy, self);
 	add_read_only(&policy, prog);
-	for (i = optind + 1; i < (size_t)argc; i++)
-		if (argv[i][0] == '/' && access(argv[i], R_OK) == 0)
-			add_read_only(&policy, argv[i]);
 	policy.workspace = m->sandbox.workspace;
 	policy.limits = m->agent.limits;
+	/* A read-only agent changes files only through the broker's tools. */
+	policy.workspace_readonly = !m->agent.workspace_writable;
+	if (m->agent.home != NULL && agent_home(m) == 0)
+		policy.home = m->agent.home;
 	env = agent_env(m, s, selfdir);
 
 	/* The agent runs by its absolute path: its cwd is the workspace. */
@@ -245,6 +290,16 @@ cmd_run(int argc, char **argv)
 	req.passthrough = 1;
 	req.keep_fds = keep;
 	req.nkeep_fds = 1;
+	/* The agent's network: its hosts, through the egress proxy only. */
+	if (m->agent.network.nhosts > 0) {
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
+		    psock) == -1)
+			fatal("socketpair");
+		req.use_proxy = 1;
+		req.proxy_sock = psock[1];
+		egress_env(&env);
+		req.envp = env;
+	}
 
 	memset(&rs, 0, sizeof(rs));
 	rs.loop = sv.loop;
@@ -256,6 +311,15 @@ cmd_run(int argc, char **argv)
 		return EXIT_SANDBOX;
 	}
 	close(AGENT_FD);
+	if (req.use_proxy) {
+		close(psock[1]);
+		if (egress_attach(sv.egress, psock[0], s->id, &m->agent.network,
+		    err, sizeof(err)) != 0) {
+			log_warnx("the agent's egress: %s", err);
+			runner_proc_kill(rs.agent);
+		}
+		close(psock[0]);
+	}
 	rs.agent_watch = loop_watch(rs.loop, runner_proc_fd(rs.agent),
 	    runner_proc_deadline(rs.agent), agent_event, &rs);
 	log_info("session %s; audit log %s", s->id, s->audit_path);

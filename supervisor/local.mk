@@ -10,6 +10,4 @@ libairlock_a_SOURCES += \
 	supervisor/session.c supervisor/session.h \
 	supervisor/setup.c supervisor/setup.h \
 	supervisor/signals.c supervisor/signals.h
-libairlock_a_SOURCES += supervisor/commands.h
-libairlock_a_SOURCES += supervisor/cmd_check.c
 libairlock_a_SOURCES += supervisor/cmd_exec.c supervisor/cmd_profile.c

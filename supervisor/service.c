@@ -1,9 +1,12 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "common/errors.h"
 #include "common/log.h"
+#include "common/util.h"
 #include "supervisor/commands.h"
 #include "supervisor/service.h"
 #include "supervisor/setup.h"
@@ -18,11 +21,61 @@ approval_audit(void *arg, const char *event, json_t *fields)
 		log_warnx("cannot record %s in the audit log", event);
 }
 
+/*
+ * Opens the credential store if any tool is granted a secret, and loads
+ * every granted value into the redactor.  A grant that cannot be honoured
+ * (missing secret, value too short to redact) stops start-up: fail closed.
+ * Returns 0 or EXIT_CONFIG.
+ */
+static int
+open_secrets(struct service *sv)
+{
+	const char	**names = NULL;
+	char		 *dir = NULL;
+	const char	 *pass;
+	size_t		  n = 0, i, j;
+	int		  rc;
+
+	for (i = 0; i < sv->m->ntools; i++)
+		for (j = 0; j < sv->m->tools[i].nsecrets; j++) {
+			names = xreallocarray(names, n + 1, sizeof(*names));
+			names[n++] = sv->m->tools[i].secrets[j].name;
+		}
+	if (n == 0)
+		return 0;
+	if (secrets_default_dir(&dir) != 0)
+		fatalx("no directory for the credential store");
+	if ((pass = getenv(SECRETS_PASSPHRASE_ENV)) != NULL)
+		rc = secrets_open_passphrase(dir, pass, strlen(pass),
+		    &sv->secrets);
+	else
+		rc = secrets_open(dir, &sv->secrets);
+	if (rc != 0) {
+		log_warnx("credential store %s: %s", dir, al_strerror(rc));
+		free(dir);
+		free(names);
+		return EXIT_CONFIG;
+	}
+	free(dir);
+	if ((sv->redact = redact_new()) == NULL)
+		fatalx("out of memory");
+	rc = secrets_add_to_redact(sv->secrets, names, n, sv->redact);
+	free(names);
+	if (rc != 0) {
+		log_warnx("a secret granted by the manifest cannot be used: %s "
+		    "(see airlock secret list)", al_strerror(rc));
+		return EXIT_CONFIG;
+	}
+	audit_set_redact(sv->audit, sv->redact);
+	return 0;
+}
+
 int
 service_open(struct service *sv, const char *command, const char *mpath,
     const char *wpath, char *const *agent_argv)
 {
-	char err[512];
+	char	err[512];
+	int	rc;
 
 	memset(sv, 0, sizeof(*sv));
 	if ((sv->m = setup_manifest(mpath)) == NULL)
@@ -40,9 +93,17 @@ service_open(struct service *sv, const char *command, const char *mpath,
 	    &sv->session, agent_argv) != 0)
 		fatalx("cannot write the audit log %s",
 		    sv->session.audit_path);
+	if ((rc = open_secrets(sv)) != 0) {
+		audit_close(sv->audit);
+		secrets_close(sv->secrets);
+		redact_free(sv->redact);
+		manifest_free(sv->m);
+		return rc;
+	}
 	if ((sv->loop = loop_new()) == NULL)
 		fatal("loop_new");
 	sv->sigwatch = signals_watch(sv->loop);
+	sv->egress = egress_new(sv->loop, sv->audit);
 	sv->approvals = approvals_new(sv->m, sv->session.id, sv->loop,
 	    approval_audit, sv->audit, err, sizeof(err));
 	if (sv->approvals == NULL)
@@ -65,6 +126,9 @@ service_start_broker(struct service *sv, int in_fd, int out_fd,
 	cfg.session_dir = sv->session.dir;
 	cfg.audit = sv->audit;
 	cfg.approvals = sv->approvals;
+	cfg.secrets = sv->secrets;
+	cfg.egress = sv->egress;
+	cfg.redact = sv->redact;
 	cfg.loop = sv->loop;
 	cfg.in_fd = in_fd;
 	cfg.out_fd = out_fd;
@@ -80,8 +144,11 @@ service_close(struct service *sv)
 	broker_free(sv->broker);
 	sv->broker = NULL;
 	approvals_free(sv->approvals);
+	egress_free(sv->egress);
 	signals_unwatch(sv->loop, sv->sigwatch);
 	audit_close(sv->audit);
+	secrets_close(sv->secrets);
+	redact_free(sv->redact);
 	loop_free(sv->loop);
 	manifest_free(sv->m);
 }

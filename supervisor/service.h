@@ -12,7 +12,10 @@
 #include "broker/approval.h"
 #include "broker/audit.h"
 #include "broker/broker.h"
+#include "broker/egress.h"
 #include "broker/loop.h"
+#include "broker/redact.h"
+#include "broker/secrets.h"
 #include "policy/manifest.h"
 #include "supervisor/session.h"
 
@@ -22,6 +25,9 @@ struct service {
 	struct session		 session;
 	struct audit		*audit;
 	struct approvals	*approvals;
+	struct egress		*egress;	/* the proxy, started on first use */
+	struct secrets		*secrets;	/* open only if tools are granted any */
+	struct redact		*redact;	/* every granted secret's value */
 	struct loop		*loop;
 	int			 sigwatch;
 	struct broker		*broker;

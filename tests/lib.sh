@@ -6,8 +6,10 @@ set -u
 TESTS_FAILED=0
 TESTS_RUN=0
 
+TESTS_FINISHED=0
 T=$(mktemp -d /tmp/airlock-test.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+# A script that stops before finish() (a typo, a cut heredoc, set -e) fails.
+trap 'rm -rf "$T"; if [ "$TESTS_FINISHED" != 1 ]; then echo "not ok - the test script ended before finish"; exit 1; fi' EXIT
 
 pass() { TESTS_RUN=$((TESTS_RUN + 1)); echo "ok - $*"; }
 fail() { TESTS_RUN=$((TESTS_RUN + 1)); TESTS_FAILED=$((TESTS_FAILED + 1)); echo "not ok - $*"; }
@@ -41,6 +43,7 @@ make_workspace() {
 }
 
 finish() {
+	TESTS_FINISHED=1
 	echo "# $TESTS_RUN checks, $TESTS_FAILED failed"
 	[ "$TESTS_FAILED" -eq 0 ]
 }

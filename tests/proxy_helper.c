@@ -10,11 +10,15 @@
  *                                        "bytes=N" with --count) and
  *                                        "elapsed_ms=N" on stderr
  *   proxy_helper lo-up                   bring lo up in this netns
+ *   proxy_helper udp-sink SECONDS        bind UDP 127.0.0.1:53 and never
+ *                                        answer (a DNS server that hangs)
  */
 #include "config.h"
 
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include <errno.h>
 #include <poll.h>
@@ -120,6 +124,22 @@ main(int argc, char **argv)
 		return do_serve(argv[2], (unsigned)atoi(argv[3]));
 	if (argc >= 4 && strcmp(argv[1], "req") == 0)
 		return do_req(argc, argv);
+	if (argc == 3 && strcmp(argv[1], "udp-sink") == 0) {
+		struct sockaddr_in sin;
+		int fd;
+
+		memset(&sin, 0, sizeof(sin));
+		sin.sin_family = AF_INET;
+		sin.sin_port = htons(53);
+		sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		if ((fd = socket(AF_INET, SOCK_DGRAM, 0)) == -1 ||
+		    bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1) {
+			perror("udp-sink");
+			return 1;
+		}
+		sleep((unsigned)atoi(argv[2]));
+		return 0;
+	}
 	if (argc == 2 && strcmp(argv[1], "lo-up") == 0) {
 		if (proxy_lo_up() != 0) {
 			perror("lo-up");

@@ -8,7 +8,7 @@
 W="$top_builddir/tests/unit/audit_writer"
 L="$T/log"
 
-"$W" -n 16 "$L" >/dev/null || { fail "writer runs"; finish; exit 1; }
+"$W" -n 16 "$L" > "$T/writer.out" || { fail "writer runs"; finish; exit 1; }
 "$W" -n 16 "$T/other" >/dev/null
 "$W" -n 16 -S other-session "$T/foreign" >/dev/null
 
@@ -85,6 +85,16 @@ verify_case "record after session_end" "$T/after-end" 1 "line 19:" \
 sed '$d' "$L" > "$T/trunc-line"
 verify_case "last record removed" "$T/trunc-line" 2 \
     "open (no session_end yet)" "no writer holds the log"
+# With the head exported before the session ended (here: the writer's
+# head after its last request), a tail cut back below it is tampering.
+head=$(sed -n 's/^head //p' "$T/writer.out")
+out=$("$AIRLOCK" audit verify --head "$head" "$L"); rc=$?
+expect_eq "exported head found in the intact log" "$rc" 0
+sed '$d' "$L" | sed '$d' > "$T/trunc-two"
+out=$("$AIRLOCK" audit verify --head "$head" "$T/trunc-two"); rc=$?
+expect_eq "tail cut below the exported head: exit 1" "$rc" 1
+expect_contains "tail cut below the exported head is named" "$out" \
+    "exported head"
 head -c -30 "$L" > "$T/trunc-partial"
 verify_case "partial last line" "$T/trunc-partial" 1 "line 18:" \
     "incomplete last record"
@@ -131,6 +141,9 @@ expect_contains "show --tool --decision finds the decision" "$out" "decision=all
 expect_not_contains "show --tool filters other tools" "$out" "run_check"
 n=$("$AIRLOCK" audit show --json --event request "$L" | wc -l)
 expect_eq "show --json --event request prints 4 lines" "$n" 4
+today=$(head -n 1 "$L" | sed 's/.*"time":"\([0-9-]*\)T.*/\1/')
+n=$("$AIRLOCK" audit show --json --since "$today" --until "$today" "$L" | wc -l)
+expect_eq "show --since DAY --until DAY keeps the whole day" "$n" 18
 n=$("$AIRLOCK" audit show --json --since 2999-01-01 "$L" | wc -l)
 expect_eq "show --since the future prints nothing" "$n" 0
 n=$("$AIRLOCK" audit show --json --until 2999-01-01T00:00:00Z --session test-session "$L" | wc -l)
@@ -138,6 +151,19 @@ expect_eq "show --until and --session keep every record" "$n" 18
 out=$("$AIRLOCK" audit show "$T/edit-value" 2>&1 >/dev/null)
 expect_contains "show warns about a log that does not verify" "$out" \
     "does not verify: line 2"
+
+# show escapes terminal controls written into the log by an agent.
+esc=$(printf '\033]0;pwned\007\033[2J')
+bidi=$(printf 'rm \342\200\256txt.exe')
+"$W" -n 1 -x "$esc $bidi" "$T/evil" >/dev/null
+out=$("$AIRLOCK" audit show "$T/evil")
+case "$out" in
+*"$(printf '\033')"*) fail "show escapes ESC from the log" ;;
+*) pass "show escapes ESC from the log" ;;
+esac
+expect_contains "show prints escaped controls" "$out" '\x1b]0;pwned\x07'
+expect_contains "show escapes a bidi override" "$out" 'rm \u202etxt.exe'
+check "an escaped log still verifies" "$AIRLOCK" audit verify -q "$T/evil"
 
 # tail -f: prints the records and returns after session_end.
 "$W" -n 3 -H 2 "$T/follow" > "$T/follow.out" &

@@ -41,15 +41,24 @@ ff02::1		v6mcast.forbidden.test
 EOF
 chmod 644 "$T/hosts"
 mount --bind "$T/hosts" /etc/hosts || { echo "not ok - cannot mount hosts"; exit 1; }
+# A DNS server on this netns's loopback that never answers.
+printf 'nameserver 127.0.0.1\noptions timeout:2 attempts:1\n' > "$T/resolv.conf"
+chmod 644 "$T/resolv.conf"
+mount --bind "$T/resolv.conf" /etc/resolv.conf || { echo "not ok - cannot mount resolv.conf"; exit 1; }
+"$H" udp-sink 60 &
+DNSPID=$!
 
 "$H" serve "$T/srv" 120 &
+SERVEPID=$!
 i=0; while [ ! -s "$T/srv" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 read SP SRVPID < "$T/srv"
 
 PIDS=""
 cleanup() {
-	for p in $PIDS; do kill "$p" 2>/dev/null; done
-	kill -TERM -- "-$SRVPID" 2>/dev/null
+	for p in $PIDS $DNSPID; do kill "$p" 2>/dev/null; done
+	# The server is a process group leader; dash's kill takes no "--".
+	kill -TERM "-$SRVPID" 2>/dev/null
+	kill "$SERVEPID" 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -84,13 +93,15 @@ out=$(ask $P "CONNECT allowed.test:$SP HTTP/1.1\r\nHost: allowed.test:$SP\r\n\r\
 expect_contains "CONNECT to an allowed host is established" "$out" "HTTP/1.1 200 Connection established"
 expect_contains "bytes flow through the CONNECT tunnel" "$out" "hello from airlock test server"
 
-out=$(ask $P "GET http://allowed.test:$SP/echo?q=1 HTTP/1.1\r\nHost: evil.test\r\nProxy-Authorization: Basic c2VjcmV0\r\nProxy-Connection: keep-alive\r\nX-Kept: yes\r\n\r\n")
+out=$(ask $P "GET http://allowed.test:$SP/echo?q=1 HTTP/1.1\r\nHost: evil.test\r\nProxy-Authorization: Basic c2VjcmV0\r\nProxy-Connection: keep-alive\r\nConnection: x-hop, X-Other\r\nX-Hop: 1\r\nx-other: 2\r\nX-Kept: yes\r\n\r\n")
 expect_contains "absolute-form is rewritten to origin-form" "$out" "GET /echo?q=1 HTTP/1.1"
 expect_contains "Host header is set from the request URI" "$out" "Host: allowed.test:$SP"
 expect_not_contains "client Host header is not forwarded" "$out" "evil.test"
 expect_not_contains "Proxy-Authorization is stripped" "$out" "c2VjcmV0"
 expect_not_contains "Proxy-Connection is stripped" "$out" "Proxy-Connection"
 expect_contains "other headers pass through" "$out" "X-Kept: yes"
+expect_not_contains "headers named in Connection are hop-by-hop" "$out" "X-Hop"
+expect_not_contains "all headers named in Connection are removed" "$out" "x-other"
 expect_contains "forwarded request asks the origin to close" "$out" "Connection: close"
 
 out=$(ask $P "GET http://allowed.test:$SP/redirect HTTP/1.1\r\n\r\n")
@@ -102,6 +113,24 @@ expect_contains "host names are case-insensitive, trailing dot ignored" "$out" "
 
 out=$(ask $P "GET http://[::ffff:127.0.0.1]:$SP/hello HTTP/1.1\r\n\r\n")
 expect_contains "IPv4-mapped literal covered by the IP rule is allowed" "$out" "200 OK"
+
+out=$(ask $P "GET http://nohost.wild.test:$SP/ HTTP/1.1\r\n\r\n")
+expect_contains "an allowed name that does not resolve gets 502" "$out" "X-Airlock-Reason: cannot resolve nohost.wild.test"
+
+# A lookup that hangs (the DNS server above never answers) must not stall
+# the proxy for everybody else: lookups run in resolver processes.
+printf 'GET http://hangs.wild.test:%s/ HTTP/1.1\r\n\r\n' "$SP" | \
+    "$H" req 127.0.0.1 $P >"$T/hang.out" 2>"$T/hang.err" &
+hangpid=$!
+sleep 0.2
+t=$(printf 'GET http://allowed.test:%s/hello HTTP/1.1\r\n\r\n' "$SP" | "$H" req 127.0.0.1 $P 2>&1 >"$T/fast.out")
+ms=${t#elapsed_ms=}
+if grep -q "200 OK" "$T/fast.out" && [ "$ms" -lt 1000 ]; then pass "a hanging lookup does not stall other requests (${ms} ms)"
+else fail "a hanging lookup does not stall other requests ($t)"; fi
+wait $hangpid
+expect_contains "the hanging lookup ends in 502" "$(cat "$T/hang.out")" "X-Airlock-Reason: cannot resolve hangs.wild.test"
+ms=$(sed -n 's/elapsed_ms=//p' "$T/hang.err")
+if [ "$ms" -ge 1000 ]; then pass "the lookup really hung (${ms} ms)"; else fail "the lookup really hung (${ms} ms)"; fi
 
 # --- refused by the allowlist -----------------------------------------------
 out=$(ask $P "CONNECT evil.test:443 HTTP/1.1\r\n\r\n")
@@ -170,6 +199,30 @@ done
 out=$(ask $P "GET http://user@allowed.test:$SP/ HTTP/1.1\r\n\r\n")
 expect_contains "userinfo in the request URI is refused" "$out" "400 Bad Request"
 
+# --- SOCKS5 (RFC 1928) on the same port ----------------------------------------
+# socks5 NAME PORT: a no-auth greeting and a CONNECT to NAME:PORT, as %b text
+socks5() {
+	printf '\\05\\01\\00\\05\\01\\00\\03\\0%03o%s\\0%03o\\0%03o' "${#1}" "$1" $(($2 / 256)) $(($2 % 256))
+}
+out=$(ask $P "$(socks5 allowed.test $SP)GET /hello HTTP/1.1\r\nConnection: close\r\n\r\n")
+expect_contains "SOCKS5 CONNECT to an allowed host is tunnelled" "$out" "hello from airlock test server"
+rep=$(ask $P "$(socks5 evil.test 443)" | od -An -tx1 | tr -d ' \n')
+expect_eq "SOCKS5 CONNECT to a host outside the allowlist is refused" "$rep" "050005020001000000000000"
+rep=$(ask $P "$(socks5 meta.forbidden.test $SP)" | od -An -tx1 | tr -d ' \n')
+expect_eq "SOCKS5 CONNECT to a name resolving to metadata is refused" "$rep" "050005020001000000000000"
+rep=$(ask $P "\05\01\00\05\01\00\01\0251\0376\0251\0376\00\0120" | od -An -tx1 | tr -d ' \n')
+expect_eq "SOCKS5 CONNECT to the metadata IPv4 address is refused" "$rep" "050005020001000000000000"
+rep=$(ask $P "$(socks5 2130706433 $SP)" | od -An -tx1 | tr -d ' \n')
+expect_eq "SOCKS5 non-canonical IPv4 name is refused" "$rep" "050005010001000000000000"
+rep=$(ask $P "\05\01\02" | od -An -tx1 | tr -d ' \n')
+expect_eq "SOCKS5 without the no-auth method is refused" "$rep" "05ff"
+rep=$(ask $P "\05\01\00\05\02\00\01\0177\00\00\01\00\0120" | od -An -tx1 | tr -d ' \n')
+expect_eq "SOCKS5 BIND is refused" "$rep" "050005010001000000000000"
+sleep 0.1
+ev=$(cat "$T/main.events")
+expect_contains "SOCKS5 denials are audited with the reason" "$ev" '"method":"SOCKS5","host":"evil.test","port":443,"address":"","decision":"deny","rule":"","reason":"host not in allowlist: evil.test:443"'
+expect_contains "SOCKS5 metadata denial names the address" "$ev" 'address 169.254.169.254 is cloud metadata'
+
 # --- malformed and oversized requests -----------------------------------------
 long=$(head -c 9000 /dev/zero | tr '\0' a)
 out=$(ask $P "GET http://allowed.test:$SP/$long HTTP/1.1\r\n\r\n")
@@ -185,8 +238,33 @@ out=$(ask $P "GET /hello HTTP/1.1\r\nHost: allowed.test\r\n\r\n")
 expect_contains "origin-form request is not proxied" "$out" "only absolute http://"
 out=$(ask $P "GET http://allowed.test:$SP/ HTTP/1.1\r\nX-A: 1\r\n folded\r\n\r\n")
 expect_contains "obsolete header folding is refused" "$out" "folded header line"
+out=$(ask $P "GET http://allowed.test:$SP/ HTTP/1.1\r\nX-A: 1\rX-Smuggled: 2\r\n\r\n")
+expect_contains "a bare CR inside a header is refused" "$out" "control character in header value"
+
+# Garbage of every shape: the proxy answers or closes, and keeps serving.
+g0=$(date +%s)
+i=0
+while [ $i -lt 60 ]; do
+	n=$(( (i * 97) % 3000 + 1 ))
+	case $((i % 4)) in
+	0) head -c $n /dev/urandom ;;
+	1) head -c $n /dev/urandom | tr -d '\000' ;;
+	2) printf 'GET http://allowed.test:%s/' "$SP"; head -c $n /dev/urandom | tr -d '\000\n' ; printf '\r\n\r\n' ;;
+	3) printf 'CONNECT '; head -c $n /dev/urandom | tr -dc 'a-z0-9.:[]%@-' ; printf ' HTTP/1.1\r\n\r\n' ;;
+	esac | "$H" req 127.0.0.1 $P --count --timeout 2000 >/dev/null 2>&1
+	i=$((i + 1))
+done
+out=$(ask $P "GET http://allowed.test:$SP/hello HTTP/1.1\r\n\r\n")
+echo "# garbage took $(( $(date +%s) - g0 )) s"
+expect_contains "the proxy still serves after 60 garbage requests" "$out" "200 OK"
+kill -0 "$PID_main" 2>/dev/null
+expect_eq "the proxy process survived the garbage" "$?" "0"
 
 # --- limits ---------------------------------------------------------------------
+start_proxy closed --allow-ip "127.0.0.1/32:1"
+out=$(ask $PORT_closed "CONNECT 127.0.0.1:1 HTTP/1.1\r\n\r\n")
+expect_contains "a refused outbound connect gets 502 with the cause" "$out" "X-Airlock-Reason: connect to 127.0.0.1 port 1 failed: Connection refused"
+
 start_proxy cap --allow "allowed.test:$SP" --allow-ip "127.0.0.1/32:$SP" --max-bytes 100000
 out=$(ask $PORT_cap "GET http://allowed.test:$SP/size/1000000 HTTP/1.1\r\n\r\n" --count)
 n=${out#bytes=}
@@ -195,6 +273,13 @@ else fail "byte cap stops a large response ($out)"; fi
 out=$(ask $PORT_cap "GET http://allowed.test:$SP/size/50000 HTTP/1.1\r\n\r\n" --count)
 n=${out#bytes=}
 if [ "$n" -gt 50000 ]; then pass "a response under the byte cap is whole"; else fail "a response under the byte cap is whole ($out)"; fi
+
+# 61 bytes of response head + 99939 of body: exactly the cap, not over it.
+start_proxy exact --allow "allowed.test:$SP" --allow-ip "127.0.0.1/32:$SP" --max-bytes 100000
+out=$(ask $PORT_exact "GET http://allowed.test:$SP/size/99939 HTTP/1.1\r\n\r\n" --count)
+expect_eq "a response of exactly the byte cap is delivered whole" "$out" "bytes=100000"
+sleep 0.1
+expect_not_contains "a response of exactly the byte cap is not cut" "$(cat "$T/exact.events")" '"end":"byte cap"'
 
 start_proxy idle --allow "allowed.test:$SP" --allow-ip "127.0.0.1/32:$SP" --idle-ms 300
 t=$(printf 'CONNECT allowed.test:%s HTTP/1.1\r\n\r\n' "$SP" | "$H" req 127.0.0.1 $PORT_idle --no-shutdown 2>&1 >/dev/null)
@@ -231,6 +316,11 @@ expect_contains "idle end is recorded" "$(cat "$T/idle.events")" '"end":"idle ti
 st=$(cat "/proc/$PID_main/status")
 expect_contains "proxy run as root drops to uid 65534" "$st" "Uid:	65534	65534	65534	65534"
 expect_contains "proxy sets no_new_privs" "$st" "NoNewPrivs:	1"
+if grep -q __asan_init "$AIRLOCK"; then
+	pass "proxy seccomp filter (not applied in sanitizer builds)"
+else
+	expect_contains "proxy runs under a seccomp filter" "$st" "Seccomp:	2"
+fi
 "$AIRLOCK" proxy --listen 127.0.0.1:0 --allow '*:443' 2>"$T/usage.err"
 expect_eq "a wildcard-everything rule is a usage error" "$?" "64"
 expect_contains "bad rule is explained" "$(cat "$T/usage.err")" "*:443"

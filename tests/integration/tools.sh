@@ -118,7 +118,7 @@ mcp_call read_file '{"path":"src"}'
 expect_eq "read_file refuses a directory" "$(jr .result.isError)" true
 mkfifo "$ws/fifo"
 mcp_call read_file '{"path":"fifo"}' 10
-expect_error_class "read_file of a FIFO is refused at once (not_a_file), no hang" not_a_file
+expect_error_class "read_file of a FIFO is refused at once (path_refused: not a regular file), no hang" path_refused
 rm -f "$ws/fifo"
 mcp_call read_file '{"path":"inner-link"}'
 expect_ok_result "read_file follows a symlink that stays in the workspace"

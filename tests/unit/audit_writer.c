@@ -7,6 +7,7 @@
  *   -n N        append N records after session_start (default 8)
  *   -o          leave the session open (exit without session_end)
  *   -H SECS     hold the open log (and its lock) for SECS before closing
+ *   -x TEXT     append one more request whose "note" field is TEXT
  *   -F FILLER   disk-full test: fill the filesystem with FILLER, show
  *               that appends fail closed, free the space, append again
  */
@@ -94,11 +95,12 @@ int
 main(int argc, char **argv)
 {
 	const char *keyfile = NULL, *session = "test-session", *filler = NULL;
+	const char *extra = NULL;
 	struct audit *a;
 	int ch, n = 8, leave_open = 0, hold = 0, i, rc, tries;
 	off_t before;
 
-	while ((ch = getopt(argc, argv, "k:S:n:oH:F:")) != -1) {
+	while ((ch = getopt(argc, argv, "k:S:n:oH:F:x:")) != -1) {
 		switch (ch) {
 		case 'k': keyfile = optarg; break;
 		case 'S': session = optarg; break;
@@ -106,6 +108,7 @@ main(int argc, char **argv)
 		case 'o': leave_open = 1; break;
 		case 'H': hold = atoi(optarg); break;
 		case 'F': filler = optarg; break;
+		case 'x': extra = optarg; break;
 		default:
 			fprintf(stderr, "usage: audit_writer [-k KEYFILE] "
 			    "[-S SESSION] [-n N] [-o] [-H SECS] [-F FILLER] "
@@ -128,6 +131,16 @@ main(int argc, char **argv)
 			fprintf(stderr, "append %d: %s\n", i, al_strerror(rc));
 			return 1;
 		}
+	if (extra != NULL) {
+		json_t *f = json_pack("{s:s, s:s}", "tool", "note",
+		    "note", extra);
+
+		if ((rc = audit_append(a, "request", f)) != 0) {
+			fprintf(stderr, "append: %s\n", al_strerror(rc));
+			return 1;
+		}
+		json_decref(f);
+	}
 	if (filler != NULL) {
 		if (fill(filler) != 0) {
 			fprintf(stderr, "fill: %s\n", strerror(errno));

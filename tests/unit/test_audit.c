@@ -67,7 +67,7 @@ verify_path(const char *path, const unsigned char *pin,
 	int rc;
 
 	ck_assert_ptr_nonnull(fp = fopen(path, "r"));
-	rc = audit_verify_fp(fp, pin, res);
+	rc = audit_verify_fp(fp, pin, NULL, res);
 	fclose(fp);
 	return rc;
 }
@@ -187,27 +187,20 @@ m_partial_last(struct lines *ls, struct lines *other)
 	l[strlen(l) / 2] = '\0';
 }
 
+/* Same members and values, other order: the signature covers bytes. */
 static void
 m_reorder_keys(struct lines *ls, struct lines *other)
 {
-	/* Same meaning, different bytes: the signature covers bytes. */
-	char *p = strstr(ls->l[1], "{\"event\":\"request\",");
-	char *q, buf[4096];
+	char out[4096], *rest, *sig;
 
-	ck_assert_ptr_nonnull(p);
-	q = strstr(ls->l[1], "\"prev\"");
-	snprintf(buf, sizeof(buf), "{%s", q);
-	/* Move "event" after "time": {prev..., "time":..,"event":..,"sig":..} */
-	ck_assert_ptr_nonnull(strstr(buf, ",\"sig\""));
-	{
-		char out[4096], *sig = strstr(buf, ",\"sig\"");
-
-		snprintf(out, sizeof(out), "%.*s,\"event\":\"request\"%s",
-		    (int)(sig - buf), buf, sig);
-		/* and put "fields" back: it was between event and prev */
-		free(ls->l[1]);
-		ls->l[1] = strdup(out);
-	}
+	/* {"event":"request",REST...,"sig":...} -> {REST...,"event":"request","sig":...} */
+	ck_assert_int_eq(strncmp(ls->l[1], "{\"event\":\"request\",", 19), 0);
+	rest = ls->l[1] + 19;
+	ck_assert_ptr_nonnull(sig = strstr(rest, ",\"sig\""));
+	snprintf(out, sizeof(out), "{%.*s,\"event\":\"request\"%s",
+	    (int)(sig - rest), rest, sig);
+	free(ls->l[1]);
+	ls->l[1] = strdup(out);
 }
 
 static void
@@ -227,6 +220,19 @@ m_replace_log(struct lines *ls, struct lines *other)
 	for (i = 0; i < other->n; i++)
 		ls->l[i] = strdup(other->l[i]);
 	ls->n = other->n;
+}
+
+static void
+m_huge_line(struct lines *ls, struct lines *other)
+{
+	size_t n = AUDIT_MAX_LINE + 10;
+	char *big = malloc(n + 2);
+
+	memset(big, 'x', n);
+	big[n] = '\n';
+	big[n + 1] = '\0';
+	free(ls->l[2]);
+	ls->l[2] = big;
 }
 
 static const struct {
@@ -256,12 +262,15 @@ static const struct {
 	    "open (no session_end yet)", 0 },
 	{ "partial last line", m_partial_last, AUDIT_VERIFY_BAD, 6,
 	    "incomplete last record", 0 },
-	{ "members reordered", m_reorder_keys, AUDIT_VERIFY_BAD, 2, "", 0 },
+	{ "members reordered", m_reorder_keys, AUDIT_VERIFY_BAD, 2,
+	    "signature does not verify", 0 },
 	{ "record after session_end", m_append_after_end, AUDIT_VERIFY_BAD, 7,
 	    "after session_end", 0 },
 	{ "whole log replaced, key pinned", m_replace_log, AUDIT_VERIFY_BAD, 1,
 	    "not the pinned key", 1 },
 	{ "untouched, key pinned", NULL, AUDIT_VERIFY_CLOSED, 0, "", 1 },
+	{ "a line over the limit", m_huge_line, AUDIT_VERIFY_BAD, 3,
+	    "longer than", 0 },
 };
 
 START_TEST(test_audit_verify_detects_tampering)
@@ -348,6 +357,24 @@ START_TEST(test_audit_open_refuses_existing_log_and_second_writer)
 	ck_assert_int_eq(audit_open(logpath, "s", &a), 0);
 	ck_assert_int_eq(stat(logpath, &st), 0);
 	ck_assert_int_eq(st.st_mode & 0777, 0600);
+	/* The log's descriptor never survives exec into a runner or agent. */
+	{
+		char link[64], target[300];
+		ssize_t n;
+		int fd, found = 0;
+
+		for (fd = 3; fd < 64; fd++) {
+			snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+			if ((n = readlink(link, target, sizeof(target) - 1)) <= 0)
+				continue;
+			target[n] = '\0';
+			if (strcmp(target, logpath) != 0)
+				continue;
+			found = 1;
+			ck_assert_int_ne(fcntl(fd, F_GETFD) & FD_CLOEXEC, 0);
+		}
+		ck_assert_int_eq(found, 1);
+	}
 	/* Locked by a: a second writer is refused. */
 	ck_assert_int_eq(audit_open(logpath, "s", &b), AL_ERR_SYSTEM);
 	ck_assert_int_eq(errno, EWOULDBLOCK);
@@ -511,6 +538,44 @@ START_TEST(test_audit_redacts_fields)
 }
 END_TEST
 
+/* Exhaustive: flipping any one bit of any byte is caught. */
+START_TEST(test_audit_every_byte_edit_is_detected)
+{
+	struct audit_verify_result res;
+	static const unsigned char flips[] = { 0x01, 0x20 };
+	unsigned char *buf;
+	size_t len, i, f;
+	FILE *fp;
+	long sz;
+
+	write_log(logpath, "s", 2);
+	ck_assert_ptr_nonnull(fp = fopen(logpath, "r"));
+	fseek(fp, 0, SEEK_END);
+	sz = ftell(fp);
+	rewind(fp);
+	len = (size_t)sz;
+	buf = malloc(len);
+	ck_assert_uint_eq(fread(buf, 1, len, fp), len);
+	fclose(fp);
+	for (i = 0; i < len; i++) {
+		for (f = 0; f < sizeof(flips); f++) {
+			buf[i] ^= flips[f];
+			ck_assert_ptr_nonnull(fp = fmemopen(buf, len, "r"));
+			ck_assert_msg(audit_verify_fp(fp, NULL, NULL, &res) ==
+			    AUDIT_VERIFY_BAD, "byte %zu ^ 0x%02x accepted", i,
+			    flips[f]);
+			fclose(fp);
+			buf[i] ^= flips[f];
+		}
+	}
+	ck_assert_ptr_nonnull(fp = fmemopen(buf, len, "r"));
+	ck_assert_int_eq(audit_verify_fp(fp, NULL, NULL, &res),
+	    AUDIT_VERIFY_CLOSED);
+	fclose(fp);
+	free(buf);
+}
+END_TEST
+
 static const struct {
 	const char	*in;
 	int		 rc;
@@ -546,10 +611,12 @@ audit_suite(void)
 	Suite *s = suite_create("audit");
 	TCase *tc = tcase_create("audit");
 
+	tcase_set_timeout(tc, 60);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_loop_test(tc, test_audit_verify_detects_tampering, 0,
 	    sizeof(tamper) / sizeof(tamper[0]));
 	tcase_add_test(tc, test_audit_record_format);
+	tcase_add_test(tc, test_audit_every_byte_edit_is_detected);
 	tcase_add_test(tc, test_audit_open_refuses_existing_log_and_second_writer);
 	tcase_add_test(tc, test_audit_append_refuses_bad_events);
 	tcase_add_test(tc, test_audit_append_fails_closed_and_recovers);

@@ -86,7 +86,11 @@ static const struct row rows[] = {
 	{ "delete_refused_when_lines_remain",
 	    "--- a/old.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-a\n-b\n", 0, 0,
 	    NULL, 1, { { "old.txt", DIFF_DELETE, "a\nb\nc\n", NULL,
-	    AL_ERR_CONFLICT, "more lines (from line 3)" } } },
+	    AL_ERR_CONFLICT, "the patch deletes it, but lines remain" } } },
+	{ "delete_of_empty_file_refused_when_file_has_content",
+	    "diff --git a/e b/e\ndeleted file mode 100644\n", 0, 0, NULL, 1,
+	    { { "e", DIFF_DELETE, "x\n", NULL, AL_ERR_CONFLICT,
+	    "the patch deletes it, but lines remain" } } },
 	{ "multiple_hunks",
 	    P_MOD "@@ -1,3 +1,3 @@\n-1\n+one\n 2\n 3\n"
 	    "@@ -8,3 +8,4 @@\n 8\n 9\n+9.5\n 10\n", 0, 0, NULL, 1,
@@ -288,6 +292,16 @@ static const struct row rows[] = {
 	{ "no_newline_marker_first_in_hunk",
 	    P_MOD "@@ -1 +1 @@\n" NONL "-a\n+b\n", 0, AL_ERR_FORMAT,
 	    "marker without a line before it", 0, { { 0 } } },
+	{ "no_newline_marker_translated",
+	    P_MOD "@@ -1 +1 @@\n-a\n+b\n"
+	    "\\ Kein Zeilenumbruch am Dateiende.\n", 0, 0, NULL, 1,
+	    { { "f.txt", DIFF_MODIFY, "a\n", "b", 0, NULL } } },
+	{ "no_newline_marker_bare_backslash",
+	    P_MOD "@@ -1 +1 @@\n-a\n+b\n\\\n", 0, AL_ERR_FORMAT,
+	    "malformed \"\\ No newline at end of file\" line", 0, { { 0 } } },
+	{ "no_newline_marker_too_short",
+	    P_MOD "@@ -1 +1 @@\n-a\n+b\n\\ Nile\n", 0, AL_ERR_FORMAT,
+	    "malformed", 0, { { 0 } } },
 	{ "line_after_no_newline_marker",
 	    P_MOD "@@ -1,2 +1,2 @@\n-a\n" NONL " b\n+c\n", 0, AL_ERR_FORMAT,
 	    "line after the end of file", 0, { { 0 } } },
@@ -309,7 +323,18 @@ static const struct row rows[] = {
 	    "a new file's hunk must read", 0, { { 0 } } },
 	{ "delete_hunk_with_new_lines",
 	    "--- a/x\n+++ /dev/null\n@@ -1 +1 @@\n-a\n+b\n", 0, AL_ERR_FORMAT,
-	    "a deleted file's hunk cannot have new lines", 0, { { 0 } } },
+	    "a deleted file's hunk must read", 0, { { 0 } } },
+	{ "create_in_two_hunks",
+	    "--- /dev/null\n+++ b/n\n@@ -0,0 +1,2 @@\n+x\n+\n"
+	    "@@ -0,0 +3,2 @@\n+x\n+B\n", 0, AL_ERR_FORMAT,
+	    "file 'n': a new file must be one hunk", 0, { { 0 } } },
+	{ "delete_in_two_hunks",
+	    "--- a/n\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n"
+	    "@@ -2 +0,0 @@\n-y\n", 0, AL_ERR_FORMAT,
+	    "a deleted file must be one hunk", 0, { { 0 } } },
+	{ "delete_not_from_line_1",
+	    "--- a/old.txt\n+++ /dev/null\n@@ -2 +1,0 @@\n-b\n", 0,
+	    AL_ERR_FORMAT, "a deleted file's hunk must read", 0, { { 0 } } },
 	{ "both_sides_dev_null",
 	    "--- /dev/null\n+++ /dev/null\n@@ -0,0 +1 @@\n+a\n", 0,
 	    AL_ERR_FORMAT, "both sides are /dev/null", 0, { { 0 } } },
@@ -383,6 +408,16 @@ static const struct row rows[] = {
 	{ "path_carriage_return",
 	    "--- a/x\r\n+++ b/x\r\n@@ -1 +1 @@\n-a\n+b\n", 0, AL_ERR_PATH,
 	    "control character", 0, { { 0 } } },
+	{ "crlf_patch_headers_refused_with_hint",
+	    "--- a/x\r\n+++ b/x\r\n@@ -1 +1 @@\r\n-a\r\n+b\r\n", 0,
+	    AL_ERR_PATH, "CRLF line endings are allowed only in hunk lines", 0,
+	    { { 0 } } },
+	{ "path_trailing_space",
+	    "--- /dev/null\n+++ b/f \n@@ -0,0 +1 @@\n+x\n", 0, AL_ERR_PATH,
+	    "begins or ends with a space", 0, { { 0 } } },
+	{ "path_component_leading_space",
+	    "--- a/ d/f\n+++ b/ d/f\n@@ -1 +1 @@\n-a\n+b\n", 0, AL_ERR_PATH,
+	    "begins or ends with a space", 0, { { 0 } } },
 	{ "path_invalid_utf8",
 	    "--- a/x\xff\n+++ b/x\xff\n@@ -1 +1 @@\n-a\n+b\n", 0, AL_ERR_PATH,
 	    "not valid UTF-8", 0, { { 0 } } },
@@ -732,18 +767,75 @@ run_diff(const char *args, size_t *len)
 	return out;
 }
 
+/*
+ * No fuzz: changing any one old line that a hunk covers (as context or as
+ * a removed line) must make the patch refuse, naming that hunk.  Returns 1
+ * if a covered line was changed and the patch refused.
+ */
+static int
+change_covered_line(const struct diff *d, const char *patch, size_t plen,
+    const char *old, size_t oldlen)
+{
+	size_t start[64], count[64], num[64], nh = 0, seen = 0, h, pos, line;
+	size_t target, n;
+	char *copy, *out, err[512], want[32];
+	const char *s, *e, *nl;
+	size_t outlen;
+	int rc;
+
+	/* The hunks' old ranges, read from the headers diff(1) wrote. */
+	for (s = patch, e = patch + plen; s < e && nh < 64; s = nl + 1) {
+		if ((nl = memchr(s, '\n', (size_t)(e - s))) == NULL)
+			break;
+		if (strncmp(s, "@@ -", 4) != 0)
+			continue;
+		seen++;
+		if (sscanf(s, "@@ -%zu,%zu", &start[nh], &count[nh]) != 2)
+			count[nh] = 1;
+		num[nh] = seen;
+		if (count[nh] > 0)	/* a pure insertion covers no line */
+			nh++;
+	}
+	if (nh == 0)
+		return 0;
+	h = rnd((unsigned int)nh);
+	target = start[h] - 1 + rnd((unsigned int)count[h]);
+	copy = malloc(oldlen + 2);
+	ck_assert_ptr_nonnull(copy);
+	for (pos = 0, line = 0; line < target; line++)
+		pos = (size_t)((const char *)memchr(old + pos, '\n',
+		    oldlen - pos) - old) + 1;
+	nl = memchr(old + pos, '\n', oldlen - pos);
+	n = nl ? (size_t)(nl - old) : oldlen;	/* end of the line's text */
+	memcpy(copy, old, n);
+	copy[n] = 'Z';
+	memcpy(copy + n + 1, old + n, oldlen - n);
+	rc = diff_apply_file(d, 0, copy, oldlen + 1, &out, &outlen, err,
+	    sizeof(err));
+	free(copy);
+	ck_assert_msg(rc == AL_ERR_CONFLICT, "changed old line %zu in hunk "
+	    "%zu, apply returned %d", target + 1, num[h], rc);
+	snprintf(want, sizeof(want), "hunk %zu (", num[h]);
+	ck_assert_msg(strstr(err, want) != NULL, "\"%s\" lacks \"%s\"", err,
+	    want);
+	snprintf(want, sizeof(want), "old line %zu differs", target + 1);
+	ck_assert_msg(strstr(err, want) != NULL, "\"%s\" lacks \"%s\"", err,
+	    want);
+	return 1;
+}
+
 START_TEST(test_diff_round_trip_with_diff_u)
 {
 	char dir[] = "/tmp/test_diff.XXXXXX", po[64], pn[64], args[256];
 	char old[2048], new[2048], err[512], *patch, *out;
 	size_t oldlen, newlen, plen, outlen;
 	struct diff *d;
-	int iter, applied = 0, ctx;
+	int iter, applied = 0, refused = 0, ctx;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(po, sizeof(po), "%s/old", dir);
 	snprintf(pn, sizeof(pn), "%s/new", dir);
-	for (iter = 0; iter < 1000; iter++) {
+	for (iter = 0; iter < 300; iter++) {
 		oldlen = gen_text(old, sizeof(old));
 		newlen = mutate(old, oldlen, new, sizeof(new));
 		write_file(po, old, oldlen);
@@ -763,14 +855,16 @@ START_TEST(test_diff_round_trip_with_diff_u)
 		    "iteration %d: result differs\n%.*s", iter, (int)plen,
 		    patch);
 		free(out);
+		refused += change_covered_line(d, patch, plen, old, oldlen);
 		diff_free(d);
 		free(patch);
 		applied++;
 	}
-	ck_assert_int_gt(applied, 800);
+	ck_assert_int_gt(applied, 240);
+	ck_assert_int_gt(refused, 100);
 
 	/* Create and delete, with /dev/null on one side. */
-	for (iter = 0; iter < 50; iter++) {
+	for (iter = 0; iter < 30; iter++) {
 		do
 			newlen = gen_text(new, sizeof(new));
 		while (newlen == 0);
@@ -813,7 +907,7 @@ diff_suite(void)
 	Suite *s = suite_create("diff");
 	TCase *tc = tcase_create("core");
 
-	tcase_set_timeout(tc, 60);
+	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_diff_rows, 0, NROWS);
 	tcase_add_test(tc, test_diff_stat_counts_added_and_removed_lines);
 	tcase_add_test(tc, test_diff_refuses_patch_over_size_limit);

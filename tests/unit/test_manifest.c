@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <check.h>
+#include <jansson.h>
 
 #include "common/errors.h"
 #include "policy/manifest.h"
@@ -185,6 +186,40 @@ START_TEST(test_canonical_form_round_trips_byte_for_byte)
 }
 END_TEST
 
+START_TEST(test_canonical_form_keeps_awkward_strings)
+{
+	static const char yaml[] =
+	    "tools:\n"
+	    "  - name: read_file\n"
+	    "    description: \"tab\\there \\\"q\\\" back\\\\slash nl\\n"
+	    " nel\\N ls\\L ps\\P bom\\uFEFF bell\\a caf\\u00e9 # not a comment\"\n"
+	    "    sideEffect: none\n"
+	    "    timeoutMs: 1\n"
+	    "checks:\n"
+	    "  \"-odd:id\": [\"a b\", \"{x}\", \"it's\", \"\"]\n";
+	struct manifest *m, *m2;
+	char err[512], *one, *two;
+	size_t n1, n2;
+
+	ck_assert_msg(manifest_load_buffer("s.yaml", yaml, sizeof(yaml) - 1,
+	    &m, err, sizeof(err)) == 0, "%s", err);
+	one = canonical(m, &n1);
+	ck_assert_msg(manifest_load_buffer("c.yaml", one, n1, &m2, err,
+	    sizeof(err)) == 0, "%s\n%s", err, one);
+	ck_assert_str_eq(m2->tools[0].description, m->tools[0].description);
+	ck_assert_ptr_nonnull(strstr(m->tools[0].description, "\xe2\x80\xa8"));
+	ck_assert_str_eq(m2->checks[0].id, "-odd:id");
+	ck_assert_str_eq(m2->checks[0].argv[3], "");
+	two = canonical(m2, &n2);
+	ck_assert_uint_eq(n1, n2);
+	ck_assert(memcmp(one, two, n1) == 0);
+	free(one);
+	free(two);
+	manifest_free(m);
+	manifest_free(m2);
+}
+END_TEST
+
 /* {YAML text, exact error} for manifests that must be refused. */
 static const struct erow {
 	const char	*yaml;
@@ -215,6 +250,9 @@ static const struct erow {
 	    "t.yaml:2:5: tools[0]: unknown tool action; set action: or command:" },
 	{ TOOL_HEAD "    sideEffect: none\n",
 	    "t.yaml:2:5: tools[0]: missing key \"timeoutMs\"" },
+	{ "tools:\n  - name: read.file\n    sideEffect: none\n    timeoutMs: 1\n",
+	    "t.yaml:2:11: tools[0].name: tool name must be [A-Za-z_][A-Za-z0-9_-]*, "
+	    "at most 64" },
 	{ TOOL_HEAD "    sideEffect: nothing\n    timeoutMs: 1\n",
 	    "t.yaml:4:17: tools[0].sideEffect: expected one of: none, "
 	    "workspace_write, sandbox_process, network, external" },
@@ -222,6 +260,9 @@ static const struct erow {
 	    "t.yaml:5:16: tools[0].timeoutMs: must be positive" },
 	{ TOOL_HEAD "    sideEffect: none\n    timeoutMs: 1.5\n",
 	    "t.yaml:5:16: tools[0].timeoutMs: expected an integer" },
+	{ TOOL_HEAD "    sideEffect: none\n    timeoutMs: 0100\n",
+	    "t.yaml:5:16: tools[0].timeoutMs: expected an integer without "
+	    "leading zeros" },
 	{ TOOL_HEAD "    sideEffect: none\n    timeoutMs: \"10\"\n",
 	    "t.yaml:5:16: tools[0].timeoutMs: expected an integer" },
 	{ TOOL_HEAD "    sideEffect: none\n    timeoutMs: 99999999999999999999\n",
@@ -280,6 +321,41 @@ static const struct erow {
 	    "shell" },
 	{ "tools:\n  - name: t\n    input: { msg: string }\n"
 	    "    command: [\"python3\", \"-c\", \"{msg}\"]\n"
+	    "    sideEffect: none\n    timeoutMs: 1\n",
+	    "t.yaml:4:14: tools[0].command: refusing a shell or interpreter "
+	    "with -c/-e and a placeholder: the argument would become code; give "
+	    "each argument its own argv element of a program that is not a "
+	    "shell" },
+	{ "tools:\n  - name: t\n    input: { msg: string }\n"
+	    "    command: [\"env\", \"-S\", \"sh -c\", \"{msg}\"]\n"
+	    "    sideEffect: none\n    timeoutMs: 1\n",
+	    "t.yaml:4:14: tools[0].command: refusing a shell or interpreter "
+	    "with -c/-e and a placeholder: the argument would become code; give "
+	    "each argument its own argv element of a program that is not a "
+	    "shell" },
+	{ "tools:\n  - name: t\n    input: { msg: string }\n"
+	    "    command: [\"timeout\", \"10\", \"/bin/dash\", \"-c\", \"{msg}\"]\n"
+	    "    sideEffect: none\n    timeoutMs: 1\n",
+	    "t.yaml:4:14: tools[0].command: refusing a shell or interpreter "
+	    "with -c/-e and a placeholder: the argument would become code; give "
+	    "each argument its own argv element of a program that is not a "
+	    "shell" },
+	{ "tools:\n  - name: t\n    input: { msg: string }\n"
+	    "    command: [\"find\", \".\", \"-exec\", \"sh\", \"-c\", \"{msg}\", \";\"]\n"
+	    "    sideEffect: none\n    timeoutMs: 1\n",
+	    "t.yaml:4:14: tools[0].command: refusing a shell or interpreter "
+	    "with -c/-e and a placeholder: the argument would become code; give "
+	    "each argument its own argv element of a program that is not a "
+	    "shell" },
+	{ "tools:\n  - name: t\n    input: { msg: string }\n"
+	    "    command: [\"perl\", \"-pe\", \"{msg}\"]\n"
+	    "    sideEffect: none\n    timeoutMs: 1\n",
+	    "t.yaml:4:14: tools[0].command: refusing a shell or interpreter "
+	    "with -c/-e and a placeholder: the argument would become code; give "
+	    "each argument its own argv element of a program that is not a "
+	    "shell" },
+	{ "tools:\n  - name: t\n    input: { msg: string }\n"
+	    "    command: [\"awk\", \"{msg}\"]\n"
 	    "    sideEffect: none\n    timeoutMs: 1\n",
 	    "t.yaml:4:14: tools[0].command: refusing a shell or interpreter "
 	    "with -c/-e and a placeholder: the argument would become code; give "
@@ -433,6 +509,39 @@ START_TEST(test_deeply_nested_types_are_refused)
 }
 END_TEST
 
+START_TEST(test_exponentially_expanding_types_are_refused_quickly)
+{
+	/* 16 levels of objects with 64 fields each of the level below:
+	 * 64^15 schema nodes.  Each type is visited once, and the manifest
+	 * is refused before tools/list could try to print it. */
+	size_t cap = 128 * 1024, off, i, j;
+	char *yaml = malloc(cap), err[512];
+	struct manifest *m;
+
+	off = (size_t)snprintf(yaml, cap, "types:\n  t0: { type: string }\n");
+	for (i = 1; i <= TYPE_MAX_DEPTH; i++) {
+		off += (size_t)snprintf(yaml + off, cap - off,
+		    "  t%zu: { type: object, fields: {", i);
+		for (j = 0; j < 64; j++)
+			off += (size_t)snprintf(yaml + off, cap - off,
+			    "%s f%zu: t%zu", j ? "," : "", j, i - 1);
+		off += (size_t)snprintf(yaml + off, cap - off, " } }\n");
+	}
+	snprintf(yaml + off, cap - off, "tools: []\n");
+	ck_assert_int_lt(manifest_load_buffer("w.yaml", yaml, strlen(yaml), &m,
+	    err, sizeof(err)), 0);
+	ck_assert_str_eq(err, "w.yaml:5:3: types.t3: expands to more than "
+	    "10000 schema nodes");
+	/* Two levels (1 + 64 + 64 * 64 = 4161 nodes) are fine. */
+	*strstr(yaml, "  t3:") = '\0';
+	strcat(yaml, "tools: []\n");
+	ck_assert_msg(manifest_load_buffer("w.yaml", yaml, strlen(yaml), &m,
+	    err, sizeof(err)) == 0, "%s", err);
+	manifest_free(m);
+	free(yaml);
+}
+END_TEST
+
 START_TEST(test_oversize_and_deep_yaml_is_refused)
 {
 	struct manifest *m;
@@ -573,6 +682,85 @@ START_TEST(test_extensions_load_with_their_meaning)
 }
 END_TEST
 
+START_TEST(test_run_check_accepts_only_defined_check_ids)
+{
+	const struct tool *t;
+	struct manifest *m;
+	char err[512];
+	json_t *v;
+
+	ck_assert_int_eq(manifest_load_default(&m, err, sizeof(err)), 0);
+	t = manifest_tool(m, "run_check");
+	v = json_pack("{s:s,s:s}", "checkId", "unit.todo-transition",
+	    "idempotencyKey", "k1");
+	ck_assert_int_eq(type_validate_fields(t->input, t->ninput, v,
+	    manifest_check_exists, m, err, sizeof(err)), 0);
+	json_decref(v);
+	v = json_pack("{s:s,s:s}", "checkId", "rm -rf /", "idempotencyKey", "k1");
+	ck_assert_int_eq(type_validate_fields(t->input, t->ninput, v,
+	    manifest_check_exists, m, err, sizeof(err)), AL_ERR_TYPE);
+	ck_assert_str_eq(err, "/checkId: not a check id");
+	json_decref(v);
+	v = json_pack("{s:s,s:s}", "checkId", "unit.deploy", "idempotencyKey",
+	    "k1");
+	ck_assert_int_eq(type_validate_fields(t->input, t->ninput, v,
+	    manifest_check_exists, m, err, sizeof(err)), AL_ERR_TYPE);
+	ck_assert_str_eq(err, "/checkId: not an approved check id");
+	json_decref(v);
+	manifest_free(m);
+}
+END_TEST
+
+START_TEST(test_forbidden_side_effect_makes_a_tool_denied)
+{
+	static const char yaml[] =
+	    "tools:\n"
+	    "  - { name: read_file, sideEffect: none, timeoutMs: 1 }\n"
+	    "  - { name: fetch, action: exec, sideEffect: network, timeoutMs: 1 }\n"
+	    "  - { name: push, action: exec, sideEffect: external, timeoutMs: 1,"
+	    " authorization: allow }\n"
+	    "forbidSideEffects: [external]\n";
+	struct manifest *m;
+	char err[512];
+
+	ck_assert_msg(manifest_load_buffer("f.yaml", yaml, sizeof(yaml) - 1, &m,
+	    err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(manifest_tool_authorization(m,
+	    manifest_tool(m, "read_file")), AUTHZ_ALLOW);
+	ck_assert_int_eq(manifest_tool_authorization(m,
+	    manifest_tool(m, "fetch")), AUTHZ_APPROVAL);
+	ck_assert_int_eq(manifest_tool(m, "push")->authorization, AUTHZ_ALLOW);
+	ck_assert_int_eq(manifest_tool_authorization(m,
+	    manifest_tool(m, "push")), AUTHZ_DENY);
+	manifest_free(m);
+}
+END_TEST
+
+/* Commands with placeholders that run no code text must load. */
+static const char *const ok_commands[] = {
+	"[\"sh\", \"scripts/greet.sh\", \"{msg}\"]",
+	"[\"python3\", \"-u\", \"tools/x.py\", \"--\", \"{msg}\"]",
+	"[\"git\", \"log\", \"--grep\", \"{msg}\"]",
+	"[\"grep\", \"-rnF\", \"-e\", \"{msg}\", \".\"]",
+	"[\"sh\", \"-c\", \"make test\"]",
+	"[\"printf\", \"%s{not_a_placeholder\", \"{msg}\"]",
+};
+
+START_TEST(test_commands_without_code_text_are_accepted)
+{
+	struct manifest *m;
+	char yaml[512], err[512];
+
+	snprintf(yaml, sizeof(yaml), "tools:\n  - name: t\n"
+	    "    input: { msg: string }\n    command: %s\n"
+	    "    sideEffect: none\n    timeoutMs: 1\n", ok_commands[_i]);
+	ck_assert_msg(manifest_load_buffer("ok.yaml", yaml, strlen(yaml), &m,
+	    err, sizeof(err)) == 0, "%s: %s", ok_commands[_i], err);
+	ck_assert_int_eq(m->tools[0].action, ACTION_COMMAND);
+	manifest_free(m);
+}
+END_TEST
+
 START_TEST(test_enum_names_match_manifest_spelling)
 {
 	ck_assert_str_eq(side_effect_name(SIDE_EFFECT_WORKSPACE_WRITE),
@@ -596,13 +784,19 @@ suite(void)
 	tcase_add_test(tc, test_default_manifest_binds_the_seed_checks);
 	tcase_add_loop_test(tc, test_canonical_form_round_trips_byte_for_byte,
 	    0, sizeof(roundtrip_files) / sizeof(roundtrip_files[0]));
+	tcase_add_test(tc, test_canonical_form_keeps_awkward_strings);
 	tcase_add_loop_test(tc,
 	    test_bad_manifest_is_refused_with_position_and_field, 0,
 	    sizeof(erows) / sizeof(erows[0]));
 	tcase_add_test(tc, test_deeply_nested_types_are_refused);
+	tcase_add_test(tc, test_exponentially_expanding_types_are_refused_quickly);
 	tcase_add_test(tc, test_oversize_and_deep_yaml_is_refused);
 	tcase_add_test(tc, test_missing_file_names_the_file);
 	tcase_add_test(tc, test_extensions_load_with_their_meaning);
+	tcase_add_test(tc, test_run_check_accepts_only_defined_check_ids);
+	tcase_add_test(tc, test_forbidden_side_effect_makes_a_tool_denied);
+	tcase_add_loop_test(tc, test_commands_without_code_text_are_accepted, 0,
+	    sizeof(ok_commands) / sizeof(ok_commands[0]));
 	tcase_add_test(tc, test_enum_names_match_manifest_spelling);
 	suite_add_tcase(s, tc);
 	return s;

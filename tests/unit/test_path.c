@@ -86,6 +86,8 @@ setup(void)
 	xsymlink("loop2", "ws/loop1");
 	xsymlink("loop1", "ws/loop2");
 	xsymlink("nowhere", "ws/dangling");
+	snprintf(p, sizeof(p), "%s/ws/fifo", top);
+	ck_assert_int_eq(mkfifo(p, 0644), 0);
 	snprintf(p, sizeof(p), "%s/outside/secret", top);
 	snprintf(q, sizeof(q), "%s/ws/hard", top);
 	ck_assert_int_eq(link(p, q), 0);
@@ -146,6 +148,9 @@ static const struct prow {
 	{ "hard",			O_WRONLY | O_TRUNC, ESC, ESC, NULL },
 	{ "link_out/newfile",		O_WRONLY | O_CREAT, ESC, ESC, NULL },
 	{ "link_out_file",		O_WRONLY | O_TRUNC, ESC, ESC, NULL },
+	/* A FIFO would block the broker forever; a write has no reader. */
+	{ "fifo",			O_RDONLY, ESC, ESC, NULL },
+	{ "fifo",			O_WRONLY, ESC, ESC, NULL },
 	/* Writes and misses. */
 	{ "file",			O_WRONLY, OK, OK, "ws/file" },
 	{ "dir/newfile",		O_WRONLY | O_CREAT, OK, OK, "ws/dir/newfile" },
@@ -197,6 +202,8 @@ START_TEST(test_resolve_opens_beneath_the_workspace_or_refuses)
 		ck_assert_msg(got.st_ino == exp.st_ino && got.st_dev == exp.st_dev,
 		    "%s \"%s\" opened the wrong file", impl_names[impl], r->rel);
 		ck_assert_int_ne(fcntl(fd, F_GETFD) & FD_CLOEXEC, 0);
+		if (!(r->flags & O_PATH))
+			ck_assert_int_eq(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);
 		close(fd);
 		if (r->flags & O_CREAT)
 			unlink(p);

@@ -61,14 +61,15 @@ add_diag(char *diag, size_t cap, const char *s)
 
 /* The sandbox side; returns a FAIL_* mask, with details on |report|. */
 static int
-sandbox_child(int sock, uint16_t srv_port)
+sandbox_child(int sock, uint16_t srv_port, int ns_flags)
 {
 	char req[256], resp[4096], diag[8192] = "";
 	uint16_t port;
 	int lfd, fd, fails = 0;
 	char go;
 
-	if (unshare(CLONE_NEWNET) == -1 || proxy_lo_up() != 0)
+	/* As root, or as the runner does it: a user namespace with it. */
+	if (unshare(ns_flags) == -1 || proxy_lo_up() != 0)
 		return FAIL_SETUP;
 	if ((lfd = proxy_listener_in_current_netns(&port)) < 0)
 		return FAIL_SETUP;
@@ -169,21 +170,30 @@ START_TEST(test_sandbox_reaches_allowed_host_only_through_proxy)
 	ck_assert_int_gt(px = proxy_spawn(&lim, evp[1], &ctl), 0);
 	close(evp[1]);
 
-	/* The proxy process holds stdio, the control socket and the event pipe. */
+	/* The proxy process runs unprivileged and confined. */
+#if defined(__SANITIZE_ADDRESS__)
 	for (i = 0; i < 50 && !proc_status_has(px, "NoNewPrivs:\t1"); i++)
+#else
+	for (i = 0; i < 50 && !proc_status_has(px, "Seccomp:\t2"); i++)
+#endif
 		usleep(20000);
 	ck_assert_msg(proc_status_has(px, "Uid:\t65534\t65534\t65534\t65534"),
 	    "proxy did not drop to uid 65534");
 	ck_assert_msg(proc_status_has(px, "Gid:\t65534\t65534\t65534\t65534"),
 	    "proxy did not drop to gid 65534");
 	ck_assert(proc_status_has(px, "NoNewPrivs:\t1"));
-	ck_assert_int_le(count_fds(px), 5);
+#if !defined(__SANITIZE_ADDRESS__)
+	ck_assert_msg(proc_status_has(px, "Seccomp:\t2"), "no seccomp filter");
+#endif
+	/* stdio, control socket, event pipe, one socket per resolver */
+	ck_assert_int_le(count_fds(px), 5 + PROXY_RESOLVERS);
 
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
 	    sv), 0);
 	if ((child = fork()) == 0) {
 		close(sv[0]);
-		_exit(sandbox_child(sv[1], srv_port));
+		_exit(sandbox_child(sv[1], srv_port, _i == 0 ? CLONE_NEWNET :
+		    CLONE_NEWUSER | CLONE_NEWNET));
 	}
 	ck_assert_int_gt(child, 0);
 	close(sv[1]);
@@ -230,6 +240,28 @@ START_TEST(test_sandbox_reaches_allowed_host_only_through_proxy)
 }
 END_TEST
 
+START_TEST(test_proxy_env_points_every_client_at_the_listener)
+{
+	char env[PROXY_ENV_COUNT][PROXY_ENV_LEN];
+	const char *want[] = {
+		"HTTP_PROXY=http://127.0.0.1:41234",
+		"HTTPS_PROXY=http://127.0.0.1:41234",
+		"ALL_PROXY=http://127.0.0.1:41234",
+		"http_proxy=http://127.0.0.1:41234",
+		"https_proxy=http://127.0.0.1:41234",
+		"all_proxy=http://127.0.0.1:41234",
+		"NO_PROXY=", "no_proxy=",
+	};
+	size_t i;
+
+	proxy_env(41234, env);
+	for (i = 0; i < PROXY_ENV_COUNT; i++)
+		ck_assert_str_eq(env[i], want[i]);
+	proxy_env(65535, env);
+	ck_assert_str_eq(env[1], "HTTPS_PROXY=http://127.0.0.1:65535");
+}
+END_TEST
+
 int
 main(void)
 {
@@ -239,7 +271,10 @@ main(void)
 	int failed;
 
 	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, test_sandbox_reaches_allowed_host_only_through_proxy);
+	/* _i 0: netns only; _i 1: user namespace + netns */
+	tcase_add_loop_test(tc,
+	    test_sandbox_reaches_allowed_host_only_through_proxy, 0, 2);
+	tcase_add_test(tc, test_proxy_env_points_every_client_at_the_listener);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -214,6 +214,8 @@ static const struct syntax_row {
 	{ 0, "a.*.example.com:443", 0 },
 	{ 0, "*example.com:443", 0 },
 	{ 0, "*.8.8.8.8:443", 0 },
+	{ 0, "*.com:443", 0 },			/* whole TLD */
+	{ 0, "*.co.uk:443", 1 },		/* explicit; documented */
 	{ 0, "example.com:0", 0 },
 	{ 0, "example.com:99999", 0 },
 	{ 0, "0x7f000001:80", 0 },

@@ -25,19 +25,23 @@ END_TEST
 START_TEST(test_defaults_protect_git_in_heap_arrays)
 {
 	struct sandbox_policy p;
+	size_t i;
 
 	sandbox_policy_init_defaults(&p);
 	ck_assert_uint_eq(p.nprotected, 1);
 	ck_assert_str_eq(p.protected[0], ".git");
 	ck_assert_ptr_null(p.protected[1]);
-	ck_assert_uint_eq(p.nread_only, 0);
-	ck_assert_ptr_nonnull(p.read_only);
-	ck_assert_ptr_null(p.read_only[0]);
+	ck_assert_uint_gt(p.nread_only, 7);
+	ck_assert_str_eq(p.read_only[0], "/usr");
+	ck_assert_ptr_null(p.read_only[p.nread_only]);
 	ck_assert_uint_eq(p.ndeny_read, 0);
 	ck_assert_ptr_nonnull(p.deny_read);
+	ck_assert_ptr_null(p.deny_read[0]);
 	/* The loader frees each element and the array with free(). */
 	free(p.protected[0]);
 	free(p.protected);
+	for (i = 0; i < p.nread_only; i++)
+		free(p.read_only[i]);
 	free(p.read_only);
 	free(p.deny_read);
 }
@@ -60,6 +64,26 @@ START_TEST(test_default_limits)
 	sandbox_policy_free_arrays(&p);
 	ck_assert_ptr_null(p.protected);
 	ck_assert_uint_eq(p.nprotected, 0);
+}
+END_TEST
+
+START_TEST(test_default_read_only_lists_system_paths)
+{
+	struct sandbox_policy p;
+	size_t i;
+	int etc_passwd = 0, shadow = 0;
+
+	sandbox_policy_init_defaults(&p);
+	for (i = 0; i < p.nread_only; i++) {
+		ck_assert_int_eq(p.read_only[i][0], '/');
+		if (strcmp(p.read_only[i], "/etc/passwd") == 0)
+			etc_passwd = 1;
+		if (strstr(p.read_only[i], "shadow") != NULL)
+			shadow = 1;
+	}
+	ck_assert(etc_passwd);
+	ck_assert(!shadow);
+	sandbox_policy_free_arrays(&p);
 }
 END_TEST
 
@@ -88,6 +112,7 @@ main(void)
 	tcase_add_test(tc, test_defaults_protect_git_in_heap_arrays);
 	tcase_add_test(tc, test_default_limits);
 	tcase_add_test(tc, test_system_dirs_are_absolute);
+	tcase_add_test(tc, test_default_read_only_lists_system_paths);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -1,0 +1,192 @@
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "broker/egress.h"
+#include "common/buf.h"
+#include "common/errors.h"
+#include "common/log.h"
+#include "common/util.h"
+#include "proxy/ipc.h"
+#include "runner/runner.h"
+
+#define EGRESS_ATTACH_MS	5000
+#define EGRESS_EVENT_MAX	8192
+
+struct egress {
+	struct loop	*loop;
+	struct audit	*audit;
+	pid_t		 pid;		/* 0 until started */
+	int		 ctl;
+	int		 ev;		/* read end of the proxy's events */
+	int		 ev_watch;
+	struct buf	*evbuf;
+};
+
+struct egress *
+egress_new(struct loop *loop, struct audit *audit)
+{
+	struct egress *e = xcalloc(1, sizeof(*e));
+
+	e->loop = loop;
+	e->audit = audit;
+	e->ctl = e->ev = -1;
+	return e;
+}
+
+/* One connection the proxy reports: into the audit log as it is. */
+static void
+egress_event(int fd, int why, void *arg)
+{
+	struct egress	*e = arg;
+	const char	*frame;
+	size_t		 len;
+	json_t		*j;
+	int		 rc;
+
+	(void)why;
+	if (buf_fill(e->evbuf, fd) <= 0) {
+		loop_unwatch(e->loop, e->ev_watch);
+		e->ev_watch = 0;
+		return;
+	}
+	while ((rc = buf_next_frame(e->evbuf, &frame, &len)) != 0) {
+		if (rc < 0)
+			continue;
+		if ((j = json_loadb(frame, len, 0, NULL)) == NULL ||
+		    !json_is_object(j)) {
+			json_decref(j);
+			continue;
+		}
+		if (audit_append(e->audit, "egress", j) != 0)
+			log_warnx("cannot record an egress event");
+		json_decref(j);
+	}
+}
+
+static int
+egress_start(struct egress *e, char *err, size_t errlen)
+{
+	struct proxy_limits	lim;
+	int			evp[2];
+
+	if (e->pid > 0)
+		return 0;
+	if (pipe2(evp, O_CLOEXEC) == -1) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return AL_ERR_SYSTEM;
+	}
+	proxy_limits_default(&lim);
+	if ((e->pid = proxy_spawn(&lim, evp[1], &e->ctl)) < 0) {
+		e->pid = 0;
+		close(evp[0]);
+		close(evp[1]);
+		snprintf(err, errlen, "cannot start the egress proxy");
+		return AL_ERR_SYSTEM;
+	}
+	close(evp[1]);
+	e->ev = evp[0];
+	if ((e->evbuf = buf_new(EGRESS_EVENT_MAX)) == NULL)
+		fatalx("out of memory");
+	e->ev_watch = loop_watch(e->loop, e->ev, INT64_MAX, egress_event, e);
+	return 0;
+}
+
+/* Is the host part of "host:port" an IP literal ("1.2.3.4" or "[v6]")? */
+static int
+host_is_ip(const char *hostport)
+{
+	const char	*colon = strrchr(hostport, ':');
+	const char	*p;
+
+	if (hostport[0] == '[')
+		return 1;
+	if (colon == NULL)
+		return 0;
+	for (p = hostport; p < colon; p++)
+		if (!((*p >= '0' && *p <= '9') || *p == '.'))
+			return 0;
+	return 1;
+}
+
+int
+egress_attach(struct egress *e, int sock, const char *sandbox,
+    const struct net_allow *allow, char *err, size_t errlen)
+{
+	struct pollfd	  pfd = { .fd = sock, .events = POLLIN };
+	const char	**ips;
+	char		  msg[8];
+	size_t		  len, i, n = 0;
+	int		  lfd, rc;
+
+	if ((rc = egress_start(e, err, errlen)) != 0)
+		return rc;
+	if (poll(&pfd, 1, EGRESS_ATTACH_MS) != 1 ||
+	    proxy_recv_fd(sock, &lfd, msg, sizeof(msg), &len) != 1 ||
+	    lfd == -1) {
+		snprintf(err, errlen, "the sandbox did not hand over its "
+		    "proxy listener");
+		return AL_ERR_SYSTEM;
+	}
+	ips = xcalloc(allow->nhosts + 1, sizeof(*ips));
+	for (i = 0; i < allow->nhosts; i++)
+		if (host_is_ip(allow->hosts[i]))
+			ips[n++] = allow->hosts[i];
+	rc = proxy_ctl_add(e->ctl, lfd, sandbox,
+	    (const char *const *)allow->hosts, ips, err, errlen);
+	free(ips);
+	close(lfd);
+	return rc;
+}
+
+void
+egress_detach(struct egress *e, const char *sandbox)
+{
+	if (e->pid > 0)
+		(void)proxy_ctl_remove(e->ctl, sandbox);
+}
+
+void
+egress_env(char ***envp)
+{
+	char	entries[PROXY_ENV_COUNT][PROXY_ENV_LEN];
+	size_t	n, i;
+
+	proxy_env(RUNNER_PROXY_PORT, entries);
+	for (n = 0; (*envp)[n] != NULL; n++)
+		;
+	*envp = xreallocarray(*envp, n + PROXY_ENV_COUNT + 1, sizeof(**envp));
+	for (i = 0; i < PROXY_ENV_COUNT; i++)
+		(*envp)[n++] = xstrdup(entries[i]);
+	(*envp)[n] = NULL;
+}
+
+void
+egress_free(struct egress *e)
+{
+	int status;
+
+	if (e == NULL)
+		return;
+	if (e->pid > 0) {
+		close(e->ctl);
+		kill(e->pid, SIGTERM);
+		while (waitpid(e->pid, &status, 0) == -1 && errno == EINTR)
+			;
+		/* What the proxy wrote last is still worth recording. */
+		egress_event(e->ev, LOOP_READABLE, e);
+		if (e->ev_watch > 0)
+			loop_unwatch(e->loop, e->ev_watch);
+		close(e->ev);
+		buf_free(e->evbuf);
+	}
+	free(e);
+}

@@ -1,0 +1,47 @@
+/*
+ * egress: the supervisor's side of the egress proxy.
+ *
+ * The proxy runs in its own unprivileged process (proxy/ipc.h), started
+ * on first use.  A sandbox that is granted hosts gets, through its runner,
+ * a listener on 127.0.0.1 inside its own network namespace; egress hands
+ * that listener to the proxy with the sandbox's allowlist, and records
+ * every connection the proxy reports ("egress" audit records).  Entries
+ * of the allowlist whose host is an IP literal also become explicit IP
+ * rules for that address and port: naming an address is the explicit
+ * choice the proxy requires to reach a private or loopback one.
+ */
+#ifndef AIRLOCK_EGRESS_H
+#define AIRLOCK_EGRESS_H
+
+#include <stddef.h>
+
+#include "broker/audit.h"
+#include "broker/loop.h"
+#include "policy/manifest.h"
+
+struct egress;
+
+/* Returns an egress that will start the proxy when first needed. */
+struct egress	*egress_new(struct loop *loop, struct audit *audit);
+
+/* Stops the proxy (if started) and frees.  NULL is fine. */
+void		 egress_free(struct egress *e);
+
+/*
+ * Waits (bounded) for the listener that a runner sends on |sock| and has
+ * the proxy serve it for |sandbox| with |allow|.  Returns 0, or a negative
+ * code with a message in err (the runner then has no way out at all).
+ */
+int		 egress_attach(struct egress *e, int sock, const char *sandbox,
+		    const struct net_allow *allow, char *err, size_t errlen);
+
+/* Stops serving |sandbox|; its connections are closed. */
+void		 egress_detach(struct egress *e, const char *sandbox);
+
+/*
+ * Appends the proxy variables (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY and
+ * lowercase, NO_PROXY empty) to the NULL-terminated |*envp| (grown).
+ */
+void		 egress_env(char ***envp);
+
+#endif

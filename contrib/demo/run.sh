@@ -1,0 +1,23 @@
+#!/bin/sh
+# The demo session: a scripted agent (no model) works on a scratch copy of
+# contrib/example-project under "airlock run" with the built-in manifest.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+airlock=${AIRLOCK:-$top/airlock}
+ws=$(mktemp -d /tmp/airlock-demo.XXXXXX)
+cp -a "$top/contrib/example-project/." "$ws/"
+echo "demo: workspace $ws (a scratch copy of contrib/example-project)"
+echo "demo: airlock run --workspace $ws -- contrib/demo/agent.sh"
+set +e
+"$airlock" run --workspace "$ws" -- "$top/contrib/demo/agent.sh" 2>"$ws.log"
+status=$?
+set -e
+sed -n 's/^agent: /  /p' "$ws.log"
+session=$(sed -n 's/^airlock: session \([^ ]*\) ended.*/\1/p' "$ws.log")
+log=$(sed -n 's/.*audit log \(.*\)$/\1/p' "$ws.log")
+echo "demo: the agent exited with status $status"
+echo "demo: trace (airlock trace $session):"
+"$airlock" trace "$session" | sed 's/^/  /'
+echo "demo: audit log $log"
+"$airlock" audit verify "$log" | sed 's/^/  /'
+rm -f "$ws.log"

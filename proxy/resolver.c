@@ -1,0 +1,112 @@
+/* resolver: see resolver.h. */
+#include "config.h"
+
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <netdb.h>
+#include <netinet/in.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/errors.h"
+#include "common/log.h"
+#include "common/util.h"
+#include "proxy/ipc.h"
+#include "proxy/resolver.h"
+
+void
+proxy_resolve(const struct resolver_req *req, struct resolver_rep *rep)
+{
+	struct addrinfo hints, *res = NULL, *ai;
+	char host[RULES_HOST_MAX];
+
+	memset(rep, 0, sizeof(*rep));
+	rep->id = req->id;
+	memcpy(host, req->host, sizeof(host));
+	host[sizeof(host) - 1] = '\0';
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_protocol = IPPROTO_TCP;
+	if ((rep->gai_rc = getaddrinfo(host, NULL, &hints, &res)) != 0)
+		return;
+	for (ai = res; ai != NULL; ai = ai->ai_next) {
+		if ((ai->ai_family != AF_INET && ai->ai_family != AF_INET6) ||
+		    ai->ai_addrlen > sizeof(rep->addrs[0]))
+			continue;
+		if (rep->naddrs == RESOLVER_MAX_ADDRS) {
+			/* Unchecked addresses must not be dropped silently. */
+			rep->gai_rc = RESOLVER_TOO_MANY;
+			rep->naddrs = 0;
+			break;
+		}
+		memcpy(&rep->addrs[rep->naddrs], ai->ai_addr, ai->ai_addrlen);
+		rep->lens[rep->naddrs] = (uint32_t)ai->ai_addrlen;
+		rep->naddrs++;
+	}
+	freeaddrinfo(res);
+}
+
+static void __attribute__((noreturn))
+resolver_serve(int fd)
+{
+	struct resolver_req req;
+	struct resolver_rep rep;
+	ssize_t n;
+
+	for (;;) {
+		n = recv(fd, &req, sizeof(req), 0);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			_exit(0);
+		if ((size_t)n != sizeof(req))
+			continue;	/* not from our proxy: ignore */
+		proxy_resolve(&req, &rep);
+		if (send(fd, &rep, sizeof(rep), MSG_NOSIGNAL) != sizeof(rep))
+			_exit(0);
+	}
+}
+
+pid_t
+proxy_resolver_spawn(int *fd_out)
+{
+	int sv[2];
+	pid_t pid, parent = getpid();
+
+	*fd_out = -1;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1)
+		return AL_ERR_SYSTEM;
+	if ((pid = fork()) == -1) {
+		close(sv[0]);
+		close(sv[1]);
+		return AL_ERR_SYSTEM;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
+			fatal("prctl(PR_SET_PDEATHSIG)");
+		if (getppid() != parent)
+			_exit(0);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_IGN);
+		if (close_fds_from(3, &sv[1], 1) != 0)
+			fatal("close_fds_from");
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
+			fatal("prctl(PR_SET_NO_NEW_PRIVS)");
+		if (proxy_confine() != 0)
+			fatal("seccomp");
+		resolver_serve(sv[1]);
+	}
+	close(sv[1]);
+	if (fd_set_nonblock(sv[0], 1) != 0) {
+		close(sv[0]);
+		return AL_ERR_SYSTEM;
+	}
+	*fd_out = sv[0];
+	return pid;
+}

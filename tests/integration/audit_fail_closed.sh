@@ -1,0 +1,46 @@
+#!/bin/sh
+# Fail closed: when the audit log cannot be written (a full disk), the
+# broker refuses every request, says why, and serves again once it can.
+. "$top_srcdir/tests/lib.sh"
+
+ws=$(make_workspace)
+mkdir "$T/home"
+cat >"$T/inner.sh" <<INNER
+set -u
+mount -t tmpfs -o size=256k tmpfs "$T/home" || exit 99
+export AIRLOCK_HOME="$T/home" AIRLOCK_RUNTIME_DIR="$T/run"
+mkfifo "$T/in"
+"$AIRLOCK" serve --workspace "$ws" <"$T/in" >"$T/out" 2>"$T/err" &
+exec 3>"$T/in"
+send() { printf '%s\n' "\$1" >&3; sleep 0.5; }
+send '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}'
+send '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"README.md"}}}'
+dd if=/dev/zero of="$T/home/fill" bs=1k 2>/dev/null
+# The log's last page may still have room: keep asking until it is full.
+for i in 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+	printf '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"README.md"}}}\n' \$i >&3
+done
+sleep 1
+rm -f "$T/home/fill"
+send '{"jsonrpc":"2.0","id":40,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"README.md"}}}'
+exec 3>&-
+wait
+cp -r "$T/home/sessions" "$T/sessions"
+INNER
+unshare -m sh "$T/inner.sh"
+rc=$?
+check "the test's private tmpfs was mounted" [ "$rc" -ne 99 ]
+expect_contains "a call succeeds while the log can be written" \
+    "$(grep '"id":2' "$T/out")" '"isError":false'
+refused=$(grep '"code":-32001' "$T/out" | head -n 1)
+expect_contains "a call is refused while the log cannot be written" \
+    "$refused" '"code":-32001'
+expect_contains "the refusal says why" "$refused" "audit log cannot be written"
+after=$(awk '/-32001/ { seen = 1 } seen && !/"id":40,/' "$T/out")
+expect_not_contains "no call succeeded after the first refusal until space came back" \
+    "$after" '"isError":false'
+expect_contains "serving resumes once the log can be written" \
+    "$(grep '"id":40' "$T/out")" '"isError":false'
+log=$(ls "$T"/sessions/*/audit.jsonl)
+check "the log still verifies after the outage" "$AIRLOCK" audit verify "$log"
+finish

@@ -1,0 +1,106 @@
+#!/bin/sh
+# Egress, wired end to end: a tool granted one host reaches it through
+# airlock's proxy and nothing else; a direct connect that bypasses the
+# proxy fails; an agent under "airlock run" reaches its (fake) model API
+# the same way; every connection is an audit record.  The whole test runs
+# in a private network and mount namespace: a loopback server stands in
+# for the internet, and nothing can leave this machine.
+if [ -z "${AIRLOCK_EGRESS_TEST_NS:-}" ]; then
+	AIRLOCK_EGRESS_TEST_NS=1 exec unshare --net --mount sh "$0" "$@"
+fi
+. "$top_srcdir/tests/lib.sh"
+H="$top_builddir/tests/proxy_helper"
+command -v bash >/dev/null || { echo "not ok - bash (for /dev/tcp) is missing"; exit 1; }
+
+"$H" lo-up || { echo "not ok - cannot bring up lo"; exit 1; }
+export AIRLOCK_HOME="$T/home" AIRLOCK_RUNTIME_DIR="$T/run"
+"$H" serve "$T/srv" 60 &
+i=0; while [ ! -s "$T/srv" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+read SP SRVPID < "$T/srv"
+trap 'kill -TERM "-$SRVPID" 2>/dev/null; rm -rf "$T"; [ "$TESTS_FINISHED" = 1 ] || { echo "not ok - ended before finish"; exit 1; }' EXIT
+ws=$(make_workspace)
+
+# fetch URL: a plain HTTP request through the proxy, with bash's /dev/tcp.
+cat >"$T/m.yaml" <<YAML
+tools:
+  - name: fetch_allowed
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: network
+    authorization: allow
+    timeoutMs: 10000
+    command: ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/3128 && printf 'GET http://127.0.0.1:$SP/hello HTTP/1.1\\\\r\\\\nHost: 127.0.0.1\\\\r\\\\nConnection: close\\\\r\\\\n\\\\r\\\\n' >&3 && cat <&3"]
+    network: ["127.0.0.1:$SP"]
+  - name: fetch_other
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: network
+    authorization: allow
+    timeoutMs: 10000
+    command: ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/3128 && printf 'GET http://10.0.0.5:80/ HTTP/1.1\\\\r\\\\nHost: 10.0.0.5\\\\r\\\\nConnection: close\\\\r\\\\n\\\\r\\\\n' >&3 && cat <&3"]
+    network: ["127.0.0.1:$SP"]
+  - name: bypass
+    input: {}
+    output: { exitCode: integer, stderr: string }
+    sideEffect: network
+    authorization: allow
+    timeoutMs: 10000
+    command: ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/$SP && echo CONNECTED"]
+    network: ["127.0.0.1:$SP"]
+  - name: no_network
+    input: {}
+    output: { exitCode: integer, stderr: string }
+    sideEffect: sandbox_process
+    authorization: allow
+    timeoutMs: 10000
+    command: ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/3128 && echo CONNECTED"]
+agent:
+  network: ["127.0.0.1:$SP"]
+YAML
+"$AIRLOCK" check "$T/m.yaml" >/dev/null || { echo "not ok - the test manifest does not load"; "$AIRLOCK" check "$T/m.yaml"; exit 1; }
+
+call() {
+	printf '%s\n' \
+	    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}' \
+	    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"$1\",\"arguments\":{}}}" |
+	    "$AIRLOCK" serve --manifest "$T/m.yaml" --workspace "$ws" | grep '"id":2'
+}
+out=$(call fetch_allowed)
+expect_contains "a granted host is reached through the proxy" "$out" "HTTP/1.1 200 OK"
+expect_contains "the origin's body comes back" "$out" "hello from airlock test server"
+out=$(call fetch_other)
+expect_contains "a host outside the grant is refused with 403" "$out" "403"
+expect_contains "the refusal names its reason" "$out" "X-Airlock-Reason"
+out=$(call bypass)
+expect_not_contains "a direct connect that bypasses the proxy fails" "$out" "CONNECTED"
+expect_contains "the bypass fails in the sandbox, not the command" "$out" '"exitCode":1'
+out=$(call no_network)
+expect_not_contains "a tool without a grant has no proxy at all" "$out" "CONNECTED"
+if grep -qh '"event":"egress"' "$AIRLOCK_HOME"/sessions/*/audit.jsonl; then
+	pass "every proxied connection is an audit record"
+else
+	fail "every proxied connection is an audit record"
+fi
+grep -h '"event":"egress"' "$AIRLOCK_HOME"/sessions/*/audit.jsonl | grep -q '10.0.0.5' &&
+    pass "the refused connection is recorded too" || fail "the refused connection is recorded too"
+
+# The agent: its model API through the proxy, nothing else.
+cat >"$T/agent.sh" <<AGENT
+#!/bin/bash
+echo "proxy=\$HTTP_PROXY"
+exec 4<>/dev/tcp/127.0.0.1/3128 || exit 10
+printf 'GET http://127.0.0.1:$SP/hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' >&4
+cat <&4
+exec 5<>/dev/tcp/127.0.0.1/$SP 2>/dev/null && echo "DIRECT-CONNECTED"
+exec 6<>/dev/tcp/127.0.0.1/3128
+printf 'CONNECT 169.254.169.254:80 HTTP/1.1\r\nHost: x\r\n\r\n' >&6
+head -n 1 <&6
+exit 0
+AGENT
+chmod +x "$T/agent.sh"
+out=$("$AIRLOCK" run --manifest "$T/m.yaml" --workspace "$ws" -- "$T/agent.sh" 2>&1)
+expect_contains "the agent's environment names the proxy" "$out" "proxy=http://127.0.0.1:3128"
+expect_contains "the agent reaches its model API through the proxy" "$out" "hello from airlock test server"
+expect_not_contains "the agent cannot connect around the proxy" "$out" "DIRECT-CONNECTED"
+expect_contains "the agent cannot reach the metadata address" "$out" "403"
+finish

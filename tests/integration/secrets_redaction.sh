@@ -1,0 +1,77 @@
+#!/bin/sh
+# Credentials: a granted secret reaches only its tool's runner, and its
+# value (plain, base64, URL-encoded) never leaves the broker: not in the
+# result, the artifact, the audit log, or anything the agent can see.
+. "$top_srcdir/tests/lib.sh"
+
+export AIRLOCK_HOME="$T/home" AIRLOCK_RUNTIME_DIR="$T/run"
+secret='sup3r/s3cret+value'
+printf '%s' "$secret" | "$AIRLOCK" secret set API_TOKEN
+b64=$(printf '%s' "$secret" | base64)
+url='sup3r%2Fs3cret%2Bvalue'
+ws=$(make_workspace)
+
+cat >"$T/m.yaml" <<'YAML'
+tools:
+  - name: publish
+    input: {}
+    output: { exitCode: integer, stdout: string, artifactUri: string }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 5000
+    command: ["sh", "-c", "echo plain=$API_TOKEN; printf %s \"$API_TOKEN\" | base64; echo url=sup3r%2Fs3cret%2Bvalue"]
+    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+  - name: read_file
+    input: { path: workspace_relative_path }
+    output: { content: string, sha256: string }
+    sideEffect: none
+    timeoutMs: 2000
+YAML
+
+out=$(printf '%s\n' \
+    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}' \
+    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"publish","arguments":{}}}' |
+    "$AIRLOCK" serve --manifest "$T/m.yaml" --workspace "$ws")
+expect_contains "the granted tool ran with the secret" "$out" 'plain=[REDACTED:API_TOKEN]'
+expect_not_contains "result hides the plain value" "$out" "$secret"
+expect_not_contains "result hides the base64 form" "$out" "$b64"
+expect_not_contains "result hides the URL-encoded form" "$out" "$url"
+if grep -rqF -e "$secret" -e "$b64" -e "$url" "$AIRLOCK_HOME/sessions"; then
+	fail "artifacts and audit log hold no form of the secret"
+else
+	pass "artifacts and audit log hold no form of the secret"
+fi
+if grep -qF -e "$secret" "$AIRLOCK_HOME/secrets.db"; then
+	fail "the store does not hold the plain value"
+else
+	pass "the store does not hold the plain value"
+fi
+
+# The agent: no secret in its environment, and the store, its key and the
+# state directory are not in its view at all.
+{
+	echo '#!/bin/sh'
+	echo 'env; tr "\0" "\n" </proc/self/environ'
+	echo "for p in '$AIRLOCK_HOME' '$AIRLOCK_HOME/secrets.db' '$AIRLOCK_HOME/secrets.key' '$AIRLOCK_RUNTIME_DIR'; do"
+	echo '	if [ -e "$p" ]; then echo "VISIBLE $p"; else echo "absent $p"; fi'
+	echo 'done'
+	# The script holds the secret only hex-encoded, so it cannot match itself.
+	echo "s=\$(printf '%b' '$(printf '%s' "$secret" | od -An -to1 | tr -s ' ' '\n' | grep . | sed 's/^/\\0/' | tr -d '\n')')"
+	echo 'grep -rlF "$s" /tmp "$HOME" '"'$ws'"' 2>/dev/null | sed "s/^/FOUND /"'
+	echo 'exit 0'
+} >"$T/agent.sh"
+chmod +x "$T/agent.sh"
+out=$(API_TOKEN="$secret" "$AIRLOCK" run --manifest "$T/m.yaml" --workspace "$ws" -- "$T/agent.sh" 2>&1)
+expect_not_contains "the agent's environment has no secret" "$out" "$secret"
+expect_not_contains "the agent sees no store, key or state" "$out" "VISIBLE"
+expect_contains "the agent ran" "$out" "absent $AIRLOCK_HOME/secrets.key"
+expect_not_contains "no file the agent sees holds the secret" "$out" "FOUND"
+
+# A grant the store cannot honour stops start-up (fail closed).
+sed 's/name: API_TOKEN, env/name: MISSING_TOKEN, env/' "$T/m.yaml" >"$T/missing.yaml"
+if "$AIRLOCK" serve --manifest "$T/missing.yaml" --workspace "$ws" </dev/null 2>"$T/err"; then
+	fail "a missing granted secret refuses to start"
+else
+	expect_contains "a missing granted secret refuses to start" "$(cat "$T/err")" "cannot be used"
+fi
+finish

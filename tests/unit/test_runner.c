@@ -1,0 +1,358 @@
+/*
+ * The runner library: the compiled seccomp program (run through a small
+ * classic-BPF interpreter, table-driven, including the foreign ABIs this
+ * machine's kernel cannot even enter), and captured runs.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+
+#include <check.h>
+#include <errno.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "policy/sandbox_defaults.h"
+#include "runner/runner.h"
+#include "runner/runner_int.h"
+
+/* Runs |prog| on seccomp_data; returns the SECCOMP_RET_* value. */
+static uint32_t
+bpf_run(const struct sock_fprog *prog, const struct seccomp_data *d)
+{
+	const unsigned char *data = (const unsigned char *)d;
+	uint32_t A = 0, X = 0, M[BPF_MEMWORDS];
+	unsigned pc = 0;
+
+	memset(M, 0, sizeof(M));
+	while (pc < prog->len) {
+		const struct sock_filter *f = &prog->filter[pc++];
+
+		switch (f->code) {
+		case BPF_LD | BPF_W | BPF_ABS:
+			ck_assert_uint_le(f->k + 4, sizeof(*d));
+			memcpy(&A, data + f->k, 4);
+			break;
+		case BPF_LD | BPF_MEM:
+			A = M[f->k];
+			break;
+		case BPF_LDX | BPF_MEM:
+			X = M[f->k];
+			break;
+		case BPF_ST:
+			M[f->k] = A;
+			break;
+		case BPF_STX:
+			M[f->k] = X;
+			break;
+		case BPF_ALU | BPF_AND | BPF_K:
+			A &= f->k;
+			break;
+		case BPF_ALU | BPF_OR | BPF_K:
+			A |= f->k;
+			break;
+		case BPF_MISC | BPF_TAX:
+			X = A;
+			break;
+		case BPF_MISC | BPF_TXA:
+			A = X;
+			break;
+		case BPF_JMP | BPF_JA:
+			pc += f->k;
+			break;
+		case BPF_JMP | BPF_JEQ | BPF_K:
+			pc += A == f->k ? f->jt : f->jf;
+			break;
+		case BPF_JMP | BPF_JGT | BPF_K:
+			pc += A > f->k ? f->jt : f->jf;
+			break;
+		case BPF_JMP | BPF_JGE | BPF_K:
+			pc += A >= f->k ? f->jt : f->jf;
+			break;
+		case BPF_JMP | BPF_JSET | BPF_K:
+			pc += (A & f->k) ? f->jt : f->jf;
+			break;
+		case BPF_RET | BPF_K:
+			return f->k;
+		default:
+			ck_abort_msg("unsupported BPF opcode %#x", f->code);
+		}
+	}
+	ck_abort_msg("BPF program fell off the end");
+	return 0;
+}
+
+#define KILL	SECCOMP_RET_KILL_PROCESS
+#define ALLOW	SECCOMP_RET_ALLOW
+#define EPERM_	(SECCOMP_RET_ERRNO | EPERM)
+#define ENOSYS_	(SECCOMP_RET_ERRNO | ENOSYS)
+
+struct bpf_row {
+	uint32_t	 arch;
+	const char	*syscall;	/* resolved for |arch| */
+	uint32_t	 nr_bits;	/* ORed into the number (x32) */
+	uint64_t	 a0, a1;
+	uint32_t	 want;
+};
+
+static const struct bpf_row bpf_rows[] = {
+	{ AUDIT_ARCH_X86_64, "read", 0, 0, 0, ALLOW },
+	{ AUDIT_ARCH_X86_64, "execve", 0, 0, 0, ALLOW },
+	{ AUDIT_ARCH_X86_64, "ptrace", 0, 0, 0, EPERM_ },
+	{ AUDIT_ARCH_X86_64, "mount", 0, 0, 0, EPERM_ },
+	{ AUDIT_ARCH_X86_64, "bpf", 0, 0, 0, EPERM_ },
+	{ AUDIT_ARCH_X86_64, "io_uring_setup", 0, 0, 0, EPERM_ },
+	{ AUDIT_ARCH_X86_64, "clone3", 0, 0, 0, ENOSYS_ },
+	{ AUDIT_ARCH_X86_64, "clone", 0, 0x11, 0, ALLOW },
+	{ AUDIT_ARCH_X86_64, "clone", 0, 0x10000011, 0, EPERM_ },
+	{ AUDIT_ARCH_X86_64, "ioctl", 0, 0, 0x5412, EPERM_ },
+	{ AUDIT_ARCH_X86_64, "ioctl", 0, 0, 0xffffffff00005412ULL, EPERM_ },
+	{ AUDIT_ARCH_X86_64, "ioctl", 0, 0, 0x5401, ALLOW },
+	{ AUDIT_ARCH_X86_64, "socket", 0, 16, 0, EPERM_ },
+	{ AUDIT_ARCH_X86_64, "socket", 0, 2, 0, ALLOW },
+	{ AUDIT_ARCH_X86_64, "personality", 0, 0xffffffff, 0, ALLOW },
+	{ AUDIT_ARCH_X86_64, "personality", 0, 0x40000, 0, EPERM_ },
+	/* x32 numbers through the 64-bit entry: killed. */
+	{ AUDIT_ARCH_X86_64, "getpid", 0x40000000, 0, 0, KILL },
+	{ AUDIT_ARCH_X86_64, "read", 0x40000000, 0, 0, KILL },
+	{ AUDIT_ARCH_X86_64, "ptrace", 0x40000000, 0, 0, KILL },
+	/* i386 (int 0x80): every call killed, even harmless ones. */
+	{ AUDIT_ARCH_I386, "getpid", 0, 0, 0, KILL },
+	{ AUDIT_ARCH_I386, "read", 0, 0, 0, KILL },
+	{ AUDIT_ARCH_I386, "ptrace", 0, 0, 0, KILL },
+	{ AUDIT_ARCH_I386, "mount", 0, 0, 0, KILL },
+	{ AUDIT_ARCH_I386, "socketcall", 0, 0, 0, KILL },
+};
+
+START_TEST(test_compiled_filter_gives_each_row_its_action)
+{
+	const struct bpf_row *r = &bpf_rows[_i];
+	const struct sock_fprog *prog;
+	struct sandbox_policy sp;
+	struct seccomp_data d;
+	char err[256];
+	int nr;
+
+	sandbox_policy_init_defaults(&sp);
+	prog = runner_seccomp_program(&sp, err, sizeof(err));
+	ck_assert_msg(prog != NULL, "%s", err);
+	nr = seccomp_syscall_resolve_name_arch(r->arch == AUDIT_ARCH_I386 ?
+	    SCMP_ARCH_X86 : SCMP_ARCH_X86_64, r->syscall);
+	ck_assert_int_ge(nr, 0);
+	memset(&d, 0, sizeof(d));
+	d.arch = r->arch;
+	d.nr = nr | r->nr_bits;
+	d.args[0] = r->a0;
+	d.args[1] = r->a1;
+	ck_assert_msg(bpf_run(prog, &d) == r->want,
+	    "%s (arch %#x, nr %#x): got %#x, want %#x", r->syscall, r->arch,
+	    d.nr, bpf_run(prog, &d), r->want);
+	sandbox_policy_free_arrays(&sp);
+}
+END_TEST
+
+static char *
+make_ws(void)
+{
+	char *ws = strdup("/tmp/airlock-unit-XXXXXX");
+
+	ck_assert_ptr_nonnull(mkdtemp(ws));
+	ck_assert_int_eq(chmod(ws, 0777), 0);
+	return ws;
+}
+
+static void
+rm_ws(char *ws)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", ws);
+	(void)!system(cmd);
+	free(ws);
+}
+
+static int
+run_sh(const char *script, size_t cap, int64_t timeout,
+    struct runner_result *res)
+{
+	char *const argv[] = { "sh", "-c", (char *)script, NULL };
+	struct sandbox_policy sp;
+	struct runner_request req;
+	char *ws = make_ws();
+	int rc;
+
+	sandbox_policy_init_defaults(&sp);
+	memset(&req, 0, sizeof(req));
+	req.argv = argv;
+	req.workspace = ws;
+	req.policy = &sp;
+	req.timeout_ms = timeout;
+	req.output_cap = cap;
+	req.stdin_fd = -1;
+	rc = runner_run(&req, res);
+	sandbox_policy_free_arrays(&sp);
+	rm_ws(ws);
+	return rc;
+}
+
+START_TEST(test_run_captures_stdout_and_stderr_separately)
+{
+	struct runner_result res;
+
+	ck_assert_int_eq(run_sh("echo out; echo err >&2; exit 3", 0, 0,
+	    &res), 0);
+	ck_assert_int_eq(res.exited, 1);
+	ck_assert_int_eq(res.exit_code, 3);
+	ck_assert_str_eq(res.out, "out\n");
+	ck_assert_str_eq(res.err, "err\n");
+	ck_assert_int_eq(res.truncated, 0);
+	ck_assert(res.layers & RUNNER_LAYER_SECCOMP);
+	ck_assert(res.layers & RUNNER_LAYER_USERNS);
+	runner_result_clear(&res);
+}
+END_TEST
+
+START_TEST(test_run_truncates_output_at_the_cap_and_drains_the_rest)
+{
+	struct runner_result res;
+
+	ck_assert_int_eq(run_sh("head -c 1000000 /dev/zero | tr '\\0' x; "
+	    "echo done >&2", 1000, 0, &res), 0);
+	ck_assert_int_eq(res.exited, 1);
+	ck_assert_int_eq(res.exit_code, 0);
+	ck_assert_uint_le(res.out_len + res.err_len, 1000);
+	ck_assert_int_eq(res.truncated, 1);
+	runner_result_clear(&res);
+}
+END_TEST
+
+START_TEST(test_run_explains_a_read_only_denial)
+{
+	struct runner_result res;
+
+	ck_assert_int_eq(run_sh("echo x > /usr/evil", 0, 0, &res), 0);
+	ck_assert_int_ne(res.exit_code, 0);
+	ck_assert_ptr_nonnull(strstr(res.hint,
+	    "this may be blocked by the sandbox, not a command error"));
+	ck_assert_ptr_nonnull(strstr(res.hint, "EROFS"));
+	runner_result_clear(&res);
+}
+END_TEST
+
+START_TEST(test_run_kills_the_tree_at_the_deadline)
+{
+	struct runner_result res;
+
+	ck_assert_int_eq(run_sh("sleep 30 & sleep 30", 0, 200, &res), 0);
+	ck_assert_int_eq(res.timed_out, 1);
+	ck_assert_int_eq(res.signal, SIGKILL);
+	ck_assert_int_lt(res.duration_ms, 5000);
+	ck_assert_ptr_nonnull(strstr(res.hint, "wall-clock limit"));
+	runner_result_clear(&res);
+}
+END_TEST
+
+START_TEST(test_setup_failure_is_reported_not_run)
+{
+	char *const argv[] = { "true", NULL };
+	struct sandbox_policy sp;
+	struct runner_request req;
+	struct runner_result res;
+	char *ws = make_ws();
+
+	sandbox_policy_init_defaults(&sp);
+	memset(&req, 0, sizeof(req));
+	req.argv = argv;
+	req.workspace = ws;
+	req.cwd = "no/such/dir";
+	req.policy = &sp;
+	req.stdin_fd = -1;
+	ck_assert_int_eq(runner_run(&req, &res), 0);
+	ck_assert_int_eq(res.setup_failed, 1);
+	ck_assert_int_eq(res.exited, 0);
+	ck_assert_ptr_nonnull(strstr(res.setup_error, "chdir"));
+	ck_assert_ptr_nonnull(strstr(res.setup_error, "No such file"));
+	ck_assert_uint_eq(res.layers, 0);
+	runner_result_clear(&res);
+	sandbox_policy_free_arrays(&sp);
+	rm_ws(ws);
+}
+END_TEST
+
+START_TEST(test_async_api_runs_to_completion)
+{
+	char *const argv[] = { "sh", "-c", "echo async", NULL };
+	struct sandbox_policy sp;
+	struct runner_request req;
+	struct runner_result res;
+	struct runner_proc *p;
+	char *ws = make_ws(), err[256];
+	int rc, steps = 0;
+
+	sandbox_policy_init_defaults(&sp);
+	memset(&req, 0, sizeof(req));
+	req.argv = argv;
+	req.workspace = ws;
+	req.policy = &sp;
+	req.stdin_fd = -1;
+	ck_assert_int_eq(runner_start(&req, &p, err, sizeof(err)), 0);
+	ck_assert_int_ge(runner_proc_fd(p), 0);
+	ck_assert(runner_proc_deadline(p) == INT64_MAX);
+	while ((rc = runner_proc_step(p)) == 0 && steps++ < 100000)
+		usleep(100);
+	ck_assert_int_eq(rc, 1);
+	ck_assert_int_eq(runner_proc_finish(p, &res), 0);
+	ck_assert_str_eq(res.out, "async\n");
+	runner_result_clear(&res);
+	sandbox_policy_free_arrays(&sp);
+	rm_ws(ws);
+}
+END_TEST
+
+START_TEST(test_layers_string_names_layers)
+{
+	char buf[64];
+
+	runner_layers_string(RUNNER_LAYER_SECCOMP | RUNNER_LAYER_LANDLOCK,
+	    buf, sizeof(buf));
+	ck_assert_str_eq(buf, "seccomp,landlock");
+	runner_layers_string(0, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "");
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("runner");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, 30);
+	tcase_add_loop_test(tc, test_compiled_filter_gives_each_row_its_action,
+	    0, sizeof(bpf_rows) / sizeof(bpf_rows[0]));
+	tcase_add_test(tc, test_run_captures_stdout_and_stderr_separately);
+	tcase_add_test(tc,
+	    test_run_truncates_output_at_the_cap_and_drains_the_rest);
+	tcase_add_test(tc, test_run_explains_a_read_only_denial);
+	tcase_add_test(tc, test_run_kills_the_tree_at_the_deadline);
+	tcase_add_test(tc, test_setup_failure_is_reported_not_run);
+	tcase_add_test(tc, test_async_api_runs_to_completion);
+	tcase_add_test(tc, test_layers_string_names_layers);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
