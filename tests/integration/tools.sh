@@ -79,6 +79,11 @@ ln "$out/hostname-copy" "$ws/hostname-copy"
 mkdir -p "$ws/.git/hooks"
 echo "[core]" >"$ws/.git/config"
 ln -s .git "$ws/gitlink"
+ln -s gitlink "$ws/gitlink2"
+ln -s .git/hooks "$ws/hookslink"
+ln -s . "$ws/rootlink"
+mkdir -p "$ws/sub"
+ln -s ../.git "$ws/sub/up-git"
 ln -s src/todo.sh "$ws/inner-link"
 
 export ITEST_HOST_SECRET=hunter2-not-for-runners
@@ -160,7 +165,9 @@ for p in .. ../outside /etc "$out" dirlink abs-link; do
 done
 
 # --- .git is protected ------------------------------------------------------
-for p in .git/config .git/hooks/pre-commit .git/new ./.git/config gitlink/config gitlink/hooks/post-checkout src/../.git/config; do
+for p in .git/config .git/hooks/pre-commit .git/new ./.git/config gitlink/config gitlink/hooks/post-checkout \
+    src/../.git/config .//.git/config gitlink2/config hookslink/pre-commit rootlink/.git/config \
+    rootlink/gitlink/config sub/up-git/config sub/../.git/config; do
 	refused "write_file into .git refused: $p" write_file "{\"path\":\"$p\",\"content\":\"#!/bin/sh\\necho pwned\\n\"}"
 done
 expect_eq ".git/config unchanged" "$(cat "$ws/.git/config")" "[core]"
@@ -179,7 +186,7 @@ expect_eq "write_file reports sha256 of the content" "$(jr .result.structuredCon
 check "write_file replaced the file by rename (new inode)" test "$(stat -c %i "$ws/atomic.txt")" != "$ino_before"
 expect_eq "a reader of the old file still sees the old content" "$(cat <&$held)" old
 exec {held}<&-
-check "write_file left no temporary file behind" test "$(ls -A "$ws" | grep -c -v -E '^(README.md|src|tests|abs-link|rel-link|chain[123]|magic|magic-rel|dirlink|hostname-copy|\.git|gitlink|inner-link|nul.bin|img.jpg|big.txt|atomic.txt)$')" = 0
+check "write_file left no temporary file behind" test "$(ls -A "$ws" | grep -c -v -E '^(README.md|src|tests|abs-link|rel-link|chain[123]|magic|magic-rel|dirlink|hostname-copy|\.git|gitlink|gitlink2|hookslink|rootlink|sub|inner-link|nul.bin|img.jpg|big.txt|atomic.txt)$')" = 0
 mcp_call write_file '{"path":"newdir/sub/created.txt","content":"made\n"}'
 if [ "$(jr .result.isError)" = false ]; then
 	expect_eq "write_file creates a new file in new directories" "$(cat "$ws/newdir/sub/created.txt")" made
