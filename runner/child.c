@@ -126,7 +126,6 @@ make_point(const struct runner_plan *p, const char *dst, int isdir)
 {
 	char buf[RUNNER_MAX_PATH];
 	char *slash;
-	int fd;
 
 	cat(p, buf, "", dst);
 	if ((slash = strrchr(buf, '/')) != NULL && slash != buf) {
@@ -136,16 +135,11 @@ make_point(const struct runner_plan *p, const char *dst, int isdir)
 	if (isdir) {
 		if (mkdir(dst, 0755) == -1 && errno != EEXIST)
 			fail(p, "mkdir", dst);
-	} else {
-		fd = open(dst, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
-		    0444);
-		if (fd == -1) {
-			if (errno != EEXIST && errno != EROFS &&
-			    errno != EISDIR)
-				fail(p, "create", dst);
-		} else
-			close(fd);
-	}
+	} else if (mknod(dst, S_IFREG | 0444, 0) == -1 && errno != EEXIST &&
+	    errno != EROFS)
+		/* Create-only, never open() for writing: as root, an existing
+		 * |dst| could be a host file (a running binary, say). */
+		fail(p, "create", dst);
 }
 
 /* Binds host path |path| (under OLDROOT) at the same path, if it exists. */

@@ -24,3 +24,5 @@ check_PROGRAMS += tests/unit/test_runner
 TESTS += tests/unit/test_runner
 tests_unit_test_runner_CFLAGS = $(unit_cflags)
 tests_unit_test_runner_LDADD = $(unit_ldadd)
+TESTS += tests/integration/exec_manifest_policy.sh
+EXTRA_DIST += tests/integration/exec_manifest_policy.sh

@@ -1,0 +1,47 @@
+#!/bin/sh
+# airlock exec and airlock profile take the sandbox policy from a
+# manifest: denied paths, protected paths, seccomp profile, limits.
+. "$top_srcdir/tests/lib.sh"
+
+chmod 755 "$T"
+ws="$T/ws"
+mkdir -p "$ws/.git" "$ws/config"
+echo "db password" > "$ws/config/prod.env"
+echo "top secret" > "$ws/secret.txt"
+chown -R 65534:65534 "$ws"
+chmod 777 "$ws"
+M="$T/sandbox.yaml"
+cp "$top_srcdir/tests/golden/workboard.yaml" "$M"	# the seed's manifest
+cat >> "$M" <<YAML
+
+sandbox:
+  denyRead: [ "$ws/secret.txt" ]
+  protected: [ ".git", "config" ]
+  seccomp: strict
+  limits:
+    memoryMb: 96
+    tmpSizeMb: 2
+YAML
+
+run() { out=$("$AIRLOCK" exec --manifest "$M" --workspace "$ws" -- "$@" 2>&1); status=$?; }
+
+run sh -c 'cat secret.txt'
+expect_contains "manifest_deny_read_hides_the_file" "$out" "Permission denied"
+run sh -c 'echo x > config/prod.env'
+expect_contains "manifest_protected_path_is_read_only" "$out" "Read-only file system"
+expect_eq "protected_file_unchanged" "$(cat "$ws/config/prod.env")" "db password"
+run sh -c 'echo ok > out.txt && cat out.txt'
+expect_contains "manifest_policy_still_allows_workspace_writes" "$out" "ok"
+run sh -c 'head -c 4000000 /dev/zero > /tmp/big'
+expect_contains "manifest_tmp_size_applies" "$out" "No space left on device"
+run sh -c 'grep -c . /proc/self/status >/dev/null; echo strict-ran'
+expect_contains "manifest_strict_seccomp_runs_a_shell" "$out" "strict-ran"
+
+prof=$("$AIRLOCK" profile --seatbelt --manifest "$M" --workspace "$ws")
+expect_contains "profile_denies_manifest_path" "$prof" "(deny file-read* (subpath \"$ws/secret.txt\"))"
+expect_contains "profile_protects_manifest_path" "$prof" "(deny file-write* (subpath \"$ws/config\"))"
+
+"$AIRLOCK" exec --manifest "$T/missing.yaml" -- true 2>/dev/null
+expect_eq "missing_manifest_is_a_config_error" "$?" 78
+
+finish
