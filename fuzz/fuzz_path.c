@@ -45,7 +45,8 @@ mk(const char *fmt, const char *a, const char *b)
 	char p[PATH_MAX], q[PATH_MAX];
 	int fd;
 
-	snprintf(p, sizeof(p), "%s/%s", top, a);
+	if (snprintf(p, sizeof(p), "%s/%s", top, a) >= (int)sizeof(p))
+		abort();
 	if (strcmp(fmt, "dir") == 0) {
 		if (mkdir(p, 0755) == -1)
 			abort();
@@ -59,7 +60,8 @@ mk(const char *fmt, const char *a, const char *b)
 		if (symlink(b, p) == -1)
 			abort();
 	} else if (strcmp(fmt, "link") == 0) {
-		snprintf(q, sizeof(q), "%s/%s", top, b);
+		if (snprintf(q, sizeof(q), "%s/%s", top, b) >= (int)sizeof(q))
+			abort();
 		if (link(q, p) == -1)
 			abort();
 	}
@@ -104,7 +106,9 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	mk("symlink", "root/dangling", "nowhere");
 	mk("symlink", "root/magic", "/proc/self/root");
 	mk("symlink", "root/fd", "/proc/self/fd/0");
-	snprintf(root, sizeof(root), "%s/root", top);
+	if (snprintf(root, sizeof(root), "%s/root", top) >=
+	    (int)sizeof(root))
+		abort();
 	rootlen = strlen(root);
 	if ((rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
 		abort();

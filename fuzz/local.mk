@@ -46,3 +46,31 @@ clean-fuzz:
 EXTRA_DIST += fuzz/local.mk fuzz/run fuzz/json.dict fuzz/yaml.dict \
 	fuzz/fuzz_frame.c fuzz/fuzz_validate.c fuzz/fuzz_manifest.c \
 	fuzz/fuzz_path.c fuzz/fuzz_audit.c fuzz/corpus
+
+# make check replays every seed and every regression input (fuzz/regress:
+# the crashes the fuzzers found) through each target, compiled with the
+# normal compiler and flags (and so under the sanitizers in that build).
+FUZZ_REPLAY = fuzz/replay_frame fuzz/replay_validate fuzz/replay_manifest \
+	fuzz/replay_path fuzz/replay_diff fuzz/replay_audit
+check_PROGRAMS += $(FUZZ_REPLAY)
+TESTS += $(FUZZ_REPLAY)
+fuzz_replay_cflags = $(AM_CFLAGS) -DFUZZ_SRCDIR='"$(abs_top_srcdir)"'
+fuzz_replay_frame_SOURCES = fuzz/replay.c fuzz/fuzz_frame.c
+fuzz_replay_frame_CFLAGS = $(fuzz_replay_cflags) -DFUZZ_NAME='"frame"'
+fuzz_replay_frame_LDADD = libairlock.a $(AIRLOCK_LIBS)
+fuzz_replay_validate_SOURCES = fuzz/replay.c fuzz/fuzz_validate.c
+fuzz_replay_validate_CFLAGS = $(fuzz_replay_cflags) -DFUZZ_NAME='"validate"'
+fuzz_replay_validate_LDADD = libairlock.a $(AIRLOCK_LIBS)
+fuzz_replay_manifest_SOURCES = fuzz/replay.c fuzz/fuzz_manifest.c
+fuzz_replay_manifest_CFLAGS = $(fuzz_replay_cflags) -DFUZZ_NAME='"manifest"'
+fuzz_replay_manifest_LDADD = libairlock.a $(AIRLOCK_LIBS)
+fuzz_replay_path_SOURCES = fuzz/replay.c fuzz/fuzz_path.c
+fuzz_replay_path_CFLAGS = $(fuzz_replay_cflags) -DFUZZ_NAME='"path"'
+fuzz_replay_path_LDADD = libairlock.a $(AIRLOCK_LIBS)
+fuzz_replay_diff_SOURCES = fuzz/replay.c fuzz/fuzz_diff.c
+fuzz_replay_diff_CFLAGS = $(fuzz_replay_cflags) -DFUZZ_NAME='"diff"'
+fuzz_replay_diff_LDADD = libairlock.a $(AIRLOCK_LIBS)
+fuzz_replay_audit_SOURCES = fuzz/replay.c fuzz/fuzz_audit.c
+fuzz_replay_audit_CFLAGS = $(fuzz_replay_cflags) -DFUZZ_NAME='"audit"'
+fuzz_replay_audit_LDADD = libairlock.a $(AIRLOCK_LIBS)
+EXTRA_DIST += fuzz/replay.c fuzz/regress
