@@ -28,7 +28,8 @@
 
 /*
  * Installs the filter on the calling process (all its threads).  Returns
- * 0, or AL_ERR_SYSTEM with the reason in err[0..errlen).  The caller
+ * 0 (under valgrind, which cannot load a filter, 0 without one, with a
+ * note in err), or AL_ERR_SYSTEM with the reason in err[0..errlen).  The caller
  * decides whether to go on without it; "airlock serve" and "airlock run"
  * stop (fail closed).
  */
