@@ -1,1 +1,5 @@
 EXTRA_DIST += tests/lib.sh
+
+# harden (issue 6): a long session stays flat; the broker under valgrind.
+TESTS += tests/integration/long_session.sh tests/integration/broker_valgrind.sh
+EXTRA_DIST += tests/integration/long_session.sh tests/integration/broker_valgrind.sh
