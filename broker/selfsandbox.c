@@ -30,9 +30,10 @@
 #endif
 #endif
 #ifndef RUNNING_ON_VALGRIND
-#define RUNNING_ON_VALGRIND	0
+#define RUNNING_ON_VALGRIND 0
 #endif
 
+/* clang-format off */
 static const char *const denied[] = {
 #ifndef __SANITIZE_ADDRESS__
 	"ptrace",		/* LeakSanitizer needs it; see the header */
@@ -51,6 +52,7 @@ static const char *const denied[] = {
 	"fanotify_init",
 	NULL
 };
+/* clang-format on */
 
 const char *const *
 selfsandbox_denied(void)
@@ -69,15 +71,16 @@ fail(char *err, size_t errlen, const char *what, int rc)
 int
 selfsandbox_apply(char *err, size_t errlen)
 {
-	scmp_filter_ctx	 ctx;
-	size_t		 i;
-	int		 nr, rc;
+	scmp_filter_ctx ctx;
+	size_t i;
+	int nr, rc;
 
 	if (err != NULL && errlen > 0)
 		err[0] = '\0';
 	if (RUNNING_ON_VALGRIND) {
 		if (err != NULL && errlen > 0)
-			snprintf(err, errlen, "seccomp: not applied under "
+			snprintf(err, errlen,
+			    "seccomp: not applied under "
 			    "valgrind");
 		return 0;
 	}
@@ -87,8 +90,8 @@ selfsandbox_apply(char *err, size_t errlen)
 	 * Only the native ABI is in the filter, so i386 (int 0x80) and x32
 	 * calls take the bad-architecture action: kill the whole process.
 	 */
-	if ((rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
-	    SCMP_ACT_KILL_PROCESS)) != 0) {
+	if ((rc = seccomp_attr_set(
+		 ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS)) != 0) {
 		seccomp_release(ctx);
 		return fail(err, errlen, "bad-ABI action", rc);
 	}
@@ -101,8 +104,8 @@ selfsandbox_apply(char *err, size_t errlen)
 		/* Calls this architecture does not have need no rule. */
 		if ((nr = seccomp_syscall_resolve_name(denied[i])) < 0)
 			continue;
-		if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr,
-		    0)) != 0) {
+		if ((rc = seccomp_rule_add(
+			 ctx, SCMP_ACT_ERRNO(EPERM), nr, 0)) != 0) {
 			seccomp_release(ctx);
 			return fail(err, errlen, denied[i], rc);
 		}

@@ -33,8 +33,8 @@
  * decides whether to go on without it; "airlock serve" and "airlock run"
  * stop (fail closed).
  */
-int	selfsandbox_apply(char *err, size_t errlen)
-	    __attribute__((warn_unused_result));
+int selfsandbox_apply(char *err, size_t errlen)
+    __attribute__((warn_unused_result));
 
 /*
  * The names of the denied system calls, NULL-terminated (static), for

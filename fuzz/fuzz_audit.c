@@ -30,19 +30,19 @@
 #include "broker/audit_verify.h"
 #include "common/errors.h"
 
-static char		*orig;
-static size_t		 origlen;
-static unsigned char	 pk[32];
+static char *orig;
+static size_t origlen;
+static unsigned char pk[32];
 
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	char		 dir[] = "/tmp/airlock-fuzz-audit.XXXXXX", path[256];
-	struct audit	*a;
-	json_t		*f;
-	FILE		*fp;
-	long		 n;
-	int		 i;
+	char dir[] = "/tmp/airlock-fuzz-audit.XXXXXX", path[256];
+	struct audit *a;
+	json_t *f;
+	FILE *fp;
+	long n;
+	int i;
 
 	if (sodium_init() < 0 || mkdtemp(dir) == NULL)
 		abort();
@@ -54,8 +54,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 		f = json_pack("{s:s, s:i, s:{s:s}, s:[s,s]}", "tool",
 		    i % 2 ? "read_file" : "run_check", "request_id", i,
 		    "arguments", "path", "src/app.ts", "argv", "npm", "test");
-		if (f == NULL || audit_append(a, i % 3 ? "request" :
-		    "decision", f) != 0)
+		if (f == NULL ||
+		    audit_append(a, i % 3 ? "request" : "decision", f) != 0)
 			abort();
 		json_decref(f);
 	}
@@ -78,13 +78,13 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 static int
 verify(const char *text, size_t len, const unsigned char *pin)
 {
-	struct audit_verify_result	 res;
-	FILE				*fp;
-	int				 rc;
+	struct audit_verify_result res;
+	FILE *fp;
+	int rc;
 
 	/* fmemopen() refuses a zero-length buffer on older C libraries. */
-	if ((fp = fmemopen(len ? (void *)text : (void *)"", len ? len : 1,
-	    "r")) == NULL)
+	if ((fp = fmemopen(
+		 len ? (void *)text : (void *)"", len ? len : 1, "r")) == NULL)
 		abort();
 	if (len == 0)
 		(void)fgetc(fp);
@@ -93,11 +93,11 @@ verify(const char *text, size_t len, const unsigned char *pin)
 	fclose(fp);
 	if (rc < 0)
 		return rc;
-	if (rc != res.status || memchr(res.reason, '\0',
-	    sizeof(res.reason)) == NULL)
+	if (rc != res.status ||
+	    memchr(res.reason, '\0', sizeof(res.reason)) == NULL)
 		abort();
-	if (rc == AUDIT_VERIFY_BAD && (res.bad_line == 0 ||
-	    res.reason[0] == '\0'))
+	if (rc == AUDIT_VERIFY_BAD &&
+	    (res.bad_line == 0 || res.reason[0] == '\0'))
 		abort();
 	return rc;
 }
@@ -114,9 +114,9 @@ is_line_prefix(const char *text, size_t len)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char	*text;
-	size_t	 off, del, ins, len;
-	int	 rc;
+	char *text;
+	size_t off, del, ins, len;
+	int rc;
 
 	if (size < 1)
 		return 0;
@@ -125,8 +125,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		len = size - 1;
 		(void)verify(text, len, NULL);
 		rc = verify(text, len, pk);
-		if (rc == AUDIT_VERIFY_CLOSED && (len != origlen ||
-		    memcmp(text, orig, len) != 0))
+		if (rc == AUDIT_VERIFY_CLOSED &&
+		    (len != origlen || memcmp(text, orig, len) != 0))
 			abort();
 		if (rc == AUDIT_VERIFY_OPEN && !is_line_prefix(text, len))
 			abort();
@@ -151,13 +151,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	rc = verify(text, len, (data[0] & 2) ? pk : NULL);
 	if (rc == AUDIT_VERIFY_CLOSED) {
-		fprintf(stderr, "edited log verifies (off %zu del %zu ins "
-		    "%zu)\n", off, del, ins);
+		fprintf(stderr,
+		    "edited log verifies (off %zu del %zu ins "
+		    "%zu)\n",
+		    off, del, ins);
 		abort();
 	}
 	if (rc == AUDIT_VERIFY_OPEN && !is_line_prefix(text, len)) {
-		fprintf(stderr, "edited log verifies as open (off %zu del %zu "
-		    "ins %zu)\n", off, del, ins);
+		fprintf(stderr,
+		    "edited log verifies as open (off %zu del %zu "
+		    "ins %zu)\n",
+		    off, del, ins);
 		abort();
 	}
 	free(text);

@@ -31,25 +31,25 @@
 #include "common/buf.h"
 #include "common/errors.h"
 
-#define FRAME_MAX	4096
+#define FRAME_MAX 4096
 
 static int
 known_code(int code)
 {
 	return code == JSONRPC_PARSE_ERROR || code == JSONRPC_INVALID_REQUEST ||
-	    code == JSONRPC_METHOD_NOT_FOUND || code == JSONRPC_INVALID_PARAMS ||
-	    code == JSONRPC_INTERNAL_ERROR || code == JSONRPC_NOT_INITIALIZED ||
-	    code == JSONRPC_REFUSED;
+	    code == JSONRPC_METHOD_NOT_FOUND ||
+	    code == JSONRPC_INVALID_PARAMS || code == JSONRPC_INTERNAL_ERROR ||
+	    code == JSONRPC_NOT_INITIALIZED || code == JSONRPC_REFUSED;
 }
 
 /* The reply to |id| must decode as a response with the same id. */
 static void
 check_reply(json_t *id)
 {
-	struct jsonrpc_msg	 back;
-	json_t			*rid = NULL, *res;
-	char			 err[256], *line;
-	size_t			 n;
+	struct jsonrpc_msg back;
+	json_t *rid = NULL, *res;
+	char err[256], *line;
+	size_t n;
 
 	if ((res = json_pack("{s:b}", "ok", 1)) == NULL)
 		return;
@@ -58,8 +58,8 @@ check_reply(json_t *id)
 	if (line == NULL)
 		return;
 	n = strlen(line);
-	if (n == 0 || line[n - 1] != '\n' || memchr(line, '\n', n) !=
-	    line + n - 1)
+	if (n == 0 || line[n - 1] != '\n' ||
+	    memchr(line, '\n', n) != line + n - 1)
 		abort();
 	if (jsonrpc_decode(line, n - 1, &back, &rid, err, sizeof(err)) != 0)
 		abort();
@@ -69,8 +69,8 @@ check_reply(json_t *id)
 	jsonrpc_msg_clear(&back);
 	json_decref(rid);
 	free(line);
-	if ((line = jsonrpc_encode_error(id, JSONRPC_INVALID_PARAMS, "x",
-	    NULL)) == NULL)
+	if ((line = jsonrpc_encode_error(
+		 id, JSONRPC_INVALID_PARAMS, "x", NULL)) == NULL)
 		return;
 	n = strlen(line);
 	if (jsonrpc_decode(line, n - 1, &back, &rid, err, sizeof(err)) != 0 ||
@@ -84,10 +84,10 @@ check_reply(json_t *id)
 static void
 decode(const char *frame, size_t len)
 {
-	struct jsonrpc_msg	 msg;
-	json_t			*id = NULL;
-	char			 err[256];
-	int			 rc;
+	struct jsonrpc_msg msg;
+	json_t *id = NULL;
+	char err[256];
+	int rc;
 
 	if (frame == NULL || frame[len] != '\0' || strlen(frame) != len ||
 	    len > FRAME_MAX)
@@ -134,15 +134,15 @@ decode(const char *frame, size_t len)
 static void
 drain(struct buf *b, int final)
 {
-	const char	*frame;
-	size_t		 len;
-	int		 rc;
+	const char *frame;
+	size_t len;
+	int rc;
 
 	for (;;) {
 		frame = (const char *)1;
 		len = 1;
-		rc = final ? buf_final_frame(b, &frame, &len) :
-		    buf_next_frame(b, &frame, &len);
+		rc = final ? buf_final_frame(b, &frame, &len)
+			   : buf_next_frame(b, &frame, &len);
 		if (rc == 1)
 			decode(frame, len);
 		else if (rc == 0) {
@@ -162,10 +162,10 @@ drain(struct buf *b, int final)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct buf	*b;
-	size_t		 chunk, off;
-	ssize_t		 n;
-	int		 fd, p[2];
+	struct buf *b;
+	size_t chunk, off;
+	ssize_t n;
+	int fd, p[2];
 
 	if (size < 1)
 		return 0;

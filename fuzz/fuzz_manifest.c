@@ -21,8 +21,8 @@
 static char *
 canonical(const struct manifest *m, size_t *len)
 {
-	char	*text = NULL;
-	FILE	*fp;
+	char *text = NULL;
+	FILE *fp;
 
 	if ((fp = open_memstream(&text, len)) == NULL)
 		abort();
@@ -36,14 +36,14 @@ canonical(const struct manifest *m, size_t *len)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct manifest	*m = (struct manifest *)1, *m2 = NULL;
-	char		 err[512], *c1, *c2;
-	size_t		 l1, l2;
-	int		 rc;
+	struct manifest *m = (struct manifest *)1, *m2 = NULL;
+	char err[512], *c1, *c2;
+	size_t l1, l2;
+	int rc;
 
 	memset(err, 'X', sizeof(err));
-	rc = manifest_load_buffer("fuzz.yaml", (const char *)data, size, &m,
-	    err, sizeof(err));
+	rc = manifest_load_buffer(
+	    "fuzz.yaml", (const char *)data, size, &m, err, sizeof(err));
 	if (memchr(err, '\0', sizeof(err)) == NULL)
 		abort();
 	if (rc != 0) {
@@ -54,16 +54,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (m == NULL)
 		abort();
 	c1 = canonical(m, &l1);
-	if (manifest_load_buffer("canonical.yaml", c1, l1, &m2, err,
-	    sizeof(err)) != 0) {
-		fprintf(stderr, "canonical form does not load: %s\n%s\n", err,
-		    c1);
+	if (manifest_load_buffer(
+		"canonical.yaml", c1, l1, &m2, err, sizeof(err)) != 0) {
+		fprintf(
+		    stderr, "canonical form does not load: %s\n%s\n", err, c1);
 		abort();
 	}
 	c2 = canonical(m2, &l2);
 	if (l1 != l2 || memcmp(c1, c2, l1) != 0) {
-		fprintf(stderr, "canonical form is not a fixed point:\n"
-		    "--- first\n%s--- second\n%s", c1, c2);
+		fprintf(stderr,
+		    "canonical form is not a fixed point:\n"
+		    "--- first\n%s--- second\n%s",
+		    c1, c2);
 		abort();
 	}
 	free(c1);

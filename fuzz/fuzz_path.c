@@ -35,9 +35,9 @@
 #include "common/errors.h"
 #include "policy/path.h"
 
-static char	top[PATH_MAX], root[PATH_MAX];
-static size_t	rootlen;
-static int	rootfd = -1;
+static char top[PATH_MAX], root[PATH_MAX];
+static size_t rootlen;
+static int rootfd = -1;
 
 static void
 mk(const char *fmt, const char *a, const char *b)
@@ -106,8 +106,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	mk("symlink", "root/dangling", "nowhere");
 	mk("symlink", "root/magic", "/proc/self/root");
 	mk("symlink", "root/fd", "/proc/self/fd/0");
-	if (snprintf(root, sizeof(root), "%s/root", top) >=
-	    (int)sizeof(root))
+	if (snprintf(root, sizeof(root), "%s/root", top) >= (int)sizeof(root))
 		abort();
 	rootlen = strlen(root);
 	if ((rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
@@ -118,8 +117,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 static void
 check_beneath(int fd, const char *rel)
 {
-	char	proc[64], target[PATH_MAX];
-	ssize_t	n;
+	char proc[64], target[PATH_MAX];
+	ssize_t n;
 
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	if ((n = readlink(proc, target, sizeof(target) - 1)) == -1)
@@ -136,11 +135,11 @@ check_beneath(int fd, const char *rel)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const int flags[] = { O_RDONLY, O_RDONLY | O_DIRECTORY,
-	    O_PATH, O_RDONLY | O_NOFOLLOW, O_PATH | O_NOFOLLOW,
-	    O_RDONLY | O_NONBLOCK, O_WRONLY | O_APPEND, O_RDWR };
-	char	rel[PATH_REL_MAX + 64], err[256], name[256];
-	int	fd = -2, lowest, after, rc, mode;
+	static const int flags[] = { O_RDONLY, O_RDONLY | O_DIRECTORY, O_PATH,
+		O_RDONLY | O_NOFOLLOW, O_PATH | O_NOFOLLOW,
+		O_RDONLY | O_NONBLOCK, O_WRONLY | O_APPEND, O_RDWR };
+	char rel[PATH_REL_MAX + 64], err[256], name[256];
+	int fd = -2, lowest, after, rc, mode;
 
 	if (size < 1 || size - 1 >= sizeof(rel))
 		return 0;
@@ -154,18 +153,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(err, 'X', sizeof(err));
 	switch ((mode >> 3) % 3) {
 	case 0:
-		rc = path_resolve(rootfd, rel, flags[mode & 7], &fd, err,
-		    sizeof(err));
+		rc = path_resolve(
+		    rootfd, rel, flags[mode & 7], &fd, err, sizeof(err));
 		break;
 	case 1:
-		rc = path_resolve_walk(rootfd, rel, flags[mode & 7], &fd, err,
-		    sizeof(err));
+		rc = path_resolve_walk(
+		    rootfd, rel, flags[mode & 7], &fd, err, sizeof(err));
 		break;
 	default:
 		rc = path_resolve_parent(rootfd, rel, &fd, name,
 		    (mode & 0x40) ? 4 : sizeof(name), err, sizeof(err));
-		if (rc == 0 && (name[0] == '\0' || strcmp(name, ".") == 0 ||
-		    strcmp(name, "..") == 0 || strchr(name, '/') != NULL))
+		if (rc == 0 &&
+		    (name[0] == '\0' || strcmp(name, ".") == 0 ||
+			strcmp(name, "..") == 0 || strchr(name, '/') != NULL))
 			abort();
 		break;
 	}

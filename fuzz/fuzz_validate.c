@@ -43,9 +43,9 @@ int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	static const char *files[] = { "tests/golden/workboard.yaml",
-	    "tests/golden/full.yaml" };
-	char	path[4096], err[512];
-	size_t	i;
+		"tests/golden/full.yaml" };
+	char path[4096], err[512];
+	size_t i;
 
 	for (i = 0; i < 2; i++) {
 		snprintf(path, sizeof(path), "%s/%s", FUZZ_SRCDIR, files[i]);
@@ -61,11 +61,10 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 static int
 validate(const struct manifest *m, unsigned sel, const json_t *v)
 {
-	const struct tool	*t;
-	char			 err[512];
-	size_t			 ntargets = 2 * m->ntools +
-				    type_table_count(m->types);
-	int			 rc;
+	const struct tool *t;
+	char err[512];
+	size_t ntargets = 2 * m->ntools + type_table_count(m->types);
+	int rc;
 
 	sel %= ntargets;
 	memset(err, 'X', sizeof(err));
@@ -78,9 +77,8 @@ validate(const struct manifest *m, unsigned sel, const json_t *v)
 			rc = type_validate_fields(t->output, t->noutput, v,
 			    check_exists, (void *)m, err, sizeof(err));
 	} else
-		rc = type_validate(type_table_at(m->types,
-		    sel - 2 * m->ntools), v, check_exists, (void *)m, err,
-		    sizeof(err));
+		rc = type_validate(type_table_at(m->types, sel - 2 * m->ntools),
+		    v, check_exists, (void *)m, err, sizeof(err));
 	if (memchr(err, '\0', sizeof(err)) == NULL)
 		abort();
 	if (rc != 0 && (rc != AL_ERR_TYPE || err[0] == '\0'))
@@ -91,12 +89,12 @@ validate(const struct manifest *m, unsigned sel, const json_t *v)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const struct manifest	*m;
-	json_error_t		 jerr;
-	json_t			*v, *back;
-	char			*canon;
-	unsigned		 sel;
-	int			 rc;
+	const struct manifest *m;
+	json_error_t jerr;
+	json_t *v, *back;
+	char *canon;
+	unsigned sel;
+	int rc;
 
 	if (size < 1)
 		return 0;
@@ -110,20 +108,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (validate(m, sel, v) != rc)
 		abort();
 	if (rc == 0) {
-		canon = json_dumps(v, JSON_SORT_KEYS | JSON_ENCODE_ANY |
-		    JSON_COMPACT);
+		canon = json_dumps(
+		    v, JSON_SORT_KEYS | JSON_ENCODE_ANY | JSON_COMPACT);
 		if (canon == NULL)
 			abort();
-		back = json_loads(canon, JSON_DECODE_ANY |
-		    JSON_REJECT_DUPLICATES, &jerr);
+		back = json_loads(
+		    canon, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &jerr);
 		if (back == NULL) {
 			fprintf(stderr, "canonical form does not parse: %s\n",
 			    canon);
 			abort();
 		}
 		if (validate(m, sel, back) != 0) {
-			fprintf(stderr, "canonical form does not validate: "
-			    "%s\n", canon);
+			fprintf(stderr,
+			    "canonical form does not validate: "
+			    "%s\n",
+			    canon);
 			abort();
 		}
 		json_decref(back);

@@ -16,20 +16,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
-int	LLVMFuzzerInitialize(int *, char ***) __attribute__((weak));
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int LLVMFuzzerInitialize(int *, char ***) __attribute__((weak));
 
 static size_t
 replay_dir(const char *dir)
 {
-	struct dirent	*de;
-	struct stat	 st;
-	DIR		*d;
-	char		 path[4096];
-	uint8_t		*data;
-	size_t		 n = 0;
-	ssize_t		 got;
-	int		 fd;
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	char path[4096];
+	uint8_t *data;
+	size_t n = 0;
+	ssize_t got;
+	int fd;
 
 	if ((d = opendir(dir)) == NULL)
 		return 0;

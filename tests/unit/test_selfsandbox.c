@@ -24,16 +24,16 @@
 #include "broker/selfsandbox.h"
 
 #ifndef __X32_SYSCALL_BIT
-#define __X32_SYSCALL_BIT	0x40000000
+#define __X32_SYSCALL_BIT 0x40000000
 #endif
 
 /* Runs |fn| in a child under the filter; returns its wait status. */
 static int
 in_sandbox(int (*fn)(long), long arg)
 {
-	char	err[256];
-	pid_t	pid;
-	int	st;
+	char err[256];
+	pid_t pid;
+	int st;
 
 	pid = fork();
 	ck_assert_int_ne(pid, -1);
@@ -50,9 +50,9 @@ in_sandbox(int (*fn)(long), long arg)
 
 /* A denied call: returns 0 if it failed with EPERM. */
 struct denied_row {
-	const char	*name;
-	long		 nr;
-	long		 a0, a1, a2;
+	const char *name;
+	long nr;
+	long a0, a1, a2;
 };
 
 static const struct denied_row denied_rows[] = {
@@ -146,7 +146,7 @@ i386_call(long arg)
 	long ret;
 
 	/* getpid is 20 in the i386 table. */
-	__asm__ volatile ("int $0x80" : "=a"(ret) : "a"(20L) : "memory");
+	__asm__ volatile("int $0x80" : "=a"(ret) : "a"(20L) : "memory");
 	return 0;
 }
 
@@ -164,8 +164,9 @@ START_TEST(test_broker_filter_kills_x32_and_i386_calls)
 	 * Either way it must not return.
 	 */
 	st = in_sandbox(i386_call, 0);
-	ck_assert_msg(WIFSIGNALED(st) && (WTERMSIG(st) == SIGSYS ||
-	    WTERMSIG(st) == SIGSEGV), "i386 call not killed (status %#x)", st);
+	ck_assert_msg(WIFSIGNALED(st) &&
+		(WTERMSIG(st) == SIGSYS || WTERMSIG(st) == SIGSEGV),
+	    "i386 call not killed (status %#x)", st);
 }
 END_TEST
 
@@ -197,8 +198,8 @@ END_TEST
 START_TEST(test_broker_denylist_names_the_required_calls)
 {
 	static const char *must[] = { "bpf", "io_uring_setup", "keyctl",
-	    "perf_event_open", "userfaultfd", "kexec_load", "init_module",
-	    "process_vm_writev", "open_by_handle_at", NULL };
+		"perf_event_open", "userfaultfd", "kexec_load", "init_module",
+		"process_vm_writev", "open_by_handle_at", NULL };
 	const char *const *d = selfsandbox_denied();
 	size_t i, j;
 
@@ -214,16 +215,16 @@ END_TEST
 int
 main(void)
 {
-	Suite	*s = suite_create("selfsandbox");
-	TCase	*tc = tcase_create("filter");
-	SRunner	*sr;
-	int	 failed;
+	Suite *s = suite_create("selfsandbox");
+	TCase *tc = tcase_create("filter");
+	SRunner *sr;
+	int failed;
 
 	tcase_add_loop_test(tc,
 	    test_broker_filter_refuses_dangerous_calls_with_eperm, 0,
 	    (int)(sizeof(denied_rows) / sizeof(denied_rows[0])));
-	tcase_add_test(tc,
-	    test_broker_filter_keeps_namespaces_and_mounts_for_runners);
+	tcase_add_test(
+	    tc, test_broker_filter_keeps_namespaces_and_mounts_for_runners);
 	tcase_add_test(tc, test_broker_filter_kills_x32_and_i386_calls);
 	tcase_add_test(tc, test_broker_filter_shows_in_proc_status);
 	tcase_add_test(tc, test_broker_denylist_names_the_required_calls);
