@@ -10,7 +10,7 @@
 #                        the request kinds the broker accepts
 
 LINT_DIRS = common policy broker runner supervisor proxy
-LINT_CPPFLAGS = -I$(srcdir) -I$(builddir) $(SECCOMP_CFLAGS) $(CAPNG_CFLAGS) \
+LINT_CPPFLAGS = -I$(abs_top_srcdir) -I$(abs_top_builddir) $(SECCOMP_CFLAGS) $(CAPNG_CFLAGS) \
 	$(YAML_CFLAGS) $(SODIUM_CFLAGS) $(JANSSON_CFLAGS)
 FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h \
 	tests/unit/test_selfsandbox.c fuzz/replay.c fuzz/fuzz_frame.c \
@@ -23,8 +23,7 @@ lint: $(BUILT_SOURCES) config.h
 	    --suppressions-list=$(srcdir)/tools/cppcheck.supp \
 	    -I$(srcdir) -I$(builddir) \
 	    $(LINT_DIRS:%=$(srcdir)/%)
-	cd $(srcdir) && clang-tidy --quiet \
-	    $$(ls $(LINT_DIRS:%=%/*.c)) -- $(LINT_CPPFLAGS)
+	sh $(srcdir)/tools/lint.sh $(srcdir) $(LINT_CPPFLAGS)
 .PHONY: lint
 
 format-check:
@@ -44,4 +43,4 @@ privsep-report:
 .PHONY: privsep-report
 
 EXTRA_DIST += tools/local.mk tools/privsep-report.sh tools/cppcheck.supp \
-	.clang-tidy .clang-format
+	tools/lint.sh tools/lint-baseline.txt .clang-tidy .clang-format
