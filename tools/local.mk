@@ -43,4 +43,5 @@ privsep-report:
 .PHONY: privsep-report
 
 EXTRA_DIST += tools/local.mk tools/privsep-report.sh tools/cppcheck.supp \
-	tools/lint.sh tools/lint-baseline.txt .clang-tidy .clang-format
+	tools/lint.sh tools/lint-baseline.txt .clang-tidy .clang-format \
+	docs/PRIVSEP.md docs/SECURITY.md
