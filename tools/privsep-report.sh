@@ -42,11 +42,14 @@ printf '%-34s %6s  %s\n' FILE LINES SIDE
 for f in common/*.[ch] policy/*.[ch] broker/*.[ch] supervisor/*.[ch] \
     runner/*.[ch] proxy/*.[ch]; do
 	case $f in
+	# Generated data (the built-in manifest as a byte array), not code.
+	policy/default_manifest.c) continue ;;
 	# Runs only in the runner child after clone(), in the proxy
 	# process, or in the patch jail.
 	# (proxy/ipc.c spawns the proxy from the broker: privileged.)
+	# policy/diff.c is called only from the jail's side of patchjail.c.
 	runner/child.c|runner/landlock.c|proxy/proxy.[ch]|proxy/rules.[ch]|\
-	supervisor/cmd_proxy.c|supervisor/cmd_patch_jail.c)
+	supervisor/cmd_proxy.c|supervisor/cmd_patch_jail.c|policy/diff.[ch])
 		n=$(sloc "$f"); unpriv=$((unpriv + n)); side=confined ;;
 	broker/patchjail.c)
 		at=$(split_at "$f" '^/\* The jail.s side')
