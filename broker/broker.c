@@ -47,6 +47,7 @@ static const char *mcp_protocols[] = {
  * stored as keyed 64-bit SipHash digests of their JSON text so that the
  * agent cannot aim collisions, in an open-addressing table.
  */
+#define IDSET_MAX_CAP	(1 << 14)	/* slots: 128 KiB, 8192 ids */
 struct idset {
 	uint64_t	*slot;
 	size_t		 cap;		/* a power of two */
@@ -105,6 +106,11 @@ idset_seen(struct idset *s, const json_t *id)
 	for (i = h & (s->cap - 1); s->slot[i] != 0; i = (i + 1) & (s->cap - 1))
 		if (s->slot[i] == h)
 			return 1;
+	if (s->n + 1 > s->cap / 2 && s->cap >= IDSET_MAX_CAP) {
+		/* Bounded memory: forget the ids seen so far, start over. */
+		memset(s->slot, 0, s->cap * sizeof(*s->slot));
+		s->n = 0;
+	}
 	if (s->n + 1 > s->cap / 2) {
 		uint64_t	*old = s->slot;
 		size_t		 oldcap = s->cap, j;
