@@ -89,7 +89,7 @@ verify(const char *text, size_t len, const unsigned char *pin)
 	if (len == 0)
 		(void)fgetc(fp);
 	memset(&res, 'X', sizeof(res));
-	rc = audit_verify_fp(fp, pin, &res);
+	rc = audit_verify_fp(fp, pin, NULL, &res);
 	fclose(fp);
 	if (rc < 0)
 		return rc;
