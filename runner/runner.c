@@ -250,8 +250,6 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 			    "workspace-relative", sp->protected[i]);
 			return AL_ERR_PATH;
 		}
-	if ((pl->bpf = runner_seccomp_program(sp, err, errlen)) == NULL)
-		return AL_ERR_INTERNAL;
 	pl->landlock_abi = sp->landlock ? runner_landlock_abi() : 0;
 	pl->cap_last = cap_last();
 	pl->root = geteuid() == 0;
@@ -404,6 +402,8 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	struct epoll_event ev;
 	int syncp[2] = { -1, -1 }, repp[2] = { -1, -1 };
 	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
+	const struct sock_fprog *bpf;
+	uint32_t len;
 	int pidfd = -1, rc, e;
 	long pid;
 
@@ -464,6 +464,27 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	}
 	p->pid = pid;
 	p->pidfd = pidfd;
+	/*
+	 * The seccomp program goes to the child over the socket while it
+	 * builds its root: compiling it (once per process) overlaps with
+	 * the child's work instead of delaying clone().
+	 */
+	if ((bpf = runner_seccomp_program(req->policy, err, errlen)) == NULL) {
+		rc = AL_ERR_INTERNAL;
+		goto kill;
+	}
+	len = bpf->len;
+	if (send(syncp[1], &len, sizeof(len), MSG_NOSIGNAL) !=
+	    (ssize_t)sizeof(len) ||
+	    send(syncp[1], bpf->filter, len * sizeof(*bpf->filter),
+	    MSG_NOSIGNAL) != (ssize_t)(len * sizeof(*bpf->filter))) {
+		if (errno != EPIPE) {
+			snprintf(err, errlen, "sending the seccomp program: "
+			    "%s", strerror(errno));
+			rc = AL_ERR_SYSTEM;
+			goto kill;
+		}
+	}
 	/* Where the kernel log stands now, to explain a seccomp kill. */
 	if (p->plan.root && (p->kmsg_fd = open("/dev/kmsg",
 	    O_RDONLY | O_NONBLOCK | O_CLOEXEC)) != -1)
