@@ -175,6 +175,57 @@ measure(struct peer *p, const char *label, const char *fmt, int n,
 	return median;
 }
 
+/* One "airlock exec -- true", timed from fork to reaped. */
+static double
+time_exec(const char *airlock, const char *ws, const char *manifest)
+{
+	double	t0 = now_us();
+	pid_t	pid;
+	int	status;
+
+	if ((pid = fork()) == 0) {
+		execl(airlock, "airlock", "exec", "--workspace", ws,
+		    "--manifest", manifest, "--", "true", (char *)NULL);
+		_exit(127);
+	}
+	waitpid(pid, &status, 0);
+	return now_us() - t0;
+}
+
+/*
+ * run_check of "true" through the broker against "airlock exec -- true",
+ * interleaved one for one so that both see the same load.
+ */
+static void
+exec_vs_check(struct peer *p, const char *airlock, const char *ws,
+    const char *manifest, int n)
+{
+	double	*ex = calloc((size_t)n, sizeof(double));
+	double	*rc = calloc((size_t)n, sizeof(double));
+	char	 line[1024];
+	double	 t0;
+	int	 i;
+
+	for (i = 0; i < n; i++) {
+		ex[i] = time_exec(airlock, ws, manifest);
+		fill(line, sizeof(line), "{\"jsonrpc\":\"2.0\",\"id\":\"x@\","
+		    "\"method\":\"tools/call\",\"params\":{\"name\":"
+		    "\"run_check\",\"arguments\":{\"checkId\":\"bench.true\","
+		    "\"idempotencyKey\":\"x@\"}}}\n", i);
+		t0 = now_us();
+		call(p, line);
+		rc[i] = now_us() - t0;
+	}
+	qsort(ex, (size_t)n, sizeof(double), cmp_double);
+	qsort(rc, (size_t)n, sizeof(double), cmp_double);
+	printf("%-28s median %8.1f us\n", "airlock exec -- true", ex[n / 2]);
+	printf("%-28s median %8.1f us  %+.1f%% over exec (interleaved, n=%d)\n",
+	    "run_check true (broker)", rc[n / 2],
+	    100.0 * (rc[n / 2] - ex[n / 2]) / ex[n / 2], n);
+	free(ex);
+	free(rc);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -209,6 +260,7 @@ main(int argc, char **argv)
 	    "\"method\":\"tools/call\",\"params\":{\"name\":\"run_check\","
 	    "\"arguments\":{\"checkId\":\"bench.true\",\"idempotencyKey\":"
 	    "\"k@\"}}}\n", n / 10 > 0 ? n / 10 : 1, echo);
+	exec_vs_check(p, argv[1], argv[2], argv[3], n / 10 > 0 ? n / 10 : 1);
 	stop(p);
 	free(p);
 	return 0;

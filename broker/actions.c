@@ -37,6 +37,24 @@ arg_string(struct call *c, const char *name)
 }
 
 /*
+ * The most read_file may return: its own cap, or less if the tool's
+ * declared output type for "content" is shorter (a result that does not
+ * fit its contract is refused later anyway; better to say why now).
+ */
+static size_t
+read_limit(const struct call *c)
+{
+	size_t i, limit = READ_FILE_MAX;
+
+	for (i = 0; i < c->tool->noutput; i++)
+		if (strcmp(c->tool->output[i].name, "content") == 0 &&
+		    c->tool->output[i].type->kind == TYPE_STRING &&
+		    c->tool->output[i].type->max_length < limit)
+			limit = c->tool->output[i].type->max_length;
+	return limit;
+}
+
+/*
  * Reads a whole regular file beneath the workspace.  Returns 0 with
  * *data (caller frees) or ACTION_ERROR with *out set.
  */
@@ -47,8 +65,6 @@ read_workspace_file(struct call *c, const char *rel, char **data,
 	char		 err[256];
 	struct stat	 st;
 	int		 fd;
-	size_t		 got = 0;
-	char		*buf;
 
 	*data = NULL;
 	*len = 0;
@@ -63,26 +79,15 @@ read_workspace_file(struct call *c, const char *rel, char **data,
 		    "%s is not a regular file", rel);
 		return ACTION_ERROR;
 	}
-	if (st.st_size > READ_FILE_MAX) {
+	if ((size_t)st.st_size > read_limit(c)) {
 		close(fd);
 		*out = tool_error("too_large", 0, NULL,
-		    "%s is %lld bytes; read_file returns at most %d",
-		    rel, (long long)st.st_size, READ_FILE_MAX);
+		    "%s is %lld bytes; read_file returns at most %zu",
+		    rel, (long long)st.st_size, read_limit(c));
 		return ACTION_ERROR;
 	}
-	buf = xcalloc(1, (size_t)st.st_size + 1);
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
+	*data = read_fd_upto(fd, (size_t)st.st_size, len);
 	close(fd);
-	*data = buf;
-	*len = got;
 	return 0;
 }
 

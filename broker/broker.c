@@ -47,6 +47,7 @@ static const char *mcp_protocols[] = {
  * stored as keyed 64-bit SipHash digests of their JSON text so that the
  * agent cannot aim collisions, in an open-addressing table.
  */
+#define IDSET_MAX_CAP	(1 << 14)	/* slots: 128 KiB, 8192 ids */
 struct idset {
 	uint64_t	*slot;
 	size_t		 cap;		/* a power of two */
@@ -105,6 +106,11 @@ idset_seen(struct idset *s, const json_t *id)
 	for (i = h & (s->cap - 1); s->slot[i] != 0; i = (i + 1) & (s->cap - 1))
 		if (s->slot[i] == h)
 			return 1;
+	if (s->n + 1 > s->cap / 2 && s->cap >= IDSET_MAX_CAP) {
+		/* Bounded memory: forget the ids seen so far, start over. */
+		memset(s->slot, 0, s->cap * sizeof(*s->slot));
+		s->n = 0;
+	}
 	if (s->n + 1 > s->cap / 2) {
 		uint64_t	*old = s->slot;
 		size_t		 oldcap = s->cap, j;
@@ -503,6 +509,10 @@ call_runner_event(int fd, int why, void *arg)
 	    "setupFailed", res.setup_failed,
 	    "durationMs", (json_int_t)res.duration_ms, "layers", layers,
 	    "outputDigest", digest, "artifactUri", uri));
+	if (res.hint[0] != '\0')
+		(void)broker_audit(b, "sandbox_denial", json_pack(
+		    "{s:O, s:s, s:s}", "id", c->id, "tool", c->tool->name,
+		    "hint", res.hint));
 	if (res.setup_failed) {
 		out = tool_error("sandbox_setup", 0, NULL,
 		    "the sandbox could not be built: %s", res.setup_error);
@@ -1149,12 +1159,15 @@ m_tools_call(struct broker *b, struct jsonrpc_msg *msg)
 		reason = "waiting for a human's decision";
 	}
 	/*
-	 * A decision that lets a side effect happen reaches the disk first;
-	 * reads and refusals need not wait for it.
+	 * A decision that lets an effect outside the sandbox happen (network,
+	 * external) reaches the disk before it; reads, refusals and the
+	 * reversible in-sandbox work (workspace writes, checks) need not wait
+	 * for a disk flush: their records are written, not yet synced.
 	 */
 	fields = json_pack("{s:O, s:s, s:s, s:s}", "id", c->id, "tool",
 	    tool->name, "decision", decision, "reason", reason);
-	if (out == NULL && tool->side_effect != SIDE_EFFECT_NONE)
+	if (out == NULL && (tool->side_effect == SIDE_EFFECT_NETWORK ||
+	    tool->side_effect == SIDE_EFFECT_EXTERNAL))
 		rc = audit_append_durable(b->cfg.audit, "decision", fields);
 	else
 		rc = audit_append(b->cfg.audit, "decision", fields);

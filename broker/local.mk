@@ -49,3 +49,11 @@ tests_unit_test_jsonrpc_CFLAGS = $(unit_cflags)
 tests_unit_test_jsonrpc_LDADD = $(unit_ldadd)
 tests_unit_test_ledger_CFLAGS = $(unit_cflags)
 tests_unit_test_ledger_LDADD = $(unit_ldadd)
+TESTS += tests/integration/approval_notify.sh
+EXTRA_DIST += tests/integration/approval_notify.sh
+# harden: the broker's own seccomp filter (issue 6).
+libairlock_a_SOURCES += broker/selfsandbox.c broker/selfsandbox.h
+check_PROGRAMS += tests/unit/test_selfsandbox
+TESTS += tests/unit/test_selfsandbox
+tests_unit_test_selfsandbox_CFLAGS = $(unit_cflags)
+tests_unit_test_selfsandbox_LDADD = $(unit_ldadd)

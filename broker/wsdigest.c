@@ -77,7 +77,7 @@ walk_dir(struct walk *w, int dirfd, const char *prefix)
 		names[n++] = xstrdup(de->d_name);
 	}
 	closedir(d);
-	if (rc == 0)
+	if (rc == 0 && n > 0)	/* names is NULL when n == 0 */
 		qsort(names, n, sizeof(*names), cmp_names);
 	for (i = 0; i < n && rc == 0; i++) {
 		struct stat st;

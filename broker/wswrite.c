@@ -129,8 +129,6 @@ wswrite_read(int rootfd, const char *path, size_t max, char **data,
 	struct stat	 st;
 	const char	*base;
 	int		 dirfd, fd, exists, rc;
-	size_t		 got = 0;
-	char		*buf;
 
 	*data = NULL;
 	*len = 0;
@@ -153,19 +151,8 @@ wswrite_read(int rootfd, const char *path, size_t max, char **data,
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return AL_ERR_SYSTEM;
 	}
-	buf = xcalloc(1, (size_t)st.st_size + 1);
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
+	*data = read_fd_upto(fd, (size_t)st.st_size, len);
 	close(fd);
-	*data = buf;
-	*len = got;
 	return 0;
 }
 

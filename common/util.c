@@ -239,6 +239,25 @@ close_fds_from(int lowfd, const int *keep, size_t n)
 	return 0;
 }
 
+char *
+read_fd_upto(int fd, size_t size, size_t *len)
+{
+	char	*buf = xcalloc(1, size + 1);
+	size_t	 got = 0;
+
+	while (got < size) {
+		ssize_t n = read(fd, buf + got, size - got);
+
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	*len = got;
+	return buf;
+}
+
 int
 write_all(int fd, const void *data, size_t len)
 {

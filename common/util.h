@@ -45,6 +45,13 @@ void	 format_rfc3339(int64_t ms, char out[64]);
  */
 int	 close_fds_from(int lowfd, const int *keep, size_t n);
 
+/*
+ * Reads at most |size| bytes from |fd| (restarting on EINTR, stopping at
+ * end of file) into a new NUL-terminated buffer (caller frees); *len is
+ * what was read.
+ */
+char	*read_fd_upto(int fd, size_t size, size_t *len);
+
 /* Writes all of |len| bytes, restarting on EINTR/short writes. 0 or AL_ERR_SYSTEM. */
 int	 write_all(int fd, const void *data, size_t len);
 

@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 # framework, and what the tests and benchmarks call.
 packages="build-essential autoconf automake pkg-config
 libseccomp-dev libcap-ng-dev libyaml-dev libsodium-dev libjansson-dev check
-util-linux procps iproute2 diffutils bubblewrap clang jq"
+util-linux procps iproute2 diffutils bubblewrap clang jq python3 bash
+valgrind cppcheck clang-tidy clang-format"
 
 missing=""
 for p in $packages; do

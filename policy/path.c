@@ -132,7 +132,7 @@ int
 path_resolve_walk(int rootfd, const char *rel, int open_flags, int *out_fd,
     char *err, size_t errlen)
 {
-	char buf[PATH_REL_MAX + 1], *p, *slash, *last = NULL;
+	char buf[PATH_REL_MAX + 1], *p, *slash, *end, *last = NULL;
 	struct stat st;
 	int dfd, nfd, r, flags;
 
@@ -143,11 +143,17 @@ path_resolve_walk(int rootfd, const char *rel, int open_flags, int *out_fd,
 	if ((dfd = openat(rootfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
 		return map_errno(rel, err, errlen);
 	/* Every component but the last, as a directory, never a symlink. */
-	for (p = buf; ; p = slash + 1) {
+	for (p = buf; ; p = end + 1) {
+		/*
+		 * Cut at the FIRST slash of a run: "link//" must not leave
+		 * "link/", whose trailing slash makes openat() follow the
+		 * symlink despite O_NOFOLLOW.
+		 */
 		slash = strchr(p, '/');
-		while (slash != NULL && slash[1] == '/')
-			slash++;
-		if (slash == NULL || slash[1] == '\0') {
+		end = slash;
+		while (end != NULL && end[1] == '/')
+			end++;
+		if (end == NULL || end[1] == '\0') {
 			if (slash != NULL)
 				*slash = '\0';
 			last = p;

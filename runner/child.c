@@ -839,7 +839,6 @@ runner_child(const struct runner_plan *p)
 	if (chdir(p->cwd) == -1)
 		fail(p, "chdir (is the workspace readable by the runner uid?)",
 		    p->cwd);
-	apply_rlimits(p);
 	setup_fds(p);
 	drop_caps(p);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
@@ -854,6 +853,8 @@ runner_child(const struct runner_plan *p)
 	 * sandbox may read it through /proc/1/mem or ptrace. */
 	if (prctl(PR_SET_DUMPABLE, 0) == -1)
 		fail(p, "prctl PR_SET_DUMPABLE", NULL);
+	/* Last, so RLIMIT_NOFILE cannot fail the opens above (EMFILE). */
+	apply_rlimits(p);
 	load_seccomp(p);
 	run_init(p);
 }

@@ -474,7 +474,7 @@ follow_drain(int fd, char **acc, size_t *acclen, int json, int *ended)
 		rest -= (size_t)(nl - start) + 1;
 		start = nl + 1;
 	}
-	if (rest > 0)
+	if (rest > 0)	/* *acc may be NULL when nothing is held */
 		memmove(*acc, start, rest);
 	*acclen = rest;
 	fflush(stdout);

@@ -225,10 +225,14 @@ cmd_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	log_init("airlock run", verbose);
-	if ((prog = find_program(argv[optind])) == NULL) {
-		log_warnx("agent program %s not found", argv[optind]);
+	/* The agent runs by its absolute path: its cwd is the workspace. */
+	if ((prog = find_program(argv[optind])) == NULL ||
+	    realpath(prog, agent_path) == NULL || access(agent_path, X_OK) != 0) {
+		log_warnx("agent program %s not found or not executable",
+		    argv[optind]);
 		return EXIT_USAGE;
 	}
+	argv[optind] = agent_path;
 
 	/* The socketpair first, so that the agent's end can be fd 3. */
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv_fds) == -1)
@@ -275,10 +279,6 @@ cmd_run(int argc, char **argv)
 		policy.home = m->agent.home;
 	env = agent_env(m, s, selfdir);
 
-	/* The agent runs by its absolute path: its cwd is the workspace. */
-	if (realpath(prog, agent_path) == NULL)
-		fatal("%s", prog);
-	argv[optind] = agent_path;
 	memset(&req, 0, sizeof(req));
 	req.argv = argv + optind;
 	req.envp = env;

@@ -7,6 +7,7 @@
 #include "common/errors.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "broker/selfsandbox.h"
 #include "supervisor/commands.h"
 #include "supervisor/service.h"
 #include "supervisor/setup.h"
@@ -109,6 +110,8 @@ service_open(struct service *sv, const char *command, const char *mpath,
 	if (sv->approvals == NULL)
 		log_warnx("approvals are unavailable (%s): tools that need "
 		    "one will be refused", err);
+	if (selfsandbox_apply(err, sizeof(err)) != 0)
+		fatalx("%s", err);
 	return 0;
 }
 

@@ -170,7 +170,7 @@ check "a non-approver uid cannot approve (0700 runtime dir)" test $? -ne 0
 # peer (SO_PEERCRED) and audit the refusal.
 sock="$SOCKDIR/$(basename "$sess").sock"
 check "the session's control socket exists" test -S "$sock"
-chmod 711 "$SOCKDIR"
+chmod 755 "$SOCKDIR"
 chmod 666 "$sock"
 setpriv --reuid=65534 --regid=65534 --clear-groups "$AIRLOCK" approve "$id_g" --yes >"$T/nobody2.out" 2>&1
 check "a non-approver uid that reaches the socket is refused" test $? -ne 0
@@ -179,7 +179,8 @@ r=$(printf '{"op":"approve","id":"%s","digest":"%s"}\n' "$id_g" "$digest_g" |
 expect_contains "the socket answers a non-approver with an error" "$r" "not an approver"
 chmod 700 "$SOCKDIR"
 chmod 600 "$sock"
-check "the refused peer is audited" grep -q '"approval_refused_peer".*uid 65534' "$sess/audit.jsonl"
+n=$(grep -c '"approval_refused_peer".*uid 65534' "$sess/audit.jsonl")
+check "each refused peer is audited (airlock approve and the raw client: $n)" test "$n" -ge 2
 check "gamma is still pending after the refusals" test "$(pending_id gamma)" = "$id_g"
 check "the agent still has no answer for gamma" test -z "$(sed -n 's/^R3 //p' "$OUT")"
 

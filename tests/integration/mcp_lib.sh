@@ -52,19 +52,37 @@ mcp_recv() {
 	IFS= read -r -t "${1:-30}" R <&"$MCP_OUT" || R=
 }
 
-# mcp_wait_id ID [TIMEOUT]: reads until the reply to ID.
-mcp_wait_id() {
-	local want=$1 t=${2:-30} got
+# reply_id: the id of the reply in $R (the broker writes "jsonrpc" then
+# "id" first: no jq needed), or nothing for a notification.
+reply_id() {
+	[[ $R =~ ^\{\"jsonrpc\":\"2.0\",\"id\":\"?([^,\"]*)\"?, ]] &&
+	    echo "${BASH_REMATCH[1]}"
+}
 
+# mcp_wait_id ID [TIMEOUT]: the reply to ID into $R.  Replies to other ids
+# met on the way are kept for their own mcp_wait_id; notifications go to
+# $T/notes.
+MCP_STASH=()
+mcp_wait_id() {
+	local want=$1 t=${2:-30} k got
+
+	for k in "${!MCP_STASH[@]}"; do
+		R=${MCP_STASH[$k]}
+		if [ "$(reply_id)" = "$want" ]; then
+			unset "MCP_STASH[$k]"
+			return 0
+		fi
+	done
 	while :; do
 		mcp_recv "$t"
 		[ -n "$R" ] || { echo "# no reply to id $want" >&2; return 1; }
-		# The broker writes "jsonrpc" then "id" first: no jq needed.
-		if [[ $R =~ ^\{\"jsonrpc\":\"2.0\",\"id\":\"?([^,\"]*)\"?, ]] &&
-		    [ "${BASH_REMATCH[1]}" = "$want" ]; then
-			return 0
+		got=$(reply_id)
+		[ "$got" = "$want" ] && return 0
+		if [ -n "$got" ]; then
+			MCP_STASH+=("$R")
+		else
+			printf '%s\n' "$R" >>"$T/notes"
 		fi
-		printf '%s\n' "$R" >>"$T/notes"
 	done
 }
 

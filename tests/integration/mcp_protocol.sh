@@ -287,6 +287,20 @@ mcp_wait_id three 10
 expect_eq "a frame ending in CRLF is answered" "$(jr '.result | tostring')" '{}'
 mcp_stop
 
+# 3000 pipelined frames, bad ones among them: every one answered, in order.
+for i in $(seq 1 3000); do
+	if [ $((i % 100)) = 0 ]; then
+		printf '{"jsonrpc":"2.0","id":%d,"method":\n' "$i"
+	else
+		printf '{"jsonrpc":"2.0","id":%d,"method":"ping"}\n' "$i"
+	fi
+done >"$T/many.in"
+timeout 30 "$AIRLOCK" serve --manifest "$M" --workspace "$ws" <"$T/many.in" >"$T/many.out" 2>>"$T/serve.err"
+expect_eq "3000 pipelined frames get 3000 answers" "$(wc -l <"$T/many.out")" 3000
+expect_eq "the 30 bad ones among them are parse errors, the rest results" \
+    "$(jq -r 'if .error then "e" else "r" end' "$T/many.out" | sort | uniq -c | awk '{ printf "%s%s ", $1, $2 }')" '30e 2970r '
+expect_eq "answers come in request order" "$(jq -r '.id // "x"' "$T/many.out" | grep -v x | sort -n -c && echo sorted)" sorted
+
 # The last frame may lack its newline.
 R=$(printf '{"jsonrpc":"2.0","id":7,"method":"ping"}' |
     timeout 20 "$AIRLOCK" serve --manifest "$M" --workspace "$ws" 2>>"$T/serve.err")

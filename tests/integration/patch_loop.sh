@@ -185,7 +185,9 @@ starts_before=$(grep -c '"runner_start"' "$sess_dir/audit.jsonl")
 mcp_send '{"jsonrpc":"2.0","id":"orig","method":"tools/call","params":{"name":"run_check","arguments":{"checkId":"unit.all","idempotencyKey":"gate-3"}}}'
 mcp_send '{"jsonrpc":"2.0","id":"retry","method":"tools/call","params":{"name":"run_check","arguments":{"checkId":"unit.all","idempotencyKey":"gate-3"}}}'
 mcp_wait_id orig 20
+orig=$(jr -c .result)
 mcp_wait_id retry 20
+expect_eq "the retry gets the original's result" "$(jr -c .result)" "$orig"
 expect_eq "a retry while the original runs does not run the check again" \
     "$(( $(grep -c '"runner_start"' "$sess_dir/audit.jsonl") - starts_before ))" 1
 

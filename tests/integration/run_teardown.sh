@@ -64,6 +64,15 @@ run "$T/agent-in-tmp.sh" exit x 0 x 7 >/dev/null 2>"$T/tmp.err"
 expect_eq "an agent program outside the workspace (under /tmp) runs: exit 7" "$?" 7
 sed 's/^/  # /' "$T/tmp.err" | head -n 3
 
+run "$ws/no-such-agent" >/dev/null 2>&1
+expect_eq "airlock run of a missing agent program (by path) exits 64" "$?" 64
+expect_eq "a failed start leaves no control socket behind" "$(ls "$AIRLOCK_RUNTIME_DIR")" ""
+run no-such-agent-program >/dev/null 2>&1
+expect_eq "airlock run of a missing agent program (by name) exits 64" "$?" 64
+printf 'tools: [\n' >"$T/bad.yaml"
+timeout 20 "$AIRLOCK" run --manifest "$T/bad.yaml" --workspace "$ws" -- "$A" exit x 0 x 0 >/dev/null 2>&1
+expect_eq "airlock run with a broken manifest exits 78" "$?" 78
+
 # --- What the agent sees ----------------------------------------------------------------
 # The agent learns where the state is from a file in the workspace.
 echo "$AIRLOCK_HOME" >"$ws/state-path"
@@ -96,6 +105,11 @@ expect_not_contains "the agent does not run as root" "$I" "UID 0"
 
 # A state directory outside /tmp (the agent's /tmp is private anyway).
 state2=$(mktemp -d /var/tmp/airlock-itest-state.XXXXXX)
+# Keep lib.sh's exit trap (cleanup, finish() guard); remove state2 too.
+prev_trap=$(trap -p EXIT)
+prev_trap=${prev_trap#trap -- \'}
+prev_trap=${prev_trap%\' EXIT}
+trap "rm -rf '$state2'; $prev_trap" EXIT
 chmod 755 "$state2"
 echo "$state2" >"$ws/state-path"
 AIRLOCK_HOME="$state2" run "$A" inspect "$MARK" $$ file >"$T/inspect2.out" 2>/dev/null

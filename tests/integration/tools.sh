@@ -36,7 +36,7 @@ tools:
     timeoutMs: 10000
   - name: run_check
     input: { checkId: approved_check }
-    output: { exitCode: integer, stdout: string, durationMs: integer, timedOut: boolean }
+    output: { exitCode: integer, stdout: string, durationMs: integer, timedOut: boolean, truncated: boolean }
     sideEffect: sandbox_process
     timeoutMs: 10000
   - name: shell
@@ -58,6 +58,7 @@ checks:
     argv: ["sh", "-c", "sleep 31.4159 & sleep 31.4159; echo never"]
     timeoutMs: 500
   second: ["sh", "-c", "sleep 1; echo slept"]
+  loud: ["sh", "-c", "yes 'a line of output' | head -c 20000000; echo done >&2"]
 EOF
 
 # Outside the workspace: a secret file, a directory, the hard link source.
@@ -78,8 +79,14 @@ ln "$out/hostname-copy" "$ws/hostname-copy"
 mkdir -p "$ws/.git/hooks"
 echo "[core]" >"$ws/.git/config"
 ln -s .git "$ws/gitlink"
+ln -s gitlink "$ws/gitlink2"
+ln -s .git/hooks "$ws/hookslink"
+ln -s . "$ws/rootlink"
+mkdir -p "$ws/sub"
+ln -s ../.git "$ws/sub/up-git"
 ln -s src/todo.sh "$ws/inner-link"
 
+export ITEST_HOST_SECRET=hunter2-not-for-runners
 mcp_start "$M" "$ws"
 
 # --- read_file ----------------------------------------------------------------
@@ -101,6 +108,17 @@ expect_error_class "read_file refuses invalid UTF-8 (binary_file)" binary_file
 head -c 1048577 /dev/zero | tr '\0' x >"$ws/big.txt"
 mcp_call read_file '{"path":"big.txt"}'
 expect_error_class "read_file refuses a file over 1 MiB (too_large)" too_large
+# Between the string type's 256 KiB and read_file's 1 MiB: either the
+# whole text, or a clear too_large; never a broken contract.
+yes 'a line of text' | head -c 300000 >"$ws/mid.txt"
+mcp_call read_file '{"path":"mid.txt"}'
+case "$(r_is_error):$(r_class)" in
+false:) expect_eq "read_file of a 300 KB text file returns all of it" \
+	"$(jr '.result.structuredContent.content | length')" 300000 ;;
+true:too_large) pass "read_file of a 300 KB text file is refused as too_large" ;;
+*) fail "read_file of a 300 KB text file: whole text or too_large (not $(r_class))" ;;
+esac
+rm -f "$ws/mid.txt"
 mcp_call read_file '{"path":"src"}'
 expect_eq "read_file refuses a directory" "$(jr .result.isError)" true
 mkfifo "$ws/fifo"
@@ -147,7 +165,9 @@ for p in .. ../outside /etc "$out" dirlink abs-link; do
 done
 
 # --- .git is protected ------------------------------------------------------
-for p in .git/config .git/hooks/pre-commit .git/new ./.git/config gitlink/config gitlink/hooks/post-checkout src/../.git/config; do
+for p in .git/config .git/hooks/pre-commit .git/new ./.git/config gitlink/config gitlink/hooks/post-checkout \
+    src/../.git/config .//.git/config gitlink2/config hookslink/pre-commit rootlink/.git/config \
+    rootlink/gitlink/config sub/up-git/config sub/../.git/config; do
 	refused "write_file into .git refused: $p" write_file "{\"path\":\"$p\",\"content\":\"#!/bin/sh\\necho pwned\\n\"}"
 done
 expect_eq ".git/config unchanged" "$(cat "$ws/.git/config")" "[core]"
@@ -166,12 +186,17 @@ expect_eq "write_file reports sha256 of the content" "$(jr .result.structuredCon
 check "write_file replaced the file by rename (new inode)" test "$(stat -c %i "$ws/atomic.txt")" != "$ino_before"
 expect_eq "a reader of the old file still sees the old content" "$(cat <&$held)" old
 exec {held}<&-
-check "write_file left no temporary file behind" test "$(ls -A "$ws" | grep -c -v -E '^(README.md|src|tests|abs-link|rel-link|chain[123]|magic|magic-rel|dirlink|hostname-copy|\.git|gitlink|inner-link|nul.bin|img.jpg|big.txt|atomic.txt)$')" = 0
+check "write_file left no temporary file behind" test "$(ls -A "$ws" | grep -c -v -E '^(README.md|src|tests|abs-link|rel-link|chain[123]|magic|magic-rel|dirlink|hostname-copy|\.git|gitlink|gitlink2|hookslink|rootlink|sub|inner-link|nul.bin|img.jpg|big.txt|atomic.txt)$')" = 0
 mcp_call write_file '{"path":"newdir/sub/created.txt","content":"made\n"}'
 if [ "$(jr .result.isError)" = false ]; then
 	expect_eq "write_file creates a new file in new directories" "$(cat "$ws/newdir/sub/created.txt")" made
 else
-	expect_error_class "write_file into a missing directory fails cleanly" "$(jr .result.structuredContent.errorClass)"
+	# Not creating directories is a choice; then nothing may be left.
+	case "$(r_class)" in
+	write_failed|path_refused) pass "write_file into a missing directory is refused with a clear class" ;;
+	*) fail "write_file into a missing directory is refused with a clear class ($(r_class))" ;;
+	esac
+	check "a refused write_file leaves no directory behind" test ! -e "$ws/newdir"
 fi
 
 # --- list_files: bounded and sorted -----------------------------------------------
@@ -229,6 +254,10 @@ check "exec wrote no hook" test ! -e "$ws/.git/hooks/pre-commit"
 mcp_call shell "{\"command\":\"echo pwned > $out/from-exec.txt; cat $out/secret.txt\"}"
 check "exec cannot write outside the workspace" test ! -e "$out/from-exec.txt"
 expect_not_contains "exec cannot read outside the workspace" "$(jr .result.structuredContent.stdout)" "outside secret"
+mcp_call shell '{"command":"env; id -u"}'
+expect_not_contains "a runner does not inherit airlock's environment" "$(jr .result.structuredContent.stdout)" hunter2
+expect_not_contains "a runner does not see AIRLOCK_HOME" "$(jr .result.structuredContent.stdout)" AIRLOCK_HOME
+expect_not_contains "a runner does not run as root" "$(jr .result.structuredContent.stdout | tail -n 1)" "0"
 mcp_call greet '{"name":"world","count":3}'
 expect_eq "command tool fills argv from typed arguments" "$(jr .result.structuredContent.stdout)" "hello world 3"
 mcp_call greet '{"name":"a;b $(id) `id`","count":1}'
@@ -250,6 +279,9 @@ expect_eq "run_check pass: exit 0, not an error" "$(jr -c '[.result.isError, .re
 mcp_call run_check '{"checkId":"fail"}'
 expect_eq "run_check fail: exit 3 reported" "$(jr -c '[.result.isError, .result.structuredContent.exitCode]')" '[false,3]'
 expect_contains "run_check fail: output reported" "$(jr .result.structuredContent.stdout)" "FAIL here"
+mcp_call run_check '{"checkId":"loud"}'
+expect_ok_result "a check with 20 MB of output completes"
+expect_eq "its output is capped and marked truncated" "$(jr -c '[.result.structuredContent.exitCode, (.result.structuredContent.stdout | length <= 65536), .result.structuredContent.truncated]')" '[0,true,true]'
 mcp_call run_check '{"checkId":"rm -rf /"}'
 expect_error_class "run_check refuses a check not in the manifest" invalid_arguments
 t0=$(date +%s%N)

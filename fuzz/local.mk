@@ -1,0 +1,76 @@
+# fuzz: libFuzzer targets, built only by "make fuzz" (needs clang; the
+# default build and "make check" do not).  fuzz/run SECONDS runs each.
+FUZZ_TARGETS = fuzz/fuzz_frame fuzz/fuzz_validate fuzz/fuzz_manifest \
+	fuzz/fuzz_path fuzz/fuzz_diff fuzz/fuzz_audit
+# The library sources the targets exercise, compiled once with
+# instrumentation (fuzzer-no-link) into fuzz/obj/.
+FUZZ_LIB_SRCS = common/buf.c common/errors.c common/log.c common/util.c \
+	broker/jsonrpc.c broker/audit.c broker/audit_verify.c broker/redact.c \
+	policy/types.c policy/manifest.c policy/path.c policy/diff.c \
+	policy/sandbox_defaults.c
+FUZZ_CC = clang
+FUZZ_SAN = address,undefined
+FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
+	-I$(srcdir) -I$(builddir) -DFUZZ_SRCDIR='"$(abs_top_srcdir)"' \
+	$(SODIUM_CFLAGS) $(JANSSON_CFLAGS) $(YAML_CFLAGS)
+FUZZ_LIBS = $(SODIUM_LIBS) $(JANSSON_LIBS) $(YAML_LIBS)
+
+fuzz: $(FUZZ_TARGETS)
+.PHONY: fuzz
+
+fuzz/obj/.stamp: $(FUZZ_LIB_SRCS:%=$(srcdir)/%) policy/default_manifest.c \
+    $(srcdir)/fuzz/local.mk config.h
+	$(AM_V_GEN)$(MKDIR_P) fuzz/obj && \
+	for s in $(FUZZ_LIB_SRCS:%=$(srcdir)/%) policy/default_manifest.c; do \
+	  o=fuzz/obj/$$(echo "$$s" | sed -e 's,^$(srcdir)/,,' -e 's,/,_,g' \
+	    -e 's,\.c$$,.o,'); \
+	  $(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SAN) \
+	    -c "$$s" -o "$$o" || exit 1; \
+	done && touch $@
+
+$(FUZZ_TARGETS): fuzz/obj/.stamp $(srcdir)/fuzz/local.mk
+	$(AM_V_CCLD)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,$(FUZZ_SAN) \
+	    -o $@ $(srcdir)/$@.c fuzz/obj/*.o $(FUZZ_LIBS)
+fuzz/fuzz_frame: $(srcdir)/fuzz/fuzz_frame.c
+fuzz/fuzz_validate: $(srcdir)/fuzz/fuzz_validate.c
+fuzz/fuzz_manifest: $(srcdir)/fuzz/fuzz_manifest.c
+fuzz/fuzz_path: $(srcdir)/fuzz/fuzz_path.c
+fuzz/fuzz_diff: $(srcdir)/fuzz/fuzz_diff.c
+fuzz/fuzz_audit: $(srcdir)/fuzz/fuzz_audit.c
+
+clean-local: clean-fuzz
+clean-fuzz:
+	-rm -rf fuzz/obj $(FUZZ_TARGETS)
+.PHONY: clean-fuzz
+
+EXTRA_DIST += fuzz/local.mk fuzz/run fuzz/json.dict fuzz/yaml.dict \
+	fuzz/fuzz_frame.c fuzz/fuzz_validate.c fuzz/fuzz_manifest.c \
+	fuzz/fuzz_path.c fuzz/fuzz_audit.c fuzz/corpus
+
+# make check replays every seed and every regression input (fuzz/regress:
+# the crashes the fuzzers found) through each target, compiled with the
+# normal compiler and flags (and so under the sanitizers in that build).
+FUZZ_REPLAY = fuzz/replay_frame fuzz/replay_validate fuzz/replay_manifest \
+	fuzz/replay_path fuzz/replay_diff fuzz/replay_audit
+check_PROGRAMS += $(FUZZ_REPLAY)
+TESTS += $(FUZZ_REPLAY)
+fuzz_replay_cflags = $(AM_CFLAGS) -DFUZZ_SRCDIR='"$(abs_top_srcdir)"'
+fuzz_replay_frame_SOURCES = fuzz/replay.c fuzz/fuzz_frame.c
+fuzz_replay_frame_CFLAGS = $(fuzz_replay_cflags) -DFUZZ_NAME='"frame"'
+fuzz_replay_frame_LDADD = libairlock.a $(AIRLOCK_LIBS)
+fuzz_replay_validate_SOURCES = fuzz/replay.c fuzz/fuzz_validate.c
+fuzz_replay_validate_CFLAGS = $(fuzz_replay_cflags) -DFUZZ_NAME='"validate"'
+fuzz_replay_validate_LDADD = libairlock.a $(AIRLOCK_LIBS)
+fuzz_replay_manifest_SOURCES = fuzz/replay.c fuzz/fuzz_manifest.c
+fuzz_replay_manifest_CFLAGS = $(fuzz_replay_cflags) -DFUZZ_NAME='"manifest"'
+fuzz_replay_manifest_LDADD = libairlock.a $(AIRLOCK_LIBS)
+fuzz_replay_path_SOURCES = fuzz/replay.c fuzz/fuzz_path.c
+fuzz_replay_path_CFLAGS = $(fuzz_replay_cflags) -DFUZZ_NAME='"path"'
+fuzz_replay_path_LDADD = libairlock.a $(AIRLOCK_LIBS)
+fuzz_replay_diff_SOURCES = fuzz/replay.c fuzz/fuzz_diff.c
+fuzz_replay_diff_CFLAGS = $(fuzz_replay_cflags) -DFUZZ_NAME='"diff"'
+fuzz_replay_diff_LDADD = libairlock.a $(AIRLOCK_LIBS)
+fuzz_replay_audit_SOURCES = fuzz/replay.c fuzz/fuzz_audit.c
+fuzz_replay_audit_CFLAGS = $(fuzz_replay_cflags) -DFUZZ_NAME='"audit"'
+fuzz_replay_audit_LDADD = libairlock.a $(AIRLOCK_LIBS)
+EXTRA_DIST += fuzz/replay.c fuzz/regress
