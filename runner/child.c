@@ -764,6 +764,44 @@ proxy_listener(const struct runner_plan *p)
 	close(p->proxy_sock);
 }
 
+/* Reads exactly |len| bytes from the parent; EOF means it died. */
+static void
+read_parent(const struct runner_plan *p, void *buf, size_t len)
+{
+	char *b = buf;
+	ssize_t n;
+
+	while (len > 0) {
+		n = read(p->sync_fd, b, len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			_exit(RUNNER_SETUP_EXIT);
+		b += n;
+		len -= n;
+	}
+}
+
+/* The parent sends the compiled program while we build the root. */
+static void
+load_seccomp(const struct runner_plan *p)
+{
+	static struct sock_filter filter[BPF_MAXINSNS];
+	struct sock_fprog prog;
+	uint32_t len;
+
+	read_parent(p, &len, sizeof(len));
+	if (len == 0 || len > BPF_MAXINSNS) {
+		errno = EINVAL;
+		fail(p, "seccomp program", NULL);
+	}
+	read_parent(p, filter, len * sizeof(filter[0]));
+	prog.len = len;
+	prog.filter = filter;
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == -1)
+		fail(p, "seccomp", NULL);
+}
+
 void
 runner_child(const struct runner_plan *p)
 {
@@ -817,8 +855,6 @@ runner_child(const struct runner_plan *p)
 		fail(p, "prctl PR_SET_DUMPABLE", NULL);
 	/* Last, so RLIMIT_NOFILE cannot fail the opens above (EMFILE). */
 	apply_rlimits(p);
-	if (p->bpf != NULL &&
-	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, p->bpf) == -1)
-		fail(p, "seccomp", NULL);
+	load_seccomp(p);
 	run_init(p);
 }

@@ -250,8 +250,6 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 			    "workspace-relative", sp->protected[i]);
 			return AL_ERR_PATH;
 		}
-	if ((pl->bpf = runner_seccomp_program(sp, err, errlen)) == NULL)
-		return AL_ERR_INTERNAL;
 	pl->landlock_abi = sp->landlock ? runner_landlock_abi() : 0;
 	pl->cap_last = cap_last();
 	pl->root = geteuid() == 0;
@@ -278,6 +276,23 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 	return 0;
 }
 
+static char idmap_stack[16 * 1024] __attribute__((aligned(16)));
+
+/*
+ * Shares our memory (not our descriptors): closes its copy of the write
+ * end, blocks until ours closes, then exits.
+ */
+static int
+idmap_holder(void *arg)
+{
+	const int *pfd = arg;
+	char c;
+
+	close(pfd[1]);
+	(void)!read(pfd[0], &c, 1);
+	return 0;
+}
+
 struct idmap_cache {
 	uid_t	from_uid, to_uid;
 	gid_t	from_gid, to_gid;
@@ -301,32 +316,20 @@ runner_idmap_userns(uid_t from_uid, gid_t from_gid, uid_t to_uid,
 			return cache[i].fd;
 	if (pipe2(pfd, O_CLOEXEC) == -1)
 		return -1;
-	/* A child that only holds the new user namespace while we map it. */
-	if ((pid = fork()) == -1) {
+	/*
+	 * A child born in the new user namespace that only holds it while we
+	 * map it: clone(CLONE_NEWUSER | CLONE_VM) on a small stack of its
+	 * own, so there is no copy of our page tables and no waiting for an
+	 * unshare() to happen.
+	 */
+	pid = clone(idmap_holder, idmap_stack + sizeof(idmap_stack),
+	    CLONE_NEWUSER | CLONE_VM | SIGCHLD, pfd);
+	if (pid == -1) {
 		close(pfd[0]);
 		close(pfd[1]);
 		return -1;
 	}
-	if (pid == 0) {
-		char c;
-
-		close(pfd[1]);
-		if (unshare(CLONE_NEWUSER) == -1)
-			_exit(1);
-		(void)!read(pfd[0], &c, 1);
-		_exit(0);
-	}
 	close(pfd[0]);
-	/* The child needs a moment to unshare: wait until its ns differs. */
-	for (i = 0; i < 1000; i++) {
-		struct stat a, b;
-
-		snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
-		if (stat(path, &a) == 0 && stat("/proc/self/ns/user", &b) == 0 &&
-		    a.st_ino != b.st_ino)
-			break;
-		usleep(100);
-	}
 	/* The idmapping: on-disk id (inside) -> the id the runner has. */
 	ok = 1;
 	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
@@ -399,6 +402,8 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	struct epoll_event ev;
 	int syncp[2] = { -1, -1 }, repp[2] = { -1, -1 };
 	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
+	const struct sock_fprog *bpf;
+	uint32_t len;
 	int pidfd = -1, rc, e;
 	long pid;
 
@@ -459,6 +464,27 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	}
 	p->pid = pid;
 	p->pidfd = pidfd;
+	/*
+	 * The seccomp program goes to the child over the socket while it
+	 * builds its root: compiling it (once per process) overlaps with
+	 * the child's work instead of delaying clone().
+	 */
+	if ((bpf = runner_seccomp_program(req->policy, err, errlen)) == NULL) {
+		rc = AL_ERR_INTERNAL;
+		goto kill;
+	}
+	len = bpf->len;
+	if (send(syncp[1], &len, sizeof(len), MSG_NOSIGNAL) !=
+	    (ssize_t)sizeof(len) ||
+	    send(syncp[1], bpf->filter, len * sizeof(*bpf->filter),
+	    MSG_NOSIGNAL) != (ssize_t)(len * sizeof(*bpf->filter))) {
+		if (errno != EPIPE) {
+			snprintf(err, errlen, "sending the seccomp program: "
+			    "%s", strerror(errno));
+			rc = AL_ERR_SYSTEM;
+			goto kill;
+		}
+	}
 	/* Where the kernel log stands now, to explain a seccomp kill. */
 	if (p->plan.root && (p->kmsg_fd = open("/dev/kmsg",
 	    O_RDONLY | O_NONBLOCK | O_CLOEXEC)) != -1)

@@ -35,12 +35,12 @@ struct runner_plan {
 	const struct sandbox_policy *policy;
 	uid_t		 uid, gid;	/* inside the namespace */
 	int		 root;		/* airlock runs as root */
-	const struct sock_fprog *bpf;	/* compiled seccomp filter */
 	int		 landlock_abi;	/* 0: none */
 	int		 cap_last;	/* highest capability number */
 	int		 stdin_fd;
 	int		 out_fd, err_fd;	/* child's stdout/stderr */
-	int		 sync_fd;	/* hangs up when the parent dies */
+	int		 sync_fd;	/* the seccomp program comes on it;
+					   hangs up when the parent dies */
 	int		 report_fd;	/* write: setup failure reason */
 	const int	*keep_fds;
 	size_t		 nkeep_fds;
