@@ -28,6 +28,9 @@ relay_once(int from, int to)
 	do
 		n = read(from, buf, sizeof(buf));
 	while (n == -1 && errno == EINTR);
+	/* A broker that closed with our bytes unread resets: that is its end. */
+	if (n == -1 && errno == ECONNRESET)
+		n = 0;
 	if (n <= 0)
 		return n == 0 ? 0 : -1;
 	return write_all(to, buf, (size_t)n) == 0 ? 1 : -1;
