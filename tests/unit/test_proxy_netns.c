@@ -128,9 +128,25 @@ count_fds(pid_t pid)
 	snprintf(path, sizeof(path), "/proc/%ld/fd", (long)pid);
 	if ((d = opendir(path)) == NULL)
 		return -1;
-	while ((de = readdir(d)) != NULL)
-		if (de->d_name[0] != '.')
-			n++;
+	/*
+	 * Files a sanitizer runtime opens for itself (/proc/self/maps and the
+	 * like) are not descriptors the proxy kept: count the rest.
+	 */
+	while ((de = readdir(d)) != NULL) {
+		char link[384], target[256];
+		ssize_t len;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(link, sizeof(link), "%s/%s", path, de->d_name);
+		len = readlink(link, target, sizeof(target) - 1);
+		if (len > 0) {
+			target[len] = '\0';
+			if (strncmp(target, "/proc/", 6) == 0)
+				continue;
+		}
+		n++;
+	}
 	closedir(d);
 	return n;
 }
