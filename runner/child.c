@@ -51,6 +51,7 @@
 #define MASK_FILE	"/.airlock-masked"
 #define MASK_DIR	"/.airlock-masked.d"
 #define COW_DIR		"/.airlock-cow"
+#define COW_LOWER	"/.airlock-lower"
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC	(1U << 2)
@@ -310,9 +311,34 @@ cow_workspace(const struct runner_plan *p, const char *lower)
 	    mkdir(COW_DIR "/work", 0700) == -1)
 		fail(p, "mkdir", COW_DIR);
 	/* The overlay's root takes the upper directory's owner and mode:
-	 * give it the workspace's. */
+	 * give it the workspace's, as the runner will see it. */
 	if (stat(lower, &st) == -1)
 		fail(p, "stat", p->workspace);
+	if (p->idmap_fd != -1) {
+		/*
+		 * The lower layer is the workspace through an idmapped mount,
+		 * so the runner's uid may change the owner's files there too
+		 * (the changes land in the upper layer).
+		 */
+		struct mount_attr ma;
+		int lfd;
+
+		if ((lfd = open_tree(AT_FDCWD, lower, OPEN_TREE_CLONE |
+		    OPEN_TREE_CLOEXEC | AT_RECURSIVE)) == -1)
+			fail(p, "open workspace", p->workspace);
+		memset(&ma, 0, sizeof(ma));
+		ma.attr_set = MOUNT_ATTR_IDMAP;
+		ma.userns_fd = (uint64_t)p->idmap_fd;
+		make_point(p, COW_LOWER, 1);
+		if (mount_setattr(lfd, "", AT_EMPTY_PATH | AT_RECURSIVE, &ma,
+		    sizeof(ma)) == 0 && move_mount(lfd, "", AT_FDCWD,
+		    COW_LOWER, MOVE_MOUNT_F_EMPTY_PATH) == 0) {
+			lower = COW_LOWER;
+			st.st_uid = p->uid;
+			st.st_gid = p->gid;
+		}
+		close(lfd);
+	}
 	if (chown(COW_DIR "/upper", st.st_uid, st.st_gid) == -1 && p->root)
 		fail(p, "chown", COW_DIR "/upper");
 	if (chmod(COW_DIR "/upper", st.st_mode & 07777) == -1)
@@ -329,9 +355,12 @@ cow_workspace(const struct runner_plan *p, const char *lower)
 	if ((mfd = fsmount(fd, FSMOUNT_CLOEXEC, 0)) == -1)
 		fail(p, "fsmount", "overlay");
 	close(fd);
-	/* The overlay holds its own reference to the upper layer. */
+	/* The overlay holds its own references to its layers. */
 	if (umount2(COW_DIR, MNT_DETACH) == -1 || rmdir(COW_DIR) == -1)
 		fail(p, "umount", COW_DIR);
+	if (strcmp(lower, COW_LOWER) == 0 &&
+	    (umount2(COW_LOWER, MNT_DETACH) == -1 || rmdir(COW_LOWER) == -1))
+		fail(p, "umount", COW_LOWER);
 	return mfd;
 }
 

@@ -272,7 +272,7 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 	 * writes lands on disk as the owner's.  No file changes owner.
 	 */
 	pl->idmap_fd = -1;
-	if (pl->root && sp->workspace == WORKSPACE_DIRECT) {
+	if (pl->root) {
 		struct stat st;
 
 		if (stat(pl->workspace, &st) == 0 &&

@@ -41,6 +41,20 @@ expect_eq "bad_limit_is_usage_error" "$?" 64
 # Copy-on-write workspace: the command writes, the workspace stays as it was.
 echo original > "$ws/cow.txt"
 chmod 666 "$ws/cow.txt"
+# A root-owned file, as in a checkout airlock (root) works on: the runner
+# (uid 65534) changes it in the copy-on-write layer only.
+rootws="$T/root-ws"
+mkdir -p "$rootws"
+chmod 755 "$T" "$rootws"
+echo root-owned > "$rootws/cow-root.txt"
+chown 0:0 "$rootws" "$rootws/cow-root.txt"
+chmod 644 "$rootws/cow-root.txt"
+out=$("$AIRLOCK" exec --cow --workspace "$rootws" -- sh -c \
+    'echo edited >> cow-root.txt && cat cow-root.txt && echo new > made.txt && cat made.txt' 2>&1)
+expect_contains "cow_runner_edits_a_root_owned_file" "$out" "edited"
+expect_contains "cow_runner_creates_in_a_root_owned_workspace" "$out" "new"
+expect_eq "cow_root_owned_file_unchanged_on_host" "$(cat "$rootws/cow-root.txt")" "root-owned"
+check "cow_created_nothing_on_host" test ! -e "$rootws/made.txt"
 out=$("$AIRLOCK" exec --cow --workspace "$ws" -- sh -c \
     'echo changed > cow.txt; echo fresh > cow-new.txt; cat cow.txt cow-new.txt; touch .git/x' 2>&1)
 expect_contains "cow_command_sees_its_writes" "$out" "changed"
