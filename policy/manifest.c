@@ -440,6 +440,21 @@ get_num(struct lctx *c, const struct ynode *n, const char *field,
 	return 0;
 }
 
+/* A min or max bound of a user type: an integer for integers, else a number. */
+static int
+get_bound(struct lctx *c, const struct ynode *n, const char *field,
+    enum type_kind kind, double *out)
+{
+	int64_t iv;
+
+	if (kind != TYPE_INTEGER)
+		return get_num(c, n, field, -INFINITY, out);
+	if (get_int(c, n, field, INT64_MIN, INT64_MAX, &iv) != 0)
+		return AL_ERR_FORMAT;
+	*out = (double)iv;
+	return 0;
+}
+
 static int
 get_bool(struct lctx *c, const struct ynode *n, const char *field, int *out)
 {
@@ -808,7 +823,6 @@ parse_types(struct lctx *c, const struct ynode *map)
 	size_t i, j, first = type_table_count(c->m->types);
 	int kind, opt, d;
 	int64_t iv;
-	double dv;
 
 	if (is_null(map))
 		return 0;
@@ -891,28 +905,16 @@ parse_types(struct lctx *c, const struct ynode *map)
 					    "outside the type's length bounds");
 		}
 		if ((n = map_get(def, "min")) != NULL) {
-			fld(g, f, "min");
-			if (t->kind == TYPE_INTEGER) {
-				if (get_int(c, n, g, INT64_MIN, INT64_MAX,
-				    &iv) != 0)
-					return AL_ERR_FORMAT;
-				dv = (double)iv;
-			} else if (get_num(c, n, g, -INFINITY, &dv) != 0)
+			if (get_bound(c, n, fld(g, f, "min"), t->kind,
+			    &t->min) != 0)
 				return AL_ERR_FORMAT;
 			t->has_min = 1;
-			t->min = dv;
 		}
 		if ((n = map_get(def, "max")) != NULL) {
-			fld(g, f, "max");
-			if (t->kind == TYPE_INTEGER) {
-				if (get_int(c, n, g, INT64_MIN, INT64_MAX,
-				    &iv) != 0)
-					return AL_ERR_FORMAT;
-				dv = (double)iv;
-			} else if (get_num(c, n, g, -INFINITY, &dv) != 0)
+			if (get_bound(c, n, fld(g, f, "max"), t->kind,
+			    &t->max) != 0)
 				return AL_ERR_FORMAT;
 			t->has_max = 1;
-			t->max = dv;
 			if (t->has_min && t->min > t->max)
 				return lerr(c, n, g, "less than min");
 		}
