@@ -492,6 +492,12 @@ runner_output(struct call *c, const struct runner_result *res,
 	memcpy(both + res->out_len, res->err, res->err_len);
 	text = output_tail(both, res->out_len + res->err_len, 4000);
 	free(both);
+	/*
+	 * The excerpt goes twice: as a field a contract may declare
+	 * ("output: string"), for clients that give the model only the
+	 * structured result, and as a second text block for the others.
+	 */
+	json_object_set(out, "output", text);
 	json_object_set_new(out, "_text", text);
 	if (res->hint[0] != '\0')
 		json_object_set_new(out, "hint", json_string(res->hint));

@@ -26,7 +26,7 @@ tools:
     timeoutMs: 2000
   - name: run_check
     input: { checkId: approved_check, idempotencyKey: string }
-    output: { exitCode: integer, artifactUri: string, durationMs: integer }
+    output: { exitCode: integer, artifactUri: string, durationMs: integer, output: string }
     sideEffect: sandbox_process
     timeoutMs: 20000
 checks:
@@ -73,7 +73,9 @@ c2_init=$(grep -c '^c2 {"jsonrpc":"2.0","id":1,"result":{"protocolVersion"' "$T/
 expect_eq "connection 1 initialized without fd 3 or environment" "$c1_init" 1
 expect_eq "connection 2 initialized with the same request id (own MCP state)" "$c2_init" 1
 expect_contains "connection 1 read a file" "$(grep '^c1 ' "$T/out")" '"sha256":'
-expect_contains "runners do not see the agent's socket" "$(grep '^c2 .*"id":2' "$T/out")" 'RUNNER-NO-SOCKET'
+probe=$(grep '^c2 .*"id":2' "$T/out" | sed 's/^c2 //')
+expect_contains "runners do not see the agent's socket" \
+    "$(printf '%s' "$probe" | jq -r .result.structuredContent.output)" 'RUNNER-NO-SOCKET'
 expect_eq "the first three calls, on two connections, were served" \
     "$(grep -E '^c[12] .*"isError":false' "$T/out" | wc -l)" 3
 expect_contains "the budget is the session's: a fourth call on a new connection is refused" \
