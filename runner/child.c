@@ -42,6 +42,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/util.h"
 #include "policy/sandbox_defaults.h"
 #include "proxy/ipc.h"
 #include "runner/runner.h"
@@ -760,6 +761,12 @@ run_init(const struct runner_plan *p)
 	    CLONE_VM | CLONE_VFORK | SIGCHLD, (void *)p);
 	if (cmd == -1)
 		fail(p, "clone", "command");
+	/*
+	 * The command has exec'd (or died): nothing reads p->argv, which may
+	 * point into our copy of the supervisor's command line, any more.
+	 * The init shows a neutral one from here on.
+	 */
+	proc_args_set("airlock-init");
 	close(0);
 	close(1);
 	close(2);

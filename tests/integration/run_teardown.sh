@@ -271,7 +271,9 @@ expect_eq "SIGKILL to airlock: no marked process anywhere" "$(marked | awk '$2 !
 out="$T/killed.out"
 reaped "$T/killed.pid" "$AIRLOCK" run --workspace "$ws" -- "$A" tree "$MARK" $$ x >"$out" 2>/dev/null
 for i in $(seq 100); do grep -q ready "$out" && break; sleep 0.1; done
-agent=$(pgrep -P "$apid" -f "agent.sh tree $MARK")
+# The sandbox's init (a neutral argv) is airlock's child; the agent is its.
+init=$(pgrep -P "$apid" -f '^airlock-init' | head -1)
+agent=$(pgrep -P "${init:-0}" -f "agent.sh tree $MARK")
 check "the agent's host pid is found" test -n "$agent"
 kill -KILL "$agent"
 stopped "agent killed: airlock exits"
