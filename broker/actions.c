@@ -158,28 +158,41 @@ check_env(const struct check *chk, const char *workspace)
 	return env;
 }
 
+static void
+run_check_digested(struct call *c, int rc, const char *hex)
+{
+	json_t	*out = NULL;
+	int64_t	 timeout;
+	int	 status;
+
+	if (rc != 0) {
+		call_complete(c, ACTION_ERROR, tool_error("internal", 1, NULL,
+		    "cannot digest the workspace: %s", al_strerror(rc)));
+		return;
+	}
+	snprintf(c->ws_digest, sizeof(c->ws_digest), "%s", hex);
+	c->argv = strv_copy(c->check->argv);
+	c->envp = check_env(c->check, c->b->cfg.workspace);
+	timeout = c->tool->timeout_ms;
+	if (c->check->timeout_ms > 0 && c->check->timeout_ms < timeout)
+		timeout = c->check->timeout_ms;
+	if ((status = call_start_runner(c, timeout, &out)) != ACTION_PENDING)
+		call_complete(c, status, out);
+}
+
 static int
 act_run_check(struct call *c, json_t **out)
 {
 	const char	*id = arg_string(c, "checkId");
-	int64_t		 timeout;
 
 	if (id == NULL || (c->check = manifest_check(c->b->m, id)) == NULL) {
 		*out = tool_error("invalid_arguments", 0, NULL,
 		    "no such check: %s", id != NULL ? id : "(none)");
 		return ACTION_ERROR;
 	}
-	if (wsdigest_compute(c->b->rootfd, c->ws_digest) != 0) {
-		*out = tool_error("internal", 1, NULL,
-		    "cannot digest the workspace");
-		return ACTION_ERROR;
-	}
-	c->argv = strv_copy(c->check->argv);
-	c->envp = check_env(c->check, c->b->cfg.workspace);
-	timeout = c->tool->timeout_ms;
-	if (c->check->timeout_ms > 0 && c->check->timeout_ms < timeout)
-		timeout = c->check->timeout_ms;
-	return call_start_runner(c, timeout, out);
+	/* The gate's result binds to the digest taken before it runs. */
+	c->runs_after_digest = 1;
+	return call_digest(c, run_check_digested, out);
 }
 
 #define WRITE_MAX	(4 * 1024 * 1024)	/* bytes per file written */

@@ -30,6 +30,7 @@
 #include "broker/redact.h"
 #include "broker/secrets.h"
 #include "broker/wsdigest.h"
+#include "broker/wsjob.h"
 #include "common/buf.h"
 #include "common/errors.h"
 #include "common/log.h"
@@ -920,18 +921,20 @@ m_tools_list(struct conn *k, struct jsonrpc_msg *msg)
 	json_decref(result);
 }
 
-/* What the approver sees besides the arguments. */
+/*
+ * What the approver sees besides the arguments; |ws| is the workspace
+ * digest, or NULL when it could not be computed.
+ */
 static json_t *
-approval_evidence(struct broker *b, struct call *c)
+approval_evidence(struct broker *b, struct call *c, const char *ws)
 {
-	char	 ws[SHA256_HEX_LEN + 1];
 	json_t	*st, *ev, *gates;
 	size_t	 i;
 
 	ev = json_object();
 	if (c->tool->action == ACTION_APPLY_PATCH)
 		json_object_set(ev, "diff", json_object_get(c->args, "patch"));
-	if (wsdigest_compute(b->rootfd, ws) == 0) {
+	if (ws != NULL) {
 		json_object_set_new(ev, "workspaceDigest", json_string(ws));
 		st = ledger_status(b->ledger, ws, now_monotonic_ms());
 		gates = json_object_get(st, "gates");
@@ -949,6 +952,48 @@ approval_evidence(struct broker *b, struct call *c)
 		json_decref(st);
 	}
 	return ev;
+}
+
+/* The digest is in: the approval can be asked for, with its evidence. */
+static void
+approval_digested(struct call *c, int rc, const char *hex)
+{
+	json_t	*out = NULL;
+	int	 status;
+
+	status = call_await_approval(c, approval_evidence(c->b, c,
+	    rc == 0 ? hex : NULL), &out);
+	if (status != ACTION_PENDING)
+		call_complete(c, status, out);
+}
+
+static void
+call_digest_done(void *arg, int rc, const char *hex)
+{
+	struct call *c = arg;
+
+	TAILQ_REMOVE(&c->b->digesting, c, entry);
+	c->wsjob = NULL;
+	if (c->runs_after_digest)
+		c->b->nstarting--;
+	c->digested(c, rc, hex);
+}
+
+int
+call_digest(struct call *c, void (*then)(struct call *, int, const char *),
+    json_t **out)
+{
+	c->digested = then;
+	if ((c->wsjob = wsjob_start(c->b->digester, call_digest_done,
+	    c)) == NULL) {
+		*out = tool_error("internal", 1, NULL,
+		    "cannot digest the workspace: %s", strerror(errno));
+		return ACTION_ERROR;
+	}
+	TAILQ_INSERT_TAIL(&c->b->digesting, c, entry);
+	if (c->runs_after_digest)
+		c->b->nstarting++;
+	return ACTION_PENDING;
 }
 
 static void
@@ -1055,7 +1100,9 @@ budget_refuses(struct broker *b, struct call *c, json_t **out)
 	char	limit[64];
 	int	rc;
 
-	rc = ledger_admit(b->ledger, c->tool, now_monotonic_ms(), b->nrunning,
+	/* A check digesting the workspace is as good as running. */
+	rc = ledger_admit(b->ledger, c->tool, now_monotonic_ms(),
+	    b->nrunning + b->nstarting,
 	    limit, sizeof(limit));
 	if (rc == 0)
 		return 0;
@@ -1246,7 +1293,7 @@ m_tools_call(struct conn *k, struct jsonrpc_msg *msg)
 		    json_object_get(msg->params, "_meta"), "progressToken"));
 	if (tool->authorization == AUTHZ_APPROVAL &&
 	    tool->action != ACTION_REQUEST_APPROVAL)
-		status = call_await_approval(c, approval_evidence(b, c), &out);
+		status = call_digest(c, approval_digested, &out);
 	else
 		status = fn(c, &out);
 	if (status != ACTION_PENDING)
@@ -1254,23 +1301,50 @@ m_tools_call(struct conn *k, struct jsonrpc_msg *msg)
 }
 
 static void
+status_digested(void *arg, int rc, const char *hex)
+{
+	struct status_req	*r = arg;
+	struct conn		*k = r->conn;
+	struct broker		*b = k->b;
+	json_t			*st;
+
+	TAILQ_REMOVE(&b->statuses, r, entry);
+	if (rc != 0)
+		send_error(k, r->id, JSONRPC_INTERNAL_ERROR,
+		    "cannot digest the workspace");
+	else {
+		st = ledger_status(b->ledger, hex, now_monotonic_ms());
+		json_object_set_new(st, "session",
+		    json_string(b->cfg.session_id));
+		json_object_set_new(st, "steps",
+		    json_integer(ledger_steps(b->ledger)));
+		conn_send(k, jsonrpc_encode_result(r->id, st));
+		json_decref(st);
+	}
+	json_decref(r->id);
+	free(r);
+	conn_unref(k);
+}
+
+/* The status needs the workspace digest: it is answered when that is in. */
+static void
 m_session_status(struct conn *k, struct jsonrpc_msg *msg)
 {
-	struct broker	*b = k->b;
-	char	 ws[SHA256_HEX_LEN + 1];
-	json_t	*st;
+	struct broker		*b = k->b;
+	struct status_req	*r;
 
-	if (wsdigest_compute(b->rootfd, ws) != 0) {
+	r = xcalloc(1, sizeof(*r));
+	r->conn = k;
+	r->id = json_incref(msg->id);
+	if ((r->wsjob = wsjob_start(b->digester, status_digested, r)) == NULL) {
 		send_error(k, msg->id, JSONRPC_INTERNAL_ERROR,
-		    "cannot digest the workspace");
+		    "cannot digest the workspace: %s", strerror(errno));
+		json_decref(r->id);
+		free(r);
 		return;
 	}
-	st = ledger_status(b->ledger, ws, now_monotonic_ms());
-	json_object_set_new(st, "session", json_string(b->cfg.session_id));
-	json_object_set_new(st, "steps",
-	    json_integer(ledger_steps(b->ledger)));
-	conn_send(k, jsonrpc_encode_result(msg->id, st));
-	json_decref(st);
+	k->refs++;
+	TAILQ_INSERT_TAIL(&b->statuses, r, entry);
 }
 
 /*
@@ -1490,6 +1564,8 @@ broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 	TAILQ_INIT(&b->running);
 	TAILQ_INIT(&b->waiting);
 	TAILQ_INIT(&b->followers);
+	TAILQ_INIT(&b->digesting);
+	TAILQ_INIT(&b->statuses);
 	b->rootfd = open(cfg->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (b->rootfd == -1) {
 		snprintf(err, errlen, "workspace %s: %s", cfg->workspace,
@@ -1498,6 +1574,14 @@ broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 		return NULL;
 	}
 	b->ledger = ledger_new(b->m, now_monotonic_ms());
+	if ((b->digester = wsdigester_new(cfg->loop, b->rootfd)) == NULL) {
+		snprintf(err, errlen, "the workspace digest worker: %s",
+		    strerror(errno));
+		ledger_free(b->ledger);
+		close(b->rootfd);
+		free(b);
+		return NULL;
+	}
 	{
 		char path[PATH_MAX + 16];
 
@@ -1515,8 +1599,9 @@ broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 void
 broker_free(struct broker *b)
 {
-	struct call *c;
-	struct conn *k;
+	struct status_req	*r;
+	struct call		*c;
+	struct conn		*k;
 
 	if (b == NULL)
 		return;
@@ -1544,6 +1629,18 @@ broker_free(struct broker *b)
 		TAILQ_REMOVE(&b->followers, c, entry);
 		call_free(c);
 	}
+	while ((c = TAILQ_FIRST(&b->digesting)) != NULL) {
+		TAILQ_REMOVE(&b->digesting, c, entry);
+		wsjob_cancel(c->wsjob);
+		call_free(c);
+	}
+	while ((r = TAILQ_FIRST(&b->statuses)) != NULL) {
+		TAILQ_REMOVE(&b->statuses, r, entry);
+		wsjob_cancel(r->wsjob);
+		json_decref(r->id);
+		conn_unref(r->conn);
+		free(r);
+	}
 	while ((c = TAILQ_FIRST(&b->waiting)) != NULL) {
 		TAILQ_REMOVE(&b->waiting, c, entry);
 		if (c->progress_watch > 0)
@@ -1554,6 +1651,7 @@ broker_free(struct broker *b)
 	}
 	while ((k = TAILQ_FIRST(&b->conns)) != NULL)
 		conn_free(k);
+	wsdigester_free(b->digester);
 	ledger_free(b->ledger);
 	if (b->trace != NULL)
 		fclose(b->trace);

@@ -17,6 +17,8 @@
 
 struct idset;
 struct call;
+struct wsjob;
+struct wsdigester;
 struct conn;
 
 typedef int (*action_fn_t)(struct call *, json_t **);
@@ -47,6 +49,12 @@ struct call {
 				    const struct runner_result *res,
 				    json_t *cmd, json_t **out);
 	char			 ws_digest[SHA256_HEX_LEN + 1];	/* run_check */
+	/* While the workspace digest is computed (off the loop). */
+	struct wsjob		*wsjob;
+	int			 runs_after_digest;	/* counts as a
+							   process meanwhile */
+	void			(*digested)(struct call *c, int rc,
+				    const char *hex);
 	const char		*idem_key;	/* borrowed from args */
 	char			 patch_hash[17];	/* trace: short hash */
 	char			 gate[160];		/* trace: gate result */
@@ -83,6 +91,17 @@ struct conn {
 };
 TAILQ_HEAD(connq, conn);
 
+/* An airlock/session/status request waiting for the workspace digest. */
+struct status_req {
+	struct conn		*conn;		/* holds a reference */
+	json_t			*id;
+	struct wsjob		*wsjob;
+	int			 runs_after_digest;	/* counts as a
+							   process meanwhile */
+	TAILQ_ENTRY(status_req)	 entry;
+};
+TAILQ_HEAD(statusq, status_req);
+
 #define BROKER_MAX_CONNS	32
 
 struct broker {
@@ -99,11 +118,15 @@ struct broker {
 	struct callq		 running;	/* calls with a runner */
 	struct callq		 waiting;	/* calls waiting for a human */
 	struct callq		 followers;	/* retries of calls in flight */
+	struct callq		 digesting;	/* waiting for the workspace digest */
+	struct statusq		 statuses;	/* status requests digesting */
 	unsigned		 artifact_seq;
 	int			 budget_stopped;
 	struct ledger		*ledger;
+	struct wsdigester	*digester;	/* the workspace digest worker */
 	FILE			*trace;
 	size_t			 nrunning;
+	size_t			 nstarting;	/* run_checks digesting */
 	int64_t			 ncalls;		/* tools/call seen */
 };
 
@@ -163,6 +186,15 @@ void		 broker_trace(struct broker *b, struct call *c,
  */
 int		 call_await_approval(struct call *c, json_t *evidence,
 		    json_t **out);
+
+/*
+ * Computes the workspace digest off the event loop, then calls
+ * |then|(c, rc, hex) from the loop, which must finish the call (start a
+ * runner, await an approval, or call_complete()).  Returns ACTION_PENDING,
+ * or ACTION_ERROR with *out set.
+ */
+int		 call_digest(struct call *c, void (*then)(struct call *c, int rc,
+		    const char *hex), json_t **out);
 
 /* Saves |data| as a new artifact; writes its URI to uri[0..urilen). */
 int		 broker_save_artifact(struct broker *b, const char *label,

@@ -8,7 +8,8 @@ libairlock_a_SOURCES += \
 	broker/loop.c broker/loop.h \
 	broker/patchjail.c broker/patchjail.h \
 	broker/wswrite.c broker/wswrite.h \
-	broker/wsdigest.c broker/wsdigest.h
+	broker/wsdigest.c broker/wsdigest.h \
+	broker/wsjob.c broker/wsjob.h
 # broker
 libairlock_a_SOURCES += \
 	broker/audit.c broker/audit.h \

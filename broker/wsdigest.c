@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -32,22 +33,73 @@ hash_str(struct walk *w, const char *s)
 	    strlen(s) + 1);
 }
 
+/*
+ * A regular file's content, segment by segment: each data extent as
+ * ('D', offset, length, bytes) and each hole as ('H', offset, length),
+ * so that a sparse file costs what it stores, not its apparent size, and
+ * no two different contents hash alike.  Filesystems without SEEK_DATA
+ * report the whole file as one data extent.
+ */
+static void
+hash_segment(struct walk *w, char kind, off_t off, off_t len)
+{
+	unsigned char	h[17];
+	uint64_t	o = (uint64_t)off, n = (uint64_t)len;
+
+	h[0] = (unsigned char)kind;
+	memcpy(h + 1, &o, 8);
+	memcpy(h + 9, &n, 8);
+	crypto_hash_sha256_update(&w->st, h, sizeof(h));
+}
+
 static int
 hash_file(struct walk *w, int dirfd, const char *name)
 {
-	char	buf[65536];
-	ssize_t	n;
-	int	fd;
+	char		buf[65536];
+	struct stat	st;
+	off_t		off = 0, data, hole, left;
+	ssize_t		n;
+	int		fd, rc = 0;
 
 	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY |
 	    O_NONBLOCK);
 	if (fd == -1)
 		return AL_ERR_SYSTEM;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		crypto_hash_sha256_update(&w->st, (unsigned char *)buf,
-		    (size_t)n);
+	if (fstat(fd, &st) == -1) {
+		close(fd);
+		return AL_ERR_SYSTEM;
+	}
+	while (off < st.st_size && rc == 0) {
+		if ((data = lseek(fd, off, SEEK_DATA)) == -1)
+			data = errno == ENXIO ? st.st_size : off;
+		if (data > off)
+			hash_segment(w, 'H', off, data - off);
+		if (data >= st.st_size)
+			break;
+		if ((hole = lseek(fd, data, SEEK_HOLE)) == -1 ||
+		    hole > st.st_size)
+			hole = st.st_size;
+		hash_segment(w, 'D', data, hole - data);
+		if (lseek(fd, data, SEEK_SET) == -1) {
+			rc = AL_ERR_SYSTEM;
+			break;
+		}
+		for (left = hole - data; left > 0; left -= n) {
+			n = read(fd, buf, left < (off_t)sizeof(buf) ?
+			    (size_t)left : sizeof(buf));
+			if (n <= 0) {
+				/* Shrunk underneath us: the digest says so. */
+				rc = n < 0 ? AL_ERR_SYSTEM : 0;
+				hash_segment(w, 'T', hole - left, left);
+				break;
+			}
+			crypto_hash_sha256_update(&w->st, (unsigned char *)buf,
+			    (size_t)n);
+		}
+		off = hole;
+	}
 	close(fd);
-	return n < 0 ? AL_ERR_SYSTEM : 0;
+	return rc;
 }
 
 static int

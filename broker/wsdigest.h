@@ -4,7 +4,10 @@
  *
  * SHA-256 over every entry beneath the root, in byte order of their
  * relative paths, except .git: for each, its path, its kind, and its
- * content (a symlink's target text; symlinks are never followed).
+ * content (a symlink's target text; symlinks are never followed).  A
+ * regular file's content goes extent by extent (data with its offset and
+ * length, holes as their offset and length only), so a sparse file costs
+ * what it stores, not its apparent size.
  */
 #ifndef AIRLOCK_WSDIGEST_H
 #define AIRLOCK_WSDIGEST_H

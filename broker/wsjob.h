@@ -1,0 +1,48 @@
+/*
+ * wsjob: the workspace digest, computed off the broker's event loop.
+ *
+ * Hashing is proportional to what the agent put in the workspace, so it
+ * never runs in the loop: one worker process, forked when the broker
+ * starts (while it is small), computes wsdigest_compute() on request and
+ * answers over a socketpair the loop watches.  Requests that arrive while
+ * a digest is being computed share the next one, which starts after them:
+ * every answer reflects the workspace as it was when the request came,
+ * or later, and the worker's CPU use stays at one digest at a time.
+ * Meanwhile the loop answers pings, approvals and other calls, and runner
+ * deadlines fire on time.
+ */
+#ifndef AIRLOCK_WSJOB_H
+#define AIRLOCK_WSJOB_H
+
+#include "broker/loop.h"
+#include "common/util.h"
+
+struct wsdigester;
+struct wsjob;
+
+/*
+ * Called once, from the loop, with wsdigest_compute()'s code (or
+ * AL_ERR_SYSTEM if the worker is gone) and, when that is 0, the digest.
+ * The job is freed after it returns.
+ */
+typedef void (*wsjob_fn)(void *arg, int rc, const char *hex);
+
+/*
+ * Forks the worker for the workspace |rootfd| (borrowed; the worker keeps
+ * its own copy and no other descriptor).  Returns NULL with errno set.
+ */
+struct wsdigester *wsdigester_new(struct loop *l, int rootfd);
+
+/* Kills and reaps the worker; every job still queued is dropped unanswered. */
+void		 wsdigester_free(struct wsdigester *d);
+
+/*
+ * Asks for a digest.  Returns the job (|fn| will be called), or NULL with
+ * errno set when the worker is gone (nothing will call |fn|).
+ */
+struct wsjob	*wsjob_start(struct wsdigester *d, wsjob_fn fn, void *arg);
+
+/* Withdraws |j|; |fn| is not called.  NULL is fine. */
+void		 wsjob_cancel(struct wsjob *j);
+
+#endif

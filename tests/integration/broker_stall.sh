@@ -1,0 +1,75 @@
+#!/bin/bash
+# Nothing the agent makes can stall the broker.  A check fills the
+# workspace with 40 sparse 1 GiB files (no disk used) and one dense file;
+# later run_check and status calls must digest the workspace, which is
+# done off the event loop (holes cost nothing), so meanwhile a ping
+# answers at once and a check's timeout fires on time.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/mcp_lib.sh"
+mcp_env
+ws=$(make_workspace)
+cat >"$T/m.yaml" <<'EOF'
+tools:
+  - name: run_check
+    input: { checkId: approved_check, idempotencyKey: string }
+    output: { exitCode: integer, durationMs: integer }
+    sideEffect: sandbox_process
+    timeoutMs: 60000
+checks:
+  sparse: { argv: ["sh", "-c", "i=0; while [ $i -lt 40 ]; do truncate -s 1G sparse$i; i=$((i+1)); done"], timeoutMs: 20000 }
+  dense: { argv: ["sh", "-c", "head -c 400000000 /dev/urandom >dense"], timeoutMs: 50000 }
+  noop: { argv: ["true"], timeoutMs: 5000 }
+  slow: { argv: ["sleep", "30"], timeoutMs: 1500 }
+runBudget:
+  maxParallelProcesses: 4
+sandbox:
+  limits: { fileSizeMb: 2048 }
+EOF
+mcp_start "$T/m.yaml" "$ws"
+
+mcp_call run_check '{"checkId":"sparse","idempotencyKey":"s"}' 60
+expect_ok_result "a check made 40 sparse 1 GiB files"
+check "the sparse files are there" test "$(stat -c %s "$ws/sparse39")" = 1073741824
+t0=$EPOCHREALTIME
+mcp_call run_check '{"checkId":"noop","idempotencyKey":"n1"}' 60
+t1=$EPOCHREALTIME
+ms=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 1000 }')
+echo "# run_check over 40 GiB of holes: $ms ms"
+check "holes cost nothing to digest: run_check over 40 GiB of holes takes < 2 s ($ms ms)" test "$ms" -lt 2000
+
+mcp_call run_check '{"checkId":"dense","idempotencyKey":"d"}' 60
+expect_ok_result "a check wrote 400 MB of data"
+
+# Now a check must digest 400 MB before it runs: the loop stays free.
+MCP_ID=$((MCP_ID + 1)); slow_id=$MCP_ID
+mcp_send "{\"jsonrpc\":\"2.0\",\"id\":$slow_id,\"method\":\"tools/call\",\"params\":{\"name\":\"run_check\",\"arguments\":{\"checkId\":\"slow\",\"idempotencyKey\":\"z\"}}}"
+# Three status requests right behind it: each digests the 400 MB too.
+for n in 1 2 3; do
+	MCP_ID=$((MCP_ID + 1)); st_id=$MCP_ID
+	mcp_send "{\"jsonrpc\":\"2.0\",\"id\":$st_id,\"method\":\"airlock/session/status\",\"params\":{}}"
+done
+# Seven pings: the median is the loop's latency, the worst adds this
+# shared machine's scheduling noise (a blocked loop takes seconds).
+times=()
+for i in 1 2 3 4 5 6 7; do
+	t0=$EPOCHREALTIME
+	mcp_rpc ping '{}' 10
+	t1=$EPOCHREALTIME
+	times+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 1000000 }')")
+done
+sorted=$(printf '%s\n' "${times[@]}" | sort -n)
+median=$(printf '%s\n' "$sorted" | sed -n 4p)
+worst=$(printf '%s\n' "$sorted" | tail -1)
+echo "# 7 pings while digesting (us): ${times[*]}"
+check "a ping answers within 10 ms while the workspace is digested (median $median us)" test "$median" -lt 10000
+check "no ping waits for the digest (worst $worst us < 100 ms)" test "$worst" -lt 100000
+mcp_wait_id "$st_id" 60
+check "the status answers once the digest is in" test -n "$(jr .result.session)"
+mcp_wait_id "$slow_id" 60
+expect_error_class "the slow check is killed at its limit" timeout
+dur=$(jr .result.structuredContent.durationMs)
+echo "# a 1500 ms limit fired after $dur ms of run"
+check "the timeout fires within 100 ms of its limit ($dur ms)" test "${dur:-0}" -ge 1500 -a "${dur:-99999}" -lt 1600
+mcp_stop
+finish
