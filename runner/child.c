@@ -162,6 +162,12 @@ bind_host(const struct runner_plan *p, const char *path, int required)
 		if ((n = readlink(src, lnk, sizeof(lnk) - 1)) == -1)
 			fail(p, "readlink", path);
 		lnk[n] = '\0';
+		/* Its directory may exist only in the new root (an agent's
+		 * command in ~/.local/bin, say). */
+		cat(p, src, "", path);
+		*strrchr(src, '/') = '\0';
+		if (src[0] != '\0')
+			mkdir_p(p, src, 0755);
 		if (symlink(lnk, path) == -1 && errno != EEXIST)
 			fail(p, "symlink", path);
 		return;

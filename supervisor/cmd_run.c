@@ -27,6 +27,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "runner/runner.h"
+#include "supervisor/agent_bin.h"
 #include "supervisor/commands.h"
 #include "supervisor/service.h"
 #include "supervisor/signals.h"
@@ -70,47 +71,29 @@ broker_closed(void *arg)
 	(void)arg;
 }
 
-/* Appends |path| to the agent's read-only binds if it is not there yet. */
+/* Appends |path| as it is (a symlink stays one) if it is not there yet. */
+static void
+add_bind(struct sandbox_policy *p, const char *path)
+{
+	size_t	 i;
+
+	for (i = 0; i < p->nread_only; i++)
+		if (strcmp(p->read_only[i], path) == 0)
+			return;
+	p->read_only = xreallocarray(p->read_only, p->nread_only + 2,
+	    sizeof(*p->read_only));
+	p->read_only[p->nread_only++] = xstrdup(path);
+	p->read_only[p->nread_only] = NULL;
+}
+
+/* Appends |path|, resolved, to the agent's read-only binds. */
 static void
 add_read_only(struct sandbox_policy *p, const char *path)
 {
 	char	 real[PATH_MAX];
-	size_t	 i;
 
-	if (path == NULL || realpath(path, real) == NULL)
-		return;
-	for (i = 0; i < p->nread_only; i++)
-		if (strcmp(p->read_only[i], real) == 0)
-			return;
-	p->read_only = xreallocarray(p->read_only, p->nread_only + 2,
-	    sizeof(*p->read_only));
-	p->read_only[p->nread_only++] = xstrdup(real);
-	p->read_only[p->nread_only] = NULL;
-}
-
-/* Finds |prog| in $PATH as execvp would; returns a static buffer or NULL. */
-static const char *
-find_program(const char *prog)
-{
-	static char	 path[PATH_MAX];
-	const char	*env = getenv("PATH");
-	char		*copy, *dir, *save = NULL;
-
-	if (strchr(prog, '/') != NULL)
-		return prog;
-	if (env == NULL)
-		env = "/usr/local/bin:/usr/bin:/bin";
-	copy = xstrdup(env);
-	for (dir = strtok_r(copy, ":", &save); dir != NULL;
-	    dir = strtok_r(NULL, ":", &save)) {
-		snprintf(path, sizeof(path), "%s/%s", dir, prog);
-		if (access(path, X_OK) == 0) {
-			free(copy);
-			return path;
-		}
-	}
-	free(copy);
-	return NULL;
+	if (path != NULL && realpath(path, real) != NULL)
+		add_bind(p, real);
 }
 
 /*
@@ -158,7 +141,7 @@ agent_home(const struct manifest *m)
 /* The agent's environment: a fixed base, AIRLOCK_*, and named pass-throughs. */
 static char **
 agent_env(const struct manifest *m, const struct session *s,
-    const char *airlock_dir)
+    const char *agent_dir, const char *airlock_dir)
 {
 	static const char *pass[] = { "TERM", "LANG", "LC_ALL", "TZ", NULL };
 	char	**env;
@@ -166,8 +149,9 @@ agent_env(const struct manifest *m, const struct session *s,
 	const char *v;
 
 	env = xcalloc(16 + m->agent.nenv_pass, sizeof(*env));
-	xasprintf(&env[n++], "PATH=%s:/usr/local/bin:/usr/bin:/bin",
-	    airlock_dir);
+	/* The agent's own directory first, as on the host. */
+	xasprintf(&env[n++], "PATH=%s:%s:/usr/local/bin:/usr/bin:/bin",
+	    agent_dir, airlock_dir);
 	xasprintf(&env[n++], "HOME=%s", m->agent.home != NULL ?
 	    m->agent.home : "/tmp");
 	xasprintf(&env[n++], "AIRLOCK_FD=%d", AGENT_FD);
@@ -190,10 +174,10 @@ cmd_run(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char		*mpath = NULL, *wpath = NULL, *prog;
+	const char		*mpath = NULL, *wpath = NULL;
 	char			 err[512], self[PATH_MAX];
 	char			 selfdir[PATH_MAX], *slash, **env;
-	char			 agent_path[PATH_MAX];
+	struct agent_bin	*ab;
 	struct manifest		*m;
 	struct session		*s;
 	struct service		 sv;
@@ -225,14 +209,16 @@ cmd_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	log_init("airlock run", verbose);
-	/* The agent runs by its absolute path: its cwd is the workspace. */
-	if ((prog = find_program(argv[optind])) == NULL ||
-	    realpath(prog, agent_path) == NULL || access(agent_path, X_OK) != 0) {
-		log_warnx("agent program %s not found or not executable",
-		    argv[optind]);
+	/*
+	 * The agent runs by the absolute path it has on the host's PATH (its
+	 * cwd is the workspace), with its install tree and interpreter.
+	 */
+	if (agent_bin_resolve(argv[optind], getenv("PATH"), &ab, err,
+	    sizeof(err)) != 0) {
+		log_warnx("agent program %s", err);
 		return EXIT_USAGE;
 	}
-	argv[optind] = agent_path;
+	argv[optind] = ab->path;
 
 	/* The socketpair first, so that the agent's end can be fd 3. */
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv_fds) == -1)
@@ -251,8 +237,10 @@ cmd_run(int argc, char **argv)
 		}
 	}
 
-	if ((rc = service_open(&sv, "run", mpath, wpath, argv + optind)) != 0)
+	if ((rc = service_open(&sv, "run", mpath, wpath, argv + optind)) != 0) {
+		agent_bin_free(ab);
 		return rc;
+	}
 	m = sv.m;
 	s = &sv.session;
 
@@ -270,14 +258,18 @@ cmd_run(int argc, char **argv)
 	if ((slash = strrchr(selfdir, '/')) != NULL && slash != selfdir)
 		*slash = '\0';
 	add_read_only(&policy, self);
-	add_read_only(&policy, prog);
+	for (i = 0; i < ab->nbinds; i++) {
+		log_info("bind ro %s (%s)", ab->binds[i].path,
+		    ab->binds[i].why);
+		add_bind(&policy, ab->binds[i].path);
+	}
 	policy.workspace = m->sandbox.workspace;
 	policy.limits = m->agent.limits;
 	/* A read-only agent changes files only through the broker's tools. */
 	policy.workspace_readonly = !m->agent.workspace_writable;
 	if (m->agent.home != NULL && agent_home(m) == 0)
 		policy.home = m->agent.home;
-	env = agent_env(m, s, selfdir);
+	env = agent_env(m, s, ab->dir, selfdir);
 
 	memset(&req, 0, sizeof(req));
 	req.argv = argv + optind;
@@ -308,6 +300,7 @@ cmd_run(int argc, char **argv)
 	if (runner_start(&req, &rs.agent, err, sizeof(err)) != 0) {
 		log_warnx("cannot start the agent: %s", err);
 		service_close(&sv);
+		agent_bin_free(ab);
 		return EXIT_SANDBOX;
 	}
 	close(AGENT_FD);
@@ -370,5 +363,6 @@ cmd_run(int argc, char **argv)
 	for (i = 0; i < policy.nread_only; i++)
 		free(policy.read_only[i]);
 	free(policy.read_only);
+	agent_bin_free(ab);
 	return status;
 }

@@ -17,3 +17,6 @@ tests_unixclient_SOURCES = tests/unixclient.c
 # Runs a command as a child subreaper and reports what it left behind.
 check_PROGRAMS += tests/reaper
 tests_reaper_SOURCES = tests/reaper.c
+# airlock run: the agent command as typed on the host (issue 10).
+TESTS += tests/integration/run_agent_bin.sh
+EXTRA_DIST += tests/integration/run_agent_bin.sh
