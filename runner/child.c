@@ -378,6 +378,7 @@ build_root(const struct runner_plan *p)
 	struct stat st;
 	size_t i, j, nlate = 0;
 	int fd, wsfd, homefd, late[RUNNER_MAX_LATE], late_dir[RUNNER_MAX_LATE];
+	int rwfd[RUNNER_MAX_RW], rwdir[RUNNER_MAX_RW];
 
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
 		fail(p, "make mounts private", "/");
@@ -445,6 +446,14 @@ build_root(const struct runner_plan *p)
 		    sp->home), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) == -1)
 			fail(p, "open home", sp->home);
 	}
+	/* So do the read-write binds (airlock run --rw). */
+	for (i = 0; i < sp->nread_write; i++) {
+		if ((rwfd[i] = detach_host(p, sp->read_write[i],
+		    &rwdir[i])) == -1)
+			fail(p, "open read-write path", sp->read_write[i]);
+		if (!under_tmp(sp->read_write[i]))
+			make_point(p, sp->read_write[i], rwdir[i]);
+	}
 	if (umount2(OLDROOT, MNT_DETACH) == -1)
 		fail(p, "umount", OLDROOT);
 	if (rmdir(OLDROOT) == -1)
@@ -491,6 +500,16 @@ build_root(const struct runner_plan *p)
 		    MOVE_MOUNT_F_EMPTY_PATH) == -1)
 			fail(p, "mount home", sp->home);
 		close(homefd);
+	}
+	for (i = 0; i < sp->nread_write; i++) {
+		if (under_tmp(sp->read_write[i]))
+			make_point(p, sp->read_write[i], rwdir[i]);
+		setattr(p, rwfd[i], "", AT_EMPTY_PATH | AT_RECURSIVE,
+		    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0);
+		if (move_mount(rwfd[i], "", AT_FDCWD, sp->read_write[i],
+		    MOVE_MOUNT_F_EMPTY_PATH) == -1)
+			fail(p, "bind read-write", sp->read_write[i]);
+		close(rwfd[i]);
 	}
 	if (sp->workspace_readonly)
 		setattr(p, AT_FDCWD, p->workspace, AT_RECURSIVE,

@@ -20,6 +20,8 @@
 #include "runner/runner.h"
 #include "runner/seatbelt_exec.h"
 #include "supervisor/commands.h"
+#include "supervisor/overrides.h"
+#include "supervisor/session.h"
 
 #define EXIT_TIMEOUT	124	/* as timeout(1) */
 
@@ -30,8 +32,10 @@ usage(void)
 	    "[--workspace W] [--timeout MS]\n"
 	    "           [--read-only PATH]... [--deny-read PATH]... "
 	    "[--protect REL]...\n"
-	    "           [--limit NAME=N]... [--strict] [--no-landlock] [--cow] "
-	    "[--] CMD [ARGS]\n");
+	    "           [--limit NAME=N]... [--strict] [--no-landlock] [--cow]\n"
+	    "           [--allow-host HOST[:PORT]]... [--env NAME[=VALUE]]... "
+	    "[--ro PATH]...\n"
+	    "           [--rw PATH]... [--] CMD [ARGS]\n");
 }
 
 /* Extra policy paths from the command line (strings borrowed). */
@@ -137,6 +141,10 @@ cmd_exec(int argc, char **argv)
 		{ "cow", no_argument, NULL, 'C' },
 		{ "limit", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "allow-host", required_argument, NULL, 'A' },
+		{ "env", required_argument, NULL, 'E' },
+		{ "ro", required_argument, NULL, 'R' },
+		{ "rw", required_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct sandbox_policy defaults, eff;
@@ -149,15 +157,35 @@ cmd_exec(int argc, char **argv)
 	struct runner_request req;
 	struct runner_result res;
 	const char *manifest = NULL, *workspace = ".", *term;
-	char *env[6], *termvar = NULL, *cwd = NULL, layers[256], err[512];
+	char **env = NULL, *cwd = NULL, layers[256], err[512];
+	char state[PATH_MAX], ws_real[PATH_MAX];
+	struct overrides ov;
+	enum override_kind kind;
 	long long timeout = 0;
 	char *end;
 	int ch, rc, verbose = 0, n = 0;
 
+	if (session_state_dir(state, sizeof(state)) != 0)
+		state[0] = '\0';
+	overrides_init(&ov);
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "+m:w:t:vh", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
+		case 'A':
+		case 'E':
+		case 'R':
+		case 'W':
+			kind = ch == 'A' ? OVERRIDE_ALLOW_HOST :
+			    ch == 'E' ? OVERRIDE_ENV :
+			    ch == 'R' ? OVERRIDE_RO : OVERRIDE_RW;
+			if (overrides_add(&ov, kind, optarg, state, getenv,
+			    err, sizeof(err)) != 0) {
+				log_warnx("exec: %s", err);
+				rc = EXIT_USAGE;
+				goto out_early;
+			}
+			break;
 		case 'm':
 			manifest = optarg;
 			break;
@@ -169,7 +197,8 @@ cmd_exec(int argc, char **argv)
 			timeout = strtoll(optarg, &end, 10);
 			if (errno != 0 || *end != '\0' || timeout < 0) {
 				log_warnx("exec: bad --timeout '%s'", optarg);
-				return EXIT_USAGE;
+				rc = EXIT_USAGE;
+				goto out_early;
 			}
 			break;
 		case 'v':
@@ -198,17 +227,34 @@ cmd_exec(int argc, char **argv)
 			break;
 		case 'h':
 			usage();
-			return 0;
+			rc = 0;
+			goto out_early;
 		default:
 			usage();
-			return EXIT_USAGE;
+			rc = EXIT_USAGE;
+			goto out_early;
 		}
 	}
 	argc -= optind;
 	argv += optind;
 	if (argc < 1) {
 		usage();
-		return EXIT_USAGE;
+		rc = EXIT_USAGE;
+		goto out_early;
+	}
+	if (realpath(workspace, ws_real) != NULL &&
+	    overrides_check_workspace(&ov, ws_real, err, sizeof(err)) != 0) {
+		log_warnx("exec: %s", err);
+		rc = EXIT_USAGE;
+		goto out_early;
+	}
+	for (i = 0; i < ov.nro; i++)
+		extra_add(&ro, ov.ro[i]);
+	if (ov.nhosts > 0) {
+		log_warnx("exec: --allow-host: airlock exec has no egress proxy; "
+		    "use airlock run, or a tool's network in a manifest");
+		rc = EXIT_USAGE;
+		goto out_early;
 	}
 
 	sandbox_policy_init_defaults(&defaults);
@@ -217,7 +263,8 @@ cmd_exec(int argc, char **argv)
 		if (manifest_load(manifest, &m, err, sizeof(err)) != 0) {
 			log_warnx("%s", err);
 			sandbox_policy_free_arrays(&defaults);
-			return EXIT_CONFIG;
+			rc = EXIT_CONFIG;
+			goto out_early;
 		}
 		policy = &m->sandbox;
 	}
@@ -234,6 +281,8 @@ cmd_exec(int argc, char **argv)
 		eff.landlock = 0;
 	if (cow)
 		eff.workspace = WORKSPACE_COW;
+	eff.read_write = ov.rw;
+	eff.nread_write = ov.nrw;
 	for (i = 0; i < lim.n; i++)
 		if (set_limit(&eff.limits, lim.v[i]) == -1) {
 			log_warnx("exec: bad --limit '%s' (cpu, as, fsize, "
@@ -243,16 +292,16 @@ cmd_exec(int argc, char **argv)
 			goto out;
 		}
 
-	env[n++] = "PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:"
-	    "/usr/sbin:/sbin";
-	env[n++] = "HOME=/tmp";
-	env[n++] = "TMPDIR=/tmp";
-	env[n++] = "LANG=C.UTF-8";
-	if ((term = getenv("TERM")) != NULL) {
-		xasprintf(&termvar, "TERM=%s", term);
-		env[n++] = termvar;
-	}
+	env = xcalloc(6, sizeof(*env));
+	env[n++] = xstrdup("PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:"
+	    "/usr/sbin:/sbin");
+	env[n++] = xstrdup("HOME=/tmp");
+	env[n++] = xstrdup("TMPDIR=/tmp");
+	env[n++] = xstrdup("LANG=C.UTF-8");
+	if ((term = getenv("TERM")) != NULL)
+		xasprintf(&env[n++], "TERM=%s", term);
 	env[n] = NULL;
+	overrides_apply_env(&ov, &env);
 
 #ifdef __APPLE__
 	{
@@ -303,8 +352,10 @@ cmd_exec(int argc, char **argv)
 		log_warnx("%s: %s", argv[0], res.hint);
 	runner_result_clear(&res);
 out:
+	for (i = 0; env != NULL && env[i] != NULL; i++)
+		free(env[i]);
+	free(env);
 	free(cwd);
-	free(termvar);
 	free(eff.read_only);
 	free(eff.deny_read);
 	free(eff.protected);
@@ -315,5 +366,13 @@ out:
 	if (m != NULL)
 		manifest_free(m);
 	sandbox_policy_free_arrays(&defaults);
+	overrides_free(&ov);
+	return rc;
+out_early:
+	free(ro.v);
+	free(deny.v);
+	free(prot.v);
+	free(lim.v);
+	overrides_free(&ov);
 	return rc;
 }

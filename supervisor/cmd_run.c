@@ -29,6 +29,7 @@
 #include "runner/runner.h"
 #include "supervisor/agent_bin.h"
 #include "supervisor/commands.h"
+#include "supervisor/overrides.h"
 #include "supervisor/service.h"
 #include "supervisor/signals.h"
 
@@ -45,7 +46,9 @@ static void
 run_usage(void)
 {
 	fprintf(stderr, "usage: airlock run [--manifest M] [--workspace W] "
-	    "[-v] -- AGENT [ARGS...]\n");
+	    "[-v]\n"
+	    "           [--allow-host HOST[:PORT]]... [--env NAME[=VALUE]]...\n"
+	    "           [--ro PATH]... [--rw PATH]... -- AGENT [ARGS...]\n");
 }
 
 static void
@@ -172,12 +175,24 @@ cmd_run(int argc, char **argv)
 		{ "manifest", required_argument, NULL, 'm' },
 		{ "workspace", required_argument, NULL, 'w' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "allow-host", required_argument, NULL, 'A' },
+		{ "env", required_argument, NULL, 'E' },
+		{ "ro", required_argument, NULL, 'R' },
+		{ "rw", required_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 }
 	};
+	static const enum override_kind kinds[] = {
+		['A'] = OVERRIDE_ALLOW_HOST, ['E'] = OVERRIDE_ENV,
+		['R'] = OVERRIDE_RO, ['W'] = OVERRIDE_RW,
+	};
 	const char		*mpath = NULL, *wpath = NULL;
-	char			 err[512], self[PATH_MAX];
+	char			 err[512], self[PATH_MAX], state[PATH_MAX];
+	char			 ws_real[PATH_MAX];
 	char			 selfdir[PATH_MAX], *slash, **env;
 	struct agent_bin	*ab;
+	struct overrides	 ov;
+	struct net_allow	 net;
+	json_t			*ov_json;
 	struct manifest		*m;
 	struct session		*s;
 	struct service		 sv;
@@ -194,21 +209,44 @@ cmd_run(int argc, char **argv)
 	/* Nothing the caller left open may reach the agent or the runners. */
 	if (close_fds_from(3, NULL, 0) != 0)
 		fatal("closing inherited descriptors");
+	log_init("airlock run", 0);
+	if (session_state_dir(state, sizeof(state)) != 0)
+		state[0] = '\0';
+	overrides_init(&ov);
 	while ((ch = getopt_long(argc, argv, "+m:w:v", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'm': mpath = optarg; break;
 		case 'w': wpath = optarg; break;
 		case 'v': verbose++; break;
+		case 'A':
+		case 'E':
+		case 'R':
+		case 'W':
+			if (overrides_add(&ov, kinds[ch], optarg, state, getenv,
+			    err, sizeof(err)) != 0) {
+				log_warnx("%s", err);
+				overrides_free(&ov);
+				return EXIT_USAGE;
+			}
+			break;
 		default:
 			run_usage();
+			overrides_free(&ov);
 			return EXIT_USAGE;
 		}
 	}
 	if (optind >= argc) {
 		run_usage();
+		overrides_free(&ov);
 		return EXIT_USAGE;
 	}
 	log_init("airlock run", verbose);
+	if (realpath(wpath != NULL ? wpath : ".", ws_real) != NULL &&
+	    overrides_check_workspace(&ov, ws_real, err, sizeof(err)) != 0) {
+		log_warnx("%s", err);
+		overrides_free(&ov);
+		return EXIT_USAGE;
+	}
 	/*
 	 * The agent runs by the absolute path it has on the host's PATH (its
 	 * cwd is the workspace), with its install tree and interpreter.
@@ -216,6 +254,7 @@ cmd_run(int argc, char **argv)
 	if (agent_bin_resolve(argv[optind], getenv("PATH"), &ab, err,
 	    sizeof(err)) != 0) {
 		log_warnx("agent program %s", err);
+		overrides_free(&ov);
 		return EXIT_USAGE;
 	}
 	argv[optind] = ab->path;
@@ -237,8 +276,13 @@ cmd_run(int argc, char **argv)
 		}
 	}
 
-	if ((rc = service_open(&sv, "run", mpath, wpath, argv + optind)) != 0) {
+	if ((ov_json = overrides_json(&ov)) == NULL)
+		fatalx("out of memory");
+	rc = service_open(&sv, "run", mpath, wpath, argv + optind, ov_json);
+	json_decref(ov_json);
+	if (rc != 0) {
 		agent_bin_free(ab);
+		overrides_free(&ov);
 		return rc;
 	}
 	m = sv.m;
@@ -263,6 +307,14 @@ cmd_run(int argc, char **argv)
 		    ab->binds[i].why);
 		add_bind(&policy, ab->binds[i].path);
 	}
+	for (i = 0; i < ov.nro; i++) {
+		log_info("bind ro %s (--ro)", ov.ro[i]);
+		add_bind(&policy, ov.ro[i]);
+	}
+	for (i = 0; i < ov.nrw; i++)
+		log_info("bind rw %s (--rw)", ov.rw[i]);
+	policy.read_write = ov.rw;
+	policy.nread_write = ov.nrw;
 	policy.workspace = m->sandbox.workspace;
 	policy.limits = m->agent.limits;
 	/* A read-only agent changes files only through the broker's tools. */
@@ -270,6 +322,7 @@ cmd_run(int argc, char **argv)
 	if (m->agent.home != NULL && agent_home(m) == 0)
 		policy.home = m->agent.home;
 	env = agent_env(m, s, ab->dir, selfdir);
+	overrides_apply_env(&ov, &env);
 
 	memset(&req, 0, sizeof(req));
 	req.argv = argv + optind;
@@ -282,8 +335,16 @@ cmd_run(int argc, char **argv)
 	req.passthrough = 1;
 	req.keep_fds = keep;
 	req.nkeep_fds = 1;
-	/* The agent's network: its hosts, through the egress proxy only. */
-	if (m->agent.network.nhosts > 0) {
+	/* The agent's network: its hosts and the command line's, through
+	 * the egress proxy only. */
+	memset(&net, 0, sizeof(net));
+	net.hosts = xcalloc(m->agent.network.nhosts + ov.nhosts + 1,
+	    sizeof(*net.hosts));
+	for (i = 0; i < m->agent.network.nhosts; i++)
+		net.hosts[net.nhosts++] = m->agent.network.hosts[i];
+	for (i = 0; i < ov.nhosts; i++)
+		net.hosts[net.nhosts++] = ov.hosts[i];
+	if (net.nhosts > 0) {
 		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
 		    psock) == -1)
 			fatal("socketpair");
@@ -301,12 +362,14 @@ cmd_run(int argc, char **argv)
 		log_warnx("cannot start the agent: %s", err);
 		service_close(&sv);
 		agent_bin_free(ab);
+		overrides_free(&ov);
+		free(net.hosts);
 		return EXIT_SANDBOX;
 	}
 	close(AGENT_FD);
 	if (req.use_proxy) {
 		close(psock[1]);
-		if (egress_attach(sv.egress, psock[0], s->id, &m->agent.network,
+		if (egress_attach(sv.egress, psock[0], s->id, &net,
 		    err, sizeof(err)) != 0) {
 			log_warnx("the agent's egress: %s", err);
 			runner_proc_kill(rs.agent);
@@ -364,5 +427,7 @@ cmd_run(int argc, char **argv)
 		free(policy.read_only[i]);
 	free(policy.read_only);
 	agent_bin_free(ab);
+	overrides_free(&ov);
+	free(net.hosts);
 	return status;
 }

@@ -17,3 +17,5 @@ check_PROGRAMS += tests/unit/test_agent_bin
 TESTS += tests/unit/test_agent_bin
 tests_unit_test_agent_bin_CFLAGS = $(unit_cflags)
 tests_unit_test_agent_bin_LDADD = $(unit_ldadd)
+# Per-run overrides of the policy: --allow-host, --env, --ro, --rw.
+libairlock_a_SOURCES += supervisor/overrides.c supervisor/overrides.h

@@ -115,4 +115,14 @@ expect_not_contains "the agent cannot connect around the proxy" "$out" "DIRECT-C
 expect_contains "the agent cannot reach the metadata address" "$out" "403"
 expect_contains "a loopback address not listed in allowAddresses is refused" \
     "$out" "other-loopback: HTTP/1.1 403"
+
+# --allow-host with an IP literal is an explicit address rule for one run:
+# the same agent, under a manifest that grants it nothing.
+printf 'tools: []\n' >"$T/none.yaml"
+out=$("$AIRLOCK" run --manifest "$T/none.yaml" --workspace "$ws" -- "$T/agent.sh" 2>&1)
+expect_not_contains "without a grant the agent has no way out" "$out" "hello from airlock test server"
+out=$("$AIRLOCK" run --manifest "$T/none.yaml" --workspace "$ws" \
+    --allow-host "127.0.0.1:$SP" -- "$T/agent.sh" 2>&1)
+expect_contains "--allow-host 127.0.0.1:PORT reaches the local server" "$out" "hello from airlock test server"
+expect_contains "--allow-host opens that address and port only" "$out" "other-loopback: HTTP/1.1 403"
 finish

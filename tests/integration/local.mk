@@ -20,3 +20,6 @@ tests_reaper_SOURCES = tests/reaper.c
 # airlock run: the agent command as typed on the host (issue 10).
 TESTS += tests/integration/run_agent_bin.sh
 EXTRA_DIST += tests/integration/run_agent_bin.sh
+# airlock run and exec: --allow-host, --env, --ro, --rw (issue 10).
+TESTS += tests/integration/run_overrides.sh
+EXTRA_DIST += tests/integration/run_overrides.sh
