@@ -100,51 +100,95 @@ add_read_only(struct sandbox_policy *p, const char *path)
 }
 
 /*
- * The agent's persistent home: created for the runner's uid if missing,
- * and never a directory someone else could have prepared.  Returns 0, or
- * -1 (then the agent gets a tmpfs home) after saying why.
+ * Makes |dir| a home for uid:gid: created with its parents (mode
+ * |parent_mode|) if missing, and never a directory someone else could have
+ * prepared.  Returns 0, or -1 with the reason in why[0..whylen).
  */
 static int
-agent_home(const struct manifest *m)
+home_make(const char *dir, uid_t uid, gid_t gid, mode_t parent_mode,
+    char *why, size_t whylen)
 {
 	struct stat st;
-	uid_t uid = geteuid() == 0 ? m->sandbox.uid : geteuid();
-	gid_t gid = geteuid() == 0 ? m->sandbox.gid : getegid();
-
 	char parent[PATH_MAX], *slash;
 
-	/* Parents as needed (root-owned, like any system directory). */
-	snprintf(parent, sizeof(parent), "%s", m->agent.home);
+	if (snprintf(parent, sizeof(parent), "%s", dir) >= (int)sizeof(parent)) {
+		snprintf(why, whylen, "path too long");
+		return -1;
+	}
 	for (slash = parent + 1; (slash = strchr(slash, '/')) != NULL; slash++) {
 		*slash = '\0';
-		if (mkdir(parent, 0755) == -1 && errno != EEXIST) {
-			log_warn("agent home %s", parent);
+		if (mkdir(parent, parent_mode) == -1 && errno != EEXIST) {
+			snprintf(why, whylen, "%s: %s", parent, strerror(errno));
 			return -1;
 		}
 		*slash = '/';
 	}
-	if (mkdir(m->agent.home, 0700) == 0) {
-		if (geteuid() == 0 && chown(m->agent.home, uid, gid) == -1) {
-			log_warn("chown %s", m->agent.home);
+	if (mkdir(dir, 0700) == 0) {
+		if (geteuid() == 0 && chown(dir, uid, gid) == -1) {
+			snprintf(why, whylen, "chown: %s", strerror(errno));
 			return -1;
 		}
 	} else if (errno != EEXIST) {
-		log_warn("agent home %s", m->agent.home);
+		snprintf(why, whylen, "%s", strerror(errno));
 		return -1;
 	}
-	if (lstat(m->agent.home, &st) == -1 || !S_ISDIR(st.st_mode) ||
-	    st.st_uid != uid) {
-		log_warnx("agent home %s must be a directory owned by uid %u",
-		    m->agent.home, (unsigned)uid);
+	if (lstat(dir, &st) == -1 || !S_ISDIR(st.st_mode) || st.st_uid != uid) {
+		snprintf(why, whylen, "not a directory owned by uid %u",
+		    (unsigned)uid);
 		return -1;
 	}
 	return 0;
 }
 
+/*
+ * The agent's persistent home (m->agent.home, or buf), or NULL when there
+ * is none: HOME is then the sandbox's private /tmp.  A user other than
+ * root usually cannot create the profiles' /var/lib/airlock-agents/NAME;
+ * the per-user state directory stands in for it,
+ * $XDG_STATE_HOME/airlock/agents/NAME (~/.local/state/airlock/agents/NAME).
+ * Says in one line whenever the home is not the manifest's.
+ */
+static const char *
+agent_home(const struct manifest *m, char *buf, size_t buflen)
+{
+	uid_t uid = geteuid() == 0 ? m->sandbox.uid : geteuid();
+	gid_t gid = geteuid() == 0 ? m->sandbox.gid : getegid();
+	const char *name, *xdg = getenv("XDG_STATE_HOME"), *h = getenv("HOME");
+	char why[PATH_MAX + 64], why2[PATH_MAX + 64];
+	int n;
+
+	if (m->agent.home == NULL)
+		return NULL;
+	if (home_make(m->agent.home, uid, gid, 0755, why, sizeof(why)) == 0)
+		return m->agent.home;
+	if (geteuid() == 0) {
+		log_warnx("agent home %s: %s; HOME is the sandbox's private "
+		    "/tmp instead", m->agent.home, why);
+		return NULL;
+	}
+	name = strrchr(m->agent.home, '/') + 1;
+	if (xdg != NULL && xdg[0] == '/')
+		n = snprintf(buf, buflen, "%s/airlock/agents/%s", xdg, name);
+	else if (h != NULL && h[0] == '/')
+		n = snprintf(buf, buflen, "%s/.local/state/airlock/agents/%s",
+		    h, name);
+	else
+		n = -1;
+	if (n < 0 || (size_t)n >= buflen || *name == '\0' ||
+	    home_make(buf, uid, gid, 0700, why2, sizeof(why2)) != 0) {
+		log_warnx("agent home %s: %s, and no per-user home either; "
+		    "HOME is the sandbox's private /tmp", m->agent.home, why);
+		return NULL;
+	}
+	log_warnx("agent home %s is not usable by uid %u (%s); using %s",
+	    m->agent.home, (unsigned)uid, why, buf);
+	return buf;
+}
+
 /* The agent's environment: a fixed base, AIRLOCK_*, and named pass-throughs. */
 static char **
 agent_env(const struct manifest *m, const struct session *s,
-    const char *agent_dir, const char *airlock_dir)
+    const char *home, const char *agent_dir, const char *airlock_dir)
 {
 	static const char *pass[] = { "TERM", "LANG", "LC_ALL", "TZ", NULL };
 	char	**env;
@@ -155,8 +199,8 @@ agent_env(const struct manifest *m, const struct session *s,
 	/* The agent's own directory first, as on the host. */
 	xasprintf(&env[n++], "PATH=%s:%s:/usr/local/bin:/usr/bin:/bin",
 	    agent_dir, airlock_dir);
-	xasprintf(&env[n++], "HOME=%s", m->agent.home != NULL ?
-	    m->agent.home : "/tmp");
+	/* Never a path that does not exist inside. */
+	xasprintf(&env[n++], "HOME=%s", home != NULL ? home : "/tmp");
 	xasprintf(&env[n++], "AIRLOCK_FD=%d", AGENT_FD);
 	xasprintf(&env[n++], "AIRLOCK_SESSION=%s", s->id);
 	for (i = 0; pass[i] != NULL; i++)
@@ -187,7 +231,7 @@ cmd_run(int argc, char **argv)
 	};
 	const char		*mpath = NULL, *wpath = NULL;
 	char			 err[512], self[PATH_MAX], state[PATH_MAX];
-	char			 ws_real[PATH_MAX];
+	char			 ws_real[PATH_MAX], home_buf[PATH_MAX];
 	char			 selfdir[PATH_MAX], *slash, **env;
 	struct agent_bin	*ab;
 	struct overrides	 ov;
@@ -319,9 +363,8 @@ cmd_run(int argc, char **argv)
 	policy.limits = m->agent.limits;
 	/* A read-only agent changes files only through the broker's tools. */
 	policy.workspace_readonly = !m->agent.workspace_writable;
-	if (m->agent.home != NULL && agent_home(m) == 0)
-		policy.home = m->agent.home;
-	env = agent_env(m, s, ab->dir, selfdir);
+	policy.home = agent_home(m, home_buf, sizeof(home_buf));
+	env = agent_env(m, s, policy.home, ab->dir, selfdir);
 	overrides_apply_env(&ov, &env);
 
 	memset(&req, 0, sizeof(req));

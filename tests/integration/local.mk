@@ -23,3 +23,6 @@ EXTRA_DIST += tests/integration/run_agent_bin.sh
 # airlock run and exec: --allow-host, --env, --ro, --rw (issue 10).
 TESTS += tests/integration/run_overrides.sh
 EXTRA_DIST += tests/integration/run_overrides.sh
+# airlock run as a user other than root: a per-user agent home (issue 10).
+TESTS += tests/integration/run_nonroot_home.sh
+EXTRA_DIST += tests/integration/run_nonroot_home.sh
