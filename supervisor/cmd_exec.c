@@ -5,18 +5,27 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "broker/egress.h"
+#include "common/errors.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "policy/manifest.h"
 #include "policy/sandbox_defaults.h"
+#include "proxy/ipc.h"
+#include "proxy/proxy.h"
 #include "runner/runner.h"
 #include "runner/seatbelt_exec.h"
 #include "supervisor/commands.h"
@@ -104,6 +113,116 @@ set_limit(struct resource_limits *l, const char *spec)
 			return 0;
 		}
 	return -1;
+}
+
+/* Is the host of "host:port" an IP literal?  Then it is an IP rule too. */
+static int
+host_is_ip(const char *hostport)
+{
+	const char *colon = strrchr(hostport, ':'), *p;
+
+	if (hostport[0] == '[')
+		return 1;
+	for (p = hostport; colon != NULL && p < colon; p++)
+		if (!((*p >= '0' && *p <= '9') || *p == '.'))
+			return 0;
+	return colon != NULL;
+}
+
+/*
+ * runner_run() with airlock's egress proxy serving |hosts| (--allow-host):
+ * the proxy process lives as long as the command, its connection records
+ * go nowhere (exec keeps no audit log).  The same returns as runner_run().
+ */
+static int
+run_with_proxy(struct runner_request *req, char *const *hosts,
+    struct runner_result *res)
+{
+	struct proxy_limits lim;
+	struct runner_proc *p;
+	struct pollfd pfd;
+	const char **ips;
+	char msg[8];
+	size_t i, n = 0, len;
+	int64_t now, dl;
+	int psock[2], ctl = -1, evfd, lfd = -1, rc, timeout, status;
+	pid_t pid;
+
+	memset(res, 0, sizeof(*res));
+	if ((evfd = open("/dev/null", O_WRONLY | O_CLOEXEC)) == -1)
+		fatal("/dev/null");
+	proxy_limits_default(&lim);
+	pid = proxy_spawn(&lim, evfd, &ctl);
+	close(evfd);
+	if (pid < 0) {
+		snprintf(res->setup_error, sizeof(res->setup_error),
+		    "cannot start the egress proxy");
+		res->setup_failed = 1;
+		return AL_ERR_SYSTEM;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, psock) == -1)
+		fatal("socketpair");
+	req->use_proxy = 1;
+	req->proxy_sock = psock[1];
+	rc = runner_start(req, &p, res->setup_error, sizeof(res->setup_error));
+	close(psock[1]);
+	if (rc != 0) {
+		res->setup_failed = 1;
+		goto done;
+	}
+	pfd.fd = psock[0];
+	pfd.events = POLLIN;
+	ips = xcalloc(1, sizeof(*ips));
+	for (i = 0; hosts[i] != NULL; i++)
+		if (host_is_ip(hosts[i])) {
+			ips = xreallocarray(ips, n + 2, sizeof(*ips));
+			ips[n++] = hosts[i];
+			ips[n] = NULL;
+		}
+	if (poll(&pfd, 1, 5000) != 1 ||
+	    proxy_recv_fd(psock[0], &lfd, msg, sizeof(msg), &len) != 1 ||
+	    lfd == -1 ||
+	    proxy_ctl_add(ctl, lfd, "exec", (const char *const *)hosts, ips,
+	    res->setup_error, sizeof(res->setup_error)) != 0) {
+		/* No way out at all, then: the command must not run. */
+		if (res->setup_error[0] == '\0')
+			snprintf(res->setup_error, sizeof(res->setup_error),
+			    "the sandbox did not hand over its proxy listener");
+		runner_proc_kill(p);
+	}
+	free(ips);
+	if (lfd != -1)
+		close(lfd);
+	for (;;) {
+		if ((rc = runner_proc_step(p)) != 0)
+			break;
+		pfd.fd = runner_proc_fd(p);
+		dl = runner_proc_deadline(p);
+		now = now_monotonic_ms();
+		timeout = dl == INT64_MAX ? -1 : dl <= now ? 0 :
+		    dl - now > INT_MAX ? INT_MAX : (int)(dl - now);
+		if (poll(&pfd, 1, timeout) == -1 && errno != EINTR)
+			break;
+	}
+	{
+		char keep[sizeof(res->setup_error)];
+
+		/* runner_proc_finish() clears *res; keep a refusal's reason. */
+		memcpy(keep, res->setup_error, sizeof(keep));
+		rc = runner_proc_finish(p, res) == 0 && rc >= 0 ? 0 :
+		    AL_ERR_SYSTEM;
+		if (keep[0] != '\0' && !res->setup_failed) {
+			memcpy(res->setup_error, keep, sizeof(keep));
+			res->setup_failed = 1;
+		}
+	}
+done:
+	close(psock[0]);
+	close(ctl);
+	kill(pid, SIGTERM);
+	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
+		;
+	return rc;
 }
 
 /* The caller's directory relative to the workspace, or NULL. */
@@ -250,12 +369,6 @@ cmd_exec(int argc, char **argv)
 	}
 	for (i = 0; i < ov.nro; i++)
 		extra_add(&ro, ov.ro[i]);
-	if (ov.nhosts > 0) {
-		log_warnx("exec: --allow-host: airlock exec has no egress proxy; "
-		    "use airlock run, or a tool's network in a manifest");
-		rc = EXIT_USAGE;
-		goto out_early;
-	}
 
 	sandbox_policy_init_defaults(&defaults);
 	policy = &defaults;
@@ -302,6 +415,8 @@ cmd_exec(int argc, char **argv)
 		xasprintf(&env[n++], "TERM=%s", term);
 	env[n] = NULL;
 	overrides_apply_env(&ov, &env);
+	if (ov.nhosts > 0)
+		egress_env(&env);
 
 #ifdef __APPLE__
 	{
@@ -328,7 +443,10 @@ cmd_exec(int argc, char **argv)
 	req.stdin_fd = 0;
 	req.passthrough = 1;
 
-	rc = runner_run(&req, &res);
+	if (ov.nhosts > 0)
+		rc = run_with_proxy(&req, ov.hosts, &res);
+	else
+		rc = runner_run(&req, &res);
 	if (verbose) {
 		runner_layers_string(res.layers, layers, sizeof(layers));
 		log_warnx("layers: %s; %lld ms", layers,

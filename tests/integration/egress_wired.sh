@@ -125,4 +125,14 @@ out=$("$AIRLOCK" run --manifest "$T/none.yaml" --workspace "$ws" \
     --allow-host "127.0.0.1:$SP" -- "$T/agent.sh" 2>&1)
 expect_contains "--allow-host 127.0.0.1:PORT reaches the local server" "$out" "hello from airlock test server"
 expect_contains "--allow-host opens that address and port only" "$out" "other-loopback: HTTP/1.1 403"
+
+# airlock exec --allow-host: one command, the same proxy.
+out=$("$AIRLOCK" exec --workspace "$ws" --ro "$T/agent.sh" -- "$T/agent.sh" 2>&1)
+expect_not_contains "exec without --allow-host has no way out" "$out" "hello from airlock test server"
+out=$("$AIRLOCK" exec --workspace "$ws" --ro "$T/agent.sh" --allow-host "127.0.0.1:$SP" \
+    -- "$T/agent.sh" 2>&1)
+expect_contains "exec --allow-host names the proxy" "$out" "proxy=http://127.0.0.1:3128"
+expect_contains "exec --allow-host 127.0.0.1:PORT reaches the local server" "$out" "hello from airlock test server"
+expect_not_contains "exec: no connect around the proxy" "$out" "DIRECT-CONNECTED"
+expect_contains "exec --allow-host opens that address and port only" "$out" "other-loopback: HTTP/1.1 403"
 finish
