@@ -31,6 +31,7 @@
 #include "policy/manifest.h"
 #include "policy/sandbox_defaults.h"
 #include "policy/types.h"
+#include "proxy/rules.h"
 
 #define MANIFEST_MAX_BYTES	(1024 * 1024)
 #define YAML_MAX_DEPTH		64
@@ -628,6 +629,97 @@ chk_hostport(struct lctx *c, const struct ynode *n, const char *f)
 	return 0;
 }
 
+/*
+ * Parses the IP literal of a "host:port" entry into *t; returns 1 for an
+ * IP literal, 0 for a name or a wildcard.
+ */
+static int
+hostport_literal(const char *s, struct rules_target *t)
+{
+	char why[RULES_REASON_MAX];
+
+	if (strncmp(s, "*.", 2) == 0 ||
+	    rules_parse_authority(s, strlen(s), 0, t, why, sizeof(why)) != 0)
+		return 0;
+	return t->family != 0;
+}
+
+/* A "network" entry: a name, or the IP literal of a public address. */
+static int
+chk_net_host(struct lctx *c, const struct ynode *n, const char *f)
+{
+	struct rules_target t;
+	char desc[RULES_REASON_MAX], list[FIELD_MAX], *dot;
+
+	if (chk_hostport(c, n, f) != 0)
+		return AL_ERR_FORMAT;
+	if (!hostport_literal(n->s, &t) ||
+	    rules_classify(t.family, t.addr, desc, sizeof(desc)) ==
+	    ADDR_PUBLIC)
+		return 0;
+	/* "agent.network[2]" -> "agent.allowAddresses" */
+	snprintf(list, sizeof(list), "%s", f);
+	if ((dot = strrchr(list, '.')) != NULL)
+		*dot = '\0';
+	else
+		list[0] = '\0';
+	return lerr(c, n, f, "%s is a %s address, reachable only through an "
+	    "explicit rule: use %s%sallowAddresses", n->s, desc, list,
+	    list[0] != '\0' ? "." : "");
+}
+
+/* An "allowAddresses" entry: "IP:PORT" or "[IPv6]:PORT". */
+static int
+chk_net_address(struct lctx *c, const struct ynode *n, const char *f)
+{
+	struct rules_target t;
+
+	if (chk_hostport(c, n, f) != 0)
+		return AL_ERR_FORMAT;
+	if (!hostport_literal(n->s, &t))
+		return lerr(c, n, f, "expected an IP address and port "
+		    "(\"127.0.0.1:8080\", \"[::1]:8080\"); names belong in "
+		    "network");
+	return 0;
+}
+
+/*
+ * The "network" and "allowAddresses" keys of |map| into *na, whose field
+ * path is |parent| ("agent", "tools[0]", "checks.unit").  The addresses
+ * are appended to the host list as well: the proxy gets one allowlist.
+ */
+static int
+parse_net(struct lctx *c, const struct ynode *map, const char *parent,
+    struct net_allow *na)
+{
+	const struct ynode *n;
+	char g[FIELD_MAX];
+	size_t i;
+
+	if ((n = map_get(map, "network")) != NULL &&
+	    get_strlist(c, n, fld(g, parent, "network"), chk_net_host,
+	    &na->hosts, &na->nhosts) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(map, "allowAddresses")) == NULL)
+		return 0;
+	if (get_strlist(c, n, fld(g, parent, "allowAddresses"),
+	    chk_net_address, &na->addresses, &na->naddresses) != 0)
+		return AL_ERR_FORMAT;
+	na->hosts = xreallocarray(na->hosts, na->nhosts + na->naddresses + 1,
+	    sizeof(*na->hosts));
+	for (i = 0; i < na->naddresses; i++)
+		na->hosts[na->nhosts++] = xstrdup(na->addresses[i]);
+	na->hosts[na->nhosts] = NULL;
+	return 0;
+}
+
+static void
+net_init(struct net_allow *na)
+{
+	na->hosts = xcalloc(1, sizeof(*na->hosts));
+	na->addresses = xcalloc(1, sizeof(*na->addresses));
+}
+
 static int
 chk_check_id(struct lctx *c, const struct ynode *n, const char *f)
 {
@@ -1004,7 +1096,7 @@ parse_types(struct lctx *c, const struct ynode *map)
 /* ---- checks: ---- */
 
 static const char *const check_keys_allowed[] = {
-	"argv", "env", "timeoutMs", "network", NULL
+	"argv", "env", "timeoutMs", "network", "allowAddresses", NULL
 };
 
 static int
@@ -1036,7 +1128,7 @@ parse_checks(struct lctx *c, const struct ynode *map)
 		ck->column = k->col;
 		ck->timeout_ms = 120000;
 		ck->env = xcalloc(1, sizeof(char *));
-		ck->network.hosts = xcalloc(1, sizeof(char *));
+		net_init(&ck->network);
 		if (def->kind == Y_SEQ)
 			n = def;	/* shorthand: the argv alone */
 		else {
@@ -1075,9 +1167,7 @@ parse_checks(struct lctx *c, const struct ynode *map)
 		    get_int(c, n, fld(g, f, "timeoutMs"), 1, TIMEOUT_MAX_MS,
 		    &ck->timeout_ms) != 0)
 			return AL_ERR_FORMAT;
-		if ((n = map_get(def, "network")) != NULL &&
-		    get_strlist(c, n, fld(g, f, "network"), chk_hostport,
-		    &ck->network.hosts, &ck->network.nhosts) != 0)
+		if (parse_net(c, def, f, &ck->network) != 0)
 			return AL_ERR_FORMAT;
 	}
 	return 0;
@@ -1099,7 +1189,7 @@ static const char *const action_names[] = {
 static const char *const tool_keys[] = {
 	"name", "description", "input", "output", "sideEffect", "timeoutMs",
 	"authorization", "action", "command", "costUsd", "secrets", "network",
-	NULL
+	"allowAddresses", NULL
 };
 static const char *const secret_keys[] = { "name", "env", "file", NULL };
 
@@ -1389,10 +1479,8 @@ parse_tool(struct lctx *c, const struct ynode *e, size_t idx)
 		return AL_ERR_FORMAT;
 	if (t->secrets == NULL)
 		t->secrets = xcalloc(1, sizeof(*t->secrets));
-	t->network.hosts = xcalloc(1, sizeof(char *));
-	if ((n = map_get(e, "network")) != NULL &&
-	    get_strlist(c, n, fld(g, f, "network"), chk_hostport,
-	    &t->network.hosts, &t->network.nhosts) != 0)
+	net_init(&t->network);
+	if (parse_net(c, e, f, &t->network) != 0)
 		return AL_ERR_FORMAT;
 	return 0;
 }
@@ -1513,9 +1601,27 @@ parse_limits(struct lctx *c, const struct ynode *map, const char *field,
 }
 
 static const char *const sandbox_keys[] = {
-	"uid", "gid", "readOnly", "denyRead", "protected", "network", "seccomp",
-	"landlock", "workspace", "limits", NULL
+	"uid", "gid", "readOnly", "readOnlyReplace", "denyRead", "protected",
+	"network", "seccomp", "landlock", "workspace", "limits", NULL
 };
+
+/* Appends the entries of |add| that |*vp| lacks (both NULL-terminated). */
+static void
+strv_union(char ***vp, size_t *np, char *const *add)
+{
+	size_t i, j;
+
+	for (i = 0; add[i] != NULL; i++) {
+		for (j = 0; j < *np; j++)
+			if (strcmp((*vp)[j], add[i]) == 0)
+				break;
+		if (j < *np)
+			continue;
+		*vp = xreallocarray(*vp, *np + 2, sizeof(**vp));
+		(*vp)[(*np)++] = xstrdup(add[i]);
+		(*vp)[*np] = NULL;
+	}
+}
 
 /* Expands a leading "~/" (or a lone "~") of each entry with $HOME. */
 static int
@@ -1568,10 +1674,30 @@ parse_sandbox(struct lctx *c, const struct ynode *map)
 			return AL_ERR_FORMAT;
 		s->gid = (gid_t)iv;
 	}
-	if ((n = map_get(map, "readOnly")) != NULL &&
-	    get_strlist(c, n, "sandbox.readOnly", chk_abs_path, &s->read_only,
-	    &s->nread_only) != 0)
+	/* readOnly extends the default list; readOnlyReplace: true makes it
+	 * the whole list instead. */
+	v = 0;
+	if ((n = map_get(map, "readOnlyReplace")) != NULL &&
+	    get_bool(c, n, "sandbox.readOnlyReplace", &v) != 0)
 		return AL_ERR_FORMAT;
+	if ((n = map_get(map, "readOnly")) != NULL) {
+		char **extra = NULL;
+
+		if (get_strlist(c, n, "sandbox.readOnly", chk_abs_path, &extra,
+		    NULL) != 0)
+			return AL_ERR_FORMAT;
+		if (v) {
+			strv_free(s->read_only);
+			s->read_only = xcalloc(1, sizeof(*s->read_only));
+			s->nread_only = 0;
+		}
+		strv_union(&s->read_only, &s->nread_only, extra);
+		strv_free(extra);
+	} else if (v) {
+		strv_free(s->read_only);
+		s->read_only = xcalloc(1, sizeof(*s->read_only));
+		s->nread_only = 0;
+	}
 	if ((n = map_get(map, "denyRead")) != NULL) {
 		if (get_strlist(c, n, "sandbox.denyRead", NULL, &s->deny_read,
 		    &s->ndeny_read) != 0 ||
@@ -1675,7 +1801,8 @@ parse_approvals(struct lctx *c, const struct ynode *map)
 }
 
 static const char *const agent_keys[] = {
-	"network", "workspace", "home", "env", "limits", NULL
+	"network", "allowAddresses", "workspace", "home", "env", "limits",
+	NULL
 };
 
 static int
@@ -1690,9 +1817,7 @@ parse_agent(struct lctx *c, const struct ynode *map)
 		return 0;
 	if (check_keys(c, map, "agent", agent_keys) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(map, "network")) != NULL &&
-	    get_strlist(c, n, "agent.network", chk_hostport, &a->network.hosts,
-	    &a->network.nhosts) != 0)
+	if (parse_net(c, map, "agent", &a->network) != 0)
 		return AL_ERR_FORMAT;
 	if ((n = map_get(map, "workspace")) != NULL) {
 		if (get_enum(c, n, "agent.workspace", wsm, &v) != 0)
@@ -1735,7 +1860,7 @@ defaults(struct manifest *m)
 	sandbox_policy_init_defaults(&m->sandbox);
 	m->approvals.approvers = xcalloc(1, sizeof(uid_t));
 	m->approvals.ttl_seconds = 900;
-	m->agent.network.hosts = xcalloc(1, sizeof(char *));
+	net_init(&m->agent.network);
 	m->agent.env_pass = xcalloc(1, sizeof(char *));
 	m->agent.workspace_writable = 0;
 	/*
@@ -1953,6 +2078,7 @@ manifest_free(struct manifest *m)
 		}
 		free(t->secrets);
 		strv_free(t->network.hosts);
+		strv_free(t->network.addresses);
 	}
 	free(m->tools);
 	for (i = 0; i < m->nchecks; i++) {
@@ -1960,6 +2086,7 @@ manifest_free(struct manifest *m)
 		strv_free(m->checks[i].argv);
 		strv_free(m->checks[i].env);
 		strv_free(m->checks[i].network.hosts);
+		strv_free(m->checks[i].network.addresses);
 	}
 	free(m->checks);
 	type_table_free(m->types);
@@ -1971,6 +2098,7 @@ manifest_free(struct manifest *m)
 	free(m->approvals.approvers);
 	strv_free(m->approvals.notify);
 	strv_free(m->agent.network.hosts);
+	strv_free(m->agent.network.addresses);
 	free(m->agent.home);
 	strv_free(m->agent.env_pass);
 	free(m->path);
@@ -2088,6 +2216,56 @@ pstrv(FILE *fp, char *const *v)
 		pq(fp, v[i]);
 	}
 	fputs("]\n", fp);
+}
+
+/*
+ * sandbox.readOnly: the entries beyond the defaults when the list holds
+ * every default, else the whole list with readOnlyReplace: true.
+ */
+static void
+pread_only(FILE *fp, const struct sandbox_policy *sp)
+{
+	struct sandbox_policy d;
+	size_t i, j, n = 0;
+	int all = 1;
+
+	sandbox_policy_init_defaults(&d);
+	for (i = 0; i < d.nread_only && all; i++) {
+		for (j = 0; j < sp->nread_only; j++)
+			if (strcmp(sp->read_only[j], d.read_only[i]) == 0)
+				break;
+		all = j < sp->nread_only;
+	}
+	fprintf(fp, "  readOnlyReplace: %s\n  readOnly: [",
+	    all ? "false" : "true");
+	for (i = 0; i < sp->nread_only; i++) {
+		for (j = 0; all && j < d.nread_only; j++)
+			if (strcmp(sp->read_only[i], d.read_only[j]) == 0)
+				break;
+		if (all && j < d.nread_only)
+			continue;
+		if (n++)
+			fputs(", ", fp);
+		pq(fp, sp->read_only[i]);
+	}
+	fputs("]\n", fp);
+	sandbox_policy_free_arrays(&d);
+}
+
+/* A net_allow as "network" and "allowAddresses" keys, at |indent|. */
+static void
+pnet(FILE *fp, const char *indent, const struct net_allow *na)
+{
+	size_t i, n = na->nhosts - na->naddresses;
+
+	fprintf(fp, "%snetwork: [", indent);
+	for (i = 0; i < n; i++) {
+		if (i)
+			fputs(", ", fp);
+		pq(fp, na->hosts[i]);
+	}
+	fprintf(fp, "]\n%sallowAddresses: ", indent);
+	pstrv(fp, na->addresses);
 }
 
 /* The shortest decimal form that reads back as the same double. */
@@ -2226,9 +2404,8 @@ manifest_print_canonical(const struct manifest *m, FILE *fp)
 			pq(fp, eq + 1);
 			fputc('\n', fp);
 		}
-		fprintf(fp, "    timeoutMs: %lld\n    network: ",
-		    (long long)ck->timeout_ms);
-		pstrv(fp, ck->network.hosts);
+		fprintf(fp, "    timeoutMs: %lld\n", (long long)ck->timeout_ms);
+		pnet(fp, "    ", &ck->network);
 	}
 
 	fputs(m->ntools ? "tools:\n" : "tools: []\n", fp);
@@ -2266,8 +2443,7 @@ manifest_print_canonical(const struct manifest *m, FILE *fp)
 				fputc('\n', fp);
 			}
 		}
-		fputs("    network: ", fp);
-		pstrv(fp, t->network.hosts);
+		pnet(fp, "    ", &t->network);
 	}
 
 	fputs("gates:\n  required: ", fp);
@@ -2292,9 +2468,9 @@ manifest_print_canonical(const struct manifest *m, FILE *fp)
 			pnum(fp, m->budget.max_tool_cost_usd);
 	}
 
-	fprintf(fp, "sandbox:\n  uid: %lu\n  gid: %lu\n  readOnly: ",
+	fprintf(fp, "sandbox:\n  uid: %lu\n  gid: %lu\n",
 	    (unsigned long)m->sandbox.uid, (unsigned long)m->sandbox.gid);
-	pstrv(fp, m->sandbox.read_only);
+	pread_only(fp, &m->sandbox);
 	fputs("  denyRead: ", fp);
 	pstrv(fp, m->sandbox.deny_read);
 	fputs("  protected: ", fp);
@@ -2315,8 +2491,8 @@ manifest_print_canonical(const struct manifest *m, FILE *fp)
 	    (long long)m->approvals.ttl_seconds);
 	pstrv(fp, m->approvals.notify);
 
-	fputs("agent:\n  network: ", fp);
-	pstrv(fp, m->agent.network.hosts);
+	fputs("agent:\n", fp);
+	pnet(fp, "  ", &m->agent.network);
 	fprintf(fp, "  workspace: %s\n  home: ",
 	    m->agent.workspace_writable ? "rw" : "ro");
 	if (m->agent.home != NULL)

@@ -50,10 +50,19 @@ struct secret_grant {
 	char	*file;		/* path inside the runner, or NULL */
 };
 
-/* host:port patterns for the egress proxy ("*.example.com:443"). */
+/*
+ * What a sandbox may reach through the egress proxy.  |hosts| is the whole
+ * allowlist the proxy is given: the "network" entries ("*.example.com:443";
+ * an IP literal there is a public address), followed by copies of the
+ * "allowAddresses" entries, the explicit "IP:PORT" rules that are the only
+ * way to reach a loopback, private, link-local or metadata address.
+ * |addresses| holds those again, for printing.
+ */
 struct net_allow {
 	char	**hosts;	/* NULL-terminated */
 	size_t	  nhosts;
+	char	**addresses;	/* NULL-terminated, the tail of |hosts| */
+	size_t	  naddresses;
 };
 
 struct tool {
@@ -127,6 +136,10 @@ struct sandbox_policy {
 	gid_t			 gid;
 	char			**read_only;	/* host paths bound read-only */
 	size_t			  nread_only;
+	char			**read_write;	/* host paths bound read-write
+						   at their own path (airlock run
+						   and exec --rw), or NULL */
+	size_t			  nread_write;
 	char			**deny_read;	/* host paths made absent ("~" expanded) */
 	size_t			  ndeny_read;
 	char			**protected;	/* workspace-relative, read-only */

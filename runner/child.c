@@ -163,6 +163,12 @@ bind_host(const struct runner_plan *p, const char *path, int required)
 		if ((n = readlink(src, lnk, sizeof(lnk) - 1)) == -1)
 			fail(p, "readlink", path);
 		lnk[n] = '\0';
+		/* Its directory may exist only in the new root (an agent's
+		 * command in ~/.local/bin, say). */
+		cat(p, src, "", path);
+		*strrchr(src, '/') = '\0';
+		if (src[0] != '\0')
+			mkdir_p(p, src, 0755);
 		if (symlink(lnk, path) == -1 && errno != EEXIST)
 			fail(p, "symlink", path);
 		return;
@@ -374,6 +380,7 @@ build_root(const struct runner_plan *p)
 	size_t i, j, nlate = 0;
 	int fd, wsfd, homefd, brokerfd;
 	int late[RUNNER_MAX_LATE], late_dir[RUNNER_MAX_LATE];
+	int rwfd[RUNNER_MAX_RW], rwdir[RUNNER_MAX_RW];
 
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
 		fail(p, "make mounts private", "/");
@@ -449,6 +456,14 @@ build_root(const struct runner_plan *p)
 		    sp->broker_dir), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) == -1)
 			fail(p, "open broker directory", sp->broker_dir);
 	}
+	/* So do the read-write binds (airlock run --rw). */
+	for (i = 0; i < sp->nread_write; i++) {
+		if ((rwfd[i] = detach_host(p, sp->read_write[i],
+		    &rwdir[i])) == -1)
+			fail(p, "open read-write path", sp->read_write[i]);
+		if (!under_tmp(sp->read_write[i]))
+			make_point(p, sp->read_write[i], rwdir[i]);
+	}
 	if (umount2(OLDROOT, MNT_DETACH) == -1)
 		fail(p, "umount", OLDROOT);
 	if (rmdir(OLDROOT) == -1)
@@ -503,6 +518,16 @@ build_root(const struct runner_plan *p)
 		    MOVE_MOUNT_F_EMPTY_PATH) == -1)
 			fail(p, "mount broker directory", SANDBOX_BROKER_DIR);
 		close(brokerfd);
+	}
+	for (i = 0; i < sp->nread_write; i++) {
+		if (under_tmp(sp->read_write[i]))
+			make_point(p, sp->read_write[i], rwdir[i]);
+		setattr(p, rwfd[i], "", AT_EMPTY_PATH | AT_RECURSIVE,
+		    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0);
+		if (move_mount(rwfd[i], "", AT_FDCWD, sp->read_write[i],
+		    MOVE_MOUNT_F_EMPTY_PATH) == -1)
+			fail(p, "bind read-write", sp->read_write[i]);
+		close(rwfd[i]);
 	}
 	if (sp->workspace_readonly)
 		setattr(p, AT_FDCWD, p->workspace, AT_RECURSIVE,

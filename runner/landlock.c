@@ -16,6 +16,7 @@
 #include "config.h"
 
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include <errno.h>
@@ -124,6 +125,7 @@ runner_landlock_apply(const struct runner_plan *p, const char **step)
 	struct ll_ruleset_attr attr;
 	uint64_t all, file_rw;
 	size_t size;
+	size_t i;
 	int abi = p->landlock_abi, rfd, e;
 
 	memset(&attr, 0, sizeof(attr));
@@ -153,6 +155,15 @@ runner_landlock_apply(const struct runner_plan *p, const char **step)
 	    (p->policy->home != NULL &&
 	    add_path(rfd, p->policy->home, all) == -1))
 		goto fail;
+	/* The read-write binds: a file gets the rights a file can have. */
+	for (i = 0; i < p->policy->nread_write; i++) {
+		struct stat st;
+		const char *rw = p->policy->read_write[i];
+
+		if (stat(rw, &st) == -1 ||
+		    add_path(rfd, rw, S_ISDIR(st.st_mode) ? all : file_rw) == -1)
+			goto fail;
+	}
 	/* Through the proxy: TCP connect to its port, nothing else. */
 	if (abi >= 4 && p->use_proxy) {
 		struct ll_net_port_attr np;

@@ -251,6 +251,17 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 			i--;
 		}
 	}
+	if (sp->nread_write > RUNNER_MAX_RW) {
+		snprintf(err, errlen, "more than %d read-write paths",
+		    RUNNER_MAX_RW);
+		return AL_ERR_LIMIT;
+	}
+	for (i = 0; i < sp->nread_write; i++)
+		if (sp->read_write[i][0] != '/') {
+			snprintf(err, errlen, "read-write path %s is not "
+			    "absolute", sp->read_write[i]);
+			return AL_ERR_PATH;
+		}
 	for (i = 0; i < sp->nprotected; i++)
 		if (!rel_ok(sp->protected[i])) {
 			snprintf(err, errlen, "protected path %s is not "

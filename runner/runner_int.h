@@ -22,6 +22,9 @@
 /* Read-only binds beneath /tmp or /dev/shm a runner can take. */
 #define RUNNER_MAX_LATE	16
 
+/* Read-write binds (sandbox_policy.read_write) a runner can take. */
+#define RUNNER_MAX_RW	16
+
 struct runner_plan {
 	char *const	*argv;
 	char *const	*envp;

@@ -5,21 +5,32 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "broker/egress.h"
+#include "common/errors.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "policy/manifest.h"
 #include "policy/sandbox_defaults.h"
+#include "proxy/ipc.h"
+#include "proxy/proxy.h"
 #include "runner/runner.h"
 #include "runner/seatbelt_exec.h"
 #include "supervisor/commands.h"
+#include "supervisor/overrides.h"
+#include "supervisor/session.h"
 #include "supervisor/setup.h"
 
 #define EXIT_TIMEOUT	124	/* as timeout(1) */
@@ -31,8 +42,10 @@ usage(void)
 	    "[--workspace W] [--timeout MS]\n"
 	    "           [--read-only PATH]... [--deny-read PATH]... "
 	    "[--protect REL]...\n"
-	    "           [--limit NAME=N]... [--strict] [--no-landlock] [--cow] "
-	    "[--] CMD [ARGS]\n");
+	    "           [--limit NAME=N]... [--strict] [--no-landlock] [--cow]\n"
+	    "           [--allow-host HOST[:PORT]]... [--env NAME[=VALUE]]... "
+	    "[--ro PATH]...\n"
+	    "           [--rw PATH]... [--] CMD [ARGS]\n");
 }
 
 /* Extra policy paths from the command line (strings borrowed). */
@@ -103,6 +116,116 @@ set_limit(struct resource_limits *l, const char *spec)
 	return -1;
 }
 
+/* Is the host of "host:port" an IP literal?  Then it is an IP rule too. */
+static int
+host_is_ip(const char *hostport)
+{
+	const char *colon = strrchr(hostport, ':'), *p;
+
+	if (hostport[0] == '[')
+		return 1;
+	for (p = hostport; colon != NULL && p < colon; p++)
+		if (!((*p >= '0' && *p <= '9') || *p == '.'))
+			return 0;
+	return colon != NULL;
+}
+
+/*
+ * runner_run() with airlock's egress proxy serving |hosts| (--allow-host):
+ * the proxy process lives as long as the command, its connection records
+ * go nowhere (exec keeps no audit log).  The same returns as runner_run().
+ */
+static int
+run_with_proxy(struct runner_request *req, char *const *hosts,
+    struct runner_result *res)
+{
+	struct proxy_limits lim;
+	struct runner_proc *p;
+	struct pollfd pfd;
+	const char **ips;
+	char msg[8];
+	size_t i, n = 0, len;
+	int64_t now, dl;
+	int psock[2], ctl = -1, evfd, lfd = -1, rc, timeout, status;
+	pid_t pid;
+
+	memset(res, 0, sizeof(*res));
+	if ((evfd = open("/dev/null", O_WRONLY | O_CLOEXEC)) == -1)
+		fatal("/dev/null");
+	proxy_limits_default(&lim);
+	pid = proxy_spawn(&lim, evfd, &ctl);
+	close(evfd);
+	if (pid < 0) {
+		snprintf(res->setup_error, sizeof(res->setup_error),
+		    "cannot start the egress proxy");
+		res->setup_failed = 1;
+		return AL_ERR_SYSTEM;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, psock) == -1)
+		fatal("socketpair");
+	req->use_proxy = 1;
+	req->proxy_sock = psock[1];
+	rc = runner_start(req, &p, res->setup_error, sizeof(res->setup_error));
+	close(psock[1]);
+	if (rc != 0) {
+		res->setup_failed = 1;
+		goto done;
+	}
+	pfd.fd = psock[0];
+	pfd.events = POLLIN;
+	ips = xcalloc(1, sizeof(*ips));
+	for (i = 0; hosts[i] != NULL; i++)
+		if (host_is_ip(hosts[i])) {
+			ips = xreallocarray(ips, n + 2, sizeof(*ips));
+			ips[n++] = hosts[i];
+			ips[n] = NULL;
+		}
+	if (poll(&pfd, 1, 5000) != 1 ||
+	    proxy_recv_fd(psock[0], &lfd, msg, sizeof(msg), &len) != 1 ||
+	    lfd == -1 ||
+	    proxy_ctl_add(ctl, lfd, "exec", (const char *const *)hosts, ips,
+	    res->setup_error, sizeof(res->setup_error)) != 0) {
+		/* No way out at all, then: the command must not run. */
+		if (res->setup_error[0] == '\0')
+			snprintf(res->setup_error, sizeof(res->setup_error),
+			    "the sandbox did not hand over its proxy listener");
+		runner_proc_kill(p);
+	}
+	free(ips);
+	if (lfd != -1)
+		close(lfd);
+	for (;;) {
+		if ((rc = runner_proc_step(p)) != 0)
+			break;
+		pfd.fd = runner_proc_fd(p);
+		dl = runner_proc_deadline(p);
+		now = now_monotonic_ms();
+		timeout = dl == INT64_MAX ? -1 : dl <= now ? 0 :
+		    dl - now > INT_MAX ? INT_MAX : (int)(dl - now);
+		if (poll(&pfd, 1, timeout) == -1 && errno != EINTR)
+			break;
+	}
+	{
+		char keep[sizeof(res->setup_error)];
+
+		/* runner_proc_finish() clears *res; keep a refusal's reason. */
+		memcpy(keep, res->setup_error, sizeof(keep));
+		rc = runner_proc_finish(p, res) == 0 && rc >= 0 ? 0 :
+		    AL_ERR_SYSTEM;
+		if (keep[0] != '\0' && !res->setup_failed) {
+			memcpy(res->setup_error, keep, sizeof(keep));
+			res->setup_failed = 1;
+		}
+	}
+done:
+	close(psock[0]);
+	close(ctl);
+	kill(pid, SIGTERM);
+	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
+		;
+	return rc;
+}
+
 /* The caller's directory relative to the workspace, or NULL. */
 static char *
 relative_cwd(const char *ws)
@@ -138,6 +261,10 @@ cmd_exec(int argc, char **argv)
 		{ "cow", no_argument, NULL, 'C' },
 		{ "limit", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "allow-host", required_argument, NULL, 'A' },
+		{ "env", required_argument, NULL, 'E' },
+		{ "ro", required_argument, NULL, 'R' },
+		{ "rw", required_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct sandbox_policy defaults, eff;
@@ -150,15 +277,35 @@ cmd_exec(int argc, char **argv)
 	struct runner_request req;
 	struct runner_result res;
 	const char *manifest = NULL, *workspace = ".", *term;
-	char *env[6], *termvar = NULL, *cwd = NULL, layers[256], err[512];
+	char **env = NULL, *cwd = NULL, layers[256], err[512];
+	char state[PATH_MAX], ws_real[PATH_MAX];
+	struct overrides ov;
+	enum override_kind kind;
 	long long timeout = 0;
 	char *end;
 	int ch, rc, verbose = 0, n = 0;
 
+	if (session_state_dir(state, sizeof(state)) != 0)
+		state[0] = '\0';
+	overrides_init(&ov);
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "+m:w:t:vh", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
+		case 'A':
+		case 'E':
+		case 'R':
+		case 'W':
+			kind = ch == 'A' ? OVERRIDE_ALLOW_HOST :
+			    ch == 'E' ? OVERRIDE_ENV :
+			    ch == 'R' ? OVERRIDE_RO : OVERRIDE_RW;
+			if (overrides_add(&ov, kind, optarg, state, getenv,
+			    err, sizeof(err)) != 0) {
+				log_warnx("exec: %s", err);
+				rc = EXIT_USAGE;
+				goto out_early;
+			}
+			break;
 		case 'm':
 			manifest = optarg;
 			break;
@@ -170,7 +317,8 @@ cmd_exec(int argc, char **argv)
 			timeout = strtoll(optarg, &end, 10);
 			if (errno != 0 || *end != '\0' || timeout < 0) {
 				log_warnx("exec: bad --timeout '%s'", optarg);
-				return EXIT_USAGE;
+				rc = EXIT_USAGE;
+				goto out_early;
 			}
 			break;
 		case 'v':
@@ -199,18 +347,29 @@ cmd_exec(int argc, char **argv)
 			break;
 		case 'h':
 			usage();
-			return 0;
+			rc = 0;
+			goto out_early;
 		default:
 			usage();
-			return EXIT_USAGE;
+			rc = EXIT_USAGE;
+			goto out_early;
 		}
 	}
 	argc -= optind;
 	argv += optind;
 	if (argc < 1) {
 		usage();
-		return EXIT_USAGE;
+		rc = EXIT_USAGE;
+		goto out_early;
 	}
+	if (realpath(workspace, ws_real) != NULL &&
+	    overrides_check_workspace(&ov, ws_real, err, sizeof(err)) != 0) {
+		log_warnx("exec: %s", err);
+		rc = EXIT_USAGE;
+		goto out_early;
+	}
+	for (i = 0; i < ov.nro; i++)
+		extra_add(&ro, ov.ro[i]);
 
 	sandbox_policy_init_defaults(&defaults);
 	policy = &defaults;
@@ -218,7 +377,8 @@ cmd_exec(int argc, char **argv)
 		if (manifest_load(manifest, &m, err, sizeof(err)) != 0) {
 			log_warnx("%s", err);
 			sandbox_policy_free_arrays(&defaults);
-			return EXIT_CONFIG;
+			rc = EXIT_CONFIG;
+			goto out_early;
 		}
 		policy = &m->sandbox;
 	}
@@ -235,6 +395,8 @@ cmd_exec(int argc, char **argv)
 		eff.landlock = 0;
 	if (cow)
 		eff.workspace = WORKSPACE_COW;
+	eff.read_write = ov.rw;
+	eff.nread_write = ov.nrw;
 	for (i = 0; i < lim.n; i++)
 		if (set_limit(&eff.limits, lim.v[i]) == -1) {
 			log_warnx("exec: bad --limit '%s' (cpu, as, fsize, "
@@ -244,16 +406,18 @@ cmd_exec(int argc, char **argv)
 			goto out;
 		}
 
-	env[n++] = "PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:"
-	    "/usr/sbin:/sbin";
-	env[n++] = "HOME=/tmp";
-	env[n++] = "TMPDIR=/tmp";
-	env[n++] = "LANG=C.UTF-8";
-	if ((term = getenv("TERM")) != NULL) {
-		xasprintf(&termvar, "TERM=%s", term);
-		env[n++] = termvar;
-	}
+	env = xcalloc(6, sizeof(*env));
+	env[n++] = xstrdup("PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:"
+	    "/usr/sbin:/sbin");
+	env[n++] = xstrdup("HOME=/tmp");
+	env[n++] = xstrdup("TMPDIR=/tmp");
+	env[n++] = xstrdup("LANG=C.UTF-8");
+	if ((term = getenv("TERM")) != NULL)
+		xasprintf(&env[n++], "TERM=%s", term);
 	env[n] = NULL;
+	overrides_apply_env(&ov, &env);
+	if (ov.nhosts > 0)
+		egress_env(&env);
 
 #ifdef __APPLE__
 	{
@@ -288,7 +452,10 @@ cmd_exec(int argc, char **argv)
 	req.stdin_fd = 0;
 	req.passthrough = 1;
 
-	rc = runner_run(&req, &res);
+	if (ov.nhosts > 0)
+		rc = run_with_proxy(&req, ov.hosts, &res);
+	else
+		rc = runner_run(&req, &res);
 	if (verbose) {
 		runner_layers_string(res.layers, layers, sizeof(layers));
 		log_warnx("layers: %s; %lld ms", layers,
@@ -312,8 +479,10 @@ cmd_exec(int argc, char **argv)
 		log_warnx("%s: %s", argv[0], res.hint);
 	runner_result_clear(&res);
 out:
+	for (i = 0; env != NULL && env[i] != NULL; i++)
+		free(env[i]);
+	free(env);
 	free(cwd);
-	free(termvar);
 	free(eff.read_only);
 	free(eff.deny_read);
 	free(eff.protected);
@@ -324,5 +493,13 @@ out:
 	if (m != NULL)
 		manifest_free(m);
 	sandbox_policy_free_arrays(&defaults);
+	overrides_free(&ov);
+	return rc;
+out_early:
+	free(ro.v);
+	free(deny.v);
+	free(prot.v);
+	free(lim.v);
+	overrides_free(&ov);
 	return rc;
 }

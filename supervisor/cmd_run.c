@@ -28,8 +28,10 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "runner/runner.h"
+#include "supervisor/agent_bin.h"
 #include "supervisor/agent_socket.h"
 #include "supervisor/commands.h"
+#include "supervisor/overrides.h"
 #include "supervisor/service.h"
 #include "supervisor/signals.h"
 
@@ -46,7 +48,9 @@ static void
 run_usage(void)
 {
 	fprintf(stderr, "usage: airlock run [--manifest M] [--workspace W] "
-	    "[-v] -- AGENT [ARGS...]\n");
+	    "[-v]\n"
+	    "           [--allow-host HOST[:PORT]]... [--env NAME[=VALUE]]...\n"
+	    "           [--ro PATH]... [--rw PATH]... -- AGENT [ARGS...]\n");
 }
 
 static void
@@ -72,95 +76,121 @@ broker_closed(void *arg)
 	(void)arg;
 }
 
-/* Appends |path| to the agent's read-only binds if it is not there yet. */
+/* Appends |path| as it is (a symlink stays one) if it is not there yet. */
+static void
+add_bind(struct sandbox_policy *p, const char *path)
+{
+	size_t	 i;
+
+	for (i = 0; i < p->nread_only; i++)
+		if (strcmp(p->read_only[i], path) == 0)
+			return;
+	p->read_only = xreallocarray(p->read_only, p->nread_only + 2,
+	    sizeof(*p->read_only));
+	p->read_only[p->nread_only++] = xstrdup(path);
+	p->read_only[p->nread_only] = NULL;
+}
+
+/* Appends |path|, resolved, to the agent's read-only binds. */
 static void
 add_read_only(struct sandbox_policy *p, const char *path)
 {
 	char	 real[PATH_MAX];
-	size_t	 i;
 
-	if (path == NULL || realpath(path, real) == NULL)
-		return;
-	for (i = 0; i < p->nread_only; i++)
-		if (strcmp(p->read_only[i], real) == 0)
-			return;
-	p->read_only = xreallocarray(p->read_only, p->nread_only + 2,
-	    sizeof(*p->read_only));
-	p->read_only[p->nread_only++] = xstrdup(real);
-	p->read_only[p->nread_only] = NULL;
-}
-
-/* Finds |prog| in $PATH as execvp would; returns a static buffer or NULL. */
-static const char *
-find_program(const char *prog)
-{
-	static char	 path[PATH_MAX];
-	const char	*env = getenv("PATH");
-	char		*copy, *dir, *save = NULL;
-
-	if (strchr(prog, '/') != NULL)
-		return prog;
-	if (env == NULL)
-		env = "/usr/local/bin:/usr/bin:/bin";
-	copy = xstrdup(env);
-	for (dir = strtok_r(copy, ":", &save); dir != NULL;
-	    dir = strtok_r(NULL, ":", &save)) {
-		snprintf(path, sizeof(path), "%s/%s", dir, prog);
-		if (access(path, X_OK) == 0) {
-			free(copy);
-			return path;
-		}
-	}
-	free(copy);
-	return NULL;
+	if (path != NULL && realpath(path, real) != NULL)
+		add_bind(p, real);
 }
 
 /*
- * The agent's persistent home: created for the runner's uid if missing,
- * and never a directory someone else could have prepared.  Returns 0, or
- * -1 (then the agent gets a tmpfs home) after saying why.
+ * Makes |dir| a home for uid:gid: created with its parents (mode
+ * |parent_mode|) if missing, and never a directory someone else could have
+ * prepared.  Returns 0, or -1 with the reason in why[0..whylen).
  */
 static int
-agent_home(const struct manifest *m)
+home_make(const char *dir, uid_t uid, gid_t gid, mode_t parent_mode,
+    char *why, size_t whylen)
 {
 	struct stat st;
-	uid_t uid = geteuid() == 0 ? m->sandbox.uid : geteuid();
-	gid_t gid = geteuid() == 0 ? m->sandbox.gid : getegid();
-
 	char parent[PATH_MAX], *slash;
 
-	/* Parents as needed (root-owned, like any system directory). */
-	snprintf(parent, sizeof(parent), "%s", m->agent.home);
+	if (snprintf(parent, sizeof(parent), "%s", dir) >= (int)sizeof(parent)) {
+		snprintf(why, whylen, "path too long");
+		return -1;
+	}
 	for (slash = parent + 1; (slash = strchr(slash, '/')) != NULL; slash++) {
 		*slash = '\0';
-		if (mkdir(parent, 0755) == -1 && errno != EEXIST) {
-			log_warn("agent home %s", parent);
+		if (mkdir(parent, parent_mode) == -1 && errno != EEXIST) {
+			snprintf(why, whylen, "%s: %s", parent, strerror(errno));
 			return -1;
 		}
 		*slash = '/';
 	}
-	if (mkdir(m->agent.home, 0700) == 0) {
-		if (geteuid() == 0 && chown(m->agent.home, uid, gid) == -1) {
-			log_warn("chown %s", m->agent.home);
+	if (mkdir(dir, 0700) == 0) {
+		if (geteuid() == 0 && chown(dir, uid, gid) == -1) {
+			snprintf(why, whylen, "chown: %s", strerror(errno));
 			return -1;
 		}
 	} else if (errno != EEXIST) {
-		log_warn("agent home %s", m->agent.home);
+		snprintf(why, whylen, "%s", strerror(errno));
 		return -1;
 	}
-	if (lstat(m->agent.home, &st) == -1 || !S_ISDIR(st.st_mode) ||
-	    st.st_uid != uid) {
-		log_warnx("agent home %s must be a directory owned by uid %u",
-		    m->agent.home, (unsigned)uid);
+	if (lstat(dir, &st) == -1 || !S_ISDIR(st.st_mode) || st.st_uid != uid) {
+		snprintf(why, whylen, "not a directory owned by uid %u",
+		    (unsigned)uid);
 		return -1;
 	}
 	return 0;
 }
 
+/*
+ * The agent's persistent home (m->agent.home, or buf), or NULL when there
+ * is none: HOME is then the sandbox's private /tmp.  A user other than
+ * root usually cannot create the profiles' /var/lib/airlock-agents/NAME;
+ * the per-user state directory stands in for it,
+ * $XDG_STATE_HOME/airlock/agents/NAME (~/.local/state/airlock/agents/NAME).
+ * Says in one line whenever the home is not the manifest's.
+ */
+static const char *
+agent_home(const struct manifest *m, char *buf, size_t buflen)
+{
+	uid_t uid = geteuid() == 0 ? m->sandbox.uid : geteuid();
+	gid_t gid = geteuid() == 0 ? m->sandbox.gid : getegid();
+	const char *name, *xdg = getenv("XDG_STATE_HOME"), *h = getenv("HOME");
+	char why[PATH_MAX + 64], why2[PATH_MAX + 64];
+	int n;
+
+	if (m->agent.home == NULL)
+		return NULL;
+	if (home_make(m->agent.home, uid, gid, 0755, why, sizeof(why)) == 0)
+		return m->agent.home;
+	if (geteuid() == 0) {
+		log_warnx("agent home %s: %s; HOME is the sandbox's private "
+		    "/tmp instead", m->agent.home, why);
+		return NULL;
+	}
+	name = strrchr(m->agent.home, '/') + 1;
+	if (xdg != NULL && xdg[0] == '/')
+		n = snprintf(buf, buflen, "%s/airlock/agents/%s", xdg, name);
+	else if (h != NULL && h[0] == '/')
+		n = snprintf(buf, buflen, "%s/.local/state/airlock/agents/%s",
+		    h, name);
+	else
+		n = -1;
+	if (n < 0 || (size_t)n >= buflen || *name == '\0' ||
+	    home_make(buf, uid, gid, 0700, why2, sizeof(why2)) != 0) {
+		log_warnx("agent home %s: %s, and no per-user home either; "
+		    "HOME is the sandbox's private /tmp", m->agent.home, why);
+		return NULL;
+	}
+	log_warnx("agent home %s is not usable by uid %u (%s); using %s",
+	    m->agent.home, (unsigned)uid, why, buf);
+	return buf;
+}
+
 /* The agent's environment: a fixed base, AIRLOCK_*, and named pass-throughs. */
 static char **
 agent_env(const struct manifest *m, const struct session *s,
-    const char *airlock_dir)
+    const char *home, const char *agent_dir, const char *airlock_dir)
 {
 	static const char *pass[] = { "TERM", "LANG", "LC_ALL", "TZ", NULL };
 	char	**env;
@@ -168,10 +198,11 @@ agent_env(const struct manifest *m, const struct session *s,
 	const char *v;
 
 	env = xcalloc(16 + m->agent.nenv_pass, sizeof(*env));
-	xasprintf(&env[n++], "PATH=%s:/usr/local/bin:/usr/bin:/bin",
-	    airlock_dir);
-	xasprintf(&env[n++], "HOME=%s", m->agent.home != NULL ?
-	    m->agent.home : "/tmp");
+	/* The agent's own directory first, as on the host. */
+	xasprintf(&env[n++], "PATH=%s:%s:/usr/local/bin:/usr/bin:/bin",
+	    agent_dir, airlock_dir);
+	/* Never a path that does not exist inside. */
+	xasprintf(&env[n++], "HOME=%s", home != NULL ? home : "/tmp");
 	xasprintf(&env[n++], "AIRLOCK_FD=%d", AGENT_FD);
 	xasprintf(&env[n++], "AIRLOCK_MCP_CONFIG=%s/mcp.json",
 	    SANDBOX_BROKER_DIR);
@@ -192,12 +223,24 @@ cmd_run(int argc, char **argv)
 		{ "manifest", required_argument, NULL, 'm' },
 		{ "workspace", required_argument, NULL, 'w' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "allow-host", required_argument, NULL, 'A' },
+		{ "env", required_argument, NULL, 'E' },
+		{ "ro", required_argument, NULL, 'R' },
+		{ "rw", required_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char		*mpath = NULL, *wpath = NULL, *prog;
-	char			 err[512], self[PATH_MAX];
+	static const enum override_kind kinds[] = {
+		['A'] = OVERRIDE_ALLOW_HOST, ['E'] = OVERRIDE_ENV,
+		['R'] = OVERRIDE_RO, ['W'] = OVERRIDE_RW,
+	};
+	const char		*mpath = NULL, *wpath = NULL;
+	char			 err[512], self[PATH_MAX], state[PATH_MAX];
+	char			 ws_real[PATH_MAX], home_buf[PATH_MAX];
 	char			 selfdir[PATH_MAX], *slash, **env;
-	char			 agent_path[PATH_MAX];
+	struct agent_bin	*ab;
+	struct overrides	 ov;
+	struct net_allow	 net;
+	json_t			*ov_json;
 	struct manifest		*m;
 	struct session		*s;
 	struct service		 sv;
@@ -215,29 +258,55 @@ cmd_run(int argc, char **argv)
 	/* Nothing the caller left open may reach the agent or the runners. */
 	if (close_fds_from(3, NULL, 0) != 0)
 		fatal("closing inherited descriptors");
+	log_init("airlock run", 0);
+	if (session_state_dir(state, sizeof(state)) != 0)
+		state[0] = '\0';
+	overrides_init(&ov);
 	while ((ch = getopt_long(argc, argv, "+m:w:v", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'm': mpath = optarg; break;
 		case 'w': wpath = optarg; break;
 		case 'v': verbose++; break;
+		case 'A':
+		case 'E':
+		case 'R':
+		case 'W':
+			if (overrides_add(&ov, kinds[ch], optarg, state, getenv,
+			    err, sizeof(err)) != 0) {
+				log_warnx("%s", err);
+				overrides_free(&ov);
+				return EXIT_USAGE;
+			}
+			break;
 		default:
 			run_usage();
+			overrides_free(&ov);
 			return EXIT_USAGE;
 		}
 	}
 	if (optind >= argc) {
 		run_usage();
+		overrides_free(&ov);
 		return EXIT_USAGE;
 	}
 	log_init("airlock run", verbose);
-	/* The agent runs by its absolute path: its cwd is the workspace. */
-	if ((prog = find_program(argv[optind])) == NULL ||
-	    realpath(prog, agent_path) == NULL || access(agent_path, X_OK) != 0) {
-		log_warnx("agent program %s not found or not executable",
-		    argv[optind]);
+	if (realpath(wpath != NULL ? wpath : ".", ws_real) != NULL &&
+	    overrides_check_workspace(&ov, ws_real, err, sizeof(err)) != 0) {
+		log_warnx("%s", err);
+		overrides_free(&ov);
 		return EXIT_USAGE;
 	}
-	argv[optind] = agent_path;
+	/*
+	 * The agent runs by the absolute path it has on the host's PATH (its
+	 * cwd is the workspace), with its install tree and interpreter.
+	 */
+	if (agent_bin_resolve(argv[optind], getenv("PATH"), &ab, err,
+	    sizeof(err)) != 0) {
+		log_warnx("agent program %s", err);
+		overrides_free(&ov);
+		return EXIT_USAGE;
+	}
+	argv[optind] = ab->path;
 
 	/* The socketpair first, so that the agent's end can be fd 3. */
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv_fds) == -1)
@@ -256,8 +325,15 @@ cmd_run(int argc, char **argv)
 		}
 	}
 
-	if ((rc = service_open(&sv, "run", mpath, wpath, argv + optind)) != 0)
+	if ((ov_json = overrides_json(&ov)) == NULL)
+		fatalx("out of memory");
+	rc = service_open(&sv, "run", mpath, wpath, argv + optind, ov_json);
+	json_decref(ov_json);
+	if (rc != 0) {
+		agent_bin_free(ab);
+		overrides_free(&ov);
 		return rc;
+	}
 	m = sv.m;
 	s = &sv.session;
 
@@ -275,13 +351,27 @@ cmd_run(int argc, char **argv)
 	if ((slash = strrchr(selfdir, '/')) != NULL && slash != selfdir)
 		*slash = '\0';
 	add_read_only(&policy, self);
-	add_read_only(&policy, prog);
+	for (i = 0; i < ab->nbinds; i++) {
+		log_info("bind ro %s (%s)", ab->binds[i].path,
+		    ab->binds[i].why);
+		add_bind(&policy, ab->binds[i].path);
+	}
+	for (i = 0; i < ov.nro; i++) {
+		log_info("bind ro %s (--ro)", ov.ro[i]);
+		add_bind(&policy, ov.ro[i]);
+	}
+	for (i = 0; i < ov.nrw; i++)
+		log_info("bind rw %s (--rw)", ov.rw[i]);
+	policy.read_write = ov.rw;
+	policy.nread_write = ov.nrw;
 	/* The broker's socket, for MCP clients that start "airlock connect". */
 	if (agent_socket_open(&as, s->dir, self, m->sandbox.uid,
 	    m->sandbox.gid, err, sizeof(err)) != 0) {
 		log_warnx("the agent's broker socket: %s", err);
 		agent_socket_close(&as);
 		service_close(&sv);
+		agent_bin_free(ab);
+		overrides_free(&ov);
 		return EXIT_SANDBOX;
 	}
 	policy.broker_dir = as.dir;
@@ -289,9 +379,9 @@ cmd_run(int argc, char **argv)
 	policy.limits = m->agent.limits;
 	/* A read-only agent changes files only through the broker's tools. */
 	policy.workspace_readonly = !m->agent.workspace_writable;
-	if (m->agent.home != NULL && agent_home(m) == 0)
-		policy.home = m->agent.home;
-	env = agent_env(m, s, selfdir);
+	policy.home = agent_home(m, home_buf, sizeof(home_buf));
+	env = agent_env(m, s, policy.home, ab->dir, selfdir);
+	overrides_apply_env(&ov, &env);
 
 	memset(&req, 0, sizeof(req));
 	req.argv = argv + optind;
@@ -304,8 +394,16 @@ cmd_run(int argc, char **argv)
 	req.passthrough = 1;
 	req.keep_fds = keep;
 	req.nkeep_fds = 1;
-	/* The agent's network: its hosts, through the egress proxy only. */
-	if (m->agent.network.nhosts > 0) {
+	/* The agent's network: its hosts and the command line's, through
+	 * the egress proxy only. */
+	memset(&net, 0, sizeof(net));
+	net.hosts = xcalloc(m->agent.network.nhosts + ov.nhosts + 1,
+	    sizeof(*net.hosts));
+	for (i = 0; i < m->agent.network.nhosts; i++)
+		net.hosts[net.nhosts++] = m->agent.network.hosts[i];
+	for (i = 0; i < ov.nhosts; i++)
+		net.hosts[net.nhosts++] = ov.hosts[i];
+	if (net.nhosts > 0) {
 		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
 		    psock) == -1)
 			fatal("socketpair");
@@ -323,6 +421,9 @@ cmd_run(int argc, char **argv)
 		log_warnx("cannot start the agent: %s", err);
 		agent_socket_close(&as);
 		service_close(&sv);
+		agent_bin_free(ab);
+		overrides_free(&ov);
+		free(net.hosts);
 		return EXIT_SANDBOX;
 	}
 	close(AGENT_FD);
@@ -333,7 +434,7 @@ cmd_run(int argc, char **argv)
 	}
 	if (req.use_proxy) {
 		close(psock[1]);
-		if (egress_attach(sv.egress, psock[0], s->id, &m->agent.network,
+		if (egress_attach(sv.egress, psock[0], s->id, &net,
 		    err, sizeof(err)) != 0) {
 			log_warnx("the agent's egress: %s", err);
 			runner_proc_kill(rs.agent);
@@ -391,5 +492,8 @@ cmd_run(int argc, char **argv)
 	for (i = 0; i < policy.nread_only; i++)
 		free(policy.read_only[i]);
 	free(policy.read_only);
+	agent_bin_free(ab);
+	overrides_free(&ov);
+	free(net.hosts);
 	return status;
 }

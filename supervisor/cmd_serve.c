@@ -39,7 +39,7 @@ cmd_serve(int argc, char **argv)
 	if (optind != argc)
 		goto usage;
 	log_init("airlock serve", verbose);
-	if ((rc = service_open(&sv, "serve", mpath, wpath, NULL)) != 0)
+	if ((rc = service_open(&sv, "serve", mpath, wpath, NULL, NULL)) != 0)
 		return rc;
 	service_start_broker(&sv, STDIN_FILENO, STDOUT_FILENO, serve_on_close,
 	    sv.loop);

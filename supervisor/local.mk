@@ -12,3 +12,11 @@ libairlock_a_SOURCES += \
 	supervisor/setup.c supervisor/setup.h \
 	supervisor/signals.c supervisor/signals.h
 libairlock_a_SOURCES += supervisor/cmd_exec.c supervisor/cmd_profile.c
+# The agent command as typed on the host, and what it needs bound.
+libairlock_a_SOURCES += supervisor/agent_bin.c supervisor/agent_bin.h
+check_PROGRAMS += tests/unit/test_agent_bin
+TESTS += tests/unit/test_agent_bin
+tests_unit_test_agent_bin_CFLAGS = $(unit_cflags)
+tests_unit_test_agent_bin_LDADD = $(unit_ldadd)
+# Per-run overrides of the policy: --allow-host, --env, --ro, --rw.
+libairlock_a_SOURCES += supervisor/overrides.c supervisor/overrides.h

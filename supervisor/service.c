@@ -73,7 +73,7 @@ open_secrets(struct service *sv)
 
 int
 service_open(struct service *sv, const char *command, const char *mpath,
-    const char *wpath, char *const *agent_argv)
+    const char *wpath, char *const *agent_argv, json_t *overrides)
 {
 	char	err[512];
 	int	rc;
@@ -91,7 +91,7 @@ service_open(struct service *sv, const char *command, const char *mpath,
 	    &sv->audit) != 0)
 		fatal("audit log %s", sv->session.audit_path);
 	if (session_record_start(sv->audit, command, sv->m, sv->workspace,
-	    &sv->session, agent_argv) != 0)
+	    &sv->session, agent_argv, overrides) != 0)
 		fatalx("cannot write the audit log %s",
 		    sv->session.audit_path);
 	if ((rc = open_secrets(sv)) != 0) {

@@ -35,12 +35,14 @@ struct service {
 
 /*
  * Sets up |sv| for |command| ("run" or "serve").  |mpath| NULL means the
- * built-in manifest, |wpath| NULL the current directory.  The broker is
- * not started yet.  Returns 0, or an exit status (EXIT_CONFIG, EXIT_USAGE)
- * after printing why; fatal on what cannot be set up safely.
+ * built-in manifest, |wpath| NULL the current directory.  |overrides|
+ * (borrowed, may be NULL) goes into the session's first record.  The
+ * broker is not started yet.  Returns 0, or an exit status (EXIT_CONFIG,
+ * EXIT_USAGE) after printing why; fatal on what cannot be set up safely.
  */
 int	service_open(struct service *sv, const char *command,
-	    const char *mpath, const char *wpath, char *const *agent_argv);
+	    const char *mpath, const char *wpath, char *const *agent_argv,
+	    json_t *overrides);
 
 /* Starts the broker on in_fd/out_fd; |on_close| as in broker_config. */
 void	service_start_broker(struct service *sv, int in_fd, int out_fd,

@@ -95,7 +95,7 @@ session_create(struct session *s, char *err, size_t errlen)
 int
 session_record_start(struct audit *a, const char *command,
     const struct manifest *m, const char *workspace, const struct session *s,
-    char *const *agent_argv)
+    char *const *agent_argv, json_t *overrides)
 {
 	char	 digest[65];
 	json_t	*fields, *argv;
@@ -114,6 +114,8 @@ session_record_start(struct audit *a, const char *command,
 			json_array_append_new(argv, json_string(agent_argv[i]));
 		json_object_set_new(fields, "agentArgv", argv);
 	}
+	if (overrides != NULL)
+		json_object_set(fields, "overrides", overrides);
 	rc = audit_append(a, "session_config", fields);
 	json_decref(fields);
 	return rc;

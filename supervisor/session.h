@@ -11,6 +11,8 @@
 
 #include <limits.h>
 
+#include <jansson.h>
+
 struct session {
 	char	id[64];
 	char	dir[PATH_MAX];
@@ -32,11 +34,14 @@ struct manifest;
 
 /*
  * Appends the session_config record (after audit_open's session_start): command, manifest path and digest,
- * workspace, session directory, and the agent's argv (may be NULL).
+ * workspace, session directory, the agent's argv (may be NULL), and the
+ * command line's overrides of the policy as "overrides" (a JSON object,
+ * borrowed; may be NULL).
  * Returns 0 or AL_ERR_IO.
  */
 int	session_record_start(struct audit *a, const char *command,
 	    const struct manifest *m, const char *workspace,
-	    const struct session *s, char *const *agent_argv);
+	    const struct session *s, char *const *agent_argv,
+	    json_t *overrides);
 
 #endif

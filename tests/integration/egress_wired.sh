@@ -30,7 +30,7 @@ tools:
     authorization: allow
     timeoutMs: 10000
     command: ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/3128 && printf 'GET http://127.0.0.1:$SP/hello HTTP/1.1\\\\r\\\\nHost: 127.0.0.1\\\\r\\\\nConnection: close\\\\r\\\\n\\\\r\\\\n' >&3 && cat <&3"]
-    network: ["127.0.0.1:$SP"]
+    allowAddresses: ["127.0.0.1:$SP"]
   - name: fetch_other
     input: {}
     output: { exitCode: integer, stdout: string }
@@ -38,7 +38,7 @@ tools:
     authorization: allow
     timeoutMs: 10000
     command: ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/3128 && printf 'GET http://10.0.0.5:80/ HTTP/1.1\\\\r\\\\nHost: 10.0.0.5\\\\r\\\\nConnection: close\\\\r\\\\n\\\\r\\\\n' >&3 && cat <&3"]
-    network: ["127.0.0.1:$SP"]
+    allowAddresses: ["127.0.0.1:$SP"]
   - name: bypass
     input: {}
     output: { exitCode: integer, stderr: string }
@@ -46,7 +46,7 @@ tools:
     authorization: allow
     timeoutMs: 10000
     command: ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/$SP && echo CONNECTED"]
-    network: ["127.0.0.1:$SP"]
+    allowAddresses: ["127.0.0.1:$SP"]
   - name: no_network
     input: {}
     output: { exitCode: integer, stderr: string }
@@ -55,9 +55,16 @@ tools:
     timeoutMs: 10000
     command: ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/3128 && echo CONNECTED"]
 agent:
-  network: ["127.0.0.1:$SP"]
+  allowAddresses: ["127.0.0.1:$SP"]
 YAML
 "$AIRLOCK" check "$T/m.yaml" >/dev/null || { echo "not ok - the test manifest does not load"; "$AIRLOCK" check "$T/m.yaml"; exit 1; }
+
+# A loopback address written as an ordinary host entry is refused at load:
+# local addresses are reachable only through an explicit address rule.
+sed 's/allowAddresses:/network:/' "$T/m.yaml" >"$T/bad.yaml"
+out=$("$AIRLOCK" check "$T/bad.yaml" 2>&1)
+expect_contains "a loopback host entry is refused, naming allowAddresses" \
+    "$out" "tools[0].network[0]: 127.0.0.1:$SP is a loopback (127.0.0.0/8) address, reachable only through an explicit rule: use tools[0].allowAddresses"
 
 call() {
 	printf '%s\n' \
@@ -95,6 +102,9 @@ exec 5<>/dev/tcp/127.0.0.1/$SP 2>/dev/null && echo "DIRECT-CONNECTED"
 exec 6<>/dev/tcp/127.0.0.1/3128
 printf 'CONNECT 169.254.169.254:80 HTTP/1.1\r\nHost: x\r\n\r\n' >&6
 head -n 1 <&6
+exec 7<>/dev/tcp/127.0.0.1/3128
+printf 'GET http://127.0.0.2:$SP/hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' >&7
+echo "other-loopback: \$(head -n 1 <&7)"
 exit 0
 AGENT
 chmod +x "$T/agent.sh"
@@ -103,4 +113,26 @@ expect_contains "the agent's environment names the proxy" "$out" "proxy=http://1
 expect_contains "the agent reaches its model API through the proxy" "$out" "hello from airlock test server"
 expect_not_contains "the agent cannot connect around the proxy" "$out" "DIRECT-CONNECTED"
 expect_contains "the agent cannot reach the metadata address" "$out" "403"
+expect_contains "a loopback address not listed in allowAddresses is refused" \
+    "$out" "other-loopback: HTTP/1.1 403"
+
+# --allow-host with an IP literal is an explicit address rule for one run:
+# the same agent, under a manifest that grants it nothing.
+printf 'tools: []\n' >"$T/none.yaml"
+out=$("$AIRLOCK" run --manifest "$T/none.yaml" --workspace "$ws" -- "$T/agent.sh" 2>&1)
+expect_not_contains "without a grant the agent has no way out" "$out" "hello from airlock test server"
+out=$("$AIRLOCK" run --manifest "$T/none.yaml" --workspace "$ws" \
+    --allow-host "127.0.0.1:$SP" -- "$T/agent.sh" 2>&1)
+expect_contains "--allow-host 127.0.0.1:PORT reaches the local server" "$out" "hello from airlock test server"
+expect_contains "--allow-host opens that address and port only" "$out" "other-loopback: HTTP/1.1 403"
+
+# airlock exec --allow-host: one command, the same proxy.
+out=$("$AIRLOCK" exec --workspace "$ws" --ro "$T/agent.sh" -- "$T/agent.sh" 2>&1)
+expect_not_contains "exec without --allow-host has no way out" "$out" "hello from airlock test server"
+out=$("$AIRLOCK" exec --workspace "$ws" --ro "$T/agent.sh" --allow-host "127.0.0.1:$SP" \
+    -- "$T/agent.sh" 2>&1)
+expect_contains "exec --allow-host names the proxy" "$out" "proxy=http://127.0.0.1:3128"
+expect_contains "exec --allow-host 127.0.0.1:PORT reaches the local server" "$out" "hello from airlock test server"
+expect_not_contains "exec: no connect around the proxy" "$out" "DIRECT-CONNECTED"
+expect_contains "exec --allow-host opens that address and port only" "$out" "other-loopback: HTTP/1.1 403"
 finish

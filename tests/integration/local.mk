@@ -23,3 +23,12 @@ tests_unixclient_SOURCES = tests/unixclient.c
 # Runs a command as a child subreaper and reports what it left behind.
 check_PROGRAMS += tests/reaper
 tests_reaper_SOURCES = tests/reaper.c
+# airlock run: the agent command as typed on the host (issue 10).
+TESTS += tests/integration/run_agent_bin.sh
+EXTRA_DIST += tests/integration/run_agent_bin.sh
+# airlock run and exec: --allow-host, --env, --ro, --rw (issue 10).
+TESTS += tests/integration/run_overrides.sh
+EXTRA_DIST += tests/integration/run_overrides.sh
+# airlock run as a user other than root: a per-user agent home (issue 10).
+TESTS += tests/integration/run_nonroot_home.sh
+EXTRA_DIST += tests/integration/run_nonroot_home.sh

@@ -10,6 +10,7 @@
 
 #include "common/errors.h"
 #include "policy/manifest.h"
+#include "policy/sandbox_defaults.h"
 #include "policy/types.h"
 
 #ifndef GOLDEN_DIR
@@ -443,6 +444,40 @@ static const struct erow {
 	    "t.yaml:3:14: agent.workspace: expected one of: ro, rw" },
 	{ "tools: []\nagent:\n  env: [\"A B\"]\n",
 	    "t.yaml:3:9: agent.env[0]: not an environment variable name" },
+	/* Local addresses only through an explicit address rule. */
+	{ "tools: []\nagent:\n  network: [\"127.0.0.1:8080\"]\n",
+	    "t.yaml:3:13: agent.network[0]: 127.0.0.1:8080 is a loopback "
+	    "(127.0.0.0/8) address, reachable only through an explicit rule: "
+	    "use agent.allowAddresses" },
+	{ "tools: []\nagent:\n  network: [\"a.example:443\", \"10.0.0.5:443\"]\n",
+	    "t.yaml:3:30: agent.network[1]: 10.0.0.5:443 is a private (RFC 1918) "
+	    "address, reachable only through an explicit rule: use "
+	    "agent.allowAddresses" },
+	{ "tools: []\nagent:\n  network: [\"169.254.169.254:80\"]\n",
+	    "t.yaml:3:13: agent.network[0]: 169.254.169.254:80 is a cloud "
+	    "metadata (169.254.169.254) address, reachable only through an "
+	    "explicit rule: use agent.allowAddresses" },
+	{ "tools: []\nagent:\n  network: [\"[fd00::1]:443\"]\n",
+	    "t.yaml:3:13: agent.network[0]: [fd00::1]:443 is a unique local "
+	    "(fc00::/7) address, reachable only through an explicit rule: use "
+	    "agent.allowAddresses" },
+	{ "tools:\n  - { name: f, action: exec, sideEffect: network, "
+	    "timeoutMs: 1, network: [\"192.168.1.2:80\"] }\n",
+	    "t.yaml:2:75: tools[0].network[0]: 192.168.1.2:80 is a private "
+	    "(RFC 1918) address, reachable only through an explicit rule: use "
+	    "tools[0].allowAddresses" },
+	{ "tools: []\nchecks:\n  unit: { argv: [x], network: [\"127.0.0.1:1\"] }\n",
+	    "t.yaml:3:32: checks.unit.network[0]: 127.0.0.1:1 is a loopback "
+	    "(127.0.0.0/8) address, reachable only through an explicit rule: "
+	    "use checks.unit.allowAddresses" },
+	{ "tools: []\nagent:\n  allowAddresses: [\"gateway.corp:8080\"]\n",
+	    "t.yaml:3:20: agent.allowAddresses[0]: expected an IP address and "
+	    "port (\"127.0.0.1:8080\", \"[::1]:8080\"); names belong in "
+	    "network" },
+	{ "tools: []\nagent:\n  allowAddresses: [\"127.0.0.1\"]\n",
+	    "t.yaml:3:20: agent.allowAddresses[0]: expected host:port" },
+	{ "tools: []\nsandbox:\n  readOnlyReplace: 1\n",
+	    "t.yaml:3:20: sandbox.readOnlyReplace: expected true or false" },
 	{ "tools: []\nlimits:\n  maxFrameBytes: 10\n",
 	    "t.yaml:3:18: limits.maxFrameBytes: must be at least 1024" },
 	/* types: */
@@ -602,12 +637,13 @@ START_TEST(test_extensions_load_with_their_meaning)
 	    "    timeoutMs: 1000\n"
 	    "    costUsd: 0.25\n"
 	    "    secrets: [{ name: gh.token, env: GH_TOKEN }]\n"
-	    "    network: [\"api.github.com:443\", \"[::1]:8080\"]\n"
+	    "    network: [\"api.github.com:443\", \"1.2.3.4:443\"]\n"
+	    "    allowAddresses: [\"[::1]:8080\"]\n"
 	    "gates: { required: [lint] }\n"
 	    "forbidSideEffects: [external]\n"
 	    "sandbox:\n"
 	    "  denyRead: [\"~/.ssh\", /srv/secret]\n"
-	    "  readOnly: [/usr]\n"
+	    "  readOnly: [/usr, /opt/tools]\n"
 	    "  network: proxy\n"
 	    "  workspace: cow\n"
 	    "  limits: { memoryMb: 512 }\n"
@@ -649,7 +685,12 @@ START_TEST(test_extensions_load_with_their_meaning)
 	ck_assert_str_eq(t->secrets[0].name, "gh.token");
 	ck_assert_str_eq(t->secrets[0].env, "GH_TOKEN");
 	ck_assert_ptr_null(t->secrets[0].file);
-	ck_assert_uint_eq(t->network.nhosts, 2);
+	/* The address rules follow the hosts in the one allowlist. */
+	ck_assert_uint_eq(t->network.nhosts, 3);
+	ck_assert_uint_eq(t->network.naddresses, 1);
+	ck_assert_str_eq(t->network.hosts[1], "1.2.3.4:443");
+	ck_assert_str_eq(t->network.hosts[2], "[::1]:8080");
+	ck_assert_str_eq(t->network.addresses[0], "[::1]:8080");
 
 	ck = manifest_check(m, "lint");
 	ck_assert_str_eq(ck->env[0], "CI=1");
@@ -661,7 +702,17 @@ START_TEST(test_extensions_load_with_their_meaning)
 
 	ck_assert_str_eq(m->sandbox.deny_read[0], "/home/tester/.ssh");
 	ck_assert_str_eq(m->sandbox.deny_read[1], "/srv/secret");
-	ck_assert_uint_eq(m->sandbox.nread_only, 1);
+	/* readOnly extends the defaults: /usr is one of them already. */
+	{
+		struct sandbox_policy d;
+
+		sandbox_policy_init_defaults(&d);
+		ck_assert_uint_eq(m->sandbox.nread_only, d.nread_only + 1);
+		ck_assert_str_eq(m->sandbox.read_only[0], "/usr");
+		ck_assert_str_eq(m->sandbox.read_only[d.nread_only],
+		    "/opt/tools");
+		sandbox_policy_free_arrays(&d);
+	}
 	ck_assert_int_eq(m->sandbox.network, 1);
 	ck_assert_int_eq(m->sandbox.workspace, WORKSPACE_COW);
 	ck_assert_int_eq(m->sandbox.limits.memory_mb, 512);
@@ -679,6 +730,44 @@ START_TEST(test_extensions_load_with_their_meaning)
 	ck_assert_int_eq(m->budget.max_model_steps, -1);
 	ck_assert(m->budget.max_tool_cost_usd == -1);
 	manifest_free(m);
+}
+END_TEST
+
+START_TEST(test_read_only_extends_defaults_unless_replaced)
+{
+	static const char ext[] = "tools: []\n"
+	    "sandbox: { readOnly: [/opt/a, /usr, /opt/a] }\n";
+	static const char repl[] = "tools: []\n"
+	    "sandbox: { readOnlyReplace: true, readOnly: [/opt/a] }\n";
+	static const char none[] = "tools: []\n"
+	    "sandbox: { readOnlyReplace: true }\n";
+	struct sandbox_policy d;
+	struct manifest *m;
+	char err[512];
+
+	sandbox_policy_init_defaults(&d);
+	ck_assert_msg(manifest_load_buffer("x.yaml", ext, sizeof(ext) - 1, &m,
+	    err, sizeof(err)) == 0, "%s", err);
+	/* Defaults first, each entry once. */
+	ck_assert_uint_eq(m->sandbox.nread_only, d.nread_only + 1);
+	ck_assert_str_eq(m->sandbox.read_only[d.nread_only - 1],
+	    d.read_only[d.nread_only - 1]);
+	ck_assert_str_eq(m->sandbox.read_only[d.nread_only], "/opt/a");
+	ck_assert_ptr_null(m->sandbox.read_only[d.nread_only + 1]);
+	manifest_free(m);
+
+	ck_assert_msg(manifest_load_buffer("x.yaml", repl, sizeof(repl) - 1,
+	    &m, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(m->sandbox.nread_only, 1);
+	ck_assert_str_eq(m->sandbox.read_only[0], "/opt/a");
+	ck_assert_ptr_null(m->sandbox.read_only[1]);
+	manifest_free(m);
+
+	ck_assert_msg(manifest_load_buffer("x.yaml", none, sizeof(none) - 1,
+	    &m, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(m->sandbox.nread_only, 0);
+	manifest_free(m);
+	sandbox_policy_free_arrays(&d);
 }
 END_TEST
 
@@ -793,6 +882,7 @@ suite(void)
 	tcase_add_test(tc, test_oversize_and_deep_yaml_is_refused);
 	tcase_add_test(tc, test_missing_file_names_the_file);
 	tcase_add_test(tc, test_extensions_load_with_their_meaning);
+	tcase_add_test(tc, test_read_only_extends_defaults_unless_replaced);
 	tcase_add_test(tc, test_run_check_accepts_only_defined_check_ids);
 	tcase_add_test(tc, test_forbidden_side_effect_makes_a_tool_denied);
 	tcase_add_loop_test(tc, test_commands_without_code_text_are_accepted, 0,

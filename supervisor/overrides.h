@@ -1,0 +1,88 @@
+/*
+ * overrides: per-run additions to a manifest's policy from the command
+ * line of "airlock run" and "airlock exec".
+ *
+ *   --allow-host HOST[:PORT]  one more allowlist entry (port 443 when left
+ *                             out); an IP literal is an explicit address
+ *                             rule, the way to reach a loopback or private
+ *                             address (a local LLM gateway)
+ *   --env NAME[=VALUE]        NAME passed from the caller's environment, or
+ *                             set to VALUE
+ *   --ro PATH                 one more read-only bind (must exist)
+ *   --rw PATH                 a read-write bind of a host directory or file
+ *                             at its own path (must exist)
+ *
+ * Each is checked when it is added, so that a bad one is a usage error
+ * naming its flag.  Paths are resolved (realpath) and refused when they
+ * are /, /proc, /sys or /dev or beneath them, or when they hold or lie
+ * beneath airlock's state directory; a --rw path is also refused when it
+ * holds or lies beneath the workspace (writes to it go through the
+ * broker) — see overrides_check_workspace().
+ */
+#ifndef AIRLOCK_OVERRIDES_H
+#define AIRLOCK_OVERRIDES_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+enum override_kind {
+	OVERRIDE_ALLOW_HOST,
+	OVERRIDE_ENV,
+	OVERRIDE_RO,
+	OVERRIDE_RW,
+};
+
+struct overrides {
+	char **hosts; /* "host:port", NULL-terminated */
+	size_t nhosts;
+	char **env; /* "NAME=VALUE", NULL-terminated */
+	size_t nenv;
+	int *env_given; /* 1: VALUE was on the command line */
+	char **ro; /* resolved absolute paths */
+	size_t nro;
+	char **rw;
+	size_t nrw;
+};
+
+/* Clears |o| (empty lists, each NULL-terminated). */
+void overrides_init(struct overrides *o);
+
+/*
+ * Checks and adds one override of kind |k| with argument |arg|.
+ * |state_dir| is airlock's state directory (it need not exist); |getenv_fn|
+ * reads the caller's environment (getenv, or a fake in tests).  Returns 0,
+ * or AL_ERR_FORMAT / AL_ERR_DENIED / AL_ERR_NOT_FOUND with a message that
+ * names the flag ("--rw /: ...") in err[0..errlen).
+ */
+int overrides_add(struct overrides *o, enum override_kind k, const char *arg,
+    const char *state_dir, char *(*getenv_fn)(const char *), char *err,
+    size_t errlen) __attribute__((warn_unused_result));
+
+/*
+ * Refuses a --rw path that holds or lies beneath |workspace| (a resolved
+ * path).  Returns 0 or AL_ERR_DENIED with a message.
+ */
+int overrides_check_workspace(const struct overrides *o, const char *workspace,
+    char *err, size_t errlen) __attribute__((warn_unused_result));
+
+/* 1 if |o| holds nothing. */
+int overrides_empty(const struct overrides *o);
+
+/*
+ * The audit form: {"allowHosts": [...], "env": [{"name", "source"}],
+ * "readOnly": [...], "readWrite": [...]}.  Values of --env are never in
+ * it, only names and where the value came from ("caller" or
+ * "commandLine").  Returns a new reference, or NULL on exhaustion.
+ */
+json_t *overrides_json(const struct overrides *o);
+
+/*
+ * Sets or replaces NAME=VALUE for each --env in the NULL-terminated,
+ * heap-allocated |*envp| (strings and array owned by it; grown).
+ */
+void overrides_apply_env(const struct overrides *o, char ***envp);
+
+void overrides_free(struct overrides *o);
+
+#endif

@@ -1,0 +1,77 @@
+#!/bin/sh
+# Per-run overrides of the policy for "airlock run" and "airlock exec":
+# --env NAME[=VALUE], --ro PATH, --rw PATH (and --allow-host, whose
+# traffic is tested in egress_wired.sh).  Each takes effect inside the
+# sandbox, a bad one is a usage error naming its flag, and "run" records
+# them in the session's first audit record, never with --env values.
+. "$top_srcdir/tests/lib.sh"
+export AIRLOCK_HOME="$T/state" AIRLOCK_RUNTIME_DIR="$T/run"
+ws=$(make_workspace)
+mkdir -p "$T/ro" "$T/rw"
+echo ro-content >"$T/ro/f"
+# The sandbox's user writes there (nobody when airlock runs as root).
+chmod 777 "$T/rw"
+
+probe='echo "FOO=$FOO BAZ=$BAZ"; cat '"$T"'/ro/f
+echo x >'"$T"'/ro/g 2>/dev/null && echo RO-WRITABLE
+echo data >'"$T"'/rw/out && echo rw-written'
+
+for cmd in run exec; do
+	out=$(FOO=from-caller timeout 60 "$AIRLOCK" $cmd --workspace "$ws" \
+	    --env FOO --env BAZ=given --ro "$T/ro" --rw "$T/rw" \
+	    -- sh -c "$probe" 2>&1)
+	expect_eq "$cmd: the command runs with overrides" "$?" 0
+	expect_contains "$cmd --env NAME passes the caller's value" "$out" "FOO=from-caller"
+	expect_contains "$cmd --env NAME=VALUE sets it" "$out" "BAZ=given"
+	expect_contains "$cmd --ro makes a host path visible" "$out" "ro-content"
+	expect_not_contains "$cmd --ro is read-only" "$out" "RO-WRITABLE"
+	expect_contains "$cmd --rw is writable inside" "$out" "rw-written"
+	expect_eq "$cmd --rw writes land on the host" "$(cat "$T/rw/out" 2>/dev/null)" "data"
+	rm -f "$T/rw/out"
+
+	# Without the overrides, none of it is there.
+	out=$(FOO=from-caller timeout 60 "$AIRLOCK" $cmd --workspace "$ws" \
+	    -- sh -c "$probe" 2>&1)
+	expect_not_contains "$cmd: no --env, no FOO" "$out" "FOO=from-caller"
+	expect_not_contains "$cmd: no --ro, no host path" "$out" "ro-content"
+
+	# Bad overrides: usage errors that name the flag.
+	bad() {
+		name=$1 want=$2; shift 2
+		out=$(timeout 60 "$AIRLOCK" $cmd --workspace "$ws" "$@" -- true 2>&1)
+		expect_eq "$cmd $name: exit 64" "$?" 64
+		expect_contains "$cmd $name: says why" "$out" "$want"
+	}
+	bad "--rw /" "--rw /: refusing to bind the whole file system" --rw /
+	bad "--rw /proc" "--rw /proc: refusing to bind /proc" --rw /proc
+	bad "--rw /sys/kernel" "refusing to bind /sys" --rw /sys/kernel
+	bad "--ro /dev" "--ro /dev: refusing to bind /dev" --ro /dev
+	bad "--rw of the state directory" "refusing to expose airlock's state directory" \
+	    --rw "$AIRLOCK_HOME"
+	bad "--rw of a parent of the state directory" "refusing to expose airlock's state directory" \
+	    --rw "$T"
+	bad "--rw over the workspace" "refusing a read-write bind over the workspace" \
+	    --rw "$ws/src"
+	bad "--rw of a missing path" "--rw $T/nope: No such file or directory" --rw "$T/nope"
+	bad "--env of an unset name" "--env UNSET_XYZ: not set in the environment" --env UNSET_XYZ
+	bad "--env of a bad name" "--env A-B: not an environment variable name" --env A-B
+	bad "--env AIRLOCK_*" "--env AIRLOCK_FD: set by airlock itself" --env AIRLOCK_FD=9
+	bad "--env HTTPS_PROXY" "--env https_proxy: set by airlock itself" --env https_proxy=x
+done
+mkdir -p "$AIRLOCK_HOME"
+out=$(timeout 60 "$AIRLOCK" run --workspace "$ws" --allow-host 'bad host' -- true 2>&1)
+expect_eq "run --allow-host with a bad host: exit 64" "$?" 64
+expect_contains "run --allow-host names the flag" "$out" "--allow-host bad host:"
+
+# The session's first record holds the overrides; --env values never.
+rm -rf "$AIRLOCK_HOME/sessions"
+SECRET=s3cr3t-value timeout 60 "$AIRLOCK" run --workspace "$ws" --env SECRET \
+    --env PLAIN=also-secret --ro "$T/ro" --rw "$T/rw" \
+    --allow-host api.example.com --allow-host 127.0.0.1:8080 -- true 2>/dev/null
+rec=$(grep -h '"session_config"' "$AIRLOCK_HOME"/sessions/*/audit.jsonl)
+ov=$(printf '%s\n' "$rec" | jq -c '.fields.overrides // .overrides')
+expect_eq "the audit record holds the overrides" "$ov" \
+    "{\"allowHosts\":[\"api.example.com:443\",\"127.0.0.1:8080\"],\"env\":[{\"name\":\"SECRET\",\"source\":\"caller\"},{\"name\":\"PLAIN\",\"source\":\"commandLine\"}],\"readOnly\":[\"$T/ro\"],\"readWrite\":[\"$T/rw\"]}"
+expect_not_contains "--env values stay out of the audit log" "$rec" "s3cr3t"
+expect_not_contains "--env NAME=VALUE values stay out too" "$rec" "also-secret"
+finish
