@@ -1,6 +1,7 @@
 # proxy: the egress proxy (allowlist rules, relay loop, spawn and fd passing)
 libairlock_a_SOURCES += \
 	proxy/rules.c proxy/rules.h \
+	proxy/http.c proxy/http.h \
 	proxy/proxy.c proxy/proxy.h \
 	proxy/ipc.c proxy/ipc.h \
 	proxy/resolver.c proxy/resolver.h \
@@ -10,6 +11,11 @@ check_PROGRAMS += tests/unit/test_proxy_rules
 TESTS += tests/unit/test_proxy_rules
 tests_unit_test_proxy_rules_CFLAGS = $(unit_cflags)
 tests_unit_test_proxy_rules_LDADD = $(unit_ldadd)
+
+check_PROGRAMS += tests/unit/test_proxy_http
+TESTS += tests/unit/test_proxy_http
+tests_unit_test_proxy_http_CFLAGS = $(unit_cflags)
+tests_unit_test_proxy_http_LDADD = $(unit_ldadd)
 
 # A loopback origin server and raw client for the proxy's tests and bench.
 check_PROGRAMS += tests/proxy_helper
