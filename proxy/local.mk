@@ -33,6 +33,10 @@ tests_unit_test_proxy_netns_LDADD = $(unit_ldadd)
 TESTS += tests/integration/proxy.sh
 EXTRA_DIST += tests/integration/proxy.sh
 
+# Request smuggling through the proxy, tried for real (issue 11).
+TESTS += tests/integration/proxy_framing.sh
+EXTRA_DIST += tests/integration/proxy_framing.sh
+
 # bench/proxy: proxy throughput and latency against direct loopback.
 noinst_PROGRAMS += bench/proxy
 bench_proxy_SOURCES = bench/proxy_bench.c \
