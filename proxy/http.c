@@ -9,8 +9,7 @@
 #include "common/errors.h"
 #include "proxy/http.h"
 
-static int
-refuse(struct http_head *h, int status, const char *fmt, ...)
+static int refuse(struct http_head *h, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 static int
@@ -104,8 +103,8 @@ parse_length(const char *v, size_t n, uint64_t *out)
 
 /* NAME ":" OWS VALUE OWS, in [s, s + n); n > 0. */
 static int
-parse_field(const char *buf, size_t s, size_t n, struct http_head *h,
-    int *seen_te)
+parse_field(
+    const char *buf, size_t s, size_t n, struct http_head *h, int *seen_te)
 {
 	const char *l = buf + s, *colon;
 	struct http_field *f;
@@ -117,8 +116,8 @@ parse_field(const char *buf, size_t s, size_t n, struct http_head *h,
 		return refuse(h, 400, "malformed header line");
 	nlen = (size_t)(colon - l);
 	if (l[nlen - 1] == ' ' || l[nlen - 1] == '\t')
-		return refuse(h, 400, "whitespace between header name and "
-		    "colon");
+		return refuse(
+		    h, 400, "whitespace between header name and colon");
 	for (i = 0; i < nlen; i++)
 		if (!is_tchar((unsigned char)l[i]))
 			return refuse(h, 400, "malformed header name");
@@ -132,12 +131,12 @@ parse_field(const char *buf, size_t s, size_t n, struct http_head *h,
 		unsigned char ch = (unsigned char)l[i];
 
 		if ((ch < 0x20 && ch != '\t') || ch == 0x7f)
-			return refuse(h, 400, "control character in header "
-			    "value");
+			return refuse(
+			    h, 400, "control character in header value");
 	}
 	if (h->nfields == HTTP_FIELDS_MAX)
-		return refuse(h, 431, "more than %d header fields",
-		    HTTP_FIELDS_MAX);
+		return refuse(
+		    h, 431, "more than %d header fields", HTTP_FIELDS_MAX);
 	f = &h->fields[h->nfields++];
 	f->name.off = s;
 	f->name.len = nlen;
@@ -151,14 +150,15 @@ parse_field(const char *buf, size_t s, size_t n, struct http_head *h,
 		h->host = f->value;
 	} else if (http_field_is(buf, f, "content-length")) {
 		if (h->has_length)
-			return refuse(h, 400, "duplicate Content-Length header");
+			return refuse(
+			    h, 400, "duplicate Content-Length header");
 		h->has_length = 1;
 		if (parse_length(l + vs, ve - vs, &h->content_length) != 0)
 			return refuse(h, 400, "malformed Content-Length");
 	} else if (http_field_is(buf, f, "transfer-encoding")) {
 		if (*seen_te)
-			return refuse(h, 400, "duplicate Transfer-Encoding "
-			    "header");
+			return refuse(
+			    h, 400, "duplicate Transfer-Encoding header");
 		*seen_te = 1;
 		if (ve - vs != 7 || strncasecmp(l + vs, "chunked", 7) != 0)
 			*seen_te = 2;
@@ -171,23 +171,23 @@ static int
 check_framing(struct http_head *h, int seen_te)
 {
 	if (seen_te && h->has_length)
-		return refuse(h, 400, "Content-Length together with "
-		    "Transfer-Encoding");
+		return refuse(
+		    h, 400, "Content-Length together with Transfer-Encoding");
 	if (h->is_connect && (seen_te || h->has_length))
 		return refuse(h, 400, "CONNECT request with a body");
 	if (seen_te == 2)
 		return refuse(h, 400, "Transfer-Encoding other than chunked");
 	if (seen_te == 1)
-		return refuse(h, 411, "chunked request bodies are not "
-		    "supported: send Content-Length");
+		return refuse(h, 411,
+		    "chunked request bodies are not supported: send Content-Length");
 	if (h->minor == 1 && !h->is_connect && !h->has_host)
 		return refuse(h, 400, "missing Host header");
 	return 0;
 }
 
 int
-http_head_parse(const char *buf, size_t len, size_t max_line,
-    size_t max_head, struct http_head *h)
+http_head_parse(const char *buf, size_t len, size_t max_line, size_t max_head,
+    struct http_head *h)
 {
 	const char *nl;
 	size_t pos = 0, eol, end, i;
@@ -200,28 +200,29 @@ http_head_parse(const char *buf, size_t len, size_t max_line,
 		/* A line's bytes so far must be plain, complete or not. */
 		for (i = pos; i < eol; i++) {
 			if (buf[i] == '\0')
-				return refuse(h, 400, "NUL byte in request "
-				    "head");
+				return refuse(
+				    h, 400, "NUL byte in request head");
 			if (buf[i] == '\r' && i + 1 < len && buf[i + 1] != '\n')
-				return refuse(h, 400, "bare CR in request "
-				    "head");
+				return refuse(
+				    h, 400, "bare CR in request head");
 		}
 		if (lineno == 0 && eol - pos > max_line + (nl != NULL))
-			return refuse(h, 400, "request line longer than %zu "
-			    "bytes", max_line);
+			return refuse(h, 400,
+			    "request line longer than %zu bytes", max_line);
 		if (nl == NULL) {
 			if (len >= max_head)
-				return refuse(h, 431, "request head larger "
-				    "than %zu bytes", max_head);
+				return refuse(h, 431,
+				    "request head larger than %zu bytes",
+				    max_head);
 			return 0;
 		}
 		if (eol == pos || buf[eol - 1] != '\r')
-			return refuse(h, 400, "bare LF in request head "
-			    "(lines must end in CRLF)");
+			return refuse(h, 400,
+			    "bare LF in request head (lines must end in CRLF)");
 		if (eol + 1 > max_head)
-			return refuse(h, 431, "request head larger than %zu "
-			    "bytes", max_head);
-		end = eol - 1;		/* the line is [pos, end) */
+			return refuse(h, 431,
+			    "request head larger than %zu bytes", max_head);
+		end = eol - 1; /* the line is [pos, end) */
 		if (lineno == 0)
 			rc = parse_request_line(buf, pos, end - pos, h);
 		else if (end == pos) {

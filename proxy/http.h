@@ -29,37 +29,37 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HTTP_METHOD_MAX	16	/* including the NUL */
-#define HTTP_FIELDS_MAX	128	/* more field lines: 431 */
-#define HTTP_WHY_MAX	128
-#define HTTP_CL_MAX	((uint64_t)INT64_MAX)
+#define HTTP_METHOD_MAX 16 /* including the NUL */
+#define HTTP_FIELDS_MAX 128 /* more field lines: 431 */
+#define HTTP_WHY_MAX 128
+#define HTTP_CL_MAX ((uint64_t)INT64_MAX)
 
 /* Bytes [off, off + len) of the buffer that was parsed. */
 struct http_span {
-	size_t	off, len;
+	size_t off, len;
 };
 
 struct http_field {
-	struct http_span	name;
-	struct http_span	value;	/* without leading/trailing OWS */
+	struct http_span name;
+	struct http_span value; /* without leading/trailing OWS */
 };
 
 struct http_head {
-	size_t			len;	/* bytes through the blank line */
-	char			method[HTTP_METHOD_MAX];
-	struct http_span	target;
-	int			minor;	/* 0: HTTP/1.0, 1: HTTP/1.1 */
-	int			is_connect;
-	struct http_field	fields[HTTP_FIELDS_MAX];
-	size_t			nfields;
-	int			has_host;
-	struct http_span	host;
-	int			has_length;
-	uint64_t		content_length;	/* 0 if !has_length */
+	size_t len; /* bytes through the blank line */
+	char method[HTTP_METHOD_MAX];
+	struct http_span target;
+	int minor; /* 0: HTTP/1.0, 1: HTTP/1.1 */
+	int is_connect;
+	struct http_field fields[HTTP_FIELDS_MAX];
+	size_t nfields;
+	int has_host;
+	struct http_span host;
+	int has_length;
+	uint64_t content_length; /* 0 if !has_length */
 
 	/* Set when http_head_parse() refuses the head. */
-	int			status;	/* 400, 411 or 431 */
-	char			why[HTTP_WHY_MAX];
+	int status; /* 400, 411 or 431 */
+	char why[HTTP_WHY_MAX];
 };
 
 /*
@@ -75,14 +75,14 @@ struct http_head {
  * as the request line parsed, even when a later check fails.  Spans
  * point into |buf|, which the caller keeps.
  */
-int	http_head_parse(const char *buf, size_t len, size_t max_line,
-	    size_t max_head, struct http_head *h);
+int http_head_parse(const char *buf, size_t len, size_t max_line,
+    size_t max_head, struct http_head *h);
 
 /*
  * Returns 1 if the field name at |buf|+|f|->name equals |name|
  * (case-insensitive), else 0.
  */
-int	http_field_is(const char *buf, const struct http_field *f,
-	    const char *name);
+int http_field_is(
+    const char *buf, const struct http_field *f, const char *name);
 
 #endif

@@ -13,14 +13,14 @@
 #include "common/errors.h"
 #include "proxy/http.h"
 
-#define U	"GET http://a.test/ HTTP/1.1\r\nHost: a.test\r\n"
+#define U "GET http://a.test/ HTTP/1.1\r\nHost: a.test\r\n"
 
 static const struct head_row {
-	const char	*in;
-	int		 rc;		/* 1, 0 (need more), or an AL_ERR_ */
-	int		 status;	/* when refused */
-	const char	*why;		/* a substring of the reason */
-	long long	 length;	/* Content-Length when rc == 1 */
+	const char *in;
+	int rc; /* 1, 0 (need more), or an AL_ERR_ */
+	int status; /* when refused */
+	const char *why; /* a substring of the reason */
+	long long length; /* Content-Length when rc == 1 */
 } head_rows[] = {
 	/* ordinary heads */
 	{ U "\r\n", 1, 0, NULL, 0 },
@@ -31,8 +31,8 @@ static const struct head_row {
 	    9223372036854775807LL },
 	{ "GET http://a.test/ HTTP/1.0\r\n\r\n", 1, 0, NULL, 0 },
 	{ "CONNECT a.test:443 HTTP/1.1\r\n\r\n", 1, 0, NULL, 0 },
-	{ "CONNECT a.test:443 HTTP/1.1\r\nHost: a.test:443\r\n\r\n", 1, 0,
-	    NULL, 0 },
+	{ "CONNECT a.test:443 HTTP/1.1\r\nHost: a.test:443\r\n\r\n", 1, 0, NULL,
+	    0 },
 	{ U "X-Obs: caf\xc3\xa9\r\n\r\n", 1, 0, NULL, 0 },
 
 	/* incomplete: wait for more */
@@ -63,10 +63,10 @@ static const struct head_row {
 	    "malformed Content-Length", 0 },
 	{ U "Content-Length:\r\n\r\n", AL_ERR_FORMAT, 400,
 	    "malformed Content-Length", 0 },
-	{ U "Content-Length: 9223372036854775808\r\n\r\n", AL_ERR_FORMAT,
-	    400, "malformed Content-Length", 0 },
-	{ U "Content-Length: 18446744073709551621\r\n\r\n", AL_ERR_FORMAT,
-	    400, "malformed Content-Length", 0 },
+	{ U "Content-Length: 9223372036854775808\r\n\r\n", AL_ERR_FORMAT, 400,
+	    "malformed Content-Length", 0 },
+	{ U "Content-Length: 18446744073709551621\r\n\r\n", AL_ERR_FORMAT, 400,
+	    "malformed Content-Length", 0 },
 	{ U "Transfer-Encoding: chunked\r\n\r\n", AL_ERR_FORMAT, 411,
 	    "chunked request bodies are not supported", 0 },
 	{ U "Transfer-Encoding: gzip, chunked\r\n\r\n", AL_ERR_FORMAT, 400,
@@ -89,8 +89,8 @@ static const struct head_row {
 	{ U "\n", AL_ERR_FORMAT, 400, "bare LF", 0 },
 	{ U "X-A: 1\rX-Smuggled: 2\r\n\r\n", AL_ERR_FORMAT, 400, "bare CR", 0 },
 	{ U "X-A: 1\r\r\n\r\n", AL_ERR_FORMAT, 400, "bare CR", 0 },
-	{ "GET http://a.test/\rx HTTP/1.1\r\n", AL_ERR_FORMAT, 400,
-	    "bare CR", 0 },
+	{ "GET http://a.test/\rx HTTP/1.1\r\n", AL_ERR_FORMAT, 400, "bare CR",
+	    0 },
 	{ U "X-A: 1\r\n\r\r\n", AL_ERR_FORMAT, 400, "bare CR", 0 },
 
 	/* field lines */
@@ -111,28 +111,28 @@ static const struct head_row {
 	/* Host */
 	{ "GET http://a.test/ HTTP/1.1\r\n\r\n", AL_ERR_FORMAT, 400,
 	    "missing Host header", 0 },
-	{ U "Host: b.test\r\n\r\n", AL_ERR_FORMAT, 400,
-	    "duplicate Host header", 0 },
+	{ U "Host: b.test\r\n\r\n", AL_ERR_FORMAT, 400, "duplicate Host header",
+	    0 },
 
 	/* request line */
-	{ "GET  http://a.test/ HTTP/1.1\r\nHost: a\r\n\r\n", AL_ERR_FORMAT,
-	    400, "malformed request", 0 },
+	{ "GET  http://a.test/ HTTP/1.1\r\nHost: a\r\n\r\n", AL_ERR_FORMAT, 400,
+	    "malformed request", 0 },
 	{ "GET http://a.test/ HTTP/1.1 x\r\nHost: a\r\n\r\n", AL_ERR_FORMAT,
 	    400, "malformed request line", 0 },
 	{ "GET http://a.test/\r\nHost: a\r\n\r\n", AL_ERR_FORMAT, 400,
 	    "malformed request line", 0 },
-	{ "GET http://a.test/ HTTP/1.1 \r\nHost: a\r\n\r\n", AL_ERR_FORMAT,
-	    400, "malformed request line", 0 },
+	{ "GET http://a.test/ HTTP/1.1 \r\nHost: a\r\n\r\n", AL_ERR_FORMAT, 400,
+	    "malformed request line", 0 },
 	{ "\r\nGET http://a.test/ HTTP/1.1\r\nHost: a\r\n\r\n", AL_ERR_FORMAT,
 	    400, "malformed request line", 0 },
-	{ "GET http://a.test/ HTTP/2.0\r\nHost: a\r\n\r\n", AL_ERR_FORMAT,
-	    400, "unsupported HTTP version", 0 },
-	{ "GET http://a.test/ HTTP/1.10\r\nHost: a\r\n\r\n", AL_ERR_FORMAT,
-	    400, "unsupported HTTP version", 0 },
-	{ "GET http://a.test/ http/1.1\r\nHost: a\r\n\r\n", AL_ERR_FORMAT,
-	    400, "unsupported HTTP version", 0 },
-	{ "G(T http://a.test/ HTTP/1.1\r\nHost: a\r\n\r\n", AL_ERR_FORMAT,
-	    400, "malformed method", 0 },
+	{ "GET http://a.test/ HTTP/2.0\r\nHost: a\r\n\r\n", AL_ERR_FORMAT, 400,
+	    "unsupported HTTP version", 0 },
+	{ "GET http://a.test/ HTTP/1.10\r\nHost: a\r\n\r\n", AL_ERR_FORMAT, 400,
+	    "unsupported HTTP version", 0 },
+	{ "GET http://a.test/ http/1.1\r\nHost: a\r\n\r\n", AL_ERR_FORMAT, 400,
+	    "unsupported HTTP version", 0 },
+	{ "G(T http://a.test/ HTTP/1.1\r\nHost: a\r\n\r\n", AL_ERR_FORMAT, 400,
+	    "malformed method", 0 },
 	{ "VERYLONGMETHODNAME http://a.test/ HTTP/1.1\r\nHost: a\r\n\r\n",
 	    AL_ERR_FORMAT, 400, "malformed method", 0 },
 	{ "GET http://a.test/\x7f HTTP/1.1\r\nHost: a\r\n\r\n", AL_ERR_FORMAT,
@@ -150,8 +150,10 @@ START_TEST(test_request_head_framing_is_strict)
 	    r->in, rc, r->rc, h.why);
 	if (rc < 0) {
 		ck_assert_int_eq(h.status, r->status);
-		ck_assert_msg(strstr(h.why, r->why) != NULL, "row %d: why '%s', "
-		    "want '%s'", _i, h.why, r->why);
+		ck_assert_msg(strstr(h.why, r->why) != NULL,
+		    "row %d: why '%s', "
+		    "want '%s'",
+		    _i, h.why, r->why);
 	} else if (rc == 1) {
 		ck_assert_int_eq(h.content_length, (uint64_t)r->length);
 		ck_assert_uint_le(h.len, strlen(r->in));
@@ -175,13 +177,14 @@ END_TEST
 
 START_TEST(test_head_parse_reports_fields_and_body_start)
 {
-	static const char in[] = "POST http://a.test/x?y HTTP/1.1\r\n"
+	static const char in[] =
+	    "POST http://a.test/x?y HTTP/1.1\r\n"
 	    "Host:  a.test \r\nContent-Length: 5\r\nX-Empty:\r\n\r\n"
 	    "helloGET /smuggled HTTP/1.1\r\n\r\n";
 	static struct http_head h;
 
-	ck_assert_int_eq(http_head_parse(in, sizeof(in) - 1, 8192, 32768, &h),
-	    1);
+	ck_assert_int_eq(
+	    http_head_parse(in, sizeof(in) - 1, 8192, 32768, &h), 1);
 	ck_assert_str_eq(h.method, "POST");
 	ck_assert_int_eq(h.minor, 1);
 	ck_assert_int_eq(h.is_connect, 0);
@@ -207,20 +210,20 @@ START_TEST(test_head_limits_give_400_for_the_line_and_431_for_the_head)
 	/* A request line longer than max_line, even before its CRLF. */
 	memset(in, 'a', sizeof(in));
 	memcpy(in, "GET http://a.test/", 18);
-	ck_assert_int_eq(http_head_parse(in, 200, 100, 32768, &h),
-	    AL_ERR_FORMAT);
+	ck_assert_int_eq(
+	    http_head_parse(in, 200, 100, 32768, &h), AL_ERR_FORMAT);
 	ck_assert_int_eq(h.status, 400);
 	ck_assert_str_eq(h.why, "request line longer than 100 bytes");
 
 	/* A head that does not end within max_head. */
 	n = (size_t)snprintf(in, sizeof(in), U);
 	while (n + 400 < 32768)
-		n += (size_t)snprintf(in + n, sizeof(in) - n, "X-Pad: %0300zu\r\n",
-		    n);
+		n += (size_t)snprintf(
+		    in + n, sizeof(in) - n, "X-Pad: %0300zu\r\n", n);
 	ck_assert_int_eq(http_head_parse(in, n, 8192, 32768, &h), 0);
 	memset(in + n, 'b', 32768 - n);
-	ck_assert_int_eq(http_head_parse(in, 32768, 8192, 32768, &h),
-	    AL_ERR_LIMIT);
+	ck_assert_int_eq(
+	    http_head_parse(in, 32768, 8192, 32768, &h), AL_ERR_LIMIT);
 	ck_assert_int_eq(h.status, 431);
 
 	/* Too many field lines. */
@@ -228,8 +231,7 @@ START_TEST(test_head_limits_give_400_for_the_line_and_431_for_the_head)
 	while (n < 3000)
 		n += (size_t)snprintf(in + n, sizeof(in) - n, "X: 1\r\n");
 	n += (size_t)snprintf(in + n, sizeof(in) - n, "\r\n");
-	ck_assert_int_eq(http_head_parse(in, n, 8192, 32768, &h),
-	    AL_ERR_LIMIT);
+	ck_assert_int_eq(http_head_parse(in, n, 8192, 32768, &h), AL_ERR_LIMIT);
 	ck_assert_int_eq(h.status, 431);
 	ck_assert_str_eq(h.why, "more than 128 header fields");
 }
@@ -245,12 +247,12 @@ START_TEST(test_every_prefix_of_a_valid_head_waits_for_more)
 	for (n = 0; n < sizeof(in) - 1; n++)
 		ck_assert_msg(http_head_parse(in, n, 8192, 32768, &h) == 0,
 		    "prefix %zu: %s", n, h.why);
-	ck_assert_int_eq(http_head_parse(in, sizeof(in) - 1, 8192, 32768, &h),
-	    1);
+	ck_assert_int_eq(
+	    http_head_parse(in, sizeof(in) - 1, 8192, 32768, &h), 1);
 }
 END_TEST
 
-#define NROWS(a)	((int)(sizeof(a) / sizeof((a)[0])))
+#define NROWS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 int
 main(void)
@@ -260,12 +262,12 @@ main(void)
 	SRunner *sr;
 	int failed;
 
-	tcase_add_loop_test(tc, test_request_head_framing_is_strict, 0,
-	    NROWS(head_rows));
+	tcase_add_loop_test(
+	    tc, test_request_head_framing_is_strict, 0, NROWS(head_rows));
 	tcase_add_test(tc, test_nul_in_head_is_refused);
 	tcase_add_test(tc, test_head_parse_reports_fields_and_body_start);
-	tcase_add_test(tc,
-	    test_head_limits_give_400_for_the_line_and_431_for_the_head);
+	tcase_add_test(
+	    tc, test_head_limits_give_400_for_the_line_and_431_for_the_head);
 	tcase_add_test(tc, test_every_prefix_of_a_valid_head_waits_for_more);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
