@@ -166,7 +166,7 @@ get(int fd, int mode, const char *path, int keep)
 
 	if (mode == 1)
 		snprintf(req, sizeof(req), "GET http://127.0.0.1:%u%s HTTP/1.1"
-		    "\r\n%s\r\n", srv_port, path, keep ? "" :
+		    "\r\nHost: x\r\n%s\r\n", srv_port, path, keep ? "" :
 		    "Connection: close\r\n");
 	else
 		snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: x\r\n%s"

@@ -22,34 +22,33 @@
 #include "broker/wsjob.h"
 #include "common/errors.h"
 
-#define REPLY_LEN	(sizeof(int) + SHA256_HEX_LEN)
+#define REPLY_LEN (sizeof(int) + SHA256_HEX_LEN)
 
 struct wsjob {
-	struct wsdigester	*d;
-	wsjob_fn		 fn;
-	void			*arg;
-	int			 inflight;	/* the digest under way is its */
-	TAILQ_ENTRY(wsjob)	 entry;
+	struct wsdigester *d;
+	wsjob_fn fn;
+	void *arg;
+	int inflight; /* the digest under way is its */
+	TAILQ_ENTRY(wsjob) entry;
 };
 TAILQ_HEAD(wsjobq, wsjob);
 
 struct wsdigester {
-	struct loop	*l;
-	pid_t		 pid;
-	int		 fd;		/* -1 once the worker is gone */
-	int		 watch;
-	int		 busy;		/* a request is with the worker */
-	struct wsjobq	 jobs;
-	unsigned char	 buf[REPLY_LEN];
-	size_t		 len;
+	struct loop *l;
+	pid_t pid;
+	int fd; /* -1 once the worker is gone */
+	int watch;
+	int busy; /* a request is with the worker */
+	struct wsjobq jobs;
+	unsigned char buf[REPLY_LEN];
+	size_t len;
 };
 
-static void __attribute__((noreturn))
-worker(int rootfd, int fd)
+static void __attribute__((noreturn)) worker(int rootfd, int fd)
 {
-	unsigned char	out[REPLY_LEN];
-	char		hex[SHA256_HEX_LEN + 1], req;
-	int		keep[2] = { rootfd, fd }, rc;
+	unsigned char out[REPLY_LEN];
+	char hex[SHA256_HEX_LEN + 1], req;
+	int keep[2] = { rootfd, fd }, rc;
 
 	if (close_fds_from(3, keep, 2) != 0 ||
 	    prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
@@ -75,16 +74,16 @@ worker(int rootfd, int fd)
 static void
 kick(struct wsdigester *d)
 {
-	struct wsjob	*j;
-	char		 req = 'd';
+	struct wsjob *j;
+	char req = 'd';
 
 	if (d->busy || d->fd == -1 || TAILQ_EMPTY(&d->jobs))
 		return;
 	if (write_all(d->fd, &req, 1) != 0)
-		return;		/* the read side sees the end */
+		return; /* the read side sees the end */
 	d->busy = 1;
 	TAILQ_FOREACH(j, &d->jobs, entry)
-		j->inflight = 1;
+	j->inflight = 1;
 }
 
 /*
@@ -95,8 +94,8 @@ kick(struct wsdigester *d)
 static void
 answer(struct wsdigester *d, int rc, const char *hex, int all)
 {
-	struct wsjobq	 done;
-	struct wsjob	*j, *next;
+	struct wsjobq done;
+	struct wsjob *j, *next;
 
 	TAILQ_INIT(&done);
 	for (j = TAILQ_FIRST(&d->jobs); j != NULL; j = next) {
@@ -116,10 +115,10 @@ answer(struct wsdigester *d, int rc, const char *hex, int all)
 static void
 worker_event(int fd, int why, void *arg)
 {
-	struct wsdigester	*d = arg;
-	char			 hex[SHA256_HEX_LEN + 1];
-	ssize_t			 n;
-	int			 rc;
+	struct wsdigester *d = arg;
+	char hex[SHA256_HEX_LEN + 1];
+	ssize_t n;
+	int rc;
 
 	(void)why;
 	n = read(fd, d->buf + d->len, sizeof(d->buf) - d->len);
@@ -148,8 +147,8 @@ worker_event(int fd, int why, void *arg)
 struct wsdigester *
 wsdigester_new(struct loop *l, int rootfd)
 {
-	struct wsdigester	*d;
-	int			 sv[2], fd, e;
+	struct wsdigester *d;
+	int sv[2], fd, e;
 
 	if ((fd = openat(rootfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
 		return NULL;

@@ -34,15 +34,15 @@ typedef void (*wsjob_fn)(void *arg, int rc, const char *hex);
 struct wsdigester *wsdigester_new(struct loop *l, int rootfd);
 
 /* Kills and reaps the worker; every job still queued is dropped unanswered. */
-void		 wsdigester_free(struct wsdigester *d);
+void wsdigester_free(struct wsdigester *d);
 
 /*
  * Asks for a digest.  Returns the job (|fn| will be called), or NULL with
  * errno set when the worker is gone (nothing will call |fn|).
  */
-struct wsjob	*wsjob_start(struct wsdigester *d, wsjob_fn fn, void *arg);
+struct wsjob *wsjob_start(struct wsdigester *d, wsjob_fn fn, void *arg);
 
 /* Withdraws |j|; |fn| is not called.  NULL is fine. */
-void		 wsjob_cancel(struct wsjob *j);
+void wsjob_cancel(struct wsjob *j);
 
 #endif

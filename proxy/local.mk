@@ -1,6 +1,7 @@
 # proxy: the egress proxy (allowlist rules, relay loop, spawn and fd passing)
 libairlock_a_SOURCES += \
 	proxy/rules.c proxy/rules.h \
+	proxy/http.c proxy/http.h \
 	proxy/proxy.c proxy/proxy.h \
 	proxy/ipc.c proxy/ipc.h \
 	proxy/resolver.c proxy/resolver.h \
@@ -10,6 +11,11 @@ check_PROGRAMS += tests/unit/test_proxy_rules
 TESTS += tests/unit/test_proxy_rules
 tests_unit_test_proxy_rules_CFLAGS = $(unit_cflags)
 tests_unit_test_proxy_rules_LDADD = $(unit_ldadd)
+
+check_PROGRAMS += tests/unit/test_proxy_http
+TESTS += tests/unit/test_proxy_http
+tests_unit_test_proxy_http_CFLAGS = $(unit_cflags)
+tests_unit_test_proxy_http_LDADD = $(unit_ldadd)
 
 # A loopback origin server and raw client for the proxy's tests and bench.
 check_PROGRAMS += tests/proxy_helper
@@ -26,6 +32,10 @@ tests_unit_test_proxy_netns_LDADD = $(unit_ldadd)
 
 TESTS += tests/integration/proxy.sh
 EXTRA_DIST += tests/integration/proxy.sh
+
+# Request smuggling through the proxy, tried for real (issue 11).
+TESTS += tests/integration/proxy_framing.sh
+EXTRA_DIST += tests/integration/proxy_framing.sh
 
 # bench/proxy: proxy throughput and latency against direct loopback.
 noinst_PROGRAMS += bench/proxy

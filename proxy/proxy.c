@@ -3,7 +3,8 @@
  *
  * A connection moves through these states:
  *
- *   HEAD        reading the request head (bounded: max_line, max_header)
+ *   HEAD        reading the request head (bounded: max_line, max_header;
+ *               checked by http_head_parse(), strict RFC 9112 framing)
  *   RESOLVING   waiting for a resolver process to look the name up
  *   CONNECTING  non-blocking connect to the first checked address, then
  *               the next one on failure
@@ -12,7 +13,16 @@
  *               goes through RELAY instead), then
  *   DRAIN       discarding what the client still sends until it closes,
  *               so the kernel does not reset the connection under the
- *               reply
+ *               reply (also after a plain-HTTP response)
+ *
+ * A plain-HTTP (non-CONNECT) connection carries exactly one request:
+ * the proxy forwards its rewritten head and exactly Content-Length bytes
+ * of body, then stops reading from the client; once the origin has
+ * closed and the response is delivered, the connection drains and
+ * closes.  A second, pipelined request is never parsed and never
+ * forwarded, so it cannot name a host the allowlist did not check, and
+ * a body whose length the origin might read differently is refused
+ * before anything is forwarded.
  *
  * Why the proxy cannot be turned into a way to reach anything else:
  * the only outbound connect() is in conn_connect_next(), and it only
@@ -45,6 +55,7 @@
 #include "common/errors.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "proxy/http.h"
 #include "proxy/ipc.h"
 #include "proxy/proxy.h"
 #include "proxy/resolver.h"
@@ -104,6 +115,11 @@ struct conn {
 	int			 res_sent;	/* lookup handed to a resolver */
 	int			 socks;		/* 1: SOCKS5 client */
 	int			 socks_stage;	/* 0: greeting, 1: request */
+	int			 framed;	/* plain HTTP: one request, then
+						   up_left bytes of body */
+	uint64_t		 up_left;	/* body bytes still to forward */
+	int			 up_done;	/* the request is all forwarded */
+	uint64_t		 drained;	/* bytes discarded in DRAIN */
 
 	struct sockaddr_storage	 addrs[MAX_ADDRS];
 	socklen_t		 addrlens[MAX_ADDRS];
@@ -437,6 +453,7 @@ status_text(int status)
 	case 400:	return "Bad Request";
 	case 403:	return "Forbidden";
 	case 405:	return "Method Not Allowed";
+	case 411:	return "Length Required";
 	case 429:	return "Too Many Requests";
 	case 431:	return "Request Header Fields Too Large";
 	case 502:	return "Bad Gateway";
@@ -515,13 +532,6 @@ conn_refuse(struct proxy *p, struct conn *c, int status, const char *decision,
 
 /* --- request head ------------------------------------------------------------ */
 
-static int
-is_tchar(int ch)
-{
-	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-	    (ch >= '0' && ch <= '9') || strchr("!#$%&'*+-.^_`|~", ch) != NULL;
-}
-
 /* Is header |name| (|n| bytes) one the proxy removes before forwarding? */
 static int
 header_dropped(const char *name, size_t n, const char *conn_tokens)
@@ -549,69 +559,26 @@ header_dropped(const char *name, size_t n, const char *conn_tokens)
 	return 0;
 }
 
-/* Collects the values of every Connection header of the head [hs, end). */
+/* Collects the values of every Connection header of the parsed head. */
 static void
-connection_tokens(const char *hs, const char *end, char *out, size_t outlen)
+connection_tokens(const char *buf, const struct http_head *h, char *out,
+    size_t outlen)
 {
-	const char *he, *colon, *le;
-	size_t len = 0, vl;
+	const struct http_field *f;
+	size_t i, len = 0;
 
 	out[0] = '\0';
-	for (; hs < end; hs = he + 1) {
-		he = memchr(hs, '\n', (size_t)(end - hs));
-		if (he == NULL || he == hs || (he == hs + 1 && *hs == '\r'))
-			break;
-		colon = memchr(hs, ':', (size_t)(he - hs));
-		if (colon == NULL || colon - hs != 10 ||
-		    strncasecmp(hs, "connection", 10) != 0)
+	for (i = 0; i < h->nfields; i++) {
+		f = &h->fields[i];
+		if (!http_field_is(buf, f, "connection"))
 			continue;
-		le = he > colon && he[-1] == '\r' ? he - 1 : he;
-		vl = (size_t)(le - colon - 1);
-		if (len + vl + 2 > outlen)
+		if (len + f->value.len + 2 > outlen)
 			break;
-		memcpy(out + len, colon + 1, vl);
-		len += vl;
+		memcpy(out + len, buf + f->value.off, f->value.len);
+		len += f->value.len;
 		out[len++] = ',';
 		out[len] = '\0';
 	}
-}
-
-/*
- * Looks for the end of the head.  Returns its length (through the blank
- * line), 0 if more bytes are needed, or -1 after refusing the request.
- */
-static ssize_t
-head_end(struct proxy *p, struct conn *c)
-{
-	char *nl, *s = c->head;
-	size_t i;
-
-	nl = memchr(s, '\n', c->headlen);
-	if ((nl == NULL && c->headlen > p->lim.max_line) ||
-	    (nl != NULL && (size_t)(nl - s) > p->lim.max_line)) {
-		conn_refuse(p, c, 400, "error", "request line longer than "
-		    "%zu bytes", p->lim.max_line);
-		return -1;
-	}
-	if (memchr(s, '\0', c->headlen) != NULL) {
-		conn_refuse(p, c, 400, "error", "NUL byte in request head");
-		return -1;
-	}
-	for (i = 0; i + 1 < c->headlen; i++) {
-		if (s[i] != '\n')
-			continue;
-		if (s[i + 1] == '\n')
-			return (ssize_t)(i + 2);
-		if (s[i + 1] == '\r' && i + 2 < c->headlen &&
-		    s[i + 2] == '\n')
-			return (ssize_t)(i + 3);
-	}
-	if (c->headlen >= p->lim.max_header) {
-		conn_refuse(p, c, 431, "error", "request head larger than "
-		    "%zu bytes", p->lim.max_header);
-		return -1;
-	}
-	return 0;
 }
 
 /* Appends |n| bytes to a growing output (bounded by the head's size). */
@@ -628,61 +595,28 @@ static void conn_resolve(struct proxy *, struct conn *, const struct rules_targe
 static void socks_head(struct proxy *, struct conn *);
 
 /*
- * Parses the complete head (|hlen| bytes; bytes after it are the start
- * of the body or of the tunnelled stream) and decides.
+ * Decides on a complete, checked head |h| (bytes after it are the start
+ * of the body or of the tunnelled stream).  A plain-HTTP request is
+ * forwarded alone: its head rewritten, then exactly h->content_length
+ * bytes of body; nothing the client sends after that reaches the origin.
  */
 static void
-conn_request(struct proxy *p, struct conn *c, size_t hlen)
+conn_request(struct proxy *p, struct conn *c, const struct http_head *h)
 {
 	struct rules_target t;
-	char *line, *sp1, *sp2, *eol, *target, *ver, *path, *auth, *out;
-	char why[RULES_REASON_MAX], ctok[1024];
-	size_t tlen, alen, olen = 0, ocap, rest;
-	const char *hs, *he;
-	int is_connect;
+	const struct http_field *f;
+	const char *target, *auth, *path, *ver;
+	char why[RULES_REASON_MAX], ctok[1024], *out;
+	size_t tlen, alen, plen, olen = 0, ocap, rest, fwd, i;
 
-	line = c->head;
-	eol = memchr(line, '\n', hlen);
-	*eol = '\0';
-	if (eol > line && eol[-1] == '\r')
-		eol[-1] = '\0';
-	if ((sp1 = strchr(line, ' ')) == NULL ||
-	    (sp2 = strchr(sp1 + 1, ' ')) == NULL || strchr(sp2 + 1, ' ')) {
-		conn_refuse(p, c, 400, "error", "malformed request line");
-		return;
-	}
-	*sp1 = *sp2 = '\0';
-	target = sp1 + 1;
-	ver = sp2 + 1;
-	snprintf(c->method, sizeof(c->method), "%s", line);
-	sanitize(c->method);
-	if (sp1 == line || (size_t)(sp1 - line) >= sizeof(c->method)) {
-		conn_refuse(p, c, 400, "error", "malformed method");
-		return;
-	}
-	for (path = line; *path != '\0'; path++) {
-		if (!is_tchar((unsigned char)*path)) {
-			conn_refuse(p, c, 400, "error", "malformed method");
-			return;
-		}
-	}
-	if (strcmp(ver, "HTTP/1.1") != 0 && strcmp(ver, "HTTP/1.0") != 0) {
-		conn_refuse(p, c, 400, "error", "unsupported HTTP version");
-		return;
-	}
-	for (path = target; *path != '\0'; path++) {
-		if ((unsigned char)*path <= 0x20 || (unsigned char)*path >= 0x7f) {
-			conn_refuse(p, c, 400, "error", "malformed request "
-			    "target");
-			return;
-		}
-	}
-	is_connect = strcmp(line, "CONNECT") == 0;
-	tlen = strlen(target);
-	if (is_connect) {
+	target = c->head + h->target.off;
+	tlen = h->target.len;
+	ver = h->minor == 1 ? "HTTP/1.1" : "HTTP/1.0";
+	if (h->is_connect) {
 		auth = target;
 		alen = tlen;
 		path = NULL;
+		plen = 0;
 	} else {
 		if (tlen >= 8 && strncasecmp(target, "https://", 8) == 0) {
 			conn_refuse(p, c, 400, "error", "https URLs go through "
@@ -695,15 +629,18 @@ conn_request(struct proxy *p, struct conn *c, size_t hlen)
 			return;
 		}
 		auth = target + 7;
-		alen = strcspn(auth, "/?#");
+		for (alen = 0; alen < tlen - 7; alen++)
+			if (strchr("/?#", auth[alen]) != NULL)
+				break;
 		path = auth + alen;
-		if (*path == '#') {
+		plen = tlen - 7 - alen;
+		if (memchr(path, '#', plen) != NULL) {
 			conn_refuse(p, c, 400, "error", "fragment in request "
 			    "target");
 			return;
 		}
 	}
-	if (rules_parse_authority(auth, alen, is_connect ? 0 : 80, &t, why,
+	if (rules_parse_authority(auth, alen, h->is_connect ? 0 : 80, &t, why,
 	    sizeof(why)) != 0) {
 		snprintf(c->host, sizeof(c->host), "%.*s", (int)(alen <
 		    sizeof(c->host) ? alen : sizeof(c->host) - 1), auth);
@@ -719,80 +656,37 @@ conn_request(struct proxy *p, struct conn *c, size_t hlen)
 		return;
 	}
 
-	/* Check the header lines (no obs-fold, token names, no controls). */
-	hs = eol + 1;
-	while (hs < c->head + hlen) {
-		const char *colon;
-
-		he = memchr(hs, '\n', (size_t)(c->head + hlen - hs));
-		if (he == hs || (he == hs + 1 && *hs == '\r'))
-			break;		/* the blank line */
-		if (*hs == ' ' || *hs == '\t') {
-			conn_refuse(p, c, 400, "error", "folded header line");
-			return;
-		}
-		colon = memchr(hs, ':', (size_t)(he - hs));
-		if (colon == NULL || colon == hs) {
-			conn_refuse(p, c, 400, "error", "malformed header line");
-			return;
-		}
-		for (line = (char *)hs; line < colon; line++) {
-			if (!is_tchar((unsigned char)*line)) {
-				conn_refuse(p, c, 400, "error", "malformed "
-				    "header name");
-				return;
-			}
-		}
-		/* No bare CR or other controls: the origin must parse the
-		 * forwarded head exactly as the proxy did. */
-		for (line = (char *)colon; line < he - (he[-1] == '\r'); line++) {
-			unsigned char ch = (unsigned char)*line;
-
-			if ((ch < 0x20 && ch != '\t') || ch == 0x7f) {
-				conn_refuse(p, c, 400, "error", "control "
-				    "character in header value");
-				return;
-			}
-		}
-		hs = he + 1;
-	}
-
-	rest = c->headlen - hlen;
-	if (p->lim.max_bytes != 0 && rest > p->lim.max_bytes) {
+	rest = c->headlen - h->len;
+	fwd = rest;
+	if (!h->is_connect && fwd > h->content_length)
+		fwd = (size_t)h->content_length;
+	if (p->lim.max_bytes != 0 && fwd > p->lim.max_bytes) {
 		conn_refuse(p, c, 400, "error", "request body larger than "
 		    "the byte cap");
 		return;
 	}
-	c->bytes_up = rest;
 	if ((c->up.data = malloc(RELAY_BUF)) == NULL ||
 	    (c->down.data = malloc(RELAY_BUF)) == NULL) {
 		conn_refuse(p, c, 502, "error", "out of memory");
 		return;
 	}
-	if (is_connect) {
+	if (h->is_connect) {
 		/* Tunnelled bytes the client sent early go first. */
-		if (rest > RELAY_BUF) {
-			conn_refuse(p, c, 431, "error", "request head larger "
-			    "than the relay buffer");
-			return;
-		}
-		memcpy(c->up.data, c->head + hlen, rest);
+		memcpy(c->up.data, c->head + h->len, rest); /* rest < max_header */
 		c->up.len = rest;
+		c->bytes_up = rest;
 	} else {
 		/* Origin-form request; only this one request goes through. */
 		ocap = RELAY_BUF;
 		out = c->up.data;
-		out_add(out, &olen, ocap, c->method, strlen(c->method));
+		out_add(out, &olen, ocap, h->method, strlen(h->method));
 		out_add(out, &olen, ocap, " ", 1);
-		if (*path == '\0')
+		if (plen == 0 || *path == '?')
 			out_add(out, &olen, ocap, "/", 1);
-		else if (*path == '?') {
-			out_add(out, &olen, ocap, "/", 1);
-			out_add(out, &olen, ocap, path, strlen(path));
-		} else
-			out_add(out, &olen, ocap, path, strlen(path));
+		out_add(out, &olen, ocap, path, plen);
 		out_add(out, &olen, ocap, " ", 1);
 		out_add(out, &olen, ocap, ver, strlen(ver));
+		/* The URI's authority wins: the client's Host is replaced. */
 		out_add(out, &olen, ocap, "\r\nHost: ", 8);
 		if (t.family == AF_INET6)
 			out_add(out, &olen, ocap, "[", 1);
@@ -804,36 +698,43 @@ conn_request(struct proxy *p, struct conn *c, size_t hlen)
 			out_add(out, &olen, ocap, why, strlen(why));
 		}
 		out_add(out, &olen, ocap, "\r\n", 2);
-		connection_tokens(eol + 1, c->head + hlen, ctok, sizeof(ctok));
-		for (hs = eol + 1; hs < c->head + hlen; hs = he + 1) {
-			const char *colon, *le;
-
-			he = memchr(hs, '\n', (size_t)(c->head + hlen - hs));
-			if (he == hs || (he == hs + 1 && *hs == '\r'))
-				break;
-			colon = memchr(hs, ':', (size_t)(he - hs));
-			if (header_dropped(hs, (size_t)(colon - hs), ctok))
+		connection_tokens(c->head, h, ctok, sizeof(ctok));
+		for (i = 0; i < h->nfields; i++) {
+			f = &h->fields[i];
+			if (header_dropped(c->head + f->name.off, f->name.len,
+			    ctok))
 				continue;
-			le = he;
-			if (le > hs && le[-1] == '\r')
-				le--;
-			out_add(out, &olen, ocap, hs, (size_t)(le - hs));
+			out_add(out, &olen, ocap, c->head + f->name.off,
+			    f->name.len);
+			out_add(out, &olen, ocap, ": ", 2);
+			out_add(out, &olen, ocap, c->head + f->value.off,
+			    f->value.len);
 			out_add(out, &olen, ocap, "\r\n", 2);
 		}
 		out_add(out, &olen, ocap, "Connection: close\r\n\r\n", 21);
-		if (olen + rest >= ocap) {	/* olen == ocap: truncated */
+		/* Exactly the declared body, and not a byte more. */
+		if (fwd == h->content_length) {
+			c->up_done = 1;
+			if (rest > fwd)
+				c->end = "bytes after the request not "
+				    "forwarded";
+		}
+		c->up_left = h->content_length - fwd;
+		c->framed = 1;
+		if (olen + fwd >= ocap) {	/* olen == ocap: truncated */
 			conn_refuse(p, c, 431, "error", "request head larger "
 			    "than the relay buffer");
 			return;
 		}
-		memcpy(out + olen, c->head + hlen, rest);
-		c->up.len = olen + rest;
+		memcpy(out + olen, c->head + h->len, fwd);
+		c->up.len = olen + fwd;
 		/* The forwarded head is not counted against the byte cap. */
+		c->bytes_up = fwd;
 	}
 	free(c->head);
 	c->head = NULL;
 	c->headlen = 0;
-	c->status = is_connect ? 200 : 0;
+	c->status = h->is_connect ? 200 : 0;
 	conn_resolve(p, c, &t);
 }
 
@@ -1228,7 +1129,9 @@ socks_head(struct proxy *p, struct conn *c)
 static void
 conn_read_head(struct proxy *p, struct conn *c)
 {
-	ssize_t n, end;
+	static struct http_head h;	/* large; the loop is single-threaded */
+	ssize_t n;
+	int rc;
 
 	if (c->head == NULL && (c->head = malloc(p->lim.max_header)) == NULL) {
 		c->end = "out of memory";
@@ -1247,10 +1150,20 @@ conn_read_head(struct proxy *p, struct conn *c)
 	}
 	c->headlen += (size_t)n;
 	c->last_ms = now_monotonic_ms();
-	if (c->socks || (unsigned char)c->head[0] == 5)
+	if (c->socks || (unsigned char)c->head[0] == 5) {
 		socks_head(p, c);
-	else if ((end = head_end(p, c)) > 0)
-		conn_request(p, c, (size_t)end);
+		return;
+	}
+	rc = http_head_parse(c->head, c->headlen, p->lim.max_line,
+	    p->lim.max_header, &h);
+	if (h.method[0] != '\0') {
+		snprintf(c->method, sizeof(c->method), "%s", h.method);
+		sanitize(c->method);
+	}
+	if (rc < 0)
+		conn_refuse(p, c, h.status, "error", "%s", h.why);
+	else if (rc == 1)
+		conn_request(p, c, &h);
 }
 
 /*
@@ -1291,6 +1204,9 @@ relay_read(struct proxy *p, struct conn *c, int from, struct relaybuf *b,
 		if (want > p->lim.max_bytes - *count)
 			want = (size_t)(p->lim.max_bytes - *count);
 	}
+	/* A plain-HTTP request body: exactly the declared length. */
+	if (from == c->cfd && c->framed && want > c->up_left)
+		want = (size_t)c->up_left;
 	if (b->pipe[0] >= 0)
 		n = splice(from, NULL, b->pipe[1], NULL, want,
 		    SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
@@ -1307,6 +1223,10 @@ relay_read(struct proxy *p, struct conn *c, int from, struct relaybuf *b,
 		return 0;
 	}
 	*count += (uint64_t)n;
+	if (from == c->cfd && c->framed) {
+		c->up_left -= (uint64_t)n;
+		c->up_done = c->up_left == 0;
+	}
 	if (b->pipe[0] >= 0)
 		b->plen += (size_t)n;
 	else
@@ -1342,12 +1262,19 @@ relay_write(struct conn *c, int to, struct relaybuf *b)
 	return 0;
 }
 
-/* Propagates half-closes; returns 1 once both directions are done. */
+/*
+ * Propagates half-closes; returns 1 once both directions are done, 2
+ * when a plain-HTTP exchange is over (the request went, the response
+ * came back whole) and the client side only needs draining.
+ */
 static int
 relay_settle(struct conn *c)
 {
 	if (c->capped)
 		return PENDING(&c->up) == 0 && PENDING(&c->down) == 0;
+	if (c->framed && c->up_done && PENDING(&c->up) == 0 && c->s_eof &&
+	    PENDING(&c->down) == 0)
+		return 2;
 	if (c->c_eof && PENDING(&c->up) == 0 && !c->s_shut) {
 		shutdown(c->sfd, SHUT_WR);
 		c->s_shut = 1;
@@ -1391,8 +1318,10 @@ conn_io(struct proxy *p, struct conn *c, int kind, short revents)
 		n = recv(c->cfd, junk, sizeof(junk), 0);
 		if (n == -1 && (errno == EAGAIN || errno == EINTR))
 			return;
-		c->bytes_up += n > 0 ? (uint64_t)n : 0;
-		if (n <= 0 || c->bytes_up > DRAIN_BYTES)
+		c->drained += n > 0 ? (uint64_t)n : 0;
+		if (n > 0 && c->framed)
+			c->end = "bytes after the request not forwarded";
+		if (n <= 0 || c->drained > DRAIN_BYTES)
 			conn_close(p, c);
 		return;
 	case ST_RELAY:
@@ -1402,7 +1331,7 @@ conn_io(struct proxy *p, struct conn *c, int kind, short revents)
 		if ((revents & POLLOUT) && relay_write(c, c->cfd, &c->down))
 			goto out;
 		if ((revents & (POLLIN | POLLHUP | POLLERR)) && !c->c_eof &&
-		    !c->capped && relay_read(p, c, c->cfd, &c->up,
+		    !c->capped && !c->up_done && relay_read(p, c, c->cfd, &c->up,
 		    &c->bytes_up, &c->c_eof))
 			goto out;
 	} else {
@@ -1413,8 +1342,20 @@ conn_io(struct proxy *p, struct conn *c, int kind, short revents)
 		    &c->bytes_down, &c->s_eof))
 			goto out;
 	}
-	if (relay_settle(c))
+	switch (relay_settle(c)) {
+	case 1:
 		conn_close(p, c);
+		break;
+	case 2:
+		/* Nothing more goes upstream: what the client still
+		 * sends is read and thrown away until it closes. */
+		close(c->sfd);
+		c->sfd = -1;
+		shutdown(c->cfd, SHUT_WR);
+		c->state = ST_DRAIN;
+		c->deadline_ms = now_monotonic_ms() + DRAIN_MS;
+		break;
+	}
 	return;
  out:
 	conn_close(p, c);
@@ -1652,7 +1593,7 @@ build_pollset(struct proxy *p, size_t *np, int *timeout)
 				se |= POLLIN;
 			if (PENDING(&c->up) > 0)
 				se |= POLLOUT;
-			else if (!c->c_eof && !c->capped)
+			else if (!c->c_eof && !c->capped && !c->up_done)
 				ce |= POLLIN;
 			break;
 		}

@@ -21,13 +21,13 @@
 #include "supervisor/agent_socket.h"
 
 #ifndef NS_GET_PARENT
-#define NS_GET_PARENT	0xb702	/* _IO(0xb7, 0x2) */
+#define NS_GET_PARENT 0xb702 /* _IO(0xb7, 0x2) */
 #endif
 #ifndef SO_PEERPIDFD
-#define SO_PEERPIDFD	77
+#define SO_PEERPIDFD 77
 #endif
 
-#define NS_DEPTH_MAX	32	/* the kernel nests pid namespaces 32 deep */
+#define NS_DEPTH_MAX 32 /* the kernel nests pid namespaces 32 deep */
 
 static int
 fail(char *err, size_t errlen, const char *what, const char *path)
@@ -40,9 +40,9 @@ fail(char *err, size_t errlen, const char *what, const char *path)
 static int
 write_config(int dirfd, const char *airlock_path)
 {
-	json_t	*cfg;
-	char	*text;
-	int	 fd, rc;
+	json_t *cfg;
+	char *text;
+	int fd, rc;
 
 	cfg = json_pack("{s:{s:{s:s, s:[s]}}}", "mcpServers", "airlock",
 	    "command", airlock_path, "args", "connect");
@@ -52,8 +52,8 @@ write_config(int dirfd, const char *airlock_path)
 		return -1;
 	}
 	json_decref(cfg);
-	fd = openat(dirfd, "mcp.json", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-	    0644);
+	fd = openat(
+	    dirfd, "mcp.json", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	rc = fd == -1 ? -1 : write_all(fd, text, strlen(text));
 	if (rc == 0)
 		rc = write_all(fd, "\n", 1);
@@ -67,8 +67,8 @@ int
 agent_socket_open(struct agent_socket *as, const char *session_dir,
     const char *airlock_path, uid_t uid, gid_t gid, char *err, size_t errlen)
 {
-	struct sockaddr_un	 sun;
-	int			 dirfd;
+	struct sockaddr_un sun;
+	int dirfd;
 
 	memset(as, 0, sizeof(*as));
 	as->fd = -1;
@@ -80,8 +80,8 @@ agent_socket_open(struct agent_socket *as, const char *session_dir,
 	/* Searchable by the agent's uid, writable only by airlock. */
 	if (mkdir(as->dir, 0755) == -1)
 		return fail(err, errlen, "mkdir", as->dir);
-	if ((dirfd = open(as->dir, O_PATH | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1)
+	if ((dirfd = open(
+		 as->dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
 		return fail(err, errlen, "open", as->dir);
 	if (write_config(dirfd, airlock_path) != 0) {
 		close(dirfd);
@@ -93,10 +93,10 @@ agent_socket_open(struct agent_socket *as, const char *session_dir,
 	 */
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "/proc/self/fd/%d/mcp.sock",
-	    dirfd);
-	if ((as->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK |
-	    SOCK_CLOEXEC, 0)) == -1 ||
+	snprintf(sun.sun_path, sizeof(sun.sun_path),
+	    "/proc/self/fd/%d/mcp.sock", dirfd);
+	if ((as->fd = socket(AF_UNIX,
+		 SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) == -1 ||
 	    bind(as->fd, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
 	    listen(as->fd, 16) == -1) {
 		close(dirfd);
@@ -104,8 +104,9 @@ agent_socket_open(struct agent_socket *as, const char *session_dir,
 	}
 	/* Only the agent's uid may connect (and root, who may anyway). */
 	if (fchmodat(dirfd, "mcp.sock", 0600, 0) == -1 ||
-	    (geteuid() == 0 && fchownat(dirfd, "mcp.sock", uid, gid,
-	    AT_SYMLINK_NOFOLLOW) == -1)) {
+	    (geteuid() == 0 &&
+		fchownat(dirfd, "mcp.sock", uid, gid, AT_SYMLINK_NOFOLLOW) ==
+		    -1)) {
 		close(dirfd);
 		return fail(err, errlen, "permissions of mcp.sock in", as->dir);
 	}
@@ -126,8 +127,8 @@ open_pidns(pid_t pid)
 int
 agent_socket_pin(struct agent_socket *as, pid_t agent_pid)
 {
-	struct stat	st;
-	int		fd, rc;
+	struct stat st;
+	int fd, rc;
 
 	if ((fd = open_pidns(agent_pid)) == -1)
 		return -1;
@@ -145,8 +146,8 @@ agent_socket_pin(struct agent_socket *as, pid_t agent_pid)
 static int
 ns_within(const struct agent_socket *as, int fd)
 {
-	struct stat	st;
-	int		depth, parent;
+	struct stat st;
+	int depth, parent;
 
 	for (depth = 0; fd != -1 && depth <= NS_DEPTH_MAX; depth++) {
 		if (fstat(fd, &st) == 0 && st.st_dev == as->ns_dev &&
@@ -164,12 +165,12 @@ ns_within(const struct agent_socket *as, int fd)
 }
 
 int
-agent_socket_peer_ok(int fd, const struct ucred *cred, void *arg,
-    char *why, size_t whylen)
+agent_socket_peer_ok(
+    int fd, const struct ucred *cred, void *arg, char *why, size_t whylen)
 {
-	const struct agent_socket	*as = arg;
-	socklen_t			 len = sizeof(int);
-	int				 pidfd = -1, nsfd, ok;
+	const struct agent_socket *as = arg;
+	socklen_t len = sizeof(int);
+	int pidfd = -1, nsfd, ok;
 
 	if (!as->pinned) {
 		snprintf(why, whylen, "the agent's sandbox is not up yet");

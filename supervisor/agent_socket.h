@@ -21,11 +21,11 @@
 #include <sys/types.h>
 
 struct agent_socket {
-	char	 dir[PATH_MAX];	/* host directory bound at /run/airlock */
-	int	 fd;		/* listening, non-blocking; -1 when closed */
-	dev_t	 ns_dev;	/* the agent's pid namespace, once pinned */
-	ino_t	 ns_ino;
-	int	 pinned;
+	char dir[PATH_MAX]; /* host directory bound at /run/airlock */
+	int fd; /* listening, non-blocking; -1 when closed */
+	dev_t ns_dev; /* the agent's pid namespace, once pinned */
+	ino_t ns_ino;
+	int pinned;
 };
 
 /*
@@ -34,25 +34,24 @@ struct agent_socket {
  * and the directory belong to |uid|:|gid| when airlock runs as root.
  * Returns 0, or -1 with the reason in err[0..errlen).
  */
-int	agent_socket_open(struct agent_socket *as, const char *session_dir,
-	    const char *airlock_path, uid_t uid, gid_t gid, char *err,
-	    size_t errlen);
+int agent_socket_open(struct agent_socket *as, const char *session_dir,
+    const char *airlock_path, uid_t uid, gid_t gid, char *err, size_t errlen);
 
 /*
  * Records the pid namespace of |agent_pid| (the sandbox's pid 1): from
  * then on only its processes may connect.  Returns 0, or -1 with errno.
  */
-int	agent_socket_pin(struct agent_socket *as, pid_t agent_pid);
+int agent_socket_pin(struct agent_socket *as, pid_t agent_pid);
 
 /*
  * A broker_peer_fn: 0 if the peer of |fd| runs in the pinned pid
  * namespace or one beneath it, else -1 with why[0..whylen) set.  Refuses
  * everything until agent_socket_pin() succeeded.
  */
-int	agent_socket_peer_ok(int fd, const struct ucred *cred, void *arg,
-	    char *why, size_t whylen);
+int agent_socket_peer_ok(
+    int fd, const struct ucred *cred, void *arg, char *why, size_t whylen);
 
 /* Closes the socket and removes the directory.  Safe to call twice. */
-void	agent_socket_close(struct agent_socket *as);
+void agent_socket_close(struct agent_socket *as);
 
 #endif

@@ -2,9 +2,12 @@
  * proxy_helper: the tools tests/integration/proxy.sh needs, without curl
  * or python (neither is on a bare Debian 12).
  *
- *   proxy_helper serve FILE LIFETIME_S   start the test origin server on
+ *   proxy_helper serve FILE LIFETIME_S [LOG]
+ *                                        start the test origin server on
  *                                        127.0.0.1:0; write "PORT PID" to
- *                                        FILE; wait for it
+ *                                        FILE; wait for it; with LOG, the
+ *                                        server appends there every byte
+ *                                        each connection received
  *   proxy_helper req IP PORT [--no-shutdown] [--count] [--timeout MS]
  *                                        send stdin, print the answer (or
  *                                        "bytes=N" with --count) and
@@ -120,8 +123,11 @@ do_req(int argc, char **argv)
 int
 main(int argc, char **argv)
 {
-	if (argc == 4 && strcmp(argv[1], "serve") == 0)
+	if ((argc == 4 || argc == 5) && strcmp(argv[1], "serve") == 0) {
+		if (argc == 5)
+			testsrv_set_log(argv[4]);
 		return do_serve(argv[2], (unsigned)atoi(argv[3]));
+	}
 	if (argc >= 4 && strcmp(argv[1], "req") == 0)
 		return do_req(argc, argv);
 	if (argc == 3 && strcmp(argv[1], "udp-sink") == 0) {

@@ -8,6 +8,7 @@
 #include <netinet/tcp.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,6 +21,54 @@
 #include "tests/proxy_testsrv.h"
 
 #define HEAD_MAX	65536
+#define REC_MAX		(256 * 1024)
+
+static const char *log_path;
+static char rec[REC_MAX];	/* what this connection received */
+static size_t reclen;
+
+/* recv() that also keeps a copy of what arrived, for the log. */
+static ssize_t
+rec_recv(int fd, char *buf, size_t n)
+{
+	ssize_t r;
+	size_t k;
+
+	r = recv(fd, buf, n, 0);
+	if (r > 0) {
+		k = (size_t)r < REC_MAX - reclen ? (size_t)r : REC_MAX - reclen;
+		memcpy(rec + reclen, buf, k);
+		reclen += k;
+	}
+	return r;
+}
+
+/* Appends one record of everything the connection received to the log. */
+static void
+rec_flush(void)
+{
+	static char out[REC_MAX + 128];
+	int fd, n;
+
+	if (log_path == NULL)
+		return;
+	n = snprintf(out, sizeof(out), "=== connection %zu bytes\n", reclen);
+	memcpy(out + n, rec, reclen);
+	n += (int)reclen;
+	n += snprintf(out + n, sizeof(out) - (size_t)n, "\n=== end\n");
+	if ((fd = open(log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+	    0644)) == -1)
+		return;
+	if (write(fd, out, (size_t)n) != n)
+		perror("testsrv log");
+	close(fd);
+}
+
+void
+testsrv_set_log(const char *path)
+{
+	log_path = path;
+}
 
 static int
 send_all(int fd, const char *p, size_t n)
@@ -68,7 +117,7 @@ serve_conn(int fd)
 		while ((end = strstr(head, "\r\n\r\n")) == NULL) {
 			if (len >= HEAD_MAX)
 				return;
-			r = recv(fd, head + len, HEAD_MAX - len, 0);
+			r = rec_recv(fd, head + len, HEAD_MAX - len);
 			if (r <= 0)
 				return;
 			len += (size_t)r;
@@ -157,9 +206,10 @@ serve(int lfd, unsigned lifetime_s)
 				struct pollfd pfd = { fd, POLLIN, 0 };
 
 				while (poll(&pfd, 1, 2000) > 0 &&
-				    recv(fd, junk, sizeof(junk), 0) > 0)
+				    rec_recv(fd, junk, sizeof(junk)) > 0)
 					;
 			}
+			rec_flush();
 			_exit(0);
 		default:
 			close(fd);

@@ -27,6 +27,14 @@
 pid_t	testsrv_start(uint16_t *port, unsigned lifetime_s);
 
 /*
+ * Before testsrv_start(): each connection handler, when it ends, appends
+ * to |path| "=== connection N bytes\n", every byte it received (the
+ * requests it answered and anything after them), and "\n=== end\n".
+ * |path| is borrowed and must outlive the server.
+ */
+void	testsrv_set_log(const char *path);
+
+/*
  * Client helpers.  testsrv_connect() connects to |ip|:|port| (blocking,
  * close-on-exec) or returns -1.  testsrv_read_all() reads until EOF,
  * |cap| bytes or |timeout_ms| and returns the count (NUL-terminates when

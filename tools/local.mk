@@ -16,7 +16,10 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h \
 	tests/unit/test_selfsandbox.c fuzz/replay.c fuzz/fuzz_frame.c \
 	fuzz/fuzz_validate.c fuzz/fuzz_manifest.c fuzz/fuzz_path.c \
 	fuzz/fuzz_audit.c supervisor/agent_bin.c supervisor/agent_bin.h \
-	tests/unit/test_agent_bin.c supervisor/overrides.c supervisor/overrides.h
+	tests/unit/test_agent_bin.c supervisor/overrides.c supervisor/overrides.h \
+	proxy/http.c proxy/http.h tests/unit/test_proxy_http.c \
+	supervisor/agent_socket.c supervisor/agent_socket.h \
+	broker/wsjob.c broker/wsjob.h
 
 lint: $(BUILT_SOURCES) config.h
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \

@@ -98,8 +98,8 @@ sandbox_child(int sock, uint16_t srv_port, int ns_flags)
 		add_diag(diag, sizeof(diag), resp);
 	}
 	/* ... and the metadata address, named as such */
-	ask(port, "GET http://169.254.169.254/latest/meta-data/ HTTP/1.1\r\n\r\n",
-	    resp, sizeof(resp));
+	ask(port, "GET http://169.254.169.254/latest/meta-data/ HTTP/1.1\r\n"
+	    "Host: x\r\n\r\n", resp, sizeof(resp));
 	if (strstr(resp, "X-Airlock-Reason: address 169.254.169.254 is cloud "
 	    "metadata") == NULL) {
 		fails |= FAIL_METADATA;
