@@ -72,7 +72,8 @@ def airlock_base(name):
     """The airlock tool a tool name stands for, or None."""
     for t in AIRLOCK_TOOLS:
         if name == t or name.endswith("__" + t) or name.endswith("_" + t) \
-                or name.endswith("." + t) or name.endswith("-" + t):
+                or name.endswith("." + t) or name.endswith("-" + t) \
+                or name.endswith("/" + t):
             # "search" alone is too common (web search, file search): only
             # take it prefixed with airlock.
             if t == "search" and "airlock" not in name:
@@ -132,12 +133,19 @@ def next_step(offered, results):
     return ("text", "done (%s)" % ", ".join(done))
 
 
-def decide(offered_names, results, wants_json=False):
+def airlock_offered(offered_names):
+    """{base: full name} of the airlock tools offered; a prefixed name
+    (mcp__airlock__read_file) wins over a bare one (an agent's own
+    read_file)."""
     offered = {}
     for name in offered_names:
         b = airlock_base(name)
-        if b and b not in offered:
+        if b and (b not in offered or "airlock" not in offered[b]):
             offered[b] = name
+    return offered
+
+
+def decide(offered, results, wants_json=False):
     if not all(t in offered for t in ("list_files", "read_file", "run_check",
                                       "apply_patch")):
         if wants_json:
@@ -168,13 +176,19 @@ def anthropic_parse(req):
     return tools, results
 
 
+def ns_join(ns, name):
+    """Codex offers MCP tools in namespaces (namespace "mcp__airlock",
+    tool "read_file"): the mock names them "mcp__airlock/read_file"."""
+    return ns + "/" + name if ns else name
+
+
 def responses_tool_names(tools):
     out = []
     for t in tools or []:
         if t.get("type") == "namespace":
             ns = t.get("name", "")
             for s in t.get("tools") or []:
-                out.append(ns + s.get("name", ""))
+                out.append(ns_join(ns, s.get("name", "")))
         elif "name" in t:
             out.append(t["name"])
         elif isinstance(t.get("function"), dict):
@@ -193,7 +207,8 @@ def responses_parse(req):
     for it in inp:
         ty = it.get("type")
         if ty in ("function_call", "custom_tool_call"):
-            names[it.get("call_id")] = (it.get("namespace") or "") + it.get("name", "")
+            names[it.get("call_id")] = ns_join(it.get("namespace"),
+                                               it.get("name", ""))
         elif ty in ("function_call_output", "custom_tool_call_output"):
             out = it.get("output")
             txt = text_of(out)
@@ -239,10 +254,12 @@ def gemini_parse(req):
     return tools, results
 
 
-def airlock_results(results):
+def airlock_results(results, offered):
+    """The results of calls to the offered airlock tools, in order."""
+    names = {v: k for k, v in offered.items()}
     out = []
     for r in results:
-        b = airlock_base(r["name"])
+        b = names.get(r["name"])
         if b:
             r = dict(r)
             r["base"] = b
@@ -388,21 +405,24 @@ class Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             pass
 
-    def record(self, api, path, model, stream, tools, results, reply):
-        ar = airlock_results(results)
+    def record(self, api, path, model, stream, tools, offered, results, reply):
+        ar = airlock_results(results, offered)
         log({"method": "POST", "path": path, "api": api, "model": model,
              "stream": stream, "tools": tools,
-             "airlock_tools": [t for t in tools if airlock_base(t)],
+             "airlock_tools": sorted(offered.values()),
              "tool_results": [{"name": r["name"], "text": r["text"][:4000],
                                "isError": r["isError"]} for r in results],
+             "airlock_calls": [{"tool": r["base"], "isError": r["isError"],
+                                "text": r["text"][:4000]} for r in ar],
              "airlock_results": len(ar), "reply": reply, "status": 200})
         return ar
 
     # -- Anthropic Messages
     def anthropic(self, path, req):
         tools, results = anthropic_parse(req)
-        ar = airlock_results(results)
-        step = decide(tools, ar)
+        offered = airlock_offered(tools)
+        ar = airlock_results(results, offered)
+        step = decide(offered, ar)
         self.record("anthropic", path, req.get("model"), bool(req.get("stream")),
                     tools, results, list(step))
         mid = new_id("msg_")
@@ -454,8 +474,9 @@ class Handler(BaseHTTPRequestHandler):
     # -- OpenAI Responses
     def openai_responses(self, path, req):
         tools, results = responses_parse(req)
-        ar = airlock_results(results)
-        step = decide(tools, ar)
+        offered = airlock_offered(tools)
+        ar = airlock_results(results, offered)
+        step = decide(offered, ar)
         self.record("responses", path, req.get("model"), bool(req.get("stream")),
                     tools, results, list(step))
         rid = new_id("resp_")
@@ -466,12 +487,8 @@ class Handler(BaseHTTPRequestHandler):
                     "call_id": new_id("call_"), "name": name,
                     "arguments": json.dumps(step[2]), "status": "completed"}
             # Codex groups MCP tools in namespaces: answer in kind.
-            for t in req.get("tools") or []:
-                if t.get("type") == "namespace" and name.startswith(t.get("name", "")):
-                    for s in t.get("tools") or []:
-                        if t["name"] + s.get("name", "") == name:
-                            item["namespace"] = t["name"]
-                            item["name"] = s["name"]
+            if "/" in name:
+                item["namespace"], item["name"] = name.split("/", 1)
         else:
             item = {"type": "message", "id": new_id("msg_"), "role": "assistant",
                     "status": "completed",
@@ -508,10 +525,11 @@ class Handler(BaseHTTPRequestHandler):
     # -- OpenAI Chat Completions
     def chat(self, path, req):
         tools, results = chat_parse(req)
-        ar = airlock_results(results)
+        offered = airlock_offered(tools)
+        ar = airlock_results(results, offered)
         wants_json = (req.get("response_format") or {}).get("type", "") in (
             "json_object", "json_schema")
-        step = decide(tools, ar, wants_json)
+        step = decide(offered, ar, wants_json)
         self.record("chat", path, req.get("model"), bool(req.get("stream")),
                     tools, results, list(step))
         cid = new_id("chatcmpl-")
@@ -553,14 +571,15 @@ class Handler(BaseHTTPRequestHandler):
     # -- Gemini
     def gemini(self, path, query, req):
         tools, results = gemini_parse(req)
-        ar = airlock_results(results)
+        offered = airlock_offered(tools)
+        ar = airlock_results(results, offered)
         gc = req.get("generationConfig") or req.get("config") or {}
         wants_json = gc.get("responseMimeType") == "application/json" or \
             "responseSchema" in gc or "responseJsonSchema" in gc
-        step = decide(tools, ar, wants_json)
+        step = decide(offered, ar, wants_json)
         stream = ":streamGenerateContent" in path
         model = path.rsplit("/", 1)[-1].split(":")[0]
-        self.record("gemini", path, model, stream, tools, results, list(step))
+        self.record("gemini", path, model, stream, tools, offered, results, list(step))
         if step[0] == "call":
             part = {"functionCall": {"name": step[1], "args": step[2]}}
         else:
