@@ -424,7 +424,7 @@ class Handler(BaseHTTPRequestHandler):
         ar = airlock_results(results, offered)
         step = decide(offered, ar)
         self.record("anthropic", path, req.get("model"), bool(req.get("stream")),
-                    tools, results, list(step))
+                    tools, offered, results, list(step))
         mid = new_id("msg_")
         model = req.get("model") or "mock-model"
         usage = {"input_tokens": 10, "output_tokens": 5,
@@ -478,7 +478,7 @@ class Handler(BaseHTTPRequestHandler):
         ar = airlock_results(results, offered)
         step = decide(offered, ar)
         self.record("responses", path, req.get("model"), bool(req.get("stream")),
-                    tools, results, list(step))
+                    tools, offered, results, list(step))
         rid = new_id("resp_")
         model = req.get("model") or "mock-model"
         if step[0] == "call":
@@ -531,7 +531,7 @@ class Handler(BaseHTTPRequestHandler):
             "json_object", "json_schema")
         step = decide(offered, ar, wants_json)
         self.record("chat", path, req.get("model"), bool(req.get("stream")),
-                    tools, results, list(step))
+                    tools, offered, results, list(step))
         cid = new_id("chatcmpl-")
         model = req.get("model") or "mock-model"
         created = int(time.time())
