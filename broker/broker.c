@@ -1,7 +1,7 @@
 /*
  * The broker's request loop: frames in, decisions and results out.
  *
- * Everything the agent sends arrives through b->in (common/buf.c), is
+ * Everything the agent sends arrives through a conn's buffer (common/buf.c), is
  * decoded by jsonrpc_decode(), and is dispatched from methods[] below.
  * Nothing the agent sends is trusted: a frame that fails any check gets a
  * JSON-RPC error and the loop goes on with the next frame.
@@ -127,51 +127,86 @@ idset_seen(struct idset *s, const json_t *id)
 	return 0;
 }
 
-/* Sending. */
+/* Connections. */
 
+/*
+ * A connection lives while it is open or while a call it asked for is in
+ * flight (the call answers through it); |refs| counts both, plus the
+ * input handler while it works, so that nothing frees a connection under
+ * its own feet.
+ */
 static void
-broker_close(struct broker *b)
+conn_free(struct conn *k)
 {
-	if (b->closed)
-		return;
-	b->closed = 1;
-	/* A socket peer (airlock connect) sees the end of the replies. */
-	(void)shutdown(b->cfg.out_fd, SHUT_WR);
-	if (b->in_watch > 0) {
-		loop_unwatch(b->cfg.loop, b->in_watch);
-		b->in_watch = 0;
+	struct broker *b = k->b;
+
+	TAILQ_REMOVE(&b->conns, k, entry);
+	b->nconns--;
+	buf_free(k->in);
+	idset_free(k->ids);
+	if (!k->primary) {
+		close(k->in_fd);
+		if (k->out_fd != k->in_fd)
+			close(k->out_fd);
 	}
-	if (b->cfg.on_close != NULL)
-		b->cfg.on_close(b->cfg.arg);
+	free(k);
 }
 
-/* After end of input: close once no call is in flight any more. */
 static void
-broker_maybe_close(struct broker *b)
+conn_unref(struct conn *k)
 {
-	if (b->input_done && TAILQ_EMPTY(&b->running) &&
-	    TAILQ_EMPTY(&b->waiting) && TAILQ_EMPTY(&b->followers))
-		broker_close(b);
+	if (--k->refs == 0)
+		conn_free(k);
 }
 
 static void
-broker_send(struct broker *b, char *line)
+conn_close(struct conn *k)
+{
+	struct broker *b = k->b;
+
+	if (k->closed)
+		return;
+	k->closed = 1;
+	/* A socket peer (airlock connect) sees the end of the replies. */
+	(void)shutdown(k->out_fd, SHUT_WR);
+	if (k->in_watch > 0) {
+		loop_unwatch(b->cfg.loop, k->in_watch);
+		k->in_watch = 0;
+	}
+	if (k->primary && b->cfg.on_close != NULL)
+		b->cfg.on_close(b->cfg.arg);
+	if (!k->primary)
+		(void)broker_audit(b, "disconnect", json_pack("{s:I}", "conn",
+		    (json_int_t)k->seq));
+	conn_unref(k);
+}
+
+/* After end of input: close once no call of this connection is in flight. */
+static void
+conn_maybe_close(struct conn *k)
+{
+	if (k->input_done && k->ncalls == 0)
+		conn_close(k);
+}
+
+static void
+conn_send(struct conn *k, char *line)
 {
 	if (line == NULL)
 		fatalx("out of memory encoding a reply");
-	if (!b->closed && write_all(b->cfg.out_fd, line, strlen(line)) != 0) {
+	if (!k->closed && write_all(k->out_fd, line, strlen(line)) != 0) {
 		log_debug("agent stopped reading: %s", strerror(errno));
-		broker_close(b);
+		conn_close(k);
 	}
 	free(line);
 }
 
 static void
-send_error(struct broker *b, json_t *id, int code, const char *fmt, ...)
+send_error(struct conn *k, json_t *id, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 static void
-send_error(struct broker *b, json_t *id, int code, const char *fmt, ...)
+send_error(struct conn *k, json_t *id, int code, const char *fmt, ...)
 {
 	char	 msg[512];
 	va_list	 ap;
@@ -179,7 +214,7 @@ send_error(struct broker *b, json_t *id, int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	broker_send(b, jsonrpc_encode_error(id, code, msg, NULL));
+	conn_send(k, jsonrpc_encode_error(id, code, msg, NULL));
 }
 
 int
@@ -303,10 +338,12 @@ project_output(struct call *c, json_t *full, char *err, size_t errlen)
 static void
 call_free(struct call *c)
 {
-	size_t i;
+	struct conn	*k;
+	size_t		 i;
 
 	if (c == NULL)
 		return;
+	k = c->conn;
 	json_decref(c->id);
 	json_decref(c->args);
 	json_decref(c->progress_token);
@@ -320,6 +357,9 @@ call_free(struct call *c)
 	}
 	free(c->envp);
 	free(c);
+	k->ncalls--;
+	conn_maybe_close(k);
+	conn_unref(k);
 }
 
 void
@@ -383,7 +423,8 @@ call_complete(struct call *c, int status, json_t *out)
 				continue;
 			TAILQ_REMOVE(&b->followers, f, entry);
 			broker_trace(b, f, "replay", "retry while in flight");
-			broker_send(b, jsonrpc_encode_result(f->id, result));
+			conn_send(f->conn, jsonrpc_encode_result(f->id,
+			    result));
 			call_free(f);
 		}
 	}
@@ -394,14 +435,13 @@ call_complete(struct call *c, int status, json_t *out)
 	    "id", c->id, "tool", c->tool->name, "isError", is_error,
 	    "errorClass", eclass,
 	    "durationMs", (json_int_t)(now_monotonic_ms() - c->started))) != 0) {
-		send_error(b, c->id, JSONRPC_REFUSED,
+		send_error(c->conn, c->id, JSONRPC_REFUSED,
 		    "audit log cannot be written; result withheld");
 	} else
-		broker_send(b, jsonrpc_encode_result(c->id, result));
+		conn_send(c->conn, jsonrpc_encode_result(c->id, result));
 	json_decref(result);
 	json_decref(structured);
 	call_free(c);
-	broker_maybe_close(b);
 }
 
 /* Runners. */
@@ -452,6 +492,12 @@ runner_output(struct call *c, const struct runner_result *res,
 	memcpy(both + res->out_len, res->err, res->err_len);
 	text = output_tail(both, res->out_len + res->err_len, 4000);
 	free(both);
+	/*
+	 * The excerpt goes twice: as a field a contract may declare
+	 * ("output: string"), for clients that give the model only the
+	 * structured result, and as a second text block for the others.
+	 */
+	json_object_set(out, "output", text);
 	json_object_set_new(out, "_text", text);
 	if (res->hint[0] != '\0')
 		json_object_set_new(out, "hint", json_string(res->hint));
@@ -753,21 +799,22 @@ broker_save_artifact(struct broker *b, const char *label, const char *data,
 /* Methods. */
 
 static void
-m_initialize(struct broker *b, struct jsonrpc_msg *msg)
+m_initialize(struct conn *k, struct jsonrpc_msg *msg)
 {
+	struct broker	*b = k->b;
 	const char	*want = NULL, *agreed = MCP_PROTOCOL_LATEST;
 	json_t		*v, *result;
 	size_t		 i;
 
-	if (b->state != BROKER_STATE_NEW) {
-		send_error(b, msg->id, JSONRPC_INVALID_REQUEST,
+	if (k->state != BROKER_STATE_NEW) {
+		send_error(k, msg->id, JSONRPC_INVALID_REQUEST,
 		    "already initialized");
 		return;
 	}
 	if (!json_is_object(msg->params) ||
 	    !json_is_string(v = json_object_get(msg->params,
 	    "protocolVersion"))) {
-		send_error(b, msg->id, JSONRPC_INVALID_PARAMS,
+		send_error(k, msg->id, JSONRPC_INVALID_PARAMS,
 		    "initialize needs params.protocolVersion (a string)");
 		return;
 	}
@@ -784,26 +831,26 @@ m_initialize(struct broker *b, struct jsonrpc_msg *msg)
 	    "Every tool call is validated against the manifest, may need a "
 	    "human's approval, runs in a sandbox and is recorded in an audit "
 	    "log. Tool failures are results with errorClass and retryable.");
-	b->state = BROKER_STATE_INITIALIZING;
+	k->state = BROKER_STATE_INITIALIZING;
 	(void)broker_audit(b, "initialize", json_pack("{s:s, s:s}",
 	    "requested", want, "agreed", agreed));
-	broker_send(b, jsonrpc_encode_result(msg->id, result));
+	conn_send(k, jsonrpc_encode_result(msg->id, result));
 	json_decref(result);
 }
 
 static void
-m_initialized(struct broker *b, struct jsonrpc_msg *msg)
+m_initialized(struct conn *k, struct jsonrpc_msg *msg)
 {
 	(void)msg;
-	b->state = BROKER_STATE_READY;
+	k->state = BROKER_STATE_READY;
 }
 
 static void
-m_ping(struct broker *b, struct jsonrpc_msg *msg)
+m_ping(struct conn *k, struct jsonrpc_msg *msg)
 {
 	json_t *empty = json_object();
 
-	broker_send(b, jsonrpc_encode_result(msg->id, empty));
+	conn_send(k, jsonrpc_encode_result(msg->id, empty));
 	json_decref(empty);
 }
 
@@ -838,8 +885,9 @@ tool_annotations(const struct tool *t)
 }
 
 static void
-m_tools_list(struct broker *b, struct jsonrpc_msg *msg)
+m_tools_list(struct conn *k, struct jsonrpc_msg *msg)
 {
+	struct broker	*b = k->b;
 	json_t	*tools, *result, *t;
 	size_t	 i;
 
@@ -868,7 +916,7 @@ m_tools_list(struct broker *b, struct jsonrpc_msg *msg)
 		json_array_append_new(tools, t);
 	}
 	result = json_pack("{s:o}", "tools", tools);
-	broker_send(b, jsonrpc_encode_result(msg->id, result));
+	conn_send(k, jsonrpc_encode_result(msg->id, result));
 	json_decref(result);
 }
 
@@ -916,8 +964,8 @@ progress_tick(int fd, int why, void *arg)
 	    "(airlock approve %s)", c->tool->name, c->approval);
 	p = json_pack("{s:O, s:I, s:s}", "progressToken", c->progress_token,
 	    "progress", (json_int_t)++c->progress_n, "message", msg);
-	broker_send(c->b, jsonrpc_encode_notification("notifications/progress",
-	    p));
+	conn_send(c->conn, jsonrpc_encode_notification(
+	    "notifications/progress", p));
 	json_decref(p);
 	loop_set_deadline(c->b->cfg.loop, c->progress_watch,
 	    now_monotonic_ms() + 5000);
@@ -1061,7 +1109,7 @@ idempotent_replay(struct broker *b, struct call *c, json_t **out)
 	(void)broker_audit(b, "idempotent_replay", json_pack("{s:O, s:s, s:s}",
 	    "id", c->id, "tool", c->tool->name, "idempotencyKey", c->idem_key));
 	broker_trace(b, c, "replay", "idempotent retry: original result");
-	broker_send(b, jsonrpc_encode_result(c->id, prev));
+	conn_send(c->conn, jsonrpc_encode_result(c->id, prev));
 	*out = NULL;
 	call_free(c);
 	return 1;
@@ -1073,8 +1121,9 @@ idempotent_replay(struct broker *b, struct call *c, json_t **out)
  * until the arguments fit the contract and the decision is recorded.
  */
 static void
-m_tools_call(struct broker *b, struct jsonrpc_msg *msg)
+m_tools_call(struct conn *k, struct jsonrpc_msg *msg)
 {
+	struct broker	*b = k->b;
 	const struct tool	*tool;
 	json_t			*name, *args, *out = NULL;
 	struct call		*c;
@@ -1086,24 +1135,27 @@ m_tools_call(struct broker *b, struct jsonrpc_msg *msg)
 
 	if (!json_is_object(msg->params) ||
 	    !json_is_string(name = json_object_get(msg->params, "name"))) {
-		send_error(b, msg->id, JSONRPC_INVALID_PARAMS,
+		send_error(k, msg->id, JSONRPC_INVALID_PARAMS,
 		    "tools/call needs params.name (a string)");
 		return;
 	}
 	args = json_object_get(msg->params, "arguments");
 	if (args != NULL && !json_is_object(args)) {
-		send_error(b, msg->id, JSONRPC_INVALID_PARAMS,
+		send_error(k, msg->id, JSONRPC_INVALID_PARAMS,
 		    "params.arguments must be an object");
 		return;
 	}
 	if ((tool = manifest_tool(b->m, json_string_value(name))) == NULL) {
-		send_error(b, msg->id, JSONRPC_INVALID_PARAMS,
+		send_error(k, msg->id, JSONRPC_INVALID_PARAMS,
 		    "unknown tool: %.128s", json_string_value(name));
 		return;
 	}
 
 	c = xcalloc(1, sizeof(*c));
 	c->b = b;
+	c->conn = k;
+	k->ncalls++;
+	k->refs++;
 	c->id = json_incref(msg->id);
 	c->tool = tool;
 	c->args = args != NULL ? json_incref(args) : json_object();
@@ -1116,7 +1168,7 @@ m_tools_call(struct broker *b, struct jsonrpc_msg *msg)
 	if (broker_audit(b, "request", json_pack("{s:O, s:s, s:s}",
 	    "id", c->id, "tool", tool->name, "argsDigest",
 	    c->args_digest)) != 0) {
-		send_error(b, c->id, JSONRPC_REFUSED,
+		send_error(k, c->id, JSONRPC_REFUSED,
 		    "audit log cannot be written; refusing requests");
 		call_free(c);
 		return;
@@ -1174,7 +1226,7 @@ m_tools_call(struct broker *b, struct jsonrpc_msg *msg)
 	json_decref(fields);
 	if (rc != 0) {
 		json_decref(out);
-		send_error(b, c->id, JSONRPC_REFUSED,
+		send_error(k, c->id, JSONRPC_REFUSED,
 		    "audit log cannot be written; refusing requests");
 		call_free(c);
 		return;
@@ -1202,13 +1254,14 @@ m_tools_call(struct broker *b, struct jsonrpc_msg *msg)
 }
 
 static void
-m_session_status(struct broker *b, struct jsonrpc_msg *msg)
+m_session_status(struct conn *k, struct jsonrpc_msg *msg)
 {
+	struct broker	*b = k->b;
 	char	 ws[SHA256_HEX_LEN + 1];
 	json_t	*st;
 
 	if (wsdigest_compute(b->rootfd, ws) != 0) {
-		send_error(b, msg->id, JSONRPC_INTERNAL_ERROR,
+		send_error(k, msg->id, JSONRPC_INTERNAL_ERROR,
 		    "cannot digest the workspace");
 		return;
 	}
@@ -1216,7 +1269,7 @@ m_session_status(struct broker *b, struct jsonrpc_msg *msg)
 	json_object_set_new(st, "session", json_string(b->cfg.session_id));
 	json_object_set_new(st, "steps",
 	    json_integer(ledger_steps(b->ledger)));
-	broker_send(b, jsonrpc_encode_result(msg->id, st));
+	conn_send(k, jsonrpc_encode_result(msg->id, st));
 	json_decref(st);
 }
 
@@ -1229,7 +1282,7 @@ static const struct method {
 	const char	*name;
 	int		 states;
 	int		 notification;
-	void		(*fn)(struct broker *, struct jsonrpc_msg *);
+	void		(*fn)(struct conn *, struct jsonrpc_msg *);
 } methods[] = {
 	{ "initialize", BROKER_STATE_ANY, 0, m_initialize },
 	{ "notifications/initialized", BROKER_STATE_INITIALIZING |
@@ -1245,7 +1298,7 @@ static const struct method {
 };
 
 static void
-broker_dispatch(struct broker *b, const char *frame, size_t len)
+conn_dispatch(struct conn *k, const char *frame, size_t len)
 {
 	struct jsonrpc_msg	 msg;
 	const struct method	*m;
@@ -1255,7 +1308,7 @@ broker_dispatch(struct broker *b, const char *frame, size_t len)
 
 	if ((rc = jsonrpc_decode(frame, len, &msg, &id, err,
 	    sizeof(err))) != 0) {
-		send_error(b, id, rc, "%s", err);
+		send_error(k, id, rc, "%s", err);
 		json_decref(id);
 		return;
 	}
@@ -1265,8 +1318,8 @@ broker_dispatch(struct broker *b, const char *frame, size_t len)
 		jsonrpc_msg_clear(&msg);
 		return;
 	}
-	if (msg.kind == JSONRPC_REQUEST && idset_seen(b->ids, msg.id)) {
-		send_error(b, msg.id, JSONRPC_INVALID_REQUEST,
+	if (msg.kind == JSONRPC_REQUEST && idset_seen(k->ids, msg.id)) {
+		send_error(k, msg.id, JSONRPC_INVALID_REQUEST,
 		    "request id already used in this session");
 		jsonrpc_msg_clear(&msg);
 		return;
@@ -1278,43 +1331,45 @@ broker_dispatch(struct broker *b, const char *frame, size_t len)
 	    (msg.kind == JSONRPC_NOTIFICATION))) {
 		/* Unknown notifications are ignored, as JSON-RPC requires. */
 		if (msg.kind == JSONRPC_REQUEST)
-			send_error(b, msg.id, JSONRPC_METHOD_NOT_FOUND,
+			send_error(k, msg.id, JSONRPC_METHOD_NOT_FOUND,
 			    "method not found: %.128s", msg.method);
-	} else if ((m->states & b->state) == 0) {
+	} else if ((m->states & k->state) == 0) {
 		if (msg.kind == JSONRPC_REQUEST)
-			send_error(b, msg.id, JSONRPC_NOT_INITIALIZED,
+			send_error(k, msg.id, JSONRPC_NOT_INITIALIZED,
 			    "%s is not allowed before initialize", m->name);
 	} else
-		m->fn(b, &msg);
+		m->fn(k, &msg);
 	jsonrpc_msg_clear(&msg);
 }
 
 static void
-broker_input(int fd, int why, void *arg)
+conn_input(int fd, int why, void *arg)
 {
-	struct broker	*b = arg;
+	struct conn	*k = arg;
+	struct broker	*b = k->b;
 	const char	*frame;
 	size_t		 len;
 	ssize_t		 n;
 	int		 rc;
 
 	(void)why;
-	n = buf_fill(b->in, fd);
+	k->refs++;		/* a write error may close k while we work */
+	n = buf_fill(k->in, fd);
 	for (;;) {
-		if (b->closed)
-			return;
-		rc = n == 0 ? buf_final_frame(b->in, &frame, &len) :
-		    buf_next_frame(b->in, &frame, &len);
+		if (k->closed)
+			goto out;
+		rc = n == 0 ? buf_final_frame(k->in, &frame, &len) :
+		    buf_next_frame(k->in, &frame, &len);
 		if (rc == 0)
 			break;
 		if (rc == AL_ERR_LIMIT)
-			send_error(b, NULL, JSONRPC_INVALID_REQUEST,
+			send_error(k, NULL, JSONRPC_INVALID_REQUEST,
 			    "frame exceeds %zu bytes", b->m->max_frame_bytes);
 		else if (rc == AL_ERR_FORMAT)
-			send_error(b, NULL, JSONRPC_PARSE_ERROR,
+			send_error(k, NULL, JSONRPC_PARSE_ERROR,
 			    "frame contains a NUL byte");
 		else if (len > 0)
-			broker_dispatch(b, frame, len);
+			conn_dispatch(k, frame, len);
 		if (n == 0 && rc == 1)
 			break;
 	}
@@ -1325,13 +1380,101 @@ broker_input(int fd, int why, void *arg)
 		 * The agent is done sending; calls in flight still get their
 		 * results (it may have only half-closed), then we close.
 		 */
-		b->input_done = 1;
-		if (b->in_watch > 0) {
-			loop_unwatch(b->cfg.loop, b->in_watch);
-			b->in_watch = 0;
+		k->input_done = 1;
+		if (k->in_watch > 0) {
+			loop_unwatch(b->cfg.loop, k->in_watch);
+			k->in_watch = 0;
 		}
-		broker_maybe_close(b);
+		conn_maybe_close(k);
 	}
+out:
+	conn_unref(k);
+}
+
+/*
+ * Starts serving a connection on in_fd/out_fd.  |primary| is the
+ * connection the caller owns (its fds stay open; its end calls
+ * cfg.on_close); others are accepted sockets the broker closes.
+ */
+static struct conn *
+conn_new(struct broker *b, int in_fd, int out_fd, int primary)
+{
+	struct conn *k;
+
+	k = xcalloc(1, sizeof(*k));
+	k->b = b;
+	k->in_fd = in_fd;
+	k->out_fd = out_fd;
+	k->primary = primary;
+	k->state = BROKER_STATE_NEW;
+	k->refs = 1;		/* open */
+	k->seq = ++b->conn_seq;
+	if ((k->in = buf_new(b->m->max_frame_bytes > 0 ?
+	    b->m->max_frame_bytes : 1024 * 1024)) == NULL)
+		fatalx("cannot allocate a frame buffer");
+	k->ids = idset_new();
+	k->in_watch = loop_watch(b->cfg.loop, in_fd, INT64_MAX, conn_input, k);
+	if (k->in_watch < 0)
+		fatalx("loop_watch");
+	TAILQ_INSERT_TAIL(&b->conns, k, entry);
+	b->nconns++;
+	return k;
+}
+
+static void
+broker_accept(int fd, int why, void *arg)
+{
+	struct broker	*b = arg;
+	struct ucred	 cred;
+	socklen_t	 len = sizeof(cred);
+	char		 why_not[256];
+	struct conn	*k;
+	int		 s;
+
+	(void)why;
+	if ((s = accept4(fd, NULL, NULL, SOCK_CLOEXEC)) == -1) {
+		if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
+			log_warn("accept");
+		return;
+	}
+	memset(&cred, 0, sizeof(cred));
+	why_not[0] = '\0';
+	if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cred, &len) == -1)
+		snprintf(why_not, sizeof(why_not), "SO_PEERCRED: %s",
+		    strerror(errno));
+	else if (b->nconns >= BROKER_MAX_CONNS)
+		snprintf(why_not, sizeof(why_not), "%d connections are open",
+		    BROKER_MAX_CONNS);
+	else if (b->peer_ok != NULL && b->peer_ok(s, &cred, b->peer_arg,
+	    why_not, sizeof(why_not)) != 0 && why_not[0] == '\0')
+		snprintf(why_not, sizeof(why_not), "peer refused");
+	if (why_not[0] != '\0') {
+		log_warnx("refused a connection from pid %ld: %s",
+		    (long)cred.pid, why_not);
+		(void)broker_audit(b, "connection_refused", json_pack(
+		    "{s:I, s:I, s:s}", "pid", (json_int_t)cred.pid, "uid",
+		    (json_int_t)cred.uid, "reason", why_not));
+		close(s);
+		return;
+	}
+	k = conn_new(b, s, s, 0);
+	if (broker_audit(b, "connect", json_pack("{s:I, s:I, s:I}", "conn",
+	    (json_int_t)k->seq, "pid", (json_int_t)cred.pid, "uid",
+	    (json_int_t)cred.uid)) != 0)
+		conn_close(k);
+}
+
+int
+broker_listen(struct broker *b, int fd, broker_peer_fn peer_ok, void *arg)
+{
+	if (b->listen_watch > 0)
+		return AL_ERR_INTERNAL;
+	b->listen_fd = fd;
+	b->peer_ok = peer_ok;
+	b->peer_arg = arg;
+	b->listen_watch = loop_watch(b->cfg.loop, fd, INT64_MAX, broker_accept,
+	    b);
+	return b->listen_watch < 0 ? AL_ERR_LIMIT : 0;
 }
 
 struct broker *
@@ -1342,7 +1485,8 @@ broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 	b = xcalloc(1, sizeof(*b));
 	b->cfg = *cfg;
 	b->m = cfg->manifest;
-	b->state = BROKER_STATE_NEW;
+	b->listen_fd = -1;
+	TAILQ_INIT(&b->conns);
 	TAILQ_INIT(&b->running);
 	TAILQ_INIT(&b->waiting);
 	TAILQ_INIT(&b->followers);
@@ -1353,14 +1497,6 @@ broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 		free(b);
 		return NULL;
 	}
-	if ((b->in = buf_new(b->m->max_frame_bytes > 0 ?
-	    b->m->max_frame_bytes : 1024 * 1024)) == NULL) {
-		snprintf(err, errlen, "cannot allocate the frame buffer");
-		close(b->rootfd);
-		free(b);
-		return NULL;
-	}
-	b->ids = idset_new();
 	b->ledger = ledger_new(b->m, now_monotonic_ms());
 	{
 		char path[PATH_MAX + 16];
@@ -1371,10 +1507,8 @@ broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 			    "step", "tool", "args", "decision", "patch",
 			    "gate", "note");
 	}
-	b->in_watch = loop_watch(cfg->loop, cfg->in_fd, INT64_MAX,
-	    broker_input, b);
-	if (b->in_watch < 0)
-		fatalx("loop_watch");
+	if (cfg->in_fd >= 0)
+		(void)conn_new(b, cfg->in_fd, cfg->out_fd, 1);
 	return b;
 }
 
@@ -1382,12 +1516,20 @@ void
 broker_free(struct broker *b)
 {
 	struct call *c;
+	struct conn *k;
 
 	if (b == NULL)
 		return;
-	b->closed = 1;
-	if (b->in_watch > 0)
-		loop_unwatch(b->cfg.loop, b->in_watch);
+	if (b->listen_watch > 0)
+		loop_unwatch(b->cfg.loop, b->listen_watch);
+	/* No more input, no more replies: the session is over. */
+	TAILQ_FOREACH(k, &b->conns, entry) {
+		k->closed = 1;
+		if (k->in_watch > 0)
+			loop_unwatch(b->cfg.loop, k->in_watch);
+		k->in_watch = 0;
+		k->refs++;
+	}
 	while ((c = TAILQ_FIRST(&b->running)) != NULL) {
 		TAILQ_REMOVE(&b->running, c, entry);
 		loop_unwatch(b->cfg.loop, c->watch);
@@ -1410,8 +1552,8 @@ broker_free(struct broker *b)
 			approvals_cancel(b->cfg.approvals, c->approval);
 		call_free(c);
 	}
-	buf_free(b->in);
-	idset_free(b->ids);
+	while ((k = TAILQ_FIRST(&b->conns)) != NULL)
+		conn_free(k);
 	ledger_free(b->ledger);
 	if (b->trace != NULL)
 		fclose(b->trace);

@@ -1,5 +1,8 @@
 /*
- * broker: serves the agent's MCP requests on one connection.
+ * broker: serves the agent's MCP requests, for one session, on any number
+ * of connections (fd 3 or stdio, and sockets accepted from a listener).
+ * Each connection has its own MCP state and request ids; the budget,
+ * ledger, approvals, audit log and trace are the session's.
  *
  * The broker reads frames through common/buf.c, decodes them with
  * broker/jsonrpc.c, dispatches each method from a table that says in which
@@ -36,9 +39,11 @@ struct broker_config {
 	const struct redact	*redact;	/* borrowed; NULL: nothing to hide */
 	struct egress		*egress;	/* borrowed; NULL: no egress */
 	struct loop		*loop;		/* borrowed */
-	int			 in_fd;		/* frames from the agent */
+	int			 in_fd;		/* frames from the agent, or -1:
+						   only listened connections */
 	int			 out_fd;	/* replies to the agent */
-	/* Called once when the agent closes its end (or it cannot be written). */
+	/* Called once when in_fd's agent closes its end (or it cannot be
+	 * written).  Accepted connections do not call it. */
 	void			(*on_close)(void *arg);
 	void			*arg;
 };
@@ -55,6 +60,23 @@ struct broker	*broker_new(const struct broker_config *cfg, char *err,
  * answers nothing further, unregisters from the loop, frees.  NULL is fine.
  */
 void		 broker_free(struct broker *b);
+
+/*
+ * Decides whether an accepted connection may speak to the broker: returns
+ * 0 to serve it, or -1 with the reason in why[0..whylen) (audited as
+ * connection_refused).  |fd| is the accepted socket, |cred| its SO_PEERCRED.
+ */
+struct ucred;
+typedef int (*broker_peer_fn)(int fd, const struct ucred *cred, void *arg,
+    char *why, size_t whylen);
+
+/*
+ * Serves every connection accepted on the listening socket |fd|
+ * (borrowed: the caller closes it after broker_free()), each checked by
+ * |peer_ok| first (NULL: no check).  Returns 0, or a negative code.
+ */
+int		 broker_listen(struct broker *b, int fd, broker_peer_fn peer_ok,
+		    void *arg);
 
 /* Returns 1 if a hard budget stopped the session, else 0. */
 int		 broker_budget_stopped(const struct broker *b);

@@ -17,12 +17,14 @@
 
 struct idset;
 struct call;
+struct conn;
 
 typedef int (*action_fn_t)(struct call *, json_t **);
 
 /* One tools/call from accepted to answered. */
 struct call {
 	struct broker		*b;
+	struct conn		*conn;		/* where the answer goes */
 	json_t			*id;		/* owned reference */
 	const struct tool	*tool;
 	json_t			*args;		/* owned reference */
@@ -59,16 +61,41 @@ struct call {
 };
 TAILQ_HEAD(callq, call);
 
-struct broker {
-	struct broker_config	 cfg;
-	const struct manifest	*m;
-	int			 rootfd;	/* O_PATH of the workspace */
+/*
+ * One agent connection: its frames, its MCP state and its request ids.
+ * Calls, budgets, approvals, the ledger and the trace are the session's.
+ */
+struct conn {
+	struct broker		*b;
+	int			 in_fd;
+	int			 out_fd;
+	int			 primary;	/* the caller's fds (fd 3, stdio) */
+	int64_t			 seq;		/* connection number, for the audit */
 	struct buf		*in;
 	int			 in_watch;
 	int			 state;		/* BROKER_STATE_* */
 	int			 closed;
 	int			 input_done;	/* the agent sent EOF */
+	size_t			 ncalls;	/* calls in flight from here */
+	size_t			 refs;		/* open + ncalls + input handler */
 	struct idset		*ids;		/* request ids seen */
+	TAILQ_ENTRY(conn)	 entry;
+};
+TAILQ_HEAD(connq, conn);
+
+#define BROKER_MAX_CONNS	32
+
+struct broker {
+	struct broker_config	 cfg;
+	const struct manifest	*m;
+	int			 rootfd;	/* O_PATH of the workspace */
+	struct connq		 conns;
+	size_t			 nconns;
+	int64_t			 conn_seq;
+	int			 listen_fd;	/* borrowed, or -1 */
+	int			 listen_watch;
+	broker_peer_fn		 peer_ok;
+	void			*peer_arg;
 	struct callq		 running;	/* calls with a runner */
 	struct callq		 waiting;	/* calls waiting for a human */
 	struct callq		 followers;	/* retries of calls in flight */

@@ -301,3 +301,27 @@ fd_set_cloexec(int fd, int on)
 {
 	return fd_flag(fd, F_GETFD, F_SETFD, FD_CLOEXEC, on);
 }
+
+static char	*args_start, *args_end;
+
+void
+proc_args_save(int argc, char **argv)
+{
+	if (argc < 1 || argv == NULL || argv[0] == NULL)
+		return;
+	args_start = argv[0];
+	args_end = argv[argc - 1] + strlen(argv[argc - 1]);
+}
+
+void
+proc_args_set(const char *title)
+{
+	size_t room;
+
+	if (args_start == NULL)
+		return;
+	room = (size_t)(args_end - args_start);
+	memset(args_start, 0, room + 1);
+	if (room > 0)
+		memcpy(args_start, title, strnlen(title, room));
+}

@@ -57,6 +57,16 @@ int	 write_all(int fd, const void *data, size_t len);
 
 /* Sets or clears O_NONBLOCK / FD_CLOEXEC.  0 or AL_ERR_SYSTEM. */
 int	 fd_set_nonblock(int fd, int on);
+
+/*
+ * proc_args_save() records where main()'s argv strings live (call it
+ * first thing); proc_args_set() then overwrites that memory in this
+ * process with |title| and zeros, so /proc/PID/cmdline shows |title|, not
+ * the supervisor's command line.  For a forked child (the sandbox's init)
+ * only: the parent's memory is untouched.  |title| is cut to fit.
+ */
+void	 proc_args_save(int argc, char **argv);
+void	 proc_args_set(const char *title);
 int	 fd_set_cloexec(int fd, int on);
 
 #endif

@@ -141,8 +141,17 @@ struct sandbox_policy {
 						   read-write at its own path
 						   (the agent's persistent home),
 						   or NULL; borrowed */
+	const char		*broker_dir;	/* a host directory bound
+						   read-only at
+						   SANDBOX_BROKER_DIR (the
+						   agent's MCP socket), or
+						   NULL; borrowed */
 	struct resource_limits	 limits;
 };
+
+/* Where the agent's sandbox sees the broker's socket directory. */
+#define SANDBOX_BROKER_DIR	"/run/airlock"
+#define SANDBOX_BROKER_SOCKET	SANDBOX_BROKER_DIR "/mcp.sock"
 
 struct approval_policy {
 	uid_t		*approvers;	/* uids allowed to approve */

@@ -42,6 +42,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/util.h"
 #include "policy/sandbox_defaults.h"
 #include "proxy/ipc.h"
 #include "runner/runner.h"
@@ -371,7 +372,8 @@ build_root(const struct runner_plan *p)
 	char buf[RUNNER_MAX_PATH], path[RUNNER_MAX_PATH];
 	struct stat st;
 	size_t i, j, nlate = 0;
-	int fd, wsfd, homefd, late[RUNNER_MAX_LATE], late_dir[RUNNER_MAX_LATE];
+	int fd, wsfd, homefd, brokerfd;
+	int late[RUNNER_MAX_LATE], late_dir[RUNNER_MAX_LATE];
 
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
 		fail(p, "make mounts private", "/");
@@ -439,6 +441,14 @@ build_root(const struct runner_plan *p)
 		    sp->home), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) == -1)
 			fail(p, "open home", sp->home);
 	}
+	/* And the broker's socket directory, at its fixed place. */
+	brokerfd = -1;
+	if (sp->broker_dir != NULL) {
+		mkdir_p(p, SANDBOX_BROKER_DIR, 0755);
+		if ((brokerfd = open_tree(AT_FDCWD, cat(p, buf, OLDROOT,
+		    sp->broker_dir), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) == -1)
+			fail(p, "open broker directory", sp->broker_dir);
+	}
 	if (umount2(OLDROOT, MNT_DETACH) == -1)
 		fail(p, "umount", OLDROOT);
 	if (rmdir(OLDROOT) == -1)
@@ -485,6 +495,14 @@ build_root(const struct runner_plan *p)
 		    MOVE_MOUNT_F_EMPTY_PATH) == -1)
 			fail(p, "mount home", sp->home);
 		close(homefd);
+	}
+	if (brokerfd != -1) {
+		setattr(p, brokerfd, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY |
+		    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, 0);
+		if (move_mount(brokerfd, "", AT_FDCWD, SANDBOX_BROKER_DIR,
+		    MOVE_MOUNT_F_EMPTY_PATH) == -1)
+			fail(p, "mount broker directory", SANDBOX_BROKER_DIR);
+		close(brokerfd);
 	}
 	if (sp->workspace_readonly)
 		setattr(p, AT_FDCWD, p->workspace, AT_RECURSIVE,
@@ -743,6 +761,12 @@ run_init(const struct runner_plan *p)
 	    CLONE_VM | CLONE_VFORK | SIGCHLD, (void *)p);
 	if (cmd == -1)
 		fail(p, "clone", "command");
+	/*
+	 * The command has exec'd (or died): nothing reads p->argv, which may
+	 * point into our copy of the supervisor's command line, any more.
+	 * The init shows a neutral one from here on.
+	 */
+	proc_args_set("airlock-init");
 	close(0);
 	close(1);
 	close(2);

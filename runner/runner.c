@@ -570,6 +570,12 @@ runner_proc_fd(const struct runner_proc *p)
 	return p->epfd;
 }
 
+pid_t
+runner_proc_pid(const struct runner_proc *p)
+{
+	return p->pid;
+}
+
 int64_t
 runner_proc_deadline(const struct runner_proc *p)
 {

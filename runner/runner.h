@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "policy/manifest.h"
 
@@ -108,6 +109,8 @@ struct runner_proc;
 int	runner_start(const struct runner_request *req, struct runner_proc **out,
 	    char *err, size_t errlen) __attribute__((warn_unused_result));
 int	runner_proc_fd(const struct runner_proc *p);
+/* The sandbox's first process (pid 1 of its pid namespace), host pid. */
+pid_t	runner_proc_pid(const struct runner_proc *p);
 int64_t	runner_proc_deadline(const struct runner_proc *p);
 int	runner_proc_step(struct runner_proc *p);
 void	runner_proc_kill(struct runner_proc *p);

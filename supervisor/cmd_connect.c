@@ -1,10 +1,13 @@
 /*
- * airlock connect: joins stdin/stdout to the broker socket in $AIRLOCK_FD,
- * so an agent inside "airlock run" can name it as its MCP server command.
+ * airlock connect: joins stdin/stdout to the broker, so an agent inside
+ * "airlock run" can name it as its MCP server command.  It dials
+ * /run/airlock/mcp.sock (each connection is a session of its own MCP
+ * state), or uses the descriptor in $AIRLOCK_FD where that socket is not.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,10 +15,12 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "common/log.h"
 #include "common/util.h"
+#include "policy/manifest.h"
 #include "supervisor/commands.h"
 
 /* Copies what is readable on |from| to |to|; returns 0 at EOF, -1 on error. */
@@ -36,37 +41,108 @@ relay_once(int from, int to)
 	return write_all(to, buf, (size_t)n) == 0 ? 1 : -1;
 }
 
-int
-cmd_connect(int argc, char **argv)
+/*
+ * Dials |path|; returns the connected socket, or -1 with errno.  The
+ * path is relative to nothing: it is SANDBOX_BROKER_SOCKET or the user's.
+ */
+static int
+dial(const char *path)
 {
-	struct pollfd	 pfd[2];
+	struct sockaddr_un	sun;
+	int			fd;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(sun.sun_path, path, strlen(path));
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * The broker: the socket at its fixed place in the agent's sandbox (it
+ * needs nothing inherited), else the descriptor in $AIRLOCK_FD (a
+ * home-grown loop that passed fd 3 on).  Returns the fd, or -1 after
+ * saying why.
+ */
+static int
+broker_fd(const char *sock)
+{
 	struct stat	 st;
 	const char	*env;
 	char		*end;
 	long		 fd;
-	int		 in_open = 1, rc;
+	int		 s;
 
-	(void)argv;
-	log_init("airlock connect", 0);
-	if (argc != 1) {
-		fprintf(stderr, "usage: airlock connect\n");
-		return EXIT_USAGE;
+	if (sock != NULL || (sock = getenv("AIRLOCK_SOCKET")) != NULL) {
+		if ((s = dial(sock)) == -1)
+			log_warn("%s", sock);
+		return s;
+	}
+	if ((s = dial(SANDBOX_BROKER_SOCKET)) != -1)
+		return s;
+	if (errno != ENOENT) {
+		log_warn("%s", SANDBOX_BROKER_SOCKET);
+		return -1;
 	}
 	if ((env = getenv("AIRLOCK_FD")) == NULL) {
-		log_warnx("AIRLOCK_FD is not set: run me inside \"airlock run\"");
-		return 1;
+		log_warnx("no broker: %s does not exist and AIRLOCK_FD is not "
+		    "set (run me inside \"airlock run\")",
+		    SANDBOX_BROKER_SOCKET);
+		return -1;
 	}
 	fd = strtol(env, &end, 10);
 	if (*end != '\0' || fd < 3 || fd > 1024 || fstat((int)fd, &st) == -1 ||
 	    !S_ISSOCK(st.st_mode)) {
-		log_warnx("AIRLOCK_FD=%s is not a socket descriptor", env);
-		return 1;
+		log_warnx("no broker: %s does not exist and AIRLOCK_FD=%s is "
+		    "not a socket descriptor", SANDBOX_BROKER_SOCKET, env);
+		return -1;
 	}
+	return (int)fd;
+}
+
+int
+cmd_connect(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct pollfd	 pfd[2];
+	const char	*sock = NULL;
+	int		 in_open = 1, rc, ch, fd;
+
+	log_init("airlock connect", 0);
+	while ((ch = getopt_long(argc, argv, "s:", opts, NULL)) != -1) {
+		switch (ch) {
+		case 's': sock = optarg; break;
+		default:
+			fprintf(stderr, "usage: airlock connect [--socket PATH]\n");
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "usage: airlock connect [--socket PATH]\n");
+		return EXIT_USAGE;
+	}
+	if ((fd = broker_fd(sock)) == -1)
+		return 1;
 	signal(SIGPIPE, SIG_IGN);
 	for (;;) {
 		pfd[0].fd = in_open ? STDIN_FILENO : -1;
 		pfd[0].events = POLLIN;
-		pfd[1].fd = (int)fd;
+		pfd[1].fd = fd;
 		pfd[1].events = POLLIN;
 		if (poll(pfd, 2, -1) == -1) {
 			if (errno == EINTR)
@@ -74,16 +150,16 @@ cmd_connect(int argc, char **argv)
 			fatal("poll");
 		}
 		if (pfd[0].revents != 0) {
-			if ((rc = relay_once(STDIN_FILENO, (int)fd)) <= 0) {
+			if ((rc = relay_once(STDIN_FILENO, fd)) <= 0) {
 				/* Our client is done: half-close toward the broker. */
-				shutdown((int)fd, SHUT_WR);
+				shutdown(fd, SHUT_WR);
 				in_open = 0;
 				if (rc < 0)
 					return 1;
 			}
 		}
 		if (pfd[1].revents != 0) {
-			if ((rc = relay_once((int)fd, STDOUT_FILENO)) <= 0)
+			if ((rc = relay_once(fd, STDOUT_FILENO)) <= 0)
 				return rc == 0 ? 0 : 1;
 		}
 	}

@@ -20,6 +20,7 @@
 #include "runner/runner.h"
 #include "runner/seatbelt_exec.h"
 #include "supervisor/commands.h"
+#include "supervisor/setup.h"
 
 #define EXIT_TIMEOUT	124	/* as timeout(1) */
 
@@ -267,6 +268,14 @@ cmd_exec(int argc, char **argv)
 		goto out;
 	}
 #endif
+	{
+		char real[PATH_MAX];
+
+		if (setup_workspace(workspace, real) != 0) {
+			rc = EXIT_USAGE;
+			goto out;
+		}
+	}
 	cwd = relative_cwd(workspace);
 	memset(&req, 0, sizeof(req));
 	req.argv = argv;

@@ -1,6 +1,7 @@
 /*
  * airlock run: start the agent in its own sandbox with the broker's
- * socket on fd 3, serve it, and tear everything down when it ends.
+ * socket on fd 3 and listening at /run/airlock/mcp.sock, serve it, and
+ * tear everything down when it ends.
  *
  * Order of teardown: the agent's whole tree (its pid namespace), then
  * every runner the broker still has, then the audit log.  Nothing started
@@ -27,6 +28,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "runner/runner.h"
+#include "supervisor/agent_socket.h"
 #include "supervisor/commands.h"
 #include "supervisor/service.h"
 #include "supervisor/signals.h"
@@ -171,6 +173,8 @@ agent_env(const struct manifest *m, const struct session *s,
 	xasprintf(&env[n++], "HOME=%s", m->agent.home != NULL ?
 	    m->agent.home : "/tmp");
 	xasprintf(&env[n++], "AIRLOCK_FD=%d", AGENT_FD);
+	xasprintf(&env[n++], "AIRLOCK_MCP_CONFIG=%s/mcp.json",
+	    SANDBOX_BROKER_DIR);
 	xasprintf(&env[n++], "AIRLOCK_SESSION=%s", s->id);
 	for (i = 0; pass[i] != NULL; i++)
 		if ((v = getenv(pass[i])) != NULL)
@@ -201,6 +205,7 @@ cmd_run(int argc, char **argv)
 	struct runner_request	 req;
 	struct runner_result	 res;
 	struct sandbox_policy	 policy;
+	struct agent_socket	 as;
 	int			 sv_fds[2], ch, verbose = 0, status, rc;
 	int			 budget_stopped;
 	int			 keep[1] = { AGENT_FD }, psock[2];
@@ -271,6 +276,15 @@ cmd_run(int argc, char **argv)
 		*slash = '\0';
 	add_read_only(&policy, self);
 	add_read_only(&policy, prog);
+	/* The broker's socket, for MCP clients that start "airlock connect". */
+	if (agent_socket_open(&as, s->dir, self, m->sandbox.uid,
+	    m->sandbox.gid, err, sizeof(err)) != 0) {
+		log_warnx("the agent's broker socket: %s", err);
+		agent_socket_close(&as);
+		service_close(&sv);
+		return EXIT_SANDBOX;
+	}
+	policy.broker_dir = as.dir;
 	policy.workspace = m->sandbox.workspace;
 	policy.limits = m->agent.limits;
 	/* A read-only agent changes files only through the broker's tools. */
@@ -307,10 +321,16 @@ cmd_run(int argc, char **argv)
 
 	if (runner_start(&req, &rs.agent, err, sizeof(err)) != 0) {
 		log_warnx("cannot start the agent: %s", err);
+		agent_socket_close(&as);
 		service_close(&sv);
 		return EXIT_SANDBOX;
 	}
 	close(AGENT_FD);
+	if (agent_socket_pin(&as, runner_proc_pid(rs.agent)) != 0 ||
+	    broker_listen(sv.broker, as.fd, agent_socket_peer_ok, &as) != 0) {
+		log_warn("the agent's broker socket");
+		runner_proc_kill(rs.agent);
+	}
 	if (req.use_proxy) {
 		close(psock[1]);
 		if (egress_attach(sv.egress, psock[0], s->id, &m->agent.network,
@@ -338,6 +358,7 @@ cmd_run(int argc, char **argv)
 	budget_stopped = broker_budget_stopped(sv.broker);
 	broker_free(sv.broker);
 	sv.broker = NULL;
+	agent_socket_close(&as);
 
 	if (res.setup_failed) {
 		log_warnx("the agent's sandbox could not be built: %s",

@@ -3,6 +3,7 @@ libairlock_a_SOURCES += \
 	supervisor/cmd_approve.c \
 	supervisor/cmd_connect.c \
 	supervisor/cmd_patch_jail.c \
+	supervisor/agent_socket.c supervisor/agent_socket.h \
 	supervisor/cmd_run.c \
 	supervisor/cmd_serve.c \
 	supervisor/cmd_trace.c \

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "common/util.h"
 #include "supervisor/commands.h"
 
 #ifdef AIRLOCK_SANITIZERS
@@ -66,6 +67,7 @@ main(int argc, char **argv)
 {
 	size_t i;
 
+	proc_args_save(argc, argv);
 	log_init("airlock", 0);
 	if (argc < 2) {
 		usage(stderr);

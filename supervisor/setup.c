@@ -1,12 +1,16 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "broker/approval.h"
+#include "broker/secrets.h"
 #include "common/log.h"
+#include "supervisor/session.h"
 #include "supervisor/setup.h"
 
 struct manifest *
@@ -46,5 +50,74 @@ setup_workspace(const char *path, char out[PATH_MAX])
 		log_warnx("refusing / as the workspace");
 		return -1;
 	}
-	return 0;
+	return setup_workspace_apart(out);
+}
+
+/* 1 if |a| is |b| or beneath it (both canonical, absolute). */
+static int
+path_within(const char *a, const char *b)
+{
+	size_t n = strlen(b);
+
+	if (strcmp(b, "/") == 0)
+		return 1;
+	return strncmp(a, b, n) == 0 && (a[n] == '\0' || a[n] == '/');
+}
+
+/*
+ * |dir| canonical where it exists; where it does not yet, its nearest
+ * existing ancestor canonical with the rest appended.
+ */
+static void
+canonical_dir(const char *dir, char out[PATH_MAX])
+{
+	char	 head[PATH_MAX], *slash;
+
+	if (realpath(dir, out) != NULL)
+		return;
+	snprintf(head, sizeof(head), "%s", dir);
+	while ((slash = strrchr(head, '/')) != NULL && slash != head) {
+		*slash = '\0';
+		if (realpath(head, out) != NULL) {
+			size_t n = strlen(out);
+
+			snprintf(out + n, PATH_MAX - n, "%s", dir + strlen(head));
+			return;
+		}
+	}
+	snprintf(out, PATH_MAX, "%s", dir);
+}
+
+int
+setup_workspace_apart(const char *ws)
+{
+	char	 dirs[3][PATH_MAX], real[PATH_MAX];
+	char	*secrets = NULL;
+	const char *what[3] = { "state (sessions, audit logs)",
+	    "runtime (approvals)", "credential store" };
+	size_t	 i;
+	int	 bad = 0;
+
+	if (session_state_dir(dirs[0], sizeof(dirs[0])) != 0 ||
+	    approvals_runtime_dir(dirs[1], sizeof(dirs[1])) != 0 ||
+	    secrets_default_dir(&secrets) != 0 ||
+	    snprintf(dirs[2], sizeof(dirs[2]), "%s", secrets) >=
+	    (int)sizeof(dirs[2])) {
+		/* Fail closed: without the paths, no proof they are apart. */
+		log_warnx("cannot tell where airlock's own directories are");
+		free(secrets);
+		return -1;
+	}
+	free(secrets);
+	for (i = 0; i < 3 && !bad; i++) {
+		canonical_dir(dirs[i], real);
+		if (path_within(real, ws) || path_within(ws, real)) {
+			log_warnx("refusing workspace %s: airlock's %s directory "
+			    "%s %s it; runners would see or change it", ws,
+			    what[i], real, path_within(real, ws) ? "is inside" :
+			    "contains");
+			bad = 1;
+		}
+	}
+	return bad ? -1 : 0;
 }

@@ -22,4 +22,12 @@ struct manifest	*setup_manifest(const char *path);
  */
 int		 setup_workspace(const char *path, char out[PATH_MAX]);
 
+/*
+ * Refuses a workspace |ws| (canonical) that contains, or lies inside,
+ * airlock's state (sessions, audit logs), runtime (approvals) or
+ * credential directories: runners and the agent would see them.  Returns
+ * 0, or prints both paths and returns -1 (also when they cannot be told).
+ */
+int		 setup_workspace_apart(const char *ws);
+
 #endif

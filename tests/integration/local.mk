@@ -10,6 +10,10 @@ EXTRA_DIST += tests/integration/patch_loop.sh
 TESTS += tests/integration/run_teardown.sh
 EXTRA_DIST += tests/integration/run_teardown.sh
 TESTS += tests/integration/approvals.sh
+TESTS += tests/integration/agent_socket.sh
+TESTS += tests/integration/unsafe_layout.sh
+EXTRA_DIST += tests/integration/unsafe_layout.sh
+EXTRA_DIST += tests/integration/agent_socket.sh
 EXTRA_DIST += tests/integration/approvals.sh
 # A raw client for the approvals control socket.
 check_PROGRAMS += tests/unixclient
