@@ -100,8 +100,7 @@ ANTHROPIC_BASE_URL=$url"
 		--mcp-config "$mcp_json" --strict-mcp-config \
 		--tools "" --allowedTools "mcp__airlock__*" \
 		--settings '{"env":{"ENABLE_TOOL_SEARCH":"false","CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC":"1"}}'
-	# Claude Code forwards only structuredContent when a result has it.
-	check_opts="--only-airlock --xfail-output"
+	check_opts="--only-airlock"
 	;;
 codex)
 	mkdir -p "$home/.codex"
@@ -129,7 +128,7 @@ CODEX_HOME=$home/.codex"
 	# What no flag removes (measured; see contrib/agents/codex.yaml).
 	check_opts="--only-airlock --extra view_image --extra request_user_input
 		--extra list_mcp_resources --extra list_mcp_resource_templates
-		--extra read_mcp_resource --xfail-output"
+		--extra read_mcp_resource"
 	;;
 gemini)
 	mkdir -p "$home/.gemini"
