@@ -133,16 +133,11 @@ CODEX_HOME=$home/.codex"
 gemini)
 	mkdir -p "$home/.gemini"
 	settings='"security":{"auth":{"selectedType":"gemini-api-key"}},"tools":{"core":["mcp_airlock_*"]},"privacy":{"usageStatisticsEnabled":false}'
-	if [ $mode = serve ]; then
-		# A system settings file must not be under a world-writable
-		# directory such as /tmp: the user settings carry the server.
-		printf '{%s,"mcpServers":{"airlock":{"command":"%s","args":[%s]}}}\n' \
-			"$settings" "$mcp_cmd" "$mcp_args" >"$home/.gemini/settings.json"
-	else
-		printf '{%s}\n' "$settings" >"$home/.gemini/settings.json"
-		agent_env="$agent_env
-GEMINI_CLI_SYSTEM_SETTINGS_PATH=/run/airlock/mcp.json"
-	fi
+	# The user settings carry the server: Gemini skips a system settings
+	# file in a directory not owned by root (/run/airlock in the sandbox)
+	# or writable by others (/tmp).
+	printf '{%s,"mcpServers":{"airlock":{"command":"%s","args":[%s]}}}\n' \
+		"$settings" "$mcp_cmd" "$mcp_args" >"$home/.gemini/settings.json"
 	agent_env="$agent_env
 GEMINI_API_KEY=mock-key
 GOOGLE_GEMINI_BASE_URL=$url"
