@@ -333,6 +333,8 @@ class Handler(BaseHTTPRequestHandler):
         self.chunk(s)
 
     def not_found(self, method, path, raw=b""):
+        if method == "PUT" and self.command != "PUT":
+            method = self.command
         log({"method": method, "path": path, "api": "unknown",
              "status": 404, "bytes": len(raw)})
         self.send_json(404, {"error": {"type": "not_found_error", "code": 404,
@@ -360,6 +362,12 @@ class Handler(BaseHTTPRequestHandler):
             self.send_json(200, {"ok": True})
             return
         self.not_found("GET", path)
+
+    def do_PUT(self):
+        self.not_found("PUT", urlsplit(self.path).path, self.body())
+
+    do_DELETE = do_PUT
+    do_PATCH = do_PUT
 
     def do_HEAD(self):
         self.send_response(200)
@@ -404,6 +412,15 @@ class Handler(BaseHTTPRequestHandler):
                 self.not_found("POST", path, raw)
         except (BrokenPipeError, ConnectionResetError):
             pass
+        except Exception as e:  # a request the mock did not expect
+            log({"method": "POST", "path": path, "api": "error", "status": 500,
+                 "error": repr(e)})
+            try:
+                self.send_json(500, {"error": {"type": "api_error",
+                                               "message": "mockmodel: %r" % e}})
+            except OSError:
+                pass
+            self.close_connection = True
 
     def record(self, api, path, model, stream, tools, offered, results, reply):
         ar = airlock_results(results, offered)

@@ -230,4 +230,22 @@ if [ -n "$session" ] && [ -n "$log" ]; then
 else
 	fail "the session and its audit log were found"
 fi
+
+# What the profile refuses: in its sandbox a host not in agent.network is
+# not reached, and the proxy's refusal is in the session's audit log.
+if command -v curl >/dev/null 2>&1; then
+	"$AIRLOCK" run --manifest "$manifest" --workspace "$ws" -- \
+		curl -sS -m 10 -o /dev/null https://example.com/ \
+		>"$T/net.out" 2>&1
+	rc=$?
+	check "the agent's sandbox does not reach example.com" [ "$rc" != 0 ]
+	nlog=$(sed -n 's/.*airlock: session .* ended; audit log \(.*\)$/\1/p' "$T/net.out" | tail -1)
+	if [ -n "$nlog" ] && grep '"event":"egress"' "$nlog" |
+	    grep '"decision":"deny"' | grep -q '"host":"example.com"'; then
+		pass "the proxy's refusal of example.com:443 is audited"
+	else
+		fail "the proxy's refusal of example.com:443 is audited"
+		sed 's/^/#   /' "$T/net.out"
+	fi
+fi
 finish
