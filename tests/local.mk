@@ -1,5 +1,6 @@
 EXTRA_DIST += tests/lib.sh
 include tests/integration/local.mk
+include tests/agents/local.mk
 
 # harden (issue 6): a long session stays flat; the broker under valgrind.
 TESTS += tests/integration/long_session.sh tests/integration/broker_valgrind.sh

@@ -1,0 +1,32 @@
+# The four real agent CLIs (Claude Code, Codex, Gemini CLI, opencode)
+# driven end to end by tests/agents/mockmodel.py, a scripted model that
+# makes each call airlock's MCP tools (issue 10).  Not part of `make
+# check`: run `make check-agents`.  It first runs tests/agents/install.sh
+# (npm install -g at the pinned versions, only when they differ; skipped
+# when the registry cannot be reached).
+#
+#   make check-agents                        all four, airlock serve as MCP server
+#   make check-agents AGENTS="claude codex"  some
+#   make check-agents AGENTS_MODE=run        under airlock run (sandbox, proxy)
+EXTRA_DIST += tests/agents
+AGENTS = claude codex gemini opencode
+AGENTS_MODE = serve
+
+check-agents: airlock
+	@$(SHELL) $(srcdir)/tests/agents/install.sh; rc=$$?; \
+	if [ $$rc -ne 0 ] && [ $$rc -ne 77 ]; then exit $$rc; fi; \
+	passed=; failed=; skipped=; \
+	for a in $(AGENTS); do \
+	  echo "== $$a"; \
+	  AIRLOCK='$(abs_top_builddir)/airlock' top_srcdir='$(abs_top_srcdir)' \
+	    top_builddir='$(abs_top_builddir)' \
+	    $(SHELL) $(srcdir)/tests/agents/run_agent.sh --mode $(AGENTS_MODE) $$a; \
+	  case $$? in \
+	  0) passed="$$passed $$a" ;; \
+	  77) skipped="$$skipped $$a" ;; \
+	  *) failed="$$failed $$a" ;; \
+	  esac; \
+	done; \
+	echo "check-agents: passed:$${passed:- none}; skipped:$${skipped:- none}; failed:$${failed:- none}"; \
+	test -z "$$failed"
+.PHONY: check-agents

@@ -1,0 +1,651 @@
+#!/usr/bin/env python3
+"""mockmodel.py: a scripted "model" for driving real agent CLIs end to end.
+
+One HTTP server on 127.0.0.1 speaks enough of four model APIs for Claude
+Code, Codex, Gemini CLI and opencode:
+
+  POST /v1/messages                    Anthropic Messages (SSE or JSON)
+  POST /v1/messages/count_tokens       Anthropic token count
+  POST /v1/responses                   OpenAI Responses (SSE or JSON)
+  POST /v1/chat/completions            OpenAI Chat Completions (SSE or JSON)
+  POST /v1beta/models/M:streamGenerateContent   Gemini (SSE with alt=sse)
+  POST /v1beta/models/M:generateContent         Gemini
+  POST /v1beta/models/M:countTokens             Gemini
+  GET  /v1/models, /v1beta/models      model lists
+  anything else                        404 with a JSON error body
+
+The "model" is stateless: each request's conversation decides the next
+step.  It finds the tools whose names end in the airlock tool names
+(mcp__airlock__read_file, airlock__read_file, airlock_read_file, ...),
+counts the airlock tool results already in the conversation and answers
+with the next call of the script:
+
+  1 list_files {}
+  2 read_file {path: "../outside.txt"}        refused by the broker
+  3 read_file {path: "src/calc.sh"}
+  4 run_check {checkId: "test", idempotencyKey: "k1"}    fails
+  5 apply_patch {patch: fix.patch, expectedBaseSha: <read_file's sha256>}
+  6 run_check {checkId: "test", idempotencyKey: "k2"}    passes
+  7 text "done"
+
+A request that offers no airlock tool (title generation, classifiers,
+quota probes) gets a short text answer, or JSON when it asks for JSON.
+
+Every request is logged as one JSON line: method, path, api, model,
+stream, tool names offered, the airlock tools offered, the tool results
+received (name, text, isError) and what the mock answered.
+
+usage: mockmodel.py [--port N] [--port-file F] --log F [--patch F] [--dump-dir D]
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit, parse_qs
+
+AIRLOCK_TOOLS = ("list_files", "read_file", "search", "apply_patch",
+                 "run_check", "request_approval")
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PATCH = ""
+LOG_LOCK = threading.Lock()
+LOG_PATH = None
+DUMP_DIR = None
+DUMP_N = [0]
+
+
+def log(entry):
+    entry["t"] = round(time.time(), 3)
+    line = json.dumps(entry, sort_keys=True)
+    with LOG_LOCK:
+        with open(LOG_PATH, "a") as f:
+            f.write(line + "\n")
+
+
+def airlock_base(name):
+    """The airlock tool a tool name stands for, or None."""
+    for t in AIRLOCK_TOOLS:
+        if name == t or name.endswith("__" + t) or name.endswith("_" + t) \
+                or name.endswith("." + t) or name.endswith("-" + t) \
+                or name.endswith("/" + t):
+            # "search" alone is too common (web search, file search): only
+            # take it prefixed with airlock.
+            if t == "search" and "airlock" not in name:
+                continue
+            if "airlock" not in name and name != t:
+                continue
+            return t
+    return None
+
+
+def text_of(x):
+    """Flatten a tool result's content (string, list of blocks, dict)."""
+    if x is None:
+        return ""
+    if isinstance(x, str):
+        return x
+    if isinstance(x, list):
+        return "\n".join(text_of(e) for e in x)
+    if isinstance(x, dict):
+        if "text" in x and isinstance(x["text"], str):
+            return x["text"]
+        for k in ("content", "output", "result", "llmContent"):
+            if k in x:
+                return text_of(x[k])
+        return json.dumps(x, sort_keys=True)
+    return str(x)
+
+
+# ---------------------------------------------------------------- the script
+
+def next_step(offered, results):
+    """offered: {base: full tool name}; results: [{name, text, isError}]
+    (airlock tools only, in conversation order).
+    Returns ("call", full_name, args) or ("text", str)."""
+    done = [r["base"] for r in results]
+    n = len(results)
+    def call(base, args):
+        return ("call", offered[base], args)
+    if n == 0:
+        return call("list_files", {})
+    if n == 1:
+        return call("read_file", {"path": "../outside.txt"})
+    if n == 2:
+        return call("read_file", {"path": "src/calc.sh"})
+    if n == 3:
+        return call("run_check", {"checkId": "test", "idempotencyKey": "k1"})
+    if n == 4:
+        sha = ""
+        for r in results:
+            if r["base"] == "read_file" and not r["isError"]:
+                m = re.search(r'sha256\\*"\s*:\s*\\*"([0-9a-f]{64})', r["text"])
+                if m:
+                    sha = m.group(1)
+        return call("apply_patch", {"patch": PATCH, "expectedBaseSha": sha})
+    if n == 5:
+        return call("run_check", {"checkId": "test", "idempotencyKey": "k2"})
+    return ("text", "done (%s)" % ", ".join(done))
+
+
+def airlock_offered(offered_names):
+    """{base: full name} of the airlock tools offered; a prefixed name
+    (mcp__airlock__read_file) wins over a bare one (an agent's own
+    read_file)."""
+    offered = {}
+    for name in offered_names:
+        b = airlock_base(name)
+        if b and (b not in offered or "airlock" not in offered[b]):
+            offered[b] = name
+    return offered
+
+
+def decide(offered, results, wants_json=False):
+    if not all(t in offered for t in ("list_files", "read_file", "run_check",
+                                      "apply_patch")):
+        if wants_json:
+            return ("text", json.dumps({
+                "reasoning": "mock", "next_speaker": "user",
+                "model_choice": "flash", "complexity_reasoning": "mock",
+                "complexity_score": 1}))
+        return ("text", "ok")
+    return next_step(offered, results)
+
+
+# ------------------------------------------------------- request parsing
+
+def anthropic_parse(req):
+    tools = [t.get("name", "") for t in req.get("tools") or []]
+    names, results = {}, []
+    for m in req.get("messages") or []:
+        c = m.get("content")
+        if not isinstance(c, list):
+            continue
+        for b in c:
+            if b.get("type") == "tool_use":
+                names[b.get("id")] = b.get("name", "")
+            elif b.get("type") == "tool_result":
+                nm = names.get(b.get("tool_use_id"), "")
+                results.append({"name": nm, "text": text_of(b.get("content")),
+                                "isError": bool(b.get("is_error"))})
+    return tools, results
+
+
+def ns_join(ns, name):
+    """Codex offers MCP tools in namespaces (namespace "mcp__airlock",
+    tool "read_file"): the mock names them "mcp__airlock/read_file"."""
+    return ns + "/" + name if ns else name
+
+
+def responses_tool_names(tools):
+    out = []
+    for t in tools or []:
+        if t.get("type") == "namespace":
+            ns = t.get("name", "")
+            for s in t.get("tools") or []:
+                out.append(ns_join(ns, s.get("name", "")))
+        elif "name" in t:
+            out.append(t["name"])
+        elif isinstance(t.get("function"), dict):
+            out.append(t["function"].get("name", ""))
+        else:
+            out.append(t.get("type", ""))
+    return out
+
+
+def responses_parse(req):
+    tools = responses_tool_names(req.get("tools"))
+    names, results = {}, []
+    inp = req.get("input")
+    if not isinstance(inp, list):
+        inp = []
+    for it in inp:
+        ty = it.get("type")
+        if ty in ("function_call", "custom_tool_call"):
+            names[it.get("call_id")] = ns_join(it.get("namespace"),
+                                               it.get("name", ""))
+        elif ty in ("function_call_output", "custom_tool_call_output"):
+            out = it.get("output")
+            txt = text_of(out)
+            err = False
+            if isinstance(out, dict) and out.get("success") is False:
+                err = True
+            results.append({"name": names.get(it.get("call_id"), ""),
+                            "text": txt, "isError": err})
+    return tools, results
+
+
+def chat_parse(req):
+    tools = []
+    for t in req.get("tools") or []:
+        f = t.get("function") or {}
+        tools.append(f.get("name", t.get("name", "")))
+    names, results = {}, []
+    for m in req.get("messages") or []:
+        if m.get("role") == "assistant":
+            for tc in m.get("tool_calls") or []:
+                names[tc.get("id")] = (tc.get("function") or {}).get("name", "")
+        elif m.get("role") == "tool":
+            results.append({"name": names.get(m.get("tool_call_id"), ""),
+                            "text": text_of(m.get("content")),
+                            "isError": False})
+    return tools, results
+
+
+def gemini_parse(req):
+    tools = []
+    for t in req.get("tools") or []:
+        for f in t.get("functionDeclarations") or []:
+            tools.append(f.get("name", ""))
+    results = []
+    for c in req.get("contents") or []:
+        for p in c.get("parts") or []:
+            fr = p.get("functionResponse")
+            if fr:
+                resp = fr.get("response")
+                err = isinstance(resp, dict) and "error" in resp
+                results.append({"name": fr.get("name", ""),
+                                "text": text_of(resp), "isError": err})
+    return tools, results
+
+
+def airlock_results(results, offered):
+    """The results of calls to the offered airlock tools, in order."""
+    names = {v: k for k, v in offered.items()}
+    out = []
+    for r in results:
+        b = names.get(r["name"])
+        if b:
+            r = dict(r)
+            r["base"] = b
+            # a refusal from the broker is a result with isError true
+            # in its JSON; agents vary in whether they flag it.
+            if '"errorClass"' in r["text"] or '\\"errorClass\\"' in r["text"]:
+                r["isError"] = True
+            out.append(r)
+    return out
+
+
+# -------------------------------------------------------------- handler
+
+def new_id(prefix):
+    return prefix + uuid.uuid4().hex[:24]
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "airlock-mockmodel/1"
+
+    def log_message(self, fmt, *args):
+        pass
+
+    # -- plumbing
+    def body(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            data = b""
+            while True:
+                line = self.rfile.readline().strip()
+                size = int(line.split(b";")[0], 16)
+                if size == 0:
+                    self.rfile.readline()
+                    break
+                data += self.rfile.read(size)
+                self.rfile.readline()
+            return data
+        return self.rfile.read(n) if n else b""
+
+    def send_json(self, code, obj):
+        data = json.dumps(obj).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def start_sse(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+
+    def chunk(self, data):
+        if isinstance(data, str):
+            data = data.encode()
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
+
+    def end_sse(self):
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def event(self, name, obj):
+        s = ""
+        if name:
+            s += "event: %s\n" % name
+        s += "data: %s\n\n" % (obj if isinstance(obj, str) else json.dumps(obj))
+        self.chunk(s)
+
+    def not_found(self, method, path, raw=b""):
+        if method == "PUT" and self.command != "PUT":
+            method = self.command
+        log({"method": method, "path": path, "api": "unknown",
+             "status": 404, "bytes": len(raw)})
+        self.send_json(404, {"error": {"type": "not_found_error", "code": 404,
+                                       "status": "NOT_FOUND",
+                                       "message": "mockmodel: no " + path}})
+
+    # -- dispatch
+    def do_GET(self):
+        path = urlsplit(self.path).path
+        if path in ("/v1/models", "/models"):
+            self.send_json(200, {"object": "list", "data": [
+                {"id": "mock-model", "object": "model", "type": "model",
+                 "display_name": "mock", "created_at": "2025-01-01T00:00:00Z",
+                 "owned_by": "airlock"}], "has_more": False,
+                "first_id": "mock-model", "last_id": "mock-model"})
+            log({"method": "GET", "path": path, "api": "models", "status": 200})
+            return
+        if path.startswith("/v1beta/models"):
+            self.send_json(200, {"models": [{"name": "models/mock-model",
+                                             "supportedGenerationMethods": [
+                                                 "generateContent"]}]})
+            log({"method": "GET", "path": path, "api": "gemini-models", "status": 200})
+            return
+        if path in ("/", "/health", "/healthz"):
+            self.send_json(200, {"ok": True})
+            return
+        self.not_found("GET", path)
+
+    def do_PUT(self):
+        self.not_found("PUT", urlsplit(self.path).path, self.body())
+
+    do_DELETE = do_PUT
+    do_PATCH = do_PUT
+
+    def do_HEAD(self):
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_POST(self):
+        u = urlsplit(self.path)
+        path, query = u.path, parse_qs(u.query)
+        raw = self.body()
+        if DUMP_DIR:
+            with LOG_LOCK:
+                DUMP_N[0] += 1
+                n = DUMP_N[0]
+            with open(os.path.join(DUMP_DIR, "%03d.json" % n), "wb") as f:
+                f.write(raw)
+        try:
+            req = json.loads(raw or b"{}")
+        except ValueError:
+            self.send_json(400, {"error": {"type": "invalid_request_error",
+                                           "message": "mockmodel: bad JSON"}})
+            log({"method": "POST", "path": path, "api": "bad-json", "status": 400})
+            return
+        try:
+            if path.endswith("/messages/count_tokens"):
+                self.send_json(200, {"input_tokens": 100})
+                log({"method": "POST", "path": path, "api": "anthropic-count",
+                     "model": req.get("model"), "status": 200})
+            elif path.endswith("/messages"):
+                self.anthropic(path, req)
+            elif path.endswith("/responses"):
+                self.openai_responses(path, req)
+            elif path.endswith("/chat/completions"):
+                self.chat(path, req)
+            elif ":countTokens" in path:
+                self.send_json(200, {"totalTokens": 100})
+                log({"method": "POST", "path": path, "api": "gemini-count",
+                     "status": 200})
+            elif ":streamGenerateContent" in path or ":generateContent" in path:
+                self.gemini(path, query, req)
+            else:
+                self.not_found("POST", path, raw)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        except Exception as e:  # a request the mock did not expect
+            log({"method": "POST", "path": path, "api": "error", "status": 500,
+                 "error": repr(e)})
+            try:
+                self.send_json(500, {"error": {"type": "api_error",
+                                               "message": "mockmodel: %r" % e}})
+            except OSError:
+                pass
+            self.close_connection = True
+
+    def record(self, api, path, model, stream, tools, offered, results, reply):
+        ar = airlock_results(results, offered)
+        log({"method": "POST", "path": path, "api": api, "model": model,
+             "stream": stream, "tools": tools,
+             "airlock_tools": sorted(offered.values()),
+             "tool_results": [{"name": r["name"], "text": r["text"][:4000],
+                               "isError": r["isError"]} for r in results],
+             "airlock_calls": [{"tool": r["base"], "isError": r["isError"],
+                                "text": r["text"][:4000]} for r in ar],
+             "airlock_results": len(ar), "reply": reply, "status": 200})
+        return ar
+
+    # -- Anthropic Messages
+    def anthropic(self, path, req):
+        tools, results = anthropic_parse(req)
+        offered = airlock_offered(tools)
+        ar = airlock_results(results, offered)
+        step = decide(offered, ar)
+        self.record("anthropic", path, req.get("model"), bool(req.get("stream")),
+                    tools, offered, results, list(step))
+        mid = new_id("msg_")
+        model = req.get("model") or "mock-model"
+        usage = {"input_tokens": 10, "output_tokens": 5,
+                 "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+        if step[0] == "call":
+            block = {"type": "tool_use", "id": new_id("toolu_"),
+                     "name": step[1], "input": step[2]}
+            stop = "tool_use"
+        else:
+            block = {"type": "text", "text": step[1]}
+            stop = "end_turn"
+        if not req.get("stream"):
+            self.send_json(200, {"id": mid, "type": "message", "role": "assistant",
+                                 "model": model, "content": [block],
+                                 "stop_reason": stop, "stop_sequence": None,
+                                 "usage": usage})
+            return
+        self.start_sse()
+        self.event("message_start", {"type": "message_start", "message": {
+            "id": mid, "type": "message", "role": "assistant", "model": model,
+            "content": [], "stop_reason": None, "stop_sequence": None,
+            "usage": dict(usage, output_tokens=1)}})
+        if step[0] == "call":
+            self.event("content_block_start", {
+                "type": "content_block_start", "index": 0,
+                "content_block": {"type": "tool_use", "id": block["id"],
+                                  "name": block["name"], "input": {}}})
+            self.event("content_block_delta", {
+                "type": "content_block_delta", "index": 0,
+                "delta": {"type": "input_json_delta",
+                          "partial_json": json.dumps(block["input"])}})
+        else:
+            self.event("content_block_start", {
+                "type": "content_block_start", "index": 0,
+                "content_block": {"type": "text", "text": ""}})
+            self.event("content_block_delta", {
+                "type": "content_block_delta", "index": 0,
+                "delta": {"type": "text_delta", "text": block["text"]}})
+        self.event("content_block_stop", {"type": "content_block_stop", "index": 0})
+        self.event("message_delta", {"type": "message_delta",
+                                     "delta": {"stop_reason": stop,
+                                               "stop_sequence": None},
+                                     "usage": {"output_tokens": 5}})
+        self.event("message_stop", {"type": "message_stop"})
+        self.end_sse()
+
+    # -- OpenAI Responses
+    def openai_responses(self, path, req):
+        tools, results = responses_parse(req)
+        offered = airlock_offered(tools)
+        ar = airlock_results(results, offered)
+        step = decide(offered, ar)
+        self.record("responses", path, req.get("model"), bool(req.get("stream")),
+                    tools, offered, results, list(step))
+        rid = new_id("resp_")
+        model = req.get("model") or "mock-model"
+        if step[0] == "call":
+            name = step[1]
+            item = {"type": "function_call", "id": new_id("fc_"),
+                    "call_id": new_id("call_"), "name": name,
+                    "arguments": json.dumps(step[2]), "status": "completed"}
+            # Codex groups MCP tools in namespaces: answer in kind.
+            if "/" in name:
+                item["namespace"], item["name"] = name.split("/", 1)
+        else:
+            item = {"type": "message", "id": new_id("msg_"), "role": "assistant",
+                    "status": "completed",
+                    "content": [{"type": "output_text", "text": step[1],
+                                 "annotations": []}]}
+        usage = {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0},
+                 "output_tokens": 5,
+                 "output_tokens_details": {"reasoning_tokens": 0},
+                 "total_tokens": 15}
+        resp = {"id": rid, "object": "response", "created_at": int(time.time()),
+                "status": "completed", "model": model, "output": [item],
+                "usage": usage}
+        if not req.get("stream"):
+            self.send_json(200, resp)
+            return
+        self.start_sse()
+        seq = [0]
+        def ev(name, obj):
+            obj = dict(obj, type=name, sequence_number=seq[0])
+            seq[0] += 1
+            self.event(name, obj)
+        ev("response.created", {"response": dict(resp, status="in_progress",
+                                                 output=[])})
+        ev("response.output_item.added", {"output_index": 0, "item": item})
+        if item["type"] == "message":
+            ev("response.output_text.delta", {"item_id": item["id"],
+                                              "output_index": 0,
+                                              "content_index": 0,
+                                              "delta": step[1]})
+        ev("response.output_item.done", {"output_index": 0, "item": item})
+        ev("response.completed", {"response": resp})
+        self.end_sse()
+
+    # -- OpenAI Chat Completions
+    def chat(self, path, req):
+        tools, results = chat_parse(req)
+        offered = airlock_offered(tools)
+        ar = airlock_results(results, offered)
+        wants_json = (req.get("response_format") or {}).get("type", "") in (
+            "json_object", "json_schema")
+        step = decide(offered, ar, wants_json)
+        self.record("chat", path, req.get("model"), bool(req.get("stream")),
+                    tools, offered, results, list(step))
+        cid = new_id("chatcmpl-")
+        model = req.get("model") or "mock-model"
+        created = int(time.time())
+        if step[0] == "call":
+            tc = {"id": new_id("call_"), "type": "function",
+                  "function": {"name": step[1], "arguments": json.dumps(step[2])}}
+            msg = {"role": "assistant", "content": None, "tool_calls": [tc]}
+            finish = "tool_calls"
+        else:
+            msg = {"role": "assistant", "content": step[1]}
+            finish = "stop"
+        usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+        if not req.get("stream"):
+            self.send_json(200, {"id": cid, "object": "chat.completion",
+                                 "created": created, "model": model,
+                                 "choices": [{"index": 0, "message": msg,
+                                              "finish_reason": finish}],
+                                 "usage": usage})
+            return
+        self.start_sse()
+        base = {"id": cid, "object": "chat.completion.chunk", "created": created,
+                "model": model}
+        self.event(None, dict(base, choices=[{"index": 0, "delta": {
+            "role": "assistant", "content": ""}, "finish_reason": None}]))
+        if step[0] == "call":
+            d = {"tool_calls": [dict(tc, index=0)]}
+        else:
+            d = {"content": step[1]}
+        self.event(None, dict(base, choices=[{"index": 0, "delta": d,
+                                              "finish_reason": None}]))
+        self.event(None, dict(base, choices=[{"index": 0, "delta": {},
+                                              "finish_reason": finish}],
+                              usage=usage))
+        self.event(None, "[DONE]")
+        self.end_sse()
+
+    # -- Gemini
+    def gemini(self, path, query, req):
+        tools, results = gemini_parse(req)
+        offered = airlock_offered(tools)
+        ar = airlock_results(results, offered)
+        gc = req.get("generationConfig") or req.get("config") or {}
+        wants_json = gc.get("responseMimeType") == "application/json" or \
+            "responseSchema" in gc or "responseJsonSchema" in gc
+        step = decide(offered, ar, wants_json)
+        stream = ":streamGenerateContent" in path
+        model = path.rsplit("/", 1)[-1].split(":")[0]
+        self.record("gemini", path, model, stream, tools, offered, results, list(step))
+        if step[0] == "call":
+            part = {"functionCall": {"name": step[1], "args": step[2]}}
+        else:
+            part = {"text": step[1]}
+        resp = {"candidates": [{"content": {"role": "model", "parts": [part]},
+                                "finishReason": "STOP", "index": 0}],
+                "usageMetadata": {"promptTokenCount": 10,
+                                  "candidatesTokenCount": 5,
+                                  "totalTokenCount": 15},
+                "modelVersion": model, "responseId": new_id("")}
+        if not stream:
+            self.send_json(200, resp)
+            return
+        if query.get("alt", [""])[0] == "sse":
+            self.start_sse()
+            self.event(None, resp)
+            self.end_sse()
+        else:
+            self.send_json(200, [resp])
+
+
+def main():
+    global PATCH, LOG_PATH, DUMP_DIR
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--port-file")
+    ap.add_argument("--log", required=True)
+    ap.add_argument("--patch", default=os.path.join(HERE, "fix.patch"))
+    ap.add_argument("--dump-dir", help="write each POST body here (debugging)")
+    a = ap.parse_args()
+    LOG_PATH = a.log
+    DUMP_DIR = a.dump_dir
+    with open(a.patch) as f:
+        PATCH = f.read()
+    srv = ThreadingHTTPServer(("127.0.0.1", a.port), Handler)
+    srv.daemon_threads = True
+    port = srv.server_address[1]
+    if a.port_file:
+        tmp = a.port_file + ".tmp"
+        with open(tmp, "w") as f:
+            f.write("%d\n" % port)
+        os.rename(tmp, a.port_file)
+    sys.stderr.write("mockmodel: listening on 127.0.0.1:%d\n" % port)
+    sys.stderr.flush()
+    try:
+        srv.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,251 @@
+#!/bin/sh
+# run_agent.sh [--mode serve|run] NAME: drive one real agent CLI (claude,
+# codex, gemini, opencode) end to end against tests/agents/mockmodel.py,
+# a scripted model that makes it call airlock's MCP tools: list_files,
+# read_file of ../outside.txt (refused), read_file, run_check (fails),
+# apply_patch, run_check (passes).  Then check the mock's request log, the
+# workspace copy, and the session's trace and audit log.
+#
+# --mode serve (the default for now): the agent runs directly, with
+#   `airlock serve --manifest contrib/agents/NAME.yaml --workspace COPY` as
+#   its MCP server: this checks the model side and the MCP side.
+# --mode run: the agent runs under `airlock run --allow-host 127.0.0.1:PORT
+#   --env NAME=VALUE ...` with `airlock connect` (/run/airlock/mcp.json)
+#   as its MCP server: the whole thing, sandbox and proxy included.
+#
+# Exit status: 0 passed, 1 failed, 77 skipped (the agent is not installed).
+# Environment: AIRLOCK (the binary), AGENT_TIMEOUT (seconds, default 180),
+# AGENT_KEEP=1 keeps the scratch directory.
+
+mode=serve
+if [ "${1:-}" = --mode ]; then mode=$2; shift 2; fi
+case "${1:-}" in
+claude|claude-code) name=claude; profile=claude-code ;;
+codex) name=codex; profile=codex ;;
+gemini) name=gemini; profile=gemini ;;
+opencode) name=opencode; profile=opencode ;;
+*) echo "usage: $0 [--mode serve|run] claude|codex|gemini|opencode" >&2; exit 64 ;;
+esac
+case $mode in serve|run) ;; *) echo "$0: --mode serve or run" >&2; exit 64 ;; esac
+
+here=$(cd "$(dirname "$0")" && pwd)
+: "${top_srcdir:=$(cd "$here/../.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+export top_srcdir top_builddir
+: "${AIRLOCK:=$top_builddir/airlock}"
+AIRLOCK=$(cd "$(dirname "$AIRLOCK")" && pwd)/$(basename "$AIRLOCK")
+: "${AGENT_TIMEOUT:=180}"
+
+if ! command -v "$name" >/dev/null 2>&1; then
+	echo "SKIP: $name is not installed (tests/agents/install.sh)"
+	exit 77
+fi
+if ! command -v python3 >/dev/null 2>&1; then
+	echo "SKIP: python3 is needed for the mock model"
+	exit 77
+fi
+
+. "$top_srcdir/tests/lib.sh"
+[ "${AGENT_KEEP:-0}" = 1 ] && trap 'echo "# kept $T"; if [ "$TESTS_FINISHED" != 1 ]; then echo "not ok - the test script ended before finish"; exit 1; fi' EXIT
+
+echo "# $name ($("$name" --version 2>/dev/null | head -1)), mode $mode"
+
+ws="$T/ws"
+cp -R "$top_srcdir/tests/agents/fixture" "$ws"
+home="$T/home"
+mkdir -p "$home" "$T/state"
+export AIRLOCK_HOME="$T/state" AIRLOCK_RUNTIME_DIR="$T/run"
+manifest="$top_srcdir/contrib/agents/$profile.yaml"
+# The profile's persistent home becomes a scratch one.
+sed -e "s|^  home: .*|  home: $home|" "$manifest" >"$T/manifest.yaml"
+manifest="$T/manifest.yaml"
+
+# The mock model.
+python3 "$top_srcdir/tests/agents/mockmodel.py" --log "$T/mock.log" \
+	--port-file "$T/port" >"$T/mock.err" 2>&1 &
+mock_pid=$!
+i=0
+while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+if [ ! -s "$T/port" ]; then
+	fail "the mock model started"; cat "$T/mock.err"; kill $mock_pid; finish; exit
+fi
+port=$(cat "$T/port")
+url="http://127.0.0.1:$port"
+prompt="Fix the failing test in this workspace using the airlock tools."
+
+# The MCP server, as a command and its arguments.
+if [ $mode = serve ]; then
+	mcp_cmd=$AIRLOCK
+	mcp_args="\"serve\",\"--manifest\",\"$manifest\",\"--workspace\",\"$ws\""
+	printf '{"mcpServers":{"airlock":{"command":"%s","args":[%s]}}}\n' \
+		"$mcp_cmd" "$mcp_args" >"$T/mcp.json"
+	mcp_json=$T/mcp.json
+else
+	mcp_cmd=airlock
+	mcp_args='"connect"'
+	mcp_json=/run/airlock/mcp.json
+fi
+
+# Per agent: its environment (agent_env, NAME=VALUE lines), its files in
+# $home, its argv (set --), and what the log check expects.
+agent_env="LANG=C.UTF-8
+TERM=dumb"
+check_opts=
+case $name in
+claude)
+	agent_env="$agent_env
+ANTHROPIC_API_KEY=mock-key
+ANTHROPIC_BASE_URL=$url"
+	set -- claude -p "$prompt" --model mock-model \
+		--mcp-config "$mcp_json" --strict-mcp-config \
+		--tools "" --allowedTools "mcp__airlock__*" \
+		--settings '{"env":{"ENABLE_TOOL_SEARCH":"false","CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC":"1"}}'
+	check_opts="--only-airlock"
+	;;
+codex)
+	mkdir -p "$home/.codex"
+	agent_env="$agent_env
+OPENAI_API_KEY=mock-key
+CODEX_HOME=$home/.codex"
+	set -- codex exec --skip-git-repo-check \
+		--dangerously-bypass-approvals-and-sandbox -m mock-model \
+		-c model_provider=mock -c model_providers.mock.name=mock \
+		-c "model_providers.mock.base_url=\"$url/v1\"" \
+		-c model_providers.mock.env_key=OPENAI_API_KEY \
+		-c model_providers.mock.wire_api=responses \
+		-c model_providers.mock.supports_websockets=false \
+		-c "mcp_servers.airlock.command=\"$mcp_cmd\"" \
+		-c "mcp_servers.airlock.args=[$mcp_args]" \
+		--disable shell_tool --disable multi_agent --disable goals \
+		--disable apps --disable plugins --disable sleep_tool \
+		--disable image_generation --disable tool_suggest \
+		--disable skill_search -c web_search=disabled \
+		"$prompt"
+	# Codex gives an MCP server only a few variables of its own
+	# environment: airlock serve needs its state directory.
+	[ $mode = serve ] && set -- "$@" \
+		-c "mcp_servers.airlock.env={AIRLOCK_HOME=\"$AIRLOCK_HOME\"}"
+	# What no flag removes (measured; see contrib/agents/codex.yaml).
+	check_opts="--only-airlock --extra view_image --extra request_user_input
+		--extra list_mcp_resources --extra list_mcp_resource_templates
+		--extra read_mcp_resource"
+	;;
+gemini)
+	mkdir -p "$home/.gemini"
+	settings='"security":{"auth":{"selectedType":"gemini-api-key"}},"tools":{"core":["mcp_airlock_*"]},"privacy":{"usageStatisticsEnabled":false}'
+	# The user settings carry the server: Gemini skips a system settings
+	# file in a directory not owned by root (/run/airlock in the sandbox)
+	# or writable by others (/tmp).
+	printf '{%s,"mcpServers":{"airlock":{"command":"%s","args":[%s]}}}\n' \
+		"$settings" "$mcp_cmd" "$mcp_args" >"$home/.gemini/settings.json"
+	agent_env="$agent_env
+GEMINI_API_KEY=mock-key
+GOOGLE_GEMINI_BASE_URL=$url"
+	set -- gemini --skip-trust --allowed-mcp-server-names airlock -p "$prompt"
+	# The TS MCP SDK checks an error's structuredContent against the
+	# tool's outputSchema and replaces airlock's refusal with -32602.
+	check_opts="--only-airlock --xfail-refusal-text"
+	;;
+opencode)
+	if [ $mode = serve ]; then
+		oc_cmd="\"$mcp_cmd\",$mcp_args"
+	else
+		oc_cmd='"airlock","connect"'
+	fi
+	agent_env="$agent_env
+ANTHROPIC_API_KEY=mock-key
+OPENCODE_DISABLE_MODELS_FETCH=1
+OPENCODE_DISABLE_AUTOUPDATE=1
+OPENCODE_DISABLE_LSP_DOWNLOAD=1
+OPENCODE_CONFIG_CONTENT={\"provider\":{\"mock\":{\"npm\":\"@ai-sdk/anthropic\",\"name\":\"mock\",\"options\":{\"baseURL\":\"$url/v1\",\"apiKey\":\"{env:ANTHROPIC_API_KEY}\"},\"models\":{\"mock-model\":{\"name\":\"mock-model\",\"tool_call\":true,\"limit\":{\"context\":200000,\"output\":8192}}}}},\"model\":\"mock/mock-model\",\"mcp\":{\"airlock\":{\"type\":\"local\",\"command\":[$oc_cmd],\"enabled\":true}},\"tools\":{\"*\":false,\"airlock_*\":true}}"
+	set -- opencode run "$prompt"
+	check_opts="--only-airlock --xfail-refusal-text"
+	;;
+esac
+
+# Run it.
+old_ifs=$IFS
+IFS='
+'
+if [ $mode = serve ]; then
+	# shellcheck disable=SC2086
+	(cd "$ws" && timeout "$AGENT_TIMEOUT" env -i PATH="$PATH" HOME="$home" \
+		AIRLOCK_HOME="$AIRLOCK_HOME" $agent_env "$@" \
+		</dev/null >"$T/agent.out" 2>"$T/agent.err")
+	rc=$?
+else
+	envflags=
+	for v in $agent_env; do envflags="$envflags
+--env
+$v"; done
+	# shellcheck disable=SC2086
+	timeout "$AGENT_TIMEOUT" "$AIRLOCK" run --manifest "$manifest" \
+		--workspace "$ws" --allow-host "127.0.0.1:$port" $envflags \
+		-- "$@" </dev/null >"$T/agent.out" 2>"$T/agent.err"
+	rc=$?
+fi
+IFS=$old_ifs
+kill $mock_pid 2>/dev/null
+wait $mock_pid 2>/dev/null
+
+expect_eq "$name exited 0" "$rc" 0
+if [ "$rc" != 0 ]; then
+	echo "# stdout:"; tail -20 "$T/agent.out" | sed 's/^/#   /'
+	echo "# stderr:"; tail -20 "$T/agent.err" | sed 's/^/#   /'
+fi
+
+# The model side.
+# shellcheck disable=SC2086
+if python3 "$top_srcdir/tests/agents/check_log.py" "$T/mock.log" $check_opts >"$T/check.out"; then
+	cat "$T/check.out"; pass "the mock model's log checks"
+else
+	cat "$T/check.out"; fail "the mock model's log checks"
+fi
+TESTS_RUN=$((TESTS_RUN + $(grep -c '^ok - ' "$T/check.out")))
+
+# The workspace.
+check "the workspace copy has the fix" grep -q '"$i" -le "$n"' "$ws/src/calc.sh"
+check "the fixture's test passes in the copy" sh -c "make -s -C '$ws' test >/dev/null 2>&1"
+check "the change is the patch and nothing else" \
+	sh -c "diff -u '$top_srcdir/tests/agents/fixture/src/calc.sh' '$ws/src/calc.sh' | grep -c '^[-+][^-+]' | grep -qx 2"
+
+# The session: its trace and its audit log.
+if [ $mode = run ]; then
+	line=$(grep 'airlock: session .* ended; audit log ' "$T/agent.err" | tail -1)
+	session=$(echo "$line" | sed -n 's/.*airlock: session \([^ ]*\) ended.*/\1/p')
+	log=$(echo "$line" | sed -n 's/.*; audit log \(.*\)$/\1/p')
+else
+	# airlock serve keeps one session per run in AIRLOCK_HOME; the
+	# agent may start the server more than once (Gemini lists tools
+	# first): the session with the tool calls is the largest log.
+	log=$(ls -S "$AIRLOCK_HOME"/sessions/*/audit.jsonl 2>/dev/null | head -1)
+	session=$(basename "$(dirname "$log")")
+fi
+if [ -n "$session" ] && [ -n "$log" ]; then
+	check "airlock trace $session" sh -c "'$AIRLOCK' trace '$session' >'$T/trace.txt' 2>&1"
+	sed 's/^/#   /' "$T/trace.txt" | head -20
+	expect_contains "the trace shows the patch" "$(cat "$T/trace.txt")" apply_patch
+	check "airlock audit verify" sh -c "'$AIRLOCK' audit verify '$log' >'$T/verify.txt' 2>&1"
+	head -1 "$T/verify.txt" | sed 's/^/#   /'
+else
+	fail "the session and its audit log were found"
+fi
+
+# What the profile refuses: in its sandbox a host not in agent.network is
+# not reached, and the proxy's refusal is in the session's audit log.
+if command -v curl >/dev/null 2>&1; then
+	"$AIRLOCK" run --manifest "$manifest" --workspace "$ws" -- \
+		curl -sS -m 10 -o /dev/null https://example.com/ \
+		>"$T/net.out" 2>&1
+	rc=$?
+	check "the agent's sandbox does not reach example.com" [ "$rc" != 0 ]
+	nlog=$(sed -n 's/.*airlock: session .* ended; audit log \(.*\)$/\1/p' "$T/net.out" | tail -1)
+	if [ -n "$nlog" ] && grep '"event":"egress"' "$nlog" |
+	    grep '"decision":"deny"' | grep -q '"host":"example.com"'; then
+		pass "the proxy's refusal of example.com:443 is audited"
+	else
+		fail "the proxy's refusal of example.com:443 is audited"
+		sed 's/^/#   /' "$T/net.out"
+	fi
+fi
+finish
