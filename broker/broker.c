@@ -399,13 +399,21 @@ call_complete(struct call *c, int status, json_t *out)
 		eclass = json_string_value(json_object_get(structured,
 		    "errorClass"));
 
+	/*
+	 * An error body is text only: structuredContent must fit the tool's
+	 * outputSchema, and MCP clients that check it (the TypeScript SDK:
+	 * Gemini CLI, opencode) would replace airlock's refusal with a
+	 * schema error.  The text is the same JSON object.
+	 */
 	text = json_dumps(structured, JSON_COMPACT);
-	result = json_pack("{s:[{s:s, s:s}], s:O, s:b}",
+	result = json_pack("{s:[{s:s, s:s}], s:b}",
 	    "content", "type", "text", "text", text != NULL ? text : "",
-	    "structuredContent", structured, "isError", is_error);
+	    "isError", is_error);
 	free(text);
 	if (result == NULL)
 		fatalx("json_pack");
+	if (!is_error)
+		json_object_set(result, "structuredContent", structured);
 	if (json_is_string(text_extra))
 		json_array_append_new(json_object_get(result, "content"),
 		    json_pack("{s:s, s:O}", "type", "text", "text", text_extra));

@@ -79,7 +79,7 @@ reply() {
 	R=
 	for i in $(seq 200); do
 		R=$(sed -n "s/^R$1 //p" "$OUT")
-		[ -n "$R" ] && return 0
+		[ -n "$R" ] && { mcp_error_body; return 0; }
 		sleep 0.1
 	done
 	return 1

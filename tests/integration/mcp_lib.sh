@@ -70,6 +70,7 @@ mcp_wait_id() {
 		R=${MCP_STASH[$k]}
 		if [ "$(reply_id)" = "$want" ]; then
 			unset "MCP_STASH[$k]"
+			mcp_error_body
 			return 0
 		fi
 	done
@@ -77,13 +78,27 @@ mcp_wait_id() {
 		mcp_recv "$t"
 		[ -n "$R" ] || { echo "# no reply to id $want" >&2; return 1; }
 		got=$(reply_id)
-		[ "$got" = "$want" ] && return 0
+		[ "$got" = "$want" ] && { mcp_error_body; return 0; }
 		if [ -n "$got" ]; then
 			MCP_STASH+=("$R")
 		else
 			printf '%s\n' "$R" >>"$T/notes"
 		fi
 	done
+}
+
+# An error result carries its body as text only (structuredContent must
+# fit the tool's outputSchema): tests read it as .result.structuredContent
+# all the same, once the text has been checked to be that JSON object.
+mcp_error_body() {
+	[[ $R =~ \"isError\":true ]] || return 0
+	[[ $R =~ \"structuredContent\": ]] && {
+		echo "# an error result carries structuredContent: $R" >&2
+		R='{"broken":"structuredContent on an error"}'
+		return 0
+	}
+	R=$(printf '%s' "$R" | jq -c '.result.structuredContent = (.result.content[0].text | fromjson)') ||
+	    R='{"broken":"error text is not JSON"}'
 }
 
 mcp_rpc() {

@@ -221,7 +221,9 @@ expect_contains "unknown tool error names the tool" "$msg" "rm_rf"
 msg=$(jq -r 'select(.id == 214 or .id == null) | .error.message' "$OUT" | grep -m1 exceeds)
 expect_contains "oversized frame error names the limit" "$msg" "1024"
 # A tool the manifest denies is a tool result (denied), not a protocol error.
-r=$(jq -c 'select(.id == 403) | .result.structuredContent.errorClass' "$OUT")
+# (an error body is the result's text: structuredContent must fit the
+# tool's outputSchema, so an error has none)
+r=$(jq -c 'select(.id == 403) | .result | select(has("structuredContent") | not) | .content[0].text | fromjson | .errorClass' "$OUT")
 expect_eq "a denied tool is refused as a result with errorClass denied" "$r" '"denied"'
 
 # --- tools/list: schemas from types, annotations from sideEffect -------------

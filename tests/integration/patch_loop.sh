@@ -332,7 +332,7 @@ EOF
 chmod 755 "$ws/agent.sh"
 timeout 60 "$AIRLOCK" run --manifest "$T/steps.yaml" --workspace "$ws" -- "$ws/agent.sh" >"$T/steps.out" 2>"$T/steps.err"
 expect_eq "airlock run exits 75 when the budget stops the run" "$?" 75
-mapfile -t CLASSES < <(jq -r '.result.structuredContent.errorClass // "ok"' "$T/steps.out")
+mapfile -t CLASSES < <(jq -r 'if .result.isError then (.result.content[0].text | fromjson | .errorClass) else "ok" end' "$T/steps.out")
 expect_eq "3 steps allowed, then budget_exhausted" "${CLASSES[*]}" "ok ok ok budget_exhausted budget_exhausted"
 
 finish
