@@ -19,3 +19,6 @@ tests_unixclient_SOURCES = tests/unixclient.c
 # Runs a command as a child subreaper and reports what it left behind.
 check_PROGRAMS += tests/reaper
 tests_reaper_SOURCES = tests/reaper.c
+# Terminal-safe output: agent bytes reach a person escaped (issue 11).
+TESTS += tests/integration/terminal_safe.sh
+EXTRA_DIST += tests/integration/terminal_safe.sh
