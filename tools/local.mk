@@ -15,7 +15,8 @@ LINT_CPPFLAGS = -I$(abs_top_srcdir) -I$(abs_top_builddir) $(SECCOMP_CFLAGS) $(CA
 FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h \
 	tests/unit/test_selfsandbox.c fuzz/replay.c fuzz/fuzz_frame.c \
 	fuzz/fuzz_validate.c fuzz/fuzz_manifest.c fuzz/fuzz_path.c \
-	fuzz/fuzz_audit.c common/vis.c common/vis.h tests/unit/test_vis.c
+	fuzz/fuzz_audit.c common/vis.c common/vis.h tests/unit/test_vis.c \
+	fuzz/fuzz_vis.c
 
 lint: $(BUILT_SOURCES) config.h
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
