@@ -202,8 +202,14 @@ notify_hook(const struct approvals *a, const struct pending *p)
 
 	if (a->m->approvals.notify == NULL || a->m->approvals.notify[0] == NULL)
 		return;
+	/*
+	 * The payload stays JSON, for the hook to parse.  jansson escapes C0
+	 * controls; JSON_ENSURE_ASCII escapes the rest (C1, bidi, zero-width)
+	 * as \uXXXX too, so a hook that logs or shows the payload as it is
+	 * cannot pass them to a terminal.
+	 */
 	j = pending_json(a, p);
-	text = json_dumps(j, JSON_COMPACT);
+	text = json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII);
 	json_decref(j);
 	if (text == NULL || pipe2(pfd, O_CLOEXEC) == -1) {
 		free(text);

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@
 #include "common/errors.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "common/vis.h"
 #include "policy/types.h"
 
 #define MCP_PROTOCOL_LATEST	"2025-06-18"
@@ -231,6 +233,22 @@ broker_audit(struct broker *b, const char *event, json_t *fields)
 	return rc;
 }
 
+/*
+ * One column of trace.txt: |s| escaped (common/vis.h), cut between
+ * characters to at most |width| bytes.  Caller frees.
+ */
+static char *
+trace_col(const char *s, size_t width)
+{
+	char *v;
+
+	if (s == NULL)
+		s = "";
+	if ((v = vis_dup(s, vis_fit(s, strlen(s), 0, width), 0)) == NULL)
+		fatalx("out of memory");
+	return v;
+}
+
 void
 broker_budget_stop(struct broker *b, const char *limit)
 {
@@ -243,22 +261,43 @@ broker_budget_stop(struct broker *b, const char *limit)
 	    "limit", limit, "steps", (json_int_t)ledger_steps(b->ledger),
 	    "trace", b->cfg.session_dir));
 	if (b->trace != NULL) {
-		fprintf(b->trace, "STOP  budget exhausted: %s\n", limit);
+		char *v = trace_col(limit, SIZE_MAX);
+
+		fprintf(b->trace, "STOP  budget exhausted: %s\n", v);
+		free(v);
 		fflush(b->trace);
 	}
 }
 
+/*
+ * trace.txt is read by people (airlock trace, or cat): every field is
+ * escaped, since the decision, gate and note can quote what the agent
+ * or its workspace produced.
+ */
 void
 broker_trace(struct broker *b, struct call *c, const char *decision,
     const char *note)
 {
+	char *tool, *digest, *dec, *hash, *gate, *text;
+
 	if (b->trace == NULL)
 		return;
-	fprintf(b->trace, "%-5lld %-18.18s %-12.12s %-18.18s %-16s %-32.32s %s\n",
-	    (long long)c->seq, c->tool->name, c->args_digest,
-	    decision, c->patch_hash[0] != '\0' ? c->patch_hash : "-",
-	    c->gate[0] != '\0' ? c->gate : "-", note != NULL ? note : "");
+	tool = trace_col(c->tool->name, 18);
+	digest = trace_col(c->args_digest, 12);
+	dec = trace_col(decision, 18);
+	hash = trace_col(c->patch_hash[0] != '\0' ? c->patch_hash : "-",
+	    SIZE_MAX);
+	gate = trace_col(c->gate[0] != '\0' ? c->gate : "-", 32);
+	text = trace_col(note, SIZE_MAX);
+	fprintf(b->trace, "%-5lld %-18s %-12s %-18s %-16s %-32s %s\n",
+	    (long long)c->seq, tool, digest, dec, hash, gate, text);
 	fflush(b->trace);
+	free(tool);
+	free(digest);
+	free(dec);
+	free(hash);
+	free(gate);
+	free(text);
 }
 
 static json_t *

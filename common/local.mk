@@ -2,9 +2,14 @@ libairlock_a_SOURCES += \
 	common/buf.c common/buf.h \
 	common/errors.c common/errors.h \
 	common/log.c common/log.h \
-	common/util.c common/util.h
+	common/util.c common/util.h \
+	common/vis.c common/vis.h
 
 check_PROGRAMS += tests/unit/test_buf
 TESTS += tests/unit/test_buf
 tests_unit_test_buf_CFLAGS = $(unit_cflags)
 tests_unit_test_buf_LDADD = $(unit_ldadd)
+check_PROGRAMS += tests/unit/test_vis
+TESTS += tests/unit/test_vis
+tests_unit_test_vis_CFLAGS = $(unit_cflags)
+tests_unit_test_vis_LDADD = $(unit_ldadd)

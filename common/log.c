@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "common/vis.h"
 
 static const char *log_progname = "airlock";
 static int log_verbosity;
@@ -17,15 +18,28 @@ log_init(const char *progname, int verbosity)
 	log_verbosity = verbosity;
 }
 
+/*
+ * Messages quote tool names, file lines, results and errors that the
+ * agent can shape, and they go to a person's terminal: the formatted
+ * message is escaped (common/vis.h) as a whole before it is written.
+ */
 static void
 log_vmsg(const char *func, int with_errno, const char *fmt, va_list ap)
 {
 	int saved = errno;
+	char *msg = NULL, *safe = NULL;
 
 	fprintf(stderr, "%s: ", log_progname);
 	if (func != NULL)
 		fprintf(stderr, "%s: ", func);
-	vfprintf(stderr, fmt, ap);
+	if (vasprintf(&msg, fmt, ap) == -1)
+		msg = NULL;
+	if (msg != NULL)
+		safe = vis_str(msg, 0);
+	/* Without memory, the format (ours, constant) rather than nothing. */
+	fputs(safe != NULL ? safe : fmt, stderr);
+	free(safe);
+	free(msg);
 	if (with_errno)
 		fprintf(stderr, ": %s", strerror(saved));
 	fputc('\n', stderr);

@@ -23,6 +23,7 @@
 #include "broker/approval.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "common/vis.h"
 #include "supervisor/commands.h"
 
 /* Sends |req| to the session socket |path| and returns its reply. */
@@ -110,39 +111,93 @@ for_each_session(const char *only, void (*fn)(const char *, json_t *, void *),
 	return n;
 }
 
+/*
+ * Everything an approval carries may come from the agent: the diff, the
+ * arguments, the evidence.  It reaches the approver's terminal only
+ * through vis (common/vis.h), so an escape sequence cannot erase or
+ * move a line and a bidi control cannot reorder one.
+ */
+static void
+put_vis(const char *s, int flags)
+{
+	char *v;
+
+	if ((v = vis_str(s, flags)) == NULL)
+		fatalx("out of memory");
+	fputs(v, stdout);
+	free(v);
+}
+
+/* A column: |s| escaped, then padded to |width|. */
+static void
+put_vis_col(const char *s, int width)
+{
+	char *v;
+
+	if ((v = vis_str(s, 0)) == NULL)
+		fatalx("out of memory");
+	printf("%-*s ", width, v);
+	free(v);
+}
+
+/*
+ * JSON text for a person.  json_dumps escapes C0 controls but leaves C1
+ * controls, DEL and bidi or zero-width characters raw; vis escapes those
+ * and leaves JSON's own backslash escapes as they are (VIS_NOSLASH).
+ */
+static void
+put_json(json_t *j, size_t jflags, int vflags)
+{
+	char *s;
+
+	if ((s = json_dumps(j, jflags | JSON_ENCODE_ANY)) == NULL)
+		return;
+	put_vis(s, vflags | VIS_NOSLASH);
+	free(s);
+}
+
 static void
 print_approval(json_t *p, int verbose)
 {
-	char *args = json_dumps(json_object_get(p, "arguments"),
-	    JSON_COMPACT | JSON_SORT_KEYS);
+	json_t *args = json_object_get(p, "arguments");
 
-	printf("%-10s %-22s %-18s expires %s\n",
-	    json_string_value(json_object_get(p, "id")),
-	    json_string_value(json_object_get(p, "session")),
-	    json_string_value(json_object_get(p, "tool")),
-	    json_string_value(json_object_get(p, "expiresAt")));
+	put_vis_col(json_string_value(json_object_get(p, "id")), 10);
+	put_vis_col(json_string_value(json_object_get(p, "session")), 22);
+	put_vis_col(json_string_value(json_object_get(p, "tool")), 18);
+	printf("expires ");
+	put_vis(json_string_value(json_object_get(p, "expiresAt")), 0);
+	printf("\n");
 	if (verbose) {
 		json_t *ev = json_object_get(p, "evidence");
 		const char *diff = json_string_value(json_object_get(ev, "diff"));
-		char *evs;
 
-		printf("  action:    %s %s\n",
-		    json_string_value(json_object_get(p, "tool")),
-		    args != NULL ? args : "");
-		printf("  digest:    %s\n",
-		    json_string_value(json_object_get(p, "digest")));
-		printf("  requested: %s\n",
-		    json_string_value(json_object_get(p, "requestedAt")));
-		if (diff != NULL)
-			printf("  diff:\n%s\n", diff);
-		if ((evs = json_dumps(ev, JSON_INDENT(2) | JSON_SORT_KEYS)) !=
-		    NULL) {
-			printf("  evidence:  %s\n", evs);
-			free(evs);
+		printf("  action:    ");
+		put_vis(json_string_value(json_object_get(p, "tool")), 0);
+		printf(" ");
+		if (args != NULL)
+			put_json(args, JSON_COMPACT | JSON_SORT_KEYS, 0);
+		printf("\n  digest:    ");
+		put_vis(json_string_value(json_object_get(p, "digest")), 0);
+		printf("\n  requested: ");
+		put_vis(json_string_value(json_object_get(p, "requestedAt")), 0);
+		printf("\n");
+		/* Each line escaped; only the diff's real line breaks kept. */
+		if (diff != NULL) {
+			printf("  diff:\n");
+			put_vis(diff, VIS_MULTILINE);
+			printf("\n");
 		}
-	} else if (args != NULL)
-		printf("  %s\n", args);
-	free(args);
+		if (ev != NULL) {
+			printf("  evidence:  ");
+			put_json(ev, JSON_INDENT(2) | JSON_SORT_KEYS,
+			    VIS_KEEP_NL);
+			printf("\n");
+		}
+	} else if (args != NULL) {
+		printf("  ");
+		put_json(args, JSON_COMPACT | JSON_SORT_KEYS, 0);
+		printf("\n");
+	}
 }
 
 struct listing {

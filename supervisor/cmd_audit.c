@@ -23,6 +23,7 @@
 
 #include "common/errors.h"
 #include "common/log.h"
+#include "common/vis.h"
 #include "broker/audit.h"
 #include "broker/audit_verify.h"
 #include "supervisor/commands.h"
@@ -45,52 +46,47 @@ audit_usage(void)
 }
 
 /*
- * Prints |s| with control characters (C0, DEL, C1), line separators,
- * zero-width and bidirectional controls escaped, so a log line cannot
- * drive or disguise itself on the reviewer's terminal.
+ * Prints |s| escaped (common/vis.h: C0 and C1 controls, broken UTF-8,
+ * bidi and zero-width characters) in at most |max| bytes, and "..." if
+ * it was cut, so a log line cannot drive or disguise itself on the
+ * reviewer's terminal.  |flags| is VIS_NOSLASH for JSON text.
  */
 static void
-put_safe(FILE *fp, const char *s, size_t max)
+put_safe(FILE *fp, const char *s, size_t max, int flags)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = 0;
+	size_t len, n;
+	char *v;
 
-	for (; *p != '\0'; p++, n++) {
-		if (n >= max) {
-			fputs("...", fp);
-			return;
-		}
-		if (*p < 0x20 || *p == 0x7f)
-			fprintf(fp, "\\x%02x", *p);
-		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
-			fprintf(fp, "\\u%04x", p[1]);
-			p++;
-		} else if (*p == 0xe2 && ((p[1] == 0x80 && ((p[2] >= 0xa8 &&
-		    p[2] <= 0xae) || p[2] == 0x8b || p[2] == 0x8e ||
-		    p[2] == 0x8f)) || (p[1] == 0x81 && p[2] >= 0xa6 &&
-		    p[2] <= 0xa9))) {
-			/* Line separators and bidi controls (Trojan Source). */
-			fprintf(fp, "\\u%04x", 0x2000 | ((p[1] & 0x3) << 6) |
-			    (p[2] & 0x3f));
-			p += 2;
-		} else
-			fputc(*p, fp);
-	}
+	if (s == NULL)
+		s = "";
+	len = strlen(s);
+	n = vis_fit(s, len, flags, max);
+	if ((v = vis_dup(s, n, flags)) == NULL)
+		fatalx("out of memory");
+	fputs(v, fp);
+	free(v);
+	if (n < len)
+		fputs("...", fp);
 }
 
+/*
+ * A field's value: a string escaped; anything else as compact JSON,
+ * whose own escapes stay (jansson escapes C0 controls) and whose raw C1,
+ * DEL, bidi and zero-width characters vis escapes.
+ */
 static void
 put_value(FILE *fp, json_t *v)
 {
 	char *s;
 
 	if (json_is_string(v)) {
-		put_safe(fp, json_string_value(v), 80);
+		put_safe(fp, json_string_value(v), 80, 0);
 		return;
 	}
 	if ((s = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS |
 	    JSON_ENCODE_ANY)) == NULL)
 		return;
-	put_safe(fp, s, 80);
+	put_safe(fp, s, 80, VIS_NOSLASH);
 	free(s);
 }
 
@@ -101,22 +97,24 @@ print_header(void)
 	    "SESSION", "DETAILS");
 }
 
-/* Prints |s| escaped, cut to |width| and padded to it. */
+/* Prints |s| escaped, cut to |width| ("..." marks a cut), padded to it. */
 static void
 put_col(FILE *fp, const char *s, int width)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem;
+	size_t len, n, used;
+	char *v;
 
-	if ((mem = open_memstream(&buf, &len)) == NULL)
-		return;
-	put_safe(mem, s != NULL ? s : "", (size_t)width);
-	fclose(mem);
-	if (len > (size_t)width)
-		len = (size_t)width;
-	fprintf(fp, "%-*.*s ", width, (int)len, buf);
-	free(buf);
+	if (s == NULL)
+		s = "";
+	len = strlen(s);
+	if ((n = vis_fit(s, len, 0, (size_t)width)) < len)
+		n = vis_fit(s, len, 0, (size_t)width - 3);
+	if ((v = vis_dup(s, n, 0)) == NULL)
+		fatalx("out of memory");
+	used = strlen(v) + (n < len ? 3 : 0);
+	fprintf(fp, "%s%s%*s ", v, n < len ? "..." : "",
+	    (int)((size_t)width - used), "");
+	free(v);
 }
 
 static void
@@ -136,7 +134,7 @@ print_record(json_t *rec)
 			if (!first)
 				fputc(' ', stdout);
 			first = 0;
-			put_safe(stdout, key, 40);
+			put_safe(stdout, key, 40, 0);
 			fputc('=', stdout);
 			put_value(stdout, v);
 		}

@@ -1,19 +1,27 @@
-/* airlock trace SESSION: print the readable trace of a session. */
+/*
+ * airlock trace SESSION: print the readable trace of a session.  The
+ * broker escapes what it writes there; the file is escaped again on the
+ * way to the terminal, line by line, in case it was written by an older
+ * broker or edited.
+ */
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/log.h"
+#include "common/vis.h"
 #include "supervisor/commands.h"
 #include "supervisor/session.h"
 
 int
 cmd_trace(int argc, char **argv)
 {
-	char	 state[PATH_MAX], path[2 * PATH_MAX], buf[8192];
+	char	 state[PATH_MAX], path[2 * PATH_MAX], *line = NULL, *v;
+	size_t	 cap = 0;
+	ssize_t	 n;
 	FILE	*fp;
-	size_t	 n;
 
 	log_init("airlock trace", 0);
 	if (argc != 2) {
@@ -32,8 +40,16 @@ cmd_trace(int argc, char **argv)
 		log_warn("%s", path);
 		return 1;
 	}
-	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
-		fwrite(buf, 1, n, stdout);
+	while ((n = getline(&line, &cap, fp)) > 0) {
+		if (line[n - 1] == '\n')
+			n--;
+		if ((v = vis_dup(line, (size_t)n, VIS_KEEP_TAB | VIS_NOSLASH)) ==
+		    NULL)
+			fatalx("out of memory");
+		printf("%s\n", v);
+		free(v);
+	}
+	free(line);
 	fclose(fp);
 	return 0;
 }

@@ -9,9 +9,19 @@
 #     notify: ["/usr/local/share/airlock/approval-notify.sh"]
 set -u
 request=$(cat)
-id=$(printf '%s' "$request" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')
-tool=$(printf '%s' "$request" | sed -n 's/.*"tool":"\([^"]*\)".*/\1/p')
-session=$(printf '%s' "$request" | sed -n 's/.*"session":"\([^"]*\)".*/\1/p')
+# The request begins {"id":..,"session":..,"tool":..; the arguments and
+# evidence that follow are the agent's, so a field is taken only from that
+# fixed prefix, and only characters that an id, a session id or a
+# manifest's tool name can hold are kept: nothing the agent wrote (an
+# escape sequence, a bidi control, a look-alike "id") reaches the message.
+field() {	# NAME
+	printf '%s' "$request" | head -c 512 |
+	    sed -n 's/^{"id":"\([^"]*\)","session":"\([^"]*\)","tool":"\([^"]*\)".*/'"$1"'/p' |
+	    LC_ALL=C tr -cd 'A-Za-z0-9._:-'
+}
+id=$(field '\1')
+session=$(field '\2')
+tool=$(field '\3')
 text="airlock: $tool waits for approval $id (session $session): airlock approve $id"
 logger -t airlock-approval -- "$text" 2>/dev/null || true
 if [ -n "${AIRLOCK_WEBHOOK_URL:-}" ] && command -v curl >/dev/null; then

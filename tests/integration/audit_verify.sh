@@ -161,8 +161,8 @@ case "$out" in
 *"$(printf '\033')"*) fail "show escapes ESC from the log" ;;
 *) pass "show escapes ESC from the log" ;;
 esac
-expect_contains "show prints escaped controls" "$out" '\x1b]0;pwned\x07'
-expect_contains "show escapes a bidi override" "$out" 'rm \u202etxt.exe'
+expect_contains "show prints escaped controls (vis: \\e, \\a)" "$out" '\e]0;pwned\a\e[2J'
+expect_contains "show escapes a bidi override" "$out" 'rm \u{202E}txt.exe'
 check "an escaped log still verifies" "$AIRLOCK" audit verify -q "$T/evil"
 
 # tail -f: prints the records and returns after session_end.

@@ -32,3 +32,6 @@ EXTRA_DIST += tests/integration/run_overrides.sh
 # airlock run as a user other than root: a per-user agent home (issue 10).
 TESTS += tests/integration/run_nonroot_home.sh
 EXTRA_DIST += tests/integration/run_nonroot_home.sh
+# Terminal-safe output: agent bytes reach a person escaped (issue 11).
+TESTS += tests/integration/terminal_safe.sh
+EXTRA_DIST += tests/integration/terminal_safe.sh

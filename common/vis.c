@@ -1,0 +1,229 @@
+/*
+ * vis: escaping for the terminal.  One character at a time: a byte or a
+ * whole UTF-8 sequence is either copied or replaced by its escape, so a
+ * cut between characters (vis_fit) never splits either.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/errors.h"
+#include "common/vis.h"
+
+/* The longest escape of one character: "\u{E007F}" is 9 bytes. */
+#define VIS_STEP_MAX 16
+
+/*
+ * Code points that are valid UTF-8 yet cannot be seen, or that move or
+ * hide the text around them.  Sorted; inclusive ranges.
+ */
+static const struct {
+	uint32_t lo, hi;
+} vis_hidden_ranges[] = {
+	{ 0x0080, 0x009f }, /* C1 controls (NEL, CSI, ...) */
+	{ 0x00ad, 0x00ad }, /* soft hyphen */
+	{ 0x061c, 0x061c }, /* arabic letter mark */
+	{ 0x115f, 0x1160 }, /* hangul fillers */
+	{ 0x180e, 0x180e }, /* mongolian vowel separator */
+	{ 0x200b, 0x200f }, /* zero-width space/joiners, LRM, RLM */
+	{ 0x2028, 0x202e }, /* line/paragraph separators, LRE..RLO */
+	{ 0x2060, 0x206f }, /* word joiner, invisibles, isolates */
+	{ 0x3164, 0x3164 }, /* hangul filler */
+	{ 0xfeff, 0xfeff }, /* zero-width no-break space, BOM */
+	{ 0xffa0, 0xffa0 }, /* halfwidth hangul filler */
+	{ 0xfff9, 0xfffb }, /* interlinear annotation */
+	{ 0xe0000, 0xe007f }, /* tags: invisible ASCII look-alikes */
+};
+
+static int
+vis_hidden(uint32_t c)
+{
+	size_t i;
+
+	for (i = 0;
+	     i < sizeof(vis_hidden_ranges) / sizeof(vis_hidden_ranges[0]);
+	     i++) {
+		if (c < vis_hidden_ranges[i].lo)
+			return 0;
+		if (c <= vis_hidden_ranges[i].hi)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Returns the length of the valid UTF-8 sequence at p[0..avail) and its
+ * code point in *cp, or 0 if p[0] does not start one (RFC 3629: no
+ * overlong forms, no surrogates, nothing above U+10FFFF).
+ */
+static size_t
+vis_utf8(const unsigned char *p, size_t avail, uint32_t *cp)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n, i;
+
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		n = 3;
+		if (p[0] == 0xe0)
+			lo = 0xa0;
+		else if (p[0] == 0xed)
+			hi = 0x9f;
+	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		n = 4;
+		if (p[0] == 0xf0)
+			lo = 0x90;
+		else if (p[0] == 0xf4)
+			hi = 0x8f;
+	} else
+		return 0;
+	if (avail < n || p[1] < lo || p[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	*cp = p[0] & (0x7f >> n);
+	for (i = 1; i < n; i++)
+		*cp = (*cp << 6) | (p[i] & 0x3f);
+	return n;
+}
+
+/* The C-style letter for control byte |c|, or NUL if it has none. */
+static char
+vis_cstyle(unsigned char c)
+{
+	switch (c) {
+	case '\a':
+		return 'a';
+	case '\b':
+		return 'b';
+	case '\t':
+		return 't';
+	case '\n':
+		return 'n';
+	case '\v':
+		return 'v';
+	case '\f':
+		return 'f';
+	case '\r':
+		return 'r';
+	case 0x1b:
+		return 'e';
+	}
+	return '\0';
+}
+
+/*
+ * Escapes the one character at p[0..avail) (avail > 0) into out.
+ * Returns the output length; *used is the number of input bytes taken.
+ */
+static size_t
+vis_step(
+    const unsigned char *p, size_t avail, int flags, char *out, size_t *used)
+{
+	uint32_t cp;
+	size_t n;
+
+	*used = 1;
+	if (p[0] == '\\') {
+		if (flags & VIS_NOSLASH) {
+			out[0] = '\\';
+			return 1;
+		}
+		memcpy(out, "\\\\", 2);
+		return 2;
+	}
+	if ((p[0] == '\n' && (flags & VIS_KEEP_NL)) ||
+	    (p[0] == '\t' && (flags & VIS_KEEP_TAB)) ||
+	    (p[0] >= 0x20 && p[0] < 0x7f)) {
+		out[0] = (char)p[0];
+		return 1;
+	}
+	if ((out[1] = vis_cstyle(p[0])) != '\0') {
+		out[0] = '\\';
+		return 2;
+	}
+	if (p[0] < 0x80 || (n = vis_utf8(p, avail, &cp)) == 0)
+		return (size_t)snprintf(out, VIS_STEP_MAX, "\\x%02x", p[0]);
+	*used = n;
+	if (vis_hidden(cp))
+		return (size_t)snprintf(
+		    out, VIS_STEP_MAX, "\\u{%04X}", (unsigned)cp);
+	memcpy(out, p, n);
+	return n;
+}
+
+int
+vis_buf(char *dst, size_t dstlen, const char *src, size_t len, int flags,
+    size_t *outlen)
+{
+	const unsigned char *p = (const unsigned char *)src;
+	char step[VIS_STEP_MAX];
+	size_t off = 0, used, n, i;
+	int rc = 0;
+
+	if (outlen != NULL)
+		*outlen = 0;
+	for (i = 0; i < len; i += used) {
+		n = vis_step(p + i, len - i, flags, step, &used);
+		/* off + n + 1 <= dstlen, written so that it cannot wrap */
+		if (rc == 0 && (dstlen == 0 || dstlen - 1 - off < n))
+			rc = AL_ERR_LIMIT;
+		if (rc == 0)
+			memcpy(dst + off, step, n);
+		off += n;
+	}
+	if (outlen != NULL)
+		*outlen = off;
+	if (dstlen > 0)
+		dst[rc == 0 ? off : 0] = '\0';
+	return rc;
+}
+
+char *
+vis_dup(const char *src, size_t len, int flags)
+{
+	char *dst;
+	size_t cap;
+
+	if (src == NULL) {
+		src = "";
+		len = 0;
+	}
+	if (len > (SIZE_MAX - 1) / VIS_MAX_EXPANSION)
+		return NULL;
+	cap = len * VIS_MAX_EXPANSION + 1;
+	if ((dst = malloc(cap)) == NULL)
+		return NULL;
+	if (vis_buf(dst, cap, src, len, flags, NULL) != 0) {
+		free(dst);
+		return NULL;
+	}
+	return dst;
+}
+
+char *
+vis_str(const char *s, int flags)
+{
+	return vis_dup(s, s != NULL ? strlen(s) : 0, flags);
+}
+
+size_t
+vis_fit(const char *src, size_t len, int flags, size_t max)
+{
+	const unsigned char *p = (const unsigned char *)src;
+	char step[VIS_STEP_MAX];
+	size_t out = 0, used, n, i;
+
+	for (i = 0; i < len; i += used) {
+		n = vis_step(p + i, len - i, flags, step, &used);
+		if (max - out < n)
+			break;
+		out += n;
+	}
+	return i;
+}

@@ -1,0 +1,89 @@
+/*
+ * vis: bytes from the agent made safe to show a person on a terminal.
+ *
+ * Anything that came from the agent or its workspace (a diff, a tool's
+ * arguments, a JSON-RPC id, a log field) may carry bytes that drive the
+ * terminal instead of being shown: ESC[1A ESC[2K moves up and erases the
+ * line above, so a diff can hide its own backdoor line; a bidirectional
+ * override (Trojan Source) makes code read differently from how it runs;
+ * a zero-width or tag character hides text outright.  vis escapes them,
+ * after OpenBSD vis(3) with VIS_CSTYLE, so that what the person reads is
+ * every byte that is there:
+ *
+ *   BEL BS HT LF VT FF CR ESC   \a \b \t \n \v \f \r \e
+ *   other C0 controls, DEL      \xNN (two lowercase hex digits)
+ *   bytes that are not UTF-8    \xNN (each byte of the broken sequence)
+ *   C1 controls U+0080..U+009F  \u{0085}
+ *   invisible format characters \u{202E} (at least four uppercase hex
+ *                               digits): bidi embeddings, overrides,
+ *                               isolates and marks (U+061C, U+200E,
+ *                               U+200F, U+202A..U+202E, U+2066..U+2069),
+ *                               zero-width characters (U+200B..U+200D,
+ *                               U+2060..U+2064, U+FEFF), line and
+ *                               paragraph separators (U+2028, U+2029),
+ *                               the soft hyphen U+00AD, U+180E,
+ *                               U+206A..U+206F, U+FFF9..U+FFFB, the
+ *                               Hangul fillers, and the tag characters
+ *                               U+E0000..U+E007F
+ *   backslash                   \\ (so that an escape cannot be forged)
+ *
+ * Everything else, including all other valid printable UTF-8, passes
+ * unchanged.  The escaped text is printable ASCII plus that UTF-8 (plus
+ * newlines and tabs when the flags keep them).  The module is pure: no
+ * I/O, no global state.
+ */
+#ifndef AIRLOCK_VIS_H
+#define AIRLOCK_VIS_H
+
+#include <stddef.h>
+
+/*
+ * Flags.  With none, the output is one line: newlines and tabs are
+ * escaped too.
+ */
+#define VIS_KEEP_NL 0x01 /* "\n" passes unchanged: multi-line text */
+#define VIS_KEEP_TAB 0x02 /* "\t" passes unchanged */
+/*
+ * Backslash passes unchanged.  Only for text that is already escaped
+ * JSON (json_dumps output), where a backslash always starts a JSON
+ * escape and "\u{" or "\x" cannot occur, so vis's escapes stay
+ * unambiguous.
+ */
+#define VIS_NOSLASH 0x04
+#define VIS_MULTILINE (VIS_KEEP_NL | VIS_KEEP_TAB)
+
+/* One input byte becomes at most this many output bytes. */
+#define VIS_MAX_EXPANSION 4
+
+/*
+ * Escapes src[0..len) (which may contain NUL bytes, shown as \x00) into
+ * dst, NUL-terminated.  Returns 0 and sets *outlen (if not NULL) to the
+ * escaped length without the NUL; or AL_ERR_LIMIT if dst[0..dstlen) is
+ * too small for all of it, with *outlen set to the size that would have
+ * been needed (without the NUL) and dst set to "" (if dstlen > 0):
+ * never a silently truncated result.  A dstlen of VIS_MAX_EXPANSION *
+ * len + 1 is always enough.
+ */
+int vis_buf(char *dst, size_t dstlen, const char *src, size_t len, int flags,
+    size_t *outlen);
+
+/*
+ * Returns the escaped form of src[0..len) as a malloc'd NUL-terminated
+ * string (caller frees), or NULL if memory runs out or |len| is too
+ * large to escape.  A NULL |src| is taken as "".
+ */
+char *vis_dup(const char *src, size_t len, int flags);
+
+/* vis_dup(s, strlen(s), flags); a NULL |s| gives "". */
+char *vis_str(const char *s, int flags);
+
+/*
+ * For a column of at most |max| output bytes: returns how many leading
+ * bytes of src[0..len) can be escaped within |max| bytes without
+ * splitting a character or an escape.  The caller shows that prefix and
+ * marks the cut itself (the result is < len when something was left
+ * out).
+ */
+size_t vis_fit(const char *src, size_t len, int flags, size_t max);
+
+#endif

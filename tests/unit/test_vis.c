@@ -1,0 +1,244 @@
+/* Escaping for the terminal (common/vis.c): table-driven. */
+#include "config.h"
+
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/errors.h"
+#include "common/vis.h"
+
+#define ONE 0
+#define ML VIS_MULTILINE
+
+static const struct {
+	const char *name;
+	const char *in;
+	size_t len; /* 0: strlen(in) */
+	int flags;
+	const char *want;
+} rows[] = {
+	/* Plain text and valid UTF-8 pass unchanged. */
+	{ "ascii", "def check(user, pw):", 0, ONE, "def check(user, pw):" },
+	{ "empty", "", 0, ONE, "" },
+	{ "utf8 latin", "caf\xc3\xa9 na\xc3\xafve", 0, ONE,
+	    "caf\xc3\xa9 na\xc3\xafve" },
+	{ "utf8 cjk and emoji", "\xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80", 0,
+	    ONE, "\xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80" },
+	{ "nbsp is visible enough",
+	    "a\xc2\xa0"
+	    "b",
+	    0, ONE,
+	    "a\xc2\xa0"
+	    "b" },
+
+	/* The attack: cursor up, erase line. */
+	{ "csi erase line", "+\x1b[1A\x1b[2K    return True", 0, ML,
+	    "+\\e[1A\\e[2K    return True" },
+	{ "c style controls", "\a\b\t\n\v\f\r\x1b", 0, ONE,
+	    "\\a\\b\\t\\n\\v\\f\\r\\e" },
+	{ "other c0 as hex", "\x01\x02\x1f\x7f", 0, ONE,
+	    "\\x01\\x02\\x1f\\x7f" },
+	{ "nul byte inside", "a\0b", 3, ONE, "a\\x00b" },
+	{ "backslash doubled", "C:\\x41 \\e", 0, ONE, "C:\\\\x41 \\\\e" },
+	{ "noslash keeps json escapes", "\"\\u001b[1A\"\x7f", 0, VIS_NOSLASH,
+	    "\"\\u001b[1A\"\\x7f" },
+
+	/* Newlines and tabs: kept only when asked. */
+	{ "single line escapes newline", "a\nb\tc", 0, ONE, "a\\nb\\tc" },
+	{ "multi line keeps newline and tab", "a\nb\tc\n", 0, ML, "a\nb\tc\n" },
+	{ "keep nl but not tab", "a\n\t", 0, VIS_KEEP_NL, "a\n\\t" },
+	{ "cr is escaped even in multi line", "ok\rno\n", 0, ML, "ok\\rno\n" },
+
+	/* C1 controls (8-bit CSI, NEL) are escaped as code points. */
+	{ "c1 csi",
+	    "\xc2\x9b"
+	    "2K",
+	    0, ONE, "\\u{009B}2K" },
+	{ "c1 nel",
+	    "a\xc2\x85"
+	    "b",
+	    0, ONE, "a\\u{0085}b" },
+	{ "c1 first and last", "\xc2\x80\xc2\x9f", 0, ONE,
+	    "\\u{0080}\\u{009F}" },
+
+	/* Trojan Source: bidi controls. */
+	{ "rlo", "/* \xe2\x80\xae } \xe2\x81\xa6 */", 0, ONE,
+	    "/* \\u{202E} } \\u{2066} */" },
+	{ "lre rle pdf lro",
+	    "\xe2\x80\xaa\xe2\x80\xab\xe2\x80\xac"
+	    "\xe2\x80\xad",
+	    0, ONE, "\\u{202A}\\u{202B}\\u{202C}\\u{202D}" },
+	{ "isolates", "\xe2\x81\xa6\xe2\x81\xa7\xe2\x81\xa8\xe2\x81\xa9", 0,
+	    ONE, "\\u{2066}\\u{2067}\\u{2068}\\u{2069}" },
+	{ "lrm rlm alm", "\xe2\x80\x8e\xe2\x80\x8f\xd8\x9c", 0, ONE,
+	    "\\u{200E}\\u{200F}\\u{061C}" },
+
+	/* Invisible characters that hide or split text. */
+	{ "zero width",
+	    "a\xe2\x80\x8b"
+	    "b\xe2\x80\x8c\xe2\x80\x8d",
+	    0, ONE, "a\\u{200B}b\\u{200C}\\u{200D}" },
+	{ "line and paragraph separators", "\xe2\x80\xa8\xe2\x80\xa9", 0, ML,
+	    "\\u{2028}\\u{2029}" },
+	{ "bom and word joiner", "\xef\xbb\xbfx\xe2\x81\xa0", 0, ONE,
+	    "\\u{FEFF}x\\u{2060}" },
+	{ "soft hyphen", "pass\xc2\xadword", 0, ONE, "pass\\u{00AD}word" },
+	{ "tag characters", "\xf3\xa0\x80\x81\xf3\xa0\x81\xbf", 0, ONE,
+	    "\\u{E0001}\\u{E007F}" },
+	{ "hangul filler", "\xe3\x85\xa4", 0, ONE, "\\u{3164}" },
+	{ "neighbours stay", "\xe2\x80\x90\xe2\x80\xaf\xe2\x81\xb0", 0, ONE,
+	    "\xe2\x80\x90\xe2\x80\xaf\xe2\x81\xb0" },
+
+	/* Bytes that are not UTF-8: each one as \xNN. */
+	{ "lone continuation",
+	    "a\x80"
+	    "b",
+	    0, ONE, "a\\x80b" },
+	{ "lone lead", "\xc3", 0, ONE, "\\xc3" },
+	{ "lead then ascii", "\xc3(", 0, ONE, "\\xc3(" },
+	{ "overlong slash", "\xc0\xaf", 0, ONE, "\\xc0\\xaf" },
+	{ "overlong three byte", "\xe0\x80\xaf", 0, ONE, "\\xe0\\x80\\xaf" },
+	{ "surrogate", "\xed\xa0\x80", 0, ONE, "\\xed\\xa0\\x80" },
+	{ "above u+10ffff", "\xf4\x90\x80\x80", 0, ONE,
+	    "\\xf4\\x90\\x80\\x80" },
+	{ "truncated at end", "ok\xe2\x80", 0, ONE, "ok\\xe2\\x80" },
+	{ "ff and fe", "\xff\xfe", 0, ONE, "\\xff\\xfe" },
+	{ "broken sequence then valid", "\xe2\x80\xe2\x80\xae", 0, ONE,
+	    "\\xe2\\x80\\u{202E}" },
+};
+
+START_TEST(test_vis_table)
+{
+	size_t len = rows[_i].len != 0 ? rows[_i].len : strlen(rows[_i].in);
+	char *got = vis_dup(rows[_i].in, len, rows[_i].flags);
+
+	ck_assert_msg(got != NULL, "%s: NULL", rows[_i].name);
+	ck_assert_msg(strcmp(got, rows[_i].want) == 0, "%s: got \"%s\"",
+	    rows[_i].name, got);
+	free(got);
+}
+END_TEST
+
+/* What comes out is printable: no byte below 0x20 but kept ones, no DEL. */
+START_TEST(test_vis_output_has_no_control_bytes)
+{
+	char in[256], *got;
+	const unsigned char *p;
+	int i;
+
+	for (i = 0; i < 256; i++)
+		in[i] = (char)i;
+	got = vis_dup(in, sizeof(in), ONE);
+	ck_assert_ptr_nonnull(got);
+	for (p = (const unsigned char *)got; *p != '\0'; p++)
+		ck_assert_msg(*p >= 0x20 && *p < 0x7f, "byte %02x", *p);
+	free(got);
+	got = vis_dup(in, sizeof(in), ML);
+	ck_assert_ptr_nonnull(got);
+	for (p = (const unsigned char *)got; *p != '\0'; p++)
+		ck_assert_msg(
+		    (*p >= 0x20 && *p < 0x7f) || *p == '\n' || *p == '\t',
+		    "byte %02x", *p);
+	free(got);
+}
+END_TEST
+
+START_TEST(test_vis_buf_refuses_to_truncate)
+{
+	char dst[8];
+	size_t n = 99;
+
+	ck_assert_int_eq(
+	    vis_buf(dst, sizeof(dst), "\x1b[1A\x1b[2K", 8, ONE, &n),
+	    AL_ERR_LIMIT);
+	ck_assert_str_eq(dst, "");
+	ck_assert_uint_eq(n, 10); /* the size that was needed */
+	ck_assert_int_eq(vis_buf(dst, sizeof(dst), "abcdefg", 7, ONE, &n), 0);
+	ck_assert_str_eq(dst, "abcdefg");
+	ck_assert_uint_eq(n, 7);
+	ck_assert_int_eq(
+	    vis_buf(dst, sizeof(dst), "abcdefgh", 8, ONE, &n), AL_ERR_LIMIT);
+	ck_assert_str_eq(dst, "");
+	ck_assert_int_eq(vis_buf(NULL, 0, "a\\", 2, ONE, &n), AL_ERR_LIMIT);
+	ck_assert_uint_eq(n, 3);
+}
+END_TEST
+
+START_TEST(test_vis_worst_case_fits_the_bound)
+{
+	/* Every byte of invalid UTF-8 costs VIS_MAX_EXPANSION. */
+	char in[64], dst[sizeof(in) * VIS_MAX_EXPANSION + 1];
+	size_t n;
+
+	memset(in, 0xff, sizeof(in));
+	ck_assert_int_eq(vis_buf(dst, sizeof(dst), in, sizeof(in), ONE, &n), 0);
+	ck_assert_uint_eq(n, sizeof(in) * VIS_MAX_EXPANSION);
+	memset(in, 0, sizeof(in));
+	for (n = 0; n + 2 <= sizeof(in); n += 2)
+		memcpy(in + n, "\xc2\x85", 2);
+	ck_assert_int_eq(vis_buf(dst, sizeof(dst), in, sizeof(in), ONE, &n), 0);
+}
+END_TEST
+
+START_TEST(test_vis_dup_null_and_huge)
+{
+	char *s = vis_dup(NULL, 5, ONE);
+
+	ck_assert_str_eq(s, "");
+	free(s);
+	s = vis_str(NULL, ONE);
+	ck_assert_str_eq(s, "");
+	free(s);
+	ck_assert_ptr_null(vis_dup("x", SIZE_MAX / 2, ONE));
+}
+END_TEST
+
+/* vis_fit cuts between characters, never inside an escape or a sequence. */
+START_TEST(test_vis_fit_never_splits)
+{
+	static const char s[] = "ab\x1b[2K\xe2\x80\xae\xc3\xa9z";
+	size_t len = sizeof(s) - 1;
+
+	ck_assert_uint_eq(vis_fit(s, len, ONE, 0), 0);
+	ck_assert_uint_eq(vis_fit(s, len, ONE, 2), 2);
+	ck_assert_uint_eq(vis_fit(s, len, ONE, 3), 2); /* not half of \e */
+	ck_assert_uint_eq(vis_fit(s, len, ONE, 4), 3);
+	ck_assert_uint_eq(vis_fit(s, len, ONE, 7), 6); /* ab\e[2K */
+	ck_assert_uint_eq(vis_fit(s, len, ONE, 14), 6); /* \u{202E} is 8 */
+	ck_assert_uint_eq(vis_fit(s, len, ONE, 15), 9);
+	ck_assert_uint_eq(vis_fit(s, len, ONE, 16), 9); /* not half of é */
+	ck_assert_uint_eq(vis_fit(s, len, ONE, 17), 11);
+	ck_assert_uint_eq(vis_fit(s, len, ONE, 100), len);
+}
+END_TEST
+
+static Suite *
+vis_suite(void)
+{
+	Suite *s = suite_create("vis");
+	TCase *tc = tcase_create("vis");
+
+	tcase_add_loop_test(
+	    tc, test_vis_table, 0, sizeof(rows) / sizeof(rows[0]));
+	tcase_add_test(tc, test_vis_output_has_no_control_bytes);
+	tcase_add_test(tc, test_vis_buf_refuses_to_truncate);
+	tcase_add_test(tc, test_vis_worst_case_fits_the_bound);
+	tcase_add_test(tc, test_vis_dup_null_and_huge);
+	tcase_add_test(tc, test_vis_fit_never_splits);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(vis_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
