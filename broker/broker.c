@@ -937,7 +937,7 @@ m_tools_list(struct conn *k, struct jsonrpc_msg *msg)
 {
 	struct broker	*b = k->b;
 	json_t	*tools, *result, *t;
-	size_t	 i;
+	size_t	 i, j;
 
 	tools = json_array();
 	for (i = 0; i < b->m->ntools; i++) {
@@ -947,17 +947,26 @@ m_tools_list(struct conn *k, struct jsonrpc_msg *msg)
 		if (tool->authorization == AUTHZ_DENY ||
 		    b->m->forbid_side_effect[tool->side_effect])
 			continue;
-		snprintf(desc, sizeof(desc), "%s [sideEffect: %s; "
-		    "authorization: %s; timeout %lld ms]",
-		    tool->description != NULL ? tool->description : tool->name,
+		snprintf(desc, sizeof(desc), "%s [returns: ",
+		    tool->description != NULL ? tool->description : tool->name);
+		for (j = 0; j < tool->noutput; j++)
+			snprintf(desc + strlen(desc), sizeof(desc) - strlen(desc),
+			    "%s%s", j > 0 ? ", " : "", tool->output[j].name);
+		snprintf(desc + strlen(desc), sizeof(desc) - strlen(desc),
+		    "; sideEffect: %s; authorization: %s; timeout %lld ms]",
 		    side_effect_name(tool->side_effect),
 		    authorization_name(tool->authorization),
 		    (long long)tool->timeout_ms);
-		t = json_pack("{s:s, s:s, s:o, s:o, s:o}",
+		/*
+		 * No outputSchema: the broker checks every result against the
+		 * declared output itself, before it leaves; and MCP clients on
+		 * the TypeScript SDK (Gemini CLI) hold an error result against
+		 * the outputSchema and hand the model a schema error instead of
+		 * airlock's refusal.  The output fields are in the description.
+		 */
+		t = json_pack("{s:s, s:s, s:o, s:o}",
 		    "name", tool->name, "description", desc,
 		    "inputSchema", type_fields_schema(tool->input, tool->ninput),
-		    "outputSchema", type_fields_schema(tool->output,
-		    tool->noutput),
 		    "annotations", tool_annotations(tool));
 		if (t == NULL)
 			fatalx("json_pack");

@@ -5,12 +5,12 @@
 # (npm install -g at the pinned versions, only when they differ; skipped
 # when the registry cannot be reached).
 #
-#   make check-agents                        all four, airlock serve as MCP server
+#   make check-agents                        all four, under airlock run (sandbox, proxy)
 #   make check-agents AGENTS="claude codex"  some
-#   make check-agents AGENTS_MODE=run        under airlock run (sandbox, proxy)
+#   make check-agents AGENTS_MODE=serve      with airlock serve as their MCP server, unsandboxed
 EXTRA_DIST += tests/agents
 AGENTS = claude codex gemini opencode
-AGENTS_MODE = serve
+AGENTS_MODE = run
 
 check-agents: airlock
 	@$(SHELL) $(srcdir)/tests/agents/install.sh; rc=$$?; \
