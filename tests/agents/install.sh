@@ -14,8 +14,15 @@ pins="@anthropic-ai/claude-code@2.1.332
 @google/gemini-cli@0.61.0
 opencode-ai@1.18.33"
 
+if ! command -v npm >/dev/null 2>&1 && [ "$(id -u)" = 0 ] &&
+    command -v apt-get >/dev/null 2>&1; then
+	echo "install.sh: installing nodejs and npm (apt)"
+	DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	    --no-install-recommends nodejs npm >/dev/null
+fi
 if ! command -v npm >/dev/null 2>&1; then
-	echo "install.sh: npm is not installed: cannot install the agent CLIs" >&2
+	echo "install.sh: npm is not installed (Debian: apt-get install nodejs npm): cannot install the agent CLIs" >&2
 	exit 77
 fi
 root=$(npm root -g 2>/dev/null)

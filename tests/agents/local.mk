@@ -7,6 +7,10 @@
 #
 #   make check-agents                        all four, under airlock run (sandbox, proxy)
 #   make check-agents AGENTS="claude codex"  some
+#
+# As root it also runs Claude Code as uid 4242 with the profile as
+# shipped (its home falls back to the user's state directory).
+#
 #   make check-agents AGENTS_MODE=serve      with airlock serve as their MCP server, unsandboxed
 EXTRA_DIST += tests/agents
 AGENTS = claude codex gemini opencode
@@ -27,6 +31,17 @@ check-agents: airlock
 	  *) failed="$$failed $$a" ;; \
 	  esac; \
 	done; \
+	if [ "$$(id -u)" = 0 ] && [ -z "$(AGENTS_NONROOT_SKIP)" ]; then \
+	  echo "== claude, as uid 4242 (an ordinary user)"; \
+	  d=$$(mktemp -d /tmp/airlock-nonroot.XXXXXX); chown 4242:4242 "$$d"; \
+	  if setpriv --reuid=4242 --regid=4242 --clear-groups env HOME="$$d" \
+	    AIRLOCK='$(abs_top_builddir)/airlock' top_srcdir='$(abs_top_srcdir)' \
+	    top_builddir='$(abs_top_builddir)' \
+	    $(SHELL) $(srcdir)/tests/agents/run_agent.sh --mode run claude; \
+	  then passed="$$passed claude(uid-4242)"; \
+	  else failed="$$failed claude(uid-4242)"; fi; \
+	  rm -rf "$$d"; \
+	fi; \
 	echo "check-agents: passed:$${passed:- none}; skipped:$${skipped:- none}; failed:$${failed:- none}"; \
 	test -z "$$failed"
 .PHONY: check-agents

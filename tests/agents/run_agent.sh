@@ -56,9 +56,20 @@ home="$T/home"
 mkdir -p "$home" "$T/state"
 export AIRLOCK_HOME="$T/state" AIRLOCK_RUNTIME_DIR="$T/run"
 manifest="$top_srcdir/contrib/agents/$profile.yaml"
-# The profile's persistent home becomes a scratch one.
-sed -e "s|^  home: .*|  home: $home|" "$manifest" >"$T/manifest.yaml"
-manifest="$T/manifest.yaml"
+if [ "$(id -u)" = 0 ] || [ $mode = serve ]; then
+	# The profile's persistent home becomes a scratch one.
+	sed -e "s|^  home: .*|  home: $home|" "$manifest" >"$T/manifest.yaml"
+	manifest="$T/manifest.yaml"
+	nonroot=
+else
+	# As an ordinary user the profile is used as shipped: its home under
+	# /var/lib cannot be made, and airlock falls back to the user's state
+	# directory (here a scratch one).
+	export XDG_STATE_HOME="$T/xdg"
+	home="$XDG_STATE_HOME/airlock/agents/$(sed -n 's|^  home: .*/||p' "$manifest")"
+	mkdir -p "$home"
+	nonroot=1
+fi
 
 # The mock model.
 python3 "$top_srcdir/tests/agents/mockmodel.py" --log "$T/mock.log" \
@@ -196,6 +207,10 @@ kill $mock_pid 2>/dev/null
 wait $mock_pid 2>/dev/null
 
 expect_eq "$name exited 0" "$rc" 0
+if [ -n "$nonroot" ]; then
+	expect_contains "as uid $(id -u), the agent's home falls back to the user's state directory" \
+	    "$(cat "$T/agent.err")" "using $home"
+fi
 if [ "$rc" != 0 ]; then
 	echo "# stdout:"; tail -20 "$T/agent.out" | sed 's/^/#   /'
 	echo "# stderr:"; tail -20 "$T/agent.err" | sed 's/^/#   /'
