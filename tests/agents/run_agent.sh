@@ -144,13 +144,19 @@ CODEX_HOME=$home/.codex"
 		--extra read_mcp_resource"
 	;;
 gemini)
-	mkdir -p "$home/.gemini"
-	settings='"security":{"auth":{"selectedType":"gemini-api-key"}},"tools":{"core":["mcp_airlock_*"]},"privacy":{"usageStatisticsEnabled":false}'
 	# The user settings carry the server: Gemini skips a system settings
 	# file in a directory not owned by root (/run/airlock in the sandbox)
 	# or writable by others (/tmp).
-	printf '{%s,"mcpServers":{"airlock":{"command":"%s","args":[%s]}}}\n' \
-		"$settings" "$mcp_cmd" "$mcp_args" >"$home/.gemini/settings.json"
+	if [ $mode = serve ]; then
+		mkdir -p "$home/.gemini"
+		settings='"security":{"auth":{"selectedType":"gemini-api-key"}},"tools":{"core":["mcp_airlock_*"]},"privacy":{"usageStatisticsEnabled":false}'
+		printf '{%s,"mcpServers":{"airlock":{"command":"%s","args":[%s]}}}\n' \
+			"$settings" "$mcp_cmd" "$mcp_args" >"$home/.gemini/settings.json"
+	else
+		# docs/WRAPPING.md's one-time setup, verbatim: the shipped
+		# settings, written by the sandbox's own uid into its home.
+		gemini_setup=1
+	fi
 	agent_env="$agent_env
 GEMINI_API_KEY=mock-key
 GOOGLE_GEMINI_BASE_URL=$url"
@@ -179,6 +185,17 @@ esac
 # test wrote first).
 if [ $mode = run ] && [ "$(id -u)" = 0 ]; then
 	chown -R 65534:65534 "$home"
+fi
+if [ -n "${gemini_setup:-}" ]; then
+	(cd "$top_srcdir" && "$AIRLOCK" run --manifest "$manifest" \
+	    --workspace "$ws" -- sh -c 'mkdir -p ~/.gemini && cat >~/.gemini/settings.json' \
+	    <contrib/agents/gemini-settings.json) >"$T/setup.out" 2>&1
+	# (not check(): it would overwrite $name)
+	if cmp -s "$home/.gemini/settings.json" "$top_srcdir/contrib/agents/gemini-settings.json"; then
+		pass "Gemini's one-time setup (WRAPPING.md) ran"
+	else
+		fail "Gemini's one-time setup (WRAPPING.md) ran"; cat "$T/setup.out"
+	fi
 fi
 
 # Run it.
