@@ -1664,7 +1664,7 @@ broker_free(struct broker *b)
 	if (b->listen_watch > 0)
 		loop_unwatch(b->cfg.loop, b->listen_watch);
 	/* No more input, no more replies: the session is over. */
-	TAILQ_FOREACH(k, &b->conns, entry) {
+	for (k = TAILQ_FIRST(&b->conns); k != NULL; k = TAILQ_NEXT(k, entry)) {
 		k->closed = 1;
 		if (k->in_watch > 0)
 			loop_unwatch(b->cfg.loop, k->in_watch);

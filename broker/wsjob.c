@@ -82,8 +82,8 @@ kick(struct wsdigester *d)
 	if (write_all(d->fd, &req, 1) != 0)
 		return; /* the read side sees the end */
 	d->busy = 1;
-	TAILQ_FOREACH(j, &d->jobs, entry)
-	j->inflight = 1;
+	for (j = TAILQ_FIRST(&d->jobs); j != NULL; j = TAILQ_NEXT(j, entry))
+		j->inflight = 1;
 }
 
 /*
