@@ -726,8 +726,8 @@ make_hint(struct runner_proc *p, struct runner_result *res, int limit)
 	else if (res->signal == SIGSYS) {
 		char call[96];
 
-		if (runner_seccomp_culprit(p->kmsg_fd, p->plan.uid, call,
-		    sizeof(call)) == 0)
+		if (runner_seccomp_culprit(p->kmsg_fd, p->plan.uid, p->pid,
+		    call, sizeof(call)) == 0)
 			snprintf(why, sizeof(why), "seccomp killed the "
 			    "process: %s", call);
 		else

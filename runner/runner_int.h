@@ -77,7 +77,7 @@ const struct sock_fprog *runner_seccomp_program(const struct sandbox_policy *sp,
  * out[0..outlen): 0, or -1 if there is no log (-1 fd) or no such record
  * (the kernel rate-limits them).
  */
-int	runner_seccomp_culprit(int kmsg_fd, uid_t uid, char *out,
+int	runner_seccomp_culprit(int kmsg_fd, uid_t uid, pid_t after, char *out,
 	    size_t outlen);
 
 /* Returns the landlock ABI version (cached), or 0 when unavailable. */

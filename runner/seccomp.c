@@ -167,14 +167,17 @@ runner_seccomp_program(const struct sandbox_policy *sp, char *err,
  * but it logs each SECCOMP_RET_KILL_PROCESS (rate-limited) to the kernel
  * ring buffer: "audit: type=1326 ... uid=U ... sig=31 arch=A syscall=N".
  * |kmsg_fd| was opened on /dev/kmsg and moved to its end when the run
- * started, so only this run's window is read: the last kill of |uid|.
+ * started, so only this run's window is read: the last kill of |uid| by a
+ * process younger than the sandbox's init (host pid above |after|): a
+ * record an earlier run's kill printed late is not this run's.
  */
 int
-runner_seccomp_culprit(int kmsg_fd, uid_t uid, char *out, size_t outlen)
+runner_seccomp_culprit(int kmsg_fd, uid_t uid, pid_t after, char *out,
+    size_t outlen)
 {
 	char rec[2048], key[32], *s, *name;
 	unsigned long arch = 0, found_arch = 0;
-	long nr = -1, found_nr = -1;
+	long nr = -1, found_nr = -1, pid;
 	ssize_t n;
 
 	if (kmsg_fd == -1)
@@ -189,6 +192,9 @@ runner_seccomp_culprit(int kmsg_fd, uid_t uid, char *out, size_t outlen)
 		rec[n] = '\0';
 		if (strstr(rec, "type=1326") == NULL ||
 		    strstr(rec, " sig=31 ") == NULL || strstr(rec, key) == NULL)
+			continue;
+		if ((s = strstr(rec, " pid=")) == NULL ||
+		    sscanf(s, " pid=%ld", &pid) != 1 || pid <= (long)after)
 			continue;
 		if ((s = strstr(rec, " arch=")) == NULL ||
 		    sscanf(s, " arch=%lx", &arch) != 1 ||
