@@ -139,6 +139,8 @@ output_command(struct broker *b, const struct tool *t,
 		(json_int_t)info.lines, "truncated",
 		info.truncated || res->truncated, "kept", kept, "inlineChars",
 		(json_int_t)o.cap));
+	if (!kept)
+		json_object_del(json_object_get(out, "outputInfo"), "uri");
 	/*
 	 * The excerpt goes twice: as a field a contract may declare
 	 * ("output: string"), for clients that give the model only the
@@ -179,13 +181,15 @@ tool_has_input(const struct tool *t, const char *name)
 	return 0;
 }
 
-/* An optional integer argument; 0 when absent. */
+/* An optional line number: 0 when absent, -1 when below 1. */
 static int64_t
 arg_int(const json_t *args, const char *name)
 {
 	json_t *v = json_object_get(args, name);
 
-	return json_is_integer(v) ? (int64_t)json_integer_value(v) : 0;
+	if (!json_is_integer(v))
+		return 0;
+	return json_integer_value(v) < 1 ? -1 : (int64_t)json_integer_value(v);
 }
 
 /*
