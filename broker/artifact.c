@@ -66,11 +66,10 @@ name_char_ok(char ch)
 }
 
 static void
-uri_of(const struct artifact_store *s, const char *name, char *uri,
-    size_t urilen)
+uri_of(
+    const struct artifact_store *s, const char *name, char *uri, size_t urilen)
 {
-	snprintf(uri, urilen, "airlock://%s/artifacts/%s", s->session_id,
-	    name);
+	snprintf(uri, urilen, "airlock://%s/artifacts/%s", s->session_id, name);
 }
 
 int
@@ -92,8 +91,8 @@ artifact_save(struct artifact_store *s, const char *label, const char *data,
 	if (snprintf(path, sizeof(path), "%s/%s", s->dir, name) >=
 	    (int)sizeof(path))
 		return AL_ERR_SYSTEM;
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-	    0600);
+	fd = open(
+	    path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd == -1)
 		return AL_ERR_SYSTEM;
 	rc = write_all(fd, data, len);
@@ -123,8 +122,8 @@ fail(char *err, size_t errlen, int rc, const char *msg)
 }
 
 int
-artifact_check_uri(const struct artifact_store *s, const char *uri,
-    char *name, size_t namelen, char *err, size_t errlen)
+artifact_check_uri(const struct artifact_store *s, const char *uri, char *name,
+    size_t namelen, char *err, size_t errlen)
 {
 	static const char scheme[] = "airlock://";
 	static const char mid[] = "/artifacts/";
@@ -178,12 +177,12 @@ artifact_read(const struct artifact_store *s, const char *uri, char **data,
 
 	*data = NULL;
 	*len = 0;
-	if ((rc = artifact_check_uri(s, uri, name, sizeof(name), err,
-	    errlen)) != 0)
+	if ((rc = artifact_check_uri(
+		 s, uri, name, sizeof(name), err, errlen)) != 0)
 		return rc;
 	snprintf(path, sizeof(path), "%s/%s", s->dir, name);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW |
-	    O_NONBLOCK)) == -1)
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)) ==
+	    -1)
 		return fail(err, errlen, AL_ERR_SYSTEM,
 		    "the artifact cannot be opened (removed by retention?)");
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
@@ -194,8 +193,8 @@ artifact_read(const struct artifact_store *s, const char *uri, char **data,
 	*data = read_fd_upto(fd, (size_t)st.st_size, len);
 	close(fd);
 	if (*data == NULL)
-		return fail(err, errlen, AL_ERR_SYSTEM,
-		    "the artifact cannot be read");
+		return fail(
+		    err, errlen, AL_ERR_SYSTEM, "the artifact cannot be read");
 	return 0;
 }
 
@@ -211,7 +210,8 @@ artifact_list(const struct artifact_store *s)
 		r = json_pack("{s:s, s:s, s:s, s:s, s:I}", "uri", uri, "name",
 		    s->v[i].name, "description",
 		    "full output of a command of this session (redacted)",
-		    "mimeType", "text/plain", "size", (json_int_t)s->v[i].bytes);
+		    "mimeType", "text/plain", "size",
+		    (json_int_t)s->v[i].bytes);
 		if (r == NULL)
 			fatalx("%s: json_pack", __func__);
 		json_array_append_new(list, r);

@@ -26,8 +26,8 @@ struct artifact_store;
  * existing directory; both copied).  |quota| is the most bytes the
  * session keeps.  Never returns NULL.
  */
-struct artifact_store *artifact_store_new(const char *dir,
-    const char *session_id, uint64_t quota);
+struct artifact_store *artifact_store_new(
+    const char *dir, const char *session_id, uint64_t quota);
 void artifact_store_free(struct artifact_store *s);
 
 /*
@@ -36,8 +36,8 @@ void artifact_store_free(struct artifact_store *s);
  * uri[0..urilen), AL_ERR_BUDGET when the quota would be passed (nothing
  * is written; uri is ""), or AL_ERR_SYSTEM.
  */
-int artifact_save(struct artifact_store *s, const char *label,
-    const char *data, size_t len, char *uri, size_t urilen);
+int artifact_save(struct artifact_store *s, const char *label, const char *data,
+    size_t len, char *uri, size_t urilen);
 
 /*
  * Checks that |uri| names an artifact of this session.  Returns 0 with
@@ -53,8 +53,8 @@ int artifact_check_uri(const struct artifact_store *s, const char *uri,
  * with *data (caller frees, NUL-terminated) and *len, or a code from
  * artifact_check_uri() or AL_ERR_SYSTEM, with err set.
  */
-int artifact_read(const struct artifact_store *s, const char *uri,
-    char **data, size_t *len, char *err, size_t errlen);
+int artifact_read(const struct artifact_store *s, const char *uri, char **data,
+    size_t *len, char *err, size_t errlen);
 
 /* MCP resources/list's "resources": one object per artifact (new). */
 json_t *artifact_list(const struct artifact_store *s);

@@ -23,18 +23,18 @@ const char *const excerpt_default_patterns[] = { "error", "fail", "panic",
 	"assert", "traceback", "exception", NULL };
 
 #define MARKER_RESERVE 560 /* bytes kept for the marker line */
-#define LABEL_RESERVE 80   /* bytes kept for each region's label */
+#define LABEL_RESERVE 80 /* bytes kept for each region's label */
 #define LINE_SHOWN_MAX 1000 /* longest line shown whole */
 #define CUT_MARK " [...]"
 
 enum { KEEP_NONE, KEEP_HEAD, KEEP_MATCH, KEEP_TAIL };
 
 struct text {
-	char *s;      /* sanitized, NUL-terminated */
+	char *s; /* sanitized, NUL-terminated */
 	size_t len;
-	size_t *off;  /* start of each line */
+	size_t *off; /* start of each line */
 	size_t *llen; /* length of each line, without its \n */
-	size_t n;     /* lines */
+	size_t n; /* lines */
 };
 
 struct out {
@@ -143,8 +143,8 @@ text_init(struct text *t, const char *data, size_t len)
 		if (t->n == slots) {
 			slots *= 2;
 			t->off = xreallocarray(t->off, slots, sizeof(*t->off));
-			t->llen = xreallocarray(t->llen, slots,
-			    sizeof(*t->llen));
+			t->llen =
+			    xreallocarray(t->llen, slots, sizeof(*t->llen));
 		}
 		t->off[t->n] = start;
 		t->llen[t->n] = i - start;
@@ -226,8 +226,10 @@ static void
 marker(struct out *b, const struct excerpt_opts *o, size_t cut_lines,
     size_t total_lines, size_t cut_bytes, size_t total_bytes)
 {
-	out_printf(b, "[airlock: %zu of %zu lines (%zu of %zu bytes) not "
-		      "shown", cut_lines, total_lines, cut_bytes, total_bytes);
+	out_printf(b,
+	    "[airlock: %zu of %zu lines (%zu of %zu bytes) not "
+	    "shown",
+	    cut_lines, total_lines, cut_bytes, total_bytes);
 	if (o->uri != NULL && o->uri[0] != '\0')
 		out_printf(b, "; full text: %.200s", o->uri);
 	if (o->how != NULL && o->how[0] != '\0')
@@ -337,14 +339,14 @@ excerpt_make(const char *data, size_t len, const struct excerpt_opts *o,
 			out_printf(&b, "[airlock: lines %zu-%zu of %zu%s]\n",
 			    first + i, first + j, first + t.n - 1,
 			    keep[i] == KEEP_MATCH ? ", around a failure line"
-			    : j + 1 == t.n	  ? ", the end"
-					      : "");
+				: j + 1 == t.n	  ? ", the end"
+						  : "");
 		}
 		emit_line(&b, &t, i, linemax);
 	}
 	if (!gap_seen)
-		marker(&b, o, t.n - shown_lines, t.n, t.len - shown_bytes,
-		    t.len);
+		marker(
+		    &b, o, t.n - shown_lines, t.n, t.len - shown_bytes, t.len);
 	out_clamp(&b, cap);
 	if (info != NULL) {
 		info->truncated = 1;
@@ -413,8 +415,8 @@ excerpt_grep(const char *data, size_t len, const char *pattern,
 		}
 	}
 	if (left > 0) {
-		out_printf(&b, "[airlock: %zu more matching lines not shown",
-		    left);
+		out_printf(
+		    &b, "[airlock: %zu more matching lines not shown", left);
 		if (o->uri != NULL && o->uri[0] != '\0')
 			out_printf(&b, "; full text: %.300s", o->uri);
 		if (o->how != NULL && o->how[0] != '\0')

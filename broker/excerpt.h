@@ -27,20 +27,20 @@
 extern const char *const excerpt_default_patterns[];
 
 struct excerpt_opts {
-	size_t cap;		  /* bytes of the result, markers included */
-	int failed;		  /* 1: keep lines matching |patterns| */
+	size_t cap; /* bytes of the result, markers included */
+	int failed; /* 1: keep lines matching |patterns| */
 	const char *const *patterns; /* NULL-terminated; NULL: defaults */
-	size_t context;		  /* lines around a match */
-	int head_only;		  /* 1: the head and the marker, no tail */
-	size_t first_line;	  /* number of data's first line; 0 = 1 */
-	const char *uri;	  /* where the whole text is, or NULL */
-	const char *how;	  /* how to read the rest (borrowed), or NULL */
+	size_t context; /* lines around a match */
+	int head_only; /* 1: the head and the marker, no tail */
+	size_t first_line; /* number of data's first line; 0 = 1 */
+	const char *uri; /* where the whole text is, or NULL */
+	const char *how; /* how to read the rest (borrowed), or NULL */
 };
 
 struct excerpt_info {
-	size_t bytes;	/* of the input */
-	size_t lines;	/* of the input; a last line without \n counts */
-	int truncated;	/* 1: something was cut */
+	size_t bytes; /* of the input */
+	size_t lines; /* of the input; a last line without \n counts */
+	int truncated; /* 1: something was cut */
 	size_t matches; /* failure-pattern matches kept (failed only) */
 };
 

@@ -55,10 +55,13 @@ how_to_read(const struct broker *b, char *buf, size_t len)
 	const char *t = reader_tool(b);
 
 	if (t != NULL)
-		snprintf(buf, len, "read it with %s {uri, startLine, endLine} "
-		    "or {uri, pattern}, or MCP resources/read", t);
+		snprintf(buf, len,
+		    "read it with %s {uri, startLine, endLine} "
+		    "or {uri, pattern}, or MCP resources/read",
+		    t);
 	else
-		snprintf(buf, len, "read it with MCP resources/read "
+		snprintf(buf, len,
+		    "read it with MCP resources/read "
 		    "(URI?lines=A-B or URI?grep=TEXT)");
 }
 
@@ -109,10 +112,10 @@ output_command(struct broker *b, const struct tool *t,
 	} else
 		snprintf(how, sizeof(how), "the full output was not kept: %s",
 		    artifact_used(b->artifacts) < artifact_quota(b->artifacts)
-		    ? "it would pass the session's artifact quota "
-		      "(output.artifactQuotaMb)"
-		    : "the session's artifact quota (output.artifactQuotaMb) "
-		      "is used up");
+			? "it would pass the session's artifact quota "
+			  "(output.artifactQuotaMb)"
+			: "the session's artifact quota (output.artifactQuotaMb) "
+			  "is used up");
 	o.how = how;
 
 	n = res->out_len + res->err_len;
@@ -127,8 +130,8 @@ output_command(struct broker *b, const struct tool *t,
 	text = excerpt_json(all, alllen, &o, &info);
 	out = json_pack("{s:i, s:s, s:I, s:b, s:i, s:b, s:o, s:o}", "exitCode",
 	    code, "artifactUri", uri, "durationMs",
-	    (json_int_t)res->duration_ms, "timedOut", res->timed_out,
-	    "signal", res->signal, "truncated", res->truncated, "stdout",
+	    (json_int_t)res->duration_ms, "timedOut", res->timed_out, "signal",
+	    res->signal, "truncated", res->truncated, "stdout",
 	    excerpt_json(sout, soutlen, &o, &sinfo), "stderr",
 	    excerpt_json(serr, serrlen, &o, &sinfo));
 	if (out == NULL)
@@ -154,10 +157,10 @@ output_command(struct broker *b, const struct tool *t,
 		xasprintf(&withhint, "%s%s[airlock: hint: %s]\n",
 		    json_string_value(text),
 		    json_string_length(text) > 0 &&
-			json_string_value(text)[json_string_length(text) - 1] !=
-			    '\n'
-		    ? "\n"
-		    : "",
+			    json_string_value(
+				text)[json_string_length(text) - 1] != '\n'
+			? "\n"
+			: "",
 		    res->hint);
 		json_object_set_new(out, "_text", json_string(withhint));
 		free(withhint);
@@ -227,8 +230,8 @@ output_file(struct call *c, const char *rel, const char *data, size_t len,
 	int64_t start = arg_int(c->args, "startLine");
 	int64_t end = arg_int(c->args, "endLine");
 	size_t total, off, n, first, last;
-	int ranged = tool_has_input(t, "startLine") ||
-	    tool_has_input(t, "endLine");
+	int ranged =
+	    tool_has_input(t, "startLine") || tool_has_input(t, "endLine");
 	json_t *content;
 
 	sha256_hex(data, len, hex);
@@ -237,16 +240,20 @@ output_file(struct call *c, const char *rel, const char *data, size_t len,
 		return ACTION_ERROR;
 	first = start > 0 ? (size_t)start : 1;
 	memset(&o, 0, sizeof(o));
-	o.cap = ranged && output_cap(c->b, t) < limit ? output_cap(c->b, t)
-						      : limit;
+	o.cap =
+	    ranged && output_cap(c->b, t) < limit ? output_cap(c->b, t) : limit;
 	o.head_only = 1;
 	o.first_line = first;
 	if (ranged)
-		snprintf(how, sizeof(how), "read more with %s {path, "
-		    "startLine, endLine}; sha256 is the whole file's", t->name);
+		snprintf(how, sizeof(how),
+		    "read more with %s {path, "
+		    "startLine, endLine}; sha256 is the whole file's",
+		    t->name);
 	else
-		snprintf(how, sizeof(how), "%s takes no line range here (the "
-		    "manifest can declare startLine/endLine)", t->name);
+		snprintf(how, sizeof(how),
+		    "%s takes no line range here (the "
+		    "manifest can declare startLine/endLine)",
+		    t->name);
 	o.how = how;
 	content = excerpt_json(data + off, n, &o, &info);
 	last = info.lines == 0 ? first : first + info.lines - 1;
@@ -277,8 +284,8 @@ output_file(struct call *c, const char *rel, const char *data, size_t len,
  */
 static char *
 read_piece(struct broker *b, const char *uri, const char *data, size_t len,
-    int64_t start, int64_t end, const char *pattern, int64_t ctx,
-    size_t cap, struct excerpt_info *info, json_t **out)
+    int64_t start, int64_t end, const char *pattern, int64_t ctx, size_t cap,
+    struct excerpt_info *info, json_t **out)
 {
 	struct excerpt_opts o;
 	char how[256];
@@ -290,8 +297,9 @@ read_piece(struct broker *b, const char *uri, const char *data, size_t len,
 	o.cap = cap;
 	o.uri = uri;
 	o.first_line = start > 0 ? (size_t)start : 1;
-	o.context = ctx < 0 ? 0 : ctx > GREP_CONTEXT_MAX ? GREP_CONTEXT_MAX
-							 : (size_t)ctx;
+	o.context = ctx < 0	     ? 0
+	    : ctx > GREP_CONTEXT_MAX ? GREP_CONTEXT_MAX
+				     : (size_t)ctx;
 	how_to_read(b, how, sizeof(how));
 	o.how = how;
 	if (pattern != NULL && pattern[0] != '\0')
@@ -328,12 +336,12 @@ output_act_read(struct call *c, json_t **out)
 	int rc;
 
 	if (uri == NULL) {
-		*out = tool_error("invalid_arguments", 0, NULL,
-		    "read_output needs a uri");
+		*out = tool_error(
+		    "invalid_arguments", 0, NULL, "read_output needs a uri");
 		return ACTION_ERROR;
 	}
-	if ((rc = artifact_read(c->b->artifacts, uri, &data, &len, err,
-	    sizeof(err))) != 0) {
+	if ((rc = artifact_read(
+		 c->b->artifacts, uri, &data, &len, err, sizeof(err))) != 0) {
 		*out = read_refusal(rc, err);
 		return ACTION_ERROR;
 	}
@@ -347,9 +355,8 @@ output_act_read(struct call *c, json_t **out)
 	*out = json_pack("{s:s, s:s, s:I, s:I, s:I, s:b, s:I}", "uri", uri,
 	    "text", text, "totalLines",
 	    (json_int_t)excerpt_count_lines(data, len), "bytes",
-	    (json_int_t)len, "matches", (json_int_t)info.matches,
-	    "truncated", info.truncated, "startLine",
-	    (json_int_t)(start > 0 ? start : 1));
+	    (json_int_t)len, "matches", (json_int_t)info.matches, "truncated",
+	    info.truncated, "startLine", (json_int_t)(start > 0 ? start : 1));
 	free(text);
 	free(data);
 	if (*out == NULL)
@@ -360,7 +367,8 @@ output_act_read(struct call *c, json_t **out)
 json_t *
 output_resources_list(struct broker *b)
 {
-	json_t *r = json_pack("{s:o}", "resources", artifact_list(b->artifacts));
+	json_t *r =
+	    json_pack("{s:o}", "resources", artifact_list(b->artifacts));
 
 	if (r == NULL)
 		fatalx("%s: json_pack", __func__);
@@ -439,8 +447,8 @@ small_num(const char *s, const char **end)
 }
 
 int
-output_resources_read(struct broker *b, const json_t *params,
-    json_t **result, char *err, size_t errlen)
+output_resources_read(struct broker *b, const json_t *params, json_t **result,
+    char *err, size_t errlen)
 {
 	const char *arg = json_string_value(json_object_get(params, "uri"));
 	struct excerpt_info info;
@@ -460,7 +468,7 @@ output_resources_read(struct broker *b, const json_t *params,
 	if ((q = strchr(uri, '?')) != NULL)
 		*q++ = '\0';
 	for (kv = q != NULL ? strtok_r(q, "&", &save) : NULL; kv != NULL;
-	    kv = strtok_r(NULL, "&", &save)) {
+	     kv = strtok_r(NULL, "&", &save)) {
 		char *v = strchr(kv, '=');
 
 		if (v == NULL || pct_decode(++v) != 0)
@@ -485,16 +493,16 @@ output_resources_read(struct broker *b, const json_t *params,
 		} else
 			goto badq;
 	}
-	if ((rc = artifact_read(b->artifacts, uri, &data, &len, err,
-	    errlen)) != 0) {
+	if ((rc = artifact_read(b->artifacts, uri, &data, &len, err, errlen)) !=
+	    0) {
 		rc = JSONRPC_INVALID_PARAMS;
 		goto done;
 	}
 	text = read_piece(b, uri, data, len, start, end, grep, ctx,
 	    output_cap(b, NULL), &info, &terr);
 	if (text == NULL) {
-		snprintf(err, errlen, "%s", json_string_value(
-		    json_object_get(terr, "message")));
+		snprintf(err, errlen, "%s",
+		    json_string_value(json_object_get(terr, "message")));
 		json_decref(terr);
 		rc = JSONRPC_INVALID_PARAMS;
 		goto done;
@@ -509,7 +517,8 @@ output_resources_read(struct broker *b, const json_t *params,
 	rc = 0;
 	goto done;
 badq:
-	snprintf(err, errlen, "bad query in the URI: use ?lines=A-B, "
+	snprintf(err, errlen,
+	    "bad query in the URI: use ?lines=A-B, "
 	    "?grep=TEXT and &context=N");
 	rc = JSONRPC_INVALID_PARAMS;
 done:

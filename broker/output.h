@@ -42,8 +42,8 @@ json_t *output_command(struct broker *b, const struct tool *t,
  * file, path, size, totalLines, startLine, endLine, truncated.  Returns
  * ACTION_DONE or ACTION_ERROR with *out set.
  */
-int output_file(struct call *c, const char *rel, const char *data,
-    size_t len, size_t limit, json_t **out);
+int output_file(struct call *c, const char *rel, const char *data, size_t len,
+    size_t limit, json_t **out);
 
 /* The read_output action (an action_fn). */
 int output_act_read(struct call *c, json_t **out);

@@ -19,9 +19,9 @@ numbered(size_t n, size_t bad1, size_t bad2, size_t *len)
 	size_t i;
 
 	for (i = 1; i <= n; i++)
-		p += sprintf(p, i == bad1 || i == bad2
-			? "error: broken at line %zu\n"
-			: "compiling unit %zu ok\n",
+		p += sprintf(p,
+		    i == bad1 || i == bad2 ? "error: broken at line %zu\n"
+					   : "compiling unit %zu ok\n",
 		    i);
 	*len = (size_t)(p - s);
 	return s;
@@ -105,9 +105,9 @@ START_TEST(test_excerpt_failure_keeps_error_lines_from_the_middle)
 	ck_assert_ptr_nonnull(strstr(e, "compiling unit 24998 ok\n"));
 	ck_assert_ptr_nonnull(strstr(e, "compiling unit 25002 ok\n"));
 	ck_assert_ptr_null(strstr(e, "compiling unit 25003 ok\n"));
-	ck_assert_ptr_nonnull(
-	    strstr(e, "[airlock: lines 24998-25002 of 50000, around a "
-		      "failure line]\n"));
+	ck_assert_ptr_nonnull(strstr(e,
+	    "[airlock: lines 24998-25002 of 50000, around a "
+	    "failure line]\n"));
 	ck_assert_uint_eq(info.matches, 2);
 	free(e);
 	free(in);
