@@ -13,3 +13,4 @@ EXTRA_DIST += bench/audit.sh
 noinst_PROGRAMS += bench/spawnbench
 bench_spawnbench_SOURCES = bench/spawnbench.c
 EXTRA_DIST += bench/spawn
+EXTRA_DIST += bench/output.sh

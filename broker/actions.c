@@ -22,12 +22,13 @@
 #include "common/errors.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "broker/output.h"
 #include "broker/patchjail.h"
 #include "broker/wsdigest.h"
 #include "broker/wswrite.h"
 #include "policy/path.h"
 
-#define READ_FILE_MAX	(1024 * 1024)
+#define READ_FILE_MAX	(16 * 1024 * 1024)	/* read whole, for sha256 */
 
 /* The workspace-relative path argument of a call, or NULL. */
 static const char *
@@ -79,11 +80,11 @@ read_workspace_file(struct call *c, const char *rel, char **data,
 		    "%s is not a regular file", rel);
 		return ACTION_ERROR;
 	}
-	if ((size_t)st.st_size > read_limit(c)) {
+	if ((size_t)st.st_size > READ_FILE_MAX) {
 		close(fd);
 		*out = tool_error("too_large", 0, NULL,
-		    "%s is %lld bytes; read_file returns at most %zu",
-		    rel, (long long)st.st_size, read_limit(c));
+		    "%s is %lld bytes; read_file reads files of at most %d",
+		    rel, (long long)st.st_size, READ_FILE_MAX);
 		return ACTION_ERROR;
 	}
 	*data = read_fd_upto(fd, (size_t)st.st_size, len);
@@ -95,8 +96,9 @@ static int
 act_read_file(struct call *c, json_t **out)
 {
 	const char	*rel = arg_string(c, "path");
-	char		*data, hex[SHA256_HEX_LEN + 1];
+	char		*data;
 	size_t		 len;
+	int		 status;
 
 	if (rel == NULL) {
 		*out = tool_error("invalid_arguments", 0, NULL,
@@ -111,13 +113,10 @@ act_read_file(struct call *c, json_t **out)
 		    "%s is not UTF-8 text; read_file returns text only", rel);
 		return ACTION_ERROR;
 	}
-	sha256_hex(data, len, hex);
-	*out = json_pack("{s:s%, s:s, s:s, s:I}", "content", data, len,
-	    "sha256", hex, "path", rel, "size", (json_int_t)len);
+	/* Capped, or a line range: broker/output.c. */
+	status = output_file(c, rel, data, len, read_limit(c), out);
 	free(data);
-	if (*out == NULL)
-		fatalx("json_pack");
-	return ACTION_DONE;
+	return status;
 }
 
 static char **
@@ -688,6 +687,8 @@ action_handler(enum tool_action action)
 		return act_command;
 	case ACTION_REQUEST_APPROVAL:
 		return act_request_approval;
+	case ACTION_READ_OUTPUT:
+		return output_act_read;
 	default:
 		return NULL;
 	}

@@ -23,11 +23,13 @@
 
 #include <sodium.h>
 
+#include "broker/artifact.h"
 #include "broker/broker.h"
 #include "broker/broker_int.h"
 #include "broker/egress.h"
 #include "broker/jsonrpc.h"
 #include "broker/ledger.h"
+#include "broker/output.h"
 #include "broker/redact.h"
 #include "broker/secrets.h"
 #include "broker/wsdigest.h"
@@ -412,10 +414,15 @@ call_complete(struct call *c, int status, json_t *out)
 	int		 is_error = status != ACTION_DONE;
 
 	if (!is_error) {
+		json_t *hint = json_object_get(out, "hint");
+
 		text_extra = json_object_get(out, "_text");
 		if (text_extra != NULL)
 			json_incref(text_extra);
 		structured = project_output(c, out, err, sizeof(err));
+		/* The sandbox's hint reaches the model in every form. */
+		if (structured != NULL && json_is_string(hint))
+			json_object_set(structured, "hint", hint);
 		json_decref(out);
 		if (structured == NULL) {
 			log_warnx("tool %s: result does not fit its contract: %s",
@@ -494,25 +501,6 @@ call_complete(struct call *c, int status, json_t *out)
 
 /* Runners. */
 
-#define OUTPUT_FIELD_MAX	(16 * 1024)	/* bytes of stdout/stderr in a result */
-
-/* The last |max| bytes of data[0..len), as valid UTF-8 (new string). */
-static json_t *
-output_tail(const char *data, size_t len, size_t max)
-{
-	char	*clean;
-	json_t	*s;
-
-	if (len > max) {
-		data += len - max;
-		len = max;
-	}
-	clean = utf8_sanitize(data, len);
-	s = json_string(clean);
-	free(clean);
-	return s;
-}
-
 /*
  * The result every command produces: exit status, duration, capped
  * stdout and stderr, the artifact holding all of it, and the sandbox's
@@ -522,34 +510,7 @@ static json_t *
 runner_output(struct call *c, const struct runner_result *res,
     const char *uri)
 {
-	json_t	*out, *text;
-	char	*both;
-
-	(void)c;
-	out = json_pack("{s:i, s:s, s:I, s:b, s:i, s:b, s:o, s:o}",
-	    "exitCode", res->exited ? res->exit_code : 128 + res->signal,
-	    "artifactUri", uri, "durationMs", (json_int_t)res->duration_ms,
-	    "timedOut", res->timed_out, "signal", res->signal,
-	    "truncated", res->truncated,
-	    "stdout", output_tail(res->out, res->out_len, OUTPUT_FIELD_MAX),
-	    "stderr", output_tail(res->err, res->err_len, OUTPUT_FIELD_MAX));
-	if (out == NULL)
-		fatalx("json_pack");
-	both = xcalloc(1, res->out_len + res->err_len + 1);
-	memcpy(both, res->out, res->out_len);
-	memcpy(both + res->out_len, res->err, res->err_len);
-	text = output_tail(both, res->out_len + res->err_len, 4000);
-	free(both);
-	/*
-	 * The excerpt goes twice: as a field a contract may declare
-	 * ("output: string"), for clients that give the model only the
-	 * structured result, and as a second text block for the others.
-	 */
-	json_object_set(out, "output", text);
-	json_object_set_new(out, "_text", text);
-	if (res->hint[0] != '\0')
-		json_object_set_new(out, "hint", json_string(res->hint));
-	return out;
+	return output_command(c->b, c->tool, res, uri);
 }
 
 static void
@@ -615,8 +576,8 @@ call_runner_event(int fd, int why, void *arg)
 		return;
 	}
 	if (res.timed_out) {
-		out = tool_error("timeout", 1, NULL,
-		    "the command ran past its %lld ms limit and was killed",
+		out = tool_error("timeout", 1, res.hint[0] != '\0' ? res.hint :
+		    NULL, "the command ran past its %lld ms limit and was killed",
 		    (long long)c->req.timeout_ms);
 		json_object_set_new(out, "artifactUri", json_string(uri));
 		json_object_set_new(out, "durationMs",
@@ -630,6 +591,9 @@ call_runner_event(int fd, int why, void *arg)
 		json_t	*fout = NULL;
 		int	 st = c->finish(c, &res, out, &fout);
 
+		if (st == ACTION_DONE && res.hint[0] != '\0')
+			json_object_set_new(fout, "hint",
+			    json_string(res.hint));
 		json_decref(out);
 		runner_result_clear(&res);
 		call_complete(c, st, fout);
@@ -816,31 +780,15 @@ int
 broker_save_artifact(struct broker *b, const char *label, const char *data,
     size_t len, char *uri, size_t urilen)
 {
-	char	 path[4096], name[128];
-	int	 fd, rc;
-	size_t	 i;
+	char	*clean;
+	size_t	 cleanlen;
+	int	 rc;
 
-	snprintf(name, sizeof(name), "%04u-%s.log", ++b->artifact_seq, label);
-	for (i = 0; name[i] != '\0'; i++)
-		if (name[i] == '/')
-			name[i] = '_';
-	snprintf(path, sizeof(path), "%s/artifacts/%s", b->cfg.session_dir,
-	    name);
-	snprintf(uri, urilen, "airlock://%s/artifacts/%s", b->cfg.session_id,
-	    name);
-	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) == -1)
-		return AL_ERR_SYSTEM;
-	if (b->cfg.redact != NULL) {
-		char	*clean;
-		size_t	 cleanlen;
-
-		if (redact_buf(b->cfg.redact, data, len, &clean, &cleanlen) < 0)
-			fatalx("out of memory redacting an artifact");
-		rc = write_all(fd, clean, cleanlen);
-		free(clean);
-	} else
-		rc = write_all(fd, data, len);
-	close(fd);
+	/* Nothing a granted secret looks like is stored. */
+	if (redact_buf(b->cfg.redact, data, len, &clean, &cleanlen) < 0)
+		fatalx("out of memory redacting an artifact");
+	rc = artifact_save(b->artifacts, label, clean, cleanlen, uri, urilen);
+	free(clean);
 	return rc;
 }
 
@@ -870,9 +818,9 @@ m_initialize(struct conn *k, struct jsonrpc_msg *msg)
 	for (i = 0; mcp_protocols[i] != NULL; i++)
 		if (strcmp(want, mcp_protocols[i]) == 0)
 			agreed = mcp_protocols[i];
-	result = json_pack("{s:s, s:{s:{s:b}}, s:{s:s, s:s, s:s}, s:s}",
+	result = json_pack("{s:s, s:{s:{s:b}, s:{}}, s:{s:s, s:s, s:s}, s:s}",
 	    "protocolVersion", agreed,
-	    "capabilities", "tools", "listChanged", 0,
+	    "capabilities", "tools", "listChanged", 0, "resources",
 	    "serverInfo", "name", "airlock", "title", "airlock broker",
 	    "version", PACKAGE_VERSION,
 	    "instructions",
@@ -1403,6 +1351,44 @@ m_session_status(struct conn *k, struct jsonrpc_msg *msg)
 	TAILQ_INSERT_TAIL(&b->statuses, r, entry);
 }
 
+/* The resources methods: this session's artifacts (broker/output.c). */
+static void
+m_resources_list(struct conn *k, struct jsonrpc_msg *msg)
+{
+	json_t	*r = output_resources_list(k->b);
+
+	conn_send(k, jsonrpc_encode_result(msg->id, r));
+	json_decref(r);
+}
+
+static void
+m_resources_templates(struct conn *k, struct jsonrpc_msg *msg)
+{
+	json_t	*r = output_resources_templates(k->b);
+
+	conn_send(k, jsonrpc_encode_result(msg->id, r));
+	json_decref(r);
+}
+
+static void
+m_resources_read(struct conn *k, struct jsonrpc_msg *msg)
+{
+	json_t	*r;
+	char	 err[256];
+	int	 rc;
+
+	rc = output_resources_read(k->b, msg->params, &r, err, sizeof(err));
+	(void)broker_audit(k->b, "resource_read", json_pack("{s:O, s:O?, s:b}",
+	    "id", msg->id, "uri", json_object_get(msg->params, "uri"),
+	    "ok", rc == 0));
+	if (rc != 0) {
+		send_error(k, msg->id, rc, "%s", err);
+		return;
+	}
+	conn_send(k, jsonrpc_encode_result(msg->id, r));
+	json_decref(r);
+}
+
 /*
  * The dispatch table.  Each row is a method, the states in which it is
  * accepted, and whether it is a notification.  Anything not listed is
@@ -1422,6 +1408,12 @@ static const struct method {
 	    m_tools_list },
 	{ "tools/call", BROKER_STATE_INITIALIZING | BROKER_STATE_READY, 0,
 	    m_tools_call },
+	{ "resources/list", BROKER_STATE_INITIALIZING | BROKER_STATE_READY, 0,
+	    m_resources_list },
+	{ "resources/templates/list", BROKER_STATE_INITIALIZING |
+	    BROKER_STATE_READY, 0, m_resources_templates },
+	{ "resources/read", BROKER_STATE_INITIALIZING | BROKER_STATE_READY, 0,
+	    m_resources_read },
 	{ "airlock/session/status", BROKER_STATE_INITIALIZING |
 	    BROKER_STATE_READY, 0, m_session_status },
 	{ NULL, 0, 0, NULL }
@@ -1630,9 +1622,17 @@ broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 		return NULL;
 	}
 	b->ledger = ledger_new(b->m, now_monotonic_ms());
+	{
+		char dir[PATH_MAX + 16];
+
+		snprintf(dir, sizeof(dir), "%s/artifacts", cfg->session_dir);
+		b->artifacts = artifact_store_new(dir, cfg->session_id,
+		    (uint64_t)b->m->output.artifact_quota_mb * 1024 * 1024);
+	}
 	if ((b->digester = wsdigester_new(cfg->loop, b->rootfd)) == NULL) {
 		snprintf(err, errlen, "the workspace digest worker: %s",
 		    strerror(errno));
+		artifact_store_free(b->artifacts);
 		ledger_free(b->ledger);
 		close(b->rootfd);
 		free(b);
@@ -1709,6 +1709,7 @@ broker_free(struct broker *b)
 		conn_free(k);
 	wsdigester_free(b->digester);
 	ledger_free(b->ledger);
+	artifact_store_free(b->artifacts);
 	if (b->trace != NULL)
 		fclose(b->trace);
 	close(b->rootfd);

@@ -121,6 +121,7 @@ struct broker {
 	struct callq		 digesting;	/* waiting for the workspace digest */
 	struct statusq		 statuses;	/* status requests digesting */
 	unsigned		 artifact_seq;
+	struct artifact_store	*artifacts;	/* the session's outputs */
 	int			 budget_stopped;
 	struct ledger		*ledger;
 	struct wsdigester	*digester;	/* the workspace digest worker */

@@ -58,3 +58,11 @@ check_PROGRAMS += tests/unit/test_selfsandbox
 TESTS += tests/unit/test_selfsandbox
 tests_unit_test_selfsandbox_CFLAGS = $(unit_cflags)
 tests_unit_test_selfsandbox_LDADD = $(unit_ldadd)
+# The output layer (issue 13): excerpts within a cap, readable artifacts.
+libairlock_a_SOURCES += broker/excerpt.c broker/excerpt.h \
+	broker/artifact.c broker/artifact.h \
+	broker/output.c broker/output.h
+check_PROGRAMS += tests/unit/test_excerpt
+TESTS += tests/unit/test_excerpt
+tests_unit_test_excerpt_CFLAGS = $(unit_cflags)
+tests_unit_test_excerpt_LDADD = $(unit_ldadd)

@@ -14,3 +14,4 @@ agentsdir = $(pkgdatadir)/agents
 dist_agents_DATA = contrib/agents/claude-code.yaml contrib/agents/codex.yaml \
 	contrib/agents/gemini.yaml contrib/agents/gemini-settings.json \
 	contrib/agents/opencode.yaml
+EXTRA_DIST += docs/OUTPUT.md

@@ -42,6 +42,8 @@
 #define TIMEOUT_MAX_MS		(30LL * 86400 * 1000)
 #define FRAME_MIN		1024
 #define FRAME_MAX		(64 * 1024 * 1024)
+#define INLINE_MIN		1000	/* output.inlineChars */
+#define INLINE_MAX		1000000
 #define STRING_BOUND_MAX	(64 * 1024 * 1024)
 #define ITEMS_BOUND_MAX		65536
 #define FIELDS_MAX		64
@@ -1184,12 +1186,12 @@ static const char *const authz_names[] = {
 };
 static const char *const action_names[] = {
 	"read_file", "write_file", "apply_patch", "list_files", "search",
-	"run_check", "exec", "request_approval", "command", NULL
+	"run_check", "exec", "request_approval", "command", "read_output", NULL
 };
 static const char *const tool_keys[] = {
 	"name", "description", "input", "output", "sideEffect", "timeoutMs",
 	"authorization", "action", "command", "costUsd", "secrets", "network",
-	"allowAddresses", NULL
+	"allowAddresses", "inlineChars", NULL
 };
 static const char *const secret_keys[] = { "name", "env", "file", NULL };
 
@@ -1481,6 +1483,10 @@ parse_tool(struct lctx *c, const struct ynode *e, size_t idx)
 		t->secrets = xcalloc(1, sizeof(*t->secrets));
 	net_init(&t->network);
 	if (parse_net(c, e, f, &t->network) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(e, "inlineChars")) != NULL &&
+	    get_int(c, n, fld(g, f, "inlineChars"), INLINE_MIN, INLINE_MAX,
+	    &t->inline_chars) != 0)
 		return AL_ERR_FORMAT;
 	return 0;
 }
@@ -1848,13 +1854,53 @@ parse_agent(struct lctx *c, const struct ynode *map)
 static const char *const top_keys[] = {
 	"tools", "types", "checks", "gates", "dependencyFiles",
 	"forbidSideEffects", "runBudget", "sandbox", "approvals", "agent",
-	"limits", NULL
+	"limits", "output", NULL
 };
+
+/* The lines that explain a failure (case-insensitive substrings). */
+static const char *const default_patterns[] = { "error", "fail", "panic",
+	"assert", "traceback", "exception", NULL };
+
+/*
+ * output: how much of a result is inline, which lines a failure keeps, how
+ * many bytes of artifacts a session keeps.
+ */
+static int
+parse_output(struct lctx *c, const struct ynode *map)
+{
+	static const char *const ok[] = { "inlineChars", "failurePatterns",
+		"artifactQuotaMb", NULL };
+	const struct ynode *n;
+
+	if (is_null(map))
+		return 0;
+	if (check_keys(c, map, "output", ok) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(map, "inlineChars")) != NULL &&
+	    get_int(c, n, "output.inlineChars", INLINE_MIN, INLINE_MAX,
+	    &c->m->output.inline_chars) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(map, "artifactQuotaMb")) != NULL &&
+	    get_int(c, n, "output.artifactQuotaMb", 0, 1048576,
+	    &c->m->output.artifact_quota_mb) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(map, "failurePatterns")) != NULL) {
+		strv_free(c->m->output.failure_patterns);
+		c->m->output.failure_patterns = NULL;
+		c->m->output.nfailure_patterns = 0;
+		if (get_strlist(c, n, "output.failurePatterns", chk_nonempty,
+		    &c->m->output.failure_patterns,
+		    &c->m->output.nfailure_patterns) != 0)
+			return AL_ERR_FORMAT;
+	}
+	return 0;
+}
 
 static void
 defaults(struct manifest *m)
 {
 	struct sandbox_policy d;
+	size_t i;
 
 	budget_defaults(&m->budget);
 	sandbox_policy_init_defaults(&m->sandbox);
@@ -1881,6 +1927,12 @@ defaults(struct manifest *m)
 	m->required_gates = xcalloc(1, sizeof(char *));
 	m->dependency_files = xcalloc(1, sizeof(char *));
 	m->max_frame_bytes = 1048576;
+	m->output.inline_chars = 10000;
+	m->output.artifact_quota_mb = 256;
+	m->output.failure_patterns = xcalloc(7, sizeof(char *));
+	for (i = 0; i < 6; i++)
+		m->output.failure_patterns[i] = xstrdup(default_patterns[i]);
+	m->output.nfailure_patterns = 6;
 }
 
 static int
@@ -1937,6 +1989,8 @@ parse_manifest(struct lctx *c, const struct ynode *root)
 	    parse_approvals(c, n) != 0)
 		return AL_ERR_FORMAT;
 	if ((n = map_get(root, "agent")) != NULL && parse_agent(c, n) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(root, "output")) != NULL && parse_output(c, n) != 0)
 		return AL_ERR_FORMAT;
 	if ((n = map_get(root, "limits")) != NULL && !is_null(n)) {
 		static const char *const lk[] = { "maxFrameBytes", NULL };
@@ -2092,6 +2146,7 @@ manifest_free(struct manifest *m)
 	type_table_free(m->types);
 	strv_free(m->required_gates);
 	strv_free(m->dependency_files);
+	strv_free(m->output.failure_patterns);
 	strv_free(m->sandbox.read_only);
 	strv_free(m->sandbox.deny_read);
 	strv_free(m->sandbox.protected);
@@ -2158,7 +2213,7 @@ authorization_name(enum authorization a)
 const char *
 tool_action_name(enum tool_action a)
 {
-	return (unsigned)a <= ACTION_COMMAND ? action_names[a] : "?";
+	return (unsigned)a <= ACTION_READ_OUTPUT ? action_names[a] : "?";
 }
 
 /* ---- the canonical printer ---- */
@@ -2444,6 +2499,9 @@ manifest_print_canonical(const struct manifest *m, FILE *fp)
 			}
 		}
 		pnet(fp, "    ", &t->network);
+		if (t->inline_chars > 0)
+			fprintf(fp, "    inlineChars: %lld\n",
+			    (long long)t->inline_chars);
 	}
 
 	fputs("gates:\n  required: ", fp);
@@ -2504,5 +2562,10 @@ manifest_print_canonical(const struct manifest *m, FILE *fp)
 	plimits(fp, "  ", &m->agent.limits);
 
 	fprintf(fp, "limits:\n  maxFrameBytes: %zu\n", m->max_frame_bytes);
+	fprintf(fp, "output:\n  inlineChars: %lld\n  failurePatterns: ",
+	    (long long)m->output.inline_chars);
+	pstrv(fp, m->output.failure_patterns);
+	fprintf(fp, "  artifactQuotaMb: %lld\n",
+	    (long long)m->output.artifact_quota_mb);
 	return ferror(fp) ? AL_ERR_IO : 0;
 }

@@ -42,6 +42,7 @@ enum tool_action {
 	ACTION_EXEC,
 	ACTION_REQUEST_APPROVAL,
 	ACTION_COMMAND,		/* argv template filled from typed arguments */
+	ACTION_READ_OUTPUT,	/* a range or a grep of this session's artifact */
 };
 
 struct secret_grant {
@@ -83,6 +84,7 @@ struct tool {
 	struct secret_grant	*secrets;
 	size_t			 nsecrets;
 	struct net_allow	 network;
+	int64_t			 inline_chars;	/* 0: the manifest's output.inlineChars */
 	int			 line, column;
 };
 
@@ -183,6 +185,14 @@ struct agent_profile {
 	struct resource_limits limits;
 };
 
+/* What of a result reaches the model inline (issue 13). */
+struct output_policy {
+	int64_t	  inline_chars;		/* cap of a result's text */
+	char	**failure_patterns;	/* NULL-terminated; kept from the middle */
+	size_t	  nfailure_patterns;
+	int64_t	  artifact_quota_mb;	/* per session; 0: keep none */
+};
+
 struct manifest {
 	char			*path;		/* file it was loaded from */
 	unsigned char		 digest[32];	/* SHA-256 of the file's bytes */
@@ -201,6 +211,7 @@ struct manifest {
 	struct approval_policy	 approvals;
 	struct agent_profile	 agent;
 	size_t			 max_frame_bytes;	/* default 1 MiB */
+	struct output_policy	 output;
 };
 
 /*

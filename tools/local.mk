@@ -21,7 +21,9 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h \
 	supervisor/agent_socket.c supervisor/agent_socket.h \
 	broker/wsjob.c broker/wsjob.h \
 	common/vis.c common/vis.h tests/unit/test_vis.c \
-	fuzz/fuzz_vis.c
+	fuzz/fuzz_vis.c \
+	broker/excerpt.c broker/excerpt.h broker/artifact.c broker/artifact.h \
+	broker/output.c broker/output.h tests/unit/test_excerpt.c
 
 lint: $(BUILT_SOURCES) config.h
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \

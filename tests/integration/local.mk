@@ -35,3 +35,6 @@ EXTRA_DIST += tests/integration/run_nonroot_home.sh
 # Terminal-safe output: agent bytes reach a person escaped (issue 11).
 TESTS += tests/integration/terminal_safe.sh
 EXTRA_DIST += tests/integration/terminal_safe.sh
+# The output layer: capped results, artifacts, ranges (issue 13).
+TESTS += tests/integration/output_layer.sh
+EXTRA_DIST += tests/integration/output_layer.sh

@@ -136,7 +136,7 @@ frame duplicate-string-id -32600:"\"300\"" '{"jsonrpc":"2.0","id":"300","method"
 frame duplicate-of-a-ping-id -32600:"\"p-first-use-of-id\"" '{"jsonrpc":"2.0","id":"p-first-use-of-id","method":"ping"}'
 
 # Methods and tools.
-frame unknown-method -32601:400 '{"jsonrpc":"2.0","id":400,"method":"resources/list"}'
+frame unknown-method -32601:400 '{"jsonrpc":"2.0","id":400,"method":"prompts/list"}'
 frame unknown-vendor-method -32601:401 '{"jsonrpc":"2.0","id":401,"method":"airlock/nope"}'
 frame unknown-tool -32602:402 '{"jsonrpc":"2.0","id":402,"method":"tools/call","params":{"name":"rm_rf","arguments":{}}}'
 frame denied-tool-is-refused result:403 '{"jsonrpc":"2.0","id":403,"method":"tools/call","params":{"name":"hidden","arguments":{"command":"true"}}}'

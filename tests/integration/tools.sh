@@ -107,17 +107,22 @@ mcp_call read_file '{"path":"img.jpg"}'
 expect_error_class "read_file refuses invalid UTF-8 (binary_file)" binary_file
 head -c 1048577 /dev/zero | tr '\0' x >"$ws/big.txt"
 mcp_call read_file '{"path":"big.txt"}'
-expect_error_class "read_file refuses a file over 1 MiB (too_large)" too_large
-# Between the string type's 256 KiB and read_file's 1 MiB: either the
-# whole text, or a clear too_large; never a broken contract.
+expect_ok_result "read_file of a file over 1 MiB returns its head (not too_large)"
+expect_eq "its sha256 is the whole file's" "$(jr .result.structuredContent.sha256)" \
+    "$(sha256sum <"$ws/big.txt" | cut -d' ' -f1)"
+expect_contains "its head ends with the marker" "$(jr .result.structuredContent.content)" \
+    "takes no line range here"
+rm -f "$ws/big.txt"
+head -c 16777217 /dev/zero | tr '\0' x >"$ws/huge.txt"
+mcp_call read_file '{"path":"huge.txt"}'
+expect_error_class "read_file refuses a file over 16 MiB (too_large)" too_large
+rm -f "$ws/huge.txt"
+# Over the string type's 256 KiB: the head within the contract, marked.
 yes 'a line of text' | head -c 300000 >"$ws/mid.txt"
 mcp_call read_file '{"path":"mid.txt"}'
-case "$(r_is_error):$(r_class)" in
-false:) expect_eq "read_file of a 300 KB text file returns all of it" \
-	"$(jr '.result.structuredContent.content | length')" 300000 ;;
-true:too_large) pass "read_file of a 300 KB text file is refused as too_large" ;;
-*) fail "read_file of a 300 KB text file: whole text or too_large (not $(r_class))" ;;
-esac
+expect_ok_result "read_file of a 300 KB text file answers within its contract"
+check "its content fits the string type" [ "$(jr '.result.structuredContent.content | length')" -le 262144 ]
+expect_contains "and says what was cut" "$(jr .result.structuredContent.content)" "lines (" 
 rm -f "$ws/mid.txt"
 mcp_call read_file '{"path":"src"}'
 expect_eq "read_file refuses a directory" "$(jr .result.isError)" true

@@ -136,8 +136,11 @@ START_TEST(test_default_manifest_binds_the_seed_checks)
 
 	ck_assert_msg(manifest_load_default(&m, err, sizeof(err)) == 0, "%s",
 	    err);
-	ck_assert_uint_eq(m->ntools, 4);
+	/* The seed's four, and read_output for the artifacts (issue 13). */
+	ck_assert_uint_eq(m->ntools, 5);
 	ck_assert_ptr_nonnull(manifest_tool(m, "run_check"));
+	ck_assert_int_eq(manifest_tool(m, "read_output")->action,
+	    ACTION_READ_OUTPUT);
 	ck = manifest_check(m, "unit.todo-transition");
 	ck_assert_ptr_nonnull(ck);
 	ck_assert_str_eq(ck->argv[0], "sh");

@@ -1,0 +1,63 @@
+/*
+ * output: the model-facing layer of results (issue 13).
+ *
+ * Shapes what a command, a file read or an artifact read returns so that
+ * its text stays within the tool's cap (the tool's inlineChars, else the
+ * manifest's output.inlineChars) without losing what explains a failure,
+ * and serves this session's artifacts: MCP resources/list, resources/read
+ * and resources/templates/list, and the read_output action.  Everything
+ * it returns is redacted before it is cut.  Not for use outside broker/.
+ */
+#ifndef AIRLOCK_OUTPUT_H
+#define AIRLOCK_OUTPUT_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+struct broker;
+struct call;
+struct runner_result;
+struct tool;
+
+/* The cap of |t|'s text in bytes (its inlineChars, else the manifest's). */
+size_t output_cap(const struct broker *b, const struct tool *t);
+
+/*
+ * The result every command produces: exitCode, durationMs, timedOut,
+ * signal, truncated, stdout, stderr and output (excerpts within the cap),
+ * artifactUri and outputInfo {uri, bytes, lines, truncated, kept}, hint
+ * (the sandbox's, when there is one) and "_text" (the excerpt, for the
+ * second text block).  |uri| is the saved artifact, or "" when it was not
+ * kept.  Returns a new object.
+ */
+json_t *output_command(struct broker *b, const struct tool *t,
+    const struct runner_result *res, const char *uri);
+
+/*
+ * read_file's result for the file |rel| read whole into data[0..len):
+ * content (lines startLine..endLine of the call's arguments when given,
+ * else the whole file; cut with a marker to |limit|, or to the tool's
+ * cap when the tool declares a range), sha256 of the whole
+ * file, path, size, totalLines, startLine, endLine, truncated.  Returns
+ * ACTION_DONE or ACTION_ERROR with *out set.
+ */
+int output_file(struct call *c, const char *rel, const char *data, size_t len,
+    size_t limit, json_t **out);
+
+/* The read_output action (an action_fn). */
+int output_act_read(struct call *c, json_t **out);
+
+/* resources/list and resources/templates/list results (new objects). */
+json_t *output_resources_list(struct broker *b);
+json_t *output_resources_templates(struct broker *b);
+
+/*
+ * resources/read of params.uri (with the template's ?lines=A-B or
+ * ?grep=TEXT).  Returns 0 with *result set (new), or a JSON-RPC error
+ * code with err[0..errlen) set.
+ */
+int output_resources_read(struct broker *b, const json_t *params,
+    json_t **result, char *err, size_t errlen);
+
+#endif
