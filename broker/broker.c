@@ -460,7 +460,9 @@ call_complete(struct call *c, int status, json_t *out)
 		fatalx("json_pack");
 	if (!is_error)
 		json_object_set(result, "structuredContent", structured);
-	if (json_is_string(text_extra))
+	/* The excerpt once: the text above carries it if the contract does. */
+	if (json_is_string(text_extra) && (is_error ||
+	    json_object_get(structured, "output") == NULL))
 		json_array_append_new(json_object_get(result, "content"),
 		    json_pack("{s:s, s:O}", "type", "text", "text", text_extra));
 	json_decref(text_extra);

@@ -8,7 +8,7 @@ FUZZ_LIB_SRCS = common/buf.c common/errors.c common/log.c common/util.c \
 	common/vis.c \
 	broker/jsonrpc.c broker/audit.c broker/audit_verify.c broker/redact.c \
 	policy/types.c policy/manifest.c policy/path.c policy/diff.c \
-	policy/sandbox_defaults.c
+	policy/sandbox_defaults.c proxy/rules.c
 FUZZ_CC = clang
 FUZZ_SAN = address,undefined
 FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
