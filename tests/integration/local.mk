@@ -35,3 +35,6 @@ EXTRA_DIST += tests/integration/run_nonroot_home.sh
 # Terminal-safe output: agent bytes reach a person escaped (issue 11).
 TESTS += tests/integration/terminal_safe.sh
 EXTRA_DIST += tests/integration/terminal_safe.sh
+# Pinned code: approvals, gates and secrets bound to the code that runs (issue 11).
+TESTS += tests/integration/pinned_code.sh
+EXTRA_DIST += tests/integration/pinned_code.sh
