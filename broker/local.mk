@@ -9,7 +9,8 @@ libairlock_a_SOURCES += \
 	broker/patchjail.c broker/patchjail.h \
 	broker/wswrite.c broker/wswrite.h \
 	broker/wsdigest.c broker/wsdigest.h \
-	broker/wsjob.c broker/wsjob.h
+	broker/wsjob.c broker/wsjob.h \
+	broker/pins.c broker/pins.h
 # broker
 libairlock_a_SOURCES += \
 	broker/audit.c broker/audit.h \
