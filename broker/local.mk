@@ -59,3 +59,8 @@ check_PROGRAMS += tests/unit/test_selfsandbox
 TESTS += tests/unit/test_selfsandbox
 tests_unit_test_selfsandbox_CFLAGS = $(unit_cflags)
 tests_unit_test_selfsandbox_LDADD = $(unit_ldadd)
+# Pinned code (issue 11).
+check_PROGRAMS += tests/unit/test_pins
+TESTS += tests/unit/test_pins
+tests_unit_test_pins_CFLAGS = $(unit_cflags)
+tests_unit_test_pins_LDADD = $(unit_ldadd)

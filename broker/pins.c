@@ -25,16 +25,16 @@
 #include "policy/path.h"
 #include "policy/types.h"
 
-#define PINS_DEPTH_MAX	64
-#define HEAD_LINES	40
-#define HEAD_BYTES	4096
+#define PINS_DEPTH_MAX 64
+#define HEAD_LINES 40
+#define HEAD_BYTES 4096
 
 struct collect {
-	int	 rootfd;
-	json_t	*set;
-	size_t	 total;
-	char	*err;
-	size_t	 errlen;
+	int rootfd;
+	json_t *set;
+	size_t total;
+	char *err;
+	size_t errlen;
 };
 
 static int
@@ -55,30 +55,35 @@ add(struct collect *k, const char *path, const char *digest)
 static int
 add_file(struct collect *k, int fd, const char *path, const struct stat *st)
 {
-	char	 hex[SHA256_HEX_LEN + 1], *data;
-	size_t	 len;
+	char hex[SHA256_HEX_LEN + 1], *data;
+	size_t len;
 
 	if (st->st_nlink > 1)
 		return add(k, path, "refused:hard link");
 	if (st->st_size > PINS_FILE_MAX) {
-		snprintf(k->err, k->errlen, "pinned file %s is larger than "
-		    "%d bytes", path, PINS_FILE_MAX);
+		snprintf(k->err, k->errlen,
+		    "pinned file %s is larger than "
+		    "%d bytes",
+		    path, PINS_FILE_MAX);
 		return AL_ERR_LIMIT;
 	}
 	if ((data = read_fd_upto(fd, PINS_FILE_MAX + 1, &len)) == NULL) {
-		snprintf(k->err, k->errlen, "reading %s: %s", path,
-		    strerror(errno));
+		snprintf(
+		    k->err, k->errlen, "reading %s: %s", path, strerror(errno));
 		return AL_ERR_SYSTEM;
 	}
 	if (len > PINS_FILE_MAX || k->total + len > PINS_TOTAL_MAX) {
 		free(data);
 		if (len > PINS_FILE_MAX)
-			snprintf(k->err, k->errlen, "pinned file %s is larger "
-			    "than %d bytes", path, PINS_FILE_MAX);
+			snprintf(k->err, k->errlen,
+			    "pinned file %s is larger "
+			    "than %d bytes",
+			    path, PINS_FILE_MAX);
 		else
-			snprintf(k->err, k->errlen, "pinned code is larger "
-			    "than %d bytes in all (at %s)", PINS_TOTAL_MAX,
-			    path);
+			snprintf(k->err, k->errlen,
+			    "pinned code is larger "
+			    "than %d bytes in all (at %s)",
+			    PINS_TOTAL_MAX, path);
 		return AL_ERR_LIMIT;
 	}
 	k->total += len;
@@ -91,17 +96,19 @@ add_file(struct collect *k, int fd, const char *path, const struct stat *st)
 static int
 add_dir(struct collect *k, int dirfd, const char *prefix, int depth)
 {
-	DIR		*d;
-	struct dirent	*de;
-	struct stat	 st;
-	char		 path[PATH_REL_MAX + 1], target[PATH_REL_MAX + 16];
-	int		 fd, rc = 0;
-	ssize_t		 n;
+	DIR *d;
+	struct dirent *de;
+	struct stat st;
+	char path[PATH_REL_MAX + 1], target[PATH_REL_MAX + 16];
+	int fd, rc = 0;
+	ssize_t n;
 
 	if (depth > PINS_DEPTH_MAX) {
 		close(dirfd);
-		snprintf(k->err, k->errlen, "pinned directory %s is deeper "
-		    "than %d levels", prefix, PINS_DEPTH_MAX);
+		snprintf(k->err, k->errlen,
+		    "pinned directory %s is deeper "
+		    "than %d levels",
+		    prefix, PINS_DEPTH_MAX);
 		return AL_ERR_LIMIT;
 	}
 	if ((d = fdopendir(dirfd)) == NULL) {
@@ -115,29 +122,31 @@ add_dir(struct collect *k, int dirfd, const char *prefix, int depth)
 		    strcmp(de->d_name, ".git") == 0)
 			continue;
 		if ((size_t)snprintf(path, sizeof(path), "%s%s", prefix,
-		    de->d_name) >= sizeof(path))
+			de->d_name) >= sizeof(path))
 			continue;
 		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
-			continue;	/* gone meanwhile */
+			continue; /* gone meanwhile */
 		if (S_ISLNK(st.st_mode)) {
 			memcpy(target, "symlink:", 8);
-			n = readlinkat(dirfd, de->d_name, target + 8,
-			    sizeof(target) - 9);
+			n = readlinkat(
+			    dirfd, de->d_name, target + 8, sizeof(target) - 9);
 			target[n < 0 ? 8 : 8 + n] = '\0';
 			rc = add(k, path, target);
 		} else if (S_ISDIR(st.st_mode)) {
-			fd = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY |
-			    O_NOFOLLOW | O_CLOEXEC);
+			fd = openat(dirfd, de->d_name,
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (fd == -1)
-				rc = add(k, path, "refused:unreadable directory");
+				rc = add(
+				    k, path, "refused:unreadable directory");
 			else if (strlen(path) + 2 < sizeof(path)) {
 				strcat(path, "/");
 				rc = add_dir(k, fd, path, depth + 1);
 			} else
 				close(fd);
 		} else if (S_ISREG(st.st_mode)) {
-			fd = openat(dirfd, de->d_name, O_RDONLY | O_NOFOLLOW |
-			    O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+			fd = openat(dirfd, de->d_name,
+			    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
+				O_CLOEXEC);
 			if (fd == -1 || fstat(fd, &st) == -1 ||
 			    !S_ISREG(st.st_mode))
 				rc = add(k, path, "refused:unreadable");
@@ -159,10 +168,10 @@ add_dir(struct collect *k, int dirfd, const char *prefix, int depth)
 static int
 add_path(struct collect *k, const char *rel, int optional)
 {
-	char		 e[256], key[PATH_REL_MAX + 1], why[PATH_REL_MAX + 300];
-	struct stat	 st;
-	size_t		 len;
-	int		 fd, rc;
+	char e[256], key[PATH_REL_MAX + 1], why[PATH_REL_MAX + 300];
+	struct stat st;
+	size_t len;
+	int fd, rc;
 
 	while (rel[0] == '.' && rel[1] == '/')
 		rel += 2;
@@ -173,8 +182,8 @@ add_path(struct collect *k, const char *rel, int optional)
 	snprintf(key, sizeof(key), "%s", rel);
 	while (len > 1 && key[len - 1] == '/')
 		key[--len] = '\0';
-	rc = path_resolve(k->rootfd, key, O_RDONLY | O_NOCTTY | O_NONBLOCK,
-	    &fd, e, sizeof(e));
+	rc = path_resolve(k->rootfd, key, O_RDONLY | O_NOCTTY | O_NONBLOCK, &fd,
+	    e, sizeof(e));
 	if (rc == AL_ERR_NOT_FOUND)
 		return optional ? 0 : add(k, key, "-");
 	if (rc != 0) {
@@ -196,7 +205,7 @@ add_path(struct collect *k, const char *rel, int optional)
 		if (strcmp(key, ".") == 0)
 			key[0] = '\0';
 		else
-			strcat(key, "/");	/* fits: len < PATH_REL_MAX */
+			strcat(key, "/"); /* fits: len < PATH_REL_MAX */
 		return add_dir(k, fd, key, 0);
 	}
 	rc = add_file(k, fd, key, &st);
@@ -215,15 +224,13 @@ is_make(const char *prog)
 
 int
 pins_collect(int rootfd, const char *workspace, char *const *argv,
-    char *const *pin, char *const *pin2, json_t **out, char *err,
-    size_t errlen)
+    char *const *pin, char *const *pin2, json_t **out, char *err, size_t errlen)
 {
-	static const char *const makefiles[] = {
-		"GNUmakefile", "makefile", "Makefile", NULL
-	};
-	struct collect	 k;
-	size_t		 i, wl = strlen(workspace);
-	int		 rc = 0;
+	static const char *const makefiles[] = { "GNUmakefile", "makefile",
+		"Makefile", NULL };
+	struct collect k;
+	size_t i, wl = strlen(workspace);
+	int rc = 0;
 
 	*out = NULL;
 	memset(&k, 0, sizeof(k));
@@ -268,17 +275,19 @@ cmp_str(const void *a, const void *b)
 json_t *
 pins_changed(json_t *was, json_t *now)
 {
-	const char	 *path;
-	json_t		 *v, *list, *sorted, **e;
-	size_t		  i, n;
+	const char *path;
+	json_t *v, *list, *sorted, **e;
+	size_t i, n;
 
 	if ((list = json_array()) == NULL || (sorted = json_array()) == NULL)
 		fatalx("json_array");
-	json_object_foreach(was, path, v) {
+	json_object_foreach(was, path, v)
+	{
 		if (!json_equal(v, json_object_get(now, path)))
 			json_array_append_new(list, json_string(path));
 	}
-	json_object_foreach(now, path, v) {
+	json_object_foreach(now, path, v)
+	{
 		if (json_object_get(was, path) == NULL)
 			json_array_append_new(list, json_string(path));
 	}
@@ -298,14 +307,14 @@ pins_changed(json_t *was, json_t *now)
 static json_t *
 head(int rootfd, const char *path)
 {
-	struct stat	 st;
-	char		*data, *clean;
-	size_t		 len, i, lines = 0;
-	json_t		*s;
-	int		 fd;
+	struct stat st;
+	char *data, *clean;
+	size_t len, i, lines = 0;
+	json_t *s;
+	int fd;
 
 	if (path_resolve(rootfd, path, O_RDONLY | O_NOCTTY | O_NONBLOCK, &fd,
-	    NULL, 0) != 0)
+		NULL, 0) != 0)
 		return NULL;
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
 	    (data = read_fd_upto(fd, HEAD_BYTES, &len)) == NULL) {
@@ -332,17 +341,18 @@ head(int rootfd, const char *path)
 json_t *
 pins_changes(int rootfd, json_t *was, json_t *now)
 {
-	json_t	*paths, *out, *p, *h;
-	size_t	 i;
+	json_t *paths, *out, *p, *h;
+	size_t i;
 
 	if ((out = json_object()) == NULL)
 		fatalx("json_object");
 	paths = pins_changed(was, now);
-	json_array_foreach(paths, i, p) {
-		const char	*path = json_string_value(p);
-		json_t		*was_sha = json_object_get(was, path);
-		json_t		*now_sha = json_object_get(now, path);
-		json_t		*c;
+	json_array_foreach(paths, i, p)
+	{
+		const char *path = json_string_value(p);
+		json_t *was_sha = json_object_get(was, path);
+		json_t *now_sha = json_object_get(now, path);
+		json_t *c;
 
 		c = json_pack("{s:O, s:O}", "approvedSha",
 		    was_sha != NULL ? was_sha : json_null(), "nowSha",

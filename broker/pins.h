@@ -26,9 +26,9 @@
 
 #include <jansson.h>
 
-#define PINS_FILE_MAX	(4 * 1024 * 1024)	/* bytes of one pinned file */
-#define PINS_TOTAL_MAX	(16 * 1024 * 1024)	/* bytes of one pin set */
-#define PINS_ENTRIES_MAX 4096			/* entries of one pin set */
+#define PINS_FILE_MAX (4 * 1024 * 1024) /* bytes of one pinned file */
+#define PINS_TOTAL_MAX (16 * 1024 * 1024) /* bytes of one pin set */
+#define PINS_ENTRIES_MAX 4096 /* entries of one pin set */
 
 /*
  * Hashes the code of a command |argv| (NULL-terminated, may be NULL: no
@@ -42,16 +42,16 @@
  *   AL_ERR_SYSTEM  a read failed
  * Reads at most PINS_TOTAL_MAX bytes: fine on the event loop.
  */
-int	 pins_collect(int rootfd, const char *workspace, char *const *argv,
-	    char *const *pin, char *const *pin2, json_t **out, char *err,
-	    size_t errlen) __attribute__((warn_unused_result));
+int pins_collect(int rootfd, const char *workspace, char *const *argv,
+    char *const *pin, char *const *pin2, json_t **out, char *err, size_t errlen)
+    __attribute__((warn_unused_result));
 
 /*
  * The paths whose digest differs between the sets |was| and |now|
  * (present in one only counts), sorted.  Returns a new JSON array, empty
  * when the code is unchanged.  Pure.
  */
-json_t	*pins_changed(json_t *was, json_t *now);
+json_t *pins_changed(json_t *was, json_t *now);
 
 /*
  * What changed, for a person to review: {PATH: {approvedSha, nowSha,
@@ -59,6 +59,6 @@ json_t	*pins_changed(json_t *was, json_t *now);
  * first lines of the file as it is now (at most 40 lines, 4 KiB; absent
  * for what is not a readable text file).  Returns a new object.
  */
-json_t	*pins_changes(int rootfd, json_t *was, json_t *now);
+json_t *pins_changes(int rootfd, json_t *was, json_t *now);
 
 #endif
