@@ -23,7 +23,9 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "broker/output.h"
+#include "broker/egress.h"
 #include "broker/patchjail.h"
+#include "broker/pins.h"
 #include "broker/wsdigest.h"
 #include "broker/wswrite.h"
 #include "policy/path.h"
@@ -120,6 +122,22 @@ act_read_file(struct call *c, json_t **out)
 }
 
 static char **
+strv_new(size_t n)
+{
+	return xcalloc(n + 1, sizeof(char *));
+}
+
+static void
+strv_free(char **v)
+{
+	size_t i;
+
+	for (i = 0; v != NULL && v[i] != NULL; i++)
+		free(v[i]);
+	free(v);
+}
+
+static char **
 strv_copy(char *const *v)
 {
 	size_t	 n, i;
@@ -170,6 +188,9 @@ run_check_digested(struct call *c, int rc, const char *hex)
 		return;
 	}
 	snprintf(c->ws_digest, sizeof(c->ws_digest), "%s", hex);
+	/* A gate counts only on the code it had at session start. */
+	json_decref(c->pinned_changed);
+	c->pinned_changed = broker_pins_changed(c->b, c->check, NULL);
 	c->argv = strv_copy(c->check->argv);
 	c->envp = check_env(c->check, c->b->cfg.workspace);
 	timeout = c->tool->timeout_ms;
@@ -493,11 +514,6 @@ act_list_files(struct call *c, json_t **out)
 	return ACTION_DONE;
 }
 
-static char **
-strv_new(size_t n)
-{
-	return xcalloc(n + 1, sizeof(char *));
-}
 
 /* The environment of a tool command: the base, nothing of the caller's. */
 static char **
@@ -603,16 +619,18 @@ act_exec(struct call *c, json_t **out)
  * Command tools: each "{name}" element of the template is replaced by one
  * typed argument, whole; nothing is ever joined into a shell string.  A
  * value that starts with '-' is refused unless the template has "--"
- * before it, so that an argument cannot become an option.
+ * before it, so that an argument cannot become an option.  Returns the
+ * argv (caller frees), or NULL with *out set.
  */
-static int
-act_command(struct call *c, json_t **out)
+static char **
+command_argv(struct call *c, json_t **out)
 {
 	const struct tool	*t = c->tool;
+	char			**argv;
 	size_t			 i, n = 0;
 	int			 after_dashes = 0;
 
-	c->argv = strv_new(t->ncommand);
+	argv = strv_new(t->ncommand);
 	for (i = 0; i < t->ncommand; i++) {
 		const char	*el = t->command[i];
 		size_t		 len = strlen(el);
@@ -621,7 +639,7 @@ act_command(struct call *c, json_t **out)
 		const char	*val;
 
 		if (len < 3 || el[0] != '{' || el[len - 1] != '}') {
-			c->argv[n++] = xstrdup(el);
+			argv[n++] = xstrdup(el);
 			if (strcmp(el, "--") == 0)
 				after_dashes = 1;
 			continue;
@@ -641,18 +659,97 @@ act_command(struct call *c, json_t **out)
 		else {
 			*out = tool_error("invalid_arguments", 0, NULL,
 			    "argument %s cannot fill a command element", name);
-			return ACTION_ERROR;
+			strv_free(argv);
+			return NULL;
 		}
 		if (val[0] == '-' && !after_dashes) {
 			*out = tool_error("invalid_arguments", 0, NULL,
 			    "argument %s starts with '-' and would be read as "
 			    "an option", name);
-			return ACTION_ERROR;
+			strv_free(argv);
+			return NULL;
 		}
-		c->argv[n++] = xstrdup(val);
+		argv[n++] = xstrdup(val);
 	}
+	return argv;
+}
+
+static int
+act_command(struct call *c, json_t **out)
+{
+	if ((c->argv = command_argv(c, out)) == NULL)
+		return ACTION_ERROR;
 	c->envp = tool_env(c->b->cfg.workspace);
-	return call_start_runner(c, t->timeout_ms, out);
+	return call_start_runner(c, c->tool->timeout_ms, out);
+}
+
+json_t *
+action_plan(struct call *c, json_t **out)
+{
+	static const struct check	 none;
+	const struct check		*ck = NULL;
+	const struct net_allow		*allow = &c->tool->network;
+	const char			*s;
+	char				**argv = NULL, **env, err[512];
+	json_t				*plan, *jargv, *jenv, *pins;
+	size_t				 i;
+	int				 rc;
+
+	switch (c->tool->action) {
+	case ACTION_COMMAND:
+		if ((argv = command_argv(c, out)) == NULL)
+			return NULL;
+		break;
+	case ACTION_EXEC:
+		if ((s = arg_string(c, "command")) != NULL) {
+			argv = strv_new(3);
+			argv[0] = xstrdup("/bin/sh");
+			argv[1] = xstrdup("-c");
+			argv[2] = xstrdup(s);
+		}
+		break;
+	case ACTION_RUN_CHECK:
+		if ((s = arg_string(c, "checkId")) != NULL &&
+		    (ck = manifest_check(c->b->m, s)) != NULL) {
+			argv = strv_copy(ck->argv);
+			allow = &ck->network;
+		}
+		break;
+	default:
+		break;
+	}
+	env = check_env(ck != NULL ? ck : &none, c->b->cfg.workspace);
+	if (allow->nhosts > 0)
+		egress_env(&env);
+	jenv = json_array();
+	for (i = 0; env[i] != NULL; i++)
+		json_array_append_new(jenv, json_stringn(env[i],
+		    strcspn(env[i], "=")));
+	for (i = 0; i < c->tool->nsecrets; i++)
+		if (c->tool->secrets[i].env != NULL)
+			json_array_append_new(jenv,
+			    json_string(c->tool->secrets[i].env));
+	strv_free(env);
+	jargv = argv != NULL ? json_array() : json_null();
+	for (i = 0; argv != NULL && argv[i] != NULL; i++)
+		json_array_append_new(jargv, json_string(argv[i]));
+	rc = pins_collect(c->b->rootfd, c->b->cfg.workspace, argv,
+	    c->tool->pin, ck != NULL ? ck->pin : NULL, &pins, err,
+	    sizeof(err));
+	strv_free(argv);
+	if (rc != 0) {
+		json_decref(jargv);
+		json_decref(jenv);
+		*out = tool_error(rc == AL_ERR_LIMIT ? "pinned_code_too_large" :
+		    "internal", 0, NULL, "%s: cannot hash its pinned code: %s",
+		    c->tool->name, err);
+		return NULL;
+	}
+	plan = json_pack("{s:o, s:s, s:o, s:o}", "argv", jargv, "cwd",
+	    c->b->cfg.workspace, "env", jenv, "pinned", pins);
+	if (plan == NULL)
+		fatalx("json_pack");
+	return plan;
 }
 
 /* request_approval: the agent asks a human; the decision is the result. */

@@ -38,6 +38,7 @@ struct pending {
 	char			 id[16];		/* "" when free */
 	char			*tool;
 	json_t			*args;
+	json_t			*execution;	/* or NULL */
 	json_t			*evidence;
 	char			 digest[65];
 	int64_t			 requested;		/* wall ms */
@@ -88,7 +89,8 @@ approvals_runtime_dir(char *out, size_t outlen)
 }
 
 void
-approvals_digest(const char *tool, json_t *args, char hex[65])
+approvals_digest(const char *tool, json_t *args, json_t *execution,
+    char hex[65])
 {
 	crypto_hash_sha256_state	 st;
 	unsigned char			 md[32];
@@ -103,9 +105,19 @@ approvals_digest(const char *tool, json_t *args, char hex[65])
 	    strlen(tool) + 1);
 	crypto_hash_sha256_update(&st, (const unsigned char *)canon,
 	    strlen(canon));
+	free(canon);
+	if (execution != NULL) {
+		canon = json_dumps(execution, JSON_COMPACT | JSON_SORT_KEYS |
+		    JSON_ENCODE_ANY);
+		if (canon == NULL)
+			fatalx("json_dumps");
+		crypto_hash_sha256_update(&st, (const unsigned char *)"", 1);
+		crypto_hash_sha256_update(&st, (const unsigned char *)canon,
+		    strlen(canon));
+		free(canon);
+	}
 	crypto_hash_sha256_final(&st, md);
 	sodium_bin2hex(hex, 65, md, sizeof(md));
-	free(canon);
 }
 
 static int
@@ -137,15 +149,19 @@ uid_name(uid_t uid, char *out, size_t outlen)
 static json_t *
 pending_json(const struct approvals *a, const struct pending *p)
 {
-	char req[64], exp[64];
+	char	 req[64], exp[64];
+	json_t	*j;
 
 	format_rfc3339(p->requested, req);
 	format_rfc3339(p->expires, exp);
-	return json_pack("{s:s, s:s, s:s, s:O, s:s, s:O, s:s, s:s}",
+	j = json_pack("{s:s, s:s, s:s, s:O, s:s, s:O, s:s, s:s}",
 	    "id", p->id, "session", a->session, "tool", p->tool,
 	    "arguments", p->args, "digest", p->digest,
 	    "evidence", p->evidence != NULL ? p->evidence : json_null(),
 	    "requestedAt", req, "expiresAt", exp);
+	if (j != NULL && p->execution != NULL)
+		json_object_set(j, "execution", p->execution);
+	return j;
 }
 
 static void
@@ -153,6 +169,7 @@ pending_clear(struct pending *p)
 {
 	free(p->tool);
 	json_decref(p->args);
+	json_decref(p->execution);
 	json_decref(p->evidence);
 	memset(p, 0, sizeof(*p));
 }
@@ -238,7 +255,8 @@ notify_hook(const struct approvals *a, const struct pending *p)
 
 const char *
 approvals_request(struct approvals *a, const char *tool, json_t *args,
-    json_t *evidence, int64_t wait_ms, approval_done_fn done, void *arg)
+    json_t *execution, json_t *evidence, int64_t wait_ms,
+    approval_done_fn done, void *arg)
 {
 	struct pending	*p = NULL;
 	unsigned char	 rnd[4];
@@ -258,8 +276,9 @@ approvals_request(struct approvals *a, const char *tool, json_t *args,
 	    rnd[2], rnd[3]);
 	p->tool = xstrdup(tool);
 	p->args = json_deep_copy(args);
+	p->execution = execution != NULL ? json_deep_copy(execution) : NULL;
 	p->evidence = evidence != NULL ? json_deep_copy(evidence) : NULL;
-	approvals_digest(tool, args, p->digest);
+	approvals_digest(tool, args, execution, p->digest);
 	ttl = a->m->approvals.ttl_seconds > 0 ?
 	    a->m->approvals.ttl_seconds * 1000 : 15 * 60 * 1000;
 	if (wait_ms <= 0 || wait_ms > ttl)

@@ -16,8 +16,13 @@
  *   {"op":"pending"}                        -> {"pending":[APPROVAL...]}
  *   {"op":"approve","id":I,"digest":D,"note":N}  -> {"ok":true} | {"error":E}
  *   {"op":"deny","id":I,"digest":D,"reason":R}   -> {"ok":true} | {"error":E}
- * APPROVAL = {id, session, tool, arguments, digest, evidence, requestedAt,
- *             expiresAt}
+ * APPROVAL = {id, session, tool, arguments, execution, digest, evidence,
+ *             requestedAt, expiresAt}
+ * EXECUTION = {argv, cwd, env, pinned}: what will run, as the digest
+ * covers it; env holds names only, pinned maps each pinned file to the
+ * SHA-256 of its content.  The broker checks it again when the decision
+ * is granted and just before the runner starts; any difference voids the
+ * approval and opens a new one whose evidence names what changed.
  */
 #ifndef AIRLOCK_APPROVAL_H
 #define AIRLOCK_APPROVAL_H
@@ -64,15 +69,17 @@ void		 approvals_free(struct approvals *a);
 
 /*
  * Creates a pending approval for |tool| with |args| (borrowed; stored in
- * canonical form) and |evidence| (borrowed), waiting at most |wait_ms|
- * (capped by the manifest's ttlSeconds).  |done| runs exactly once,
- * unless approvals_cancel() is called first.  Runs the notify hook.
- * Returns the approval's id (a static-lifetime string inside the table,
- * valid until |done| runs) or NULL.
+ * canonical form), |execution| (borrowed, may be NULL: what will run,
+ * {argv, cwd, env, pinned}, see broker_int.h action_plan()) and
+ * |evidence| (borrowed), waiting at most |wait_ms| (capped by the
+ * manifest's ttlSeconds).  |done| runs exactly once, unless
+ * approvals_cancel() is called first.  Runs the notify hook.  Returns the
+ * approval's id (a static-lifetime string inside the table, valid until
+ * |done| runs) or NULL.
  */
 const char	*approvals_request(struct approvals *a, const char *tool,
-		    json_t *args, json_t *evidence, int64_t wait_ms,
-		    approval_done_fn done, void *arg);
+		    json_t *args, json_t *execution, json_t *evidence,
+		    int64_t wait_ms, approval_done_fn done, void *arg);
 
 /* Drops a pending approval without calling its |done| (teardown). */
 void		 approvals_cancel(struct approvals *a, const char *id);
@@ -81,10 +88,12 @@ void		 approvals_cancel(struct approvals *a, const char *id);
 int		 approvals_runtime_dir(char *out, size_t outlen);
 
 /*
- * The digest that binds a decision to one action:
- * SHA-256 hex of TOOL "\0" canonical-JSON(ARGS).  Pure.
+ * The digest that binds a decision to one execution: SHA-256 hex of
+ * TOOL "\0" canonical-JSON(ARGS), followed, when |execution| is not
+ * NULL, by "\0" canonical-JSON(EXECUTION): the resolved argv, the cwd,
+ * the environment's names and the digests of the pinned code.  Pure.
  */
 void		 approvals_digest(const char *tool, json_t *args,
-		    char hex[65]);
+		    json_t *execution, char hex[65]);
 
 #endif

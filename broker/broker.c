@@ -30,6 +30,7 @@
 #include "broker/jsonrpc.h"
 #include "broker/ledger.h"
 #include "broker/output.h"
+#include "broker/pins.h"
 #include "broker/redact.h"
 #include "broker/secrets.h"
 #include "broker/wsdigest.h"
@@ -131,6 +132,8 @@ idset_seen(struct idset *s, const json_t *id)
 	idset_put(s, h);
 	return 0;
 }
+
+static int	approval_rebind(struct call *, const char *, json_t **);
 
 /* Connections. */
 
@@ -389,6 +392,9 @@ call_free(struct call *c)
 	json_decref(c->id);
 	json_decref(c->args);
 	json_decref(c->progress_token);
+	json_decref(c->binding);
+	json_decref(c->voided);
+	json_decref(c->pinned_changed);
 	for (i = 0; c->argv != NULL && c->argv[i] != NULL; i++)
 		free(c->argv[i]);
 	free(c->argv);
@@ -466,6 +472,16 @@ call_complete(struct call *c, int status, json_t *out)
 		json_array_append_new(json_object_get(result, "content"),
 		    json_pack("{s:s, s:O}", "type", "text", "text", text_extra));
 	json_decref(text_extra);
+	/* The agent learns why its call waited for a second decision. */
+	if (c->voided != NULL) {
+		json_t	*v;
+		size_t	 i;
+
+		json_array_foreach(c->voided, i, v)
+			json_array_append_new(json_object_get(result,
+			    "content"), json_pack("{s:s, s:O}", "type", "text",
+			    "text", v));
+	}
 
 	if (c->idem_key != NULL) {
 		struct call *f, *next;
@@ -486,7 +502,7 @@ call_complete(struct call *c, int status, json_t *out)
 		}
 	}
 	broker_trace(b, c, is_error ? (eclass != NULL ? eclass : "error") :
-	    "ok", NULL);
+	    "ok", c->note[0] != '\0' ? c->note : NULL);
 
 	if (broker_audit(b, "result", json_pack("{s:O, s:s, s:b, s:s?, s:I}",
 	    "id", c->id, "tool", c->tool->name, "isError", is_error,
@@ -513,6 +529,65 @@ runner_output(struct call *c, const struct runner_result *res,
     const char *uri)
 {
 	return output_command(c->b, c->tool, res, uri);
+}
+
+/* Joins the strings of |list| with ", " into buf[0..len). */
+static void
+join_paths(json_t *list, char *buf, size_t len)
+{
+	json_t	*v;
+	size_t	 i, off = 0;
+
+	buf[0] = '\0';
+	json_array_foreach(list, i, v) {
+		int n = snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
+		    json_string_value(v));
+
+		if (n < 0 || (size_t)n >= len - off)
+			break;
+		off += n;
+	}
+}
+
+/*
+ * After a check ran: its pinned code is hashed again (an edit during the
+ * run counts as much as one before it).  If any changed, the result says
+ * so and will not count toward acceptance.
+ */
+static void
+gate_pins_after(struct call *c, json_t *out)
+{
+	json_t	*after, *v, *w, *text;
+	size_t	 i, j;
+	char	 files[200], *msg;
+
+	after = broker_pins_changed(c->b, c->check, NULL);
+	if (c->pinned_changed == NULL)
+		c->pinned_changed = json_array();
+	json_array_foreach(after, i, v) {
+		json_array_foreach(c->pinned_changed, j, w)
+			if (json_equal(v, w))
+				break;
+		if (j == json_array_size(c->pinned_changed))
+			json_array_append(c->pinned_changed, v);
+	}
+	json_decref(after);
+	if (json_array_size(c->pinned_changed) == 0)
+		return;
+	join_paths(c->pinned_changed, files, sizeof(files));
+	json_object_set(out, "pinnedCodeChanged", c->pinned_changed);
+	snprintf(c->note, sizeof(c->note), "pinned code changed: %s; does "
+	    "not count toward acceptance", files);
+	text = json_object_get(out, "_text");
+	xasprintf(&msg, "airlock: this result of %s does not count toward "
+	    "acceptance: its pinned code changed since the session started "
+	    "(%s)\n%s", c->check->id, files, json_is_string(text) ?
+	    json_string_value(text) : "");
+	json_object_set_new(out, "_text", json_string(msg));
+	free(msg);
+	(void)broker_audit(c->b, "gate_pinned_code_changed", json_pack(
+	    "{s:O, s:s, s:O}", "id", c->id, "check", c->check->id,
+	    "pinnedCodeChanged", c->pinned_changed));
 }
 
 static void
@@ -609,13 +684,15 @@ call_runner_event(int fd, int why, void *arg)
 
 		memcpy(all, res.out, res.out_len);
 		memcpy(all + res.out_len, res.err, res.err_len);
+		gate_pins_after(c, out);
 		rc = ledger_record_check(b->ledger, c->check->id, code, all, n,
-		    c->ws_digest, fp);
+		    c->ws_digest, c->pinned_changed, fp);
 		free(all);
 		json_object_set_new(out, "workspaceDigest",
 		    json_string(c->ws_digest));
-		snprintf(c->gate, sizeof(c->gate), "%s %s", c->check->id,
-		    code == 0 ? "pass" : "fail");
+		snprintf(c->gate, sizeof(c->gate), "%s %s%s", c->check->id,
+		    code == 0 ? "pass" : "fail",
+		    json_array_size(c->pinned_changed) > 0 ? " (void)" : "");
 		if (fp[0] != '\0') {
 			json_object_set_new(out, "failureFingerprint",
 			    json_string(fp));
@@ -683,6 +760,39 @@ grant_secrets(struct call *c, json_t **out)
 	return 0;
 }
 
+/*
+ * A secret is never handed to code the agent could have changed: a
+ * secret-granted tool whose pinned code differs from the session start
+ * does not run.  Returns 0, or -1 with *out set.
+ */
+static int
+secret_pins_refuse(struct call *c, json_t **out)
+{
+	json_t	*changed;
+	char	 files[512];
+
+	if (c->tool->nsecrets == 0 || c->check != NULL)
+		return 0;
+	changed = broker_pins_changed(c->b, NULL, c->tool);
+	if (json_array_size(changed) == 0) {
+		json_decref(changed);
+		return 0;
+	}
+	join_paths(changed, files, sizeof(files));
+	(void)broker_audit(c->b, "pinned_code_changed", json_pack(
+	    "{s:O, s:s, s:O, s:s}", "id", c->id, "tool", c->tool->name,
+	    "pinnedCodeChanged", changed, "refused", "secret grant"));
+	json_decref(changed);
+	snprintf(c->note, sizeof(c->note), "pinned code changed: %.200s",
+	    files);
+	*out = tool_error("pinned_code_changed", 0, "a tool granted a secret "
+	    "runs only the code it had when the session started; restore "
+	    "the files, or ask a human to start a new session",
+	    "%s is granted a secret and its pinned code changed since the "
+	    "session started (%s): it was not run", c->tool->name, files);
+	return -1;
+}
+
 /* Kills a run whose result nobody wants, and waits for it to be over. */
 static void
 runner_reap_quietly(struct runner_proc *p)
@@ -704,6 +814,11 @@ call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 	char			 err[256], layers[256];
 	int			 rc, psock[2] = { -1, -1 };
 
+	/* What a human approved is what starts, or nothing does. */
+	if ((rc = approval_rebind(c, "start", out)) != -1)
+		return rc;
+	if (secret_pins_refuse(c, out) != 0)
+		return ACTION_ERROR;
 	if (grant_secrets(c, out) != 0)
 		return ACTION_ERROR;
 	allow = c->check != NULL ? &c->check->network : &c->tool->network;
@@ -776,6 +891,86 @@ call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 	TAILQ_INSERT_TAIL(&b->running, c, entry);
 	b->nrunning++;
 	return ACTION_PENDING;
+}
+
+json_t *
+broker_pins_changed(struct broker *b, const struct check *ck,
+    const struct tool *t)
+{
+	json_t	*was, *now, *changed;
+	char	 err[512], *msg;
+
+	if (ck != NULL) {
+		was = b->check_pins[ck - b->m->checks];
+		if (pins_collect(b->rootfd, b->cfg.workspace, ck->argv, ck->pin,
+		    NULL, &now, err, sizeof(err)) != 0)
+			now = NULL;
+	} else {
+		was = b->tool_pins[t - b->m->tools];
+		if (pins_collect(b->rootfd, b->cfg.workspace, t->command,
+		    t->pin, NULL, &now, err, sizeof(err)) != 0)
+			now = NULL;
+	}
+	if (now == NULL) {
+		xasprintf(&msg, "(cannot hash: %s)", err);
+		changed = json_pack("[s]", msg);
+		free(msg);
+		return changed;
+	}
+	changed = pins_changed(was, now);
+	json_decref(now);
+	return changed;
+}
+
+/*
+ * Hashes the pinned code of every check and of every tool that needs a
+ * human's approval or is granted a secret, as the session starts.
+ * Returns 0, or -1 with err set.
+ */
+static int
+broker_pin_all(struct broker *b, char *err, size_t errlen)
+{
+	const struct manifest	*m = b->m;
+	char			 why[512];
+	size_t			 i;
+
+	b->check_pins = xcalloc(m->nchecks + 1, sizeof(*b->check_pins));
+	b->tool_pins = xcalloc(m->ntools + 1, sizeof(*b->tool_pins));
+	for (i = 0; i < m->nchecks; i++)
+		if (pins_collect(b->rootfd, b->cfg.workspace,
+		    m->checks[i].argv, m->checks[i].pin, NULL,
+		    &b->check_pins[i], why, sizeof(why)) != 0) {
+			snprintf(err, errlen, "check %s: pinned code: %s",
+			    m->checks[i].id, why);
+			return -1;
+		}
+	for (i = 0; i < m->ntools; i++) {
+		const struct tool *t = &m->tools[i];
+
+		if (t->nsecrets == 0 &&
+		    manifest_tool_authorization(m, t) != AUTHZ_APPROVAL)
+			continue;
+		if (pins_collect(b->rootfd, b->cfg.workspace, t->command,
+		    t->pin, NULL, &b->tool_pins[i], why, sizeof(why)) != 0) {
+			snprintf(err, errlen, "tool %s: pinned code: %s",
+			    t->name, why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void
+broker_unpin_all(struct broker *b)
+{
+	size_t i;
+
+	for (i = 0; b->check_pins != NULL && i < b->m->nchecks; i++)
+		json_decref(b->check_pins[i]);
+	for (i = 0; b->tool_pins != NULL && i < b->m->ntools; i++)
+		json_decref(b->tool_pins[i]);
+	free(b->check_pins);
+	free(b->tool_pins);
 }
 
 int
@@ -967,6 +1162,11 @@ approval_digested(struct call *c, int rc, const char *hex)
 	json_t	*out = NULL;
 	int	 status;
 
+	json_decref(c->binding);
+	if ((c->binding = action_plan(c, &out)) == NULL) {
+		call_complete(c, ACTION_ERROR, out);
+		return;
+	}
 	status = call_await_approval(c, approval_evidence(c->b, c,
 	    rc == 0 ? hex : NULL), &out);
 	if (status != ACTION_PENDING)
@@ -1022,6 +1222,82 @@ progress_tick(int fd, int why, void *arg)
 	    now_monotonic_ms() + 5000);
 }
 
+/*
+ * An approval holds only for what it was given: at grant and just before
+ * the runner starts, the execution is worked out again (argv, cwd, env
+ * names, pinned code).  Unchanged: returns -1 and the call goes on.
+ * Changed: the approval is void; a new one is opened whose evidence
+ * shows what changed, and the call waits for it (ACTION_PENDING), or
+ * fails (ACTION_ERROR with *out set).
+ */
+static int
+approval_rebind(struct call *c, const char *when, json_t **out)
+{
+	struct broker	*b = c->b;
+	json_t		*now, *ev, *files, *exec, *paths;
+	const char	*keys[] = { "argv", "cwd", "env", NULL };
+	char		 list[200], *note;
+	size_t		 i;
+	int		 status;
+
+	if (c->binding == NULL)
+		return -1;
+	if ((now = action_plan(c, out)) == NULL)
+		return ACTION_ERROR;
+	if (json_equal(now, c->binding)) {
+		json_decref(now);
+		return -1;
+	}
+	files = pins_changes(b->rootfd, json_object_get(c->binding, "pinned"),
+	    json_object_get(now, "pinned"));
+	paths = pins_changed(json_object_get(c->binding, "pinned"),
+	    json_object_get(now, "pinned"));
+	exec = json_object();
+	for (i = 0; keys[i] != NULL; i++)
+		if (!json_equal(json_object_get(c->binding, keys[i]),
+		    json_object_get(now, keys[i])))
+			json_object_set_new(exec, keys[i], json_pack("{s:O, s:O}",
+			    "approved", json_object_get(c->binding, keys[i]),
+			    "now", json_object_get(now, keys[i])));
+	join_paths(paths, list, sizeof(list));
+	if (json_object_size(exec) > 0)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list),
+		    "%sthe command or its environment", list[0] ? ", " : "");
+	(void)broker_audit(b, "approval_voided", json_pack(
+	    "{s:O, s:s, s:s, s:s, s:O, s:O}", "id", c->id, "approval",
+	    c->approved, "tool", c->tool->name, "when", when,
+	    "changedFiles", paths, "changedExecution", exec));
+	xasprintf(&note, "airlock: approval %s of %s was voided at %s: %s "
+	    "changed after it was requested; a human was asked again", 
+	    c->approved, c->tool->name, when, list);
+	if (c->voided == NULL)
+		c->voided = json_array();
+	json_array_append_new(c->voided, json_string(note));
+	free(note);
+	snprintf(c->note, sizeof(c->note), "approval %s voided: %s changed",
+	    c->approved, list);
+	broker_trace(b, c, "approval_voided", c->note);
+	ev = json_pack("{s:s, s:o, s:o}", "voidedApproval", c->approved,
+	    "changed", files, "changedExecution", exec);
+	json_decref(paths);
+	json_decref(c->binding);
+	c->binding = now;
+	c->approved[0] = '\0';
+	/* Built again by the action once a human grants the new approval. */
+	for (i = 0; c->argv != NULL && c->argv[i] != NULL; i++)
+		free(c->argv[i]);
+	free(c->argv);
+	c->argv = NULL;
+	for (i = 0; c->envp != NULL && c->envp[i] != NULL; i++) {
+		sodium_memzero(c->envp[i], strlen(c->envp[i]));
+		free(c->envp[i]);
+	}
+	free(c->envp);
+	c->envp = NULL;
+	status = call_await_approval(c, ev, out);
+	return status;
+}
+
 static void
 approval_done(void *arg, enum approval_outcome outcome, const char *approver,
     const char *text)
@@ -1035,6 +1311,8 @@ approval_done(void *arg, enum approval_outcome outcome, const char *approver,
 	if (c->progress_watch > 0)
 		loop_unwatch(b->cfg.loop, c->progress_watch);
 	c->progress_watch = 0;
+	if (outcome == APPROVAL_GRANTED)
+		snprintf(c->approved, sizeof(c->approved), "%s", c->approval);
 	c->approval[0] = '\0';
 	if (c->tool->action == ACTION_REQUEST_APPROVAL &&
 	    outcome != APPROVAL_EXPIRED) {
@@ -1046,6 +1324,11 @@ approval_done(void *arg, enum approval_outcome outcome, const char *approver,
 	}
 	switch (outcome) {
 	case APPROVAL_GRANTED:
+		if ((status = approval_rebind(c, "grant", &out)) != -1) {
+			if (status != ACTION_PENDING)
+				call_complete(c, status, out);
+			return;
+		}
 		status = c->action(c, &out);
 		if (status != ACTION_PENDING)
 			call_complete(c, status, out);
@@ -1078,7 +1361,7 @@ call_await_approval(struct call *c, json_t *evidence, json_t **out)
 		return ACTION_ERROR;
 	}
 	id = approvals_request(b->cfg.approvals, c->tool->name, c->args,
-	    evidence, c->tool->timeout_ms, approval_done, c);
+	    c->binding, evidence, c->tool->timeout_ms, approval_done, c);
 	json_decref(evidence);
 	if (id == NULL) {
 		*out = tool_error("busy", 1, NULL,
@@ -1623,6 +1906,12 @@ broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 		free(b);
 		return NULL;
 	}
+	if (broker_pin_all(b, err, errlen) != 0) {
+		broker_unpin_all(b);
+		close(b->rootfd);
+		free(b);
+		return NULL;
+	}
 	b->ledger = ledger_new(b->m, now_monotonic_ms());
 	{
 		char dir[PATH_MAX + 16];
@@ -1636,6 +1925,7 @@ broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 		    strerror(errno));
 		artifact_store_free(b->artifacts);
 		ledger_free(b->ledger);
+		broker_unpin_all(b);
 		close(b->rootfd);
 		free(b);
 		return NULL;
@@ -1712,6 +2002,7 @@ broker_free(struct broker *b)
 	wsdigester_free(b->digester);
 	ledger_free(b->ledger);
 	artifact_store_free(b->artifacts);
+	broker_unpin_all(b);
 	if (b->trace != NULL)
 		fclose(b->trace);
 	close(b->rootfd);

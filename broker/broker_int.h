@@ -60,6 +60,17 @@ struct call {
 	char			 gate[160];		/* trace: gate result */
 	/* While waiting for a human. */
 	char			 approval[16];
+	/*
+	 * What a human approves (action_plan(); owned, or NULL), checked
+	 * again at grant and before the runner starts; the id it was
+	 * granted under; notes of approvals voided on the way (owned
+	 * array, or NULL), told to the agent with the result.
+	 */
+	json_t			*binding;
+	char			 approved[16];
+	json_t			*voided;
+	json_t			*pinned_changed;	/* run_check: owned */
+	char			 note[256];	/* trace: why, or "" */
 	char			 egress[96];	/* the proxy's name for it, or "" */
 	json_t			*progress_token;	/* owned, or NULL */
 	int			 progress_watch;
@@ -125,6 +136,12 @@ struct broker {
 	int			 budget_stopped;
 	struct ledger		*ledger;
 	struct wsdigester	*digester;	/* the workspace digest worker */
+	/*
+	 * Pinned code at session start (broker/pins.h), one set per check
+	 * and per tool (NULL for a tool that needs none); owned.
+	 */
+	json_t			**check_pins;
+	json_t			**tool_pins;
 	FILE			*trace;
 	size_t			 nrunning;
 	size_t			 nstarting;	/* run_checks digesting */
@@ -196,6 +213,24 @@ int		 call_await_approval(struct call *c, json_t *evidence,
  */
 int		 call_digest(struct call *c, void (*then)(struct call *c, int rc,
 		    const char *hex), json_t **out);
+
+/*
+ * What |c| will run, for an approval to bind to: {argv, cwd, env,
+ * pinned}: the resolved argv (null for an action that runs nothing), the
+ * runner's working directory, the names (never the values) of its
+ * environment, and its pinned code (pins_collect() of the argv and the
+ * tool's and check's pin lists).  Returns a new reference, or NULL with
+ * *out set to an error body.
+ */
+json_t		*action_plan(struct call *c, json_t **out);
+
+/*
+ * The pinned code of check |ck| or tool |t| that differs from the
+ * session start: a new JSON array of paths, empty when none changed.
+ * Code that can no longer be hashed (too large) counts as changed.
+ */
+json_t		*broker_pins_changed(struct broker *b, const struct check *ck,
+		    const struct tool *t);
 
 /* Saves |data| as a new artifact; writes its URI to uri[0..urilen). */
 int		 broker_save_artifact(struct broker *b, const char *label,

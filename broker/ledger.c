@@ -25,6 +25,7 @@ struct gate {
 	int	 exit_code;
 	char	 ws[SHA256_HEX_LEN + 1];
 	int64_t	 attempts;	/* patches since this gate last passed */
+	json_t	*pinned;	/* pinned code changed when it ran, or NULL */
 };
 
 struct fingerprint {
@@ -81,6 +82,8 @@ ledger_free(struct ledger *l)
 		json_decref(l->idem[i].result);
 	}
 	free(l->idem);
+	for (i = 0; i < l->ngates; i++)
+		json_decref(l->gates[i].pinned);
 	free(l->gates);
 	free(l->fps);
 	free(l->stopped);
@@ -343,7 +346,7 @@ gate_find(struct ledger *l, const char *check)
 int
 ledger_record_check(struct ledger *l, const char *check_id, int exit_code,
     const char *output, size_t outlen, const char *ws_digest,
-    char fingerprint_out[65])
+    json_t *pinned_changed, char fingerprint_out[65])
 {
 	const struct run_budget	*b = &l->m->budget;
 	struct gate		*g;
@@ -355,7 +358,10 @@ ledger_record_check(struct ledger *l, const char *check_id, int exit_code,
 		g->ran = 1;
 		g->exit_code = exit_code;
 		snprintf(g->ws, sizeof(g->ws), "%s", ws_digest);
-		if (exit_code == 0)
+		json_decref(g->pinned);
+		g->pinned = json_array_size(pinned_changed) > 0 ?
+		    json_deep_copy(pinned_changed) : NULL;
+		if (exit_code == 0 && g->pinned == NULL)
 			g->attempts = 0;
 	}
 	if (exit_code == 0)
@@ -398,7 +404,7 @@ ledger_acceptance_met(const struct ledger *l, const char *ws_digest)
 			    l->m->required_gates[i]) == 0)
 				g = &l->gates[j];
 		if (g == NULL || !g->ran || g->exit_code != 0 ||
-		    strcmp(g->ws, ws_digest) != 0)
+		    g->pinned != NULL || strcmp(g->ws, ws_digest) != 0)
 			return 0;
 	}
 	return 1;
@@ -412,13 +418,30 @@ budget_entry(double used, double limit)
 	return json_pack("{s:f, s:f}", "used", used, "limit", limit);
 }
 
+/* Appends to |dst| the strings of |src| it does not hold yet. */
+static void
+union_into(json_t *dst, json_t *src)
+{
+	json_t	*v, *w;
+	size_t	 i, j;
+
+	json_array_foreach(src, i, v) {
+		json_array_foreach(dst, j, w)
+			if (json_equal(v, w))
+				break;
+		if (j == json_array_size(dst))
+			json_array_append(dst, v);
+	}
+}
+
 json_t *
 ledger_status(const struct ledger *l, const char *ws_digest, int64_t now_ms)
 {
 	const struct run_budget	*b = &l->m->budget;
-	json_t			*gates, *budgets, *st;
+	json_t			*gates, *budgets, *st, *e, *pinned;
 	size_t			 i;
 
+	pinned = json_array();
 	budgets = json_pack("{s:o, s:o, s:o, s:o, s:o}",
 	    "maxModelSteps", budget_entry((double)l->steps,
 	    (double)b->max_model_steps),
@@ -440,15 +463,23 @@ ledger_status(const struct ledger *l, const char *ws_digest, int64_t now_ms)
 			state = "stale";
 		else
 			state = g->exit_code == 0 ? "pass" : "fail";
-		json_array_append_new(gates, json_pack("{s:s, s:s, s:b, s:I}",
+		e = json_pack("{s:s, s:s, s:b, s:I}",
 		    "checkId", g->check, "state", state,
 		    "required", gate_required(l->m, g->check),
-		    "patchAttempts", (json_int_t)g->attempts));
+		    "patchAttempts", (json_int_t)g->attempts);
+		if (g->pinned != NULL) {
+			json_object_set(e, "pinnedCodeChanged", g->pinned);
+			if (gate_required(l->m, g->check) &&
+			    strcmp(g->ws, ws_digest) == 0)
+				union_into(pinned, g->pinned);
+		}
+		json_array_append_new(gates, e);
 	}
-	st = json_pack("{s:o, s:o, s:s, s:b, s:b, s:s?}",
+	st = json_pack("{s:o, s:o, s:s, s:b, s:b, s:s?, s:o}",
 	    "budgets", budgets, "gates", gates, "workspaceDigest", ws_digest,
 	    "acceptanceMet", ledger_acceptance_met(l, ws_digest),
-	    "stopped", l->stopped != NULL, "stopReason", l->stopped);
+	    "stopped", l->stopped != NULL, "stopReason", l->stopped,
+	    "pinnedCodeChanged", pinned);
 	return st;
 }
 

@@ -70,25 +70,35 @@ void	ledger_remember(struct ledger *l, const char *tool, const char *key,
 
 /*
  * Records a check result on workspace digest |ws_digest|.  |output| is
- * the command's output, used for the failure fingerprint.  Returns 0, or
- * AL_ERR_BUDGET if the fingerprint repeated too often (the session is
- * stopped).  *fingerprint_out (65 bytes) receives the fingerprint of a
- * failure, or "" for a pass.
+ * the command's output, used for the failure fingerprint.
+ * |pinned_changed| (a JSON array of paths, borrowed; NULL or empty when
+ * none) names the check's pinned code that differed from the session
+ * start when it ran: such a result never counts toward acceptance.
+ * Returns 0, or AL_ERR_BUDGET if the fingerprint repeated too often (the
+ * session is stopped).  *fingerprint_out (65 bytes) receives the
+ * fingerprint of a failure, or "" for a pass.
  */
 int	ledger_record_check(struct ledger *l, const char *check_id,
 	    int exit_code, const char *output, size_t outlen,
-	    const char *ws_digest, char fingerprint_out[65]);
+	    const char *ws_digest, json_t *pinned_changed,
+	    char fingerprint_out[65]);
 
 /*
  * The session's status for airlock/session/status: budgets used and
  * their limits, every gate's state on |ws_digest| (pass, fail, stale,
- * not_run), and acceptanceMet (all required gates pass on |ws_digest|).
+ * not_run) with the pinned code that had changed when it ran
+ * (pinnedCodeChanged), acceptanceMet (all required gates pass on
+ * |ws_digest| with their pinned code unchanged), and pinnedCodeChanged:
+ * the changed files of the required gates on |ws_digest|.
  * Returns a new reference.
  */
 json_t	*ledger_status(const struct ledger *l, const char *ws_digest,
 	    int64_t now_ms);
 
-/* Returns 1 if every required gate passed on |ws_digest|. */
+/*
+ * Returns 1 if every required gate passed on |ws_digest| with its pinned
+ * code unchanged.
+ */
 int	ledger_acceptance_met(const struct ledger *l, const char *ws_digest);
 
 /* Returns the number of steps (tool calls) admitted so far. */

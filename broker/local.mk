@@ -9,7 +9,8 @@ libairlock_a_SOURCES += \
 	broker/patchjail.c broker/patchjail.h \
 	broker/wswrite.c broker/wswrite.h \
 	broker/wsdigest.c broker/wsdigest.h \
-	broker/wsjob.c broker/wsjob.h
+	broker/wsjob.c broker/wsjob.h \
+	broker/pins.c broker/pins.h
 # broker
 libairlock_a_SOURCES += \
 	broker/audit.c broker/audit.h \
@@ -66,3 +67,8 @@ check_PROGRAMS += tests/unit/test_excerpt
 TESTS += tests/unit/test_excerpt
 tests_unit_test_excerpt_CFLAGS = $(unit_cflags)
 tests_unit_test_excerpt_LDADD = $(unit_ldadd)
+# Pinned code (issue 11).
+check_PROGRAMS += tests/unit/test_pins
+TESTS += tests/unit/test_pins
+tests_unit_test_pins_CFLAGS = $(unit_cflags)
+tests_unit_test_pins_LDADD = $(unit_ldadd)

@@ -1098,8 +1098,25 @@ parse_types(struct lctx *c, const struct ynode *map)
 /* ---- checks: ---- */
 
 static const char *const check_keys_allowed[] = {
-	"argv", "env", "timeoutMs", "network", "allowAddresses", NULL
+	"argv", "env", "timeoutMs", "network", "allowAddresses", "pin", NULL
 };
+
+/*
+ * "pin": workspace paths (a trailing '/' names a directory) whose content
+ * is the code of a check or tool, beyond what its argv names.
+ */
+static int
+parse_pin(struct lctx *c, const struct ynode *map, const char *parent,
+    char ***pin, size_t *npin)
+{
+	char g[FIELD_MAX];
+	const struct ynode *n;
+
+	if ((n = map_get(map, "pin")) == NULL || is_null(n))
+		return 0;
+	return get_strlist(c, n, fld(g, parent, "pin"), chk_ws_path, pin,
+	    npin);
+}
 
 static int
 parse_checks(struct lctx *c, const struct ynode *map)
@@ -1130,6 +1147,7 @@ parse_checks(struct lctx *c, const struct ynode *map)
 		ck->column = k->col;
 		ck->timeout_ms = 120000;
 		ck->env = xcalloc(1, sizeof(char *));
+		ck->pin = xcalloc(1, sizeof(char *));
 		net_init(&ck->network);
 		if (def->kind == Y_SEQ)
 			n = def;	/* shorthand: the argv alone */
@@ -1169,7 +1187,8 @@ parse_checks(struct lctx *c, const struct ynode *map)
 		    get_int(c, n, fld(g, f, "timeoutMs"), 1, TIMEOUT_MAX_MS,
 		    &ck->timeout_ms) != 0)
 			return AL_ERR_FORMAT;
-		if (parse_net(c, def, f, &ck->network) != 0)
+		if (parse_net(c, def, f, &ck->network) != 0 ||
+		    parse_pin(c, def, f, &ck->pin, &ck->npin) != 0)
 			return AL_ERR_FORMAT;
 	}
 	return 0;
@@ -1191,7 +1210,7 @@ static const char *const action_names[] = {
 static const char *const tool_keys[] = {
 	"name", "description", "input", "output", "sideEffect", "timeoutMs",
 	"authorization", "action", "command", "costUsd", "secrets", "network",
-	"allowAddresses", "inlineChars", NULL
+	"allowAddresses", "inlineChars", "pin", NULL
 };
 static const char *const secret_keys[] = { "name", "env", "file", NULL };
 
@@ -1482,7 +1501,9 @@ parse_tool(struct lctx *c, const struct ynode *e, size_t idx)
 	if (t->secrets == NULL)
 		t->secrets = xcalloc(1, sizeof(*t->secrets));
 	net_init(&t->network);
-	if (parse_net(c, e, f, &t->network) != 0)
+	t->pin = xcalloc(1, sizeof(char *));
+	if (parse_net(c, e, f, &t->network) != 0 ||
+	    parse_pin(c, e, f, &t->pin, &t->npin) != 0)
 		return AL_ERR_FORMAT;
 	if ((n = map_get(e, "inlineChars")) != NULL &&
 	    get_int(c, n, fld(g, f, "inlineChars"), INLINE_MIN, INLINE_MAX,
@@ -2133,6 +2154,7 @@ manifest_free(struct manifest *m)
 		free(t->secrets);
 		strv_free(t->network.hosts);
 		strv_free(t->network.addresses);
+		strv_free(t->pin);
 	}
 	free(m->tools);
 	for (i = 0; i < m->nchecks; i++) {
@@ -2141,6 +2163,7 @@ manifest_free(struct manifest *m)
 		strv_free(m->checks[i].env);
 		strv_free(m->checks[i].network.hosts);
 		strv_free(m->checks[i].network.addresses);
+		strv_free(m->checks[i].pin);
 	}
 	free(m->checks);
 	type_table_free(m->types);
@@ -2449,6 +2472,8 @@ manifest_print_canonical(const struct manifest *m, FILE *fp)
 			pq(fp, ck->id);
 		fputs(":\n    argv: ", fp);
 		pstrv(fp, ck->argv);
+		fputs("    pin: ", fp);
+		pstrv(fp, ck->pin);
 		fputs("    env:", fp);
 		fputs(ck->nenv ? "\n" : " {}\n", fp);
 		for (j = 0; j < ck->nenv; j++) {
@@ -2502,6 +2527,8 @@ manifest_print_canonical(const struct manifest *m, FILE *fp)
 		if (t->inline_chars > 0)
 			fprintf(fp, "    inlineChars: %lld\n",
 			    (long long)t->inline_chars);
+		fputs("    pin: ", fp);
+		pstrv(fp, t->pin);
 	}
 
 	fputs("gates:\n  required: ", fp);

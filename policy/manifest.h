@@ -85,9 +85,18 @@ struct tool {
 	size_t			 nsecrets;
 	struct net_allow	 network;
 	int64_t			 inline_chars;	/* 0: the manifest's output.inlineChars */
+	char			**pin;		/* pinned code: workspace paths,
+						   a trailing '/' for a
+						   directory; NULL-terminated */
+	size_t			 npin;
 	int			 line, column;
 };
 
+/*
+ * Pinned code: the workspace files that are a check's or a tool's code.
+ * broker/pins.h finds them (the files its argv names, Makefile for make,
+ * and the |pin| list) and hashes them at session start.
+ */
 struct check {
 	char		*id;
 	char		**argv;		/* NULL-terminated, pinned */
@@ -95,6 +104,8 @@ struct check {
 	size_t		  nenv;
 	int64_t		  timeout_ms;
 	struct net_allow  network;
+	char		**pin;		/* as struct tool's */
+	size_t		  npin;
 	int		  line, column;
 };
 

@@ -156,6 +156,65 @@ put_json(json_t *j, size_t jflags, int vflags)
 	free(s);
 }
 
+/*
+ * What will run, as the digest binds it: the argv, the working
+ * directory, the environment's names and each pinned file's digest; and,
+ * when an earlier approval was voided, what changed since (the digests
+ * and the first lines of each changed file as it is now).
+ */
+static void
+print_execution(json_t *x, json_t *changed)
+{
+	const char	*path;
+	json_t		*v;
+	size_t		 i;
+
+	if (!json_is_object(x))
+		return;
+	printf("  argv:      ");
+	put_json(json_object_get(x, "argv"), JSON_COMPACT, 0);
+	printf("\n  cwd:       ");
+	put_vis(json_string_value(json_object_get(x, "cwd")), 0);
+	printf("\n  env:       ");
+	json_array_foreach(json_object_get(x, "env"), i, v) {
+		printf("%s", i ? " " : "");
+		put_vis(json_string_value(v), 0);
+	}
+	printf("\n  pinned code:%s\n",
+	    json_object_size(json_object_get(x, "pinned")) ? "" : " (none)");
+	json_object_foreach(json_object_get(x, "pinned"), path, v) {
+		printf("    ");
+		put_vis(json_string_value(v), 0);
+		printf("  ");
+		put_vis(path, 0);
+		printf("\n");
+	}
+	if (json_object_size(changed) == 0)
+		return;
+	printf("  CHANGED since an earlier approval (voided):\n");
+	json_object_foreach(changed, path, v) {
+		const char *head = json_string_value(json_object_get(v,
+		    "nowHead"));
+
+		printf("    ");
+		put_vis(path, 0);
+		printf("\n      approvedSha: ");
+		put_vis(json_is_string(json_object_get(v, "approvedSha")) ?
+		    json_string_value(json_object_get(v, "approvedSha")) :
+		    "(absent)", 0);
+		printf("\n      nowSha:      ");
+		put_vis(json_is_string(json_object_get(v, "nowSha")) ?
+		    json_string_value(json_object_get(v, "nowSha")) :
+		    "(absent)", 0);
+		printf("\n");
+		if (head != NULL) {
+			printf("      now begins:\n");
+			put_vis(head, VIS_MULTILINE);
+			printf("\n");
+		}
+	}
+}
+
 static void
 print_approval(json_t *p, int verbose)
 {
@@ -181,6 +240,8 @@ print_approval(json_t *p, int verbose)
 		printf("\n  requested: ");
 		put_vis(json_string_value(json_object_get(p, "requestedAt")), 0);
 		printf("\n");
+		print_execution(json_object_get(p, "execution"),
+		    json_object_get(ev, "changed"));
 		/* Each line escaped; only the diff's real line breaks kept. */
 		if (diff != NULL) {
 			printf("  diff:\n");

@@ -19,7 +19,7 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h \
 	tests/unit/test_agent_bin.c supervisor/overrides.c supervisor/overrides.h \
 	proxy/http.c proxy/http.h tests/unit/test_proxy_http.c \
 	supervisor/agent_socket.c supervisor/agent_socket.h \
-	broker/wsjob.c broker/wsjob.h \
+	broker/wsjob.c broker/wsjob.h broker/pins.c broker/pins.h tests/unit/test_pins.c \
 	common/vis.c common/vis.h tests/unit/test_vis.c \
 	fuzz/fuzz_vis.c \
 	broker/excerpt.c broker/excerpt.h broker/artifact.c broker/artifact.h \

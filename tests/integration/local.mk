@@ -38,3 +38,6 @@ EXTRA_DIST += tests/integration/terminal_safe.sh
 # The output layer: capped results, artifacts, ranges (issue 13).
 TESTS += tests/integration/output_layer.sh
 EXTRA_DIST += tests/integration/output_layer.sh
+# Pinned code: approvals, gates and secrets bound to the code that runs (issue 11).
+TESTS += tests/integration/pinned_code.sh
+EXTRA_DIST += tests/integration/pinned_code.sh

@@ -130,7 +130,7 @@ START_TEST(test_ledger_patch_attempts_per_failing_gate)
 	const char	*a[] = { "a.c" };
 	char		 lim[64], fp[65];
 
-	ck_assert_int_eq(ledger_record_check(l, "unit", 1, "FAIL x", 6, "d1",
+	ck_assert_int_eq(ledger_record_check(l, "unit", 1, "FAIL x", 6, "d1", NULL,
 	    fp), 0);
 	ck_assert_int_eq(ledger_admit_write(l, a, 1, 1, lim, sizeof(lim)), 0);
 	ck_assert_int_eq(ledger_admit_write(l, a, 1, 1, lim, sizeof(lim)), 0);
@@ -141,11 +141,11 @@ START_TEST(test_ledger_patch_attempts_per_failing_gate)
 
 	/* A pass resets the count. */
 	l = ledger_new(m, 0);
-	ck_assert_int_eq(ledger_record_check(l, "unit", 1, "FAIL x", 6, "d1",
+	ck_assert_int_eq(ledger_record_check(l, "unit", 1, "FAIL x", 6, "d1", NULL,
 	    fp), 0);
 	ck_assert_int_eq(ledger_admit_write(l, a, 1, 1, lim, sizeof(lim)), 0);
 	ck_assert_int_eq(ledger_admit_write(l, a, 1, 1, lim, sizeof(lim)), 0);
-	ck_assert_int_eq(ledger_record_check(l, "unit", 0, "", 0, "d2", fp), 0);
+	ck_assert_int_eq(ledger_record_check(l, "unit", 0, "", 0, "d2", NULL, fp), 0);
 	ck_assert_str_eq(fp, "");
 	ck_assert_int_eq(ledger_admit_write(l, a, 1, 1, lim, sizeof(lim)), 0);
 	ledger_free(l);
@@ -161,14 +161,14 @@ START_TEST(test_ledger_repeated_fingerprint_after_patches_stops)
 
 	/* Line numbers and counts fold: the same failure, twice on one digest. */
 	ck_assert_int_eq(ledger_record_check(l, "unit", 1,
-	    "FAIL line 12: 3 != 4\n", 21, "d1", fp1), 0);
+	    "FAIL line 12: 3 != 4\n", 21, "d1", NULL, fp1), 0);
 	ck_assert_int_eq(ledger_record_check(l, "unit", 1,
-	    "FAIL line 99: 7 != 8\n", 21, "d1", fp2), 0);
+	    "FAIL line 99: 7 != 8\n", 21, "d1", NULL, fp2), 0);
 	ck_assert_str_eq(fp1, fp2);
 	ck_assert_ptr_null(ledger_stopped(l));
 	/* The same failure after a patch (new digest): stop. */
 	ck_assert_int_eq(ledger_record_check(l, "unit", 1,
-	    "FAIL line 13: 3 != 4\n", 21, "d2", fp3), AL_ERR_BUDGET);
+	    "FAIL line 13: 3 != 4\n", 21, "d2", NULL, fp3), AL_ERR_BUDGET);
 	ck_assert_str_eq(fp1, fp3);
 	ck_assert_str_eq(ledger_stopped(l), "stopOnRepeatedFailureFingerprint");
 	ledger_free(l);
@@ -206,7 +206,7 @@ START_TEST(test_ledger_acceptance_only_on_the_current_digest)
 	char		 fp[65];
 
 	ck_assert_int_eq(ledger_acceptance_met(l, "d1"), 0);
-	ck_assert_int_eq(ledger_record_check(l, "unit", 0, "", 0, "d1", fp), 0);
+	ck_assert_int_eq(ledger_record_check(l, "unit", 0, "", 0, "d1", NULL, fp), 0);
 	ck_assert_int_eq(ledger_acceptance_met(l, "d1"), 1);
 	ck_assert_int_eq(ledger_acceptance_met(l, "d2"), 0);
 	st = ledger_status(l, "d2", 0);
@@ -214,6 +214,33 @@ START_TEST(test_ledger_acceptance_only_on_the_current_digest)
 	    json_object_get(st, "gates"), 0), "state")), "stale");
 	ck_assert(json_is_false(json_object_get(st, "acceptanceMet")));
 	json_decref(st);
+	ledger_free(l);
+	manifest_free(m);
+}
+END_TEST
+
+START_TEST(test_ledger_gate_with_changed_pinned_code_does_not_count)
+{
+	struct manifest	*m = load(100, "100");
+	struct ledger	*l = ledger_new(m, 0);
+	json_t		*st, *changed = json_pack("[s]", "tests/run.sh");
+	char		 fp[65];
+
+	ck_assert_int_eq(ledger_record_check(l, "unit", 0, "", 0, "d1",
+	    changed, fp), 0);
+	ck_assert_int_eq(ledger_acceptance_met(l, "d1"), 0);
+	st = ledger_status(l, "d1", 0);
+	ck_assert(json_is_false(json_object_get(st, "acceptanceMet")));
+	ck_assert(json_equal(json_object_get(st, "pinnedCodeChanged"),
+	    changed));
+	ck_assert(json_equal(json_object_get(json_array_get(
+	    json_object_get(st, "gates"), 0), "pinnedCodeChanged"), changed));
+	json_decref(st);
+	/* The same gate on its pinned code: it counts again. */
+	ck_assert_int_eq(ledger_record_check(l, "unit", 0, "", 0, "d1", NULL,
+	    fp), 0);
+	ck_assert_int_eq(ledger_acceptance_met(l, "d1"), 1);
+	json_decref(changed);
 	ledger_free(l);
 	manifest_free(m);
 }
@@ -234,6 +261,7 @@ main(void)
 	tcase_add_test(tc, test_ledger_repeated_fingerprint_after_patches_stops);
 	tcase_add_test(tc, test_ledger_idempotency_replay_conflict_in_flight);
 	tcase_add_test(tc, test_ledger_acceptance_only_on_the_current_digest);
+	tcase_add_test(tc, test_ledger_gate_with_changed_pinned_code_does_not_count);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

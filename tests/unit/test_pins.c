@@ -1,0 +1,204 @@
+/*
+ * pins: which workspace files are a command's code, and that nothing
+ * outside the workspace is read to find out.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "broker/pins.h"
+#include "common/errors.h"
+
+static char ws[] = "/tmp/test_pins.XXXXXX";
+static int rootfd = -1;
+
+static void
+put(const char *rel, const char *content)
+{
+	char path[512];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", ws, rel);
+	ck_assert_ptr_nonnull(fp = fopen(path, "w"));
+	fputs(content, fp);
+	fclose(fp);
+}
+
+static void
+setup(void)
+{
+	char path[512];
+
+	ck_assert_ptr_nonnull(mkdtemp(ws));
+	snprintf(path, sizeof(path), "%s/tests", ws);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	put("deploy.sh", "echo deploy\n");
+	put("tests/run.sh", "exit 1\n");
+	put("tests/lib.sh", "true\n");
+	put("Makefile", "test:\n");
+	snprintf(path, sizeof(path), "%s/out.sh", ws);
+	ck_assert_int_eq(symlink("/etc/passwd", path), 0);
+	snprintf(path, sizeof(path), "%s/tests/passwd", ws);
+	ck_assert_int_eq(symlink("/etc/passwd", path), 0);
+	rootfd = open(ws, O_PATH | O_DIRECTORY);
+	ck_assert_int_ge(rootfd, 0);
+}
+
+static void
+teardown(void)
+{
+	char cmd[600];
+
+	close(rootfd);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", ws);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", ws);
+	strcpy(ws, "/tmp/test_pins.XXXXXX");
+}
+
+static json_t *
+collect(char *const *argv, char *const *pin)
+{
+	json_t *set;
+	char err[256];
+
+	ck_assert_int_eq(
+	    pins_collect(rootfd, ws, argv, pin, NULL, &set, err, sizeof(err)),
+	    0);
+	return set;
+}
+
+START_TEST(test_pins_argv_files_make_and_directories)
+{
+	static const struct {
+		const char *argv[5];
+		const char *pin[3];
+		const char *want; /* sorted keys, "," separated */
+	} rows[] = {
+		{ { "sh", "deploy.sh", "staging", NULL }, { NULL },
+		    "deploy.sh" },
+		{ { "sh", "./tests/run.sh", "todo", NULL }, { NULL },
+		    "tests/run.sh" },
+		{ { "make", "test", NULL }, { NULL },
+		    "GNUmakefile,Makefile,makefile" },
+		{ { "true", NULL }, { "tests/", NULL },
+		    "tests/lib.sh,tests/passwd,tests/run.sh" },
+		{ { "true", NULL }, { "missing.sh", NULL }, "missing.sh" },
+		{ { "sh", "out.sh", NULL }, { NULL }, "out.sh" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		json_t *set = collect(
+		    (char *const *)rows[i].argv, (char *const *)rows[i].pin);
+		json_t *keys = pins_changed(NULL, set);
+		char got[512] = "";
+		json_t *v;
+		size_t j;
+
+		json_array_foreach(keys, j, v)
+		{
+			if (j)
+				strcat(got, ",");
+			strcat(got, json_string_value(v));
+		}
+		ck_assert_msg(
+		    strcmp(got, rows[i].want) == 0, "row %zu: %s", i, got);
+		json_decref(keys);
+		json_decref(set);
+	}
+}
+END_TEST
+
+START_TEST(test_pins_never_follow_a_symlink_out)
+{
+	const char *argv[] = { "sh", "out.sh", NULL };
+	const char *pin[] = { "tests/", NULL };
+	json_t *set = collect((char *const *)argv, (char *const *)pin);
+	const char *a = json_string_value(json_object_get(set, "out.sh"));
+	const char *b = json_string_value(json_object_get(set, "tests/passwd"));
+
+	ck_assert_ptr_nonnull(a);
+	ck_assert_msg(strncmp(a, "refused:", 8) == 0, "%s", a);
+	ck_assert_str_eq(b, "symlink:/etc/passwd");
+	json_decref(set);
+}
+END_TEST
+
+START_TEST(test_pins_changed_names_edits_creations_and_removals)
+{
+	const char *pin[] = { "tests/", "Makefile", NULL };
+	json_t *was = collect(NULL, (char *const *)pin), *now, *ch;
+
+	put("tests/run.sh", "exit 0\n");
+	put("tests/new.sh", "x\n");
+	now = collect(NULL, (char *const *)pin);
+	ch = pins_changed(was, now);
+	ck_assert_uint_eq(json_array_size(ch), 2);
+	ck_assert_str_eq(
+	    json_string_value(json_array_get(ch, 0)), "tests/new.sh");
+	ck_assert_str_eq(
+	    json_string_value(json_array_get(ch, 1)), "tests/run.sh");
+	json_decref(ch);
+	ch = pins_changes(rootfd, was, now);
+	ck_assert_str_eq(json_string_value(json_object_get(
+			     json_object_get(ch, "tests/run.sh"), "nowHead")),
+	    "exit 0\n");
+	ck_assert(json_is_null(json_object_get(
+	    json_object_get(ch, "tests/new.sh"), "approvedSha")));
+	json_decref(ch);
+	ch = pins_changed(now, now);
+	ck_assert_uint_eq(json_array_size(ch), 0);
+	json_decref(ch);
+	json_decref(was);
+	json_decref(now);
+}
+END_TEST
+
+START_TEST(test_pins_refuse_a_file_past_the_cap)
+{
+	const char *pin[] = { "big", NULL };
+	char path[512], err[256];
+	json_t *set;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/big", ws);
+	ck_assert_int_ge(fd = open(path, O_WRONLY | O_CREAT, 0644), 0);
+	/* Sparse: refused from its size, not read. */
+	ck_assert_int_eq(ftruncate(fd, (off_t)1 << 30), 0);
+	close(fd);
+	ck_assert_int_eq(pins_collect(rootfd, ws, NULL, (char *const *)pin,
+			     NULL, &set, err, sizeof(err)),
+	    AL_ERR_LIMIT);
+	ck_assert_ptr_null(set);
+	ck_assert_ptr_nonnull(strstr(err, "big"));
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("pins");
+	TCase *tc = tcase_create("pins");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_pins_argv_files_make_and_directories);
+	tcase_add_test(tc, test_pins_never_follow_a_symlink_out);
+	tcase_add_test(
+	    tc, test_pins_changed_names_edits_creations_and_removals);
+	tcase_add_test(tc, test_pins_refuse_a_file_past_the_cap);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}
