@@ -35,3 +35,6 @@ EXTRA_DIST += tests/integration/run_nonroot_home.sh
 # Terminal-safe output: agent bytes reach a person escaped (issue 11).
 TESTS += tests/integration/terminal_safe.sh
 EXTRA_DIST += tests/integration/terminal_safe.sh
+# Runner writes are a change set the broker checks and applies (issue 12).
+TESTS += tests/integration/change_set.sh
+EXTRA_DIST += tests/integration/change_set.sh
