@@ -79,7 +79,7 @@ refused "nested .git directory" nested_git git src/.git
 check "nested .git: no src/.git on the host" test ! -e "$ws/src/.git"
 refused "a .git file" git_file git src/.git
 check ".git file: no src/.git on the host" test ! -e "$ws/src/.git"
-refused ".github renamed away and recreated" github_rename protected .github
+refused ".github renamed away and recreated" github_rename protected .github/workflows/ci.yml
 expect_eq ".github rename: the workflow is intact" "$(cat "$ws/.github/workflows/ci.yml")" "original workflow"
 check ".github rename: no .github.old on the host" test ! -e "$ws/.github.old"
 refused "a protected path absent at start" absent_protected protected secrets
