@@ -318,7 +318,8 @@ walk_one(struct changeset *cs, int ufd, const char *name, const char *path,
 	e->nlink = st.st_nlink;
 	e->uid = uid;
 	e->gid = gid;
-	e->size = S_ISREG(st.st_mode) ? st.st_size : 0;
+	/* Allocated bytes: holes cost the disk nothing. */
+	e->size = S_ISREG(st.st_mode) ? (off_t)st.st_blocks * 512 : 0;
 	if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
 		e->op = CS_WRITE;
 	if (S_ISLNK(st.st_mode)) {
@@ -551,6 +552,20 @@ copy_file(int from, int to)
 	return 0;
 }
 
+/* Renames the upper layer's |path| to |name| in |dfd|, if one filesystem. */
+static int
+move_upper(int upperfd, const char *path, int dfd, const char *name)
+{
+	const char	*base;
+	int		 ufd, rc;
+
+	if (open_parent(upperfd, path, O_RDONLY, &ufd, &base) != 0)
+		return -1;
+	rc = renameat2(ufd, base, dfd, name, RENAME_NOREPLACE);
+	close(ufd);
+	return rc;
+}
+
 /* Writes entry |e| (a file or symlink) into place beneath |dfd|. */
 static int
 write_entry(const struct cs_entry *e, int upperfd, int dfd, const char *name,
@@ -570,6 +585,18 @@ write_entry(const struct cs_entry *e, int upperfd, int dfd, const char *name,
 		if (path_resolve_walk(upperfd, e->path, O_RDONLY, &in, err,
 		    errlen) != 0)
 			return AL_ERR_PATH;
+		/*
+		 * On the workspace's filesystem the file itself moves: no
+		 * copy, holes stay holes.  The run is over, so nothing else
+		 * holds it; its owner and mode are set before it lands.
+		 */
+		if (fchown(in, e->uid, e->gid) == -1)
+			errno = 0;
+		if (fchmod(in, e->mode & 0777) == 0 && fsync(in) == 0 &&
+		    move_upper(upperfd, e->path, dfd, name) == 0) {
+			close(in);
+			return 0;
+		}
 		outfd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL |
 		    O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (outfd == -1) {
@@ -877,8 +904,7 @@ changeset_call_land(struct call *c, json_t **out)
 		close(upperfd);
 		return 0;
 	}
-	quota = b->m->sandbox.limits.tmp_size_mb > 0 ?
-	    b->m->sandbox.limits.tmp_size_mb * 1024 * 1024 : 0;
+	quota = CHANGESET_MAX_BYTES;
 	if ((refused = changeset_check(cs, &b->m->sandbox, quota)) != NULL) {
 		*out = refusal(c, refused);
 		goto fail;

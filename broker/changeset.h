@@ -32,6 +32,9 @@
 
 #include "policy/manifest.h"
 
+/* The byte quota of one run's change set: allocated bytes of its files. */
+#define CHANGESET_MAX_BYTES	(2LL * 1024 * 1024 * 1024)
+
 struct changeset;
 struct call;
 struct runner_result;
