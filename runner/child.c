@@ -374,6 +374,10 @@ cow_workspace(const struct runner_plan *p, const char *lower)
 		fsconf(p, fd, "metacopy", "off");
 		fsconf(p, fd, "redirect_dir", "off");
 		fsconf(p, fd, "index", "off");
+		/* No sync of the upper filesystem when the run ends (that
+		 * would wait for every dirty page on the host's disk): the
+		 * broker syncs each file it applies. */
+		fsconf(p, fd, "volatile", NULL);
 	}
 	if (fsconfig(fd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == -1)
 		fail(p, "create overlay", p->workspace);

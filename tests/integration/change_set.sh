@@ -25,6 +25,11 @@ tools:
     output: { exitCode: integer, stdout: string }
     sideEffect: sandbox_process
     timeoutMs: 20000
+  - name: write_file
+    input: { path: workspace_relative_path, content: string }
+    output: { sha256: sha256, bytes: integer }
+    sideEffect: workspace_write
+    timeoutMs: 2000
   - name: look
     action: exec
     input: { command: string }
@@ -89,6 +94,13 @@ check "escaping symlink: not created" test ! -L "$ws/src/shadow"
 refused "a FIFO" fifo special_file src/pipe
 refused "a hard link" hard_link hard_link a
 check "hard link: nothing applied (not even the first name)" test ! -e "$ws/a"
+
+# The broker's own writes obey the same rules.
+mcp_call write_file '{"path":"src/.git/config","content":"[core]\\n\\tfsmonitor = x\\n"}'
+expect_eq "write_file into a nested .git: refused by the git rule" "$(jr -c '[.result.structuredContent.errorClass, .result.structuredContent.rule]')" '["denied","git"]'
+mcp_call write_file '{"path":"lib/secrets/k","content":"x"}'
+expect_eq "write_file beneath a protected pattern at depth: refused" "$(jr .result.structuredContent.rule)" protected
+check "broker writes: nothing created" test ! -e "$ws/src/.git" -a ! -e "$ws/lib"
 
 mcp_call look '{"command":"touch ro-probe"}' 60
 check "a tool that does not write gets a read-only workspace" test "$(jr .result.structuredContent.exitCode)" != 0
