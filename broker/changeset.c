@@ -27,36 +27,36 @@
 #include "policy/path.h"
 #include "policy/writepolicy.h"
 
-#define CS_MAX_ENTRIES	(256 * 1024)
+#define CS_MAX_ENTRIES (256 * 1024)
 
 enum cs_op {
-	CS_NONE,		/* policy and counting only (a removed file) */
+	CS_NONE, /* policy and counting only (a removed file) */
 	CS_MKDIR,
 	CS_CHMOD,
-	CS_WRITE,		/* a file or a symlink */
+	CS_WRITE, /* a file or a symlink */
 };
 
 struct cs_entry {
-	char		*path;
-	enum wp_kind	 kind;
-	enum cs_op	 op;
-	mode_t		 mode;
-	nlink_t		 nlink;
-	char		*target;	/* symlink text */
-	off_t		 size;
-	uid_t		 uid;		/* who the landed file belongs to */
-	gid_t		 gid;
+	char *path;
+	enum wp_kind kind;
+	enum cs_op op;
+	mode_t mode;
+	nlink_t nlink;
+	char *target; /* symlink text */
+	off_t size;
+	uid_t uid; /* who the landed file belongs to */
+	gid_t gid;
 };
 
 struct changeset {
-	struct cs_entry	*e;
-	size_t		 n, cap;
-	char		**removals;	/* moved to the trash before writing */
-	size_t		 nremovals;
-	uid_t		 uid;		/* the workspace root's owner */
-	gid_t		 gid;
-	int		 userxattr;
-	int		 rootfd;
+	struct cs_entry *e;
+	size_t n, cap;
+	char **removals; /* moved to the trash before writing */
+	size_t nremovals;
+	uid_t uid; /* the workspace root's owner */
+	gid_t gid;
+	int userxattr;
+	int rootfd;
 };
 
 static struct cs_entry *
@@ -83,8 +83,8 @@ add(struct changeset *cs, const char *path, enum wp_kind kind)
 static void
 add_removal(struct changeset *cs, const char *path)
 {
-	cs->removals = xreallocarray(cs->removals, cs->nremovals + 1,
-	    sizeof(*cs->removals));
+	cs->removals = xreallocarray(
+	    cs->removals, cs->nremovals + 1, sizeof(*cs->removals));
 	cs->removals[cs->nremovals++] = xstrdup(path);
 }
 
@@ -101,11 +101,11 @@ join(const char *dir, const char *name)
 
 /* Splits |path| into a parent descriptor (no symlinks) and a name. */
 static int
-open_parent(int rootfd, const char *path, int flags, int *dirfd,
-    const char **name)
+open_parent(
+    int rootfd, const char *path, int flags, int *dirfd, const char **name)
 {
-	const char	*slash = strrchr(path, '/');
-	char		 dir[PATH_REL_MAX];
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_REL_MAX];
 
 	if (slash == NULL) {
 		*name = path;
@@ -118,20 +118,20 @@ open_parent(int rootfd, const char *path, int flags, int *dirfd,
 	memcpy(dir, path, (size_t)(slash - path));
 	dir[slash - path] = '\0';
 	*name = slash + 1;
-	return path_resolve_walk(rootfd, dir, flags | O_DIRECTORY, dirfd,
-	    NULL, 0);
+	return path_resolve_walk(
+	    rootfd, dir, flags | O_DIRECTORY, dirfd, NULL, 0);
 }
 
 /* 0 with *st if |path| exists in the workspace, 1 if absent, or < 0. */
 static int
 real_lstat(int rootfd, const char *path, struct stat *st)
 {
-	const char	*name;
-	int		 dfd, rc;
+	const char *name;
+	int dfd, rc;
 
 	rc = open_parent(rootfd, path, O_PATH, &dfd, &name);
-	if (rc == AL_ERR_NOT_FOUND || (rc == AL_ERR_SYSTEM &&
-	    (errno == ENOTDIR || errno == ENOENT)))
+	if (rc == AL_ERR_NOT_FOUND ||
+	    (rc == AL_ERR_SYSTEM && (errno == ENOTDIR || errno == ENOENT)))
 		return 1;
 	if (rc != 0)
 		return rc;
@@ -152,9 +152,9 @@ cmp_names(const void *a, const void *b)
 static char **
 list_dir(int fd, size_t *n)
 {
-	DIR		*d;
-	struct dirent	*de;
-	char		**v = NULL;
+	DIR *d;
+	struct dirent *de;
+	char **v = NULL;
 
 	*n = 0;
 	if ((d = fdopendir(fd)) == NULL) {
@@ -191,17 +191,17 @@ static int
 expand_delete(struct changeset *cs, const char *path, const struct stat *st,
     char *err, size_t errlen)
 {
-	char	**names, *child;
-	size_t	  n, i;
-	int	  fd, rc = 0;
+	char **names, *child;
+	size_t n, i;
+	int fd, rc = 0;
 	struct stat cst;
 
 	if (add(cs, path, WP_DELETE) == NULL)
 		goto too_many;
 	if (!S_ISDIR(st->st_mode))
 		return 0;
-	if (path_resolve_walk(cs->rootfd, path, O_RDONLY | O_DIRECTORY, &fd,
-	    NULL, 0) != 0) {
+	if (path_resolve_walk(
+		cs->rootfd, path, O_RDONLY | O_DIRECTORY, &fd, NULL, 0) != 0) {
 		snprintf(err, errlen, "%s: cannot read what it removes", path);
 		return AL_ERR_PATH;
 	}
@@ -227,8 +227,9 @@ is_opaque(const struct changeset *cs, int fd)
 	char v[4];
 	ssize_t n;
 
-	n = fgetxattr(fd, cs->userxattr ? "user.overlay.opaque" :
-	    "trusted.overlay.opaque", v, sizeof(v));
+	n = fgetxattr(fd,
+	    cs->userxattr ? "user.overlay.opaque" : "trusted.overlay.opaque", v,
+	    sizeof(v));
 	return n == 1 && v[0] == 'y';
 }
 
@@ -239,13 +240,13 @@ static int
 walk_one(struct changeset *cs, int ufd, const char *name, const char *path,
     int opaque_ctx, char *err, size_t errlen)
 {
-	struct stat	 st, rst;
-	struct cs_entry	*e;
-	char		 buf[PATH_REL_MAX];
-	ssize_t		 len;
-	uid_t		 uid;
-	gid_t		 gid;
-	int		 real, fd, rc;
+	struct stat st, rst;
+	struct cs_entry *e;
+	char buf[PATH_REL_MAX];
+	ssize_t len;
+	uid_t uid;
+	gid_t gid;
+	int real, fd, rc;
 
 	if (fstatat(ufd, name, &st, AT_SYMLINK_NOFOLLOW) == -1) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -266,12 +267,13 @@ walk_one(struct changeset *cs, int ufd, const char *name, const char *path,
 	 * one was: the real one goes (to the trash, until the end). */
 	uid = cs->uid;
 	gid = cs->gid;
-	if (real == 0 && (S_ISDIR(st.st_mode) != S_ISDIR(rst.st_mode) ||
-	    !S_ISDIR(st.st_mode))) {
+	if (real == 0 &&
+	    (S_ISDIR(st.st_mode) != S_ISDIR(rst.st_mode) ||
+		!S_ISDIR(st.st_mode))) {
 		add_removal(cs, path);
 		if (S_ISDIR(rst.st_mode) || S_ISDIR(st.st_mode)) {
-			if ((rc = expand_delete(cs, path, &rst, err,
-			    errlen)) != 0)
+			if ((rc = expand_delete(cs, path, &rst, err, errlen)) !=
+			    0)
 				return rc;
 		} else {
 			/* A modified file keeps its owner. */
@@ -283,13 +285,15 @@ walk_one(struct changeset *cs, int ufd, const char *name, const char *path,
 	if (S_ISDIR(st.st_mode)) {
 		int child_opaque;
 
-		if ((fd = openat(ufd, name, O_RDONLY | O_DIRECTORY |
-		    O_NOFOLLOW | O_CLOEXEC)) == -1) {
+		if ((fd = openat(ufd, name,
+			 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) ==
+		    -1) {
 			snprintf(err, errlen, "%s: %s", path, strerror(errno));
 			return AL_ERR_SYSTEM;
 		}
 		child_opaque = real == 0 && (opaque_ctx || is_opaque(cs, fd));
-		if (real != 0 || (rst.st_mode & 07777) != (st.st_mode & 07777)) {
+		if (real != 0 ||
+		    (rst.st_mode & 07777) != (st.st_mode & 07777)) {
 			if ((e = add(cs, path, WP_DIR)) == NULL) {
 				close(fd);
 				snprintf(err, errlen, "too many entries");
@@ -335,12 +339,12 @@ walk_one(struct changeset *cs, int ufd, const char *name, const char *path,
 
 /* Walks upper directory |fd| (consumed) at workspace path |dir|. */
 static int
-walk(struct changeset *cs, int fd, const char *dir, int opaque_ctx,
-    char *err, size_t errlen)
+walk(struct changeset *cs, int fd, const char *dir, int opaque_ctx, char *err,
+    size_t errlen)
 {
-	char	**names, **real = NULL, *path;
-	size_t	  n, nreal = 0, i;
-	int	  ufd, rfd, rc = 0;
+	char **names, **real = NULL, *path;
+	size_t n, nreal = 0, i;
+	int ufd, rfd, rc = 0;
 	struct stat rst;
 
 	if ((ufd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) == -1) {
@@ -349,12 +353,13 @@ walk(struct changeset *cs, int fd, const char *dir, int opaque_ctx,
 	}
 	names = list_dir(fd, &n);
 	/* An opaque directory hides what the real one held: removed. */
-	if (opaque_ctx && path_resolve_walk(cs->rootfd, dir, O_RDONLY |
-	    O_DIRECTORY, &rfd, NULL, 0) == 0)
+	if (opaque_ctx &&
+	    path_resolve_walk(
+		cs->rootfd, dir, O_RDONLY | O_DIRECTORY, &rfd, NULL, 0) == 0)
 		real = list_dir(rfd, &nreal);
 	for (i = 0; i < nreal && rc == 0; i++) {
-		if (bsearch(&real[i], names, n, sizeof(*names),
-		    cmp_names) != NULL)
+		if (bsearch(&real[i], names, n, sizeof(*names), cmp_names) !=
+		    NULL)
 			continue;
 		path = join(dir, real[i]);
 		if (real_lstat(cs->rootfd, path, &rst) == 0) {
@@ -365,8 +370,7 @@ walk(struct changeset *cs, int fd, const char *dir, int opaque_ctx,
 	}
 	for (i = 0; i < n && rc == 0; i++) {
 		path = join(dir, names[i]);
-		rc = walk_one(cs, ufd, names[i], path, opaque_ctx, err,
-		    errlen);
+		rc = walk_one(cs, ufd, names[i], path, opaque_ctx, err, errlen);
 		free(path);
 	}
 	if (names != NULL)
@@ -381,9 +385,9 @@ int
 changeset_collect(int upperfd, int rootfd, int userxattr,
     struct changeset **out, char *err, size_t errlen)
 {
-	struct changeset	*cs;
-	struct stat		 st;
-	int			 fd, rc;
+	struct changeset *cs;
+	struct stat st;
+	int fd, rc;
 
 	*out = NULL;
 	cs = xcalloc(1, sizeof(*cs));
@@ -393,8 +397,8 @@ changeset_collect(int upperfd, int rootfd, int userxattr,
 		cs->uid = st.st_uid;
 		cs->gid = st.st_gid;
 	}
-	if ((fd = openat(upperfd, ".", O_RDONLY | O_DIRECTORY |
-	    O_CLOEXEC)) == -1) {
+	if ((fd = openat(upperfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
+	    -1) {
 		snprintf(err, errlen, "upper layer: %s", strerror(errno));
 		changeset_free(cs);
 		return AL_ERR_SYSTEM;
@@ -433,11 +437,11 @@ json_t *
 changeset_check(const struct changeset *cs, const struct sandbox_policy *p,
     int64_t max_bytes)
 {
-	json_t		*refused = json_array();
-	struct wp_entry	 we;
-	const char	*rule;
-	int64_t		 bytes = 0;
-	size_t		 i;
+	json_t *refused = json_array();
+	struct wp_entry we;
+	const char *rule;
+	int64_t bytes = 0;
+	size_t i;
 
 	for (i = 0; i < cs->n; i++) {
 		const struct cs_entry *e = &cs->e[i];
@@ -448,13 +452,15 @@ changeset_check(const struct changeset *cs, const struct sandbox_policy *p,
 		we.nlink = e->nlink;
 		we.target = e->target;
 		if ((rule = writepolicy_check(p, &we)) != NULL)
-			json_array_append_new(refused, json_pack("{s:s, s:s}",
-			    "path", e->path, "rule", rule));
+			json_array_append_new(refused,
+			    json_pack(
+				"{s:s, s:s}", "path", e->path, "rule", rule));
 		bytes += e->size;
 	}
 	if (max_bytes > 0 && bytes > max_bytes)
-		json_array_append_new(refused, json_pack("{s:s, s:s, s:I}",
-		    "path", ".", "rule", "quota", "bytes", (json_int_t)bytes));
+		json_array_append_new(refused,
+		    json_pack("{s:s, s:s, s:I}", "path", ".", "rule", "quota",
+			"bytes", (json_int_t)bytes));
 	if (json_array_size(refused) == 0) {
 		json_decref(refused);
 		return NULL;
@@ -465,8 +471,8 @@ changeset_check(const struct changeset *cs, const struct sandbox_policy *p,
 const char **
 changeset_paths(const struct changeset *cs, size_t *n)
 {
-	const char	**v = xcalloc(cs->n + 1, sizeof(*v));
-	size_t		  i;
+	const char **v = xcalloc(cs->n + 1, sizeof(*v));
+	size_t i;
 
 	*n = 0;
 	for (i = 0; i < cs->n; i++)
@@ -480,17 +486,17 @@ changeset_paths(const struct changeset *cs, size_t *n)
 enum undo_kind { UNDO_TRASH, UNDO_UNLINK, UNDO_RMDIR, UNDO_CHMOD };
 
 struct undo {
-	enum undo_kind	 kind;
-	const char	*path;		/* borrowed */
-	size_t		 idx;		/* UNDO_TRASH: name in the trash */
-	mode_t		 mode;		/* UNDO_CHMOD: the old mode */
+	enum undo_kind kind;
+	const char *path; /* borrowed */
+	size_t idx; /* UNDO_TRASH: name in the trash */
+	mode_t mode; /* UNDO_CHMOD: the old mode */
 };
 
 static void
 rand_name(char *out, size_t outlen, const char *tag)
 {
-	unsigned char	r[8];
-	char		hex[17];
+	unsigned char r[8];
+	char hex[17];
 
 	randombytes_buf(r, sizeof(r));
 	sodium_bin2hex(hex, sizeof(hex), r, sizeof(r));
@@ -501,10 +507,10 @@ rand_name(char *out, size_t outlen, const char *tag)
 static void
 rm_tree(int dfd, const char *name)
 {
-	struct stat	  st;
-	char		**names;
-	size_t		  n, i;
-	int		  fd;
+	struct stat st;
+	char **names;
+	size_t n, i;
+	int fd;
 
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1)
 		return;
@@ -512,13 +518,12 @@ rm_tree(int dfd, const char *name)
 		(void)unlinkat(dfd, name, 0);
 		return;
 	}
-	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC);
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd == -1 && errno == EACCES) {
 		/* overlayfs leaves its work directory mode 0. */
 		(void)!fchmodat(dfd, name, 0700, 0);
-		fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC);
+		fd = openat(
+		    dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	}
 	if (fd != -1) {
 		int keep = fcntl(fd, F_DUPFD_CLOEXEC, 0);
@@ -537,8 +542,8 @@ rm_tree(int dfd, const char *name)
 static int
 copy_file(int from, int to)
 {
-	char	buf[65536];
-	ssize_t	n;
+	char buf[65536];
+	ssize_t n;
 
 	while ((n = read(from, buf, sizeof(buf))) != 0) {
 		if (n < 0) {
@@ -556,8 +561,8 @@ copy_file(int from, int to)
 static int
 move_upper(int upperfd, const char *path, int dfd, const char *name)
 {
-	const char	*base;
-	int		 ufd, rc;
+	const char *base;
+	int ufd, rc;
 
 	if (open_parent(upperfd, path, O_RDONLY, &ufd, &base) != 0)
 		return -1;
@@ -571,19 +576,19 @@ static int
 write_entry(const struct cs_entry *e, int upperfd, int dfd, const char *name,
     char *err, size_t errlen)
 {
-	char	tmp[64];
-	int	in, outfd;
+	char tmp[64];
+	int in, outfd;
 
 	rand_name(tmp, sizeof(tmp), "new");
 	if (e->kind == WP_SYMLINK) {
 		if (symlinkat(e->target, dfd, tmp) == -1)
 			goto fail;
-		if (fchownat(dfd, tmp, e->uid, e->gid,
-		    AT_SYMLINK_NOFOLLOW) == -1)
-			errno = 0;	/* not ours to give: stays ours */
+		if (fchownat(dfd, tmp, e->uid, e->gid, AT_SYMLINK_NOFOLLOW) ==
+		    -1)
+			errno = 0; /* not ours to give: stays ours */
 	} else {
-		if (path_resolve_walk(upperfd, e->path, O_RDONLY, &in, err,
-		    errlen) != 0)
+		if (path_resolve_walk(
+			upperfd, e->path, O_RDONLY, &in, err, errlen) != 0)
 			return AL_ERR_PATH;
 		/*
 		 * On the workspace's filesystem the file itself moves: no
@@ -597,8 +602,8 @@ write_entry(const struct cs_entry *e, int upperfd, int dfd, const char *name,
 			close(in);
 			return 0;
 		}
-		outfd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL |
-		    O_NOFOLLOW | O_CLOEXEC, 0600);
+		outfd = openat(dfd, tmp,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (outfd == -1) {
 			close(in);
 			goto fail;
@@ -626,16 +631,18 @@ fail:
 }
 
 static int
-apply_entry(const struct cs_entry *e, int upperfd, int rootfd,
-    struct undo *u, char *err, size_t errlen)
+apply_entry(const struct cs_entry *e, int upperfd, int rootfd, struct undo *u,
+    char *err, size_t errlen)
 {
-	const char	*name;
-	struct stat	 st;
-	int		 dfd, fd, rc;
+	const char *name;
+	struct stat st;
+	int dfd, fd, rc;
 
 	if ((rc = open_parent(rootfd, e->path, O_RDONLY, &dfd, &name)) != 0) {
-		snprintf(err, errlen, "%s: its directory cannot be opened "
-		    "beneath the workspace", e->path);
+		snprintf(err, errlen,
+		    "%s: its directory cannot be opened "
+		    "beneath the workspace",
+		    e->path);
 		return AL_ERR_PATH;
 	}
 	u->path = e->path;
@@ -644,8 +651,9 @@ apply_entry(const struct cs_entry *e, int upperfd, int rootfd,
 		if (mkdirat(dfd, name, 0700) == -1)
 			break;
 		u->kind = UNDO_RMDIR;
-		if ((fd = openat(dfd, name, O_RDONLY | O_DIRECTORY |
-		    O_NOFOLLOW | O_CLOEXEC)) == -1)
+		if ((fd = openat(dfd, name,
+			 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) ==
+		    -1)
 			break;
 		if (fchown(fd, e->uid, e->gid) == -1)
 			errno = 0;
@@ -654,8 +662,10 @@ apply_entry(const struct cs_entry *e, int upperfd, int rootfd,
 		close(dfd);
 		return rc == 0 ? 0 : AL_ERR_IO;
 	case CS_CHMOD:
-		if ((fd = openat(dfd, name, O_RDONLY | O_DIRECTORY |
-		    O_NOFOLLOW | O_CLOEXEC)) == -1 || fstat(fd, &st) == -1) {
+		if ((fd = openat(dfd, name,
+			 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) ==
+			-1 ||
+		    fstat(fd, &st) == -1) {
 			if (fd != -1)
 				close(fd);
 			break;
@@ -684,9 +694,9 @@ apply_entry(const struct cs_entry *e, int upperfd, int rootfd,
 static void
 undo_one(const struct undo *u, int rootfd, int trashfd)
 {
-	const char	*name;
-	char		 idx[32];
-	int		 dfd;
+	const char *name;
+	char idx[32];
+	int dfd;
 
 	if (open_parent(rootfd, u->path, O_RDONLY, &dfd, &name) != 0)
 		return;
@@ -709,37 +719,39 @@ undo_one(const struct undo *u, int rootfd, int trashfd)
 }
 
 int
-changeset_apply(const struct changeset *cs, int upperfd, int rootfd,
-    char *err, size_t errlen)
+changeset_apply(const struct changeset *cs, int upperfd, int rootfd, char *err,
+    size_t errlen)
 {
-	struct undo	*undo;
-	size_t		 nundo = 0, i;
-	char		 trash[64], idx[32];
-	const char	*name;
-	int		 trashfd, wsfd, dfd, rc = 0;
+	struct undo *undo;
+	size_t nundo = 0, i;
+	char trash[64], idx[32];
+	const char *name;
+	int trashfd, wsfd, dfd, rc = 0;
 
 	if (cs->n == 0 && cs->nremovals == 0)
 		return 0;
 	/* rootfd may be O_PATH: a real descriptor for mkdirat and friends. */
-	if ((wsfd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY |
-	    O_CLOEXEC)) == -1) {
+	if ((wsfd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
+	    -1) {
 		snprintf(err, errlen, "workspace: %s", strerror(errno));
 		return AL_ERR_SYSTEM;
 	}
 	rand_name(trash, sizeof(trash), "trash");
 	if (mkdirat(wsfd, trash, 0700) == -1 ||
-	    (trashfd = openat(wsfd, trash, O_RDONLY | O_DIRECTORY |
-	    O_NOFOLLOW | O_CLOEXEC)) == -1) {
+	    (trashfd = openat(wsfd, trash,
+		 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
 		snprintf(err, errlen, "trash directory: %s", strerror(errno));
 		close(wsfd);
 		return AL_ERR_SYSTEM;
 	}
 	undo = xcalloc(cs->nremovals + cs->n + 1, sizeof(*undo));
 	for (i = 0; i < cs->nremovals && rc == 0; i++) {
-		if (open_parent(wsfd, cs->removals[i], O_RDONLY, &dfd,
-		    &name) != 0) {
-			snprintf(err, errlen, "%s: its directory cannot be "
-			    "opened beneath the workspace", cs->removals[i]);
+		if (open_parent(wsfd, cs->removals[i], O_RDONLY, &dfd, &name) !=
+		    0) {
+			snprintf(err, errlen,
+			    "%s: its directory cannot be "
+			    "opened beneath the workspace",
+			    cs->removals[i]);
 			rc = AL_ERR_PATH;
 			break;
 		}
@@ -758,12 +770,12 @@ changeset_apply(const struct changeset *cs, int upperfd, int rootfd,
 	for (i = 0; i < cs->n && rc == 0; i++) {
 		undo[nundo].kind = UNDO_TRASH;
 		undo[nundo].path = NULL;
-		rc = apply_entry(&cs->e[i], upperfd, wsfd, &undo[nundo], err,
-		    errlen);
+		rc = apply_entry(
+		    &cs->e[i], upperfd, wsfd, &undo[nundo], err, errlen);
 		/* A half-done step (a directory made, then not chowned)
 		 * is undone with the others. */
-		if (undo[nundo].path != NULL && (rc == 0 ||
-		    undo[nundo].kind != UNDO_TRASH))
+		if (undo[nundo].path != NULL &&
+		    (rc == 0 || undo[nundo].kind != UNDO_TRASH))
 			nundo++;
 	}
 	if (rc != 0)
@@ -781,8 +793,8 @@ changeset_apply(const struct changeset *cs, int upperfd, int rootfd,
 int
 changeset_call_prepare(struct call *c, json_t **out)
 {
-	struct broker	*b = c->b;
-	char		*base, *dir;
+	struct broker *b = c->b;
+	char *base, *dir;
 
 	(void)out;
 	if (c->tool->side_effect == SIDE_EFFECT_NONE) {
@@ -795,8 +807,8 @@ changeset_call_prepare(struct call *c, json_t **out)
 		return 0;
 	xasprintf(&base, "%s/changes", b->cfg.session_dir);
 	if (mkdir(base, 0700) == -1 && errno != EEXIST) {
-		*out = tool_error("internal", 1, NULL, "%s: %s", base,
-		    strerror(errno));
+		*out = tool_error(
+		    "internal", 1, NULL, "%s: %s", base, strerror(errno));
 		free(base);
 		return -1;
 	}
@@ -804,8 +816,8 @@ changeset_call_prepare(struct call *c, json_t **out)
 	free(base);
 	rm_tree(AT_FDCWD, dir);
 	if (mkdir(dir, 0700) == -1) {
-		*out = tool_error("internal", 1, NULL, "%s: %s", dir,
-		    strerror(errno));
+		*out = tool_error(
+		    "internal", 1, NULL, "%s: %s", dir, strerror(errno));
 		free(dir);
 		return -1;
 	}
@@ -814,8 +826,8 @@ changeset_call_prepare(struct call *c, json_t **out)
 	xasprintf(&c->changes_work, "%s/work", dir);
 	if (mkdir(c->changes_upper, 0755) == -1 ||
 	    mkdir(c->changes_work, 0700) == -1) {
-		*out = tool_error("internal", 1, NULL, "%s: %s", dir,
-		    strerror(errno));
+		*out = tool_error(
+		    "internal", 1, NULL, "%s: %s", dir, strerror(errno));
 		changeset_call_clear(c);
 		return -1;
 	}
@@ -854,20 +866,21 @@ budget_entry(const struct manifest *m, const char *const *paths, size_t n,
 static json_t *
 refusal(struct call *c, json_t *refused)
 {
-	json_t		*first = json_array_get(refused, 0), *body;
-	const char	*rule = json_string_value(json_object_get(first,
-			    "rule"));
+	json_t *first = json_array_get(refused, 0), *body;
+	const char *rule = json_string_value(json_object_get(first, "rule"));
 
 	body = tool_error("change_refused", 0, NULL,
 	    "the run's changes were not applied: %zu %s refused; first: "
-	    "%s: %s", json_array_size(refused), json_array_size(refused) ==
-	    1 ? "entry" : "entries", json_string_value(json_object_get(first,
-	    "path")), writepolicy_rule_text(rule));
+	    "%s: %s",
+	    json_array_size(refused),
+	    json_array_size(refused) == 1 ? "entry" : "entries",
+	    json_string_value(json_object_get(first, "path")),
+	    writepolicy_rule_text(rule));
 	json_object_set(body, "refused", refused);
-	(void)broker_audit(c->b, "change_refused", json_pack(
-	    "{s:O, s:s, s:s?, s:O}", "id", c->id, "tool", c->tool->name,
-	    "check", c->check != NULL ? c->check->id : NULL,
-	    "entries", refused));
+	(void)broker_audit(c->b, "change_refused",
+	    json_pack("{s:O, s:s, s:s?, s:O}", "id", c->id, "tool",
+		c->tool->name, "check", c->check != NULL ? c->check->id : NULL,
+		"entries", refused));
 	json_decref(refused);
 	return body;
 }
@@ -875,28 +888,31 @@ refusal(struct call *c, json_t *refused)
 int
 changeset_call_land(struct call *c, json_t **out)
 {
-	struct broker		*b = c->b;
-	struct changeset	*cs = NULL;
-	const char		**paths;
-	json_t			*refused;
-	char			 err[512], limit[64];
-	size_t			 n;
-	int64_t			 quota;
-	int			 upperfd, rc;
+	struct broker *b = c->b;
+	struct changeset *cs = NULL;
+	const char **paths;
+	json_t *refused;
+	char err[512], limit[64];
+	size_t n;
+	int64_t quota;
+	int upperfd, rc;
 
 	if (c->changes_upper == NULL)
 		return 0;
-	if ((upperfd = open(c->changes_upper, O_RDONLY | O_DIRECTORY |
-	    O_NOFOLLOW | O_CLOEXEC)) == -1) {
-		*out = tool_error("write_failed", 0, NULL, "nothing was "
-		    "applied: upper layer: %s", strerror(errno));
+	if ((upperfd = open(c->changes_upper,
+		 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+		*out = tool_error("write_failed", 0, NULL,
+		    "nothing was "
+		    "applied: upper layer: %s",
+		    strerror(errno));
 		return -1;
 	}
 	if ((rc = changeset_collect(upperfd, b->rootfd, geteuid() != 0, &cs,
-	    err, sizeof(err))) != 0) {
+		 err, sizeof(err))) != 0) {
 		close(upperfd);
-		*out = refusal(c, json_pack("[{s:s, s:s, s:s}]", "path", ".",
-		    "rule", "unreadable", "message", err));
+		*out = refusal(c,
+		    json_pack("[{s:s, s:s, s:s}]", "path", ".", "rule",
+			"unreadable", "message", err));
 		return -1;
 	}
 	if (changeset_count(cs) == 0) {
@@ -920,14 +936,15 @@ changeset_call_land(struct call *c, json_t **out)
 		goto fail;
 	}
 	free(paths);
-	if ((rc = changeset_apply(cs, upperfd, b->rootfd, err,
-	    sizeof(err))) != 0) {
+	if ((rc = changeset_apply(cs, upperfd, b->rootfd, err, sizeof(err))) !=
+	    0) {
 		*out = tool_error("write_failed", rc == AL_ERR_IO, NULL,
 		    "nothing was applied: %s", err);
 		goto fail;
 	}
-	(void)broker_audit(b, "change_applied", json_pack("{s:O, s:I}",
-	    "id", c->id, "entries", (json_int_t)changeset_count(cs)));
+	(void)broker_audit(b, "change_applied",
+	    json_pack("{s:O, s:I}", "id", c->id, "entries",
+		(json_int_t)changeset_count(cs)));
 	changeset_free(cs);
 	close(upperfd);
 	return 0;

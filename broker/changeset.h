@@ -33,7 +33,7 @@
 #include "policy/manifest.h"
 
 /* The byte quota of one run's change set: allocated bytes of its files. */
-#define CHANGESET_MAX_BYTES	(2LL * 1024 * 1024 * 1024)
+#define CHANGESET_MAX_BYTES (2LL * 1024 * 1024 * 1024)
 
 struct changeset;
 struct call;
@@ -46,22 +46,22 @@ struct runner_result;
  * trusted.overlay.opaque).  Returns 0 with *out (caller frees), or a
  * negative code with a message in err.
  */
-int	changeset_collect(int upperfd, int rootfd, int userxattr,
-	    struct changeset **out, char *err, size_t errlen)
-	    __attribute__((warn_unused_result));
+int changeset_collect(int upperfd, int rootfd, int userxattr,
+    struct changeset **out, char *err, size_t errlen)
+    __attribute__((warn_unused_result));
 
-void	changeset_free(struct changeset *cs);
+void changeset_free(struct changeset *cs);
 
 /* The number of entries, and the files among them (not directories). */
-size_t	changeset_count(const struct changeset *cs);
+size_t changeset_count(const struct changeset *cs);
 
 /*
  * Checks every entry against |p| and the set's file bytes against
  * |max_bytes| (<= 0: none).  Returns NULL if all pass, else a new array
  * of {path, rule} for each entry refused.
  */
-json_t	*changeset_check(const struct changeset *cs,
-	    const struct sandbox_policy *p, int64_t max_bytes);
+json_t *changeset_check(const struct changeset *cs,
+    const struct sandbox_policy *p, int64_t max_bytes);
 
 /*
  * The files the set writes or removes (borrowed strings, in a new array
@@ -74,8 +74,8 @@ const char **changeset_paths(const struct changeset *cs, size_t *n);
  * described above.  Returns 0, or a negative code with a message in err;
  * on failure nothing has changed.
  */
-int	changeset_apply(const struct changeset *cs, int upperfd, int rootfd,
-	    char *err, size_t errlen) __attribute__((warn_unused_result));
+int changeset_apply(const struct changeset *cs, int upperfd, int rootfd,
+    char *err, size_t errlen) __attribute__((warn_unused_result));
 
 /*
  * The broker's side.  changeset_call_prepare() decides how the runner of
@@ -87,8 +87,8 @@ int	changeset_apply(const struct changeset *cs, int upperfd, int rootfd,
  * (change_refused, budget_exhausted, write_failed).
  * changeset_call_clear() removes the upper layer; safe to call twice.
  */
-int	changeset_call_prepare(struct call *c, json_t **out);
-int	changeset_call_land(struct call *c, json_t **out);
-void	changeset_call_clear(struct call *c);
+int changeset_call_prepare(struct call *c, json_t **out);
+int changeset_call_land(struct call *c, json_t **out);
+void changeset_call_clear(struct call *c);
 
 #endif

@@ -14,13 +14,13 @@
 
 #include "policy/writepolicy.h"
 
-#define WP_MAX_DEPTH	512
-#define WP_MAX_PATH	4096
+#define WP_MAX_DEPTH 512
+#define WP_MAX_PATH 4096
 
 struct comps {
-	char	 buf[WP_MAX_PATH];
-	char	*c[WP_MAX_DEPTH];
-	size_t	 n;
+	char buf[WP_MAX_PATH];
+	char *c[WP_MAX_DEPTH];
+	size_t n;
 };
 
 /* Splits |path| at '/', dropping empty and "." components; -1 if too big. */
@@ -34,7 +34,7 @@ split(const char *path, struct comps *out)
 		return -1;
 	strcpy(out->buf, path);
 	for (s = strtok_r(out->buf, "/", &save); s != NULL;
-	    s = strtok_r(NULL, "/", &save)) {
+	     s = strtok_r(NULL, "/", &save)) {
 		if (strcmp(s, ".") == 0)
 			continue;
 		if (out->n == WP_MAX_DEPTH)
@@ -68,12 +68,12 @@ window(const struct comps *pc, const struct comps *ec, size_t k, int *beneath)
 
 /* The protected rule for an entry of kind |kind| at |ec|. */
 static int
-protected_hit(const struct sandbox_policy *p, const struct comps *ec,
-    enum wp_kind kind)
+protected_hit(
+    const struct sandbox_policy *p, const struct comps *ec, enum wp_kind kind)
 {
-	struct comps	pc;
-	size_t		i, k;
-	int		beneath;
+	struct comps pc;
+	size_t i, k;
+	int beneath;
 
 	for (i = 0; i < p->nprotected; i++) {
 		if (split(p->protected[i], &pc) != 0 || pc.n == 0)
@@ -104,9 +104,9 @@ git_hit(const struct comps *ec)
 static int
 symlink_escapes(const struct comps *ec, const char *target)
 {
-	struct comps	tc;
-	size_t		i;
-	long		depth;
+	struct comps tc;
+	size_t i;
+	long depth;
 
 	if (target == NULL || target[0] == '\0' || target[0] == '/')
 		return 1;
@@ -124,8 +124,8 @@ symlink_escapes(const struct comps *ec, const char *target)
 }
 
 static const char *
-path_rules(const struct sandbox_policy *p, const struct comps *ec,
-    enum wp_kind kind)
+path_rules(
+    const struct sandbox_policy *p, const struct comps *ec, enum wp_kind kind)
 {
 	if (git_hit(ec))
 		return WP_RULE_GIT;
@@ -137,8 +137,8 @@ path_rules(const struct sandbox_policy *p, const struct comps *ec,
 const char *
 writepolicy_check(const struct sandbox_policy *p, const struct wp_entry *e)
 {
-	struct comps	ec;
-	size_t		i;
+	struct comps ec;
+	size_t i;
 
 	/* An unreadable path is refused under the strictest rule. */
 	if (e->path == NULL || split(e->path, &ec) != 0 || ec.n == 0)
@@ -188,15 +188,19 @@ writepolicy_rule_text(const char *rule)
 	static const struct {
 		const char *rule, *text;
 	} texts[] = {
-		{ WP_RULE_SPECIAL_FILE, "device nodes, FIFOs and sockets may "
+		{ WP_RULE_SPECIAL_FILE,
+		    "device nodes, FIFOs and sockets may "
 		    "not be written to the workspace" },
-		{ WP_RULE_SPECIAL_BITS, "setuid, setgid and sticky bits may "
+		{ WP_RULE_SPECIAL_BITS,
+		    "setuid, setgid and sticky bits may "
 		    "not be set" },
 		{ WP_RULE_HARD_LINK, "a file may not be a hard link" },
-		{ WP_RULE_SYMLINK, "a symbolic link may not point outside the "
+		{ WP_RULE_SYMLINK,
+		    "a symbolic link may not point outside the "
 		    "workspace" },
 		{ WP_RULE_GIT, "no .git may be written, at any depth" },
-		{ WP_RULE_PROTECTED, "the path is protected by the manifest "
+		{ WP_RULE_PROTECTED,
+		    "the path is protected by the manifest "
 		    "(sandbox.protected), at any depth" },
 	};
 	size_t i;

@@ -30,47 +30,46 @@
 #include "policy/manifest.h"
 
 enum wp_kind {
-	WP_FILE,		/* a regular file, new or replaced */
-	WP_DIR,			/* a directory, new or with a mode change */
+	WP_FILE, /* a regular file, new or replaced */
+	WP_DIR, /* a directory, new or with a mode change */
 	WP_SYMLINK,
-	WP_DELETE,		/* the path is removed */
-	WP_DEVICE,		/* character or block device */
+	WP_DELETE, /* the path is removed */
+	WP_DEVICE, /* character or block device */
 	WP_FIFO,
 	WP_SOCKET,
 };
 
 struct wp_entry {
-	const char	*path;		/* workspace-relative, no "." or ".."
+	const char *path; /* workspace-relative, no "." or ".."
 					   components, no leading '/' */
-	enum wp_kind	 kind;
-	mode_t		 mode;		/* permission and special bits */
-	nlink_t		 nlink;		/* WP_FILE: links in the change */
-	const char	*target;	/* WP_SYMLINK: the link's text */
+	enum wp_kind kind;
+	mode_t mode; /* permission and special bits */
+	nlink_t nlink; /* WP_FILE: links in the change */
+	const char *target; /* WP_SYMLINK: the link's text */
 };
 
-#define WP_RULE_SPECIAL_FILE	"special_file"
-#define WP_RULE_SPECIAL_BITS	"special_bits"
-#define WP_RULE_HARD_LINK	"hard_link"
-#define WP_RULE_SYMLINK		"symlink"
-#define WP_RULE_GIT		"git"
-#define WP_RULE_PROTECTED	"protected"
+#define WP_RULE_SPECIAL_FILE "special_file"
+#define WP_RULE_SPECIAL_BITS "special_bits"
+#define WP_RULE_HARD_LINK "hard_link"
+#define WP_RULE_SYMLINK "symlink"
+#define WP_RULE_GIT "git"
+#define WP_RULE_PROTECTED "protected"
 
 /*
  * Returns NULL if |e| may be written under |p|, else the name of the
  * first rule it breaks (a static string, one of WP_RULE_*).
  */
-const char	*writepolicy_check(const struct sandbox_policy *p,
-		    const struct wp_entry *e);
+const char *writepolicy_check(
+    const struct sandbox_policy *p, const struct wp_entry *e);
 
 /*
  * The path rules alone (git, protected) for writing or removing the file
  * |path|: NULL or the rule's name.  For the broker's writes, checked on
  * the path as given and on where it really resolves.
  */
-const char	*writepolicy_path(const struct sandbox_policy *p,
-		    const char *path);
+const char *writepolicy_path(const struct sandbox_policy *p, const char *path);
 
 /* Returns a sentence explaining |rule| (static), for messages. */
-const char	*writepolicy_rule_text(const char *rule);
+const char *writepolicy_rule_text(const char *rule);
 
 #endif

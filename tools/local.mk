@@ -21,7 +21,9 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h \
 	supervisor/agent_socket.c supervisor/agent_socket.h \
 	broker/wsjob.c broker/wsjob.h \
 	common/vis.c common/vis.h tests/unit/test_vis.c \
-	fuzz/fuzz_vis.c
+	fuzz/fuzz_vis.c \
+	policy/writepolicy.c policy/writepolicy.h tests/unit/test_writepolicy.c \
+	broker/changeset.c broker/changeset.h
 
 lint: $(BUILT_SOURCES) config.h
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \

@@ -13,20 +13,31 @@
 
 #include "policy/writepolicy.h"
 
-static char *protected[] = {
-	".git", ".github/workflows", "secrets", "*.pem", NULL
-};
+static char *protected[] = { ".git", ".github/workflows", "secrets", "*.pem",
+	NULL };
 
 struct row {
-	const char	*name;
-	struct wp_entry	 e;
-	const char	*want;		/* NULL: allowed */
+	const char *name;
+	struct wp_entry e;
+	const char *want; /* NULL: allowed */
 };
 
-#define F(p, m)		{ (p), WP_FILE, (m), 1, NULL }
-#define D(p, m)		{ (p), WP_DIR, (m), 1, NULL }
-#define L(p, t)		{ (p), WP_SYMLINK, 0777, 1, (t) }
-#define X(p)		{ (p), WP_DELETE, 0, 0, NULL }
+#define F(p, m) \
+	{ \
+		(p), WP_FILE, (m), 1, NULL \
+	}
+#define D(p, m) \
+	{ \
+		(p), WP_DIR, (m), 1, NULL \
+	}
+#define L(p, t) \
+	{ \
+		(p), WP_SYMLINK, 0777, 1, (t) \
+	}
+#define X(p) \
+	{ \
+		(p), WP_DELETE, 0, 0, NULL \
+	}
 
 static const struct row rows[] = {
 	{ "plain new file", F("src/a.c", 0644), NULL },
@@ -85,9 +96,9 @@ static const struct row rows[] = {
 
 START_TEST(test_writepolicy_table)
 {
-	struct sandbox_policy	 p;
-	const struct row	*r = &rows[_i];
-	const char		*got;
+	struct sandbox_policy p;
+	const struct row *r = &rows[_i];
+	const char *got;
 
 	memset(&p, 0, sizeof(p));
 	p.protected = protected;
@@ -110,10 +121,9 @@ START_TEST(test_writepolicy_path_matches_check)
 	p.protected = protected;
 	p.nprotected = 4;
 	ck_assert_ptr_null(writepolicy_path(&p, "src/a.c"));
-	ck_assert_str_eq(writepolicy_path(&p, "src/.git/config"),
-	    WP_RULE_GIT);
-	ck_assert_str_eq(writepolicy_path(&p, "x/secrets/k"),
-	    WP_RULE_PROTECTED);
+	ck_assert_str_eq(writepolicy_path(&p, "src/.git/config"), WP_RULE_GIT);
+	ck_assert_str_eq(
+	    writepolicy_path(&p, "x/secrets/k"), WP_RULE_PROTECTED);
 	ck_assert_str_ne(writepolicy_rule_text(WP_RULE_GIT), WP_RULE_GIT);
 }
 END_TEST
@@ -121,11 +131,11 @@ END_TEST
 static Suite *
 suite(void)
 {
-	Suite	*s = suite_create("writepolicy");
-	TCase	*tc = tcase_create("rules");
+	Suite *s = suite_create("writepolicy");
+	TCase *tc = tcase_create("rules");
 
-	tcase_add_loop_test(tc, test_writepolicy_table, 0,
-	    sizeof(rows) / sizeof(rows[0]));
+	tcase_add_loop_test(
+	    tc, test_writepolicy_table, 0, sizeof(rows) / sizeof(rows[0]));
 	tcase_add_test(tc, test_writepolicy_path_matches_check);
 	suite_add_tcase(s, tc);
 	return s;
@@ -134,8 +144,8 @@ suite(void)
 int
 main(void)
 {
-	SRunner	*sr = srunner_create(suite());
-	int	 failed;
+	SRunner *sr = srunner_create(suite());
+	int failed;
 
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
