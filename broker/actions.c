@@ -28,6 +28,7 @@
 #include "broker/pins.h"
 #include "broker/wsdigest.h"
 #include "broker/wswrite.h"
+#include "policy/writepolicy.h"
 #include "policy/path.h"
 
 #define READ_FILE_MAX	(16 * 1024 * 1024)	/* read whole, for sha256 */
@@ -232,11 +233,15 @@ commit_changes(struct call *c, const struct ws_change *changes, size_t n,
 
 	paths = xcalloc(n ? n : 1, sizeof(*paths));
 	for (i = 0; i < n; i++) {
+		const char *rule;
+
 		paths[i] = changes[i].path;
-		if (wswrite_is_protected(&c->b->m->sandbox, paths[i])) {
-			*out = tool_error("denied", 0, NULL,
-			    "%s is protected by the manifest (read-only)",
-			    paths[i]);
+		/* The one write policy, as for every run's change set. */
+		if ((rule = wswrite_rule(&c->b->m->sandbox, &changes[i],
+		    paths[i])) != NULL) {
+			*out = tool_error("denied", 0, NULL, "%s: %s",
+			    paths[i], writepolicy_rule_text(rule));
+			json_object_set_new(*out, "rule", json_string(rule));
 			free(paths);
 			return ACTION_ERROR;
 		}

@@ -26,6 +26,7 @@
 #include "broker/artifact.h"
 #include "broker/broker.h"
 #include "broker/broker_int.h"
+#include "broker/changeset.h"
 #include "broker/egress.h"
 #include "broker/jsonrpc.h"
 #include "broker/ledger.h"
@@ -404,6 +405,7 @@ call_free(struct call *c)
 		free(c->envp[i]);
 	}
 	free(c->envp);
+	changeset_call_clear(c);
 	free(c);
 	k->ncalls--;
 	conn_maybe_close(k);
@@ -645,6 +647,13 @@ call_runner_event(int fd, int why, void *arg)
 		(void)broker_audit(b, "sandbox_denial", json_pack(
 		    "{s:O, s:s, s:s}", "id", c->id, "tool", c->tool->name,
 		    "hint", res.hint));
+	/* The run's writes land only through the change-set policy. */
+	if (!res.setup_failed && changeset_call_land(c, &out) != 0) {
+		json_object_set_new(out, "artifactUri", json_string(uri));
+		call_complete(c, ACTION_ERROR, out);
+		runner_result_clear(&res);
+		return;
+	}
 	if (res.setup_failed) {
 		out = tool_error("sandbox_setup", 0, NULL,
 		    "the sandbox could not be built: %s", res.setup_error);
@@ -848,6 +857,13 @@ call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 	c->req.output_cap = b->m->sandbox.limits.output_bytes > 0 ?
 	    (size_t)b->m->sandbox.limits.output_bytes : 1024 * 1024;
 	c->req.stdin_fd = -1;
+	if (changeset_call_prepare(c, out) != 0) {
+		if (c->req.use_proxy) {
+			close(psock[0]);
+			close(psock[1]);
+		}
+		return ACTION_ERROR;
+	}
 	rc = runner_start(&c->req, &c->proc, err, sizeof(err));
 	if (c->req.use_proxy) {
 		close(psock[1]);

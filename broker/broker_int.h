@@ -40,6 +40,10 @@ struct call {
 	char			**envp;		/* owned, NULL-terminated */
 	int			 watch;
 	const struct check	*check;
+	/* The run's overlay upper layer, owned (broker/changeset.h). */
+	char			*changes;
+	char			*changes_upper;
+	char			*changes_work;
 	/*
 	 * Turns the runner's result into the action's (ACTION_DONE or
 	 * ACTION_ERROR and *out); |cmd| is the generic command output

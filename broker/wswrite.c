@@ -15,19 +15,26 @@
 #include "common/errors.h"
 #include "common/util.h"
 #include "policy/path.h"
+#include "policy/writepolicy.h"
 
 int
 wswrite_is_protected(const struct sandbox_policy *p, const char *path)
 {
-	size_t i, n;
+	return writepolicy_path(p, path) != NULL;
+}
 
-	for (i = 0; i < p->nprotected; i++) {
-		n = strlen(p->protected[i]);
-		if (strncmp(path, p->protected[i], n) == 0 &&
-		    (path[n] == '\0' || path[n] == '/'))
-			return 1;
-	}
-	return 0;
+const char *
+wswrite_rule(const struct sandbox_policy *p, const struct ws_change *c,
+    const char *path)
+{
+	struct wp_entry e;
+
+	memset(&e, 0, sizeof(e));
+	e.path = path;
+	e.kind = c->content != NULL ? WP_FILE : WP_DELETE;
+	e.mode = 0644;
+	e.nlink = 1;
+	return writepolicy_check(p, &e);
 }
 
 /* Opens the parent directory of |path| beneath |rootfd|; *base is borrowed. */
@@ -217,7 +224,7 @@ wswrite_apply(int rootfd, const struct sandbox_policy *p,
 {
 	struct pending	*pd;
 	struct stat	 st;
-	const char	*base;
+	const char	*base, *rule;
 	char		 canon[4096];
 	size_t		 i;
 	int		 rc = 0;
@@ -229,9 +236,9 @@ wswrite_apply(int rootfd, const struct sandbox_policy *p,
 	for (i = 0; i < n && rc == 0; i++) {
 		const struct ws_change *c = &changes[i];
 
-		if (wswrite_is_protected(p, c->path)) {
-			snprintf(err, errlen, "%s is protected by the manifest",
-			    c->path);
+		if ((rule = wswrite_rule(p, c, c->path)) != NULL) {
+			snprintf(err, errlen, "%s: %s (%s)", c->path,
+			    writepolicy_rule_text(rule), rule);
 			rc = AL_ERR_DENIED;
 			break;
 		}
@@ -246,9 +253,9 @@ wswrite_apply(int rootfd, const struct sandbox_policy *p,
 			rc = AL_ERR_PATH;
 			break;
 		}
-		if (wswrite_is_protected(p, canon)) {
-			snprintf(err, errlen, "%s is %s, which is protected by "
-			    "the manifest", c->path, canon);
+		if ((rule = wswrite_rule(p, c, canon)) != NULL) {
+			snprintf(err, errlen, "%s is %s: %s (%s)", c->path,
+			    canon, writepolicy_rule_text(rule), rule);
 			rc = AL_ERR_DENIED;
 			break;
 		}

@@ -2,7 +2,8 @@
  * wswrite: changes files in the workspace, all or none.
  *
  * Used by write_file and apply_patch, which run in the broker: every path
- * is checked against the manifest's protected paths (.git by default),
+ * is checked by the write policy every change set also obeys
+ * (policy/writepolicy.h: .git and protected patterns at any depth),
  * opened beneath the workspace with path_resolve(), and must be a regular
  * file with one link (a hardlink could alias a file elsewhere) or absent.
  * New content is written to a temporary file beside the target, synced,
@@ -27,10 +28,19 @@ struct ws_change {
 };
 
 /*
- * Returns 1 if |path| is a protected path of |p| or lies beneath one,
+ * Returns 1 if writing |path| breaks a path rule of the write policy
+ * (.git or a protected pattern, at any depth: policy/writepolicy.h),
  * else 0.  Pure.
  */
 int	wswrite_is_protected(const struct sandbox_policy *p, const char *path);
+
+/*
+ * The write policy's verdict on change |c| at |path| (its path as given,
+ * or where it really resolves): NULL or the rule's name.  Pure.  Every
+ * write wswrite_apply() makes passes it first.
+ */
+const char *wswrite_rule(const struct sandbox_policy *p,
+	    const struct ws_change *c, const char *path);
 
 /*
  * Reads the current content of |path| beneath |rootfd| (NULL if absent)

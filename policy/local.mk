@@ -66,3 +66,10 @@ EXTRA_DIST += tests/golden
 # Benchmark of path resolution (docs/PERFORMANCE.md, section "policy").
 noinst_PROGRAMS += bench/bench_path
 bench_bench_path_LDADD = libairlock.a $(AIRLOCK_LIBS)
+# --- writepolicy: the rules every workspace write obeys (issue 12) ---
+libairlock_a_SOURCES += policy/writepolicy.c policy/writepolicy.h
+check_PROGRAMS += tests/unit/test_writepolicy
+TESTS += tests/unit/test_writepolicy
+tests_unit_test_writepolicy_CFLAGS = $(unit_cflags)
+tests_unit_test_writepolicy_LDADD = $(unit_ldadd)
+# --- end writepolicy ---

@@ -296,27 +296,35 @@ fsconf(const struct runner_plan *p, int fd, const char *key, const char *val)
 }
 
 /*
- * WORKSPACE_COW: an overlay whose lower layer is the workspace and whose
- * upper layer is a tmpfs of tmp_size_mb.  The command sees a writable
- * workspace; its writes land in the upper layer and vanish with the run,
- * leaving the real workspace untouched.  Returns a detached mount.
+ * An overlay whose lower layer is the workspace.  WORKSPACE_COW: the
+ * upper layer is a tmpfs of tmp_size_mb; the command's writes vanish with
+ * the run.  With p->upper_dir: the upper layer is that host directory,
+ * airlock's, and the writes stay there for the broker to check and apply
+ * as a change set.  Either way the real workspace is untouched.  Returns
+ * a detached mount.
  */
 static int
 cow_workspace(const struct runner_plan *p, const char *lower)
 {
 	struct stat st;
-	char opts[64];
+	char opts[64], ubuf[RUNNER_MAX_PATH], wbuf[RUNNER_MAX_PATH];
+	const char *upper = COW_DIR "/upper", *work = COW_DIR "/work";
 	int fd, mfd;
 
-	snprintf(opts, sizeof(opts), "size=%lldm,mode=0755",
-	    (long long)(p->policy->limits.tmp_size_mb > 0 ?
-	    p->policy->limits.tmp_size_mb : 64));
-	make_point(p, COW_DIR, 1);
-	if (mount("tmpfs", COW_DIR, "tmpfs", MS_NOSUID | MS_NODEV, opts) == -1)
-		fail(p, "mount tmpfs", COW_DIR);
-	if (mkdir(COW_DIR "/upper", 0700) == -1 ||
-	    mkdir(COW_DIR "/work", 0700) == -1)
-		fail(p, "mkdir", COW_DIR);
+	if (p->upper_dir != NULL) {
+		upper = cat(p, ubuf, OLDROOT, p->upper_dir);
+		work = cat(p, wbuf, OLDROOT, p->work_dir);
+	} else {
+		snprintf(opts, sizeof(opts), "size=%lldm,mode=0755",
+		    (long long)(p->policy->limits.tmp_size_mb > 0 ?
+		    p->policy->limits.tmp_size_mb : 64));
+		make_point(p, COW_DIR, 1);
+		if (mount("tmpfs", COW_DIR, "tmpfs", MS_NOSUID | MS_NODEV,
+		    opts) == -1)
+			fail(p, "mount tmpfs", COW_DIR);
+		if (mkdir(upper, 0700) == -1 || mkdir(work, 0700) == -1)
+			fail(p, "mkdir", COW_DIR);
+	}
 	/* The overlay's root takes the upper directory's owner and mode:
 	 * give it the workspace's, as the runner will see it. */
 	if (stat(lower, &st) == -1)
@@ -346,24 +354,39 @@ cow_workspace(const struct runner_plan *p, const char *lower)
 		}
 		close(lfd);
 	}
-	if (chown(COW_DIR "/upper", st.st_uid, st.st_gid) == -1 && p->root)
-		fail(p, "chown", COW_DIR "/upper");
-	if (chmod(COW_DIR "/upper", st.st_mode & 07777) == -1)
-		fail(p, "chmod", COW_DIR "/upper");
+	if (chown(upper, st.st_uid, st.st_gid) == -1 && p->root)
+		fail(p, "chown", upper);
+	if (chmod(upper, st.st_mode & 07777) == -1)
+		fail(p, "chmod", upper);
 	if ((fd = fsopen("overlay", FSOPEN_CLOEXEC)) == -1)
 		fail(p, "fsopen", "overlay");
 	fsconf(p, fd, "lowerdir", lower);
-	fsconf(p, fd, "upperdir", COW_DIR "/upper");
-	fsconf(p, fd, "workdir", COW_DIR "/work");
+	fsconf(p, fd, "upperdir", upper);
+	fsconf(p, fd, "workdir", work);
 	if (!p->root)
 		fsconf(p, fd, "userxattr", NULL);
+	if (p->upper_dir != NULL) {
+		/*
+		 * The change set is read from the upper layer alone: every
+		 * changed file there whole (no metadata-only copies), no
+		 * redirects to lower directories, no index of hard links.
+		 */
+		fsconf(p, fd, "metacopy", "off");
+		fsconf(p, fd, "redirect_dir", "off");
+		fsconf(p, fd, "index", "off");
+		/* No sync of the upper filesystem when the run ends (that
+		 * would wait for every dirty page on the host's disk): the
+		 * broker syncs each file it applies. */
+		fsconf(p, fd, "volatile", NULL);
+	}
 	if (fsconfig(fd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == -1)
 		fail(p, "create overlay", p->workspace);
 	if ((mfd = fsmount(fd, FSMOUNT_CLOEXEC, 0)) == -1)
 		fail(p, "fsmount", "overlay");
 	close(fd);
 	/* The overlay holds its own references to its layers. */
-	if (umount2(COW_DIR, MNT_DETACH) == -1 || rmdir(COW_DIR) == -1)
+	if (p->upper_dir == NULL && (umount2(COW_DIR, MNT_DETACH) == -1 ||
+	    rmdir(COW_DIR) == -1))
 		fail(p, "umount", COW_DIR);
 	if (strcmp(lower, COW_LOWER) == 0 &&
 	    (umount2(COW_LOWER, MNT_DETACH) == -1 || rmdir(COW_LOWER) == -1))
@@ -423,7 +446,8 @@ build_root(const struct runner_plan *p)
 	mkdir_p(p, p->workspace, 0755);
 
 	/* Take the workspace along as a detached tree before the host goes. */
-	if (sp->workspace == WORKSPACE_COW)
+	if ((sp->workspace == WORKSPACE_COW || p->upper_dir != NULL) &&
+	    !p->workspace_readonly)
 		wsfd = cow_workspace(p, cat(p, buf, OLDROOT, p->workspace));
 	else if ((wsfd = open_tree(AT_FDCWD, cat(p, buf, OLDROOT,
 	    p->workspace), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
@@ -529,12 +553,17 @@ build_root(const struct runner_plan *p)
 			fail(p, "bind read-write", sp->read_write[i]);
 		close(rwfd[i]);
 	}
-	if (sp->workspace_readonly)
+	if (sp->workspace_readonly || p->workspace_readonly)
 		setattr(p, AT_FDCWD, p->workspace, AT_RECURSIVE,
 		    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0);
 
-	/* .git and the protected paths: read-only again, on the rw bind. */
-	for (i = 0; i < sp->nprotected; i++) {
+	/*
+	 * .git and the protected paths: read-only again, on the rw bind.
+	 * Not over an overlay whose change set the broker checks: there the
+	 * write policy refuses them at any depth, present or not, and a run
+	 * that tries is refused as a whole.
+	 */
+	for (i = 0; p->upper_dir == NULL && i < sp->nprotected; i++) {
 		cat(p, path, p->workspace, "/");
 		cat(p, buf, path, sp->protected[i]);
 		if (lstat(buf, &st) == -1 || S_ISLNK(st.st_mode))

@@ -57,6 +57,19 @@ struct runner_request {
 	 */
 	int			 use_proxy;
 	int			 proxy_sock;
+	/*
+	 * Where the run's writes go.  With |upper_dir| set (a host directory
+	 * airlock made, empty, with |work_dir| beside it on the same
+	 * filesystem), the workspace is an overlay: the real workspace is its
+	 * lower layer, read-only, and every change lands in |upper_dir| for
+	 * the caller to check and apply (broker/changeset.h).  With
+	 * |workspace_readonly| set, the workspace is mounted read-only and
+	 * nothing is written at all.  Neither: the manifest's
+	 * sandbox.workspace mode.
+	 */
+	const char		*upper_dir;
+	const char		*work_dir;
+	int			 workspace_readonly;
 };
 
 #define RUNNER_PROXY_PORT	3128

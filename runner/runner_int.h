@@ -51,6 +51,9 @@ struct runner_plan {
 	int		 proxy_sock;
 	int		 idmap_fd;	/* user namespace for an idmapped
 					   workspace, or -1 */
+	const char	*upper_dir;	/* see runner_request */
+	const char	*work_dir;
+	int		 workspace_readonly;
 	const char	*cg_procs[3];	/* cgroup.procs files to join */
 	size_t		 ncg_procs;
 };

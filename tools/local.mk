@@ -23,7 +23,9 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h \
 	common/vis.c common/vis.h tests/unit/test_vis.c \
 	fuzz/fuzz_vis.c \
 	broker/excerpt.c broker/excerpt.h broker/artifact.c broker/artifact.h \
-	broker/output.c broker/output.h tests/unit/test_excerpt.c
+	broker/output.c broker/output.h tests/unit/test_excerpt.c \
+	policy/writepolicy.c policy/writepolicy.h tests/unit/test_writepolicy.c \
+	broker/changeset.c broker/changeset.h
 
 lint: $(BUILT_SOURCES) config.h
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \

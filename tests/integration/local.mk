@@ -41,3 +41,6 @@ EXTRA_DIST += tests/integration/output_layer.sh
 # Pinned code: approvals, gates and secrets bound to the code that runs (issue 11).
 TESTS += tests/integration/pinned_code.sh
 EXTRA_DIST += tests/integration/pinned_code.sh
+# Runner writes are a change set the broker checks and applies (issue 12).
+TESTS += tests/integration/change_set.sh
+EXTRA_DIST += tests/integration/change_set.sh

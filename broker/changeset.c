@@ -1,0 +1,955 @@
+/*
+ * changeset: see changeset.h.  Why every path is walked from the root
+ * with no symlink followed (path_resolve_walk): the upper layer and the
+ * workspace both hold symlinks the run made or found, and an entry's
+ * path is where the overlay put it, never through a link.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "broker/broker_int.h"
+#include "broker/changeset.h"
+#include "common/errors.h"
+#include "common/util.h"
+#include "policy/path.h"
+#include "policy/writepolicy.h"
+
+#define CS_MAX_ENTRIES (256 * 1024)
+
+enum cs_op {
+	CS_NONE, /* policy and counting only (a removed file) */
+	CS_MKDIR,
+	CS_CHMOD,
+	CS_WRITE, /* a file or a symlink */
+};
+
+struct cs_entry {
+	char *path;
+	enum wp_kind kind;
+	enum cs_op op;
+	mode_t mode;
+	nlink_t nlink;
+	char *target; /* symlink text */
+	off_t size;
+	uid_t uid; /* who the landed file belongs to */
+	gid_t gid;
+};
+
+struct changeset {
+	struct cs_entry *e;
+	size_t n, cap;
+	char **removals; /* moved to the trash before writing */
+	size_t nremovals;
+	uid_t uid; /* the workspace root's owner */
+	gid_t gid;
+	int userxattr;
+	int rootfd;
+};
+
+static struct cs_entry *
+add(struct changeset *cs, const char *path, enum wp_kind kind)
+{
+	struct cs_entry *e;
+
+	if (cs->n == CS_MAX_ENTRIES)
+		return NULL;
+	if (cs->n == cs->cap) {
+		cs->cap = cs->cap ? cs->cap * 2 : 64;
+		cs->e = xreallocarray(cs->e, cs->cap, sizeof(*cs->e));
+	}
+	e = &cs->e[cs->n++];
+	memset(e, 0, sizeof(*e));
+	e->path = xstrdup(path);
+	e->kind = kind;
+	e->nlink = 1;
+	e->uid = cs->uid;
+	e->gid = cs->gid;
+	return e;
+}
+
+static void
+add_removal(struct changeset *cs, const char *path)
+{
+	cs->removals = xreallocarray(
+	    cs->removals, cs->nremovals + 1, sizeof(*cs->removals));
+	cs->removals[cs->nremovals++] = xstrdup(path);
+}
+
+static char *
+join(const char *dir, const char *name)
+{
+	char *p;
+
+	if (dir[0] == '\0')
+		return xstrdup(name);
+	xasprintf(&p, "%s/%s", dir, name);
+	return p;
+}
+
+/* Splits |path| into a parent descriptor (no symlinks) and a name. */
+static int
+open_parent(
+    int rootfd, const char *path, int flags, int *dirfd, const char **name)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_REL_MAX];
+
+	if (slash == NULL) {
+		*name = path;
+		if ((*dirfd = fcntl(rootfd, F_DUPFD_CLOEXEC, 0)) == -1)
+			return AL_ERR_SYSTEM;
+		return 0;
+	}
+	if ((size_t)(slash - path) >= sizeof(dir))
+		return AL_ERR_LIMIT;
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = '\0';
+	*name = slash + 1;
+	return path_resolve_walk(
+	    rootfd, dir, flags | O_DIRECTORY, dirfd, NULL, 0);
+}
+
+/* 0 with *st if |path| exists in the workspace, 1 if absent, or < 0. */
+static int
+real_lstat(int rootfd, const char *path, struct stat *st)
+{
+	const char *name;
+	int dfd, rc;
+
+	rc = open_parent(rootfd, path, O_PATH, &dfd, &name);
+	if (rc == AL_ERR_NOT_FOUND ||
+	    (rc == AL_ERR_SYSTEM && (errno == ENOTDIR || errno == ENOENT)))
+		return 1;
+	if (rc != 0)
+		return rc;
+	rc = fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW);
+	close(dfd);
+	if (rc == -1)
+		return errno == ENOENT || errno == ENOTDIR ? 1 : AL_ERR_SYSTEM;
+	return 0;
+}
+
+static int
+cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names in directory |fd| (consumed), sorted; NULL-terminated. */
+static char **
+list_dir(int fd, size_t *n)
+{
+	DIR *d;
+	struct dirent *de;
+	char **v = NULL;
+
+	*n = 0;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return NULL;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		v = xreallocarray(v, *n + 2, sizeof(*v));
+		v[(*n)++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	if (v == NULL)
+		v = xcalloc(1, sizeof(*v));
+	v[*n] = NULL;
+	qsort(v, *n, sizeof(*v), cmp_names);
+	return v;
+}
+
+static void
+strv_free_n(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* A removal of |path| from the workspace, and every file beneath it. */
+static int
+expand_delete(struct changeset *cs, const char *path, const struct stat *st,
+    char *err, size_t errlen)
+{
+	char **names, *child;
+	size_t n, i;
+	int fd, rc = 0;
+	struct stat cst;
+
+	if (add(cs, path, WP_DELETE) == NULL)
+		goto too_many;
+	if (!S_ISDIR(st->st_mode))
+		return 0;
+	if (path_resolve_walk(
+		cs->rootfd, path, O_RDONLY | O_DIRECTORY, &fd, NULL, 0) != 0) {
+		snprintf(err, errlen, "%s: cannot read what it removes", path);
+		return AL_ERR_PATH;
+	}
+	names = list_dir(fd, &n);
+	for (i = 0; i < n && rc == 0; i++) {
+		child = join(path, names[i]);
+		if ((rc = real_lstat(cs->rootfd, child, &cst)) == 0)
+			rc = expand_delete(cs, child, &cst, err, errlen);
+		else if (rc == 1)
+			rc = 0;
+		free(child);
+	}
+	strv_free_n(names, n);
+	return rc;
+too_many:
+	snprintf(err, errlen, "more than %d entries", CS_MAX_ENTRIES);
+	return AL_ERR_LIMIT;
+}
+
+static int
+is_opaque(const struct changeset *cs, int fd)
+{
+	char v[4];
+	ssize_t n;
+
+	n = fgetxattr(fd,
+	    cs->userxattr ? "user.overlay.opaque" : "trusted.overlay.opaque", v,
+	    sizeof(v));
+	return n == 1 && v[0] == 'y';
+}
+
+static int walk(struct changeset *, int, const char *, int, char *, size_t);
+
+/* One name of the upper directory |ufd| at workspace path |path|. */
+static int
+walk_one(struct changeset *cs, int ufd, const char *name, const char *path,
+    int opaque_ctx, char *err, size_t errlen)
+{
+	struct stat st, rst;
+	struct cs_entry *e;
+	char buf[PATH_REL_MAX];
+	ssize_t len;
+	uid_t uid;
+	gid_t gid;
+	int real, fd, rc;
+
+	if (fstatat(ufd, name, &st, AT_SYMLINK_NOFOLLOW) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return AL_ERR_SYSTEM;
+	}
+	if ((real = real_lstat(cs->rootfd, path, &rst)) < 0) {
+		snprintf(err, errlen, "%s: cannot tell what it replaces", path);
+		return AL_ERR_PATH;
+	}
+	/* A whiteout: the path is deleted. */
+	if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(0, 0)) {
+		if (real != 0)
+			return 0;
+		add_removal(cs, path);
+		return expand_delete(cs, path, &rst, err, errlen);
+	}
+	/* A file, or something of another type, stands where the real
+	 * one was: the real one goes (to the trash, until the end). */
+	uid = cs->uid;
+	gid = cs->gid;
+	if (real == 0 &&
+	    (S_ISDIR(st.st_mode) != S_ISDIR(rst.st_mode) ||
+		!S_ISDIR(st.st_mode))) {
+		add_removal(cs, path);
+		if (S_ISDIR(rst.st_mode) || S_ISDIR(st.st_mode)) {
+			if ((rc = expand_delete(cs, path, &rst, err, errlen)) !=
+			    0)
+				return rc;
+		} else {
+			/* A modified file keeps its owner. */
+			uid = rst.st_uid;
+			gid = rst.st_gid;
+		}
+		real = 1;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		int child_opaque;
+
+		if ((fd = openat(ufd, name,
+			 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) ==
+		    -1) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			return AL_ERR_SYSTEM;
+		}
+		child_opaque = real == 0 && (opaque_ctx || is_opaque(cs, fd));
+		if (real != 0 ||
+		    (rst.st_mode & 07777) != (st.st_mode & 07777)) {
+			if ((e = add(cs, path, WP_DIR)) == NULL) {
+				close(fd);
+				snprintf(err, errlen, "too many entries");
+				return AL_ERR_LIMIT;
+			}
+			e->op = real != 0 ? CS_MKDIR : CS_CHMOD;
+			e->mode = st.st_mode & 07777;
+		}
+		return walk(cs, fd, path, child_opaque, err, errlen);
+	}
+	if (S_ISREG(st.st_mode))
+		e = add(cs, path, WP_FILE);
+	else if (S_ISLNK(st.st_mode))
+		e = add(cs, path, WP_SYMLINK);
+	else if (S_ISFIFO(st.st_mode))
+		e = add(cs, path, WP_FIFO);
+	else if (S_ISSOCK(st.st_mode))
+		e = add(cs, path, WP_SOCKET);
+	else
+		e = add(cs, path, WP_DEVICE);
+	if (e == NULL) {
+		snprintf(err, errlen, "too many entries");
+		return AL_ERR_LIMIT;
+	}
+	e->mode = st.st_mode & 07777;
+	e->nlink = st.st_nlink;
+	e->uid = uid;
+	e->gid = gid;
+	/* Allocated bytes: holes cost the disk nothing. */
+	e->size = S_ISREG(st.st_mode) ? (off_t)st.st_blocks * 512 : 0;
+	if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
+		e->op = CS_WRITE;
+	if (S_ISLNK(st.st_mode)) {
+		if ((len = readlinkat(ufd, name, buf, sizeof(buf) - 1)) < 0) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			return AL_ERR_SYSTEM;
+		}
+		buf[len] = '\0';
+		e->target = xstrdup(buf);
+	}
+	return 0;
+}
+
+/* Walks upper directory |fd| (consumed) at workspace path |dir|. */
+static int
+walk(struct changeset *cs, int fd, const char *dir, int opaque_ctx, char *err,
+    size_t errlen)
+{
+	char **names, **real = NULL, *path;
+	size_t n, nreal = 0, i;
+	int ufd, rfd, rc = 0;
+	struct stat rst;
+
+	if ((ufd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) == -1) {
+		close(fd);
+		return AL_ERR_SYSTEM;
+	}
+	names = list_dir(fd, &n);
+	/* An opaque directory hides what the real one held: removed. */
+	if (opaque_ctx &&
+	    path_resolve_walk(
+		cs->rootfd, dir, O_RDONLY | O_DIRECTORY, &rfd, NULL, 0) == 0)
+		real = list_dir(rfd, &nreal);
+	for (i = 0; i < nreal && rc == 0; i++) {
+		if (bsearch(&real[i], names, n, sizeof(*names), cmp_names) !=
+		    NULL)
+			continue;
+		path = join(dir, real[i]);
+		if (real_lstat(cs->rootfd, path, &rst) == 0) {
+			add_removal(cs, path);
+			rc = expand_delete(cs, path, &rst, err, errlen);
+		}
+		free(path);
+	}
+	for (i = 0; i < n && rc == 0; i++) {
+		path = join(dir, names[i]);
+		rc = walk_one(cs, ufd, names[i], path, opaque_ctx, err, errlen);
+		free(path);
+	}
+	if (names != NULL)
+		strv_free_n(names, n);
+	if (real != NULL)
+		strv_free_n(real, nreal);
+	close(ufd);
+	return rc;
+}
+
+int
+changeset_collect(int upperfd, int rootfd, int userxattr,
+    struct changeset **out, char *err, size_t errlen)
+{
+	struct changeset *cs;
+	struct stat st;
+	int fd, rc;
+
+	*out = NULL;
+	cs = xcalloc(1, sizeof(*cs));
+	cs->userxattr = userxattr;
+	cs->rootfd = rootfd;
+	if (fstat(rootfd, &st) == 0) {
+		cs->uid = st.st_uid;
+		cs->gid = st.st_gid;
+	}
+	if ((fd = openat(upperfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
+	    -1) {
+		snprintf(err, errlen, "upper layer: %s", strerror(errno));
+		changeset_free(cs);
+		return AL_ERR_SYSTEM;
+	}
+	if ((rc = walk(cs, fd, "", 0, err, errlen)) != 0) {
+		changeset_free(cs);
+		return rc;
+	}
+	*out = cs;
+	return 0;
+}
+
+void
+changeset_free(struct changeset *cs)
+{
+	size_t i;
+
+	if (cs == NULL)
+		return;
+	for (i = 0; i < cs->n; i++) {
+		free(cs->e[i].path);
+		free(cs->e[i].target);
+	}
+	free(cs->e);
+	strv_free_n(cs->removals, cs->nremovals);
+	free(cs);
+}
+
+size_t
+changeset_count(const struct changeset *cs)
+{
+	return cs->n;
+}
+
+json_t *
+changeset_check(const struct changeset *cs, const struct sandbox_policy *p,
+    int64_t max_bytes)
+{
+	json_t *refused = json_array();
+	struct wp_entry we;
+	const char *rule;
+	int64_t bytes = 0;
+	size_t i;
+
+	for (i = 0; i < cs->n; i++) {
+		const struct cs_entry *e = &cs->e[i];
+
+		we.path = e->path;
+		we.kind = e->kind;
+		we.mode = e->mode;
+		we.nlink = e->nlink;
+		we.target = e->target;
+		if ((rule = writepolicy_check(p, &we)) != NULL)
+			json_array_append_new(refused,
+			    json_pack(
+				"{s:s, s:s}", "path", e->path, "rule", rule));
+		bytes += e->size;
+	}
+	if (max_bytes > 0 && bytes > max_bytes)
+		json_array_append_new(refused,
+		    json_pack("{s:s, s:s, s:I}", "path", ".", "rule", "quota",
+			"bytes", (json_int_t)bytes));
+	if (json_array_size(refused) == 0) {
+		json_decref(refused);
+		return NULL;
+	}
+	return refused;
+}
+
+const char **
+changeset_paths(const struct changeset *cs, size_t *n)
+{
+	const char **v = xcalloc(cs->n + 1, sizeof(*v));
+	size_t i;
+
+	*n = 0;
+	for (i = 0; i < cs->n; i++)
+		if (cs->e[i].kind != WP_DIR)
+			v[(*n)++] = cs->e[i].path;
+	return v;
+}
+
+/* Applying. */
+
+enum undo_kind { UNDO_TRASH, UNDO_UNLINK, UNDO_RMDIR, UNDO_CHMOD };
+
+struct undo {
+	enum undo_kind kind;
+	const char *path; /* borrowed */
+	size_t idx; /* UNDO_TRASH: name in the trash */
+	mode_t mode; /* UNDO_CHMOD: the old mode */
+};
+
+static void
+rand_name(char *out, size_t outlen, const char *tag)
+{
+	unsigned char r[8];
+	char hex[17];
+
+	randombytes_buf(r, sizeof(r));
+	sodium_bin2hex(hex, sizeof(hex), r, sizeof(r));
+	snprintf(out, outlen, ".airlock-%s-%s", tag, hex);
+}
+
+/* Removes |name| in |dfd| and everything beneath it; no link followed. */
+static void
+rm_tree(int dfd, const char *name)
+{
+	struct stat st;
+	char **names;
+	size_t n, i;
+	int fd;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1)
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		(void)unlinkat(dfd, name, 0);
+		return;
+	}
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd == -1 && errno == EACCES) {
+		/* overlayfs leaves its work directory mode 0. */
+		(void)!fchmodat(dfd, name, 0700, 0);
+		fd = openat(
+		    dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd != -1) {
+		int keep = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+
+		names = list_dir(fd, &n);
+		for (i = 0; keep != -1 && names != NULL && i < n; i++)
+			rm_tree(keep, names[i]);
+		if (names != NULL)
+			strv_free_n(names, n);
+		if (keep != -1)
+			close(keep);
+	}
+	(void)unlinkat(dfd, name, AT_REMOVEDIR);
+}
+
+static int
+copy_file(int from, int to)
+{
+	char buf[65536];
+	ssize_t n;
+
+	while ((n = read(from, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (write_all(to, buf, (size_t)n) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Renames the upper layer's |path| to |name| in |dfd|, if one filesystem. */
+static int
+move_upper(int upperfd, const char *path, int dfd, const char *name)
+{
+	const char *base;
+	int ufd, rc;
+
+	if (open_parent(upperfd, path, O_RDONLY, &ufd, &base) != 0)
+		return -1;
+	rc = renameat2(ufd, base, dfd, name, RENAME_NOREPLACE);
+	close(ufd);
+	return rc;
+}
+
+/* Writes entry |e| (a file or symlink) into place beneath |dfd|. */
+static int
+write_entry(const struct cs_entry *e, int upperfd, int dfd, const char *name,
+    char *err, size_t errlen)
+{
+	char tmp[64];
+	int in, outfd;
+
+	rand_name(tmp, sizeof(tmp), "new");
+	if (e->kind == WP_SYMLINK) {
+		if (symlinkat(e->target, dfd, tmp) == -1)
+			goto fail;
+		if (fchownat(dfd, tmp, e->uid, e->gid, AT_SYMLINK_NOFOLLOW) ==
+		    -1)
+			errno = 0; /* not ours to give: stays ours */
+	} else {
+		if (path_resolve_walk(
+			upperfd, e->path, O_RDONLY, &in, err, errlen) != 0)
+			return AL_ERR_PATH;
+		/*
+		 * On the workspace's filesystem the file itself moves: no
+		 * copy, holes stay holes.  The run is over, so nothing else
+		 * holds it; its owner and mode are set before it lands.
+		 */
+		if (fchown(in, e->uid, e->gid) == -1)
+			errno = 0;
+		if (fchmod(in, e->mode & 0777) == 0 && fsync(in) == 0 &&
+		    move_upper(upperfd, e->path, dfd, name) == 0) {
+			close(in);
+			return 0;
+		}
+		outfd = openat(dfd, tmp,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (outfd == -1) {
+			close(in);
+			goto fail;
+		}
+		if (fchown(outfd, e->uid, e->gid) == -1)
+			errno = 0;
+		if (copy_file(in, outfd) != 0 ||
+		    fchmod(outfd, e->mode & 0777) == -1 || fsync(outfd) == -1) {
+			close(in);
+			close(outfd);
+			(void)unlinkat(dfd, tmp, 0);
+			goto fail;
+		}
+		close(in);
+		close(outfd);
+	}
+	if (renameat(dfd, tmp, dfd, name) == -1) {
+		(void)unlinkat(dfd, tmp, 0);
+		goto fail;
+	}
+	return 0;
+fail:
+	snprintf(err, errlen, "%s: %s", e->path, strerror(errno));
+	return AL_ERR_IO;
+}
+
+static int
+apply_entry(const struct cs_entry *e, int upperfd, int rootfd, struct undo *u,
+    char *err, size_t errlen)
+{
+	const char *name;
+	struct stat st;
+	int dfd, fd, rc;
+
+	if ((rc = open_parent(rootfd, e->path, O_RDONLY, &dfd, &name)) != 0) {
+		snprintf(err, errlen,
+		    "%s: its directory cannot be opened "
+		    "beneath the workspace",
+		    e->path);
+		return AL_ERR_PATH;
+	}
+	u->path = e->path;
+	switch (e->op) {
+	case CS_MKDIR:
+		if (mkdirat(dfd, name, 0700) == -1)
+			break;
+		u->kind = UNDO_RMDIR;
+		if ((fd = openat(dfd, name,
+			 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) ==
+		    -1)
+			break;
+		if (fchown(fd, e->uid, e->gid) == -1)
+			errno = 0;
+		rc = fchmod(fd, e->mode & 0777);
+		close(fd);
+		close(dfd);
+		return rc == 0 ? 0 : AL_ERR_IO;
+	case CS_CHMOD:
+		if ((fd = openat(dfd, name,
+			 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) ==
+			-1 ||
+		    fstat(fd, &st) == -1) {
+			if (fd != -1)
+				close(fd);
+			break;
+		}
+		u->kind = UNDO_CHMOD;
+		u->mode = st.st_mode & 07777;
+		rc = fchmod(fd, e->mode & 0777);
+		close(fd);
+		close(dfd);
+		return rc == 0 ? 0 : AL_ERR_IO;
+	case CS_WRITE:
+		rc = write_entry(e, upperfd, dfd, name, err, errlen);
+		if (rc == 0)
+			u->kind = UNDO_UNLINK;
+		close(dfd);
+		return rc;
+	case CS_NONE:
+		close(dfd);
+		return 0;
+	}
+	snprintf(err, errlen, "%s: %s", e->path, strerror(errno));
+	close(dfd);
+	return AL_ERR_IO;
+}
+
+static void
+undo_one(const struct undo *u, int rootfd, int trashfd)
+{
+	const char *name;
+	char idx[32];
+	int dfd;
+
+	if (open_parent(rootfd, u->path, O_RDONLY, &dfd, &name) != 0)
+		return;
+	switch (u->kind) {
+	case UNDO_TRASH:
+		snprintf(idx, sizeof(idx), "%zu", u->idx);
+		(void)renameat(trashfd, idx, dfd, name);
+		break;
+	case UNDO_UNLINK:
+		(void)unlinkat(dfd, name, 0);
+		break;
+	case UNDO_RMDIR:
+		(void)unlinkat(dfd, name, AT_REMOVEDIR);
+		break;
+	case UNDO_CHMOD:
+		(void)!fchmodat(dfd, name, u->mode, 0);
+		break;
+	}
+	close(dfd);
+}
+
+int
+changeset_apply(const struct changeset *cs, int upperfd, int rootfd, char *err,
+    size_t errlen)
+{
+	struct undo *undo;
+	size_t nundo = 0, i;
+	char trash[64], idx[32];
+	const char *name;
+	int trashfd, wsfd, dfd, rc = 0;
+
+	if (cs->n == 0 && cs->nremovals == 0)
+		return 0;
+	/* rootfd may be O_PATH: a real descriptor for mkdirat and friends. */
+	if ((wsfd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
+	    -1) {
+		snprintf(err, errlen, "workspace: %s", strerror(errno));
+		return AL_ERR_SYSTEM;
+	}
+	rand_name(trash, sizeof(trash), "trash");
+	if (mkdirat(wsfd, trash, 0700) == -1 ||
+	    (trashfd = openat(wsfd, trash,
+		 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "trash directory: %s", strerror(errno));
+		close(wsfd);
+		return AL_ERR_SYSTEM;
+	}
+	undo = xcalloc(cs->nremovals + cs->n + 1, sizeof(*undo));
+	for (i = 0; i < cs->nremovals && rc == 0; i++) {
+		if (open_parent(wsfd, cs->removals[i], O_RDONLY, &dfd, &name) !=
+		    0) {
+			snprintf(err, errlen,
+			    "%s: its directory cannot be "
+			    "opened beneath the workspace",
+			    cs->removals[i]);
+			rc = AL_ERR_PATH;
+			break;
+		}
+		snprintf(idx, sizeof(idx), "%zu", i);
+		if (renameat(dfd, name, trashfd, idx) == -1) {
+			snprintf(err, errlen, "%s: %s", cs->removals[i],
+			    strerror(errno));
+			rc = AL_ERR_IO;
+		} else {
+			undo[nundo].kind = UNDO_TRASH;
+			undo[nundo].path = cs->removals[i];
+			undo[nundo++].idx = i;
+		}
+		close(dfd);
+	}
+	for (i = 0; i < cs->n && rc == 0; i++) {
+		undo[nundo].kind = UNDO_TRASH;
+		undo[nundo].path = NULL;
+		rc = apply_entry(
+		    &cs->e[i], upperfd, wsfd, &undo[nundo], err, errlen);
+		/* A half-done step (a directory made, then not chowned)
+		 * is undone with the others. */
+		if (undo[nundo].path != NULL &&
+		    (rc == 0 || undo[nundo].kind != UNDO_TRASH))
+			nundo++;
+	}
+	if (rc != 0)
+		while (nundo > 0)
+			undo_one(&undo[--nundo], wsfd, trashfd);
+	free(undo);
+	close(trashfd);
+	rm_tree(wsfd, trash);
+	close(wsfd);
+	return rc;
+}
+
+/* The broker's side. */
+
+int
+changeset_call_prepare(struct call *c, json_t **out)
+{
+	struct broker *b = c->b;
+	char *base, *dir;
+
+	(void)out;
+	if (c->tool->side_effect == SIDE_EFFECT_NONE) {
+		c->req.workspace_readonly = 1;
+		return 0;
+	}
+	/* The copy-on-write and read-only modes write nothing anyway. */
+	if (b->m->sandbox.workspace == WORKSPACE_COW ||
+	    b->m->sandbox.workspace_readonly || b->cfg.session_dir == NULL)
+		return 0;
+	xasprintf(&base, "%s/changes", b->cfg.session_dir);
+	if (mkdir(base, 0700) == -1 && errno != EEXIST) {
+		*out = tool_error(
+		    "internal", 1, NULL, "%s: %s", base, strerror(errno));
+		free(base);
+		return -1;
+	}
+	xasprintf(&dir, "%s/%lld", base, (long long)c->seq);
+	free(base);
+	rm_tree(AT_FDCWD, dir);
+	if (mkdir(dir, 0700) == -1) {
+		*out = tool_error(
+		    "internal", 1, NULL, "%s: %s", dir, strerror(errno));
+		free(dir);
+		return -1;
+	}
+	c->changes = dir;
+	xasprintf(&c->changes_upper, "%s/upper", dir);
+	xasprintf(&c->changes_work, "%s/work", dir);
+	if (mkdir(c->changes_upper, 0755) == -1 ||
+	    mkdir(c->changes_work, 0700) == -1) {
+		*out = tool_error(
+		    "internal", 1, NULL, "%s: %s", dir, strerror(errno));
+		changeset_call_clear(c);
+		return -1;
+	}
+	c->req.upper_dir = c->changes_upper;
+	c->req.work_dir = c->changes_work;
+	return 0;
+}
+
+void
+changeset_call_clear(struct call *c)
+{
+	if (c->changes != NULL)
+		rm_tree(AT_FDCWD, c->changes);
+	free(c->changes);
+	free(c->changes_upper);
+	free(c->changes_work);
+	c->changes = c->changes_upper = c->changes_work = NULL;
+}
+
+/* The dependency files among the set's paths, or "." for the whole set. */
+static const char *
+budget_entry(const struct manifest *m, const char *const *paths, size_t n,
+    const char *limit)
+{
+	size_t i, j;
+
+	if (strcmp(limit, "maxAddedDependencies") != 0)
+		return ".";
+	for (i = 0; i < n; i++)
+		for (j = 0; j < m->ndependency_files; j++)
+			if (strcmp(paths[i], m->dependency_files[j]) == 0)
+				return paths[i];
+	return ".";
+}
+
+static json_t *
+refusal(struct call *c, json_t *refused)
+{
+	json_t *first = json_array_get(refused, 0), *body;
+	const char *rule = json_string_value(json_object_get(first, "rule"));
+
+	body = tool_error("change_refused", 0, NULL,
+	    "the run's changes were not applied: %zu %s refused; first: "
+	    "%s: %s",
+	    json_array_size(refused),
+	    json_array_size(refused) == 1 ? "entry" : "entries",
+	    json_string_value(json_object_get(first, "path")),
+	    writepolicy_rule_text(rule));
+	json_object_set(body, "refused", refused);
+	(void)broker_audit(c->b, "change_refused",
+	    json_pack("{s:O, s:s, s:s?, s:O}", "id", c->id, "tool",
+		c->tool->name, "check", c->check != NULL ? c->check->id : NULL,
+		"entries", refused));
+	json_decref(refused);
+	return body;
+}
+
+int
+changeset_call_land(struct call *c, json_t **out)
+{
+	struct broker *b = c->b;
+	struct changeset *cs = NULL;
+	const char **paths;
+	json_t *refused;
+	char err[512], limit[64];
+	size_t n;
+	int64_t quota;
+	int upperfd, rc;
+
+	if (c->changes_upper == NULL)
+		return 0;
+	if ((upperfd = open(c->changes_upper,
+		 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+		*out = tool_error("write_failed", 0, NULL,
+		    "nothing was "
+		    "applied: upper layer: %s",
+		    strerror(errno));
+		return -1;
+	}
+	if ((rc = changeset_collect(upperfd, b->rootfd, geteuid() != 0, &cs,
+		 err, sizeof(err))) != 0) {
+		close(upperfd);
+		*out = refusal(c,
+		    json_pack("[{s:s, s:s, s:s}]", "path", ".", "rule",
+			"unreadable", "message", err));
+		return -1;
+	}
+	if (changeset_count(cs) == 0) {
+		changeset_free(cs);
+		close(upperfd);
+		return 0;
+	}
+	quota = CHANGESET_MAX_BYTES;
+	if ((refused = changeset_check(cs, &b->m->sandbox, quota)) != NULL) {
+		*out = refusal(c, refused);
+		goto fail;
+	}
+	paths = changeset_paths(cs, &n);
+	rc = ledger_admit_write(b->ledger, paths, n, 0, limit, sizeof(limit));
+	if (rc == AL_ERR_BUDGET) {
+		refused = json_pack("[{s:s, s:s}]", "path",
+		    budget_entry(b->m, paths, n, limit), "rule", limit);
+		free(paths);
+		broker_budget_stop(b, limit);
+		*out = refusal(c, refused);
+		goto fail;
+	}
+	free(paths);
+	if ((rc = changeset_apply(cs, upperfd, b->rootfd, err, sizeof(err))) !=
+	    0) {
+		*out = tool_error("write_failed", rc == AL_ERR_IO, NULL,
+		    "nothing was applied: %s", err);
+		goto fail;
+	}
+	(void)broker_audit(b, "change_applied",
+	    json_pack("{s:O, s:I}", "id", c->id, "entries",
+		(json_int_t)changeset_count(cs)));
+	changeset_free(cs);
+	close(upperfd);
+	return 0;
+fail:
+	changeset_free(cs);
+	close(upperfd);
+	return -1;
+}

@@ -1,0 +1,94 @@
+/*
+ * changeset: what a sandboxed run changed, checked and applied.
+ *
+ * A runner that may write sees the workspace as an overlay whose upper
+ * layer is a directory airlock made in the session directory
+ * (changeset_dir_new()).  When the run ends, changeset_collect() walks
+ * that upper layer against the real workspace into entries: new and
+ * modified files (whole: the overlay runs without metacopy), new
+ * directories and mode changes, symlinks, special files, and deletions
+ * (whiteouts, opaque directories, and anything an entry of another type
+ * replaces), each deletion expanded to every file it removes.
+ * changeset_check() puts every entry through writepolicy_check() and the
+ * byte quota; changeset_apply() lands the whole set or nothing.
+ *
+ * Applying: every path is resolved beneath the workspace without
+ * following any symlink; what is removed or replaced is first moved into
+ * a trash directory inside the workspace (one rename, same filesystem);
+ * new content is written to a temporary file beside its target, synced,
+ * and renamed into place.  If any step fails, the steps done are undone
+ * in reverse and the trash is put back.  Files land with mode & 0777,
+ * owned by the replaced file's owner or, when new, by the workspace
+ * root's owner.  Not journaled: a broker killed in the middle of an apply
+ * leaves the trash directory (.airlock-trash-*) for a human.
+ */
+#ifndef AIRLOCK_CHANGESET_H
+#define AIRLOCK_CHANGESET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "policy/manifest.h"
+
+/* The byte quota of one run's change set: allocated bytes of its files. */
+#define CHANGESET_MAX_BYTES (2LL * 1024 * 1024 * 1024)
+
+struct changeset;
+struct call;
+struct runner_result;
+
+/*
+ * Walks the upper layer |upperfd| (a directory descriptor) against the
+ * workspace |rootfd|.  |userxattr|: the overlay was mounted in a user
+ * namespace (opaque directories carry user.overlay.opaque, not
+ * trusted.overlay.opaque).  Returns 0 with *out (caller frees), or a
+ * negative code with a message in err.
+ */
+int changeset_collect(int upperfd, int rootfd, int userxattr,
+    struct changeset **out, char *err, size_t errlen)
+    __attribute__((warn_unused_result));
+
+void changeset_free(struct changeset *cs);
+
+/* The number of entries, and the files among them (not directories). */
+size_t changeset_count(const struct changeset *cs);
+
+/*
+ * Checks every entry against |p| and the set's file bytes against
+ * |max_bytes| (<= 0: none).  Returns NULL if all pass, else a new array
+ * of {path, rule} for each entry refused.
+ */
+json_t *changeset_check(const struct changeset *cs,
+    const struct sandbox_policy *p, int64_t max_bytes);
+
+/*
+ * The files the set writes or removes (borrowed strings, in a new array
+ * the caller frees), for the budget counters; *n gets the count.
+ */
+const char **changeset_paths(const struct changeset *cs, size_t *n);
+
+/*
+ * Applies |cs| (read from |upperfd|) to the workspace |rootfd| as
+ * described above.  Returns 0, or a negative code with a message in err;
+ * on failure nothing has changed.
+ */
+int changeset_apply(const struct changeset *cs, int upperfd, int rootfd,
+    char *err, size_t errlen) __attribute__((warn_unused_result));
+
+/*
+ * The broker's side.  changeset_call_prepare() decides how the runner of
+ * |c| sees the workspace: read-only when the tool's sideEffect is none,
+ * else an overlay whose upper layer it creates in the session directory
+ * (c->changes).  Returns 0, or -1 with *out set to an error body.
+ * changeset_call_land() checks and applies the run's change set; returns
+ * 0 (applied or empty), or -1 with *out set to an error body
+ * (change_refused, budget_exhausted, write_failed).
+ * changeset_call_clear() removes the upper layer; safe to call twice.
+ */
+int changeset_call_prepare(struct call *c, json_t **out);
+int changeset_call_land(struct call *c, json_t **out);
+void changeset_call_clear(struct call *c);
+
+#endif

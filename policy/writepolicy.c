@@ -1,0 +1,212 @@
+/*
+ * writepolicy: see writepolicy.h.  Paths are compared component by
+ * component, so "a/.github/workflows" and ".github/workflows" are the
+ * same pattern at different depths, and nothing depends on what exists
+ * in the workspace: a protected path absent at start is as protected as
+ * one that is there.
+ */
+#include "config.h"
+
+#include <fnmatch.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "policy/writepolicy.h"
+
+#define WP_MAX_DEPTH 512
+#define WP_MAX_PATH 4096
+
+struct comps {
+	char buf[WP_MAX_PATH];
+	char *c[WP_MAX_DEPTH];
+	size_t n;
+};
+
+/* Splits |path| at '/', dropping empty and "." components; -1 if too big. */
+static int
+split(const char *path, struct comps *out)
+{
+	char *s, *save = NULL;
+
+	out->n = 0;
+	if (strlen(path) >= sizeof(out->buf))
+		return -1;
+	strcpy(out->buf, path);
+	for (s = strtok_r(out->buf, "/", &save); s != NULL;
+	     s = strtok_r(NULL, "/", &save)) {
+		if (strcmp(s, ".") == 0)
+			continue;
+		if (out->n == WP_MAX_DEPTH)
+			return -1;
+		out->c[out->n++] = s;
+	}
+	return 0;
+}
+
+static int
+comp_match(const char *pat, const char *name)
+{
+	return fnmatch(pat, name, FNM_PERIOD) == 0;
+}
+
+/*
+ * 1 if pattern |pc| sits at depth |k| of |ec| with |ec| at or beneath it
+ * (*beneath = 1), or with |ec| a proper ancestor of it (*beneath = 0).
+ */
+static int
+window(const struct comps *pc, const struct comps *ec, size_t k, int *beneath)
+{
+	size_t i;
+
+	for (i = 0; i < pc->n && k + i < ec->n; i++)
+		if (!comp_match(pc->c[i], ec->c[k + i]))
+			return 0;
+	*beneath = i == pc->n;
+	return 1;
+}
+
+/* The protected rule for an entry of kind |kind| at |ec|. */
+static int
+protected_hit(
+    const struct sandbox_policy *p, const struct comps *ec, enum wp_kind kind)
+{
+	struct comps pc;
+	size_t i, k;
+	int beneath;
+
+	for (i = 0; i < p->nprotected; i++) {
+		if (split(p->protected[i], &pc) != 0 || pc.n == 0)
+			return 1;
+		for (k = 0; k < ec->n; k++) {
+			if (!window(&pc, ec, k, &beneath))
+				continue;
+			if (beneath || kind != WP_DIR)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+static int
+git_hit(const struct comps *ec)
+{
+	size_t i;
+
+	/* Case-folded: on a case-insensitive checkout ".GIT" is ".git". */
+	for (i = 0; i < ec->n; i++)
+		if (strcasecmp(ec->c[i], ".git") == 0)
+			return 1;
+	return 0;
+}
+
+/* 1 if |target|, read from the directory of |ec|, leaves the workspace. */
+static int
+symlink_escapes(const struct comps *ec, const char *target)
+{
+	struct comps tc;
+	size_t i;
+	long depth;
+
+	if (target == NULL || target[0] == '\0' || target[0] == '/')
+		return 1;
+	if (split(target, &tc) != 0)
+		return 1;
+	depth = ec->n > 0 ? (long)ec->n - 1 : 0;
+	for (i = 0; i < tc.n; i++) {
+		if (strcmp(tc.c[i], "..") == 0) {
+			if (--depth < 0)
+				return 1;
+		} else
+			depth++;
+	}
+	return 0;
+}
+
+static const char *
+path_rules(
+    const struct sandbox_policy *p, const struct comps *ec, enum wp_kind kind)
+{
+	if (git_hit(ec))
+		return WP_RULE_GIT;
+	if (protected_hit(p, ec, kind))
+		return WP_RULE_PROTECTED;
+	return NULL;
+}
+
+const char *
+writepolicy_check(const struct sandbox_policy *p, const struct wp_entry *e)
+{
+	struct comps ec;
+	size_t i;
+
+	/* An unreadable path is refused under the strictest rule. */
+	if (e->path == NULL || split(e->path, &ec) != 0 || ec.n == 0)
+		return WP_RULE_PROTECTED;
+	for (i = 0; i < ec.n; i++)
+		if (strcmp(ec.c[i], "..") == 0)
+			return WP_RULE_PROTECTED;
+	switch (e->kind) {
+	case WP_DEVICE:
+	case WP_FIFO:
+	case WP_SOCKET:
+		return WP_RULE_SPECIAL_FILE;
+	case WP_FILE:
+	case WP_DIR:
+		if (e->mode & (S_ISUID | S_ISGID | S_ISVTX))
+			return WP_RULE_SPECIAL_BITS;
+		if (e->kind == WP_FILE && e->nlink > 1)
+			return WP_RULE_HARD_LINK;
+		break;
+	case WP_SYMLINK:
+	case WP_DELETE:
+		break;
+	}
+	if (path_rules(p, &ec, e->kind) != NULL)
+		return path_rules(p, &ec, e->kind);
+	if (e->kind == WP_SYMLINK && symlink_escapes(&ec, e->target))
+		return WP_RULE_SYMLINK;
+	return NULL;
+}
+
+const char *
+writepolicy_path(const struct sandbox_policy *p, const char *path)
+{
+	struct wp_entry e;
+
+	memset(&e, 0, sizeof(e));
+	e.path = path;
+	e.kind = WP_FILE;
+	e.mode = 0644;
+	e.nlink = 1;
+	return writepolicy_check(p, &e);
+}
+
+const char *
+writepolicy_rule_text(const char *rule)
+{
+	static const struct {
+		const char *rule, *text;
+	} texts[] = {
+		{ WP_RULE_SPECIAL_FILE,
+		    "device nodes, FIFOs and sockets may "
+		    "not be written to the workspace" },
+		{ WP_RULE_SPECIAL_BITS,
+		    "setuid, setgid and sticky bits may "
+		    "not be set" },
+		{ WP_RULE_HARD_LINK, "a file may not be a hard link" },
+		{ WP_RULE_SYMLINK,
+		    "a symbolic link may not point outside the "
+		    "workspace" },
+		{ WP_RULE_GIT, "no .git may be written, at any depth" },
+		{ WP_RULE_PROTECTED,
+		    "the path is protected by the manifest "
+		    "(sandbox.protected), at any depth" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
+		if (strcmp(texts[i].rule, rule) == 0)
+			return texts[i].text;
+	return rule;
+}

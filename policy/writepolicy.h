@@ -1,0 +1,75 @@
+/*
+ * writepolicy: the one set of rules every write to the workspace obeys.
+ *
+ * A write is described as an entry (a path and what it becomes); the
+ * broker's own writes (write_file, apply_patch) and the change sets of
+ * sandboxed runs (broker/changeset.c) are checked entry by entry here,
+ * and nothing lands unless every entry passes.  Pure: no I/O, so every
+ * rule is a row in tests/unit/test_writepolicy.c.
+ *
+ * The rules, each with the name a refusal carries:
+ *   special_file  device nodes, FIFOs and sockets
+ *   special_bits  setuid, setgid or sticky bits (files and directories)
+ *   hard_link     a regular file with more than one link
+ *   symlink       a symlink whose target is absolute or, read lexically
+ *                 from the link's directory, leaves the workspace
+ *   git           a ".git" component at any depth (a directory, or a
+ *                 ".git" file with "gitdir:"), whether or not it exists
+ *   protected     a path matching a sandbox.protected pattern at any
+ *                 depth, or beneath one; or a non-directory (a file, a
+ *                 symlink, a deletion) standing where a protected path's
+ *                 ancestor is, which would replace the protected tree
+ * The budgets (maxChangedFiles, maxAddedDependencies) and the byte quota
+ * count a whole change set: see broker/changeset.h.
+ */
+#ifndef AIRLOCK_WRITEPOLICY_H
+#define AIRLOCK_WRITEPOLICY_H
+
+#include <sys/types.h>
+
+#include "policy/manifest.h"
+
+enum wp_kind {
+	WP_FILE, /* a regular file, new or replaced */
+	WP_DIR, /* a directory, new or with a mode change */
+	WP_SYMLINK,
+	WP_DELETE, /* the path is removed */
+	WP_DEVICE, /* character or block device */
+	WP_FIFO,
+	WP_SOCKET,
+};
+
+struct wp_entry {
+	const char *path; /* workspace-relative, no "." or ".."
+					   components, no leading '/' */
+	enum wp_kind kind;
+	mode_t mode; /* permission and special bits */
+	nlink_t nlink; /* WP_FILE: links in the change */
+	const char *target; /* WP_SYMLINK: the link's text */
+};
+
+#define WP_RULE_SPECIAL_FILE "special_file"
+#define WP_RULE_SPECIAL_BITS "special_bits"
+#define WP_RULE_HARD_LINK "hard_link"
+#define WP_RULE_SYMLINK "symlink"
+#define WP_RULE_GIT "git"
+#define WP_RULE_PROTECTED "protected"
+
+/*
+ * Returns NULL if |e| may be written under |p|, else the name of the
+ * first rule it breaks (a static string, one of WP_RULE_*).
+ */
+const char *writepolicy_check(
+    const struct sandbox_policy *p, const struct wp_entry *e);
+
+/*
+ * The path rules alone (git, protected) for writing or removing the file
+ * |path|: NULL or the rule's name.  For the broker's writes, checked on
+ * the path as given and on where it really resolves.
+ */
+const char *writepolicy_path(const struct sandbox_policy *p, const char *path);
+
+/* Returns a sentence explaining |rule| (static), for messages. */
+const char *writepolicy_rule_text(const char *rule);
+
+#endif

@@ -1,0 +1,154 @@
+/*
+ * Unit tests for policy/writepolicy.c: one table, one row per rule and
+ * per edge, {entry, expected rule or NULL}, under a policy that protects
+ * .git, .github/workflows, secrets and *.pem.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <check.h>
+
+#include "policy/writepolicy.h"
+
+static char *protected[] = { ".git", ".github/workflows", "secrets", "*.pem",
+	NULL };
+
+struct row {
+	const char *name;
+	struct wp_entry e;
+	const char *want; /* NULL: allowed */
+};
+
+#define F(p, m) \
+	{ \
+		(p), WP_FILE, (m), 1, NULL \
+	}
+#define D(p, m) \
+	{ \
+		(p), WP_DIR, (m), 1, NULL \
+	}
+#define L(p, t) \
+	{ \
+		(p), WP_SYMLINK, 0777, 1, (t) \
+	}
+#define X(p) \
+	{ \
+		(p), WP_DELETE, 0, 0, NULL \
+	}
+
+static const struct row rows[] = {
+	{ "plain new file", F("src/a.c", 0644), NULL },
+	{ "executable script", F("tests/run.sh", 0755), NULL },
+	{ "world-writable dir is allowed", D("tmp", 0777), NULL },
+	{ "setuid file", F("sbash", 04755), WP_RULE_SPECIAL_BITS },
+	{ "setgid file", F("x", 02755), WP_RULE_SPECIAL_BITS },
+	{ "setgid world-writable dir", D("d", 02777), WP_RULE_SPECIAL_BITS },
+	{ "sticky dir", D("d", 01777), WP_RULE_SPECIAL_BITS },
+	{ "device node", { "dev", WP_DEVICE, 0666, 1, NULL },
+	    WP_RULE_SPECIAL_FILE },
+	{ "fifo", { "src/pipe", WP_FIFO, 0644, 1, NULL },
+	    WP_RULE_SPECIAL_FILE },
+	{ "socket", { "s", WP_SOCKET, 0755, 1, NULL }, WP_RULE_SPECIAL_FILE },
+	{ "hard link", { "a", WP_FILE, 0644, 2, NULL }, WP_RULE_HARD_LINK },
+	{ "top-level .git file", F(".git/config", 0644), WP_RULE_GIT },
+	{ "nested .git dir", D("src/.git", 0755), WP_RULE_GIT },
+	{ "nested .git config", F("src/.git/config", 0644), WP_RULE_GIT },
+	{ "a .git file (gitdir:)", F("vendor/lib/.git", 0644), WP_RULE_GIT },
+	{ "case-folded .GIT", F("src/.GIT/config", 0644), WP_RULE_GIT },
+	{ "deleting a nested .git", X("src/.git/HEAD"), WP_RULE_GIT },
+	{ ".gitignore is fine", F("src/.gitignore", 0644), NULL },
+	{ "protected file", F(".github/workflows/ci.yml", 0644),
+	    WP_RULE_PROTECTED },
+	{ "protected at depth", F("sub/.github/workflows/ci.yml", 0644),
+	    WP_RULE_PROTECTED },
+	{ "protected dir itself", D("secrets", 0755), WP_RULE_PROTECTED },
+	{ "beneath a protected dir", F("secrets/key", 0600),
+	    WP_RULE_PROTECTED },
+	{ "glob pattern", F("certs/server.pem", 0644), WP_RULE_PROTECTED },
+	{ "deleting a protected file", X(".github/workflows/ci.yml"),
+	    WP_RULE_PROTECTED },
+	{ "deleting an ancestor of a protected path", X(".github"),
+	    WP_RULE_PROTECTED },
+	{ "a file replacing an ancestor", F(".github", 0644),
+	    WP_RULE_PROTECTED },
+	{ "a symlink replacing an ancestor", L(".github", "evil"),
+	    WP_RULE_PROTECTED },
+	{ "a directory above a protected path", D(".github", 0755), NULL },
+	{ "a sibling of a protected path", F(".github/dependabot.yml", 0644),
+	    NULL },
+	{ "a look-alike name", F(".github.old/workflows/ci.yml", 0644), NULL },
+	{ "secretsfile is not secrets", F("secretsfile", 0644), NULL },
+	{ "relative symlink inside", L("src/link", "../README.md"), NULL },
+	{ "relative symlink in place", L("a/b/l", "c/d"), NULL },
+	{ "absolute symlink", L("src/l", "/etc/passwd"), WP_RULE_SYMLINK },
+	{ "symlink climbing out", L("src/shadow", "../../etc/shadow"),
+	    WP_RULE_SYMLINK },
+	{ "symlink out at top level", L("l", ".."), WP_RULE_SYMLINK },
+	{ "symlink down then out", L("l", "a/../../x"), WP_RULE_SYMLINK },
+	{ "empty symlink", L("l", ""), WP_RULE_SYMLINK },
+	{ "dot-dot in the entry path", F("a/../b", 0644), WP_RULE_PROTECTED },
+	{ "empty path", F("", 0644), WP_RULE_PROTECTED },
+	{ "plain delete", X("src/old.c"), NULL },
+};
+
+START_TEST(test_writepolicy_table)
+{
+	struct sandbox_policy p;
+	const struct row *r = &rows[_i];
+	const char *got;
+
+	memset(&p, 0, sizeof(p));
+	p.protected = protected;
+	p.nprotected = 4;
+	got = writepolicy_check(&p, &r->e);
+	if (r->want == NULL)
+		ck_assert_msg(got == NULL, "%s: refused by %s", r->name, got);
+	else
+		ck_assert_msg(got != NULL && strcmp(got, r->want) == 0,
+		    "%s: want %s, got %s", r->name, r->want,
+		    got != NULL ? got : "allowed");
+}
+END_TEST
+
+START_TEST(test_writepolicy_path_matches_check)
+{
+	struct sandbox_policy p;
+
+	memset(&p, 0, sizeof(p));
+	p.protected = protected;
+	p.nprotected = 4;
+	ck_assert_ptr_null(writepolicy_path(&p, "src/a.c"));
+	ck_assert_str_eq(writepolicy_path(&p, "src/.git/config"), WP_RULE_GIT);
+	ck_assert_str_eq(
+	    writepolicy_path(&p, "x/secrets/k"), WP_RULE_PROTECTED);
+	ck_assert_str_ne(writepolicy_rule_text(WP_RULE_GIT), WP_RULE_GIT);
+}
+END_TEST
+
+static Suite *
+suite(void)
+{
+	Suite *s = suite_create("writepolicy");
+	TCase *tc = tcase_create("rules");
+
+	tcase_add_loop_test(
+	    tc, test_writepolicy_table, 0, sizeof(rows) / sizeof(rows[0]));
+	tcase_add_test(tc, test_writepolicy_path_matches_check);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}
