@@ -13,3 +13,5 @@ EXTRA_DIST += bench/audit.sh
 noinst_PROGRAMS += bench/spawnbench
 bench_spawnbench_SOURCES = bench/spawnbench.c
 EXTRA_DIST += bench/spawn
+# agent start-up under airlock vs bare and bwrap (bench/agent_startup.sh).
+EXTRA_DIST += bench/agent_startup.sh
