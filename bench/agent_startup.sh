@@ -45,7 +45,7 @@ export AIRLOCK_HOME AIRLOCK_RUNTIME_DIR
 cd "$T/ws"
 
 echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $(uname -r), $(nproc) CPUs, load: $(cut -d' ' -f1-3 /proc/loadavg), $ROUNDS interleaved rounds"
-exec python3 - "$AIRLOCK" "$SRC/contrib/agents" "$T" "$ROUNDS" <<'PY'
+python3 - "$AIRLOCK" "$SRC/contrib/agents" "$T" "$ROUNDS" <<'PY'
 import os, shutil, statistics, subprocess, sys, time
 
 airlock, profiles, tmp, rounds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
