@@ -14,3 +14,5 @@ noinst_PROGRAMS += bench/spawnbench
 bench_spawnbench_SOURCES = bench/spawnbench.c
 EXTRA_DIST += bench/spawn
 EXTRA_DIST += bench/output.sh
+# agent start-up under airlock vs bare and bwrap (bench/agent_startup.sh).
+EXTRA_DIST += bench/agent_startup.sh
