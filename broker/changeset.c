@@ -492,17 +492,6 @@ struct undo {
 	mode_t mode; /* UNDO_CHMOD: the old mode */
 };
 
-static void
-rand_name(char *out, size_t outlen, const char *tag)
-{
-	unsigned char r[8];
-	char hex[17];
-
-	randombytes_buf(r, sizeof(r));
-	sodium_bin2hex(hex, sizeof(hex), r, sizeof(r));
-	snprintf(out, outlen, ".airlock-%s-%s", tag, hex);
-}
-
 /* Removes |name| in |dfd| and everything beneath it; no link followed. */
 static void
 rm_tree(int dfd, const char *name)
@@ -579,7 +568,7 @@ write_entry(const struct cs_entry *e, int upperfd, int dfd, const char *name,
 	char tmp[64];
 	int in, outfd;
 
-	rand_name(tmp, sizeof(tmp), "new");
+	tmp_name(tmp, sizeof(tmp), "new");
 	if (e->kind == WP_SYMLINK) {
 		if (symlinkat(e->target, dfd, tmp) == -1)
 			goto fail;
@@ -736,7 +725,7 @@ changeset_apply(const struct changeset *cs, int upperfd, int rootfd, char *err,
 		snprintf(err, errlen, "workspace: %s", strerror(errno));
 		return AL_ERR_SYSTEM;
 	}
-	rand_name(trash, sizeof(trash), "trash");
+	tmp_name(trash, sizeof(trash), "trash");
 	if (mkdirat(wsfd, trash, 0700) == -1 ||
 	    (trashfd = openat(wsfd, trash,
 		 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {

@@ -173,17 +173,6 @@ struct pending {
 	int	 done;		/* renamed into place / removed */
 };
 
-static void
-rand_name(char *out, size_t outlen, const char *tag)
-{
-	unsigned char r[8];
-	char hex[17];
-
-	randombytes_buf(r, sizeof(r));
-	sodium_bin2hex(hex, sizeof(hex), r, sizeof(r));
-	snprintf(out, outlen, ".airlock-%s-%s", tag, hex);
-}
-
 static int
 write_tmp(struct pending *pd, const struct ws_change *c,
     const struct stat *old, char *err, size_t errlen)
@@ -192,7 +181,7 @@ write_tmp(struct pending *pd, const struct ws_change *c,
 	int		fd;
 	mode_t		mode = pd->exists ? (old->st_mode & 0777) : 0644;
 
-	rand_name(pd->tmp, sizeof(pd->tmp), "new");
+	tmp_name(pd->tmp, sizeof(pd->tmp), "new");
 	fd = openat(pd->dirfd, pd->tmp, O_WRONLY | O_CREAT | O_EXCL |
 	    O_NOFOLLOW | O_CLOEXEC, mode);
 	if (fd == -1) {
@@ -273,7 +262,7 @@ wswrite_apply(int rootfd, const struct sandbox_policy *p,
 			break;
 		}
 		if (pd[i].exists) {
-			rand_name(pd[i].bak, sizeof(pd[i].bak), "old");
+			tmp_name(pd[i].bak, sizeof(pd[i].bak), "old");
 			if (linkat(pd[i].dirfd, base, pd[i].dirfd, pd[i].bak,
 			    0) == -1) {
 				snprintf(err, errlen, "%s: %s", c->path,

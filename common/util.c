@@ -325,3 +325,14 @@ proc_args_set(const char *title)
 	if (room > 0)
 		memcpy(args_start, title, strnlen(title, room));
 }
+
+void
+tmp_name(char *out, size_t outlen, const char *tag)
+{
+	unsigned char	r[8];
+	char		hex[17];
+
+	randombytes_buf(r, sizeof(r));
+	sodium_bin2hex(hex, sizeof(hex), r, sizeof(r));
+	snprintf(out, outlen, ".airlock-%s-%s", tag, hex);
+}

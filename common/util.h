@@ -66,6 +66,12 @@ int	 fd_set_nonblock(int fd, int on);
  * only: the parent's memory is untouched.  |title| is cut to fit.
  */
 void	 proc_args_save(int argc, char **argv);
+
+/*
+ * Writes ".airlock-TAG-<16 random hex digits>" to out[0..outlen): a name
+ * for a temporary file or directory beside the one it will replace.
+ */
+void	 tmp_name(char *out, size_t outlen, const char *tag);
 void	 proc_args_set(const char *title);
 int	 fd_set_cloexec(int fd, int on);
 
