@@ -15,8 +15,11 @@ rpc() {
 	IFS= read -r reply <&3 || { echo "demo agent: broker closed" >&2; exit 1; }
 }
 # field NAME: the first "NAME":value in $reply (strings unquoted).
+# field NAME: the value of NAME in the reply, from structuredContent or,
+# for a tool's error (its body is the text), from the JSON in the text.
 field() {
-	printf '%s' "$reply" | sed -n "s/.*\"$1\":\"\{0,1\}\([^\",}]*\).*/\1/p" | head -n 1
+	printf '%s' "$reply" | sed 's/\\"/"/g' |
+	    sed -n "s/.*\"$1\":\"\{0,1\}\([^\",}]*\).*/\1/p" | head -n 1
 }
 say() { printf 'agent: %s\n' "$*" >&2; }
 tool() {	# NAME ARGS-JSON

@@ -44,3 +44,6 @@ EXTRA_DIST += tests/integration/pinned_code.sh
 # Runner writes are a change set the broker checks and applies (issue 12).
 TESTS += tests/integration/change_set.sh
 EXTRA_DIST += tests/integration/change_set.sh
+# make demo, as a newcomer runs it.
+TESTS += tests/integration/demo.sh
+EXTRA_DIST += tests/integration/demo.sh
