@@ -49,7 +49,7 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit, parse_qs
 
-AIRLOCK_TOOLS = ("list_files", "read_file", "search", "apply_patch",
+AIRLOCK_TOOLS = ("list_files", "read_file", "read_output", "search", "apply_patch",
                  "run_check", "request_approval")
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -47,3 +47,6 @@ EXTRA_DIST += tests/integration/change_set.sh
 # make demo, as a newcomer runs it.
 TESTS += tests/integration/demo.sh
 EXTRA_DIST += tests/integration/demo.sh
+# Change sets as an ordinary user (issue 12).
+TESTS += tests/integration/change_set_nonroot.sh
+EXTRA_DIST += tests/integration/change_set_nonroot.sh
