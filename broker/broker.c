@@ -479,10 +479,11 @@ call_complete(struct call *c, int status, json_t *out)
 		json_t	*v;
 		size_t	 i;
 
-		json_array_foreach(c->voided, i, v)
+		json_array_foreach(c->voided, i, v) {
 			json_array_append_new(json_object_get(result,
 			    "content"), json_pack("{s:s, s:O}", "type", "text",
 			    "text", v));
+		}
 	}
 
 	if (c->idem_key != NULL) {
@@ -567,9 +568,10 @@ gate_pins_after(struct call *c, json_t *out)
 	if (c->pinned_changed == NULL)
 		c->pinned_changed = json_array();
 	json_array_foreach(after, i, v) {
-		json_array_foreach(c->pinned_changed, j, w)
+		json_array_foreach(c->pinned_changed, j, w) {
 			if (json_equal(v, w))
 				break;
+		}
 		if (j == json_array_size(c->pinned_changed))
 			json_array_append(c->pinned_changed, v);
 	}
@@ -921,7 +923,9 @@ broker_pins_changed(struct broker *b, const struct check *ck,
 		if (pins_collect(b->rootfd, b->cfg.workspace, ck->argv, ck->pin,
 		    NULL, &now, err, sizeof(err)) != 0)
 			now = NULL;
-	} else {
+	} else if (t == NULL)
+		return json_array();	/* nothing pinned, nothing changed */
+	else {
 		was = b->tool_pins[t - b->m->tools];
 		if (pins_collect(b->rootfd, b->cfg.workspace, t->command,
 		    t->pin, NULL, &now, err, sizeof(err)) != 0)

@@ -426,9 +426,10 @@ union_into(json_t *dst, json_t *src)
 	size_t	 i, j;
 
 	json_array_foreach(src, i, v) {
-		json_array_foreach(dst, j, w)
+		json_array_foreach(dst, j, w) {
 			if (json_equal(v, w))
 				break;
+		}
 		if (j == json_array_size(dst))
 			json_array_append(dst, v);
 	}
