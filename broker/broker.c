@@ -1517,6 +1517,7 @@ m_tools_call(struct conn *k, struct jsonrpc_msg *msg)
 	c->args = args != NULL ? json_incref(args) : json_object();
 	c->started = now_monotonic_ms();
 	c->seq = ++b->ncalls;
+	c->changes_fd = -1;
 	text = json_dumps(c->args, JSON_COMPACT | JSON_SORT_KEYS);
 	sha256_hex(text, strlen(text), c->args_digest);
 	free(text);

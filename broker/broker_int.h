@@ -44,6 +44,7 @@ struct call {
 	char			*changes;
 	char			*changes_upper;
 	char			*changes_work;
+	int			 changes_fd;	/* or a detached tmpfs; -1 */
 	/*
 	 * Turns the runner's result into the action's (ACTION_DONE or
 	 * ACTION_ERROR and *out); |cmd| is the generic command output

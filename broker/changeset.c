@@ -6,7 +6,9 @@
  */
 #include "config.h"
 
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
 
@@ -528,22 +530,42 @@ rm_tree(int dfd, const char *name)
 	(void)unlinkat(dfd, name, AT_REMOVEDIR);
 }
 
+/* Copies |from| to |to|, holes kept as holes (SEEK_DATA/SEEK_HOLE). */
 static int
 copy_file(int from, int to)
 {
 	char buf[65536];
+	struct stat st;
+	off_t data, hole;
 	ssize_t n;
 
-	while ((n = read(from, buf, sizeof(buf))) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
+	if (fstat(from, &st) == -1)
+		return -1;
+	for (data = 0; data < st.st_size; data = hole) {
+		if ((data = lseek(from, data, SEEK_DATA)) == -1) {
+			if (errno == ENXIO)
+				break;
 			return -1;
 		}
-		if (write_all(to, buf, (size_t)n) != 0)
+		if ((hole = lseek(from, data, SEEK_HOLE)) == -1 ||
+		    lseek(from, data, SEEK_SET) == -1 ||
+		    lseek(to, data, SEEK_SET) == -1)
 			return -1;
+		while (data < hole) {
+			n = read(from, buf,
+			    (size_t)(hole - data) < sizeof(buf)
+				? (size_t)(hole - data)
+				: sizeof(buf));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				return -1;
+			if (write_all(to, buf, (size_t)n) != 0)
+				return -1;
+			data += n;
+		}
 	}
-	return 0;
+	return ftruncate(to, st.st_size);
 }
 
 /* Renames the upper layer's |path| to |name| in |dfd|, if one filesystem. */
@@ -627,6 +649,9 @@ apply_entry(const struct cs_entry *e, int upperfd, int rootfd, struct undo *u,
 	struct stat st;
 	int dfd, fd, rc;
 
+	/* A removed entry went to the trash with its removed ancestor. */
+	if (e->op == CS_NONE)
+		return 0;
 	if ((rc = open_parent(rootfd, e->path, O_RDONLY, &dfd, &name)) != 0) {
 		snprintf(err, errlen,
 		    "%s: its directory cannot be opened "
@@ -779,6 +804,51 @@ changeset_apply(const struct changeset *cs, int upperfd, int rootfd, char *err,
 
 /* The broker's side. */
 
+/* The size of the in-memory upper layer, in MiB: the change set's quota. */
+static long long
+upper_size_mb(const struct broker *b)
+{
+	(void)b;
+	return CHANGESET_MAX_BYTES / (1024 * 1024);
+}
+
+/*
+ * As root: the upper layer in a tmpfs of its own, detached (in no mount
+ * table; it goes with its last descriptor), so the overlay costs no
+ * probing of the session directory's disk.  Returns the mount's
+ * descriptor, holding "upper" and "work", or -1 (errno set).
+ */
+static int
+upper_tmpfs(const struct broker *b)
+{
+	char size[32];
+	int fd, mfd, e;
+
+	snprintf(size, sizeof(size), "%lldm", upper_size_mb(b));
+	if ((fd = fsopen("tmpfs", FSOPEN_CLOEXEC)) == -1)
+		return -1;
+	if (fsconfig(fd, FSCONFIG_SET_STRING, "size", size, 0) == -1 ||
+	    fsconfig(fd, FSCONFIG_SET_STRING, "mode", "0700", 0) == -1 ||
+	    fsconfig(fd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == -1 ||
+	    (mfd = fsmount(fd, FSMOUNT_CLOEXEC,
+		 MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)) ==
+		-1) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	close(fd);
+	if (mkdirat(mfd, "upper", 0755) == -1 ||
+	    mkdirat(mfd, "work", 0700) == -1) {
+		e = errno;
+		close(mfd);
+		errno = e;
+		return -1;
+	}
+	return mfd;
+}
+
 int
 changeset_call_prepare(struct call *c, json_t **out)
 {
@@ -794,6 +864,12 @@ changeset_call_prepare(struct call *c, json_t **out)
 	if (b->m->sandbox.workspace == WORKSPACE_COW ||
 	    b->m->sandbox.workspace_readonly || b->cfg.session_dir == NULL)
 		return 0;
+	/* Where that fails, the session directory serves. */
+	if (geteuid() == 0 && (c->changes_fd = upper_tmpfs(b)) != -1) {
+		c->req.upper_mnt = 1;
+		c->req.upper_fd = c->changes_fd;
+		return 0;
+	}
 	xasprintf(&base, "%s/changes", b->cfg.session_dir);
 	if (mkdir(base, 0700) == -1 && errno != EEXIST) {
 		*out = tool_error(
@@ -830,6 +906,9 @@ changeset_call_clear(struct call *c)
 {
 	if (c->changes != NULL)
 		rm_tree(AT_FDCWD, c->changes);
+	if (c->changes_fd != -1)
+		close(c->changes_fd);
+	c->changes_fd = -1;
 	free(c->changes);
 	free(c->changes_upper);
 	free(c->changes_work);
@@ -874,6 +953,20 @@ refusal(struct call *c, json_t *refused)
 	return body;
 }
 
+/*
+ * Whether the run filled the in-memory upper layer: some write then
+ * failed with ENOSPC, and the set is not what the run meant to write.
+ */
+static int
+upper_full(int mfd)
+{
+	struct statvfs sv;
+
+	if (fstatvfs(mfd, &sv) == -1)
+		return 1;
+	return sv.f_bavail == 0 || sv.f_favail == 0;
+}
+
 int
 changeset_call_land(struct call *c, json_t **out)
 {
@@ -886,14 +979,32 @@ changeset_call_land(struct call *c, json_t **out)
 	int64_t quota;
 	int upperfd, rc;
 
-	if (c->changes_upper == NULL)
+	if (c->changes_upper == NULL && c->changes_fd == -1)
 		return 0;
-	if ((upperfd = open(c->changes_upper,
-		 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+	if ((upperfd = c->changes_fd != -1
+		    ? openat(c->changes_fd, "upper",
+			  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+		    : open(c->changes_upper,
+			  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) ==
+	    -1) {
 		*out = tool_error("write_failed", 0, NULL,
 		    "nothing was "
 		    "applied: upper layer: %s",
 		    strerror(errno));
+		return -1;
+	}
+	if (c->changes_fd != -1 && upper_full(c->changes_fd)) {
+		close(upperfd);
+		*out = tool_error("change_refused", 0, NULL,
+		    "the run's changes were not applied: its writes filled "
+		    "the %lld MiB upper layer and "
+		    "failed with ENOSPC",
+		    upper_size_mb(b));
+		(void)broker_audit(b, "change_refused",
+		    json_pack("{s:O, s:s, s:s?, s:s}", "id", c->id, "tool",
+			c->tool->name, "check",
+			c->check != NULL ? c->check->id : NULL, "reason",
+			"upper layer full"));
 		return -1;
 	}
 	if ((rc = changeset_collect(upperfd, b->rootfd, geteuid() != 0, &cs,

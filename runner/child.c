@@ -53,6 +53,8 @@
 #define MASK_DIR	"/.airlock-masked.d"
 #define COW_DIR		"/.airlock-cow"
 #define COW_LOWER	"/.airlock-lower"
+/* The run's writes form a change set for the caller (runner_request). */
+#define CHANGES(p)	((p)->upper_dir != NULL || (p)->upper_fd != -1)
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC	(1U << 2)
@@ -300,7 +302,8 @@ fsconf(const struct runner_plan *p, int fd, const char *key, const char *val)
  * upper layer is a tmpfs of tmp_size_mb; the command's writes vanish with
  * the run.  With p->upper_dir: the upper layer is that host directory,
  * airlock's, and the writes stay there for the broker to check and apply
- * as a change set.  Either way the real workspace is untouched.  Returns
+ * as a change set; with p->upper_fd, the same in the broker's detached
+ * tmpfs.  Either way the real workspace is untouched.  Returns
  * a detached mount.
  */
 static int
@@ -311,7 +314,15 @@ cow_workspace(const struct runner_plan *p, const char *lower)
 	const char *upper = COW_DIR "/upper", *work = COW_DIR "/work";
 	int fd, mfd;
 
-	if (p->upper_dir != NULL) {
+	if (p->upper_fd != -1) {
+		/* The new /proc is this process's: a path to the mount. */
+		snprintf(ubuf, sizeof(ubuf), "/proc/self/fd/%d/upper",
+		    p->upper_fd);
+		snprintf(wbuf, sizeof(wbuf), "/proc/self/fd/%d/work",
+		    p->upper_fd);
+		upper = ubuf;
+		work = wbuf;
+	} else if (p->upper_dir != NULL) {
 		upper = cat(p, ubuf, OLDROOT, p->upper_dir);
 		work = cat(p, wbuf, OLDROOT, p->work_dir);
 	} else {
@@ -365,7 +376,7 @@ cow_workspace(const struct runner_plan *p, const char *lower)
 	fsconf(p, fd, "workdir", work);
 	if (!p->root)
 		fsconf(p, fd, "userxattr", NULL);
-	if (p->upper_dir != NULL) {
+	if (CHANGES(p)) {
 		/*
 		 * The change set is read from the upper layer alone: every
 		 * changed file there whole (no metadata-only copies), no
@@ -387,7 +398,7 @@ cow_workspace(const struct runner_plan *p, const char *lower)
 		fail(p, "fsmount", "overlay");
 	close(fd);
 	/* The overlay holds its own references to its layers. */
-	if (p->upper_dir == NULL && (umount2(COW_DIR, MNT_DETACH) == -1 ||
+	if (!CHANGES(p) && (umount2(COW_DIR, MNT_DETACH) == -1 ||
 	    rmdir(COW_DIR) == -1))
 		fail(p, "umount", COW_DIR);
 	if (strcmp(lower, COW_LOWER) == 0 &&
@@ -448,7 +459,7 @@ build_root(const struct runner_plan *p)
 	mkdir_p(p, p->workspace, 0755);
 
 	/* Take the workspace along as a detached tree before the host goes. */
-	if ((sp->workspace == WORKSPACE_COW || p->upper_dir != NULL) &&
+	if ((sp->workspace == WORKSPACE_COW || CHANGES(p)) &&
 	    !p->workspace_readonly)
 		wsfd = cow_workspace(p, cat(p, buf, OLDROOT, p->workspace));
 	else if ((wsfd = open_tree(AT_FDCWD, cat(p, buf, OLDROOT,
@@ -565,7 +576,7 @@ build_root(const struct runner_plan *p)
 	 * write policy refuses them at any depth, present or not, and a run
 	 * that tries is refused as a whole.
 	 */
-	for (i = 0; p->upper_dir == NULL && i < sp->nprotected; i++) {
+	for (i = 0; !CHANGES(p) && i < sp->nprotected; i++) {
 		cat(p, path, p->workspace, "/");
 		cat(p, buf, path, sp->protected[i]);
 		if (lstat(buf, &st) == -1 || S_ISLNK(st.st_mode))

@@ -196,6 +196,7 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 	pl->proxy_sock = req->use_proxy ? req->proxy_sock : -1;
 	pl->upper_dir = req->upper_dir;
 	pl->work_dir = req->work_dir;
+	pl->upper_fd = req->upper_mnt ? req->upper_fd : -1;
 	pl->workspace_readonly = req->workspace_readonly;
 	if ((pl->workspace = realpath(req->workspace, NULL)) == NULL) {
 		snprintf(err, errlen, "workspace %s: %s", req->workspace,

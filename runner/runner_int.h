@@ -53,6 +53,7 @@ struct runner_plan {
 					   workspace, or -1 */
 	const char	*upper_dir;	/* see runner_request */
 	const char	*work_dir;
+	int		 upper_fd;	/* see runner_request; -1: none */
 	int		 workspace_readonly;
 	const char	*cg_procs[3];	/* cgroup.procs files to join */
 	size_t		 ncg_procs;

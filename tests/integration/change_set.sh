@@ -139,4 +139,55 @@ mcp_stop
 
 check "no file with special bits anywhere in the workspace" \
     test -z "$(find "$ws" -perm /6000)"
+
+# As root the upper layer is a detached tmpfs: in no mount table, nothing
+# in the session directory; scripts written in the run execute, removed
+# trees are removed.
+if [ "$(id -u)" -eq 0 ]; then
+	cat >"$T/tmpfs.yaml" <<'EOF'
+tools:
+  - name: run_check
+    input: { checkId: approved_check }
+    output: { exitCode: integer, stdout: string }
+    sideEffect: sandbox_process
+    timeoutMs: 20000
+checks:
+  waits: ["sh", "-c", "echo x >mark; i=0; while [ ! -e upper-tmpfs-go ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done"]
+  script: ["sh", "-c", "echo 'echo ran' >run.sh && chmod 755 run.sh && ./run.sh && rm src/todo.sh.gone 2>/dev/null; mkdir -p src/gone && rm -r lib"]
+EOF
+	rm -f "$ws/upper-tmpfs-go"
+	before=$(grep -c . /proc/self/mountinfo)
+	mcp_start "$T/tmpfs.yaml" "$ws"
+	MCP_ID=$((MCP_ID + 1))
+	mcp_send "{\"jsonrpc\":\"2.0\",\"id\":$MCP_ID,\"method\":\"tools/call\",\"params\":{\"name\":\"run_check\",\"arguments\":{\"checkId\":\"waits\"}}}"
+	i=0
+	while ! pgrep -f upper-tmpfs-go >/dev/null && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	during=$(grep -c . /proc/self/mountinfo)
+	sess=$(newest_session)
+	touch "$ws/upper-tmpfs-go"
+	until [ "$(reply_id)" = "$MCP_ID" ]; do
+		mcp_recv 60
+		[ -n "$R" ] || break
+	done
+	rm -f "$ws/upper-tmpfs-go"
+	check "tmpfs upper: the run was seen running" test "$i" -lt 200
+	expect_eq "tmpfs upper: the host's mount table unchanged during a run" "$during" "$before"
+	check "tmpfs upper: nothing in the session directory" test ! -e "$sess/changes"
+	expect_eq "tmpfs upper: the run's file lands" "$(cat "$ws/mark" 2>&1)" x
+	rm -f "$ws/mark"
+	mkdir -p "$ws/lib/deep"
+	echo keep >"$ws/lib/deep/f"
+	mcp_call run_check '{"checkId":"script"}' 60
+	expect_eq "tmpfs upper: a script written in the run executes" \
+	    "$(jr .result.structuredContent.exitCode)" 0
+	check "tmpfs upper: the script lands executable" test -x "$ws/run.sh"
+	check "tmpfs upper: a directory tree removed in the run is removed" \
+	    test ! -e "$ws/lib"
+	check "tmpfs upper: an empty directory lands" test -d "$ws/src/gone"
+	rm -rf "$ws/run.sh" "$ws/src/gone"
+	mcp_stop
+fi
 finish
