@@ -560,21 +560,13 @@ join_paths(json_t *list, char *buf, size_t len)
 static void
 gate_pins_after(struct call *c, json_t *out)
 {
-	json_t	*after, *v, *w, *text;
-	size_t	 i, j;
+	json_t	*after, *text;
 	char	 files[200], *msg;
 
 	after = broker_pins_changed(c->b, c->check, NULL);
 	if (c->pinned_changed == NULL)
 		c->pinned_changed = json_array();
-	json_array_foreach(after, i, v) {
-		json_array_foreach(c->pinned_changed, j, w) {
-			if (json_equal(v, w))
-				break;
-		}
-		if (j == json_array_size(c->pinned_changed))
-			json_array_append(c->pinned_changed, v);
-	}
+	pins_merge(c->pinned_changed, after);
 	json_decref(after);
 	if (json_array_size(c->pinned_changed) == 0)
 		return;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "broker/ledger.h"
+#include "broker/pins.h"
 #include "common/errors.h"
 #include "common/util.h"
 
@@ -418,23 +419,6 @@ budget_entry(double used, double limit)
 	return json_pack("{s:f, s:f}", "used", used, "limit", limit);
 }
 
-/* Appends to |dst| the strings of |src| it does not hold yet. */
-static void
-union_into(json_t *dst, json_t *src)
-{
-	json_t	*v, *w;
-	size_t	 i, j;
-
-	json_array_foreach(src, i, v) {
-		json_array_foreach(dst, j, w) {
-			if (json_equal(v, w))
-				break;
-		}
-		if (j == json_array_size(dst))
-			json_array_append(dst, v);
-	}
-}
-
 json_t *
 ledger_status(const struct ledger *l, const char *ws_digest, int64_t now_ms)
 {
@@ -472,7 +456,7 @@ ledger_status(const struct ledger *l, const char *ws_digest, int64_t now_ms)
 			json_object_set(e, "pinnedCodeChanged", g->pinned);
 			if (gate_required(l->m, g->check) &&
 			    strcmp(g->ws, ws_digest) == 0)
-				union_into(pinned, g->pinned);
+				pins_merge(pinned, g->pinned);
 		}
 		json_array_append_new(gates, e);
 	}

@@ -366,3 +366,21 @@ pins_changes(int rootfd, json_t *was, json_t *now)
 	json_decref(paths);
 	return out;
 }
+
+void
+pins_merge(json_t *dst, json_t *src)
+{
+	json_t *v, *w;
+	size_t i, j;
+
+	json_array_foreach(src, i, v)
+	{
+		json_array_foreach(dst, j, w)
+		{
+			if (json_equal(v, w))
+				break;
+		}
+		if (j == json_array_size(dst))
+			json_array_append(dst, v);
+	}
+}

@@ -53,6 +53,9 @@ int pins_collect(int rootfd, const char *workspace, char *const *argv,
  */
 json_t *pins_changed(json_t *was, json_t *now);
 
+/* Appends to the array |dst| the paths of |src| it does not hold yet. */
+void pins_merge(json_t *dst, json_t *src);
+
 /*
  * What changed, for a person to review: {PATH: {approvedSha, nowSha,
  * nowHead}} for every path of pins_changed(), where nowHead is the
