@@ -39,6 +39,8 @@ make_workspace() {
 	ws="$T/ws"
 	rm -rf "$ws"
 	cp -a "$top_srcdir/contrib/example-project" "$ws"
+	# A distcheck's source tree is read-only: the copy must not be.
+	chmod -R u+w "$ws"
 	echo "$ws"
 }
 

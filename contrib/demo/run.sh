@@ -6,6 +6,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 airlock=${AIRLOCK:-$top/airlock}
 ws=$(mktemp -d /tmp/airlock-demo.XXXXXX)
 cp -a "$top/contrib/example-project/." "$ws/"
+chmod -R u+w "$ws"
 echo "demo: workspace $ws (a scratch copy of contrib/example-project)"
 echo "demo: airlock run --workspace $ws -- contrib/demo/agent.sh"
 set +e

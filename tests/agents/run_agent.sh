@@ -52,6 +52,7 @@ echo "# $name ($("$name" --version 2>/dev/null | head -1)), mode $mode"
 
 ws="$T/ws"
 cp -R "$top_srcdir/tests/agents/fixture" "$ws"
+chmod -R u+w "$ws"	# a distcheck source tree is read-only
 home="$T/home"
 mkdir -p "$home" "$T/state"
 export AIRLOCK_HOME="$T/state" AIRLOCK_RUNTIME_DIR="$T/run"

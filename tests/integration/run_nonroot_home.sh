@@ -16,6 +16,7 @@ chmod 755 "$T"
 U="$T/user"
 mkdir -p "$U" "$T/root-only"
 cp -a "$top_srcdir/contrib/example-project" "$U/ws"
+chmod -R u+w "$U/ws"
 chown -R nobody:"$NOGROUP" "$U"
 cat >"$T/m.yaml" <<EOF2
 tools: []
