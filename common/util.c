@@ -336,3 +336,13 @@ tmp_name(char *out, size_t outlen, const char *tag)
 	sodium_bin2hex(hex, sizeof(hex), r, sizeof(r));
 	snprintf(out, outlen, ".airlock-%s-%s", tag, hex);
 }
+
+int
+path_is_beneath(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return 1;
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}

@@ -72,6 +72,12 @@ void	 proc_args_save(int argc, char **argv);
  * for a temporary file or directory beside the one it will replace.
  */
 void	 tmp_name(char *out, size_t outlen, const char *tag);
+
+/*
+ * 1 if the absolute path |path| is |dir| or lies beneath it (compared as
+ * text: both should be canonical), else 0.  Every path is beneath "/".
+ */
+int	 path_is_beneath(const char *path, const char *dir);
 void	 proc_args_set(const char *title);
 int	 fd_set_cloexec(int fd, int on);
 

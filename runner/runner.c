@@ -120,15 +120,6 @@ rel_ok(const char *rel)
 	return 1;
 }
 
-/* Returns 1 if |path| is |dir| or lies beneath it. */
-static int
-is_beneath(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
 /* Returns 1 if |path| is one of the system paths every runner gets. */
 static int
 is_base_path(const char *path)
@@ -141,12 +132,12 @@ is_base_path(const char *path)
 	 * directory, which must never be written.
 	 */
 	for (i = 0; sandbox_system_dirs[i] != NULL; i++)
-		if (is_beneath(path, sandbox_system_dirs[i]))
+		if (path_is_beneath(path, sandbox_system_dirs[i]))
 			return 1;
 	if (strncmp(path, "/etc/", 5) != 0)
 		return 0;
 	for (i = 0; sandbox_etc_entries[i] != NULL; i++)
-		if (is_beneath(path + 5, sandbox_etc_entries[i]))
+		if (path_is_beneath(path + 5, sandbox_etc_entries[i]))
 			return 1;
 	return 0;
 }
@@ -246,7 +237,7 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 		for (j = 0; j < pl->nextra_ro; j++)
 			if (j != i && strcmp(pl->extra_ro[i],
 			    pl->extra_ro[j]) != 0 &&
-			    is_beneath(pl->extra_ro[i], pl->extra_ro[j]))
+			    path_is_beneath(pl->extra_ro[i], pl->extra_ro[j]))
 				break;
 		if (j < pl->nextra_ro) {
 			memmove(&pl->extra_ro[i], &pl->extra_ro[i + 1],

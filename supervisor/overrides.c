@@ -58,18 +58,6 @@ strv_free(char **v)
 	free(v);
 }
 
-/* Is |path| |dir| or beneath it? */
-static int
-is_beneath(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	if (strcmp(dir, "/") == 0)
-		return 1;
-	return strncmp(path, dir, n) == 0 &&
-	    (path[n] == '\0' || path[n] == '/');
-}
-
 void
 overrides_init(struct overrides *o)
 {
@@ -182,7 +170,7 @@ add_path(struct overrides *o, enum override_kind k, const char *arg,
 		return AL_ERR_DENIED;
 	}
 	for (i = 0; system_paths[i] != NULL; i++)
-		if (is_beneath(real, system_paths[i])) {
+		if (path_is_beneath(real, system_paths[i])) {
 			snprintf(err, errlen,
 			    "%s %s: refusing to bind %s "
 			    "(the sandbox has its own)",
@@ -193,7 +181,8 @@ add_path(struct overrides *o, enum override_kind k, const char *arg,
 	if (state_dir != NULL && *state_dir != '\0') {
 		if (realpath(state_dir, state) == NULL)
 			snprintf(state, sizeof(state), "%s", state_dir);
-		if (is_beneath(real, state) || is_beneath(state, real)) {
+		if (path_is_beneath(real, state) ||
+		    path_is_beneath(state, real)) {
 			snprintf(err, errlen,
 			    "%s %s: refusing to expose "
 			    "airlock's state directory %s",
@@ -233,8 +222,8 @@ overrides_check_workspace(
 	size_t i;
 
 	for (i = 0; i < o->nrw; i++)
-		if (is_beneath(o->rw[i], workspace) ||
-		    is_beneath(workspace, o->rw[i])) {
+		if (path_is_beneath(o->rw[i], workspace) ||
+		    path_is_beneath(workspace, o->rw[i])) {
 			snprintf(err, errlen,
 			    "--rw %s: refusing a read-write "
 			    "bind over the workspace %s (its changes go "

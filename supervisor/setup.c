@@ -10,6 +10,7 @@
 #include "broker/approval.h"
 #include "broker/secrets.h"
 #include "common/log.h"
+#include "common/util.h"
 #include "supervisor/session.h"
 #include "supervisor/setup.h"
 
@@ -51,17 +52,6 @@ setup_workspace(const char *path, char out[PATH_MAX])
 		return -1;
 	}
 	return setup_workspace_apart(out);
-}
-
-/* 1 if |a| is |b| or beneath it (both canonical, absolute). */
-static int
-path_within(const char *a, const char *b)
-{
-	size_t n = strlen(b);
-
-	if (strcmp(b, "/") == 0)
-		return 1;
-	return strncmp(a, b, n) == 0 && (a[n] == '\0' || a[n] == '/');
 }
 
 /*
@@ -111,10 +101,10 @@ setup_workspace_apart(const char *ws)
 	free(secrets);
 	for (i = 0; i < 3 && !bad; i++) {
 		canonical_dir(dirs[i], real);
-		if (path_within(real, ws) || path_within(ws, real)) {
+		if (path_is_beneath(real, ws) || path_is_beneath(ws, real)) {
 			log_warnx("refusing workspace %s: airlock's %s directory "
 			    "%s %s it; runners would see or change it", ws,
-			    what[i], real, path_within(real, ws) ? "is inside" :
+			    what[i], real, path_is_beneath(real, ws) ? "is inside" :
 			    "contains");
 			bad = 1;
 		}
