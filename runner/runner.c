@@ -85,6 +85,8 @@ struct runner_proc {
 	siginfo_t		 si;
 	int			 timed_out;
 	unsigned		 layers;
+	struct stat		 pidns;		/* its pid namespace */
+	int			 pidns_ok;
 };
 
 static void
@@ -479,6 +481,17 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	p->pid = pid;
 	p->pidfd = pidfd;
 	/*
+	 * Its pid namespace, now: the child is still a dumpable copy of us.
+	 * Once it makes itself non-dumpable an unprivileged parent may no
+	 * longer read its /proc/PID/ns.
+	 */
+	{
+		char nspath[64];
+
+		snprintf(nspath, sizeof(nspath), "/proc/%d/ns/pid", (int)pid);
+		p->pidns_ok = stat(nspath, &p->pidns) == 0;
+	}
+	/*
 	 * The seccomp program goes to the child over the socket while it
 	 * builds its root: compiling it (once per process) overlaps with
 	 * the child's work instead of delaying clone().
@@ -580,6 +593,16 @@ pid_t
 runner_proc_pid(const struct runner_proc *p)
 {
 	return p->pid;
+}
+
+int
+runner_proc_pidns(const struct runner_proc *p, dev_t *dev, ino_t *ino)
+{
+	if (!p->pidns_ok)
+		return -1;
+	*dev = p->pidns.st_dev;
+	*ino = p->pidns.st_ino;
+	return 0;
 }
 
 int64_t

@@ -133,6 +133,11 @@ int	runner_start(const struct runner_request *req, struct runner_proc **out,
 int	runner_proc_fd(const struct runner_proc *p);
 /* The sandbox's first process (pid 1 of its pid namespace), host pid. */
 pid_t	runner_proc_pid(const struct runner_proc *p);
+/*
+ * The identity of the sandbox's pid namespace, read as it was cloned:
+ * 0, or -1 if it could not be read.
+ */
+int	runner_proc_pidns(const struct runner_proc *p, dev_t *dev, ino_t *ino);
 int64_t	runner_proc_deadline(const struct runner_proc *p);
 int	runner_proc_step(struct runner_proc *p);
 void	runner_proc_kill(struct runner_proc *p);

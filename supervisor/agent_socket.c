@@ -125,19 +125,10 @@ open_pidns(pid_t pid)
 }
 
 int
-agent_socket_pin(struct agent_socket *as, pid_t agent_pid)
+agent_socket_pin(struct agent_socket *as, dev_t ns_dev, ino_t ns_ino)
 {
-	struct stat st;
-	int fd, rc;
-
-	if ((fd = open_pidns(agent_pid)) == -1)
-		return -1;
-	rc = fstat(fd, &st);
-	close(fd);
-	if (rc == -1)
-		return -1;
-	as->ns_dev = st.st_dev;
-	as->ns_ino = st.st_ino;
+	as->ns_dev = ns_dev;
+	as->ns_ino = ns_ino;
 	as->pinned = 1;
 	return 0;
 }

@@ -38,10 +38,10 @@ int agent_socket_open(struct agent_socket *as, const char *session_dir,
     const char *airlock_path, uid_t uid, gid_t gid, char *err, size_t errlen);
 
 /*
- * Records the pid namespace of |agent_pid| (the sandbox's pid 1): from
- * then on only its processes may connect.  Returns 0, or -1 with errno.
+ * Records the agent's pid namespace (runner_proc_pidns()): from then on
+ * only its processes may connect.  Returns 0.
  */
-int agent_socket_pin(struct agent_socket *as, pid_t agent_pid);
+int agent_socket_pin(struct agent_socket *as, dev_t ns_dev, ino_t ns_ino);
 
 /*
  * A broker_peer_fn: 0 if the peer of |fd| runs in the pinned pid

@@ -249,6 +249,8 @@ cmd_run(int argc, char **argv)
 	struct runner_result	 res;
 	struct sandbox_policy	 policy;
 	struct agent_socket	 as;
+	dev_t			 ns_dev;
+	ino_t			 ns_ino;
 	int			 sv_fds[2], ch, verbose = 0, status, rc;
 	int			 budget_stopped;
 	int			 keep[1] = { AGENT_FD }, psock[2];
@@ -427,7 +429,8 @@ cmd_run(int argc, char **argv)
 		return EXIT_SANDBOX;
 	}
 	close(AGENT_FD);
-	if (agent_socket_pin(&as, runner_proc_pid(rs.agent)) != 0 ||
+	if (runner_proc_pidns(rs.agent, &ns_dev, &ns_ino) != 0 ||
+	    agent_socket_pin(&as, ns_dev, ns_ino) != 0 ||
 	    broker_listen(sv.broker, as.fd, agent_socket_peer_ok, &as) != 0) {
 		log_warn("the agent's broker socket");
 		runner_proc_kill(rs.agent);
