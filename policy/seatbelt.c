@@ -81,8 +81,8 @@ const char *const seatbelt_secret_paths[] = { "~/.ssh", "~/.aws", "~/.gnupg",
 const char *const seatbelt_launchservices_helpers[] = { "/usr/bin/open",
 	"/usr/bin/osascript", "/usr/bin/lsappinfo", "/usr/bin/automator",
 	"/usr/bin/shortcuts",
-	"/System/Library/Frameworks/CoreServices.framework/Frameworks/"
-	"LaunchServices.framework/Support/lsregister",
+	/* lsregister, under LaunchServices.framework */
+	"/System/Library/Frameworks/CoreServices.framework/Frameworks/LaunchServices.framework/Support/lsregister",
 	NULL };
 
 /* Symlinks in / that Seatbelt resolves before matching. */
@@ -104,9 +104,14 @@ static const char *const wide_roots[] = { "/", "/private", "/private/tmp",
 static int
 beneath(const char *path, const char *dir, const char **rest)
 {
-	size_t n = strlen(dir);
+	size_t n;
 
-	if (strncmp(path, dir, n) != 0 || (path[n] != '\0' && path[n] != '/'))
+	/* By hand: the analyzer cannot tell that a strncmp() match leaves
+	 * path[n] within the string. */
+	for (n = 0; dir[n] != '\0'; n++)
+		if (path[n] != dir[n])
+			return 0;
+	if (path[n] != '\0' && path[n] != '/')
 		return 0;
 	*rest = path + n;
 	return 1;
@@ -345,7 +350,7 @@ int
 seatbelt_profile(
     const struct sandbox_policy *sp, const struct seatbelt_run *run, char **out)
 {
-	char ws[4096], path[4096], *buf = NULL;
+	char ws[4096] = "", path[4096] = "", *buf = NULL;
 	const char *rest;
 	size_t len = 0, i;
 	FILE *fp;
