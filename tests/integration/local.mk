@@ -50,3 +50,6 @@ EXTRA_DIST += tests/integration/demo.sh
 # Change sets as an ordinary user (issue 12).
 TESTS += tests/integration/change_set_nonroot.sh
 EXTRA_DIST += tests/integration/change_set_nonroot.sh
+# airlock profile --seatbelt: goldens and the SBPL lint (issue 19).
+TESTS += tests/integration/seatbelt_profiles.sh
+EXTRA_DIST += tests/integration/seatbelt_profiles.sh tests/seatbelt
