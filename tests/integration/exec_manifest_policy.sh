@@ -30,8 +30,9 @@ expect_contains "manifest_deny_read_hides_the_file" "$out" "Permission denied"
 run sh -c 'echo x > config/prod.env'
 expect_contains "manifest_protected_path_is_read_only" "$out" "Read-only file system"
 expect_eq "protected_file_unchanged" "$(cat "$ws/config/prod.env")" "db password"
-run sh -c 'echo ok > out.txt && cat out.txt'
-expect_contains "manifest_policy_still_allows_workspace_writes" "$out" "ok"
+run sh -c 'echo written-by-the-runner > out.txt'
+expect_eq "manifest_policy_still_allows_workspace_writes" "$status" 0
+expect_eq "the_write_reached_the_workspace" "$(cat "$ws/out.txt" 2>&1)" written-by-the-runner
 run sh -c 'head -c 4000000 /dev/zero > /tmp/big'
 expect_contains "manifest_tmp_size_applies" "$out" "No space left on device"
 run sh -c 'grep -c . /proc/self/status >/dev/null; echo strict-ran'
