@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # Installs what airlock needs to build and test on Debian 12 (as root), then
 # configures and builds it.  Safe to run again: it installs only what is
 # missing and reconfigures only when needed.

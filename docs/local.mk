@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # docs
 dist_man_MANS += docs/airlock.1 docs/airlock-run.1 docs/airlock-serve.1 \
 	docs/airlock-connect.1 docs/airlock-approve.1 docs/airlock-trace.1

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * airlock audit: verify, show, tail and key for the audit log.
  * The checks live in broker/audit_verify.c; this file is argument

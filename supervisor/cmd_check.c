@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * airlock check [-v] MANIFEST: validate a manifest and summarise it; with
  * -v, also print the canonical form (after a "---" line).

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * airlock connect: joins stdin/stdout to the broker, so an agent inside
  * "airlock run" can name it as its MCP server command.  It dials

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * airlock exec: runs one command in a runner sandbox, with the caller's
  * stdin, stdout and stderr, and passes its exit status through.

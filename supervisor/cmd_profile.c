@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * airlock profile --seatbelt: prints the macOS Seatbelt profile that
  * enforces the manifest's sandbox policy for a workspace.

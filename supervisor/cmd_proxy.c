@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * airlock proxy: run the egress proxy standalone on one listening
  * address, for testing and for use outside the supervisor.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * airlock run: start the agent in its own sandbox with the broker's
  * socket on fd 3 and listening at /run/airlock/mcp.sock, serve it, and

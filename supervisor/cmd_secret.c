@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * airlock secret: set, list and rm in the sealed credential store.
  * A value only ever arrives on stdin (never argv, which any local user

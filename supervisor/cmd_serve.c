@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /* airlock serve: the broker alone, on stdin/stdout. */
 #include "config.h"
 

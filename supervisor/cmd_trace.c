@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * airlock trace SESSION: print the readable trace of a session.  The
  * broker escapes what it writes there; the file is escaped again on the

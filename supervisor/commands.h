@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * commands: one function per "airlock SUBCOMMAND".  Each takes the
  * arguments after the subcommand name (argv[0] is the subcommand) and

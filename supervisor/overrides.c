@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * overrides: the command line's additions to a run's policy (see
  * overrides.h).  Everything is checked here, before any sandbox exists,

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * overrides: per-run additions to a manifest's policy from the command
  * line of "airlock run" and "airlock exec".

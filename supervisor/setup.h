@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * setup: what run, serve and exec share before they start serving: the
  * manifest (a file or the built-in default) and the canonical workspace.

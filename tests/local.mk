@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 EXTRA_DIST += tests/lib.sh
 include tests/integration/local.mk
 include tests/agents/local.mk

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # tools: the static checks and the privilege-separation report (issue 6).
 #
 #   make lint            cppcheck and clang-tidy over the C sources, with
@@ -55,3 +57,11 @@ privsep-report:
 EXTRA_DIST += tools/local.mk tools/privsep-report.sh tools/cppcheck.supp \
 	tools/lint.sh tools/lint-baseline.txt .clang-tidy .clang-format \
 	docs/PRIVSEP.md docs/SECURITY.md
+
+# Every source file carries LICENSE's notice (tools/license-notice.sh adds
+# it to new files: sh tools/license-notice.sh .).
+license-check:
+	@sh $(srcdir)/tools/license-notice.sh --check $(srcdir) && \
+	    echo "license-check: every source file carries the ISC notice"
+.PHONY: license-check
+EXTRA_DIST += tools/license-notice.sh LICENSE

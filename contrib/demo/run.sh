@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # The demo session: a scripted agent (no model) works on a scratch copy of
 # contrib/example-project under "airlock run" with the built-in manifest.
 set -eu

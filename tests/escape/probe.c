@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * probe: tries ONE escape from inside a runner and reports how it failed.
  *

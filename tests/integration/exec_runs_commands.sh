@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # airlock exec runs a command in a sandbox and passes its status through.
 . "$top_srcdir/tests/lib.sh"
 

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # Integration tests of the broker, the run supervisor and approvals,
 # driving the built airlock binary over MCP (bash + jq).
 EXTRA_DIST += tests/integration/mcp_lib.sh

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # secret_store: `airlock secret` sets, lists and removes sealed secrets;
 # the value arrives on stdin only, never on argv, and never reaches the
 # disk in plaintext; the key file and store are private.
