@@ -17,3 +17,4 @@ dist_agents_DATA = contrib/agents/claude-code.yaml contrib/agents/codex.yaml \
 	contrib/agents/gemini.yaml contrib/agents/gemini-settings.json \
 	contrib/agents/opencode.yaml
 EXTRA_DIST += docs/OUTPUT.md
+dist_man_MANS += docs/airlock-pending.1 docs/airlock-deny.1

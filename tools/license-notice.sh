@@ -27,7 +27,7 @@ files() {
 	else
 		find . -type f | sed 's,^\./,,'
 	fi | grep -Ev '^(contrib/example-project|fuzz/corpus|fuzz/regress|tests/golden|tests/agents/fixture|tests/fixtures|debian/)' |
-	    grep -E '\.(c|h|sh|mk|py|[158])$|^(Makefile\.am|configure\.ac|fuzz/run|\.ci/run|autogen\.sh|contrib/completions/_airlock)$|^bench/[^.]*$' || true
+	    grep -E '\.(c|h|sh|mk|py|[158])$|^(Makefile\.am|configure\.ac|fuzz/run|\.ci/run|autogen\.sh|contrib/completions/_airlock|contrib/completions/airlock|contrib/tmpfiles.d/airlock.conf)$|^bench/[^.]*$' || true
 }
 
 status=0

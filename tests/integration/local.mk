@@ -52,3 +52,5 @@ EXTRA_DIST += tests/integration/demo.sh
 # Change sets as an ordinary user (issue 12).
 TESTS += tests/integration/change_set_nonroot.sh
 EXTRA_DIST += tests/integration/change_set_nonroot.sh
+TESTS += tests/integration/install.sh
+EXTRA_DIST += tests/integration/install.sh
