@@ -15,6 +15,7 @@
 
 #include "policy/manifest.h"
 #include "policy/types.h"
+#include "supervisor/cli.h"
 #include "supervisor/commands.h"
 
 static void
@@ -77,7 +78,7 @@ print_summary(const struct manifest *m)
 static int
 usage(void)
 {
-	fprintf(stderr, "usage: airlock check [-v] MANIFEST\n");
+	cli_usage("check");
 	return EXIT_USAGE;
 }
 

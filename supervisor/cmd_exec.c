@@ -30,24 +30,17 @@
 #include "proxy/proxy.h"
 #include "runner/runner.h"
 #include "runner/seatbelt_exec.h"
+#include "supervisor/cli.h"
 #include "supervisor/commands.h"
 #include "supervisor/overrides.h"
 #include "supervisor/session.h"
 #include "supervisor/setup.h"
 
-#define EXIT_TIMEOUT	124	/* as timeout(1) */
 
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: airlock exec [-v] [--manifest M] "
-	    "[--workspace W] [--timeout MS]\n"
-	    "           [--read-only PATH]... [--deny-read PATH]... "
-	    "[--protect REL]...\n"
-	    "           [--limit NAME=N]... [--strict] [--no-landlock] [--cow]\n"
-	    "           [--allow-host HOST[:PORT]]... [--env NAME[=VALUE]]... "
-	    "[--ro PATH]...\n"
-	    "           [--rw PATH]... [--] CMD [ARGS]\n");
+	cli_usage("exec");
 }
 
 /* Extra policy paths from the command line (strings borrowed). */
@@ -348,7 +341,7 @@ cmd_exec(int argc, char **argv)
 			extra_add(&lim, optarg);
 			break;
 		case 'h':
-			usage();
+			(void)cli_help("exec", stdout);
 			rc = 0;
 			goto out_early;
 		default:
@@ -437,10 +430,8 @@ cmd_exec(int argc, char **argv)
 	{
 		char real[PATH_MAX];
 
-		if (setup_workspace(workspace, real) != 0) {
-			rc = EXIT_USAGE;
+		if ((rc = setup_workspace(workspace, real)) != 0)
 			goto out;
-		}
 	}
 	cwd = relative_cwd(workspace);
 	memset(&req, 0, sizeof(req));

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,13 +17,13 @@
 #include "policy/manifest.h"
 #include "policy/sandbox_defaults.h"
 #include "policy/seatbelt.h"
+#include "supervisor/cli.h"
 #include "supervisor/commands.h"
 
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: airlock profile --seatbelt [--manifest M] "
-	    "[--workspace W]\n");
+	cli_usage("profile");
 }
 
 int
@@ -55,7 +56,7 @@ cmd_profile(int argc, char **argv)
 			workspace = optarg;
 			break;
 		case 'h':
-			usage();
+			(void)cli_help("profile", stdout);
 			return 0;
 		default:
 			usage();
@@ -67,8 +68,9 @@ cmd_profile(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if ((ws = realpath(workspace, NULL)) == NULL) {
+		rc = errno == ENOENT ? EXIT_NOINPUT : EXIT_USAGE;
 		log_warn("profile: workspace %s", workspace);
-		return EXIT_USAGE;
+		return rc;
 	}
 	sandbox_policy_init_defaults(&defaults);
 	policy = &defaults;

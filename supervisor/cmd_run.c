@@ -32,6 +32,7 @@
 #include "runner/runner.h"
 #include "supervisor/agent_bin.h"
 #include "supervisor/agent_socket.h"
+#include "supervisor/cli.h"
 #include "supervisor/commands.h"
 #include "supervisor/overrides.h"
 #include "supervisor/service.h"
@@ -49,10 +50,7 @@ struct run_state {
 static void
 run_usage(void)
 {
-	fprintf(stderr, "usage: airlock run [--manifest M] [--workspace W] "
-	    "[-v]\n"
-	    "           [--allow-host HOST[:PORT]]... [--env NAME[=VALUE]]...\n"
-	    "           [--ro PATH]... [--rw PATH]... -- AGENT [ARGS...]\n");
+	cli_usage("run");
 }
 
 static void

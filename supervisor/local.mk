@@ -22,3 +22,4 @@ tests_unit_test_agent_bin_CFLAGS = $(unit_cflags)
 tests_unit_test_agent_bin_LDADD = $(unit_ldadd)
 # Per-run overrides of the policy: --allow-host, --env, --ro, --rw.
 libairlock_a_SOURCES += supervisor/overrides.c supervisor/overrides.h
+libairlock_a_SOURCES += supervisor/cli.c supervisor/cli.h

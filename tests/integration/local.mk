@@ -54,3 +54,5 @@ TESTS += tests/integration/change_set_nonroot.sh
 EXTRA_DIST += tests/integration/change_set_nonroot.sh
 TESTS += tests/integration/install.sh
 EXTRA_DIST += tests/integration/install.sh
+TESTS += tests/integration/cli.sh
+EXTRA_DIST += tests/integration/cli.sh

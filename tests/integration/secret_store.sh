@@ -65,7 +65,7 @@ expect_eq "set through a pipe succeeds" "$?" 0
 expect_eq "rm succeeds" "$?" 0
 expect_not_contains "rm removes the name" "$("$AIRLOCK" secret list)" "npm.token-2"
 out=$("$AIRLOCK" secret rm npm.token-2 2>&1); rc=$?
-expect_eq "rm of a missing secret fails" "$rc" 1
+expect_eq "rm of a missing secret fails with 66 (airlock(1), EXIT STATUS)" "$rc" 66
 expect_contains "rm of a missing secret says so" "$out" "no such secret"
 
 # A damaged store does not open.
