@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # contrib: what an installed airlock ships besides the binary and the man
 # pages (docs/local.mk).  Everything is read from $(pkgdatadir) and the
 # other configured directories; "make uninstall" removes all of it.

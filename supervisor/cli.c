@@ -25,6 +25,7 @@ struct help {
 	"      --env NAME[=VALUE]  pass NAME from the caller's environment, " \
 	"or set it\n" \
 	"                          to VALUE\n" \
+	"      --setenv NAME VALUE set NAME to VALUE (two words: VALUE may hold =)\n" \
 	"      --ro PATH           bind an existing host path read-only at " \
 	"its own path\n" \
 	"      --rw PATH           bind an existing host path read-write at " \
@@ -35,7 +36,8 @@ static const struct help helps[] = {
 	{ "run",
 	    "airlock run [-v] [--manifest FILE] [--workspace DIR]\n"
 	    "           [--allow-host HOST[:PORT]]... [--env NAME[=VALUE]]...\n"
-	    "           [--ro PATH]... [--rw PATH]... -- AGENT [ARGS...]\n",
+	    "           [--setenv NAME VALUE]... [--ro PATH]... [--rw PATH]...\n"
+	    "           -- AGENT [ARGS...]\n",
 	    "Run AGENT sandboxed, brokering its tool calls (airlock-run(1)).\n"
 	    "\n" WS_OPTS OVERRIDE_OPTS
 	    "  -v, --verbose           more diagnostics on stderr\n" HELP_OPT },
@@ -62,7 +64,8 @@ static const struct help helps[] = {
 	    "[--protect REL]...\n"
 	    "           [--limit NAME=N]... [--strict] [--no-landlock] [--cow]\n"
 	    "           [--allow-host HOST[:PORT]]... [--env NAME[=VALUE]]...\n"
-	    "           [--ro PATH]... [--rw PATH]... [--] CMD [ARGS...]\n",
+	    "           [--setenv NAME VALUE]... [--chdir DIR] [--ro PATH]...\n"
+	    "           [--rw PATH]... [--] CMD [ARGS...]\n",
 	    "Run one command in a runner sandbox (airlock-exec(1)).\n"
 	    "\n" WS_OPTS
 	    "  -t, --timeout MS        kill the command's tree after MS "
@@ -76,7 +79,9 @@ static const struct help helps[] = {
 	    "      --strict            the allowlist seccomp profile\n"
 	    "      --no-landlock       do not apply landlock\n"
 	    "      --cow               copy-on-write workspace (writes are "
-	    "discarded)\n" OVERRIDE_OPTS
+	    "discarded)\n"
+	    "      --chdir DIR         start in DIR (inside the workspace; "
+	    "relative to it)\n" OVERRIDE_OPTS
 	    "  -v, --verbose           print the layers in force and the "
 	    "duration\n" HELP_OPT },
 	{ "profile",

@@ -23,3 +23,4 @@ tests_unit_test_agent_bin_LDADD = $(unit_ldadd)
 # Per-run overrides of the policy: --allow-host, --env, --ro, --rw.
 libairlock_a_SOURCES += supervisor/overrides.c supervisor/overrides.h
 libairlock_a_SOURCES += supervisor/cli.c supervisor/cli.h
+libairlock_a_SOURCES += supervisor/exec_audit.c supervisor/exec_audit.h

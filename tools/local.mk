@@ -28,7 +28,7 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h \
 	broker/output.c broker/output.h tests/unit/test_excerpt.c \
 	policy/writepolicy.c policy/writepolicy.h tests/unit/test_writepolicy.c \
 	broker/changeset.c broker/changeset.h \
-	supervisor/cli.c supervisor/cli.h
+	supervisor/cli.c supervisor/cli.h supervisor/exec_audit.c supervisor/exec_audit.h
 
 lint: $(BUILT_SOURCES) config.h
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \

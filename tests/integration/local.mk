@@ -56,3 +56,5 @@ TESTS += tests/integration/install.sh
 EXTRA_DIST += tests/integration/install.sh
 TESTS += tests/integration/cli.sh
 EXTRA_DIST += tests/integration/cli.sh
+TESTS += tests/integration/exec_options.sh
+EXTRA_DIST += tests/integration/exec_options.sh
