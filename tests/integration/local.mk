@@ -58,3 +58,5 @@ TESTS += tests/integration/cli.sh
 EXTRA_DIST += tests/integration/cli.sh
 TESTS += tests/integration/exec_options.sh
 EXTRA_DIST += tests/integration/exec_options.sh
+TESTS += tests/integration/man_values.sh
+EXTRA_DIST += tests/integration/man_values.sh tests/integration/man_values.py
