@@ -17,7 +17,7 @@ dist_example_DATA = contrib/example-project/README.md
 examplesrcdir = $(exampledir)/src
 dist_examplesrc_DATA = contrib/example-project/src/todo.sh
 exampletestsdir = $(exampledir)/tests
-dist_exampletests_DATA = contrib/example-project/tests/run.sh
+dist_exampletests_SCRIPTS = contrib/example-project/tests/run.sh
 
 # The documentation beyond the man pages.
 dist_doc_DATA = README.md LICENSE docs/AUDIT.md docs/OUTPUT.md \
@@ -68,3 +68,4 @@ print-install-dirs:
 	echo "bashcompletiondir=$(bashcompletiondir)"; \
 	echo "zshcompletiondir=$(zshcompletiondir)"
 .PHONY: print-install-dirs
+EXTRA_DIST += debian

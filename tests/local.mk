@@ -7,3 +7,4 @@ include tests/agents/local.mk
 # harden (issue 6): a long session stays flat; the broker under valgrind.
 TESTS += tests/integration/long_session.sh tests/integration/broker_valgrind.sh
 EXTRA_DIST += tests/integration/long_session.sh tests/integration/broker_valgrind.sh
+EXTRA_DIST += tests/package/deb.sh

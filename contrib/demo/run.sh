@@ -9,7 +9,7 @@ set -eu
 # built ./airlock when run from the source tree, else the one on PATH.
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-if [ -z "${AIRLOCK:-}" ] && [ -x "$top/airlock" ]; then
+if [ -z "${AIRLOCK:-}" ] && [ -f "$top/airlock" ] && [ -x "$top/airlock" ]; then
 	AIRLOCK=$top/airlock
 fi
 airlock=${AIRLOCK:-airlock}

@@ -58,6 +58,12 @@ expect_contains "tmpfiles entry for /var/lib/airlock" \
 out=$(bash -c ". '$D$bashcompletiondir/airlock'; COMP_WORDS=(airlock ex); COMP_CWORD=1; _airlock; echo \"\${COMPREPLY[*]}\"")
 expect_eq "bash completion completes a command" "$out" "exec"
 
+# The installed demo finds its example project beside it and airlock on
+# PATH (no source tree, no $AIRLOCK).
+out=$(env -u AIRLOCK PATH="$D$bindir:$PATH" timeout 120 sh "$D$pkgdatadir/demo/run.sh" 2>&1)
+expect_contains "the installed demo's agent succeeds" "$out" "the agent exited with status 0"
+expect_contains "the installed demo's audit log verifies" "$out" "valid and closed"
+
 mk uninstall DESTDIR="$D" >"$T/uninstall.log" 2>&1
 check "make uninstall succeeds" [ $? -eq 0 ]
 left=$(find "$D" -type f -o -type l)
