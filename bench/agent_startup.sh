@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # bench/agent_startup.sh: start-up of the four agent CLIs under airlock
 # against bare and bubblewrap (issue 10), as ratios.  For each agent
 # (claude, codex, gemini, opencode) it times `AGENT --version`

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # bench/audit.sh [DIR]: audit appends per second (medians over 7 runs),
 # signed+chained against plain writes, with and without fdatasync.
 # DIR defaults to a fresh directory under /var/tmp (a real disk, not a

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * bench_path: the cost of resolving an agent's path beneath the
  * workspace, against a plain openat() of the same path.

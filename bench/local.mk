@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # bench
 
 # Broker round trips (bench/broker): not built by default.

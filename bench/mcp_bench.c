@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * mcp_bench: tools/call round trips through "airlock serve", against a
  * bare socketpair echo in the same run.

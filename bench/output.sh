@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # The output layer's economy (issue 13): bytes returned to the model per
 # run_check against the raw output, and whether each failing line reached
 # the model.  Usage: sh bench/output.sh (from a built tree).

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * bench/proxy: what the egress proxy costs, measured side by side in one
  * run against a direct loopback connection to the same origin server.

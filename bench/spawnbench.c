@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * spawnbench: interleaved start-up timing.  On a shared, noisy machine a
  * sequential benchmark (all runs of A, then all of B) measures the load

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * The built-in actions behind tools/call.  Each handler runs after the
  * arguments fit the tool's input contract and the call was allowed; it

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * approval: human decisions on privileged actions, and the control
  * socket that humans reach them through.

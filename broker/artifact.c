@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * artifact: the session's outputs on disk, named by URIs the agent may
  * hold.  A URI is untrusted input: it is parsed strictly, must carry this

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * audit_verify: the checks in audit_verify.h, in the order that names
  * the most useful cause for the first bad line.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * audit_verify: proves an audit log's hash chain and signatures, and
  * reads its records for display.  No side effects beyond memory and the

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * broker: serves the agent's MCP requests, for one session, on any number
  * of connections (fd 3 or stdio, and sockets accepted from a listener).

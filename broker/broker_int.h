@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * broker_int: what broker.c shares with the action handlers in
  * broker/actions.c.  Not for use outside broker/.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * changeset: see changeset.h.  Why every path is walked from the root
  * with no symlink followed (path_resolve_walk): the upper layer and the

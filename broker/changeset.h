@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * changeset: what a sandboxed run changed, checked and applied.
  *

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * excerpt: head + failure lines + tail of a long text, within a cap.
  *

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * jsonrpc: decoding one untrusted frame into a JSON-RPC 2.0 message, and
  * encoding replies.  Pure code over bytes that common/buf.c delimited.

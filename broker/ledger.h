@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * ledger: what the broker remembers about a session to enforce the run
  * budget and derive evidence.  Pure bookkeeping: no I/O, no clock (the

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 libairlock_a_SOURCES += \
 	broker/actions.c \
 	broker/approval.c broker/approval.h \

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * loop: the single-threaded event loop that the broker and supervisor
  * share.  A watch is a descriptor to poll for input, with an optional

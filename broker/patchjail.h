@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * patchjail: apply_patch's parser, kept out of the privileged process.
  *

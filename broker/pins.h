@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * pins: the workspace files that are a check's or a tool's code, and the
  * digests of their content (DESIGN.md, pinned code; docs/SECURITY.md).

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * redact: secret values and their common encodings become
  * "[REDACTED:NAME]".  Every derived form lives in one sodium_malloc'd

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * redact: replace secret values, and the usual encodings of them, with
  * "[REDACTED:NAME]" in buffers and JSON trees.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * secrets: the sealed store described in secrets.h.  The plaintext of
  * the whole store exists only inside one call, in sodium_malloc'd

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * selfsandbox: see selfsandbox.h.  Why a denylist and not an allowlist:
  * the broker's children inherit the filter before they build their own

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * selfsandbox: the broker's own seccomp filter, applied once start-up is
  * done, in the spirit of pledge(2).

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * wsdigest: the digest of a workspace's content, to bind gate results to
  * exactly what they ran against.

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 libairlock_a_SOURCES += \
 	common/buf.c common/buf.h \
 	common/errors.c common/errors.h \

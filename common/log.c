@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 #include "config.h"
 
 #include <errno.h>
@@ -23,6 +25,9 @@ log_init(const char *progname, int verbosity)
  * agent can shape, and they go to a person's terminal: the formatted
  * message is escaped (common/vis.h) as a whole before it is written.
  */
+static void log_vmsg(const char *, int, const char *, va_list)
+    __attribute__((format(printf, 3, 0)));
+
 static void
 log_vmsg(const char *func, int with_errno, const char *fmt, va_list ap)
 {

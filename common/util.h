@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * util: small helpers with no side effects beyond memory, plus the few
  * that every module needs from the OS (time, fds).

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * vis: escaping for the terminal.  One character at a time: a byte or a
  * whole UTF-8 sequence is either copied or replaced by its escape, so a

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # Installs what airlock needs to build and test on Debian 12 (as root), then
 # configures and builds it.  Safe to run again: it installs only what is
 # missing and reconfigures only when needed.
@@ -10,7 +12,7 @@ cd "$(dirname "$0")/.."
 packages="build-essential autoconf automake pkg-config
 libseccomp-dev libcap-ng-dev libyaml-dev libsodium-dev libjansson-dev check
 util-linux procps iproute2 diffutils bubblewrap clang jq python3 bash
-valgrind cppcheck clang-tidy clang-format"
+valgrind cppcheck clang-tidy clang-format mandoc"
 
 missing=""
 for p in $packages; do

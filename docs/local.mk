@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # docs
 dist_man_MANS += docs/airlock.1 docs/airlock-run.1 docs/airlock-serve.1 \
 	docs/airlock-connect.1 docs/airlock-approve.1 docs/airlock-trace.1
@@ -15,3 +17,15 @@ dist_agents_DATA = contrib/agents/claude-code.yaml contrib/agents/codex.yaml \
 	contrib/agents/gemini.yaml contrib/agents/gemini-settings.json \
 	contrib/agents/opencode.yaml
 EXTRA_DIST += docs/OUTPUT.md
+dist_man_MANS += docs/airlock-pending.1 docs/airlock-deny.1
+
+# mandoc -Tlint over every page (warnings and worse fail; the two .so
+# links are only checked to lead to a page: tests/integration/man_values.sh).
+man-lint:
+	@st=0; for p in $(dist_man_MANS); do \
+	  grep -q '^\.so ' $(srcdir)/$$p && continue; \
+	  mandoc -Tlint -Wwarning $(srcdir)/$$p || st=1; \
+	done; \
+	[ $$st -eq 0 ] && echo "man-lint: $(words $(dist_man_MANS)) pages clean"; \
+	exit $$st
+.PHONY: man-lint

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * libFuzzer target for the audit log verifier (broker/audit_verify.c).
  *

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * libFuzzer target for the agent-facing input path: common/buf.c framing
  * and broker/jsonrpc.c decoding, exactly as the broker runs them.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * libFuzzer target for policy/path.c: resolving an agent's path beneath
  * a real directory tree.

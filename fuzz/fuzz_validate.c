@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * libFuzzer target for policy/types.c: validating a request's arguments
  * against the types a manifest declares.

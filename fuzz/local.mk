@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # fuzz: libFuzzer targets, built only by "make fuzz" (needs clang; the
 # default build and "make check" do not).  fuzz/run SECONDS runs each.
 FUZZ_TARGETS = fuzz/fuzz_frame fuzz/fuzz_validate fuzz/fuzz_manifest \

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * replay: runs a fuzz target's LLVMFuzzerTestOneInput over its checked-in
  * seed corpus (fuzz/corpus/NAME) and its regression inputs

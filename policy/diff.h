@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * diff: a strict, bounded unified-diff engine for the apply_patch tool.
  *

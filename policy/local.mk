@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # policy
 
 # --- diff: unified-diff engine for apply_patch (branch diff) ---

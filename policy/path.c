@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * path: resolution beneath the workspace root.  See path.h for the rules.
  *

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * seatbelt: see seatbelt.h.  Later rules win over earlier ones in SBPL,
  * so each deny follows the allow it narrows.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * seatbelt: a macOS Seatbelt (SBPL) profile from a sandbox policy.
  *

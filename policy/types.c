@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * types: built-in and user types, validation of JSON values against them,
  * and JSON Schema derivation.  Pure code: no I/O.

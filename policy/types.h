@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * types: the manifest's type system, and validation of JSON values
  * against it.  Pure code: no I/O.

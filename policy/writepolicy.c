@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * writepolicy: see writepolicy.h.  Paths are compared component by
  * component, so "a/.github/workflows" and ".github/workflows" are the

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * http: a strict parser for the head of an HTTP/1.x request (RFC 9112),
  * as the egress proxy receives it from sandboxed code.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * ipc: starting the proxy process, in-netns listeners, and descriptor
  * passing.  This is the part of the proxy that touches the OS.

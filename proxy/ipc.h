@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * ipc: the OS side of the egress proxy.  Starting the proxy process,
  * making a listener inside a sandbox's network namespace, and passing

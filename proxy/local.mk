@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # proxy: the egress proxy (allowlist rules, relay loop, spawn and fd passing)
 libairlock_a_SOURCES += \
 	proxy/rules.c proxy/rules.h \

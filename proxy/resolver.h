@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * resolver: name resolution for the proxy in helper processes, so that a
  * slow lookup for one sandbox does not stall every other connection.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * rules: allowlist matching and address classification for the egress
  * proxy.  Pure: no resolution, no sockets.  See rules.h for the syntax.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * rules: the egress proxy's allowlist and address classifier (pure code:
  * no I/O, no name resolution).

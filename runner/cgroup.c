@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * cgroup: one cgroup per runner, for the limits rlimits cannot express
  * (memory of the whole tree, number of tasks, CPU share).

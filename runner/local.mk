@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # runner
 libairlock_a_SOURCES += runner/wait.c
 libairlock_a_SOURCES += \

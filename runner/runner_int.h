@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * runner internals: the plan the parent prepares before clone(), and the
  * pieces that build the sandbox.  Everything the child needs is computed

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * seatbelt_exec: the macOS runner backend.  Compiled only on macOS.
  */

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * seccomp: hands the policy's rule table to libseccomp and keeps the
  * resulting BPF program.  The program is compiled once per profile and

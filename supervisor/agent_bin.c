@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * agent_bin: the host paths the agent command needs (see agent_bin.h).
  *

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * agent_bin: what the agent command, as typed on the host, needs to run
  * inside its sandbox.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * The broker's MCP socket in the agent's sandbox; see agent_socket.h.
  */

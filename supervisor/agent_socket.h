@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * agent_socket: the broker's MCP socket inside the agent's sandbox.
  *

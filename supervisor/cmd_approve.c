@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * airlock pending / approve / deny: the human side of approvals.
  *
@@ -24,6 +26,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "common/vis.h"
+#include "supervisor/cli.h"
 #include "supervisor/commands.h"
 
 /* Sends |req| to the session socket |path| and returns its reply. */
@@ -341,7 +344,7 @@ decide(int approve, int argc, char **argv)
 	if (f.matches == 0) {
 		log_warnx("no pending approval %s (decided, expired, or not "
 		    "yours to see)", f.id);
-		return 1;
+		return EXIT_NOINPUT;
 	}
 	if (f.matches > 1) {
 		log_warnx("approval id %s is ambiguous across sessions: use "
@@ -378,9 +381,7 @@ decide(int approve, int argc, char **argv)
 	json_decref(f.approval);
 	return rc;
 usage:
-	fprintf(stderr, approve ?
-	    "usage: airlock approve ID [--note TEXT] [--yes] [--session S]\n" :
-	    "usage: airlock deny ID --reason TEXT [--session S]\n");
+	cli_usage(approve ? "approve" : "deny");
 	return EXIT_USAGE;
 }
 
@@ -416,8 +417,7 @@ cmd_pending(int argc, char **argv)
 		case 's': session = optarg; break;
 		case 'v': l.verbose = 1; break;
 		default:
-			fprintf(stderr, "usage: airlock pending [-v] "
-			    "[--session S]\n");
+			cli_usage("pending");
 			return EXIT_USAGE;
 		}
 	}

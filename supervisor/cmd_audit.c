@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * airlock audit: verify, show, tail and key for the audit log.
  * The checks live in broker/audit_verify.c; this file is argument
@@ -26,6 +28,7 @@
 #include "common/vis.h"
 #include "broker/audit.h"
 #include "broker/audit_verify.h"
+#include "supervisor/cli.h"
 #include "supervisor/commands.h"
 
 #define EXIT_AUDIT_BAD		1
@@ -35,14 +38,7 @@
 static void
 audit_usage(void)
 {
-	fprintf(stderr,
-	    "usage: airlock audit verify [--key HEX | --key-file F] [--head HASH]\n"
-	    "                            [-q] FILE\n"
-	    "       airlock audit show [--session S] [--tool T] [--decision D]\n"
-	    "                          [--event E] [--since TIME] [--until TIME]\n"
-	    "                          [--json] FILE...\n"
-	    "       airlock audit tail [-f] [-n N] [--json] FILE\n"
-	    "       airlock audit key KEYFILE\n");
+	cli_usage("audit");
 }
 
 /*

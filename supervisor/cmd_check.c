@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * airlock check [-v] MANIFEST: validate a manifest and summarise it; with
  * -v, also print the canonical form (after a "---" line).
@@ -13,6 +15,7 @@
 
 #include "policy/manifest.h"
 #include "policy/types.h"
+#include "supervisor/cli.h"
 #include "supervisor/commands.h"
 
 static void
@@ -75,7 +78,7 @@ print_summary(const struct manifest *m)
 static int
 usage(void)
 {
-	fprintf(stderr, "usage: airlock check [-v] MANIFEST\n");
+	cli_usage("check");
 	return EXIT_USAGE;
 }
 

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * airlock connect: joins stdin/stdout to the broker, so an agent inside
  * "airlock run" can name it as its MCP server command.  It dials
@@ -21,6 +23,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "policy/manifest.h"
+#include "supervisor/cli.h"
 #include "supervisor/commands.h"
 
 /* Copies what is readable on |from| to |to|; returns 0 at EOF, -1 on error. */
@@ -128,12 +131,12 @@ cmd_connect(int argc, char **argv)
 		switch (ch) {
 		case 's': sock = optarg; break;
 		default:
-			fprintf(stderr, "usage: airlock connect [--socket PATH]\n");
+			cli_usage("connect");
 			return EXIT_USAGE;
 		}
 	}
 	if (optind != argc) {
-		fprintf(stderr, "usage: airlock connect [--socket PATH]\n");
+		cli_usage("connect");
 		return EXIT_USAGE;
 	}
 	if ((fd = broker_fd(sock)) == -1)

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * airlock exec: runs one command in a runner sandbox, with the caller's
  * stdin, stdout and stderr, and passes its exit status through.
@@ -21,6 +23,7 @@
 #include "broker/egress.h"
 #include "common/errors.h"
 #include "common/log.h"
+#include "broker/audit.h"
 #include "common/util.h"
 #include "policy/manifest.h"
 #include "policy/sandbox_defaults.h"
@@ -28,24 +31,18 @@
 #include "proxy/proxy.h"
 #include "runner/runner.h"
 #include "runner/seatbelt_exec.h"
+#include "supervisor/cli.h"
 #include "supervisor/commands.h"
+#include "supervisor/exec_audit.h"
 #include "supervisor/overrides.h"
 #include "supervisor/session.h"
 #include "supervisor/setup.h"
 
-#define EXIT_TIMEOUT	124	/* as timeout(1) */
 
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: airlock exec [-v] [--manifest M] "
-	    "[--workspace W] [--timeout MS]\n"
-	    "           [--read-only PATH]... [--deny-read PATH]... "
-	    "[--protect REL]...\n"
-	    "           [--limit NAME=N]... [--strict] [--no-landlock] [--cow]\n"
-	    "           [--allow-host HOST[:PORT]]... [--env NAME[=VALUE]]... "
-	    "[--ro PATH]...\n"
-	    "           [--rw PATH]... [--] CMD [ARGS]\n");
+	cli_usage("exec");
 }
 
 /* Extra policy paths from the command line (strings borrowed). */
@@ -245,6 +242,39 @@ relative_cwd(const char *ws)
 	return rel;
 }
 
+/*
+ * --chdir DIR: |dir| (absolute, or relative to the workspace |ws|) must
+ * exist inside the workspace, which the sandbox sees at the same path.
+ * Sets *cwdp to its workspace-relative form (NULL for the workspace
+ * itself).  Returns 0, EXIT_NOINPUT or EXIT_USAGE.
+ */
+static int
+chdir_in(const char *dir, const char *ws, char **cwdp)
+{
+	char want[2 * PATH_MAX], real[PATH_MAX];
+
+	*cwdp = NULL;
+	if (dir[0] == '/')
+		snprintf(want, sizeof(want), "%s", dir);
+	else
+		snprintf(want, sizeof(want), "%s/%s", ws, dir);
+	if (realpath(want, real) == NULL) {
+		int missing = errno == ENOENT;
+
+		log_warn("exec: --chdir %s", dir);
+		return missing ? EXIT_NOINPUT : EXIT_USAGE;
+	}
+	if (strcmp(real, ws) == 0)
+		return 0;
+	if (!path_is_beneath(real, ws)) {
+		log_warnx("exec: --chdir %s: not inside the workspace %s", dir,
+		    ws);
+		return EXIT_USAGE;
+	}
+	*cwdp = xstrdup(real + strlen(ws) + 1);
+	return 0;
+}
+
 int
 cmd_exec(int argc, char **argv)
 {
@@ -261,10 +291,8 @@ cmd_exec(int argc, char **argv)
 		{ "cow", no_argument, NULL, 'C' },
 		{ "limit", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
-		{ "allow-host", required_argument, NULL, 'A' },
-		{ "env", required_argument, NULL, 'E' },
-		{ "ro", required_argument, NULL, 'R' },
-		{ "rw", required_argument, NULL, 'W' },
+		{ "chdir", required_argument, NULL, 'c' },
+		OVERRIDES_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
 	struct sandbox_policy defaults, eff;
@@ -276,11 +304,13 @@ cmd_exec(int argc, char **argv)
 	struct manifest *m = NULL;
 	struct runner_request req;
 	struct runner_result res;
-	const char *manifest = NULL, *workspace = ".", *term;
+	const char *manifest = NULL, *workspace = ".", *term, *chdir_arg = NULL;
 	char **env = NULL, *cwd = NULL, layers[256], err[512];
 	char state[PATH_MAX], ws_real[PATH_MAX];
+	struct session sess;
+	struct audit *audit = NULL;
+	json_t *start, *jend, *jargv;
 	struct overrides ov;
-	enum override_kind kind;
 	long long timeout = 0;
 	char *end;
 	int ch, rc, verbose = 0, n = 0;
@@ -291,20 +321,18 @@ cmd_exec(int argc, char **argv)
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "+m:w:t:vh", longopts,
 	    NULL)) != -1) {
+		switch (overrides_option(&ov, ch, optarg, argc, argv, &optind,
+		    state, err, sizeof(err))) {
+		case 1:
+			continue;
+		case -1:
+			log_warnx("exec: %s", err);
+			rc = EXIT_USAGE;
+			goto out_early;
+		}
 		switch (ch) {
-		case 'A':
-		case 'E':
-		case 'R':
-		case 'W':
-			kind = ch == 'A' ? OVERRIDE_ALLOW_HOST :
-			    ch == 'E' ? OVERRIDE_ENV :
-			    ch == 'R' ? OVERRIDE_RO : OVERRIDE_RW;
-			if (overrides_add(&ov, kind, optarg, state, getenv,
-			    err, sizeof(err)) != 0) {
-				log_warnx("exec: %s", err);
-				rc = EXIT_USAGE;
-				goto out_early;
-			}
+		case 'c':
+			chdir_arg = optarg;
 			break;
 		case 'm':
 			manifest = optarg;
@@ -346,7 +374,7 @@ cmd_exec(int argc, char **argv)
 			extra_add(&lim, optarg);
 			break;
 		case 'h':
-			usage();
+			(void)cli_help("exec", stdout);
 			rc = 0;
 			goto out_early;
 		default:
@@ -432,15 +460,33 @@ cmd_exec(int argc, char **argv)
 		goto out;
 	}
 #endif
-	{
-		char real[PATH_MAX];
-
-		if (setup_workspace(workspace, real) != 0) {
-			rc = EXIT_USAGE;
+	if ((rc = setup_workspace(workspace, ws_real)) != 0)
+		goto out;
+	if (chdir_arg != NULL) {
+		if ((rc = chdir_in(chdir_arg, ws_real, &cwd)) != 0)
 			goto out;
-		}
+	} else
+		cwd = relative_cwd(workspace);
+	if ((start = json_pack("{s:s, s:s, s:s, s:s, s:s?}", "command", "exec",
+	    "workspace", ws_real, "cwd", cwd != NULL ? cwd : ".", "manifest",
+	    manifest != NULL ? manifest : "(built-in defaults)", "chdir",
+	    chdir_arg)) == NULL)
+		fatalx("out of memory");
+	jargv = json_array();
+	for (i = 0; argv[i] != NULL; i++)
+		json_array_append_new(jargv, json_string(argv[i]));
+	json_object_set_new(start, "argv", jargv);
+	json_object_set_new(start, "overrides", overrides_json(&ov));
+	rc = exec_audit_start(start, &sess, &audit, err, sizeof(err));
+	json_decref(start);
+	if (rc != 0) {
+		/* Fail closed: no record, no run. */
+		log_warnx("exec: %s", err);
+		rc = EXIT_SANDBOX;
+		goto out;
 	}
-	cwd = relative_cwd(workspace);
+	if (verbose)
+		log_warnx("audit log %s", sess.audit_path);
 	memset(&req, 0, sizeof(req));
 	req.argv = argv;
 	req.envp = env;
@@ -477,6 +523,15 @@ cmd_exec(int argc, char **argv)
 		rc = 128 + res.signal;
 	if (res.hint[0] != '\0')
 		log_warnx("%s: %s", argv[0], res.hint);
+	jend = res.setup_failed || res.timed_out ?
+	    json_pack("{s:b, s:b}", "setupFailed", res.setup_failed != 0,
+	    "timedOut", res.timed_out != 0) :
+	    res.exited ? json_pack("{s:i}", "exitCode", res.exit_code) :
+	    json_pack("{s:i}", "signal", res.signal);
+	if (exec_audit_end(audit, jend) != 0)
+		log_warnx("exec: cannot write the audit log %s",
+		    sess.audit_path);
+	json_decref(jend);
 	runner_result_clear(&res);
 out:
 	for (i = 0; env != NULL && env[i] != NULL; i++)

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /* airlock __patch-jail: the confined side of broker/patchjail.c. */
 #include "config.h"
 

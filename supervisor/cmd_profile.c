@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * airlock profile --seatbelt: prints the macOS Seatbelt profile that
  * enforces the manifest's sandbox policy for a workspace.
@@ -17,24 +19,13 @@
 #include "policy/manifest.h"
 #include "policy/sandbox_defaults.h"
 #include "policy/seatbelt.h"
+#include "supervisor/cli.h"
 #include "supervisor/commands.h"
 
 static void
-usage(FILE *fp)
+usage(void)
 {
-	fprintf(fp,
-	    "usage: airlock profile --seatbelt [--manifest M] [--workspace W]\n"
-	    "           [--home DIR] [--tmpdir DIR] [--tty DEV] "
-	    "[--proxy-port N]\n"
-	    "  --manifest M     the manifest whose sandbox policy to enforce\n"
-	    "                   (default: the built-in default policy)\n"
-	    "  --workspace W    the workspace (default: .)\n"
-	    "  --home DIR       expands ~ in denied paths (default: $HOME)\n"
-	    "  --tmpdir DIR     the run's TMPDIR, writable (default: the\n"
-	    "                   profile takes it as sandbox-exec -D TMPDIR=)\n"
-	    "  --tty DEV        the run's terminal, readable and writable\n"
-	    "  --proxy-port N   the egress proxy's loopback port (default:\n"
-	    "                   sandbox-exec -D PROXY_PORT=, if network)\n");
+	cli_usage("profile");
 }
 
 int
@@ -94,20 +85,21 @@ cmd_profile(int argc, char **argv)
 			run.proxy_port = (int)port;
 			break;
 		case 'h':
-			usage(stdout);
+			(void)cli_help("profile", stdout);
 			return 0;
 		default:
-			usage(stderr);
+			usage();
 			return EXIT_USAGE;
 		}
 	}
 	if (!seatbelt || optind != argc) {
-		usage(stderr);
+		usage();
 		return EXIT_USAGE;
 	}
 	if ((ws = realpath(workspace, NULL)) == NULL) {
+		rc = errno == ENOENT ? EXIT_NOINPUT : EXIT_USAGE;
 		log_warn("profile: workspace %s", workspace);
-		return EXIT_USAGE;
+		return rc;
 	}
 	if (git_pointer_target(ws, &gitdir) != 0) {
 		log_warnx(

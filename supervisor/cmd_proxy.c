@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * airlock proxy: run the egress proxy standalone on one listening
  * address, for testing and for use outside the supervisor.
@@ -24,6 +26,7 @@
 #include "proxy/ipc.h"
 #include "proxy/proxy.h"
 #include "proxy/rules.h"
+#include "supervisor/cli.h"
 #include "supervisor/commands.h"
 
 static volatile sig_atomic_t cmd_proxy_stop;
@@ -38,13 +41,7 @@ cmd_proxy_on_signal(int sig)
 static void
 cmd_proxy_usage(void)
 {
-	fprintf(stderr, "usage: airlock proxy --listen ADDR:PORT --allow HOST:PORT "
-	    "[--allow ...]\n"
-	    "       [--allow-ip CIDR[:PORT]] [--max-bytes N] [--idle-ms N] "
-	    "[--max-conns N]\n"
-	    "       [--connect-ms N] [--max-line N] [--max-header N] "
-	    "[--events FILE]\n"
-	    "       [--sandbox ID] [--port-file FILE] [-v]\n");
+	cli_usage("proxy");
 }
 
 static int
@@ -210,7 +207,7 @@ cmd_proxy(int argc, char **argv)
 			verbose++;
 			break;
 		case 'h':
-			cmd_proxy_usage();
+			(void)cli_help("proxy", stdout);
 			rules_free(rules);
 			return 0;
 		default:

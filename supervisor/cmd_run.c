@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * airlock run: start the agent in its own sandbox with the broker's
  * socket on fd 3 and listening at /run/airlock/mcp.sock, serve it, and
@@ -30,6 +32,7 @@
 #include "runner/runner.h"
 #include "supervisor/agent_bin.h"
 #include "supervisor/agent_socket.h"
+#include "supervisor/cli.h"
 #include "supervisor/commands.h"
 #include "supervisor/overrides.h"
 #include "supervisor/service.h"
@@ -47,10 +50,7 @@ struct run_state {
 static void
 run_usage(void)
 {
-	fprintf(stderr, "usage: airlock run [--manifest M] [--workspace W] "
-	    "[-v]\n"
-	    "           [--allow-host HOST[:PORT]]... [--env NAME[=VALUE]]...\n"
-	    "           [--ro PATH]... [--rw PATH]... -- AGENT [ARGS...]\n");
+	cli_usage("run");
 }
 
 static void
@@ -223,15 +223,8 @@ cmd_run(int argc, char **argv)
 		{ "manifest", required_argument, NULL, 'm' },
 		{ "workspace", required_argument, NULL, 'w' },
 		{ "verbose", no_argument, NULL, 'v' },
-		{ "allow-host", required_argument, NULL, 'A' },
-		{ "env", required_argument, NULL, 'E' },
-		{ "ro", required_argument, NULL, 'R' },
-		{ "rw", required_argument, NULL, 'W' },
+		OVERRIDES_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
-	};
-	static const enum override_kind kinds[] = {
-		['A'] = OVERRIDE_ALLOW_HOST, ['E'] = OVERRIDE_ENV,
-		['R'] = OVERRIDE_RO, ['W'] = OVERRIDE_RW,
 	};
 	const char		*mpath = NULL, *wpath = NULL;
 	char			 err[512], self[PATH_MAX], state[PATH_MAX];
@@ -265,21 +258,19 @@ cmd_run(int argc, char **argv)
 		state[0] = '\0';
 	overrides_init(&ov);
 	while ((ch = getopt_long(argc, argv, "+m:w:v", opts, NULL)) != -1) {
+		switch (overrides_option(&ov, ch, optarg, argc, argv, &optind,
+		    state, err, sizeof(err))) {
+		case 1:
+			continue;
+		case -1:
+			log_warnx("%s", err);
+			overrides_free(&ov);
+			return EXIT_USAGE;
+		}
 		switch (ch) {
 		case 'm': mpath = optarg; break;
 		case 'w': wpath = optarg; break;
 		case 'v': verbose++; break;
-		case 'A':
-		case 'E':
-		case 'R':
-		case 'W':
-			if (overrides_add(&ov, kinds[ch], optarg, state, getenv,
-			    err, sizeof(err)) != 0) {
-				log_warnx("%s", err);
-				overrides_free(&ov);
-				return EXIT_USAGE;
-			}
-			break;
 		default:
 			run_usage();
 			overrides_free(&ov);

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * airlock secret: set, list and rm in the sealed credential store.
  * A value only ever arrives on stdin (never argv, which any local user
@@ -19,6 +21,7 @@
 #include "common/log.h"
 #include "broker/redact.h"
 #include "broker/secrets.h"
+#include "supervisor/cli.h"
 #include "supervisor/commands.h"
 
 #define PASS_MAX	4096
@@ -26,11 +29,7 @@
 static void
 secret_usage(void)
 {
-	fprintf(stderr,
-	    "usage: airlock secret [--dir DIR] [--passphrase-fd N] set NAME  "
-	    "(value on stdin)\n"
-	    "       airlock secret [--dir DIR] [--passphrase-fd N] list\n"
-	    "       airlock secret [--dir DIR] [--passphrase-fd N] rm NAME\n");
+	cli_usage("secret");
 }
 
 /*
@@ -244,7 +243,7 @@ cmd_secret(int argc, char **argv)
 		if ((rc = secrets_remove(s, argv[1])) != 0) {
 			log_warnx("%s: %s", argv[1], rc == AL_ERR_NOT_FOUND ?
 			    "no such secret" : al_strerror(rc));
-			status = 1;
+			status = rc == AL_ERR_NOT_FOUND ? EXIT_NOINPUT : 1;
 		}
 	} else {
 		if ((rc = secrets_list(s, &names, &count)) != 0) {

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /* airlock serve: the broker alone, on stdin/stdout. */
 #include "config.h"
 
@@ -6,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "supervisor/cli.h"
 #include "supervisor/commands.h"
 #include "supervisor/service.h"
 
@@ -51,7 +54,6 @@ cmd_serve(int argc, char **argv)
 	service_close(&sv);
 	return rc;
 usage:
-	fprintf(stderr, "usage: airlock serve [--manifest M] [--workspace W] "
-	    "[-v]\n");
+	cli_usage("serve");
 	return EXIT_USAGE;
 }

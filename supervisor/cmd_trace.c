@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * airlock trace SESSION: print the readable trace of a session.  The
  * broker escapes what it writes there; the file is escaped again on the
@@ -6,12 +8,14 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/log.h"
 #include "common/vis.h"
+#include "supervisor/cli.h"
 #include "supervisor/commands.h"
 #include "supervisor/session.h"
 
@@ -24,8 +28,8 @@ cmd_trace(int argc, char **argv)
 	FILE	*fp;
 
 	log_init("airlock trace", 0);
-	if (argc != 2) {
-		fprintf(stderr, "usage: airlock trace SESSION-ID|DIR\n");
+	if (argc != 2 || argv[1][0] == '-') {
+		cli_usage("trace");
 		return EXIT_USAGE;
 	}
 	if (strchr(argv[1], '/') != NULL)
@@ -37,8 +41,10 @@ cmd_trace(int argc, char **argv)
 		    argv[1]);
 	}
 	if ((fp = fopen(path, "re")) == NULL) {
+		int missing = errno == ENOENT;
+
 		log_warn("%s", path);
-		return 1;
+		return missing ? EXIT_NOINPUT : 1;
 	}
 	while ((n = getline(&line, &cap, fp)) > 0) {
 		if (line[n - 1] == '\n')

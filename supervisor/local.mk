@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 libairlock_a_SOURCES += \
 	supervisor/commands.h \
 	supervisor/cmd_approve.c \
@@ -20,3 +22,5 @@ tests_unit_test_agent_bin_CFLAGS = $(unit_cflags)
 tests_unit_test_agent_bin_LDADD = $(unit_ldadd)
 # Per-run overrides of the policy: --allow-host, --env, --ro, --rw.
 libairlock_a_SOURCES += supervisor/overrides.c supervisor/overrides.h
+libairlock_a_SOURCES += supervisor/cli.c supervisor/cli.h
+libairlock_a_SOURCES += supervisor/exec_audit.c supervisor/exec_audit.h

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * overrides: the command line's additions to a run's policy (see
  * overrides.h).  Everything is checked here, before any sandbox exists,
@@ -213,6 +215,37 @@ overrides_add(struct overrides *o, enum override_kind k, const char *arg,
 	}
 	snprintf(err, errlen, "unknown override");
 	return AL_ERR_INTERNAL;
+}
+
+int
+overrides_option(struct overrides *o, int ch, const char *arg, int argc,
+    char **argv, int *optindp, const char *state_dir, char *err, size_t errlen)
+{
+	char *nv;
+	int rc;
+
+	if (ch == OVERRIDE_OPT_BASE + 0x80) {
+		if (*optindp >= argc) {
+			snprintf(
+			    err, errlen, "--setenv %s: needs NAME VALUE", arg);
+			return -1;
+		}
+		if (arg[0] == '\0' || strchr(arg, '=') != NULL) {
+			snprintf(err, errlen, "--setenv %s: bad NAME", arg);
+			return -1;
+		}
+		xasprintf(&nv, "%s=%s", arg, argv[(*optindp)++]);
+		rc = overrides_add(
+		    o, OVERRIDE_ENV, nv, state_dir, getenv, err, errlen);
+		free(nv);
+		return rc == 0 ? 1 : -1;
+	}
+	if (ch < OVERRIDE_OPT_BASE + OVERRIDE_ALLOW_HOST ||
+	    ch > OVERRIDE_OPT_BASE + OVERRIDE_RW)
+		return 0;
+	rc = overrides_add(o, (enum override_kind)(ch - OVERRIDE_OPT_BASE), arg,
+	    state_dir, getenv, err, errlen);
+	return rc == 0 ? 1 : -1;
 }
 
 int

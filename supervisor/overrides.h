@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * overrides: per-run additions to a manifest's policy from the command
  * line of "airlock run" and "airlock exec".
@@ -65,6 +67,31 @@ int overrides_add(struct overrides *o, enum override_kind k, const char *arg,
  */
 int overrides_check_workspace(const struct overrides *o, const char *workspace,
     char *err, size_t errlen) __attribute__((warn_unused_result));
+
+/*
+ * The one option parser of the overrides, shared by "run" and "exec":
+ * OVERRIDES_LONGOPTS goes into a getopt_long table, and each getopt_long
+ * result goes to overrides_option() first.  --setenv NAME VALUE takes two
+ * words (the VALUE is argv[*optindp], consumed) and is --env NAME=VALUE.
+ * Returns 0 if |ch| is not an override option, 1 when it was added, or -1
+ * with a message naming the flag in err[0..errlen) (a usage error).
+ */
+#define OVERRIDE_OPT_BASE 0x200
+#define OVERRIDES_LONGOPTS \
+	{ "allow-host", required_argument, NULL, \
+		OVERRIDE_OPT_BASE + OVERRIDE_ALLOW_HOST }, \
+	    { "env", required_argument, NULL, \
+		    OVERRIDE_OPT_BASE + OVERRIDE_ENV }, \
+	    { "ro", required_argument, NULL, \
+		    OVERRIDE_OPT_BASE + OVERRIDE_RO }, \
+	    { "rw", required_argument, NULL, \
+		    OVERRIDE_OPT_BASE + OVERRIDE_RW }, \
+	{ \
+		"setenv", required_argument, NULL, OVERRIDE_OPT_BASE + 0x80 \
+	}
+int overrides_option(struct overrides *o, int ch, const char *arg, int argc,
+    char **argv, int *optindp, const char *state_dir, char *err, size_t errlen)
+    __attribute__((warn_unused_result));
 
 /* 1 if |o| holds nothing. */
 int overrides_empty(const struct overrides *o);

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 #include "config.h"
 
 #include <stdio.h>
@@ -81,9 +83,9 @@ service_open(struct service *sv, const char *command, const char *mpath,
 	memset(sv, 0, sizeof(*sv));
 	if ((sv->m = setup_manifest(mpath)) == NULL)
 		return EXIT_CONFIG;
-	if (setup_workspace(wpath, sv->workspace) != 0) {
+	if ((rc = setup_workspace(wpath, sv->workspace)) != 0) {
 		manifest_free(sv->m);
-		return EXIT_USAGE;
+		return rc;
 	}
 	if (session_create(&sv->session, err, sizeof(err)) != 0)
 		fatalx("%s", err);

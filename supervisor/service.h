@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * service: everything "airlock run" and "airlock serve" set up around a
  * broker, in one place: the manifest, the workspace, the session

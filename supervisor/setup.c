@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 #include "config.h"
 
 #include <errno.h>
@@ -11,6 +13,7 @@
 #include "broker/secrets.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "supervisor/commands.h"
 #include "supervisor/session.h"
 #include "supervisor/setup.h"
 
@@ -40,18 +43,20 @@ setup_workspace(const char *path, char out[PATH_MAX])
 	if (path == NULL)
 		path = ".";
 	if (realpath(path, out) == NULL) {
+		int missing = errno == ENOENT;
+
 		log_warn("workspace %s", path);
-		return -1;
+		return missing ? EXIT_NOINPUT : EXIT_USAGE;
 	}
 	if (stat(out, &st) == -1 || !S_ISDIR(st.st_mode)) {
 		log_warnx("workspace %s is not a directory", out);
-		return -1;
+		return EXIT_USAGE;
 	}
 	if (strcmp(out, "/") == 0) {
 		log_warnx("refusing / as the workspace");
-		return -1;
+		return EXIT_USAGE;
 	}
-	return setup_workspace_apart(out);
+	return setup_workspace_apart(out) == 0 ? 0 : EXIT_USAGE;
 }
 
 /*

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * setup: what run, serve and exec share before they start serving: the
  * manifest (a file or the built-in default) and the canonical workspace.
@@ -18,7 +20,8 @@ struct manifest	*setup_manifest(const char *path);
 /*
  * Resolves |path| (default ".") to a canonical absolute directory in
  * out[PATH_MAX].  Refuses "/" and anything that is not a directory.
- * Returns 0, or prints why and returns -1.
+ * Returns 0, or prints why and returns the exit status (commands.h):
+ * EXIT_NOINPUT when |path| does not exist, else EXIT_USAGE.
  */
 int		 setup_workspace(const char *path, char out[PATH_MAX]);
 

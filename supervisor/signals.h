@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * signals: SIGINT, SIGTERM and SIGHUP stop the loop (self-pipe; the mask
  * is never changed, so children start with nothing blocked).  SIGPIPE is

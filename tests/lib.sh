@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # Shared helpers for the integration tests (sourced by tests/integration/*.sh
 # and tests/escape/*.sh).  Each test prints "ok - NAME" / "not ok - NAME"
 # lines and exits non-zero if any check failed.

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 EXTRA_DIST += tests/lib.sh
 include tests/integration/local.mk
 include tests/agents/local.mk
@@ -5,3 +7,4 @@ include tests/agents/local.mk
 # harden (issue 6): a long session stays flat; the broker under valgrind.
 TESTS += tests/integration/long_session.sh tests/integration/broker_valgrind.sh
 EXTRA_DIST += tests/integration/long_session.sh tests/integration/broker_valgrind.sh
+EXTRA_DIST += tests/package/deb.sh

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * proxy_helper: the tools tests/integration/proxy.sh needs, without curl
  * or python (neither is on a bare Debian 12).

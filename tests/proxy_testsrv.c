@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /* proxy_testsrv: see proxy_testsrv.h. */
 #include "config.h"
 

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * proxy_testsrv: a tiny HTTP/1.1 origin server on loopback that stands in
  * for the internet in the proxy's tests and benchmark (no python needed).

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * reaper PIDFILE CMD [ARGS...]: runs CMD as a child of a subreaper and
  * tells what CMD left behind.

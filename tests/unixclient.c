@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * unixclient PATH: sends stdin to the stream socket PATH, half-closes,
  * and copies what the peer answers to stdout.  For tests that speak to a

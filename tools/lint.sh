@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # tools/lint.sh SRCDIR CPPFLAGS...: clang-tidy over the C sources with the
 # checked-in .clang-tidy; fails on any finding not in
 # tools/lint-baseline.txt (see there).

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # tools: the static checks and the privilege-separation report (issue 6).
 #
 #   make lint            cppcheck and clang-tidy over the C sources, with
@@ -27,7 +29,8 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h \
 	policy/writepolicy.c policy/writepolicy.h tests/unit/test_writepolicy.c \
 	policy/seatbelt.c policy/seatbelt.h supervisor/cmd_profile.c tests/unit/test_seatbelt.c \
 	tests/unit/test_approval_digest.c \
-	broker/changeset.c broker/changeset.h
+	broker/changeset.c broker/changeset.h \
+	supervisor/cli.c supervisor/cli.h supervisor/exec_audit.c supervisor/exec_audit.h
 
 lint: $(BUILT_SOURCES) config.h
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
@@ -66,3 +69,10 @@ mutants: all
 	top_builddir=$(abs_top_builddir) python3 $(srcdir)/tools/mutants/run.py \
 	    --list $(srcdir)/tools/mutants/mutants.txt
 .PHONY: mutants
+# Every source file carries LICENSE's notice (tools/license-notice.sh adds
+# it to new files: sh tools/license-notice.sh .).
+license-check:
+	@sh $(srcdir)/tools/license-notice.sh --check $(srcdir) && \
+	    echo "license-check: every source file carries the ISC notice"
+.PHONY: license-check
+EXTRA_DIST += tools/license-notice.sh LICENSE

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # tools/privsep-report.sh SRCDIR: counts the lines of C that run in the
 # privileged process (the supervisor and broker: everything that holds
 # the manifest, the audit key, credentials and approvals) against the

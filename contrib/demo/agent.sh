@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # A scripted demo agent: no model, just the moves a coding agent makes,
 # spoken as MCP (JSON-RPC, one object per line) to the broker on fd 3.
 # It reads the code, runs the gate, patches the bug, runs the gate again,

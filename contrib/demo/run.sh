@@ -1,16 +1,25 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # The demo session: a scripted agent (no model) works on a scratch copy of
 # contrib/example-project under "airlock run" with the built-in manifest.
 set -eu
-top=$(cd "$(dirname "$0")/../.." && pwd)
-airlock=${AIRLOCK:-$top/airlock}
+# The same layout in the source tree (contrib/demo, contrib/example-project)
+# and installed ($(pkgdatadir)/demo, $(pkgdatadir)/example-project): the
+# built ./airlock when run from the source tree, else the one on PATH.
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+if [ -z "${AIRLOCK:-}" ] && [ -f "$top/airlock" ] && [ -x "$top/airlock" ]; then
+	AIRLOCK=$top/airlock
+fi
+airlock=${AIRLOCK:-airlock}
 ws=$(mktemp -d /tmp/airlock-demo.XXXXXX)
-cp -a "$top/contrib/example-project/." "$ws/"
+cp -a "$here/../example-project/." "$ws/"
 chmod -R u+w "$ws"
 echo "demo: workspace $ws (a scratch copy of contrib/example-project)"
-echo "demo: airlock run --workspace $ws -- contrib/demo/agent.sh"
+echo "demo: airlock run --workspace $ws -- $here/agent.sh"
 set +e
-"$airlock" run --workspace "$ws" -- "$top/contrib/demo/agent.sh" 2>"$ws.log"
+"$airlock" run --workspace "$ws" -- "$here/agent.sh" 2>"$ws.log"
 status=$?
 set -e
 sed -n 's/^agent: /  /p' "$ws.log"

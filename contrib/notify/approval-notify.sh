@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # An approvals notify hook (manifest: approvals.notify).  airlock runs it
 # when an approval is requested, with the request as one JSON object on
 # stdin: {id, session, tool, arguments, digest, evidence, requestedAt,

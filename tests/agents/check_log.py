@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 """check_log.py: assertions on mockmodel.py's request log for one agent run.
 
 usage: check_log.py LOG [--only-airlock] [--extra NAME ...]

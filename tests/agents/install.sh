@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # install.sh: install the four agent CLIs that tests/agents drives, at the
 # versions their profiles were measured with, with `npm install -g` -- only
 # those whose installed version differs (npm's own cache keeps the

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # The four real agent CLIs (Claude Code, Codex, Gemini CLI, opencode)
 # driven end to end by tests/agents/mockmodel.py, a scripted model that
 # makes each call airlock's MCP tools (issue 10).  Not part of `make

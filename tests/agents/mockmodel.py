@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 """mockmodel.py: a scripted "model" for driving real agent CLIs end to end.
 
 One HTTP server on 127.0.0.1 speaks enough of four model APIs for Claude

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # run_agent.sh [--mode serve|run] NAME: drive one real agent CLI (claude,
 # codex, gemini, opencode) end to end against tests/agents/mockmodel.py,
 # a scripted model that makes it call airlock's MCP tools: list_files,

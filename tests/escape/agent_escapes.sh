@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # The same attacks from inside the agent's sandbox of "airlock run": the
 # probe is the agent.  Each must fail with the errno of the layer meant
 # to stop it, and the agent must not reach the broker's state.

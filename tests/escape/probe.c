@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * probe: tries ONE escape from inside a runner and reports how it failed.
  *
@@ -169,17 +171,20 @@ cmd_fork_bomb(void)
 			(void)0;
 }
 
+/* Each chunk escapes through here, so no compiler drops the allocations. */
+static char *volatile memory_bomb_sink;
+
 static int
 cmd_memory_bomb(void)
 {
-	size_t chunk = 64 << 20, total = 0;
+	size_t chunk = 64 << 20;
 	char *p;
 
 	for (;;) {
 		if ((p = malloc(chunk)) == NULL)
 			return report("memory-bomb", -1);
 		memset(p, 1, chunk);
-		total += chunk;
+		memory_bomb_sink = p;
 	}
 }
 

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # Resource exhaustion inside a runner ends with a clear result, and the
 # host is fine afterwards.
 . "$top_srcdir/tests/lib.sh"

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # Escape attempts from inside a real runner ("airlock exec"), one attack
 # per probe run.  Each must fail, and fail with the errno or signal of the
 # layer that is meant to stop it.

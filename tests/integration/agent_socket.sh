@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # The broker's socket in the agent's sandbox (/run/airlock/mcp.sock): an
 # MCP client that starts "airlock connect" with no inherited descriptor and
 # an empty environment (as Claude Code and Codex do) reaches the broker;

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # The approvals notify hook runs when an approval is requested, with the
 # request on its stdin; an approval nobody decides expires, fail closed.
 . "$top_srcdir/tests/lib.sh"

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # Approvals against a live "airlock run": a scripted agent calls a tool
 # that needs a human's approval and the test plays the human with
 # airlock pending / approve / deny: approve (the call runs, its result

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # With no approvers listed in the manifest, only the user who started
 # airlock may decide: another local user who reaches the session's
 # control socket (opened up on purpose here) is refused by the broker

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # Fail closed: when the audit log cannot be written (a full disk), the
 # broker refuses every request, says why, and serves again once it can.
 . "$top_srcdir/tests/lib.sh"

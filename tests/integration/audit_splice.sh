@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # A record spliced from another log of the same session, signed with the
 # same key, is caught by the hash chain alone: its signature, seq and
 # session are all valid, only its "prev" does not match the record before

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # audit_verify: a real log written through broker/audit.h verifies, and
 # `airlock audit verify` catches each kind of tampering, names the first
 # bad line and exits 1 (2 for a log without session_end).  Also: key

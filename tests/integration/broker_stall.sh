@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # Nothing the agent makes can stall the broker.  A check fills the
 # workspace with 40 sparse 1 GiB files (no disk used) and one dense file;
 # later run_check and status calls must digest the workspace, which is

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # The broker side under valgrind: a scripted session through "airlock
 # serve" (every request kind, refused calls, invalid arguments, bad and
 # oversized frames, a runner) reports no invalid access, no use of

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # Runners write into an overlay; the broker walks its upper layer into a
 # change set, checks every entry against the write policy and applies it
 # all or nothing (issue 12).  Each attack is tried for real from a check

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # Change sets as an ordinary user: the runner's overlay is mounted inside
 # its user namespace (userxattr; kernel >= 5.11), a benign write lands in
 # the workspace owned by the user, and a setuid file is refused.

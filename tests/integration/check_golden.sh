@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # airlock check against golden files (STYLE.md 15):
 #  - each tests/golden/NAME.yaml must pass, and "airlock check -v" must print
 #    exactly tests/golden/NAME.ok;

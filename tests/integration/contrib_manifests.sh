@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # Every manifest shipped in contrib/ loads, and the agent profiles give a
 # persistent home owned by the runner's uid, a read-only workspace and
 # the proxy.

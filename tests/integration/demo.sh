@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # make demo, as a newcomer runs it: the scripted agent fixes the bug, the
 # gate passes on the current digest, the escape is refused with its
 # reason, and the session's audit log verifies.

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # Egress, wired end to end: a tool granted one host reaches it through
 # airlock's proxy and nothing else; a direct connect that bypasses the
 # proxy fails; an agent under "airlock run" reaches its (fake) model API

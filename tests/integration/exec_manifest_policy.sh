@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # airlock exec and airlock profile take the sandbox policy from a
 # manifest: denied paths, protected paths, seccomp profile, limits.
 . "$top_srcdir/tests/lib.sh"

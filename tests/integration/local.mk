@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # Integration tests of the broker, the run supervisor and approvals,
 # driving the built airlock binary over MCP (bash + jq).
 EXTRA_DIST += tests/integration/mcp_lib.sh
@@ -56,3 +58,11 @@ EXTRA_DIST += tests/integration/seatbelt_profiles.sh tests/seatbelt
 # Issue 20: tests that kill mutants nothing else reached.
 TESTS += tests/integration/audit_splice.sh tests/integration/approver_default.sh
 EXTRA_DIST += tests/integration/audit_splice.sh tests/integration/approver_default.sh
+TESTS += tests/integration/install.sh
+EXTRA_DIST += tests/integration/install.sh
+TESTS += tests/integration/cli.sh
+EXTRA_DIST += tests/integration/cli.sh
+TESTS += tests/integration/exec_options.sh
+EXTRA_DIST += tests/integration/exec_options.sh
+TESTS += tests/integration/man_values.sh
+EXTRA_DIST += tests/integration/man_values.sh tests/integration/man_values.py

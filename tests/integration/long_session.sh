@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # A long session keeps the broker's memory and descriptors flat: "airlock
 # serve" answers thousands of tool calls (reads, refused calls, invalid
 # arguments, bad frames, pings, unknown methods, and a couple of hundred

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # MCP helpers for the integration tests (bash; sourced after tests/lib.sh).
 #
 # mcp_env                 private AIRLOCK_HOME and AIRLOCK_RUNTIME_DIR in $T

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # The MCP surface of the broker ("airlock serve"): the handshake and its
 # version negotiation, tools/list derived from the manifest's types, and
 # every kind of bad frame answered with its JSON-RPC error while the

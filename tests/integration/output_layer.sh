@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # The output layer over MCP (issue 13): a command's result within the cap
 # with its failure lines and one marker; the artifact through
 # resources/list, resources/read and read_output (ranges, grep); ranged

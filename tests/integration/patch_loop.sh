@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # The seed's Workboard loop through the broker, on a scratch copy of
 # contrib/example-project: read, failing gate, patch guarded by the base
 # sha, passing gate, acceptance bound to the workspace digest; and the

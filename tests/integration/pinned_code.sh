@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # Pinned code (issue 11): the workspace files that are a check's or a
 # privileged tool's code are hashed at session start, and the agent
 # cannot use an edit of them to get past a human, a gate or a secret.

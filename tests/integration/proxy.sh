@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # The egress proxy ("airlock proxy") against loopback servers that stand
 # in for the internet.  The whole test runs in a private network and
 # mount namespace: its own lo is the only interface, so even a broken

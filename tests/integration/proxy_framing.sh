@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # Request smuggling through the egress proxy, tried for real (issue 11,
 # item 5).  On a plain-HTTP connection the proxy forwards exactly one
 # request: its head, then exactly Content-Length bytes of body; anything

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # airlock run: the agent command as typed on the host.  A command found on
 # PATH as a symlink into an npm package, run by an interpreter that lives
 # next to it ("#!/usr/bin/env fakeinterp"), runs inside with its whole

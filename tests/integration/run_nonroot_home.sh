@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # airlock run as a user other than root, with a profile whose agent.home
 # (like the shipped /var/lib/airlock-agents/NAME) that user cannot create:
 # the per-user state directory stands in for it

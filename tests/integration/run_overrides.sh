@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # Per-run overrides of the policy for "airlock run" and "airlock exec":
 # --env NAME[=VALUE], --ro PATH, --rw PATH (and --allow-host, whose
 # traffic is tested in egress_wired.sh).  Each takes effect inside the

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # airlock run: the agent's exit status becomes airlock's; the agent lives
 # in its own pid and network namespaces with only fd 3 (the broker) beyond
 # stdio, no privileges and no view of airlock's state; and on SIGTERM or

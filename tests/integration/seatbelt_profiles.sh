@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # airlock profile --seatbelt, from the built binary: golden profiles for
 # several manifests (the workspace path replaced by @WS@), every profile
 # through the lint (tests/seatbelt/lint.py: balanced, known operations and

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # secret_store: `airlock secret` sets, lists and removes sealed secrets;
 # the value arrives on stdin only, never on argv, and never reaches the
 # disk in plaintext; the key file and store are private.
@@ -73,7 +75,7 @@ expect_eq "set through a pipe succeeds" "$?" 0
 expect_eq "rm succeeds" "$?" 0
 expect_not_contains "rm removes the name" "$("$AIRLOCK" secret list)" "npm.token-2"
 out=$("$AIRLOCK" secret rm npm.token-2 2>&1); rc=$?
-expect_eq "rm of a missing secret fails" "$rc" 1
+expect_eq "rm of a missing secret fails with 66 (airlock(1), EXIT STATUS)" "$rc" 66
 expect_contains "rm of a missing secret says so" "$out" "no such secret"
 
 # A damaged store does not open.

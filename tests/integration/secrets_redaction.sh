@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # Credentials: a granted secret reaches only its tool's runner, and its
 # value (plain, base64, URL-encoded) never leaves the broker: not in the
 # result, the artifact, the audit log, or anything the agent can see.

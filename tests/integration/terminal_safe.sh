@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # Terminal-safe output (issue 11, item 3).  An agent proposes an
 # approval-gated apply_patch whose diff hides its backdoor line: the line
 # after it starts with ESC[1A ESC[2K (cursor up, erase line), and a

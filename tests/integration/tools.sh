@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # The built-in actions through tools/call: read_file, write_file,
 # list_files, search, exec, a command tool and run_check, and the path
 # rules every workspace access obeys (no .., absolute paths, symlinks or

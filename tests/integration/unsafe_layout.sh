@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # Layouts that would hand airlock's own state to the sandbox are refused
 # at start, naming both paths: a workspace that contains, or lies inside,
 # the state directory (sessions, audit logs), the runtime directory

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 """Lints an airlock Seatbelt (SBPL) profile.
 
 usage: lint.py KNOWN PROFILE...

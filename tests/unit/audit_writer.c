@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * audit_writer: writes a real audit log through broker/audit.h for the
  * integration tests (tests/integration/audit_verify.sh).

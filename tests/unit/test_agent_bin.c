@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * agent_bin: the agent command as typed on the host resolves to the host
  * paths it needs, checked against fake install trees in a temporary

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * approvals_digest: a human's decision is bound to exactly one action.
  * Every part of it (the tool, each argument, what will run) changes the

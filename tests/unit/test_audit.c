@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /* Unit tests for broker/audit.c and broker/audit_verify.c. */
 #include "config.h"
 

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /* The bounded frame reader (common/buf.c): table-driven. */
 #include "config.h"
 

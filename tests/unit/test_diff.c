@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * Unit tests for policy/diff: the strict unified-diff engine behind
  * apply_patch.  Most tests are rows: a patch, what parsing it must give,

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /* The excerpt rules (broker/excerpt.c): what of a long output is inline. */
 #include "config.h"
 

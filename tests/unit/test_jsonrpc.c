@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /* Decoding untrusted frames into JSON-RPC messages: table-driven. */
 #include "config.h"
 

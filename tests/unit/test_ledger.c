@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /* The ledger: run budgets, idempotency, gates and failure fingerprints. */
 #include "config.h"
 

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /* Unit tests for policy/manifest.c: loading, errors, canonical form. */
 #include "config.h"
 

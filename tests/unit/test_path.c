@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * Unit tests for policy/path.c against a real directory tree with
  * symlinks, hard links and a live rename race.  Both implementations

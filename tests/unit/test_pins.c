@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * pins: which workspace files are a command's code, and that nothing
  * outside the workspace is read to find out.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * Table-driven tests for the egress proxy's request-head parser: every
  * framing ambiguity a smuggling attack needs is refused, with the right

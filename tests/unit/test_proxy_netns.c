@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * The proxy wired the way the supervisor and runner will wire it: a
  * child in a fresh network namespace (only its own lo) creates the

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /* Table-driven tests for the egress proxy's allowlist and classifier. */
 #include "config.h"
 

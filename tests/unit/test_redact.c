@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /* Unit tests for broker/redact.c: every encoding of a secret is replaced. */
 #include "config.h"
 

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * The runner library: the compiled seccomp program (run through a small
  * classic-BPF interpreter, table-driven, including the foreign ABIs this

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /* The default sandbox policy is the safe one the documentation promises. */
 #include "config.h"
 

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * The Seatbelt generator: golden profiles (tests/golden/NAME.sb, byte for
  * byte; AIRLOCK_UPDATE_GOLDEN=1 rewrites them), the path canonicalisation

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /* Table-driven tests of the compiled seccomp rule table. */
 #include "config.h"
 

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /* Unit tests for broker/secrets.c: the sealed credential store. */
 #include "config.h"
 

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * The broker's own seccomp filter (broker/selfsandbox.c): each test forks,
  * applies the filter in the child, and attacks from there, so the test

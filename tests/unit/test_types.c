@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /* Unit tests for policy/types.c: validation and JSON Schema, table-driven. */
 #include "config.h"
 

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /* Escaping for the terminal (common/vis.c): table-driven. */
 #include "config.h"
 

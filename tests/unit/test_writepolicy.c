@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * Unit tests for policy/writepolicy.c: one table, one row per rule and
  * per edge, {entry, expected rule or NULL}, under a policy that protects

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 """make mutants: mutation testing of airlock's security invariants.
 
 usage: run.py [--list FILE] [--only ID[,ID...]] [--jobs N] [--no-baseline]

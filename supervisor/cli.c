@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
+/* cli: usage and help texts of every command (cli.h). */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "supervisor/cli.h"
+
+struct help {
+	const char *name;
+	const char *synopsis; /* lines after "usage: " */
+	const char *options; /* the option and operand descriptions */
+};
+
+#define WS_OPTS \
+	"  -m, --manifest FILE     the manifest (default: the built-in one)\n" \
+	"  -w, --workspace DIR     the workspace (default: .)\n"
+#define OVERRIDE_OPTS \
+	"      --allow-host HOST[:PORT]\n" \
+	"                          one more egress allowlist entry (port 443 " \
+	"when left\n" \
+	"                          out; an IP literal is an address rule)\n" \
+	"      --env NAME[=VALUE]  pass NAME from the caller's environment, " \
+	"or set it\n" \
+	"                          to VALUE\n" \
+	"      --setenv NAME VALUE set NAME to VALUE (two words: VALUE may hold =)\n" \
+	"      --ro PATH           bind an existing host path read-only at " \
+	"its own path\n" \
+	"      --rw PATH           bind an existing host path read-write at " \
+	"its own path\n"
+#define HELP_OPT "  -h, --help              print this help and exit\n"
+
+static const struct help helps[] = {
+	{ "run",
+	    "airlock run [-v] [--manifest FILE] [--workspace DIR]\n"
+	    "           [--allow-host HOST[:PORT]]... [--env NAME[=VALUE]]...\n"
+	    "           [--setenv NAME VALUE]... [--ro PATH]... [--rw PATH]...\n"
+	    "           -- AGENT [ARGS...]\n",
+	    "Run AGENT sandboxed, brokering its tool calls (airlock-run(1)).\n"
+	    "\n" WS_OPTS OVERRIDE_OPTS
+	    "  -v, --verbose           more diagnostics on stderr\n" HELP_OPT },
+	{ "serve", "airlock serve [-v] [--manifest FILE] [--workspace DIR]\n",
+	    "Serve the broker (MCP) on stdin and stdout (airlock-serve(1)).\n"
+	    "\n" WS_OPTS
+	    "  -v, --verbose           more diagnostics on stderr\n" HELP_OPT },
+	{ "connect", "airlock connect [--socket PATH]\n",
+	    "Relay stdin and stdout to the broker of the sandbox this runs in\n"
+	    "(airlock-connect(1)).\n"
+	    "\n"
+	    "  -s, --socket PATH       dial PATH instead of $AIRLOCK_FD or\n"
+	    "                          /run/airlock/mcp.sock\n" HELP_OPT },
+	{ "check", "airlock check [-v] [FILE]\n",
+	    "Validate a manifest (default: the built-in one) and print its "
+	    "tools\n(airlock-check(1)).\n"
+	    "\n"
+	    "  FILE                    the manifest to check\n"
+	    "  -v                      also print each tool's contract\n" HELP_OPT },
+	{ "exec",
+	    "airlock exec [-v] [--manifest FILE] [--workspace DIR] "
+	    "[--timeout MS]\n"
+	    "           [--read-only PATH]... [--deny-read PATH]... "
+	    "[--protect REL]...\n"
+	    "           [--limit NAME=N]... [--strict] [--no-landlock] [--cow]\n"
+	    "           [--allow-host HOST[:PORT]]... [--env NAME[=VALUE]]...\n"
+	    "           [--setenv NAME VALUE]... [--chdir DIR] [--ro PATH]...\n"
+	    "           [--rw PATH]... [--] CMD [ARGS...]\n",
+	    "Run one command in a runner sandbox (airlock-exec(1)).\n"
+	    "\n" WS_OPTS
+	    "  -t, --timeout MS        kill the command's tree after MS "
+	    "milliseconds\n"
+	    "      --read-only PATH    also bind PATH read-only\n"
+	    "      --deny-read PATH    make PATH unreadable\n"
+	    "      --protect REL       keep workspace-relative REL read-only\n"
+	    "      --limit NAME=N      one resource limit: cpu, as, fsize, "
+	    "nofile, nproc,\n"
+	    "                          memory, cpu_percent, tmp\n"
+	    "      --strict            the allowlist seccomp profile\n"
+	    "      --no-landlock       do not apply landlock\n"
+	    "      --cow               copy-on-write workspace (writes are "
+	    "discarded)\n"
+	    "      --chdir DIR         start in DIR (inside the workspace; "
+	    "relative to it)\n" OVERRIDE_OPTS
+	    "  -v, --verbose           print the layers in force and the "
+	    "duration\n" HELP_OPT },
+	{ "profile",
+	    "airlock profile --seatbelt [--manifest FILE] [--workspace DIR]\n"
+	    "       [--home DIR] [--tmpdir DIR] [--tty DEV] [--proxy-port N]\n",
+	    "Print the sandbox policy as a macOS Seatbelt profile "
+	    "(airlock-profile(1)).\n"
+	    "\n"
+	    "  -s, --seatbelt          the Seatbelt (SBPL) form (required)\n" WS_OPTS
+	    "      --home DIR          expands ~ in denied paths (default: "
+	    "$HOME)\n"
+	    "      --tmpdir DIR        the run's TMPDIR, writable (default: "
+	    "the\n"
+	    "                          parameter TMPDIR of sandbox-exec -D)\n"
+	    "      --tty DEV           the run's terminal, readable and "
+	    "writable\n"
+	    "      --proxy-port N      the egress proxy's loopback port "
+	    "(default:\n"
+	    "                          the parameter PROXY_PORT, with "
+	    "network)\n" HELP_OPT },
+	{ "pending", "airlock pending [-v] [--session ID]\n",
+	    "List the approvals waiting for a human (airlock-approve(1)).\n"
+	    "\n"
+	    "  -s, --session ID        only that session's\n"
+	    "  -v, --verbose           the full arguments and evidence\n" HELP_OPT },
+	{ "approve",
+	    "airlock approve [-y] [--session ID] [--note TEXT] APPROVAL-ID\n",
+	    "Approve one pending action after showing it (airlock-approve(1)).\n"
+	    "\n"
+	    "  APPROVAL-ID             the id that airlock pending printed\n"
+	    "  -s, --session ID        look only in that session\n"
+	    "  -n, --note TEXT         a note recorded with the decision\n"
+	    "  -y, --yes               do not ask for confirmation\n" HELP_OPT },
+	{ "deny", "airlock deny --reason TEXT [--session ID] APPROVAL-ID\n",
+	    "Deny one pending action (airlock-approve(1)).\n"
+	    "\n"
+	    "  APPROVAL-ID             the id that airlock pending printed\n"
+	    "  -r, --reason TEXT       why (required; the agent sees it)\n"
+	    "  -s, --session ID        look only in that session\n"
+	    "  -n, --note TEXT         a note recorded with the decision\n" HELP_OPT },
+	{ "trace", "airlock trace SESSION-ID|DIR\n",
+	    "Print a session's readable trace (airlock-trace(1)).\n"
+	    "\n"
+	    "  SESSION-ID              a session under the state directory\n"
+	    "  DIR                     a session directory (contains a /)\n" HELP_OPT },
+	{ "audit",
+	    "airlock audit verify [-q] [--key HEX | --key-file FILE] "
+	    "[--head HASH] LOG...\n"
+	    "       airlock audit show [--session ID] [--tool NAME] "
+	    "[--decision D]\n"
+	    "           [--event E] [--since TIME] [--until TIME] [--json] "
+	    "LOG...\n"
+	    "       airlock audit tail [--follow] [--lines N] [--json] LOG\n"
+	    "       airlock audit key KEYFILE\n",
+	    "Verify, show and follow audit logs (airlock-audit(1)).\n"
+	    "\n"
+	    "  verify                  prove the hash chain and every signature\n"
+	    "    -k, --key HEX         require this Ed25519 public key\n"
+	    "    -K, --key-file FILE   read the public key from FILE\n"
+	    "    -H, --head HASH       require a record with this hash\n"
+	    "    -q, --quiet           print only the verdict\n"
+	    "  show                    print the records that match\n"
+	    "    -s, --session ID      of this session\n"
+	    "    -t, --tool NAME       about this tool\n"
+	    "    -d, --decision D      with this decision\n"
+	    "    -e, --event E         of this event\n"
+	    "    -S, --since TIME      at or after TIME (RFC 3339)\n"
+	    "    -U, --until TIME      before TIME\n"
+	    "    -j, --json            the records as JSON lines\n"
+	    "  tail                    print the last records\n"
+	    "    -f, --follow          then wait for more\n"
+	    "    -n, --lines N         the last N (default 10)\n"
+	    "    -j, --json            the records as JSON lines\n"
+	    "  key KEYFILE             print the public half of the signing key "
+	    "KEYFILE\n" HELP_OPT },
+	{ "secret",
+	    "airlock secret [--dir DIR] [--passphrase-fd FD] set NAME\n"
+	    "       airlock secret [--dir DIR] [--passphrase-fd FD] list\n"
+	    "       airlock secret [--dir DIR] [--passphrase-fd FD] rm NAME\n",
+	    "Set, list and remove sealed credentials (airlock-secret(1)).\n"
+	    "\n"
+	    "  set NAME                store the value read from stdin as NAME\n"
+	    "  list                    print the names\n"
+	    "  rm NAME                 remove NAME\n"
+	    "  -d, --dir DIR           the store in DIR instead of the state "
+	    "directory's\n"
+	    "  -p, --passphrase-fd FD  read the passphrase from descriptor FD\n" HELP_OPT },
+	{ "proxy",
+	    "airlock proxy --listen ADDR:PORT --allow HOST:PORT [--allow ...]\n"
+	    "           [--allow-ip CIDR[:PORT]]... [--max-bytes N] "
+	    "[--idle-ms MS]\n"
+	    "           [--connect-ms MS] [--max-conns N] [--max-line N]\n"
+	    "           [--max-header N] [--events FILE] [--sandbox ID]\n"
+	    "           [--port-file FILE] [-v]\n",
+	    "Run the egress proxy standalone (airlock-proxy(1)).\n"
+	    "\n"
+	    "      --listen ADDR:PORT  where to listen (port 0: any free port)\n"
+	    "      --allow HOST:PORT   allow a host name and port (repeatable)\n"
+	    "      --allow-ip CIDR[:PORT]\n"
+	    "                          allow addresses in CIDR\n"
+	    "      --max-bytes N       relay at most N bytes per connection\n"
+	    "      --idle-ms MS        close a connection idle for MS\n"
+	    "      --connect-ms MS     outbound connect deadline\n"
+	    "      --max-conns N       concurrent connections\n"
+	    "      --max-line N        request line limit\n"
+	    "      --max-header N      request head limit\n"
+	    "      --events FILE       append one JSON line per connection\n"
+	    "      --sandbox ID        sandbox id recorded in events\n"
+	    "      --port-file FILE    write the listening port to FILE\n"
+	    "  -v, --verbose           more diagnostics; repeat for more\n" HELP_OPT },
+	{ "help", "airlock help [COMMAND]\n",
+	    "Print the commands, or COMMAND's usage and options.\n" },
+	{ NULL, NULL, NULL },
+};
+
+static const struct help *
+find(const char *cmd)
+{
+	size_t i;
+
+	for (i = 0; cmd != NULL && helps[i].name != NULL; i++)
+		if (strcmp(helps[i].name, cmd) == 0)
+			return &helps[i];
+	return NULL;
+}
+
+int
+cli_help(const char *cmd, FILE *fp)
+{
+	const struct help *h = find(cmd);
+
+	if (h == NULL)
+		return -1;
+	fprintf(fp,
+	    "usage: %s\n%s\nExit status: see airlock(1), EXIT STATUS.\n",
+	    h->synopsis, h->options);
+	return 0;
+}
+
+void
+cli_usage(const char *cmd)
+{
+	const struct help *h = find(cmd);
+
+	if (h != NULL)
+		fprintf(stderr, "usage: %s", h->synopsis);
+	fprintf(stderr, "Try 'airlock help %s' for the options.\n", cmd);
+}
+
+int
+cli_wants_help(int argc, char **argv, int anywhere)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			return 0;
+		if (strcmp(argv[i], "-h") == 0 ||
+		    strcmp(argv[i], "--help") == 0)
+			return 1;
+		if (!anywhere)
+			return 0;
+	}
+	return 0;
+}

@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+"""The value lists of the man pages against the code's tables: each list a
+page gives (sideEffect, authorization and action values, audit decisions,
+commands, exit statuses) must be exactly the set the code has.  Prints TAP-
+like "ok"/"not ok" lines; exit 1 on any mismatch.  Run by man_values.sh."""
+import re
+import sys
+
+top = sys.argv[1]
+
+
+def read(path):
+    with open(f"{top}/{path}", encoding="utf-8") as f:
+        return f.read()
+
+
+def c_array(path, name):
+    m = re.search(r"%s\[\] = \{(.*?)\};" % re.escape(name), read(path), re.S)
+    return set(re.findall(r'"([^"]+)"', m.group(1)))
+
+
+def man_after(path, anchor, stop):
+    """The .Li/.Cm words after the line matching anchor, until stop."""
+    text = read(path)
+    i = text.index(anchor)
+    j = text.index(stop, i + len(anchor))
+    words = set()
+    for line in text[i + len(anchor):j].splitlines():
+        if line.startswith((".Li ", ".Cm ")):
+            for w in line[4:].split():
+                w = w.strip(",.()")
+                if w and w not in ("Ns", "or"):
+                    words.add(w)
+    return words
+
+
+failed = 0
+
+
+def same(name, doc, code):
+    global failed
+    if doc == code:
+        print(f"ok - {name}: the page lists exactly {sorted(code)}")
+    else:
+        failed += 1
+        print(f"not ok - {name}: page has {sorted(doc)}, code has {sorted(code)}")
+        print(f"  only in the page: {sorted(doc - code)}")
+        print(f"  only in the code: {sorted(code - doc)}")
+
+
+M5 = "docs/airlock-manifest.5"
+same("sideEffect values (airlock-manifest(5))",
+     man_after(M5, ".It Ic sideEffect : No enum", ".It "),
+     c_array("policy/manifest.c", "side_effect_names"))
+same("authorization values (airlock-manifest(5))",
+     man_after(M5, ".It Ic authorization : No enum", "(a human"),
+     c_array("policy/manifest.c", "authz_names"))
+same("action values (airlock-manifest(5))",
+     man_after(M5, ".It Ic action : No enum", "Actions that"),
+     c_array("policy/manifest.c", "action_names"))
+
+# The decisions the broker writes into "decision" records.
+broker = read("broker/broker.c")
+decisions = set(re.findall(r'\*?decision = "([a-z_]+)"', broker))
+same("audit decisions (airlock-audit(1), --decision)",
+     man_after("docs/airlock-audit.1", ".Fl -decision\n(matches", ".Fl -since"),
+     decisions)
+
+# The commands of main.c's table (those with a summary) in airlock(1).
+main = read("supervisor/main.c")
+cmds = set(re.findall(r'\{ "([a-z]+)",\s*cmd_\w+,\s*"', main))
+doc = set()
+text = read("docs/airlock.1")
+sec = text[text.index("The commands are:"):text.index(".Sh ENVIRONMENT")]
+for line in sec.splitlines():
+    if line.startswith(".It Cm "):
+        doc |= {w.strip(",") for w in line[7:].split() if w != ","}
+same("commands (airlock(1))", doc, cmds)
+
+# Exit statuses: commands.h plus 0, 1 and audit verify's 2 in airlock(1).
+codes = set(re.findall(r"#define EXIT_[A-Z]+\s+(\d+)", read("supervisor/commands.h")))
+sec = text[text.index(".Sh EXIT STATUS"):text.index(".Sh EXAMPLES")]
+doc = set(re.findall(r"^\.It (\d+)$", sec, re.M))
+same("exit statuses (airlock(1))", doc, codes | {"0", "1", "2"})
+
+sys.exit(1 if failed else 0)
