@@ -24,6 +24,7 @@
 
 #include "broker/broker_int.h"
 #include "broker/changeset.h"
+#include "broker/cowview.h"
 #include "common/errors.h"
 #include "common/util.h"
 #include "policy/path.h"
@@ -856,6 +857,8 @@ changeset_call_prepare(struct call *c, json_t **out)
 	char *base, *dir;
 
 	(void)out;
+	/* A copy-on-write session's runners see and change its view. */
+	cowview_call_prepare(c);
 	if (c->tool->side_effect == SIDE_EFFECT_NONE) {
 		c->req.workspace_readonly = 1;
 		return 0;

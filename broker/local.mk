@@ -73,3 +73,5 @@ check_PROGRAMS += tests/unit/test_pins
 TESTS += tests/unit/test_pins
 tests_unit_test_pins_CFLAGS = $(unit_cflags)
 tests_unit_test_pins_LDADD = $(unit_ldadd)
+# Copy-on-write agent sessions: the broker works on the session's view.
+libairlock_a_SOURCES += broker/cowview.c broker/cowview.h

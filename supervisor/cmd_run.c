@@ -31,6 +31,7 @@
 #include "supervisor/agent_bin.h"
 #include "supervisor/agent_socket.h"
 #include "supervisor/commands.h"
+#include "supervisor/cowrun.h"
 #include "supervisor/overrides.h"
 #include "supervisor/service.h"
 #include "supervisor/signals.h"
@@ -50,7 +51,8 @@ run_usage(void)
 	fprintf(stderr, "usage: airlock run [--manifest M] [--workspace W] "
 	    "[-v]\n"
 	    "           [--allow-host HOST[:PORT]]... [--env NAME[=VALUE]]...\n"
-	    "           [--ro PATH]... [--rw PATH]... -- AGENT [ARGS...]\n");
+	    "           [--ro PATH]... [--rw PATH]... [--cow | --resume SESSION]\n"
+	    "           -- AGENT [ARGS...]\n");
 }
 
 static void
@@ -227,13 +229,17 @@ cmd_run(int argc, char **argv)
 		{ "env", required_argument, NULL, 'E' },
 		{ "ro", required_argument, NULL, 'R' },
 		{ "rw", required_argument, NULL, 'W' },
+		{ "cow", no_argument, NULL, 'C' },
+		{ "resume", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 }
 	};
 	static const enum override_kind kinds[] = {
 		['A'] = OVERRIDE_ALLOW_HOST, ['E'] = OVERRIDE_ENV,
 		['R'] = OVERRIDE_RO, ['W'] = OVERRIDE_RW,
 	};
-	const char		*mpath = NULL, *wpath = NULL;
+	const char		*mpath = NULL, *wpath = NULL, *resume = NULL;
+	struct cowrun		 cow;
+	int			 want_cow = 0;
 	char			 err[512], self[PATH_MAX], state[PATH_MAX];
 	char			 ws_real[PATH_MAX], home_buf[PATH_MAX];
 	char			 selfdir[PATH_MAX], *slash, **env;
@@ -269,6 +275,8 @@ cmd_run(int argc, char **argv)
 		case 'm': mpath = optarg; break;
 		case 'w': wpath = optarg; break;
 		case 'v': verbose++; break;
+		case 'C': want_cow = 1; break;
+		case 'S': resume = optarg; break;
 		case 'A':
 		case 'E':
 		case 'R':
@@ -386,6 +394,20 @@ cmd_run(int argc, char **argv)
 	overrides_apply_env(&ov, &env);
 
 	memset(&req, 0, sizeof(req));
+	cowrun_init(&cow);
+	if ((want_cow || resume != NULL || m->agent.workspace_cow) &&
+	    cowrun_prepare(&cow, s, sv.audit, m, sv.workspace, resume, &req,
+	    err, sizeof(err)) != 0) {
+		log_warnx("%s", err);
+		agent_socket_close(&as);
+		service_close(&sv);
+		agent_bin_free(ab);
+		overrides_free(&ov);
+		return EXIT_USAGE;
+	}
+	/* In a copy-on-write session the agent writes its overlay. */
+	if (cow.cs != NULL)
+		policy.workspace_readonly = 0;
 	req.argv = argv + optind;
 	req.envp = env;
 	req.workspace = sv.workspace;
@@ -429,6 +451,11 @@ cmd_run(int argc, char **argv)
 		return EXIT_SANDBOX;
 	}
 	close(AGENT_FD);
+	if (cow.cs != NULL && cowrun_attach(&cow, sv.broker, err,
+	    sizeof(err)) != 0) {
+		log_warnx("the session's workspace view: %s", err);
+		runner_proc_kill(rs.agent);
+	}
 	if (runner_proc_pidns(rs.agent, &ns_dev, &ns_ino) != 0 ||
 	    agent_socket_pin(&as, ns_dev, ns_ino) != 0 ||
 	    broker_listen(sv.broker, as.fd, agent_socket_peer_ok, &as) != 0) {
@@ -488,6 +515,7 @@ cmd_run(int argc, char **argv)
 	runner_result_clear(&res);
 	fprintf(stderr, "airlock: session %s ended; audit log %s\n", s->id,
 	    s->audit_path);
+	cowrun_end(&cow);
 	service_close(&sv);
 	for (i = 0; env[i] != NULL; i++)
 		free(env[i]);

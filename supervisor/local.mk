@@ -20,3 +20,6 @@ tests_unit_test_agent_bin_CFLAGS = $(unit_cflags)
 tests_unit_test_agent_bin_LDADD = $(unit_ldadd)
 # Per-run overrides of the policy: --allow-host, --env, --ro, --rw.
 libairlock_a_SOURCES += supervisor/overrides.c supervisor/overrides.h
+# Copy-on-write agent sessions: airlock run --cow, diff, commit, discard.
+libairlock_a_SOURCES += supervisor/cowsession.c supervisor/cowsession.h \
+	supervisor/cowrun.c supervisor/cowrun.h
