@@ -484,6 +484,25 @@ changeset_paths(const struct changeset *cs, size_t *n)
 	return v;
 }
 
+int
+changeset_item(const struct changeset *cs, size_t i, struct changeset_item *out)
+{
+	const struct cs_entry *e;
+
+	if (i >= cs->n)
+		return AL_ERR_NOT_FOUND;
+	e = &cs->e[i];
+	out->path = e->path;
+	out->kind = e->kind;
+	out->op = e->op == CS_MKDIR ? CHANGESET_OP_MKDIR
+	    : e->op == CS_CHMOD     ? CHANGESET_OP_CHMOD
+	    : e->op == CS_WRITE     ? CHANGESET_OP_WRITE
+				    : CHANGESET_OP_NONE;
+	out->mode = e->mode;
+	out->target = e->target;
+	return 0;
+}
+
 /* Applying. */
 
 enum undo_kind { UNDO_TRASH, UNDO_UNLINK, UNDO_RMDIR, UNDO_CHMOD };

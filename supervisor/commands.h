@@ -20,6 +20,9 @@ int	cmd_profile(int argc, char **argv);
 int	cmd_audit(int argc, char **argv);
 int	cmd_secret(int argc, char **argv);
 int	cmd_proxy(int argc, char **argv);
+int	cmd_diff(int argc, char **argv);
+int	cmd_commit(int argc, char **argv);
+int	cmd_discard(int argc, char **argv);
 
 /* Exit statuses shared by the commands. */
 #define EXIT_USAGE		64	/* bad command line (sysexits EX_USAGE) */

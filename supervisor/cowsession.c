@@ -316,7 +316,9 @@ cowsession_create(const char *session_dir, const char *id,
 		rc = AL_ERR_SYSTEM;
 		goto fail;
 	}
-	if (m->path != NULL && realpath(m->path, cs->manifest) == NULL)
+	/* "<default>": the built-in manifest, recorded as "". */
+	if (m->path != NULL && m->path[0] != '<' &&
+	    realpath(m->path, cs->manifest) == NULL)
 		snprintf(cs->manifest, sizeof(cs->manifest), "%s", m->path);
 	sodium_bin2hex(cs->digest, sizeof(cs->digest), m->digest,
 	    sizeof(m->digest));

@@ -22,4 +22,5 @@ tests_unit_test_agent_bin_LDADD = $(unit_ldadd)
 libairlock_a_SOURCES += supervisor/overrides.c supervisor/overrides.h
 # Copy-on-write agent sessions: airlock run --cow, diff, commit, discard.
 libairlock_a_SOURCES += supervisor/cowsession.c supervisor/cowsession.h \
-	supervisor/cowrun.c supervisor/cowrun.h
+	supervisor/cowrun.c supervisor/cowrun.h \
+	supervisor/cowdiff.c supervisor/cowdiff.h supervisor/cmd_cow.c

@@ -46,6 +46,9 @@ static const struct command {
 	{ "exec", cmd_exec, "run one command in a runner sandbox" },
 	{ "profile", cmd_profile, "print a sandbox profile (--seatbelt)" },
 	{ "proxy", cmd_proxy, "run the egress proxy standalone" },
+	{ "diff", cmd_diff, "show what a copy-on-write session changed" },
+	{ "commit", cmd_commit, "apply a copy-on-write session to the checkout" },
+	{ "discard", cmd_discard, "throw away a copy-on-write session's changes" },
 	{ NULL, NULL, NULL }
 };
 
