@@ -495,8 +495,8 @@ changeset_item(const struct changeset *cs, size_t i, struct changeset_item *out)
 	out->path = e->path;
 	out->kind = e->kind;
 	out->op = e->op == CS_MKDIR ? CHANGESET_OP_MKDIR
-	    : e->op == CS_CHMOD     ? CHANGESET_OP_CHMOD
-	    : e->op == CS_WRITE     ? CHANGESET_OP_WRITE
+	    : e->op == CS_CHMOD	    ? CHANGESET_OP_CHMOD
+	    : e->op == CS_WRITE	    ? CHANGESET_OP_WRITE
 				    : CHANGESET_OP_NONE;
 	out->mode = e->mode;
 	out->target = e->target;

@@ -89,8 +89,8 @@ struct changeset_item {
 };
 
 /* Fills *out with entry |i|: 0, or AL_ERR_NOT_FOUND past the end. */
-int changeset_item(const struct changeset *cs, size_t i,
-    struct changeset_item *out);
+int changeset_item(
+    const struct changeset *cs, size_t i, struct changeset_item *out);
 
 /*
  * Applies |cs| (read from |upperfd|) to the workspace |rootfd| as

@@ -15,3 +15,5 @@ dist_agents_DATA = contrib/agents/claude-code.yaml contrib/agents/codex.yaml \
 	contrib/agents/gemini.yaml contrib/agents/gemini-settings.json \
 	contrib/agents/opencode.yaml
 EXTRA_DIST += docs/OUTPUT.md
+# Copy-on-write agent sessions.
+dist_man_MANS += docs/airlock-diff.1 docs/airlock-commit.1 docs/airlock-discard.1

@@ -196,9 +196,12 @@ print_refused(json_t *refused, const char *what)
 
 	json_array_foreach(refused, i, r)
 	{
-		const char *path = json_string_value(json_object_get(r, "path"));
-		const char *rule = json_string_value(json_object_get(r, "rule"));
-		const char *why = json_string_value(json_object_get(r, "reason"));
+		const char *path =
+		    json_string_value(json_object_get(r, "path"));
+		const char *rule =
+		    json_string_value(json_object_get(r, "rule"));
+		const char *why =
+		    json_string_value(json_object_get(r, "reason"));
 		char *vp = vis_str(path, 0);
 
 		if (rule != NULL)
@@ -307,8 +310,8 @@ cmd_commit(int argc, char **argv)
 		rc = EXIT_REFUSED;
 		goto out;
 	}
-	if ((refused = changeset_check(x.set, &m->sandbox,
-		 CHANGESET_MAX_BYTES)) != NULL) {
+	if ((refused = changeset_check(
+		 x.set, &m->sandbox, CHANGESET_MAX_BYTES)) != NULL) {
 		print_refused(refused, "refused");
 		log_warnx("session %s: %zu %s refused by the write policy: "
 			  "nothing is applied",
@@ -323,8 +326,9 @@ cmd_commit(int argc, char **argv)
 	if (m->budget.max_changed_files > 0 &&
 	    (int64_t)n > m->budget.max_changed_files) {
 		free(paths);
-		log_warnx("session %s changes %zu files, over "
-			  "runBudget.maxChangedFiles (%lld): nothing is applied",
+		log_warnx(
+		    "session %s changes %zu files, over "
+		    "runBudget.maxChangedFiles (%lld): nothing is applied",
 		    x.cs->id, n, (long long)m->budget.max_changed_files);
 		log_refusal(x.cs, x.sha, "maxChangedFiles", NULL);
 		rc = EXIT_REFUSED;
@@ -339,9 +343,10 @@ cmd_commit(int argc, char **argv)
 	}
 	if (refused != NULL) {
 		print_refused(refused, "conflict");
-		log_warnx("session %s: %zu %s changed in the checkout since the "
-			  "session began: nothing is applied (airlock diff "
-			  "shows the session's side)",
+		log_warnx(
+		    "session %s: %zu %s changed in the checkout since the "
+		    "session began: nothing is applied (airlock diff "
+		    "shows the session's side)",
 		    x.cs->id, json_array_size(refused),
 		    json_array_size(refused) == 1 ? "path" : "paths");
 		log_refusal(x.cs, x.sha, "conflict", refused);
@@ -350,9 +355,10 @@ cmd_commit(int argc, char **argv)
 		goto out;
 	}
 	if (!approver_ok(m, getuid())) {
-		log_warnx("session %s: agent.commitApproval is required and uid "
-			  "%u is not one of approvals.approvers: nothing is "
-			  "applied",
+		log_warnx(
+		    "session %s: agent.commitApproval is required and uid "
+		    "%u is not one of approvals.approvers: nothing is "
+		    "applied",
 		    x.cs->id, (unsigned)getuid());
 		log_refusal(x.cs, x.sha, "approval", NULL);
 		rc = EXIT_REFUSED;
@@ -366,10 +372,10 @@ cmd_commit(int argc, char **argv)
 		rc = EXIT_FAILED;
 		goto out;
 	}
-	f = json_pack("{s:s, s:s, s:I, s:I, s:b}", "workspace",
-	    x.cs->workspace, "diffSha256", x.sha, "entries",
-	    (json_int_t)changeset_count(x.set), "uid", (json_int_t)getuid(),
-	    "approvalRequired", m->agent.commit_approval);
+	f = json_pack("{s:s, s:s, s:I, s:I, s:b}", "workspace", x.cs->workspace,
+	    "diffSha256", x.sha, "entries", (json_int_t)changeset_count(x.set),
+	    "uid", (json_int_t)getuid(), "approvalRequired",
+	    m->agent.commit_approval);
 	arc = audit_append_durable(a, "cow_commit", f);
 	json_decref(f);
 	if (arc != 0) {
@@ -379,12 +385,12 @@ cmd_commit(int argc, char **argv)
 		rc = EXIT_FAILED;
 		goto out;
 	}
-	if ((rc = changeset_apply(x.set, x.upperfd, x.rootfd, err,
-		 sizeof(err))) != 0) {
+	if ((rc = changeset_apply(
+		 x.set, x.upperfd, x.rootfd, err, sizeof(err))) != 0) {
 		f = json_pack("{s:s}", "message", err);
 		if (audit_append(a, "cow_apply_failed", f) != 0)
-			log_warnx("%s: the failure could not be recorded",
-			    logpath);
+			log_warnx(
+			    "%s: the failure could not be recorded", logpath);
 		json_decref(f);
 		log_warnx("session %s: nothing was applied: %s", x.cs->id, err);
 		rc = EXIT_FAILED;

@@ -47,8 +47,8 @@ open_beneath(int rootfd, const char *path)
 {
 	int fd;
 
-	if (path_resolve_walk(rootfd, path, O_RDONLY | O_NOFOLLOW, &fd, NULL,
-		0) != 0)
+	if (path_resolve_walk(
+		rootfd, path, O_RDONLY | O_NOFOLLOW, &fd, NULL, 0) != 0)
 		return -1;
 	return fd;
 }
@@ -100,8 +100,8 @@ put_vis(FILE *fp, const char *s)
  * appends its output, escaped, to |fp|.
  */
 static int
-run_diff(FILE *fp, const char *path, int oldfd, int newfd, char *err,
-    size_t errlen)
+run_diff(
+    FILE *fp, const char *path, int oldfd, int newfd, char *err, size_t errlen)
 {
 	char la[PATH_REL_MAX + 8], lb[PATH_REL_MAX + 8], *v, *outbuf;
 	char olds[32], news[32];
@@ -196,13 +196,14 @@ file_block(FILE *fp, struct item *it, int upperfd, int rootfd, char *err,
 	if (it->real && S_ISREG(it->rst.st_mode)) {
 		oldfd = open_beneath(rootfd, it->ci.path);
 		if ((it->rst.st_mode & 07777) != it->ci.mode)
-			fprintf(fp, "old mode 100%o\nnew mode 100%o\n",
-			    (unsigned)(it->rst.st_mode & 07777),
-			    (unsigned)it->ci.mode);
+			fprintf(fp, "old mode %06o\nnew mode %06o\n",
+			    (unsigned)(S_IFREG | (it->rst.st_mode & 07777)),
+			    (unsigned)(S_IFREG | it->ci.mode));
 	} else {
 		if (it->real)
 			fputs("(replaces a non-file)\n", fp);
-		fprintf(fp, "new file mode 100%o\n", (unsigned)it->ci.mode);
+		fprintf(fp, "new file mode %06o\n",
+		    (unsigned)(S_IFREG | it->ci.mode));
 	}
 	if (is_binary(newfd) || is_binary(oldfd)) {
 		fputs("Binary files ", fp);
@@ -297,8 +298,8 @@ cowdiff_text(const struct changeset *cs, int upperfd, int rootfd, char **out,
 			if (it->ci.op == CHANGESET_OP_MKDIR) {
 				fputs("new directory ", fp);
 				put_vis(fp, it->ci.path);
-				fprintf(fp, "/ mode %04o\n",
-				    (unsigned)it->ci.mode);
+				fprintf(
+				    fp, "/ mode %04o\n", (unsigned)it->ci.mode);
 			} else {
 				fputs("directory mode ", fp);
 				put_vis(fp, it->ci.path);
@@ -318,10 +319,10 @@ cowdiff_text(const struct changeset *cs, int upperfd, int rootfd, char **out,
 			if (it->real && S_ISLNK(it->rst.st_mode))
 				fputs("deleted symlink\n", fp);
 			else
-				fprintf(fp, "deleted file mode 100%o\n",
-				    it->real ? (unsigned)(it->rst.st_mode &
-						   07777)
-					     : 0u);
+				fprintf(fp, "deleted file mode %06o\n",
+				    (unsigned)(S_IFREG |
+					(it->real ? it->rst.st_mode & 07777
+						  : 0)));
 			break;
 		case WP_FIFO:
 		case WP_SOCKET:

@@ -65,12 +65,12 @@ cowrun_prepare(struct cowrun *cr, const struct session *s, struct audit *a,
 		return AL_ERR_UNSUPPORTED;
 	}
 	if (resume != NULL) {
-		if ((rc = cowsession_open(resume, COWSESSION_LOCK, &cr->cs, err,
-			 errlen)) != 0)
+		if ((rc = cowsession_open(
+			 resume, COWSESSION_LOCK, &cr->cs, err, errlen)) != 0)
 			return rc;
 		cr->resumed = 1;
-		sodium_bin2hex(digest, sizeof(digest), m->digest,
-		    sizeof(m->digest));
+		sodium_bin2hex(
+		    digest, sizeof(digest), m->digest, sizeof(m->digest));
 		if (realpath(workspace, real) == NULL ||
 		    strcmp(real, cr->cs->workspace) != 0) {
 			snprintf(err, errlen,
@@ -82,14 +82,12 @@ cowrun_prepare(struct cowrun *cr, const struct session *s, struct audit *a,
 			    "session %s began under another manifest (%s, "
 			    "sha256 %.16s...); resume it with that one",
 			    cr->cs->id,
-			    cr->cs->manifest[0] ? cr->cs->manifest
-						: "built-in",
+			    cr->cs->manifest[0] ? cr->cs->manifest : "built-in",
 			    cr->cs->digest);
 			rc = AL_ERR_CONFLICT;
 		} else if (cr->cs->userxattr != (geteuid() != 0)) {
-			snprintf(err, errlen,
-			    "session %s was made %s root", cr->cs->id,
-			    cr->cs->userxattr ? "without" : "as");
+			snprintf(err, errlen, "session %s was made %s root",
+			    cr->cs->id, cr->cs->userxattr ? "without" : "as");
 			rc = AL_ERR_CONFLICT;
 		}
 		if (rc != 0) {
@@ -97,8 +95,8 @@ cowrun_prepare(struct cowrun *cr, const struct session *s, struct audit *a,
 			cr->cs = NULL;
 			return rc;
 		}
-	} else if ((rc = cowsession_create(s->dir, s->id, workspace, m,
-			&cr->cs, err, errlen)) != 0)
+	} else if ((rc = cowsession_create(s->dir, s->id, workspace, m, &cr->cs,
+			err, errlen)) != 0)
 		return rc;
 	if ((rc = cowsession_reset_work(cr->cs, err, errlen)) != 0)
 		goto fail;
@@ -140,7 +138,8 @@ cowrun_attach(struct cowrun *cr, struct broker *b, char *err, size_t errlen)
 	pfd.fd = cr->sock[0];
 	pfd.events = POLLIN;
 	if ((rc = poll(&pfd, 1, VIEW_WAIT_MS)) <= 0) {
-		snprintf(err, errlen, "the agent's sandbox sent no view in %d s",
+		snprintf(err, errlen,
+		    "the agent's sandbox sent no view in %d s",
 		    VIEW_WAIT_MS / 1000);
 		return AL_ERR_TIMEOUT;
 	}

@@ -32,13 +32,13 @@ struct cowrun {
 
 void cowrun_init(struct cowrun *cr);
 
-int cowrun_prepare(struct cowrun *cr, const struct session *s,
-    struct audit *a, const struct manifest *m, const char *workspace,
-    const char *resume, struct runner_request *req, char *err, size_t errlen)
+int cowrun_prepare(struct cowrun *cr, const struct session *s, struct audit *a,
+    const struct manifest *m, const char *workspace, const char *resume,
+    struct runner_request *req, char *err, size_t errlen)
     __attribute__((warn_unused_result));
 
-int cowrun_attach(struct cowrun *cr, struct broker *b, char *err,
-    size_t errlen) __attribute__((warn_unused_result));
+int cowrun_attach(struct cowrun *cr, struct broker *b, char *err, size_t errlen)
+    __attribute__((warn_unused_result));
 
 /* Prints where the changes are (to stderr) and frees; safe twice. */
 void cowrun_end(struct cowrun *cr);

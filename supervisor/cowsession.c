@@ -123,8 +123,8 @@ empty_path(const char *path, char *err, size_t errlen)
 {
 	int fd;
 
-	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) ==
-	    -1) {
+	if ((fd = open(path,
+		 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return AL_ERR_SYSTEM;
 	}
@@ -213,8 +213,8 @@ base_record(const struct cowsession *cs, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", cs->workspace, strerror(errno));
 		return AL_ERR_SYSTEM;
 	}
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
-		     O_CLOEXEC,
+	if ((fd = open(tmp,
+		 O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
 		 0600)) == -1 ||
 	    (fp = fdopen(fd, "w")) == NULL) {
 		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
@@ -289,8 +289,8 @@ read_meta(struct cowsession *cs, char *err, size_t errlen)
 	}
 	snprintf(cs->id, sizeof(cs->id), "%s", id);
 	snprintf(cs->workspace, sizeof(cs->workspace), "%s", ws);
-	snprintf(cs->manifest, sizeof(cs->manifest), "%s",
-	    man != NULL ? man : "");
+	snprintf(
+	    cs->manifest, sizeof(cs->manifest), "%s", man != NULL ? man : "");
 	snprintf(cs->digest, sizeof(cs->digest), "%s", dig);
 	cs->userxattr = json_is_true(json_object_get(j, "userxattr"));
 	json_decref(j);
@@ -320,8 +320,8 @@ cowsession_create(const char *session_dir, const char *id,
 	if (m->path != NULL && m->path[0] != '<' &&
 	    realpath(m->path, cs->manifest) == NULL)
 		snprintf(cs->manifest, sizeof(cs->manifest), "%s", m->path);
-	sodium_bin2hex(cs->digest, sizeof(cs->digest), m->digest,
-	    sizeof(m->digest));
+	sodium_bin2hex(
+	    cs->digest, sizeof(cs->digest), m->digest, sizeof(m->digest));
 	cs->userxattr = geteuid() != 0;
 	if (mkdir(cs->dir, 0700) == -1 || mkdir(cs->upper, 0755) == -1 ||
 	    mkdir(cs->work, 0700) == -1) {
@@ -341,8 +341,8 @@ fail:
 }
 
 int
-cowsession_open(const char *id, int lock, struct cowsession **out, char *err,
-    size_t errlen)
+cowsession_open(
+    const char *id, int lock, struct cowsession **out, char *err, size_t errlen)
 {
 	struct cowsession *cs;
 	struct stat st;
@@ -492,10 +492,11 @@ cowsession_conflicts(const struct cowsession *cs, const char *const *paths,
 			why = "removed from the checkout since the session "
 			      "began";
 		else if (r != NULL &&
-		    (r->type != (S_ISREG(st.st_mode)	? 'f'
-				     : S_ISDIR(st.st_mode) ? 'd'
-				     : S_ISLNK(st.st_mode) ? 'l'
-							   : 'o') ||
+		    (r->type !=
+			    (S_ISREG(st.st_mode)	  ? 'f'
+				    : S_ISDIR(st.st_mode) ? 'd'
+				    : S_ISLNK(st.st_mode) ? 'l'
+							  : 'o') ||
 			r->mode != (unsigned)(st.st_mode & 07777) ||
 			(r->type != 'd' &&
 			    (r->ino != (unsigned long long)st.st_ino ||
@@ -507,8 +508,8 @@ cowsession_conflicts(const struct cowsession *cs, const char *const *paths,
 			why = "changed in the checkout since the session began";
 		if (why != NULL)
 			json_array_append_new(out,
-			    json_pack("{s:s, s:s}", "path", paths[i], "reason",
-				why));
+			    json_pack(
+				"{s:s, s:s}", "path", paths[i], "reason", why));
 	}
 	close(wsfd);
 	free(recs);

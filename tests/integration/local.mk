@@ -50,3 +50,6 @@ EXTRA_DIST += tests/integration/demo.sh
 # Change sets as an ordinary user (issue 12).
 TESTS += tests/integration/change_set_nonroot.sh
 EXTRA_DIST += tests/integration/change_set_nonroot.sh
+# Copy-on-write agent sessions: run --cow/--resume, diff, commit, discard.
+TESTS += tests/integration/cow_session.sh tests/integration/cow_session_nonroot.sh
+EXTRA_DIST += tests/integration/cow_session.sh tests/integration/cow_session_nonroot.sh
