@@ -1839,7 +1839,7 @@ parse_agent(struct lctx *c, const struct ynode *map)
 	static const char *const cam[] = { "none", "required", NULL };
 	struct agent_profile *a = &c->m->agent;
 	const struct ynode *n;
-	int v;
+	int v = 0;
 
 	if (is_null(map))
 		return 0;

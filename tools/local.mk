@@ -28,7 +28,8 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h \
 	broker/changeset.c broker/changeset.h \
 	supervisor/cowsession.c supervisor/cowsession.h supervisor/cowrun.c \
 	supervisor/cowrun.h supervisor/cowdiff.c supervisor/cowdiff.h \
-	supervisor/cmd_cow.c broker/cowview.c broker/cowview.h
+	supervisor/cmd_cow.c broker/cowview.c broker/cowview.h \
+	tests/unit/test_cowsession.c
 
 lint: $(BUILT_SOURCES) config.h
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
