@@ -157,6 +157,64 @@ run_diff(
 	return 0;
 }
 
+/*
+ * diff -u of /dev/null against the new file |fd|, written here as diff
+ * writes it (no process per new file): the labels, one hunk of every
+ * line, "\\ No newline at end of file" after an unterminated last line;
+ * nothing for an empty file.
+ */
+static int
+new_file_diff(FILE *fp, const char *path, int fd, char *err, size_t errlen)
+{
+	char *buf, *v, *p, *end;
+	size_t len, lines = 0;
+
+	if ((buf = read_fd_upto(fd, DIFF_MAX_OUT, &len)) == NULL) {
+		snprintf(
+		    err, errlen, "%s: cannot be read in the session", path);
+		return AL_ERR_SYSTEM;
+	}
+	if (len == 0) {
+		free(buf);
+		return 0;
+	}
+	end = buf + len;
+	for (p = buf; p < end; p++)
+		lines += *p == '\n';
+	if (end[-1] != '\n')
+		lines++;
+	fputs("--- a/", fp);
+	put_vis(fp, path);
+	fputs("\n+++ b/", fp);
+	put_vis(fp, path);
+	if (lines == 1)
+		fputs("\n@@ -0,0 +1 @@\n", fp);
+	else
+		fprintf(fp, "\n@@ -0,0 +1,%zu @@\n", lines);
+	for (p = buf; p < end;) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = nl != NULL ? (size_t)(nl - p) : (size_t)(end - p);
+
+		if ((v = vis_dup(p, l, VIS_KEEP_TAB)) == NULL) {
+			free(buf);
+			snprintf(
+			    err, errlen, "%s: the diff is too large", path);
+			return AL_ERR_LIMIT;
+		}
+		fputc('+', fp);
+		fputs(v, fp);
+		fputc('\n', fp);
+		free(v);
+		if (nl == NULL) {
+			fputs("\\ No newline at end of file\n", fp);
+			break;
+		}
+		p = nl + 1;
+	}
+	free(buf);
+	return 0;
+}
+
 static void
 header(FILE *fp, const char *path)
 {
@@ -213,7 +271,9 @@ file_block(FILE *fp, struct item *it, int upperfd, int rootfd, char *err,
 		fputs(" and b/", fp);
 		put_vis(fp, it->ci.path);
 		fputs(" differ\n", fp);
-	} else
+	} else if (oldfd == -1)
+		rc = new_file_diff(fp, it->ci.path, newfd, err, errlen);
+	else
 		rc = run_diff(fp, it->ci.path, oldfd, newfd, err, errlen);
 	if (oldfd != -1)
 		close(oldfd);
