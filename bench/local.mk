@@ -18,3 +18,4 @@ EXTRA_DIST += bench/spawn
 EXTRA_DIST += bench/output.sh
 # agent start-up under airlock vs bare and bwrap (bench/agent_startup.sh).
 EXTRA_DIST += bench/agent_startup.sh
+EXTRA_DIST += bench/cow_session.sh

@@ -2021,6 +2021,7 @@ broker_free(struct broker *b)
 	if (b->trace != NULL)
 		fclose(b->trace);
 	close(b->rootfd);
+	free(b->cow_upper);
 	free(b);
 }
 

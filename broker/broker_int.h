@@ -126,6 +126,9 @@ struct broker {
 	struct broker_config	 cfg;
 	const struct manifest	*m;
 	int			 rootfd;	/* O_PATH of the workspace */
+	int			 cow_view;	/* rootfd is a copy-on-write
+						   session's view (cowview.h) */
+	char			*cow_upper;	/* its upper layer, or NULL */
 	struct connq		 conns;
 	size_t			 nconns;
 	int64_t			 conn_seq;

@@ -26,6 +26,7 @@
 
 #include "broker/broker_int.h"
 #include "broker/changeset.h"
+#include "broker/cowview.h"
 #include "common/errors.h"
 #include "common/util.h"
 #include "policy/path.h"
@@ -485,6 +486,25 @@ changeset_paths(const struct changeset *cs, size_t *n)
 	return v;
 }
 
+int
+changeset_item(const struct changeset *cs, size_t i, struct changeset_item *out)
+{
+	const struct cs_entry *e;
+
+	if (i >= cs->n)
+		return AL_ERR_NOT_FOUND;
+	e = &cs->e[i];
+	out->path = e->path;
+	out->kind = e->kind;
+	out->op = e->op == CS_MKDIR ? CHANGESET_OP_MKDIR
+	    : e->op == CS_CHMOD	    ? CHANGESET_OP_CHMOD
+	    : e->op == CS_WRITE	    ? CHANGESET_OP_WRITE
+				    : CHANGESET_OP_NONE;
+	out->mode = e->mode;
+	out->target = e->target;
+	return 0;
+}
+
 /* Applying. */
 
 enum undo_kind { UNDO_TRASH, UNDO_UNLINK, UNDO_RMDIR, UNDO_CHMOD };
@@ -858,6 +878,8 @@ changeset_call_prepare(struct call *c, json_t **out)
 	char *base, *dir;
 
 	(void)out;
+	/* A copy-on-write session's runners see and change its view. */
+	cowview_call_prepare(c);
 	if (c->tool->side_effect == SIDE_EFFECT_NONE) {
 		c->req.workspace_readonly = 1;
 		return 0;

@@ -33,6 +33,7 @@
 #include <jansson.h>
 
 #include "policy/manifest.h"
+#include "policy/writepolicy.h"
 
 /* The byte quota of one run's change set: allocated bytes of its files. */
 #define CHANGESET_MAX_BYTES (2LL * 1024 * 1024 * 1024)
@@ -70,6 +71,28 @@ json_t *changeset_check(const struct changeset *cs,
  * the caller frees), for the budget counters; *n gets the count.
  */
 const char **changeset_paths(const struct changeset *cs, size_t *n);
+
+/*
+ * One entry of a set, for showing it to a person (airlock diff).  The
+ * strings are borrowed from |cs|.  |op|: CHANGESET_OP_NONE for a removed
+ * path (kind WP_DELETE), _MKDIR a new directory, _CHMOD a directory's
+ * mode change, _WRITE a file or symlink written whole.
+ */
+#define CHANGESET_OP_NONE 0
+#define CHANGESET_OP_MKDIR 1
+#define CHANGESET_OP_CHMOD 2
+#define CHANGESET_OP_WRITE 3
+struct changeset_item {
+	const char *path;
+	enum wp_kind kind;
+	int op;
+	mode_t mode;
+	const char *target; /* WP_SYMLINK: the link's text */
+};
+
+/* Fills *out with entry |i|: 0, or AL_ERR_NOT_FOUND past the end. */
+int changeset_item(
+    const struct changeset *cs, size_t i, struct changeset_item *out);
 
 /*
  * Applies |cs| (read from |upperfd|) to the workspace |rootfd| as

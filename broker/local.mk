@@ -80,3 +80,5 @@ check_PROGRAMS += tests/unit/test_approval_digest
 TESTS += tests/unit/test_approval_digest
 tests_unit_test_approval_digest_CFLAGS = $(unit_cflags)
 tests_unit_test_approval_digest_LDADD = $(unit_ldadd)
+# Copy-on-write agent sessions: the broker works on the session's view.
+libairlock_a_SOURCES += broker/cowview.c broker/cowview.h

@@ -29,3 +29,5 @@ man-lint:
 	[ $$st -eq 0 ] && echo "man-lint: $(words $(dist_man_MANS)) pages clean"; \
 	exit $$st
 .PHONY: man-lint
+# Copy-on-write agent sessions.
+dist_man_MANS += docs/airlock-diff.1 docs/airlock-commit.1 docs/airlock-discard.1

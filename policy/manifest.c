@@ -1831,16 +1831,17 @@ parse_approvals(struct lctx *c, const struct ynode *map)
 
 static const char *const agent_keys[] = {
 	"network", "allowAddresses", "workspace", "home", "env", "limits",
-	NULL
+	"commitApproval", NULL
 };
 
 static int
 parse_agent(struct lctx *c, const struct ynode *map)
 {
-	static const char *const wsm[] = { "ro", "rw", NULL };
+	static const char *const wsm[] = { "ro", "rw", "cow", NULL };
+	static const char *const cam[] = { "none", "required", NULL };
 	struct agent_profile *a = &c->m->agent;
 	const struct ynode *n;
-	int v;
+	int v = 0;
 
 	if (is_null(map))
 		return 0;
@@ -1851,7 +1852,13 @@ parse_agent(struct lctx *c, const struct ynode *map)
 	if ((n = map_get(map, "workspace")) != NULL) {
 		if (get_enum(c, n, "agent.workspace", wsm, &v) != 0)
 			return AL_ERR_FORMAT;
-		a->workspace_writable = v;
+		a->workspace_writable = v != 0;
+		a->workspace_cow = v == 2;
+	}
+	if ((n = map_get(map, "commitApproval")) != NULL) {
+		if (get_enum(c, n, "agent.commitApproval", cam, &v) != 0)
+			return AL_ERR_FORMAT;
+		a->commit_approval = v;
 	}
 	if ((n = map_get(map, "home")) != NULL) {
 		if (want(c, n, "agent.home", Y_SCALAR) != 0)
@@ -2580,8 +2587,12 @@ manifest_print_canonical(const struct manifest *m, FILE *fp)
 
 	fputs("agent:\n", fp);
 	pnet(fp, "  ", &m->agent.network);
-	fprintf(fp, "  workspace: %s\n  home: ",
+	fprintf(fp, "  workspace: %s\n",
+	    m->agent.workspace_cow ? "cow" :
 	    m->agent.workspace_writable ? "rw" : "ro");
+	if (m->agent.commit_approval)
+		fputs("  commitApproval: required\n", fp);
+	fputs("  home: ", fp);
 	if (m->agent.home != NULL)
 		pq(fp, m->agent.home);
 	else

@@ -192,6 +192,12 @@ struct approval_policy {
 struct agent_profile {
 	struct net_allow network;
 	int		 workspace_writable;
+	/* agent.workspace: cow (supervisor/cowsession.h): the agent writes
+	 * into its session's overlay; nothing lands until airlock commit. */
+	int		 workspace_cow;
+	/* agent.commitApproval: required: airlock commit must be run by a
+	 * user in approvals.approvers. */
+	int		 commit_approval;
 	char		*home;		/* persistent home dir, or NULL: tmpfs */
 	char		**env_pass;	/* variable names passed through */
 	size_t		  nenv_pass;

@@ -373,11 +373,26 @@ cow_workspace(const struct runner_plan *p, const char *lower)
 		fail(p, "chmod", upper);
 	if ((fd = fsopen("overlay", FSOPEN_CLOEXEC)) == -1)
 		fail(p, "fsopen", "overlay");
-	fsconf(p, fd, "lowerdir", lower);
+	if (p->lower_upper != NULL) {
+		/* A session's changes over the workspace (lower_upper). */
+		char lbuf[2 * RUNNER_MAX_PATH + 2];
+
+		if ((size_t)snprintf(lbuf, sizeof(lbuf), "%s%s:%s", OLDROOT,
+		    p->lower_upper, lower) >= sizeof(lbuf)) {
+			errno = ENAMETOOLONG;
+			fail(p, "overlay option", "lowerdir");
+		}
+		fsconf(p, fd, "lowerdir", lbuf);
+	} else
+		fsconf(p, fd, "lowerdir", lower);
 	fsconf(p, fd, "upperdir", upper);
 	fsconf(p, fd, "workdir", work);
 	if (!p->root)
 		fsconf(p, fd, "userxattr", NULL);
+	/* The session's upper layer is another overlay's, in use: no
+	 * index, which would refuse it. */
+	if (p->lower_upper != NULL && !CHANGES(p))
+		fsconf(p, fd, "index", "off");
 	if (CHANGES(p)) {
 		/*
 		 * The change set is read from the upper layer alone: every
@@ -392,7 +407,8 @@ cow_workspace(const struct runner_plan *p, const char *lower)
 		/* No sync of the upper filesystem when the run ends (that
 		 * would wait for every dirty page on the host's disk): the
 		 * broker syncs each file it applies. */
-		fsconf(p, fd, "volatile", NULL);
+		if (!p->upper_durable)
+			fsconf(p, fd, "volatile", NULL);
 	}
 	if (fsconfig(fd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == -1)
 		fail(p, "create overlay", p->workspace);
@@ -461,8 +477,8 @@ build_root(const struct runner_plan *p)
 	mkdir_p(p, p->workspace, 0755);
 
 	/* Take the workspace along as a detached tree before the host goes. */
-	if ((sp->workspace == WORKSPACE_COW || CHANGES(p)) &&
-	    !p->workspace_readonly)
+	if (((sp->workspace == WORKSPACE_COW || CHANGES(p)) &&
+	    !p->workspace_readonly) || p->lower_upper != NULL)
 		wsfd = cow_workspace(p, cat(p, buf, OLDROOT, p->workspace));
 	else if ((wsfd = open_tree(AT_FDCWD, cat(p, buf, OLDROOT,
 	    p->workspace), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
@@ -540,6 +556,16 @@ build_root(const struct runner_plan *p)
 	    MOVE_MOUNT_F_EMPTY_PATH) == -1)
 		fail(p, "mount workspace", p->workspace);
 	close(wsfd);
+	if (p->view_sock != -1) {
+		/* The caller's handle on this very overlay (send_view). */
+		if ((fd = open(p->workspace, O_PATH | O_DIRECTORY |
+		    O_CLOEXEC)) == -1)
+			fail(p, "open", p->workspace);
+		if (proxy_send_fd(p->view_sock, fd, "V", 1) != 0)
+			fail(p, "hand the workspace view to airlock", NULL);
+		close(fd);
+		close(p->view_sock);
+	}
 	if (homefd != -1) {
 		if (under_tmp(sp->home))
 			mkdir_p(p, sp->home, 0755);

@@ -193,6 +193,15 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 	pl->work_dir = req->work_dir;
 	pl->upper_fd = req->upper_mnt ? req->upper_fd : -1;
 	pl->workspace_readonly = req->workspace_readonly;
+	pl->upper_durable = req->upper_durable;
+	pl->lower_upper = req->lower_upper;
+	if (pl->lower_upper != NULL &&
+	    strpbrk(pl->lower_upper, ":,\\") != NULL) {
+		snprintf(err, errlen, "%s: a layer's path cannot hold ':', "
+		    "',' or '\\'", pl->lower_upper);
+		return AL_ERR_PATH;
+	}
+	pl->view_sock = req->send_view ? req->view_sock : -1;
 	if ((pl->workspace = realpath(req->workspace, NULL)) == NULL) {
 		snprintf(err, errlen, "workspace %s: %s", req->workspace,
 		    strerror(errno));

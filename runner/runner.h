@@ -81,6 +81,29 @@ struct runner_request {
 	int			 upper_mnt;
 	int			 upper_fd;
 	int			 workspace_readonly;
+	/*
+	 * Copy-on-write agent sessions (supervisor/cowsession.h).
+	 *
+	 * |upper_durable|: with |upper_dir|, the overlay is not "volatile":
+	 * the upper layer is a session's, kept across runs, and reaches the
+	 * disk like any file.
+	 *
+	 * |lower_upper|: a session's upper layer (a host directory, no ':',
+	 * ',' or '\\' in its path), stacked as the topmost lower layer over
+	 * the workspace, so that the command sees the session's view (the
+	 * real workspace plus the session's changes) and its own writes
+	 * still land in its own upper layer.  The workspace is then always
+	 * an overlay (read-only with |workspace_readonly|).
+	 *
+	 * |send_view|: once the workspace is mounted, the runner sends an
+	 * O_PATH descriptor of it over |view_sock| (SCM_RIGHTS, message "V")
+	 * and closes its end before the command starts, so that the caller
+	 * can read and write the very overlay the command sees.
+	 */
+	int			 upper_durable;
+	const char		*lower_upper;
+	int			 send_view;
+	int			 view_sock;
 };
 
 #define RUNNER_PROXY_PORT	3128

@@ -57,6 +57,9 @@ struct runner_plan {
 	const char	*work_dir;
 	int		 upper_fd;	/* see runner_request; -1: none */
 	int		 workspace_readonly;
+	int		 upper_durable;	/* see runner_request */
+	const char	*lower_upper;	/* see runner_request */
+	int		 view_sock;	/* see runner_request; -1: none */
 	const char	*cg_procs[3];	/* cgroup.procs files to join */
 	size_t		 ncg_procs;
 };

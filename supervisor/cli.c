@@ -37,9 +37,13 @@ static const struct help helps[] = {
 	    "airlock run [-v] [--manifest FILE] [--workspace DIR]\n"
 	    "           [--allow-host HOST[:PORT]]... [--env NAME[=VALUE]]...\n"
 	    "           [--setenv NAME VALUE]... [--ro PATH]... [--rw PATH]...\n"
-	    "           -- AGENT [ARGS...]\n",
+	    "           [--cow | --resume SESSION] -- AGENT [ARGS...]\n",
 	    "Run AGENT sandboxed, brokering its tool calls (airlock-run(1)).\n"
 	    "\n" WS_OPTS OVERRIDE_OPTS
+	    "      --cow               a copy-on-write session: nothing lands in "
+	    "the\n"
+	    "                          checkout until airlock commit\n"
+	    "      --resume SESSION    continue a copy-on-write session\n"
 	    "  -v, --verbose           more diagnostics on stderr\n" HELP_OPT },
 	{ "serve", "airlock serve [-v] [--manifest FILE] [--workspace DIR]\n",
 	    "Serve the broker (MCP) on stdin and stdout (airlock-serve(1)).\n"
@@ -122,6 +126,28 @@ static const struct help helps[] = {
 	    "  -r, --reason TEXT       why (required; the agent sees it)\n"
 	    "  -s, --session ID        look only in that session\n"
 	    "  -n, --note TEXT         a note recorded with the decision\n" HELP_OPT },
+	{ "diff", "airlock diff SESSION\n",
+	    "Show what a copy-on-write session changed, as a unified diff "
+	    "with\nbinary files, deletions, renames and mode changes listed "
+	    "(airlock-diff(1)).\n"
+	    "\n"
+	    "  SESSION                 the session id airlock run printed\n"
+	    HELP_OPT },
+	{ "commit", "airlock commit [--digest SHA256] SESSION\n",
+	    "Apply a copy-on-write session to the checkout, all or nothing, "
+	    "after\nthe write policy and a conflict check (airlock-commit(1)).\n"
+	    "\n"
+	    "  SESSION                 the session id airlock run printed\n"
+	    "      --digest SHA256     commit only if the diff is still the one "
+	    "with\n"
+	    "                          this digest (airlock diff prints it)\n"
+	    HELP_OPT },
+	{ "discard", "airlock discard SESSION\n",
+	    "Throw away a copy-on-write session's changes "
+	    "(airlock-discard(1)).\n"
+	    "\n"
+	    "  SESSION                 the session id airlock run printed\n"
+	    HELP_OPT },
 	{ "trace", "airlock trace SESSION-ID|DIR\n",
 	    "Print a session's readable trace (airlock-trace(1)).\n"
 	    "\n"

@@ -34,6 +34,7 @@
 #include "supervisor/agent_socket.h"
 #include "supervisor/cli.h"
 #include "supervisor/commands.h"
+#include "supervisor/cowrun.h"
 #include "supervisor/overrides.h"
 #include "supervisor/service.h"
 #include "supervisor/signals.h"
@@ -224,9 +225,13 @@ cmd_run(int argc, char **argv)
 		{ "workspace", required_argument, NULL, 'w' },
 		{ "verbose", no_argument, NULL, 'v' },
 		OVERRIDES_LONGOPTS,
+		{ "cow", no_argument, NULL, 'C' },
+		{ "resume", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char		*mpath = NULL, *wpath = NULL;
+	const char		*mpath = NULL, *wpath = NULL, *resume = NULL;
+	struct cowrun		 cow;
+	int			 want_cow = 0;
 	char			 err[512], self[PATH_MAX], state[PATH_MAX];
 	char			 ws_real[PATH_MAX], home_buf[PATH_MAX];
 	char			 selfdir[PATH_MAX], *slash, **env;
@@ -271,6 +276,8 @@ cmd_run(int argc, char **argv)
 		case 'm': mpath = optarg; break;
 		case 'w': wpath = optarg; break;
 		case 'v': verbose++; break;
+		case 'C': want_cow = 1; break;
+		case 'S': resume = optarg; break;
 		default:
 			run_usage();
 			overrides_free(&ov);
@@ -377,6 +384,20 @@ cmd_run(int argc, char **argv)
 	overrides_apply_env(&ov, &env);
 
 	memset(&req, 0, sizeof(req));
+	cowrun_init(&cow);
+	if ((want_cow || resume != NULL || m->agent.workspace_cow) &&
+	    cowrun_prepare(&cow, s, sv.audit, m, sv.workspace, resume, &req,
+	    err, sizeof(err)) != 0) {
+		log_warnx("%s", err);
+		agent_socket_close(&as);
+		service_close(&sv);
+		agent_bin_free(ab);
+		overrides_free(&ov);
+		return EXIT_USAGE;
+	}
+	/* In a copy-on-write session the agent writes its overlay. */
+	if (cow.cs != NULL)
+		policy.workspace_readonly = 0;
 	req.argv = argv + optind;
 	req.envp = env;
 	req.workspace = sv.workspace;
@@ -420,6 +441,11 @@ cmd_run(int argc, char **argv)
 		return EXIT_SANDBOX;
 	}
 	close(AGENT_FD);
+	if (cow.cs != NULL && cowrun_attach(&cow, sv.broker, err,
+	    sizeof(err)) != 0) {
+		log_warnx("the session's workspace view: %s", err);
+		runner_proc_kill(rs.agent);
+	}
 	if (runner_proc_pidns(rs.agent, &ns_dev, &ns_ino) != 0 ||
 	    agent_socket_pin(&as, ns_dev, ns_ino) != 0 ||
 	    broker_listen(sv.broker, as.fd, agent_socket_peer_ok, &as) != 0) {
@@ -479,6 +505,7 @@ cmd_run(int argc, char **argv)
 	runner_result_clear(&res);
 	fprintf(stderr, "airlock: session %s ended; audit log %s\n", s->id,
 	    s->audit_path);
+	cowrun_end(&cow);
 	service_close(&sv);
 	for (i = 0; env[i] != NULL; i++)
 		free(env[i]);

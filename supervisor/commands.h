@@ -22,6 +22,9 @@ int	cmd_profile(int argc, char **argv);
 int	cmd_audit(int argc, char **argv);
 int	cmd_secret(int argc, char **argv);
 int	cmd_proxy(int argc, char **argv);
+int	cmd_diff(int argc, char **argv);
+int	cmd_commit(int argc, char **argv);
+int	cmd_discard(int argc, char **argv);
 
 /*
  * Exit statuses shared by the commands: the table in airlock(1), EXIT

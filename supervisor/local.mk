@@ -24,3 +24,11 @@ tests_unit_test_agent_bin_LDADD = $(unit_ldadd)
 libairlock_a_SOURCES += supervisor/overrides.c supervisor/overrides.h
 libairlock_a_SOURCES += supervisor/cli.c supervisor/cli.h
 libairlock_a_SOURCES += supervisor/exec_audit.c supervisor/exec_audit.h
+# Copy-on-write agent sessions: airlock run --cow, diff, commit, discard.
+libairlock_a_SOURCES += supervisor/cowsession.c supervisor/cowsession.h \
+	supervisor/cowrun.c supervisor/cowrun.h \
+	supervisor/cowdiff.c supervisor/cowdiff.h supervisor/cmd_cow.c
+check_PROGRAMS += tests/unit/test_cowsession
+TESTS += tests/unit/test_cowsession
+tests_unit_test_cowsession_CFLAGS = $(unit_cflags)
+tests_unit_test_cowsession_LDADD = $(unit_ldadd)

@@ -52,6 +52,11 @@ static const struct command {
 	{ "exec", cmd_exec, "run one command in a runner sandbox", 0 },
 	{ "profile", cmd_profile, "print a sandbox profile (--seatbelt)", 1 },
 	{ "proxy", cmd_proxy, "run the egress proxy standalone", 1 },
+	{ "diff", cmd_diff, "show what a copy-on-write session changed", 1 },
+	{ "commit", cmd_commit, "apply a copy-on-write session to the checkout",
+	    1 },
+	{ "discard", cmd_discard, "throw away a copy-on-write session's changes",
+	    1 },
 	{ NULL, NULL, NULL, 0 }
 };
 

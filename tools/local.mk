@@ -27,10 +27,13 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h \
 	broker/excerpt.c broker/excerpt.h broker/artifact.c broker/artifact.h \
 	broker/output.c broker/output.h tests/unit/test_excerpt.c \
 	policy/writepolicy.c policy/writepolicy.h tests/unit/test_writepolicy.c \
-	policy/seatbelt.c policy/seatbelt.h supervisor/cmd_profile.c tests/unit/test_seatbelt.c \
-	tests/unit/test_approval_digest.c \
-	broker/changeset.c broker/changeset.h \
-	supervisor/cli.c supervisor/cli.h supervisor/exec_audit.c supervisor/exec_audit.h
+	policy/seatbelt.c policy/seatbelt.h supervisor/cmd_profile.c \
+	tests/unit/test_seatbelt.c tests/unit/test_approval_digest.c \
+	broker/changeset.c broker/changeset.h supervisor/cli.c supervisor/cli.h \
+	supervisor/exec_audit.c supervisor/exec_audit.h supervisor/cowsession.c \
+	supervisor/cowsession.h supervisor/cowrun.c supervisor/cowrun.h \
+	supervisor/cowdiff.c supervisor/cowdiff.h supervisor/cmd_cow.c \
+	broker/cowview.c broker/cowview.h tests/unit/test_cowsession.c
 
 lint: $(BUILT_SOURCES) config.h
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \

@@ -11,7 +11,7 @@ mkdir -p "$HOME" "$T/run"
 man="$top_srcdir/docs"
 comp="$top_srcdir/contrib/completions"
 
-commands="run serve connect check exec profile pending approve deny trace
+commands="run serve connect check exec profile pending approve deny diff commit discard trace
 audit secret proxy"
 
 # The global help lists every command; -V and --version print the version.

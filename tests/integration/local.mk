@@ -66,3 +66,6 @@ TESTS += tests/integration/exec_options.sh
 EXTRA_DIST += tests/integration/exec_options.sh
 TESTS += tests/integration/man_values.sh
 EXTRA_DIST += tests/integration/man_values.sh tests/integration/man_values.py
+# Copy-on-write agent sessions: run --cow/--resume, diff, commit, discard.
+TESTS += tests/integration/cow_session.sh tests/integration/cow_session_nonroot.sh
+EXTRA_DIST += tests/integration/cow_session.sh tests/integration/cow_session_nonroot.sh

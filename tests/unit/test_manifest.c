@@ -457,7 +457,7 @@ static const struct erow {
 	{ "tools: []\napprovals:\n  ttlSeconds: 0\n",
 	    "t.yaml:3:15: approvals.ttlSeconds: must be positive" },
 	{ "tools: []\nagent:\n  workspace: write\n",
-	    "t.yaml:3:14: agent.workspace: expected one of: ro, rw" },
+	    "t.yaml:3:14: agent.workspace: expected one of: ro, rw, cow" },
 	{ "tools: []\nagent:\n  env: [\"A B\"]\n",
 	    "t.yaml:3:9: agent.env[0]: not an environment variable name" },
 	/* Local addresses only through an explicit address rule. */

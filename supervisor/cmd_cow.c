@@ -1,0 +1,474 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
+/*
+ * airlock diff | commit | discard SESSION: what a copy-on-write session
+ * changed (supervisor/cowsession.h), landing it in the real checkout, or
+ * throwing it away.
+ *
+ * commit: the session is locked (no agent runs it meanwhile); the
+ * manifest it began under is loaded again and must have the digest it
+ * had; the change set is collected from the session's upper layer
+ * against the checkout and put through the write policy
+ * (changeset_check: every refused entry is named with its rule, and
+ * nothing is applied), maxChangedFiles, and the conflict check; with
+ * agent.commitApproval: required the committing user must be one of
+ * approvals.approvers.  Then a commit log is opened and a durable
+ * "cow_commit" record with the diff's sha256 is written before anything
+ * lands; changeset_apply() lands all or nothing; "cow_applied" (or
+ * "cow_apply_failed") follows, and the session continues from the new
+ * checkout.  Each commit and discard gets its own signed log,
+ * SESSION/commits/TIME-N.jsonl (the session's own log was closed when its
+ * run ended), which "airlock audit verify" checks like any other.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "broker/audit.h"
+#include "broker/changeset.h"
+#include "common/errors.h"
+#include "common/log.h"
+#include "common/util.h"
+#include "common/vis.h"
+#include "policy/manifest.h"
+#include "policy/writepolicy.h"
+#include "supervisor/cli.h"
+#include "supervisor/commands.h"
+#include "supervisor/cowdiff.h"
+#include "supervisor/cowsession.h"
+
+#define EXIT_REFUSED 1 /* policy, conflicts, approval: nothing applied */
+#define EXIT_FAILED 1 /* the session or the checkout cannot be read */
+
+/* What every command needs: the session, both roots, its change set. */
+struct cow_ctx {
+	struct cowsession *cs;
+	int upperfd;
+	int rootfd;
+	struct changeset *set;
+	char *diff;
+	size_t difflen;
+	char sha[SHA256_HEX_LEN + 1];
+};
+
+static void
+ctx_free(struct cow_ctx *x)
+{
+	changeset_free(x->set);
+	free(x->diff);
+	if (x->upperfd != -1)
+		close(x->upperfd);
+	if (x->rootfd != -1)
+		close(x->rootfd);
+	cowsession_free(x->cs);
+}
+
+static int
+ctx_open(struct cow_ctx *x, const char *id, int lock)
+{
+	char err[PATH_MAX + 256];
+	int rc;
+
+	memset(x, 0, sizeof(*x));
+	x->upperfd = x->rootfd = -1;
+	if ((rc = cowsession_open(id, lock, &x->cs, err, sizeof(err))) != 0) {
+		log_warnx("%s", err);
+		return rc == AL_ERR_NOT_FOUND ? EXIT_NOINPUT :
+		    rc == AL_ERR_CONFLICT ? EXIT_REFUSED : EXIT_FAILED;
+	}
+	if ((x->upperfd = open(x->cs->upper,
+		 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1 ||
+	    (x->rootfd = open(x->cs->workspace,
+		 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+		log_warn("session %s", x->cs->id);
+		return EXIT_FAILED;
+	}
+	if ((rc = changeset_collect(x->upperfd, x->rootfd, x->cs->userxattr,
+		 &x->set, err, sizeof(err))) != 0 ||
+	    (rc = cowdiff_text(x->set, x->upperfd, x->rootfd, &x->diff,
+		 &x->difflen, err, sizeof(err))) != 0) {
+		log_warnx("session %s: %s", x->cs->id, err);
+		return EXIT_FAILED;
+	}
+	sha256_hex(x->diff, x->difflen, x->sha);
+	return 0;
+}
+
+static void
+usage(const char *cmd)
+{
+	cli_usage(cmd);
+}
+
+/* Parses the command line: the session id, and commit's --digest. */
+static int
+parse(int argc, char **argv, const char *cmd, const char **id,
+    const char **digest)
+{
+	static const struct option opts[] = {
+		{ "digest", required_argument, NULL, 'd' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch;
+
+	*digest = NULL;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		if (ch == 'd' && strcmp(cmd, "commit") == 0)
+			*digest = optarg;
+		else {
+			usage(cmd);
+			return -1;
+		}
+	}
+	if (argc - optind != 1) {
+		usage(cmd);
+		return -1;
+	}
+	*id = argv[optind];
+	return 0;
+}
+
+int
+cmd_diff(int argc, char **argv)
+{
+	struct cow_ctx x;
+	const char *id, *digest;
+	int rc;
+
+	log_init("airlock diff", 0);
+	if (parse(argc, argv, "diff", &id, &digest) != 0)
+		return EXIT_USAGE;
+	if ((rc = ctx_open(&x, id, COWSESSION_NOLOCK)) == 0) {
+		if (fwrite(x.diff, 1, x.difflen, stdout) != x.difflen ||
+		    fflush(stdout) == EOF)
+			rc = EXIT_FAILED;
+		fprintf(stderr, "airlock: session %s: %zu %s, diff sha256 %s\n",
+		    x.cs->id, changeset_count(x.set),
+		    changeset_count(x.set) == 1 ? "entry" : "entries", x.sha);
+	}
+	ctx_free(&x);
+	return rc;
+}
+
+/* Opens a new signed log SESSION/commits/TIME-N.jsonl for one action. */
+static struct audit *
+commit_log(const struct cowsession *cs, char *path, size_t pathlen)
+{
+	struct audit *a = NULL;
+	char dir[PATH_MAX], stamp[64];
+	int i;
+
+	snprintf(dir, sizeof(dir), "%s", cs->dir);
+	*strrchr(dir, '/') = '\0';
+	if ((size_t)snprintf(path, pathlen, "%s/commits", dir) >= pathlen ||
+	    (mkdir(path, 0700) == -1 && errno != EEXIST))
+		return NULL;
+	format_rfc3339(now_wall_ms(), stamp);
+	for (i = 0; i < 1000 && a == NULL; i++) {
+		if ((size_t)snprintf(path, pathlen, "%s/commits/%.19s-%d.jsonl",
+			dir, stamp, i) >= pathlen)
+			return NULL;
+		if (access(path, F_OK) == 0)
+			continue;
+		if (audit_open(path, cs->id, &a) != 0)
+			a = NULL;
+	}
+	return a;
+}
+
+static void
+print_refused(json_t *refused, const char *what)
+{
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(refused, i, r)
+	{
+		const char *path =
+		    json_string_value(json_object_get(r, "path"));
+		const char *rule =
+		    json_string_value(json_object_get(r, "rule"));
+		const char *why =
+		    json_string_value(json_object_get(r, "reason"));
+		char *vp = vis_str(path, 0);
+
+		if (rule != NULL)
+			fprintf(stderr, "%s: %s: %s (%s)\n", what,
+			    vp != NULL ? vp : "?", rule,
+			    writepolicy_rule_text(rule));
+		else
+			fprintf(stderr, "%s: %s: %s\n", what,
+			    vp != NULL ? vp : "?", why != NULL ? why : "");
+		free(vp);
+	}
+}
+
+/* Records one refused commit in a log of its own. */
+static void
+log_refusal(const struct cowsession *cs, const char *sha, const char *why,
+    json_t *entries)
+{
+	char path[PATH_MAX + 64];
+	struct audit *a;
+	json_t *f;
+
+	if ((a = commit_log(cs, path, sizeof(path))) == NULL)
+		return;
+	f = json_pack("{s:s, s:s, s:s, s:O?}", "workspace", cs->workspace,
+	    "diffSha256", sha, "reason", why, "entries", entries);
+	if (audit_append(a, "cow_commit_refused", f) != 0)
+		log_warnx("%s: the refusal could not be recorded", path);
+	json_decref(f);
+	audit_close(a);
+}
+
+static int
+load_manifest(const struct cowsession *cs, struct manifest **m)
+{
+	char err[1024], hex[65];
+	int rc;
+
+	if (cs->manifest[0] == '\0')
+		rc = manifest_load_default(m, err, sizeof(err));
+	else
+		rc = manifest_load(cs->manifest, m, err, sizeof(err));
+	if (rc != 0) {
+		log_warnx("the session's manifest: %s", err);
+		return -1;
+	}
+	sodium_bin2hex(hex, sizeof(hex), (*m)->digest, sizeof((*m)->digest));
+	if (strcmp(hex, cs->digest) != 0) {
+		log_warnx("the manifest %s changed since session %s began "
+			  "(sha256 %.16s... then, %.16s... now): nothing is "
+			  "applied",
+		    cs->manifest[0] ? cs->manifest : "<default>", cs->id,
+		    cs->digest, hex);
+		manifest_free(*m);
+		*m = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* With agent.commitApproval: required, the caller must be an approver. */
+static int
+approver_ok(const struct manifest *m, uid_t uid)
+{
+	size_t i;
+
+	if (!m->agent.commit_approval)
+		return 1;
+	for (i = 0; i < m->approvals.napprovers; i++)
+		if (m->approvals.approvers[i] == uid)
+			return 1;
+	return 0;
+}
+
+int
+cmd_commit(int argc, char **argv)
+{
+	struct cow_ctx x;
+	struct manifest *m = NULL;
+	struct audit *a = NULL;
+	const char *id, *digest, **paths;
+	char err[1024], logpath[PATH_MAX + 64];
+	json_t *refused, *f;
+	size_t n;
+	int rc, arc;
+
+	log_init("airlock commit", 0);
+	if (parse(argc, argv, "commit", &id, &digest) != 0)
+		return EXIT_USAGE;
+	if ((rc = ctx_open(&x, id, COWSESSION_LOCK)) != 0)
+		goto out;
+	if (load_manifest(x.cs, &m) != 0) {
+		rc = EXIT_REFUSED;
+		goto out;
+	}
+	if (changeset_count(x.set) == 0) {
+		fprintf(stderr, "airlock: session %s has nothing to commit\n",
+		    x.cs->id);
+		rc = 0;
+		goto out;
+	}
+	if (digest != NULL && strcmp(digest, x.sha) != 0) {
+		log_warnx("session %s changed since its diff was read (sha256 "
+			  "%s now, %s given): nothing is applied",
+		    x.cs->id, x.sha, digest);
+		rc = EXIT_REFUSED;
+		goto out;
+	}
+	if ((refused = changeset_check(
+		 x.set, &m->sandbox, CHANGESET_MAX_BYTES)) != NULL) {
+		print_refused(refused, "refused");
+		log_warnx("session %s: %zu %s refused by the write policy: "
+			  "nothing is applied",
+		    x.cs->id, json_array_size(refused),
+		    json_array_size(refused) == 1 ? "entry" : "entries");
+		log_refusal(x.cs, x.sha, "policy", refused);
+		json_decref(refused);
+		rc = EXIT_REFUSED;
+		goto out;
+	}
+	paths = changeset_paths(x.set, &n);
+	if (m->budget.max_changed_files > 0 &&
+	    (int64_t)n > m->budget.max_changed_files) {
+		free(paths);
+		log_warnx(
+		    "session %s changes %zu files, over "
+		    "runBudget.maxChangedFiles (%lld): nothing is applied",
+		    x.cs->id, n, (long long)m->budget.max_changed_files);
+		log_refusal(x.cs, x.sha, "maxChangedFiles", NULL);
+		rc = EXIT_REFUSED;
+		goto out;
+	}
+	refused = cowsession_conflicts(x.cs, paths, n, &rc, err, sizeof(err));
+	free(paths);
+	if (rc != 0) {
+		log_warnx("session %s: %s", x.cs->id, err);
+		rc = EXIT_FAILED;
+		goto out;
+	}
+	if (refused != NULL) {
+		print_refused(refused, "conflict");
+		log_warnx(
+		    "session %s: %zu %s changed in the checkout since the "
+		    "session began: nothing is applied (airlock diff "
+		    "shows the session's side)",
+		    x.cs->id, json_array_size(refused),
+		    json_array_size(refused) == 1 ? "path" : "paths");
+		log_refusal(x.cs, x.sha, "conflict", refused);
+		json_decref(refused);
+		rc = EXIT_REFUSED;
+		goto out;
+	}
+	if (!approver_ok(m, getuid())) {
+		log_warnx(
+		    "session %s: agent.commitApproval is required and uid "
+		    "%u is not one of approvals.approvers: nothing is "
+		    "applied",
+		    x.cs->id, (unsigned)getuid());
+		log_refusal(x.cs, x.sha, "approval", NULL);
+		rc = EXIT_REFUSED;
+		goto out;
+	}
+	/* The evidence first: no record, no commit. */
+	if ((a = commit_log(x.cs, logpath, sizeof(logpath))) == NULL) {
+		log_warnx("session %s: the commit log cannot be written: "
+			  "nothing is applied",
+		    x.cs->id);
+		rc = EXIT_FAILED;
+		goto out;
+	}
+	f = json_pack("{s:s, s:s, s:I, s:I, s:b}", "workspace", x.cs->workspace,
+	    "diffSha256", x.sha, "entries", (json_int_t)changeset_count(x.set),
+	    "uid", (json_int_t)getuid(), "approvalRequired",
+	    m->agent.commit_approval);
+	arc = audit_append_durable(a, "cow_commit", f);
+	json_decref(f);
+	if (arc != 0) {
+		log_warnx("session %s: the commit log cannot be written: "
+			  "nothing is applied",
+		    x.cs->id);
+		rc = EXIT_FAILED;
+		goto out;
+	}
+	if ((rc = changeset_apply(
+		 x.set, x.upperfd, x.rootfd, err, sizeof(err))) != 0) {
+		f = json_pack("{s:s}", "message", err);
+		if (audit_append(a, "cow_apply_failed", f) != 0)
+			log_warnx(
+			    "%s: the failure could not be recorded", logpath);
+		json_decref(f);
+		log_warnx("session %s: nothing was applied: %s", x.cs->id, err);
+		rc = EXIT_FAILED;
+		goto out;
+	}
+	f = json_pack("{s:s}", "diffSha256", x.sha);
+	arc = audit_append(a, "cow_applied", f);
+	json_decref(f);
+	if (arc != 0)
+		log_warnx("%s: the record of the applied commit could not be "
+			  "written",
+		    logpath);
+	if (cowsession_clear(x.cs, err, sizeof(err)) != 0) {
+		log_warnx("session %s: applied, but the session could not be "
+			  "emptied: %s; discard it before resuming",
+		    x.cs->id, err);
+		rc = EXIT_FAILED;
+		goto out;
+	}
+	fprintf(stderr,
+	    "airlock: session %s: %zu %s applied to %s; diff sha256 %s; "
+	    "log %s\n",
+	    x.cs->id, changeset_count(x.set),
+	    changeset_count(x.set) == 1 ? "entry" : "entries", x.cs->workspace,
+	    x.sha, logpath);
+	rc = 0;
+out:
+	audit_close(a);
+	manifest_free(m);
+	ctx_free(&x);
+	return rc;
+}
+
+int
+cmd_discard(int argc, char **argv)
+{
+	struct cow_ctx x;
+	struct audit *a;
+	const char *id, *digest;
+	char err[1024], logpath[PATH_MAX + 64];
+	json_t *f;
+	int rc;
+
+	log_init("airlock discard", 0);
+	if (parse(argc, argv, "discard", &id, &digest) != 0)
+		return EXIT_USAGE;
+	if ((rc = ctx_open(&x, id, COWSESSION_LOCK)) != 0)
+		goto out;
+	if ((a = commit_log(x.cs, logpath, sizeof(logpath))) == NULL) {
+		log_warnx("session %s: its log cannot be written: nothing is "
+			  "discarded",
+		    x.cs->id);
+		rc = EXIT_FAILED;
+		goto out;
+	}
+	f = json_pack("{s:s, s:s, s:I, s:I}", "workspace", x.cs->workspace,
+	    "diffSha256", x.sha, "entries", (json_int_t)changeset_count(x.set),
+	    "uid", (json_int_t)getuid());
+	rc = audit_append_durable(a, "cow_discard", f);
+	json_decref(f);
+	audit_close(a);
+	if (rc != 0) {
+		log_warnx("session %s: its log cannot be written: nothing is "
+			  "discarded",
+		    x.cs->id);
+		rc = EXIT_FAILED;
+		goto out;
+	}
+	if (cowsession_clear(x.cs, err, sizeof(err)) != 0) {
+		log_warnx("session %s: %s", x.cs->id, err);
+		rc = EXIT_FAILED;
+		goto out;
+	}
+	fprintf(stderr, "airlock: session %s: %zu %s discarded; log %s\n",
+	    x.cs->id, changeset_count(x.set),
+	    changeset_count(x.set) == 1 ? "entry" : "entries", logpath);
+	rc = 0;
+out:
+	ctx_free(&x);
+	return rc;
+}

@@ -1,0 +1,409 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
+/*
+ * cowdiff: see cowdiff.h.  Text files are compared by diffutils' diff,
+ * given the two files as already-open descriptors (/dev/fd/N), so that
+ * it never resolves a path the session controls.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "broker/changeset.h"
+#include "common/errors.h"
+#include "common/util.h"
+#include "common/vis.h"
+#include "policy/path.h"
+#include "supervisor/cowdiff.h"
+
+#define DIFF_PROG "diff"
+#define BINARY_PROBE 8000
+#define DIFF_MAX_OUT ((size_t)256 * 1024 * 1024)
+
+struct item {
+	struct changeset_item ci;
+	int real; /* the checkout has the path */
+	struct stat rst; /* when real */
+	int hidden; /* shown as part of a rename */
+	const char *rename_from; /* a removed file with the same bytes */
+};
+
+static int
+cmp_items(const void *a, const void *b)
+{
+	return strcmp(((const struct item *)a)->ci.path,
+	    ((const struct item *)b)->ci.path);
+}
+
+/* Opens |path| beneath |rootfd| for reading, no symlink followed. */
+static int
+open_beneath(int rootfd, const char *path)
+{
+	int fd;
+
+	if (path_resolve_walk(
+		rootfd, path, O_RDONLY | O_NOFOLLOW, &fd, NULL, 0) != 0)
+		return -1;
+	return fd;
+}
+
+static int
+is_binary(int fd)
+{
+	char buf[BINARY_PROBE];
+	ssize_t n;
+
+	if (fd == -1)
+		return 0;
+	n = pread(fd, buf, sizeof(buf), 0);
+	return n > 0 && memchr(buf, '\0', (size_t)n) != NULL;
+}
+
+static int
+same_bytes(int a, int b)
+{
+	char ba[65536], bb[65536];
+	off_t off = 0;
+	ssize_t na, nb;
+
+	for (;;) {
+		na = pread(a, ba, sizeof(ba), off);
+		nb = pread(b, bb, sizeof(bb), off);
+		if (na < 0 || nb < 0 || na != nb)
+			return 0;
+		if (na == 0)
+			return 1;
+		if (memcmp(ba, bb, (size_t)na) != 0)
+			return 0;
+		off += na;
+	}
+}
+
+/* Appends |s| escaped (vis, one line) to |fp|. */
+static void
+put_vis(FILE *fp, const char *s)
+{
+	char *v = vis_str(s, 0);
+
+	fputs(v != NULL ? v : "?", fp);
+	free(v);
+}
+
+/*
+ * Runs diff -u over |oldfd| (or /dev/null when -1) and |newfd| and
+ * appends its output, escaped, to |fp|.
+ */
+static int
+run_diff(
+    FILE *fp, const char *path, int oldfd, int newfd, char *err, size_t errlen)
+{
+	char la[PATH_REL_MAX + 8], lb[PATH_REL_MAX + 8], *v, *outbuf;
+	char olds[32], news[32];
+	int pfd[2], status;
+	size_t len;
+	pid_t pid;
+
+	snprintf(la, sizeof(la), "a/%s", path);
+	snprintf(lb, sizeof(lb), "b/%s", path);
+	if (pipe2(pfd, O_CLOEXEC) == -1) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return AL_ERR_SYSTEM;
+	}
+	if ((pid = fork()) == -1) {
+		close(pfd[0]);
+		close(pfd[1]);
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		return AL_ERR_SYSTEM;
+	}
+	if (pid == 0) {
+		/* 3 and 4 are the two files; everything else closes. */
+		if (dup2(pfd[1], STDOUT_FILENO) == -1 ||
+		    (oldfd != -1 && dup2(oldfd, 3) == -1) ||
+		    dup2(newfd, 4) == -1)
+			_exit(127);
+		(void)close_fds_from(5, NULL, 0);
+		snprintf(olds, sizeof(olds), "%s",
+		    oldfd != -1 ? "/dev/fd/3" : "/dev/null");
+		snprintf(news, sizeof(news), "/dev/fd/4");
+		execlp(DIFF_PROG, DIFF_PROG, "-u", "--label", la, "--label", lb,
+		    olds, news, (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	outbuf = read_fd_upto(pfd[0], DIFF_MAX_OUT, &len);
+	close(pfd[0]);
+	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
+		;
+	if (outbuf == NULL || !WIFEXITED(status) || WEXITSTATUS(status) > 1) {
+		free(outbuf);
+		snprintf(err, errlen,
+		    "%s: diff(1) failed (is diffutils installed?)", path);
+		return AL_ERR_SYSTEM;
+	}
+	if ((v = vis_dup(outbuf, len, VIS_MULTILINE)) == NULL) {
+		free(outbuf);
+		snprintf(err, errlen, "%s: the diff is too large", path);
+		return AL_ERR_LIMIT;
+	}
+	fputs(v, fp);
+	free(v);
+	free(outbuf);
+	return 0;
+}
+
+/*
+ * diff -u of /dev/null against the new file |fd|, written here as diff
+ * writes it (no process per new file): the labels, one hunk of every
+ * line, "\\ No newline at end of file" after an unterminated last line;
+ * nothing for an empty file.
+ */
+static int
+new_file_diff(FILE *fp, const char *path, int fd, char *err, size_t errlen)
+{
+	char *buf, *v, *p, *end;
+	size_t len, lines = 0;
+
+	if ((buf = read_fd_upto(fd, DIFF_MAX_OUT, &len)) == NULL) {
+		snprintf(
+		    err, errlen, "%s: cannot be read in the session", path);
+		return AL_ERR_SYSTEM;
+	}
+	if (len == 0) {
+		free(buf);
+		return 0;
+	}
+	end = buf + len;
+	for (p = buf; p < end; p++)
+		lines += *p == '\n';
+	if (end[-1] != '\n')
+		lines++;
+	fputs("--- a/", fp);
+	put_vis(fp, path);
+	fputs("\n+++ b/", fp);
+	put_vis(fp, path);
+	if (lines == 1)
+		fputs("\n@@ -0,0 +1 @@\n", fp);
+	else
+		fprintf(fp, "\n@@ -0,0 +1,%zu @@\n", lines);
+	for (p = buf; p < end;) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = nl != NULL ? (size_t)(nl - p) : (size_t)(end - p);
+
+		if ((v = vis_dup(p, l, VIS_KEEP_TAB)) == NULL) {
+			free(buf);
+			snprintf(
+			    err, errlen, "%s: the diff is too large", path);
+			return AL_ERR_LIMIT;
+		}
+		fputc('+', fp);
+		fputs(v, fp);
+		fputc('\n', fp);
+		free(v);
+		if (nl == NULL) {
+			fputs("\\ No newline at end of file\n", fp);
+			break;
+		}
+		p = nl + 1;
+	}
+	free(buf);
+	return 0;
+}
+
+static void
+header(FILE *fp, const char *path)
+{
+	fputs("diff --airlock a/", fp);
+	put_vis(fp, path);
+	fputs(" b/", fp);
+	put_vis(fp, path);
+	fputc('\n', fp);
+}
+
+/* One written file: new, modified, renamed. */
+static int
+file_block(FILE *fp, struct item *it, int upperfd, int rootfd, char *err,
+    size_t errlen)
+{
+	int newfd, oldfd = -1, rc = 0;
+
+	if ((newfd = open_beneath(upperfd, it->ci.path)) == -1) {
+		snprintf(err, errlen, "%s: cannot be read in the session",
+		    it->ci.path);
+		return AL_ERR_PATH;
+	}
+	if (it->rename_from != NULL) {
+		fputs("diff --airlock a/", fp);
+		put_vis(fp, it->rename_from);
+		fputs(" b/", fp);
+		put_vis(fp, it->ci.path);
+		fputs("\nrename from ", fp);
+		put_vis(fp, it->rename_from);
+		fputs("\nrename to ", fp);
+		put_vis(fp, it->ci.path);
+		fputc('\n', fp);
+		close(newfd);
+		return 0;
+	}
+	header(fp, it->ci.path);
+	if (it->real && S_ISREG(it->rst.st_mode)) {
+		oldfd = open_beneath(rootfd, it->ci.path);
+		if ((it->rst.st_mode & 07777) != it->ci.mode)
+			fprintf(fp, "old mode %06o\nnew mode %06o\n",
+			    (unsigned)(S_IFREG | (it->rst.st_mode & 07777)),
+			    (unsigned)(S_IFREG | it->ci.mode));
+	} else {
+		if (it->real)
+			fputs("(replaces a non-file)\n", fp);
+		fprintf(fp, "new file mode %06o\n",
+		    (unsigned)(S_IFREG | it->ci.mode));
+	}
+	if (is_binary(newfd) || is_binary(oldfd)) {
+		fputs("Binary files ", fp);
+		fputs(oldfd != -1 ? "a/" : "/dev/null", fp);
+		if (oldfd != -1)
+			put_vis(fp, it->ci.path);
+		fputs(" and b/", fp);
+		put_vis(fp, it->ci.path);
+		fputs(" differ\n", fp);
+	} else if (oldfd == -1)
+		rc = new_file_diff(fp, it->ci.path, newfd, err, errlen);
+	else
+		rc = run_diff(fp, it->ci.path, oldfd, newfd, err, errlen);
+	if (oldfd != -1)
+		close(oldfd);
+	close(newfd);
+	return rc;
+}
+
+static const char *
+special_name(enum wp_kind k)
+{
+	return k == WP_FIFO ? "fifo" : k == WP_SOCKET ? "socket" : "device";
+}
+
+int
+cowdiff_text(const struct changeset *cs, int upperfd, int rootfd, char **out,
+    size_t *outlen, char *err, size_t errlen)
+{
+	struct item *v;
+	size_t n = changeset_count(cs), i, j;
+	FILE *fp;
+	int rc = 0;
+
+	*out = NULL;
+	*outlen = 0;
+	v = xcalloc(n + 1, sizeof(*v));
+	for (i = 0; i < n; i++) {
+		(void)changeset_item(cs, i, &v[i].ci);
+		v[i].real = fstatat(rootfd, v[i].ci.path, &v[i].rst,
+				AT_SYMLINK_NOFOLLOW) == 0;
+	}
+	qsort(v, n, sizeof(*v), cmp_items);
+	/* Renames: a new file with the bytes of a removed one. */
+	for (i = 0; i < n; i++) {
+		int nfd, ofd;
+
+		if (v[i].ci.kind != WP_FILE || v[i].real)
+			continue;
+		for (j = 0; j < n; j++) {
+			if (v[j].ci.kind != WP_DELETE || v[j].hidden ||
+			    !v[j].real || !S_ISREG(v[j].rst.st_mode))
+				continue;
+			if ((nfd = open_beneath(upperfd, v[i].ci.path)) == -1)
+				break;
+			if ((ofd = open_beneath(rootfd, v[j].ci.path)) == -1) {
+				close(nfd);
+				continue;
+			}
+			if (same_bytes(nfd, ofd) &&
+			    (v[j].rst.st_mode & 0777) == v[i].ci.mode) {
+				v[j].hidden = 1;
+				v[i].rename_from = v[j].ci.path;
+			}
+			close(nfd);
+			close(ofd);
+			if (v[i].rename_from != NULL)
+				break;
+		}
+	}
+	if ((fp = open_memstream(out, outlen)) == NULL) {
+		free(v);
+		snprintf(err, errlen, "out of memory");
+		return AL_ERR_ALLOC;
+	}
+	for (i = 0; i < n && rc == 0; i++) {
+		struct item *it = &v[i];
+
+		if (it->hidden)
+			continue;
+		switch (it->ci.kind) {
+		case WP_FILE:
+			rc = file_block(fp, it, upperfd, rootfd, err, errlen);
+			break;
+		case WP_SYMLINK:
+			header(fp, it->ci.path);
+			fputs("symlink ", fp);
+			put_vis(fp, it->ci.path);
+			fputs(" -> ", fp);
+			put_vis(fp, it->ci.target);
+			fputc('\n', fp);
+			break;
+		case WP_DIR:
+			if (it->ci.op == CHANGESET_OP_MKDIR) {
+				fputs("new directory ", fp);
+				put_vis(fp, it->ci.path);
+				fprintf(
+				    fp, "/ mode %04o\n", (unsigned)it->ci.mode);
+			} else {
+				fputs("directory mode ", fp);
+				put_vis(fp, it->ci.path);
+				fprintf(fp, "/ %04o -> %04o\n",
+				    (unsigned)(it->rst.st_mode & 07777),
+				    (unsigned)it->ci.mode);
+			}
+			break;
+		case WP_DELETE:
+			if (it->real && S_ISDIR(it->rst.st_mode)) {
+				fputs("deleted directory ", fp);
+				put_vis(fp, it->ci.path);
+				fputs("/\n", fp);
+				break;
+			}
+			header(fp, it->ci.path);
+			if (it->real && S_ISLNK(it->rst.st_mode))
+				fputs("deleted symlink\n", fp);
+			else
+				fprintf(fp, "deleted file mode %06o\n",
+				    (unsigned)(S_IFREG |
+					(it->real ? it->rst.st_mode & 07777
+						  : 0)));
+			break;
+		case WP_FIFO:
+		case WP_SOCKET:
+		case WP_DEVICE:
+			fputs("special file ", fp);
+			put_vis(fp, it->ci.path);
+			fprintf(fp, " (%s)\n", special_name(it->ci.kind));
+			break;
+		}
+	}
+	if (fclose(fp) == EOF && rc == 0) {
+		snprintf(err, errlen, "out of memory");
+		rc = AL_ERR_ALLOC;
+	}
+	free(v);
+	if (rc != 0) {
+		free(*out);
+		*out = NULL;
+		*outlen = 0;
+	}
+	return rc;
+}
