@@ -131,8 +131,7 @@ static const struct help helps[] = {
 	    "with\nbinary files, deletions, renames and mode changes listed "
 	    "(airlock-diff(1)).\n"
 	    "\n"
-	    "  SESSION                 the session id airlock run printed\n"
-	    HELP_OPT },
+	    "  SESSION                 the session id airlock run printed\n" HELP_OPT },
 	{ "commit", "airlock commit [--digest SHA256] SESSION\n",
 	    "Apply a copy-on-write session to the checkout, all or nothing, "
 	    "after\nthe write policy and a conflict check (airlock-commit(1)).\n"
@@ -140,14 +139,12 @@ static const struct help helps[] = {
 	    "  SESSION                 the session id airlock run printed\n"
 	    "      --digest SHA256     commit only if the diff is still the one "
 	    "with\n"
-	    "                          this digest (airlock diff prints it)\n"
-	    HELP_OPT },
+	    "                          this digest (airlock diff prints it)\n" HELP_OPT },
 	{ "discard", "airlock discard SESSION\n",
 	    "Throw away a copy-on-write session's changes "
 	    "(airlock-discard(1)).\n"
 	    "\n"
-	    "  SESSION                 the session id airlock run printed\n"
-	    HELP_OPT },
+	    "  SESSION                 the session id airlock run printed\n" HELP_OPT },
 	{ "trace", "airlock trace SESSION-ID|DIR\n",
 	    "Print a session's readable trace (airlock-trace(1)).\n"
 	    "\n"

@@ -84,8 +84,9 @@ ctx_open(struct cow_ctx *x, const char *id, int lock)
 	x->upperfd = x->rootfd = -1;
 	if ((rc = cowsession_open(id, lock, &x->cs, err, sizeof(err))) != 0) {
 		log_warnx("%s", err);
-		return rc == AL_ERR_NOT_FOUND ? EXIT_NOINPUT :
-		    rc == AL_ERR_CONFLICT ? EXIT_REFUSED : EXIT_FAILED;
+		return rc == AL_ERR_NOT_FOUND ? EXIT_NOINPUT
+		    : rc == AL_ERR_CONFLICT   ? EXIT_REFUSED
+					      : EXIT_FAILED;
 	}
 	if ((x->upperfd = open(x->cs->upper,
 		 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1 ||
