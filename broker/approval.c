@@ -53,6 +53,8 @@ struct client {
 	int		 fd;		/* -1 when free */
 	int		 watch;
 	uid_t		 uid;
+	int		 approver;	/* may list and decide */
+	char		 why[384];	/* why not, when not */
 	struct buf	*in;
 	struct approvals *owner;
 };
@@ -120,17 +122,65 @@ approvals_digest(const char *tool, json_t *args, json_t *execution,
 	sodium_bin2hex(hex, 65, md, sizeof(md));
 }
 
-static int
-is_approver(const struct approvals *a, uid_t uid)
+static void uid_name(uid_t uid, char *out, size_t outlen);
+
+/* The session's approvers as the manifest names them, for a refusal. */
+static void
+approver_list(const struct approvals *a, char *out, size_t outlen)
 {
-	size_t i;
+	const struct approval_policy *ap = &a->m->approvals;
+	size_t i, len = 0;
+
+	out[0] = '\0';
+	for (i = 0; ap->approver_names != NULL && ap->approver_names[i] != NULL;
+	    i++) {
+		int n = snprintf(out + len, outlen - len, "%s%s", i ? ", " : "",
+		    ap->approver_names[i]);
+
+		if (n < 0 || (size_t)n >= outlen - len)
+			break;
+		len += (size_t)n;
+	}
+}
+
+/*
+ * Whether the peer (uid, and the groups the kernel reports for it) may
+ * list and decide; when not, |why| says so in words the refused person
+ * can act on.
+ */
+static int
+is_approver(const struct approvals *a, uid_t uid, const gid_t *gids,
+    size_t ngids, char *why, size_t whylen)
+{
+	const struct approval_policy *ap = &a->m->approvals;
+	char who[128], owner[128], list[256];
+	size_t i, j;
 
 	/* With no approvers named, only the user running airlock decides. */
-	if (a->m->approvals.napprovers == 0)
-		return uid == geteuid();
-	for (i = 0; i < a->m->approvals.napprovers; i++)
-		if (a->m->approvals.approvers[i] == uid)
+	if (ap->napprovers == 0 && ap->ngroups == 0) {
+		if (uid == geteuid())
 			return 1;
+		uid_name(uid, who, sizeof(who));
+		uid_name(geteuid(), owner, sizeof(owner));
+		if (snprintf(why, whylen, "not an approver: session %s names "
+		    "no approvers, so only the user who started it, %s, "
+		    "decides; you are %s", a->session, owner, who) < 0)
+			why[0] = '\0';
+		return 0;
+	}
+	for (i = 0; i < ap->napprovers; i++)
+		if (ap->approvers[i] == uid)
+			return 1;
+	for (i = 0; i < ap->ngroups; i++)
+		for (j = 0; j < ngids; j++)
+			if (ap->approver_groups[i] == gids[j])
+				return 1;
+	uid_name(uid, who, sizeof(who));
+	approver_list(a, list, sizeof(list));
+	if (snprintf(why, whylen, "not an approver: %s is neither listed nor "
+	    "in a listed group of session %s's approvers (%s)", who,
+	    a->session, list) < 0)
+		why[0] = '\0';
 	return 0;
 }
 
@@ -353,6 +403,17 @@ client_request(struct client *c, const char *frame, size_t len)
 		return;
 	}
 	op = json_string_value(json_object_get(req, "op"));
+	if (!c->approver && (op == NULL || strcmp(op, "token") != 0)) {
+		json_t *f = json_pack("{s:s, s:s, s:s}", "peer", who,
+		    "op", op != NULL ? op : "?", "reason", c->why);
+
+		a->audit(a->audit_arg, "approval_refused_peer", f);
+		json_decref(f);
+		client_reply(c, json_pack("{s:s, s:s}", "error", c->why,
+		    "session", a->session));
+		json_decref(req);
+		return;
+	}
 	if (op != NULL && strcmp(op, "pending") == 0) {
 		list = json_array();
 		for (i = 0; i < APPROVAL_MAX_PENDING; i++)
@@ -418,6 +479,28 @@ client_input(int fd, int why, void *arg)
 	}
 }
 
+/*
+ * The peer's groups as the kernel recorded them at connect(2): its
+ * primary gid and, with SO_PEERGROUPS (Linux 4.13), the supplementary
+ * ones.  Returns the count written into |gids| (at most |max|).
+ */
+static size_t
+peer_groups(int fd, gid_t primary, gid_t *gids, size_t max)
+{
+	socklen_t	len = (socklen_t)((max - 1) * sizeof(gid_t));
+	size_t		n = 0;
+
+	gids[n++] = primary;
+#ifdef SO_PEERGROUPS
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, gids + 1, &len) == 0)
+		n += len / sizeof(gid_t);
+#else
+	(void)fd;
+	(void)len;
+#endif
+	return n;
+}
+
 static void
 control_accept(int fd, int why, void *arg)
 {
@@ -425,9 +508,10 @@ control_accept(int fd, int why, void *arg)
 	struct ucred		 cred;
 	socklen_t		 clen = sizeof(cred);
 	struct client		*c = NULL;
-	char			 who[128];
-	int			 cfd;
-	size_t			 i;
+	gid_t			 gids[1024];
+	char			 who[128], whynot[384];
+	int			 cfd, ok;
+	size_t			 i, ngids;
 
 	(void)why;
 	if ((cfd = accept4(fd, NULL, NULL, SOCK_CLOEXEC)) == -1)
@@ -436,14 +520,26 @@ control_accept(int fd, int why, void *arg)
 		close(cfd);
 		return;
 	}
-	if (!is_approver(a, cred.uid)) {
-		json_t *f;
+	ngids = peer_groups(cfd, cred.gid, gids, sizeof(gids) / sizeof(gids[0]));
+	ok = is_approver(a, cred.uid, gids, ngids, whynot, sizeof(whynot));
+	/* Without pinned keys a non-approver can do nothing here: say why. */
+	if (!ok && a->m->approvals.nkeys == 0) {
+		json_t *f, *r;
+		char *s;
 
 		uid_name(cred.uid, who, sizeof(who));
-		f = json_pack("{s:s, s:i}", "peer", who, "pid", (int)cred.pid);
+		f = json_pack("{s:s, s:i, s:s}", "peer", who, "pid",
+		    (int)cred.pid, "reason", whynot);
 		a->audit(a->audit_arg, "approval_refused_peer", f);
 		json_decref(f);
-		(void)write_all(cfd, "{\"error\":\"not an approver\"}\n", 28);
+		r = json_pack("{s:s, s:s}", "error", whynot, "session",
+		    a->session);
+		if ((s = json_dumps(r, JSON_COMPACT)) != NULL) {
+			(void)write_all(cfd, s, strlen(s));
+			(void)write_all(cfd, "\n", 1);
+		}
+		free(s);
+		json_decref(r);
 		close(cfd);
 		return;
 	}
@@ -453,15 +549,36 @@ control_accept(int fd, int why, void *arg)
 			break;
 		}
 	if (c == NULL) {
+		static const char busy[] =
+		    "{\"error\":\"busy: too many clients\"}\n";
+
+		(void)write_all(cfd, busy, sizeof(busy) - 1);
 		close(cfd);
 		return;
 	}
 	c->fd = cfd;
 	c->uid = cred.uid;
+	c->approver = ok;
+	if (snprintf(c->why, sizeof(c->why), "%s", ok ? "" : whynot) < 0)
+		c->why[0] = '\0';
 	c->owner = a;
 	if ((c->in = buf_new(CONTROL_MAX_FRAME)) == NULL)
 		fatalx("out of memory");
 	c->watch = loop_watch(a->loop, cfd, INT64_MAX, client_input, c);
+}
+
+int
+approvals_shared(const struct manifest *m)
+{
+	const struct approval_policy *ap = &m->approvals;
+	size_t i;
+
+	if (ap->ngroups > 0 || ap->nkeys > 0)
+		return 1;
+	for (i = 0; i < ap->napprovers; i++)
+		if (ap->approvers[i] != geteuid())
+			return 1;
+	return 0;
 }
 
 struct approvals *
@@ -475,6 +592,7 @@ approvals_new(const struct manifest *m, const char *session_id,
 	struct stat		 st;
 	size_t			 i;
 	mode_t			 old;
+	int			 shared;
 
 	if (approvals_runtime_dir(dir, sizeof(dir)) != 0 ||
 	    (mkdir(dir, 0700) == -1 && errno != EEXIST) ||
@@ -483,11 +601,22 @@ approvals_new(const struct manifest *m, const char *session_id,
 		    strerror(errno));
 		return NULL;
 	}
-	/* Fail closed if someone else could reach the sockets. */
+	/*
+	 * Fail closed if someone else could plant or replace a socket.  Others
+	 * may pass through the directory (each socket's mode and the peer's
+	 * credentials decide who gets in), but only we may write to it.
+	 */
 	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 0077) != 0) {
-		snprintf(err, errlen, "runtime directory %s must be a 0700 "
-		    "directory owned by uid %u", dir, (unsigned)geteuid());
+	    (st.st_mode & 0022) != 0) {
+		snprintf(err, errlen, "runtime directory %s must be a directory "
+		    "owned by uid %u that no one else can write to", dir,
+		    (unsigned)geteuid());
+		return NULL;
+	}
+	shared = approvals_shared(m);
+	if (shared && (st.st_mode & 0005) != 0005 && chmod(dir, 0755) == -1) {
+		snprintf(err, errlen, "runtime directory %s: %s", dir,
+		    strerror(errno));
 		return NULL;
 	}
 	a = xcalloc(1, sizeof(*a));
@@ -514,7 +643,8 @@ approvals_new(const struct manifest *m, const char *session_id,
 	}
 	old = umask(0177);
 	if (bind(a->lfd, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
-	    chmod(a->path, 0600) == -1 || listen(a->lfd, 8) == -1) {
+	    chmod(a->path, shared ? 0666 : 0600) == -1 ||
+	    listen(a->lfd, 8) == -1) {
 		umask(old);
 		snprintf(err, errlen, "control socket %s: %s", a->path,
 		    strerror(errno));

@@ -84,6 +84,15 @@ const char	*approvals_request(struct approvals *a, const char *tool,
 /* Drops a pending approval without calling its |done| (teardown). */
 void		 approvals_cancel(struct approvals *a, const char *id);
 
+/*
+ * Whether anyone but the user running airlock may reach the session's
+ * control socket: approvers name another user or a group, or keys are
+ * pinned (a signed token may come from anyone).  Then the socket is 0666
+ * and the runtime directory 0755, and SO_PEERCRED decides what each
+ * peer may do; otherwise the socket is 0600.
+ */
+int		 approvals_shared(const struct manifest *m);
+
 /* Writes the runtime directory (control sockets live there). */
 int		 approvals_runtime_dir(char *out, size_t outlen);
 

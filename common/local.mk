@@ -3,7 +3,8 @@ libairlock_a_SOURCES += \
 	common/errors.c common/errors.h \
 	common/log.c common/log.h \
 	common/util.c common/util.h \
-	common/vis.c common/vis.h
+	common/vis.c common/vis.h \
+	common/approver_token.c common/approver_token.h
 
 check_PROGRAMS += tests/unit/test_buf
 TESTS += tests/unit/test_buf

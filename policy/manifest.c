@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <grp.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@
 #include <sodium.h>
 #include <yaml.h>
 
+#include "common/approver_token.h"
 #include "common/errors.h"
 #include "common/util.h"
 #include "policy/manifest.h"
@@ -1769,17 +1771,106 @@ parse_sandbox(struct lctx *c, const struct ynode *map)
 }
 
 static const char *const approvals_keys[] = {
-	"approvers", "ttlSeconds", "notify", NULL
+	"approvers", "ttlSeconds", "notify", "keys", "revokedKeys", "inbox",
+	NULL
 };
+
+/* One approvers entry: a user (name or uid) or a group ("group:X", "@X"). */
+static int
+parse_approver(struct lctx *c, const struct ynode *e, const char *g)
+{
+	struct approval_policy *a = &c->m->approvals;
+	const char *name = e->s;
+	struct passwd *pw;
+	struct group *gr;
+	int64_t iv;
+
+	if (strncmp(name, "group:", 6) == 0 || name[0] == '@') {
+		name += name[0] == '@' ? 1 : 6;
+		if (name[0] != '\0' && isdigit((unsigned char)name[0])) {
+			char *end;
+			unsigned long gid;
+
+			errno = 0;
+			gid = strtoul(name, &end, 10);
+			if (*end != '\0' || errno != 0 || gid > 0xfffffffeUL)
+				return lerr(c, e, g, "bad group id \"%s\"",
+				    name);
+			a->approver_groups[a->ngroups++] = (gid_t)gid;
+		} else if (name[0] != '\0' && (gr = getgrnam(name)) != NULL)
+			a->approver_groups[a->ngroups++] = gr->gr_gid;
+		else
+			return lerr(c, e, g, "unknown group \"%s\"", name);
+	} else if (e->len > 0 && isdigit((unsigned char)e->s[0])) {
+		if (get_int(c, e, g, 0, 0xfffffffe, &iv) != 0)
+			return AL_ERR_FORMAT;
+		a->approvers[a->napprovers++] = (uid_t)iv;
+	} else if ((pw = getpwnam(e->s)) != NULL)
+		a->approvers[a->napprovers++] = pw->pw_uid;
+	else
+		return lerr(c, e, g, "unknown user \"%s\"", e->s);
+	return 0;
+}
+
+/* keys: [KEY | {name: N, key: KEY}]; revokedKeys: [KEY]. */
+static int
+parse_approver_keys(struct lctx *c, const struct ynode *n, int revoked)
+{
+	struct approval_policy *a = &c->m->approvals;
+	const char *field = revoked ? "approvals.revokedKeys" : "approvals.keys";
+	const struct ynode *e, *k, *nm;
+	unsigned char pk[32];
+	char g[FIELD_MAX], f[FIELD_MAX];
+	size_t i;
+
+	if (want(c, n, field, Y_SEQ) != 0)
+		return AL_ERR_FORMAT;
+	if (n->n > LIST_MAX)
+		return lerr(c, n, field, "more than %d items", LIST_MAX);
+	for (i = 0; i < n->n; i++) {
+		e = n->v[i];
+		fldi(g, field, i);
+		k = e;
+		nm = NULL;
+		if (!revoked && e->kind == Y_MAP) {
+			static const char *const kk[] = { "name", "key", NULL };
+
+			if (check_keys(c, e, g, kk) != 0)
+				return AL_ERR_FORMAT;
+			if ((k = map_get(e, "key")) == NULL)
+				return lerr(c, e, g, "a key entry needs key:");
+			nm = map_get(e, "name");
+			if (nm != NULL && (want(c, nm, fld(f, g, "name"),
+			    Y_SCALAR) != 0 || is_null(nm)))
+				return lerr(c, nm, f, "expected a name");
+		}
+		if (want(c, k, g, Y_SCALAR) != 0)
+			return AL_ERR_FORMAT;
+		if (approver_pk_decode(k->s, pk) != 0)
+			return lerr(c, k, g, "not an approver public key "
+			    "(%sBASE64, as airlock approver keygen writes it)",
+			    APPROVER_PK_PREFIX);
+		if (revoked) {
+			a->revoked = xreallocarray(a->revoked, a->nrevoked + 1,
+			    sizeof(*a->revoked));
+			memcpy(a->revoked[a->nrevoked++], pk, 32);
+		} else {
+			a->keys = xreallocarray(a->keys, a->nkeys + 1,
+			    sizeof(*a->keys));
+			memcpy(a->keys[a->nkeys].pk, pk, 32);
+			a->keys[a->nkeys++].name = nm != NULL ?
+			    xstrdup(nm->s) : NULL;
+		}
+	}
+	return 0;
+}
 
 static int
 parse_approvals(struct lctx *c, const struct ynode *map)
 {
 	struct approval_policy *a = &c->m->approvals;
-	const struct ynode *n, *e;
-	struct passwd *pw;
+	const struct ynode *n;
 	char g[FIELD_MAX];
-	int64_t iv;
 	size_t i;
 
 	if (is_null(map))
@@ -1793,22 +1884,21 @@ parse_approvals(struct lctx *c, const struct ynode *map)
 			return lerr(c, n, "approvals.approvers",
 			    "more than %d items", LIST_MAX);
 		free(a->approvers);
+		free(a->approver_groups);
+		strv_free(a->approver_names);
 		a->approvers = xcalloc(n->n + 1, sizeof(*a->approvers));
+		a->approver_groups = xcalloc(n->n + 1,
+		    sizeof(*a->approver_groups));
+		a->approver_names = xcalloc(n->n + 1,
+		    sizeof(*a->approver_names));
 		a->napprovers = 0;
+		a->ngroups = 0;
 		for (i = 0; i < n->n; i++) {
-			e = n->v[i];
 			fldi(g, "approvals.approvers", i);
-			if (want(c, e, g, Y_SCALAR) != 0)
+			if (want(c, n->v[i], g, Y_SCALAR) != 0 ||
+			    parse_approver(c, n->v[i], g) != 0)
 				return AL_ERR_FORMAT;
-			if (e->len > 0 && isdigit((unsigned char)e->s[0])) {
-				if (get_int(c, e, g, 0, 0xfffffffe, &iv) != 0)
-					return AL_ERR_FORMAT;
-				a->approvers[a->napprovers++] = (uid_t)iv;
-			} else if ((pw = getpwnam(e->s)) != NULL)
-				a->approvers[a->napprovers++] = pw->pw_uid;
-			else
-				return lerr(c, e, g, "unknown user \"%s\"",
-				    e->s);
+			a->approver_names[i] = xstrdup(n->v[i]->s);
 		}
 	}
 	if ((n = map_get(map, "ttlSeconds")) != NULL &&
@@ -1823,6 +1913,23 @@ parse_approvals(struct lctx *c, const struct ynode *map)
 			free(a->notify);
 			a->notify = NULL;
 		}
+	}
+	if ((n = map_get(map, "keys")) != NULL &&
+	    parse_approver_keys(c, n, 0) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(map, "revokedKeys")) != NULL &&
+	    parse_approver_keys(c, n, 1) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(map, "inbox")) != NULL) {
+		if (want(c, n, "approvals.inbox", Y_SCALAR) != 0 ||
+		    chk_abs_path(c, n, "approvals.inbox") != 0)
+			return AL_ERR_FORMAT;
+		if (a->nkeys == 0)
+			return lerr(c, n, "approvals.inbox", "an inbox needs "
+			    "approvals.keys: only signed tokens are read "
+			    "from it");
+		free(a->inbox);
+		a->inbox = xstrdup(n->s);
 	}
 	return 0;
 }
@@ -2174,7 +2281,14 @@ manifest_free(struct manifest *m)
 	strv_free(m->sandbox.deny_read);
 	strv_free(m->sandbox.protected);
 	free(m->approvals.approvers);
+	free(m->approvals.approver_groups);
+	strv_free(m->approvals.approver_names);
 	strv_free(m->approvals.notify);
+	for (i = 0; i < m->approvals.nkeys; i++)
+		free(m->approvals.keys[i].name);
+	free(m->approvals.keys);
+	free(m->approvals.revoked);
+	free(m->approvals.inbox);
 	strv_free(m->agent.network.hosts);
 	strv_free(m->agent.network.addresses);
 	free(m->agent.home);
@@ -2572,7 +2686,32 @@ manifest_print_canonical(const struct manifest *m, FILE *fp)
 	for (i = 0; i < m->approvals.napprovers; i++)
 		fprintf(fp, "%s%lu", i ? ", " : "",
 		    (unsigned long)m->approvals.approvers[i]);
-	fprintf(fp, "]\n  ttlSeconds: %lld\n  notify: ",
+	fputs("]\n", fp);
+	if (m->approvals.ngroups > 0) {
+		fputs("  approverGroups: [", fp);
+		for (i = 0; i < m->approvals.ngroups; i++)
+			fprintf(fp, "%s%lu", i ? ", " : "",
+			    (unsigned long)m->approvals.approver_groups[i]);
+		fputs("]\n", fp);
+	}
+	for (i = 0; i < m->approvals.nkeys; i++) {
+		char pk[APPROVER_PK_TEXT];
+
+		approver_pk_encode(m->approvals.keys[i].pk, pk);
+		fprintf(fp, "  key: %s%s%s\n", pk,
+		    m->approvals.keys[i].name != NULL ? " " : "",
+		    m->approvals.keys[i].name != NULL ?
+		    m->approvals.keys[i].name : "");
+	}
+	for (i = 0; i < m->approvals.nrevoked; i++) {
+		char pk[APPROVER_PK_TEXT];
+
+		approver_pk_encode(m->approvals.revoked[i], pk);
+		fprintf(fp, "  revokedKey: %s\n", pk);
+	}
+	if (m->approvals.inbox != NULL)
+		fprintf(fp, "  inbox: %s\n", m->approvals.inbox);
+	fprintf(fp, "  ttlSeconds: %lld\n  notify: ",
 	    (long long)m->approvals.ttl_seconds);
 	pstrv(fp, m->approvals.notify);
 

@@ -179,9 +179,23 @@ struct sandbox_policy {
 #define SANDBOX_BROKER_DIR	"/run/airlock"
 #define SANDBOX_BROKER_SOCKET	SANDBOX_BROKER_DIR "/mcp.sock"
 
+/* An Ed25519 public key allowed to sign decisions (issue 16). */
+struct approver_key {
+	unsigned char	 pk[32];
+	char		*name;		/* the manifest's label, or NULL */
+};
+
 struct approval_policy {
 	uid_t		*approvers;	/* uids allowed to approve */
 	size_t		 napprovers;
+	gid_t		*approver_groups; /* members of these gids may too */
+	size_t		 ngroups;
+	char		**approver_names; /* as written: "bob", "group:ops" */
+	struct approver_key *keys;	/* keys whose signed tokens decide */
+	size_t		 nkeys;
+	unsigned char	(*revoked)[32];	/* keys refused even if listed */
+	size_t		 nrevoked;
+	char		*inbox;		/* directory watched for tokens */
 	int64_t		 ttl_seconds;
 	char		**notify;	/* hook argv, NULL-terminated, or NULL */
 };

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -26,7 +27,10 @@
 #include "common/vis.h"
 #include "supervisor/commands.h"
 
-/* Sends |req| to the session socket |path| and returns its reply. */
+/*
+ * Sends |req| to the session socket |path| and returns its reply, or NULL
+ * with errno set (EACCES: the socket's mode keeps us out).
+ */
 static json_t *
 control_call(const char *path, json_t *req)
 {
@@ -34,25 +38,33 @@ control_call(const char *path, json_t *req)
 	char			*s, buf[65536];
 	size_t			 got = 0;
 	ssize_t			 n;
-	int			 fd;
+	int			 fd, saved;
 	json_t			*reply;
 
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
-	if (strlen(path) >= sizeof(sun.sun_path))
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		errno = ENAMETOOLONG;
 		return NULL;
+	}
 	memcpy(sun.sun_path, path, strlen(path) + 1);
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
 		return NULL;
 	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		saved = errno;
 		close(fd);
+		errno = saved;
 		return NULL;
 	}
+	/* A refused peer is told why before it sends anything: not an error. */
 	if ((s = json_dumps(req, JSON_COMPACT)) == NULL ||
 	    write_all(fd, s, strlen(s)) != 0 || write_all(fd, "\n", 1) != 0) {
-		free(s);
-		close(fd);
-		return NULL;
+		if (s == NULL || errno != EPIPE) {
+			free(s);
+			close(fd);
+			errno = EPROTO;
+			return NULL;
+		}
 	}
 	free(s);
 	while (got < sizeof(buf) - 1 &&
@@ -64,49 +76,104 @@ control_call(const char *path, json_t *req)
 	close(fd);
 	buf[got] = '\0';
 	reply = json_loads(buf, JSON_DISABLE_EOF_CHECK, NULL);
+	if (reply == NULL)
+		errno = EPROTO;
 	return reply;
 }
 
 /*
+ * The directories holding control sockets: ours, and (unless
+ * AIRLOCK_RUNTIME_DIR names one) the system one, /run/airlock, where
+ * sessions started by root live; their approvers may be other users.
+ */
+static size_t
+session_dirs(char dirs[2][PATH_MAX])
+{
+	size_t n = 0;
+
+	if (approvals_runtime_dir(dirs[0], PATH_MAX) == 0)
+		n++;
+	if (getenv("AIRLOCK_RUNTIME_DIR") == NULL &&
+	    (n == 0 || strcmp(dirs[0], "/run/airlock") != 0))
+		snprintf(dirs[n++], PATH_MAX, "/run/airlock");
+	return n;
+}
+
+/* Sessions that would not let us in, and why (for pending --json too). */
+static json_t *refusals;
+
+static void
+refused(const char *session, const char *why)
+{
+	if (refusals == NULL)
+		refusals = json_array();
+	json_array_append_new(refusals, json_pack("{s:s, s:s}", "session",
+	    session, "error", why));
+	log_warnx("session %s refused you: %s", session, why);
+}
+
+/*
  * Calls |fn| for every session socket (or just --session's).  Returns
- * the number of sessions reached.
+ * the number of sessions reached; refusals are recorded and reported.
  */
 static int
 for_each_session(const char *only, void (*fn)(const char *, json_t *, void *),
     void *arg)
 {
-	char		 dir[PATH_MAX], path[PATH_MAX + 300];
+	char		 dirs[2][PATH_MAX], path[PATH_MAX + 300], sess[256];
+	char		 why[PATH_MAX + 700];
 	DIR		*d;
 	struct dirent	*de;
+	struct stat	 st;
 	json_t		*req, *reply;
+	size_t		 nd, k;
 	int		 n = 0;
 
-	if (approvals_runtime_dir(dir, sizeof(dir)) != 0 ||
-	    (d = opendir(dir)) == NULL)
-		return 0;
+	nd = session_dirs(dirs);
 	req = json_pack("{s:s}", "op", "pending");
-	while ((de = readdir(d)) != NULL) {
-		size_t len = strlen(de->d_name);
-
-		if (len < 6 || strcmp(de->d_name + len - 5, ".sock") != 0)
+	for (k = 0; k < nd; k++) {
+		if ((d = opendir(dirs[k])) == NULL) {
+			if (errno == EACCES)
+				log_warnx("%s: %s (sessions there are not "
+				    "open to you)", dirs[k], strerror(errno));
 			continue;
-		if (only != NULL && (strncmp(de->d_name, only, len - 5) != 0 ||
-		    strlen(only) != len - 5))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if ((reply = control_call(path, req)) == NULL)
-			continue;	/* a stale socket: its session is gone */
-		if (json_object_get(reply, "error") != NULL) {
-			log_warnx("session %.*s: %s", (int)(len - 5),
-			    de->d_name, json_string_value(json_object_get(reply,
-			    "error")));
-		} else {
-			fn(path, reply, arg);
-			n++;
 		}
-		json_decref(reply);
+		while ((de = readdir(d)) != NULL) {
+			size_t len = strlen(de->d_name);
+
+			if (len < 6 || len - 5 >= sizeof(sess) ||
+			    strcmp(de->d_name + len - 5, ".sock") != 0)
+				continue;
+			snprintf(sess, sizeof(sess), "%.*s", (int)(len - 5),
+			    de->d_name);
+			if (only != NULL && strcmp(sess, only) != 0)
+				continue;
+			if (snprintf(path, sizeof(path), "%s/%s", dirs[k],
+			    de->d_name) >= (int)sizeof(path))
+				continue;
+			if ((reply = control_call(path, req)) == NULL) {
+				if (errno == EACCES && lstat(path, &st) == 0) {
+					if (snprintf(why, sizeof(why), "its "
+					    "control socket %s admits only uid "
+					    "%u, who started it (the manifest "
+					    "names no other approvers)", path,
+					    (unsigned)st.st_uid) < 0)
+						why[0] = '\0';
+					refused(sess, why);
+				}
+				continue;	/* else a stale socket */
+			}
+			if (json_object_get(reply, "error") != NULL)
+				refused(sess, json_string_value(
+				    json_object_get(reply, "error")));
+			else {
+				fn(path, reply, arg);
+				n++;
+			}
+			json_decref(reply);
+		}
+		closedir(d);
 	}
-	closedir(d);
 	json_decref(req);
 	return n;
 }
@@ -339,8 +406,14 @@ decide(int approve, int argc, char **argv)
 	f.id = argv[optind];
 	(void)for_each_session(session, find_one, &f);
 	if (f.matches == 0) {
-		log_warnx("no pending approval %s (decided, expired, or not "
-		    "yours to see)", f.id);
+		if (refusals != NULL)
+			log_warnx("no pending approval %s that you may decide; "
+			    "%zu session%s refused you (see above)", f.id,
+			    json_array_size(refusals),
+			    json_array_size(refusals) == 1 ? "" : "s");
+		else
+			log_warnx("no pending approval %s (decided, expired, "
+			    "or unknown)", f.id);
 		return 1;
 	}
 	if (f.matches > 1) {
@@ -398,31 +471,68 @@ cmd_deny(int argc, char **argv)
 	return decide(0, argc, argv);
 }
 
+static void
+collect_one(const char *path, json_t *reply, void *arg)
+{
+	json_t	*all = arg, *p;
+	size_t	 i;
+
+	(void)path;
+	json_array_foreach(json_object_get(reply, "pending"), i, p) {
+		json_array_append(all, p);
+	}
+}
+
 int
 cmd_pending(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
 		{ "session", required_argument, NULL, 's' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct listing	 l = { 0, 0 };
 	const char	*session = NULL;
-	int		 ch, n;
+	int		 ch, n, json = 0;
+	json_t		*all, *out;
 
 	log_init("airlock pending", 0);
-	while ((ch = getopt_long(argc, argv, "s:v", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "js:v", opts, NULL)) != -1) {
 		switch (ch) {
+		case 'j': json = 1; break;
 		case 's': session = optarg; break;
 		case 'v': l.verbose = 1; break;
 		default:
-			fprintf(stderr, "usage: airlock pending [-v] "
+			fprintf(stderr, "usage: airlock pending [-v | --json] "
 			    "[--session S]\n");
 			return EXIT_USAGE;
 		}
 	}
+	if (optind != argc) {
+		fprintf(stderr, "usage: airlock pending [-v | --json] "
+		    "[--session S]\n");
+		return EXIT_USAGE;
+	}
+	if (json) {
+		/* ASCII only: safe to show, and what approve --sign reads. */
+		all = json_array();
+		n = for_each_session(session, collect_one, all);
+		out = json_pack("{s:i, s:i, s:o, s:o}", "version", 1,
+		    "sessionsReached", n, "pending", all, "refused",
+		    refusals != NULL ? json_incref(refusals) : json_array());
+		put_json(out, JSON_INDENT(2) | JSON_SORT_KEYS |
+		    JSON_ENSURE_ASCII, VIS_KEEP_NL);
+		printf("\n");
+		json_decref(out);
+		return 0;
+	}
 	n = for_each_session(session, list_one, &l);
-	if (l.count == 0)
+	if (l.count == 0 && refusals != NULL)
+		printf("nothing pending that you may see (%d session%s "
+		    "reached; %zu refused you, see above)\n", n,
+		    n == 1 ? "" : "s", json_array_size(refusals));
+	else if (l.count == 0)
 		printf("nothing pending (%d session%s reached)\n", n,
 		    n == 1 ? "" : "s");
 	return 0;

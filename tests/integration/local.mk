@@ -50,3 +50,7 @@ EXTRA_DIST += tests/integration/demo.sh
 # Change sets as an ordinary user (issue 12).
 TESTS += tests/integration/change_set_nonroot.sh
 EXTRA_DIST += tests/integration/change_set_nonroot.sh
+# Approvals for teams and fleets (issue 16).
+EXTRA_DIST += tests/integration/approval_lib.sh
+TESTS += tests/integration/approval_groups.sh
+EXTRA_DIST += tests/integration/approval_groups.sh
