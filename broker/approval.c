@@ -9,6 +9,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/inotify.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,6 +27,7 @@
 #include <sodium.h>
 
 #include "broker/approval.h"
+#include "common/approver_token.h"
 #include "common/buf.h"
 #include "common/errors.h"
 #include "common/log.h"
@@ -33,6 +36,8 @@
 #define APPROVAL_MAX_PENDING	64
 #define CONTROL_MAX_CLIENTS	8
 #define CONTROL_MAX_FRAME	(64 * 1024)
+#define DECIDED_RING		256	/* ids remembered to name a replay */
+#define INBOX_MAX_FILES		64	/* files read per inbox event */
 
 struct pending {
 	char			 id[16];		/* "" when free */
@@ -70,6 +75,11 @@ struct approvals {
 	void			*audit_arg;
 	struct pending		 p[APPROVAL_MAX_PENDING];
 	struct client		 c[CONTROL_MAX_CLIENTS];
+	char			 decided[DECIDED_RING][16];
+	size_t			 ndecided;
+	int			 inbox_fd;	/* the inbox directory, or -1 */
+	int			 inotify_fd;	/* or -1 */
+	int			 inbox_watch;
 };
 
 int
@@ -241,6 +251,7 @@ pending_finish(struct approvals *a, struct pending *p,
 	    outcome == APPROVAL_DENIED ? "reason" : "note", text);
 	a->audit(a->audit_arg, events[outcome], f);
 	json_decref(f);
+	memcpy(a->decided[a->ndecided++ % DECIDED_RING], p->id, sizeof(p->id));
 	if (p->watch > 0)
 		loop_unwatch(a->loop, p->watch);
 	pending_clear(p);
@@ -361,6 +372,241 @@ approvals_cancel(struct approvals *a, const char *id)
 	}
 }
 
+/* Signed decision tokens (common/approver_token.h). */
+
+static int
+key_in(const unsigned char pk[32], const unsigned char (*set)[32], size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (sodium_memcmp(set[i], pk, 32) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+was_decided(const struct approvals *a, const char *id)
+{
+	size_t i, n = a->ndecided < DECIDED_RING ? a->ndecided : DECIDED_RING;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(a->decided[i], id) == 0)
+			return 1;
+	return 0;
+}
+
+int
+approvals_token(struct approvals *a, json_t *tok, const char *via, char *why,
+    size_t whylen)
+{
+	const struct approval_policy *ap = &a->m->approvals;
+	unsigned char	 pk[32];
+	char		 pktext[APPROVER_PK_TEXT], by[256];
+	const char	*id, *session, *digest, *decision, *text, *name = NULL;
+	const char	*cls = NULL;
+	struct pending	*p = NULL;
+	int64_t		 expires;
+	size_t		 i;
+	json_t		*f;
+	int		 rc;
+
+	why[0] = '\0';
+	id = json_string_value(json_object_get(tok, "approval"));
+	if ((rc = approver_token_check(tok, pk, why, whylen)) != 0) {
+		cls = rc == AL_ERR_CRYPTO ? "bad_signature" : "malformed";
+		goto refuse;
+	}
+	approver_pk_encode(pk, pktext);
+	session = json_string_value(json_object_get(tok, "session"));
+	digest = json_string_value(json_object_get(tok, "digest"));
+	decision = json_string_value(json_object_get(tok, "decision"));
+	text = json_string_value(json_object_get(tok, "text"));
+	expires = json_integer_value(json_object_get(tok, "expires"));
+	if (key_in(pk, (const unsigned char (*)[32])ap->revoked, ap->nrevoked)) {
+		cls = "revoked_key";
+		snprintf(why, whylen, "the signing key is revoked "
+		    "(approvals.revokedKeys)");
+		goto refuse;
+	}
+	for (i = 0; i < ap->nkeys; i++)
+		if (sodium_memcmp(ap->keys[i].pk, pk, 32) == 0) {
+			name = ap->keys[i].name;
+			break;
+		}
+	if (i == ap->nkeys) {
+		cls = "unknown_key";
+		snprintf(why, whylen, "the signing key is not pinned by this "
+		    "session's manifest (approvals.keys)");
+		goto refuse;
+	}
+	if (strcmp(session, a->session) != 0) {
+		cls = "wrong_session";
+		snprintf(why, whylen, "the token is for session %.64s, not %s",
+		    session, a->session);
+		goto refuse;
+	}
+	if (expires * 1000 <= now_wall_ms()) {
+		cls = "expired";
+		snprintf(why, whylen, "the token expired at %lld (unix time)",
+		    (long long)expires);
+		goto refuse;
+	}
+	for (i = 0; i < APPROVAL_MAX_PENDING; i++)
+		if (a->p[i].id[0] != '\0' && strcmp(a->p[i].id, id) == 0) {
+			p = &a->p[i];
+			break;
+		}
+	if (p == NULL) {
+		cls = was_decided(a, id) ? "replay" : "not_pending";
+		snprintf(why, whylen, was_decided(a, id) ?
+		    "replay: approval %.16s was already decided" :
+		    "no such pending approval %.16s (decided, expired or "
+		    "unknown)", id);
+		goto refuse;
+	}
+	if (strcmp(digest, p->digest) != 0) {
+		cls = "wrong_digest";
+		snprintf(why, whylen, "the token's digest does not match the "
+		    "pending action; it was signed for another action");
+		goto refuse;
+	}
+	if (strcmp(decision, "deny") == 0 && (text == NULL || text[0] == '\0')) {
+		cls = "malformed";
+		snprintf(why, whylen, "a denial needs a reason");
+		goto refuse;
+	}
+	if (snprintf(by, sizeof(by), "%s%skey %s (signed token via %s)",
+	    name != NULL ? name : "", name != NULL ? ", " : "", pktext,
+	    via) < 0)
+		by[0] = '\0';
+	pending_finish(a, p, strcmp(decision, "approve") == 0 ?
+	    APPROVAL_GRANTED : APPROVAL_DENIED, by, text);
+	return 0;
+refuse:
+	f = json_pack("{s:s, s:s, s:s, s:s?}", "refused", cls, "reason", why,
+	    "via", via, "approval", id);
+	if (cls != NULL && strcmp(cls, "malformed") != 0 &&
+	    strcmp(cls, "bad_signature") != 0)
+		json_object_set_new(f, "key", json_string(pktext));
+	a->audit(a->audit_arg, "approval_token_refused", f);
+	json_decref(f);
+	return AL_ERR_DENIED;
+}
+
+/*
+ * The inbox: every regular file that appears in the directory is read as
+ * one token (at most APPROVER_TOKEN_MAX bytes), applied or refused (both
+ * audited), and removed.  Names beginning with "." are left alone, so a
+ * carrier can write ".tmp" and rename(2) it in.
+ */
+static void
+inbox_file(struct approvals *a, const char *name)
+{
+	char		 buf[APPROVER_TOKEN_MAX + 1], via[300], why[512];
+	struct stat	 st;
+	ssize_t		 n;
+	size_t		 got = 0;
+	json_t		*tok;
+	int		 fd;
+
+	if (name[0] == '.' || strlen(name) > 200)
+		return;
+	snprintf(via, sizeof(via), "inbox:%s", name);
+	fd = openat(a->inbox_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC);
+	if (fd == -1 || fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    st.st_size > APPROVER_TOKEN_MAX) {
+		tok = NULL;
+	} else {
+		while (got < sizeof(buf) - 1 &&
+		    (n = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0)
+			got += (size_t)n;
+		tok = utf8_valid(buf, got) ? json_loadb(buf, got,
+		    JSON_REJECT_DUPLICATES, NULL) : NULL;
+	}
+	if (fd != -1)
+		close(fd);
+	if (tok == NULL) {
+		json_t *f = json_pack("{s:s, s:s, s:s}", "refused", "malformed",
+		    "reason", "not a regular file holding one JSON token",
+		    "via", via);
+
+		a->audit(a->audit_arg, "approval_token_refused", f);
+		json_decref(f);
+	} else {
+		if (approvals_token(a, tok, via, why, sizeof(why)) != 0)
+			log_warnx("approval token %s refused: %s", name, why);
+		json_decref(tok);
+	}
+	(void)unlinkat(a->inbox_fd, name, 0);
+}
+
+static void
+inbox_scan(struct approvals *a)
+{
+	struct dirent	*de;
+	DIR		*d;
+	char		 names[INBOX_MAX_FILES][256];
+	size_t		 n = 0, i;
+	int		 fd;
+
+	if ((fd = dup(a->inbox_fd)) == -1 || (d = fdopendir(fd)) == NULL) {
+		if (fd != -1)
+			close(fd);
+		return;
+	}
+	rewinddir(d);
+	while (n < INBOX_MAX_FILES && (de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			snprintf(names[n++], sizeof(names[0]), "%s",
+			    de->d_name);
+	closedir(d);
+	for (i = 0; i < n; i++)
+		inbox_file(a, names[i]);
+}
+
+static void
+inbox_event(int fd, int why, void *arg)
+{
+	struct approvals	*a = arg;
+	char			 buf[4096];
+
+	(void)why;
+	/* Drain the events; the directory itself says what is there. */
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	inbox_scan(a);
+}
+
+/* Opens and watches the inbox.  Returns 0 or -1 with |err| set. */
+static int
+inbox_open(struct approvals *a, char *err, size_t errlen)
+{
+	const char	*dir = a->m->approvals.inbox;
+	struct stat	 st;
+
+	if (dir == NULL)
+		return 0;
+	if ((mkdir(dir, 0700) == -1 && errno != EEXIST) ||
+	    (a->inbox_fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1 || fstat(a->inbox_fd, &st) == -1) {
+		snprintf(err, errlen, "approvals.inbox %s: %s", dir,
+		    strerror(errno));
+		return -1;
+	}
+	if ((a->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) == -1 ||
+	    inotify_add_watch(a->inotify_fd, dir, IN_CLOSE_WRITE |
+	    IN_MOVED_TO) == -1) {
+		snprintf(err, errlen, "approvals.inbox %s: inotify: %s", dir,
+		    strerror(errno));
+		return -1;
+	}
+	a->inbox_watch = loop_watch(a->loop, a->inotify_fd, INT64_MAX,
+	    inbox_event, a);
+	return 0;
+}
+
 /* The control socket. */
 
 static void
@@ -411,6 +657,21 @@ client_request(struct client *c, const char *frame, size_t len)
 		json_decref(f);
 		client_reply(c, json_pack("{s:s, s:s}", "error", c->why,
 		    "session", a->session));
+		json_decref(req);
+		return;
+	}
+	if (op != NULL && strcmp(op, "token") == 0) {
+		char why[512], via[160];
+
+		snprintf(via, sizeof(via), "control socket, %s", who);
+		if (a->m->approvals.nkeys == 0)
+			client_reply(c, json_pack("{s:s}", "error", "this "
+			    "session pins no approver keys (approvals.keys)"));
+		else if (approvals_token(a, json_object_get(req, "token"), via,
+		    why, sizeof(why)) == 0)
+			client_reply(c, json_pack("{s:b}", "ok", 1));
+		else
+			client_reply(c, json_pack("{s:s}", "error", why));
 		json_decref(req);
 		return;
 	}
@@ -627,6 +888,7 @@ approvals_new(const struct manifest *m, const char *session_id,
 	snprintf(a->session, sizeof(a->session), "%s", session_id);
 	for (i = 0; i < CONTROL_MAX_CLIENTS; i++)
 		a->c[i].fd = -1;
+	a->inbox_fd = a->inotify_fd = -1;
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
 	if (snprintf(a->path, sizeof(a->path), "%s/%s.sock", dir,
@@ -654,6 +916,13 @@ approvals_new(const struct manifest *m, const char *session_id,
 	}
 	umask(old);
 	a->lwatch = loop_watch(loop, a->lfd, INT64_MAX, control_accept, a);
+	if (inbox_open(a, err, errlen) != 0) {
+		approvals_free(a);
+		return NULL;
+	}
+	/* Tokens that arrived before the session: nothing they name waits. */
+	if (a->inbox_fd != -1)
+		inbox_scan(a);
 	return a;
 }
 
@@ -672,6 +941,12 @@ approvals_free(struct approvals *a)
 				loop_unwatch(a->loop, a->p[i].watch);
 			pending_clear(&a->p[i]);
 		}
+	if (a->inbox_watch > 0)
+		loop_unwatch(a->loop, a->inbox_watch);
+	if (a->inotify_fd != -1)
+		close(a->inotify_fd);
+	if (a->inbox_fd != -1)
+		close(a->inbox_fd);
 	loop_unwatch(a->loop, a->lwatch);
 	close(a->lfd);
 	unlink(a->path);

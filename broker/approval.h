@@ -16,6 +16,9 @@
  *   {"op":"pending"}                        -> {"pending":[APPROVAL...]}
  *   {"op":"approve","id":I,"digest":D,"note":N}  -> {"ok":true} | {"error":E}
  *   {"op":"deny","id":I,"digest":D,"reason":R}   -> {"ok":true} | {"error":E}
+ *   {"op":"token","token":TOKEN}            -> {"ok":true} | {"error":E}
+ * A peer that is not an approver may send only "token" (when keys are
+ * pinned); anything else is answered with why it is refused.
  * APPROVAL = {id, session, tool, arguments, execution, digest, evidence,
  *             requestedAt, expiresAt}
  * EXECUTION = {argv, cwd, env, pinned}: what will run, as the digest
@@ -80,6 +83,20 @@ void		 approvals_free(struct approvals *a);
 const char	*approvals_request(struct approvals *a, const char *tool,
 		    json_t *args, json_t *execution, json_t *evidence,
 		    int64_t wait_ms, approval_done_fn done, void *arg);
+
+/*
+ * Applies a signed decision token (common/approver_token.h) that came
+ * through |via| (words for the audit: "control socket, bob (uid 1001)",
+ * "inbox:FILE").  The token must verify, its key be pinned by
+ * approvals.keys and not revoked, name this session, an approval that is
+ * pending, and that approval's digest, and not have expired.  Returns 0
+ * when the decision was taken (its |done| has run), or AL_ERR_DENIED with
+ * |why| set and an approval_token_refused audit record (a "refused"
+ * class: malformed, bad_signature, revoked_key, unknown_key,
+ * wrong_session, expired, replay, not_pending, wrong_digest).
+ */
+int		 approvals_token(struct approvals *a, json_t *token,
+		    const char *via, char *why, size_t whylen);
 
 /* Drops a pending approval without calling its |done| (teardown). */
 void		 approvals_cancel(struct approvals *a, const char *id);

@@ -47,7 +47,7 @@ approver_pk_encode(const unsigned char pk[32], char out[APPROVER_PK_TEXT])
 {
 	size_t plen = strlen(APPROVER_PK_PREFIX);
 
-	memcpy(out, APPROVER_PK_PREFIX, plen);
+	snprintf(out, APPROVER_PK_TEXT, "%s", APPROVER_PK_PREFIX);
 	sodium_bin2base64(out + plen, APPROVER_PK_TEXT - plen, pk, 32,
 	    sodium_base64_VARIANT_ORIGINAL);
 }
@@ -84,7 +84,7 @@ approver_keygen(
 		return AL_ERR_CRYPTO;
 	}
 	crypto_sign_keypair(pk, sk);
-	memcpy(line, APPROVER_SK_PREFIX, plen);
+	snprintf(line, sizeof(line), "%s", APPROVER_SK_PREFIX);
 	sodium_bin2base64(line + plen, sizeof(line) - plen - 1, sk, sizeof(sk),
 	    sodium_base64_VARIANT_ORIGINAL);
 	strcat(line, "\n");

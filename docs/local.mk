@@ -1,6 +1,7 @@
 # docs
 dist_man_MANS += docs/airlock.1 docs/airlock-run.1 docs/airlock-serve.1 \
-	docs/airlock-connect.1 docs/airlock-approve.1 docs/airlock-trace.1
+	docs/airlock-connect.1 docs/airlock-approve.1 docs/airlock-trace.1 \
+	docs/airlock-approver.1
 dist_man_MANS += docs/airlock-manifest.5
 dist_man_MANS += docs/airlock-check.1
 dist_man_MANS += docs/airlock-audit.1 docs/airlock-secret.1

@@ -14,14 +14,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <jansson.h>
+#include <sodium.h>
 
 #include "broker/approval.h"
+#include "common/approver_token.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "common/vis.h"
@@ -372,29 +375,242 @@ find_one(const char *path, json_t *reply, void *arg)
 	}
 }
 
+/* Reads a whole file (or stdin for "-") as JSON, at most 1 MiB. */
+static json_t *
+load_json(const char *path)
+{
+	json_error_t	 e;
+	json_t		*j;
+	FILE		*fp;
+
+	if (strcmp(path, "-") == 0)
+		fp = stdin;
+	else if ((fp = fopen(path, "re")) == NULL) {
+		log_warnx("%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	j = json_loadf(fp, JSON_REJECT_DUPLICATES, &e);
+	if (fp != stdin)
+		fclose(fp);
+	if (j == NULL)
+		log_warnx("%s: not JSON: %s (line %d)", path, e.text, e.line);
+	return j;
+}
+
+/*
+ * The approval a request names: a notify payload ({"approval": A}), a
+ * "pending --json" listing ({"pending": [A...]}, picked by |id| unless it
+ * holds one) or an approval object itself.
+ */
+static json_t *
+request_pick(json_t *req, const char *id)
+{
+	json_t	*list, *p, *found = NULL;
+	size_t	 i, n = 0;
+
+	if (json_is_object(json_object_get(req, "approval")))
+		list = json_pack("[O]", json_object_get(req, "approval"));
+	else if (json_is_array(json_object_get(req, "pending")))
+		list = json_incref(json_object_get(req, "pending"));
+	else if (json_is_string(json_object_get(req, "id")))
+		list = json_pack("[O]", req);
+	else {
+		log_warnx("the request is neither a notify payload, pending "
+		    "--json output nor an approval");
+		return NULL;
+	}
+	json_array_foreach(list, i, p) {
+		const char *pid = json_string_value(json_object_get(p, "id"));
+
+		if (pid == NULL || (id != NULL && strcmp(pid, id) != 0))
+			continue;
+		n++;
+		found = p;
+	}
+	if (n == 1)
+		json_incref(found);
+	else if (n == 0)
+		log_warnx("the request holds no approval%s%s", id ? " " : "",
+		    id ? id : "");
+	else
+		log_warnx("the request holds %zu approvals: name one with "
+		    "--id", n);
+	json_decref(list);
+	return n == 1 ? found : NULL;
+}
+
+/* approve/deny --sign: a decision token for a request, on stdout or FILE. */
+static int
+sign_request(int approve, const char *reqpath, const char *id,
+    const char *keypath, const char *text, long expires_in, int yes,
+    const char *outpath)
+{
+	unsigned char	 sk[64];
+	char		 err[512], answer[16], *s;
+	const char	*sid, *aid, *dg;
+	json_t		*req, *p, *tok;
+	FILE		*fp = stdout;
+	int		 rc = 1, saved = -1;
+
+	if ((req = load_json(reqpath)) == NULL)
+		return 1;
+	p = request_pick(req, id);
+	json_decref(req);
+	if (p == NULL)
+		return 1;
+	sid = json_string_value(json_object_get(p, "session"));
+	aid = json_string_value(json_object_get(p, "id"));
+	dg = json_string_value(json_object_get(p, "digest"));
+	if (sid == NULL || aid == NULL || dg == NULL || strlen(dg) != 64) {
+		log_warnx("the approval lacks its session, id or digest");
+		json_decref(p);
+		return 1;
+	}
+	/* With the token on stdout, the review and the prompt go to stderr. */
+	fflush(stdout);
+	if (outpath == NULL && ((saved = dup(1)) == -1 || dup2(2, 1) == -1))
+		fatal("dup");
+	print_approval(p, 1);
+	if (approve && !yes) {
+		printf("Sign approval of this exact action? [y/N] ");
+		fflush(stdout);
+		if (fgets(answer, sizeof(answer), stdin) == NULL ||
+		    (answer[0] != 'y' && answer[0] != 'Y')) {
+			printf("not signed\n");
+			rc = -1;
+		}
+	}
+	fflush(stdout);
+	if (saved != -1 && (dup2(saved, 1) == -1 || close(saved) == -1))
+		fatal("dup2");
+	if (rc == -1) {
+		json_decref(p);
+		return 1;
+	}
+	if (approver_secret_load(keypath, sk, err, sizeof(err)) != 0) {
+		log_warnx("%s", err);
+		json_decref(p);
+		return 1;
+	}
+	tok = approver_token_sign(sid, aid, dg, approve, text,
+	    (int64_t)time(NULL) + expires_in, sk);
+	sodium_memzero(sk, sizeof(sk));
+	json_decref(p);
+	if (tok == NULL || (s = json_dumps(tok, JSON_COMPACT |
+	    JSON_SORT_KEYS | JSON_ENSURE_ASCII)) == NULL) {
+		json_decref(tok);
+		log_warnx("cannot sign");
+		return 1;
+	}
+	json_decref(tok);
+	if (outpath != NULL && (fp = fopen(outpath, "we")) == NULL)
+		log_warnx("%s: %s", outpath, strerror(errno));
+	else {
+		fprintf(fp, "%s\n", s);
+		if (fp != stdout ? fclose(fp) == 0 : fflush(fp) == 0)
+			rc = 0;
+		else
+			log_warnx("%s: %s", outpath ? outpath : "stdout",
+			    strerror(errno));
+	}
+	free(s);
+	return rc;
+}
+
+/* approve --token: hands a signed token to the session it names. */
+static int
+send_token(const char *path)
+{
+	char		 dirs[2][PATH_MAX], sock[PATH_MAX + 300];
+	const char	*sid;
+	json_t		*tok, *req, *reply = NULL;
+	size_t		 nd, k;
+	int		 rc = 1;
+
+	if ((tok = load_json(path)) == NULL)
+		return 1;
+	sid = json_string_value(json_object_get(tok, "session"));
+	if (sid == NULL || strchr(sid, '/') != NULL || sid[0] == '.') {
+		log_warnx("the token names no session");
+		json_decref(tok);
+		return 1;
+	}
+	req = json_pack("{s:s, s:O}", "op", "token", "token", tok);
+	nd = session_dirs(dirs);
+	for (k = 0; k < nd && reply == NULL; k++) {
+		if (snprintf(sock, sizeof(sock), "%s/%s.sock", dirs[k], sid) >=
+		    (int)sizeof(sock))
+			continue;
+		reply = control_call(sock, req);
+	}
+	if (reply == NULL)
+		log_warnx("session %s is not running here (no control socket "
+		    "answered)", sid);
+	else if (json_is_true(json_object_get(reply, "ok"))) {
+		printf("%s %s (signed token)\n",
+		    strcmp(json_string_value(json_object_get(tok, "decision")),
+		    "approve") == 0 ? "approved" : "denied",
+		    json_string_value(json_object_get(tok, "approval")));
+		rc = 0;
+	} else
+		log_warnx("token refused: %s", json_string_value(
+		    json_object_get(reply, "error")));
+	json_decref(reply);
+	json_decref(req);
+	json_decref(tok);
+	return rc;
+}
+
 static int
 decide(int approve, int argc, char **argv)
 {
 	static const struct option opts[] = {
+		{ "expires-in", required_argument, NULL, 'e' },
+		{ "id", required_argument, NULL, 'i' },
+		{ "key", required_argument, NULL, 'k' },
 		{ "note", required_argument, NULL, 'n' },
+		{ "out", required_argument, NULL, 'o' },
 		{ "reason", required_argument, NULL, 'r' },
 		{ "session", required_argument, NULL, 's' },
+		{ "sign", no_argument, NULL, 'S' },
+		{ "token", required_argument, NULL, 't' },
 		{ "yes", no_argument, NULL, 'y' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char	*text = NULL, *session = NULL;
+	const char	*text = NULL, *session = NULL, *key = NULL, *id = NULL;
+	const char	*out = NULL, *token = NULL;
 	struct finding	 f;
 	json_t		*req, *reply;
-	int		 ch, yes = 0, rc = 1;
-	char		 answer[16];
+	int		 ch, yes = 0, sign = 0, rc = 1;
+	long		 expires_in = 3600;
+	char		 answer[16], *end;
 
 	while ((ch = getopt_long(argc, argv, "n:r:s:y", opts, NULL)) != -1) {
 		switch (ch) {
+		case 'e':
+			expires_in = strtol(optarg, &end, 10);
+			if (*end != '\0' || expires_in < 1 ||
+			    expires_in > 30L * 86400) {
+				fprintf(stderr, "airlock: --expires-in takes "
+				    "seconds, 1..2592000\n");
+				return EXIT_USAGE;
+			}
+			break;
+		case 'i': id = optarg; break;
+		case 'k': key = optarg; break;
 		case 'n': case 'r': text = optarg; break;
+		case 'o': out = optarg; break;
 		case 's': session = optarg; break;
+		case 'S': sign = 1; break;
+		case 't': token = optarg; break;
 		case 'y': yes = 1; break;
 		default: goto usage;
 		}
+	}
+	if (token != NULL) {
+		if (optind != argc || sign || !approve)
+			goto usage;
+		return send_token(token);
 	}
 	if (optind != argc - 1)
 		goto usage;
@@ -402,6 +618,16 @@ decide(int approve, int argc, char **argv)
 		fprintf(stderr, "airlock deny: --reason TEXT is required\n");
 		return EXIT_USAGE;
 	}
+	if (sign) {
+		if (key == NULL) {
+			fprintf(stderr, "airlock: --sign needs --key FILE\n");
+			return EXIT_USAGE;
+		}
+		return sign_request(approve, argv[optind], id, key, text,
+		    expires_in, yes, out);
+	}
+	if (key != NULL || out != NULL || id != NULL)
+		goto usage;
 	memset(&f, 0, sizeof(f));
 	f.id = argv[optind];
 	(void)for_each_session(session, find_one, &f);
@@ -452,8 +678,13 @@ decide(int approve, int argc, char **argv)
 	return rc;
 usage:
 	fprintf(stderr, approve ?
-	    "usage: airlock approve ID [--note TEXT] [--yes] [--session S]\n" :
-	    "usage: airlock deny ID --reason TEXT [--session S]\n");
+	    "usage: airlock approve ID [--note TEXT] [--yes] [--session S]\n"
+	    "       airlock approve --sign --key KEY [--id ID] [--note TEXT]\n"
+	    "           [--expires-in SECONDS] [--out FILE] [--yes] REQUEST\n"
+	    "       airlock approve --token FILE|-\n" :
+	    "usage: airlock deny ID --reason TEXT [--session S]\n"
+	    "       airlock deny --sign --key KEY --reason TEXT [--id ID]\n"
+	    "           [--expires-in SECONDS] [--out FILE] REQUEST\n");
 	return EXIT_USAGE;
 }
 

@@ -54,3 +54,5 @@ EXTRA_DIST += tests/integration/change_set_nonroot.sh
 EXTRA_DIST += tests/integration/approval_lib.sh
 TESTS += tests/integration/approval_groups.sh
 EXTRA_DIST += tests/integration/approval_groups.sh
+TESTS += tests/integration/approval_tokens.sh
+EXTRA_DIST += tests/integration/approval_tokens.sh
