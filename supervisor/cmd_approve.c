@@ -285,10 +285,37 @@ print_execution(json_t *x, json_t *changed)
 	}
 }
 
+/*
+ * The arguments for display: a string argument that is the diff itself
+ * (apply_patch's patch) is named, not repeated: the diff is shown once,
+ * below.  Returns a new reference.
+ */
+static json_t *
+args_for_display(json_t *args, const char *diff)
+{
+	const char	*k;
+	json_t		*copy, *v;
+
+	if (diff == NULL || !json_is_object(args))
+		return json_incref(args);
+	copy = json_copy(args);
+	json_object_foreach(args, k, v) {
+		if (json_is_string(v) && strcmp(json_string_value(v), diff) == 0)
+			json_object_set_new(copy, k,
+			    json_string("<the diff, shown below>"));
+	}
+	return copy;
+}
+
 static void
 print_approval(json_t *p, int verbose)
 {
-	json_t *args = json_object_get(p, "arguments");
+	json_t		*ev = json_object_get(p, "evidence");
+	const char	*diff = json_string_value(json_object_get(ev, "diff"));
+	const char	*reason = json_string_value(json_object_get(ev,
+	    "agentReason"));
+	json_t		*args = args_for_display(json_object_get(p, "arguments"),
+	    diff);
 
 	put_vis_col(json_string_value(json_object_get(p, "id")), 10);
 	put_vis_col(json_string_value(json_object_get(p, "session")), 22);
@@ -297,19 +324,25 @@ print_approval(json_t *p, int verbose)
 	put_vis(json_string_value(json_object_get(p, "expiresAt")), 0);
 	printf("\n");
 	if (verbose) {
-		json_t *ev = json_object_get(p, "evidence");
-		const char *diff = json_string_value(json_object_get(ev, "diff"));
+		json_t *rest;
 
 		printf("  action:    ");
 		put_vis(json_string_value(json_object_get(p, "tool")), 0);
 		printf(" ");
 		if (args != NULL)
 			put_json(args, JSON_COMPACT | JSON_SORT_KEYS, 0);
+		printf("\n  reason:    ");
+		if (reason != NULL)
+			put_vis(reason, 0);
+		else
+			printf("(the agent stated none)");
 		printf("\n  digest:    ");
 		put_vis(json_string_value(json_object_get(p, "digest")), 0);
 		printf("\n  requested: ");
 		put_vis(json_string_value(json_object_get(p, "requestedAt")), 0);
 		printf("\n");
+		if (json_is_object(json_object_get(p, "execution")))
+			printf("  will run:\n");
 		print_execution(json_object_get(p, "execution"),
 		    json_object_get(ev, "changed"));
 		/* Each line escaped; only the diff's real line breaks kept. */
@@ -318,17 +351,26 @@ print_approval(json_t *p, int verbose)
 			put_vis(diff, VIS_MULTILINE);
 			printf("\n");
 		}
-		if (ev != NULL) {
-			printf("  evidence:  ");
-			put_json(ev, JSON_INDENT(2) | JSON_SORT_KEYS,
-			    VIS_KEEP_NL);
-			printf("\n");
+		/* The rest of the evidence: what is shown above is not again. */
+		if (json_is_object(ev)) {
+			rest = json_copy(ev);
+			json_object_del(rest, "diff");
+			json_object_del(rest, "changed");
+			json_object_del(rest, "agentReason");
+			if (json_object_size(rest) > 0) {
+				printf("  evidence:  ");
+				put_json(rest, JSON_INDENT(2) | JSON_SORT_KEYS,
+				    VIS_KEEP_NL);
+				printf("\n");
+			}
+			json_decref(rest);
 		}
 	} else if (args != NULL) {
 		printf("  ");
 		put_json(args, JSON_COMPACT | JSON_SORT_KEYS, 0);
 		printf("\n");
 	}
+	json_decref(args);
 }
 
 struct listing {
@@ -506,8 +548,14 @@ sign_request(int approve, const char *reqpath, const char *id,
 	if (outpath != NULL && (fp = fopen(outpath, "we")) == NULL)
 		log_warnx("%s: %s", outpath, strerror(errno));
 	else {
+		int ok;
+
 		fprintf(fp, "%s\n", s);
-		if (fp != stdout ? fclose(fp) == 0 : fflush(fp) == 0)
+		if (fp == stdout)
+			ok = fflush(stdout) == 0;
+		else
+			ok = fclose(fp) == 0;
+		if (ok)
 			rc = 0;
 		else
 			log_warnx("%s: %s", outpath ? outpath : "stdout",

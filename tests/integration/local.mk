@@ -56,3 +56,5 @@ TESTS += tests/integration/approval_groups.sh
 EXTRA_DIST += tests/integration/approval_groups.sh
 TESTS += tests/integration/approval_tokens.sh
 EXTRA_DIST += tests/integration/approval_tokens.sh
+TESTS += tests/integration/approval_review.sh
+EXTRA_DIST += tests/integration/approval_review.sh
