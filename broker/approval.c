@@ -27,6 +27,7 @@
 #include <sodium.h>
 
 #include "broker/approval.h"
+#include "broker/notify.h"
 #include "common/approver_token.h"
 #include "common/buf.h"
 #include "common/errors.h"
@@ -80,6 +81,7 @@ struct approvals {
 	int			 inbox_fd;	/* the inbox directory, or -1 */
 	int			 inotify_fd;	/* or -1 */
 	int			 inbox_watch;
+	struct notifier		*notify;
 };
 
 int
@@ -251,6 +253,11 @@ pending_finish(struct approvals *a, struct pending *p,
 	    outcome == APPROVAL_DENIED ? "reason" : "note", text);
 	a->audit(a->audit_arg, events[outcome], f);
 	json_decref(f);
+	f = pending_json(a, p);
+	notifier_fire(a->notify, outcome == APPROVAL_GRANTED ? "granted" :
+	    outcome == APPROVAL_DENIED ? "denied" : "expired", a->session, f,
+	    approver, text);
+	json_decref(f);
 	memcpy(a->decided[a->ndecided++ % DECIDED_RING], p->id, sizeof(p->id));
 	if (p->watch > 0)
 		loop_unwatch(a->loop, p->watch);
@@ -267,51 +274,6 @@ pending_expired(int fd, int why, void *arg)
 	(void)why;
 	p->watch = 0;
 	pending_finish(p->owner, p, APPROVAL_EXPIRED, NULL, NULL);
-}
-
-/* Runs the notify hook with the request on its stdin; never waits for it. */
-static void
-notify_hook(const struct approvals *a, const struct pending *p)
-{
-	char	*text;
-	json_t	*j;
-	int	 pfd[2];
-	pid_t	 pid;
-
-	if (a->m->approvals.notify == NULL || a->m->approvals.notify[0] == NULL)
-		return;
-	/*
-	 * The payload stays JSON, for the hook to parse.  jansson escapes C0
-	 * controls; JSON_ENSURE_ASCII escapes the rest (C1, bidi, zero-width)
-	 * as \uXXXX too, so a hook that logs or shows the payload as it is
-	 * cannot pass them to a terminal.
-	 */
-	j = pending_json(a, p);
-	text = json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII);
-	json_decref(j);
-	if (text == NULL || pipe2(pfd, O_CLOEXEC) == -1) {
-		free(text);
-		return;
-	}
-	/* Double fork: the hook is reparented and never becomes our zombie. */
-	if ((pid = fork()) == 0) {
-		if (fork() != 0)
-			_exit(0);
-		if (dup2(pfd[0], 0) == -1)
-			_exit(127);
-		(void)close_fds_from(3, NULL, 0);
-		execvp(a->m->approvals.notify[0], a->m->approvals.notify);
-		_exit(127);
-	}
-	close(pfd[0]);
-	if (pid > 0) {
-		(void)write_all(pfd[1], text, strlen(text));
-		(void)write_all(pfd[1], "\n", 1);
-		while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
-			;
-	}
-	close(pfd[1]);
-	free(text);
 }
 
 const char *
@@ -353,8 +315,8 @@ approvals_request(struct approvals *a, const char *tool, json_t *args,
 	    pending_expired, p);
 	f = pending_json(a, p);
 	a->audit(a->audit_arg, "approval_created", f);
+	notifier_fire(a->notify, "created", a->session, f, NULL, NULL);
 	json_decref(f);
-	notify_hook(a, p);
 	return p->id;
 }
 
@@ -844,8 +806,8 @@ approvals_shared(const struct manifest *m)
 
 struct approvals *
 approvals_new(const struct manifest *m, const char *session_id,
-    struct loop *loop, approval_audit_fn audit, void *audit_arg, char *err,
-    size_t errlen)
+    struct loop *loop, struct egress *egress, approval_audit_fn audit,
+    void *audit_arg, char *err, size_t errlen)
 {
 	struct approvals	*a;
 	struct sockaddr_un	 sun;
@@ -916,7 +878,8 @@ approvals_new(const struct manifest *m, const char *session_id,
 	}
 	umask(old);
 	a->lwatch = loop_watch(loop, a->lfd, INT64_MAX, control_accept, a);
-	if (inbox_open(a, err, errlen) != 0) {
+	if (inbox_open(a, err, errlen) != 0 || (a->notify = notifier_new(m,
+	    loop, egress, audit, audit_arg, err, errlen)) == NULL) {
 		approvals_free(a);
 		return NULL;
 	}
@@ -941,6 +904,7 @@ approvals_free(struct approvals *a)
 				loop_unwatch(a->loop, a->p[i].watch);
 			pending_clear(&a->p[i]);
 		}
+	notifier_free(a->notify);
 	if (a->inbox_watch > 0)
 		loop_unwatch(a->loop, a->inbox_watch);
 	if (a->inotify_fd != -1)

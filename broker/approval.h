@@ -36,6 +36,7 @@
 
 #include <jansson.h>
 
+#include "broker/egress.h"
 #include "broker/loop.h"
 #include "policy/manifest.h"
 
@@ -64,8 +65,8 @@ typedef void (*approval_audit_fn)(void *arg, const char *event,
  */
 struct approvals *approvals_new(const struct manifest *m,
 		    const char *session_id, struct loop *loop,
-		    approval_audit_fn audit, void *audit_arg,
-		    char *err, size_t errlen);
+		    struct egress *egress, approval_audit_fn audit,
+		    void *audit_arg, char *err, size_t errlen);
 
 /* Removes the socket, expires nothing further, frees.  NULL is fine. */
 void		 approvals_free(struct approvals *a);
@@ -76,7 +77,9 @@ void		 approvals_free(struct approvals *a);
  * {argv, cwd, env, pinned}, see broker_int.h action_plan()) and
  * |evidence| (borrowed), waiting at most |wait_ms| (capped by the
  * manifest's ttlSeconds).  |done| runs exactly once, unless
- * approvals_cancel() is called first.  Runs the notify hook.  Returns the
+ * approvals_cancel() is called first.  Runs the notify hook (in its own
+ * sandbox, broker/notify.h) on "created", and again when the approval is
+ * granted, denied or expires.  Returns the
  * approval's id (a static-lifetime string inside the table, valid until
  * |done| runs) or NULL.
  */

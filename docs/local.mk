@@ -16,3 +16,8 @@ dist_agents_DATA = contrib/agents/claude-code.yaml contrib/agents/codex.yaml \
 	contrib/agents/gemini.yaml contrib/agents/gemini-settings.json \
 	contrib/agents/opencode.yaml
 EXTRA_DIST += docs/OUTPUT.md
+# The contrib notify hooks (airlock-manifest(5), approvals.notify).
+notifydir = $(pkgdatadir)/notify
+dist_notify_SCRIPTS = contrib/notify/approval-notify.sh \
+	contrib/notify/webhook-json.sh contrib/notify/slack-webhook.sh \
+	contrib/notify/sendmail.sh

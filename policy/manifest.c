@@ -1865,6 +1865,68 @@ parse_approver_keys(struct lctx *c, const struct ynode *n, int revoked)
 	return 0;
 }
 
+static const char *const notify_keys[] = {
+	"command", "network", "allowAddresses", "env", "events", "timeoutMs",
+	NULL
+};
+
+/*
+ * notify: {command, network, allowAddresses, env, events, timeoutMs}: the
+ * hook and its sandbox.
+ */
+static int
+parse_notify(struct lctx *c, const struct ynode *map)
+{
+	struct approval_policy *a = &c->m->approvals;
+	const struct ynode *n;
+	char **ev = NULL;
+	size_t i;
+
+	if (check_keys(c, map, "approvals.notify", notify_keys) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(map, "command")) == NULL)
+		return lerr(c, map, "approvals.notify", "needs command:");
+	if (get_strlist(c, n, "approvals.notify.command", chk_nonempty,
+	    &a->notify, NULL) != 0)
+		return AL_ERR_FORMAT;
+	if (a->notify[0] == NULL)
+		return lerr(c, n, "approvals.notify.command", "is empty");
+	if (parse_net(c, map, "approvals.notify", &a->notify_net) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(map, "env")) != NULL &&
+	    get_strlist(c, n, "approvals.notify.env", chk_env_name,
+	    &a->notify_env, &a->nnotify_env) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(map, "timeoutMs")) != NULL &&
+	    get_int(c, n, "approvals.notify.timeoutMs", 100, 600000,
+	    &a->notify_timeout_ms) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(map, "events")) != NULL) {
+		if (get_strlist(c, n, "approvals.notify.events", chk_nonempty,
+		    &ev, NULL) != 0)
+			return AL_ERR_FORMAT;
+		a->notify_events = 0;
+		for (i = 0; ev[i] != NULL; i++) {
+			if (strcmp(ev[i], "created") == 0)
+				a->notify_events |= NOTIFY_EV_CREATED;
+			else if (strcmp(ev[i], "decided") == 0)
+				a->notify_events |= NOTIFY_EV_DECIDED;
+			else if (strcmp(ev[i], "expired") == 0)
+				a->notify_events |= NOTIFY_EV_EXPIRED;
+			else {
+				char g[FIELD_MAX];
+
+				strv_free(ev);
+				fldi(g, "approvals.notify.events", i);
+				return lerr(c, n->v[i], g, "expected created, "
+				    "decided or expired");
+			}
+		}
+		strv_free(ev);
+	}
+	return 0;
+}
+
 static int
 parse_approvals(struct lctx *c, const struct ynode *map)
 {
@@ -1906,7 +1968,10 @@ parse_approvals(struct lctx *c, const struct ynode *map)
 	    &a->ttl_seconds) != 0)
 		return AL_ERR_FORMAT;
 	if ((n = map_get(map, "notify")) != NULL) {
-		if (get_strlist(c, n, "approvals.notify", chk_nonempty,
+		if (n->kind == Y_MAP) {
+			if (parse_notify(c, n) != 0)
+				return AL_ERR_FORMAT;
+		} else if (get_strlist(c, n, "approvals.notify", chk_nonempty,
 		    &a->notify, NULL) != 0)
 			return AL_ERR_FORMAT;
 		if (a->notify[0] == NULL) {
@@ -2034,6 +2099,10 @@ defaults(struct manifest *m)
 	sandbox_policy_init_defaults(&m->sandbox);
 	m->approvals.approvers = xcalloc(1, sizeof(uid_t));
 	m->approvals.ttl_seconds = 900;
+	net_init(&m->approvals.notify_net);
+	m->approvals.notify_events = NOTIFY_EV_CREATED | NOTIFY_EV_DECIDED |
+	    NOTIFY_EV_EXPIRED;
+	m->approvals.notify_timeout_ms = 10000;
 	net_init(&m->agent.network);
 	m->agent.env_pass = xcalloc(1, sizeof(char *));
 	m->agent.workspace_writable = 0;
@@ -2284,6 +2353,9 @@ manifest_free(struct manifest *m)
 	free(m->approvals.approver_groups);
 	strv_free(m->approvals.approver_names);
 	strv_free(m->approvals.notify);
+	strv_free(m->approvals.notify_net.hosts);
+	strv_free(m->approvals.notify_net.addresses);
+	strv_free(m->approvals.notify_env);
 	for (i = 0; i < m->approvals.nkeys; i++)
 		free(m->approvals.keys[i].name);
 	free(m->approvals.keys);
@@ -2714,6 +2786,12 @@ manifest_print_canonical(const struct manifest *m, FILE *fp)
 	fprintf(fp, "  ttlSeconds: %lld\n  notify: ",
 	    (long long)m->approvals.ttl_seconds);
 	pstrv(fp, m->approvals.notify);
+	if (m->approvals.notify_net.nhosts > 0 || m->approvals.nnotify_env > 0) {
+		fputs("  notifyNetwork: ", fp);
+		pstrv(fp, m->approvals.notify_net.hosts);
+		fputs("  notifyEnv: ", fp);
+		pstrv(fp, m->approvals.notify_env);
+	}
 
 	fputs("agent:\n", fp);
 	pnet(fp, "  ", &m->agent.network);
