@@ -15,7 +15,7 @@ agentsdir = $(pkgdatadir)/agents
 dist_agents_DATA = contrib/agents/claude-code.yaml contrib/agents/codex.yaml \
 	contrib/agents/gemini.yaml contrib/agents/gemini-settings.json \
 	contrib/agents/opencode.yaml
-EXTRA_DIST += docs/OUTPUT.md
+EXTRA_DIST += docs/OUTPUT.md docs/DEPLOYMENT.md
 # The contrib notify hooks (airlock-manifest(5), approvals.notify).
 notifydir = $(pkgdatadir)/notify
 dist_notify_SCRIPTS = contrib/notify/approval-notify.sh \

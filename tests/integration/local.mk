@@ -58,3 +58,7 @@ TESTS += tests/integration/approval_tokens.sh
 EXTRA_DIST += tests/integration/approval_tokens.sh
 TESTS += tests/integration/approval_review.sh
 EXTRA_DIST += tests/integration/approval_review.sh
+# Deployment: the systemd unit and tmpfiles (issue 16 item 5).
+TESTS += tests/integration/deploy_systemd.sh
+EXTRA_DIST += tests/integration/deploy_systemd.sh contrib/deploy/airlock@.service \
+	contrib/deploy/airlock.tmpfiles
