@@ -62,3 +62,5 @@ EXTRA_DIST += tests/integration/approval_review.sh
 TESTS += tests/integration/deploy_systemd.sh
 EXTRA_DIST += tests/integration/deploy_systemd.sh contrib/deploy/airlock@.service \
 	contrib/deploy/airlock.tmpfiles
+TESTS += tests/integration/deploy_podman.sh
+EXTRA_DIST += tests/integration/deploy_podman.sh contrib/deploy/kubernetes-job.yaml
