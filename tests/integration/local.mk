@@ -64,3 +64,5 @@ EXTRA_DIST += tests/integration/deploy_systemd.sh contrib/deploy/airlock@.servic
 	contrib/deploy/airlock.tmpfiles
 TESTS += tests/integration/deploy_podman.sh
 EXTRA_DIST += tests/integration/deploy_podman.sh contrib/deploy/kubernetes-job.yaml
+TESTS += tests/integration/manifest_signed.sh
+EXTRA_DIST += tests/integration/manifest_signed.sh
