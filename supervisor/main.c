@@ -37,7 +37,7 @@ static const struct command {
 	{ "pending",	cmd_pending,	"list the approvals waiting for a human" },
 	{ "approve",	cmd_approve,	"approve one pending action" },
 	{ "deny",	cmd_deny,	"deny one pending action" },
-	{ "approver",	cmd_approver,	"make an approver key pair (keygen)" },
+	{ "approver",	cmd_approver,	"approver keys (keygen) and manifest signing" },
 	{ "trace",	cmd_trace,	"print a session's readable trace" },
 	/* Internal: apply_patch's confined parser (broker/patchjail.h). */
 	{ "__patch-jail", cmd_patch_jail, NULL },
