@@ -14,3 +14,7 @@ check_PROGRAMS += tests/unit/test_vis
 TESTS += tests/unit/test_vis
 tests_unit_test_vis_CFLAGS = $(unit_cflags)
 tests_unit_test_vis_LDADD = $(unit_ldadd)
+check_PROGRAMS += tests/unit/test_approver_token
+TESTS += tests/unit/test_approver_token
+tests_unit_test_approver_token_CFLAGS = $(unit_cflags)
+tests_unit_test_approver_token_LDADD = $(unit_ldadd)
