@@ -34,12 +34,12 @@ START_TEST(pk_roundtrip)
 	unsigned char back[32];
 
 	approver_pk_encode(pk, text);
-	ck_assert_int_eq(strncmp(text, APPROVER_PK_PREFIX,
-	    strlen(APPROVER_PK_PREFIX)), 0);
+	ck_assert_int_eq(
+	    strncmp(text, APPROVER_PK_PREFIX, strlen(APPROVER_PK_PREFIX)), 0);
 	ck_assert_int_eq(approver_pk_decode(text, back), 0);
 	ck_assert_int_eq(memcmp(back, pk, 32), 0);
-	ck_assert_int_eq(approver_pk_decode("airlock-ed25519:AAAA", back),
-	    AL_ERR_FORMAT);
+	ck_assert_int_eq(
+	    approver_pk_decode("airlock-ed25519:AAAA", back), AL_ERR_FORMAT);
 	ck_assert_int_eq(approver_pk_decode(text + 1, back), AL_ERR_FORMAT);
 	ck_assert_int_eq(approver_pk_decode(NULL, back), AL_ERR_FORMAT);
 }
@@ -54,8 +54,8 @@ START_TEST(sign_verify)
 	ck_assert_ptr_nonnull(t);
 	ck_assert_int_eq(approver_token_check(t, got, why, sizeof(why)), 0);
 	ck_assert_int_eq(memcmp(got, pk, 32), 0);
-	ck_assert_str_eq(json_string_value(json_object_get(t, "decision")),
-	    "approve");
+	ck_assert_str_eq(
+	    json_string_value(json_object_get(t, "decision")), "approve");
 	json_decref(t);
 }
 END_TEST
@@ -63,8 +63,8 @@ END_TEST
 /* Every signed member is covered: changing any one breaks the signature. */
 START_TEST(tamper_each_member)
 {
-	static const char *const members[] = { "session", "approval",
-	    "digest", "text", NULL };
+	static const char *const members[] = { "session", "approval", "digest",
+		"text", NULL };
 	unsigned char got[32];
 	char why[256];
 	size_t i;
@@ -101,8 +101,8 @@ START_TEST(swap_key)
 
 	approver_pk_encode(pk2, other);
 	json_object_set_new(t, "key", json_string(other));
-	ck_assert_int_eq(approver_token_check(t, got, why, sizeof(why)),
-	    AL_ERR_CRYPTO);
+	ck_assert_int_eq(
+	    approver_token_check(t, got, why, sizeof(why)), AL_ERR_CRYPTO);
 	json_decref(t);
 }
 END_TEST
@@ -114,26 +114,27 @@ START_TEST(malformed)
 	json_t *t = token();
 
 	json_object_set_new(t, "extra", json_true());
-	ck_assert_int_eq(approver_token_check(t, got, why, sizeof(why)),
-	    AL_ERR_FORMAT);
+	ck_assert_int_eq(
+	    approver_token_check(t, got, why, sizeof(why)), AL_ERR_FORMAT);
 	ck_assert_ptr_nonnull(strstr(why, "unknown member"));
 	json_object_del(t, "extra");
 	json_object_set_new(t, "version", json_integer(2));
-	ck_assert_int_eq(approver_token_check(t, got, why, sizeof(why)),
-	    AL_ERR_FORMAT);
+	ck_assert_int_eq(
+	    approver_token_check(t, got, why, sizeof(why)), AL_ERR_FORMAT);
 	json_decref(t);
 	t = token();
 	json_object_set_new(t, "decision", json_string("maybe"));
-	ck_assert_int_eq(approver_token_check(t, got, why, sizeof(why)),
-	    AL_ERR_FORMAT);
+	ck_assert_int_eq(
+	    approver_token_check(t, got, why, sizeof(why)), AL_ERR_FORMAT);
 	json_decref(t);
 	t = token();
 	json_object_set_new(t, "signature", json_string("!!"));
-	ck_assert_int_eq(approver_token_check(t, got, why, sizeof(why)),
-	    AL_ERR_FORMAT);
+	ck_assert_int_eq(
+	    approver_token_check(t, got, why, sizeof(why)), AL_ERR_FORMAT);
 	json_decref(t);
-	ck_assert_int_eq(approver_token_check(json_null(), got, why,
-	    sizeof(why)), AL_ERR_FORMAT);
+	ck_assert_int_eq(
+	    approver_token_check(json_null(), got, why, sizeof(why)),
+	    AL_ERR_FORMAT);
 }
 END_TEST
 
