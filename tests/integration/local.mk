@@ -50,6 +50,12 @@ EXTRA_DIST += tests/integration/demo.sh
 # Change sets as an ordinary user (issue 12).
 TESTS += tests/integration/change_set_nonroot.sh
 EXTRA_DIST += tests/integration/change_set_nonroot.sh
+# airlock profile --seatbelt: goldens and the SBPL lint (issue 19).
+TESTS += tests/integration/seatbelt_profiles.sh
+EXTRA_DIST += tests/integration/seatbelt_profiles.sh tests/seatbelt
+# Issue 20: tests that kill mutants nothing else reached.
+TESTS += tests/integration/audit_splice.sh tests/integration/approver_default.sh
+EXTRA_DIST += tests/integration/audit_splice.sh tests/integration/approver_default.sh
 # Approvals for teams and fleets (issue 16).
 EXTRA_DIST += tests/integration/approval_lib.sh
 TESTS += tests/integration/approval_groups.sh
