@@ -11,6 +11,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
@@ -20,6 +21,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/inotify.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,6 +29,8 @@
 #include <sodium.h>
 
 #include "broker/approval.h"
+#include "broker/notify.h"
+#include "common/approver_token.h"
 #include "common/buf.h"
 #include "common/errors.h"
 #include "common/log.h"
@@ -35,6 +39,8 @@
 #define APPROVAL_MAX_PENDING	64
 #define CONTROL_MAX_CLIENTS	8
 #define CONTROL_MAX_FRAME	(64 * 1024)
+#define DECIDED_RING		256	/* ids remembered to name a replay */
+#define INBOX_MAX_FILES		64	/* files read per inbox event */
 
 struct pending {
 	char			 id[16];		/* "" when free */
@@ -55,6 +61,8 @@ struct client {
 	int		 fd;		/* -1 when free */
 	int		 watch;
 	uid_t		 uid;
+	int		 approver;	/* may list and decide */
+	char		 why[384];	/* why not, when not */
 	struct buf	*in;
 	struct approvals *owner;
 };
@@ -70,6 +78,12 @@ struct approvals {
 	void			*audit_arg;
 	struct pending		 p[APPROVAL_MAX_PENDING];
 	struct client		 c[CONTROL_MAX_CLIENTS];
+	char			 decided[DECIDED_RING][16];
+	size_t			 ndecided;
+	int			 inbox_fd;	/* the inbox directory, or -1 */
+	int			 inotify_fd;	/* or -1 */
+	int			 inbox_watch;
+	struct notifier		*notify;
 };
 
 int
@@ -122,17 +136,65 @@ approvals_digest(const char *tool, json_t *args, json_t *execution,
 	sodium_bin2hex(hex, 65, md, sizeof(md));
 }
 
-static int
-is_approver(const struct approvals *a, uid_t uid)
+static void uid_name(uid_t uid, char *out, size_t outlen);
+
+/* The session's approvers as the manifest names them, for a refusal. */
+static void
+approver_list(const struct approvals *a, char *out, size_t outlen)
 {
-	size_t i;
+	const struct approval_policy *ap = &a->m->approvals;
+	size_t i, len = 0;
+
+	out[0] = '\0';
+	for (i = 0; ap->approver_names != NULL && ap->approver_names[i] != NULL;
+	    i++) {
+		int n = snprintf(out + len, outlen - len, "%s%s", i ? ", " : "",
+		    ap->approver_names[i]);
+
+		if (n < 0 || (size_t)n >= outlen - len)
+			break;
+		len += (size_t)n;
+	}
+}
+
+/*
+ * Whether the peer (uid, and the groups the kernel reports for it) may
+ * list and decide; when not, |why| says so in words the refused person
+ * can act on.
+ */
+static int
+is_approver(const struct approvals *a, uid_t uid, const gid_t *gids,
+    size_t ngids, char *why, size_t whylen)
+{
+	const struct approval_policy *ap = &a->m->approvals;
+	char who[128], owner[128], list[256];
+	size_t i, j;
 
 	/* With no approvers named, only the user running airlock decides. */
-	if (a->m->approvals.napprovers == 0)
-		return uid == geteuid();
-	for (i = 0; i < a->m->approvals.napprovers; i++)
-		if (a->m->approvals.approvers[i] == uid)
+	if (ap->napprovers == 0 && ap->ngroups == 0) {
+		if (uid == geteuid())
 			return 1;
+		uid_name(uid, who, sizeof(who));
+		uid_name(geteuid(), owner, sizeof(owner));
+		if (snprintf(why, whylen, "not an approver: session %s names "
+		    "no approvers, so only the user who started it, %s, "
+		    "decides; you are %s", a->session, owner, who) < 0)
+			why[0] = '\0';
+		return 0;
+	}
+	for (i = 0; i < ap->napprovers; i++)
+		if (ap->approvers[i] == uid)
+			return 1;
+	for (i = 0; i < ap->ngroups; i++)
+		for (j = 0; j < ngids; j++)
+			if (ap->approver_groups[i] == gids[j])
+				return 1;
+	uid_name(uid, who, sizeof(who));
+	approver_list(a, list, sizeof(list));
+	if (snprintf(why, whylen, "not an approver: %s is neither listed nor "
+	    "in a listed group of session %s's approvers (%s)", who,
+	    a->session, list) < 0)
+		why[0] = '\0';
 	return 0;
 }
 
@@ -193,6 +255,12 @@ pending_finish(struct approvals *a, struct pending *p,
 	    outcome == APPROVAL_DENIED ? "reason" : "note", text);
 	a->audit(a->audit_arg, events[outcome], f);
 	json_decref(f);
+	f = pending_json(a, p);
+	notifier_fire(a->notify, outcome == APPROVAL_GRANTED ? "granted" :
+	    outcome == APPROVAL_DENIED ? "denied" : "expired", a->session, f,
+	    approver, text);
+	json_decref(f);
+	memcpy(a->decided[a->ndecided++ % DECIDED_RING], p->id, sizeof(p->id));
 	if (p->watch > 0)
 		loop_unwatch(a->loop, p->watch);
 	pending_clear(p);
@@ -208,51 +276,6 @@ pending_expired(int fd, int why, void *arg)
 	(void)why;
 	p->watch = 0;
 	pending_finish(p->owner, p, APPROVAL_EXPIRED, NULL, NULL);
-}
-
-/* Runs the notify hook with the request on its stdin; never waits for it. */
-static void
-notify_hook(const struct approvals *a, const struct pending *p)
-{
-	char	*text;
-	json_t	*j;
-	int	 pfd[2];
-	pid_t	 pid;
-
-	if (a->m->approvals.notify == NULL || a->m->approvals.notify[0] == NULL)
-		return;
-	/*
-	 * The payload stays JSON, for the hook to parse.  jansson escapes C0
-	 * controls; JSON_ENSURE_ASCII escapes the rest (C1, bidi, zero-width)
-	 * as \uXXXX too, so a hook that logs or shows the payload as it is
-	 * cannot pass them to a terminal.
-	 */
-	j = pending_json(a, p);
-	text = json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII);
-	json_decref(j);
-	if (text == NULL || pipe2(pfd, O_CLOEXEC) == -1) {
-		free(text);
-		return;
-	}
-	/* Double fork: the hook is reparented and never becomes our zombie. */
-	if ((pid = fork()) == 0) {
-		if (fork() != 0)
-			_exit(0);
-		if (dup2(pfd[0], 0) == -1)
-			_exit(127);
-		(void)close_fds_from(3, NULL, 0);
-		execvp(a->m->approvals.notify[0], a->m->approvals.notify);
-		_exit(127);
-	}
-	close(pfd[0]);
-	if (pid > 0) {
-		(void)write_all(pfd[1], text, strlen(text));
-		(void)write_all(pfd[1], "\n", 1);
-		while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
-			;
-	}
-	close(pfd[1]);
-	free(text);
 }
 
 const char *
@@ -294,8 +317,8 @@ approvals_request(struct approvals *a, const char *tool, json_t *args,
 	    pending_expired, p);
 	f = pending_json(a, p);
 	a->audit(a->audit_arg, "approval_created", f);
+	notifier_fire(a->notify, "created", a->session, f, NULL, NULL);
 	json_decref(f);
-	notify_hook(a, p);
 	return p->id;
 }
 
@@ -311,6 +334,241 @@ approvals_cancel(struct approvals *a, const char *id)
 			loop_unwatch(a->loop, a->p[i].watch);
 		pending_clear(&a->p[i]);
 	}
+}
+
+/* Signed decision tokens (common/approver_token.h). */
+
+static int
+key_in(const unsigned char pk[32], const unsigned char (*set)[32], size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (sodium_memcmp(set[i], pk, 32) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+was_decided(const struct approvals *a, const char *id)
+{
+	size_t i, n = a->ndecided < DECIDED_RING ? a->ndecided : DECIDED_RING;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(a->decided[i], id) == 0)
+			return 1;
+	return 0;
+}
+
+int
+approvals_token(struct approvals *a, json_t *tok, const char *via, char *why,
+    size_t whylen)
+{
+	const struct approval_policy *ap = &a->m->approvals;
+	unsigned char	 pk[32];
+	char		 pktext[APPROVER_PK_TEXT], by[256];
+	const char	*id, *session, *digest, *decision, *text, *name = NULL;
+	const char	*cls = NULL;
+	struct pending	*p = NULL;
+	int64_t		 expires;
+	size_t		 i;
+	json_t		*f;
+	int		 rc;
+
+	why[0] = '\0';
+	id = json_string_value(json_object_get(tok, "approval"));
+	if ((rc = approver_token_check(tok, pk, why, whylen)) != 0) {
+		cls = rc == AL_ERR_CRYPTO ? "bad_signature" : "malformed";
+		goto refuse;
+	}
+	approver_pk_encode(pk, pktext);
+	session = json_string_value(json_object_get(tok, "session"));
+	digest = json_string_value(json_object_get(tok, "digest"));
+	decision = json_string_value(json_object_get(tok, "decision"));
+	text = json_string_value(json_object_get(tok, "text"));
+	expires = json_integer_value(json_object_get(tok, "expires"));
+	if (key_in(pk, (const unsigned char (*)[32])ap->revoked, ap->nrevoked)) {
+		cls = "revoked_key";
+		snprintf(why, whylen, "the signing key is revoked "
+		    "(approvals.revokedKeys)");
+		goto refuse;
+	}
+	for (i = 0; i < ap->nkeys; i++)
+		if (sodium_memcmp(ap->keys[i].pk, pk, 32) == 0) {
+			name = ap->keys[i].name;
+			break;
+		}
+	if (i == ap->nkeys) {
+		cls = "unknown_key";
+		snprintf(why, whylen, "the signing key is not pinned by this "
+		    "session's manifest (approvals.keys)");
+		goto refuse;
+	}
+	if (strcmp(session, a->session) != 0) {
+		cls = "wrong_session";
+		snprintf(why, whylen, "the token is for session %.64s, not %s",
+		    session, a->session);
+		goto refuse;
+	}
+	if (expires * 1000 <= now_wall_ms()) {
+		cls = "expired";
+		snprintf(why, whylen, "the token expired at %lld (unix time)",
+		    (long long)expires);
+		goto refuse;
+	}
+	for (i = 0; i < APPROVAL_MAX_PENDING; i++)
+		if (a->p[i].id[0] != '\0' && strcmp(a->p[i].id, id) == 0) {
+			p = &a->p[i];
+			break;
+		}
+	if (p == NULL) {
+		cls = was_decided(a, id) ? "replay" : "not_pending";
+		snprintf(why, whylen, was_decided(a, id) ?
+		    "replay: approval %.16s was already decided" :
+		    "no such pending approval %.16s (decided, expired or "
+		    "unknown)", id);
+		goto refuse;
+	}
+	if (strcmp(digest, p->digest) != 0) {
+		cls = "wrong_digest";
+		snprintf(why, whylen, "the token's digest does not match the "
+		    "pending action; it was signed for another action");
+		goto refuse;
+	}
+	if (strcmp(decision, "deny") == 0 && (text == NULL || text[0] == '\0')) {
+		cls = "malformed";
+		snprintf(why, whylen, "a denial needs a reason");
+		goto refuse;
+	}
+	if (snprintf(by, sizeof(by), "%s%skey %s (signed token via %s)",
+	    name != NULL ? name : "", name != NULL ? ", " : "", pktext,
+	    via) < 0)
+		by[0] = '\0';
+	pending_finish(a, p, strcmp(decision, "approve") == 0 ?
+	    APPROVAL_GRANTED : APPROVAL_DENIED, by, text);
+	return 0;
+refuse:
+	f = json_pack("{s:s, s:s, s:s, s:s?}", "refused", cls, "reason", why,
+	    "via", via, "approval", id);
+	if (cls != NULL && strcmp(cls, "malformed") != 0 &&
+	    strcmp(cls, "bad_signature") != 0)
+		json_object_set_new(f, "key", json_string(pktext));
+	a->audit(a->audit_arg, "approval_token_refused", f);
+	json_decref(f);
+	return AL_ERR_DENIED;
+}
+
+/*
+ * The inbox: every regular file that appears in the directory is read as
+ * one token (at most APPROVER_TOKEN_MAX bytes), applied or refused (both
+ * audited), and removed.  Names beginning with "." are left alone, so a
+ * carrier can write ".tmp" and rename(2) it in.
+ */
+static void
+inbox_file(struct approvals *a, const char *name)
+{
+	char		 buf[APPROVER_TOKEN_MAX + 1], via[300], why[512];
+	struct stat	 st;
+	ssize_t		 n;
+	size_t		 got = 0;
+	json_t		*tok;
+	int		 fd;
+
+	if (name[0] == '.' || strlen(name) > 200)
+		return;
+	snprintf(via, sizeof(via), "inbox:%s", name);
+	fd = openat(a->inbox_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC);
+	if (fd == -1 || fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    st.st_size > APPROVER_TOKEN_MAX) {
+		tok = NULL;
+	} else {
+		while (got < sizeof(buf) - 1 &&
+		    (n = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0)
+			got += (size_t)n;
+		tok = utf8_valid(buf, got) ? json_loadb(buf, got,
+		    JSON_REJECT_DUPLICATES, NULL) : NULL;
+	}
+	if (fd != -1)
+		close(fd);
+	if (tok == NULL) {
+		json_t *f = json_pack("{s:s, s:s, s:s}", "refused", "malformed",
+		    "reason", "not a regular file holding one JSON token",
+		    "via", via);
+
+		a->audit(a->audit_arg, "approval_token_refused", f);
+		json_decref(f);
+	} else {
+		if (approvals_token(a, tok, via, why, sizeof(why)) != 0)
+			log_warnx("approval token %s refused: %s", name, why);
+		json_decref(tok);
+	}
+	(void)unlinkat(a->inbox_fd, name, 0);
+}
+
+static void
+inbox_scan(struct approvals *a)
+{
+	struct dirent	*de;
+	DIR		*d;
+	char		 names[INBOX_MAX_FILES][256];
+	size_t		 n = 0, i;
+	int		 fd;
+
+	if ((fd = dup(a->inbox_fd)) == -1 || (d = fdopendir(fd)) == NULL) {
+		if (fd != -1)
+			close(fd);
+		return;
+	}
+	rewinddir(d);
+	while (n < INBOX_MAX_FILES && (de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			snprintf(names[n++], sizeof(names[0]), "%s",
+			    de->d_name);
+	closedir(d);
+	for (i = 0; i < n; i++)
+		inbox_file(a, names[i]);
+}
+
+static void
+inbox_event(int fd, int why, void *arg)
+{
+	struct approvals	*a = arg;
+	char			 buf[4096];
+
+	(void)why;
+	/* Drain the events; the directory itself says what is there. */
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	inbox_scan(a);
+}
+
+/* Opens and watches the inbox.  Returns 0 or -1 with |err| set. */
+static int
+inbox_open(struct approvals *a, char *err, size_t errlen)
+{
+	const char	*dir = a->m->approvals.inbox;
+	struct stat	 st;
+
+	if (dir == NULL)
+		return 0;
+	if ((mkdir(dir, 0700) == -1 && errno != EEXIST) ||
+	    (a->inbox_fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1 || fstat(a->inbox_fd, &st) == -1) {
+		snprintf(err, errlen, "approvals.inbox %s: %s", dir,
+		    strerror(errno));
+		return -1;
+	}
+	if ((a->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) == -1 ||
+	    inotify_add_watch(a->inotify_fd, dir, IN_CLOSE_WRITE |
+	    IN_MOVED_TO) == -1) {
+		snprintf(err, errlen, "approvals.inbox %s: inotify: %s", dir,
+		    strerror(errno));
+		return -1;
+	}
+	a->inbox_watch = loop_watch(a->loop, a->inotify_fd, INT64_MAX,
+	    inbox_event, a);
+	return 0;
 }
 
 /* The control socket. */
@@ -355,6 +613,32 @@ client_request(struct client *c, const char *frame, size_t len)
 		return;
 	}
 	op = json_string_value(json_object_get(req, "op"));
+	if (!c->approver && (op == NULL || strcmp(op, "token") != 0)) {
+		json_t *f = json_pack("{s:s, s:s, s:s}", "peer", who,
+		    "op", op != NULL ? op : "?", "reason", c->why);
+
+		a->audit(a->audit_arg, "approval_refused_peer", f);
+		json_decref(f);
+		client_reply(c, json_pack("{s:s, s:s}", "error", c->why,
+		    "session", a->session));
+		json_decref(req);
+		return;
+	}
+	if (op != NULL && strcmp(op, "token") == 0) {
+		char why[512], via[160];
+
+		snprintf(via, sizeof(via), "control socket, %s", who);
+		if (a->m->approvals.nkeys == 0)
+			client_reply(c, json_pack("{s:s}", "error", "this "
+			    "session pins no approver keys (approvals.keys)"));
+		else if (approvals_token(a, json_object_get(req, "token"), via,
+		    why, sizeof(why)) == 0)
+			client_reply(c, json_pack("{s:b}", "ok", 1));
+		else
+			client_reply(c, json_pack("{s:s}", "error", why));
+		json_decref(req);
+		return;
+	}
 	if (op != NULL && strcmp(op, "pending") == 0) {
 		list = json_array();
 		for (i = 0; i < APPROVAL_MAX_PENDING; i++)
@@ -420,6 +704,28 @@ client_input(int fd, int why, void *arg)
 	}
 }
 
+/*
+ * The peer's groups as the kernel recorded them at connect(2): its
+ * primary gid and, with SO_PEERGROUPS (Linux 4.13), the supplementary
+ * ones.  Returns the count written into |gids| (at most |max|).
+ */
+static size_t
+peer_groups(int fd, gid_t primary, gid_t *gids, size_t max)
+{
+	socklen_t	len = (socklen_t)((max - 1) * sizeof(gid_t));
+	size_t		n = 0;
+
+	gids[n++] = primary;
+#ifdef SO_PEERGROUPS
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, gids + 1, &len) == 0)
+		n += len / sizeof(gid_t);
+#else
+	(void)fd;
+	(void)len;
+#endif
+	return n;
+}
+
 static void
 control_accept(int fd, int why, void *arg)
 {
@@ -427,9 +733,10 @@ control_accept(int fd, int why, void *arg)
 	struct ucred		 cred;
 	socklen_t		 clen = sizeof(cred);
 	struct client		*c = NULL;
-	char			 who[128];
-	int			 cfd;
-	size_t			 i;
+	gid_t			 gids[1024];
+	char			 who[128], whynot[384];
+	int			 cfd, ok;
+	size_t			 i, ngids;
 
 	(void)why;
 	if ((cfd = accept4(fd, NULL, NULL, SOCK_CLOEXEC)) == -1)
@@ -438,14 +745,26 @@ control_accept(int fd, int why, void *arg)
 		close(cfd);
 		return;
 	}
-	if (!is_approver(a, cred.uid)) {
-		json_t *f;
+	ngids = peer_groups(cfd, cred.gid, gids, sizeof(gids) / sizeof(gids[0]));
+	ok = is_approver(a, cred.uid, gids, ngids, whynot, sizeof(whynot));
+	/* Without pinned keys a non-approver can do nothing here: say why. */
+	if (!ok && a->m->approvals.nkeys == 0) {
+		json_t *f, *r;
+		char *s;
 
 		uid_name(cred.uid, who, sizeof(who));
-		f = json_pack("{s:s, s:i}", "peer", who, "pid", (int)cred.pid);
+		f = json_pack("{s:s, s:i, s:s}", "peer", who, "pid",
+		    (int)cred.pid, "reason", whynot);
 		a->audit(a->audit_arg, "approval_refused_peer", f);
 		json_decref(f);
-		(void)write_all(cfd, "{\"error\":\"not an approver\"}\n", 28);
+		r = json_pack("{s:s, s:s}", "error", whynot, "session",
+		    a->session);
+		if ((s = json_dumps(r, JSON_COMPACT)) != NULL) {
+			(void)write_all(cfd, s, strlen(s));
+			(void)write_all(cfd, "\n", 1);
+		}
+		free(s);
+		json_decref(r);
 		close(cfd);
 		return;
 	}
@@ -455,21 +774,42 @@ control_accept(int fd, int why, void *arg)
 			break;
 		}
 	if (c == NULL) {
+		static const char busy[] =
+		    "{\"error\":\"busy: too many clients\"}\n";
+
+		(void)write_all(cfd, busy, sizeof(busy) - 1);
 		close(cfd);
 		return;
 	}
 	c->fd = cfd;
 	c->uid = cred.uid;
+	c->approver = ok;
+	if (snprintf(c->why, sizeof(c->why), "%s", ok ? "" : whynot) < 0)
+		c->why[0] = '\0';
 	c->owner = a;
 	if ((c->in = buf_new(CONTROL_MAX_FRAME)) == NULL)
 		fatalx("out of memory");
 	c->watch = loop_watch(a->loop, cfd, INT64_MAX, client_input, c);
 }
 
+int
+approvals_shared(const struct manifest *m)
+{
+	const struct approval_policy *ap = &m->approvals;
+	size_t i;
+
+	if (ap->ngroups > 0 || ap->nkeys > 0)
+		return 1;
+	for (i = 0; i < ap->napprovers; i++)
+		if (ap->approvers[i] != geteuid())
+			return 1;
+	return 0;
+}
+
 struct approvals *
 approvals_new(const struct manifest *m, const char *session_id,
-    struct loop *loop, approval_audit_fn audit, void *audit_arg, char *err,
-    size_t errlen)
+    struct loop *loop, struct egress *egress, approval_audit_fn audit,
+    void *audit_arg, char *err, size_t errlen)
 {
 	struct approvals	*a;
 	struct sockaddr_un	 sun;
@@ -477,6 +817,7 @@ approvals_new(const struct manifest *m, const char *session_id,
 	struct stat		 st;
 	size_t			 i;
 	mode_t			 old;
+	int			 shared;
 
 	if (approvals_runtime_dir(dir, sizeof(dir)) != 0 ||
 	    (mkdir(dir, 0700) == -1 && errno != EEXIST) ||
@@ -485,11 +826,22 @@ approvals_new(const struct manifest *m, const char *session_id,
 		    strerror(errno));
 		return NULL;
 	}
-	/* Fail closed if someone else could reach the sockets. */
+	/*
+	 * Fail closed if someone else could plant or replace a socket.  Others
+	 * may pass through the directory (each socket's mode and the peer's
+	 * credentials decide who gets in), but only we may write to it.
+	 */
 	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 0077) != 0) {
-		snprintf(err, errlen, "runtime directory %s must be a 0700 "
-		    "directory owned by uid %u", dir, (unsigned)geteuid());
+	    (st.st_mode & 0022) != 0) {
+		snprintf(err, errlen, "runtime directory %s must be a directory "
+		    "owned by uid %u that no one else can write to", dir,
+		    (unsigned)geteuid());
+		return NULL;
+	}
+	shared = approvals_shared(m);
+	if (shared && (st.st_mode & 0005) != 0005 && chmod(dir, 0755) == -1) {
+		snprintf(err, errlen, "runtime directory %s: %s", dir,
+		    strerror(errno));
 		return NULL;
 	}
 	a = xcalloc(1, sizeof(*a));
@@ -500,6 +852,7 @@ approvals_new(const struct manifest *m, const char *session_id,
 	snprintf(a->session, sizeof(a->session), "%s", session_id);
 	for (i = 0; i < CONTROL_MAX_CLIENTS; i++)
 		a->c[i].fd = -1;
+	a->inbox_fd = a->inotify_fd = -1;
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
 	if (snprintf(a->path, sizeof(a->path), "%s/%s.sock", dir,
@@ -516,7 +869,8 @@ approvals_new(const struct manifest *m, const char *session_id,
 	}
 	old = umask(0177);
 	if (bind(a->lfd, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
-	    chmod(a->path, 0600) == -1 || listen(a->lfd, 8) == -1) {
+	    chmod(a->path, shared ? 0666 : 0600) == -1 ||
+	    listen(a->lfd, 8) == -1) {
 		umask(old);
 		snprintf(err, errlen, "control socket %s: %s", a->path,
 		    strerror(errno));
@@ -526,6 +880,14 @@ approvals_new(const struct manifest *m, const char *session_id,
 	}
 	umask(old);
 	a->lwatch = loop_watch(loop, a->lfd, INT64_MAX, control_accept, a);
+	if (inbox_open(a, err, errlen) != 0 || (a->notify = notifier_new(m,
+	    loop, egress, audit, audit_arg, err, errlen)) == NULL) {
+		approvals_free(a);
+		return NULL;
+	}
+	/* Tokens that arrived before the session: nothing they name waits. */
+	if (a->inbox_fd != -1)
+		inbox_scan(a);
 	return a;
 }
 
@@ -544,6 +906,13 @@ approvals_free(struct approvals *a)
 				loop_unwatch(a->loop, a->p[i].watch);
 			pending_clear(&a->p[i]);
 		}
+	notifier_free(a->notify);
+	if (a->inbox_watch > 0)
+		loop_unwatch(a->loop, a->inbox_watch);
+	if (a->inotify_fd != -1)
+		close(a->inotify_fd);
+	if (a->inbox_fd != -1)
+		close(a->inbox_fd);
 	loop_unwatch(a->loop, a->lwatch);
 	close(a->lfd);
 	unlink(a->path);

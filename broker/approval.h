@@ -18,6 +18,9 @@
  *   {"op":"pending"}                        -> {"pending":[APPROVAL...]}
  *   {"op":"approve","id":I,"digest":D,"note":N}  -> {"ok":true} | {"error":E}
  *   {"op":"deny","id":I,"digest":D,"reason":R}   -> {"ok":true} | {"error":E}
+ *   {"op":"token","token":TOKEN}            -> {"ok":true} | {"error":E}
+ * A peer that is not an approver may send only "token" (when keys are
+ * pinned); anything else is answered with why it is refused.
  * APPROVAL = {id, session, tool, arguments, execution, digest, evidence,
  *             requestedAt, expiresAt}
  * EXECUTION = {argv, cwd, env, pinned}: what will run, as the digest
@@ -35,6 +38,7 @@
 
 #include <jansson.h>
 
+#include "broker/egress.h"
 #include "broker/loop.h"
 #include "policy/manifest.h"
 
@@ -63,8 +67,8 @@ typedef void (*approval_audit_fn)(void *arg, const char *event,
  */
 struct approvals *approvals_new(const struct manifest *m,
 		    const char *session_id, struct loop *loop,
-		    approval_audit_fn audit, void *audit_arg,
-		    char *err, size_t errlen);
+		    struct egress *egress, approval_audit_fn audit,
+		    void *audit_arg, char *err, size_t errlen);
 
 /* Removes the socket, expires nothing further, frees.  NULL is fine. */
 void		 approvals_free(struct approvals *a);
@@ -75,7 +79,9 @@ void		 approvals_free(struct approvals *a);
  * {argv, cwd, env, pinned}, see broker_int.h action_plan()) and
  * |evidence| (borrowed), waiting at most |wait_ms| (capped by the
  * manifest's ttlSeconds).  |done| runs exactly once, unless
- * approvals_cancel() is called first.  Runs the notify hook.  Returns the
+ * approvals_cancel() is called first.  Runs the notify hook (in its own
+ * sandbox, broker/notify.h) on "created", and again when the approval is
+ * granted, denied or expires.  Returns the
  * approval's id (a static-lifetime string inside the table, valid until
  * |done| runs) or NULL.
  */
@@ -83,8 +89,31 @@ const char	*approvals_request(struct approvals *a, const char *tool,
 		    json_t *args, json_t *execution, json_t *evidence,
 		    int64_t wait_ms, approval_done_fn done, void *arg);
 
+/*
+ * Applies a signed decision token (common/approver_token.h) that came
+ * through |via| (words for the audit: "control socket, bob (uid 1001)",
+ * "inbox:FILE").  The token must verify, its key be pinned by
+ * approvals.keys and not revoked, name this session, an approval that is
+ * pending, and that approval's digest, and not have expired.  Returns 0
+ * when the decision was taken (its |done| has run), or AL_ERR_DENIED with
+ * |why| set and an approval_token_refused audit record (a "refused"
+ * class: malformed, bad_signature, revoked_key, unknown_key,
+ * wrong_session, expired, replay, not_pending, wrong_digest).
+ */
+int		 approvals_token(struct approvals *a, json_t *token,
+		    const char *via, char *why, size_t whylen);
+
 /* Drops a pending approval without calling its |done| (teardown). */
 void		 approvals_cancel(struct approvals *a, const char *id);
+
+/*
+ * Whether anyone but the user running airlock may reach the session's
+ * control socket: approvers name another user or a group, or keys are
+ * pinned (a signed token may come from anyone).  Then the socket is 0666
+ * and the runtime directory 0755, and SO_PEERCRED decides what each
+ * peer may do; otherwise the socket is 0600.
+ */
+int		 approvals_shared(const struct manifest *m);
 
 /* Writes the runtime directory (control sockets live there). */
 int		 approvals_runtime_dir(char *out, size_t outlen);

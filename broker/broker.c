@@ -395,6 +395,7 @@ call_free(struct call *c)
 	json_decref(c->id);
 	json_decref(c->args);
 	json_decref(c->progress_token);
+	json_decref(c->reason);
 	json_decref(c->binding);
 	json_decref(c->voided);
 	json_decref(c->pinned_changed);
@@ -1374,6 +1375,14 @@ call_await_approval(struct call *c, json_t *evidence, json_t **out)
 		    "obtain", c->tool->name);
 		return ACTION_ERROR;
 	}
+	/* What the agent says it wants this for: not part of the digest. */
+	if (c->reason != NULL && json_is_object(evidence))
+		json_object_set(evidence, "agentReason", c->reason);
+	else if (c->tool->action == ACTION_REQUEST_APPROVAL &&
+	    json_is_object(evidence) &&
+	    json_is_string(json_object_get(c->args, "reason")))
+		json_object_set(evidence, "agentReason",
+		    json_object_get(c->args, "reason"));
 	id = approvals_request(b->cfg.approvals, c->tool->name, c->args,
 	    c->binding, evidence, c->tool->timeout_ms, approval_done, c);
 	json_decref(evidence);
@@ -1592,9 +1601,17 @@ m_tools_call(struct conn *k, struct jsonrpc_msg *msg)
 		return;
 	}
 	c->action = fn;
-	if (json_is_object(json_object_get(msg->params, "_meta")))
-		c->progress_token = json_incref(json_object_get(
-		    json_object_get(msg->params, "_meta"), "progressToken"));
+	if (json_is_object(json_object_get(msg->params, "_meta"))) {
+		json_t *meta = json_object_get(msg->params, "_meta");
+
+		c->progress_token = json_incref(json_object_get(meta,
+		    "progressToken"));
+		/* The agent's stated reason, shown to the approver (bounded). */
+		if (json_is_string(json_object_get(meta, "reason")) &&
+		    json_string_length(json_object_get(meta, "reason")) <= 4096)
+			c->reason = json_incref(json_object_get(meta,
+			    "reason"));
+	}
 	if (tool->authorization == AUTHZ_APPROVAL &&
 	    tool->action != ACTION_REQUEST_APPROVAL)
 		status = call_digest(c, approval_digested, &out);

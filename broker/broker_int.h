@@ -80,6 +80,7 @@ struct call {
 	char			 note[256];	/* trace: why, or "" */
 	char			 egress[96];	/* the proxy's name for it, or "" */
 	json_t			*progress_token;	/* owned, or NULL */
+	json_t			*reason;	/* _meta.reason: owned, or NULL */
 	int			 progress_watch;
 	int64_t			 progress_n;
 	action_fn_t		 action;

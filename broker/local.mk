@@ -3,6 +3,7 @@
 libairlock_a_SOURCES += \
 	broker/actions.c \
 	broker/approval.c broker/approval.h \
+	broker/notify.c broker/notify.h \
 	broker/broker.c broker/broker.h broker/broker_int.h \
 	broker/egress.c broker/egress.h \
 	broker/jsonrpc.c broker/jsonrpc.h \

@@ -5,7 +5,8 @@ libairlock_a_SOURCES += \
 	common/errors.c common/errors.h \
 	common/log.c common/log.h \
 	common/util.c common/util.h \
-	common/vis.c common/vis.h
+	common/vis.c common/vis.h \
+	common/approver_token.c common/approver_token.h
 
 check_PROGRAMS += tests/unit/test_buf
 TESTS += tests/unit/test_buf
@@ -15,3 +16,7 @@ check_PROGRAMS += tests/unit/test_vis
 TESTS += tests/unit/test_vis
 tests_unit_test_vis_CFLAGS = $(unit_cflags)
 tests_unit_test_vis_LDADD = $(unit_ldadd)
+check_PROGRAMS += tests/unit/test_approver_token
+TESTS += tests/unit/test_approver_token
+tests_unit_test_approver_token_CFLAGS = $(unit_cflags)
+tests_unit_test_approver_token_LDADD = $(unit_ldadd)

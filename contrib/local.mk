@@ -9,7 +9,9 @@
 manifestsdir = $(pkgdatadir)/manifests
 dist_manifests_DATA = contrib/manifests/default.yaml
 notifydir = $(pkgdatadir)/notify
-dist_notify_SCRIPTS = contrib/notify/approval-notify.sh
+dist_notify_SCRIPTS = contrib/notify/approval-notify.sh \
+	contrib/notify/webhook-json.sh contrib/notify/slack-webhook.sh \
+	contrib/notify/sendmail.sh
 demodir = $(pkgdatadir)/demo
 dist_demo_SCRIPTS = contrib/demo/run.sh contrib/demo/agent.sh
 exampledir = $(pkgdatadir)/example-project
@@ -22,7 +24,7 @@ dist_exampletests_SCRIPTS = contrib/example-project/tests/run.sh
 # The documentation beyond the man pages.
 dist_doc_DATA = README.md LICENSE docs/AUDIT.md docs/OUTPUT.md \
 	docs/PATCHES.md docs/PERFORMANCE.md docs/PRIVSEP.md docs/PROXY.md \
-	docs/SANDBOX.md docs/SECURITY.md docs/WRAPPING.md
+	docs/SANDBOX.md docs/SECURITY.md docs/WRAPPING.md docs/DEPLOYMENT.md
 
 # systemd: the tmpfiles.d entry for root's state and runtime directories,
 # and any unit files in contrib/deploy/ (installed when present).

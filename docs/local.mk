@@ -2,7 +2,8 @@
 # Copyright (c) 2026 The airlock authors
 # docs
 dist_man_MANS += docs/airlock.1 docs/airlock-run.1 docs/airlock-serve.1 \
-	docs/airlock-connect.1 docs/airlock-approve.1 docs/airlock-trace.1
+	docs/airlock-connect.1 docs/airlock-approve.1 docs/airlock-trace.1 \
+	docs/airlock-approver.1
 dist_man_MANS += docs/airlock-manifest.5
 dist_man_MANS += docs/airlock-check.1
 dist_man_MANS += docs/airlock-audit.1 docs/airlock-secret.1
@@ -31,3 +32,4 @@ man-lint:
 .PHONY: man-lint
 # Copy-on-write agent sessions.
 dist_man_MANS += docs/airlock-diff.1 docs/airlock-commit.1 docs/airlock-discard.1
+EXTRA_DIST += docs/OUTPUT.md docs/DEPLOYMENT.md

@@ -12,6 +12,7 @@ EXTRA_DIST += fuzz/fuzz_diff.c fuzz/corpus/diff docs/PATCHES.md
 # --- end diff ---
 libairlock_a_SOURCES += \
 	policy/manifest.c policy/manifest.h \
+	policy/manifest_sig.c policy/manifest_sig.h \
 	policy/path.c policy/path.h \
 	policy/types.c policy/types.h \
 	supervisor/cmd_check.c

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <grp.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@
 #include <sodium.h>
 #include <yaml.h>
 
+#include "common/approver_token.h"
 #include "common/errors.h"
 #include "common/util.h"
 #include "policy/manifest.h"
@@ -1771,17 +1773,168 @@ parse_sandbox(struct lctx *c, const struct ynode *map)
 }
 
 static const char *const approvals_keys[] = {
-	"approvers", "ttlSeconds", "notify", NULL
+	"approvers", "ttlSeconds", "notify", "keys", "revokedKeys", "inbox",
+	NULL
 };
+
+/* One approvers entry: a user (name or uid) or a group ("group:X", "@X"). */
+static int
+parse_approver(struct lctx *c, const struct ynode *e, const char *g)
+{
+	struct approval_policy *a = &c->m->approvals;
+	const char *name = e->s;
+	struct passwd *pw;
+	struct group *gr;
+	int64_t iv;
+
+	if (strncmp(name, "group:", 6) == 0 || name[0] == '@') {
+		name += name[0] == '@' ? 1 : 6;
+		if (name[0] != '\0' && isdigit((unsigned char)name[0])) {
+			char *end;
+			unsigned long gid;
+
+			errno = 0;
+			gid = strtoul(name, &end, 10);
+			if (*end != '\0' || errno != 0 || gid > 0xfffffffeUL)
+				return lerr(c, e, g, "bad group id \"%s\"",
+				    name);
+			a->approver_groups[a->ngroups++] = (gid_t)gid;
+		} else if (name[0] != '\0' && (gr = getgrnam(name)) != NULL)
+			a->approver_groups[a->ngroups++] = gr->gr_gid;
+		else
+			return lerr(c, e, g, "unknown group \"%s\"", name);
+	} else if (e->len > 0 && isdigit((unsigned char)e->s[0])) {
+		if (get_int(c, e, g, 0, 0xfffffffe, &iv) != 0)
+			return AL_ERR_FORMAT;
+		a->approvers[a->napprovers++] = (uid_t)iv;
+	} else if ((pw = getpwnam(e->s)) != NULL)
+		a->approvers[a->napprovers++] = pw->pw_uid;
+	else
+		return lerr(c, e, g, "unknown user \"%s\"", e->s);
+	return 0;
+}
+
+/* keys: [KEY | {name: N, key: KEY}]; revokedKeys: [KEY]. */
+static int
+parse_approver_keys(struct lctx *c, const struct ynode *n, int revoked)
+{
+	struct approval_policy *a = &c->m->approvals;
+	const char *field = revoked ? "approvals.revokedKeys" : "approvals.keys";
+	const struct ynode *e, *k, *nm;
+	unsigned char pk[32];
+	char g[FIELD_MAX], f[FIELD_MAX];
+	size_t i;
+
+	if (want(c, n, field, Y_SEQ) != 0)
+		return AL_ERR_FORMAT;
+	if (n->n > LIST_MAX)
+		return lerr(c, n, field, "more than %d items", LIST_MAX);
+	for (i = 0; i < n->n; i++) {
+		e = n->v[i];
+		fldi(g, field, i);
+		k = e;
+		nm = NULL;
+		if (!revoked && e->kind == Y_MAP) {
+			static const char *const kk[] = { "name", "key", NULL };
+
+			if (check_keys(c, e, g, kk) != 0)
+				return AL_ERR_FORMAT;
+			if ((k = map_get(e, "key")) == NULL)
+				return lerr(c, e, g, "a key entry needs key:");
+			nm = map_get(e, "name");
+			if (nm != NULL && (want(c, nm, fld(f, g, "name"),
+			    Y_SCALAR) != 0 || is_null(nm)))
+				return lerr(c, nm, f, "expected a name");
+		}
+		if (want(c, k, g, Y_SCALAR) != 0)
+			return AL_ERR_FORMAT;
+		if (approver_pk_decode(k->s, pk) != 0)
+			return lerr(c, k, g, "not an approver public key "
+			    "(%sBASE64, as airlock approver keygen writes it)",
+			    APPROVER_PK_PREFIX);
+		if (revoked) {
+			a->revoked = xreallocarray(a->revoked, a->nrevoked + 1,
+			    sizeof(*a->revoked));
+			memcpy(a->revoked[a->nrevoked++], pk, 32);
+		} else {
+			a->keys = xreallocarray(a->keys, a->nkeys + 1,
+			    sizeof(*a->keys));
+			memcpy(a->keys[a->nkeys].pk, pk, 32);
+			a->keys[a->nkeys++].name = nm != NULL ?
+			    xstrdup(nm->s) : NULL;
+		}
+	}
+	return 0;
+}
+
+static const char *const notify_keys[] = {
+	"command", "network", "allowAddresses", "env", "events", "timeoutMs",
+	NULL
+};
+
+/*
+ * notify: {command, network, allowAddresses, env, events, timeoutMs}: the
+ * hook and its sandbox.
+ */
+static int
+parse_notify(struct lctx *c, const struct ynode *map)
+{
+	struct approval_policy *a = &c->m->approvals;
+	const struct ynode *n;
+	char **ev = NULL;
+	size_t i;
+
+	if (check_keys(c, map, "approvals.notify", notify_keys) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(map, "command")) == NULL)
+		return lerr(c, map, "approvals.notify", "needs command:");
+	if (get_strlist(c, n, "approvals.notify.command", chk_nonempty,
+	    &a->notify, NULL) != 0)
+		return AL_ERR_FORMAT;
+	if (a->notify[0] == NULL)
+		return lerr(c, n, "approvals.notify.command", "is empty");
+	if (parse_net(c, map, "approvals.notify", &a->notify_net) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(map, "env")) != NULL &&
+	    get_strlist(c, n, "approvals.notify.env", chk_env_name,
+	    &a->notify_env, &a->nnotify_env) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(map, "timeoutMs")) != NULL &&
+	    get_int(c, n, "approvals.notify.timeoutMs", 100, 600000,
+	    &a->notify_timeout_ms) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(map, "events")) != NULL) {
+		if (get_strlist(c, n, "approvals.notify.events", chk_nonempty,
+		    &ev, NULL) != 0)
+			return AL_ERR_FORMAT;
+		a->notify_events = 0;
+		for (i = 0; ev[i] != NULL; i++) {
+			if (strcmp(ev[i], "created") == 0)
+				a->notify_events |= NOTIFY_EV_CREATED;
+			else if (strcmp(ev[i], "decided") == 0)
+				a->notify_events |= NOTIFY_EV_DECIDED;
+			else if (strcmp(ev[i], "expired") == 0)
+				a->notify_events |= NOTIFY_EV_EXPIRED;
+			else {
+				char g[FIELD_MAX];
+
+				strv_free(ev);
+				fldi(g, "approvals.notify.events", i);
+				return lerr(c, n->v[i], g, "expected created, "
+				    "decided or expired");
+			}
+		}
+		strv_free(ev);
+	}
+	return 0;
+}
 
 static int
 parse_approvals(struct lctx *c, const struct ynode *map)
 {
 	struct approval_policy *a = &c->m->approvals;
-	const struct ynode *n, *e;
-	struct passwd *pw;
+	const struct ynode *n;
 	char g[FIELD_MAX];
-	int64_t iv;
 	size_t i;
 
 	if (is_null(map))
@@ -1795,22 +1948,21 @@ parse_approvals(struct lctx *c, const struct ynode *map)
 			return lerr(c, n, "approvals.approvers",
 			    "more than %d items", LIST_MAX);
 		free(a->approvers);
+		free(a->approver_groups);
+		strv_free(a->approver_names);
 		a->approvers = xcalloc(n->n + 1, sizeof(*a->approvers));
+		a->approver_groups = xcalloc(n->n + 1,
+		    sizeof(*a->approver_groups));
+		a->approver_names = xcalloc(n->n + 1,
+		    sizeof(*a->approver_names));
 		a->napprovers = 0;
+		a->ngroups = 0;
 		for (i = 0; i < n->n; i++) {
-			e = n->v[i];
 			fldi(g, "approvals.approvers", i);
-			if (want(c, e, g, Y_SCALAR) != 0)
+			if (want(c, n->v[i], g, Y_SCALAR) != 0 ||
+			    parse_approver(c, n->v[i], g) != 0)
 				return AL_ERR_FORMAT;
-			if (e->len > 0 && isdigit((unsigned char)e->s[0])) {
-				if (get_int(c, e, g, 0, 0xfffffffe, &iv) != 0)
-					return AL_ERR_FORMAT;
-				a->approvers[a->napprovers++] = (uid_t)iv;
-			} else if ((pw = getpwnam(e->s)) != NULL)
-				a->approvers[a->napprovers++] = pw->pw_uid;
-			else
-				return lerr(c, e, g, "unknown user \"%s\"",
-				    e->s);
+			a->approver_names[i] = xstrdup(n->v[i]->s);
 		}
 	}
 	if ((n = map_get(map, "ttlSeconds")) != NULL &&
@@ -1818,13 +1970,33 @@ parse_approvals(struct lctx *c, const struct ynode *map)
 	    &a->ttl_seconds) != 0)
 		return AL_ERR_FORMAT;
 	if ((n = map_get(map, "notify")) != NULL) {
-		if (get_strlist(c, n, "approvals.notify", chk_nonempty,
+		if (n->kind == Y_MAP) {
+			if (parse_notify(c, n) != 0)
+				return AL_ERR_FORMAT;
+		} else if (get_strlist(c, n, "approvals.notify", chk_nonempty,
 		    &a->notify, NULL) != 0)
 			return AL_ERR_FORMAT;
 		if (a->notify[0] == NULL) {
 			free(a->notify);
 			a->notify = NULL;
 		}
+	}
+	if ((n = map_get(map, "keys")) != NULL &&
+	    parse_approver_keys(c, n, 0) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(map, "revokedKeys")) != NULL &&
+	    parse_approver_keys(c, n, 1) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(map, "inbox")) != NULL) {
+		if (want(c, n, "approvals.inbox", Y_SCALAR) != 0 ||
+		    chk_abs_path(c, n, "approvals.inbox") != 0)
+			return AL_ERR_FORMAT;
+		if (a->nkeys == 0)
+			return lerr(c, n, "approvals.inbox", "an inbox needs "
+			    "approvals.keys: only signed tokens are read "
+			    "from it");
+		free(a->inbox);
+		a->inbox = xstrdup(n->s);
 	}
 	return 0;
 }
@@ -1936,6 +2108,10 @@ defaults(struct manifest *m)
 	sandbox_policy_init_defaults(&m->sandbox);
 	m->approvals.approvers = xcalloc(1, sizeof(uid_t));
 	m->approvals.ttl_seconds = 900;
+	net_init(&m->approvals.notify_net);
+	m->approvals.notify_events = NOTIFY_EV_CREATED | NOTIFY_EV_DECIDED |
+	    NOTIFY_EV_EXPIRED;
+	m->approvals.notify_timeout_ms = 10000;
 	net_init(&m->agent.network);
 	m->agent.env_pass = xcalloc(1, sizeof(char *));
 	m->agent.workspace_writable = 0;
@@ -2183,7 +2359,17 @@ manifest_free(struct manifest *m)
 	strv_free(m->sandbox.deny_read);
 	strv_free(m->sandbox.protected);
 	free(m->approvals.approvers);
+	free(m->approvals.approver_groups);
+	strv_free(m->approvals.approver_names);
 	strv_free(m->approvals.notify);
+	strv_free(m->approvals.notify_net.hosts);
+	strv_free(m->approvals.notify_net.addresses);
+	strv_free(m->approvals.notify_env);
+	for (i = 0; i < m->approvals.nkeys; i++)
+		free(m->approvals.keys[i].name);
+	free(m->approvals.keys);
+	free(m->approvals.revoked);
+	free(m->approvals.inbox);
 	strv_free(m->agent.network.hosts);
 	strv_free(m->agent.network.addresses);
 	free(m->agent.home);
@@ -2581,9 +2767,40 @@ manifest_print_canonical(const struct manifest *m, FILE *fp)
 	for (i = 0; i < m->approvals.napprovers; i++)
 		fprintf(fp, "%s%lu", i ? ", " : "",
 		    (unsigned long)m->approvals.approvers[i]);
-	fprintf(fp, "]\n  ttlSeconds: %lld\n  notify: ",
+	fputs("]\n", fp);
+	if (m->approvals.ngroups > 0) {
+		fputs("  approverGroups: [", fp);
+		for (i = 0; i < m->approvals.ngroups; i++)
+			fprintf(fp, "%s%lu", i ? ", " : "",
+			    (unsigned long)m->approvals.approver_groups[i]);
+		fputs("]\n", fp);
+	}
+	for (i = 0; i < m->approvals.nkeys; i++) {
+		char pk[APPROVER_PK_TEXT];
+
+		approver_pk_encode(m->approvals.keys[i].pk, pk);
+		fprintf(fp, "  key: %s%s%s\n", pk,
+		    m->approvals.keys[i].name != NULL ? " " : "",
+		    m->approvals.keys[i].name != NULL ?
+		    m->approvals.keys[i].name : "");
+	}
+	for (i = 0; i < m->approvals.nrevoked; i++) {
+		char pk[APPROVER_PK_TEXT];
+
+		approver_pk_encode(m->approvals.revoked[i], pk);
+		fprintf(fp, "  revokedKey: %s\n", pk);
+	}
+	if (m->approvals.inbox != NULL)
+		fprintf(fp, "  inbox: %s\n", m->approvals.inbox);
+	fprintf(fp, "  ttlSeconds: %lld\n  notify: ",
 	    (long long)m->approvals.ttl_seconds);
 	pstrv(fp, m->approvals.notify);
+	if (m->approvals.notify_net.nhosts > 0 || m->approvals.nnotify_env > 0) {
+		fputs("  notifyNetwork: ", fp);
+		pstrv(fp, m->approvals.notify_net.hosts);
+		fputs("  notifyEnv: ", fp);
+		pstrv(fp, m->approvals.notify_env);
+	}
 
 	fputs("agent:\n", fp);
 	pnet(fp, "  ", &m->agent.network);

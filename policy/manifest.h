@@ -181,9 +181,34 @@ struct sandbox_policy {
 #define SANDBOX_BROKER_DIR	"/run/airlock"
 #define SANDBOX_BROKER_SOCKET	SANDBOX_BROKER_DIR "/mcp.sock"
 
+/* When the notify hook runs. */
+#define NOTIFY_EV_CREATED	0x1
+#define NOTIFY_EV_DECIDED	0x2	/* granted or denied */
+#define NOTIFY_EV_EXPIRED	0x4
+
+/* An Ed25519 public key allowed to sign decisions (issue 16). */
+struct approver_key {
+	unsigned char	 pk[32];
+	char		*name;		/* the manifest's label, or NULL */
+};
+
 struct approval_policy {
 	uid_t		*approvers;	/* uids allowed to approve */
 	size_t		 napprovers;
+	gid_t		*approver_groups; /* members of these gids may too */
+	size_t		 ngroups;
+	char		**approver_names; /* as written: "bob", "group:ops" */
+	struct approver_key *keys;	/* keys whose signed tokens decide */
+	size_t		 nkeys;
+	unsigned char	(*revoked)[32];	/* keys refused even if listed */
+	size_t		 nrevoked;
+	char		*inbox;		/* directory watched for tokens */
+	/* The notify hook's sandbox (notify: as a mapping; issue 16). */
+	struct net_allow notify_net;	/* what the hook may reach */
+	char		**notify_env;	/* variable names passed to it */
+	size_t		 nnotify_env;
+	unsigned	 notify_events;	/* NOTIFY_EV_* */
+	int64_t		 notify_timeout_ms;
 	int64_t		 ttl_seconds;
 	char		**notify;	/* hook argv, NULL-terminated, or NULL */
 };

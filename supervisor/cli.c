@@ -106,26 +106,64 @@ static const struct help helps[] = {
 	    "(default:\n"
 	    "                          the parameter PROXY_PORT, with "
 	    "network)\n" HELP_OPT },
-	{ "pending", "airlock pending [-v] [--session ID]\n",
+	{ "pending", "airlock pending [-v | --json] [--session ID]\n",
 	    "List the approvals waiting for a human (airlock-approve(1)).\n"
 	    "\n"
 	    "  -s, --session ID        only that session's\n"
-	    "  -v, --verbose           the full arguments and evidence\n" HELP_OPT },
+	    "  -v, --verbose           what will run, the full arguments and "
+	    "evidence\n"
+	    "      --json              one versioned JSON object (sessions "
+	    "reached,\n"
+	    "                          pending approvals, refusals)\n" HELP_OPT },
 	{ "approve",
-	    "airlock approve [-y] [--session ID] [--note TEXT] APPROVAL-ID\n",
-	    "Approve one pending action after showing it (airlock-approve(1)).\n"
+	    "airlock approve [-y] [--session ID] [--note TEXT] APPROVAL-ID\n"
+	    "       airlock approve --sign --key FILE [--id ID] [--note TEXT]\n"
+	    "           [--expires-in SECONDS] [--out FILE] [-y] REQUEST\n"
+	    "       airlock approve --token FILE|-\n",
+	    "Approve one pending action after showing it, or sign a decision "
+	    "token\nfor one, or hand a signed token to its session "
+	    "(airlock-approve(1)).\n"
 	    "\n"
 	    "  APPROVAL-ID             the id that airlock pending printed\n"
 	    "  -s, --session ID        look only in that session\n"
 	    "  -n, --note TEXT         a note recorded with the decision\n"
-	    "  -y, --yes               do not ask for confirmation\n" HELP_OPT },
-	{ "deny", "airlock deny --reason TEXT [--session ID] APPROVAL-ID\n",
-	    "Deny one pending action (airlock-approve(1)).\n"
+	    "  -y, --yes               do not ask for confirmation\n"
+	    "      --sign              write a signed decision token for "
+	    "REQUEST\n"
+	    "                          (a notify payload or pending --json)\n"
+	    "      --key FILE          the approver's secret key (approver "
+	    "keygen)\n"
+	    "      --id ID             which approval of REQUEST\n"
+	    "      --expires-in SECONDS  the token's lifetime (default 3600)\n"
+	    "      --out FILE          write the token to FILE (default: "
+	    "stdout)\n"
+	    "      --token FILE|-      hand a signed token to its session\n" HELP_OPT },
+	{ "deny",
+	    "airlock deny --reason TEXT [--session ID] APPROVAL-ID\n"
+	    "       airlock deny --sign --key FILE --reason TEXT [--id ID]\n"
+	    "           [--expires-in SECONDS] [--out FILE] REQUEST\n",
+	    "Deny one pending action, or sign a denial token "
+	    "(airlock-approve(1)).\n"
 	    "\n"
 	    "  APPROVAL-ID             the id that airlock pending printed\n"
 	    "  -r, --reason TEXT       why (required; the agent sees it)\n"
 	    "  -s, --session ID        look only in that session\n"
-	    "  -n, --note TEXT         a note recorded with the decision\n" HELP_OPT },
+	    "  -n, --note TEXT         a note recorded with the decision\n"
+	    "      --sign              write a signed decision token for "
+	    "REQUEST\n"
+	    "      --key FILE          the approver's secret key\n"
+	    "      --id ID             which approval of REQUEST\n"
+	    "      --expires-in SECONDS  the token's lifetime (default 3600)\n"
+	    "      --out FILE          write the token to FILE (default: "
+	    "stdout)\n" HELP_OPT },
+	{ "approver",
+	    "airlock approver keygen FILE\n"
+	    "       airlock approver sign-manifest --key FILE MANIFEST\n",
+	    "Make an approver's Ed25519 key pair (FILE and FILE.pub), or sign "
+	    "a\nmanifest with a team key (MANIFEST.sig) "
+	    "(airlock-approver(1)).\n"
+	    "\n"
+	    "      --key FILE          the secret key that signs the manifest\n" HELP_OPT },
 	{ "diff", "airlock diff SESSION\n",
 	    "Show what a copy-on-write session changed, as a unified diff "
 	    "with\nbinary files, deletions, renames and mode changes listed "

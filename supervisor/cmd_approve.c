@@ -16,20 +16,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <jansson.h>
+#include <sodium.h>
 
 #include "broker/approval.h"
+#include "common/approver_token.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "common/vis.h"
 #include "supervisor/cli.h"
 #include "supervisor/commands.h"
 
-/* Sends |req| to the session socket |path| and returns its reply. */
+/*
+ * Sends |req| to the session socket |path| and returns its reply, or NULL
+ * with errno set (EACCES: the socket's mode keeps us out).
+ */
 static json_t *
 control_call(const char *path, json_t *req)
 {
@@ -37,25 +44,33 @@ control_call(const char *path, json_t *req)
 	char			*s, buf[65536];
 	size_t			 got = 0;
 	ssize_t			 n;
-	int			 fd;
+	int			 fd, saved;
 	json_t			*reply;
 
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
-	if (strlen(path) >= sizeof(sun.sun_path))
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		errno = ENAMETOOLONG;
 		return NULL;
+	}
 	memcpy(sun.sun_path, path, strlen(path) + 1);
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
 		return NULL;
 	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		saved = errno;
 		close(fd);
+		errno = saved;
 		return NULL;
 	}
+	/* A refused peer is told why before it sends anything: not an error. */
 	if ((s = json_dumps(req, JSON_COMPACT)) == NULL ||
 	    write_all(fd, s, strlen(s)) != 0 || write_all(fd, "\n", 1) != 0) {
-		free(s);
-		close(fd);
-		return NULL;
+		if (s == NULL || errno != EPIPE) {
+			free(s);
+			close(fd);
+			errno = EPROTO;
+			return NULL;
+		}
 	}
 	free(s);
 	while (got < sizeof(buf) - 1 &&
@@ -67,49 +82,104 @@ control_call(const char *path, json_t *req)
 	close(fd);
 	buf[got] = '\0';
 	reply = json_loads(buf, JSON_DISABLE_EOF_CHECK, NULL);
+	if (reply == NULL)
+		errno = EPROTO;
 	return reply;
 }
 
 /*
+ * The directories holding control sockets: ours, and (unless
+ * AIRLOCK_RUNTIME_DIR names one) the system one, /run/airlock, where
+ * sessions started by root live; their approvers may be other users.
+ */
+static size_t
+session_dirs(char dirs[2][PATH_MAX])
+{
+	size_t n = 0;
+
+	if (approvals_runtime_dir(dirs[0], PATH_MAX) == 0)
+		n++;
+	if (getenv("AIRLOCK_RUNTIME_DIR") == NULL &&
+	    (n == 0 || strcmp(dirs[0], "/run/airlock") != 0))
+		snprintf(dirs[n++], PATH_MAX, "/run/airlock");
+	return n;
+}
+
+/* Sessions that would not let us in, and why (for pending --json too). */
+static json_t *refusals;
+
+static void
+refused(const char *session, const char *why)
+{
+	if (refusals == NULL)
+		refusals = json_array();
+	json_array_append_new(refusals, json_pack("{s:s, s:s}", "session",
+	    session, "error", why));
+	log_warnx("session %s refused you: %s", session, why);
+}
+
+/*
  * Calls |fn| for every session socket (or just --session's).  Returns
- * the number of sessions reached.
+ * the number of sessions reached; refusals are recorded and reported.
  */
 static int
 for_each_session(const char *only, void (*fn)(const char *, json_t *, void *),
     void *arg)
 {
-	char		 dir[PATH_MAX], path[PATH_MAX + 300];
+	char		 dirs[2][PATH_MAX], path[PATH_MAX + 300], sess[256];
+	char		 why[PATH_MAX + 700];
 	DIR		*d;
 	struct dirent	*de;
+	struct stat	 st;
 	json_t		*req, *reply;
+	size_t		 nd, k;
 	int		 n = 0;
 
-	if (approvals_runtime_dir(dir, sizeof(dir)) != 0 ||
-	    (d = opendir(dir)) == NULL)
-		return 0;
+	nd = session_dirs(dirs);
 	req = json_pack("{s:s}", "op", "pending");
-	while ((de = readdir(d)) != NULL) {
-		size_t len = strlen(de->d_name);
-
-		if (len < 6 || strcmp(de->d_name + len - 5, ".sock") != 0)
+	for (k = 0; k < nd; k++) {
+		if ((d = opendir(dirs[k])) == NULL) {
+			if (errno == EACCES)
+				log_warnx("%s: %s (sessions there are not "
+				    "open to you)", dirs[k], strerror(errno));
 			continue;
-		if (only != NULL && (strncmp(de->d_name, only, len - 5) != 0 ||
-		    strlen(only) != len - 5))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if ((reply = control_call(path, req)) == NULL)
-			continue;	/* a stale socket: its session is gone */
-		if (json_object_get(reply, "error") != NULL) {
-			log_warnx("session %.*s: %s", (int)(len - 5),
-			    de->d_name, json_string_value(json_object_get(reply,
-			    "error")));
-		} else {
-			fn(path, reply, arg);
-			n++;
 		}
-		json_decref(reply);
+		while ((de = readdir(d)) != NULL) {
+			size_t len = strlen(de->d_name);
+
+			if (len < 6 || len - 5 >= sizeof(sess) ||
+			    strcmp(de->d_name + len - 5, ".sock") != 0)
+				continue;
+			snprintf(sess, sizeof(sess), "%.*s", (int)(len - 5),
+			    de->d_name);
+			if (only != NULL && strcmp(sess, only) != 0)
+				continue;
+			if (snprintf(path, sizeof(path), "%s/%s", dirs[k],
+			    de->d_name) >= (int)sizeof(path))
+				continue;
+			if ((reply = control_call(path, req)) == NULL) {
+				if (errno == EACCES && lstat(path, &st) == 0) {
+					if (snprintf(why, sizeof(why), "its "
+					    "control socket %s admits only uid "
+					    "%u, who started it (the manifest "
+					    "names no other approvers)", path,
+					    (unsigned)st.st_uid) < 0)
+						why[0] = '\0';
+					refused(sess, why);
+				}
+				continue;	/* else a stale socket */
+			}
+			if (json_object_get(reply, "error") != NULL)
+				refused(sess, json_string_value(
+				    json_object_get(reply, "error")));
+			else {
+				fn(path, reply, arg);
+				n++;
+			}
+			json_decref(reply);
+		}
+		closedir(d);
 	}
-	closedir(d);
 	json_decref(req);
 	return n;
 }
@@ -218,10 +288,37 @@ print_execution(json_t *x, json_t *changed)
 	}
 }
 
+/*
+ * The arguments for display: a string argument that is the diff itself
+ * (apply_patch's patch) is named, not repeated: the diff is shown once,
+ * below.  Returns a new reference.
+ */
+static json_t *
+args_for_display(json_t *args, const char *diff)
+{
+	const char	*k;
+	json_t		*copy, *v;
+
+	if (diff == NULL || !json_is_object(args))
+		return json_incref(args);
+	copy = json_copy(args);
+	json_object_foreach(args, k, v) {
+		if (json_is_string(v) && strcmp(json_string_value(v), diff) == 0)
+			json_object_set_new(copy, k,
+			    json_string("<the diff, shown below>"));
+	}
+	return copy;
+}
+
 static void
 print_approval(json_t *p, int verbose)
 {
-	json_t *args = json_object_get(p, "arguments");
+	json_t		*ev = json_object_get(p, "evidence");
+	const char	*diff = json_string_value(json_object_get(ev, "diff"));
+	const char	*reason = json_string_value(json_object_get(ev,
+	    "agentReason"));
+	json_t		*args = args_for_display(json_object_get(p, "arguments"),
+	    diff);
 
 	put_vis_col(json_string_value(json_object_get(p, "id")), 10);
 	put_vis_col(json_string_value(json_object_get(p, "session")), 22);
@@ -230,19 +327,25 @@ print_approval(json_t *p, int verbose)
 	put_vis(json_string_value(json_object_get(p, "expiresAt")), 0);
 	printf("\n");
 	if (verbose) {
-		json_t *ev = json_object_get(p, "evidence");
-		const char *diff = json_string_value(json_object_get(ev, "diff"));
+		json_t *rest;
 
 		printf("  action:    ");
 		put_vis(json_string_value(json_object_get(p, "tool")), 0);
 		printf(" ");
 		if (args != NULL)
 			put_json(args, JSON_COMPACT | JSON_SORT_KEYS, 0);
+		printf("\n  reason:    ");
+		if (reason != NULL)
+			put_vis(reason, 0);
+		else
+			printf("(the agent stated none)");
 		printf("\n  digest:    ");
 		put_vis(json_string_value(json_object_get(p, "digest")), 0);
 		printf("\n  requested: ");
 		put_vis(json_string_value(json_object_get(p, "requestedAt")), 0);
 		printf("\n");
+		if (json_is_object(json_object_get(p, "execution")))
+			printf("  will run:\n");
 		print_execution(json_object_get(p, "execution"),
 		    json_object_get(ev, "changed"));
 		/* Each line escaped; only the diff's real line breaks kept. */
@@ -251,17 +354,26 @@ print_approval(json_t *p, int verbose)
 			put_vis(diff, VIS_MULTILINE);
 			printf("\n");
 		}
-		if (ev != NULL) {
-			printf("  evidence:  ");
-			put_json(ev, JSON_INDENT(2) | JSON_SORT_KEYS,
-			    VIS_KEEP_NL);
-			printf("\n");
+		/* The rest of the evidence: what is shown above is not again. */
+		if (json_is_object(ev)) {
+			rest = json_copy(ev);
+			json_object_del(rest, "diff");
+			json_object_del(rest, "changed");
+			json_object_del(rest, "agentReason");
+			if (json_object_size(rest) > 0) {
+				printf("  evidence:  ");
+				put_json(rest, JSON_INDENT(2) | JSON_SORT_KEYS,
+				    VIS_KEEP_NL);
+				printf("\n");
+			}
+			json_decref(rest);
 		}
 	} else if (args != NULL) {
 		printf("  ");
 		put_json(args, JSON_COMPACT | JSON_SORT_KEYS, 0);
 		printf("\n");
 	}
+	json_decref(args);
 }
 
 struct listing {
@@ -308,29 +420,248 @@ find_one(const char *path, json_t *reply, void *arg)
 	}
 }
 
+/* Reads a whole file (or stdin for "-") as JSON, at most 1 MiB. */
+static json_t *
+load_json(const char *path)
+{
+	json_error_t	 e;
+	json_t		*j;
+	FILE		*fp;
+
+	if (strcmp(path, "-") == 0)
+		fp = stdin;
+	else if ((fp = fopen(path, "re")) == NULL) {
+		log_warnx("%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	j = json_loadf(fp, JSON_REJECT_DUPLICATES, &e);
+	if (fp != stdin)
+		fclose(fp);
+	if (j == NULL)
+		log_warnx("%s: not JSON: %s (line %d)", path, e.text, e.line);
+	return j;
+}
+
+/*
+ * The approval a request names: a notify payload ({"approval": A}), a
+ * "pending --json" listing ({"pending": [A...]}, picked by |id| unless it
+ * holds one) or an approval object itself.
+ */
+static json_t *
+request_pick(json_t *req, const char *id)
+{
+	json_t	*list, *p, *found = NULL;
+	size_t	 i, n = 0;
+
+	if (json_is_object(json_object_get(req, "approval")))
+		list = json_pack("[O]", json_object_get(req, "approval"));
+	else if (json_is_array(json_object_get(req, "pending")))
+		list = json_incref(json_object_get(req, "pending"));
+	else if (json_is_string(json_object_get(req, "id")))
+		list = json_pack("[O]", req);
+	else {
+		log_warnx("the request is neither a notify payload, pending "
+		    "--json output nor an approval");
+		return NULL;
+	}
+	json_array_foreach(list, i, p) {
+		const char *pid = json_string_value(json_object_get(p, "id"));
+
+		if (pid == NULL || (id != NULL && strcmp(pid, id) != 0))
+			continue;
+		n++;
+		found = p;
+	}
+	if (n == 1)
+		json_incref(found);
+	else if (n == 0)
+		log_warnx("the request holds no approval%s%s", id ? " " : "",
+		    id ? id : "");
+	else
+		log_warnx("the request holds %zu approvals: name one with "
+		    "--id", n);
+	json_decref(list);
+	return n == 1 ? found : NULL;
+}
+
+/* approve/deny --sign: a decision token for a request, on stdout or FILE. */
+static int
+sign_request(int approve, const char *reqpath, const char *id,
+    const char *keypath, const char *text, long expires_in, int yes,
+    const char *outpath)
+{
+	unsigned char	 sk[64];
+	char		 err[512], answer[16], *s;
+	const char	*sid, *aid, *dg;
+	json_t		*req, *p, *tok;
+	FILE		*fp = stdout;
+	int		 rc = 1, saved = -1;
+
+	if ((req = load_json(reqpath)) == NULL)
+		return 1;
+	p = request_pick(req, id);
+	json_decref(req);
+	if (p == NULL)
+		return 1;
+	sid = json_string_value(json_object_get(p, "session"));
+	aid = json_string_value(json_object_get(p, "id"));
+	dg = json_string_value(json_object_get(p, "digest"));
+	if (sid == NULL || aid == NULL || dg == NULL || strlen(dg) != 64) {
+		log_warnx("the approval lacks its session, id or digest");
+		json_decref(p);
+		return 1;
+	}
+	/* With the token on stdout, the review and the prompt go to stderr. */
+	fflush(stdout);
+	if (outpath == NULL && ((saved = dup(1)) == -1 || dup2(2, 1) == -1))
+		fatal("dup");
+	print_approval(p, 1);
+	if (approve && !yes) {
+		printf("Sign approval of this exact action? [y/N] ");
+		fflush(stdout);
+		if (fgets(answer, sizeof(answer), stdin) == NULL ||
+		    (answer[0] != 'y' && answer[0] != 'Y')) {
+			printf("not signed\n");
+			rc = -1;
+		}
+	}
+	fflush(stdout);
+	if (saved != -1 && (dup2(saved, 1) == -1 || close(saved) == -1))
+		fatal("dup2");
+	if (rc == -1) {
+		json_decref(p);
+		return 1;
+	}
+	if (approver_secret_load(keypath, sk, err, sizeof(err)) != 0) {
+		log_warnx("%s", err);
+		json_decref(p);
+		return 1;
+	}
+	tok = approver_token_sign(sid, aid, dg, approve, text,
+	    (int64_t)time(NULL) + expires_in, sk);
+	sodium_memzero(sk, sizeof(sk));
+	json_decref(p);
+	if (tok == NULL || (s = json_dumps(tok, JSON_COMPACT |
+	    JSON_SORT_KEYS | JSON_ENSURE_ASCII)) == NULL) {
+		json_decref(tok);
+		log_warnx("cannot sign");
+		return 1;
+	}
+	json_decref(tok);
+	if (outpath != NULL && (fp = fopen(outpath, "we")) == NULL)
+		log_warnx("%s: %s", outpath, strerror(errno));
+	else {
+		int ok;
+
+		fprintf(fp, "%s\n", s);
+		if (fp == stdout)
+			ok = fflush(stdout) == 0;
+		else
+			ok = fclose(fp) == 0;
+		if (ok)
+			rc = 0;
+		else
+			log_warnx("%s: %s", outpath ? outpath : "stdout",
+			    strerror(errno));
+	}
+	free(s);
+	return rc;
+}
+
+/* approve --token: hands a signed token to the session it names. */
+static int
+send_token(const char *path)
+{
+	char		 dirs[2][PATH_MAX], sock[PATH_MAX + 300];
+	const char	*sid;
+	json_t		*tok, *req, *reply = NULL;
+	size_t		 nd, k;
+	int		 rc = 1;
+
+	if ((tok = load_json(path)) == NULL)
+		return 1;
+	sid = json_string_value(json_object_get(tok, "session"));
+	if (sid == NULL || strchr(sid, '/') != NULL || sid[0] == '.') {
+		log_warnx("the token names no session");
+		json_decref(tok);
+		return 1;
+	}
+	req = json_pack("{s:s, s:O}", "op", "token", "token", tok);
+	nd = session_dirs(dirs);
+	for (k = 0; k < nd && reply == NULL; k++) {
+		if (snprintf(sock, sizeof(sock), "%s/%s.sock", dirs[k], sid) >=
+		    (int)sizeof(sock))
+			continue;
+		reply = control_call(sock, req);
+	}
+	if (reply == NULL)
+		log_warnx("session %s is not running here (no control socket "
+		    "answered)", sid);
+	else if (json_is_true(json_object_get(reply, "ok"))) {
+		printf("%s %s (signed token)\n",
+		    strcmp(json_string_value(json_object_get(tok, "decision")),
+		    "approve") == 0 ? "approved" : "denied",
+		    json_string_value(json_object_get(tok, "approval")));
+		rc = 0;
+	} else
+		log_warnx("token refused: %s", json_string_value(
+		    json_object_get(reply, "error")));
+	json_decref(reply);
+	json_decref(req);
+	json_decref(tok);
+	return rc;
+}
+
 static int
 decide(int approve, int argc, char **argv)
 {
 	static const struct option opts[] = {
+		{ "expires-in", required_argument, NULL, 'e' },
+		{ "id", required_argument, NULL, 'i' },
+		{ "key", required_argument, NULL, 'k' },
 		{ "note", required_argument, NULL, 'n' },
+		{ "out", required_argument, NULL, 'o' },
 		{ "reason", required_argument, NULL, 'r' },
 		{ "session", required_argument, NULL, 's' },
+		{ "sign", no_argument, NULL, 'S' },
+		{ "token", required_argument, NULL, 't' },
 		{ "yes", no_argument, NULL, 'y' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char	*text = NULL, *session = NULL;
+	const char	*text = NULL, *session = NULL, *key = NULL, *id = NULL;
+	const char	*out = NULL, *token = NULL;
 	struct finding	 f;
 	json_t		*req, *reply;
-	int		 ch, yes = 0, rc = 1;
-	char		 answer[16];
+	int		 ch, yes = 0, sign = 0, rc = 1;
+	long		 expires_in = 3600;
+	char		 answer[16], *end;
 
 	while ((ch = getopt_long(argc, argv, "n:r:s:y", opts, NULL)) != -1) {
 		switch (ch) {
+		case 'e':
+			expires_in = strtol(optarg, &end, 10);
+			if (*end != '\0' || expires_in < 1 ||
+			    expires_in > 30L * 86400) {
+				fprintf(stderr, "airlock: --expires-in takes "
+				    "seconds, 1..2592000\n");
+				return EXIT_USAGE;
+			}
+			break;
+		case 'i': id = optarg; break;
+		case 'k': key = optarg; break;
 		case 'n': case 'r': text = optarg; break;
+		case 'o': out = optarg; break;
 		case 's': session = optarg; break;
+		case 'S': sign = 1; break;
+		case 't': token = optarg; break;
 		case 'y': yes = 1; break;
 		default: goto usage;
 		}
+	}
+	if (token != NULL) {
+		if (optind != argc || sign || !approve)
+			goto usage;
+		return send_token(token);
 	}
 	if (optind != argc - 1)
 		goto usage;
@@ -338,13 +669,29 @@ decide(int approve, int argc, char **argv)
 		fprintf(stderr, "airlock deny: --reason TEXT is required\n");
 		return EXIT_USAGE;
 	}
+	if (sign) {
+		if (key == NULL) {
+			fprintf(stderr, "airlock: --sign needs --key FILE\n");
+			return EXIT_USAGE;
+		}
+		return sign_request(approve, argv[optind], id, key, text,
+		    expires_in, yes, out);
+	}
+	if (key != NULL || out != NULL || id != NULL)
+		goto usage;
 	memset(&f, 0, sizeof(f));
 	f.id = argv[optind];
 	(void)for_each_session(session, find_one, &f);
 	if (f.matches == 0) {
-		log_warnx("no pending approval %s (decided, expired, or not "
-		    "yours to see)", f.id);
-		return EXIT_NOINPUT;
+		if (refusals != NULL)
+			log_warnx("no pending approval %s that you may decide; "
+			    "%zu session%s refused you (see above)", f.id,
+			    json_array_size(refusals),
+			    json_array_size(refusals) == 1 ? "" : "s");
+		else
+			log_warnx("no pending approval %s (decided, expired, "
+			    "or unknown)", f.id);
+		return refusals != NULL ? 1 : EXIT_NOINPUT;
 	}
 	if (f.matches > 1) {
 		log_warnx("approval id %s is ambiguous across sessions: use "
@@ -399,21 +746,36 @@ cmd_deny(int argc, char **argv)
 	return decide(0, argc, argv);
 }
 
+static void
+collect_one(const char *path, json_t *reply, void *arg)
+{
+	json_t	*all = arg, *p;
+	size_t	 i;
+
+	(void)path;
+	json_array_foreach(json_object_get(reply, "pending"), i, p) {
+		json_array_append(all, p);
+	}
+}
+
 int
 cmd_pending(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
 		{ "session", required_argument, NULL, 's' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct listing	 l = { 0, 0 };
 	const char	*session = NULL;
-	int		 ch, n;
+	int		 ch, n, json = 0;
+	json_t		*all, *out;
 
 	log_init("airlock pending", 0);
-	while ((ch = getopt_long(argc, argv, "s:v", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "js:v", opts, NULL)) != -1) {
 		switch (ch) {
+		case 'j': json = 1; break;
 		case 's': session = optarg; break;
 		case 'v': l.verbose = 1; break;
 		default:
@@ -421,8 +783,30 @@ cmd_pending(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+	if (optind != argc) {
+		fprintf(stderr, "usage: airlock pending [-v | --json] "
+		    "[--session S]\n");
+		return EXIT_USAGE;
+	}
+	if (json) {
+		/* ASCII only: safe to show, and what approve --sign reads. */
+		all = json_array();
+		n = for_each_session(session, collect_one, all);
+		out = json_pack("{s:i, s:i, s:o, s:o}", "version", 1,
+		    "sessionsReached", n, "pending", all, "refused",
+		    refusals != NULL ? json_incref(refusals) : json_array());
+		put_json(out, JSON_INDENT(2) | JSON_SORT_KEYS |
+		    JSON_ENSURE_ASCII, VIS_KEEP_NL);
+		printf("\n");
+		json_decref(out);
+		return 0;
+	}
 	n = for_each_session(session, list_one, &l);
-	if (l.count == 0)
+	if (l.count == 0 && refusals != NULL)
+		printf("nothing pending that you may see (%d session%s "
+		    "reached; %zu refused you, see above)\n", n,
+		    n == 1 ? "" : "s", json_array_size(refusals));
+	else if (l.count == 0)
 		printf("nothing pending (%d session%s reached)\n", n,
 		    n == 1 ? "" : "s");
 	return 0;

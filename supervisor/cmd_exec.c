@@ -26,6 +26,7 @@
 #include "broker/audit.h"
 #include "common/util.h"
 #include "policy/manifest.h"
+#include "policy/manifest_sig.h"
 #include "policy/sandbox_defaults.h"
 #include "proxy/ipc.h"
 #include "proxy/proxy.h"
@@ -402,7 +403,8 @@ cmd_exec(int argc, char **argv)
 	sandbox_policy_init_defaults(&defaults);
 	policy = &defaults;
 	if (manifest != NULL) {
-		if (manifest_load(manifest, &m, err, sizeof(err)) != 0) {
+		if (manifest_load_verified(manifest, &m, err,
+		    sizeof(err)) != 0) {
 			log_warnx("%s", err);
 			sandbox_policy_free_arrays(&defaults);
 			rc = EXIT_CONFIG;

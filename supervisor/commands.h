@@ -15,6 +15,7 @@ int	cmd_check(int argc, char **argv);
 int	cmd_patch_jail(int argc, char **argv);
 int	cmd_pending(int argc, char **argv);
 int	cmd_approve(int argc, char **argv);
+int	cmd_approver(int argc, char **argv);
 int	cmd_deny(int argc, char **argv);
 int	cmd_trace(int argc, char **argv);
 int	cmd_exec(int argc, char **argv);

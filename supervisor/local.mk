@@ -3,6 +3,7 @@
 libairlock_a_SOURCES += \
 	supervisor/commands.h \
 	supervisor/cmd_approve.c \
+	supervisor/cmd_approver.c \
 	supervisor/cmd_connect.c \
 	supervisor/cmd_patch_jail.c \
 	supervisor/agent_socket.c supervisor/agent_socket.h \

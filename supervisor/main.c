@@ -43,6 +43,7 @@ static const struct command {
 	{ "pending",	cmd_pending,	"list the approvals waiting for a human", 1 },
 	{ "approve",	cmd_approve,	"approve one pending action", 1 },
 	{ "deny",	cmd_deny,	"deny one pending action", 1 },
+	{ "approver",	cmd_approver,	"approver keys (keygen) and manifest signing", 1 },
 	{ "trace",	cmd_trace,	"print a session's readable trace", 1 },
 	/* Internal: apply_patch's confined parser (broker/patchjail.h). */
 	{ "__patch-jail", cmd_patch_jail, NULL, 0 },

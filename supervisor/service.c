@@ -108,7 +108,7 @@ service_open(struct service *sv, const char *command, const char *mpath,
 	sv->sigwatch = signals_watch(sv->loop);
 	sv->egress = egress_new(sv->loop, sv->audit);
 	sv->approvals = approvals_new(sv->m, sv->session.id, sv->loop,
-	    approval_audit, sv->audit, err, sizeof(err));
+	    sv->egress, approval_audit, sv->audit, err, sizeof(err));
 	if (sv->approvals == NULL)
 		log_warnx("approvals are unavailable (%s): tools that need "
 		    "one will be refused", err);

@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "supervisor/commands.h"
+#include "policy/manifest_sig.h"
 #include "supervisor/session.h"
 #include "supervisor/setup.h"
 
@@ -27,7 +28,7 @@ setup_manifest(const char *path)
 	if (path == NULL)
 		rc = manifest_load_default(&m, err, sizeof(err));
 	else
-		rc = manifest_load(path, &m, err, sizeof(err));
+		rc = manifest_load_verified(path, &m, err, sizeof(err));
 	if (rc != 0) {
 		fprintf(stderr, "airlock: %s\n", err);
 		return NULL;

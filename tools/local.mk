@@ -14,7 +14,11 @@
 LINT_DIRS = common policy broker runner supervisor proxy
 LINT_CPPFLAGS = -I$(abs_top_srcdir) -I$(abs_top_builddir) $(SECCOMP_CFLAGS) $(CAPNG_CFLAGS) \
 	$(YAML_CFLAGS) $(SODIUM_CFLAGS) $(JANSSON_CFLAGS)
-FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h \
+FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h supervisor/cmd_approver.c \
+	broker/notify.c broker/notify.h \
+	policy/manifest_sig.c policy/manifest_sig.h \
+	tests/unit/test_approver_token.c \
+	common/approver_token.c common/approver_token.h \
 	tests/unit/test_selfsandbox.c fuzz/replay.c fuzz/fuzz_frame.c \
 	fuzz/fuzz_validate.c fuzz/fuzz_manifest.c fuzz/fuzz_path.c \
 	fuzz/fuzz_audit.c supervisor/agent_bin.c supervisor/agent_bin.h \

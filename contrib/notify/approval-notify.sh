@@ -1,33 +1,31 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
 # Copyright (c) 2026 The airlock authors
-# An approvals notify hook (manifest: approvals.notify).  airlock runs it
-# when an approval is requested, with the request as one JSON object on
-# stdin: {id, session, tool, arguments, digest, evidence, requestedAt,
-# expiresAt}.  This one posts a short message to a chat webhook when
-# AIRLOCK_WEBHOOK_URL is set (curl), and always logs to syslog (logger).
+# An approvals notify hook (manifest: approvals.notify) that logs one line
+# to syslog (logger).  airlock runs it in its own sandbox with the payload
+# on stdin (airlock-manifest(5), "Notify payload"):
+#   {"version":1,"event":"created"|"granted"|"denied"|"expired",
+#    "session":S,"approval":{id,tool,...},"decision":{by,text}}
+# The fields are read with jq, and only characters an approval id, a
+# session id or a manifest's tool name can hold are kept: nothing the
+# agent wrote reaches the log line.
 #
 #   approvals:
-#     notify: ["/usr/local/share/airlock/approval-notify.sh"]
+#     notify: { command: ["/usr/share/airlock/notify/approval-notify.sh"] }
 set -u
-request=$(cat)
-# The request begins {"id":..,"session":..,"tool":..; the arguments and
-# evidence that follow are the agent's, so a field is taken only from that
-# fixed prefix, and only characters that an id, a session id or a
-# manifest's tool name can hold are kept: nothing the agent wrote (an
-# escape sequence, a bidi control, a look-alike "id") reaches the message.
-field() {	# NAME
-	printf '%s' "$request" | head -c 512 |
-	    sed -n 's/^{"id":"\([^"]*\)","session":"\([^"]*\)","tool":"\([^"]*\)".*/'"$1"'/p' |
-	    LC_ALL=C tr -cd 'A-Za-z0-9._:-'
+payload=$(cat)
+field() {	# JQ-FILTER
+	printf '%s' "$payload" | jq -r "$1 // \"\"" 2>/dev/null |
+	    head -n 1 | LC_ALL=C tr -cd 'A-Za-z0-9._:-'
 }
-id=$(field '\1')
-session=$(field '\2')
-tool=$(field '\3')
-text="airlock: $tool waits for approval $id (session $session): airlock approve $id"
+event=$(field .event)
+id=$(field .approval.id)
+session=$(field .session)
+tool=$(field .approval.tool)
+case $event in
+created) text="airlock: $tool waits for approval $id (session $session): airlock approve $id" ;;
+*) text="airlock: approval $id of $tool (session $session) $event" ;;
+esac
 logger -t airlock-approval -- "$text" 2>/dev/null || true
-if [ -n "${AIRLOCK_WEBHOOK_URL:-}" ] && command -v curl >/dev/null; then
-	curl -fsS -m 10 -H 'Content-Type: application/json' \
-	    -d "{\"text\": \"$text\"}" "$AIRLOCK_WEBHOOK_URL" >/dev/null || true
-fi
+printf '%s\n' "$text"
 exit 0

@@ -1,36 +1,199 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: ISC
 # Copyright (c) 2026 The airlock authors
-# The approvals notify hook runs when an approval is requested, with the
-# request on its stdin; an approval nobody decides expires, fail closed.
+# Notify hooks that are safe to run (issue 16 item 4).  The hook runs in
+# its own runner sandbox: a clean environment plus the variables named in
+# approvals.notify.env, none of airlock's state, no network unless its
+# entry allows it; it fires on created, granted, denied and expired with
+# a versioned JSON payload.  The contrib hooks (generic JSON webhook,
+# Slack-compatible webhook, sendmail) are run by a real session against a
+# local receiver (python3 http.server on loopback) and a fake sendmail.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
-
-export AIRLOCK_HOME="$T/state" AIRLOCK_RUNTIME_DIR="$T/run"
+. "$top_srcdir/tests/integration/mcp_lib.sh"
+mcp_env
 ws=$(make_workspace)
-cat >"$T/m.yaml" <<YAML
+. "$top_srcdir/tests/integration/approval_lib.sh"
+for tool in curl jq python3; do
+	command -v $tool >/dev/null || { echo "not ok - $tool is needed by the contrib hooks and this test"; exit 1; }
+done
+
+# The receiver: each POST body saved as $T/recv/N-PATH.
+mkdir -p "$T/recv" "$T/hooks"
+cat >"$T/recv.py" <<'EOF'
+import http.server, os, sys
+out = sys.argv[1]
+class H(http.server.BaseHTTPRequestHandler):
+    n = 0
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        H.n += 1
+        name = "%s/%03d-%s" % (out, H.n, self.path.strip("/") or "root")
+        with open(name + ".tmp", "wb") as f:
+            f.write(body)
+        os.rename(name + ".tmp", name)
+        self.send_response(200); self.end_headers(); self.wfile.write(b"ok")
+    def log_message(self, *a): pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+with open(sys.argv[2] + ".tmp", "w") as f:
+    f.write(str(s.server_address[1]))
+os.rename(sys.argv[2] + ".tmp", sys.argv[2])
+s.serve_forever()
+EOF
+python3 "$T/recv.py" "$T/recv" "$T/port" &
+RECV_PID=$!
+trap 'kill "$RECV_PID" 2>/dev/null; rm -rf "$T"; [ "$TESTS_FINISHED" = 1 ] || { echo "not ok - the test script ended before finish"; exit 1; }' EXIT
+for i in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.1; done
+PORT=$(cat "$T/port")
+check "the local receiver listens" test -n "$PORT"
+
+# ===== The sandbox: environment, state, network ==========================================
+cat >"$T/hooks/probe.sh" <<'EOF'
+#!/bin/sh
+cat
+echo "ENV-BEGIN"; env | sort; echo "ENV-END"
+for p in "$@"; do
+	if [ -e "$p" ]; then echo "STATE-VISIBLE $p"; else echo "STATE-ABSENT $p"; fi
+done
+if curl -s -m 3 -o /dev/null "http://127.0.0.1:$PORT_FOR_PROBE/probe"; then echo NET-OK; else echo NET-FAIL; fi
+echo "UID $(id -u)"
+EOF
+cat >"$T/probe.yaml" <<EOF
+types:
+  target: { type: string, maxLength: 32, pattern: "[a-z]+" }
 tools:
-  - name: publish
-    input: { version: string }
-    output: { exitCode: integer }
-    sideEffect: external
+  - name: deploy
+    input: { target: target }
+    output: { exitCode: integer, stdout: string }
+    command: ["echo", "deployed", "{target}"]
+    sideEffect: sandbox_process
     authorization: approval
     timeoutMs: 60000
-    command: ["true"]
+sandbox:
+  readOnly: ["$T/hooks"]
+approvals:
+  ttlSeconds: 60
+  notify:
+    command: ["sh", "$T/hooks/probe.sh", "$AIRLOCK_HOME", "$AIRLOCK_RUNTIME_DIR"]
+    env: [NAMED_VAR, PORT_FOR_PROBE]
+EOF
+export NAMED_VAR=passed-through UNNAMED_VAR=must-not-pass PORT_FOR_PROBE=$PORT
+cat >"$ws/calls" <<'EOF'
+{"name":"deploy","arguments":{"target":"alpha"}}
+{"name":"deploy","arguments":{"target":"beta"}}
+EOF
+appr_agent_start "$T/probe.yaml" calls
+id1=$(appr_pending_id alpha)
+sess=$(newest_session)
+# hook_out EVENT ID: the output of the hook run for that event.
+hook_out() {
+	local i o
+	for i in $(seq 150); do
+		o=$(jq -r --arg e "$1" --arg id "$2" 'select(.event == "approval_notify" and .fields.event == $e and .fields.approval == $id) | .fields.output' "$sess/audit.jsonl" 2>/dev/null)
+		[ -n "$o" ] && { printf '%s\n' "$o"; return 0; }
+		sleep 0.1
+	done
+	return 1
+}
+O=$(hook_out created "$id1")
+check "the hook ran on created (audited with its output)" test -n "$O"
+R=$(printf '%s\n' "$O" | head -n 1)
+expect_eq "the payload: version 1, event, session, the approval" \
+    "$(jr -c '[.version, .event, .session == (.approval.session), .approval.id, .approval.tool, (.approval.digest | length), .approval.execution.argv]')" \
+    "[1,\"created\",true,\"$id1\",\"deploy\",64,[\"echo\",\"deployed\",\"alpha\"]]"
+expect_contains "a named variable reaches the hook" "$O" "NAMED_VAR=passed-through"
+expect_not_contains "an unnamed one does not" "$O" "UNNAMED_VAR"
+expect_not_contains "nor airlock's own (AIRLOCK_HOME)" "$O" "AIRLOCK_HOME="
+expect_contains "the hook's HOME is its private /tmp" "$O" "HOME=/tmp"
+expect_contains "the hook is told its event" "$O" "AIRLOCK_NOTIFY_EVENT=created"
+expect_contains "airlock's state directory is absent in the hook's sandbox" "$O" "STATE-ABSENT $AIRLOCK_HOME"
+expect_contains "the runtime directory (control sockets) is absent too" "$O" "STATE-ABSENT $AIRLOCK_RUNTIME_DIR"
+expect_contains "without a network entry the hook cannot reach the receiver" "$O" "NET-FAIL"
+expect_contains "the hook runs as the sandbox's uid, not root" "$O" "UID 65534"
+check "the receiver got nothing from the probe" test -z "$(ls "$T/recv")"
+"$AIRLOCK" approve "$id1" --yes --note "ship it" >/dev/null 2>&1
+appr_reply 1
+O=$(hook_out granted "$id1")
+R=$(printf '%s\n' "$O" | head -n 1)
+expect_eq "the hook ran on granted, with the decision" \
+    "$(jr -c '[.event, .approval.id, (.decision.by | test("uid 0")), .decision.text]')" "[\"granted\",\"$id1\",true,\"ship it\"]"
+id2=$(appr_pending_id beta)
+"$AIRLOCK" deny "$id2" --reason "no beta" >/dev/null 2>&1
+appr_reply 2
+O=$(hook_out denied "$id2")
+R=$(printf '%s\n' "$O" | head -n 1)
+expect_eq "the hook ran on denied, with the reason" "$(jr -c '[.event, .decision.text]')" '["denied","no beta"]'
+appr_agent_stop
+
+# ===== The contrib hooks, with network to the receiver only ===============================
+for h in webhook-json slack-webhook sendmail approval-notify; do
+	cp "$top_srcdir/contrib/notify/$h.sh" "$T/hooks/"
+done
+printf '#!/bin/sh\necho "FAKE-SENDMAIL $*"\ncat\n' >"$T/hooks/fake-sendmail"
+chmod 755 "$T/hooks/"*
+cat >"$T/hooks/all.sh" <<EOF
+#!/bin/sh
+p=\$(cat)
+for h in webhook-json slack-webhook sendmail approval-notify; do
+	printf '%s' "\$p" | sh "$T/hooks/\$h.sh" || echo "HOOK-FAILED \$h"
+done
+EOF
+cat >"$T/contrib.yaml" <<EOF
+types:
+  target: { type: string, maxLength: 32, pattern: "[a-z]+" }
+tools:
+  - name: deploy
+    input: { target: target }
+    output: { exitCode: integer, stdout: string }
+    command: ["echo", "deployed", "{target}"]
+    sideEffect: sandbox_process
+    authorization: approval
+    timeoutMs: 60000
+sandbox:
+  readOnly: ["$T/hooks"]
 approvals:
   ttlSeconds: 1
-  notify: ["sh", "-c", "cat > $T/notified.json"]
-YAML
-out=$(printf '%s\n' \
-    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}' \
-    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"publish","arguments":{"version":"1.2.3"}}}' |
-    "$AIRLOCK" serve --manifest "$T/m.yaml" --workspace "$ws")
-expect_contains "an undecided approval expires and nothing runs" "$out" "approval_expired"
-i=0; while [ ! -s "$T/notified.json" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-hook=$(cat "$T/notified.json" 2>/dev/null)
-expect_contains "the hook got the tool" "$hook" '"tool":"publish"'
-expect_contains "the hook got the exact arguments" "$hook" '"version":"1.2.3"'
-expect_contains "the hook got the action's digest" "$hook" '"digest":"'
-expect_contains "the hook got the expiry" "$hook" '"expiresAt":"'
-check "the contrib hook accepts a request" sh -c \
-    "printf '%s' '$hook' | sh '$top_srcdir/contrib/notify/approval-notify.sh'"
+  notify:
+    command: ["sh", "$T/hooks/all.sh"]
+    allowAddresses: ["127.0.0.1:$PORT"]
+    env: [AIRLOCK_NOTIFY_URL, AIRLOCK_SLACK_WEBHOOK_URL, AIRLOCK_NOTIFY_MAIL_TO, AIRLOCK_SENDMAIL]
+    events: [created, expired]
+EOF
+export AIRLOCK_NOTIFY_URL="http://127.0.0.1:$PORT/json" AIRLOCK_SLACK_WEBHOOK_URL="http://127.0.0.1:$PORT/slack"
+export AIRLOCK_NOTIFY_MAIL_TO="ops@example.com" AIRLOCK_SENDMAIL="$T/hooks/fake-sendmail"
+cat >"$ws/calls2" <<'EOF'
+{"name":"deploy","arguments":{"target":"gamma"}}
+EOF
+appr_agent_start "$T/contrib.yaml" calls2
+appr_reply 1
+expect_error_class "undecided, the approval expires" approval_expired
+appr_agent_stop
+sess=$(newest_session)
+id=$(jq -r 'select(.event == "approval_created") | .fields.id' "$sess/audit.jsonl")
+for i in $(seq 100); do [ "$(ls "$T/recv" | grep -c -- '-json$')" -ge 2 ] && [ "$(ls "$T/recv" | grep -c -- '-slack$')" -ge 2 ] && break; sleep 0.1; done
+J=$(cat "$T"/recv/*-json | jq -s -c 'map([.version, .event, .approval.id])')
+expect_eq "webhook-json: the receiver got created and expired, versioned" "$J" "[[1,\"created\",\"$id\"],[1,\"expired\",\"$id\"]]"
+R=$(cat "$(ls "$T"/recv/*-json | head -n 1)")
+expect_eq "webhook-json: the whole request, which approve --sign takes" "$(jr -c '[(.approval.digest | length), .approval.session]')" "[64,\"$(basename "$sess")\"]"
+S=$(cat "$T"/recv/*-slack | jq -s -c 'map(keys)')
+expect_eq "slack-webhook: each body is exactly {text}" "$S" '[["text"],["text"]]'
+S=$(cat "$T"/recv/*-slack | jq -r .text)
+expect_contains "slack-webhook: created names the tool and the id" "$S" "\`deploy\` waits for approval \`$id\`"
+expect_contains "slack-webhook: expired is said" "$S" "approval \`$id\` of \`deploy\` expired"
+M=$(jq -r --arg id "$id" 'select(.event == "approval_notify" and .fields.event == "created") | .fields.output' "$sess/audit.jsonl")
+expect_contains "sendmail: the fake sendmail got -t -i" "$M" "FAKE-SENDMAIL -t -i"
+expect_contains "sendmail: the recipient" "$M" "To: ops@example.com"
+expect_contains "sendmail: the subject" "$M" "Subject: airlock: approval $id of deploy created"
+R=$(printf '%s\n' "$M" | sed -n '/^MIME-Version/,/^}/p' | sed 1,2d)
+expect_eq "sendmail: the body is the payload as JSON" "$(jr -c '[.version, .approval.id]')" "[1,\"$id\"]"
+expect_contains "approval-notify: its log line" "$M" "airlock: deploy waits for approval $id"
+expect_not_contains "no contrib hook failed" "$M" "HOOK-FAILED"
+n=$(jq -r 'select(.event == "approval_notify") | .fields.event' "$sess/audit.jsonl" | sort | tr '\n' ' ')
+expect_eq "events: created and expired only (events: [created, expired])" "$n" "created expired "
+check "the proxy audited the hook's egress to the receiver" grep -q "\"event\":\"egress\".*127.0.0.1:$PORT" "$sess/audit.jsonl"
+
+# A manifest error for an unknown event.
+printf 'tools: []\napprovals:\n  notify: { command: [x], events: [created, sometimes] }\n' >"$T/bad.yaml"
+expect_contains "an unknown notify event is a manifest error" "$("$AIRLOCK" check "$T/bad.yaml" 2>&1)" "approvals.notify.events[1]: expected created, decided or expired"
+
 finish

@@ -266,7 +266,7 @@ check "the expiry is audited" grep -q '"approval_expired"' "$sess/audit.jsonl"
 check "the expired call did not run" bash -c '! grep -q "\"runner_start\"" "$1"' _ "$sess/audit.jsonl"
 
 # ===== Without a usable runtime dir, approvals fail closed =================================
-chmod 755 "$AIRLOCK_RUNTIME_DIR"
+chmod 757 "$AIRLOCK_RUNTIME_DIR"
 cat >"$ws/calls3" <<'EOF'
 {"name":"deploy","arguments":{"target":"open"}}
 EOF

@@ -11,7 +11,7 @@ mkdir -p "$HOME" "$T/run"
 man="$top_srcdir/docs"
 comp="$top_srcdir/contrib/completions"
 
-commands="run serve connect check exec profile pending approve deny diff commit discard trace
+commands="run serve connect check exec profile pending approve deny approver diff commit discard trace
 audit secret proxy"
 
 # The global help lists every command; -V and --version print the version.
@@ -39,6 +39,8 @@ for c in $commands; do
 		case $c:$o in
 		deny:note|deny:yes|approve:reason|pending:note|pending:reason|pending:yes) continue ;;
 		deny:verbose|approve:verbose) continue ;;
+		pending:sign|pending:key|pending:id|pending:expires-in) continue ;;
+		pending:out|pending:token|deny:token|deny:json|approve:json) continue ;;
 		esac
 		expect_contains "$c --help describes --$o (from its man page)" "$out" "--$o"
 	done

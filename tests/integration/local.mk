@@ -69,3 +69,19 @@ EXTRA_DIST += tests/integration/man_values.sh tests/integration/man_values.py
 # Copy-on-write agent sessions: run --cow/--resume, diff, commit, discard.
 TESTS += tests/integration/cow_session.sh tests/integration/cow_session_nonroot.sh
 EXTRA_DIST += tests/integration/cow_session.sh tests/integration/cow_session_nonroot.sh
+# Approvals for teams and fleets (issue 16).
+EXTRA_DIST += tests/integration/approval_lib.sh
+TESTS += tests/integration/approval_groups.sh
+EXTRA_DIST += tests/integration/approval_groups.sh
+TESTS += tests/integration/approval_tokens.sh
+EXTRA_DIST += tests/integration/approval_tokens.sh
+TESTS += tests/integration/approval_review.sh
+EXTRA_DIST += tests/integration/approval_review.sh
+# Deployment: the systemd unit and tmpfiles (issue 16 item 5).
+TESTS += tests/integration/deploy_systemd.sh
+EXTRA_DIST += tests/integration/deploy_systemd.sh contrib/deploy/airlock@.service \
+	contrib/deploy/airlock.tmpfiles
+TESTS += tests/integration/deploy_podman.sh
+EXTRA_DIST += tests/integration/deploy_podman.sh contrib/deploy/kubernetes-job.yaml
+TESTS += tests/integration/manifest_signed.sh
+EXTRA_DIST += tests/integration/manifest_signed.sh

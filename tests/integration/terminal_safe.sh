@@ -26,7 +26,7 @@ tools:
 approvals:
   approvers: [root]
   ttlSeconds: 60
-  notify: ["sh", "-c", "cat > $T/notified.json"]
+  notify: { command: ["cat"] }
 EOF
 
 # The agent sends each line of its script as one frame and prints each
@@ -96,11 +96,18 @@ check "the apply_patch waits for approval" test -n "$id"
 # The notify hook's payload stays JSON, with everything outside ASCII
 # escaped by JSON itself; the contrib hook's message takes nothing from
 # the agent (its logger is a stub that records the message).
-for i in $(seq 50); do [ -s "$T/notified.json" ] && break; sleep 0.1; done
+# The hook runs sandboxed: its output (here, the payload) is audited.
+sess=$(ls -1dt "$AIRLOCK_HOME"/sessions/* | head -n 1)
+for i in $(seq 100); do
+	jq -r 'select(.event == "approval_notify" and .fields.event == "created") | .fields.output' \
+	    "$sess/audit.jsonl" >"$T/notified.json" 2>/dev/null
+	[ -s "$T/notified.json" ] && break
+	sleep 0.1
+done
 safe "the notify payload: no raw ESC or bidi override" "$T/notified.json"
 shows "the notify payload escapes the override in JSON" "$T/notified.json" '\u202E'
 check "the notify payload is JSON that still holds the exact diff" \
-    bash -c 'jq -r .evidence.diff "$1" | grep -q "$2"' _ "$T/notified.json" "$RLO"
+    bash -c 'jq -r .approval.evidence.diff "$1" | grep -q "$2"' _ "$T/notified.json" "$RLO"
 mkdir -p "$T/bin"
 printf '#!/bin/sh\nprintf "%%s\\n" "$*" >>"%s"\n' "$T/logger.out" >"$T/bin/logger"
 chmod 755 "$T/bin/logger"

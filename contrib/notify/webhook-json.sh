@@ -1,0 +1,20 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# Notify hook: a generic JSON webhook.  POSTs the notify payload, checked
+# and re-encoded by jq (so what is sent is one well-formed JSON object),
+# to $AIRLOCK_NOTIFY_URL with curl.  The receiver gets exactly the
+# versioned payload of airlock-manifest(5); a "created" one is also what
+# "airlock approve --sign" takes on the approver's machine.
+#
+#   approvals:
+#     notify:
+#       command: ["/usr/share/airlock/notify/webhook-json.sh"]
+#       env: [AIRLOCK_NOTIFY_URL]
+#       network: ["hooks.example.com:443"]
+set -eu
+: "${AIRLOCK_NOTIFY_URL:?set AIRLOCK_NOTIFY_URL and name it in approvals.notify.env}"
+body=$(jq -c 'if .version == 1 then . else error("unknown payload version") end')
+printf '%s' "$body" | curl -fsS -m 10 -H 'Content-Type: application/json' \
+    --data-binary @- "$AIRLOCK_NOTIFY_URL" >/dev/null
+echo "posted $(printf '%s' "$body" | jq -r '.event + " " + .approval.id')"

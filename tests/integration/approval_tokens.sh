@@ -1,0 +1,165 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# Signed decisions (issue 16 item 2): approver keys (airlock approver
+# keygen), a manifest that pins keys and revokes one, "airlock approve
+# --sign" turning pending --json output into a token, and the broker
+# taking tokens through "airlock approve --token" (from a uid that is not
+# an approver: the signature decides) and through its inbox directory.
+# Wrong digest, replay, expiry, unknown key, revoked key and tampering are
+# each refused, said and audited.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/mcp_lib.sh"
+mcp_env
+ws=$(make_workspace)
+. "$top_srcdir/tests/integration/approval_lib.sh"
+if [ "$(id -u)" != 0 ]; then
+	echo "# not root: the carrier runs as another uid (setpriv); skipped"
+	exit 77
+fi
+chmod 711 "$T"
+CARRIER=(setpriv --reuid=4243 --regid=4243 --clear-groups)
+
+# ===== Keys ==========================================================================
+K="$T/keys"
+mkdir -p "$K"
+for who in alice bob carol; do
+	"$AIRLOCK" approver keygen "$K/$who" >"$K/$who.out" 2>"$K/$who.err"
+	check "keygen makes $who's key pair" test $? -eq 0 -a -s "$K/$who" -a -s "$K/$who.pub"
+done
+check "the secret key is 0600" test "$(stat -c %a "$K/alice")" = 600
+expect_eq "keygen prints the public key, as in FILE.pub" "$(cat "$K/alice.out")" "$(cat "$K/alice.pub")"
+expect_contains "the public key's form" "$(cat "$K/alice.pub")" "airlock-ed25519:"
+"$AIRLOCK" approver keygen "$K/alice" >/dev/null 2>&1
+check "keygen never overwrites a key" test $? -ne 0
+check "the old key is intact" test "$(cat "$K/alice.out")" = "$(cat "$K/alice.pub")"
+
+INBOX="$T/inbox"
+cat >"$T/m.yaml" <<EOF
+types:
+  target: { type: string, maxLength: 32, pattern: "[a-z]+" }
+tools:
+  - name: deploy
+    input: { target: target }
+    output: { exitCode: integer, stdout: string }
+    command: ["echo", "deployed", "{target}"]
+    sideEffect: sandbox_process
+    authorization: approval
+    timeoutMs: 60000
+approvals:
+  ttlSeconds: 60
+  keys:
+    - { name: alice, key: "$(cat "$K/alice.pub")" }
+    - "$(cat "$K/carol.pub")"
+  revokedKeys: ["$(cat "$K/carol.pub")"]
+  inbox: $INBOX
+EOF
+out=$("$AIRLOCK" check -v "$T/m.yaml" 2>&1)
+expect_contains "airlock check -v shows the pinned key" "$out" "key: $(cat "$K/alice.pub") alice"
+printf 'tools: []\napprovals:\n  keys: ["airlock-ed25519:AAAA"]\n' >"$T/bad.yaml"
+out=$("$AIRLOCK" check "$T/bad.yaml" 2>&1)
+expect_contains "a malformed key is a manifest error" "$out" "approvals.keys[0]: not an approver public key"
+printf 'tools: []\napprovals:\n  inbox: /tmp/x\n' >"$T/bad2.yaml"
+out=$("$AIRLOCK" check "$T/bad2.yaml" 2>&1)
+expect_contains "an inbox without keys is a manifest error" "$out" "an inbox needs approvals.keys"
+
+cat >"$ws/calls" <<'EOF'
+{"name":"deploy","arguments":{"target":"alpha"}}
+{"name":"deploy","arguments":{"target":"beta"}}
+{"name":"deploy","arguments":{"target":"gamma"}}
+EOF
+appr_agent_start "$T/m.yaml" calls
+id=$(appr_pending_id alpha)
+check "alpha is pending" test -n "$id"
+sess=$(newest_session)
+"$AIRLOCK" pending --json >"$T/req.json"
+
+# sign TOKEN_FILE KEY [ARGS...]: sign the request in $T/req.json.
+sign() {
+	local outf=$1 key=$2
+	shift 2
+	"$AIRLOCK" approve --sign --key "$K/$key" --yes --id "$id" "$@" "$T/req.json" --out "$outf" >/dev/null 2>"$T/sign.err"
+}
+# deliver TOKEN_FILE: hand it over as the carrier (not an approver).
+deliver() { "${CARRIER[@]}" "$AIRLOCK" approve --token - <"$1" 2>&1; }
+refusals() { grep -c "\"approval_token_refused\".*\"refused\":\"$1\"" "$sess/audit.jsonl"; }
+
+sign "$T/alice.tok" alice
+check "approve --sign writes a token" test $? -eq 0 -a -s "$T/alice.tok"
+R=$(cat "$T/alice.tok")
+expect_eq "the token binds session, approval id and digest" \
+    "$(jr -c '[.session, .approval, .digest, .decision]')" \
+    "$(jq -c --arg id "$id" '.pending[] | select(.id == $id) | [.session, .id, .digest, "approve"]' "$T/req.json")"
+check "approve --sign refuses a key readable by others" bash -c \
+    'cp "$1" "$1.lax"; chmod 644 "$1.lax"; ! "$2" approve --sign --key "$1.lax" --yes "$3" 2>/dev/null' _ "$K/alice" "$AIRLOCK" "$T/req.json"
+
+# Wrong digest: a token signed by a pinned key for another action.
+jq --arg id "$id" '.pending |= map(if .id == $id then .digest = ("0" * 64) else . end)' "$T/req.json" >"$T/req0.json"
+"$AIRLOCK" approve --sign --key "$K/alice" --yes "$T/req0.json" --id "$id" >"$T/wrongdigest.tok" 2>/dev/null
+out=$(deliver "$T/wrongdigest.tok")
+expect_contains "a token for another digest is refused" "$out" "digest does not match"
+check "... and audited as wrong_digest" test "$(refusals wrong_digest)" = 1
+# Unknown key.
+sign "$T/bob.tok" bob
+out=$(deliver "$T/bob.tok")
+expect_contains "a token signed by an unpinned key is refused" "$out" "not pinned"
+check "... and audited as unknown_key" test "$(refusals unknown_key)" = 1
+# Revoked key (pinned, and revoked too).
+sign "$T/carol.tok" carol
+out=$(deliver "$T/carol.tok")
+expect_contains "a token signed by a revoked key is refused" "$out" "revoked"
+check "... and audited as revoked_key" test "$(refusals revoked_key)" = 1
+# Tampered: the decision changed after signing.
+jq -c '.decision = "deny" | .text = "x"' "$T/alice.tok" >"$T/tampered.tok"
+out=$(deliver "$T/tampered.tok")
+expect_contains "a token changed after signing is refused" "$out" "bad signature"
+check "... and audited as bad_signature" test "$(refusals bad_signature)" = 1
+# Expired.
+sign "$T/short.tok" alice --expires-in 1
+exp=$(jq .expires "$T/short.tok")
+while [ "$(date +%s)" -le "$exp" ]; do sleep 0.2; done
+out=$(deliver "$T/short.tok")
+expect_contains "an expired token is refused" "$out" "expired"
+check "... and audited as expired" test "$(refusals expired)" = 1
+check "after five refusals alpha still waits" test -z "$(sed -n 's/^R1 //p' "$OUT")"
+check "the carrier uid cannot list the session (not an approver)" \
+    bash -c '"$@" 2>&1 | grep -q "not an approver"' _ "${CARRIER[@]}" "$AIRLOCK" pending
+
+# The good token, carried by a uid that is no approver.
+out=$(deliver "$T/alice.tok")
+expect_contains "the pinned key's token approves" "$out" "approved $id (signed token)"
+appr_reply 1
+expect_eq "approved by token: the call ran" "$(jr .result.structuredContent.stdout)" "deployed alpha"
+check "the grant names the key and the channel" grep -q '"approval_granted".*"by":"alice, key airlock-ed25519:[^"]* (signed token via control socket, uid 4243)' "$sess/audit.jsonl"
+out=$(deliver "$T/alice.tok")
+expect_contains "the same token again is a replay" "$out" "replay"
+check "... and audited as replay" test "$(refusals replay)" = 1
+
+# The inbox: a deny token renamed in; then a bad file; then a grant.
+id=$(appr_pending_id beta)
+"$AIRLOCK" pending --json >"$T/req.json"
+"$AIRLOCK" deny --sign --key "$K/alice" --reason "not beta" --id "$id" "$T/req.json" >"$INBOX/.beta.tmp" 2>/dev/null
+mv "$INBOX/.beta.tmp" "$INBOX/beta.tok"
+appr_reply 2
+expect_error_class "a deny token dropped in the inbox denies" approval_denied
+expect_contains "the denial carries the signed reason" "$(jr .result.structuredContent.message)" "not beta"
+check "the inbox file is consumed" test ! -e "$INBOX/beta.tok"
+id=$(appr_pending_id gamma)
+"$AIRLOCK" pending --json >"$T/req.json"
+printf 'garbage\n' >"$INBOX/junk"
+sign "$T/bob2.tok" bob
+cp "$T/bob2.tok" "$INBOX/bob.tok"
+for i in $(seq 100); do [ "$(refusals unknown_key)" = 2 ] && break; sleep 0.1; done
+check "an inbox token with an unknown key is refused and audited" test "$(refusals unknown_key)" = 2
+check "an inbox file that is not a token is audited as malformed" grep -q '"approval_token_refused".*"refused":"malformed".*inbox:junk' "$sess/audit.jsonl"
+check "gamma still waits" test -z "$(sed -n 's/^R3 //p' "$OUT")"
+sign "$T/gamma.tok" alice
+cp "$T/gamma.tok" "$INBOX/gamma.tok"
+appr_reply 3
+expect_eq "a grant dropped in the inbox approves" "$(jr .result.structuredContent.stdout)" "deployed gamma"
+check "the grant names the inbox file" grep -q '"approval_granted".*signed token via inbox:gamma.tok' "$sess/audit.jsonl"
+appr_agent_stop
+check "audit log verifies" "$AIRLOCK" audit verify "$sess/audit.jsonl"
+
+finish

@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# Manifests signed by a team key (issue 16, fleets): with a trusted-keys
+# file ($AIRLOCK_MANIFEST_KEYS), airlock run, serve and exec load a
+# manifest only with a signature by a listed key over exactly its bytes;
+# unsigned, changed after signing, signed by another key, or a garbled
+# signature: each refused, saying which.  Without the file nothing
+# changes.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/mcp_lib.sh"
+mcp_env
+ws=$(make_workspace)
+export AIRLOCK_MANIFEST_KEYS="$T/manifest-keys"
+cat >"$T/m.yaml" <<'EOF'
+tools:
+  - name: hello
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    command: ["echo", "hello"]
+    sideEffect: sandbox_process
+    authorization: allow
+    timeoutMs: 10000
+EOF
+run_exec() { "$AIRLOCK" exec --manifest "$1" --workspace "$ws" -- echo ran 2>&1; }
+serve_call() {
+	printf '%s\n' \
+	    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}' \
+	    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"hello","arguments":{}}}' |
+	    "$AIRLOCK" serve --manifest "$1" --workspace "$ws" 2>&1
+}
+expect_eq "without a trusted-keys file an unsigned manifest is used" "$(run_exec "$T/m.yaml")" ran
+
+"$AIRLOCK" approver keygen "$T/team" >/dev/null 2>&1
+"$AIRLOCK" approver keygen "$T/other" >/dev/null 2>&1
+printf '# the team key\n%s\n\n' "$(cat "$T/team.pub")" >"$AIRLOCK_MANIFEST_KEYS"
+out=$(run_exec "$T/m.yaml")
+expect_contains "with the file, an unsigned manifest is refused (exec)" "$out" "m.yaml is not signed (no $T/m.yaml.sig)"
+out=$(serve_call "$T/m.yaml")
+expect_contains "... and by serve" "$out" "is not signed"
+expect_not_contains "... which runs nothing" "$out" '"id":2'
+
+out=$("$AIRLOCK" approver sign-manifest --key "$T/team" "$T/m.yaml" 2>&1)
+expect_contains "approver sign-manifest writes FILE.sig" "$out" "signed $T/m.yaml"
+expect_eq "a manifest signed by the team key is used (exec)" "$(run_exec "$T/m.yaml")" ran
+expect_contains "... and by serve" "$(serve_call "$T/m.yaml")" '"stdout":"hello'
+
+cp "$T/m.yaml.sig" "$T/good.sig"
+printf '# a comment changes the bytes\n' >>"$T/m.yaml"
+out=$(run_exec "$T/m.yaml")
+expect_contains "a manifest changed after signing is refused" "$out" "does not match its content"
+"$AIRLOCK" approver sign-manifest --key "$T/other" "$T/m.yaml" >/dev/null 2>&1
+out=$(run_exec "$T/m.yaml")
+expect_contains "a manifest signed by an untrusted key is refused, naming the key" "$out" "is signed by $(cat "$T/other.pub"), which is not a trusted key"
+printf 'airlock-manifest-sig-v1 garbage\n' >"$T/m.yaml.sig"
+out=$(run_exec "$T/m.yaml")
+expect_contains "a garbled signature file is refused" "$out" "not a manifest signature"
+cp "$T/good.sig" "$T/m.yaml.sig"
+printf 'not-a-key\n' >"$AIRLOCK_MANIFEST_KEYS"
+out=$(run_exec "$T/m.yaml")
+expect_contains "a broken trusted-keys file fails closed, with the line" "$out" "manifest-keys:1: not a public key"
+finish
