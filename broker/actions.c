@@ -22,6 +22,7 @@
 #include "common/errors.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "broker/jobs.h"
 #include "broker/output.h"
 #include "broker/egress.h"
 #include "broker/patchjail.h"
@@ -791,6 +792,10 @@ action_handler(enum tool_action action)
 		return act_request_approval;
 	case ACTION_READ_OUTPUT:
 		return output_act_read;
+	case ACTION_JOB_OUTPUT:
+		return jobs_act_output;
+	case ACTION_JOB_KILL:
+		return jobs_act_kill;
 	default:
 		return NULL;
 	}

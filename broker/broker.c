@@ -28,6 +28,7 @@
 #include "broker/broker_int.h"
 #include "broker/changeset.h"
 #include "broker/egress.h"
+#include "broker/jobs.h"
 #include "broker/jsonrpc.h"
 #include "broker/ledger.h"
 #include "broker/output.h"
@@ -381,7 +382,7 @@ project_output(struct call *c, json_t *full, char *err, size_t errlen)
 	return out;
 }
 
-static void
+void
 call_free(struct call *c)
 {
 	struct conn	*k;
@@ -389,6 +390,7 @@ call_free(struct call *c)
 
 	if (c == NULL)
 		return;
+	jobs_call_gone(c);
 	k = c->conn;
 	json_decref(c->id);
 	json_decref(c->args);
@@ -407,9 +409,80 @@ call_free(struct call *c)
 	free(c->envp);
 	changeset_call_clear(c);
 	free(c);
+	if (k == NULL)
+		return;		/* a job: its connection was released */
 	k->ncalls--;
 	conn_maybe_close(k);
 	conn_unref(k);
+}
+
+/* Releases |c|'s connection: its request was answered, it lives on. */
+static void
+call_release_conn(struct call *c)
+{
+	struct conn *k = c->conn;
+
+	c->conn = NULL;
+	k->ncalls--;
+	conn_maybe_close(k);
+	conn_unref(k);
+}
+
+void
+broker_notify(struct broker *b, const char *method, json_t *params)
+{
+	struct conn *k, *next;
+
+	for (k = TAILQ_FIRST(&b->conns); k != NULL; k = next) {
+		next = TAILQ_NEXT(k, entry);
+		if (k->closed || k->state != BROKER_STATE_READY)
+			continue;
+		k->refs++;
+		conn_send(k, jsonrpc_encode_notification(method, params));
+		conn_unref(k);
+	}
+}
+
+void
+call_answer_early(struct call *c, json_t *structured, const char *text)
+{
+	struct broker	*b = c->b;
+	json_t		*result, *sc, *tx = NULL;
+	char		*dump;
+
+	sc = json_deep_copy(structured);
+	if (text != NULL)
+		tx = json_string(text);
+	if (sc == NULL || (text != NULL && tx == NULL))
+		fatalx("out of memory answering a call");
+	if (b->cfg.redact != NULL && (redact_json(b->cfg.redact, sc) < 0 ||
+	    (tx != NULL && redact_json(b->cfg.redact, tx) < 0)))
+		fatalx("out of memory redacting a result");
+	dump = json_dumps(sc, JSON_COMPACT);
+	result = json_pack("{s:[{s:s, s:s}], s:b, s:O}", "content", "type",
+	    "text", "text", dump != NULL ? dump : "", "isError", 0,
+	    "structuredContent", sc);
+	free(dump);
+	if (result == NULL)
+		fatalx("json_pack");
+	if (tx != NULL)
+		json_array_append_new(json_object_get(result, "content"),
+		    json_pack("{s:s, s:O}", "type", "text", "text", tx));
+	jobs_tail(b->jobs, result, sc);
+	broker_trace(b, c, "job", json_string_value(json_object_get(sc,
+	    "jobId")));
+	if (broker_audit(b, "result", json_pack("{s:O, s:s, s:b, s:s, s:I}",
+	    "id", c->id, "tool", c->tool->name, "isError", 0, "jobId",
+	    json_string_value(json_object_get(sc, "jobId")), "durationMs",
+	    (json_int_t)(now_monotonic_ms() - c->started))) != 0)
+		send_error(c->conn, c->id, JSONRPC_REFUSED,
+		    "audit log cannot be written; result withheld");
+	else
+		conn_send(c->conn, jsonrpc_encode_result(c->id, result));
+	json_decref(result);
+	json_decref(sc);
+	json_decref(tx);
+	call_release_conn(c);
 }
 
 void
@@ -421,6 +494,9 @@ call_complete(struct call *c, int status, json_t *out)
 	const char	*eclass = NULL;
 	int		 is_error = status != ACTION_DONE;
 
+	/* A background job's result is kept for job_output instead. */
+	if (jobs_complete(c, status, out))
+		return;
 	if (!is_error) {
 		json_t *hint = json_object_get(out, "hint");
 
@@ -506,6 +582,20 @@ call_complete(struct call *c, int status, json_t *out)
 	}
 	broker_trace(b, c, is_error ? (eclass != NULL ? eclass : "error") :
 	    "ok", c->note[0] != '\0' ? c->note : NULL);
+	/*
+	 * Late injection, after the ledger kept the result (a replay does
+	 * not repeat it): what happened meanwhile goes at the tail.
+	 */
+	if (json_array_size(json_object_get(result, "content")) > 0) {
+		json_t *sent = json_deep_copy(result);
+
+		if (sent == NULL)
+			fatalx("json_deep_copy");
+		jobs_tail(b->jobs, sent, is_error ? NULL :
+		    json_object_get(sent, "structuredContent"));
+		json_decref(result);
+		result = sent;
+	}
 
 	if (broker_audit(b, "result", json_pack("{s:O, s:s, s:b, s:s?, s:I}",
 	    "id", c->id, "tool", c->tool->name, "isError", is_error,
@@ -601,6 +691,7 @@ call_runner_event(int fd, int why, void *arg)
 	if ((rc = runner_proc_step(c->proc)) == 0) {
 		loop_set_deadline(b->cfg.loop, c->watch,
 		    runner_proc_deadline(c->proc));
+		jobs_step(c);
 		return;
 	}
 	loop_unwatch(b->cfg.loop, c->watch);
@@ -630,6 +721,7 @@ call_runner_event(int fd, int why, void *arg)
 		    c->tool->name, all, n, uri, sizeof(uri));
 		free(all);
 	}
+	jobs_ended(c, &res, uri);
 	(void)broker_audit(b, "runner_end", json_pack(
 	    "{s:O, s:b, s:i, s:i, s:b, s:b, s:I, s:s, s:s, s:s}",
 	    "id", c->id, "exited", res.exited, "exitCode", res.exit_code,
@@ -900,6 +992,7 @@ call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 		fatalx("too many watches");
 	TAILQ_INSERT_TAIL(&b->running, c, entry);
 	b->nrunning++;
+	jobs_arm(c);
 	return ACTION_PENDING;
 }
 
@@ -1127,6 +1220,18 @@ m_tools_list(struct conn *k, struct jsonrpc_msg *msg)
 		    "annotations", tool_annotations(tool));
 		if (t == NULL)
 			fatalx("json_pack");
+		if (tool->jobs.max_block_ms > 0) {
+			json_t *props = json_object_get(json_object_get(t,
+			    "inputSchema"), "properties");
+
+			if (props == NULL) {
+				props = json_object();
+				json_object_set_new(json_object_get(t,
+				    "inputSchema"), "properties", props);
+			}
+			json_object_set_new(props, "blockMs",
+			    jobs_block_schema(tool));
+		}
 		json_array_append_new(tools, t);
 	}
 	result = json_pack("{s:o}", "tools", tools);
@@ -1506,10 +1611,15 @@ m_tools_call(struct conn *k, struct jsonrpc_msg *msg)
 	k->refs++;
 	c->id = json_incref(msg->id);
 	c->tool = tool;
-	c->args = args != NULL ? json_incref(args) : json_object();
+	/* blockMs is airlock's, not the contract's: taken out of a copy. */
+	c->args = args != NULL ? (tool->jobs.max_block_ms > 0 ?
+	    json_deep_copy(args) : json_incref(args)) : json_object();
+	if (c->args == NULL)
+		fatalx("out of memory copying arguments");
 	c->started = now_monotonic_ms();
 	c->seq = ++b->ncalls;
 	c->changes_fd = -1;
+	c->block_ms = -1;
 	text = json_dumps(c->args, JSON_COMPACT | JSON_SORT_KEYS);
 	sha256_hex(text, strlen(text), c->args_digest);
 	free(text);
@@ -1523,8 +1633,10 @@ m_tools_call(struct conn *k, struct jsonrpc_msg *msg)
 		return;
 	}
 
-	if (type_validate_fields(tool->input, tool->ninput, c->args,
-	    check_exists, (void *)b->m, err, sizeof(err)) != 0) {
+	if (jobs_take_block_ms(tool, c->args, &c->block_ms, err,
+	    sizeof(err)) != 0 || type_validate_fields(tool->input,
+	    tool->ninput, c->args, check_exists, (void *)b->m, err,
+	    sizeof(err)) != 0) {
 		decision = "invalid";
 		reason = err;
 		out = tool_error("invalid_arguments", 0, NULL,
@@ -1952,6 +2064,7 @@ broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 			    "step", "tool", "args", "decision", "patch",
 			    "gate", "note");
 	}
+	b->jobs = jobs_new(b);
 	if (cfg->in_fd >= 0)
 		(void)conn_new(b, cfg->in_fd, cfg->out_fd, 1);
 	return b;
@@ -1986,6 +2099,9 @@ broker_free(struct broker *b)
 		    "id", c->id, "reason", "session ended"));
 		call_free(c);
 	}
+	/* Every job's run was just killed with the others. */
+	jobs_free(b->jobs);
+	b->jobs = NULL;
 	while ((c = TAILQ_FIRST(&b->followers)) != NULL) {
 		TAILQ_REMOVE(&b->followers, c, entry);
 		call_free(c);
