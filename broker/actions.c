@@ -22,6 +22,7 @@
 #include "common/errors.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "broker/fwatch.h"
 #include "broker/jobs.h"
 #include "broker/output.h"
 #include "broker/egress.h"
@@ -257,8 +258,12 @@ commit_changes(struct call *c, const struct ws_change *changes, size_t n,
 		    limit);
 		return ACTION_ERROR;
 	}
-	if ((rc = wswrite_apply(c->b->rootfd, &c->b->m->sandbox, changes, n,
-	    err, sizeof(err))) != 0) {
+	/* The agent's own writes are not news to it (broker/fwatch.h). */
+	fwatch_own_begin(c->b->fwatch);
+	rc = wswrite_apply(c->b->rootfd, &c->b->m->sandbox, changes, n, err,
+	    sizeof(err));
+	fwatch_own_end(c->b->fwatch);
+	if (rc != 0) {
 		*out = tool_error(rc == AL_ERR_PATH ? "path_refused" :
 		    rc == AL_ERR_DENIED ? "denied" : rc == AL_ERR_CONFLICT ?
 		    "conflict" : "write_failed", rc == AL_ERR_IO, NULL,

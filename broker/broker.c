@@ -28,6 +28,7 @@
 #include "broker/broker_int.h"
 #include "broker/changeset.h"
 #include "broker/egress.h"
+#include "broker/fwatch.h"
 #include "broker/jobs.h"
 #include "broker/jsonrpc.h"
 #include "broker/ledger.h"
@@ -468,6 +469,7 @@ call_answer_early(struct call *c, json_t *structured, const char *text)
 	if (tx != NULL)
 		json_array_append_new(json_object_get(result, "content"),
 		    json_pack("{s:s, s:O}", "type", "text", "text", tx));
+	fwatch_tail(b->fwatch, result, sc);
 	jobs_tail(b->jobs, result, sc);
 	broker_trace(b, c, "job", json_string_value(json_object_get(sc,
 	    "jobId")));
@@ -591,6 +593,8 @@ call_complete(struct call *c, int status, json_t *out)
 
 		if (sent == NULL)
 			fatalx("json_deep_copy");
+		fwatch_tail(b->fwatch, sent, is_error ? NULL :
+		    json_object_get(sent, "structuredContent"));
 		jobs_tail(b->jobs, sent, is_error ? NULL :
 		    json_object_get(sent, "structuredContent"));
 		json_decref(result);
@@ -676,6 +680,32 @@ gate_pins_after(struct call *c, json_t *out)
 	    "pinnedCodeChanged", c->pinned_changed));
 }
 
+/*
+ * A connection the egress proxy refused is the likeliest reason a
+ * networked command failed: the hint names the host and the manifest key
+ * that would allow it (before any other hint the runner had).
+ */
+static void
+egress_hint(struct runner_result *res, json_t *denied)
+{
+	json_t	*d = json_array_get(denied, 0);
+	char	 hint[1024];
+
+	if (d == NULL)
+		return;
+	snprintf(hint, sizeof(hint), "the egress proxy refused %s:%lld "
+	    "(not allowed)%s; to allow it add \"%s:%lld\" to %s in the "
+	    "manifest%s%s", json_string_value(json_object_get(d, "host")),
+	    (long long)json_integer_value(json_object_get(d, "port")),
+	    json_array_size(denied) > 1 ? " and more" : "",
+	    json_string_value(json_object_get(d, "host")),
+	    (long long)json_integer_value(json_object_get(d, "port")),
+	    json_string_value(json_object_get(d, "allowWith")),
+	    res->hint[0] != '\0' ? "; " : "", res->hint);
+	memcpy(res->hint, hint, sizeof(res->hint) - 1);
+	res->hint[sizeof(res->hint) - 1] = '\0';
+}
+
 static void
 call_runner_event(int fd, int why, void *arg)
 {
@@ -683,7 +713,7 @@ call_runner_event(int fd, int why, void *arg)
 	struct broker		*b = c->b;
 	struct runner_result	 res;
 	char			 layers[256], uri[256], digest[SHA256_HEX_LEN + 1];
-	json_t			*out;
+	json_t			*out, *denied = NULL;
 	int			 rc;
 
 	(void)fd;
@@ -697,11 +727,15 @@ call_runner_event(int fd, int why, void *arg)
 	loop_unwatch(b->cfg.loop, c->watch);
 	TAILQ_REMOVE(&b->running, c, entry);
 	b->nrunning--;
-	if (c->egress[0] != '\0')
+	if (c->egress[0] != '\0') {
+		denied = egress_denials(b->cfg.egress, c->egress);
 		egress_detach(b->cfg.egress, c->egress);
+	}
 	memset(&res, 0, sizeof(res));
 	rc = runner_proc_finish(c->proc, &res);
 	c->proc = NULL;
+	egress_hint(&res, denied);
+	json_decref(denied);
 	if (rc != 0) {
 		call_complete(c, ACTION_ERROR, tool_error("internal", 1, NULL,
 		    "the runner failed: %s", al_strerror(rc)));
@@ -733,9 +767,19 @@ call_runner_event(int fd, int why, void *arg)
 		(void)broker_audit(b, "sandbox_denial", json_pack(
 		    "{s:O, s:s, s:s}", "id", c->id, "tool", c->tool->name,
 		    "hint", res.hint));
-	/* The run's writes land only through the change-set policy. */
-	if (!res.setup_failed && changeset_call_land(c, &out) != 0) {
+	/*
+	 * The run's writes land only through the change-set policy; a
+	 * blocking call's are the agent's own, a job's are news to it.
+	 */
+	if (c->job == NULL)
+		fwatch_own_begin(b->fwatch);
+	rc = res.setup_failed ? 0 : changeset_call_land(c, &out);
+	if (c->job == NULL)
+		fwatch_own_end(b->fwatch);
+	if (rc != 0) {
 		json_object_set_new(out, "artifactUri", json_string(uri));
+		if (res.hint[0] != '\0' && json_object_get(out, "hint") == NULL)
+			json_object_set_new(out, "hint", json_string(res.hint));
 		call_complete(c, ACTION_ERROR, out);
 		runner_result_clear(&res);
 		return;
@@ -901,6 +945,23 @@ runner_reap_quietly(struct runner_proc *p)
 	runner_result_clear(&res);
 }
 
+/* Tells egress which manifest key grants |c|'s network. */
+static void
+egress_label_call(struct call *c)
+{
+	char key[160], who[96];
+
+	if (c->check != NULL) {
+		snprintf(key, sizeof(key), "checks.%s", c->check->id);
+		egress_label(c->b->cfg.egress, c->egress, key, NULL);
+		return;
+	}
+	snprintf(key, sizeof(key), "tools[%zu]",
+	    (size_t)(c->tool - c->b->m->tools));
+	snprintf(who, sizeof(who), "tool %s", c->tool->name);
+	egress_label(c->b->cfg.egress, c->egress, key, who);
+}
+
 int
 call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 {
@@ -956,6 +1017,7 @@ call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 		if (rc == 0) {
 			snprintf(c->egress, sizeof(c->egress), "%s-%lld",
 			    b->cfg.session_id, (long long)c->seq);
+			egress_label_call(c);
 			if (egress_attach(b->cfg.egress, psock[0], c->egress,
 			    allow, err, sizeof(err)) != 0) {
 				/* No way out for it: better no run at all. */
@@ -2065,6 +2127,9 @@ broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 			    "gate", "note");
 	}
 	b->jobs = jobs_new(b);
+	if ((b->fwatch = fwatch_new(cfg->loop, cfg->workspace, err,
+	    errlen)) == NULL)
+		log_warnx("no fileChanges in results: %s", err);
 	if (cfg->in_fd >= 0)
 		(void)conn_new(b, cfg->in_fd, cfg->out_fd, 1);
 	return b;
@@ -2102,6 +2167,8 @@ broker_free(struct broker *b)
 	/* Every job's run was just killed with the others. */
 	jobs_free(b->jobs);
 	b->jobs = NULL;
+	fwatch_free(b->fwatch);
+	b->fwatch = NULL;
 	while ((c = TAILQ_FIRST(&b->followers)) != NULL) {
 		TAILQ_REMOVE(&b->followers, c, entry);
 		call_free(c);

@@ -159,6 +159,7 @@ struct broker {
 	json_t			**tool_pins;
 	FILE			*trace;
 	struct jobs		*jobs;		/* background jobs */
+	struct fwatch		*fwatch;	/* changes by others, or NULL */
 	size_t			 nrunning;
 	size_t			 nstarting;	/* run_checks digesting */
 	int64_t			 ncalls;		/* tools/call seen */

@@ -48,6 +48,7 @@ struct job {
 	char uri[256];
 	char error_class[64]; /* the run's error, or "" */
 	char error_msg[256];
+	char hint[256]; /* the sandbox's, or "" */
 	/* Reading and matching. */
 	struct jobtext_cursor cur;
 	struct jobtext_scan scan_out, scan_err;
@@ -317,6 +318,17 @@ job_read(struct job *j)
 			    json_pack("{s:s, s:s}", "errorClass",
 				j->error_class, "message", j->error_msg));
 	}
+	/* The sandbox's hint reaches the model in every form. */
+	if (j->state == JOB_ENDED && j->hint[0] != '\0') {
+		char *t;
+
+		json_object_set_new(res, "hint", json_string(j->hint));
+		xasprintf(&t, "%s%s[airlock: hint: %s]\n", text,
+		    *text != '\0' && text[strlen(text) - 1] != '\n' ? "\n" : "",
+		    j->hint);
+		free(text);
+		text = t;
+	}
 	json_object_set_new(res, "_text", json_string(text));
 	free(text);
 	j->reads++;
@@ -506,6 +518,7 @@ jobs_ended(struct call *c, const struct runner_result *res, const char *uri)
 	j->err_len = res->err_len;
 	j->exit_code = res->exited ? res->exit_code : 128 + res->signal;
 	j->timed_out = res->timed_out;
+	snprintf(j->hint, sizeof(j->hint), "%s", res->hint);
 	j->truncated = res->truncated;
 	if (res->setup_failed) {
 		snprintf(

@@ -63,6 +63,7 @@ tests_unit_test_selfsandbox_LDADD = $(unit_ldadd)
 # The output layer (issue 13): excerpts within a cap, readable artifacts.
 libairlock_a_SOURCES += broker/excerpt.c broker/excerpt.h \
 	broker/jobs.c broker/jobs.h broker/jobtext.c broker/jobtext.h \
+	broker/fwatch.c broker/fwatch.h \
 	broker/artifact.c broker/artifact.h \
 	broker/output.c broker/output.h
 check_PROGRAMS += tests/unit/test_excerpt
