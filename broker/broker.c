@@ -417,6 +417,34 @@ call_free(struct call *c)
 	conn_unref(k);
 }
 
+/*
+ * An idempotent call's result is remembered, and retries that arrived
+ * while it ran get the same.
+ */
+static void
+call_remember(struct call *c, json_t *result)
+{
+	struct broker	*b = c->b;
+	struct call	*f, *next;
+
+	if (c->idem_key == NULL)
+		return;
+	ledger_remember(b->ledger, c->tool->name, c->idem_key,
+	    c->args_digest, result);
+	for (f = TAILQ_FIRST(&b->followers); f != NULL; f = next) {
+		next = TAILQ_NEXT(f, entry);
+		if (strcmp(f->tool->name, c->tool->name) != 0 ||
+		    strcmp(f->idem_key, c->idem_key) != 0)
+			continue;
+		TAILQ_REMOVE(&b->followers, f, entry);
+		broker_trace(b, f, "replay", "retry while in flight");
+		conn_send(f->conn, jsonrpc_encode_result(f->id, result));
+		call_free(f);
+	}
+	/* A job answers once: its end is not remembered again. */
+	c->idem_key = NULL;
+}
+
 /* Releases |c|'s connection: its request was answered, it lives on. */
 static void
 call_release_conn(struct call *c)
@@ -469,8 +497,20 @@ call_answer_early(struct call *c, json_t *structured, const char *text)
 	if (tx != NULL)
 		json_array_append_new(json_object_get(result, "content"),
 		    json_pack("{s:s, s:O}", "type", "text", "text", tx));
-	fwatch_tail(b->fwatch, result, sc);
-	jobs_tail(b->jobs, result, sc);
+	call_remember(c, result);
+	{
+		/* The tail goes to this answer only, not to a replay. */
+		json_t *sent = json_deep_copy(result);
+
+		if (sent == NULL)
+			fatalx("json_deep_copy");
+		json_decref(result);
+		result = sent;
+	}
+	fwatch_tail(b->fwatch, result, json_object_get(result,
+	    "structuredContent"));
+	jobs_tail(b->jobs, result, json_object_get(result,
+	    "structuredContent"));
 	broker_trace(b, c, "job", json_string_value(json_object_get(sc,
 	    "jobId")));
 	if (broker_audit(b, "result", json_pack("{s:O, s:s, s:b, s:s, s:I}",
@@ -564,24 +604,7 @@ call_complete(struct call *c, int status, json_t *out)
 		}
 	}
 
-	if (c->idem_key != NULL) {
-		struct call *f, *next;
-
-		ledger_remember(b->ledger, c->tool->name, c->idem_key,
-		    c->args_digest, result);
-		/* Retries that arrived while this ran get the same result. */
-		for (f = TAILQ_FIRST(&b->followers); f != NULL; f = next) {
-			next = TAILQ_NEXT(f, entry);
-			if (strcmp(f->tool->name, c->tool->name) != 0 ||
-			    strcmp(f->idem_key, c->idem_key) != 0)
-				continue;
-			TAILQ_REMOVE(&b->followers, f, entry);
-			broker_trace(b, f, "replay", "retry while in flight");
-			conn_send(f->conn, jsonrpc_encode_result(f->id,
-			    result));
-			call_free(f);
-		}
-	}
+	call_remember(c, result);
 	broker_trace(b, c, is_error ? (eclass != NULL ? eclass : "error") :
 	    "ok", c->note[0] != '\0' ? c->note : NULL);
 	/*
