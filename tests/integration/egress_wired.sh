@@ -136,6 +136,10 @@ expect_not_contains "the agent cannot connect around the proxy" "$out" "DIRECT-C
 expect_contains "the agent cannot reach the metadata address" "$out" "403"
 expect_contains "a loopback address not listed in allowAddresses is refused" \
     "$out" "other-loopback: HTTP/1.1 403"
+grep -h '"event":"egress"' "$AIRLOCK_HOME"/sessions/*/audit.jsonl | grep '169.254.169.254' |
+    grep -q '"allowWith":"agent.allowAddresses (or airlock run --allow-host HOST:PORT)"' &&
+    pass "the agent's refused connection is audited with the key that allows it" ||
+    fail "the agent's refused connection is audited with the key that allows it"
 
 # --allow-host with an IP literal is an explicit address rule for one run:
 # the same agent, under a manifest that grants it nothing.
