@@ -64,6 +64,12 @@ YAML
 
 "$AIRLOCK" check "$M" >"$T/check.out" 2>&1
 expect_eq "the manifest with jobs: loads" "$?" 0
+"$AIRLOCK" check -v "$M" >"$T/checkv.out" 2>&1
+expect_contains "airlock check -v shows a tool's jobs" "$(cat "$T/checkv.out")" "    jobs:
+      maxBlockMs: 5000
+      events:
+        - match: \"^FAIL\"
+        - exit: nonzero"
 cat >"$T/bad.yaml" <<'YAML'
 tools:
   - name: read_file
