@@ -24,6 +24,8 @@
 #include "common/errors.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "broker/fwatch.h"
+#include "broker/jobs.h"
 #include "broker/output.h"
 #include "broker/egress.h"
 #include "broker/patchjail.h"
@@ -258,8 +260,12 @@ commit_changes(struct call *c, const struct ws_change *changes, size_t n,
 		    limit);
 		return ACTION_ERROR;
 	}
-	if ((rc = wswrite_apply(c->b->rootfd, &c->b->m->sandbox, changes, n,
-	    err, sizeof(err))) != 0) {
+	/* The agent's own writes are not news to it (broker/fwatch.h). */
+	fwatch_own_begin(c->b->fwatch);
+	rc = wswrite_apply(c->b->rootfd, &c->b->m->sandbox, changes, n, err,
+	    sizeof(err));
+	fwatch_own_end(c->b->fwatch);
+	if (rc != 0) {
 		*out = tool_error(rc == AL_ERR_PATH ? "path_refused" :
 		    rc == AL_ERR_DENIED ? "denied" : rc == AL_ERR_CONFLICT ?
 		    "conflict" : "write_failed", rc == AL_ERR_IO, NULL,
@@ -793,6 +799,10 @@ action_handler(enum tool_action action)
 		return act_request_approval;
 	case ACTION_READ_OUTPUT:
 		return output_act_read;
+	case ACTION_JOB_OUTPUT:
+		return jobs_act_output;
+	case ACTION_JOB_KILL:
+		return jobs_act_kill;
 	default:
 		return NULL;
 	}

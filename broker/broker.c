@@ -30,6 +30,8 @@
 #include "broker/broker_int.h"
 #include "broker/changeset.h"
 #include "broker/egress.h"
+#include "broker/fwatch.h"
+#include "broker/jobs.h"
 #include "broker/jsonrpc.h"
 #include "broker/ledger.h"
 #include "broker/output.h"
@@ -383,7 +385,7 @@ project_output(struct call *c, json_t *full, char *err, size_t errlen)
 	return out;
 }
 
-static void
+void
 call_free(struct call *c)
 {
 	struct conn	*k;
@@ -391,6 +393,7 @@ call_free(struct call *c)
 
 	if (c == NULL)
 		return;
+	jobs_call_gone(c);
 	k = c->conn;
 	json_decref(c->id);
 	json_decref(c->args);
@@ -410,9 +413,121 @@ call_free(struct call *c)
 	free(c->envp);
 	changeset_call_clear(c);
 	free(c);
+	if (k == NULL)
+		return;		/* a job: its connection was released */
 	k->ncalls--;
 	conn_maybe_close(k);
 	conn_unref(k);
+}
+
+/*
+ * An idempotent call's result is remembered, and retries that arrived
+ * while it ran get the same.
+ */
+static void
+call_remember(struct call *c, json_t *result)
+{
+	struct broker	*b = c->b;
+	struct call	*f, *next;
+
+	if (c->idem_key == NULL)
+		return;
+	ledger_remember(b->ledger, c->tool->name, c->idem_key,
+	    c->args_digest, result);
+	for (f = TAILQ_FIRST(&b->followers); f != NULL; f = next) {
+		next = TAILQ_NEXT(f, entry);
+		if (strcmp(f->tool->name, c->tool->name) != 0 ||
+		    strcmp(f->idem_key, c->idem_key) != 0)
+			continue;
+		TAILQ_REMOVE(&b->followers, f, entry);
+		broker_trace(b, f, "replay", "retry while in flight");
+		conn_send(f->conn, jsonrpc_encode_result(f->id, result));
+		call_free(f);
+	}
+	/* A job answers once: its end is not remembered again. */
+	c->idem_key = NULL;
+}
+
+/* Releases |c|'s connection: its request was answered, it lives on. */
+static void
+call_release_conn(struct call *c)
+{
+	struct conn *k = c->conn;
+
+	c->conn = NULL;
+	k->ncalls--;
+	conn_maybe_close(k);
+	conn_unref(k);
+}
+
+void
+broker_notify(struct broker *b, const char *method, json_t *params)
+{
+	struct conn *k, *next;
+
+	for (k = TAILQ_FIRST(&b->conns); k != NULL; k = next) {
+		next = TAILQ_NEXT(k, entry);
+		if (k->closed || k->state != BROKER_STATE_READY)
+			continue;
+		k->refs++;
+		conn_send(k, jsonrpc_encode_notification(method, params));
+		conn_unref(k);
+	}
+}
+
+void
+call_answer_early(struct call *c, json_t *structured, const char *text)
+{
+	struct broker	*b = c->b;
+	json_t		*result, *sc, *tx = NULL;
+	char		*dump;
+
+	sc = json_deep_copy(structured);
+	if (text != NULL)
+		tx = json_string(text);
+	if (sc == NULL || (text != NULL && tx == NULL))
+		fatalx("out of memory answering a call");
+	if (b->cfg.redact != NULL && (redact_json(b->cfg.redact, sc) < 0 ||
+	    (tx != NULL && redact_json(b->cfg.redact, tx) < 0)))
+		fatalx("out of memory redacting a result");
+	dump = json_dumps(sc, JSON_COMPACT);
+	result = json_pack("{s:[{s:s, s:s}], s:b, s:O}", "content", "type",
+	    "text", "text", dump != NULL ? dump : "", "isError", 0,
+	    "structuredContent", sc);
+	free(dump);
+	if (result == NULL)
+		fatalx("json_pack");
+	if (tx != NULL)
+		json_array_append_new(json_object_get(result, "content"),
+		    json_pack("{s:s, s:O}", "type", "text", "text", tx));
+	call_remember(c, result);
+	{
+		/* The tail goes to this answer only, not to a replay. */
+		json_t *sent = json_deep_copy(result);
+
+		if (sent == NULL)
+			fatalx("json_deep_copy");
+		json_decref(result);
+		result = sent;
+	}
+	fwatch_tail(b->fwatch, result, json_object_get(result,
+	    "structuredContent"));
+	jobs_tail(b->jobs, result, json_object_get(result,
+	    "structuredContent"));
+	broker_trace(b, c, "job", json_string_value(json_object_get(sc,
+	    "jobId")));
+	if (broker_audit(b, "result", json_pack("{s:O, s:s, s:b, s:s, s:I}",
+	    "id", c->id, "tool", c->tool->name, "isError", 0, "jobId",
+	    json_string_value(json_object_get(sc, "jobId")), "durationMs",
+	    (json_int_t)(now_monotonic_ms() - c->started))) != 0)
+		send_error(c->conn, c->id, JSONRPC_REFUSED,
+		    "audit log cannot be written; result withheld");
+	else
+		conn_send(c->conn, jsonrpc_encode_result(c->id, result));
+	json_decref(result);
+	json_decref(sc);
+	json_decref(tx);
+	call_release_conn(c);
 }
 
 void
@@ -424,6 +539,9 @@ call_complete(struct call *c, int status, json_t *out)
 	const char	*eclass = NULL;
 	int		 is_error = status != ACTION_DONE;
 
+	/* A background job's result is kept for job_output instead. */
+	if (jobs_complete(c, status, out))
+		return;
 	if (!is_error) {
 		json_t *hint = json_object_get(out, "hint");
 
@@ -489,26 +607,25 @@ call_complete(struct call *c, int status, json_t *out)
 		}
 	}
 
-	if (c->idem_key != NULL) {
-		struct call *f, *next;
-
-		ledger_remember(b->ledger, c->tool->name, c->idem_key,
-		    c->args_digest, result);
-		/* Retries that arrived while this ran get the same result. */
-		for (f = TAILQ_FIRST(&b->followers); f != NULL; f = next) {
-			next = TAILQ_NEXT(f, entry);
-			if (strcmp(f->tool->name, c->tool->name) != 0 ||
-			    strcmp(f->idem_key, c->idem_key) != 0)
-				continue;
-			TAILQ_REMOVE(&b->followers, f, entry);
-			broker_trace(b, f, "replay", "retry while in flight");
-			conn_send(f->conn, jsonrpc_encode_result(f->id,
-			    result));
-			call_free(f);
-		}
-	}
+	call_remember(c, result);
 	broker_trace(b, c, is_error ? (eclass != NULL ? eclass : "error") :
 	    "ok", c->note[0] != '\0' ? c->note : NULL);
+	/*
+	 * Late injection, after the ledger kept the result (a replay does
+	 * not repeat it): what happened meanwhile goes at the tail.
+	 */
+	if (json_array_size(json_object_get(result, "content")) > 0) {
+		json_t *sent = json_deep_copy(result);
+
+		if (sent == NULL)
+			fatalx("json_deep_copy");
+		fwatch_tail(b->fwatch, sent, is_error ? NULL :
+		    json_object_get(sent, "structuredContent"));
+		jobs_tail(b->jobs, sent, is_error ? NULL :
+		    json_object_get(sent, "structuredContent"));
+		json_decref(result);
+		result = sent;
+	}
 
 	if (broker_audit(b, "result", json_pack("{s:O, s:s, s:b, s:s?, s:I}",
 	    "id", c->id, "tool", c->tool->name, "isError", is_error,
@@ -589,6 +706,32 @@ gate_pins_after(struct call *c, json_t *out)
 	    "pinnedCodeChanged", c->pinned_changed));
 }
 
+/*
+ * A connection the egress proxy refused is the likeliest reason a
+ * networked command failed: the hint names the host and the manifest key
+ * that would allow it (before any other hint the runner had).
+ */
+static void
+egress_hint(struct runner_result *res, json_t *denied)
+{
+	json_t	*d = json_array_get(denied, 0);
+	char	 hint[1024];
+
+	if (d == NULL)
+		return;
+	snprintf(hint, sizeof(hint), "the egress proxy refused %s:%lld "
+	    "(not allowed)%s; to allow it add \"%s:%lld\" to %s in the "
+	    "manifest%s%s", json_string_value(json_object_get(d, "host")),
+	    (long long)json_integer_value(json_object_get(d, "port")),
+	    json_array_size(denied) > 1 ? " and more" : "",
+	    json_string_value(json_object_get(d, "host")),
+	    (long long)json_integer_value(json_object_get(d, "port")),
+	    json_string_value(json_object_get(d, "allowWith")),
+	    res->hint[0] != '\0' ? "; " : "", res->hint);
+	memcpy(res->hint, hint, sizeof(res->hint) - 1);
+	res->hint[sizeof(res->hint) - 1] = '\0';
+}
+
 static void
 call_runner_event(int fd, int why, void *arg)
 {
@@ -596,7 +739,7 @@ call_runner_event(int fd, int why, void *arg)
 	struct broker		*b = c->b;
 	struct runner_result	 res;
 	char			 layers[256], uri[256], digest[SHA256_HEX_LEN + 1];
-	json_t			*out;
+	json_t			*out, *denied = NULL;
 	int			 rc;
 
 	(void)fd;
@@ -604,16 +747,21 @@ call_runner_event(int fd, int why, void *arg)
 	if ((rc = runner_proc_step(c->proc)) == 0) {
 		loop_set_deadline(b->cfg.loop, c->watch,
 		    runner_proc_deadline(c->proc));
+		jobs_step(c);
 		return;
 	}
 	loop_unwatch(b->cfg.loop, c->watch);
 	TAILQ_REMOVE(&b->running, c, entry);
 	b->nrunning--;
-	if (c->egress[0] != '\0')
+	if (c->egress[0] != '\0') {
+		denied = egress_denials(b->cfg.egress, c->egress);
 		egress_detach(b->cfg.egress, c->egress);
+	}
 	memset(&res, 0, sizeof(res));
 	rc = runner_proc_finish(c->proc, &res);
 	c->proc = NULL;
+	egress_hint(&res, denied);
+	json_decref(denied);
 	if (rc != 0) {
 		call_complete(c, ACTION_ERROR, tool_error("internal", 1, NULL,
 		    "the runner failed: %s", al_strerror(rc)));
@@ -633,6 +781,7 @@ call_runner_event(int fd, int why, void *arg)
 		    c->tool->name, all, n, uri, sizeof(uri));
 		free(all);
 	}
+	jobs_ended(c, &res, uri);
 	(void)broker_audit(b, "runner_end", json_pack(
 	    "{s:O, s:b, s:i, s:i, s:b, s:b, s:I, s:s, s:s, s:s}",
 	    "id", c->id, "exited", res.exited, "exitCode", res.exit_code,
@@ -644,9 +793,19 @@ call_runner_event(int fd, int why, void *arg)
 		(void)broker_audit(b, "sandbox_denial", json_pack(
 		    "{s:O, s:s, s:s}", "id", c->id, "tool", c->tool->name,
 		    "hint", res.hint));
-	/* The run's writes land only through the change-set policy. */
-	if (!res.setup_failed && changeset_call_land(c, &out) != 0) {
+	/*
+	 * The run's writes land only through the change-set policy; a
+	 * blocking call's are the agent's own, a job's are news to it.
+	 */
+	if (c->job == NULL)
+		fwatch_own_begin(b->fwatch);
+	rc = res.setup_failed ? 0 : changeset_call_land(c, &out);
+	if (c->job == NULL)
+		fwatch_own_end(b->fwatch);
+	if (rc != 0) {
 		json_object_set_new(out, "artifactUri", json_string(uri));
+		if (res.hint[0] != '\0' && json_object_get(out, "hint") == NULL)
+			json_object_set_new(out, "hint", json_string(res.hint));
 		call_complete(c, ACTION_ERROR, out);
 		runner_result_clear(&res);
 		return;
@@ -812,6 +971,23 @@ runner_reap_quietly(struct runner_proc *p)
 	runner_result_clear(&res);
 }
 
+/* Tells egress which manifest key grants |c|'s network. */
+static void
+egress_label_call(struct call *c)
+{
+	char key[160], who[96];
+
+	if (c->check != NULL) {
+		snprintf(key, sizeof(key), "checks.%s", c->check->id);
+		egress_label(c->b->cfg.egress, c->egress, key, NULL);
+		return;
+	}
+	snprintf(key, sizeof(key), "tools[%zu]",
+	    (size_t)(c->tool - c->b->m->tools));
+	snprintf(who, sizeof(who), "tool %s", c->tool->name);
+	egress_label(c->b->cfg.egress, c->egress, key, who);
+}
+
 int
 call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 {
@@ -867,6 +1043,7 @@ call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 		if (rc == 0) {
 			snprintf(c->egress, sizeof(c->egress), "%s-%lld",
 			    b->cfg.session_id, (long long)c->seq);
+			egress_label_call(c);
 			if (egress_attach(b->cfg.egress, psock[0], c->egress,
 			    allow, err, sizeof(err)) != 0) {
 				/* No way out for it: better no run at all. */
@@ -903,6 +1080,7 @@ call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 		fatalx("too many watches");
 	TAILQ_INSERT_TAIL(&b->running, c, entry);
 	b->nrunning++;
+	jobs_arm(c);
 	return ACTION_PENDING;
 }
 
@@ -1130,6 +1308,18 @@ m_tools_list(struct conn *k, struct jsonrpc_msg *msg)
 		    "annotations", tool_annotations(tool));
 		if (t == NULL)
 			fatalx("json_pack");
+		if (tool->jobs.max_block_ms > 0) {
+			json_t *props = json_object_get(json_object_get(t,
+			    "inputSchema"), "properties");
+
+			if (props == NULL) {
+				props = json_object();
+				json_object_set_new(json_object_get(t,
+				    "inputSchema"), "properties", props);
+			}
+			json_object_set_new(props, "blockMs",
+			    jobs_block_schema(tool));
+		}
 		json_array_append_new(tools, t);
 	}
 	result = json_pack("{s:o}", "tools", tools);
@@ -1517,10 +1707,15 @@ m_tools_call(struct conn *k, struct jsonrpc_msg *msg)
 	k->refs++;
 	c->id = json_incref(msg->id);
 	c->tool = tool;
-	c->args = args != NULL ? json_incref(args) : json_object();
+	/* blockMs is airlock's, not the contract's: taken out of a copy. */
+	c->args = args != NULL ? (tool->jobs.max_block_ms > 0 ?
+	    json_deep_copy(args) : json_incref(args)) : json_object();
+	if (c->args == NULL)
+		fatalx("out of memory copying arguments");
 	c->started = now_monotonic_ms();
 	c->seq = ++b->ncalls;
 	c->changes_fd = -1;
+	c->block_ms = -1;
 	text = json_dumps(c->args, JSON_COMPACT | JSON_SORT_KEYS);
 	sha256_hex(text, strlen(text), c->args_digest);
 	free(text);
@@ -1534,8 +1729,10 @@ m_tools_call(struct conn *k, struct jsonrpc_msg *msg)
 		return;
 	}
 
-	if (type_validate_fields(tool->input, tool->ninput, c->args,
-	    check_exists, (void *)b->m, err, sizeof(err)) != 0) {
+	if (jobs_take_block_ms(tool, c->args, &c->block_ms, err,
+	    sizeof(err)) != 0 || type_validate_fields(tool->input,
+	    tool->ninput, c->args, check_exists, (void *)b->m, err,
+	    sizeof(err)) != 0) {
 		decision = "invalid";
 		reason = err;
 		out = tool_error("invalid_arguments", 0, NULL,
@@ -1971,6 +2168,10 @@ broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 			    "step", "tool", "args", "decision", "patch",
 			    "gate", "note");
 	}
+	b->jobs = jobs_new(b);
+	if ((b->fwatch = fwatch_new(cfg->loop, cfg->workspace, err,
+	    errlen)) == NULL)
+		log_warnx("no fileChanges in results: %s", err);
 	if (cfg->in_fd >= 0)
 		(void)conn_new(b, cfg->in_fd, cfg->out_fd, 1);
 	return b;
@@ -2005,6 +2206,11 @@ broker_free(struct broker *b)
 		    "id", c->id, "reason", "session ended"));
 		call_free(c);
 	}
+	/* Every job's run was just killed with the others. */
+	jobs_free(b->jobs);
+	b->jobs = NULL;
+	fwatch_free(b->fwatch);
+	b->fwatch = NULL;
 	while ((c = TAILQ_FIRST(&b->followers)) != NULL) {
 		TAILQ_REMOVE(&b->followers, c, entry);
 		call_free(c);

@@ -84,6 +84,16 @@ struct call {
 	int			 progress_watch;
 	int64_t			 progress_n;
 	action_fn_t		 action;
+	/*
+	 * Background jobs (broker/jobs.h): the blockMs asked for (-1: none)
+	 * and its watch; the job this run became (its answer was sent);
+	 * for a job_output/job_kill waiting on a job, that job.
+	 */
+	int64_t			 block_ms;
+	int			 block_watch;
+	struct job		*job;
+	struct job		*wait_job;
+	int			 wait_end;	/* 1: wake only at the end */
 	TAILQ_ENTRY(call)	 entry;
 };
 TAILQ_HEAD(callq, call);
@@ -154,6 +164,8 @@ struct broker {
 	json_t			**check_pins;
 	json_t			**tool_pins;
 	FILE			*trace;
+	struct jobs		*jobs;		/* background jobs */
+	struct fwatch		*fwatch;	/* changes by others, or NULL */
 	size_t			 nrunning;
 	size_t			 nstarting;	/* run_checks digesting */
 	int64_t			 ncalls;		/* tools/call seen */
@@ -242,6 +254,21 @@ json_t		*action_plan(struct call *c, json_t **out);
  */
 json_t		*broker_pins_changed(struct broker *b, const struct check *ck,
 		    const struct tool *t);
+
+/* Frees |c| (its connection reference too) without answering it. */
+void		 call_free(struct call *c);
+
+/*
+ * Answers |c|'s request now with |structured| (borrowed) and the extra
+ * text block |text| (or NULL), redacted, with the late-injected tail,
+ * audited; releases the connection.  |c| lives on (as a background job).
+ */
+void		 call_answer_early(struct call *c, json_t *structured,
+		    const char *text);
+
+/* Sends the notification |method| with |params| (borrowed) to every ready connection. */
+void		 broker_notify(struct broker *b, const char *method,
+		    json_t *params);
 
 /* Saves |data| as a new artifact; writes its URI to uri[0..urilen). */
 int		 broker_save_artifact(struct broker *b, const char *label,

@@ -31,6 +31,8 @@ struct egress {
 	int		 ev;		/* read end of the proxy's events */
 	int		 ev_watch;
 	struct buf	*evbuf;
+	json_t		*labels;	/* sandbox -> [key, who] */
+	json_t		*denied;	/* sandbox -> [{host, port, ...}] */
 };
 
 struct egress *
@@ -41,7 +43,93 @@ egress_new(struct loop *loop, struct audit *audit)
 	e->loop = loop;
 	e->audit = audit;
 	e->ctl = e->ev = -1;
+	if ((e->labels = json_object()) == NULL ||
+	    (e->denied = json_object()) == NULL)
+		fatalx("json_object");
 	return e;
+}
+
+#define EGRESS_DENIALS_MAX	16	/* kept per sandbox */
+
+static void	egress_event(int, int, void *);
+
+/* Is |h| an IP literal (IPv4 dotted digits, or IPv6 with a colon)? */
+static int
+is_ip_literal(const char *h)
+{
+	if (strchr(h, ':') != NULL)
+		return 1;
+	return h[0] != '\0' && strspn(h, "0123456789.") == strlen(h);
+}
+
+/*
+ * A refused connection: says in its record which manifest key would
+ * allow it, and keeps it for egress_denials().
+ */
+static void
+egress_note_denial(struct egress *e, json_t *j)
+{
+	const char	*sb = json_string_value(json_object_get(j, "sandbox"));
+	const char	*host = json_string_value(json_object_get(j, "host"));
+	json_t		*label, *list, *d;
+	char		 allow[400];
+	int		 ip;
+
+	if (sb == NULL || host == NULL || strcmp(json_string_value(
+	    json_object_get(j, "decision")) != NULL ? json_string_value(
+	    json_object_get(j, "decision")) : "", "deny") != 0)
+		return;
+	if ((label = json_object_get(e->labels, sb)) == NULL)
+		return;
+	ip = is_ip_literal(host);
+	snprintf(allow, sizeof(allow), "%s.%s%s%s%s",
+	    json_string_value(json_array_get(label, 0)),
+	    ip ? "allowAddresses" : "network",
+	    json_is_string(json_array_get(label, 1)) ? " (" : "",
+	    json_is_string(json_array_get(label, 1)) ?
+	    json_string_value(json_array_get(label, 1)) : "",
+	    json_is_string(json_array_get(label, 1)) ? ")" : "");
+	json_object_set_new(j, "allowWith", json_string(allow));
+	if ((list = json_object_get(e->denied, sb)) == NULL) {
+		list = json_array();
+		json_object_set_new(e->denied, sb, list);
+	}
+	if (json_array_size(list) >= EGRESS_DENIALS_MAX)
+		return;
+	d = json_pack("{s:s, s:O, s:O, s:s}", "host", host, "port",
+	    json_object_get(j, "port"), "reason", json_object_get(j, "reason"),
+	    "allowWith", allow);
+	if (d != NULL)
+		json_array_append_new(list, d);
+}
+
+void
+egress_label(struct egress *e, const char *sandbox, const char *key,
+    const char *who)
+{
+	json_object_set_new(e->labels, sandbox, json_pack("[s, s?]", key,
+	    who));
+}
+
+json_t *
+egress_denials(struct egress *e, const char *sandbox)
+{
+	json_t *list;
+
+	/* What the proxy has written so far (it writes a refusal first). */
+	while (e->pid > 0 && e->ev_watch > 0) {
+		struct pollfd pfd = { .fd = e->ev, .events = POLLIN };
+
+		if (poll(&pfd, 1, 0) != 1)
+			break;
+		egress_event(e->ev, LOOP_READABLE, e);
+	}
+	list = json_object_get(e->denied, sandbox);
+	if (list != NULL)
+		json_incref(list);
+	json_object_del(e->denied, sandbox);
+	json_object_del(e->labels, sandbox);
+	return list;
 }
 
 /* One connection the proxy reports: into the audit log as it is. */
@@ -68,6 +156,7 @@ egress_event(int fd, int why, void *arg)
 			json_decref(j);
 			continue;
 		}
+		egress_note_denial(e, j);
 		if (audit_append(e->audit, "egress", j) != 0)
 			log_warnx("cannot record an egress event");
 		json_decref(j);
@@ -190,5 +279,7 @@ egress_free(struct egress *e)
 		close(e->ev);
 		buf_free(e->evbuf);
 	}
+	json_decref(e->labels);
+	json_decref(e->denied);
 	free(e);
 }

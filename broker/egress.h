@@ -17,6 +17,8 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "broker/audit.h"
 #include "broker/loop.h"
 #include "policy/manifest.h"
@@ -36,6 +38,23 @@ void		 egress_free(struct egress *e);
  */
 int		 egress_attach(struct egress *e, int sock, const char *sandbox,
 		    const struct net_allow *allow, char *err, size_t errlen);
+
+/*
+ * Names what would allow more for |sandbox| (attached): |key| is the
+ * manifest key of its grant without the last component ("tools[2]",
+ * "checks.build"), |who| what it belongs to ("tool fetch"), or NULL.  A
+ * refused connection's audit record then says "allowWith": KEY.network
+ * (a host name) or KEY.allowAddresses (an IP literal).
+ */
+void		 egress_label(struct egress *e, const char *sandbox,
+		    const char *key, const char *who);
+
+/*
+ * The connections of |sandbox| refused so far, reading what the proxy
+ * has reported: a new array of {host, port, reason, allowWith}, or NULL
+ * when none; forgets them and the label.
+ */
+json_t		*egress_denials(struct egress *e, const char *sandbox);
 
 /* Stops serving |sandbox|; its connections are closed. */
 void		 egress_detach(struct egress *e, const char *sandbox);

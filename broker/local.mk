@@ -65,6 +65,8 @@ tests_unit_test_selfsandbox_CFLAGS = $(unit_cflags)
 tests_unit_test_selfsandbox_LDADD = $(unit_ldadd)
 # The output layer (issue 13): excerpts within a cap, readable artifacts.
 libairlock_a_SOURCES += broker/excerpt.c broker/excerpt.h \
+	broker/jobs.c broker/jobs.h broker/jobtext.c broker/jobtext.h \
+	broker/fwatch.c broker/fwatch.h \
 	broker/artifact.c broker/artifact.h \
 	broker/output.c broker/output.h
 check_PROGRAMS += tests/unit/test_excerpt
@@ -83,3 +85,8 @@ tests_unit_test_approval_digest_CFLAGS = $(unit_cflags)
 tests_unit_test_approval_digest_LDADD = $(unit_ldadd)
 # Copy-on-write agent sessions: the broker works on the session's view.
 libairlock_a_SOURCES += broker/cowview.c broker/cowview.h
+# Background jobs: the new-output cursor and the line rules (issue 13).
+check_PROGRAMS += tests/unit/test_jobtext
+TESTS += tests/unit/test_jobtext
+tests_unit_test_jobtext_CFLAGS = $(unit_cflags)
+tests_unit_test_jobtext_LDADD = $(unit_ldadd)

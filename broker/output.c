@@ -91,6 +91,26 @@ excerpt_json(const char *data, size_t len, const struct excerpt_opts *o,
 	return s;
 }
 
+char *
+output_text(struct broker *b, const struct tool *t, const char *data,
+    size_t len, int failed, const char *how)
+{
+	struct excerpt_opts o;
+	size_t cleanlen;
+	char *clean, *e;
+
+	memset(&o, 0, sizeof(o));
+	o.cap = output_cap(b, t);
+	o.failed = failed;
+	o.patterns = (const char *const *)b->m->output.failure_patterns;
+	o.context = EXCERPT_CONTEXT;
+	o.how = how;
+	clean = redacted(b, data, len, &cleanlen);
+	e = excerpt_make(clean, cleanlen, &o, NULL);
+	free(clean);
+	return e;
+}
+
 json_t *
 output_command(struct broker *b, const struct tool *t,
     const struct runner_result *res, const char *uri)

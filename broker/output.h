@@ -37,6 +37,14 @@ json_t *output_command(struct broker *b, const struct tool *t,
     const struct runner_result *res, const char *uri);
 
 /*
+ * data[0..len) redacted and cut to |t|'s cap (head, failure lines when
+ * |failed|, tail; the marker says |how| to read the rest, may be NULL).
+ * Returns a new string.
+ */
+char *output_text(struct broker *b, const struct tool *t, const char *data,
+    size_t len, int failed, const char *how);
+
+/*
  * read_file's result for the file |rel| read whole into data[0..len):
  * content (lines startLine..endLine of the call's arguments when given,
  * else the whole file; cut with a marker to |limit|, or to the tool's

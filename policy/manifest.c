@@ -19,6 +19,7 @@
 #include <math.h>
 #include <grp.h>
 #include <pwd.h>
+#include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1209,12 +1210,13 @@ static const char *const authz_names[] = {
 };
 static const char *const action_names[] = {
 	"read_file", "write_file", "apply_patch", "list_files", "search",
-	"run_check", "exec", "request_approval", "command", "read_output", NULL
+	"run_check", "exec", "request_approval", "command", "read_output",
+	"job_output", "job_kill", NULL
 };
 static const char *const tool_keys[] = {
 	"name", "description", "input", "output", "sideEffect", "timeoutMs",
 	"authorization", "action", "command", "costUsd", "secrets", "network",
-	"allowAddresses", "inlineChars", "pin", NULL
+	"allowAddresses", "inlineChars", "pin", "jobs", NULL
 };
 static const char *const secret_keys[] = { "name", "env", "file", NULL };
 
@@ -1416,6 +1418,81 @@ parse_secrets(struct lctx *c, struct tool *t, const struct ynode *n,
 	return 0;
 }
 
+/*
+ * tools[].jobs: {maxBlockMs, events: [{match: ERE} | {exit: any|nonzero}]}.
+ * Only tools that run a process (exec, command) can have jobs.
+ */
+#define JOB_EVENTS_MAX		32
+#define JOB_BLOCK_MAX_MS	(3600LL * 1000)
+
+static int
+parse_jobs(struct lctx *c, struct tool *t, const struct ynode *n,
+    const char *f)
+{
+	static const char *const keys[] = { "maxBlockMs", "events", NULL };
+	static const char *const ev_keys[] = { "match", "exit", NULL };
+	static const char *const exits[] = { "none", "any", "nonzero", NULL };
+	const struct ynode	*v, *seq;
+	char			 g[FIELD_MAX], h[FIELD_MAX], k[FIELD_MAX];
+	size_t			 i;
+	int			 e;
+
+	if (want(c, n, f, Y_MAP) != 0 || check_keys(c, n, f, keys) != 0)
+		return AL_ERR_FORMAT;
+	if (t->action != ACTION_EXEC && t->action != ACTION_COMMAND)
+		return lerr(c, n, f, "only tools with action exec or command "
+		    "run background jobs");
+	if ((v = map_get(n, "maxBlockMs")) == NULL)
+		return lerr(c, n, f, "missing key \"maxBlockMs\"");
+	if (get_int(c, v, fld(g, f, "maxBlockMs"), 1, JOB_BLOCK_MAX_MS,
+	    &t->jobs.max_block_ms) != 0)
+		return AL_ERR_FORMAT;
+	for (i = 0; i < t->ninput; i++)
+		if (strcmp(t->input[i].name, "blockMs") == 0)
+			return lerr(c, n, f, "the input field blockMs is "
+			    "airlock's when jobs: is set");
+	if ((seq = map_get(n, "events")) == NULL || is_null(seq))
+		return 0;
+	fld(g, f, "events");
+	if (want(c, seq, g, Y_SEQ) != 0)
+		return AL_ERR_FORMAT;
+	if (seq->n > JOB_EVENTS_MAX)
+		return lerr(c, seq, g, "more than %d rules", JOB_EVENTS_MAX);
+	t->jobs.events = xcalloc(seq->n + 1, sizeof(*t->jobs.events));
+	for (i = 0; i < seq->n; i++) {
+		struct job_event_rule	*r = &t->jobs.events[i];
+		const struct ynode	*m, *x;
+		regex_t			 re;
+
+		t->jobs.nevents = i + 1;
+		fldi(h, g, i);
+		if (want(c, seq->v[i], h, Y_MAP) != 0 ||
+		    check_keys(c, seq->v[i], h, ev_keys) != 0)
+			return AL_ERR_FORMAT;
+		m = map_get(seq->v[i], "match");
+		x = map_get(seq->v[i], "exit");
+		if ((m == NULL) == (x == NULL))
+			return lerr(c, seq->v[i], h, "a rule has exactly one "
+			    "of match: or exit:");
+		if (m != NULL) {
+			if (get_str(c, m, fld(k, h, "match"), &r->match) != 0)
+				return AL_ERR_FORMAT;
+			if (r->match[0] == '\0' || regcomp(&re, r->match,
+			    REG_EXTENDED | REG_NOSUB) != 0)
+				return lerr(c, m, k, "not a POSIX extended "
+				    "regular expression");
+			regfree(&re);
+		} else {
+			if (get_enum(c, x, fld(k, h, "exit"), exits, &e) != 0)
+				return AL_ERR_FORMAT;
+			if (e == JOB_EXIT_NONE)
+				return lerr(c, x, k, "any or nonzero");
+			r->exit = e;
+		}
+	}
+	return 0;
+}
+
 static int
 parse_tool(struct lctx *c, const struct ynode *e, size_t idx)
 {
@@ -1512,6 +1589,9 @@ parse_tool(struct lctx *c, const struct ynode *e, size_t idx)
 	if ((n = map_get(e, "inlineChars")) != NULL &&
 	    get_int(c, n, fld(g, f, "inlineChars"), INLINE_MIN, INLINE_MAX,
 	    &t->inline_chars) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(e, "jobs")) != NULL &&
+	    parse_jobs(c, t, n, fld(g, f, "jobs")) != 0)
 		return AL_ERR_FORMAT;
 	return 0;
 }
@@ -2340,6 +2420,9 @@ manifest_free(struct manifest *m)
 		strv_free(t->network.hosts);
 		strv_free(t->network.addresses);
 		strv_free(t->pin);
+		for (j = 0; j < t->jobs.nevents; j++)
+			free(t->jobs.events[j].match);
+		free(t->jobs.events);
 	}
 	free(m->tools);
 	for (i = 0; i < m->nchecks; i++) {
@@ -2431,7 +2514,7 @@ authorization_name(enum authorization a)
 const char *
 tool_action_name(enum tool_action a)
 {
-	return (unsigned)a <= ACTION_READ_OUTPUT ? action_names[a] : "?";
+	return (unsigned)a <= ACTION_JOB_KILL ? action_names[a] : "?";
 }
 
 /* ---- the canonical printer ---- */
@@ -2722,6 +2805,21 @@ manifest_print_canonical(const struct manifest *m, FILE *fp)
 		if (t->inline_chars > 0)
 			fprintf(fp, "    inlineChars: %lld\n",
 			    (long long)t->inline_chars);
+		if (t->jobs.max_block_ms > 0) {
+			fprintf(fp, "    jobs:\n      maxBlockMs: %lld\n"
+			    "      events:%s\n", (long long)t->jobs.max_block_ms,
+			    t->jobs.nevents ? "" : " []");
+			for (j = 0; j < t->jobs.nevents; j++) {
+				if (t->jobs.events[j].match != NULL) {
+					fputs("        - match: ", fp);
+					pq(fp, t->jobs.events[j].match);
+					fputc('\n', fp);
+				} else
+					fprintf(fp, "        - exit: %s\n",
+					    t->jobs.events[j].exit ==
+					    JOB_EXIT_ANY ? "any" : "nonzero");
+			}
+		}
 		fputs("    pin: ", fp);
 		pstrv(fp, t->pin);
 	}

@@ -45,6 +45,27 @@ enum tool_action {
 	ACTION_REQUEST_APPROVAL,
 	ACTION_COMMAND,		/* argv template filled from typed arguments */
 	ACTION_READ_OUTPUT,	/* a range or a grep of this session's artifact */
+	ACTION_JOB_OUTPUT,	/* what a background job printed since the last read */
+	ACTION_JOB_KILL,	/* ends a background job */
+};
+
+/* A background job's event rule (tools[].jobs.events[]). */
+#define JOB_EXIT_NONE		0
+#define JOB_EXIT_ANY		1	/* exit: any */
+#define JOB_EXIT_NONZERO	2	/* exit: nonzero */
+struct job_event_rule {
+	char	*match;		/* POSIX ERE on each output line, or NULL */
+	int	 exit;		/* JOB_EXIT_* */
+};
+
+/*
+ * tools[].jobs: the tool accepts a blockMs argument (0..max_block_ms); a
+ * run still going after it becomes a background job (broker/jobs.h).
+ */
+struct tool_jobs {
+	int64_t			 max_block_ms;	/* 0: no jobs */
+	struct job_event_rule	*events;
+	size_t			 nevents;
 };
 
 struct secret_grant {
@@ -87,6 +108,7 @@ struct tool {
 	size_t			 nsecrets;
 	struct net_allow	 network;
 	int64_t			 inline_chars;	/* 0: the manifest's output.inlineChars */
+	struct tool_jobs	 jobs;
 	char			**pin;		/* pinned code: workspace paths,
 						   a trailing '/' for a
 						   directory; NULL-terminated */

@@ -134,6 +134,7 @@ struct conn {
 	uint16_t		 port;
 	char			 address[INET6_ADDRSTRLEN];
 	const char		*decision;	/* "allow", "deny", "error" */
+	int			 evented;	/* its event line was written */
 	char			 rule[RULES_REASON_MAX];
 	char			 reason[RULES_REASON_MAX];
 	int			 status;
@@ -301,8 +302,9 @@ conn_event(struct proxy *p, struct conn *c)
 	json_t *o;
 	char *s;
 
-	if (p->event_fd < 0)
+	if (p->event_fd < 0 || c->evented)
 		return;
+	c->evented = 1;
 	format_rfc3339(c->start_wall, ts);
 	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:s, "
 	    "s:i, s:I, s:I, s:I, s:s}",
@@ -486,6 +488,12 @@ conn_refuse(struct proxy *p, struct conn *c, int status, const char *decision,
 	sanitize(c->reason);
 	c->status = status;
 	c->decision = decision;
+	/*
+	 * A refusal is reported before the client can read it: whoever
+	 * waits for the sandbox's end then has the event in the pipe.
+	 */
+	if (strcmp(decision, "deny") == 0)
+		conn_event(p, c);
 	if (c->sfd >= 0) {
 		close(c->sfd);
 		c->sfd = -1;

@@ -712,6 +712,16 @@ runner_proc_step(struct runner_proc *p)
 	return 1;
 }
 
+void
+runner_proc_peek(const struct runner_proc *p, const char **out,
+    size_t *outlen, const char **err, size_t *errlen)
+{
+	*out = p->out.buf;
+	*outlen = p->out.len;
+	*err = p->err.buf;
+	*errlen = p->err.len;
+}
+
 static const char *
 errno_hint(const char *err)
 {

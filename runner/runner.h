@@ -165,6 +165,14 @@ pid_t	runner_proc_pid(const struct runner_proc *p);
 int	runner_proc_pidns(const struct runner_proc *p, dev_t *dev, ino_t *ino);
 int64_t	runner_proc_deadline(const struct runner_proc *p);
 int	runner_proc_step(struct runner_proc *p);
+/*
+ * What the run has printed so far (the bytes kept under the cap):
+ * pointers into the handle's buffers, valid until the next
+ * runner_proc_step() or runner_proc_finish(); NULL with a length of 0
+ * when nothing came yet.
+ */
+void	runner_proc_peek(const struct runner_proc *p, const char **out,
+	    size_t *outlen, const char **err, size_t *errlen);
 void	runner_proc_kill(struct runner_proc *p);
 int	runner_proc_finish(struct runner_proc *p, struct runner_result *res);
 

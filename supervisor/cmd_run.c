@@ -454,6 +454,9 @@ cmd_run(int argc, char **argv)
 	}
 	if (req.use_proxy) {
 		close(psock[1]);
+		/* A refusal's audit record names what would allow it. */
+		egress_label(sv.egress, s->id, "agent",
+		    "or airlock run --allow-host HOST:PORT");
 		if (egress_attach(sv.egress, psock[0], s->id, &net,
 		    err, sizeof(err)) != 0) {
 			log_warnx("the agent's egress: %s", err);

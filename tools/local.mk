@@ -30,6 +30,9 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h supervisor/cmd_approver
 	fuzz/fuzz_vis.c \
 	broker/excerpt.c broker/excerpt.h broker/artifact.c broker/artifact.h \
 	broker/output.c broker/output.h tests/unit/test_excerpt.c \
+	broker/jobs.c broker/jobs.h broker/jobtext.c broker/jobtext.h \
+	broker/fwatch.c broker/fwatch.h \
+	tests/unit/test_jobtext.c \
 	policy/writepolicy.c policy/writepolicy.h tests/unit/test_writepolicy.c \
 	policy/seatbelt.c policy/seatbelt.h supervisor/cmd_profile.c \
 	tests/unit/test_seatbelt.c tests/unit/test_approval_digest.c \

@@ -56,6 +56,14 @@ tools:
     authorization: allow
     timeoutMs: 10000
     command: ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/3128 && echo CONNECTED"]
+  - name: fetch_name
+    input: {}
+    output: { exitCode: integer }
+    sideEffect: network
+    authorization: allow
+    timeoutMs: 10000
+    command: ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/3128 && printf 'CONNECT example.org:443 HTTP/1.1\\r\\nHost: example.org:443\\r\\n\\r\\n' >&3 && head -n 1 <&3 && exit 7"]
+    network: ["api.example.com:443"]
 agent:
   allowAddresses: ["127.0.0.1:$SP"]
 YAML
@@ -80,6 +88,19 @@ expect_contains "the origin's body comes back" "$out" "hello from airlock test s
 out=$(call fetch_other)
 expect_contains "a host outside the grant is refused with 403" "$out" "403"
 expect_contains "the refusal names its reason" "$out" "X-Airlock-Reason"
+hint=$(printf '%s' "$out" | jq -r .result.structuredContent.hint)
+expect_eq "the result's hint names the host and the manifest key that allows it" "$hint" \
+    'the egress proxy refused 10.0.0.5:80 (not allowed); to allow it add "10.0.0.5:80" to tools[1].allowAddresses (tool fetch_other) in the manifest'
+expect_contains "... in the text the model reads too" "$(printf '%s' "$out" | jq -r '.result.content[-1].text')" \
+    '[airlock: hint: the egress proxy refused 10.0.0.5:80 (not allowed); to allow it add "10.0.0.5:80" to tools[1].allowAddresses'
+out=$(call fetch_name)
+expect_contains "a refused host name points at network, in text and structuredContent" \
+    "$(printf '%s' "$out" | jq -r '[.result.structuredContent.hint, .result.content[-1].text] | join("|")')" \
+    'to allow it add "example.org:443" to tools[4].network (tool fetch_name) in the manifest|'
+expect_contains "... and the text block carries it too" "$(printf '%s' "$out" | jq -r '.result.content[-1].text')" \
+    'to tools[4].network (tool fetch_name)'
+grep -h '"event":"egress"' "$AIRLOCK_HOME"/sessions/*/audit.jsonl | grep '10.0.0.5' | grep -q '"allowWith":"tools\[1\].allowAddresses (tool fetch_other)"' &&
+    pass "the refusal's audit record names the key that allows it" || fail "the refusal's audit record names the key that allows it"
 out=$(call bypass)
 expect_not_contains "a direct connect that bypasses the proxy fails" "$out" "CONNECTED"
 expect_contains "the bypass fails in the sandbox, not the command" "$out" '"exitCode":1'
@@ -117,6 +138,10 @@ expect_not_contains "the agent cannot connect around the proxy" "$out" "DIRECT-C
 expect_contains "the agent cannot reach the metadata address" "$out" "403"
 expect_contains "a loopback address not listed in allowAddresses is refused" \
     "$out" "other-loopback: HTTP/1.1 403"
+grep -h '"event":"egress"' "$AIRLOCK_HOME"/sessions/*/audit.jsonl | grep '169.254.169.254' |
+    grep -q '"allowWith":"agent.allowAddresses (or airlock run --allow-host HOST:PORT)"' &&
+    pass "the agent's refused connection is audited with the key that allows it" ||
+    fail "the agent's refused connection is audited with the key that allows it"
 
 # --allow-host with an IP literal is an explicit address rule for one run:
 # the same agent, under a manifest that grants it nothing.

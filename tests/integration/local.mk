@@ -40,6 +40,11 @@ EXTRA_DIST += tests/integration/terminal_safe.sh
 # The output layer: capped results, artifacts, ranges (issue 13).
 TESTS += tests/integration/output_layer.sh
 EXTRA_DIST += tests/integration/output_layer.sh
+# Background jobs, pushed events, file changes (issue 13, items 4-6).
+TESTS += tests/integration/jobs.sh
+EXTRA_DIST += tests/integration/jobs.sh
+TESTS += tests/integration/file_changes.sh
+EXTRA_DIST += tests/integration/file_changes.sh
 # Pinned code: approvals, gates and secrets bound to the code that runs (issue 11).
 TESTS += tests/integration/pinned_code.sh
 EXTRA_DIST += tests/integration/pinned_code.sh

@@ -168,7 +168,11 @@ sess_dir="$AIRLOCK_HOME/sessions/$SESSION"
 starts_before=$(grep -c '"runner_start"' "$sess_dir/audit.jsonl")
 arts_before=$(ls "$sess_dir/artifacts" | wc -l)
 mcp_call run_check '{"checkId":"unit.all","idempotencyKey":"gate-1"}'
-first=$(jr -c .result)
+# Less its late-injected tail: the README edit above is news once
+# (fileChanges, docs/OUTPUT.md), not part of the result a replay repeats.
+expect_eq "the first answer tells of the edit behind the broker's back" \
+    "$(jr -c '.result.structuredContent.fileChanges.files')" '[{"path":"README.md","change":"modified"}]'
+first=$(jr -c '.result | del(.structuredContent.fileChanges) | .content |= map(select(.text | startswith("[airlock: workspace files changed") | not))')
 mcp_call run_check '{"checkId":"unit.all","idempotencyKey":"gate-1"}'
 expect_eq "same idempotencyKey and arguments: the same result" "$(jr -c .result)" "$first"
 starts_after=$(grep -c '"runner_start"' "$sess_dir/audit.jsonl")

@@ -1,0 +1,57 @@
+/*
+ * fwatch: which workspace files changed by something other than the
+ * agent's own calls (issue 13, item 6).
+ *
+ * An inotify watch on every directory of the workspace (skipping .git
+ * and airlock's own .airlock-* names), read from the broker's event loop:
+ * no rehash, no scan per call.  What the broker itself writes for a call
+ * (write_file, apply_patch, a run's change set landing) is bracketed by
+ * fwatch_own_begin()/fwatch_own_end() and not reported; everything else
+ * (a human's editor, a background job's writes landing) is kept until
+ * fwatch_tail() puts it at the tail of the agent's next result.
+ *
+ * What is not seen: changes inside a directory created and filled before
+ * its watch was added (the directory itself is reported), directories
+ * past FWATCH_MAX_DIRS (fileChanges then says it is incomplete), and
+ * changes made through another mount of the same files in the instant of
+ * an own-write bracket.  Not for use outside broker/.
+ */
+#ifndef AIRLOCK_FWATCH_H
+#define AIRLOCK_FWATCH_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#define FWATCH_MAX_DIRS 8192 /* directories watched */
+#define FWATCH_MAX_PATHS 1000 /* changes remembered between results */
+#define FWATCH_SHOWN 20 /* changes listed in one result */
+
+struct fwatch;
+struct loop;
+
+/*
+ * Watches the workspace |root| (an absolute host path) from |l|.  Returns
+ * the watcher, or NULL with err set (inotify unavailable): the broker then
+ * runs without fileChanges.
+ */
+struct fwatch *fwatch_new(
+    struct loop *l, const char *root, char *err, size_t errlen);
+void fwatch_free(struct fwatch *fw);
+
+/* Reads what the kernel has queued: changes by others, until now. */
+void fwatch_drain(struct fwatch *fw);
+
+/* Around a write the broker makes for the agent: its changes are not reported. */
+void fwatch_own_begin(struct fwatch *fw);
+void fwatch_own_end(struct fwatch *fw);
+
+/*
+ * Appends the changes since the last result to |result|'s content (a
+ * text block) and to |structured| ("fileChanges": {files: [{path,
+ * change}], more, incomplete}; when not NULL), then forgets them.
+ * Nothing when nothing changed.  |fw| may be NULL.
+ */
+void fwatch_tail(struct fwatch *fw, json_t *result, json_t *structured);
+
+#endif

@@ -1,0 +1,87 @@
+/*
+ * jobs: background jobs and their pushed events (issue 13, items 4, 5).
+ *
+ * A tool whose manifest entry has jobs: takes a blockMs argument.  A run
+ * still going blockMs after it started becomes a job: the call is
+ * answered {jobId, status: "running", output (so far, capped)} and the
+ * run goes on in the broker's event loop, the same struct call, in the
+ * broker's running queue: it counts against maxParallelProcesses, keeps
+ * its cgroup, timeout and egress, and its writes land through the change
+ * set when it ends, as any run's.  job_output returns what is new since
+ * the last read (optionally waiting for it), job_kill ends a job; the
+ * session's end kills every job.  Each start, read, kill and end is
+ * audited.  Nothing here blocks: waits are loop deadlines.
+ *
+ * Event rules (jobs.events) are matched on each complete output line and
+ * on the exit; a match is sent as notifications/message to every ready
+ * connection and kept for the tail of the agent's next tool result (late
+ * injection: nothing earlier in the conversation changes).
+ *
+ * Not for use outside broker/.
+ */
+#ifndef AIRLOCK_JOBS_H
+#define AIRLOCK_JOBS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+struct broker;
+struct call;
+struct jobs;
+struct runner_result;
+struct tool;
+
+/* The session's jobs, none yet.  Never fails. */
+struct jobs *jobs_new(struct broker *b);
+/*
+ * Frees the jobs and answers nothing: the broker has already killed the
+ * runs (their calls are freed) when this is called; waiting job_output
+ * calls are freed.
+ */
+void jobs_free(struct jobs *js);
+
+/*
+ * Takes the blockMs argument out of |args| (a tool without jobs: leaves
+ * it, and the contract refuses it).  Returns 0 with *ms set (-1 when
+ * absent), or -1 with err set (not an integer in 0..maxBlockMs).
+ */
+int jobs_take_block_ms(
+    const struct tool *t, json_t *args, int64_t *ms, char *err, size_t errlen);
+
+/* The inputSchema property the tool's blockMs adds (new), or NULL. */
+json_t *jobs_block_schema(const struct tool *t);
+
+/* After |c|'s runner started: arms its blockMs, if it has one. */
+void jobs_arm(struct call *c);
+/* After each step of a job's runner: events, and waiting readers. */
+void jobs_step(struct call *c);
+/*
+ * When |c|'s runner is over (before its writes land): disarms blockMs;
+ * a job keeps its final output (|res|, |uri| borrowed) and matches its
+ * exit rules.
+ */
+void jobs_ended(
+    struct call *c, const struct runner_result *res, const char *uri);
+/*
+ * Instead of answering |c|: when |c| is a job, records the outcome
+ * (status, out as call_complete() takes them; out is consumed), audits
+ * job_end, answers its waiters, frees |c| and returns 1.  Else 0.
+ */
+int jobs_complete(struct call *c, int status, json_t *out);
+/* From call_free(): |c| is going away. */
+void jobs_call_gone(struct call *c);
+
+/* The job_output and job_kill actions (action_fn). */
+int jobs_act_output(struct call *c, json_t **out);
+int jobs_act_kill(struct call *c, json_t **out);
+
+/*
+ * Late injection: appends the events since the last result to the tail
+ * of |result| (a text block) and to |structured| ("events"; when not
+ * NULL), then forgets them.
+ */
+void jobs_tail(struct jobs *js, json_t *result, json_t *structured);
+
+#endif
