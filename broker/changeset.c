@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -22,9 +23,11 @@
 
 #include <sodium.h>
 
+#include "broker/applyjournal.h"
 #include "broker/broker_int.h"
 #include "broker/changeset.h"
 #include "common/errors.h"
+#include "common/log.h"
 #include "common/util.h"
 #include "policy/path.h"
 #include "policy/writepolicy.h"
@@ -43,6 +46,7 @@ struct cs_entry {
 	enum wp_kind kind;
 	enum cs_op op;
 	mode_t mode;
+	mode_t old_mode; /* CS_CHMOD: the mode it had */
 	nlink_t nlink;
 	char *target; /* symlink text */
 	off_t size;
@@ -303,6 +307,7 @@ walk_one(struct changeset *cs, int ufd, const char *name, const char *path,
 			}
 			e->op = real != 0 ? CS_MKDIR : CS_CHMOD;
 			e->mode = st.st_mode & 07777;
+			e->old_mode = real != 0 ? 0 : rst.st_mode & 07777;
 		}
 		return walk(cs, fd, path, child_opaque, err, errlen);
 	}
@@ -483,52 +488,31 @@ changeset_paths(const struct changeset *cs, size_t *n)
 	return v;
 }
 
-/* Applying. */
-
-enum undo_kind { UNDO_TRASH, UNDO_UNLINK, UNDO_RMDIR, UNDO_CHMOD };
-
-struct undo {
-	enum undo_kind kind;
-	const char *path; /* borrowed */
-	size_t idx; /* UNDO_TRASH: name in the trash */
-	mode_t mode; /* UNDO_CHMOD: the old mode */
-};
-
-/* Removes |name| in |dfd| and everything beneath it; no link followed. */
-static void
-rm_tree(int dfd, const char *name)
+json_t *
+changeset_describe(const struct changeset *cs)
 {
-	struct stat st;
-	char **names;
-	size_t n, i;
-	int fd;
+	static const char *const kinds[] = {
+		[WP_FILE] = "write",
+		[WP_DIR] = "mkdir",
+		[WP_SYMLINK] = "symlink",
+		[WP_DELETE] = "delete",
+		[WP_DEVICE] = "device",
+		[WP_FIFO] = "fifo",
+		[WP_SOCKET] = "socket",
+	};
+	json_t *v = json_array();
+	const char *op;
+	size_t i;
 
-	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1)
-		return;
-	if (!S_ISDIR(st.st_mode)) {
-		(void)unlinkat(dfd, name, 0);
-		return;
+	for (i = 0; i < cs->n; i++) {
+		op = cs->e[i].op == CS_CHMOD ? "chmod" : kinds[cs->e[i].kind];
+		json_array_append_new(v,
+		    json_pack("{s:s, s:s}", "op", op, "path", cs->e[i].path));
 	}
-	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd == -1 && errno == EACCES) {
-		/* overlayfs leaves its work directory mode 0. */
-		(void)!fchmodat(dfd, name, 0700, 0);
-		fd = openat(
-		    dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	}
-	if (fd != -1) {
-		int keep = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-
-		names = list_dir(fd, &n);
-		for (i = 0; keep != -1 && names != NULL && i < n; i++)
-			rm_tree(keep, names[i]);
-		if (names != NULL)
-			strv_free_n(names, n);
-		if (keep != -1)
-			close(keep);
-	}
-	(void)unlinkat(dfd, name, AT_REMOVEDIR);
+	return v;
 }
+
+/* Applying. */
 
 /* Copies |from| to |to|, holes kept as holes (SEEK_DATA/SEEK_HOLE). */
 static int
@@ -585,12 +569,10 @@ move_upper(int upperfd, const char *path, int dfd, const char *name)
 /* Writes entry |e| (a file or symlink) into place beneath |dfd|. */
 static int
 write_entry(const struct cs_entry *e, int upperfd, int dfd, const char *name,
-    char *err, size_t errlen)
+    const char *tmp, char *err, size_t errlen)
 {
-	char tmp[64];
 	int in, outfd;
 
-	tmp_name(tmp, sizeof(tmp), "new");
 	if (e->kind == WP_SYMLINK) {
 		if (symlinkat(e->target, dfd, tmp) == -1)
 			goto fail;
@@ -642,11 +624,10 @@ fail:
 }
 
 static int
-apply_entry(const struct cs_entry *e, int upperfd, int rootfd, struct undo *u,
+apply_entry(const struct cs_entry *e, int upperfd, int rootfd, const char *tmp,
     char *err, size_t errlen)
 {
 	const char *name;
-	struct stat st;
 	int dfd, fd, rc;
 
 	/* A removed entry went to the trash with its removed ancestor. */
@@ -659,41 +640,26 @@ apply_entry(const struct cs_entry *e, int upperfd, int rootfd, struct undo *u,
 		    e->path);
 		return AL_ERR_PATH;
 	}
-	u->path = e->path;
 	switch (e->op) {
 	case CS_MKDIR:
 		if (mkdirat(dfd, name, 0700) == -1)
 			break;
-		u->kind = UNDO_RMDIR;
+		/* FALLTHROUGH */
+	case CS_CHMOD:
 		if ((fd = openat(dfd, name,
 			 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) ==
 		    -1)
 			break;
-		if (fchown(fd, e->uid, e->gid) == -1)
+		if (e->op == CS_MKDIR && fchown(fd, e->uid, e->gid) == -1)
 			errno = 0;
 		rc = fchmod(fd, e->mode & 0777);
 		close(fd);
-		close(dfd);
-		return rc == 0 ? 0 : AL_ERR_IO;
-	case CS_CHMOD:
-		if ((fd = openat(dfd, name,
-			 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) ==
-			-1 ||
-		    fstat(fd, &st) == -1) {
-			if (fd != -1)
-				close(fd);
+		if (rc == -1)
 			break;
-		}
-		u->kind = UNDO_CHMOD;
-		u->mode = st.st_mode & 07777;
-		rc = fchmod(fd, e->mode & 0777);
-		close(fd);
 		close(dfd);
-		return rc == 0 ? 0 : AL_ERR_IO;
+		return 0;
 	case CS_WRITE:
-		rc = write_entry(e, upperfd, dfd, name, err, errlen);
-		if (rc == 0)
-			u->kind = UNDO_UNLINK;
+		rc = write_entry(e, upperfd, dfd, name, tmp, err, errlen);
 		close(dfd);
 		return rc;
 	case CS_NONE:
@@ -705,41 +671,65 @@ apply_entry(const struct cs_entry *e, int upperfd, int rootfd, struct undo *u,
 	return AL_ERR_IO;
 }
 
-static void
-undo_one(const struct undo *u, int rootfd, int trashfd)
+/*
+ * The journal of applying |cs| (applyjournal.h); the temporary name of
+ * entry i is ".airlock-new-ID-i", ID the trash directory's.
+ */
+static json_t *
+journal_new(const struct changeset *cs, const char *id)
 {
-	const char *name;
-	char idx[32];
-	int dfd;
+	json_t *j, *removals, *steps, *index, *step, *ri;
+	char tmp[96];
+	size_t i;
 
-	if (open_parent(rootfd, u->path, O_RDONLY, &dfd, &name) != 0)
-		return;
-	switch (u->kind) {
-	case UNDO_TRASH:
-		snprintf(idx, sizeof(idx), "%zu", u->idx);
-		(void)renameat(trashfd, idx, dfd, name);
-		break;
-	case UNDO_UNLINK:
-		(void)unlinkat(dfd, name, 0);
-		break;
-	case UNDO_RMDIR:
-		(void)unlinkat(dfd, name, AT_REMOVEDIR);
-		break;
-	case UNDO_CHMOD:
-		(void)!fchmodat(dfd, name, u->mode, 0);
-		break;
+	removals = json_array();
+	index = json_object();
+	for (i = 0; i < cs->nremovals; i++) {
+		json_array_append_new(removals, json_string(cs->removals[i]));
+		json_object_set_new(
+		    index, cs->removals[i], json_integer((json_int_t)i));
 	}
-	close(dfd);
+	steps = json_array();
+	for (i = 0; i < cs->n; i++) {
+		const struct cs_entry *e = &cs->e[i];
+
+		switch (e->op) {
+		case CS_NONE:
+			continue;
+		case CS_MKDIR:
+			step = json_pack(
+			    "{s:s, s:s}", "op", "mkdir", "path", e->path);
+			break;
+		case CS_CHMOD:
+			step = json_pack("{s:s, s:s, s:i}", "op", "chmod",
+			    "path", e->path, "mode", (int)e->old_mode);
+			break;
+		case CS_WRITE:
+		default:
+			snprintf(
+			    tmp, sizeof(tmp), ".airlock-new-%s-%zu", id, i);
+			step = json_pack("{s:s, s:s, s:s}", "op", "write",
+			    "path", e->path, "tmp", tmp);
+			if ((ri = json_object_get(index, e->path)) != NULL)
+				json_object_set(step, "removal", ri);
+			break;
+		}
+		json_array_append_new(steps, step);
+	}
+	json_decref(index);
+	j = json_pack("{s:i, s:o, s:o}", "version", 1, "removals", removals,
+	    "steps", steps);
+	return j;
 }
 
 int
 changeset_apply(const struct changeset *cs, int upperfd, int rootfd, char *err,
     size_t errlen)
 {
-	struct undo *undo;
-	size_t nundo = 0, i;
-	char trash[64], idx[32];
-	const char *name;
+	char trash[64], idx[32], tmp[96], rberr[256];
+	const char *name, *id;
+	json_t *journal;
+	size_t i, nsteps;
 	int trashfd, wsfd, dfd, rc = 0;
 
 	if (cs->n == 0 && cs->nremovals == 0)
@@ -751,14 +741,26 @@ changeset_apply(const struct changeset *cs, int upperfd, int rootfd, char *err,
 		return AL_ERR_SYSTEM;
 	}
 	tmp_name(trash, sizeof(trash), "trash");
+	id = trash + strlen(APPLYJOURNAL_TRASH_PREFIX);
 	if (mkdirat(wsfd, trash, 0700) == -1 ||
 	    (trashfd = openat(wsfd, trash,
 		 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
 		snprintf(err, errlen, "trash directory: %s", strerror(errno));
+		(void)unlinkat(wsfd, trash, AT_REMOVEDIR);
 		close(wsfd);
 		return AL_ERR_SYSTEM;
 	}
-	undo = xcalloc(cs->nremovals + cs->n + 1, sizeof(*undo));
+	/* Held until the end: recovery leaves a live apply alone. */
+	journal = journal_new(cs, id);
+	if (flock(trashfd, LOCK_EX) == -1 || fsync(wsfd) == -1 ||
+	    applyjournal_write(trashfd, journal) != 0) {
+		snprintf(err, errlen, "apply journal: %s", strerror(errno));
+		json_decref(journal);
+		close(trashfd);
+		applyjournal_rm_tree(wsfd, trash);
+		close(wsfd);
+		return AL_ERR_IO;
+	}
 	for (i = 0; i < cs->nremovals && rc == 0; i++) {
 		if (open_parent(wsfd, cs->removals[i], O_RDONLY, &dfd, &name) !=
 		    0) {
@@ -774,35 +776,69 @@ changeset_apply(const struct changeset *cs, int upperfd, int rootfd, char *err,
 			snprintf(err, errlen, "%s: %s", cs->removals[i],
 			    strerror(errno));
 			rc = AL_ERR_IO;
-		} else {
-			undo[nundo].kind = UNDO_TRASH;
-			undo[nundo].path = cs->removals[i];
-			undo[nundo++].idx = i;
 		}
 		close(dfd);
 	}
 	for (i = 0; i < cs->n && rc == 0; i++) {
-		undo[nundo].kind = UNDO_TRASH;
-		undo[nundo].path = NULL;
-		rc = apply_entry(
-		    &cs->e[i], upperfd, wsfd, &undo[nundo], err, errlen);
-		/* A half-done step (a directory made, then not chowned)
-		 * is undone with the others. */
-		if (undo[nundo].path != NULL &&
-		    (rc == 0 || undo[nundo].kind != UNDO_TRASH))
-			nundo++;
+		snprintf(tmp, sizeof(tmp), ".airlock-new-%s-%zu", id, i);
+		rc = apply_entry(&cs->e[i], upperfd, wsfd, tmp, err, errlen);
 	}
-	if (rc != 0)
-		while (nundo > 0)
-			undo_one(&undo[--nundo], wsfd, trashfd);
-	free(undo);
+	if (rc == 0 && applyjournal_commit(trashfd) != 0) {
+		snprintf(err, errlen, "apply journal: %s", strerror(errno));
+		rc = AL_ERR_IO;
+	}
+	/* What failed is undone as a crash would be, from the journal. */
+	if (rc != 0 &&
+	    applyjournal_rollback(
+		wsfd, trashfd, journal, &nsteps, rberr, sizeof(rberr)) != 0) {
+		/* Left for the next start's recovery, which says so. */
+		log_warnx("%s: %s", trash, rberr);
+		json_decref(journal);
+		close(trashfd);
+		close(wsfd);
+		return rc;
+	}
+	json_decref(journal);
+	applyjournal_rm_tree(wsfd, trash);
 	close(trashfd);
-	rm_tree(wsfd, trash);
 	close(wsfd);
 	return rc;
 }
 
+int
+changeset_recover(int rootfd, json_t **report, char *err, size_t errlen)
+{
+	return applyjournal_recover(rootfd, report, err, errlen);
+}
+
 /* The broker's side. */
+
+int
+changeset_broker_recover(struct broker *b, char *err, size_t errlen)
+{
+	json_t *report, *v;
+	size_t i;
+
+	if (changeset_recover(b->rootfd, &report, err, errlen) < 0) {
+		(void)broker_audit(b, "apply_recovered",
+		    json_pack("{s:s, s:s}", "action", "failed", "error", err));
+		return -1;
+	}
+	json_array_foreach(report, i, v)
+	{
+		log_warnx("workspace: an interrupted apply (%s): %s",
+		    json_string_value(json_object_get(v, "trash")),
+		    json_string_value(json_object_get(v, "action")));
+		if (broker_audit(b, "apply_recovered", json_incref(v)) != 0) {
+			snprintf(
+			    err, errlen, "the audit log cannot be written");
+			json_decref(report);
+			return -1;
+		}
+	}
+	json_decref(report);
+	return 0;
+}
 
 /* The size of the in-memory upper layer, in MiB: the change set's quota. */
 static long long
@@ -818,6 +854,8 @@ upper_size_mb(const struct broker *b)
  * probing of the session directory's disk.  Returns the mount's
  * descriptor, holding "upper" and "work", or -1 (errno set).
  */
+static int upper_full(int mfd);
+
 static int
 upper_tmpfs(const struct broker *b)
 {
@@ -850,6 +888,58 @@ upper_tmpfs(const struct broker *b)
 }
 
 int
+changeset_upper_new(
+    const char *dir, struct changeset_upper *u, char *err, size_t errlen)
+{
+	memset(u, 0, sizeof(*u));
+	u->mnt_fd = -1;
+	if (geteuid() == 0 && (u->mnt_fd = upper_tmpfs(NULL)) != -1)
+		return 0;
+	if (mkdir(dir, 0700) == -1) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	u->dir = xstrdup(dir);
+	xasprintf(&u->upper, "%s/upper", dir);
+	xasprintf(&u->work, "%s/work", dir);
+	if (mkdir(u->upper, 0755) == -1 || mkdir(u->work, 0700) == -1) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		changeset_upper_free(u);
+		return -1;
+	}
+	return 0;
+}
+
+int
+changeset_upper_open(const struct changeset_upper *u)
+{
+	if (u->mnt_fd != -1)
+		return openat(u->mnt_fd, "upper",
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return open(u->upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+int
+changeset_upper_full(const struct changeset_upper *u)
+{
+	return u->mnt_fd != -1 && upper_full(u->mnt_fd);
+}
+
+void
+changeset_upper_free(struct changeset_upper *u)
+{
+	if (u->dir != NULL)
+		applyjournal_rm_tree(AT_FDCWD, u->dir);
+	if (u->mnt_fd != -1)
+		close(u->mnt_fd);
+	free(u->dir);
+	free(u->upper);
+	free(u->work);
+	memset(u, 0, sizeof(*u));
+	u->mnt_fd = -1;
+}
+
+int
 changeset_call_prepare(struct call *c, json_t **out)
 {
 	struct broker *b = c->b;
@@ -879,7 +969,7 @@ changeset_call_prepare(struct call *c, json_t **out)
 	}
 	xasprintf(&dir, "%s/%lld", base, (long long)c->seq);
 	free(base);
-	rm_tree(AT_FDCWD, dir);
+	applyjournal_rm_tree(AT_FDCWD, dir);
 	if (mkdir(dir, 0700) == -1) {
 		*out = tool_error(
 		    "internal", 1, NULL, "%s: %s", dir, strerror(errno));
@@ -905,7 +995,7 @@ void
 changeset_call_clear(struct call *c)
 {
 	if (c->changes != NULL)
-		rm_tree(AT_FDCWD, c->changes);
+		applyjournal_rm_tree(AT_FDCWD, c->changes);
 	if (c->changes_fd != -1)
 		close(c->changes_fd);
 	c->changes_fd = -1;

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 packages="build-essential autoconf automake pkg-config
 libseccomp-dev libcap-ng-dev libyaml-dev libsodium-dev libjansson-dev check
 util-linux procps iproute2 diffutils bubblewrap clang jq python3 bash
-valgrind cppcheck clang-tidy clang-format"
+valgrind cppcheck clang-tidy clang-format strace"
 
 missing=""
 for p in $packages; do

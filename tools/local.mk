@@ -25,6 +25,7 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h \
 	broker/excerpt.c broker/excerpt.h broker/artifact.c broker/artifact.h \
 	broker/output.c broker/output.h tests/unit/test_excerpt.c \
 	policy/writepolicy.c policy/writepolicy.h tests/unit/test_writepolicy.c \
+	broker/applyjournal.c broker/applyjournal.h \
 	broker/changeset.c broker/changeset.h
 
 lint: $(BUILT_SOURCES) config.h

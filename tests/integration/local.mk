@@ -50,3 +50,7 @@ EXTRA_DIST += tests/integration/demo.sh
 # Change sets as an ordinary user (issue 12).
 TESTS += tests/integration/change_set_nonroot.sh
 EXTRA_DIST += tests/integration/change_set_nonroot.sh
+# Crash-safe change-set apply: killed mid-apply, recovered on the next
+# start (issue 12).
+TESTS += tests/integration/apply_crash.sh
+EXTRA_DIST += tests/integration/apply_crash.sh
