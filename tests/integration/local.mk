@@ -54,3 +54,6 @@ EXTRA_DIST += tests/integration/change_set_nonroot.sh
 # start (issue 12).
 TESTS += tests/integration/apply_crash.sh
 EXTRA_DIST += tests/integration/apply_crash.sh
+# airlock exec through the overlay and the write policy (issue 12).
+TESTS += tests/integration/exec_changeset.sh
+EXTRA_DIST += tests/integration/exec_changeset.sh
