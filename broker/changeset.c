@@ -590,7 +590,7 @@ write_entry(const struct cs_entry *e, int upperfd, int dfd, const char *name,
 		 */
 		if (fchown(in, e->uid, e->gid) == -1)
 			errno = 0;
-		if (fchmod(in, e->mode & 0777) == 0 && fsync(in) == 0 &&
+		if (fchmod(in, e->mode & 0777) == 0 &&
 		    move_upper(upperfd, e->path, dfd, name) == 0) {
 			close(in);
 			return 0;
@@ -604,7 +604,7 @@ write_entry(const struct cs_entry *e, int upperfd, int dfd, const char *name,
 		if (fchown(outfd, e->uid, e->gid) == -1)
 			errno = 0;
 		if (copy_file(in, outfd) != 0 ||
-		    fchmod(outfd, e->mode & 0777) == -1 || fsync(outfd) == -1) {
+		    fchmod(outfd, e->mode & 0777) == -1) {
 			close(in);
 			close(outfd);
 			(void)unlinkat(dfd, tmp, 0);
@@ -783,7 +783,13 @@ changeset_apply(const struct changeset *cs, int upperfd, int rootfd, char *err,
 		snprintf(tmp, sizeof(tmp), ".airlock-new-%s-%zu", id, i);
 		rc = apply_entry(&cs->e[i], upperfd, wsfd, tmp, err, errlen);
 	}
-	if (rc == 0 && applyjournal_commit(trashfd) != 0) {
+	/*
+	 * One syncfs, not an fsync per file: every file and rename is on
+	 * disk before the commit point, so that after a power loss either
+	 * the journal is there (rolled back) or the whole set is.
+	 */
+	if (rc == 0 &&
+	    (syncfs(wsfd) == -1 || applyjournal_commit(trashfd) != 0)) {
 		snprintf(err, errlen, "apply journal: %s", strerror(errno));
 		rc = AL_ERR_IO;
 	}
