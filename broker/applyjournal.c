@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,7 +99,6 @@ undo_step(int wsfd, int trashfd, json_t *step)
 {
 	const char *op = json_string_value(json_object_get(step, "op"));
 	const char *path = json_string_value(json_object_get(step, "path"));
-	const char *tmp = json_string_value(json_object_get(step, "tmp"));
 	json_t *removal = json_object_get(step, "removal");
 	const char *name;
 	struct stat st;
@@ -108,8 +108,6 @@ undo_step(int wsfd, int trashfd, json_t *step)
 	    parent_of(wsfd, path, &dfd, &name) != 0)
 		return;
 	if (strcmp(op, "write") == 0) {
-		if (tmp != NULL && strchr(tmp, '/') == NULL)
-			(void)unlinkat(dfd, tmp, 0);
 		/* Its removal never happened: what stands there is the
 		 * original. */
 		if (json_is_integer(removal) &&
@@ -138,7 +136,7 @@ undo_step(int wsfd, int trashfd, json_t *step)
 
 int
 applyjournal_rollback(int wsfd, int trashfd, const json_t *journal,
-    size_t *nsteps, char *err, size_t errlen)
+    size_t ndone, size_t *nsteps, char *err, size_t errlen)
 {
 	json_t *steps = json_object_get(journal, "steps");
 	json_t *removals = json_object_get(journal, "removals");
@@ -153,7 +151,9 @@ applyjournal_rollback(int wsfd, int trashfd, const json_t *journal,
 		return -1;
 	}
 	*nsteps = json_array_size(steps) + json_array_size(removals);
-	for (i = json_array_size(steps); i > 0; i--)
+	if (ndone > json_array_size(steps))
+		ndone = json_array_size(steps);
+	for (i = ndone; i > 0; i--)
 		undo_step(wsfd, trashfd, json_array_get(steps, i - 1));
 	for (i = json_array_size(removals); i > 0; i--) {
 		path = json_string_value(json_array_get(removals, i - 1));
@@ -287,7 +287,7 @@ recover_one(
 	rc = read_journal(tfd, APPLYJOURNAL_NAME, &journal);
 	if (rc == 1) {
 		if (applyjournal_rollback(
-			wsfd, tfd, journal, &n, err, errlen) != 0) {
+			wsfd, tfd, journal, SIZE_MAX, &n, err, errlen) != 0) {
 			json_decref(journal);
 			close(tfd);
 			return -1;

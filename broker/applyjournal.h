@@ -10,10 +10,12 @@
  *    "removals": [PATH, ...],           moved to the trash as "0", "1", ...
  *    "steps": [{"op": "mkdir", "path": P},
  *              {"op": "chmod", "path": P, "mode": OLD},
- *              {"op": "write", "path": P, "tmp": NAME, "removal": I?}]}
- * Removals come first, then the steps.  A "write" lands a file or symlink
- * at P, either directly or through the temporary file NAME beside it;
- * "removal" is the index of the removal that cleared P first, if any.
+ *              {"op": "write", "path": P, "removal": I?}]}
+ * Removals come first, then the steps.  A "write" creates a file or
+ * symlink at P, where nothing stands (what stood there is in the trash),
+ * in place: no temporary file, since an interrupted write is undone with
+ * the rest; "removal" is the index of the removal that cleared P, if any.
+ * Before the commit point the whole filesystem is synced (syncfs).
  * When every step is done the journal is renamed to "done" (the commit
  * point) and the trash directory is removed.
  *
@@ -22,8 +24,8 @@
  * that died with the broker and otherwise may have been moved out file
  * by file, so finishing is not always possible, while everything needed
  * to undo (the removed files, the old modes) is in the trash and the
- * journal.  Undo, in reverse: a written path is unlinked (and its
- * temporary file), unless its removal never happened; a made directory
+ * journal.  Undo, in reverse: a written path is unlinked,
+ * unless its removal never happened; a made directory
  * is removed if empty; a mode is set back; then every removed path in
  * the trash is renamed back.  Each undo step is idempotent, so a
  * recovery killed in turn is simply run again.
@@ -61,12 +63,13 @@ int applyjournal_commit(int trashfd);
 
 /*
  * Undoes the journaled apply in |trashfd| beneath the workspace |wsfd|
- * (an O_RDONLY directory descriptor).  Returns 0 when everything was put
+ * (an O_RDONLY directory descriptor): the first |ndone| steps (SIZE_MAX:
+ * all, when it is not known how far the apply got) and every removal.  Returns 0 when everything was put
  * back, or -1 with a message in err (what could not be put back stays in
  * the trash).  *nsteps gets the number of steps and removals considered.
  */
 int applyjournal_rollback(int wsfd, int trashfd, const json_t *journal,
-    size_t *nsteps, char *err, size_t errlen);
+    size_t ndone, size_t *nsteps, char *err, size_t errlen);
 
 /*
  * Looks for interrupted applies in the workspace |rootfd| (any

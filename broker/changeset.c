@@ -549,6 +549,9 @@ copy_file(int from, int to)
 			data += n;
 		}
 	}
+	/* A file that ends in a hole is still short. */
+	if (lseek(to, 0, SEEK_END) == st.st_size)
+		return 0;
 	return ftruncate(to, st.st_size);
 }
 
@@ -566,57 +569,74 @@ move_upper(int upperfd, const char *path, int dfd, const char *name)
 	return rc;
 }
 
-/* Writes entry |e| (a file or symlink) into place beneath |dfd|. */
+/*
+ * Writes entry |e| (a file or symlink) as |name| in |dfd|, where nothing
+ * stands (what stood there is in the trash): created in place, no
+ * temporary file and rename, since the journal undoes a half-written
+ * file with the rest.  |same_fs|: the upper layer is on the workspace's
+ * filesystem, so the file itself moves.  *made is set once |name| exists.
+ */
 static int
 write_entry(const struct cs_entry *e, int upperfd, int dfd, const char *name,
-    const char *tmp, char *err, size_t errlen)
+    int same_fs, int *made, char *err, size_t errlen)
 {
+	struct stat st;
 	int in, outfd;
 
 	if (e->kind == WP_SYMLINK) {
-		if (symlinkat(e->target, dfd, tmp) == -1)
+		if (symlinkat(e->target, dfd, name) == -1)
 			goto fail;
-		if (fchownat(dfd, tmp, e->uid, e->gid, AT_SYMLINK_NOFOLLOW) ==
+		*made = 1;
+		if (fchownat(dfd, name, e->uid, e->gid, AT_SYMLINK_NOFOLLOW) ==
 		    -1)
 			errno = 0; /* not ours to give: stays ours */
-	} else {
-		if (path_resolve_walk(
-			upperfd, e->path, O_RDONLY, &in, err, errlen) != 0)
-			return AL_ERR_PATH;
-		/*
-		 * On the workspace's filesystem the file itself moves: no
-		 * copy, holes stay holes.  The run is over, so nothing else
-		 * holds it; its owner and mode are set before it lands.
-		 */
+		return 0;
+	}
+	if (path_resolve_walk(upperfd, e->path, O_RDONLY, &in, err, errlen) !=
+	    0)
+		return AL_ERR_PATH;
+	/*
+	 * On the workspace's filesystem the file itself moves: no copy,
+	 * holes stay holes.  The run is over, so nothing else holds it;
+	 * its owner and mode are set before it lands.
+	 */
+	if (same_fs) {
 		if (fchown(in, e->uid, e->gid) == -1)
 			errno = 0;
 		if (fchmod(in, e->mode & 0777) == 0 &&
 		    move_upper(upperfd, e->path, dfd, name) == 0) {
+			*made = 1;
 			close(in);
 			return 0;
 		}
-		outfd = openat(dfd, tmp,
-		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (outfd == -1) {
-			close(in);
-			goto fail;
-		}
-		if (fchown(outfd, e->uid, e->gid) == -1)
-			errno = 0;
-		if (copy_file(in, outfd) != 0 ||
-		    fchmod(outfd, e->mode & 0777) == -1) {
-			close(in);
-			close(outfd);
-			(void)unlinkat(dfd, tmp, 0);
-			goto fail;
-		}
-		close(in);
-		close(outfd);
 	}
-	if (renameat(dfd, tmp, dfd, name) == -1) {
-		(void)unlinkat(dfd, tmp, 0);
+	/* Owner and mode are changed only where they differ: each change is
+	 * one more metadata update of the workspace's filesystem. */
+	outfd = openat(dfd, name,
+	    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    e->mode & 0777);
+	if (outfd == -1) {
+		close(in);
 		goto fail;
 	}
+	*made = 1;
+	if (fstat(outfd, &st) == -1) {
+		close(in);
+		close(outfd);
+		goto fail;
+	}
+	if ((st.st_uid != e->uid || st.st_gid != e->gid) &&
+	    fchown(outfd, e->uid, e->gid) == -1)
+		errno = 0;
+	if (copy_file(in, outfd) != 0 ||
+	    ((st.st_mode & 07777) != (e->mode & 0777) &&
+		fchmod(outfd, e->mode & 0777) == -1)) {
+		close(in);
+		close(outfd);
+		goto fail;
+	}
+	close(in);
+	close(outfd);
 	return 0;
 fail:
 	snprintf(err, errlen, "%s: %s", e->path, strerror(errno));
@@ -624,8 +644,8 @@ fail:
 }
 
 static int
-apply_entry(const struct cs_entry *e, int upperfd, int rootfd, const char *tmp,
-    char *err, size_t errlen)
+apply_entry(const struct cs_entry *e, int upperfd, int rootfd, int same_fs,
+    int *made, char *err, size_t errlen)
 {
 	const char *name;
 	int dfd, fd, rc;
@@ -646,6 +666,7 @@ apply_entry(const struct cs_entry *e, int upperfd, int rootfd, const char *tmp,
 			break;
 		/* FALLTHROUGH */
 	case CS_CHMOD:
+		*made = 1;
 		if ((fd = openat(dfd, name,
 			 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) ==
 		    -1)
@@ -659,7 +680,8 @@ apply_entry(const struct cs_entry *e, int upperfd, int rootfd, const char *tmp,
 		close(dfd);
 		return 0;
 	case CS_WRITE:
-		rc = write_entry(e, upperfd, dfd, name, tmp, err, errlen);
+		rc = write_entry(
+		    e, upperfd, dfd, name, same_fs, made, err, errlen);
 		close(dfd);
 		return rc;
 	case CS_NONE:
@@ -671,15 +693,11 @@ apply_entry(const struct cs_entry *e, int upperfd, int rootfd, const char *tmp,
 	return AL_ERR_IO;
 }
 
-/*
- * The journal of applying |cs| (applyjournal.h); the temporary name of
- * entry i is ".airlock-new-ID-i", ID the trash directory's.
- */
+/* The journal of applying |cs| (applyjournal.h). */
 static json_t *
-journal_new(const struct changeset *cs, const char *id)
+journal_new(const struct changeset *cs)
 {
 	json_t *j, *removals, *steps, *index, *step, *ri;
-	char tmp[96];
 	size_t i;
 
 	removals = json_array();
@@ -706,10 +724,8 @@ journal_new(const struct changeset *cs, const char *id)
 			break;
 		case CS_WRITE:
 		default:
-			snprintf(
-			    tmp, sizeof(tmp), ".airlock-new-%s-%zu", id, i);
-			step = json_pack("{s:s, s:s, s:s}", "op", "write",
-			    "path", e->path, "tmp", tmp);
+			step = json_pack(
+			    "{s:s, s:s}", "op", "write", "path", e->path);
 			if ((ri = json_object_get(index, e->path)) != NULL)
 				json_object_set(step, "removal", ri);
 			break;
@@ -726,11 +742,12 @@ int
 changeset_apply(const struct changeset *cs, int upperfd, int rootfd, char *err,
     size_t errlen)
 {
-	char trash[64], idx[32], tmp[96], rberr[256];
-	const char *name, *id;
+	char trash[64], idx[32], rberr[256];
+	const char *name;
+	struct stat ust, wst;
 	json_t *journal;
-	size_t i, nsteps;
-	int trashfd, wsfd, dfd, rc = 0;
+	size_t i, nsteps, made_steps = 0;
+	int trashfd, wsfd, dfd, same_fs, made, rc = 0;
 
 	if (cs->n == 0 && cs->nremovals == 0)
 		return 0;
@@ -740,8 +757,9 @@ changeset_apply(const struct changeset *cs, int upperfd, int rootfd, char *err,
 		snprintf(err, errlen, "workspace: %s", strerror(errno));
 		return AL_ERR_SYSTEM;
 	}
+	same_fs = fstat(upperfd, &ust) == 0 && fstat(wsfd, &wst) == 0 &&
+	    ust.st_dev == wst.st_dev;
 	tmp_name(trash, sizeof(trash), "trash");
-	id = trash + strlen(APPLYJOURNAL_TRASH_PREFIX);
 	if (mkdirat(wsfd, trash, 0700) == -1 ||
 	    (trashfd = openat(wsfd, trash,
 		 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
@@ -751,7 +769,7 @@ changeset_apply(const struct changeset *cs, int upperfd, int rootfd, char *err,
 		return AL_ERR_SYSTEM;
 	}
 	/* Held until the end: recovery leaves a live apply alone. */
-	journal = journal_new(cs, id);
+	journal = journal_new(cs);
 	if (flock(trashfd, LOCK_EX) == -1 || fsync(wsfd) == -1 ||
 	    applyjournal_write(trashfd, journal) != 0) {
 		snprintf(err, errlen, "apply journal: %s", strerror(errno));
@@ -779,14 +797,20 @@ changeset_apply(const struct changeset *cs, int upperfd, int rootfd, char *err,
 		}
 		close(dfd);
 	}
+	/* made_steps: the journal's steps that changed something, so that a
+	 * failure (EEXIST: something appeared meanwhile) undoes only ours. */
 	for (i = 0; i < cs->n && rc == 0; i++) {
-		snprintf(tmp, sizeof(tmp), ".airlock-new-%s-%zu", id, i);
-		rc = apply_entry(&cs->e[i], upperfd, wsfd, tmp, err, errlen);
+		made = 0;
+		rc = apply_entry(
+		    &cs->e[i], upperfd, wsfd, same_fs, &made, err, errlen);
+		if (cs->e[i].op != CS_NONE && (rc == 0 || made))
+			made_steps++;
 	}
 	/*
 	 * One syncfs, not an fsync per file: every file and rename is on
 	 * disk before the commit point, so that after a power loss either
-	 * the journal is there (rolled back) or the whole set is.
+	 * the journal is there (rolled back) or the whole set is.  After a
+	 * failed commit all steps were made.
 	 */
 	if (rc == 0 &&
 	    (syncfs(wsfd) == -1 || applyjournal_commit(trashfd) != 0)) {
@@ -795,8 +819,8 @@ changeset_apply(const struct changeset *cs, int upperfd, int rootfd, char *err,
 	}
 	/* What failed is undone as a crash would be, from the journal. */
 	if (rc != 0 &&
-	    applyjournal_rollback(
-		wsfd, trashfd, journal, &nsteps, rberr, sizeof(rberr)) != 0) {
+	    applyjournal_rollback(wsfd, trashfd, journal, made_steps, &nsteps,
+		rberr, sizeof(rberr)) != 0) {
 		/* Left for the next start's recovery, which says so. */
 		log_warnx("%s: %s", trash, rberr);
 		json_decref(journal);

@@ -15,8 +15,9 @@
  * Applying: every path is resolved beneath the workspace without
  * following any symlink; what is removed or replaced is first moved into
  * a trash directory inside the workspace (one rename, same filesystem);
- * new content is written to a temporary file beside its target, synced,
- * and renamed into place.  Before the first change, a journal of every
+ * new content is then created in place (moved from the upper layer when
+ * on the same filesystem, else copied), and the filesystem synced once
+ * before the commit point.  Before the first change, a journal of every
  * step is written and fsynced in the trash directory
  * (broker/applyjournal.h).  If a step fails, the steps are undone from
  * that journal and the trash is put back; if the applying process is

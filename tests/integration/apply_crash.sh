@@ -1,8 +1,9 @@
 #!/bin/bash
 # Crash-safe apply (issue 12): the process applying a change set is killed
-# for real in the middle (strace injects SIGKILL into its Nth rename or
-# unlink), then the next airlock on the workspace rolls the apply back --
-# or, killed after the commit point, finishes it -- before doing anything
+# for real in the middle (strace injects SIGKILL into its Nth rename,
+# unlink or file creation), then the next airlock on the workspace rolls
+# the apply back -- or, killed after the commit point, finishes it --
+# before doing anything
 # else: the workspace is then exactly the before (or after) state, modes,
 # owners, symlinks and contents included, with no trash and no temporary
 # file left.  Crash points: writing the journal, the first removal, among
@@ -99,13 +100,13 @@ crash() {
 	fi
 }
 
-# steps OWNER: the trace of one whole apply (renameat, renameat2, unlinkat).
+# One whole apply traced first, to find the calls to kill.
 for u in 0 $U; do
 	mkdir -p "$T/st$u"
 	chown "$u:$u" "$T/st$u"
 	reset "$u"
 	state "$T/ws" >"$T/before"
-	as "$u" strace -o "$T/st$u/trace" -e trace=renameat,renameat2,unlinkat "$AIRLOCK" exec --workspace "$T/ws" -- sh -c "$(cat "$T/change.sh")"
+	as "$u" strace -o "$T/st$u/trace" -e trace=renameat,renameat2,unlinkat,openat "$AIRLOCK" exec --workspace "$T/ws" -- sh -c "$(cat "$T/change.sh")"
 	expect_eq "uid $u: the change applies whole without a crash" "$?" 0
 	state "$T/ws" >"$T/after"
 	check "uid $u: no trash left after an apply" test -z "$(compgen -G "$T/ws/.airlock-*")"
@@ -116,13 +117,15 @@ for u in 0 $U; do
 	journal=$(nth renameat '"journal.tmp"')
 	first_removal=$(nth renameat '", [0-9]*, "0")')
 	commit=$(nth renameat '"journal", [0-9]*, "done")')
+	# The 250th file created in place (root: copied from the tmpfs).
+	mid_write=$(grep -E '^openat\(' "$T/st$u/trace" | grep -n 'O_CREAT|O_EXCL' | sed -n 250p | cut -d: -f1)
 	first_unlink_after=$(grep -E '^(renameat|unlinkat)\(' "$T/st$u/trace" |
 	    awk '/"done"\)/ { c = 1; next } c && /^unlinkat/ { print n + 1; exit } /^unlinkat/ { n++ }')
 	if [ "$u" = 0 ]; then
 		crash 0 "writing the journal" renameat "$journal" before
 		crash 0 "at the first removal" renameat "$first_removal" before
 		crash 0 "among the removals" renameat $((first_removal + 120)) before
-		crash 0 "among the writes" renameat $((commit - 300)) before
+		crash 0 "among the writes" openat "$mid_write" before
 		crash 0 "at the commit point" renameat "$commit" before
 		crash 0 "removing the trash after the commit" unlinkat "$first_unlink_after" after
 	else
@@ -140,7 +143,7 @@ done
 mcp_env
 reset 0
 state "$T/ws" >"$T/before"
-strace -o /dev/null -e trace=renameat -e inject=renameat:signal=SIGKILL:when=400 \
+strace -o /dev/null -e trace=renameat -e inject=renameat:signal=SIGKILL:when=100 \
     "$AIRLOCK" exec --workspace "$T/ws" -- sh -c "$(cat "$T/change.sh")" >/dev/null 2>&1
 check "serve: an interrupted apply is there" compgen -G "$T/ws/.airlock-trash-*" >/dev/null
 cat >"$T/m.yaml" <<'EOF'
@@ -172,4 +175,8 @@ out=$("$AIRLOCK" exec --workspace "$T/ws" -- true 2>&1)
 expect_eq "a corrupt journal: exec refuses to run (74)" "$?" 74
 expect_contains "a corrupt journal: says why" "$out" "apply journal cannot be read"
 check "a corrupt journal: the trash is kept for a human" test -d "$T/ws/.airlock-trash-0123456789abcdef"
+"$AIRLOCK" serve --manifest "$T/m.yaml" --workspace "$T/ws" </dev/null >/dev/null 2>"$T/serve-corrupt.err"
+expect_eq "a corrupt journal: airlock serve refuses to start" "$?" 1
+expect_contains "a corrupt journal: serve says why" "$(cat "$T/serve-corrupt.err")" "apply journal cannot be read"
+check "a corrupt journal: serve keeps the trash too" test -d "$T/ws/.airlock-trash-0123456789abcdef"
 finish
