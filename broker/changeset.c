@@ -514,6 +514,13 @@ changeset_describe(const struct changeset *cs)
 
 /* Applying. */
 
+/* Removes |name| in |dfd| and everything beneath it; no link followed. */
+static void
+rm_tree(int dfd, const char *name)
+{
+	applyjournal_rm_tree(dfd, name);
+}
+
 /* Copies |from| to |to|, holes kept as holes (SEEK_DATA/SEEK_HOLE). */
 static int
 copy_file(int from, int to)
@@ -775,7 +782,7 @@ changeset_apply(const struct changeset *cs, int upperfd, int rootfd, char *err,
 		snprintf(err, errlen, "apply journal: %s", strerror(errno));
 		json_decref(journal);
 		close(trashfd);
-		applyjournal_rm_tree(wsfd, trash);
+		rm_tree(wsfd, trash);
 		close(wsfd);
 		return AL_ERR_IO;
 	}
@@ -829,7 +836,7 @@ changeset_apply(const struct changeset *cs, int upperfd, int rootfd, char *err,
 		return rc;
 	}
 	json_decref(journal);
-	applyjournal_rm_tree(wsfd, trash);
+	rm_tree(wsfd, trash);
 	close(trashfd);
 	close(wsfd);
 	return rc;
@@ -959,7 +966,7 @@ void
 changeset_upper_free(struct changeset_upper *u)
 {
 	if (u->dir != NULL)
-		applyjournal_rm_tree(AT_FDCWD, u->dir);
+		rm_tree(AT_FDCWD, u->dir);
 	if (u->mnt_fd != -1)
 		close(u->mnt_fd);
 	free(u->dir);
@@ -999,7 +1006,7 @@ changeset_call_prepare(struct call *c, json_t **out)
 	}
 	xasprintf(&dir, "%s/%lld", base, (long long)c->seq);
 	free(base);
-	applyjournal_rm_tree(AT_FDCWD, dir);
+	rm_tree(AT_FDCWD, dir);
 	if (mkdir(dir, 0700) == -1) {
 		*out = tool_error(
 		    "internal", 1, NULL, "%s: %s", dir, strerror(errno));
@@ -1025,7 +1032,7 @@ void
 changeset_call_clear(struct call *c)
 {
 	if (c->changes != NULL)
-		applyjournal_rm_tree(AT_FDCWD, c->changes);
+		rm_tree(AT_FDCWD, c->changes);
 	if (c->changes_fd != -1)
 		close(c->changes_fd);
 	c->changes_fd = -1;
