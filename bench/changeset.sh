@@ -10,7 +10,9 @@
 # CHECKS="nothing" in the environment times only that kind.
 # Prints, per kind and binary, the median and range of the round trip in
 # ms, and the ratio NEW/OLD of the medians and the median of the per-round
-# ratios.  Between calls (untimed) the written files are removed on the
+# ratios; and the CPU time per call (the server and every process it
+# reaped: user + system, from /proc/PID/stat), which a loaded machine
+# disturbs less than wall time.  Between calls (untimed) the written files are removed on the
 # host, so every 1,000-file run creates the same 1,000 new files.
 set -eu
 old=$1 new=$2 rounds=${3:-15} uid=${4:-}
@@ -35,7 +37,8 @@ for b in old new; do
 	chmod 700 "$dir/$b/run"
 	[ -z "$uid" ] || chown -R "$uid:$uid" "$dir/$b"
 done
-echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $(uname -r) $(nproc) cpus; load $(cut -d' ' -f1-3 /proc/loadavg); ${uid:+uid $uid}${uid:-root}; $rounds rounds"
+who=${uid:+uid $uid}
+echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $(uname -r) $(nproc) cpus; load $(cut -d' ' -f1-3 /proc/loadavg); ${who:-root}; $rounds rounds"
 python3 - "$dir" "$old" "$new" "$rounds" "$uid" "${CHECKS:-nothing write1000}" <<'EOF'
 import json, os, shutil, statistics, subprocess, sys, time
 
@@ -76,7 +79,15 @@ def call(p, method, params):
         if r.get("id") == p.next_id:
             return r
 
+TICK = os.sysconf("SC_CLK_TCK")
+
+def cpu(p):
+    # utime, stime, cutime, cstime of the server (setpriv execs it).
+    f = open(f"/proc/{p.pid}/stat").read().rsplit(")", 1)[1].split()
+    return sum(int(x) for x in f[11:15]) * 1000 / TICK
+
 def run_check(p, check):
+    p.cpu0 = cpu(p)
     t = time.perf_counter()
     r = call(p, "tools/call", {"name": "run_check",
                                "arguments": {"checkId": check}})
@@ -88,6 +99,7 @@ def run_check(p, check):
 
 procs = {"old": start("old", old), "new": start("new", new)}
 times = {(k, b): [] for k in kinds for b in procs}
+cpus = {(k, b): 0.0 for k in kinds for b in procs}
 for r in range(rounds + 1):
     order = ["old", "new"] if r % 2 == 0 else ["new", "old"]
     for kind in kinds:
@@ -99,19 +111,23 @@ for r in range(rounds + 1):
                 shutil.rmtree(f"{d}/{b}/ws/gen")
             if r > 0:  # round 0 warms up
                 times[(kind, b)].append(ms)
+                cpus[(kind, b)] += cpu(procs[b]) - procs[b].cpu0
 for p in procs.values():
     p.stdin.close()
     p.wait()
 
-print(f"{'run_check':<12} {'binary':<5} {'median ms':>10} {'range ms':>16}")
+print(f"{'run_check':<12} {'binary':<5} {'median ms':>10} {'range ms':>16}"
+      f" {'cpu ms/call':>12}")
 for kind in kinds:
     for b in ("old", "new"):
         v = times[(kind, b)]
         print(f"{kind:<12} {b:<5} {statistics.median(v):>10.2f} "
-              f"{min(v):>7.2f}-{max(v):<8.2f}")
+              f"{min(v):>7.2f}-{max(v):<8.2f} "
+              f"{cpus[(kind, b)] / len(v):>12.2f}")
     o, n = times[(kind, "old")], times[(kind, "new")]
     paired = [y / x for x, y in zip(o, n)]
     print(f"{kind:<12} new/old: {statistics.median(n) / statistics.median(o):.2f}x"
           f" (medians), {statistics.median(paired):.2f}x (median of per-round"
-          f" ratios, range {min(paired):.2f}-{max(paired):.2f})")
+          f" ratios, range {min(paired):.2f}-{max(paired):.2f}),"
+          f" cpu {cpus[(kind, 'new')] / cpus[(kind, 'old')]:.2f}x")
 EOF
