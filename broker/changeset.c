@@ -458,10 +458,16 @@ changeset_check(const struct changeset *cs, const struct sandbox_policy *p,
 		we.mode = e->mode;
 		we.nlink = e->nlink;
 		we.target = e->target;
-		if ((rule = writepolicy_check(p, &we)) != NULL)
+		if ((rule = writepolicy_check(p, &we)) != NULL) {
+			/* The path as JSON can hold (U+FFFD for what is
+			 * not UTF-8): no refusal may be lost. */
+			char *safe = utf8_sanitize(e->path, strlen(e->path));
+
 			json_array_append_new(refused,
 			    json_pack(
-				"{s:s, s:s}", "path", e->path, "rule", rule));
+				"{s:s, s:s}", "path", safe, "rule", rule));
+			free(safe);
+		}
 		bytes += e->size;
 	}
 	if (max_bytes > 0 && bytes > max_bytes)
@@ -700,17 +706,23 @@ apply_entry(const struct cs_entry *e, int upperfd, int rootfd, int same_fs,
 	return AL_ERR_IO;
 }
 
-/* The journal of applying |cs| (applyjournal.h). */
+/*
+ * The journal of applying |cs| (applyjournal.h), or NULL if a path
+ * cannot be held in JSON (not UTF-8: writepolicy_check() refuses those).
+ */
 static json_t *
 journal_new(const struct changeset *cs)
 {
 	json_t *j, *removals, *steps, *index, *step, *ri;
+	int bad = 0;
 	size_t i;
 
 	removals = json_array();
 	index = json_object();
 	for (i = 0; i < cs->nremovals; i++) {
-		json_array_append_new(removals, json_string(cs->removals[i]));
+		if (json_array_append_new(
+			removals, json_string(cs->removals[i])) != 0)
+			bad = 1;
 		json_object_set_new(
 		    index, cs->removals[i], json_integer((json_int_t)i));
 	}
@@ -737,9 +749,15 @@ journal_new(const struct changeset *cs)
 				json_object_set(step, "removal", ri);
 			break;
 		}
-		json_array_append_new(steps, step);
+		if (json_array_append_new(steps, step) != 0)
+			bad = 1;
 	}
 	json_decref(index);
+	if (bad) {
+		json_decref(removals);
+		json_decref(steps);
+		return NULL;
+	}
 	j = json_pack("{s:i, s:o, s:o}", "version", 1, "removals", removals,
 	    "steps", steps);
 	return j;
@@ -776,9 +794,10 @@ changeset_apply(const struct changeset *cs, int upperfd, int rootfd, char *err,
 		return AL_ERR_SYSTEM;
 	}
 	/* Held until the end: recovery leaves a live apply alone. */
-	journal = journal_new(cs);
-	if (flock(trashfd, LOCK_EX) == -1 || fsync(wsfd) == -1 ||
-	    applyjournal_write(trashfd, journal) != 0) {
+	if ((journal = journal_new(cs)) == NULL)
+		errno = EILSEQ;
+	if (journal == NULL || flock(trashfd, LOCK_EX) == -1 ||
+	    fsync(wsfd) == -1 || applyjournal_write(trashfd, journal) != 0) {
 		snprintf(err, errlen, "apply journal: %s", strerror(errno));
 		json_decref(journal);
 		close(trashfd);

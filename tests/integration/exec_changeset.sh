@@ -54,6 +54,12 @@ for u in 0 $U; do
 	(cd "$ws/src" && git status >/dev/null 2>&1)
 	check "uid $u: git status in src runs no planted fsmonitor" test ! -e "$T/pwned$u"
 
+	# A name that is not UTF-8 cannot hide a refusal (a JSON refusal
+	# record once failed to hold it, and the set passed).
+	ex 'd=$(printf "\377"); mkdir -p "$d/.git" && echo x >"$d/.git/config" && cp /bin/sh "$d/s" && chmod 4755 "$d/s"'
+	expect_eq "uid $u: .git beneath a name that is not UTF-8: refused (77)" "$status" 77
+	expect_contains "uid $u: named with the name rule" "$out" ": name (a path must be valid UTF-8)"
+	check "uid $u: nothing under that name on the host" test -z "$(find "$ws" -name '.git' -o -perm /7000)"
 	ex 'mv .github .github.old && mkdir -p .github/workflows && echo evil >.github/workflows/ci.yml'
 	expect_eq "uid $u: protected path replaced via rename: refused (77)" "$status" 77
 	expect_contains "uid $u: the replaced workflow is named with the protected rule" "$out" "refused: .github/workflows/ci.yml: protected"
