@@ -124,10 +124,11 @@ undo_step(int wsfd, int trashfd, json_t *step)
 		fd = openat(
 		    dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd != -1) {
+			/* The old mode whole: a setgid directory stays. */
 			(void)fchmod(fd,
 			    (mode_t)json_integer_value(
 				json_object_get(step, "mode")) &
-				0777);
+				07777);
 			close(fd);
 		}
 	}

@@ -22,7 +22,7 @@ chmod 755 "$T"
 U=4242
 
 # The workspace before: 300 files in 3 directories, a symlink, a tree to
-# be deleted, a directory whose mode changes, an executable.
+# be deleted, a setgid directory whose mode changes, an executable.
 pristine="$T/pristine"
 mkdir -p "$pristine/a" "$pristine/b" "$pristine/c" "$pristine/gone/deep" "$pristine/modes"
 for i in $(seq 1 100); do
@@ -49,7 +49,7 @@ mkdir -p new/x new/y
 for i in $(seq 1 250); do echo "x$i" >new/x/n$i; echo "y$i" >new/y/n$i; done
 rm becomes-dir; mkdir becomes-dir; echo inside >becomes-dir/f
 ln -sfn b/f2 link
-chmod 755 modes
+chmod g-s modes && chmod 755 modes
 EOF
 
 # state DIR: every name with its type, mode, owner, link target and
@@ -64,6 +64,7 @@ reset() {
 	rm -rf "$T/ws"
 	cp -a "$pristine" "$T/ws"
 	chown -R "$1:$1" "$T/ws"
+	chmod 2700 "$T/ws/modes"	# a setgid directory: its old mode comes back whole
 }
 
 # as OWNER CMD...: CMD as root, or as uid OWNER with its own state.
