@@ -74,3 +74,8 @@ check_PROGRAMS += tests/unit/test_pins
 TESTS += tests/unit/test_pins
 tests_unit_test_pins_CFLAGS = $(unit_cflags)
 tests_unit_test_pins_LDADD = $(unit_ldadd)
+# approvals_digest binds a decision to the whole action (issue 20).
+check_PROGRAMS += tests/unit/test_approval_digest
+TESTS += tests/unit/test_approval_digest
+tests_unit_test_approval_digest_CFLAGS = $(unit_cflags)
+tests_unit_test_approval_digest_LDADD = $(unit_ldadd)

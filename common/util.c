@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <dirent.h>
 #include <stdarg.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include <sodium.h>
@@ -345,4 +347,45 @@ path_is_beneath(const char *path, const char *dir)
 	if (strcmp(dir, "/") == 0)
 		return 1;
 	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* git_pointer_target: see util.h. */
+int
+git_pointer_target(const char *ws, char **out)
+{
+	char path[2 * PATH_MAX + 32], buf[PATH_MAX + 16], *t, *nl;
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	*out = NULL;
+	if ((size_t)snprintf(path, sizeof(path), "%s/.git", ws) >= sizeof(path))
+		return -1;
+	if (lstat(path, &st) == -1)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISREG(st.st_mode))
+		return 0;
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	if (strncmp(buf, "gitdir:", 7) != 0)
+		return 0;
+	for (t = buf + 7; *t == ' ' || *t == '\t'; t++)
+		;
+	if ((nl = strpbrk(t, "\r\n")) != NULL)
+		*nl = '\0';
+	if (*t == '\0')
+		return -1;
+	if (*t != '/') {
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", ws, t) >=
+		    sizeof(path))
+			return -1;
+		t = path;
+	}
+	/* realpath() of a target that does not exist yet fails: refuse. */
+	return (*out = realpath(t, NULL)) == NULL ? -1 : 0;
 }

@@ -81,4 +81,13 @@ int	 path_is_beneath(const char *path, const char *dir);
 void	 proc_args_set(const char *title);
 int	 fd_set_cloexec(int fd, int on);
 
+/*
+ * The directory that |ws|/.git names when it is a "gitdir:" file (a
+ * worktree or a submodule), resolved against |ws| and canonical, in *out
+ * (caller frees).  Returns 0 with *out NULL when .git is absent, a
+ * directory, or not such a file; -1 if the file cannot be read or its
+ * target does not resolve (callers protecting the repository refuse).
+ */
+int	 git_pointer_target(const char *ws, char **out);
+
 #endif

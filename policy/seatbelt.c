@@ -1,14 +1,190 @@
-/* seatbelt: a macOS Seatbelt (SBPL) profile from a sandbox policy. */
+/*
+ * seatbelt: see seatbelt.h.  Later rules win over earlier ones in SBPL,
+ * so each deny follows the allow it narrows.
+ */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/errors.h"
 #include "policy/seatbelt.h"
 
-/* Writes |s| as an SBPL string literal. */
+/* Each Mach service a build or a test run needs, and who needs it. */
+const struct seatbelt_grant seatbelt_mach_services[] = {
+	{ "com.apple.system.opendirectoryd.libinfo",
+	    "getpwuid(3), getgrgid(3): shells, git, ls -l, every toolchain" },
+	{ NULL, NULL },
+};
+
+/* Only when the tool is granted network (through the egress proxy). */
+const struct seatbelt_grant seatbelt_network_mach_services[] = {
+	{ "com.apple.trustd.agent",
+	    "certificate checks of TLS clients built on Security.framework "
+	    "(curl, git, Go)" },
+	{ NULL, NULL },
+};
+
+const struct seatbelt_grant seatbelt_sysctls[] = {
+	{ "hw.activecpu", "CPU count: make -j, ninja, cargo, Node, Go" },
+	{ "hw.byteorder", "libc, Python's sys.byteorder" },
+	{ "hw.cachelinesize", "allocators, Rust, Go" },
+	{ "hw.cpufamily", "CPU dispatch in compilers and libraries" },
+	{ "hw.cputype", "toolchains choosing an architecture" },
+	{ "hw.logicalcpu", "CPU count" },
+	{ "hw.logicalcpu_max", "CPU count" },
+	{ "hw.machine", "uname(3)" },
+	{ "hw.memsize", "memory size: JVM, Node, test runners" },
+	{ "hw.model", "uname -m on some releases, platform detection" },
+	{ "hw.ncpu", "CPU count" },
+	{ "hw.nperflevels", "performance/efficiency cores: Go, Rust" },
+	{ "hw.pagesize", "getpagesize(3)" },
+	{ "hw.physicalcpu", "CPU count" },
+	{ "hw.physicalcpu_max", "CPU count" },
+	{ "hw.tbfrequency", "mach_timebase_info: timers" },
+	{ "kern.argmax", "xargs, shells: the argument limit" },
+	{ "kern.hostname", "gethostname(3)" },
+	{ "kern.maxfilesperproc", "the open files limit: Node, JVM" },
+	{ "kern.maxproc", "the process limit" },
+	{ "kern.osproductversion", "the macOS version: Python, Xcode tools" },
+	{ "kern.osrelease", "uname(3)" },
+	{ "kern.ostype", "uname(3)" },
+	{ "kern.osversion", "uname(3), the build number" },
+	{ "kern.usrstack64", "thread stacks: Go, Rust" },
+	{ "kern.version", "uname(3)" },
+	{ "machdep.cpu.brand_string", "CPU name: Node os.cpus(), test logs" },
+	{ "sysctl.proc_cputype", "the process's architecture" },
+	{ "sysctl.proc_translated", "Rosetta detection: Python, Node, rustc" },
+	{ "vm.loadavg", "getloadavg(3): make -l, test runners" },
+	{ NULL, NULL },
+};
+
+const struct seatbelt_grant seatbelt_sysctl_prefixes[] = {
+	{ "hw.optional.", "CPU features: compilers, crypto libraries" },
+	{ "hw.perflevel", "per-cluster CPU counts: Go, Rust" },
+	{ "kern.proc.pid.",
+	    "process information by pid: ps, psutil, "
+	    "getppid checks" },
+	{ NULL, NULL },
+};
+
+/* Credential stores, never readable whatever the manifest says. */
+const char *const seatbelt_secret_paths[] = { "~/.ssh", "~/.aws", "~/.gnupg",
+	"~/Library/Keychains", "/Library/Keychains", "~/.config/gcloud",
+	"~/.azure", "~/.kube", "~/.docker", "~/.netrc", "~/.git-credentials",
+	"~/.config/gh", "~/.npmrc", "~/.pypirc", "~/.local/state/airlock",
+	"/var/lib/airlock", NULL };
+
+/* Programs that ask LaunchServices to start something outside. */
+const char *const seatbelt_launchservices_helpers[] = { "/usr/bin/open",
+	"/usr/bin/osascript", "/usr/bin/lsappinfo", "/usr/bin/automator",
+	"/usr/bin/shortcuts",
+	/* lsregister, under LaunchServices.framework */
+	"/System/Library/Frameworks/CoreServices.framework/Frameworks/LaunchServices.framework/Support/lsregister",
+	NULL };
+
+/* Symlinks in / that Seatbelt resolves before matching. */
+static const char *const private_links[] = { "tmp", "var", "etc", NULL };
+
+/* What /System/Volumes/Data/X is presented as: /X. */
+static const char *const firmlinks[] = { "Applications", "Library", "Users",
+	"Volumes", "cores", "opt", "private", "usr/local", NULL };
+
+#define DATA_VOLUME "/System/Volumes/Data"
+
+/* Roots too wide to be a workspace (canonical form). */
+static const char *const wide_roots[] = { "/", "/private", "/private/tmp",
+	"/private/var", "/private/var/folders", "/private/var/tmp",
+	"/private/etc", "/Users", "/Library", "/System", "/Applications",
+	"/Volumes", "/usr", "/opt", "/bin", "/sbin", NULL };
+
+/* 1 if |path| is |dir| or beneath it; *rest gets what follows |dir|. */
+static int
+beneath(const char *path, const char *dir, const char **rest)
+{
+	size_t n;
+
+	/* By hand: the analyzer cannot tell that a strncmp() match leaves
+	 * path[n] within the string. */
+	for (n = 0; dir[n] != '\0'; n++)
+		if (path[n] != dir[n])
+			return 0;
+	if (path[n] != '\0' && path[n] != '/')
+		return 0;
+	*rest = path + n;
+	return 1;
+}
+
+int
+seatbelt_canonical(const char *path, char *out, size_t outlen)
+{
+	char norm[4096];
+	const char *s = path, *rest;
+	size_t n, len = 0, i;
+	int w;
+
+	if (path[0] != '/')
+		return AL_ERR_PATH;
+	while (*s != '\0') {
+		while (*s == '/')
+			s++;
+		n = strcspn(s, "/");
+		if (n == 0 || (n == 1 && s[0] == '.')) {
+			s += n;
+			continue;
+		}
+		if (n == 2 && s[0] == '.' && s[1] == '.')
+			return AL_ERR_PATH;
+		if (len + 1 + n >= sizeof(norm))
+			return AL_ERR_PATH;
+		norm[len++] = '/';
+		memcpy(norm + len, s, n);
+		len += n;
+		s += n;
+	}
+	if (len == 0)
+		norm[len++] = '/';
+	norm[len] = '\0';
+
+	/* A firmlink first: /System/Volumes/Data/private/tmp is /private/tmp,
+	 * which the symlink step then leaves alone. */
+	if (beneath(norm, DATA_VOLUME, &rest) && rest[0] == '/')
+		for (i = 0; firmlinks[i] != NULL; i++) {
+			const char *r2;
+			char dir[64];
+
+			snprintf(dir, sizeof(dir), "/%s", firmlinks[i]);
+			if (beneath(rest, dir, &r2)) {
+				memmove(norm, rest, strlen(rest) + 1);
+				break;
+			}
+		}
+	for (i = 0; private_links[i] != NULL; i++) {
+		char dir[16];
+
+		snprintf(dir, sizeof(dir), "/%s", private_links[i]);
+		if (beneath(norm, dir, &rest)) {
+			w = snprintf(out, outlen, "/private%s", norm);
+			return w < 0 || (size_t)w >= outlen ? AL_ERR_PATH : 0;
+		}
+	}
+	w = snprintf(out, outlen, "%s", norm);
+	return w < 0 || (size_t)w >= outlen ? AL_ERR_PATH : 0;
+}
+
+/* 1 if |s| can be written inside an SBPL string or regex literal. */
+static int
+printable(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if (*s == '"' || *s == '\\' || (unsigned char)*s < 0x20 ||
+		    *s == 0x7f)
+			return 0;
+	return 1;
+}
+
 static void
 quote(FILE *fp, const char *s)
 {
@@ -21,13 +197,56 @@ quote(FILE *fp, const char *s)
 	fputc('"', fp);
 }
 
+/* |s| as a regular expression matching itself. */
+static void
+re_literal(FILE *fp, const char *s)
+{
+	for (; *s != '\0'; s++) {
+		if (strchr(".^$*+?()[]{}|", *s) != NULL)
+			fputc('\\', fp);
+		fputc(*s, fp);
+	}
+}
+
+/*
+ * One component of a protected pattern (an fnmatch(3) glob) as a regular
+ * expression matching at least what the glob does: '*' and '?' within
+ * the component, a bracket expression as any one character.  Matching
+ * more only protects more.
+ */
+static void
+re_glob(FILE *fp, const char *c, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (c[i] == '*')
+			fputs("[^/]*", fp);
+		else if (c[i] == '?')
+			fputs("[^/]", fp);
+		else if (c[i] == '[') {
+			while (i < n && c[i] != ']')
+				i++;
+			fputs("[^/]", fp);
+		} else if (c[i] == '\\' && i + 1 < n) {
+			char one[2] = { c[++i], '\0' };
+
+			re_literal(fp, one);
+		} else {
+			char one[2] = { c[i], '\0' };
+
+			re_literal(fp, one);
+		}
+	}
+}
+
 static int
 rel_ok(const char *rel)
 {
 	const char *s = rel;
 	size_t n;
 
-	if (*rel == '/' || *rel == '\0')
+	if (*rel == '/' || *rel == '\0' || !printable(rel))
 		return 0;
 	while (*s != '\0') {
 		n = strcspn(s, "/");
@@ -41,104 +260,260 @@ rel_ok(const char *rel)
 	return 1;
 }
 
-int
-seatbelt_profile(const struct sandbox_policy *sp, const char *workspace,
-    const char *home, char **out)
+/* Canonicalises the absolute |in| into |out|; "~" from |home|. */
+static int
+resolve(const char *in, const char *home, char *out, size_t outlen)
 {
-	char *buf = NULL, *path = NULL, *slash;
-	size_t len = 0, i, wslen;
+	char buf[4096];
+
+	if (in[0] == '~' && (in[1] == '/' || in[1] == '\0')) {
+		if (home == NULL)
+			return 1;
+		if ((size_t)snprintf(buf, sizeof(buf), "%s%s", home, in + 1) >=
+		    sizeof(buf))
+			return AL_ERR_PATH;
+		in = buf;
+	}
+	if (seatbelt_canonical(in, out, outlen) != 0 || !printable(out))
+		return AL_ERR_PATH;
+	return 0;
+}
+
+static void
+grants(FILE *fp, const char *op, const char *filter,
+    const struct seatbelt_grant *g)
+{
+	size_t i;
+
+	fprintf(fp, "(allow %s\n", op);
+	for (i = 0; g[i].name != NULL; i++) {
+		fprintf(fp, "    (%s ", filter);
+		quote(fp, g[i].name);
+		fprintf(fp, ")  ; %s\n", g[i].why);
+	}
+	fprintf(fp, ")\n");
+}
+
+/* "^WS(/.*)?/" : a path at any depth of the workspace. */
+static void
+re_any_depth(FILE *fp, const char *ws)
+{
+	fputs("#\"^", fp);
+	re_literal(fp, ws);
+	fputs("(/.*)?/", fp);
+}
+
+/* The rules of one protected pattern: its paths and their ancestors. */
+static void
+protect(FILE *fp, const char *ws, const char *pat)
+{
+	const char *s, *comp[64];
+	size_t n = 0, len[64], i, k;
+
+	for (s = pat; *s != '\0' && n < 64;) {
+		while (*s == '/')
+			s++;
+		if (*s == '\0')
+			break;
+		comp[n] = s;
+		len[n] = strcspn(s, "/");
+		s += len[n++];
+	}
+	fprintf(fp, "(deny file-write* (regex ");
+	re_any_depth(fp, ws);
+	for (i = 0; i < n; i++) {
+		if (i > 0)
+			fputc('/', fp);
+		re_glob(fp, comp[i], len[i]);
+	}
+	fprintf(fp, "(/.*)?$\"))  ; %s\n", pat);
+	/* Moving an ancestor away would take the path with it. */
+	for (k = 1; k < n; k++) {
+		fprintf(fp, "(deny file-write-unlink (regex ");
+		re_any_depth(fp, ws);
+		for (i = 0; i < k; i++) {
+			if (i > 0)
+				fputc('/', fp);
+			re_glob(fp, comp[i], len[i]);
+		}
+		fprintf(fp, "$\"))\n");
+	}
+}
+
+static int
+is_git(const char *pat)
+{
+	return strcasecmp(pat, ".git") == 0 || strcasecmp(pat, ".git/") == 0;
+}
+
+int
+seatbelt_profile(
+    const struct sandbox_policy *sp, const struct seatbelt_run *run, char **out)
+{
+	char ws[4096] = "", path[4096] = "", *buf = NULL;
+	const char *rest;
+	size_t len = 0, i;
 	FILE *fp;
-	int rc = 0;
+	int rc;
 
 	*out = NULL;
-	wslen = strlen(workspace);
-	if (workspace[0] != '/' || wslen < 2 || workspace[wslen - 1] == '/')
+	if (run->workspace == NULL ||
+	    resolve(run->workspace, NULL, ws, sizeof(ws)) != 0 ||
+	    run->workspace[strlen(run->workspace) - 1] == '/')
+		return AL_ERR_PATH;
+	for (i = 0; wide_roots[i] != NULL; i++)
+		if (strcmp(ws, wide_roots[i]) == 0)
+			return AL_ERR_PATH;
+	/* The home directory or above it: ~/.zshrc would be writable. */
+	if (run->home != NULL &&
+	    resolve(run->home, NULL, path, sizeof(path)) == 0 &&
+	    beneath(path, ws, &rest))
 		return AL_ERR_PATH;
 	for (i = 0; i < sp->nprotected; i++)
 		if (!rel_ok(sp->protected[i]))
 			return AL_ERR_PATH;
+	if ((run->home != NULL &&
+		(run->home[0] != '/' || !printable(run->home))) ||
+	    (run->tmpdir != NULL &&
+		(resolve(run->tmpdir, NULL, path, sizeof(path)) != 0 ||
+		    strcmp(path, "/") == 0)) ||
+	    (run->tty != NULL &&
+		resolve(run->tty, NULL, path, sizeof(path)) != 0) ||
+	    (run->gitdir != NULL &&
+		resolve(run->gitdir, NULL, path, sizeof(path)) != 0))
+		return AL_ERR_PATH;
+	for (i = 0; i < sp->ndeny_read; i++)
+		if (resolve(sp->deny_read[i], run->home, path, sizeof(path)) ==
+		    AL_ERR_PATH)
+			return AL_ERR_PATH;
 	if ((fp = open_memstream(&buf, &len)) == NULL)
 		return AL_ERR_ALLOC;
 
-	fprintf(fp, ";; airlock sandbox profile (generated; do not edit)\n"
-	    "(version 1)\n(deny default)\n\n"
-	    ";; processes\n"
+	fprintf(fp,
+	    ";; airlock sandbox profile (generated; do not edit)\n"
+	    "(version 1)\n(deny default)\n\n");
+
+	fprintf(fp,
+	    ";; processes: this sandbox's own, never through "
+	    "LaunchServices\n"
 	    "(allow process-exec)\n(allow process-fork)\n"
 	    "(allow signal (target same-sandbox))\n"
-	    "(allow sysctl-read)\n(allow mach-lookup)\n"
-	    "(allow ipc-posix-shm)\n\n");
+	    "(allow process-info* (target same-sandbox))\n"
+	    "(deny process-exec\n");
+	for (i = 0; seatbelt_launchservices_helpers[i] != NULL; i++) {
+		fprintf(fp, "    (literal ");
+		quote(fp, seatbelt_launchservices_helpers[i]);
+		fprintf(fp, ")\n");
+	}
+	fprintf(fp, ")\n\n");
 
-	fprintf(fp, ";; reading: everything but the denied paths\n"
-	    "(allow file-read*)\n");
+	fprintf(fp,
+	    ";; Mach services, each by name (never launchservicesd "
+	    "or lsd)\n");
+	grants(fp, "mach-lookup", "global-name", seatbelt_mach_services);
+	if (sp->network)
+		grants(fp, "mach-lookup", "global-name",
+		    seatbelt_network_mach_services);
+	fprintf(fp, "\n;; sysctls, each by name\n");
+	grants(fp, "sysctl-read", "sysctl-name", seatbelt_sysctls);
+	grants(
+	    fp, "sysctl-read", "sysctl-name-prefix", seatbelt_sysctl_prefixes);
+	fprintf(fp,
+	    "\n;; POSIX IPC: Python's multiprocessing locks and "
+	    "shared_memory\n"
+	    "(allow ipc-posix-sem (ipc-posix-name-prefix \"/mp-\") "
+	    "(ipc-posix-name-prefix \"mp-\"))\n"
+	    "(allow ipc-posix-shm (ipc-posix-name-prefix \"/psm_\") "
+	    "(ipc-posix-name-prefix \"psm_\"))\n\n");
+
+	fprintf(fp,
+	    ";; reading: everything but credential stores (nor "
+	    "written) and the denied paths\n(allow file-read*)\n");
+	for (i = 0; seatbelt_secret_paths[i] != NULL; i++) {
+		if (resolve(seatbelt_secret_paths[i], run->home, path,
+			sizeof(path)) != 0)
+			continue;
+		fprintf(fp, "(deny file-read* file-write* (subpath ");
+		quote(fp, path);
+		fprintf(fp, "))\n");
+	}
 	for (i = 0; i < sp->ndeny_read; i++) {
-		const char *d = sp->deny_read[i];
-
-		if (d[0] == '~' && (d[1] == '/' || d[1] == '\0')) {
-			if (home == NULL)
-				continue;
-			fprintf(fp, "(deny file-read* (subpath ");
-			free(path);
-			if (asprintf(&path, "%s%s", home, d + 1) == -1) {
-				path = NULL;
-				rc = AL_ERR_ALLOC;
-				goto done;
-			}
-			quote(fp, path);
-			fprintf(fp, "))\n");
-		} else if (d[0] == '/') {
-			fprintf(fp, "(deny file-read* (subpath ");
-			quote(fp, d);
-			fprintf(fp, "))\n");
-		}
+		if (resolve(sp->deny_read[i], run->home, path, sizeof(path)) !=
+		    0)
+			continue;
+		fprintf(fp, "(deny file-read* (subpath ");
+		quote(fp, path);
+		fprintf(fp, "))\n");
 	}
 
-	fprintf(fp, "\n;; writing: the workspace, temporary files, /dev/null\n"
+	fprintf(fp,
+	    "\n;; writing: the workspace and this run's TMPDIR\n"
 	    "(allow file-write*\n    (subpath ");
-	quote(fp, workspace);
-	fprintf(fp, ")\n    (subpath \"/private/tmp\")\n"
-	    "    (subpath \"/private/var/folders\")\n"
-	    "    (literal \"/dev/null\"))\n");
+	quote(fp, ws);
+	if (run->tmpdir != NULL) {
+		if ((rc = resolve(run->tmpdir, NULL, path, sizeof(path))) != 0)
+			goto fail;
+		fprintf(fp, ")\n    (subpath ");
+		quote(fp, path);
+		fprintf(fp, "))\n");
+	} else
+		fprintf(fp, ")\n    (subpath (param \"TMPDIR\")))\n");
+	fprintf(fp,
+	    "(allow file-write-data\n"
+	    "    (require-all (literal \"/dev/null\") "
+	    "(vnode-type CHARACTER-DEVICE)))\n");
+	if (run->tty != NULL) {
+		if ((rc = resolve(run->tty, NULL, path, sizeof(path))) != 0)
+			goto fail;
+		fprintf(fp,
+		    "(allow file-read-data file-write-data file-ioctl\n"
+		    "    (require-all (literal ");
+		quote(fp, path);
+		fprintf(fp, ") (vnode-type CHARACTER-DEVICE)))\n");
+	}
 
-	fprintf(fp, "\n;; protected paths: no write, unlink or rename, "
-	    "nor of any ancestor\n");
-	for (i = 0; i < sp->nprotected; i++) {
-		free(path);
-		if (asprintf(&path, "%s/%s", workspace, sp->protected[i]) ==
-		    -1) {
-			path = NULL;
-			rc = AL_ERR_ALLOC;
-			goto done;
-		}
-		while ((slash = strrchr(path, '/')) != NULL && slash[1] == '\0')
-			*slash = '\0';
+	fprintf(fp,
+	    "\n;; protected: .git at any depth (directory or gitdir: "
+	    "file), its target,\n;; the protected patterns at any depth; "
+	    "no unlink or rename of an ancestor\n");
+	fprintf(fp, "(deny file-write* (regex ");
+	re_any_depth(fp, ws);
+	fprintf(fp, "\\.[Gg][Ii][Tt](/.*)?$\"))\n");
+	if (run->gitdir != NULL) {
+		if ((rc = resolve(run->gitdir, NULL, path, sizeof(path))) != 0)
+			goto fail;
 		fprintf(fp, "(deny file-write* (subpath ");
 		quote(fp, path);
 		fprintf(fp, "))\n");
-		/* Renaming a parent would carry the path out from under the
-		 * rule; sandbox_check treats rename as unlink of the source. */
-		while ((slash = strrchr(path, '/')) != NULL &&
-		    (size_t)(slash - path) >= wslen) {
-			*slash = '\0';
-			fprintf(fp, "(deny file-write-unlink (literal ");
-			quote(fp, path);
-			fprintf(fp, "))\n");
-		}
 	}
+	for (i = 0; i < sp->nprotected; i++)
+		if (!is_git(sp->protected[i]))
+			protect(fp, ws, sp->protected[i]);
+	fprintf(fp, "(deny file-write-unlink (literal ");
+	quote(fp, ws);
+	fprintf(fp, "))\n");
 
-	fprintf(fp, "\n;; network\n");
-	if (sp->network)
-		fprintf(fp, "(deny network*)\n(allow network-outbound "
-		    "(remote ip \"localhost:*\"))\n");
-	else
-		fprintf(fp, "(deny network*)\n");
-done:
-	free(path);
-	if (fclose(fp) != 0 && rc == 0)
-		rc = AL_ERR_ALLOC;
-	if (rc != 0) {
+	fprintf(fp, "\n;; network\n(deny network*)\n");
+	if (sp->network) {
+		if (run->proxy_port > 0)
+			fprintf(fp,
+			    "(allow network-outbound (remote tcp "
+			    "\"localhost:%d\"))  ; the egress proxy\n",
+			    run->proxy_port);
+		else
+			fprintf(fp,
+			    "(allow network-outbound (remote tcp "
+			    "(string-append \"localhost:\" "
+			    "(param \"PROXY_PORT\"))))  ; the egress proxy\n");
+	}
+	if (fclose(fp) != 0) {
 		free(buf);
-		return rc;
+		return AL_ERR_ALLOC;
 	}
 	*out = buf;
 	return 0;
+fail:
+	fclose(fp);
+	free(buf);
+	return rc;
 }

@@ -3,32 +3,87 @@
  *
  * Pure: the profile is built in memory and depends only on its inputs,
  * so it can be compared byte for byte with golden files.  On macOS it is
- * what sandbox-exec(1) would be given; on Linux it is only printed
- * ("airlock profile --seatbelt").
+ * what sandbox-exec(1) is given (runner/seatbelt_exec.c); on Linux it is
+ * only printed ("airlock profile --seatbelt").
  *
- * The profile denies by default; allows exec, fork and signals within
- * the sandbox; allows reading everything except the policy's deny_read
- * paths; allows writing only beneath the workspace, the temporary
- * directories and /dev/null; denies every write to .git and the protected
- * paths, including unlinking or renaming them or any of their ancestors
- * in the workspace; and denies the network (network = 1 allows only
- * localhost, where airlock's egress proxy listens).
+ * What the profile allows, and nothing else (deny default):
+ *   - exec and fork, signals and process information within the sandbox;
+ *     never the LaunchServices helpers (open(1), osascript(1), ...), whose
+ *     children would run outside the sandbox;
+ *   - the Mach services in seatbelt_mach_services[], each named (never an
+ *     unfiltered mach-lookup; never launchservicesd);
+ *   - the sysctls in seatbelt_sysctls[], by name or name prefix;
+ *   - POSIX semaphores and shared memory by name prefix (Python's
+ *     multiprocessing);
+ *   - reading every file except the policy's deny_read paths and the
+ *     user's credential stores (seatbelt_secret_paths[], which are not
+ *     writable either);
+ *   - writing beneath the workspace and the run's own temporary directory
+ *     (its TMPDIR), writing data to /dev/null and to the run's terminal;
+ *   - never writing a ".git" entry at any depth (directory or gitdir:
+ *     file, case-folded), the resolved gitdir: target of the workspace's
+ *     .git file, or a sandbox.protected pattern at any depth; never
+ *     unlinking or renaming the workspace or a protected path's ancestor;
+ *   - no network, or when the policy grants it only TCP to the egress
+ *     proxy's loopback port.
+ * Every path is first put in the form Seatbelt matches
+ * (seatbelt_canonical()).
  */
 #ifndef AIRLOCK_SEATBELT_H
 #define AIRLOCK_SEATBELT_H
 
+#include <stddef.h>
+
 #include "policy/manifest.h"
 
+/* What one run adds to the policy.  Paths are absolute. */
+struct seatbelt_run {
+	const char *workspace; /* required; no trailing slash */
+	const char *home; /* expands "~"; NULL: "~" paths are skipped */
+	const char *tmpdir; /* the run's TMPDIR; NULL: the profile takes it
+			       as the parameter TMPDIR (sandbox-exec -D) */
+	const char *tty; /* the run's terminal device; NULL: none */
+	const char *gitdir; /* the target of WORKSPACE/.git when that is a
+			       "gitdir:" file; NULL: none */
+	int proxy_port; /* the egress proxy's loopback port; 0: the
+			   parameter PROXY_PORT (only when network) */
+};
+
+/* A named allowance and why it is there, for the profile's comments. */
+struct seatbelt_grant {
+	const char *name;
+	const char *why;
+};
+
+/* NULL-terminated tables, exported for the tests and the docs. */
+extern const struct seatbelt_grant seatbelt_mach_services[];
+extern const struct seatbelt_grant seatbelt_network_mach_services[];
+extern const struct seatbelt_grant seatbelt_sysctls[];
+extern const struct seatbelt_grant seatbelt_sysctl_prefixes[];
+extern const char *const seatbelt_secret_paths[];
+extern const char *const seatbelt_launchservices_helpers[];
+
 /*
- * Writes the profile for |sp| with the workspace at |workspace| (an
- * absolute path without a trailing slash) into *out (NUL-terminated,
- * caller frees).  |home| expands "~" in deny_read paths (entries with
- * "~" are skipped when it is NULL).  Returns 0, AL_ERR_PATH if
- * |workspace| is not absolute or a protected path is not
- * workspace-relative, or AL_ERR_ALLOC.
+ * Writes into |out| (|outlen| bytes) the path |path| as Seatbelt sees it
+ * on macOS: "." and repeated '/' removed, the /tmp, /var and /etc
+ * symlinks followed to /private, and the /System/Volumes/Data firmlinks
+ * folded back.  Returns 0, or AL_ERR_PATH if |path| is not absolute,
+ * has a ".." component, or does not fit.
  */
-int	seatbelt_profile(const struct sandbox_policy *sp,
-	    const char *workspace, const char *home, char **out)
-	    __attribute__((warn_unused_result));
+int seatbelt_canonical(const char *path, char *out, size_t outlen)
+    __attribute__((warn_unused_result));
+
+/*
+ * Writes the profile for |sp| and |run| into *out (NUL-terminated,
+ * caller frees).  Returns 0; AL_ERR_PATH if a path in |run| is not
+ * absolute or holds '"', '\\' or a control character (they could not be
+ * matched exactly), if the workspace is a system root ("/", /private/tmp,
+ * /Users, ...) or the home directory or one of its ancestors (the shell's
+ * start-up files would be writable), or if a protected pattern is not
+ * workspace-relative; AL_ERR_ALLOC.  On error *out is NULL.
+ */
+int seatbelt_profile(
+    const struct sandbox_policy *sp, const struct seatbelt_run *run, char **out)
+    __attribute__((warn_unused_result));
 
 #endif

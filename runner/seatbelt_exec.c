@@ -1,15 +1,20 @@
 /*
  * seatbelt_exec: the macOS runner backend: sandbox-exec(1) with the
  * profile policy/seatbelt.c generates.  Only built on macOS; on other
- * systems this file is empty.
+ * systems this file is empty.  Not yet run on a macOS machine: see
+ * docs/SANDBOX.md.
  */
 #ifdef __APPLE__
 #include "config.h"
 
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "common/errors.h"
+#include "common/util.h"
 #include "policy/seatbelt.h"
 #include "runner/seatbelt_exec.h"
 
@@ -17,13 +22,47 @@ int
 runner_seatbelt_exec(const struct sandbox_policy *sp, const char *workspace,
     char *const argv[])
 {
+	struct seatbelt_run run;
+	char base[PATH_MAX], tmpl[PATH_MAX], *tmp, *ws, *gitdir = NULL;
 	char *profile, **av;
 	size_t n, i;
 	int rc;
 
-	if ((rc = seatbelt_profile(sp, workspace, getenv("HOME"),
-	    &profile)) != 0)
+	/* Canonical paths: Seatbelt matches /private/tmp, not /tmp. */
+	if ((ws = realpath(workspace, NULL)) == NULL)
+		return AL_ERR_PATH;
+	if (git_pointer_target(ws, &gitdir) != 0) {
+		free(ws);
+		return AL_ERR_PATH;
+	}
+	/* A temporary directory of this run's own, as its TMPDIR. */
+	if (confstr(_CS_DARWIN_USER_TEMP_DIR, base, sizeof(base)) == 0)
+		strlcpy(base, "/private/tmp/", sizeof(base));
+	snprintf(tmpl, sizeof(tmpl), "%s/airlock.XXXXXX", base);
+	if (mkdtemp(tmpl) == NULL || (tmp = realpath(tmpl, NULL)) == NULL) {
+		free(ws);
+		free(gitdir);
+		return AL_ERR_SYSTEM;
+	}
+	memset(&run, 0, sizeof(run));
+	run.workspace = ws;
+	run.home = getenv("HOME");
+	run.tmpdir = tmp;
+	run.tty = isatty(STDIN_FILENO) ? ttyname(STDIN_FILENO) : NULL;
+	run.gitdir = gitdir;
+	/* No egress proxy on macOS yet: a profile that grants network
+	 * takes PROXY_PORT as a parameter, which sandbox-exec refuses to
+	 * leave undefined, so such a run fails closed. */
+	run.proxy_port = 0;
+	rc = seatbelt_profile(sp, &run, &profile);
+	free(gitdir);
+	if (rc != 0) {
+		free(ws);
+		free(tmp);
 		return rc;
+	}
+	if (setenv("TMPDIR", tmp, 1) == -1)
+		return AL_ERR_SYSTEM;
 	for (n = 0; argv[n] != NULL; n++)
 		;
 	if ((av = calloc(n + 4, sizeof(*av))) == NULL) {
@@ -35,10 +74,12 @@ runner_seatbelt_exec(const struct sandbox_policy *sp, const char *workspace,
 	av[2] = profile;
 	for (i = 0; i < n; i++)
 		av[3 + i] = argv[i];
-	if (chdir(workspace) == 0)
+	if (chdir(ws) == 0)
 		execv("/usr/bin/sandbox-exec", av);
 	free(av);
 	free(profile);
+	free(ws);
+	free(tmp);
 	return AL_ERR_SYSTEM;
 }
 #endif

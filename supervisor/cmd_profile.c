@@ -4,42 +4,62 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/errors.h"
 #include "common/log.h"
+#include "common/util.h"
 #include "policy/manifest.h"
 #include "policy/sandbox_defaults.h"
 #include "policy/seatbelt.h"
 #include "supervisor/commands.h"
 
 static void
-usage(void)
+usage(FILE *fp)
 {
-	fprintf(stderr, "usage: airlock profile --seatbelt [--manifest M] "
-	    "[--workspace W]\n");
+	fprintf(fp,
+	    "usage: airlock profile --seatbelt [--manifest M] [--workspace W]\n"
+	    "           [--home DIR] [--tmpdir DIR] [--tty DEV] "
+	    "[--proxy-port N]\n"
+	    "  --manifest M     the manifest whose sandbox policy to enforce\n"
+	    "                   (default: the built-in default policy)\n"
+	    "  --workspace W    the workspace (default: .)\n"
+	    "  --home DIR       expands ~ in denied paths (default: $HOME)\n"
+	    "  --tmpdir DIR     the run's TMPDIR, writable (default: the\n"
+	    "                   profile takes it as sandbox-exec -D TMPDIR=)\n"
+	    "  --tty DEV        the run's terminal, readable and writable\n"
+	    "  --proxy-port N   the egress proxy's loopback port (default:\n"
+	    "                   sandbox-exec -D PROXY_PORT=, if network)\n");
 }
 
 int
 cmd_profile(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "seatbelt", no_argument, NULL, 's' },
+	static const struct option longopts[] = { { "seatbelt", no_argument,
+						      NULL, 's' },
 		{ "manifest", required_argument, NULL, 'm' },
 		{ "workspace", required_argument, NULL, 'w' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
+		{ "home", required_argument, NULL, 'H' },
+		{ "tmpdir", required_argument, NULL, 'T' },
+		{ "tty", required_argument, NULL, 'y' },
+		{ "proxy-port", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
 	struct sandbox_policy defaults;
 	const struct sandbox_policy *policy;
+	struct seatbelt_run run;
 	struct manifest *m = NULL;
 	const char *manifest = NULL, *workspace = ".";
-	char *ws, *profile, err[512];
+	char *ws, *gitdir = NULL, *profile, *end, err[512];
+	long port;
 	int ch, seatbelt = 0, rc;
 
+	memset(&run, 0, sizeof(run));
+	run.home = getenv("HOME");
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "sm:w:h", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -52,43 +72,82 @@ cmd_profile(int argc, char **argv)
 		case 'w':
 			workspace = optarg;
 			break;
+		case 'H':
+			run.home = optarg;
+			break;
+		case 'T':
+			run.tmpdir = optarg;
+			break;
+		case 'y':
+			run.tty = optarg;
+			break;
+		case 'p':
+			errno = 0;
+			port = strtol(optarg, &end, 10);
+			if (errno != 0 || *end != '\0' || port < 1 ||
+			    port > 65535) {
+				log_warnx("profile: --proxy-port: not a port: "
+					  "%s",
+				    optarg);
+				return EXIT_USAGE;
+			}
+			run.proxy_port = (int)port;
+			break;
 		case 'h':
-			usage();
+			usage(stdout);
 			return 0;
 		default:
-			usage();
+			usage(stderr);
 			return EXIT_USAGE;
 		}
 	}
 	if (!seatbelt || optind != argc) {
-		usage();
+		usage(stderr);
 		return EXIT_USAGE;
 	}
 	if ((ws = realpath(workspace, NULL)) == NULL) {
 		log_warn("profile: workspace %s", workspace);
 		return EXIT_USAGE;
 	}
+	if (git_pointer_target(ws, &gitdir) != 0) {
+		log_warnx(
+		    "profile: %s/.git is a gitdir: file whose target "
+		    "cannot be resolved; refusing a profile that could leave "
+		    "the repository writable",
+		    ws);
+		free(ws);
+		return EXIT_CONFIG;
+	}
+	run.workspace = ws;
+	run.gitdir = gitdir;
 	sandbox_policy_init_defaults(&defaults);
 	policy = &defaults;
 	if (manifest != NULL) {
 		if (manifest_load(manifest, &m, err, sizeof(err)) != 0) {
 			log_warnx("%s", err);
 			free(ws);
+			free(gitdir);
 			sandbox_policy_free_arrays(&defaults);
 			return EXIT_CONFIG;
 		}
 		policy = &m->sandbox;
 	}
-	rc = seatbelt_profile(policy, ws, getenv("HOME"), &profile);
+	rc = seatbelt_profile(policy, &run, &profile);
 	if (rc == 0) {
 		fputs(profile, stdout);
 		free(profile);
 		rc = fflush(stdout) == 0 ? 0 : 1;
 	} else {
-		log_warnx("profile: %s", al_strerror(rc));
+		log_warnx(
+		    "profile: no profile for workspace %s: it must not be "
+		    "a system root (/, /tmp, /Users, ...) nor the home "
+		    "directory or above it, and no path may hold a quote, a backslash "
+		    "or a control character (%s)",
+		    ws, al_strerror(rc));
 		rc = EXIT_CONFIG;
 	}
 	free(ws);
+	free(gitdir);
 	if (m != NULL)
 		manifest_free(m);
 	sandbox_policy_free_arrays(&defaults);

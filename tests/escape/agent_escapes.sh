@@ -23,6 +23,10 @@ expect_contains "agent_workspace_is_read_only" "$out" "write: errno=EROFS"
 check "agent_wrote_nothing_in_the_workspace" test ! -e "$ws/new-file"
 agent write "$ws/.git/hooks/pre-commit"
 expect_contains "agent_cannot_write_git" "$out" "write: errno=EROFS"
+# A real sealed secret: the key file exists on the host, and the agent,
+# asking for the same path, does not find it.
+printf '%s' 'agent-must-not-see-4242' | "$AIRLOCK" secret set PROBE_TOKEN
+check "the secret's key file exists on the host" test -s "$AIRLOCK_HOME/secrets.key"
 agent read "$AIRLOCK_HOME/secrets.key"
 expect_contains "agent_cannot_see_the_state_dir" "$out" "read: errno=ENOENT"
 agent ptrace $$

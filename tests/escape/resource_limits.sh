@@ -43,13 +43,19 @@ expect_contains "cpu_limit_explained" "$out" "CPU time limit of 1 s reached"
 marker="airlock-orphan-$$"
 "$AIRLOCK" exec -- ./probe escape-timeout "$marker" >/dev/null 2>&1 &
 apid=$!
-sleep 0.5
-running=$(ps -eo args | grep -c "[e]scape-timeout $marker")
+for i in $(seq 200); do	# up to 10 s for the runner to start
+	running=$(ps -eo args | grep -c "[e]scape-timeout $marker")
+	[ "$running" -ge 1 ] && break
+	sleep 0.05
+done
 check "orphan_test_started" test "$running" -ge 1
 kill -KILL "$apid"
 wait "$apid" 2>/dev/null
-sleep 0.3
-left=$(ps -eo args | grep -c "[e]scape-timeout $marker")
+for i in $(seq 200); do	# up to 10 s for the death signal to land
+	left=$(ps -eo args | grep -c "[e]scape-timeout $marker")
+	[ "$left" -eq 0 ] && break
+	sleep 0.05
+done
 expect_eq "runner_dies_with_airlock" "$left" 0
 # A killed airlock cannot remove its cgroups: the test does.
 for i in 1 2 3 4 5 6 7 8 9 10; do

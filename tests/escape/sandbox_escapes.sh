@@ -188,4 +188,11 @@ probe fd 7
 expect_contains "inherited_fd_does_not_leak" "$out" "fd: errno=EBADF"
 exec 7<&-
 
+# No capability in any set, the bounding set included: a setuid or
+# file-capability binary could not regain one even without no_new_privs.
+run -- grep ^Cap /proc/self/status
+for set in CapInh CapPrm CapEff CapBnd CapAmb; do
+	expect_contains "no_capabilities_in_${set}" "$out" "$set:	0000000000000000"
+done
+
 finish

@@ -12,17 +12,25 @@ export AIRLOCK_HOME="$T/home" AIRLOCK_RUNTIME_DIR="$T/run"
 mkfifo "$T/in"
 "$AIRLOCK" serve --workspace "$ws" <"$T/in" >"$T/out" 2>"$T/err" &
 exec 3>"$T/in"
-send() { printf '%s\n' "\$1" >&3; sleep 0.5; }
-send '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}'
-send '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"README.md"}}}'
+# wait_id N: polls (up to 20 s) until the reply to request N is out.
+wait_id() {
+	i=0
+	while ! grep -q "\"id\":\$1," "$T/out" 2>/dev/null && [ \$i -lt 400 ]; do
+		sleep 0.05
+		i=\$((i + 1))
+	done
+}
+send() { printf '%s\n' "\$2" >&3; wait_id "\$1"; }
+send 1 '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}'
+send 2 '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"README.md"}}}'
 dd if=/dev/zero of="$T/home/fill" bs=1k 2>/dev/null
 # The log's last page may still have room: keep asking until it is full.
 for i in 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
 	printf '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"README.md"}}}\n' \$i >&3
 done
-sleep 1
+wait_id 20
 rm -f "$T/home/fill"
-send '{"jsonrpc":"2.0","id":40,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"README.md"}}}'
+send 40 '{"jsonrpc":"2.0","id":40,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"README.md"}}}'
 exec 3>&-
 wait
 cp -r "$T/home/sessions" "$T/sessions"

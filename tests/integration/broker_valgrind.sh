@@ -106,7 +106,9 @@ out=$(cat "$T/out")
 expect_contains broker_answered_the_last_ping "$out" '"id":"last","result":{}'
 expect_contains read_file_was_served "$out" '"id":"r39","result":{"content"'
 expect_contains oversized_frame_was_refused "$out" 'frame exceeds'
-expect_contains traversal_was_refused "$out" '"id":"e0","result"'
+e0=$(grep '"id":"e0"' "$T/out" | head -n 1)
+expect_eq traversal_was_refused "$(printf '%s' "$e0" | jq -r .result.isError)" true
+expect_contains traversal_refused_for_its_dotdot "$e0" "'..' component"
 n=$(grep -c '"code":-32700' "$T/out")
 check bad_frames_got_parse_errors test "$n" -ge 40
 expect_contains run_check_answered "$out" '"id":"c1","result"'

@@ -60,3 +60,9 @@ EXTRA_DIST += tests/integration/exec_changeset.sh
 # Budgets counted from change sets and broker writes alike (issue 12).
 TESTS += tests/integration/changeset_budget.sh
 EXTRA_DIST += tests/integration/changeset_budget.sh
+# airlock profile --seatbelt: goldens and the SBPL lint (issue 19).
+TESTS += tests/integration/seatbelt_profiles.sh
+EXTRA_DIST += tests/integration/seatbelt_profiles.sh tests/seatbelt
+# Issue 20: tests that kill mutants nothing else reached.
+TESTS += tests/integration/audit_splice.sh tests/integration/approver_default.sh
+EXTRA_DIST += tests/integration/audit_splice.sh tests/integration/approver_default.sh

@@ -122,7 +122,8 @@ expect_contains "an allowed name that does not resolve gets 502" "$out" "X-Airlo
 printf 'GET http://hangs.wild.test:%s/ HTTP/1.1\r\nHost: x\r\n\r\n' "$SP" | \
     "$H" req 127.0.0.1 $P >"$T/hang.out" 2>"$T/hang.err" &
 hangpid=$!
-sleep 0.2
+# Poll (up to 5 s) until the hanging request's connection is up.
+i=0; while [ "$(ss -Htn state established "( dport = :$P )" | wc -l)" -lt 1 ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 t=$(printf 'GET http://allowed.test:%s/hello HTTP/1.1\r\nHost: x\r\n\r\n' "$SP" | "$H" req 127.0.0.1 $P 2>&1 >"$T/fast.out")
 ms=${t#elapsed_ms=}
 if grep -q "200 OK" "$T/fast.out" && [ "$ms" -lt 1000 ]; then pass "a hanging lookup does not stall other requests (${ms} ms)"
@@ -218,7 +219,8 @@ rep=$(ask $P "\05\01\02" | od -An -tx1 | tr -d ' \n')
 expect_eq "SOCKS5 without the no-auth method is refused" "$rep" "05ff"
 rep=$(ask $P "\05\01\00\05\02\00\01\0177\00\00\01\00\0120" | od -An -tx1 | tr -d ' \n')
 expect_eq "SOCKS5 BIND is refused" "$rep" "050005010001000000000000"
-sleep 0.1
+# The events are written after the reply: poll (up to 5 s) for the last.
+i=0; while ! grep -q 'address 169.254.169.254 is cloud metadata' "$T/main.events" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 ev=$(cat "$T/main.events")
 expect_contains "SOCKS5 denials are audited with the reason" "$ev" '"method":"SOCKS5","host":"evil.test","port":443,"address":"","decision":"deny","rule":"","reason":"host not in allowlist: evil.test:443"'
 expect_contains "SOCKS5 metadata denial names the address" "$ev" 'address 169.254.169.254 is cloud metadata'
@@ -278,7 +280,8 @@ if [ "$n" -gt 50000 ]; then pass "a response under the byte cap is whole"; else 
 start_proxy exact --allow "allowed.test:$SP" --allow-ip "127.0.0.1/32:$SP" --max-bytes 100000
 out=$(ask $PORT_exact "GET http://allowed.test:$SP/size/99939 HTTP/1.1\r\nHost: x\r\n\r\n" --count)
 expect_eq "a response of exactly the byte cap is delivered whole" "$out" "bytes=100000"
-sleep 0.1
+# Poll (up to 5 s) for the request's closing event.
+i=0; while ! grep -q '"end":' "$T/exact.events" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 expect_not_contains "a response of exactly the byte cap is not cut" "$(cat "$T/exact.events")" '"end":"byte cap"'
 
 start_proxy idle --allow "allowed.test:$SP" --allow-ip "127.0.0.1/32:$SP" --idle-ms 300

@@ -204,8 +204,11 @@ teardown() {	# SIGNAL
 		sleep 0.1
 	done
 	expect_contains "SIG$sig: the agent started its tree" "$(cat "$out")" ready
-	sleep 0.2
-	n=$(pgrep -c -f "^sleep 100[01][.]$MARK")
+	for i in $(seq 100); do
+		n=$(pgrep -c -f "^sleep 100[01][.]$MARK")
+		[ "$n" = 2 ] && break
+		sleep 0.05
+	done
 	expect_eq "SIG$sig: the agent's grandchildren run (sanity)" "$n" 2
 	kill -"$sig" "$apid"
 	stopped "SIG$sig: airlock exits"
@@ -262,8 +265,12 @@ expect_eq "a runner is in flight before SIGKILL (sanity)" "$(runners)" 2
 kill -KILL "$apid"
 stopped "SIGKILL: airlock is gone"
 # Its dead children are reparented to the reaper as zombies: that much
-# SIGKILL allows.  Nothing may still be alive (death signals).
-sleep 0.3
+# SIGKILL allows.  Nothing may still be alive (death signals): poll (up
+# to 5 s) for the signals to land.
+for i in $(seq 100); do
+	[ -z "$(left "$T/sigkill.pid" live)" ] && break
+	sleep 0.05
+done
 expect_eq "SIGKILL to airlock: no agent or runner process lives on" "$(left "$T/sigkill.pid" live)" ""
 expect_eq "SIGKILL to airlock: no marked process anywhere" "$(marked | awk '$2 !~ /^Z/')" ""
 

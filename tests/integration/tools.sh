@@ -193,16 +193,14 @@ expect_eq "a reader of the old file still sees the old content" "$(cat <&$held)"
 exec {held}<&-
 check "write_file left no temporary file behind" test "$(ls -A "$ws" | grep -c -v -E '^(README.md|src|tests|abs-link|rel-link|chain[123]|magic|magic-rel|dirlink|hostname-copy|\.git|gitlink|gitlink2|hookslink|rootlink|sub|inner-link|nul.bin|img.jpg|big.txt|atomic.txt)$')" = 0
 mcp_call write_file '{"path":"newdir/sub/created.txt","content":"made\n"}'
-if [ "$(jr .result.isError)" = false ]; then
-	expect_eq "write_file creates a new file in new directories" "$(cat "$ws/newdir/sub/created.txt")" made
-else
-	# Not creating directories is a choice; then nothing may be left.
-	case "$(r_class)" in
-	write_failed|path_refused) pass "write_file into a missing directory is refused with a clear class" ;;
-	*) fail "write_file into a missing directory is refused with a clear class ($(r_class))" ;;
-	esac
-	check "a refused write_file leaves no directory behind" test ! -e "$ws/newdir"
-fi
+# write_file does not create directories: refused with a clear class,
+# nothing left behind.
+expect_eq "write_file into a missing directory is an error" "$(jr .result.isError)" true
+case "$(r_class)" in
+write_failed|path_refused) pass "write_file into a missing directory is refused with a clear class" ;;
+*) fail "write_file into a missing directory is refused with a clear class ($(r_class))" ;;
+esac
+check "a refused write_file leaves no directory behind" test ! -e "$ws/newdir"
 
 # --- list_files: bounded and sorted -----------------------------------------------
 mkdir "$ws/many"

@@ -188,9 +188,9 @@ START_TEST(test_sandbox_reaches_allowed_host_only_through_proxy)
 
 	/* The proxy process runs unprivileged and confined. */
 #if defined(__SANITIZE_ADDRESS__)
-	for (i = 0; i < 50 && !proc_status_has(px, "NoNewPrivs:\t1"); i++)
+	for (i = 0; i < 500 && !proc_status_has(px, "NoNewPrivs:\t1"); i++)
 #else
-	for (i = 0; i < 50 && !proc_status_has(px, "Seccomp:\t2"); i++)
+	for (i = 0; i < 500 && !proc_status_has(px, "Seccomp:\t2"); i++)
 #endif
 		usleep(20000);
 	ck_assert_msg(proc_status_has(px, "Uid:\t65534\t65534\t65534\t65534"),
@@ -207,7 +207,7 @@ START_TEST(test_sandbox_reaches_allowed_host_only_through_proxy)
 	 * may be open for a moment; under a sanitizer and load that moment
 	 * is long enough to be counted).
 	 */
-	for (i = 0; i < 50 && count_fds(px) > 5 + PROXY_RESOLVERS; i++)
+	for (i = 0; i < 500 && count_fds(px) > 5 + PROXY_RESOLVERS; i++)
 		usleep(20000);
 	ck_assert_int_le(count_fds(px), 5 + PROXY_RESOLVERS);
 

@@ -146,6 +146,33 @@ START_TEST(test_redact_null_redactor_copies)
 }
 END_TEST
 
+/*
+ * A secret that ends inside a UTF-8 character: replacing it leaves the
+ * character's last byte alone, which is not UTF-8, so the JSON string
+ * cannot hold the result.  The whole string is dropped then, never kept
+ * with the secret in it.
+ */
+START_TEST(test_redact_json_drops_a_string_it_cannot_rewrite)
+{
+	static const char secret[] = "split-secret-\xc3";
+	struct redact *r;
+	json_t *root;
+	char *s;
+
+	ck_assert_ptr_nonnull(r = redact_new());
+	ck_assert_int_eq(redact_add(r, "SPLIT", secret, strlen(secret)), 0);
+	root = json_pack("{s:s}", "v", "before split-secret-\xc3\xa9 after");
+	ck_assert_ptr_nonnull(root);
+	ck_assert_int_eq(redact_json(r, root), 1);
+	s = json_dumps(root, JSON_COMPACT);
+	ck_assert_str_eq(s, "{\"v\":\"[REDACTED]\"}");
+	ck_assert_ptr_null(strstr(s, "split-secret"));
+	free(s);
+	json_decref(root);
+	redact_free(r);
+}
+END_TEST
+
 START_TEST(test_redact_json_tree_values_and_keys)
 {
 	struct redact *r;
@@ -186,6 +213,7 @@ redact_suite(void)
 	tcase_add_test(tc, test_redact_binary_buffer_with_nul);
 	tcase_add_test(tc, test_redact_null_redactor_copies);
 	tcase_add_test(tc, test_redact_json_tree_values_and_keys);
+	tcase_add_test(tc, test_redact_json_drops_a_string_it_cannot_rewrite);
 	suite_add_tcase(s, tc);
 	return s;
 }

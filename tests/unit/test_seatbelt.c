@@ -1,10 +1,14 @@
 /*
- * The Seatbelt generator against golden profiles (tests/golden/NAME.sb),
- * byte for byte.  AIRLOCK_UPDATE_GOLDEN=1 rewrites them.
+ * The Seatbelt generator: golden profiles (tests/golden/NAME.sb, byte for
+ * byte; AIRLOCK_UPDATE_GOLDEN=1 rewrites them), the path canonicalisation
+ * table, refusals, and the protected-path rules run for real: every
+ * (regex #"...") the profile emits is compiled with regcomp(3) and matched
+ * against paths that must and must not be protected.
  */
 #include "config.h"
 
 #include <check.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,67 +69,274 @@ strv(const char *a, const char *b, const char *c, size_t *n)
 	return v;
 }
 
+static struct seatbelt_run
+run_at(const char *ws)
+{
+	struct seatbelt_run r;
+
+	memset(&r, 0, sizeof(r));
+	r.workspace = ws;
+	r.home = "/Users/dev";
+	r.tmpdir = "/private/var/folders/xy/abc123/T/airlock.Q1w2e3";
+	return r;
+}
+
+/*
+ * 1 if |path| matches a (regex #"...") rule of |op| ("deny file-write*"
+ * or "deny file-write-unlink") in |profile|.
+ */
+static int
+regex_denies(const char *profile, const char *op, const char *path)
+{
+	char head[128], re[2048];
+	const char *s = profile, *q, *end;
+	regex_t rx;
+	int hit = 0;
+
+	snprintf(head, sizeof(head), "(%s (regex #\"", op);
+	while (!hit && (q = strstr(s, head)) != NULL) {
+		q += strlen(head);
+		end = strstr(q, "\"))");
+		ck_assert_ptr_nonnull(end);
+		ck_assert_int_lt(end - q, (long)sizeof(re));
+		memcpy(re, q, end - q);
+		re[end - q] = '\0';
+		ck_assert_msg(regcomp(&rx, re, REG_EXTENDED | REG_NOSUB) == 0,
+		    "bad regex %s", re);
+		hit = regexec(&rx, path, 0, NULL, 0) == 0;
+		regfree(&rx);
+		s = end;
+	}
+	return hit;
+}
+
+/* 1 if |path| is beneath a (subpath "...") of a rule starting |rule|. */
+static int
+subpath_rule(const char *profile, const char *rule, const char *path)
+{
+	char head[256];
+	const char *q;
+	size_t n;
+
+	snprintf(head, sizeof(head), "%s (subpath \"", rule);
+	for (q = profile; (q = strstr(q, head)) != NULL; q++) {
+		q += strlen(head);
+		n = strcspn(q, "\"");
+		if (strncmp(path, q, n) == 0 &&
+		    (path[n] == '\0' || path[n] == '/'))
+			return 1;
+	}
+	return 0;
+}
+
+START_TEST(test_canonical_paths)
+{
+	static const struct {
+		const char *in, *out;
+	} rows[] = {
+		{ "/tmp", "/private/tmp" },
+		{ "/tmp/ws", "/private/tmp/ws" },
+		{ "/var/folders/xy/T", "/private/var/folders/xy/T" },
+		{ "/etc/hosts", "/private/etc/hosts" },
+		{ "/tmpfoo/x", "/tmpfoo/x" },
+		{ "/private/tmp/a", "/private/tmp/a" },
+		{ "/System/Volumes/Data/Users/dev/p", "/Users/dev/p" },
+		{ "/System/Volumes/Data/private/tmp/a", "/private/tmp/a" },
+		{ "/System/Volumes/Data/usr/local/bin", "/usr/local/bin" },
+		{ "/System/Volumes/Data/usr/bin",
+		    "/System/Volumes/Data/usr/bin" },
+		{ "/Users//dev/./p/", "/Users/dev/p" },
+		{ "/", "/" },
+	};
+	char out[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		ck_assert_int_eq(
+		    seatbelt_canonical(rows[i].in, out, sizeof(out)), 0);
+		ck_assert_str_eq(out, rows[i].out);
+	}
+	ck_assert_int_eq(
+	    seatbelt_canonical("rel/p", out, sizeof(out)), AL_ERR_PATH);
+	ck_assert_int_eq(
+	    seatbelt_canonical("/a/../b", out, sizeof(out)), AL_ERR_PATH);
+	ck_assert_int_eq(
+	    seatbelt_canonical("/tmp/abcdef", out, 8), AL_ERR_PATH);
+}
+END_TEST
+
 START_TEST(test_default_policy_matches_golden_profile)
 {
 	struct sandbox_policy sp;
+	struct seatbelt_run r = run_at("/Users/dev/project");
 	char *out;
 
 	sandbox_policy_init_defaults(&sp);
-	ck_assert_int_eq(seatbelt_profile(&sp, "/Users/dev/project",
-	    "/Users/dev", &out), 0);
+	ck_assert_int_eq(seatbelt_profile(&sp, &r, &out), 0);
 	golden("default.sb", out);
-	ck_assert_ptr_nonnull(strstr(out, "(deny default)"));
+	ck_assert_ptr_nonnull(strstr(out, "(version 1)\n(deny default)\n"));
+	/* Nothing broad: every allow of these carries a filter. */
+	ck_assert_ptr_null(strstr(out, "(allow mach-lookup)"));
+	ck_assert_ptr_null(strstr(out, "(allow sysctl-read)"));
+	ck_assert_ptr_null(strstr(out, "(allow file-write*)"));
+	ck_assert_ptr_null(strstr(out, "(allow network"));
+	ck_assert_ptr_null(
+	    strstr(out, "(global-name \"com.apple.coreservices"));
+	ck_assert_ptr_null(strstr(out, "\"/private/tmp\""));
+	ck_assert_ptr_null(strstr(out, "\"/private/var/folders\""));
+	ck_assert_ptr_nonnull(strstr(out, "(deny network*)"));
 	ck_assert_ptr_nonnull(strstr(out,
-	    "(deny file-write* (subpath \"/Users/dev/project/.git\"))"));
-	ck_assert_ptr_nonnull(strstr(out,
-	    "(deny file-write-unlink (literal \"/Users/dev/project\"))"));
+	    "(deny file-read* file-write* (subpath \"/Users/dev/.ssh\"))"));
+	ck_assert_int_eq(subpath_rule(out, "(allow file-write*\n   ",
+			     "/Users/dev/project/src/a.c"),
+	    1);
 	free(out);
 	sandbox_policy_free_arrays(&sp);
 }
 END_TEST
 
-START_TEST(test_custom_policy_denies_reads_and_protects_ancestors)
+START_TEST(test_git_is_protected_at_any_depth)
+{
+	static const char *const denied[] = {
+		"/Users/dev/project/.git",
+		"/Users/dev/project/.git/config",
+		"/Users/dev/project/.git/hooks/pre-commit",
+		"/Users/dev/project/src/.git",
+		"/Users/dev/project/src/.git/config",
+		"/Users/dev/project/vendor/lib/.git",
+		"/Users/dev/project/a/b/c/.GIT/HEAD",
+		"/Users/dev/project/.Git",
+	};
+	static const char *const allowed[] = {
+		"/Users/dev/project/.gitignore",
+		"/Users/dev/project/src/.github/x",
+		"/Users/dev/project/git/config",
+		"/Users/dev/project/src/a.git",
+		"/Users/dev/project2/.git",
+	};
+	struct sandbox_policy sp;
+	struct seatbelt_run r = run_at("/Users/dev/project");
+	char *out;
+	size_t i;
+
+	sandbox_policy_init_defaults(&sp);
+	ck_assert_int_eq(seatbelt_profile(&sp, &r, &out), 0);
+	for (i = 0; i < sizeof(denied) / sizeof(denied[0]); i++)
+		ck_assert_msg(regex_denies(out, "deny file-write*", denied[i]),
+		    "%s writable", denied[i]);
+	for (i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
+		ck_assert_msg(
+		    !regex_denies(out, "deny file-write*", allowed[i]),
+		    "%s not writable", allowed[i]);
+	free(out);
+	sandbox_policy_free_arrays(&sp);
+}
+END_TEST
+
+START_TEST(test_protected_patterns_and_ancestors)
 {
 	struct sandbox_policy sp;
+	struct seatbelt_run r = run_at("/Users/dev/my project");
 	char *out;
 
 	sandbox_policy_init_defaults(&sp);
 	sandbox_policy_free_arrays(&sp);
-	sp.deny_read = strv("~/.ssh", "/etc/secret \"quoted\"", "~/.aws",
-	    &sp.ndeny_read);
-	sp.protected = strv(".git", "config/prod/secrets.env", NULL,
-	    &sp.nprotected);
+	sp.deny_read =
+	    strv("~/.config/secret", "/etc/secret", "~/.aws", &sp.ndeny_read);
+	sp.protected = strv(
+	    ".github/workflows", "*.pem", "config/prod/db.env", &sp.nprotected);
 	sp.read_only = strv(NULL, NULL, NULL, &sp.nread_only);
 	sp.network = 1;
-	ck_assert_int_eq(seatbelt_profile(&sp, "/Users/dev/my project",
-	    "/Users/dev", &out), 0);
+	r.tty = "/dev/ttys004";
+	r.gitdir = "/Users/dev/src/main.git/worktrees/p";
+	r.proxy_port = 41823;
+	ck_assert_int_eq(seatbelt_profile(&sp, &r, &out), 0);
 	golden("custom.sb", out);
-	ck_assert_ptr_nonnull(strstr(out,
-	    "(deny file-read* (subpath \"/Users/dev/.ssh\"))"));
-	ck_assert_ptr_nonnull(strstr(out, "\\\"quoted\\\""));
-	ck_assert_ptr_nonnull(strstr(out, "(deny file-write-unlink (literal "
-	    "\"/Users/dev/my project/config/prod\"))"));
-	ck_assert_ptr_nonnull(strstr(out, "(deny file-write-unlink (literal "
-	    "\"/Users/dev/my project/config\"))"));
+	/* At any depth, whether or not the path exists. */
+	ck_assert(regex_denies(out, "deny file-write*",
+	    "/Users/dev/my project/.github/workflows/ci.yml"));
+	ck_assert(regex_denies(out, "deny file-write*",
+	    "/Users/dev/my project/sub/.github/workflows"));
+	ck_assert(regex_denies(
+	    out, "deny file-write*", "/Users/dev/my project/keys/server.pem"));
+	ck_assert(regex_denies(out, "deny file-write*",
+	    "/Users/dev/my project/config/prod/db.env"));
+	ck_assert(!regex_denies(out, "deny file-write*",
+	    "/Users/dev/my project/.github/dependabot.yml"));
+	ck_assert(!regex_denies(out, "deny file-write*",
+	    "/Users/dev/my project/config/dev/db.env"));
+	/* Moving an ancestor away is refused; a sibling is not. */
+	ck_assert(regex_denies(
+	    out, "deny file-write-unlink", "/Users/dev/my project/.github"));
+	ck_assert(regex_denies(out, "deny file-write-unlink",
+	    "/Users/dev/my project/x/config/prod"));
+	ck_assert(!regex_denies(
+	    out, "deny file-write-unlink", "/Users/dev/my project/.github2"));
+	/* /etc is /private/etc to Seatbelt. */
+	ck_assert_int_eq(
+	    subpath_rule(out, "(deny file-read*", "/private/etc/secret/x"), 1);
+	ck_assert_int_eq(
+	    subpath_rule(out, "(deny file-read*", "/Users/dev/.config/secret"),
+	    1);
+	ck_assert_int_eq(subpath_rule(out, "(deny file-write*",
+			     "/Users/dev/src/main.git/worktrees/p/HEAD"),
+	    1);
+	ck_assert_ptr_nonnull(strstr(
+	    out, "(allow network-outbound (remote tcp \"localhost:41823\"))"));
+	ck_assert_ptr_nonnull(strstr(out, "\"com.apple.trustd.agent\""));
+	ck_assert_ptr_nonnull(strstr(out, "(literal \"/dev/ttys004\")"));
 	free(out);
 	sandbox_policy_free_arrays(&sp);
 }
 END_TEST
 
-START_TEST(test_bad_paths_are_refused)
+START_TEST(test_parameters_when_run_values_are_unknown)
 {
 	struct sandbox_policy sp;
+	struct seatbelt_run r = run_at("/Users/dev/project");
 	char *out;
 
 	sandbox_policy_init_defaults(&sp);
-	ck_assert_int_eq(seatbelt_profile(&sp, "relative", NULL, &out),
-	    AL_ERR_PATH);
-	ck_assert_int_eq(seatbelt_profile(&sp, "/ws/", NULL, &out),
-	    AL_ERR_PATH);
+	sp.network = 1;
+	r.tmpdir = NULL;
+	ck_assert_int_eq(seatbelt_profile(&sp, &r, &out), 0);
+	ck_assert_ptr_nonnull(strstr(out, "(subpath (param \"TMPDIR\"))"));
+	ck_assert_ptr_nonnull(strstr(
+	    out, "(string-append \"localhost:\" (param \"PROXY_PORT\"))"));
+	ck_assert_ptr_null(strstr(out, "localhost:*"));
+	free(out);
+	sandbox_policy_free_arrays(&sp);
+}
+END_TEST
+
+START_TEST(test_bad_inputs_are_refused)
+{
+	static const char *const bad_ws[] = { "relative", "/ws/", "/", "/tmp",
+		"/private/tmp", "/var/folders", "/Users", "/Users/dev",
+		"/Users", "/ws/\"q\"", "/ws/a\\b", "/ws/new\nline", "/a/../b" };
+	struct sandbox_policy sp;
+	struct seatbelt_run r;
+	char *out;
+	size_t i;
+
+	sandbox_policy_init_defaults(&sp);
+	for (i = 0; i < sizeof(bad_ws) / sizeof(bad_ws[0]); i++) {
+		r = run_at(bad_ws[i]);
+		out = (char *)1;
+		ck_assert_msg(seatbelt_profile(&sp, &r, &out) == AL_ERR_PATH,
+		    "workspace %s accepted", bad_ws[i]);
+		ck_assert_ptr_null(out);
+	}
+	r = run_at("/ws");
+	r.tmpdir = "tmp";
+	ck_assert_int_eq(seatbelt_profile(&sp, &r, &out), AL_ERR_PATH);
+	r = run_at("/ws");
+	r.gitdir = "/x/\"y";
+	ck_assert_int_eq(seatbelt_profile(&sp, &r, &out), AL_ERR_PATH);
+	r = run_at("/ws");
 	free(sp.protected[0]);
 	sp.protected[0] = strdup("../escape");
-	ck_assert_int_eq(seatbelt_profile(&sp, "/ws", NULL, &out),
-	    AL_ERR_PATH);
+	ck_assert_int_eq(seatbelt_profile(&sp, &r, &out), AL_ERR_PATH);
 	ck_assert_ptr_null(out);
 	sandbox_policy_free_arrays(&sp);
 }
@@ -139,10 +350,12 @@ main(void)
 	SRunner *sr;
 	int failed;
 
+	tcase_add_test(tc, test_canonical_paths);
 	tcase_add_test(tc, test_default_policy_matches_golden_profile);
-	tcase_add_test(tc,
-	    test_custom_policy_denies_reads_and_protects_ancestors);
-	tcase_add_test(tc, test_bad_paths_are_refused);
+	tcase_add_test(tc, test_git_is_protected_at_any_depth);
+	tcase_add_test(tc, test_protected_patterns_and_ancestors);
+	tcase_add_test(tc, test_parameters_when_run_values_are_unknown);
+	tcase_add_test(tc, test_bad_inputs_are_refused);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -1,0 +1,98 @@
+#!/bin/sh
+# airlock profile --seatbelt, from the built binary: golden profiles for
+# several manifests (the workspace path replaced by @WS@), every profile
+# through the lint (tests/seatbelt/lint.py: balanced, known operations and
+# filters, no unfiltered allow of mach-lookup, sysctl-read, file-write*,
+# network*, no LaunchServices), and the lint itself failing on profiles
+# that break each rule.  AIRLOCK_UPDATE_GOLDEN=1 rewrites the goldens.
+. "$top_srcdir/tests/lib.sh"
+
+SB="$top_srcdir/tests/seatbelt"
+LINT="python3 $SB/lint.py $SB/known.txt"
+mkdir -p "$T/ws" "$T/wt" "$T/main.git/worktrees/wt"
+ws="$T/ws"
+# What Seatbelt sees: /tmp is /private/tmp.
+seen="/private$ws"
+
+# golden NAME [profile options...]: the profile, compared and linted.
+golden() {
+	name=$1
+	shift
+	if ! HOME=/Users/dev "$AIRLOCK" profile --seatbelt \
+	    --tmpdir /private/var/folders/xy/abc123/T/airlock.Q1w2e3 "$@" \
+	    > "$T/$name.raw" 2> "$T/$name.err"; then
+		fail "${name}_generates"
+		cat "$T/$name.err"
+		return
+	fi
+	sed -e "s|$(printf '%s' "$seen" | sed 's/[.]/\\\\./g')|@WS@|g" \
+	    -e "s|$seen|@WS@|g" -e "s|/private$T|@T@|g" \
+	    "$T/$name.raw" > "$T/$name.sb"
+	if [ -n "${AIRLOCK_UPDATE_GOLDEN:-}" ]; then
+		cp "$T/$name.sb" "$SB/golden/$name.sb"
+	fi
+	if diff -u "$SB/golden/$name.sb" "$T/$name.sb"; then
+		pass "${name}_matches_golden"
+	else
+		fail "${name}_matches_golden"
+	fi
+	if out=$($LINT "$T/$name.raw"); then
+		pass "${name}_passes_lint"
+	else
+		fail "${name}_passes_lint"
+		echo "$out"
+	fi
+}
+
+golden default --workspace "$ws"
+golden workboard --workspace "$ws" --manifest "$top_srcdir/tests/golden/workboard.yaml"
+golden contrib_default --workspace "$ws" \
+    --manifest "$top_srcdir/contrib/manifests/default.yaml"
+
+M="$T/network.yaml"
+cp "$top_srcdir/tests/golden/workboard.yaml" "$M"
+cat >> "$M" <<'YAML'
+
+sandbox:
+  network: proxy
+  denyRead: [ "~/.config/company", "/etc/company-secret" ]
+  protected: [ ".git", ".github/workflows", "*.pem", "deploy/prod" ]
+YAML
+golden network --workspace "$ws" --manifest "$M" --proxy-port 41823 \
+    --tty /dev/ttys004
+
+# A worktree: .git is a file naming the repository elsewhere.
+echo "gitdir: ../main.git/worktrees/wt" > "$T/wt/.git"
+seen="/private$T/wt"
+golden worktree --workspace "$T/wt"
+prof=$(cat "$T/worktree.raw")
+expect_contains "gitdir_target_is_protected" "$prof" \
+    "(deny file-write* (subpath \"/private$T/main.git/worktrees/wt\"))"
+echo "gitdir: ../nowhere" > "$T/wt/.git"
+"$AIRLOCK" profile --seatbelt --workspace "$T/wt" > /dev/null 2> "$T/err"
+expect_eq "unresolvable_gitdir_is_refused" "$?" 78
+expect_contains "unresolvable_gitdir_says_why" "$(cat "$T/err")" "gitdir: file"
+
+# Workspaces a profile must not make writable.
+for w in /tmp /; do
+	"$AIRLOCK" profile --seatbelt --workspace "$w" > /dev/null 2> "$T/err"
+	expect_eq "workspace_${w}_is_refused" "$?" 78
+done
+HOME=$ws "$AIRLOCK" profile --seatbelt --workspace "$ws" > /dev/null 2>&1
+expect_eq "home_as_workspace_is_refused" "$?" 78
+"$AIRLOCK" profile --seatbelt --workspace "$ws" --proxy-port 99999 \
+    > /dev/null 2>&1
+expect_eq "bad_proxy_port_is_a_usage_error" "$?" 64
+
+# The lint fails each broken profile, for the right reason.
+for bad in "$SB"/bad/*.sb; do
+	name=$(basename "$bad" .sb)
+	want=$(sed -n 's/^;; lint: //p' "$bad")
+	if out=$($LINT "$bad"); then
+		fail "lint_refuses_$name"
+	else
+		expect_contains "lint_refuses_$name" "$out" "$want"
+	fi
+done
+
+finish

@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+"""make mutants: mutation testing of airlock's security invariants.
+
+usage: run.py [--list FILE] [--only ID[,ID...]] [--jobs N] [--no-baseline]
+
+Each entry of the list (tools/mutants/mutants.txt) names a file, an exact
+text that must occur there exactly once, what to put in its place, and the
+tests that must notice.  For each entry the runner applies the change,
+rebuilds incrementally (make airlock and the unit tests it names), runs
+only the mapped tests, and restores the file.  A mutant is killed when at
+least one mapped test fails (or does not finish within --timeout); it
+survives when all pass.  The run fails, naming each survivor, if any
+mutant survives, if an entry is stale (its text is missing or not unique),
+or if a mapped test fails on the unmutated tree (the baseline, run first:
+a test that always fails would kill everything).
+
+The tree is restored on every exit path: normal end, an exception, and
+SIGINT/SIGTERM/SIGHUP (the original bytes are kept in memory and also in
+FILE.mutant-orig until restored).
+"""
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import time
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BUILD = os.environ.get("top_builddir", TOP)
+
+
+def parse(path):
+    entries, cur = [], {}
+    for n, raw in enumerate(open(path), 1):
+        line = raw.rstrip("\n")
+        if not line.strip():
+            if cur:
+                entries.append(cur)
+                cur = {}
+            continue
+        if line.startswith("#"):
+            continue
+        key, sep, val = line.partition(":")
+        if not sep or key not in ("id", "file", "from", "to", "tests",
+                                  "why"):
+            sys.exit("%s:%d: expected 'key: value' with key id, file, "
+                     "from, to, tests or why" % (path, n))
+        val = val[1:] if val.startswith(" ") else val
+        # "\n" and "\t" in from/to stand for a newline and a tab.
+        if key in ("from", "to"):
+            val = val.replace("\\n", "\n").replace("\\t", "\t")
+        cur[key] = val
+        cur.setdefault("line", n)
+    if cur:
+        entries.append(cur)
+    for e in entries:
+        for k in ("id", "file", "from", "to", "tests"):
+            if k not in e:
+                sys.exit("%s:%d: mutant %s has no '%s'" %
+                         (path, e["line"], e.get("id", "?"), k))
+    ids = [e["id"] for e in entries]
+    dup = {i for i in ids if ids.count(i) > 1}
+    if dup:
+        sys.exit("%s: duplicate ids: %s" % (path, ", ".join(sorted(dup))))
+    return entries
+
+
+class Restorer:
+    """Keeps the original bytes of the file being mutated."""
+
+    def __init__(self):
+        self.path = None
+        self.data = None
+
+    def save(self, path):
+        with open(path, "rb") as f:
+            self.data = f.read()
+        with open(path + ".mutant-orig", "wb") as f:
+            f.write(self.data)
+        self.path = path
+
+    def restore(self):
+        if self.path is None:
+            return
+        with open(self.path, "wb") as f:
+            f.write(self.data)
+        os.unlink(self.path + ".mutant-orig")
+        self.path = None
+
+
+# What the integration tests call besides ./airlock.
+HELPERS = ["tests/unixclient", "tests/reaper", "tests/proxy_helper",
+           "tests/escape/probe", "tests/unit/audit_writer"]
+
+
+def unit_targets(tests):
+    out = [t for t in tests if not t.endswith(".sh")]
+    if len(out) != len(tests):
+        out += HELPERS
+    return out
+
+
+def build(targets, log):
+    cmd = ["make", "-s", "-C", BUILD, "-j%d" % JOBS, "airlock"] + targets
+    return subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT).returncode
+
+
+def run_test(t, log, timeout):
+    env = dict(os.environ, top_srcdir=TOP, top_builddir=BUILD, srcdir=TOP,
+               AIRLOCK=os.path.join(BUILD, "airlock"))
+    if t.endswith(".sh"):
+        cmd = ["sh", os.path.join(TOP, t)]
+    else:
+        cmd = [os.path.join(BUILD, t)]
+    try:
+        p = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT,
+                           env=env, timeout=timeout, cwd=BUILD)
+        return p.returncode
+    except subprocess.TimeoutExpired:
+        return "timeout"
+
+
+def main():
+    global JOBS
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--list", default=os.path.join(TOP, "tools", "mutants",
+                                                   "mutants.txt"))
+    ap.add_argument("--only", default="")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--timeout", type=int, default=180)
+    ap.add_argument("--no-baseline", action="store_true")
+    args = ap.parse_args()
+    JOBS = args.jobs
+    entries = parse(args.list)
+    if args.only:
+        want = set(args.only.split(","))
+        entries = [e for e in entries if e["id"] in want]
+        if not entries:
+            sys.exit("mutants: no entry with id %s" % args.only)
+    logdir = os.path.join(BUILD, "mutants-log")
+    os.makedirs(logdir, exist_ok=True)
+    restorer = Restorer()
+
+    def on_signal(signum, frame):
+        restorer.restore()
+        sys.exit("mutants: interrupted (signal %d); tree restored" % signum)
+
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, on_signal)
+
+    # A leftover from a run killed with SIGKILL: put it back first.
+    for e in entries:
+        orig = os.path.join(TOP, e["file"]) + ".mutant-orig"
+        if os.path.exists(orig):
+            os.replace(orig, os.path.join(TOP, e["file"]))
+            print("mutants: restored %s from an interrupted run" % e["file"])
+
+    stale = []
+    for e in entries:
+        text = open(os.path.join(TOP, e["file"])).read()
+        if text.count(e["from"]) != 1:
+            stale.append("%s (%s: text found %d times)" %
+                         (e["id"], e["file"], text.count(e["from"])))
+    if stale:
+        print("mutants: stale entries, fix tools/mutants/mutants.txt:")
+        for s in stale:
+            print("  " + s)
+        return 1
+
+    all_tests = sorted({t for e in entries for t in e["tests"].split()})
+    t0 = time.time()
+    with open(os.path.join(logdir, "build.log"), "w") as log:
+        if build(unit_targets(all_tests), log) != 0:
+            print("mutants: the unmutated tree does not build (see %s)" %
+                  log.name)
+            return 1
+    if not args.no_baseline:
+        bad = []
+        for t in all_tests:
+            with open(os.path.join(logdir, "baseline-" +
+                                   t.replace("/", "_") + ".log"), "w") as log:
+                rc = run_test(t, log, args.timeout)
+            if rc != 0:
+                bad.append("%s (%s)" % (t, rc))
+        if bad:
+            print("mutants: mapped tests fail on the unmutated tree: " +
+                  ", ".join(bad))
+            return 1
+        print("mutants: baseline: %d tests pass (%.0f s)" %
+              (len(all_tests), time.time() - t0))
+
+    survivors, killed = [], 0
+    try:
+        for e in entries:
+            path = os.path.join(TOP, e["file"])
+            restorer.save(path)
+            with open(path, "w") as f:
+                f.write(restorer.data.decode().replace(e["from"], e["to"]))
+            start = time.time()
+            logp = os.path.join(logdir, e["id"] + ".log")
+            with open(logp, "w") as log:
+                tests = e["tests"].split()
+                if build(unit_targets(tests), log) != 0:
+                    verdict = "killed (does not build)"
+                else:
+                    verdict = None
+                    for t in tests:
+                        rc = run_test(t, log, args.timeout)
+                        if rc != 0:
+                            verdict = "killed by %s (%s)" % (t, rc)
+                            break
+            restorer.restore()
+            if verdict is None:
+                survivors.append(e)
+                verdict = "SURVIVED"
+            else:
+                killed += 1
+            print("%-32s %-44s %5.1f s" % (e["id"], verdict,
+                                           time.time() - start))
+            sys.stdout.flush()
+    finally:
+        restorer.restore()
+        with open(os.path.join(logdir, "rebuild.log"), "w") as log:
+            build(unit_targets(all_tests), log)
+    print("mutants: %d killed, %d survived, %d in all (%.0f s)" %
+          (killed, len(survivors), len(entries), time.time() - t0))
+    for e in survivors:
+        print("SURVIVED: %s (%s): %s" % (e["id"], e["file"],
+                                         e.get("why", "")))
+    return 1 if survivors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
