@@ -2135,6 +2135,12 @@ broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 		free(b);
 		return NULL;
 	}
+	/* An apply killed last time is rolled back before anything else. */
+	if (changeset_broker_recover(b, err, errlen) != 0) {
+		close(b->rootfd);
+		free(b);
+		return NULL;
+	}
 	if (broker_pin_all(b, err, errlen) != 0) {
 		broker_unpin_all(b);
 		close(b->rootfd);

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -24,10 +25,12 @@
 
 #include <sodium.h>
 
+#include "broker/applyjournal.h"
 #include "broker/broker_int.h"
 #include "broker/changeset.h"
 #include "broker/cowview.h"
 #include "common/errors.h"
+#include "common/log.h"
 #include "common/util.h"
 #include "policy/path.h"
 #include "policy/writepolicy.h"
@@ -46,6 +49,7 @@ struct cs_entry {
 	enum wp_kind kind;
 	enum cs_op op;
 	mode_t mode;
+	mode_t old_mode; /* CS_CHMOD: the mode it had */
 	nlink_t nlink;
 	char *target; /* symlink text */
 	off_t size;
@@ -306,6 +310,7 @@ walk_one(struct changeset *cs, int ufd, const char *name, const char *path,
 			}
 			e->op = real != 0 ? CS_MKDIR : CS_CHMOD;
 			e->mode = st.st_mode & 07777;
+			e->old_mode = real != 0 ? 0 : rst.st_mode & 07777;
 		}
 		return walk(cs, fd, path, child_opaque, err, errlen);
 	}
@@ -456,10 +461,16 @@ changeset_check(const struct changeset *cs, const struct sandbox_policy *p,
 		we.mode = e->mode;
 		we.nlink = e->nlink;
 		we.target = e->target;
-		if ((rule = writepolicy_check(p, &we)) != NULL)
+		if ((rule = writepolicy_check(p, &we)) != NULL) {
+			/* The path as JSON can hold (U+FFFD for what is
+			 * not UTF-8): no refusal may be lost. */
+			char *safe = utf8_sanitize(e->path, strlen(e->path));
+
 			json_array_append_new(refused,
 			    json_pack(
-				"{s:s, s:s}", "path", e->path, "rule", rule));
+				"{s:s, s:s}", "path", safe, "rule", rule));
+			free(safe);
+		}
 		bytes += e->size;
 	}
 	if (max_bytes > 0 && bytes > max_bytes)
@@ -505,51 +516,37 @@ changeset_item(const struct changeset *cs, size_t i, struct changeset_item *out)
 	return 0;
 }
 
+json_t *
+changeset_describe(const struct changeset *cs)
+{
+	static const char *const kinds[] = {
+		[WP_FILE] = "write",
+		[WP_DIR] = "mkdir",
+		[WP_SYMLINK] = "symlink",
+		[WP_DELETE] = "delete",
+		[WP_DEVICE] = "device",
+		[WP_FIFO] = "fifo",
+		[WP_SOCKET] = "socket",
+	};
+	json_t *v = json_array();
+	const char *op;
+	size_t i;
+
+	for (i = 0; i < cs->n; i++) {
+		op = cs->e[i].op == CS_CHMOD ? "chmod" : kinds[cs->e[i].kind];
+		json_array_append_new(v,
+		    json_pack("{s:s, s:s}", "op", op, "path", cs->e[i].path));
+	}
+	return v;
+}
+
 /* Applying. */
-
-enum undo_kind { UNDO_TRASH, UNDO_UNLINK, UNDO_RMDIR, UNDO_CHMOD };
-
-struct undo {
-	enum undo_kind kind;
-	const char *path; /* borrowed */
-	size_t idx; /* UNDO_TRASH: name in the trash */
-	mode_t mode; /* UNDO_CHMOD: the old mode */
-};
 
 /* Removes |name| in |dfd| and everything beneath it; no link followed. */
 static void
 rm_tree(int dfd, const char *name)
 {
-	struct stat st;
-	char **names;
-	size_t n, i;
-	int fd;
-
-	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1)
-		return;
-	if (!S_ISDIR(st.st_mode)) {
-		(void)unlinkat(dfd, name, 0);
-		return;
-	}
-	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd == -1 && errno == EACCES) {
-		/* overlayfs leaves its work directory mode 0. */
-		(void)!fchmodat(dfd, name, 0700, 0);
-		fd = openat(
-		    dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	}
-	if (fd != -1) {
-		int keep = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-
-		names = list_dir(fd, &n);
-		for (i = 0; keep != -1 && names != NULL && i < n; i++)
-			rm_tree(keep, names[i]);
-		if (names != NULL)
-			strv_free_n(names, n);
-		if (keep != -1)
-			close(keep);
-	}
-	(void)unlinkat(dfd, name, AT_REMOVEDIR);
+	applyjournal_rm_tree(dfd, name);
 }
 
 /* Copies |from| to |to|, holes kept as holes (SEEK_DATA/SEEK_HOLE). */
@@ -587,6 +584,9 @@ copy_file(int from, int to)
 			data += n;
 		}
 	}
+	/* A file that ends in a hole is still short. */
+	if (lseek(to, 0, SEEK_END) == st.st_size)
+		return 0;
 	return ftruncate(to, st.st_size);
 }
 
@@ -604,59 +604,74 @@ move_upper(int upperfd, const char *path, int dfd, const char *name)
 	return rc;
 }
 
-/* Writes entry |e| (a file or symlink) into place beneath |dfd|. */
+/*
+ * Writes entry |e| (a file or symlink) as |name| in |dfd|, where nothing
+ * stands (what stood there is in the trash): created in place, no
+ * temporary file and rename, since the journal undoes a half-written
+ * file with the rest.  |same_fs|: the upper layer is on the workspace's
+ * filesystem, so the file itself moves.  *made is set once |name| exists.
+ */
 static int
 write_entry(const struct cs_entry *e, int upperfd, int dfd, const char *name,
-    char *err, size_t errlen)
+    int same_fs, int *made, char *err, size_t errlen)
 {
-	char tmp[64];
+	struct stat st;
 	int in, outfd;
 
-	tmp_name(tmp, sizeof(tmp), "new");
 	if (e->kind == WP_SYMLINK) {
-		if (symlinkat(e->target, dfd, tmp) == -1)
+		if (symlinkat(e->target, dfd, name) == -1)
 			goto fail;
-		if (fchownat(dfd, tmp, e->uid, e->gid, AT_SYMLINK_NOFOLLOW) ==
+		*made = 1;
+		if (fchownat(dfd, name, e->uid, e->gid, AT_SYMLINK_NOFOLLOW) ==
 		    -1)
 			errno = 0; /* not ours to give: stays ours */
-	} else {
-		if (path_resolve_walk(
-			upperfd, e->path, O_RDONLY, &in, err, errlen) != 0)
-			return AL_ERR_PATH;
-		/*
-		 * On the workspace's filesystem the file itself moves: no
-		 * copy, holes stay holes.  The run is over, so nothing else
-		 * holds it; its owner and mode are set before it lands.
-		 */
+		return 0;
+	}
+	if (path_resolve_walk(upperfd, e->path, O_RDONLY, &in, err, errlen) !=
+	    0)
+		return AL_ERR_PATH;
+	/*
+	 * On the workspace's filesystem the file itself moves: no copy,
+	 * holes stay holes.  The run is over, so nothing else holds it;
+	 * its owner and mode are set before it lands.
+	 */
+	if (same_fs) {
 		if (fchown(in, e->uid, e->gid) == -1)
 			errno = 0;
-		if (fchmod(in, e->mode & 0777) == 0 && fsync(in) == 0 &&
+		if (fchmod(in, e->mode & 0777) == 0 &&
 		    move_upper(upperfd, e->path, dfd, name) == 0) {
+			*made = 1;
 			close(in);
 			return 0;
 		}
-		outfd = openat(dfd, tmp,
-		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (outfd == -1) {
-			close(in);
-			goto fail;
-		}
-		if (fchown(outfd, e->uid, e->gid) == -1)
-			errno = 0;
-		if (copy_file(in, outfd) != 0 ||
-		    fchmod(outfd, e->mode & 0777) == -1 || fsync(outfd) == -1) {
-			close(in);
-			close(outfd);
-			(void)unlinkat(dfd, tmp, 0);
-			goto fail;
-		}
-		close(in);
-		close(outfd);
 	}
-	if (renameat(dfd, tmp, dfd, name) == -1) {
-		(void)unlinkat(dfd, tmp, 0);
+	/* Owner and mode are changed only where they differ: each change is
+	 * one more metadata update of the workspace's filesystem. */
+	outfd = openat(dfd, name,
+	    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    e->mode & 0777);
+	if (outfd == -1) {
+		close(in);
 		goto fail;
 	}
+	*made = 1;
+	if (fstat(outfd, &st) == -1) {
+		close(in);
+		close(outfd);
+		goto fail;
+	}
+	if ((st.st_uid != e->uid || st.st_gid != e->gid) &&
+	    fchown(outfd, e->uid, e->gid) == -1)
+		errno = 0;
+	if (copy_file(in, outfd) != 0 ||
+	    ((st.st_mode & 07777) != (e->mode & 0777) &&
+		fchmod(outfd, e->mode & 0777) == -1)) {
+		close(in);
+		close(outfd);
+		goto fail;
+	}
+	close(in);
+	close(outfd);
 	return 0;
 fail:
 	snprintf(err, errlen, "%s: %s", e->path, strerror(errno));
@@ -664,11 +679,10 @@ fail:
 }
 
 static int
-apply_entry(const struct cs_entry *e, int upperfd, int rootfd, struct undo *u,
-    char *err, size_t errlen)
+apply_entry(const struct cs_entry *e, int upperfd, int rootfd, int same_fs,
+    int *made, char *err, size_t errlen)
 {
 	const char *name;
-	struct stat st;
 	int dfd, fd, rc;
 
 	/* A removed entry went to the trash with its removed ancestor. */
@@ -681,41 +695,28 @@ apply_entry(const struct cs_entry *e, int upperfd, int rootfd, struct undo *u,
 		    e->path);
 		return AL_ERR_PATH;
 	}
-	u->path = e->path;
 	switch (e->op) {
 	case CS_MKDIR:
 		if (mkdirat(dfd, name, 0700) == -1)
 			break;
-		u->kind = UNDO_RMDIR;
+		/* FALLTHROUGH */
+	case CS_CHMOD:
+		*made = 1;
 		if ((fd = openat(dfd, name,
 			 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) ==
 		    -1)
 			break;
-		if (fchown(fd, e->uid, e->gid) == -1)
+		if (e->op == CS_MKDIR && fchown(fd, e->uid, e->gid) == -1)
 			errno = 0;
 		rc = fchmod(fd, e->mode & 0777);
 		close(fd);
-		close(dfd);
-		return rc == 0 ? 0 : AL_ERR_IO;
-	case CS_CHMOD:
-		if ((fd = openat(dfd, name,
-			 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) ==
-			-1 ||
-		    fstat(fd, &st) == -1) {
-			if (fd != -1)
-				close(fd);
+		if (rc == -1)
 			break;
-		}
-		u->kind = UNDO_CHMOD;
-		u->mode = st.st_mode & 07777;
-		rc = fchmod(fd, e->mode & 0777);
-		close(fd);
 		close(dfd);
-		return rc == 0 ? 0 : AL_ERR_IO;
+		return 0;
 	case CS_WRITE:
-		rc = write_entry(e, upperfd, dfd, name, err, errlen);
-		if (rc == 0)
-			u->kind = UNDO_UNLINK;
+		rc = write_entry(
+		    e, upperfd, dfd, name, same_fs, made, err, errlen);
 		close(dfd);
 		return rc;
 	case CS_NONE:
@@ -727,42 +728,73 @@ apply_entry(const struct cs_entry *e, int upperfd, int rootfd, struct undo *u,
 	return AL_ERR_IO;
 }
 
-static void
-undo_one(const struct undo *u, int rootfd, int trashfd)
+/*
+ * The journal of applying |cs| (applyjournal.h), or NULL if a path
+ * cannot be held in JSON (not UTF-8: writepolicy_check() refuses those).
+ */
+static json_t *
+journal_new(const struct changeset *cs)
 {
-	const char *name;
-	char idx[32];
-	int dfd;
+	json_t *j, *removals, *steps, *index, *step, *ri;
+	int bad = 0;
+	size_t i;
 
-	if (open_parent(rootfd, u->path, O_RDONLY, &dfd, &name) != 0)
-		return;
-	switch (u->kind) {
-	case UNDO_TRASH:
-		snprintf(idx, sizeof(idx), "%zu", u->idx);
-		(void)renameat(trashfd, idx, dfd, name);
-		break;
-	case UNDO_UNLINK:
-		(void)unlinkat(dfd, name, 0);
-		break;
-	case UNDO_RMDIR:
-		(void)unlinkat(dfd, name, AT_REMOVEDIR);
-		break;
-	case UNDO_CHMOD:
-		(void)!fchmodat(dfd, name, u->mode, 0);
-		break;
+	removals = json_array();
+	index = json_object();
+	for (i = 0; i < cs->nremovals; i++) {
+		if (json_array_append_new(
+			removals, json_string(cs->removals[i])) != 0)
+			bad = 1;
+		json_object_set_new(
+		    index, cs->removals[i], json_integer((json_int_t)i));
 	}
-	close(dfd);
+	steps = json_array();
+	for (i = 0; i < cs->n; i++) {
+		const struct cs_entry *e = &cs->e[i];
+
+		switch (e->op) {
+		case CS_NONE:
+			continue;
+		case CS_MKDIR:
+			step = json_pack(
+			    "{s:s, s:s}", "op", "mkdir", "path", e->path);
+			break;
+		case CS_CHMOD:
+			step = json_pack("{s:s, s:s, s:i}", "op", "chmod",
+			    "path", e->path, "mode", (int)e->old_mode);
+			break;
+		case CS_WRITE:
+		default:
+			step = json_pack(
+			    "{s:s, s:s}", "op", "write", "path", e->path);
+			if ((ri = json_object_get(index, e->path)) != NULL)
+				json_object_set(step, "removal", ri);
+			break;
+		}
+		if (json_array_append_new(steps, step) != 0)
+			bad = 1;
+	}
+	json_decref(index);
+	if (bad) {
+		json_decref(removals);
+		json_decref(steps);
+		return NULL;
+	}
+	j = json_pack("{s:i, s:o, s:o}", "version", 1, "removals", removals,
+	    "steps", steps);
+	return j;
 }
 
 int
 changeset_apply(const struct changeset *cs, int upperfd, int rootfd, char *err,
     size_t errlen)
 {
-	struct undo *undo;
-	size_t nundo = 0, i;
-	char trash[64], idx[32];
+	char trash[64], idx[32], rberr[256];
 	const char *name;
-	int trashfd, wsfd, dfd, rc = 0;
+	struct stat ust, wst;
+	json_t *journal;
+	size_t i, nsteps, made_steps = 0;
+	int trashfd, wsfd, dfd, same_fs, made, rc = 0;
 
 	if (cs->n == 0 && cs->nremovals == 0)
 		return 0;
@@ -772,15 +804,29 @@ changeset_apply(const struct changeset *cs, int upperfd, int rootfd, char *err,
 		snprintf(err, errlen, "workspace: %s", strerror(errno));
 		return AL_ERR_SYSTEM;
 	}
+	same_fs = fstat(upperfd, &ust) == 0 && fstat(wsfd, &wst) == 0 &&
+	    ust.st_dev == wst.st_dev;
 	tmp_name(trash, sizeof(trash), "trash");
 	if (mkdirat(wsfd, trash, 0700) == -1 ||
 	    (trashfd = openat(wsfd, trash,
 		 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
 		snprintf(err, errlen, "trash directory: %s", strerror(errno));
+		(void)unlinkat(wsfd, trash, AT_REMOVEDIR);
 		close(wsfd);
 		return AL_ERR_SYSTEM;
 	}
-	undo = xcalloc(cs->nremovals + cs->n + 1, sizeof(*undo));
+	/* Held until the end: recovery leaves a live apply alone. */
+	if ((journal = journal_new(cs)) == NULL)
+		errno = EILSEQ;
+	if (journal == NULL || flock(trashfd, LOCK_EX) == -1 ||
+	    fsync(wsfd) == -1 || applyjournal_write(trashfd, journal) != 0) {
+		snprintf(err, errlen, "apply journal: %s", strerror(errno));
+		json_decref(journal);
+		close(trashfd);
+		rm_tree(wsfd, trash);
+		close(wsfd);
+		return AL_ERR_IO;
+	}
 	for (i = 0; i < cs->nremovals && rc == 0; i++) {
 		if (open_parent(wsfd, cs->removals[i], O_RDONLY, &dfd, &name) !=
 		    0) {
@@ -796,35 +842,81 @@ changeset_apply(const struct changeset *cs, int upperfd, int rootfd, char *err,
 			snprintf(err, errlen, "%s: %s", cs->removals[i],
 			    strerror(errno));
 			rc = AL_ERR_IO;
-		} else {
-			undo[nundo].kind = UNDO_TRASH;
-			undo[nundo].path = cs->removals[i];
-			undo[nundo++].idx = i;
 		}
 		close(dfd);
 	}
+	/* made_steps: the journal's steps that changed something, so that a
+	 * failure (EEXIST: something appeared meanwhile) undoes only ours. */
 	for (i = 0; i < cs->n && rc == 0; i++) {
-		undo[nundo].kind = UNDO_TRASH;
-		undo[nundo].path = NULL;
+		made = 0;
 		rc = apply_entry(
-		    &cs->e[i], upperfd, wsfd, &undo[nundo], err, errlen);
-		/* A half-done step (a directory made, then not chowned)
-		 * is undone with the others. */
-		if (undo[nundo].path != NULL &&
-		    (rc == 0 || undo[nundo].kind != UNDO_TRASH))
-			nundo++;
+		    &cs->e[i], upperfd, wsfd, same_fs, &made, err, errlen);
+		if (cs->e[i].op != CS_NONE && (rc == 0 || made))
+			made_steps++;
 	}
-	if (rc != 0)
-		while (nundo > 0)
-			undo_one(&undo[--nundo], wsfd, trashfd);
-	free(undo);
-	close(trashfd);
+	/*
+	 * One syncfs, not an fsync per file: every file and rename is on
+	 * disk before the commit point, so that after a power loss either
+	 * the journal is there (rolled back) or the whole set is.  After a
+	 * failed commit all steps were made.
+	 */
+	if (rc == 0 &&
+	    (syncfs(wsfd) == -1 || applyjournal_commit(trashfd) != 0)) {
+		snprintf(err, errlen, "apply journal: %s", strerror(errno));
+		rc = AL_ERR_IO;
+	}
+	/* What failed is undone as a crash would be, from the journal. */
+	if (rc != 0 &&
+	    applyjournal_rollback(wsfd, trashfd, journal, made_steps, &nsteps,
+		rberr, sizeof(rberr)) != 0) {
+		/* Left for the next start's recovery, which says so. */
+		log_warnx("%s: %s", trash, rberr);
+		json_decref(journal);
+		close(trashfd);
+		close(wsfd);
+		return rc;
+	}
+	json_decref(journal);
 	rm_tree(wsfd, trash);
+	close(trashfd);
 	close(wsfd);
 	return rc;
 }
 
+int
+changeset_recover(int rootfd, json_t **report, char *err, size_t errlen)
+{
+	return applyjournal_recover(rootfd, report, err, errlen);
+}
+
 /* The broker's side. */
+
+int
+changeset_broker_recover(struct broker *b, char *err, size_t errlen)
+{
+	json_t *report, *v;
+	size_t i;
+
+	if (changeset_recover(b->rootfd, &report, err, errlen) < 0) {
+		(void)broker_audit(b, "apply_recovered",
+		    json_pack("{s:s, s:s}", "action", "failed", "error", err));
+		return -1;
+	}
+	json_array_foreach(report, i, v)
+	{
+		log_warnx("workspace: an interrupted apply (%s): %s",
+		    json_string_value(json_object_get(v, "trash")),
+		    json_string_value(json_object_get(v, "action")));
+		if (broker_audit(b, "apply_recovered", json_incref(v)) != 0) {
+			snprintf(
+			    err, errlen, "the audit log cannot be written");
+			json_decref(report);
+			return -1;
+		}
+	}
+	json_decref(report);
+	return 0;
+}
 
 /* The size of the in-memory upper layer, in MiB: the change set's quota. */
 static long long
@@ -840,6 +932,8 @@ upper_size_mb(const struct broker *b)
  * probing of the session directory's disk.  Returns the mount's
  * descriptor, holding "upper" and "work", or -1 (errno set).
  */
+static int upper_full(int mfd);
+
 static int
 upper_tmpfs(const struct broker *b)
 {
@@ -869,6 +963,58 @@ upper_tmpfs(const struct broker *b)
 		return -1;
 	}
 	return mfd;
+}
+
+int
+changeset_upper_new(
+    const char *dir, struct changeset_upper *u, char *err, size_t errlen)
+{
+	memset(u, 0, sizeof(*u));
+	u->mnt_fd = -1;
+	if (geteuid() == 0 && (u->mnt_fd = upper_tmpfs(NULL)) != -1)
+		return 0;
+	if (mkdir(dir, 0700) == -1) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	u->dir = xstrdup(dir);
+	xasprintf(&u->upper, "%s/upper", dir);
+	xasprintf(&u->work, "%s/work", dir);
+	if (mkdir(u->upper, 0755) == -1 || mkdir(u->work, 0700) == -1) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		changeset_upper_free(u);
+		return -1;
+	}
+	return 0;
+}
+
+int
+changeset_upper_open(const struct changeset_upper *u)
+{
+	if (u->mnt_fd != -1)
+		return openat(u->mnt_fd, "upper",
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return open(u->upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+int
+changeset_upper_full(const struct changeset_upper *u)
+{
+	return u->mnt_fd != -1 && upper_full(u->mnt_fd);
+}
+
+void
+changeset_upper_free(struct changeset_upper *u)
+{
+	if (u->dir != NULL)
+		rm_tree(AT_FDCWD, u->dir);
+	if (u->mnt_fd != -1)
+		close(u->mnt_fd);
+	free(u->dir);
+	free(u->upper);
+	free(u->work);
+	memset(u, 0, sizeof(*u));
+	u->mnt_fd = -1;
 }
 
 int

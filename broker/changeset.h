@@ -17,12 +17,15 @@
  * Applying: every path is resolved beneath the workspace without
  * following any symlink; what is removed or replaced is first moved into
  * a trash directory inside the workspace (one rename, same filesystem);
- * new content is written to a temporary file beside its target, synced,
- * and renamed into place.  If any step fails, the steps done are undone
- * in reverse and the trash is put back.  Files land with mode & 0777,
- * owned by the replaced file's owner or, when new, by the workspace
- * root's owner.  Not journaled: a broker killed in the middle of an apply
- * leaves the trash directory (.airlock-trash-*) for a human.
+ * new content is then created in place (moved from the upper layer when
+ * on the same filesystem, else copied), and the filesystem synced once
+ * before the commit point.  Before the first change, a journal of every
+ * step is written and fsynced in the trash directory
+ * (broker/applyjournal.h).  If a step fails, the steps are undone from
+ * that journal and the trash is put back; if the applying process is
+ * killed, the next start on that workspace does the same
+ * (changeset_recover()).  Files land with mode & 0777, owned by the
+ * replaced file's owner or, when new, by the workspace root's owner.
  */
 #ifndef AIRLOCK_CHANGESET_H
 #define AIRLOCK_CHANGESET_H
@@ -38,6 +41,7 @@
 /* The byte quota of one run's change set: allocated bytes of its files. */
 #define CHANGESET_MAX_BYTES (2LL * 1024 * 1024 * 1024)
 
+struct broker;
 struct changeset;
 struct call;
 struct runner_result;
@@ -103,6 +107,44 @@ int changeset_apply(const struct changeset *cs, int upperfd, int rootfd,
     char *err, size_t errlen) __attribute__((warn_unused_result));
 
 /*
+ * What the set would do, one {"op", "path"} per entry, in order (a new
+ * array): op is "write" (a file), "symlink", "mkdir", "chmod", "delete",
+ * or the kind of a special file ("device", "fifo", "socket"), which
+ * changeset_check() refuses.
+ */
+json_t *changeset_describe(const struct changeset *cs);
+
+/*
+ * An upper layer for one run outside the broker (airlock exec).  As root
+ * a detached tmpfs of CHANGESET_MAX_BYTES (mnt_fd, holding "upper" and
+ * "work"); else the directory |dir| (made here, must not exist) holding
+ * them (upper, work).  changeset_upper_new() returns 0 or -1 with err;
+ * changeset_upper_open() returns a descriptor of the upper directory or
+ * -1; changeset_upper_full() says whether a tmpfs upper filled up (its
+ * writes then failed with ENOSPC, so the set is not what the run meant);
+ * changeset_upper_free() removes it all.
+ */
+struct changeset_upper {
+	int mnt_fd; /* -1 unless a tmpfs */
+	char *dir, *upper, *work;
+};
+int changeset_upper_new(
+    const char *dir, struct changeset_upper *u, char *err, size_t errlen);
+int changeset_upper_open(const struct changeset_upper *u);
+int changeset_upper_full(const struct changeset_upper *u);
+void changeset_upper_free(struct changeset_upper *u);
+
+/*
+ * Rolls back every interrupted apply in the workspace |rootfd|, as
+ * applyjournal_recover() (its contract: returns the number of trash
+ * directories handled with *report, or -1 with err when the workspace
+ * cannot be put back).  Every command that applies change sets calls it
+ * on start, before anything else touches the workspace.
+ */
+int changeset_recover(int rootfd, json_t **report, char *err, size_t errlen)
+    __attribute__((warn_unused_result));
+
+/*
  * The broker's side.  changeset_call_prepare() decides how the runner of
  * |c| sees the workspace: read-only when the tool's sideEffect is none,
  * else an overlay whose upper layer it creates in the session directory
@@ -113,6 +155,12 @@ int changeset_apply(const struct changeset *cs, int upperfd, int rootfd,
  * changeset_call_clear() removes the upper layer; safe to call twice.
  */
 int changeset_call_prepare(struct call *c, json_t **out);
+/*
+ * changeset_recover() on the broker's workspace, each apply recovered
+ * audited as an "apply_recovered" record.  Returns 0, or -1 with err
+ * (the broker must not start).
+ */
+int changeset_broker_recover(struct broker *b, char *err, size_t errlen);
 int changeset_call_land(struct call *c, json_t **out);
 void changeset_call_clear(struct call *c);
 

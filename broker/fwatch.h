@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * fwatch: which workspace files changed by something other than the
  * agent's own calls (issue 13, item 6).

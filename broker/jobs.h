@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * jobs: background jobs and their pushed events (issue 13, items 4, 5).
  *

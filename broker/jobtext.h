@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * jobtext: pure logic over a background job's output (broker/jobs.h).
  *

@@ -11,6 +11,7 @@ libairlock_a_SOURCES += \
 	broker/loop.c broker/loop.h \
 	broker/patchjail.c broker/patchjail.h \
 	broker/wswrite.c broker/wswrite.h \
+	broker/applyjournal.c broker/applyjournal.h \
 	broker/changeset.c broker/changeset.h \
 	broker/wsdigest.c broker/wsdigest.h \
 	broker/wsjob.c broker/wsjob.h \

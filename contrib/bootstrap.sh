@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 packages="build-essential autoconf automake pkg-config
 libseccomp-dev libcap-ng-dev libyaml-dev libsodium-dev libjansson-dev check
 util-linux procps iproute2 diffutils bubblewrap clang jq python3 bash
-valgrind cppcheck clang-tidy clang-format mandoc"
+valgrind cppcheck clang-tidy clang-format mandoc strace"
 
 missing=""
 for p in $packages; do

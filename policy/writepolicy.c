@@ -14,6 +14,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "common/util.h"
 #include "policy/writepolicy.h"
 
 #define WP_MAX_DEPTH 512
@@ -148,6 +149,9 @@ writepolicy_check(const struct sandbox_policy *p, const struct wp_entry *e)
 	for (i = 0; i < ec.n; i++)
 		if (strcmp(ec.c[i], "..") == 0)
 			return WP_RULE_PROTECTED;
+	/* Refusals, audit records and the apply journal are JSON. */
+	if (!utf8_valid(e->path, strlen(e->path)))
+		return WP_RULE_NAME;
 	switch (e->kind) {
 	case WP_DEVICE:
 	case WP_FIFO:
@@ -201,6 +205,7 @@ writepolicy_rule_text(const char *rule)
 		    "a symbolic link may not point outside the "
 		    "workspace" },
 		{ WP_RULE_GIT, "no .git may be written, at any depth" },
+		{ WP_RULE_NAME, "a path must be valid UTF-8" },
 		{ WP_RULE_PROTECTED,
 		    "the path is protected by the manifest "
 		    "(sandbox.protected), at any depth" },

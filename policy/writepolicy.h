@@ -17,6 +17,8 @@
  *                 from the link's directory, leaves the workspace
  *   git           a ".git" component at any depth (a directory, or a
  *                 ".git" file with "gitdir:"), whether or not it exists
+ *   name          a path that is not valid UTF-8 (refusals, audit records
+ *                 and the apply journal are JSON)
  *   protected     a path matching a sandbox.protected pattern at any
  *                 depth, or beneath one; or a non-directory (a file, a
  *                 symlink, a deletion) standing where a protected path's
@@ -56,6 +58,7 @@ struct wp_entry {
 #define WP_RULE_SYMLINK "symlink"
 #define WP_RULE_GIT "git"
 #define WP_RULE_PROTECTED "protected"
+#define WP_RULE_NAME "name"
 
 /*
  * Returns NULL if |e| may be written under |p|, else the name of the

@@ -66,7 +66,8 @@ static const struct help helps[] = {
 	    "[--timeout MS]\n"
 	    "           [--read-only PATH]... [--deny-read PATH]... "
 	    "[--protect REL]...\n"
-	    "           [--limit NAME=N]... [--strict] [--no-landlock] [--cow]\n"
+	    "           [--limit NAME=N]... [--strict] [--no-landlock]\n"
+	    "           [--cow | --dry-run]\n"
 	    "           [--allow-host HOST[:PORT]]... [--env NAME[=VALUE]]...\n"
 	    "           [--setenv NAME VALUE]... [--chdir DIR] [--ro PATH]...\n"
 	    "           [--rw PATH]... [--] CMD [ARGS...]\n",
@@ -76,7 +77,7 @@ static const struct help helps[] = {
 	    "milliseconds\n"
 	    "      --read-only PATH    also bind PATH read-only\n"
 	    "      --deny-read PATH    make PATH unreadable\n"
-	    "      --protect REL       keep workspace-relative REL read-only\n"
+	    "      --protect REL       refuse writes to workspace-relative REL\n"
 	    "      --limit NAME=N      one resource limit: cpu, as, fsize, "
 	    "nofile, nproc,\n"
 	    "                          memory, cpu_percent, tmp\n"
@@ -84,6 +85,9 @@ static const struct help helps[] = {
 	    "      --no-landlock       do not apply landlock\n"
 	    "      --cow               copy-on-write workspace (writes are "
 	    "discarded)\n"
+	    "      --dry-run           list what the change set would apply; "
+	    "apply\n"
+	    "                          nothing\n"
 	    "      --chdir DIR         start in DIR (inside the workspace; "
 	    "relative to it)\n" OVERRIDE_OPTS
 	    "  -v, --verbose           print the layers in force and the "

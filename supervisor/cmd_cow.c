@@ -78,6 +78,7 @@ static int
 ctx_open(struct cow_ctx *x, const char *id, int lock)
 {
 	char err[PATH_MAX + 256];
+	json_t *report = NULL;
 	int rc;
 
 	memset(x, 0, sizeof(*x));
@@ -95,6 +96,17 @@ ctx_open(struct cow_ctx *x, const char *id, int lock)
 		log_warn("session %s", x->cs->id);
 		return EXIT_FAILED;
 	}
+	/* An apply into the checkout that was killed half way (a commit, a
+	 * run's change set) is rolled back before anything reads it. */
+	if ((rc = changeset_recover(x->rootfd, &report, err, sizeof(err))) <
+	    0) {
+		log_warnx("%s: %s", x->cs->workspace, err);
+		return EXIT_FAILED;
+	}
+	if (rc > 0)
+		log_warnx("%s: rolled back %d interrupted apply(s)",
+		    x->cs->workspace, rc);
+	json_decref(report);
 	if ((rc = changeset_collect(x->upperfd, x->rootfd, x->cs->userxattr,
 		 &x->set, err, sizeof(err))) != 0 ||
 	    (rc = cowdiff_text(x->set, x->upperfd, x->rootfd, &x->diff,

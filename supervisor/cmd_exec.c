@@ -17,9 +17,11 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "broker/changeset.h"
 #include "broker/egress.h"
 #include "common/errors.h"
 #include "common/log.h"
@@ -27,6 +29,7 @@
 #include "common/util.h"
 #include "policy/manifest.h"
 #include "policy/manifest_sig.h"
+#include "policy/writepolicy.h"
 #include "policy/sandbox_defaults.h"
 #include "proxy/ipc.h"
 #include "proxy/proxy.h"
@@ -224,6 +227,149 @@ done:
 	return rc;
 }
 
+/*
+ * Rolls back an apply a killed airlock left in |ws| (changeset_recover),
+ * saying so on stderr.  Returns 0, or EXIT_APPLY when it cannot be put
+ * back.
+ */
+static int
+exec_recover(const char *ws)
+{
+	json_t *report, *v;
+	char err[512];
+	size_t i;
+	int fd, rc;
+
+	if ((fd = open(ws, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		log_warn("exec: %s", ws);
+		return EXIT_USAGE;
+	}
+	rc = changeset_recover(fd, &report, err, sizeof(err));
+	close(fd);
+	if (rc < 0) {
+		log_warnx("exec: an interrupted apply cannot be rolled back: "
+		    "%s", err);
+		return EXIT_APPLY;
+	}
+	json_array_foreach (report, i, v) {
+		log_warnx("exec: an interrupted apply (%s): %s",
+		    json_string_value(json_object_get(v, "trash")),
+		    json_string_value(json_object_get(v, "action")));
+	}
+	json_decref(report);
+	return 0;
+}
+
+/*
+ * The run's upper layer: a tmpfs as root, else a new directory in the
+ * state directory or, where that cannot be made (a HOME not the
+ * caller's), in /tmp.
+ */
+static int
+exec_upper(const char *state, struct changeset_upper *u)
+{
+	char dir[PATH_MAX], err[512];
+	const char *bases[2] = { state, "/tmp" };
+	size_t i;
+
+	err[0] = '\0';
+	for (i = 0; i < 2; i++) {
+		if (bases[i][0] == '\0' || (i == 0 && mkdir(state, 0700) == -1 &&
+		    errno != EEXIST))
+			continue;
+		/* A unique name (mkdtemp), made again by
+		 * changeset_upper_new(), which refuses one that exists. */
+		if (snprintf(dir, sizeof(dir), "%s/airlock-exec-XXXXXX",
+		    bases[i]) >= (int)sizeof(dir) || mkdtemp(dir) == NULL ||
+		    rmdir(dir) == -1)
+			continue;
+		if (changeset_upper_new(dir, u, err, sizeof(err)) == 0)
+			return 0;
+	}
+	log_warnx("exec: no upper layer could be made%s%s",
+	    err[0] != '\0' ? ": " : "", err);
+	return -1;
+}
+
+/*
+ * After the command: the change set it left in |u| is checked against
+ * |policy| and applied to |ws| (or, |dryrun|, listed).  Returns |rc| (the
+ * command's status) when the set applied or was empty, EXIT_NOPERM when
+ * an entry broke a rule (each named on stderr, nothing applied), or
+ * EXIT_APPLY when it could not be read or applied (nothing applied).
+ */
+static int
+exec_land(const char *ws, const struct changeset_upper *u,
+    const struct sandbox_policy *policy, int dryrun, int rc)
+{
+	struct changeset *cs = NULL;
+	json_t *refused = NULL, *v, *e;
+	char err[512];
+	size_t i;
+	int rootfd, upperfd = -1, ret = EXIT_APPLY;
+
+	if ((rootfd = open(ws, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1 ||
+	    (upperfd = changeset_upper_open(u)) == -1) {
+		log_warn("exec: nothing was applied");
+		goto done;
+	}
+	if (changeset_upper_full(u)) {
+		log_warnx("exec: nothing was applied: the command's writes "
+		    "filled the %lld MiB upper layer and failed with ENOSPC",
+		    CHANGESET_MAX_BYTES / (1024 * 1024));
+		ret = EXIT_NOPERM;
+		goto done;
+	}
+	if (changeset_collect(upperfd, rootfd, geteuid() != 0, &cs, err,
+	    sizeof(err)) != 0) {
+		log_warnx("exec: nothing was applied: %s", err);
+		goto done;
+	}
+	if (dryrun) {
+		v = changeset_describe(cs);
+		json_array_foreach (v, i, e) {
+			fprintf(stderr, "airlock exec: would apply: %s %s\n",
+			    json_string_value(json_object_get(e, "op")),
+			    json_string_value(json_object_get(e, "path")));
+		}
+		json_decref(v);
+	}
+	if ((refused = changeset_check(cs, policy, CHANGESET_MAX_BYTES)) !=
+	    NULL) {
+		json_array_foreach (refused, i, v) {
+			const char *rule = json_string_value(
+			    json_object_get(v, "rule"));
+
+			fprintf(stderr, "airlock exec: refused: %s: %s (%s)\n",
+			    json_string_value(json_object_get(v, "path")), rule,
+			    writepolicy_rule_text(rule));
+		}
+		log_warnx("exec: nothing was applied: %zu %s refused "
+		    "(the command exited %d)", json_array_size(refused),
+		    json_array_size(refused) == 1 ? "entry" : "entries", rc);
+		ret = EXIT_NOPERM;
+		goto done;
+	}
+	if (dryrun) {
+		log_warnx("exec: --dry-run: nothing was applied");
+		ret = rc;
+		goto done;
+	}
+	if (changeset_apply(cs, upperfd, rootfd, err, sizeof(err)) != 0) {
+		log_warnx("exec: nothing was applied: %s", err);
+		goto done;
+	}
+	ret = rc;
+done:
+	json_decref(refused);
+	changeset_free(cs);
+	if (upperfd != -1)
+		close(upperfd);
+	if (rootfd != -1)
+		close(rootfd);
+	return ret;
+}
+
 /* The caller's directory relative to the workspace, or NULL. */
 static char *
 relative_cwd(const char *ws)
@@ -290,6 +436,7 @@ cmd_exec(int argc, char **argv)
 		{ "strict", no_argument, NULL, 'S' },
 		{ "no-landlock", no_argument, NULL, 'L' },
 		{ "cow", no_argument, NULL, 'C' },
+		{ "dry-run", no_argument, NULL, 'n' },
 		{ "limit", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "chdir", required_argument, NULL, 'c' },
@@ -301,7 +448,9 @@ cmd_exec(int argc, char **argv)
 	struct extra ro = { NULL, 0 }, deny = { NULL, 0 }, prot = { NULL, 0 };
 	struct extra lim = { NULL, 0 };
 	size_t i;
-	int strict = 0, nolandlock = 0, cow = 0;
+	int strict = 0, nolandlock = 0, cow = 0, dryrun = 0;
+	struct changeset_upper upper = { -1, NULL, NULL, NULL };
+	int overlay = 0;
 	struct manifest *m = NULL;
 	struct runner_request req;
 	struct runner_result res;
@@ -371,6 +520,9 @@ cmd_exec(int argc, char **argv)
 		case 'C':
 			cow = 1;
 			break;
+		case 'n':
+			dryrun = 1;
+			break;
 		case 'l':
 			extra_add(&lim, optarg);
 			break;
@@ -386,6 +538,11 @@ cmd_exec(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
+	if (cow && dryrun) {
+		log_warnx("exec: --cow and --dry-run exclude each other");
+		rc = EXIT_USAGE;
+		goto out_early;
+	}
 	if (argc < 1) {
 		usage();
 		rc = EXIT_USAGE;
@@ -489,6 +646,15 @@ cmd_exec(int argc, char **argv)
 	}
 	if (verbose)
 		log_warnx("audit log %s", sess.audit_path);
+	if (eff.workspace != WORKSPACE_COW && !eff.workspace_readonly) {
+		if ((rc = exec_recover(workspace)) != 0)
+			goto out;
+		if (exec_upper(state, &upper) != 0) {
+			rc = EXIT_SANDBOX;
+			goto out;
+		}
+		overlay = 1;
+	}
 	memset(&req, 0, sizeof(req));
 	req.argv = argv;
 	req.envp = env;
@@ -499,6 +665,13 @@ cmd_exec(int argc, char **argv)
 	req.output_cap = 0;
 	req.stdin_fd = 0;
 	req.passthrough = 1;
+	if (overlay && upper.mnt_fd != -1) {
+		req.upper_mnt = 1;
+		req.upper_fd = upper.mnt_fd;
+	} else if (overlay) {
+		req.upper_dir = upper.upper;
+		req.work_dir = upper.work;
+	}
 
 	if (ov.nhosts > 0)
 		rc = run_with_proxy(&req, ov.hosts, &res);
@@ -525,6 +698,8 @@ cmd_exec(int argc, char **argv)
 		rc = 128 + res.signal;
 	if (res.hint[0] != '\0')
 		log_warnx("%s: %s", argv[0], res.hint);
+	if (overlay && !res.setup_failed)
+		rc = exec_land(workspace, &upper, &eff, dryrun, rc);
 	jend = res.setup_failed || res.timed_out ?
 	    json_pack("{s:b, s:b}", "setupFailed", res.setup_failed != 0,
 	    "timedOut", res.timed_out != 0) :
@@ -536,6 +711,8 @@ cmd_exec(int argc, char **argv)
 	json_decref(jend);
 	runner_result_clear(&res);
 out:
+	if (overlay)
+		changeset_upper_free(&upper);
 	for (i = 0; env != NULL && env[i] != NULL; i++)
 		free(env[i]);
 	free(env);

@@ -39,7 +39,11 @@ int	cmd_discard(int argc, char **argv);
 #define EXIT_NOINPUT		66	/* a named workspace, session, log or
 					   approval does not exist (EX_NOINPUT) */
 #define EXIT_SANDBOX		71	/* sandbox could not be built */
+#define EXIT_APPLY		74	/* exec: its change set could not be
+					   applied (EX_IOERR); nothing changed */
 #define EXIT_BUDGET		75	/* run stopped: budget exhausted */
+#define EXIT_NOPERM		77	/* exec: the write policy refused its
+					   change set (EX_NOPERM); none landed */
 #define EXIT_CONFIG		78	/* bad manifest (EX_CONFIG) */
 #define EXIT_TIMEOUT		124	/* exec --timeout expired, as timeout(1) */
 

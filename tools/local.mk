@@ -40,7 +40,8 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h supervisor/cmd_approver
 	supervisor/exec_audit.c supervisor/exec_audit.h supervisor/cowsession.c \
 	supervisor/cowsession.h supervisor/cowrun.c supervisor/cowrun.h \
 	supervisor/cowdiff.c supervisor/cowdiff.h supervisor/cmd_cow.c \
-	broker/cowview.c broker/cowview.h tests/unit/test_cowsession.c
+	broker/cowview.c broker/cowview.h tests/unit/test_cowsession.c \
+	broker/applyjournal.c broker/applyjournal.h
 
 lint: $(BUILT_SOURCES) config.h
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \

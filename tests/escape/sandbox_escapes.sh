@@ -29,11 +29,16 @@ probe write /etc/airlock-escape
 expect_contains "write_to_etc_is_read_only" "$out" "write: errno=EROFS"
 probe write "$T/outside"
 check "write_beside_the_workspace_never_reaches_the_host" test ! -e "$T/outside"
+# The runner writes into an overlay; its change set lands only if the
+# write policy passes every entry (exit 77 and each refusal named if not).
 probe write "$ws/.git/hooks/pre-commit"
-expect_contains "write_into_git_is_read_only" "$out" "write: errno=EROFS"
+expect_eq "write_into_git_is_refused_at_landing" "$status" 77
+expect_contains "write_into_git_names_the_git_rule" "$out" "refused: .git/hooks/pre-commit: git"
 check "git_hook_not_created_on_host" test ! -e "$ws/.git/hooks/pre-commit"
-probe rename "$ws/.git" "$ws/git-moved"
-expect_contains "rename_of_git_is_refused" "$out" "rename: errno=EBUSY"
+run -- sh -c 'mv .git git-moved'
+expect_eq "rename_of_git_is_refused" "$status" 77
+expect_contains "rename_of_git_names_the_git_rule" "$out" "refused: .git: git"
+check "rename_of_git_leaves_git_on_host" test -d "$ws/.git/hooks" -a ! -e "$ws/git-moved"
 probe write "$ws/allowed.txt"
 expect_contains "write_in_workspace_works" "$out" "write: ok"
 check "workspace_write_reaches_the_host" test -e "$ws/allowed.txt"

@@ -52,6 +52,7 @@ checks:
   deps: ["sh", "-c", "echo evilpkg==6.6.6 >>requirements.txt"]
   benign: ["sh", "-c", "mkdir -p out && echo one >out/one.txt && echo two >out/two.txt && echo three >README.md && chmod 0750 out/two.txt && rm src/todo.sh"]
   nothing: ["true"]
+  nonutf8: ["sh", "-c", "d=\$(printf '\\\\377'); mkdir -p \"\$d/.git\" && echo x >\"\$d/.git/config\""]
 dependencyFiles: [ "requirements.txt" ]
 sandbox:
   protected: [ ".git", ".github/workflows", "secrets" ]
@@ -94,6 +95,8 @@ check "absent protected path: not created" test ! -e "$ws/secrets"
 refused "a symlink out of the workspace" escaping_link symlink src/shadow
 check "escaping symlink: not created" test ! -L "$ws/src/shadow"
 refused "a FIFO" fifo special_file src/pipe
+refused "a .git beneath a name that is not UTF-8" nonutf8 name ""
+check "not UTF-8: no .git on the host" test -z "$(find "$ws" -name .git)"
 refused "a hard link" hard_link hard_link a
 check "hard link: nothing applied (not even the first name)" test ! -e "$ws/a"
 

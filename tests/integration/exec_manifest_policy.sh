@@ -30,7 +30,8 @@ run() { out=$("$AIRLOCK" exec --manifest "$M" --workspace "$ws" -- "$@" 2>&1); s
 run sh -c 'cat secret.txt'
 expect_contains "manifest_deny_read_hides_the_file" "$out" "Permission denied"
 run sh -c 'echo x > config/prod.env'
-expect_contains "manifest_protected_path_is_read_only" "$out" "Read-only file system"
+expect_eq "manifest_protected_path_write_is_refused" "$status" 77
+expect_contains "manifest_protected_path_names_the_rule" "$out" "refused: config/prod.env: protected"
 expect_eq "protected_file_unchanged" "$(cat "$ws/config/prod.env")" "db password"
 run sh -c 'echo written-by-the-runner > out.txt'
 expect_eq "manifest_policy_still_allows_workspace_writes" "$status" 0

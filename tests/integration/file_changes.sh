@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # fileChanges over MCP (issue 13, item 6): a workspace change made by
 # something other than the agent's own calls (here the host, and a
 # background job's writes landing) reaches the tail of the agent's next

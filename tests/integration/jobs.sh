@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # Background jobs and pushed events over MCP (issue 13, items 4 and 5):
 # blockMs turns a long run into a job; job_output returns only what is new
 # (waiting for it when asked); job_kill ends a job; jobs count against

@@ -57,6 +57,16 @@ EXTRA_DIST += tests/integration/demo.sh
 # Change sets as an ordinary user (issue 12).
 TESTS += tests/integration/change_set_nonroot.sh
 EXTRA_DIST += tests/integration/change_set_nonroot.sh
+# Crash-safe change-set apply: killed mid-apply, recovered on the next
+# start (issue 12).
+TESTS += tests/integration/apply_crash.sh
+EXTRA_DIST += tests/integration/apply_crash.sh
+# airlock exec through the overlay and the write policy (issue 12).
+TESTS += tests/integration/exec_changeset.sh
+EXTRA_DIST += tests/integration/exec_changeset.sh
+# Budgets counted from change sets and broker writes alike (issue 12).
+TESTS += tests/integration/changeset_budget.sh
+EXTRA_DIST += tests/integration/changeset_budget.sh
 # airlock profile --seatbelt: goldens and the SBPL lint (issue 19).
 TESTS += tests/integration/seatbelt_profiles.sh
 EXTRA_DIST += tests/integration/seatbelt_profiles.sh tests/seatbelt

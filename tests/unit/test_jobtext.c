@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /* A background job's new-output cursor and its line rules (broker/jobtext.c). */
 #include "config.h"
 

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
+/*
+ * applyjournal: makes a change set's apply (broker/changeset.c) survive
+ * the applying process being killed.
+ *
+ * An apply works in a trash directory it makes in the workspace root,
+ * named ".airlock-trash-ID".  Before its first change to the workspace it
+ * writes there, and fsyncs, a journal ("journal", JSON) naming every step
+ * it is about to take, in order:
+ *   {"version": 1,
+ *    "removals": [PATH, ...],           moved to the trash as "0", "1", ...
+ *    "steps": [{"op": "mkdir", "path": P},
+ *              {"op": "chmod", "path": P, "mode": OLD},
+ *              {"op": "write", "path": P, "removal": I?}]}
+ * Removals come first, then the steps.  A "write" creates a file or
+ * symlink at P, where nothing stands (what stood there is in the trash),
+ * in place: no temporary file, since an interrupted write is undone with
+ * the rest; "removal" is the index of the removal that cleared P, if any.
+ * Before the commit point the whole filesystem is synced (syncfs).
+ * When every step is done the journal is renamed to "done" (the commit
+ * point) and the trash directory is removed.
+ *
+ * Recovery rolls an interrupted apply back rather than finishing it: the
+ * new content came from the run's upper layer, which as root is a tmpfs
+ * that died with the broker and otherwise may have been moved out file
+ * by file, so finishing is not always possible, while everything needed
+ * to undo (the removed files, the old modes) is in the trash and the
+ * journal.  Undo, in reverse: a written path is unlinked,
+ * unless its removal never happened; a made directory
+ * is removed if empty; a mode is set back; then every removed path in
+ * the trash is renamed back.  Each undo step is idempotent, so a
+ * recovery killed in turn is simply run again.
+ *
+ * The applying process holds an exclusive flock on the trash directory;
+ * recovery skips a trash directory whose lock is held (an apply in
+ * progress in another process).
+ */
+#ifndef AIRLOCK_APPLYJOURNAL_H
+#define AIRLOCK_APPLYJOURNAL_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+/* The journal's names inside the trash directory. */
+#define APPLYJOURNAL_NAME "journal"
+#define APPLYJOURNAL_DONE "done"
+/* The prefix of trash directories in the workspace root. */
+#define APPLYJOURNAL_TRASH_PREFIX ".airlock-trash-"
+
+/*
+ * Writes |journal| (borrowed) into the trash directory |trashfd| as
+ * described above: to a temporary name, fsynced, renamed into place, the
+ * directory fsynced.  Returns 0, or -1 with errno set.
+ */
+int applyjournal_write(int trashfd, const json_t *journal);
+
+/*
+ * Marks the apply in |trashfd| complete (renames the journal to "done").
+ * Returns 0, or -1 with errno set (then the apply is still rolled back
+ * on recovery).
+ */
+int applyjournal_commit(int trashfd);
+
+/*
+ * Undoes the journaled apply in |trashfd| beneath the workspace |wsfd|
+ * (an O_RDONLY directory descriptor): the first |ndone| steps (SIZE_MAX:
+ * all, when it is not known how far the apply got) and every removal.  Returns 0 when everything was put
+ * back, or -1 with a message in err (what could not be put back stays in
+ * the trash).  *nsteps gets the number of steps and removals considered.
+ */
+int applyjournal_rollback(int wsfd, int trashfd, const json_t *journal,
+    size_t ndone, size_t *nsteps, char *err, size_t errlen);
+
+/*
+ * Looks for interrupted applies in the workspace |rootfd| (any
+ * descriptor of its root) and recovers each that no live process holds:
+ * a journal is rolled back, a "done" marker means the apply had
+ * finished and only the trash goes, an empty or half-made trash
+ * directory (no journal yet: nothing was changed) is removed.  A trash
+ * directory holding neither journal nor marker (left by an airlock
+ * without journals) is left for a human and named in the report.
+ *
+ * Returns the number of trash directories handled (>= 0) with *report
+ * (caller frees; NULL when 0) an array of {"trash", "action"
+ * ("rolled_back", "finished", "removed_empty", "left"), "entries"?}, or
+ * -1 with a message in err when an apply could not be rolled back (the
+ * workspace is then in an unknown state: callers refuse to go on).
+ */
+int applyjournal_recover(int rootfd, json_t **report, char *err, size_t errlen);
+
+/* Removes |name| in |dfd| and everything beneath it; no link followed. */
+void applyjournal_rm_tree(int dfd, const char *name);
+
+#endif

@@ -1,0 +1,108 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# airlock exec writes through an overlay (issue 12): the command's change
+# set lands only if every entry passes the write policy; otherwise exit 77,
+# each refused entry named with its rule, and nothing applied.  The
+# attacks of issue 12 tried for real from inside airlock exec, as root and
+# as uid 4242: a setuid-root copy of bash, a setgid world-writable
+# directory, a nested src/.git with core.fsmonitor, a protected path
+# renamed away and recreated, protected paths absent at start (.git,
+# secrets).  Plus: a benign change lands owned by the workspace owner,
+# --dry-run lists and applies nothing, --cow still discards.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$top_srcdir/tests/lib.sh"
+chmod 755 "$T"
+U=4242
+
+# as OWNER CMD...: CMD as root, or as uid OWNER with its own state.
+as() {
+	local u=$1
+	shift
+	if [ "$u" = 0 ]; then
+		"$@"
+	else
+		setpriv --reuid="$u" --regid="$u" --clear-groups env \
+		    HOME="$T/st$u" XDG_STATE_HOME="$T/st$u" XDG_RUNTIME_DIR="$T/st$u" "$@"
+	fi
+}
+
+for u in 0 $U; do
+	ws="$T/ws$u"
+	mkdir -p "$ws/src" "$ws/.github/workflows" "$T/st$u"
+	echo "original workflow" >"$ws/.github/workflows/ci.yml"
+	echo "print(1)" >"$ws/src/main.py"
+	chown -R "$u:$u" "$ws" "$T/st$u"
+	cd "$ws" || exit 1
+	P="--protect .github/workflows --protect secrets"
+
+	# ex CMD: sh -c CMD in airlock exec as $u; sets $out and $status.
+	# shellcheck disable=SC2086
+	ex() { out=$(as "$u" "$AIRLOCK" exec $P --workspace "$ws" -- sh -c "$1" 2>&1); status=$?; }
+
+	ex 'cp /bin/bash sbash && chmod 4755 sbash && mkdir d && chmod 2777 d && ls -l sbash'
+	expect_contains "uid $u: inside, the setuid copy was made" "$out" "-rwsr-xr-x"
+	expect_eq "uid $u: setuid bash and setgid dir: refused (77)" "$status" 77
+	expect_contains "uid $u: the setuid file is named with its rule" "$out" "refused: sbash: special_bits"
+	expect_contains "uid $u: the setgid directory is named with its rule" "$out" "refused: d: special_bits"
+	check "uid $u: no sbash on the host" test ! -e "$ws/sbash"
+	check "uid $u: no d on the host" test ! -e "$ws/d"
+
+	ex "mkdir -p src/.git && echo 'ref: refs/heads/main' >src/.git/HEAD && printf '[core]\\n\\tfsmonitor = touch $T/pwned$u\\n' >src/.git/config && echo also >src/extra.py"
+	expect_eq "uid $u: nested src/.git with core.fsmonitor: refused (77)" "$status" 77
+	expect_contains "uid $u: nested .git named with the git rule" "$out" "refused: src/.git/config: git"
+	check "uid $u: no src/.git on the host" test ! -e "$ws/src/.git"
+	check "uid $u: nothing else of that run applied" test ! -e "$ws/src/extra.py"
+	(cd "$ws/src" && git status >/dev/null 2>&1)
+	check "uid $u: git status in src runs no planted fsmonitor" test ! -e "$T/pwned$u"
+
+	# A name that is not UTF-8 cannot hide a refusal (a JSON refusal
+	# record once failed to hold it, and the set passed).
+	ex 'd=$(printf "\377"); mkdir -p "$d/.git" && echo x >"$d/.git/config" && cp /bin/sh "$d/s" && chmod 4755 "$d/s"'
+	expect_eq "uid $u: .git beneath a name that is not UTF-8: refused (77)" "$status" 77
+	expect_contains "uid $u: named with the name rule" "$out" ": name (a path must be valid UTF-8)"
+	check "uid $u: nothing under that name on the host" test -z "$(find "$ws" -name '.git' -o -perm /7000)"
+	ex 'mv .github .github.old && mkdir -p .github/workflows && echo evil >.github/workflows/ci.yml'
+	expect_eq "uid $u: protected path replaced via rename: refused (77)" "$status" 77
+	expect_contains "uid $u: the replaced workflow is named with the protected rule" "$out" "refused: .github/workflows/ci.yml: protected"
+	expect_eq "uid $u: the workflow on the host is intact" "$(cat "$ws/.github/workflows/ci.yml")" "original workflow"
+	check "uid $u: no .github.old on the host" test ! -e "$ws/.github.old"
+
+	ex 'mkdir -p secrets && echo key >secrets/key'
+	expect_eq "uid $u: a protected path absent at start: refused (77)" "$status" 77
+	expect_contains "uid $u: secrets named with the protected rule" "$out" "refused: secrets: protected"
+	check "uid $u: no secrets on the host" test ! -e "$ws/secrets"
+	ex 'git init -q . && echo x >.git/hooks/post-checkout'
+	expect_eq "uid $u: a .git absent at start: refused (77)" "$status" 77
+	expect_contains "uid $u: .git named with the git rule" "$out" "refused: .git: git"
+	check "uid $u: no .git on the host" test ! -e "$ws/.git"
+
+	ex 'exit 3'
+	expect_eq "uid $u: a command that writes nothing: its status passes through" "$status" 3
+
+	ex 'echo new >out.txt && echo "print(2)" >src/main.py && chmod 750 out.txt && exit 5'
+	expect_eq "uid $u: a benign change: the command's status passes through" "$status" 5
+	expect_eq "uid $u: a benign change lands" "$(cat "$ws/out.txt" "$ws/src/main.py")" "new
+print(2)"
+	expect_eq "uid $u: owned by the workspace owner, mode kept" "$(stat -c '%u %a' "$ws/out.txt")" "$u 750"
+
+	ex 'echo dry >dry.txt && rm out.txt'
+	expect_eq "uid $u: --cow/--dry-run off: the run applies" "$status" 0
+	check "uid $u: and lands" test -e "$ws/dry.txt" -a ! -e "$ws/out.txt"
+	out=$(as "$u" "$AIRLOCK" exec --dry-run --workspace "$ws" -- sh -c 'echo x >wet.txt; rm dry.txt; mkdir nd' 2>&1)
+	expect_eq "uid $u: --dry-run: the command's status" "$?" 0
+	expect_contains "uid $u: --dry-run lists a new file" "$out" "would apply: write wet.txt"
+	expect_contains "uid $u: --dry-run lists a deletion" "$out" "would apply: delete dry.txt"
+	expect_contains "uid $u: --dry-run lists a new directory" "$out" "would apply: mkdir nd"
+	check "uid $u: --dry-run applies nothing" test ! -e "$ws/wet.txt" -a -e "$ws/dry.txt" -a ! -e "$ws/nd"
+	out=$(as "$u" "$AIRLOCK" exec --cow --workspace "$ws" -- sh -c 'echo c >cow.txt; cat cow.txt' 2>&1)
+	expect_contains "uid $u: --cow: the command sees its write" "$out" "c"
+	check "uid $u: --cow: discarded" test ! -e "$ws/cow.txt"
+	check "uid $u: no trash or temporary file left" test -z "$(compgen -G "$ws/.airlock-*")"
+	check "uid $u: no file with special bits anywhere in the workspace" \
+	    test -z "$(find "$ws" -perm /7000)"
+done
+cd /
+out=$("$AIRLOCK" exec --cow --dry-run -- true 2>&1)
+expect_eq "--cow with --dry-run is a usage error" "$?" 64
+finish
