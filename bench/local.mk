@@ -16,3 +16,7 @@ EXTRA_DIST += bench/spawn
 EXTRA_DIST += bench/output.sh
 # agent start-up under airlock vs bare and bwrap (bench/agent_startup.sh).
 EXTRA_DIST += bench/agent_startup.sh
+# audit host key: certified session keys vs signing with the host key.
+check_PROGRAMS += bench/audit_key_bench
+bench_audit_key_bench_CFLAGS = $(AM_CFLAGS)
+bench_audit_key_bench_LDADD = libairlock.a $(AIRLOCK_LIBS)

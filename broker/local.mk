@@ -73,3 +73,7 @@ check_PROGRAMS += tests/unit/test_pins
 TESTS += tests/unit/test_pins
 tests_unit_test_pins_CFLAGS = $(unit_cflags)
 tests_unit_test_pins_LDADD = $(unit_ldadd)
+# The key-substitution forgery of an audit log, for audit_keys.sh.
+check_PROGRAMS += tests/audit_forge
+tests_audit_forge_SOURCES = tests/audit_forge.c
+tests_audit_forge_LDADD = libairlock.a $(AIRLOCK_LIBS)

@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,8 @@
 #include "common/util.h"
 #include "broker/selfsandbox.h"
 #include "supervisor/commands.h"
+#include "supervisor/hostkey.h"
+#include "supervisor/session.h"
 #include "supervisor/service.h"
 #include "supervisor/setup.h"
 #include "supervisor/signals.h"
@@ -75,7 +78,9 @@ int
 service_open(struct service *sv, const char *command, const char *mpath,
     const char *wpath, char *const *agent_argv, json_t *overrides)
 {
-	char	err[512];
+	char	err[PATH_MAX + 128], hostkey[PATH_MAX];
+	char	hostpub[AUDIT_PUBKEY_HEX_LEN + 1];
+	json_t	*start;
 	int	rc;
 
 	memset(sv, 0, sizeof(*sv));
@@ -87,8 +92,16 @@ service_open(struct service *sv, const char *command, const char *mpath,
 	}
 	if (session_create(&sv->session, err, sizeof(err)) != 0)
 		fatalx("%s", err);
-	if (audit_open(sv->session.audit_path, sv->session.id,
-	    &sv->audit) != 0)
+	if (hostkey_ensure(hostpub, err, sizeof(err)) != 0 ||
+	    hostkey_path(hostkey, sizeof(hostkey)) != 0)
+		fatalx("audit host key: %s", err);
+	if ((start = session_start_fields(command, sv->m, sv->workspace,
+	    agent_argv)) == NULL)
+		fatalx("out of memory");
+	rc = audit_open_certified(sv->session.audit_path, sv->session.id,
+	    hostkey, start, &sv->audit);
+	json_decref(start);
+	if (rc != 0)
 		fatal("audit log %s", sv->session.audit_path);
 	if (session_record_start(sv->audit, command, sv->m, sv->workspace,
 	    &sv->session, agent_argv, overrides) != 0)

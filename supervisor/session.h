@@ -33,6 +33,14 @@ struct audit;
 struct manifest;
 
 /*
+ * The context session_start carries (a new object, or NULL when out of
+ * memory): host, user, uid, gid, command, manifest, manifestDigest,
+ * workspace, agentArgv (when |agent_argv| is not NULL), cwd.
+ */
+json_t	*session_start_fields(const char *command, const struct manifest *m,
+	    const char *workspace, char *const *agent_argv);
+
+/*
  * Appends the session_config record (after audit_open's session_start): command, manifest path and digest,
  * workspace, session directory, the agent's argv (may be NULL), and the
  * command line's overrides of the policy as "overrides" (a JSON object,

@@ -25,7 +25,9 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h \
 	broker/excerpt.c broker/excerpt.h broker/artifact.c broker/artifact.h \
 	broker/output.c broker/output.h tests/unit/test_excerpt.c \
 	policy/writepolicy.c policy/writepolicy.h tests/unit/test_writepolicy.c \
-	broker/changeset.c broker/changeset.h
+	broker/changeset.c broker/changeset.h \
+	supervisor/hostkey.c supervisor/hostkey.h tests/audit_forge.c \
+	bench/audit_key_bench.c
 
 lint: $(BUILT_SOURCES) config.h
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \

@@ -50,3 +50,6 @@ EXTRA_DIST += tests/integration/demo.sh
 # Change sets as an ordinary user (issue 12).
 TESTS += tests/integration/change_set_nonroot.sh
 EXTRA_DIST += tests/integration/change_set_nonroot.sh
+# issue 15: host key, certified sessions, verify --key over a directory.
+TESTS += tests/integration/audit_keys.sh
+EXTRA_DIST += tests/integration/audit_keys.sh
