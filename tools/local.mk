@@ -27,6 +27,7 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h \
 	policy/writepolicy.c policy/writepolicy.h tests/unit/test_writepolicy.c \
 	broker/changeset.c broker/changeset.h \
 	supervisor/hostkey.c supervisor/hostkey.h tests/audit_forge.c \
+	broker/audit_fields.c broker/audit_fields.h \
 	bench/audit_key_bench.c
 
 lint: $(BUILT_SOURCES) config.h

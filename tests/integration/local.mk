@@ -53,3 +53,5 @@ EXTRA_DIST += tests/integration/change_set_nonroot.sh
 # issue 15: host key, certified sessions, verify --key over a directory.
 TESTS += tests/integration/audit_keys.sh
 EXTRA_DIST += tests/integration/audit_keys.sh
+TESTS += tests/integration/audit_fields.sh
+EXTRA_DIST += tests/integration/audit_fields.sh
