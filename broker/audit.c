@@ -45,7 +45,19 @@ struct audit {
 	int			 durable_next;	/* sync the next record */
 	const char		*keykind;
 	const struct redact	*redact;
+	audit_sink		 sink;
+	void			*sink_arg;
 };
+
+static audit_sink	 default_sink;
+static void		*default_sink_arg;
+
+void
+audit_set_default_sink(audit_sink fn, void *arg)
+{
+	default_sink = fn;
+	default_sink_arg = arg;
+}
 
 static int
 session_valid(const char *s)
@@ -293,6 +305,9 @@ append_record(struct audit *a, const char *event, json_t *fields)
 	a->seq++;
 	a->failing = 0;
 	rc = 0;
+	/* The file has it: now, and only now, the copies. */
+	if (a->sink != NULL)
+		a->sink(a->sink_arg, line, llen - 1, rec);
  out:
 	free(line);
 	free(body);
@@ -383,6 +398,8 @@ audit_open_seed(const char *path, const char *session_id,
 	a->fd = -1;
 	a->sync = AUDIT_SYNC_KEY;
 	a->keykind = keykind;
+	a->sink = default_sink;
+	a->sink_arg = default_sink_arg;
 	memset(a->head, '0', AUDIT_HASH_HEX_LEN);
 	snprintf(a->session, sizeof(a->session), "%s", session_id);
 	if ((a->path = strdup(path)) == NULL ||

@@ -158,4 +158,20 @@ void	audit_set_sync(struct audit *a, int mode);
  */
 void	audit_set_redact(struct audit *a, const struct redact *r);
 
+/*
+ * A sink gets a copy of each record after its line is in the file:
+ * |line| (the signed line, without newline, |len| bytes) and |rec| (the
+ * record without "sig"), both borrowed for the call.  It must not block
+ * and cannot fail the append (broker/audit_ship.h is one).
+ */
+typedef void (*audit_sink)(void *arg, const char *line, size_t len,
+    json_t *rec);
+
+/*
+ * Sets the sink of every log opened after this call in this process
+ * (so that session_start is shipped too); NULL turns it off.  |arg| is
+ * borrowed and must outlive those logs.
+ */
+void	audit_set_default_sink(audit_sink fn, void *arg);
+
 #endif

@@ -16,6 +16,7 @@ libairlock_a_SOURCES += \
 libairlock_a_SOURCES += \
 	broker/audit.c broker/audit.h \
 	broker/audit_fields.c broker/audit_fields.h \
+	broker/audit_ship.c broker/audit_ship.h \
 	broker/audit_verify.c broker/audit_verify.h \
 	broker/redact.c broker/redact.h \
 	broker/secrets.c broker/secrets.h

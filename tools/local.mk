@@ -28,6 +28,8 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h \
 	broker/changeset.c broker/changeset.h \
 	supervisor/hostkey.c supervisor/hostkey.h tests/audit_forge.c \
 	broker/audit_fields.c broker/audit_fields.h \
+	broker/audit_ship.c broker/audit_ship.h \
+	common/paths.c common/paths.h \
 	bench/audit_key_bench.c
 
 lint: $(BUILT_SOURCES) config.h

@@ -55,3 +55,5 @@ TESTS += tests/integration/audit_keys.sh
 EXTRA_DIST += tests/integration/audit_keys.sh
 TESTS += tests/integration/audit_fields.sh
 EXTRA_DIST += tests/integration/audit_fields.sh
+TESTS += tests/integration/audit_ship.sh
+EXTRA_DIST += tests/integration/audit_ship.sh
