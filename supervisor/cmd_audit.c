@@ -96,7 +96,7 @@ put_value(FILE *fp, json_t *v)
 static void
 print_header(void)
 {
-	printf("%-5s %-24s %-16s %-14s %s\n", "SEQ", "TIME", "EVENT",
+	printf("%-5s %-24s %-16s %-22s %s\n", "SEQ", "TIME", "EVENT",
 	    "SESSION", "DETAILS");
 }
 
@@ -120,18 +120,25 @@ put_col(FILE *fp, const char *s, int width)
 	free(v);
 }
 
+#define AUDIT_MAX_SESSION_ID	128
+
 static void
 print_record(json_t *rec)
 {
 	json_t *fields = json_object_get(rec, "fields"), *v;
 	const char *key;
+	size_t sess_len;
 	int first = 1;
 
 	printf("%-5lld ", (long long)json_integer_value(json_object_get(rec,
 	    "seq")));
 	put_col(stdout, json_string_value(json_object_get(rec, "time")), 24);
 	put_col(stdout, json_string_value(json_object_get(rec, "event")), 16);
-	put_col(stdout, json_string_value(json_object_get(rec, "session")), 14);
+	/* The whole id, however long: it is what --session takes. */
+	put_safe(stdout, json_string_value(json_object_get(rec, "session")),
+	    AUDIT_MAX_SESSION_ID, 0);
+	sess_len = strlen(json_string_value(json_object_get(rec, "session")));
+	printf("%*s ", sess_len < 22 ? (int)(22 - sess_len) : 0, "");
 	if (json_is_object(fields)) {
 		json_object_foreach(fields, key, v) {
 			if (!first)
@@ -145,8 +152,81 @@ print_record(json_t *rec)
 	fputc('\n', stdout);
 }
 
+/*
+ * --decision: what each value matches.  A record matches when its event
+ * is one of |events| (any fields), or when its "fields.decision" is one
+ * of |values| (any event: decision, egress).
+ */
+static const struct decision_kind {
+	const char	*name;
+	const char	*events[9];
+	const char	*values[3];
+	const char	*help;
+} decision_kinds[] = {
+	{ "allow", { "approval_granted", NULL }, { "allow", NULL },
+	    "allowed by policy or by a human" },
+	{ "deny", { "approval_denied", "approval_expired",
+	    "approval_refused_peer", "approval_voided", "change_refused",
+	    "connection_refused", "sandbox_denial", "budget_stop", NULL },
+	    { "deny", "invalid", NULL },
+	    "every refusal: by policy, by validation, by a human, by expiry, "
+	    "by the sandbox or a budget" },
+	{ "invalid", { NULL }, { "invalid", NULL },
+	    "arguments refused by validation" },
+	{ "ask", { "approval_created", NULL }, { "approval_required", NULL },
+	    "sent to a human for approval" },
+	{ "approved", { "approval_granted", NULL }, { NULL },
+	    "approved by a human" },
+	{ "denied", { "approval_denied", NULL }, { NULL },
+	    "denied by a human" },
+	{ "expired", { "approval_expired", NULL }, { NULL },
+	    "nobody decided in time" },
+	{ NULL, { NULL }, { NULL }, NULL }
+};
+
+static const struct decision_kind *
+decision_lookup(const char *name)
+{
+	size_t i;
+
+	if (strcmp(name, "approval_required") == 0)
+		name = "ask";
+	for (i = 0; decision_kinds[i].name != NULL; i++)
+		if (strcmp(decision_kinds[i].name, name) == 0)
+			return &decision_kinds[i];
+	return NULL;
+}
+
+static void
+decision_list(FILE *fp)
+{
+	size_t i;
+
+	for (i = 0; decision_kinds[i].name != NULL; i++)
+		fprintf(fp, "  %-9s %s\n", decision_kinds[i].name,
+		    decision_kinds[i].help);
+}
+
+static int
+decision_match(const struct decision_kind *k, json_t *rec)
+{
+	const char *ev = json_string_value(json_object_get(rec, "event"));
+	json_t *v = json_object_get(json_object_get(rec, "fields"),
+	    "decision");
+	size_t i;
+
+	for (i = 0; ev != NULL && k->events[i] != NULL; i++)
+		if (strcmp(ev, k->events[i]) == 0)
+			return 1;
+	for (i = 0; json_is_string(v) && k->values[i] != NULL; i++)
+		if (strcmp(json_string_value(v), k->values[i]) == 0)
+			return 1;
+	return 0;
+}
+
 struct filter {
-	const char	*session, *tool, *decision, *event;
+	const char	*session, *tool, *event;
+	const struct decision_kind *decision;
 	int64_t		 since, until;
 	int		 has_since, has_until;
 };
@@ -172,7 +252,7 @@ filter_match(const struct filter *f, json_t *rec)
 		return 0;
 	if (f->tool != NULL && !field_is(rec, "tool", f->tool))
 		return 0;
-	if (f->decision != NULL && !field_is(rec, "decision", f->decision))
+	if (f->decision != NULL && !decision_match(f->decision, rec))
 		return 0;
 	if (f->has_since || f->has_until) {
 		if (audit_parse_time(json_string_value(json_object_get(rec,
@@ -610,7 +690,14 @@ audit_show(int argc, char **argv)
 		switch (ch) {
 		case 's': f.session = optarg; break;
 		case 't': f.tool = optarg; break;
-		case 'd': f.decision = optarg; break;
+		case 'd':
+			if ((f.decision = decision_lookup(optarg)) == NULL) {
+				log_warnx("--decision: unknown value \"%s\"; "
+				    "valid values:", optarg);
+				decision_list(stderr);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'e': f.event = optarg; break;
 		case 'S':
 			if (audit_parse_time(optarg, &f.since) != 0) {

@@ -42,6 +42,7 @@ static const struct command {
 	{ "__patch-jail", cmd_patch_jail, NULL },
 	{ "check", cmd_check, "validate a manifest and print its tools" },
 	{ "audit", cmd_audit, "verify, show and follow audit logs" },
+	{ "sessions", cmd_sessions, "list, pin and prune recorded sessions" },
 	{ "secret", cmd_secret, "set, list and remove sealed credentials" },
 	{ "exec", cmd_exec, "run one command in a runner sandbox" },
 	{ "profile", cmd_profile, "print a sandbox profile (--seatbelt)" },

@@ -57,3 +57,5 @@ TESTS += tests/integration/audit_fields.sh
 EXTRA_DIST += tests/integration/audit_fields.sh
 TESTS += tests/integration/audit_ship.sh
 EXTRA_DIST += tests/integration/audit_ship.sh
+TESTS += tests/integration/audit_sessions.sh
+EXTRA_DIST += tests/integration/audit_sessions.sh
