@@ -43,6 +43,7 @@ static const struct command {
 	{ "check", cmd_check, "validate a manifest and print its tools" },
 	{ "audit", cmd_audit, "verify, show and follow audit logs" },
 	{ "sessions", cmd_sessions, "list, pin and prune recorded sessions" },
+	{ "paths", cmd_paths, "print the state, runtime and config directories" },
 	{ "secret", cmd_secret, "set, list and remove sealed credentials" },
 	{ "exec", cmd_exec, "run one command in a runner sandbox" },
 	{ "profile", cmd_profile, "print a sandbox profile (--seatbelt)" },

@@ -14,27 +14,14 @@
 
 #include "broker/audit.h"
 #include "common/errors.h"
+#include "common/paths.h"
 #include "policy/manifest.h"
 #include "supervisor/session.h"
 
 int
 session_state_dir(char *out, size_t outlen)
 {
-	const char	*env, *home;
-	int		 n;
-
-	if ((env = getenv("AIRLOCK_HOME")) != NULL && env[0] == '/')
-		n = snprintf(out, outlen, "%s", env);
-	else if (geteuid() == 0)
-		n = snprintf(out, outlen, "/var/lib/airlock");
-	else if ((env = getenv("XDG_STATE_HOME")) != NULL && env[0] == '/')
-		n = snprintf(out, outlen, "%s/airlock", env);
-	else if ((home = getenv("HOME")) != NULL && home[0] == '/')
-		n = snprintf(out, outlen, "%s/.local/state/airlock", home);
-	else
-		n = snprintf(out, outlen, "/tmp/airlock-%u",
-		    (unsigned)geteuid());
-	return n < 0 || (size_t)n >= outlen ? AL_ERR_LIMIT : 0;
+	return paths_state_dir(out, outlen);
 }
 
 /* mkdir -p with mode 0700 for every directory it creates. */

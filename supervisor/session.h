@@ -1,8 +1,9 @@
 /*
  * session: where a session's records live on the host.
  *
- * State directory: $AIRLOCK_HOME if set; else /var/lib/airlock for root;
- * else $XDG_STATE_HOME/airlock or ~/.local/state/airlock.  A session gets
+ * State directory: paths_state_dir() (common/paths.h: $AIRLOCK_STATE_DIR
+ * or $AIRLOCK_HOME; else LOCALSTATEDIR/lib/airlock for root; else
+ * $XDG_STATE_HOME/airlock or ~/.local/state/airlock).  A session gets
  * STATE/sessions/ID/ with audit.jsonl, trace.txt and artifacts/, all 0700
  * or 0600, and none of it is visible inside any sandbox.
  */

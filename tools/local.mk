@@ -30,7 +30,7 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h \
 	broker/audit_fields.c broker/audit_fields.h \
 	broker/audit_ship.c broker/audit_ship.h \
 	common/paths.c common/paths.h \
-	bench/audit_key_bench.c supervisor/cmd_sessions.c
+	bench/audit_key_bench.c supervisor/cmd_sessions.c supervisor/cmd_paths.c
 
 lint: $(BUILT_SOURCES) config.h
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \

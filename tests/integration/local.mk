@@ -59,3 +59,5 @@ TESTS += tests/integration/audit_ship.sh
 EXTRA_DIST += tests/integration/audit_ship.sh
 TESTS += tests/integration/audit_sessions.sh
 EXTRA_DIST += tests/integration/audit_sessions.sh
+TESTS += tests/integration/paths.sh
+EXTRA_DIST += tests/integration/paths.sh
