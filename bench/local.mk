@@ -22,3 +22,7 @@ EXTRA_DIST += bench/cow_session.sh
 # change sets: run_check writing nothing and 1,000 files, two airlocks
 # interleaved (bench/changeset.sh).
 EXTRA_DIST += bench/changeset.sh
+# audit host key: certified session keys vs signing with the host key.
+check_PROGRAMS += bench/audit_key_bench
+bench_audit_key_bench_CFLAGS = $(AM_CFLAGS)
+bench_audit_key_bench_LDADD = libairlock.a $(AIRLOCK_LIBS)

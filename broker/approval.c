@@ -33,6 +33,7 @@
 #include "common/approver_token.h"
 #include "common/buf.h"
 #include "common/errors.h"
+#include "common/paths.h"
 #include "common/log.h"
 #include "common/util.h"
 
@@ -89,19 +90,7 @@ struct approvals {
 int
 approvals_runtime_dir(char *out, size_t outlen)
 {
-	const char	*env;
-	int		 n;
-
-	if ((env = getenv("AIRLOCK_RUNTIME_DIR")) != NULL && env[0] == '/')
-		n = snprintf(out, outlen, "%s", env);
-	else if (geteuid() == 0)
-		n = snprintf(out, outlen, "/run/airlock");
-	else if ((env = getenv("XDG_RUNTIME_DIR")) != NULL && env[0] == '/')
-		n = snprintf(out, outlen, "%s/airlock", env);
-	else
-		n = snprintf(out, outlen, "/tmp/airlock-run-%u",
-		    (unsigned)geteuid());
-	return n < 0 || (size_t)n >= outlen ? AL_ERR_LIMIT : 0;
+	return paths_runtime_dir(out, outlen);
 }
 
 void

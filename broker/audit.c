@@ -47,7 +47,19 @@ struct audit {
 	int			 durable_next;	/* sync the next record */
 	const char		*keykind;
 	const struct redact	*redact;
+	audit_sink		 sink;
+	void			*sink_arg;
 };
+
+static audit_sink	 default_sink;
+static void		*default_sink_arg;
+
+void
+audit_set_default_sink(audit_sink fn, void *arg)
+{
+	default_sink = fn;
+	default_sink_arg = arg;
+}
 
 static int
 session_valid(const char *s)
@@ -295,6 +307,9 @@ append_record(struct audit *a, const char *event, json_t *fields)
 	a->seq++;
 	a->failing = 0;
 	rc = 0;
+	/* The file has it: now, and only now, the copies. */
+	if (a->sink != NULL)
+		a->sink(a->sink_arg, line, llen - 1, rec);
  out:
 	free(line);
 	free(body);
@@ -320,9 +335,59 @@ sync_parent(const char *path)
 	free(copy);
 }
 
+/*
+ * The bytes a host key signs to certify a session key: a fixed context,
+ * the session id and the session's public key in hex, so a certificate
+ * names one key for one session and cannot be moved to another.
+ */
+int
+audit_cert_message(const char *session_id, const char *pk_hex, char *out,
+    size_t outlen)
+{
+	int n;
+
+	n = snprintf(out, outlen, "%s\n%s\n%s", AUDIT_CERT_CONTEXT,
+	    session_id, pk_hex);
+	return n < 0 || (size_t)n >= outlen ? AL_ERR_LIMIT : 0;
+}
+
+/*
+ * Adds "hostKey" and "cert" to |f|: the host key (seed |hseed|) signs
+ * the certificate message for |session| and |pk_hex|.
+ */
+static int
+certify(json_t *f, const unsigned char *hseed, const char *session,
+    const char *pk_hex)
+{
+	unsigned char hpk[crypto_sign_PUBLICKEYBYTES], sig[crypto_sign_BYTES];
+	char msg[AUDIT_MAX_SESSION + AUDIT_PUBKEY_HEX_LEN + 64];
+	char hhex[AUDIT_PUBKEY_HEX_LEN + 1];
+	char b64[sodium_base64_ENCODED_LEN(crypto_sign_BYTES,
+	    sodium_base64_VARIANT_ORIGINAL)];
+	unsigned char *hsk;
+	int rc;
+
+	if ((rc = audit_cert_message(session, pk_hex, msg, sizeof(msg))) != 0)
+		return rc;
+	if ((hsk = sodium_malloc(crypto_sign_SECRETKEYBYTES)) == NULL)
+		return AL_ERR_ALLOC;
+	crypto_sign_seed_keypair(hpk, hsk, hseed);
+	crypto_sign_detached(sig, NULL, (const unsigned char *)msg,
+	    strlen(msg), hsk);
+	sodium_free(hsk);
+	sodium_bin2hex(hhex, sizeof(hhex), hpk, sizeof(hpk));
+	sodium_bin2base64(b64, sizeof(b64), sig, sizeof(sig),
+	    sodium_base64_VARIANT_ORIGINAL);
+	if (json_object_set_new(f, "hostKey", json_string(hhex)) != 0 ||
+	    json_object_set_new(f, "cert", json_string(b64)) != 0)
+		return AL_ERR_ALLOC;
+	return 0;
+}
+
 static int
 audit_open_seed(const char *path, const char *session_id,
-    const unsigned char *seed, const char *keykind, struct audit **out)
+    const unsigned char *seed, const char *keykind,
+    const unsigned char *hseed, json_t *extra, struct audit **out)
 {
 	unsigned char pk[crypto_sign_PUBLICKEYBYTES];
 	struct audit *a;
@@ -335,6 +400,8 @@ audit_open_seed(const char *path, const char *session_id,
 	a->fd = -1;
 	a->sync = AUDIT_SYNC_KEY;
 	a->keykind = keykind;
+	a->sink = default_sink;
+	a->sink_arg = default_sink_arg;
 	memset(a->head, '0', AUDIT_HASH_HEX_LEN);
 	snprintf(a->session, sizeof(a->session), "%s", session_id);
 	if ((a->path = strdup(path)) == NULL ||
@@ -375,6 +442,17 @@ audit_open_seed(const char *path, const char *session_id,
 		rc = AL_ERR_ALLOC;
 		goto fail;
 	}
+	/* The caller's context first: it cannot replace the key members. */
+	if (extra != NULL && json_object_update_missing(f, extra) != 0) {
+		json_decref(f);
+		rc = AL_ERR_ALLOC;
+		goto fail;
+	}
+	if (hseed != NULL &&
+	    (rc = certify(f, hseed, a->session, a->pk_hex)) != 0) {
+		json_decref(f);
+		goto fail;
+	}
 	rc = append_record(a, "session_start", f);
 	json_decref(f);
 	if (rc != 0)
@@ -400,7 +478,32 @@ audit_open(const char *path, const char *session_id, struct audit **out)
 		return AL_ERR_INTERNAL;
 	if (!session_valid(session_id))
 		return AL_ERR_FORMAT;
-	return audit_open_seed(path, session_id, NULL, "session", out);
+	return audit_open_seed(path, session_id, NULL, "session", NULL, NULL,
+	    out);
+}
+
+int
+audit_open_certified(const char *path, const char *session_id,
+    const char *hostkey, json_t *extra, struct audit **out)
+{
+	unsigned char *hseed;
+	int rc;
+
+	*out = NULL;
+	if (sodium_init() < 0)
+		return AL_ERR_INTERNAL;
+	if (!session_valid(session_id))
+		return AL_ERR_FORMAT;
+	if (extra != NULL && !json_is_object(extra))
+		return AL_ERR_TYPE;
+	if ((hseed = sodium_malloc(AUDIT_SEED_LEN)) == NULL)
+		return AL_ERR_ALLOC;
+	/* The host key is read, used once and wiped before any record. */
+	if ((rc = keyfile_load(hostkey, 1, hseed)) == 0)
+		rc = audit_open_seed(path, session_id, NULL, "session", hseed,
+		    extra, out);
+	sodium_free(hseed);
+	return rc;
 }
 
 int
@@ -418,7 +521,8 @@ audit_open_with_key(const char *path, const char *session_id,
 	if ((seed = sodium_malloc(AUDIT_SEED_LEN)) == NULL)
 		return AL_ERR_ALLOC;
 	if ((rc = keyfile_load(keyfile, 1, seed)) == 0)
-		rc = audit_open_seed(path, session_id, seed, "long-term", out);
+		rc = audit_open_seed(path, session_id, seed, "long-term", NULL,
+		    NULL, out);
 	sodium_free(seed);
 	return rc;
 }

@@ -95,6 +95,31 @@ int	audit_open_with_key(const char *path, const char *session_id,
 	    __attribute__((warn_unused_result));
 
 /*
+ * Like audit_open(), with a fresh per-session key that the long-term
+ * host key in |hostkey| (as for audit_open_with_key(); created if
+ * absent) certifies: session_start also carries "hostKey" (its public
+ * key, hex) and "cert" (base64 Ed25519 signature by the host key over
+ * audit_cert_message() for this session and session key).  The host
+ * key's secret is wiped before this returns; only the session key stays
+ * in memory.  The members of |extra| (borrowed, an object or NULL) are
+ * added to session_start's fields, except where they would replace one
+ * of its own (pubkey, key, pid, version, hostKey, cert).  Returns as
+ * audit_open_with_key(), or AL_ERR_TYPE if |extra| is not an object.
+ */
+int	audit_open_certified(const char *path, const char *session_id,
+	    const char *hostkey, json_t *extra, struct audit **out)
+	    __attribute__((warn_unused_result));
+
+#define AUDIT_CERT_CONTEXT	"airlock-audit-cert-v1"
+
+/*
+ * Writes the certificate message ("airlock-audit-cert-v1\nSESSION\n
+ * PUBKEY_HEX") to out[0..outlen).  Returns 0 or AL_ERR_LIMIT.
+ */
+int	audit_cert_message(const char *session_id, const char *pk_hex,
+	    char *out, size_t outlen);
+
+/*
  * Loads (creating if |create| and absent) the long-term key |keyfile|
  * and writes its public key as lowercase hex to |hex|.  Returns 0 or an
  * error as for audit_open_with_key(); AL_ERR_NOT_FOUND if absent and
@@ -134,5 +159,21 @@ void	audit_set_sync(struct audit *a, int mode);
  * (borrowed; must outlive |a|; NULL turns redaction off).
  */
 void	audit_set_redact(struct audit *a, const struct redact *r);
+
+/*
+ * A sink gets a copy of each record after its line is in the file:
+ * |line| (the signed line, without newline, |len| bytes) and |rec| (the
+ * record without "sig"), both borrowed for the call.  It must not block
+ * and cannot fail the append (broker/audit_ship.h is one).
+ */
+typedef void (*audit_sink)(void *arg, const char *line, size_t len,
+    json_t *rec);
+
+/*
+ * Sets the sink of every log opened after this call in this process
+ * (so that session_start is shipped too); NULL turns it off.  |arg| is
+ * borrowed and must outlive those logs.
+ */
+void	audit_set_default_sink(audit_sink fn, void *arg);
 
 #endif

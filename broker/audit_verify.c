@@ -21,7 +21,8 @@
 #define SIG_MEMBER	",\"sig\":\""
 
 struct verifier {
-	const unsigned char	*pin;
+	const unsigned char	(*keys)[32];
+	size_t			 nkeys;
 	unsigned char		 pk[crypto_sign_PUBLICKEYBYTES];
 	uint64_t		 line;
 	int			 ended;		/* saw session_end */
@@ -88,6 +89,74 @@ members_valid(json_t *rec)
 	    json_is_object(json_object_get(rec, "fields")) &&
 	    json_is_string(json_object_get(rec, "prev")) &&
 	    json_is_string(json_object_get(rec, "sig"));
+}
+
+static int
+key_listed(const struct verifier *v, const unsigned char *pk)
+{
+	size_t i;
+
+	for (i = 0; i < v->nkeys; i++)
+		if (sodium_memcmp(v->keys[i], pk, 32) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Line 1: decides whether the session key (v->pk) is trusted, directly
+ * or through the host key's certificate in |fields|.
+ */
+static int
+check_trust(struct verifier *v, json_t *fields, const char *session)
+{
+	struct audit_verify_result *res = v->res;
+	json_t *hk = json_object_get(fields, "hostKey");
+	json_t *cert = json_object_get(fields, "cert");
+	unsigned char hpk[32], sig[crypto_sign_BYTES];
+	char msg[512];
+	const char *pkhex = json_string_value(json_object_get(fields,
+	    "pubkey")), *ctxt, *end;
+	size_t n;
+	int certified = 0;
+
+	if (v->nkeys > 0 && key_listed(v, v->pk)) {
+		snprintf(res->trust, sizeof(res->trust), "direct");
+		return 0;
+	}
+	if (hk != NULL || cert != NULL) {
+		if (!json_is_string(hk) || !is_hex64(json_string_value(hk)) ||
+		    audit_parse_pubkey(json_string_value(hk), hpk) != 0 ||
+		    !json_is_string(cert))
+			return bad(v, "session_start has a malformed \"hostKey\" "
+			    "or \"cert\"");
+		ctxt = json_string_value(cert);
+		if (sodium_base642bin(sig, sizeof(sig), ctxt, strlen(ctxt),
+		    NULL, &n, &end, sodium_base64_VARIANT_ORIGINAL) != 0 ||
+		    n != sizeof(sig) || *end != '\0' ||
+		    audit_cert_message(session, pkhex, msg, sizeof(msg)) != 0 ||
+		    crypto_sign_verify_detached(sig, (unsigned char *)msg,
+		    strlen(msg), hpk) != 0)
+			return bad(v, "the host key's certificate does not "
+			    "verify for this session key: the log was re-signed "
+			    "under another key");
+		certified = 1;
+		snprintf(res->hostkey, sizeof(res->hostkey), "%s",
+		    json_string_value(hk));
+	}
+	if (v->nkeys == 0) {
+		snprintf(res->trust, sizeof(res->trust), "none");
+		return 0;
+	}
+	if (certified && key_listed(v, hpk)) {
+		snprintf(res->trust, sizeof(res->trust), "host-key");
+		return 0;
+	}
+	bad(v, "UNTRUSTED: signed with key %s%s%s, not the pinned key nor "
+	    "certified by a trusted host key: the log was rewritten or comes "
+	    "from elsewhere", pkhex, certified ? " certified by " : "",
+	    certified ? res->hostkey : "");
+	res->status = AUDIT_VERIFY_UNTRUSTED;
+	return AUDIT_VERIFY_UNTRUSTED;
 }
 
 /* Checks line v->line: line[0..len) without its newline. */
@@ -157,13 +226,8 @@ verify_line(struct verifier *v, const char *line, size_t len)
 			rc = bad(v, "session_start has no valid \"pubkey\"");
 			goto out;
 		}
-		if (v->pin != NULL && sodium_memcmp(v->pin, v->pk,
-		    sizeof(v->pk)) != 0) {
-			rc = bad(v, "signed with key %s, not the pinned key: "
-			    "the log was rewritten or comes from elsewhere",
-			    json_string_value(pk));
+		if ((rc = check_trust(v, fields, session)) != 0)
 			goto out;
-		}
 		snprintf(res->pubkey, sizeof(res->pubkey), "%s",
 		    json_string_value(pk));
 		snprintf(res->session, sizeof(res->session), "%s", session);
@@ -267,6 +331,16 @@ int
 audit_verify_fp(FILE *fp, const unsigned char *pin, const char *want_head,
     struct audit_verify_result *res)
 {
+	const unsigned char (*keys)[32] = (const unsigned char (*)[32])pin;
+
+	return audit_verify_fp_trusted(fp, keys, pin != NULL ? 1 : 0,
+	    want_head, res);
+}
+
+int
+audit_verify_fp_trusted(FILE *fp, const unsigned char (*keys)[32],
+    size_t nkeys, const char *want_head, struct audit_verify_result *res)
+{
 	struct verifier v;
 	char *line = NULL;
 	size_t cap = 0;
@@ -276,7 +350,8 @@ audit_verify_fp(FILE *fp, const unsigned char *pin, const char *want_head,
 	memset(res, 0, sizeof(*res));
 	memset(res->head, '0', AUDIT_HASH_HEX_LEN);
 	memset(&v, 0, sizeof(v));
-	v.pin = pin;
+	v.keys = keys;
+	v.nkeys = nkeys;
 	v.res = res;
 	if (sodium_init() < 0)
 		return AL_ERR_INTERNAL;

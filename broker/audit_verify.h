@@ -32,6 +32,7 @@
 #define AUDIT_VERIFY_CLOSED	0	/* valid, ends with session_end */
 #define AUDIT_VERIFY_BAD	1	/* tampered, truncated mid-line, unpinned */
 #define AUDIT_VERIFY_OPEN	2	/* valid so far, no session_end yet */
+#define AUDIT_VERIFY_UNTRUSTED	3	/* consistent or not, no trusted key */
 
 struct audit_verify_result {
 	int		status;		/* AUDIT_VERIFY_* */
@@ -41,6 +42,8 @@ struct audit_verify_result {
 	char		session[129];
 	char		pubkey[AUDIT_PUBKEY_HEX_LEN + 1];
 	char		keykind[16];	/* "session" or "long-term" */
+	char		hostkey[AUDIT_PUBKEY_HEX_LEN + 1]; /* certifier, or "" */
+	char		trust[16];	/* "host-key", "direct" or "none" */
 	char		head[AUDIT_HASH_HEX_LEN + 1];	/* hash of last good line */
 	char		first_time[64], last_time[64];
 };
@@ -58,6 +61,22 @@ struct audit_verify_result {
  */
 int	audit_verify_fp(FILE *fp, const unsigned char *pin,
 	    const char *want_head, struct audit_verify_result *res)
+	    __attribute__((warn_unused_result));
+
+/*
+ * As audit_verify_fp() against a list of trusted keys (|nkeys| 32-byte
+ * Ed25519 public keys; none: trust the key in session_start).  The log
+ * is trusted when session_start's "pubkey" is one of them (a log signed
+ * directly with a long-term key) or when its "hostKey" is one of them
+ * and "cert" is that key's signature over audit_cert_message() for the
+ * log's session and "pubkey" (res->trust says which).  Otherwise the
+ * result is AUDIT_VERIFY_UNTRUSTED at line 1, never CLOSED or OPEN: a
+ * log re-signed under another key proves nothing.  Without trusted
+ * keys, a "cert" present must still verify under "hostKey" (else BAD).
+ */
+int	audit_verify_fp_trusted(FILE *fp, const unsigned char (*keys)[32],
+	    size_t nkeys, const char *want_head,
+	    struct audit_verify_result *res)
 	    __attribute__((warn_unused_result));
 
 /*

@@ -26,6 +26,7 @@
 #include <sodium.h>
 
 #include "broker/artifact.h"
+#include "broker/audit_fields.h"
 #include "broker/broker.h"
 #include "broker/broker_int.h"
 #include "broker/changeset.h"
@@ -1064,10 +1065,17 @@ call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 		return ACTION_ERROR;
 	}
 	runner_layers_string(RUNNER_LAYER_USERNS, layers, sizeof(layers));
-	if (broker_audit(b, "runner_start", json_pack("{s:O, s:s, s:s?, s:o}",
+	if (broker_audit(b, "runner_start", json_pack("{s:O, s:s, s:s?, s:o*,"
+	    " s:s, s:s?, s:o*, s:o*, s:o*, s:I}",
 	    "id", c->id, "tool", c->tool->name,
 	    "check", c->check != NULL ? c->check->id : NULL,
-	    "argv", json_array())) != 0) {
+	    "argv", audit_fields_argv(c->req.argv),
+	    "workspace", b->cfg.workspace,
+	    "cwd", c->req.cwd != NULL ? c->req.cwd : ".",
+	    "envNames", audit_fields_env_names(c->req.envp),
+	    "sandbox", audit_fields_sandbox(c->req.policy),
+	    "limits", audit_fields_limits(&c->req.policy->limits),
+	    "timeoutMs", (json_int_t)timeout_ms)) != 0) {
 		runner_reap_quietly(c->proc);
 		c->proc = NULL;
 		*out = tool_error("audit_unavailable", 1, NULL,

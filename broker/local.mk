@@ -19,6 +19,8 @@ libairlock_a_SOURCES += \
 # broker
 libairlock_a_SOURCES += \
 	broker/audit.c broker/audit.h \
+	broker/audit_fields.c broker/audit_fields.h \
+	broker/audit_ship.c broker/audit_ship.h \
 	broker/audit_verify.c broker/audit_verify.h \
 	broker/redact.c broker/redact.h \
 	broker/secrets.c broker/secrets.h
@@ -91,3 +93,7 @@ check_PROGRAMS += tests/unit/test_jobtext
 TESTS += tests/unit/test_jobtext
 tests_unit_test_jobtext_CFLAGS = $(unit_cflags)
 tests_unit_test_jobtext_LDADD = $(unit_ldadd)
+# The key-substitution forgery of an audit log, for audit_keys.sh.
+check_PROGRAMS += tests/audit_forge
+tests_audit_forge_SOURCES = tests/audit_forge.c
+tests_audit_forge_LDADD = libairlock.a $(AIRLOCK_LIBS)

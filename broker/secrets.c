@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <pwd.h>
 #include <stdint.h>
@@ -21,6 +22,7 @@
 #include <sodium.h>
 
 #include "common/errors.h"
+#include "common/paths.h"
 #include "common/util.h"
 #include "broker/redact.h"
 #include "broker/secrets.h"
@@ -75,29 +77,13 @@ secrets_name_valid(const char *name)
 int
 secrets_default_dir(char **out)
 {
-	const char *e, *home;
-	struct passwd *pw;
-	int n;
+	char dir[PATH_MAX];
 
 	*out = NULL;
-	if ((e = getenv("AIRLOCK_HOME")) != NULL && *e != '\0')
-		n = asprintf(out, "%s", e);
-	else if (geteuid() == 0)
-		n = asprintf(out, "/var/lib/airlock");
-	else if ((e = getenv("XDG_STATE_HOME")) != NULL && *e == '/')
-		n = asprintf(out, "%s/airlock", e);
-	else {
-		if ((home = getenv("HOME")) == NULL || *home != '/') {
-			if ((pw = getpwuid(geteuid())) == NULL)
-				return AL_ERR_NOT_FOUND;
-			home = pw->pw_dir;
-		}
-		n = asprintf(out, "%s/.local/state/airlock", home);
-	}
-	if (n < 0) {
-		*out = NULL;
+	if (paths_state_dir(dir, sizeof(dir)) != 0)
+		return AL_ERR_LIMIT;
+	if ((*out = strdup(dir)) == NULL)
 		return AL_ERR_ALLOC;
-	}
 	return 0;
 }
 

@@ -43,8 +43,7 @@ int	secrets_name_valid(const char *name);
 
 /*
  * Writes the default store directory to *out (caller frees):
- * $AIRLOCK_HOME if set, else /var/lib/airlock for root, else
- * $XDG_STATE_HOME/airlock, else ~/.local/state/airlock.
+ * the state directory, paths_state_dir() (common/paths.h).
  * Returns 0, AL_ERR_NOT_FOUND (no home directory) or AL_ERR_ALLOC.
  */
 int	secrets_default_dir(char **out);

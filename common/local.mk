@@ -4,6 +4,7 @@ libairlock_a_SOURCES += \
 	common/buf.c common/buf.h \
 	common/errors.c common/errors.h \
 	common/log.c common/log.h \
+	common/paths.c common/paths.h \
 	common/util.c common/util.h \
 	common/vis.c common/vis.h \
 	common/approver_token.c common/approver_token.h

@@ -7,6 +7,7 @@ dist_man_MANS += docs/airlock.1 docs/airlock-run.1 docs/airlock-serve.1 \
 dist_man_MANS += docs/airlock-manifest.5
 dist_man_MANS += docs/airlock-check.1
 dist_man_MANS += docs/airlock-audit.1 docs/airlock-secret.1
+dist_man_MANS += docs/airlock-sessions.1
 EXTRA_DIST += docs/AUDIT.md
 dist_man_MANS += docs/airlock-proxy.1
 dist_man_MANS += docs/airlock-exec.1 docs/airlock-profile.1

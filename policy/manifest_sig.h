@@ -20,9 +20,10 @@
 
 #include <stddef.h>
 
+#include "common/paths.h"
 #include "policy/manifest.h"
 
-#define MANIFEST_KEYS_DEFAULT "/etc/airlock/manifest-keys"
+#define MANIFEST_KEYS_DEFAULT PATHS_CONFIG_DEFAULT "/manifest-keys"
 
 /* Writes the trusted-keys file's path. */
 void manifest_sig_keys_path(char *out, size_t outlen);

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "common/errors.h"
+#include "common/paths.h"
 #include "policy/seatbelt.h"
 
 /* Each Mach service a build or a test run needs, and who needs it. */
@@ -77,7 +78,7 @@ const char *const seatbelt_secret_paths[] = { "~/.ssh", "~/.aws", "~/.gnupg",
 	"~/Library/Keychains", "/Library/Keychains", "~/.config/gcloud",
 	"~/.azure", "~/.kube", "~/.docker", "~/.netrc", "~/.git-credentials",
 	"~/.config/gh", "~/.npmrc", "~/.pypirc", "~/.local/state/airlock",
-	"/var/lib/airlock", NULL };
+	PATHS_STATE_DEFAULT, NULL };
 
 /* Programs that ask LaunchServices to start something outside. */
 const char *const seatbelt_launchservices_helpers[] = { "/usr/bin/open",

@@ -193,19 +193,21 @@ static const struct help helps[] = {
 	    "  SESSION-ID              a session under the state directory\n"
 	    "  DIR                     a session directory (contains a /)\n" HELP_OPT },
 	{ "audit",
-	    "airlock audit verify [-q] [--key HEX | --key-file FILE] "
-	    "[--head HASH] LOG...\n"
+	    "airlock audit verify [-q] [--key HEX|FILE]... [--key-file FILE]... "
+	    "[--head HASH]\n"
+	    "           LOG|DIR...\n"
 	    "       airlock audit show [--session ID] [--tool NAME] "
 	    "[--decision D]\n"
 	    "           [--event E] [--since TIME] [--until TIME] [--json] "
 	    "LOG...\n"
 	    "       airlock audit tail [--follow] [--lines N] [--json] LOG\n"
-	    "       airlock audit key KEYFILE\n",
+	    "       airlock audit key [--rotate | KEYFILE]\n",
 	    "Verify, show and follow audit logs (airlock-audit(1)).\n"
 	    "\n"
-	    "  verify                  prove the hash chain and every signature\n"
-	    "    -k, --key HEX         require this Ed25519 public key\n"
-	    "    -K, --key-file FILE   read the public key from FILE\n"
+	    "  verify                  prove the hash chain and every signature;\n"
+	    "                          a directory: every session in it\n"
+	    "    -k, --key HEX|FILE    trust this host (or session) public key\n"
+	    "    -K, --key-file FILE   trust every key listed in FILE\n"
 	    "    -H, --head HASH       require a record with this hash\n"
 	    "    -q, --quiet           print only the verdict\n"
 	    "  show                    print the records that match\n"
@@ -220,8 +222,30 @@ static const struct help helps[] = {
 	    "    -f, --follow          then wait for more\n"
 	    "    -n, --lines N         the last N (default 10)\n"
 	    "    -j, --json            the records as JSON lines\n"
-	    "  key KEYFILE             print the public half of the signing key "
-	    "KEYFILE\n" HELP_OPT },
+	    "  key                     print the host's audit public key "
+	    "(made if\n"
+	    "                          missing); KEYFILE: that key's instead\n"
+	    "      --rotate            a new host key; the old public key stays\n"
+	    "                          trusted (keys/trusted.pub)\n" HELP_OPT },
+	{ "sessions",
+	    "airlock sessions [list] [--json]\n"
+	    "       airlock sessions pin ID [NOTE...]\n"
+	    "       airlock sessions unpin ID\n"
+	    "       airlock sessions prune --older-than AGE [--dry-run]\n",
+	    "List the recorded sessions, pin them, prune old ones "
+	    "(airlock-sessions(1)).\n"
+	    "\n"
+	    "      --json              one JSON object per session\n"
+	    "      --older-than AGE    prune sessions that ended before AGE ago "
+	    "(30d,\n"
+	    "                          12h, 90m, 2w); pinned and open ones "
+	    "stay\n"
+	    "      --dry-run           list what prune would remove\n" HELP_OPT },
+	{ "paths", "airlock paths [--json]\n",
+	    "Print the state, runtime and config directories in use, the rule "
+	    "that\nchose each, and the compiled-in defaults (airlock(1)).\n"
+	    "\n"
+	    "      --json              as one JSON object\n" HELP_OPT },
 	{ "secret",
 	    "airlock secret [--dir DIR] [--passphrase-fd FD] set NAME\n"
 	    "       airlock secret [--dir DIR] [--passphrase-fd FD] list\n"

@@ -28,6 +28,7 @@
 #include "broker/approval.h"
 #include "common/approver_token.h"
 #include "common/log.h"
+#include "common/paths.h"
 #include "common/util.h"
 #include "common/vis.h"
 #include "supervisor/cli.h"
@@ -89,8 +90,9 @@ control_call(const char *path, json_t *req)
 
 /*
  * The directories holding control sockets: ours, and (unless
- * AIRLOCK_RUNTIME_DIR names one) the system one, /run/airlock, where
- * sessions started by root live; their approvers may be other users.
+ * AIRLOCK_RUNTIME_DIR names one) the system one, root's configured
+ * runtime directory (PATHS_RUNTIME_DEFAULT), where sessions started by
+ * root live; their approvers may be other users.
  */
 static size_t
 session_dirs(char dirs[2][PATH_MAX])
@@ -100,8 +102,8 @@ session_dirs(char dirs[2][PATH_MAX])
 	if (approvals_runtime_dir(dirs[0], PATH_MAX) == 0)
 		n++;
 	if (getenv("AIRLOCK_RUNTIME_DIR") == NULL &&
-	    (n == 0 || strcmp(dirs[0], "/run/airlock") != 0))
-		snprintf(dirs[n++], PATH_MAX, "/run/airlock");
+	    (n == 0 || strcmp(dirs[0], PATHS_RUNTIME_DEFAULT) != 0))
+		snprintf(dirs[n++], PATH_MAX, "%s", PATHS_RUNTIME_DEFAULT);
 	return n;
 }
 

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <glob.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h>
@@ -30,9 +31,11 @@
 #include "broker/audit_verify.h"
 #include "supervisor/cli.h"
 #include "supervisor/commands.h"
+#include "supervisor/hostkey.h"
 
 #define EXIT_AUDIT_BAD		1
 #define EXIT_AUDIT_OPEN		2
+#define EXIT_AUDIT_UNTRUSTED	3
 #define EXIT_AUDIT_NOINPUT	66	/* sysexits EX_NOINPUT */
 
 static void
@@ -89,7 +92,7 @@ put_value(FILE *fp, json_t *v)
 static void
 print_header(void)
 {
-	printf("%-5s %-24s %-16s %-14s %s\n", "SEQ", "TIME", "EVENT",
+	printf("%-5s %-24s %-16s %-22s %s\n", "SEQ", "TIME", "EVENT",
 	    "SESSION", "DETAILS");
 }
 
@@ -113,18 +116,25 @@ put_col(FILE *fp, const char *s, int width)
 	free(v);
 }
 
+#define AUDIT_MAX_SESSION_ID	128
+
 static void
 print_record(json_t *rec)
 {
 	json_t *fields = json_object_get(rec, "fields"), *v;
 	const char *key;
+	size_t sess_len;
 	int first = 1;
 
 	printf("%-5lld ", (long long)json_integer_value(json_object_get(rec,
 	    "seq")));
 	put_col(stdout, json_string_value(json_object_get(rec, "time")), 24);
 	put_col(stdout, json_string_value(json_object_get(rec, "event")), 16);
-	put_col(stdout, json_string_value(json_object_get(rec, "session")), 14);
+	/* The whole id, however long: it is what --session takes. */
+	put_safe(stdout, json_string_value(json_object_get(rec, "session")),
+	    AUDIT_MAX_SESSION_ID, 0);
+	sess_len = strlen(json_string_value(json_object_get(rec, "session")));
+	printf("%*s ", sess_len < 22 ? (int)(22 - sess_len) : 0, "");
 	if (json_is_object(fields)) {
 		json_object_foreach(fields, key, v) {
 			if (!first)
@@ -138,8 +148,81 @@ print_record(json_t *rec)
 	fputc('\n', stdout);
 }
 
+/*
+ * --decision: what each value matches.  A record matches when its event
+ * is one of |events| (any fields), or when its "fields.decision" is one
+ * of |values| (any event: decision, egress).
+ */
+static const struct decision_kind {
+	const char	*name;
+	const char	*events[9];
+	const char	*values[3];
+	const char	*help;
+} decision_kinds[] = {
+	{ "allow", { "approval_granted", NULL }, { "allow", NULL },
+	    "allowed by policy or by a human" },
+	{ "deny", { "approval_denied", "approval_expired",
+	    "approval_refused_peer", "approval_voided", "change_refused",
+	    "connection_refused", "sandbox_denial", "budget_stop", NULL },
+	    { "deny", "invalid", NULL },
+	    "every refusal: by policy, by validation, by a human, by expiry, "
+	    "by the sandbox or a budget" },
+	{ "invalid", { NULL }, { "invalid", NULL },
+	    "arguments refused by validation" },
+	{ "ask", { "approval_created", NULL }, { "approval_required", NULL },
+	    "sent to a human for approval" },
+	{ "approved", { "approval_granted", NULL }, { NULL },
+	    "approved by a human" },
+	{ "denied", { "approval_denied", NULL }, { NULL },
+	    "denied by a human" },
+	{ "expired", { "approval_expired", NULL }, { NULL },
+	    "nobody decided in time" },
+	{ NULL, { NULL }, { NULL }, NULL }
+};
+
+static const struct decision_kind *
+decision_lookup(const char *name)
+{
+	size_t i;
+
+	if (strcmp(name, "approval_required") == 0)
+		name = "ask";
+	for (i = 0; decision_kinds[i].name != NULL; i++)
+		if (strcmp(decision_kinds[i].name, name) == 0)
+			return &decision_kinds[i];
+	return NULL;
+}
+
+static void
+decision_list(FILE *fp)
+{
+	size_t i;
+
+	for (i = 0; decision_kinds[i].name != NULL; i++)
+		fprintf(fp, "  %-9s %s\n", decision_kinds[i].name,
+		    decision_kinds[i].help);
+}
+
+static int
+decision_match(const struct decision_kind *k, json_t *rec)
+{
+	const char *ev = json_string_value(json_object_get(rec, "event"));
+	json_t *v = json_object_get(json_object_get(rec, "fields"),
+	    "decision");
+	size_t i;
+
+	for (i = 0; ev != NULL && k->events[i] != NULL; i++)
+		if (strcmp(ev, k->events[i]) == 0)
+			return 1;
+	for (i = 0; json_is_string(v) && k->values[i] != NULL; i++)
+		if (strcmp(json_string_value(v), k->values[i]) == 0)
+			return 1;
+	return 0;
+}
+
 struct filter {
-	const char	*session, *tool, *decision, *event;
+	const char	*session, *tool, *event;
+	const struct decision_kind *decision;
 	int64_t		 since, until;
 	int		 has_since, has_until;
 };
@@ -165,7 +248,7 @@ filter_match(const struct filter *f, json_t *rec)
 		return 0;
 	if (f->tool != NULL && !field_is(rec, "tool", f->tool))
 		return 0;
-	if (f->decision != NULL && !field_is(rec, "decision", f->decision))
+	if (f->decision != NULL && !decision_match(f->decision, rec))
 		return 0;
 	if (f->has_since || f->has_until) {
 		if (audit_parse_time(json_string_value(json_object_get(rec,
@@ -212,40 +295,291 @@ writer_active(const char *path)
 	return held;
 }
 
-/* --key-file: a public key in hex, or the 32-byte long-term seed. */
+#define MAX_TRUSTED	64
+
+struct trusted {
+	unsigned char	keys[MAX_TRUSTED][32];
+	size_t		n;
+};
+
 static int
-load_pin_file(const char *path, unsigned char pk[32])
+trusted_add(struct trusted *t, const unsigned char pk[32], const char *from)
 {
-	char hex[AUDIT_PUBKEY_HEX_LEN + 1], buf[130];
+	if (t->n == MAX_TRUSTED) {
+		log_warnx("%s: more than %d trusted keys", from, MAX_TRUSTED);
+		return -1;
+	}
+	memcpy(t->keys[t->n++], pk, 32);
+	return 0;
+}
+
+/*
+ * --key-file: the 32-byte long-term seed itself, or a list of public
+ * keys, one per line in hex (what follows the key on its line, blank
+ * lines and lines starting with '#' are ignored): the host's
+ * trusted.pub keeps every key it has used.
+ */
+static int
+load_pin_file(const char *path, struct trusted *t)
+{
+	char hex[AUDIT_PUBKEY_HEX_LEN + 1], *line = NULL, *p;
+	unsigned char pk[32];
 	struct stat st;
+	size_t cap = 0, before = t->n, lineno = 0;
 	FILE *fp;
-	size_t n;
+	int rc = 0;
 
 	if (stat(path, &st) == -1) {
 		log_warn("%s", path);
 		return -1;
 	}
-	if (st.st_size == 32) {
+	if (S_ISREG(st.st_mode) && st.st_size == 32) {
 		if (audit_key_public(path, 0, hex) != 0 ||
 		    audit_parse_pubkey(hex, pk) != 0) {
 			log_warnx("%s: cannot read the key", path);
 			return -1;
 		}
-		return 0;
+		return trusted_add(t, pk, path);
 	}
 	if ((fp = fopen(path, "re")) == NULL) {
 		log_warn("%s", path);
 		return -1;
 	}
-	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	while (rc == 0 && getline(&line, &cap, fp) > 0) {
+		lineno++;
+		p = line + strspn(line, " \t");
+		p[strcspn(p, " \t\r\n")] = '\0';
+		if (*p == '\0' || *p == '#')
+			continue;
+		if (audit_parse_pubkey(p, pk) != 0) {
+			log_warnx("%s:%zu: not a public key (64 hex digits)",
+			    path, lineno);
+			rc = -1;
+		} else
+			rc = trusted_add(t, pk, path);
+	}
+	free(line);
 	fclose(fp);
-	buf[n] = '\0';
-	buf[strcspn(buf, " \t\r\n")] = '\0';
-	if (audit_parse_pubkey(buf, pk) != 0) {
-		log_warnx("%s: not a public key (64 hex digits)", path);
+	if (rc == 0 && t->n == before) {
+		log_warnx("%s: no public key in it", path);
+		rc = -1;
+	}
+	return rc;
+}
+
+/* --key: 64 hex digits, or a file as for --key-file. */
+static int
+load_key_arg(const char *arg, struct trusted *t)
+{
+	unsigned char pk[32];
+
+	if (strlen(arg) == 64 && audit_parse_pubkey(arg, pk) == 0)
+		return trusted_add(t, pk, "--key");
+	if (access(arg, F_OK) == -1) {
+		log_warnx("--key: not 64 hex digits nor a key file: %s", arg);
 		return -1;
 	}
+	return load_pin_file(arg, t);
+}
+
+/* Verdict counts for a directory. */
+struct tally {
+	unsigned	closed, open, bad, untrusted, unreadable;
+};
+
+static int
+status_exit(int st)
+{
+	switch (st) {
+	case AUDIT_VERIFY_CLOSED:
+		return 0;
+	case AUDIT_VERIFY_OPEN:
+		return EXIT_AUDIT_OPEN;
+	case AUDIT_VERIFY_UNTRUSTED:
+		return EXIT_AUDIT_UNTRUSTED;
+	default:
+		return EXIT_AUDIT_BAD;
+	}
+}
+
+/* The exit status of several verdicts: tampered, untrusted, open. */
+static int
+worst_exit(int a, int b)
+{
+	static const int order[] = { EXIT_AUDIT_NOINPUT, EXIT_AUDIT_BAD,
+	    EXIT_AUDIT_UNTRUSTED, EXIT_AUDIT_OPEN, 0 };
+	size_t i;
+
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (a == order[i] || b == order[i])
+			return order[i];
+	return a;
+}
+
+static const char *
+trust_text(const struct audit_verify_result *res, int pinned)
+{
+	if (!pinned)
+		return res->hostkey[0] != '\0' ? "certified by the host key "
+		    "in the log, NOT pinned: proves internal consistency only" :
+		    "NOT pinned: proves internal consistency only";
+	if (strcmp(res->trust, "host-key") == 0)
+		return "certified by a trusted host key";
+	return "pinned";
+}
+
+/*
+ * Verifies one file and prints its verdict: a full report, or (|brief|)
+ * one line.  Returns the exit status for it.
+ */
+static int
+verify_one(const char *path, const struct trusted *t, const char *head,
+    int quiet, int brief, struct tally *tl)
+{
+	struct audit_verify_result res;
+	FILE *fp;
+	int rc;
+
+	if ((fp = fopen(path, "re")) == NULL) {
+		log_warn("%s", path);
+		tl->unreadable++;
+		return EXIT_AUDIT_NOINPUT;
+	}
+	rc = audit_verify_fp_trusted(fp, t->n > 0 ?
+	    (const unsigned char (*)[32])t->keys : NULL, t->n, head, &res);
+	fclose(fp);
+	if (rc < 0) {
+		log_warnx("%s: %s", path, al_strerror(rc));
+		tl->unreadable++;
+		return EXIT_AUDIT_NOINPUT;
+	}
+	if (rc == AUDIT_VERIFY_UNTRUSTED) {
+		tl->untrusted++;
+		printf("%s: %s\n", path, res.reason);
+		return EXIT_AUDIT_UNTRUSTED;
+	}
+	if (rc == AUDIT_VERIFY_BAD) {
+		tl->bad++;
+		printf("%s: TAMPERED: line %llu: %s\n", path,
+		    (unsigned long long)res.bad_line, res.reason);
+		if (!quiet && !brief)
+			printf("%s: %llu record(s) before line %llu verified\n",
+			    path, (unsigned long long)res.records,
+			    (unsigned long long)res.bad_line);
+		return EXIT_AUDIT_BAD;
+	}
+	if (rc == AUDIT_VERIFY_OPEN)
+		tl->open++;
+	else
+		tl->closed++;
+	if (brief) {
+		printf("%s: %s: session %s, %llu records, %s to %s, %s\n", path,
+		    rc == AUDIT_VERIFY_OPEN ? (writer_active(path) ?
+		    "valid, running" : "valid, OPEN (crashed or cut off)") :
+		    "valid and closed", res.session,
+		    (unsigned long long)res.records, res.first_time,
+		    res.last_time, trust_text(&res, t->n > 0));
+		return status_exit(rc);
+	}
+	if (rc == AUDIT_VERIFY_OPEN)
+		printf("%s: valid so far but %s; %s\n", path, res.reason,
+		    writer_active(path) ? "a writer holds the log: the "
+		    "session is still running" : "no writer holds the log: "
+		    "the session crashed or its tail was cut off");
+	else
+		printf("%s: valid and closed\n", path);
+	if (!quiet) {
+		printf("  session  %s\n  records  %llu\n  from     %s\n"
+		    "  to       %s\n  key      %s (%s, %s)\n",
+		    res.session, (unsigned long long)res.records,
+		    res.first_time, res.last_time, res.pubkey, res.keykind,
+		    trust_text(&res, t->n > 0));
+		if (res.hostkey[0] != '\0')
+			printf("  host key %s\n", res.hostkey);
+		printf("  head     %s\n", res.head);
+	}
+	return status_exit(rc);
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Collects the logs under |dir| (sorted): DIR/audit.jsonl (a session
+ * directory), DIR/NAME/audit.jsonl (a sessions directory), DIR/NAME.jsonl
+ * (shipped copies) and DIR/sessions/NAME/audit.jsonl (a state directory).
+ */
+static int
+collect_logs(const char *dir, char ***out, size_t *n)
+{
+	static const char *pats[] = { "audit.jsonl", "*/audit.jsonl",
+	    "*.jsonl", "sessions/*/audit.jsonl", NULL };
+	char pat[PATH_MAX];
+	glob_t g;
+	size_t i, j, cap = 0;
+	char **v = NULL;
+
+	*n = 0;
+	for (i = 0; pats[i] != NULL; i++) {
+		if (snprintf(pat, sizeof(pat), "%s/%s", dir, pats[i]) >=
+		    (int)sizeof(pat)) {
+			free(v);
+			return -1;
+		}
+		if (glob(pat, 0, NULL, &g) != 0)
+			continue;
+		for (j = 0; j < g.gl_pathc; j++) {
+			if (*n == cap) {
+				cap = cap ? cap * 2 : 16;
+				char **nv = reallocarray(v, cap, sizeof(*v));
+
+				if (nv == NULL)
+					fatal("reallocarray");
+				v = nv;
+			}
+			if ((v[(*n)++] = strdup(g.gl_pathv[j])) == NULL)
+				fatal("strdup");
+		}
+		globfree(&g);
+	}
+	if (*n > 1)
+		qsort(v, *n, sizeof(*v), cmp_str);
+	*out = v;
 	return 0;
+}
+
+static int
+verify_dir(const char *dir, const struct trusted *t, int quiet)
+{
+	struct tally tl;
+	char **logs;
+	size_t n, i;
+	int status = 0;
+
+	memset(&tl, 0, sizeof(tl));
+	if (collect_logs(dir, &logs, &n) != 0) {
+		log_warnx("%s: path too long", dir);
+		return EXIT_USAGE;
+	}
+	if (n == 0) {
+		log_warnx("%s: no audit logs in it (audit.jsonl, "
+		    "*/audit.jsonl, *.jsonl, sessions/*/audit.jsonl)", dir);
+		return EXIT_AUDIT_NOINPUT;
+	}
+	for (i = 0; i < n; i++) {
+		status = worst_exit(status, verify_one(logs[i], t, NULL, quiet,
+		    1, &tl));
+		free(logs[i]);
+	}
+	free(logs);
+	printf("%zu session(s): %u valid and closed, %u open, %u tampered, "
+	    "%u untrusted, %u unreadable%s\n", n, tl.closed, tl.open, tl.bad,
+	    tl.untrusted, tl.unreadable, t->n > 0 ? "" :
+	    " (no --key: internal consistency only)");
+	return status;
 }
 
 static int
@@ -258,13 +592,14 @@ audit_verify_cmd(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct audit_verify_result res;
-	unsigned char pin[32];
-	int ch, pinned = 0, quiet = 0, rc;
+	struct trusted t;
+	struct tally tl;
+	struct stat st;
+	int ch, quiet = 0;
 	const char *path, *head = NULL;
 	unsigned char tmp[32];
-	FILE *fp;
 
+	memset(&t, 0, sizeof(t));
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "k:K:H:q", opts, NULL)) != -1) {
 		switch (ch) {
@@ -278,16 +613,12 @@ audit_verify_cmd(int argc, char **argv)
 			head = optarg;
 			break;
 		case 'k':
-			if (audit_parse_pubkey(optarg, pin) != 0) {
-				log_warnx("--key: not 64 hex digits");
+			if (load_key_arg(optarg, &t) != 0)
 				return EXIT_USAGE;
-			}
-			pinned = 1;
 			break;
 		case 'K':
-			if (load_pin_file(optarg, pin) != 0)
+			if (load_pin_file(optarg, &t) != 0)
 				return EXIT_USAGE;
-			pinned = 1;
 			break;
 		case 'q':
 			quiet = 1;
@@ -302,41 +633,15 @@ audit_verify_cmd(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	path = argv[optind];
-	if ((fp = fopen(path, "re")) == NULL) {
-		log_warn("%s", path);
-		return EXIT_AUDIT_NOINPUT;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (head != NULL) {
+			log_warnx("--head names one log: give a file");
+			return EXIT_USAGE;
+		}
+		return verify_dir(path, &t, quiet);
 	}
-	rc = audit_verify_fp(fp, pinned ? pin : NULL, head, &res);
-	fclose(fp);
-	if (rc < 0) {
-		log_warnx("%s: %s", path, al_strerror(rc));
-		return EXIT_AUDIT_NOINPUT;
-	}
-	if (rc == AUDIT_VERIFY_BAD) {
-		printf("%s: TAMPERED: line %llu: %s\n", path,
-		    (unsigned long long)res.bad_line, res.reason);
-		if (!quiet)
-			printf("%s: %llu record(s) before line %llu verified\n",
-			    path, (unsigned long long)res.records,
-			    (unsigned long long)res.bad_line);
-		return EXIT_AUDIT_BAD;
-	}
-	if (rc == AUDIT_VERIFY_OPEN)
-		printf("%s: valid so far but %s; %s\n", path, res.reason,
-		    writer_active(path) ? "a writer holds the log: the "
-		    "session is still running" : "no writer holds the log: "
-		    "the session crashed or its tail was cut off");
-	else
-		printf("%s: valid and closed\n", path);
-	if (!quiet) {
-		printf("  session  %s\n  records  %llu\n  from     %s\n"
-		    "  to       %s\n  key      %s (%s, %s)\n  head     %s\n",
-		    res.session, (unsigned long long)res.records,
-		    res.first_time, res.last_time, res.pubkey, res.keykind,
-		    pinned ? "pinned" : "NOT pinned: proves internal "
-		    "consistency only", res.head);
-	}
-	return rc == AUDIT_VERIFY_OPEN ? EXIT_AUDIT_OPEN : 0;
+	memset(&tl, 0, sizeof(tl));
+	return verify_one(path, &t, head, quiet, 0, &tl);
 }
 
 /* Warns on stderr if |path| does not verify; show/tail still print. */
@@ -381,7 +686,14 @@ audit_show(int argc, char **argv)
 		switch (ch) {
 		case 's': f.session = optarg; break;
 		case 't': f.tool = optarg; break;
-		case 'd': f.decision = optarg; break;
+		case 'd':
+			if ((f.decision = decision_lookup(optarg)) == NULL) {
+				log_warnx("--decision: unknown value \"%s\"; "
+				    "valid values:", optarg);
+				decision_list(stderr);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'e': f.event = optarg; break;
 		case 'S':
 			if (audit_parse_time(optarg, &f.since) != 0) {
@@ -592,13 +904,33 @@ audit_tail(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * airlock audit key [--rotate | KEYFILE]: the host key (created if
+ * absent) or a key file of one's own; prints the public key.
+ */
 static int
 audit_key(int argc, char **argv)
 {
-	char hex[AUDIT_PUBKEY_HEX_LEN + 1];
+	char hex[AUDIT_PUBKEY_HEX_LEN + 1], old[AUDIT_PUBKEY_HEX_LEN + 1];
+	char err[PATH_MAX + 128], path[PATH_MAX];
 	int rc;
 
-	if (argc != 2) {
+	if (argc == 1 || (argc == 2 && strcmp(argv[1], "--rotate") == 0)) {
+		if (argc == 1)
+			rc = hostkey_ensure(hex, err, sizeof(err));
+		else
+			rc = hostkey_rotate(old, hex, err, sizeof(err));
+		if (rc != 0) {
+			log_warnx("%s", err);
+			return 1;
+		}
+		if (hostkey_path(path, sizeof(path)) == 0)
+			fprintf(stderr, "host key %s%s%s\n", path, argc == 1 ?
+			    "" : "; retired ", argc == 1 ? "" : old);
+		printf("%s\n", hex);
+		return 0;
+	}
+	if (argc != 2 || argv[1][0] == '-') {
 		audit_usage();
 		return EXIT_USAGE;
 	}

@@ -21,6 +21,8 @@ int	cmd_trace(int argc, char **argv);
 int	cmd_exec(int argc, char **argv);
 int	cmd_profile(int argc, char **argv);
 int	cmd_audit(int argc, char **argv);
+int	cmd_sessions(int argc, char **argv);
+int	cmd_paths(int argc, char **argv);
 int	cmd_secret(int argc, char **argv);
 int	cmd_proxy(int argc, char **argv);
 int	cmd_diff(int argc, char **argv);

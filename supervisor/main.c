@@ -48,6 +48,9 @@ static const struct command {
 	/* Internal: apply_patch's confined parser (broker/patchjail.h). */
 	{ "__patch-jail", cmd_patch_jail, NULL, 0 },
 	{ "check", cmd_check, "validate a manifest and print its tools", 1 },
+	{ "sessions", cmd_sessions, "list, pin and prune recorded sessions", 1 },
+	{ "paths", cmd_paths, "print the state, runtime and config directories",
+	    1 },
 	{ "audit", cmd_audit, "verify, show and follow audit logs", 1 },
 	{ "secret", cmd_secret, "set, list and remove sealed credentials", 1 },
 	{ "exec", cmd_exec, "run one command in a runner sandbox", 0 },

@@ -2,15 +2,20 @@
 /* Copyright (c) 2026 The airlock authors */
 #include "config.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "broker/audit_ship.h"
 #include "common/errors.h"
+#include "common/paths.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "broker/selfsandbox.h"
 #include "supervisor/commands.h"
+#include "supervisor/hostkey.h"
+#include "supervisor/session.h"
 #include "supervisor/service.h"
 #include "supervisor/setup.h"
 #include "supervisor/signals.h"
@@ -73,11 +78,36 @@ open_secrets(struct service *sv)
 	return 0;
 }
 
+/*
+ * The outputs of CONFIG/audit.conf: a file that does not parse stops the
+ * session (EXIT_CONFIG) rather than run without the copies it asks for.
+ */
+static int
+open_ship(struct service *sv)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 16], err[PATH_MAX + 256];
+
+	if (paths_config_dir(dir, sizeof(dir)) != 0) {
+		log_warnx("the configuration directory path is too long");
+		return EXIT_CONFIG;
+	}
+	snprintf(path, sizeof(path), "%s/audit.conf", dir);
+	if (audit_ship_load(path, &sv->ship, err, sizeof(err)) != 0) {
+		log_warnx("%s", err);
+		return EXIT_CONFIG;
+	}
+	audit_set_default_sink(sv->ship != NULL ? audit_ship_record : NULL,
+	    sv->ship);
+	return 0;
+}
+
 int
 service_open(struct service *sv, const char *command, const char *mpath,
     const char *wpath, char *const *agent_argv, json_t *overrides)
 {
-	char	err[512];
+	char	err[PATH_MAX + 128], hostkey[PATH_MAX];
+	char	hostpub[AUDIT_PUBKEY_HEX_LEN + 1];
+	json_t	*start;
 	int	rc;
 
 	memset(sv, 0, sizeof(*sv));
@@ -89,8 +119,20 @@ service_open(struct service *sv, const char *command, const char *mpath,
 	}
 	if (session_create(&sv->session, err, sizeof(err)) != 0)
 		fatalx("%s", err);
-	if (audit_open(sv->session.audit_path, sv->session.id,
-	    &sv->audit) != 0)
+	if (hostkey_ensure(hostpub, err, sizeof(err)) != 0 ||
+	    hostkey_path(hostkey, sizeof(hostkey)) != 0)
+		fatalx("audit host key: %s", err);
+	if ((rc = open_ship(sv)) != 0) {
+		manifest_free(sv->m);
+		return rc;
+	}
+	if ((start = session_start_fields(command, sv->m, sv->workspace,
+	    agent_argv)) == NULL)
+		fatalx("out of memory");
+	rc = audit_open_certified(sv->session.audit_path, sv->session.id,
+	    hostkey, start, &sv->audit);
+	json_decref(start);
+	if (rc != 0)
 		fatal("audit log %s", sv->session.audit_path);
 	if (session_record_start(sv->audit, command, sv->m, sv->workspace,
 	    &sv->session, agent_argv, overrides) != 0)
@@ -98,6 +140,8 @@ service_open(struct service *sv, const char *command, const char *mpath,
 		    sv->session.audit_path);
 	if ((rc = open_secrets(sv)) != 0) {
 		audit_close(sv->audit);
+		audit_set_default_sink(NULL, NULL);
+		audit_ship_free(sv->ship);
 		secrets_close(sv->secrets);
 		redact_free(sv->redact);
 		manifest_free(sv->m);
@@ -152,6 +196,12 @@ service_close(struct service *sv)
 	egress_free(sv->egress);
 	signals_unwatch(sv->loop, sv->sigwatch);
 	audit_close(sv->audit);
+	if (audit_ship_dropped(sv->ship) > 0)
+		log_warnx("audit: %llu record cop%s not shipped (the audit file "
+		    "has them all)", (unsigned long long)audit_ship_dropped(
+		    sv->ship), audit_ship_dropped(sv->ship) == 1 ? "y" : "ies");
+	audit_set_default_sink(NULL, NULL);
+	audit_ship_free(sv->ship);
 	secrets_close(sv->secrets);
 	redact_free(sv->redact);
 	loop_free(sv->loop);

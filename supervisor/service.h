@@ -33,6 +33,7 @@ struct service {
 	struct loop		*loop;
 	int			 sigwatch;
 	struct broker		*broker;
+	struct audit_ship	*ship;		/* journald/syslog copies, or NULL */
 };
 
 /*

@@ -3,6 +3,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,27 +16,14 @@
 
 #include "broker/audit.h"
 #include "common/errors.h"
+#include "common/paths.h"
 #include "policy/manifest.h"
 #include "supervisor/session.h"
 
 int
 session_state_dir(char *out, size_t outlen)
 {
-	const char	*env, *home;
-	int		 n;
-
-	if ((env = getenv("AIRLOCK_HOME")) != NULL && env[0] == '/')
-		n = snprintf(out, outlen, "%s", env);
-	else if (geteuid() == 0)
-		n = snprintf(out, outlen, "/var/lib/airlock");
-	else if ((env = getenv("XDG_STATE_HOME")) != NULL && env[0] == '/')
-		n = snprintf(out, outlen, "%s/airlock", env);
-	else if ((home = getenv("HOME")) != NULL && home[0] == '/')
-		n = snprintf(out, outlen, "%s/.local/state/airlock", home);
-	else
-		n = snprintf(out, outlen, "/tmp/airlock-%u",
-		    (unsigned)geteuid());
-	return n < 0 || (size_t)n >= outlen ? AL_ERR_LIMIT : 0;
+	return paths_state_dir(out, outlen);
 }
 
 /* mkdir -p with mode 0700 for every directory it creates. */
@@ -121,4 +110,52 @@ session_record_start(struct audit *a, const char *command,
 	rc = audit_append(a, "session_config", fields);
 	json_decref(fields);
 	return rc;
+}
+
+json_t *
+session_start_fields(const char *command, const struct manifest *m,
+    const char *workspace, char *const *agent_argv)
+{
+	char		 digest[65], host[256], user[64], cwd[PATH_MAX];
+	struct passwd	 pw, *pwp = NULL;
+	char		 pwbuf[4096];
+	json_t		*f, *argv;
+	size_t		 i;
+
+	if (gethostname(host, sizeof(host)) == -1)
+		snprintf(host, sizeof(host), "?");
+	host[sizeof(host) - 1] = '\0';
+	if (getpwuid_r(getuid(), &pw, pwbuf, sizeof(pwbuf), &pwp) == 0 &&
+	    pwp != NULL)
+		snprintf(user, sizeof(user), "%s", pw.pw_name);
+	else
+		snprintf(user, sizeof(user), "%u", (unsigned)getuid());
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		snprintf(cwd, sizeof(cwd), "?");
+	sodium_bin2hex(digest, sizeof(digest), m->digest, sizeof(m->digest));
+	f = json_pack("{s:s, s:s, s:I, s:I, s:s, s:s, s:s, s:s, s:s}",
+	    "host", host, "user", user, "uid", (json_int_t)getuid(),
+	    "gid", (json_int_t)getgid(), "command", command,
+	    "manifest", m->path, "manifestDigest", digest,
+	    "workspace", workspace, "cwd", cwd);
+	if (f == NULL)
+		return NULL;
+	if (agent_argv != NULL) {
+		if ((argv = json_array()) == NULL ||
+		    json_object_set_new(f, "agentArgv", argv) != 0) {
+			json_decref(f);
+			return NULL;
+		}
+		for (i = 0; agent_argv[i] != NULL; i++) {
+			json_t *a = json_string(agent_argv[i]);
+
+			if (a == NULL)	/* not UTF-8 */
+				a = json_string("(not UTF-8)");
+			if (json_array_append_new(argv, a) != 0) {
+				json_decref(f);
+				return NULL;
+			}
+		}
+	}
+	return f;
 }

@@ -3,8 +3,9 @@
 /*
  * session: where a session's records live on the host.
  *
- * State directory: $AIRLOCK_HOME if set; else /var/lib/airlock for root;
- * else $XDG_STATE_HOME/airlock or ~/.local/state/airlock.  A session gets
+ * State directory: paths_state_dir() (common/paths.h: $AIRLOCK_STATE_DIR
+ * or $AIRLOCK_HOME; else LOCALSTATEDIR/lib/airlock for root; else
+ * $XDG_STATE_HOME/airlock or ~/.local/state/airlock).  A session gets
  * STATE/sessions/ID/ with audit.jsonl, trace.txt and artifacts/, all 0700
  * or 0600, and none of it is visible inside any sandbox.
  */
@@ -33,6 +34,14 @@ int	session_create(struct session *s, char *err, size_t errlen);
 
 struct audit;
 struct manifest;
+
+/*
+ * The context session_start carries (a new object, or NULL when out of
+ * memory): host, user, uid, gid, command, manifest, manifestDigest,
+ * workspace, agentArgv (when |agent_argv| is not NULL), cwd.
+ */
+json_t	*session_start_fields(const char *command, const struct manifest *m,
+	    const char *workspace, char *const *agent_argv);
 
 /*
  * Appends the session_config record (after audit_open's session_start): command, manifest path and digest,

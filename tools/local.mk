@@ -41,7 +41,11 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h supervisor/cmd_approver
 	supervisor/cowsession.h supervisor/cowrun.c supervisor/cowrun.h \
 	supervisor/cowdiff.c supervisor/cowdiff.h supervisor/cmd_cow.c \
 	broker/cowview.c broker/cowview.h tests/unit/test_cowsession.c \
-	broker/applyjournal.c broker/applyjournal.h
+	broker/applyjournal.c broker/applyjournal.h supervisor/hostkey.c \
+	supervisor/hostkey.h tests/audit_forge.c broker/audit_fields.c \
+	broker/audit_fields.h broker/audit_ship.c broker/audit_ship.h common/paths.c \
+	common/paths.h bench/audit_key_bench.c supervisor/cmd_sessions.c \
+	supervisor/cmd_paths.c
 
 lint: $(BUILT_SOURCES) config.h
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \

@@ -129,7 +129,7 @@ check "pinned key from a public key file" \
 check "pinned key from the key file itself" \
     "$AIRLOCK" audit verify -q --key-file "$T/audit.key" "$T/pinned"
 out=$("$AIRLOCK" audit verify --key "$pub" "$L"); rc=$?
-expect_eq "log rewritten under a fresh key fails the pin: exit 1" "$rc" 1
+expect_eq "log rewritten under a fresh key is untrusted: exit 3" "$rc" 3
 expect_contains "log rewritten under a fresh key fails the pin" "$out" \
     "not the pinned key"
 out=$("$AIRLOCK" audit verify --key 1234 "$L" 2>&1); rc=$?

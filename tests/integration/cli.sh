@@ -12,7 +12,7 @@ man="$top_srcdir/docs"
 comp="$top_srcdir/contrib/completions"
 
 commands="run serve connect check exec profile pending approve deny approver diff commit discard trace
-audit secret proxy"
+audit sessions paths secret proxy"
 
 # The global help lists every command; -V and --version print the version.
 out=$("$AIRLOCK" --help)
@@ -33,6 +33,7 @@ for c in $commands; do
 	# Every long option of the command's man page is described.
 	case $c in
 	pending|deny) page=$man/airlock-approve.1 ;;
+	paths) page=$man/airlock.1 ;;
 	*) page=$man/airlock-$c.1 ;;
 	esac
 	for o in $(sed -n 's/^\.It Fl -\([a-z-]*\).*/\1/p; s/^\.Op Fl -\([a-z-]*\).*/\1/p' "$page" | sort -u); do

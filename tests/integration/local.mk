@@ -100,3 +100,14 @@ TESTS += tests/integration/deploy_podman.sh
 EXTRA_DIST += tests/integration/deploy_podman.sh contrib/deploy/kubernetes-job.yaml
 TESTS += tests/integration/manifest_signed.sh
 EXTRA_DIST += tests/integration/manifest_signed.sh
+# issue 15: host key, certified sessions, verify --key over a directory.
+TESTS += tests/integration/audit_keys.sh
+EXTRA_DIST += tests/integration/audit_keys.sh
+TESTS += tests/integration/audit_fields.sh
+EXTRA_DIST += tests/integration/audit_fields.sh
+TESTS += tests/integration/audit_ship.sh
+EXTRA_DIST += tests/integration/audit_ship.sh
+TESTS += tests/integration/audit_sessions.sh
+EXTRA_DIST += tests/integration/audit_sessions.sh
+TESTS += tests/integration/paths.sh
+EXTRA_DIST += tests/integration/paths.sh

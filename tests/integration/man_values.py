@@ -29,8 +29,8 @@ def man_after(path, anchor, stop):
     for line in text[i + len(anchor):j].splitlines():
         if line.startswith((".Li ", ".Cm ")):
             for w in line[4:].split():
-                w = w.strip(",.()")
-                if w and w not in ("Ns", "or"):
+                w = w.strip(",.();")
+                if re.fullmatch(r"[a-z][a-z_]*", w) and w != "or":
                     words.add(w)
     return words
 
@@ -60,12 +60,20 @@ same("action values (airlock-manifest(5))",
      man_after(M5, ".It Ic action : No enum", "Actions that"),
      c_array("policy/manifest.c", "action_names"))
 
-# The decisions the broker writes into "decision" records.
+# The values `audit show --decision` takes: cmd_audit.c's table of
+# decision kinds, and "approval_required", the broker's own word for ask.
+audit = read("supervisor/cmd_audit.c")
+table = audit[audit.index("} decision_kinds[] = {"):]
+table = table[:table.index("{ NULL,")]
+kinds = set(re.findall(r'^\t\{ "([a-z_]+)",', table, re.M)) | {"approval_required"}
+same("audit decisions (airlock-audit(1), --decision)",
+     man_after("docs/airlock-audit.1", ".Fl -decision\n(one of:", ".Fl -since"),
+     kinds)
+# ...and every value the broker writes into "decision" records is one.
 broker = read("broker/broker.c")
 decisions = set(re.findall(r'\*?decision = "([a-z_]+)"', broker))
-same("audit decisions (airlock-audit(1), --decision)",
-     man_after("docs/airlock-audit.1", ".Fl -decision\n(matches", ".Fl -since"),
-     decisions)
+same("the broker's decisions are --decision values",
+     decisions & kinds, decisions)
 
 # The commands of main.c's table (those with a summary) in airlock(1).
 main = read("supervisor/main.c")
@@ -75,7 +83,11 @@ text = read("docs/airlock.1")
 sec = text[text.index("The commands are:"):text.index(".Sh ENVIRONMENT")]
 for line in sec.splitlines():
     if line.startswith(".It Cm "):
-        doc |= {w.strip(",") for w in line[7:].split() if w != ","}
+        for w in line[7:].split():
+            if w[0].isupper():	# a macro (Op, Fl, ...): the command ends
+                break
+            if w != ",":
+                doc.add(w.strip(","))
 same("commands (airlock(1))", doc, cmds)
 
 # Exit statuses: commands.h plus 0, 1 and audit verify's 2 in airlock(1).

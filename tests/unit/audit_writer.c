@@ -10,6 +10,8 @@
  *   -o          leave the session open (exit without session_end)
  *   -H SECS     hold the open log (and its lock) for SECS before closing
  *   -x TEXT     append one more request whose "note" field is TEXT
+ *   -E EV=JSON  append one more record of event EV with fields JSON
+ *               (repeatable, after the -n records)
  *   -F FILLER   disk-full test: fill the filesystem with FILLER, show
  *               that appends fail closed, free the space, append again
  */
@@ -97,12 +99,13 @@ int
 main(int argc, char **argv)
 {
 	const char *keyfile = NULL, *session = "test-session", *filler = NULL;
-	const char *extra = NULL;
+	const char *extra = NULL, *events[32];
+	size_t nev = 0, k;
 	struct audit *a;
 	int ch, n = 8, leave_open = 0, hold = 0, i, rc, tries;
 	off_t before;
 
-	while ((ch = getopt(argc, argv, "k:S:n:oH:F:x:")) != -1) {
+	while ((ch = getopt(argc, argv, "k:S:n:oH:F:x:E:")) != -1) {
 		switch (ch) {
 		case 'k': keyfile = optarg; break;
 		case 'S': session = optarg; break;
@@ -111,6 +114,10 @@ main(int argc, char **argv)
 		case 'H': hold = atoi(optarg); break;
 		case 'F': filler = optarg; break;
 		case 'x': extra = optarg; break;
+		case 'E':
+			if (nev < 32)
+				events[nev++] = optarg;
+			break;
 		default:
 			fprintf(stderr, "usage: audit_writer [-k KEYFILE] "
 			    "[-S SESSION] [-n N] [-o] [-H SECS] [-F FILLER] "
@@ -133,6 +140,24 @@ main(int argc, char **argv)
 			fprintf(stderr, "append %d: %s\n", i, al_strerror(rc));
 			return 1;
 		}
+	for (k = 0; k < nev; k++) {
+		const char *eq = strchr(events[k], '=');
+		char ev[65];
+		json_t *f;
+
+		if (eq == NULL || eq - events[k] > 64 ||
+		    (f = json_loads(eq + 1, 0, NULL)) == NULL) {
+			fprintf(stderr, "-E %s: EVENT=JSON\n", events[k]);
+			return 64;
+		}
+		snprintf(ev, sizeof(ev), "%.*s", (int)(eq - events[k]),
+		    events[k]);
+		if ((rc = audit_append(a, ev, f)) != 0) {
+			fprintf(stderr, "append %s: %s\n", ev, al_strerror(rc));
+			return 1;
+		}
+		json_decref(f);
+	}
 	if (extra != NULL) {
 		json_t *f = json_pack("{s:s, s:s}", "tool", "note",
 		    "note", extra);

@@ -268,7 +268,7 @@ static const struct {
 	    "signature does not verify", 0 },
 	{ "record after session_end", m_append_after_end, AUDIT_VERIFY_BAD, 7,
 	    "after session_end", 0 },
-	{ "whole log replaced, key pinned", m_replace_log, AUDIT_VERIFY_BAD, 1,
+	{ "whole log replaced, key pinned", m_replace_log, AUDIT_VERIFY_UNTRUSTED, 1,
 	    "not the pinned key", 1 },
 	{ "untouched, key pinned", NULL, AUDIT_VERIFY_CLOSED, 0, "", 1 },
 	{ "a line over the limit", m_huge_line, AUDIT_VERIFY_BAD, 3,
@@ -514,6 +514,59 @@ START_TEST(test_audit_long_term_key_is_pinnable)
 }
 END_TEST
 
+START_TEST(test_audit_host_key_certifies_session_key)
+{
+	struct audit_verify_result res;
+	char keyfile[300], other[300], hex[65], ohex[65];
+	unsigned char keys[2][32];
+	struct audit *a;
+	json_t *extra;
+	FILE *fp;
+
+	snprintf(keyfile, sizeof(keyfile), "%s/host.key", dir);
+	snprintf(other, sizeof(other), "%s/other.key", dir);
+	ck_assert_int_eq(audit_key_public(other, 1, ohex), 0);
+	/* The caller's context cannot replace the key members. */
+	extra = json_pack("{s:s, s:s, s:s}", "user", "alice", "pubkey",
+	    "00", "cert", "forged");
+	ck_assert_int_eq(audit_open_certified(logpath, "s", keyfile, extra,
+	    &a), 0);
+	json_decref(extra);
+	ck_assert_int_eq(audit_key_public(keyfile, 0, hex), 0);
+	/* The session key is its own, not the host key. */
+	ck_assert_str_ne(audit_public_key(a), hex);
+	audit_close(a);
+	ck_assert_int_eq(audit_parse_pubkey(hex, keys[0]), 0);
+	ck_assert_int_eq(audit_parse_pubkey(ohex, keys[1]), 0);
+
+	ck_assert_ptr_nonnull(fp = fopen(logpath, "r"));
+	ck_assert_int_eq(audit_verify_fp_trusted(fp,
+	    (const unsigned char (*)[32])keys, 1, NULL, &res),
+	    AUDIT_VERIFY_CLOSED);
+	fclose(fp);
+	ck_assert_str_eq(res.trust, "host-key");
+	ck_assert_str_eq(res.hostkey, hex);
+	/* A list of trusted keys: any one of them will do. */
+	ck_assert_ptr_nonnull(fp = fopen(logpath, "r"));
+	ck_assert_int_eq(audit_verify_fp_trusted(fp,
+	    (const unsigned char (*)[32])keys, 2, NULL, &res),
+	    AUDIT_VERIFY_CLOSED);
+	fclose(fp);
+	/* Only the other key trusted: untrusted at line 1. */
+	ck_assert_ptr_nonnull(fp = fopen(logpath, "r"));
+	ck_assert_int_eq(audit_verify_fp_trusted(fp,
+	    (const unsigned char (*)[32])keys + 1, 1, NULL, &res),
+	    AUDIT_VERIFY_UNTRUSTED);
+	fclose(fp);
+	ck_assert_int_eq(res.bad_line, 1);
+	/* No trusted key: consistent, the certificate checked. */
+	ck_assert_int_eq(verify_path(logpath, NULL, &res),
+	    AUDIT_VERIFY_CLOSED);
+	ck_assert_str_eq(res.trust, "none");
+	ck_assert_str_eq(res.hostkey, hex);
+}
+END_TEST
+
 START_TEST(test_audit_redacts_fields)
 {
 	struct redact *r;
@@ -623,6 +676,7 @@ audit_suite(void)
 	tcase_add_test(tc, test_audit_append_refuses_bad_events);
 	tcase_add_test(tc, test_audit_append_fails_closed_and_recovers);
 	tcase_add_test(tc, test_audit_long_term_key_is_pinnable);
+	tcase_add_test(tc, test_audit_host_key_certifies_session_key);
 	tcase_add_test(tc, test_audit_redacts_fields);
 	tcase_add_loop_test(tc, test_audit_parse_time, 0,
 	    sizeof(times) / sizeof(times[0]));

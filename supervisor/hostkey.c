@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
+/*
+ * hostkey: the long-term audit host key (see hostkey.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "common/errors.h"
+#include "common/util.h"
+#include "supervisor/hostkey.h"
+#include "supervisor/session.h"
+
+static int
+keys_dir(char *out, size_t outlen)
+{
+	char state[PATH_MAX];
+	int n;
+
+	if (session_state_dir(state, sizeof(state)) != 0)
+		return AL_ERR_LIMIT;
+	n = snprintf(out, outlen, "%s/keys", state);
+	return n < 0 || (size_t)n >= outlen ? AL_ERR_LIMIT : 0;
+}
+
+int
+hostkey_path(char *out, size_t outlen)
+{
+	char dir[PATH_MAX];
+	int n;
+
+	if (keys_dir(dir, sizeof(dir)) != 0)
+		return AL_ERR_LIMIT;
+	n = snprintf(out, outlen, "%s/audit.key", dir);
+	return n < 0 || (size_t)n >= outlen ? AL_ERR_LIMIT : 0;
+}
+
+/* Replaces |path| with |text| atomically (mode 0644: public data). */
+static int
+write_public(const char *path, const char *text)
+{
+	char tmp[PATH_MAX];
+	int fd, rc;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return AL_ERR_LIMIT;
+	fd = open(
+	    tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd == -1)
+		return AL_ERR_SYSTEM;
+	rc = write_all(fd, text, strlen(text));
+	if (rc == 0 && fsync(fd) == -1)
+		rc = AL_ERR_SYSTEM;
+	close(fd);
+	if (rc == 0 && rename(tmp, path) == -1)
+		rc = AL_ERR_SYSTEM;
+	if (rc != 0)
+		unlink(tmp);
+	return rc;
+}
+
+/* Appends |hex| to trusted.pub unless it is listed already. */
+static int
+trust_add(const char *dir, const char *hex)
+{
+	char path[PATH_MAX], line[256], stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	FILE *fp;
+	int rc = 0;
+
+	if (snprintf(path, sizeof(path), "%s/trusted.pub", dir) >=
+	    (int)sizeof(path))
+		return AL_ERR_LIMIT;
+	if ((fp = fopen(path, "re")) != NULL) {
+		while (fgets(line, sizeof(line), fp) != NULL)
+			if (strncmp(line, hex, AUDIT_PUBKEY_HEX_LEN) == 0) {
+				fclose(fp);
+				return 0;
+			}
+		fclose(fp);
+	}
+	if ((fp = fopen(path, "ae")) == NULL)
+		return AL_ERR_SYSTEM;
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (fprintf(fp, "%s added %s\n", hex, stamp) < 0)
+		rc = AL_ERR_SYSTEM;
+	if (fflush(fp) != 0 || fsync(fileno(fp)) == -1)
+		rc = AL_ERR_SYSTEM;
+	if (fclose(fp) != 0)
+		rc = AL_ERR_SYSTEM;
+	return rc;
+}
+
+static int
+publish(const char *dir, const char *hex, char *err, size_t errlen)
+{
+	char path[PATH_MAX], text[AUDIT_PUBKEY_HEX_LEN + 2];
+
+	snprintf(text, sizeof(text), "%s\n", hex);
+	if (snprintf(path, sizeof(path), "%s/audit.pub", dir) >=
+		(int)sizeof(path) ||
+	    write_public(path, text) != 0 || trust_add(dir, hex) != 0) {
+		snprintf(err, errlen,
+		    "cannot write the public key files in "
+		    "%s: %s",
+		    dir, strerror(errno));
+		return AL_ERR_SYSTEM;
+	}
+	return 0;
+}
+
+static int
+make_dir(const char *dir, char *err, size_t errlen)
+{
+	char state[PATH_MAX];
+
+	if (session_state_dir(state, sizeof(state)) != 0) {
+		snprintf(err, errlen, "state directory path too long");
+		return AL_ERR_LIMIT;
+	}
+	if ((mkdir(state, 0700) == -1 && errno != EEXIST) ||
+	    (mkdir(dir, 0700) == -1 && errno != EEXIST)) {
+		snprintf(
+		    err, errlen, "cannot create %s: %s", dir, strerror(errno));
+		return AL_ERR_SYSTEM;
+	}
+	return 0;
+}
+
+static void
+key_error(int rc, const char *path, char *err, size_t errlen)
+{
+	if (rc == AL_ERR_DENIED)
+		snprintf(err, errlen,
+		    "%s: must be a regular file owned by "
+		    "you, mode 0600",
+		    path);
+	else if (rc == AL_ERR_SYSTEM)
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	else
+		snprintf(err, errlen, "%s: %s", path, al_strerror(rc));
+}
+
+int
+hostkey_ensure(char hex[AUDIT_PUBKEY_HEX_LEN + 1], char *err, size_t errlen)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	int rc;
+
+	if (keys_dir(dir, sizeof(dir)) != 0 ||
+	    hostkey_path(path, sizeof(path)) != 0) {
+		snprintf(err, errlen, "state directory path too long");
+		return AL_ERR_LIMIT;
+	}
+	if ((rc = make_dir(dir, err, errlen)) != 0)
+		return rc;
+	if ((rc = audit_key_public(path, 1, hex)) != 0) {
+		key_error(rc, path, err, errlen);
+		return rc;
+	}
+	return publish(dir, hex, err, errlen);
+}
+
+int
+hostkey_rotate(char oldhex[AUDIT_PUBKEY_HEX_LEN + 1],
+    char newhex[AUDIT_PUBKEY_HEX_LEN + 1], char *err, size_t errlen)
+{
+	char dir[PATH_MAX], path[PATH_MAX], next[PATH_MAX];
+	int rc;
+
+	if (keys_dir(dir, sizeof(dir)) != 0 ||
+	    hostkey_path(path, sizeof(path)) != 0 ||
+	    snprintf(next, sizeof(next), "%s.new", path) >= (int)sizeof(next)) {
+		snprintf(err, errlen, "state directory path too long");
+		return AL_ERR_LIMIT;
+	}
+	if ((rc = audit_key_public(path, 0, oldhex)) != 0) {
+		if (rc == AL_ERR_NOT_FOUND)
+			snprintf(err, errlen,
+			    "%s: no host key to rotate "
+			    "(create one with: airlock audit key)",
+			    path);
+		else
+			key_error(rc, path, err, errlen);
+		return rc;
+	}
+	/* The old public key must be listed before its secret goes. */
+	if ((rc = publish(dir, oldhex, err, errlen)) != 0)
+		return rc;
+	(void)unlink(next);
+	if ((rc = audit_key_public(next, 1, newhex)) != 0) {
+		key_error(rc, next, err, errlen);
+		return rc;
+	}
+	if (rename(next, path) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		unlink(next);
+		return AL_ERR_SYSTEM;
+	}
+	return publish(dir, newhex, err, errlen);
+}
