@@ -16,3 +16,8 @@ EXTRA_DIST += bench/spawn
 EXTRA_DIST += bench/output.sh
 # agent start-up under airlock vs bare and bwrap (bench/agent_startup.sh).
 EXTRA_DIST += bench/agent_startup.sh
+# The workspace index against git status and sha256sum (bench/wsindex.sh).
+check_PROGRAMS += bench/wsindex_bench
+bench_wsindex_bench_CFLAGS = $(AM_CFLAGS)
+bench_wsindex_bench_LDADD = libairlock.a $(AIRLOCK_LIBS)
+EXTRA_DIST += bench/wsindex.sh

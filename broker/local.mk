@@ -10,6 +10,7 @@ libairlock_a_SOURCES += \
 	broker/wswrite.c broker/wswrite.h \
 	broker/changeset.c broker/changeset.h \
 	broker/wsdigest.c broker/wsdigest.h \
+	broker/wsindex.c broker/wsindex.h \
 	broker/wsjob.c broker/wsjob.h \
 	broker/pins.c broker/pins.h
 # broker
