@@ -637,6 +637,10 @@ call_runner_event(int fd, int why, void *arg)
 	    "setupFailed", res.setup_failed,
 	    "durationMs", (json_int_t)res.duration_ms, "layers", layers,
 	    "outputDigest", digest, "artifactUri", uri));
+	/* limits.enforce: best-effort ran it without a limit asked for. */
+	if (res.limits_warning[0] != '\0')
+		(void)broker_audit(b, "limits_not_enforced", json_pack(
+		    "{s:O, s:s}", "id", c->id, "message", res.limits_warning));
 	if (res.hint[0] != '\0')
 		(void)broker_audit(b, "sandbox_denial", json_pack(
 		    "{s:O, s:s, s:s}", "id", c->id, "tool", c->tool->name,

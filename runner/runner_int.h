@@ -98,8 +98,11 @@ struct runner_cgroup;
  * Creates the cgroup with |lim|; NULL if none could be.  The child joins
  * it itself, before it drops root, by writing 0 to each file that
  * runner_cgroup_procs() lists (borrowed strings; returns their number).
+ * *|enforced| gets the LIMIT_ASKED_* bits of the limits set (a limit of 0
+ * needs none), whether or not the result is NULL.
  */
-struct runner_cgroup *runner_cgroup_create(const struct resource_limits *lim);
+struct runner_cgroup *runner_cgroup_create(const struct resource_limits *lim,
+	    unsigned *enforced);
 size_t	runner_cgroup_procs(const struct runner_cgroup *cg,
 	    const char **out, size_t n);
 /* Kills every process in it (where the kernel can). */
