@@ -281,15 +281,27 @@ none:
 	return NULL;
 }
 
-size_t
-runner_cgroup_procs(const struct runner_cgroup *c, const char **out,
-    size_t n)
+int
+runner_cgroup_attach(const struct runner_cgroup *c, pid_t pid)
 {
-	size_t i;
+	char v[32];
+	size_t i, len;
+	int fd, e;
+	ssize_t n;
 
-	for (i = 0; c != NULL && i < c->nprocs && i < n; i++)
-		out[i] = c->procs[i];
-	return i;
+	len = (size_t)snprintf(v, sizeof(v), "%d", (int)pid);
+	for (i = 0; i < c->nprocs; i++) {
+		if ((fd = open(c->procs[i], O_WRONLY | O_CLOEXEC)) == -1)
+			return -1;
+		n = write(fd, v, len);
+		e = errno;
+		close(fd);
+		if (n != (ssize_t)len) {
+			errno = n == -1 ? e : EIO;
+			return -1;
+		}
+	}
+	return 0;
 }
 
 void

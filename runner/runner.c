@@ -493,8 +493,8 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	p->plan.out_fd = req->passthrough ? 1 : outp[1];
 	p->plan.err_fd = req->passthrough ? 2 : errp[1];
 
-	/* The cgroup exists before the child does: the child joins it
-	 * itself, so nothing has to wait for the parent after clone(). */
+	/* The cgroup exists before the child does; we move the child into
+	 * it while it builds its root (see below). */
 	p->cg = runner_cgroup_create(&req->policy->limits, &enforced);
 	if (limits_unenforced(&req->policy->limits, enforced, p->warning,
 	    sizeof(p->warning))) {
@@ -510,7 +510,6 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 		log_warnx("warning: %s; running without (limits.enforce: "
 		    "best-effort)", p->warning);
 	}
-	p->plan.ncg_procs = runner_cgroup_procs(p->cg, p->plan.cg_procs, 3);
 
 	/* A raw clone: fork semantics plus the namespaces, and a pidfd. */
 	pid = syscall(SYS_clone, RUNNER_NS_FLAGS | CLONE_PIDFD | SIGCHLD |
@@ -542,6 +541,19 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 
 		snprintf(nspath, sizeof(nspath), "/proc/%d/ns/pid", (int)pid);
 		p->pidns_ok = stat(nspath, &p->pidns) == 0;
+	}
+	/*
+	 * Into its cgroup, while it builds its root: a cgroup v1 attach
+	 * waits for an RCU grace period (milliseconds), which overlaps with
+	 * the child's work instead of adding to it.  The child cannot run
+	 * the command before this is done: it waits for the seccomp program,
+	 * which is sent after.
+	 */
+	if (p->cg != NULL && runner_cgroup_attach(p->cg, (pid_t)pid) != 0) {
+		snprintf(err, errlen, "joining the runner's cgroup: %s",
+		    strerror(errno));
+		rc = AL_ERR_SYSTEM;
+		goto kill;
 	}
 	/*
 	 * The seccomp program goes to the child over the socket while it
