@@ -74,3 +74,7 @@ check_PROGRAMS += tests/unit/test_pins
 TESTS += tests/unit/test_pins
 tests_unit_test_pins_CFLAGS = $(unit_cflags)
 tests_unit_test_pins_LDADD = $(unit_ldadd)
+check_PROGRAMS += tests/unit/test_wsindex
+TESTS += tests/unit/test_wsindex
+tests_unit_test_wsindex_CFLAGS = $(unit_cflags)
+tests_unit_test_wsindex_LDADD = $(unit_ldadd)

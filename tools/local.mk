@@ -26,7 +26,7 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h \
 	broker/output.c broker/output.h tests/unit/test_excerpt.c \
 	policy/writepolicy.c policy/writepolicy.h tests/unit/test_writepolicy.c \
 	broker/changeset.c broker/changeset.h \
-	broker/wsindex.c broker/wsindex.h bench/wsindex_bench.c \
+	broker/wsindex.c broker/wsindex.h bench/wsindex_bench.c tests/unit/test_wsindex.c \
 	policy/manifest_limits.c policy/manifest_limits.h
 
 lint: $(BUILT_SOURCES) config.h
