@@ -26,3 +26,8 @@ EXTRA_DIST += bench/changeset.sh
 check_PROGRAMS += bench/audit_key_bench
 bench_audit_key_bench_CFLAGS = $(AM_CFLAGS)
 bench_audit_key_bench_LDADD = libairlock.a $(AIRLOCK_LIBS)
+# The workspace index against git status and sha256sum (bench/wsindex.sh).
+check_PROGRAMS += bench/wsindex_bench
+bench_wsindex_bench_CFLAGS = $(AM_CFLAGS)
+bench_wsindex_bench_LDADD = libairlock.a $(AIRLOCK_LIBS)
+EXTRA_DIST += bench/wsindex.sh

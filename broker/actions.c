@@ -188,8 +188,9 @@ run_check_digested(struct call *c, int rc, const char *hex)
 	int	 status;
 
 	if (rc != 0) {
-		call_complete(c, ACTION_ERROR, tool_error("internal", 1, NULL,
-		    "cannot digest the workspace: %s", al_strerror(rc)));
+		/* Not retryable: the same workspace fails the same way. */
+		call_complete(c, ACTION_ERROR, tool_error("workspace_undigestable",
+		    0, NULL, "cannot digest the workspace: %s", hex));
 		return;
 	}
 	snprintf(c->ws_digest, sizeof(c->ws_digest), "%s", hex);

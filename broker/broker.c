@@ -790,6 +790,10 @@ call_runner_event(int fd, int why, void *arg)
 	    "setupFailed", res.setup_failed,
 	    "durationMs", (json_int_t)res.duration_ms, "layers", layers,
 	    "outputDigest", digest, "artifactUri", uri));
+	/* limits.enforce: best-effort ran it without a limit asked for. */
+	if (res.limits_warning[0] != '\0')
+		(void)broker_audit(b, "limits_not_enforced", json_pack(
+		    "{s:O, s:s}", "id", c->id, "message", res.limits_warning));
 	if (res.hint[0] != '\0')
 		(void)broker_audit(b, "sandbox_denial", json_pack(
 		    "{s:O, s:s, s:s}", "id", c->id, "tool", c->tool->name,
@@ -1387,7 +1391,7 @@ approval_digested(struct call *c, int rc, const char *hex)
 }
 
 static void
-call_digest_done(void *arg, int rc, const char *hex)
+call_digest_done(void *arg, int rc, const char *hex, const char *why)
 {
 	struct call *c = arg;
 
@@ -1395,7 +1399,7 @@ call_digest_done(void *arg, int rc, const char *hex)
 	c->wsjob = NULL;
 	if (c->runs_after_digest)
 		c->b->nstarting--;
-	c->digested(c, rc, hex);
+	c->digested(c, rc, rc == 0 ? hex : why);
 }
 
 int
@@ -1826,8 +1830,20 @@ m_tools_call(struct conn *k, struct jsonrpc_msg *msg)
 		call_complete(c, status, out);
 }
 
+/* What the workspace index did for this digest (broker/wsindex.h). */
+static json_t *
+workspace_index_json(const struct wsdigester *d)
+{
+	struct wsindex_stats s;
+
+	wsdigester_stats(d, &s);
+	return json_pack("{s:I,s:I,s:I,s:I}", "files", (json_int_t)s.files,
+	    "hashed", (json_int_t)s.hashed, "racy", (json_int_t)s.racy,
+	    "bytes", (json_int_t)s.bytes);
+}
+
 static void
-status_digested(void *arg, int rc, const char *hex)
+status_digested(void *arg, int rc, const char *hex, const char *why)
 {
 	struct status_req	*r = arg;
 	struct conn		*k = r->conn;
@@ -1837,13 +1853,15 @@ status_digested(void *arg, int rc, const char *hex)
 	TAILQ_REMOVE(&b->statuses, r, entry);
 	if (rc != 0)
 		send_error(k, r->id, JSONRPC_INTERNAL_ERROR,
-		    "cannot digest the workspace");
+		    "cannot digest the workspace: %s", why);
 	else {
 		st = ledger_status(b->ledger, hex, now_monotonic_ms());
 		json_object_set_new(st, "session",
 		    json_string(b->cfg.session_id));
 		json_object_set_new(st, "steps",
 		    json_integer(ledger_steps(b->ledger)));
+		json_object_set_new(st, "workspaceIndex",
+		    workspace_index_json(b->digester));
 		conn_send(k, jsonrpc_encode_result(r->id, st));
 		json_decref(st);
 	}

@@ -60,6 +60,7 @@ struct call {
 	struct wsjob		*wsjob;
 	int			 runs_after_digest;	/* counts as a
 							   process meanwhile */
+	/* |hex| is the digest, or when rc != 0 why there is none. */
 	void			(*digested)(struct call *c, int rc,
 				    const char *hex);
 	const char		*idem_key;	/* borrowed from args */

@@ -14,6 +14,7 @@ libairlock_a_SOURCES += \
 	broker/applyjournal.c broker/applyjournal.h \
 	broker/changeset.c broker/changeset.h \
 	broker/wsdigest.c broker/wsdigest.h \
+	broker/wsindex.c broker/wsindex.h \
 	broker/wsjob.c broker/wsjob.h \
 	broker/pins.c broker/pins.h
 # broker
@@ -97,3 +98,7 @@ tests_unit_test_jobtext_LDADD = $(unit_ldadd)
 check_PROGRAMS += tests/audit_forge
 tests_audit_forge_SOURCES = tests/audit_forge.c
 tests_audit_forge_LDADD = libairlock.a $(AIRLOCK_LIBS)
+check_PROGRAMS += tests/unit/test_wsindex
+TESTS += tests/unit/test_wsindex
+tests_unit_test_wsindex_CFLAGS = $(unit_cflags)
+tests_unit_test_wsindex_LDADD = $(unit_ldadd)

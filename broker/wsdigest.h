@@ -2,28 +2,22 @@
 /* Copyright (c) 2026 The airlock authors */
 /*
  * wsdigest: the digest of a workspace's content, to bind gate results to
- * exactly what they ran against.
- *
- * SHA-256 over every entry beneath the root, in byte order of their
- * relative paths, except .git: for each, its path, its kind, and its
- * content (a symlink's target text; symlinks are never followed).  A
- * regular file's content goes extent by extent (data with its offset and
- * length, holes as their offset and length only), so a sparse file costs
- * what it stores, not its apparent size.
+ * exactly what they ran against (defined in broker/wsindex.h, which
+ * keeps it up to date incrementally), and the base digest of a set of
+ * files for apply_patch.
  */
 #ifndef AIRLOCK_WSDIGEST_H
 #define AIRLOCK_WSDIGEST_H
 
 #include "common/util.h"
 
-#define WSDIGEST_MAX_ENTRIES	200000
-
 /*
  * Computes the digest of the tree beneath the directory |rootfd| into
- * |hex|.  Returns 0, AL_ERR_LIMIT past WSDIGEST_MAX_ENTRIES entries, or
- * AL_ERR_SYSTEM.
+ * |hex| from scratch (wsindex_refresh() on an empty index).  Returns 0 or
+ * wsindex_refresh()'s code, with a message in |err|.
  */
-int	wsdigest_compute(int rootfd, char hex[SHA256_HEX_LEN + 1]);
+int	wsdigest_compute(int rootfd, char hex[SHA256_HEX_LEN + 1], char *err,
+	    size_t errlen);
 
 /*
  * The base digest of a set of files for apply_patch's expectedBaseSha:

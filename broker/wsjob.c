@@ -20,11 +20,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "broker/wsdigest.h"
+#include "broker/wsindex.h"
 #include "broker/wsjob.h"
 #include "common/errors.h"
 
-#define REPLY_LEN (sizeof(int) + SHA256_HEX_LEN)
+#define WHY_LEN 256
+#define STATS_OFF (sizeof(int) + SHA256_HEX_LEN + WHY_LEN)
+#define REPLY_LEN (STATS_OFF + sizeof(struct wsindex_stats))
 
 struct wsjob {
 	struct wsdigester *d;
@@ -44,19 +46,23 @@ struct wsdigester {
 	struct wsjobq jobs;
 	unsigned char buf[REPLY_LEN];
 	size_t len;
+	struct wsindex_stats stats; /* of the last refresh */
 };
 
 static void __attribute__((noreturn)) worker(int rootfd, int fd)
 {
 	unsigned char out[REPLY_LEN];
-	char hex[SHA256_HEX_LEN + 1], req;
+	char hex[SHA256_HEX_LEN + 1], why[WHY_LEN], req;
 	int keep[2] = { rootfd, fd }, rc;
+	struct wsindex *x;
+	struct wsindex_stats st;
 
 	if (close_fds_from(3, keep, 2) != 0 ||
 	    prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
 		_exit(1);
 	/* Background work: the broker's loop comes first for the CPU. */
 	(void)setpriority(PRIO_PROCESS, 0, 10);
+	x = wsindex_new();
 	for (;;) {
 		ssize_t n = read(fd, &req, 1);
 
@@ -64,9 +70,14 @@ static void __attribute__((noreturn)) worker(int rootfd, int fd)
 			continue;
 		if (n != 1)
 			_exit(0);
-		rc = wsdigest_compute(rootfd, hex);
+		memset(hex, 0, sizeof(hex));
+		memset(why, 0, sizeof(why));
+		rc = wsindex_refresh(x, rootfd, hex, why, sizeof(why));
 		memcpy(out, &rc, sizeof(rc));
 		memcpy(out + sizeof(rc), hex, SHA256_HEX_LEN);
+		memcpy(out + sizeof(rc) + SHA256_HEX_LEN, why, WHY_LEN);
+		wsindex_stats(x, &st);
+		memcpy(out + STATS_OFF, &st, sizeof(st));
 		if (write_all(fd, out, sizeof(out)) != 0)
 			_exit(1);
 	}
@@ -94,7 +105,7 @@ kick(struct wsdigester *d)
  * wait for a digest of its own.
  */
 static void
-answer(struct wsdigester *d, int rc, const char *hex, int all)
+answer(struct wsdigester *d, int rc, const char *hex, const char *why, int all)
 {
 	struct wsjobq done;
 	struct wsjob *j, *next;
@@ -109,7 +120,7 @@ answer(struct wsdigester *d, int rc, const char *hex, int all)
 	}
 	while ((j = TAILQ_FIRST(&done)) != NULL) {
 		TAILQ_REMOVE(&done, j, entry);
-		j->fn(j->arg, rc, hex);
+		j->fn(j->arg, rc, hex, why);
 		free(j);
 	}
 }
@@ -118,7 +129,7 @@ static void
 worker_event(int fd, int why, void *arg)
 {
 	struct wsdigester *d = arg;
-	char hex[SHA256_HEX_LEN + 1];
+	char hex[SHA256_HEX_LEN + 1], reason[WHY_LEN];
 	ssize_t n;
 	int rc;
 
@@ -132,7 +143,7 @@ worker_event(int fd, int why, void *arg)
 		d->watch = 0;
 		close(d->fd);
 		d->fd = -1;
-		answer(d, AL_ERR_SYSTEM, NULL, 1);
+		answer(d, AL_ERR_SYSTEM, NULL, "the digest worker is gone", 1);
 		return;
 	}
 	if ((d->len += (size_t)n) < sizeof(d->buf))
@@ -142,7 +153,10 @@ worker_event(int fd, int why, void *arg)
 	memcpy(&rc, d->buf, sizeof(rc));
 	memcpy(hex, d->buf + sizeof(rc), SHA256_HEX_LEN);
 	hex[SHA256_HEX_LEN] = '\0';
-	answer(d, rc, rc == 0 ? hex : NULL, 0);
+	memcpy(reason, d->buf + sizeof(rc) + SHA256_HEX_LEN, WHY_LEN);
+	reason[WHY_LEN - 1] = '\0';
+	memcpy(&d->stats, d->buf + STATS_OFF, sizeof(d->stats));
+	answer(d, rc, rc == 0 ? hex : NULL, rc == 0 ? NULL : reason, 0);
 	kick(d);
 }
 
@@ -234,4 +248,10 @@ wsjob_cancel(struct wsjob *j)
 	/* A digest under way still comes back; it then answers no one. */
 	TAILQ_REMOVE(&j->d->jobs, j, entry);
 	free(j);
+}
+
+void
+wsdigester_stats(const struct wsdigester *d, struct wsindex_stats *s)
+{
+	*s = d->stats;
 }

@@ -17,17 +17,20 @@
 #define AIRLOCK_WSJOB_H
 
 #include "broker/loop.h"
+#include "broker/wsindex.h"
 #include "common/util.h"
 
 struct wsdigester;
 struct wsjob;
 
 /*
- * Called once, from the loop, with wsdigest_compute()'s code (or
- * AL_ERR_SYSTEM if the worker is gone) and, when that is 0, the digest.
- * The job is freed after it returns.
+ * Called once, from the loop, with wsindex_refresh()'s code (or
+ * AL_ERR_SYSTEM if the worker is gone) and, when that is 0, the digest
+ * in |hex|; otherwise |why| says what could not be digested.  No
+ * failure is transient: an entry that cannot be read stays so until the
+ * workspace changes.  The job is freed after it returns.
  */
-typedef void (*wsjob_fn)(void *arg, int rc, const char *hex);
+typedef void (*wsjob_fn)(void *arg, int rc, const char *hex, const char *why);
 
 /*
  * Forks the worker for the workspace |rootfd| (borrowed; the worker keeps
@@ -43,6 +46,9 @@ void wsdigester_free(struct wsdigester *d);
  * errno set when the worker is gone (nothing will call |fn|).
  */
 struct wsjob *wsjob_start(struct wsdigester *d, wsjob_fn fn, void *arg);
+
+/* What the last refresh did (all zero before the first). */
+void wsdigester_stats(const struct wsdigester *d, struct wsindex_stats *s);
 
 /* Withdraws |j|; |fn| is not called.  NULL is fine. */
 void wsjob_cancel(struct wsjob *j);

@@ -13,6 +13,7 @@ EXTRA_DIST += fuzz/fuzz_diff.c fuzz/corpus/diff docs/PATCHES.md
 libairlock_a_SOURCES += \
 	policy/manifest.c policy/manifest.h \
 	policy/manifest_sig.c policy/manifest_sig.h \
+	policy/manifest_limits.c policy/manifest_limits.h \
 	policy/path.c policy/path.h \
 	policy/types.c policy/types.h \
 	supervisor/cmd_check.c

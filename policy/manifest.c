@@ -34,6 +34,7 @@
 #include "common/errors.h"
 #include "common/util.h"
 #include "policy/manifest.h"
+#include "policy/manifest_limits.h"
 #include "policy/sandbox_defaults.h"
 #include "policy/types.h"
 #include "proxy/rules.h"
@@ -1703,11 +1704,14 @@ parse_limits(struct lctx *c, const struct ynode *map, const char *field,
 		return 0;
 	if (check_keys(c, map, field, limit_keys) != 0)
 		return AL_ERR_FORMAT;
-	for (i = 0; limit_keys[i] != NULL; i++)
-		if ((n = map_get(map, limit_keys[i])) != NULL &&
-		    get_int(c, n, fld(g, field, limit_keys[i]), 0,
+	for (i = 0; limit_keys[i] != NULL; i++) {
+		if ((n = map_get(map, limit_keys[i])) == NULL)
+			continue;
+		if (get_int(c, n, fld(g, field, limit_keys[i]), 0,
 		    INT64_MAX / (1024 * 1024), limit_slot(l, i)) != 0)
 			return AL_ERR_FORMAT;
+		l->asked |= limit_asked_bit(limit_keys[i]);
+	}
 	return 0;
 }
 
@@ -2279,7 +2283,8 @@ parse_manifest(struct lctx *c, const struct ynode *root)
 	if ((n = map_get(root, "output")) != NULL && parse_output(c, n) != 0)
 		return AL_ERR_FORMAT;
 	if ((n = map_get(root, "limits")) != NULL && !is_null(n)) {
-		static const char *const lk[] = { "maxFrameBytes", NULL };
+		static const char *const lk[] = { "maxFrameBytes", "enforce",
+		    NULL };
 
 		if (check_keys(c, n, "limits", lk) != 0)
 			return AL_ERR_FORMAT;
@@ -2288,6 +2293,20 @@ parse_manifest(struct lctx *c, const struct ynode *root)
 			    FRAME_MAX, &iv) != 0)
 				return AL_ERR_FORMAT;
 			c->m->max_frame_bytes = (size_t)iv;
+		}
+		if ((g = map_get(n, "enforce")) != NULL) {
+			char *word = NULL;
+			int be;
+
+			if (get_str(c, g, "limits.enforce", &word) != 0)
+				return AL_ERR_FORMAT;
+			be = limits_enforce_parse(word);
+			free(word);
+			if (be < 0)
+				return lerr(c, g, "limits.enforce", "expected "
+				    "required or best-effort");
+			c->m->sandbox.limits.best_effort = be;
+			c->m->agent.limits.best_effort = be;
 		}
 	}
 	return 0;
@@ -2916,7 +2935,9 @@ manifest_print_canonical(const struct manifest *m, FILE *fp)
 	pstrv(fp, m->agent.env_pass);
 	plimits(fp, "  ", &m->agent.limits);
 
-	fprintf(fp, "limits:\n  maxFrameBytes: %zu\n", m->max_frame_bytes);
+	fprintf(fp, "limits:\n  maxFrameBytes: %zu\n  enforce: %s\n",
+	    m->max_frame_bytes,
+	    limits_enforce_name(m->sandbox.limits.best_effort));
 	fprintf(fp, "output:\n  inlineChars: %lld\n  failurePatterns: ",
 	    (long long)m->output.inline_chars);
 	pstrv(fp, m->output.failure_patterns);

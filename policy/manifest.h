@@ -155,7 +155,15 @@ struct resource_limits {
 	int64_t	cpu_percent;		/* cgroup cpu.max, 100 = one core */
 	int64_t	tmp_size_mb;		/* size of the tmpfs /tmp */
 	int64_t	output_bytes;		/* captured stdout+stderr cap */
+	/* The cgroup limits asked for explicitly (LIMIT_ASKED_*), as
+	 * opposed to defaults, and what to do when one cannot be enforced
+	 * (policy/manifest_limits.h). */
+	unsigned asked;
+	int	best_effort;		/* limits.enforce: best-effort */
 };
+#define LIMIT_ASKED_MEMORY	0x1
+#define LIMIT_ASKED_PIDS	0x2
+#define LIMIT_ASKED_CPU		0x4
 
 enum seccomp_profile {
 	SECCOMP_PROFILE_DEFAULT,	/* denylist: dangerous ABIs get EPERM */

@@ -196,13 +196,14 @@ add_procs(struct runner_cgroup *c, const char *dir)
 }
 
 struct runner_cgroup *
-runner_cgroup_create(const struct resource_limits *lim)
+runner_cgroup_create(const struct resource_limits *lim, unsigned *enforced)
 {
 	struct runner_cgroup *c;
 	char v[64];
 	size_t i;
 	int ok = 0;
 
+	*enforced = 0;
 	if (!cg.probed)
 		probe();
 	c = xcalloc(1, sizeof(*c));
@@ -214,18 +215,21 @@ runner_cgroup_create(const struct resource_limits *lim)
 		if (lim->memory_mb > 0) {
 			snprintf(v, sizeof(v), "%lld",
 			    (long long)lim->memory_mb * 1024 * 1024);
-			(void)write_file(c->path[0], "memory.max", v);
+			if (write_file(c->path[0], "memory.max", v) == 0)
+				*enforced |= LIMIT_ASKED_MEMORY;
 			(void)write_file(c->path[0], "memory.swap.max", "0");
 		}
 		if (lim->processes > 0) {
 			snprintf(v, sizeof(v), "%lld",
 			    (long long)lim->processes);
-			(void)write_file(c->path[0], "pids.max", v);
+			if (write_file(c->path[0], "pids.max", v) == 0)
+				*enforced |= LIMIT_ASKED_PIDS;
 		}
 		if (lim->cpu_percent > 0) {
 			snprintf(v, sizeof(v), "%lld 100000",
 			    (long long)lim->cpu_percent * 1000);
-			(void)write_file(c->path[0], "cpu.max", v);
+			if (write_file(c->path[0], "cpu.max", v) == 0)
+				*enforced |= LIMIT_ASKED_CPU;
 		}
 		add_procs(c, c->path[0]);
 		return c;
@@ -241,8 +245,9 @@ runner_cgroup_create(const struct resource_limits *lim)
 				break;
 			snprintf(v, sizeof(v), "%lld",
 			    (long long)lim->memory_mb * 1024 * 1024);
-			(void)write_file(c->path[i],
-			    "memory.limit_in_bytes", v);
+			if (write_file(c->path[i], "memory.limit_in_bytes",
+			    v) == 0)
+				*enforced |= LIMIT_ASKED_MEMORY;
 			(void)write_file(c->path[i],
 			    "memory.memsw.limit_in_bytes", v);
 			break;
@@ -251,7 +256,8 @@ runner_cgroup_create(const struct resource_limits *lim)
 				break;
 			snprintf(v, sizeof(v), "%lld",
 			    (long long)lim->processes);
-			(void)write_file(c->path[i], "pids.max", v);
+			if (write_file(c->path[i], "pids.max", v) == 0)
+				*enforced |= LIMIT_ASKED_PIDS;
 			break;
 		case CG_CPU:
 			if (lim->cpu_percent <= 0)
@@ -260,7 +266,9 @@ runner_cgroup_create(const struct resource_limits *lim)
 			    "100000");
 			snprintf(v, sizeof(v), "%lld",
 			    (long long)lim->cpu_percent * 1000);
-			(void)write_file(c->path[i], "cpu.cfs_quota_us", v);
+			if (write_file(c->path[i], "cpu.cfs_quota_us",
+			    v) == 0)
+				*enforced |= LIMIT_ASKED_CPU;
 			break;
 		}
 		add_procs(c, c->path[i]);
@@ -270,19 +278,32 @@ runner_cgroup_create(const struct resource_limits *lim)
 	if (ok)
 		return c;
 none:
+	*enforced = 0;
 	runner_cgroup_destroy(c);
 	return NULL;
 }
 
-size_t
-runner_cgroup_procs(const struct runner_cgroup *c, const char **out,
-    size_t n)
+int
+runner_cgroup_attach(const struct runner_cgroup *c, pid_t pid)
 {
-	size_t i;
+	char v[32];
+	size_t i, len;
+	int fd, e;
+	ssize_t n;
 
-	for (i = 0; c != NULL && i < c->nprocs && i < n; i++)
-		out[i] = c->procs[i];
-	return i;
+	len = (size_t)snprintf(v, sizeof(v), "%d", (int)pid);
+	for (i = 0; i < c->nprocs; i++) {
+		if ((fd = open(c->procs[i], O_WRONLY | O_CLOEXEC)) == -1)
+			return -1;
+		n = write(fd, v, len);
+		e = errno;
+		close(fd);
+		if (n != (ssize_t)len) {
+			errno = n == -1 ? e : EIO;
+			return -1;
+		}
+	}
+	return 0;
 }
 
 void

@@ -733,15 +733,6 @@ write_at(const struct runner_plan *p, int dfd, const char *file,
 	close(fd);
 }
 
-/* Joins the cgroup the parent made (while still allowed to). */
-static void
-join_cgroup(const struct runner_plan *p)
-{
-	size_t i;
-
-	for (i = 0; i < p->ncg_procs; i++)
-		write_at(p, AT_FDCWD, p->cg_procs[i], "0");
-}
 
 /*
  * The user namespace: as root it is created here, after the root was
@@ -959,7 +950,6 @@ runner_child(const struct runner_plan *p)
 	if (p->root) {
 		/* Real root, in fresh namespaces: build the root, then drop
 		 * root for good before anything of the command's runs. */
-		join_cgroup(p);
 		build_root(p);
 		proxy_listener(p);
 		if (sethostname("airlock", 7) == -1)

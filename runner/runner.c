@@ -39,6 +39,7 @@
 #endif
 
 #include "common/errors.h"
+#include "common/log.h"
 #include "common/util.h"
 #include "policy/sandbox_defaults.h"
 #include "runner/runner.h"
@@ -71,6 +72,7 @@ struct stream {
 
 struct runner_proc {
 	const struct runner_request *req;
+	char			 warning[256];	/* limits not enforced */
 	struct runner_plan	 plan;
 	pid_t			 pid;
 	int			 pidfd;
@@ -421,6 +423,41 @@ proc_free(struct runner_proc *p)
 	free(p);
 }
 
+/*
+ * 1 if a cgroup limit asked for (lim->asked) is not among |enforced|,
+ * with a message naming each in |msg|.
+ */
+static int
+limits_unenforced(const struct resource_limits *lim, unsigned enforced,
+    char *msg, size_t len)
+{
+	unsigned missing = lim->asked & ~enforced;
+	size_t off;
+
+	if (lim->memory_mb <= 0)
+		missing &= ~LIMIT_ASKED_MEMORY;
+	if (lim->processes <= 0)
+		missing &= ~LIMIT_ASKED_PIDS;
+	if (lim->cpu_percent <= 0)
+		missing &= ~LIMIT_ASKED_CPU;
+	if (missing == 0)
+		return 0;
+	off = (size_t)snprintf(msg, len, "cannot enforce");
+	if ((missing & LIMIT_ASKED_MEMORY) && off < len)
+		off += (size_t)snprintf(msg + off, len - off, " memory=%lld MB",
+		    (long long)lim->memory_mb);
+	if ((missing & LIMIT_ASKED_PIDS) && off < len)
+		off += (size_t)snprintf(msg + off, len - off, " processes=%lld",
+		    (long long)lim->processes);
+	if ((missing & LIMIT_ASKED_CPU) && off < len)
+		off += (size_t)snprintf(msg + off, len - off, " cpu=%lld%%",
+		    (long long)lim->cpu_percent);
+	if (off < len)
+		snprintf(msg + off, len - off, ": no cgroup controller is "
+		    "delegated to uid %d", (int)geteuid());
+	return 1;
+}
+
 int
 runner_start(const struct runner_request *req, struct runner_proc **out,
     char *err, size_t errlen)
@@ -432,6 +469,7 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	const struct sock_fprog *bpf;
 	uint32_t len;
 	int pidfd = -1, rc, e;
+	unsigned enforced;
 	long pid;
 
 	*out = NULL;
@@ -466,10 +504,23 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	p->plan.out_fd = req->passthrough ? 1 : outp[1];
 	p->plan.err_fd = req->passthrough ? 2 : errp[1];
 
-	/* The cgroup exists before the child does: the child joins it
-	 * itself, so nothing has to wait for the parent after clone(). */
-	p->cg = runner_cgroup_create(&req->policy->limits);
-	p->plan.ncg_procs = runner_cgroup_procs(p->cg, p->plan.cg_procs, 3);
+	/* The cgroup exists before the child does; we move the child into
+	 * it while it builds its root (see below). */
+	p->cg = runner_cgroup_create(&req->policy->limits, &enforced);
+	if (limits_unenforced(&req->policy->limits, enforced, p->warning,
+	    sizeof(p->warning))) {
+		if (!req->policy->limits.best_effort) {
+			snprintf(err, errlen, "%s; refusing to start "
+			    "(limits.enforce: required).  Run airlock in a "
+			    "cgroup delegated to it (a systemd unit with "
+			    "Delegate=yes: see docs/SANDBOX.md), or set "
+			    "limits.enforce: best-effort", p->warning);
+			rc = AL_ERR_UNSUPPORTED;
+			goto fail;
+		}
+		log_warnx("warning: %s; running without (limits.enforce: "
+		    "best-effort)", p->warning);
+	}
 
 	/* A raw clone: fork semantics plus the namespaces, and a pidfd. */
 	pid = syscall(SYS_clone, RUNNER_NS_FLAGS | CLONE_PIDFD | SIGCHLD |
@@ -501,6 +552,19 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 
 		snprintf(nspath, sizeof(nspath), "/proc/%d/ns/pid", (int)pid);
 		p->pidns_ok = stat(nspath, &p->pidns) == 0;
+	}
+	/*
+	 * Into its cgroup, while it builds its root: a cgroup v1 attach
+	 * waits for an RCU grace period (milliseconds), which overlaps with
+	 * the child's work instead of adding to it.  The child cannot run
+	 * the command before this is done: it waits for the seccomp program,
+	 * which is sent after.
+	 */
+	if (p->cg != NULL && runner_cgroup_attach(p->cg, (pid_t)pid) != 0) {
+		snprintf(err, errlen, "joining the runner's cgroup: %s",
+		    strerror(errno));
+		rc = AL_ERR_SYSTEM;
+		goto kill;
 	}
 	/*
 	 * The seccomp program goes to the child over the socket while it
@@ -833,6 +897,8 @@ runner_proc_finish(struct runner_proc *p, struct runner_result *res)
 		    "sandbox setup failed: %s", msg + 1);
 	} else
 		res->layers = p->layers;
+	snprintf(res->limits_warning, sizeof(res->limits_warning), "%s",
+	    p->warning);
 	res->out = p->out.buf != NULL ? p->out.buf : xstrdup("");
 	res->out_len = p->out.len;
 	res->err = p->err.buf != NULL ? p->err.buf : xstrdup("");

@@ -124,6 +124,8 @@ struct runner_result {
 	unsigned layers;		/* RUNNER_LAYER_* in force */
 	char	 hint[256];		/* "this may be blocked by the sandbox
 					   ...", or empty */
+	char	 limits_warning[256];	/* limits asked for but not
+					   enforced (best-effort), or empty */
 };
 
 /*

@@ -60,8 +60,6 @@ struct runner_plan {
 	int		 upper_durable;	/* see runner_request */
 	const char	*lower_upper;	/* see runner_request */
 	int		 view_sock;	/* see runner_request; -1: none */
-	const char	*cg_procs[3];	/* cgroup.procs files to join */
-	size_t		 ncg_procs;
 };
 
 /* The child: builds the sandbox and executes the command.  Never returns. */
@@ -100,13 +98,15 @@ int	runner_landlock_apply(const struct runner_plan *plan,
 struct runner_cgroup;
 
 /*
- * Creates the cgroup with |lim|; NULL if none could be.  The child joins
- * it itself, before it drops root, by writing 0 to each file that
- * runner_cgroup_procs() lists (borrowed strings; returns their number).
+ * Creates the cgroup with |lim|; NULL if none could be.  The parent moves
+ * the child into it with runner_cgroup_attach() (0, or -1 with errno)
+ * while the child builds its root, before the child may run anything.
+ * *|enforced| gets the LIMIT_ASKED_* bits of the limits set (a limit of 0
+ * needs none), whether or not the result is NULL.
  */
-struct runner_cgroup *runner_cgroup_create(const struct resource_limits *lim);
-size_t	runner_cgroup_procs(const struct runner_cgroup *cg,
-	    const char **out, size_t n);
+struct runner_cgroup *runner_cgroup_create(const struct resource_limits *lim,
+	    unsigned *enforced);
+int	runner_cgroup_attach(const struct runner_cgroup *cg, pid_t pid);
 /* Kills every process in it (where the kernel can). */
 void	runner_cgroup_kill(struct runner_cgroup *cg);
 /* 1 if the memory limit was hit, 2 if the pids limit was, else 0. */

@@ -112,6 +112,12 @@ set_limit(struct resource_limits *l, const char *spec)
 		if (strlen(names[i].name) == (size_t)(eq - spec) &&
 		    strncmp(names[i].name, spec, eq - spec) == 0) {
 			*(int64_t *)(void *)((char *)l + names[i].off) = v;
+			if (strcmp(names[i].name, "memory") == 0)
+				l->asked |= LIMIT_ASKED_MEMORY;
+			else if (strcmp(names[i].name, "nproc") == 0)
+				l->asked |= LIMIT_ASKED_PIDS;
+			else if (strcmp(names[i].name, "cpu_percent") == 0)
+				l->asked |= LIMIT_ASKED_CPU;
 			return 0;
 		}
 	return -1;

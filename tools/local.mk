@@ -45,7 +45,9 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h supervisor/cmd_approver
 	supervisor/hostkey.h tests/audit_forge.c broker/audit_fields.c \
 	broker/audit_fields.h broker/audit_ship.c broker/audit_ship.h common/paths.c \
 	common/paths.h bench/audit_key_bench.c supervisor/cmd_sessions.c \
-	supervisor/cmd_paths.c
+	supervisor/cmd_paths.c broker/wsindex.c broker/wsindex.h \
+	bench/wsindex_bench.c tests/unit/test_wsindex.c policy/manifest_limits.c \
+	policy/manifest_limits.h
 
 lint: $(BUILT_SOURCES) config.h
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \

@@ -8,6 +8,11 @@ EXTRA_DIST += tests/integration/mcp_protocol.sh
 TESTS += tests/integration/tools.sh
 EXTRA_DIST += tests/integration/tools.sh
 TESTS += tests/integration/patch_loop.sh
+# The incremental workspace index (issue 14).
+TESTS += tests/integration/wsindex.sh
+TESTS += tests/integration/limits_enforce.sh
+EXTRA_DIST += tests/integration/limits_enforce.sh
+EXTRA_DIST += tests/integration/wsindex.sh
 EXTRA_DIST += tests/integration/patch_loop.sh
 TESTS += tests/integration/run_teardown.sh
 EXTRA_DIST += tests/integration/run_teardown.sh

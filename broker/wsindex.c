@@ -1,0 +1,469 @@
+/*
+ * The incremental workspace digest; see wsindex.h.
+ *
+ * Entries are kept in walk order, which is bytewise order of their paths
+ * with '/' below every other byte (a directory's entries come right after
+ * it, before a sibling such as "a.c" after "a").  A refresh walks in the
+ * same order and finds each file's old entry by advancing a cursor
+ * through the old array: no hash table, no lookups, O(n) in all.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "broker/wsindex.h"
+#include "common/errors.h"
+#include "common/util.h"
+
+#define HASH_LEN 32
+
+struct wsent {
+	uint64_t dev, ino;
+	int64_t size, mtime, ctime; /* times in ns */
+	uint64_t path; /* offset in the path arena */
+	uint32_t pathlen;
+	uint32_t mode;
+	unsigned char hash[HASH_LEN];
+	unsigned char racy;
+};
+
+struct table {
+	struct wsent *ents;
+	size_t n, cap;
+	char *paths;
+	size_t plen, pcap;
+};
+
+struct wsindex {
+	struct table cur;
+	size_t hashed, racy;
+};
+
+struct walk {
+	struct wsindex *x;
+	struct table *old, *neu;
+	size_t oldpos;
+	int64_t now; /* ns, before the walk */
+	crypto_generichash_state st;
+	char path[PATH_MAX];
+	size_t plen;
+	char *err;
+	size_t errlen;
+	unsigned char buf[65536];
+};
+
+struct wsindex *
+wsindex_new(void)
+{
+	return xcalloc(1, sizeof(struct wsindex));
+}
+
+static void
+table_free(struct table *t)
+{
+	free(t->ents);
+	free(t->paths);
+	memset(t, 0, sizeof(*t));
+}
+
+void
+wsindex_free(struct wsindex *x)
+{
+	if (x == NULL)
+		return;
+	table_free(&x->cur);
+	free(x);
+}
+
+void
+wsindex_stats(const struct wsindex *x, struct wsindex_stats *s)
+{
+	s->files = x->cur.n;
+	s->hashed = x->hashed;
+	s->racy = x->racy;
+	s->bytes = x->cur.cap * sizeof(struct wsent) + x->cur.pcap;
+}
+
+/* Walk order: bytewise, with '/' below every other byte. */
+static int
+cmp_walk(const char *a, size_t alen, const char *b, size_t blen)
+{
+	size_t i, n = alen < blen ? alen : blen;
+	int ca, cb;
+
+	for (i = 0; i < n; i++) {
+		if (a[i] == b[i])
+			continue;
+		ca = a[i] == '/' ? -1 : (unsigned char)a[i];
+		cb = b[i] == '/' ? -1 : (unsigned char)b[i];
+		return ca - cb;
+	}
+	return alen < blen ? -1 : alen > blen;
+}
+
+/* The old entry for the current path, or NULL. */
+static const struct wsent *
+old_entry(struct walk *w)
+{
+	struct table *o = w->old;
+	const struct wsent *e;
+	int c;
+
+	while (w->oldpos < o->n) {
+		e = &o->ents[w->oldpos];
+		if (e->pathlen == w->plen &&
+		    memcmp(o->paths + e->path, w->path, w->plen) == 0) {
+			w->oldpos++;
+			return e;
+		}
+		c = cmp_walk(o->paths + e->path, e->pathlen, w->path, w->plen);
+		if (c > 0)
+			return NULL;
+		w->oldpos++; /* gone from the tree */
+	}
+	return NULL;
+}
+
+static int64_t
+ts_ns(const struct timespec *ts)
+{
+	return (int64_t)ts->tv_sec * 1000000000LL + ts->tv_nsec;
+}
+
+/* The message: why, then the path (its last 160 bytes at most). */
+static int
+fail(struct walk *w, int rc, const char *what)
+{
+	int e = errno;
+	size_t shown = w->plen > 160 ? 160 : w->plen;
+
+	snprintf(w->err, w->errlen, "%s: %s%.*s",
+	    rc == AL_ERR_SYSTEM ? strerror(e) : what,
+	    shown < w->plen ? "..." : "", w->plen == 0 ? 1 : (int)shown,
+	    w->plen == 0 ? "." : w->path + w->plen - shown);
+	errno = e;
+	return rc;
+}
+
+static void
+hash_segment(crypto_generichash_state *st, char kind, off_t off, off_t len)
+{
+	unsigned char h[17];
+	uint64_t o = (uint64_t)off, n = (uint64_t)len;
+
+	h[0] = (unsigned char)kind;
+	memcpy(h + 1, &o, 8);
+	memcpy(h + 9, &n, 8);
+	crypto_generichash_update(st, h, sizeof(h));
+}
+
+/*
+ * Hashes a regular file's content into |md|: each data extent as ('D',
+ * offset, length, bytes), each hole as ('H', offset, length), and a file
+ * that shrank while being read as ('T', offset, length missing).  A file
+ * with as many blocks as its size needs has no holes, and is read
+ * without asking.
+ */
+static int
+hash_file(struct walk *w, int dirfd, const char *name, const struct stat *sb,
+    unsigned char md[HASH_LEN])
+{
+	crypto_generichash_state st;
+	off_t off = 0, data, hole, left, size = sb->st_size;
+	ssize_t n;
+	int fd, rc = 0, dense;
+
+	crypto_generichash_init(&st, NULL, 0, HASH_LEN);
+	if (size == 0) /* nothing to read */
+		return crypto_generichash_final(&st, md, HASH_LEN);
+	fd = openat(dirfd, name,
+	    O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd == -1)
+		return fail(w, AL_ERR_SYSTEM, NULL);
+	dense = (off_t)sb->st_blocks * 512 >= size;
+	while (off < size && rc == 0) {
+		if (dense)
+			data = off;
+		else if ((data = lseek(fd, off, SEEK_DATA)) == -1)
+			data = errno == ENXIO ? size : off;
+		if (data > off)
+			hash_segment(&st, 'H', off, data - off);
+		if (data >= size)
+			break;
+		hole = dense ? size : lseek(fd, data, SEEK_HOLE);
+		if (hole == -1 || hole > size)
+			hole = size;
+		hash_segment(&st, 'D', data, hole - data);
+		if (!dense && lseek(fd, data, SEEK_SET) == -1) {
+			rc = fail(w, AL_ERR_SYSTEM, NULL);
+			break;
+		}
+		for (left = hole - data; left > 0; left -= n) {
+			n = read(fd, w->buf,
+			    left < (off_t)sizeof(w->buf) ? (size_t)left
+							 : sizeof(w->buf));
+			if (n == -1 && errno == EINTR) {
+				n = 0;
+				continue;
+			}
+			if (n <= 0) {
+				/* Shrunk underneath us: the hash says so. */
+				if (n < 0)
+					rc = fail(w, AL_ERR_SYSTEM, NULL);
+				hash_segment(&st, 'T', hole - left, left);
+				break;
+			}
+			crypto_generichash_update(&st, w->buf, (size_t)n);
+		}
+		off = hole;
+	}
+	close(fd);
+	crypto_generichash_final(&st, md, HASH_LEN);
+	return rc;
+}
+
+static int
+add_entry(struct walk *w, const struct stat *sb, const unsigned char *md)
+{
+	struct table *t = w->neu;
+	struct wsent *e;
+
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 1024;
+		t->ents = reallocarray(t->ents, t->cap, sizeof(*t->ents));
+		if (t->ents == NULL)
+			return fail(w, AL_ERR_ALLOC, "out of memory");
+	}
+	if (t->plen + w->plen > t->pcap) {
+		t->pcap = t->pcap ? t->pcap * 2 : 65536;
+		if (t->pcap < t->plen + w->plen)
+			t->pcap = t->plen + w->plen;
+		if ((t->paths = realloc(t->paths, t->pcap)) == NULL)
+			return fail(w, AL_ERR_ALLOC, "out of memory");
+	}
+	e = &t->ents[t->n++];
+	e->dev = sb->st_dev;
+	e->ino = sb->st_ino;
+	e->size = sb->st_size;
+	e->mtime = ts_ns(&sb->st_mtim);
+	e->ctime = ts_ns(&sb->st_ctim);
+	e->mode = sb->st_mode;
+	e->path = t->plen;
+	e->pathlen = (uint32_t)w->plen;
+	memcpy(t->paths + t->plen, w->path, w->plen);
+	t->plen += w->plen;
+	memcpy(e->hash, md, HASH_LEN);
+	/* Written in the same tick as it was recorded: not to be trusted. */
+	e->racy = e->mtime >= w->now - WSINDEX_RACY_NS ||
+	    e->ctime >= w->now - WSINDEX_RACY_NS;
+	return 0;
+}
+
+static int
+same_stat(const struct wsent *e, const struct stat *sb)
+{
+	return !e->racy && e->dev == sb->st_dev && e->ino == sb->st_ino &&
+	    e->size == sb->st_size && e->mtime == ts_ns(&sb->st_mtim) &&
+	    e->ctime == ts_ns(&sb->st_ctim) && e->mode == sb->st_mode;
+}
+
+static int
+regular(struct walk *w, int dirfd, const char *name, const struct stat *sb)
+{
+	const struct wsent *e = old_entry(w);
+	unsigned char md[HASH_LEN];
+	int rc;
+
+	if (e != NULL && same_stat(e, sb))
+		memcpy(md, e->hash, HASH_LEN);
+	else {
+		if ((rc = hash_file(w, dirfd, name, sb, md)) != 0)
+			return rc;
+		w->x->hashed++;
+	}
+	if ((rc = add_entry(w, sb, md)) != 0)
+		return rc;
+	if (w->neu->ents[w->neu->n - 1].racy)
+		w->x->racy++;
+	crypto_generichash_update(&w->st, md, HASH_LEN);
+	return 0;
+}
+
+struct names {
+	char *buf;
+	size_t len, cap;
+	size_t *off;
+	size_t n, ocap;
+};
+
+static const char *sort_base;
+
+static int
+cmp_names(const void *a, const void *b)
+{
+	return strcmp(
+	    sort_base + *(const size_t *)a, sort_base + *(const size_t *)b);
+}
+
+static int
+read_names(struct walk *w, int dirfd, struct names *nm)
+{
+	DIR *d;
+	struct dirent *de;
+	size_t l;
+	int fd;
+
+	if ((fd = dup(dirfd)) == -1)
+		return fail(w, AL_ERR_SYSTEM, NULL);
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return fail(w, AL_ERR_SYSTEM, NULL);
+	}
+	errno = 0;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.' &&
+		    (de->d_name[1] == '\0' ||
+			(de->d_name[1] == '.' && de->d_name[2] == '\0') ||
+			(w->plen == 0 && strcmp(de->d_name, ".git") == 0)))
+			continue;
+		l = strlen(de->d_name) + 1;
+		if (nm->len + l > nm->cap) {
+			nm->cap = (nm->cap + l) * 2;
+			nm->buf = xreallocarray(nm->buf, nm->cap, 1);
+		}
+		if (nm->n == nm->ocap) {
+			nm->ocap = nm->ocap ? nm->ocap * 2 : 64;
+			nm->off =
+			    xreallocarray(nm->off, nm->ocap, sizeof(*nm->off));
+		}
+		memcpy(nm->buf + nm->len, de->d_name, l);
+		nm->off[nm->n++] = nm->len;
+		nm->len += l;
+	}
+	closedir(d);
+	if (nm->n > 1) {
+		sort_base = nm->buf;
+		qsort(nm->off, nm->n, sizeof(*nm->off), cmp_names);
+	}
+	return 0;
+}
+
+static void
+hash_str(struct walk *w, const char *s, size_t len)
+{
+	crypto_generichash_update(&w->st, (const unsigned char *)s, len);
+}
+
+static int
+walk_dir(struct walk *w, int dirfd)
+{
+	struct names nm = { 0 };
+	struct stat sb;
+	char target[PATH_MAX];
+	const char *name;
+	size_t i, base = w->plen, l;
+	ssize_t tl;
+	int rc, sub;
+
+	if ((rc = read_names(w, dirfd, &nm)) != 0)
+		goto out;
+	for (i = 0; i < nm.n && rc == 0; i++) {
+		name = nm.buf + nm.off[i];
+		l = strlen(name);
+		if (base + l + 2 > sizeof(w->path)) {
+			w->plen = base;
+			rc = fail(w, AL_ERR_LIMIT, "path too long to digest");
+			break;
+		}
+		memcpy(w->path + base, name, l);
+		w->plen = base + l;
+		if (fstatat(dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) == -1) {
+			if (errno != ENOENT)
+				rc = fail(w, AL_ERR_SYSTEM, NULL);
+			continue;
+		}
+		hash_str(w, w->path, w->plen);
+		if (S_ISREG(sb.st_mode)) {
+			hash_str(w, (sb.st_mode & 0111) ? "\0x" : "\0f", 3);
+			rc = regular(w, dirfd, name, &sb);
+		} else if (S_ISDIR(sb.st_mode)) {
+			hash_str(w, "\0d", 3);
+			sub = openat(dirfd, name,
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub == -1) {
+				rc = fail(w, AL_ERR_SYSTEM, NULL);
+				break;
+			}
+			w->path[w->plen++] = '/';
+			rc = walk_dir(w, sub);
+			close(sub);
+		} else if (S_ISLNK(sb.st_mode)) {
+			hash_str(w, "\0l", 3);
+			tl =
+			    readlinkat(dirfd, name, target, sizeof(target) - 1);
+			if (tl < 0 && errno != ENOENT) {
+				rc = fail(w, AL_ERR_SYSTEM, NULL);
+				break;
+			}
+			hash_str(w, target, tl < 0 ? 0 : (size_t)tl);
+			hash_str(w, "", 1);
+		} else
+			hash_str(w, "\0o", 3);
+	}
+out:
+	w->plen = base;
+	free(nm.buf);
+	free(nm.off);
+	return rc;
+}
+
+int
+wsindex_refresh(struct wsindex *x, int rootfd, char hex[SHA256_HEX_LEN + 1],
+    char *err, size_t errlen)
+{
+	struct walk *w;
+	struct table neu = { 0 };
+	struct timespec now;
+	unsigned char md[HASH_LEN];
+	int fd, rc;
+
+	w = xcalloc(1, sizeof(*w));
+	w->x = x;
+	w->old = &x->cur;
+	w->neu = &neu;
+	w->err = err;
+	w->errlen = errlen;
+	x->hashed = x->racy = 0;
+	clock_gettime(CLOCK_REALTIME, &now);
+	w->now = ts_ns(&now);
+	crypto_generichash_init(&w->st, NULL, 0, HASH_LEN);
+	/* rootfd may be O_PATH: reopen it for reading. */
+	if ((fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
+	    -1)
+		rc = fail(w, AL_ERR_SYSTEM, NULL);
+	else {
+		rc = walk_dir(w, fd);
+		close(fd);
+	}
+	table_free(&x->cur);
+	if (rc == 0) {
+		x->cur = neu;
+		crypto_generichash_final(&w->st, md, HASH_LEN);
+		sodium_bin2hex(hex, SHA256_HEX_LEN + 1, md, HASH_LEN);
+	} else
+		table_free(&neu);
+	free(w);
+	return rc;
+}

@@ -1,0 +1,68 @@
+/*
+ * wsindex: the workspace digest, kept up to date incrementally, as git's
+ * index keeps a tree's state.
+ *
+ * The digest is BLAKE2b-256 over every entry beneath the root except
+ * .git, in walk order (each directory's names sorted bytewise, a
+ * directory's entries right after it): its path, its kind ("d", "f",
+ * "x" for an executable file, "l", "o" for anything else), and for a
+ * regular file the BLAKE2b-256 of its content, for a symlink its target
+ * text (symlinks are never followed).  A file's content is hashed extent
+ * by extent (data with its offset and length, holes as their offset and
+ * length only), so a sparse file costs what it stores.
+ *
+ * The index remembers, per regular file, (dev, ino, size, mtime, ctime,
+ * mode) and its content hash.  A refresh walks the tree, stats every
+ * entry, and reuses the remembered hash only when all six match and the
+ * entry is not racy; every other file is hashed again.  An entry is racy
+ * when its mtime or ctime was within WSINDEX_RACY_NS of the clock when
+ * it was recorded: a write in that same timestamp tick could leave
+ * every stat field as it was, so such a file is hashed again on the next
+ * refresh (and then, once older, trusted).  Content cannot change behind
+ * the index unnoticed: a write sets mtime and ctime to the clock; touch
+ * -d or utimensat() can put mtime back but sets ctime to the clock; a
+ * rename or copy over changes ino; and a write so fast that the clock did
+ * not tick is what the racy rule catches.  (Setting the system clock
+ * back needs CAP_SYS_TIME, which no sandbox has.)
+ *
+ * There is no entry cap.  Memory is sizeof(struct wsent) (96 bytes on
+ * 64-bit Linux) plus the path's length plus one per regular file, twice
+ * that during a refresh, and paths are at most PATH_MAX: 1M files of
+ * 30-byte paths take ~127 MiB, ~254 MiB at the peak of a refresh.
+ */
+#ifndef AIRLOCK_WSINDEX_H
+#define AIRLOCK_WSINDEX_H
+
+#include <stddef.h>
+
+#include "common/util.h"
+
+#define WSINDEX_RACY_NS (2LL * 1000000000LL)
+
+struct wsindex;
+
+/* An empty index (the first refresh hashes everything).  Never NULL. */
+struct wsindex *wsindex_new(void);
+void wsindex_free(struct wsindex *);
+
+/*
+ * Brings the index up to date with the tree beneath the directory
+ * |rootfd| (borrowed; may be O_PATH) and writes the digest into |hex|.
+ * Returns 0; or AL_ERR_LIMIT (a path longer than PATH_MAX), AL_ERR_ALLOC
+ * or AL_ERR_SYSTEM (an entry that cannot be read: errno holds why), with
+ * a message naming the path in |err|.  On failure the index is left
+ * empty, so the next refresh starts over.
+ */
+int wsindex_refresh(struct wsindex *, int rootfd, char hex[SHA256_HEX_LEN + 1],
+    char *err, size_t errlen);
+
+/* What the last refresh did, for benches and tests. */
+struct wsindex_stats {
+	size_t files; /* regular files in the index */
+	size_t hashed; /* of which hashed (not reused) */
+	size_t racy; /* of which racy, to hash again next time */
+	size_t bytes; /* memory held by the index */
+};
+void wsindex_stats(const struct wsindex *, struct wsindex_stats *);
+
+#endif
