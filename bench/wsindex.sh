@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # bench/wsindex.sh [-r ROUNDS] [-s SIZES] [DIR]: the workspace index
 # (broker/wsindex.h) side by side with git status and sha256sum, on
 # trees of SIZES files (default "1000 10000 100000 1000000") and a copy of

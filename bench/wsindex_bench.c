@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * wsindex_bench: the workspace index timed (bench/wsindex.sh).
  *

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * wsindex: the workspace digest, kept up to date incrementally, as git's
  * index keeps a tree's state.

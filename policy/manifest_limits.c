@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /* limits.enforce; see manifest_limits.h. */
 #include "config.h"
 

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * manifest_limits: limits.enforce, what happens when a cgroup limit
  * asked for (memoryMb, processes, cpuPercent in sandbox.limits or

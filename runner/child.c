@@ -20,6 +20,7 @@
  */
 #include "config.h"
 
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -41,6 +42,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -834,6 +836,65 @@ command_main(void *arg)
  * left behind.  The command itself is not pid 1, so signals it sends
  * itself behave as usual.
  */
+/*
+ * The command's argv and environment, copied out of this process's own
+ * command line (p->argv may point into the supervisor's, which the init
+ * overwrites with a neutral one before the command can read
+ * /proc/1/cmdline).  The copy is one anonymous mapping (mmap, not malloc:
+ * the child may not allocate), as large as the vectors are.
+ */
+static struct runner_plan init_plan;
+
+/* The bytes |v| needs: its pointers and its strings. */
+static size_t
+vec_size(char *const *v, size_t *n)
+{
+	size_t bytes = 0;
+
+	for (*n = 0; v != NULL && v[*n] != NULL; (*n)++)
+		bytes += strlen(v[*n]) + 1;
+	return bytes + (*n + 1) * sizeof(char *);
+}
+
+/* Lays |v| (|n| entries) out at *at; returns the copy's vector. */
+static char **
+vec_copy(char *const *v, size_t n, char **at)
+{
+	char **out = (char **)(void *)*at, *str = *at + (n + 1) * sizeof(char *);
+	size_t i, len;
+
+	for (i = 0; i < n; i++) {
+		len = strlen(v[i]) + 1;
+		memcpy(str, v[i], len);
+		out[i] = str;
+		str += len;
+	}
+	out[n] = NULL;
+	/* The next vector's pointers stay aligned. */
+	*at = str + (-(uintptr_t)str & (sizeof(char *) - 1));
+	return out;
+}
+
+static const struct runner_plan *
+plan_with_own_vectors(const struct runner_plan *p)
+{
+	size_t na, ne, bytes;
+	char *map, *at;
+
+	bytes = vec_size(p->argv, &na) + vec_size(p->envp, &ne) +
+	    2 * sizeof(char *);
+	map = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED)
+		fail(p, "mmap", "the command's arguments");
+	init_plan = *p;
+	at = map;
+	init_plan.argv = vec_copy(p->argv, na, &at);
+	if (p->envp != NULL)
+		init_plan.envp = vec_copy(p->envp, ne, &at);
+	return &init_plan;
+}
+
 static void __attribute__((noreturn))
 run_init(const struct runner_plan *p)
 {
@@ -841,18 +902,15 @@ run_init(const struct runner_plan *p)
 	pid_t pid, cmd;
 	int status;
 
+	/* The init shows a neutral command line before the command starts. */
+	p = plan_with_own_vectors(p);
+	proc_args_set("airlock-init");
 	/* vfork semantics on a stack of its own: no copy of the page
 	 * tables this process inherited from airlock. */
 	cmd = clone(command_main, command_stack + sizeof(command_stack),
 	    CLONE_VM | CLONE_VFORK | SIGCHLD, (void *)p);
 	if (cmd == -1)
 		fail(p, "clone", "command");
-	/*
-	 * The command has exec'd (or died): nothing reads p->argv, which may
-	 * point into our copy of the supervisor's command line, any more.
-	 * The init shows a neutral one from here on.
-	 */
-	proc_args_set("airlock-init");
 	close(0);
 	close(1);
 	close(2);

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # limits.enforce (policy/manifest_limits.h): as an ordinary user with no
 # cgroup delegated, a memory limit asked for is refused by default (the
 # command does not run) and, under best-effort, runs with a warning on

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # The incremental workspace index (broker/wsindex.h): a refresh hashes only
 # what changed, a gate still stops counting when one byte changes behind
 # the broker's back with the mtime put back, the old 200k-entry cap is

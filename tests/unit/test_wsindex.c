@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * wsindex: the racy rule, reuse of unchanged entries, the digest as a
  * function of content, kinds and modes, and the one-shot wsdigest.
