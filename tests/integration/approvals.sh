@@ -144,21 +144,24 @@ expect_eq "airlock approve ID --yes succeeds" "$?" 0
 reply 1
 expect_ok_result "approved: the call runs"
 expect_eq "approved: its result reaches the agent" "$(jr .result.structuredContent.stdout)" "deployed alpha"
-"$AIRLOCK" approve "$id" --yes >/dev/null 2>&1
-check "approving the same id again fails (single use)" test $? -ne 0
+"$AIRLOCK" approve "$id" --yes >/dev/null 2>"$T/again.err"
+expect_eq "approving the same id again fails (single use): no such pending approval" "$?" 66
+expect_contains "  and says so" "$(cat "$T/again.err")" "no pending approval"
 check "the grant is audited" grep -q '"approval_granted"' "$sess/audit.jsonl"
 
 id=$(pending_id beta)
 check "the next call is pending" test -n "$id"
-"$AIRLOCK" deny "$id" >/dev/null 2>&1
-check "airlock deny without --reason is refused" test $? -ne 0
+"$AIRLOCK" deny "$id" >/dev/null 2>"$T/noreason.err"
+expect_eq "airlock deny without --reason is a usage error" "$?" 64
+expect_contains "  naming --reason" "$(cat "$T/noreason.err")" "reason"
 "$AIRLOCK" deny "$id" --reason "not today, friend" >/dev/null 2>&1
 expect_eq "airlock deny ID --reason R succeeds" "$?" 0
 reply 2
 expect_error_class "denied: the agent gets approval_denied" approval_denied
 expect_contains "denied: the reason reaches the agent" "$(jr .result.structuredContent.message)" "not today, friend"
-"$AIRLOCK" approve "$id" --yes >/dev/null 2>&1
-check "a denied approval cannot be approved afterwards" test $? -ne 0
+"$AIRLOCK" approve "$id" --yes >/dev/null 2>"$T/afterdeny.err"
+expect_eq "a denied approval cannot be approved afterwards" "$?" 66
+expect_contains "  it is no longer pending" "$(cat "$T/afterdeny.err")" "no pending approval"
 check "the denial is audited with its reason" grep -q '"approval_denied".*not today, friend' "$sess/audit.jsonl"
 
 id_g=$(pending_id gamma)
@@ -167,7 +170,9 @@ digest_g=$(digest_of "$id_g")
 check "gamma's digest is shown" test -n "$digest_g"
 # A peer who is not an approver: nobody, through the 0700 runtime dir.
 setpriv --reuid=65534 --regid=65534 --clear-groups "$AIRLOCK" approve "$id_g" --yes >"$T/nobody.out" 2>&1
-check "a non-approver uid cannot approve (0700 runtime dir)" test $? -ne 0
+st=$?
+check "a non-approver uid cannot approve (0700 runtime dir): exit $st" test "$st" = 1 -o "$st" = 66
+expect_not_contains "  and nothing was approved" "$(cat "$T/nobody.out")" "approved"
 # The same with the socket reachable: the broker itself must refuse the
 # peer (SO_PEERCRED) and audit the refusal.
 sock="$SOCKDIR/$(basename "$sess").sock"
@@ -175,7 +180,8 @@ check "the session's control socket exists" test -S "$sock"
 chmod 755 "$SOCKDIR"
 chmod 666 "$sock"
 setpriv --reuid=65534 --regid=65534 --clear-groups "$AIRLOCK" approve "$id_g" --yes >"$T/nobody2.out" 2>&1
-check "a non-approver uid that reaches the socket is refused" test $? -ne 0
+expect_eq "a non-approver uid that reaches the socket is refused" "$?" 1
+expect_contains "  as not an approver" "$(cat "$T/nobody2.out")" "not an approver"
 r=$(printf '{"op":"approve","id":"%s","digest":"%s"}\n' "$id_g" "$digest_g" |
     setpriv --reuid=65534 --regid=65534 --clear-groups "$UC" "$sock" 2>&1)
 expect_contains "the socket answers a non-approver with an error" "$r" "not an approver"
@@ -208,8 +214,9 @@ digest_d=$(digest_of "$id_d")
 check "with a different digest" test -n "$digest_d" -a "$digest_d" != "$digest_g"
 r=$(printf '{"op":"approve","id":"%s","digest":"%s"}\n' "$id_d" "$digest_g" | "$UC" "$sock")
 expect_contains "the old action's digest does not approve the new one" "$r" "digest does not match"
-"$AIRLOCK" approve "$id_g" --yes >/dev/null 2>&1
-check "the old id does not approve the new action" test $? -ne 0
+"$AIRLOCK" approve "$id_g" --yes >/dev/null 2>"$T/oldid.err"
+expect_eq "the old id does not approve the new action" "$?" 66
+expect_contains "  it is no longer pending" "$(cat "$T/oldid.err")" "no pending approval"
 check "the agent has no answer for delta yet" test -z "$(sed -n 's/^R4 //p' "$OUT")"
 "$AIRLOCK" deny "$id_d" --reason "wrong target" >/dev/null 2>&1
 reply 4
