@@ -10,7 +10,7 @@
  *   - under the default-ask set, a string is allowed only if the parse
  *     succeeded and accounted for every byte, and every simple command
  *     in it is resolvable (no substitution, no reason to doubt it, every
- *     redirection target fixed) and, decided again on its fixed leading
+ *     file a redirection names a fixed word) and, decided again on its fixed leading
  *     words as a plain argv, is matched by an allow rule;
  *   - under both sets, no command in the string, decided on its own
  *     words, gets a stricter decision than the whole string (the
@@ -135,14 +135,20 @@ check_set(const struct shell_rules *r, const char *s, size_t len,
 
 			if (c->why != NULL || any_subst(c))
 				abort();
+			/* A file named by a redirection is a fixed word
+			   (here-documents and here-strings are data). */
 			for (j = 0; j < c->nredirs; j++)
-				if (c->redirs[j].target.flags &
-				    (SHW_NOT_FIXED & ~SHW_ANSIC))
+				if (c->redirs[j].op != SHR_HEREDOC &&
+				    c->redirs[j].op != SHR_HERESTR &&
+				    (c->redirs[j].target.flags &
+					SHW_NOT_FIXED) != 0)
 					abort();
 			if (c->header || c->nwords == 0)
 				continue;
 			/* Matched on its fixed words, before any expansion. */
-			for (k = 0; k < c->nwords && all_fixed(&c->words[k], 1);
+			for (k = 0; k < c->nwords &&
+			     (c->words[k].flags & SHW_NOT_FIXED) == 0 &&
+			     strlen(c->words[k].text) == c->words[k].len;
 			     k++)
 				;
 			if (k == 0)

@@ -21,6 +21,12 @@ ws=$(make_workspace)
 	printf 'approvals:\n  approvers: [%s]\n  ttlSeconds: 60\n' "$(id -un)"
 } >"$T/m.yaml"
 check "airlock check accepts the shipped rule set" "$AIRLOCK" check "$T/m.yaml"
+expect_contains "airlock check summarises the rules" "$("$AIRLOCK" check "$T/m.yaml")" \
+    "shell rules: 41 (default allow, unresolvable ask)"
+printf 'tools:\n  - { name: sh, action: exec, sideEffect: none, timeoutMs: 1, unresolvable: allow }\n' >"$T/bad.yaml"
+expect_contains "unresolvable: allow is refused, with file, line and field" \
+    "$("$AIRLOCK" check "$T/bad.yaml" 2>&1)" "bad.yaml:2:"
+expect_contains "... saying why" "$("$AIRLOCK" check "$T/bad.yaml" 2>&1)" "tools[0].unresolvable: cannot be allow"
 
 # pending_shell [NOT]: waits for a pending shell approval other than NOT.
 pending_shell() {
