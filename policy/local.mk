@@ -86,4 +86,6 @@ TESTS += tests/unit/test_shrules
 tests_unit_test_shrules_CFLAGS = $(unit_cflags) -DSRCDIR='"$(abs_top_srcdir)"'
 tests_unit_test_shrules_LDADD = $(unit_ldadd)
 EXTRA_DIST += contrib/manifests/shell-rules.yaml
+noinst_PROGRAMS += bench/bench_shrules
+bench_bench_shrules_LDADD = libairlock.a $(AIRLOCK_LIBS)
 # --- end shell rules ---
