@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * bench_shrules: the cost of deciding an exec tool's command string under
  * the shipped rule set (contrib/manifests/shell-rules.yaml), per string,

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * The shell rules in the request path.  The decision is made once, on
  * the exact string the runner will be given (sh -c COMMAND); "ask" sends

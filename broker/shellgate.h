@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * shellgate: the allow / ask / deny rules of an exec tool applied to one
  * call's command string (policy/shrules.h), before anything runs.

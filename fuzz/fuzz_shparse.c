@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * libFuzzer target for policy/shparse.c and policy/shrules.c: deciding a
  * shell command string.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * manifest_int: what the manifest loader's parts share (the YAML tree and
  * the load context), for the loaders of optional sections kept in files

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * The rules, default and unresolvable keys of an exec tool: allow / ask /
  * deny decisions on the commands of its command string.

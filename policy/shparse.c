@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * A recursive-descent reader of the POSIX shell grammar, as much of it as
  * a decision needs: where each simple command starts and ends, and its

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * shparse: a POSIX shell command string split into the simple commands it
  * would run, for deciding on what will run rather than on the text

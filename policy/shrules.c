@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * Deciding a command string under allow/ask/deny rules.  Everything here
  * leans one way: when in doubt a command is unresolvable, and an

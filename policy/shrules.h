@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * shrules: allow / ask / deny rules for the command strings of an exec
  * tool, decided on the simple commands the string would run

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
 # Shell-command rules (issue 21) over MCP, with the shipped rule set
 # (contrib/manifests/shell-rules.yaml) and a human played by the test:
 #   - an allowed command runs, its decision audited with "default: allow";

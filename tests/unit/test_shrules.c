@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
 /*
  * Unit tests for policy/shparse.c and policy/shrules.c: one table of
  * command strings and the decision each must get, against the shipped
