@@ -41,6 +41,7 @@
 #include "broker/secrets.h"
 #include "broker/wsdigest.h"
 #include "broker/wsjob.h"
+#include "broker/shellgate.h"
 #include "common/buf.h"
 #include "common/errors.h"
 #include "common/log.h"
@@ -1352,6 +1353,9 @@ approval_evidence(struct broker *b, struct call *c, const char *ws)
 	ev = json_object();
 	if (c->tool->action == ACTION_APPLY_PATCH)
 		json_object_set(ev, "diff", json_object_get(c->args, "patch"));
+	if (c->shell_rule[0] != '\0')
+		json_object_set_new(ev, "shellRule",
+		    json_string(c->shell_rule));
 	if (ws != NULL) {
 		json_object_set_new(ev, "workspaceDigest", json_string(ws));
 		st = ledger_status(b->ledger, ws, now_monotonic_ms());
@@ -1693,6 +1697,7 @@ m_tools_call(struct conn *k, struct jsonrpc_msg *msg)
 	action_fn		 fn = NULL;
 	json_t			*fields;
 	int			 status, rc;
+	enum authorization	 authz = AUTHZ_ALLOW;
 
 	if (!json_is_object(msg->params) ||
 	    !json_is_string(name = json_object_get(msg->params, "name"))) {
@@ -1719,6 +1724,7 @@ m_tools_call(struct conn *k, struct jsonrpc_msg *msg)
 	k->refs++;
 	c->id = json_incref(msg->id);
 	c->tool = tool;
+	authz = tool->authorization;
 	/* blockMs is airlock's, not the contract's: taken out of a copy. */
 	c->args = args != NULL ? (tool->jobs.max_block_ms > 0 ?
 	    json_deep_copy(args) : json_incref(args)) : json_object();
@@ -1768,6 +1774,16 @@ m_tools_call(struct conn *k, struct jsonrpc_msg *msg)
 		out = tool_error("approval_required", 0, NULL,
 		    "%s needs a human's approval, which this session cannot "
 		    "obtain (no control socket)", tool->name);
+	} else if ((authz = shellgate_decide(b, c, &out)) == AUTHZ_DENY) {
+		decision = "deny";
+		reason = c->shell_rule;
+	} else if (authz == AUTHZ_APPROVAL && b->cfg.approvals == NULL) {
+		decision = "approval_required";
+		reason = c->shell_rule;
+		out = tool_error("approval_required", 0, NULL,
+		    "%s needs a human's approval for this command (%s), which "
+		    "this session cannot obtain (no control socket)",
+		    tool->name, c->shell_rule);
 	} else if ((fn = action_handler(tool->action)) == NULL) {
 		decision = "deny";
 		reason = "action not available";
@@ -1775,10 +1791,12 @@ m_tools_call(struct conn *k, struct jsonrpc_msg *msg)
 		    "action %s is not available in this build",
 		    tool_action_name(tool->action));
 	}
-	if (out == NULL && tool->authorization == AUTHZ_APPROVAL) {
+	if (out == NULL && authz == AUTHZ_APPROVAL) {
 		decision = "approval_required";
-		reason = "waiting for a human's decision";
-	}
+		reason = c->shell_rule[0] != '\0' ? c->shell_rule :
+		    "waiting for a human's decision";
+	} else if (out == NULL && c->shell_rule[0] != '\0')
+		reason = c->shell_rule;
 	/*
 	 * A decision that lets an effect outside the sandbox happen (network,
 	 * external) reaches the disk before it; reads, refusals and the
@@ -1821,7 +1839,7 @@ m_tools_call(struct conn *k, struct jsonrpc_msg *msg)
 			c->reason = json_incref(json_object_get(meta,
 			    "reason"));
 	}
-	if (tool->authorization == AUTHZ_APPROVAL &&
+	if (authz == AUTHZ_APPROVAL &&
 	    tool->action != ACTION_REQUEST_APPROVAL)
 		status = call_digest(c, approval_digested, &out);
 	else

@@ -76,6 +76,11 @@ struct call {
 	 */
 	json_t			*binding;
 	char			 approved[16];
+	/*
+	 * An exec tool with shell rules (policy/shrules.h): the rule that
+	 * decided the command string, shown to the approver, or "".
+	 */
+	char			 shell_rule[512];
 	json_t			*voided;
 	json_t			*pinned_changed;	/* run_check: owned */
 	char			 note[256];	/* trace: why, or "" */

@@ -102,3 +102,8 @@ check_PROGRAMS += tests/unit/test_wsindex
 TESTS += tests/unit/test_wsindex
 tests_unit_test_wsindex_CFLAGS = $(unit_cflags)
 tests_unit_test_wsindex_LDADD = $(unit_ldadd)
+# --- shellgate: shell rules in the request path (issue 21) ---
+libairlock_a_SOURCES += broker/shellgate.c broker/shellgate.h
+TESTS += tests/integration/shell_rules.sh
+EXTRA_DIST += tests/integration/shell_rules.sh
+# --- end shellgate ---

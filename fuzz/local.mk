@@ -3,14 +3,16 @@
 # fuzz: libFuzzer targets, built only by "make fuzz" (needs clang; the
 # default build and "make check" do not).  fuzz/run SECONDS runs each.
 FUZZ_TARGETS = fuzz/fuzz_frame fuzz/fuzz_validate fuzz/fuzz_manifest \
-	fuzz/fuzz_path fuzz/fuzz_diff fuzz/fuzz_audit fuzz/fuzz_vis
+	fuzz/fuzz_path fuzz/fuzz_diff fuzz/fuzz_audit fuzz/fuzz_vis \
+	fuzz/fuzz_shparse
 # The library sources the targets exercise, compiled once with
 # instrumentation (fuzzer-no-link) into fuzz/obj/.
 FUZZ_LIB_SRCS = common/buf.c common/errors.c common/log.c common/util.c \
 	common/vis.c \
 	broker/jsonrpc.c broker/audit.c broker/audit_verify.c broker/redact.c \
 	policy/types.c policy/manifest.c policy/path.c policy/diff.c \
-	policy/sandbox_defaults.c proxy/rules.c
+	policy/sandbox_defaults.c proxy/rules.c \
+	policy/shparse.c policy/shrules.c policy/manifest_rules.c
 FUZZ_CC = clang
 FUZZ_SAN = address,undefined
 FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
@@ -41,6 +43,7 @@ fuzz/fuzz_path: $(srcdir)/fuzz/fuzz_path.c
 fuzz/fuzz_diff: $(srcdir)/fuzz/fuzz_diff.c
 fuzz/fuzz_audit: $(srcdir)/fuzz/fuzz_audit.c
 fuzz/fuzz_vis: $(srcdir)/fuzz/fuzz_vis.c
+fuzz/fuzz_shparse: $(srcdir)/fuzz/fuzz_shparse.c
 
 clean-local: clean-fuzz
 clean-fuzz:
@@ -49,13 +52,15 @@ clean-fuzz:
 
 EXTRA_DIST += fuzz/local.mk fuzz/run fuzz/json.dict fuzz/yaml.dict \
 	fuzz/fuzz_frame.c fuzz/fuzz_validate.c fuzz/fuzz_manifest.c \
-	fuzz/fuzz_path.c fuzz/fuzz_audit.c fuzz/fuzz_vis.c fuzz/corpus
+	fuzz/fuzz_path.c fuzz/fuzz_audit.c fuzz/fuzz_vis.c fuzz/corpus \
+	fuzz/fuzz_shparse.c
 
 # make check replays every seed and every regression input (fuzz/regress:
 # the crashes the fuzzers found) through each target, compiled with the
 # normal compiler and flags (and so under the sanitizers in that build).
 FUZZ_REPLAY = fuzz/replay_frame fuzz/replay_validate fuzz/replay_manifest \
-	fuzz/replay_path fuzz/replay_diff fuzz/replay_audit fuzz/replay_vis
+	fuzz/replay_path fuzz/replay_diff fuzz/replay_audit fuzz/replay_vis \
+	fuzz/replay_shparse
 check_PROGRAMS += $(FUZZ_REPLAY)
 TESTS += $(FUZZ_REPLAY)
 fuzz_replay_cflags = $(AM_CFLAGS) -DFUZZ_SRCDIR='"$(abs_top_srcdir)"'
@@ -80,4 +85,7 @@ fuzz_replay_audit_LDADD = libairlock.a $(AIRLOCK_LIBS)
 fuzz_replay_vis_SOURCES = fuzz/replay.c fuzz/fuzz_vis.c
 fuzz_replay_vis_CFLAGS = $(fuzz_replay_cflags) -DFUZZ_NAME='"vis"'
 fuzz_replay_vis_LDADD = libairlock.a $(AIRLOCK_LIBS)
+fuzz_replay_shparse_SOURCES = fuzz/replay.c fuzz/fuzz_shparse.c
+fuzz_replay_shparse_CFLAGS = $(fuzz_replay_cflags) -DFUZZ_NAME='"shparse"'
+fuzz_replay_shparse_LDADD = libairlock.a $(AIRLOCK_LIBS)
 EXTRA_DIST += fuzz/replay.c fuzz/regress

@@ -77,3 +77,15 @@ TESTS += tests/unit/test_writepolicy
 tests_unit_test_writepolicy_CFLAGS = $(unit_cflags)
 tests_unit_test_writepolicy_LDADD = $(unit_ldadd)
 # --- end writepolicy ---
+# --- shell rules: allow/ask/deny for exec command strings (issue 21) ---
+libairlock_a_SOURCES += policy/shparse.c policy/shparse.h \
+	policy/shrules.c policy/shrules.h \
+	policy/manifest_rules.c policy/manifest_int.h
+check_PROGRAMS += tests/unit/test_shrules
+TESTS += tests/unit/test_shrules
+tests_unit_test_shrules_CFLAGS = $(unit_cflags) -DSRCDIR='"$(abs_top_srcdir)"'
+tests_unit_test_shrules_LDADD = $(unit_ldadd)
+EXTRA_DIST += contrib/manifests/shell-rules.yaml
+noinst_PROGRAMS += bench/bench_shrules
+bench_bench_shrules_LDADD = libairlock.a $(AIRLOCK_LIBS)
+# --- end shell rules ---

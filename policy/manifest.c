@@ -35,6 +35,8 @@
 #include "common/util.h"
 #include "policy/manifest.h"
 #include "policy/manifest_limits.h"
+#include "policy/manifest_int.h"
+#include "policy/shrules.h"
 #include "policy/sandbox_defaults.h"
 #include "policy/types.h"
 #include "proxy/rules.h"
@@ -58,24 +60,6 @@
 extern const char	airlock_default_manifest[];
 extern const size_t	airlock_default_manifest_len;
 
-enum ykind { Y_SCALAR, Y_SEQ, Y_MAP };
-
-struct ynode {
-	enum ykind	  kind;
-	int		  line, col;
-	char		 *s;		/* Y_SCALAR: NUL-terminated text */
-	size_t		  len;
-	int		  plain;	/* unquoted scalar */
-	struct ynode	**v;		/* Y_SEQ: items; Y_MAP: key, value, ... */
-	size_t		  n, cap;
-};
-
-struct lctx {
-	const char	*file;
-	char		*err;
-	size_t		 errlen;
-	struct manifest	*m;
-};
 
 static int
 lerr(struct lctx *c, const struct ynode *n, const char *field,
@@ -1217,7 +1201,8 @@ static const char *const action_names[] = {
 static const char *const tool_keys[] = {
 	"name", "description", "input", "output", "sideEffect", "timeoutMs",
 	"authorization", "action", "command", "costUsd", "secrets", "network",
-	"allowAddresses", "inlineChars", "pin", "jobs", NULL
+	"allowAddresses", "inlineChars", "pin", "jobs", "rules", "default",
+	"unresolvable", NULL
 };
 static const char *const secret_keys[] = { "name", "env", "file", NULL };
 
@@ -1594,7 +1579,7 @@ parse_tool(struct lctx *c, const struct ynode *e, size_t idx)
 	if ((n = map_get(e, "jobs")) != NULL &&
 	    parse_jobs(c, t, n, fld(g, f, "jobs")) != 0)
 		return AL_ERR_FORMAT;
-	return 0;
+	return manifest_rules_parse(c, e, f, t);
 }
 
 static int
@@ -2442,6 +2427,7 @@ manifest_free(struct manifest *m)
 		for (j = 0; j < t->jobs.nevents; j++)
 			free(t->jobs.events[j].match);
 		free(t->jobs.events);
+		shrules_free(t->shell_rules);
 	}
 	free(m->tools);
 	for (i = 0; i < m->nchecks; i++) {
@@ -2841,6 +2827,7 @@ manifest_print_canonical(const struct manifest *m, FILE *fp)
 		}
 		fputs("    pin: ", fp);
 		pstrv(fp, t->pin);
+		shrules_print(t->shell_rules, fp, 4);
 	}
 
 	fputs("gates:\n  required: ", fp);

@@ -18,6 +18,8 @@
 
 #include "policy/types.h"
 
+struct shell_rules;
+
 enum side_effect {
 	SIDE_EFFECT_NONE,
 	SIDE_EFFECT_WORKSPACE_WRITE,
@@ -113,6 +115,10 @@ struct tool {
 						   a trailing '/' for a
 						   directory; NULL-terminated */
 	size_t			 npin;
+	struct shell_rules	*shell_rules;	/* ACTION_EXEC: allow/ask/deny
+						   rules for the command
+						   string (policy/shrules.h),
+						   or NULL: none */
 	int			 line, column;
 };
 

@@ -14,6 +14,7 @@
 #include <sodium.h>
 
 #include "policy/manifest.h"
+#include "policy/shrules.h"
 #include "policy/types.h"
 #include "supervisor/cli.h"
 #include "supervisor/commands.h"
@@ -61,6 +62,11 @@ print_summary(const struct manifest *m)
 		printf("    authorization: %s\n",
 		    authorization_name(manifest_tool_authorization(m, t)));
 		printf("    timeoutMs: %lld\n", (long long)t->timeout_ms);
+		if (t->shell_rules != NULL)
+			printf("    shell rules: %zu (default %s, unresolvable "
+			    "%s)\n", t->shell_rules->nrules,
+			    shdecision_name(t->shell_rules->dflt),
+			    shdecision_name(t->shell_rules->unresolvable));
 	}
 	printf("checks: %zu\n", m->nchecks);
 	for (i = 0; i < m->nchecks; i++) {

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
+/*
+ * bench_shrules: the cost of deciding an exec tool's command string under
+ * the shipped rule set (contrib/manifests/shell-rules.yaml), per string,
+ * against the cost of the fork+exec of /bin/true that running any command
+ * costs at the least.
+ *
+ * usage: bench_shrules MANIFEST [ROUNDS]
+ * Each round times one batch per input (short, a pipeline, a 4 KiB
+ * script with a here-document) and one batch of fork+exec+wait of
+ * /bin/true, interleaved; prints the median microseconds per call with
+ * the minimum and maximum, and the ratio to fork+exec.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "policy/manifest.h"
+#include "policy/shrules.h"
+
+#define BATCH 2000
+#define SPAWNS 50
+
+static double
+now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static int
+cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double
+spawn_us(void)
+{
+	double t0 = now_us();
+	int i, st;
+	pid_t pid;
+
+	for (i = 0; i < SPAWNS; i++) {
+		if ((pid = fork()) == 0) {
+			execl("/bin/true", "true", (char *)NULL);
+			_exit(127);
+		}
+		if (pid == -1 || waitpid(pid, &st, 0) == -1)
+			exit(1);
+	}
+	return (now_us() - t0) / SPAWNS;
+}
+
+int
+main(int argc, char **argv)
+{
+	static char big[4200];
+	const char *inputs[3];
+	const char *names[3] = { "git status", "pipeline of 4",
+		"4 KiB script + heredoc" };
+	const struct shell_rules *r;
+	struct manifest *m;
+	struct shverdict v;
+	double *t[4], med[4];
+	char err[512];
+	int rounds, i, k, b;
+	size_t off = 0;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: bench_shrules MANIFEST [ROUNDS]\n");
+		return 2;
+	}
+	rounds = argc > 2 ? atoi(argv[2]) : 21;
+	if (rounds < 1)
+		rounds = 1;
+	if (manifest_load(argv[1], &m, err, sizeof(err)) != 0) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	if (m->ntools == 0 || (r = m->tools[0].shell_rules) == NULL) {
+		fprintf(
+		    stderr, "%s: the first tool has no shell rules\n", argv[1]);
+		return 1;
+	}
+	off += (size_t)snprintf(big, sizeof(big), "cat <<'EOF' >notes.txt\n");
+	while (off < 3000)
+		off += (size_t)snprintf(big + off, sizeof(big) - off,
+		    "line %zu of the notes $(not run)\n", off);
+	off += (size_t)snprintf(big + off, sizeof(big) - off, "EOF\n");
+	while (off < 4000)
+		off += (size_t)snprintf(big + off, sizeof(big) - off,
+		    "make test && git diff --stat | sort -n; ");
+	inputs[0] = "git status";
+	inputs[1] = "git log --oneline | grep -v wip | sort | head -20 >o";
+	inputs[2] = big;
+	for (k = 0; k < 4; k++)
+		t[k] = calloc((size_t)rounds, sizeof(double));
+	for (i = 0; i < rounds; i++) {
+		for (k = 0; k < 3; k++) {
+			double t0 = now_us();
+
+			for (b = 0; b < BATCH; b++)
+				(void)shrules_decide(
+				    r, inputs[k], strlen(inputs[k]), "/ws", &v);
+			t[k][i] = (now_us() - t0) / BATCH;
+		}
+		t[3][i] = spawn_us();
+	}
+	for (k = 0; k < 4; k++) {
+		qsort(t[k], (size_t)rounds, sizeof(double), cmp);
+		med[k] = t[k][rounds / 2];
+	}
+	printf("%-26s %12s %12s %12s %10s\n", "input", "median us", "min us",
+	    "max us", "/ spawn");
+	for (k = 0; k < 3; k++)
+		printf("%-26s %12.2f %12.2f %12.2f %10.4f\n", names[k], med[k],
+		    t[k][0], t[k][rounds - 1], med[k] / med[3]);
+	printf("%-26s %12.2f %12.2f %12.2f %10.4f\n", "fork+exec /bin/true",
+	    med[3], t[3][0], t[3][rounds - 1], 1.0);
+	printf("(%d rounds, %d decisions or %d spawns per batch, "
+	       "interleaved)\n",
+	    rounds, BATCH, SPAWNS);
+	for (k = 0; k < 4; k++)
+		free(t[k]);
+	manifest_free(m);
+	return 0;
+}

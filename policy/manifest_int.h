@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
+/*
+ * manifest_int: what the manifest loader's parts share (the YAML tree and
+ * the load context), for the loaders of optional sections kept in files
+ * of their own (policy/manifest_rules.c).  Not for other modules.
+ */
+#ifndef AIRLOCK_MANIFEST_INT_H
+#define AIRLOCK_MANIFEST_INT_H
+
+#include <stddef.h>
+
+#include "policy/manifest.h"
+
+enum ykind { Y_SCALAR, Y_SEQ, Y_MAP };
+
+struct ynode {
+	enum ykind kind;
+	int line, col;
+	char *s; /* Y_SCALAR: NUL-terminated text */
+	size_t len;
+	int plain; /* unquoted scalar */
+	struct ynode **v; /* Y_SEQ: items; Y_MAP: key, value, ... */
+	size_t n, cap;
+};
+
+struct lctx {
+	const char *file;
+	char *err;
+	size_t errlen;
+	struct manifest *m;
+};
+
+/*
+ * The shell-command rules of tool |t| from its mapping |e| (field path
+ * |f|): the keys rules, default and unresolvable (policy/shrules.h).
+ * Returns 0 (t->shell_rules set, or left NULL when none of the keys is
+ * there) or AL_ERR_FORMAT with the message in c->err.
+ */
+int manifest_rules_parse(
+    struct lctx *c, const struct ynode *e, const char *f, struct tool *t);
+
+#endif

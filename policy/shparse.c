@@ -1,0 +1,1094 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
+/*
+ * A recursive-descent reader of the POSIX shell grammar, as much of it as
+ * a decision needs: where each simple command starts and ends, and its
+ * words after quote removal.  It errs towards seeing more commands than
+ * the shell would run (a syntax error the shell would stop at is read
+ * past), never fewer; whatever it cannot follow is an error, and an error
+ * is never "allow" (policy/shrules.c).
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "policy/shparse.h"
+
+#define HEREDOC_MAX 16
+
+enum tok_type { T_EOF, T_NEWLINE, T_WORD, T_OP, T_REDIR };
+
+enum tok_op {
+	OP_SEMI,
+	OP_AMP,
+	OP_PIPE,
+	OP_AND,
+	OP_OR,
+	OP_DSEMI,
+	OP_LPAREN,
+	OP_RPAREN
+};
+
+struct tok {
+	enum tok_type type;
+	int op; /* enum tok_op or enum shredir_op */
+	int strip; /* <<- */
+	struct shword w; /* T_WORD */
+	size_t start;
+};
+
+struct heredoc {
+	char *delim;
+	int quoted, strip, depth;
+	size_t cmd; /* index in out->cmds, or SIZE_MAX: not
+				   pushed yet */
+};
+
+struct ps {
+	const char *s;
+	size_t len, pos;
+	int depth;
+	int failed;
+	struct shparse *out;
+	size_t nwords;
+	struct tok cur;
+	struct heredoc hd[HEREDOC_MAX];
+	int nhd;
+	int hd_due; /* a newline was read: the bodies
+					   follow (read once the command
+					   before it is pushed) */
+};
+
+/* A growing byte buffer for a word's text. */
+struct wbuf {
+	char *p;
+	size_t len, cap;
+};
+
+static void parse_list(struct ps *, int);
+static int scan_word(struct ps *, struct shword *);
+
+static void fail(struct ps *ps, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+fail(struct ps *ps, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ps->failed)
+		return;
+	ps->failed = 1;
+	va_start(ap, fmt);
+	vsnprintf(ps->out->err, sizeof(ps->out->err), fmt, ap);
+	va_end(ap);
+}
+
+static void
+wb_add(struct wbuf *b, const char *s, size_t n)
+{
+	if (b->cap - b->len <= n) {
+		b->cap = (b->len + n + 1) * 2;
+		b->p = xreallocarray(b->p, b->cap, 1);
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static void
+wb_addc(struct wbuf *b, char c)
+{
+	wb_add(b, &c, 1);
+}
+
+static int
+at(const struct ps *ps, size_t off)
+{
+	return ps->pos + off < ps->len ? (unsigned char)ps->s[ps->pos + off]
+				       : -1;
+}
+
+static int
+is_blank(int c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static int
+is_opchar(int c)
+{
+	return c == ';' || c == '&' || c == '|' || c == '(' || c == ')' ||
+	    c == '<' || c == '>';
+}
+
+static int
+is_name_start(int c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+}
+
+static int
+is_name_char(int c)
+{
+	return is_name_start(c) || (c >= '0' && c <= '9');
+}
+
+static void
+word_free(struct shword *w)
+{
+	free(w->text);
+	w->text = NULL;
+}
+
+static void
+cmd_free(struct shcmd *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nassigns; i++)
+		free(c->assigns[i].text);
+	for (i = 0; i < c->nwords; i++)
+		free(c->words[i].text);
+	for (i = 0; i < c->nredirs; i++)
+		free(c->redirs[i].target.text);
+	free(c->assigns);
+	free(c->words);
+	free(c->redirs);
+}
+
+void
+shparse_free(struct shparse *p)
+{
+	size_t i;
+
+	if (p == NULL)
+		return;
+	for (i = 0; i < p->ncmds; i++)
+		cmd_free(&p->cmds[i]);
+	free(p->cmds);
+	free(p);
+}
+
+/*
+ * Appends |c| (moved).  A here-document not yet bound to its command is
+ * bound to it, unless |c| comes from inside `...` (|own| 0).
+ */
+static void
+push_cmd(struct ps *ps, struct shcmd *c, int own)
+{
+	struct shparse *o = ps->out;
+	int i;
+
+	o->cmds = xreallocarray(o->cmds, o->ncmds + 1, sizeof(*o->cmds));
+	for (i = 0; own && i < ps->nhd; i++)
+		if (ps->hd[i].cmd == SIZE_MAX && ps->hd[i].depth == ps->depth)
+			ps->hd[i].cmd = o->ncmds;
+	o->cmds[o->ncmds++] = *c;
+	memset(c, 0, sizeof(*c));
+}
+
+/* ---- substitutions ---- */
+
+/*
+ * $(...) and <(...) >(...): the commands inside are read in place, with
+ * the same reader, up to the ')' that closes them.
+ */
+static void
+scan_cmdsub(struct ps *ps)
+{
+	struct tok saved = ps->cur;
+
+	if (++ps->depth > SHPARSE_MAX_DEPTH) {
+		fail(ps, "nested more than %d deep", SHPARSE_MAX_DEPTH);
+		return;
+	}
+	memset(&ps->cur, 0, sizeof(ps->cur));
+	parse_list(ps, ')');
+	if (!ps->failed && (ps->cur.type != T_OP || ps->cur.op != OP_RPAREN))
+		fail(ps, "unterminated command substitution");
+	/* ps->pos is just past the ')'. */
+	word_free(&ps->cur.w);
+	ps->cur = saved;
+	ps->depth--;
+}
+
+/*
+ * `...`: the text up to the closing backquote, with \$ \` \\ (and \" in
+ * double quotes) unescaped, is a command string of its own.
+ */
+static void
+scan_backquote(struct ps *ps, int in_dq)
+{
+	struct wbuf b = { NULL, 0, 0 };
+	struct shparse *inner;
+	size_t i, base = ps->pos;
+	int c, rc;
+
+	ps->pos++;
+	for (;;) {
+		if ((c = at(ps, 0)) == -1) {
+			fail(ps, "unterminated `...`");
+			free(b.p);
+			return;
+		}
+		if (c == '`')
+			break;
+		if (c == '\\' && at(ps, 1) != -1 &&
+		    (at(ps, 1) == '$' || at(ps, 1) == '`' ||
+			at(ps, 1) == '\\' || (in_dq && at(ps, 1) == '"'))) {
+			wb_addc(&b, (char)at(ps, 1));
+			ps->pos += 2;
+			continue;
+		}
+		wb_addc(&b, (char)c);
+		ps->pos++;
+	}
+	ps->pos++;
+	if (ps->depth + 1 > SHPARSE_MAX_DEPTH) {
+		fail(ps, "nested more than %d deep", SHPARSE_MAX_DEPTH);
+		free(b.p);
+		return;
+	}
+	rc = shparse(b.p != NULL ? b.p : "", b.len, &inner);
+	free(b.p);
+	for (i = 0; i < inner->ncmds; i++) {
+		inner->cmds[i].start = base;
+		inner->cmds[i].end = ps->pos;
+		push_cmd(ps, &inner->cmds[i], 0);
+	}
+	inner->ncmds = 0;
+	if (rc != 0)
+		fail(ps, "in `...`: %s", inner->err);
+	shparse_free(inner);
+}
+
+/* Does s[from..to) hold the start of a substitution? */
+static int
+holds_subst(const char *s, size_t from, size_t to)
+{
+	size_t i;
+
+	for (i = from; i < to; i++)
+		if (s[i] == '`' ||
+		    (s[i] == '$' && i + 1 < to && s[i + 1] == '('))
+			return 1;
+	return 0;
+}
+
+/* $((...)): to the matching "))"; no substitutions inside. */
+static void
+scan_arith(struct ps *ps, struct wbuf *b)
+{
+	size_t start = ps->pos;
+	int depth = 0, c;
+
+	ps->pos += 3;
+	for (;;) {
+		if ((c = at(ps, 0)) == -1) {
+			fail(ps, "unterminated $((...))");
+			return;
+		}
+		if (c == '(')
+			depth++;
+		else if (c == ')') {
+			if (depth == 0 && at(ps, 1) == ')')
+				break;
+			if (depth == 0) {
+				fail(ps, "unbalanced $((...))");
+				return;
+			}
+			depth--;
+		}
+		ps->pos++;
+	}
+	ps->pos += 2;
+	if (holds_subst(ps->s, start + 3, ps->pos - 2)) {
+		fail(ps, "a substitution inside $((...))");
+		return;
+	}
+	wb_add(b, ps->s + start, ps->pos - start);
+}
+
+/* ${...}: to the matching '}', past quotes; no substitutions inside. */
+static void
+scan_brace_param(struct ps *ps, struct wbuf *b)
+{
+	size_t start = ps->pos;
+	int depth = 0, c;
+
+	ps->pos += 2;
+	for (;;) {
+		if ((c = at(ps, 0)) == -1) {
+			fail(ps, "unterminated ${...}");
+			return;
+		}
+		if (c == '\\' && at(ps, 1) != -1) {
+			ps->pos += 2;
+			continue;
+		}
+		if (c == '\'') {
+			const char *q = memchr(
+			    ps->s + ps->pos + 1, '\'', ps->len - ps->pos - 1);
+
+			if (q == NULL) {
+				fail(ps, "unterminated '...' in ${...}");
+				return;
+			}
+			ps->pos = (size_t)(q - ps->s) + 1;
+			continue;
+		}
+		if (c == '{')
+			depth++;
+		else if (c == '}') {
+			if (depth == 0)
+				break;
+			depth--;
+		}
+		ps->pos++;
+	}
+	ps->pos++;
+	if (holds_subst(ps->s, start, ps->pos)) {
+		fail(ps, "a substitution inside ${...}");
+		return;
+	}
+	wb_add(b, ps->s + start, ps->pos - start);
+}
+
+static int
+hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static void
+add_utf8(struct wbuf *b, uint32_t cp)
+{
+	char u[4];
+
+	if (cp < 0x80)
+		wb_addc(b, (char)cp);
+	else if (cp < 0x800) {
+		u[0] = (char)(0xc0 | (cp >> 6));
+		u[1] = (char)(0x80 | (cp & 0x3f));
+		wb_add(b, u, 2);
+	} else if (cp < 0x10000) {
+		u[0] = (char)(0xe0 | (cp >> 12));
+		u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		u[2] = (char)(0x80 | (cp & 0x3f));
+		wb_add(b, u, 3);
+	} else {
+		u[0] = (char)(0xf0 | ((cp >> 18) & 0x07));
+		u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+		u[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		u[3] = (char)(0x80 | (cp & 0x3f));
+		wb_add(b, u, 4);
+	}
+}
+
+/*
+ * $'...' as bash reads it.  dash 0.5.12 (Debian's /bin/sh) reads "$"
+ * and then an ordinary '...': the two end the quote at the same place
+ * unless the text holds \' , so that escape is an error; the word is
+ * marked SHW_ANSIC because its text is not what dash would run.
+ */
+static void
+scan_ansic(struct ps *ps, struct wbuf *b)
+{
+	static const char simple[] =
+	    "a\ab\be\033E\033f\fn\nr\rt\tv\v\\\\\"\"??";
+	uint32_t v;
+	const char *p;
+	int c, d, i, max;
+
+	ps->pos += 2;
+	for (;;) {
+		if ((c = at(ps, 0)) == -1) {
+			fail(ps, "unterminated $'...'");
+			return;
+		}
+		if (c == '\'') {
+			ps->pos++;
+			return;
+		}
+		if (c != '\\') {
+			wb_addc(b, (char)c);
+			ps->pos++;
+			continue;
+		}
+		if ((c = at(ps, 1)) == -1) {
+			fail(ps, "unterminated $'...'");
+			return;
+		}
+		ps->pos += 2;
+		if (c == '\'') {
+			fail(ps,
+			    "\\' inside $'...' (bash and dash end the "
+			    "quote at different places)");
+			return;
+		}
+		for (p = simple; *p != '\0'; p += 2)
+			if (*p == c)
+				break;
+		if (*p != '\0') {
+			wb_addc(b, p[1]);
+			continue;
+		}
+		if (c >= '0' && c <= '7') {
+			v = (uint32_t)(c - '0');
+			for (i = 0; i < 2 && (d = at(ps, 0)) >= '0' && d <= '7';
+			     i++, ps->pos++)
+				v = v * 8 + (uint32_t)(d - '0');
+			wb_addc(b, (char)(v & 0xff));
+			continue;
+		}
+		if (c == 'x' || c == 'u' || c == 'U') {
+			max = c == 'x' ? 2 : c == 'u' ? 4 : 8;
+			v = 0;
+			for (i = 0; i < max && (d = hexval(at(ps, 0))) >= 0;
+			     i++, ps->pos++)
+				v = v * 16 + (uint32_t)d;
+			if (i == 0) {
+				wb_addc(b, '\\');
+				wb_addc(b, (char)c);
+			} else if (c == 'x')
+				wb_addc(b, (char)(v & 0xff));
+			else if (v > 0x10ffff) {
+				fail(ps, "\\%c escape out of range", c);
+				return;
+			} else
+				add_utf8(b, v);
+			continue;
+		}
+		if (c == 'c' && (d = at(ps, 0)) != -1) {
+			wb_addc(b, (char)(d & 0x1f));
+			ps->pos++;
+			continue;
+		}
+		wb_addc(b, '\\');
+		wb_addc(b, (char)c);
+	}
+}
+
+/* After '$' (at ps->pos): one expansion, appended as written. */
+static void
+scan_dollar(struct ps *ps, struct wbuf *b, unsigned *flags, int in_dq)
+{
+	size_t start = ps->pos;
+	int c = at(ps, 1);
+
+	if (c == '(' && at(ps, 2) == '(') {
+		*flags |= SHW_ARITH;
+		scan_arith(ps, b);
+	} else if (c == '(') {
+		*flags |= SHW_CMDSUB;
+		ps->pos += 2;
+		scan_cmdsub(ps);
+		wb_add(b, ps->s + start, ps->pos - start);
+	} else if (c == '{') {
+		*flags |= SHW_PARAM;
+		scan_brace_param(ps, b);
+	} else if (c == '\'' && !in_dq) {
+		*flags |= SHW_ANSIC | SHW_QUOTED;
+		scan_ansic(ps, b);
+	} else if (c == '"' && !in_dq) {
+		/* bash's $"..." (dash: a literal "$" and "...") */
+		*flags |= SHW_ANSIC;
+		ps->pos++;
+	} else if (c != -1 && is_name_start(c)) {
+		*flags |= SHW_PARAM;
+		ps->pos++;
+		while (is_name_char(at(ps, 0)))
+			ps->pos++;
+		wb_add(b, ps->s + start, ps->pos - start);
+	} else if (c != -1 && strchr("0123456789@*#?$!-", c) != NULL) {
+		*flags |= SHW_PARAM;
+		ps->pos += 2;
+		wb_add(b, ps->s + start, 2);
+	} else {
+		wb_addc(b, '$');
+		ps->pos++;
+	}
+}
+
+static void
+scan_dquote(struct ps *ps, struct wbuf *b, unsigned *flags)
+{
+	int c, d;
+
+	*flags |= SHW_QUOTED;
+	ps->pos++;
+	while (!ps->failed) {
+		if ((c = at(ps, 0)) == -1) {
+			fail(ps, "unterminated \"...\"");
+			return;
+		}
+		if (c == '"') {
+			ps->pos++;
+			return;
+		}
+		if (c == '\\') {
+			d = at(ps, 1);
+			if (d == '\n') {
+				ps->pos += 2;
+				continue;
+			}
+			if (d == '$' || d == '`' || d == '"' || d == '\\') {
+				wb_addc(b, (char)d);
+				ps->pos += 2;
+				continue;
+			}
+			wb_addc(b, '\\');
+			ps->pos++;
+			continue;
+		}
+		if (c == '$') {
+			scan_dollar(ps, b, flags, 1);
+			continue;
+		}
+		if (c == '`') {
+			*flags |= SHW_CMDSUB;
+			scan_backquote(ps, 1);
+			wb_add(b, "`...`", 5);
+			continue;
+		}
+		if (c >= 0x80 || (c < 0x20 && c != '\t' && c != '\n'))
+			*flags |= SHW_NONASCII;
+		wb_addc(b, (char)c);
+		ps->pos++;
+	}
+}
+
+/*
+ * One word, from ps->pos.  Returns 0 with *w filled (caller frees
+ * w->text), or -1 (ps->failed).
+ */
+static int
+scan_word(struct ps *ps, struct shword *w)
+{
+	struct wbuf b = { NULL, 0, 0 };
+	size_t wstart = ps->pos;
+	unsigned flags = 0;
+	int c, braces = 0;
+
+	wb_add(&b, "", 0);
+	while (!ps->failed && (c = at(ps, 0)) != -1) {
+		if (ps->pos == wstart && (c == '<' || c == '>') &&
+		    at(ps, 1) == '(') {
+			flags |= SHW_CMDSUB;
+			ps->pos += 2;
+			scan_cmdsub(ps);
+			wb_add(&b, ps->s + wstart, ps->pos - wstart);
+			continue;
+		}
+		if (is_blank(c) || c == '\n' || is_opchar(c))
+			break;
+		switch (c) {
+		case '\\':
+			if (at(ps, 1) == '\n') {
+				ps->pos += 2;
+				break;
+			}
+			if (at(ps, 1) == -1) {
+				wb_addc(&b, '\\');
+				ps->pos++;
+				break;
+			}
+			flags |= SHW_QUOTED;
+			if (at(ps, 1) >= 0x80 || at(ps, 1) < 0x20)
+				flags |= SHW_NONASCII;
+			wb_addc(&b, (char)at(ps, 1));
+			ps->pos += 2;
+			break;
+		case '\'': {
+			const char *q = memchr(
+			    ps->s + ps->pos + 1, '\'', ps->len - ps->pos - 1);
+			size_t i;
+
+			if (q == NULL) {
+				fail(ps, "unterminated '...'");
+				break;
+			}
+			flags |= SHW_QUOTED;
+			for (i = ps->pos + 1; ps->s + i < q; i++)
+				if ((unsigned char)ps->s[i] >= 0x80 ||
+				    ((unsigned char)ps->s[i] < 0x20 &&
+					ps->s[i] != '\t'))
+					flags |= SHW_NONASCII;
+			wb_add(&b, ps->s + ps->pos + 1,
+			    (size_t)(q - ps->s) - ps->pos - 1);
+			ps->pos = (size_t)(q - ps->s) + 1;
+			break;
+		}
+		case '"':
+			scan_dquote(ps, &b, &flags);
+			break;
+		case '$':
+			scan_dollar(ps, &b, &flags, 0);
+			break;
+		case '`':
+			flags |= SHW_CMDSUB;
+			scan_backquote(ps, 0);
+			wb_add(&b, "`...`", 5);
+			break;
+		case '*':
+		case '?':
+		case '[':
+			flags |= SHW_GLOB;
+			wb_addc(&b, (char)c);
+			ps->pos++;
+			break;
+		case '{':
+		case '}':
+			braces = 1;
+			wb_addc(&b, (char)c);
+			ps->pos++;
+			break;
+		case '~':
+			if (ps->pos == wstart)
+				flags |= SHW_TILDE;
+			wb_addc(&b, (char)c);
+			ps->pos++;
+			break;
+		default:
+			if (c >= 0x80 || c < 0x20)
+				flags |= SHW_NONASCII;
+			wb_addc(&b, (char)c);
+			ps->pos++;
+			break;
+		}
+	}
+	if (ps->failed) {
+		free(b.p);
+		return -1;
+	}
+	/* "{" and "}" alone are the group words; anywhere else, bash may
+	   expand them. */
+	if (braces && ps->pos - wstart > 1)
+		flags |= SHW_BRACE;
+	if (++ps->nwords > SHPARSE_MAX_WORDS) {
+		free(b.p);
+		fail(ps, "more than %d words", SHPARSE_MAX_WORDS);
+		return -1;
+	}
+	w->text = b.p;
+	w->len = b.len;
+	w->flags = flags;
+	return 0;
+}
+
+/* ---- here-documents ---- */
+
+/* At the start of a line after a newline: the pending bodies, in order. */
+static void
+read_heredocs(struct ps *ps)
+{
+	int i;
+
+	for (i = 0; i < ps->nhd && !ps->failed; i++) {
+		struct heredoc *h = &ps->hd[i];
+		size_t dlen = strlen(h->delim);
+
+		if (h->depth != ps->depth) {
+			fail(ps, "a here-document crosses a substitution");
+			break;
+		}
+		for (;;) {
+			const char *line = ps->s + ps->pos, *nl;
+			size_t n, rest = ps->len - ps->pos;
+
+			if (rest == 0) {
+				fail(ps, "here-document \"%s\" is not closed",
+				    h->delim);
+				break;
+			}
+			nl = memchr(line, '\n', rest);
+			n = nl != NULL ? (size_t)(nl - line) : rest;
+			ps->pos += n + (nl != NULL);
+			if (h->strip)
+				while (n > 0 && *line == '\t') {
+					line++;
+					n--;
+				}
+			if (n == dlen && memcmp(line, h->delim, n) == 0)
+				break;
+			if (h->quoted)
+				continue;
+			if (n > 0 && line[n - 1] == '\\') {
+				fail(ps,
+				    "a line continuation in an unquoted "
+				    "here-document");
+				break;
+			}
+			if (holds_subst(line, 0, n) && h->cmd != SIZE_MAX)
+				ps->out->cmds[h->cmd].why = "a substitution in "
+							    "a here-document";
+			else if (holds_subst(line, 0, n))
+				fail(ps, "a here-document of no command");
+		}
+	}
+	for (i = 0; i < ps->nhd; i++)
+		free(ps->hd[i].delim);
+	ps->nhd = 0;
+}
+
+/* ---- tokens ---- */
+
+static void
+next_token(struct ps *ps)
+{
+	static const struct {
+		const char *s;
+		enum tok_type type;
+		int op, strip;
+	} ops[] = {
+		{ "&>>", T_REDIR, SHR_BOTH, 0 },
+		{ "<<<", T_REDIR, SHR_HERESTR, 0 },
+		{ "<<-", T_REDIR, SHR_HEREDOC, 1 },
+		{ "&&", T_OP, OP_AND, 0 },
+		{ "||", T_OP, OP_OR, 0 },
+		{ ";;", T_OP, OP_DSEMI, 0 },
+		{ "|&", T_OP, OP_PIPE, 0 },
+		{ "&>", T_REDIR, SHR_BOTH, 0 },
+		{ "<<", T_REDIR, SHR_HEREDOC, 0 },
+		{ "<>", T_REDIR, SHR_INOUT, 0 },
+		{ "<&", T_REDIR, SHR_DUPIN, 0 },
+		{ ">>", T_REDIR, SHR_APPEND, 0 },
+		{ ">&", T_REDIR, SHR_DUPOUT, 0 },
+		{ ">|", T_REDIR, SHR_OUT, 0 },
+		{ ";", T_OP, OP_SEMI, 0 },
+		{ "&", T_OP, OP_AMP, 0 },
+		{ "|", T_OP, OP_PIPE, 0 },
+		{ "(", T_OP, OP_LPAREN, 0 },
+		{ ")", T_OP, OP_RPAREN, 0 },
+		{ "<", T_REDIR, SHR_IN, 0 },
+		{ ">", T_REDIR, SHR_OUT, 0 },
+	};
+	struct tok *t = &ps->cur;
+	size_t i, n;
+	int c;
+
+	word_free(&t->w);
+	memset(t, 0, sizeof(*t));
+	if (ps->hd_due) {
+		ps->hd_due = 0;
+		read_heredocs(ps);
+	}
+	if (ps->failed) {
+		t->type = T_EOF;
+		return;
+	}
+	for (;;) {
+		c = at(ps, 0);
+		if (is_blank(c))
+			ps->pos++;
+		else if (c == '\\' && at(ps, 1) == '\n')
+			ps->pos += 2;
+		else if (c == '#') {
+			while (at(ps, 0) != -1 && at(ps, 0) != '\n')
+				ps->pos++;
+		} else
+			break;
+	}
+	t->start = ps->pos;
+	if (c == -1) {
+		t->type = T_EOF;
+		return;
+	}
+	if (c == '\n') {
+		ps->pos++;
+		t->type = T_NEWLINE;
+		ps->hd_due = ps->nhd > 0;
+		return;
+	}
+	/* An fd number directly before a redirection belongs to it. */
+	for (n = 0; at(ps, n) >= '0' && at(ps, n) <= '9'; n++)
+		;
+	if (n > 0 && (at(ps, n) == '<' || at(ps, n) == '>') &&
+	    at(ps, n + 1) != '(')
+		ps->pos += n;
+	c = at(ps, 0);
+	if (is_opchar(c) && !((c == '<' || c == '>') && at(ps, 1) == '(')) {
+		for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+			n = strlen(ops[i].s);
+			if (ps->len - ps->pos >= n &&
+			    memcmp(ps->s + ps->pos, ops[i].s, n) == 0)
+				break;
+		}
+		if (i == sizeof(ops) / sizeof(ops[0])) {
+			fail(ps, "an operator not in the table");
+			t->type = T_EOF;
+			return;
+		}
+		ps->pos += strlen(ops[i].s);
+		t->type = ops[i].type;
+		t->op = ops[i].op;
+		t->strip = ops[i].strip;
+		return;
+	}
+	if (scan_word(ps, &t->w) != 0) {
+		t->type = T_EOF;
+		return;
+	}
+	t->type = T_WORD;
+}
+
+/* ---- the grammar ---- */
+
+static int
+is_keyword(const struct shword *w, const char *kw)
+{
+	return w->flags == 0 && strcmp(w->text, kw) == 0;
+}
+
+/* NAME=..., with NAME unquoted. */
+static int
+is_assignment(const struct ps *ps, const struct tok *t)
+{
+	const char *s = ps->s + t->start;
+	size_t i, n = ps->len - t->start;
+
+	if (n == 0 || !is_name_start((unsigned char)s[0]))
+		return 0;
+	for (i = 1; i < n && is_name_char((unsigned char)s[i]); i++)
+		;
+	return i < n && s[i] == '=';
+}
+
+static void
+add_word(struct shword **v, size_t *n, struct shword *w)
+{
+	*v = xreallocarray(*v, *n + 1, sizeof(**v));
+	(*v)[(*n)++] = *w;
+	memset(w, 0, sizeof(*w));
+}
+
+static void
+parse_redir(struct ps *ps, struct shcmd *c)
+{
+	struct shredir r;
+	struct heredoc *h;
+	int strip = ps->cur.strip;
+
+	memset(&r, 0, sizeof(r));
+	r.op = ps->cur.op;
+	next_token(ps);
+	if (ps->cur.type != T_WORD) {
+		fail(ps, "a redirection without a target");
+		return;
+	}
+	r.target = ps->cur.w;
+	memset(&ps->cur.w, 0, sizeof(ps->cur.w));
+	c->redirs =
+	    xreallocarray(c->redirs, c->nredirs + 1, sizeof(*c->redirs));
+	c->redirs[c->nredirs++] = r;
+	if (r.op == SHR_HEREDOC) {
+		if (r.target.len == 0 ||
+		    (r.target.flags &
+			(SHW_PARAM | SHW_CMDSUB | SHW_ARITH | SHW_ANSIC)) !=
+			0) {
+			fail(ps,
+			    "a here-document delimiter must be a fixed "
+			    "word");
+			return;
+		}
+		if (ps->nhd == HEREDOC_MAX) {
+			fail(ps, "more than %d here-documents on a line",
+			    HEREDOC_MAX);
+			return;
+		}
+		h = &ps->hd[ps->nhd++];
+		h->delim = xstrdup(r.target.text);
+		h->quoted = (r.target.flags & SHW_QUOTED) != 0;
+		h->strip = strip;
+		h->depth = ps->depth;
+		h->cmd = SIZE_MAX;
+	}
+	next_token(ps);
+}
+
+/*
+ * A simple command, from the current token (a word or a redirection) to
+ * the operator, newline or end that ends it.
+ */
+static void
+parse_simple(struct ps *ps)
+{
+	static const char *const skip[] = { "if", "then", "else", "elif", "fi",
+		"do", "done", "while", "until", "!", "{", "}", NULL };
+	static const char *const unsupported[] = { "case", "esac", "select",
+		"coproc", "function", NULL };
+	struct shcmd c;
+	size_t i;
+
+	memset(&c, 0, sizeof(c));
+	c.start = ps->cur.start;
+	while (!ps->failed) {
+		if (ps->cur.type == T_REDIR) {
+			parse_redir(ps, &c);
+			continue;
+		}
+		if (ps->cur.type != T_WORD)
+			break;
+		if (c.nwords == 0 && c.nassigns == 0 && c.nredirs == 0 &&
+		    !c.header) {
+			for (i = 0; skip[i] != NULL; i++)
+				if (is_keyword(&ps->cur.w, skip[i]))
+					break;
+			if (skip[i] != NULL) {
+				next_token(ps);
+				c.start = ps->cur.start;
+				continue;
+			}
+			for (i = 0; unsupported[i] != NULL; i++)
+				if (is_keyword(&ps->cur.w, unsupported[i]))
+					fail(ps, "\"%s\" is not supported",
+					    unsupported[i]);
+			if (ps->failed)
+				break;
+			if (is_keyword(&ps->cur.w, "for")) {
+				c.header = 1;
+				next_token(ps);
+				continue;
+			}
+		}
+		/* "for x do ...": the body starts at "do". */
+		if (c.header && is_keyword(&ps->cur.w, "do"))
+			break;
+		if (c.nwords == 0 && !c.header && is_assignment(ps, &ps->cur))
+			add_word(&c.assigns, &c.nassigns, &ps->cur.w);
+		else
+			add_word(&c.words, &c.nwords, &ps->cur.w);
+		next_token(ps);
+		/* NAME ( ) ...: a function definition. */
+		if (c.nwords == 1 && !c.header && ps->cur.type == T_OP &&
+		    ps->cur.op == OP_LPAREN) {
+			next_token(ps);
+			if (ps->cur.type != T_OP || ps->cur.op != OP_RPAREN) {
+				fail(ps, "\"(\" after a command name");
+				break;
+			}
+			c.why = "a function definition";
+			next_token(ps);
+			break;
+		}
+	}
+	c.end = ps->cur.start;
+	if (c.nwords > 0 || c.nassigns > 0 || c.nredirs > 0 || c.header ||
+	    c.why != NULL)
+		push_cmd(ps, &c, 1);
+	else
+		cmd_free(&c);
+}
+
+/*
+ * A list: and-or lists and pipelines separated by operators and
+ * newlines, up to the end or (|term| == ')') an unmatched ')', which is
+ * left as the current token.  Separators are accepted liberally: where
+ * the shell would refuse the syntax, it runs less than is read here.
+ */
+static void
+parse_list(struct ps *ps, int term)
+{
+	struct shcmd g;
+
+	next_token(ps);
+	while (!ps->failed) {
+		switch (ps->cur.type) {
+		case T_EOF:
+			if (term != 0)
+				fail(ps, "unterminated \"(\"");
+			return;
+		case T_NEWLINE:
+			next_token(ps);
+			continue;
+		case T_WORD:
+		case T_REDIR:
+			parse_simple(ps);
+			continue;
+		case T_OP:
+			break;
+		}
+		switch (ps->cur.op) {
+		case OP_RPAREN:
+			if (term == ')')
+				return;
+			fail(ps, "unmatched \")\"");
+			return;
+		case OP_DSEMI:
+			fail(ps, "\";;\" outside case");
+			return;
+		case OP_LPAREN:
+			if (++ps->depth > SHPARSE_MAX_DEPTH) {
+				fail(ps, "nested more than %d deep",
+				    SHPARSE_MAX_DEPTH);
+				return;
+			}
+			parse_list(ps, ')');
+			ps->depth--;
+			if (ps->failed)
+				return;
+			/* The group's own redirections. */
+			memset(&g, 0, sizeof(g));
+			g.header = 1;
+			g.start = ps->cur.start;
+			next_token(ps);
+			while (!ps->failed && ps->cur.type == T_REDIR)
+				parse_redir(ps, &g);
+			g.end = ps->cur.start;
+			if (g.nredirs > 0)
+				push_cmd(ps, &g, 1);
+			else
+				cmd_free(&g);
+			continue;
+		default:
+			next_token(ps);
+			continue;
+		}
+	}
+}
+
+int
+shparse(const char *s, size_t len, struct shparse **out)
+{
+	struct ps ps;
+	int i;
+
+	memset(&ps, 0, sizeof(ps));
+	ps.s = s;
+	ps.len = len;
+	ps.out = *out = xcalloc(1, sizeof(**out));
+	if (len > SHPARSE_MAX_INPUT)
+		fail(&ps, "longer than %d bytes", SHPARSE_MAX_INPUT);
+	else if (memchr(s, '\0', len) != NULL)
+		fail(&ps, "a NUL byte");
+	else {
+		parse_list(&ps, 0);
+		if (!ps.failed && ps.nhd > 0)
+			fail(&ps, "here-document \"%s\" is not closed",
+			    ps.hd[0].delim);
+	}
+	word_free(&ps.cur.w);
+	for (i = 0; i < ps.nhd; i++)
+		free(ps.hd[i].delim);
+	if (ps.failed)
+		return -1;
+	if (ps.pos != len) {
+		snprintf((*out)->err, sizeof((*out)->err), "%zu bytes not read",
+		    len - ps.pos);
+		return -1;
+	}
+	(*out)->consumed = ps.pos;
+	return 0;
+}

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
+/*
+ * shparse: a POSIX shell command string split into the simple commands it
+ * would run, for deciding on what will run rather than on the text
+ * (policy/shrules.h).  Pure: no I/O, no globals, nothing executed.
+ *
+ * Covered: pipelines, &&, ||, ;, &, newlines, ! , subshells ( ), brace
+ * groups { }, the reserved words of if/while/until/for (their bodies are
+ * commands like any other), redirections with an optional fd number
+ * (< > >> <> >| <& >& <<< and bash's &> &>>), here-documents (<< and <<-,
+ * quoted or not), comments, line continuations, and every quoting form:
+ * '...', "...", backslash, $'...' (with its escapes) and $"...".
+ * Substitutions ($(...), `...`, <(...), >(...)) are parsed too: the
+ * commands inside them are commands of the string.  Expansions are not
+ * performed; a word records which ones it holds (SHW_*), and a command
+ * records why it cannot be resolved to fixed words (shcmd.why).
+ *
+ * Not covered, and reported as a parse error (the whole string is then
+ * unresolvable): case, select, coproc, [[ ]] containing operators,
+ * arithmetic or ${...} holding a substitution, here-documents left open
+ * at the end, and any quote, substitution or group left open.
+ */
+#ifndef AIRLOCK_SHPARSE_H
+#define AIRLOCK_SHPARSE_H
+
+#include <stddef.h>
+
+#define SHPARSE_MAX_INPUT (256 * 1024) /* bytes of one string */
+#define SHPARSE_MAX_DEPTH 64 /* nested groups/substitutions */
+#define SHPARSE_MAX_WORDS 4096 /* words in the whole string */
+
+/* What a word holds besides literal text (shword.flags). */
+#define SHW_QUOTED 0x001 /* some part was quoted */
+#define SHW_PARAM 0x002 /* $name, ${...}, $1, $@ ... */
+#define SHW_CMDSUB 0x004 /* $(...), `...`, <(...), >(...) */
+#define SHW_ARITH 0x008 /* $((...)) */
+#define SHW_GLOB 0x010 /* unquoted * ? [ */
+#define SHW_BRACE 0x020 /* unquoted { } , (bash brace expansion) */
+#define SHW_TILDE 0x040 /* unquoted leading ~ */
+#define SHW_NONASCII 0x080 /* a byte >= 0x80 or a control character */
+#define SHW_ANSIC 0x100 /* $'...': bash decodes it, dash does not */
+/* Flags that make the word's text differ from what will run. */
+#define SHW_NOT_FIXED \
+	(SHW_PARAM | SHW_CMDSUB | SHW_ARITH | SHW_GLOB | SHW_BRACE | \
+	    SHW_TILDE | SHW_ANSIC)
+
+struct shword {
+	char *text; /* after quote removal, NUL-terminated;
+					   expansions are left as written */
+	size_t len;
+	unsigned flags;
+};
+
+enum shredir_op {
+	SHR_IN, /* <  */
+	SHR_OUT, /* > and >| */
+	SHR_APPEND, /* >> */
+	SHR_INOUT, /* <> */
+	SHR_DUPIN, /* <& */
+	SHR_DUPOUT, /* >& */
+	SHR_BOTH, /* &> and &>> (bash) */
+	SHR_HEREDOC, /* << and <<-: target is the delimiter */
+	SHR_HERESTR, /* <<< (bash) */
+};
+
+struct shredir {
+	enum shredir_op op;
+	struct shword target;
+};
+
+struct shcmd {
+	struct shword *assigns; /* leading NAME=value words */
+	size_t nassigns;
+	struct shword *words; /* the command and its arguments */
+	size_t nwords;
+	struct shredir *redirs;
+	size_t nredirs;
+	int header; /* 1: a "for" header, not a command */
+	const char *why; /* static: why the parser alone
+					   cannot resolve it, or NULL */
+	size_t start, end; /* byte range in the input */
+};
+
+struct shparse {
+	struct shcmd *cmds; /* in the order they appear */
+	size_t ncmds;
+	size_t consumed; /* bytes accounted for; == the input's
+					   length when the parse succeeded */
+	char err[128]; /* why the parse failed, or "" */
+};
+
+/*
+ * Parses |len| bytes of |s| (need not be NUL-terminated).  Returns 0 with
+ * *out set, or -1 with *out set and (*out)->err saying why: a parse that
+ * failed still lists the commands found before the failure (a decision
+ * may use them, but must not allow).  A NUL byte, more than
+ * SHPARSE_MAX_INPUT bytes, SHPARSE_MAX_DEPTH levels or SHPARSE_MAX_WORDS
+ * words fail.  Caller frees *out with shparse_free.
+ */
+int shparse(const char *s, size_t len, struct shparse **out);
+
+void shparse_free(struct shparse *p);
+
+#endif

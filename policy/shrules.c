@@ -1,0 +1,968 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
+/*
+ * Deciding a command string under allow/ask/deny rules.  Everything here
+ * leans one way: when in doubt a command is unresolvable, and an
+ * unresolvable command is never allowed.  The lists of wrappers,
+ * interpreters and code-running options are not exhaustive (the sandbox
+ * stays the boundary; docs/SECURITY.md says what is not covered).
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/shparse.h"
+#include "policy/shrules.h"
+
+/* The decision of one command. */
+struct one {
+	enum shdecision d;
+	int rule;
+	const char *why; /* unresolvable because, or NULL */
+	char whybuf[96];
+	const struct shword *words; /* the command as matched */
+	size_t nwords;
+};
+
+static const char *const decision_names[] = { "allow", "ask", "deny" };
+
+const char *
+shdecision_name(enum shdecision d)
+{
+	return (unsigned)d < 3 ? decision_names[d] : "?";
+}
+
+int
+shdecision_parse(const char *s)
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (strcmp(s, decision_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+static int
+in_list(const char *s, const char *const *list)
+{
+	size_t i;
+
+	for (i = 0; list[i] != NULL; i++)
+		if (strcmp(s, list[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static const char *
+base_name(const char *s)
+{
+	const char *p = strrchr(s, '/');
+
+	return p != NULL ? p + 1 : s;
+}
+
+static int
+fixed(const struct shword *w)
+{
+	return w->text != NULL && (w->flags & SHW_NOT_FIXED) == 0 &&
+	    strlen(w->text) == w->len;
+}
+
+static void set_why(struct one *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+set_why(struct one *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (o->why != NULL)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(o->whybuf, sizeof(o->whybuf), fmt, ap);
+	va_end(ap);
+	o->why = o->whybuf;
+}
+
+/* ---- paths ---- */
+
+static int
+has_dotdot(const char *p)
+{
+	const char *s = p;
+
+	while ((s = strstr(s, "..")) != NULL) {
+		if ((s == p || s[-1] == '/') && (s[2] == '\0' || s[2] == '/'))
+			return 1;
+		s += 2;
+	}
+	return 0;
+}
+
+/* May a redirection or cd name |p|?  Beneath the workspace, or a device
+   every command may use. */
+static int
+path_ok(const char *p, const char *ws, int devices)
+{
+	static const char *const devs[] = { "/dev/null", "/dev/stdin",
+		"/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero", NULL };
+	size_t n;
+
+	if (p[0] == '\0' || has_dotdot(p))
+		return 0;
+	if (p[0] != '/')
+		return 1;
+	if (devices && in_list(p, devs))
+		return 1;
+	if (devices && strncmp(p, "/dev/fd/", 8) == 0 && p[8] != '\0' &&
+	    strspn(p + 8, "0123456789") == strlen(p + 8))
+		return 1;
+	if (ws == NULL || (n = strlen(ws)) == 0)
+		return 0;
+	while (n > 1 && ws[n - 1] == '/')
+		n--;
+	return strncmp(p, ws, n) == 0 && (p[n] == '\0' || p[n] == '/');
+}
+
+static void
+check_redirs(const struct shcmd *c, const char *ws, struct one *o)
+{
+	size_t i;
+
+	for (i = 0; i < c->nredirs; i++) {
+		const struct shredir *r = &c->redirs[i];
+		const struct shword *t = &r->target;
+
+		if (t->flags & SHW_CMDSUB)
+			set_why(o, "a command substitution in a redirection");
+		if (r->op == SHR_HEREDOC || r->op == SHR_HERESTR)
+			continue;
+		if ((r->op == SHR_DUPIN || r->op == SHR_DUPOUT) && fixed(t) &&
+		    t->len > 0 &&
+		    (strcmp(t->text, "-") == 0 ||
+			strspn(t->text, "0123456789") == t->len))
+			continue;
+		if (!fixed(t))
+			set_why(o,
+			    "a redirection target that is not a fixed "
+			    "word");
+		else if (!path_ok(t->text, ws, 1))
+			set_why(o,
+			    "a redirection outside the workspace (%.40s)",
+			    t->text);
+	}
+}
+
+/* ---- assignments ---- */
+
+/* Variables that change which program runs or what it runs. */
+static int
+dangerous_var(const char *name, size_t n)
+{
+	static const char *const exact[] = { "PATH", "ENV", "BASH_ENV",
+		"CDPATH", "IFS", "PS4", "SHELLOPTS", "BASHOPTS", "GLOBIGNORE",
+		"SHELL", "PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME",
+		"PERL5LIB", "PERL5OPT", "PERLLIB", "RUBYOPT", "RUBYLIB",
+		"NODE_OPTIONS", "NODE_PATH", "GIT_EXEC_PATH", "GIT_SSH",
+		"GIT_SSH_COMMAND", "GIT_PAGER", "GIT_EDITOR", "GIT_ASKPASS",
+		"PAGER", "EDITOR", "VISUAL", "GCONV_PATH", "PROMPT_COMMAND",
+		NULL };
+	static const char *const prefixes[] = { "LD_", "BASH_FUNC_",
+		"GIT_CONFIG", "DYLD_", NULL };
+	char buf[64];
+	size_t i;
+
+	if (n >= sizeof(buf))
+		return 0;
+	memcpy(buf, name, n);
+	buf[n] = '\0';
+	if (in_list(buf, exact))
+		return 1;
+	for (i = 0; prefixes[i] != NULL; i++)
+		if (strncmp(buf, prefixes[i], strlen(prefixes[i])) == 0)
+			return 1;
+	return 0;
+}
+
+static void
+check_assignment(const struct shword *w, struct one *o)
+{
+	size_t n = strcspn(w->text, "=");
+
+	if (w->flags & SHW_CMDSUB)
+		set_why(o, "a command substitution in an assignment");
+	if (dangerous_var(w->text, n))
+		set_why(o, "an assignment to %.*s changes what runs",
+		    (int)(n < 40 ? n : 40), w->text);
+}
+
+/* ---- wrappers seen through ---- */
+
+/*
+ * If words[i] is a wrapper that runs the rest of its words as a command,
+ * returns the index of that command (> i); i if it is not one (or, like
+ * "command -v", runs nothing); sets o->why and returns i for options it
+ * does not know.
+ */
+static size_t
+unwrap(const struct shword *w, size_t n, size_t i, struct one *o)
+{
+	const char *name = base_name(w[i].text);
+	size_t j = i + 1;
+	const char *a;
+
+#define ARG_FIXED() \
+	do { \
+		if (!fixed(&w[j])) { \
+			set_why( \
+			    o, "a %s option that is not a fixed word", name); \
+			return i; \
+		} \
+		a = w[j].text; \
+	} while (0)
+
+	if (strcmp(name, "env") == 0) {
+		for (; j < n; j++) {
+			ARG_FIXED();
+			if (strcmp(a, "--") == 0) {
+				j++;
+				break;
+			}
+			if (strcmp(a, "-i") == 0 || strcmp(a, "-") == 0 ||
+			    strcmp(a, "--ignore-environment") == 0 ||
+			    strcmp(a, "-0") == 0 || strcmp(a, "--null") == 0 ||
+			    strncmp(a, "--unset=", 8) == 0 ||
+			    (strncmp(a, "-u", 2) == 0 && a[2] != '\0'))
+				continue;
+			if (strcmp(a, "-u") == 0) {
+				j++;
+				continue;
+			}
+			if (a[0] == '-') {
+				set_why(o, "env option %.20s", a);
+				return i;
+			}
+			if (strchr(a, '=') != NULL) {
+				check_assignment(&w[j], o);
+				continue;
+			}
+			break;
+		}
+	} else if (strcmp(name, "command") == 0) {
+		for (; j < n; j++) {
+			ARG_FIXED();
+			if (strcmp(a, "-p") == 0)
+				continue;
+			if (strcmp(a, "--") == 0) {
+				j++;
+				break;
+			}
+			if (a[0] == '-')
+				return i; /* -v, -V: a lookup */
+			break;
+		}
+	} else if (strcmp(name, "nice") == 0) {
+		for (; j < n; j++) {
+			ARG_FIXED();
+			if (strcmp(a, "-n") == 0) {
+				j++;
+				continue;
+			}
+			if (strcmp(a, "--") == 0) {
+				j++;
+				break;
+			}
+			if (a[0] == '-' &&
+			    (strspn(a + 1, "0123456789") == strlen(a + 1) ||
+				strncmp(a, "-n", 2) == 0 ||
+				strncmp(a, "--adjustment=", 13) == 0))
+				continue;
+			if (a[0] == '-') {
+				set_why(o, "nice option %.20s", a);
+				return i;
+			}
+			break;
+		}
+	} else if (strcmp(name, "nohup") == 0 || strcmp(name, "time") == 0) {
+		for (; j < n; j++) {
+			ARG_FIXED();
+			if (strcmp(a, "--") == 0) {
+				j++;
+				break;
+			}
+			if (strcmp(name, "time") == 0 && strcmp(a, "-p") == 0)
+				continue;
+			if (a[0] == '-') {
+				set_why(o, "%s option %.20s", name, a);
+				return i;
+			}
+			break;
+		}
+	} else if (strcmp(name, "timeout") == 0) {
+		for (; j < n; j++) {
+			ARG_FIXED();
+			if (strcmp(a, "--") == 0) {
+				j++;
+				break;
+			}
+			if (strcmp(a, "-s") == 0 || strcmp(a, "-k") == 0)
+				j++;
+			else if (strncmp(a, "-s", 2) == 0 ||
+			    strncmp(a, "-k", 2) == 0 ||
+			    strncmp(a, "--signal=", 9) == 0 ||
+			    strncmp(a, "--kill-after=", 13) == 0 ||
+			    strcmp(a, "--foreground") == 0 ||
+			    strcmp(a, "--preserve-status") == 0 ||
+			    strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0)
+				continue;
+			else if (a[0] == '-') {
+				set_why(o, "timeout option %.20s", a);
+				return i;
+			} else
+				break;
+		}
+		j++; /* the duration */
+	} else if (strcmp(name, "stdbuf") == 0) {
+		for (; j < n; j++) {
+			ARG_FIXED();
+			if (strcmp(a, "--") == 0) {
+				j++;
+				break;
+			}
+			if (strcmp(a, "-i") == 0 || strcmp(a, "-o") == 0 ||
+			    strcmp(a, "-e") == 0)
+				j++;
+			else if ((a[0] == '-' && a[1] != '\0' &&
+				     strchr("ioe", a[1]) != NULL) ||
+			    strncmp(a, "--input=", 8) == 0 ||
+			    strncmp(a, "--output=", 9) == 0 ||
+			    strncmp(a, "--error=", 8) == 0)
+				continue;
+			else if (a[0] == '-') {
+				set_why(o, "stdbuf option %.20s", a);
+				return i;
+			} else
+				break;
+		}
+	} else
+		return i;
+#undef ARG_FIXED
+	return j < n ? j : i;
+}
+
+/* ---- commands that run code the rules cannot see ---- */
+
+static int
+is_shell(const char *name)
+{
+	static const char *const shells[] = { "sh", "bash", "dash", "zsh",
+		"ksh", "mksh", "lksh", "ash", "yash", "fish", "csh", "tcsh",
+		"rbash", "posh", "pdksh", "oksh", NULL };
+
+	return in_list(name, shells);
+}
+
+static int
+is_interpreter(const char *name)
+{
+	static const char *const stems[] = { "python", "pypy", "perl", "ruby",
+		"php", "lua", "luajit", "tclsh", "wish", NULL };
+	static const char *const exact[] = { "node", "nodejs", "bun", "deno",
+		"Rscript", "osascript", "pwsh", "powershell", "irb", "jshell",
+		"ghci", "julia", NULL };
+	size_t i, n;
+
+	if (in_list(name, exact))
+		return 1;
+	for (i = 0; stems[i] != NULL; i++) {
+		n = strlen(stems[i]);
+		if (strncmp(name, stems[i], n) == 0 &&
+		    strspn(name + n, "0123456789.") == strlen(name + n))
+			return 1;
+	}
+	return 0;
+}
+
+/* A shell: -c or -s or no script operand all run code the rules do not see. */
+static void
+check_shell(const struct shword *w, size_t n, struct one *o, int interp)
+{
+	const char *name = base_name(w[0].text);
+	size_t j;
+
+	for (j = 1; j < n; j++) {
+		const char *a = w[j].text;
+
+		if (!fixed(&w[j])) {
+			set_why(o,
+			    "%s with an argument that is not a fixed "
+			    "word",
+			    name);
+			return;
+		}
+		if (strcmp(a, "-") == 0) {
+			set_why(o,
+			    "%s reading its program from standard "
+			    "input",
+			    name);
+			return;
+		}
+		if (strcmp(a, "--") == 0) {
+			j++;
+			break;
+		}
+		if (a[0] != '-' && a[0] != '+')
+			break;
+		if (strncmp(a, "--", 2) == 0) {
+			if (strncmp(a, "--eval", 6) == 0 ||
+			    strncmp(a, "--print", 7) == 0 ||
+			    strncmp(a, "--command", 9) == 0 ||
+			    strncmp(a, "--exec", 6) == 0 ||
+			    strncmp(a, "--init-file", 11) == 0 ||
+			    strncmp(a, "--rcfile", 8) == 0) {
+				set_why(o, "%s %.20s runs code text", name, a);
+				return;
+			}
+			if (strcmp(a, "--version") == 0 ||
+			    strcmp(a, "--help") == 0)
+				return;
+			continue;
+		}
+		if (strpbrk(a + 1, interp ? "cCeErpBR" : "cs") != NULL) {
+			set_why(o, "%s %.20s runs code text", name, a);
+			return;
+		}
+		if (interp &&
+		    (strcmp(a, "-V") == 0 || strcmp(a, "-h") == 0 ||
+			strcmp(a, "-v") == 0))
+			return;
+		if (interp && strcmp(a, "-m") == 0)
+			return; /* a module, which is an operand */
+		if (interp &&
+		    (strcmp(a, "-W") == 0 || strcmp(a, "-X") == 0 ||
+			strcmp(a, "-I") == 0 || strcmp(a, "-M") == 0))
+			j++;
+		if (!interp && strpbrk(a + 1, "o") != NULL)
+			j++; /* -o OPTION */
+	}
+	if (j >= n)
+		set_why(o, "%s reading its program from standard input", name);
+}
+
+static void
+check_command(const struct shword *w, size_t n, const char *ws, struct one *o)
+{
+	static const char *const codeword[] = { "eval", "exec", "source", ".",
+		"alias", "trap", "builtin", "hash", "enable", "fc", NULL };
+	static const char *const runners[] = { "sudo", "doas", "su", "runuser",
+		"pkexec", "setpriv", "chroot", "unshare", "nsenter", "setsid",
+		"flock", "watch", "xargs", "parallel", "strace", "ltrace",
+		"gdb", "valgrind", "busybox", "toybox", "ionice", "taskset",
+		"chrt", "fakeroot", "proot", "firejail", "bwrap", "systemd-run",
+		"script", "expect", "sg", "newgrp", "eatmydata", "faketime",
+		"torsocks", "proxychains", "proxychains4", "dbus-launch",
+		"xvfb-run", "catchsegv", "awk", "gawk", "mawk", "nawk", "env",
+		NULL };
+	static const char *const setters[] = { "export", "readonly", "local",
+		"declare", "typeset", NULL };
+	const char *name;
+	size_t j;
+
+	if (!fixed(&w[0])) {
+		set_why(o, "the command word is not a fixed word (%s)",
+		    (w[0].flags & SHW_CMDSUB)	   ? "a substitution"
+			: (w[0].flags & SHW_PARAM) ? "an expansion"
+			: (w[0].flags & SHW_ARITH) ? "arithmetic"
+			: (w[0].flags & SHW_GLOB)  ? "a glob"
+			: (w[0].flags & SHW_BRACE) ? "a brace expansion"
+			: (w[0].flags & SHW_TILDE) ? "a tilde"
+			: (w[0].flags & SHW_ANSIC) ? "$'...' quoting"
+						   : "a NUL");
+		return;
+	}
+	if (w[0].flags & SHW_NONASCII) {
+		set_why(o,
+		    "a non-ASCII or control character in the command "
+		    "word");
+		return;
+	}
+	if (w[0].len == 0) {
+		set_why(o, "an empty command word");
+		return;
+	}
+	name = base_name(w[0].text);
+	if (in_list(name, codeword)) {
+		set_why(o, "%s runs code the rules cannot see", name);
+		return;
+	}
+	if (in_list(name, runners)) {
+		set_why(
+		    o, "%s runs a command the rules do not see through", name);
+		return;
+	}
+	if (is_shell(name)) {
+		check_shell(w, n, o, 0);
+		return;
+	}
+	if (is_interpreter(name)) {
+		check_shell(w, n, o, 1);
+		if (o->why == NULL &&
+		    (strcmp(name, "deno") == 0 || strcmp(name, "bun") == 0) &&
+		    n > 1 && fixed(&w[1]) && strcmp(w[1].text, "eval") == 0)
+			set_why(o, "%s eval runs code text", name);
+		return;
+	}
+	if (in_list(name, setters)) {
+		for (j = 1; j < n; j++)
+			if (!fixed(&w[j]) && (w[j].flags & SHW_CMDSUB))
+				set_why(
+				    o, "a command substitution in %s", name);
+			else
+				check_assignment(&w[j], o);
+		return;
+	}
+	if (strcmp(name, "cd") == 0 || strcmp(name, "pushd") == 0 ||
+	    strcmp(name, "popd") == 0) {
+		for (j = 1; j < n && fixed(&w[j]) &&
+		     (strcmp(w[j].text, "-P") == 0 ||
+			 strcmp(w[j].text, "-L") == 0);
+		     j++)
+			;
+		if (j >= n || strcmp(name, "popd") == 0)
+			set_why(
+			    o, "%s to a directory outside the workspace", name);
+		else if (!fixed(&w[j]))
+			set_why(o,
+			    "%s to a directory that is not a fixed "
+			    "word",
+			    name);
+		else if (!path_ok(w[j].text, ws, 0))
+			set_why(o, "%s outside the workspace (%.40s)", name,
+			    w[j].text);
+		return;
+	}
+	for (j = 1; j < n; j++) {
+		const char *a = w[j].text;
+
+		if (strcmp(name, "find") == 0 &&
+		    (strcmp(a, "-exec") == 0 || strcmp(a, "-execdir") == 0 ||
+			strcmp(a, "-ok") == 0 || strcmp(a, "-okdir") == 0))
+			set_why(o, "find %s runs a command", a);
+		if (strcmp(name, "git") == 0 &&
+		    (strcmp(a, "-c") == 0 ||
+			strncmp(a, "--config-env", 12) == 0 ||
+			strncmp(a, "--exec-path", 11) == 0))
+			set_why(o, "git %s can make git run code", a);
+		if (strcmp(name, "tar") == 0 &&
+		    (strcmp(a, "-I") == 0 ||
+			strncmp(a, "--to-command", 12) == 0 ||
+			strncmp(a, "--use-compress-program", 22) == 0 ||
+			strncmp(a, "--checkpoint-action", 19) == 0 ||
+			strncmp(a, "--info-script", 13) == 0 ||
+			strncmp(a, "--new-volume-script", 19) == 0))
+			set_why(o, "tar %.24s runs a command", a);
+		if (strcmp(name, "rsync") == 0 &&
+		    (strcmp(a, "-e") == 0 || strncmp(a, "--rsh", 5) == 0 ||
+			strncmp(a, "--rsync-path", 12) == 0))
+			set_why(o, "rsync %.16s runs a command", a);
+		if ((strcmp(name, "vi") == 0 || strcmp(name, "vim") == 0 ||
+			strcmp(name, "nvim") == 0 || strcmp(name, "ex") == 0) &&
+		    (strcmp(a, "-c") == 0 || strcmp(a, "--cmd") == 0 ||
+			strcmp(a, "-S") == 0 || a[0] == '+'))
+			set_why(o, "%s %.16s runs editor commands", name, a);
+	}
+}
+
+static void decide_cmd(const struct shell_rules *, const struct shcmd *,
+    const char *, struct one *, int);
+
+/* ---- matching ---- */
+
+/* 1: matches, 0: does not, 2: might (a word that is not fixed). */
+static int
+rule_match(const struct shrule *r, const struct shword *w, size_t n)
+{
+	size_t i, k;
+
+	for (i = 0; i < r->nprefix; i++) {
+		if (i >= n)
+			return 0;
+		/* A glob, tilde or $'...' as written (or decoded) matches a
+		   rule that names it (rm -rf ~, rm -rf *), for rules that
+		   are not allow. */
+		if (!fixed(&w[i]) &&
+		    (r->decision == SHD_ALLOW ||
+			(w[i].flags & SHW_NOT_FIXED &
+			    ~(SHW_GLOB | SHW_TILDE | SHW_BRACE | SHW_ANSIC)) !=
+			    0))
+			return 2;
+		for (k = 0; k < r->prefix[i].nalts; k++) {
+			const char *alt = r->prefix[i].alts[k];
+
+			if (strcmp(w[i].text, alt) == 0)
+				break;
+			if (i == 0 && r->decision != SHD_ALLOW &&
+			    strchr(w[i].text, '/') != NULL &&
+			    strcmp(base_name(w[i].text), alt) == 0)
+				break;
+		}
+		/* A glob, brace or tilde could still expand to the word. */
+		if (k == r->prefix[i].nalts)
+			return (w[i].flags & (SHW_NOT_FIXED & ~SHW_ANSIC)) != 0
+			    ? 2
+			    : 0;
+	}
+	if (r->exact && n > r->nprefix)
+		return fixed(&w[r->nprefix]) ? 0 : 2;
+	return 1;
+}
+
+static void
+decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
+    const char *ws, struct one *o)
+{
+	size_t i, start = 0, next;
+	int m;
+
+	while (start < n && fixed(&w[start]) &&
+	    (next = unwrap(w, n, start, o)) != start)
+		start = next;
+	if (o->why == NULL)
+		check_command(w + start, n - start, ws, o);
+	o->words = w + start;
+	o->nwords = n - start;
+	o->d = r->dflt;
+	o->rule = -1;
+	for (i = 0; i < r->nrules; i++) {
+		if ((m = rule_match(&r->rules[i], w + start, n - start)) == 0)
+			continue;
+		if (m == 2) {
+			set_why(o,
+			    "a word that is not fixed where rule %zu "
+			    "looks",
+			    i + 1);
+			break;
+		}
+		o->d = r->rules[i].decision;
+		o->rule = (int)i;
+		break;
+	}
+	/*
+	 * What an unresolvable command runs is unknown, but where its words
+	 * hold a command a rule asks about or denies (sudo rm -rf /, xargs
+	 * git push), that rule raises the decision.
+	 */
+	for (i = start + 1; o->why != NULL && i < n; i++) {
+		size_t k;
+
+		for (k = 0; k < r->nrules; k++)
+			if (r->rules[k].decision > o->d &&
+			    rule_match(&r->rules[k], w + i, n - i) == 1) {
+				o->d = r->rules[k].decision;
+				o->rule = (int)k;
+			}
+	}
+	/* The wrapper itself may be named by a rule (sudo: deny). */
+	if (o->rule == -1 && start > 0)
+		for (i = 0; i < r->nrules; i++)
+			if (rule_match(&r->rules[i], w, n) == 1 &&
+			    r->rules[i].decision > o->d) {
+				o->d = r->rules[i].decision;
+				o->rule = (int)i;
+				break;
+			}
+}
+
+/*
+ * sh -c 'CODE': the code is unresolvable as a whole (the shell may be
+ * another one, with other options), but a command in it that a rule asks
+ * about or denies still raises the decision.  |depth| bounds nesting.
+ */
+static void
+raise_by_code(const struct shell_rules *r, const struct one *o, const char *ws,
+    int depth, enum shdecision *d, int *rule)
+{
+	struct shparse *p;
+	struct one sub;
+	size_t j, i;
+
+	if (o->nwords < 3 || depth > 4 ||
+	    !is_shell(base_name(o->words[0].text)))
+		return;
+	for (j = 1; j + 1 < o->nwords; j++) {
+		const struct shword *a = &o->words[j];
+
+		if (!fixed(a) || a->text[0] != '-' ||
+		    strchr(a->text, 'c') == NULL ||
+		    strncmp(a->text, "--", 2) == 0)
+			continue;
+		if (!fixed(&o->words[j + 1]))
+			return;
+		(void)shparse(o->words[j + 1].text, o->words[j + 1].len, &p);
+		for (i = 0; i < p->ncmds; i++) {
+			decide_cmd(r, &p->cmds[i], ws, &sub, depth + 1);
+			if (sub.rule >= 0 && sub.d > *d) {
+				*d = sub.d;
+				*rule = sub.rule;
+			}
+		}
+		shparse_free(p);
+		return;
+	}
+}
+
+static void
+decide_cmd(const struct shell_rules *r, const struct shcmd *c, const char *ws,
+    struct one *o, int depth)
+{
+	size_t i;
+
+	memset(o, 0, sizeof(*o));
+	o->why = c->why;
+	o->d = r->dflt;
+	o->rule = -1;
+	for (i = 0; i < c->nassigns; i++)
+		check_assignment(&c->assigns[i], o);
+	for (i = 0; i < c->nwords; i++)
+		if (c->words[i].flags & SHW_CMDSUB)
+			set_why(o, "a command or process substitution");
+	check_redirs(c, ws, o);
+	if (c->header) {
+		o->words = c->words;
+		o->nwords = c->nwords;
+	} else if (c->nwords > 0)
+		decide_words(r, c->words, c->nwords, ws, o);
+	else {
+		o->words = c->assigns;
+		o->nwords = c->nassigns;
+	}
+	if (o->why != NULL)
+		raise_by_code(r, o, ws, depth, &o->d, &o->rule);
+	if (o->why != NULL && o->d < r->unresolvable) {
+		o->d = r->unresolvable;
+		o->rule = -2;
+	}
+}
+
+/* ---- verdicts ---- */
+
+static void
+safe_join(char *out, size_t outlen, const struct shword *w, size_t n)
+{
+	size_t i, k, o = 0;
+
+	for (i = 0; i < n && o + 1 < outlen; i++) {
+		if (i > 0)
+			out[o++] = ' ';
+		for (k = 0; k < w[i].len && o + 1 < outlen; k++) {
+			unsigned char ch = (unsigned char)w[i].text[k];
+
+			out[o++] = (ch >= 0x20 && ch < 0x7f) ? (char)ch : '?';
+		}
+	}
+	out[o < outlen ? o : outlen - 1] = '\0';
+	if (o + 1 >= outlen && outlen > 4)
+		memcpy(out + outlen - 4, "...", 4);
+}
+
+static void
+rule_text(const struct shrule *r, char *out, size_t outlen)
+{
+	size_t i, k, o = 0;
+	int n;
+
+	out[0] = '\0';
+	for (i = 0; i < r->nprefix; i++)
+		for (k = 0; k < r->prefix[i].nalts; k++) {
+			n = snprintf(out + o, outlen - o, "%s%s",
+			    k > 0	? "|"
+				: i > 0 ? " "
+					: "",
+			    r->prefix[i].alts[k]);
+			if (n < 0 || (size_t)n >= outlen - o)
+				return;
+			o += (size_t)n;
+		}
+}
+
+static void
+verdict_from(
+    const struct shell_rules *r, const struct one *o, struct shverdict *v)
+{
+	char rt[128];
+
+	v->decision = o->d;
+	v->rule = o->rule;
+	safe_join(v->command, sizeof(v->command), o->words, o->nwords);
+	if (o->rule >= 0) {
+		rule_text(&r->rules[o->rule], rt, sizeof(rt));
+		snprintf(v->reason, sizeof(v->reason), "rule %d (%s): %s",
+		    o->rule + 1, rt, shdecision_name(o->d));
+	} else if (o->rule == -2)
+		snprintf(v->reason, sizeof(v->reason), "unresolvable: %s: %s",
+		    o->why, shdecision_name(o->d));
+	else
+		snprintf(v->reason, sizeof(v->reason),
+		    "no rule matched: "
+		    "default: %s",
+		    shdecision_name(o->d));
+}
+
+enum shdecision
+shrules_decide(const struct shell_rules *r, const char *cmd, size_t len,
+    const char *ws, struct shverdict *v)
+{
+	struct shparse *p;
+	struct one o;
+	size_t i;
+	int rc, have = 0;
+
+	memset(v, 0, sizeof(*v));
+	rc = shparse(cmd, len, &p);
+	for (i = 0; i < p->ncmds; i++) {
+		const struct shcmd *c = &p->cmds[i];
+
+		decide_cmd(r, c, ws, &o, 0);
+		if (c->header && o.why == NULL)
+			continue; /* "for x in a b": runs nothing */
+		if (!have || o.d > v->decision) {
+			verdict_from(r, &o, v);
+			have = 1;
+		}
+	}
+	if (rc != 0 && (!have || r->unresolvable > v->decision)) {
+		v->decision = r->unresolvable;
+		v->rule = -2;
+		snprintf(v->command, sizeof(v->command), "%s", "");
+		snprintf(v->reason, sizeof(v->reason),
+		    "unresolvable: the "
+		    "shell parser cannot follow it (%s): %s",
+		    p->err, shdecision_name(r->unresolvable));
+		have = 1;
+	}
+	if (!have) {
+		v->decision = r->dflt;
+		v->rule = -1;
+		snprintf(v->reason, sizeof(v->reason),
+		    "no command: default: "
+		    "%s",
+		    shdecision_name(r->dflt));
+	}
+	shparse_free(p);
+	return v->decision;
+}
+
+enum shdecision
+shrules_decide_argv(const struct shell_rules *r, char *const *argv, size_t argc,
+    const char *ws, struct shverdict *v)
+{
+	struct shword *w;
+	struct one o;
+	size_t i;
+
+	memset(v, 0, sizeof(*v));
+	w = calloc(argc + 1, sizeof(*w));
+	if (w == NULL) {
+		v->decision = SHD_DENY;
+		return SHD_DENY;
+	}
+	for (i = 0; i < argc; i++) {
+		w[i].text = argv[i];
+		w[i].len = strlen(argv[i]);
+	}
+	memset(&o, 0, sizeof(o));
+	o.d = r->dflt;
+	o.rule = -1;
+	if (argc > 0)
+		decide_words(r, w, argc, ws, &o);
+	if (o.why != NULL && o.d < r->unresolvable) {
+		o.d = r->unresolvable;
+		o.rule = -2;
+	}
+	verdict_from(r, &o, v);
+	free(w);
+	return v->decision;
+}
+
+static void
+print_word(FILE *fp, const char *s)
+{
+	const char *p;
+
+	fputc('"', fp);
+	for (p = s; *p != '\0'; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(fp, "\\%c", *p);
+		else if ((unsigned char)*p < 0x20)
+			fprintf(fp, "\\x%02x", (unsigned char)*p);
+		else
+			fputc(*p, fp);
+	}
+	fputc('"', fp);
+}
+
+void
+shrules_print(const struct shell_rules *r, FILE *fp, int indent)
+{
+	size_t i, j, k;
+
+	if (r == NULL)
+		return;
+	fprintf(fp, "%*sdefault: %s\n", indent, "", shdecision_name(r->dflt));
+	fprintf(fp, "%*sunresolvable: %s\n", indent, "",
+	    shdecision_name(r->unresolvable));
+	fprintf(fp, "%*srules:%s\n", indent, "", r->nrules == 0 ? " []" : "");
+	for (i = 0; i < r->nrules; i++) {
+		const struct shrule *ru = &r->rules[i];
+
+		fprintf(fp, "%*s  - prefix: [", indent, "");
+		for (j = 0; j < ru->nprefix; j++) {
+			if (j > 0)
+				fputs(", ", fp);
+			if (ru->prefix[j].nalts == 1) {
+				print_word(fp, ru->prefix[j].alts[0]);
+				continue;
+			}
+			fputc('[', fp);
+			for (k = 0; k < ru->prefix[j].nalts; k++) {
+				if (k > 0)
+					fputs(", ", fp);
+				print_word(fp, ru->prefix[j].alts[k]);
+			}
+			fputc(']', fp);
+		}
+		fprintf(fp, "]\n%*s    decision: %s\n", indent, "",
+		    shdecision_name(ru->decision));
+		if (ru->exact)
+			fprintf(fp, "%*s    exact: true\n", indent, "");
+		if (ru->comment != NULL) {
+			fprintf(fp, "%*s    comment: ", indent, "");
+			print_word(fp, ru->comment);
+			fputc('\n', fp);
+		}
+	}
+}
+
+void
+shrules_free(struct shell_rules *r)
+{
+	size_t i, j, k;
+
+	if (r == NULL)
+		return;
+	for (i = 0; i < r->nrules; i++) {
+		for (j = 0; j < r->rules[i].nprefix; j++) {
+			for (k = 0; k < r->rules[i].prefix[j].nalts; k++)
+				free(r->rules[i].prefix[j].alts[k]);
+			free(r->rules[i].prefix[j].alts);
+		}
+		free(r->rules[i].prefix);
+		free(r->rules[i].comment);
+	}
+	free(r->rules);
+	free(r);
+}

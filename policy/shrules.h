@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
+/*
+ * shrules: allow / ask / deny rules for the command strings of an exec
+ * tool, decided on the simple commands the string would run
+ * (policy/shparse.h), never on its text.  Pure: no I/O.
+ *
+ * A rule is a prefix of words; each element is one word or a set of
+ * alternatives.  A simple command matches a rule when its first words,
+ * after quote removal, leading VAR=value assignments and the wrappers
+ * env, command, nice, nohup, timeout, time and stdbuf (with their own
+ * options) are set aside, equal the prefix (with "exact", no more words
+ * follow).  The command word also matches by its last path component
+ * ("/usr/bin/git" is "git"), except for allow rules.  The first rule that
+ * matches decides; no rule: the default.  A command the rules cannot see
+ * through (shrules_decide's list of causes) is "unresolvable", which is
+ * never allow.  The string's decision is the strictest of its commands'
+ * (deny > ask > allow); an empty string gets the default.
+ */
+#ifndef AIRLOCK_SHRULES_H
+#define AIRLOCK_SHRULES_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* In order of strictness. */
+enum shdecision {
+	SHD_ALLOW,
+	SHD_ASK,
+	SHD_DENY,
+};
+
+struct shrule_elem {
+	char **alts; /* NULL-terminated, at least one */
+	size_t nalts;
+};
+
+struct shrule {
+	struct shrule_elem *prefix;
+	size_t nprefix;
+	int exact; /* no further words */
+	enum shdecision decision;
+	char *comment; /* may be NULL */
+	int line; /* in the manifest */
+};
+
+struct shell_rules {
+	struct shrule *rules;
+	size_t nrules;
+	enum shdecision dflt; /* no rule matched */
+	enum shdecision unresolvable; /* ASK or DENY, never ALLOW */
+};
+
+/* What decided a string. */
+struct shverdict {
+	enum shdecision decision;
+	int rule; /* index of the deciding rule, -1: the
+					   default, -2: unresolvable */
+	char command[160]; /* the deciding command's words (or
+					   the string's head), vis-safe
+					   ASCII */
+	char reason[256]; /* "rule 3 (git push): ask",
+					   "unresolvable: eval runs code text",
+					   ... */
+};
+
+/*
+ * Decides |len| bytes of |cmd| under |r|.  |workspace| is the absolute
+ * path of the workspace (redirection targets must stay beneath it).
+ * Returns the decision, also in v->decision.  Unresolvable, besides a
+ * parse error: command or process substitution anywhere in a command; an
+ * expansion, glob, brace, tilde, $'...' or non-ASCII byte in the command
+ * word; an assignment that changes how commands are found or run (PATH,
+ * ENV, BASH_ENV, IFS, LD_*, ...); eval, exec, source, ., alias, trap,
+ * builtin, hash, enable, fc, a function definition; wrappers that run
+ * another command they are not seen through (sudo, doas, su, xargs,
+ * find -exec, chroot, setsid, flock, watch, nsenter, unshare, busybox,
+ * ...); a shell with -c or -s or reading a script from stdin; an
+ * interpreter with a code option (python -c, node -e, perl -e, ruby -e,
+ * php -r, ...) or none at all; awk; cd to a place outside the workspace;
+ * a redirection target that is not a fixed word, or outside the
+ * workspace (other than /dev/null, /dev/std{in,out,err}, /dev/fd/N,
+ * /dev/tty, /dev/zero).  An argument that is not a fixed word stops
+ * matching there: a rule whose prefix reaches it might match, and the
+ * command is unresolvable.
+ */
+enum shdecision shrules_decide(const struct shell_rules *r, const char *cmd,
+    size_t len, const char *workspace, struct shverdict *v);
+
+/*
+ * Decides one argv (already words: no parsing, no redirections), as
+ * shrules_decide decides one simple command; |workspace| as there.
+ */
+enum shdecision shrules_decide_argv(const struct shell_rules *r,
+    char *const *argv, size_t argc, const char *workspace, struct shverdict *v);
+
+/* "allow", "ask", "deny"; shdecision_parse returns -1 for others. */
+const char *shdecision_name(enum shdecision);
+int shdecision_parse(const char *);
+
+/* Writes the rules in canonical manifest form, indented by |indent|. */
+void shrules_print(const struct shell_rules *r, FILE *fp, int indent);
+
+/* Frees.  NULL is fine. */
+void shrules_free(struct shell_rules *r);
+
+#endif
