@@ -78,7 +78,8 @@ const char *const seatbelt_secret_paths[] = { "~/.ssh", "~/.aws", "~/.gnupg",
 	"~/Library/Keychains", "/Library/Keychains", "~/.config/gcloud",
 	"~/.azure", "~/.kube", "~/.docker", "~/.netrc", "~/.git-credentials",
 	"~/.config/gh", "~/.npmrc", "~/.pypirc", "~/.local/state/airlock",
-	PATHS_STATE_DEFAULT, NULL };
+	/* root's state directory, as configured */
+	(PATHS_STATE_DEFAULT), NULL };
 
 /* Programs that ask LaunchServices to start something outside. */
 const char *const seatbelt_launchservices_helpers[] = { "/usr/bin/open",

@@ -85,9 +85,8 @@ ctx_open(struct cow_ctx *x, const char *id, int lock)
 	x->upperfd = x->rootfd = -1;
 	if ((rc = cowsession_open(id, lock, &x->cs, err, sizeof(err))) != 0) {
 		log_warnx("%s", err);
-		return rc == AL_ERR_NOT_FOUND ? EXIT_NOINPUT
-		    : rc == AL_ERR_CONFLICT   ? EXIT_REFUSED
-					      : EXIT_FAILED;
+		/* In use (AL_ERR_CONFLICT) or unreadable: both exit 1. */
+		return rc == AL_ERR_NOT_FOUND ? EXIT_NOINPUT : EXIT_FAILED;
 	}
 	if ((x->upperfd = open(x->cs->upper,
 		 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1 ||
