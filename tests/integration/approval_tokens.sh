@@ -6,8 +6,8 @@
 # --sign" turning pending --json output into a token, and the broker
 # taking tokens through "airlock approve --token" (from a uid that is not
 # an approver: the signature decides) and through its inbox directory.
-# Wrong digest, replay, expiry, unknown key, revoked key and tampering are
-# each refused, said and audited.
+# Wrong digest, another session, replay, expiry, unknown key, revoked key
+# and tampering are each refused, said and audited.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -153,6 +153,15 @@ cp "$T/bob2.tok" "$INBOX/bob.tok"
 for i in $(seq 100); do [ "$(refusals unknown_key)" = 2 ] && break; sleep 0.1; done
 check "an inbox token with an unknown key is refused and audited" test "$(refusals unknown_key)" = 2
 check "an inbox file that is not a token is audited as malformed" grep -q '"approval_token_refused".*"refused":"malformed".*inbox:junk' "$sess/audit.jsonl"
+# Another session: a token by a pinned key for this approval id and
+# digest, but naming another session, dropped in this session's inbox.
+jq '.pending |= map(.session = "other-session")' "$T/req.json" >"$T/reqother.json"
+"$AIRLOCK" approve --sign --key "$K/alice" --yes --id "$id" "$T/reqother.json" >"$T/other.tok" 2>/dev/null
+expect_eq "the token names the other session" "$(jq -r .session "$T/other.tok")" other-session
+cp "$T/other.tok" "$INBOX/other.tok"
+for i in $(seq 100); do [ "$(refusals wrong_session)" = 1 ] && break; sleep 0.1; done
+check "a token for another session is refused and audited as wrong_session" \
+    bash -c 'grep "\"approval_token_refused\".*\"refused\":\"wrong_session\"" "$1" | grep -q "the token is for session other-session, not"' _ "$sess/audit.jsonl"
 check "gamma still waits" test -z "$(sed -n 's/^R3 //p' "$OUT")"
 sign "$T/gamma.tok" alice
 cp "$T/gamma.tok" "$INBOX/gamma.tok"

@@ -8,8 +8,8 @@
 # through the write policy (each refused entry named with its rule) and
 # only without conflicts; discard throws it away; a session resumes; a
 # session in use cannot be committed; commitApproval: required wants an
-# approver.  The attacks of issue 12 are made for real from inside the
-# agent's sandbox.
+# approver; a manifest changed since the session began refuses.  The
+# attacks of issue 12 are made for real from inside the agent's sandbox.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -184,4 +184,11 @@ run_agent 'echo approved >src/approved.txt' --cow
 expect_eq "commitApproval: required refuses a user who is not an approver" "$rc" 1
 expect_contains "and says so" "$(cat "$T/cerr")" "is not one of approvals.approvers"
 check "nothing landed" test ! -e "$ws/src/approved.txt"
+
+# --- The manifest changed since the session began: loosening it buys nothing
+sed -i '/commitApproval: required/d' "$T/m.yaml"
+"$A" commit "$S" 2>"$T/cerr"; rc=$?
+expect_eq "commit under a manifest changed since the session began refuses" "$rc" 1
+expect_contains "and says the manifest changed" "$(cat "$T/cerr")" "changed since session $S began"
+check "nothing landed without the approval" test ! -e "$ws/src/approved.txt"
 finish

@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# What stands between a copy-on-write session and the checkout, each shown
+# alone in one short session (cow_session.sh covers the whole flow): the
+# write policy refuses a nested .git and nothing lands; commit --digest
+# refuses a change set other than the one reviewed; a manifest changed
+# since the session began refuses the commit; with the manifest put back
+# and the reviewed digest, the same change set lands.  Fast on purpose:
+# `make mutants` maps the commit's guards here.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/mcp_lib.sh"
+mcp_env
+ws=$(make_workspace)
+A=$(realpath "$AIRLOCK")
+
+cat >"$T/m.yaml" <<'EOF'
+tools:
+  - name: write_file
+    input: { path: workspace_relative_path, content: string }
+    output: { sha256: sha256, bytes: integer }
+    sideEffect: workspace_write
+    timeoutMs: 5000
+agent:
+  workspace: cow
+EOF
+cp "$T/m.yaml" "$T/m.orig"
+
+run_agent() {	# BODY [airlock run options...]
+	{ echo '#!/bin/sh'; printf '%s\n' "$1"; } >"$T/agent.sh"
+	shift
+	chmod 755 "$T/agent.sh"
+	timeout 60 "$A" run --manifest "$T/m.yaml" --workspace "$ws" "$@" \
+	    -- "$T/agent.sh" >"$T/out" 2>"$T/err"
+	S=$(sed -n 's/.*changes stay in session \([^ ]*\) until.*/\1/p' "$T/err" | tail -1)
+}
+
+# The write policy: a nested .git is refused with its rule, nothing lands.
+run_agent 'mkdir -p src/.git && echo "[core]" >src/.git/config && echo ok >src/ok.txt'
+check "a session id is printed" test -n "$S"
+"$A" commit "$S" 2>"$T/cerr"; rc=$?
+expect_eq "commit of a nested .git refuses (exit 1)" "$rc" 1
+expect_contains "and names the entry and its rule" "$(cat "$T/cerr")" "refused: src/.git/config: git"
+check "nothing landed" test ! -e "$ws/src/ok.txt" -a ! -e "$ws/src/.git"
+"$A" discard "$S" 2>/dev/null
+
+# A clean change set, reviewed.
+run_agent 'echo ok >src/ok.txt' --resume "$S"
+"$A" diff "$S" >/dev/null 2>"$T/derr"
+sha=$(sed -n 's/.*diff sha256 \([0-9a-f]*\).*/\1/p' "$T/derr")
+check "diff prints the change set's sha256" test -n "$sha"
+"$A" commit --digest "$(printf '%064d' 0)" "$S" 2>"$T/cerr"; rc=$?
+expect_eq "commit with another change set's digest refuses" "$rc" 1
+expect_contains "and says the digests differ" "$(cat "$T/cerr")" "$sha"
+check "nothing landed" test ! -e "$ws/src/ok.txt"
+
+# The manifest changed since the session began.
+echo "# changed" >>"$T/m.yaml"
+"$A" commit --digest "$sha" "$S" 2>"$T/cerr"; rc=$?
+expect_eq "commit under a changed manifest refuses" "$rc" 1
+expect_contains "and says the manifest changed" "$(cat "$T/cerr")" "changed since session $S began"
+check "nothing landed" test ! -e "$ws/src/ok.txt"
+
+# Put back: the reviewed change set lands.
+cp "$T/m.orig" "$T/m.yaml"
+"$A" commit --digest "$sha" "$S" 2>"$T/cerr"; rc=$?
+expect_eq "with the manifest put back, the reviewed commit succeeds" "$rc" 0
+expect_eq "and the file landed" "$(cat "$ws/src/ok.txt" 2>/dev/null)" ok
+finish
