@@ -47,7 +47,7 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h supervisor/cmd_approver
 	common/paths.h bench/audit_key_bench.c supervisor/cmd_sessions.c \
 	supervisor/cmd_paths.c broker/wsindex.c broker/wsindex.h \
 	bench/wsindex_bench.c tests/unit/test_wsindex.c policy/manifest_limits.c \
-	policy/manifest_limits.h
+	policy/manifest_limits.h bench/mcp_pipe.c
 
 lint: $(BUILT_SOURCES) config.h
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
