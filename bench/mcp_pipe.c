@@ -84,7 +84,7 @@ start(struct peer *p, const char *airlock, const char *ws, const char *manifest)
 {
 	int sv[2];
 
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == -1)
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1)
 		die("socketpair");
 	if ((p->pid = fork()) == 0) {
 		close(sv[0]);
