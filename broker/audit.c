@@ -31,6 +31,8 @@
 #define AUDIT_SEED_LEN		crypto_sign_SEEDBYTES
 #define AUDIT_MAX_SESSION	128
 #define AUDIT_MAX_EVENT		64
+#define AUDIT_BATCH_RECORDS	128	/* a batch is flushed at this size */
+#define AUDIT_BATCH_BYTES	(64 * 1024)
 
 struct audit {
 	int			 fd;
@@ -419,8 +421,12 @@ append_record(struct audit *a, const char *event, json_t *fields)
 	    a->durable_next));
 	if (sync)
 		a->psync = 1;
-	/* A key or durable record ends the batch: it is written on return. */
-	rc = a->batch && !sync && !event_is_key(event) && !a->durable_next ?
+	/*
+	 * A key or durable record ends the batch: it is written on return.
+	 * So does a full batch, which bounds the memory a flood can hold.
+	 */
+	rc = a->batch && !sync && !event_is_key(event) && !a->durable_next &&
+	    a->npend < AUDIT_BATCH_RECORDS && a->plen < AUDIT_BATCH_BYTES ?
 	    0 : flush_pending(a);
 	a->durable_next = 0;
  out:

@@ -64,8 +64,8 @@ const char *audit_path(const struct audit *a);
  * memory; audit_flush() writes all of them in one write(2), only the
  * newest carrying "sig": its signature covers the older ones through the
  * "prev" chain.  A record that must reach the disk now (a key event, a
- * durable append, AUDIT_SYNC_ALL) and any append with the batch closed
- * flush at once, so they are written and signed on return as before.
+ * durable append, AUDIT_SYNC_ALL), a full batch (128 records or 64 KiB)
+ * and any append with the batch closed flush at once, so they are written and signed on return as before.
  * The caller must call audit_flush() before any outside effect of a
  * pending record (a reply, a runner start) and must not let those
  * effects happen if it fails; the broker does it at the end of each

@@ -214,6 +214,8 @@ conn_maybe_close(struct conn *k)
 		conn_close(k);
 }
 
+#define CONN_HOLD_MAX	(64 * 1024)	/* bytes of replies held, at most */
+
 /*
  * Sends |line| (owned) to the agent.  While the audit log holds records
  * not yet signed and written (a batch, broker/audit.h), or replies are
@@ -228,6 +230,9 @@ conn_send(struct conn *k, char *line)
 	if (line == NULL)
 		fatalx("out of memory encoding a reply");
 	len = strlen(line);
+	/* A bound on what is held: sign the batch and send what waits. */
+	if (!k->closed && k->oqlen > 0 && k->oqlen + len > CONN_HOLD_MAX)
+		broker_turn_end(k->b);
 	if (!k->closed && (k->oqlen > 0 || (k->b->cfg.audit != NULL &&
 	    audit_pending(k->b->cfg.audit)))) {
 		if (k->oqlen + len > k->oqcap) {
@@ -1944,7 +1949,7 @@ tools_call(struct conn *k, struct jsonrpc_msg *msg)
 		return;
 	}
 	/* A runner, an approval, a job: their records on disk, signed, first. */
-	if (!batchable(tool)) {
+	if (!batchable(tool) || strcmp(decision, "allow") != 0) {
 		audit_batch(b->cfg.audit, 0);
 		if (audit_flush(b->cfg.audit) != 0) {
 			send_error(k, c->id, JSONRPC_REFUSED,
