@@ -31,6 +31,8 @@
 #define AUDIT_SEED_LEN		crypto_sign_SEEDBYTES
 #define AUDIT_MAX_SESSION	128
 #define AUDIT_MAX_EVENT		64
+#define AUDIT_BATCH_RECORDS	128	/* a batch is flushed at this size */
+#define AUDIT_BATCH_BYTES	(64 * 1024)
 
 struct audit {
 	int			 fd;
@@ -49,6 +51,17 @@ struct audit {
 	const struct redact	*redact;
 	audit_sink		 sink;
 	void			*sink_arg;
+	/* Batching (audit_batch()): records chained but not yet written. */
+	int			 batch;
+	int			 lost;	/* a batch failed to be written */
+	int			 psync;	/* a pending record wants a sync */
+	char			*pend;	/* their unsigned lines, '\n' each */
+	size_t			 plen, pcap;
+	struct pending {
+		size_t		 off, len;	/* in pend, without '\n' */
+		json_t		*rec;
+	}			*prec;
+	size_t			 npend, cpend;
 };
 
 static audit_sink	 default_sink;
@@ -229,23 +242,100 @@ write_line(struct audit *a, const char *line, size_t len, int sync)
 	return AL_ERR_IO;
 }
 
-/* Builds, signs and writes one record.  |fields| is borrowed. */
+/* Forgets the pending records (after they were written or lost). */
+static void
+drop_pending(struct audit *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->npend; i++)
+		json_decref(a->prec[i].rec);
+	a->npend = 0;
+	a->plen = 0;
+	a->psync = 0;
+}
+
+/*
+ * Signs the newest pending record and writes every pending line in one
+ * write(2): the older ones unsigned (the signed one's "prev" chain covers
+ * them), the newest with "sig".  Then, and only then, the sinks.  On a
+ * failure the file is cut back, the records are dropped and a->lost set.
+ */
 static int
-append_record(struct audit *a, const char *event, json_t *fields)
+flush_pending(struct audit *a)
 {
 	unsigned char sig[crypto_sign_BYTES];
 	char b64[sodium_base64_ENCODED_LEN(crypto_sign_BYTES,
 	    sodium_base64_VARIANT_ORIGINAL)];
-	char when[64], head[AUDIT_HASH_HEX_LEN + 1];
+	char head[AUDIT_HASH_HEX_LEN + 1];
+	struct pending *last;
+	char *out;
+	size_t olen, slen, i;
+	int rc;
+
+	if (a->npend == 0)
+		return 0;
+	last = &a->prec[a->npend - 1];
+	crypto_sign_detached(sig, NULL, (unsigned char *)a->pend + last->off,
+	    last->len, a->sk);
+	sodium_bin2base64(b64, sizeof(b64), sig, sizeof(sig),
+	    sodium_base64_VARIANT_ORIGINAL);
+	/* The newest line becomes body minus '}' + ,"sig":"..."} + '\n'. */
+	slen = last->len - 1 + strlen(",\"sig\":\"") + strlen(b64) +
+	    strlen("\"}");
+	olen = last->off + slen + 1;
+	if ((out = malloc(olen + 1)) == NULL) {
+		drop_pending(a);
+		a->lost = 1;
+		return AL_ERR_ALLOC;
+	}
+	memcpy(out, a->pend, last->off);
+	snprintf(out + last->off, slen + 2, "%.*s,\"sig\":\"%s\"}\n",
+	    (int)(last->len - 1), a->pend + last->off, b64);
+	a->durable_next = 0;
+	if ((rc = write_line(a, out, olen, a->psync)) != 0) {
+		a->failing = 1;
+		a->lost = 1;
+		drop_pending(a);
+		free(out);
+		return rc;
+	}
+	hash_hex(out + last->off, slen, head);
+	memcpy(a->head, head, sizeof(a->head));
+	a->seq += a->npend;
+	a->failing = 0;
+	/* The file has them: now, and only now, the copies. */
+	if (a->sink != NULL) {
+		for (i = 0; i + 1 < a->npend; i++)
+			a->sink(a->sink_arg, out + a->prec[i].off,
+			    a->prec[i].len, a->prec[i].rec);
+		a->sink(a->sink_arg, out + last->off, slen, last->rec);
+	}
+	drop_pending(a);
+	free(out);
+	return 0;
+}
+
+/*
+ * Builds and chains one record.  It is written, the newest pending one
+ * signed, at once unless a batch is open and the record need not reach
+ * the disk now.  |fields| is borrowed.
+ */
+static int
+append_record(struct audit *a, const char *event, json_t *fields)
+{
+	char when[64], prev[AUDIT_HASH_HEX_LEN + 1];
 	json_t *rec = NULL, *f;
-	char *body = NULL, *line = NULL;
-	size_t blen, llen;
+	char *body = NULL;
+	size_t blen, need;
 	int rc = AL_ERR_ALLOC, sync;
 
 	if (!event_valid(event))
 		return AL_ERR_FORMAT;
 	if (fields != NULL && !json_is_object(fields))
 		return AL_ERR_TYPE;
+	if (a->broken)
+		return AL_ERR_IO;
 	if (fields == NULL)
 		f = json_object();
 	else if (a->redact != NULL)
@@ -259,15 +349,21 @@ append_record(struct audit *a, const char *event, json_t *fields)
 		json_decref(f);
 		return rc;
 	}
+	/* The chain runs through the pending records, unsigned as written. */
+	if (a->npend > 0)
+		hash_hex(a->pend + a->prec[a->npend - 1].off,
+		    a->prec[a->npend - 1].len, prev);
+	else
+		memcpy(prev, a->head, sizeof(prev));
 	format_rfc3339(now_wall_ms(), when);
 	if ((rec = json_object()) == NULL ||
 	    json_object_set_new(rec, "seq",
-	    json_integer((json_int_t)(a->seq + 1))) != 0 ||
+	    json_integer((json_int_t)(a->seq + a->npend + 1))) != 0 ||
 	    json_object_set_new(rec, "time", json_string(when)) != 0 ||
 	    json_object_set_new(rec, "session", json_string(a->session)) != 0 ||
 	    json_object_set_new(rec, "event", json_string(event)) != 0 ||
 	    json_object_set(rec, "fields", f) != 0 ||
-	    json_object_set_new(rec, "prev", json_string(a->head)) != 0) {
+	    json_object_set_new(rec, "prev", json_string(prev)) != 0) {
 		rc = AL_ERR_ALLOC;
 		goto out;
 	}
@@ -280,42 +376,91 @@ append_record(struct audit *a, const char *event, json_t *fields)
 		rc = AL_ERR_INTERNAL;
 		goto out;
 	}
-	crypto_sign_detached(sig, NULL, (unsigned char *)body, blen, a->sk);
-	sodium_bin2base64(b64, sizeof(b64), sig, sizeof(sig),
-	    sodium_base64_VARIANT_ORIGINAL);
-	llen = blen - 1 + strlen(",\"sig\":\"") + strlen(b64) + strlen("\"}\n");
-	if (llen > AUDIT_MAX_LINE) {
+	/* Any record may end up the signed one: its signed line must fit. */
+	if (blen - 1 + strlen(",\"sig\":\"") +
+	    sodium_base64_ENCODED_LEN(crypto_sign_BYTES,
+	    sodium_base64_VARIANT_ORIGINAL) - 1 + strlen("\"}") >
+	    AUDIT_MAX_LINE) {
 		rc = AL_ERR_LIMIT;
 		goto out;
 	}
-	if ((line = malloc(llen + 1)) == NULL) {
-		rc = AL_ERR_ALLOC;
-		goto out;
+	need = a->plen + blen + 1;
+	if (need > a->pcap) {
+		size_t cap = a->pcap ? a->pcap : 4096;
+		char *np;
+
+		while (cap < need)
+			cap *= 2;
+		if ((np = realloc(a->pend, cap)) == NULL) {
+			rc = AL_ERR_ALLOC;
+			goto out;
+		}
+		a->pend = np;
+		a->pcap = cap;
 	}
-	snprintf(line, llen + 1, "%.*s,\"sig\":\"%s\"}\n", (int)(blen - 1),
-	    body, b64);
+	if (a->npend == a->cpend) {
+		size_t cap = a->cpend ? a->cpend * 2 : 16;
+		struct pending *np;
+
+		if ((np = reallocarray(a->prec, cap, sizeof(*np))) == NULL) {
+			rc = AL_ERR_ALLOC;
+			goto out;
+		}
+		a->prec = np;
+		a->cpend = cap;
+	}
+	a->prec[a->npend].off = a->plen;
+	a->prec[a->npend].len = blen;
+	a->prec[a->npend].rec = json_incref(rec);
+	a->npend++;
+	memcpy(a->pend + a->plen, body, blen);
+	a->plen += blen;
+	a->pend[a->plen++] = '\n';
 	sync = a->sync == AUDIT_SYNC_ALL ||
 	    (a->sync == AUDIT_SYNC_KEY && (event_is_key(event) ||
 	    a->durable_next));
+	if (sync)
+		a->psync = 1;
+	/*
+	 * A key or durable record ends the batch: it is written on return.
+	 * So does a full batch, which bounds the memory a flood can hold.
+	 */
+	rc = a->batch && !sync && !event_is_key(event) && !a->durable_next &&
+	    a->npend < AUDIT_BATCH_RECORDS && a->plen < AUDIT_BATCH_BYTES ?
+	    0 : flush_pending(a);
 	a->durable_next = 0;
-	if ((rc = write_line(a, line, llen, sync)) != 0) {
-		a->failing = 1;
-		goto out;
-	}
-	hash_hex(line, llen - 1, head);
-	memcpy(a->head, head, sizeof(a->head));
-	a->seq++;
-	a->failing = 0;
-	rc = 0;
-	/* The file has it: now, and only now, the copies. */
-	if (a->sink != NULL)
-		a->sink(a->sink_arg, line, llen - 1, rec);
  out:
-	free(line);
 	free(body);
 	json_decref(rec);
 	json_decref(f);
 	return rc;
+}
+
+int
+audit_flush(struct audit *a)
+{
+	return flush_pending(a);
+}
+
+void
+audit_batch(struct audit *a, int on)
+{
+	a->batch = on;
+}
+
+int
+audit_pending(const struct audit *a)
+{
+	return a->npend > 0;
+}
+
+int
+audit_lost(struct audit *a)
+{
+	int lost = a->lost;
+
+	a->lost = 0;
+	return lost;
 }
 
 /* fsync(2) the directory holding |path| so the new entry survives. */
@@ -594,12 +739,17 @@ audit_close(struct audit *a)
 
 	if (a == NULL)
 		return;
+	a->batch = 0;
+	(void)flush_pending(a);
 	if ((f = json_pack("{s:I}", "records", (json_int_t)a->seq)) != NULL) {
 		a->sync = a->sync == AUDIT_SYNC_NONE ? AUDIT_SYNC_NONE :
 		    AUDIT_SYNC_ALL;
 		(void)append_record(a, "session_end", f);
 		json_decref(f);
 	}
+	drop_pending(a);
+	free(a->pend);
+	free(a->prec);
 	close(a->fd);
 	sodium_free(a->sk);
 	free(a->path);

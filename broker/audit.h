@@ -58,6 +58,31 @@ int	audit_failing(const struct audit *a);
 /* Returns the log's path (borrowed). */
 const char *audit_path(const struct audit *a);
 
+/*
+ * Batched signing.  While a batch is open (audit_batch(a, 1)),
+ * audit_append() chains each record ("seq", "prev") and keeps it in
+ * memory; audit_flush() writes all of them in one write(2), only the
+ * newest carrying "sig": its signature covers the older ones through the
+ * "prev" chain.  A record that must reach the disk now (a key event, a
+ * durable append, AUDIT_SYNC_ALL), a full batch (128 records or 64 KiB)
+ * and any append with the batch closed flush at once, so they are written and signed on return as before.
+ * The caller must call audit_flush() before any outside effect of a
+ * pending record (a reply, a runner start) and must not let those
+ * effects happen if it fails; the broker does it at the end of each
+ * event-loop turn (broker/loop.h).
+ *
+ * audit_flush() returns 0 (also with nothing pending) or, as
+ * audit_append(), AL_ERR_IO/AL_ERR_ALLOC: the pending records are then
+ * dropped, the file cut back to the last signed record and the loss
+ * remembered until audit_lost().  audit_pending() tells whether records
+ * wait; audit_lost() returns 1 once if a batch was dropped since the
+ * last call (its effects must not leave), else 0.
+ */
+void	audit_batch(struct audit *a, int on);
+int	audit_flush(struct audit *a) __attribute__((warn_unused_result));
+int	audit_pending(const struct audit *a);
+int	audit_lost(struct audit *a);
+
 /* Appends "session_end", closes, wipes the key.  NULL is fine. */
 void	audit_close(struct audit *a);
 
@@ -78,7 +103,8 @@ void	audit_close(struct audit *a);
  * leave the file and audit_failing() unchanged; the broker must treat
  * any non-zero return as "not recorded" and refuse the request.  The
  * members of |fields| are written under "fields", not merged into the
- * record.  Every record is signed; see docs/AUDIT.md for the format.
+ * record.  Every record is chained, and signed or covered by the
+ * signature of a later record of its batch; see docs/AUDIT.md.
  */
 
 /*
@@ -162,7 +188,8 @@ void	audit_set_redact(struct audit *a, const struct redact *r);
 
 /*
  * A sink gets a copy of each record after its line is in the file:
- * |line| (the signed line, without newline, |len| bytes) and |rec| (the
+ * |line| (the line, without newline, |len| bytes; signed if it ends its
+ * batch) and |rec| (the
  * record without "sig"), both borrowed for the call.  It must not block
  * and cannot fail the append (broker/audit_ship.h is one).
  */

@@ -26,6 +26,7 @@ struct verifier {
 	unsigned char		 pk[crypto_sign_PUBLICKEYBYTES];
 	uint64_t		 line;
 	int			 ended;		/* saw session_end */
+	uint64_t		 unsigned_from;	/* first line not yet covered */
 	char			 last_event[64];
 	struct audit_verify_result *res;
 };
@@ -75,12 +76,15 @@ members_valid(json_t *rec)
 	static const char *names[] = {
 		"event", "fields", "prev", "seq", "session", "sig", "time", NULL
 	};
-	size_t i;
+	size_t i, want;
 
-	if (json_object_size(rec) != 7)
+	/* "sig" is absent from a record that a later one's signature covers. */
+	want = json_object_get(rec, "sig") != NULL ? 7 : 6;
+	if (json_object_size(rec) != want)
 		return 0;
 	for (i = 0; names[i] != NULL; i++)
-		if (json_object_get(rec, names[i]) == NULL)
+		if (strcmp(names[i], "sig") != 0 &&
+		    json_object_get(rec, names[i]) == NULL)
 			return 0;
 	return json_is_integer(json_object_get(rec, "seq")) &&
 	    json_is_string(json_object_get(rec, "time")) &&
@@ -88,7 +92,7 @@ members_valid(json_t *rec)
 	    json_is_string(json_object_get(rec, "event")) &&
 	    json_is_object(json_object_get(rec, "fields")) &&
 	    json_is_string(json_object_get(rec, "prev")) &&
-	    json_is_string(json_object_get(rec, "sig"));
+	    (want == 6 || json_is_string(json_object_get(rec, "sig")));
 }
 
 static int
@@ -185,7 +189,7 @@ verify_line(struct verifier *v, const char *line, size_t len)
 	if (!json_is_object(rec) || !members_valid(rec)) {
 		json_decref(rec);
 		return bad(v, "record does not have exactly the members "
-		    "event, fields, prev, seq, session, sig, time");
+		    "event, fields, prev, seq, session, time (and sig)");
 	}
 	seq = json_integer_value(json_object_get(rec, "seq"));
 	event = json_string_value(json_object_get(rec, "event"));
@@ -194,6 +198,17 @@ verify_line(struct verifier *v, const char *line, size_t len)
 	sigtxt = json_string_value(json_object_get(rec, "sig"));
 	fields = json_object_get(rec, "fields");
 
+	/*
+	 * An unsigned record is checked like the others (members, seq,
+	 * prev); the signature of the next signed record covers it through
+	 * the chain, and a log that ends before one is truncated.
+	 */
+	if (sigtxt == NULL) {
+		cut = len - 1;
+		if (v->unsigned_from == 0)
+			v->unsigned_from = v->line;
+		goto no_sig;
+	}
 	/* The signature member is last, textually, and is the parsed one. */
 	siglen = strlen(sigtxt);
 	if (len < strlen(SIG_MEMBER) + siglen + 2 ||
@@ -210,6 +225,7 @@ verify_line(struct verifier *v, const char *line, size_t len)
 		rc = bad(v, "signature is not 64 bytes of base64: edited");
 		goto out;
 	}
+ no_sig:
 
 	if (v->line == 1) {
 		json_t *pk = json_object_get(fields, "pubkey");
@@ -253,8 +269,8 @@ verify_line(struct verifier *v, const char *line, size_t len)
 	}
 	memcpy(body, line, cut);
 	body[cut] = '}';
-	if (crypto_sign_verify_detached(sig, (unsigned char *)body, cut + 1,
-	    v->pk) != 0) {
+	if (sigtxt != NULL && crypto_sign_verify_detached(sig,
+	    (unsigned char *)body, cut + 1, v->pk) != 0) {
 		rc = bad(v, "signature does not verify: the record was edited "
 		    "(or signed with another key)");
 		goto out;
@@ -287,6 +303,8 @@ verify_line(struct verifier *v, const char *line, size_t len)
 	snprintf(res->last_time, sizeof(res->last_time), "%s",
 	    json_string_value(json_object_get(rec, "time")));
 	snprintf(v->last_event, sizeof(v->last_event), "%s", event);
+	if (sigtxt != NULL)
+		v->unsigned_from = 0;
 	if (strcmp(event, "session_end") == 0)
 		v->ended = 1;
  out:
@@ -389,6 +407,13 @@ audit_verify_fp_trusted(FILE *fp, const unsigned char (*keys)[32],
 	if (v.line == 0) {
 		v.line = 1;
 		return bad(&v, "empty log: no session_start");
+	}
+	if (v.unsigned_from != 0) {
+		v.line = v.unsigned_from;
+		res->records = v.unsigned_from - 1;
+		return bad(&v, "records from line %llu on are not covered by a "
+		    "signature: the signed end of their batch was cut off (or "
+		    "its \"sig\" removed)", (unsigned long long)v.unsigned_from);
 	}
 	if (want_head != NULL && !head_seen) {
 		v.line++;

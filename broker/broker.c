@@ -159,6 +159,7 @@ conn_free(struct conn *k)
 	b->nconns--;
 	buf_free(k->in);
 	idset_free(k->ids);
+	free(k->oq);
 	if (!k->primary) {
 		close(k->in_fd);
 		if (k->out_fd != k->in_fd)
@@ -181,6 +182,16 @@ conn_close(struct conn *k)
 
 	if (k->closed)
 		return;
+	/* Held replies go first, once their records are signed. */
+	if (k->oqlen > 0) {
+		k->refs++;
+		broker_turn_end(b);
+		if (k->closed) {	/* closed there: the agent went away */
+			conn_unref(k);
+			return;
+		}
+		k->refs--;
+	}
 	k->closed = 1;
 	/* A socket peer (airlock connect) sees the end of the replies. */
 	(void)shutdown(k->out_fd, SHUT_WR);
@@ -204,16 +215,116 @@ conn_maybe_close(struct conn *k)
 		conn_close(k);
 }
 
+#define CONN_HOLD_MAX	(64 * 1024)	/* bytes of replies held, at most */
+
+/*
+ * Sends |line| (owned) to the agent.  While the audit log holds records
+ * not yet signed and written (a batch, broker/audit.h), or replies are
+ * already held for this connection, the line is held until
+ * broker_turn_end(): no reply leaves before the records it follows.
+ */
 static void
 conn_send(struct conn *k, char *line)
 {
+	size_t len;
+
 	if (line == NULL)
 		fatalx("out of memory encoding a reply");
-	if (!k->closed && write_all(k->out_fd, line, strlen(line)) != 0) {
+	len = strlen(line);
+	/* A bound on what is held: sign the batch and send what waits. */
+	if (!k->closed && k->oqlen > 0 && k->oqlen + len > CONN_HOLD_MAX)
+		broker_turn_end(k->b);
+	if (!k->closed && (k->oqlen > 0 || (k->b->cfg.audit != NULL &&
+	    audit_pending(k->b->cfg.audit)))) {
+		if (k->oqlen + len > k->oqcap) {
+			size_t cap = k->oqcap ? k->oqcap : 65536;
+
+			while (cap < k->oqlen + len)
+				cap *= 2;
+			k->oq = xreallocarray(k->oq, cap, 1);
+			k->oqcap = cap;
+		}
+		memcpy(k->oq + k->oqlen, line, len);
+		k->oqlen += len;
+	} else if (!k->closed && write_all(k->out_fd, line, len) != 0) {
 		log_debug("agent stopped reading: %s", strerror(errno));
 		conn_close(k);
 	}
 	free(line);
+}
+
+/*
+ * The audit batch that the |len| bytes of replies held for |k| follow was
+ * lost: each reply is replaced by a refusal with its id (a notification
+ * is dropped), as when a record cannot be written at once.
+ */
+static void
+conn_withhold(struct conn *k, size_t len)
+{
+	char	*p = k->oq, *end = k->oq + len, *nl;
+	json_t	*msg, *id;
+
+	for (; p < end && !k->closed; p = nl + 1) {
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			nl = end;
+		if ((msg = json_loadb(p, (size_t)(nl - p), 0, NULL)) == NULL)
+			fatalx("a held reply is not JSON");
+		id = json_object_get(msg, "id");
+		if (id != NULL && !json_is_null(id)) {
+			char *line = jsonrpc_encode_error(id, JSONRPC_REFUSED,
+			    "audit log cannot be written; result withheld",
+			    NULL);
+
+			if (line == NULL)
+				fatalx("out of memory encoding a reply");
+			if (write_all(k->out_fd, line, strlen(line)) != 0) {
+				log_debug("agent stopped reading: %s",
+				    strerror(errno));
+				free(line);
+				json_decref(msg);
+				conn_close(k);
+				return;
+			}
+			free(line);
+		}
+		json_decref(msg);
+	}
+}
+
+void
+broker_turn_end(void *arg)
+{
+	struct broker	*b = arg;
+	struct conn	*k, *next;
+	int		 ok = 1;
+
+	if (b->cfg.audit != NULL) {
+		ok = audit_flush(b->cfg.audit) == 0;
+		if (audit_lost(b->cfg.audit))
+			ok = 0;
+	}
+	if (!ok)
+		log_warnx("audit log %s cannot be written: held replies "
+		    "withheld", audit_path(b->cfg.audit));
+	for (k = TAILQ_FIRST(&b->conns); k != NULL; k = next) {
+		k->refs++;
+		if (k->oqlen > 0) {
+			size_t len = k->oqlen;
+
+			/* Emptied first: conn_close() comes back here. */
+			k->oqlen = 0;
+			if (!ok)
+				conn_withhold(k, len);
+			else if (!k->closed &&
+			    write_all(k->out_fd, k->oq, len) != 0) {
+				log_debug("agent stopped reading: %s",
+				    strerror(errno));
+				conn_close(k);
+			}
+		}
+		next = TAILQ_NEXT(k, entry);
+		conn_unref(k);
+	}
 }
 
 static void
@@ -1685,8 +1796,41 @@ idempotent_replay(struct broker *b, struct call *c, json_t **out)
  * order matters: nothing runs and nothing is read from the workspace
  * until the arguments fit the contract and the decision is recorded.
  */
+/*
+ * Whether a call of |tool|, once allowed, has no effect outside the
+ * broker before its reply: read_file runs in the broker (no runner, no
+ * approval, no job) and its only effect is the reply, which conn_send()
+ * holds while the batch is unsigned.
+ */
+static int
+batchable(const struct tool *tool)
+{
+	return tool->action == ACTION_READ_FILE &&
+	    tool->authorization != AUTHZ_APPROVAL &&
+	    tool->jobs.max_block_ms == 0;
+}
+
+static void tools_call(struct conn *, struct jsonrpc_msg *);
+
+/*
+ * A tools/call's records go into the audit batch of this turn: request,
+ * decision and, for a refusal or a read_file, the result.  Anything
+ * else flushes the batch before its first effect (tools_call()).
+ */
 static void
 m_tools_call(struct conn *k, struct jsonrpc_msg *msg)
+{
+	struct audit *a = k->b->cfg.audit;
+
+	if (a != NULL)
+		audit_batch(a, 1);
+	tools_call(k, msg);
+	if (a != NULL)
+		audit_batch(a, 0);
+}
+
+static void
+tools_call(struct conn *k, struct jsonrpc_msg *msg)
 {
 	struct broker	*b = k->b;
 	const struct tool	*tool;
@@ -1821,6 +1965,16 @@ m_tools_call(struct conn *k, struct jsonrpc_msg *msg)
 	if (out != NULL) {
 		call_complete(c, ACTION_ERROR, out);
 		return;
+	}
+	/* A runner, an approval, a job: their records on disk, signed, first. */
+	if (!batchable(tool) || strcmp(decision, "allow") != 0) {
+		audit_batch(b->cfg.audit, 0);
+		if (audit_flush(b->cfg.audit) != 0) {
+			send_error(k, c->id, JSONRPC_REFUSED,
+			    "audit log cannot be written; refusing requests");
+			call_free(c);
+			return;
+		}
 	}
 	if (budget_refuses(b, c, &out) || idempotent_replay(b, c, &out)) {
 		if (out != NULL)
@@ -2222,6 +2376,12 @@ broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 	if ((b->fwatch = fwatch_new(cfg->loop, cfg->workspace, err,
 	    errlen)) == NULL)
 		log_warnx("no fileChanges in results: %s", err);
+	if (loop_on_turn_end(cfg->loop, broker_turn_end, b) != 0) {
+		snprintf(err, errlen, "too many brokers on one event loop");
+		broker_free(b);
+		return NULL;
+	}
+	b->turn_hook = 1;
 	if (cfg->in_fd >= 0)
 		(void)conn_new(b, cfg->in_fd, cfg->out_fd, 1);
 	return b;
@@ -2236,6 +2396,10 @@ broker_free(struct broker *b)
 
 	if (b == NULL)
 		return;
+	/* What the agent was answered goes out, its batch signed. */
+	broker_turn_end(b);
+	if (b->turn_hook)
+		loop_off_turn_end(b->cfg.loop, broker_turn_end, b);
 	if (b->listen_watch > 0)
 		loop_unwatch(b->cfg.loop, b->listen_watch);
 	/* No more input, no more replies: the session is over. */

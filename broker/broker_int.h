@@ -122,6 +122,8 @@ struct conn {
 	size_t			 ncalls;	/* calls in flight from here */
 	size_t			 refs;		/* open + ncalls + input handler */
 	struct idset		*ids;		/* request ids seen */
+	char			*oq;		/* replies held for the audit */
+	size_t			 oqlen, oqcap;	/* batch (broker_turn_end) */
 	TAILQ_ENTRY(conn)	 entry;
 };
 TAILQ_HEAD(connq, conn);
@@ -148,6 +150,7 @@ struct broker {
 	char			*cow_upper;	/* its upper layer, or NULL */
 	struct connq		 conns;
 	size_t			 nconns;
+	int			 turn_hook;	/* broker_turn_end() on the loop */
 	int64_t			 conn_seq;
 	int			 listen_fd;	/* borrowed, or -1 */
 	int			 listen_watch;
@@ -208,6 +211,12 @@ void		 call_complete(struct call *c, int status, json_t *out);
 
 /* Appends an audit record; returns 0 or AL_ERR_IO. */
 int		 broker_audit(struct broker *b, const char *event, json_t *fields);
+/*
+ * The end of an event-loop turn (loop_on_turn_end()): signs and writes
+ * the audit batch, then sends the replies held for it; if the batch was
+ * lost, each held reply is replaced by a refusal with its id.
+ */
+void		 broker_turn_end(void *arg);
 
 /*
  * Starts the runner for |c| with c->argv/c->envp set by the caller.

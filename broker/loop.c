@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "broker/loop.h"
 #include "common/errors.h"
@@ -26,7 +27,46 @@ struct loop {
 	size_t		 n;		/* slots in use, high-water mark */
 	int		 next_id;
 	int		 stop;
+	loop_turn_fn	 turn_fn[LOOP_MAX_TURN_END];
+	void		*turn_arg[LOOP_MAX_TURN_END];
+	size_t		 nturn;
 };
+
+int
+loop_on_turn_end(struct loop *l, loop_turn_fn fn, void *arg)
+{
+	if (l->nturn == LOOP_MAX_TURN_END)
+		return AL_ERR_LIMIT;
+	l->turn_fn[l->nturn] = fn;
+	l->turn_arg[l->nturn++] = arg;
+	return 0;
+}
+
+void
+loop_off_turn_end(struct loop *l, loop_turn_fn fn, void *arg)
+{
+	size_t i;
+
+	for (i = 0; i < l->nturn; i++) {
+		if (l->turn_fn[i] == fn && l->turn_arg[i] == arg) {
+			memmove(&l->turn_fn[i], &l->turn_fn[i + 1],
+			    (l->nturn - i - 1) * sizeof(l->turn_fn[0]));
+			memmove(&l->turn_arg[i], &l->turn_arg[i + 1],
+			    (l->nturn - i - 1) * sizeof(l->turn_arg[0]));
+			l->nturn--;
+			return;
+		}
+	}
+}
+
+static void
+turn_end(struct loop *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nturn; i++)
+		l->turn_fn[i](l->turn_arg[i]);
+}
 
 struct loop *
 loop_new(void)
@@ -116,6 +156,9 @@ loop_run(struct loop *l)
 
 	l->stop = 0;
 	while (!l->stop) {
+		turn_end(l);
+		if (l->stop)
+			break;
 		np = 0;
 		next = INT64_MAX;
 		for (i = 0; i < l->n; i++) {
@@ -141,6 +184,7 @@ loop_run(struct loop *l)
 		if ((rc = poll(pfd, np, timeout)) == -1) {
 			if (errno == EINTR)
 				continue;
+			turn_end(l);
 			return AL_ERR_SYSTEM;
 		}
 		/* Callbacks may add or remove watches: look each one up again. */
@@ -162,5 +206,6 @@ loop_run(struct loop *l)
 			}
 		}
 	}
+	turn_end(l);
 	return 0;
 }

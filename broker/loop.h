@@ -38,6 +38,19 @@ void		 loop_set_deadline(struct loop *l, int id, int64_t deadline);
 /* Removes watch |id|; safe from inside any callback, including its own. */
 void		 loop_unwatch(struct loop *l, int id);
 
+/*
+ * Calls |fn|(|arg|) at the end of every turn (after the callbacks of one
+ * poll(2) have run, before the loop waits again) and once more when
+ * loop_run() returns.  The broker flushes its audit batch and queued
+ * replies there (broker/audit.h).  At most LOOP_MAX_TURN_END hooks, run
+ * in the order added; returns 0 or AL_ERR_LIMIT.
+ */
+#define LOOP_MAX_TURN_END	64
+typedef void (*loop_turn_fn)(void *arg);
+int		 loop_on_turn_end(struct loop *l, loop_turn_fn fn, void *arg);
+/* Removes the hook (|fn|, |arg|) if present. */
+void		 loop_off_turn_end(struct loop *l, loop_turn_fn fn, void *arg);
+
 /* Runs until loop_stop() is called.  Returns 0 or AL_ERR_SYSTEM. */
 int		 loop_run(struct loop *l);
 void		 loop_stop(struct loop *l);

@@ -47,11 +47,10 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h supervisor/cmd_approver
 	common/paths.h bench/audit_key_bench.c supervisor/cmd_sessions.c \
 	supervisor/cmd_paths.c broker/wsindex.c broker/wsindex.h \
 	bench/wsindex_bench.c tests/unit/test_wsindex.c policy/manifest_limits.c \
-	policy/manifest_limits.h \
-	policy/shparse.c policy/shparse.h policy/shrules.c policy/shrules.h \
-	policy/manifest_rules.c policy/manifest_int.h tests/unit/test_shrules.c \
-	fuzz/fuzz_shparse.c broker/shellgate.c broker/shellgate.h \
-	bench/bench_shrules.c
+	policy/manifest_limits.h policy/shparse.c policy/shparse.h policy/shrules.c \
+	policy/shrules.h policy/manifest_rules.c policy/manifest_int.h \
+	tests/unit/test_shrules.c fuzz/fuzz_shparse.c broker/shellgate.c \
+	broker/shellgate.h bench/bench_shrules.c bench/mcp_pipe.c
 
 lint: $(BUILT_SOURCES) config.h
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \

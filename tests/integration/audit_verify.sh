@@ -103,6 +103,41 @@ verify_case "partial last line" "$T/trunc-partial" 1 "line 18:" \
 : > "$T/empty"
 verify_case "empty file" "$T/empty" 1 "line 1:" "empty log"
 
+# Batched signing (broker/audit.h): 16 records flushed in batches of 4, so
+# only lines 1, 5, 9, 13, 17 and 18 carry "sig"; the others are covered by
+# the chain up to the next signed one.  Every kind of edit still shows.
+B="$T/batched"
+"$W" -n 16 -b 4 "$B" >/dev/null || fail "batched writer runs"
+verify_case "untouched batched log" "$B" 0 "valid and closed" "records  18"
+expect_eq "batched log: 6 of 18 records signed" \
+    "$(grep -c '"sig":"' "$B")" 6
+edit_line 3 "$B" "$T/b-edit" 'sub(/"seq":3,/, "\"seq\":3, ")'
+verify_case "batched: edited unsigned record" "$T/b-edit" 1 "line 4:" \
+    "prev does not match"
+edit_line 7 "$B" "$T/b-edit2" 'sub(/"decision":"deny"/, "\"decision\":\"allow\"")'
+cmp -s "$B" "$T/b-edit2" && fail "batched: the field edit changed nothing"
+verify_case "batched: edited unsigned field" "$T/b-edit2" 1 "line 8:" \
+    "prev does not match"
+head -n 7 "$B" > "$T/b-cut"
+verify_case "batched: cut inside a batch (unsigned tail)" "$T/b-cut" 1 \
+    "line 6:" "not covered by a signature"
+edit_line 9 "$B" "$T/b-nosig" 'sub(/,"sig":"[^"]*"}$/, "}")'
+verify_case "batched: sig removed mid-log" "$T/b-nosig" 1 "line 10:" \
+    "prev does not match"
+head -n 9 "$B" | sed '9s/,"sig":"[^"]*"}$/}/' > "$T/b-nosig-tail"
+verify_case "batched: sig removed at the tail" "$T/b-nosig-tail" 1 \
+    "line 6:" "not covered by a signature"
+sed '7d' "$B" > "$T/b-del"
+verify_case "batched: deleted unsigned record" "$T/b-del" 1 "line 7:" \
+    "seq 8, expected 7"
+awk 'NR == 6 { six = $0; next } { print } NR == 7 { print six }' "$B" \
+    > "$T/b-swap"
+verify_case "batched: two unsigned records swapped" "$T/b-swap" 1 "line 6:" \
+    "seq 7, expected 6"
+{ sed -n '1,6p' "$B"; sed -n '7p' "$L"; sed -n '7,$p' "$B"; } > "$T/b-ins"
+verify_case "batched: record from another log inserted" "$T/b-ins" 1 \
+    "TAMPERED: line 7:"
+
 # A session that is still running: the writer holds its lock.
 "$W" -n 3 -o -H 30 "$T/running" > "$T/running.out" &
 wpid=$!

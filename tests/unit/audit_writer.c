@@ -7,6 +7,8 @@
  * usage: audit_writer [-k KEYFILE] [-S SESSION] [-n N] [-o] [-H SECS]
  *                     [-F FILLER] LOG
  *   -n N        append N records after session_start (default 8)
+ *   -b B        batch the N records: audit_flush() after every B-th
+ *               (only it signed; the others covered by its chain)
  *   -o          leave the session open (exit without session_end)
  *   -H SECS     hold the open log (and its lock) for SECS before closing
  *   -x TEXT     append one more request whose "note" field is TEXT
@@ -102,14 +104,15 @@ main(int argc, char **argv)
 	const char *extra = NULL, *events[32];
 	size_t nev = 0, k;
 	struct audit *a;
-	int ch, n = 8, leave_open = 0, hold = 0, i, rc, tries;
+	int ch, n = 8, leave_open = 0, hold = 0, i, rc, tries, batch = 0;
 	off_t before;
 
-	while ((ch = getopt(argc, argv, "k:S:n:oH:F:x:E:")) != -1) {
+	while ((ch = getopt(argc, argv, "b:k:S:n:oH:F:x:E:")) != -1) {
 		switch (ch) {
 		case 'k': keyfile = optarg; break;
 		case 'S': session = optarg; break;
 		case 'n': n = atoi(optarg); break;
+		case 'b': batch = atoi(optarg); break;
 		case 'o': leave_open = 1; break;
 		case 'H': hold = atoi(optarg); break;
 		case 'F': filler = optarg; break;
@@ -120,8 +123,8 @@ main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr, "usage: audit_writer [-k KEYFILE] "
-			    "[-S SESSION] [-n N] [-o] [-H SECS] [-F FILLER] "
-			    "LOG\n");
+			    "[-S SESSION] [-n N] [-b B] [-o] [-H SECS] "
+			    "[-F FILLER] LOG\n");
 			return 64;
 		}
 	}
@@ -135,11 +138,24 @@ main(int argc, char **argv)
 		    strerror(errno));
 		return 1;
 	}
-	for (i = 0; i < n; i++)
+	if (batch > 0)
+		audit_batch(a, 1);
+	for (i = 0; i < n; i++) {
 		if ((rc = append_nth(a, i)) != 0) {
 			fprintf(stderr, "append %d: %s\n", i, al_strerror(rc));
 			return 1;
 		}
+		if (batch > 0 && (i + 1) % batch == 0 &&
+		    (rc = audit_flush(a)) != 0) {
+			fprintf(stderr, "flush %d: %s\n", i, al_strerror(rc));
+			return 1;
+		}
+	}
+	audit_batch(a, 0);
+	if ((rc = audit_flush(a)) != 0) {
+		fprintf(stderr, "flush: %s\n", al_strerror(rc));
+		return 1;
+	}
 	for (k = 0; k < nev; k++) {
 		const char *eq = strchr(events[k], '=');
 		char ev[65];
