@@ -391,6 +391,12 @@ cmd_run(int argc, char **argv)
 		log_warnx("%s", err);
 		agent_socket_close(&as);
 		service_close(&sv);
+		for (i = 0; env[i] != NULL; i++)
+			free(env[i]);
+		free(env);
+		for (i = 0; i < policy.nread_only; i++)
+			free(policy.read_only[i]);
+		free(policy.read_only);
 		agent_bin_free(ab);
 		overrides_free(&ov);
 		return EXIT_USAGE;
