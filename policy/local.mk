@@ -89,3 +89,14 @@ EXTRA_DIST += contrib/manifests/shell-rules.yaml
 noinst_PROGRAMS += bench/bench_shrules
 bench_bench_shrules_LDADD = libairlock.a $(AIRLOCK_LIBS)
 # --- end shell rules ---
+
+# --- suggest: denials -> manifest changes, and the YAML text editor ---
+libairlock_a_SOURCES += policy/yamledit.c policy/yamledit.h \
+	policy/suggest.c policy/suggest.h
+check_PROGRAMS += tests/unit/test_yamledit tests/unit/test_suggest
+TESTS += tests/unit/test_yamledit tests/unit/test_suggest
+tests_unit_test_yamledit_CFLAGS = $(unit_cflags)
+tests_unit_test_yamledit_LDADD = $(unit_ldadd)
+tests_unit_test_suggest_CFLAGS = $(unit_cflags)
+tests_unit_test_suggest_LDADD = $(unit_ldadd)
+# --- end suggest ---

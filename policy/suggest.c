@@ -1,0 +1,1011 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
+/*
+ * suggest: denials -> manifest changes.  See suggest.h.  Every denial
+ * becomes a reference (call id, denial id) on one value of one entry; an
+ * entry is one manifest key (or one kind of note), so the output has one
+ * change per key with each value once, whatever the number of denials.
+ */
+#include "config.h"
+
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/errors.h"
+#include "policy/suggest.h"
+#include "policy/yamledit.h"
+
+#define SUGGEST_MAX_ENTRIES	256
+#define SUGGEST_MAX_VALUES	256
+#define SUGGEST_MAX_REFS	64
+#define SUGGEST_MAX_RUNNERS	4096
+
+struct sref {
+	char	*call;
+	char	*denial;	/* "d1", or "" (an egress record) */
+};
+
+struct sval {
+	char		*value;		/* list item, or the note's subject */
+	long long	 num;		/* limit in force (RAISE) */
+	char		*weak;		/* why it weakens, or NULL */
+	struct sref	 refs[SUGGEST_MAX_REFS];
+	size_t		 nrefs;
+	size_t		 nmore;		/* refs past the cap */
+};
+
+struct sentry {
+	enum suggest_kind	 kind;
+	char			 layer[16];
+	char			*key;
+	char			*path[8];
+	size_t			 npath;
+	char			*tool;
+	const char		*what;	/* "read", "connect to", ... */
+	struct sval		 vals[SUGGEST_MAX_VALUES];
+	size_t			 nvals;
+};
+
+struct runner {
+	char	*call, *tool, *check;
+	int	 ended;
+};
+
+struct escal {
+	char	*call, *approval, *outcome;
+};
+
+struct planner {
+	const struct suggest_ctx	*ctx;
+	struct sentry			*e[SUGGEST_MAX_ENTRIES];
+	size_t				 ne;
+	struct runner			*run;
+	size_t				 nrun, caprun;
+	struct escal			*esc;
+	size_t				 nesc, capesc;
+	size_t				 denials;
+	int				 oom;
+	char				*err;
+	size_t				 errlen;
+};
+
+static const char *const cred_stores[] = { ".ssh", ".aws", ".gnupg",
+	".netrc", ".docker", ".kube", ".config/gh", ".config/gcloud",
+	".azure", ".git-credentials", ".npmrc", ".pypirc", ".config/hub",
+	".password-store", ".local/share/keyrings", NULL };
+
+static const char *const bad_syscalls[] = { "ptrace", "bpf", "mount",
+	"umount", "umount2", "move_mount", "fsmount", "fsopen", "open_tree",
+	"pivot_root", "keyctl", "add_key", "request_key", "init_module",
+	"finit_module", "delete_module", "perf_event_open", "userfaultfd",
+	"unshare", "setns", "process_vm_readv", "process_vm_writev",
+	"iopl", "ioperm", "swapon", "swapoff", "reboot", NULL };
+
+/* The runner's limit names -> sandbox.limits keys. */
+static const struct {
+	const char *name, *key, *unit;
+} limit_keys[] = {
+	{ "memory", "memoryMb", "MB" },
+	{ "processes", "processes", "processes" },
+	{ "cpu", "cpuSeconds", "s" },
+	{ "fileSize", "fileSizeMb", "MB" },
+	{ "wallClock", "timeoutMs", "ms" },
+	{ NULL, NULL, NULL }
+};
+
+static char *
+pstrdup(struct planner *pl, const char *s)
+{
+	char *d;
+
+	if ((d = strdup(s != NULL ? s : "")) == NULL)
+		pl->oom = 1;
+	return d;
+}
+
+static int
+fail(struct planner *pl, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (pl->err != NULL && pl->errlen > 0) {
+		va_start(ap, fmt);
+		vsnprintf(pl->err, pl->errlen, fmt, ap);
+		va_end(ap);
+	}
+	return AL_ERR_FORMAT;
+}
+
+/* A call id (the JSON-RPC id: number or string) as text. */
+static char *
+call_text(struct planner *pl, json_t *id)
+{
+	char buf[64], *s;
+
+	if (json_is_string(id))
+		return pstrdup(pl, json_string_value(id));
+	if (json_is_integer(id)) {
+		snprintf(buf, sizeof(buf), "%lld",
+		    (long long)json_integer_value(id));
+		return pstrdup(pl, buf);
+	}
+	if (id == NULL)
+		return pstrdup(pl, "?");
+	if ((s = json_dumps(id, JSON_COMPACT | JSON_ENCODE_ANY)) == NULL)
+		pl->oom = 1;
+	return s;
+}
+
+static int
+path_under(const char *p, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (n == 1 && dir[0] == '/')
+		return p[0] == '/';
+	return strncmp(p, dir, n) == 0 && (p[n] == '\0' || p[n] == '/');
+}
+
+/* |p| is |dir|, beneath it, or one of its parents. */
+static int
+path_overlaps(const char *p, const char *dir)
+{
+	return path_under(p, dir) || path_under(dir, p);
+}
+
+/* Does |p| have |comp| ("a" or "a/b") as consecutive components? */
+static int
+has_components(const char *p, const char *comp)
+{
+	size_t n = strlen(comp);
+	const char *s;
+
+	for (s = p; (s = strstr(s, comp)) != NULL; s++)
+		if ((s == p || s[-1] == '/') && (s[n] == '\0' || s[n] == '/'))
+			return 1;
+	return 0;
+}
+
+/* Why reading |p| weakens a protected class, or NULL. */
+static char *
+read_weakens(struct planner *pl, const char *p)
+{
+	const struct suggest_ctx *c = pl->ctx;
+	char buf[4600];
+	size_t i;
+
+	for (i = 0; cred_stores[i] != NULL; i++) {
+		if (has_components(p, cred_stores[i])) {
+			snprintf(buf, sizeof(buf), "%s is in a credential "
+			    "store (~/%s)", p, cred_stores[i]);
+			return pstrdup(pl, buf);
+		}
+	}
+	if (c->home != NULL && c->home[0] == '/' && path_under(c->home, p)) {
+		snprintf(buf, sizeof(buf), "%s holds the home directory %s "
+		    "and its credential stores", p, c->home);
+		return pstrdup(pl, buf);
+	}
+	if (has_components(p, ".git")) {
+		snprintf(buf, sizeof(buf), "%s is in a .git directory", p);
+		return pstrdup(pl, buf);
+	}
+	for (i = 0; i < c->ndeny_read; i++)
+		if (c->deny_read[i][0] == '/' &&
+		    path_overlaps(p, c->deny_read[i])) {
+			snprintf(buf, sizeof(buf), "%s overlaps "
+			    "sandbox.denyRead %s", p, c->deny_read[i]);
+			return pstrdup(pl, buf);
+		}
+	for (i = 0; i < c->nstate_dirs; i++)
+		if (path_overlaps(p, c->state_dirs[i])) {
+			snprintf(buf, sizeof(buf), "%s overlaps airlock's own "
+			    "directory %s", p, c->state_dirs[i]);
+			return pstrdup(pl, buf);
+		}
+	if (c->workspace != NULL && path_under(p, c->workspace)) {
+		size_t wl = strlen(c->workspace);
+		const char *rel = p[wl] == '/' ? p + wl + 1 : "";
+
+		for (i = 0; i < c->nprotected; i++)
+			if (fnmatch(c->protected[i], rel, FNM_PATHNAME |
+			    FNM_LEADING_DIR) == 0 ||
+			    path_overlaps(rel, c->protected[i])) {
+				snprintf(buf, sizeof(buf), "%s is the "
+				    "protected path %s", p, c->protected[i]);
+				return pstrdup(pl, buf);
+			}
+	}
+	/* A parent of the workspace or of / itself holds .git too. */
+	if (c->workspace != NULL && path_under(c->workspace, p) &&
+	    strcmp(c->workspace, p) != 0) {
+		snprintf(buf, sizeof(buf), "%s holds the workspace and its "
+		    ".git", p);
+		return pstrdup(pl, buf);
+	}
+	return NULL;
+}
+
+static char *
+syscall_weakens(struct planner *pl, const char *s)
+{
+	char buf[128];
+	size_t i;
+
+	for (i = 0; bad_syscalls[i] != NULL; i++)
+		if (strcmp(s, bad_syscalls[i]) == 0)
+			break;
+	if (bad_syscalls[i] == NULL && strncmp(s, "kexec", 5) != 0)
+		return NULL;
+	snprintf(buf, sizeof(buf), "%s is a dangerous system call", s);
+	return pstrdup(pl, buf);
+}
+
+/* The entry for (kind, key, tool), made if new. */
+static struct sentry *
+entry_get(struct planner *pl, enum suggest_kind kind, const char *layer,
+    const char *key, const char *const *path, size_t npath,
+    const char *tool, const char *what)
+{
+	struct sentry *e;
+	size_t i;
+
+	for (i = 0; i < pl->ne; i++) {
+		e = pl->e[i];
+		if (e->kind == kind && strcmp(e->key, key) == 0 &&
+		    strcmp(e->what, what) == 0 && ((e->tool == NULL &&
+		    tool == NULL) || (e->tool != NULL && tool != NULL &&
+		    strcmp(e->tool, tool) == 0)))
+			return e;
+	}
+	if (pl->ne == SUGGEST_MAX_ENTRIES)
+		return NULL;
+	if ((e = calloc(1, sizeof(*e))) == NULL) {
+		pl->oom = 1;
+		return NULL;
+	}
+	e->kind = kind;
+	snprintf(e->layer, sizeof(e->layer), "%s", layer);
+	e->key = pstrdup(pl, key);
+	for (i = 0; i < npath && i < 8; i++)
+		e->path[i] = pstrdup(pl, path[i]);
+	e->npath = i;
+	e->tool = tool != NULL ? pstrdup(pl, tool) : NULL;
+	e->what = what;
+	pl->e[pl->ne++] = e;
+	return e;
+}
+
+/* Adds a reference to |value| of |e| (made if new). */
+static struct sval *
+entry_ref(struct planner *pl, struct sentry *e, const char *value,
+    const char *call, const char *denial)
+{
+	struct sval *v = NULL;
+	size_t i;
+
+	if (e == NULL)
+		return NULL;
+	for (i = 0; i < e->nvals; i++)
+		if (strcmp(e->vals[i].value, value) == 0)
+			v = &e->vals[i];
+	if (v == NULL) {
+		if (e->nvals == SUGGEST_MAX_VALUES)
+			return NULL;
+		v = &e->vals[e->nvals++];
+		v->value = pstrdup(pl, value);
+	}
+	for (i = 0; i < v->nrefs; i++)
+		if (strcmp(v->refs[i].call, call) == 0 &&
+		    strcmp(v->refs[i].denial, denial) == 0)
+			return v;
+	if (v->nrefs == SUGGEST_MAX_REFS) {
+		v->nmore++;
+		return v;
+	}
+	v->refs[v->nrefs].call = pstrdup(pl, call);
+	v->refs[v->nrefs].denial = pstrdup(pl, denial);
+	v->nrefs++;
+	return v;
+}
+
+static const char *
+str(json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+/*
+ * Splits an allowWith ("tools[1].network (tool fetch)", "checks.a.b.
+ * network", "agent.allowAddresses") into YAML path components and the
+ * tool's name.  Returns the number of components, or 0 if malformed.
+ */
+static size_t
+split_allow(const char *allow, char *buf, size_t buflen, char **comp,
+    char *tool, size_t toollen)
+{
+	char *leaf, *paren, *p;
+	size_t n = 0;
+
+	tool[0] = '\0';
+	if (snprintf(buf, buflen, "%s", allow) >= (int)buflen)
+		return 0;
+	if ((paren = strstr(buf, " (")) != NULL) {
+		*paren = '\0';
+		if (strncmp(paren + 2, "tool ", 5) == 0) {
+			snprintf(tool, toollen, "%s", paren + 7);
+			tool[strcspn(tool, ")")] = '\0';
+		}
+	}
+	if ((leaf = strrchr(buf, '.')) == NULL ||
+	    (strcmp(leaf + 1, "network") != 0 &&
+	    strcmp(leaf + 1, "allowAddresses") != 0))
+		return 0;
+	*leaf++ = '\0';
+	if (strncmp(buf, "tools[", 6) == 0 && (p = strchr(buf, ']')) !=
+	    NULL && p[1] == '\0') {
+		static char idx[32];
+
+		snprintf(idx, sizeof(idx), "%s", buf + 5);
+		comp[n++] = "tools";
+		comp[n++] = idx;
+	} else if (strncmp(buf, "checks.", 7) == 0 && buf[7] != '\0') {
+		comp[n++] = "checks";
+		comp[n++] = buf + 7;
+	} else if (strcmp(buf, "agent") == 0) {
+		comp[n++] = "agent";
+	} else
+		return 0;
+	comp[n++] = leaf;
+	return n;
+}
+
+/* The call of a runner of |tool| (or check) that was running. */
+static const char *
+runner_call(struct planner *pl, const char *tool, const char *check)
+{
+	size_t i;
+	const char *last = NULL;
+
+	for (i = pl->nrun; i-- > 0;) {
+		struct runner *r = &pl->run[i];
+
+		if ((tool != NULL && strcmp(r->tool, tool) == 0) ||
+		    (check != NULL && r->check != NULL &&
+		    strcmp(r->check, check) == 0)) {
+			if (!r->ended)
+				return r->call;
+			if (last == NULL)
+				last = r->call;
+		}
+	}
+	return last != NULL ? last : "?";
+}
+
+/* One denial object in the contract's form, of call |call|. */
+static int
+add_denial(struct planner *pl, json_t *d, const char *call, const char *tool)
+{
+	const char *layer = str(d, "layer"), *denial = str(d, "denial");
+	char vbuf[4200];
+	struct sentry *e;
+	struct sval *v;
+
+	if (denial == NULL)
+		denial = "";
+	if (tool == NULL)
+		tool = str(d, "tool");
+	pl->denials++;
+	if (strcmp(layer, "filesystem") == 0) {
+		const char *p = str(d, "path"), *acc = str(d, "access");
+		static const char *const ro[] = { "sandbox", "readOnly" };
+
+		if (p == NULL || p[0] != '/' || acc == NULL)
+			return fail(pl, "call %s: a filesystem denial needs an "
+			    "absolute \"path\" and an \"access\"", call);
+		if (strcmp(acc, "write") == 0) {
+			e = entry_get(pl, SUGGEST_NOTE, layer, "write", NULL,
+			    0, NULL, "write");
+			entry_ref(pl, e, p, call, denial);
+			return 0;
+		}
+		if (strcmp(acc, "read") != 0 && strcmp(acc, "exec") != 0)
+			return fail(pl, "call %s: unknown access \"%s\"", call,
+			    acc);
+		e = entry_get(pl, SUGGEST_ADD, layer, "sandbox.readOnly", ro,
+		    2, NULL, "read");
+		if ((v = entry_ref(pl, e, p, call, denial)) != NULL &&
+		    v->weak == NULL)
+			v->weak = read_weakens(pl, p);
+		return 0;
+	}
+	if (strcmp(layer, "network") == 0) {
+		const char *host = str(d, "host"), *allow = str(d, "allowWith");
+		json_t *port = json_object_get(d, "port");
+		char buf[512], tbuf[128], *comp[4];
+		const char *const *cp = (const char *const *)comp;
+		size_t n;
+
+		if (host == NULL || !json_is_integer(port) || allow == NULL ||
+		    (n = split_allow(allow, buf, sizeof(buf), comp, tbuf,
+		    sizeof(tbuf))) == 0)
+			return fail(pl, "call %s: a network denial needs "
+			    "\"host\", \"port\" and an \"allowWith\" naming a "
+			    "network or allowAddresses key", call);
+		snprintf(vbuf, sizeof(vbuf), "%s%s%s:%lld",
+		    strchr(host, ':') != NULL ? "[" : "", host,
+		    strchr(host, ':') != NULL ? "]" : "",
+		    (long long)json_integer_value(port));
+		{
+			char key[512];
+
+			snprintf(key, sizeof(key), "%s", allow);
+			key[strcspn(key, " ")] = '\0';
+			if (tbuf[0] == '\0' && tool != NULL && strcmp(comp[0],
+			    "tools") == 0)
+				snprintf(tbuf, sizeof(tbuf), "%s", tool);
+			e = entry_get(pl, SUGGEST_ADD, layer, key, cp, n,
+			    tbuf[0] != '\0' ? tbuf : NULL, "connections to");
+		}
+		entry_ref(pl, e, vbuf, call, denial);
+		return 0;
+	}
+	if (strcmp(layer, "syscall") == 0) {
+		const char *s = str(d, "syscall");
+		static const char *const sc[] = { "sandbox", "allowSyscalls" };
+
+		if (s == NULL || s[0] == '\0' || strspn(s,
+		    "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(s))
+			return fail(pl, "call %s: a syscall denial needs a "
+			    "\"syscall\" name", call);
+		e = entry_get(pl, SUGGEST_ADD, layer, "sandbox.allowSyscalls",
+		    sc, 2, NULL, "the system call");
+		if ((v = entry_ref(pl, e, s, call, denial)) != NULL &&
+		    v->weak == NULL)
+			v->weak = syscall_weakens(pl, s);
+		return 0;
+	}
+	if (strcmp(layer, "limit") == 0) {
+		const char *l = str(d, "limit");
+		json_t *val = json_object_get(d, "value");
+		char key[256];
+		size_t i;
+
+		for (i = 0; l != NULL && limit_keys[i].name != NULL; i++)
+			if (strcmp(limit_keys[i].name, l) == 0)
+				break;
+		if (l == NULL || limit_keys[i].name == NULL ||
+		    !json_is_integer(val) || json_integer_value(val) <= 0 ||
+		    json_integer_value(val) > (1LL << 40))
+			return fail(pl, "call %s: a limit denial needs a known "
+			    "\"limit\" and a positive \"value\"", call);
+		if (strcmp(l, "wallClock") == 0) {
+			const char *tp[] = { "tools", "[?]", "timeoutMs" };
+
+			if (tool == NULL)
+				return fail(pl, "call %s: a wallClock denial "
+				    "needs its \"tool\"", call);
+			snprintf(key, sizeof(key), "tools[%s].timeoutMs",
+			    tool);
+			e = entry_get(pl, SUGGEST_RAISE, layer, key, tp, 3,
+			    tool, "timeoutMs");
+		} else {
+			const char *lp[] = { "sandbox", "limits",
+			    limit_keys[i].key };
+
+			snprintf(key, sizeof(key), "sandbox.limits.%s",
+			    limit_keys[i].key);
+			e = entry_get(pl, SUGGEST_RAISE, layer, key, lp, 3,
+			    NULL, limit_keys[i].key);
+		}
+		snprintf(vbuf, sizeof(vbuf), "%lld",
+		    (long long)json_integer_value(val));
+		if ((v = entry_ref(pl, e, vbuf, call, denial)) != NULL)
+			v->num = json_integer_value(val);
+		return 0;
+	}
+	return fail(pl, "call %s: unknown denial layer \"%s\"", call,
+	    layer != NULL ? layer : "(none)");
+}
+
+static void
+runner_add(struct planner *pl, json_t *f)
+{
+	struct runner *r;
+
+	if (pl->nrun == SUGGEST_MAX_RUNNERS)
+		return;
+	if (pl->nrun == pl->caprun) {
+		size_t cap = pl->caprun ? pl->caprun * 2 : 16;
+		struct runner *nr = reallocarray(pl->run, cap, sizeof(*nr));
+
+		if (nr == NULL) {
+			pl->oom = 1;
+			return;
+		}
+		pl->run = nr;
+		pl->caprun = cap;
+	}
+	r = &pl->run[pl->nrun++];
+	r->call = call_text(pl, json_object_get(f, "id"));
+	r->tool = pstrdup(pl, str(f, "tool"));
+	r->check = str(f, "check") != NULL ? pstrdup(pl, str(f, "check")) :
+	    NULL;
+	r->ended = 0;
+}
+
+static void
+runner_end(struct planner *pl, json_t *f)
+{
+	char *call = call_text(pl, json_object_get(f, "id"));
+	size_t i;
+
+	for (i = 0; call != NULL && i < pl->nrun; i++)
+		if (!pl->run[i].ended && strcmp(pl->run[i].call, call) == 0) {
+			pl->run[i].ended = 1;
+			break;
+		}
+	free(call);
+}
+
+static struct escal *
+escal_get(struct planner *pl, const char *call)
+{
+	size_t i;
+
+	for (i = 0; i < pl->nesc; i++)
+		if (strcmp(pl->esc[i].call, call) == 0)
+			return &pl->esc[i];
+	if (pl->nesc == pl->capesc) {
+		size_t cap = pl->capesc ? pl->capesc * 2 : 8;
+		struct escal *ne = reallocarray(pl->esc, cap, sizeof(*ne));
+
+		if (ne == NULL) {
+			pl->oom = 1;
+			return NULL;
+		}
+		pl->esc = ne;
+		pl->capesc = cap;
+	}
+	memset(&pl->esc[pl->nesc], 0, sizeof(pl->esc[0]));
+	pl->esc[pl->nesc].call = pstrdup(pl, call);
+	return &pl->esc[pl->nesc++];
+}
+
+static int
+plan_record(struct planner *pl, json_t *rec)
+{
+	const char *ev = str(rec, "event");
+	json_t *f = json_object_get(rec, "fields"), *d;
+	char *call;
+	size_t i;
+	int rc = 0;
+
+	if (ev == NULL || !json_is_object(f))
+		return 0;
+	if (strcmp(ev, "runner_start") == 0) {
+		runner_add(pl, f);
+		return 0;
+	}
+	if (strcmp(ev, "runner_end") == 0) {
+		runner_end(pl, f);
+		return 0;
+	}
+	if (strcmp(ev, "sandbox_denial") == 0) {
+		call = call_text(pl, json_object_get(f, "id"));
+		if (call == NULL)
+			return AL_ERR_ALLOC;
+		if (str(f, "layer") != NULL)
+			rc = add_denial(pl, f, call, str(f, "tool"));
+		else {
+			/* An older record: only the runner's hint. */
+			struct sentry *e = entry_get(pl, SUGGEST_NOTE,
+			    "unknown", "hint", NULL, 0, NULL, "hint");
+			char note[1200];
+
+			snprintf(note, sizeof(note), "tool %s: %s",
+			    str(f, "tool") != NULL ? str(f, "tool") : "?",
+			    str(f, "hint") != NULL ? str(f, "hint") : "");
+			pl->denials++;
+			entry_ref(pl, e, note, call, "");
+		}
+		free(call);
+		return rc;
+	}
+	if (strcmp(ev, "egress") == 0) {
+		const char *allow = str(f, "allowWith");
+		char buf[512], tbuf[128], *comp[4];
+		json_t *dd;
+		const char *who;
+
+		if (str(f, "decision") == NULL || strcmp(str(f, "decision"),
+		    "deny") != 0 || allow == NULL)
+			return 0;
+		if (split_allow(allow, buf, sizeof(buf), comp, tbuf,
+		    sizeof(tbuf)) == 0)
+			return 0;
+		who = runner_call(pl, tbuf[0] != '\0' ? tbuf : NULL,
+		    strcmp(comp[0], "checks") == 0 ? comp[1] : NULL);
+		if ((dd = json_pack("{s:s, s:O?, s:O?, s:s}", "layer",
+		    "network", "host", json_object_get(f, "host"), "port",
+		    json_object_get(f, "port"), "allowWith", allow)) == NULL)
+			return AL_ERR_ALLOC;
+		rc = add_denial(pl, dd, who, tbuf[0] != '\0' ? tbuf : NULL);
+		json_decref(dd);
+		return rc;
+	}
+	if (strcmp(ev, "escalation_request") == 0) {
+		struct escal *es;
+
+		call = call_text(pl, json_object_get(f, "callId"));
+		if (call == NULL)
+			return AL_ERR_ALLOC;
+		if ((es = escal_get(pl, call)) != NULL && es->approval == NULL)
+			es->approval = pstrdup(pl, str(f, "approval"));
+		json_array_foreach(json_object_get(f, "widening"), i, d) {
+			if (!json_is_object(d) || str(d, "layer") == NULL)
+				continue;
+			if ((rc = add_denial(pl, d, call, str(f, "tool"))) !=
+			    0)
+				break;
+			pl->denials--;	/* the same denial, asked again */
+		}
+		free(call);
+		return rc;
+	}
+	if (strcmp(ev, "escalation_decision") == 0) {
+		struct escal *es;
+
+		call = call_text(pl, json_object_get(f, "callId"));
+		if (call == NULL)
+			return AL_ERR_ALLOC;
+		if ((es = escal_get(pl, call)) != NULL &&
+		    str(f, "outcome") != NULL) {
+			free(es->outcome);
+			es->outcome = pstrdup(pl, str(f, "outcome"));
+		}
+		free(call);
+	}
+	return 0;
+}
+
+/* Appends "(call 3: d1 d2; call 5)" for |v|. */
+static void
+refs_text(const struct planner *pl, const struct sval *v, char *out,
+    size_t outlen)
+{
+	size_t i, j, len = 0;
+	int first = 1;
+
+#define PUT(...) do { \
+	int n_ = snprintf(out + len, outlen - len, __VA_ARGS__); \
+	if (n_ > 0 && (size_t)n_ < outlen - len) len += (size_t)n_; \
+} while (0)
+	out[0] = '\0';
+	PUT("(");
+	for (i = 0; i < v->nrefs; i++) {
+		int seen = 0, anyd = 0;
+
+		for (j = 0; j < i; j++)
+			if (strcmp(v->refs[j].call, v->refs[i].call) == 0)
+				seen = 1;
+		if (seen)
+			continue;
+		PUT("%scall %s", first ? "" : "; ", v->refs[i].call);
+		first = 0;
+		for (j = i; j < v->nrefs; j++)
+			if (strcmp(v->refs[j].call, v->refs[i].call) == 0 &&
+			    v->refs[j].denial[0] != '\0') {
+				PUT("%s%s", anyd ? " " : ": ", v->refs[j].denial);
+				anyd = 1;
+			}
+		for (j = 0; j < pl->nesc; j++)
+			if (strcmp(pl->esc[j].call, v->refs[i].call) == 0)
+				PUT(", escalation %s%s%s",
+				    pl->esc[j].approval != NULL ?
+				    pl->esc[j].approval : "",
+				    pl->esc[j].outcome != NULL ? " " : "",
+				    pl->esc[j].outcome != NULL ?
+				    pl->esc[j].outcome : "asked");
+	}
+	if (v->nmore > 0)
+		PUT(" and %zu more", v->nmore);
+	PUT(")");
+#undef PUT
+}
+
+/* Builds the public change for entry |e|. */
+static int
+finish_entry(struct planner *pl, const struct sentry *e,
+    struct suggest_change *c)
+{
+	char reason[8192], refs[1024], *wk = NULL;
+	size_t i, len = 0;
+	long long maxv = 0;
+
+#define PUT(...) do { \
+	int n_ = snprintf(reason + len, sizeof(reason) - len, __VA_ARGS__); \
+	if (n_ > 0 && (size_t)n_ < sizeof(reason) - len) len += (size_t)n_; \
+} while (0)
+	memset(c, 0, sizeof(*c));
+	c->kind = e->kind;
+	snprintf(c->layer, sizeof(c->layer), "%s", e->layer);
+	c->key = pstrdup(pl, e->key);
+	for (i = 0; i < e->npath; i++)
+		c->path[i] = pstrdup(pl, e->path[i]);
+	c->npath = e->npath;
+	c->tool = e->tool != NULL ? pstrdup(pl, e->tool) : NULL;
+	reason[0] = '\0';
+	switch (e->kind) {
+	case SUGGEST_ADD:
+		PUT("airlock suggest: allow %s ", e->what);
+		if ((c->values = calloc(e->nvals, sizeof(char *))) == NULL)
+			return AL_ERR_ALLOC;
+		for (i = 0; i < e->nvals; i++) {
+			c->values[c->nvalues++] = pstrdup(pl, e->vals[i].value);
+			refs_text(pl, &e->vals[i], refs, sizeof(refs));
+			PUT("%s%s %s", i > 0 ? ", " : "", e->vals[i].value,
+			    refs);
+			if (e->vals[i].weak != NULL && wk == NULL)
+				wk = e->vals[i].weak;
+		}
+		if (e->tool != NULL)
+			PUT(" for tool %s", e->tool);
+		break;
+	case SUGGEST_RAISE:
+		for (i = 0; i < e->nvals; i++)
+			if (e->vals[i].num > maxv)
+				maxv = e->vals[i].num;
+		c->number = maxv * 2;
+		PUT("airlock suggest: raise %s from %lld to %lld, twice the "
+		    "limit that stopped ", e->key, maxv, c->number);
+		for (i = 0; i < e->nvals; i++) {
+			refs_text(pl, &e->vals[i], refs, sizeof(refs));
+			PUT("%s%s", i > 0 ? ", " : "", refs);
+		}
+		break;
+	case SUGGEST_NOTE:
+		if (strcmp(e->key, "write") == 0)
+			PUT("not expressible: writes outside the workspace "
+			    "have no manifest key (a one-run escalation or "
+			    "--rw only): ");
+		else
+			PUT("not expressible: the sandbox refused something "
+			    "the runner did not name: ");
+		for (i = 0; i < e->nvals; i++) {
+			refs_text(pl, &e->vals[i], refs, sizeof(refs));
+			PUT("%s%s %s", i > 0 ? ", " : "", e->vals[i].value,
+			    refs);
+		}
+		break;
+	}
+	if (wk != NULL) {
+		PUT(" # WEAKENS: %s", wk);
+		c->weakens = pstrdup(pl, wk);
+	}
+#undef PUT
+	c->reason = pstrdup(pl, reason);
+	return pl->oom ? AL_ERR_ALLOC : 0;
+}
+
+static void
+planner_clear(struct planner *pl)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < pl->ne; i++) {
+		struct sentry *e = pl->e[i];
+
+		free(e->key);
+		free(e->tool);
+		for (j = 0; j < e->npath; j++)
+			free(e->path[j]);
+		for (j = 0; j < e->nvals; j++) {
+			free(e->vals[j].value);
+			free(e->vals[j].weak);
+			for (k = 0; k < e->vals[j].nrefs; k++) {
+				free(e->vals[j].refs[k].call);
+				free(e->vals[j].refs[k].denial);
+			}
+		}
+		free(e);
+	}
+	for (i = 0; i < pl->nrun; i++) {
+		free(pl->run[i].call);
+		free(pl->run[i].tool);
+		free(pl->run[i].check);
+	}
+	free(pl->run);
+	for (i = 0; i < pl->nesc; i++) {
+		free(pl->esc[i].call);
+		free(pl->esc[i].approval);
+		free(pl->esc[i].outcome);
+	}
+	free(pl->esc);
+}
+
+int
+suggest_plan(json_t *records, const struct suggest_ctx *ctx,
+    struct suggest_plan **out, char *err, size_t errlen)
+{
+	static const struct suggest_ctx none;
+	struct planner pl;
+	struct suggest_plan *p;
+	json_t *rec;
+	size_t i, n, pass;
+	int rc = 0;
+
+	*out = NULL;
+	memset(&pl, 0, sizeof(pl));
+	pl.ctx = ctx != NULL ? ctx : &none;
+	pl.err = err;
+	pl.errlen = errlen;
+	json_array_foreach(records, i, rec) {
+		if ((rc = plan_record(&pl, rec)) != 0)
+			break;
+		if (pl.oom) {
+			rc = AL_ERR_ALLOC;
+			break;
+		}
+	}
+	if (rc == 0 && (p = calloc(1, sizeof(*p))) != NULL) {
+		p->denials = pl.denials;
+		if (pl.ne > 0 && (p->changes = calloc(pl.ne,
+		    sizeof(*p->changes))) == NULL)
+			rc = AL_ERR_ALLOC;
+		/* Changes first, then notes, each in order of first denial. */
+		for (pass = 0; rc == 0 && pass < 2; pass++)
+			for (n = 0; rc == 0 && n < pl.ne; n++) {
+				if ((pl.e[n]->kind == SUGGEST_NOTE) != (pass ==
+				    1))
+					continue;
+				rc = finish_entry(&pl, pl.e[n],
+				    &p->changes[p->n++]);
+			}
+		if (rc != 0)
+			suggest_plan_free(p);
+		else
+			*out = p;
+	} else if (rc == 0)
+		rc = AL_ERR_ALLOC;
+	planner_clear(&pl);
+	return rc;
+}
+
+void
+suggest_plan_free(struct suggest_plan *p)
+{
+	size_t i, j;
+
+	if (p == NULL)
+		return;
+	for (i = 0; i < p->n; i++) {
+		struct suggest_change *c = &p->changes[i];
+
+		free(c->key);
+		free(c->tool);
+		free(c->reason);
+		free(c->weakens);
+		for (j = 0; j < c->npath; j++)
+			free(c->path[j]);
+		for (j = 0; j < c->nvalues; j++)
+			free(c->values[j]);
+		free(c->values);
+	}
+	free(p->changes);
+	free(p);
+}
+
+size_t
+suggest_plan_weakens(const struct suggest_plan *p)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < p->n; i++)
+		if (p->changes[i].weakens != NULL)
+			n++;
+	return n;
+}
+
+int
+suggest_apply(const struct suggest_plan *p, struct yamledit *ye, char *err,
+    size_t errlen)
+{
+	const char *path[8];
+	const char *const tools[] = { "tools" };
+	char idx[32], num[32];
+	const char *cur;
+	size_t i, j;
+	long t;
+	int rc, changed = 0;
+
+	for (i = 0; i < p->n; i++) {
+		const struct suggest_change *c = &p->changes[i];
+
+		if (c->kind == SUGGEST_NOTE)
+			continue;
+		for (j = 0; j < c->npath; j++)
+			path[j] = c->path[j];
+		if (c->npath >= 2 && strcmp(c->path[0], "tools") == 0 &&
+		    c->tool != NULL) {
+			if ((t = yamledit_find_item(ye, tools, 1, "name",
+			    c->tool)) < 0) {
+				snprintf(err, errlen, "%s: the manifest has no "
+				    "tool named %s", c->key, c->tool);
+				return AL_ERR_NOT_FOUND;
+			}
+			snprintf(idx, sizeof(idx), "[%ld]", t);
+			path[1] = idx;
+		}
+		if (c->kind == SUGGEST_ADD)
+			rc = yamledit_seq_add(ye, path, c->npath,
+			    (const char *const *)c->values, c->nvalues,
+			    c->reason, err, errlen);
+		else {
+			cur = yamledit_get_scalar(ye, path, c->npath);
+			if (cur != NULL && strtoll(cur, NULL, 10) >= c->number)
+				continue;
+			snprintf(num, sizeof(num), "%lld", c->number);
+			rc = yamledit_set_scalar(ye, path, c->npath, num,
+			    c->reason, err, errlen);
+		}
+		if (rc < 0) {
+			char why[512];
+
+			snprintf(why, sizeof(why), "%s", err);
+			snprintf(err, errlen, "%s: %s", c->key, why);
+			return rc;
+		}
+		if (rc > 0)
+			changed++;
+	}
+	return changed;
+}
+
+json_t *
+suggest_plan_json(const struct suggest_plan *p)
+{
+	json_t *o, *ch, *notes, *c, *vals;
+	size_t i, j;
+
+	o = json_pack("{s:I, s:[], s:[]}", "denials", (json_int_t)p->denials,
+	    "changes", "notes");
+	if (o == NULL)
+		return NULL;
+	ch = json_object_get(o, "changes");
+	notes = json_object_get(o, "notes");
+	for (i = 0; i < p->n; i++) {
+		const struct suggest_change *x = &p->changes[i];
+
+		if (x->kind == SUGGEST_NOTE) {
+			json_array_append_new(notes, json_pack("{s:s, s:s}",
+			    "layer", x->layer, "reason", x->reason));
+			continue;
+		}
+		c = json_pack("{s:s, s:s, s:s, s:s}", "kind", x->kind ==
+		    SUGGEST_ADD ? "add" : "raise", "key", x->key, "layer",
+		    x->layer, "reason", x->reason);
+		if (c == NULL)
+			continue;
+		if (x->tool != NULL)
+			json_object_set_new(c, "tool", json_string(x->tool));
+		if (x->kind == SUGGEST_ADD) {
+			vals = json_array();
+			for (j = 0; j < x->nvalues; j++)
+				json_array_append_new(vals,
+				    json_string(x->values[j]));
+			json_object_set_new(c, "values", vals);
+		} else
+			json_object_set_new(c, "value",
+			    json_integer(x->number));
+		json_object_set_new(c, "weakens", x->weakens != NULL ?
+		    json_string(x->weakens) : json_null());
+		json_array_append_new(ch, c);
+	}
+	return o;
+}
