@@ -15,7 +15,9 @@
 #include <jansson.h>
 
 #include "common/errors.h"
+#include "policy/diff.h"
 #include "policy/suggest.h"
+#include "policy/udiff.h"
 #include "policy/yamledit.h"
 
 #define REC(ev, f) "{\"event\":\"" ev "\",\"fields\":" f "}"
@@ -314,6 +316,77 @@ START_TEST(test_suggest_apply_to_manifest)
 }
 END_TEST
 
+/* udiff: the exact form for a small change. */
+START_TEST(test_udiff_writes_hunks_with_context)
+{
+	const char *a = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\n";
+	const char *b = "1\n2\n3\n4\nnew\n5\n6\n7\n8\n9\n10\n11\n12\n13\n15\n";
+	char *d;
+
+	ck_assert_int_eq(udiff_make(a, strlen(a), b, strlen(b), "a/m.yaml",
+	    "b/m.yaml", &d), 0);
+	ck_assert_str_eq(d, "--- a/m.yaml\n+++ b/m.yaml\n"
+	    "@@ -2,6 +2,7 @@\n 2\n 3\n 4\n+new\n 5\n 6\n 7\n"
+	    "@@ -11,5 +12,4 @@\n 11\n 12\n 13\n-14\n 15\n");
+	free(d);
+	ck_assert_int_eq(udiff_make(a, strlen(a), a, strlen(a), "x", "y",
+	    &d), 0);
+	ck_assert_str_eq(d, "");
+	free(d);
+	ck_assert_int_eq(udiff_make("a", 1, "a\nb\n", 4, "a/f", "b/f", &d),
+	    0);
+	ck_assert_str_eq(d, "--- a/f\n+++ b/f\n@@ -1 +1,2 @@\n-a\n"
+	    "\\ No newline at end of file\n+a\n+b\n");
+	free(d);
+}
+END_TEST
+
+/*
+ * udiff round trip: random edits of a file, diffed, then applied by the
+ * strict patch engine (policy/diff.h), give the edited file back.
+ */
+START_TEST(test_udiff_round_trips_through_the_patch_engine)
+{
+	char a[4096], b[4096], err[512], *d, *res;
+	size_t alen, blen, reslen, i, n;
+	struct diff *pd;
+	unsigned seed = 12345;
+
+	for (n = 0; n < 300; n++) {
+		alen = blen = 0;
+		for (i = 0; i < 60; i++) {
+			int r = (int)((seed = seed * 1103515245 + 12345) >>
+			    16) % 10;
+
+			alen += (size_t)snprintf(a + alen, sizeof(a) - alen,
+			    "line %zu\n", i % 7);
+			if (r == 0)
+				continue;	/* removed */
+			if (r == 1)
+				blen += (size_t)snprintf(b + blen, sizeof(b) -
+				    blen, "added %zu\n", i);
+			blen += (size_t)snprintf(b + blen, sizeof(b) - blen,
+			    "line %zu\n", i % 7);
+		}
+		ck_assert_int_eq(udiff_make(a, alen, b, blen, "a/f.yaml",
+		    "b/f.yaml", &d), 0);
+		if (d[0] == '\0') {
+			ck_assert(alen == blen && memcmp(a, b, alen) == 0);
+			free(d);
+			continue;
+		}
+		ck_assert_msg(diff_parse(d, strlen(d), &pd, err,
+		    sizeof(err)) == 0, "round %zu: %s\n%s", n, err, d);
+		ck_assert_int_eq(diff_apply_file(pd, 0, a, alen, &res, &reslen,
+		    err, sizeof(err)), 0);
+		ck_assert(reslen == blen && memcmp(res, b, blen) == 0);
+		free(res);
+		diff_free(pd);
+		free(d);
+	}
+}
+END_TEST
+
 static Suite *
 suggest_suite(void)
 {
@@ -323,6 +396,8 @@ suggest_suite(void)
 	tcase_add_loop_test(tc, test_suggest_rows, 0, NROWS);
 	tcase_add_test(tc, test_suggest_weakens_parents_and_deny_read);
 	tcase_add_test(tc, test_suggest_apply_to_manifest);
+	tcase_add_test(tc, test_udiff_writes_hunks_with_context);
+	tcase_add_test(tc, test_udiff_round_trips_through_the_patch_engine);
 	suite_add_tcase(s, tc);
 	return s;
 }
