@@ -60,6 +60,8 @@ struct escal {
 
 struct planner {
 	const struct suggest_ctx	*ctx;
+	char				**req;	/* call id of each request */
+	size_t				 nreq, capreq;
 	struct sentry			*e[SUGGEST_MAX_ENTRIES];
 	size_t				 ne;
 	struct runner			*run;
@@ -539,6 +541,48 @@ runner_add(struct planner *pl, json_t *f)
 	r->ended = 0;
 }
 
+/* The broker numbers its calls in "request" order (egress "sandbox"). */
+static void
+request_add(struct planner *pl, json_t *f)
+{
+	if (pl->nreq == SUGGEST_MAX_RUNNERS * 4)
+		return;
+	if (pl->nreq == pl->capreq) {
+		size_t cap = pl->capreq ? pl->capreq * 2 : 16;
+		char **nr = reallocarray(pl->req, cap, sizeof(*nr));
+
+		if (nr == NULL) {
+			pl->oom = 1;
+			return;
+		}
+		pl->req = nr;
+		pl->capreq = cap;
+	}
+	pl->req[pl->nreq++] = call_text(pl, json_object_get(f, "id"));
+}
+
+/*
+ * The call an egress record's "sandbox" ("SESSION-N") names: the Nth
+ * request of the session, or NULL.
+ */
+static const char *
+egress_call(struct planner *pl, json_t *rec, json_t *f)
+{
+	const char *sb = str(f, "sandbox"), *sess = str(rec, "session");
+	size_t sl;
+	char *end;
+	unsigned long long n;
+
+	if (sb == NULL || sess == NULL || strncmp(sb, sess, (sl =
+	    strlen(sess))) != 0 || sb[sl] != '-' || sb[sl + 1] < '1' ||
+	    sb[sl + 1] > '9')
+		return NULL;
+	n = strtoull(sb + sl + 1, &end, 10);
+	if (*end != '\0' || n == 0 || n > pl->nreq)
+		return NULL;
+	return pl->req[n - 1];
+}
+
 static void
 runner_end(struct planner *pl, json_t *f)
 {
@@ -592,6 +636,10 @@ plan_record(struct planner *pl, json_t *rec)
 		runner_add(pl, f);
 		return 0;
 	}
+	if (strcmp(ev, "request") == 0) {
+		request_add(pl, f);
+		return 0;
+	}
 	if (strcmp(ev, "runner_end") == 0) {
 		runner_end(pl, f);
 		return 0;
@@ -629,8 +677,9 @@ plan_record(struct planner *pl, json_t *rec)
 		if (split_allow(allow, buf, sizeof(buf), comp, tbuf,
 		    sizeof(tbuf)) == 0)
 			return 0;
-		who = runner_call(pl, tbuf[0] != '\0' ? tbuf : NULL,
-		    strcmp(comp[0], "checks") == 0 ? comp[1] : NULL);
+		if ((who = egress_call(pl, rec, f)) == NULL)
+			who = runner_call(pl, tbuf[0] != '\0' ? tbuf : NULL,
+			    strcmp(comp[0], "checks") == 0 ? comp[1] : NULL);
 		if ((dd = json_pack("{s:s, s:O?, s:O?, s:s}", "layer",
 		    "network", "host", json_object_get(f, "host"), "port",
 		    json_object_get(f, "port"), "allowWith", allow)) == NULL)
@@ -821,12 +870,85 @@ planner_clear(struct planner *pl)
 		free(pl->run[i].check);
 	}
 	free(pl->run);
+	for (i = 0; i < pl->nreq; i++)
+		free(pl->req[i]);
+	free(pl->req);
 	for (i = 0; i < pl->nesc; i++) {
 		free(pl->esc[i].call);
 		free(pl->esc[i].approval);
 		free(pl->esc[i].outcome);
 	}
 	free(pl->esc);
+}
+
+/* Does an entry other than |skip| name call |call|? */
+static int
+call_named(const struct planner *pl, const struct sentry *skip,
+    const char *call)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < pl->ne; i++) {
+		if (pl->e[i] == skip)
+			continue;
+		for (j = 0; j < pl->e[i]->nvals; j++)
+			for (k = 0; k < pl->e[i]->vals[j].nrefs; k++)
+				if (strcmp(pl->e[i]->vals[j].refs[k].call,
+				    call) == 0)
+					return 1;
+	}
+	return 0;
+}
+
+/*
+ * A hint-only sandbox_denial of a call whose denials are known from
+ * their own records (the egress proxy's) says nothing more: dropped.
+ */
+static void
+prune_hints(struct planner *pl)
+{
+	struct sentry *e = NULL;
+	size_t i, k;
+
+	for (i = 0; i < pl->ne; i++)
+		if (pl->e[i]->kind == SUGGEST_NOTE &&
+		    strcmp(pl->e[i]->key, "hint") == 0)
+			e = pl->e[i];
+	if (e == NULL)
+		return;
+	for (i = 0; i < e->nvals;) {
+		struct sval *v = &e->vals[i];
+
+		for (k = 0; k < v->nrefs; k++)
+			if (!call_named(pl, e, v->refs[k].call))
+				break;
+		if (k < v->nrefs || v->nrefs == 0) {
+			i++;
+			continue;
+		}
+		free(v->value);
+		free(v->weak);
+		for (k = 0; k < v->nrefs; k++) {
+			free(v->refs[k].call);
+			free(v->refs[k].denial);
+		}
+		memmove(v, v + 1, (e->nvals - i - 1) * sizeof(*v));
+		e->nvals--;
+	}
+	if (e->nvals > 0)
+		return;
+	for (i = 0; i < pl->ne; i++)
+		if (pl->e[i] == e) {
+			free(e->key);
+			free(e->tool);
+			for (k = 0; k < e->npath; k++)
+				free(e->path[k]);
+			free(e);
+			memmove(&pl->e[i], &pl->e[i + 1], (pl->ne - i - 1) *
+			    sizeof(pl->e[0]));
+			pl->ne--;
+			break;
+		}
 }
 
 int
@@ -853,6 +975,8 @@ suggest_plan(json_t *records, const struct suggest_ctx *ctx,
 			break;
 		}
 	}
+	if (rc == 0)
+		prune_hints(&pl);
 	if (rc == 0 && (p = calloc(1, sizeof(*p))) != NULL) {
 		p->denials = pl.denials;
 		if (pl.ne > 0 && (p->changes = calloc(pl.ne,

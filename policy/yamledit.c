@@ -673,9 +673,16 @@ sb_comment(struct sbuf *b, const struct yamledit *ye, size_t indent,
 		return;
 	sb_indent(b, indent);
 	sb_add(b, "# ");
-	/* One line: a break in the comment would end it. */
-	for (p = comment; *p != '\0'; p++)
-		sb_addn(b, (*p == '\n' || *p == '\r') ? " " : p, 1);
+	/* One line: a break in the comment would end it; other controls
+	   are not allowed in YAML. */
+	for (p = comment; *p != '\0'; p++) {
+		if (*p == '\n' || *p == '\r' || *p == '\t')
+			sb_add(b, " ");
+		else if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			sb_add(b, "?");	/* YAML refuses them in comments */
+		else
+			sb_addn(b, p, 1);
+	}
 	sb_add(b, ye->eol);
 }
 

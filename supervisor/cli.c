@@ -227,6 +227,23 @@ static const struct help helps[] = {
 	    "                          missing); KEYFILE: that key's instead\n"
 	    "      --rotate            a new host key; the old public key stays\n"
 	    "                          trusted (keys/trusted.pub)\n" HELP_OPT },
+	{ "suggest",
+	    "airlock suggest [--manifest M] [--json] [--apply "
+	    "[--allow-weakening]]\n"
+	    "           SESSION\n",
+	    "Print the smallest manifest change that would have allowed a "
+	    "session's\nsandbox denials, as a unified diff of the manifest "
+	    "(airlock-suggest(1)).\n"
+	    "\n"
+	    "  SESSION                 a session id, a session directory or "
+	    "an audit log\n"
+	    "  -m, --manifest M        edit M, not the manifest the session "
+	    "recorded\n"
+	    "      --json              the changes, notes and diff as JSON\n"
+	    "      --apply             write the change, once airlock check "
+	    "accepts it\n"
+	    "      --allow-weakening   with --apply: also a change marked "
+	    "WEAKENS\n" HELP_OPT },
 	{ "sessions",
 	    "airlock sessions [list] [--json]\n"
 	    "       airlock sessions pin ID [NOTE...]\n"

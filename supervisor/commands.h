@@ -28,6 +28,7 @@ int	cmd_proxy(int argc, char **argv);
 int	cmd_diff(int argc, char **argv);
 int	cmd_commit(int argc, char **argv);
 int	cmd_discard(int argc, char **argv);
+int	cmd_suggest(int argc, char **argv);
 
 /*
  * Exit statuses shared by the commands: the table in airlock(1), EXIT

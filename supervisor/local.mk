@@ -13,7 +13,7 @@ libairlock_a_SOURCES += \
 	supervisor/service.c supervisor/service.h \
 	supervisor/session.c supervisor/session.h \
 	supervisor/hostkey.c supervisor/hostkey.h \
-	supervisor/cmd_sessions.c supervisor/cmd_paths.c \
+	supervisor/cmd_sessions.c supervisor/cmd_paths.c supervisor/cmd_suggest.c \
 	supervisor/setup.c supervisor/setup.h \
 	supervisor/signals.c supervisor/signals.h
 libairlock_a_SOURCES += supervisor/cmd_exec.c supervisor/cmd_profile.c

@@ -52,6 +52,8 @@ static const struct command {
 	{ "paths", cmd_paths, "print the state, runtime and config directories",
 	    1 },
 	{ "audit", cmd_audit, "verify, show and follow audit logs", 1 },
+	{ "suggest", cmd_suggest,
+	    "turn a session's sandbox denials into a manifest diff", 1 },
 	{ "secret", cmd_secret, "set, list and remove sealed credentials", 1 },
 	{ "exec", cmd_exec, "run one command in a runner sandbox", 0 },
 	{ "profile", cmd_profile, "print a sandbox profile (--seatbelt)", 1 },

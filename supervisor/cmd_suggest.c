@@ -1,0 +1,495 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
+/*
+ * airlock suggest SESSION [--manifest M] [--apply [--allow-weakening]]
+ *     [--json]
+ *
+ * Reads a session's audit log (verified first: a log that does not
+ * verify is refused, as airlock audit verify would), plans the smallest
+ * manifest change that would have allowed its sandbox denials
+ * (policy/suggest.h), edits the manifest's text (policy/yamledit.h) and
+ * prints the change as a unified diff (policy/udiff.h).  --apply writes
+ * it, only after the manifest loader accepts the result, atomically.
+ * This file is argument parsing, file access and printing.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
+#include <sodium.h>
+
+#include "common/errors.h"
+#include "common/log.h"
+#include "common/paths.h"
+#include "common/vis.h"
+#include "broker/audit.h"
+#include "broker/audit_verify.h"
+#include "policy/manifest.h"
+#include "policy/suggest.h"
+#include "policy/udiff.h"
+#include "policy/yamledit.h"
+#include "supervisor/cli.h"
+#include "supervisor/commands.h"
+#include "supervisor/session.h"
+
+#define SUGGEST_MAX_KEYS	64
+#define SUGGEST_MAX_MANIFEST	YAMLEDIT_MAX_TEXT
+
+/* Prints |s| to |fp| escaped for a terminal: it came from the log. */
+static void
+put_safe(FILE *fp, const char *s)
+{
+	const char *nl;
+	size_t n;
+	char *v;
+
+	/* Line by line: the line breaks are the text's own. */
+	for (; *s != '\0'; s += n) {
+		nl = strchr(s, '\n');
+		n = nl != NULL ? (size_t)(nl - s) : strlen(s);
+		if ((v = vis_dup(s, n, VIS_NOSLASH)) == NULL)
+			fatalx("out of memory");
+		fputs(v, fp);
+		free(v);
+		if (nl != NULL) {
+			fputc('\n', fp);
+			n++;
+		}
+	}
+}
+
+/*
+ * SESSION: a session id (STATE/sessions/ID/audit.jsonl), a session
+ * directory, or a log file.
+ */
+static int
+find_log(const char *arg, char *out, size_t outlen)
+{
+	char state[PATH_MAX];
+	struct stat st;
+
+	if (stat(arg, &st) == 0 && S_ISREG(st.st_mode)) {
+		if (snprintf(out, outlen, "%s", arg) >= (int)outlen)
+			goto toolong;
+		return 0;
+	}
+	if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (snprintf(out, outlen, "%s/audit.jsonl", arg) >=
+		    (int)outlen)
+			goto toolong;
+	} else {
+		if (strchr(arg, '/') != NULL || arg[0] == '.' ||
+		    arg[0] == '\0') {
+			log_warnx("%s: no such session, directory or log",
+			    arg);
+			return EXIT_NOINPUT;
+		}
+		if (session_state_dir(state, sizeof(state)) != 0 ||
+		    snprintf(out, outlen, "%s/sessions/%s/audit.jsonl", state,
+		    arg) >= (int)outlen)
+			goto toolong;
+	}
+	if (stat(out, &st) == -1 || !S_ISREG(st.st_mode)) {
+		log_warnx("%s: no such session (airlock sessions lists them)",
+		    arg);
+		return EXIT_NOINPUT;
+	}
+	return 0;
+ toolong:
+	log_warnx("%s: path too long", arg);
+	return EXIT_USAGE;
+}
+
+/* The host's trusted audit keys (STATE/keys/trusted.pub), if any. */
+static size_t
+load_trusted(unsigned char keys[SUGGEST_MAX_KEYS][32])
+{
+	char state[PATH_MAX], path[PATH_MAX + 32], *line = NULL;
+	size_t cap = 0, n = 0;
+	FILE *fp;
+
+	if (session_state_dir(state, sizeof(state)) != 0)
+		return 0;
+	snprintf(path, sizeof(path), "%s/keys/trusted.pub", state);
+	if ((fp = fopen(path, "re")) == NULL)
+		return 0;
+	while (n < SUGGEST_MAX_KEYS && getline(&line, &cap, fp) > 0) {
+		line[strcspn(line, " \t\r\n")] = '\0';
+		if (audit_parse_pubkey(line, keys[n]) == 0)
+			n++;
+	}
+	free(line);
+	fclose(fp);
+	return n;
+}
+
+/*
+ * Verifies the log, then reads its records into *out (a new array).
+ * Returns 0 or an exit status, having said why.
+ */
+static int
+read_log(const char *path, json_t **out)
+{
+	unsigned char keys[SUGGEST_MAX_KEYS][32];
+	struct audit_verify_result res;
+	size_t nkeys, cap = 0;
+	ssize_t len;
+	char *line = NULL;
+	json_t *recs, *rec;
+	FILE *fp;
+	int rc;
+
+	*out = NULL;
+	if ((fp = fopen(path, "re")) == NULL) {
+		log_warn("%s", path);
+		return EXIT_NOINPUT;
+	}
+	nkeys = load_trusted(keys);
+	rc = audit_verify_fp_trusted(fp, nkeys > 0 ?
+	    (const unsigned char (*)[32])keys : NULL, nkeys, NULL, &res);
+	if (rc < 0) {
+		log_warnx("%s: %s", path, al_strerror(rc));
+		fclose(fp);
+		return EXIT_NOINPUT;
+	}
+	if (rc == AUDIT_VERIFY_BAD || rc == AUDIT_VERIFY_UNTRUSTED) {
+		fclose(fp);
+		if (rc == AUDIT_VERIFY_BAD)
+			log_warnx("%s does not verify (line %llu: %s): "
+			    "refusing to suggest policy from a log that may "
+			    "have been edited", path,
+			    (unsigned long long)res.bad_line, res.reason);
+		else
+			log_warnx("%s is not signed by a key this host trusts "
+			    "(%s): refusing to suggest policy from it", path,
+			    res.reason);
+		return 1;
+	}
+	if (rc == AUDIT_VERIFY_OPEN)
+		log_warnx("note: %s has no session_end yet: the session is "
+		    "running, crashed or was cut off; using what it holds",
+		    path);
+	rewind(fp);
+	if ((recs = json_array()) == NULL)
+		fatalx("out of memory");
+	while ((len = getline(&line, &cap, fp)) > 0) {
+		if (line[len - 1] == '\n')
+			len--;
+		if ((rec = audit_record_parse(line, (size_t)len)) != NULL)
+			json_array_append_new(recs, rec);
+	}
+	free(line);
+	fclose(fp);
+	*out = recs;
+	return 0;
+}
+
+static char *
+read_file(const char *path, size_t *len, struct stat *st)
+{
+	char *buf;
+	ssize_t n;
+	size_t got = 0;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return NULL;
+	if (fstat(fd, st) == -1 || !S_ISREG(st->st_mode) ||
+	    st->st_size > SUGGEST_MAX_MANIFEST) {
+		if (errno == 0 || S_ISREG(st->st_mode))
+			errno = EFBIG;
+		else
+			errno = EINVAL;
+		close(fd);
+		return NULL;
+	}
+	if ((buf = malloc((size_t)st->st_size + 1)) == NULL)
+		fatalx("out of memory");
+	while (got < (size_t)st->st_size) {
+		n = read(fd, buf + got, (size_t)st->st_size - got);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	buf[got] = '\0';
+	*len = got;
+	return buf;
+}
+
+/*
+ * Writes |text| over |path| atomically: a temporary file beside it with
+ * the old file's mode and owner, fsync, rename, fsync of the directory.
+ */
+static int
+write_atomic(const char *path, const char *text, size_t len,
+    const struct stat *old)
+{
+	char tmp[PATH_MAX], dir[PATH_MAX];
+	size_t off = 0;
+	ssize_t n;
+	int fd, dfd;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.suggest.XXXXXX", path) >=
+	    (int)sizeof(tmp)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if ((fd = mkstemp(tmp)) == -1)
+		return -1;
+	if (fchmod(fd, old->st_mode & 07777) == -1 ||
+	    (fchown(fd, old->st_uid, old->st_gid) == -1 && errno != EPERM))
+		goto fail;
+	while (off < len) {
+		if ((n = write(fd, text + off, len - off)) == -1) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		off += (size_t)n;
+	}
+	if (fsync(fd) == -1)
+		goto fail;
+	if (close(fd) == -1) {
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	if (rename(tmp, path) == -1)
+		goto fail;
+	snprintf(dir, sizeof(dir), "%s", path);
+	if ((dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) !=
+	    -1) {
+		(void)fsync(dfd);
+		close(dfd);
+	}
+	return 0;
+ fail:
+	{
+		int saved = errno;
+
+		if (fd != -1)
+			close(fd);
+		unlink(tmp);
+		errno = saved;
+	}
+	return -1;
+}
+
+/* The first record's fields (session_start). */
+static json_t *
+start_fields(json_t *recs)
+{
+	json_t *r = json_array_get(recs, 0);
+
+	return json_object_get(r, "fields");
+}
+
+int
+cmd_suggest(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "manifest", required_argument, NULL, 'm' },
+		{ "apply", no_argument, NULL, 'a' },
+		{ "allow-weakening", no_argument, NULL, 'W' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char logpath[PATH_MAX], err[1024], statedir[PATH_MAX];
+	char cfgdir[PATH_MAX], digest[65];
+	const char *mpath = NULL, *session, *want_digest, *stdirs[2];
+	unsigned char md[32];
+	struct suggest_ctx ctx;
+	struct suggest_plan *plan = NULL;
+	struct yamledit *ye = NULL;
+	struct manifest *m = NULL, *nm = NULL;
+	struct stat st;
+	json_t *recs = NULL, *sf, *j;
+	char *text = NULL, *diff = NULL;
+	const char *newtext;
+	size_t len, newlen, i, nstdirs = 0;
+	int ch, apply = 0, allow_weak = 0, json = 0, explicit = 0, rc;
+	int status = 0;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "m:", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'm':
+			mpath = optarg;
+			explicit = 1;
+			break;
+		case 'a':
+			apply = 1;
+			break;
+		case 'W':
+			allow_weak = 1;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		default:
+			cli_usage("suggest");
+			return EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 1) {
+		log_warnx(argc - optind == 0 ? "a SESSION is required" :
+		    "one SESSION only");
+		cli_usage("suggest");
+		return EXIT_USAGE;
+	}
+	if (allow_weak && !apply) {
+		log_warnx("--allow-weakening goes with --apply");
+		cli_usage("suggest");
+		return EXIT_USAGE;
+	}
+	session = argv[optind];
+	if ((rc = find_log(session, logpath, sizeof(logpath))) != 0)
+		return rc;
+	if ((rc = read_log(logpath, &recs)) != 0)
+		return rc;
+	sf = start_fields(recs);
+	want_digest = json_string_value(json_object_get(sf,
+	    "manifestDigest"));
+	if (mpath == NULL)
+		mpath = json_string_value(json_object_get(sf, "manifest"));
+	if (mpath == NULL || mpath[0] != '/') {
+		log_warnx("%s: the session's manifest is %s: name the file "
+		    "to edit with --manifest", logpath, mpath == NULL ?
+		    "not recorded" : "not a file");
+		status = EXIT_USAGE;
+		goto done;
+	}
+	if ((text = read_file(mpath, &len, &st)) == NULL) {
+		log_warn("%s", mpath);
+		status = EXIT_NOINPUT;
+		goto done;
+	}
+	/* The manifest as it is: its denyRead and protected lists count. */
+	if (manifest_load(mpath, &m, err, sizeof(err)) != 0) {
+		log_warnx("%s", err);
+		status = EXIT_CONFIG;
+		goto done;
+	}
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.home = getenv("HOME");
+	ctx.workspace = json_string_value(json_object_get(sf, "workspace"));
+	ctx.deny_read = (const char *const *)m->sandbox.deny_read;
+	ctx.ndeny_read = m->sandbox.ndeny_read;
+	ctx.protected = (const char *const *)m->sandbox.protected;
+	ctx.nprotected = m->sandbox.nprotected;
+	if (paths_state_dir(statedir, sizeof(statedir)) == 0)
+		stdirs[nstdirs++] = statedir;
+	if (paths_config_dir(cfgdir, sizeof(cfgdir)) == 0)
+		stdirs[nstdirs++] = cfgdir;
+	ctx.state_dirs = stdirs;
+	ctx.nstate_dirs = nstdirs;
+	if ((rc = suggest_plan(recs, &ctx, &plan, err, sizeof(err))) != 0) {
+		log_warnx("%s: %s", logpath, err);
+		status = 1;
+		goto done;
+	}
+	if (yamledit_new(text, len, &ye, err, sizeof(err)) != 0) {
+		log_warnx("%s: %s", mpath, err);
+		status = EXIT_CONFIG;
+		goto done;
+	}
+	if ((rc = suggest_apply(plan, ye, err, sizeof(err))) < 0) {
+		log_warnx("%s: cannot edit: %s", mpath, err);
+		status = EXIT_CONFIG;
+		goto done;
+	}
+	newtext = yamledit_text(ye, &newlen);
+	if (udiff_make(text, len, newtext, newlen, mpath, mpath, &diff) != 0)
+		fatalx("cannot make the diff");
+	for (i = 0; i < plan->n; i++)
+		if (plan->changes[i].weakens != NULL) {
+			fputs("WEAKENS: ", stderr);
+			put_safe(stderr, plan->changes[i].key);
+			fputs(": ", stderr);
+			put_safe(stderr, plan->changes[i].weakens);
+			fputc('\n', stderr);
+		}
+	if (json) {
+		j = suggest_plan_json(plan);
+		if (j == NULL)
+			fatalx("out of memory");
+		json_object_set_new(j, "log", json_string(logpath));
+		json_object_set_new(j, "manifest", json_string(mpath));
+		json_object_set_new(j, "diff", json_string(diff));
+		json_dumpf(j, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+		fputc('\n', stdout);
+		json_decref(j);
+	} else if (plan->denials == 0) {
+		printf("no sandbox denials in %s: nothing to suggest\n",
+		    logpath);
+	} else {
+		if (diff[0] == '\0')
+			printf("# %zu denial(s); the manifest already allows "
+			    "everything that can be allowed\n",
+			    plan->denials);
+		else
+			put_safe(stdout, diff);
+		for (i = 0; i < plan->n; i++)
+			if (plan->changes[i].kind == SUGGEST_NOTE) {
+				fputs("# ", stdout);
+				put_safe(stdout, plan->changes[i].reason);
+				fputc('\n', stdout);
+			}
+	}
+	if (!apply || diff[0] == '\0')
+		goto done;
+	/* --apply: only as recorded, only what airlock check accepts. */
+	crypto_hash_sha256(md, (const unsigned char *)text, len);
+	sodium_bin2hex(digest, sizeof(digest), md, sizeof(md));
+	if (!explicit && (want_digest == NULL ||
+	    strcmp(digest, want_digest) != 0)) {
+		log_warnx("not applied: %s changed since the session started "
+		    "(its digest is not the one the log recorded); review "
+		    "the diff and name the file with --manifest to apply "
+		    "anyway", mpath);
+		status = 1;
+		goto done;
+	}
+	if (suggest_plan_weakens(plan) > 0 && !allow_weak) {
+		log_warnx("not applied: %zu change(s) weaken a protected "
+		    "class (WEAKENS above); --allow-weakening applies them",
+		    suggest_plan_weakens(plan));
+		status = 1;
+		goto done;
+	}
+	if (manifest_load_buffer(mpath, newtext, newlen, &nm, err,
+	    sizeof(err)) != 0) {
+		log_warnx("not applied: the result does not pass airlock "
+		    "check: %s", err);
+		status = EXIT_CONFIG;
+		goto done;
+	}
+	if (write_atomic(mpath, newtext, newlen, &st) != 0) {
+		log_warn("not applied: %s", mpath);
+		status = 1;
+		goto done;
+	}
+	fprintf(stderr, "airlock suggest: applied to %s\n", mpath);
+ done:
+	manifest_free(nm);
+	manifest_free(m);
+	yamledit_free(ye);
+	suggest_plan_free(plan);
+	json_decref(recs);
+	free(text);
+	free(diff);
+	return status;
+}
