@@ -100,4 +100,8 @@ tests_unit_test_yamledit_CFLAGS = $(unit_cflags)
 tests_unit_test_yamledit_LDADD = $(unit_ldadd)
 tests_unit_test_suggest_CFLAGS = $(unit_cflags)
 tests_unit_test_suggest_LDADD = $(unit_ldadd)
+TESTS += tests/suggest/suggest.sh
+EXTRA_DIST += tests/suggest/suggest.sh tests/suggest/layers.yaml \
+	tests/suggest/layers.diff tests/suggest/network.diff \
+	tests/suggest/network.applied.yaml
 # --- end suggest ---

@@ -926,6 +926,7 @@ prune_hints(struct planner *pl)
 			i++;
 			continue;
 		}
+		pl->denials -= v->nrefs + v->nmore;
 		free(v->value);
 		free(v->weak);
 		for (k = 0; k < v->nrefs; k++) {
