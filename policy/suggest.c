@@ -18,85 +18,81 @@
 #include "policy/suggest.h"
 #include "policy/yamledit.h"
 
-#define SUGGEST_MAX_ENTRIES	256
-#define SUGGEST_MAX_VALUES	256
-#define SUGGEST_MAX_REFS	64
-#define SUGGEST_MAX_RUNNERS	4096
+#define SUGGEST_MAX_ENTRIES 256
+#define SUGGEST_MAX_VALUES 256
+#define SUGGEST_MAX_REFS 64
+#define SUGGEST_MAX_RUNNERS 4096
 
 struct sref {
-	char	*call;
-	char	*denial;	/* "d1", or "" (an egress record) */
+	char *call;
+	char *denial; /* "d1", or "" (an egress record) */
 };
 
 struct sval {
-	char		*value;		/* list item, or the note's subject */
-	long long	 num;		/* limit in force (RAISE) */
-	char		*weak;		/* why it weakens, or NULL */
-	struct sref	 refs[SUGGEST_MAX_REFS];
-	size_t		 nrefs;
-	size_t		 nmore;		/* refs past the cap */
+	char *value; /* list item, or the note's subject */
+	long long num; /* limit in force (RAISE) */
+	char *weak; /* why it weakens, or NULL */
+	struct sref refs[SUGGEST_MAX_REFS];
+	size_t nrefs;
+	size_t nmore; /* refs past the cap */
 };
 
 struct sentry {
-	enum suggest_kind	 kind;
-	char			 layer[16];
-	char			*key;
-	char			*path[8];
-	size_t			 npath;
-	char			*tool;
-	const char		*what;	/* "read", "connect to", ... */
-	struct sval		 vals[SUGGEST_MAX_VALUES];
-	size_t			 nvals;
+	enum suggest_kind kind;
+	char layer[16];
+	char *key;
+	char *path[8];
+	size_t npath;
+	char *tool;
+	const char *what; /* "read", "connect to", ... */
+	struct sval vals[SUGGEST_MAX_VALUES];
+	size_t nvals;
 };
 
 struct runner {
-	char	*call, *tool, *check;
-	int	 ended;
+	char *call, *tool, *check;
+	int ended;
 };
 
 struct escal {
-	char	*call, *approval, *outcome;
+	char *call, *approval, *outcome;
 };
 
 struct planner {
-	const struct suggest_ctx	*ctx;
-	char				**req;	/* call id of each request */
-	size_t				 nreq, capreq;
-	struct sentry			*e[SUGGEST_MAX_ENTRIES];
-	size_t				 ne;
-	struct runner			*run;
-	size_t				 nrun, caprun;
-	struct escal			*esc;
-	size_t				 nesc, capesc;
-	size_t				 denials;
-	int				 oom;
-	char				*err;
-	size_t				 errlen;
+	const struct suggest_ctx *ctx;
+	char **req; /* call id of each request */
+	size_t nreq, capreq;
+	struct sentry *e[SUGGEST_MAX_ENTRIES];
+	size_t ne;
+	struct runner *run;
+	size_t nrun, caprun;
+	struct escal *esc;
+	size_t nesc, capesc;
+	size_t denials;
+	int oom;
+	char *err;
+	size_t errlen;
 };
 
-static const char *const cred_stores[] = { ".ssh", ".aws", ".gnupg",
-	".netrc", ".docker", ".kube", ".config/gh", ".config/gcloud",
-	".azure", ".git-credentials", ".npmrc", ".pypirc", ".config/hub",
+static const char *const cred_stores[] = { ".ssh", ".aws", ".gnupg", ".netrc",
+	".docker", ".kube", ".config/gh", ".config/gcloud", ".azure",
+	".git-credentials", ".npmrc", ".pypirc", ".config/hub",
 	".password-store", ".local/share/keyrings", NULL };
 
-static const char *const bad_syscalls[] = { "ptrace", "bpf", "mount",
-	"umount", "umount2", "move_mount", "fsmount", "fsopen", "open_tree",
-	"pivot_root", "keyctl", "add_key", "request_key", "init_module",
-	"finit_module", "delete_module", "perf_event_open", "userfaultfd",
-	"unshare", "setns", "process_vm_readv", "process_vm_writev",
-	"iopl", "ioperm", "swapon", "swapoff", "reboot", NULL };
+static const char *const bad_syscalls[] = { "ptrace", "bpf", "mount", "umount",
+	"umount2", "move_mount", "fsmount", "fsopen", "open_tree", "pivot_root",
+	"keyctl", "add_key", "request_key", "init_module", "finit_module",
+	"delete_module", "perf_event_open", "userfaultfd", "unshare", "setns",
+	"process_vm_readv", "process_vm_writev", "iopl", "ioperm", "swapon",
+	"swapoff", "reboot", NULL };
 
 /* The runner's limit names -> sandbox.limits keys. */
 static const struct {
 	const char *name, *key, *unit;
-} limit_keys[] = {
-	{ "memory", "memoryMb", "MB" },
-	{ "processes", "processes", "processes" },
-	{ "cpu", "cpuSeconds", "s" },
-	{ "fileSize", "fileSizeMb", "MB" },
-	{ "wallClock", "timeoutMs", "ms" },
-	{ NULL, NULL, NULL }
-};
+} limit_keys[] = { { "memory", "memoryMb", "MB" },
+	{ "processes", "processes", "processes" }, { "cpu", "cpuSeconds", "s" },
+	{ "fileSize", "fileSizeMb", "MB" }, { "wallClock", "timeoutMs", "ms" },
+	{ NULL, NULL, NULL } };
 
 static char *
 pstrdup(struct planner *pl, const char *s)
@@ -183,14 +179,18 @@ read_weakens(struct planner *pl, const char *p)
 
 	for (i = 0; cred_stores[i] != NULL; i++) {
 		if (has_components(p, cred_stores[i])) {
-			snprintf(buf, sizeof(buf), "%s is in a credential "
-			    "store (~/%s)", p, cred_stores[i]);
+			snprintf(buf, sizeof(buf),
+			    "%s is in a credential "
+			    "store (~/%s)",
+			    p, cred_stores[i]);
 			return pstrdup(pl, buf);
 		}
 	}
 	if (c->home != NULL && c->home[0] == '/' && path_under(c->home, p)) {
-		snprintf(buf, sizeof(buf), "%s holds the home directory %s "
-		    "and its credential stores", p, c->home);
+		snprintf(buf, sizeof(buf),
+		    "%s holds the home directory %s "
+		    "and its credential stores",
+		    p, c->home);
 		return pstrdup(pl, buf);
 	}
 	if (has_components(p, ".git")) {
@@ -200,14 +200,18 @@ read_weakens(struct planner *pl, const char *p)
 	for (i = 0; i < c->ndeny_read; i++)
 		if (c->deny_read[i][0] == '/' &&
 		    path_overlaps(p, c->deny_read[i])) {
-			snprintf(buf, sizeof(buf), "%s overlaps "
-			    "sandbox.denyRead %s", p, c->deny_read[i]);
+			snprintf(buf, sizeof(buf),
+			    "%s overlaps "
+			    "sandbox.denyRead %s",
+			    p, c->deny_read[i]);
 			return pstrdup(pl, buf);
 		}
 	for (i = 0; i < c->nstate_dirs; i++)
 		if (path_overlaps(p, c->state_dirs[i])) {
-			snprintf(buf, sizeof(buf), "%s overlaps airlock's own "
-			    "directory %s", p, c->state_dirs[i]);
+			snprintf(buf, sizeof(buf),
+			    "%s overlaps airlock's own "
+			    "directory %s",
+			    p, c->state_dirs[i]);
 			return pstrdup(pl, buf);
 		}
 	if (c->workspace != NULL && path_under(p, c->workspace)) {
@@ -215,19 +219,23 @@ read_weakens(struct planner *pl, const char *p)
 		const char *rel = p[wl] == '/' ? p + wl + 1 : "";
 
 		for (i = 0; i < c->nprotected; i++)
-			if (fnmatch(c->protected[i], rel, FNM_PATHNAME |
-			    FNM_LEADING_DIR) == 0 ||
+			if (fnmatch(c->protected[i], rel,
+				FNM_PATHNAME | FNM_LEADING_DIR) == 0 ||
 			    path_overlaps(rel, c->protected[i])) {
-				snprintf(buf, sizeof(buf), "%s is the "
-				    "protected path %s", p, c->protected[i]);
+				snprintf(buf, sizeof(buf),
+				    "%s is the "
+				    "protected path %s",
+				    p, c->protected[i]);
 				return pstrdup(pl, buf);
 			}
 	}
 	/* A parent of the workspace or of / itself holds .git too. */
 	if (c->workspace != NULL && path_under(c->workspace, p) &&
 	    strcmp(c->workspace, p) != 0) {
-		snprintf(buf, sizeof(buf), "%s holds the workspace and its "
-		    ".git", p);
+		snprintf(buf, sizeof(buf),
+		    "%s holds the workspace and its "
+		    ".git",
+		    p);
 		return pstrdup(pl, buf);
 	}
 	return NULL;
@@ -251,8 +259,8 @@ syscall_weakens(struct planner *pl, const char *s)
 /* The entry for (kind, key, tool), made if new. */
 static struct sentry *
 entry_get(struct planner *pl, enum suggest_kind kind, const char *layer,
-    const char *key, const char *const *path, size_t npath,
-    const char *tool, const char *what)
+    const char *key, const char *const *path, size_t npath, const char *tool,
+    const char *what)
 {
 	struct sentry *e;
 	size_t i;
@@ -260,9 +268,10 @@ entry_get(struct planner *pl, enum suggest_kind kind, const char *layer,
 	for (i = 0; i < pl->ne; i++) {
 		e = pl->e[i];
 		if (e->kind == kind && strcmp(e->key, key) == 0 &&
-		    strcmp(e->what, what) == 0 && ((e->tool == NULL &&
-		    tool == NULL) || (e->tool != NULL && tool != NULL &&
-		    strcmp(e->tool, tool) == 0)))
+		    strcmp(e->what, what) == 0 &&
+		    ((e->tool == NULL && tool == NULL) ||
+			(e->tool != NULL && tool != NULL &&
+			    strcmp(e->tool, tool) == 0)))
 			return e;
 	}
 	if (pl->ne == SUGGEST_MAX_ENTRIES)
@@ -346,11 +355,11 @@ split_allow(const char *allow, char *buf, size_t buflen, char **comp,
 	}
 	if ((leaf = strrchr(buf, '.')) == NULL ||
 	    (strcmp(leaf + 1, "network") != 0 &&
-	    strcmp(leaf + 1, "allowAddresses") != 0))
+		strcmp(leaf + 1, "allowAddresses") != 0))
 		return 0;
 	*leaf++ = '\0';
-	if (strncmp(buf, "tools[", 6) == 0 && (p = strchr(buf, ']')) !=
-	    NULL && p[1] == '\0') {
+	if (strncmp(buf, "tools[", 6) == 0 && (p = strchr(buf, ']')) != NULL &&
+	    p[1] == '\0') {
 		static char idx[32];
 
 		snprintf(idx, sizeof(idx), "%s", buf + 5);
@@ -379,7 +388,7 @@ runner_call(struct planner *pl, const char *tool, const char *check)
 
 		if ((tool != NULL && strcmp(r->tool, tool) == 0) ||
 		    (check != NULL && r->check != NULL &&
-		    strcmp(r->check, check) == 0)) {
+			strcmp(r->check, check) == 0)) {
 			if (!r->ended)
 				return r->call;
 			if (last == NULL)
@@ -408,19 +417,21 @@ add_denial(struct planner *pl, json_t *d, const char *call, const char *tool)
 		static const char *const ro[] = { "sandbox", "readOnly" };
 
 		if (p == NULL || p[0] != '/' || acc == NULL)
-			return fail(pl, "call %s: a filesystem denial needs an "
-			    "absolute \"path\" and an \"access\"", call);
+			return fail(pl,
+			    "call %s: a filesystem denial needs an "
+			    "absolute \"path\" and an \"access\"",
+			    call);
 		if (strcmp(acc, "write") == 0) {
-			e = entry_get(pl, SUGGEST_NOTE, layer, "write", NULL,
-			    0, NULL, "write");
+			e = entry_get(pl, SUGGEST_NOTE, layer, "write", NULL, 0,
+			    NULL, "write");
 			entry_ref(pl, e, p, call, denial);
 			return 0;
 		}
 		if (strcmp(acc, "read") != 0 && strcmp(acc, "exec") != 0)
-			return fail(pl, "call %s: unknown access \"%s\"", call,
-			    acc);
-		e = entry_get(pl, SUGGEST_ADD, layer, "sandbox.readOnly", ro,
-		    2, NULL, "read");
+			return fail(
+			    pl, "call %s: unknown access \"%s\"", call, acc);
+		e = entry_get(pl, SUGGEST_ADD, layer, "sandbox.readOnly", ro, 2,
+		    NULL, "read");
 		if ((v = entry_ref(pl, e, p, call, denial)) != NULL &&
 		    v->weak == NULL)
 			v->weak = read_weakens(pl, p);
@@ -435,10 +446,12 @@ add_denial(struct planner *pl, json_t *d, const char *call, const char *tool)
 
 		if (host == NULL || !json_is_integer(port) || allow == NULL ||
 		    (n = split_allow(allow, buf, sizeof(buf), comp, tbuf,
-		    sizeof(tbuf))) == 0)
-			return fail(pl, "call %s: a network denial needs "
+			 sizeof(tbuf))) == 0)
+			return fail(pl,
+			    "call %s: a network denial needs "
 			    "\"host\", \"port\" and an \"allowWith\" naming a "
-			    "network or allowAddresses key", call);
+			    "network or allowAddresses key",
+			    call);
 		snprintf(vbuf, sizeof(vbuf), "%s%s%s:%lld",
 		    strchr(host, ':') != NULL ? "[" : "", host,
 		    strchr(host, ':') != NULL ? "]" : "",
@@ -448,8 +461,8 @@ add_denial(struct planner *pl, json_t *d, const char *call, const char *tool)
 
 			snprintf(key, sizeof(key), "%s", allow);
 			key[strcspn(key, " ")] = '\0';
-			if (tbuf[0] == '\0' && tool != NULL && strcmp(comp[0],
-			    "tools") == 0)
+			if (tbuf[0] == '\0' && tool != NULL &&
+			    strcmp(comp[0], "tools") == 0)
 				snprintf(tbuf, sizeof(tbuf), "%s", tool);
 			e = entry_get(pl, SUGGEST_ADD, layer, key, cp, n,
 			    tbuf[0] != '\0' ? tbuf : NULL, "connections to");
@@ -461,10 +474,13 @@ add_denial(struct planner *pl, json_t *d, const char *call, const char *tool)
 		const char *s = str(d, "syscall");
 		static const char *const sc[] = { "sandbox", "allowSyscalls" };
 
-		if (s == NULL || s[0] == '\0' || strspn(s,
-		    "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(s))
-			return fail(pl, "call %s: a syscall denial needs a "
-			    "\"syscall\" name", call);
+		if (s == NULL || s[0] == '\0' ||
+		    strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_") !=
+			strlen(s))
+			return fail(pl,
+			    "call %s: a syscall denial needs a "
+			    "\"syscall\" name",
+			    call);
 		e = entry_get(pl, SUGGEST_ADD, layer, "sandbox.allowSyscalls",
 		    sc, 2, NULL, "the system call");
 		if ((v = entry_ref(pl, e, s, call, denial)) != NULL &&
@@ -484,21 +500,24 @@ add_denial(struct planner *pl, json_t *d, const char *call, const char *tool)
 		if (l == NULL || limit_keys[i].name == NULL ||
 		    !json_is_integer(val) || json_integer_value(val) <= 0 ||
 		    json_integer_value(val) > (1LL << 40))
-			return fail(pl, "call %s: a limit denial needs a known "
-			    "\"limit\" and a positive \"value\"", call);
+			return fail(pl,
+			    "call %s: a limit denial needs a known "
+			    "\"limit\" and a positive \"value\"",
+			    call);
 		if (strcmp(l, "wallClock") == 0) {
 			const char *tp[] = { "tools", "[?]", "timeoutMs" };
 
 			if (tool == NULL)
-				return fail(pl, "call %s: a wallClock denial "
-				    "needs its \"tool\"", call);
-			snprintf(key, sizeof(key), "tools[%s].timeoutMs",
-			    tool);
+				return fail(pl,
+				    "call %s: a wallClock denial "
+				    "needs its \"tool\"",
+				    call);
+			snprintf(key, sizeof(key), "tools[%s].timeoutMs", tool);
 			e = entry_get(pl, SUGGEST_RAISE, layer, key, tp, 3,
 			    tool, "timeoutMs");
 		} else {
 			const char *lp[] = { "sandbox", "limits",
-			    limit_keys[i].key };
+				limit_keys[i].key };
 
 			snprintf(key, sizeof(key), "sandbox.limits.%s",
 			    limit_keys[i].key);
@@ -536,8 +555,8 @@ runner_add(struct planner *pl, json_t *f)
 	r = &pl->run[pl->nrun++];
 	r->call = call_text(pl, json_object_get(f, "id"));
 	r->tool = pstrdup(pl, str(f, "tool"));
-	r->check = str(f, "check") != NULL ? pstrdup(pl, str(f, "check")) :
-	    NULL;
+	r->check =
+	    str(f, "check") != NULL ? pstrdup(pl, str(f, "check")) : NULL;
 	r->ended = 0;
 }
 
@@ -573,9 +592,9 @@ egress_call(struct planner *pl, json_t *rec, json_t *f)
 	char *end;
 	unsigned long long n;
 
-	if (sb == NULL || sess == NULL || strncmp(sb, sess, (sl =
-	    strlen(sess))) != 0 || sb[sl] != '-' || sb[sl + 1] < '1' ||
-	    sb[sl + 1] > '9')
+	if (sb == NULL || sess == NULL ||
+	    strncmp(sb, sess, (sl = strlen(sess))) != 0 || sb[sl] != '-' ||
+	    sb[sl + 1] < '1' || sb[sl + 1] > '9')
 		return NULL;
 	n = strtoull(sb + sl + 1, &end, 10);
 	if (*end != '\0' || n == 0 || n > pl->nreq)
@@ -671,18 +690,19 @@ plan_record(struct planner *pl, json_t *rec)
 		json_t *dd;
 		const char *who;
 
-		if (str(f, "decision") == NULL || strcmp(str(f, "decision"),
-		    "deny") != 0 || allow == NULL)
+		if (str(f, "decision") == NULL ||
+		    strcmp(str(f, "decision"), "deny") != 0 || allow == NULL)
 			return 0;
-		if (split_allow(allow, buf, sizeof(buf), comp, tbuf,
-		    sizeof(tbuf)) == 0)
+		if (split_allow(
+			allow, buf, sizeof(buf), comp, tbuf, sizeof(tbuf)) == 0)
 			return 0;
 		if ((who = egress_call(pl, rec, f)) == NULL)
 			who = runner_call(pl, tbuf[0] != '\0' ? tbuf : NULL,
 			    strcmp(comp[0], "checks") == 0 ? comp[1] : NULL);
 		if ((dd = json_pack("{s:s, s:O?, s:O?, s:s}", "layer",
-		    "network", "host", json_object_get(f, "host"), "port",
-		    json_object_get(f, "port"), "allowWith", allow)) == NULL)
+			 "network", "host", json_object_get(f, "host"), "port",
+			 json_object_get(f, "port"), "allowWith", allow)) ==
+		    NULL)
 			return AL_ERR_ALLOC;
 		rc = add_denial(pl, dd, who, tbuf[0] != '\0' ? tbuf : NULL);
 		json_decref(dd);
@@ -696,13 +716,13 @@ plan_record(struct planner *pl, json_t *rec)
 			return AL_ERR_ALLOC;
 		if ((es = escal_get(pl, call)) != NULL && es->approval == NULL)
 			es->approval = pstrdup(pl, str(f, "approval"));
-		json_array_foreach(json_object_get(f, "widening"), i, d) {
+		json_array_foreach(json_object_get(f, "widening"), i, d)
+		{
 			if (!json_is_object(d) || str(d, "layer") == NULL)
 				continue;
-			if ((rc = add_denial(pl, d, call, str(f, "tool"))) !=
-			    0)
+			if ((rc = add_denial(pl, d, call, str(f, "tool"))) != 0)
 				break;
-			pl->denials--;	/* the same denial, asked again */
+			pl->denials--; /* the same denial, asked again */
 		}
 		free(call);
 		return rc;
@@ -725,16 +745,18 @@ plan_record(struct planner *pl, json_t *rec)
 
 /* Appends "(call 3: d1 d2; call 5)" for |v|. */
 static void
-refs_text(const struct planner *pl, const struct sval *v, char *out,
-    size_t outlen)
+refs_text(
+    const struct planner *pl, const struct sval *v, char *out, size_t outlen)
 {
 	size_t i, j, len = 0;
 	int first = 1;
 
-#define PUT(...) do { \
-	int n_ = snprintf(out + len, outlen - len, __VA_ARGS__); \
-	if (n_ > 0 && (size_t)n_ < outlen - len) len += (size_t)n_; \
-} while (0)
+#define PUT(...) \
+	do { \
+		int n_ = snprintf(out + len, outlen - len, __VA_ARGS__); \
+		if (n_ > 0 && (size_t)n_ < outlen - len) \
+			len += (size_t)n_; \
+	} while (0)
 	out[0] = '\0';
 	PUT("(");
 	for (i = 0; i < v->nrefs; i++) {
@@ -750,17 +772,20 @@ refs_text(const struct planner *pl, const struct sval *v, char *out,
 		for (j = i; j < v->nrefs; j++)
 			if (strcmp(v->refs[j].call, v->refs[i].call) == 0 &&
 			    v->refs[j].denial[0] != '\0') {
-				PUT("%s%s", anyd ? " " : ": ", v->refs[j].denial);
+				PUT("%s%s", anyd ? " " : ": ",
+				    v->refs[j].denial);
 				anyd = 1;
 			}
 		for (j = 0; j < pl->nesc; j++)
 			if (strcmp(pl->esc[j].call, v->refs[i].call) == 0)
 				PUT(", escalation %s%s%s",
-				    pl->esc[j].approval != NULL ?
-				    pl->esc[j].approval : "",
+				    pl->esc[j].approval != NULL
+					? pl->esc[j].approval
+					: "",
 				    pl->esc[j].outcome != NULL ? " " : "",
-				    pl->esc[j].outcome != NULL ?
-				    pl->esc[j].outcome : "asked");
+				    pl->esc[j].outcome != NULL
+					? pl->esc[j].outcome
+					: "asked");
 	}
 	if (v->nmore > 0)
 		PUT(" and %zu more", v->nmore);
@@ -770,17 +795,20 @@ refs_text(const struct planner *pl, const struct sval *v, char *out,
 
 /* Builds the public change for entry |e|. */
 static int
-finish_entry(struct planner *pl, const struct sentry *e,
-    struct suggest_change *c)
+finish_entry(
+    struct planner *pl, const struct sentry *e, struct suggest_change *c)
 {
 	char reason[8192], refs[1024], *wk = NULL;
 	size_t i, len = 0;
 	long long maxv = 0;
 
-#define PUT(...) do { \
-	int n_ = snprintf(reason + len, sizeof(reason) - len, __VA_ARGS__); \
-	if (n_ > 0 && (size_t)n_ < sizeof(reason) - len) len += (size_t)n_; \
-} while (0)
+#define PUT(...) \
+	do { \
+		int n_ = \
+		    snprintf(reason + len, sizeof(reason) - len, __VA_ARGS__); \
+		if (n_ > 0 && (size_t)n_ < sizeof(reason) - len) \
+			len += (size_t)n_; \
+	} while (0)
 	memset(c, 0, sizeof(*c));
 	c->kind = e->kind;
 	snprintf(c->layer, sizeof(c->layer), "%s", e->layer);
@@ -812,7 +840,8 @@ finish_entry(struct planner *pl, const struct sentry *e,
 				maxv = e->vals[i].num;
 		c->number = maxv * 2;
 		PUT("airlock suggest: raise %s from %lld to %lld, twice the "
-		    "limit that stopped ", e->key, maxv, c->number);
+		    "limit that stopped ",
+		    e->key, maxv, c->number);
 		for (i = 0; i < e->nvals; i++) {
 			refs_text(pl, &e->vals[i], refs, sizeof(refs));
 			PUT("%s%s", i > 0 ? ", " : "", refs);
@@ -883,8 +912,8 @@ planner_clear(struct planner *pl)
 
 /* Does an entry other than |skip| name call |call|? */
 static int
-call_named(const struct planner *pl, const struct sentry *skip,
-    const char *call)
+call_named(
+    const struct planner *pl, const struct sentry *skip, const char *call)
 {
 	size_t i, j, k;
 
@@ -894,7 +923,7 @@ call_named(const struct planner *pl, const struct sentry *skip,
 		for (j = 0; j < pl->e[i]->nvals; j++)
 			for (k = 0; k < pl->e[i]->vals[j].nrefs; k++)
 				if (strcmp(pl->e[i]->vals[j].refs[k].call,
-				    call) == 0)
+					call) == 0)
 					return 1;
 	}
 	return 0;
@@ -945,8 +974,8 @@ prune_hints(struct planner *pl)
 			for (k = 0; k < e->npath; k++)
 				free(e->path[k]);
 			free(e);
-			memmove(&pl->e[i], &pl->e[i + 1], (pl->ne - i - 1) *
-			    sizeof(pl->e[0]));
+			memmove(&pl->e[i], &pl->e[i + 1],
+			    (pl->ne - i - 1) * sizeof(pl->e[0]));
 			pl->ne--;
 			break;
 		}
@@ -968,7 +997,8 @@ suggest_plan(json_t *records, const struct suggest_ctx *ctx,
 	pl.ctx = ctx != NULL ? ctx : &none;
 	pl.err = err;
 	pl.errlen = errlen;
-	json_array_foreach(records, i, rec) {
+	json_array_foreach(records, i, rec)
+	{
 		if ((rc = plan_record(&pl, rec)) != 0)
 			break;
 		if (pl.oom) {
@@ -980,17 +1010,17 @@ suggest_plan(json_t *records, const struct suggest_ctx *ctx,
 		prune_hints(&pl);
 	if (rc == 0 && (p = calloc(1, sizeof(*p))) != NULL) {
 		p->denials = pl.denials;
-		if (pl.ne > 0 && (p->changes = calloc(pl.ne,
-		    sizeof(*p->changes))) == NULL)
+		if (pl.ne > 0 &&
+		    (p->changes = calloc(pl.ne, sizeof(*p->changes))) == NULL)
 			rc = AL_ERR_ALLOC;
 		/* Changes first, then notes, each in order of first denial. */
 		for (pass = 0; rc == 0 && pass < 2; pass++)
 			for (n = 0; rc == 0 && n < pl.ne; n++) {
-				if ((pl.e[n]->kind == SUGGEST_NOTE) != (pass ==
-				    1))
+				if ((pl.e[n]->kind == SUGGEST_NOTE) !=
+				    (pass == 1))
 					continue;
-				rc = finish_entry(&pl, pl.e[n],
-				    &p->changes[p->n++]);
+				rc = finish_entry(
+				    &pl, pl.e[n], &p->changes[p->n++]);
 			}
 		if (rc != 0)
 			suggest_plan_free(p);
@@ -1038,8 +1068,8 @@ suggest_plan_weakens(const struct suggest_plan *p)
 }
 
 int
-suggest_apply(const struct suggest_plan *p, struct yamledit *ye, char *err,
-    size_t errlen)
+suggest_apply(
+    const struct suggest_plan *p, struct yamledit *ye, char *err, size_t errlen)
 {
 	const char *path[8];
 	const char *const tools[] = { "tools" };
@@ -1058,10 +1088,12 @@ suggest_apply(const struct suggest_plan *p, struct yamledit *ye, char *err,
 			path[j] = c->path[j];
 		if (c->npath >= 2 && strcmp(c->path[0], "tools") == 0 &&
 		    c->tool != NULL) {
-			if ((t = yamledit_find_item(ye, tools, 1, "name",
-			    c->tool)) < 0) {
-				snprintf(err, errlen, "%s: the manifest has no "
-				    "tool named %s", c->key, c->tool);
+			if ((t = yamledit_find_item(
+				 ye, tools, 1, "name", c->tool)) < 0) {
+				snprintf(err, errlen,
+				    "%s: the manifest has no "
+				    "tool named %s",
+				    c->key, c->tool);
 				return AL_ERR_NOT_FOUND;
 			}
 			snprintf(idx, sizeof(idx), "[%ld]", t);
@@ -1076,8 +1108,8 @@ suggest_apply(const struct suggest_plan *p, struct yamledit *ye, char *err,
 			if (cur != NULL && strtoll(cur, NULL, 10) >= c->number)
 				continue;
 			snprintf(num, sizeof(num), "%lld", c->number);
-			rc = yamledit_set_scalar(ye, path, c->npath, num,
-			    c->reason, err, errlen);
+			rc = yamledit_set_scalar(
+			    ye, path, c->npath, num, c->reason, err, errlen);
 		}
 		if (rc < 0) {
 			char why[512];
@@ -1108,13 +1140,14 @@ suggest_plan_json(const struct suggest_plan *p)
 		const struct suggest_change *x = &p->changes[i];
 
 		if (x->kind == SUGGEST_NOTE) {
-			json_array_append_new(notes, json_pack("{s:s, s:s}",
-			    "layer", x->layer, "reason", x->reason));
+			json_array_append_new(notes,
+			    json_pack("{s:s, s:s}", "layer", x->layer, "reason",
+				x->reason));
 			continue;
 		}
-		c = json_pack("{s:s, s:s, s:s, s:s}", "kind", x->kind ==
-		    SUGGEST_ADD ? "add" : "raise", "key", x->key, "layer",
-		    x->layer, "reason", x->reason);
+		c = json_pack("{s:s, s:s, s:s, s:s}", "kind",
+		    x->kind == SUGGEST_ADD ? "add" : "raise", "key", x->key,
+		    "layer", x->layer, "reason", x->reason);
 		if (c == NULL)
 			continue;
 		if (x->tool != NULL)
@@ -1122,14 +1155,14 @@ suggest_plan_json(const struct suggest_plan *p)
 		if (x->kind == SUGGEST_ADD) {
 			vals = json_array();
 			for (j = 0; j < x->nvalues; j++)
-				json_array_append_new(vals,
-				    json_string(x->values[j]));
+				json_array_append_new(
+				    vals, json_string(x->values[j]));
 			json_object_set_new(c, "values", vals);
 		} else
-			json_object_set_new(c, "value",
-			    json_integer(x->number));
-		json_object_set_new(c, "weakens", x->weakens != NULL ?
-		    json_string(x->weakens) : json_null());
+			json_object_set_new(
+			    c, "value", json_integer(x->number));
+		json_object_set_new(c, "weakens",
+		    x->weakens != NULL ? json_string(x->weakens) : json_null());
 		json_array_append_new(ch, c);
 	}
 	return o;

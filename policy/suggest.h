@@ -48,42 +48,42 @@ struct yamledit;
 
 /* What the planner knows of the host and the manifest (all may be NULL). */
 struct suggest_ctx {
-	const char		*home;		/* $HOME, for credential stores */
-	const char		*workspace;	/* the session's workspace */
-	const char *const	*deny_read;	/* sandbox.denyRead, expanded */
-	size_t			 ndeny_read;
-	const char *const	*protected;	/* sandbox.protected patterns */
-	size_t			 nprotected;
-	const char *const	*state_dirs;	/* airlock state/config dirs */
-	size_t			 nstate_dirs;
+	const char *home; /* $HOME, for credential stores */
+	const char *workspace; /* the session's workspace */
+	const char *const *deny_read; /* sandbox.denyRead, expanded */
+	size_t ndeny_read;
+	const char *const *protected; /* sandbox.protected patterns */
+	size_t nprotected;
+	const char *const *state_dirs; /* airlock state/config dirs */
+	size_t nstate_dirs;
 };
 
 enum suggest_kind {
-	SUGGEST_ADD = 1,	/* values join the list at path */
-	SUGGEST_RAISE,		/* the number at path becomes |number| */
-	SUGGEST_NOTE,		/* not expressible: |reason| says why */
+	SUGGEST_ADD = 1, /* values join the list at path */
+	SUGGEST_RAISE, /* the number at path becomes |number| */
+	SUGGEST_NOTE, /* not expressible: |reason| says why */
 };
 
 struct suggest_change {
-	enum suggest_kind	 kind;
-	char			 layer[16];	/* filesystem, network, ... */
-	char			*key;		/* "sandbox.readOnly", ... */
-	char			*path[8];	/* YAML path (yamledit.h form) */
-	size_t			 npath;
-	char			*tool;		/* tools[N] keys: the tool's
+	enum suggest_kind kind;
+	char layer[16]; /* filesystem, network, ... */
+	char *key; /* "sandbox.readOnly", ... */
+	char *path[8]; /* YAML path (yamledit.h form) */
+	size_t npath;
+	char *tool; /* tools[N] keys: the tool's
 						   name, or NULL */
-	char			**values;	/* SUGGEST_ADD */
-	size_t			 nvalues;
-	long long		 number;	/* SUGGEST_RAISE */
-	char			*reason;	/* one line, names calls and
+	char **values; /* SUGGEST_ADD */
+	size_t nvalues;
+	long long number; /* SUGGEST_RAISE */
+	char *reason; /* one line, names calls and
 						   denial ids */
-	char			*weakens;	/* why it weakens, or NULL */
+	char *weakens; /* why it weakens, or NULL */
 };
 
 struct suggest_plan {
-	struct suggest_change	*changes;	/* changes, then notes */
-	size_t			 n;
-	size_t			 denials;	/* denial records read */
+	struct suggest_change *changes; /* changes, then notes */
+	size_t n;
+	size_t denials; /* denial records read */
 };
 
 /*
@@ -94,13 +94,13 @@ struct suggest_plan {
  * its fields, a negative limit, a path that is not absolute),
  * AL_ERR_ALLOC.
  */
-int	suggest_plan(json_t *records, const struct suggest_ctx *ctx,
-	    struct suggest_plan **out, char *err, size_t errlen);
+int suggest_plan(json_t *records, const struct suggest_ctx *ctx,
+    struct suggest_plan **out, char *err, size_t errlen);
 
-void	suggest_plan_free(struct suggest_plan *p);
+void suggest_plan_free(struct suggest_plan *p);
 
 /* Number of changes that weaken a protected class. */
-size_t	suggest_plan_weakens(const struct suggest_plan *p);
+size_t suggest_plan_weakens(const struct suggest_plan *p);
 
 /*
  * Applies every SUGGEST_ADD and SUGGEST_RAISE of |p| to |ye|, each with
@@ -113,14 +113,14 @@ size_t	suggest_plan_weakens(const struct suggest_plan *p);
  * message naming the key in err[0..errlen); |ye| is then partly edited
  * and must be discarded.
  */
-int	suggest_apply(const struct suggest_plan *p, struct yamledit *ye,
-	    char *err, size_t errlen);
+int suggest_apply(const struct suggest_plan *p, struct yamledit *ye, char *err,
+    size_t errlen);
 
 /*
  * The plan as JSON: {"denials": N, "changes": [{"kind": "add"|"raise",
  * "key", "layer", "values"|"value", "reason", "weakens"?}], "notes":
  * [{"layer", "reason"}]}.  A new reference, or NULL when out of memory.
  */
-json_t	*suggest_plan_json(const struct suggest_plan *p);
+json_t *suggest_plan_json(const struct suggest_plan *p);
 
 #endif

@@ -13,16 +13,16 @@
 #include "common/errors.h"
 #include "policy/udiff.h"
 
-#define CONTEXT	3
+#define CONTEXT 3
 
 struct line {
-	const char	*s;
-	size_t		 len;	/* with its break */
+	const char *s;
+	size_t len; /* with its break */
 };
 
 struct lines {
-	struct line	*v;
-	size_t		 n;
+	struct line *v;
+	size_t n;
 };
 
 static int
@@ -39,8 +39,8 @@ split(const char *t, size_t len, struct lines *l)
 		if (i == len && start == len)
 			break;
 		if (l->n == cap) {
-			struct line *nv = reallocarray(l->v, cap * 2,
-			    sizeof(*nv));
+			struct line *nv =
+			    reallocarray(l->v, cap * 2, sizeof(*nv));
 
 			if (nv == NULL)
 				return AL_ERR_ALLOC;
@@ -63,8 +63,8 @@ line_eq(const struct line *a, const struct line *b)
 
 /* An edit script: for each step, '=', '-' or '+'. */
 struct script {
-	char	*op;
-	size_t	 n;
+	char *op;
+	size_t n;
 };
 
 /*
@@ -87,15 +87,15 @@ myers(const struct lines *a, const struct lines *b, struct script *sc)
 		return AL_ERR_ALLOC;
 	}
 	for (d = 0; d <= dmax; d++) {
-		if ((trace[d] = malloc((size_t)(2 * max + 2) *
-		    sizeof(*v))) == NULL) {
+		if ((trace[d] = malloc((size_t)(2 * max + 2) * sizeof(*v))) ==
+		    NULL) {
 			rc = AL_ERR_ALLOC;
 			break;
 		}
 		memcpy(trace[d], v, (size_t)(2 * max + 2) * sizeof(*v));
 		for (k = -d; k <= d; k += 2) {
-			if (k == -d || (k != d && v[off + k - 1] <
-			    v[off + k + 1]))
+			if (k == -d ||
+			    (k != d && v[off + k - 1] < v[off + k + 1]))
 				x = v[off + k + 1];
 			else
 				x = v[off + k - 1] + 1;
@@ -110,7 +110,7 @@ myers(const struct lines *a, const struct lines *b, struct script *sc)
 		}
 	}
 	goto out;
- found:
+found:
 	/* Walk back from (n, m) through the saved V's. */
 	if ((sc->op = malloc((size_t)(n + m + 1))) == NULL) {
 		rc = AL_ERR_ALLOC;
@@ -154,7 +154,7 @@ myers(const struct lines *a, const struct lines *b, struct script *sc)
 		sc->op[sc->n - 1 - (size_t)k] = t;
 	}
 	rc = 0;
- out:
+out:
 	for (k = 0; k <= dmax; k++)
 		free(trace[k]);
 	free(trace);
@@ -163,9 +163,9 @@ myers(const struct lines *a, const struct lines *b, struct script *sc)
 }
 
 struct obuf {
-	char	*s;
-	size_t	 len, cap;
-	int	 bad;
+	char *s;
+	size_t len, cap;
+	int bad;
 };
 
 static void
@@ -178,6 +178,8 @@ put(struct obuf *o, const char *s, size_t n)
 		char *ns = realloc(o->s, cap);
 
 		if (ns == NULL) {
+			free(o->s);
+			o->s = NULL;
 			o->bad = 1;
 			return;
 		}
@@ -268,8 +270,7 @@ udiff_make(const char *old, size_t oldlen, const char *new, size_t newlen,
 		a0 = ai - s;
 		b0 = bi - s;
 		end = he;
-		for (j = 0; j < CONTEXT && end < sc.n && sc.op[end] == '=';
-		    j++)
+		for (j = 0; j < CONTEXT && end < sc.n && sc.op[end] == '='; j++)
 			end++;
 		for (j = hs - s; j < end; j++) {
 			if (sc.op[j] != '+')
@@ -298,7 +299,7 @@ udiff_make(const char *old, size_t oldlen, const char *new, size_t newlen,
 	}
 	if (o.bad)
 		rc = AL_ERR_ALLOC;
- done:
+done:
 	free(a.v);
 	free(b.v);
 	free(sc.op);

@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#define UDIFF_MAX_EDITS	4000	/* inserted plus removed lines */
+#define UDIFF_MAX_EDITS 4000 /* inserted plus removed lines */
 
 /*
  * Sets *out to a new NUL-terminated diff turning old[0..oldlen) into
@@ -23,8 +23,7 @@
  * when the texts differ in more than UDIFF_MAX_EDITS lines, or
  * AL_ERR_ALLOC; *out is NULL on failure.
  */
-int	udiff_make(const char *old, size_t oldlen, const char *new,
-	    size_t newlen, const char *oldlabel, const char *newlabel,
-	    char **out);
+int udiff_make(const char *old, size_t oldlen, const char *new, size_t newlen,
+    const char *oldlabel, const char *newlabel, char **out);
 
 #endif

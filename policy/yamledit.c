@@ -21,30 +21,30 @@
 #include "common/errors.h"
 #include "policy/yamledit.h"
 
-#define YE_MAX_DEPTH	64
-#define YE_MAX_NODES	200000
+#define YE_MAX_DEPTH 64
+#define YE_MAX_NODES 200000
 
 enum ynode_kind { YN_SCALAR, YN_SEQ, YN_MAP, YN_ALIAS };
 
 struct ynode {
-	enum ynode_kind	 kind;
-	int		 flow;		/* a flow collection */
-	int		 anchored;
-	int		 style;		/* a scalar's yaml_scalar_style_t */
-	size_t		 start, end;	/* byte offsets in the text */
-	char		*value;		/* a scalar's value */
-	struct ynode	**kids;		/* a map: key, value, key, value... */
-	size_t		 nkids;
+	enum ynode_kind kind;
+	int flow; /* a flow collection */
+	int anchored;
+	int style; /* a scalar's yaml_scalar_style_t */
+	size_t start, end; /* byte offsets in the text */
+	char *value; /* a scalar's value */
+	struct ynode **kids; /* a map: key, value, key, value... */
+	size_t nkids;
 };
 
 struct yamledit {
-	char		*text;
-	size_t		 len;
-	size_t		*lines;		/* byte offset of each line's start */
-	size_t		 nlines;
-	struct ynode	*root;
-	size_t		 nnodes;
-	const char	*eol;		/* "\n" or "\r\n", from the first break */
+	char *text;
+	size_t len;
+	size_t *lines; /* byte offset of each line's start */
+	size_t nlines;
+	struct ynode *root;
+	size_t nnodes;
+	const char *eol; /* "\n" or "\r\n", from the first break */
 };
 
 static void
@@ -90,8 +90,8 @@ index_lines(struct yamledit *ye)
 		    ye->text[i + 1] == '\n')
 			i++;
 		if (ye->nlines == cap) {
-			size_t *nl = reallocarray(ye->lines, cap * 2,
-			    sizeof(*nl));
+			size_t *nl =
+			    reallocarray(ye->lines, cap * 2, sizeof(*nl));
 
 			if (nl == NULL)
 				return AL_ERR_ALLOC;
@@ -114,8 +114,8 @@ mark_offset(const struct yamledit *ye, const yaml_mark_t *m)
 	off = ye->lines[m->line];
 	for (col = 0; col < m->column && off < ye->len; col++) {
 		off++;
-		while (off < ye->len && ((unsigned char)ye->text[off] &
-		    0xc0) == 0x80)
+		while (off < ye->len &&
+		    ((unsigned char)ye->text[off] & 0xc0) == 0x80)
 			off++;
 	}
 	return off;
@@ -138,8 +138,8 @@ node_add(struct ynode *parent, struct ynode *kid)
 {
 	struct ynode **nk;
 
-	if ((nk = reallocarray(parent->kids, parent->nkids + 1,
-	    sizeof(*nk))) == NULL)
+	if ((nk = reallocarray(parent->kids, parent->nkids + 1, sizeof(*nk))) ==
+	    NULL)
 		return AL_ERR_ALLOC;
 	parent->kids = nk;
 	parent->kids[parent->nkids++] = kid;
@@ -151,8 +151,8 @@ node_add(struct ynode *parent, struct ynode *kid)
  * yaml_parser_parse) and its children.  Returns 0 with *out set.
  */
 static int
-read_node(struct yamledit *ye, yaml_parser_t *p, yaml_event_t *ev,
-    int depth, struct ynode **out, char *err, size_t errlen)
+read_node(struct yamledit *ye, yaml_parser_t *p, yaml_event_t *ev, int depth,
+    struct ynode **out, char *err, size_t errlen)
 {
 	struct ynode *n = NULL, *kid;
 	yaml_event_t kev;
@@ -171,7 +171,7 @@ read_node(struct yamledit *ye, yaml_parser_t *p, yaml_event_t *ev,
 		n->style = ev->data.scalar.style;
 		n->anchored = ev->data.scalar.anchor != NULL;
 		if ((n->value = strndup((char *)ev->data.scalar.value,
-		    ev->data.scalar.length)) == NULL) {
+			 ev->data.scalar.length)) == NULL) {
 			node_free(n);
 			return AL_ERR_ALLOC;
 		}
@@ -250,8 +250,8 @@ parse_text(struct yamledit *ye, char *err, size_t errlen)
 		return rc;
 	if (!yaml_parser_initialize(&p))
 		return AL_ERR_ALLOC;
-	yaml_parser_set_input_string(&p, (const unsigned char *)ye->text,
-	    ye->len);
+	yaml_parser_set_input_string(
+	    &p, (const unsigned char *)ye->text, ye->len);
 	while (rc == 0) {
 		if (!yaml_parser_parse(&p, &ev)) {
 			seterr(err, errlen, "line %zu, column %zu: %s",
@@ -266,14 +266,14 @@ parse_text(struct yamledit *ye, char *err, size_t errlen)
 		}
 		if (ev.type == YAML_DOCUMENT_START_EVENT) {
 			if (stage++ > 0) {
-				seterr(err, errlen, "more than one YAML "
+				seterr(err, errlen,
+				    "more than one YAML "
 				    "document");
 				rc = AL_ERR_UNSUPPORTED;
 			}
 		} else if (ev.type == YAML_SEQUENCE_START_EVENT ||
 		    ev.type == YAML_MAPPING_START_EVENT ||
-		    ev.type == YAML_SCALAR_EVENT ||
-		    ev.type == YAML_ALIAS_EVENT)
+		    ev.type == YAML_SCALAR_EVENT || ev.type == YAML_ALIAS_EVENT)
 			rc = read_node(ye, &p, &ev, 0, &root, err, errlen);
 		yaml_event_delete(&ev);
 	}
@@ -318,8 +318,7 @@ yamledit_new(const char *text, size_t len, struct yamledit **out, char *err,
 		return AL_ERR_FORMAT;
 	}
 	nl = memchr(ye->text, '\n', len);
-	ye->eol = nl != NULL && nl > ye->text && nl[-1] == '\r' ? "\r\n" :
-	    "\n";
+	ye->eol = nl != NULL && nl > ye->text && nl[-1] == '\r' ? "\r\n" : "\n";
 	if ((rc = parse_text(ye, err, errlen)) != 0) {
 		yamledit_free(ye);
 		return rc;
@@ -392,9 +391,10 @@ walk(struct yamledit *ye, const char *const *path, size_t npath,
 
 	for (i = 0; i < npath; i++) {
 		if (n->kind == YN_ALIAS) {
-			seterr(err, errlen, "the path goes through an alias "
-			    "at component %zu (%s): edit it by hand", i,
-			    path[i]);
+			seterr(err, errlen,
+			    "the path goes through an alias "
+			    "at component %zu (%s): edit it by hand",
+			    i, path[i]);
 			return AL_ERR_UNSUPPORTED;
 		}
 		if ((idx = comp_index(path[i])) >= 0) {
@@ -425,8 +425,7 @@ walk(struct yamledit *ye, const char *const *path, size_t npath,
 }
 
 const char *
-yamledit_get_scalar(struct yamledit *ye, const char *const *path,
-    size_t npath)
+yamledit_get_scalar(struct yamledit *ye, const char *const *path, size_t npath)
 {
 	struct ynode *n;
 
@@ -437,8 +436,8 @@ yamledit_get_scalar(struct yamledit *ye, const char *const *path,
 }
 
 long
-yamledit_find_item(struct yamledit *ye, const char *const *path,
-    size_t npath, const char *key, const char *value)
+yamledit_find_item(struct yamledit *ye, const char *const *path, size_t npath,
+    const char *key, const char *value)
 {
 	struct ynode *n, *v;
 	size_t i;
@@ -456,9 +455,9 @@ yamledit_find_item(struct yamledit *ye, const char *const *path,
 
 /* A growing string; |bad| set on allocation failure. */
 struct sbuf {
-	char	*s;
-	size_t	 len, cap;
-	int	 bad;
+	char *s;
+	size_t len, cap;
+	int bad;
 };
 
 static void
@@ -472,6 +471,9 @@ sb_addn(struct sbuf *b, const char *s, size_t n)
 		size_t cap = (b->len + n + 1) * 2;
 
 		if ((ns = realloc(b->s, cap)) == NULL) {
+			/* Nothing half-built survives: the caller sees bad. */
+			free(b->s);
+			b->s = NULL;
 			b->bad = 1;
 			return;
 		}
@@ -501,7 +503,7 @@ static int
 plain_safe(const char *s, int flow)
 {
 	static const char *words[] = { "null", "true", "false", "yes", "no",
-	    "on", "off", "y", "n", NULL };
+		"on", "off", "y", "n", NULL };
 	const char *p;
 	char *end;
 	size_t i;
@@ -509,8 +511,8 @@ plain_safe(const char *s, int flow)
 	if (s[0] == '\0' || strchr("-?:,[]{}#&*!|>'\"%@`~ ", s[0]) != NULL)
 		return 0;
 	for (p = s; *p != '\0'; p++)
-		if (!isalnum((unsigned char)*p) && strchr("/._+-:@~", *p) ==
-		    NULL)
+		if (!isalnum((unsigned char)*p) &&
+		    strchr("/._+-:@~", *p) == NULL)
 			return 0;
 	if (flow && strchr(s, ':') != NULL)
 		return 0;
@@ -570,8 +572,8 @@ sb_scalar(struct sbuf *b, const char *s, int style, int flow)
 static size_t
 line_start(const struct yamledit *ye, size_t pos)
 {
-	while (pos > 0 && ye->text[pos - 1] != '\n' && ye->text[pos - 1] !=
-	    '\r')
+	while (
+	    pos > 0 && ye->text[pos - 1] != '\n' && ye->text[pos - 1] != '\r')
 		pos--;
 	return pos;
 }
@@ -607,8 +609,7 @@ static size_t
 after_line(const struct yamledit *ye, size_t pos, int *need_eol)
 {
 	*need_eol = 0;
-	if (pos > 0 && (ye->text[pos - 1] == '\n' || ye->text[pos - 1] ==
-	    '\r'))
+	if (pos > 0 && (ye->text[pos - 1] == '\n' || ye->text[pos - 1] == '\r'))
 		return pos;
 	while (pos < ye->len && ye->text[pos] != '\n' && ye->text[pos] != '\r')
 		pos++;
@@ -616,16 +617,16 @@ after_line(const struct yamledit *ye, size_t pos, int *need_eol)
 		*need_eol = 1;
 		return pos;
 	}
-	if (ye->text[pos] == '\r' && pos + 1 < ye->len && ye->text[pos + 1] ==
-	    '\n')
+	if (ye->text[pos] == '\r' && pos + 1 < ye->len &&
+	    ye->text[pos + 1] == '\n')
 		pos++;
 	return pos + 1;
 }
 
 /* Replaces text[at..at+oldlen) with |s|, then parses the new text. */
 static int
-splice(struct yamledit *ye, size_t at, size_t oldlen, const char *s,
-    char *err, size_t errlen)
+splice(struct yamledit *ye, size_t at, size_t oldlen, const char *s, char *err,
+    size_t errlen)
 {
 	size_t n = strlen(s), newlen = ye->len - oldlen + n;
 	char *nt, *old = ye->text;
@@ -654,8 +655,7 @@ splice(struct yamledit *ye, size_t at, size_t oldlen, const char *s,
 		ye->len = oldtlen;
 		free(nt);
 		(void)parse_text(ye, NULL, 0);
-		seterr(err, errlen, "the edited text does not parse (%s)",
-		    why);
+		seterr(err, errlen, "the edited text does not parse (%s)", why);
 		return AL_ERR_FORMAT;
 	}
 	free(old);
@@ -679,7 +679,7 @@ sb_comment(struct sbuf *b, const struct yamledit *ye, size_t indent,
 		if (*p == '\n' || *p == '\r' || *p == '\t')
 			sb_add(b, " ");
 		else if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			sb_add(b, "?");	/* YAML refuses them in comments */
+			sb_add(b, "?"); /* YAML refuses them in comments */
 		else
 			sb_addn(b, p, 1);
 	}
@@ -688,8 +688,8 @@ sb_comment(struct sbuf *b, const struct yamledit *ye, size_t indent,
 
 /* Adds |comment| as its own line above the line holding |pos|. */
 static int
-comment_above(struct yamledit *ye, size_t pos, const char *comment,
-    char *err, size_t errlen)
+comment_above(struct yamledit *ye, size_t pos, const char *comment, char *err,
+    size_t errlen)
 {
 	struct sbuf b = { 0 };
 	long ind;
@@ -741,8 +741,8 @@ sb_block_tail(struct sbuf *b, const struct yamledit *ye,
 
 /* The same in flow form: "k: {k2: [a, b]}". */
 static void
-sb_flow_tail(struct sbuf *b, const char *const *path, size_t from,
-    size_t npath, const char *const *items, size_t nitems, const char *value)
+sb_flow_tail(struct sbuf *b, const char *const *path, size_t from, size_t npath,
+    const char *const *items, size_t nitems, const char *value)
 {
 	size_t i;
 
@@ -784,8 +784,10 @@ add_missing(struct yamledit *ye, struct ynode *m, const char *const *path,
 			return AL_ERR_NOT_FOUND;
 		}
 	if (m->anchored) {
-		seterr(err, errlen, "%s's parent mapping has an anchor (&): its "
-		    "aliases would change too; edit it by hand", path[from]);
+		seterr(err, errlen,
+		    "%s's parent mapping has an anchor (&): its "
+		    "aliases would change too; edit it by hand",
+		    path[from]);
 		return AL_ERR_UNSUPPORTED;
 	}
 	if (m->flow || m->nkids == 0) {
@@ -816,8 +818,8 @@ add_missing(struct yamledit *ye, struct ynode *m, const char *const *path,
 	if (need_eol)
 		sb_add(&b, ye->eol);
 	sb_comment(&b, ye, (size_t)ind, comment);
-	sb_block_tail(&b, ye, path, from, npath, (size_t)ind, items, nitems,
-	    value);
+	sb_block_tail(
+	    &b, ye, path, from, npath, (size_t)ind, items, nitems, value);
 	if (b.bad)
 		return AL_ERR_ALLOC;
 	rc = splice(ye, at, 0, b.s, err, errlen);
@@ -852,16 +854,16 @@ yamledit_seq_add(struct yamledit *ye, const char *const *path, size_t npath,
 			want[nwant++] = items[i];
 	}
 	if ((size_t)found < npath) {
-		rc = add_missing(ye, n, path, (size_t)found, npath, want,
-		    nwant, NULL, comment, err, errlen);
+		rc = add_missing(ye, n, path, (size_t)found, npath, want, nwant,
+		    NULL, comment, err, errlen);
 		free(want);
 		return rc < 0 ? rc : (int)nwant;
 	}
 	if (n->kind != YN_SEQ) {
 		free(want);
 		seterr(err, errlen, "%s is %s, not a list", path[npath - 1],
-		    n->kind == YN_SCALAR && n->value[0] == '\0' ?
-		    "empty (null)" : "not a list");
+		    n->kind == YN_SCALAR && n->value[0] == '\0' ? "empty (null)"
+								: "not a list");
 		return AL_ERR_UNSUPPORTED;
 	}
 	/* Only what is not there yet. */
@@ -881,12 +883,15 @@ yamledit_seq_add(struct yamledit *ye, const char *const *path, size_t npath,
 	}
 	if (n->anchored) {
 		free(want);
-		seterr(err, errlen, "%s has an anchor (&): its aliases would "
-		    "change too; edit it by hand", path[npath - 1]);
+		seterr(err, errlen,
+		    "%s has an anchor (&): its aliases would "
+		    "change too; edit it by hand",
+		    path[npath - 1]);
 		return AL_ERR_UNSUPPORTED;
 	}
-	style = n->nkids > 0 && n->kids[0]->kind == YN_SCALAR ?
-	    n->kids[0]->style : YAML_PLAIN_SCALAR_STYLE;
+	style = n->nkids > 0 && n->kids[0]->kind == YN_SCALAR
+	    ? n->kids[0]->style
+	    : YAML_PLAIN_SCALAR_STYLE;
 	if (n->flow) {
 		at = n->nkids > 0 ? n->kids[n->nkids - 1]->end : n->start + 1;
 		for (i = 0; i < nwant; i++) {
@@ -934,9 +939,8 @@ yamledit_seq_add(struct yamledit *ye, const char *const *path, size_t npath,
 }
 
 int
-yamledit_set_scalar(struct yamledit *ye, const char *const *path,
-    size_t npath, const char *value, const char *comment, char *err,
-    size_t errlen)
+yamledit_set_scalar(struct yamledit *ye, const char *const *path, size_t npath,
+    const char *value, const char *comment, char *err, size_t errlen)
 {
 	struct ynode *n;
 	size_t at;
@@ -960,8 +964,10 @@ yamledit_set_scalar(struct yamledit *ye, const char *const *path,
 	if (strcmp(n->value, value) == 0)
 		return 0;
 	if (n->anchored) {
-		seterr(err, errlen, "%s has an anchor (&): its aliases would "
-		    "change too; edit it by hand", path[npath - 1]);
+		seterr(err, errlen,
+		    "%s has an anchor (&): its aliases would "
+		    "change too; edit it by hand",
+		    path[npath - 1]);
 		return AL_ERR_UNSUPPORTED;
 	}
 	at = n->start;

@@ -26,8 +26,8 @@
 
 #include <stddef.h>
 
-#define YAMLEDIT_MAX_TEXT	(4 * 1024 * 1024)	/* bytes of YAML */
-#define YAMLEDIT_MAX_PATH	16			/* path components */
+#define YAMLEDIT_MAX_TEXT (4 * 1024 * 1024) /* bytes of YAML */
+#define YAMLEDIT_MAX_PATH 16 /* path components */
 
 struct yamledit;
 
@@ -38,11 +38,11 @@ struct yamledit;
  * YAML, with line and column), AL_ERR_UNSUPPORTED (more than one
  * document, or the top is not a mapping), AL_ERR_ALLOC.
  */
-int		 yamledit_new(const char *text, size_t len,
-		    struct yamledit **out, char *err, size_t errlen);
+int yamledit_new(const char *text, size_t len, struct yamledit **out, char *err,
+    size_t errlen);
 
 /* Frees |ye|.  yamledit_free(NULL) is a no-op. */
-void		 yamledit_free(struct yamledit *ye);
+void yamledit_free(struct yamledit *ye);
 
 /*
  * Appends the scalars items[0..nitems) to the sequence at |path|,
@@ -61,9 +61,9 @@ void		 yamledit_free(struct yamledit *ye);
  * parse: a bug, reported rather than kept), AL_ERR_LIMIT, AL_ERR_ALLOC.
  * On failure the text is unchanged.
  */
-int		 yamledit_seq_add(struct yamledit *ye, const char *const *path,
-		    size_t npath, const char *const *items, size_t nitems,
-		    const char *comment, char *err, size_t errlen);
+int yamledit_seq_add(struct yamledit *ye, const char *const *path, size_t npath,
+    const char *const *items, size_t nitems, const char *comment, char *err,
+    size_t errlen);
 
 /*
  * Sets the scalar at |path| to |value| (written plain: the caller gives
@@ -72,31 +72,30 @@ int		 yamledit_seq_add(struct yamledit *ye, const char *const *path,
  * |comment| as for yamledit_seq_add().  Returns 1 if the text changed, 0
  * if the value was already |value|, or a negative code as above.
  */
-int		 yamledit_set_scalar(struct yamledit *ye,
-		    const char *const *path, size_t npath, const char *value,
-		    const char *comment, char *err, size_t errlen);
+int yamledit_set_scalar(struct yamledit *ye, const char *const *path,
+    size_t npath, const char *value, const char *comment, char *err,
+    size_t errlen);
 
 /*
  * Looks up the scalar at |path|: returns a pointer to its value
  * (borrowed, valid until the next edit or yamledit_free()), or NULL if
  * the path does not exist or does not name a scalar.
  */
-const char	*yamledit_get_scalar(struct yamledit *ye,
-		    const char *const *path, size_t npath);
+const char *yamledit_get_scalar(
+    struct yamledit *ye, const char *const *path, size_t npath);
 
 /*
  * Finds the index of the item of the sequence at |path| that is a
  * mapping whose |key| is the scalar |value| (e.g. the tool named X in
  * "tools").  Returns the index (>= 0) or -1.
  */
-long		 yamledit_find_item(struct yamledit *ye,
-		    const char *const *path, size_t npath, const char *key,
-		    const char *value);
+long yamledit_find_item(struct yamledit *ye, const char *const *path,
+    size_t npath, const char *key, const char *value);
 
 /*
  * The current text, NUL-terminated, |*len| bytes without the NUL (|len|
  * may be NULL).  Borrowed: valid until the next edit or yamledit_free().
  */
-const char	*yamledit_text(const struct yamledit *ye, size_t *len);
+const char *yamledit_text(const struct yamledit *ye, size_t *len);
 
 #endif

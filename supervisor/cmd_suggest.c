@@ -42,8 +42,8 @@
 #include "supervisor/commands.h"
 #include "supervisor/session.h"
 
-#define SUGGEST_MAX_KEYS	64
-#define SUGGEST_MAX_MANIFEST	YAMLEDIT_MAX_TEXT
+#define SUGGEST_MAX_KEYS 64
+#define SUGGEST_MAX_MANIFEST YAMLEDIT_MAX_TEXT
 
 /* Prints |s| to |fp| escaped for a terminal: it came from the log. */
 static void
@@ -84,28 +84,26 @@ find_log(const char *arg, char *out, size_t outlen)
 		return 0;
 	}
 	if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
-		if (snprintf(out, outlen, "%s/audit.jsonl", arg) >=
-		    (int)outlen)
+		if (snprintf(out, outlen, "%s/audit.jsonl", arg) >= (int)outlen)
 			goto toolong;
 	} else {
 		if (strchr(arg, '/') != NULL || arg[0] == '.' ||
 		    arg[0] == '\0') {
-			log_warnx("%s: no such session, directory or log",
-			    arg);
+			log_warnx("%s: no such session, directory or log", arg);
 			return EXIT_NOINPUT;
 		}
 		if (session_state_dir(state, sizeof(state)) != 0 ||
 		    snprintf(out, outlen, "%s/sessions/%s/audit.jsonl", state,
-		    arg) >= (int)outlen)
+			arg) >= (int)outlen)
 			goto toolong;
 	}
 	if (stat(out, &st) == -1 || !S_ISREG(st.st_mode)) {
-		log_warnx("%s: no such session (airlock sessions lists them)",
-		    arg);
+		log_warnx(
+		    "%s: no such session (airlock sessions lists them)", arg);
 		return EXIT_NOINPUT;
 	}
 	return 0;
- toolong:
+toolong:
 	log_warnx("%s: path too long", arg);
 	return EXIT_USAGE;
 }
@@ -155,8 +153,9 @@ read_log(const char *path, json_t **out)
 		return EXIT_NOINPUT;
 	}
 	nkeys = load_trusted(keys);
-	rc = audit_verify_fp_trusted(fp, nkeys > 0 ?
-	    (const unsigned char (*)[32])keys : NULL, nkeys, NULL, &res);
+	rc = audit_verify_fp_trusted(fp,
+	    nkeys > 0 ? (const unsigned char(*)[32])keys : NULL, nkeys, NULL,
+	    &res);
 	if (rc < 0) {
 		log_warnx("%s: %s", path, al_strerror(rc));
 		fclose(fp);
@@ -165,18 +164,20 @@ read_log(const char *path, json_t **out)
 	if (rc == AUDIT_VERIFY_BAD || rc == AUDIT_VERIFY_UNTRUSTED) {
 		fclose(fp);
 		if (rc == AUDIT_VERIFY_BAD)
-			log_warnx("%s does not verify (line %llu: %s): "
+			log_warnx(
+			    "%s does not verify (line %llu: %s): "
 			    "refusing to suggest policy from a log that may "
-			    "have been edited", path,
-			    (unsigned long long)res.bad_line, res.reason);
+			    "have been edited",
+			    path, (unsigned long long)res.bad_line, res.reason);
 		else
 			log_warnx("%s is not signed by a key this host trusts "
-			    "(%s): refusing to suggest policy from it", path,
-			    res.reason);
+				  "(%s): refusing to suggest policy from it",
+			    path, res.reason);
 		return 1;
 	}
 	if (rc == AUDIT_VERIFY_OPEN)
-		log_warnx("note: %s has no session_end yet: the session is "
+		log_warnx(
+		    "note: %s has no session_end yet: the session is "
 		    "running, crashed or was cut off; using what it holds",
 		    path);
 	rewind(fp);
@@ -234,8 +235,8 @@ read_file(const char *path, size_t *len, struct stat *st)
  * the old file's mode and owner, fsync, rename, fsync of the directory.
  */
 static int
-write_atomic(const char *path, const char *text, size_t len,
-    const struct stat *old)
+write_atomic(
+    const char *path, const char *text, size_t len, const struct stat *old)
 {
 	char tmp[PATH_MAX], dir[PATH_MAX];
 	size_t off = 0;
@@ -276,15 +277,14 @@ write_atomic(const char *path, const char *text, size_t len,
 		close(dfd);
 	}
 	return 0;
- fail:
-	{
-		int saved = errno;
+fail : {
+	int saved = errno;
 
-		if (fd != -1)
-			close(fd);
-		unlink(tmp);
-		errno = saved;
-	}
+	if (fd != -1)
+		close(fd);
+	unlink(tmp);
+	errno = saved;
+}
 	return -1;
 }
 
@@ -300,13 +300,11 @@ start_fields(json_t *recs)
 int
 cmd_suggest(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "manifest", required_argument, NULL, 'm' },
+	static const struct option opts[] = { { "manifest", required_argument,
+						  NULL, 'm' },
 		{ "apply", no_argument, NULL, 'a' },
 		{ "allow-weakening", no_argument, NULL, 'W' },
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 }
-	};
+		{ "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 } };
 	char logpath[PATH_MAX], err[1024], statedir[PATH_MAX];
 	char cfgdir[PATH_MAX], digest[65];
 	const char *mpath = NULL, *session, *want_digest, *stdirs[2];
@@ -345,8 +343,8 @@ cmd_suggest(int argc, char **argv)
 		}
 	}
 	if (argc - optind != 1) {
-		log_warnx(argc - optind == 0 ? "a SESSION is required" :
-		    "one SESSION only");
+		log_warnx(argc - optind == 0 ? "a SESSION is required"
+					     : "one SESSION only");
 		cli_usage("suggest");
 		return EXIT_USAGE;
 	}
@@ -361,14 +359,13 @@ cmd_suggest(int argc, char **argv)
 	if ((rc = read_log(logpath, &recs)) != 0)
 		return rc;
 	sf = start_fields(recs);
-	want_digest = json_string_value(json_object_get(sf,
-	    "manifestDigest"));
+	want_digest = json_string_value(json_object_get(sf, "manifestDigest"));
 	if (mpath == NULL)
 		mpath = json_string_value(json_object_get(sf, "manifest"));
 	if (mpath == NULL || mpath[0] != '/') {
 		log_warnx("%s: the session's manifest is %s: name the file "
-		    "to edit with --manifest", logpath, mpath == NULL ?
-		    "not recorded" : "not a file");
+			  "to edit with --manifest",
+		    logpath, mpath == NULL ? "not recorded" : "not a file");
 		status = EXIT_USAGE;
 		goto done;
 	}
@@ -433,12 +430,12 @@ cmd_suggest(int argc, char **argv)
 		fputc('\n', stdout);
 		json_decref(j);
 	} else if (plan->denials == 0) {
-		printf("no sandbox denials in %s: nothing to suggest\n",
-		    logpath);
+		printf(
+		    "no sandbox denials in %s: nothing to suggest\n", logpath);
 	} else {
 		if (diff[0] == '\0')
 			printf("# %zu denial(s); the manifest already allows "
-			    "everything that can be allowed\n",
+			       "everything that can be allowed\n",
 			    plan->denials);
 		else
 			put_safe(stdout, diff);
@@ -454,26 +451,30 @@ cmd_suggest(int argc, char **argv)
 	/* --apply: only as recorded, only what airlock check accepts. */
 	crypto_hash_sha256(md, (const unsigned char *)text, len);
 	sodium_bin2hex(digest, sizeof(digest), md, sizeof(md));
-	if (!explicit && (want_digest == NULL ||
-	    strcmp(digest, want_digest) != 0)) {
-		log_warnx("not applied: %s changed since the session started "
+	if (!explicit &&
+	    (want_digest == NULL || strcmp(digest, want_digest) != 0)) {
+		log_warnx(
+		    "not applied: %s changed since the session started "
 		    "(its digest is not the one the log recorded); review "
 		    "the diff and name the file with --manifest to apply "
-		    "anyway", mpath);
+		    "anyway",
+		    mpath);
 		status = 1;
 		goto done;
 	}
 	if (suggest_plan_weakens(plan) > 0 && !allow_weak) {
-		log_warnx("not applied: %zu change(s) weaken a protected "
+		log_warnx(
+		    "not applied: %zu change(s) weaken a protected "
 		    "class (WEAKENS above); --allow-weakening applies them",
 		    suggest_plan_weakens(plan));
 		status = 1;
 		goto done;
 	}
-	if (manifest_load_buffer(mpath, newtext, newlen, &nm, err,
-	    sizeof(err)) != 0) {
+	if (manifest_load_buffer(
+		mpath, newtext, newlen, &nm, err, sizeof(err)) != 0) {
 		log_warnx("not applied: the result does not pass airlock "
-		    "check: %s", err);
+			  "check: %s",
+		    err);
 		status = EXIT_CONFIG;
 		goto done;
 	}
@@ -483,7 +484,7 @@ cmd_suggest(int argc, char **argv)
 		goto done;
 	}
 	fprintf(stderr, "airlock suggest: applied to %s\n", mpath);
- done:
+done:
 	manifest_free(nm);
 	manifest_free(m);
 	yamledit_free(ye);

@@ -15,6 +15,9 @@ LINT_DIRS = common policy broker runner supervisor proxy
 LINT_CPPFLAGS = -I$(abs_top_srcdir) -I$(abs_top_builddir) $(SECCOMP_CFLAGS) $(CAPNG_CFLAGS) \
 	$(YAML_CFLAGS) $(SODIUM_CFLAGS) $(JANSSON_CFLAGS)
 FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h supervisor/cmd_approver.c \
+	policy/yamledit.c policy/yamledit.h policy/suggest.c policy/suggest.h \
+	policy/udiff.c policy/udiff.h supervisor/cmd_suggest.c \
+	tests/unit/test_yamledit.c tests/unit/test_suggest.c \
 	broker/notify.c broker/notify.h \
 	policy/manifest_sig.c policy/manifest_sig.h \
 	tests/unit/test_approver_token.c \

@@ -12,7 +12,7 @@ man="$top_srcdir/docs"
 comp="$top_srcdir/contrib/completions"
 
 commands="run serve connect check exec profile pending approve deny approver diff commit discard trace
-audit sessions paths secret proxy"
+audit sessions paths secret proxy suggest"
 
 # The global help lists every command; -V and --version print the version.
 out=$("$AIRLOCK" --help)
@@ -93,6 +93,7 @@ done <<TABLE
 78|bad manifest|exec --manifest $T/bad.yaml --workspace $T/ws -- /bin/true
 78|bad manifest|check $T/bad.yaml
 66|missing session|trace no-such-session
+66|missing session|suggest no-such-session
 66|missing approval|approve --yes no-such-approval
 66|missing approval|deny --reason no no-such-approval
 66|missing audit log|audit verify $T/none.log

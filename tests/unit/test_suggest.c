@@ -21,55 +21,69 @@
 #include "policy/yamledit.h"
 
 #define REC(ev, f) "{\"event\":\"" ev "\",\"fields\":" f "}"
-#define FS(id, d, p, a) REC("sandbox_denial", "{\"id\":" id ",\"tool\":" \
-	"\"build\",\"denial\":\"" d "\",\"layer\":\"filesystem\",\"source\":" \
-	"\"landlock\",\"path\":\"" p "\",\"access\":\"" a "\",\"hint\":\"h\"}")
-#define SC(id, d, s) REC("sandbox_denial", "{\"id\":" id ",\"tool\":" \
-	"\"build\",\"denial\":\"" d "\",\"layer\":\"syscall\",\"source\":" \
-	"\"seccomp\",\"syscall\":\"" s "\",\"nr\":250}")
-#define LIM(id, d, l, v) REC("sandbox_denial", "{\"id\":" id ",\"tool\":" \
-	"\"build\",\"denial\":\"" d "\",\"layer\":\"limit\",\"source\":" \
-	"\"cgroup\",\"limit\":\"" l "\",\"value\":" v "}")
-#define NET(id, d, h, p, w) REC("sandbox_denial", "{\"id\":" id ",\"tool\":" \
-	"\"fetch\",\"denial\":\"" d "\",\"layer\":\"network\",\"source\":" \
-	"\"proxy\",\"host\":\"" h "\",\"port\":" p ",\"allowWith\":\"" w "\"}")
+#define FS(id, d, p, a) \
+	REC("sandbox_denial", \
+	    "{\"id\":" id ",\"tool\":" \
+	    "\"build\",\"denial\":\"" d \
+	    "\",\"layer\":\"filesystem\",\"source\":" \
+	    "\"landlock\",\"path\":\"" p "\",\"access\":\"" a \
+	    "\",\"hint\":\"h\"}")
+#define SC(id, d, s) \
+	REC("sandbox_denial", \
+	    "{\"id\":" id ",\"tool\":" \
+	    "\"build\",\"denial\":\"" d "\",\"layer\":\"syscall\",\"source\":" \
+	    "\"seccomp\",\"syscall\":\"" s "\",\"nr\":250}")
+#define LIM(id, d, l, v) \
+	REC("sandbox_denial", \
+	    "{\"id\":" id ",\"tool\":" \
+	    "\"build\",\"denial\":\"" d "\",\"layer\":\"limit\",\"source\":" \
+	    "\"cgroup\",\"limit\":\"" l "\",\"value\":" v "}")
+#define NET(id, d, h, p, w) \
+	REC("sandbox_denial", \
+	    "{\"id\":" id ",\"tool\":" \
+	    "\"fetch\",\"denial\":\"" d "\",\"layer\":\"network\",\"source\":" \
+	    "\"proxy\",\"host\":\"" h "\",\"port\":" p ",\"allowWith\":\"" w \
+	    "\"}")
 
 struct row {
-	const char	*name;
-	const char	*records;	/* a JSON array */
-	int		 rc;
-	const char	*plan;		/* expected suggest_plan_json, compact,
+	const char *name;
+	const char *records; /* a JSON array */
+	int rc;
+	const char *plan; /* expected suggest_plan_json, compact,
 					   sorted keys (rc == 0) */
-	const char	*err;		/* substring of the error (rc < 0) */
+	const char *err; /* substring of the error (rc < 0) */
 };
 
 static const struct row rows[] = {
-	{ "no_denials_no_changes",
-	    "[" REC("request", "{\"id\":1}") "]", 0,
+	{ "no_denials_no_changes", "[" REC("request", "{\"id\":1}") "]", 0,
 	    "{\"changes\":[],\"denials\":0,\"notes\":[]}", NULL },
 	{ "same_path_five_times_is_one_value",
 	    "[" FS("3", "d1", "/opt/data", "read") "," FS("3", "d2",
-	    "/opt/data", "read") "," FS("5", "d1", "/opt/data", "read") ","
-	    FS("7", "d1", "/opt/data", "exec") "," FS("7", "d2", "/opt/data",
-	    "read") "]", 0,
+		"/opt/data",
+		"read") "," FS("5", "d1", "/opt/data", "read") "," FS("7", "d1",
+		"/opt/data", "exec") "," FS("7", "d2", "/opt/data", "read") "]",
+	    0,
 	    "{\"changes\":[{\"key\":\"sandbox.readOnly\",\"kind\":\"add\","
 	    "\"layer\":\"filesystem\",\"reason\":\"airlock suggest: allow "
 	    "read /opt/data (call 3: d1 d2; call 5: d1; call 7: d1 d2)\","
 	    "\"values\":[\"/opt/data\"],\"weakens\":null}],\"denials\":5,"
-	    "\"notes\":[]}", NULL },
+	    "\"notes\":[]}",
+	    NULL },
 	{ "exact_path_not_its_parent",
 	    "[" FS("1", "d1", "/opt/data/x/file.txt", "read") "]", 0,
 	    "{\"changes\":[{\"key\":\"sandbox.readOnly\",\"kind\":\"add\","
 	    "\"layer\":\"filesystem\",\"reason\":\"airlock suggest: allow "
 	    "read /opt/data/x/file.txt (call 1: d1)\",\"values\":"
 	    "[\"/opt/data/x/file.txt\"],\"weakens\":null}],\"denials\":1,"
-	    "\"notes\":[]}", NULL },
+	    "\"notes\":[]}",
+	    NULL },
 	{ "write_outside_workspace_is_a_note",
 	    "[" FS("2", "d1", "/etc/motd", "write") "]", 0,
 	    "{\"changes\":[],\"denials\":1,\"notes\":[{\"layer\":"
 	    "\"filesystem\",\"reason\":\"not expressible: writes outside the "
 	    "workspace have no manifest key (a one-run escalation or --rw "
-	    "only): /etc/motd (call 2: d1)\"}]}", NULL },
+	    "only): /etc/motd (call 2: d1)\"}]}",
+	    NULL },
 	{ "credential_store_read_weakens",
 	    "[" FS("4", "d1", "/home/u/.ssh/id_ed25519", "read") "]", 0,
 	    "{\"changes\":[{\"key\":\"sandbox.readOnly\",\"kind\":\"add\","
@@ -78,81 +92,93 @@ static const struct row rows[] = {
 	    "/home/u/.ssh/id_ed25519 is in a credential store (~/.ssh)\","
 	    "\"values\":[\"/home/u/.ssh/id_ed25519\"],\"weakens\":"
 	    "\"/home/u/.ssh/id_ed25519 is in a credential store (~/.ssh)\"}],"
-	    "\"denials\":1,\"notes\":[]}", NULL },
+	    "\"denials\":1,\"notes\":[]}",
+	    NULL },
 	{ "syscall_added_and_dangerous_one_weakens",
-	    "[" SC("1", "d1", "keyctl") "," SC("2", "d1", "sched_setattr")
-	    "]", 0,
+	    "[" SC("1", "d1", "keyctl") "," SC("2", "d1", "sched_setattr") "]",
+	    0,
 	    "{\"changes\":[{\"key\":\"sandbox.allowSyscalls\",\"kind\":"
 	    "\"add\",\"layer\":\"syscall\",\"reason\":\"airlock suggest: "
 	    "allow the system call keyctl (call 1: d1), sched_setattr (call "
 	    "2: d1) # WEAKENS: keyctl is a dangerous system call\",\"values\":"
 	    "[\"keyctl\",\"sched_setattr\"],\"weakens\":\"keyctl is a "
-	    "dangerous system call\"}],\"denials\":2,\"notes\":[]}", NULL },
+	    "dangerous system call\"}],\"denials\":2,\"notes\":[]}",
+	    NULL },
 	{ "limit_raised_to_twice_the_largest_in_force",
-	    "[" LIM("1", "d1", "memory", "512") "," LIM("2", "d1", "memory",
-	    "512") "]", 0,
+	    "[" LIM("1", "d1", "memory", "512") "," LIM(
+		"2", "d1", "memory", "512") "]",
+	    0,
 	    "{\"changes\":[{\"key\":\"sandbox.limits.memoryMb\",\"kind\":"
 	    "\"raise\",\"layer\":\"limit\",\"reason\":\"airlock suggest: "
 	    "raise sandbox.limits.memoryMb from 512 to 1024, twice the limit "
 	    "that stopped (call 1: d1; call 2: d1)\",\"value\":1024,"
-	    "\"weakens\":null}],\"denials\":2,\"notes\":[]}", NULL },
+	    "\"weakens\":null}],\"denials\":2,\"notes\":[]}",
+	    NULL },
 	{ "wall_clock_raises_the_tools_timeout",
 	    "[" LIM("1", "d1", "wallClock", "30000") "]", 0,
 	    "{\"changes\":[{\"key\":\"tools[build].timeoutMs\",\"kind\":"
 	    "\"raise\",\"layer\":\"limit\",\"reason\":\"airlock suggest: "
 	    "raise tools[build].timeoutMs from 30000 to 60000, twice the "
 	    "limit that stopped (call 1: d1)\",\"tool\":\"build\",\"value\":"
-	    "60000,\"weakens\":null}],\"denials\":1,\"notes\":[]}", NULL },
+	    "60000,\"weakens\":null}],\"denials\":1,\"notes\":[]}",
+	    NULL },
 	{ "network_goes_to_the_allow_with_key_exact_host",
 	    "[" NET("\"c-9\"", "d1", "api.example.com", "443",
-	    "tools[0].network (tool fetch)") "]", 0,
+		"tools[0].network (tool fetch)") "]",
+	    0,
 	    "{\"changes\":[{\"key\":\"tools[0].network\",\"kind\":\"add\","
 	    "\"layer\":\"network\",\"reason\":\"airlock suggest: allow "
 	    "connections to api.example.com:443 (call c-9: d1) for tool "
 	    "fetch\",\"tool\":\"fetch\",\"values\":[\"api.example.com:443\"],"
-	    "\"weakens\":null}],\"denials\":1,\"notes\":[]}", NULL },
+	    "\"weakens\":null}],\"denials\":1,\"notes\":[]}",
+	    NULL },
 	{ "egress_record_is_attributed_to_the_running_call",
-	    "[" REC("runner_start", "{\"id\":4,\"tool\":\"fetch\"}") ","
-	    REC("egress", "{\"sandbox\":\"s-1\",\"host\":\"10.0.0.5\","
-	    "\"port\":80,\"decision\":\"deny\",\"reason\":\"not allowed\","
-	    "\"allowWith\":\"tools[1].allowAddresses (tool fetch)\"}") ","
-	    REC("runner_end", "{\"id\":4}") "," REC("egress",
-	    "{\"host\":\"x\",\"port\":1,\"decision\":\"allow\"}") "]", 0,
+	    "[" REC("runner_start", "{\"id\":4,\"tool\":\"fetch\"}") "," REC(
+		"egress",
+		"{\"sandbox\":\"s-1\",\"host\":\"10.0.0.5\","
+		"\"port\":80,\"decision\":\"deny\",\"reason\":\"not allowed\","
+		"\"allowWith\":\"tools[1].allowAddresses (tool fetch)\"}") "," REC("runner_end",
+		"{\"id\":4}") "," REC("egress",
+		"{\"host\":\"x\",\"port\":1,\"decision\":\"allow\"}") "]",
+	    0,
 	    "{\"changes\":[{\"key\":\"tools[1].allowAddresses\",\"kind\":"
 	    "\"add\",\"layer\":\"network\",\"reason\":\"airlock suggest: "
 	    "allow connections to 10.0.0.5:80 (call 4) for tool fetch\","
 	    "\"tool\":\"fetch\",\"values\":[\"10.0.0.5:80\"],\"weakens\":"
-	    "null}],\"denials\":1,\"notes\":[]}", NULL },
+	    "null}],\"denials\":1,\"notes\":[]}",
+	    NULL },
 	{ "escalation_is_named_in_the_reason",
 	    "[" SC("6", "d1", "io_pgetevents") "," REC("escalation_request",
-	    "{\"id\":7,\"callId\":6,\"tool\":\"build\",\"widening\":[{"
-	    "\"denial\":\"d1\",\"layer\":\"syscall\",\"syscall\":"
-	    "\"io_pgetevents\"}],\"reason\":\"r\",\"approval\":\"a-1\"}") ","
-	    REC("escalation_decision", "{\"id\":7,\"callId\":6,\"outcome\":"
-	    "\"approved\"}") "]", 0,
+		"{\"id\":7,\"callId\":6,\"tool\":\"build\",\"widening\":[{"
+		"\"denial\":\"d1\",\"layer\":\"syscall\",\"syscall\":"
+		"\"io_pgetevents\"}],\"reason\":\"r\",\"approval\":\"a-1\"}") "," REC("escalation_decision",
+		"{\"id\":7,\"callId\":6,\"outcome\":"
+		"\"approved\"}") "]",
+	    0,
 	    "{\"changes\":[{\"key\":\"sandbox.allowSyscalls\",\"kind\":"
 	    "\"add\",\"layer\":\"syscall\",\"reason\":\"airlock suggest: "
 	    "allow the system call io_pgetevents (call 6: d1, escalation a-1 "
 	    "approved)\",\"values\":[\"io_pgetevents\"],\"weakens\":null}],"
-	    "\"denials\":1,\"notes\":[]}", NULL },
+	    "\"denials\":1,\"notes\":[]}",
+	    NULL },
 	{ "hint_only_record_is_a_note",
-	    "[" REC("sandbox_denial", "{\"id\":2,\"tool\":\"t\",\"hint\":"
-	    "\"EACCES\"}") "]", 0,
+	    "[" REC("sandbox_denial",
+		"{\"id\":2,\"tool\":\"t\",\"hint\":"
+		"\"EACCES\"}") "]",
+	    0,
 	    "{\"changes\":[],\"denials\":1,\"notes\":[{\"layer\":\"unknown\","
 	    "\"reason\":\"not expressible: the sandbox refused something the "
-	    "runner did not name: tool t: EACCES (call 2)\"}]}", NULL },
-	{ "relative_path_is_refused",
-	    "[" FS("1", "d1", "etc/x", "read") "]", AL_ERR_FORMAT, NULL,
-	    "absolute" },
+	    "runner did not name: tool t: EACCES (call 2)\"}]}",
+	    NULL },
+	{ "relative_path_is_refused", "[" FS("1", "d1", "etc/x", "read") "]",
+	    AL_ERR_FORMAT, NULL, "absolute" },
 	{ "unknown_layer_is_refused",
 	    "[" REC("sandbox_denial", "{\"id\":1,\"layer\":\"quantum\"}") "]",
 	    AL_ERR_FORMAT, NULL, "unknown denial layer" },
-	{ "zero_limit_is_refused",
-	    "[" LIM("1", "d1", "memory", "0") "]", AL_ERR_FORMAT, NULL,
-	    "positive" },
+	{ "zero_limit_is_refused", "[" LIM("1", "d1", "memory", "0") "]",
+	    AL_ERR_FORMAT, NULL, "positive" },
 	{ "syscall_name_with_odd_characters_is_refused",
-	    "[" SC("1", "d1", "key ctl") "]", AL_ERR_FORMAT, NULL,
-	    "syscall" },
+	    "[" SC("1", "d1", "key ctl") "]", AL_ERR_FORMAT, NULL, "syscall" },
 	{ NULL, NULL, 0, NULL, NULL }
 };
 
@@ -171,11 +197,11 @@ START_TEST(test_suggest_rows)
 	int rc;
 
 	recs = json_loads(r->records, 0, &jerr);
-	ck_assert_msg(recs != NULL, "%s: bad test JSON: %s", r->name,
-	    jerr.text);
+	ck_assert_msg(
+	    recs != NULL, "%s: bad test JSON: %s", r->name, jerr.text);
 	rc = suggest_plan(recs, &ctx, &p, err, sizeof(err));
-	ck_assert_msg(rc == r->rc, "%s: rc %d want %d (%s)", r->name, rc,
-	    r->rc, err);
+	ck_assert_msg(
+	    rc == r->rc, "%s: rc %d want %d (%s)", r->name, rc, r->rc, err);
 	if (rc == 0) {
 		j = suggest_plan_json(p);
 		s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
@@ -201,7 +227,7 @@ START_TEST(test_suggest_weakens_parents_and_deny_read)
 	static const char *const state[] = { "/var/lib/airlock" };
 	static const struct {
 		const char *path;
-		const char *why;	/* NULL: does not weaken */
+		const char *why; /* NULL: does not weaken */
 	} cases[] = {
 		{ "/home/u", "holds the home directory" },
 		{ "/home", "holds the home directory" },
@@ -231,13 +257,14 @@ START_TEST(test_suggest_weakens_parents_and_deny_read)
 	c.state_dirs = state;
 	c.nstate_dirs = 1;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		snprintf(rec, sizeof(rec), "[{\"event\":\"sandbox_denial\","
+		snprintf(rec, sizeof(rec),
+		    "[{\"event\":\"sandbox_denial\","
 		    "\"fields\":{\"id\":1,\"denial\":\"d1\",\"layer\":"
 		    "\"filesystem\",\"path\":\"%s\",\"access\":\"read\"}}]",
 		    cases[i].path);
 		recs = json_loads(rec, 0, NULL);
-		ck_assert_int_eq(suggest_plan(recs, &c, &p, err, sizeof(err)),
-		    0);
+		ck_assert_int_eq(
+		    suggest_plan(recs, &c, &p, err, sizeof(err)), 0);
 		ck_assert_uint_eq(p->n, 1);
 		if (cases[i].why == NULL)
 			ck_assert_msg(p->changes[0].weakens == NULL,
@@ -245,12 +272,15 @@ START_TEST(test_suggest_weakens_parents_and_deny_read)
 			    p->changes[0].weakens);
 		else
 			ck_assert_msg(p->changes[0].weakens != NULL &&
-			    strstr(p->changes[0].weakens, cases[i].why) !=
-			    NULL, "%s: weakens \"%s\", want \"%s\"",
-			    cases[i].path, p->changes[0].weakens != NULL ?
-			    p->changes[0].weakens : "(null)", cases[i].why);
-		ck_assert_uint_eq(suggest_plan_weakens(p),
-		    cases[i].why != NULL);
+				strstr(p->changes[0].weakens, cases[i].why) !=
+				    NULL,
+			    "%s: weakens \"%s\", want \"%s\"", cases[i].path,
+			    p->changes[0].weakens != NULL
+				? p->changes[0].weakens
+				: "(null)",
+			    cases[i].why);
+		ck_assert_uint_eq(
+		    suggest_plan_weakens(p), cases[i].why != NULL);
 		suggest_plan_free(p);
 		json_decref(recs);
 	}
@@ -260,16 +290,15 @@ END_TEST
 /* The plan applied to a manifest: the edits land by tool name. */
 START_TEST(test_suggest_apply_to_manifest)
 {
-	const char *in =
-	    "# the manifest\n"
-	    "tools:\n"
-	    "  - name: build\n"
-	    "    timeoutMs: 30000   # half a minute\n"
-	    "  - name: fetch\n"
-	    "    network: [\"a.example:443\"]\n"
-	    "sandbox:\n"
-	    "  limits:\n"
-	    "    memoryMb: 2048\n";
+	const char *in = "# the manifest\n"
+			 "tools:\n"
+			 "  - name: build\n"
+			 "    timeoutMs: 30000   # half a minute\n"
+			 "  - name: fetch\n"
+			 "    network: [\"a.example:443\"]\n"
+			 "sandbox:\n"
+			 "  limits:\n"
+			 "    memoryMb: 2048\n";
 	const char *want =
 	    "# the manifest\n"
 	    "tools:\n"
@@ -288,10 +317,10 @@ START_TEST(test_suggest_apply_to_manifest)
 	    "  readOnly:\n"
 	    "    - /opt/data\n";
 	/* memory 512 -> 1024 is below the 2048 in this file: no change. */
-	const char *recs_s = "[" FS("1", "d1", "/opt/data", "read") ","
-	    LIM("1", "d2", "wallClock", "30000") "," LIM("1", "d3", "memory",
-	    "512") "," NET("2", "d1", "api.example.com", "443",
-	    "tools[5].network (tool fetch)") "]";
+	const char *recs_s = "[" FS("1", "d1", "/opt/data", "read") "," LIM("1",
+	    "d2", "wallClock",
+	    "30000") "," LIM("1", "d3", "memory", "512") "," NET("2", "d1",
+	    "api.example.com", "443", "tools[5].network (tool fetch)") "]";
 	struct suggest_plan *p;
 	struct yamledit *ye;
 	json_t *recs = json_loads(recs_s, 0, NULL);
@@ -299,16 +328,16 @@ START_TEST(test_suggest_apply_to_manifest)
 
 	ck_assert_ptr_nonnull(recs);
 	ck_assert_int_eq(suggest_plan(recs, &ctx, &p, err, sizeof(err)), 0);
-	ck_assert_int_eq(yamledit_new(in, strlen(in), &ye, err, sizeof(err)),
-	    0);
+	ck_assert_int_eq(
+	    yamledit_new(in, strlen(in), &ye, err, sizeof(err)), 0);
 	ck_assert_int_eq(suggest_apply(p, ye, err, sizeof(err)), 3);
 	ck_assert_str_eq(yamledit_text(ye, NULL), want);
 	yamledit_free(ye);
 	/* A manifest without the tool: refused, naming it. */
-	ck_assert_int_eq(yamledit_new("tools: []\n", 10, &ye, err,
-	    sizeof(err)), 0);
-	ck_assert_int_eq(suggest_apply(p, ye, err, sizeof(err)),
-	    AL_ERR_NOT_FOUND);
+	ck_assert_int_eq(
+	    yamledit_new("tools: []\n", 10, &ye, err, sizeof(err)), 0);
+	ck_assert_int_eq(
+	    suggest_apply(p, ye, err, sizeof(err)), AL_ERR_NOT_FOUND);
 	ck_assert(strstr(err, "no tool named build") != NULL);
 	yamledit_free(ye);
 	suggest_plan_free(p);
@@ -323,19 +352,21 @@ START_TEST(test_udiff_writes_hunks_with_context)
 	const char *b = "1\n2\n3\n4\nnew\n5\n6\n7\n8\n9\n10\n11\n12\n13\n15\n";
 	char *d;
 
-	ck_assert_int_eq(udiff_make(a, strlen(a), b, strlen(b), "a/m.yaml",
-	    "b/m.yaml", &d), 0);
-	ck_assert_str_eq(d, "--- a/m.yaml\n+++ b/m.yaml\n"
+	ck_assert_int_eq(
+	    udiff_make(a, strlen(a), b, strlen(b), "a/m.yaml", "b/m.yaml", &d),
+	    0);
+	ck_assert_str_eq(d,
+	    "--- a/m.yaml\n+++ b/m.yaml\n"
 	    "@@ -2,6 +2,7 @@\n 2\n 3\n 4\n+new\n 5\n 6\n 7\n"
 	    "@@ -11,5 +12,4 @@\n 11\n 12\n 13\n-14\n 15\n");
 	free(d);
-	ck_assert_int_eq(udiff_make(a, strlen(a), a, strlen(a), "x", "y",
-	    &d), 0);
+	ck_assert_int_eq(
+	    udiff_make(a, strlen(a), a, strlen(a), "x", "y", &d), 0);
 	ck_assert_str_eq(d, "");
 	free(d);
-	ck_assert_int_eq(udiff_make("a", 1, "a\nb\n", 4, "a/f", "b/f", &d),
-	    0);
-	ck_assert_str_eq(d, "--- a/f\n+++ b/f\n@@ -1 +1,2 @@\n-a\n"
+	ck_assert_int_eq(udiff_make("a", 1, "a\nb\n", 4, "a/f", "b/f", &d), 0);
+	ck_assert_str_eq(d,
+	    "--- a/f\n+++ b/f\n@@ -1 +1,2 @@\n-a\n"
 	    "\\ No newline at end of file\n+a\n+b\n");
 	free(d);
 }
@@ -355,30 +386,34 @@ START_TEST(test_udiff_round_trips_through_the_patch_engine)
 	for (n = 0; n < 300; n++) {
 		alen = blen = 0;
 		for (i = 0; i < 60; i++) {
-			int r = (int)((seed = seed * 1103515245 + 12345) >>
-			    16) % 10;
+			int r =
+			    (int)((seed = seed * 1103515245 + 12345) >> 16) %
+			    10;
 
-			alen += (size_t)snprintf(a + alen, sizeof(a) - alen,
-			    "line %zu\n", i % 7);
+			alen += (size_t)snprintf(
+			    a + alen, sizeof(a) - alen, "line %zu\n", i % 7);
 			if (r == 0)
-				continue;	/* removed */
+				continue; /* removed */
 			if (r == 1)
-				blen += (size_t)snprintf(b + blen, sizeof(b) -
-				    blen, "added %zu\n", i);
-			blen += (size_t)snprintf(b + blen, sizeof(b) - blen,
-			    "line %zu\n", i % 7);
+				blen += (size_t)snprintf(b + blen,
+				    sizeof(b) - blen, "added %zu\n", i);
+			blen += (size_t)snprintf(
+			    b + blen, sizeof(b) - blen, "line %zu\n", i % 7);
 		}
-		ck_assert_int_eq(udiff_make(a, alen, b, blen, "a/f.yaml",
-		    "b/f.yaml", &d), 0);
+		ck_assert_int_eq(
+		    udiff_make(a, alen, b, blen, "a/f.yaml", "b/f.yaml", &d),
+		    0);
 		if (d[0] == '\0') {
 			ck_assert(alen == blen && memcmp(a, b, alen) == 0);
 			free(d);
 			continue;
 		}
-		ck_assert_msg(diff_parse(d, strlen(d), &pd, err,
-		    sizeof(err)) == 0, "round %zu: %s\n%s", n, err, d);
+		ck_assert_msg(
+		    diff_parse(d, strlen(d), &pd, err, sizeof(err)) == 0,
+		    "round %zu: %s\n%s", n, err, d);
 		ck_assert_int_eq(diff_apply_file(pd, 0, a, alen, &res, &reslen,
-		    err, sizeof(err)), 0);
+				     err, sizeof(err)),
+		    0);
 		ck_assert(reslen == blen && memcmp(res, b, blen) == 0);
 		free(res);
 		diff_free(pd);

@@ -19,58 +19,57 @@
 enum op { SEQ, SET };
 
 struct row {
-	const char	*name;
-	const char	*in;
-	enum op		 op;
-	const char	*path[6];	/* NULL-terminated */
-	const char	*items[4];	/* SEQ: NULL-terminated; SET: [0] */
-	const char	*comment;
-	int		 rc;
-	const char	*out;		/* expected text (rc >= 0) */
-	const char	*err;		/* substring of the error (rc < 0) */
+	const char *name;
+	const char *in;
+	enum op op;
+	const char *path[6]; /* NULL-terminated */
+	const char *items[4]; /* SEQ: NULL-terminated; SET: [0] */
+	const char *comment;
+	int rc;
+	const char *out; /* expected text (rc >= 0) */
+	const char *err; /* substring of the error (rc < 0) */
 };
 
 static const struct row rows[] = {
 	{ "block_sequence_gets_item_at_siblings_indent",
 	    "sandbox:\n  readOnly:\n    - /opt/a   # first\n    - /opt/b\n"
 	    "# trailing\ntools: []\n",
-	    SEQ, { "sandbox", "readOnly", NULL }, { "/opt/c", NULL }, "why",
-	    1,
+	    SEQ, { "sandbox", "readOnly", NULL }, { "/opt/c", NULL }, "why", 1,
 	    "sandbox:\n  readOnly:\n    - /opt/a   # first\n    - /opt/b\n"
-	    "    # why\n    - /opt/c\n# trailing\ntools: []\n", NULL },
+	    "    # why\n    - /opt/c\n# trailing\ntools: []\n",
+	    NULL },
 	{ "indentless_block_sequence",
-	    "sandbox:\n  readOnly:\n  - /opt/a\n  landlock: true\n",
-	    SEQ, { "sandbox", "readOnly", NULL }, { "/opt/c", NULL }, NULL,
-	    1, "sandbox:\n  readOnly:\n  - /opt/a\n  - /opt/c\n"
-	    "  landlock: true\n", NULL },
+	    "sandbox:\n  readOnly:\n  - /opt/a\n  landlock: true\n", SEQ,
+	    { "sandbox", "readOnly", NULL }, { "/opt/c", NULL }, NULL, 1,
+	    "sandbox:\n  readOnly:\n  - /opt/a\n  - /opt/c\n"
+	    "  landlock: true\n",
+	    NULL },
 	{ "flow_sequence_gets_item_before_bracket",
-	    "sandbox:\n  readOnly: [/opt/a, \"/opt/b\"]  # keep me\n",
-	    SEQ, { "sandbox", "readOnly", NULL }, { "/opt/c", NULL }, "why",
-	    1, "sandbox:\n  # why\n  readOnly: [/opt/a, \"/opt/b\", /opt/c]"
-	    "  # keep me\n", NULL },
-	{ "empty_flow_sequence",
-	    "sandbox: { readOnly: [] }\n",
-	    SEQ, { "sandbox", "readOnly", NULL }, { "/x", NULL }, NULL, 1,
+	    "sandbox:\n  readOnly: [/opt/a, \"/opt/b\"]  # keep me\n", SEQ,
+	    { "sandbox", "readOnly", NULL }, { "/opt/c", NULL }, "why", 1,
+	    "sandbox:\n  # why\n  readOnly: [/opt/a, \"/opt/b\", /opt/c]"
+	    "  # keep me\n",
+	    NULL },
+	{ "empty_flow_sequence", "sandbox: { readOnly: [] }\n", SEQ,
+	    { "sandbox", "readOnly", NULL }, { "/x", NULL }, NULL, 1,
 	    "sandbox: { readOnly: [/x] }\n", NULL },
 	{ "flow_keeps_double_quotes_of_siblings",
-	    "tools:\n  - name: f\n    network: [\"a.example:443\"]\n",
-	    SEQ, { "tools", "[0]", "network", NULL }, { "b.example:443",
-	    NULL }, NULL, 1,
+	    "tools:\n  - name: f\n    network: [\"a.example:443\"]\n", SEQ,
+	    { "tools", "[0]", "network", NULL }, { "b.example:443", NULL },
+	    NULL, 1,
 	    "tools:\n  - name: f\n    network: [\"a.example:443\", "
-	    "\"b.example:443\"]\n", NULL },
-	{ "flow_quotes_a_colon_value",
-	    "tools:\n  - name: f\n    network: []\n",
-	    SEQ, { "tools", "[0]", "network", NULL }, { "b.example:443",
-	    NULL }, NULL, 1,
-	    "tools:\n  - name: f\n    network: [\"b.example:443\"]\n", NULL },
-	{ "single_quoted_siblings_stay_single",
-	    "a:\n  - 'x'\n",
-	    SEQ, { "a", NULL }, { "it's", NULL }, NULL, 1,
+	    "\"b.example:443\"]\n",
+	    NULL },
+	{ "flow_quotes_a_colon_value", "tools:\n  - name: f\n    network: []\n",
+	    SEQ, { "tools", "[0]", "network", NULL }, { "b.example:443", NULL },
+	    NULL, 1, "tools:\n  - name: f\n    network: [\"b.example:443\"]\n",
+	    NULL },
+	{ "single_quoted_siblings_stay_single", "a:\n  - 'x'\n", SEQ,
+	    { "a", NULL }, { "it's", NULL }, NULL, 1,
 	    "a:\n  - 'x'\n  - 'it''s'\n", NULL },
-	{ "present_item_is_not_added_twice",
-	    "sandbox:\n  readOnly: [/opt/a]\n",
-	    SEQ, { "sandbox", "readOnly", NULL }, { "/opt/a", "/opt/a",
-	    NULL }, "why", 0, "sandbox:\n  readOnly: [/opt/a]\n", NULL },
+	{ "present_item_is_not_added_twice", "sandbox:\n  readOnly: [/opt/a]\n",
+	    SEQ, { "sandbox", "readOnly", NULL }, { "/opt/a", "/opt/a", NULL },
+	    "why", 0, "sandbox:\n  readOnly: [/opt/a]\n", NULL },
 	{ "missing_key_added_under_parent_mapping",
 	    "sandbox:\n  # the sandbox\n  landlock: true\n  limits:\n"
 	    "    memoryMb: 512\ntools: []\n",
@@ -78,100 +77,88 @@ static const struct row rows[] = {
 	    "why", 1,
 	    "sandbox:\n  # the sandbox\n  landlock: true\n  limits:\n"
 	    "    memoryMb: 512\n  # why\n  allowSyscalls:\n    - keyctl\n"
-	    "tools: []\n", NULL },
-	{ "missing_parent_mapping_is_created",
-	    "# top\ntools: []\n",
-	    SEQ, { "sandbox", "readOnly", NULL }, { "/srv/data", NULL },
-	    "why", 1,
+	    "tools: []\n",
+	    NULL },
+	{ "missing_parent_mapping_is_created", "# top\ntools: []\n", SEQ,
+	    { "sandbox", "readOnly", NULL }, { "/srv/data", NULL }, "why", 1,
 	    "# top\ntools: []\n# why\nsandbox:\n  readOnly:\n"
-	    "    - /srv/data\n", NULL },
+	    "    - /srv/data\n",
+	    NULL },
 	{ "missing_key_in_a_sequence_item_mapping",
-	    "tools:\n  - name: a\n    input: {}\n  - name: b\n",
-	    SEQ, { "tools", "[0]", "network", NULL }, { "x.org:443", NULL },
-	    NULL, 1,
+	    "tools:\n  - name: a\n    input: {}\n  - name: b\n", SEQ,
+	    { "tools", "[0]", "network", NULL }, { "x.org:443", NULL }, NULL, 1,
 	    "tools:\n  - name: a\n    input: {}\n    network:\n"
-	    "      - x.org:443\n  - name: b\n", NULL },
-	{ "missing_key_in_a_flow_mapping",
-	    "sandbox: {landlock: true}\n",
-	    SEQ, { "sandbox", "readOnly", NULL }, { "/a", NULL }, NULL, 1,
+	    "      - x.org:443\n  - name: b\n",
+	    NULL },
+	{ "missing_key_in_a_flow_mapping", "sandbox: {landlock: true}\n", SEQ,
+	    { "sandbox", "readOnly", NULL }, { "/a", NULL }, NULL, 1,
 	    "sandbox: {landlock: true, readOnly: [/a]}\n", NULL },
 	{ "crlf_file_keeps_crlf",
-	    "sandbox:\r\n  readOnly:\r\n    - /a\r\nx: 1\r\n",
-	    SEQ, { "sandbox", "readOnly", NULL }, { "/b", NULL }, "why", 1,
+	    "sandbox:\r\n  readOnly:\r\n    - /a\r\nx: 1\r\n", SEQ,
+	    { "sandbox", "readOnly", NULL }, { "/b", NULL }, "why", 1,
 	    "sandbox:\r\n  readOnly:\r\n    - /a\r\n    # why\r\n"
-	    "    - /b\r\nx: 1\r\n", NULL },
-	{ "file_without_trailing_newline",
-	    "sandbox:\n  readOnly:\n    - /a",
+	    "    - /b\r\nx: 1\r\n",
+	    NULL },
+	{ "file_without_trailing_newline", "sandbox:\n  readOnly:\n    - /a",
 	    SEQ, { "sandbox", "readOnly", NULL }, { "/b", NULL }, NULL, 1,
 	    "sandbox:\n  readOnly:\n    - /a\n    - /b\n", NULL },
-	{ "missing_key_at_end_without_newline",
-	    "tools: []",
-	    SEQ, { "sandbox", "readOnly", NULL }, { "/b", NULL }, NULL, 1,
+	{ "missing_key_at_end_without_newline", "tools: []", SEQ,
+	    { "sandbox", "readOnly", NULL }, { "/b", NULL }, NULL, 1,
 	    "tools: []\nsandbox:\n  readOnly:\n    - /b\n", NULL },
 	{ "anchors_elsewhere_are_kept",
 	    "base: &lim {memoryMb: 1}\nother: *lim\nsandbox:\n"
 	    "  readOnly: [/a]\n",
 	    SEQ, { "sandbox", "readOnly", NULL }, { "/b", NULL }, NULL, 1,
 	    "base: &lim {memoryMb: 1}\nother: *lim\nsandbox:\n"
-	    "  readOnly: [/a, /b]\n", NULL },
+	    "  readOnly: [/a, /b]\n",
+	    NULL },
 	{ "anchored_sequence_is_refused",
-	    "ro: &ro [/a]\nsandbox:\n  readOnly: *ro\n",
-	    SEQ, { "ro", NULL }, { "/b", NULL }, NULL, AL_ERR_UNSUPPORTED,
-	    NULL, "anchor" },
+	    "ro: &ro [/a]\nsandbox:\n  readOnly: *ro\n", SEQ, { "ro", NULL },
+	    { "/b", NULL }, NULL, AL_ERR_UNSUPPORTED, NULL, "anchor" },
 	{ "path_through_an_alias_is_refused",
-	    "ro: &ro [/a]\nsandbox:\n  readOnly: *ro\n",
-	    SEQ, { "sandbox", "readOnly", NULL }, { "/b", NULL }, NULL,
+	    "ro: &ro [/a]\nsandbox:\n  readOnly: *ro\n", SEQ,
+	    { "sandbox", "readOnly", NULL }, { "/b", NULL }, NULL,
 	    AL_ERR_UNSUPPORTED, NULL, "alias" },
-	{ "null_value_is_refused",
-	    "sandbox:\n  readOnly:\n",
-	    SEQ, { "sandbox", "readOnly", NULL }, { "/b", NULL }, NULL,
+	{ "null_value_is_refused", "sandbox:\n  readOnly:\n", SEQ,
+	    { "sandbox", "readOnly", NULL }, { "/b", NULL }, NULL,
 	    AL_ERR_UNSUPPORTED, NULL, "null" },
-	{ "missing_sequence_index_is_refused",
-	    "tools:\n  - name: a\n",
-	    SEQ, { "tools", "[3]", "network", NULL }, { "x:1", NULL }, NULL,
+	{ "missing_sequence_index_is_refused", "tools:\n  - name: a\n", SEQ,
+	    { "tools", "[3]", "network", NULL }, { "x:1", NULL }, NULL,
 	    AL_ERR_NOT_FOUND, NULL, "no item [3]" },
-	{ "value_needing_quotes_is_double_quoted",
-	    "a:\n  - x\n",
-	    SEQ, { "a", NULL }, { "/path with # hash", NULL }, NULL, 1,
+	{ "value_needing_quotes_is_double_quoted", "a:\n  - x\n", SEQ,
+	    { "a", NULL }, { "/path with # hash", NULL }, NULL, 1,
 	    "a:\n  - x\n  - \"/path with # hash\"\n", NULL },
-	{ "yaml_words_are_quoted",
-	    "a: [x]\n",
-	    SEQ, { "a", NULL }, { "yes", NULL }, NULL, 1,
-	    "a: [x, \"yes\"]\n", NULL },
-	{ "comment_breaks_are_flattened",
-	    "a:\n  - x\n",
-	    SEQ, { "a", NULL }, { "z", NULL }, "one\ntwo", 1,
-	    "a:\n  - x\n  # one two\n  - z\n", NULL },
+	{ "yaml_words_are_quoted", "a: [x]\n", SEQ, { "a", NULL },
+	    { "yes", NULL }, NULL, 1, "a: [x, \"yes\"]\n", NULL },
+	{ "comment_breaks_are_flattened", "a:\n  - x\n", SEQ, { "a", NULL },
+	    { "z", NULL }, "one\ntwo", 1, "a:\n  - x\n  # one two\n  - z\n",
+	    NULL },
 	{ "set_replaces_only_the_scalar",
 	    "sandbox:\n  limits: { memoryMb: 512, processes: 64 }  # lim\n",
-	    SET, { "sandbox", "limits", "memoryMb", NULL }, { "1024" },
-	    "why", 1,
+	    SET, { "sandbox", "limits", "memoryMb", NULL }, { "1024" }, "why",
+	    1,
 	    "sandbox:\n  # why\n  limits: { memoryMb: 1024, processes: 64 }"
-	    "  # lim\n", NULL },
-	{ "set_block_value",
-	    "sandbox:\n  limits:\n    memoryMb: 512 # mb\n",
-	    SET, { "sandbox", "limits", "memoryMb", NULL }, { "1024" },
-	    NULL, 1, "sandbox:\n  limits:\n    memoryMb: 1024 # mb\n", NULL },
-	{ "set_same_value_is_no_change",
-	    "a: 5\n",
-	    SET, { "a", NULL }, { "5" }, "why", 0, "a: 5\n", NULL },
-	{ "set_missing_key_creates_it",
-	    "sandbox:\n  landlock: true\n",
-	    SET, { "sandbox", "limits", "memoryMb", NULL }, { "2048" },
-	    "why", 1,
+	    "  # lim\n",
+	    NULL },
+	{ "set_block_value", "sandbox:\n  limits:\n    memoryMb: 512 # mb\n",
+	    SET, { "sandbox", "limits", "memoryMb", NULL }, { "1024" }, NULL, 1,
+	    "sandbox:\n  limits:\n    memoryMb: 1024 # mb\n", NULL },
+	{ "set_same_value_is_no_change", "a: 5\n", SET, { "a", NULL }, { "5" },
+	    "why", 0, "a: 5\n", NULL },
+	{ "set_missing_key_creates_it", "sandbox:\n  landlock: true\n", SET,
+	    { "sandbox", "limits", "memoryMb", NULL }, { "2048" }, "why", 1,
 	    "sandbox:\n  landlock: true\n  # why\n  limits:\n"
-	    "    memoryMb: 2048\n", NULL },
-	{ "set_on_a_list_is_refused",
-	    "a: [1]\n",
-	    SET, { "a", NULL }, { "2" }, NULL, AL_ERR_UNSUPPORTED, NULL,
-	    "not a value" },
+	    "    memoryMb: 2048\n",
+	    NULL },
+	{ "set_on_a_list_is_refused", "a: [1]\n", SET, { "a", NULL }, { "2" },
+	    NULL, AL_ERR_UNSUPPORTED, NULL, "not a value" },
 	{ "utf8_before_the_edit_counts_bytes",
 	    "# caf\xc3\xa9\nname: \"\xc3\xa9t\xc3\xa9\"\nlist: [\xc3\xa9, b]\n",
 	    SEQ, { "list", NULL }, { "c", NULL }, NULL, 1,
 	    "# caf\xc3\xa9\nname: \"\xc3\xa9t\xc3\xa9\"\n"
-	    "list: [\xc3\xa9, b, c]\n", NULL },
-	{ "block_scalar_before_the_end",
-	    "a:\n  - x\ndesc: |\n  text\n  more\n",
+	    "list: [\xc3\xa9, b, c]\n",
+	    NULL },
+	{ "block_scalar_before_the_end", "a:\n  - x\ndesc: |\n  text\n  more\n",
 	    SEQ, { "b", NULL }, { "y", NULL }, NULL, 1,
 	    "a:\n  - x\ndesc: |\n  text\n  more\nb:\n  - \"y\"\n", NULL },
 	{ NULL, NULL, SEQ, { NULL }, { NULL }, NULL, 0, NULL, NULL }
@@ -192,17 +179,18 @@ START_TEST(test_yamledit_rows)
 		np++;
 	while (r->op == SEQ && r->items[ni] != NULL)
 		ni++;
-	ck_assert_msg(yamledit_new(r->in, strlen(r->in), &ye, err,
-	    sizeof(err)) == 0, "%s: parse: %s", r->name, err);
+	ck_assert_msg(
+	    yamledit_new(r->in, strlen(r->in), &ye, err, sizeof(err)) == 0,
+	    "%s: parse: %s", r->name, err);
 	if (r->op == SEQ)
-		rc = yamledit_seq_add(ye, r->path, np, r->items, ni,
-		    r->comment, err, sizeof(err));
+		rc = yamledit_seq_add(ye, r->path, np, r->items, ni, r->comment,
+		    err, sizeof(err));
 	else
-		rc = yamledit_set_scalar(ye, r->path, np, r->items[0],
-		    r->comment, err, sizeof(err));
+		rc = yamledit_set_scalar(
+		    ye, r->path, np, r->items[0], r->comment, err, sizeof(err));
 	text = yamledit_text(ye, &len);
-	ck_assert_msg(rc == r->rc, "%s: rc %d, want %d (%s)", r->name, rc,
-	    r->rc, err);
+	ck_assert_msg(
+	    rc == r->rc, "%s: rc %d, want %d (%s)", r->name, rc, r->rc, err);
 	if (rc >= 0)
 		ck_assert_msg(strcmp(text, r->out) == 0,
 		    "%s: got\n%s\nwant\n%s", r->name, text, r->out);
@@ -221,16 +209,17 @@ START_TEST(test_yamledit_refuses_bad_input)
 	struct yamledit *ye = NULL;
 	char err[256];
 
-	ck_assert_int_eq(yamledit_new("a: [", 4, &ye, err, sizeof(err)),
-	    AL_ERR_FORMAT);
+	ck_assert_int_eq(
+	    yamledit_new("a: [", 4, &ye, err, sizeof(err)), AL_ERR_FORMAT);
 	ck_assert_ptr_null(ye);
 	ck_assert_int_eq(yamledit_new("- a\n", 4, &ye, err, sizeof(err)),
 	    AL_ERR_UNSUPPORTED);
-	ck_assert_int_eq(yamledit_new("a: 1\n---\nb: 2\n", 14, &ye, err,
-	    sizeof(err)), AL_ERR_UNSUPPORTED);
+	ck_assert_int_eq(
+	    yamledit_new("a: 1\n---\nb: 2\n", 14, &ye, err, sizeof(err)),
+	    AL_ERR_UNSUPPORTED);
 	ck_assert(strstr(err, "more than one") != NULL);
-	ck_assert_int_eq(yamledit_new("a: 1\0", 5, &ye, err, sizeof(err)),
-	    AL_ERR_FORMAT);
+	ck_assert_int_eq(
+	    yamledit_new("a: 1\0", 5, &ye, err, sizeof(err)), AL_ERR_FORMAT);
 }
 END_TEST
 
@@ -244,19 +233,20 @@ START_TEST(test_yamledit_edits_build_on_each_other)
 	char err[256];
 	const char *in = "tools: []\n";
 
-	ck_assert_int_eq(yamledit_new(in, strlen(in), &ye, err, sizeof(err)),
-	    0);
-	ck_assert_int_eq(yamledit_seq_add(ye, ro, 2, one, 1, "r1", err,
-	    sizeof(err)), 1);
-	ck_assert_int_eq(yamledit_seq_add(ye, ro, 2, two, 1, "r2", err,
-	    sizeof(err)), 1);
-	ck_assert_int_eq(yamledit_seq_add(ye, sc, 2, k, 1, "r3", err,
-	    sizeof(err)), 1);
+	ck_assert_int_eq(
+	    yamledit_new(in, strlen(in), &ye, err, sizeof(err)), 0);
+	ck_assert_int_eq(
+	    yamledit_seq_add(ye, ro, 2, one, 1, "r1", err, sizeof(err)), 1);
+	ck_assert_int_eq(
+	    yamledit_seq_add(ye, ro, 2, two, 1, "r2", err, sizeof(err)), 1);
+	ck_assert_int_eq(
+	    yamledit_seq_add(ye, sc, 2, k, 1, "r3", err, sizeof(err)), 1);
 	ck_assert_str_eq(yamledit_text(ye, NULL),
 	    "tools: []\n# r1\nsandbox:\n  readOnly:\n    - /a\n    # r2\n"
 	    "    - /b\n  # r3\n  allowSyscalls:\n    - keyctl\n");
-	ck_assert_int_eq(yamledit_find_item(ye, (const char *[]){ "tools" },
-	    1, "name", "x"), -1);
+	ck_assert_int_eq(
+	    yamledit_find_item(ye, (const char *[]){ "tools" }, 1, "name", "x"),
+	    -1);
 	yamledit_free(ye);
 }
 END_TEST
@@ -269,8 +259,8 @@ START_TEST(test_yamledit_finds_items_and_scalars)
 	struct yamledit *ye;
 	char err[256];
 
-	ck_assert_int_eq(yamledit_new(in, strlen(in), &ye, err, sizeof(err)),
-	    0);
+	ck_assert_int_eq(
+	    yamledit_new(in, strlen(in), &ye, err, sizeof(err)), 0);
 	ck_assert_int_eq(yamledit_find_item(ye, tools, 1, "name", "b"), 1);
 	ck_assert_int_eq(yamledit_find_item(ye, tools, 1, "name", "c"), -1);
 	ck_assert_str_eq(yamledit_get_scalar(ye, t, 3), "5");
