@@ -306,7 +306,7 @@ cmd_suggest(int argc, char **argv)
 		{ "allow-weakening", no_argument, NULL, 'W' },
 		{ "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 } };
 	char logpath[PATH_MAX], err[1024], statedir[PATH_MAX];
-	char cfgdir[PATH_MAX], digest[65];
+	char cfgdir[PATH_MAX], digest[65], mbuf[PATH_MAX];
 	const char *mpath = NULL, *session, *want_digest, *stdirs[2];
 	unsigned char md[32];
 	struct suggest_ctx ctx;
@@ -360,14 +360,31 @@ cmd_suggest(int argc, char **argv)
 		return rc;
 	sf = start_fields(recs);
 	want_digest = json_string_value(json_object_get(sf, "manifestDigest"));
-	if (mpath == NULL)
-		mpath = json_string_value(json_object_get(sf, "manifest"));
-	if (mpath == NULL || mpath[0] != '/') {
-		log_warnx("%s: the session's manifest is %s: name the file "
-			  "to edit with --manifest",
-		    logpath, mpath == NULL ? "not recorded" : "not a file");
-		status = EXIT_USAGE;
-		goto done;
+	if (mpath == NULL) {
+		const char *rec =
+		    json_string_value(json_object_get(sf, "manifest"));
+		const char *cwd = json_string_value(json_object_get(sf, "cwd"));
+
+		if (rec == NULL || strcmp(rec, "<default>") == 0) {
+			log_warnx("%s: the session %s: name the file to edit "
+				  "with --manifest",
+			    logpath,
+			    rec == NULL ? "recorded no manifest"
+					: "ran the built-in default manifest");
+			status = EXIT_USAGE;
+			goto done;
+		}
+		/* A relative path was relative to the session's cwd. */
+		if (rec[0] != '/' && cwd != NULL && cwd[0] == '/') {
+			if (snprintf(mbuf, sizeof(mbuf), "%s/%s", cwd, rec) >=
+			    (int)sizeof(mbuf)) {
+				log_warnx("%s: path too long", rec);
+				status = EXIT_USAGE;
+				goto done;
+			}
+			rec = mbuf;
+		}
+		mpath = rec;
 	}
 	if ((text = read_file(mpath, &len, &st)) == NULL) {
 		log_warn("%s", mpath);

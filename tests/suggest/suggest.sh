@@ -96,6 +96,15 @@ expect_eq "--json: the diff is the same text" \
 expect_eq "SESSION may be the session's directory" \
     "$("$AIRLOCK" suggest "$AIRLOCK_HOME/sessions/$S" | norm)" "$(cat "$G/network.diff")"
 
+# A manifest named by a relative path is found from the session's cwd.
+before=$(ls "$AIRLOCK_HOME/sessions")
+(cd "$T" && printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}' \
+    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fetch_name","arguments":{}}}' |
+    "$AIRLOCK" serve --manifest m.yaml --workspace "$ws" >/dev/null)
+SR=$(ls "$AIRLOCK_HOME/sessions" | grep -vxF "$before")
+expect_contains "a relative manifest path is resolved from the session's cwd" \
+    "$(cd / && "$AIRLOCK" suggest "$SR" | norm)" "+++ @T@/m.yaml"
+
 # A session without denials.
 S0=$(session ok)
 out=$("$AIRLOCK" suggest "$S0"); rc=$?
