@@ -14,6 +14,8 @@
 #include <check.h>
 
 #include "common/errors.h"
+#include "policy/manifest.h"
+#include "policy/udiff.h"
 #include "policy/yamledit.h"
 
 enum op { SEQ, SET };
@@ -269,6 +271,69 @@ START_TEST(test_yamledit_finds_items_and_scalars)
 }
 END_TEST
 
+/*
+ * The editor on the project's own manifests: the edits suggest makes
+ * give a file the manifest loader accepts, with the new values in it, and
+ * remove no line but the one whose value changed.
+ */
+START_TEST(test_yamledit_real_manifests_still_load)
+{
+	static const char *const files[] = { "tests/golden/full.yaml",
+		"tests/golden/workboard.yaml", "contrib/manifests/default.yaml",
+		"contrib/manifests/shell-rules.yaml",
+		"tests/suggest/layers.yaml" };
+	static const char *const ro[] = { "sandbox", "readOnly" };
+	static const char *const mem[] = { "sandbox", "limits", "memoryMb" };
+	static const char *const item[] = { "/srv" };
+	const char *top = getenv("top_srcdir"), *text, *p;
+	char path[4096], err[1024], *buf, *d;
+	struct manifest *m;
+	struct yamledit *ye;
+	size_t i, j, len, n, minus;
+	FILE *fp;
+	int found;
+
+	if (top == NULL)
+		top = ".";
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", top, files[i]);
+		ck_assert_msg((fp = fopen(path, "r")) != NULL, "%s", path);
+		buf = calloc(1, 1 << 20);
+		len = fread(buf, 1, (1 << 20) - 1, fp);
+		fclose(fp);
+		ck_assert_msg(
+		    yamledit_new(buf, len, &ye, err, sizeof(err)) == 0,
+		    "%s: %s", path, err);
+		ck_assert_int_ge(yamledit_seq_add(ye, ro, 2, item, 1,
+				     "airlock suggest: test", err, sizeof(err)),
+		    0);
+		ck_assert_int_ge(yamledit_set_scalar(ye, mem, 3, "4096",
+				     "airlock suggest: test", err, sizeof(err)),
+		    0);
+		text = yamledit_text(ye, &n);
+		ck_assert_msg(manifest_load_buffer(
+				  path, text, n, &m, err, sizeof(err)) == 0,
+		    "%s: the edited manifest does not load: %s\n%s", path, err,
+		    text);
+		ck_assert_int_eq(m->sandbox.limits.memory_mb, 4096);
+		for (found = 0, j = 0; j < m->sandbox.nread_only; j++)
+			if (strcmp(m->sandbox.read_only[j], "/srv") == 0)
+				found = 1;
+		ck_assert_msg(found, "%s: /srv is not in readOnly", path);
+		manifest_free(m);
+		ck_assert_int_eq(
+		    udiff_make(buf, len, text, n, "a", "b", &d), 0);
+		for (minus = 0, p = d; (p = strstr(p, "\n-")) != NULL; p++)
+			minus++;
+		ck_assert_msg(
+		    minus <= 2, "%s: %zu lines removed:\n%s", path, minus, d);
+		free(d);
+		yamledit_free(ye);
+		free(buf);
+	}
+}
+END_TEST
+
 static Suite *
 yamledit_suite(void)
 {
@@ -279,6 +344,7 @@ yamledit_suite(void)
 	tcase_add_test(tc, test_yamledit_refuses_bad_input);
 	tcase_add_test(tc, test_yamledit_edits_build_on_each_other);
 	tcase_add_test(tc, test_yamledit_finds_items_and_scalars);
+	tcase_add_test(tc, test_yamledit_real_manifests_still_load);
 	suite_add_tcase(s, tc);
 	return s;
 }
