@@ -739,6 +739,24 @@ plan_record(struct planner *pl, json_t *rec)
 			es->outcome = pstrdup(pl, str(f, "outcome"));
 		}
 		free(call);
+		return 0;
+	}
+	if (strcmp(ev, "escalation_refused") == 0) {
+		struct escal *es;
+		char why[160];
+
+		call = call_text(pl, json_object_get(f, "callId"));
+		if (call == NULL)
+			return AL_ERR_ALLOC;
+		snprintf(why, sizeof(why), "refused: %s%s%s",
+		    str(f, "reason") != NULL ? str(f, "reason") : "?",
+		    str(f, "class") != NULL ? " " : "",
+		    str(f, "class") != NULL ? str(f, "class") : "");
+		if ((es = escal_get(pl, call)) != NULL) {
+			free(es->outcome);
+			es->outcome = pstrdup(pl, why);
+		}
+		free(call);
 	}
 	return 0;
 }
@@ -782,7 +800,10 @@ refs_text(
 				    pl->esc[j].approval != NULL
 					? pl->esc[j].approval
 					: "",
-				    pl->esc[j].outcome != NULL ? " " : "",
+				    pl->esc[j].approval != NULL &&
+					    pl->esc[j].approval[0] != '\0'
+					? " "
+					: "",
 				    pl->esc[j].outcome != NULL
 					? pl->esc[j].outcome
 					: "asked");

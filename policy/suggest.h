@@ -15,7 +15,8 @@
  *			denial, attributed to the call whose runner was
  *			running for that tool;
  *   escalation_request	its "widening" entries, denials of "callId";
- *   escalation_decision	its "outcome", noted in the reason.
+ *   escalation_decision	its "outcome", noted in the reason;
+ *   escalation_refused	its "reason" and "class", noted likewise.
  * Everything else is ignored.
  *
  * Output: one change per manifest key, each value once (the same path

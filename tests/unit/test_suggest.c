@@ -161,6 +161,20 @@ static const struct row rows[] = {
 	    "approved)\",\"values\":[\"io_pgetevents\"],\"weakens\":null}],"
 	    "\"denials\":1,\"notes\":[]}",
 	    NULL },
+	{ "refused_escalation_is_named_in_the_reason",
+	    "[" FS("8", "d1", "/home/u/.aws/config", "read") "," REC(
+		"escalation_refused",
+		"{\"id\":9,\"callId\":8,\"reason\":"
+		"\"forbidden\",\"class\":\"protected\"}") "]",
+	    0,
+	    "{\"changes\":[{\"key\":\"sandbox.readOnly\",\"kind\":\"add\","
+	    "\"layer\":\"filesystem\",\"reason\":\"airlock suggest: allow "
+	    "read /home/u/.aws/config (call 8: d1, escalation refused: "
+	    "forbidden protected) # WEAKENS: /home/u/.aws/config is in a "
+	    "credential store (~/.aws)\",\"values\":[\"/home/u/.aws/config\"],"
+	    "\"weakens\":\"/home/u/.aws/config is in a credential store "
+	    "(~/.aws)\"}],\"denials\":1,\"notes\":[]}",
+	    NULL },
 	{ "hint_only_record_is_a_note",
 	    "[" REC("sandbox_denial",
 		"{\"id\":2,\"tool\":\"t\",\"hint\":"
