@@ -21,7 +21,8 @@
 #define SUGGEST_MAX_ENTRIES 256
 #define SUGGEST_MAX_VALUES 256
 #define SUGGEST_MAX_REFS 64
-#define SUGGEST_MAX_RUNNERS 4096
+#define SUGGEST_MAX_RUNNERS 4096 /* running at once */
+#define SUGGEST_MAX_REQUESTS (1 << 20) /* calls numbered in one log */
 
 struct sref {
 	char *call;
@@ -51,7 +52,6 @@ struct sentry {
 
 struct runner {
 	char *call, *tool, *check;
-	int ended;
 };
 
 struct escal {
@@ -69,6 +69,7 @@ struct planner {
 	struct escal *esc;
 	size_t nesc, capesc;
 	size_t denials;
+	size_t dropped;
 	int oom;
 	char *err;
 	size_t errlen;
@@ -300,14 +301,19 @@ entry_ref(struct planner *pl, struct sentry *e, const char *value,
 	struct sval *v = NULL;
 	size_t i;
 
-	if (e == NULL)
+	if (e == NULL) {
+		if (!pl->oom)
+			pl->dropped++;
 		return NULL;
+	}
 	for (i = 0; i < e->nvals; i++)
 		if (strcmp(e->vals[i].value, value) == 0)
 			v = &e->vals[i];
 	if (v == NULL) {
-		if (e->nvals == SUGGEST_MAX_VALUES)
+		if (e->nvals == SUGGEST_MAX_VALUES) {
+			pl->dropped++;
 			return NULL;
+		}
 		v = &e->vals[e->nvals++];
 		v->value = pstrdup(pl, value);
 	}
@@ -376,26 +382,24 @@ split_allow(const char *allow, char *buf, size_t buflen, char **comp,
 	return n;
 }
 
-/* The call of a runner of |tool| (or check) that was running. */
+/*
+ * The call of the latest running runner of |tool| (or check), or "?":
+ * for an egress record whose "sandbox" names no call.
+ */
 static const char *
 runner_call(struct planner *pl, const char *tool, const char *check)
 {
 	size_t i;
-	const char *last = NULL;
 
 	for (i = pl->nrun; i-- > 0;) {
 		struct runner *r = &pl->run[i];
 
 		if ((tool != NULL && strcmp(r->tool, tool) == 0) ||
 		    (check != NULL && r->check != NULL &&
-			strcmp(r->check, check) == 0)) {
-			if (!r->ended)
-				return r->call;
-			if (last == NULL)
-				last = r->call;
-		}
+			strcmp(r->check, check) == 0))
+			return r->call;
 	}
-	return last != NULL ? last : "?";
+	return "?";
 }
 
 /* One denial object in the contract's form, of call |call|. */
@@ -557,14 +561,13 @@ runner_add(struct planner *pl, json_t *f)
 	r->tool = pstrdup(pl, str(f, "tool"));
 	r->check =
 	    str(f, "check") != NULL ? pstrdup(pl, str(f, "check")) : NULL;
-	r->ended = 0;
 }
 
 /* The broker numbers its calls in "request" order (egress "sandbox"). */
 static void
 request_add(struct planner *pl, json_t *f)
 {
-	if (pl->nreq == SUGGEST_MAX_RUNNERS * 4)
+	if (pl->nreq == SUGGEST_MAX_REQUESTS)
 		return;
 	if (pl->nreq == pl->capreq) {
 		size_t cap = pl->capreq ? pl->capreq * 2 : 16;
@@ -608,9 +611,15 @@ runner_end(struct planner *pl, json_t *f)
 	char *call = call_text(pl, json_object_get(f, "id"));
 	size_t i;
 
+	/* Only running ones are kept: a long session stays small. */
 	for (i = 0; call != NULL && i < pl->nrun; i++)
-		if (!pl->run[i].ended && strcmp(pl->run[i].call, call) == 0) {
-			pl->run[i].ended = 1;
+		if (strcmp(pl->run[i].call, call) == 0) {
+			free(pl->run[i].call);
+			free(pl->run[i].tool);
+			free(pl->run[i].check);
+			memmove(&pl->run[i], &pl->run[i + 1],
+			    (pl->nrun - i - 1) * sizeof(pl->run[0]));
+			pl->nrun--;
 			break;
 		}
 	free(call);
@@ -1002,55 +1011,102 @@ prune_hints(struct planner *pl)
 		}
 }
 
+struct suggest_planner {
+	struct planner pl;
+};
+
+int
+suggest_planner_new(const struct suggest_ctx *ctx, struct suggest_planner **out)
+{
+	static const struct suggest_ctx none;
+	struct suggest_planner *sp;
+
+	if ((*out = sp = calloc(1, sizeof(*sp))) == NULL)
+		return AL_ERR_ALLOC;
+	sp->pl.ctx = ctx != NULL ? ctx : &none;
+	return 0;
+}
+
+int
+suggest_planner_feed(
+    struct suggest_planner *sp, json_t *rec, char *err, size_t errlen)
+{
+	int rc;
+
+	sp->pl.err = err;
+	sp->pl.errlen = errlen;
+	rc = plan_record(&sp->pl, rec);
+	if (rc == 0 && sp->pl.oom)
+		rc = AL_ERR_ALLOC;
+	sp->pl.err = NULL;
+	sp->pl.errlen = 0;
+	return rc;
+}
+
+void
+suggest_planner_free(struct suggest_planner *sp)
+{
+	if (sp == NULL)
+		return;
+	planner_clear(&sp->pl);
+	free(sp);
+}
+
+int
+suggest_planner_finish(struct suggest_planner *sp, struct suggest_plan **out)
+{
+	struct planner *pl = &sp->pl;
+	struct suggest_plan *p;
+	size_t n, pass;
+	int rc = 0;
+
+	*out = NULL;
+	prune_hints(pl);
+	if ((p = calloc(1, sizeof(*p))) == NULL) {
+		suggest_planner_free(sp);
+		return AL_ERR_ALLOC;
+	}
+	p->denials = pl->denials;
+	p->dropped = pl->dropped;
+	if (pl->ne > 0 &&
+	    (p->changes = calloc(pl->ne, sizeof(*p->changes))) == NULL)
+		rc = AL_ERR_ALLOC;
+	/* Changes first, then notes, each in order of first denial. */
+	for (pass = 0; rc == 0 && pass < 2; pass++)
+		for (n = 0; rc == 0 && n < pl->ne; n++) {
+			if ((pl->e[n]->kind == SUGGEST_NOTE) != (pass == 1))
+				continue;
+			rc = finish_entry(pl, pl->e[n], &p->changes[p->n++]);
+		}
+	suggest_planner_free(sp);
+	if (rc != 0) {
+		suggest_plan_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
 int
 suggest_plan(json_t *records, const struct suggest_ctx *ctx,
     struct suggest_plan **out, char *err, size_t errlen)
 {
-	static const struct suggest_ctx none;
-	struct planner pl;
-	struct suggest_plan *p;
+	struct suggest_planner *sp;
 	json_t *rec;
-	size_t i, n, pass;
-	int rc = 0;
+	size_t i;
+	int rc;
 
 	*out = NULL;
-	memset(&pl, 0, sizeof(pl));
-	pl.ctx = ctx != NULL ? ctx : &none;
-	pl.err = err;
-	pl.errlen = errlen;
+	if ((rc = suggest_planner_new(ctx, &sp)) != 0)
+		return rc;
 	json_array_foreach(records, i, rec)
 	{
-		if ((rc = plan_record(&pl, rec)) != 0)
-			break;
-		if (pl.oom) {
-			rc = AL_ERR_ALLOC;
-			break;
+		if ((rc = suggest_planner_feed(sp, rec, err, errlen)) != 0) {
+			suggest_planner_free(sp);
+			return rc;
 		}
 	}
-	if (rc == 0)
-		prune_hints(&pl);
-	if (rc == 0 && (p = calloc(1, sizeof(*p))) != NULL) {
-		p->denials = pl.denials;
-		if (pl.ne > 0 &&
-		    (p->changes = calloc(pl.ne, sizeof(*p->changes))) == NULL)
-			rc = AL_ERR_ALLOC;
-		/* Changes first, then notes, each in order of first denial. */
-		for (pass = 0; rc == 0 && pass < 2; pass++)
-			for (n = 0; rc == 0 && n < pl.ne; n++) {
-				if ((pl.e[n]->kind == SUGGEST_NOTE) !=
-				    (pass == 1))
-					continue;
-				rc = finish_entry(
-				    &pl, pl.e[n], &p->changes[p->n++]);
-			}
-		if (rc != 0)
-			suggest_plan_free(p);
-		else
-			*out = p;
-	} else if (rc == 0)
-		rc = AL_ERR_ALLOC;
-	planner_clear(&pl);
-	return rc;
+	return suggest_planner_finish(sp, out);
 }
 
 void
@@ -1151,7 +1207,8 @@ suggest_plan_json(const struct suggest_plan *p)
 	json_t *o, *ch, *notes, *c, *vals;
 	size_t i, j;
 
-	o = json_pack("{s:I, s:[], s:[]}", "denials", (json_int_t)p->denials,
+	o = json_pack("{s:I, s:I, s:[], s:[]}", "denials",
+	    (json_int_t)p->denials, "dropped", (json_int_t)p->dropped,
 	    "changes", "notes");
 	if (o == NULL)
 		return NULL;

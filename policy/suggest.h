@@ -85,6 +85,8 @@ struct suggest_plan {
 	struct suggest_change *changes; /* changes, then notes */
 	size_t n;
 	size_t denials; /* denial records read */
+	size_t dropped; /* denials past the planner's caps (256
+			   keys, 256 values a key): not planned */
 };
 
 /*
@@ -97,6 +99,23 @@ struct suggest_plan {
  */
 int suggest_plan(json_t *records, const struct suggest_ctx *ctx,
     struct suggest_plan **out, char *err, size_t errlen);
+
+/*
+ * The same, a record at a time, for a log too large to hold: new, feed
+ * each record in log order (|rec| borrowed), finish.  feed returns 0 or
+ * suggest_plan()'s codes; after an error, free the planner.  finish
+ * always consumes |sp| and sets *out as suggest_plan() does (or returns
+ * AL_ERR_ALLOC).  |ctx| is borrowed until finish.
+ */
+struct suggest_planner;
+
+int suggest_planner_new(
+    const struct suggest_ctx *ctx, struct suggest_planner **out);
+int suggest_planner_feed(
+    struct suggest_planner *sp, json_t *rec, char *err, size_t errlen);
+int suggest_planner_finish(
+    struct suggest_planner *sp, struct suggest_plan **out);
+void suggest_planner_free(struct suggest_planner *sp);
 
 void suggest_plan_free(struct suggest_plan *p);
 
@@ -118,7 +137,7 @@ int suggest_apply(const struct suggest_plan *p, struct yamledit *ye, char *err,
     size_t errlen);
 
 /*
- * The plan as JSON: {"denials": N, "changes": [{"kind": "add"|"raise",
+ * The plan as JSON: {"denials": N, "dropped": N, "changes": [{"kind": "add"|"raise",
  * "key", "layer", "values"|"value", "reason", "weakens"?}], "notes":
  * [{"layer", "reason"}]}.  A new reference, or NULL when out of memory.
  */

@@ -132,22 +132,24 @@ load_trusted(unsigned char keys[SUGGEST_MAX_KEYS][32])
 }
 
 /*
- * Verifies the log, then reads its records into *out (a new array).
- * Returns 0 or an exit status, having said why.
+ * Verifies the log, then opens it for reading and parses its first
+ * record (session_start) into *first.  Returns 0 (*fpp open, positioned
+ * after line 1) or an exit status, having said why.  The records are
+ * read one at a time after that: a long session's log is never held.
  */
 static int
-read_log(const char *path, json_t **out)
+open_log(const char *path, FILE **fpp, json_t **first)
 {
 	unsigned char keys[SUGGEST_MAX_KEYS][32];
 	struct audit_verify_result res;
 	size_t nkeys, cap = 0;
 	ssize_t len;
 	char *line = NULL;
-	json_t *recs, *rec;
 	FILE *fp;
 	int rc;
 
-	*out = NULL;
+	*fpp = NULL;
+	*first = NULL;
 	if ((fp = fopen(path, "re")) == NULL) {
 		log_warn("%s", path);
 		return EXIT_NOINPUT;
@@ -164,10 +166,9 @@ read_log(const char *path, json_t **out)
 	if (rc == AUDIT_VERIFY_BAD || rc == AUDIT_VERIFY_UNTRUSTED) {
 		fclose(fp);
 		if (rc == AUDIT_VERIFY_BAD)
-			log_warnx(
-			    "%s does not verify (line %llu: %s): "
-			    "refusing to suggest policy from a log that may "
-			    "have been edited",
+			log_warnx("%s does not verify (line %llu: %s): "
+				  "refusing to suggest policy from a log that "
+				  "may have been edited",
 			    path, (unsigned long long)res.bad_line, res.reason);
 		else
 			log_warnx("%s is not signed by a key this host trusts "
@@ -176,22 +177,22 @@ read_log(const char *path, json_t **out)
 		return 1;
 	}
 	if (rc == AUDIT_VERIFY_OPEN)
-		log_warnx(
-		    "note: %s has no session_end yet: the session is "
-		    "running, crashed or was cut off; using what it holds",
+		log_warnx("note: %s has no session_end yet: the session is "
+			  "running, crashed or was cut off; using what it "
+			  "holds",
 		    path);
 	rewind(fp);
-	if ((recs = json_array()) == NULL)
-		fatalx("out of memory");
-	while ((len = getline(&line, &cap, fp)) > 0) {
-		if (line[len - 1] == '\n')
-			len--;
-		if ((rec = audit_record_parse(line, (size_t)len)) != NULL)
-			json_array_append_new(recs, rec);
+	if ((len = getline(&line, &cap, fp)) <= 0 ||
+	    (*first = audit_record_parse(
+		 line, (size_t)len - (line[len - 1] == '\n'))) == NULL) {
+		/* It verified a moment ago: it was replaced since. */
+		log_warnx("%s: changed while it was read", path);
+		free(line);
+		fclose(fp);
+		return 1;
 	}
 	free(line);
-	fclose(fp);
-	*out = recs;
+	*fpp = fp;
 	return 0;
 }
 
@@ -288,15 +289,6 @@ fail : {
 	return -1;
 }
 
-/* The first record's fields (session_start). */
-static json_t *
-start_fields(json_t *recs)
-{
-	json_t *r = json_array_get(recs, 0);
-
-	return json_object_get(r, "fields");
-}
-
 int
 cmd_suggest(int argc, char **argv)
 {
@@ -314,7 +306,12 @@ cmd_suggest(int argc, char **argv)
 	struct yamledit *ye = NULL;
 	struct manifest *m = NULL, *nm = NULL;
 	struct stat st;
-	json_t *recs = NULL, *sf, *j;
+	json_t *first = NULL, *sf, *rec, *j;
+	struct suggest_planner *sp = NULL;
+	FILE *logfp = NULL;
+	char *line = NULL;
+	size_t linecap = 0;
+	ssize_t llen;
 	char *text = NULL, *diff = NULL;
 	const char *newtext;
 	size_t len, newlen, i, nstdirs = 0;
@@ -356,35 +353,36 @@ cmd_suggest(int argc, char **argv)
 	session = argv[optind];
 	if ((rc = find_log(session, logpath, sizeof(logpath))) != 0)
 		return rc;
-	if ((rc = read_log(logpath, &recs)) != 0)
+	if ((rc = open_log(logpath, &logfp, &first)) != 0)
 		return rc;
-	sf = start_fields(recs);
+	sf = json_object_get(first, "fields");
 	want_digest = json_string_value(json_object_get(sf, "manifestDigest"));
 	if (mpath == NULL) {
-		const char *rec =
+		const char *rpath =
 		    json_string_value(json_object_get(sf, "manifest"));
 		const char *cwd = json_string_value(json_object_get(sf, "cwd"));
 
-		if (rec == NULL || strcmp(rec, "<default>") == 0) {
+		if (rpath == NULL || strcmp(rpath, "<default>") == 0) {
 			log_warnx("%s: the session %s: name the file to edit "
 				  "with --manifest",
 			    logpath,
-			    rec == NULL ? "recorded no manifest"
-					: "ran the built-in default manifest");
+			    rpath == NULL
+				? "recorded no manifest"
+				: "ran the built-in default manifest");
 			status = EXIT_USAGE;
 			goto done;
 		}
 		/* A relative path was relative to the session's cwd. */
-		if (rec[0] != '/' && cwd != NULL && cwd[0] == '/') {
-			if (snprintf(mbuf, sizeof(mbuf), "%s/%s", cwd, rec) >=
+		if (rpath[0] != '/' && cwd != NULL && cwd[0] == '/') {
+			if (snprintf(mbuf, sizeof(mbuf), "%s/%s", cwd, rpath) >=
 			    (int)sizeof(mbuf)) {
-				log_warnx("%s: path too long", rec);
+				log_warnx("%s: path too long", rpath);
 				status = EXIT_USAGE;
 				goto done;
 			}
-			rec = mbuf;
+			rpath = mbuf;
 		}
-		mpath = rec;
+		mpath = rpath;
 	}
 	if ((text = read_file(mpath, &len, &st)) == NULL) {
 		log_warn("%s", mpath);
@@ -410,7 +408,23 @@ cmd_suggest(int argc, char **argv)
 		stdirs[nstdirs++] = cfgdir;
 	ctx.state_dirs = stdirs;
 	ctx.nstate_dirs = nstdirs;
-	if ((rc = suggest_plan(recs, &ctx, &plan, err, sizeof(err))) != 0) {
+	if (suggest_planner_new(&ctx, &sp) != 0)
+		fatalx("out of memory");
+	rc = suggest_planner_feed(sp, first, err, sizeof(err));
+	while (rc == 0 && (llen = getline(&line, &linecap, logfp)) > 0) {
+		if ((rec = audit_record_parse(line,
+			 (size_t)llen - (line[llen - 1] == '\n'))) == NULL)
+			continue;
+		rc = suggest_planner_feed(sp, rec, err, sizeof(err));
+		json_decref(rec);
+	}
+	if (rc == 0) {
+		rc = suggest_planner_finish(sp, &plan);
+		sp = NULL;
+		if (rc != 0)
+			snprintf(err, sizeof(err), "%s", al_strerror(rc));
+	}
+	if (rc != 0) {
 		log_warnx("%s: %s", logpath, err);
 		status = 1;
 		goto done;
@@ -456,6 +470,11 @@ cmd_suggest(int argc, char **argv)
 			    plan->denials);
 		else
 			put_safe(stdout, diff);
+		if (plan->dropped > 0)
+			printf("# note: %zu denial(s) past the planner's caps "
+			       "were left out: review the log (airlock audit "
+			       "show --event sandbox_denial)\n",
+			    plan->dropped);
 		for (i = 0; i < plan->n; i++)
 			if (plan->changes[i].kind == SUGGEST_NOTE) {
 				fputs("# ", stdout);
@@ -506,7 +525,11 @@ done:
 	manifest_free(m);
 	yamledit_free(ye);
 	suggest_plan_free(plan);
-	json_decref(recs);
+	suggest_planner_free(sp);
+	json_decref(first);
+	if (logfp != NULL)
+		fclose(logfp);
+	free(line);
 	free(text);
 	free(diff);
 	return status;

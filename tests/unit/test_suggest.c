@@ -56,7 +56,7 @@ struct row {
 
 static const struct row rows[] = {
 	{ "no_denials_no_changes", "[" REC("request", "{\"id\":1}") "]", 0,
-	    "{\"changes\":[],\"denials\":0,\"notes\":[]}", NULL },
+	    "{\"changes\":[],\"denials\":0,\"dropped\":0,\"notes\":[]}", NULL },
 	{ "same_path_five_times_is_one_value",
 	    "[" FS("3", "d1", "/opt/data", "read") "," FS("3", "d2",
 		"/opt/data",
@@ -66,7 +66,7 @@ static const struct row rows[] = {
 	    "{\"changes\":[{\"key\":\"sandbox.readOnly\",\"kind\":\"add\","
 	    "\"layer\":\"filesystem\",\"reason\":\"airlock suggest: allow "
 	    "read /opt/data (call 3: d1 d2; call 5: d1; call 7: d1 d2)\","
-	    "\"values\":[\"/opt/data\"],\"weakens\":null}],\"denials\":5,"
+	    "\"values\":[\"/opt/data\"],\"weakens\":null}],\"denials\":5,\"dropped\":0,"
 	    "\"notes\":[]}",
 	    NULL },
 	{ "exact_path_not_its_parent",
@@ -74,12 +74,12 @@ static const struct row rows[] = {
 	    "{\"changes\":[{\"key\":\"sandbox.readOnly\",\"kind\":\"add\","
 	    "\"layer\":\"filesystem\",\"reason\":\"airlock suggest: allow "
 	    "read /opt/data/x/file.txt (call 1: d1)\",\"values\":"
-	    "[\"/opt/data/x/file.txt\"],\"weakens\":null}],\"denials\":1,"
+	    "[\"/opt/data/x/file.txt\"],\"weakens\":null}],\"denials\":1,\"dropped\":0,"
 	    "\"notes\":[]}",
 	    NULL },
 	{ "write_outside_workspace_is_a_note",
 	    "[" FS("2", "d1", "/etc/motd", "write") "]", 0,
-	    "{\"changes\":[],\"denials\":1,\"notes\":[{\"layer\":"
+	    "{\"changes\":[],\"denials\":1,\"dropped\":0,\"notes\":[{\"layer\":"
 	    "\"filesystem\",\"reason\":\"not expressible: writes outside the "
 	    "workspace have no manifest key (a one-run escalation or --rw "
 	    "only): /etc/motd (call 2: d1)\"}]}",
@@ -92,7 +92,7 @@ static const struct row rows[] = {
 	    "/home/u/.ssh/id_ed25519 is in a credential store (~/.ssh)\","
 	    "\"values\":[\"/home/u/.ssh/id_ed25519\"],\"weakens\":"
 	    "\"/home/u/.ssh/id_ed25519 is in a credential store (~/.ssh)\"}],"
-	    "\"denials\":1,\"notes\":[]}",
+	    "\"denials\":1,\"dropped\":0,\"notes\":[]}",
 	    NULL },
 	{ "syscall_added_and_dangerous_one_weakens",
 	    "[" SC("1", "d1", "keyctl") "," SC("2", "d1", "sched_setattr") "]",
@@ -102,7 +102,7 @@ static const struct row rows[] = {
 	    "allow the system call keyctl (call 1: d1), sched_setattr (call "
 	    "2: d1) # WEAKENS: keyctl is a dangerous system call\",\"values\":"
 	    "[\"keyctl\",\"sched_setattr\"],\"weakens\":\"keyctl is a "
-	    "dangerous system call\"}],\"denials\":2,\"notes\":[]}",
+	    "dangerous system call\"}],\"denials\":2,\"dropped\":0,\"notes\":[]}",
 	    NULL },
 	{ "limit_raised_to_twice_the_largest_in_force",
 	    "[" LIM("1", "d1", "memory", "512") "," LIM(
@@ -112,7 +112,7 @@ static const struct row rows[] = {
 	    "\"raise\",\"layer\":\"limit\",\"reason\":\"airlock suggest: "
 	    "raise sandbox.limits.memoryMb from 512 to 1024, twice the limit "
 	    "that stopped (call 1: d1; call 2: d1)\",\"value\":1024,"
-	    "\"weakens\":null}],\"denials\":2,\"notes\":[]}",
+	    "\"weakens\":null}],\"denials\":2,\"dropped\":0,\"notes\":[]}",
 	    NULL },
 	{ "wall_clock_raises_the_tools_timeout",
 	    "[" LIM("1", "d1", "wallClock", "30000") "]", 0,
@@ -120,7 +120,7 @@ static const struct row rows[] = {
 	    "\"raise\",\"layer\":\"limit\",\"reason\":\"airlock suggest: "
 	    "raise tools[build].timeoutMs from 30000 to 60000, twice the "
 	    "limit that stopped (call 1: d1)\",\"tool\":\"build\",\"value\":"
-	    "60000,\"weakens\":null}],\"denials\":1,\"notes\":[]}",
+	    "60000,\"weakens\":null}],\"denials\":1,\"dropped\":0,\"notes\":[]}",
 	    NULL },
 	{ "network_goes_to_the_allow_with_key_exact_host",
 	    "[" NET("\"c-9\"", "d1", "api.example.com", "443",
@@ -130,7 +130,7 @@ static const struct row rows[] = {
 	    "\"layer\":\"network\",\"reason\":\"airlock suggest: allow "
 	    "connections to api.example.com:443 (call c-9: d1) for tool "
 	    "fetch\",\"tool\":\"fetch\",\"values\":[\"api.example.com:443\"],"
-	    "\"weakens\":null}],\"denials\":1,\"notes\":[]}",
+	    "\"weakens\":null}],\"denials\":1,\"dropped\":0,\"notes\":[]}",
 	    NULL },
 	{ "egress_record_is_attributed_to_the_running_call",
 	    "[" REC("runner_start", "{\"id\":4,\"tool\":\"fetch\"}") "," REC(
@@ -145,7 +145,7 @@ static const struct row rows[] = {
 	    "\"add\",\"layer\":\"network\",\"reason\":\"airlock suggest: "
 	    "allow connections to 10.0.0.5:80 (call 4) for tool fetch\","
 	    "\"tool\":\"fetch\",\"values\":[\"10.0.0.5:80\"],\"weakens\":"
-	    "null}],\"denials\":1,\"notes\":[]}",
+	    "null}],\"denials\":1,\"dropped\":0,\"notes\":[]}",
 	    NULL },
 	{ "escalation_is_named_in_the_reason",
 	    "[" SC("6", "d1", "io_pgetevents") "," REC("escalation_request",
@@ -159,7 +159,7 @@ static const struct row rows[] = {
 	    "\"add\",\"layer\":\"syscall\",\"reason\":\"airlock suggest: "
 	    "allow the system call io_pgetevents (call 6: d1, escalation a-1 "
 	    "approved)\",\"values\":[\"io_pgetevents\"],\"weakens\":null}],"
-	    "\"denials\":1,\"notes\":[]}",
+	    "\"denials\":1,\"dropped\":0,\"notes\":[]}",
 	    NULL },
 	{ "refused_escalation_is_named_in_the_reason",
 	    "[" FS("8", "d1", "/home/u/.aws/config", "read") "," REC(
@@ -173,14 +173,14 @@ static const struct row rows[] = {
 	    "forbidden protected) # WEAKENS: /home/u/.aws/config is in a "
 	    "credential store (~/.aws)\",\"values\":[\"/home/u/.aws/config\"],"
 	    "\"weakens\":\"/home/u/.aws/config is in a credential store "
-	    "(~/.aws)\"}],\"denials\":1,\"notes\":[]}",
+	    "(~/.aws)\"}],\"denials\":1,\"dropped\":0,\"notes\":[]}",
 	    NULL },
 	{ "hint_only_record_is_a_note",
 	    "[" REC("sandbox_denial",
 		"{\"id\":2,\"tool\":\"t\",\"hint\":"
 		"\"EACCES\"}") "]",
 	    0,
-	    "{\"changes\":[],\"denials\":1,\"notes\":[{\"layer\":\"unknown\","
+	    "{\"changes\":[],\"denials\":1,\"dropped\":0,\"notes\":[{\"layer\":\"unknown\","
 	    "\"reason\":\"not expressible: the sandbox refused something the "
 	    "runner did not name: tool t: EACCES (call 2)\"}]}",
 	    NULL },
@@ -436,6 +436,30 @@ START_TEST(test_udiff_round_trips_through_the_patch_engine)
 }
 END_TEST
 
+/* Past the caps, denials are counted as left out, never silently lost. */
+START_TEST(test_suggest_counts_what_it_leaves_out)
+{
+	struct suggest_plan *p;
+	json_t *recs = json_array();
+	char err[256], path[64];
+	size_t i;
+
+	for (i = 0; i < 300; i++) {
+		snprintf(path, sizeof(path), "/srv/f%zu", i);
+		json_array_append_new(recs,
+		    json_pack("{s:s, s:{s:i, s:s, s:s, s:s, s:s}}", "event",
+			"sandbox_denial", "fields", "id", 1, "denial", "d1",
+			"layer", "filesystem", "path", path, "access", "read"));
+	}
+	ck_assert_int_eq(suggest_plan(recs, &ctx, &p, err, sizeof(err)), 0);
+	ck_assert_uint_eq(p->denials, 300);
+	ck_assert_uint_eq(p->dropped, 300 - 256);
+	ck_assert_uint_eq(p->changes[0].nvalues, 256);
+	suggest_plan_free(p);
+	json_decref(recs);
+}
+END_TEST
+
 static Suite *
 suggest_suite(void)
 {
@@ -445,6 +469,7 @@ suggest_suite(void)
 	tcase_add_loop_test(tc, test_suggest_rows, 0, NROWS);
 	tcase_add_test(tc, test_suggest_weakens_parents_and_deny_read);
 	tcase_add_test(tc, test_suggest_apply_to_manifest);
+	tcase_add_test(tc, test_suggest_counts_what_it_leaves_out);
 	tcase_add_test(tc, test_udiff_writes_hunks_with_context);
 	tcase_add_test(tc, test_udiff_round_trips_through_the_patch_engine);
 	suite_add_tcase(s, tc);
