@@ -171,7 +171,7 @@ struct obuf {
 static void
 put(struct obuf *o, const char *s, size_t n)
 {
-	if (o->bad)
+	if (o->bad || n == 0)
 		return;
 	if (o->len + n + 1 > o->cap) {
 		size_t cap = (o->len + n + 1) * 2;
@@ -228,7 +228,6 @@ udiff_make(const char *old, size_t oldlen, const char *new, size_t newlen,
 	    (rc = split(new, newlen, &b)) != 0 ||
 	    (rc = myers(&a, &b, &sc)) != 0)
 		goto done;
-	put(&o, "", 0);
 	for (i = 0; i < sc.n && sc.op[i] == '='; i++)
 		;
 	if (i < sc.n) {
@@ -297,6 +296,8 @@ udiff_make(const char *old, size_t oldlen, const char *new, size_t newlen,
 		}
 		i = end;
 	}
+	if (!o.bad && o.s == NULL && (o.s = calloc(1, 1)) == NULL)
+		o.bad = 1; /* equal texts: an empty diff */
 	if (o.bad)
 		rc = AL_ERR_ALLOC;
 done:

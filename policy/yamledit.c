@@ -30,6 +30,7 @@ struct ynode {
 	enum ynode_kind kind;
 	int flow; /* a flow collection */
 	int anchored;
+	int props; /* a tag or an anchor: start is theirs */
 	int style; /* a scalar's yaml_scalar_style_t */
 	size_t start, end; /* byte offsets in the text */
 	char *value; /* a scalar's value */
@@ -203,6 +204,8 @@ read_node(struct yamledit *ye, yaml_parser_t *p, yaml_event_t *ev, int depth,
 			n->flow = ev->data.mapping_start.style ==
 			    YAML_FLOW_MAPPING_STYLE;
 			n->anchored = ev->data.mapping_start.anchor != NULL;
+			n->props =
+			    n->anchored || ev->data.mapping_start.tag != NULL;
 		}
 	}
 	if (n == NULL)
@@ -273,8 +276,15 @@ parse_text(struct yamledit *ye, char *err, size_t errlen)
 			}
 		} else if (ev.type == YAML_SEQUENCE_START_EVENT ||
 		    ev.type == YAML_MAPPING_START_EVENT ||
-		    ev.type == YAML_SCALAR_EVENT || ev.type == YAML_ALIAS_EVENT)
-			rc = read_node(ye, &p, &ev, 0, &root, err, errlen);
+		    ev.type == YAML_SCALAR_EVENT ||
+		    ev.type == YAML_ALIAS_EVENT) {
+			if (root != NULL) { /* one document, one top */
+				seterr(err, errlen, "more than one top node");
+				rc = AL_ERR_UNSUPPORTED;
+			} else
+				rc = read_node(
+				    ye, &p, &ev, 0, &root, err, errlen);
+		}
 		yaml_event_delete(&ev);
 	}
 	yaml_parser_delete(&p);
@@ -317,8 +327,9 @@ yamledit_new(const char *text, size_t len, struct yamledit **out, char *err,
 		yamledit_free(ye);
 		return AL_ERR_FORMAT;
 	}
-	nl = memchr(ye->text, '\n', len);
-	ye->eol = nl != NULL && nl > ye->text && nl[-1] == '\r' ? "\r\n" : "\n";
+	/* New lines end as the file's first line does: LF, CRLF or CR. */
+	nl = ye->text + strcspn(ye->text, "\r\n");
+	ye->eol = *nl == '\r' ? (nl[1] == '\n' ? "\r\n" : "\r") : "\n";
 	if ((rc = parse_text(ye, err, errlen)) != 0) {
 		yamledit_free(ye);
 		return rc;
@@ -774,7 +785,7 @@ add_missing(struct yamledit *ye, struct ynode *m, const char *const *path,
     const char *value, const char *comment, char *err, size_t errlen)
 {
 	struct sbuf b = { 0 };
-	size_t i, at;
+	size_t i, at, ls, q;
 	long ind;
 	int rc, need_eol;
 
@@ -812,8 +823,14 @@ add_missing(struct yamledit *ye, struct ynode *m, const char *const *path,
 		seterr(err, errlen, "a tab indents the mapping to edit");
 		return AL_ERR_UNSUPPORTED;
 	}
-	/* The first key's column (after "- " when the map is an item). */
-	ind = (long)(m->kids[0]->start - line_start(ye, m->kids[0]->start));
+	/*
+	 * The mapping's column: where libyaml starts it (its first key, after
+	 * "- " when the map is an item, or the "?" of an explicit key); with
+	 * a tag or an anchor, which that start would be, its first key's.
+	 */
+	ls = line_start(ye, m->props ? m->kids[0]->start : m->start);
+	q = m->props ? m->kids[0]->start : m->start;
+	ind = (long)(q - ls);
 	at = after_line(ye, content_end(m->kids[m->nkids - 1]), &need_eol);
 	if (need_eol)
 		sb_add(&b, ye->eol);
@@ -827,8 +844,8 @@ add_missing(struct yamledit *ye, struct ynode *m, const char *const *path,
 	return rc;
 }
 
-int
-yamledit_seq_add(struct yamledit *ye, const char *const *path, size_t npath,
+static int
+seq_add(struct yamledit *ye, const char *const *path, size_t npath,
     const char *const *items, size_t nitems, const char *comment, char *err,
     size_t errlen)
 {
@@ -938,8 +955,8 @@ yamledit_seq_add(struct yamledit *ye, const char *const *path, size_t npath,
 	return rc < 0 ? rc : (int)i;
 }
 
-int
-yamledit_set_scalar(struct yamledit *ye, const char *const *path, size_t npath,
+static int
+set_scalar(struct yamledit *ye, const char *const *path, size_t npath,
     const char *value, const char *comment, char *err, size_t errlen)
 {
 	struct ynode *n;
@@ -975,4 +992,95 @@ yamledit_set_scalar(struct yamledit *ye, const char *const *path, size_t npath,
 		return rc;
 	rc = comment_above(ye, at, comment, err, errlen);
 	return rc < 0 ? rc : 1;
+}
+
+/*
+ * Did the edit land where it was meant to?  The text parses (splice made
+ * sure), but a YAML quirk (explicit keys, properties, odd indentation)
+ * could put a well-formed line under another parent.  Walk the path
+ * again: it must reach a list holding every item, or the scalar.
+ */
+static int
+landed(struct yamledit *ye, const char *const *path, size_t npath,
+    const char *const *items, size_t nitems, const char *value)
+{
+	struct ynode *n;
+	size_t i, j;
+
+	if (walk(ye, path, npath, &n, NULL, 0) != (int)npath)
+		return 0;
+	if (value != NULL)
+		return n->kind == YN_SCALAR && strcmp(n->value, value) == 0;
+	if (n->kind != YN_SEQ)
+		return 0;
+	for (i = 0; i < nitems; i++) {
+		for (j = 0; j < n->nkids; j++)
+			if (n->kids[j]->kind == YN_SCALAR &&
+			    strcmp(n->kids[j]->value, items[i]) == 0)
+				break;
+		if (j == n->nkids)
+			return 0;
+	}
+	return 1;
+}
+
+/* Runs one edit; on failure or a misplaced result, the old text stays. */
+static int
+edit(struct yamledit *ye, const char *const *path, size_t npath,
+    const char *const *items, size_t nitems, const char *value,
+    const char *comment, char *err, size_t errlen)
+{
+	char *saved;
+	size_t savedlen = ye->len;
+	int rc;
+
+	if ((saved = malloc(ye->len + 1)) == NULL)
+		return AL_ERR_ALLOC;
+	memcpy(saved, ye->text, ye->len + 1);
+	if (value != NULL)
+		rc = set_scalar(ye, path, npath, value, comment, err, errlen);
+	else
+		rc = seq_add(
+		    ye, path, npath, items, nitems, comment, err, errlen);
+	if (rc > 0 && !landed(ye, path, npath, items, nitems, value)) {
+		seterr(err, errlen,
+		    "%s: the edit would not land there in this "
+		    "file's layout: edit it by hand",
+		    path[npath - 1]);
+		rc = AL_ERR_UNSUPPORTED;
+	}
+	if (rc < 0 &&
+	    (ye->len != savedlen || memcmp(ye->text, saved, savedlen) != 0)) {
+		free(ye->text);
+		ye->text = saved;
+		ye->len = savedlen;
+		saved = NULL;
+		if (parse_text(ye, NULL, 0) != 0)
+			rc = AL_ERR_INTERNAL;
+	}
+	free(saved);
+	return rc;
+}
+
+int
+yamledit_seq_add(struct yamledit *ye, const char *const *path, size_t npath,
+    const char *const *items, size_t nitems, const char *comment, char *err,
+    size_t errlen)
+{
+	if (npath == 0 || npath > YAMLEDIT_MAX_PATH) {
+		seterr(err, errlen, "bad path length %zu", npath);
+		return AL_ERR_INTERNAL;
+	}
+	return edit(ye, path, npath, items, nitems, NULL, comment, err, errlen);
+}
+
+int
+yamledit_set_scalar(struct yamledit *ye, const char *const *path, size_t npath,
+    const char *value, const char *comment, char *err, size_t errlen)
+{
+	if (npath == 0 || npath > YAMLEDIT_MAX_PATH || value == NULL) {
+		seterr(err, errlen, "bad path length %zu", npath);
+		return AL_ERR_INTERNAL;
+	}
+	return edit(ye, path, npath, NULL, 0, value, comment, err, errlen);
 }

@@ -17,7 +17,7 @@ LINT_CPPFLAGS = -I$(abs_top_srcdir) -I$(abs_top_builddir) $(SECCOMP_CFLAGS) $(CA
 FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h supervisor/cmd_approver.c \
 	policy/yamledit.c policy/yamledit.h policy/suggest.c policy/suggest.h \
 	policy/udiff.c policy/udiff.h supervisor/cmd_suggest.c \
-	tests/unit/test_yamledit.c tests/unit/test_suggest.c \
+	tests/unit/test_yamledit.c tests/unit/test_suggest.c fuzz/fuzz_yamledit.c \
 	broker/notify.c broker/notify.h \
 	policy/manifest_sig.c policy/manifest_sig.h \
 	tests/unit/test_approver_token.c \
