@@ -10,7 +10,9 @@
  * had; the change set is collected from the session's upper layer
  * against the checkout and put through the write policy
  * (changeset_check: every refused entry is named with its rule, and
- * nothing is applied), maxChangedFiles, and the conflict check; with
+ * nothing is applied), the run budget's maxChangedFiles and
+ * maxAddedDependencies (counted as the broker counts them), and the
+ * conflict check; with
  * agent.commitApproval: required the committing user must be one of
  * approvals.approvers.  Then a commit log is opened and a durable
  * "cow_commit" record with the diff's sha256 is written before anything
@@ -37,6 +39,7 @@
 
 #include "broker/audit.h"
 #include "broker/changeset.h"
+#include "broker/ledger.h"
 #include "common/errors.h"
 #include "common/log.h"
 #include "common/util.h"
@@ -288,6 +291,23 @@ approver_ok(const struct manifest *m, uid_t uid)
 	return 0;
 }
 
+/*
+ * The run budget's file counts, by the broker's own ledger: 1 (|limit|
+ * named) when landing |paths| would go over maxChangedFiles or
+ * maxAddedDependencies.
+ */
+static int
+over_budget(const struct manifest *m, const char **paths, size_t n, char *limit,
+    size_t limitlen)
+{
+	struct ledger *l = ledger_new(m, now_monotonic_ms());
+	int rc;
+
+	rc = ledger_admit_write(l, paths, n, 0, limit, limitlen);
+	ledger_free(l);
+	return rc != 0;
+}
+
 int
 cmd_commit(int argc, char **argv)
 {
@@ -295,7 +315,7 @@ cmd_commit(int argc, char **argv)
 	struct manifest *m = NULL;
 	struct audit *a = NULL;
 	const char *id, *digest, **paths;
-	char err[1024], logpath[PATH_MAX + 64];
+	char err[1024], logpath[PATH_MAX + 64], limit[64];
 	json_t *refused, *f;
 	size_t n;
 	int rc, arc;
@@ -335,14 +355,12 @@ cmd_commit(int argc, char **argv)
 		goto out;
 	}
 	paths = changeset_paths(x.set, &n);
-	if (m->budget.max_changed_files > 0 &&
-	    (int64_t)n > m->budget.max_changed_files) {
+	if (over_budget(m, paths, n, limit, sizeof(limit))) {
 		free(paths);
-		log_warnx(
-		    "session %s changes %zu files, over "
-		    "runBudget.maxChangedFiles (%lld): nothing is applied",
-		    x.cs->id, n, (long long)m->budget.max_changed_files);
-		log_refusal(x.cs, x.sha, "maxChangedFiles", NULL);
+		log_warnx("session %s changes %zu files, over runBudget.%s: "
+			  "nothing is applied",
+		    x.cs->id, n, limit);
+		log_refusal(x.cs, x.sha, limit, NULL);
 		rc = EXIT_REFUSED;
 		goto out;
 	}
