@@ -71,19 +71,7 @@ expect_eq "and the file landed" "$(cat "$ws/src/ok.txt" 2>/dev/null)" ok
 
 # The run budget counts a commit as the broker counts writes: a session
 # that adds a dependency file over maxAddedDependencies lands nothing.
-cat >"$T/m.yaml" <<'EOF'
-tools:
-  - name: write_file
-    input: { path: workspace_relative_path, content: string }
-    output: { sha256: sha256, bytes: integer }
-    sideEffect: workspace_write
-    timeoutMs: 5000
-dependencyFiles: [package.json]
-runBudget:
-  maxAddedDependencies: 0
-agent:
-  workspace: cow
-EOF
+{ cat "$T/m.orig"; printf 'dependencyFiles: [package.json]\nrunBudget:\n  maxAddedDependencies: 0\n'; } >"$T/m.yaml"
 run_agent 'echo "{}" >package.json && echo two >src/two.txt'
 "$A" commit "$S" 2>"$T/cerr"; rc=$?
 expect_eq "commit over maxAddedDependencies refuses (exit 1)" "$rc" 1
