@@ -203,6 +203,39 @@ commit_log(const struct cowsession *cs, char *path, size_t pathlen)
 	return a;
 }
 
+/*
+ * Opens a new log for the session (its path into |logpath|) and writes
+ * |event| durably: the workspace, the diff's sha256, the entry count, the
+ * uid, and the fields of |extra| (a new reference, consumed).  Returns the
+ * open log, or NULL (said, with "nothing is |what|") when either fails:
+ * no record, no change.
+ */
+static struct audit *
+log_intent(const struct cow_ctx *x, const char *event, json_t *extra,
+    const char *what, char *logpath, size_t logpathlen)
+{
+	struct audit *a;
+	json_t *f;
+	int rc = -1;
+
+	f = json_pack("{s:s, s:s, s:I, s:I}", "workspace", x->cs->workspace,
+	    "diffSha256", x->sha, "entries",
+	    (json_int_t)changeset_count(x->set), "uid", (json_int_t)getuid());
+	if ((a = commit_log(x->cs, logpath, logpathlen)) != NULL && f != NULL &&
+	    extra != NULL && json_object_update(f, extra) == 0)
+		rc = audit_append_durable(a, event, f);
+	json_decref(f);
+	json_decref(extra);
+	if (rc != 0) {
+		log_warnx(
+		    "session %s: its log cannot be written: nothing is %s",
+		    x->cs->id, what);
+		audit_close(a);
+		return NULL;
+	}
+	return a;
+}
+
 static void
 print_refused(json_t *refused, const char *what)
 {
@@ -395,23 +428,10 @@ cmd_commit(int argc, char **argv)
 		goto out;
 	}
 	/* The evidence first: no record, no commit. */
-	if ((a = commit_log(x.cs, logpath, sizeof(logpath))) == NULL) {
-		log_warnx("session %s: the commit log cannot be written: "
-			  "nothing is applied",
-		    x.cs->id);
-		rc = EXIT_FAILED;
-		goto out;
-	}
-	f = json_pack("{s:s, s:s, s:I, s:I, s:b}", "workspace", x.cs->workspace,
-	    "diffSha256", x.sha, "entries", (json_int_t)changeset_count(x.set),
-	    "uid", (json_int_t)getuid(), "approvalRequired",
-	    m->agent.commit_approval);
-	arc = audit_append_durable(a, "cow_commit", f);
-	json_decref(f);
-	if (arc != 0) {
-		log_warnx("session %s: the commit log cannot be written: "
-			  "nothing is applied",
-		    x.cs->id);
+	if ((a = log_intent(&x, "cow_commit",
+		 json_pack(
+		     "{s:b}", "approvalRequired", m->agent.commit_approval),
+		 "applied", logpath, sizeof(logpath))) == NULL) {
 		rc = EXIT_FAILED;
 		goto out;
 	}
@@ -461,7 +481,6 @@ cmd_discard(int argc, char **argv)
 	struct audit *a;
 	const char *id, *digest;
 	char err[1024], logpath[PATH_MAX + 64];
-	json_t *f;
 	int rc;
 
 	log_init("airlock discard", 0);
@@ -469,26 +488,12 @@ cmd_discard(int argc, char **argv)
 		return EXIT_USAGE;
 	if ((rc = ctx_open(&x, id, COWSESSION_LOCK)) != 0)
 		goto out;
-	if ((a = commit_log(x.cs, logpath, sizeof(logpath))) == NULL) {
-		log_warnx("session %s: its log cannot be written: nothing is "
-			  "discarded",
-		    x.cs->id);
+	if ((a = log_intent(&x, "cow_discard", json_object(), "discarded",
+		 logpath, sizeof(logpath))) == NULL) {
 		rc = EXIT_FAILED;
 		goto out;
 	}
-	f = json_pack("{s:s, s:s, s:I, s:I}", "workspace", x.cs->workspace,
-	    "diffSha256", x.sha, "entries", (json_int_t)changeset_count(x.set),
-	    "uid", (json_int_t)getuid());
-	rc = audit_append_durable(a, "cow_discard", f);
-	json_decref(f);
 	audit_close(a);
-	if (rc != 0) {
-		log_warnx("session %s: its log cannot be written: nothing is "
-			  "discarded",
-		    x.cs->id);
-		rc = EXIT_FAILED;
-		goto out;
-	}
 	if (cowsession_clear(x.cs, err, sizeof(err)) != 0) {
 		log_warnx("session %s: %s", x.cs->id, err);
 		rc = EXIT_FAILED;
