@@ -27,12 +27,14 @@
 #include "common/log.h"
 #include "broker/audit.h"
 #include "common/util.h"
+#include "common/vis.h"
 #include "policy/manifest.h"
 #include "policy/manifest_sig.h"
 #include "policy/writepolicy.h"
 #include "policy/sandbox_defaults.h"
 #include "proxy/ipc.h"
 #include "proxy/proxy.h"
+#include "runner/denials.h"
 #include "runner/runner.h"
 #include "runner/seatbelt_exec.h"
 #include "supervisor/cli.h"
@@ -135,6 +137,25 @@ host_is_ip(const char *hostport)
 		if (!((*p >= '0' && *p <= '9') || *p == '.'))
 			return 0;
 	return colon != NULL;
+}
+
+/*
+ * What the sandbox refused, one line each on stderr, escaped (a path
+ * comes from the command's own report and may hold any byte).
+ */
+static void
+print_denials(const struct runner_result *res)
+{
+	char line[RUNNER_DENIAL_TEXT_MAX], *esc;
+	size_t i;
+
+	for (i = 0; i < res->ndenials; i++) {
+		runner_denial_format(&res->denials[i], line, sizeof(line));
+		if ((esc = vis_str(line, 0)) == NULL)
+			fatal("vis_str");
+		log_warnx("denied: %s", esc);
+		free(esc);
+	}
 }
 
 /*
@@ -704,6 +725,7 @@ cmd_exec(int argc, char **argv)
 		rc = 128 + res.signal;
 	if (res.hint[0] != '\0')
 		log_warnx("%s: %s", argv[0], res.hint);
+	print_denials(&res);
 	if (overlay && !res.setup_failed)
 		rc = exec_land(workspace, &upper, &eff, dryrun, rc);
 	jend = res.setup_failed || res.timed_out ?

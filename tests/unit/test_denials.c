@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
+/*
+ * Denials: the list (dedup, order, cap), its text form, the seccomp
+ * program rewrite the child uses for notifications, the one-run syscall
+ * allowances, and real runs that record a refused call.
+ */
+#include "config.h"
+
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "policy/sandbox_defaults.h"
+#include "runner/denials.h"
+#include "runner/runner.h"
+#include "runner/runner_int.h"
+
+START_TEST(test_list_dedups_in_order_of_first_occurrence)
+{
+	struct runner_denial list[RUNNER_DENIALS_MAX];
+	size_t n = 0;
+
+	ck_assert_int_eq(
+	    runner_denial_add_syscall(list, &n, "seccomp", "keyctl", 250), 1);
+	ck_assert_int_eq(
+	    runner_denial_add_fs(list, &n, "mount", "/root/.npmrc", "read"), 1);
+	ck_assert_int_eq(
+	    runner_denial_add_syscall(list, &n, "seccomp", "keyctl", 250), 0);
+	ck_assert_int_eq(
+	    runner_denial_add_fs(list, &n, "mount", "/root/.npmrc", "write"),
+	    1);
+	ck_assert_int_eq(
+	    runner_denial_add_limit(list, &n, "cgroup", "memory", 64), 1);
+	ck_assert_int_eq(
+	    runner_denial_add_limit(list, &n, "cgroup", "memory", 64), 0);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_str_eq(list[0].syscall, "keyctl");
+	ck_assert_int_eq(list[0].nr, 250);
+	ck_assert_str_eq(list[1].access, "read");
+	ck_assert_str_eq(list[2].access, "write");
+	ck_assert_int_eq(list[3].layer, RUNNER_DENY_LIMIT);
+}
+END_TEST
+
+START_TEST(test_list_is_capped)
+{
+	struct runner_denial list[RUNNER_DENIALS_MAX];
+	char name[16];
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < RUNNER_DENIALS_MAX; i++) {
+		snprintf(name, sizeof(name), "call%d", i);
+		ck_assert_int_eq(
+		    runner_denial_add_syscall(list, &n, "seccomp", name, i), 1);
+	}
+	ck_assert_int_eq(
+	    runner_denial_add_syscall(list, &n, "seccomp", "one-too-many", 99),
+	    -1);
+	ck_assert_uint_eq(n, RUNNER_DENIALS_MAX);
+	/* A duplicate is still a duplicate when full. */
+	ck_assert_int_eq(
+	    runner_denial_add_syscall(list, &n, "seccomp", "call3", 3), 0);
+}
+END_TEST
+
+START_TEST(test_format_one_line_per_layer)
+{
+	struct runner_denial list[RUNNER_DENIALS_MAX];
+	char line[RUNNER_DENIAL_TEXT_MAX];
+	size_t n = 0;
+
+	(void)runner_denial_add_fs(list, &n, "mount", "/root/.npmrc", "read");
+	(void)runner_denial_add_syscall(list, &n, "seccomp", "keyctl", 250);
+	(void)runner_denial_add_limit(list, &n, "cgroup", "memory", 64);
+	runner_denial_format(&list[0], line, sizeof(line));
+	ck_assert_str_eq(line, "filesystem read /root/.npmrc (mount)");
+	runner_denial_format(&list[1], line, sizeof(line));
+	ck_assert_str_eq(line, "syscall keyctl (seccomp)");
+	runner_denial_format(&list[2], line, sizeof(line));
+	ck_assert_str_eq(line, "limit memory 64 (cgroup)");
+}
+END_TEST
+
+START_TEST(test_retarget_rewrites_only_returns)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+	};
+
+	ck_assert_uint_eq(
+	    runner_seccomp_retarget(
+		f, 5, SECCOMP_RET_ERRNO | EPERM, SECCOMP_RET_USER_NOTIF),
+	    2);
+	ck_assert_uint_eq(f[0].k, SECCOMP_RET_ERRNO | EPERM);
+	ck_assert_uint_eq(f[1].k, SECCOMP_RET_USER_NOTIF);
+	ck_assert_uint_eq(f[2].k, SECCOMP_RET_ERRNO | ENOSYS);
+	ck_assert_uint_eq(f[3].k, SECCOMP_RET_ALLOW);
+	ck_assert_uint_eq(f[4].k, SECCOMP_RET_USER_NOTIF);
+	ck_assert_uint_eq(runner_seccomp_retarget(f, 5, SECCOMP_RET_USER_NOTIF,
+			      SECCOMP_RET_ERRNO | EPERM),
+	    2);
+	ck_assert_uint_eq(f[1].k, SECCOMP_RET_ERRNO | EPERM);
+}
+END_TEST
+
+START_TEST(test_the_real_program_has_eperm_returns_to_notify)
+{
+	struct sandbox_policy sp;
+	const struct sock_fprog *prog;
+	struct sock_filter *copy;
+	char err[256];
+
+	sandbox_policy_init_defaults(&sp);
+	prog = runner_seccomp_program(&sp, err, sizeof(err));
+	ck_assert_msg(prog != NULL, "%s", err);
+	copy = malloc(prog->len * sizeof(*copy));
+	memcpy(copy, prog->filter, prog->len * sizeof(*copy));
+	ck_assert_uint_gt(
+	    runner_seccomp_retarget(copy, prog->len, SECCOMP_RET_ERRNO | EPERM,
+		SECCOMP_RET_USER_NOTIF),
+	    0);
+	free(copy);
+	sandbox_policy_free_arrays(&sp);
+}
+END_TEST
+
+START_TEST(test_allow_accepts_only_deny_list_names)
+{
+	const char *ok[] = { "keyctl", "unshare" };
+	const char *notdenied[] = { "keyctl", "read" };
+	const char *unknown[] = { "no_such_call" };
+	const char *clone3[] = { "clone3" };
+	char err[256];
+
+	ck_assert_int_eq(
+	    runner_seccomp_check_allow(ok, 2, err, sizeof(err)), 0);
+	ck_assert_int_lt(
+	    runner_seccomp_check_allow(notdenied, 2, err, sizeof(err)), 0);
+	ck_assert_ptr_nonnull(strstr(err, "read"));
+	ck_assert_ptr_nonnull(strstr(err, "not on the seccomp deny list"));
+	ck_assert_int_lt(
+	    runner_seccomp_check_allow(unknown, 1, err, sizeof(err)), 0);
+	ck_assert_int_lt(
+	    runner_seccomp_check_allow(clone3, 1, err, sizeof(err)), 0);
+}
+END_TEST
+
+/* The SIGSYS path: the culprit is read from kernel log records. */
+START_TEST(test_seccomp_kill_in_the_log_becomes_a_denial)
+{
+	static const char *const recs[] = {
+		/* Another uid's kill, and an older process's: not ours. */
+		"6,1,2,-;audit: type=1326 audit(1.2:3): auid=0 uid=1000 "
+		"gid=0 ses=1 pid=900 comm=\"x\" exe=\"/x\" sig=31 "
+		"arch=40000003 syscall=20 compat=1 ip=0x0 code=0x80000000",
+		"6,2,2,-;audit: type=1326 audit(1.2:3): auid=0 uid=65534 "
+		"gid=0 ses=1 pid=10 comm=\"x\" exe=\"/x\" sig=31 "
+		"arch=40000003 syscall=20 compat=1 ip=0x0 code=0x80000000",
+		"6,3,2,-;audit: type=1326 audit(1.2:3): auid=0 uid=65534 "
+		"gid=0 ses=1 pid=901 comm=\"x\" exe=\"/x\" sig=31 "
+		"arch=40000003 syscall=20 compat=1 ip=0x0 code=0x80000000",
+	};
+	struct runner_denial d;
+	char call[96];
+	size_t i;
+	int sv[2];
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+	for (i = 0; i < sizeof(recs) / sizeof(recs[0]); i++)
+		ck_assert_int_eq(write(sv[1], recs[i], strlen(recs[i])),
+		    (ssize_t)strlen(recs[i]));
+	close(sv[1]);
+	memset(&d, 0, sizeof(d));
+	ck_assert_int_eq(
+	    runner_seccomp_culprit(sv[0], 65534, 100, call, sizeof(call), &d),
+	    0);
+	close(sv[0]);
+	ck_assert_ptr_nonnull(strstr(call, "i386 ABI system call 20"));
+	ck_assert_int_eq(d.layer, RUNNER_DENY_SYSCALL);
+	ck_assert_str_eq(d.source, "seccomp");
+	ck_assert_str_eq(d.syscall, "i386:getpid");
+	ck_assert_int_eq(d.nr, 20);
+}
+END_TEST
+
+static char *
+make_ws(void)
+{
+	char *ws = strdup("/tmp/airlock-unit-XXXXXX");
+
+	ck_assert_ptr_nonnull(mkdtemp(ws));
+	ck_assert_int_eq(chmod(ws, 0777), 0);
+	return ws;
+}
+
+static void
+rm_ws(char *ws)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", ws);
+	(void)!system(cmd);
+	free(ws);
+}
+
+/* keyctl(0) through python: prints the errno name it got. */
+#define KEYCTL_PY \
+	"import ctypes,errno;l=ctypes.CDLL(None,use_errno=True);" \
+	"r=l.syscall(250,0,0,0,0,0);" \
+	"print(errno.errorcode.get(ctypes.get_errno(),'ok') if r<0 else 'ok')"
+
+static int
+run_py(const char *const *allow, size_t nallow, struct runner_result *res)
+{
+	char *const argv[] = { "python3", "-c", KEYCTL_PY, NULL };
+	struct sandbox_policy sp;
+	struct runner_request req;
+	char *ws = make_ws();
+	int rc;
+
+	sandbox_policy_init_defaults(&sp);
+	memset(&req, 0, sizeof(req));
+	req.argv = argv;
+	req.workspace = ws;
+	req.policy = &sp;
+	req.stdin_fd = -1;
+	req.allow_syscalls = allow;
+	req.nallow_syscalls = nallow;
+	rc = runner_run(&req, res);
+	sandbox_policy_free_arrays(&sp);
+	rm_ws(ws);
+	return rc;
+}
+
+START_TEST(test_refused_call_is_recorded_and_sees_eperm)
+{
+	struct runner_result res;
+
+	ck_assert_int_eq(run_py(NULL, 0, &res), 0);
+	ck_assert_int_eq(res.exit_code, 0);
+	ck_assert_str_eq(res.out, "EPERM\n");
+	ck_assert_uint_eq(res.ndenials, 1);
+	ck_assert_int_eq(res.denials[0].layer, RUNNER_DENY_SYSCALL);
+	ck_assert_str_eq(res.denials[0].syscall, "keyctl");
+	ck_assert_str_eq(res.denials[0].source, "seccomp");
+	ck_assert_int_eq(res.denials[0].nr, 250);
+	runner_result_clear(&res);
+}
+END_TEST
+
+START_TEST(test_allowed_call_for_one_run_goes_through)
+{
+	const char *allow[] = { "keyctl" };
+	struct runner_result res;
+
+	ck_assert_int_eq(run_py(allow, 1, &res), 0);
+	ck_assert_int_eq(res.exit_code, 0);
+	/* The kernel's own answer to keyctl(0, 0): not EPERM. */
+	ck_assert_str_ne(res.out, "EPERM\n");
+	ck_assert_uint_eq(res.ndenials, 0);
+	runner_result_clear(&res);
+	/* And the next run is back to the deny list. */
+	ck_assert_int_eq(run_py(NULL, 0, &res), 0);
+	ck_assert_str_eq(res.out, "EPERM\n");
+	runner_result_clear(&res);
+}
+END_TEST
+
+START_TEST(test_bad_allowance_fails_closed)
+{
+	const char *allow[] = { "keyctl", "openat" };
+	struct runner_result res;
+
+	ck_assert_int_lt(run_py(allow, 2, &res), 0);
+	ck_assert_int_eq(res.setup_failed, 1);
+	ck_assert_ptr_nonnull(strstr(res.setup_error, "openat"));
+	ck_assert_ptr_null(res.out);
+	runner_result_clear(&res);
+}
+END_TEST
+
+static Suite *
+suite(void)
+{
+	Suite *s = suite_create("denials");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_list_dedups_in_order_of_first_occurrence);
+	tcase_add_test(tc, test_list_is_capped);
+	tcase_add_test(tc, test_format_one_line_per_layer);
+	tcase_add_test(tc, test_retarget_rewrites_only_returns);
+	tcase_add_test(tc, test_the_real_program_has_eperm_returns_to_notify);
+	tcase_add_test(tc, test_allow_accepts_only_deny_list_names);
+	tcase_add_test(tc, test_seccomp_kill_in_the_log_becomes_a_denial);
+	tcase_add_test(tc, test_refused_call_is_recorded_and_sees_eperm);
+	tcase_add_test(tc, test_allowed_call_for_one_run_goes_through);
+	tcase_add_test(tc, test_bad_allowance_fails_closed);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}
