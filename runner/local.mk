@@ -6,7 +6,7 @@ libairlock_a_SOURCES += \
 	runner/runner.c runner/runner.h runner/runner_int.h \
 	runner/child.c runner/landlock.c runner/seccomp.c runner/cgroup.c \
 	runner/seatbelt_exec.c runner/seatbelt_exec.h \
-	runner/denials.c runner/denials.h
+	runner/denials.c runner/denials.h runner/fsdenials.c runner/fsdenials.h
 
 # Escape tests: each attack is tried for real from inside a runner.
 check_PROGRAMS += tests/escape/probe

@@ -48,6 +48,7 @@
 #include "policy/sandbox_defaults.h"
 #include "proxy/ipc.h"
 #include "runner/denials.h"
+#include "runner/fsdenials.h"
 #include "runner/runner.h"
 #include "runner/runner_int.h"
 
@@ -514,8 +515,9 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	/* The child polls its end of this pair to see the parent alive. */
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, syncp) == -1 ||
 	    pipe2(repp, O_CLOEXEC) == -1 ||
-	    (!req->passthrough && (pipe2(outp, O_CLOEXEC) == -1 ||
-	    pipe2(errp, O_CLOEXEC) == -1))) {
+	    (!req->passthrough && pipe2(outp, O_CLOEXEC) == -1) ||
+	    ((!req->passthrough || req->scan_stderr) &&
+	    pipe2(errp, O_CLOEXEC) == -1)) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		rc = AL_ERR_SYSTEM;
 		goto fail;
@@ -523,7 +525,9 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	p->plan.sync_fd = syncp[0];
 	p->plan.report_fd = repp[1];
 	p->plan.out_fd = req->passthrough ? 1 : outp[1];
-	p->plan.err_fd = req->passthrough ? 2 : errp[1];
+	/* A scanned stderr comes through us even when it is the caller's:
+	 * passed on as it comes, read for the paths refusals name. */
+	p->plan.err_fd = req->passthrough && !req->scan_stderr ? 2 : errp[1];
 
 	/* The cgroup exists before the child does; we move the child into
 	 * it while it builds its root (see below). */
@@ -666,11 +670,11 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 		if (fd_set_nonblock(p->out.fd, 1) != 0 ||
 		    epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->out.fd, &ev) == -1)
 			goto epollfail;
-		ev.data.fd = p->err.fd;
-		if (fd_set_nonblock(p->err.fd, 1) != 0 ||
-		    epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->err.fd, &ev) == -1)
-			goto epollfail;
 	}
+	ev.data.fd = p->err.fd;
+	if (p->err.fd != -1 && (fd_set_nonblock(p->err.fd, 1) != 0 ||
+	    epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->err.fd, &ev) == -1))
+		goto epollfail;
 	p->deadline = req->timeout_ms > 0 ? p->start + req->timeout_ms :
 	    INT64_MAX;
 	*out = p;
@@ -728,7 +732,30 @@ runner_proc_deadline(const struct runner_proc *p)
 	return p->reaped ? INT64_MAX : p->deadline;
 }
 
-/* Reads what |s| has; keeps it while under the cap, drops the rest. */
+/* Bytes of a passed-through stderr kept for runner_fs_denials(). */
+#define RUNNER_SCAN_CAP	(64 * 1024)
+
+/* Passes the command's stderr on to ours (the caller's). */
+static void
+err_tee(const char *buf, size_t len)
+{
+	ssize_t n;
+
+	while (len > 0) {
+		n = write(2, buf, len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		buf += n;
+		len -= (size_t)n;
+	}
+}
+
+/*
+ * Reads what |s| has; keeps it while under the cap, drops the rest.  A
+ * passed-through stderr is written on as it comes, its head kept.
+ */
 static void
 stream_read(struct runner_proc *p, struct stream *s)
 {
@@ -746,6 +773,21 @@ stream_read(struct runner_proc *p, struct stream *s)
 			epoll_ctl(p->epfd, EPOLL_CTL_DEL, s->fd, NULL);
 			closefd(&s->fd);
 			return;
+		}
+		if (s == &p->err && p->req->passthrough) {
+			err_tee(tmp, (size_t)n);
+			keep = s->len >= RUNNER_SCAN_CAP ? 0 :
+			    RUNNER_SCAN_CAP - s->len;
+			if (keep > (size_t)n)
+				keep = n;
+			if (keep > 0) {
+				s->buf = xreallocarray(s->buf, s->len + keep +
+				    1, 1);
+				memcpy(s->buf + s->len, tmp, keep);
+				s->len += keep;
+				s->buf[s->len] = '\0';
+			}
+			continue;
 		}
 		used = p->out.len + p->err.len;
 		keep = used >= p->cap ? 0 : p->cap - used;
@@ -992,10 +1034,9 @@ make_hint(struct runner_proc *p, struct runner_result *res, int limit)
  */
 static void
 limit_denials(struct runner_proc *p, const struct runner_result *res,
-    int limit)
+    int limit, const char *err)
 {
 	const struct resource_limits *l = &p->req->policy->limits;
-	const char *err = res->err != NULL ? res->err : "";
 
 	if (limit == 1 && l->memory_mb > 0)
 		(void)runner_denial_add_limit(p->denials, &p->ndenials,
@@ -1026,10 +1067,70 @@ limit_denials(struct runner_proc *p, const struct runner_result *res,
 		    "timeout", "wallClock", (long long)p->req->timeout_ms);
 }
 
+static int
+path_exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+/* The filesystem refusals stderr reports, checked against our policy. */
+static void
+fs_denials(struct runner_proc *p, const char *err, size_t len)
+{
+	const struct runner_plan *pl = &p->plan;
+	const struct sandbox_policy *sp = pl->policy;
+	struct runner_fs_view v;
+	const char **ro, **rw;
+	char **etc;
+	size_t i, nro = 0, nrw = 0, nsys, netc;
+
+	for (nsys = 0; sandbox_system_dirs[nsys] != NULL; nsys++)
+		;
+	for (netc = 0; sandbox_etc_entries[netc] != NULL; netc++)
+		;
+	ro = xcalloc(nsys + netc + pl->nextra_ro + 1, sizeof(*ro));
+	rw = xcalloc(sp->nread_write + 2, sizeof(*rw));
+	etc = xcalloc(netc + 1, sizeof(*etc));
+	for (i = 0; i < nsys; i++)
+		ro[nro++] = sandbox_system_dirs[i];
+	for (i = 0; i < netc; i++) {
+		xasprintf(&etc[i], "/etc/%s", sandbox_etc_entries[i]);
+		ro[nro++] = etc[i];
+	}
+	for (i = 0; i < pl->nextra_ro; i++)
+		ro[nro++] = pl->extra_ro[i];
+	for (i = 0; i < sp->nread_write; i++)
+		rw[nrw++] = sp->read_write[i];
+	if (sp->home != NULL)
+		rw[nrw++] = sp->home;
+	memset(&v, 0, sizeof(v));
+	v.workspace = pl->workspace;
+	v.workspace_ro = pl->workspace_readonly;
+	v.ro = ro;
+	v.nro = nro;
+	v.rw = rw;
+	v.nrw = nrw;
+	v.deny = (const char *const *)pl->deny;
+	v.ndeny = pl->ndeny;
+	v.protected = (const char *const *)sp->protected;
+	v.nprotected = sp->nprotected;
+	v.exists = path_exists;
+	(void)runner_fs_denials(&v, pl->cwd, err, len, p->denials,
+	    &p->ndenials);
+	for (i = 0; i < netc; i++)
+		free(etc[i]);
+	free(etc);
+	free(ro);
+	free(rw);
+}
+
 int
 runner_proc_finish(struct runner_proc *p, struct runner_result *res)
 {
-	char msg[200];
+	char msg[200], *scan = NULL;
+	size_t scanlen = 0;
 	ssize_t n;
 	int limit, status;
 
@@ -1072,8 +1173,17 @@ runner_proc_finish(struct runner_proc *p, struct runner_result *res)
 	    p->warning);
 	res->out = p->out.buf != NULL ? p->out.buf : xstrdup("");
 	res->out_len = p->out.len;
-	res->err = p->err.buf != NULL ? p->err.buf : xstrdup("");
-	res->err_len = p->err.len;
+	if (p->req->passthrough) {
+		scan = p->err.buf;
+		scanlen = p->err.len;
+		res->err = xstrdup("");
+		res->err_len = 0;
+	} else {
+		res->err = p->err.buf != NULL ? p->err.buf : xstrdup("");
+		res->err_len = p->err.len;
+		scan = res->err;
+		scanlen = res->err_len;
+	}
 	p->out.buf = p->err.buf = NULL;
 	res->truncated = p->truncated;
 	limit = runner_cgroup_limit_hit(p->cg);
@@ -1081,10 +1191,14 @@ runner_proc_finish(struct runner_proc *p, struct runner_result *res)
 		/* Calls still queued when the run ended are not answered:
 		 * their callers are dead. */
 		make_hint(p, res, limit);
-		limit_denials(p, res, limit);
+		limit_denials(p, res, limit, scan != NULL ? scan : "");
+		if (scan != NULL)
+			fs_denials(p, scan, scanlen);
 		memcpy(res->denials, p->denials, sizeof(res->denials));
 		res->ndenials = p->ndenials;
 	}
+	if (scan != res->err)
+		free(scan);
 	proc_free(p);
 	return 0;
 }

@@ -47,6 +47,15 @@ struct runner_request {
 	int			 stdin_fd;	/* -1: /dev/null */
 	int			 passthrough;	/* 1: stdout/stderr are the
 						   caller's (airlock exec) */
+	/*
+	 * With |passthrough|: the command's stderr is a pipe to the runner,
+	 * which writes it on to its own stderr as it comes and keeps the
+	 * first 64 KiB to find the filesystem refusals it reports
+	 * (runner/fsdenials.h).  Without it a passed-through stderr is the
+	 * caller's own descriptor (a terminal stays a terminal) and no
+	 * filesystem denial is recorded.  Captured output is always read.
+	 */
+	int			 scan_stderr;
 	const int		*keep_fds;	/* extra fds passed through */
 	size_t			 nkeep_fds;
 	/*

@@ -27,7 +27,6 @@
 #include "common/log.h"
 #include "broker/audit.h"
 #include "common/util.h"
-#include "common/vis.h"
 #include "policy/manifest.h"
 #include "policy/manifest_sig.h"
 #include "policy/writepolicy.h"
@@ -140,21 +139,19 @@ host_is_ip(const char *hostport)
 }
 
 /*
- * What the sandbox refused, one line each on stderr, escaped (a path
- * comes from the command's own report and may hold any byte).
+ * What the sandbox refused, one line each on stderr.  A path comes from
+ * the command's own report and may hold any byte: log_warnx() escapes
+ * the whole line (common/vis.h).
  */
 static void
 print_denials(const struct runner_result *res)
 {
-	char line[RUNNER_DENIAL_TEXT_MAX], *esc;
+	char line[RUNNER_DENIAL_TEXT_MAX];
 	size_t i;
 
 	for (i = 0; i < res->ndenials; i++) {
 		runner_denial_format(&res->denials[i], line, sizeof(line));
-		if ((esc = vis_str(line, 0)) == NULL)
-			fatal("vis_str");
-		log_warnx("denied: %s", esc);
-		free(esc);
+		log_warnx("denied: %s", line);
 	}
 }
 
@@ -692,6 +689,7 @@ cmd_exec(int argc, char **argv)
 	req.output_cap = 0;
 	req.stdin_fd = 0;
 	req.passthrough = 1;
+	req.scan_stderr = 1;	/* for the filesystem denials */
 	if (overlay && upper.mnt_fd != -1) {
 		req.upper_mnt = 1;
 		req.upper_fd = upper.mnt_fd;

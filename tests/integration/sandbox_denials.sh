@@ -71,6 +71,48 @@ expect_eq "i386_call_killed" "$status" 159
 expect_not_contains "i386_call_not_a_notification" "$out" \
     "denied: syscall getpid"
 
+# Filesystem: the command's own report, checked against the policy.
+# (Not beneath /tmp: the sandbox's /tmp is its own.)
+hostdir=$(mktemp -d /var/tmp/airlock-denials.XXXXXX)
+secret="$hostdir/host-only-secret"
+echo s > "$secret"
+run -- cat "$secret"
+expect_contains "host_file_not_bound_still_enoent" "$out" \
+    "No such file or directory"
+expect_contains "host_file_read_reported" "$out" \
+    "airlock: denied: filesystem read $secret (mount)"
+expect_eq "host_file_status_unchanged" "$status" 1
+run -- touch /usr/airlock-denial-test
+expect_contains "usr_write_still_erofs" "$out" "Read-only file system"
+expect_contains "usr_write_reported" "$out" \
+    "denied: filesystem write /usr/airlock-denial-test (mount)"
+run -- python3 -c 'open("/usr/lib/airlock-denial-py", "w")'
+expect_contains "python_write_reported" "$out" \
+    "denied: filesystem write /usr/lib/airlock-denial-py (mount)"
+run --deny-read /etc/passwd -- cat /etc/passwd
+expect_contains "deny_read_reported" "$out" \
+    "denied: filesystem read /etc/passwd (mount)"
+# Negatives: a missing file in the workspace; a path printed that the
+# policy allows; a forged report is only as wide as the path it names.
+run -- cat "$ws/not-there"
+expect_not_contains "missing_workspace_file_no_denial" "$out" "denied:"
+run -- sh -c 'echo "cat: /etc/passwd: Permission denied" >&2; cat /etc/passwd >/dev/null'
+expect_not_contains "allowed_path_no_denial" "$out" "denied:"
+run -- sh -c 'echo "cat: /etc/shadow: Permission denied" >&2; exit 1'
+expect_contains "forged_report_names_only_the_path" "$out" \
+    "denied: filesystem read /etc/shadow (mount)"
+lines=$(printf '%s\n' "$out" | grep -c "denied:")
+expect_eq "forged_report_one_entry" "$lines" 1
+# Escaped: a path with a terminal escape is shown, not obeyed.
+touch "$hostdir/$(printf 'x\033[2Jy')"
+run -- sh -c "printf 'cat: $hostdir/x\\033[2Jy: No such file or directory\\n' >&2"
+line=$(printf '%s\n' "$out" | grep "denied:")
+expect_contains "escaped_path_reported" "$line" \
+    "denied: filesystem read $hostdir/x\\e[2Jy (mount)"
+expect_not_contains "escape_not_printed_raw" "$line" "$(printf '\033')"
+
+rm -rf "$hostdir"
+
 # Limits, each with the value in force.
 run --limit memory=64 -- ./probe memory-bomb
 expect_eq "memory_limit_killed" "$status" 137

@@ -22,6 +22,7 @@
 
 #include "policy/sandbox_defaults.h"
 #include "runner/denials.h"
+#include "runner/fsdenials.h"
 #include "runner/runner.h"
 #include "runner/runner_int.h"
 
@@ -157,6 +158,181 @@ START_TEST(test_allow_accepts_only_deny_list_names)
 	    runner_seccomp_check_allow(unknown, 1, err, sizeof(err)), 0);
 	ck_assert_int_lt(
 	    runner_seccomp_check_allow(clone3, 1, err, sizeof(err)), 0);
+}
+END_TEST
+
+/* The host as the fs tests see it. */
+static int
+fake_exists(const char *path)
+{
+	static const char *const host[] = { "/root", "/root/.npmrc", "/usr",
+		"/usr/bin", "/etc", "/etc/shadow", "/ws", "/ws/.git", "/secret",
+		"/secret/key", NULL };
+	size_t i;
+
+	for (i = 0; host[i] != NULL; i++)
+		if (strcmp(path, host[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static const char *const fs_ro[] = { "/usr", "/etc/passwd" };
+static const char *const fs_rw[] = { "/data" };
+static const char *const fs_deny[] = { "/secret" };
+static const char *const fs_prot[] = { ".git" };
+
+static size_t
+fs_scan(const char *err, struct runner_denial *list, size_t *n)
+{
+	struct runner_fs_view v;
+
+	memset(&v, 0, sizeof(v));
+	v.workspace = "/ws";
+	v.ro = fs_ro;
+	v.nro = 2;
+	v.rw = fs_rw;
+	v.nrw = 1;
+	v.deny = fs_deny;
+	v.ndeny = 1;
+	v.protected = fs_prot;
+	v.nprotected = 1;
+	v.exists = fake_exists;
+	*n = 0;
+	return runner_fs_denials(&v, "/ws/sub", err, strlen(err), list, n);
+}
+
+START_TEST(test_fs_each_message_form)
+{
+	struct runner_denial l[RUNNER_DENIALS_MAX];
+	size_t n;
+
+	ck_assert_uint_eq(fs_scan("cat: /root/.npmrc: No such file or "
+				  "directory\n",
+			      l, &n),
+	    1);
+	ck_assert_str_eq(l[0].path, "/root/.npmrc");
+	ck_assert_str_eq(l[0].access, "read");
+	ck_assert_str_eq(l[0].source, "mount");
+	ck_assert_uint_eq(fs_scan("touch: cannot touch '/usr/x': Read-only "
+				  "file system\n",
+			      l, &n),
+	    1);
+	ck_assert_str_eq(l[0].path, "/usr/x");
+	ck_assert_str_eq(l[0].access, "write");
+	ck_assert_str_eq(l[0].source, "mount");
+	ck_assert_uint_eq(fs_scan("touch: cannot touch \xe2\x80\x98/usr/y"
+				  "\xe2\x80\x99: Permission denied\n",
+			      l, &n),
+	    1);
+	ck_assert_str_eq(l[0].path, "/usr/y");
+	ck_assert_str_eq(l[0].source, "landlock");
+	ck_assert_uint_eq(fs_scan("PermissionError: [Errno 13] Permission "
+				  "denied: '/root/.npmrc'\n",
+			      l, &n),
+	    1);
+	ck_assert_str_eq(l[0].access, "read");
+	ck_assert_uint_eq(fs_scan("sh: 1: cannot create /usr/bin/z: "
+				  "Read-only file system\n",
+			      l, &n),
+	    1);
+	ck_assert_str_eq(l[0].path, "/usr/bin/z");
+	ck_assert_str_eq(l[0].access, "write");
+	ck_assert_uint_eq(fs_scan("Error: EACCES: permission denied, open "
+				  "'/secret/key'\n",
+			      l, &n),
+	    1);
+	ck_assert_str_eq(l[0].path, "/secret/key");
+	ck_assert_str_eq(l[0].access, "read");
+	/* Relative to the command's directory, ".." resolved. */
+	ck_assert_uint_eq(fs_scan("cat: ../../root/.npmrc: No such file or "
+				  "directory\n",
+			      l, &n),
+	    1);
+	ck_assert_str_eq(l[0].path, "/root/.npmrc");
+	/* A protected path in the workspace. */
+	ck_assert_uint_eq(fs_scan("touch: cannot touch '/ws/.git/config': "
+				  "Read-only file system\n",
+			      l, &n),
+	    1);
+	ck_assert_str_eq(l[0].path, "/ws/.git/config");
+	ck_assert_str_eq(l[0].access, "write");
+}
+END_TEST
+
+START_TEST(test_fs_allowed_or_missing_gives_nothing)
+{
+	struct runner_denial l[RUNNER_DENIALS_MAX];
+	size_t n;
+
+	/* Missing inside the workspace: a genuine missing file. */
+	ck_assert_uint_eq(fs_scan("cat: nothere: No such file or directory\n"
+				  "cat: /ws/a/b: No such file or directory\n",
+			      l, &n),
+	    0);
+	/* Missing on the host too. */
+	ck_assert_uint_eq(fs_scan("cat: /nowhere/x: No such file or "
+				  "directory\n",
+			      l, &n),
+	    0);
+	/* A readable path named with EACCES but no write: ambiguous. */
+	ck_assert_uint_eq(
+	    fs_scan("cat: /usr/bin: Permission denied\n", l, &n), 0);
+	/* Writable places. */
+	ck_assert_uint_eq(
+	    fs_scan("touch: cannot touch '/ws/x': Permission "
+		    "denied\ntouch: cannot touch '/tmp/x': Permission denied\n"
+		    "touch: cannot touch '/data/x': Permission denied\n",
+		l, &n),
+	    0);
+	/* No error marker: a path printed is not a refusal. */
+	ck_assert_uint_eq(
+	    fs_scan("reading /root/.npmrc\n/etc/shadow\n", l, &n), 0);
+}
+END_TEST
+
+START_TEST(test_fs_never_wider_than_the_named_path)
+{
+	struct runner_denial l[RUNNER_DENIALS_MAX];
+	size_t n;
+
+	/* A forged report names /etc/shadow: the entry is that file only. */
+	ck_assert_uint_eq(
+	    fs_scan("cat: /etc/shadow: Permission denied\n", l, &n), 1);
+	ck_assert_str_eq(l[0].path, "/etc/shadow");
+	/* A quoted path with a space: no word of it becomes an entry. */
+	ck_assert_uint_eq(fs_scan("touch: cannot touch '/usr/my file': "
+				  "Read-only file system\n",
+			      l, &n),
+	    1);
+	ck_assert_str_eq(l[0].path, "/usr/my file");
+	/* "/.." stays at the root. */
+	ck_assert_uint_eq(fs_scan("cat: /../../root/.npmrc: No such file or "
+				  "directory\n",
+			      l, &n),
+	    1);
+	ck_assert_str_eq(l[0].path, "/root/.npmrc");
+}
+END_TEST
+
+START_TEST(test_fs_normalize)
+{
+	char out[64];
+
+	ck_assert_int_eq(
+	    runner_fs_normalize("/ws", "a/./b/../c", out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "/ws/a/c");
+	ck_assert_int_eq(
+	    runner_fs_normalize("/ws", "//x//y/", out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "/x/y");
+	ck_assert_int_eq(
+	    runner_fs_normalize("/ws", "../..", out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "/");
+	ck_assert_int_eq(
+	    runner_fs_normalize("/ws",
+		"/aaaaaaaaaaaaaaaaaaaaaaaa"
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+		out, sizeof(out)),
+	    -1);
 }
 END_TEST
 
@@ -308,6 +484,10 @@ suite(void)
 	tcase_add_test(tc, test_the_real_program_has_eperm_returns_to_notify);
 	tcase_add_test(tc, test_allow_accepts_only_deny_list_names);
 	tcase_add_test(tc, test_seccomp_kill_in_the_log_becomes_a_denial);
+	tcase_add_test(tc, test_fs_each_message_form);
+	tcase_add_test(tc, test_fs_allowed_or_missing_gives_nothing);
+	tcase_add_test(tc, test_fs_never_wider_than_the_named_path);
+	tcase_add_test(tc, test_fs_normalize);
 	tcase_add_test(tc, test_refused_call_is_recorded_and_sees_eperm);
 	tcase_add_test(tc, test_allowed_call_for_one_run_goes_through);
 	tcase_add_test(tc, test_bad_allowance_fails_closed);
