@@ -97,8 +97,17 @@ utf8_valid(const char *data, size_t len)
 		uint32_t cp;
 		size_t n, k;
 
+		/* ASCII, eight bytes at a time (most text is). */
 		if (c < 0x80) {
+			uint64_t w;
+
 			i++;
+			while (len - i >= 8) {
+				memcpy(&w, s + i, 8);
+				if ((w & 0x8080808080808080ULL) != 0)
+					break;
+				i += 8;
+			}
 			continue;
 		} else if ((c & 0xe0) == 0xc0) {
 			n = 1;
@@ -157,6 +166,12 @@ utf8_sanitize(const char *data, size_t len)
 
 	if (len > (SIZE_MAX - 1) / 3)
 		fatalx("utf8_sanitize: input too large");
+	/* Valid and without NUL (most text): a copy. */
+	if (memchr(data, '\0', len) == NULL && utf8_valid(data, len)) {
+		out = xcalloc(1, len + 1);
+		memcpy(out, data, len);
+		return out;
+	}
 	o = out = xcalloc(1, len * 3 + 1);
 	while (i < len) {
 		if ((n = utf8_seq_len(s + i, len - i)) == 0) {
