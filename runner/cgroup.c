@@ -17,7 +17,9 @@
  * filter, an older kernel), the parent falls back to clone() and moves
  * the child with a cgroup.procs write while it builds its root, as on v1,
  * where that write is the only way (and costs an RCU grace period, since
- * the v1 attach takes cgroup_threadgroup_rwsem for writing).
+ * the attach takes cgroup_threadgroup_rwsem for writing).  On v1 a helper
+ * process starts that grace period as the cgroup is made (prewarm()), so
+ * that it overlaps the set-up instead of delaying the command.
  *
  * AIRLOCK_CGROUP2_ROOT names a directory of a cgroup v2 hierarchy to use
  * instead of the one airlock is in (tests mount a private cgroup2
@@ -25,6 +27,8 @@
  * cgroups are made beneath it, with whatever controllers it delegates.  A
  * value that is not a cgroup2 directory means no cgroup at all (limits
  * asked for are then refused, or run without under best-effort).
+ * AIRLOCK_CGROUP2_ATTACH=1 skips clone3 on v2 (the attach path, as when
+ * clone3 is refused; bench/cgroup_startup.sh compares the two).
  */
 #include "config.h"
 
@@ -32,6 +36,7 @@
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 
 #include <linux/magic.h>
 #include <linux/sched.h>
@@ -60,12 +65,14 @@ struct runner_cgroup {
 	char	*procs[CG_N];	/* the cgroup.procs files to join */
 	size_t	 nprocs;
 	int	 dirfd;		/* v2: the cgroup's directory, else -1 */
+	pid_t	 prewarm;	/* v1: the helper of prewarm(), else -1 */
 	int64_t	 max_pids;
 };
 
 static struct {
 	int	 probed;
 	int	 v2;
+	int	 attach_only;	/* AIRLOCK_CGROUP2_ATTACH=1: no clone3 */
 	char	*base[CG_N];
 } cg;
 
@@ -168,6 +175,8 @@ probe(void)
 	size_t i;
 
 	cg.probed = 1;
+	cg.attach_only = (own = getenv("AIRLOCK_CGROUP2_ATTACH")) != NULL &&
+	    strcmp(own, "1") == 0;
 	if ((own = getenv("AIRLOCK_CGROUP2_ROOT")) != NULL && *own != '\0') {
 		struct statfs sf;
 
@@ -231,6 +240,37 @@ add_procs(struct runner_cgroup *c, const char *dir)
 	xasprintf(&c->procs[c->nprocs++], "%s/cgroup.procs", dir);
 }
 
+/*
+ * The v1 attach (and a v2 one) takes cgroup_threadgroup_rwsem for
+ * writing, and after a while without writers that waits for an RCU grace
+ * period (rcu_sync): about 6 ms here, more under load
+ * (bench/cgroup_attach).  A helper process started as the cgroup is made
+ * writes itself into the cgroup it is already in (no move, but the same
+ * lock), so that the grace period runs while the runner's cgroup is set
+ * up and its child cloned; the real attach that follows finds the lock on
+ * the writers' side and is cheap.  Returns the helper's pid (reaped by
+ * runner_cgroup_destroy()), or -1.
+ */
+static pid_t
+prewarm(const char *base)
+{
+	char path[RUNNER_MAX_PATH];
+	pid_t pid;
+	int fd;
+
+	if (base == NULL)
+		return -1;
+	snprintf(path, sizeof(path), "%s/cgroup.procs", base);
+	if ((pid = fork()) == 0) {
+		/* "0": this process, into the cgroup it is in. */
+		if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1 ||
+		    write(fd, "0", 1) != 1)
+			_exit(1);
+		_exit(0);
+	}
+	return pid;
+}
+
 struct runner_cgroup *
 runner_cgroup_create(const struct resource_limits *lim, unsigned *enforced)
 {
@@ -245,6 +285,7 @@ runner_cgroup_create(const struct resource_limits *lim, unsigned *enforced)
 	c = xcalloc(1, sizeof(*c));
 	c->max_pids = lim->processes;
 	c->dirfd = -1;
+	c->prewarm = -1;
 	if (cg.v2) {
 		c->v2 = 1;
 		if ((c->path[0] = make_dir(cg.base[0])) == NULL)
@@ -273,6 +314,8 @@ runner_cgroup_create(const struct resource_limits *lim, unsigned *enforced)
 		add_procs(c, c->path[0]);
 		return c;
 	}
+	c->prewarm = prewarm(cg.base[CG_MEMORY] != NULL ? cg.base[CG_MEMORY] :
+	    cg.base[CG_PIDS]);
 	for (i = 0; i < CG_N; i++) {
 		if (cg.base[i] == NULL)
 			continue;
@@ -330,7 +373,7 @@ runner_cgroup_clone(const struct runner_cgroup *c, unsigned long flags,
 	long pid;
 
 	*placed = 0;
-	if (c != NULL && c->dirfd != -1) {
+	if (c != NULL && c->dirfd != -1 && !cg.attach_only) {
 		memset(&args, 0, sizeof(args));
 		args.flags = (flags & ~(unsigned long)CSIGNAL) | CLONE_PIDFD |
 		    CLONE_INTO_CGROUP;
@@ -439,6 +482,9 @@ runner_cgroup_destroy(struct runner_cgroup *c)
 
 	if (c == NULL)
 		return;
+	while (c->prewarm > 0 && waitpid(c->prewarm, NULL, 0) == -1 &&
+	    errno == EINTR)
+		;
 	if (c->dirfd != -1)
 		close(c->dirfd);
 	for (i = 0; i < CG_N; i++) {

@@ -51,7 +51,8 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h supervisor/cmd_approver
 	policy/manifest_limits.h policy/shparse.c policy/shparse.h policy/shrules.c \
 	policy/shrules.h policy/manifest_rules.c policy/manifest_int.h \
 	tests/unit/test_shrules.c fuzz/fuzz_shparse.c broker/shellgate.c \
-	broker/shellgate.h bench/bench_shrules.c bench/mcp_pipe.c
+	broker/shellgate.h bench/bench_shrules.c bench/mcp_pipe.c \
+	bench/cgroup_attach.c
 
 lint: $(BUILT_SOURCES) config.h
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
