@@ -19,6 +19,7 @@
 
 #include "common/errors.h"
 #include "common/log.h"
+#include "common/sha256.h"
 #include "common/util.h"
 
 void *
@@ -68,9 +69,9 @@ xasprintf(char **out, const char *fmt, ...)
 void
 sha256_hex(const void *data, size_t len, char hex[SHA256_HEX_LEN + 1])
 {
-	unsigned char md[crypto_hash_sha256_BYTES];
+	unsigned char md[SHA256_BYTES];
 
-	crypto_hash_sha256(md, data, len);
+	sha256(md, data, len);	/* SHA-NI where the CPU has it */
 	sodium_bin2hex(hex, SHA256_HEX_LEN + 1, md, sizeof(md));
 }
 

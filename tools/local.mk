@@ -33,6 +33,7 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h supervisor/cmd_approver
 	broker/jobs.c broker/jobs.h broker/jobtext.c broker/jobtext.h \
 	broker/fwatch.c broker/fwatch.h \
 	broker/jsonout.c broker/jsonout.h tests/unit/test_jsonout.c \
+	common/sha256.c common/sha256.h tests/unit/test_sha256.c \
 	tests/unit/test_jobtext.c \
 	policy/writepolicy.c policy/writepolicy.h tests/unit/test_writepolicy.c \
 	policy/seatbelt.c policy/seatbelt.h supervisor/cmd_profile.c \
