@@ -482,7 +482,7 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	struct sock_fprog *own_bpf = NULL;
 	const char *env;
 	uint32_t len;
-	int pidfd = -1, rc, e;
+	int pidfd = -1, rc, e, placed = 0;
 	unsigned enforced;
 	long pid;
 
@@ -547,9 +547,12 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 		    "best-effort)", p->warning);
 	}
 
-	/* A raw clone: fork semantics plus the namespaces, and a pidfd. */
-	pid = syscall(SYS_clone, RUNNER_NS_FLAGS | CLONE_PIDFD | SIGCHLD |
-	    (p->plan.root ? 0 : CLONE_NEWUSER), 0, &pidfd, 0, 0);
+	/*
+	 * A raw clone: fork semantics plus the namespaces, and a pidfd; on
+	 * cgroup v2 the child is born in its cgroup (runner/cgroup.c).
+	 */
+	pid = runner_cgroup_clone(p->cg, RUNNER_NS_FLAGS | SIGCHLD |
+	    (p->plan.root ? 0 : CLONE_NEWUSER), &pidfd, &placed);
 	if (pid == -1) {
 		snprintf(err, errlen, "clone: %s", strerror(errno));
 		rc = errno == EINVAL || errno == EPERM ?
@@ -585,7 +588,8 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	 * the command before this is done: it waits for the seccomp program,
 	 * which is sent after.
 	 */
-	if (p->cg != NULL && runner_cgroup_attach(p->cg, (pid_t)pid) != 0) {
+	if (p->cg != NULL && !placed &&
+	    runner_cgroup_attach(p->cg, (pid_t)pid) != 0) {
 		snprintf(err, errlen, "joining the runner's cgroup: %s",
 		    strerror(errno));
 		rc = AL_ERR_SYSTEM;

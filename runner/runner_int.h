@@ -146,6 +146,15 @@ struct runner_cgroup;
 struct runner_cgroup *runner_cgroup_create(const struct resource_limits *lim,
 	    unsigned *enforced);
 int	runner_cgroup_attach(const struct runner_cgroup *cg, pid_t pid);
+/*
+ * clone() with |flags| (namespaces | exit signal) and CLONE_PIDFD into
+ * *|pidfd|: on cgroup v2 as clone3(CLONE_INTO_CGROUP), the child born in
+ * |cg| (*|placed| = 1, no attach needed); else, or when clone3 is refused,
+ * a plain clone (*|placed| = 0: attach).  |cg| may be NULL.  Returns as
+ * clone() does (0 in the child, -1 with errno).
+ */
+pid_t	runner_cgroup_clone(const struct runner_cgroup *cg,
+	    unsigned long flags, int *pidfd, int *placed);
 /* Kills every process in it (where the kernel can). */
 void	runner_cgroup_kill(struct runner_cgroup *cg);
 /* 1 if the memory limit was hit, 2 if the pids limit was, else 0. */

@@ -34,6 +34,8 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h supervisor/cmd_approver
 	broker/output.c broker/output.h tests/unit/test_excerpt.c \
 	broker/jobs.c broker/jobs.h broker/jobtext.c broker/jobtext.h \
 	broker/fwatch.c broker/fwatch.h \
+	broker/jsonout.c broker/jsonout.h tests/unit/test_jsonout.c \
+	common/sha256.c common/sha256.h tests/unit/test_sha256.c \
 	tests/unit/test_jobtext.c \
 	policy/writepolicy.c policy/writepolicy.h tests/unit/test_writepolicy.c \
 	policy/seatbelt.c policy/seatbelt.h supervisor/cmd_profile.c \
@@ -52,7 +54,8 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h supervisor/cmd_approver
 	policy/manifest_limits.h policy/shparse.c policy/shparse.h policy/shrules.c \
 	policy/shrules.h policy/manifest_rules.c policy/manifest_int.h \
 	tests/unit/test_shrules.c fuzz/fuzz_shparse.c broker/shellgate.c \
-	broker/shellgate.h bench/bench_shrules.c bench/mcp_pipe.c
+	broker/shellgate.h bench/bench_shrules.c bench/mcp_pipe.c \
+	bench/cgroup_attach.c
 
 lint: $(BUILT_SOURCES) config.h
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
