@@ -3,13 +3,18 @@
 # bench
 
 # Broker round trips (bench/broker): not built by default.
-EXTRA_PROGRAMS = bench/mcp_bench bench/mcp_pipe
+EXTRA_PROGRAMS = bench/mcp_bench bench/mcp_pipe bench/cgroup_attach
+# The cost of a cgroup placement by kernel interface (bench/cgroup_attach).
+bench_cgroup_attach_SOURCES = bench/cgroup_attach.c
+CLEANFILES += bench/cgroup_attach
 bench_mcp_bench_SOURCES = bench/mcp_bench.c
 CLEANFILES += bench/mcp_bench
 # Pipelined throughput, 64 in flight, binaries interleaved (bench/pipe.sh).
 bench_mcp_pipe_SOURCES = bench/mcp_pipe.c
 CLEANFILES += bench/mcp_pipe
 EXTRA_DIST += bench/pipe.sh
+# Runner start-up by cgroup interface (v1 attach, v2 clone3) vs bwrap.
+EXTRA_DIST += bench/cgroup_startup.sh
 EXTRA_DIST += bench/broker bench/bench.yaml
 # audit: appends per second, signed+chained vs plain (bench/audit.sh).
 check_PROGRAMS += bench/audit_bench

@@ -37,6 +37,7 @@
 #include "broker/ledger.h"
 #include "broker/output.h"
 #include "broker/pins.h"
+#include "broker/jsonout.h"
 #include "broker/redact.h"
 #include "broker/secrets.h"
 #include "broker/wsdigest.h"
@@ -298,6 +299,8 @@ broker_turn_end(void *arg)
 	struct conn	*k, *next;
 	int		 ok = 1;
 
+	/* The next turn's first result reads the inotify queue again. */
+	fwatch_turn_end(b->fwatch);
 	if (b->cfg.audit != NULL) {
 		ok = audit_flush(b->cfg.audit) == 0;
 		if (audit_lost(b->cfg.audit))
@@ -643,13 +646,54 @@ call_answer_early(struct call *c, json_t *structured, const char *text)
 	call_release_conn(c);
 }
 
+/*
+ * The reply line of a result that is remembered for a retry (the ledger
+ * keeps a json_t) or that takes what happened meanwhile at its tail: the
+ * result built as a json_t, remembered, then the tail added to a copy.
+ */
+static char *
+result_line(struct call *c, const char *text, int is_error,
+    json_t *structured, json_t *const *extra, size_t nextra)
+{
+	struct broker	*b = c->b;
+	json_t		*result, *sent;
+	char		*line;
+	size_t		 i;
+
+	result = json_pack("{s:[{s:s, s:s}], s:b}", "content", "type", "text",
+	    "text", text, "isError", is_error);
+	if (result == NULL)
+		fatalx("json_pack");
+	if (!is_error)
+		json_object_set(result, "structuredContent", structured);
+	for (i = 0; i < nextra; i++)
+		json_array_append_new(json_object_get(result, "content"),
+		    json_pack("{s:s, s:O}", "type", "text", "text", extra[i]));
+	call_remember(c, result);
+	/*
+	 * Late injection, after the ledger kept the result (a replay does
+	 * not repeat it): what happened meanwhile goes at the tail.
+	 */
+	if ((sent = json_deep_copy(result)) == NULL)
+		fatalx("json_deep_copy");
+	json_decref(result);
+	fwatch_tail(b->fwatch, sent, is_error ? NULL :
+	    json_object_get(sent, "structuredContent"));
+	jobs_tail(b->jobs, sent, is_error ? NULL :
+	    json_object_get(sent, "structuredContent"));
+	line = jsonrpc_encode_result(c->id, sent);
+	json_decref(sent);
+	return line;
+}
+
 void
 call_complete(struct call *c, int status, json_t *out)
 {
 	struct broker	*b = c->b;
-	json_t		*result, *structured, *text_extra = NULL;
-	char		*text, err[512];
+	json_t		*structured, *text_extra = NULL, **extra;
+	char		*text, *line, err[512];
 	const char	*eclass = NULL;
+	size_t		 nextra;
 	int		 is_error = status != ACTION_DONE;
 
 	/* A background job's result is kept for job_output instead. */
@@ -693,62 +737,55 @@ call_complete(struct call *c, int status, json_t *out)
 	 * Gemini CLI, opencode) would replace airlock's refusal with a
 	 * schema error.  The text is the same JSON object.
 	 */
-	text = json_dumps(structured, JSON_COMPACT);
-	result = json_pack("{s:[{s:s, s:s}], s:b}",
-	    "content", "type", "text", "text", text != NULL ? text : "",
-	    "isError", is_error);
-	free(text);
-	if (result == NULL)
-		fatalx("json_pack");
-	if (!is_error)
-		json_object_set(result, "structuredContent", structured);
-	/* The excerpt once: the text above carries it if the contract does. */
-	if (json_is_string(text_extra) && (is_error ||
-	    json_object_get(structured, "output") == NULL))
-		json_array_append_new(json_object_get(result, "content"),
-		    json_pack("{s:s, s:O}", "type", "text", "text", text_extra));
-	json_decref(text_extra);
-	/* The agent learns why its call waited for a second decision. */
+	text = jsonout_dumps(structured);
+	if (text == NULL)
+		fatalx("out of memory encoding a result");
+	/* Text blocks after the first: the excerpt, then voided approvals. */
+	if (!json_is_string(text_extra) || (!is_error &&
+	    json_object_get(structured, "output") != NULL)) {
+		json_decref(text_extra);
+		text_extra = NULL;
+	}
+	nextra = (text_extra != NULL) + json_array_size(c->voided);
+	extra = xcalloc(nextra + 1, sizeof(*extra));
+	nextra = 0;
+	if (text_extra != NULL)
+		extra[nextra++] = text_extra;
 	if (c->voided != NULL) {
 		json_t	*v;
 		size_t	 i;
 
 		json_array_foreach(c->voided, i, v) {
-			json_array_append_new(json_object_get(result,
-			    "content"), json_pack("{s:s, s:O}", "type", "text",
-			    "text", v));
+			extra[nextra++] = v;
 		}
 	}
-
-	call_remember(c, result);
 	broker_trace(b, c, is_error ? (eclass != NULL ? eclass : "error") :
 	    "ok", c->note[0] != '\0' ? c->note : NULL);
 	/*
-	 * Late injection, after the ledger kept the result (a replay does
-	 * not repeat it): what happened meanwhile goes at the tail.
+	 * The common case, nothing to remember for a retry and nothing to
+	 * add at the tail: the reply is written from |text| directly, the
+	 * structured JSON encoded once (broker/jsonout.h).
 	 */
-	if (json_array_size(json_object_get(result, "content")) > 0) {
-		json_t *sent = json_deep_copy(result);
-
-		if (sent == NULL)
-			fatalx("json_deep_copy");
-		fwatch_tail(b->fwatch, sent, is_error ? NULL :
-		    json_object_get(sent, "structuredContent"));
-		jobs_tail(b->jobs, sent, is_error ? NULL :
-		    json_object_get(sent, "structuredContent"));
-		json_decref(result);
-		result = sent;
-	}
+	if (c->idem_key == NULL && !fwatch_pending(b->fwatch) &&
+	    !jobs_pending(b->jobs))
+		line = jsonrpc_encode_tool_result(c->id, text, strlen(text),
+		    is_error, extra, nextra);
+	else
+		line = result_line(c, text, is_error, structured, extra,
+		    nextra);
+	free(text);
+	free(extra);
+	json_decref(text_extra);
 
 	if (broker_audit(b, "result", json_pack("{s:O, s:s, s:b, s:s?, s:I}",
 	    "id", c->id, "tool", c->tool->name, "isError", is_error,
 	    "errorClass", eclass,
 	    "durationMs", (json_int_t)(now_monotonic_ms() - c->started))) != 0) {
+		free(line);
 		send_error(c->conn, c->id, JSONRPC_REFUSED,
 		    "audit log cannot be written; result withheld");
 	} else
-		conn_send(c->conn, jsonrpc_encode_result(c->id, result));
-	json_decref(result);
+		conn_send(c->conn, line);
 	json_decref(structured);
 	call_free(c);
 }

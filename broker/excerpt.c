@@ -79,11 +79,13 @@ out_printf(struct out *b, const char *fmt, ...)
 size_t
 excerpt_count_lines(const char *data, size_t len)
 {
-	size_t i, n = 0;
+	const char *p = data, *end = data + len;
+	size_t n = 0;
 
-	for (i = 0; i < len; i++)
-		if (data[i] == '\n')
-			n++;
+	while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+		n++;
+		p++;
+	}
 	if (len > 0 && data[len - 1] != '\n')
 		n++;
 	return n;
@@ -128,11 +130,15 @@ text_init(struct text *t, const char *data, size_t len)
 	char *tmp;
 
 	/* A NUL would end the string: it shows as a space. */
-	tmp = xcalloc(1, len + 1);
-	for (i = 0; i < len; i++)
-		tmp[i] = data[i] == '\0' ? ' ' : data[i];
-	t->s = utf8_sanitize(tmp, len);
-	free(tmp);
+	if (memchr(data, '\0', len) == NULL)
+		t->s = utf8_sanitize(data, len);
+	else {
+		tmp = xcalloc(1, len + 1);
+		for (i = 0; i < len; i++)
+			tmp[i] = data[i] == '\0' ? ' ' : data[i];
+		t->s = utf8_sanitize(tmp, len);
+		free(tmp);
+	}
 	t->len = strlen(t->s);
 	t->n = 0;
 	t->off = xcalloc(slots, sizeof(*t->off));

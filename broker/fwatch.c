@@ -40,6 +40,7 @@ struct fwatch {
 	json_t *changed; /* path -> "created"|"modified"|"deleted" */
 	size_t more; /* past FWATCH_MAX_PATHS */
 	int incomplete; /* a queue overflow or too many dirs */
+	int drained; /* fwatch_pending() read the queue this turn */
 };
 
 /* Names airlock never reports: its own temporary files, and .git. */
@@ -207,6 +208,26 @@ fwatch_drain(struct fwatch *fw)
 			p += sizeof(*ev) + ev->len;
 		}
 	}
+}
+
+int
+fwatch_pending(struct fwatch *fw)
+{
+	if (fw == NULL)
+		return 0;
+	if (!fw->drained) {
+		fwatch_drain(fw);
+		fw->drained = 1;
+	}
+	return json_object_size(fw->changed) > 0 || fw->more > 0 ||
+	    fw->incomplete;
+}
+
+void
+fwatch_turn_end(struct fwatch *fw)
+{
+	if (fw != NULL)
+		fw->drained = 0;
 }
 
 static void

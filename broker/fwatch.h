@@ -56,4 +56,13 @@ void fwatch_own_end(struct fwatch *fw);
  */
 void fwatch_tail(struct fwatch *fw, json_t *result, json_t *structured);
 
+/*
+ * Whether fwatch_tail() would add anything now.  Reads the kernel's queue
+ * at most once per event-loop turn (fwatch_turn_end() starts the next):
+ * the results of one turn cost one read, and a change made during a turn
+ * is reported with a result of the next.  |fw| may be NULL (returns 0).
+ */
+int fwatch_pending(struct fwatch *fw);
+void fwatch_turn_end(struct fwatch *fw);
+
 #endif

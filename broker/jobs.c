@@ -684,6 +684,12 @@ jobs_act_kill(struct call *c, json_t **out)
 	return job_park(c, j, WAIT_MAX_MS, 1);
 }
 
+int
+jobs_pending(const struct jobs *js)
+{
+	return js != NULL && json_array_size(js->pending) > 0;
+}
+
 void
 jobs_tail(struct jobs *js, json_t *result, json_t *structured)
 {

@@ -85,5 +85,7 @@ int jobs_act_kill(struct call *c, json_t **out);
  * NULL), then forgets them.
  */
 void jobs_tail(struct jobs *js, json_t *result, json_t *structured);
+/* Whether jobs_tail() would add anything (|js| may be NULL). */
+int jobs_pending(const struct jobs *js);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "broker/jsonout.h"
 #include "broker/jsonrpc.h"
 #include "common/util.h"
 
@@ -150,31 +151,97 @@ jsonrpc_msg_clear(struct jsonrpc_msg *msg)
 	memset(msg, 0, sizeof(*msg));
 }
 
+/*
+ * {"jsonrpc":"2.0"[,"id":ID][,"method":METHOD],KEY:VALUE}\n as jansson's
+ * compact dump of the same object would write it; |obj| alone (KEY "")
+ * writes obj itself.  Returns the line, or NULL.
+ */
+static char *
+encode_msg(json_t *id, const char *method, const char *key, json_t *value)
+{
+	struct jsonout o;
+
+	jsonout_init(&o, 256);
+	if (key[0] == '\0') {
+		if (jsonout_value(&o, value) != 0)
+			goto fail;
+	} else {
+		jsonout_lit(&o, "{\"jsonrpc\":\"2.0\"");
+		if (id != NULL) {
+			jsonout_lit(&o, ",\"id\":");
+			if (jsonout_value(&o, id) != 0)
+				goto fail;
+		}
+		if (method != NULL) {
+			jsonout_lit(&o, ",\"method\":");
+			jsonout_string(&o, method, strlen(method));
+		}
+		jsonout_lit(&o, ",\"");
+		jsonout_lit(&o, key);
+		jsonout_lit(&o, "\":");
+		if (value == NULL || jsonout_value(&o, value) != 0)
+			goto fail;
+		jsonout_lit(&o, "}");
+	}
+	jsonout_lit(&o, "\n");
+	return jsonout_take(&o);
+fail:
+	jsonout_free(&o);
+	return NULL;
+}
+
 static char *
 encode_line(json_t *obj)
 {
-	char *s, *line;
-	size_t n;
+	char *line;
 
-	s = json_dumps(obj, JSON_COMPACT);
+	if (obj == NULL)
+		return NULL;
+	line = encode_msg(NULL, NULL, "", obj);
 	json_decref(obj);
-	if (s == NULL)
-		return NULL;
-	n = strlen(s);
-	if ((line = realloc(s, n + 2)) == NULL) {
-		free(s);
-		return NULL;
-	}
-	line[n] = '\n';
-	line[n + 1] = '\0';
 	return line;
 }
 
 char *
 jsonrpc_encode_result(json_t *id, json_t *result)
 {
-	return encode_line(json_pack("{s:s, s:O, s:O}", "jsonrpc", "2.0",
-	    "id", id != NULL ? id : json_null(), "result", result));
+	return encode_msg(id != NULL ? id : json_null(), NULL, "result",
+	    result);
+}
+
+char *
+jsonrpc_encode_tool_result(json_t *id, const char *structured, size_t len,
+    int is_error, json_t *const *extra, size_t nextra)
+{
+	struct jsonout	o;
+	size_t		i;
+
+	jsonout_init(&o, 2 * len + 160);
+	jsonout_lit(&o, "{\"jsonrpc\":\"2.0\",\"id\":");
+	if (jsonout_value(&o, id != NULL ? id : json_null()) != 0)
+		goto fail;
+	jsonout_lit(&o, ",\"result\":{\"content\":[{\"type\":\"text\","
+	    "\"text\":");
+	jsonout_string(&o, structured, len);
+	jsonout_lit(&o, "}");
+	for (i = 0; i < nextra; i++) {
+		if (!json_is_string(extra[i]))
+			goto fail;
+		jsonout_lit(&o, ",{\"type\":\"text\",\"text\":");
+		jsonout_value(&o, extra[i]);
+		jsonout_lit(&o, "}");
+	}
+	if (is_error)
+		jsonout_lit(&o, "],\"isError\":true}}\n");
+	else {
+		jsonout_lit(&o, "],\"isError\":false,\"structuredContent\":");
+		jsonout_raw(&o, structured, len);
+		jsonout_lit(&o, "}}\n");
+	}
+	return jsonout_take(&o);
+fail:
+	jsonout_free(&o);
+	return NULL;
 }
 
 char *
@@ -194,8 +261,7 @@ jsonrpc_encode_error(json_t *id, int code, const char *message, json_t *data)
 char *
 jsonrpc_encode_notification(const char *method, json_t *params)
 {
-	return encode_line(json_pack("{s:s, s:s, s:O}", "jsonrpc", "2.0",
-	    "method", method, "params", params));
+	return encode_msg(NULL, method, "params", params);
 }
 
 int

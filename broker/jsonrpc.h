@@ -61,6 +61,19 @@ char	*jsonrpc_encode_error(json_t *id, int code, const char *message,
 	    json_t *data);
 char	*jsonrpc_encode_notification(const char *method, json_t *params);
 
+/*
+ * A tools/call result of the fixed shape
+ *   {"content":[{"type":"text","text":TEXT}, {"type":"text","text":X}...],
+ *    "isError":B[,"structuredContent":STRUCTURED]}
+ * where TEXT is structured[0..len) as a JSON string and, unless
+ * |is_error|, STRUCTURED is the same bytes pasted as they are: the
+ * structured JSON (compact, from jsonout_dumps()) is encoded once.  |extra|
+ * holds |nextra| further text blocks (json strings, borrowed).  Returns the
+ * line as jsonrpc_encode_result() does for the same json_t result.
+ */
+char	*jsonrpc_encode_tool_result(json_t *id, const char *structured,
+	    size_t len, int is_error, json_t *const *extra, size_t nextra);
+
 /* Returns 1 if |a| and |b| are the same JSON-RPC id, else 0. */
 int	jsonrpc_id_equal(const json_t *a, const json_t *b);
 

@@ -7,6 +7,7 @@ libairlock_a_SOURCES += \
 	broker/broker.c broker/broker.h broker/broker_int.h \
 	broker/egress.c broker/egress.h \
 	broker/jsonrpc.c broker/jsonrpc.h \
+	broker/jsonout.c broker/jsonout.h \
 	broker/ledger.c broker/ledger.h \
 	broker/loop.c broker/loop.h \
 	broker/patchjail.c broker/patchjail.h \
@@ -57,6 +58,10 @@ EXTRA_DIST += tests/integration/contrib_manifests.sh
 
 check_PROGRAMS += tests/unit/test_jsonrpc tests/unit/test_ledger
 TESTS += tests/unit/test_jsonrpc tests/unit/test_ledger
+check_PROGRAMS += tests/unit/test_jsonout
+TESTS += tests/unit/test_jsonout
+tests_unit_test_jsonout_CFLAGS = $(unit_cflags)
+tests_unit_test_jsonout_LDADD = $(unit_ldadd)
 tests_unit_test_jsonrpc_CFLAGS = $(unit_cflags)
 tests_unit_test_jsonrpc_LDADD = $(unit_ldadd)
 tests_unit_test_ledger_CFLAGS = $(unit_cflags)

@@ -83,7 +83,9 @@ excerpt_json(const char *data, size_t len, const struct excerpt_opts *o,
     struct excerpt_info *info)
 {
 	char *e = excerpt_make(data, len, o, info);
-	json_t *s = json_string(e);
+	size_t n = strlen(e);
+	/* Checked here (faster than jansson's check, the same rule). */
+	json_t *s = utf8_valid(e, n) ? json_stringn_nocheck(e, n) : NULL;
 
 	free(e);
 	if (s == NULL)

@@ -6,9 +6,14 @@ libairlock_a_SOURCES += \
 	common/log.c common/log.h \
 	common/paths.c common/paths.h \
 	common/util.c common/util.h \
+	common/sha256.c common/sha256.h \
 	common/vis.c common/vis.h \
 	common/approver_token.c common/approver_token.h
 
+check_PROGRAMS += tests/unit/test_sha256
+TESTS += tests/unit/test_sha256
+tests_unit_test_sha256_CFLAGS = $(unit_cflags)
+tests_unit_test_sha256_LDADD = $(unit_ldadd)
 check_PROGRAMS += tests/unit/test_buf
 TESTS += tests/unit/test_buf
 tests_unit_test_buf_CFLAGS = $(unit_cflags)

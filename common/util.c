@@ -19,6 +19,7 @@
 
 #include "common/errors.h"
 #include "common/log.h"
+#include "common/sha256.h"
 #include "common/util.h"
 
 void *
@@ -68,9 +69,9 @@ xasprintf(char **out, const char *fmt, ...)
 void
 sha256_hex(const void *data, size_t len, char hex[SHA256_HEX_LEN + 1])
 {
-	unsigned char md[crypto_hash_sha256_BYTES];
+	unsigned char md[SHA256_BYTES];
 
-	crypto_hash_sha256(md, data, len);
+	sha256(md, data, len);	/* SHA-NI where the CPU has it */
 	sodium_bin2hex(hex, SHA256_HEX_LEN + 1, md, sizeof(md));
 }
 
@@ -97,8 +98,17 @@ utf8_valid(const char *data, size_t len)
 		uint32_t cp;
 		size_t n, k;
 
+		/* ASCII, eight bytes at a time (most text is). */
 		if (c < 0x80) {
+			uint64_t w;
+
 			i++;
+			while (len - i >= 8) {
+				memcpy(&w, s + i, 8);
+				if ((w & 0x8080808080808080ULL) != 0)
+					break;
+				i += 8;
+			}
 			continue;
 		} else if ((c & 0xe0) == 0xc0) {
 			n = 1;
@@ -157,6 +167,12 @@ utf8_sanitize(const char *data, size_t len)
 
 	if (len > (SIZE_MAX - 1) / 3)
 		fatalx("utf8_sanitize: input too large");
+	/* Valid and without NUL (most text): a copy. */
+	if (memchr(data, '\0', len) == NULL && utf8_valid(data, len)) {
+		out = xcalloc(1, len + 1);
+		memcpy(out, data, len);
+		return out;
+	}
 	o = out = xcalloc(1, len * 3 + 1);
 	while (i < len) {
 		if ((n = utf8_seq_len(s + i, len - i)) == 0) {

@@ -14,7 +14,7 @@
  * Build (not part of the default build):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -I. -Ibuild \
  *	fuzz/fuzz_diff.c policy/diff.c common/buf.c common/errors.c \
- *	common/log.c common/util.c \
+ *	common/log.c common/util.c common/sha256.c \
  *	$(pkg-config --cflags --libs libsodium jansson) -o fuzz/fuzz_diff
  *   ./fuzz/fuzz_diff -max_total_time=60 fuzz/corpus/diff
  */

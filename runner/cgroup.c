@@ -10,11 +10,36 @@
  * so that outer limits keep applying).  A controller that cannot be set
  * up is skipped: the pid namespace and rlimits still bound the runner,
  * and the result does not report RUNNER_LAYER_CGROUP.
+ *
+ * Placement.  On v2 the child is born in its cgroup: clone3() with
+ * CLONE_INTO_CGROUP, so no cgroup.procs write (and no migration) is
+ * needed.  When clone3 is refused (ENOSYS or EPERM from an outer seccomp
+ * filter, an older kernel), the parent falls back to clone() and moves
+ * the child with a cgroup.procs write while it builds its root, as on v1,
+ * where that write is the only way (and costs an RCU grace period, since
+ * the attach takes cgroup_threadgroup_rwsem for writing).  On v1 a helper
+ * process starts that grace period as the cgroup is made (prewarm()), so
+ * that it overlaps the set-up instead of delaying the command.
+ *
+ * AIRLOCK_CGROUP2_ROOT names a directory of a cgroup v2 hierarchy to use
+ * instead of the one airlock is in (tests mount a private cgroup2
+ * hierarchy; hosts whose v2 hierarchy is mounted elsewhere): runner
+ * cgroups are made beneath it, with whatever controllers it delegates.  A
+ * value that is not a cgroup2 directory means no cgroup at all (limits
+ * asked for are then refused, or run without under best-effort).
+ * AIRLOCK_CGROUP2_ATTACH=1 skips clone3 on v2 (the attach path, as when
+ * clone3 is refused; bench/cgroup_startup.sh compares the two).
  */
 #include "config.h"
 
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/wait.h>
+
+#include <linux/magic.h>
+#include <linux/sched.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -26,6 +51,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/log.h"
 #include "common/util.h"
 #include "runner/runner_int.h"
 
@@ -38,12 +64,15 @@ struct runner_cgroup {
 	char	*path[CG_N];	/* v2: path[0] only */
 	char	*procs[CG_N];	/* the cgroup.procs files to join */
 	size_t	 nprocs;
+	int	 dirfd;		/* v2: the cgroup's directory, else -1 */
+	pid_t	 prewarm;	/* v1: the helper of prewarm(), else -1 */
 	int64_t	 max_pids;
 };
 
 static struct {
 	int	 probed;
 	int	 v2;
+	int	 attach_only;	/* AIRLOCK_CGROUP2_ATTACH=1: no clone3 */
 	char	*base[CG_N];
 } cg;
 
@@ -146,6 +175,22 @@ probe(void)
 	size_t i;
 
 	cg.probed = 1;
+	cg.attach_only = (own = getenv("AIRLOCK_CGROUP2_ATTACH")) != NULL &&
+	    strcmp(own, "1") == 0;
+	if ((own = getenv("AIRLOCK_CGROUP2_ROOT")) != NULL && *own != '\0') {
+		struct statfs sf;
+
+		if (statfs(own, &sf) == 0 &&
+		    sf.f_type == (typeof(sf.f_type))CGROUP2_SUPER_MAGIC &&
+		    access(own, W_OK) == 0) {
+			cg.v2 = 1;
+			cg.base[0] = xstrdup(own);
+			collect_stale(cg.base[0]);
+		} else
+			log_warnx("AIRLOCK_CGROUP2_ROOT=%s is not a writable "
+			    "cgroup2 directory: no cgroup", own);
+		return;
+	}
 	if ((own = own_path("")) != NULL) {
 		for (i = 0; roots[i] != NULL; i++) {
 			snprintf(dir, sizeof(dir), "%s%s", roots[i],
@@ -195,6 +240,37 @@ add_procs(struct runner_cgroup *c, const char *dir)
 	xasprintf(&c->procs[c->nprocs++], "%s/cgroup.procs", dir);
 }
 
+/*
+ * The v1 attach (and a v2 one) takes cgroup_threadgroup_rwsem for
+ * writing, and after a while without writers that waits for an RCU grace
+ * period (rcu_sync): about 6 ms here, more under load
+ * (bench/cgroup_attach).  A helper process started as the cgroup is made
+ * writes itself into the cgroup it is already in (no move, but the same
+ * lock), so that the grace period runs while the runner's cgroup is set
+ * up and its child cloned; the real attach that follows finds the lock on
+ * the writers' side and is cheap.  Returns the helper's pid (reaped by
+ * runner_cgroup_destroy()), or -1.
+ */
+static pid_t
+prewarm(const char *base)
+{
+	char path[RUNNER_MAX_PATH];
+	pid_t pid;
+	int fd;
+
+	if (base == NULL)
+		return -1;
+	snprintf(path, sizeof(path), "%s/cgroup.procs", base);
+	if ((pid = fork()) == 0) {
+		/* "0": this process, into the cgroup it is in. */
+		if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1 ||
+		    write(fd, "0", 1) != 1)
+			_exit(1);
+		_exit(0);
+	}
+	return pid;
+}
+
 struct runner_cgroup *
 runner_cgroup_create(const struct resource_limits *lim, unsigned *enforced)
 {
@@ -208,10 +284,14 @@ runner_cgroup_create(const struct resource_limits *lim, unsigned *enforced)
 		probe();
 	c = xcalloc(1, sizeof(*c));
 	c->max_pids = lim->processes;
+	c->dirfd = -1;
+	c->prewarm = -1;
 	if (cg.v2) {
 		c->v2 = 1;
 		if ((c->path[0] = make_dir(cg.base[0])) == NULL)
 			goto none;
+		/* For clone3(CLONE_INTO_CGROUP); -1 leaves the attach. */
+		c->dirfd = open(c->path[0], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (lim->memory_mb > 0) {
 			snprintf(v, sizeof(v), "%lld",
 			    (long long)lim->memory_mb * 1024 * 1024);
@@ -234,6 +314,8 @@ runner_cgroup_create(const struct resource_limits *lim, unsigned *enforced)
 		add_procs(c, c->path[0]);
 		return c;
 	}
+	c->prewarm = prewarm(cg.base[CG_MEMORY] != NULL ? cg.base[CG_MEMORY] :
+	    cg.base[CG_PIDS]);
 	for (i = 0; i < CG_N; i++) {
 		if (cg.base[i] == NULL)
 			continue;
@@ -281,6 +363,33 @@ none:
 	*enforced = 0;
 	runner_cgroup_destroy(c);
 	return NULL;
+}
+
+pid_t
+runner_cgroup_clone(const struct runner_cgroup *c, unsigned long flags,
+    int *pidfd, int *placed)
+{
+	struct clone_args args;
+	long pid;
+
+	*placed = 0;
+	if (c != NULL && c->dirfd != -1 && !cg.attach_only) {
+		memset(&args, 0, sizeof(args));
+		args.flags = (flags & ~(unsigned long)CSIGNAL) | CLONE_PIDFD |
+		    CLONE_INTO_CGROUP;
+		args.exit_signal = flags & CSIGNAL;
+		args.pidfd = (uint64_t)(uintptr_t)pidfd;
+		args.cgroup = (uint64_t)c->dirfd;
+		pid = syscall(SYS_clone3, &args, sizeof(args));
+		if (pid != -1) {
+			*placed = 1;
+			return (pid_t)pid;
+		}
+		/* Refused (an outer seccomp, an older kernel): attach instead. */
+		log_debug("clone3(CLONE_INTO_CGROUP): %s; attaching instead",
+		    strerror(errno));
+	}
+	return (pid_t)syscall(SYS_clone, flags | CLONE_PIDFD, 0, pidfd, 0, 0);
 }
 
 int
@@ -373,6 +482,11 @@ runner_cgroup_destroy(struct runner_cgroup *c)
 
 	if (c == NULL)
 		return;
+	while (c->prewarm > 0 && waitpid(c->prewarm, NULL, 0) == -1 &&
+	    errno == EINTR)
+		;
+	if (c->dirfd != -1)
+		close(c->dirfd);
 	for (i = 0; i < CG_N; i++) {
 		if (c->path[i] == NULL)
 			continue;

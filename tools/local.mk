@@ -30,11 +30,15 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h supervisor/cmd_approver
 	supervisor/agent_socket.c supervisor/agent_socket.h \
 	broker/wsjob.c broker/wsjob.h broker/pins.c broker/pins.h tests/unit/test_pins.c \
 	common/vis.c common/vis.h tests/unit/test_vis.c \
+	runner/denials.c runner/denials.h tests/unit/test_runner_denials.c \
+	runner/fsdenials.c runner/fsdenials.h \
 	fuzz/fuzz_vis.c \
 	broker/excerpt.c broker/excerpt.h broker/artifact.c broker/artifact.h \
 	broker/output.c broker/output.h tests/unit/test_excerpt.c \
 	broker/jobs.c broker/jobs.h broker/jobtext.c broker/jobtext.h \
 	broker/fwatch.c broker/fwatch.h \
+	broker/jsonout.c broker/jsonout.h tests/unit/test_jsonout.c \
+	common/sha256.c common/sha256.h tests/unit/test_sha256.c \
 	tests/unit/test_jobtext.c \
 	policy/writepolicy.c policy/writepolicy.h tests/unit/test_writepolicy.c \
 	policy/seatbelt.c policy/seatbelt.h supervisor/cmd_profile.c \
@@ -53,7 +57,8 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h supervisor/cmd_approver
 	policy/manifest_limits.h policy/shparse.c policy/shparse.h policy/shrules.c \
 	policy/shrules.h policy/manifest_rules.c policy/manifest_int.h \
 	tests/unit/test_shrules.c fuzz/fuzz_shparse.c broker/shellgate.c \
-	broker/shellgate.h bench/bench_shrules.c bench/mcp_pipe.c
+	broker/shellgate.h bench/bench_shrules.c bench/mcp_pipe.c \
+	bench/cgroup_attach.c
 
 lint: $(BUILT_SOURCES) config.h
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \

@@ -1,0 +1,146 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# cgroup v2 placement (runner/cgroup.c): on a private cgroup2 hierarchy
+# (AIRLOCK_CGROUP2_ROOT), the runner's child is born in its cgroup with
+# clone3(CLONE_INTO_CGROUP): no cgroup.procs write.  When clone3 is refused
+# (ENOSYS or EPERM, as an outer seccomp filter answers; injected with
+# strace), the child is attached with a cgroup.procs write instead and the
+# run still happens in its cgroup.  A timeout kills the whole cgroup
+# through cgroup.kill.  /sys/fs/cgroup is never written: the hierarchy is
+# mounted on a temporary directory in a private mount namespace.  On the
+# host's v1 hierarchies, a helper starts the attach's RCU grace period
+# before the child is cloned (runner/cgroup.c prewarm()).
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$top_srcdir/tests/lib.sh"
+
+skip() { echo "SKIP: $*"; TESTS_FINISHED=1; exit 77; }
+[ "$(id -u)" -eq 0 ] || skip "mounting a cgroup2 hierarchy needs root"
+command -v strace >/dev/null || skip "strace is not installed"
+mnt="$T/cg2"
+mkdir -p "$mnt"
+# Re-run inside a private mount namespace with the hierarchy mounted.
+if [ -z "${CG2_INNER:-}" ]; then
+	unshare -m --propagation private true 2>/dev/null ||
+	    skip "no mount namespaces (unshare -m)"
+	TESTS_FINISHED=1
+	exec unshare -m --propagation private env CG2_INNER="$T" \
+	    bash "$0" "$@"
+fi
+rm -rf "$T"; T=$CG2_INNER; mnt="$T/cg2"
+mount -t cgroup2 none "$mnt" 2>"$T/merr" ||
+    skip "no cgroup2 hierarchy can be mounted here: $(cat "$T/merr")"
+root="$mnt/airlock-test-$$"
+mkdir "$root"
+trap 'rmdir "$root"/airlock-* "$root" 2>/dev/null; umount "$mnt"; rm -rf "$T"; if [ "$TESTS_FINISHED" != 1 ]; then echo "not ok - the test script ended before finish"; exit 1; fi' EXIT
+export AIRLOCK_CGROUP2_ROOT="$root"
+ws=$(make_workspace)
+io="$T/io"; mkdir "$io"; mkfifo "$io/go"
+cd "$ws" || exit 1
+
+# wait_for COND...: polls COND for at most 20 s.
+wait_for() {
+	local i
+	for ((i = 0; i < 400; i++)); do
+		"$@" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+procs_nonempty() {
+	local f
+	for f in "$root"/airlock-*/cgroup.procs; do
+		grep -q . "$f" 2>/dev/null && return 0	# size 0 on cgroupfs
+	done
+	return 1
+}
+
+# 1. Born in its cgroup: the command runs there (seen from outside), and
+#    the supervisor neither opened a cgroup.procs nor wrote one.
+strace -f -qq -e trace=clone3,openat -o "$T/st1" \
+    "$AIRLOCK" exec --rw "$io" -- sh -c "read x <'$io/go'; echo done" \
+    >"$T/out1" 2>"$T/err1" &
+run=$!
+if wait_for procs_nonempty; then
+	pass "the command runs in a cgroup beneath AIRLOCK_CGROUP2_ROOT"
+	cgdir=$(dirname "$(grep -l . "$root"/airlock-*/cgroup.procs | head -1)")
+	pids=$(cat "$cgdir/cgroup.procs")
+	found=0
+	for p in $pids; do
+		grep -q "$io/go" "/proc/$p/cmdline" 2>/dev/null && found=1
+	done
+	expect_eq "the command itself is in it" "$found" 1
+else
+	fail "the command runs in a cgroup beneath AIRLOCK_CGROUP2_ROOT"
+fi
+echo go >"$io/go"
+wait "$run"
+rc=$?
+expect_eq "the run succeeds" "$rc" 0
+expect_contains "and its output is there" "$(cat "$T/out1")" "done"
+st=$(cat "$T/st1")
+expect_contains "the child is made by clone3 with CLONE_INTO_CGROUP" \
+    "$st" "CLONE_INTO_CGROUP"
+# (strace -f may split the line: the result can be on a "resumed" line)
+check "which did not fail" bash -c "! grep -E 'clone3\\(.*= -1 E|clone3 resumed>.*= -1 E' '$T/st1'"
+check "no cgroup.procs is opened (no attach)" \
+    bash -c "! grep -q 'cgroup.procs' '$T/st1'"
+check "the runner's cgroup is removed afterwards" \
+    bash -c "! ls -d '$root'/airlock-* 2>/dev/null"
+
+# 2. clone3 refused as an outer seccomp filter would: ENOSYS, then EPERM.
+for e in ENOSYS EPERM; do
+	strace -f -qq -e trace=clone,clone3,openat,write -e inject=clone3:error=$e \
+	    -o "$T/st2" "$AIRLOCK" exec -- sh -c 'echo ran' >"$T/out2" 2>"$T/err2"
+	rc=$?
+	expect_eq "clone3 refused with $e: the run still succeeds" "$rc" 0
+	expect_contains "clone3 refused with $e: the command ran" "$(cat "$T/out2")" ran
+	check "clone3 refused with $e: it was tried" \
+	    grep -qE "(clone3\(|clone3 resumed>).*= -1 $e .*INJECTED" "$T/st2"
+	check "clone3 refused with $e: the child is attached by a cgroup.procs write" \
+	    grep -qE "openat\(.*$root/airlock-[0-9]+-[0-9]+/cgroup.procs\", O_WRONLY" "$T/st2"
+	check "clone3 refused with $e: and the open did not fail" \
+	    bash -c "! grep -E 'cgroup.procs.*= -1 E' '$T/st2'"
+done
+
+# 3. A timeout kills the whole cgroup through cgroup.kill.
+strace -f -qq -e trace=openat -o "$T/st3" "$AIRLOCK" exec --timeout 300 -- \
+    sh -c 'sleep 1000 & sleep 1000 & wait' >/dev/null 2>"$T/err3"
+rc=$?
+expect_eq "the timeout ends the run (exit 124)" "$rc" 124
+# (strace -f may split the line: "<unfinished ...>" then "resumed")
+check "cgroup.kill is opened for writing" \
+    grep -qE "openat\(.*$root/airlock-[0-9]+-[0-9]+/cgroup.kill\", O_WRONLY" "$T/st3"
+check "and the open did not fail" \
+    bash -c "! grep -E 'cgroup.kill.*= -1 E' '$T/st3'"
+check "nothing of the tree is left" bash -c "! pgrep -f '^sleep 1000$' >/dev/null"
+check "and its cgroup is removed" bash -c "! ls -d '$root'/airlock-* 2>/dev/null"
+
+# 4. A value that is not a cgroup2 directory: no cgroup, said so; a limit
+#    asked for is refused (limits.enforce: required).
+AIRLOCK_CGROUP2_ROOT="$T" "$AIRLOCK" exec --limit memory=64 -- true 2>"$T/err4"
+rc=$?
+check "a bad AIRLOCK_CGROUP2_ROOT: a memory limit asked for is refused" test "$rc" -ne 0
+expect_contains "naming the variable" "$(cat "$T/err4")" "AIRLOCK_CGROUP2_ROOT=$T is not a writable cgroup2 directory"
+
+# 5. On the host's v1 hierarchies (where this machine has them): a helper
+#    writes itself ("0") into airlock's own memory cgroup before the
+#    runner's child is cloned (the RCU grace period of the attach starts
+#    early), exits, and is reaped; the child is still attached.
+own=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ {print $3}' /proc/self/cgroup)
+if [ -n "$own" ] && [ -w "/sys/fs/cgroup/memory$own/cgroup.procs" ]; then
+	base="/sys/fs/cgroup/memory${own%/}"
+	env -u AIRLOCK_CGROUP2_ROOT strace -f -qq -e trace=openat,write,clone,clone3,wait4 \
+	    -o "$T/st5" "$AIRLOCK" exec -- true 2>"$T/err5"
+	expect_eq "v1: the run succeeds" "$?" 0
+	check "v1: a helper writes itself into airlock's own cgroup" \
+	    grep -qE "openat\(AT_FDCWD, \"$base/cgroup.procs\", O_WRONLY" "$T/st5"
+	check "v1: with \"0\"" grep -qE 'write\([0-9]+, "0", 1' "$T/st5"
+	helper=$(grep -E "openat\(AT_FDCWD, \"$base/cgroup.procs\"" "$T/st5" | head -1 | cut -d' ' -f1)
+	check "v1: the helper is reaped" grep -qE "wait4\($helper[,<]" "$T/st5"
+	check "v1: the runner's child is attached to its own memory cgroup" \
+	    grep -qE "openat\(AT_FDCWD, \"$base/airlock-[0-9]+-[0-9]+/cgroup.procs\", O_WRONLY" "$T/st5"
+else
+	echo "# v1 part skipped: no writable v1 memory hierarchy on this host"
+fi
+finish
