@@ -9,7 +9,7 @@ CLEANFILES += bench/mcp_bench
 # Pipelined throughput, 64 in flight, binaries interleaved (bench/pipe.sh).
 bench_mcp_pipe_SOURCES = bench/mcp_pipe.c
 CLEANFILES += bench/mcp_pipe
-EXTRA_DIST += bench/pipe.sh
+EXTRA_DIST += bench/pipe.sh bench/denials.sh
 EXTRA_DIST += bench/broker bench/bench.yaml
 # audit: appends per second, signed+chained vs plain (bench/audit.sh).
 check_PROGRAMS += bench/audit_bench

@@ -883,8 +883,11 @@ notify_read(struct runner_proc *p)
 			return;
 		if (!(pfd.revents & POLLIN)) {
 			/* Every process under the filter is gone. */
-			epoll_ctl(p->epfd, EPOLL_CTL_DEL, p->notify_fd, NULL);
-			closefd(&p->notify_fd);
+			if (pfd.revents & (POLLHUP | POLLERR)) {
+				epoll_ctl(p->epfd, EPOLL_CTL_DEL,
+				    p->notify_fd, NULL);
+				closefd(&p->notify_fd);
+			}
 			return;
 		}
 		memset(&req, 0, sizeof(req));
