@@ -35,6 +35,12 @@ expect_contains "netlink_socket_sees_eperm" "$out" "socket: errno=EPERM"
 expect_contains "netlink_socket_reported" "$out" \
     "denied: syscall socket (seccomp)"
 
+# The listener never reaches the sandbox: nothing inside can answer (or
+# let through) its own refused calls.
+run -- sh -c 'for p in /proc/[0-9]*; do ls -l "$p/fd/" 2>&1; done'
+expect_contains "fd_listing_ran" "$out" "/dev/null"
+expect_not_contains "no_listener_in_the_sandbox" "$out" "seccomp"
+
 # Many refusals of one call: one line, and no slowdown to speak of.
 run -- sh -c 'for i in $(seq 200); do :; done; python3 -c "
 import ctypes
