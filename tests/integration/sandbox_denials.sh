@@ -41,6 +41,19 @@ run -- sh -c 'for p in /proc/[0-9]*; do ls -l "$p/fd/" 2>&1; done'
 expect_contains "fd_listing_ran" "$out" "/dev/null"
 expect_not_contains "no_listener_in_the_sandbox" "$out" "seccomp"
 
+# The listener is made before RLIMIT_NOFILE applies: a caller holding
+# more descriptors than the limit (as the broker does with many runs in
+# flight) still gets the refusal recorded, and the run is not refused.
+run_fds() {
+	exec 3</dev/null 4</dev/null 5</dev/null 6</dev/null 7</dev/null \
+	    8</dev/null 9</dev/null
+	"$AIRLOCK" exec --limit nofile=6 -- ./probe syscall keyctl native
+}
+out=$(run_fds 2>&1)
+expect_contains "low_nofile_still_eperm" "$out" "keyctl: errno=EPERM"
+expect_contains "low_nofile_still_recorded" "$out" \
+    "denied: syscall keyctl (seccomp)"
+
 # Many refusals of one call: one line, and no slowdown to speak of.
 run -- sh -c 'for i in $(seq 200); do :; done; python3 -c "
 import ctypes
@@ -71,7 +84,7 @@ expect_not_contains "notify_off_records_nothing" "$out" "denied:"
 
 # A foreign ABI is killed (SIGSYS), not notified.  Which call it was
 # comes from the kernel log when audit prints it (unit-tested in
-# test_denials: kernel audit is off on some hosts).
+# test_runner_denials: kernel audit is off on some hosts).
 run -- ./probe syscall getpid i386
 expect_eq "i386_call_killed" "$status" 159
 expect_not_contains "i386_call_not_a_notification" "$out" \
