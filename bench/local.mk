@@ -9,7 +9,7 @@ CLEANFILES += bench/mcp_bench
 # Pipelined throughput, 64 in flight, binaries interleaved (bench/pipe.sh).
 bench_mcp_pipe_SOURCES = bench/mcp_pipe.c
 CLEANFILES += bench/mcp_pipe
-EXTRA_DIST += bench/pipe.sh bench/denials.sh
+EXTRA_DIST += bench/pipe.sh
 EXTRA_DIST += bench/broker bench/bench.yaml
 # audit: appends per second, signed+chained vs plain (bench/audit.sh).
 check_PROGRAMS += bench/audit_bench
@@ -23,6 +23,8 @@ EXTRA_DIST += bench/output.sh
 # agent start-up under airlock vs bare and bwrap (bench/agent_startup.sh).
 EXTRA_DIST += bench/agent_startup.sh
 EXTRA_DIST += bench/cow_session.sh
+# seccomp refusals as user notifications vs plain EPERM (bench/denials.sh).
+EXTRA_DIST += bench/denials.sh
 # change sets: run_check writing nothing and 1,000 files, two airlocks
 # interleaved (bench/changeset.sh).
 EXTRA_DIST += bench/changeset.sh
