@@ -28,6 +28,8 @@ EXTRA_DIST += bench/output.sh
 # agent start-up under airlock vs bare and bwrap (bench/agent_startup.sh).
 EXTRA_DIST += bench/agent_startup.sh
 EXTRA_DIST += bench/cow_session.sh
+# seccomp refusals as user notifications vs plain EPERM (bench/denials.sh).
+EXTRA_DIST += bench/denials.sh
 # change sets: run_check writing nothing and 1,000 files, two airlocks
 # interleaved (bench/changeset.sh).
 EXTRA_DIST += bench/changeset.sh

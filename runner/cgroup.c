@@ -17,9 +17,10 @@
  * filter, an older kernel), the parent falls back to clone() and moves
  * the child with a cgroup.procs write while it builds its root, as on v1,
  * where that write is the only way (and costs an RCU grace period, since
- * the attach takes cgroup_threadgroup_rwsem for writing).  On v1 a helper
- * process starts that grace period as the cgroup is made (prewarm()), so
- * that it overlaps the set-up instead of delaying the command.
+ * the attach takes cgroup_threadgroup_rwsem for writing); the write
+ * overlaps the child's set-up.  (A helper that started the grace period
+ * early by writing itself into its own cgroup measured slower,
+ * interleaved: docs/PERFORMANCE.md.)
  *
  * AIRLOCK_CGROUP2_ROOT names a directory of a cgroup v2 hierarchy to use
  * instead of the one airlock is in (tests mount a private cgroup2
@@ -65,7 +66,6 @@ struct runner_cgroup {
 	char	*procs[CG_N];	/* the cgroup.procs files to join */
 	size_t	 nprocs;
 	int	 dirfd;		/* v2: the cgroup's directory, else -1 */
-	pid_t	 prewarm;	/* v1: the helper of prewarm(), else -1 */
 	int64_t	 max_pids;
 };
 
@@ -240,37 +240,6 @@ add_procs(struct runner_cgroup *c, const char *dir)
 	xasprintf(&c->procs[c->nprocs++], "%s/cgroup.procs", dir);
 }
 
-/*
- * The v1 attach (and a v2 one) takes cgroup_threadgroup_rwsem for
- * writing, and after a while without writers that waits for an RCU grace
- * period (rcu_sync): about 6 ms here, more under load
- * (bench/cgroup_attach).  A helper process started as the cgroup is made
- * writes itself into the cgroup it is already in (no move, but the same
- * lock), so that the grace period runs while the runner's cgroup is set
- * up and its child cloned; the real attach that follows finds the lock on
- * the writers' side and is cheap.  Returns the helper's pid (reaped by
- * runner_cgroup_destroy()), or -1.
- */
-static pid_t
-prewarm(const char *base)
-{
-	char path[RUNNER_MAX_PATH];
-	pid_t pid;
-	int fd;
-
-	if (base == NULL)
-		return -1;
-	snprintf(path, sizeof(path), "%s/cgroup.procs", base);
-	if ((pid = fork()) == 0) {
-		/* "0": this process, into the cgroup it is in. */
-		if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1 ||
-		    write(fd, "0", 1) != 1)
-			_exit(1);
-		_exit(0);
-	}
-	return pid;
-}
-
 struct runner_cgroup *
 runner_cgroup_create(const struct resource_limits *lim, unsigned *enforced)
 {
@@ -285,7 +254,6 @@ runner_cgroup_create(const struct resource_limits *lim, unsigned *enforced)
 	c = xcalloc(1, sizeof(*c));
 	c->max_pids = lim->processes;
 	c->dirfd = -1;
-	c->prewarm = -1;
 	if (cg.v2) {
 		c->v2 = 1;
 		if ((c->path[0] = make_dir(cg.base[0])) == NULL)
@@ -314,8 +282,6 @@ runner_cgroup_create(const struct resource_limits *lim, unsigned *enforced)
 		add_procs(c, c->path[0]);
 		return c;
 	}
-	c->prewarm = prewarm(cg.base[CG_MEMORY] != NULL ? cg.base[CG_MEMORY] :
-	    cg.base[CG_PIDS]);
 	for (i = 0; i < CG_N; i++) {
 		if (cg.base[i] == NULL)
 			continue;
@@ -482,9 +448,6 @@ runner_cgroup_destroy(struct runner_cgroup *c)
 
 	if (c == NULL)
 		return;
-	while (c->prewarm > 0 && waitpid(c->prewarm, NULL, 0) == -1 &&
-	    errno == EINTR)
-		;
 	if (c->dirfd != -1)
 		close(c->dirfd);
 	for (i = 0; i < CG_N; i++) {

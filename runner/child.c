@@ -984,8 +984,9 @@ read_parent(const struct runner_plan *p, void *buf, size_t len)
  * it asks for notifications, the EPERM refusals become
  * SECCOMP_RET_USER_NOTIF and the listener goes back to the parent, which
  * answers each with the same EPERM (never "continue") and records the
- * call.  A kernel that cannot give a listener (no USER_NOTIF, or one
- * already in force above us: EBUSY) gets the program as it was: the
+ * call.  A kernel that cannot give a listener (no USER_NOTIF, one
+ * already in force above us: EBUSY, no descriptor left) gets the program
+ * as it was: the
  * refusals stay, only the record is lost.  The listener is closed here
  * before the command exists, so nothing in the sandbox can answer its own
  * calls; if the parent dies the kernel fails pending calls with ENOSYS,
@@ -1019,7 +1020,9 @@ load_seccomp(const struct runner_plan *p)
 			close((int)fd);
 			return;
 		}
-		if (errno != EINVAL && errno != EBUSY)
+		/* No listener to be had: the same refusals, unrecorded. */
+		if (errno != EINVAL && errno != EBUSY && errno != EMFILE &&
+		    errno != ENFILE)
 			fail(p, "seccomp", NULL);
 		(void)runner_seccomp_retarget(filter, len,
 		    SECCOMP_RET_USER_NOTIF, SECCOMP_RET_ERRNO | EPERM);
@@ -1078,8 +1081,14 @@ runner_child(const struct runner_plan *p)
 	 * sandbox may read it through /proc/1/mem or ptrace. */
 	if (prctl(PR_SET_DUMPABLE, 0) == -1)
 		fail(p, "prctl PR_SET_DUMPABLE", NULL);
-	/* Last, so RLIMIT_NOFILE cannot fail the opens above (EMFILE). */
-	apply_rlimits(p);
+	/*
+	 * The filter before the rlimits: its listener is a new descriptor,
+	 * and the broker's child may still hold more than RLIMIT_NOFILE of
+	 * the broker's (close-on-exec) ones.  Both filters allow
+	 * setrlimit/prlimit64.  The rlimits last, so that RLIMIT_NOFILE
+	 * cannot fail the opens above (EMFILE).
+	 */
 	load_seccomp(p);
+	apply_rlimits(p);
 	run_init(p);
 }

@@ -100,7 +100,9 @@ struct runner_proc {
 	int			 pidns_ok;
 	int			 notify_fd;	/* seccomp listener, or -1 */
 	uint32_t		 native_arch;	/* AUDIT_ARCH_* of ours */
-	struct runner_denial	 denials[RUNNER_DENIALS_MAX];
+	/* What was refused: allocated at the first entry (4 KiB each, and
+	 * the broker keeps dozens of runs in flight). */
+	struct runner_denial	*denials;
 	size_t			 ndenials;
 };
 
@@ -428,6 +430,7 @@ proc_free(struct runner_proc *p)
 	closefd(&p->sync_fd);
 	closefd(&p->kmsg_fd);
 	closefd(&p->notify_fd);
+	free(p->denials);
 	free(p->out.buf);
 	free(p->err.buf);
 	runner_cgroup_destroy(p->cg);
@@ -834,6 +837,15 @@ runner_proc_kill(struct runner_proc *p)
 	runner_cgroup_kill(p->cg);
 }
 
+/* The run's denial list, allocated on first use. */
+static struct runner_denial *
+denials(struct runner_proc *p)
+{
+	if (p->denials == NULL)
+		p->denials = xcalloc(RUNNER_DENIALS_MAX, sizeof(*p->denials));
+	return p->denials;
+}
+
 /* The child's message on sync_fd: the seccomp listener, or a hang-up. */
 static void
 sync_read(struct runner_proc *p)
@@ -887,8 +899,11 @@ notify_read(struct runner_proc *p)
 			return;
 		if (!(pfd.revents & POLLIN)) {
 			/* Every process under the filter is gone. */
-			epoll_ctl(p->epfd, EPOLL_CTL_DEL, p->notify_fd, NULL);
-			closefd(&p->notify_fd);
+			if (pfd.revents & (POLLHUP | POLLERR)) {
+				epoll_ctl(p->epfd, EPOLL_CTL_DEL,
+				    p->notify_fd, NULL);
+				closefd(&p->notify_fd);
+			}
 			return;
 		}
 		memset(&req, 0, sizeof(req));
@@ -904,10 +919,10 @@ notify_read(struct runner_proc *p)
 			snprintf(other, sizeof(other), "%s%d",
 			    req.data.arch != p->native_arch ? "foreign:" :
 			    "nr:", req.data.nr);
-			(void)runner_denial_add_syscall(p->denials,
+			(void)runner_denial_add_syscall(denials(p),
 			    &p->ndenials, "seccomp", other, req.data.nr);
 		} else
-			(void)runner_denial_add_syscall(p->denials,
+			(void)runner_denial_add_syscall(denials(p),
 			    &p->ndenials, "seccomp", name, req.data.nr);
 		free(name);
 	}
@@ -1006,7 +1021,7 @@ make_hint(struct runner_proc *p, struct runner_result *res, int limit)
 		    call, sizeof(call), &d) == 0) {
 			snprintf(why, sizeof(why), "seccomp killed the "
 			    "process: %s", call);
-			(void)runner_denial_add(p->denials, &p->ndenials, &d);
+			(void)runner_denial_add(denials(p), &p->ndenials, &d);
 		} else
 			snprintf(why, sizeof(why), "seccomp killed the "
 			    "process: a foreign system call ABI (i386/x32) or "
@@ -1043,31 +1058,31 @@ limit_denials(struct runner_proc *p, const struct runner_result *res,
 	const struct resource_limits *l = &p->req->policy->limits;
 
 	if (limit == 1 && l->memory_mb > 0)
-		(void)runner_denial_add_limit(p->denials, &p->ndenials,
+		(void)runner_denial_add_limit(denials(p), &p->ndenials,
 		    "cgroup", "memory", (long long)l->memory_mb);
 	if (limit == 2 && l->processes > 0)
-		(void)runner_denial_add_limit(p->denials, &p->ndenials,
+		(void)runner_denial_add_limit(denials(p), &p->ndenials,
 		    "cgroup", "processes", (long long)l->processes);
 	else if (limit != 2 && l->processes > 0 && res->exited &&
 	    res->exit_code != 0 &&
 	    strstr(err, "Resource temporarily unavailable") != NULL &&
 	    (strstr(err, "fork") != NULL || strstr(err, "clone") != NULL ||
 	    strstr(err, "thread") != NULL))
-		(void)runner_denial_add_limit(p->denials, &p->ndenials,
+		(void)runner_denial_add_limit(denials(p), &p->ndenials,
 		    "rlimit", "processes", (long long)l->processes);
 	/* A shell reports its child's death by signal N as 128 + N. */
 	if (l->cpu_seconds > 0 && (res->signal == SIGXCPU ||
 	    (res->exited && res->exit_code == 128 + SIGXCPU)))
-		(void)runner_denial_add_limit(p->denials, &p->ndenials,
+		(void)runner_denial_add_limit(denials(p), &p->ndenials,
 		    "rlimit", "cpu", (long long)l->cpu_seconds);
 	if (l->file_size_mb > 0 && (res->signal == SIGXFSZ ||
 	    (res->exited && res->exit_code == 128 + SIGXFSZ) ||
 	    (res->exited && res->exit_code != 0 &&
 	    strstr(err, "File too large") != NULL)))
-		(void)runner_denial_add_limit(p->denials, &p->ndenials,
+		(void)runner_denial_add_limit(denials(p), &p->ndenials,
 		    "rlimit", "fileSize", (long long)l->file_size_mb);
 	if (res->timed_out && p->req->timeout_ms > 0)
-		(void)runner_denial_add_limit(p->denials, &p->ndenials,
+		(void)runner_denial_add_limit(denials(p), &p->ndenials,
 		    "timeout", "wallClock", (long long)p->req->timeout_ms);
 }
 
@@ -1121,7 +1136,7 @@ fs_denials(struct runner_proc *p, const char *err, size_t len)
 	v.protected = (const char *const *)sp->protected;
 	v.nprotected = sp->nprotected;
 	v.exists = path_exists;
-	(void)runner_fs_denials(&v, pl->cwd, err, len, p->denials,
+	(void)runner_fs_denials(&v, pl->cwd, err, len, denials(p),
 	    &p->ndenials);
 	for (i = 0; i < netc; i++)
 		free(etc[i]);
@@ -1198,7 +1213,9 @@ runner_proc_finish(struct runner_proc *p, struct runner_result *res)
 		limit_denials(p, res, limit, scan != NULL ? scan : "");
 		if (scan != NULL)
 			fs_denials(p, scan, scanlen);
-		memcpy(res->denials, p->denials, sizeof(res->denials));
+		if (p->ndenials > 0)
+			memcpy(res->denials, p->denials,
+			    p->ndenials * sizeof(*p->denials));
 		res->ndenials = p->ndenials;
 	}
 	if (scan != res->err)

@@ -35,6 +35,25 @@ expect_contains "netlink_socket_sees_eperm" "$out" "socket: errno=EPERM"
 expect_contains "netlink_socket_reported" "$out" \
     "denied: syscall socket (seccomp)"
 
+# The listener never reaches the sandbox: nothing inside can answer (or
+# let through) its own refused calls.
+run -- sh -c 'for p in /proc/[0-9]*; do ls -l "$p/fd/" 2>&1; done'
+expect_contains "fd_listing_ran" "$out" " 2 -> "
+expect_not_contains "no_listener_in_the_sandbox" "$out" "seccomp"
+
+# The listener is made before RLIMIT_NOFILE applies: a caller holding
+# more descriptors than the limit (as the broker does with many runs in
+# flight) still gets the refusal recorded, and the run is not refused.
+run_fds() {
+	exec 3</dev/null 4</dev/null 5</dev/null 6</dev/null 7</dev/null \
+	    8</dev/null 9</dev/null
+	"$AIRLOCK" exec --limit nofile=6 -- ./probe syscall keyctl native
+}
+out=$(run_fds 2>&1)
+expect_contains "low_nofile_still_eperm" "$out" "keyctl: errno=EPERM"
+expect_contains "low_nofile_still_recorded" "$out" \
+    "denied: syscall keyctl (seccomp)"
+
 # Many refusals of one call: one line, and no slowdown to speak of.
 run -- sh -c 'for i in $(seq 200); do :; done; python3 -c "
 import ctypes
