@@ -6,6 +6,7 @@ libairlock_a_SOURCES += \
 	broker/notify.c broker/notify.h \
 	broker/broker.c broker/broker.h broker/broker_int.h \
 	broker/egress.c broker/egress.h \
+	broker/denials.c broker/denials.h broker/escalate.c broker/escalate.h \
 	broker/jsonrpc.c broker/jsonrpc.h \
 	broker/ledger.c broker/ledger.h \
 	broker/loop.c broker/loop.h \
@@ -109,3 +110,8 @@ libairlock_a_SOURCES += broker/shellgate.c broker/shellgate.h
 TESTS += tests/integration/shell_rules.sh
 EXTRA_DIST += tests/integration/shell_rules.sh
 # --- end shellgate ---
+
+# --- escalation: denial records and one-call escalation (issue 18) ---
+TESTS += tests/integration/escalation.sh
+EXTRA_DIST += tests/integration/escalation.sh
+# --- end escalation ---

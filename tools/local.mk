@@ -50,7 +50,9 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h supervisor/cmd_approver
 	policy/manifest_limits.h policy/shparse.c policy/shparse.h policy/shrules.c \
 	policy/shrules.h policy/manifest_rules.c policy/manifest_int.h \
 	tests/unit/test_shrules.c fuzz/fuzz_shparse.c broker/shellgate.c \
-	broker/shellgate.h bench/bench_shrules.c bench/mcp_pipe.c
+	broker/shellgate.h bench/bench_shrules.c bench/mcp_pipe.c \
+	policy/manifest_escalation.c broker/denials.c broker/denials.h \
+	broker/escalate.c broker/escalate.h
 
 lint: $(BUILT_SOURCES) config.h
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \

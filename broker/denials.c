@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "broker/denials.h"
+#include "common/log.h"
+#include "common/util.h"
+
+struct denials {
+	struct denial_call calls[DENIALS_CALLS_MAX];
+	size_t head; /* the oldest */
+	size_t n;
+};
+
+struct denials *
+denials_new(void)
+{
+	return xcalloc(1, sizeof(struct denials));
+}
+
+static void
+call_clear(struct denial_call *dc)
+{
+	free(dc->key);
+	free(dc->tool);
+	json_decref(dc->args);
+	json_decref(dc->list);
+	json_decref(dc->used);
+	memset(dc, 0, sizeof(*dc));
+}
+
+void
+denials_free(struct denials *d)
+{
+	size_t i;
+
+	if (d == NULL)
+		return;
+	for (i = 0; i < DENIALS_CALLS_MAX; i++)
+		call_clear(&d->calls[i]);
+	free(d);
+}
+
+/* Appends |o| (stolen) numbered d<n+1>, unless the list is full. */
+static void
+add(json_t *list, json_t *o)
+{
+	char id[16];
+
+	if (o == NULL)
+		fatalx("out of memory building a denial");
+	if (json_array_size(list) >= DENIALS_PER_CALL) {
+		json_decref(o);
+		return;
+	}
+	snprintf(id, sizeof(id), "d%zu", json_array_size(list) + 1);
+	json_object_set_new(o, "denial", json_string(id));
+	json_array_append_new(list, o);
+}
+
+/* "host:port", with brackets around an IPv6 literal. */
+static void
+hostport(const char *host, json_int_t port, char *buf, size_t len)
+{
+	snprintf(buf, len, strchr(host, ':') != NULL ? "[%s]:%lld" : "%s:%lld",
+	    host, (long long)port);
+}
+
+static void
+add_network(json_t *list, json_t *egress)
+{
+	json_t *e;
+	size_t i;
+	char hp[300], hint[1024];
+
+	json_array_foreach(egress, i, e)
+	{
+		const char *host =
+		    json_string_value(json_object_get(e, "host"));
+		const char *with =
+		    json_string_value(json_object_get(e, "allowWith"));
+		json_int_t port =
+		    json_integer_value(json_object_get(e, "port"));
+
+		if (host == NULL)
+			continue;
+		hostport(host, port, hp, sizeof(hp));
+		snprintf(hint, sizeof(hint),
+		    "the egress proxy refused %s "
+		    "(not allowed); to allow it add \"%s\" to %s in the "
+		    "manifest",
+		    hp, hp,
+		    with != NULL ? with
+				 : "the tool's "
+				   "network");
+		add(list,
+		    json_pack("{s:s, s:s, s:s, s:I, s:s?, s:s}", "layer",
+			"network", "source", "proxy", "host", host, "port",
+			port, "allowWith", with, "hint", hint));
+	}
+}
+
+json_t *
+denials_build(json_t *egress, const struct runner_result *res)
+{
+	json_t *list = json_array();
+
+	(void)res;
+	if (list == NULL)
+		fatalx("json_array");
+	if (egress != NULL)
+		add_network(list, egress);
+	if (json_array_size(list) == 0) {
+		json_decref(list);
+		return NULL;
+	}
+	return list;
+}
+
+/* The call id as canonical JSON: 1 and "1" are different ids. */
+static char *
+id_key(json_t *id)
+{
+	char *k = json_dumps(id, JSON_COMPACT | JSON_ENCODE_ANY);
+
+	if (k == NULL)
+		fatalx("json_dumps");
+	return k;
+}
+
+struct denial_call *
+denials_find(struct denials *d, json_t *id)
+{
+	char *k;
+	size_t i;
+	struct denial_call *found = NULL;
+
+	if (id == NULL || !(json_is_string(id) || json_is_integer(id)))
+		return NULL;
+	k = id_key(id);
+	for (i = 0; i < d->n; i++) {
+		struct denial_call *dc =
+		    &d->calls[(d->head + i) % DENIALS_CALLS_MAX];
+
+		if (strcmp(dc->key, k) == 0)
+			found = dc;
+	}
+	free(k);
+	return found;
+}
+
+void
+denials_remember(
+    struct denials *d, json_t *id, const char *tool, json_t *args, json_t *list)
+{
+	struct denial_call *dc;
+
+	if ((dc = denials_find(d, id)) != NULL)
+		call_clear(dc);
+	else if (d->n == DENIALS_CALLS_MAX) {
+		dc = &d->calls[d->head];
+		call_clear(dc);
+		d->head = (d->head + 1) % DENIALS_CALLS_MAX;
+	} else
+		dc = &d->calls[(d->head + d->n++) % DENIALS_CALLS_MAX];
+	dc->key = id_key(id);
+	dc->tool = xstrdup(tool);
+	if ((dc->args = json_deep_copy(args)) == NULL ||
+	    (dc->list = json_deep_copy(list)) == NULL ||
+	    (dc->used = json_object()) == NULL)
+		fatalx("out of memory remembering a denial");
+}
+
+json_t *
+denial_call_get(const struct denial_call *dc, const char *did)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(dc->list, i, v)
+	{
+		const char *s = json_string_value(json_object_get(v, "denial"));
+
+		if (s != NULL && strcmp(s, did) == 0)
+			return v;
+	}
+	return NULL;
+}
+
+/* What one denial was about, in a few words. */
+static void
+what(json_t *v, char *buf, size_t len)
+{
+	const char *layer = json_string_value(json_object_get(v, "layer"));
+	char hp[300];
+
+	if (layer == NULL)
+		layer = "?";
+	if (strcmp(layer, "network") == 0) {
+		hostport(json_string_value(json_object_get(v, "host")),
+		    json_integer_value(json_object_get(v, "port")), hp,
+		    sizeof(hp));
+		snprintf(buf, len, "network %s", hp);
+	} else if (strcmp(layer, "filesystem") == 0)
+		snprintf(buf, len, "%s %s",
+		    json_string_value(json_object_get(v, "access")),
+		    json_string_value(json_object_get(v, "path")));
+	else if (strcmp(layer, "syscall") == 0)
+		snprintf(buf, len, "syscall %s",
+		    json_string_value(json_object_get(v, "syscall")));
+	else
+		snprintf(buf, len, "limit %s (%lld)",
+		    json_string_value(json_object_get(v, "limit")),
+		    (long long)json_integer_value(json_object_get(v, "value")));
+}
+
+void
+denials_summary(json_t *list, char *buf, size_t len)
+{
+	json_t *v;
+	size_t i, off = 0;
+	char w[400];
+
+	buf[0] = '\0';
+	json_array_foreach(list, i, v)
+	{
+		int n;
+
+		what(v, w, sizeof(w));
+		n = snprintf(buf + off, len - off, "%s%s (%s)", i ? ", " : "",
+		    w, json_string_value(json_object_get(v, "denial")));
+		if (n < 0 || (size_t)n >= len - off)
+			break;
+		off += n;
+	}
+}
