@@ -270,4 +270,39 @@ expect_eq "an escalation nobody decides on expires" "$(r_class)" approval_expire
 appr_agent_stop
 expect_eq "... audited as expired" "$(event escalation_decision | jq -r .outcome)" expired
 expect_eq "... and nothing ran again" "$(event runner_start | wc -l)" 1
+
+# docs/AUDIT.md lists these events and their fields, both ways (the parse
+# of audit_fields.sh): every field written is documented, every field
+# documented without "?" is written.
+awk -F'|' '/^## Events/ { on = 1 } /^## / && !/^## Events/ { on = 0 }
+    on && /^\| `[a-z_]+`/ {
+	ev = $2; f = $4
+	while (gsub(/\([^()]*\)/, "", f)) ;
+	gsub(/[` ]/, "", ev)
+	n = split(ev, evs, "/")
+	while (match(f, /`[A-Za-z_]+`\??/)) {
+		name = substr(f, RSTART + 1, RLENGTH - 2)
+		opt = substr(f, RSTART + RLENGTH - 1, 1) == "?"
+		if (opt) name = substr(name, 1, length(name) - 1)
+		else sub(/`$/, "", name)
+		for (i = 1; i <= n; i++) print evs[i], name, opt
+		f = substr(f, RSTART + RLENGTH)
+	}
+    }' "$top_srcdir/docs/AUDIT.md" | sed 's/`//g' | sort -u >"$T/doc"
+cat "$AIRLOCK_HOME"/sessions/*/audit.jsonl | jq -r '.event as $e | .fields | keys[] | "\($e) \(.)"' |
+    grep -E '^(sandbox_denial|escalation_[a-z]+|runner_start) ' | sort -u >"$T/real"
+missing= undocumented=
+for ev in sandbox_denial escalation_request escalation_refused escalation_decision; do
+	check "docs/AUDIT.md lists $ev" grep -q "^$ev " "$T/doc"
+done
+while read -r ev name opt; do
+	case $ev in sandbox_denial|escalation_*) ;; *) continue ;; esac
+	[ "$opt" = 1 ] && continue
+	grep -qx "$ev $name" "$T/real" || missing="$missing $ev.$name"
+done <"$T/doc"
+expect_eq "every documented field of these events is in the real records" "$missing" ""
+while read -r ev name; do
+	grep -qE "^$ev $name [01]\$" "$T/doc" || undocumented="$undocumented $ev.$name"
+done <"$T/real"
+expect_eq "every field of these events in the real records is documented" "$undocumented" ""
 finish
