@@ -162,7 +162,31 @@ event() { audit | jq -c --arg e "$1" "select(.event == \$e) | .fields${2:+ | sel
 	echo '{"name":"fetch_two","arguments":{}}'			# 13
 	esc 13 '["d2"]'							# 14 approved
 } >"$ws/calls"
-appr_agent_start "$T/m.yaml" calls
+# The agent, from inside its real sandbox, first tries to reach the
+# approvals' control socket to approve for itself, then runs its calls.
+cat >"$ws/attack.sh" <<'AGENT'
+#!/bin/sh
+ls "$1" >/dev/null 2>&1; echo "ATTACK-LS rc=$?"
+python3 - "$1" <<'PY'
+import glob, socket, sys
+found = glob.glob(sys.argv[1] + "/*") + glob.glob(sys.argv[1] + "/*/*")
+print("ATTACK-SOCKETS", len(found))
+for p in found:
+    try:
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(p)
+        s.sendall(b'{"op":"pending"}\n')
+        print("ATTACK-CONNECTED", p, s.recv(4096)[:200])
+    except OSError as e:
+        print("ATTACK-REFUSED", p, e.strerror)
+PY
+exec sh "$(dirname "$0")/agent.sh" "$2"
+AGENT
+chmod 755 "$ws/attack.sh"
+: >"$OUT"
+"$AIRLOCK" run --manifest "$T/m.yaml" --workspace "$ws" -- "$ws/attack.sh" \
+    "$AIRLOCK_RUNTIME_DIR" "$ws/calls" >"$OUT" 2>"$T/run.err" &
+RUN_PID=$!
 
 appr_reply 1 || { echo "not ok - no reply to the first call"; cat "$T/run.err"; exit 1; }
 expect_eq "the refused call's result carries its callId" "$(jr .result.structuredContent.callId)" 1
@@ -227,6 +251,10 @@ expect_contains "... and not what else its first run was refused" "${out%%SECOND
 expect_eq "... which it is refused again, in its own denied list" \
     "$(jr -c '[.result.structuredContent.denied[] | .host]')" '["10.0.0.5"]'
 appr_agent_stop
+
+expect_contains "the agent cannot see the approvals' runtime directory" "$(grep ATTACK-LS "$OUT")" "rc=2"
+expect_eq "... nor reach a control socket to approve for itself" \
+    "$(grep -c ATTACK-CONNECTED "$OUT"):$(grep -c ATTACK-SOCKETS "$OUT")" 0:1
 
 # The audit trail, end to end.
 expect_eq "one sandbox_denial record per denial, in the contract's form" \
