@@ -7,7 +7,8 @@
 # The built-in manifest as a file to start from, the approvals notify hook,
 # and the README's demo with its example project.
 manifestsdir = $(pkgdatadir)/manifests
-dist_manifests_DATA = contrib/manifests/default.yaml
+dist_manifests_DATA = contrib/manifests/default.yaml \
+	contrib/manifests/shell-rules.yaml
 notifydir = $(pkgdatadir)/notify
 dist_notify_SCRIPTS = contrib/notify/approval-notify.sh \
 	contrib/notify/webhook-json.sh contrib/notify/slack-webhook.sh \

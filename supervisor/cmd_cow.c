@@ -10,7 +10,9 @@
  * had; the change set is collected from the session's upper layer
  * against the checkout and put through the write policy
  * (changeset_check: every refused entry is named with its rule, and
- * nothing is applied), maxChangedFiles, and the conflict check; with
+ * nothing is applied), the run budget's maxChangedFiles and
+ * maxAddedDependencies (counted as the broker counts them), and the
+ * conflict check; with
  * agent.commitApproval: required the committing user must be one of
  * approvals.approvers.  Then a commit log is opened and a durable
  * "cow_commit" record with the diff's sha256 is written before anything
@@ -37,6 +39,7 @@
 
 #include "broker/audit.h"
 #include "broker/changeset.h"
+#include "broker/ledger.h"
 #include "common/errors.h"
 #include "common/log.h"
 #include "common/util.h"
@@ -200,6 +203,39 @@ commit_log(const struct cowsession *cs, char *path, size_t pathlen)
 	return a;
 }
 
+/*
+ * Opens a new log for the session (its path into |logpath|) and writes
+ * |event| durably: the workspace, the diff's sha256, the entry count, the
+ * uid, and the fields of |extra| (a new reference, consumed).  Returns the
+ * open log, or NULL (said, with "nothing is |what|") when either fails:
+ * no record, no change.
+ */
+static struct audit *
+log_intent(const struct cow_ctx *x, const char *event, json_t *extra,
+    const char *what, char *logpath, size_t logpathlen)
+{
+	struct audit *a;
+	json_t *f;
+	int rc = -1;
+
+	f = json_pack("{s:s, s:s, s:I, s:I}", "workspace", x->cs->workspace,
+	    "diffSha256", x->sha, "entries",
+	    (json_int_t)changeset_count(x->set), "uid", (json_int_t)getuid());
+	if ((a = commit_log(x->cs, logpath, logpathlen)) != NULL && f != NULL &&
+	    extra != NULL && json_object_update(f, extra) == 0)
+		rc = audit_append_durable(a, event, f);
+	json_decref(f);
+	json_decref(extra);
+	if (rc != 0) {
+		log_warnx(
+		    "session %s: its log cannot be written: nothing is %s",
+		    x->cs->id, what);
+		audit_close(a);
+		return NULL;
+	}
+	return a;
+}
+
 static void
 print_refused(json_t *refused, const char *what)
 {
@@ -288,6 +324,23 @@ approver_ok(const struct manifest *m, uid_t uid)
 	return 0;
 }
 
+/*
+ * The run budget's file counts, by the broker's own ledger: 1 (|limit|
+ * named) when landing |paths| would go over maxChangedFiles or
+ * maxAddedDependencies.
+ */
+static int
+over_budget(const struct manifest *m, const char **paths, size_t n, char *limit,
+    size_t limitlen)
+{
+	struct ledger *l = ledger_new(m, now_monotonic_ms());
+	int rc;
+
+	rc = ledger_admit_write(l, paths, n, 0, limit, limitlen);
+	ledger_free(l);
+	return rc != 0;
+}
+
 int
 cmd_commit(int argc, char **argv)
 {
@@ -295,7 +348,7 @@ cmd_commit(int argc, char **argv)
 	struct manifest *m = NULL;
 	struct audit *a = NULL;
 	const char *id, *digest, **paths;
-	char err[1024], logpath[PATH_MAX + 64];
+	char err[1024], logpath[PATH_MAX + 64], limit[64];
 	json_t *refused, *f;
 	size_t n;
 	int rc, arc;
@@ -335,14 +388,12 @@ cmd_commit(int argc, char **argv)
 		goto out;
 	}
 	paths = changeset_paths(x.set, &n);
-	if (m->budget.max_changed_files > 0 &&
-	    (int64_t)n > m->budget.max_changed_files) {
+	if (over_budget(m, paths, n, limit, sizeof(limit))) {
 		free(paths);
-		log_warnx(
-		    "session %s changes %zu files, over "
-		    "runBudget.maxChangedFiles (%lld): nothing is applied",
-		    x.cs->id, n, (long long)m->budget.max_changed_files);
-		log_refusal(x.cs, x.sha, "maxChangedFiles", NULL);
+		log_warnx("session %s changes %zu files, over runBudget.%s: "
+			  "nothing is applied",
+		    x.cs->id, n, limit);
+		log_refusal(x.cs, x.sha, limit, NULL);
 		rc = EXIT_REFUSED;
 		goto out;
 	}
@@ -377,23 +428,10 @@ cmd_commit(int argc, char **argv)
 		goto out;
 	}
 	/* The evidence first: no record, no commit. */
-	if ((a = commit_log(x.cs, logpath, sizeof(logpath))) == NULL) {
-		log_warnx("session %s: the commit log cannot be written: "
-			  "nothing is applied",
-		    x.cs->id);
-		rc = EXIT_FAILED;
-		goto out;
-	}
-	f = json_pack("{s:s, s:s, s:I, s:I, s:b}", "workspace", x.cs->workspace,
-	    "diffSha256", x.sha, "entries", (json_int_t)changeset_count(x.set),
-	    "uid", (json_int_t)getuid(), "approvalRequired",
-	    m->agent.commit_approval);
-	arc = audit_append_durable(a, "cow_commit", f);
-	json_decref(f);
-	if (arc != 0) {
-		log_warnx("session %s: the commit log cannot be written: "
-			  "nothing is applied",
-		    x.cs->id);
+	if ((a = log_intent(&x, "cow_commit",
+		 json_pack(
+		     "{s:b}", "approvalRequired", m->agent.commit_approval),
+		 "applied", logpath, sizeof(logpath))) == NULL) {
 		rc = EXIT_FAILED;
 		goto out;
 	}
@@ -443,7 +481,6 @@ cmd_discard(int argc, char **argv)
 	struct audit *a;
 	const char *id, *digest;
 	char err[1024], logpath[PATH_MAX + 64];
-	json_t *f;
 	int rc;
 
 	log_init("airlock discard", 0);
@@ -451,26 +488,12 @@ cmd_discard(int argc, char **argv)
 		return EXIT_USAGE;
 	if ((rc = ctx_open(&x, id, COWSESSION_LOCK)) != 0)
 		goto out;
-	if ((a = commit_log(x.cs, logpath, sizeof(logpath))) == NULL) {
-		log_warnx("session %s: its log cannot be written: nothing is "
-			  "discarded",
-		    x.cs->id);
+	if ((a = log_intent(&x, "cow_discard", json_object(), "discarded",
+		 logpath, sizeof(logpath))) == NULL) {
 		rc = EXIT_FAILED;
 		goto out;
 	}
-	f = json_pack("{s:s, s:s, s:I, s:I}", "workspace", x.cs->workspace,
-	    "diffSha256", x.sha, "entries", (json_int_t)changeset_count(x.set),
-	    "uid", (json_int_t)getuid());
-	rc = audit_append_durable(a, "cow_discard", f);
-	json_decref(f);
 	audit_close(a);
-	if (rc != 0) {
-		log_warnx("session %s: its log cannot be written: nothing is "
-			  "discarded",
-		    x.cs->id);
-		rc = EXIT_FAILED;
-		goto out;
-	}
 	if (cowsession_clear(x.cs, err, sizeof(err)) != 0) {
 		log_warnx("session %s: %s", x.cs->id, err);
 		rc = EXIT_FAILED;

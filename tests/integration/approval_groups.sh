@@ -22,21 +22,12 @@ IN=(setpriv --reuid=4242 --regid=4242 --groups=4300)	# an approver by group
 OUTSIDER=(setpriv --reuid=4243 --regid=4243 --groups=4301)	# not one
 
 manifest() {	# FILE APPROVERS
-	cat >"$1" <<EOF2
-types:
-  target: { type: string, maxLength: 32, pattern: "[a-z]+" }
-tools:
-  - name: deploy
-    input: { target: target }
-    output: { exitCode: integer, stdout: string }
-    command: ["echo", "deployed", "{target}"]
-    sideEffect: sandbox_process
-    authorization: approval
-    timeoutMs: 60000
+	{ deploy_tool_yaml; cat <<EOF2
 approvals:
   approvers: $2
   ttlSeconds: 60
 EOF2
+	} >"$1"
 }
 manifest "$T/group.yaml" '["group:4300"]'
 manifest "$T/owner.yaml" '[]'

@@ -58,17 +58,7 @@ done
 if curl -s -m 3 -o /dev/null "http://127.0.0.1:$PORT_FOR_PROBE/probe"; then echo NET-OK; else echo NET-FAIL; fi
 echo "UID $(id -u)"
 EOF
-cat >"$T/probe.yaml" <<EOF
-types:
-  target: { type: string, maxLength: 32, pattern: "[a-z]+" }
-tools:
-  - name: deploy
-    input: { target: target }
-    output: { exitCode: integer, stdout: string }
-    command: ["echo", "deployed", "{target}"]
-    sideEffect: sandbox_process
-    authorization: approval
-    timeoutMs: 60000
+{ deploy_tool_yaml; cat <<EOF
 sandbox:
   readOnly: ["$T/hooks"]
 approvals:
@@ -77,6 +67,7 @@ approvals:
     command: ["sh", "$T/hooks/probe.sh", "$AIRLOCK_HOME", "$AIRLOCK_RUNTIME_DIR"]
     env: [NAMED_VAR, PORT_FOR_PROBE]
 EOF
+} >"$T/probe.yaml"
 export NAMED_VAR=passed-through UNNAMED_VAR=must-not-pass PORT_FOR_PROBE=$PORT
 cat >"$ws/calls" <<'EOF'
 {"name":"deploy","arguments":{"target":"alpha"}}
@@ -138,17 +129,7 @@ for h in webhook-json slack-webhook sendmail approval-notify; do
 	printf '%s' "\$p" | sh "$T/hooks/\$h.sh" || echo "HOOK-FAILED \$h"
 done
 EOF
-cat >"$T/contrib.yaml" <<EOF
-types:
-  target: { type: string, maxLength: 32, pattern: "[a-z]+" }
-tools:
-  - name: deploy
-    input: { target: target }
-    output: { exitCode: integer, stdout: string }
-    command: ["echo", "deployed", "{target}"]
-    sideEffect: sandbox_process
-    authorization: approval
-    timeoutMs: 60000
+{ deploy_tool_yaml; cat <<EOF
 sandbox:
   readOnly: ["$T/hooks"]
 approvals:
@@ -159,6 +140,7 @@ approvals:
     env: [AIRLOCK_NOTIFY_URL, AIRLOCK_SLACK_WEBHOOK_URL, AIRLOCK_NOTIFY_MAIL_TO, AIRLOCK_SENDMAIL]
     events: [created, expired]
 EOF
+} >"$T/contrib.yaml"
 export AIRLOCK_NOTIFY_URL="http://127.0.0.1:$PORT/json" AIRLOCK_SLACK_WEBHOOK_URL="http://127.0.0.1:$PORT/slack"
 export AIRLOCK_NOTIFY_MAIL_TO="ops@example.com" AIRLOCK_SENDMAIL="$T/hooks/fake-sendmail"
 cat >"$ws/calls2" <<'EOF'

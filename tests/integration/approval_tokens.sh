@@ -36,17 +36,7 @@ check "keygen never overwrites a key" test $? -ne 0
 check "the old key is intact" test "$(cat "$K/alice.out")" = "$(cat "$K/alice.pub")"
 
 INBOX="$T/inbox"
-cat >"$T/m.yaml" <<EOF
-types:
-  target: { type: string, maxLength: 32, pattern: "[a-z]+" }
-tools:
-  - name: deploy
-    input: { target: target }
-    output: { exitCode: integer, stdout: string }
-    command: ["echo", "deployed", "{target}"]
-    sideEffect: sandbox_process
-    authorization: approval
-    timeoutMs: 60000
+{ deploy_tool_yaml; cat <<EOF
 approvals:
   ttlSeconds: 60
   keys:
@@ -55,6 +45,7 @@ approvals:
   revokedKeys: ["$(cat "$K/carol.pub")"]
   inbox: $INBOX
 EOF
+} >"$T/m.yaml"
 out=$("$AIRLOCK" check -v "$T/m.yaml" 2>&1)
 expect_contains "airlock check -v shows the pinned key" "$out" "key: $(cat "$K/alice.pub") alice"
 printf 'tools: []\napprovals:\n  keys: ["airlock-ed25519:AAAA"]\n' >"$T/bad.yaml"

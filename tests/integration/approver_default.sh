@@ -14,20 +14,11 @@ mcp_env
 UC="$top_builddir/tests/unixclient"
 ws=$(make_workspace)
 
-cat >"$T/m.yaml" <<'EOF'
-types:
-  target: { type: string, maxLength: 32, pattern: "[a-z]+" }
-tools:
-  - name: deploy
-    input: { target: target }
-    output: { exitCode: integer, stdout: string }
-    command: ["echo", "deployed", "{target}"]
-    sideEffect: sandbox_process
-    authorization: approval
-    timeoutMs: 60000
+{ deploy_tool_yaml; cat <<'EOF'
 approvals:
   ttlSeconds: 120
 EOF
+} >"$T/m.yaml"
 check "the manifest names no approvers" test -z "$(grep approvers "$T/m.yaml")"
 
 cat >"$ws/agent.sh" <<'EOF'

@@ -6,7 +6,8 @@
 # write policy refuses a nested .git and nothing lands; commit --digest
 # refuses a change set other than the one reviewed; a manifest changed
 # since the session began refuses the commit; with the manifest put back
-# and the reviewed digest, the same change set lands.  Fast on purpose:
+# and the reviewed digest, the same change set lands; a dependency file
+# over maxAddedDependencies lands nothing.  Fast on purpose:
 # `make mutants` maps the commit's guards here.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
@@ -67,4 +68,13 @@ cp "$T/m.orig" "$T/m.yaml"
 "$A" commit --digest "$sha" "$S" 2>"$T/cerr"; rc=$?
 expect_eq "with the manifest put back, the reviewed commit succeeds" "$rc" 0
 expect_eq "and the file landed" "$(cat "$ws/src/ok.txt" 2>/dev/null)" ok
+
+# The run budget counts a commit as the broker counts writes: a session
+# that adds a dependency file over maxAddedDependencies lands nothing.
+{ cat "$T/m.orig"; printf 'dependencyFiles: [package.json]\nrunBudget:\n  maxAddedDependencies: 0\n'; } >"$T/m.yaml"
+run_agent 'echo "{}" >package.json && echo two >src/two.txt'
+"$A" commit "$S" 2>"$T/cerr"; rc=$?
+expect_eq "commit over maxAddedDependencies refuses (exit 1)" "$rc" 1
+expect_contains "and names the budget" "$(cat "$T/cerr")" "over runBudget.maxAddedDependencies"
+check "nothing landed" test ! -e "$ws/package.json" -a ! -e "$ws/src/two.txt"
 finish

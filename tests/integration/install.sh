@@ -37,6 +37,17 @@ for f in "$bindir/airlock" \
     "$bashcompletiondir/airlock" "$zshcompletiondir/_airlock"; do
 	check "installed: $f" [ -f "$D$f" ]
 done
+# Nothing in the tree is left out: every example manifest and every man
+# page of the source is installed.
+for y in "$top_srcdir"/contrib/manifests/*.yaml; do
+	check "installed: manifests/$(basename "$y")" \
+	    [ -f "$D$pkgdatadir/manifests/$(basename "$y")" ]
+done
+for p in "$top_srcdir"/docs/*.[15]; do
+	s=${p##*.}
+	eval "mdir=\$man${s}dir"
+	check "installed: $(basename "$p")" [ -f "$D$mdir/$(basename "$p")" ]
+done
 check "the binary and the hooks are executable" \
     [ -x "$D$bindir/airlock" ] && [ -x "$D$pkgdatadir/notify/approval-notify.sh" ] &&
     [ -x "$D$pkgdatadir/demo/run.sh" ]

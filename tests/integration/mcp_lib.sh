@@ -161,3 +161,20 @@ expect_ok_result() {
 		printf '  expected a successful result, got: %.600s\n' "$R"
 	fi
 }
+
+# deploy_tool_yaml: the head of the approval tests' manifests, a "deploy"
+# tool that needs an approval (types and tools; the caller adds the rest).
+deploy_tool_yaml() {
+	cat <<'EOF'
+types:
+  target: { type: string, maxLength: 32, pattern: "[a-z]+" }
+tools:
+  - name: deploy
+    input: { target: target }
+    output: { exitCode: integer, stdout: string }
+    command: ["echo", "deployed", "{target}"]
+    sideEffect: sandbox_process
+    authorization: approval
+    timeoutMs: 60000
+EOF
+}
