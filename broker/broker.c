@@ -680,6 +680,8 @@ call_complete(struct call *c, int status, json_t *out)
 		}
 	} else
 		structured = out;
+	/* What the sandbox refused: callId and the denied list. */
+	escalate_annotate(c, structured, NULL);
 	/* Nothing a granted secret looks like leaves the broker. */
 	if (b->cfg.redact != NULL) {
 		if (redact_json(b->cfg.redact, structured) < 0 ||
@@ -690,7 +692,6 @@ call_complete(struct call *c, int status, json_t *out)
 	if (is_error)
 		eclass = json_string_value(json_object_get(structured,
 		    "errorClass"));
-	escalate_annotate(c, structured, NULL);
 
 	/*
 	 * An error body is text only: structuredContent must fit the tool's

@@ -2,12 +2,15 @@
 /* Copyright (c) 2026 The airlock authors */
 #include "config.h"
 
+#include <fnmatch.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "broker/denials.h"
 #include "common/log.h"
+#include "common/paths.h"
 #include "common/util.h"
 
 struct denials {
@@ -191,30 +194,33 @@ denial_call_get(const struct denial_call *dc, const char *did)
 	return NULL;
 }
 
+/* The string |key| of |v|, or "?": never NULL. */
+static const char *
+str(json_t *v, const char *key)
+{
+	const char *s = json_string_value(json_object_get(v, key));
+
+	return s != NULL ? s : "?";
+}
+
 /* What one denial was about, in a few words. */
 static void
 what(json_t *v, char *buf, size_t len)
 {
-	const char *layer = json_string_value(json_object_get(v, "layer"));
+	const char *layer = str(v, "layer");
 	char hp[300];
 
-	if (layer == NULL)
-		layer = "?";
 	if (strcmp(layer, "network") == 0) {
-		hostport(json_string_value(json_object_get(v, "host")),
+		hostport(str(v, "host"),
 		    json_integer_value(json_object_get(v, "port")), hp,
 		    sizeof(hp));
 		snprintf(buf, len, "network %s", hp);
 	} else if (strcmp(layer, "filesystem") == 0)
-		snprintf(buf, len, "%s %s",
-		    json_string_value(json_object_get(v, "access")),
-		    json_string_value(json_object_get(v, "path")));
+		snprintf(buf, len, "%s %s", str(v, "access"), str(v, "path"));
 	else if (strcmp(layer, "syscall") == 0)
-		snprintf(buf, len, "syscall %s",
-		    json_string_value(json_object_get(v, "syscall")));
+		snprintf(buf, len, "syscall %s", str(v, "syscall"));
 	else
-		snprintf(buf, len, "limit %s (%lld)",
-		    json_string_value(json_object_get(v, "limit")),
+		snprintf(buf, len, "limit %s (%lld)", str(v, "limit"),
 		    (long long)json_integer_value(json_object_get(v, "value")));
 }
 
@@ -232,9 +238,104 @@ denials_summary(json_t *list, char *buf, size_t len)
 
 		what(v, w, sizeof(w));
 		n = snprintf(buf + off, len - off, "%s%s (%s)", i ? ", " : "",
-		    w, json_string_value(json_object_get(v, "denial")));
+		    w, str(v, "denial"));
 		if (n < 0 || (size_t)n >= len - off)
 			break;
 		off += n;
 	}
+}
+
+/* Is |name| a component of |path|? */
+static int
+has_component(const char *path, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = path;
+
+	while ((p = strstr(p, name)) != NULL) {
+		if ((p == path || p[-1] == '/') &&
+		    (p[n] == '\0' || p[n] == '/'))
+			return 1;
+		p++;
+	}
+	return 0;
+}
+
+/* Is |path| |dir| or beneath it? */
+static int
+beneath(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	return strncmp(path, dir, n) == 0 &&
+	    (path[n] == '\0' || path[n] == '/');
+}
+
+/*
+ * The protected class: what no escalation may open, whatever the
+ * manifest says.  A path that is not absolute and clean counts too.
+ */
+static int
+path_protected(
+    const struct manifest *m, const char *workspace, const char *path)
+{
+	static const char *const stores[] = { ".git", ".ssh", ".aws", ".gnupg",
+		".netrc", ".docker", ".kube", ".git-credentials",
+		".password-store", ".pgpass", ".npmrc", ".pypirc", NULL };
+	char dir[PATH_MAX];
+	size_t i;
+
+	if (path == NULL || path[0] != '/' || has_component(path, "..") ||
+	    has_component(path, "."))
+		return 1;
+	for (i = 0; stores[i] != NULL; i++)
+		if (has_component(path, stores[i]))
+			return 1;
+	if (paths_state_dir(dir, sizeof(dir)) == 0 && beneath(path, dir))
+		return 1;
+	if (paths_config_dir(dir, sizeof(dir)) == 0 && beneath(path, dir))
+		return 1;
+	if (paths_runtime_dir(dir, sizeof(dir)) == 0 && beneath(path, dir))
+		return 1;
+	for (i = 0; i < m->sandbox.ndeny_read; i++)
+		if (beneath(path, m->sandbox.deny_read[i]))
+			return 1;
+	if (workspace != NULL && beneath(path, workspace)) {
+		const char *rel = path + strlen(workspace);
+
+		while (*rel == '/')
+			rel++;
+		for (i = 0; i < m->sandbox.nprotected; i++) {
+			const char *p = m->sandbox.protected[i];
+
+			if (fnmatch(p, rel, 0) == 0 || beneath(rel, p))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+unsigned
+denials_class(const struct manifest *m, const char *workspace, json_t *d)
+{
+	const char *layer = json_string_value(json_object_get(d, "layer"));
+	const char *access = json_string_value(json_object_get(d, "access"));
+
+	if (layer == NULL)
+		return ESCALATE_CLASS_PROTECTED;
+	if (strcmp(layer, "network") == 0)
+		return ESCALATE_CLASS_NETWORK;
+	if (strcmp(layer, "syscall") == 0)
+		return ESCALATE_CLASS_SYSCALL;
+	if (strcmp(layer, "limit") == 0)
+		return ESCALATE_CLASS_LIMIT;
+	if (strcmp(layer, "filesystem") != 0 || access == NULL)
+		return ESCALATE_CLASS_PROTECTED;
+	if (path_protected(
+		m, workspace, json_string_value(json_object_get(d, "path"))))
+		return ESCALATE_CLASS_PROTECTED;
+	return strcmp(access, "write") == 0 ? ESCALATE_CLASS_WRITE
+					    : ESCALATE_CLASS_READ;
 }

@@ -22,6 +22,7 @@
 
 #include <jansson.h>
 
+#include "policy/manifest.h"
 #include "runner/runner.h"
 
 #define DENIALS_CALLS_MAX 64 /* calls remembered per session */
@@ -75,5 +76,19 @@ json_t *denial_call_get(const struct denial_call *dc, const char *did);
  * filesystem read /etc/x (d2)"), into buf[0..len).
  */
 void denials_summary(json_t *list, char *buf, size_t len);
+
+/*
+ * The escalation class of denial |d| (an ESCALATE_CLASS_* bit): network,
+ * syscall, limit, or for a filesystem denial read or write, unless the
+ * path is protected (ESCALATE_CLASS_PROTECTED): any path under .git or a
+ * credential store (.ssh, .aws, .gnupg, .netrc, .docker, .kube,
+ * .git-credentials, .password-store, .pgpass, .npmrc, .pypirc) at any
+ * depth, airlock's state, config and runtime directories, a denyRead
+ * path of |m|, a sandbox.protected pattern of |m| beneath |workspace|
+ * (may be NULL), or a path that is not absolute and clean.  Anything
+ * malformed is protected too.  Pure but for the directories' lookup.
+ */
+unsigned denials_class(
+    const struct manifest *m, const char *workspace, json_t *d);
 
 #endif

@@ -2,8 +2,6 @@
 /* Copyright (c) 2026 The airlock authors */
 #include "config.h"
 
-#include <fnmatch.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +10,6 @@
 #include "broker/denials.h"
 #include "broker/escalate.h"
 #include "common/log.h"
-#include "common/paths.h"
 #include "common/util.h"
 
 #define REASON_MAX 1024
@@ -99,10 +96,6 @@ call_new(struct conn *k, json_t *id, json_t *args)
 	free(text);
 	return c;
 }
-
-/* The class of one denial: an ESCALATE_CLASS_* bit. */
-static unsigned denial_class(
-    const struct manifest *m, const char *workspace, json_t *d);
 
 /* Refuses |c| without asking: audited, answered, freed. */
 static void
@@ -241,7 +234,7 @@ escalate_call(struct conn *k, json_t *id, json_t *params)
 	json_array_foreach(ids, i, v)
 	{
 		d = denial_call_get(dc, json_string_value(v));
-		cls = denial_class(b->m, b->cfg.workspace, d);
+		cls = denials_class(b->m, b->cfg.workspace, d);
 		if (cls == ESCALATE_CLASS_PROTECTED ||
 		    (b->m->escalation.forbid & cls) != 0) {
 			if (cls == ESCALATE_CLASS_PROTECTED)
@@ -303,101 +296,6 @@ escalate_call(struct conn *k, json_t *id, json_t *params)
 		free(text);
 	}
 	broker_call_decide(c, params);
-}
-
-/* Is |name| a component of |path|? */
-static int
-has_component(const char *path, const char *name)
-{
-	size_t n = strlen(name);
-	const char *p = path;
-
-	while ((p = strstr(p, name)) != NULL) {
-		if ((p == path || p[-1] == '/') &&
-		    (p[n] == '\0' || p[n] == '/'))
-			return 1;
-		p++;
-	}
-	return 0;
-}
-
-/* Is |path| |dir| or beneath it? */
-static int
-beneath(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	while (n > 1 && dir[n - 1] == '/')
-		n--;
-	return strncmp(path, dir, n) == 0 &&
-	    (path[n] == '\0' || path[n] == '/');
-}
-
-/*
- * The protected class: what no escalation may open, whatever the
- * manifest says.  A path that is not absolute and clean counts too.
- */
-static int
-path_protected(
-    const struct manifest *m, const char *workspace, const char *path)
-{
-	static const char *const stores[] = { ".git", ".ssh", ".aws", ".gnupg",
-		".netrc", ".docker", ".kube", ".git-credentials",
-		".password-store", ".pgpass", ".npmrc", ".pypirc", NULL };
-	char dir[PATH_MAX];
-	size_t i;
-
-	if (path == NULL || path[0] != '/' || has_component(path, "..") ||
-	    has_component(path, "."))
-		return 1;
-	for (i = 0; stores[i] != NULL; i++)
-		if (has_component(path, stores[i]))
-			return 1;
-	if (paths_state_dir(dir, sizeof(dir)) == 0 && beneath(path, dir))
-		return 1;
-	if (paths_config_dir(dir, sizeof(dir)) == 0 && beneath(path, dir))
-		return 1;
-	if (paths_runtime_dir(dir, sizeof(dir)) == 0 && beneath(path, dir))
-		return 1;
-	for (i = 0; i < m->sandbox.ndeny_read; i++)
-		if (beneath(path, m->sandbox.deny_read[i]))
-			return 1;
-	if (workspace != NULL && beneath(path, workspace)) {
-		const char *rel = path + strlen(workspace);
-
-		while (*rel == '/')
-			rel++;
-		for (i = 0; i < m->sandbox.nprotected; i++) {
-			const char *p = m->sandbox.protected[i];
-
-			if (fnmatch(p, rel, 0) == 0 || beneath(rel, p))
-				return 1;
-		}
-	}
-	return 0;
-}
-
-static unsigned
-denial_class(const struct manifest *m, const char *workspace, json_t *d)
-{
-	const char *layer = json_string_value(json_object_get(d, "layer"));
-	const char *access = json_string_value(json_object_get(d, "access"));
-
-	if (layer == NULL)
-		return ESCALATE_CLASS_PROTECTED;
-	if (strcmp(layer, "network") == 0)
-		return ESCALATE_CLASS_NETWORK;
-	if (strcmp(layer, "syscall") == 0)
-		return ESCALATE_CLASS_SYSCALL;
-	if (strcmp(layer, "limit") == 0)
-		return ESCALATE_CLASS_LIMIT;
-	if (strcmp(layer, "filesystem") != 0 || access == NULL)
-		return ESCALATE_CLASS_PROTECTED;
-	if (path_protected(
-		m, workspace, json_string_value(json_object_get(d, "path"))))
-		return ESCALATE_CLASS_PROTECTED;
-	return strcmp(access, "write") == 0 ? ESCALATE_CLASS_WRITE
-					    : ESCALATE_CLASS_READ;
 }
 
 json_t *

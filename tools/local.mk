@@ -52,7 +52,7 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h supervisor/cmd_approver
 	tests/unit/test_shrules.c fuzz/fuzz_shparse.c broker/shellgate.c \
 	broker/shellgate.h bench/bench_shrules.c bench/mcp_pipe.c \
 	policy/manifest_escalation.c broker/denials.c broker/denials.h \
-	broker/escalate.c broker/escalate.h
+	broker/escalate.c broker/escalate.h tests/unit/test_denials.c
 
 lint: $(BUILT_SOURCES) config.h
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
