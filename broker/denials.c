@@ -107,14 +107,103 @@ add_network(json_t *list, json_t *egress)
 	}
 }
 
+#ifdef RUNNER_DENIALS_MAX
+/* The manifest key that raises limit |name| (runner_denial.limit). */
+static const char *
+limit_key(const char *name)
+{
+	static const struct {
+		const char *limit, *key;
+	} keys[] = {
+		{ "memory", "sandbox.limits.memoryMb" },
+		{ "processes", "sandbox.limits.processes" },
+		{ "cpu", "sandbox.limits.cpuSeconds" },
+		{ "fileSize", "sandbox.limits.fileSizeMb" },
+		{ "wallClock", "the tool's timeoutMs" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (strcmp(keys[i].limit, name) == 0)
+			return keys[i].key;
+	return NULL;
+}
+
+static void
+add_runner(json_t *list, const struct runner_result *res)
+{
+	char hint[PATH_MAX + 256];
+	size_t i;
+
+	for (i = 0; i < res->ndenials && i < RUNNER_DENIALS_MAX; i++) {
+		const struct runner_denial *rd = &res->denials[i];
+
+		switch (rd->layer) {
+		case RUNNER_DENY_FS:
+			if (strcmp(rd->access, "write") == 0)
+				snprintf(hint, sizeof(hint),
+				    "the sandbox (%s) "
+				    "refused writing %s; no manifest key allows "
+				    "a write outside the workspace: only a "
+				    "one-call escalation or airlock exec --rw",
+				    rd->source, rd->path);
+			else
+				snprintf(hint, sizeof(hint),
+				    "the sandbox (%s) "
+				    "refused %s %s; to allow it add \"%s\" to "
+				    "sandbox.readOnly in the manifest",
+				    rd->source,
+				    strcmp(rd->access, "exec") == 0
+					? "executing"
+					: "reading",
+				    rd->path, rd->path);
+			add(list,
+			    json_pack("{s:s, s:s, s:s, s:s, s:s}", "layer",
+				"filesystem", "source", rd->source, "path",
+				rd->path, "access", rd->access, "hint", hint));
+			break;
+		case RUNNER_DENY_SYSCALL:
+			snprintf(hint, sizeof(hint),
+			    "seccomp refused the "
+			    "syscall %s (nr %d); to allow it add %s to "
+			    "sandbox.allowSyscalls in the manifest",
+			    rd->syscall, rd->nr, rd->syscall);
+			add(list,
+			    json_pack("{s:s, s:s, s:s, s:i, s:s}", "layer",
+				"syscall", "source", rd->source, "syscall",
+				rd->syscall, "nr", rd->nr, "hint", hint));
+			break;
+		case RUNNER_DENY_LIMIT:
+			snprintf(hint, sizeof(hint),
+			    "the %s limit (%lld) was "
+			    "reached (%s); to raise it set %s in the manifest",
+			    rd->limit, rd->value, rd->source,
+			    limit_key(rd->limit) != NULL ? limit_key(rd->limit)
+							 : "sandbox.limits");
+			add(list,
+			    json_pack("{s:s, s:s, s:s, s:I, s:s}", "layer",
+				"limit", "source", rd->source, "limit",
+				rd->limit, "value", (json_int_t)rd->value,
+				"hint", hint));
+			break;
+		}
+	}
+}
+#endif
+
 json_t *
 denials_build(json_t *egress, const struct runner_result *res)
 {
 	json_t *list = json_array();
 
-	(void)res;
 	if (list == NULL)
 		fatalx("json_array");
+#ifdef RUNNER_DENIALS_MAX
+	if (res != NULL)
+		add_runner(list, res);
+#else
+	(void)res;
+#endif
 	if (egress != NULL)
 		add_network(list, egress);
 	if (json_array_size(list) == 0) {

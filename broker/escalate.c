@@ -18,11 +18,16 @@
 struct escalation {
 	json_t *call_id; /* the refused call's id */
 	json_t *widening; /* its denial objects asked for */
-	json_t *denied; /* everything that call was
-						   refused */
+	json_t *denied; /* everything that call was refused */
 	json_t *reason; /* the agent's, a string */
 	struct net_allow net; /* escalate_net(), or empty */
 	int net_built;
+	/* The re-run's sandbox policy: a shallow copy of the manifest's with
+	 * these lists (owned, NULL-terminated). */
+	struct sandbox_policy policy;
+	char **read_only;
+	char **read_write;
+	char **syscalls;
 };
 
 /* The escalate tool: a broker built-in, not a manifest entry. */
@@ -466,6 +471,112 @@ escalate_net(struct call *c, const struct net_allow *allow)
 	return &e->net;
 }
 
+/* A new NULL-terminated copy of |v| (|n| entries) with room for |more|. */
+static char **
+strv_grow(char *const *v, size_t n, size_t more)
+{
+	char **w = xcalloc(n + more + 1, sizeof(*w));
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		w[i] = xstrdup(v[i]);
+	return w;
+}
+
+static void
+strv_drop(char **v)
+{
+	size_t i;
+
+	for (i = 0; v != NULL && v[i] != NULL; i++)
+		free(v[i]);
+	free(v);
+}
+
+#ifdef RUNNER_DENIALS_MAX
+/* Doubles the limit |name| in |l| (or the wall clock in *timeout_ms). */
+static void
+double_limit(struct resource_limits *l, int64_t *timeout_ms, const char *name)
+{
+	if (strcmp(name, "memory") == 0)
+		l->memory_mb *= 2;
+	else if (strcmp(name, "processes") == 0)
+		l->processes *= 2;
+	else if (strcmp(name, "cpu") == 0)
+		l->cpu_seconds *= 2;
+	else if (strcmp(name, "fileSize") == 0)
+		l->file_size_mb *= 2;
+	else if (strcmp(name, "wallClock") == 0)
+		*timeout_ms *= 2;
+}
+#endif
+
+void
+escalate_prepare_run(struct call *c)
+{
+	const struct sandbox_policy *sp = &c->b->m->sandbox;
+	struct escalation *e = c->esc;
+	json_t *d;
+	size_t i, nro, nrw, nsys;
+
+#ifdef RUNNER_DENIALS_MAX
+	c->req.allow_syscalls = (const char *const *)sp->allow_syscalls;
+	c->req.nallow_syscalls = sp->nallow_syscalls;
+#endif
+	if (e == NULL)
+		return;
+	strv_drop(e->read_only);
+	strv_drop(e->read_write);
+	strv_drop(e->syscalls);
+	e->policy = *c->req.policy;
+	e->read_only = strv_grow(e->policy.read_only, e->policy.nread_only,
+	    json_array_size(e->widening));
+	e->read_write = strv_grow(e->policy.read_write, e->policy.nread_write,
+	    json_array_size(e->widening));
+	e->syscalls = strv_grow(sp->allow_syscalls, sp->nallow_syscalls,
+	    json_array_size(e->widening));
+	nro = e->policy.nread_only;
+	nrw = e->policy.nread_write;
+	nsys = sp->nallow_syscalls;
+	json_array_foreach(e->widening, i, d)
+	{
+		const char *layer =
+		    json_string_value(json_object_get(d, "layer"));
+		const char *access =
+		    json_string_value(json_object_get(d, "access"));
+		const char *path =
+		    json_string_value(json_object_get(d, "path"));
+
+		if (layer == NULL)
+			continue;
+		if (strcmp(layer, "filesystem") == 0 && path != NULL &&
+		    access != NULL) {
+			if (strcmp(access, "write") == 0)
+				e->read_write[nrw++] = xstrdup(path);
+			else
+				e->read_only[nro++] = xstrdup(path);
+		} else if (strcmp(layer, "syscall") == 0 &&
+		    json_is_string(json_object_get(d, "syscall")))
+			e->syscalls[nsys++] = xstrdup(
+			    json_string_value(json_object_get(d, "syscall")));
+#ifdef RUNNER_DENIALS_MAX
+		else if (strcmp(layer, "limit") == 0 &&
+		    json_is_string(json_object_get(d, "limit")))
+			double_limit(&e->policy.limits, &c->req.timeout_ms,
+			    json_string_value(json_object_get(d, "limit")));
+#endif
+	}
+	e->policy.read_only = e->read_only;
+	e->policy.nread_only = nro;
+	e->policy.read_write = e->read_write;
+	e->policy.nread_write = nrw;
+	c->req.policy = &e->policy;
+#ifdef RUNNER_DENIALS_MAX
+	c->req.allow_syscalls = (const char *const *)e->syscalls;
+	c->req.nallow_syscalls = nsys;
+#endif
+}
+
 void
 escalate_free(struct escalation *e)
 {
@@ -473,6 +584,9 @@ escalate_free(struct escalation *e)
 
 	if (e == NULL)
 		return;
+	strv_drop(e->read_only);
+	strv_drop(e->read_write);
+	strv_drop(e->syscalls);
 	json_decref(e->call_id);
 	json_decref(e->widening);
 	json_decref(e->denied);

@@ -91,6 +91,17 @@ void escalate_decided(struct call *c, enum approval_outcome o);
 const struct net_allow *escalate_net(
     struct call *c, const struct net_allow *allow);
 
+/*
+ * Called for every run once c->req is filled: the manifest's
+ * sandbox.allowSyscalls go to the runner; for an escalated re-run, the
+ * widening too, for that run only: a filesystem read binds the path
+ * read-only, a write read-write, a syscall comes off the seccomp deny
+ * list, a limit is doubled (c->req.policy then points at the
+ * escalation's copy of the sandbox policy; the network part is
+ * escalate_net()'s).
+ */
+void escalate_prepare_run(struct call *c);
+
 /* Frees.  NULL is fine. */
 void escalate_free(struct escalation *e);
 
