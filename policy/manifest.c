@@ -2233,7 +2233,7 @@ parse_manifest(struct lctx *c, const struct ynode *root)
 		return AL_ERR_FORMAT;
 	if ((n = map_get(root, "tools")) == NULL)
 		return lerr(c, root, "manifest", "missing key \"tools\"");
-	if (parse_tools(c, n) != 0)
+	if (parse_tools(c, n) != 0 || manifest_escalation_check(c) != 0)
 		return AL_ERR_FORMAT;
 	if ((n = map_get(root, "gates")) != NULL && !is_null(n)) {
 		static const char *const gk[] = { "required", NULL };

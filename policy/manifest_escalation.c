@@ -129,6 +129,31 @@ manifest_escalation_tool(
 }
 
 int
+manifest_escalation_check(struct lctx *c)
+{
+	struct ynode at;
+	char g[64];
+	size_t i;
+
+	for (i = 0; i < c->m->ntools; i++)
+		if (c->m->tools[i].escalation)
+			break;
+	if (i == c->m->ntools)
+		return 0;
+	for (i = 0; i < c->m->ntools; i++)
+		if (strcmp(c->m->tools[i].name, "escalate") == 0) {
+			memset(&at, 0, sizeof(at));
+			at.line = c->m->tools[i].line;
+			at.col = c->m->tools[i].column;
+			snprintf(g, sizeof(g), "tools[%zu].name", i);
+			return eerr(c, &at, g,
+			    "\"escalate\" is airlock's "
+			    "built-in tool when a tool has escalation: ask");
+		}
+	return 0;
+}
+
+int
 manifest_escalation_top(struct lctx *c, const struct ynode *n)
 {
 	struct escalation_policy *ep = &c->m->escalation;

@@ -53,6 +53,8 @@ int manifest_rules_parse(
 int manifest_escalation_tool(
     struct lctx *c, const struct ynode *e, const char *f, struct tool *t);
 int manifest_escalation_top(struct lctx *c, const struct ynode *n);
+/* No tool may be named escalate when some tool has escalation: ask. */
+int manifest_escalation_check(struct lctx *c);
 int manifest_allow_syscalls(struct lctx *c, const struct ynode *map);
 
 #endif

@@ -116,6 +116,11 @@ bad "allowSyscalls: a syscall that is allowed anyway is an error" 's/keyctl, add
 bad "allowSyscalls: one refused only for some arguments is an error" 's/keyctl, add_key/ioctl/' \
     'sandbox.allowSyscalls[0]: "ioctl" is not a syscall'
 
+sed -n '/^  - name: build/,/escalation: ask/p' "$T/keys.yaml" | sed 's/name: build/name: escalate/; /escalation: ask/d' >"$T/tool.yaml"
+awk -v tool="$T/tool.yaml" '{ print } /^tools:/ { while ((getline l < tool) > 0) print l }' "$T/keys.yaml" >"$T/bad.yaml"
+expect_contains "a manifest tool may not be named escalate when escalation is on" \
+    "$("$AIRLOCK" check "$T/bad.yaml" 2>&1)" "tools[0].name: \"escalate\" is airlock's built-in tool when a tool has escalation: ask"
+
 # escalate is offered only where some tool has escalation: ask.
 tools_list() {
 	printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}' \
@@ -218,6 +223,12 @@ expect_contains "pending -v shows the original call" "$PV" "action:    fetch {}"
 expect_contains "... the agent's reason" "$PV" "reason:    the build needs the mirror"
 expect_contains "... what was denied and the precise widening" "$PV" '"widening": ['
 expect_contains "... naming host and port" "$PV" "\"port\": $SP"
+expect_contains "pending names the escalation and exactly what the run gets" \
+    "$("$AIRLOCK" pending 2>&1)" "ESCALATION: re-runs call 1 once with, for that run only:
+    d1  network 127.0.0.1 port $SP"
+echo n | "$AIRLOCK" approve "$id" >"$T/prompt.out" 2>&1
+expect_contains "the approve prompt shows the widening too" "$(cat "$T/prompt.out")" \
+    "    d1  network 127.0.0.1 port $SP"
 "$AIRLOCK" deny "$id" --reason "not that mirror" >/dev/null 2>&1
 appr_reply 7
 expect_eq "a denied escalation is a tool error saying so" "$(r_class)" approval_denied
