@@ -15,8 +15,8 @@
  * keeps the last DENIALS_CALLS_MAX such calls (oldest dropped) with
  * their original arguments, for the escalate tool (broker/escalate.h).
  */
-#ifndef AIRLOCK_DENIALS_H
-#define AIRLOCK_DENIALS_H
+#ifndef AIRLOCK_BROKER_DENIALS_H
+#define AIRLOCK_BROKER_DENIALS_H
 
 #include <stddef.h>
 

@@ -114,8 +114,8 @@ EXTRA_DIST += tests/integration/shell_rules.sh
 # --- escalation: denial records and one-call escalation (issue 18) ---
 TESTS += tests/integration/escalation.sh
 EXTRA_DIST += tests/integration/escalation.sh
-check_PROGRAMS += tests/unit/test_denials
-TESTS += tests/unit/test_denials
-tests_unit_test_denials_CFLAGS = $(unit_cflags)
-tests_unit_test_denials_LDADD = $(unit_ldadd)
+check_PROGRAMS += tests/unit/test_broker_denials
+TESTS += tests/unit/test_broker_denials
+tests_unit_test_broker_denials_CFLAGS = $(unit_cflags)
+tests_unit_test_broker_denials_LDADD = $(unit_ldadd)
 # --- end escalation ---

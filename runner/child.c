@@ -979,15 +979,29 @@ read_parent(const struct runner_plan *p, void *buf, size_t len)
 	}
 }
 
-/* The parent sends the compiled program while we build the root. */
+/*
+ * The parent sends the compiled program while we build the root.  When
+ * it asks for notifications, the EPERM refusals become
+ * SECCOMP_RET_USER_NOTIF and the listener goes back to the parent, which
+ * answers each with the same EPERM (never "continue") and records the
+ * call.  A kernel that cannot give a listener (no USER_NOTIF, or one
+ * already in force above us: EBUSY) gets the program as it was: the
+ * refusals stay, only the record is lost.  The listener is closed here
+ * before the command exists, so nothing in the sandbox can answer its own
+ * calls; if the parent dies the kernel fails pending calls with ENOSYS,
+ * still a refusal, and the death signal takes the sandbox down.
+ */
 static void
 load_seccomp(const struct runner_plan *p)
 {
 	static struct sock_filter filter[BPF_MAXINSNS];
 	struct sock_fprog prog;
-	uint32_t len;
+	uint32_t len, notify;
+	long fd;
 
 	read_parent(p, &len, sizeof(len));
+	notify = len & RUNNER_SECCOMP_NOTIFY;
+	len &= ~RUNNER_SECCOMP_NOTIFY;
 	if (len == 0 || len > BPF_MAXINSNS) {
 		errno = EINVAL;
 		fail(p, "seccomp program", NULL);
@@ -995,6 +1009,21 @@ load_seccomp(const struct runner_plan *p)
 	read_parent(p, filter, len * sizeof(filter[0]));
 	prog.len = len;
 	prog.filter = filter;
+	if (notify && runner_seccomp_retarget(filter, len,
+	    SECCOMP_RET_ERRNO | EPERM, SECCOMP_RET_USER_NOTIF) > 0) {
+		fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+		    SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+		if (fd >= 0) {
+			if (proxy_send_fd(p->sync_fd, (int)fd, "N", 1) != 0)
+				fail(p, "send the seccomp listener", NULL);
+			close((int)fd);
+			return;
+		}
+		if (errno != EINVAL && errno != EBUSY)
+			fail(p, "seccomp", NULL);
+		(void)runner_seccomp_retarget(filter, len,
+		    SECCOMP_RET_USER_NOTIF, SECCOMP_RET_ERRNO | EPERM);
+	}
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == -1)
 		fail(p, "seccomp", NULL);
 }

@@ -5,7 +5,8 @@ libairlock_a_SOURCES += runner/wait.c
 libairlock_a_SOURCES += \
 	runner/runner.c runner/runner.h runner/runner_int.h \
 	runner/child.c runner/landlock.c runner/seccomp.c runner/cgroup.c \
-	runner/seatbelt_exec.c runner/seatbelt_exec.h
+	runner/seatbelt_exec.c runner/seatbelt_exec.h \
+	runner/denials.c runner/denials.h runner/fsdenials.c runner/fsdenials.h
 
 # Escape tests: each attack is tried for real from inside a runner.
 check_PROGRAMS += tests/escape/probe
@@ -28,3 +29,10 @@ tests_unit_test_runner_CFLAGS = $(unit_cflags)
 tests_unit_test_runner_LDADD = $(unit_ldadd)
 TESTS += tests/integration/exec_manifest_policy.sh
 EXTRA_DIST += tests/integration/exec_manifest_policy.sh
+
+check_PROGRAMS += tests/unit/test_denials
+TESTS += tests/unit/test_denials
+tests_unit_test_denials_CFLAGS = $(unit_cflags)
+tests_unit_test_denials_LDADD = $(unit_ldadd)
+TESTS += tests/integration/sandbox_denials.sh
+EXTRA_DIST += tests/integration/sandbox_denials.sh

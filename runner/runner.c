@@ -14,17 +14,21 @@
 #include "config.h"
 
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
+#include <linux/seccomp.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <sched.h>
+#include <seccomp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +46,9 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "policy/sandbox_defaults.h"
+#include "proxy/ipc.h"
+#include "runner/denials.h"
+#include "runner/fsdenials.h"
 #include "runner/runner.h"
 #include "runner/runner_int.h"
 
@@ -91,6 +98,10 @@ struct runner_proc {
 	unsigned		 layers;
 	struct stat		 pidns;		/* its pid namespace */
 	int			 pidns_ok;
+	int			 notify_fd;	/* seccomp listener, or -1 */
+	uint32_t		 native_arch;	/* AUDIT_ARCH_* of ours */
+	struct runner_denial	 denials[RUNNER_DENIALS_MAX];
+	size_t			 ndenials;
 };
 
 static void
@@ -416,6 +427,7 @@ proc_free(struct runner_proc *p)
 	closefd(&p->report_fd);
 	closefd(&p->sync_fd);
 	closefd(&p->kmsg_fd);
+	closefd(&p->notify_fd);
 	free(p->out.buf);
 	free(p->err.buf);
 	runner_cgroup_destroy(p->cg);
@@ -467,6 +479,8 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	int syncp[2] = { -1, -1 }, repp[2] = { -1, -1 };
 	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
 	const struct sock_fprog *bpf;
+	struct sock_fprog *own_bpf = NULL;
+	const char *env;
 	uint32_t len;
 	int pidfd = -1, rc, e;
 	unsigned enforced;
@@ -483,6 +497,8 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	p = xcalloc(1, sizeof(*p));
 	p->req = req;
 	p->pidfd = p->epfd = p->report_fd = p->sync_fd = p->kmsg_fd = -1;
+	p->notify_fd = -1;
+	p->native_arch = seccomp_arch_native();
 	p->out.fd = p->err.fd = -1;
 	p->cap = req->output_cap > 0 ? req->output_cap : RUNNER_DEFAULT_CAP;
 	p->start = now_monotonic_ms();
@@ -490,11 +506,18 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 		proc_free(p);
 		return rc;
 	}
+	/* A one-run widening is checked before anything starts. */
+	if ((rc = runner_seccomp_check_allow((const char *const *)
+	    req->allow_syscalls, req->nallow_syscalls, err, errlen)) != 0) {
+		proc_free(p);
+		return rc;
+	}
 	/* The child polls its end of this pair to see the parent alive. */
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, syncp) == -1 ||
 	    pipe2(repp, O_CLOEXEC) == -1 ||
-	    (!req->passthrough && (pipe2(outp, O_CLOEXEC) == -1 ||
-	    pipe2(errp, O_CLOEXEC) == -1))) {
+	    (!req->passthrough && pipe2(outp, O_CLOEXEC) == -1) ||
+	    ((!req->passthrough || req->scan_stderr) &&
+	    pipe2(errp, O_CLOEXEC) == -1)) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		rc = AL_ERR_SYSTEM;
 		goto fail;
@@ -502,7 +525,9 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	p->plan.sync_fd = syncp[0];
 	p->plan.report_fd = repp[1];
 	p->plan.out_fd = req->passthrough ? 1 : outp[1];
-	p->plan.err_fd = req->passthrough ? 2 : errp[1];
+	/* A scanned stderr comes through us even when it is the caller's:
+	 * passed on as it comes, read for the paths refusals name. */
+	p->plan.err_fd = req->passthrough && !req->scan_stderr ? 2 : errp[1];
 
 	/* The cgroup exists before the child does; we move the child into
 	 * it while it builds its root (see below). */
@@ -571,15 +596,29 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	 * builds its root: compiling it (once per process) overlaps with
 	 * the child's work instead of delaying clone().
 	 */
-	if ((bpf = runner_seccomp_program(req->policy, err, errlen)) == NULL) {
+	if (req->nallow_syscalls > 0)
+		bpf = own_bpf = runner_seccomp_program_allowing(req->policy,
+		    (const char *const *)req->allow_syscalls,
+		    req->nallow_syscalls, err, errlen);
+	else
+		bpf = runner_seccomp_program(req->policy, err, errlen);
+	if (bpf == NULL) {
 		rc = AL_ERR_INTERNAL;
 		goto kill;
 	}
+	/*
+	 * Refusals are user notifications we answer (see child.c), unless
+	 * AIRLOCK_SECCOMP_NOTIFY=off (plain EPERM, nothing recorded: for
+	 * measuring the difference, and for kernels that misbehave).
+	 */
 	len = bpf->len;
+	if ((env = getenv("AIRLOCK_SECCOMP_NOTIFY")) == NULL ||
+	    strcmp(env, "off") != 0)
+		len |= RUNNER_SECCOMP_NOTIFY;
 	if (send(syncp[1], &len, sizeof(len), MSG_NOSIGNAL) !=
 	    (ssize_t)sizeof(len) ||
-	    send(syncp[1], bpf->filter, len * sizeof(*bpf->filter),
-	    MSG_NOSIGNAL) != (ssize_t)(len * sizeof(*bpf->filter))) {
+	    send(syncp[1], bpf->filter, bpf->len * sizeof(*bpf->filter),
+	    MSG_NOSIGNAL) != (ssize_t)(bpf->len * sizeof(*bpf->filter))) {
 		if (errno != EPIPE) {
 			snprintf(err, errlen, "sending the seccomp program: "
 			    "%s", strerror(errno));
@@ -587,6 +626,8 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 			goto kill;
 		}
 	}
+	runner_seccomp_program_free(own_bpf);
+	own_bpf = NULL;
 	/* Where the kernel log stands now, to explain a seccomp kill. */
 	if (p->plan.root && (p->kmsg_fd = open("/dev/kmsg",
 	    O_RDONLY | O_NONBLOCK | O_CLOEXEC)) != -1)
@@ -620,16 +661,20 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	ev.data.fd = p->pidfd;
 	if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->pidfd, &ev) == -1)
 		goto epollfail;
+	/* The seccomp listener comes back on it. */
+	ev.data.fd = p->sync_fd;
+	if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->sync_fd, &ev) == -1)
+		goto epollfail;
 	if (p->out.fd != -1) {
 		ev.data.fd = p->out.fd;
 		if (fd_set_nonblock(p->out.fd, 1) != 0 ||
 		    epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->out.fd, &ev) == -1)
 			goto epollfail;
-		ev.data.fd = p->err.fd;
-		if (fd_set_nonblock(p->err.fd, 1) != 0 ||
-		    epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->err.fd, &ev) == -1)
-			goto epollfail;
 	}
+	ev.data.fd = p->err.fd;
+	if (p->err.fd != -1 && (fd_set_nonblock(p->err.fd, 1) != 0 ||
+	    epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->err.fd, &ev) == -1))
+		goto epollfail;
 	p->deadline = req->timeout_ms > 0 ? p->start + req->timeout_ms :
 	    INT64_MAX;
 	*out = p;
@@ -646,6 +691,7 @@ kill:
 		;
 	errno = e;
 fail:
+	runner_seccomp_program_free(own_bpf);
 	closefd(&syncp[0]);
 	closefd(&syncp[1]);
 	closefd(&repp[0]);
@@ -686,7 +732,30 @@ runner_proc_deadline(const struct runner_proc *p)
 	return p->reaped ? INT64_MAX : p->deadline;
 }
 
-/* Reads what |s| has; keeps it while under the cap, drops the rest. */
+/* Bytes of a passed-through stderr kept for runner_fs_denials(). */
+#define RUNNER_SCAN_CAP	(64 * 1024)
+
+/* Passes the command's stderr on to ours (the caller's). */
+static void
+err_tee(const char *buf, size_t len)
+{
+	ssize_t n;
+
+	while (len > 0) {
+		n = write(2, buf, len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		buf += n;
+		len -= (size_t)n;
+	}
+}
+
+/*
+ * Reads what |s| has; keeps it while under the cap, drops the rest.  A
+ * passed-through stderr is written on as it comes, its head kept.
+ */
 static void
 stream_read(struct runner_proc *p, struct stream *s)
 {
@@ -704,6 +773,21 @@ stream_read(struct runner_proc *p, struct stream *s)
 			epoll_ctl(p->epfd, EPOLL_CTL_DEL, s->fd, NULL);
 			closefd(&s->fd);
 			return;
+		}
+		if (s == &p->err && p->req->passthrough) {
+			err_tee(tmp, (size_t)n);
+			keep = s->len >= RUNNER_SCAN_CAP ? 0 :
+			    RUNNER_SCAN_CAP - s->len;
+			if (keep > (size_t)n)
+				keep = n;
+			if (keep > 0) {
+				s->buf = xreallocarray(s->buf, s->len + keep +
+				    1, 1);
+				memcpy(s->buf + s->len, tmp, keep);
+				s->len += keep;
+				s->buf[s->len] = '\0';
+			}
+			continue;
 		}
 		used = p->out.len + p->err.len;
 		keep = used >= p->cap ? 0 : p->cap - used;
@@ -746,13 +830,92 @@ runner_proc_kill(struct runner_proc *p)
 	runner_cgroup_kill(p->cg);
 }
 
+/* The child's message on sync_fd: the seccomp listener, or a hang-up. */
+static void
+sync_read(struct runner_proc *p)
+{
+	struct epoll_event ev;
+	char msg[1];
+	size_t len = 0;
+	int fd = -1, rc;
+
+	rc = proxy_recv_fd(p->sync_fd, &fd, msg, sizeof(msg), &len);
+	if (rc == 1 && fd != -1 && len == 1 && msg[0] == 'N' &&
+	    p->notify_fd == -1) {
+		memset(&ev, 0, sizeof(ev));
+		ev.events = EPOLLIN;
+		ev.data.fd = fd;
+		if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &ev) == 0) {
+			p->notify_fd = fd;
+			fd = -1;
+		}
+	}
+	if (fd != -1)
+		close(fd);
+	/* One message only: nothing else is read from the child. */
+	epoll_ctl(p->epfd, EPOLL_CTL_DEL, p->sync_fd, NULL);
+	if (p->notify_fd == -1 && rc == 1)
+		log_debug("runner: no seccomp listener; refused calls are "
+		    "not recorded");
+}
+
+/*
+ * Answers the pending seccomp notifications: every one is a call the
+ * policy refuses with EPERM (only those were turned into notifications),
+ * so each gets exactly EPERM back, never "continue", and is recorded.
+ * RECV after a readable poll cannot block: a call withdrawn meanwhile
+ * (its caller was killed) makes it fail with ENOENT instead.
+ */
+static void
+notify_read(struct runner_proc *p)
+{
+	struct seccomp_notif req;
+	struct seccomp_notif_resp resp;
+	struct pollfd pfd;
+	char *name, other[32];
+	int i;
+
+	for (i = 0; i < 64 && p->notify_fd != -1; i++) {
+		pfd.fd = p->notify_fd;
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		if (poll(&pfd, 1, 0) <= 0)
+			return;
+		if (!(pfd.revents & POLLIN)) {
+			/* Every process under the filter is gone. */
+			epoll_ctl(p->epfd, EPOLL_CTL_DEL, p->notify_fd, NULL);
+			closefd(&p->notify_fd);
+			return;
+		}
+		memset(&req, 0, sizeof(req));
+		if (ioctl(p->notify_fd, SECCOMP_IOCTL_NOTIF_RECV, &req) == -1)
+			continue;	/* ENOENT: withdrawn; EINTR */
+		memset(&resp, 0, sizeof(resp));
+		resp.id = req.id;
+		resp.error = -EPERM;
+		(void)ioctl(p->notify_fd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+		name = seccomp_syscall_resolve_num_arch(req.data.arch,
+		    req.data.nr);
+		if (req.data.arch != p->native_arch || name == NULL) {
+			snprintf(other, sizeof(other), "%s%d",
+			    req.data.arch != p->native_arch ? "foreign:" :
+			    "nr:", req.data.nr);
+			(void)runner_denial_add_syscall(p->denials,
+			    &p->ndenials, "seccomp", other, req.data.nr);
+		} else
+			(void)runner_denial_add_syscall(p->denials,
+			    &p->ndenials, "seccomp", name, req.data.nr);
+		free(name);
+	}
+}
+
 int
 runner_proc_step(struct runner_proc *p)
 {
-	struct epoll_event ev[4];
+	struct epoll_event ev[8];
 	int n, i;
 
-	n = epoll_wait(p->epfd, ev, 4, 0);
+	n = epoll_wait(p->epfd, ev, 8, 0);
 	for (i = 0; i < n; i++) {
 		if (ev[i].data.fd == p->out.fd)
 			stream_read(p, &p->out);
@@ -760,6 +923,10 @@ runner_proc_step(struct runner_proc *p)
 			stream_read(p, &p->err);
 		else if (ev[i].data.fd == p->pidfd)
 			reap(p);
+		else if (ev[i].data.fd == p->sync_fd)
+			sync_read(p);
+		else if (p->notify_fd != -1 && ev[i].data.fd == p->notify_fd)
+			notify_read(p);
 	}
 	if (!p->reaped && now_monotonic_ms() >= p->deadline) {
 		p->timed_out = 1;
@@ -827,13 +994,16 @@ make_hint(struct runner_proc *p, struct runner_result *res, int limit)
 		snprintf(why, sizeof(why), "memory limit of %lld MB reached "
 		    "(cgroup)", (long long)l->memory_mb);
 	else if (res->signal == SIGSYS) {
+		struct runner_denial d;
 		char call[96];
 
+		memset(&d, 0, sizeof(d));
 		if (runner_seccomp_culprit(p->kmsg_fd, p->plan.uid, p->pid,
-		    call, sizeof(call)) == 0)
+		    call, sizeof(call), &d) == 0) {
 			snprintf(why, sizeof(why), "seccomp killed the "
 			    "process: %s", call);
-		else
+			(void)runner_denial_add(p->denials, &p->ndenials, &d);
+		} else
 			snprintf(why, sizeof(why), "seccomp killed the "
 			    "process: a foreign system call ABI (i386/x32) or "
 			    "a forbidden call");
@@ -855,10 +1025,112 @@ make_hint(struct runner_proc *p, struct runner_result *res, int limit)
 		    "the sandbox, not a command error (%s)", why);
 }
 
+/*
+ * The limits the run hit, as denial entries with the value in force:
+ * the cgroup's own counters, the signals the rlimits send, the deadline.
+ * A command that ignores SIGXFSZ (Python does) sees EFBIG instead, which
+ * it reports as "File too large"; RLIMIT_NPROC shows as EAGAIN from fork
+ * ("Resource temporarily unavailable").
+ */
+static void
+limit_denials(struct runner_proc *p, const struct runner_result *res,
+    int limit, const char *err)
+{
+	const struct resource_limits *l = &p->req->policy->limits;
+
+	if (limit == 1 && l->memory_mb > 0)
+		(void)runner_denial_add_limit(p->denials, &p->ndenials,
+		    "cgroup", "memory", (long long)l->memory_mb);
+	if (limit == 2 && l->processes > 0)
+		(void)runner_denial_add_limit(p->denials, &p->ndenials,
+		    "cgroup", "processes", (long long)l->processes);
+	else if (limit != 2 && l->processes > 0 && res->exited &&
+	    res->exit_code != 0 &&
+	    strstr(err, "Resource temporarily unavailable") != NULL &&
+	    (strstr(err, "fork") != NULL || strstr(err, "clone") != NULL ||
+	    strstr(err, "thread") != NULL))
+		(void)runner_denial_add_limit(p->denials, &p->ndenials,
+		    "rlimit", "processes", (long long)l->processes);
+	/* A shell reports its child's death by signal N as 128 + N. */
+	if (l->cpu_seconds > 0 && (res->signal == SIGXCPU ||
+	    (res->exited && res->exit_code == 128 + SIGXCPU)))
+		(void)runner_denial_add_limit(p->denials, &p->ndenials,
+		    "rlimit", "cpu", (long long)l->cpu_seconds);
+	if (l->file_size_mb > 0 && (res->signal == SIGXFSZ ||
+	    (res->exited && res->exit_code == 128 + SIGXFSZ) ||
+	    (res->exited && res->exit_code != 0 &&
+	    strstr(err, "File too large") != NULL)))
+		(void)runner_denial_add_limit(p->denials, &p->ndenials,
+		    "rlimit", "fileSize", (long long)l->file_size_mb);
+	if (res->timed_out && p->req->timeout_ms > 0)
+		(void)runner_denial_add_limit(p->denials, &p->ndenials,
+		    "timeout", "wallClock", (long long)p->req->timeout_ms);
+}
+
+static int
+path_exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+/* The filesystem refusals stderr reports, checked against our policy. */
+static void
+fs_denials(struct runner_proc *p, const char *err, size_t len)
+{
+	const struct runner_plan *pl = &p->plan;
+	const struct sandbox_policy *sp = pl->policy;
+	struct runner_fs_view v;
+	const char **ro, **rw;
+	char **etc;
+	size_t i, nro = 0, nrw = 0, nsys, netc;
+
+	for (nsys = 0; sandbox_system_dirs[nsys] != NULL; nsys++)
+		;
+	for (netc = 0; sandbox_etc_entries[netc] != NULL; netc++)
+		;
+	ro = xcalloc(nsys + netc + pl->nextra_ro + 1, sizeof(*ro));
+	rw = xcalloc(sp->nread_write + 2, sizeof(*rw));
+	etc = xcalloc(netc + 1, sizeof(*etc));
+	for (i = 0; i < nsys; i++)
+		ro[nro++] = sandbox_system_dirs[i];
+	for (i = 0; i < netc; i++) {
+		xasprintf(&etc[i], "/etc/%s", sandbox_etc_entries[i]);
+		ro[nro++] = etc[i];
+	}
+	for (i = 0; i < pl->nextra_ro; i++)
+		ro[nro++] = pl->extra_ro[i];
+	for (i = 0; i < sp->nread_write; i++)
+		rw[nrw++] = sp->read_write[i];
+	if (sp->home != NULL)
+		rw[nrw++] = sp->home;
+	memset(&v, 0, sizeof(v));
+	v.workspace = pl->workspace;
+	v.workspace_ro = pl->workspace_readonly;
+	v.ro = ro;
+	v.nro = nro;
+	v.rw = rw;
+	v.nrw = nrw;
+	v.deny = (const char *const *)pl->deny;
+	v.ndeny = pl->ndeny;
+	v.protected = (const char *const *)sp->protected;
+	v.nprotected = sp->nprotected;
+	v.exists = path_exists;
+	(void)runner_fs_denials(&v, pl->cwd, err, len, p->denials,
+	    &p->ndenials);
+	for (i = 0; i < netc; i++)
+		free(etc[i]);
+	free(etc);
+	free(ro);
+	free(rw);
+}
+
 int
 runner_proc_finish(struct runner_proc *p, struct runner_result *res)
 {
-	char msg[200];
+	char msg[200], *scan = NULL;
+	size_t scanlen = 0;
 	ssize_t n;
 	int limit, status;
 
@@ -901,13 +1173,32 @@ runner_proc_finish(struct runner_proc *p, struct runner_result *res)
 	    p->warning);
 	res->out = p->out.buf != NULL ? p->out.buf : xstrdup("");
 	res->out_len = p->out.len;
-	res->err = p->err.buf != NULL ? p->err.buf : xstrdup("");
-	res->err_len = p->err.len;
+	if (p->req->passthrough) {
+		scan = p->err.buf;
+		scanlen = p->err.len;
+		res->err = xstrdup("");
+		res->err_len = 0;
+	} else {
+		res->err = p->err.buf != NULL ? p->err.buf : xstrdup("");
+		res->err_len = p->err.len;
+		scan = res->err;
+		scanlen = res->err_len;
+	}
 	p->out.buf = p->err.buf = NULL;
 	res->truncated = p->truncated;
 	limit = runner_cgroup_limit_hit(p->cg);
-	if (!res->setup_failed)
+	if (!res->setup_failed) {
+		/* Calls still queued when the run ended are not answered:
+		 * their callers are dead. */
 		make_hint(p, res, limit);
+		limit_denials(p, res, limit, scan != NULL ? scan : "");
+		if (scan != NULL)
+			fs_denials(p, scan, scanlen);
+		memcpy(res->denials, p->denials, sizeof(res->denials));
+		res->ndenials = p->ndenials;
+	}
+	if (scan != res->err)
+		free(scan);
 	proc_free(p);
 	return 0;
 }

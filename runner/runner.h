@@ -47,6 +47,15 @@ struct runner_request {
 	int			 stdin_fd;	/* -1: /dev/null */
 	int			 passthrough;	/* 1: stdout/stderr are the
 						   caller's (airlock exec) */
+	/*
+	 * With |passthrough|: the command's stderr is a pipe to the runner,
+	 * which writes it on to its own stderr as it comes and keeps the
+	 * first 64 KiB to find the filesystem refusals it reports
+	 * (runner/fsdenials.h).  Without it a passed-through stderr is the
+	 * caller's own descriptor (a terminal stays a terminal) and no
+	 * filesystem denial is recorded.  Captured output is always read.
+	 */
+	int			 scan_stderr;
 	const int		*keep_fds;	/* extra fds passed through */
 	size_t			 nkeep_fds;
 	/*
@@ -104,9 +113,46 @@ struct runner_request {
 	const char		*lower_upper;
 	int			 send_view;
 	int			 view_sock;
+	/*
+	 * Syscalls taken off the seccomp deny list for this one run (an
+	 * approved escalation, or sandbox.allowSyscalls): each name must be
+	 * on the profile's deny list (seccomp_policy_denies()); a name that
+	 * is not, or that is unknown, fails the run closed with a setup
+	 * error before anything is started.  NULL/0: none.
+	 */
+	const char *const	*allow_syscalls;
+	size_t			 nallow_syscalls;
 };
 
 #define RUNNER_PROXY_PORT	3128
+
+/*
+ * What one sandbox layer refused during a run, in terms a manifest can
+ * express.  Network refusals are not the runner's: the egress proxy
+ * reports them (broker/egress.h).
+ */
+enum runner_denial_layer {
+	RUNNER_DENY_FS = 1,
+	RUNNER_DENY_SYSCALL,
+	RUNNER_DENY_LIMIT,
+};
+
+struct runner_denial {
+	enum runner_denial_layer layer;
+	char	 source[16];	/* "landlock" | "mount" | "seccomp" |
+				   "cgroup" | "rlimit" | "timeout" */
+	char	 path[4096];	/* FS: absolute path as the command named
+				   it (binds keep host paths) */
+	char	 access[8];	/* FS: "read" | "write" | "exec" */
+	char	 syscall[32];	/* SYSCALL: name, e.g. "keyctl" */
+	int	 nr;		/* SYSCALL: number (native arch) */
+	char	 limit[16];	/* LIMIT: "memory" | "processes" | "cpu" |
+				   "fileSize" | "wallClock" */
+	long long value;	/* LIMIT: the limit in force (MB, count, s,
+				   MB, ms) */
+};
+
+#define RUNNER_DENIALS_MAX	16
 
 struct runner_result {
 	int	 exited;		/* 1: exit_code is valid */
@@ -126,6 +172,12 @@ struct runner_result {
 					   ...", or empty */
 	char	 limits_warning[256];	/* limits asked for but not
 					   enforced (best-effort), or empty */
+	/*
+	 * What the sandbox refused, deduplicated, in order of first
+	 * occurrence (at most RUNNER_DENIALS_MAX; later ones are dropped).
+	 */
+	struct runner_denial denials[RUNNER_DENIALS_MAX];
+	size_t	 ndenials;
 };
 
 /*

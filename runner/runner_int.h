@@ -21,6 +21,14 @@
 /* Child exit status when a setup step failed (the reason is on the pipe). */
 #define RUNNER_SETUP_EXIT	125
 
+/*
+ * The seccomp program's length word on sync_fd: with this bit set, the
+ * child turns the program's EPERM refusals into user notifications and
+ * sends the listener back (message "N", SCM_RIGHTS) before the command
+ * starts; the parent answers each with EPERM and records the call.
+ */
+#define RUNNER_SECCOMP_NOTIFY	0x80000000u
+
 /* Read-only binds beneath /tmp or /dev/shm a runner can take. */
 #define RUNNER_MAX_LATE	16
 
@@ -79,13 +87,44 @@ const struct sock_fprog *runner_seccomp_program(const struct sandbox_policy *sp,
 	    char *err, size_t errlen);
 
 /*
+ * The program for |sp| with the rules for allow[0..nallow) replaced by
+ * an allow (an approved one-run widening), compiled afresh: the caller
+ * frees it with runner_seccomp_program_free().  NULL with err filled if
+ * a name is refused (see runner_seccomp_check_allow()) or compiling
+ * failed.
+ */
+struct sock_fprog *runner_seccomp_program_allowing(
+	    const struct sandbox_policy *sp, const char *const *allow,
+	    size_t nallow, char *err, size_t errlen);
+void	runner_seccomp_program_free(struct sock_fprog *prog);
+
+/*
+ * 0 if every name in allow[0..nallow) is on the seccomp deny list
+ * (seccomp_denied_syscalls) and known on this architecture; else a
+ * negative code with err filled.
+ */
+int	runner_seccomp_check_allow(const char *const *allow, size_t nallow,
+	    char *err, size_t errlen);
+
+/*
+ * Rewrites every "return |from|" of the program f[0..len) into "return
+ * |to|" (only BPF_RET|BPF_K instructions); returns how many.  The child
+ * turns the EPERM refusals into user notifications with it (and back,
+ * when the kernel has no listener for it).  Allocates nothing.
+ */
+size_t	runner_seccomp_retarget(struct sock_filter *f, size_t len,
+	    uint32_t from, uint32_t to);
+
+/*
  * Names the call of the last seccomp kill of |uid| logged after |kmsg_fd|
  * (/dev/kmsg, positioned at its end when the run started) into
- * out[0..outlen): 0, or -1 if there is no log (-1 fd) or no such record
- * (the kernel rate-limits them).
+ * out[0..outlen), and fills *d (a RUNNER_DENY_SYSCALL entry; a foreign
+ * ABI's call is named "i386:NAME" or "x32:NAME"): 0, or -1 if there is
+ * no log (-1 fd) or no such record (the kernel rate-limits them).
  */
+struct runner_denial;
 int	runner_seccomp_culprit(int kmsg_fd, uid_t uid, pid_t after, char *out,
-	    size_t outlen);
+	    size_t outlen, struct runner_denial *d);
 
 /* Returns the landlock ABI version (cached), or 0 when unavailable. */
 int	runner_landlock_abi(void);

@@ -18,7 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/errors.h"
 #include "policy/seccomp_policy.h"
+#include "runner/runner.h"
 #include "runner/runner_int.h"
 
 static uint32_t
@@ -49,9 +51,25 @@ to_op(enum scp_op op)
 	return SCMP_CMP_MASKED_EQ;
 }
 
-/* Builds a libseccomp filter from |p|; NULL with err filled on failure. */
+/* 1 if |name| is among allow[0..nallow). */
+static int
+allowed(const char *name, const char *const *allow, size_t nallow)
+{
+	size_t i;
+
+	for (i = 0; i < nallow; i++)
+		if (strcmp(name, allow[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Builds a libseccomp filter from |p|, with the rules for the names in
+ * allow[0..nallow) replaced by an allow; NULL with err filled on failure.
+ */
 static scmp_filter_ctx
-build(const struct seccomp_policy *p, char *err, size_t errlen)
+build(const struct seccomp_policy *p, const char *const *allow,
+    size_t nallow, char *err, size_t errlen)
 {
 	scmp_filter_ctx ctx;
 	struct scmp_arg_cmp cmp;
@@ -75,6 +93,8 @@ build(const struct seccomp_policy *p, char *err, size_t errlen)
 		if ((nr = seccomp_syscall_resolve_name(r->syscall)) ==
 		    __NR_SCMP_ERROR)
 			continue;	/* not on this architecture */
+		if (allowed(r->syscall, allow, nallow))
+			continue;
 		if (r->has_cond) {
 			memset(&cmp, 0, sizeof(cmp));
 			cmp.arg = r->cond.arg;
@@ -95,6 +115,19 @@ build(const struct seccomp_policy *p, char *err, size_t errlen)
 			goto fail;
 		}
 	}
+	/* Under an allowlist profile the name needs a rule of its own. */
+	if (p->default_action.kind != SCP_ALLOW)
+		for (i = 0; i < nallow; i++) {
+			if ((nr = seccomp_syscall_resolve_name(allow[i])) ==
+			    __NR_SCMP_ERROR)
+				continue;
+			if ((rc = seccomp_rule_add_exact(ctx, SCMP_ACT_ALLOW,
+			    nr, 0)) != 0) {
+				snprintf(err, errlen, "seccomp rule for %s: %s",
+				    allow[i], strerror(-rc));
+				goto fail;
+			}
+		}
 	return ctx;
 fail:
 	seccomp_release(ctx);
@@ -155,13 +188,87 @@ runner_seccomp_program(const struct sandbox_policy *sp, char *err,
 		snprintf(err, errlen, "out of memory compiling seccomp");
 		return NULL;
 	}
-	ctx = build(p, err, errlen);
+	ctx = build(p, NULL, 0, err, errlen);
 	seccomp_policy_free(p);
 	if (ctx == NULL)
 		return NULL;
 	cache[idx] = export(ctx, err, errlen);
 	seccomp_release(ctx);
 	return cache[idx];
+}
+
+int
+runner_seccomp_check_allow(const char *const *allow, size_t nallow,
+    char *err, size_t errlen)
+{
+	size_t i, j;
+
+	for (i = 0; i < nallow; i++) {
+		if (allow[i] == NULL) {
+			snprintf(err, errlen, "allowed syscall %zu is NULL", i);
+			return AL_ERR_INTERNAL;
+		}
+		for (j = 0; seccomp_denied_syscalls[j] != NULL; j++)
+			if (strcmp(allow[i], seccomp_denied_syscalls[j]) == 0)
+				break;
+		if (seccomp_denied_syscalls[j] == NULL) {
+			snprintf(err, errlen, "cannot allow the syscall %.64s: "
+			    "it is not on the seccomp deny list", allow[i]);
+			return AL_ERR_DENIED;
+		}
+		if (seccomp_syscall_resolve_name(allow[i]) == __NR_SCMP_ERROR) {
+			snprintf(err, errlen, "cannot allow the syscall %.64s: "
+			    "unknown on this architecture", allow[i]);
+			return AL_ERR_UNSUPPORTED;
+		}
+	}
+	return 0;
+}
+
+struct sock_fprog *
+runner_seccomp_program_allowing(const struct sandbox_policy *sp,
+    const char *const *allow, size_t nallow, char *err, size_t errlen)
+{
+	struct sock_fprog *prog;
+	struct seccomp_policy *p;
+	scmp_filter_ctx ctx;
+
+	if (runner_seccomp_check_allow(allow, nallow, err, errlen) != 0)
+		return NULL;
+	if (seccomp_policy_compile(sp, &p) != 0) {
+		snprintf(err, errlen, "out of memory compiling seccomp");
+		return NULL;
+	}
+	ctx = build(p, allow, nallow, err, errlen);
+	seccomp_policy_free(p);
+	if (ctx == NULL)
+		return NULL;
+	prog = export(ctx, err, errlen);
+	seccomp_release(ctx);
+	return prog;
+}
+
+void
+runner_seccomp_program_free(struct sock_fprog *prog)
+{
+	if (prog == NULL)
+		return;
+	free(prog->filter);
+	free(prog);
+}
+
+size_t
+runner_seccomp_retarget(struct sock_filter *f, size_t len, uint32_t from,
+    uint32_t to)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < len; i++)
+		if (f[i].code == (BPF_RET | BPF_K) && f[i].k == from) {
+			f[i].k = to;
+			n++;
+		}
+	return n;
 }
 
 /*
@@ -175,7 +282,7 @@ runner_seccomp_program(const struct sandbox_policy *sp, char *err,
  */
 int
 runner_seccomp_culprit(int kmsg_fd, uid_t uid, pid_t after, char *out,
-    size_t outlen)
+    size_t outlen, struct runner_denial *d)
 {
 	char rec[2048], key[32], *s, *name;
 	unsigned long arch = 0, found_arch = 0;
@@ -213,13 +320,24 @@ runner_seccomp_culprit(int kmsg_fd, uid_t uid, pid_t after, char *out,
 		    found_nr & ~0x40000000L);
 		snprintf(out, outlen, "x32 ABI system call %ld (%s)", found_nr,
 		    name != NULL ? name : "?");
+		snprintf(d->syscall, sizeof(d->syscall), "x32:%s",
+		    name != NULL ? name : "?");
 	} else {
 		name = seccomp_syscall_resolve_num_arch(found_arch, found_nr);
 		snprintf(out, outlen, "%s system call %ld (%s)",
 		    found_arch == SCMP_ARCH_X86_64 ? "native" :
 		    found_arch == SCMP_ARCH_X86 ? "i386 ABI" : "foreign ABI",
 		    found_nr, name != NULL ? name : "?");
+		/* A foreign ABI's call is named with its ABI: no manifest
+		 * key can allow it. */
+		snprintf(d->syscall, sizeof(d->syscall), "%s%s",
+		    found_arch == SCMP_ARCH_X86_64 ? "" :
+		    found_arch == SCMP_ARCH_X86 ? "i386:" : "foreign:",
+		    name != NULL ? name : "?");
 	}
+	d->layer = RUNNER_DENY_SYSCALL;
+	snprintf(d->source, sizeof(d->source), "seccomp");
+	d->nr = (int)found_nr;
 	free(name);
 	return 0;
 }

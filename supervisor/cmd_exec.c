@@ -33,6 +33,7 @@
 #include "policy/sandbox_defaults.h"
 #include "proxy/ipc.h"
 #include "proxy/proxy.h"
+#include "runner/denials.h"
 #include "runner/runner.h"
 #include "runner/seatbelt_exec.h"
 #include "supervisor/cli.h"
@@ -135,6 +136,23 @@ host_is_ip(const char *hostport)
 		if (!((*p >= '0' && *p <= '9') || *p == '.'))
 			return 0;
 	return colon != NULL;
+}
+
+/*
+ * What the sandbox refused, one line each on stderr.  A path comes from
+ * the command's own report and may hold any byte: log_warnx() escapes
+ * the whole line (common/vis.h).
+ */
+static void
+print_denials(const struct runner_result *res)
+{
+	char line[RUNNER_DENIAL_TEXT_MAX];
+	size_t i;
+
+	for (i = 0; i < res->ndenials; i++) {
+		runner_denial_format(&res->denials[i], line, sizeof(line));
+		log_warnx("denied: %s", line);
+	}
 }
 
 /*
@@ -671,6 +689,7 @@ cmd_exec(int argc, char **argv)
 	req.output_cap = 0;
 	req.stdin_fd = 0;
 	req.passthrough = 1;
+	req.scan_stderr = 1;	/* for the filesystem denials */
 	if (overlay && upper.mnt_fd != -1) {
 		req.upper_mnt = 1;
 		req.upper_fd = upper.mnt_fd;
@@ -704,6 +723,7 @@ cmd_exec(int argc, char **argv)
 		rc = 128 + res.signal;
 	if (res.hint[0] != '\0')
 		log_warnx("%s: %s", argv[0], res.hint);
+	print_denials(&res);
 	if (overlay && !res.setup_failed)
 		rc = exec_land(workspace, &upper, &eff, dryrun, rc);
 	jend = res.setup_failed || res.timed_out ?

@@ -27,6 +27,8 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h supervisor/cmd_approver
 	supervisor/agent_socket.c supervisor/agent_socket.h \
 	broker/wsjob.c broker/wsjob.h broker/pins.c broker/pins.h tests/unit/test_pins.c \
 	common/vis.c common/vis.h tests/unit/test_vis.c \
+	runner/denials.c runner/denials.h tests/unit/test_denials.c \
+	runner/fsdenials.c runner/fsdenials.h \
 	fuzz/fuzz_vis.c \
 	broker/excerpt.c broker/excerpt.h broker/artifact.c broker/artifact.h \
 	broker/output.c broker/output.h tests/unit/test_excerpt.c \
@@ -52,7 +54,7 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h supervisor/cmd_approver
 	tests/unit/test_shrules.c fuzz/fuzz_shparse.c broker/shellgate.c \
 	broker/shellgate.h bench/bench_shrules.c bench/mcp_pipe.c \
 	policy/manifest_escalation.c broker/denials.c broker/denials.h \
-	broker/escalate.c broker/escalate.h tests/unit/test_denials.c
+	broker/escalate.c broker/escalate.h tests/unit/test_broker_denials.c
 
 lint: $(BUILT_SOURCES) config.h
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \

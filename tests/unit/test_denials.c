@@ -1,184 +1,472 @@
 /* SPDX-License-Identifier: ISC */
 /* Copyright (c) 2026 The airlock authors */
-/* The denial store and classes (broker/denials.c): bounded, by call id. */
+/*
+ * Denials: the list (dedup, order, cap), its text form, the seccomp
+ * program rewrite the child uses for notifications, the one-run syscall
+ * allowances, and real runs that record a refused call.
+ */
 #include "config.h"
 
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+
 #include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "broker/denials.h"
-#include "common/util.h"
-#include "policy/manifest.h"
+#include "policy/sandbox_defaults.h"
+#include "runner/denials.h"
+#include "runner/fsdenials.h"
+#include "runner/runner.h"
+#include "runner/runner_int.h"
 
-static json_t *
-egress_list(size_t n)
+START_TEST(test_list_dedups_in_order_of_first_occurrence)
 {
-	json_t *a = json_array();
-	size_t i;
+	struct runner_denial list[RUNNER_DENIALS_MAX];
+	size_t n = 0;
 
-	for (i = 0; i < n; i++)
-		json_array_append_new(a,
-		    json_pack("{s:s, s:i, s:s, s:s}", "host", "10.0.0.5",
-			"port", (int)(1000 + i), "reason", "not allowed",
-			"allowWith", "tools[0].allowAddresses (tool fetch)"));
-	return a;
-}
-
-START_TEST(test_denials_build_numbers_network_refusals)
-{
-	json_t *e = egress_list(2), *l = denials_build(e, NULL), *d;
-
-	ck_assert_ptr_nonnull(l);
-	ck_assert_int_eq(json_array_size(l), 2);
-	d = json_array_get(l, 1);
-	ck_assert_str_eq(json_string_value(json_object_get(d, "denial")), "d2");
-	ck_assert_str_eq(
-	    json_string_value(json_object_get(d, "layer")), "network");
-	ck_assert_str_eq(
-	    json_string_value(json_object_get(d, "source")), "proxy");
-	ck_assert_int_eq(json_integer_value(json_object_get(d, "port")), 1001);
-	ck_assert_ptr_nonnull(
-	    strstr(json_string_value(json_object_get(d, "hint")),
-		"add \"10.0.0.5:1001\" to tools[0].allowAddresses"));
-	json_decref(e);
-	json_decref(l);
+	ck_assert_int_eq(
+	    runner_denial_add_syscall(list, &n, "seccomp", "keyctl", 250), 1);
+	ck_assert_int_eq(
+	    runner_denial_add_fs(list, &n, "mount", "/root/.npmrc", "read"), 1);
+	ck_assert_int_eq(
+	    runner_denial_add_syscall(list, &n, "seccomp", "keyctl", 250), 0);
+	ck_assert_int_eq(
+	    runner_denial_add_fs(list, &n, "mount", "/root/.npmrc", "write"),
+	    1);
+	ck_assert_int_eq(
+	    runner_denial_add_limit(list, &n, "cgroup", "memory", 64), 1);
+	ck_assert_int_eq(
+	    runner_denial_add_limit(list, &n, "cgroup", "memory", 64), 0);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_str_eq(list[0].syscall, "keyctl");
+	ck_assert_int_eq(list[0].nr, 250);
+	ck_assert_str_eq(list[1].access, "read");
+	ck_assert_str_eq(list[2].access, "write");
+	ck_assert_int_eq(list[3].layer, RUNNER_DENY_LIMIT);
 }
 END_TEST
 
-START_TEST(test_denials_build_is_bounded_and_null_when_none)
+START_TEST(test_list_is_capped)
 {
-	json_t *e = egress_list(30), *l = denials_build(e, NULL), *empty;
-
-	ck_assert_int_eq(json_array_size(l), DENIALS_PER_CALL);
-	ck_assert_str_eq(
-	    json_string_value(json_object_get(
-		json_array_get(l, DENIALS_PER_CALL - 1), "denial")),
-	    "d20");
-	empty = json_array();
-	ck_assert_ptr_null(denials_build(empty, NULL));
-	ck_assert_ptr_null(denials_build(NULL, NULL));
-	json_decref(e);
-	json_decref(l);
-	json_decref(empty);
-}
-END_TEST
-
-START_TEST(test_denials_store_drops_the_oldest)
-{
-	struct denials *d = denials_new();
-	json_t *e = egress_list(1), *l = denials_build(e, NULL), *args, *id;
-	struct denial_call *dc;
+	struct runner_denial list[RUNNER_DENIALS_MAX];
+	char name[16];
+	size_t n = 0;
 	int i;
 
-	args = json_pack("{s:s}", "target", "x");
-	for (i = 1; i <= DENIALS_CALLS_MAX + 6; i++) {
-		id = json_integer(i);
-		denials_remember(d, id, "fetch", args, l);
-		json_decref(id);
+	for (i = 0; i < RUNNER_DENIALS_MAX; i++) {
+		snprintf(name, sizeof(name), "call%d", i);
+		ck_assert_int_eq(
+		    runner_denial_add_syscall(list, &n, "seccomp", name, i), 1);
 	}
-	for (i = 1; i <= DENIALS_CALLS_MAX + 6; i++) {
-		id = json_integer(i);
-		dc = denials_find(d, id);
-		if (i <= 6)
-			ck_assert_ptr_null(dc);
-		else {
-			ck_assert_ptr_nonnull(dc);
-			ck_assert_str_eq(dc->tool, "fetch");
-			ck_assert(json_equal(dc->args, args));
-			ck_assert_ptr_nonnull(denial_call_get(dc, "d1"));
-			ck_assert_ptr_null(denial_call_get(dc, "d2"));
-		}
-		json_decref(id);
-	}
-	/* 7 and "7" are different request ids. */
-	id = json_string("7");
-	ck_assert_ptr_null(denials_find(d, id));
-	json_decref(id);
-	/* A call id used again replaces its entry. */
-	id = json_integer(70);
-	dc = denials_find(d, id);
-	json_object_set_new(dc->used, "d1", json_true());
-	denials_remember(d, id, "other", args, l);
-	dc = denials_find(d, id);
-	ck_assert_str_eq(dc->tool, "other");
-	ck_assert_ptr_null(json_object_get(dc->used, "d1"));
-	json_decref(id);
-	denials_free(d);
-	json_decref(args);
-	json_decref(e);
-	json_decref(l);
+	ck_assert_int_eq(
+	    runner_denial_add_syscall(list, &n, "seccomp", "one-too-many", 99),
+	    -1);
+	ck_assert_uint_eq(n, RUNNER_DENIALS_MAX);
+	/* A duplicate is still a duplicate when full. */
+	ck_assert_int_eq(
+	    runner_denial_add_syscall(list, &n, "seccomp", "call3", 3), 0);
 }
 END_TEST
 
-static const char manifest_text[] = "tools: []\n"
-				    "sandbox:\n"
-				    "  protected: [.git, \"secrets/*\"]\n"
-				    "  denyRead: [/srv/private]\n";
-
-static const struct {
-	const char *layer, *access, *path;
-	unsigned want;
-} rows[] = {
-	{ "network", NULL, NULL, ESCALATE_CLASS_NETWORK },
-	{ "syscall", NULL, NULL, ESCALATE_CLASS_SYSCALL },
-	{ "limit", NULL, NULL, ESCALATE_CLASS_LIMIT },
-	{ "filesystem", "read", "/opt/data/x", ESCALATE_CLASS_READ },
-	{ "filesystem", "exec", "/opt/tool/bin/t", ESCALATE_CLASS_READ },
-	{ "filesystem", "write", "/var/cache/x", ESCALATE_CLASS_WRITE },
-	{ "filesystem", "read", "/home/u/.sshx/f", ESCALATE_CLASS_READ },
-	{ "filesystem", "read", "/w/.git/config", ESCALATE_CLASS_PROTECTED },
-	{ "filesystem", "read", "/other/repo/.git", ESCALATE_CLASS_PROTECTED },
-	{ "filesystem", "read", "/home/u/.ssh/id_ed25519",
-	    ESCALATE_CLASS_PROTECTED },
-	{ "filesystem", "write", "/root/.aws/credentials",
-	    ESCALATE_CLASS_PROTECTED },
-	{ "filesystem", "read", "/home/u/.netrc", ESCALATE_CLASS_PROTECTED },
-	{ "filesystem", "read", "/home/u/.gnupg", ESCALATE_CLASS_PROTECTED },
-	{ "filesystem", "read", "/home/u/.docker/config.json",
-	    ESCALATE_CLASS_PROTECTED },
-	{ "filesystem", "read", "/home/u/.kube/config",
-	    ESCALATE_CLASS_PROTECTED },
-	{ "filesystem", "read", "/srv/private/a", ESCALATE_CLASS_PROTECTED },
-	{ "filesystem", "read", "/srv/privately", ESCALATE_CLASS_READ },
-	{ "filesystem", "write", "/w/secrets/key", ESCALATE_CLASS_PROTECTED },
-	{ "filesystem", "read", "/opt/../home/u/.ssh",
-	    ESCALATE_CLASS_PROTECTED },
-	{ "filesystem", "read", "/opt/./x", ESCALATE_CLASS_PROTECTED },
-	{ "filesystem", "read", "relative/path", ESCALATE_CLASS_PROTECTED },
-	{ "filesystem", "read", "/tmp/state-w18b/sessions/s1/audit.jsonl",
-	    ESCALATE_CLASS_PROTECTED },
-	{ "filesystem", NULL, "/opt/data/x", ESCALATE_CLASS_PROTECTED },
-	{ "filesystem", "read", NULL, ESCALATE_CLASS_PROTECTED },
-	{ "bogus", NULL, NULL, ESCALATE_CLASS_PROTECTED },
-	{ NULL, NULL, NULL, ESCALATE_CLASS_PROTECTED },
-};
-
-START_TEST(test_denials_class_table)
+START_TEST(test_format_one_line_per_layer)
 {
-	struct manifest *m;
+	struct runner_denial list[RUNNER_DENIALS_MAX];
+	char line[RUNNER_DENIAL_TEXT_MAX];
+	size_t n = 0;
+
+	(void)runner_denial_add_fs(list, &n, "mount", "/root/.npmrc", "read");
+	(void)runner_denial_add_syscall(list, &n, "seccomp", "keyctl", 250);
+	(void)runner_denial_add_limit(list, &n, "cgroup", "memory", 64);
+	runner_denial_format(&list[0], line, sizeof(line));
+	ck_assert_str_eq(line, "filesystem read /root/.npmrc (mount)");
+	runner_denial_format(&list[1], line, sizeof(line));
+	ck_assert_str_eq(line, "syscall keyctl (seccomp)");
+	runner_denial_format(&list[2], line, sizeof(line));
+	ck_assert_str_eq(line, "limit memory 64 (cgroup)");
+}
+END_TEST
+
+START_TEST(test_retarget_rewrites_only_returns)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+	};
+
+	ck_assert_uint_eq(
+	    runner_seccomp_retarget(
+		f, 5, SECCOMP_RET_ERRNO | EPERM, SECCOMP_RET_USER_NOTIF),
+	    2);
+	ck_assert_uint_eq(f[0].k, SECCOMP_RET_ERRNO | EPERM);
+	ck_assert_uint_eq(f[1].k, SECCOMP_RET_USER_NOTIF);
+	ck_assert_uint_eq(f[2].k, SECCOMP_RET_ERRNO | ENOSYS);
+	ck_assert_uint_eq(f[3].k, SECCOMP_RET_ALLOW);
+	ck_assert_uint_eq(f[4].k, SECCOMP_RET_USER_NOTIF);
+	ck_assert_uint_eq(runner_seccomp_retarget(f, 5, SECCOMP_RET_USER_NOTIF,
+			      SECCOMP_RET_ERRNO | EPERM),
+	    2);
+	ck_assert_uint_eq(f[1].k, SECCOMP_RET_ERRNO | EPERM);
+}
+END_TEST
+
+START_TEST(test_the_real_program_has_eperm_returns_to_notify)
+{
+	struct sandbox_policy sp;
+	const struct sock_fprog *prog;
+	struct sock_filter *copy;
 	char err[256];
+
+	sandbox_policy_init_defaults(&sp);
+	prog = runner_seccomp_program(&sp, err, sizeof(err));
+	ck_assert_msg(prog != NULL, "%s", err);
+	copy = malloc(prog->len * sizeof(*copy));
+	memcpy(copy, prog->filter, prog->len * sizeof(*copy));
+	ck_assert_uint_gt(
+	    runner_seccomp_retarget(copy, prog->len, SECCOMP_RET_ERRNO | EPERM,
+		SECCOMP_RET_USER_NOTIF),
+	    0);
+	free(copy);
+	sandbox_policy_free_arrays(&sp);
+}
+END_TEST
+
+START_TEST(test_allow_accepts_only_deny_list_names)
+{
+	const char *ok[] = { "keyctl", "unshare" };
+	const char *notdenied[] = { "keyctl", "read" };
+	const char *unknown[] = { "no_such_call" };
+	const char *clone3[] = { "clone3" };
+	char err[256];
+
+	ck_assert_int_eq(
+	    runner_seccomp_check_allow(ok, 2, err, sizeof(err)), 0);
+	ck_assert_int_lt(
+	    runner_seccomp_check_allow(notdenied, 2, err, sizeof(err)), 0);
+	ck_assert_ptr_nonnull(strstr(err, "read"));
+	ck_assert_ptr_nonnull(strstr(err, "not on the seccomp deny list"));
+	ck_assert_int_lt(
+	    runner_seccomp_check_allow(unknown, 1, err, sizeof(err)), 0);
+	ck_assert_int_lt(
+	    runner_seccomp_check_allow(clone3, 1, err, sizeof(err)), 0);
+}
+END_TEST
+
+/* The host as the fs tests see it. */
+static int
+fake_exists(const char *path)
+{
+	static const char *const host[] = { "/root", "/root/.npmrc", "/usr",
+		"/usr/bin", "/etc", "/etc/shadow", "/ws", "/ws/.git", "/secret",
+		"/secret/key", NULL };
 	size_t i;
 
-	setenv("AIRLOCK_STATE_DIR", "/tmp/state-w18b", 1);
-	ck_assert_int_eq(manifest_load_buffer("t.yaml", manifest_text,
-			     strlen(manifest_text), &m, err, sizeof(err)),
-	    0);
-	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		json_t *d =
-		    json_pack("{s:s?, s:s?, s:s?}", "layer", rows[i].layer,
-			"access", rows[i].access, "path", rows[i].path);
+	for (i = 0; host[i] != NULL; i++)
+		if (strcmp(path, host[i]) == 0)
+			return 1;
+	return 0;
+}
 
-		ck_assert_msg(denials_class(m, "/w", d) == rows[i].want,
-		    "row %zu (%s %s): got %s, want %s", i,
-		    rows[i].layer ? rows[i].layer : "-",
-		    rows[i].path ? rows[i].path : "-",
-		    escalate_class_name(denials_class(m, "/w", d)),
-		    escalate_class_name(rows[i].want));
-		json_decref(d);
-	}
-	manifest_free(m);
+static const char *const fs_ro[] = { "/usr", "/etc/passwd" };
+static const char *const fs_rw[] = { "/data" };
+static const char *const fs_deny[] = { "/secret" };
+static const char *const fs_prot[] = { ".git" };
+
+static size_t
+fs_scan(const char *err, struct runner_denial *list, size_t *n)
+{
+	struct runner_fs_view v;
+
+	memset(&v, 0, sizeof(v));
+	v.workspace = "/ws";
+	v.ro = fs_ro;
+	v.nro = 2;
+	v.rw = fs_rw;
+	v.nrw = 1;
+	v.deny = fs_deny;
+	v.ndeny = 1;
+	v.protected = fs_prot;
+	v.nprotected = 1;
+	v.exists = fake_exists;
+	*n = 0;
+	return runner_fs_denials(&v, "/ws/sub", err, strlen(err), list, n);
+}
+
+START_TEST(test_fs_each_message_form)
+{
+	struct runner_denial l[RUNNER_DENIALS_MAX];
+	size_t n;
+
+	ck_assert_uint_eq(fs_scan("cat: /root/.npmrc: No such file or "
+				  "directory\n",
+			      l, &n),
+	    1);
+	ck_assert_str_eq(l[0].path, "/root/.npmrc");
+	ck_assert_str_eq(l[0].access, "read");
+	ck_assert_str_eq(l[0].source, "mount");
+	ck_assert_uint_eq(fs_scan("touch: cannot touch '/usr/x': Read-only "
+				  "file system\n",
+			      l, &n),
+	    1);
+	ck_assert_str_eq(l[0].path, "/usr/x");
+	ck_assert_str_eq(l[0].access, "write");
+	ck_assert_str_eq(l[0].source, "mount");
+	ck_assert_uint_eq(fs_scan("touch: cannot touch \xe2\x80\x98/usr/y"
+				  "\xe2\x80\x99: Permission denied\n",
+			      l, &n),
+	    1);
+	ck_assert_str_eq(l[0].path, "/usr/y");
+	ck_assert_str_eq(l[0].source, "landlock");
+	ck_assert_uint_eq(fs_scan("PermissionError: [Errno 13] Permission "
+				  "denied: '/root/.npmrc'\n",
+			      l, &n),
+	    1);
+	ck_assert_str_eq(l[0].access, "read");
+	ck_assert_uint_eq(fs_scan("sh: 1: cannot create /usr/bin/z: "
+				  "Read-only file system\n",
+			      l, &n),
+	    1);
+	ck_assert_str_eq(l[0].path, "/usr/bin/z");
+	ck_assert_str_eq(l[0].access, "write");
+	ck_assert_uint_eq(fs_scan("Error: EACCES: permission denied, open "
+				  "'/secret/key'\n",
+			      l, &n),
+	    1);
+	ck_assert_str_eq(l[0].path, "/secret/key");
+	ck_assert_str_eq(l[0].access, "read");
+	/* Relative to the command's directory, ".." resolved. */
+	ck_assert_uint_eq(fs_scan("cat: ../../root/.npmrc: No such file or "
+				  "directory\n",
+			      l, &n),
+	    1);
+	ck_assert_str_eq(l[0].path, "/root/.npmrc");
+	/* A protected path in the workspace. */
+	ck_assert_uint_eq(fs_scan("touch: cannot touch '/ws/.git/config': "
+				  "Read-only file system\n",
+			      l, &n),
+	    1);
+	ck_assert_str_eq(l[0].path, "/ws/.git/config");
+	ck_assert_str_eq(l[0].access, "write");
+}
+END_TEST
+
+START_TEST(test_fs_allowed_or_missing_gives_nothing)
+{
+	struct runner_denial l[RUNNER_DENIALS_MAX];
+	size_t n;
+
+	/* Missing inside the workspace: a genuine missing file. */
+	ck_assert_uint_eq(fs_scan("cat: nothere: No such file or directory\n"
+				  "cat: /ws/a/b: No such file or directory\n",
+			      l, &n),
+	    0);
+	/* Missing on the host too. */
+	ck_assert_uint_eq(fs_scan("cat: /nowhere/x: No such file or "
+				  "directory\n",
+			      l, &n),
+	    0);
+	/* A readable path named with EACCES but no write: ambiguous. */
+	ck_assert_uint_eq(
+	    fs_scan("cat: /usr/bin: Permission denied\n", l, &n), 0);
+	/* Writable places. */
+	ck_assert_uint_eq(
+	    fs_scan("touch: cannot touch '/ws/x': Permission "
+		    "denied\ntouch: cannot touch '/tmp/x': Permission denied\n"
+		    "touch: cannot touch '/data/x': Permission denied\n",
+		l, &n),
+	    0);
+	/* No error marker: a path printed is not a refusal. */
+	ck_assert_uint_eq(
+	    fs_scan("reading /root/.npmrc\n/etc/shadow\n", l, &n), 0);
+}
+END_TEST
+
+START_TEST(test_fs_never_wider_than_the_named_path)
+{
+	struct runner_denial l[RUNNER_DENIALS_MAX];
+	size_t n;
+
+	/* A forged report names /etc/shadow: the entry is that file only. */
+	ck_assert_uint_eq(
+	    fs_scan("cat: /etc/shadow: Permission denied\n", l, &n), 1);
+	ck_assert_str_eq(l[0].path, "/etc/shadow");
+	/* A quoted path with a space: no word of it becomes an entry. */
+	ck_assert_uint_eq(fs_scan("touch: cannot touch '/usr/my file': "
+				  "Read-only file system\n",
+			      l, &n),
+	    1);
+	ck_assert_str_eq(l[0].path, "/usr/my file");
+	/* "/.." stays at the root. */
+	ck_assert_uint_eq(fs_scan("cat: /../../root/.npmrc: No such file or "
+				  "directory\n",
+			      l, &n),
+	    1);
+	ck_assert_str_eq(l[0].path, "/root/.npmrc");
+}
+END_TEST
+
+START_TEST(test_fs_normalize)
+{
+	char out[64];
+
+	ck_assert_int_eq(
+	    runner_fs_normalize("/ws", "a/./b/../c", out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "/ws/a/c");
+	ck_assert_int_eq(
+	    runner_fs_normalize("/ws", "//x//y/", out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "/x/y");
+	ck_assert_int_eq(
+	    runner_fs_normalize("/ws", "../..", out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "/");
+	ck_assert_int_eq(
+	    runner_fs_normalize("/ws",
+		"/aaaaaaaaaaaaaaaaaaaaaaaa"
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+		out, sizeof(out)),
+	    -1);
+}
+END_TEST
+
+/* The SIGSYS path: the culprit is read from kernel log records. */
+START_TEST(test_seccomp_kill_in_the_log_becomes_a_denial)
+{
+	static const char *const recs[] = {
+		/* Another uid's kill, and an older process's: not ours. */
+		"6,1,2,-;audit: type=1326 audit(1.2:3): auid=0 uid=1000 "
+		"gid=0 ses=1 pid=900 comm=\"x\" exe=\"/x\" sig=31 "
+		"arch=40000003 syscall=20 compat=1 ip=0x0 code=0x80000000",
+		"6,2,2,-;audit: type=1326 audit(1.2:3): auid=0 uid=65534 "
+		"gid=0 ses=1 pid=10 comm=\"x\" exe=\"/x\" sig=31 "
+		"arch=40000003 syscall=20 compat=1 ip=0x0 code=0x80000000",
+		"6,3,2,-;audit: type=1326 audit(1.2:3): auid=0 uid=65534 "
+		"gid=0 ses=1 pid=901 comm=\"x\" exe=\"/x\" sig=31 "
+		"arch=40000003 syscall=20 compat=1 ip=0x0 code=0x80000000",
+	};
+	struct runner_denial d;
+	char call[96];
+	size_t i;
+	int sv[2];
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+	for (i = 0; i < sizeof(recs) / sizeof(recs[0]); i++)
+		ck_assert_int_eq(write(sv[1], recs[i], strlen(recs[i])),
+		    (ssize_t)strlen(recs[i]));
+	close(sv[1]);
+	memset(&d, 0, sizeof(d));
+	ck_assert_int_eq(
+	    runner_seccomp_culprit(sv[0], 65534, 100, call, sizeof(call), &d),
+	    0);
+	close(sv[0]);
+	ck_assert_ptr_nonnull(strstr(call, "i386 ABI system call 20"));
+	ck_assert_int_eq(d.layer, RUNNER_DENY_SYSCALL);
+	ck_assert_str_eq(d.source, "seccomp");
+	ck_assert_str_eq(d.syscall, "i386:getpid");
+	ck_assert_int_eq(d.nr, 20);
+}
+END_TEST
+
+static char *
+make_ws(void)
+{
+	char *ws = strdup("/tmp/airlock-unit-XXXXXX");
+
+	ck_assert_ptr_nonnull(mkdtemp(ws));
+	ck_assert_int_eq(chmod(ws, 0777), 0);
+	return ws;
+}
+
+static void
+rm_ws(char *ws)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", ws);
+	(void)!system(cmd);
+	free(ws);
+}
+
+/* keyctl(0) through python: prints the errno name it got. */
+#define KEYCTL_PY \
+	"import ctypes,errno;l=ctypes.CDLL(None,use_errno=True);" \
+	"r=l.syscall(250,0,0,0,0,0);" \
+	"print(errno.errorcode.get(ctypes.get_errno(),'ok') if r<0 else 'ok')"
+
+static int
+run_py(const char *const *allow, size_t nallow, struct runner_result *res)
+{
+	char *const argv[] = { "python3", "-c", KEYCTL_PY, NULL };
+	struct sandbox_policy sp;
+	struct runner_request req;
+	char *ws = make_ws();
+	int rc;
+
+	sandbox_policy_init_defaults(&sp);
+	memset(&req, 0, sizeof(req));
+	req.argv = argv;
+	req.workspace = ws;
+	req.policy = &sp;
+	req.stdin_fd = -1;
+	req.allow_syscalls = allow;
+	req.nallow_syscalls = nallow;
+	rc = runner_run(&req, res);
+	sandbox_policy_free_arrays(&sp);
+	rm_ws(ws);
+	return rc;
+}
+
+START_TEST(test_refused_call_is_recorded_and_sees_eperm)
+{
+	struct runner_result res;
+
+	ck_assert_int_eq(run_py(NULL, 0, &res), 0);
+	ck_assert_int_eq(res.exit_code, 0);
+	ck_assert_str_eq(res.out, "EPERM\n");
+	ck_assert_uint_eq(res.ndenials, 1);
+	ck_assert_int_eq(res.denials[0].layer, RUNNER_DENY_SYSCALL);
+	ck_assert_str_eq(res.denials[0].syscall, "keyctl");
+	ck_assert_str_eq(res.denials[0].source, "seccomp");
+	ck_assert_int_eq(res.denials[0].nr, 250);
+	runner_result_clear(&res);
+}
+END_TEST
+
+START_TEST(test_allowed_call_for_one_run_goes_through)
+{
+	const char *allow[] = { "keyctl" };
+	struct runner_result res;
+
+	ck_assert_int_eq(run_py(allow, 1, &res), 0);
+	ck_assert_int_eq(res.exit_code, 0);
+	/* The kernel's own answer to keyctl(0, 0): not EPERM. */
+	ck_assert_str_ne(res.out, "EPERM\n");
+	ck_assert_uint_eq(res.ndenials, 0);
+	runner_result_clear(&res);
+	/* And the next run is back to the deny list. */
+	ck_assert_int_eq(run_py(NULL, 0, &res), 0);
+	ck_assert_str_eq(res.out, "EPERM\n");
+	runner_result_clear(&res);
+}
+END_TEST
+
+START_TEST(test_bad_allowance_fails_closed)
+{
+	const char *allow[] = { "keyctl", "openat" };
+	struct runner_result res;
+
+	ck_assert_int_lt(run_py(allow, 2, &res), 0);
+	ck_assert_int_eq(res.setup_failed, 1);
+	ck_assert_ptr_nonnull(strstr(res.setup_error, "openat"));
+	ck_assert_ptr_null(res.out);
+	runner_result_clear(&res);
 }
 END_TEST
 
@@ -188,10 +476,21 @@ suite(void)
 	Suite *s = suite_create("denials");
 	TCase *tc = tcase_create("core");
 
-	tcase_add_test(tc, test_denials_build_numbers_network_refusals);
-	tcase_add_test(tc, test_denials_build_is_bounded_and_null_when_none);
-	tcase_add_test(tc, test_denials_store_drops_the_oldest);
-	tcase_add_test(tc, test_denials_class_table);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_list_dedups_in_order_of_first_occurrence);
+	tcase_add_test(tc, test_list_is_capped);
+	tcase_add_test(tc, test_format_one_line_per_layer);
+	tcase_add_test(tc, test_retarget_rewrites_only_returns);
+	tcase_add_test(tc, test_the_real_program_has_eperm_returns_to_notify);
+	tcase_add_test(tc, test_allow_accepts_only_deny_list_names);
+	tcase_add_test(tc, test_seccomp_kill_in_the_log_becomes_a_denial);
+	tcase_add_test(tc, test_fs_each_message_form);
+	tcase_add_test(tc, test_fs_allowed_or_missing_gives_nothing);
+	tcase_add_test(tc, test_fs_never_wider_than_the_named_path);
+	tcase_add_test(tc, test_fs_normalize);
+	tcase_add_test(tc, test_refused_call_is_recorded_and_sees_eperm);
+	tcase_add_test(tc, test_allowed_call_for_one_run_goes_through);
+	tcase_add_test(tc, test_bad_allowance_fails_closed);
 	suite_add_tcase(s, tc);
 	return s;
 }
@@ -205,5 +504,5 @@ main(void)
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return failed == 0 ? 0 : 1;
 }
