@@ -107,7 +107,6 @@ add_network(json_t *list, json_t *egress)
 	}
 }
 
-#ifdef RUNNER_DENIALS_MAX
 /* The manifest key that raises limit |name| (runner_denial.limit). */
 static const char *
 limit_key(const char *name)
@@ -189,7 +188,6 @@ add_runner(json_t *list, const struct runner_result *res)
 		}
 	}
 }
-#endif
 
 json_t *
 denials_build(json_t *egress, const struct runner_result *res)
@@ -198,12 +196,8 @@ denials_build(json_t *egress, const struct runner_result *res)
 
 	if (list == NULL)
 		fatalx("json_array");
-#ifdef RUNNER_DENIALS_MAX
 	if (res != NULL)
 		add_runner(list, res);
-#else
-	(void)res;
-#endif
 	if (egress != NULL)
 		add_network(list, egress);
 	if (json_array_size(list) == 0) {

@@ -493,7 +493,6 @@ strv_drop(char **v)
 	free(v);
 }
 
-#ifdef RUNNER_DENIALS_MAX
 /* Doubles the limit |name| in |l| (or the wall clock in *timeout_ms). */
 static void
 double_limit(struct resource_limits *l, int64_t *timeout_ms, const char *name)
@@ -509,7 +508,6 @@ double_limit(struct resource_limits *l, int64_t *timeout_ms, const char *name)
 	else if (strcmp(name, "wallClock") == 0)
 		*timeout_ms *= 2;
 }
-#endif
 
 void
 escalate_prepare_run(struct call *c)
@@ -519,10 +517,8 @@ escalate_prepare_run(struct call *c)
 	json_t *d;
 	size_t i, nro, nrw, nsys;
 
-#ifdef RUNNER_DENIALS_MAX
 	c->req.allow_syscalls = (const char *const *)sp->allow_syscalls;
 	c->req.nallow_syscalls = sp->nallow_syscalls;
-#endif
 	if (e == NULL)
 		return;
 	strv_drop(e->read_only);
@@ -559,22 +555,18 @@ escalate_prepare_run(struct call *c)
 		    json_is_string(json_object_get(d, "syscall")))
 			e->syscalls[nsys++] = xstrdup(
 			    json_string_value(json_object_get(d, "syscall")));
-#ifdef RUNNER_DENIALS_MAX
 		else if (strcmp(layer, "limit") == 0 &&
 		    json_is_string(json_object_get(d, "limit")))
 			double_limit(&e->policy.limits, &c->req.timeout_ms,
 			    json_string_value(json_object_get(d, "limit")));
-#endif
 	}
 	e->policy.read_only = e->read_only;
 	e->policy.nread_only = nro;
 	e->policy.read_write = e->read_write;
 	e->policy.nread_write = nrw;
 	c->req.policy = &e->policy;
-#ifdef RUNNER_DENIALS_MAX
 	c->req.allow_syscalls = (const char *const *)e->syscalls;
 	c->req.nallow_syscalls = nsys;
-#endif
 }
 
 void

@@ -215,24 +215,15 @@ seccomp_default_denies(const char *name)
 {
 	struct sandbox_policy sp;
 	struct seccomp_policy *p;
-	size_t i;
-	int found = 0;
+	int denied;
 
 	memset(&sp, 0, sizeof(sp));
 	sp.seccomp = SECCOMP_PROFILE_DEFAULT;
 	if (seccomp_policy_compile(&sp, &p) != 0)
 		return 0;
-	for (i = 0; i < p->nrules; i++)
-		if (strcmp(p->rules[i].syscall, name) == 0) {
-			if (p->rules[i].action.kind == SCP_ALLOW ||
-			    p->rules[i].has_cond) {
-				found = 0;
-				break;
-			}
-			found = 1;
-		}
+	denied = seccomp_policy_denies(p, name);
 	seccomp_policy_free(p);
-	return found;
+	return denied;
 }
 
 int

@@ -84,14 +84,14 @@ tools:
     timeoutMs: 1000
     escalation: ask
 escalation: { forbid: [write, syscall], expiresSeconds: 90 }
-sandbox: { allowSyscalls: [keyctl, add_key] }
+sandbox: { allowSyscalls: [unshare, setns] }
 YAML
 out=$("$AIRLOCK" check -v "$T/keys.yaml" 2>&1)
 expect_contains "check -v prints a tool's escalation: ask" "$out" "    escalation: ask"
 expect_contains "check -v prints escalation.forbid and expiresSeconds" "$out" "escalation:
   forbid: [write, syscall]
   expiresSeconds: 90"
-expect_contains "check -v prints sandbox.allowSyscalls" "$out" "  allowSyscalls: [\"keyctl\", \"add_key\"]"
+expect_contains "check -v prints sandbox.allowSyscalls" "$out" "  allowSyscalls: [\"unshare\", \"setns\"]"
 printf '%s\n' "$out" | sed -n '/^---$/,$p' >"$T/printed.yaml"
 check "what check -v prints loads again" "$AIRLOCK" check "$T/printed.yaml"
 bad() {	# NAME SED-EXPR EXPECTED
@@ -109,11 +109,11 @@ bad "expiresSeconds must be a positive integer" 's/expiresSeconds: 90/expiresSec
     "escalation.expiresSeconds: expected an integer from 1 to 604800"
 bad "an unknown key under escalation" 's/expiresSeconds: 90/forever: true/' \
     'escalation: unknown key "forever"'
-bad "allowSyscalls: an unknown name is an error" 's/keyctl, add_key/keyctl, frobnicate/' \
+bad "allowSyscalls: an unknown name is an error" 's/unshare, setns/unshare, frobnicate/' \
     'sandbox.allowSyscalls[1]: "frobnicate" is not a syscall the default seccomp filter refuses outright'
-bad "allowSyscalls: a syscall that is allowed anyway is an error" 's/keyctl, add_key/read/' \
+bad "allowSyscalls: a syscall that is allowed anyway is an error" 's/unshare, setns/read/' \
     'sandbox.allowSyscalls[0]: "read" is not a syscall the default seccomp filter refuses outright'
-bad "allowSyscalls: one refused only for some arguments is an error" 's/keyctl, add_key/ioctl/' \
+bad "allowSyscalls: one refused only for some arguments is an error" 's/unshare, setns/ioctl/' \
     'sandbox.allowSyscalls[0]: "ioctl" is not a syscall'
 
 sed -n '/^  - name: build/,/escalation: ask/p' "$T/keys.yaml" | sed 's/name: build/name: escalate/; /escalation: ask/d' >"$T/tool.yaml"
@@ -309,6 +309,136 @@ expect_eq "an escalation nobody decides on expires" "$(r_class)" approval_expire
 appr_agent_stop
 expect_eq "... audited as expired" "$(event escalation_decision | jq -r .outcome)" expired
 expect_eq "... and nothing ran again" "$(event runner_start | wc -l)" 1
+
+# The runner's denials (filesystem, syscall, limit) take the same road.
+# A tmpfs on /srv (this test's own mount namespace) holds host files no
+# sandbox sees: data to read, a credential store, a log to write.
+mount -t tmpfs tmpfs /srv || { echo "not ok - cannot mount a tmpfs on /srv"; exit 1; }
+mkdir -p /srv/esc /srv/u/.ssh /srv/repo/.git
+echo DATA-7 >/srv/esc/data.txt
+echo KEY >/srv/u/.ssh/id_test
+echo '[core]' >/srv/repo/.git/config
+: >/srv/esc/log.txt
+chmod 666 /srv/esc/log.txt	# the run writes as its sandbox user
+tool() {	# NAME COMMAND-JSON
+	printf '  - name: %s\n    input: {}\n    output: { exitCode: integer, stdout: string }\n    command: %s\n    sideEffect: sandbox_process\n    timeoutMs: 10000\n    escalation: ask\n' "$1" "$2"
+}
+# unshare(CLONE_NEWUSER): on the runners' deny list, not on the broker's.
+UNSHARE='import ctypes; l = ctypes.CDLL(None, use_errno=True); r = l.syscall(272, 0x10000000); print("unshare", r, ctypes.get_errno())'
+KEYCTL='import ctypes; l = ctypes.CDLL(None, use_errno=True); r = l.syscall(250, 0, -3, 0, 0, 0); print("keyctl", r, ctypes.get_errno())'
+pyjson() { printf '["python3", "-c", "%s"]' "$(printf '%s' "$1" | sed 's/"/\\"/g')"; }
+{
+	echo "tools:"
+	tool readit '["cat", "/srv/esc/data.txt"]'
+	tool readkey '["cat", "/srv/u/.ssh/id_test"]'
+	tool readgit '["cat", "/srv/repo/.git/config"]'
+	tool stamp '["sh", "-c", "touch /srv/esc/log.txt && echo STAMPED >/srv/esc/log.txt"]'
+	tool nsprobe "$(pyjson "$UNSHARE")"
+	tool bigfile '["sh", "-c", "head -c 1500000 /dev/zero >/tmp/big && echo WROTE"]'
+	printf 'sandbox:\n  limits: { fileSizeMb: 1 }\nescalation: { forbid: [] }\n'
+	printf 'approvals:\n  approvers: [root]\n  ttlSeconds: 60\n'
+} >"$T/runner.yaml"
+"$AIRLOCK" check "$T/runner.yaml" >/dev/null || { echo "not ok - the runner manifest does not load"; "$AIRLOCK" check "$T/runner.yaml"; exit 1; }
+{
+	echo '{"name":"readit","arguments":{}}'		# 1
+	esc 1 '["d1"]'					# 2 approved
+	echo '{"name":"readit","arguments":{}}'		# 3
+	echo '{"name":"readkey","arguments":{}}'	# 4
+	esc 4 '["d1"]'					# 5 protected
+	echo '{"name":"readgit","arguments":{}}'	# 6
+	esc 6 '["d1"]'					# 7 protected
+	echo '{"name":"stamp","arguments":{}}'		# 8
+	esc 8 '["d1"]'					# 9 approved
+	echo '{"name":"nsprobe","arguments":{}}'	# 10
+	esc 10 '["d1"]'					# 11 approved
+	echo '{"name":"bigfile","arguments":{}}'	# 12
+	esc 12 '["d1"]'					# 13 approved
+	echo '{"name":"nsprobe","arguments":{}}'	# 14
+} >"$ws/calls"
+appr_agent_start "$T/runner.yaml" calls
+approve_next() {	# TOOL
+	local id
+	id=$(pending_id "$1") || { fail "an escalation of $1 opens an approval"; return; }
+	"$AIRLOCK" approve "$id" --yes >/dev/null 2>&1
+}
+appr_reply 1
+expect_eq "a read of a host path the sandbox does not show: a filesystem denial" \
+    "$(jr -c '.result.structuredContent.denied[0] | [.denial, .layer, .source, .path, .access]')" \
+    '["d1","filesystem","mount","/srv/esc/data.txt","read"]'
+expect_contains "... whose hint names sandbox.readOnly" "$(jr '.result.structuredContent.denied[0].hint')" \
+    'add "/srv/esc/data.txt" to sandbox.readOnly'
+approve_next readit
+appr_reply 2
+expect_contains "approved: the re-run reads that file (bound read-only)" "$(jr .result.structuredContent.stdout)" DATA-7
+appr_reply 3
+expect_eq "nothing persists: the next read is refused as before" \
+    "$(jr -c '[.result.structuredContent.denied[0].path, (.result.structuredContent.stdout | test("DATA-7"))]')" \
+    '["/srv/esc/data.txt",false]'
+appr_reply 5
+expect_eq "a credential store (.ssh) cannot be widened even with forbid: []" \
+    "$(jr -c '.result.structuredContent | [.errorClass, .reason, .class]')" '["escalation_refused","forbidden","protected"]'
+appr_reply 6
+expect_eq "a read of another repository's .git is a filesystem denial" \
+    "$(jr -c '.result.structuredContent.denied[0] | [.layer, .path, .access]')" '["filesystem","/srv/repo/.git/config","read"]'
+appr_reply 7
+expect_eq "... and .git cannot be widened either: protected" \
+    "$(jr -c '.result.structuredContent | [.reason, .class]')" '["forbidden","protected"]'
+appr_reply 8
+expect_eq "a write outside the workspace: a write denial" \
+    "$(jr -c '.result.structuredContent.denied[0] | [.layer, .path, .access]')" '["filesystem","/srv/esc/log.txt","write"]'
+approve_next stamp
+appr_reply 9
+expect_eq "approved: the re-run writes that path on the host (bound read-write)" "$(cat /srv/esc/log.txt)" STAMPED
+appr_reply 10
+expect_eq "a syscall seccomp refused: a syscall denial with its number" \
+    "$(jr -c '.result.structuredContent.denied[0] | [.layer, .source, .syscall, .nr]')" '["syscall","seccomp","unshare",272]'
+expect_contains "... the command saw EPERM" "$(jr .result.structuredContent.stdout)" "unshare -1 1"
+approve_next nsprobe
+appr_reply 11
+out=$(jr .result.structuredContent.stdout)
+expect_contains "approved: the re-run ran" "$out" "unshare "
+expect_not_contains "... with unshare off the deny list" "$out" "unshare -1 1"
+expect_eq "... and was refused nothing" "$(jr '.result.structuredContent.denied // "none"')" none
+appr_reply 12
+expect_eq "a limit that was reached: a limit denial with the value in force" \
+    "$(jr -c '.result.structuredContent.denied[0] | [.layer, .source, .limit, .value]')" '["limit","rlimit","fileSize",1]'
+approve_next bigfile
+appr_reply 13
+expect_contains "approved: the re-run has the limit doubled" "$(jr .result.structuredContent.stdout)" WROTE
+appr_reply 14
+expect_contains "nothing persists: unshare is refused again" "$(jr .result.structuredContent.stdout)" "unshare -1 1"
+appr_agent_stop
+expect_eq "the re-runs' runner_start records carry their approvals" \
+    "$(event runner_start '.escalation != null' | jq -r .id | tr '\n' ' ')" "2 9 11 13 "
+expect_eq "the bound path is in the re-run's recorded sandbox" \
+    "$(event runner_start '.id == 2' | jq -c '.sandbox.readOnly | index("/srv/esc/data.txt") != null')" true
+expect_eq "the doubled limit is in the re-run's recorded limits" \
+    "$(event runner_start '.id == 13' | jq -r .limits.fileSizeMb)" 2
+
+# sandbox.allowSyscalls applies to every run of the session.
+allow_run() {	# MANIFEST
+	printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}' \
+	    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"nsprobe","arguments":{}}}' |
+	    "$AIRLOCK" serve --manifest "$1" --workspace "$ws" 2>/dev/null | jq -r 'select(.id == 2) | .result.structuredContent.stdout'
+}
+{ echo "tools:"; tool nsprobe "$(pyjson "$UNSHARE")"; } >"$T/sys.yaml"
+expect_contains "without sandbox.allowSyscalls unshare is refused" "$(allow_run "$T/sys.yaml")" "unshare -1 1"
+printf 'sandbox:\n  allowSyscalls: [unshare]\n' >>"$T/sys.yaml"
+out=$(allow_run "$T/sys.yaml")
+expect_contains "with sandbox.allowSyscalls: [unshare] every run may call it" "$out" "unshare "
+expect_not_contains "... and it is not refused" "$out" "unshare -1 1"
+# A syscall the broker's own filter refuses cannot be allowed in a session
+# (every runner inherits that filter): said at start, not ignored.
+printf 'tools: []\nsandbox:\n  allowSyscalls: [keyctl]\n' >"$T/key.yaml"
+"$AIRLOCK" serve --manifest "$T/key.yaml" --workspace "$ws" </dev/null >/dev/null 2>"$T/key.err"
+expect_eq "a session refuses allowSyscalls the broker's filter refuses (EXIT_CONFIG)" "$?" 78
+expect_contains "... saying why" "$(cat "$T/key.err")" \
+    "sandbox.allowSyscalls[0]: keyctl is refused by the broker's own seccomp filter"
+out=$("$AIRLOCK" exec --manifest "$T/key.yaml" --workspace "$ws" -- python3 -c "$KEYCTL" 2>&1)
+expect_not_contains "airlock exec applies sandbox.allowSyscalls: keyctl is not refused" "$out" "keyctl -1 1"
+expect_contains "... and ran" "$out" "keyctl "
+out=$("$AIRLOCK" exec --workspace "$ws" -- python3 -c "$KEYCTL" 2>&1)
+expect_contains "... which it is without the key" "$out" "keyctl -1 1"
 
 # docs/AUDIT.md lists these events and their fields, both ways (the parse
 # of audit_fields.sh): every field written is documented, every field
