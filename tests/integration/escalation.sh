@@ -415,6 +415,29 @@ expect_eq "the bound path is in the re-run's recorded sandbox" \
 expect_eq "the doubled limit is in the re-run's recorded limits" \
     "$(event runner_start '.id == 13' | jq -r .limits.fileSizeMb)" 2
 
+# escalation.forbid covers each class: refused without asking.
+sed 's/escalation: { forbid: \[\] }/escalation: { forbid: [read, write, syscall, limit] }/' "$T/runner.yaml" >"$T/forbid4.yaml"
+{
+	echo '{"name":"readit","arguments":{}}'
+	esc 1 '["d1"]'
+	echo '{"name":"stamp","arguments":{}}'
+	esc 3 '["d1"]'
+	echo '{"name":"nsprobe","arguments":{}}'
+	esc 5 '["d1"]'
+	echo '{"name":"bigfile","arguments":{}}'
+	esc 7 '["d1"]'
+} >"$ws/calls"
+appr_agent_start "$T/forbid4.yaml" calls
+classes=
+for n in 2 4 6 8; do
+	appr_reply $n
+	classes="$classes $(jr -r '.result.structuredContent | "\(.reason):\(.class)"')"
+done
+appr_agent_stop
+expect_eq "forbid: [read, write, syscall, limit] refuses each class" "$classes" \
+    " forbidden:read forbidden:write forbidden:syscall forbidden:limit"
+expect_eq "... and no human was asked" "$(event escalation_request | wc -l)" 0
+
 # sandbox.allowSyscalls applies to every run of the session.
 allow_run() {	# MANIFEST
 	printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}' \

@@ -47,6 +47,63 @@ START_TEST(test_denials_build_numbers_network_refusals)
 }
 END_TEST
 
+START_TEST(test_denials_build_runner_denials_first_with_manifest_hints)
+{
+	struct runner_result res;
+	json_t *e = egress_list(1), *l, *d;
+
+	memset(&res, 0, sizeof(res));
+	res.denials[0].layer = RUNNER_DENY_FS;
+	snprintf(res.denials[0].source, sizeof(res.denials[0].source), "mount");
+	snprintf(res.denials[0].path, sizeof(res.denials[0].path), "/opt/d");
+	snprintf(res.denials[0].access, sizeof(res.denials[0].access), "read");
+	res.denials[1] = res.denials[0];
+	snprintf(res.denials[1].access, sizeof(res.denials[1].access), "write");
+	res.denials[2].layer = RUNNER_DENY_SYSCALL;
+	snprintf(
+	    res.denials[2].source, sizeof(res.denials[2].source), "seccomp");
+	snprintf(
+	    res.denials[2].syscall, sizeof(res.denials[2].syscall), "unshare");
+	res.denials[2].nr = 272;
+	res.denials[3].layer = RUNNER_DENY_LIMIT;
+	snprintf(
+	    res.denials[3].source, sizeof(res.denials[3].source), "cgroup");
+	snprintf(res.denials[3].limit, sizeof(res.denials[3].limit), "memory");
+	res.denials[3].value = 64;
+	res.ndenials = 4;
+	l = denials_build(e, &res);
+	ck_assert_int_eq(json_array_size(l), 5);
+	d = json_array_get(l, 0);
+	ck_assert_str_eq(
+	    json_string_value(json_object_get(d, "layer")), "filesystem");
+	ck_assert_str_eq(
+	    json_string_value(json_object_get(d, "path")), "/opt/d");
+	ck_assert_ptr_nonnull(
+	    strstr(json_string_value(json_object_get(d, "hint")),
+		"add \"/opt/d\" to sandbox.readOnly"));
+	d = json_array_get(l, 1);
+	ck_assert_ptr_nonnull(
+	    strstr(json_string_value(json_object_get(d, "hint")),
+		"no manifest key allows a write outside the workspace"));
+	d = json_array_get(l, 2);
+	ck_assert_int_eq(json_integer_value(json_object_get(d, "nr")), 272);
+	ck_assert_ptr_nonnull(
+	    strstr(json_string_value(json_object_get(d, "hint")),
+		"add unshare to sandbox.allowSyscalls"));
+	d = json_array_get(l, 3);
+	ck_assert_int_eq(json_integer_value(json_object_get(d, "value")), 64);
+	ck_assert_ptr_nonnull(
+	    strstr(json_string_value(json_object_get(d, "hint")),
+		"sandbox.limits.memoryMb"));
+	d = json_array_get(l, 4);
+	ck_assert_str_eq(json_string_value(json_object_get(d, "denial")), "d5");
+	ck_assert_str_eq(
+	    json_string_value(json_object_get(d, "layer")), "network");
+	json_decref(e);
+	json_decref(l);
+}
+END_TEST
+
 START_TEST(test_denials_build_is_bounded_and_null_when_none)
 {
 	json_t *e = egress_list(30), *l = denials_build(e, NULL), *empty;
@@ -189,6 +246,8 @@ suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_denials_build_numbers_network_refusals);
+	tcase_add_test(
+	    tc, test_denials_build_runner_denials_first_with_manifest_hints);
 	tcase_add_test(tc, test_denials_build_is_bounded_and_null_when_none);
 	tcase_add_test(tc, test_denials_store_drops_the_oldest);
 	tcase_add_test(tc, test_denials_class_table);
