@@ -30,9 +30,9 @@ tests_unit_test_runner_LDADD = $(unit_ldadd)
 TESTS += tests/integration/exec_manifest_policy.sh
 EXTRA_DIST += tests/integration/exec_manifest_policy.sh
 
-check_PROGRAMS += tests/unit/test_denials
-TESTS += tests/unit/test_denials
-tests_unit_test_denials_CFLAGS = $(unit_cflags)
-tests_unit_test_denials_LDADD = $(unit_ldadd)
+check_PROGRAMS += tests/unit/test_runner_denials
+TESTS += tests/unit/test_runner_denials
+tests_unit_test_runner_denials_CFLAGS = $(unit_cflags)
+tests_unit_test_runner_denials_LDADD = $(unit_ldadd)
 TESTS += tests/integration/sandbox_denials.sh
 EXTRA_DIST += tests/integration/sandbox_denials.sh

@@ -27,7 +27,7 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h supervisor/cmd_approver
 	supervisor/agent_socket.c supervisor/agent_socket.h \
 	broker/wsjob.c broker/wsjob.h broker/pins.c broker/pins.h tests/unit/test_pins.c \
 	common/vis.c common/vis.h tests/unit/test_vis.c \
-	runner/denials.c runner/denials.h tests/unit/test_denials.c \
+	runner/denials.c runner/denials.h tests/unit/test_runner_denials.c \
 	runner/fsdenials.c runner/fsdenials.h \
 	fuzz/fuzz_vis.c \
 	broker/excerpt.c broker/excerpt.h broker/artifact.c broker/artifact.h \

@@ -65,7 +65,7 @@ expect_not_contains "notify_off_records_nothing" "$out" "denied:"
 
 # A foreign ABI is killed (SIGSYS), not notified.  Which call it was
 # comes from the kernel log when audit prints it (unit-tested in
-# test_denials: kernel audit is off on some hosts).
+# test_runner_denials: kernel audit is off on some hosts).
 run -- ./probe syscall getpid i386
 expect_eq "i386_call_killed" "$status" 159
 expect_not_contains "i386_call_not_a_notification" "$out" \
