@@ -329,7 +329,7 @@ KEYCTL='import ctypes; l = ctypes.CDLL(None, use_errno=True); r = l.syscall(250,
 pyjson() { printf '["python3", "-c", "%s"]' "$(printf '%s' "$1" | sed 's/"/\\"/g')"; }
 {
 	echo "tools:"
-	tool readit '["cat", "/srv/esc/data.txt"]'
+	tool readit '["sh", "-c", "cat /srv/esc/data.txt | tee -a copied.txt"]'
 	tool readkey '["cat", "/srv/u/.ssh/id_test"]'
 	tool readgit '["cat", "/srv/repo/.git/config"]'
 	tool stamp '["sh", "-c", "touch /srv/esc/log.txt && echo STAMPED >/srv/esc/log.txt"]'
@@ -370,6 +370,7 @@ expect_contains "... whose hint names sandbox.readOnly" "$(jr '.result.structure
 approve_next readit
 appr_reply 2
 expect_contains "approved: the re-run reads that file (bound read-only)" "$(jr .result.structuredContent.stdout)" DATA-7
+expect_eq "... and its workspace write lands through the change set" "$(cat "$ws/copied.txt")" DATA-7
 appr_reply 3
 expect_eq "nothing persists: the next read is refused as before" \
     "$(jr -c '[.result.structuredContent.denied[0].path, (.result.structuredContent.stdout | test("DATA-7"))]')" \
