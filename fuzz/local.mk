@@ -13,7 +13,8 @@ FUZZ_LIB_SRCS = common/buf.c common/errors.c common/log.c common/util.c \
 	policy/types.c policy/manifest.c policy/path.c policy/diff.c \
 	policy/sandbox_defaults.c proxy/rules.c \
 	policy/shparse.c policy/shrules.c policy/manifest_rules.c \
-	policy/manifest_limits.c common/approver_token.c common/paths.c
+	policy/manifest_limits.c common/approver_token.c common/paths.c \
+	policy/manifest_escalation.c policy/seccomp_policy.c
 FUZZ_CC = clang
 FUZZ_SAN = address,undefined
 FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
