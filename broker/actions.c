@@ -28,6 +28,7 @@
 #include "broker/jobs.h"
 #include "broker/output.h"
 #include "broker/egress.h"
+#include "broker/escalate.h"
 #include "broker/patchjail.h"
 #include "broker/pins.h"
 #include "broker/wsdigest.h"
@@ -759,8 +760,10 @@ action_plan(struct call *c, json_t **out)
 		    c->tool->name, err);
 		return NULL;
 	}
-	plan = json_pack("{s:o, s:s, s:o, s:o}", "argv", jargv, "cwd",
-	    c->b->cfg.workspace, "env", jenv, "pinned", pins);
+	/* An escalated re-run: the exact widening is part of what runs. */
+	plan = json_pack("{s:o, s:s, s:o, s:o, s:o*}", "argv", jargv, "cwd",
+	    c->b->cfg.workspace, "env", jenv, "pinned", pins, "widening",
+	    escalate_binding(c));
 	if (plan == NULL)
 		fatalx("json_pack");
 	return plan;

@@ -30,7 +30,9 @@
 #include "broker/broker.h"
 #include "broker/broker_int.h"
 #include "broker/changeset.h"
+#include "broker/denials.h"
 #include "broker/egress.h"
+#include "broker/escalate.h"
 #include "broker/fwatch.h"
 #include "broker/jobs.h"
 #include "broker/jsonrpc.h"
@@ -518,6 +520,8 @@ call_free(struct call *c)
 	json_decref(c->binding);
 	json_decref(c->voided);
 	json_decref(c->pinned_changed);
+	json_decref(c->denied);
+	escalate_free(c->esc);
 	for (i = 0; c->argv != NULL && c->argv[i] != NULL; i++)
 		free(c->argv[i]);
 	free(c->argv);
@@ -690,7 +694,7 @@ void
 call_complete(struct call *c, int status, json_t *out)
 {
 	struct broker	*b = c->b;
-	json_t		*structured, *text_extra = NULL, **extra;
+	json_t		*structured, *text_extra = NULL, *note, **extra;
 	char		*text, *line, err[512];
 	const char	*eclass = NULL;
 	size_t		 nextra;
@@ -720,6 +724,8 @@ call_complete(struct call *c, int status, json_t *out)
 		}
 	} else
 		structured = out;
+	/* What the sandbox refused: callId and the denied list. */
+	escalate_annotate(c, structured);
 	/* Nothing a granted secret looks like leaves the broker. */
 	if (b->cfg.redact != NULL) {
 		if (redact_json(b->cfg.redact, structured) < 0 ||
@@ -740,15 +746,21 @@ call_complete(struct call *c, int status, json_t *out)
 	text = jsonout_dumps(structured);
 	if (text == NULL)
 		fatalx("out of memory encoding a result");
-	/* Text blocks after the first: the excerpt, then voided approvals. */
+	/* Text blocks after the first: what the sandbox refused, the excerpt,
+	 * then voided approvals. */
 	if (!json_is_string(text_extra) || (!is_error &&
 	    json_object_get(structured, "output") != NULL)) {
 		json_decref(text_extra);
 		text_extra = NULL;
 	}
-	nextra = (text_extra != NULL) + json_array_size(c->voided);
+	/* What the sandbox refused, right after the result itself. */
+	note = escalate_note(c);
+	nextra = (note != NULL) + (text_extra != NULL) +
+	    json_array_size(c->voided);
 	extra = xcalloc(nextra + 1, sizeof(*extra));
 	nextra = 0;
+	if (note != NULL)
+		extra[nextra++] = note;
 	if (text_extra != NULL)
 		extra[nextra++] = text_extra;
 	if (c->voided != NULL) {
@@ -776,6 +788,7 @@ call_complete(struct call *c, int status, json_t *out)
 	free(text);
 	free(extra);
 	json_decref(text_extra);
+	json_decref(note);
 
 	if (broker_audit(b, "result", json_pack("{s:O, s:s, s:b, s:s?, s:I}",
 	    "id", c->id, "tool", c->tool->name, "isError", is_error,
@@ -911,8 +924,8 @@ call_runner_event(int fd, int why, void *arg)
 	rc = runner_proc_finish(c->proc, &res);
 	c->proc = NULL;
 	egress_hint(&res, denied);
-	json_decref(denied);
 	if (rc != 0) {
+		json_decref(denied);
 		call_complete(c, ACTION_ERROR, tool_error("internal", 1, NULL,
 		    "the runner failed: %s", al_strerror(rc)));
 		runner_result_clear(&res);
@@ -943,10 +956,13 @@ call_runner_event(int fd, int why, void *arg)
 	if (res.limits_warning[0] != '\0')
 		(void)broker_audit(b, "limits_not_enforced", json_pack(
 		    "{s:O, s:s}", "id", c->id, "message", res.limits_warning));
-	if (res.hint[0] != '\0')
+	/* One record per structured denial; else the runner's guess. */
+	if ((c->denied = escalate_record(c, denied, &res)) == NULL &&
+	    res.hint[0] != '\0')
 		(void)broker_audit(b, "sandbox_denial", json_pack(
 		    "{s:O, s:s, s:s}", "id", c->id, "tool", c->tool->name,
 		    "hint", res.hint));
+	json_decref(denied);
 	/*
 	 * The run's writes land only through the change-set policy; a
 	 * blocking call's are the agent's own, a job's are news to it.
@@ -1157,7 +1173,8 @@ call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 		return ACTION_ERROR;
 	if (grant_secrets(c, out) != 0)
 		return ACTION_ERROR;
-	allow = c->check != NULL ? &c->check->network : &c->tool->network;
+	allow = escalate_net(c, c->check != NULL ? &c->check->network :
+	    &c->tool->network);
 	if (allow->nhosts > 0) {
 		if (b->cfg.egress == NULL) {
 			*out = tool_error("denied", 0, NULL,
@@ -1184,6 +1201,7 @@ call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 	c->req.output_cap = b->m->sandbox.limits.output_bytes > 0 ?
 	    (size_t)b->m->sandbox.limits.output_bytes : 1024 * 1024;
 	c->req.stdin_fd = -1;
+	escalate_prepare_run(c);
 	if (changeset_call_prepare(c, out) != 0) {
 		if (c->req.use_proxy) {
 			close(psock[0]);
@@ -1219,7 +1237,7 @@ call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 	}
 	runner_layers_string(RUNNER_LAYER_USERNS, layers, sizeof(layers));
 	if (broker_audit(b, "runner_start", json_pack("{s:O, s:s, s:s?, s:o*,"
-	    " s:s, s:s?, s:o*, s:o*, s:o*, s:I}",
+	    " s:s, s:s?, s:o*, s:o*, s:o*, s:I, s:s*}",
 	    "id", c->id, "tool", c->tool->name,
 	    "check", c->check != NULL ? c->check->id : NULL,
 	    "argv", audit_fields_argv(c->req.argv),
@@ -1228,7 +1246,8 @@ call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 	    "envNames", audit_fields_env_names(c->req.envp),
 	    "sandbox", audit_fields_sandbox(c->req.policy),
 	    "limits", audit_fields_limits(&c->req.policy->limits),
-	    "timeoutMs", (json_int_t)timeout_ms)) != 0) {
+	    "timeoutMs", (json_int_t)timeout_ms, "escalation",
+	    c->esc != NULL ? c->approved : NULL)) != 0) {
 		runner_reap_quietly(c->proc);
 		c->proc = NULL;
 		*out = tool_error("audit_unavailable", 1, NULL,
@@ -1483,6 +1502,8 @@ m_tools_list(struct conn *k, struct jsonrpc_msg *msg)
 		}
 		json_array_append_new(tools, t);
 	}
+	if (escalate_enabled(b->m) && manifest_tool(b->m, "escalate") == NULL)
+		json_array_append_new(tools, escalate_tool_entry());
 	result = json_pack("{s:o}", "tools", tools);
 	conn_send(k, jsonrpc_encode_result(msg->id, result));
 	json_decref(result);
@@ -1521,6 +1542,7 @@ approval_evidence(struct broker *b, struct call *c, const char *ws)
 		}
 		json_decref(st);
 	}
+	escalate_evidence(c, ev);
 	return ev;
 }
 
@@ -1683,6 +1705,7 @@ approval_done(void *arg, enum approval_outcome outcome, const char *approver,
 	if (outcome == APPROVAL_GRANTED)
 		snprintf(c->approved, sizeof(c->approved), "%s", c->approval);
 	c->approval[0] = '\0';
+	escalate_decided(c, outcome);
 	if (c->tool->action == ACTION_REQUEST_APPROVAL &&
 	    outcome != APPROVAL_EXPIRED) {
 		out = json_pack("{s:s, s:s, s:s?}", "decision",
@@ -1738,7 +1761,8 @@ call_await_approval(struct call *c, json_t *evidence, json_t **out)
 		json_object_set(evidence, "agentReason",
 		    json_object_get(c->args, "reason"));
 	id = approvals_request(b->cfg.approvals, c->tool->name, c->args,
-	    c->binding, evidence, c->tool->timeout_ms, approval_done, c);
+	    c->binding, evidence, c->esc != NULL ? escalate_wait_ms(c) :
+	    c->tool->timeout_ms, approval_done, c);
 	json_decref(evidence);
 	if (id == NULL) {
 		*out = tool_error("busy", 1, NULL,
@@ -1746,6 +1770,7 @@ call_await_approval(struct call *c, json_t *evidence, json_t **out)
 		return ACTION_ERROR;
 	}
 	snprintf(c->approval, sizeof(c->approval), "%s", id);
+	escalate_requested(c, id);
 	TAILQ_INSERT_TAIL(&b->waiting, c, entry);
 	if (c->progress_token != NULL && (json_is_string(c->progress_token) ||
 	    json_is_integer(c->progress_token)))
@@ -1871,14 +1896,9 @@ tools_call(struct conn *k, struct jsonrpc_msg *msg)
 {
 	struct broker	*b = k->b;
 	const struct tool	*tool;
-	json_t			*name, *args, *out = NULL;
+	json_t			*name, *args;
 	struct call		*c;
-	char			 err[512], *text;
-	const char		*decision = "allow", *reason = "allowed by manifest";
-	action_fn		 fn = NULL;
-	json_t			*fields;
-	int			 status, rc;
-	enum authorization	 authz = AUTHZ_ALLOW;
+	char			*text;
 
 	if (!json_is_object(msg->params) ||
 	    !json_is_string(name = json_object_get(msg->params, "name"))) {
@@ -1892,7 +1912,13 @@ tools_call(struct conn *k, struct jsonrpc_msg *msg)
 		    "params.arguments must be an object");
 		return;
 	}
-	if ((tool = manifest_tool(b->m, json_string_value(name))) == NULL) {
+	if ((tool = manifest_tool(b->m, json_string_value(name))) == NULL &&
+	    escalate_enabled(b->m) &&
+	    strcmp(json_string_value(name), "escalate") == 0) {
+		escalate_call(k, msg->id, msg->params);
+		return;
+	}
+	if (tool == NULL) {
 		send_error(k, msg->id, JSONRPC_INVALID_PARAMS,
 		    "unknown tool: %.128s", json_string_value(name));
 		return;
@@ -1905,7 +1931,6 @@ tools_call(struct conn *k, struct jsonrpc_msg *msg)
 	k->refs++;
 	c->id = json_incref(msg->id);
 	c->tool = tool;
-	authz = tool->authorization;
 	/* blockMs is airlock's, not the contract's: taken out of a copy. */
 	c->args = args != NULL ? (tool->jobs.max_block_ms > 0 ?
 	    json_deep_copy(args) : json_incref(args)) : json_object();
@@ -1927,6 +1952,21 @@ tools_call(struct conn *k, struct jsonrpc_msg *msg)
 		call_free(c);
 		return;
 	}
+	broker_call_decide(c, msg->params);
+}
+
+void
+broker_call_decide(struct call *c, json_t *params)
+{
+	struct broker		*b = c->b;
+	struct conn		*k = c->conn;
+	const struct tool	*tool = c->tool;
+	json_t			*out = NULL, *fields;
+	char			 err[512];
+	const char		*decision = "allow", *reason = "allowed by manifest";
+	action_fn		 fn = NULL;
+	int			 status, rc;
+	enum authorization	 authz = tool->authorization;
 
 	if (jobs_take_block_ms(tool, c->args, &c->block_ms, err,
 	    sizeof(err)) != 0 || type_validate_fields(tool->input,
@@ -1958,6 +1998,13 @@ tools_call(struct conn *k, struct jsonrpc_msg *msg)
 	} else if ((authz = shellgate_decide(b, c, &out)) == AUTHZ_DENY) {
 		decision = "deny";
 		reason = c->shell_rule;
+	} else if (c->esc != NULL && b->cfg.approvals == NULL) {
+		decision = "approval_required";
+		reason = "an escalation needs a human's approval";
+		out = tool_error("approval_required", 0, NULL,
+		    "re-running %s with more room needs a human's approval, "
+		    "which this session cannot obtain (no control socket)",
+		    tool->name);
 	} else if (authz == AUTHZ_APPROVAL && b->cfg.approvals == NULL) {
 		decision = "approval_required";
 		reason = c->shell_rule;
@@ -1972,7 +2019,12 @@ tools_call(struct conn *k, struct jsonrpc_msg *msg)
 		    "action %s is not available in this build",
 		    tool_action_name(tool->action));
 	}
-	if (out == NULL && authz == AUTHZ_APPROVAL) {
+	/* A re-run with more room is a human's decision, always. */
+	if (out == NULL && c->esc != NULL) {
+		authz = AUTHZ_APPROVAL;
+		decision = "approval_required";
+		reason = "escalation: waiting for a human's decision";
+	} else if (out == NULL && authz == AUTHZ_APPROVAL) {
 		decision = "approval_required";
 		reason = c->shell_rule[0] != '\0' ? c->shell_rule :
 		    "waiting for a human's decision";
@@ -2013,19 +2065,21 @@ tools_call(struct conn *k, struct jsonrpc_msg *msg)
 			return;
 		}
 	}
-	if (budget_refuses(b, c, &out) || idempotent_replay(b, c, &out)) {
+	if (budget_refuses(b, c, &out) ||
+	    (c->esc == NULL && idempotent_replay(b, c, &out))) {
 		if (out != NULL)
 			call_complete(c, ACTION_ERROR, out);
 		return;
 	}
 	c->action = fn;
-	if (json_is_object(json_object_get(msg->params, "_meta"))) {
-		json_t *meta = json_object_get(msg->params, "_meta");
+	if (json_is_object(json_object_get(params, "_meta"))) {
+		json_t *meta = json_object_get(params, "_meta");
 
 		c->progress_token = json_incref(json_object_get(meta,
 		    "progressToken"));
 		/* The agent's stated reason, shown to the approver (bounded). */
-		if (json_is_string(json_object_get(meta, "reason")) &&
+		if (c->esc == NULL &&
+		    json_is_string(json_object_get(meta, "reason")) &&
 		    json_string_length(json_object_get(meta, "reason")) <= 4096)
 			c->reason = json_incref(json_object_get(meta,
 			    "reason"));
@@ -2383,6 +2437,7 @@ broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 		return NULL;
 	}
 	b->ledger = ledger_new(b->m, now_monotonic_ms());
+	b->denials = denials_new();
 	{
 		char dir[PATH_MAX + 16];
 
@@ -2490,6 +2545,7 @@ broker_free(struct broker *b)
 		conn_free(k);
 	wsdigester_free(b->digester);
 	ledger_free(b->ledger);
+	denials_free(b->denials);
 	artifact_store_free(b->artifacts);
 	broker_unpin_all(b);
 	if (b->trace != NULL)

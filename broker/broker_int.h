@@ -21,6 +21,8 @@ struct idset;
 struct call;
 struct wsjob;
 struct wsdigester;
+struct denials;
+struct escalation;
 struct conn;
 
 typedef int (*action_fn_t)(struct call *, json_t **);
@@ -100,6 +102,13 @@ struct call {
 	struct job		*job;
 	struct job		*wait_job;
 	int			 wait_end;	/* 1: wake only at the end */
+	/*
+	 * Denials (broker/escalate.h): what the sandbox refused this run
+	 * (owned array, or NULL), and, for an escalated re-run, the
+	 * widening a human is asked for (owned, or NULL).
+	 */
+	json_t			*denied;
+	struct escalation	*esc;
 	TAILQ_ENTRY(call)	 entry;
 };
 TAILQ_HEAD(callq, call);
@@ -178,6 +187,8 @@ struct broker {
 	size_t			 nrunning;
 	size_t			 nstarting;	/* run_checks digesting */
 	int64_t			 ncalls;		/* tools/call seen */
+	struct denials		*denials;	/* recent calls refused
+						   something (denials.h) */
 };
 
 #define BROKER_STATE_NEW		0x1	/* before initialize */
@@ -269,6 +280,15 @@ json_t		*action_plan(struct call *c, json_t **out);
  */
 json_t		*broker_pins_changed(struct broker *b, const struct check *ck,
 		    const struct tool *t);
+
+/*
+ * Decides on |c| (its request already audited) as tools/call does:
+ * validation, the manifest's decision, budget, then its action or an
+ * approval; |params| (borrowed) is the request's params (for _meta).
+ * The escalate tool hands its re-run here with c->esc set: then the call
+ * always needs a human's approval and is never an idempotent replay.
+ */
+void		 broker_call_decide(struct call *c, json_t *params);
 
 /* Frees |c| (its connection reference too) without answering it. */
 void		 call_free(struct call *c);

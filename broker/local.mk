@@ -6,6 +6,7 @@ libairlock_a_SOURCES += \
 	broker/notify.c broker/notify.h \
 	broker/broker.c broker/broker.h broker/broker_int.h \
 	broker/egress.c broker/egress.h \
+	broker/denials.c broker/denials.h broker/escalate.c broker/escalate.h \
 	broker/jsonrpc.c broker/jsonrpc.h \
 	broker/jsonout.c broker/jsonout.h \
 	broker/ledger.c broker/ledger.h \
@@ -114,3 +115,12 @@ libairlock_a_SOURCES += broker/shellgate.c broker/shellgate.h
 TESTS += tests/integration/shell_rules.sh
 EXTRA_DIST += tests/integration/shell_rules.sh
 # --- end shellgate ---
+
+# --- escalation: denial records and one-call escalation (issue 18) ---
+TESTS += tests/integration/escalation.sh
+EXTRA_DIST += tests/integration/escalation.sh
+check_PROGRAMS += tests/unit/test_broker_denials
+TESTS += tests/unit/test_broker_denials
+tests_unit_test_broker_denials_CFLAGS = $(unit_cflags)
+tests_unit_test_broker_denials_LDADD = $(unit_ldadd)
+# --- end escalation ---

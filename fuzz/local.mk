@@ -14,6 +14,7 @@ FUZZ_LIB_SRCS = common/buf.c common/errors.c common/log.c common/util.c \
 	policy/sandbox_defaults.c proxy/rules.c \
 	policy/shparse.c policy/shrules.c policy/manifest_rules.c \
 	policy/manifest_limits.c common/approver_token.c common/paths.c \
+	policy/manifest_escalation.c policy/seccomp_policy.c \
 	policy/yamledit.c
 FUZZ_CC = clang
 FUZZ_SAN = address,undefined

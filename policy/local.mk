@@ -14,6 +14,7 @@ libairlock_a_SOURCES += \
 	policy/manifest.c policy/manifest.h \
 	policy/manifest_sig.c policy/manifest_sig.h \
 	policy/manifest_limits.c policy/manifest_limits.h \
+	policy/manifest_escalation.c \
 	policy/path.c policy/path.h \
 	policy/types.c policy/types.h \
 	supervisor/cmd_check.c

@@ -1202,7 +1202,7 @@ static const char *const tool_keys[] = {
 	"name", "description", "input", "output", "sideEffect", "timeoutMs",
 	"authorization", "action", "command", "costUsd", "secrets", "network",
 	"allowAddresses", "inlineChars", "pin", "jobs", "rules", "default",
-	"unresolvable", NULL
+	"unresolvable", "escalation", NULL
 };
 static const char *const secret_keys[] = { "name", "env", "file", NULL };
 
@@ -1579,6 +1579,8 @@ parse_tool(struct lctx *c, const struct ynode *e, size_t idx)
 	if ((n = map_get(e, "jobs")) != NULL &&
 	    parse_jobs(c, t, n, fld(g, f, "jobs")) != 0)
 		return AL_ERR_FORMAT;
+	if (manifest_escalation_tool(c, e, f, t) != 0)
+		return AL_ERR_FORMAT;
 	return manifest_rules_parse(c, e, f, t);
 }
 
@@ -1702,7 +1704,8 @@ parse_limits(struct lctx *c, const struct ynode *map, const char *field,
 
 static const char *const sandbox_keys[] = {
 	"uid", "gid", "readOnly", "readOnlyReplace", "denyRead", "protected",
-	"network", "seccomp", "landlock", "workspace", "limits", NULL
+	"network", "seccomp", "landlock", "workspace", "limits",
+	"allowSyscalls", NULL
 };
 
 /* Appends the entries of |add| that |*vp| lacks (both NULL-terminated). */
@@ -1838,7 +1841,7 @@ parse_sandbox(struct lctx *c, const struct ynode *map)
 	if ((n = map_get(map, "limits")) != NULL &&
 	    parse_limits(c, n, "sandbox.limits", &s->limits) != 0)
 		return AL_ERR_FORMAT;
-	return 0;
+	return manifest_allow_syscalls(c, map);
 }
 
 static const char *const approvals_keys[] = {
@@ -2125,7 +2128,7 @@ parse_agent(struct lctx *c, const struct ynode *map)
 static const char *const top_keys[] = {
 	"tools", "types", "checks", "gates", "dependencyFiles",
 	"forbidSideEffects", "runBudget", "sandbox", "approvals", "agent",
-	"limits", "output", NULL
+	"limits", "output", "escalation", NULL
 };
 
 /* The lines that explain a failure (case-insensitive substrings). */
@@ -2230,7 +2233,7 @@ parse_manifest(struct lctx *c, const struct ynode *root)
 		return AL_ERR_FORMAT;
 	if ((n = map_get(root, "tools")) == NULL)
 		return lerr(c, root, "manifest", "missing key \"tools\"");
-	if (parse_tools(c, n) != 0)
+	if (parse_tools(c, n) != 0 || manifest_escalation_check(c) != 0)
 		return AL_ERR_FORMAT;
 	if ((n = map_get(root, "gates")) != NULL && !is_null(n)) {
 		static const char *const gk[] = { "required", NULL };
@@ -2266,6 +2269,9 @@ parse_manifest(struct lctx *c, const struct ynode *root)
 	if ((n = map_get(root, "agent")) != NULL && parse_agent(c, n) != 0)
 		return AL_ERR_FORMAT;
 	if ((n = map_get(root, "output")) != NULL && parse_output(c, n) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = map_get(root, "escalation")) != NULL &&
+	    manifest_escalation_top(c, n) != 0)
 		return AL_ERR_FORMAT;
 	if ((n = map_get(root, "limits")) != NULL && !is_null(n)) {
 		static const char *const lk[] = { "maxFrameBytes", "enforce",
@@ -2446,6 +2452,7 @@ manifest_free(struct manifest *m)
 	strv_free(m->sandbox.read_only);
 	strv_free(m->sandbox.deny_read);
 	strv_free(m->sandbox.protected);
+	strv_free(m->sandbox.allow_syscalls);
 	free(m->approvals.approvers);
 	free(m->approvals.approver_groups);
 	strv_free(m->approvals.approver_names);
@@ -2827,6 +2834,8 @@ manifest_print_canonical(const struct manifest *m, FILE *fp)
 		}
 		fputs("    pin: ", fp);
 		pstrv(fp, t->pin);
+		if (t->escalation)
+			fputs("    escalation: ask\n", fp);
 		shrules_print(t->shell_rules, fp, 4);
 	}
 
@@ -2866,6 +2875,11 @@ manifest_print_canonical(const struct manifest *m, FILE *fp)
 	    m->sandbox.landlock ? "true" : "false",
 	    m->sandbox.workspace == WORKSPACE_COW ? "cow" : "direct");
 	plimits(fp, "  ", &m->sandbox.limits);
+	if (m->sandbox.nallow_syscalls > 0) {
+		fputs("  allowSyscalls: ", fp);
+		pstrv(fp, m->sandbox.allow_syscalls);
+	}
+	manifest_escalation_print(m, fp);
 
 	fputs("approvals:\n  approvers: [", fp);
 	for (i = 0; i < m->approvals.napprovers; i++)

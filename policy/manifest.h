@@ -119,6 +119,10 @@ struct tool {
 						   rules for the command
 						   string (policy/shrules.h),
 						   or NULL: none */
+	int			 escalation;	/* 1: "ask": the agent may ask
+						   a human to re-run a refused
+						   call with exactly what was
+						   denied added */
 	int			 line, column;
 };
 
@@ -211,6 +215,11 @@ struct sandbox_policy {
 						   agent's MCP socket), or
 						   NULL; borrowed */
 	struct resource_limits	 limits;
+	char			**allow_syscalls;	/* names taken off the
+							   default seccomp deny
+							   list for every run,
+							   NULL-terminated */
+	size_t			  nallow_syscalls;
 };
 
 /* Where the agent's sandbox sees the broker's socket directory. */
@@ -273,6 +282,22 @@ struct output_policy {
 	int64_t	  artifact_quota_mb;	/* per session; 0: keep none */
 };
 
+/*
+ * Escalation of one refused call (top-level "escalation:"): the widening
+ * classes refused without asking a human, and how long a request waits.
+ */
+#define ESCALATE_CLASS_READ	0x01	/* filesystem read outside */
+#define ESCALATE_CLASS_WRITE	0x02	/* filesystem write outside */
+#define ESCALATE_CLASS_NETWORK	0x04
+#define ESCALATE_CLASS_SYSCALL	0x08
+#define ESCALATE_CLASS_LIMIT	0x10
+#define ESCALATE_CLASS_PROTECTED 0x20	/* always forbidden */
+
+struct escalation_policy {
+	unsigned	forbid;		/* ESCALATE_CLASS_* bits */
+	int64_t		expires_s;	/* 0: approvals.ttlSeconds */
+};
+
 struct manifest {
 	char			*path;		/* file it was loaded from */
 	unsigned char		 digest[32];	/* SHA-256 of the file's bytes */
@@ -292,6 +317,7 @@ struct manifest {
 	struct agent_profile	 agent;
 	size_t			 max_frame_bytes;	/* default 1 MiB */
 	struct output_policy	 output;
+	struct escalation_policy escalation;
 };
 
 /*
@@ -312,6 +338,24 @@ int	manifest_load_default(struct manifest **out, char *err, size_t errlen)
 	    __attribute__((warn_unused_result));
 
 void	manifest_free(struct manifest *m);
+
+/*
+ * Escalation classes (policy/manifest_escalation.c): the name of one
+ * ESCALATE_CLASS_* bit ("read", "write", "network", "syscall", "limit",
+ * "protected"; "?" for anything else), and the bit of a name (0 if none).
+ */
+const char	*escalate_class_name(unsigned bit);
+unsigned	 escalate_class_parse(const char *s);
+
+/*
+ * Whether the default seccomp filter refuses syscall |name| outright (a
+ * rule without an argument test): the only names sandbox.allowSyscalls
+ * and an escalation may take off its deny list.  Pure.
+ */
+int		 seccomp_default_denies(const char *name);
+
+/* Prints the top-level escalation: mapping when it is not the default. */
+void		 manifest_escalation_print(const struct manifest *m, FILE *fp);
 
 /* Returns the tool or check with that name (borrowed), or NULL. */
 const struct tool	*manifest_tool(const struct manifest *m, const char *name);

@@ -40,4 +40,21 @@ struct lctx {
 int manifest_rules_parse(
     struct lctx *c, const struct ynode *e, const char *f, struct tool *t);
 
+/*
+ * policy/manifest_escalation.c.  Each returns 0, or AL_ERR_FORMAT with
+ * "FILE:LINE:COLUMN: FIELD: problem" in c->err.
+ *
+ * manifest_escalation_tool: tool |t|'s "escalation: ask | off" from its
+ * mapping |e| (field path |f|); called once t->action is known (ask only
+ * for command, exec and run_check tools).
+ * manifest_escalation_top: the top-level "escalation:" mapping |n|.
+ * manifest_allow_syscalls: "allowSyscalls" of the sandbox mapping |map|.
+ */
+int manifest_escalation_tool(
+    struct lctx *c, const struct ynode *e, const char *f, struct tool *t);
+int manifest_escalation_top(struct lctx *c, const struct ynode *n);
+/* No tool may be named escalate when some tool has escalation: ask. */
+int manifest_escalation_check(struct lctx *c);
+int manifest_allow_syscalls(struct lctx *c, const struct ynode *map);
+
 #endif

@@ -312,6 +312,61 @@ args_for_display(json_t *args, const char *diff)
 	return copy;
 }
 
+/*
+ * An escalation (docs/ESCALATION.md): the refused call it re-runs and
+ * exactly what that one run gets beyond the manifest, each entry escaped.
+ */
+static void
+print_widening(json_t *ev)
+{
+	json_t		*esc = json_object_get(ev, "escalation"), *d;
+	const char	*layer;
+	char		 what[600];
+	size_t		 i;
+
+	if (!json_is_object(esc))
+		return;
+	printf("  ESCALATION: re-runs call ");
+	put_json(json_object_get(esc, "callId"), JSON_COMPACT, 0);
+	printf(" once with, for that run only:\n");
+	json_array_foreach(json_object_get(esc, "widening"), i, d) {
+		layer = json_string_value(json_object_get(d, "layer"));
+		if (layer == NULL)
+			layer = "?";
+		if (strcmp(layer, "network") == 0)
+			snprintf(what, sizeof(what), "network %s port %lld",
+			    json_string_value(json_object_get(d, "host")) ?
+			    json_string_value(json_object_get(d, "host")) : "?",
+			    (long long)json_integer_value(json_object_get(d,
+			    "port")));
+		else if (strcmp(layer, "filesystem") == 0)
+			snprintf(what, sizeof(what), "%s %s",
+			    json_string_value(json_object_get(d, "access")) &&
+			    strcmp(json_string_value(json_object_get(d,
+			    "access")), "write") == 0 ? "read-write" :
+			    "read-only",
+			    json_string_value(json_object_get(d, "path")) ?
+			    json_string_value(json_object_get(d, "path")) : "?");
+		else if (strcmp(layer, "syscall") == 0)
+			snprintf(what, sizeof(what), "syscall %s",
+			    json_string_value(json_object_get(d, "syscall")) ?
+			    json_string_value(json_object_get(d, "syscall")) :
+			    "?");
+		else
+			snprintf(what, sizeof(what), "limit %s doubled from %lld",
+			    json_string_value(json_object_get(d, "limit")) ?
+			    json_string_value(json_object_get(d, "limit")) : "?",
+			    (long long)json_integer_value(json_object_get(d,
+			    "value")));
+		printf("    ");
+		put_vis(json_string_value(json_object_get(d, "denial")) ?
+		    json_string_value(json_object_get(d, "denial")) : "?", 0);
+		printf("  ");
+		put_vis(what, 0);
+		printf("\n");
+	}
+}
+
 static void
 print_approval(json_t *p, int verbose)
 {
@@ -328,6 +383,7 @@ print_approval(json_t *p, int verbose)
 	printf("expires ");
 	put_vis(json_string_value(json_object_get(p, "expiresAt")), 0);
 	printf("\n");
+	print_widening(ev);
 	if (verbose) {
 		json_t *rest;
 

@@ -690,6 +690,9 @@ cmd_exec(int argc, char **argv)
 	req.stdin_fd = 0;
 	req.passthrough = 1;
 	req.scan_stderr = 1;	/* for the filesystem denials */
+	/* The manifest's sandbox.allowSyscalls, as in a session. */
+	req.allow_syscalls = (const char *const *)eff.allow_syscalls;
+	req.nallow_syscalls = eff.nallow_syscalls;
 	if (overlay && upper.mnt_fd != -1) {
 		req.upper_mnt = 1;
 		req.upper_fd = upper.mnt_fd;

@@ -101,6 +101,31 @@ open_ship(struct service *sv)
 	return 0;
 }
 
+/*
+ * sandbox.allowSyscalls cannot name a syscall the broker's own filter
+ * refuses (broker/selfsandbox.h): every runner inherits that filter, so
+ * the name would stay refused.  Said at start, not silently ignored.
+ */
+static int
+allow_syscalls_refused(const struct manifest *m)
+{
+	const char *const	*denied = selfsandbox_denied();
+	size_t			 i, j;
+
+	for (i = 0; i < m->sandbox.nallow_syscalls; i++)
+		for (j = 0; denied[j] != NULL; j++)
+			if (strcmp(m->sandbox.allow_syscalls[i],
+			    denied[j]) == 0) {
+				log_warnx("sandbox.allowSyscalls[%zu]: %s is "
+				    "refused by the broker's own seccomp filter, "
+				    "which every runner of a session inherits "
+				    "(docs/PRIVSEP.md); it can be allowed only "
+				    "with airlock exec", i, denied[j]);
+				return -1;
+			}
+	return 0;
+}
+
 int
 service_open(struct service *sv, const char *command, const char *mpath,
     const char *wpath, char *const *agent_argv, json_t *overrides)
@@ -113,6 +138,10 @@ service_open(struct service *sv, const char *command, const char *mpath,
 	memset(sv, 0, sizeof(*sv));
 	if ((sv->m = setup_manifest(mpath)) == NULL)
 		return EXIT_CONFIG;
+	if (allow_syscalls_refused(sv->m) != 0) {
+		manifest_free(sv->m);
+		return EXIT_CONFIG;
+	}
 	if ((rc = setup_workspace(wpath, sv->workspace)) != 0) {
 		manifest_free(sv->m);
 		return rc;

@@ -58,7 +58,9 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h supervisor/cmd_approver
 	policy/shrules.h policy/manifest_rules.c policy/manifest_int.h \
 	tests/unit/test_shrules.c fuzz/fuzz_shparse.c broker/shellgate.c \
 	broker/shellgate.h bench/bench_shrules.c bench/mcp_pipe.c \
-	bench/cgroup_attach.c
+	bench/cgroup_attach.c \
+	policy/manifest_escalation.c broker/denials.c broker/denials.h \
+	broker/escalate.c broker/escalate.h tests/unit/test_broker_denials.c
 
 lint: $(BUILT_SOURCES) config.h
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \

@@ -93,6 +93,12 @@ expect_eq "the result's hint names the host and the manifest key that allows it"
     'the egress proxy refused 10.0.0.5:80 (not allowed); to allow it add "10.0.0.5:80" to tools[1].allowAddresses (tool fetch_other) in the manifest'
 expect_contains "... in the text the model reads too" "$(printf '%s' "$out" | jq -r '.result.content[-1].text')" \
     '[airlock: hint: the egress proxy refused 10.0.0.5:80 (not allowed); to allow it add "10.0.0.5:80" to tools[1].allowAddresses'
+expect_eq "the result lists the refusal, machine-readable (callId, denied)" \
+    "$(printf '%s' "$out" | jq -c '.result.structuredContent | [.callId, (.denied[] | [.denial, .layer, .source, .host, .port, .allowWith])]')" \
+    '[2,["d1","network","proxy","10.0.0.5",80,"tools[1].allowAddresses (tool fetch_other)"]]'
+expect_eq "... and as one sandbox_denial record in the contract's form" \
+    "$(jq -c 'select(.event == "sandbox_denial" and .fields.tool == "fetch_other") | .fields | [.id, .denial, .layer, .source, .host, .port, .allowWith, (.hint | test("refused 10.0.0.5:80"))]' "$AIRLOCK_HOME"/sessions/*/audit.jsonl)" \
+    '[2,"d1","network","proxy","10.0.0.5",80,"tools[1].allowAddresses (tool fetch_other)",true]'
 out=$(call fetch_name)
 expect_contains "a refused host name points at network, in text and structuredContent" \
     "$(printf '%s' "$out" | jq -r '[.result.structuredContent.hint, .result.content[-1].text] | join("|")')" \

@@ -1,0 +1,424 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
+#include "config.h"
+
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "broker/denials.h"
+#include "common/log.h"
+#include "common/paths.h"
+#include "common/util.h"
+
+struct denials {
+	struct denial_call calls[DENIALS_CALLS_MAX];
+	size_t head; /* the oldest */
+	size_t n;
+};
+
+struct denials *
+denials_new(void)
+{
+	return xcalloc(1, sizeof(struct denials));
+}
+
+static void
+call_clear(struct denial_call *dc)
+{
+	free(dc->key);
+	free(dc->tool);
+	json_decref(dc->args);
+	json_decref(dc->list);
+	json_decref(dc->used);
+	memset(dc, 0, sizeof(*dc));
+}
+
+void
+denials_free(struct denials *d)
+{
+	size_t i;
+
+	if (d == NULL)
+		return;
+	for (i = 0; i < DENIALS_CALLS_MAX; i++)
+		call_clear(&d->calls[i]);
+	free(d);
+}
+
+/* Appends |o| (stolen) numbered d<n+1>, unless the list is full. */
+static void
+add(json_t *list, json_t *o)
+{
+	char id[16];
+
+	if (o == NULL)
+		fatalx("out of memory building a denial");
+	if (json_array_size(list) >= DENIALS_PER_CALL) {
+		json_decref(o);
+		return;
+	}
+	snprintf(id, sizeof(id), "d%zu", json_array_size(list) + 1);
+	json_object_set_new(o, "denial", json_string(id));
+	json_array_append_new(list, o);
+}
+
+/* "host:port", with brackets around an IPv6 literal. */
+static void
+hostport(const char *host, json_int_t port, char *buf, size_t len)
+{
+	snprintf(buf, len, strchr(host, ':') != NULL ? "[%s]:%lld" : "%s:%lld",
+	    host, (long long)port);
+}
+
+static void
+add_network(json_t *list, json_t *egress)
+{
+	json_t *e;
+	size_t i;
+	char hp[300], hint[1024];
+
+	json_array_foreach(egress, i, e)
+	{
+		const char *host =
+		    json_string_value(json_object_get(e, "host"));
+		const char *with =
+		    json_string_value(json_object_get(e, "allowWith"));
+		json_int_t port =
+		    json_integer_value(json_object_get(e, "port"));
+
+		if (host == NULL)
+			continue;
+		hostport(host, port, hp, sizeof(hp));
+		snprintf(hint, sizeof(hint),
+		    "the egress proxy refused %s "
+		    "(not allowed); to allow it add \"%s\" to %s in the "
+		    "manifest",
+		    hp, hp,
+		    with != NULL ? with
+				 : "the tool's "
+				   "network");
+		add(list,
+		    json_pack("{s:s, s:s, s:s, s:I, s:s?, s:s}", "layer",
+			"network", "source", "proxy", "host", host, "port",
+			port, "allowWith", with, "hint", hint));
+	}
+}
+
+/* The manifest key that raises limit |name| (runner_denial.limit). */
+static const char *
+limit_key(const char *name)
+{
+	static const struct {
+		const char *limit, *key;
+	} keys[] = {
+		{ "memory", "sandbox.limits.memoryMb" },
+		{ "processes", "sandbox.limits.processes" },
+		{ "cpu", "sandbox.limits.cpuSeconds" },
+		{ "fileSize", "sandbox.limits.fileSizeMb" },
+		{ "wallClock", "the tool's timeoutMs" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (strcmp(keys[i].limit, name) == 0)
+			return keys[i].key;
+	return NULL;
+}
+
+static void
+add_runner(json_t *list, const struct runner_result *res)
+{
+	char hint[PATH_MAX + 256];
+	size_t i;
+
+	for (i = 0; i < res->ndenials && i < RUNNER_DENIALS_MAX; i++) {
+		const struct runner_denial *rd = &res->denials[i];
+
+		switch (rd->layer) {
+		case RUNNER_DENY_FS:
+			if (strcmp(rd->access, "write") == 0)
+				snprintf(hint, sizeof(hint),
+				    "the sandbox (%s) "
+				    "refused writing %s; no manifest key allows "
+				    "a write outside the workspace: only a "
+				    "one-call escalation or airlock exec --rw",
+				    rd->source, rd->path);
+			else
+				snprintf(hint, sizeof(hint),
+				    "the sandbox (%s) "
+				    "refused %s %s; to allow it add \"%s\" to "
+				    "sandbox.readOnly in the manifest",
+				    rd->source,
+				    strcmp(rd->access, "exec") == 0
+					? "executing"
+					: "reading",
+				    rd->path, rd->path);
+			add(list,
+			    json_pack("{s:s, s:s, s:s, s:s, s:s}", "layer",
+				"filesystem", "source", rd->source, "path",
+				rd->path, "access", rd->access, "hint", hint));
+			break;
+		case RUNNER_DENY_SYSCALL:
+			snprintf(hint, sizeof(hint),
+			    "seccomp refused the "
+			    "syscall %s (nr %d); to allow it add %s to "
+			    "sandbox.allowSyscalls in the manifest",
+			    rd->syscall, rd->nr, rd->syscall);
+			add(list,
+			    json_pack("{s:s, s:s, s:s, s:i, s:s}", "layer",
+				"syscall", "source", rd->source, "syscall",
+				rd->syscall, "nr", rd->nr, "hint", hint));
+			break;
+		case RUNNER_DENY_LIMIT:
+			snprintf(hint, sizeof(hint),
+			    "the %s limit (%lld) was "
+			    "reached (%s); to raise it set %s in the manifest",
+			    rd->limit, rd->value, rd->source,
+			    limit_key(rd->limit) != NULL ? limit_key(rd->limit)
+							 : "sandbox.limits");
+			add(list,
+			    json_pack("{s:s, s:s, s:s, s:I, s:s}", "layer",
+				"limit", "source", rd->source, "limit",
+				rd->limit, "value", (json_int_t)rd->value,
+				"hint", hint));
+			break;
+		}
+	}
+}
+
+json_t *
+denials_build(json_t *egress, const struct runner_result *res)
+{
+	json_t *list = json_array();
+
+	if (list == NULL)
+		fatalx("json_array");
+	if (res != NULL)
+		add_runner(list, res);
+	if (egress != NULL)
+		add_network(list, egress);
+	if (json_array_size(list) == 0) {
+		json_decref(list);
+		return NULL;
+	}
+	return list;
+}
+
+/* The call id as canonical JSON: 1 and "1" are different ids. */
+static char *
+id_key(json_t *id)
+{
+	char *k = json_dumps(id, JSON_COMPACT | JSON_ENCODE_ANY);
+
+	if (k == NULL)
+		fatalx("json_dumps");
+	return k;
+}
+
+struct denial_call *
+denials_find(struct denials *d, json_t *id)
+{
+	char *k;
+	size_t i;
+	struct denial_call *found = NULL;
+
+	if (id == NULL || !(json_is_string(id) || json_is_integer(id)))
+		return NULL;
+	k = id_key(id);
+	for (i = 0; i < d->n; i++) {
+		struct denial_call *dc =
+		    &d->calls[(d->head + i) % DENIALS_CALLS_MAX];
+
+		if (strcmp(dc->key, k) == 0)
+			found = dc;
+	}
+	free(k);
+	return found;
+}
+
+void
+denials_remember(
+    struct denials *d, json_t *id, const char *tool, json_t *args, json_t *list)
+{
+	struct denial_call *dc;
+
+	if ((dc = denials_find(d, id)) != NULL)
+		call_clear(dc);
+	else if (d->n == DENIALS_CALLS_MAX) {
+		dc = &d->calls[d->head];
+		call_clear(dc);
+		d->head = (d->head + 1) % DENIALS_CALLS_MAX;
+	} else
+		dc = &d->calls[(d->head + d->n++) % DENIALS_CALLS_MAX];
+	dc->key = id_key(id);
+	dc->tool = xstrdup(tool);
+	if ((dc->args = json_deep_copy(args)) == NULL ||
+	    (dc->list = json_deep_copy(list)) == NULL ||
+	    (dc->used = json_object()) == NULL)
+		fatalx("out of memory remembering a denial");
+}
+
+json_t *
+denial_call_get(const struct denial_call *dc, const char *did)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(dc->list, i, v)
+	{
+		const char *s = json_string_value(json_object_get(v, "denial"));
+
+		if (s != NULL && strcmp(s, did) == 0)
+			return v;
+	}
+	return NULL;
+}
+
+/* The string |key| of |v|, or "?": never NULL. */
+static const char *
+str(json_t *v, const char *key)
+{
+	const char *s = json_string_value(json_object_get(v, key));
+
+	return s != NULL ? s : "?";
+}
+
+/* What one denial was about, in a few words. */
+static void
+what(json_t *v, char *buf, size_t len)
+{
+	const char *layer = str(v, "layer");
+	char hp[300];
+
+	if (strcmp(layer, "network") == 0) {
+		hostport(str(v, "host"),
+		    json_integer_value(json_object_get(v, "port")), hp,
+		    sizeof(hp));
+		snprintf(buf, len, "network %s", hp);
+	} else if (strcmp(layer, "filesystem") == 0)
+		snprintf(buf, len, "%s %s", str(v, "access"), str(v, "path"));
+	else if (strcmp(layer, "syscall") == 0)
+		snprintf(buf, len, "syscall %s", str(v, "syscall"));
+	else
+		snprintf(buf, len, "limit %s (%lld)", str(v, "limit"),
+		    (long long)json_integer_value(json_object_get(v, "value")));
+}
+
+void
+denials_summary(json_t *list, char *buf, size_t len)
+{
+	json_t *v;
+	size_t i, off = 0;
+	char w[400];
+
+	buf[0] = '\0';
+	json_array_foreach(list, i, v)
+	{
+		int n;
+
+		what(v, w, sizeof(w));
+		n = snprintf(buf + off, len - off, "%s%s (%s)", i ? ", " : "",
+		    w, str(v, "denial"));
+		if (n < 0 || (size_t)n >= len - off)
+			break;
+		off += n;
+	}
+}
+
+/* Is |name| a component of |path|? */
+static int
+has_component(const char *path, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = path;
+
+	while ((p = strstr(p, name)) != NULL) {
+		if ((p == path || p[-1] == '/') &&
+		    (p[n] == '\0' || p[n] == '/'))
+			return 1;
+		p++;
+	}
+	return 0;
+}
+
+/* Is |path| |dir| or beneath it? */
+static int
+beneath(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	return strncmp(path, dir, n) == 0 &&
+	    (path[n] == '\0' || path[n] == '/');
+}
+
+/*
+ * The protected class: what no escalation may open, whatever the
+ * manifest says.  A path that is not absolute and clean counts too.
+ */
+static int
+path_protected(
+    const struct manifest *m, const char *workspace, const char *path)
+{
+	static const char *const stores[] = { ".git", ".ssh", ".aws", ".gnupg",
+		".netrc", ".docker", ".kube", ".git-credentials",
+		".password-store", ".pgpass", ".npmrc", ".pypirc", NULL };
+	char dir[PATH_MAX];
+	size_t i;
+
+	if (path == NULL || path[0] != '/' || has_component(path, "..") ||
+	    has_component(path, "."))
+		return 1;
+	for (i = 0; stores[i] != NULL; i++)
+		if (has_component(path, stores[i]))
+			return 1;
+	if (paths_state_dir(dir, sizeof(dir)) == 0 && beneath(path, dir))
+		return 1;
+	if (paths_config_dir(dir, sizeof(dir)) == 0 && beneath(path, dir))
+		return 1;
+	if (paths_runtime_dir(dir, sizeof(dir)) == 0 && beneath(path, dir))
+		return 1;
+	for (i = 0; i < m->sandbox.ndeny_read; i++)
+		if (beneath(path, m->sandbox.deny_read[i]))
+			return 1;
+	if (workspace != NULL && beneath(path, workspace)) {
+		const char *rel = path + strlen(workspace);
+
+		while (*rel == '/')
+			rel++;
+		for (i = 0; i < m->sandbox.nprotected; i++) {
+			const char *p = m->sandbox.protected[i];
+
+			if (fnmatch(p, rel, 0) == 0 || beneath(rel, p))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+unsigned
+denials_class(const struct manifest *m, const char *workspace, json_t *d)
+{
+	const char *layer = json_string_value(json_object_get(d, "layer"));
+	const char *access = json_string_value(json_object_get(d, "access"));
+
+	if (layer == NULL)
+		return ESCALATE_CLASS_PROTECTED;
+	if (strcmp(layer, "network") == 0)
+		return ESCALATE_CLASS_NETWORK;
+	if (strcmp(layer, "syscall") == 0)
+		return ESCALATE_CLASS_SYSCALL;
+	if (strcmp(layer, "limit") == 0)
+		return ESCALATE_CLASS_LIMIT;
+	if (strcmp(layer, "filesystem") != 0 || access == NULL)
+		return ESCALATE_CLASS_PROTECTED;
+	if (path_protected(
+		m, workspace, json_string_value(json_object_get(d, "path"))))
+		return ESCALATE_CLASS_PROTECTED;
+	return strcmp(access, "write") == 0 ? ESCALATE_CLASS_WRITE
+					    : ESCALATE_CLASS_READ;
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
+/*
+ * denials: what the sandbox refused, per call, in terms a manifest can
+ * express, and the session's memory of the recent calls that had any.
+ *
+ * A finished run's denials become a list of objects (the shared denial
+ * contract, docs/ESCALATION.md):
+ *   {"denial": "d1", "layer": "filesystem"|"network"|"syscall"|"limit",
+ *    "source": ..., filesystem: "path", "access"; network: "host",
+ *    "port", "allowWith"; syscall: "syscall", "nr"; limit: "limit",
+ *    "value"; "hint": the human text}
+ * Each is one "sandbox_denial" audit record (with "id" and "tool"), and
+ * the call's result carries them as "denied" with "callId".  The store
+ * keeps the last DENIALS_CALLS_MAX such calls (oldest dropped) with
+ * their original arguments, for the escalate tool (broker/escalate.h).
+ */
+#ifndef AIRLOCK_BROKER_DENIALS_H
+#define AIRLOCK_BROKER_DENIALS_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "policy/manifest.h"
+#include "runner/runner.h"
+
+#define DENIALS_CALLS_MAX 64 /* calls remembered per session */
+#define DENIALS_PER_CALL 20 /* denials kept per call */
+
+struct denials;
+
+/* One remembered call.  All fields owned by the store. */
+struct denial_call {
+	char *key; /* the call id as canonical JSON */
+	char *tool;
+	json_t *args; /* the original arguments */
+	json_t *list; /* the denial objects, ids d1.. */
+	json_t *used; /* denial id -> true once escalated */
+};
+
+/* A new, empty store. */
+struct denials *denials_new(void);
+
+/* Frees the store and everything in it.  NULL is fine. */
+void denials_free(struct denials *d);
+
+/*
+ * The denials of one finished run: |egress| (borrowed, may be NULL) is
+ * egress_denials()'s array of {host, port, reason, allowWith}; |res| the
+ * runner's result.  Returns a new array of denial objects (at most
+ * DENIALS_PER_CALL, numbered d1.. in order of first occurrence), or NULL
+ * when nothing was refused.
+ */
+json_t *denials_build(json_t *egress, const struct runner_result *res);
+
+/*
+ * Remembers call |id| of |tool| with |args| and its |list| (all
+ * borrowed: copied or referenced).  A call already remembered under the
+ * same id is replaced.  Drops the oldest beyond DENIALS_CALLS_MAX.
+ */
+void denials_remember(struct denials *d, json_t *id, const char *tool,
+    json_t *args, json_t *list);
+
+/*
+ * The remembered call |id|, or NULL (never seen, or dropped).  Borrowed:
+ * valid until the next denials_remember() or denials_free().
+ */
+struct denial_call *denials_find(struct denials *d, json_t *id);
+
+/* The denial |did| ("d1") of |dc|, borrowed, or NULL. */
+json_t *denial_call_get(const struct denial_call *dc, const char *did);
+
+/*
+ * One line for the model: what was refused ("network 10.0.0.5:80 (d1),
+ * filesystem read /etc/x (d2)"), into buf[0..len).
+ */
+void denials_summary(json_t *list, char *buf, size_t len);
+
+/*
+ * The escalation class of denial |d| (an ESCALATE_CLASS_* bit): network,
+ * syscall, limit, or for a filesystem denial read or write, unless the
+ * path is protected (ESCALATE_CLASS_PROTECTED): any path under .git or a
+ * credential store (.ssh, .aws, .gnupg, .netrc, .docker, .kube,
+ * .git-credentials, .password-store, .pgpass, .npmrc, .pypirc) at any
+ * depth, airlock's state, config and runtime directories, a denyRead
+ * path of |m|, a sandbox.protected pattern of |m| beneath |workspace|
+ * (may be NULL), or a path that is not absolute and clean.  Anything
+ * malformed is protected too.  Pure but for the directories' lookup.
+ */
+unsigned denials_class(
+    const struct manifest *m, const char *workspace, json_t *d);
+
+#endif
