@@ -104,5 +104,5 @@ tests_unit_test_suggest_LDADD = $(unit_ldadd)
 TESTS += tests/suggest/suggest.sh
 EXTRA_DIST += tests/suggest/suggest.sh tests/suggest/layers.yaml \
 	tests/suggest/layers.diff tests/suggest/network.diff \
-	tests/suggest/network.applied.yaml
+	tests/suggest/network.applied.yaml tests/suggest/runner.diff
 # --- end suggest ---

@@ -302,8 +302,10 @@ entry_ref(struct planner *pl, struct sentry *e, const char *value,
 	size_t i;
 
 	if (e == NULL) {
-		if (!pl->oom)
+		if (!pl->oom) {
 			pl->dropped++;
+			pl->denials++;
+		}
 		return NULL;
 	}
 	for (i = 0; i < e->nvals; i++)
@@ -312,15 +314,29 @@ entry_ref(struct planner *pl, struct sentry *e, const char *value,
 	if (v == NULL) {
 		if (e->nvals == SUGGEST_MAX_VALUES) {
 			pl->dropped++;
+			pl->denials++;
 			return NULL;
 		}
 		v = &e->vals[e->nvals++];
 		v->value = pstrdup(pl, value);
 	}
-	for (i = 0; i < v->nrefs; i++)
-		if (strcmp(v->refs[i].call, call) == 0 &&
-		    strcmp(v->refs[i].denial, denial) == 0)
+	/*
+	 * One refusal, however many records say so: the same (call, id)
+	 * again (an escalation naming it), or the egress proxy's record
+	 * (no id) and the broker's (with one) of the same call.
+	 */
+	for (i = 0; i < v->nrefs; i++) {
+		if (strcmp(v->refs[i].call, call) != 0)
+			continue;
+		if (strcmp(v->refs[i].denial, denial) == 0 || denial[0] == '\0')
 			return v;
+		if (v->refs[i].denial[0] == '\0') {
+			free(v->refs[i].denial);
+			v->refs[i].denial = pstrdup(pl, denial);
+			return v;
+		}
+	}
+	pl->denials++;
 	if (v->nrefs == SUGGEST_MAX_REFS) {
 		v->nmore++;
 		return v;
@@ -415,7 +431,6 @@ add_denial(struct planner *pl, json_t *d, const char *call, const char *tool)
 		denial = "";
 	if (tool == NULL)
 		tool = str(d, "tool");
-	pl->denials++;
 	if (strcmp(layer, "filesystem") == 0) {
 		const char *p = str(d, "path"), *acc = str(d, "access");
 		static const char *const ro[] = { "sandbox", "readOnly" };
@@ -444,10 +459,20 @@ add_denial(struct planner *pl, json_t *d, const char *call, const char *tool)
 	if (strcmp(layer, "network") == 0) {
 		const char *host = str(d, "host"), *allow = str(d, "allowWith");
 		json_t *port = json_object_get(d, "port");
-		char buf[512], tbuf[128], *comp[4];
+		char buf[512], tbuf[128], *comp[4], synth[256];
 		const char *const *cp = (const char *const *)comp;
 		size_t n;
 
+		/* No key named: the tool's own, found by its name. */
+		if (allow == NULL && tool != NULL && host != NULL) {
+			snprintf(synth, sizeof(synth), "tools[?].%s (tool %s)",
+			    strspn(host, "0123456789.") == strlen(host) ||
+				    strchr(host, ':') != NULL
+				? "allowAddresses"
+				: "network",
+			    tool);
+			allow = synth;
+		}
 		if (host == NULL || !json_is_integer(port) || allow == NULL ||
 		    (n = split_allow(allow, buf, sizeof(buf), comp, tbuf,
 			 sizeof(tbuf))) == 0)
@@ -468,6 +493,9 @@ add_denial(struct planner *pl, json_t *d, const char *call, const char *tool)
 			if (tbuf[0] == '\0' && tool != NULL &&
 			    strcmp(comp[0], "tools") == 0)
 				snprintf(tbuf, sizeof(tbuf), "%s", tool);
+			if (strncmp(key, "tools[?]", 8) == 0)
+				snprintf(key, sizeof(key), "tools[%s].%s", tbuf,
+				    comp[n - 1]);
 			e = entry_get(pl, SUGGEST_ADD, layer, key, cp, n,
 			    tbuf[0] != '\0' ? tbuf : NULL, "connections to");
 		}
@@ -687,7 +715,6 @@ plan_record(struct planner *pl, json_t *rec)
 			snprintf(note, sizeof(note), "tool %s: %s",
 			    str(f, "tool") != NULL ? str(f, "tool") : "?",
 			    str(f, "hint") != NULL ? str(f, "hint") : "");
-			pl->denials++;
 			entry_ref(pl, e, note, call, "");
 		}
 		free(call);
@@ -731,7 +758,6 @@ plan_record(struct planner *pl, json_t *rec)
 				continue;
 			if ((rc = add_denial(pl, d, call, str(f, "tool"))) != 0)
 				break;
-			pl->denials--; /* the same denial, asked again */
 		}
 		free(call);
 		return rc;

@@ -147,6 +147,64 @@ expect_contains "... it tried the connection (nothing listens in this namespace)
 out=$("$AIRLOCK" suggest --manifest "$T/m.yaml" "$S")
 expect_contains "a second run against the applied manifest: nothing left to add" "$out" "already allows"
 
+# --- Filesystem, syscall and limit layers from real runs (the runner's
+# denials, recorded by the broker as sandbox_denial). ---
+chmod 755 "$T"
+cp "$top_builddir/tests/escape/probe" "$ws/probe"
+H=$(mktemp -d /var/tmp/airlock-suggest.XXXXXX)	# a host dir no sandbox sees
+trap 'rm -rf "$H" "$T"; if [ "$TESTS_FINISHED" != 1 ]; then echo "not ok - the test script ended before finish"; exit 1; fi' EXIT
+echo data >"$H/data.csv"
+cat >"$T/m.yaml" <<YAML
+# Each tool hits one sandbox layer.
+tools:
+  - name: readhost
+    input: {}
+    output: { exitCode: integer, stderr: string }
+    sideEffect: sandbox_process
+    authorization: allow
+    timeoutMs: 10000
+    command: ["cat", "$H/data.csv"]
+  - name: writehost
+    input: {}
+    output: { exitCode: integer, stderr: string }
+    sideEffect: sandbox_process
+    authorization: allow
+    timeoutMs: 10000
+    command: ["touch", "/usr/airlock-suggest-test"]
+  - name: nsprobe      # unshare(CLONE_NEWUSER), x86_64 syscall 272
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: sandbox_process
+    authorization: allow
+    timeoutMs: 10000
+    command: ["python3", "-c", "import ctypes; l = ctypes.CDLL(None, use_errno=True); print(l.syscall(272, 0x10000000), ctypes.get_errno())"]
+  - name: bomb
+    input: {}
+    output: { exitCode: integer }
+    sideEffect: sandbox_process
+    authorization: allow
+    timeoutMs: 20000
+    command: ["./probe", "memory-bomb"]
+sandbox:
+  limits: { memoryMb: 64 }   # small on purpose
+YAML
+"$AIRLOCK" check "$T/m.yaml" >/dev/null || { echo "not ok - the runner manifest does not load"; exit 1; }
+normh() { sed -e "s|$T|@T@|g" -e "s|$H|@H@|g"; }
+SL=$(session readhost writehost nsprobe bomb readhost)
+out=$("$AIRLOCK" suggest "$SL" 2>"$T/err"); rc=$?
+expect_eq "runner layers: exit 0" "$rc" 0
+if [ "$(uname -m)" = x86_64 ]; then
+	golden "runner layers: the golden diff from a real session (read, write, syscall, limit)" \
+	    runner.diff "$(printf '%s\n' "$out" | normh)"
+	expect_eq "runner layers: unshare is flagged WEAKENS on stderr" "$(cat "$T/err")" \
+	    "WEAKENS: sandbox.allowSyscalls: unshare is a dangerous system call"
+else
+	echo "# skip: the syscall probe is x86_64's unshare (272), this is $(uname -m)"
+	expect_contains "runner layers: the host file read is suggested" "$out" "$H/data.csv"
+fi
+out=$("$AIRLOCK" suggest --apply "$SL" 2>&1); rc=$?
+expect_eq "runner layers: --apply refuses the WEAKENS change" "$rc" 1
+
 # --- Filesystem, syscall and limit layers: signed logs in the contract's form. ---
 # Signed with this host's key (the sessions above made it), as the broker's
 # own logs are certified by it: a log under any other key is refused.

@@ -147,6 +147,33 @@ static const struct row rows[] = {
 	    "\"tool\":\"fetch\",\"values\":[\"10.0.0.5:80\"],\"weakens\":"
 	    "null}],\"denials\":1,\"dropped\":0,\"notes\":[]}",
 	    NULL },
+	{ "network_without_allow_with_goes_to_the_tools_own_key",
+	    "[" REC("sandbox_denial",
+		"{\"id\":5,\"tool\":\"fetch\","
+		"\"denial\":\"d1\",\"layer\":\"network\",\"source\":"
+		"\"proxy\",\"host\":\"10.1.2.3\",\"port\":8080}") "]",
+	    0,
+	    "{\"changes\":[{\"key\":\"tools[fetch].allowAddresses\","
+	    "\"kind\":\"add\",\"layer\":\"network\",\"reason\":"
+	    "\"airlock suggest: allow connections to 10.1.2.3:8080 (call 5: "
+	    "d1) for tool fetch\",\"tool\":\"fetch\",\"values\":"
+	    "[\"10.1.2.3:8080\"],\"weakens\":null}],\"denials\":1,"
+	    "\"dropped\":0,\"notes\":[]}",
+	    NULL },
+	{ "egress_and_broker_records_of_one_refusal_count_once",
+	    "[" REC("runner_start", "{\"id\":4,\"tool\":\"fetch\"}") "," REC(
+		"egress",
+		"{\"sandbox\":\"S-1\",\"host\":\"a.org\","
+		"\"port\":443,\"decision\":\"deny\",\"allowWith\":"
+		"\"tools[0].network (tool fetch)\"}") "," NET("4", "d1",
+		"a.org", "443", "tools[0].network (tool fetch)") "]",
+	    0,
+	    "{\"changes\":[{\"key\":\"tools[0].network\",\"kind\":\"add\","
+	    "\"layer\":\"network\",\"reason\":\"airlock suggest: allow "
+	    "connections to a.org:443 (call 4: d1) for tool fetch\",\"tool\":"
+	    "\"fetch\",\"values\":[\"a.org:443\"],\"weakens\":null}],"
+	    "\"denials\":1,\"dropped\":0,\"notes\":[]}",
+	    NULL },
 	{ "escalation_is_named_in_the_reason",
 	    "[" SC("6", "d1", "io_pgetevents") "," REC("escalation_request",
 		"{\"id\":7,\"callId\":6,\"tool\":\"build\",\"widening\":[{"
