@@ -2,6 +2,7 @@
 /* Copyright (c) 2026 The airlock authors */
 #include "config.h"
 
+#include <errno.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
@@ -361,7 +362,7 @@ beneath(const char *path, const char *dir)
  * manifest says.  A path that is not absolute and clean counts too.
  */
 static int
-path_protected(
+path_protected_as_named(
     const struct manifest *m, const char *workspace, const char *path)
 {
 	static const char *const stores[] = { ".git", ".ssh", ".aws", ".gnupg",
@@ -398,6 +399,25 @@ path_protected(
 		}
 	}
 	return 0;
+}
+
+/*
+ * A bind follows symlinks: the path as named and, when it resolves, what
+ * it resolves to (a link to ~/.ssh is the store itself).  A path that
+ * cannot be resolved for another reason than its absence is protected.
+ */
+static int
+path_protected(
+    const struct manifest *m, const char *workspace, const char *path)
+{
+	char real[PATH_MAX];
+
+	if (path_protected_as_named(m, workspace, path))
+		return 1;
+	if (realpath(path, real) == NULL)
+		return errno != ENOENT && errno != ENOTDIR;
+	return strcmp(real, path) != 0 &&
+	    path_protected_as_named(m, workspace, real);
 }
 
 unsigned

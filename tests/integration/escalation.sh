@@ -317,6 +317,7 @@ mount -t tmpfs tmpfs /srv || { echo "not ok - cannot mount a tmpfs on /srv"; exi
 mkdir -p /srv/esc /srv/u/.ssh /srv/repo/.git
 echo DATA-7 >/srv/esc/data.txt
 echo KEY >/srv/u/.ssh/id_test
+ln -s /srv/u/.ssh /srv/alias	# the store under another name
 echo '[core]' >/srv/repo/.git/config
 : >/srv/esc/log.txt
 chmod 666 /srv/esc/log.txt	# the run writes as its sandbox user
@@ -331,6 +332,7 @@ pyjson() { printf '["python3", "-c", "%s"]' "$(printf '%s' "$1" | sed 's/"/\\"/g
 	echo "tools:"
 	tool readit '["sh", "-c", "cat /srv/esc/data.txt | tee -a copied.txt"]'
 	tool readkey '["cat", "/srv/u/.ssh/id_test"]'
+	tool readalias '["cat", "/srv/alias/id_test"]'
 	tool readgit '["cat", "/srv/repo/.git/config"]'
 	tool stamp '["sh", "-c", "touch /srv/esc/log.txt && echo STAMPED >/srv/esc/log.txt"]'
 	tool nsprobe "$(pyjson "$UNSHARE")"
@@ -354,6 +356,8 @@ pyjson() { printf '["python3", "-c", "%s"]' "$(printf '%s' "$1" | sed 's/"/\\"/g
 	echo '{"name":"bigfile","arguments":{}}'	# 12
 	esc 12 '["d1"]'					# 13 approved
 	echo '{"name":"nsprobe","arguments":{}}'	# 14
+	echo '{"name":"readalias","arguments":{}}'	# 15
+	esc 15 '["d1"]'					# 16 protected
 } >"$ws/calls"
 appr_agent_start "$T/runner.yaml" calls
 approve_next() {	# TOOL
@@ -408,6 +412,12 @@ appr_reply 13
 expect_contains "approved: the re-run has the limit doubled" "$(jr .result.structuredContent.stdout)" WROTE
 appr_reply 14
 expect_contains "nothing persists: unshare is refused again" "$(jr .result.structuredContent.stdout)" "unshare -1 1"
+appr_reply 15
+expect_eq "a read through a symlink to a credential store: a filesystem denial of the path as named" \
+    "$(jr -c '.result.structuredContent.denied[0] | [.layer, .path, .access]')" '["filesystem","/srv/alias/id_test","read"]'
+appr_reply 16
+expect_eq "... which cannot be widened: the bind would follow the link into .ssh (protected)" \
+    "$(jr -c '.result.structuredContent | [.errorClass, .reason, .class]')" '["escalation_refused","forbidden","protected"]'
 appr_agent_stop
 expect_eq "the re-runs' runner_start records carry their approvals" \
     "$(event runner_start '.escalation != null' | jq -r .id | tr '\n' ' ')" "2 9 11 13 "
