@@ -2,12 +2,17 @@
 /* Copyright (c) 2026 The airlock authors */
 #include "config.h"
 
+#include <sys/stat.h>
+
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "broker/denials.h"
 #include "common/log.h"
@@ -365,6 +370,11 @@ static int
 path_protected_as_named(
     const struct manifest *m, const char *workspace, const char *path)
 {
+	/* The kernel's and the host's secrets and sockets. */
+	static const char *const system_paths[] = { "/proc", "/sys", "/dev",
+		"/boot", "/run", "/var/run", "/etc/shadow", "/etc/gshadow",
+		"/etc/sudoers", "/etc/sudoers.d", "/etc/ssh",
+		"/etc/ssl/private", "/tmp/.X11-unix", "/tmp/.ICE-unix", NULL };
 	static const char *const stores[] = { ".git", ".ssh", ".aws", ".gnupg",
 		".netrc", ".docker", ".kube", ".git-credentials",
 		".password-store", ".pgpass", ".npmrc", ".pypirc", NULL };
@@ -376,6 +386,9 @@ path_protected_as_named(
 		return 1;
 	for (i = 0; stores[i] != NULL; i++)
 		if (has_component(path, stores[i]))
+			return 1;
+	for (i = 0; system_paths[i] != NULL; i++)
+		if (beneath(path, system_paths[i]))
 			return 1;
 	if (paths_state_dir(dir, sizeof(dir)) == 0 && beneath(path, dir))
 		return 1;
@@ -402,6 +415,65 @@ path_protected_as_named(
 }
 
 /*
+ * Binding a socket, a device or a FIFO read-only still lets it be used
+ * (connect(2) to a read-only socket works): only regular files and
+ * directories holding nothing else are plain.  A directory is walked to
+ * PLAIN_TREE_MAX entries; a larger one, or one that cannot be read whole,
+ * is not plain (fail closed).
+ */
+#define PLAIN_TREE_MAX 4096
+
+static int
+plain_walk(int dfd, size_t *seen)
+{
+	DIR *d;
+	struct dirent *e;
+	struct stat st;
+	int fd, ok = 1;
+
+	if ((d = fdopendir(dfd)) == NULL) {
+		close(dfd);
+		return 0;
+	}
+	while (ok && (errno = 0, e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (++*seen > PLAIN_TREE_MAX ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) ==
+			-1)
+			ok = 0;
+		else if (S_ISDIR(st.st_mode)) {
+			fd = openat(dirfd(d), e->d_name,
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			ok = fd != -1 && plain_walk(fd, seen);
+		} else if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+			ok = 0;
+	}
+	if (errno != 0)
+		ok = 0;
+	closedir(d);
+	return ok;
+}
+
+static int
+plain_tree(const char *path)
+{
+	struct stat st;
+	size_t seen = 0;
+	int fd;
+
+	if (stat(path, &st) == -1)
+		return errno == ENOENT;
+	if (S_ISREG(st.st_mode))
+		return 1;
+	if (!S_ISDIR(st.st_mode))
+		return 0;
+	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return 0;
+	return plain_walk(fd, &seen);
+}
+
+/*
  * A bind follows symlinks: the path as named and, when it resolves, what
  * it resolves to (a link to ~/.ssh is the store itself).  A path that
  * cannot be resolved for another reason than its absence is protected.
@@ -416,8 +488,10 @@ path_protected(
 		return 1;
 	if (realpath(path, real) == NULL)
 		return errno != ENOENT && errno != ENOTDIR;
-	return strcmp(real, path) != 0 &&
-	    path_protected_as_named(m, workspace, real);
+	if (strcmp(real, path) != 0 &&
+	    path_protected_as_named(m, workspace, real))
+		return 1;
+	return !plain_tree(real);
 }
 
 unsigned

@@ -318,6 +318,11 @@ mkdir -p /srv/esc /srv/u/.ssh /srv/repo/.git
 echo DATA-7 >/srv/esc/data.txt
 echo KEY >/srv/u/.ssh/id_test
 ln -s /srv/u/.ssh /srv/alias	# the store under another name
+# A host socket (a read-only bind of one still connects) and a directory
+# holding one, each under an innocent name.
+mkdir -p /srv/tools/run
+python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind("/srv/tools/run/api.sock")'
+python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind("/srv/esc/engine")'
 echo '[core]' >/srv/repo/.git/config
 : >/srv/esc/log.txt
 chmod 666 /srv/esc/log.txt	# the run writes as its sandbox user
@@ -333,6 +338,8 @@ pyjson() { printf '["python3", "-c", "%s"]' "$(printf '%s' "$1" | sed 's/"/\\"/g
 	tool readit '["sh", "-c", "cat /srv/esc/data.txt | tee -a copied.txt"]'
 	tool readkey '["cat", "/srv/u/.ssh/id_test"]'
 	tool readalias '["cat", "/srv/alias/id_test"]'
+	tool readsock '["cat", "/srv/esc/engine"]'
+	tool readtools '["ls", "/srv/tools"]'
 	tool readgit '["cat", "/srv/repo/.git/config"]'
 	tool stamp '["sh", "-c", "touch /srv/esc/log.txt && echo STAMPED >/srv/esc/log.txt"]'
 	tool nsprobe "$(pyjson "$UNSHARE")"
@@ -358,6 +365,10 @@ pyjson() { printf '["python3", "-c", "%s"]' "$(printf '%s' "$1" | sed 's/"/\\"/g
 	echo '{"name":"nsprobe","arguments":{}}'	# 14
 	echo '{"name":"readalias","arguments":{}}'	# 15
 	esc 15 '["d1"]'					# 16 protected
+	echo '{"name":"readsock","arguments":{}}'	# 17
+	esc 17 '["d1"]'					# 18 protected
+	echo '{"name":"readtools","arguments":{}}'	# 19
+	esc 19 '["d1"]'					# 20 protected
 } >"$ws/calls"
 appr_agent_start "$T/runner.yaml" calls
 approve_next() {	# TOOL
@@ -418,6 +429,18 @@ expect_eq "a read through a symlink to a credential store: a filesystem denial o
 appr_reply 16
 expect_eq "... which cannot be widened: the bind would follow the link into .ssh (protected)" \
     "$(jr -c '.result.structuredContent | [.errorClass, .reason, .class]')" '["escalation_refused","forbidden","protected"]'
+appr_reply 17
+expect_eq "a read of a host socket: a filesystem denial" \
+    "$(jr -c '.result.structuredContent.denied[0] | [.layer, .path, .access]')" '["filesystem","/srv/esc/engine","read"]'
+appr_reply 18
+expect_eq "... which cannot be widened: a read-only socket still connects (protected)" \
+    "$(jr -c '.result.structuredContent | [.reason, .class]')" '["forbidden","protected"]'
+appr_reply 19
+expect_eq "a read of a host directory: a filesystem denial" \
+    "$(jr -c '.result.structuredContent.denied[0] | [.layer, .path, .access]')" '["filesystem","/srv/tools","read"]'
+appr_reply 20
+expect_eq "... which cannot be widened when a socket is inside it (protected)" \
+    "$(jr -c '.result.structuredContent | [.reason, .class]')" '["forbidden","protected"]'
 appr_agent_stop
 expect_eq "the re-runs' runner_start records carry their approvals" \
     "$(event runner_start '.escalation != null' | jq -r .id | tr '\n' ' ')" "2 9 11 13 "
