@@ -440,14 +440,16 @@ plain_walk(int dfd, size_t *seen)
 			continue;
 		if (++*seen > PLAIN_TREE_MAX ||
 		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) ==
-			-1)
+			-1) {
 			ok = 0;
-		else if (S_ISDIR(st.st_mode)) {
+			continue;
+		}
+		if (S_ISDIR(st.st_mode)) {
 			fd = openat(dirfd(d), e->d_name,
 			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			ok = fd != -1 && plain_walk(fd, seen);
-		} else if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
-			ok = 0;
+		} else
+			ok = S_ISREG(st.st_mode) || S_ISLNK(st.st_mode);
 	}
 	if (errno != 0)
 		ok = 0;
