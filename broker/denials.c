@@ -18,6 +18,7 @@
 #include "common/log.h"
 #include "common/paths.h"
 #include "common/util.h"
+#include "policy/sensitive.h"
 
 struct denials {
 	struct denial_call calls[DENIALS_CALLS_MAX];
@@ -370,26 +371,15 @@ static int
 path_protected_as_named(
     const struct manifest *m, const char *workspace, const char *path)
 {
-	/* The kernel's and the host's secrets and sockets. */
-	static const char *const system_paths[] = { "/proc", "/sys", "/dev",
-		"/boot", "/run", "/var/run", "/etc/shadow", "/etc/gshadow",
-		"/etc/sudoers", "/etc/sudoers.d", "/etc/ssh",
-		"/etc/ssl/private", "/tmp/.X11-unix", "/tmp/.ICE-unix", NULL };
-	static const char *const stores[] = { ".git", ".ssh", ".aws", ".gnupg",
-		".netrc", ".docker", ".kube", ".git-credentials",
-		".password-store", ".pgpass", ".npmrc", ".pypirc", NULL };
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], why[128];
 	size_t i;
 
 	if (path == NULL || path[0] != '/' || has_component(path, "..") ||
 	    has_component(path, "."))
 		return 1;
-	for (i = 0; stores[i] != NULL; i++)
-		if (has_component(path, stores[i]))
-			return 1;
-	for (i = 0; system_paths[i] != NULL; i++)
-		if (beneath(path, system_paths[i]))
-			return 1;
+	if (has_component(path, ".git") ||
+	    sensitive_path(path, why, sizeof(why)) != NULL)
+		return 1;
 	if (paths_state_dir(dir, sizeof(dir)) == 0 && beneath(path, dir))
 		return 1;
 	if (paths_config_dir(dir, sizeof(dir)) == 0 && beneath(path, dir))

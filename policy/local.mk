@@ -93,6 +93,7 @@ bench_bench_shrules_LDADD = libairlock.a $(AIRLOCK_LIBS)
 
 # --- suggest: denials -> manifest changes, and the YAML text editor ---
 libairlock_a_SOURCES += policy/yamledit.c policy/yamledit.h \
+	policy/sensitive.c policy/sensitive.h \
 	policy/suggest.c policy/suggest.h \
 	policy/udiff.c policy/udiff.h
 check_PROGRAMS += tests/unit/test_yamledit tests/unit/test_suggest

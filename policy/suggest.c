@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "policy/sensitive.h"
 #include "policy/suggest.h"
 #include "policy/yamledit.h"
 
@@ -74,11 +75,6 @@ struct planner {
 	char *err;
 	size_t errlen;
 };
-
-static const char *const cred_stores[] = { ".ssh", ".aws", ".gnupg", ".netrc",
-	".docker", ".kube", ".config/gh", ".config/gcloud", ".azure",
-	".git-credentials", ".npmrc", ".pypirc", ".config/hub",
-	".password-store", ".local/share/keyrings", NULL };
 
 static const char *const bad_syscalls[] = { "ptrace", "bpf", "mount", "umount",
 	"umount2", "move_mount", "fsmount", "fsopen", "open_tree", "pivot_root",
@@ -175,17 +171,12 @@ static char *
 read_weakens(struct planner *pl, const char *p)
 {
 	const struct suggest_ctx *c = pl->ctx;
-	char buf[4600];
+	char buf[4600], what[128];
 	size_t i;
 
-	for (i = 0; cred_stores[i] != NULL; i++) {
-		if (has_components(p, cred_stores[i])) {
-			snprintf(buf, sizeof(buf),
-			    "%s is in a credential "
-			    "store (~/%s)",
-			    p, cred_stores[i]);
-			return pstrdup(pl, buf);
-		}
+	if (sensitive_path(p, what, sizeof(what)) != NULL) {
+		snprintf(buf, sizeof(buf), "%s is in %s", p, what);
+		return pstrdup(pl, buf);
 	}
 	if (c->home != NULL && c->home[0] == '/' && path_under(c->home, p)) {
 		snprintf(buf, sizeof(buf),

@@ -60,7 +60,8 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h supervisor/cmd_approver
 	broker/shellgate.h bench/bench_shrules.c bench/mcp_pipe.c \
 	bench/cgroup_attach.c \
 	policy/manifest_escalation.c broker/denials.c broker/denials.h \
-	broker/escalate.c broker/escalate.h tests/unit/test_broker_denials.c
+	broker/escalate.c broker/escalate.h tests/unit/test_broker_denials.c \
+	policy/sensitive.c policy/sensitive.h
 
 lint: $(BUILT_SOURCES) config.h
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \

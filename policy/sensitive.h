@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
+/*
+ * sensitive: the host paths that no widening opens by itself.  One list
+ * for the two places that judge a widening: an escalation refuses them
+ * as its "protected" class (broker/denials.c), and airlock suggest flags
+ * a change naming them WEAKENS (policy/suggest.c).
+ *
+ * sensitive_path() looks at the path as written (no filesystem access):
+ * a credential store at any depth (~/.ssh, ~/.aws, .git-credentials...)
+ * or the host's secrets and kernel interfaces (/etc/shadow, /etc/ssh,
+ * /proc, /sys, /dev, /run, the X11 socket directory...).  It returns
+ * NULL, or a static phrase naming what |path| is in ("a credential store
+ * (~/.ssh)"), written to |buf| (at most |len| bytes, NUL-terminated).
+ */
+#ifndef AIRLOCK_SENSITIVE_H
+#define AIRLOCK_SENSITIVE_H
+
+#include <stddef.h>
+
+const char *sensitive_path(const char *path, char *buf, size_t len);
+
+#endif
