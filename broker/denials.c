@@ -335,22 +335,6 @@ denials_summary(json_t *list, char *buf, size_t len)
 	}
 }
 
-/* Is |name| a component of |path|? */
-static int
-has_component(const char *path, const char *name)
-{
-	size_t n = strlen(name);
-	const char *p = path;
-
-	while ((p = strstr(p, name)) != NULL) {
-		if ((p == path || p[-1] == '/') &&
-		    (p[n] == '\0' || p[n] == '/'))
-			return 1;
-		p++;
-	}
-	return 0;
-}
-
 /* Is |path| |dir| or beneath it? */
 static int
 beneath(const char *path, const char *dir)
@@ -374,10 +358,10 @@ path_protected_as_named(
 	char dir[PATH_MAX], why[128];
 	size_t i;
 
-	if (path == NULL || path[0] != '/' || has_component(path, "..") ||
-	    has_component(path, "."))
+	if (path == NULL || path[0] != '/' || path_has_components(path, "..") ||
+	    path_has_components(path, "."))
 		return 1;
-	if (has_component(path, ".git") ||
+	if (path_has_components(path, ".git") ||
 	    sensitive_path(path, why, sizeof(why)) != NULL)
 		return 1;
 	if (paths_state_dir(dir, sizeof(dir)) == 0 && beneath(path, dir))

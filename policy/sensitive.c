@@ -19,9 +19,8 @@ static const char *const system_paths[] = { "/proc", "/sys", "/dev", "/boot",
 	"/etc/sudoers.d", "/etc/ssh", "/etc/ssl/private", "/tmp/.X11-unix",
 	"/tmp/.ICE-unix", NULL };
 
-/* Does |p| have |comp| ("a" or "a/b") as consecutive components? */
-static int
-has_components(const char *p, const char *comp)
+int
+path_has_components(const char *p, const char *comp)
 {
 	size_t n = strlen(comp);
 	const char *s;
@@ -47,7 +46,7 @@ sensitive_path(const char *path, char *buf, size_t len)
 	size_t i;
 
 	for (i = 0; cred_stores[i] != NULL; i++)
-		if (has_components(path, cred_stores[i])) {
+		if (path_has_components(path, cred_stores[i])) {
 			snprintf(buf, len, "a credential store (~/%s)",
 			    cred_stores[i]);
 			return buf;

@@ -20,4 +20,7 @@
 
 const char *sensitive_path(const char *path, char *buf, size_t len);
 
+/* Does |path| hold |comp| ("a" or "a/b") as whole consecutive components? */
+int path_has_components(const char *path, const char *comp);
+
 #endif

@@ -153,19 +153,6 @@ path_overlaps(const char *p, const char *dir)
 	return path_under(p, dir) || path_under(dir, p);
 }
 
-/* Does |p| have |comp| ("a" or "a/b") as consecutive components? */
-static int
-has_components(const char *p, const char *comp)
-{
-	size_t n = strlen(comp);
-	const char *s;
-
-	for (s = p; (s = strstr(s, comp)) != NULL; s++)
-		if ((s == p || s[-1] == '/') && (s[n] == '\0' || s[n] == '/'))
-			return 1;
-	return 0;
-}
-
 /* Why reading |p| weakens a protected class, or NULL. */
 static char *
 read_weakens(struct planner *pl, const char *p)
@@ -185,7 +172,7 @@ read_weakens(struct planner *pl, const char *p)
 		    p, c->home);
 		return pstrdup(pl, buf);
 	}
-	if (has_components(p, ".git")) {
+	if (path_has_components(p, ".git")) {
 		snprintf(buf, sizeof(buf), "%s is in a .git directory", p);
 		return pstrdup(pl, buf);
 	}
