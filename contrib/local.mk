@@ -25,7 +25,8 @@ dist_exampletests_SCRIPTS = contrib/example-project/tests/run.sh
 # The documentation beyond the man pages.
 dist_doc_DATA = README.md LICENSE docs/AUDIT.md docs/OUTPUT.md \
 	docs/PATCHES.md docs/PERFORMANCE.md docs/PRIVSEP.md docs/PROXY.md \
-	docs/SANDBOX.md docs/SECURITY.md docs/WRAPPING.md docs/DEPLOYMENT.md
+	docs/SANDBOX.md docs/SECURITY.md docs/WRAPPING.md docs/DEPLOYMENT.md \
+	docs/DENIALS.md docs/ESCALATION.md
 
 # systemd: the tmpfiles.d entry for root's state and runtime directories,
 # and any unit files in contrib/deploy/ (installed when present).

@@ -9,13 +9,11 @@ dist_man_MANS += docs/airlock-check.1
 dist_man_MANS += docs/airlock-audit.1 docs/airlock-secret.1
 dist_man_MANS += docs/airlock-sessions.1
 dist_man_MANS += docs/airlock-suggest.1
-EXTRA_DIST += docs/DENIALS.md
 EXTRA_DIST += docs/AUDIT.md
 dist_man_MANS += docs/airlock-proxy.1
 dist_man_MANS += docs/airlock-exec.1 docs/airlock-profile.1
 EXTRA_DIST += docs/SANDBOX.md
 EXTRA_DIST += docs/WRAPPING.md
-EXTRA_DIST += docs/ESCALATION.md
 # The agent profiles (docs/WRAPPING.md), for an installed airlock.
 agentsdir = $(pkgdatadir)/agents
 dist_agents_DATA = contrib/agents/claude-code.yaml contrib/agents/codex.yaml \

@@ -101,6 +101,9 @@ pstrdup(struct planner *pl, const char *s)
 	return d;
 }
 
+static int fail(struct planner *pl, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 static int
 fail(struct planner *pl, const char *fmt, ...)
 {

@@ -37,11 +37,14 @@ for f in "$bindir/airlock" \
     "$bashcompletiondir/airlock" "$zshcompletiondir/_airlock"; do
 	check "installed: $f" [ -f "$D$f" ]
 done
-# Nothing in the tree is left out: every example manifest and every man
-# page of the source is installed.
+# Nothing in the tree is left out: every example manifest, every page of
+# docs/ and every man page of the source is installed.
 for y in "$top_srcdir"/contrib/manifests/*.yaml; do
 	check "installed: manifests/$(basename "$y")" \
 	    [ -f "$D$pkgdatadir/manifests/$(basename "$y")" ]
+done
+for p in "$top_srcdir"/docs/*.md; do
+	check "installed: $(basename "$p")" [ -f "$D$docdir/$(basename "$p")" ]
 done
 for p in "$top_srcdir"/docs/*.[15]; do
 	s=${p##*.}
