@@ -48,6 +48,9 @@ struct yamledit {
 	const char *eol; /* "\n" or "\r\n", from the first break */
 };
 
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 static void
 seterr(char *err, size_t errlen, const char *fmt, ...)
 {
