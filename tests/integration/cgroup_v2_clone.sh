@@ -63,15 +63,17 @@ strace -f -qq -e trace=clone3,openat -o "$T/st1" \
     "$AIRLOCK" exec --rw "$io" -- sh -c "read x <'$io/go'; echo done" \
     >"$T/out1" 2>"$T/err1" &
 run=$!
+command_in_cgroup() {	# the command, once it runs, is in that cgroup
+	local cgdir p
+	cgdir=$(dirname "$(grep -l . "$root"/airlock-*/cgroup.procs | head -1)")
+	for p in $(cat "$cgdir/cgroup.procs" 2>/dev/null); do
+		grep -q "$io/go" "/proc/$p/cmdline" 2>/dev/null && return 0
+	done
+	return 1
+}
 if wait_for procs_nonempty; then
 	pass "the command runs in a cgroup beneath AIRLOCK_CGROUP2_ROOT"
-	cgdir=$(dirname "$(grep -l . "$root"/airlock-*/cgroup.procs | head -1)")
-	pids=$(cat "$cgdir/cgroup.procs")
-	found=0
-	for p in $pids; do
-		grep -q "$io/go" "/proc/$p/cmdline" 2>/dev/null && found=1
-	done
-	expect_eq "the command itself is in it" "$found" 1
+	check "the command itself is in it" wait_for command_in_cgroup
 else
 	fail "the command runs in a cgroup beneath AIRLOCK_CGROUP2_ROOT"
 fi
