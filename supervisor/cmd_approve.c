@@ -34,6 +34,27 @@
 #include "supervisor/cli.h"
 #include "supervisor/commands.h"
 
+/* Writes |s| and a newline to the socket |fd|: 0, or -1 with errno set. */
+static int
+send_line(int fd, const char *s)
+{
+	const char *parts[2] = { s, "\n" };
+	size_t i, off, len;
+	ssize_t n;
+
+	for (i = 0; i < 2; i++) {
+		len = strlen(parts[i]);
+		for (off = 0; off < len; off += (size_t)n)
+			if ((n = send(fd, parts[i] + off, len - off,
+				 MSG_NOSIGNAL)) == -1 &&
+			    errno != EINTR)
+				return -1;
+			else if (n == -1)
+				n = 0;
+	}
+	return 0;
+}
+
 /*
  * Sends |req| to the session socket |path| and returns its reply, or NULL
  * with errno set (EACCES: the socket's mode keeps us out).
@@ -41,12 +62,12 @@
 static json_t *
 control_call(const char *path, json_t *req)
 {
-	struct sockaddr_un	 sun;
-	char			*s, buf[65536];
-	size_t			 got = 0;
-	ssize_t			 n;
-	int			 fd, saved;
-	json_t			*reply;
+	struct sockaddr_un sun;
+	char *s, buf[65536];
+	size_t got = 0;
+	ssize_t n;
+	int fd, saved;
+	json_t *reply;
 
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
@@ -63,9 +84,13 @@ control_call(const char *path, json_t *req)
 		errno = saved;
 		return NULL;
 	}
-	/* A refused peer is told why before it sends anything: not an error. */
+	/*
+	 * A refused peer is told why before it sends anything: not an error,
+	 * and no SIGPIPE either (MSG_NOSIGNAL) when the broker has already
+	 * closed the connection; its answer is read below.
+	 */
 	if ((s = json_dumps(req, JSON_COMPACT)) == NULL ||
-	    write_all(fd, s, strlen(s)) != 0 || write_all(fd, "\n", 1) != 0) {
+	    send_line(fd, s) != 0) {
 		if (s == NULL || errno != EPIPE) {
 			free(s);
 			close(fd);
@@ -115,8 +140,8 @@ refused(const char *session, const char *why)
 {
 	if (refusals == NULL)
 		refusals = json_array();
-	json_array_append_new(refusals, json_pack("{s:s, s:s}", "session",
-	    session, "error", why));
+	json_array_append_new(refusals,
+	    json_pack("{s:s, s:s}", "session", session, "error", why));
 	log_warnx("session %s refused you: %s", session, why);
 }
 
@@ -125,17 +150,17 @@ refused(const char *session, const char *why)
  * the number of sessions reached; refusals are recorded and reported.
  */
 static int
-for_each_session(const char *only, void (*fn)(const char *, json_t *, void *),
-    void *arg)
+for_each_session(
+    const char *only, void (*fn)(const char *, json_t *, void *), void *arg)
 {
-	char		 dirs[2][PATH_MAX], path[PATH_MAX + 300], sess[256];
-	char		 why[PATH_MAX + 700];
-	DIR		*d;
-	struct dirent	*de;
-	struct stat	 st;
-	json_t		*req, *reply;
-	size_t		 nd, k;
-	int		 n = 0;
+	char dirs[2][PATH_MAX], path[PATH_MAX + 300], sess[256];
+	char why[PATH_MAX + 700];
+	DIR *d;
+	struct dirent *de;
+	struct stat st;
+	json_t *req, *reply;
+	size_t nd, k;
+	int n = 0;
 
 	nd = session_dirs(dirs);
 	req = json_pack("{s:s}", "op", "pending");
@@ -143,7 +168,8 @@ for_each_session(const char *only, void (*fn)(const char *, json_t *, void *),
 		if ((d = opendir(dirs[k])) == NULL) {
 			if (errno == EACCES)
 				log_warnx("%s: %s (sessions there are not "
-				    "open to you)", dirs[k], strerror(errno));
+					  "open to you)",
+				    dirs[k], strerror(errno));
 			continue;
 		}
 		while ((de = readdir(d)) != NULL) {
@@ -157,23 +183,25 @@ for_each_session(const char *only, void (*fn)(const char *, json_t *, void *),
 			if (only != NULL && strcmp(sess, only) != 0)
 				continue;
 			if (snprintf(path, sizeof(path), "%s/%s", dirs[k],
-			    de->d_name) >= (int)sizeof(path))
+				de->d_name) >= (int)sizeof(path))
 				continue;
 			if ((reply = control_call(path, req)) == NULL) {
 				if (errno == EACCES && lstat(path, &st) == 0) {
-					if (snprintf(why, sizeof(why), "its "
-					    "control socket %s admits only uid "
-					    "%u, who started it (the manifest "
-					    "names no other approvers)", path,
-					    (unsigned)st.st_uid) < 0)
+					if (snprintf(why, sizeof(why),
+						"its "
+						"control socket %s admits only uid "
+						"%u, who started it (the manifest "
+						"names no other approvers)",
+						path, (unsigned)st.st_uid) < 0)
 						why[0] = '\0';
 					refused(sess, why);
 				}
-				continue;	/* else a stale socket */
+				continue; /* else a stale socket */
 			}
 			if (json_object_get(reply, "error") != NULL)
-				refused(sess, json_string_value(
-				    json_object_get(reply, "error")));
+				refused(sess,
+				    json_string_value(
+					json_object_get(reply, "error")));
 			else {
 				fn(path, reply, arg);
 				n++;
@@ -240,9 +268,9 @@ put_json(json_t *j, size_t jflags, int vflags)
 static void
 print_execution(json_t *x, json_t *changed)
 {
-	const char	*path;
-	json_t		*v;
-	size_t		 i;
+	const char *path;
+	json_t *v;
+	size_t i;
 
 	if (!json_is_object(x))
 		return;
@@ -251,13 +279,15 @@ print_execution(json_t *x, json_t *changed)
 	printf("\n  cwd:       ");
 	put_vis(json_string_value(json_object_get(x, "cwd")), 0);
 	printf("\n  env:       ");
-	json_array_foreach(json_object_get(x, "env"), i, v) {
+	json_array_foreach(json_object_get(x, "env"), i, v)
+	{
 		printf("%s", i ? " " : "");
 		put_vis(json_string_value(v), 0);
 	}
 	printf("\n  pinned code:%s\n",
 	    json_object_size(json_object_get(x, "pinned")) ? "" : " (none)");
-	json_object_foreach(json_object_get(x, "pinned"), path, v) {
+	json_object_foreach(json_object_get(x, "pinned"), path, v)
+	{
 		printf("    ");
 		put_vis(json_string_value(v), 0);
 		printf("  ");
@@ -267,20 +297,23 @@ print_execution(json_t *x, json_t *changed)
 	if (json_object_size(changed) == 0)
 		return;
 	printf("  CHANGED since an earlier approval (voided):\n");
-	json_object_foreach(changed, path, v) {
-		const char *head = json_string_value(json_object_get(v,
-		    "nowHead"));
+	json_object_foreach(changed, path, v)
+	{
+		const char *head =
+		    json_string_value(json_object_get(v, "nowHead"));
 
 		printf("    ");
 		put_vis(path, 0);
 		printf("\n      approvedSha: ");
-		put_vis(json_is_string(json_object_get(v, "approvedSha")) ?
-		    json_string_value(json_object_get(v, "approvedSha")) :
-		    "(absent)", 0);
+		put_vis(json_is_string(json_object_get(v, "approvedSha"))
+			? json_string_value(json_object_get(v, "approvedSha"))
+			: "(absent)",
+		    0);
 		printf("\n      nowSha:      ");
-		put_vis(json_is_string(json_object_get(v, "nowSha")) ?
-		    json_string_value(json_object_get(v, "nowSha")) :
-		    "(absent)", 0);
+		put_vis(json_is_string(json_object_get(v, "nowSha"))
+			? json_string_value(json_object_get(v, "nowSha"))
+			: "(absent)",
+		    0);
 		printf("\n");
 		if (head != NULL) {
 			printf("      now begins:\n");
@@ -298,16 +331,18 @@ print_execution(json_t *x, json_t *changed)
 static json_t *
 args_for_display(json_t *args, const char *diff)
 {
-	const char	*k;
-	json_t		*copy, *v;
+	const char *k;
+	json_t *copy, *v;
 
 	if (diff == NULL || !json_is_object(args))
 		return json_incref(args);
 	copy = json_copy(args);
-	json_object_foreach(args, k, v) {
-		if (json_is_string(v) && strcmp(json_string_value(v), diff) == 0)
-			json_object_set_new(copy, k,
-			    json_string("<the diff, shown below>"));
+	json_object_foreach(args, k, v)
+	{
+		if (json_is_string(v) &&
+		    strcmp(json_string_value(v), diff) == 0)
+			json_object_set_new(
+			    copy, k, json_string("<the diff, shown below>"));
 	}
 	return copy;
 }
@@ -319,48 +354,58 @@ args_for_display(json_t *args, const char *diff)
 static void
 print_widening(json_t *ev)
 {
-	json_t		*esc = json_object_get(ev, "escalation"), *d;
-	const char	*layer;
-	char		 what[600];
-	size_t		 i;
+	json_t *esc = json_object_get(ev, "escalation"), *d;
+	const char *layer;
+	char what[600];
+	size_t i;
 
 	if (!json_is_object(esc))
 		return;
 	printf("  ESCALATION: re-runs call ");
 	put_json(json_object_get(esc, "callId"), JSON_COMPACT, 0);
 	printf(" once with, for that run only:\n");
-	json_array_foreach(json_object_get(esc, "widening"), i, d) {
+	json_array_foreach(json_object_get(esc, "widening"), i, d)
+	{
 		layer = json_string_value(json_object_get(d, "layer"));
 		if (layer == NULL)
 			layer = "?";
 		if (strcmp(layer, "network") == 0)
 			snprintf(what, sizeof(what), "network %s port %lld",
-			    json_string_value(json_object_get(d, "host")) ?
-			    json_string_value(json_object_get(d, "host")) : "?",
-			    (long long)json_integer_value(json_object_get(d,
-			    "port")));
+			    json_string_value(json_object_get(d, "host"))
+				? json_string_value(json_object_get(d, "host"))
+				: "?",
+			    (long long)json_integer_value(
+				json_object_get(d, "port")));
 		else if (strcmp(layer, "filesystem") == 0)
 			snprintf(what, sizeof(what), "%s %s",
 			    json_string_value(json_object_get(d, "access")) &&
-			    strcmp(json_string_value(json_object_get(d,
-			    "access")), "write") == 0 ? "read-write" :
-			    "read-only",
-			    json_string_value(json_object_get(d, "path")) ?
-			    json_string_value(json_object_get(d, "path")) : "?");
+				    strcmp(json_string_value(
+					       json_object_get(d, "access")),
+					"write") == 0
+				? "read-write"
+				: "read-only",
+			    json_string_value(json_object_get(d, "path"))
+				? json_string_value(json_object_get(d, "path"))
+				: "?");
 		else if (strcmp(layer, "syscall") == 0)
 			snprintf(what, sizeof(what), "syscall %s",
-			    json_string_value(json_object_get(d, "syscall")) ?
-			    json_string_value(json_object_get(d, "syscall")) :
-			    "?");
+			    json_string_value(json_object_get(d, "syscall"))
+				? json_string_value(
+				      json_object_get(d, "syscall"))
+				: "?");
 		else
-			snprintf(what, sizeof(what), "limit %s doubled from %lld",
-			    json_string_value(json_object_get(d, "limit")) ?
-			    json_string_value(json_object_get(d, "limit")) : "?",
-			    (long long)json_integer_value(json_object_get(d,
-			    "value")));
+			snprintf(what, sizeof(what),
+			    "limit %s doubled from %lld",
+			    json_string_value(json_object_get(d, "limit"))
+				? json_string_value(json_object_get(d, "limit"))
+				: "?",
+			    (long long)json_integer_value(
+				json_object_get(d, "value")));
 		printf("    ");
-		put_vis(json_string_value(json_object_get(d, "denial")) ?
-		    json_string_value(json_object_get(d, "denial")) : "?", 0);
+		put_vis(json_string_value(json_object_get(d, "denial"))
+			? json_string_value(json_object_get(d, "denial"))
+			: "?",
+		    0);
 		printf("  ");
 		put_vis(what, 0);
 		printf("\n");
@@ -370,12 +415,11 @@ print_widening(json_t *ev)
 static void
 print_approval(json_t *p, int verbose)
 {
-	json_t		*ev = json_object_get(p, "evidence");
-	const char	*diff = json_string_value(json_object_get(ev, "diff"));
-	const char	*reason = json_string_value(json_object_get(ev,
-	    "agentReason"));
-	json_t		*args = args_for_display(json_object_get(p, "arguments"),
-	    diff);
+	json_t *ev = json_object_get(p, "evidence");
+	const char *diff = json_string_value(json_object_get(ev, "diff"));
+	const char *reason =
+	    json_string_value(json_object_get(ev, "agentReason"));
+	json_t *args = args_for_display(json_object_get(p, "arguments"), diff);
 
 	put_vis_col(json_string_value(json_object_get(p, "id")), 10);
 	put_vis_col(json_string_value(json_object_get(p, "session")), 22);
@@ -400,7 +444,8 @@ print_approval(json_t *p, int verbose)
 		printf("\n  digest:    ");
 		put_vis(json_string_value(json_object_get(p, "digest")), 0);
 		printf("\n  requested: ");
-		put_vis(json_string_value(json_object_get(p, "requestedAt")), 0);
+		put_vis(
+		    json_string_value(json_object_get(p, "requestedAt")), 0);
 		printf("\n");
 		if (json_is_object(json_object_get(p, "execution")))
 			printf("  will run:\n");
@@ -435,41 +480,43 @@ print_approval(json_t *p, int verbose)
 }
 
 struct listing {
-	int	count;
-	int	verbose;
+	int count;
+	int verbose;
 };
 
 static void
 list_one(const char *path, json_t *reply, void *arg)
 {
-	struct listing	*l = arg;
-	json_t		*p;
-	size_t		 i;
+	struct listing *l = arg;
+	json_t *p;
+	size_t i;
 
 	(void)path;
-	json_array_foreach(json_object_get(reply, "pending"), i, p) {
+	json_array_foreach(json_object_get(reply, "pending"), i, p)
+	{
 		print_approval(p, l->verbose);
 		l->count++;
 	}
 }
 
 struct finding {
-	const char	*id;
-	char		 path[PATH_MAX + 300];
-	json_t		*approval;
-	int		 matches;
+	const char *id;
+	char path[PATH_MAX + 300];
+	json_t *approval;
+	int matches;
 };
 
 static void
 find_one(const char *path, json_t *reply, void *arg)
 {
-	struct finding	*f = arg;
-	json_t		*p;
-	size_t		 i;
+	struct finding *f = arg;
+	json_t *p;
+	size_t i;
 
-	json_array_foreach(json_object_get(reply, "pending"), i, p) {
+	json_array_foreach(json_object_get(reply, "pending"), i, p)
+	{
 		if (strcmp(json_string_value(json_object_get(p, "id")),
-		    f->id) != 0)
+			f->id) != 0)
 			continue;
 		f->matches++;
 		snprintf(f->path, sizeof(f->path), "%s", path);
@@ -482,9 +529,9 @@ find_one(const char *path, json_t *reply, void *arg)
 static json_t *
 load_json(const char *path)
 {
-	json_error_t	 e;
-	json_t		*j;
-	FILE		*fp;
+	json_error_t e;
+	json_t *j;
+	FILE *fp;
 
 	if (strcmp(path, "-") == 0)
 		fp = stdin;
@@ -508,8 +555,8 @@ load_json(const char *path)
 static json_t *
 request_pick(json_t *req, const char *id)
 {
-	json_t	*list, *p, *found = NULL;
-	size_t	 i, n = 0;
+	json_t *list, *p, *found = NULL;
+	size_t i, n = 0;
 
 	if (json_is_object(json_object_get(req, "approval")))
 		list = json_pack("[O]", json_object_get(req, "approval"));
@@ -519,10 +566,11 @@ request_pick(json_t *req, const char *id)
 		list = json_pack("[O]", req);
 	else {
 		log_warnx("the request is neither a notify payload, pending "
-		    "--json output nor an approval");
+			  "--json output nor an approval");
 		return NULL;
 	}
-	json_array_foreach(list, i, p) {
+	json_array_foreach(list, i, p)
+	{
 		const char *pid = json_string_value(json_object_get(p, "id"));
 
 		if (pid == NULL || (id != NULL && strcmp(pid, id) != 0))
@@ -537,7 +585,8 @@ request_pick(json_t *req, const char *id)
 		    id ? id : "");
 	else
 		log_warnx("the request holds %zu approvals: name one with "
-		    "--id", n);
+			  "--id",
+		    n);
 	json_decref(list);
 	return n == 1 ? found : NULL;
 }
@@ -548,12 +597,12 @@ sign_request(int approve, const char *reqpath, const char *id,
     const char *keypath, const char *text, long expires_in, int yes,
     const char *outpath)
 {
-	unsigned char	 sk[64];
-	char		 err[512], answer[16], *s;
-	const char	*sid, *aid, *dg;
-	json_t		*req, *p, *tok;
-	FILE		*fp = stdout;
-	int		 rc = 1, saved = -1;
+	unsigned char sk[64];
+	char err[512], answer[16], *s;
+	const char *sid, *aid, *dg;
+	json_t *req, *p, *tok;
+	FILE *fp = stdout;
+	int rc = 1, saved = -1;
 
 	if ((req = load_json(reqpath)) == NULL)
 		return 1;
@@ -595,12 +644,13 @@ sign_request(int approve, const char *reqpath, const char *id,
 		json_decref(p);
 		return 1;
 	}
-	tok = approver_token_sign(sid, aid, dg, approve, text,
-	    (int64_t)time(NULL) + expires_in, sk);
+	tok = approver_token_sign(
+	    sid, aid, dg, approve, text, (int64_t)time(NULL) + expires_in, sk);
 	sodium_memzero(sk, sizeof(sk));
 	json_decref(p);
-	if (tok == NULL || (s = json_dumps(tok, JSON_COMPACT |
-	    JSON_SORT_KEYS | JSON_ENSURE_ASCII)) == NULL) {
+	if (tok == NULL ||
+	    (s = json_dumps(tok,
+		 JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII)) == NULL) {
 		json_decref(tok);
 		log_warnx("cannot sign");
 		return 1;
@@ -630,11 +680,11 @@ sign_request(int approve, const char *reqpath, const char *id,
 static int
 send_token(const char *path)
 {
-	char		 dirs[2][PATH_MAX], sock[PATH_MAX + 300];
-	const char	*sid;
-	json_t		*tok, *req, *reply = NULL;
-	size_t		 nd, k;
-	int		 rc = 1;
+	char dirs[2][PATH_MAX], sock[PATH_MAX + 300];
+	const char *sid;
+	json_t *tok, *req, *reply = NULL;
+	size_t nd, k;
+	int rc = 1;
 
 	if ((tok = load_json(path)) == NULL)
 		return 1;
@@ -654,16 +704,19 @@ send_token(const char *path)
 	}
 	if (reply == NULL)
 		log_warnx("session %s is not running here (no control socket "
-		    "answered)", sid);
+			  "answered)",
+		    sid);
 	else if (json_is_true(json_object_get(reply, "ok"))) {
 		printf("%s %s (signed token)\n",
 		    strcmp(json_string_value(json_object_get(tok, "decision")),
-		    "approve") == 0 ? "approved" : "denied",
+			"approve") == 0
+			? "approved"
+			: "denied",
 		    json_string_value(json_object_get(tok, "approval")));
 		rc = 0;
 	} else
-		log_warnx("token refused: %s", json_string_value(
-		    json_object_get(reply, "error")));
+		log_warnx("token refused: %s",
+		    json_string_value(json_object_get(reply, "error")));
 	json_decref(reply);
 	json_decref(req);
 	json_decref(tok);
@@ -673,8 +726,8 @@ send_token(const char *path)
 static int
 decide(int approve, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "expires-in", required_argument, NULL, 'e' },
+	static const struct option opts[] = { { "expires-in", required_argument,
+						  NULL, 'e' },
 		{ "id", required_argument, NULL, 'i' },
 		{ "key", required_argument, NULL, 'k' },
 		{ "note", required_argument, NULL, 'n' },
@@ -683,16 +736,14 @@ decide(int approve, int argc, char **argv)
 		{ "session", required_argument, NULL, 's' },
 		{ "sign", no_argument, NULL, 'S' },
 		{ "token", required_argument, NULL, 't' },
-		{ "yes", no_argument, NULL, 'y' },
-		{ NULL, 0, NULL, 0 }
-	};
-	const char	*text = NULL, *session = NULL, *key = NULL, *id = NULL;
-	const char	*out = NULL, *token = NULL;
-	struct finding	 f;
-	json_t		*req, *reply;
-	int		 ch, yes = 0, sign = 0, rc = 1;
-	long		 expires_in = 3600;
-	char		 answer[16], *end;
+		{ "yes", no_argument, NULL, 'y' }, { NULL, 0, NULL, 0 } };
+	const char *text = NULL, *session = NULL, *key = NULL, *id = NULL;
+	const char *out = NULL, *token = NULL;
+	struct finding f;
+	json_t *req, *reply;
+	int ch, yes = 0, sign = 0, rc = 1;
+	long expires_in = 3600;
+	char answer[16], *end;
 
 	while ((ch = getopt_long(argc, argv, "n:r:s:y", opts, NULL)) != -1) {
 		switch (ch) {
@@ -700,20 +751,39 @@ decide(int approve, int argc, char **argv)
 			expires_in = strtol(optarg, &end, 10);
 			if (*end != '\0' || expires_in < 1 ||
 			    expires_in > 30L * 86400) {
-				fprintf(stderr, "airlock: --expires-in takes "
+				fprintf(stderr,
+				    "airlock: --expires-in takes "
 				    "seconds, 1..2592000\n");
 				return EXIT_USAGE;
 			}
 			break;
-		case 'i': id = optarg; break;
-		case 'k': key = optarg; break;
-		case 'n': case 'r': text = optarg; break;
-		case 'o': out = optarg; break;
-		case 's': session = optarg; break;
-		case 'S': sign = 1; break;
-		case 't': token = optarg; break;
-		case 'y': yes = 1; break;
-		default: goto usage;
+		case 'i':
+			id = optarg;
+			break;
+		case 'k':
+			key = optarg;
+			break;
+		case 'n':
+		case 'r':
+			text = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 's':
+			session = optarg;
+			break;
+		case 'S':
+			sign = 1;
+			break;
+		case 't':
+			token = optarg;
+			break;
+		case 'y':
+			yes = 1;
+			break;
+		default:
+			goto usage;
 		}
 	}
 	if (token != NULL) {
@@ -732,8 +802,8 @@ decide(int approve, int argc, char **argv)
 			fprintf(stderr, "airlock: --sign needs --key FILE\n");
 			return EXIT_USAGE;
 		}
-		return sign_request(approve, argv[optind], id, key, text,
-		    expires_in, yes, out);
+		return sign_request(
+		    approve, argv[optind], id, key, text, expires_in, yes, out);
 	}
 	if (key != NULL || out != NULL || id != NULL)
 		goto usage;
@@ -743,17 +813,19 @@ decide(int approve, int argc, char **argv)
 	if (f.matches == 0) {
 		if (refusals != NULL)
 			log_warnx("no pending approval %s that you may decide; "
-			    "%zu session%s refused you (see above)", f.id,
-			    json_array_size(refusals),
+				  "%zu session%s refused you (see above)",
+			    f.id, json_array_size(refusals),
 			    json_array_size(refusals) == 1 ? "" : "s");
 		else
 			log_warnx("no pending approval %s (decided, expired, "
-			    "or unknown)", f.id);
+				  "or unknown)",
+			    f.id);
 		return refusals != NULL ? 1 : EXIT_NOINPUT;
 	}
 	if (f.matches > 1) {
 		log_warnx("approval id %s is ambiguous across sessions: use "
-		    "--session", f.id);
+			  "--session",
+		    f.id);
 		json_decref(f.approval);
 		return 1;
 	}
@@ -769,9 +841,10 @@ decide(int approve, int argc, char **argv)
 		}
 	}
 	req = json_pack("{s:s, s:O, s:O, s:s?}", "op",
-	    approve ? "approve" : "deny", "id", json_object_get(f.approval,
-	    "id"), "digest", json_object_get(f.approval, "digest"),
-	    approve ? "note" : "reason", text);
+	    approve ? "approve" : "deny", "id",
+	    json_object_get(f.approval, "id"), "digest",
+	    json_object_get(f.approval, "digest"), approve ? "note" : "reason",
+	    text);
 	reply = control_call(f.path, req);
 	json_decref(req);
 	if (reply == NULL)
@@ -780,8 +853,8 @@ decide(int approve, int argc, char **argv)
 		printf("%s %s\n", approve ? "approved" : "denied", f.id);
 		rc = 0;
 	} else
-		log_warnx("%s", json_string_value(json_object_get(reply,
-		    "error")));
+		log_warnx(
+		    "%s", json_string_value(json_object_get(reply, "error")));
 	json_decref(reply);
 	json_decref(f.approval);
 	return rc;
@@ -807,11 +880,12 @@ cmd_deny(int argc, char **argv)
 static void
 collect_one(const char *path, json_t *reply, void *arg)
 {
-	json_t	*all = arg, *p;
-	size_t	 i;
+	json_t *all = arg, *p;
+	size_t i;
 
 	(void)path;
-	json_array_foreach(json_object_get(reply, "pending"), i, p) {
+	json_array_foreach(json_object_get(reply, "pending"), i, p)
+	{
 		json_array_append(all, p);
 	}
 }
@@ -819,30 +893,35 @@ collect_one(const char *path, json_t *reply, void *arg)
 int
 cmd_pending(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
+	static const struct option opts[] = { { "json", no_argument, NULL,
+						  'j' },
 		{ "session", required_argument, NULL, 's' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct listing	 l = { 0, 0 };
-	const char	*session = NULL;
-	int		 ch, n, json = 0;
-	json_t		*all, *out;
+		{ "verbose", no_argument, NULL, 'v' }, { NULL, 0, NULL, 0 } };
+	struct listing l = { 0, 0 };
+	const char *session = NULL;
+	int ch, n, json = 0;
+	json_t *all, *out;
 
 	log_init("airlock pending", 0);
 	while ((ch = getopt_long(argc, argv, "js:v", opts, NULL)) != -1) {
 		switch (ch) {
-		case 'j': json = 1; break;
-		case 's': session = optarg; break;
-		case 'v': l.verbose = 1; break;
+		case 'j':
+			json = 1;
+			break;
+		case 's':
+			session = optarg;
+			break;
+		case 'v':
+			l.verbose = 1;
+			break;
 		default:
 			cli_usage("pending");
 			return EXIT_USAGE;
 		}
 	}
 	if (optind != argc) {
-		fprintf(stderr, "usage: airlock pending [-v | --json] "
+		fprintf(stderr,
+		    "usage: airlock pending [-v | --json] "
 		    "[--session S]\n");
 		return EXIT_USAGE;
 	}
@@ -853,8 +932,9 @@ cmd_pending(int argc, char **argv)
 		out = json_pack("{s:i, s:i, s:o, s:o}", "version", 1,
 		    "sessionsReached", n, "pending", all, "refused",
 		    refusals != NULL ? json_incref(refusals) : json_array());
-		put_json(out, JSON_INDENT(2) | JSON_SORT_KEYS |
-		    JSON_ENSURE_ASCII, VIS_KEEP_NL);
+		put_json(out,
+		    JSON_INDENT(2) | JSON_SORT_KEYS | JSON_ENSURE_ASCII,
+		    VIS_KEEP_NL);
 		printf("\n");
 		json_decref(out);
 		return 0;
@@ -862,8 +942,8 @@ cmd_pending(int argc, char **argv)
 	n = for_each_session(session, list_one, &l);
 	if (l.count == 0 && refusals != NULL)
 		printf("nothing pending that you may see (%d session%s "
-		    "reached; %zu refused you, see above)\n", n,
-		    n == 1 ? "" : "s", json_array_size(refusals));
+		       "reached; %zu refused you, see above)\n",
+		    n, n == 1 ? "" : "s", json_array_size(refusals));
 	else if (l.count == 0)
 		printf("nothing pending (%d session%s reached)\n", n,
 		    n == 1 ? "" : "s");
