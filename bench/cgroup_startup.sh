@@ -6,15 +6,17 @@
 #   nocg   airlock with no cgroup at all (AIRLOCK_CGROUP2_ROOT names a
 #          directory that is not cgroup2: the cost of everything else)
 #   v1     the host's cgroup v1 memory, pids and cpu hierarchies: the
-#          child is attached by a cgroup.procs write while it builds its
-#          root
+#          child is born in its cgroups (the parent's thread moves itself
+#          there for the clone)
+#   v1-attach  the same, the child attached by a cgroup.procs write while
+#          it builds its root (AIRLOCK_CGROUP_ATTACH=1)
 #   v2     a private cgroup2 hierarchy mounted on a temporary directory in
 #          a private mount namespace (AIRLOCK_CGROUP2_ROOT): the child is
 #          born in its cgroup by clone3(CLONE_INTO_CGROUP).  Here memory
 #          and pids are bound to v1, so this v2 cgroup has no memory/pids
 #          controllers: the figure is the placement cost alone.
 #   v2-attach  the same v2 cgroup, the child attached by a cgroup.procs
-#          write (AIRLOCK_CGROUP2_ATTACH=1: clone3 is not tried)
+#          write (AIRLOCK_CGROUP_ATTACH=1: clone3 is not tried)
 #   v1-base    v1 with a second airlock binary BASE (an older build), when
 #          given
 # Prints each repeat's table (median, p25, p75 ms, ratio to bwrap) and a
@@ -63,8 +65,9 @@ while [ "$i" -lt "$reps" ]; do
 	    unshare "unshare -mpfnuiC --mount-proc true" \
 	    nocg "env AIRLOCK_CGROUP2_ROOT=$ws $al exec -w $ws -- true" \
 	    v1 "$al exec -w $ws -- true" \
+	    v1-attach "env AIRLOCK_CGROUP_ATTACH=1 $al exec -w $ws -- true" \
 	    v2 "env AIRLOCK_CGROUP2_ROOT=$d/cg2/bench $al exec -w $ws -- true" \
-	    v2-attach "env AIRLOCK_CGROUP2_ROOT=$d/cg2/bench AIRLOCK_CGROUP2_ATTACH=1 $al exec -w $ws -- true" \
+	    v2-attach "env AIRLOCK_CGROUP2_ROOT=$d/cg2/bench AIRLOCK_CGROUP_ATTACH=1 $al exec -w $ws -- true" \
 	    2>"$d/err" | tee -a "$out" || { cat "$d/err" >&2; exit 1; }
 done
 echo "load $(cut -d' ' -f1-3 /proc/loadavg) at end"

@@ -11,16 +11,23 @@
  * up is skipped: the pid namespace and rlimits still bound the runner,
  * and the result does not report RUNNER_LAYER_CGROUP.
  *
- * Placement.  On v2 the child is born in its cgroup: clone3() with
- * CLONE_INTO_CGROUP, so no cgroup.procs write (and no migration) is
- * needed.  When clone3 is refused (ENOSYS or EPERM from an outer seccomp
- * filter, an older kernel), the parent falls back to clone() and moves
- * the child with a cgroup.procs write while it builds its root, as on v1,
- * where that write is the only way (and costs an RCU grace period, since
- * the attach takes cgroup_threadgroup_rwsem for writing); the write
- * overlaps the child's set-up.  (A helper that started the grace period
- * early by writing itself into its own cgroup measured slower,
- * interleaved: docs/PERFORMANCE.md.)
+ * Placement: the child is born in its cgroup, with no cgroup.procs write
+ * (which takes cgroup_threadgroup_rwsem for writing and, when no other
+ * writer came just before, waits an RCU grace period: 6 to 25 ms here).
+ * - v2: clone3() with CLONE_INTO_CGROUP.
+ * - v1: the calling thread moves itself into each of the runner's
+ *   cgroups ("0" to its tasks file), clones, and moves back.  A thread
+ *   moving only itself skips that rwsem (Linux 6.1 on), so each move
+ *   costs microseconds.  The caller is never left under the runner's
+ *   limits: if it cannot move back, the child is killed and the run
+ *   fails.  Pages the caller faults in during those microseconds stay
+ *   charged to the runner's memory cgroup.
+ * When neither can be done (clone3 refused with ENOSYS or EPERM by an
+ * outer seccomp filter, an older kernel, a tasks file we may not write),
+ * the parent clones and moves the child with a cgroup.procs write while
+ * the child builds its root; the child cannot run the command before it
+ * is placed.  (A helper that started the grace period early by writing
+ * itself into its own cgroup measured slower: docs/PERFORMANCE.md.)
  *
  * AIRLOCK_CGROUP2_ROOT names a directory of a cgroup v2 hierarchy to use
  * instead of the one airlock is in (tests mount a private cgroup2
@@ -28,8 +35,9 @@
  * cgroups are made beneath it, with whatever controllers it delegates.  A
  * value that is not a cgroup2 directory means no cgroup at all (limits
  * asked for are then refused, or run without under best-effort).
- * AIRLOCK_CGROUP2_ATTACH=1 skips clone3 on v2 (the attach path, as when
- * clone3 is refused; bench/cgroup_startup.sh compares the two).
+ * AIRLOCK_CGROUP_ATTACH=1 (or the older AIRLOCK_CGROUP2_ATTACH=1) takes
+ * the attach path on v1 and v2 alike, as when placement at birth cannot
+ * be done; bench/cgroup_startup.sh compares the two.
  */
 #include "config.h"
 
@@ -37,6 +45,7 @@
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 
 #include <linux/magic.h>
@@ -65,6 +74,8 @@ struct runner_cgroup {
 	char	*path[CG_N];	/* v2: path[0] only */
 	char	*procs[CG_N];	/* the cgroup.procs files to join */
 	size_t	 nprocs;
+	char	*tasks[CG_N];	/* v1: their tasks files, to move into */
+	char	*home[CG_N];	/* v1: our own tasks files, to move back */
 	int	 dirfd;		/* v2: the cgroup's directory, else -1 */
 	int64_t	 max_pids;
 };
@@ -72,7 +83,8 @@ struct runner_cgroup {
 static struct {
 	int	 probed;
 	int	 v2;
-	int	 attach_only;	/* AIRLOCK_CGROUP2_ATTACH=1: no clone3 */
+	int	 attach_only;	/* AIRLOCK_CGROUP_ATTACH=1: attach only */
+	int	 self_move;	/* v1: a thread moving itself skips the rwsem */
 	char	*base[CG_N];
 } cg;
 
@@ -165,6 +177,26 @@ collect_stale(const char *base)
 	closedir(dir);
 }
 
+/* 1 if the kernel is |major|.|minor| or later. */
+static int
+kernel_at_least(int major, int minor)
+{
+	struct utsname u;
+	int ma, mi;
+
+	if (uname(&u) == -1 || sscanf(u.release, "%d.%d", &ma, &mi) != 2)
+		return 0;
+	return ma > major || (ma == major && mi >= minor);
+}
+
+static int
+env_is_1(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v != NULL && strcmp(v, "1") == 0;
+}
+
 static void
 probe(void)
 {
@@ -175,8 +207,9 @@ probe(void)
 	size_t i;
 
 	cg.probed = 1;
-	cg.attach_only = (own = getenv("AIRLOCK_CGROUP2_ATTACH")) != NULL &&
-	    strcmp(own, "1") == 0;
+	cg.attach_only = env_is_1("AIRLOCK_CGROUP_ATTACH") ||
+	    env_is_1("AIRLOCK_CGROUP2_ATTACH");
+	cg.self_move = kernel_at_least(6, 1);
 	if ((own = getenv("AIRLOCK_CGROUP2_ROOT")) != NULL && *own != '\0') {
 		struct statfs sf;
 
@@ -234,9 +267,14 @@ make_dir(const char *base)
 	return path;
 }
 
+/* |base|: the cgroup of ours |dir| is made in (v1), or NULL (v2). */
 static void
-add_procs(struct runner_cgroup *c, const char *dir)
+add_procs(struct runner_cgroup *c, const char *dir, const char *base)
 {
+	if (base != NULL) {
+		xasprintf(&c->tasks[c->nprocs], "%s/tasks", dir);
+		xasprintf(&c->home[c->nprocs], "%s/tasks", base);
+	}
 	xasprintf(&c->procs[c->nprocs++], "%s/cgroup.procs", dir);
 }
 
@@ -279,7 +317,7 @@ runner_cgroup_create(const struct resource_limits *lim, unsigned *enforced)
 			if (write_file(c->path[0], "cpu.max", v) == 0)
 				*enforced |= LIMIT_ASKED_CPU;
 		}
-		add_procs(c, c->path[0]);
+		add_procs(c, c->path[0], NULL);
 		return c;
 	}
 	for (i = 0; i < CG_N; i++) {
@@ -319,7 +357,7 @@ runner_cgroup_create(const struct resource_limits *lim, unsigned *enforced)
 				*enforced |= LIMIT_ASKED_CPU;
 			break;
 		}
-		add_procs(c, c->path[i]);
+		add_procs(c, c->path[i], cg.base[i]);
 		if (i != CG_CPU)
 			ok = 1;
 	}
@@ -331,6 +369,104 @@ none:
 	return NULL;
 }
 
+static pid_t
+plain_clone(unsigned long flags, int *pidfd)
+{
+	return (pid_t)syscall(SYS_clone, flags | CLONE_PIDFD, 0, pidfd, 0, 0);
+}
+
+/* Writes "0" (the calling thread) to each of fds[0..n); the count done. */
+static size_t
+move_self(const int *fds, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (write(fds[i], "0", 1) != 1)
+			break;
+	return i;
+}
+
+static void
+close_all(int *fds, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (fds[i] != -1)
+			close(fds[i]);
+}
+
+/*
+ * v1 placement at birth (see the top of this file): into the runner's
+ * cgroups, clone, and back.  -1 with *placed 0 and errno 0: not done, the
+ * caller attaches instead.  -1 with errno set: the run must fail.
+ */
+static pid_t
+clone_v1(const struct runner_cgroup *c, unsigned long flags, int *pidfd,
+    int *placed)
+{
+	int in[CG_N], back[CG_N], e;
+	size_t i, moved, returned;
+	pid_t pid;
+
+	for (i = 0; i < CG_N; i++)
+		in[i] = back[i] = -1;
+	if (c->nprocs > CG_N) {
+		errno = 0;
+		return -1;
+	}
+	/* Both ends open first: never move in without a way back. */
+	for (i = 0; i < c->nprocs; i++)
+		if ((in[i] = open(c->tasks[i], O_WRONLY | O_CLOEXEC)) == -1 ||
+		    (back[i] = open(c->home[i], O_WRONLY | O_CLOEXEC)) == -1)
+			break;
+	if (i < c->nprocs ||
+	    (moved = move_self(in, c->nprocs)) < c->nprocs) {
+		if (i == c->nprocs && move_self(back, moved) < moved) {
+			log_warnx("cannot leave a runner's cgroup: %s",
+			    strerror(errno));
+			e = EIO;
+		} else
+			e = 0;
+		log_debug("cgroup v1: cannot move into the runner's cgroup; "
+		    "attaching instead");
+		close_all(in, CG_N);
+		close_all(back, CG_N);
+		errno = e;
+		return -1;
+	}
+	pid = plain_clone(flags, pidfd);
+	if (pid == 0) {
+		/* The child is where it belongs; these are not its own. */
+		close_all(in, CG_N);
+		close_all(back, CG_N);
+		return 0;
+	}
+	e = errno;
+	returned = move_self(back, c->nprocs);
+	if (returned < c->nprocs)
+		e = errno;
+	close_all(in, CG_N);
+	close_all(back, CG_N);
+	if (returned < c->nprocs) {
+		log_warnx("cannot leave a runner's cgroup: %s", strerror(e));
+		if (pid != -1) {
+			syscall(SYS_pidfd_send_signal, *pidfd, SIGKILL, NULL,
+			    0);
+			while (waitid(P_PIDFD, *pidfd, &(siginfo_t){ 0 },
+			    WEXITED) == -1 && errno == EINTR)
+				;
+			close(*pidfd);
+		}
+		errno = e != 0 ? e : EIO;
+		return -1;
+	}
+	*placed = pid != -1;
+	errno = e;
+	return pid;
+}
+
 pid_t
 runner_cgroup_clone(const struct runner_cgroup *c, unsigned long flags,
     int *pidfd, int *placed)
@@ -339,6 +475,13 @@ runner_cgroup_clone(const struct runner_cgroup *c, unsigned long flags,
 	long pid;
 
 	*placed = 0;
+	if (c != NULL && !c->v2 && c->nprocs > 0 && cg.self_move &&
+	    !cg.attach_only) {
+		if ((pid = clone_v1(c, flags, pidfd, placed)) != -1 ||
+		    errno != 0)
+			return (pid_t)pid;
+		/* Not placed: attach instead. */
+	}
 	if (c != NULL && c->dirfd != -1 && !cg.attach_only) {
 		memset(&args, 0, sizeof(args));
 		args.flags = (flags & ~(unsigned long)CSIGNAL) | CLONE_PIDFD |
@@ -355,7 +498,7 @@ runner_cgroup_clone(const struct runner_cgroup *c, unsigned long flags,
 		log_debug("clone3(CLONE_INTO_CGROUP): %s; attaching instead",
 		    strerror(errno));
 	}
-	return (pid_t)syscall(SYS_clone, flags | CLONE_PIDFD, 0, pidfd, 0, 0);
+	return plain_clone(flags, pidfd);
 }
 
 int
@@ -459,6 +602,8 @@ runner_cgroup_destroy(struct runner_cgroup *c)
 			nanosleep(&ts, NULL);
 		free(c->path[i]);
 		free(c->procs[i]);
+		free(c->tasks[i]);
+		free(c->home[i]);
 	}
 	free(c);
 }

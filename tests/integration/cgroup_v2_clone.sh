@@ -8,8 +8,8 @@
 # strace), the child is attached with a cgroup.procs write instead and the
 # run still happens in its cgroup.  A timeout kills the whole cgroup
 # through cgroup.kill.  /sys/fs/cgroup is never written: the hierarchy is
-# mounted on a temporary directory in a private mount namespace.  On the
-# host's v1 hierarchies, the child is attached by a cgroup.procs write.
+# mounted on a temporary directory in a private mount namespace.  (v1:
+# cgroup_v1_born.sh.)
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 
@@ -127,17 +127,4 @@ rc=$?
 check "a bad AIRLOCK_CGROUP2_ROOT: a memory limit asked for is refused" test "$rc" -ne 0
 expect_contains "naming the variable" "$(cat "$T/err4")" "AIRLOCK_CGROUP2_ROOT=$T is not a writable cgroup2 directory"
 
-# 5. On the host's v1 hierarchies (where this machine has them): the
-#    runner's child is attached to its own memory cgroup.
-own=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ {print $3}' /proc/self/cgroup)
-if [ -n "$own" ] && [ -w "/sys/fs/cgroup/memory$own/cgroup.procs" ]; then
-	base="/sys/fs/cgroup/memory${own%/}"
-	env -u AIRLOCK_CGROUP2_ROOT strace -f -qq -e trace=openat,write,clone,clone3,wait4 \
-	    -o "$T/st5" "$AIRLOCK" exec -- true 2>"$T/err5"
-	expect_eq "v1: the run succeeds" "$?" 0
-	check "v1: the runner's child is attached to its own memory cgroup" \
-	    grep -qE "openat\(AT_FDCWD, \"$base/airlock-[0-9]+-[0-9]+/cgroup.procs\", O_WRONLY" "$T/st5"
-else
-	echo "# v1 part skipped: no writable v1 memory hierarchy on this host"
-fi
 finish
