@@ -46,6 +46,17 @@ make_workspace() {
 	echo "$ws"
 }
 
+# wait_for COND...: polls COND every 50 ms for at most 20 s.
+wait_for() {
+	_wf=0
+	while [ "$_wf" -lt 400 ]; do
+		"$@" && return 0
+		sleep 0.05
+		_wf=$((_wf + 1))
+	done
+	return 1
+}
+
 finish() {
 	TESTS_FINISHED=1
 	echo "# $TESTS_RUN checks, $TESTS_FAILED failed"

@@ -32,16 +32,6 @@ ws=$(make_workspace)
 io="$T/io"; mkdir "$io"; mkfifo "$io/go"
 chmod 777 "$io"	# the command's uid writes there
 cd "$ws" || exit 1
-
-# wait_for COND...: polls COND for at most 20 s.
-wait_for() {
-	local i
-	for ((i = 0; i < 400; i++)); do
-		"$@" && return 0
-		sleep 0.05
-	done
-	return 1
-}
 memcg_of() { awk -F: '$2 ~ /(^|,)memory(,|$)/ {print $3}' "/proc/$1/cgroup" 2>/dev/null; }
 command_pid() { pgrep -f "^sh -c cat /proc/self/cgroup" | head -1; }
 

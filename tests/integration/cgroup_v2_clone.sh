@@ -39,16 +39,6 @@ export AIRLOCK_CGROUP2_ROOT="$root"
 ws=$(make_workspace)
 io="$T/io"; mkdir "$io"; mkfifo "$io/go"
 cd "$ws" || exit 1
-
-# wait_for COND...: polls COND for at most 20 s.
-wait_for() {
-	local i
-	for ((i = 0; i < 400; i++)); do
-		"$@" && return 0
-		sleep 0.05
-	done
-	return 1
-}
 procs_nonempty() {
 	local f
 	for f in "$root"/airlock-*/cgroup.procs; do
