@@ -49,7 +49,7 @@ ws="$d/ws"
 mkdir "$ws" "$d/cg2"
 mount -t cgroup2 none "$d/cg2"
 mkdir "$d/cg2/bench"
-trap 'rmdir "$d"/cg2/bench/airlock-* "$d/cg2/bench" 2>/dev/null; umount "$d/cg2"; rm -rf "$d"' EXIT
+trap 'rmdir "$d"/cg2/bench/airlock-* "$d/cg2/bench" 2>/dev/null || :; umount "$d/cg2"; rm -rf "$d"' EXIT
 B="bwrap --unshare-all --die-with-parent --ro-bind / / --dev /dev --proc /proc true"
 echo "bench/cgroup_startup.sh: $(nproc) cores, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg) at start"
 echo "$runs runs per command per repeat, $reps repeats; ms: median p25 p75, ratio to bwrap"
