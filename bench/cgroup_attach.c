@@ -8,7 +8,10 @@
  * write(cgroup.procs) (the v1/v2 attach: cgroup_threadgroup_rwsem taken
  * for writing).  For a v2 PARENT it also times clone3(CLONE_INTO_CGROUP)
  * of a child that exits at once, against a plain fork of the same, until
- * it is reaped.  Prints median and p10..p90 in microseconds.
+ * it is reaped.  For a v1 PARENT it also times the calling thread
+ * moving itself in and back ("0" to each tasks file: no
+ * cgroup_threadgroup_rwsem, how airlock places a runner on v1).  Prints
+ * median and p10..p90 in microseconds.
  *
  * With GAP_MS > 0 every measured step is preceded by GAP_MS of idleness:
  * after a while without writers, the first attach waits for an RCU grace
@@ -72,6 +75,21 @@ move(const char *dir, pid_t pid)
 		return -1;
 	len = snprintf(v, sizeof(v), "%d", (int)pid);
 	ok = write(fd, v, (size_t)len) == len;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* The calling thread into |dir|'s cgroup: "0" to its tasks file. */
+static int
+move_self(const char *dir)
+{
+	char path[4096];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "%s/tasks", dir);
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
+		return -1;
+	ok = write(fd, "0", 1) == 1;
 	close(fd);
 	return ok ? 0 : -1;
 }
@@ -149,6 +167,31 @@ main(int argc, char **argv)
 		if (i == n) {
 			report("attach (cgroup.procs)", argv[a], in, n);
 			report("attach back", argv[a], out, n);
+		}
+		if (statfs(dir, &sf) == 0 &&
+		    sf.f_type != (typeof(sf.f_type))CGROUP2_SUPER_MAGIC) {
+			/* v1: this thread in and back, each after the gap. */
+			for (i = 0; i < n; i++) {
+				double t0;
+
+				nanosleep(&gap, NULL);
+				t0 = now_us();
+				if (move_self(dir) == -1) {
+					perror("tasks");
+					break;
+				}
+				in[i] = now_us() - t0;
+				t0 = now_us();
+				if (move_self(argv[a]) == -1) {
+					perror("tasks (back)");
+					return 1;
+				}
+				out[i] = now_us() - t0;
+			}
+			if (i == n) {
+				report("self in (tasks, \"0\")", argv[a], in, n);
+				report("self back", argv[a], out, n);
+			}
 		}
 		if (statfs(dir, &sf) == 0 &&
 		    sf.f_type == (typeof(sf.f_type))CGROUP2_SUPER_MAGIC &&
