@@ -189,7 +189,7 @@ main(int argc, char **argv)
 				out[i] = now_us() - t0;
 			}
 			if (i == n) {
-				report("self in (tasks, \"0\")", argv[a], in, n);
+				report("self in (tasks)", argv[a], in, n);
 				report("self back", argv[a], out, n);
 			}
 		}
