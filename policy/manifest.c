@@ -61,12 +61,8 @@ extern const char	airlock_default_manifest[];
 extern const size_t	airlock_default_manifest_len;
 
 
-static int
-lerr(struct lctx *c, const struct ynode *n, const char *field,
-    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static int
-lerr(struct lctx *c, const struct ynode *n, const char *field,
+int
+lctx_err(struct lctx *c, const struct ynode *n, const char *field,
     const char *fmt, ...)
 {
 	char msg[512];
@@ -149,7 +145,7 @@ yerr_mark(struct lctx *c, yaml_mark_t mark, const char *fmt, ...)
 	memset(&pos, 0, sizeof(pos));
 	pos.line = (int)mark.line + 1;
 	pos.col = (int)mark.column + 1;
-	return lerr(c, &pos, "yaml", "%s", msg);
+	return lctx_err(c, &pos, "yaml", "%s", msg);
 }
 
 static int
@@ -296,7 +292,7 @@ want(struct lctx *c, const struct ynode *n, const char *field, enum ykind k)
 	static const char *names[] = { "a scalar", "a list", "a mapping" };
 
 	if (n->kind != k)
-		return lerr(c, n, field, "expected %s, got %s", names[k],
+		return lctx_err(c, n, field, "expected %s, got %s", names[k],
 		    kind_word(n));
 	return 0;
 }
@@ -326,10 +322,10 @@ check_keys(struct lctx *c, const struct ynode *map, const char *field,
 		const struct ynode *k = map->v[i];
 
 		if (k->kind != Y_SCALAR)
-			return lerr(c, k, field, "a key must be a scalar");
+			return lctx_err(c, k, field, "a key must be a scalar");
 		for (j = 0; j < i; j += 2)
 			if (strcmp(map->v[j]->s, k->s) == 0)
-				return lerr(c, k, fld(f, field, k->s),
+				return lctx_err(c, k, fld(f, field, k->s),
 				    "duplicate key");
 		if (allowed == NULL)
 			continue;
@@ -337,20 +333,21 @@ check_keys(struct lctx *c, const struct ynode *map, const char *field,
 			if (strcmp(allowed[j], k->s) == 0)
 				break;
 		if (allowed[j] == NULL)
-			return lerr(c, k, fld(f, field, k->s), "unknown key");
+			return lctx_err(c, k, fld(f, field, k->s), "unknown key");
 	}
 	return 0;
 }
 
-static const struct ynode *
-map_get(const struct ynode *map, const char *key)
+const struct ynode *
+ynode_get(const struct ynode *map, const char *key)
 {
 	size_t i;
 
 	if (map == NULL || map->kind != Y_MAP)
 		return NULL;
-	for (i = 0; i < map->n; i += 2)
-		if (strcmp(map->v[i]->s, key) == 0)
+	for (i = 0; i + 1 < map->n; i += 2)
+		if (map->v[i]->kind == Y_SCALAR &&
+		    strcmp(map->v[i]->s, key) == 0)
 			return map->v[i + 1];
 	return NULL;
 }
@@ -361,7 +358,7 @@ get_str(struct lctx *c, const struct ynode *n, const char *field, char **out)
 	if (want(c, n, field, Y_SCALAR) != 0)
 		return AL_ERR_FORMAT;
 	if (is_null(n))
-		return lerr(c, n, field, "expected a string, got nothing");
+		return lctx_err(c, n, field, "expected a string, got nothing");
 	free(*out);
 	*out = xstrdup(n->s);
 	return 0;
@@ -380,27 +377,27 @@ get_int(struct lctx *c, const struct ynode *n, const char *field,
 	for (i = 0; i < n->len; i++)
 		if (!isdigit((unsigned char)n->s[i]) &&
 		    !(i == 0 && n->s[i] == '-' && n->len > 1))
-			return lerr(c, n, field, "expected an integer");
+			return lctx_err(c, n, field, "expected an integer");
 	if (!n->plain || n->len == 0 || strcmp(n->s, "-") == 0)
-		return lerr(c, n, field, "expected an integer");
+		return lctx_err(c, n, field, "expected an integer");
 	/* YAML 1.1 reads 0100 as octal; refuse rather than guess. */
 	if ((n->s[0] == '0' && n->len > 1) ||
 	    (n->s[0] == '-' && n->s[1] == '0'))
-		return lerr(c, n, field, "expected an integer without leading "
+		return lctx_err(c, n, field, "expected an integer without leading "
 		    "zeros");
 	errno = 0;
 	v = strtoll(n->s, &end, 10);
 	if (errno != 0 || *end != '\0')
-		return lerr(c, n, field, "integer out of range");
+		return lctx_err(c, n, field, "integer out of range");
 	if (v < lo) {
 		if (lo == 1)
-			return lerr(c, n, field, "must be positive");
+			return lctx_err(c, n, field, "must be positive");
 		if (lo == 0)
-			return lerr(c, n, field, "must not be negative");
-		return lerr(c, n, field, "must be at least %lld", (long long)lo);
+			return lctx_err(c, n, field, "must not be negative");
+		return lctx_err(c, n, field, "must be at least %lld", (long long)lo);
 	}
 	if (v > hi)
-		return lerr(c, n, field, "must be at most %lld", (long long)hi);
+		return lctx_err(c, n, field, "must be at most %lld", (long long)hi);
 	*out = v;
 	return 0;
 }
@@ -416,18 +413,18 @@ get_num(struct lctx *c, const struct ynode *n, const char *field,
 	if (want(c, n, field, Y_SCALAR) != 0)
 		return AL_ERR_FORMAT;
 	if (!n->plain || n->len == 0)
-		return lerr(c, n, field, "expected a number");
+		return lctx_err(c, n, field, "expected a number");
 	for (i = 0; i < n->len; i++)
 		if (!isdigit((unsigned char)n->s[i]) && n->s[i] != '.' &&
 		    n->s[i] != '-' && n->s[i] != '+' && n->s[i] != 'e' &&
 		    n->s[i] != 'E')
-			return lerr(c, n, field, "expected a number");
+			return lctx_err(c, n, field, "expected a number");
 	errno = 0;
 	d = strtod(n->s, &end);
 	if (errno != 0 || *end != '\0' || !isfinite(d))
-		return lerr(c, n, field, "expected a number");
+		return lctx_err(c, n, field, "expected a number");
 	if (d < lo)
-		return lerr(c, n, field, lo == 0 ? "must not be negative" :
+		return lctx_err(c, n, field, lo == 0 ? "must not be negative" :
 		    "must be at least %g", lo);
 	*out = d;
 	return 0;
@@ -458,7 +455,7 @@ get_bool(struct lctx *c, const struct ynode *n, const char *field, int *out)
 	else if (n->plain && strcmp(n->s, "false") == 0)
 		*out = 0;
 	else
-		return lerr(c, n, field, "expected true or false");
+		return lctx_err(c, n, field, "expected true or false");
 	return 0;
 }
 
@@ -481,7 +478,7 @@ get_enum(struct lctx *c, const struct ynode *n, const char *field,
 	for (i = 0; names[i] != NULL && off < sizeof(list); i++)
 		off += snprintf(list + off, sizeof(list) - off, "%s%s",
 		    i ? ", " : "", names[i]);
-	return lerr(c, n, field, "expected one of: %s", list);
+	return lctx_err(c, n, field, "expected one of: %s", list);
 }
 
 typedef int (*str_check_fn)(struct lctx *, const struct ynode *,
@@ -498,13 +495,13 @@ get_strlist(struct lctx *c, const struct ynode *n, const char *field,
 	if (want(c, n, field, Y_SEQ) != 0)
 		return AL_ERR_FORMAT;
 	if (n->n > LIST_MAX)
-		return lerr(c, n, field, "more than %d items", LIST_MAX);
+		return lctx_err(c, n, field, "more than %d items", LIST_MAX);
 	for (i = 0; i < n->n; i++) {
 		fldi(f, field, i);
 		if (want(c, n->v[i], f, Y_SCALAR) != 0)
 			return AL_ERR_FORMAT;
 		if (is_null(n->v[i]))
-			return lerr(c, n->v[i], f,
+			return lctx_err(c, n->v[i], f,
 			    "expected a string, got nothing");
 		if (chk != NULL && chk(c, n->v[i], f) != 0)
 			return AL_ERR_FORMAT;
@@ -560,10 +557,10 @@ chk_abs_path(struct lctx *c, const struct ynode *n, const char *f)
 	const char *p;
 
 	if (n->s[0] != '/')
-		return lerr(c, n, f, "expected an absolute path");
+		return lctx_err(c, n, f, "expected an absolute path");
 	for (p = n->s; (p = strstr(p, "/..")) != NULL; p += 3)
 		if (p[3] == '/' || p[3] == '\0')
-			return lerr(c, n, f, "'..' component");
+			return lctx_err(c, n, f, "'..' component");
 	return 0;
 }
 
@@ -573,7 +570,7 @@ chk_ws_path(struct lctx *c, const struct ynode *n, const char *f)
 	const char *why;
 
 	if ((why = type_path_syntax_error(n->s, n->len)) != NULL)
-		return lerr(c, n, f, "not a workspace-relative path: %s", why);
+		return lctx_err(c, n, f, "not a workspace-relative path: %s", why);
 	return 0;
 }
 
@@ -581,7 +578,7 @@ static int
 chk_env_name(struct lctx *c, const struct ynode *n, const char *f)
 {
 	if (!ident_ok(n->s, 0))
-		return lerr(c, n, f, "not an environment variable name");
+		return lctx_err(c, n, f, "not an environment variable name");
 	return 0;
 }
 
@@ -593,30 +590,30 @@ chk_hostport(struct lctx *c, const struct ynode *n, const char *f)
 	long port;
 
 	if (colon == NULL || colon == n->s)
-		return lerr(c, n, f, "expected host:port");
+		return lctx_err(c, n, f, "expected host:port");
 	errno = 0;
 	port = strtol(colon + 1, &end, 10);
 	if (colon[1] == '\0' || *end != '\0' || errno != 0 || port < 1 ||
 	    port > 65535 || !isdigit((unsigned char)colon[1]))
-		return lerr(c, n, f, "port must be 1..65535");
+		return lctx_err(c, n, f, "port must be 1..65535");
 	p = n->s;
 	if (p[0] == '[') {
 		/* [v6]:port */
 		if (colon[-1] != ']')
-			return lerr(c, n, f, "expected [address]:port");
+			return lctx_err(c, n, f, "expected [address]:port");
 		for (p++; p < colon - 1; p++)
 			if (!isxdigit((unsigned char)*p) && *p != ':' &&
 			    *p != '.')
-				return lerr(c, n, f, "bad IPv6 address");
+				return lctx_err(c, n, f, "bad IPv6 address");
 		return 0;
 	}
 	if (strncmp(p, "*.", 2) == 0)
 		p += 2;
 	if (p >= colon)
-		return lerr(c, n, f, "expected host:port");
+		return lctx_err(c, n, f, "expected host:port");
 	for (; p < colon; p++)
 		if (!isalnum((unsigned char)*p) && *p != '-' && *p != '.')
-			return lerr(c, n, f, "bad host name (a leading \"*.\" "
+			return lctx_err(c, n, f, "bad host name (a leading \"*.\" "
 			    "is the only wildcard)");
 	return 0;
 }
@@ -655,7 +652,7 @@ chk_net_host(struct lctx *c, const struct ynode *n, const char *f)
 		*dot = '\0';
 	else
 		list[0] = '\0';
-	return lerr(c, n, f, "%s is a %s address, reachable only through an "
+	return lctx_err(c, n, f, "%s is a %s address, reachable only through an "
 	    "explicit rule: use %s%sallowAddresses", n->s, desc, list,
 	    list[0] != '\0' ? "." : "");
 }
@@ -669,7 +666,7 @@ chk_net_address(struct lctx *c, const struct ynode *n, const char *f)
 	if (chk_hostport(c, n, f) != 0)
 		return AL_ERR_FORMAT;
 	if (!hostport_literal(n->s, &t))
-		return lerr(c, n, f, "expected an IP address and port "
+		return lctx_err(c, n, f, "expected an IP address and port "
 		    "(\"127.0.0.1:8080\", \"[::1]:8080\"); names belong in "
 		    "network");
 	return 0;
@@ -688,11 +685,11 @@ parse_net(struct lctx *c, const struct ynode *map, const char *parent,
 	char g[FIELD_MAX];
 	size_t i;
 
-	if ((n = map_get(map, "network")) != NULL &&
+	if ((n = ynode_get(map, "network")) != NULL &&
 	    get_strlist(c, n, fld(g, parent, "network"), chk_net_host,
 	    &na->hosts, &na->nhosts) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(map, "allowAddresses")) == NULL)
+	if ((n = ynode_get(map, "allowAddresses")) == NULL)
 		return 0;
 	if (get_strlist(c, n, fld(g, parent, "allowAddresses"),
 	    chk_net_address, &na->addresses, &na->naddresses) != 0)
@@ -716,10 +713,10 @@ static int
 chk_check_id(struct lctx *c, const struct ynode *n, const char *f)
 {
 	if (!type_check_id_valid(n->s))
-		return lerr(c, n, f, "not a check id ([A-Za-z0-9._:-], "
+		return lctx_err(c, n, f, "not a check id ([A-Za-z0-9._:-], "
 		    "at most 128)");
 	if (manifest_check(c->m, n->s) == NULL)
-		return lerr(c, n, f, "unknown check id \"%s\"", n->s);
+		return lctx_err(c, n, f, "unknown check id \"%s\"", n->s);
 	return 0;
 }
 
@@ -727,7 +724,7 @@ static int
 chk_nonempty(struct lctx *c, const struct ynode *n, const char *f)
 {
 	if (n->len == 0)
-		return lerr(c, n, f, "empty string");
+		return lctx_err(c, n, f, "empty string");
 	return 0;
 }
 
@@ -780,9 +777,9 @@ type_ref(struct lctx *c, const struct ynode *n, const char *field,
 	if (want(c, n, field, Y_SCALAR) != 0)
 		return AL_ERR_FORMAT;
 	if (is_null(n))
-		return lerr(c, n, field, "expected a type name");
+		return lctx_err(c, n, field, "expected a type name");
 	if (n->len > NAME_MAX_LEN + 1)
-		return lerr(c, n, field, "unknown type \"%s\"", n->s);
+		return lctx_err(c, n, field, "unknown type \"%s\"", n->s);
 	memcpy(name, n->s, n->len + 1);
 	*optional = 0;
 	if (n->len > 1 && name[n->len - 1] == '?') {
@@ -790,7 +787,7 @@ type_ref(struct lctx *c, const struct ynode *n, const char *field,
 		*optional = 1;
 	}
 	if ((*out = type_lookup(c->m->types, name)) == NULL)
-		return lerr(c, n, field, "unknown type \"%s\"", name);
+		return lctx_err(c, n, field, "unknown type \"%s\"", name);
 	return 0;
 }
 
@@ -812,14 +809,14 @@ parse_fields(struct lctx *c, const struct ynode *map, const char *field,
 	if (check_keys(c, map, field, NULL) != 0)
 		return AL_ERR_FORMAT;
 	if (map->n / 2 > FIELDS_MAX)
-		return lerr(c, map, field, "more than %d fields", FIELDS_MAX);
+		return lctx_err(c, map, field, "more than %d fields", FIELDS_MAX);
 	v = xcalloc(map->n / 2 + 1, sizeof(*v));
 	for (i = 0; i < map->n / 2; i++) {
 		const struct ynode *k = map->v[2 * i];
 
 		fld(f, field, k->s);
 		if (!ident_ok(k->s, 0)) {
-			lerr(c, k, f, "field name must be [A-Za-z_][A-Za-z0-9_]*, "
+			lctx_err(c, k, f, "field name must be [A-Za-z_][A-Za-z0-9_]*, "
 			    "at most %d", NAME_MAX_LEN);
 			goto fail;
 		}
@@ -827,7 +824,7 @@ parse_fields(struct lctx *c, const struct ynode *map, const char *field,
 		if (type_ref(c, map->v[2 * i + 1], f, &v[i].type, &opt) != 0)
 			goto fail;
 		if (opt && !optional_ok) {
-			lerr(c, map->v[2 * i + 1], f,
+			lctx_err(c, map->v[2 * i + 1], f,
 			    "\"?\" cannot be used with required:");
 			goto fail;
 		}
@@ -913,7 +910,7 @@ parse_types(struct lctx *c, const struct ynode *map)
 	if (check_keys(c, map, "types", NULL) != 0)
 		return AL_ERR_FORMAT;
 	if (map->n / 2 > LIST_MAX)
-		return lerr(c, map, "types", "more than %d types", LIST_MAX);
+		return lctx_err(c, map, "types", "more than %d types", LIST_MAX);
 	/* First pass: declare every name, so types may refer to later ones. */
 	for (i = 0; i < map->n; i += 2) {
 		const struct ynode *k = map->v[i];
@@ -921,20 +918,20 @@ parse_types(struct lctx *c, const struct ynode *map)
 		fld(f, "types", k->s);
 		def = map->v[i + 1];
 		if (!ident_ok(k->s, 0))
-			return lerr(c, k, f, "type name must be "
+			return lctx_err(c, k, f, "type name must be "
 			    "[A-Za-z_][A-Za-z0-9_]*, at most %d", NAME_MAX_LEN);
 		if (type_lookup(c->m->types, k->s) != NULL)
-			return lerr(c, k, f, "redefines the built-in type "
+			return lctx_err(c, k, f, "redefines the built-in type "
 			    "\"%s\"", k->s);
 		if (check_keys(c, def, f, type_keys) != 0)
 			return AL_ERR_FORMAT;
-		if ((n = map_get(def, "type")) == NULL)
-			return lerr(c, def, f, "missing key \"type\"");
+		if ((n = ynode_get(def, "type")) == NULL)
+			return lctx_err(c, def, f, "missing key \"type\"");
 		if (get_enum(c, n, fld(g, f, "type"), type_kinds, &kind) != 0)
 			return AL_ERR_FORMAT;
 		for (j = 0; j < def->n; j += 2)
 			if (!type_key_allowed(kind, def->v[j]->s))
-				return lerr(c, def->v[j],
+				return lctx_err(c, def->v[j],
 				    fld(g, f, def->v[j]->s),
 				    "not allowed for type %s", type_kinds[kind]);
 		t = xcalloc(1, sizeof(*t));
@@ -954,64 +951,64 @@ parse_types(struct lctx *c, const struct ynode *map)
 		t = (struct type *)type_table_at(c->m->types, first + i / 2);
 		def = map->v[i + 1];
 		fld(f, "types", t->name);
-		if ((n = map_get(def, "minLength")) != NULL) {
+		if ((n = ynode_get(def, "minLength")) != NULL) {
 			if (get_int(c, n, fld(g, f, "minLength"), 0,
 			    STRING_BOUND_MAX, &iv) != 0)
 				return AL_ERR_FORMAT;
 			t->min_length = (size_t)iv;
 		}
-		if ((n = map_get(def, "maxLength")) != NULL) {
+		if ((n = ynode_get(def, "maxLength")) != NULL) {
 			if (get_int(c, n, fld(g, f, "maxLength"), 1,
 			    STRING_BOUND_MAX, &iv) != 0)
 				return AL_ERR_FORMAT;
 			t->max_length = (size_t)iv;
 		}
 		if (t->kind == TYPE_STRING && t->min_length > t->max_length)
-			return lerr(c, map_get(def, "minLength"),
+			return lctx_err(c, ynode_get(def, "minLength"),
 			    fld(g, f, "minLength"), "greater than maxLength");
-		if ((n = map_get(def, "pattern")) != NULL) {
+		if ((n = ynode_get(def, "pattern")) != NULL) {
 			fld(g, f, "pattern");
 			if (want(c, n, g, Y_SCALAR) != 0)
 				return AL_ERR_FORMAT;
 			if (type_set_pattern(t, n->s, msg, sizeof(msg)) != 0)
-				return lerr(c, n, g, "%s", msg);
+				return lctx_err(c, n, g, "%s", msg);
 		}
-		if ((n = map_get(def, "enum")) != NULL) {
+		if ((n = ynode_get(def, "enum")) != NULL) {
 			if (get_strlist(c, n, fld(g, f, "enum"), NULL,
 			    &t->enumv, NULL) != 0)
 				return AL_ERR_FORMAT;
 			if (t->enumv[0] == NULL)
-				return lerr(c, n, g, "empty enum");
+				return lctx_err(c, n, g, "empty enum");
 			for (j = 0; t->enumv[j] != NULL; j++)
 				if (strlen(t->enumv[j]) > t->max_length ||
 				    strlen(t->enumv[j]) < t->min_length)
-					return lerr(c, n->v[j], fldi(h, g, j),
+					return lctx_err(c, n->v[j], fldi(h, g, j),
 					    "outside the type's length bounds");
 		}
-		if ((n = map_get(def, "min")) != NULL) {
+		if ((n = ynode_get(def, "min")) != NULL) {
 			if (get_bound(c, n, fld(g, f, "min"), t->kind,
 			    &t->min) != 0)
 				return AL_ERR_FORMAT;
 			t->has_min = 1;
 		}
-		if ((n = map_get(def, "max")) != NULL) {
+		if ((n = ynode_get(def, "max")) != NULL) {
 			if (get_bound(c, n, fld(g, f, "max"), t->kind,
 			    &t->max) != 0)
 				return AL_ERR_FORMAT;
 			t->has_max = 1;
 			if (t->has_min && t->min > t->max)
-				return lerr(c, n, g, "less than min");
+				return lctx_err(c, n, g, "less than min");
 		}
 		if (t->kind == TYPE_LIST) {
-			if ((n = map_get(def, "items")) == NULL)
-				return lerr(c, def, f, "missing key \"items\"");
+			if ((n = ynode_get(def, "items")) == NULL)
+				return lctx_err(c, def, f, "missing key \"items\"");
 			if (type_ref(c, n, fld(g, f, "items"), &t->items,
 			    &opt) != 0)
 				return AL_ERR_FORMAT;
 			if (opt)
-				return lerr(c, n, g, "list items cannot be "
+				return lctx_err(c, n, g, "list items cannot be "
 				    "optional");
-			if ((n = map_get(def, "maxItems")) != NULL) {
+			if ((n = ynode_get(def, "maxItems")) != NULL) {
 				if (get_int(c, n, fld(g, f, "maxItems"), 1,
 				    ITEMS_BOUND_MAX, &iv) != 0)
 					return AL_ERR_FORMAT;
@@ -1019,9 +1016,9 @@ parse_types(struct lctx *c, const struct ynode *map)
 			}
 		}
 		if (t->kind == TYPE_OBJECT) {
-			req = map_get(def, "required");
-			if ((n = map_get(def, "fields")) == NULL)
-				return lerr(c, def, f, "missing key \"fields\"");
+			req = ynode_get(def, "required");
+			if ((n = ynode_get(def, "fields")) == NULL)
+				return lctx_err(c, def, f, "missing key \"fields\"");
 			if (parse_fields(c, n, fld(g, f, "fields"), req == NULL,
 			    &t->fields, &t->nfields) != 0)
 				return AL_ERR_FORMAT;
@@ -1041,7 +1038,7 @@ parse_types(struct lctx *c, const struct ynode *map)
 						    names[k]) == 0)
 							break;
 					if (j == t->nfields) {
-						lerr(c, req->v[k], fldi(h, g, k),
+						lctx_err(c, req->v[k], fldi(h, g, k),
 						    "no field \"%s\"", names[k]);
 						strv_free(names);
 						return AL_ERR_FORMAT;
@@ -1069,12 +1066,12 @@ parse_types(struct lctx *c, const struct ynode *map)
 			free(depth);
 			free(size);
 			if (d < 0)
-				return lerr(c, &pos, fld(f, "types", u->name),
+				return lctx_err(c, &pos, fld(f, "types", u->name),
 				    "type refers to itself (cycle)");
 			if (d > TYPE_MAX_DEPTH)
-				return lerr(c, &pos, fld(f, "types", u->name),
+				return lctx_err(c, &pos, fld(f, "types", u->name),
 				    "nested deeper than %d", TYPE_MAX_DEPTH);
-			return lerr(c, &pos, fld(f, "types", u->name),
+			return lctx_err(c, &pos, fld(f, "types", u->name),
 			    "expands to more than %d schema nodes",
 			    TYPE_MAX_EXPANSION);
 		}
@@ -1102,7 +1099,7 @@ parse_pin(struct lctx *c, const struct ynode *map, const char *parent,
 	char g[FIELD_MAX];
 	const struct ynode *n;
 
-	if ((n = map_get(map, "pin")) == NULL || is_null(n))
+	if ((n = ynode_get(map, "pin")) == NULL || is_null(n))
 		return 0;
 	return get_strlist(c, n, fld(g, parent, "pin"), chk_ws_path, pin,
 	    npin);
@@ -1121,7 +1118,7 @@ parse_checks(struct lctx *c, const struct ynode *map)
 	if (check_keys(c, map, "checks", NULL) != 0)
 		return AL_ERR_FORMAT;
 	if (map->n / 2 > LIST_MAX)
-		return lerr(c, map, "checks", "more than %d checks", LIST_MAX);
+		return lctx_err(c, map, "checks", "more than %d checks", LIST_MAX);
 	c->m->checks = xcalloc(map->n / 2 + 1, sizeof(*c->m->checks));
 	for (i = 0; i < map->n; i += 2) {
 		const struct ynode *k = map->v[i];
@@ -1129,7 +1126,7 @@ parse_checks(struct lctx *c, const struct ynode *map)
 		fld(f, "checks", k->s);
 		def = map->v[i + 1];
 		if (!type_check_id_valid(k->s))
-			return lerr(c, k, f, "not a check id ([A-Za-z0-9._:-], "
+			return lctx_err(c, k, f, "not a check id ([A-Za-z0-9._:-], "
 			    "at most 128)");
 		ck = &c->m->checks[c->m->nchecks++];
 		ck->id = xstrdup(k->s);
@@ -1144,8 +1141,8 @@ parse_checks(struct lctx *c, const struct ynode *map)
 		else {
 			if (check_keys(c, def, f, check_keys_allowed) != 0)
 				return AL_ERR_FORMAT;
-			if ((n = map_get(def, "argv")) == NULL)
-				return lerr(c, def, f, "missing key \"argv\"");
+			if ((n = ynode_get(def, "argv")) == NULL)
+				return lctx_err(c, def, f, "missing key \"argv\"");
 			fld(g, f, "argv");
 		}
 		if (def->kind == Y_SEQ)
@@ -1153,12 +1150,12 @@ parse_checks(struct lctx *c, const struct ynode *map)
 		if (get_strlist(c, n, g, NULL, &ck->argv, NULL) != 0)
 			return AL_ERR_FORMAT;
 		if (ck->argv[0] == NULL)
-			return lerr(c, n, g, "empty argv");
+			return lctx_err(c, n, g, "empty argv");
 		if (ck->argv[0][0] == '\0')
-			return lerr(c, n->v[0], g, "empty program name");
+			return lctx_err(c, n->v[0], g, "empty program name");
 		if (def->kind == Y_SEQ)
 			continue;
-		if ((env = map_get(def, "env")) != NULL && !is_null(env)) {
+		if ((env = ynode_get(def, "env")) != NULL && !is_null(env)) {
 			fld(g, f, "env");
 			if (check_keys(c, env, g, NULL) != 0)
 				return AL_ERR_FORMAT;
@@ -1173,7 +1170,7 @@ parse_checks(struct lctx *c, const struct ynode *map)
 				    env->v[j]->s, env->v[j + 1]->s);
 			}
 		}
-		if ((n = map_get(def, "timeoutMs")) != NULL &&
+		if ((n = ynode_get(def, "timeoutMs")) != NULL &&
 		    get_int(c, n, fld(g, f, "timeoutMs"), 1, TIMEOUT_MAX_MS,
 		    &ck->timeout_ms) != 0)
 			return AL_ERR_FORMAT;
@@ -1327,36 +1324,36 @@ parse_command(struct lctx *c, struct tool *t, const struct ynode *n,
 	if (get_strlist(c, n, field, NULL, &t->command, &t->ncommand) != 0)
 		return AL_ERR_FORMAT;
 	if (t->ncommand == 0)
-		return lerr(c, n, field, "empty argv");
+		return lctx_err(c, n, field, "empty argv");
 	if (t->command[0][0] == '\0')
-		return lerr(c, n->v[0], field, "empty program name");
+		return lctx_err(c, n->v[0], field, "empty program name");
 	for (i = 0; i < t->ncommand; i++) {
 		fldi(g, field, i);
 		if (placeholder(t->command[i], name, sizeof(name))) {
 			if (i == 0)
-				return lerr(c, n->v[i], g, "argv[0] must be "
+				return lctx_err(c, n->v[i], g, "argv[0] must be "
 				    "a fixed program, not a placeholder");
 			for (j = 0; j < t->ninput; j++)
 				if (strcmp(t->input[j].name, name) == 0)
 					break;
 			if (j == t->ninput)
-				return lerr(c, n->v[i], g, "placeholder {%s} "
+				return lctx_err(c, n->v[i], g, "placeholder {%s} "
 				    "names no input field", name);
 			if (!t->input[j].required)
-				return lerr(c, n->v[i], g, "placeholder {%s} "
+				return lctx_err(c, n->v[i], g, "placeholder {%s} "
 				    "names an optional input field", name);
 			if (t->input[j].type->kind == TYPE_LIST ||
 			    t->input[j].type->kind == TYPE_OBJECT)
-				return lerr(c, n->v[i], g, "placeholder {%s} "
+				return lctx_err(c, n->v[i], g, "placeholder {%s} "
 				    "has a list or object type; one argument "
 				    "fills one argv element", name);
 			any = 1;
 		} else if (contains_placeholder(t->command[i]))
-			return lerr(c, n->v[i], g, "a placeholder must be a "
+			return lctx_err(c, n->v[i], g, "a placeholder must be a "
 			    "whole argv element");
 	}
 	if (any && runs_code_text(t->command, t->ncommand))
-		return lerr(c, n, field, "refusing a shell or interpreter "
+		return lctx_err(c, n, field, "refusing a shell or interpreter "
 		    "with -c/-e and a placeholder: the argument would become "
 		    "code; give each argument its own argv element of a "
 		    "program that is not a shell");
@@ -1374,7 +1371,7 @@ parse_secrets(struct lctx *c, struct tool *t, const struct ynode *n,
 	if (want(c, n, field, Y_SEQ) != 0)
 		return AL_ERR_FORMAT;
 	if (n->n > LIST_MAX)
-		return lerr(c, n, field, "more than %d items", LIST_MAX);
+		return lctx_err(c, n, field, "more than %d items", LIST_MAX);
 	t->secrets = xcalloc(n->n + 1, sizeof(*t->secrets));
 	for (i = 0; i < n->n; i++) {
 		struct secret_grant *s = &t->secrets[t->nsecrets++];
@@ -1383,23 +1380,23 @@ parse_secrets(struct lctx *c, struct tool *t, const struct ynode *n,
 		fldi(f, field, i);
 		if (check_keys(c, e, f, secret_keys) != 0)
 			return AL_ERR_FORMAT;
-		if ((v = map_get(e, "name")) == NULL)
-			return lerr(c, e, f, "missing key \"name\"");
+		if ((v = ynode_get(e, "name")) == NULL)
+			return lctx_err(c, e, f, "missing key \"name\"");
 		if (get_str(c, v, fld(g, f, "name"), &s->name) != 0)
 			return AL_ERR_FORMAT;
 		if (!ident_ok(s->name, 1))
-			return lerr(c, v, g, "secret name must be "
+			return lctx_err(c, v, g, "secret name must be "
 			    "[A-Za-z_][A-Za-z0-9_.-]*");
-		if ((v = map_get(e, "env")) != NULL &&
+		if ((v = ynode_get(e, "env")) != NULL &&
 		    (chk_env_name(c, v, fld(g, f, "env")) != 0 ||
 		    get_str(c, v, g, &s->env) != 0))
 			return AL_ERR_FORMAT;
-		if ((v = map_get(e, "file")) != NULL &&
+		if ((v = ynode_get(e, "file")) != NULL &&
 		    (chk_abs_path(c, v, fld(g, f, "file")) != 0 ||
 		    get_str(c, v, g, &s->file) != 0))
 			return AL_ERR_FORMAT;
 		if (s->env == NULL && s->file == NULL)
-			return lerr(c, e, f, "set env: or file:");
+			return lctx_err(c, e, f, "set env: or file:");
 	}
 	return 0;
 }
@@ -1426,24 +1423,24 @@ parse_jobs(struct lctx *c, struct tool *t, const struct ynode *n,
 	if (want(c, n, f, Y_MAP) != 0 || check_keys(c, n, f, keys) != 0)
 		return AL_ERR_FORMAT;
 	if (t->action != ACTION_EXEC && t->action != ACTION_COMMAND)
-		return lerr(c, n, f, "only tools with action exec or command "
+		return lctx_err(c, n, f, "only tools with action exec or command "
 		    "run background jobs");
-	if ((v = map_get(n, "maxBlockMs")) == NULL)
-		return lerr(c, n, f, "missing key \"maxBlockMs\"");
+	if ((v = ynode_get(n, "maxBlockMs")) == NULL)
+		return lctx_err(c, n, f, "missing key \"maxBlockMs\"");
 	if (get_int(c, v, fld(g, f, "maxBlockMs"), 1, JOB_BLOCK_MAX_MS,
 	    &t->jobs.max_block_ms) != 0)
 		return AL_ERR_FORMAT;
 	for (i = 0; i < t->ninput; i++)
 		if (strcmp(t->input[i].name, "blockMs") == 0)
-			return lerr(c, n, f, "the input field blockMs is "
+			return lctx_err(c, n, f, "the input field blockMs is "
 			    "airlock's when jobs: is set");
-	if ((seq = map_get(n, "events")) == NULL || is_null(seq))
+	if ((seq = ynode_get(n, "events")) == NULL || is_null(seq))
 		return 0;
 	fld(g, f, "events");
 	if (want(c, seq, g, Y_SEQ) != 0)
 		return AL_ERR_FORMAT;
 	if (seq->n > JOB_EVENTS_MAX)
-		return lerr(c, seq, g, "more than %d rules", JOB_EVENTS_MAX);
+		return lctx_err(c, seq, g, "more than %d rules", JOB_EVENTS_MAX);
 	t->jobs.events = xcalloc(seq->n + 1, sizeof(*t->jobs.events));
 	for (i = 0; i < seq->n; i++) {
 		struct job_event_rule	*r = &t->jobs.events[i];
@@ -1455,24 +1452,24 @@ parse_jobs(struct lctx *c, struct tool *t, const struct ynode *n,
 		if (want(c, seq->v[i], h, Y_MAP) != 0 ||
 		    check_keys(c, seq->v[i], h, ev_keys) != 0)
 			return AL_ERR_FORMAT;
-		m = map_get(seq->v[i], "match");
-		x = map_get(seq->v[i], "exit");
+		m = ynode_get(seq->v[i], "match");
+		x = ynode_get(seq->v[i], "exit");
 		if ((m == NULL) == (x == NULL))
-			return lerr(c, seq->v[i], h, "a rule has exactly one "
+			return lctx_err(c, seq->v[i], h, "a rule has exactly one "
 			    "of match: or exit:");
 		if (m != NULL) {
 			if (get_str(c, m, fld(k, h, "match"), &r->match) != 0)
 				return AL_ERR_FORMAT;
 			if (r->match[0] == '\0' || regcomp(&re, r->match,
 			    REG_EXTENDED | REG_NOSUB) != 0)
-				return lerr(c, m, k, "not a POSIX extended "
+				return lctx_err(c, m, k, "not a POSIX extended "
 				    "regular expression");
 			regfree(&re);
 		} else {
 			if (get_enum(c, x, fld(k, h, "exit"), exits, &e) != 0)
 				return AL_ERR_FORMAT;
 			if (e == JOB_EXIT_NONE)
-				return lerr(c, x, k, "any or nonzero");
+				return lctx_err(c, x, k, "any or nonzero");
 			r->exit = e;
 		}
 	}
@@ -1493,49 +1490,49 @@ parse_tool(struct lctx *c, const struct ynode *e, size_t idx)
 		return AL_ERR_FORMAT;
 	t->line = e->line;
 	t->column = e->col;
-	if ((n = map_get(e, "name")) == NULL)
-		return lerr(c, e, f, "missing key \"name\"");
+	if ((n = ynode_get(e, "name")) == NULL)
+		return lctx_err(c, e, f, "missing key \"name\"");
 	if (get_str(c, n, fld(g, f, "name"), &t->name) != 0)
 		return AL_ERR_FORMAT;
 	/* The MCP/model APIs' tool-name syntax: no dots. */
 	if (!ident_ok(t->name, 1) || strchr(t->name, '.') != NULL)
-		return lerr(c, n, g, "tool name must be [A-Za-z_][A-Za-z0-9_-]*, "
+		return lctx_err(c, n, g, "tool name must be [A-Za-z_][A-Za-z0-9_-]*, "
 		    "at most %d", NAME_MAX_LEN);
 	for (j = 0; j < idx; j++)
 		if (strcmp(c->m->tools[j].name, t->name) == 0)
-			return lerr(c, n, g, "duplicate tool name \"%s\" "
+			return lctx_err(c, n, g, "duplicate tool name \"%s\" "
 			    "(first at line %d)", t->name, c->m->tools[j].line);
-	if ((n = map_get(e, "description")) != NULL &&
+	if ((n = ynode_get(e, "description")) != NULL &&
 	    get_str(c, n, fld(g, f, "description"), &t->description) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(e, "input")) != NULL &&
+	if ((n = ynode_get(e, "input")) != NULL &&
 	    parse_fields(c, n, fld(g, f, "input"), 1, &t->input,
 	    &t->ninput) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(e, "output")) != NULL &&
+	if ((n = ynode_get(e, "output")) != NULL &&
 	    parse_fields(c, n, fld(g, f, "output"), 1, &t->output,
 	    &t->noutput) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(e, "sideEffect")) == NULL)
-		return lerr(c, e, f, "missing key \"sideEffect\"");
+	if ((n = ynode_get(e, "sideEffect")) == NULL)
+		return lctx_err(c, e, f, "missing key \"sideEffect\"");
 	if (get_enum(c, n, fld(g, f, "sideEffect"), side_effect_names, &v) != 0)
 		return AL_ERR_FORMAT;
 	t->side_effect = v;
-	if ((n = map_get(e, "timeoutMs")) == NULL)
-		return lerr(c, e, f, "missing key \"timeoutMs\"");
+	if ((n = ynode_get(e, "timeoutMs")) == NULL)
+		return lctx_err(c, e, f, "missing key \"timeoutMs\"");
 	if (get_int(c, n, fld(g, f, "timeoutMs"), 1, TIMEOUT_MAX_MS,
 	    &t->timeout_ms) != 0)
 		return AL_ERR_FORMAT;
 	t->authorization = (t->side_effect == SIDE_EFFECT_NETWORK ||
 	    t->side_effect == SIDE_EFFECT_EXTERNAL) ? AUTHZ_APPROVAL : AUTHZ_ALLOW;
-	if ((n = map_get(e, "authorization")) != NULL) {
+	if ((n = ynode_get(e, "authorization")) != NULL) {
 		if (get_enum(c, n, fld(g, f, "authorization"), authz_names,
 		    &v) != 0)
 			return AL_ERR_FORMAT;
 		t->authorization = v;
 	}
-	cmd = map_get(e, "command");
-	if ((n = map_get(e, "action")) != NULL) {
+	cmd = ynode_get(e, "command");
+	if ((n = ynode_get(e, "action")) != NULL) {
 		if (get_enum(c, n, fld(g, f, "action"), action_names, &v) != 0)
 			return AL_ERR_FORMAT;
 		t->action = v;
@@ -1547,22 +1544,22 @@ parse_tool(struct lctx *c, const struct ynode *e, size_t idx)
 			    strcmp(action_names[v], t->name) == 0)
 				break;
 		if (action_names[v] == NULL)
-			return lerr(c, e, f, "unknown tool action; set action: "
+			return lctx_err(c, e, f, "unknown tool action; set action: "
 			    "or command:");
 		t->action = v;
 	}
 	if (cmd != NULL) {
 		if (t->action != ACTION_COMMAND && t->action != ACTION_EXEC)
-			return lerr(c, cmd, fld(g, f, "command"), "only for "
+			return lctx_err(c, cmd, fld(g, f, "command"), "only for "
 			    "action command or exec");
 		if (parse_command(c, t, cmd, fld(g, f, "command")) != 0)
 			return AL_ERR_FORMAT;
 	} else if (t->action == ACTION_COMMAND)
-		return lerr(c, e, f, "action command needs command:");
-	if ((n = map_get(e, "costUsd")) != NULL &&
+		return lctx_err(c, e, f, "action command needs command:");
+	if ((n = ynode_get(e, "costUsd")) != NULL &&
 	    get_num(c, n, fld(g, f, "costUsd"), 0, &t->cost_usd) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(e, "secrets")) != NULL && !is_null(n) &&
+	if ((n = ynode_get(e, "secrets")) != NULL && !is_null(n) &&
 	    parse_secrets(c, t, n, fld(g, f, "secrets")) != 0)
 		return AL_ERR_FORMAT;
 	if (t->secrets == NULL)
@@ -1572,11 +1569,11 @@ parse_tool(struct lctx *c, const struct ynode *e, size_t idx)
 	if (parse_net(c, e, f, &t->network) != 0 ||
 	    parse_pin(c, e, f, &t->pin, &t->npin) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(e, "inlineChars")) != NULL &&
+	if ((n = ynode_get(e, "inlineChars")) != NULL &&
 	    get_int(c, n, fld(g, f, "inlineChars"), INLINE_MIN, INLINE_MAX,
 	    &t->inline_chars) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(e, "jobs")) != NULL &&
+	if ((n = ynode_get(e, "jobs")) != NULL &&
 	    parse_jobs(c, t, n, fld(g, f, "jobs")) != 0)
 		return AL_ERR_FORMAT;
 	if (manifest_escalation_tool(c, e, f, t) != 0)
@@ -1592,7 +1589,7 @@ parse_tools(struct lctx *c, const struct ynode *seq)
 	if (want(c, seq, "tools", Y_SEQ) != 0)
 		return AL_ERR_FORMAT;
 	if (seq->n > LIST_MAX)
-		return lerr(c, seq, "tools", "more than %d tools", LIST_MAX);
+		return lctx_err(c, seq, "tools", "more than %d tools", LIST_MAX);
 	c->m->tools = xcalloc(seq->n + 1, sizeof(*c->m->tools));
 	for (i = 0; i < seq->n; i++) {
 		c->m->ntools = i + 1;
@@ -1646,7 +1643,7 @@ parse_budget(struct lctx *c, const struct ynode *map)
 	if (check_keys(c, map, "runBudget", budget_keys) != 0)
 		return AL_ERR_FORMAT;
 	for (i = 0; budget_keys[i] != NULL; i++) {
-		if ((n = map_get(map, budget_keys[i])) == NULL)
+		if ((n = ynode_get(map, budget_keys[i])) == NULL)
 			continue;
 		fld(g, "runBudget", budget_keys[i]);
 		if (budget_slot(&c->m->budget, i) == NULL) {
@@ -1654,7 +1651,7 @@ parse_budget(struct lctx *c, const struct ynode *map)
 				return AL_ERR_FORMAT;
 			if (c->m->budget.max_tool_cost_usd < 0 &&
 			    c->m->budget.max_tool_cost_usd != -1)
-				return lerr(c, n, g, "must be >= 0, or -1 for "
+				return lctx_err(c, n, g, "must be >= 0, or -1 for "
 				    "no limit");
 		} else if (get_int(c, n, g, -1, INT64_MAX,
 		    budget_slot(&c->m->budget, i)) != 0)
@@ -1692,7 +1689,7 @@ parse_limits(struct lctx *c, const struct ynode *map, const char *field,
 	if (check_keys(c, map, field, limit_keys) != 0)
 		return AL_ERR_FORMAT;
 	for (i = 0; limit_keys[i] != NULL; i++) {
-		if ((n = map_get(map, limit_keys[i])) == NULL)
+		if ((n = ynode_get(map, limit_keys[i])) == NULL)
 			continue;
 		if (get_int(c, n, fld(g, field, limit_keys[i]), 0,
 		    INT64_MAX / (1024 * 1024), limit_slot(l, i)) != 0)
@@ -1740,7 +1737,7 @@ expand_home(struct lctx *c, const struct ynode *seq, char **v)
 		if (home == NULL || home[0] != '/') {
 			char f[FIELD_MAX];
 
-			return lerr(c, seq->v[i], fldi(f, "sandbox.denyRead", i),
+			return lctx_err(c, seq->v[i], fldi(f, "sandbox.denyRead", i),
 			    "\"~\" needs $HOME to be an absolute path");
 		}
 		xasprintf(&e, "%s%s", home, v[i] + 1);
@@ -1767,12 +1764,12 @@ parse_sandbox(struct lctx *c, const struct ynode *map)
 		return 0;
 	if (check_keys(c, map, "sandbox", sandbox_keys) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(map, "uid")) != NULL) {
+	if ((n = ynode_get(map, "uid")) != NULL) {
 		if (get_int(c, n, "sandbox.uid", 0, 0xfffffffe, &iv) != 0)
 			return AL_ERR_FORMAT;
 		s->uid = (uid_t)iv;
 	}
-	if ((n = map_get(map, "gid")) != NULL) {
+	if ((n = ynode_get(map, "gid")) != NULL) {
 		if (get_int(c, n, "sandbox.gid", 0, 0xfffffffe, &iv) != 0)
 			return AL_ERR_FORMAT;
 		s->gid = (gid_t)iv;
@@ -1780,10 +1777,10 @@ parse_sandbox(struct lctx *c, const struct ynode *map)
 	/* readOnly extends the default list; readOnlyReplace: true makes it
 	 * the whole list instead. */
 	v = 0;
-	if ((n = map_get(map, "readOnlyReplace")) != NULL &&
+	if ((n = ynode_get(map, "readOnlyReplace")) != NULL &&
 	    get_bool(c, n, "sandbox.readOnlyReplace", &v) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(map, "readOnly")) != NULL) {
+	if ((n = ynode_get(map, "readOnly")) != NULL) {
 		char **extra = NULL;
 
 		if (get_strlist(c, n, "sandbox.readOnly", chk_abs_path, &extra,
@@ -1801,7 +1798,7 @@ parse_sandbox(struct lctx *c, const struct ynode *map)
 		s->read_only = xcalloc(1, sizeof(*s->read_only));
 		s->nread_only = 0;
 	}
-	if ((n = map_get(map, "denyRead")) != NULL) {
+	if ((n = ynode_get(map, "denyRead")) != NULL) {
 		if (get_strlist(c, n, "sandbox.denyRead", NULL, &s->deny_read,
 		    &s->ndeny_read) != 0 ||
 		    expand_home(c, n, s->deny_read) != 0)
@@ -1816,29 +1813,29 @@ parse_sandbox(struct lctx *c, const struct ynode *map)
 				return AL_ERR_FORMAT;
 		}
 	}
-	if ((n = map_get(map, "protected")) != NULL &&
+	if ((n = ynode_get(map, "protected")) != NULL &&
 	    get_strlist(c, n, "sandbox.protected", chk_ws_path, &s->protected,
 	    &s->nprotected) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(map, "network")) != NULL) {
+	if ((n = ynode_get(map, "network")) != NULL) {
 		if (get_enum(c, n, "sandbox.network", netw, &v) != 0)
 			return AL_ERR_FORMAT;
 		s->network = v;
 	}
-	if ((n = map_get(map, "seccomp")) != NULL) {
+	if ((n = ynode_get(map, "seccomp")) != NULL) {
 		if (get_enum(c, n, "sandbox.seccomp", secc, &v) != 0)
 			return AL_ERR_FORMAT;
 		s->seccomp = v;
 	}
-	if ((n = map_get(map, "landlock")) != NULL &&
+	if ((n = ynode_get(map, "landlock")) != NULL &&
 	    get_bool(c, n, "sandbox.landlock", &s->landlock) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(map, "workspace")) != NULL) {
+	if ((n = ynode_get(map, "workspace")) != NULL) {
 		if (get_enum(c, n, "sandbox.workspace", wsm, &v) != 0)
 			return AL_ERR_FORMAT;
 		s->workspace = v;
 	}
-	if ((n = map_get(map, "limits")) != NULL &&
+	if ((n = ynode_get(map, "limits")) != NULL &&
 	    parse_limits(c, n, "sandbox.limits", &s->limits) != 0)
 		return AL_ERR_FORMAT;
 	return manifest_allow_syscalls(c, map);
@@ -1868,13 +1865,13 @@ parse_approver(struct lctx *c, const struct ynode *e, const char *g)
 			errno = 0;
 			gid = strtoul(name, &end, 10);
 			if (*end != '\0' || errno != 0 || gid > 0xfffffffeUL)
-				return lerr(c, e, g, "bad group id \"%s\"",
+				return lctx_err(c, e, g, "bad group id \"%s\"",
 				    name);
 			a->approver_groups[a->ngroups++] = (gid_t)gid;
 		} else if (name[0] != '\0' && (gr = getgrnam(name)) != NULL)
 			a->approver_groups[a->ngroups++] = gr->gr_gid;
 		else
-			return lerr(c, e, g, "unknown group \"%s\"", name);
+			return lctx_err(c, e, g, "unknown group \"%s\"", name);
 	} else if (e->len > 0 && isdigit((unsigned char)e->s[0])) {
 		if (get_int(c, e, g, 0, 0xfffffffe, &iv) != 0)
 			return AL_ERR_FORMAT;
@@ -1882,7 +1879,7 @@ parse_approver(struct lctx *c, const struct ynode *e, const char *g)
 	} else if ((pw = getpwnam(e->s)) != NULL)
 		a->approvers[a->napprovers++] = pw->pw_uid;
 	else
-		return lerr(c, e, g, "unknown user \"%s\"", e->s);
+		return lctx_err(c, e, g, "unknown user \"%s\"", e->s);
 	return 0;
 }
 
@@ -1900,7 +1897,7 @@ parse_approver_keys(struct lctx *c, const struct ynode *n, int revoked)
 	if (want(c, n, field, Y_SEQ) != 0)
 		return AL_ERR_FORMAT;
 	if (n->n > LIST_MAX)
-		return lerr(c, n, field, "more than %d items", LIST_MAX);
+		return lctx_err(c, n, field, "more than %d items", LIST_MAX);
 	for (i = 0; i < n->n; i++) {
 		e = n->v[i];
 		fldi(g, field, i);
@@ -1911,17 +1908,17 @@ parse_approver_keys(struct lctx *c, const struct ynode *n, int revoked)
 
 			if (check_keys(c, e, g, kk) != 0)
 				return AL_ERR_FORMAT;
-			if ((k = map_get(e, "key")) == NULL)
-				return lerr(c, e, g, "a key entry needs key:");
-			nm = map_get(e, "name");
+			if ((k = ynode_get(e, "key")) == NULL)
+				return lctx_err(c, e, g, "a key entry needs key:");
+			nm = ynode_get(e, "name");
 			if (nm != NULL && (want(c, nm, fld(f, g, "name"),
 			    Y_SCALAR) != 0 || is_null(nm)))
-				return lerr(c, nm, f, "expected a name");
+				return lctx_err(c, nm, f, "expected a name");
 		}
 		if (want(c, k, g, Y_SCALAR) != 0)
 			return AL_ERR_FORMAT;
 		if (approver_pk_decode(k->s, pk) != 0)
-			return lerr(c, k, g, "not an approver public key "
+			return lctx_err(c, k, g, "not an approver public key "
 			    "(%sBASE64, as airlock approver keygen writes it)",
 			    APPROVER_PK_PREFIX);
 		if (revoked) {
@@ -1958,24 +1955,24 @@ parse_notify(struct lctx *c, const struct ynode *map)
 
 	if (check_keys(c, map, "approvals.notify", notify_keys) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(map, "command")) == NULL)
-		return lerr(c, map, "approvals.notify", "needs command:");
+	if ((n = ynode_get(map, "command")) == NULL)
+		return lctx_err(c, map, "approvals.notify", "needs command:");
 	if (get_strlist(c, n, "approvals.notify.command", chk_nonempty,
 	    &a->notify, NULL) != 0)
 		return AL_ERR_FORMAT;
 	if (a->notify[0] == NULL)
-		return lerr(c, n, "approvals.notify.command", "is empty");
+		return lctx_err(c, n, "approvals.notify.command", "is empty");
 	if (parse_net(c, map, "approvals.notify", &a->notify_net) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(map, "env")) != NULL &&
+	if ((n = ynode_get(map, "env")) != NULL &&
 	    get_strlist(c, n, "approvals.notify.env", chk_env_name,
 	    &a->notify_env, &a->nnotify_env) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(map, "timeoutMs")) != NULL &&
+	if ((n = ynode_get(map, "timeoutMs")) != NULL &&
 	    get_int(c, n, "approvals.notify.timeoutMs", 100, 600000,
 	    &a->notify_timeout_ms) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(map, "events")) != NULL) {
+	if ((n = ynode_get(map, "events")) != NULL) {
 		if (get_strlist(c, n, "approvals.notify.events", chk_nonempty,
 		    &ev, NULL) != 0)
 			return AL_ERR_FORMAT;
@@ -1992,7 +1989,7 @@ parse_notify(struct lctx *c, const struct ynode *map)
 
 				strv_free(ev);
 				fldi(g, "approvals.notify.events", i);
-				return lerr(c, n->v[i], g, "expected created, "
+				return lctx_err(c, n->v[i], g, "expected created, "
 				    "decided or expired");
 			}
 		}
@@ -2013,11 +2010,11 @@ parse_approvals(struct lctx *c, const struct ynode *map)
 		return 0;
 	if (check_keys(c, map, "approvals", approvals_keys) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(map, "approvers")) != NULL) {
+	if ((n = ynode_get(map, "approvers")) != NULL) {
 		if (want(c, n, "approvals.approvers", Y_SEQ) != 0)
 			return AL_ERR_FORMAT;
 		if (n->n > LIST_MAX)
-			return lerr(c, n, "approvals.approvers",
+			return lctx_err(c, n, "approvals.approvers",
 			    "more than %d items", LIST_MAX);
 		free(a->approvers);
 		free(a->approver_groups);
@@ -2037,11 +2034,11 @@ parse_approvals(struct lctx *c, const struct ynode *map)
 			a->approver_names[i] = xstrdup(n->v[i]->s);
 		}
 	}
-	if ((n = map_get(map, "ttlSeconds")) != NULL &&
+	if ((n = ynode_get(map, "ttlSeconds")) != NULL &&
 	    get_int(c, n, "approvals.ttlSeconds", 1, 30 * 86400,
 	    &a->ttl_seconds) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(map, "notify")) != NULL) {
+	if ((n = ynode_get(map, "notify")) != NULL) {
 		if (n->kind == Y_MAP) {
 			if (parse_notify(c, n) != 0)
 				return AL_ERR_FORMAT;
@@ -2053,18 +2050,18 @@ parse_approvals(struct lctx *c, const struct ynode *map)
 			a->notify = NULL;
 		}
 	}
-	if ((n = map_get(map, "keys")) != NULL &&
+	if ((n = ynode_get(map, "keys")) != NULL &&
 	    parse_approver_keys(c, n, 0) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(map, "revokedKeys")) != NULL &&
+	if ((n = ynode_get(map, "revokedKeys")) != NULL &&
 	    parse_approver_keys(c, n, 1) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(map, "inbox")) != NULL) {
+	if ((n = ynode_get(map, "inbox")) != NULL) {
 		if (want(c, n, "approvals.inbox", Y_SCALAR) != 0 ||
 		    chk_abs_path(c, n, "approvals.inbox") != 0)
 			return AL_ERR_FORMAT;
 		if (a->nkeys == 0)
-			return lerr(c, n, "approvals.inbox", "an inbox needs "
+			return lctx_err(c, n, "approvals.inbox", "an inbox needs "
 			    "approvals.keys: only signed tokens are read "
 			    "from it");
 		free(a->inbox);
@@ -2093,18 +2090,18 @@ parse_agent(struct lctx *c, const struct ynode *map)
 		return AL_ERR_FORMAT;
 	if (parse_net(c, map, "agent", &a->network) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(map, "workspace")) != NULL) {
+	if ((n = ynode_get(map, "workspace")) != NULL) {
 		if (get_enum(c, n, "agent.workspace", wsm, &v) != 0)
 			return AL_ERR_FORMAT;
 		a->workspace_writable = v != 0;
 		a->workspace_cow = v == 2;
 	}
-	if ((n = map_get(map, "commitApproval")) != NULL) {
+	if ((n = ynode_get(map, "commitApproval")) != NULL) {
 		if (get_enum(c, n, "agent.commitApproval", cam, &v) != 0)
 			return AL_ERR_FORMAT;
 		a->commit_approval = v;
 	}
-	if ((n = map_get(map, "home")) != NULL) {
+	if ((n = ynode_get(map, "home")) != NULL) {
 		if (want(c, n, "agent.home", Y_SCALAR) != 0)
 			return AL_ERR_FORMAT;
 		if (strcmp(n->s, "tmpfs") != 0) {
@@ -2113,11 +2110,11 @@ parse_agent(struct lctx *c, const struct ynode *map)
 				return AL_ERR_FORMAT;
 		}
 	}
-	if ((n = map_get(map, "env")) != NULL &&
+	if ((n = ynode_get(map, "env")) != NULL &&
 	    get_strlist(c, n, "agent.env", chk_env_name, &a->env_pass,
 	    &a->nenv_pass) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(map, "limits")) != NULL &&
+	if ((n = ynode_get(map, "limits")) != NULL &&
 	    parse_limits(c, n, "agent.limits", &a->limits) != 0)
 		return AL_ERR_FORMAT;
 	return 0;
@@ -2150,15 +2147,15 @@ parse_output(struct lctx *c, const struct ynode *map)
 		return 0;
 	if (check_keys(c, map, "output", ok) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(map, "inlineChars")) != NULL &&
+	if ((n = ynode_get(map, "inlineChars")) != NULL &&
 	    get_int(c, n, "output.inlineChars", INLINE_MIN, INLINE_MAX,
 	    &c->m->output.inline_chars) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(map, "artifactQuotaMb")) != NULL &&
+	if ((n = ynode_get(map, "artifactQuotaMb")) != NULL &&
 	    get_int(c, n, "output.artifactQuotaMb", 0, 1048576,
 	    &c->m->output.artifact_quota_mb) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(map, "failurePatterns")) != NULL) {
+	if ((n = ynode_get(map, "failurePatterns")) != NULL) {
 		strv_free(c->m->output.failure_patterns);
 		c->m->output.failure_patterns = NULL;
 		c->m->output.nfailure_patterns = 0;
@@ -2223,33 +2220,33 @@ parse_manifest(struct lctx *c, const struct ynode *root)
 	int v;
 
 	if (root == NULL || is_null(root))
-		return lerr(c, NULL, "manifest", "empty; expected a mapping "
+		return lctx_err(c, NULL, "manifest", "empty; expected a mapping "
 		    "with a tools: list");
 	if (check_keys(c, root, "", top_keys) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(root, "types")) != NULL && parse_types(c, n) != 0)
+	if ((n = ynode_get(root, "types")) != NULL && parse_types(c, n) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(root, "checks")) != NULL && parse_checks(c, n) != 0)
+	if ((n = ynode_get(root, "checks")) != NULL && parse_checks(c, n) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(root, "tools")) == NULL)
-		return lerr(c, root, "manifest", "missing key \"tools\"");
+	if ((n = ynode_get(root, "tools")) == NULL)
+		return lctx_err(c, root, "manifest", "missing key \"tools\"");
 	if (parse_tools(c, n) != 0 || manifest_escalation_check(c) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(root, "gates")) != NULL && !is_null(n)) {
+	if ((n = ynode_get(root, "gates")) != NULL && !is_null(n)) {
 		static const char *const gk[] = { "required", NULL };
 
 		if (check_keys(c, n, "gates", gk) != 0)
 			return AL_ERR_FORMAT;
-		if ((g = map_get(n, "required")) != NULL &&
+		if ((g = ynode_get(n, "required")) != NULL &&
 		    get_strlist(c, g, "gates.required", chk_check_id,
 		    &c->m->required_gates, &c->m->nrequired_gates) != 0)
 			return AL_ERR_FORMAT;
 	}
-	if ((n = map_get(root, "dependencyFiles")) != NULL &&
+	if ((n = ynode_get(root, "dependencyFiles")) != NULL &&
 	    get_strlist(c, n, "dependencyFiles", chk_ws_path,
 	    &c->m->dependency_files, &c->m->ndependency_files) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(root, "forbidSideEffects")) != NULL) {
+	if ((n = ynode_get(root, "forbidSideEffects")) != NULL) {
 		if (want(c, n, "forbidSideEffects", Y_SEQ) != 0)
 			return AL_ERR_FORMAT;
 		for (i = 0; i < n->n; i++) {
@@ -2259,33 +2256,33 @@ parse_manifest(struct lctx *c, const struct ynode *root)
 			c->m->forbid_side_effect[v] = 1;
 		}
 	}
-	if ((n = map_get(root, "runBudget")) != NULL && parse_budget(c, n) != 0)
+	if ((n = ynode_get(root, "runBudget")) != NULL && parse_budget(c, n) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(root, "sandbox")) != NULL && parse_sandbox(c, n) != 0)
+	if ((n = ynode_get(root, "sandbox")) != NULL && parse_sandbox(c, n) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(root, "approvals")) != NULL &&
+	if ((n = ynode_get(root, "approvals")) != NULL &&
 	    parse_approvals(c, n) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(root, "agent")) != NULL && parse_agent(c, n) != 0)
+	if ((n = ynode_get(root, "agent")) != NULL && parse_agent(c, n) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(root, "output")) != NULL && parse_output(c, n) != 0)
+	if ((n = ynode_get(root, "output")) != NULL && parse_output(c, n) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(root, "escalation")) != NULL &&
+	if ((n = ynode_get(root, "escalation")) != NULL &&
 	    manifest_escalation_top(c, n) != 0)
 		return AL_ERR_FORMAT;
-	if ((n = map_get(root, "limits")) != NULL && !is_null(n)) {
+	if ((n = ynode_get(root, "limits")) != NULL && !is_null(n)) {
 		static const char *const lk[] = { "maxFrameBytes", "enforce",
 		    NULL };
 
 		if (check_keys(c, n, "limits", lk) != 0)
 			return AL_ERR_FORMAT;
-		if ((g = map_get(n, "maxFrameBytes")) != NULL) {
+		if ((g = ynode_get(n, "maxFrameBytes")) != NULL) {
 			if (get_int(c, g, "limits.maxFrameBytes", FRAME_MIN,
 			    FRAME_MAX, &iv) != 0)
 				return AL_ERR_FORMAT;
 			c->m->max_frame_bytes = (size_t)iv;
 		}
-		if ((g = map_get(n, "enforce")) != NULL) {
+		if ((g = ynode_get(n, "enforce")) != NULL) {
 			char *word = NULL;
 			int be;
 
@@ -2294,7 +2291,7 @@ parse_manifest(struct lctx *c, const struct ynode *root)
 			be = limits_enforce_parse(word);
 			free(word);
 			if (be < 0)
-				return lerr(c, g, "limits.enforce", "expected "
+				return lctx_err(c, g, "limits.enforce", "expected "
 				    "required or best-effort");
 			c->m->sandbox.limits.best_effort = be;
 			c->m->agent.limits.best_effort = be;
@@ -2320,7 +2317,7 @@ manifest_load_buffer(const char *name, const char *data, size_t len,
 	c.err = err;
 	c.errlen = errlen;
 	if (len > MANIFEST_MAX_BYTES) {
-		lerr(&c, NULL, "manifest", "larger than %d bytes",
+		lctx_err(&c, NULL, "manifest", "larger than %d bytes",
 		    MANIFEST_MAX_BYTES);
 		return AL_ERR_LIMIT;
 	}

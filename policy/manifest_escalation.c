@@ -19,7 +19,6 @@
  */
 #include "config.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,37 +42,6 @@ static const struct {
 	{ "limit", ESCALATE_CLASS_LIMIT },
 	{ "protected", ESCALATE_CLASS_PROTECTED },
 };
-
-static int eerr(struct lctx *c, const struct ynode *n, const char *field,
-    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static int
-eerr(struct lctx *c, const struct ynode *n, const char *field, const char *fmt,
-    ...)
-{
-	char msg[400];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (c->errlen > 0)
-		snprintf(c->err, c->errlen, "%s:%d:%d: %s: %s", c->file,
-		    n->line, n->col, field, msg);
-	return AL_ERR_FORMAT;
-}
-
-static const struct ynode *
-get(const struct ynode *map, const char *key)
-{
-	size_t i;
-
-	for (i = 0; map->kind == Y_MAP && i + 1 < map->n; i += 2)
-		if (map->v[i]->kind == Y_SCALAR &&
-		    strcmp(map->v[i]->s, key) == 0)
-			return map->v[i + 1];
-	return NULL;
-}
 
 static int
 is_null(const struct ynode *n)
@@ -112,16 +80,16 @@ manifest_escalation_tool(
 	const struct ynode *n;
 	char g[256];
 
-	if ((n = get(e, "escalation")) == NULL)
+	if ((n = ynode_get(e, "escalation")) == NULL)
 		return 0;
 	snprintf(g, sizeof(g), "%s.escalation", f);
 	if (n->kind != Y_SCALAR ||
 	    (strcmp(n->s, "ask") != 0 && strcmp(n->s, "off") != 0))
-		return eerr(c, n, g, "expected ask or off");
+		return lctx_err(c, n, g, "expected ask or off");
 	t->escalation = strcmp(n->s, "ask") == 0;
 	if (t->escalation && t->action != ACTION_COMMAND &&
 	    t->action != ACTION_EXEC && t->action != ACTION_RUN_CHECK)
-		return eerr(c, n, g,
+		return lctx_err(c, n, g,
 		    "only for a tool that runs a command "
 		    "(command, exec or run_check), not %s",
 		    tool_action_name(t->action));
@@ -146,7 +114,7 @@ manifest_escalation_check(struct lctx *c)
 			at.line = c->m->tools[i].line;
 			at.col = c->m->tools[i].column;
 			snprintf(g, sizeof(g), "tools[%zu].name", i);
-			return eerr(c, &at, g,
+			return lctx_err(c, &at, g,
 			    "\"escalate\" is airlock's "
 			    "built-in tool when a tool has escalation: ask");
 		}
@@ -164,19 +132,19 @@ manifest_escalation_top(struct lctx *c, const struct ynode *n)
 	if (is_null(n))
 		return 0;
 	if (n->kind != Y_MAP)
-		return eerr(c, n, "escalation",
+		return lctx_err(c, n, "escalation",
 		    "expected a mapping with "
 		    "forbid and expiresSeconds");
 	for (i = 0; i + 1 < n->n; i += 2)
 		if (strcmp(n->v[i]->s, "forbid") != 0 &&
 		    strcmp(n->v[i]->s, "expiresSeconds") != 0)
-			return eerr(c, n->v[i], "escalation",
+			return lctx_err(c, n->v[i], "escalation",
 			    "unknown key "
 			    "\"%s\" (expected forbid or expiresSeconds)",
 			    n->v[i]->s);
-	if ((v = get(n, "forbid")) != NULL && !is_null(v)) {
+	if ((v = ynode_get(n, "forbid")) != NULL && !is_null(v)) {
 		if (v->kind != Y_SEQ)
-			return eerr(c, v, "escalation.forbid",
+			return lctx_err(c, v, "escalation.forbid",
 			    "expected a "
 			    "list of read, write, network, syscall, limit, "
 			    "protected");
@@ -187,23 +155,23 @@ manifest_escalation_top(struct lctx *c, const struct ynode *n)
 
 			snprintf(g, sizeof(g), "escalation.forbid[%zu]", i);
 			if (bit == 0)
-				return eerr(c, v->v[i], g,
+				return lctx_err(c, v->v[i], g,
 				    "expected read, "
 				    "write, network, syscall, limit or "
 				    "protected");
 			ep->forbid |= bit;
 		}
 	}
-	if ((v = get(n, "expiresSeconds")) != NULL) {
+	if ((v = ynode_get(n, "expiresSeconds")) != NULL) {
 		char *end;
 		long long x;
 
 		if (v->kind != Y_SCALAR || v->s[0] < '0' || v->s[0] > '9')
-			return eerr(c, v, "escalation.expiresSeconds",
+			return lctx_err(c, v, "escalation.expiresSeconds",
 			    "expected an integer from 1 to %d", EXPIRES_MAX_S);
 		x = strtoll(v->s, &end, 10);
 		if (*end != '\0' || x < 1 || x > EXPIRES_MAX_S)
-			return eerr(c, v, "escalation.expiresSeconds",
+			return lctx_err(c, v, "escalation.expiresSeconds",
 			    "expected an integer from 1 to %d", EXPIRES_MAX_S);
 		ep->expires_s = x;
 	}
@@ -234,14 +202,14 @@ manifest_allow_syscalls(struct lctx *c, const struct ynode *map)
 	char g[64];
 	size_t i, j;
 
-	if ((n = get(map, "allowSyscalls")) == NULL || is_null(n))
+	if ((n = ynode_get(map, "allowSyscalls")) == NULL || is_null(n))
 		return 0;
 	if (n->kind != Y_SEQ)
-		return eerr(c, n, "sandbox.allowSyscalls",
+		return lctx_err(c, n, "sandbox.allowSyscalls",
 		    "expected a list of "
 		    "syscall names");
 	if (n->n > ALLOW_SYSCALLS_MAX)
-		return eerr(c, n, "sandbox.allowSyscalls",
+		return lctx_err(c, n, "sandbox.allowSyscalls",
 		    "more than %d "
 		    "names",
 		    ALLOW_SYSCALLS_MAX);
@@ -253,9 +221,9 @@ manifest_allow_syscalls(struct lctx *c, const struct ynode *map)
 		if (v->kind != Y_SCALAR || v->len == 0 || v->len > 31 ||
 		    strspn(v->s, "abcdefghijklmnopqrstuvwxyz0123456789_") !=
 			v->len)
-			return eerr(c, v, g, "expected a syscall name");
+			return lctx_err(c, v, g, "expected a syscall name");
 		if (!seccomp_default_denies(v->s))
-			return eerr(c, v, g,
+			return lctx_err(c, v, g,
 			    "\"%s\" is not a syscall the "
 			    "default seccomp filter refuses outright (unknown, "
 			    "already allowed, or refused only for some "
@@ -263,7 +231,7 @@ manifest_allow_syscalls(struct lctx *c, const struct ynode *map)
 			    v->s);
 		for (j = 0; j < s->nallow_syscalls; j++)
 			if (strcmp(s->allow_syscalls[j], v->s) == 0)
-				return eerr(
+				return lctx_err(
 				    c, v, g, "\"%s\" is listed twice", v->s);
 		s->allow_syscalls[s->nallow_syscalls++] = xstrdup(v->s);
 	}

@@ -32,6 +32,17 @@ struct lctx {
 };
 
 /*
+ * Sets c->err to "FILE:LINE:COLUMN: FIELD: message" for node |n| (NULL:
+ * line 1) and returns AL_ERR_FORMAT.
+ */
+int lctx_err(struct lctx *c, const struct ynode *n, const char *field,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* The value of |key| in mapping |map|, or NULL (also when |map| is not a
+ * mapping). */
+const struct ynode *ynode_get(const struct ynode *map, const char *key);
+
+/*
  * The shell-command rules of tool |t| from its mapping |e| (field path
  * |f|): the keys rules, default and unresolvable (policy/shrules.h).
  * Returns 0 (t->shell_rules set, or left NULL when none of the keys is

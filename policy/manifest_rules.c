@@ -18,7 +18,6 @@
  */
 #include "config.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,42 +31,11 @@
 #define ALTS_MAX 64
 #define WORD_MAX 256
 
-static int rerr(struct lctx *c, const struct ynode *n, const char *field,
-    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static int
-rerr(struct lctx *c, const struct ynode *n, const char *field, const char *fmt,
-    ...)
-{
-	char msg[400];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (c->errlen > 0)
-		snprintf(c->err, c->errlen, "%s:%d:%d: %s: %s", c->file,
-		    n->line, n->col, field, msg);
-	return AL_ERR_FORMAT;
-}
-
-static const struct ynode *
-get(const struct ynode *map, const char *key)
-{
-	size_t i;
-
-	for (i = 0; map->kind == Y_MAP && i + 1 < map->n; i += 2)
-		if (map->v[i]->kind == Y_SCALAR &&
-		    strcmp(map->v[i]->s, key) == 0)
-			return map->v[i + 1];
-	return NULL;
-}
-
 static int
 decision(struct lctx *c, const struct ynode *n, const char *field, int *out)
 {
 	if (n->kind != Y_SCALAR || (*out = shdecision_parse(n->s)) < 0)
-		return rerr(c, n, field, "expected allow, ask or deny");
+		return lctx_err(c, n, field, "expected allow, ask or deny");
 	return 0;
 }
 
@@ -78,15 +46,15 @@ word(struct lctx *c, const struct ynode *n, const char *field, char **out)
 	size_t i;
 
 	if (n->kind != Y_SCALAR)
-		return rerr(c, n, field, "expected a word");
+		return lctx_err(c, n, field, "expected a word");
 	if (n->len == 0 || n->len > WORD_MAX || strlen(n->s) != n->len)
-		return rerr(c, n, field,
+		return lctx_err(c, n, field,
 		    "a word must be 1 to %d bytes, no "
 		    "NUL",
 		    WORD_MAX);
 	for (i = 0; i < n->len; i++)
 		if ((unsigned char)n->s[i] < 0x20 || n->s[i] == 0x7f)
-			return rerr(c, n, field,
+			return lctx_err(c, n, field,
 			    "a control character in a "
 			    "word");
 	*out = xstrdup(n->s);
@@ -105,7 +73,7 @@ parse_rule(
 	int d = 0;
 
 	if (e->kind != Y_MAP)
-		return rerr(c, e, field,
+		return lctx_err(c, e, field,
 		    "expected a mapping with prefix and "
 		    "decision");
 	for (i = 0; i + 1 < e->n; i += 2) {
@@ -116,19 +84,19 @@ parse_rule(
 		snprintf(f, sizeof(f), "%s.%s", field,
 		    e->v[i]->kind == Y_SCALAR ? e->v[i]->s : "?");
 		if (keys[j] == NULL)
-			return rerr(c, e->v[i], f,
+			return lctx_err(c, e->v[i], f,
 			    "unknown key (expected "
 			    "prefix, decision, exact, comment)");
 		for (j = 0; j < i; j += 2)
 			if (strcmp(e->v[j]->s, e->v[i]->s) == 0)
-				return rerr(c, e->v[i], f, "duplicate key");
+				return lctx_err(c, e->v[i], f, "duplicate key");
 	}
 	r->line = e->line;
 	snprintf(f, sizeof(f), "%s.prefix", field);
-	if ((p = get(e, "prefix")) == NULL)
-		return rerr(c, e, field, "missing key \"prefix\"");
+	if ((p = ynode_get(e, "prefix")) == NULL)
+		return lctx_err(c, e, field, "missing key \"prefix\"");
 	if (p->kind != Y_SEQ || p->n == 0 || p->n > PREFIX_MAX)
-		return rerr(c, p, f,
+		return lctx_err(c, p, f,
 		    "expected a list of 1 to %d words (or "
 		    "lists of alternative words)",
 		    PREFIX_MAX);
@@ -140,7 +108,7 @@ parse_rule(
 		n = p->v[i];
 		if (n->kind == Y_SEQ) {
 			if (n->n == 0 || n->n > ALTS_MAX)
-				return rerr(c, n, g,
+				return lctx_err(c, n, g,
 				    "a list of 1 to %d "
 				    "alternatives",
 				    ALTS_MAX);
@@ -158,23 +126,23 @@ parse_rule(
 		}
 	}
 	snprintf(f, sizeof(f), "%s.decision", field);
-	if ((n = get(e, "decision")) == NULL)
-		return rerr(c, e, field, "missing key \"decision\"");
+	if ((n = ynode_get(e, "decision")) == NULL)
+		return lctx_err(c, e, field, "missing key \"decision\"");
 	if (decision(c, n, f, &d) != 0)
 		return AL_ERR_FORMAT;
 	r->decision = d;
-	if ((n = get(e, "exact")) != NULL) {
+	if ((n = ynode_get(e, "exact")) != NULL) {
 		snprintf(f, sizeof(f), "%s.exact", field);
 		if (n->kind != Y_SCALAR || !n->plain ||
 		    (strcmp(n->s, "true") != 0 && strcmp(n->s, "false") != 0))
-			return rerr(c, n, f, "expected true or false");
+			return lctx_err(c, n, f, "expected true or false");
 		r->exact = strcmp(n->s, "true") == 0;
 	}
-	if ((n = get(e, "comment")) != NULL) {
+	if ((n = ynode_get(e, "comment")) != NULL) {
 		snprintf(f, sizeof(f), "%s.comment", field);
 		if (n->kind != Y_SCALAR || strlen(n->s) != n->len ||
 		    n->len > 1024)
-			return rerr(c, n, f,
+			return lctx_err(c, n, f,
 			    "expected a string of at most "
 			    "1024 bytes");
 		r->comment = xstrdup(n->s);
@@ -192,9 +160,9 @@ manifest_rules_parse(
 	size_t i;
 	int d = 0;
 
-	rules = get(e, "rules");
-	dflt = get(e, "default");
-	unres = get(e, "unresolvable");
+	rules = ynode_get(e, "rules");
+	dflt = ynode_get(e, "default");
+	unres = ynode_get(e, "unresolvable");
 	if ((any = rules != NULL ? rules : dflt != NULL ? dflt : unres) == NULL)
 		return 0;
 	snprintf(g, sizeof(g), "%s.%s", f,
@@ -202,7 +170,7 @@ manifest_rules_parse(
 		: any == dflt ? "default"
 			      : "unresolvable");
 	if (t->action != ACTION_EXEC)
-		return rerr(c, any, g, "only for a tool with action exec");
+		return lctx_err(c, any, g, "only for a tool with action exec");
 	r = t->shell_rules = xcalloc(1, sizeof(*r));
 	r->dflt = SHD_ASK;
 	r->unresolvable = SHD_ASK;
@@ -217,7 +185,7 @@ manifest_rules_parse(
 		if (decision(c, unres, g, &d) != 0)
 			return AL_ERR_FORMAT;
 		if (d == SHD_ALLOW)
-			return rerr(c, unres, g,
+			return lctx_err(c, unres, g,
 			    "cannot be allow: a command "
 			    "the parser cannot resolve to fixed words is "
 			    "never allowed (ask or deny)");
@@ -227,9 +195,9 @@ manifest_rules_parse(
 		return 0;
 	snprintf(g, sizeof(g), "%s.rules", f);
 	if (rules->kind != Y_SEQ)
-		return rerr(c, rules, g, "expected a list of rules");
+		return lctx_err(c, rules, g, "expected a list of rules");
 	if (rules->n > RULES_MAX)
-		return rerr(c, rules, g, "more than %d rules", RULES_MAX);
+		return lctx_err(c, rules, g, "more than %d rules", RULES_MAX);
 	r->rules = xcalloc(rules->n + 1, sizeof(*r->rules));
 	for (i = 0; i < rules->n; i++) {
 		snprintf(h, sizeof(h), "%s[%zu]", g, i);
