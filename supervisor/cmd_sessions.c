@@ -42,9 +42,8 @@
 #include "common/vis.h"
 #include "supervisor/cli.h"
 #include "supervisor/commands.h"
+#include "supervisor/hostkey.h"
 #include "supervisor/session.h"
-
-#define MAX_KEYS 64
 
 struct row {
 	char id[128];
@@ -72,29 +71,6 @@ sessions_dir(char *out, size_t outlen)
 		return -1;
 	n = snprintf(out, outlen, "%s/sessions", state);
 	return n < 0 || (size_t)n >= outlen ? -1 : 0;
-}
-
-/* The trusted host keys of this host (STATE/keys/trusted.pub), if any. */
-static size_t
-load_trusted(unsigned char keys[MAX_KEYS][32])
-{
-	char state[PATH_MAX], path[PATH_MAX + 32], *line = NULL;
-	size_t cap = 0, n = 0;
-	FILE *fp;
-
-	if (session_state_dir(state, sizeof(state)) != 0)
-		return 0;
-	snprintf(path, sizeof(path), "%s/keys/trusted.pub", state);
-	if ((fp = fopen(path, "re")) == NULL)
-		return 0;
-	while (n < MAX_KEYS && getline(&line, &cap, fp) > 0) {
-		line[strcspn(line, " \t\r\n")] = '\0';
-		if (audit_parse_pubkey(line, keys[n]) == 0)
-			n++;
-	}
-	free(line);
-	fclose(fp);
-	return n;
 }
 
 static int
@@ -263,7 +239,7 @@ base_of(char *path)
 static int
 sessions_list(int argc, char **argv)
 {
-	unsigned char keys[MAX_KEYS][32];
+	unsigned char keys[HOSTKEY_MAX_TRUSTED][32];
 	size_t nkeys, i;
 	struct row r;
 	glob_t g;
@@ -281,7 +257,7 @@ sessions_list(int argc, char **argv)
 	}
 	if (list_dirs(&g) != 0)
 		return EXIT_USAGE;
-	nkeys = load_trusted(keys);
+	nkeys = hostkey_trusted(keys, HOSTKEY_MAX_TRUSTED);
 	if (!json)
 		printf("%-22s %-10s %-12s %-24s %-24s %-9s %7s %-8s %s\n", "ID",
 		    "USER", "AGENT", "START", "END", "STATUS", "RECORDS",
@@ -452,7 +428,7 @@ sessions_prune(int argc, char **argv)
 	static const struct option opts[] = { { "older-than", required_argument,
 						  NULL, 'o' },
 		{ "dry-run", no_argument, NULL, 'n' }, { NULL, 0, NULL, 0 } };
-	unsigned char keys[MAX_KEYS][32];
+	unsigned char keys[HOSTKEY_MAX_TRUSTED][32];
 	int64_t age = -1, now = now_wall_ms();
 	const char *agestr = NULL;
 	unsigned removed = 0, kept = 0, failed = 0;

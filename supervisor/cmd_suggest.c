@@ -40,9 +40,9 @@
 #include "policy/yamledit.h"
 #include "supervisor/cli.h"
 #include "supervisor/commands.h"
+#include "supervisor/hostkey.h"
 #include "supervisor/session.h"
 
-#define SUGGEST_MAX_KEYS 64
 #define SUGGEST_MAX_MANIFEST YAMLEDIT_MAX_TEXT
 
 /* Prints |s| to |fp| escaped for a terminal: it came from the log. */
@@ -108,29 +108,6 @@ toolong:
 	return EXIT_USAGE;
 }
 
-/* The host's trusted audit keys (STATE/keys/trusted.pub), if any. */
-static size_t
-load_trusted(unsigned char keys[SUGGEST_MAX_KEYS][32])
-{
-	char state[PATH_MAX], path[PATH_MAX + 32], *line = NULL;
-	size_t cap = 0, n = 0;
-	FILE *fp;
-
-	if (session_state_dir(state, sizeof(state)) != 0)
-		return 0;
-	snprintf(path, sizeof(path), "%s/keys/trusted.pub", state);
-	if ((fp = fopen(path, "re")) == NULL)
-		return 0;
-	while (n < SUGGEST_MAX_KEYS && getline(&line, &cap, fp) > 0) {
-		line[strcspn(line, " \t\r\n")] = '\0';
-		if (audit_parse_pubkey(line, keys[n]) == 0)
-			n++;
-	}
-	free(line);
-	fclose(fp);
-	return n;
-}
-
 /*
  * Verifies the log, then opens it for reading and parses its first
  * record (session_start) into *first.  Returns 0 (*fpp open, positioned
@@ -140,7 +117,7 @@ load_trusted(unsigned char keys[SUGGEST_MAX_KEYS][32])
 static int
 open_log(const char *path, FILE **fpp, json_t **first)
 {
-	unsigned char keys[SUGGEST_MAX_KEYS][32];
+	unsigned char keys[HOSTKEY_MAX_TRUSTED][32];
 	struct audit_verify_result res;
 	size_t nkeys, cap = 0;
 	ssize_t len;
@@ -154,7 +131,7 @@ open_log(const char *path, FILE **fpp, json_t **first)
 		log_warn("%s", path);
 		return EXIT_NOINPUT;
 	}
-	nkeys = load_trusted(keys);
+	nkeys = hostkey_trusted(keys, HOSTKEY_MAX_TRUSTED);
 	rc = audit_verify_fp_trusted(fp,
 	    nkeys > 0 ? (const unsigned char(*)[32])keys : NULL, nkeys, NULL,
 	    &res);

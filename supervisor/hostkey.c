@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "common/errors.h"
+#include "broker/audit_verify.h"
 #include "common/util.h"
 #include "supervisor/hostkey.h"
 #include "supervisor/session.h"
@@ -209,4 +210,26 @@ hostkey_rotate(char oldhex[AUDIT_PUBKEY_HEX_LEN + 1],
 		return AL_ERR_SYSTEM;
 	}
 	return publish(dir, newhex, err, errlen);
+}
+
+size_t
+hostkey_trusted(unsigned char keys[][32], size_t max)
+{
+	char state[PATH_MAX], path[PATH_MAX + 32], *line = NULL;
+	size_t cap = 0, n = 0;
+	FILE *fp;
+
+	if (session_state_dir(state, sizeof(state)) != 0)
+		return 0;
+	snprintf(path, sizeof(path), "%s/keys/trusted.pub", state);
+	if ((fp = fopen(path, "re")) == NULL)
+		return 0;
+	while (n < max && getline(&line, &cap, fp) > 0) {
+		line[strcspn(line, " \t\r\n")] = '\0';
+		if (audit_parse_pubkey(line, keys[n]) == 0)
+			n++;
+	}
+	free(line);
+	fclose(fp);
+	return n;
 }

@@ -41,4 +41,12 @@ int hostkey_ensure(
 int hostkey_rotate(char oldhex[AUDIT_PUBKEY_HEX_LEN + 1],
     char newhex[AUDIT_PUBKEY_HEX_LEN + 1], char *err, size_t errlen);
 
+/*
+ * Reads up to |max| public keys of trusted.pub (32 bytes each) into
+ * |keys|; lines that are not a key are skipped.  Returns how many: 0
+ * when there is no such file.
+ */
+#define HOSTKEY_MAX_TRUSTED 64
+size_t hostkey_trusted(unsigned char keys[][32], size_t max);
+
 #endif
