@@ -57,6 +57,28 @@ wait_for() {
 	return 1
 }
 
+# audit_doc_fields AUDIT.md: the event table of docs/AUDIT.md
+# (| `event` | when | fields |, field names in backticks outside
+# parentheses, "a/b" for events sharing a row) as sorted "EVENT FIELD OPT"
+# lines, OPT 1 where the name is followed by "?" (may be absent).
+audit_doc_fields() {
+	awk -F'|' '/^## Events/ { on = 1 } /^## / && !/^## Events/ { on = 0 }
+	    on && /^\| `[a-z_]+`/ {
+		ev = $2; f = $4
+		while (gsub(/\([^()]*\)/, "", f)) ;
+		gsub(/[` ]/, "", ev)
+		n = split(ev, evs, "/")
+		while (match(f, /`[A-Za-z_]+`\??/)) {
+			name = substr(f, RSTART + 1, RLENGTH - 2)
+			opt = substr(f, RSTART + RLENGTH - 1, 1) == "?"
+			if (opt) name = substr(name, 1, length(name) - 1)
+			else sub(/`$/, "", name)
+			for (i = 1; i <= n; i++) print evs[i], name, opt
+			f = substr(f, RSTART + RLENGTH)
+		}
+	    }' "$1" | sed 's/`//g' | sort -u
+}
+
 finish() {
 	TESTS_FINISHED=1
 	echo "# $TESTS_RUN checks, $TESTS_FAILED failed"

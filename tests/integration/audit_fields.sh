@@ -81,24 +81,9 @@ expect_eq "session_start of run: agent argv (resolved on PATH)" \
     "$(jq -c 'select(.event == "session_start") | .fields.agentArgv | [(.[0] | test("/sh$")), .[1:]]' "$R2")" \
     '[true,["-c","exit 0"]]'
 
-# The docs' table: | `event` | when | fields |, field names in backticks
-# outside parentheses; a name followed by ? may be absent.
+# The docs' table (audit_doc_fields, tests/lib.sh).
 DOC="$top_srcdir/docs/AUDIT.md"
-awk -F'|' '/^## Events/ { on = 1 } /^## / && !/^## Events/ { on = 0 }
-    on && /^\| `[a-z_]+`/ {
-	ev = $2; f = $4
-	while (gsub(/\([^()]*\)/, "", f)) ;
-	gsub(/[` ]/, "", ev)
-	n = split(ev, evs, "/")
-	while (match(f, /`[A-Za-z_]+`\??/)) {
-		name = substr(f, RSTART + 1, RLENGTH - 2)
-		opt = substr(f, RSTART + RLENGTH - 1, 1) == "?"
-		if (opt) name = substr(name, 1, length(name) - 1)
-		else sub(/`$/, "", name)
-		for (i = 1; i <= n; i++) print evs[i], name, opt
-		f = substr(f, RSTART + RLENGTH)
-	}
-    }' "$DOC" | sed 's/`//g' | sort -u >"$T/doc"
+audit_doc_fields "$DOC" >"$T/doc"
 check "the docs' table parses" test -s "$T/doc"
 cat "$L" "$R2" | jq -r '.event as $e | .fields | keys[] | "\($e) \(.)"' |
     sort -u >"$T/real"

@@ -497,24 +497,10 @@ expect_contains "... and ran" "$out" "keyctl "
 out=$("$AIRLOCK" exec --workspace "$ws" -- python3 -c "$KEYCTL" 2>&1)
 expect_contains "... which it is without the key" "$out" "keyctl -1 1"
 
-# docs/AUDIT.md lists these events and their fields, both ways (the parse
-# of audit_fields.sh): every field written is documented, every field
+# docs/AUDIT.md lists these events and their fields, both ways
+# (audit_doc_fields, tests/lib.sh): every field written is documented, every field
 # documented without "?" is written.
-awk -F'|' '/^## Events/ { on = 1 } /^## / && !/^## Events/ { on = 0 }
-    on && /^\| `[a-z_]+`/ {
-	ev = $2; f = $4
-	while (gsub(/\([^()]*\)/, "", f)) ;
-	gsub(/[` ]/, "", ev)
-	n = split(ev, evs, "/")
-	while (match(f, /`[A-Za-z_]+`\??/)) {
-		name = substr(f, RSTART + 1, RLENGTH - 2)
-		opt = substr(f, RSTART + RLENGTH - 1, 1) == "?"
-		if (opt) name = substr(name, 1, length(name) - 1)
-		else sub(/`$/, "", name)
-		for (i = 1; i <= n; i++) print evs[i], name, opt
-		f = substr(f, RSTART + RLENGTH)
-	}
-    }' "$top_srcdir/docs/AUDIT.md" | sed 's/`//g' | sort -u >"$T/doc"
+audit_doc_fields "$top_srcdir/docs/AUDIT.md" >"$T/doc"
 cat "$AIRLOCK_HOME"/sessions/*/audit.jsonl | jq -r '.event as $e | .fields | keys[] | "\($e) \(.)"' |
     grep -E '^(sandbox_denial|escalation_[a-z]+|runner_start) ' | sort -u >"$T/real"
 missing= undocumented=
