@@ -610,6 +610,37 @@ static void socks_head(struct proxy *, struct conn *);
  * forwarded alone: its head rewritten, then exactly h->content_length
  * bytes of body; nothing the client sends after that reaches the origin.
  */
+/*
+ * The destination |auth| (|alen| bytes: "host:port", or "host" with the
+ * port |defport|; 0: none) parsed into *t and checked against the
+ * listener's rules.  0 with c->host and c->port set; -1 when the
+ * connection was refused (400 for a bad destination, 403 for one the
+ * rules deny, c->rule naming the rule).
+ */
+static int
+conn_destination(struct proxy *p, struct conn *c, const char *auth,
+    size_t alen, uint16_t defport, struct rules_target *t)
+{
+	char why[RULES_REASON_MAX];
+
+	if (rules_parse_authority(auth, alen, defport, t, why,
+	    sizeof(why)) != 0) {
+		snprintf(c->host, sizeof(c->host), "%.*s", (int)(alen <
+		    sizeof(c->host) ? alen : sizeof(c->host) - 1), auth);
+		sanitize(c->host);
+		conn_refuse(p, c, 400, "error", "bad destination: %s", why);
+		return -1;
+	}
+	snprintf(c->host, sizeof(c->host), "%s", t->host);
+	c->port = t->port;
+	if (!rules_check_target(c->l->rules, t, c->rule, sizeof(c->rule),
+	    why, sizeof(why))) {
+		conn_refuse(p, c, 403, "deny", "%s", why);
+		return -1;
+	}
+	return 0;
+}
+
 static void
 conn_request(struct proxy *p, struct conn *c, const struct http_head *h)
 {
@@ -650,21 +681,9 @@ conn_request(struct proxy *p, struct conn *c, const struct http_head *h)
 			return;
 		}
 	}
-	if (rules_parse_authority(auth, alen, h->is_connect ? 0 : 80, &t, why,
-	    sizeof(why)) != 0) {
-		snprintf(c->host, sizeof(c->host), "%.*s", (int)(alen <
-		    sizeof(c->host) ? alen : sizeof(c->host) - 1), auth);
-		sanitize(c->host);
-		conn_refuse(p, c, 400, "error", "bad destination: %s", why);
+	if (conn_destination(p, c, auth, alen, h->is_connect ? 0 : 80,
+	    &t) != 0)
 		return;
-	}
-	snprintf(c->host, sizeof(c->host), "%s", t.host);
-	c->port = t.port;
-	if (!rules_check_target(c->l->rules, &t, c->rule, sizeof(c->rule),
-	    why, sizeof(why))) {
-		conn_refuse(p, c, 403, "deny", "%s", why);
-		return;
-	}
 
 	rest = c->headlen - h->len;
 	fwd = rest;
@@ -1024,7 +1043,7 @@ static void
 socks_head(struct proxy *p, struct conn *c)
 {
 	unsigned char *h = (unsigned char *)c->head;
-	char auth[RULES_HOST_MAX + 16], why[RULES_REASON_MAX];
+	char auth[RULES_HOST_MAX + 16];
 	char a[INET6_ADDRSTRLEN];
 	struct rules_target t;
 	size_t need, alen, rest;
@@ -1099,20 +1118,8 @@ socks_head(struct proxy *p, struct conn *c)
 		snprintf(auth, sizeof(auth), "%.*s:%u", (int)h[4],
 		    (const char *)h + 5, port);
 	}
-	if (rules_parse_authority(auth, strlen(auth), 0, &t, why,
-	    sizeof(why)) != 0) {
-		snprintf(c->host, sizeof(c->host), "%s", auth);
-		sanitize(c->host);
-		conn_refuse(p, c, 400, "error", "bad destination: %s", why);
+	if (conn_destination(p, c, auth, strlen(auth), 0, &t) != 0)
 		return;
-	}
-	snprintf(c->host, sizeof(c->host), "%s", t.host);
-	c->port = t.port;
-	if (!rules_check_target(c->l->rules, &t, c->rule, sizeof(c->rule),
-	    why, sizeof(why))) {
-		conn_refuse(p, c, 403, "deny", "%s", why);
-		return;
-	}
 	rest = c->headlen - need;
 	if (p->lim.max_bytes != 0 && rest > p->lim.max_bytes) {
 		conn_refuse(p, c, 400, "error", "early data larger than the "
