@@ -407,7 +407,7 @@ clone_v1(const struct runner_cgroup *c, unsigned long flags, int *pidfd,
     int *placed)
 {
 	int in[CG_N], back[CG_N], e;
-	size_t i, moved, returned;
+	size_t i, moved = 0, returned;
 	pid_t pid;
 
 	for (i = 0; i < CG_N; i++)
