@@ -399,16 +399,17 @@ close_all(int *fds, size_t n)
 
 /*
  * v1 placement at birth (see the top of this file): into the runner's
- * cgroups, clone, and back.  -1 with *placed 0 and errno 0: not done, the
- * caller attaches instead.  -1 with errno set: the run must fail.
+ * cgroups, clone, and back.  Returns as runner_cgroup_clone(), or -1 with
+ * errno 0 when it could not move in (and is back where it was): the
+ * caller attaches instead.
  */
 static pid_t
 clone_v1(const struct runner_cgroup *c, unsigned long flags, int *pidfd,
     int *placed)
 {
-	int in[CG_N], back[CG_N], e;
-	size_t i, moved = 0, returned;
-	pid_t pid;
+	int in[CG_N], back[CG_N], e = 0;
+	size_t i, moved = 0;
+	pid_t pid = -1;
 
 	for (i = 0; i < CG_N; i++)
 		in[i] = back[i] = -1;
@@ -421,48 +422,33 @@ clone_v1(const struct runner_cgroup *c, unsigned long flags, int *pidfd,
 		if ((in[i] = open(c->tasks[i], O_WRONLY | O_CLOEXEC)) == -1 ||
 		    (back[i] = open(c->home[i], O_WRONLY | O_CLOEXEC)) == -1)
 			break;
-	if (i < c->nprocs ||
-	    (moved = move_self(in, c->nprocs)) < c->nprocs) {
-		if (i == c->nprocs && move_self(back, moved) < moved) {
-			log_warnx("cannot leave a runner's cgroup: %s",
-			    strerror(errno));
+	if (i == c->nprocs &&
+	    (moved = move_self(in, c->nprocs)) == c->nprocs) {
+		pid = plain_clone(flags, pidfd);
+		if (pid == 0) {
+			/* The child is where it belongs; not its files. */
+			close_all(in, CG_N);
+			close_all(back, CG_N);
+			return 0;
+		}
+		if (pid == -1)
+			e = errno;
+	}
+	if (move_self(back, moved) < moved) {
+		log_warnx("cannot leave a runner's cgroup: %s",
+		    strerror(errno));
+		/* A child is the caller's to kill; without, the run fails. */
+		if (pid != -1)
+			*placed = -1;
+		else if (e == 0)
 			e = EIO;
-		} else
-			e = 0;
+	} else if (pid != -1)
+		*placed = 1;
+	else if (e == 0)
 		log_debug("cgroup v1: cannot move into the runner's cgroup; "
 		    "attaching instead");
-		close_all(in, CG_N);
-		close_all(back, CG_N);
-		errno = e;
-		return -1;
-	}
-	pid = plain_clone(flags, pidfd);
-	if (pid == 0) {
-		/* The child is where it belongs; these are not its own. */
-		close_all(in, CG_N);
-		close_all(back, CG_N);
-		return 0;
-	}
-	e = errno;
-	returned = move_self(back, c->nprocs);
-	if (returned < c->nprocs)
-		e = errno;
 	close_all(in, CG_N);
 	close_all(back, CG_N);
-	if (returned < c->nprocs) {
-		log_warnx("cannot leave a runner's cgroup: %s", strerror(e));
-		if (pid != -1) {
-			syscall(SYS_pidfd_send_signal, *pidfd, SIGKILL, NULL,
-			    0);
-			while (waitid(P_PIDFD, *pidfd, &(siginfo_t){ 0 },
-			    WEXITED) == -1 && errno == EINTR)
-				;
-			close(*pidfd);
-		}
-		errno = e != 0 ? e : EIO;
-		return -1;
-	}
-	*placed = pid != -1;
 	errno = e;
 	return pid;
 }

@@ -573,6 +573,12 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	}
 	p->pid = pid;
 	p->pidfd = pidfd;
+	if (placed < 0) {
+		snprintf(err, errlen, "airlock cannot leave the runner's "
+		    "cgroup: the command was not started");
+		rc = AL_ERR_SYSTEM;
+		goto kill;
+	}
 	/*
 	 * Its pid namespace, now: the child is still a dumpable copy of us.
 	 * Once it makes itself non-dumpable an unprivileged parent may no

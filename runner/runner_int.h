@@ -148,10 +148,12 @@ struct runner_cgroup *runner_cgroup_create(const struct resource_limits *lim,
 int	runner_cgroup_attach(const struct runner_cgroup *cg, pid_t pid);
 /*
  * clone() with |flags| (namespaces | exit signal) and CLONE_PIDFD into
- * *|pidfd|: on cgroup v2 as clone3(CLONE_INTO_CGROUP), the child born in
- * |cg| (*|placed| = 1, no attach needed); else, or when clone3 is refused,
- * a plain clone (*|placed| = 0: attach).  |cg| may be NULL.  Returns as
- * clone() does (0 in the child, -1 with errno).
+ * *|pidfd|, the child born in |cg| where that can be done (v2: clone3
+ * with CLONE_INTO_CGROUP; v1: runner/cgroup.c) with *|placed| = 1, else
+ * a plain clone with *|placed| = 0 (attach it).  *|placed| = -1: the
+ * child is in |cg| but the caller could not leave it; the caller must
+ * kill the child and fail.  |cg| may be NULL.  Returns as clone() does
+ * (0 in the child, -1 with errno).
  */
 pid_t	runner_cgroup_clone(const struct runner_cgroup *cg,
 	    unsigned long flags, int *pidfd, int *placed);
