@@ -1037,6 +1037,13 @@ runner_child(const struct runner_plan *p)
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
 		fail(p, "prctl PR_SET_PDEATHSIG", NULL);
 	check_parent(p);
+	/* The network namespace the parent's thread made (netns.c), first:
+	 * nothing below may run in the host's. */
+	if (p->netns_fd != -1) {
+		if (setns(p->netns_fd, CLONE_NEWNET) == -1)
+			fail(p, "setns", "the network namespace");
+		close(p->netns_fd);
+	}
 	if (p->root) {
 		/* Real root, in fresh namespaces: build the root, then drop
 		 * root for good before anything of the command's runs. */
@@ -1044,11 +1051,16 @@ runner_child(const struct runner_plan *p)
 		proxy_listener(p);
 		if (sethostname("airlock", 7) == -1)
 			fail(p, "sethostname", NULL);
-		if (setgroups(0, NULL) == -1)
+		/*
+		 * Raw system calls: glibc's wrappers would ask every thread
+		 * of a multithreaded parent to change too, and this copy of
+		 * the parent has only one (runner_int.h).
+		 */
+		if (syscall(SYS_setgroups, 0, NULL) == -1)
 			fail(p, "setgroups", NULL);
-		if (setresgid(p->gid, p->gid, p->gid) == -1)
+		if (syscall(SYS_setresgid, p->gid, p->gid, p->gid) == -1)
 			fail(p, "setresgid", NULL);
-		if (setresuid(p->uid, p->uid, p->uid) == -1)
+		if (syscall(SYS_setresuid, p->uid, p->uid, p->uid) == -1)
 			fail(p, "setresuid", NULL);
 		/* A credential change resets the death signal. */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)

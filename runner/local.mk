@@ -5,6 +5,7 @@ libairlock_a_SOURCES += runner/wait.c
 libairlock_a_SOURCES += \
 	runner/runner.c runner/runner.h runner/runner_int.h \
 	runner/child.c runner/landlock.c runner/seccomp.c runner/cgroup.c \
+	runner/netns.c \
 	runner/seatbelt_exec.c runner/seatbelt_exec.h \
 	runner/denials.c runner/denials.h runner/fsdenials.c runner/fsdenials.h
 

@@ -207,6 +207,7 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 	pl->upper_dir = req->upper_dir;
 	pl->work_dir = req->work_dir;
 	pl->upper_fd = req->upper_mnt ? req->upper_fd : -1;
+	pl->netns_fd = -1;
 	pl->workspace_readonly = req->workspace_readonly;
 	pl->upper_durable = req->upper_durable;
 	pl->lower_upper = req->lower_upper;
@@ -478,6 +479,7 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
     char *err, size_t errlen)
 {
 	struct runner_proc *p;
+	struct runner_netns netns = { .started = 0, .fd = -1 };
 	struct epoll_event ev;
 	int syncp[2] = { -1, -1 }, repp[2] = { -1, -1 };
 	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
@@ -505,16 +507,20 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	p->out.fd = p->err.fd = -1;
 	p->cap = req->output_cap > 0 ? req->output_cap : RUNNER_DEFAULT_CAP;
 	p->start = now_monotonic_ms();
-	if ((rc = plan_init(&p->plan, req, err, errlen)) != 0) {
-		proc_free(p);
-		return rc;
-	}
+	p->plan.netns_fd = -1;
+	/*
+	 * As root the child joins a network namespace a thread makes while
+	 * we work out the plan and the cgroups (netns.c); an unprivileged
+	 * child could not join it, and gets one from clone().
+	 */
+	if (geteuid() == 0)
+		runner_netns_begin(&netns);
+	if ((rc = plan_init(&p->plan, req, err, errlen)) != 0)
+		goto fail;
 	/* A one-run widening is checked before anything starts. */
 	if ((rc = runner_seccomp_check_allow((const char *const *)
-	    req->allow_syscalls, req->nallow_syscalls, err, errlen)) != 0) {
-		proc_free(p);
-		return rc;
-	}
+	    req->allow_syscalls, req->nallow_syscalls, err, errlen)) != 0)
+		goto fail;
 	/* The child polls its end of this pair to see the parent alive. */
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, syncp) == -1 ||
 	    pipe2(repp, O_CLOEXEC) == -1 ||
@@ -554,7 +560,10 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	 * A raw clone: fork semantics plus the namespaces, and a pidfd; on
 	 * cgroup v2 the child is born in its cgroup (runner/cgroup.c).
 	 */
-	pid = runner_cgroup_clone(p->cg, RUNNER_NS_FLAGS | SIGCHLD |
+	if (p->plan.root)
+		p->plan.netns_fd = runner_netns_end(&netns);
+	pid = runner_cgroup_clone(p->cg, (RUNNER_NS_FLAGS &
+	    ~(p->plan.netns_fd != -1 ? CLONE_NEWNET : 0)) | SIGCHLD |
 	    (p->plan.root ? 0 : CLONE_NEWUSER), &pidfd, &placed);
 	if (pid == -1) {
 		snprintf(err, errlen, "clone: %s", strerror(errno));
@@ -573,6 +582,7 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	}
 	p->pid = pid;
 	p->pidfd = pidfd;
+	closefd(&p->plan.netns_fd);
 	if (placed < 0) {
 		snprintf(err, errlen, "airlock cannot leave the runner's "
 		    "cgroup: the command was not started");
@@ -617,6 +627,14 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 		bpf = runner_seccomp_program(req->policy, err, errlen);
 	if (bpf == NULL) {
 		rc = AL_ERR_INTERNAL;
+		goto kill;
+	}
+	/* Nothing of the command's may run before the caller says so. */
+	if (req->gate != NULL && req->gate(req->gate_arg, err, errlen) != 0) {
+		if (errlen > 0 && err[0] == '\0')
+			snprintf(err, errlen, "the run was refused before the "
+			    "command started");
+		rc = AL_ERR_SYSTEM;
 		goto kill;
 	}
 	/*
@@ -704,6 +722,9 @@ kill:
 		;
 	errno = e;
 fail:
+	if (netns.started)
+		(void)close(runner_netns_end(&netns));
+	closefd(&p->plan.netns_fd);
 	runner_seccomp_program_free(own_bpf);
 	closefd(&syncp[0]);
 	closefd(&syncp[1]);

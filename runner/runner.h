@@ -122,6 +122,19 @@ struct runner_request {
 	 */
 	const char *const	*allow_syscalls;
 	size_t			 nallow_syscalls;
+	/*
+	 * The caller's last word before the command may start: called once,
+	 * in the parent, after the child exists and while it builds its
+	 * root, so that the caller's own slow work (airlock exec's durable
+	 * exec_start record) overlaps with the child's.  The child cannot
+	 * run anything of the command's before |gate| returns: it waits for
+	 * the seccomp program, which is sent after.  A nonzero return kills
+	 * the child and fails the run with the message |gate| left in
+	 * err[0..errlen) (a setup error: nothing of the command ran).
+	 * NULL: none.
+	 */
+	int			(*gate)(void *arg, char *err, size_t errlen);
+	void			*gate_arg;
 };
 
 #define RUNNER_PROXY_PORT	3128

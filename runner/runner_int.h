@@ -4,7 +4,13 @@
  * runner internals: the plan the parent prepares before clone(), and the
  * pieces that build the sandbox.  Everything the child needs is computed
  * by the parent first, so that the child allocates nothing between
- * clone() and execve() (no malloc locks, no libseccomp, no stdio).
+ * clone() and execve() (no malloc locks, no libseccomp, no stdio).  The
+ * parent may have other threads when it clones (airlock exec's audit
+ * writer, the network namespace's maker): the child is a copy of one
+ * thread, holding whatever locks the others held, and glibc still counts
+ * the others.  So the child takes no lock at all and changes its
+ * credentials by raw system call (glibc's setresuid() and the like would
+ * wait for the other threads to follow, for ever).
  */
 #ifndef AIRLOCK_RUNNER_INT_H
 #define AIRLOCK_RUNNER_INT_H
@@ -13,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include <pthread.h>
 
 #include "policy/manifest.h"
 
@@ -68,11 +76,28 @@ struct runner_plan {
 	int		 upper_durable;	/* see runner_request */
 	const char	*lower_upper;	/* see runner_request */
 	int		 view_sock;	/* see runner_request; -1: none */
+	int		 netns_fd;	/* a fresh network namespace the
+					   child joins first, or -1: the
+					   clone made one */
 };
 
 /* The child: builds the sandbox and executes the command.  Never returns. */
 void	runner_child(const struct runner_plan *plan)
 	    __attribute__((noreturn));
+
+/*
+ * A fresh network namespace made on a thread of its own (netns.c) while
+ * the caller goes on.  runner_netns_end() waits for it and returns its
+ * descriptor (never the caller's own namespace), or -1 when none could
+ * be made: then the child's clone() must make one (CLONE_NEWNET).
+ */
+struct runner_netns {
+	pthread_t	 thread;
+	int		 started;
+	int		 fd;
+};
+void	runner_netns_begin(struct runner_netns *n);
+int	runner_netns_end(struct runner_netns *n);
 
 /*
  * Returns a user namespace descriptor whose mapping shows files owned by

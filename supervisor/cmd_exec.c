@@ -480,14 +480,13 @@ cmd_exec(int argc, char **argv)
 	struct runner_result res;
 	const char *manifest = NULL, *workspace = ".", *term, *chdir_arg = NULL;
 	char **env = NULL, *cwd = NULL, layers[256], err[512];
-	char state[PATH_MAX], ws_real[PATH_MAX];
-	struct session sess;
-	struct audit *audit = NULL;
+	char state[PATH_MAX], ws_real[PATH_MAX], logpath[PATH_MAX];
+	struct exec_audit *xa = NULL;
 	json_t *start, *jend, *jargv;
 	struct overrides ov;
 	long long timeout = 0;
 	char *end;
-	int ch, rc, verbose = 0, n = 0;
+	int ch, rc, verbose = 0, n = 0, audited;
 
 	if (session_state_dir(state, sizeof(state)) != 0)
 		state[0] = '\0';
@@ -660,22 +659,19 @@ cmd_exec(int argc, char **argv)
 		json_array_append_new(jargv, json_string(argv[i]));
 	json_object_set_new(start, "argv", jargv);
 	json_object_set_new(start, "overrides", overrides_json(&ov));
-	rc = exec_audit_start(start, &sess, &audit, err, sizeof(err));
+	/*
+	 * The session and its exec_start record are made on a thread of
+	 * their own while the sandbox is prepared and built; the command
+	 * starts only once the record is on the disk (req.gate).
+	 */
+	xa = exec_audit_begin(start);
 	json_decref(start);
-	if (rc != 0) {
-		/* Fail closed: no record, no run. */
-		log_warnx("exec: %s", err);
-		rc = EXIT_SANDBOX;
-		goto out;
-	}
-	if (verbose)
-		log_warnx("audit log %s", sess.audit_path);
 	if (eff.workspace != WORKSPACE_COW && !eff.workspace_readonly) {
 		if ((rc = exec_recover(workspace)) != 0)
-			goto out;
+			goto out_audit;
 		if (exec_upper(state, &upper) != 0) {
 			rc = EXIT_SANDBOX;
-			goto out;
+			goto out_audit;
 		}
 		overlay = 1;
 	}
@@ -693,6 +689,9 @@ cmd_exec(int argc, char **argv)
 	/* The manifest's sandbox.allowSyscalls, as in a session. */
 	req.allow_syscalls = (const char *const *)eff.allow_syscalls;
 	req.nallow_syscalls = eff.nallow_syscalls;
+	/* Fail closed: no record, no run. */
+	req.gate = exec_audit_gate;
+	req.gate_arg = xa;
 	if (overlay && upper.mnt_fd != -1) {
 		req.upper_mnt = 1;
 		req.upper_fd = upper.mnt_fd;
@@ -705,12 +704,19 @@ cmd_exec(int argc, char **argv)
 		rc = run_with_proxy(&req, ov.hosts, &res);
 	else
 		rc = runner_run(&req, &res);
+	audited = exec_audit_ready(xa, err, sizeof(err)) == 0;
+	if (verbose && audited)
+		log_warnx("audit log %s", exec_audit_path(xa));
 	if (verbose) {
 		runner_layers_string(res.layers, layers, sizeof(layers));
 		log_warnx("layers: %s; %lld ms", layers,
 		    (long long)res.duration_ms);
 	}
-	if (res.setup_failed) {
+	if (!audited) {
+		/* The gate refused: nothing of the command's ran. */
+		log_warnx("exec: %s", err);
+		rc = EXIT_SANDBOX;
+	} else if (res.setup_failed) {
 		log_warnx("%s", res.setup_error[0] != '\0' ? res.setup_error :
 		    "sandbox setup failed");
 		rc = EXIT_SANDBOX;
@@ -734,11 +740,19 @@ cmd_exec(int argc, char **argv)
 	    "timedOut", res.timed_out != 0) :
 	    res.exited ? json_pack("{s:i}", "exitCode", res.exit_code) :
 	    json_pack("{s:i}", "signal", res.signal);
-	if (exec_audit_end(audit, jend) != 0)
-		log_warnx("exec: cannot write the audit log %s",
-		    sess.audit_path);
+	snprintf(logpath, sizeof(logpath), "%s", exec_audit_path(xa));
+	if (exec_audit_end(xa, jend) != 0)
+		log_warnx("exec: cannot write the audit log %s", logpath);
+	xa = NULL;
 	json_decref(jend);
 	runner_result_clear(&res);
+out_audit:
+	/* Stopped before the runner: the record says the setup failed. */
+	if (xa != NULL) {
+		jend = json_pack("{s:b, s:b}", "setupFailed", 1, "timedOut", 0);
+		(void)exec_audit_end(xa, jend);
+		json_decref(jend);
+	}
 out:
 	if (overlay)
 		changeset_upper_free(&upper);

@@ -11,8 +11,14 @@
  *                chdir}
  *   exec_end    {exitCode | signal | timedOut | setupFailed}
  *
- * and the "session_end" that audit_close() appends.  Fail closed: if the
- * log cannot be opened or the start record cannot be written, the command
+ * and the "session_end" that audit_close() appends.
+ *
+ * The session is made and exec_start written on a thread of its own
+ * while the caller prepares and starts the sandbox: most of that time is
+ * the disk's (the record is on it before exec_audit_ready() returns).
+ * Fail closed: the caller lets the command start only once
+ * exec_audit_ready() has returned 0 (runner_request.gate); if the log
+ * cannot be opened or the start record cannot be written, the command
  * does not run.
  */
 #ifndef AIRLOCK_EXEC_AUDIT_H
@@ -22,22 +28,34 @@
 
 #include <jansson.h>
 
-#include "supervisor/session.h"
-
-struct audit;
+struct exec_audit;
 
 /*
- * Creates the session and writes exec_start.  |start| (borrowed) holds the
- * record's fields.  Returns 0 and *out (close with exec_audit_end()), or
- * -1 with a message in err[0..errlen).
+ * Starts making the session and writing exec_start with |start| (its
+ * fields; a reference is taken).  Never fails: an error is reported by
+ * exec_audit_ready().  Free with exec_audit_end().
  */
-int exec_audit_start(json_t *start, struct session *s, struct audit **out,
-    char *err, size_t errlen) __attribute__((warn_unused_result));
+struct exec_audit *exec_audit_begin(json_t *start);
 
 /*
- * Writes exec_end with |end| (borrowed; may be NULL) and closes the log.
- * Returns 0, or -1 if the record could not be written.
+ * Waits for exec_start.  Returns 0 once it is on the disk, or -1 with a
+ * message in err[0..errlen).  May be called again (same answer).
  */
-int exec_audit_end(struct audit *a, json_t *end);
+int exec_audit_ready(struct exec_audit *x, char *err, size_t errlen)
+    __attribute__((warn_unused_result));
+
+/* The log's path ("" before exec_audit_ready() or when none was made). */
+const char *exec_audit_path(const struct exec_audit *x);
+
+/*
+ * Writes exec_end with |end| (borrowed; may be NULL), closes the log and
+ * frees |x| (NULL: nothing).  When exec_start was not written there is no
+ * log and nothing is written.  Returns 0, or -1 if a record could not be
+ * written.
+ */
+int exec_audit_end(struct exec_audit *x, json_t *end);
+
+/* A gate for runner_request (runner.h): exec_audit_ready(arg, ...). */
+int exec_audit_gate(void *arg, char *err, size_t errlen);
 
 #endif

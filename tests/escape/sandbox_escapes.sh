@@ -66,6 +66,21 @@ net=$(cat "$T/net.out")
 expect_contains "tcp_connect_to_host_listener_refused_by_landlock" "$net" "connect-tcp: errno=EACCES"
 expect_contains "tcp_connect_without_landlock_finds_no_network" "$net" "connect-tcp: errno=ENETUNREACH"
 expect_contains "abstract_unix_socket_of_host_unreachable" "$net" "connect-abstract: errno=ECONNREFUSED"
+# As root the network namespace is made by a thread of airlock's and
+# joined by the child (runner/netns.c): never the host's, never shared.
+host_ns=$(readlink /proc/self/ns/net)
+# The first run stays alive while the second looks (a freed namespace's
+# number may be handed out again).
+"$AIRLOCK" exec -- sh -c 'readlink /proc/self/ns/net; sleep 5' >"$T/ns1" 2>/dev/null &
+nspid=$!
+wait_for test -s "$T/ns1"
+ns1=$(cat "$T/ns1")
+ns2=$("$AIRLOCK" exec -- readlink /proc/self/ns/net 2>/dev/null)
+kill "$nspid" 2>/dev/null
+wait "$nspid" 2>/dev/null
+differ() { [ -n "$1" ] && [ -n "$2" ] && [ "$1" != "$2" ]; }
+check "netns_is_not_the_hosts ($ns1, host $host_ns)" differ "$ns1" "$host_ns"
+check "netns_is_not_shared_with_a_running_sandbox ($ns1, $ns2)" differ "$ns1" "$ns2"
 
 # --- processes ---
 probe ptrace $$

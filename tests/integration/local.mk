@@ -88,6 +88,8 @@ TESTS += tests/integration/cli.sh
 EXTRA_DIST += tests/integration/cli.sh
 TESTS += tests/integration/exec_options.sh
 EXTRA_DIST += tests/integration/exec_options.sh
+TESTS += tests/integration/exec_audit_gate.sh
+EXTRA_DIST += tests/integration/exec_audit_gate.sh
 TESTS += tests/integration/man_values.sh
 EXTRA_DIST += tests/integration/man_values.sh tests/integration/man_values.py
 # Copy-on-write agent sessions: run --cow/--resume, diff, commit, discard.

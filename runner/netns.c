@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
+/*
+ * netns: the runner's network namespace, made on a thread of its own
+ * (runner_int.h).  Making a network namespace is the dearest part of the
+ * runner's clone() (the loopback device, the sysctl tables, every
+ * subsystem's per-namespace state: about half a millisecond here), and
+ * none of it needs the child: a thread makes it while runner_start()
+ * works out the plan and the cgroups, and the child joins it with
+ * setns() as its first step.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runner/runner_int.h"
+
+static void *
+make_netns(void *arg)
+{
+	struct runner_netns *n = arg;
+
+	/* This thread alone moves into it; it goes when the thread ends. */
+	if (unshare(CLONE_NEWNET) == 0)
+		n->fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	return NULL;
+}
+
+void
+runner_netns_begin(struct runner_netns *n)
+{
+	n->fd = -1;
+	n->started = pthread_create(&n->thread, NULL, make_netns, n) == 0;
+}
+
+int
+runner_netns_end(struct runner_netns *n)
+{
+	struct stat ns, own;
+	int fd;
+
+	if (!n->started)
+		return -1;
+	n->started = 0;
+	if (pthread_join(n->thread, NULL) != 0)
+		return -1;
+	fd = n->fd;
+	n->fd = -1;
+	if (fd == -1)
+		return -1;
+	/* Never the namespace we are in ourselves. */
+	if (fstat(fd, &ns) == -1 || stat("/proc/self/ns/net", &own) == -1 ||
+	    (ns.st_dev == own.st_dev && ns.st_ino == own.st_ino)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}

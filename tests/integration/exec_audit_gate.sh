@@ -1,0 +1,78 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# airlock exec writes its exec_start record on a thread of its own while
+# the sandbox is built, and the command starts only once the record is on
+# the disk.  Attacked here by failing the record: early (no session
+# directory can be made) and late (the disk refuses exec_start's
+# fdatasync, injected with strace, after the sandbox's first process
+# exists).  Either way the command must not run, airlock exits 71 naming
+# the audit log, and a record that was written is followed by an
+# exec_end saying the setup failed.
+. "$top_srcdir/tests/lib.sh"
+ws=$(make_workspace)
+command -v strace >/dev/null || { echo "Bail out! strace is needed (Debian package strace)"; exit 99; }
+
+# Healthy: the command runs and the log has start, end, session_end.
+export AIRLOCK_HOME="$T/state"
+"$AIRLOCK" exec --workspace "$ws" -- /bin/sh -c "echo ran > $ws/ran" 2>"$T/err"
+expect_eq "a healthy exec runs the command" "$?" 0
+check "...which wrote its file" [ -f "$ws/ran" ]
+rm -f "$ws/ran"
+log=$(ls -d "$AIRLOCK_HOME"/sessions/*/audit.jsonl | head -n 1)
+expect_eq "...and its log holds start, exec_start, exec_end, end" \
+    "$(jq -r .event "$log" | tr '\n' ' ')" \
+    "session_start exec_start exec_end session_end "
+
+# Early: the state directory cannot be made (a file is in the way).
+: > "$T/notadir"
+AIRLOCK_HOME="$T/notadir/state" "$AIRLOCK" exec --workspace "$ws" -- \
+    /bin/sh -c "echo ran > $ws/ran" 2>"$T/err"
+expect_eq "no session directory: exec exits 71" "$?" 71
+check "...and the command did not run" [ ! -e "$ws/ran" ]
+expect_contains "...saying why" "$(cat "$T/err")" "exec: cannot create"
+
+# Late: the session exists, exec_start's fdatasync fails (the second
+# one: the first is session_start's) after 300 ms, when the sandbox is
+# surely being built.  -f follows the writer thread and the sandbox's
+# processes.
+rm -rf "$AIRLOCK_HOME"
+strace -f -qq -o "$T/trace" -e trace=fdatasync,clone,clone3,execve \
+    -e inject=fdatasync:error=EIO:delay_enter=300000:when=2 \
+    "$AIRLOCK" exec --workspace "$ws" -- /bin/sh -c "echo ran > $ws/ran" \
+    2>"$T/err"
+expect_eq "exec_start not on the disk: exec exits 71" "$?" 71
+check "...and the command did not run" [ ! -e "$ws/ran" ]
+expect_contains "...naming the audit log" "$(cat "$T/err")" "exec: cannot write the audit log"
+check_no_sh_exec() { ! grep -q 'execve("/bin/sh"' "$T/trace"; }
+check "...not even exec'd in the sandbox" check_no_sh_exec
+# The sandbox's first process was cloned (with its namespaces) before
+# the record failed: the gate, not the order of the steps, held the
+# command back.
+first_ns=$(grep -n 'CLONE_NEWPID' "$T/trace" | head -n 1 | cut -d: -f1)
+failed=$(grep -n 'fdatasync.*EIO' "$T/trace" | head -n 1 | cut -d: -f1)
+before() { [ -n "$1" ] && [ -n "$2" ] && [ "$1" -lt "$2" ]; }
+check "...though the sandbox was already being built (clone at line ${first_ns:-none}, EIO at ${failed:-none})" \
+    before "$first_ns" "$failed"
+log=$(ls -d "$AIRLOCK_HOME"/sessions/*/audit.jsonl | head -n 1)
+expect_eq "...and the log holds no exec_start (cut back to whole records)" \
+    "$(jq -r .event "$log" | tr '\n' ' ')" "session_start session_end "
+"$AIRLOCK" audit verify -q "$log" >/dev/null 2>&1
+expect_eq "...and verifies" "$?" 0
+
+# The session exists and exec_start is written, then the runner fails
+# before the command (a limit that cannot be enforced: a cgroup2 root
+# that is no cgroup): exec_end says so.
+rm -rf "$AIRLOCK_HOME"
+AIRLOCK_CGROUP2_ROOT="$T" "$AIRLOCK" exec --workspace "$ws" --limit memory=64 \
+    -- /bin/sh -c "echo ran > $ws/ran" 2>"$T/err"
+rc=$?
+check "a runner refusal after exec_start: exec fails (exit $rc)" [ "$rc" -ne 0 ]
+check "...and the command did not run" [ ! -e "$ws/ran" ]
+log=$(ls -d "$AIRLOCK_HOME"/sessions/*/audit.jsonl | head -n 1)
+expect_eq "...and the log says the setup failed" \
+    "$(jq -c 'select(.event == "exec_end") | .fields' "$log")" \
+    '{"setupFailed":true,"timedOut":false}'
+"$AIRLOCK" audit verify -q "$log" >/dev/null 2>&1
+expect_eq "...and verifies" "$?" 0
+finish
