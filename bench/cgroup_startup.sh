@@ -63,11 +63,11 @@ while [ "$i" -lt "$reps" ]; do
 	[ -z "$base" ] || set -- "$@" v1-base "$base exec -w $ws -- true"
 	"$top/bench/spawnbench" "$runs" "$@" \
 	    unshare "unshare -mpfnuiC --mount-proc true" \
-	    nocg "env AIRLOCK_CGROUP2_ROOT=$ws $al exec -w $ws -- true" \
+	    nocg "AIRLOCK_CGROUP2_ROOT=$ws $al exec -w $ws -- true" \
 	    v1 "$al exec -w $ws -- true" \
-	    v1-attach "env AIRLOCK_CGROUP_ATTACH=1 $al exec -w $ws -- true" \
-	    v2 "env AIRLOCK_CGROUP2_ROOT=$d/cg2/bench $al exec -w $ws -- true" \
-	    v2-attach "env AIRLOCK_CGROUP2_ROOT=$d/cg2/bench AIRLOCK_CGROUP_ATTACH=1 $al exec -w $ws -- true" \
+	    v1-attach "AIRLOCK_CGROUP_ATTACH=1 $al exec -w $ws -- true" \
+	    v2 "AIRLOCK_CGROUP2_ROOT=$d/cg2/bench $al exec -w $ws -- true" \
+	    v2-attach "AIRLOCK_CGROUP2_ROOT=$d/cg2/bench AIRLOCK_CGROUP_ATTACH=1 $al exec -w $ws -- true" \
 	    2>"$d/err" | tee -a "$out" || { cat "$d/err" >&2; exit 1; }
 done
 echo "load $(cut -d' ' -f1-3 /proc/loadavg) at end"

@@ -84,7 +84,11 @@ struct runner_proc {
 	pid_t			 pid;
 	int			 pidfd;
 	int			 epfd;
-	int			 report_fd;	/* read end */
+	int			 report_fd;	/* read end, or -1 at its end */
+	char			 report[200];	/* what came on it */
+	size_t			 report_len;
+	int			 ended;		/* the init reported the
+						   command's status */
 	int			 sync_fd;	/* open while we live */
 	int			 kmsg_fd;	/* /dev/kmsg, or -1 */
 	struct stream		 out, err;
@@ -696,6 +700,11 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	ev.data.fd = p->sync_fd;
 	if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->sync_fd, &ev) == -1)
 		goto epollfail;
+	/* A setup failure, or the command's status as soon as it ends. */
+	ev.data.fd = p->report_fd;
+	if (fd_set_nonblock(p->report_fd, 1) != 0 ||
+	    epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->report_fd, &ev) == -1)
+		goto epollfail;
 	if (p->out.fd != -1) {
 		ev.data.fd = p->out.fd;
 		if (fd_set_nonblock(p->out.fd, 1) != 0 ||
@@ -955,6 +964,45 @@ notify_read(struct runner_proc *p)
 	}
 }
 
+/*
+ * Reads what the child or the init wrote on report_fd: a setup failure
+ * ("E" and the reason), or the command's wait status ("W" and an int, one
+ * write, the last thing the init does before it exits).  The status goes
+ * to req->on_status at once: the command has ended, and the caller may
+ * record it while the namespace is torn down.
+ */
+static void
+report_read(struct runner_proc *p)
+{
+	ssize_t n;
+	int status;
+
+	while (p->report_fd != -1) {
+		n = read(p->report_fd, p->report + p->report_len,
+		    sizeof(p->report) - 1 - p->report_len);
+		if (n > 0) {
+			p->report_len += (size_t)n;
+			if (p->report_len < sizeof(p->report) - 1)
+				continue;
+		} else if (n == -1 && errno == EINTR)
+			continue;
+		else if (n == -1 && errno == EAGAIN)
+			break;
+		/* The end (every writer gone), an error, or full. */
+		epoll_ctl(p->epfd, EPOLL_CTL_DEL, p->report_fd, NULL);
+		closefd(&p->report_fd);
+	}
+	if (p->ended || p->report_len != 1 + sizeof(int) ||
+	    p->report[0] != 'W')
+		return;
+	memcpy(&status, p->report + 1, sizeof(status));
+	p->ended = 1;
+	/* It ended in time: the deadline no longer applies. */
+	p->deadline = INT64_MAX;
+	if (p->req->on_status != NULL)
+		p->req->on_status(p->req->status_arg, status);
+}
+
 int
 runner_proc_step(struct runner_proc *p)
 {
@@ -971,6 +1019,8 @@ runner_proc_step(struct runner_proc *p)
 			reap(p);
 		else if (ev[i].data.fd == p->sync_fd)
 			sync_read(p);
+		else if (p->report_fd != -1 && ev[i].data.fd == p->report_fd)
+			report_read(p);
 		else if (p->notify_fd != -1 && ev[i].data.fd == p->notify_fd)
 			notify_read(p);
 	}
@@ -1192,8 +1242,9 @@ runner_proc_finish(struct runner_proc *p, struct runner_result *res)
 	stream_read(p, &p->err);
 	res->duration_ms = now_monotonic_ms() - p->start;
 	res->timed_out = p->timed_out;
-	(void)fd_set_nonblock(p->report_fd, 1);
-	n = read(p->report_fd, msg, sizeof(msg) - 1);
+	report_read(p);
+	n = (ssize_t)p->report_len;
+	memcpy(msg, p->report, p->report_len);
 	if (n == 1 + (ssize_t)sizeof(int) && msg[0] == 'W') {
 		/* The init reports the command's own status. */
 		memcpy(&status, msg + 1, sizeof(status));

@@ -135,6 +135,18 @@ struct runner_request {
 	 */
 	int			(*gate)(void *arg, char *err, size_t errlen);
 	void			*gate_arg;
+	/*
+	 * Called once, from runner_proc_step(), with the command's wait
+	 * status as soon as the namespace's init reports it: the command has
+	 * ended by itself (not timed out: the deadline stops applying), and
+	 * the rest of the sandbox is being torn down, which the caller may
+	 * overlap with its own work (airlock exec's exec_end record).  The
+	 * run is not over: runner_proc_finish() still reaps it, and only
+	 * then is nothing of it left.  Not called for a run that failed to
+	 * start, timed out or was killed.  NULL: none.
+	 */
+	void			(*on_status)(void *arg, int wait_status);
+	void			*status_arg;
 };
 
 #define RUNNER_PROXY_PORT	3128

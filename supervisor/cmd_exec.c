@@ -692,6 +692,9 @@ cmd_exec(int argc, char **argv)
 	/* Fail closed: no record, no run. */
 	req.gate = exec_audit_gate;
 	req.gate_arg = xa;
+	/* exec_end as soon as the command has ended (the same record). */
+	req.on_status = exec_audit_on_status;
+	req.status_arg = xa;
 	if (overlay && upper.mnt_fd != -1) {
 		req.upper_mnt = 1;
 		req.upper_fd = upper.mnt_fd;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "broker/audit.h"
 #include "common/util.h"
@@ -22,6 +23,8 @@ struct exec_audit {
 	struct audit *log; /* NULL until exec_start is written */
 	int rc; /* 0, or -1 with err */
 	char err[PATH_MAX + 64];
+	int finished; /* exec_end written (or tried) and the log closed */
+	int end_rc;
 };
 
 /* Makes the session, opens its log and writes exec_start to the disk. */
@@ -99,18 +102,46 @@ exec_audit_gate(void *arg, char *err, size_t errlen)
 }
 
 int
-exec_audit_end(struct exec_audit *x, json_t *end)
+exec_audit_finish(struct exec_audit *x, json_t *end)
 {
 	char err[8];
-	int rc = 0;
+
+	if (x->finished)
+		return x->end_rc;
+	x->finished = 1;
+	if (exec_audit_ready(x, err, sizeof(err)) == 0) {
+		if (audit_append(x->log, "exec_end", end) != 0)
+			x->end_rc = -1;
+		audit_close(x->log);
+		x->log = NULL;
+	}
+	return x->end_rc;
+}
+
+void
+exec_audit_on_status(void *arg, int wait_status)
+{
+	json_t *end;
+
+	if (WIFEXITED(wait_status))
+		end = json_pack("{s:i}", "exitCode", WEXITSTATUS(wait_status));
+	else if (WIFSIGNALED(wait_status))
+		end = json_pack("{s:i}", "signal", WTERMSIG(wait_status));
+	else
+		return;
+	if (end != NULL)
+		(void)exec_audit_finish(arg, end);
+	json_decref(end);
+}
+
+int
+exec_audit_end(struct exec_audit *x, json_t *end)
+{
+	int rc;
 
 	if (x == NULL)
 		return 0;
-	if (exec_audit_ready(x, err, sizeof(err)) == 0) {
-		if (audit_append(x->log, "exec_end", end) != 0)
-			rc = -1;
-		audit_close(x->log);
-	}
+	rc = exec_audit_finish(x, end);
 	json_decref(x->start);
 	free(x);
 	return rc;

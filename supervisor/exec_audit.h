@@ -48,10 +48,23 @@ int exec_audit_ready(struct exec_audit *x, char *err, size_t errlen)
 const char *exec_audit_path(const struct exec_audit *x);
 
 /*
- * Writes exec_end with |end| (borrowed; may be NULL), closes the log and
- * frees |x| (NULL: nothing).  When exec_start was not written there is no
- * log and nothing is written.  Returns 0, or -1 if a record could not be
- * written.
+ * Writes exec_end with |end| (borrowed; may be NULL) and closes the log,
+ * once: a later call writes nothing and returns the first one's answer.
+ * When exec_start was not written there is no log and nothing is
+ * written.  Returns 0, or -1 if a record could not be written.
+ */
+int exec_audit_finish(struct exec_audit *x, json_t *end);
+
+/*
+ * A runner_request.on_status (runner.h): exec_audit_finish() with the
+ * command's exitCode or signal, as soon as it has ended, while the
+ * sandbox is torn down (the same record exec_audit_end() would write).
+ */
+void exec_audit_on_status(void *arg, int wait_status);
+
+/*
+ * exec_audit_finish(x, end), then frees |x| (NULL: nothing).  Returns as
+ * exec_audit_finish().
  */
 int exec_audit_end(struct exec_audit *x, json_t *end);
 

@@ -24,6 +24,22 @@ expect_eq "...and its log holds start, exec_start, exec_end, end" \
     "$(jq -r .event "$log" | tr '\n' ' ')" \
     "session_start exec_start exec_end session_end "
 
+# exec_end is written as soon as the command ends, while the sandbox is
+# torn down: the same record either way.
+end_of() { jq -c 'select(.event == "exec_end") | .fields' "$(ls -td "$AIRLOCK_HOME"/sessions/*/ | head -n 1)audit.jsonl"; }
+"$AIRLOCK" exec --workspace "$ws" -- /bin/sh -c 'exit 3' 2>/dev/null
+expect_eq "an exit status passes through" "$?" 3
+expect_eq "...and exec_end records it" "$(end_of)" '{"exitCode":3}'
+"$AIRLOCK" exec --workspace "$ws" -- /bin/sh -c 'kill -9 $$' 2>/dev/null
+expect_eq "a killing signal passes through as 128+N" "$?" 137
+expect_eq "...and exec_end records the signal" "$(end_of)" '{"signal":9}'
+"$AIRLOCK" exec --workspace "$ws" --timeout 300 -- /bin/sleep 5 2>/dev/null
+expect_eq "a timeout exits 124" "$?" 124
+expect_eq "...and exec_end records it" "$(end_of)" '{"setupFailed":false,"timedOut":true}'
+"$AIRLOCK" exec --workspace "$ws" --timeout 5000 -- /bin/sh -c '(sleep 9 &); exit 4' 2>/dev/null
+expect_eq "a command that leaves a process behind ends when it exits" "$?" 4
+expect_eq "...recorded as its own exit" "$(end_of)" '{"exitCode":4}'
+
 # Early: the state directory cannot be made (a file is in the way).
 : > "$T/notadir"
 AIRLOCK_HOME="$T/notadir/state" "$AIRLOCK" exec --workspace "$ws" -- \
