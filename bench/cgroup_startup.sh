@@ -45,11 +45,16 @@ if [ -z "${CGSTART_INNER:-}" ]; then
 	    sh "$0" -n "$runs" -r "$reps" "$al" $base
 fi
 d=$(mktemp -d /tmp/airlock-cgbench.XXXXXX)
+# Each exec is a session with a synced audit log: kept on the disk the
+# default state directory is on (/var), not in /tmp (a tmpfs on many
+# hosts), and removed afterwards instead of filling /var/lib/airlock.
+state=$(mktemp -d /var/tmp/airlock-cgbench-state.XXXXXX)
+export AIRLOCK_HOME="$state"
 ws="$d/ws"
 mkdir "$ws" "$d/cg2"
 mount -t cgroup2 none "$d/cg2"
 mkdir "$d/cg2/bench"
-trap 'rmdir "$d"/cg2/bench/airlock-* "$d/cg2/bench" 2>/dev/null || :; umount "$d/cg2"; rm -rf "$d"' EXIT
+trap 'rmdir "$d"/cg2/bench/airlock-* "$d/cg2/bench" 2>/dev/null || :; umount "$d/cg2"; rm -rf "$d" "$state"' EXIT
 B="bwrap --unshare-all --die-with-parent --ro-bind / / --dev /dev --proc /proc true"
 echo "bench/cgroup_startup.sh: $(nproc) cores, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg) at start"
 echo "$runs runs per command per repeat, $reps repeats; ms: median p25 p75, ratio to bwrap"

@@ -10,6 +10,11 @@ TESTS_RUN=0
 
 TESTS_FINISHED=0
 T=$(mktemp -d /tmp/airlock-test.XXXXXX)
+# The sessions, audit logs and keys of a test's airlock runs live in its
+# scratch directory, not in the machine's state directory (as root
+# /var/lib/airlock), unless the test says otherwise.
+: "${AIRLOCK_HOME=$T/state}"
+export AIRLOCK_HOME
 # A script that stops before finish() (a typo, a cut heredoc, set -e) fails.
 trap 'rm -rf "$T"; if [ "$TESTS_FINISHED" != 1 ]; then echo "not ok - the test script ended before finish"; exit 1; fi' EXIT
 

@@ -38,7 +38,7 @@ EOF
 chmod 644 "$T/m.yaml"
 chown -R "$U:$U" "$ws" "$st"
 as_user() {
-	timeout 60 setpriv --reuid=$U --regid=$U --clear-groups env HOME="$st" \
+	timeout 60 setpriv --reuid=$U --regid=$U --clear-groups env -u AIRLOCK_HOME HOME="$st" \
 	    XDG_STATE_HOME="$st" XDG_RUNTIME_DIR="$st" PATH="$PATH" "$@"
 }
 run_agent() {	# BODY [run options...]; leaves the session id in $S

@@ -22,7 +22,7 @@ as() {
 	if [ "$u" = 0 ]; then
 		"$@"
 	else
-		setpriv --reuid="$u" --regid="$u" --clear-groups env \
+		setpriv --reuid="$u" --regid="$u" --clear-groups env -u AIRLOCK_HOME \
 		    HOME="$T/st$u" XDG_STATE_HOME="$T/st$u" XDG_RUNTIME_DIR="$T/st$u" "$@"
 	fi
 }

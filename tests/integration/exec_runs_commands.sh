@@ -67,13 +67,13 @@ check "cow_leaves_no_new_file" test ! -e "$ws/cow-new.txt"
 # An ordinary user has a home of its own: each exec keeps an audit log in
 # its state directory (airlock-exec(1), AUDIT).
 mkdir -p "$T/u12345" && chown 12345:12345 "$T/u12345" && chmod 755 "$T"
-out=$(setpriv --reuid 12345 --regid 12345 --clear-groups env HOME="$T/u12345" "$AIRLOCK" exec --cow \
+out=$(setpriv --reuid 12345 --regid 12345 --clear-groups env -u AIRLOCK_HOME HOME="$T/u12345" "$AIRLOCK" exec --cow \
     --workspace "$ws" -- sh -c 'echo u > cow-user.txt && cat cow-user.txt' 2>&1)
 expect_contains "cow_works_for_an_ordinary_user" "$out" "u"
 check "cow_for_an_ordinary_user_leaves_no_file" test ! -e "$ws/cow-user.txt"
 
 # As an ordinary user: that user is mapped, nothing else.
-out=$(setpriv --reuid 12345 --regid 12345 --clear-groups env HOME="$T/u12345" "$AIRLOCK" exec -v \
+out=$(setpriv --reuid 12345 --regid 12345 --clear-groups env -u AIRLOCK_HOME HOME="$T/u12345" "$AIRLOCK" exec -v \
     --workspace "$ws" -- sh -c 'id -u; cat /proc/self/uid_map /proc/self/setgroups' 2>&1)
 expect_contains "unprivileged_caller_runs_as_itself" "$out" "12345"
 expect_contains "unprivileged_caller_maps_only_its_uid" "$out" "12345      12345          1"
