@@ -739,14 +739,20 @@ audit_close(struct audit *a)
 
 	if (a == NULL)
 		return;
+	/*
+	 * session_end joins the records still pending (one write, one
+	 * signature, one sync for them all); whatever it could not join is
+	 * written on its own.
+	 */
 	a->batch = 0;
-	(void)flush_pending(a);
-	if ((f = json_pack("{s:I}", "records", (json_int_t)a->seq)) != NULL) {
+	if ((f = json_pack("{s:I}", "records",
+	    (json_int_t)(a->seq + a->npend))) != NULL) {
 		a->sync = a->sync == AUDIT_SYNC_NONE ? AUDIT_SYNC_NONE :
 		    AUDIT_SYNC_ALL;
 		(void)append_record(a, "session_end", f);
 		json_decref(f);
 	}
+	(void)flush_pending(a);
 	drop_pending(a);
 	free(a->pend);
 	free(a->prec);

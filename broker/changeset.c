@@ -973,6 +973,10 @@ changeset_upper_new(
 	u->mnt_fd = -1;
 	if (geteuid() == 0 && (u->mnt_fd = upper_tmpfs(NULL)) != -1)
 		return 0;
+	if (dir == NULL) {
+		snprintf(err, errlen, "no tmpfs upper layer could be made");
+		return -1;
+	}
 	if (mkdir(dir, 0700) == -1) {
 		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
 		return -1;

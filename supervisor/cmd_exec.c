@@ -297,6 +297,10 @@ exec_upper(const char *state, struct changeset_upper *u)
 	size_t i;
 
 	err[0] = '\0';
+	/* As root, a tmpfs: no directory to make first. */
+	if (geteuid() == 0 && changeset_upper_new(NULL, u, err,
+	    sizeof(err)) == 0)
+		return 0;
 	for (i = 0; i < 2; i++) {
 		if (bases[i][0] == '\0' || (i == 0 && mkdir(state, 0700) == -1 &&
 		    errno != EEXIST))
@@ -651,7 +655,7 @@ cmd_exec(int argc, char **argv)
 		cwd = relative_cwd(workspace);
 	if ((start = json_pack("{s:s, s:s, s:s, s:s, s:s?}", "command", "exec",
 	    "workspace", ws_real, "cwd", cwd != NULL ? cwd : ".", "manifest",
-	    manifest != NULL ? manifest : "(built-in defaults)", "chdir",
+	    manifest != NULL ? manifest : SESSION_NO_MANIFEST, "chdir",
 	    chdir_arg)) == NULL)
 		fatalx("out of memory");
 	jargv = json_array();
@@ -664,7 +668,7 @@ cmd_exec(int argc, char **argv)
 	 * their own while the sandbox is prepared and built; the command
 	 * starts only once the record is on the disk (req.gate).
 	 */
-	xa = exec_audit_begin(start);
+	xa = exec_audit_begin(start, m, ws_real);
 	json_decref(start);
 	if (eff.workspace != WORKSPACE_COW && !eff.workspace_readonly) {
 		if ((rc = exec_recover(workspace)) != 0)

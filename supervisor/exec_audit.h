@@ -11,7 +11,10 @@
  *                chdir}
  *   exec_end    {exitCode | signal | timedOut | setupFailed}
  *
- * and the "session_end" that audit_close() appends.
+ * and the "session_start" and "session_end" that audit_open_certified()
+ * and audit_close() write: the session key certified by the host key, the
+ * records copied to journald or syslog when audit.conf says so, as for
+ * airlock run (docs/AUDIT.md).
  *
  * The session is made and exec_start written on a thread of its own
  * while the caller prepares and starts the sandbox: most of that time is
@@ -30,12 +33,19 @@
 
 struct exec_audit;
 
+struct manifest;
+
 /*
  * Starts making the session and writing exec_start with |start| (its
- * fields; a reference is taken).  Never fails: an error is reported by
- * exec_audit_ready().  Free with exec_audit_end().
+ * fields; a reference is taken).  The session_start record carries the
+ * context airlock run's does (session_start_fields(): |m|, which may be
+ * NULL for the built-in policy and must live until exec_audit_end(), and
+ * the canonical |workspace|), and the session key is certified by the
+ * host key.  Never fails: an error is reported by exec_audit_ready().
+ * Free with exec_audit_end().
  */
-struct exec_audit *exec_audit_begin(json_t *start);
+struct exec_audit *exec_audit_begin(
+    json_t *start, const struct manifest *m, const char *workspace);
 
 /*
  * Waits for exec_start.  Returns 0 once it is on the disk, or -1 with a

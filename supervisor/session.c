@@ -132,14 +132,22 @@ session_start_fields(const char *command, const struct manifest *m,
 		snprintf(user, sizeof(user), "%u", (unsigned)getuid());
 	if (getcwd(cwd, sizeof(cwd)) == NULL)
 		snprintf(cwd, sizeof(cwd), "?");
-	sodium_bin2hex(digest, sizeof(digest), m->digest, sizeof(m->digest));
-	f = json_pack("{s:s, s:s, s:I, s:I, s:s, s:s, s:s, s:s, s:s}",
+	f = json_pack("{s:s, s:s, s:I, s:I, s:s, s:s, s:s, s:s}",
 	    "host", host, "user", user, "uid", (json_int_t)getuid(),
 	    "gid", (json_int_t)getgid(), "command", command,
-	    "manifest", m->path, "manifestDigest", digest,
+	    "manifest", m != NULL ? m->path : SESSION_NO_MANIFEST,
 	    "workspace", workspace, "cwd", cwd);
 	if (f == NULL)
 		return NULL;
+	if (m != NULL) {
+		sodium_bin2hex(digest, sizeof(digest), m->digest,
+		    sizeof(m->digest));
+		if (json_object_set_new(f, "manifestDigest",
+		    json_string(digest)) != 0) {
+			json_decref(f);
+			return NULL;
+		}
+	}
 	if (agent_argv != NULL) {
 		if ((argv = json_array()) == NULL ||
 		    json_object_set_new(f, "agentArgv", argv) != 0) {

@@ -35,9 +35,13 @@ int	session_create(struct session *s, char *err, size_t errlen);
 struct audit;
 struct manifest;
 
+/* What "manifest" says when airlock exec runs without one. */
+#define SESSION_NO_MANIFEST	"(built-in defaults)"
+
 /*
  * The context session_start carries (a new object, or NULL when out of
- * memory): host, user, uid, gid, command, manifest, manifestDigest,
+ * memory): host, user, uid, gid, command, manifest, manifestDigest (when
+ * |m| is not NULL: NULL is airlock exec's built-in policy),
  * workspace, agentArgv (when |agent_argv| is not NULL), cwd.
  */
 json_t	*session_start_fields(const char *command, const struct manifest *m,

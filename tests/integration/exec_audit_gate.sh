@@ -23,6 +23,21 @@ log=$(ls -d "$AIRLOCK_HOME"/sessions/*/audit.jsonl | head -n 1)
 expect_eq "...and its log holds start, exec_start, exec_end, end" \
     "$(jq -r .event "$log" | tr '\n' ' ')" \
     "session_start exec_start exec_end session_end "
+# The session is certified by the host key and says who ran what, as an
+# airlock run session does.
+ss=$(jq -c 'select(.event == "session_start") | .fields' "$log")
+expect_eq "session_start names the command" "$(printf '%s' "$ss" | jq -r .command)" exec
+expect_eq "...the user" "$(printf '%s' "$ss" | jq -r .user)" "$(id -un)"
+expect_eq "...the policy (no manifest: no digest)" \
+    "$(printf '%s' "$ss" | jq -c '[.manifest, has("manifestDigest")]')" '["(built-in defaults)",false]'
+expect_eq "...and the canonical workspace" "$(printf '%s' "$ss" | jq -r .workspace)" "$(realpath "$ws")"
+expect_eq "...and carries the host key's certificate" \
+    "$(printf '%s' "$ss" | jq -r .hostKey)" "$(cut -d' ' -f1 "$AIRLOCK_HOME/keys/trusted.pub" 2>/dev/null | head -n 1)"
+"$AIRLOCK" sessions >"$T/sessions" 2>&1
+expect_contains "airlock sessions shows it verified by the host key" "$(cat "$T/sessions")" " root "
+expect_contains "...as exec, verified by the host key" "$(cat "$T/sessions")" "host-key"
+"$AIRLOCK" audit verify -q "$log" >/dev/null 2>&1
+expect_eq "...and the log verifies (exec_end and session_end in one batch)" "$?" 0
 
 # exec_end is written as soon as the command ends, while the sandbox is
 # torn down: the same record either way.
