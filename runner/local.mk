@@ -37,3 +37,21 @@ tests_unit_test_runner_denials_CFLAGS = $(unit_cflags)
 tests_unit_test_runner_denials_LDADD = $(unit_ldadd)
 TESTS += tests/integration/sandbox_denials.sh
 EXTRA_DIST += tests/integration/sandbox_denials.sh
+
+# The runner's seccomp programs for the default and strict profiles,
+# compiled at build time by tools/seccomp_gen (from runner/seccomp.c
+# itself, built without them) and used when the architecture and the
+# libseccomp version match (runner/seccomp.c).  Never committed.
+noinst_PROGRAMS += tools/seccomp_gen
+tools_seccomp_gen_SOURCES = tools/seccomp_gen.c runner/seccomp.c \
+	policy/seccomp_policy.c
+tools_seccomp_gen_CPPFLAGS = $(AM_CPPFLAGS) -DAIRLOCK_SECCOMP_GEN
+tools_seccomp_gen_LDADD = $(DEPS_LIBS)
+BUILT_SOURCES += runner/seccomp_prebuilt.h
+CLEANFILES += runner/seccomp_prebuilt.h
+nodist_libairlock_a_SOURCES += runner/seccomp_prebuilt.h
+
+runner/seccomp_prebuilt.h: tools/seccomp_gen$(EXEEXT)
+	$(AM_V_GEN)$(MKDIR_P) runner && \
+	    ./tools/seccomp_gen$(EXEEXT) > $@.tmp && mv $@.tmp $@
+runner/seccomp.$(OBJEXT): runner/seccomp_prebuilt.h

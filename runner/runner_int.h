@@ -107,7 +107,11 @@ int	runner_netns_end(struct runner_netns *n);
 int	runner_idmap_userns(uid_t from_uid, gid_t from_gid, uid_t to_uid,
 	    gid_t to_gid);
 
-/* Returns the cached filter for |sp| (compiled once per profile), or NULL. */
+/*
+ * Returns the filter for |sp|: the one compiled at build time for its
+ * profile when this architecture and libseccomp version are the build's
+ * (tools/seccomp_gen), else compiled once per profile; NULL on failure.
+ */
 const struct sock_fprog *runner_seccomp_program(const struct sandbox_policy *sp,
 	    char *err, size_t errlen);
 
@@ -122,6 +126,9 @@ struct sock_fprog *runner_seccomp_program_allowing(
 	    const struct sandbox_policy *sp, const char *const *allow,
 	    size_t nallow, char *err, size_t errlen);
 void	runner_seccomp_program_free(struct sock_fprog *prog);
+
+/* 1 if |prog| is one of the programs compiled at build time. */
+int	runner_seccomp_is_prebuilt(const struct sock_fprog *prog);
 
 /*
  * 0 if every name in allow[0..nallow) is on the seccomp deny list

@@ -162,6 +162,38 @@ START_TEST(test_compiled_filter_gives_each_row_its_action)
 }
 END_TEST
 
+/*
+ * The programs compiled at build time (tools/seccomp_gen) are what
+ * libseccomp gives now, instruction for instruction, and are the ones in
+ * use: a stale one would enforce an old policy.
+ */
+START_TEST(test_prebuilt_filter_is_a_fresh_compile)
+{
+	static const enum seccomp_profile profiles[] = {
+		SECCOMP_PROFILE_DEFAULT, SECCOMP_PROFILE_STRICT
+	};
+	const struct sock_fprog *prog;
+	struct sock_fprog *fresh;
+	struct sandbox_policy sp;
+	char err[256];
+
+	sandbox_policy_init_defaults(&sp);
+	sp.seccomp = profiles[_i];
+	prog = runner_seccomp_program(&sp, err, sizeof(err));
+	ck_assert_msg(prog != NULL, "%s", err);
+	ck_assert_msg(runner_seccomp_is_prebuilt(prog),
+	    "the build-time program is not in use");
+	fresh = runner_seccomp_program_allowing(&sp, NULL, 0, err,
+	    sizeof(err));
+	ck_assert_msg(fresh != NULL, "%s", err);
+	ck_assert_uint_eq(prog->len, fresh->len);
+	ck_assert(memcmp(prog->filter, fresh->filter,
+	    prog->len * sizeof(*prog->filter)) == 0);
+	runner_seccomp_program_free(fresh);
+	sandbox_policy_free_arrays(&sp);
+}
+END_TEST
+
 static char *
 make_ws(void)
 {
@@ -387,6 +419,8 @@ main(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_loop_test(tc, test_compiled_filter_gives_each_row_its_action,
 	    0, sizeof(bpf_rows) / sizeof(bpf_rows[0]));
+	tcase_add_loop_test(tc, test_prebuilt_filter_is_a_fresh_compile, 0,
+	    2);
 	tcase_add_test(tc, test_run_captures_stdout_and_stderr_separately);
 	tcase_add_test(tc,
 	    test_run_truncates_output_at_the_cap_and_drains_the_rest);
