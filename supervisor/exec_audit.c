@@ -58,8 +58,7 @@ write_start(void *arg)
 	}
 	if (paths_config_dir(confdir, sizeof(confdir)) != 0) {
 		snprintf(x->err, sizeof(x->err),
-		    "the configuration "
-		    "directory path is too long");
+		    "the configuration directory path is too long");
 		goto fail;
 	}
 	snprintf(conf, sizeof(conf), "%s/audit.conf", confdir);
