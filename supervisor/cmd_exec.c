@@ -155,37 +155,72 @@ print_denials(const struct runner_result *res)
 	}
 }
 
+/* The egress proxy of one exec: a process, and its control socket. */
+struct exec_proxy {
+	pid_t	pid;		/* -1: none */
+	int	ctl;
+};
+
 /*
- * runner_run() with airlock's egress proxy serving |hosts| (--allow-host):
- * the proxy process lives as long as the command, its connection records
- * go nowhere (exec keeps no audit log).  The same returns as runner_run().
+ * Starts the proxy: before the audit writer's thread exists, since a
+ * fork() while it runs would copy the locks it holds (glibc's time zone
+ * lock, say) into a child that can never take them.  0 or -1.
+ */
+static int
+exec_proxy_start(struct exec_proxy *xp)
+{
+	struct proxy_limits lim;
+	int evfd;
+
+	xp->ctl = -1;
+	if ((evfd = open("/dev/null", O_WRONLY | O_CLOEXEC)) == -1)
+		fatal("/dev/null");
+	proxy_limits_default(&lim);
+	xp->pid = proxy_spawn(&lim, evfd, &xp->ctl);
+	close(evfd);
+	if (xp->pid < 0) {
+		log_warnx("exec: cannot start the egress proxy");
+		xp->pid = -1;
+		return -1;
+	}
+	return 0;
+}
+
+static void
+exec_proxy_stop(struct exec_proxy *xp)
+{
+	int status;
+
+	if (xp->pid == -1)
+		return;
+	if (xp->ctl != -1)
+		close(xp->ctl);
+	kill(xp->pid, SIGTERM);
+	while (waitpid(xp->pid, &status, 0) == -1 && errno == EINTR)
+		;
+	xp->pid = -1;
+	xp->ctl = -1;
+}
+
+/*
+ * runner_run() with the egress proxy |xp| serving |hosts| (--allow-host):
+ * the proxy lives as long as the command; its connection records go
+ * nowhere (exec's audit log holds the run, not its connections).  The
+ * same returns as runner_run().
  */
 static int
 run_with_proxy(struct runner_request *req, char *const *hosts,
-    struct runner_result *res)
+    const struct exec_proxy *xp, struct runner_result *res)
 {
-	struct proxy_limits lim;
 	struct runner_proc *p;
 	struct pollfd pfd;
 	const char **ips;
 	char msg[8];
 	size_t i, n = 0, len;
 	int64_t now, dl;
-	int psock[2], ctl = -1, evfd, lfd = -1, rc, timeout, status;
-	pid_t pid;
+	int psock[2], ctl = xp->ctl, lfd = -1, rc, timeout;
 
 	memset(res, 0, sizeof(*res));
-	if ((evfd = open("/dev/null", O_WRONLY | O_CLOEXEC)) == -1)
-		fatal("/dev/null");
-	proxy_limits_default(&lim);
-	pid = proxy_spawn(&lim, evfd, &ctl);
-	close(evfd);
-	if (pid < 0) {
-		snprintf(res->setup_error, sizeof(res->setup_error),
-		    "cannot start the egress proxy");
-		res->setup_failed = 1;
-		return AL_ERR_SYSTEM;
-	}
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, psock) == -1)
 		fatal("socketpair");
 	req->use_proxy = 1;
@@ -244,10 +279,6 @@ run_with_proxy(struct runner_request *req, char *const *hosts,
 	}
 done:
 	close(psock[0]);
-	close(ctl);
-	kill(pid, SIGTERM);
-	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
-		;
 	return rc;
 }
 
@@ -486,6 +517,7 @@ cmd_exec(int argc, char **argv)
 	char **env = NULL, *cwd = NULL, layers[256], err[512];
 	char state[PATH_MAX], ws_real[PATH_MAX], logpath[PATH_MAX];
 	struct exec_audit *xa = NULL;
+	struct exec_proxy xp = { -1, -1 };
 	json_t *start, *jend, *jargv;
 	struct overrides ov;
 	long long timeout = 0;
@@ -668,6 +700,11 @@ cmd_exec(int argc, char **argv)
 	 * their own while the sandbox is prepared and built; the command
 	 * starts only once the record is on the disk (req.gate).
 	 */
+	if (ov.nhosts > 0 && exec_proxy_start(&xp) != 0) {
+		json_decref(start);
+		rc = EXIT_SANDBOX;
+		goto out;
+	}
 	xa = exec_audit_begin(start, m, ws_real);
 	json_decref(start);
 	if (eff.workspace != WORKSPACE_COW && !eff.workspace_readonly) {
@@ -708,7 +745,7 @@ cmd_exec(int argc, char **argv)
 	}
 
 	if (ov.nhosts > 0)
-		rc = run_with_proxy(&req, ov.hosts, &res);
+		rc = run_with_proxy(&req, ov.hosts, &xp, &res);
 	else
 		rc = runner_run(&req, &res);
 	audited = exec_audit_ready(xa, err, sizeof(err)) == 0;
@@ -761,6 +798,7 @@ out_audit:
 		json_decref(jend);
 	}
 out:
+	exec_proxy_stop(&xp);
 	if (overlay)
 		changeset_upper_free(&upper);
 	for (i = 0; env != NULL && env[i] != NULL; i++)

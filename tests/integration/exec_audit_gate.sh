@@ -55,6 +55,19 @@ expect_eq "...and exec_end records it" "$(end_of)" '{"setupFailed":false,"timedO
 expect_eq "a command that leaves a process behind ends when it exits" "$?" 4
 expect_eq "...recorded as its own exit" "$(end_of)" '{"exitCode":4}'
 
+# No fork() while the writer thread runs (the child would keep a copy of
+# a lock the thread held, glibc's time zone lock say, for ever: an exec
+# with --allow-host hung so): the egress proxy is forked before it.
+strace -f -qq -e trace=clone,clone3 -o "$T/st3" "$AIRLOCK" exec --workspace "$ws" \
+    --allow-host example.com:443 -- /bin/true 2>/dev/null
+expect_eq "an exec with --allow-host runs" "$?" 0
+sup=$(head -n 1 "$T/st3" | awk '{print $1}')
+thread=$(awk -v p="$sup" '$1 == p && /CLONE_THREAD/ { print NR; exit }' "$T/st3")
+lastfork=$(awk -v p="$sup" '$1 == p && /clone\(child_stack=NULL, flags=CLONE_CHILD_CLEARTID\|CLONE_CHILD_SETTID\|SIGCHLD/ { n = NR } END { print n }' "$T/st3")
+before() { [ -n "$1" ] && [ -n "$2" ] && [ "$1" -lt "$2" ]; }
+check "the proxy is forked (line ${lastfork:-none}) before the first thread (line ${thread:-none})" \
+    before "$lastfork" "$thread"
+
 # Early: the state directory cannot be made (a file is in the way).
 : > "$T/notadir"
 AIRLOCK_HOME="$T/notadir/state" "$AIRLOCK" exec --workspace "$ws" -- \
@@ -82,7 +95,6 @@ check "...not even exec'd in the sandbox" check_no_sh_exec
 # command back.
 first_ns=$(grep -n 'CLONE_NEWPID' "$T/trace" | head -n 1 | cut -d: -f1)
 failed=$(grep -n 'fdatasync.*EIO' "$T/trace" | head -n 1 | cut -d: -f1)
-before() { [ -n "$1" ] && [ -n "$2" ] && [ "$1" -lt "$2" ]; }
 check "...though the sandbox was already being built (clone at line ${first_ns:-none}, EIO at ${failed:-none})" \
     before "$first_ns" "$failed"
 log=$(ls -d "$AIRLOCK_HOME"/sessions/*/audit.jsonl | head -n 1)
