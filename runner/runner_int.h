@@ -5,12 +5,11 @@
  * pieces that build the sandbox.  Everything the child needs is computed
  * by the parent first, so that the child allocates nothing between
  * clone() and execve() (no malloc locks, no libseccomp, no stdio).  The
- * parent may have other threads when it clones (airlock exec's audit
- * writer, the network namespace's maker): the child is a copy of one
- * thread, holding whatever locks the others held, and glibc still counts
- * the others.  So the child takes no lock at all and changes its
- * credentials by raw system call (glibc's setresuid() and the like would
- * wait for the other threads to follow, for ever).
+ * parent has no other thread when it clones (airlock exec's audit writer
+ * is joined by the gate, the network namespace's maker before the
+ * clone): the child is a copy of one thread and would hold whatever lock
+ * another one held.  The child changes its credentials by raw system
+ * call all the same (glibc's setresuid() asks every thread it knows of).
  */
 #ifndef AIRLOCK_RUNNER_INT_H
 #define AIRLOCK_RUNNER_INT_H

@@ -17,12 +17,13 @@
  * airlock run (docs/AUDIT.md).
  *
  * The session is made and exec_start written on a thread of its own
- * while the caller prepares and starts the sandbox: most of that time is
+ * while the caller prepares the sandbox: most of that time is
  * the disk's (the record is on it before exec_audit_ready() returns).
- * While that thread runs, the process must not fork(): the child would
- * hold a copy of whatever lock the thread held (glibc's time zone lock,
- * say) for ever.  airlock exec starts its egress proxy before it, and the
- * runner's child takes no lock (runner/runner_int.h).
+ * While that thread runs, the process must not fork() or clone(): the
+ * child would hold a copy of whatever lock the thread held (glibc's time
+ * zone lock, the stdio list lock) for ever.  airlock exec starts its
+ * egress proxy before it, and the runner calls the gate, which joins it,
+ * before it clones the sandbox's first process.
  * Fail closed: the caller lets the command start only once
  * exec_audit_ready() has returned 0 (runner_request.gate); if the log
  * cannot be opened or the start record cannot be written, the command
