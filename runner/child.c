@@ -979,38 +979,52 @@ read_parent(const struct runner_plan *p, void *buf, size_t len)
 	}
 }
 
+/* The seccomp program, as the parent sent it (receive_seccomp()). */
+static struct sock_filter filter[BPF_MAXINSNS];
+static uint32_t filter_len, filter_notify;
+
 /*
- * The parent sends the compiled program while we build the root.  When
- * it asks for notifications, the EPERM refusals become
- * SECCOMP_RET_USER_NOTIF and the listener goes back to the parent, which
- * answers each with the same EPERM (never "continue") and records the
- * call.  A kernel that cannot give a listener (no USER_NOTIF, one
- * already in force above us: EBUSY, no descriptor left) gets the program
- * as it was: the
- * refusals stay, only the record is lost.  The listener is closed here
- * before the command exists, so nothing in the sandbox can answer its own
- * calls; if the parent dies the kernel fails pending calls with ENOSYS,
- * still a refusal, and the death signal takes the sandbox down.
+ * The parent sends the compiled program while we build the root; it
+ * sends it after it has read our /proc/PID/ns/pid (runner.c).  So we
+ * take it before we change our credentials or make ourselves
+ * non-dumpable: from then on a parent without CAP_SYS_PTRACE (an
+ * ordinary user, root in a container) could no longer read that link,
+ * and a parent descheduled after clone() would lose the race.
+ */
+static void
+receive_seccomp(const struct runner_plan *p)
+{
+	read_parent(p, &filter_len, sizeof(filter_len));
+	filter_notify = filter_len & RUNNER_SECCOMP_NOTIFY;
+	filter_len &= ~RUNNER_SECCOMP_NOTIFY;
+	if (filter_len == 0 || filter_len > BPF_MAXINSNS) {
+		errno = EINVAL;
+		fail(p, "seccomp program", NULL);
+	}
+	read_parent(p, filter, filter_len * sizeof(filter[0]));
+}
+
+/*
+ * Loads the program receive_seccomp() took.  When the parent asks for
+ * notifications, the EPERM refusals become SECCOMP_RET_USER_NOTIF and
+ * the listener goes back to the parent, which answers each with the same
+ * EPERM (never "continue") and records the call.  A kernel that cannot
+ * give a listener (no USER_NOTIF, one already in force above us: EBUSY,
+ * no descriptor left) gets the program as it was: the refusals stay,
+ * only the record is lost.  The listener is closed here before the
+ * command exists, so nothing in the sandbox can answer its own calls; if
+ * the parent dies the kernel fails pending calls with ENOSYS, still a
+ * refusal, and the death signal takes the sandbox down.
  */
 static void
 load_seccomp(const struct runner_plan *p)
 {
-	static struct sock_filter filter[BPF_MAXINSNS];
 	struct sock_fprog prog;
-	uint32_t len, notify;
 	long fd;
 
-	read_parent(p, &len, sizeof(len));
-	notify = len & RUNNER_SECCOMP_NOTIFY;
-	len &= ~RUNNER_SECCOMP_NOTIFY;
-	if (len == 0 || len > BPF_MAXINSNS) {
-		errno = EINVAL;
-		fail(p, "seccomp program", NULL);
-	}
-	read_parent(p, filter, len * sizeof(filter[0]));
-	prog.len = len;
+	prog.len = filter_len;
 	prog.filter = filter;
-	if (notify && runner_seccomp_retarget(filter, len,
+	if (filter_notify && runner_seccomp_retarget(filter, filter_len,
 	    SECCOMP_RET_ERRNO | EPERM, SECCOMP_RET_USER_NOTIF) > 0) {
 		fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 		    SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
@@ -1024,7 +1038,7 @@ load_seccomp(const struct runner_plan *p)
 		if (errno != EINVAL && errno != EBUSY && errno != EMFILE &&
 		    errno != ENFILE)
 			fail(p, "seccomp", NULL);
-		(void)runner_seccomp_retarget(filter, len,
+		(void)runner_seccomp_retarget(filter, filter_len,
 		    SECCOMP_RET_USER_NOTIF, SECCOMP_RET_ERRNO | EPERM);
 	}
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == -1)
@@ -1051,6 +1065,7 @@ runner_child(const struct runner_plan *p)
 		proxy_listener(p);
 		if (sethostname("airlock", 7) == -1)
 			fail(p, "sethostname", NULL);
+		receive_seccomp(p);
 		/*
 		 * Raw system calls: glibc's wrappers would ask every thread
 		 * of a multithreaded parent to change too, and this copy of
@@ -1089,6 +1104,8 @@ runner_child(const struct runner_plan *p)
 		if (runner_landlock_apply(p, &step) == -1)
 			fail(p, step, NULL);
 	}
+	if (!p->root)
+		receive_seccomp(p);
 	/* This process keeps a copy of the parent's memory: nobody in the
 	 * sandbox may read it through /proc/1/mem or ptrace. */
 	if (prctl(PR_SET_DUMPABLE, 0) == -1)

@@ -607,9 +607,10 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 		goto kill;
 	}
 	/*
-	 * Its pid namespace, now: the child is still a dumpable copy of us.
-	 * Once it makes itself non-dumpable an unprivileged parent may no
-	 * longer read its /proc/PID/ns.
+	 * Its pid namespace, now, before the seccomp program is sent: the
+	 * child waits for the program before it changes its credentials or
+	 * makes itself non-dumpable (child.c), after which a parent without
+	 * CAP_SYS_PTRACE could no longer read its /proc/PID/ns.
 	 */
 	{
 		char nspath[64];

@@ -6,6 +6,8 @@
 # the per-user state directory stands in for it
 # ($XDG_STATE_HOME/airlock/agents/NAME, else ~/.local/state/...), one line
 # says so, and HOME inside always names a directory that exists.
+# And the agent's broker socket is pinned to its pid namespace however late
+# the parent reads it after clone().
 . "$top_srcdir/tests/lib.sh"
 if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null ||
     ! id nobody >/dev/null 2>&1; then
@@ -13,6 +15,7 @@ if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null ||
 	TESTS_FINISHED=1
 	exit 77
 fi
+command -v strace >/dev/null || { echo "Bail out! strace is needed (Debian package strace)"; exit 99; }
 NOGROUP=$(id -gn nobody)
 chmod 755 "$T"
 U="$T/user"
@@ -58,6 +61,21 @@ out=$(as_nobody HOME=relative)
 expect_contains "with no persistent home, HOME is /tmp" "$out" "HOME=/tmp"
 expect_contains "and /tmp exists" "$out" "HOME-EXISTS"
 expect_contains "and it says so" "$out" "HOME is the sandbox's private /tmp"
+
+# The parent descheduled after clone(): each of its stat calls waits 30 ms
+# (strace traces airlock's own process only; the child runs freely).  The
+# child must not become non-dumpable before the parent has read its
+# /proc/PID/ns/pid, or an ordinary user's parent may not read it, and the
+# agent's broker socket cannot be pinned (the agent is killed).
+out=$(timeout 60 strace -qq -o "$T/slow.strace" -e trace=newfstatat,statx \
+    -e inject=newfstatat,statx:delay_enter=30000 \
+    setpriv --reuid=nobody --regid="$NOGROUP" --clear-groups \
+    env -i PATH=/usr/local/bin:/usr/bin:/bin AIRLOCK_HOME="$U/state" \
+    HOME="$U/home" "$AIRLOCK" run --manifest "$T/m.yaml" \
+    --workspace "$U/ws" -- sh -c 'test -S /run/airlock/mcp.sock && echo SOCKET-THERE' 2>&1)
+expect_not_contains "a slow parent still pins the broker socket" "$out" "broker socket"
+expect_contains "and the agent ran to its end" "$out" "SOCKET-THERE"
+check "the parent's stat calls were the ones delayed" grep -q '/ns/pid".*(DELAYED)' "$T/slow.strace"
 
 # As root, the manifest's home is used as it is.
 out=$(AIRLOCK_HOME="$T/rootstate" timeout 60 "$AIRLOCK" run --manifest "$T/m.yaml" \
