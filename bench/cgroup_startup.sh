@@ -53,8 +53,8 @@ export AIRLOCK_HOME="$state"
 ws="$d/ws"
 mkdir "$ws" "$d/cg2"
 mount -t cgroup2 none "$d/cg2"
-mkdir "$d/cg2/bench"
-trap 'rmdir "$d"/cg2/bench/airlock-* "$d/cg2/bench" 2>/dev/null || :; umount "$d/cg2"; rm -rf "$d" "$state"' EXIT
+mkdir "$d/cg2/airlock-bench.$$"
+trap 'rmdir "$d"/cg2/airlock-bench.$$/airlock-* "$d/cg2/airlock-bench.$$" 2>/dev/null || :; umount "$d/cg2"; rm -rf "$d" "$state"' EXIT
 B="bwrap --unshare-all --die-with-parent --ro-bind / / --dev /dev --proc /proc true"
 echo "bench/cgroup_startup.sh: $(nproc) cores, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg) at start"
 echo "$runs runs per command per repeat, $reps repeats; ms: median p25 p75, ratio to bwrap"
@@ -71,8 +71,8 @@ while [ "$i" -lt "$reps" ]; do
 	    nocg "AIRLOCK_CGROUP2_ROOT=$ws $al exec -w $ws -- true" \
 	    v1 "$al exec -w $ws -- true" \
 	    v1-attach "AIRLOCK_CGROUP_ATTACH=1 $al exec -w $ws -- true" \
-	    v2 "AIRLOCK_CGROUP2_ROOT=$d/cg2/bench $al exec -w $ws -- true" \
-	    v2-attach "AIRLOCK_CGROUP2_ROOT=$d/cg2/bench AIRLOCK_CGROUP_ATTACH=1 $al exec -w $ws -- true" \
+	    v2 "AIRLOCK_CGROUP2_ROOT=$d/cg2/airlock-bench.$$ $al exec -w $ws -- true" \
+	    v2-attach "AIRLOCK_CGROUP2_ROOT=$d/cg2/airlock-bench.$$ AIRLOCK_CGROUP_ATTACH=1 $al exec -w $ws -- true" \
 	    2>"$d/err" | tee -a "$out" || { cat "$d/err" >&2; exit 1; }
 done
 echo "load $(cut -d' ' -f1-3 /proc/loadavg) at end"

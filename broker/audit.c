@@ -53,6 +53,7 @@ struct audit {
 	void			*sink_arg;
 	/* Batching (audit_batch()): records chained but not yet written. */
 	int			 batch;
+	int			 hold;		/* pend even key records */
 	int			 lost;	/* a batch failed to be written */
 	int			 psync;	/* a pending record wants a sync */
 	char			*pend;	/* their unsigned lines, '\n' each */
@@ -425,9 +426,9 @@ append_record(struct audit *a, const char *event, json_t *fields)
 	 * A key or durable record ends the batch: it is written on return.
 	 * So does a full batch, which bounds the memory a flood can hold.
 	 */
-	rc = a->batch && !sync && !event_is_key(event) && !a->durable_next &&
-	    a->npend < AUDIT_BATCH_RECORDS && a->plen < AUDIT_BATCH_BYTES ?
-	    0 : flush_pending(a);
+	rc = a->hold || (a->batch && !sync && !event_is_key(event) &&
+	    !a->durable_next && a->npend < AUDIT_BATCH_RECORDS &&
+	    a->plen < AUDIT_BATCH_BYTES) ? 0 : flush_pending(a);
 	a->durable_next = 0;
  out:
 	free(body);
@@ -529,10 +530,15 @@ certify(json_t *f, const unsigned char *hseed, const char *session,
 	return 0;
 }
 
+/*
+ * Opens the log and writes session_start; with |first| (an event name,
+ * not NULL) also that record, durable, in the same write and sync.
+ */
 static int
 audit_open_seed(const char *path, const char *session_id,
     const unsigned char *seed, const char *keykind,
-    const unsigned char *hseed, json_t *extra, struct audit **out)
+    const unsigned char *hseed, json_t *extra, const char *first,
+    json_t *first_fields, struct audit **out)
 {
 	unsigned char pk[crypto_sign_PUBLICKEYBYTES];
 	struct audit *a;
@@ -580,7 +586,6 @@ audit_open_seed(const char *path, const char *session_id,
 		rc = AL_ERR_SYSTEM;
 		goto fail;
 	}
-	sync_parent(path);
 	if ((f = json_pack("{s:s, s:s, s:I, s:s}", "pubkey", a->pk_hex,
 	    "key", keykind, "pid", (json_int_t)getpid(),
 	    "version", PACKAGE_VERSION)) == NULL) {
@@ -598,10 +603,31 @@ audit_open_seed(const char *path, const char *session_id,
 		json_decref(f);
 		goto fail;
 	}
+	/* With a first record, session_start waits for it: one write, one
+	 * signature (the first record's, covering both), one sync. */
+	a->hold = first != NULL;
 	rc = append_record(a, "session_start", f);
 	json_decref(f);
+	a->hold = 0;
+	if (rc == 0 && first != NULL) {
+		if (strcmp(first, "session_start") == 0 ||
+		    strcmp(first, "session_end") == 0)
+			rc = AL_ERR_FORMAT;
+		else {
+			a->durable_next = a->sync == AUDIT_SYNC_KEY;
+			rc = append_record(a, first, first_fields);
+		}
+		if (rc == 0 && a->npend > 0)
+			rc = flush_pending(a);
+	}
 	if (rc != 0)
 		goto fail;
+	/*
+	 * The new entry, after the records' own sync: that sync committed
+	 * it on file systems that journal metadata in order (ext4, xfs),
+	 * so this one is cheap there, and still makes it durable elsewhere.
+	 */
+	sync_parent(path);
 	*out = a;
 	return 0;
  fail:
@@ -624,12 +650,21 @@ audit_open(const char *path, const char *session_id, struct audit **out)
 	if (!session_valid(session_id))
 		return AL_ERR_FORMAT;
 	return audit_open_seed(path, session_id, NULL, "session", NULL, NULL,
-	    out);
+	    NULL, NULL, out);
 }
 
 int
 audit_open_certified(const char *path, const char *session_id,
     const char *hostkey, json_t *extra, struct audit **out)
+{
+	return audit_open_certified_first(path, session_id, hostkey, extra,
+	    NULL, NULL, out);
+}
+
+int
+audit_open_certified_first(const char *path, const char *session_id,
+    const char *hostkey, json_t *extra, const char *first,
+    json_t *first_fields, struct audit **out)
 {
 	unsigned char *hseed;
 	int rc;
@@ -646,7 +681,7 @@ audit_open_certified(const char *path, const char *session_id,
 	/* The host key is read, used once and wiped before any record. */
 	if ((rc = keyfile_load(hostkey, 1, hseed)) == 0)
 		rc = audit_open_seed(path, session_id, NULL, "session", hseed,
-		    extra, out);
+		    extra, first, first_fields, out);
 	sodium_free(hseed);
 	return rc;
 }
@@ -667,7 +702,7 @@ audit_open_with_key(const char *path, const char *session_id,
 		return AL_ERR_ALLOC;
 	if ((rc = keyfile_load(keyfile, 1, seed)) == 0)
 		rc = audit_open_seed(path, session_id, seed, "long-term", NULL,
-		    NULL, out);
+		    NULL, NULL, NULL, out);
 	sodium_free(seed);
 	return rc;
 }

@@ -136,6 +136,20 @@ int	audit_open_certified(const char *path, const char *session_id,
 	    const char *hostkey, json_t *extra, struct audit **out)
 	    __attribute__((warn_unused_result));
 
+/*
+ * As audit_open_certified(), and the session's first record, |first|
+ * with |first_fields| (borrowed; may be NULL), goes out with
+ * session_start: one write(2), one signature (the first record's; its
+ * "prev" covers session_start), one fdatasync(2), as
+ * audit_append_durable() would make it.  When that fails neither record
+ * is in the file and nothing is opened.  AL_ERR_FORMAT for a name
+ * audit_append() refuses.
+ */
+int	audit_open_certified_first(const char *path, const char *session_id,
+	    const char *hostkey, json_t *extra, const char *first,
+	    json_t *first_fields, struct audit **out)
+	    __attribute__((warn_unused_result));
+
 #define AUDIT_CERT_CONTEXT	"airlock-audit-cert-v1"
 
 /*

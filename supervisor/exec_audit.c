@@ -71,20 +71,13 @@ write_start(void *arg)
 		snprintf(x->err, sizeof(x->err), "out of memory");
 		goto fail;
 	}
-	rc = audit_open_certified(
-	    x->sess.audit_path, x->sess.id, hostkey, fields, &a);
+	/* session_start and exec_start: one write, one sync. */
+	rc = audit_open_certified_first(x->sess.audit_path, x->sess.id,
+	    hostkey, fields, "exec_start", x->start, &a);
 	json_decref(fields);
 	if (rc != 0) {
-		snprintf(x->err, sizeof(x->err), "cannot open the audit log %s",
-		    x->sess.audit_path);
-		goto fail;
-	}
-	if (audit_append_durable(a, "exec_start", x->start) != 0) {
 		snprintf(x->err, sizeof(x->err),
-		    "cannot write the audit log "
-		    "%s",
-		    x->sess.audit_path);
-		audit_close(a);
+		    "cannot write the audit log %s", x->sess.audit_path);
 		goto fail;
 	}
 	x->log = a;

@@ -69,6 +69,23 @@ write_public(const char *path, const char *text)
 	return rc;
 }
 
+/* Whether |path| is a regular file that holds exactly |text|. */
+static int
+holds(const char *path, const char *text)
+{
+	char buf[AUDIT_PUBKEY_HEX_LEN + 8];
+	size_t len = strlen(text);
+	ssize_t n;
+	int fd;
+
+	if (len >= sizeof(buf) ||
+	    (fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return 0;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	return n == (ssize_t)len && memcmp(buf, text, len) == 0;
+}
+
 /* Appends |hex| to trusted.pub unless it is listed already. */
 static int
 trust_add(const char *dir, const char *hex)
@@ -103,6 +120,8 @@ trust_add(const char *dir, const char *hex)
 	return rc;
 }
 
+/* Makes audit.pub name |hex| (rewritten only when it does not: every
+ * session start passes here) and trusted.pub list it. */
 static int
 publish(const char *dir, const char *hex, char *err, size_t errlen)
 {
@@ -111,7 +130,8 @@ publish(const char *dir, const char *hex, char *err, size_t errlen)
 	snprintf(text, sizeof(text), "%s\n", hex);
 	if (snprintf(path, sizeof(path), "%s/audit.pub", dir) >=
 		(int)sizeof(path) ||
-	    write_public(path, text) != 0 || trust_add(dir, hex) != 0) {
+	    (!holds(path, text) && write_public(path, text) != 0) ||
+	    trust_add(dir, hex) != 0) {
 		snprintf(err, errlen,
 		    "cannot write the public key files in "
 		    "%s: %s",

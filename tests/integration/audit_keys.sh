@@ -42,6 +42,16 @@ expect_eq "its directory is 0700" "$(stat -c %a "$K")" 700
 expect_contains "audit key names the file" "$(cat "$T/key.err")" "$K/audit.key"
 expect_eq "audit key is stable" "$("$AIRLOCK" audit key 2>/dev/null)" "$pub"
 expect_contains "trusted.pub lists it" "$(cat "$K/trusted.pub")" "$pub"
+# Every session start makes sure audit.pub names the key: rewritten (and
+# synced) only when it does not, never when it already does.
+before=$(stat -c '%i %Y.%y' "$K/audit.pub")
+sleep 1.1
+"$AIRLOCK" audit key >/dev/null 2>&1
+expect_eq "an audit.pub that names the key is left as it is" \
+    "$(stat -c '%i %Y.%y' "$K/audit.pub")" "$before"
+echo 0000 >"$K/audit.pub"
+"$AIRLOCK" audit key >/dev/null 2>&1
+expect_eq "one that does not is written again" "$(cat "$K/audit.pub")" "$pub"
 
 session() {	# a session: read_file, deploy, read_file
 	mcp_start "$M" "$ws"

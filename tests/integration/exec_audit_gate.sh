@@ -79,13 +79,13 @@ expect_eq "no session directory: exec exits 71" "$?" 71
 check "...and the command did not run" [ ! -e "$ws/ran" ]
 expect_contains "...saying why" "$(cat "$T/err")" "exec: cannot create"
 
-# Late: the session exists, exec_start's fdatasync fails (the second
-# one: the first is session_start's) after 300 ms, when the sandbox is
-# surely being prepared.  -f follows the writer thread and the sandbox's
-# processes.
+# Late: the session exists, exec_start's fdatasync fails (the first
+# one: session_start goes out with exec_start, in one write and one sync)
+# after 300 ms, when the sandbox is surely being prepared.  -f follows
+# the writer thread and the sandbox's processes.
 rm -rf "$AIRLOCK_HOME"
 strace -f -qq -o "$T/trace" -e trace=fdatasync,clone,clone3,execve \
-    -e inject=fdatasync:error=EIO:delay_enter=300000:when=2 \
+    -e inject=fdatasync:error=EIO:delay_enter=300000:when=1 \
     "$AIRLOCK" exec --workspace "$ws" -- /bin/sh -c "echo ran > $ws/ran" \
     2>"$T/err"
 expect_eq "exec_start not on the disk: exec exits 71" "$?" 71
@@ -98,10 +98,8 @@ check "...not even exec'd in the sandbox" check_no_sh_exec
 check_no_ns_clone() { ! grep -q 'CLONE_NEWPID' "$T/trace"; }
 check "...nor its sandbox started" check_no_ns_clone
 log=$(ls -d "$AIRLOCK_HOME"/sessions/*/audit.jsonl | head -n 1)
-expect_eq "...and the log holds no exec_start (cut back to whole records)" \
-    "$(jq -r .event "$log" | tr '\n' ' ')" "session_start session_end "
-"$AIRLOCK" audit verify -q "$log" >/dev/null 2>&1
-expect_eq "...and verifies" "$?" 0
+check "...and the log holds no exec_start (cut back: no record at all)" \
+    [ -e "$log" ] && [ ! -s "$log" ]
 
 # The session exists and exec_start is written, then the runner fails
 # before the command (a limit that cannot be enforced: a cgroup2 root
