@@ -564,19 +564,6 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	 * A raw clone: fork semantics plus the namespaces, and a pidfd; on
 	 * cgroup v2 the child is born in its cgroup (runner/cgroup.c).
 	 */
-	/*
-	 * The caller's last word, before the clone: nothing of the run's
-	 * starts unless it agrees, and any thread of the caller's is done
-	 * (the child is a copy of this one thread and must not inherit a
-	 * lock another one holds).
-	 */
-	if (req->gate != NULL && req->gate(req->gate_arg, err, errlen) != 0) {
-		if (errlen > 0 && err[0] == '\0')
-			snprintf(err, errlen, "the run was refused before the "
-			    "command started");
-		rc = AL_ERR_SYSTEM;
-		goto fail;
-	}
 	if (p->plan.root)
 		p->plan.netns_fd = runner_netns_end(&netns);
 	pid = runner_cgroup_clone(p->cg, (RUNNER_NS_FLAGS &
@@ -629,6 +616,18 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	    runner_cgroup_attach(p->cg, (pid_t)pid) != 0) {
 		snprintf(err, errlen, "joining the runner's cgroup: %s",
 		    strerror(errno));
+		rc = AL_ERR_SYSTEM;
+		goto kill;
+	}
+	/*
+	 * The caller's last word, while the child builds its root: nothing
+	 * of the command's may run unless it agrees.  The child cannot: it
+	 * waits for the seccomp program, which is sent after.
+	 */
+	if (req->gate != NULL && req->gate(req->gate_arg, err, errlen) != 0) {
+		if (errlen > 0 && err[0] == '\0')
+			snprintf(err, errlen, "the run was refused before the "
+			    "command started");
 		rc = AL_ERR_SYSTEM;
 		goto kill;
 	}

@@ -123,15 +123,16 @@ struct runner_request {
 	const char *const	*allow_syscalls;
 	size_t			 nallow_syscalls;
 	/*
-	 * The caller's last word before the run starts: called once, in the
-	 * parent, after the plan and the cgroups are made and before the
-	 * child is cloned, so that the caller's own slow work (airlock
-	 * exec's durable exec_start record, on a thread of its own) overlaps
-	 * with them.  When it returns, no other thread of the caller's may
-	 * run: the child is a copy of this one thread and would keep any
-	 * lock another one held (libcap-ng's fopen() in the child hung so).
-	 * A nonzero return fails the run with the message |gate| left in
-	 * err[0..errlen) (a setup error: nothing was started).  NULL: none.
+	 * The caller's last word before the command may start: called once,
+	 * in the parent, after the child exists and while it builds its
+	 * root, so that the caller's own slow work (airlock exec's durable
+	 * exec_start record, written by a process of its own) overlaps with
+	 * the child's.  The child cannot run anything of the command's
+	 * before |gate| returns: it waits for the seccomp program, which is
+	 * sent after.  A nonzero return kills the child and fails the run
+	 * with the message |gate| left in err[0..errlen) (a setup error:
+	 * nothing of the command ran).  The caller must have no other
+	 * thread when it calls runner_start() (runner_int.h).  NULL: none.
 	 */
 	int			(*gate)(void *arg, char *err, size_t errlen);
 	void			*gate_arg;

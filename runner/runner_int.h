@@ -5,11 +5,13 @@
  * pieces that build the sandbox.  Everything the child needs is computed
  * by the parent first, so that the child allocates nothing between
  * clone() and execve() (no malloc locks, no libseccomp, no stdio).  The
- * parent has no other thread when it clones (airlock exec's audit writer
- * is joined by the gate, the network namespace's maker before the
- * clone): the child is a copy of one thread and would hold whatever lock
- * another one held.  The child changes its credentials by raw system
- * call all the same (glibc's setresuid() asks every thread it knows of).
+ * parent has no other thread when it clones (the network namespace's
+ * maker is joined before the clone; airlock exec's audit writer is a
+ * process): the child is a copy of one thread and would hold whatever
+ * lock another one held (libcap-ng's fopen() in the child hung so, when
+ * that writer was a thread).  The child changes its credentials by raw
+ * system call all the same (glibc's setresuid() asks every thread it
+ * knows of).
  */
 #ifndef AIRLOCK_RUNNER_INT_H
 #define AIRLOCK_RUNNER_INT_H

@@ -696,7 +696,7 @@ cmd_exec(int argc, char **argv)
 	json_object_set_new(start, "argv", jargv);
 	json_object_set_new(start, "overrides", overrides_json(&ov));
 	/*
-	 * The session and its exec_start record are made on a thread of
+	 * The session and its exec_start record are made by a process of
 	 * their own while the sandbox is prepared and built; the command
 	 * starts only once the record is on the disk (req.gate).
 	 */

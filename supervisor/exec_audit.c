@@ -3,11 +3,14 @@
 /* exec_audit: the audit log of one "airlock exec" (exec_audit.h). */
 #include "config.h"
 
+#include <errno.h>
 #include <limits.h>
-#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 
 #include "broker/audit.h"
@@ -18,114 +21,236 @@
 #include "supervisor/hostkey.h"
 #include "supervisor/session.h"
 
+/*
+ * The parent's view of the writer.  The writer, a fork of airlock exec
+ * made before it has any thread, owns the session, its log and its key.
+ */
 struct exec_audit {
-	pthread_t thread;
-	int joined; /* 1: no thread to wait for */
-	json_t *start;
-	const struct manifest *m;
-	char *workspace;
-	struct audit_ship *ship;
-	struct session sess;
-	struct audit *log; /* NULL until exec_start is written */
-	int rc; /* 0, or -1 with err */
+	pid_t pid; /* the writer; -1 when none is left to reap */
+	int fd; /* our end of the socket; -1 once closed */
+	int rc; /* 1 before the writer's answer, 0, or -1 with err */
+	char path[PATH_MAX];
 	char err[PATH_MAX + 64];
 	int finished; /* exec_end written (or tried) and the log closed */
 	int end_rc;
 };
 
+/* Its answers: a status byte, then the log's path or the error. */
+#define WRITER_MSG (PATH_MAX + 128)
+
+/* Copies the string |src| to dst[0..dstlen), cut to fit. */
+static void
+copy_str(char *dst, size_t dstlen, const char *src)
+{
+	size_t len = strnlen(src, dstlen - 1);
+
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+}
+
 /*
  * Makes the session, opens its log (its key certified by the host key,
  * its records copied to journald or syslog as audit.conf says, like
- * airlock run's) and writes exec_start to the disk.
+ * airlock run's) and writes session_start and exec_start to the disk in
+ * one write and one sync.  0 and *out, or -1 with err.
  */
-static void *
-write_start(void *arg)
+static int
+write_start(json_t *start, const struct manifest *m, const char *workspace,
+    struct session *sess, struct audit_ship **ship, struct audit **out,
+    char *err, size_t errlen)
 {
-	struct exec_audit *x = arg;
 	char hostpub[AUDIT_PUBKEY_HEX_LEN + 1], hostkey[PATH_MAX];
 	char confdir[PATH_MAX], conf[PATH_MAX + 16];
-	struct audit *a;
 	json_t *fields;
 	int rc;
 
-	if (session_create(&x->sess, x->err, sizeof(x->err)) != 0)
-		goto fail;
-	if (hostkey_ensure(hostpub, x->err, sizeof(x->err)) != 0 ||
+	if (session_create(sess, err, errlen) != 0)
+		return -1;
+	if (hostkey_ensure(hostpub, err, errlen) != 0 ||
 	    hostkey_path(hostkey, sizeof(hostkey)) != 0) {
-		snprintf(x->err + strlen(x->err),
-		    sizeof(x->err) - strlen(x->err), " (the audit host key)");
-		goto fail;
+		snprintf(err + strlen(err), errlen - strlen(err),
+		    " (the audit host key)");
+		return -1;
 	}
 	if (paths_config_dir(confdir, sizeof(confdir)) != 0) {
-		snprintf(x->err, sizeof(x->err),
+		snprintf(err, errlen,
 		    "the configuration directory path is too long");
-		goto fail;
+		return -1;
 	}
 	snprintf(conf, sizeof(conf), "%s/audit.conf", confdir);
-	if (audit_ship_load(conf, &x->ship, x->err, sizeof(x->err)) != 0)
-		goto fail;
-	audit_set_default_sink(
-	    x->ship != NULL ? audit_ship_record : NULL, x->ship);
-	if ((fields = session_start_fields("exec", x->m, x->workspace, NULL)) ==
+	if (audit_ship_load(conf, ship, err, errlen) != 0)
+		return -1;
+	audit_set_default_sink(*ship != NULL ? audit_ship_record : NULL, *ship);
+	if ((fields = session_start_fields("exec", m, workspace, NULL)) ==
 	    NULL) {
-		snprintf(x->err, sizeof(x->err), "out of memory");
-		goto fail;
+		snprintf(err, errlen, "out of memory");
+		return -1;
 	}
 	/* session_start and exec_start: one write, one sync. */
-	rc = audit_open_certified_first(x->sess.audit_path, x->sess.id,
-	    hostkey, fields, "exec_start", x->start, &a);
+	rc = audit_open_certified_first(sess->audit_path, sess->id, hostkey,
+	    fields, "exec_start", start, out);
 	json_decref(fields);
 	if (rc != 0) {
-		snprintf(x->err, sizeof(x->err),
-		    "cannot write the audit log %s", x->sess.audit_path);
-		goto fail;
+		snprintf(err, errlen, "cannot write the audit log %s",
+		    sess->audit_path);
+		return -1;
 	}
-	x->log = a;
-	return NULL;
-fail:
-	x->rc = -1;
-	return NULL;
+	return 0;
+}
+
+/* Sends all of buf[0..len) as one message; 0 or -1. */
+static int
+send_msg(int fd, const void *buf, size_t len)
+{
+	ssize_t n;
+
+	do
+		n = send(fd, buf, len, MSG_NOSIGNAL);
+	while (n == -1 && errno == EINTR);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+/* Receives one message into buf[0..len - 1), NUL-terminated; its length,
+ * or -1 (0 is the peer gone: every message has a byte at least). */
+static ssize_t
+recv_msg(int fd, char *buf, size_t len)
+{
+	ssize_t n;
+
+	do
+		n = recv(fd, buf, len - 1, 0);
+	while (n == -1 && errno == EINTR);
+	buf[n > 0 ? n : 0] = '\0';
+	return n;
+}
+
+/*
+ * The writer: exec_start, then (told by the parent, or because the
+ * parent is gone) exec_end and session_end, then it exits.  Terminal
+ * signals are the parent's to act on: the log is closed whatever
+ * happens to the command.
+ */
+static void __attribute__((noreturn)) writer_main(
+    int fd, json_t *start, const struct manifest *m, const char *workspace)
+{
+	char msg[WRITER_MSG], err[PATH_MAX + 64] = "";
+	struct audit_ship *ship = NULL;
+	struct audit *a = NULL;
+	struct session sess;
+	json_t *end;
+	ssize_t n;
+	int ok;
+
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	ok = write_start(
+		 start, m, workspace, &sess, &ship, &a, err, sizeof(err)) == 0;
+	n = snprintf(msg, sizeof(msg), "%c%s", ok ? '0' : '1',
+	    ok ? sess.audit_path : err);
+	if (send_msg(fd, msg, (size_t)n + 1) != 0 || !ok) {
+		/* Told (or nobody to tell): no log, nothing more to write. */
+		if (a != NULL)
+			audit_close(a);
+		audit_ship_free(ship);
+		_exit(0);
+	}
+	/* exec_end's fields as JSON text, or nothing: the parent is gone. */
+	if ((n = recv_msg(fd, msg, sizeof(msg))) > 0)
+		end = json_loads(msg, JSON_DECODE_ANY, NULL);
+	else
+		end = json_pack("{s:b}", "supervisorLost", 1);
+	/* Written with session_end: one signature, one sync. */
+	audit_batch(a, 1);
+	ok = audit_append(a, "exec_end", json_is_object(end) ? end : NULL) == 0;
+	json_decref(end);
+	audit_close(a);
+	audit_set_default_sink(NULL, NULL);
+	audit_ship_free(ship);
+	(void)send_msg(fd, ok ? "0" : "1", 1);
+	_exit(0);
 }
 
 struct exec_audit *
 exec_audit_begin(json_t *start, const struct manifest *m, const char *workspace)
 {
 	struct exec_audit *x;
+	int sv[2];
 
 	x = xcalloc(1, sizeof(*x));
-	x->start = json_incref(start);
-	x->m = m;
-	x->workspace = xstrdup(workspace);
-	/* No thread to be had: the same work, here and now. */
-	if (pthread_create(&x->thread, NULL, write_start, x) != 0) {
-		x->joined = 1;
-		(void)write_start(x);
+	x->pid = -1;
+	x->fd = -1;
+	x->rc = 1;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1) {
+		x->rc = -1;
+		snprintf(x->err, sizeof(x->err), "the audit log's writer: %s",
+		    strerror(errno));
+		return x;
 	}
+	/* The caller has no other thread yet (exec_audit.h). */
+	if ((x->pid = fork()) == -1) {
+		x->rc = -1;
+		snprintf(x->err, sizeof(x->err),
+		    "the audit log's writer: "
+		    "fork: %s",
+		    strerror(errno));
+		close(sv[0]);
+		close(sv[1]);
+		return x;
+	}
+	if (x->pid == 0) {
+		close(sv[0]);
+		writer_main(sv[1], start, m, workspace);
+	}
+	close(sv[1]);
+	x->fd = sv[0];
 	return x;
+}
+
+/* Closes our end and reaps the writer. */
+static void
+writer_done(struct exec_audit *x)
+{
+	if (x->fd != -1)
+		close(x->fd);
+	x->fd = -1;
+	while (x->pid != -1 && waitpid(x->pid, NULL, 0) == -1 && errno == EINTR)
+		;
+	x->pid = -1;
 }
 
 int
 exec_audit_ready(struct exec_audit *x, char *err, size_t errlen)
 {
-	if (!x->joined) {
-		if (pthread_join(x->thread, NULL) != 0) {
-			/* Cannot tell whether the record was written. */
+	char msg[WRITER_MSG];
+	ssize_t n;
+
+	if (x->rc == 1) {
+		n = recv_msg(x->fd, msg, sizeof(msg));
+		if (n > 1 && msg[0] == '0') {
+			copy_str(x->path, sizeof(x->path), msg + 1);
+			x->rc = 0;
+		} else {
 			x->rc = -1;
-			snprintf(x->err, sizeof(x->err),
-			    "the audit log's "
-			    "writer was lost");
+			/* Cannot tell whether the record was written. */
+			copy_str(x->err, sizeof(x->err),
+			    n > 1 ? msg + 1
+				  : "the audit log's writer was lost");
 		}
-		x->joined = 1;
 	}
-	if (x->rc != 0)
+	if (x->rc != 0) {
+		writer_done(x);
 		snprintf(err, errlen, "%s", x->err);
+	}
 	return x->rc;
 }
 
 const char *
 exec_audit_path(const struct exec_audit *x)
 {
-	return x->joined ? x->sess.audit_path : "";
+	return x->rc == 0 ? x->path : "";
 }
 
 int
@@ -137,19 +262,20 @@ exec_audit_gate(void *arg, char *err, size_t errlen)
 int
 exec_audit_finish(struct exec_audit *x, json_t *end)
 {
-	char err[8];
+	char err[8], *text, reply[8];
 
 	if (x->finished)
 		return x->end_rc;
 	x->finished = 1;
-	if (exec_audit_ready(x, err, sizeof(err)) == 0) {
-		/* Written with session_end: one signature, one sync. */
-		audit_batch(x->log, 1);
-		if (audit_append(x->log, "exec_end", end) != 0)
-			x->end_rc = -1;
-		audit_close(x->log);
-		x->log = NULL;
-	}
+	if (exec_audit_ready(x, err, sizeof(err)) != 0)
+		return x->end_rc;
+	text = end != NULL ? json_dumps(end, JSON_COMPACT) : NULL;
+	if ((text != NULL ? send_msg(x->fd, text, strlen(text))
+			  : send_msg(x->fd, "null", 4)) != 0 ||
+	    recv_msg(x->fd, reply, sizeof(reply)) != 1 || reply[0] != '0')
+		x->end_rc = -1;
+	free(text);
+	/* Reaped by exec_audit_end(): its exit overlaps the teardown. */
 	return x->end_rc;
 }
 
@@ -177,12 +303,7 @@ exec_audit_end(struct exec_audit *x, json_t *end)
 	if (x == NULL)
 		return 0;
 	rc = exec_audit_finish(x, end);
-	if (x->ship != NULL) {
-		audit_set_default_sink(NULL, NULL);
-		audit_ship_free(x->ship);
-	}
-	json_decref(x->start);
-	free(x->workspace);
+	writer_done(x);
 	free(x);
 	return rc;
 }

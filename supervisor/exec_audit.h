@@ -16,14 +16,17 @@
  * records copied to journald or syslog when audit.conf says so, as for
  * airlock run (docs/AUDIT.md).
  *
- * The session is made and exec_start written on a thread of its own
- * while the caller prepares the sandbox: most of that time is
- * the disk's (the record is on it before exec_audit_ready() returns).
- * While that thread runs, the process must not fork() or clone(): the
- * child would hold a copy of whatever lock the thread held (glibc's time
- * zone lock, the stdio list lock) for ever.  airlock exec starts its
- * egress proxy before it, and the runner calls the gate, which joins it,
- * before it clones the sandbox's first process.
+ * The session is made and exec_start written by a writer process, forked
+ * by exec_audit_begin() (the caller must have no thread then), while the
+ * caller prepares and builds the sandbox: most of that time is the
+ * disk's (the record is on it before exec_audit_ready() returns).  A
+ * process, not a thread: the sandbox's child is cloned meanwhile, and a
+ * copy of a thread's locks (glibc's time zone lock, the stdio list lock)
+ * would stay held in it for ever.  The writer owns the log and its key
+ * and writes exec_end and session_end when told (exec_audit_finish()),
+ * or, if airlock exec dies first, exec_end {"supervisorLost": true}; it
+ * ignores the terminal's signals, so the log is closed whatever happens
+ * to the command.
  * Fail closed: the caller lets the command start only once
  * exec_audit_ready() has returned 0 (runner_request.gate); if the log
  * cannot be opened or the start record cannot be written, the command

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
 # Copyright (c) 2026 The airlock authors
-# airlock exec writes its exec_start record on a thread of its own while
+# airlock exec writes its exec_start record in a process of its own while
 # the sandbox is built, and the command starts only once the record is on
 # the disk.  Attacked here by failing the record: early (no session
 # directory can be made) and late (the disk refuses exec_start's
@@ -58,9 +58,10 @@ expect_eq "...and exec_end records it" "$(end_of)" '{"setupFailed":false,"timedO
 expect_eq "a command that leaves a process behind ends when it exits" "$?" 4
 expect_eq "...recorded as its own exit" "$(end_of)" '{"exitCode":4}'
 
-# No fork() while the writer thread runs (the child would keep a copy of
-# a lock the thread held, glibc's time zone lock say, for ever: an exec
-# with --allow-host hung so): the egress proxy is forked before it.
+# No fork() while a thread runs (the child would keep a copy of a lock
+# the thread held, glibc's time zone lock say, for ever: an exec with
+# --allow-host hung so when the audit writer was a thread): the egress
+# proxy and the audit writer are forked before the runner's first thread.
 strace -f -qq -e trace=clone,clone3 -o "$T/st3" "$AIRLOCK" exec --workspace "$ws" \
     --allow-host example.com:443 -- /bin/true 2>/dev/null
 expect_eq "an exec with --allow-host runs" "$?" 0
@@ -70,6 +71,26 @@ lastfork=$(awk -v p="$sup" '$1 == p && /clone\(child_stack=NULL, flags=CLONE_CHI
 before() { [ -n "$1" ] && [ -n "$2" ] && [ "$1" -lt "$2" ]; }
 check "the proxy is forked (line ${lastfork:-none}) before the first thread (line ${thread:-none})" \
     before "$lastfork" "$thread"
+
+# airlock exec killed while its command runs: the writer, a process of its
+# own, still ends the log, saying the supervisor was lost.
+rm -rf "$AIRLOCK_HOME"
+"$AIRLOCK" exec --workspace "$ws" -- /bin/sleep 30 2>/dev/null &
+xpid=$!
+i=0
+while [ $i -lt 100 ] && ! grep -qs exec_start "$AIRLOCK_HOME"/sessions/*/audit.jsonl; do
+	sleep 0.05; i=$((i + 1))
+done
+sleep 0.2
+kill -9 "$xpid"
+wait "$xpid" 2>/dev/null
+log=$(ls -d "$AIRLOCK_HOME"/sessions/*/audit.jsonl | head -n 1)
+i=0
+while [ $i -lt 100 ] && ! grep -qs session_end "$log"; do sleep 0.05; i=$((i + 1)); done
+expect_eq "airlock exec killed: exec_end says the supervisor was lost" \
+    "$(jq -c 'select(.event == "exec_end") | .fields' "$log")" '{"supervisorLost":true}'
+"$AIRLOCK" audit verify -q "$log" >/dev/null 2>&1
+expect_eq "...and the log is closed and verifies" "$?" 0
 
 # Early: the state directory cannot be made (a file is in the way).
 : > "$T/notadir"
@@ -93,10 +114,13 @@ check "...and the command did not run" [ ! -e "$ws/ran" ]
 expect_contains "...naming the audit log" "$(cat "$T/err")" "exec: cannot write the audit log"
 check_no_sh_exec() { ! grep -q 'execve("/bin/sh"' "$T/trace"; }
 check "...not even exec'd in the sandbox" check_no_sh_exec
-# The gate held the run back: the sandbox's first process was never
-# cloned, though its plan and cgroups were made meanwhile.
-check_no_ns_clone() { ! grep -q 'CLONE_NEWPID' "$T/trace"; }
-check "...nor its sandbox started" check_no_ns_clone
+# The sandbox's first process was cloned (with its namespaces) before
+# the record failed: the gate, not the order of the steps, held the
+# command back.
+first_ns=$(grep -n 'CLONE_NEWPID' "$T/trace" | head -n 1 | cut -d: -f1)
+failed=$(grep -n 'fdatasync.*EIO' "$T/trace" | head -n 1 | cut -d: -f1)
+check "...though the sandbox was already being built (clone at line ${first_ns:-none}, EIO at ${failed:-none})" \
+    before "$first_ns" "$failed"
 log=$(ls -d "$AIRLOCK_HOME"/sessions/*/audit.jsonl | head -n 1)
 check "...and the log holds no exec_start (cut back: no record at all)" \
     [ -e "$log" ] && [ ! -s "$log" ]
