@@ -31,7 +31,8 @@ struct exec_audit {
 	int rc; /* 1 before the writer's answer, 0, or -1 with err */
 	char path[PATH_MAX];
 	char err[PATH_MAX + 64];
-	int finished; /* exec_end written (or tried) and the log closed */
+	int finished; /* exec_end handed to the writer (or tried) */
+	int sent; /* ...and the writer has it: its answer is due */
 	int end_rc;
 };
 
@@ -262,7 +263,8 @@ exec_audit_gate(void *arg, char *err, size_t errlen)
 int
 exec_audit_finish(struct exec_audit *x, json_t *end)
 {
-	char err[8], *text, reply[8];
+	char err[8], *text;
+	int rc;
 
 	if (x->finished)
 		return x->end_rc;
@@ -270,12 +272,15 @@ exec_audit_finish(struct exec_audit *x, json_t *end)
 	if (exec_audit_ready(x, err, sizeof(err)) != 0)
 		return x->end_rc;
 	text = end != NULL ? json_dumps(end, JSON_COMPACT) : NULL;
-	if ((text != NULL ? send_msg(x->fd, text, strlen(text))
-			  : send_msg(x->fd, "null", 4)) != 0 ||
-	    recv_msg(x->fd, reply, sizeof(reply)) != 1 || reply[0] != '0')
-		x->end_rc = -1;
+	rc = text != NULL ? send_msg(x->fd, text, strlen(text))
+			  : send_msg(x->fd, "null", 4);
 	free(text);
-	/* Reaped by exec_audit_end(): its exit overlaps the teardown. */
+	if (rc != 0)
+		x->end_rc = -1;
+	else
+		x->sent = 1;
+	/* Its answer is awaited by exec_audit_end(): the write and the
+	 * sync overlap the sandbox's teardown. */
 	return x->end_rc;
 }
 
@@ -298,11 +303,16 @@ exec_audit_on_status(void *arg, int wait_status)
 int
 exec_audit_end(struct exec_audit *x, json_t *end)
 {
+	char reply[8];
 	int rc;
 
 	if (x == NULL)
 		return 0;
-	rc = exec_audit_finish(x, end);
+	(void)exec_audit_finish(x, end);
+	if (x->sent &&
+	    (recv_msg(x->fd, reply, sizeof(reply)) != 1 || reply[0] != '0'))
+		x->end_rc = -1;
+	rc = x->end_rc;
 	writer_done(x);
 	free(x);
 	return rc;

@@ -66,10 +66,14 @@ int exec_audit_ready(struct exec_audit *x, char *err, size_t errlen)
 const char *exec_audit_path(const struct exec_audit *x);
 
 /*
- * Writes exec_end with |end| (borrowed; may be NULL) and closes the log,
- * once: a later call writes nothing and returns the first one's answer.
+ * Hands exec_end with |end| (borrowed; may be NULL) to the writer, which
+ * writes it with session_end and closes the log, once: a later call
+ * hands nothing and returns the first one's answer.  It does not wait:
+ * exec_audit_end() does, so the write and the sync overlap whatever the
+ * caller does meanwhile (the sandbox's teardown); nothing that depends
+ * on the record (the exit status) may leave before exec_audit_end().
  * When exec_start was not written there is no log and nothing is
- * written.  Returns 0, or -1 if a record could not be written.
+ * written.  Returns 0, or -1 if the writer could not be told.
  */
 int exec_audit_finish(struct exec_audit *x, json_t *end);
 
@@ -81,8 +85,9 @@ int exec_audit_finish(struct exec_audit *x, json_t *end);
 void exec_audit_on_status(void *arg, int wait_status);
 
 /*
- * exec_audit_finish(x, end), then frees |x| (NULL: nothing).  Returns as
- * exec_audit_finish().
+ * exec_audit_finish(x, end), waits for the writer to have written exec_end
+ * and session_end to the disk, and frees |x| (NULL: nothing).  Returns 0,
+ * or -1 if a record could not be written.
  */
 int exec_audit_end(struct exec_audit *x, json_t *end);
 

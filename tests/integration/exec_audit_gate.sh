@@ -72,6 +72,19 @@ before() { [ -n "$1" ] && [ -n "$2" ] && [ "$1" -lt "$2" ]; }
 check "the proxy is forked (line ${lastfork:-none}) before the first thread (line ${thread:-none})" \
     before "$lastfork" "$thread"
 
+# exec_end and session_end are synced while the sandbox is torn down,
+# but airlock exec does not exit (its status is the record's outside
+# effect) before they are on the disk: their fdatasync held 300 ms.
+rm -rf "$AIRLOCK_HOME"
+strace -f -qq -o /dev/null -e trace=fdatasync \
+    -e inject=fdatasync:delay_enter=300000:when=2 \
+    "$AIRLOCK" exec --workspace "$ws" -- /bin/sh -c 'exit 5' 2>/dev/null
+expect_eq "a slow exec_end: the status still passes through" "$?" 5
+log=$(ls -d "$AIRLOCK_HOME"/sessions/*/audit.jsonl | head -n 1)
+expect_eq "...only once exec_end and session_end are written" \
+    "$(jq -r .event "$log" | tr '\n' ' ')" \
+    "session_start exec_start exec_end session_end "
+
 # airlock exec killed while its command runs: the writer, a process of its
 # own, still ends the log, saying the supervisor was lost.
 rm -rf "$AIRLOCK_HOME"
