@@ -43,8 +43,10 @@ struct exec_audit {
 static void
 copy_str(char *dst, size_t dstlen, const char *src)
 {
-	size_t len = strnlen(src, dstlen - 1);
+	size_t len = strlen(src);
 
+	if (len >= dstlen)
+		len = dstlen - 1;
 	memcpy(dst, src, len);
 	dst[len] = '\0';
 }
@@ -149,9 +151,9 @@ static void __attribute__((noreturn)) writer_main(
 	signal(SIGPIPE, SIG_IGN);
 	ok = write_start(
 		 start, m, workspace, &sess, &ship, &a, err, sizeof(err)) == 0;
-	n = snprintf(msg, sizeof(msg), "%c%s", ok ? '0' : '1',
-	    ok ? sess.audit_path : err);
-	if (send_msg(fd, msg, (size_t)n + 1) != 0 || !ok) {
+	msg[0] = ok ? '0' : '1';
+	copy_str(msg + 1, sizeof(msg) - 1, ok ? sess.audit_path : err);
+	if (send_msg(fd, msg, strlen(msg) + 1) != 0 || !ok) {
 		/* Told (or nobody to tell): no log, nothing more to write. */
 		if (a != NULL)
 			audit_close(a);
