@@ -32,7 +32,7 @@
 
 #include <linux/seccomp.h>
 
-#include <cap-ng.h>
+#include <linux/capability.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <fcntl.h>
@@ -687,13 +687,17 @@ setup_fds(const struct runner_plan *p)
 }
 
 /*
- * No capability in any set.  The bounding set is emptied with prctl()
- * directly: libcap-ng's own path rereads /proc/self/status through stdio
- * (allocating, and three times), which the child avoids.
+ * No capability in any set, by system call alone: libcap-ng would reread
+ * /proc/self/status through stdio (a lock, an allocation), which the
+ * child must not take (runner_int.h).  The bounding set first (dropping
+ * from it needs CAP_SETPCAP, which the capset() below takes away), then
+ * the ambient set, then effective, permitted and inheritable at once.
  */
 static void
 drop_caps(const struct runner_plan *p)
 {
+	struct __user_cap_header_struct hdr;
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
 	int cap;
 
 	for (cap = 0; cap <= p->cap_last; cap++)
@@ -702,11 +706,11 @@ drop_caps(const struct runner_plan *p)
 			fail(p, "drop bounding capabilities", NULL);
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) == -1)
 		fail(p, "clear ambient capabilities", NULL);
-	capng_clear(CAPNG_SELECT_BOTH);
-	if (capng_apply(CAPNG_SELECT_BOTH) != 0) {
-		errno = EPERM;
+	memset(&hdr, 0, sizeof(hdr));
+	memset(data, 0, sizeof(data));
+	hdr.version = _LINUX_CAPABILITY_VERSION_3;
+	if (syscall(SYS_capset, &hdr, data) == -1)
 		fail(p, "drop capabilities", NULL);
-	}
 }
 
 /* Exits quietly if the parent is gone (its end of sync_fd hung up). */

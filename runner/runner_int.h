@@ -9,9 +9,10 @@
  * maker is joined before the clone; airlock exec's audit writer is a
  * process): the child is a copy of one thread and would hold whatever
  * lock another one held (libcap-ng's fopen() in the child hung so, when
- * that writer was a thread).  The child changes its credentials by raw
- * system call all the same (glibc's setresuid() asks every thread it
- * knows of).
+ * that writer was a thread).  The child changes its credentials and
+ * drops its capabilities by raw system call all the same (glibc's
+ * setresuid() asks every thread it knows of; libcap-ng reads
+ * /proc/self/status through stdio).
  */
 #ifndef AIRLOCK_RUNNER_INT_H
 #define AIRLOCK_RUNNER_INT_H

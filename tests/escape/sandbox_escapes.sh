@@ -196,6 +196,12 @@ run -- sh -c 'grep -E "^(CapEff|CapPrm|CapBnd|CapAmb|NoNewPrivs)" /proc/self/sta
 expect_contains "no_effective_capabilities" "$out" "CapEff:	0000000000000000"
 expect_contains "empty_bounding_set" "$out" "CapBnd:	0000000000000000"
 expect_contains "no_new_privs_set" "$out" "NoNewPrivs:	1"
+# The sandbox's init (pid 1) never execs: its sets are empty only because
+# it emptied them (in its own user namespace it had them all).
+run -- sh -c 'grep -E "^Cap(Inh|Prm|Eff|Bnd|Amb)" /proc/1/status'
+for set in Inh Prm Eff Bnd Amb; do
+	expect_contains "init_has_no_Cap$set" "$out" "Cap$set:	0000000000000000"
+done
 
 # --- lifetime ---
 marker="airlock-escape-$$"

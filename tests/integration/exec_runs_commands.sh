@@ -79,6 +79,16 @@ expect_contains "unprivileged_caller_runs_as_itself" "$out" "12345"
 expect_contains "unprivileged_caller_maps_only_its_uid" "$out" "12345      12345          1"
 expect_contains "unprivileged_caller_setgroups_denied" "$out" "deny"
 expect_contains "unprivileged_caller_still_gets_seccomp_and_landlock" "$out" "seccomp,landlock,nocaps,nnp"
+# Owner of its user namespace, the child has every capability in it until
+# it drops them: neither the command nor the sandbox's init (pid 1, which
+# never execs, so nothing else clears its sets) may keep one.
+out=$(setpriv --reuid 12345 --regid 12345 --clear-groups env -u AIRLOCK_HOME HOME="$T/u12345" "$AIRLOCK" exec \
+    --workspace "$ws" -- sh -c 'for p in self 1; do sed -n "s/^\(Cap[A-Za-z]*\):[[:space:]]*/$p \1 /p" /proc/$p/status; done' 2>&1)
+for p in self 1; do
+	for set in Inh Prm Eff Bnd Amb; do
+		expect_contains "unprivileged_caller_${p}_has_no_Cap$set" "$out" "$p Cap$set 0000000000000000"
+	done
+done
 
 prof=$("$AIRLOCK" profile --seatbelt --workspace "$ws")
 expect_contains "profile_prints_seatbelt" "$prof" "(deny default)"
