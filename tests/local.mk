@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: ISC
 # Copyright (c) 2026 The airlock authors
-EXTRA_DIST += tests/lib.sh
+EXTRA_DIST += tests/lib.sh tests/unit/scratch.h
 include tests/integration/local.mk
 include tests/agents/local.mk
 

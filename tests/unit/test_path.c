@@ -20,6 +20,7 @@
 #include <check.h>
 
 #include "common/errors.h"
+#include "tests/unit/scratch.h"
 #include "policy/path.h"
 
 static char top[256];		/* T */
@@ -64,7 +65,7 @@ setup(void)
 {
 	char p[512], q[512];
 
-	snprintf(top, sizeof(top), "/tmp/airlock-path.XXXXXX");
+	snprintf(top, sizeof(top), "%s/t.XXXXXX", scratch_dir);
 	ck_assert_ptr_nonnull(mkdtemp(top));
 	xmkdir("outside");
 	xwrite("outside/secret", "OUTSIDE");
@@ -373,6 +374,8 @@ suite(void)
 	Suite *s = suite_create("path");
 	TCase *tc = tcase_create("core");
 
+	scratch_prefix = "/tmp/airlock-path";
+	tcase_add_unchecked_fixture(tc, scratch_make, scratch_remove);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_resolve_opens_beneath_the_workspace_or_refuses,

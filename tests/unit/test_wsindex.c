@@ -20,8 +20,9 @@
 #include "broker/wsdigest.h"
 #include "broker/wsindex.h"
 #include "common/errors.h"
+#include "tests/unit/scratch.h"
 
-static char ws[] = "/tmp/test_wsindex.XXXXXX";
+static char ws[256];
 static int rootfd = -1;
 
 static void
@@ -42,7 +43,7 @@ setup(void)
 	char path[512];
 
 	ck_assert_int_ge(sodium_init(), 0);
-	snprintf(ws, sizeof(ws), "/tmp/test_wsindex.XXXXXX");
+	snprintf(ws, sizeof(ws), "%s/ws.XXXXXX", scratch_dir);
 	ck_assert_ptr_nonnull(mkdtemp(ws));
 	snprintf(path, sizeof(path), "%s/a", ws);
 	ck_assert_int_eq(mkdir(path, 0755), 0);
@@ -178,6 +179,8 @@ main(void)
 	SRunner *sr;
 	int failed;
 
+	scratch_prefix = "/tmp/test_wsindex";
+	tcase_add_unchecked_fixture(tc, scratch_make, scratch_remove);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_wsindex_racy_entries_are_hashed_again);
