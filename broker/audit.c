@@ -609,16 +609,10 @@ audit_open_seed(const char *path, const char *session_id,
 	rc = append_record(a, "session_start", f);
 	json_decref(f);
 	a->hold = 0;
+	/* Durable: it flushes both (or, failing, drops both). */
 	if (rc == 0 && first != NULL) {
-		if (strcmp(first, "session_start") == 0 ||
-		    strcmp(first, "session_end") == 0)
-			rc = AL_ERR_FORMAT;
-		else {
-			a->durable_next = a->sync == AUDIT_SYNC_KEY;
-			rc = append_record(a, first, first_fields);
-		}
-		if (rc == 0 && a->npend > 0)
-			rc = flush_pending(a);
+		a->durable_next = a->sync == AUDIT_SYNC_KEY;
+		rc = append_record(a, first, first_fields);
 	}
 	if (rc != 0)
 		goto fail;
@@ -634,6 +628,10 @@ audit_open_seed(const char *path, const char *session_id,
 	saved = errno;
 	if (a->fd != -1)
 		close(a->fd);
+	/* session_start may still be pending when |first| was refused. */
+	drop_pending(a);
+	free(a->pend);
+	free(a->prec);
 	sodium_free(a->sk);
 	free(a->path);
 	free(a);
@@ -676,6 +674,10 @@ audit_open_certified_first(const char *path, const char *session_id,
 		return AL_ERR_FORMAT;
 	if (extra != NULL && !json_is_object(extra))
 		return AL_ERR_TYPE;
+	/* Written by open and close only (audit_append()). */
+	if (first != NULL && (strcmp(first, "session_start") == 0 ||
+	    strcmp(first, "session_end") == 0))
+		return AL_ERR_FORMAT;
 	if ((hseed = sodium_malloc(AUDIT_SEED_LEN)) == NULL)
 		return AL_ERR_ALLOC;
 	/* The host key is read, used once and wiped before any record. */

@@ -153,14 +153,14 @@ static void __attribute__((noreturn)) writer_main(
 		 start, m, workspace, &sess, &ship, &a, err, sizeof(err)) == 0;
 	msg[0] = ok ? '0' : '1';
 	copy_str(msg + 1, sizeof(msg) - 1, ok ? sess.audit_path : err);
-	if (send_msg(fd, msg, strlen(msg) + 1) != 0 || !ok) {
-		/* Told (or nobody to tell): no log, nothing more to write. */
-		if (a != NULL)
-			audit_close(a);
+	(void)send_msg(fd, msg, strlen(msg) + 1);
+	if (!ok) {
+		/* No log: nothing more to write. */
 		audit_ship_free(ship);
 		_exit(0);
 	}
-	/* exec_end's fields as JSON text, or nothing: the parent is gone. */
+	/* exec_end's fields as JSON text, or nothing: the parent is gone
+	 * (then the send above failed too, or this recv sees the end). */
 	if ((n = recv_msg(fd, msg, sizeof(msg))) > 0)
 		end = json_loads(msg, JSON_DECODE_ANY, NULL);
 	else

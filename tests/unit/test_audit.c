@@ -567,6 +567,54 @@ START_TEST(test_audit_host_key_certifies_session_key)
 }
 END_TEST
 
+/*
+ * audit_open_certified_first(): session_start and the first record in
+ * one write (session_start unsigned, covered by the first record's
+ * signature), the log verifying under the host key; session_start or
+ * session_end as the first record is refused before any file is made.
+ */
+START_TEST(test_audit_first_record_goes_with_session_start)
+{
+	struct audit_verify_result res;
+	char keyfile[300], hex[65], line[4096];
+	unsigned char key[1][32];
+	struct audit *a;
+	json_t *f;
+	FILE *fp;
+	int n = 0;
+
+	snprintf(keyfile, sizeof(keyfile), "%s/host.key", dir);
+	f = json_pack("{s:s}", "command", "exec");
+	ck_assert_int_eq(audit_open_certified_first(logpath, "s", keyfile,
+	    NULL, "session_end", f, &a), AL_ERR_FORMAT);
+	ck_assert_ptr_null(a);
+	ck_assert_int_eq(access(logpath, F_OK), -1);
+	ck_assert_int_eq(audit_open_certified_first(logpath, "s", keyfile,
+	    NULL, "exec_start", f, &a), 0);
+	json_decref(f);
+	/* Both on the disk before the open returns: one line each. */
+	ck_assert_ptr_nonnull(fp = fopen(logpath, "r"));
+	while (fgets(line, sizeof(line), fp) != NULL) {
+		n++;
+		if (n == 1)
+			ck_assert_ptr_null(strstr(line, "\"sig\""));
+		else
+			ck_assert_ptr_nonnull(strstr(line, "\"sig\""));
+	}
+	fclose(fp);
+	ck_assert_int_eq(n, 2);
+	audit_close(a);
+	ck_assert_int_eq(audit_key_public(keyfile, 0, hex), 0);
+	ck_assert_int_eq(audit_parse_pubkey(hex, key[0]), 0);
+	ck_assert_ptr_nonnull(fp = fopen(logpath, "r"));
+	ck_assert_int_eq(audit_verify_fp_trusted(fp,
+	    (const unsigned char (*)[32])key, 1, NULL, &res),
+	    AUDIT_VERIFY_CLOSED);
+	fclose(fp);
+	ck_assert_str_eq(res.trust, "host-key");
+}
+END_TEST
+
 START_TEST(test_audit_redacts_fields)
 {
 	struct redact *r;
@@ -677,6 +725,7 @@ audit_suite(void)
 	tcase_add_test(tc, test_audit_append_fails_closed_and_recovers);
 	tcase_add_test(tc, test_audit_long_term_key_is_pinnable);
 	tcase_add_test(tc, test_audit_host_key_certifies_session_key);
+	tcase_add_test(tc, test_audit_first_record_goes_with_session_start);
 	tcase_add_test(tc, test_audit_redacts_fields);
 	tcase_add_loop_test(tc, test_audit_parse_time, 0,
 	    sizeof(times) / sizeof(times[0]));
