@@ -34,6 +34,17 @@
 #define AUDIT_BATCH_RECORDS	128	/* a batch is flushed at this size */
 #define AUDIT_BATCH_BYTES	(64 * 1024)
 
+/*
+ * TRANSIENT: a key that lives for one call (a seed read from its file,
+ * the host's secret key while it signs a certificate) is a local array,
+ * wiped with sodium_memzero() before the call returns; libsodium keeps
+ * what it derives from it on the stack the same way.  The session's own
+ * secret key, which lives as long as the log, is the one kept in
+ * guarded, locked memory (sodium_malloc, read-only once made): a
+ * sodium_malloc() and sodium_free() cost eight system calls, which an
+ * airlock exec paid for five keys at every start.
+ */
+
 struct audit {
 	int			 fd;
 	char			*path;
@@ -176,24 +187,19 @@ audit_key_public(const char *keyfile, int create,
     char hex[AUDIT_PUBKEY_HEX_LEN + 1])
 {
 	unsigned char pk[crypto_sign_PUBLICKEYBYTES];
-	unsigned char *seed, *sk;
+	unsigned char seed[AUDIT_SEED_LEN], sk[crypto_sign_SECRETKEYBYTES];
 	int rc;
 
 	hex[0] = '\0';
 	if (sodium_init() < 0)
 		return AL_ERR_INTERNAL;
-	if ((seed = sodium_malloc(AUDIT_SEED_LEN)) == NULL)
-		return AL_ERR_ALLOC;
-	if ((sk = sodium_malloc(crypto_sign_SECRETKEYBYTES)) == NULL) {
-		sodium_free(seed);
-		return AL_ERR_ALLOC;
-	}
+	/* TRANSIENT */
 	if ((rc = keyfile_load(keyfile, create, seed)) == 0) {
 		crypto_sign_seed_keypair(pk, sk, seed);
 		sodium_bin2hex(hex, AUDIT_PUBKEY_HEX_LEN + 1, pk, sizeof(pk));
 	}
-	sodium_free(sk);
-	sodium_free(seed);
+	sodium_memzero(sk, sizeof(sk));
+	sodium_memzero(seed, sizeof(seed));
 	return rc;
 }
 
@@ -510,17 +516,15 @@ certify(json_t *f, const unsigned char *hseed, const char *session,
 	char hhex[AUDIT_PUBKEY_HEX_LEN + 1];
 	char b64[sodium_base64_ENCODED_LEN(crypto_sign_BYTES,
 	    sodium_base64_VARIANT_ORIGINAL)];
-	unsigned char *hsk;
+	unsigned char hsk[crypto_sign_SECRETKEYBYTES];
 	int rc;
 
 	if ((rc = audit_cert_message(session, pk_hex, msg, sizeof(msg))) != 0)
 		return rc;
-	if ((hsk = sodium_malloc(crypto_sign_SECRETKEYBYTES)) == NULL)
-		return AL_ERR_ALLOC;
 	crypto_sign_seed_keypair(hpk, hsk, hseed);
 	crypto_sign_detached(sig, NULL, (const unsigned char *)msg,
 	    strlen(msg), hsk);
-	sodium_free(hsk);
+	sodium_memzero(hsk, sizeof(hsk));
 	sodium_bin2hex(hhex, sizeof(hhex), hpk, sizeof(hpk));
 	sodium_bin2base64(b64, sizeof(b64), sig, sizeof(sig),
 	    sodium_base64_VARIANT_ORIGINAL);
@@ -664,7 +668,7 @@ audit_open_certified_first(const char *path, const char *session_id,
     const char *hostkey, json_t *extra, const char *first,
     json_t *first_fields, struct audit **out)
 {
-	unsigned char *hseed;
+	unsigned char hseed[AUDIT_SEED_LEN];
 	int rc;
 
 	*out = NULL;
@@ -678,13 +682,11 @@ audit_open_certified_first(const char *path, const char *session_id,
 	if (first != NULL && (strcmp(first, "session_start") == 0 ||
 	    strcmp(first, "session_end") == 0))
 		return AL_ERR_FORMAT;
-	if ((hseed = sodium_malloc(AUDIT_SEED_LEN)) == NULL)
-		return AL_ERR_ALLOC;
 	/* The host key is read, used once and wiped before any record. */
 	if ((rc = keyfile_load(hostkey, 1, hseed)) == 0)
 		rc = audit_open_seed(path, session_id, NULL, "session", hseed,
 		    extra, first, first_fields, out);
-	sodium_free(hseed);
+	sodium_memzero(hseed, sizeof(hseed));
 	return rc;
 }
 
@@ -692,7 +694,7 @@ int
 audit_open_with_key(const char *path, const char *session_id,
     const char *keyfile, struct audit **out)
 {
-	unsigned char *seed;
+	unsigned char seed[AUDIT_SEED_LEN];
 	int rc;
 
 	*out = NULL;
@@ -700,12 +702,10 @@ audit_open_with_key(const char *path, const char *session_id,
 		return AL_ERR_INTERNAL;
 	if (!session_valid(session_id))
 		return AL_ERR_FORMAT;
-	if ((seed = sodium_malloc(AUDIT_SEED_LEN)) == NULL)
-		return AL_ERR_ALLOC;
 	if ((rc = keyfile_load(keyfile, 1, seed)) == 0)
 		rc = audit_open_seed(path, session_id, seed, "long-term", NULL,
 		    NULL, NULL, NULL, out);
-	sodium_free(seed);
+	sodium_memzero(seed, sizeof(seed));
 	return rc;
 }
 

@@ -55,8 +55,18 @@
 #define OLDROOT		"/.oldroot"
 #define MASK_FILE	"/.airlock-masked"
 #define MASK_DIR	"/.airlock-masked.d"
-#define COW_DIR		"/.airlock-cow"
-#define COW_LOWER	"/.airlock-lower"
+/*
+ * Where the overlay's layers are mounted while it is made: over two
+ * directories of the old root, so that they leave with it in the one
+ * umount2(OLDROOT) instead of an unmount each.  Every unmount waits for
+ * an RCU grace period (0.05-0.4 ms on a busy 2-core machine), and a
+ * detached mount (the caller's upper layer, the idmapped workspace)
+ * unmounts itself when its last descriptor closes, which waits for one
+ * too.  These mounts are private to the child's namespace, and no path
+ * is looked up under them but the layers' own.
+ */
+#define PARK_UPPER	OLDROOT "/proc"
+#define PARK_LOWER	OLDROOT "/sys"
 /* The run's writes form a change set for the caller (runner_request). */
 #define CHANGES(p)	((p)->upper_dir != NULL || (p)->upper_fd != -1)
 
@@ -75,9 +85,12 @@ static const char *const dev_nodes[] = {
 };
 
 /*
- * A detached, writable clone of the new /proc (root mode only): /proc
- * itself is read-only by the time the process writes its id maps.  It is
- * reachable only through this descriptor, which closes at exec.
+ * The host's /proc (root mode only), where the process writes its id maps
+ * (its own entry there, self/): the new /proc is read-only by then.  A
+ * detached clone of the new one would do, but it would unmount itself at
+ * its close, an RCU grace period on the way to the command; the host's
+ * leaves with the old root.  It is reachable only through this
+ * descriptor, which enter_userns() closes, before the command exists.
  */
 static int proc_fd = -1;
 
@@ -225,9 +238,9 @@ build_proc(const struct runner_plan *p)
 	if (mount("proc", "/proc", "proc",
 	    MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == -1)
 		fail(p, "mount", "/proc");
-	if (p->root && (proc_fd = open_tree(AT_FDCWD, "/proc",
-	    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) == -1)
-		fail(p, "open_tree", "/proc");
+	if (p->root && (proc_fd = open(OLDROOT "/proc", O_PATH | O_DIRECTORY |
+	    O_CLOEXEC)) == -1)
+		fail(p, "open", "/proc");
 	for (i = 0; proc_masked[i] != NULL; i++) {
 		if (stat(proc_masked[i], &st) == -1)
 			continue;
@@ -314,18 +327,24 @@ static int
 cow_workspace(const struct runner_plan *p, const char *lower)
 {
 	struct stat st;
-	char opts[64], ubuf[RUNNER_MAX_PATH], wbuf[RUNNER_MAX_PATH];
-	const char *upper = COW_DIR "/upper", *work = COW_DIR "/work";
+	char opts[64], lbuf[2 * RUNNER_MAX_PATH + 2];
+	char ubuf[RUNNER_MAX_PATH], wbuf[RUNNER_MAX_PATH];
+	const char *upper = PARK_UPPER "/upper", *work = PARK_UPPER "/work";
 	int fd, mfd;
 
 	if (p->upper_fd != -1) {
-		/* The new /proc is this process's: a path to the mount. */
-		snprintf(ubuf, sizeof(ubuf), "/proc/self/fd/%d/upper",
-		    p->upper_fd);
-		snprintf(wbuf, sizeof(wbuf), "/proc/self/fd/%d/work",
-		    p->upper_fd);
-		upper = ubuf;
-		work = wbuf;
+		/* The caller's tmpfs joins the old root (PARK_UPPER).  A
+		 * kernel that cannot move it there still reaches it through
+		 * this process's /proc. */
+		if (move_mount(p->upper_fd, "", AT_FDCWD, PARK_UPPER,
+		    MOVE_MOUNT_F_EMPTY_PATH) == -1) {
+			snprintf(ubuf, sizeof(ubuf), "/proc/self/fd/%d/upper",
+			    p->upper_fd);
+			snprintf(wbuf, sizeof(wbuf), "/proc/self/fd/%d/work",
+			    p->upper_fd);
+			upper = ubuf;
+			work = wbuf;
+		}
 	} else if (p->upper_dir != NULL) {
 		upper = cat(p, ubuf, OLDROOT, p->upper_dir);
 		work = cat(p, wbuf, OLDROOT, p->work_dir);
@@ -333,12 +352,11 @@ cow_workspace(const struct runner_plan *p, const char *lower)
 		snprintf(opts, sizeof(opts), "size=%lldm,mode=0755",
 		    (long long)(p->policy->limits.tmp_size_mb > 0 ?
 		    p->policy->limits.tmp_size_mb : 64));
-		make_point(p, COW_DIR, 1);
-		if (mount("tmpfs", COW_DIR, "tmpfs", MS_NOSUID | MS_NODEV,
+		if (mount("tmpfs", PARK_UPPER, "tmpfs", MS_NOSUID | MS_NODEV,
 		    opts) == -1)
-			fail(p, "mount tmpfs", COW_DIR);
+			fail(p, "mount tmpfs", "the upper layer");
 		if (mkdir(upper, 0700) == -1 || mkdir(work, 0700) == -1)
-			fail(p, "mkdir", COW_DIR);
+			fail(p, "mkdir", "the upper layer");
 	}
 	/* The overlay's root takes the upper directory's owner and mode:
 	 * give it the workspace's, as the runner will see it. */
@@ -359,11 +377,12 @@ cow_workspace(const struct runner_plan *p, const char *lower)
 		memset(&ma, 0, sizeof(ma));
 		ma.attr_set = MOUNT_ATTR_IDMAP;
 		ma.userns_fd = (uint64_t)p->idmap_fd;
-		make_point(p, COW_LOWER, 1);
+		/* Moved before it is closed: closing it detached would
+		 * unmount it on its own. */
 		if (mount_setattr(lfd, "", AT_EMPTY_PATH | AT_RECURSIVE, &ma,
 		    sizeof(ma)) == 0 && move_mount(lfd, "", AT_FDCWD,
-		    COW_LOWER, MOVE_MOUNT_F_EMPTY_PATH) == 0) {
-			lower = COW_LOWER;
+		    PARK_LOWER, MOVE_MOUNT_F_EMPTY_PATH) == 0) {
+			lower = PARK_LOWER;
 			st.st_uid = p->uid;
 			st.st_gid = p->gid;
 		}
@@ -377,8 +396,6 @@ cow_workspace(const struct runner_plan *p, const char *lower)
 		fail(p, "fsopen", "overlay");
 	if (p->lower_upper != NULL) {
 		/* A session's changes over the workspace (lower_upper). */
-		char lbuf[2 * RUNNER_MAX_PATH + 2];
-
 		if ((size_t)snprintf(lbuf, sizeof(lbuf), "%s%s:%s", OLDROOT,
 		    p->lower_upper, lower) >= sizeof(lbuf)) {
 			errno = ENAMETOOLONG;
@@ -417,13 +434,8 @@ cow_workspace(const struct runner_plan *p, const char *lower)
 	if ((mfd = fsmount(fd, FSMOUNT_CLOEXEC, 0)) == -1)
 		fail(p, "fsmount", "overlay");
 	close(fd);
-	/* The overlay holds its own references to its layers. */
-	if (!CHANGES(p) && (umount2(COW_DIR, MNT_DETACH) == -1 ||
-	    rmdir(COW_DIR) == -1))
-		fail(p, "umount", COW_DIR);
-	if (strcmp(lower, COW_LOWER) == 0 &&
-	    (umount2(COW_LOWER, MNT_DETACH) == -1 || rmdir(COW_LOWER) == -1))
-		fail(p, "umount", COW_LOWER);
+	/* The overlay holds its own references to its layers; they leave
+	 * with the old root. */
 	return mfd;
 }
 
@@ -478,26 +490,7 @@ build_root(const struct runner_plan *p)
 	make_point(p, "/tmp", 1);
 	mkdir_p(p, p->workspace, 0755);
 
-	/* Take the workspace along as a detached tree before the host goes. */
-	if (((sp->workspace == WORKSPACE_COW || CHANGES(p)) &&
-	    !p->workspace_readonly) || p->lower_upper != NULL)
-		wsfd = cow_workspace(p, cat(p, buf, OLDROOT, p->workspace));
-	else if ((wsfd = open_tree(AT_FDCWD, cat(p, buf, OLDROOT,
-	    p->workspace), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
-	    AT_RECURSIVE)) == -1)
-		fail(p, "open workspace", p->workspace);
-	else if (p->idmap_fd != -1) {
-		struct mount_attr ma;
-
-		/* Where the filesystem cannot idmap, the runner keeps the
-		 * owner's permissions: writes then fail, never land. */
-		memset(&ma, 0, sizeof(ma));
-		ma.attr_set = MOUNT_ATTR_IDMAP;
-		ma.userns_fd = (uint64_t)p->idmap_fd;
-		(void)mount_setattr(wsfd, "", AT_EMPTY_PATH | AT_RECURSIVE,
-		    &ma, sizeof(ma));
-	}
-	/* The agent's persistent home comes along the same way. */
+	/* The agent's persistent home comes along as a detached tree. */
 	homefd = -1;
 	if (sp->home != NULL) {
 		mkdir_p(p, sp->home, 0755);
@@ -520,6 +513,26 @@ build_root(const struct runner_plan *p)
 			fail(p, "open read-write path", sp->read_write[i]);
 		if (!under_tmp(sp->read_write[i]))
 			make_point(p, sp->read_write[i], rwdir[i]);
+	}
+	/* The workspace last: its overlay's layers cover parts of the old
+	 * root (PARK_UPPER, PARK_LOWER). */
+	if (((sp->workspace == WORKSPACE_COW || CHANGES(p)) &&
+	    !p->workspace_readonly) || p->lower_upper != NULL)
+		wsfd = cow_workspace(p, cat(p, buf, OLDROOT, p->workspace));
+	else if ((wsfd = open_tree(AT_FDCWD, cat(p, buf, OLDROOT,
+	    p->workspace), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+	    AT_RECURSIVE)) == -1)
+		fail(p, "open workspace", p->workspace);
+	else if (p->idmap_fd != -1) {
+		struct mount_attr ma;
+
+		/* Where the filesystem cannot idmap, the runner keeps the
+		 * owner's permissions: writes then fail, never land. */
+		memset(&ma, 0, sizeof(ma));
+		ma.attr_set = MOUNT_ATTR_IDMAP;
+		ma.userns_fd = (uint64_t)p->idmap_fd;
+		(void)mount_setattr(wsfd, "", AT_EMPTY_PATH | AT_RECURSIVE,
+		    &ma, sizeof(ma));
 	}
 	if (umount2(OLDROOT, MNT_DETACH) == -1)
 		fail(p, "umount", OLDROOT);

@@ -36,8 +36,17 @@ make_netns(void *arg)
 void
 runner_netns_begin(struct runner_netns *n)
 {
+	pthread_attr_t attr;
+
 	n->fd = -1;
-	n->started = pthread_create(&n->thread, NULL, make_netns, n) == 0;
+	n->started = 0;
+	if (pthread_attr_init(&attr) != 0)
+		return;
+	/* Two system calls deep: not the default 8 MiB to map and unmap. */
+	if (pthread_attr_setstacksize(&attr, 64 * 1024) == 0)
+		n->started = pthread_create(&n->thread, &attr, make_netns,
+		    n) == 0;
+	pthread_attr_destroy(&attr);
 }
 
 int

@@ -323,6 +323,18 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 }
 
 static char idmap_stack[16 * 1024] __attribute__((aligned(16)));
+/* The last holder, until it is reaped (idmap_reap()); -1: none. */
+static pid_t idmap_holder_pid = -1;
+
+/* Reaps the last holder, which has exited or is about to. */
+static void
+idmap_reap(void)
+{
+	while (idmap_holder_pid != -1 &&
+	    waitpid(idmap_holder_pid, NULL, 0) == -1 && errno == EINTR)
+		;
+	idmap_holder_pid = -1;
+}
 
 /*
  * Shares our memory (not our descriptors): closes its copy of the write
@@ -363,6 +375,7 @@ runner_idmap_userns(uid_t from_uid, gid_t from_gid, uid_t to_uid,
 	/* Valgrind cannot follow this clone(); runners fail closed there. */
 	if (RUNNING_ON_VALGRIND || pipe2(pfd, O_CLOEXEC) == -1)
 		return -1;
+	idmap_reap();
 	/*
 	 * A child born in the new user namespace that only holds it while we
 	 * map it: clone(CLONE_NEWUSER | CLONE_VM) on a small stack of its
@@ -391,9 +404,13 @@ runner_idmap_userns(uid_t from_uid, gid_t from_gid, uid_t to_uid,
 	ok &= write_file(path, map);
 	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
 	fd = ok ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	/*
+	 * It exits now, and is reaped once the run is under way (or before
+	 * its stack is used again): waiting here would put its exit, and
+	 * the wait for a CPU to run it on, on the way to the sandbox.
+	 */
 	close(pfd[1]);
-	while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
-		;
+	idmap_holder_pid = pid;
 	if (fd != -1 && ncache < sizeof(cache) / sizeof(cache[0])) {
 		cache[ncache].from_uid = from_uid;
 		cache[ncache].from_gid = from_gid;
@@ -668,6 +685,7 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	}
 	runner_seccomp_program_free(own_bpf);
 	own_bpf = NULL;
+	idmap_reap();
 	/* Where the kernel log stands now, to explain a seccomp kill. */
 	if (p->plan.root && (p->kmsg_fd = open("/dev/kmsg",
 	    O_RDONLY | O_NONBLOCK | O_CLOEXEC)) != -1)
@@ -736,6 +754,7 @@ kill:
 		;
 	errno = e;
 fail:
+	idmap_reap();
 	if (netns.started)
 		(void)close(runner_netns_end(&netns));
 	closefd(&p->plan.netns_fd);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 
@@ -31,10 +32,20 @@ struct exec_audit {
 	int rc; /* 1 before the writer's answer, 0, or -1 with err */
 	char path[PATH_MAX];
 	char err[PATH_MAX + 64];
+	int niced; /* the writer runs at WRITER_NICE until the gate */
 	int finished; /* exec_end handed to the writer (or tried) */
 	int sent; /* ...and the writer has it: its answer is due */
 	int end_rc;
 };
+
+/*
+ * The writer's niceness until the caller waits for it (root only: only
+ * root may raise it back).  Until the gate, the caller and the sandbox's
+ * child are the ones on the way to the command, and on a machine with
+ * few cores the writer would take a core from them; at the gate the
+ * caller has nothing left to do but wait for it.
+ */
+#define WRITER_NICE 10
 
 /* Its answers: a status byte, then the log's path or the error. */
 #define WRITER_MSG (PATH_MAX + 128)
@@ -144,6 +155,9 @@ static void __attribute__((noreturn)) writer_main(
 	ssize_t n;
 	int ok;
 
+	/* Yields to the caller, which fork() may just have preempted. */
+	if (geteuid() == 0)
+		(void)setpriority(PRIO_PROCESS, 0, WRITER_NICE);
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
@@ -209,6 +223,7 @@ exec_audit_begin(json_t *start, const struct manifest *m, const char *workspace)
 	}
 	close(sv[1]);
 	x->fd = sv[0];
+	x->niced = geteuid() == 0;
 	return x;
 }
 
@@ -231,6 +246,10 @@ exec_audit_ready(struct exec_audit *x, char *err, size_t errlen)
 	ssize_t n;
 
 	if (x->rc == 1) {
+		/* Now the command waits for it alone. */
+		if (x->niced)
+			(void)setpriority(PRIO_PROCESS, x->pid, 0);
+		x->niced = 0;
 		n = recv_msg(x->fd, msg, sizeof(msg));
 		if (n > 1 && msg[0] == '0') {
 			copy_str(x->path, sizeof(x->path), msg + 1);

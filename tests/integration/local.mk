@@ -90,6 +90,9 @@ TESTS += tests/integration/exec_options.sh
 EXTRA_DIST += tests/integration/exec_options.sh
 TESTS += tests/integration/exec_audit_gate.sh
 EXTRA_DIST += tests/integration/exec_audit_gate.sh
+# One unmount in the child, every helper reaped, the writer's priority.
+TESTS += tests/integration/exec_lean_start.sh
+EXTRA_DIST += tests/integration/exec_lean_start.sh
 TESTS += tests/integration/man_values.sh
 EXTRA_DIST += tests/integration/man_values.sh tests/integration/man_values.py
 # Copy-on-write agent sessions: run --cow/--resume, diff, commit, discard.

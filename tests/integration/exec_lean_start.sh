@@ -1,0 +1,89 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# What airlock exec's start and end must not cost, and must not leave:
+# - the child unmounts once (the old root, and with it the overlay's
+#   layers parked beneath it): every unmount waits for an RCU grace
+#   period, and the upper layer, the idmapped workspace and a writable
+#   /proc clone used to be unmounted one by one;
+# - the id-mapping helper, the audit writer and the sandbox's init are
+#   all reaped: nothing is left behind, not even a zombie (a pid 1 that
+#   does not reap orphans, as on this machine, would keep them for ever);
+# - nothing of that work shows inside the sandbox: no mount points in its
+#   root, no descriptor of the host's /proc;
+# - the audit writer, which yields to airlock until the gate, runs at
+#   normal priority once the command waits for it.
+. "$top_srcdir/tests/lib.sh"
+
+REAPER="$top_builddir/tests/reaper"
+chmod 755 "$T"
+ws="$T/ws"
+mkdir -p "$ws"
+# Owned by root, run by the runner uid: the idmapped path, with its helper.
+echo data >"$ws/file"
+
+# --- one unmount, whichever kind of upper layer ---------------------------
+umounts() {	# ARGS...: the umount2 calls of airlock exec ARGS's whole tree
+	strace -f -qq -e trace=umount2 -o "$T/umount.trace" \
+	    "$AIRLOCK" exec --workspace "$ws" "$@" >/dev/null 2>&1
+	grep -c 'umount2(' "$T/umount.trace"
+}
+expect_eq "change set (the caller's tmpfs, idmapped): one unmount" "$(umounts -- true)" 1
+expect_eq "--cow (a tmpfs of the child's): one unmount" "$(umounts --cow -- true)" 1
+expect_eq "--dry-run: one unmount" "$(umounts --dry-run -- true)" 1
+grep -q 'umount2("/.oldroot", MNT_DETACH)' "$T/umount.trace"
+expect_eq "the one unmount is the old root's" "$?" 0
+
+# The run still works through the parked layers.
+out=$("$AIRLOCK" exec --workspace "$ws" -- sh -c 'cat file; echo new >new' 2>&1)
+expect_eq "the workspace reads through the parked lower layer" "$out" "data"
+expect_eq "the change lands through the parked upper layer" "$(cat "$ws/new" 2>&1)" "new"
+out=$("$AIRLOCK" exec --workspace "$ws" --cow -- sh -c 'echo gone >cow; cat cow' 2>&1)
+expect_eq "--cow writes to its own upper layer" "$out" "gone"
+check "--cow leaves the workspace alone" test ! -e "$ws/cow"
+
+# --- nothing of it inside the sandbox -------------------------------------
+out=$("$AIRLOCK" exec --workspace "$ws" -- sh -c 'ls -a /' 2>&1)
+case "$out" in
+*airlock-cow* | *airlock-lower* | *oldroot*) fail "no mount point of the layers in the sandbox's root ($out)" ;;
+*) pass "no mount point of the layers in the sandbox's root" ;;
+esac
+out=$("$AIRLOCK" exec --workspace "$ws" -- sh -c 'ls /proc/$$/fd' 2>&1 | tr '\n' ' ')
+expect_eq "the command holds stdio only (no host /proc descriptor)" "$out" "0 1 2 "
+out=$("$AIRLOCK" exec --workspace "$ws" -- sh -c \
+    'awk "\$5 ~ /^\/\.oldroot/" /proc/self/mountinfo; cat /proc/self/uid_map' 2>&1)
+expect_eq "the id map was written (no mount under the old root's place)" \
+    "$(echo "$out" | awk '{print $1, $2, $3}')" "65534 65534 1"
+
+# --- nothing left behind ----------------------------------------------------
+"$REAPER" "$T/exec.pid" "$AIRLOCK" exec --workspace "$ws" -- true
+expect_eq "exec's status passes through the reaper (sanity)" "$?" 0
+expect_eq "airlock exec leaves no process behind, not even a zombie" \
+    "$(grep '^left ' "$T/exec.pid.left")" ""
+check "the reaper counted (sanity)" grep -q '^left-count 0' "$T/exec.pid.left"
+"$REAPER" "$T/fail.pid" "$AIRLOCK" exec --workspace "$ws" --read-only /no/such/path -- true \
+    >/dev/null 2>&1
+expect_eq "a run refused at setup leaves nothing behind either" \
+    "$(grep '^left ' "$T/fail.pid.left")" ""
+
+# --- the writer's priority once it is awaited -------------------------------
+"$AIRLOCK" exec --workspace "$ws" -- sleep 3 >/dev/null 2>&1 &
+apid=$!
+for i in $(seq 100); do
+	pgrep -f '^sleep 3$' >/dev/null && break
+	sleep 0.05
+done
+writer=""
+for c in $(pgrep -P "$apid"); do
+	case "$(tr '\0' ' ' </proc/"$c"/cmdline)" in
+	airlock-init*) ;;
+	*) writer=$c ;;
+	esac
+done
+check "the audit writer is found (sanity)" test -n "$writer"
+expect_eq "the writer runs at normal priority while the command runs" \
+    "$(ps -o ni= -p "${writer:-0}" | tr -d ' ')" 0
+wait "$apid"
+expect_eq "the sleeping run ends well (sanity)" "$?" 0
+
+finish
