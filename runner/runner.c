@@ -30,6 +30,7 @@
 #include <sched.h>
 #include <seccomp.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1246,6 +1247,13 @@ fs_denials(struct runner_proc *p, const char *err, size_t len)
 	free(rw);
 }
 
+void
+runner_result_reset(struct runner_result *res)
+{
+	memset(res, 0, offsetof(struct runner_result, denials));
+	res->ndenials = 0;
+}
+
 int
 runner_proc_finish(struct runner_proc *p, struct runner_result *res)
 {
@@ -1254,7 +1262,7 @@ runner_proc_finish(struct runner_proc *p, struct runner_result *res)
 	ssize_t n;
 	int limit, status;
 
-	memset(res, 0, sizeof(*res));
+	runner_result_reset(res);
 	if (!p->reaped) {
 		runner_proc_kill(p);
 		while (waitid(P_PIDFD, p->pidfd, &p->si, WEXITED) == -1 &&
@@ -1334,7 +1342,7 @@ runner_run(const struct runner_request *req, struct runner_result *res)
 	int64_t now, dl;
 	int rc, timeout;
 
-	memset(res, 0, sizeof(*res));
+	runner_result_reset(res);
 	if ((rc = runner_start(req, &p, res->setup_error,
 	    sizeof(res->setup_error))) != 0) {
 		res->setup_failed = 1;

@@ -218,6 +218,14 @@ int	runner_run(const struct runner_request *req, struct runner_result *res)
 void	runner_result_clear(struct runner_result *res);
 
 /*
+ * Empties |res| but the entries of denials[] (ndenials says how many hold
+ * anything): they are 64 KiB, whose pages a full clear would touch, each
+ * a page fault (copy-on-write after the sandbox's clone).  runner_run()
+ * and runner_proc_finish() start with it.
+ */
+void	runner_result_reset(struct runner_result *res);
+
+/*
  * The same, without blocking, for the broker's event loop.
  *
  * runner_start() starts |req| and returns a handle; |req| and everything

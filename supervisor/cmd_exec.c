@@ -220,7 +220,7 @@ run_with_proxy(struct runner_request *req, char *const *hosts,
 	int64_t now, dl;
 	int psock[2], ctl = xp->ctl, lfd = -1, rc, timeout;
 
-	memset(res, 0, sizeof(*res));
+	runner_result_reset(res);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, psock) == -1)
 		fatal("socketpair");
 	req->use_proxy = 1;
@@ -512,7 +512,7 @@ cmd_exec(int argc, char **argv)
 	int overlay = 0;
 	struct manifest *m = NULL;
 	struct runner_request req;
-	struct runner_result res;
+	struct runner_result *res = NULL;
 	const char *manifest = NULL, *workspace = ".", *term, *chdir_arg = NULL;
 	char **env = NULL, *cwd = NULL, layers[256], err[512];
 	char state[PATH_MAX], ws_real[PATH_MAX], logpath[PATH_MAX];
@@ -607,6 +607,14 @@ cmd_exec(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out_early;
 	}
+#ifndef __APPLE__
+	/*
+	 * The audit log's writer, first: it makes the session while we load
+	 * the manifest and prepare the sandbox (exec_audit.h), and the fork
+	 * is cheapest while this process is small.
+	 */
+	xa = exec_audit_begin();
+#endif
 	if (realpath(workspace, ws_real) != NULL &&
 	    overrides_check_workspace(&ov, ws_real, err, sizeof(err)) != 0) {
 		log_warnx("exec: %s", err);
@@ -705,7 +713,7 @@ cmd_exec(int argc, char **argv)
 		rc = EXIT_SANDBOX;
 		goto out;
 	}
-	xa = exec_audit_begin(start, m, ws_real);
+	exec_audit_start(xa, start, m, ws_real);
 	json_decref(start);
 	if (eff.workspace != WORKSPACE_COW && !eff.workspace_readonly) {
 		if ((rc = exec_recover(workspace)) != 0)
@@ -744,60 +752,68 @@ cmd_exec(int argc, char **argv)
 		req.work_dir = upper.work;
 	}
 
+	/* On the heap: of its 64 KiB only the pages written are faulted in. */
+	if ((res = malloc(sizeof(*res))) == NULL)
+		fatal("malloc");
 	if (ov.nhosts > 0)
-		rc = run_with_proxy(&req, ov.hosts, &xp, &res);
+		rc = run_with_proxy(&req, ov.hosts, &xp, res);
 	else
-		rc = runner_run(&req, &res);
+		rc = runner_run(&req, res);
 	audited = exec_audit_ready(xa, err, sizeof(err)) == 0;
 	if (verbose && audited)
 		log_warnx("audit log %s", exec_audit_path(xa));
 	if (verbose) {
-		runner_layers_string(res.layers, layers, sizeof(layers));
+		runner_layers_string(res->layers, layers, sizeof(layers));
 		log_warnx("layers: %s; %lld ms", layers,
-		    (long long)res.duration_ms);
+		    (long long)res->duration_ms);
 	}
 	if (!audited) {
 		/* The gate refused: nothing of the command's ran. */
 		log_warnx("exec: %s", err);
 		rc = EXIT_SANDBOX;
-	} else if (res.setup_failed) {
-		log_warnx("%s", res.setup_error[0] != '\0' ? res.setup_error :
+	} else if (res->setup_failed) {
+		log_warnx("%s", res->setup_error[0] != '\0' ? res->setup_error :
 		    "sandbox setup failed");
 		rc = EXIT_SANDBOX;
 	} else if (rc != 0) {
 		log_warnx("exec: the runner failed");
 		rc = EXIT_SANDBOX;
-	} else if (res.timed_out) {
+	} else if (res->timed_out) {
 		log_warnx("%s: timed out after %lld ms", argv[0], timeout);
 		rc = EXIT_TIMEOUT;
-	} else if (res.exited)
-		rc = res.exit_code;
+	} else if (res->exited)
+		rc = res->exit_code;
 	else
-		rc = 128 + res.signal;
-	if (res.hint[0] != '\0')
-		log_warnx("%s: %s", argv[0], res.hint);
-	print_denials(&res);
-	if (overlay && !res.setup_failed)
+		rc = 128 + res->signal;
+	if (res->hint[0] != '\0')
+		log_warnx("%s: %s", argv[0], res->hint);
+	print_denials(res);
+	if (overlay && !res->setup_failed)
 		rc = exec_land(workspace, &upper, &eff, dryrun, rc);
-	jend = res.setup_failed || res.timed_out ?
-	    json_pack("{s:b, s:b}", "setupFailed", res.setup_failed != 0,
-	    "timedOut", res.timed_out != 0) :
-	    res.exited ? json_pack("{s:i}", "exitCode", res.exit_code) :
-	    json_pack("{s:i}", "signal", res.signal);
+	jend = res->setup_failed || res->timed_out ?
+	    json_pack("{s:b, s:b}", "setupFailed", res->setup_failed != 0,
+	    "timedOut", res->timed_out != 0) :
+	    res->exited ? json_pack("{s:i}", "exitCode", res->exit_code) :
+	    json_pack("{s:i}", "signal", res->signal);
 	snprintf(logpath, sizeof(logpath), "%s", exec_audit_path(xa));
 	if (exec_audit_end(xa, jend) != 0)
 		log_warnx("exec: cannot write the audit log %s", logpath);
 	xa = NULL;
 	json_decref(jend);
-	runner_result_clear(&res);
+	runner_result_clear(res);
 out_audit:
 	/* Stopped before the runner: the record says the setup failed. */
 	if (xa != NULL) {
 		jend = json_pack("{s:b, s:b}", "setupFailed", 1, "timedOut", 0);
 		(void)exec_audit_end(xa, jend);
 		json_decref(jend);
+		xa = NULL;
 	}
 out:
+	free(res);
+	/* Called off before exec_start: the writer leaves no session. */
+	(void)exec_audit_end(xa, NULL);
+	xa = NULL;
 	exec_proxy_stop(&xp);
 	if (overlay)
 		changeset_upper_free(&upper);
@@ -818,6 +834,7 @@ out:
 	overrides_free(&ov);
 	return rc;
 out_early:
+	(void)exec_audit_end(xa, NULL);
 	free(ro.v);
 	free(deny.v);
 	free(prot.v);

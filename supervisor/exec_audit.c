@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@ struct exec_audit {
 	pid_t pid; /* the writer; -1 when none is left to reap */
 	int fd; /* our end of the socket; -1 once closed */
 	int rc; /* 1 before the writer's answer, 0, or -1 with err */
+	int started; /* exec_start handed to the writer */
 	char path[PATH_MAX];
 	char err[PATH_MAX + 64];
 	int niced; /* the writer runs at WRITER_NICE until the gate */
@@ -63,25 +65,23 @@ copy_str(char *dst, size_t dstlen, const char *src)
 }
 
 /*
- * Makes the session, opens its log (its key certified by the host key,
- * its records copied to journald or syslog as audit.conf says, like
- * airlock run's) and writes session_start and exec_start to the disk in
- * one write and one sync.  0 and *out, or -1 with err.
+ * What the writer does before it is handed exec_start: makes the session,
+ * finds the host key, loads audit.conf (the records copied to journald or
+ * syslog as it says, like airlock run's) and gathers session_start's
+ * fields but the caller's context (session_start_context()).  0, or -1
+ * with err.
  */
 static int
-write_start(json_t *start, const struct manifest *m, const char *workspace,
-    struct session *sess, struct audit_ship **ship, struct audit **out,
-    char *err, size_t errlen)
+writer_prepare(struct session *sess, char *hostkey, size_t hostkeylen,
+    struct audit_ship **ship, json_t **fields, char *err, size_t errlen)
 {
-	char hostpub[AUDIT_PUBKEY_HEX_LEN + 1], hostkey[PATH_MAX];
+	char hostpub[AUDIT_PUBKEY_HEX_LEN + 1];
 	char confdir[PATH_MAX], conf[PATH_MAX + 16];
-	json_t *fields;
-	int rc;
 
 	if (session_create(sess, err, errlen) != 0)
 		return -1;
 	if (hostkey_ensure(hostpub, err, errlen) != 0 ||
-	    hostkey_path(hostkey, sizeof(hostkey)) != 0) {
+	    hostkey_path(hostkey, hostkeylen) != 0) {
 		snprintf(err + strlen(err), errlen - strlen(err),
 		    " (the audit host key)");
 		return -1;
@@ -95,21 +95,24 @@ write_start(json_t *start, const struct manifest *m, const char *workspace,
 	if (audit_ship_load(conf, ship, err, errlen) != 0)
 		return -1;
 	audit_set_default_sink(*ship != NULL ? audit_ship_record : NULL, *ship);
-	if ((fields = session_start_fields("exec", m, workspace, NULL)) ==
-	    NULL) {
+	if ((*fields = session_start_fields("exec", NULL, "", NULL)) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	/* session_start and exec_start: one write, one sync. */
-	rc = audit_open_certified_first(sess->audit_path, sess->id, hostkey,
-	    fields, "exec_start", start, out);
-	json_decref(fields);
-	if (rc != 0) {
-		snprintf(err, errlen, "cannot write the audit log %s",
-		    sess->audit_path);
-		return -1;
-	}
 	return 0;
+}
+
+/* Removes the session writer_prepare() made (it never got a log). */
+static void
+writer_unmake(const struct session *sess)
+{
+	char art[PATH_MAX + 16];
+
+	if (sess->dir[0] == '\0')
+		return;
+	snprintf(art, sizeof(art), "%s/artifacts", sess->dir);
+	(void)rmdir(art);
+	(void)rmdir(sess->dir);
 }
 
 /* Sends all of buf[0..len) as one message; 0 or -1. */
@@ -139,19 +142,72 @@ recv_msg(int fd, char *buf, size_t len)
 }
 
 /*
- * The writer: exec_start, then (told by the parent, or because the
- * parent is gone) exec_end and session_end, then it exits.  Terminal
- * signals are the parent's to act on: the log is closed whatever
- * happens to the command.
+ * The start message, which may be larger than one datagram (the command's
+ * argv): its length as a message of its own, then the text in messages of
+ * at most BLOB_CHUNK bytes.
  */
-static void __attribute__((noreturn)) writer_main(
-    int fd, json_t *start, const struct manifest *m, const char *workspace)
+#define BLOB_CHUNK 65536
+
+static int
+send_blob(int fd, const char *text, size_t len)
 {
-	char msg[WRITER_MSG], err[PATH_MAX + 64] = "";
+	uint64_t n = len;
+	size_t off, part;
+
+	if (send_msg(fd, &n, sizeof(n)) != 0)
+		return -1;
+	for (off = 0; off < len; off += part) {
+		part = len - off < BLOB_CHUNK ? len - off : BLOB_CHUNK;
+		if (send_msg(fd, text + off, part) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The text send_blob() sent, NUL-terminated (free it), or NULL: the peer
+ * is gone or broke the framing. */
+static char *
+recv_blob(int fd)
+{
+	uint64_t n;
+	size_t off;
+	ssize_t got;
+	char *buf;
+
+	do
+		got = recv(fd, &n, sizeof(n), 0);
+	while (got == -1 && errno == EINTR);
+	if (got != (ssize_t)sizeof(n) || n > SIZE_MAX - BLOB_CHUNK - 1 ||
+	    (buf = malloc((size_t)n + 1)) == NULL)
+		return NULL;
+	for (off = 0; off < n; off += (size_t)got) {
+		do
+			got = recv(fd, buf + off, (size_t)n - off, 0);
+		while (got == -1 && errno == EINTR);
+		if (got <= 0) {
+			free(buf);
+			return NULL;
+		}
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/*
+ * The writer: prepares the session, waits for exec_start (none: the run
+ * was called off, and the session goes), writes it, then (told by the
+ * parent, or because the parent is gone) exec_end and session_end, then
+ * it exits.  Terminal signals are the parent's to act on: the log is
+ * closed whatever happens to the command.
+ */
+static void __attribute__((noreturn)) writer_main(int fd)
+{
+	char msg[WRITER_MSG], err[PATH_MAX + 64] = "", hostkey[PATH_MAX];
 	struct audit_ship *ship = NULL;
 	struct audit *a = NULL;
 	struct session sess;
-	json_t *end;
+	json_t *fields = NULL, *given, *end;
+	char *text;
 	ssize_t n;
 	int ok;
 
@@ -163,13 +219,43 @@ static void __attribute__((noreturn)) writer_main(
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
-	ok = write_start(
-		 start, m, workspace, &sess, &ship, &a, err, sizeof(err)) == 0;
+	memset(&sess, 0, sizeof(sess));
+	ok = writer_prepare(&sess, hostkey, sizeof(hostkey), &ship, &fields,
+		 err, sizeof(err)) == 0;
+	/* {"context": session_start_context(), "start": exec_start's}. */
+	if ((text = recv_blob(fd)) == NULL) {
+		writer_unmake(&sess);
+		_exit(0);
+	}
+	given = json_loads(text, 0, NULL);
+	free(text);
+	if (ok &&
+	    (!json_is_object(json_object_get(given, "start")) ||
+		json_object_update(fields, json_object_get(given, "context")) !=
+		    0)) {
+		snprintf(err, sizeof(err),
+		    "the audit log's writer: a bad "
+		    "start message");
+		ok = 0;
+	}
+	/* session_start and exec_start: one write, one sync. */
+	if (ok &&
+	    audit_open_certified_first(sess.audit_path, sess.id, hostkey,
+		fields, "exec_start", json_object_get(given, "start"),
+		&a) != 0) {
+		snprintf(err, sizeof(err), "cannot write the audit log %s",
+		    sess.audit_path);
+		ok = 0;
+	}
+	json_decref(given);
+	json_decref(fields);
 	msg[0] = ok ? '0' : '1';
 	copy_str(msg + 1, sizeof(msg) - 1, ok ? sess.audit_path : err);
 	(void)send_msg(fd, msg, strlen(msg) + 1);
 	if (!ok) {
 		/* No log: nothing more to write. */
+		if (a == NULL)
+			writer_unmake(&sess);
 		audit_ship_free(ship);
 		_exit(0);
 	}
@@ -191,7 +277,7 @@ static void __attribute__((noreturn)) writer_main(
 }
 
 struct exec_audit *
-exec_audit_begin(json_t *start, const struct manifest *m, const char *workspace)
+exec_audit_begin(void)
 {
 	struct exec_audit *x;
 	int sv[2];
@@ -219,12 +305,36 @@ exec_audit_begin(json_t *start, const struct manifest *m, const char *workspace)
 	}
 	if (x->pid == 0) {
 		close(sv[0]);
-		writer_main(sv[1], start, m, workspace);
+		writer_main(sv[1]);
 	}
 	close(sv[1]);
 	x->fd = sv[0];
 	x->niced = geteuid() == 0;
 	return x;
+}
+
+void
+exec_audit_start(struct exec_audit *x, json_t *start, const struct manifest *m,
+    const char *workspace)
+{
+	json_t *msg;
+	char *text;
+
+	if (x->started)
+		return;
+	x->started = 1;
+	if (x->rc != 1)
+		return;
+	msg = json_pack("{s:o, s:O}", "context",
+	    session_start_context(m, workspace), "start", start);
+	text = msg != NULL ? json_dumps(msg, JSON_COMPACT) : NULL;
+	json_decref(msg);
+	if (text == NULL || send_blob(x->fd, text, strlen(text)) != 0) {
+		x->rc = -1;
+		snprintf(x->err, sizeof(x->err), "the audit log's writer: %s",
+		    text == NULL ? "out of memory" : "it was lost");
+	}
+	free(text);
 }
 
 /* Closes our end and reaps the writer. */
@@ -245,6 +355,10 @@ exec_audit_ready(struct exec_audit *x, char *err, size_t errlen)
 	char msg[WRITER_MSG];
 	ssize_t n;
 
+	if (!x->started && x->rc == 1) {
+		x->rc = -1;
+		copy_str(x->err, sizeof(x->err), "no exec_start was given");
+	}
 	if (x->rc == 1) {
 		/* Now the command waits for it alone. */
 		if (x->niced)

@@ -17,16 +17,20 @@
  * airlock run (docs/AUDIT.md).
  *
  * The session is made and exec_start written by a writer process, forked
- * by exec_audit_begin() (the caller must have no thread then), while the
- * caller prepares and builds the sandbox: most of that time is the
- * disk's (the record is on it before exec_audit_ready() returns).  A
+ * by exec_audit_begin() as soon as airlock exec knows it will run (the
+ * caller must have no thread then).  It makes the session, reads the host
+ * key and gathers session_start's fields while the caller loads the
+ * manifest and prepares the sandbox, then writes exec_start, handed to it
+ * by exec_audit_start(), while the sandbox is built: most of that time is
+ * the disk's (the record is on it before exec_audit_ready() returns).  A
  * process, not a thread: the sandbox's child is cloned meanwhile, and a
  * copy of a thread's locks (glibc's time zone lock, the stdio list lock)
  * would stay held in it for ever.  The writer owns the log and its key
  * and writes exec_end and session_end when told (exec_audit_finish()),
  * or, if airlock exec dies first, exec_end {"supervisorLost": true}; it
  * ignores the terminal's signals, so the log is closed whatever happens
- * to the command.
+ * to the command.  A run called off before exec_audit_start() (a bad
+ * manifest, say) leaves no session: the writer removes the one it made.
  * Fail closed: the caller lets the command start only once
  * exec_audit_ready() has returned 0 (runner_request.gate); if the log
  * cannot be opened or the start record cannot be written, the command
@@ -44,16 +48,22 @@ struct exec_audit;
 struct manifest;
 
 /*
- * Starts making the session and writing exec_start with |start| (its
- * fields; a reference is taken).  The session_start record carries the
- * context airlock run's does (session_start_fields(): |m|, which may be
- * NULL for the built-in policy and must live until exec_audit_end(), and
- * the canonical |workspace|), and the session key is certified by the
- * host key.  Never fails: an error is reported by exec_audit_ready().
- * Free with exec_audit_end().
+ * Forks the writer, which starts making the session.  Never fails: an
+ * error is reported by exec_audit_ready().  Free with exec_audit_end().
  */
-struct exec_audit *exec_audit_begin(
-    json_t *start, const struct manifest *m, const char *workspace);
+struct exec_audit *exec_audit_begin(void);
+
+/*
+ * Hands the writer exec_start with |start| (its fields; borrowed) and the
+ * context session_start carries besides airlock run's
+ * (session_start_context(): |m|, which may be NULL for the built-in
+ * policy, and the canonical |workspace|); the session key is certified
+ * by the host key.  Once; never fails: an error is reported by
+ * exec_audit_ready().  Without it, exec_audit_ready() refuses and
+ * exec_audit_end() calls the run off.
+ */
+void exec_audit_start(struct exec_audit *x, json_t *start,
+    const struct manifest *m, const char *workspace);
 
 /*
  * Waits for exec_start.  Returns 0 once it is on the disk, or -1 with a

@@ -113,13 +113,32 @@ session_record_start(struct audit *a, const char *command,
 }
 
 json_t *
+session_start_context(const struct manifest *m, const char *workspace)
+{
+	char	 digest[65];
+	json_t	*f;
+
+	f = json_pack("{s:s, s:s}", "manifest",
+	    m != NULL ? m->path : SESSION_NO_MANIFEST, "workspace", workspace);
+	if (f == NULL || m == NULL)
+		return f;
+	sodium_bin2hex(digest, sizeof(digest), m->digest, sizeof(m->digest));
+	if (json_object_set_new(f, "manifestDigest", json_string(digest)) !=
+	    0) {
+		json_decref(f);
+		return NULL;
+	}
+	return f;
+}
+
+json_t *
 session_start_fields(const char *command, const struct manifest *m,
     const char *workspace, char *const *agent_argv)
 {
-	char		 digest[65], host[256], user[64], cwd[PATH_MAX];
+	char		 host[256], user[64], cwd[PATH_MAX];
 	struct passwd	 pw, *pwp = NULL;
 	char		 pwbuf[4096];
-	json_t		*f, *argv;
+	json_t		*f, *ctx, *argv;
 	size_t		 i;
 
 	if (gethostname(host, sizeof(host)) == -1)
@@ -132,22 +151,17 @@ session_start_fields(const char *command, const struct manifest *m,
 		snprintf(user, sizeof(user), "%u", (unsigned)getuid());
 	if (getcwd(cwd, sizeof(cwd)) == NULL)
 		snprintf(cwd, sizeof(cwd), "?");
-	f = json_pack("{s:s, s:s, s:I, s:I, s:s, s:s, s:s, s:s}",
-	    "host", host, "user", user, "uid", (json_int_t)getuid(),
-	    "gid", (json_int_t)getgid(), "command", command,
-	    "manifest", m != NULL ? m->path : SESSION_NO_MANIFEST,
-	    "workspace", workspace, "cwd", cwd);
-	if (f == NULL)
+	f = json_pack("{s:s, s:s, s:I, s:I, s:s}", "host", host, "user", user,
+	    "uid", (json_int_t)getuid(), "gid", (json_int_t)getgid(),
+	    "command", command);
+	ctx = session_start_context(m, workspace);
+	if (f == NULL || ctx == NULL || json_object_update(f, ctx) != 0 ||
+	    json_object_set_new(f, "cwd", json_string(cwd)) != 0) {
+		json_decref(ctx);
+		json_decref(f);
 		return NULL;
-	if (m != NULL) {
-		sodium_bin2hex(digest, sizeof(digest), m->digest,
-		    sizeof(m->digest));
-		if (json_object_set_new(f, "manifestDigest",
-		    json_string(digest)) != 0) {
-			json_decref(f);
-			return NULL;
-		}
 	}
+	json_decref(ctx);
 	if (agent_argv != NULL) {
 		if ((argv = json_array()) == NULL ||
 		    json_object_set_new(f, "agentArgv", argv) != 0) {

@@ -39,6 +39,14 @@ struct manifest;
 #define SESSION_NO_MANIFEST	"(built-in defaults)"
 
 /*
+ * The part of session_start's fields that names the policy and the
+ * workspace: manifest (its path, or SESSION_NO_MANIFEST when |m| is NULL),
+ * manifestDigest (with |m|) and workspace.  NULL when out of memory.
+ */
+json_t	*session_start_context(const struct manifest *m,
+	    const char *workspace);
+
+/*
  * The context session_start carries (a new object, or NULL when out of
  * memory): host, user, uid, gid, command, manifest, manifestDigest (when
  * |m| is not NULL: NULL is airlock exec's built-in policy),

@@ -153,4 +153,36 @@ expect_eq "...and the log says the setup failed" \
     '{"setupFailed":true,"timedOut":false}'
 "$AIRLOCK" audit verify -q "$log" >/dev/null 2>&1
 expect_eq "...and verifies" "$?" 0
+# The writer is forked before the manifest is loaded and makes the
+# session meanwhile: a run called off before exec_start (a manifest that
+# does not load, a bad --limit) leaves no session directory behind, and
+# no writer either (it is reaped: no zombie under this shell).
+rm -rf "$AIRLOCK_HOME"
+"$AIRLOCK" exec --workspace "$ws" -- /bin/true 2>/dev/null
+before_n=$(ls "$AIRLOCK_HOME/sessions" | wc -l)
+printf 'version: 1\ntools: [\n' >"$T/bad.yaml"
+"$AIRLOCK" exec -m "$T/bad.yaml" --workspace "$ws" -- /bin/sh -c "echo ran > $ws/ran" 2>"$T/err"
+rc=$?
+check "a manifest that does not load: exec fails (exit $rc)" [ "$rc" -ne 0 ]
+check "...and the command did not run" [ ! -e "$ws/ran" ]
+"$AIRLOCK" exec --limit bogus=1 --workspace "$ws" -- /bin/true 2>/dev/null
+expect_eq "a bad --limit: exec exits 64" "$?" 64
+expect_eq "...and neither left a session behind" \
+    "$(ls "$AIRLOCK_HOME/sessions" | wc -l)" "$before_n"
+ps -o stat=,comm= --ppid $$ >"$T/kids" 2>/dev/null
+check "...nor a writer (no zombie child of this shell)" \
+    sh -c "! grep -q '^Z' '$T/kids'"
+
+# exec_start goes to the writer in messages of 64 KiB: an argv of 300 KB
+# is recorded whole.
+rm -rf "$AIRLOCK_HOME"
+big=$(head -c 100000 /dev/zero | tr '\0' x)
+"$AIRLOCK" exec --workspace "$ws" -- /bin/true "$big" "$big" "$big" 2>/dev/null
+expect_eq "a 300 KB argv: exec runs" "$?" 0
+log=$(ls -d "$AIRLOCK_HOME"/sessions/*/audit.jsonl | head -n 1)
+expect_eq "...and exec_start records it whole" \
+    "$(jq -r 'select(.event == "exec_start") | .fields.argv | map(length) | join(" ")' "$log")" \
+    "9 100000 100000 100000"
+"$AIRLOCK" audit verify -q "$log" >/dev/null 2>&1
+expect_eq "...and the log verifies" "$?" 0
 finish

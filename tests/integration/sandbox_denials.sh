@@ -84,9 +84,19 @@ expect_not_contains "notify_off_records_nothing" "$out" "denied:"
 
 # A foreign ABI is killed (SIGSYS), not notified.  Which call it was
 # comes from the kernel log when audit prints it (unit-tested in
-# test_runner_denials: kernel audit is off on some hosts).
+# test_runner_denials: kernel audit is off on some hosts).  A kernel
+# without the 32-bit entry (IA-32 emulation off: some VMs) faults on
+# int 0x80 (SIGSEGV) before any filter sees it, on the host as here.
+./probe syscall getpid i386 >/dev/null 2>&1
+if [ "$?" -eq 139 ]; then
+	want_i386=139
+	echo "# int 0x80 faults on this host (no IA-32 emulation): expecting SIGSEGV"
+else
+	want_i386=159
+fi
 run -- ./probe syscall getpid i386
-expect_eq "i386_call_killed" "$status" 159
+expect_eq "i386_call_killed" "$status" "$want_i386"
+expect_not_contains "i386_call_never_returns" "$out" "returned"
 expect_not_contains "i386_call_not_a_notification" "$out" \
     "denied: syscall getpid"
 
