@@ -26,3 +26,7 @@ check_PROGRAMS += tests/unit/test_approver_token
 TESTS += tests/unit/test_approver_token
 tests_unit_test_approver_token_CFLAGS = $(unit_cflags)
 tests_unit_test_approver_token_LDADD = $(unit_ldadd)
+check_PROGRAMS += tests/unit/test_util
+TESTS += tests/unit/test_util
+tests_unit_test_util_CFLAGS = $(unit_cflags)
+tests_unit_test_util_LDADD = $(unit_ldadd)

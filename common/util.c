@@ -208,12 +208,37 @@ now_wall_ms(void)
 }
 
 void
+utc_time(int64_t t, struct tm *tm)
+{
+	int64_t days = t / 86400, secs = t % 86400, z, era, doe, yoe, doy, mp;
+
+	if (secs < 0) {
+		secs += 86400;
+		days--;
+	}
+	/* The civil date of a day count (Howard Hinnant's algorithm). */
+	z = days + 719468;
+	era = (z >= 0 ? z : z - 146096) / 146097;
+	doe = z - era * 146097;
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	memset(tm, 0, sizeof(*tm));
+	tm->tm_mday = (int)(doy - (153 * mp + 2) / 5 + 1);
+	tm->tm_mon = (int)(mp < 10 ? mp + 2 : mp - 10);
+	tm->tm_year = (int)(yoe + era * 400 + (tm->tm_mon <= 1) - 1900);
+	tm->tm_hour = (int)(secs / 3600);
+	tm->tm_min = (int)(secs / 60 % 60);
+	tm->tm_sec = (int)(secs % 60);
+	tm->tm_wday = (int)(((days % 7) + 11) % 7);
+}
+
+void
 format_rfc3339(int64_t ms, char out[64])
 {
-	time_t t = (time_t)(ms / 1000);
 	struct tm tm;
 
-	gmtime_r(&t, &tm);
+	utc_time(ms / 1000, &tm);
 	snprintf(out, 64, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
 	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
 	    tm.tm_min, tm.tm_sec, (int)(ms % 1000));

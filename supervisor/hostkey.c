@@ -90,7 +90,7 @@ holds(const char *path, const char *text)
 static int
 trust_add(const char *dir, const char *hex)
 {
-	char path[PATH_MAX], line[256], stamp[32];
+	char path[PATH_MAX], line[256], stamp[80];
 	time_t now = time(NULL);
 	struct tm tm;
 	FILE *fp;
@@ -109,8 +109,10 @@ trust_add(const char *dir, const char *hex)
 	}
 	if ((fp = fopen(path, "ae")) == NULL)
 		return AL_ERR_SYSTEM;
-	gmtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	utc_time(now, &tm);
+	snprintf(stamp, sizeof(stamp), "%04d-%02d-%02dT%02d:%02d:%02dZ",
+	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+	    tm.tm_sec);
 	if (fprintf(fp, "%s added %s\n", hex, stamp) < 0)
 		rc = AL_ERR_SYSTEM;
 	if (fflush(fp) != 0 || fsync(fileno(fp)) == -1)

@@ -17,6 +17,7 @@
 #include "broker/audit.h"
 #include "common/errors.h"
 #include "common/paths.h"
+#include "common/util.h"
 #include "policy/manifest.h"
 #include "supervisor/session.h"
 
@@ -50,7 +51,7 @@ mkdirs(const char *path)
 int
 session_create(struct session *s, char *err, size_t errlen)
 {
-	char		 state[PATH_MAX], stamp[32], art[PATH_MAX + 16];
+	char		 state[PATH_MAX], art[PATH_MAX + 16];
 	unsigned char	 rnd[3];
 	time_t		 now = time(NULL);
 	struct tm	 tm;
@@ -60,11 +61,11 @@ session_create(struct session *s, char *err, size_t errlen)
 		snprintf(err, errlen, "state directory path too long");
 		return AL_ERR_LIMIT;
 	}
-	gmtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%S", &tm);
+	utc_time(now, &tm);
 	randombytes_buf(rnd, sizeof(rnd));
-	snprintf(s->id, sizeof(s->id), "%s-%02x%02x%02x", stamp, rnd[0],
-	    rnd[1], rnd[2]);
+	snprintf(s->id, sizeof(s->id), "%04d%02d%02dT%02d%02d%02d-%02x%02x%02x",
+	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+	    tm.tm_min, tm.tm_sec, rnd[0], rnd[1], rnd[2]);
 	if (snprintf(s->dir, sizeof(s->dir), "%s/sessions/%s", state,
 	    s->id) >= (int)sizeof(s->dir) ||
 	    snprintf(s->audit_path, sizeof(s->audit_path), "%s/audit.jsonl",
