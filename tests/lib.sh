@@ -85,6 +85,13 @@ audit_doc_fields() {
 	    }' "$1" | sed 's/`//g' | sort -u
 }
 
+# The demo (contrib/demo/run.sh) leaves its scratch workspace for a
+# newcomer to look at; a test removes it, named in the demo's output $1.
+demo_cleanup() {
+	demo_ws=$(printf '%s\n' "$1" | sed -n 's|^demo: workspace \(/tmp/airlock-demo\.[^ ]*\) .*|\1|p')
+	case $demo_ws in /tmp/airlock-demo.?*) rm -rf "$demo_ws" ;; esac
+}
+
 finish() {
 	TESTS_FINISHED=1
 	echo "# $TESTS_RUN checks, $TESTS_FAILED failed"

@@ -8,10 +8,7 @@
 export AIRLOCK_HOME="$T/home" AIRLOCK_RUNTIME_DIR="$T/run"
 out=$(AIRLOCK="$AIRLOCK" timeout 120 sh "$top_srcdir/contrib/demo/run.sh" 2>&1)
 expect_eq "the demo exits 0" "$?" 0
-# The demo leaves its scratch workspace for a newcomer to look at; the
-# test does not.
-demo_ws=$(printf '%s\n' "$out" | sed -n 's|^demo: workspace \(/tmp/airlock-demo\.[^ ]*\) .*|\1|p')
-case $demo_ws in /tmp/airlock-demo.?*) rm -rf "$demo_ws" ;; esac
+demo_cleanup "$out"
 expect_contains "the first gate fails on the tenant bug" "$out" "FAIL WB-TODO-002"
 expect_contains "the escape is refused, with the broker's reason" "$out" \
     "read ../../etc/passwd: invalid_arguments: arguments do not fit the contract"

@@ -75,6 +75,7 @@ expect_eq "bash completion completes a command" "$out" "exec"
 # The installed demo finds its example project beside it and airlock on
 # PATH (no source tree, no $AIRLOCK).
 out=$(env -u AIRLOCK PATH="$D$bindir:$PATH" timeout 120 sh "$D$pkgdatadir/demo/run.sh" 2>&1)
+demo_cleanup "$out"
 expect_contains "the installed demo's agent succeeds" "$out" "the agent exited with status 0"
 expect_contains "the installed demo's audit log verifies" "$out" "valid and closed"
 

@@ -23,6 +23,7 @@
 #include "common/util.h"
 #include "policy/manifest.h"
 #include "supervisor/cowsession.h"
+#include "tests/unit/scratch.h"
 
 #define CHANGED "changed in the checkout since the session began"
 #define CREATED "created in the checkout since the session began"
@@ -64,12 +65,14 @@ START_TEST(test_cowsession_conflicts_table)
 	const struct row *r = &rows[_i];
 	struct cowsession *cs = NULL;
 	struct manifest *m = NULL;
-	char dir[] = "/tmp/airlock-cowtest.XXXXXX", ws[PATH_MAX + 8],
-	     sess[PATH_MAX + 8], *cmd, err[1024];
+	char dir[160], ws[PATH_MAX + 8], sess[PATH_MAX + 8], *cmd, err[1024];
 	const char *paths[1] = { r->path };
 	json_t *out;
 	int rc;
 
+	/* Under the runner's scratch directory: a failed test leaves
+	 * nothing in /tmp (make mutants fails them on purpose). */
+	snprintf(dir, sizeof(dir), "%s/t.XXXXXX", scratch_dir);
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(ws, sizeof(ws), "%s/ws", dir);
 	snprintf(sess, sizeof(sess), "%s/s", dir);
@@ -113,12 +116,14 @@ START_TEST(test_cowsession_clear_records_anew)
 {
 	struct cowsession *cs = NULL;
 	struct manifest *m = NULL;
-	char dir[] = "/tmp/airlock-cowtest.XXXXXX", ws[PATH_MAX + 8],
-	     sess[PATH_MAX + 8], *cmd, err[1024];
+	char dir[160], ws[PATH_MAX + 8], sess[PATH_MAX + 8], *cmd, err[1024];
 	const char *paths[1] = { "a.txt" };
 	json_t *out;
 	int rc;
 
+	/* Under the runner's scratch directory: a failed test leaves
+	 * nothing in /tmp (make mutants fails them on purpose). */
+	snprintf(dir, sizeof(dir), "%s/t.XXXXXX", scratch_dir);
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(ws, sizeof(ws), "%s/ws", dir);
 	snprintf(sess, sizeof(sess), "%s/s", dir);
@@ -167,6 +172,8 @@ suite(void)
 	TCase *tc = tcase_create("conflicts");
 
 	tcase_set_timeout(tc, 30);
+	scratch_prefix = "/tmp/airlock-cowtest";
+	tcase_add_unchecked_fixture(tc, scratch_make, scratch_remove);
 	tcase_add_loop_test(tc, test_cowsession_conflicts_table, 0,
 	    sizeof(rows) / sizeof(rows[0]));
 	tcase_add_test(tc, test_cowsession_clear_records_anew);
