@@ -39,13 +39,14 @@ char	*utf8_sanitize(const char *data, size_t len);
 int64_t	 now_monotonic_ms(void);
 int64_t	 now_wall_ms(void);
 
-/* Formats |ms| since the epoch as RFC 3339 UTC with milliseconds (needs 64 bytes). */
 /*
  * gmtime_r() without glibc's time zone: its first call reads and parses
  * /etc/localtime even for UTC.  Fills tm_year, tm_mon, tm_mday, tm_hour,
  * tm_min, tm_sec and tm_wday of |tm| for |t| seconds since the epoch.
  */
 void	 utc_time(int64_t t, struct tm *tm);
+
+/* Formats |ms| since the epoch as RFC 3339 UTC with milliseconds (needs 64 bytes). */
 void	 format_rfc3339(int64_t ms, char out[64]);
 
 /*

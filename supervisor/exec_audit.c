@@ -177,7 +177,7 @@ recv_blob(int fd)
 	do
 		got = recv(fd, &n, sizeof(n), 0);
 	while (got == -1 && errno == EINTR);
-	if (got != (ssize_t)sizeof(n) || n > SIZE_MAX - BLOB_CHUNK - 1 ||
+	if (got != (ssize_t)sizeof(n) || n >= SIZE_MAX ||
 	    (buf = malloc((size_t)n + 1)) == NULL)
 		return NULL;
 	for (off = 0; off < n; off += (size_t)got) {
@@ -253,9 +253,9 @@ static void __attribute__((noreturn)) writer_main(int fd)
 	copy_str(msg + 1, sizeof(msg) - 1, ok ? sess.audit_path : err);
 	(void)send_msg(fd, msg, strlen(msg) + 1);
 	if (!ok) {
-		/* No log: nothing more to write. */
-		if (a == NULL)
-			writer_unmake(&sess);
+		/* No log: nothing more to write, and no session to keep (a
+		 * log file a failed write left keeps its directory). */
+		writer_unmake(&sess);
 		audit_ship_free(ship);
 		_exit(0);
 	}
