@@ -74,6 +74,8 @@ struct audit {
 		json_t		*rec;
 	}			*prec;
 	size_t			 npend, cpend;
+	/* Prepared, not yet begun: session_start's fields (audit_begin()). */
+	json_t			*startf;
 };
 
 static audit_sink	 default_sink;
@@ -343,6 +345,8 @@ append_record(struct audit *a, const char *event, json_t *fields)
 		return AL_ERR_TYPE;
 	if (a->broken)
 		return AL_ERR_IO;
+	if (a->startf != NULL)	/* prepared: audit_begin() comes first */
+		return AL_ERR_INTERNAL;
 	if (fields == NULL)
 		f = json_object();
 	else if (a->redact != NULL)
@@ -534,21 +538,40 @@ certify(json_t *f, const unsigned char *hseed, const char *session,
 	return 0;
 }
 
+/* Frees |a| and what it holds; the log file stays as it is. */
+static void
+audit_free(struct audit *a)
+{
+	int saved = errno;
+
+	if (a->fd != -1)
+		close(a->fd);
+	/* session_start may still be pending when |first| was refused. */
+	drop_pending(a);
+	json_decref(a->startf);
+	free(a->pend);
+	free(a->prec);
+	sodium_free(a->sk);
+	free(a->path);
+	free(a);
+	errno = saved;
+}
+
 /*
- * Opens the log and writes session_start; with |first| (an event name,
- * not NULL) also that record, durable, in the same write and sync.
+ * The part of opening a log that needs none of its records: the key pair
+ * (from |seed|, or fresh), the log opened, locked and found empty, and
+ * session_start's own fields in a->startf, certified by the host key
+ * seed |hseed| when not NULL.
  */
 static int
-audit_open_seed(const char *path, const char *session_id,
+audit_prepare_seed(const char *path, const char *session_id,
     const unsigned char *seed, const char *keykind,
-    const unsigned char *hseed, json_t *extra, const char *first,
-    json_t *first_fields, struct audit **out)
+    const unsigned char *hseed, struct audit **out)
 {
 	unsigned char pk[crypto_sign_PUBLICKEYBYTES];
 	struct audit *a;
 	struct stat st;
-	json_t *f;
-	int rc, saved;
+	int rc;
 
 	if ((a = calloc(1, sizeof(*a))) == NULL)
 		return AL_ERR_ALLOC;
@@ -573,15 +596,8 @@ audit_open_seed(const char *path, const char *session_id,
 
 	a->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW |
 	    O_CLOEXEC, 0600);
-	if (a->fd == -1) {
-		rc = AL_ERR_SYSTEM;
-		goto fail;
-	}
-	if (flock(a->fd, LOCK_EX | LOCK_NB) == -1) {
-		rc = AL_ERR_SYSTEM;
-		goto fail;
-	}
-	if (fstat(a->fd, &st) == -1) {
+	if (a->fd == -1 || flock(a->fd, LOCK_EX | LOCK_NB) == -1 ||
+	    fstat(a->fd, &st) == -1) {
 		rc = AL_ERR_SYSTEM;
 		goto fail;
 	}
@@ -590,57 +606,87 @@ audit_open_seed(const char *path, const char *session_id,
 		rc = AL_ERR_SYSTEM;
 		goto fail;
 	}
-	if ((f = json_pack("{s:s, s:s, s:I, s:s}", "pubkey", a->pk_hex,
-	    "key", keykind, "pid", (json_int_t)getpid(),
+	if ((a->startf = json_pack("{s:s, s:s, s:I, s:s}", "pubkey",
+	    a->pk_hex, "key", keykind, "pid", (json_int_t)getpid(),
 	    "version", PACKAGE_VERSION)) == NULL) {
 		rc = AL_ERR_ALLOC;
 		goto fail;
 	}
-	/* The caller's context first: it cannot replace the key members. */
+	if (hseed != NULL &&
+	    (rc = certify(a->startf, hseed, a->session, a->pk_hex)) != 0)
+		goto fail;
+	*out = a;
+	return 0;
+ fail:
+	audit_free(a);
+	return rc;
+}
+
+/*
+ * Writes session_start (a->startf and the members of |extra| it lacks);
+ * with |first| (an event name, not NULL) also that record, durable, in
+ * the same write and sync.  On failure neither record is in the file.
+ */
+static int
+audit_begin(struct audit *a, json_t *extra, const char *first,
+    json_t *first_fields)
+{
+	json_t *f = a->startf;
+	int rc;
+
+	if (f == NULL)
+		return AL_ERR_INTERNAL;
+	a->startf = NULL;
+	/* The caller's context after: it cannot replace the key members. */
 	if (extra != NULL && json_object_update_missing(f, extra) != 0) {
 		json_decref(f);
-		rc = AL_ERR_ALLOC;
-		goto fail;
-	}
-	if (hseed != NULL &&
-	    (rc = certify(f, hseed, a->session, a->pk_hex)) != 0) {
-		json_decref(f);
-		goto fail;
+		a->broken = 1;
+		return AL_ERR_ALLOC;
 	}
 	/* With a first record, session_start waits for it: one write, one
 	 * signature (the first record's, covering both), one sync. */
 	a->hold = first != NULL;
 	rc = append_record(a, "session_start", f);
-	json_decref(f);
 	a->hold = 0;
+	json_decref(f);
 	/* Durable: it flushes both (or, failing, drops both). */
 	if (rc == 0 && first != NULL) {
 		a->durable_next = a->sync == AUDIT_SYNC_KEY;
 		rc = append_record(a, first, first_fields);
 	}
-	if (rc != 0)
-		goto fail;
+	if (rc != 0) {
+		drop_pending(a);
+		a->broken = 1;
+		return rc;
+	}
 	/*
 	 * The new entry, after the records' own sync: that sync committed
 	 * it on file systems that journal metadata in order (ext4, xfs),
 	 * so this one is cheap there, and still makes it durable elsewhere.
 	 */
-	sync_parent(path);
+	sync_parent(a->path);
+	return 0;
+}
+
+/* Opens the log and writes session_start (and |first|): both of the above. */
+static int
+audit_open_seed(const char *path, const char *session_id,
+    const unsigned char *seed, const char *keykind,
+    const unsigned char *hseed, json_t *extra, const char *first,
+    json_t *first_fields, struct audit **out)
+{
+	struct audit *a;
+	int rc;
+
+	if ((rc = audit_prepare_seed(path, session_id, seed, keykind, hseed,
+	    &a)) != 0)
+		return rc;
+	if ((rc = audit_begin(a, extra, first, first_fields)) != 0) {
+		audit_free(a);
+		return rc;
+	}
 	*out = a;
 	return 0;
- fail:
-	saved = errno;
-	if (a->fd != -1)
-		close(a->fd);
-	/* session_start may still be pending when |first| was refused. */
-	drop_pending(a);
-	free(a->pend);
-	free(a->prec);
-	sodium_free(a->sk);
-	free(a->path);
-	free(a);
-	errno = saved;
-	return rc;
 }
 
 int
@@ -663,17 +709,10 @@ audit_open_certified(const char *path, const char *session_id,
 	    NULL, NULL, out);
 }
 
-int
-audit_open_certified_first(const char *path, const char *session_id,
-    const char *hostkey, json_t *extra, const char *first,
-    json_t *first_fields, struct audit **out)
+/* What audit_open_certified_first() checks of its arguments. */
+static int
+certified_args_valid(const char *session_id, json_t *extra, const char *first)
 {
-	unsigned char hseed[AUDIT_SEED_LEN];
-	int rc;
-
-	*out = NULL;
-	if (sodium_init() < 0)
-		return AL_ERR_INTERNAL;
 	if (!session_valid(session_id))
 		return AL_ERR_FORMAT;
 	if (extra != NULL && !json_is_object(extra))
@@ -682,12 +721,74 @@ audit_open_certified_first(const char *path, const char *session_id,
 	if (first != NULL && (strcmp(first, "session_start") == 0 ||
 	    strcmp(first, "session_end") == 0))
 		return AL_ERR_FORMAT;
+	return 0;
+}
+
+int
+audit_prepare_certified(const char *path, const char *session_id,
+    const char *hostkey, struct audit **out)
+{
+	unsigned char hseed[AUDIT_SEED_LEN];
+	int rc;
+
+	*out = NULL;
+	if (sodium_init() < 0)
+		return AL_ERR_INTERNAL;
+	if ((rc = certified_args_valid(session_id, NULL, NULL)) != 0)
+		return rc;
 	/* The host key is read, used once and wiped before any record. */
 	if ((rc = keyfile_load(hostkey, 1, hseed)) == 0)
-		rc = audit_open_seed(path, session_id, NULL, "session", hseed,
-		    extra, first, first_fields, out);
+		rc = audit_prepare_seed(path, session_id, NULL, "session",
+		    hseed, out);
 	sodium_memzero(hseed, sizeof(hseed));
 	return rc;
+}
+
+int
+audit_begin_first(struct audit *a, json_t *extra, const char *first,
+    json_t *first_fields)
+{
+	int rc;
+
+	if ((rc = certified_args_valid(a->session, extra, first)) != 0)
+		return rc;
+	return audit_begin(a, extra, first, first_fields);
+}
+
+void
+audit_abandon(struct audit *a)
+{
+	struct stat fst, pst;
+
+	if (a == NULL)
+		return;
+	/* Only a log that is still empty, and still the one at its path. */
+	if (a->seq == 0 && fstat(a->fd, &fst) == 0 && fst.st_size == 0 &&
+	    lstat(a->path, &pst) == 0 && pst.st_dev == fst.st_dev &&
+	    pst.st_ino == fst.st_ino)
+		(void)unlink(a->path);
+	audit_free(a);
+}
+
+int
+audit_open_certified_first(const char *path, const char *session_id,
+    const char *hostkey, json_t *extra, const char *first,
+    json_t *first_fields, struct audit **out)
+{
+	struct audit *a;
+	int rc;
+
+	*out = NULL;
+	if ((rc = certified_args_valid(session_id, extra, first)) != 0)
+		return rc;
+	if ((rc = audit_prepare_certified(path, session_id, hostkey, &a)) != 0)
+		return rc;
+	if ((rc = audit_begin(a, extra, first, first_fields)) != 0) {
+		audit_free(a);
+		return rc;
+	}
+	*out = a;
+	return 0;
 }
 
 int

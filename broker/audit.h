@@ -150,6 +150,33 @@ int	audit_open_certified_first(const char *path, const char *session_id,
 	    json_t *first_fields, struct audit **out)
 	    __attribute__((warn_unused_result));
 
+/*
+ * audit_open_certified_first() in two steps, so that what needs none of
+ * the records can be done before they are known.
+ *
+ * audit_prepare_certified() makes the session key and its certificate
+ * (the host key is read and wiped as audit_open_certified() does), and
+ * opens, locks and checks the log (empty, a regular file).  Nothing is
+ * written: the log is not a session's log yet, and audit_append() and
+ * audit_close() refuse it.  Returns as audit_open_certified().
+ *
+ * audit_begin_first() writes session_start with the members of |extra|
+ * and |first| as audit_open_certified_first() does, and returns as it.
+ * After it succeeds |a| is an open log; after it fails neither record is
+ * in the file and |a| only wants audit_abandon().
+ *
+ * audit_abandon() frees a prepared log that was never begun, or whose
+ * begin failed, and removes its file when it is still empty and still
+ * the file at its path (a file with any byte in it is evidence, and
+ * stays).
+ */
+int	audit_prepare_certified(const char *path, const char *session_id,
+	    const char *hostkey, struct audit **out)
+	    __attribute__((warn_unused_result));
+int	audit_begin_first(struct audit *a, json_t *extra, const char *first,
+	    json_t *first_fields) __attribute__((warn_unused_result));
+void	audit_abandon(struct audit *a);
+
 #define AUDIT_CERT_CONTEXT	"airlock-audit-cert-v1"
 
 /*

@@ -66,24 +66,32 @@ copy_str(char *dst, size_t dstlen, const char *src)
 
 /*
  * What the writer does before it is handed exec_start: makes the session,
- * finds the host key, loads audit.conf (the records copied to journald or
- * syslog as it says, like airlock run's) and gathers session_start's
- * fields but the caller's context (session_start_context()).  0, or -1
- * with err.
+ * its key and the host key's certificate of it, opens the log
+ * (audit_prepare_certified()), loads audit.conf (the records copied to
+ * journald or syslog as it says, like airlock run's) and gathers
+ * session_start's fields but the caller's context
+ * (session_start_context()).  Only the records' signature, write and
+ * sync are left for when exec_start comes.  0, or -1 with err.
  */
 static int
-writer_prepare(struct session *sess, char *hostkey, size_t hostkeylen,
+writer_prepare(struct session *sess, struct audit **a,
     struct audit_ship **ship, json_t **fields, char *err, size_t errlen)
 {
-	char hostpub[AUDIT_PUBKEY_HEX_LEN + 1];
+	char hostpub[AUDIT_PUBKEY_HEX_LEN + 1], hostkey[PATH_MAX];
 	char confdir[PATH_MAX], conf[PATH_MAX + 16];
 
 	if (session_create(sess, err, errlen) != 0)
 		return -1;
 	if (hostkey_ensure(hostpub, err, errlen) != 0 ||
-	    hostkey_path(hostkey, hostkeylen) != 0) {
+	    hostkey_path(hostkey, sizeof(hostkey)) != 0) {
 		snprintf(err + strlen(err), errlen - strlen(err),
 		    " (the audit host key)");
+		return -1;
+	}
+	if (audit_prepare_certified(sess->audit_path, sess->id, hostkey, a) !=
+	    0) {
+		snprintf(err, errlen, "cannot write the audit log %s",
+		    sess->audit_path);
 		return -1;
 	}
 	if (paths_config_dir(confdir, sizeof(confdir)) != 0) {
@@ -102,12 +110,14 @@ writer_prepare(struct session *sess, char *hostkey, size_t hostkeylen,
 	return 0;
 }
 
-/* Removes the session writer_prepare() made (it never got a log). */
+/* Removes the session writer_prepare() made (it never got a log), and
+ * its log, when that is still empty. */
 static void
-writer_unmake(const struct session *sess)
+writer_unmake(const struct session *sess, struct audit *a)
 {
 	char art[PATH_MAX + 16];
 
+	audit_abandon(a);
 	if (sess->dir[0] == '\0')
 		return;
 	snprintf(art, sizeof(art), "%s/artifacts", sess->dir);
@@ -202,7 +212,7 @@ recv_blob(int fd)
  */
 static void __attribute__((noreturn)) writer_main(int fd)
 {
-	char msg[WRITER_MSG], err[PATH_MAX + 64] = "", hostkey[PATH_MAX];
+	char msg[WRITER_MSG], err[PATH_MAX + 64] = "";
 	struct audit_ship *ship = NULL;
 	struct audit *a = NULL;
 	struct session sess;
@@ -220,11 +230,10 @@ static void __attribute__((noreturn)) writer_main(int fd)
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
 	memset(&sess, 0, sizeof(sess));
-	ok = writer_prepare(&sess, hostkey, sizeof(hostkey), &ship, &fields,
-		 err, sizeof(err)) == 0;
+	ok = writer_prepare(&sess, &a, &ship, &fields, err, sizeof(err)) == 0;
 	/* {"context": session_start_context(), "start": exec_start's}. */
 	if ((text = recv_blob(fd)) == NULL) {
-		writer_unmake(&sess);
+		writer_unmake(&sess, a);
 		_exit(0);
 	}
 	given = json_loads(text, 0, NULL);
@@ -240,9 +249,8 @@ static void __attribute__((noreturn)) writer_main(int fd)
 	}
 	/* session_start and exec_start: one write, one sync. */
 	if (ok &&
-	    audit_open_certified_first(sess.audit_path, sess.id, hostkey,
-		fields, "exec_start", json_object_get(given, "start"),
-		&a) != 0) {
+	    audit_begin_first(a, fields, "exec_start",
+		json_object_get(given, "start")) != 0) {
 		snprintf(err, sizeof(err), "cannot write the audit log %s",
 		    sess.audit_path);
 		ok = 0;
@@ -255,7 +263,7 @@ static void __attribute__((noreturn)) writer_main(int fd)
 	if (!ok) {
 		/* No log: nothing more to write, and no session to keep (a
 		 * log file a failed write left keeps its directory). */
-		writer_unmake(&sess);
+		writer_unmake(&sess, a);
 		audit_ship_free(ship);
 		_exit(0);
 	}

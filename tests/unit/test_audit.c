@@ -615,6 +615,77 @@ START_TEST(test_audit_first_record_goes_with_session_start)
 }
 END_TEST
 
+/*
+ * audit_prepare_certified() then audit_begin_first(): nothing is written
+ * before the begin (a prepared log refuses records and a second writer),
+ * the log then verifies under the host key as the one-step open's does,
+ * and audit_abandon() removes a log only while it is still empty.
+ */
+START_TEST(test_audit_prepared_log_begins_or_is_abandoned)
+{
+	struct audit_verify_result res;
+	char keyfile[300], hex[65];
+	unsigned char key[1][32];
+	struct audit *a, *b;
+	struct stat st;
+	json_t *f, *extra;
+	FILE *fp;
+
+	snprintf(keyfile, sizeof(keyfile), "%s/host.key", dir);
+	f = json_pack("{s:s}", "command", "exec");
+	extra = json_pack("{s:s, s:s}", "user", "alice", "cert", "forged");
+	ck_assert_int_eq(audit_prepare_certified(logpath, "s", keyfile, &a),
+	    0);
+	/* Opened, locked, empty: no record yet, and no second writer. */
+	ck_assert_int_eq(stat(logpath, &st), 0);
+	ck_assert_int_eq(st.st_size, 0);
+	ck_assert_int_eq(audit_open(logpath, "s", &b), AL_ERR_SYSTEM);
+	ck_assert_int_eq(audit_append(a, "exec_start", f), AL_ERR_INTERNAL);
+	ck_assert_int_eq(audit_begin_first(a, extra, "session_end", f),
+	    AL_ERR_FORMAT);
+	ck_assert_int_eq(stat(logpath, &st), 0);
+	ck_assert_int_eq(st.st_size, 0);
+	ck_assert_int_eq(audit_begin_first(a, extra, "exec_start", f), 0);
+	/* Begun once only. */
+	ck_assert_int_eq(audit_begin_first(a, extra, "exec_start", f),
+	    AL_ERR_INTERNAL);
+	audit_close(a);
+	ck_assert_int_eq(audit_key_public(keyfile, 0, hex), 0);
+	ck_assert_int_eq(audit_parse_pubkey(hex, key[0]), 0);
+	ck_assert_ptr_nonnull(fp = fopen(logpath, "r"));
+	ck_assert_int_eq(audit_verify_fp_trusted(fp,
+	    (const unsigned char (*)[32])key, 1, NULL, &res),
+	    AUDIT_VERIFY_CLOSED);
+	fclose(fp);
+	ck_assert_str_eq(res.trust, "host-key");
+	ck_assert_int_eq(res.records, 3);
+	/* Abandoned unbegun: the empty log goes... */
+	ck_assert_int_eq(unlink(logpath), 0);
+	ck_assert_int_eq(audit_prepare_certified(logpath, "s", keyfile, &a),
+	    0);
+	audit_abandon(a);
+	ck_assert_int_eq(access(logpath, F_OK), -1);
+	/* ...but not a file put in its place, nor one with bytes in it. */
+	ck_assert_int_eq(audit_prepare_certified(logpath, "s", keyfile, &a),
+	    0);
+	ck_assert_int_eq(unlink(logpath), 0);
+	ck_assert_ptr_nonnull(fp = fopen(logpath, "w"));
+	fclose(fp);
+	audit_abandon(a);
+	ck_assert_int_eq(access(logpath, F_OK), 0);
+	ck_assert_int_eq(unlink(logpath), 0);
+	ck_assert_int_eq(audit_prepare_certified(logpath, "s", keyfile, &a),
+	    0);
+	ck_assert_ptr_nonnull(fp = fopen(logpath, "a"));
+	fputs("x", fp);
+	fclose(fp);
+	audit_abandon(a);
+	ck_assert_int_eq(access(logpath, F_OK), 0);
+	json_decref(f);
+	json_decref(extra);
+}
+END_TEST
+
 START_TEST(test_audit_redacts_fields)
 {
 	struct redact *r;
@@ -726,6 +797,7 @@ audit_suite(void)
 	tcase_add_test(tc, test_audit_long_term_key_is_pinnable);
 	tcase_add_test(tc, test_audit_host_key_certifies_session_key);
 	tcase_add_test(tc, test_audit_first_record_goes_with_session_start);
+	tcase_add_test(tc, test_audit_prepared_log_begins_or_is_abandoned);
 	tcase_add_test(tc, test_audit_redacts_fields);
 	tcase_add_loop_test(tc, test_audit_parse_time, 0,
 	    sizeof(times) / sizeof(times[0]));
