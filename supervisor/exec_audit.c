@@ -66,10 +66,10 @@ copy_str(char *dst, size_t dstlen, const char *src)
 
 /*
  * What the writer does before it is handed exec_start: makes the session,
- * its key and the host key's certificate of it, opens the log
- * (audit_prepare_certified()), loads audit.conf (the records copied to
- * journald or syslog as it says, like airlock run's) and gathers
- * session_start's fields but the caller's context
+ * loads audit.conf (the records copied to journald or syslog as it says,
+ * like airlock run's), makes the session key and the host key's
+ * certificate of it, opens the log (audit_prepare_certified()) and
+ * gathers session_start's fields but the caller's context
  * (session_start_context()).  Only the records' signature, write and
  * sync are left for when exec_start comes.  0, or -1 with err.
  */
@@ -88,12 +88,6 @@ writer_prepare(struct session *sess, struct audit **a,
 		    " (the audit host key)");
 		return -1;
 	}
-	if (audit_prepare_certified(sess->audit_path, sess->id, hostkey, a) !=
-	    0) {
-		snprintf(err, errlen, "cannot write the audit log %s",
-		    sess->audit_path);
-		return -1;
-	}
 	if (paths_config_dir(confdir, sizeof(confdir)) != 0) {
 		snprintf(err, errlen,
 		    "the configuration directory path is too long");
@@ -102,7 +96,14 @@ writer_prepare(struct session *sess, struct audit **a,
 	snprintf(conf, sizeof(conf), "%s/audit.conf", confdir);
 	if (audit_ship_load(conf, ship, err, errlen) != 0)
 		return -1;
+	/* Before the log is made: it takes the default sink then. */
 	audit_set_default_sink(*ship != NULL ? audit_ship_record : NULL, *ship);
+	if (audit_prepare_certified(sess->audit_path, sess->id, hostkey, a) !=
+	    0) {
+		snprintf(err, errlen, "cannot write the audit log %s",
+		    sess->audit_path);
+		return -1;
+	}
 	if ((*fields = session_start_fields("exec", NULL, "", NULL)) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;

@@ -97,6 +97,22 @@ expect_eq "syslog: the shipped copy verifies with the host key" "$rc" 0
 expect_contains "syslog: certified by the host key" "$out" \
     "certified by a trusted host key"
 
+# --- airlock exec's session: the same copies ---------------------------
+# Its log is made by a process of its own (exec_audit.c), which must
+# take the sink before its first record.
+check "the syslog receiver listens again" receiver "$T/log2.sock" "$T/exec.out"
+echo "syslog $T/log2.sock local3" >"$AIRLOCK_CONFIG_DIR/audit.conf"
+"$AIRLOCK" exec --workspace "$ws" -- /bin/true 2>"$T/exec.err"
+expect_eq "exec under audit.conf runs" "$?" 0
+wait "$RECV"
+L=$(newest_session)/audit.jsonl
+expect_eq "exec: one message per record, session_start to session_end" \
+    "$(sed 's/^[^]]*\] \xef\xbb\xbf//' "$T/exec.out" | jq -r .event | tr '\n' ' ')" \
+    "session_start exec_start exec_end session_end "
+sed 's/^[^]]*\] \xef\xbb\xbf//' "$T/exec.out" >"$T/central2.jsonl"
+check "exec: the messages carry the signed lines unchanged" \
+    cmp -s "$T/central2.jsonl" "$L"
+
 # --- an output that fails ----------------------------------------------
 printf 'syslog %s\n# comment\n' "$T/nobody-listens.sock" \
     >"$AIRLOCK_CONFIG_DIR/audit.conf"
