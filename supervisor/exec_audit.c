@@ -74,8 +74,8 @@ copy_str(char *dst, size_t dstlen, const char *src)
  * sync are left for when exec_start comes.  0, or -1 with err.
  */
 static int
-writer_prepare(struct session *sess, struct audit **a,
-    struct audit_ship **ship, json_t **fields, char *err, size_t errlen)
+writer_prepare(struct session *sess, struct audit **a, struct audit_ship **ship,
+    json_t **fields, char *err, size_t errlen)
 {
 	char hostpub[AUDIT_PUBKEY_HEX_LEN + 1], hostkey[PATH_MAX];
 	char confdir[PATH_MAX], conf[PATH_MAX + 16];
