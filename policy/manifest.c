@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* Copyright (c) 2026 The airlock authors */
 /*
- * manifest: the YAML loader and the canonical printer.
+ * manifest: the YAML loader (the canonical printer is manifest_print.c).
  *
  * Loading is two steps.  libyaml's event parser builds a small tree of
  * our own (ynode) that keeps every node's line and column and refuses
@@ -730,7 +730,7 @@ chk_nonempty(struct lctx *c, const struct ynode *n, const char *f)
 
 /* ---- types: ---- */
 
-static const char *const type_kinds[] = {
+const char *const manifest_type_kinds[] = {
 	"string", "integer", "number", "boolean", "list", "object", NULL
 };
 
@@ -927,13 +927,13 @@ parse_types(struct lctx *c, const struct ynode *map)
 			return AL_ERR_FORMAT;
 		if ((n = ynode_get(def, "type")) == NULL)
 			return lctx_err(c, def, f, "missing key \"type\"");
-		if (get_enum(c, n, fld(g, f, "type"), type_kinds, &kind) != 0)
+		if (get_enum(c, n, fld(g, f, "type"), manifest_type_kinds, &kind) != 0)
 			return AL_ERR_FORMAT;
 		for (j = 0; j < def->n; j += 2)
 			if (!type_key_allowed(kind, def->v[j]->s))
 				return lctx_err(c, def->v[j],
 				    fld(g, f, def->v[j]->s),
-				    "not allowed for type %s", type_kinds[kind]);
+				    "not allowed for type %s", manifest_type_kinds[kind]);
 		t = xcalloc(1, sizeof(*t));
 		t->name = xstrdup(k->s);
 		t->kind = kind;
@@ -1601,14 +1601,14 @@ parse_tools(struct lctx *c, const struct ynode *seq)
 
 /* ---- runBudget:, sandbox:, approvals:, agent:, limits: ---- */
 
-static const char *const budget_keys[] = {
+const char *const manifest_budget_keys[] = {
 	"maxModelSteps", "maxPatchAttemptsPerGate", "maxElapsedMinutes",
 	"maxChangedFiles", "maxAddedDependencies", "maxToolCostUsd",
 	"maxParallelProcesses", "stopOnRepeatedFailureFingerprint", NULL
 };
 
-static int64_t *
-budget_slot(struct run_budget *b, size_t i)
+int64_t *
+manifest_budget_slot(struct run_budget *b, size_t i)
 {
 	int64_t *slots[] = {
 		&b->max_model_steps, &b->max_patch_attempts_per_gate,
@@ -1625,9 +1625,9 @@ budget_defaults(struct run_budget *b)
 {
 	size_t i;
 
-	for (i = 0; budget_keys[i] != NULL; i++)
-		if (budget_slot(b, i) != NULL)
-			*budget_slot(b, i) = -1;
+	for (i = 0; manifest_budget_keys[i] != NULL; i++)
+		if (manifest_budget_slot(b, i) != NULL)
+			*manifest_budget_slot(b, i) = -1;
 	b->max_tool_cost_usd = -1;
 }
 
@@ -1640,13 +1640,13 @@ parse_budget(struct lctx *c, const struct ynode *map)
 
 	if (is_null(map))
 		return 0;
-	if (check_keys(c, map, "runBudget", budget_keys) != 0)
+	if (check_keys(c, map, "runBudget", manifest_budget_keys) != 0)
 		return AL_ERR_FORMAT;
-	for (i = 0; budget_keys[i] != NULL; i++) {
-		if ((n = ynode_get(map, budget_keys[i])) == NULL)
+	for (i = 0; manifest_budget_keys[i] != NULL; i++) {
+		if ((n = ynode_get(map, manifest_budget_keys[i])) == NULL)
 			continue;
-		fld(g, "runBudget", budget_keys[i]);
-		if (budget_slot(&c->m->budget, i) == NULL) {
+		fld(g, "runBudget", manifest_budget_keys[i]);
+		if (manifest_budget_slot(&c->m->budget, i) == NULL) {
 			if (get_num(c, n, g, -1, &c->m->budget.max_tool_cost_usd) != 0)
 				return AL_ERR_FORMAT;
 			if (c->m->budget.max_tool_cost_usd < 0 &&
@@ -1654,19 +1654,19 @@ parse_budget(struct lctx *c, const struct ynode *map)
 				return lctx_err(c, n, g, "must be >= 0, or -1 for "
 				    "no limit");
 		} else if (get_int(c, n, g, -1, INT64_MAX,
-		    budget_slot(&c->m->budget, i)) != 0)
+		    manifest_budget_slot(&c->m->budget, i)) != 0)
 			return AL_ERR_FORMAT;
 	}
 	return 0;
 }
 
-static const char *const limit_keys[] = {
+const char *const manifest_limit_keys[] = {
 	"cpuSeconds", "addressSpaceMb", "fileSizeMb", "openFiles", "processes",
 	"memoryMb", "cpuPercent", "tmpSizeMb", "outputBytes", NULL
 };
 
-static int64_t *
-limit_slot(struct resource_limits *l, size_t i)
+int64_t *
+manifest_limit_slot(struct resource_limits *l, size_t i)
 {
 	int64_t *slots[] = {
 		&l->cpu_seconds, &l->address_space_mb, &l->file_size_mb,
@@ -1686,15 +1686,15 @@ parse_limits(struct lctx *c, const struct ynode *map, const char *field,
 
 	if (is_null(map))
 		return 0;
-	if (check_keys(c, map, field, limit_keys) != 0)
+	if (check_keys(c, map, field, manifest_limit_keys) != 0)
 		return AL_ERR_FORMAT;
-	for (i = 0; limit_keys[i] != NULL; i++) {
-		if ((n = ynode_get(map, limit_keys[i])) == NULL)
+	for (i = 0; manifest_limit_keys[i] != NULL; i++) {
+		if ((n = ynode_get(map, manifest_limit_keys[i])) == NULL)
 			continue;
-		if (get_int(c, n, fld(g, field, limit_keys[i]), 0,
-		    INT64_MAX / (1024 * 1024), limit_slot(l, i)) != 0)
+		if (get_int(c, n, fld(g, field, manifest_limit_keys[i]), 0,
+		    INT64_MAX / (1024 * 1024), manifest_limit_slot(l, i)) != 0)
 			return AL_ERR_FORMAT;
-		l->asked |= limit_asked_bit(limit_keys[i]);
+		l->asked |= limit_asked_bit(manifest_limit_keys[i]);
 	}
 	return 0;
 }
@@ -2524,422 +2524,4 @@ const char *
 tool_action_name(enum tool_action a)
 {
 	return (unsigned)a <= ACTION_JOB_KILL ? action_names[a] : "?";
-}
-
-/* ---- the canonical printer ---- */
-
-/* A double-quoted YAML scalar: escapes that the loader reads back. */
-static void
-pq(FILE *fp, const char *s)
-{
-	const unsigned char *p;
-
-	fputc('"', fp);
-	for (p = (const unsigned char *)s; *p != '\0'; p++) {
-		/* YAML line breaks beyond \n would be folded on reload. */
-		if (p[0] == 0xc2 && p[1] == 0x85) {
-			fputs("\\N", fp);
-			p++;
-			continue;
-		}
-		if (p[0] == 0xe2 && p[1] == 0x80 &&
-		    (p[2] == 0xa8 || p[2] == 0xa9)) {
-			fputs(p[2] == 0xa8 ? "\\L" : "\\P", fp);
-			p += 2;
-			continue;
-		}
-		if (p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf) {
-			fputs("\\uFEFF", fp);
-			p += 2;
-			continue;
-		}
-		switch (*p) {
-		case '"':	fputs("\\\"", fp); break;
-		case '\\':	fputs("\\\\", fp); break;
-		case '\n':	fputs("\\n", fp); break;
-		case '\t':	fputs("\\t", fp); break;
-		case '\r':	fputs("\\r", fp); break;
-		default:
-			if (*p < 0x20 || *p == 0x7f)
-				fprintf(fp, "\\x%02x", *p);
-			else
-				fputc(*p, fp);
-		}
-	}
-	fputc('"', fp);
-}
-
-static void
-pstrv(FILE *fp, char *const *v)
-{
-	size_t i;
-
-	fputc('[', fp);
-	for (i = 0; v != NULL && v[i] != NULL; i++) {
-		if (i)
-			fputs(", ", fp);
-		pq(fp, v[i]);
-	}
-	fputs("]\n", fp);
-}
-
-/*
- * sandbox.readOnly: the entries beyond the defaults when the list holds
- * every default, else the whole list with readOnlyReplace: true.
- */
-static void
-pread_only(FILE *fp, const struct sandbox_policy *sp)
-{
-	struct sandbox_policy d;
-	size_t i, j, n = 0;
-	int all = 1;
-
-	sandbox_policy_init_defaults(&d);
-	for (i = 0; i < d.nread_only && all; i++) {
-		for (j = 0; j < sp->nread_only; j++)
-			if (strcmp(sp->read_only[j], d.read_only[i]) == 0)
-				break;
-		all = j < sp->nread_only;
-	}
-	fprintf(fp, "  readOnlyReplace: %s\n  readOnly: [",
-	    all ? "false" : "true");
-	for (i = 0; i < sp->nread_only; i++) {
-		for (j = 0; all && j < d.nread_only; j++)
-			if (strcmp(sp->read_only[i], d.read_only[j]) == 0)
-				break;
-		if (all && j < d.nread_only)
-			continue;
-		if (n++)
-			fputs(", ", fp);
-		pq(fp, sp->read_only[i]);
-	}
-	fputs("]\n", fp);
-	sandbox_policy_free_arrays(&d);
-}
-
-/* A net_allow as "network" and "allowAddresses" keys, at |indent|. */
-static void
-pnet(FILE *fp, const char *indent, const struct net_allow *na)
-{
-	size_t i, n = na->nhosts - na->naddresses;
-
-	fprintf(fp, "%snetwork: [", indent);
-	for (i = 0; i < n; i++) {
-		if (i)
-			fputs(", ", fp);
-		pq(fp, na->hosts[i]);
-	}
-	fprintf(fp, "]\n%sallowAddresses: ", indent);
-	pstrv(fp, na->addresses);
-}
-
-/* The shortest decimal form that reads back as the same double. */
-static void
-pnum(FILE *fp, double d)
-{
-	char buf[64];
-	int prec;
-
-	for (prec = 1; prec <= 17; prec++) {
-		snprintf(buf, sizeof(buf), "%.*g", prec, d);
-		if (strtod(buf, NULL) == d)
-			break;
-	}
-	fprintf(fp, "%s\n", buf);
-}
-
-static void
-pfields(FILE *fp, const char *indent, const char *key,
-    const struct type_field *f, size_t n)
-{
-	size_t i;
-
-	if (n == 0) {
-		fprintf(fp, "%s%s: {}\n", indent, key);
-		return;
-	}
-	fprintf(fp, "%s%s:\n", indent, key);
-	for (i = 0; i < n; i++)
-		fprintf(fp, "%s  %s: %s%s\n", indent, f[i].name,
-		    f[i].type->name, f[i].required ? "" : "?");
-}
-
-static void
-plimits(FILE *fp, const char *indent, const struct resource_limits *l)
-{
-	size_t i;
-
-	fprintf(fp, "%slimits:\n", indent);
-	for (i = 0; limit_keys[i] != NULL; i++)
-		fprintf(fp, "%s  %s: %lld\n", indent, limit_keys[i],
-		    (long long)*limit_slot((struct resource_limits *)l, i));
-}
-
-static void
-ptype(FILE *fp, const struct type *t)
-{
-	size_t i, n;
-
-	fprintf(fp, "  %s:\n    type: %s\n", t->name, type_kinds[t->kind]);
-	switch (t->kind) {
-	case TYPE_STRING:
-		fprintf(fp, "    minLength: %zu\n    maxLength: %zu\n",
-		    t->min_length, t->max_length);
-		if (t->pattern != NULL) {
-			fputs("    pattern: ", fp);
-			pq(fp, t->pattern);
-			fputc('\n', fp);
-		}
-		if (t->enumv != NULL) {
-			fputs("    enum: ", fp);
-			pstrv(fp, t->enumv);
-		}
-		break;
-	case TYPE_INTEGER:
-	case TYPE_NUMBER:
-		if (t->has_min) {
-			fputs("    min: ", fp);
-			if (t->kind == TYPE_INTEGER)
-				fprintf(fp, "%lld\n", (long long)t->min);
-			else
-				pnum(fp, t->min);
-		}
-		if (t->has_max) {
-			fputs("    max: ", fp);
-			if (t->kind == TYPE_INTEGER)
-				fprintf(fp, "%lld\n", (long long)t->max);
-			else
-				pnum(fp, t->max);
-		}
-		break;
-	case TYPE_BOOLEAN:
-		break;
-	case TYPE_LIST:
-		fprintf(fp, "    items: %s\n    maxItems: %zu\n",
-		    t->items->name, t->max_items);
-		break;
-	case TYPE_OBJECT:
-		fputs("    fields:", fp);
-		fputs(t->nfields ? "\n" : " {}\n", fp);
-		for (i = 0; i < t->nfields; i++)
-			fprintf(fp, "      %s: %s\n", t->fields[i].name,
-			    t->fields[i].type->name);
-		fputs("    required: [", fp);
-		for (i = n = 0; i < t->nfields; i++)
-			if (t->fields[i].required)
-				fprintf(fp, "%s%s", n++ ? ", " : "",
-				    t->fields[i].name);
-		fputs("]\n", fp);
-		break;
-	}
-}
-
-int
-manifest_print_canonical(const struct manifest *m, FILE *fp)
-{
-	size_t i, j, n;
-
-	n = 0;
-	for (i = 0; i < type_table_count(m->types); i++)
-		if (!type_table_at(m->types, i)->builtin)
-			n++;
-	fputs(n ? "types:\n" : "types: {}\n", fp);
-	for (i = 0; i < type_table_count(m->types); i++)
-		if (!type_table_at(m->types, i)->builtin)
-			ptype(fp, type_table_at(m->types, i));
-
-	fputs(m->nchecks ? "checks:\n" : "checks: {}\n", fp);
-	for (i = 0; i < m->nchecks; i++) {
-		const struct check *ck = &m->checks[i];
-
-		fputs("  ", fp);
-		if (isalnum((unsigned char)ck->id[0]))
-			fputs(ck->id, fp);
-		else
-			pq(fp, ck->id);
-		fputs(":\n    argv: ", fp);
-		pstrv(fp, ck->argv);
-		fputs("    pin: ", fp);
-		pstrv(fp, ck->pin);
-		fputs("    env:", fp);
-		fputs(ck->nenv ? "\n" : " {}\n", fp);
-		for (j = 0; j < ck->nenv; j++) {
-			const char *eq = strchr(ck->env[j], '=');
-
-			fprintf(fp, "      %.*s: ", (int)(eq - ck->env[j]),
-			    ck->env[j]);
-			pq(fp, eq + 1);
-			fputc('\n', fp);
-		}
-		fprintf(fp, "    timeoutMs: %lld\n", (long long)ck->timeout_ms);
-		pnet(fp, "    ", &ck->network);
-	}
-
-	fputs(m->ntools ? "tools:\n" : "tools: []\n", fp);
-	for (i = 0; i < m->ntools; i++) {
-		const struct tool *t = &m->tools[i];
-
-		fprintf(fp, "  - name: %s\n", t->name);
-		if (t->description != NULL) {
-			fputs("    description: ", fp);
-			pq(fp, t->description);
-			fputc('\n', fp);
-		}
-		fprintf(fp, "    action: %s\n", tool_action_name(t->action));
-		if (t->command != NULL) {
-			fputs("    command: ", fp);
-			pstrv(fp, t->command);
-		}
-		pfields(fp, "    ", "input", t->input, t->ninput);
-		pfields(fp, "    ", "output", t->output, t->noutput);
-		fprintf(fp, "    sideEffect: %s\n    timeoutMs: %lld\n"
-		    "    authorization: %s\n    costUsd: ",
-		    side_effect_name(t->side_effect), (long long)t->timeout_ms,
-		    authorization_name(t->authorization));
-		pnum(fp, t->cost_usd);
-		fputs("    secrets:", fp);
-		fputs(t->nsecrets ? "\n" : " []\n", fp);
-		for (j = 0; j < t->nsecrets; j++) {
-			fprintf(fp, "      - name: %s\n", t->secrets[j].name);
-			if (t->secrets[j].env != NULL)
-				fprintf(fp, "        env: %s\n",
-				    t->secrets[j].env);
-			if (t->secrets[j].file != NULL) {
-				fputs("        file: ", fp);
-				pq(fp, t->secrets[j].file);
-				fputc('\n', fp);
-			}
-		}
-		pnet(fp, "    ", &t->network);
-		if (t->inline_chars > 0)
-			fprintf(fp, "    inlineChars: %lld\n",
-			    (long long)t->inline_chars);
-		if (t->jobs.max_block_ms > 0) {
-			fprintf(fp, "    jobs:\n      maxBlockMs: %lld\n"
-			    "      events:%s\n", (long long)t->jobs.max_block_ms,
-			    t->jobs.nevents ? "" : " []");
-			for (j = 0; j < t->jobs.nevents; j++) {
-				if (t->jobs.events[j].match != NULL) {
-					fputs("        - match: ", fp);
-					pq(fp, t->jobs.events[j].match);
-					fputc('\n', fp);
-				} else
-					fprintf(fp, "        - exit: %s\n",
-					    t->jobs.events[j].exit ==
-					    JOB_EXIT_ANY ? "any" : "nonzero");
-			}
-		}
-		fputs("    pin: ", fp);
-		pstrv(fp, t->pin);
-		if (t->escalation)
-			fputs("    escalation: ask\n", fp);
-		shrules_print(t->shell_rules, fp, 4);
-	}
-
-	fputs("gates:\n  required: ", fp);
-	pstrv(fp, m->required_gates);
-	fputs("dependencyFiles: ", fp);
-	pstrv(fp, m->dependency_files);
-	fputs("forbidSideEffects: [", fp);
-	for (i = n = 0; i < SIDE_EFFECT_COUNT; i++)
-		if (m->forbid_side_effect[i])
-			fprintf(fp, "%s%s", n++ ? ", " : "",
-			    side_effect_name(i));
-	fputs("]\n", fp);
-
-	fputs("runBudget:\n", fp);
-	for (i = 0; budget_keys[i] != NULL; i++) {
-		int64_t *slot = budget_slot((struct run_budget *)&m->budget, i);
-
-		fprintf(fp, "  %s: ", budget_keys[i]);
-		if (slot != NULL)
-			fprintf(fp, "%lld\n", (long long)*slot);
-		else
-			pnum(fp, m->budget.max_tool_cost_usd);
-	}
-
-	fprintf(fp, "sandbox:\n  uid: %lu\n  gid: %lu\n",
-	    (unsigned long)m->sandbox.uid, (unsigned long)m->sandbox.gid);
-	pread_only(fp, &m->sandbox);
-	fputs("  denyRead: ", fp);
-	pstrv(fp, m->sandbox.deny_read);
-	fputs("  protected: ", fp);
-	pstrv(fp, m->sandbox.protected);
-	fprintf(fp, "  network: %s\n  seccomp: %s\n  landlock: %s\n"
-	    "  workspace: %s\n",
-	    m->sandbox.network ? "proxy" : "none",
-	    m->sandbox.seccomp == SECCOMP_PROFILE_STRICT ? "strict" : "default",
-	    m->sandbox.landlock ? "true" : "false",
-	    m->sandbox.workspace == WORKSPACE_COW ? "cow" : "direct");
-	plimits(fp, "  ", &m->sandbox.limits);
-	if (m->sandbox.nallow_syscalls > 0) {
-		fputs("  allowSyscalls: ", fp);
-		pstrv(fp, m->sandbox.allow_syscalls);
-	}
-	manifest_escalation_print(m, fp);
-
-	fputs("approvals:\n  approvers: [", fp);
-	for (i = 0; i < m->approvals.napprovers; i++)
-		fprintf(fp, "%s%lu", i ? ", " : "",
-		    (unsigned long)m->approvals.approvers[i]);
-	fputs("]\n", fp);
-	if (m->approvals.ngroups > 0) {
-		fputs("  approverGroups: [", fp);
-		for (i = 0; i < m->approvals.ngroups; i++)
-			fprintf(fp, "%s%lu", i ? ", " : "",
-			    (unsigned long)m->approvals.approver_groups[i]);
-		fputs("]\n", fp);
-	}
-	for (i = 0; i < m->approvals.nkeys; i++) {
-		char pk[APPROVER_PK_TEXT];
-
-		approver_pk_encode(m->approvals.keys[i].pk, pk);
-		fprintf(fp, "  key: %s%s%s\n", pk,
-		    m->approvals.keys[i].name != NULL ? " " : "",
-		    m->approvals.keys[i].name != NULL ?
-		    m->approvals.keys[i].name : "");
-	}
-	for (i = 0; i < m->approvals.nrevoked; i++) {
-		char pk[APPROVER_PK_TEXT];
-
-		approver_pk_encode(m->approvals.revoked[i], pk);
-		fprintf(fp, "  revokedKey: %s\n", pk);
-	}
-	if (m->approvals.inbox != NULL)
-		fprintf(fp, "  inbox: %s\n", m->approvals.inbox);
-	fprintf(fp, "  ttlSeconds: %lld\n  notify: ",
-	    (long long)m->approvals.ttl_seconds);
-	pstrv(fp, m->approvals.notify);
-	if (m->approvals.notify_net.nhosts > 0 || m->approvals.nnotify_env > 0) {
-		fputs("  notifyNetwork: ", fp);
-		pstrv(fp, m->approvals.notify_net.hosts);
-		fputs("  notifyEnv: ", fp);
-		pstrv(fp, m->approvals.notify_env);
-	}
-
-	fputs("agent:\n", fp);
-	pnet(fp, "  ", &m->agent.network);
-	fprintf(fp, "  workspace: %s\n",
-	    m->agent.workspace_cow ? "cow" :
-	    m->agent.workspace_writable ? "rw" : "ro");
-	if (m->agent.commit_approval)
-		fputs("  commitApproval: required\n", fp);
-	fputs("  home: ", fp);
-	if (m->agent.home != NULL)
-		pq(fp, m->agent.home);
-	else
-		fputs("tmpfs", fp);
-	fputs("\n  env: ", fp);
-	pstrv(fp, m->agent.env_pass);
-	plimits(fp, "  ", &m->agent.limits);
-
-	fprintf(fp, "limits:\n  maxFrameBytes: %zu\n  enforce: %s\n",
-	    m->max_frame_bytes,
-	    limits_enforce_name(m->sandbox.limits.best_effort));
-	fprintf(fp, "output:\n  inlineChars: %lld\n  failurePatterns: ",
-	    (long long)m->output.inline_chars);
-	pstrv(fp, m->output.failure_patterns);
-	fprintf(fp, "  artifactQuotaMb: %lld\n",
-	    (long long)m->output.artifact_quota_mb);
-	return ferror(fp) ? AL_ERR_IO : 0;
 }

@@ -9,6 +9,7 @@
 #define AIRLOCK_MANIFEST_INT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "policy/manifest.h"
 
@@ -67,5 +68,17 @@ int manifest_escalation_top(struct lctx *c, const struct ynode *n);
 /* No tool may be named escalate when some tool has escalation: ask. */
 int manifest_escalation_check(struct lctx *c);
 int manifest_allow_syscalls(struct lctx *c, const struct ynode *map);
+
+/*
+ * The key tables the loader and the printer (manifest_print.c) share, in
+ * the order both use: the type kinds (enum type_kind), runBudget's keys
+ * and limits' keys, NULL-terminated, and the field each key is stored in
+ * (NULL for a key that is not a number of its own).
+ */
+extern const char *const manifest_type_kinds[];
+extern const char *const manifest_budget_keys[];
+extern const char *const manifest_limit_keys[];
+int64_t *manifest_budget_slot(struct run_budget *b, size_t i);
+int64_t *manifest_limit_slot(struct resource_limits *l, size_t i);
 
 #endif
