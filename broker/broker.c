@@ -41,6 +41,7 @@
 #include "broker/pins.h"
 #include "broker/jsonout.h"
 #include "broker/redact.h"
+#include "broker/result.h"
 #include "broker/secrets.h"
 #include "broker/wsdigest.h"
 #include "broker/wsjob.h"
@@ -469,40 +470,6 @@ tool_error(const char *error_class, int retryable, const char *hint,
 	return e;
 }
 
-static int
-check_exists(const char *id, void *arg)
-{
-	return manifest_check(arg, id) != NULL;
-}
-
-/*
- * Keeps only the tool's declared output fields of |full| and validates
- * them.  Returns the projected object, or NULL with err set: a result
- * that does not fit its contract is never passed on.
- */
-static json_t *
-project_output(struct call *c, json_t *full, char *err, size_t errlen)
-{
-	const struct tool	*t = c->tool;
-	json_t			*out;
-	size_t			 i;
-
-	if ((out = json_object()) == NULL)
-		fatalx("json_object");
-	for (i = 0; i < t->noutput; i++) {
-		json_t *v = json_object_get(full, t->output[i].name);
-
-		if (v != NULL)
-			json_object_set(out, t->output[i].name, v);
-	}
-	if (type_validate_fields(t->output, t->noutput, out, check_exists,
-	    (void *)c->b->m, err, errlen) != 0) {
-		json_decref(out);
-		return NULL;
-	}
-	return out;
-}
-
 void
 call_free(struct call *c)
 {
@@ -544,7 +511,7 @@ call_free(struct call *c)
  * An idempotent call's result is remembered, and retries that arrived
  * while it ran get the same.
  */
-static void
+void
 call_remember(struct call *c, json_t *result)
 {
 	struct broker	*b = c->b;
@@ -599,8 +566,8 @@ void
 call_answer_early(struct call *c, json_t *structured, const char *text)
 {
 	struct broker	*b = c->b;
-	json_t		*result, *sc, *tx = NULL;
-	char		*dump;
+	json_t		*sc, *tx = NULL;
+	char		*dump, *line;
 
 	sc = json_deep_copy(structured);
 	if (text != NULL)
@@ -611,195 +578,44 @@ call_answer_early(struct call *c, json_t *structured, const char *text)
 	    (tx != NULL && redact_json(b->cfg.redact, tx) < 0)))
 		fatalx("out of memory redacting a result");
 	dump = json_dumps(sc, JSON_COMPACT);
-	result = json_pack("{s:[{s:s, s:s}], s:b, s:O}", "content", "type",
-	    "text", "text", dump != NULL ? dump : "", "isError", 0,
-	    "structuredContent", sc);
+	line = result_line(c, dump != NULL ? dump : "", 0, sc,
+	    tx != NULL ? &tx : NULL, tx != NULL);
 	free(dump);
-	if (result == NULL)
-		fatalx("json_pack");
-	if (tx != NULL)
-		json_array_append_new(json_object_get(result, "content"),
-		    json_pack("{s:s, s:O}", "type", "text", "text", tx));
-	call_remember(c, result);
-	{
-		/* The tail goes to this answer only, not to a replay. */
-		json_t *sent = json_deep_copy(result);
-
-		if (sent == NULL)
-			fatalx("json_deep_copy");
-		json_decref(result);
-		result = sent;
-	}
-	fwatch_tail(b->fwatch, result, json_object_get(result,
-	    "structuredContent"));
-	jobs_tail(b->jobs, result, json_object_get(result,
-	    "structuredContent"));
 	broker_trace(b, c, "job", json_string_value(json_object_get(sc,
 	    "jobId")));
 	if (broker_audit(b, "result", json_pack("{s:O, s:s, s:b, s:s, s:I}",
 	    "id", c->id, "tool", c->tool->name, "isError", 0, "jobId",
 	    json_string_value(json_object_get(sc, "jobId")), "durationMs",
-	    (json_int_t)(now_monotonic_ms() - c->started))) != 0)
-		send_error(c->conn, c->id, JSONRPC_REFUSED,
-		    "audit log cannot be written; result withheld");
-	else
-		conn_send(c->conn, jsonrpc_encode_result(c->id, result));
-	json_decref(result);
-	json_decref(sc);
-	json_decref(tx);
-	call_release_conn(c);
-}
-
-/*
- * The reply line of a result that is remembered for a retry (the ledger
- * keeps a json_t) or that takes what happened meanwhile at its tail: the
- * result built as a json_t, remembered, then the tail added to a copy.
- */
-static char *
-result_line(struct call *c, const char *text, int is_error,
-    json_t *structured, json_t *const *extra, size_t nextra)
-{
-	struct broker	*b = c->b;
-	json_t		*result, *sent;
-	char		*line;
-	size_t		 i;
-
-	result = json_pack("{s:[{s:s, s:s}], s:b}", "content", "type", "text",
-	    "text", text, "isError", is_error);
-	if (result == NULL)
-		fatalx("json_pack");
-	if (!is_error)
-		json_object_set(result, "structuredContent", structured);
-	for (i = 0; i < nextra; i++)
-		json_array_append_new(json_object_get(result, "content"),
-		    json_pack("{s:s, s:O}", "type", "text", "text", extra[i]));
-	call_remember(c, result);
-	/*
-	 * Late injection, after the ledger kept the result (a replay does
-	 * not repeat it): what happened meanwhile goes at the tail.
-	 */
-	if ((sent = json_deep_copy(result)) == NULL)
-		fatalx("json_deep_copy");
-	json_decref(result);
-	fwatch_tail(b->fwatch, sent, is_error ? NULL :
-	    json_object_get(sent, "structuredContent"));
-	jobs_tail(b->jobs, sent, is_error ? NULL :
-	    json_object_get(sent, "structuredContent"));
-	line = jsonrpc_encode_result(c->id, sent);
-	json_decref(sent);
-	return line;
-}
-
-void
-call_complete(struct call *c, int status, json_t *out)
-{
-	struct broker	*b = c->b;
-	json_t		*structured, *text_extra = NULL, *note, **extra;
-	char		*text, *line, err[512];
-	const char	*eclass = NULL;
-	size_t		 nextra;
-	int		 is_error = status != ACTION_DONE;
-
-	/* A background job's result is kept for job_output instead. */
-	if (jobs_complete(c, status, out))
-		return;
-	if (!is_error) {
-		json_t *hint = json_object_get(out, "hint");
-
-		text_extra = json_object_get(out, "_text");
-		if (text_extra != NULL)
-			json_incref(text_extra);
-		structured = project_output(c, out, err, sizeof(err));
-		/* The sandbox's hint reaches the model in every form. */
-		if (structured != NULL && json_is_string(hint))
-			json_object_set(structured, "hint", hint);
-		json_decref(out);
-		if (structured == NULL) {
-			log_warnx("tool %s: result does not fit its contract: %s",
-			    c->tool->name, err);
-			structured = tool_error("contract_violation", 0, NULL,
-			    "the result of %s does not fit its declared output: %s",
-			    c->tool->name, err);
-			is_error = 1;
-		}
-	} else
-		structured = out;
-	/* What the sandbox refused: callId and the denied list. */
-	escalate_annotate(c, structured);
-	/* Nothing a granted secret looks like leaves the broker. */
-	if (b->cfg.redact != NULL) {
-		if (redact_json(b->cfg.redact, structured) < 0 ||
-		    (text_extra != NULL &&
-		    redact_json(b->cfg.redact, text_extra) < 0))
-			fatalx("out of memory redacting a result");
-	}
-	if (is_error)
-		eclass = json_string_value(json_object_get(structured,
-		    "errorClass"));
-
-	/*
-	 * An error body is text only: structuredContent must fit the tool's
-	 * outputSchema, and MCP clients that check it (the TypeScript SDK:
-	 * Gemini CLI, opencode) would replace airlock's refusal with a
-	 * schema error.  The text is the same JSON object.
-	 */
-	text = jsonout_dumps(structured);
-	if (text == NULL)
-		fatalx("out of memory encoding a result");
-	/* Text blocks after the first: what the sandbox refused, the excerpt,
-	 * then voided approvals. */
-	if (!json_is_string(text_extra) || (!is_error &&
-	    json_object_get(structured, "output") != NULL)) {
-		json_decref(text_extra);
-		text_extra = NULL;
-	}
-	/* What the sandbox refused, right after the result itself. */
-	note = escalate_note(c);
-	nextra = (note != NULL) + (text_extra != NULL) +
-	    json_array_size(c->voided);
-	extra = xcalloc(nextra + 1, sizeof(*extra));
-	nextra = 0;
-	if (note != NULL)
-		extra[nextra++] = note;
-	if (text_extra != NULL)
-		extra[nextra++] = text_extra;
-	if (c->voided != NULL) {
-		json_t	*v;
-		size_t	 i;
-
-		json_array_foreach(c->voided, i, v) {
-			extra[nextra++] = v;
-		}
-	}
-	broker_trace(b, c, is_error ? (eclass != NULL ? eclass : "error") :
-	    "ok", c->note[0] != '\0' ? c->note : NULL);
-	/*
-	 * The common case, nothing to remember for a retry and nothing to
-	 * add at the tail: the reply is written from |text| directly, the
-	 * structured JSON encoded once (broker/jsonout.h).
-	 */
-	if (c->idem_key == NULL && !fwatch_pending(b->fwatch) &&
-	    !jobs_pending(b->jobs))
-		line = jsonrpc_encode_tool_result(c->id, text, strlen(text),
-		    is_error, extra, nextra);
-	else
-		line = result_line(c, text, is_error, structured, extra,
-		    nextra);
-	free(text);
-	free(extra);
-	json_decref(text_extra);
-	json_decref(note);
-
-	if (broker_audit(b, "result", json_pack("{s:O, s:s, s:b, s:s?, s:I}",
-	    "id", c->id, "tool", c->tool->name, "isError", is_error,
-	    "errorClass", eclass,
-	    "durationMs", (json_int_t)(now_monotonic_ms() - c->started))) != 0) {
+	    (json_int_t)(now_monotonic_ms() - c->started))) != 0) {
 		free(line);
 		send_error(c->conn, c->id, JSONRPC_REFUSED,
 		    "audit log cannot be written; result withheld");
 	} else
 		conn_send(c->conn, line);
-	json_decref(structured);
+	json_decref(sc);
+	json_decref(tx);
+	call_release_conn(c);
+}
+
+void
+call_complete(struct call *c, int status, json_t *out)
+{
+	struct result_shaped r;
+
+	/* A background job's result is kept for job_output instead. */
+	if (jobs_complete(c, status, out))
+		return;
+	result_shape(c, status, out, &r);
+	if (broker_audit(c->b, "result", json_pack("{s:O, s:s, s:b, s:s?, s:I}",
+	    "id", c->id, "tool", c->tool->name, "isError", r.is_error,
+	    "errorClass", r.eclass,
+	    "durationMs", (json_int_t)(now_monotonic_ms() - c->started))) != 0) {
+		free(r.line);
+		send_error(c->conn, c->id, JSONRPC_REFUSED,
+		    "audit log cannot be written; result withheld");
+	} else
+		conn_send(c->conn, r.line);
+	json_decref(r.structured);
 	call_free(c);
 }
 
@@ -1970,7 +1786,7 @@ broker_call_decide(struct call *c, json_t *params)
 
 	if (jobs_take_block_ms(tool, c->args, &c->block_ms, err,
 	    sizeof(err)) != 0 || type_validate_fields(tool->input,
-	    tool->ninput, c->args, check_exists, (void *)b->m, err,
+	    tool->ninput, c->args, manifest_check_exists, (void *)b->m, err,
 	    sizeof(err)) != 0) {
 		decision = "invalid";
 		reason = err;

@@ -294,6 +294,12 @@ void		 broker_call_decide(struct call *c, json_t *params);
 void		 call_free(struct call *c);
 
 /*
+ * Remembers |result| (borrowed) for an idempotent call's retries, and
+ * answers the retries that arrived while it ran with it.
+ */
+void		 call_remember(struct call *c, json_t *result);
+
+/*
  * Answers |c|'s request now with |structured| (borrowed) and the extra
  * text block |text| (or NULL), redacted, with the late-injected tail,
  * audited; releases the connection.  |c| lives on (as a background job).
