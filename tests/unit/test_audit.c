@@ -567,6 +567,24 @@ START_TEST(test_audit_host_key_certifies_session_key)
 }
 END_TEST
 
+/* The log at logpath verifies, closed, trusting the host key |keyfile|. */
+static void
+verify_host_key(const char *keyfile, struct audit_verify_result *res)
+{
+	unsigned char key[1][32];
+	char hex[65];
+	FILE *fp;
+
+	ck_assert_int_eq(audit_key_public(keyfile, 0, hex), 0);
+	ck_assert_int_eq(audit_parse_pubkey(hex, key[0]), 0);
+	ck_assert_ptr_nonnull(fp = fopen(logpath, "r"));
+	ck_assert_int_eq(audit_verify_fp_trusted(fp,
+	    (const unsigned char (*)[32])key, 1, NULL, res),
+	    AUDIT_VERIFY_CLOSED);
+	fclose(fp);
+	ck_assert_str_eq(res->trust, "host-key");
+}
+
 /*
  * audit_open_certified_first(): session_start and the first record in
  * one write (session_start unsigned, covered by the first record's
@@ -576,8 +594,7 @@ END_TEST
 START_TEST(test_audit_first_record_goes_with_session_start)
 {
 	struct audit_verify_result res;
-	char keyfile[300], hex[65], line[4096];
-	unsigned char key[1][32];
+	char keyfile[300], line[4096];
 	struct audit *a;
 	json_t *f;
 	FILE *fp;
@@ -604,14 +621,7 @@ START_TEST(test_audit_first_record_goes_with_session_start)
 	fclose(fp);
 	ck_assert_int_eq(n, 2);
 	audit_close(a);
-	ck_assert_int_eq(audit_key_public(keyfile, 0, hex), 0);
-	ck_assert_int_eq(audit_parse_pubkey(hex, key[0]), 0);
-	ck_assert_ptr_nonnull(fp = fopen(logpath, "r"));
-	ck_assert_int_eq(audit_verify_fp_trusted(fp,
-	    (const unsigned char (*)[32])key, 1, NULL, &res),
-	    AUDIT_VERIFY_CLOSED);
-	fclose(fp);
-	ck_assert_str_eq(res.trust, "host-key");
+	verify_host_key(keyfile, &res);
 }
 END_TEST
 
@@ -624,8 +634,7 @@ END_TEST
 START_TEST(test_audit_prepared_log_begins_or_is_abandoned)
 {
 	struct audit_verify_result res;
-	char keyfile[300], hex[65];
-	unsigned char key[1][32];
+	char keyfile[300];
 	struct audit *a, *b;
 	struct stat st;
 	json_t *f, *extra;
@@ -650,14 +659,7 @@ START_TEST(test_audit_prepared_log_begins_or_is_abandoned)
 	ck_assert_int_eq(audit_begin_first(a, extra, "exec_start", f),
 	    AL_ERR_INTERNAL);
 	audit_close(a);
-	ck_assert_int_eq(audit_key_public(keyfile, 0, hex), 0);
-	ck_assert_int_eq(audit_parse_pubkey(hex, key[0]), 0);
-	ck_assert_ptr_nonnull(fp = fopen(logpath, "r"));
-	ck_assert_int_eq(audit_verify_fp_trusted(fp,
-	    (const unsigned char (*)[32])key, 1, NULL, &res),
-	    AUDIT_VERIFY_CLOSED);
-	fclose(fp);
-	ck_assert_str_eq(res.trust, "host-key");
+	verify_host_key(keyfile, &res);
 	ck_assert_int_eq(res.records, 3);
 	/* Abandoned unbegun: the empty log goes... */
 	ck_assert_int_eq(unlink(logpath), 0);
