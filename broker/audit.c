@@ -668,7 +668,8 @@ audit_begin(struct audit *a, json_t *extra, const char *first,
 	return 0;
 }
 
-/* Opens the log and writes session_start (and |first|): both of the above. */
+/* Opens the log and writes session_start (and |first|): both of the above;
+ * when the write fails, the log it made goes too (audit_abandon()). */
 static int
 audit_open_seed(const char *path, const char *session_id,
     const unsigned char *seed, const char *keykind,
@@ -682,7 +683,8 @@ audit_open_seed(const char *path, const char *session_id,
 	    &a)) != 0)
 		return rc;
 	if ((rc = audit_begin(a, extra, first, first_fields)) != 0) {
-		audit_free(a);
+		/* The file it made goes with it: it was cut back, empty. */
+		audit_abandon(a);
 		return rc;
 	}
 	*out = a;
@@ -784,7 +786,8 @@ audit_open_certified_first(const char *path, const char *session_id,
 	if ((rc = audit_prepare_certified(path, session_id, hostkey, &a)) != 0)
 		return rc;
 	if ((rc = audit_begin(a, extra, first, first_fields)) != 0) {
-		audit_free(a);
+		/* The file it made goes with it: it was cut back, empty. */
+		audit_abandon(a);
 		return rc;
 	}
 	*out = a;

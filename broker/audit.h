@@ -31,7 +31,9 @@ struct redact;
 /*
  * Opens (creating, mode 0600) the log at |path| for session |session_id|
  * with a fresh Ed25519 signing key held in sodium_malloc'd memory.
- * Returns 0 and *out, or AL_ERR_SYSTEM/AL_ERR_ALLOC.
+ * Returns 0 and *out, or AL_ERR_SYSTEM/AL_ERR_ALLOC, or AL_ERR_IO when
+ * session_start cannot be written: then the file it made is removed
+ * (audit_abandon()), as by every audit_open*() below.
  */
 int	audit_open(const char *path, const char *session_id,
 	    struct audit **out) __attribute__((warn_unused_result));
@@ -142,7 +144,7 @@ int	audit_open_certified(const char *path, const char *session_id,
  * session_start: one write(2), one signature (the first record's; its
  * "prev" covers session_start), one fdatasync(2), as
  * audit_append_durable() would make it.  When that fails neither record
- * is in the file and nothing is opened.  AL_ERR_FORMAT for a name
+ * is in the file, the file is removed and nothing is opened.  AL_ERR_FORMAT for a name
  * audit_append() refuses.
  */
 int	audit_open_certified_first(const char *path, const char *session_id,

@@ -688,6 +688,58 @@ START_TEST(test_audit_prepared_log_begins_or_is_abandoned)
 }
 END_TEST
 
+/*
+ * Runs in a child of the test (RLIMIT_FSIZE): the first write of each
+ * one-step open fails, and the log it made must not stay behind as an
+ * empty file.  Returns a failure code, 0 if all held.
+ */
+static int
+failed_open_child(const char *keyfile)
+{
+	struct audit *a = NULL;
+	struct rlimit rl;
+	json_t *f;
+
+	signal(SIGXFSZ, SIG_IGN);
+	f = json_pack("{s:s}", "command", "exec");
+	if (getrlimit(RLIMIT_FSIZE, &rl) != 0)
+		return 10;
+	rl.rlim_cur = 64;	/* the host key's 32 bytes fit, no record */
+	if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+		return 11;
+	if (audit_open_certified_first(logpath, "s", keyfile, NULL,
+	    "exec_start", f, &a) != AL_ERR_IO || a != NULL)
+		return 12;
+	if (access(logpath, F_OK) != -1 || errno != ENOENT)
+		return 13;
+	if (audit_open_certified(logpath, "s", keyfile, NULL, &a) !=
+	    AL_ERR_IO || access(logpath, F_OK) != -1)
+		return 14;
+	if (audit_open(logpath, "s", &a) != AL_ERR_IO ||
+	    access(logpath, F_OK) != -1)
+		return 15;
+	json_decref(f);
+	return 0;
+}
+
+/* A one-step open whose first write fails leaves no log file. */
+START_TEST(test_audit_failed_open_leaves_no_log)
+{
+	char keyfile[300];
+	pid_t pid;
+	int status;
+
+	snprintf(keyfile, sizeof(keyfile), "%s/host.key", dir);
+	if ((pid = fork()) == 0)
+		_exit(failed_open_child(keyfile));
+	ck_assert_int_ne(pid, -1);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "failed-open step %d failed", WEXITSTATUS(status));
+	ck_assert_int_eq(access(logpath, F_OK), -1);
+}
+END_TEST
+
 START_TEST(test_audit_redacts_fields)
 {
 	struct redact *r;
@@ -800,6 +852,7 @@ audit_suite(void)
 	tcase_add_test(tc, test_audit_host_key_certifies_session_key);
 	tcase_add_test(tc, test_audit_first_record_goes_with_session_start);
 	tcase_add_test(tc, test_audit_prepared_log_begins_or_is_abandoned);
+	tcase_add_test(tc, test_audit_failed_open_leaves_no_log);
 	tcase_add_test(tc, test_audit_redacts_fields);
 	tcase_add_loop_test(tc, test_audit_parse_time, 0,
 	    sizeof(times) / sizeof(times[0]));
