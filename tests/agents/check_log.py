@@ -5,6 +5,7 @@
 
 usage: check_log.py LOG [--only-airlock] [--extra NAME ...]
                         [--xfail-output] [--xfail-refusal-text]
+                        [--own-write-refused]
 
 Prints TAP-style "ok - ..." / "not ok - ..." lines (and "ok - ... # XFAIL"
 for a known gap), exits 1 if any check failed.
@@ -19,6 +20,8 @@ for a known gap), exits 1 if any check failed.
   --xfail-refusal-text  the broker's refusal is known to reach the model
                         as the MCP client's schema error, not airlock's
                         errorClass
+  --own-write-refused   the agent's own write tool was tried (mockmodel.py
+                        --own-write) and reported a failure
 """
 
 import argparse
@@ -52,6 +55,7 @@ def main():
     ap.add_argument("--extra", action="append", default=[])
     ap.add_argument("--xfail-output", action="store_true")
     ap.add_argument("--xfail-refusal-text", action="store_true")
+    ap.add_argument("--own-write-refused", action="store_true")
     a = ap.parse_args()
 
     entries = []
@@ -89,6 +93,15 @@ def main():
                (" (besides %s)" % ", ".join(sorted(allowed)) if allowed else ""))
         if extra:
             print("#   also offered: " + ", ".join(sorted(extra)))
+
+    if a.own_write_refused:
+        own = [e["own_write"] for e in entries if "own_write" in e]
+        text = own[-1] if own else ""
+        result(bool(own) and ("Failed to write" in text
+                              or "ead-only file system" in text
+                              or "ermission denied" in text),
+               "the agent's own apply_patch was tried and failed")
+        print("#   it answered: " + text[:300].replace("\n", " "))
 
     last = script[-1]
     calls = last.get("airlock_calls") or []

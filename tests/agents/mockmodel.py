@@ -37,7 +37,14 @@ Every request is logged as one JSON line: method, path, api, model,
 stream, tool names offered, the airlock tools offered, the tool results
 received (name, text, isError) and what the mock answered.
 
+Codex's default models run in "code mode": every tool is a function in
+the JavaScript that one custom tool, exec, runs.  The mock then answers
+with exec scripts (see CODE_EXEC below); with --own-write it first makes
+Codex's own apply_patch add a file, which airlock's read-only workspace
+must refuse (logged as "own_write").
+
 usage: mockmodel.py [--port N] [--port-file F] --log F [--patch F] [--dump-dir D]
+                    [--own-write]
 """
 
 import argparse
@@ -60,6 +67,7 @@ LOG_LOCK = threading.Lock()
 LOG_PATH = None
 DUMP_DIR = None
 DUMP_N = [0]
+OWN_WRITE = False
 
 
 def log(entry):
@@ -200,26 +208,88 @@ def responses_tool_names(tools):
     return out
 
 
+# Codex's code mode (the tool_mode "code_mode_only" of its default models):
+# the request's "tools" is empty and an input item of type
+# "additional_tools" offers one custom tool, exec, that runs JavaScript in
+# which every other tool is a function (tools.mcp__airlock__read_file(...)).
+# MCP tools are "deferred": not described, but listed in ALL_TOOLS.  The
+# mock does what a model would: one exec that prints ALL_TOOLS' names,
+# then, with --own-write, one write with Codex's own nested apply_patch
+# (a file "own-write.txt" added to the workspace: airlock's read-only
+# workspace must stop it), then one exec per step of the script, calling one nested tool and
+# printing its result as JSON.
+CODE_EXEC = "exec"
+CODE_DISCOVER = "text(JSON.stringify(ALL_TOOLS.map(function (t) { return t.name; })));"
+CODE_CALL = re.compile(r"await tools\.([A-Za-z0-9_$]+)\(")
+
+
+def code_call(name, args):
+    """The exec script that calls nested tool |name| with |args|."""
+    return "const r = await tools.%s(%s);\ntext(JSON.stringify(r));" % (
+        name, json.dumps(args))
+
+
+OWN_PATCH = ("*** Begin Patch\n*** Add File: own-write.txt\n"
+             "+written by the agent's own tool\n*** End Patch\n")
+CODE_OWN_WRITE = code_call("apply_patch", OWN_PATCH)
+
+
+def code_mode_error(txt):
+    """Whether an exec output is a nested tool's error result."""
+    i = txt.find("{")
+    try:
+        r = json.loads(txt[i:]) if i >= 0 else None
+    except ValueError:
+        return False
+    return isinstance(r, dict) and r.get("isError") is True
+
+
 def responses_parse(req):
+    """(tools offered, results, code): code is None outside code mode,
+    else {"nested": the nested tool names once discovered (or None)}."""
     tools = responses_tool_names(req.get("tools"))
-    names, results = {}, []
+    names, scripts, results = {}, {}, []
+    code = None
     inp = req.get("input")
     if not isinstance(inp, list):
         inp = []
     for it in inp:
         ty = it.get("type")
-        if ty in ("function_call", "custom_tool_call"):
+        if ty == "additional_tools":
+            extra = responses_tool_names(it.get("tools"))
+            tools += extra
+            if any(t.split("/")[-1] == CODE_EXEC for t in extra):
+                code = {"nested": None}
+        elif ty in ("function_call", "custom_tool_call"):
             names[it.get("call_id")] = ns_join(it.get("namespace"),
                                                it.get("name", ""))
+            if ty == "custom_tool_call" and it.get("name") == CODE_EXEC:
+                scripts[it.get("call_id")] = it.get("input", "")
         elif ty in ("function_call_output", "custom_tool_call_output"):
             out = it.get("output")
             txt = text_of(out)
             err = False
             if isinstance(out, dict) and out.get("success") is False:
                 err = True
-            results.append({"name": names.get(it.get("call_id"), ""),
-                            "text": txt, "isError": err})
-    return tools, results
+            name = names.get(it.get("call_id"), "")
+            script = scripts.get(it.get("call_id"))
+            if script is not None and code is not None:
+                if script == CODE_DISCOVER:
+                    try:
+                        code["nested"] = json.loads(txt[txt.find("["):])
+                    except ValueError:
+                        code["nested"] = []
+                    continue
+                if script == CODE_OWN_WRITE:
+                    code["own_write"] = txt
+                    continue
+                m = CODE_CALL.search(script)
+                name = m.group(1) if m else name
+                err = err or code_mode_error(txt)
+            results.append({"name": name, "text": txt, "isError": err})
+    if code is not None and code["nested"]:
+        tools += list(code["nested"])
+    return tools, results, code
 
 
 def chat_parse(req):
@@ -424,9 +494,11 @@ class Handler(BaseHTTPRequestHandler):
                 pass
             self.close_connection = True
 
-    def record(self, api, path, model, stream, tools, offered, results, reply):
+    def record(self, api, path, model, stream, tools, offered, results, reply,
+               own_write=None):
         ar = airlock_results(results, offered)
-        log({"method": "POST", "path": path, "api": api, "model": model,
+        extra = {} if own_write is None else {"own_write": own_write[:4000]}
+        log({**extra, "method": "POST", "path": path, "api": api, "model": model,
              "stream": stream, "tools": tools,
              "airlock_tools": sorted(offered.values()),
              "tool_results": [{"name": r["name"], "text": r["text"][:4000],
@@ -492,15 +564,32 @@ class Handler(BaseHTTPRequestHandler):
 
     # -- OpenAI Responses
     def openai_responses(self, path, req):
-        tools, results = responses_parse(req)
-        offered = airlock_offered(tools)
+        tools, results, code = responses_parse(req)
+        if code is not None:
+            # Nested tools are called by their bare JavaScript names.
+            offered = airlock_offered(code["nested"] or [])
+        else:
+            offered = airlock_offered(tools)
         ar = airlock_results(results, offered)
-        step = decide(offered, ar)
+        if code is not None and code["nested"] is None:
+            step = ("code", CODE_DISCOVER)
+        elif OWN_WRITE and code is not None and "own_write" not in code \
+                and "apply_patch" in code["nested"]:
+            step = ("code", CODE_OWN_WRITE)
+        else:
+            step = decide(offered, ar)
+            if code is not None and step[0] == "call":
+                step = ("code", code_call(step[1], step[2]))
         self.record("responses", path, req.get("model"), bool(req.get("stream")),
-                    tools, offered, results, list(step))
+                    tools, offered, results, list(step),
+                    own_write=(code or {}).get("own_write"))
         rid = new_id("resp_")
         model = req.get("model") or "mock-model"
-        if step[0] == "call":
+        if step[0] == "code":
+            item = {"type": "custom_tool_call", "id": new_id("ctc_"),
+                    "call_id": new_id("call_"), "name": CODE_EXEC,
+                    "input": step[1], "status": "completed"}
+        elif step[0] == "call":
             name = step[1]
             item = {"type": "function_call", "id": new_id("fc_"),
                     "call_id": new_id("call_"), "name": name,
@@ -621,14 +710,17 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def main():
-    global PATCH, LOG_PATH, DUMP_DIR
+    global PATCH, LOG_PATH, DUMP_DIR, OWN_WRITE
     ap = argparse.ArgumentParser()
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--port-file")
     ap.add_argument("--log", required=True)
     ap.add_argument("--patch", default=os.path.join(HERE, "fix.patch"))
     ap.add_argument("--dump-dir", help="write each POST body here (debugging)")
+    ap.add_argument("--own-write", action="store_true",
+                    help="in Codex's code mode, first try its own apply_patch")
     a = ap.parse_args()
+    OWN_WRITE = a.own_write
     LOG_PATH = a.log
     DUMP_DIR = a.dump_dir
     with open(a.patch) as f:

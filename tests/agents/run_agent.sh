@@ -75,8 +75,11 @@ else
 fi
 
 # The mock model.
+own_write=
+[ $mode = run ] && own_write=--own-write
+# shellcheck disable=SC2086
 python3 "$top_srcdir/tests/agents/mockmodel.py" --log "$T/mock.log" \
-	--port-file "$T/port" >"$T/mock.err" 2>&1 &
+	--port-file "$T/port" $own_write >"$T/mock.err" 2>&1 &
 mock_pid=$!
 i=0
 while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
@@ -123,8 +126,12 @@ OPENAI_API_KEY=mock-key"
 	# Serve mode runs on the host: keep Codex's state in the scratch home.
 	[ $mode = serve ] && agent_env="$agent_env
 CODEX_HOME=$home/.codex"
+	# Codex's default model, as WRAPPING.md's command leaves it: it
+	# offers tools in code mode (mockmodel.py), where Codex's own
+	# apply_patch is a nested tool too: in run mode the mock tries it,
+	# and the read-only workspace must refuse it.
 	set -- codex exec --skip-git-repo-check \
-		--dangerously-bypass-approvals-and-sandbox -m mock-model \
+		--dangerously-bypass-approvals-and-sandbox \
 		-c model_provider=mock -c model_providers.mock.name=mock \
 		-c "model_providers.mock.base_url=\"$url/v1\"" \
 		-c model_providers.mock.env_key=OPENAI_API_KEY \
@@ -141,10 +148,19 @@ CODEX_HOME=$home/.codex"
 	# environment: airlock serve needs its state directory.
 	[ $mode = serve ] && set -- "$@" \
 		-c "mcp_servers.airlock.env={AIRLOCK_HOME=\"$AIRLOCK_HOME\"}"
-	# What no flag removes (measured; see contrib/agents/codex.yaml).
-	check_opts="--only-airlock --extra view_image --extra request_user_input
+	# What no flag removes in code mode (measured; see
+	# contrib/agents/codex.yaml).
+	check_opts="--only-airlock --extra functions/exec --extra functions/wait
+		--extra functions/request_user_input
+		--extra functions/request_user_input_async
+		--extra functions/send_message_to_user_async
+		--extra collaboration/spawn_agent --extra collaboration/wait_agent
+		--extra collaboration/send_message --extra collaboration/followup_task
+		--extra collaboration/interrupt_agent --extra collaboration/list_agents
+		--extra apply_patch --extra view_image --extra clock__curr_time
 		--extra list_mcp_resources --extra list_mcp_resource_templates
 		--extra read_mcp_resource"
+	[ $mode = run ] && check_opts="$check_opts --own-write-refused"
 	;;
 gemini)
 	# The user settings carry the server: Gemini skips a system settings
@@ -250,6 +266,8 @@ check "the workspace copy has the fix" grep -q '"$i" -le "$n"' "$ws/src/calc.sh"
 check "the fixture's test passes in the copy" sh -c "make -s -C '$ws' test >/dev/null 2>&1"
 check "the change is the patch and nothing else" \
 	sh -c "diff -u '$top_srcdir/tests/agents/fixture/src/calc.sh' '$ws/src/calc.sh' | grep -c '^[-+][^-+]' | grep -qx 2"
+check "the agent's own write tool left no file in the workspace" \
+	[ ! -e "$ws/own-write.txt" ]
 
 # The session: its trace and its audit log.
 if [ $mode = run ]; then
