@@ -547,6 +547,15 @@ collect_logs(const char *dir, char ***out, size_t *n)
 	}
 	if (*n > 1)
 		qsort(v, *n, sizeof(*v), cmp_str);
+	/* A session directory's audit.jsonl is also one of its *.jsonl:
+	 * each log once. */
+	for (i = j = 0; i < *n; i++) {
+		if (j > 0 && strcmp(v[j - 1], v[i]) == 0)
+			free(v[i]);
+		else
+			v[j++] = v[i];
+	}
+	*n = j;
 	*out = v;
 	return 0;
 }

@@ -126,6 +126,14 @@ out=$("$AIRLOCK" audit verify --key "$K/audit.pub" "$AIRLOCK_HOME"); rc=$?
 expect_eq "the state directory's sessions all verify: exit 0" "$rc" 0
 expect_contains "the state directory: one session" "$out" \
     "1 session(s): 1 valid and closed"
+# One session's directory: its audit.jsonl matches two of the patterns
+# (audit.jsonl, *.jsonl) and is still one session, verified once.
+out=$("$AIRLOCK" audit verify --key "$K/audit.pub" "$(dirname "$s1")"); rc=$?
+expect_eq "a session directory verifies: exit 0" "$rc" 0
+expect_contains "a session directory: one session" "$out" \
+    "1 session(s): 1 valid and closed"
+expect_eq "a session directory: its log is verified once" \
+    "$(echo "$out" | grep -c ': valid and closed: session')" 1
 
 # Rotation: a new key signs new sessions; the old public key stays in
 # trusted.pub and still proves the old ones.
