@@ -268,7 +268,8 @@ scan_backquote(struct ps *ps, int in_dq)
 	shparse_free(inner);
 }
 
-/* Does s[from..to) hold the start of a substitution? */
+/* Does s[from..to) hold the start of a substitution (or a "$" the shell
+   may join to one across a line continuation)? */
 static int
 holds_subst(const char *s, size_t from, size_t to)
 {
@@ -276,7 +277,8 @@ holds_subst(const char *s, size_t from, size_t to)
 
 	for (i = from; i < to; i++)
 		if (s[i] == '`' ||
-		    (s[i] == '$' && i + 1 < to && s[i + 1] == '('))
+		    (s[i] == '$' && i + 1 < to &&
+			(s[i + 1] == '(' || s[i + 1] == '\\')))
 			return 1;
 	return 0;
 }
@@ -488,6 +490,12 @@ scan_dollar(struct ps *ps, struct wbuf *b, unsigned *flags, int in_dq)
 	size_t start = ps->pos;
 	int c = at(ps, 1);
 
+	/* The shell joins "$\<newline>(" into "$(": refused rather than
+	   followed. */
+	if (c == '\\' && at(ps, 2) == '\n') {
+		fail(ps, "a line continuation after $");
+		return;
+	}
 	if (c == '(' && at(ps, 2) == '(') {
 		*flags |= SHW_ARITH;
 		scan_arith(ps, b);
@@ -745,6 +753,19 @@ read_heredocs(struct ps *ps)
 
 /* ---- tokens ---- */
 
+/*
+ * The offset past the line continuations at ps->pos + off: the shell
+ * removes them before it reads operators, so "2\<newline>>" is "2>" and
+ * "<<\<newline>-" is "<<-".
+ */
+static size_t
+skip_bnl(const struct ps *ps, size_t off)
+{
+	while (at(ps, off) == '\\' && at(ps, off + 1) == '\n')
+		off += 2;
+	return off;
+}
+
 static void
 next_token(struct ps *ps)
 {
@@ -776,7 +797,8 @@ next_token(struct ps *ps)
 		{ ">", T_REDIR, SHR_OUT, 0 },
 	};
 	struct tok *t = &ps->cur;
-	size_t i, n;
+	size_t i, n, m, oend[3];
+	char ob[3];
 	int c;
 
 	word_free(&t->w);
@@ -813,17 +835,22 @@ next_token(struct ps *ps)
 		return;
 	}
 	/* An fd number directly before a redirection belongs to it. */
-	for (n = 0; at(ps, n) >= '0' && at(ps, n) <= '9'; n++)
+	for (n = 0; at(ps, n) >= '0' && at(ps, n) <= '9';
+	     n = skip_bnl(ps, n + 1))
 		;
 	if (n > 0 && (at(ps, n) == '<' || at(ps, n) == '>') &&
-	    at(ps, n + 1) != '(')
+	    at(ps, skip_bnl(ps, n + 1)) != '(')
 		ps->pos += n;
 	c = at(ps, 0);
 	if (is_opchar(c) && !((c == '<' || c == '>') && at(ps, 1) == '(')) {
+		/* Its characters, as the shell joins them. */
+		for (m = 0, n = 0; m < sizeof(ob) && at(ps, n) != -1; m++) {
+			ob[m] = (char)at(ps, n);
+			oend[m] = n = skip_bnl(ps, n + 1);
+		}
 		for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
 			n = strlen(ops[i].s);
-			if (ps->len - ps->pos >= n &&
-			    memcmp(ps->s + ps->pos, ops[i].s, n) == 0)
+			if (m >= n && memcmp(ob, ops[i].s, n) == 0)
 				break;
 		}
 		if (i == sizeof(ops) / sizeof(ops[0])) {
@@ -831,7 +858,7 @@ next_token(struct ps *ps)
 			t->type = T_EOF;
 			return;
 		}
-		ps->pos += strlen(ops[i].s);
+		ps->pos += oend[strlen(ops[i].s) - 1];
 		t->type = ops[i].type;
 		t->op = ops[i].op;
 		t->strip = ops[i].strip;
@@ -861,8 +888,12 @@ is_assignment(const struct ps *ps, const struct tok *t)
 
 	if (n == 0 || !is_name_start((unsigned char)s[0]))
 		return 0;
-	for (i = 1; i < n && is_name_char((unsigned char)s[i]); i++)
-		;
+	/* PA\<newline>TH=x is PATH=x to the shell. */
+	for (i = 1; i < n; i++)
+		if (s[i] == '\\' && i + 1 < n && s[i + 1] == '\n')
+			i++;
+		else if (!is_name_char((unsigned char)s[i]))
+			break;
 	return i < n && s[i] == '=';
 }
 

@@ -94,6 +94,19 @@ static const struct row rows[] = {
 	S("git $'push'", ASK),
 	S("echo $'\\''", ASK),
 	S("$\"git\" push", ASK),
+	/* a line continuation is removed before the shell reads operators,
+	   "$" expansions and assignments: sh runs what the comment says */
+	S("echo \"$\\\n(git push --force)\"", ASK), /* $(git push ...) */
+	S("echo ${x:-$\\\n(git push --force)}", ASK),
+	S("echo $((1+$\\\n(git push --force)))", ASK),
+	S("CMD=git; $\\\nCMD push --force", ASK), /* $CMD push --force */
+	S("$\\\n'\\x67it' push", ASK), /* bash: $'\x67it' push */
+	S("PA\\\nTH=/ws/bin git status", ASK), /* PATH=/ws/bin git ... */
+	S("LD_PRE\\\nLOAD=./x.so ls", ASK),
+	S("rm -rf 2\\\n>/dev/null /", DENY), /* rm -rf / 2>/dev/null */
+	S("cat <<\\\n-EOF\n\tEOF\ngit push --force\n-EOF", DENY), /* <<-EOF */
+	S("FOO\\\n=1 git status", ALLOW),
+	S("make &&\\\n make test", ALLOW),
 	/* expansions */
 	S("x=git; $x push", ASK),
 	S("x=git; $x push --force", ASK),
