@@ -195,6 +195,31 @@ job_peek(const struct job *j, const char **out, size_t *outlen,
 		runner_proc_peek(j->c->proc, out, outlen, err, errlen);
 }
 
+/*
+ * How much of what the job printed a read may give out: all of it once it
+ * ended; while it runs, not a tail that begins like a secret (or a form
+ * of one) that the next bytes could complete, which would reach the agent
+ * in pieces the redactor cannot recognise.  That tail waits for the next
+ * read.
+ */
+static void
+job_settled(const struct job *j, const char *out, size_t outlen,
+    const char *err, size_t errlen, size_t *giveout, size_t *giveerr)
+{
+	const struct redact *r = j->js->b->cfg.redact;
+
+	*giveout = outlen;
+	*giveerr = errlen;
+	if (j->state == JOB_ENDED)
+		return;
+	if (outlen > j->cur.out)
+		*giveout = j->cur.out +
+		    redact_settled(r, out + j->cur.out, outlen - j->cur.out);
+	if (errlen > j->cur.err)
+		*giveerr = j->cur.err +
+		    redact_settled(r, err + j->cur.err, errlen - j->cur.err);
+}
+
 /* One event: pushed now, kept for the next result's tail. */
 static void
 job_event(
@@ -283,12 +308,13 @@ job_read(struct job *j)
 	struct broker *b = j->js->b;
 	const char *out, *err, *reader;
 	char *fresh, *text, how[400];
-	size_t outlen, errlen, n;
+	size_t outlen, errlen, giveout, giveerr, n;
 	json_t *res;
 	int failed;
 
 	job_peek(j, &out, &outlen, &err, &errlen);
-	fresh = jobtext_take(&j->cur, out, outlen, err, errlen, &n);
+	job_settled(j, out, outlen, err, errlen, &giveout, &giveerr);
+	fresh = jobtext_take(&j->cur, out, giveout, err, giveerr, &n);
 	failed = j->state == JOB_ENDED && (j->exit_code != 0 || j->timed_out);
 	reader = granted_tool(b, ACTION_JOB_OUTPUT);
 	if (j->state == JOB_ENDED && j->uri[0] != '\0')
@@ -374,6 +400,7 @@ job_wake(struct job *j)
 	int fresh;
 
 	job_peek(j, &out, &outlen, &err, &errlen);
+	job_settled(j, out, outlen, err, errlen, &outlen, &errlen);
 	fresh = outlen > j->cur.out || errlen > j->cur.err;
 	for (w = TAILQ_FIRST(&j->waiters); w != NULL; w = next) {
 		next = TAILQ_NEXT(w, entry);
@@ -654,6 +681,7 @@ jobs_act_output(struct call *c, json_t **out)
 		wait = json_integer_value(w);
 	}
 	job_peek(j, &o, &ol, &e, &el);
+	job_settled(j, o, ol, e, el, &ol, &el);
 	if (wait > 0 && j->state == JOB_RUNNING && ol <= j->cur.out &&
 	    el <= j->cur.err)
 		return job_park(c, j, wait, 0);

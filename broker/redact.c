@@ -357,6 +357,48 @@ match_at(const struct redact *r, const unsigned char *in, size_t len,
 	return NULL;
 }
 
+/*
+ * Does in[i..len) hold the beginning of a form, but not all of it (the
+ * stream it is from may still be growing)?
+ */
+static int
+partial_at(const struct redact *r, const unsigned char *in, size_t len,
+    size_t i)
+{
+	size_t f;
+
+	for (f = r->start[in[i]]; f < r->start[in[i] + 1]; f++)
+		if (r->forms[f].len > len - i &&
+		    memcmp(r->forms[f].p, in + i, len - i) == 0)
+			return 1;
+	return 0;
+}
+
+size_t
+redact_settled(const struct redact *r, const void *inp, size_t len)
+{
+	const unsigned char *in = inp;
+	const struct redact_form *fm;
+	size_t i;
+
+	if (r == NULL || r->nforms == 0)
+		return len;
+	/* The scan of redact_buf(), stopping where a form may begin. */
+	for (i = 0; i < len; ) {
+		if (r->start[in[i]] == r->start[in[i] + 1]) {
+			i++;
+			continue;
+		}
+		if (partial_at(r, in, len, i))
+			return i;
+		if ((fm = match_at(r, in, len, i)) != NULL)
+			i += fm->len;
+		else
+			i++;
+	}
+	return len;
+}
+
 /* Appends src[0..n) to the growing output. */
 static int
 out_put(char **buf, size_t *cap, size_t *o, const void *src, size_t n)

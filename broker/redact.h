@@ -74,6 +74,17 @@ int		 redact_buf(const struct redact *r, const void *in, size_t len,
 		    char **out, size_t *outlen) __attribute__((warn_unused_result));
 
 /*
+ * Returns how many leading bytes of in[0..len), a stream that may still
+ * grow, can be redacted and given out now: the rest begins like a secret
+ * (or one of its forms) that more bytes could complete, and a read that
+ * cut there would give out a piece the redactor cannot recognise.  No
+ * form matched in the settled bytes runs past them.  len for a NULL or
+ * empty |r|.
+ */
+size_t		 redact_settled(const struct redact *r, const void *in,
+		    size_t len);
+
+/*
  * Redacts every string in the tree |root| in place: string values,
  * and object keys.  Returns the number of replacements or AL_ERR_ALLOC.
  */

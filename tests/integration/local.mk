@@ -52,6 +52,8 @@ EXTRA_DIST += tests/integration/output_layer.sh
 # Background jobs, pushed events, file changes (issue 13, items 4-6).
 TESTS += tests/integration/jobs.sh
 EXTRA_DIST += tests/integration/jobs.sh
+TESTS += tests/integration/jobs_redaction.sh
+EXTRA_DIST += tests/integration/jobs_redaction.sh
 TESTS += tests/integration/file_changes.sh
 EXTRA_DIST += tests/integration/file_changes.sh
 # Pinned code: approvals, gates and secrets bound to the code that runs (issue 11).

@@ -119,6 +119,34 @@ START_TEST(test_redact_prefers_the_longer_secret)
 }
 END_TEST
 
+/*
+ * A growing stream is given out only up to where no secret may have
+ * begun: cutting "token=secret-to" there would give out "secret-to" now
+ * and "ken-42" later, neither of which the redactor recognises.
+ */
+START_TEST(test_redact_settled_holds_back_a_secret_begun)
+{
+	static const char s1[] = "token=secret-to";
+	static const char s2[] = "a secret-token-42 b";
+	static const char s3[] = "x secret-token-42 secret-t";
+	struct redact *r;
+
+	ck_assert_uint_eq(redact_settled(NULL, s1, strlen(s1)), strlen(s1));
+	ck_assert_ptr_nonnull(r = redact_new());
+	ck_assert_uint_eq(redact_settled(r, s1, strlen(s1)), strlen(s1));
+	ck_assert_int_eq(redact_add(r, "LONGER", "secret-token-42", 15), 0);
+	ck_assert_uint_eq(redact_settled(r, s1, strlen(s1)), 6);
+	ck_assert_uint_eq(redact_settled(r, s2, strlen(s2)), strlen(s2));
+	/* the whole one is settled; the one begun after it is not */
+	ck_assert_uint_eq(redact_settled(r, s3, strlen(s3)), 18);
+	/* a begun hex form, and a begun last byte */
+	ck_assert_uint_eq(redact_settled(r, "id 7365637265", 13), 3);
+	ck_assert_uint_eq(redact_settled(r, "ends s", 6), 5);
+	ck_assert_uint_eq(redact_settled(r, "", 0), 0);
+	redact_free(r);
+}
+END_TEST
+
 START_TEST(test_redact_binary_buffer_with_nul)
 {
 	static const char in[] = "a\0" PW "\0b";
@@ -212,6 +240,7 @@ redact_suite(void)
 	tcase_add_loop_test(tc, test_redact_refuses_ungrantable_secrets, 0,
 	    sizeof(add_rows) / sizeof(add_rows[0]));
 	tcase_add_test(tc, test_redact_prefers_the_longer_secret);
+	tcase_add_test(tc, test_redact_settled_holds_back_a_secret_begun);
 	tcase_add_test(tc, test_redact_binary_buffer_with_nul);
 	tcase_add_test(tc, test_redact_null_redactor_copies);
 	tcase_add_test(tc, test_redact_json_tree_values_and_keys);
