@@ -23,6 +23,7 @@
 #include "common/errors.h"
 #include "common/util.h"
 #include "policy/path.h"
+#include "policy/writepolicy.h"
 
 #define JOURNAL_TMP "journal.tmp"
 /* The largest journal read back: 256k entries of long paths. */
@@ -270,10 +271,62 @@ only_holds(int fd, const char *allowed)
 	return ok;
 }
 
+/*
+ * Whether every path |journal| names is one a change set may write under
+ * |p|: an apply only journals what passed the write policy, so a journal
+ * naming .git, a protected path or a trash of airlock's was not written
+ * by an apply (a run or an agent that writes the workspace planted it),
+ * and rolling it back would make airlock write there itself.  0, or -1
+ * with err.
+ */
+static int
+journal_allowed(const struct sandbox_policy *p, const char *name,
+    const json_t *journal, char *err, size_t errlen)
+{
+	json_t *steps = json_object_get(journal, "steps");
+	json_t *removals = json_object_get(journal, "removals");
+	json_t *v;
+	struct wp_entry e;
+	const char *op, *rule;
+	size_t i;
+
+	if (!json_is_array(steps) || !json_is_array(removals)) {
+		snprintf(
+		    err, errlen, "%s: the apply journal is malformed", name);
+		return -1;
+	}
+	memset(&e, 0, sizeof(e));
+	e.nlink = 1;
+	json_array_foreach(removals, i, v)
+	{
+		e.kind = WP_DELETE;
+		if ((e.path = json_string_value(v)) == NULL ||
+		    (rule = writepolicy_check(p, &e)) != NULL)
+			goto refused;
+	}
+	json_array_foreach(steps, i, v)
+	{
+		op = json_string_value(json_object_get(v, "op"));
+		e.path = json_string_value(json_object_get(v, "path"));
+		e.kind =
+		    op != NULL && strcmp(op, "write") == 0 ? WP_FILE : WP_DIR;
+		if (op == NULL || e.path == NULL ||
+		    (rule = writepolicy_check(p, &e)) != NULL)
+			goto refused;
+	}
+	return 0;
+refused:
+	snprintf(err, errlen,
+	    "%s: the apply journal names %s, which no change set may write; "
+	    "it was not written by an apply: left for a human",
+	    name, e.path != NULL ? e.path : "an entry that is not a path");
+	return -1;
+}
+
 /* Recovers the trash directory |name|; appends to |report|.  0 or -1. */
 static int
-recover_one(
-    int wsfd, const char *name, json_t *report, char *err, size_t errlen)
+recover_one(const struct sandbox_policy *p, int wsfd, const char *name,
+    json_t *report, char *err, size_t errlen)
 {
 	json_t *journal;
 	size_t n = 0;
@@ -289,7 +342,8 @@ recover_one(
 	}
 	rc = read_journal(tfd, APPLYJOURNAL_NAME, &journal);
 	if (rc == 1) {
-		if (applyjournal_rollback(
+		if (journal_allowed(p, name, journal, err, errlen) != 0 ||
+		    applyjournal_rollback(
 			wsfd, tfd, journal, SIZE_MAX, &n, err, errlen) != 0) {
 			json_decref(journal);
 			close(tfd);
@@ -327,8 +381,10 @@ recover_one(
 }
 
 int
-applyjournal_recover(int rootfd, json_t **report, char *err, size_t errlen)
+applyjournal_recover(int rootfd, const struct sandbox_policy *p,
+    json_t **report, char *err, size_t errlen)
 {
+	struct sandbox_policy none;
 	struct dirent *de;
 	json_t *names, *v;
 	size_t i, n, plen = strlen(APPLYJOURNAL_TRASH_PREFIX);
@@ -336,6 +392,11 @@ applyjournal_recover(int rootfd, json_t **report, char *err, size_t errlen)
 	int wsfd, fd, rc = 0;
 
 	*report = NULL;
+	if (p == NULL) {
+		/* No manifest at hand: .git and airlock's names still hold. */
+		memset(&none, 0, sizeof(none));
+		p = &none;
+	}
 	if ((wsfd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
 	    -1) {
 		snprintf(err, errlen, "workspace: %s", strerror(errno));
@@ -357,7 +418,7 @@ applyjournal_recover(int rootfd, json_t **report, char *err, size_t errlen)
 	*report = json_array();
 	json_array_foreach(names, i, v)
 	{
-		if (recover_one(wsfd, json_string_value(v), *report, err,
+		if (recover_one(p, wsfd, json_string_value(v), *report, err,
 			errlen) != 0) {
 			rc = -1;
 			break;

@@ -43,6 +43,8 @@
 
 #include <jansson.h>
 
+struct sandbox_policy;
+
 /* The journal's names inside the trash directory. */
 #define APPLYJOURNAL_NAME "journal"
 #define APPLYJOURNAL_DONE "done"
@@ -87,8 +89,13 @@ int applyjournal_rollback(int wsfd, int trashfd, const json_t *journal,
  * ("rolled_back", "finished", "removed_empty", "left"), "entries"?}, or
  * -1 with a message in err when an apply could not be rolled back (the
  * workspace is then in an unknown state: callers refuse to go on).
+ * A journal naming a path the write policy |p| refuses (.git, a
+ * protected path, a ".airlock-" name; NULL: no protected patterns) was
+ * not written by an apply but planted by something that writes the
+ * workspace: it is not rolled back, and that is an error too.
  */
-int applyjournal_recover(int rootfd, json_t **report, char *err, size_t errlen);
+int applyjournal_recover(int rootfd, const struct sandbox_policy *p,
+    json_t **report, char *err, size_t errlen);
 
 /* Removes |name| in |dfd| and everything beneath it; no link followed. */
 void applyjournal_rm_tree(int dfd, const char *name);

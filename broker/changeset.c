@@ -884,9 +884,10 @@ changeset_apply(const struct changeset *cs, int upperfd, int rootfd, char *err,
 }
 
 int
-changeset_recover(int rootfd, json_t **report, char *err, size_t errlen)
+changeset_recover(int rootfd, const struct sandbox_policy *p, json_t **report,
+    char *err, size_t errlen)
 {
-	return applyjournal_recover(rootfd, report, err, errlen);
+	return applyjournal_recover(rootfd, p, report, err, errlen);
 }
 
 /* The broker's side. */
@@ -897,7 +898,8 @@ changeset_broker_recover(struct broker *b, char *err, size_t errlen)
 	json_t *report, *v;
 	size_t i;
 
-	if (changeset_recover(b->rootfd, &report, err, errlen) < 0) {
+	if (changeset_recover(b->rootfd, &b->m->sandbox, &report, err, errlen) <
+	    0) {
 		(void)broker_audit(b, "apply_recovered",
 		    json_pack("{s:s, s:s}", "action", "failed", "error", err));
 		return -1;

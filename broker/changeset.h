@@ -138,10 +138,12 @@ void changeset_upper_free(struct changeset_upper *u);
  * Rolls back every interrupted apply in the workspace |rootfd|, as
  * applyjournal_recover() (its contract: returns the number of trash
  * directories handled with *report, or -1 with err when the workspace
- * cannot be put back).  Every command that applies change sets calls it
- * on start, before anything else touches the workspace.
+ * cannot be put back or a journal names a path |p| refuses).  Every
+ * command that applies change sets calls it on start, before anything
+ * else touches the workspace.
  */
-int changeset_recover(int rootfd, json_t **report, char *err, size_t errlen)
+int changeset_recover(int rootfd, const struct sandbox_policy *p,
+    json_t **report, char *err, size_t errlen)
     __attribute__((warn_unused_result));
 
 /*

@@ -126,12 +126,28 @@ symlink_escapes(const struct comps *ec, const char *target)
 	return 0;
 }
 
+/*
+ * A name of airlock's own at the workspace root (".airlock-trash-*": an
+ * apply's trash and journal, which the next start rolls back from):
+ * planted by a run, it would make airlock itself write what it names.
+ * Case-folded, as .git is.
+ */
+static int
+airlock_hit(const struct comps *ec)
+{
+	return ec->n > 0 &&
+	    strncasecmp(
+		ec->c[0], WP_AIRLOCK_PREFIX, strlen(WP_AIRLOCK_PREFIX)) == 0;
+}
+
 static const char *
 path_rules(
     const struct sandbox_policy *p, const struct comps *ec, enum wp_kind kind)
 {
 	if (git_hit(ec))
 		return WP_RULE_GIT;
+	if (airlock_hit(ec))
+		return WP_RULE_AIRLOCK;
 	if (protected_hit(p, ec, kind))
 		return WP_RULE_PROTECTED;
 	return NULL;
@@ -206,6 +222,9 @@ writepolicy_rule_text(const char *rule)
 		    "workspace" },
 		{ WP_RULE_GIT, "no .git may be written, at any depth" },
 		{ WP_RULE_NAME, "a path must be valid UTF-8" },
+		{ WP_RULE_AIRLOCK,
+		    "names beginning with .airlock- at the workspace root "
+		    "are airlock's own (an apply's trash and journal)" },
 		{ WP_RULE_PROTECTED,
 		    "the path is protected by the manifest "
 		    "(sandbox.protected), at any depth" },

@@ -19,6 +19,9 @@
  *                 ".git" file with "gitdir:"), whether or not it exists
  *   name          a path that is not valid UTF-8 (refusals, audit records
  *                 and the apply journal are JSON)
+ *   airlock       a first component beginning with ".airlock-" (any case):
+ *                 airlock's own names, above all an apply's trash and
+ *                 journal, which the next start would roll back from
  *   protected     a path matching a sandbox.protected pattern at any
  *                 depth, or beneath one; or a non-directory (a file, a
  *                 symlink, a deletion) standing where a protected path's
@@ -59,6 +62,10 @@ struct wp_entry {
 #define WP_RULE_GIT "git"
 #define WP_RULE_PROTECTED "protected"
 #define WP_RULE_NAME "name"
+#define WP_RULE_AIRLOCK "airlock"
+
+/* The prefix of airlock's own names in the workspace root. */
+#define WP_AIRLOCK_PREFIX ".airlock-"
 
 /*
  * Returns NULL if |e| may be written under |p|, else the name of the

@@ -99,9 +99,10 @@ ctx_open(struct cow_ctx *x, const char *id, int lock)
 		return EXIT_FAILED;
 	}
 	/* An apply into the checkout that was killed half way (a commit, a
-	 * run's change set) is rolled back before anything reads it. */
-	if ((rc = changeset_recover(x->rootfd, &report, err, sizeof(err))) <
-	    0) {
+	 * run's change set) is rolled back before anything reads it; the
+	 * manifest is not loaded yet: .git and airlock's names hold. */
+	if ((rc = changeset_recover(
+		 x->rootfd, NULL, &report, err, sizeof(err))) < 0) {
 		log_warnx("%s: %s", x->cs->workspace, err);
 		return EXIT_FAILED;
 	}

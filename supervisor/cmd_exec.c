@@ -288,7 +288,7 @@ done:
  * back.
  */
 static int
-exec_recover(const char *ws)
+exec_recover(const char *ws, const struct sandbox_policy *policy)
 {
 	json_t *report, *v;
 	char err[512];
@@ -299,7 +299,7 @@ exec_recover(const char *ws)
 		log_warn("exec: %s", ws);
 		return EXIT_USAGE;
 	}
-	rc = changeset_recover(fd, &report, err, sizeof(err));
+	rc = changeset_recover(fd, policy, &report, err, sizeof(err));
 	close(fd);
 	if (rc < 0) {
 		log_warnx("exec: an interrupted apply cannot be rolled back: "
@@ -716,7 +716,7 @@ cmd_exec(int argc, char **argv)
 	exec_audit_start(xa, start, m, ws_real);
 	json_decref(start);
 	if (eff.workspace != WORKSPACE_COW && !eff.workspace_readonly) {
-		if ((rc = exec_recover(workspace)) != 0)
+		if ((rc = exec_recover(workspace, &eff)) != 0)
 			goto out_audit;
 		if (exec_upper(state, &upper) != 0) {
 			rc = EXIT_SANDBOX;

@@ -75,6 +75,8 @@ EXTRA_DIST += tests/integration/apply_crash.sh
 # airlock exec through the overlay and the write policy (issue 12).
 TESTS += tests/integration/exec_changeset.sh
 EXTRA_DIST += tests/integration/exec_changeset.sh
+TESTS += tests/integration/forged_journal.sh
+EXTRA_DIST += tests/integration/forged_journal.sh
 # Budgets counted from change sets and broker writes alike (issue 12).
 TESTS += tests/integration/changeset_budget.sh
 EXTRA_DIST += tests/integration/changeset_budget.sh

@@ -97,6 +97,13 @@ static const struct row rows[] = {
 	{ "dot-dot in the entry path", F("a/../b", 0644), WP_RULE_PROTECTED },
 	{ "empty path", F("", 0644), WP_RULE_PROTECTED },
 	{ "plain delete", X("src/old.c"), NULL },
+	{ "an apply's trash at the root", F(".airlock-trash-1/journal", 0644),
+	    WP_RULE_AIRLOCK },
+	{ "airlock's name, case-folded", D(".AIRLOCK-trash-1", 0755),
+	    WP_RULE_AIRLOCK },
+	{ "deleting a trash", X(".airlock-trash-1"), WP_RULE_AIRLOCK },
+	{ "airlock's name below the root", F("src/.airlock-trash-1", 0644),
+	    NULL },
 };
 
 START_TEST(test_writepolicy_table)
