@@ -42,7 +42,7 @@ struct ledger {
 	int64_t			 started;
 	int64_t			 steps;
 	double			 cost;
-	char			**changed;	/* distinct paths written */
+	char			**changed;	/* distinct paths written, sorted */
 	size_t			 nchanged;
 	int64_t			 deps;
 	struct idem		*idem;
@@ -144,14 +144,22 @@ ledger_admit(struct ledger *l, const struct tool *t, int64_t now_ms,
 }
 
 static int
-is_changed(const struct ledger *l, const char *path)
+cmp_path(const void *a, const void *b)
 {
-	size_t i;
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
 
-	for (i = 0; i < l->nchanged; i++)
-		if (strcmp(l->changed[i], path) == 0)
-			return 1;
-	return 0;
+/*
+ * Whether |path| is among the first |n| changed paths (sorted): searched,
+ * not scanned, since a change set holds up to 256k paths and the session
+ * every path it ever wrote (a scan per path, and a comparison of each
+ * path with every other, stalled the event loop for half a minute).
+ */
+static int
+is_changed(const struct ledger *l, size_t n, const char *path)
+{
+	return n > 0 && bsearch(&path, l->changed, n, sizeof(*l->changed),
+	    cmp_path) != NULL;
 }
 
 static int
@@ -181,32 +189,39 @@ ledger_admit_write(struct ledger *l, const char *const *paths, size_t n,
     int is_patch, char *limit, size_t limitlen)
 {
 	const struct run_budget	*b = &l->m->budget;
-	size_t			 i, j, fresh = 0;
+	const char		**v;
+	size_t			 i, nv = 0, fresh = 0, old;
 	int64_t			 deps = 0;
+	int			 rc;
 
 	if (l->stopped != NULL) {
 		snprintf(limit, limitlen, "%s", l->stopped);
 		return AL_ERR_BUDGET;
 	}
-	for (i = 0; i < n; i++) {
-		int dup = 0;
-
-		for (j = 0; j < i; j++)
-			if (strcmp(paths[i], paths[j]) == 0)
-				dup = 1;
-		if (dup)
-			continue;
-		if (!is_changed(l, paths[i]))
+	/* Each path once, sorted: duplicates are neighbours. */
+	v = xcalloc(n > 0 ? n : 1, sizeof(*v));
+	if (n > 0)
+		memcpy(v, paths, n * sizeof(*v));
+	qsort(v, n, sizeof(*v), cmp_path);
+	for (i = 0; i < n; i++)
+		if (nv == 0 || strcmp(v[i], v[nv - 1]) != 0)
+			v[nv++] = v[i];
+	for (i = 0; i < nv; i++) {
+		if (!is_changed(l, l->nchanged, v[i]))
 			fresh++;
-		if (is_dependency_file(l->m, paths[i]))
+		if (is_dependency_file(l->m, v[i]))
 			deps++;
 	}
 	if (b->max_changed_files >= 0 &&
-	    (int64_t)(l->nchanged + fresh) > b->max_changed_files)
-		return stop_with(l, "maxChangedFiles", limit, limitlen);
+	    (int64_t)(l->nchanged + fresh) > b->max_changed_files) {
+		rc = stop_with(l, "maxChangedFiles", limit, limitlen);
+		goto out;
+	}
 	if (b->max_added_dependencies >= 0 &&
-	    l->deps + deps > b->max_added_dependencies)
-		return stop_with(l, "maxAddedDependencies", limit, limitlen);
+	    l->deps + deps > b->max_added_dependencies) {
+		rc = stop_with(l, "maxAddedDependencies", limit, limitlen);
+		goto out;
+	}
 	if (is_patch && b->max_patch_attempts_per_gate >= 0) {
 		for (i = 0; i < l->ngates; i++) {
 			struct gate *g = &l->gates[i];
@@ -214,23 +229,31 @@ ledger_admit_write(struct ledger *l, const char *const *paths, size_t n,
 			if (!g->ran || g->exit_code == 0 ||
 			    !gate_required(l->m, g->check))
 				continue;
-			if (g->attempts + 1 > b->max_patch_attempts_per_gate)
-				return stop_with(l, "maxPatchAttemptsPerGate",
+			if (g->attempts + 1 > b->max_patch_attempts_per_gate) {
+				rc = stop_with(l, "maxPatchAttemptsPerGate",
 				    limit, limitlen);
+				goto out;
+			}
 		}
 		for (i = 0; i < l->ngates; i++)
 			if (l->gates[i].ran && l->gates[i].exit_code != 0)
 				l->gates[i].attempts++;
 	}
-	for (i = 0; i < n; i++) {
-		if (is_changed(l, paths[i]))
-			continue;
-		l->changed = xreallocarray(l->changed, l->nchanged + 1,
+	/* The new paths, then the whole list in order again. */
+	if (fresh > 0) {
+		l->changed = xreallocarray(l->changed, l->nchanged + fresh,
 		    sizeof(*l->changed));
-		l->changed[l->nchanged++] = xstrdup(paths[i]);
+		old = l->nchanged;
+		for (i = 0; i < nv; i++)
+			if (!is_changed(l, old, v[i]))
+				l->changed[l->nchanged++] = xstrdup(v[i]);
+		qsort(l->changed, l->nchanged, sizeof(*l->changed), cmp_path);
 	}
 	l->deps += deps;
-	return 0;
+	rc = 0;
+out:
+	free(v);
+	return rc;
 }
 
 int

@@ -77,6 +77,8 @@ TESTS += tests/integration/exec_changeset.sh
 EXTRA_DIST += tests/integration/exec_changeset.sh
 TESTS += tests/integration/forged_journal.sh
 EXTRA_DIST += tests/integration/forged_journal.sh
+TESTS += tests/integration/budget_stall.sh
+EXTRA_DIST += tests/integration/budget_stall.sh
 # Budgets counted from change sets and broker writes alike (issue 12).
 TESTS += tests/integration/changeset_budget.sh
 EXTRA_DIST += tests/integration/changeset_budget.sh
