@@ -103,7 +103,10 @@ git_hit(const struct comps *ec)
 	return 0;
 }
 
-/* 1 if |target|, read from the directory of |ec|, leaves the workspace. */
+/*
+ * 1 if |target|, read from the directory of |ec|, leaves the workspace or
+ * could: a ".." after a name is refused (see below).
+ */
 static int
 symlink_escapes(const struct comps *ec, const char *target)
 {
@@ -118,6 +121,15 @@ symlink_escapes(const struct comps *ec, const char *target)
 	depth = ec->n > 0 ? (long)ec->n - 1 : 0;
 	for (i = 0; i < tc.n; i++) {
 		if (strcmp(tc.c[i], "..") == 0) {
+			/*
+			 * After a name, ".." climbs from wherever that name
+			 * leads, and a name may be a symlink: "s/../../x"
+			 * with s -> "../.." (inside) leaves the workspace
+			 * although it reads as staying in.  Only a leading
+			 * run of ".." climbs from the link's own directory.
+			 */
+			if (i > 0 && strcmp(tc.c[i - 1], "..") != 0)
+				return 1;
 			if (--depth < 0)
 				return 1;
 		} else

@@ -14,7 +14,9 @@
  *   special_bits  setuid, setgid or sticky bits (files and directories)
  *   hard_link     a regular file with more than one link
  *   symlink       a symlink whose target is absolute or, read lexically
- *                 from the link's directory, leaves the workspace
+ *                 from the link's directory, leaves the workspace, or
+ *                 has a ".." after a name (the name may be a symlink
+ *                 that climbs: s/../../x with s -> ../..)
  *   git           a ".git" component at any depth (a directory, or a
  *                 ".git" file with "gitdir:"), whether or not it exists
  *   name          a path that is not valid UTF-8 (refusals, audit records

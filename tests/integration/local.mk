@@ -79,6 +79,8 @@ TESTS += tests/integration/forged_journal.sh
 EXTRA_DIST += tests/integration/forged_journal.sh
 TESTS += tests/integration/budget_stall.sh
 EXTRA_DIST += tests/integration/budget_stall.sh
+TESTS += tests/integration/symlink_chain.sh
+EXTRA_DIST += tests/integration/symlink_chain.sh
 # Budgets counted from change sets and broker writes alike (issue 12).
 TESTS += tests/integration/changeset_budget.sh
 EXTRA_DIST += tests/integration/changeset_budget.sh
