@@ -49,6 +49,6 @@ expect_eq "the run's change set is refused" "$(jr '.result.content[0].text' | jq
 expect_contains "... by maxChangedFiles" "$R" "maxChangedFiles"
 check "nothing of it landed" test ! -e "$ws/d"
 echo "# slowest ping while $N paths were counted: $worst ms"
-check "the broker answered every ping within 8 s (was 30 s and more)" test "$worst" -lt 8000
+check "the broker answered every ping within 15 s (30 s and more before; 1.4-2.1 s here, loaded machines slower)" test "$worst" -lt 15000
 mcp_stop
 finish
