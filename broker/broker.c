@@ -1017,8 +1017,8 @@ call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 	c->req.output_cap = b->m->sandbox.limits.output_bytes > 0 ?
 	    (size_t)b->m->sandbox.limits.output_bytes : 1024 * 1024;
 	c->req.stdin_fd = -1;
-	escalate_prepare_run(c);
-	if (changeset_call_prepare(c, out) != 0) {
+	if (escalate_prepare_run(c, out) != 0 ||
+	    changeset_call_prepare(c, out) != 0) {
 		if (c->req.use_proxy) {
 			close(psock[0]);
 			close(psock[1]);

@@ -2,6 +2,8 @@
 /* Copyright (c) 2026 The airlock authors */
 #include "config.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,10 @@ struct escalation {
 	char **read_only;
 	char **read_write;
 	char **syscalls;
+	/* Each bound path and the host path it resolved to just before the
+	 * run, after the check (owned). */
+	struct exact_bind *exact;
+	size_t nexact;
 };
 
 /* The escalate tool: a broker built-in, not a manifest entry. */
@@ -505,21 +511,77 @@ double_limit(struct resource_limits *l, int64_t *timeout_ms, const char *name)
 		*timeout_ms *= 2;
 }
 
-void
-escalate_prepare_run(struct call *c)
+static void
+exact_drop(struct escalation *e)
+{
+	size_t i;
+
+	for (i = 0; i < e->nexact; i++)
+		free((char *)e->exact[i].src);
+	free(e->exact);
+	e->exact = NULL;
+	e->nexact = 0;
+}
+
+/*
+ * A filesystem widening, checked again now that it is about to be bound
+ * (the agent may have swapped a path it owns for a link since the
+ * escalation was asked for): 0 with *real set to what the path resolves
+ * to, 1 when it is absent (nothing to bind), or -1 when it is protected
+ * now, with the escalation refused in *out.
+ */
+static int
+widening_recheck(struct call *c, json_t *d, char *real, json_t **out)
+{
+	struct escalation *e = c->esc;
+	const char *path = json_string_value(json_object_get(d, "path"));
+	const char *did = json_string_value(json_object_get(d, "denial"));
+	char msg[512];
+
+	if (denials_class(c->b->m, c->b->cfg.workspace, d) !=
+	    ESCALATE_CLASS_PROTECTED) {
+		if (realpath(path, real) != NULL)
+			return 0;
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 1;
+	}
+	snprintf(msg, sizeof(msg),
+	    "%s touches a protected path now (.git, "
+	    "protected patterns, denyRead, credential stores, airlock's own "
+	    "state), though it did not when the escalation was asked for: "
+	    "never widened; nothing was run",
+	    did != NULL ? did : "?");
+	(void)broker_audit(c->b, "escalation_refused",
+	    json_pack("{s:O, s:O?, s:s, s:s}", "id", c->id, "callId",
+		e->call_id, "reason", "forbidden", "class",
+		escalate_class_name(ESCALATE_CLASS_PROTECTED)));
+	*out = tool_error("escalation_refused", 0, NULL, "%s", msg);
+	json_object_set_new(*out, "reason", json_string("forbidden"));
+	json_object_set_new(*out, "class",
+	    json_string(escalate_class_name(ESCALATE_CLASS_PROTECTED)));
+	snprintf(c->note, sizeof(c->note), "escalation refused: forbidden");
+	return -1;
+}
+
+int
+escalate_prepare_run(struct call *c, json_t **out)
 {
 	const struct sandbox_policy *sp = &c->b->m->sandbox;
 	struct escalation *e = c->esc;
+	char real[PATH_MAX];
 	json_t *d;
 	size_t i, nro, nrw, nsys;
+	int rc;
 
 	c->req.allow_syscalls = (const char *const *)sp->allow_syscalls;
 	c->req.nallow_syscalls = sp->nallow_syscalls;
 	if (e == NULL)
-		return;
+		return 0;
 	strv_drop(e->read_only);
 	strv_drop(e->read_write);
 	strv_drop(e->syscalls);
+	exact_drop(e);
+	e->exact = xcalloc(json_array_size(e->widening) + 1, sizeof(*e->exact));
 	e->policy = *c->req.policy;
 	e->read_only = strv_grow(e->policy.read_only, e->policy.nread_only,
 	    json_array_size(e->widening));
@@ -543,10 +605,16 @@ escalate_prepare_run(struct call *c)
 			continue;
 		if (strcmp(layer, "filesystem") == 0 && path != NULL &&
 		    access != NULL) {
+			if ((rc = widening_recheck(c, d, real, out)) < 0)
+				return -1;
+			if (rc > 0)
+				continue;
 			if (strcmp(access, "write") == 0)
-				e->read_write[nrw++] = xstrdup(path);
+				path = e->read_write[nrw++] = xstrdup(path);
 			else
-				e->read_only[nro++] = xstrdup(path);
+				path = e->read_only[nro++] = xstrdup(path);
+			e->exact[e->nexact].path = path;
+			e->exact[e->nexact++].src = xstrdup(real);
 		} else if (strcmp(layer, "syscall") == 0 &&
 		    json_is_string(json_object_get(d, "syscall")))
 			e->syscalls[nsys++] = xstrdup(
@@ -561,8 +629,11 @@ escalate_prepare_run(struct call *c)
 	e->policy.read_write = e->read_write;
 	e->policy.nread_write = nrw;
 	c->req.policy = &e->policy;
+	e->policy.exact = e->exact;
+	e->policy.nexact = e->nexact;
 	c->req.allow_syscalls = (const char *const *)e->syscalls;
 	c->req.nallow_syscalls = nsys;
+	return 0;
 }
 
 void
@@ -575,6 +646,7 @@ escalate_free(struct escalation *e)
 	strv_drop(e->read_only);
 	strv_drop(e->read_write);
 	strv_drop(e->syscalls);
+	exact_drop(e);
 	json_decref(e->call_id);
 	json_decref(e->widening);
 	json_decref(e->denied);

@@ -103,9 +103,12 @@ const struct net_allow *escalate_net(
  * read-only, a write read-write, a syscall comes off the seccomp deny
  * list, a limit is doubled (c->req.policy then points at the
  * escalation's copy of the sandbox policy; the network part is
- * escalate_net()'s).
+ * escalate_net()'s).  Each filesystem widening is checked again here, as
+ * it is now, and bound only as it resolves now with no symlink followed
+ * (sandbox_policy.exact).  Returns 0, or -1 with *out set when a path
+ * became protected since the escalation was asked for: nothing runs.
  */
-void escalate_prepare_run(struct call *c);
+int escalate_prepare_run(struct call *c, json_t **out);
 
 /* Frees.  NULL is fine. */
 void escalate_free(struct escalation *e);

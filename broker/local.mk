@@ -120,6 +120,8 @@ EXTRA_DIST += tests/integration/shell_rules.sh
 # --- escalation: denial records and one-call escalation (issue 18) ---
 TESTS += tests/integration/escalation.sh
 EXTRA_DIST += tests/integration/escalation.sh
+TESTS += tests/integration/escalation_swap.sh
+EXTRA_DIST += tests/integration/escalation_swap.sh
 check_PROGRAMS += tests/unit/test_broker_denials
 TESTS += tests/unit/test_broker_denials
 tests_unit_test_broker_denials_CFLAGS = $(unit_cflags)

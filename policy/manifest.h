@@ -220,6 +220,20 @@ struct sandbox_policy {
 							   list for every run,
 							   NULL-terminated */
 	size_t			  nallow_syscalls;
+	/*
+	 * Entries of read_only and read_write whose host source was checked
+	 * just before the run (an escalation's widening): the source is
+	 * bound at |path| only as it was checked, opened with no symlink
+	 * followed in any component, or the run fails; NULL/0: none.
+	 */
+	const struct exact_bind	*exact;
+	size_t			 nexact;
+};
+
+struct exact_bind {
+	const char		*path;		/* as read_only/read_write name it */
+	const char		*src;		/* the host path bound there, with no
+						   symlink in it */
 };
 
 /* Where the agent's sandbox sees the broker's socket directory. */

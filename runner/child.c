@@ -33,6 +33,7 @@
 #include <linux/seccomp.h>
 
 #include <linux/capability.h>
+#include <linux/openat2.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <fcntl.h>
@@ -163,6 +164,41 @@ make_point(const struct runner_plan *p, const char *dst, int isdir)
 		fail(p, "create", dst);
 }
 
+/*
+ * A detached copy of the host source the policy checked for |path|
+ * (sandbox_policy.exact), opened with no symlink followed: what was
+ * swapped in since the check fails the run instead of being bound.
+ * Returns -1 when |path| has no such source.
+ */
+static int
+exact_tree(const struct runner_plan *p, const char *path, struct stat *st)
+{
+	const struct sandbox_policy *sp = p->policy;
+	struct open_how how;
+	char src[RUNNER_MAX_PATH];
+	size_t i;
+	int fd, tfd;
+
+	for (i = 0; i < sp->nexact; i++)
+		if (strcmp(sp->exact[i].path, path) == 0)
+			break;
+	if (i == sp->nexact)
+		return -1;
+	cat(p, src, OLDROOT, sp->exact[i].src);
+	memset(&how, 0, sizeof(how));
+	how.flags = O_PATH | O_CLOEXEC;
+	how.resolve = RESOLVE_NO_SYMLINKS;
+	if ((fd = (int)syscall(SYS_openat2, AT_FDCWD, src, &how,
+	    sizeof(how))) == -1 || fstat(fd, st) == -1 ||
+	    (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode)))
+		fail(p, "open as checked (no symlink followed)", path);
+	if ((tfd = open_tree(fd, "", AT_EMPTY_PATH | OPEN_TREE_CLONE |
+	    OPEN_TREE_CLOEXEC | AT_RECURSIVE)) == -1)
+		fail(p, "open_tree", path);
+	close(fd);
+	return tfd;
+}
+
 /* Binds host path |path| (under OLDROOT) at the same path, if it exists. */
 static void
 bind_host(const struct runner_plan *p, const char *path, int required)
@@ -170,7 +206,16 @@ bind_host(const struct runner_plan *p, const char *path, int required)
 	char src[RUNNER_MAX_PATH], lnk[RUNNER_MAX_PATH];
 	struct stat st;
 	ssize_t n;
+	int fd;
 
+	if ((fd = exact_tree(p, path, &st)) != -1) {
+		make_point(p, path, S_ISDIR(st.st_mode));
+		if (move_mount(fd, "", AT_FDCWD, path,
+		    MOVE_MOUNT_F_EMPTY_PATH) == -1)
+			fail(p, "bind", path);
+		close(fd);
+		return;
+	}
 	cat(p, src, OLDROOT, path);
 	if (lstat(src, &st) == -1) {
 		if ((errno == ENOENT || errno == EACCES) && !required)
@@ -283,6 +328,10 @@ detach_host(const struct runner_plan *p, const char *path, int *isdir)
 	struct stat st;
 	int fd;
 
+	if ((fd = exact_tree(p, path, &st)) != -1) {
+		*isdir = S_ISDIR(st.st_mode);
+		return fd;
+	}
 	cat(p, src, OLDROOT, path);
 	if (stat(src, &st) == -1)
 		return -1;

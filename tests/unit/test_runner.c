@@ -322,6 +322,82 @@ START_TEST(test_setup_failure_is_reported_not_run)
 }
 END_TEST
 
+/*
+ * An entry of sandbox_policy.exact (an escalation's widening, checked
+ * just before the run) is bound only as it was checked: a symlink swapped
+ * into its source since fails the run, and nothing is bound through it.
+ */
+static int
+run_exact(const char *named, const char *src, struct runner_result *res)
+{
+	char script[512];
+	char *argv[] = { "sh", "-c", script, NULL };
+	struct sandbox_policy sp;
+	struct runner_request req;
+	struct exact_bind eb = { named, src };
+	char **saved, *ro[2] = { (char *)named, NULL };
+	size_t nsaved;
+	char *ws = make_ws();
+	int rc;
+
+	snprintf(script, sizeof(script), "cat '%s'", named);
+	sandbox_policy_init_defaults(&sp);
+	saved = sp.read_only;
+	nsaved = sp.nread_only;
+	sp.read_only = ro;
+	sp.nread_only = 1;
+	sp.exact = &eb;
+	sp.nexact = 1;
+	memset(&req, 0, sizeof(req));
+	req.argv = argv;
+	req.workspace = ws;
+	req.policy = &sp;
+	req.stdin_fd = -1;
+	rc = runner_run(&req, res);
+	sp.read_only = saved;
+	sp.nread_only = nsaved;
+	sandbox_policy_free_arrays(&sp);
+	rm_ws(ws);
+	return rc;
+}
+
+START_TEST(test_exact_bind_follows_no_symlink)
+{
+	char dir[] = "/var/tmp/airlock-exact-XXXXXX", path[256], src[256];
+	char cmd[512];
+	struct runner_result res;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/real %s/secret && "
+	    "echo REAL >%s/real/f && echo SECRET >%s/secret/f && "
+	    "ln -s secret %s/link && chmod -R a+rX %s", dir, dir, dir, dir,
+	    dir, dir);
+	ck_assert_int_eq(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/real/f", dir);
+	ck_assert_ptr_nonnull(f = fopen(path, "r"));
+	fclose(f);
+
+	/* As checked: bound, read. */
+	ck_assert_int_eq(run_exact(path, path, &res), 0);
+	ck_assert_int_eq(res.setup_failed, 0);
+	ck_assert_str_eq(res.out, "REAL\n");
+	runner_result_clear(&res);
+
+	/* A symlink in the source since the check: the run fails closed. */
+	snprintf(src, sizeof(src), "%s/link/f", dir);
+	ck_assert_int_eq(run_exact(path, src, &res), 0);
+	ck_assert_int_eq(res.setup_failed, 1);
+	ck_assert_ptr_nonnull(strstr(res.setup_error, "no symlink followed"));
+	ck_assert_ptr_null(strstr(res.out != NULL ? res.out : "", "SECRET"));
+	runner_result_clear(&res);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	(void)!system(cmd);
+}
+END_TEST
+
 START_TEST(test_async_api_runs_to_completion)
 {
 	char *const argv[] = { "sh", "-c", "echo async", NULL };
@@ -427,6 +503,7 @@ main(void)
 	tcase_add_test(tc, test_run_explains_a_read_only_denial);
 	tcase_add_test(tc, test_run_kills_the_tree_at_the_deadline);
 	tcase_add_test(tc, test_setup_failure_is_reported_not_run);
+	tcase_add_test(tc, test_exact_bind_follows_no_symlink);
 	tcase_add_test(tc, test_async_api_runs_to_completion);
 	tcase_add_test(tc, test_layers_string_names_layers);
 	tcase_add_test(tc, test_only_kept_fds_reach_the_command);
