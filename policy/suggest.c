@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,9 +157,9 @@ path_overlaps(const char *p, const char *dir)
 	return path_under(p, dir) || path_under(dir, p);
 }
 
-/* Why reading |p| weakens a protected class, or NULL. */
+/* Why reading |p|, as named, weakens a protected class, or NULL. */
 static char *
-read_weakens(struct planner *pl, const char *p)
+read_weakens_named(struct planner *pl, const char *p)
 {
 	const struct suggest_ctx *c = pl->ctx;
 	char buf[4600], what[128];
@@ -218,6 +219,37 @@ read_weakens(struct planner *pl, const char *p)
 		    "%s holds the workspace and its "
 		    ".git",
 		    p);
+		return pstrdup(pl, buf);
+	}
+	return NULL;
+}
+
+/*
+ * Why reading |p| weakens a protected class, or NULL: as named, as it
+ * resolves now (a bind follows symbolic links: a link to ~/.ssh is the
+ * store), and where the agent can make it resolve elsewhere later (its
+ * own home, on the host).
+ */
+static char *
+read_weakens(struct planner *pl, const char *p)
+{
+	const struct suggest_ctx *c = pl->ctx;
+	char real[PATH_MAX], buf[4600], *why;
+
+	if ((why = read_weakens_named(pl, p)) != NULL)
+		return why;
+	if (realpath(p, real) != NULL && strcmp(real, p) != 0 &&
+	    (why = read_weakens_named(pl, real)) != NULL) {
+		snprintf(buf, sizeof(buf), "%s leads to %s: %s", p, real, why);
+		free(why);
+		return pstrdup(pl, buf);
+	}
+	if (c->agent_home != NULL && c->agent_home[0] == '/' &&
+	    path_overlaps(p, c->agent_home)) {
+		snprintf(buf, sizeof(buf),
+		    "%s is in the agent's home %s, which the agent writes: a "
+		    "link it makes there leads the bind anywhere",
+		    p, c->agent_home);
 		return pstrdup(pl, buf);
 	}
 	return NULL;

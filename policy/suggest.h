@@ -57,6 +57,7 @@ struct suggest_ctx {
 	size_t nprotected;
 	const char *const *state_dirs; /* airlock state/config dirs */
 	size_t nstate_dirs;
+	const char *agent_home; /* agent.home, or NULL */
 };
 
 enum suggest_kind {

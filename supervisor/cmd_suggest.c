@@ -385,6 +385,7 @@ cmd_suggest(int argc, char **argv)
 		stdirs[nstdirs++] = cfgdir;
 	ctx.state_dirs = stdirs;
 	ctx.nstate_dirs = nstdirs;
+	ctx.agent_home = m->agent.home;
 	if (suggest_planner_new(&ctx, &sp) != 0)
 		fatalx("out of memory");
 	rc = suggest_planner_feed(sp, first, err, sizeof(err));
