@@ -39,6 +39,14 @@
 
 #define APPROVAL_MAX_PENDING	64
 #define CONTROL_MAX_CLIENTS	8
+/*
+ * With approver keys pinned the socket is open to every local user, for
+ * the tokens they carry: such a peer (not an approver) may hold only
+ * CONTROL_MAX_OTHERS of the slots, and each for CONTROL_OTHER_MS, so
+ * that idle connections cannot keep the approvers out.
+ */
+#define CONTROL_MAX_OTHERS	(CONTROL_MAX_CLIENTS / 2)
+#define CONTROL_OTHER_MS	5000
 #define CONTROL_MAX_FRAME	(64 * 1024)
 #define DECIDED_RING		256	/* ids remembered to name a replay */
 #define INBOX_MAX_FILES		64	/* files read per inbox event */
@@ -679,8 +687,8 @@ client_input(int fd, int why, void *arg)
 	ssize_t		 n;
 	int		 rc;
 
-	(void)why;
-	if ((n = buf_fill(c->in, fd)) <= 0) {
+	/* A peer that is not an approver had its time. */
+	if ((why & LOOP_READABLE) == 0 || (n = buf_fill(c->in, fd)) <= 0) {
 		client_close(c);
 		return;
 	}
@@ -725,7 +733,7 @@ control_accept(int fd, int why, void *arg)
 	gid_t			 gids[1024];
 	char			 who[128], whynot[384];
 	int			 cfd, ok;
-	size_t			 i, ngids;
+	size_t			 i, ngids, nothers;
 
 	(void)why;
 	if ((cfd = accept4(fd, NULL, NULL, SOCK_CLOEXEC)) == -1)
@@ -757,12 +765,13 @@ control_accept(int fd, int why, void *arg)
 		close(cfd);
 		return;
 	}
-	for (i = 0; i < CONTROL_MAX_CLIENTS; i++)
+	for (i = 0, nothers = 0; i < CONTROL_MAX_CLIENTS; i++)
 		if (a->c[i].fd == -1) {
-			c = &a->c[i];
-			break;
-		}
-	if (c == NULL) {
+			if (c == NULL)
+				c = &a->c[i];
+		} else if (!a->c[i].approver)
+			nothers++;
+	if (c == NULL || (!ok && nothers >= CONTROL_MAX_OTHERS)) {
 		static const char busy[] =
 		    "{\"error\":\"busy: too many clients\"}\n";
 
@@ -778,7 +787,9 @@ control_accept(int fd, int why, void *arg)
 	c->owner = a;
 	if ((c->in = buf_new(CONTROL_MAX_FRAME)) == NULL)
 		fatalx("out of memory");
-	c->watch = loop_watch(a->loop, cfd, INT64_MAX, client_input, c);
+	c->watch = loop_watch(a->loop, cfd,
+	    ok ? INT64_MAX : now_monotonic_ms() + CONTROL_OTHER_MS, client_input,
+	    c);
 }
 
 int

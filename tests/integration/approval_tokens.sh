@@ -159,7 +159,67 @@ cp "$T/gamma.tok" "$INBOX/gamma.tok"
 appr_reply 3
 expect_eq "a grant dropped in the inbox approves" "$(jr .result.structuredContent.stdout)" "deployed gamma"
 check "the grant names the inbox file" grep -q '"approval_granted".*signed token via inbox:gamma.tok' "$sess/audit.jsonl"
+
 appr_agent_stop
 check "audit log verifies" "$AIRLOCK" audit verify "$sess/audit.jsonl"
+
+# ===== Slots =========================================================================
+# With keys pinned the control socket is open to every local user (the
+# carriers of tokens).  Idle connections of such a uid take at most half
+# of its 8 slots, each for 5 s: they cannot keep the approvers out.
+# A session of its own, its one call waiting for a decision.
+echo '{"name":"deploy","arguments":{"target":"delta"}}' >"$ws/calls2"
+appr_agent_start "$T/m.yaml" calls2
+id=$(appr_pending_id delta)
+check "delta is pending" test -n "$id"
+sess2=$(newest_session)
+cat >"$T/hold.py" <<'PY'
+import socket, sys, time
+path, n = sys.argv[1], int(sys.argv[2])
+conns = []
+for _ in range(n):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(path)
+    conns.append(s)
+time.sleep(0.5)
+busy, held = 0, []
+for s in conns:
+    s.setblocking(False)
+    try:
+        data = s.recv(4096)
+    except BlockingIOError:
+        held.append(s)
+        continue
+    if b"busy" in data:
+        busy += 1
+print("busy=%d" % busy, flush=True)
+time.sleep(6)
+closed = 0
+for s in held:
+    try:
+        if s.recv(4096) == b"":
+            closed += 1
+    except BlockingIOError:
+        pass
+print("closed=%d of %d" % (closed, len(held)), flush=True)
+PY
+sock="$AIRLOCK_RUNTIME_DIR/$(basename "$sess2").sock"
+# The system's python3: another uid may not reach a per-user one (pyenv).
+py=/usr/bin/python3
+[ -x "$py" ] || py=$(command -v python3)
+"${CARRIER[@]}" "$py" "$T/hold.py" "$sock" 8 >"$T/hold.out" 2>&1 &
+holder=$!
+for i in $(seq 50); do grep -q busy= "$T/hold.out" && break; sleep 0.1; done
+expect_eq "another uid's idle connections past half the slots are told busy" \
+    "$(sed -n 's/^busy=//p' "$T/hold.out")" 4
+out=$("$AIRLOCK" pending 2>&1); rc=$?
+expect_eq "the approver still gets in while they are held: exit 0" "$rc" 0
+check "... and is not told busy" test "${out#*busy}" = "$out"
+wait $holder
+expect_eq "the broker closes them after 5 s" "$(sed -n 's/^closed=//p' "$T/hold.out")" "4 of 4"
+"$AIRLOCK" deny "$id" --reason "the slots are tested" >/dev/null 2>&1
+appr_reply 1
+expect_error_class "the approver's denial still arrives" approval_denied
+appr_agent_stop
 
 finish
