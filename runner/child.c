@@ -164,39 +164,59 @@ make_point(const struct runner_plan *p, const char *dst, int isdir)
 		fail(p, "create", dst);
 }
 
+/* The plan's entry for the read-only or read-write entry |path|, or NULL
+ * (a path of the base set). */
+static const struct plan_bind *
+planned(const struct runner_plan *p, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < p->nbinds; i++)
+		if (strcmp(p->binds[i].path, path) == 0)
+			return &p->binds[i];
+	return NULL;
+}
+
 /*
- * A detached copy of the host source the policy checked for |path|
- * (sandbox_policy.exact), opened with no symlink followed: what was
+ * A detached copy of the host source the parent checked for |b|
+ * (PLAN_BIND), opened with no symlink followed in any component: what was
  * swapped in since the check fails the run instead of being bound.
- * Returns -1 when |path| has no such source.
  */
 static int
-exact_tree(const struct runner_plan *p, const char *path, struct stat *st)
+planned_tree(const struct runner_plan *p, const struct plan_bind *b,
+    struct stat *st)
 {
-	const struct sandbox_policy *sp = p->policy;
 	struct open_how how;
 	char src[RUNNER_MAX_PATH];
-	size_t i;
 	int fd, tfd;
 
-	for (i = 0; i < sp->nexact; i++)
-		if (strcmp(sp->exact[i].path, path) == 0)
-			break;
-	if (i == sp->nexact)
-		return -1;
-	cat(p, src, OLDROOT, sp->exact[i].src);
+	cat(p, src, OLDROOT, b->src);
 	memset(&how, 0, sizeof(how));
 	how.flags = O_PATH | O_CLOEXEC;
 	how.resolve = RESOLVE_NO_SYMLINKS;
 	if ((fd = (int)syscall(SYS_openat2, AT_FDCWD, src, &how,
-	    sizeof(how))) == -1 || fstat(fd, st) == -1 ||
-	    (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode)))
-		fail(p, "open as checked (no symlink followed)", path);
+	    sizeof(how))) == -1 || fstat(fd, st) == -1)
+		fail(p, "open as checked (no symlink followed)", b->path);
 	if ((tfd = open_tree(fd, "", AT_EMPTY_PATH | OPEN_TREE_CLONE |
 	    OPEN_TREE_CLOEXEC | AT_RECURSIVE)) == -1)
-		fail(p, "open_tree", path);
+		fail(p, "open_tree", b->path);
 	close(fd);
 	return tfd;
+}
+
+/* Makes |path| a symbolic link to |text|, and its directory first (it may
+ * exist only in the new root: an agent's command in ~/.local/bin, say). */
+static void
+make_link(const struct runner_plan *p, const char *path, const char *text)
+{
+	char dir[RUNNER_MAX_PATH];
+
+	cat(p, dir, "", path);
+	*strrchr(dir, '/') = '\0';
+	if (dir[0] != '\0')
+		mkdir_p(p, dir, 0755);
+	if (symlink(text, path) == -1 && errno != EEXIST)
+		fail(p, "symlink", path);
 }
 
 /* Binds host path |path| (under OLDROOT) at the same path, if it exists. */
@@ -204,11 +224,18 @@ static void
 bind_host(const struct runner_plan *p, const char *path, int required)
 {
 	char src[RUNNER_MAX_PATH], lnk[RUNNER_MAX_PATH];
+	const struct plan_bind *b;
 	struct stat st;
 	ssize_t n;
 	int fd;
 
-	if ((fd = exact_tree(p, path, &st)) != -1) {
+	/* A policy entry: as the parent checked it (plan_binds()). */
+	if ((b = planned(p, path)) != NULL) {
+		if (b->how == PLAN_LINK)
+			make_link(p, path, b->src);
+		if (b->how != PLAN_BIND)
+			return;
+		fd = planned_tree(p, b, &st);
 		make_point(p, path, S_ISDIR(st.st_mode));
 		if (move_mount(fd, "", AT_FDCWD, path,
 		    MOVE_MOUNT_F_EMPTY_PATH) == -1)
@@ -227,14 +254,7 @@ bind_host(const struct runner_plan *p, const char *path, int required)
 		if ((n = readlink(src, lnk, sizeof(lnk) - 1)) == -1)
 			fail(p, "readlink", path);
 		lnk[n] = '\0';
-		/* Its directory may exist only in the new root (an agent's
-		 * command in ~/.local/bin, say). */
-		cat(p, src, "", path);
-		*strrchr(src, '/') = '\0';
-		if (src[0] != '\0')
-			mkdir_p(p, src, 0755);
-		if (symlink(lnk, path) == -1 && errno != EEXIST)
-			fail(p, "symlink", path);
+		make_link(p, path, lnk);
 		return;
 	}
 	if (stat(src, &st) == -1) {
@@ -308,13 +328,7 @@ mount_tmpfs(const struct runner_plan *p, const char *path, int64_t mb)
 		fail(p, "mount tmpfs", path);
 }
 
-/* The new /tmp and /dev/shm are empty tmpfs: binds beneath them come late. */
-static int
-under_tmp(const char *path)
-{
-	return strncmp(path, "/tmp/", 5) == 0 ||
-	    strncmp(path, "/dev/shm/", 9) == 0;
-}
+#define under_tmp runner_under_tmp
 
 /*
  * Takes |path| of the host along as a detached mount, for binding after
@@ -323,12 +337,16 @@ under_tmp(const char *path)
 static int
 detach_host(const struct runner_plan *p, const char *path, int *isdir)
 {
-	*isdir = 0;
+	const struct plan_bind *b;
 	char src[RUNNER_MAX_PATH];
 	struct stat st;
 	int fd;
 
-	if ((fd = exact_tree(p, path, &st)) != -1) {
+	*isdir = 0;
+	if ((b = planned(p, path)) != NULL) {
+		if (b->how != PLAN_BIND)
+			return -1;
+		fd = planned_tree(p, b, &st);
 		*isdir = S_ISDIR(st.st_mode);
 		return fd;
 	}

@@ -45,8 +45,10 @@
 
 #include "common/errors.h"
 #include "common/log.h"
+#include "common/paths.h"
 #include "common/util.h"
 #include "policy/sandbox_defaults.h"
+#include "policy/sensitive.h"
 #include "proxy/ipc.h"
 #include "runner/denials.h"
 #include "runner/fsdenials.h"
@@ -116,6 +118,9 @@ plan_free(struct runner_plan *pl)
 {
 	size_t i;
 
+	for (i = 0; i < pl->nbinds; i++)
+		free(pl->binds[i].src);
+	free(pl->binds);
 	free(pl->workspace);
 	free(pl->cwd);
 	for (i = 0; i < pl->ndeny; i++)
@@ -192,6 +197,110 @@ cap_last(void)
 
 static int	write_file(const char *path, const char *text);
 
+/*
+ * What |path| is in that no bind may reach by a link: a credential store,
+ * the host's secrets (sensitive_path()), a denyRead path or airlock's own
+ * state; NULL if none.
+ */
+static const char *
+bind_forbidden(const struct runner_plan *pl, const char *path, char *why,
+    size_t whylen)
+{
+	char dir[PATH_MAX];
+	size_t i;
+
+	if (sensitive_path(path, why, whylen) != NULL)
+		return why;
+	for (i = 0; i < pl->ndeny; i++)
+		if (path_is_beneath(path, pl->deny[i]))
+			return "a denyRead path";
+	if ((paths_state_dir(dir, sizeof(dir)) == 0 &&
+	    path_is_beneath(path, dir)) ||
+	    (paths_config_dir(dir, sizeof(dir)) == 0 &&
+	    path_is_beneath(path, dir)) ||
+	    (paths_runtime_dir(dir, sizeof(dir)) == 0 &&
+	    path_is_beneath(path, dir)))
+		return "airlock's own state";
+	return NULL;
+}
+
+/*
+ * How the child binds the read-only or read-write entry |path|: what it
+ * resolves to now, checked here, and nothing swapped in after.  A bind
+ * follows the host's links, and an entry beneath a directory the agent
+ * can write (its home) may have become a link since the manifest was
+ * reviewed: one that leads somewhere forbidden (bind_forbidden()) that
+ * its name is not refuses the run.  An entry that is a link itself, bound
+ * read-only outside /tmp and /etc, is made again as that link (/bin ->
+ * usr/bin); an absent one is not bound.  0, or AL_ERR_DENIED with err.
+ */
+static int
+plan_bind_one(struct runner_plan *pl, const char *path, int rw,
+    struct plan_bind *b, char *err, size_t errlen)
+{
+	const struct sandbox_policy *sp = pl->policy;
+	char real[PATH_MAX], lnk[PATH_MAX], why[128], why2[128];
+	const char *what;
+	struct stat st;
+	ssize_t n;
+	size_t i;
+
+	b->path = path;
+	b->src = NULL;
+	b->how = PLAN_SKIP;
+	/* An escalation's widening, resolved and checked by the broker. */
+	for (i = 0; i < sp->nexact; i++)
+		if (strcmp(sp->exact[i].path, path) == 0) {
+			b->src = xstrdup(sp->exact[i].src);
+			b->how = PLAN_BIND;
+			return 0;
+		}
+	if (lstat(path, &st) == -1)
+		return 0;
+	if (S_ISLNK(st.st_mode) && !rw && !runner_under_tmp(path) &&
+	    strncmp(path, "/etc/", 5) != 0) {
+		if ((n = readlink(path, lnk, sizeof(lnk) - 1)) == -1)
+			return 0;
+		lnk[n] = '\0';
+		b->src = xstrdup(lnk);
+		b->how = PLAN_LINK;
+		return 0;
+	}
+	if (realpath(path, real) == NULL)
+		return 0;
+	if (strcmp(real, path) != 0 &&
+	    (what = bind_forbidden(pl, real, why, sizeof(why))) != NULL &&
+	    bind_forbidden(pl, path, why2, sizeof(why2)) == NULL) {
+		snprintf(err, errlen, "%s path %s leads to %s, %s: refused",
+		    rw ? "read-write" : "read-only", path, real, what);
+		return AL_ERR_DENIED;
+	}
+	b->src = xstrdup(real);
+	b->how = PLAN_BIND;
+	return 0;
+}
+
+/* plan_bind_one() for every extra read-only and read-write entry. */
+static int
+plan_binds(struct runner_plan *pl, char *err, size_t errlen)
+{
+	const struct sandbox_policy *sp = pl->policy;
+	size_t i;
+	int rc;
+
+	pl->binds = xcalloc(pl->nextra_ro + sp->nread_write + 1,
+	    sizeof(*pl->binds));
+	for (i = 0; i < pl->nextra_ro; i++)
+		if ((rc = plan_bind_one(pl, pl->extra_ro[i], 0,
+		    &pl->binds[pl->nbinds++], err, errlen)) != 0)
+			return rc;
+	for (i = 0; i < sp->nread_write; i++)
+		if ((rc = plan_bind_one(pl, sp->read_write[i], 1,
+		    &pl->binds[pl->nbinds++], err, errlen)) != 0)
+			return rc;
+	return 0;
+}
+
 static int
 plan_init(struct runner_plan *pl, const struct runner_request *req,
     char *err, size_t errlen)
@@ -199,6 +308,7 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 	const struct sandbox_policy *sp = req->policy;
 	const char *home;
 	size_t i;
+	int rc;
 
 	memset(pl, 0, sizeof(*pl));
 	pl->argv = req->argv;
@@ -297,6 +407,8 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 			    "workspace-relative", sp->protected[i]);
 			return AL_ERR_PATH;
 		}
+	if ((rc = plan_binds(pl, err, errlen)) != 0)
+		return rc;
 	pl->landlock_abi = sp->landlock ? runner_landlock_abi() : 0;
 	pl->cap_last = cap_last();
 	pl->root = geteuid() == 0;

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <string.h>
 
 #include <pthread.h>
 
@@ -45,6 +46,30 @@
 /* Read-write binds (sandbox_policy.read_write) a runner can take. */
 #define RUNNER_MAX_RW	16
 
+/*
+ * How the child binds one read-only or read-write entry of the policy, as
+ * the parent resolved and checked it (plan_binds() in runner.c).
+ */
+enum plan_bind_how {
+	PLAN_SKIP,	/* absent when checked: not bound, whatever comes */
+	PLAN_LINK,	/* a link when checked: made again, its text src */
+	PLAN_BIND	/* bound from src, opened with no link followed */
+};
+
+/* The new /tmp and /dev/shm are empty tmpfs: binds beneath them come late. */
+static inline int
+runner_under_tmp(const char *path)
+{
+	return strncmp(path, "/tmp/", 5) == 0 ||
+	    strncmp(path, "/dev/shm/", 9) == 0;
+}
+
+struct plan_bind {
+	const char		*path;	/* as the policy names it */
+	char			*src;	/* see above (owned); NULL: SKIP */
+	enum plan_bind_how	 how;
+};
+
 struct runner_plan {
 	char *const	*argv;
 	char *const	*envp;
@@ -55,6 +80,9 @@ struct runner_plan {
 	const char	**extra_ro;	/* read_only minus the base set
 					   (array owned, strings not) */
 	size_t		 nextra_ro;
+	struct plan_bind *binds;	/* each of extra_ro and read_write
+					   (owned) */
+	size_t		 nbinds;
 	const struct sandbox_policy *policy;
 	uid_t		 uid, gid;	/* inside the namespace */
 	int		 root;		/* airlock runs as root */
