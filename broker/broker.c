@@ -985,6 +985,17 @@ call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 	/* What a human approved is what starts, or nothing does. */
 	if ((rc = approval_rebind(c, "start", out)) != -1)
 		return rc;
+	/*
+	 * Counted again as it starts: a call admitted while nothing ran may
+	 * have waited for a human (or a digest) while others started.
+	 */
+	if (b->m->budget.max_parallel_processes >= 0 &&
+	    (int64_t)b->nrunning >= b->m->budget.max_parallel_processes) {
+		*out = tool_error("busy", 1, NULL, "maxParallelProcesses "
+		    "processes already run (maxParallelProcesses); retry when "
+		    "one ends");
+		return ACTION_ERROR;
+	}
 	if (secret_pins_refuse(c, out) != 0)
 		return ACTION_ERROR;
 	if (grant_secrets(c, out) != 0)

@@ -132,7 +132,10 @@ ledger_admit(struct ledger *l, const struct tool *t, int64_t now_ms,
 	if (b->max_tool_cost_usd >= 0 &&
 	    l->cost + t->cost_usd > b->max_tool_cost_usd + 1e-9)
 		return stop_with(l, "maxToolCostUsd", limit, limitlen);
-	if (t->side_effect == SIDE_EFFECT_SANDBOX_PROCESS &&
+	/* Whatever its declared sideEffect, a tool that starts a runner. */
+	if ((t->side_effect == SIDE_EFFECT_SANDBOX_PROCESS ||
+	    t->action == ACTION_RUN_CHECK || t->action == ACTION_EXEC ||
+	    t->action == ACTION_COMMAND) &&
 	    b->max_parallel_processes >= 0 &&
 	    (int64_t)running >= b->max_parallel_processes) {
 		snprintf(limit, limitlen, "maxParallelProcesses");

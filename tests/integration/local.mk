@@ -24,6 +24,9 @@ TESTS += tests/integration/approvals.sh
 TESTS += tests/integration/agent_socket.sh
 TESTS += tests/integration/unsafe_layout.sh
 TESTS += tests/integration/broker_stall.sh
+# maxParallelProcesses for every runner, approved or not.
+TESTS += tests/integration/budget_parallel.sh
+EXTRA_DIST += tests/integration/budget_parallel.sh
 EXTRA_DIST += tests/integration/broker_stall.sh
 EXTRA_DIST += tests/integration/unsafe_layout.sh
 EXTRA_DIST += tests/integration/agent_socket.sh
