@@ -922,9 +922,25 @@ secret_pins_refuse(struct call *c, json_t **out)
 	json_t	*changed;
 	char	 files[512];
 
-	if (c->tool->nsecrets == 0 || c->check != NULL)
+	if (c->tool->nsecrets == 0)
 		return 0;
-	changed = broker_pins_changed(c->b, NULL, c->tool);
+	/* An exec tool runs the agent's own command: nothing is pinned. */
+	if (c->tool->action == ACTION_EXEC) {
+		(void)broker_audit(c->b, "secret_refused", json_pack(
+		    "{s:O, s:s, s:s}", "id", c->id, "tool", c->tool->name,
+		    "reason", "exec runs the agent's command"));
+		*out = tool_error("denied", 0, "a secret is granted only to "
+		    "code the agent cannot change: a command tool, not exec",
+		    "%s is granted a secret and runs the agent's own command: "
+		    "it was not run", c->tool->name);
+		return -1;
+	}
+	/* run_check runs the check's code, pinned like a tool's. */
+	changed = broker_pins_changed(c->b, c->check, c->tool);
+	if (c->check != NULL && json_array_size(changed) == 0) {
+		json_decref(changed);
+		changed = broker_pins_changed(c->b, NULL, c->tool);
+	}
 	if (json_array_size(changed) == 0) {
 		json_decref(changed);
 		return 0;

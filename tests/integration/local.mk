@@ -27,6 +27,9 @@ TESTS += tests/integration/broker_stall.sh
 # maxParallelProcesses for every runner, approved or not.
 TESTS += tests/integration/budget_parallel.sh
 EXTRA_DIST += tests/integration/budget_parallel.sh
+# Secrets only for pinned code: exec and run_check.
+TESTS += tests/integration/secret_grant_code.sh
+EXTRA_DIST += tests/integration/secret_grant_code.sh
 EXTRA_DIST += tests/integration/broker_stall.sh
 EXTRA_DIST += tests/integration/unsafe_layout.sh
 EXTRA_DIST += tests/integration/agent_socket.sh
