@@ -36,6 +36,8 @@
 #include "policy/writepolicy.h"
 
 #define CS_MAX_ENTRIES (256 * 1024)
+/* Directory levels walked: each is a stack frame of several KiB. */
+#define CS_MAX_DEPTH 256
 
 enum cs_op {
 	CS_NONE, /* policy and counting only (a removed file) */
@@ -95,6 +97,21 @@ add_removal(struct changeset *cs, const char *path)
 	cs->removals = xreallocarray(
 	    cs->removals, cs->nremovals + 1, sizeof(*cs->removals));
 	cs->removals[cs->nremovals++] = xstrdup(path);
+}
+
+/* Whether |path| is nested deeper than CS_MAX_DEPTH; sets err if so. */
+static int
+too_deep(const char *path, char *err, size_t errlen)
+{
+	size_t depth = 0;
+
+	for (; *path != '\0'; path++)
+		if (*path == '/' && ++depth > CS_MAX_DEPTH) {
+			snprintf(
+			    err, errlen, "nested deeper than %d", CS_MAX_DEPTH);
+			return 1;
+		}
+	return 0;
 }
 
 static char *
@@ -209,6 +226,8 @@ expand_delete(struct changeset *cs, const char *path, const struct stat *st,
 		goto too_many;
 	if (!S_ISDIR(st->st_mode))
 		return 0;
+	if (too_deep(path, err, errlen))
+		return AL_ERR_LIMIT;
 	if (path_resolve_walk(
 		cs->rootfd, path, O_RDONLY | O_DIRECTORY, &fd, NULL, 0) != 0) {
 		snprintf(err, errlen, "%s: cannot read what it removes", path);
@@ -357,6 +376,10 @@ walk(struct changeset *cs, int fd, const char *dir, int opaque_ctx, char *err,
 	int ufd, rfd, rc = 0;
 	struct stat rst;
 
+	if (too_deep(dir, err, errlen)) {
+		close(fd);
+		return AL_ERR_LIMIT;
+	}
 	if ((ufd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) == -1) {
 		close(fd);
 		return AL_ERR_SYSTEM;

@@ -30,6 +30,9 @@ EXTRA_DIST += tests/integration/budget_parallel.sh
 # Secrets only for pinned code: exec and run_check.
 TESTS += tests/integration/secret_grant_code.sh
 EXTRA_DIST += tests/integration/secret_grant_code.sh
+# A change set too deep to walk is refused, not a crash.
+TESTS += tests/integration/changeset_deep.sh
+EXTRA_DIST += tests/integration/changeset_deep.sh
 EXTRA_DIST += tests/integration/broker_stall.sh
 EXTRA_DIST += tests/integration/unsafe_layout.sh
 EXTRA_DIST += tests/integration/agent_socket.sh

@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# A change set nested 2000 directories deep (a path still under 4 KiB)
+# is refused, not walked until the stack runs out:
+#   (a) an exec call that makes one: the broker answers change_refused,
+#       nothing lands, and it keeps serving (it used to die of SIGSEGV,
+#       ending the session);
+#   (b) a copy-on-write agent session that makes one: airlock commit
+#       refuses it (exit 1) and lands nothing, instead of crashing.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/mcp_lib.sh"
+mcp_env
+ws=$(make_workspace)
+A=$(realpath "$AIRLOCK")
+deep=$(printf 'a/%.0s' $(seq 2000))
+
+cat >"$T/m.yaml" <<'EOF2'
+tools:
+  - name: shell
+    action: exec
+    input: { command: string }
+    output: { exitCode: integer, stdout: string, stderr: string }
+    sideEffect: sandbox_process
+    timeoutMs: 60000
+agent:
+  workspace: cow
+EOF2
+
+# (a) the broker.
+mcp_start "$T/m.yaml" "$ws"
+mcp_call shell "{\"command\":\"mkdir -p $deep && echo x >${deep}f\"}" 60
+expect_error_class "a change set 2000 directories deep is refused" change_refused
+expect_contains "as too deep" "$R" "nested deeper than"
+mcp_rpc ping '{}'
+expect_eq "the broker still serves" "$(jr '.result | tostring')" '{}'
+check "nothing landed" test ! -e "$ws/a"
+mcp_stop
+expect_eq "serve exits 0" "$?" 0
+
+# (b) airlock commit of a copy-on-write session.
+printf '#!/bin/sh\nmkdir -p %s && echo x >%sf\n' "$deep" "$deep" >"$T/agent.sh"
+chmod 755 "$T/agent.sh"
+timeout 120 "$A" run --manifest "$T/m.yaml" --workspace "$ws" \
+    -- "$T/agent.sh" >"$T/out" 2>"$T/err"
+S=$(sed -n 's/.*changes stay in session \([^ ]*\) until.*/\1/p' "$T/err" | tail -1)
+check "a session id is printed" test -n "$S"
+timeout 60 "$A" commit "$S" 2>"$T/cerr"; rc=$?
+expect_eq "commit of a 2000-deep tree refuses (exit 1)" "$rc" 1
+expect_contains "and says it is too deep" "$(cat "$T/cerr")" "nested deeper than"
+check "nothing landed" test ! -e "$ws/a"
+"$A" discard "$S" >/dev/null 2>&1
+finish
