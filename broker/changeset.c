@@ -9,7 +9,9 @@
 #include "config.h"
 
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
@@ -23,12 +25,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <linux/openat2.h>
 #include <sodium.h>
 
 #include "broker/applyjournal.h"
 #include "broker/broker_int.h"
 #include "broker/changeset.h"
 #include "broker/cowview.h"
+#include "broker/redact.h"
 #include "common/errors.h"
 #include "common/log.h"
 #include "common/util.h"
@@ -1114,6 +1118,76 @@ changeset_call_clear(struct call *c)
 	c->changes = c->changes_upper = c->changes_work = NULL;
 }
 
+/*
+ * Whether the upper layer's file |path| holds a secret or one of its forms;
+ * a file that cannot be read whole counts as holding one (fail closed).
+ */
+static int
+file_holds_secret(int upperfd, const char *path, const struct redact *r)
+{
+	struct open_how how;
+	struct stat st;
+	void *p;
+	int fd, hit;
+
+	memset(&how, 0, sizeof(how));
+	how.flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC;
+	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS;
+	if ((fd = (int)syscall(
+		 SYS_openat2, upperfd, path, &how, sizeof(how))) == -1)
+		return 1;
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return 1;
+	}
+	if (st.st_size == 0) {
+		close(fd);
+		return 0;
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return 1;
+	hit = redact_contains(r, p, (size_t)st.st_size);
+	munmap(p, (size_t)st.st_size);
+	return hit;
+}
+
+/*
+ * A run granted a secret may write it into the workspace, where the agent
+ * reads it past the broker's redaction (through its own view of the
+ * workspace): the entries of its set that hold a secret or one of its
+ * forms, in a file's content, a link's text or a name, as refusals (a
+ * name that holds one is reported as "."); NULL if none.
+ */
+static json_t *
+secret_refusals(const struct changeset *cs, int upperfd, const struct redact *r)
+{
+	json_t *refused = NULL;
+	size_t i;
+	int named;
+
+	if (r == NULL || redact_count(r) == 0)
+		return NULL;
+	for (i = 0; i < cs->n; i++) {
+		const struct cs_entry *e = &cs->e[i];
+
+		named = redact_contains(r, e->path, strlen(e->path));
+		if (!named &&
+		    (e->target == NULL ||
+			!redact_contains(r, e->target, strlen(e->target))) &&
+		    (e->kind != WP_FILE ||
+			!file_holds_secret(upperfd, e->path, r)))
+			continue;
+		if (refused == NULL)
+			refused = json_array();
+		json_array_append_new(refused,
+		    json_pack("{s:s, s:s}", "path", named ? "." : e->path,
+			"rule", WP_RULE_SECRET));
+	}
+	return refused;
+}
+
 /* The dependency files among the set's paths, or "." for the whole set. */
 static const char *
 budget_entry(const struct manifest *m, const char *const *paths, size_t n,
@@ -1221,6 +1295,11 @@ changeset_call_land(struct call *c, json_t **out)
 	}
 	quota = CHANGESET_MAX_BYTES;
 	if ((refused = changeset_check(cs, &b->m->sandbox, quota)) != NULL) {
+		*out = refusal(c, refused);
+		goto fail;
+	}
+	if (c->tool->nsecrets > 0 &&
+	    (refused = secret_refusals(cs, upperfd, b->cfg.redact)) != NULL) {
 		*out = refusal(c, refused);
 		goto fail;
 	}

@@ -374,6 +374,21 @@ partial_at(const struct redact *r, const unsigned char *in, size_t len,
 	return 0;
 }
 
+int
+redact_contains(const struct redact *r, const void *inp, size_t len)
+{
+	const unsigned char *in = inp;
+	size_t i;
+
+	if (r == NULL || r->nforms == 0)
+		return 0;
+	for (i = 0; i < len; i++)
+		if (r->start[in[i]] != r->start[in[i] + 1] &&
+		    match_at(r, in, len, i) != NULL)
+			return 1;
+	return 0;
+}
+
 size_t
 redact_settled(const struct redact *r, const void *inp, size_t len)
 {

@@ -73,6 +73,10 @@ size_t		 redact_count(const struct redact *r);
 int		 redact_buf(const struct redact *r, const void *in, size_t len,
 		    char **out, size_t *outlen) __attribute__((warn_unused_result));
 
+/* Returns 1 if in[0..len) holds a secret or one of its forms, else 0. */
+int		 redact_contains(const struct redact *r, const void *in,
+		    size_t len);
+
 /*
  * Returns how many leading bytes of in[0..len), a stream that may still
  * grow, can be redacted and given out now: the rest begins like a secret

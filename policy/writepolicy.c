@@ -237,6 +237,9 @@ writepolicy_rule_text(const char *rule)
 		{ WP_RULE_AIRLOCK,
 		    "names beginning with .airlock- at the workspace root "
 		    "are airlock's own (an apply's trash and journal)" },
+		{ WP_RULE_SECRET,
+		    "a run granted a secret may not write it into the "
+		    "workspace (a file's content, a link or a name)" },
 		{ WP_RULE_PROTECTED,
 		    "the path is protected by the manifest "
 		    "(sandbox.protected), at any depth" },

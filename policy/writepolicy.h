@@ -65,6 +65,8 @@ struct wp_entry {
 #define WP_RULE_PROTECTED "protected"
 #define WP_RULE_NAME "name"
 #define WP_RULE_AIRLOCK "airlock"
+/* Not writepolicy_check()'s: a secret-granted run's set (broker). */
+#define WP_RULE_SECRET "secret"
 
 /* The prefix of airlock's own names in the workspace root. */
 #define WP_AIRLOCK_PREFIX ".airlock-"
