@@ -50,8 +50,9 @@ void	ledger_stop(struct ledger *l, const char *limit);
 
 /*
  * Before a workspace write of the files paths[0..n): checks the changed
- * files and added dependencies budgets, and, for a patch, the patch
- * attempts per failing gate.  Returns 0 (and records them), or
+ * files and added dependencies budgets, and, for an attempt (|is_patch|:
+ * apply_patch, write_file, a command's change set; not a check's own
+ * output), the attempts per failing gate.  Returns 0 (and records them), or
  * AL_ERR_BUDGET with the limit named (the session is stopped; nothing
  * recorded).
  */

@@ -285,8 +285,9 @@ readme_patch() {
 }
 readme_patch 1
 expect_ok_result "1st patch attempt while the gate fails"
-readme_patch 2
-expect_ok_result "2nd patch attempt while the gate fails"
+# A write_file is an attempt too: it cannot be a way around the count.
+mcp_call write_file "{\"path\":\"README.md\",\"content\":\"# Workboard v2\\n\"}"
+expect_ok_result "2nd attempt, by write_file, while the gate fails"
 readme_patch 3
 expect_error_class "a 3rd patch attempt with maxPatchAttemptsPerGate 2: budget_exhausted" budget_exhausted
 expect_eq "the 3rd attempt wrote nothing" "$(head -n 1 "$ws/README.md")" "# Workboard v2"
