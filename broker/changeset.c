@@ -1306,8 +1306,8 @@ changeset_call_land(struct call *c, json_t **out)
 	paths = changeset_paths(cs, &n);
 	/* A command's writes are an attempt at a failing gate, as a patch
 	 * is; a check's own (its build output) are not. */
-	rc = ledger_admit_write(b->ledger, paths, n, c->check == NULL, limit,
-	    sizeof(limit));
+	rc = ledger_admit_write(
+	    b->ledger, paths, n, c->check == NULL, limit, sizeof(limit));
 	if (rc == AL_ERR_BUDGET) {
 		refused = json_pack("[{s:s, s:s}]", "path",
 		    budget_entry(b->m, paths, n, limit), "rule", limit);
