@@ -996,6 +996,7 @@ call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 	struct broker		*b = c->b;
 	const struct net_allow	*allow;
 	char			 err[256], layers[256];
+	int64_t			 left;
 	int			 rc, psock[2] = { -1, -1 };
 
 	/* What a human approved is what starts, or nothing does. */
@@ -1012,6 +1013,16 @@ call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 		    "one ends");
 		return ACTION_ERROR;
 	}
+	/* No run outlives the session's maxElapsedMinutes (a call may have
+	 * waited for a human since it was admitted). */
+	if ((left = ledger_time_left(b->ledger, now_monotonic_ms())) == 0) {
+		broker_budget_stop(b, "maxElapsedMinutes");
+		*out = tool_error("budget_exhausted", 0, NULL,
+		    "run budget exhausted (maxElapsedMinutes): nothing was run");
+		return ACTION_ERROR;
+	}
+	if (left < timeout_ms)
+		timeout_ms = left;
 	if (secret_pins_refuse(c, out) != 0)
 		return ACTION_ERROR;
 	if (grant_secrets(c, out) != 0)

@@ -114,6 +114,18 @@ stop_with(struct ledger *l, const char *limit, char *out, size_t outlen)
 	return AL_ERR_BUDGET;
 }
 
+int64_t
+ledger_time_left(const struct ledger *l, int64_t now_ms)
+{
+	int64_t left;
+
+	if (l->m->budget.max_elapsed_minutes < 0)
+		return INT64_MAX;
+	left = l->started + l->m->budget.max_elapsed_minutes * 60 * 1000 -
+	    now_ms;
+	return left > 0 ? left : 0;
+}
+
 int
 ledger_admit(struct ledger *l, const struct tool *t, int64_t now_ms,
     size_t running, char *limit, size_t limitlen)

@@ -42,6 +42,12 @@ void		 ledger_free(struct ledger *l);
 int	ledger_admit(struct ledger *l, const struct tool *t, int64_t now_ms,
 	    size_t running, char *limit, size_t limitlen);
 
+/*
+ * The milliseconds left of runBudget.maxElapsedMinutes at |now_ms| (on
+ * ledger_new()'s clock; 0 once it has passed), or INT64_MAX without one.
+ */
+int64_t	ledger_time_left(const struct ledger *l, int64_t now_ms);
+
 /* Returns the limit that stopped the session, or NULL. */
 const char *ledger_stopped(const struct ledger *l);
 

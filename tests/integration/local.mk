@@ -109,6 +109,8 @@ TESTS += tests/integration/bind_link.sh
 EXTRA_DIST += tests/integration/bind_link.sh
 TESTS += tests/integration/secret_change_set.sh
 EXTRA_DIST += tests/integration/secret_change_set.sh
+TESTS += tests/integration/budget_elapsed.sh
+EXTRA_DIST += tests/integration/budget_elapsed.sh
 TESTS += tests/integration/exec_audit_gate.sh
 EXTRA_DIST += tests/integration/exec_audit_gate.sh
 # One unmount in the child, every helper reaped, the writer's priority.
