@@ -11,7 +11,6 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
-#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
@@ -25,7 +24,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <linux/openat2.h>
 #include <sodium.h>
 
 #include "broker/applyjournal.h"
@@ -1136,16 +1134,12 @@ changeset_call_clear(struct call *c)
 static int
 file_holds_secret(int upperfd, const char *path, const struct redact *r)
 {
-	struct open_how how;
 	struct stat st;
 	void *p;
 	int fd, hit;
 
-	memset(&how, 0, sizeof(how));
-	how.flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC;
-	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS;
-	if ((fd = (int)syscall(
-		 SYS_openat2, upperfd, path, &how, sizeof(how))) == -1)
+	if (path_resolve(upperfd, path, O_RDONLY | O_NOFOLLOW, &fd, NULL, 0) !=
+	    0)
 		return 1;
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
 		close(fd);

@@ -328,8 +328,6 @@ mount_tmpfs(const struct runner_plan *p, const char *path, int64_t mb)
 		fail(p, "mount tmpfs", path);
 }
 
-#define under_tmp runner_under_tmp
-
 /*
  * Takes |path| of the host along as a detached mount, for binding after
  * the new /tmp exists; -1 if it does not exist.  *isdir says what it is.
@@ -542,7 +540,7 @@ build_root(const struct runner_plan *p)
 	for (i = 0; sandbox_etc_entries[i] != NULL; i++)
 		bind_host(p, cat(p, buf, "/etc/", sandbox_etc_entries[i]), 0);
 	for (i = 0; i < p->nextra_ro; i++)
-		if (!under_tmp(p->extra_ro[i]))
+		if (!runner_under_tmp(p->extra_ro[i]))
 			bind_host(p, p->extra_ro[i], 0);
 		else if (nlate == RUNNER_MAX_LATE)
 			fail(p, "too many read-only paths beneath /tmp",
@@ -578,7 +576,7 @@ build_root(const struct runner_plan *p)
 		if ((rwfd[i] = detach_host(p, sp->read_write[i],
 		    &rwdir[i])) == -1)
 			fail(p, "open read-write path", sp->read_write[i]);
-		if (!under_tmp(sp->read_write[i]))
+		if (!runner_under_tmp(sp->read_write[i]))
 			make_point(p, sp->read_write[i], rwdir[i]);
 	}
 	/* The workspace last: its overlay's layers cover parts of the old
@@ -618,7 +616,7 @@ build_root(const struct runner_plan *p)
 		mkdir_p(p, p->workspace, 0755);
 	/* Read-only binds that live beneath the new /tmp come in now. */
 	for (i = 0, j = 0; i < p->nextra_ro; i++) {
-		if (!under_tmp(p->extra_ro[i]))
+		if (!runner_under_tmp(p->extra_ro[i]))
 			continue;
 		if (late[j] != -1) {
 			make_point(p, p->extra_ro[i], late_dir[j]);
@@ -649,7 +647,7 @@ build_root(const struct runner_plan *p)
 		close(p->view_sock);
 	}
 	if (homefd != -1) {
-		if (under_tmp(sp->home))
+		if (runner_under_tmp(sp->home))
 			mkdir_p(p, sp->home, 0755);
 		setattr(p, homefd, "", AT_EMPTY_PATH,
 		    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0);
@@ -667,7 +665,7 @@ build_root(const struct runner_plan *p)
 		close(brokerfd);
 	}
 	for (i = 0; i < sp->nread_write; i++) {
-		if (under_tmp(sp->read_write[i]))
+		if (runner_under_tmp(sp->read_write[i]))
 			make_point(p, sp->read_write[i], rwdir[i]);
 		setattr(p, rwfd[i], "", AT_EMPTY_PATH | AT_RECURSIVE,
 		    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0);
