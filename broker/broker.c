@@ -36,6 +36,7 @@
 #include "broker/fwatch.h"
 #include "broker/jobs.h"
 #include "broker/jsonrpc.h"
+#include "broker/landjob.h"
 #include "broker/ledger.h"
 #include "broker/output.h"
 #include "broker/pins.h"
@@ -499,6 +500,11 @@ call_free(struct call *c)
 	}
 	free(c->envp);
 	changeset_call_clear(c);
+	json_decref(c->held_params);
+	if (c->res != NULL) {
+		runner_result_clear(c->res);
+		free(c->res);
+	}
 	free(c);
 	if (k == NULL)
 		return;		/* a job: its connection was released */
@@ -711,14 +717,20 @@ egress_hint(struct runner_result *res, json_t *denied)
 	res->hint[sizeof(res->hint) - 1] = '\0';
 }
 
+static void	call_done_ran(struct call *, int, json_t *);
+static void	call_landed(struct call *, int, json_t *);
+static void	call_land(struct call *);
+static void	call_land_done(struct call *, int, json_t *);
+static void	calls_release(struct broker *);
+
 static void
 call_runner_event(int fd, int why, void *arg)
 {
 	struct call		*c = arg;
 	struct broker		*b = c->b;
-	struct runner_result	 res;
-	char			 layers[256], uri[256], digest[SHA256_HEX_LEN + 1];
-	json_t			*out, *denied = NULL;
+	struct runner_result	*res;
+	char			 layers[256], digest[SHA256_HEX_LEN + 1];
+	json_t			*denied = NULL;
 	int			 rc;
 
 	(void)fd;
@@ -736,105 +748,123 @@ call_runner_event(int fd, int why, void *arg)
 		denied = egress_denials(b->cfg.egress, c->egress);
 		egress_detach(b->cfg.egress, c->egress);
 	}
-	memset(&res, 0, sizeof(res));
-	rc = runner_proc_finish(c->proc, &res);
+	res = c->res = xcalloc(1, sizeof(*res));
+	rc = runner_proc_finish(c->proc, res);
 	c->proc = NULL;
-	egress_hint(&res, denied);
+	egress_hint(res, denied);
 	if (rc != 0) {
 		json_decref(denied);
-		call_complete(c, ACTION_ERROR, tool_error("internal", 1, NULL,
+		call_done_ran(c, ACTION_ERROR, tool_error("internal", 1, NULL,
 		    "the runner failed: %s", al_strerror(rc)));
-		runner_result_clear(&res);
 		return;
 	}
-	runner_layers_string(res.layers, layers, sizeof(layers));
-	uri[0] = '\0';
+	runner_layers_string(res->layers, layers, sizeof(layers));
+	c->uri[0] = '\0';
 	{
-		size_t	 n = res.out_len + res.err_len;
+		size_t	 n = res->out_len + res->err_len;
 		char	*all = xcalloc(1, n + 64);
 
-		memcpy(all, res.out, res.out_len);
-		memcpy(all + res.out_len, res.err, res.err_len);
+		memcpy(all, res->out, res->out_len);
+		memcpy(all + res->out_len, res->err, res->err_len);
 		sha256_hex(all, n, digest);
 		(void)broker_save_artifact(b, c->check != NULL ? c->check->id :
-		    c->tool->name, all, n, uri, sizeof(uri));
+		    c->tool->name, all, n, c->uri, sizeof(c->uri));
 		free(all);
 	}
-	jobs_ended(c, &res, uri);
+	jobs_ended(c, res, c->uri);
 	(void)broker_audit(b, "runner_end", json_pack(
 	    "{s:O, s:b, s:i, s:i, s:b, s:b, s:I, s:s, s:s, s:s}",
-	    "id", c->id, "exited", res.exited, "exitCode", res.exit_code,
-	    "signal", res.signal, "timedOut", res.timed_out,
-	    "setupFailed", res.setup_failed,
-	    "durationMs", (json_int_t)res.duration_ms, "layers", layers,
-	    "outputDigest", digest, "artifactUri", uri));
+	    "id", c->id, "exited", res->exited, "exitCode", res->exit_code,
+	    "signal", res->signal, "timedOut", res->timed_out,
+	    "setupFailed", res->setup_failed,
+	    "durationMs", (json_int_t)res->duration_ms, "layers", layers,
+	    "outputDigest", digest, "artifactUri", c->uri));
 	/* limits.enforce: best-effort ran it without a limit asked for. */
-	if (res.limits_warning[0] != '\0')
+	if (res->limits_warning[0] != '\0')
 		(void)broker_audit(b, "limits_not_enforced", json_pack(
-		    "{s:O, s:s}", "id", c->id, "message", res.limits_warning));
+		    "{s:O, s:s}", "id", c->id, "message", res->limits_warning));
 	/* One record per structured denial; else the runner's guess. */
-	if ((c->denied = escalate_record(c, denied, &res)) == NULL &&
-	    res.hint[0] != '\0')
+	if ((c->denied = escalate_record(c, denied, res)) == NULL &&
+	    res->hint[0] != '\0')
 		(void)broker_audit(b, "sandbox_denial", json_pack(
 		    "{s:O, s:s, s:s}", "id", c->id, "tool", c->tool->name,
-		    "hint", res.hint));
+		    "hint", res->hint));
 	json_decref(denied);
 	/*
-	 * The run's writes land only through the change-set policy; a
-	 * blocking call's are the agent's own, a job's are news to it.
+	 * The run's writes land only through the change-set policy, off
+	 * the loop, one set at a time (call_land()).
 	 */
-	if (c->job == NULL)
-		fwatch_own_begin(b->fwatch);
-	rc = res.setup_failed ? 0 : changeset_call_land(c, &out);
-	if (c->job == NULL)
-		fwatch_own_end(b->fwatch);
+	if (res->setup_failed)
+		call_landed(c, 0, NULL);
+	else
+		call_land(c);
+}
+
+/*
+ * Frees the run's result and finishes |c|: a job's call lives on with
+ * its answer kept, without the runner's buffers.
+ */
+static void
+call_done_ran(struct call *c, int status, json_t *out)
+{
+	if (c->res != NULL) {
+		runner_result_clear(c->res);
+		free(c->res);
+		c->res = NULL;
+	}
+	call_complete(c, status, out);
+}
+
+/* What follows the land of |c|'s change set: the call's answer. */
+static void
+call_landed(struct call *c, int rc, json_t *out)
+{
+	struct broker		*b = c->b;
+	const struct runner_result *res = c->res;
+
 	if (rc != 0) {
-		json_object_set_new(out, "artifactUri", json_string(uri));
-		if (res.hint[0] != '\0' && json_object_get(out, "hint") == NULL)
-			json_object_set_new(out, "hint", json_string(res.hint));
-		call_complete(c, ACTION_ERROR, out);
-		runner_result_clear(&res);
+		json_object_set_new(out, "artifactUri", json_string(c->uri));
+		if (res->hint[0] != '\0' && json_object_get(out, "hint") == NULL)
+			json_object_set_new(out, "hint", json_string(res->hint));
+		call_done_ran(c, ACTION_ERROR, out);
 		return;
 	}
-	if (res.setup_failed) {
+	if (res->setup_failed) {
 		out = tool_error("sandbox_setup", 0, NULL,
-		    "the sandbox could not be built: %s", res.setup_error);
-		call_complete(c, ACTION_ERROR, out);
-		runner_result_clear(&res);
+		    "the sandbox could not be built: %s", res->setup_error);
+		call_done_ran(c, ACTION_ERROR, out);
 		return;
 	}
-	if (res.timed_out) {
-		out = tool_error("timeout", 1, res.hint[0] != '\0' ? res.hint :
+	if (res->timed_out) {
+		out = tool_error("timeout", 1, res->hint[0] != '\0' ? res->hint :
 		    NULL, "the command ran past its %lld ms limit and was killed",
 		    (long long)c->req.timeout_ms);
-		json_object_set_new(out, "artifactUri", json_string(uri));
+		json_object_set_new(out, "artifactUri", json_string(c->uri));
 		json_object_set_new(out, "durationMs",
-		    json_integer(res.duration_ms));
-		call_complete(c, ACTION_ERROR, out);
-		runner_result_clear(&res);
+		    json_integer(res->duration_ms));
+		call_done_ran(c, ACTION_ERROR, out);
 		return;
 	}
-	out = runner_output(c, &res, uri);
+	out = runner_output(c, res, c->uri);
 	if (c->finish != NULL) {
 		json_t	*fout = NULL;
-		int	 st = c->finish(c, &res, out, &fout);
+		int	 st = c->finish(c, res, out, &fout);
 
-		if (st == ACTION_DONE && res.hint[0] != '\0')
+		if (st == ACTION_DONE && res->hint[0] != '\0')
 			json_object_set_new(fout, "hint",
-			    json_string(res.hint));
+			    json_string(res->hint));
 		json_decref(out);
-		runner_result_clear(&res);
-		call_complete(c, st, fout);
+		call_done_ran(c, st, fout);
 		return;
 	}
 	if (c->check != NULL) {
 		char	 fp[SHA256_HEX_LEN + 1];
-		size_t	 n = res.out_len + res.err_len;
+		size_t	 n = res->out_len + res->err_len;
 		char	*all = xcalloc(1, n + 1);
-		int	 code = res.exited ? res.exit_code : 128 + res.signal;
+		int	 code = res->exited ? res->exit_code : 128 + res->signal;
 
-		memcpy(all, res.out, res.out_len);
-		memcpy(all + res.out_len, res.err, res.err_len);
+		memcpy(all, res->out, res->out_len);
+		memcpy(all + res->out_len, res->err, res->err_len);
 		gate_pins_after(c, out);
 		rc = ledger_record_check(b->ledger, c->check->id, code, all, n,
 		    c->ws_digest, c->pinned_changed, fp);
@@ -855,8 +885,59 @@ call_runner_event(int fd, int why, void *arg)
 		if (rc == AL_ERR_BUDGET)
 			broker_budget_stop(b, "stopOnRepeatedFailureFingerprint");
 	}
-	runner_result_clear(&res);
-	call_complete(c, ACTION_DONE, out);
+	call_done_ran(c, ACTION_DONE, out);
+}
+
+
+/*
+ * Change sets land one at a time, off the loop (broker/landjob.h); while
+ * one does, every other reader and writer of the workspace is held
+ * (call_hold()).  A run that ends meanwhile waits its turn.
+ */
+static void
+land_begin(struct call *c)
+{
+	struct broker	*b = c->b;
+
+	b->land_gen++;
+	/* A blocking call's writes are the agent's own, a job's are news
+	 * to it (broker/fwatch.h). */
+	if (c->job == NULL)
+		fwatch_own_begin(b->fwatch);
+	landjob_start(c, call_land_done);
+}
+
+static void
+call_land(struct call *c)
+{
+	struct broker	*b = c->b;
+
+	if (b->landing != NULL) {
+		TAILQ_INSERT_TAIL(&b->landq, c, entry);
+		return;
+	}
+	b->landing = c;
+	land_begin(c);
+}
+
+static void
+call_land_done(struct call *c, int rc, json_t *out)
+{
+	struct broker	*b = c->b;
+	struct call	*next;
+
+	if (c->job == NULL)
+		fwatch_own_end(b->fwatch);
+	b->land_gen++;
+	/* Held calls stay held while the next set lands. */
+	if ((next = TAILQ_FIRST(&b->landq)) != NULL)
+		TAILQ_REMOVE(&b->landq, next, entry);
+	b->landing = next;
+	call_landed(c, rc, out);
+	if (next != NULL)
+		land_begin(next);
+	else
+		calls_release(b);
 }
 
 /*
@@ -1418,6 +1499,62 @@ approval_digested(struct call *c, int rc, const char *hex)
 		call_complete(c, status, out);
 }
 
+/*
+ * Holding calls while a change set lands: a call is decided, a granted
+ * one started and a digest taken only when no set is landing, so none
+ * reads or writes a half-landed workspace, and budgets count the land
+ * first.  Pings, approvals and status go on meanwhile.
+ */
+#define HOLD_DECIDE	1	/* broker_call_decide() with held_params */
+#define HOLD_GRANTED	2	/* approval_granted() */
+#define HOLD_DIGEST	3	/* call_redigest() */
+
+static void	approval_granted(struct call *);
+static void	call_redigest(struct call *);
+
+/* Holds |c| (|kind|, |params| borrowed) if a set lands: 1, else 0. */
+static int
+call_hold(struct call *c, int kind, json_t *params)
+{
+	struct broker	*b = c->b;
+
+	if (b->landing == NULL)
+		return 0;
+	c->held = kind;
+	c->held_params = json_incref(params);
+	TAILQ_INSERT_TAIL(&b->held, c, hold_entry);
+	return 1;
+}
+
+/* Goes on with every held call, in the order they were held. */
+static void
+calls_release(struct broker *b)
+{
+	struct call	*c;
+	json_t		*params;
+	int		 kind;
+
+	while (b->landing == NULL && (c = TAILQ_FIRST(&b->held)) != NULL) {
+		TAILQ_REMOVE(&b->held, c, hold_entry);
+		kind = c->held;
+		c->held = 0;
+		params = c->held_params;
+		c->held_params = NULL;
+		switch (kind) {
+		case HOLD_DECIDE:
+			broker_call_decide(c, params);
+			break;
+		case HOLD_GRANTED:
+			approval_granted(c);
+			break;
+		default:
+			call_redigest(c);
+			break;
+		}
+		json_decref(params);
+	}
+}
+
 static void
 call_digest_done(void *arg, int rc, const char *hex, const char *why)
 {
@@ -1427,7 +1564,23 @@ call_digest_done(void *arg, int rc, const char *hex, const char *why)
 	c->wsjob = NULL;
 	if (c->runs_after_digest)
 		c->b->nstarting--;
+	/* A change set landed while the workspace was read: the digest may
+	 * be of neither state.  Again, once none is landing. */
+	if (c->digest_gen != c->b->land_gen) {
+		if (!call_hold(c, HOLD_DIGEST, NULL))
+			call_redigest(c);
+		return;
+	}
 	c->digested(c, rc, rc == 0 ? hex : why);
+}
+
+static void
+call_redigest(struct call *c)
+{
+	json_t	*out = NULL;
+
+	if (call_digest(c, c->digested, &out) != ACTION_PENDING)
+		call_complete(c, ACTION_ERROR, out);
 }
 
 int
@@ -1435,6 +1588,7 @@ call_digest(struct call *c, void (*then)(struct call *, int, const char *),
     json_t **out)
 {
 	c->digested = then;
+	c->digest_gen = c->b->land_gen;
 	if ((c->wsjob = wsjob_start(c->b->digester, call_digest_done,
 	    c)) == NULL) {
 		*out = tool_error("internal", 1, NULL,
@@ -1543,6 +1697,25 @@ approval_rebind(struct call *c, const char *when, json_t **out)
 	return status;
 }
 
+/* A human granted |c|: it runs as approved, once no set is landing. */
+static void
+approval_granted(struct call *c)
+{
+	json_t	*out = NULL;
+	int	 status;
+
+	if (call_hold(c, HOLD_GRANTED, NULL))
+		return;
+	if ((status = approval_rebind(c, "grant", &out)) != -1) {
+		if (status != ACTION_PENDING)
+			call_complete(c, status, out);
+		return;
+	}
+	status = c->action(c, &out);
+	if (status != ACTION_PENDING)
+		call_complete(c, status, out);
+}
+
 static void
 approval_done(void *arg, enum approval_outcome outcome, const char *approver,
     const char *text)
@@ -1550,7 +1723,6 @@ approval_done(void *arg, enum approval_outcome outcome, const char *approver,
 	struct call	*c = arg;
 	struct broker	*b = c->b;
 	json_t		*out = NULL;
-	int		 status;
 
 	TAILQ_REMOVE(&b->waiting, c, entry);
 	if (c->progress_watch > 0)
@@ -1570,14 +1742,7 @@ approval_done(void *arg, enum approval_outcome outcome, const char *approver,
 	}
 	switch (outcome) {
 	case APPROVAL_GRANTED:
-		if ((status = approval_rebind(c, "grant", &out)) != -1) {
-			if (status != ACTION_PENDING)
-				call_complete(c, status, out);
-			return;
-		}
-		status = c->action(c, &out);
-		if (status != ACTION_PENDING)
-			call_complete(c, status, out);
+		approval_granted(c);
 		return;
 	case APPROVAL_DENIED:
 		out = tool_error("approval_denied", 0, NULL,
@@ -1821,6 +1986,9 @@ broker_call_decide(struct call *c, json_t *params)
 	action_fn		 fn = NULL;
 	int			 status, rc;
 	enum authorization	 authz = tool->authorization;
+
+	if (call_hold(c, HOLD_DECIDE, params))
+		return;
 
 	if (jobs_take_block_ms(tool, c->args, &c->block_ms, err,
 	    sizeof(err)) != 0 || type_validate_fields(tool->input,
@@ -2271,6 +2439,8 @@ broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 	TAILQ_INIT(&b->followers);
 	TAILQ_INIT(&b->digesting);
 	TAILQ_INIT(&b->statuses);
+	TAILQ_INIT(&b->landq);
+	TAILQ_INIT(&b->held);
 	b->rootfd = open(cfg->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (b->rootfd == -1) {
 		snprintf(err, errlen, "workspace %s: %s", cfg->workspace,
@@ -2355,6 +2525,22 @@ broker_free(struct broker *b)
 			loop_unwatch(b->cfg.loop, k->in_watch);
 		k->in_watch = 0;
 		k->refs++;
+	}
+	/* A set landing lands or not; the rest go with the session. */
+	if ((c = b->landing) != NULL) {
+		landjob_abandon(c);
+		if (c->job == NULL)
+			fwatch_own_end(b->fwatch);
+		b->landing = NULL;
+		call_free(c);
+	}
+	while ((c = TAILQ_FIRST(&b->landq)) != NULL) {
+		TAILQ_REMOVE(&b->landq, c, entry);
+		call_free(c);
+	}
+	while ((c = TAILQ_FIRST(&b->held)) != NULL) {
+		TAILQ_REMOVE(&b->held, c, hold_entry);
+		call_free(c);
 	}
 	while ((c = TAILQ_FIRST(&b->running)) != NULL) {
 		TAILQ_REMOVE(&b->running, c, entry);

@@ -62,6 +62,7 @@ struct call {
 	struct wsjob		*wsjob;
 	int			 runs_after_digest;	/* counts as a
 							   process meanwhile */
+	int64_t			 digest_gen;	/* b->land_gen when asked */
 	/* |hex| is the digest, or when rc != 0 why there is none. */
 	void			(*digested)(struct call *c, int rc,
 				    const char *hex);
@@ -109,6 +110,20 @@ struct call {
 	 */
 	json_t			*denied;
 	struct escalation	*esc;
+	/*
+	 * After its run: the change set landing (broker/landjob.h), and the
+	 * run's result and artifact meanwhile (owned).
+	 */
+	struct landjob		*land;
+	struct runner_result	*res;
+	char			 uri[256];
+	/*
+	 * Held while a change set lands (broker.c, call_hold()): HOLD_*,
+	 * 0 when not held, and the request's params for HOLD_DECIDE.
+	 */
+	int			 held;
+	json_t			*held_params;
+	TAILQ_ENTRY(call)	 hold_entry;
 	TAILQ_ENTRY(call)	 entry;
 };
 TAILQ_HEAD(callq, call);
@@ -189,6 +204,16 @@ struct broker {
 	int64_t			 ncalls;		/* tools/call seen */
 	struct denials		*denials;	/* recent calls refused
 						   something (denials.h) */
+	/*
+	 * One change set lands at a time, off the loop (landjob.h): the
+	 * call whose set is landing, the calls whose runs ended meanwhile,
+	 * and the calls held until no set is landing (call_hold()).
+	 */
+	struct call		*landing;
+	struct callq		 landq;
+	struct callq		 held;
+	int64_t			 land_gen;	/* up at each land's start
+						   and end */
 };
 
 #define BROKER_STATE_NEW		0x1	/* before initialize */

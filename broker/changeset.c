@@ -9,7 +9,6 @@
 #include "config.h"
 
 #include <sys/file.h>
-#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -24,13 +23,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <sodium.h>
-
 #include "broker/applyjournal.h"
 #include "broker/broker_int.h"
 #include "broker/changeset.h"
 #include "broker/cowview.h"
-#include "broker/redact.h"
 #include "common/errors.h"
 #include "common/log.h"
 #include "common/util.h"
@@ -970,8 +966,6 @@ upper_size_mb(const struct broker *b)
  * probing of the session directory's disk.  Returns the mount's
  * descriptor, holding "upper" and "work", or -1 (errno set).
  */
-static int upper_full(int mfd);
-
 static int
 upper_tmpfs(const struct broker *b)
 {
@@ -1040,9 +1034,19 @@ changeset_upper_open(const struct changeset_upper *u)
 }
 
 int
+changeset_tmpfs_full(int mfd)
+{
+	struct statvfs sv;
+
+	if (fstatvfs(mfd, &sv) == -1)
+		return 1;
+	return sv.f_bavail == 0 || sv.f_favail == 0;
+}
+
+int
 changeset_upper_full(const struct changeset_upper *u)
 {
-	return u->mnt_fd != -1 && upper_full(u->mnt_fd);
+	return u->mnt_fd != -1 && changeset_tmpfs_full(u->mnt_fd);
 }
 
 void
@@ -1125,217 +1129,4 @@ changeset_call_clear(struct call *c)
 	free(c->changes_upper);
 	free(c->changes_work);
 	c->changes = c->changes_upper = c->changes_work = NULL;
-}
-
-/*
- * Whether the upper layer's file |path| holds a secret or one of its forms;
- * a file that cannot be read whole counts as holding one (fail closed).
- */
-static int
-file_holds_secret(int upperfd, const char *path, const struct redact *r)
-{
-	struct stat st;
-	void *p;
-	int fd, hit;
-
-	if (path_resolve(upperfd, path, O_RDONLY | O_NOFOLLOW, &fd, NULL, 0) !=
-	    0)
-		return 1;
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return 1;
-	}
-	if (st.st_size == 0) {
-		close(fd);
-		return 0;
-	}
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
-		return 1;
-	hit = redact_contains(r, p, (size_t)st.st_size);
-	munmap(p, (size_t)st.st_size);
-	return hit;
-}
-
-/*
- * A run granted a secret may write it into the workspace, where the agent
- * reads it past the broker's redaction (through its own view of the
- * workspace): the entries of its set that hold a secret or one of its
- * forms, in a file's content, a link's text or a name, as refusals (a
- * name that holds one is reported as "."); NULL if none.
- */
-static json_t *
-secret_refusals(const struct changeset *cs, int upperfd, const struct redact *r)
-{
-	json_t *refused = NULL;
-	size_t i;
-	int named;
-
-	if (r == NULL || redact_count(r) == 0)
-		return NULL;
-	for (i = 0; i < cs->n; i++) {
-		const struct cs_entry *e = &cs->e[i];
-
-		named = redact_contains(r, e->path, strlen(e->path));
-		if (!named &&
-		    (e->target == NULL ||
-			!redact_contains(r, e->target, strlen(e->target))) &&
-		    (e->kind != WP_FILE ||
-			!file_holds_secret(upperfd, e->path, r)))
-			continue;
-		if (refused == NULL)
-			refused = json_array();
-		json_array_append_new(refused,
-		    json_pack("{s:s, s:s}", "path", named ? "." : e->path,
-			"rule", WP_RULE_SECRET));
-	}
-	return refused;
-}
-
-/* The dependency files among the set's paths, or "." for the whole set. */
-static const char *
-budget_entry(const struct manifest *m, const char *const *paths, size_t n,
-    const char *limit)
-{
-	size_t i, j;
-
-	if (strcmp(limit, "maxAddedDependencies") != 0)
-		return ".";
-	for (i = 0; i < n; i++)
-		for (j = 0; j < m->ndependency_files; j++)
-			if (strcmp(paths[i], m->dependency_files[j]) == 0)
-				return paths[i];
-	return ".";
-}
-
-static json_t *
-refusal(struct call *c, json_t *refused)
-{
-	json_t *first = json_array_get(refused, 0), *body;
-	const char *rule = json_string_value(json_object_get(first, "rule"));
-
-	body = tool_error("change_refused", 0, NULL,
-	    "the run's changes were not applied: %zu %s refused; first: "
-	    "%s: %s",
-	    json_array_size(refused),
-	    json_array_size(refused) == 1 ? "entry" : "entries",
-	    json_string_value(json_object_get(first, "path")),
-	    writepolicy_rule_text(rule));
-	json_object_set(body, "refused", refused);
-	(void)broker_audit(c->b, "change_refused",
-	    json_pack("{s:O, s:s, s:s?, s:O}", "id", c->id, "tool",
-		c->tool->name, "check", c->check != NULL ? c->check->id : NULL,
-		"entries", refused));
-	json_decref(refused);
-	return body;
-}
-
-/*
- * Whether the run filled the in-memory upper layer: some write then
- * failed with ENOSPC, and the set is not what the run meant to write.
- */
-static int
-upper_full(int mfd)
-{
-	struct statvfs sv;
-
-	if (fstatvfs(mfd, &sv) == -1)
-		return 1;
-	return sv.f_bavail == 0 || sv.f_favail == 0;
-}
-
-int
-changeset_call_land(struct call *c, json_t **out)
-{
-	struct broker *b = c->b;
-	struct changeset *cs = NULL;
-	const char **paths;
-	json_t *refused;
-	char err[512], limit[64];
-	size_t n;
-	int64_t quota;
-	int upperfd, rc;
-
-	if (c->changes_upper == NULL && c->changes_fd == -1)
-		return 0;
-	if ((upperfd = c->changes_fd != -1
-		    ? openat(c->changes_fd, "upper",
-			  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-		    : open(c->changes_upper,
-			  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) ==
-	    -1) {
-		*out = tool_error("write_failed", 0, NULL,
-		    "nothing was "
-		    "applied: upper layer: %s",
-		    strerror(errno));
-		return -1;
-	}
-	if (c->changes_fd != -1 && upper_full(c->changes_fd)) {
-		close(upperfd);
-		*out = tool_error("change_refused", 0, NULL,
-		    "the run's changes were not applied: its writes filled "
-		    "the %lld MiB upper layer and "
-		    "failed with ENOSPC",
-		    upper_size_mb(b));
-		(void)broker_audit(b, "change_refused",
-		    json_pack("{s:O, s:s, s:s?, s:s}", "id", c->id, "tool",
-			c->tool->name, "check",
-			c->check != NULL ? c->check->id : NULL, "reason",
-			"upper layer full"));
-		return -1;
-	}
-	if ((rc = changeset_collect(upperfd, b->rootfd, geteuid() != 0, &cs,
-		 err, sizeof(err))) != 0) {
-		close(upperfd);
-		*out = refusal(c,
-		    json_pack("[{s:s, s:s, s:s}]", "path", ".", "rule",
-			"unreadable", "message", err));
-		return -1;
-	}
-	if (changeset_count(cs) == 0) {
-		changeset_free(cs);
-		close(upperfd);
-		return 0;
-	}
-	quota = CHANGESET_MAX_BYTES;
-	if ((refused = changeset_check(cs, &b->m->sandbox, quota)) != NULL) {
-		*out = refusal(c, refused);
-		goto fail;
-	}
-	if (c->tool->nsecrets > 0 &&
-	    (refused = secret_refusals(cs, upperfd, b->cfg.redact)) != NULL) {
-		*out = refusal(c, refused);
-		goto fail;
-	}
-	paths = changeset_paths(cs, &n);
-	/* A command's writes are an attempt at a failing gate, as a patch
-	 * is; a check's own (its build output) are not. */
-	rc = ledger_admit_write(
-	    b->ledger, paths, n, c->check == NULL, limit, sizeof(limit));
-	if (rc == AL_ERR_BUDGET) {
-		refused = json_pack("[{s:s, s:s}]", "path",
-		    budget_entry(b->m, paths, n, limit), "rule", limit);
-		free(paths);
-		broker_budget_stop(b, limit);
-		*out = refusal(c, refused);
-		goto fail;
-	}
-	free(paths);
-	if ((rc = changeset_apply(cs, upperfd, b->rootfd, err, sizeof(err))) !=
-	    0) {
-		*out = tool_error("write_failed", rc == AL_ERR_IO, NULL,
-		    "nothing was applied: %s", err);
-		goto fail;
-	}
-	(void)broker_audit(b, "change_applied",
-	    json_pack("{s:O, s:I}", "id", c->id, "entries",
-		(json_int_t)changeset_count(cs)));
-	changeset_free(cs);
-	close(upperfd);
-	return 0;
-fail:
-	changeset_free(cs);
-	close(upperfd);
-	return -1;
 }

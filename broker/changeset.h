@@ -132,6 +132,11 @@ int changeset_upper_new(
     const char *dir, struct changeset_upper *u, char *err, size_t errlen);
 int changeset_upper_open(const struct changeset_upper *u);
 int changeset_upper_full(const struct changeset_upper *u);
+/*
+ * Whether the tmpfs |mfd| filled up (or cannot tell: then 1): a run's
+ * writes to it then failed with ENOSPC, and its set is not what it meant.
+ */
+int changeset_tmpfs_full(int mfd);
 void changeset_upper_free(struct changeset_upper *u);
 
 /*
@@ -150,11 +155,10 @@ int changeset_recover(int rootfd, const struct sandbox_policy *p,
  * The broker's side.  changeset_call_prepare() decides how the runner of
  * |c| sees the workspace: read-only when the tool's sideEffect is none,
  * else an overlay whose upper layer it creates in the session directory
- * (c->changes).  Returns 0, or -1 with *out set to an error body.
- * changeset_call_land() checks and applies the run's change set; returns
- * 0 (applied or empty), or -1 with *out set to an error body
- * (change_refused, budget_exhausted, write_failed).
- * changeset_call_clear() removes the upper layer; safe to call twice.
+ * or a detached tmpfs (c->changes, c->changes_fd).  Returns 0, or -1
+ * with *out set to an error body.  The run's set lands through
+ * broker/landjob.h.  changeset_call_clear() removes the upper layer;
+ * safe to call twice.
  */
 int changeset_call_prepare(struct call *c, json_t **out);
 /*
@@ -163,7 +167,6 @@ int changeset_call_prepare(struct call *c, json_t **out);
  * (the broker must not start).
  */
 int changeset_broker_recover(struct broker *b, char *err, size_t errlen);
-int changeset_call_land(struct call *c, json_t **out);
 void changeset_call_clear(struct call *c);
 
 #endif

@@ -16,6 +16,7 @@ libairlock_a_SOURCES += \
 	broker/wswrite.c broker/wswrite.h \
 	broker/applyjournal.c broker/applyjournal.h \
 	broker/changeset.c broker/changeset.h \
+	broker/landjob.c broker/landjob.h \
 	broker/wsdigest.c broker/wsdigest.h \
 	broker/wsindex.c broker/wsindex.h \
 	broker/wsjob.c broker/wsjob.h \

@@ -29,6 +29,7 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h supervisor/cmd_approver
 	proxy/http.c proxy/http.h tests/unit/test_proxy_http.c \
 	supervisor/agent_socket.c supervisor/agent_socket.h \
 	broker/wsjob.c broker/wsjob.h broker/pins.c broker/pins.h tests/unit/test_pins.c \
+	broker/landjob.c broker/landjob.h \
 	common/vis.c common/vis.h tests/unit/test_vis.c \
 	runner/denials.c runner/denials.h tests/unit/test_runner_denials.c \
 	runner/fsdenials.c runner/fsdenials.h \

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
+/*
+ * landjob: a run's change set checked and landed off the event loop.
+ *
+ * Landing costs what the run wrote: a walk of its upper layer, a check
+ * of every entry, a read of every file when the tool was granted a
+ * secret, and the kernel's work creating each file in the workspace.  A
+ * run can write hundreds of thousands of files, so none of it runs in
+ * the broker's loop (DESIGN.md, invariant 7).  A process forked for the
+ * land collects the set (changeset_collect()), checks it
+ * (changeset_check(), the byte quota, and the secrets the tool was
+ * granted: a file, a link or a name that holds one is refused), then
+ * sends the loop the paths the set writes and waits.  The loop counts
+ * them against the budgets (ledger_admit_write(): the ledger is the
+ * loop's) and answers; on a yes the process applies the set
+ * (changeset_apply(): all or nothing, journalled).  Either way it then
+ * removes the upper layer (a large one takes time to free too) and
+ * exits, and only then is the call told.  If the process dies after a
+ * yes, the loop rolls the workspace back from the journal
+ * (changeset_recover()) before it answers.
+ *
+ * The caller holds every other reader and writer of the workspace while
+ * a land is in flight, and starts one land at a time (broker.c): nothing
+ * sees a half-landed set.  Not for use outside broker/.
+ */
+#ifndef AIRLOCK_LANDJOB_H
+#define AIRLOCK_LANDJOB_H
+
+#include <jansson.h>
+
+struct call;
+
+/* At most this many refused entries are listed (the count is whole). */
+#define LANDJOB_REFUSED_MAX 1000
+
+/*
+ * Called once, from the loop: |rc| 0 when the set landed or was empty,
+ * else -1 with |out| an error body (change_refused, budget_exhausted,
+ * write_failed; owned by the callee).  The change_applied or
+ * change_refused record has been written.
+ */
+typedef void (*landjob_fn)(struct call *c, int rc, json_t *out);
+
+/*
+ * Lands |c|'s change set (c->changes_fd or c->changes_upper; nothing to
+ * land without either: |fn| is then called at once with 0).  |fn| is
+ * called once, from the loop or from here.  The upper layer is the
+ * job's from now on: c->changes_fd is closed here, the directory is
+ * removed by the process.
+ */
+void landjob_start(struct call *c, landjob_fn fn);
+
+/*
+ * Ends the land in flight for the broker's end: the process is told no
+ * if it waits for a verdict, else waited for; |fn| is not called.
+ */
+void landjob_abandon(struct call *c);
+
+#endif

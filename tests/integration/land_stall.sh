@@ -1,0 +1,111 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# Invariant 7 while a run's change set lands.  A command that makes 40000
+# files had them walked, checked and created on the broker's event loop:
+# pings waited 5-13 s for the kernel to create them.  Now a process
+# forked for the land does it (broker/landjob.h) and the loop answers.
+#  1. Pings sent while the set lands are answered promptly.
+#  2. A read_file sent while it lands is held, then answered from the
+#     whole set (never from half of it).
+#  3. The landing process killed in the middle of the apply: the broker
+#     rolls the workspace back from the journal before it answers
+#     (write_failed), audits apply_recovered, and goes on serving.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/mcp_lib.sh"
+mcp_env
+ws=$(make_workspace)
+N=40000
+cat >"$T/m.yaml" <<'YAML'
+tools:
+  - name: sh
+    action: exec
+    input: { command: string }
+    output: { exitCode: integer, stdout: string, stderr: string }
+    sideEffect: sandbox_process
+    timeoutMs: 300000
+  - name: read_file
+    input: { path: workspace_relative_path }
+    output: { content: string, sha256: sha256, size: integer }
+    sideEffect: none
+    timeoutMs: 2000
+YAML
+mcp_start "$T/m.yaml" "$ws"
+
+# The trash directory of an apply under way (broker/applyjournal.h).
+applying() { compgen -G "$ws/.airlock-trash-*" >/dev/null; }
+
+# make DIR ID: a run that makes $N files in DIR, the last "zz" with text.
+make_files() {
+	mcp_send "{\"jsonrpc\":\"2.0\",\"id\":$2,\"method\":\"tools/call\",\"params\":{\"name\":\"sh\",\"arguments\":{\"command\":\"mkdir $1 && cd $1 && seq $N | xargs touch && echo last >zz\"}}}"
+}
+
+# 1 and 2.
+make_files d 100
+worst=0 result= read= order= sent_read=0 pings_landing=0
+for i in $(seq 1 6000); do
+	if [ $sent_read = 0 ] && applying; then
+		mcp_send '{"jsonrpc":"2.0","id":200,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"d/zz"}}}'
+		sent_read=1
+	fi
+	landing=0
+	applying && landing=1
+	t0=$(date +%s%N)
+	mcp_send "{\"jsonrpc\":\"2.0\",\"id\":$((1000 + i)),\"method\":\"ping\"}"
+	while mcp_recv 120; do
+		case $R in
+		*'"id":100,'*) result=$R order="${order}c" ;;
+		*'"id":200,'*) read=$R order="${order}r" ;;
+		*"\"id\":$((1000 + i)),"*) break ;;
+		esac
+	done
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	[ "$ms" -gt "$worst" ] && worst=$ms
+	[ $landing = 1 ] && pings_landing=$((pings_landing + 1))
+	[ -n "$result" ] && [ -n "$read" ] && break
+	[ -n "$result" ] && [ $sent_read = 0 ] && break
+	sleep 0.05
+done
+R=$result
+check "the run's $N files landed" test -f "$ws/d/$N" -a -f "$ws/d/zz"
+expect_eq "the run's call succeeded" "$(jr '.result.isError')" false
+echo "# slowest ping from the run's start to its answer: $worst ms ($pings_landing sent while the set was applied)"
+check "pings were sent while the set was applied" test "$pings_landing" -gt 0
+check "every one was answered within 1 s (5-13 s before; tens of ms here)" \
+    test "$worst" -lt 1000
+check "a read_file sent during the apply was held, not refused" \
+    test "$sent_read" = 1 -a -n "$read"
+R=$read
+expect_eq "... and answered from the whole set" "$(jr '.result.structuredContent.content')" "last"
+check "... after the run's own answer" test "$order" = cr
+
+# 3.
+pid_before=$(pgrep -P "$MCP_PID" | sort -n | tr '\n' ' ')
+make_files e 101
+killed=
+for i in $(seq 1 3000); do
+	if applying; then
+		for p in $(pgrep -P "$MCP_PID"); do
+			case " $pid_before " in *" $p "*) continue ;; esac
+			# The runner has ended: the new child is the land.
+			kill -KILL "$p" && killed=$p
+		done
+		[ -n "$killed" ] && break
+	fi
+	sleep 0.02
+done
+check "the landing process was killed while it applied" test -n "$killed"
+mcp_wait_id 101 120
+expect_eq "the call failed" "$(jr '.result.content[0].text' | jq -r .errorClass)" write_failed
+expect_contains "... saying the process was lost" "$R" "landing process was lost"
+check "nothing of the set is left in the workspace" test ! -e "$ws/e"
+check "nor its trash directory" sh -c "! ls -a '$ws' | grep -q '^.airlock-'"
+check "the first set is untouched" test -f "$ws/d/$N" -a -f "$ws/d/zz"
+mcp_rpc ping '{}'
+expect_eq "the broker still answers" "$(jr '.result')" "{}"
+mcp_stop
+log=$(find "$AIRLOCK_HOME" -name audit.jsonl | head -1)
+check "the rollback is in the audit log" grep -q '"event":"apply_recovered"' "$log"
+check "and the log verifies" "$AIRLOCK" audit verify "$log"
+finish
