@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -471,6 +472,32 @@ tool_error(const char *error_class, int retryable, const char *hint,
 	return e;
 }
 
+/*
+ * A run's result, kept until its set has landed (many runs may wait to
+ * land).  Mapped, not on the heap: its 64 KiB of denials, most never
+ * touched, would otherwise pin the heap's high-water mark.
+ */
+static struct runner_result *
+call_result_new(void)
+{
+	void	*p;
+
+	p = mmap(NULL, sizeof(struct runner_result), PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		fatal("mmap");
+	return p;
+}
+
+static void
+call_result_free(struct runner_result *res)
+{
+	if (res == NULL)
+		return;
+	runner_result_clear(res);
+	munmap(res, sizeof(*res));
+}
+
 void
 call_free(struct call *c)
 {
@@ -501,10 +528,7 @@ call_free(struct call *c)
 	free(c->envp);
 	changeset_call_clear(c);
 	json_decref(c->held_params);
-	if (c->res != NULL) {
-		runner_result_clear(c->res);
-		free(c->res);
-	}
+	call_result_free(c->res);
 	free(c);
 	if (k == NULL)
 		return;		/* a job: its connection was released */
@@ -722,6 +746,8 @@ static void	call_landed(struct call *, int, json_t *);
 static void	call_land(struct call *);
 static void	call_land_done(struct call *, int, json_t *);
 static void	calls_release(struct broker *);
+static void	conn_frames(struct conn *);
+static void	conn_input(int, int, void *);
 
 static void
 call_runner_event(int fd, int why, void *arg)
@@ -748,7 +774,7 @@ call_runner_event(int fd, int why, void *arg)
 		denied = egress_denials(b->cfg.egress, c->egress);
 		egress_detach(b->cfg.egress, c->egress);
 	}
-	res = c->res = xcalloc(1, sizeof(*res));
+	res = c->res = call_result_new();
 	rc = runner_proc_finish(c->proc, res);
 	c->proc = NULL;
 	egress_hint(res, denied);
@@ -807,11 +833,8 @@ call_runner_event(int fd, int why, void *arg)
 static void
 call_done_ran(struct call *c, int status, json_t *out)
 {
-	if (c->res != NULL) {
-		runner_result_clear(c->res);
-		free(c->res);
-		c->res = NULL;
-	}
+	call_result_free(c->res);
+	c->res = NULL;
 	call_complete(c, status, out);
 }
 
@@ -1512,6 +1535,53 @@ approval_digested(struct call *c, int rc, const char *hex)
 static void	approval_granted(struct call *);
 static void	call_redigest(struct call *);
 
+/*
+ * A flood of requests while a set lands would be held without bound: at
+ * CALLS_HELD_MAX new calls held, no agent input is read until they go on
+ * (the agent's pipe fills and it waits, as for any slow reader).
+ */
+#define CALLS_HELD_MAX	64
+
+static void
+calls_pause_input(struct broker *b)
+{
+	struct conn	*k;
+
+	b->input_paused = 1;
+	TAILQ_FOREACH(k, &b->conns, entry)
+		if (k->in_watch > 0) {
+			loop_unwatch(b->cfg.loop, k->in_watch);
+			k->in_watch = 0;
+			k->in_paused = 1;
+		}
+}
+
+/* Reads agent input again: first the frames already read, then more. */
+static void
+calls_resume_input(struct broker *b)
+{
+	struct conn	*k, *next;
+
+	b->input_paused = 0;
+	for (k = TAILQ_FIRST(&b->conns); k != NULL; k = next) {
+		k->refs++;
+		if (k->in_paused && !b->input_paused) {
+			k->in_paused = 0;
+			conn_frames(k);
+			if (b->input_paused)
+				k->in_paused = 1;
+			else if (!k->closed && !k->eof) {
+				k->in_watch = loop_watch(b->cfg.loop, k->in_fd,
+				    INT64_MAX, conn_input, k);
+				if (k->in_watch < 0)
+					fatalx("loop_watch");
+			}
+		}
+		next = TAILQ_NEXT(k, entry);
+		conn_unref(k);
+	}
+}
+
 /* Holds |c| (|kind|, |params| borrowed) if a set lands: 1, else 0. */
 static int
 call_hold(struct call *c, int kind, json_t *params)
@@ -1523,6 +1593,8 @@ call_hold(struct call *c, int kind, json_t *params)
 	c->held = kind;
 	c->held_params = json_incref(params);
 	TAILQ_INSERT_TAIL(&b->held, c, hold_entry);
+	if (kind == HOLD_DECIDE && ++b->nheld_new >= CALLS_HELD_MAX)
+		calls_pause_input(b);
 	return 1;
 }
 
@@ -1538,6 +1610,8 @@ calls_release(struct broker *b)
 		TAILQ_REMOVE(&b->held, c, hold_entry);
 		kind = c->held;
 		c->held = 0;
+		if (kind == HOLD_DECIDE)
+			b->nheld_new--;
 		params = c->held_params;
 		c->held_params = NULL;
 		switch (kind) {
@@ -1553,6 +1627,8 @@ calls_release(struct broker *b)
 		}
 		json_decref(params);
 	}
+	if (b->landing == NULL && b->input_paused)
+		calls_resume_input(b);
 }
 
 static void
@@ -2289,24 +2365,32 @@ conn_dispatch(struct conn *k, const char *frame, size_t len)
 	jsonrpc_msg_clear(&msg);
 }
 
+/*
+ * Handles the whole frames read from |k|, and at the end of its input the
+ * unterminated tail; stops while input is paused (calls_hold()), leaving
+ * the rest for calls_resume_input().
+ */
 static void
-conn_input(int fd, int why, void *arg)
+conn_frames(struct conn *k)
 {
-	struct conn	*k = arg;
 	struct broker	*b = k->b;
 	const char	*frame;
 	size_t		 len;
-	ssize_t		 n;
 	int		 rc;
 
-	(void)why;
-	k->refs++;		/* a write error may close k while we work */
-	n = buf_fill(k->in, fd);
 	for (;;) {
-		if (k->closed)
-			goto out;
-		rc = n == 0 ? buf_final_frame(k->in, &frame, &len) :
-		    buf_next_frame(k->in, &frame, &len);
+		if (k->closed || b->input_paused)
+			return;
+		rc = buf_next_frame(k->in, &frame, &len);
+		if (rc == 0 && k->eof && !k->input_done) {
+			rc = buf_final_frame(k->in, &frame, &len);
+			/*
+			 * The agent is done sending; calls in flight still
+			 * get their results (it may have only half-closed),
+			 * then we close.
+			 */
+			k->input_done = 1;
+		}
 		if (rc == 0)
 			break;
 		if (rc == AL_ERR_LIMIT)
@@ -2317,24 +2401,30 @@ conn_input(int fd, int why, void *arg)
 			    "frame contains a NUL byte");
 		else if (len > 0)
 			conn_dispatch(k, frame, len);
-		if (n == 0 && rc == 1)
-			break;
 	}
-	if (n <= 0) {
+	if (k->input_done)
+		conn_maybe_close(k);
+}
+
+static void
+conn_input(int fd, int why, void *arg)
+{
+	struct conn	*k = arg;
+	struct broker	*b = k->b;
+	ssize_t		 n;
+
+	(void)why;
+	k->refs++;		/* a write error may close k while we work */
+	if ((n = buf_fill(k->in, fd)) <= 0) {
 		if (n < 0)
 			log_warn("reading from the agent");
-		/*
-		 * The agent is done sending; calls in flight still get their
-		 * results (it may have only half-closed), then we close.
-		 */
-		k->input_done = 1;
+		k->eof = 1;
 		if (k->in_watch > 0) {
 			loop_unwatch(b->cfg.loop, k->in_watch);
 			k->in_watch = 0;
 		}
-		conn_maybe_close(k);
 	}
-out:
+	conn_frames(k);
 	conn_unref(k);
 }
 
@@ -2360,8 +2450,11 @@ conn_new(struct broker *b, int in_fd, int out_fd, int primary)
 	    b->m->max_frame_bytes : 1024 * 1024)) == NULL)
 		fatalx("cannot allocate a frame buffer");
 	k->ids = idset_new();
-	k->in_watch = loop_watch(b->cfg.loop, in_fd, INT64_MAX, conn_input, k);
-	if (k->in_watch < 0)
+	/* While calls are held (calls_pause_input()), not read yet. */
+	if (b->input_paused)
+		k->in_paused = 1;
+	else if ((k->in_watch = loop_watch(b->cfg.loop, in_fd, INT64_MAX,
+	    conn_input, k)) < 0)
 		fatalx("loop_watch");
 	TAILQ_INSERT_TAIL(&b->conns, k, entry);
 	b->nconns++;

@@ -143,6 +143,8 @@ struct conn {
 	int			 state;		/* BROKER_STATE_* */
 	int			 closed;
 	int			 input_done;	/* the agent sent EOF */
+	int			 eof;		/* ...read, its frames may wait */
+	int			 in_paused;	/* not read: calls are held */
 	size_t			 ncalls;	/* calls in flight from here */
 	size_t			 refs;		/* open + ncalls + input handler */
 	struct idset		*ids;		/* request ids seen */
@@ -212,6 +214,8 @@ struct broker {
 	struct call		*landing;
 	struct callq		 landq;
 	struct callq		 held;
+	size_t			 nheld_new;	/* held before their decision */
+	int			 input_paused;	/* no agent input is read */
 	int64_t			 land_gen;	/* up at each land's start
 						   and end */
 };

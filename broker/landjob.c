@@ -513,8 +513,8 @@ land_event(int fd, int why, void *arg)
 
 	(void)why;
 	for (;;) {
-		if (j->cap - j->len < 65536) {
-			j->cap = j->cap * 2 + 65536;
+		if (j->cap - j->len < 4096) {
+			j->cap = j->cap * 2 + 4096;
 			j->buf = xreallocarray(j->buf, j->cap, 1);
 		}
 		n = read(fd, j->buf + j->len, j->cap - j->len);

@@ -7,7 +7,7 @@
 # forked for the land does it (broker/landjob.h) and the loop answers.
 #  1. Pings sent while the set lands are answered promptly.
 #  2. A read_file sent while it lands is held, then answered from the
-#     whole set (never from half of it).
+#     whole set (never from half of it); so are 300 sent at once.
 #  3. The landing process killed in the middle of the apply: the broker
 #     rolls the workspace back from the journal before it answers
 #     (write_failed), audits apply_recovered, and goes on serving.
@@ -79,6 +79,26 @@ check "a read_file sent during the apply was held, not refused" \
 R=$read
 expect_eq "... and answered from the whole set" "$(jr '.result.structuredContent.content')" "last"
 check "... after the run's own answer" test "$order" = cr
+
+# 2b. A flood while a set lands: past 64 held calls the broker stops
+# reading its input until they go on, then reads the rest.
+make_files f 102
+for i in $(seq 1 3000); do applying && break; sleep 0.02; done
+check "a second set was being applied" applying
+flood=
+for i in $(seq 300 599); do
+	flood="$flood{\"jsonrpc\":\"2.0\",\"id\":$i,\"method\":\"tools/call\",\"params\":{\"name\":\"read_file\",\"arguments\":{\"path\":\"f/zz\"}}}
+"
+done
+printf '%s' "$flood" >&"$MCP_IN"
+mcp_wait_id 102 120
+expect_eq "the second run's call succeeded" "$(jr '.result.isError')" false
+ok=0
+for i in $(seq 300 599); do
+	mcp_wait_id $i 20 || break
+	[ "$(jr '.result.structuredContent.content')" = last ] && ok=$((ok + 1))
+done
+expect_eq "all 300 reads sent during its apply were answered from the whole set" "$ok" 300
 
 # 3.
 pid_before=$(pgrep -P "$MCP_PID" | sort -n | tr '\n' ' ')
