@@ -16,7 +16,6 @@
 
 #include "broker/denials.h"
 #include "common/log.h"
-#include "common/paths.h"
 #include "common/util.h"
 #include "policy/sensitive.h"
 
@@ -355,24 +354,16 @@ static int
 path_protected_as_named(
     const struct manifest *m, const char *workspace, const char *path)
 {
-	char dir[PATH_MAX], why[128];
+	char why[128];
 	size_t i;
 
 	if (path == NULL || path[0] != '/' || path_has_components(path, "..") ||
 	    path_has_components(path, "."))
 		return 1;
 	if (path_has_components(path, ".git") ||
-	    sensitive_path(path, why, sizeof(why)) != NULL)
+	    sensitive_forbidden(path, m->sandbox.deny_read,
+		m->sandbox.ndeny_read, why, sizeof(why)) != NULL)
 		return 1;
-	if (paths_state_dir(dir, sizeof(dir)) == 0 && beneath(path, dir))
-		return 1;
-	if (paths_config_dir(dir, sizeof(dir)) == 0 && beneath(path, dir))
-		return 1;
-	if (paths_runtime_dir(dir, sizeof(dir)) == 0 && beneath(path, dir))
-		return 1;
-	for (i = 0; i < m->sandbox.ndeny_read; i++)
-		if (beneath(path, m->sandbox.deny_read[i]))
-			return 1;
 	if (workspace != NULL && beneath(path, workspace)) {
 		const char *rel = path + strlen(workspace);
 

@@ -2,9 +2,11 @@
 /* Copyright (c) 2026 The airlock authors */
 #include "config.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "common/paths.h"
 #include "policy/sensitive.h"
 
 /* Credential stores, as components at any depth. */
@@ -31,12 +33,17 @@ path_has_components(const char *p, const char *comp)
 	return 0;
 }
 
-/* Is |p| |dir| or beneath it? */
+/*
+ * Is |p| |dir| or beneath it?  Trailing slashes of |dir| do not count
+ * ("/a/" holds "/a/b"), and "/" holds every absolute path.
+ */
 static int
 beneath(const char *p, const char *dir)
 {
 	size_t n = strlen(dir);
 
+	while (n > 0 && dir[n - 1] == '/')
+		n--;
 	return strncmp(p, dir, n) == 0 && (p[n] == '\0' || p[n] == '/');
 }
 
@@ -56,5 +63,24 @@ sensitive_path(const char *path, char *buf, size_t len)
 			snprintf(buf, len, "the host's %s", system_paths[i]);
 			return buf;
 		}
+	return NULL;
+}
+
+const char *
+sensitive_forbidden(
+    const char *path, char *const *deny, size_t ndeny, char *why, size_t whylen)
+{
+	char dir[PATH_MAX];
+	size_t i;
+
+	if (sensitive_path(path, why, whylen) != NULL)
+		return why;
+	for (i = 0; i < ndeny; i++)
+		if (beneath(path, deny[i]))
+			return "a denyRead path";
+	if ((paths_state_dir(dir, sizeof(dir)) == 0 && beneath(path, dir)) ||
+	    (paths_config_dir(dir, sizeof(dir)) == 0 && beneath(path, dir)) ||
+	    (paths_runtime_dir(dir, sizeof(dir)) == 0 && beneath(path, dir)))
+		return "airlock's own state";
 	return NULL;
 }

@@ -45,7 +45,6 @@
 
 #include "common/errors.h"
 #include "common/log.h"
-#include "common/paths.h"
 #include "common/util.h"
 #include "policy/sandbox_defaults.h"
 #include "policy/sensitive.h"
@@ -198,38 +197,11 @@ cap_last(void)
 static int	write_file(const char *path, const char *text);
 
 /*
- * What |path| is in that no bind may reach by a link: a credential store,
- * the host's secrets (sensitive_path()), a denyRead path or airlock's own
- * state; NULL if none.
- */
-static const char *
-bind_forbidden(const struct runner_plan *pl, const char *path, char *why,
-    size_t whylen)
-{
-	char dir[PATH_MAX];
-	size_t i;
-
-	if (sensitive_path(path, why, whylen) != NULL)
-		return why;
-	for (i = 0; i < pl->ndeny; i++)
-		if (path_is_beneath(path, pl->deny[i]))
-			return "a denyRead path";
-	if ((paths_state_dir(dir, sizeof(dir)) == 0 &&
-	    path_is_beneath(path, dir)) ||
-	    (paths_config_dir(dir, sizeof(dir)) == 0 &&
-	    path_is_beneath(path, dir)) ||
-	    (paths_runtime_dir(dir, sizeof(dir)) == 0 &&
-	    path_is_beneath(path, dir)))
-		return "airlock's own state";
-	return NULL;
-}
-
-/*
  * How the child binds the read-only or read-write entry |path|: what it
  * resolves to now, checked here, and nothing swapped in after.  A bind
  * follows the host's links, and an entry beneath a directory the agent
  * can write (its home) may have become a link since the manifest was
- * reviewed: one that leads somewhere forbidden (bind_forbidden()) that
+ * reviewed: one that leads somewhere forbidden (sensitive_forbidden()) that
  * its name is not refuses the run.  An entry that is a link itself, bound
  * read-only outside /tmp and /etc, is made again as that link (/bin ->
  * usr/bin); an absent one is not bound.  0, or AL_ERR_DENIED with err.
@@ -269,8 +241,10 @@ plan_bind_one(struct runner_plan *pl, const char *path, int rw,
 	if (realpath(path, real) == NULL)
 		return 0;
 	if (strcmp(real, path) != 0 &&
-	    (what = bind_forbidden(pl, real, why, sizeof(why))) != NULL &&
-	    bind_forbidden(pl, path, why2, sizeof(why2)) == NULL) {
+	    (what = sensitive_forbidden(real, pl->deny, pl->ndeny, why,
+	    sizeof(why))) != NULL &&
+	    sensitive_forbidden(path, pl->deny, pl->ndeny, why2,
+	    sizeof(why2)) == NULL) {
 		snprintf(err, errlen, "%s path %s leads to %s, %s: refused",
 		    rw ? "read-write" : "read-only", path, real, what);
 		return AL_ERR_DENIED;

@@ -172,7 +172,7 @@ END_TEST
 static const char manifest_text[] = "tools: []\n"
 				    "sandbox:\n"
 				    "  protected: [.git, \"secrets/*\"]\n"
-				    "  denyRead: [/srv/private]\n";
+				    "  denyRead: [/srv/private, /srv/slash/]\n";
 
 static const struct {
 	const char *layer, *access, *path;
@@ -199,6 +199,7 @@ static const struct {
 	    ESCALATE_CLASS_PROTECTED },
 	{ "filesystem", "read", "/srv/private/a", ESCALATE_CLASS_PROTECTED },
 	{ "filesystem", "read", "/srv/privately", ESCALATE_CLASS_READ },
+	{ "filesystem", "read", "/srv/slash/a", ESCALATE_CLASS_PROTECTED },
 	{ "filesystem", "write", "/w/secrets/key", ESCALATE_CLASS_PROTECTED },
 	{ "filesystem", "read", "/opt/../home/u/.ssh",
 	    ESCALATE_CLASS_PROTECTED },
