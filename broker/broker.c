@@ -927,6 +927,7 @@ land_begin(struct call *c)
 	 * to it (broker/fwatch.h). */
 	if (c->job == NULL)
 		fwatch_own_begin(b->fwatch);
+	fwatch_quiet(b->fwatch, 1);
 	landjob_start(c, call_land_done);
 }
 
@@ -949,6 +950,7 @@ call_land_done(struct call *c, int rc, json_t *out)
 	struct broker	*b = c->b;
 	struct call	*next;
 
+	fwatch_quiet(b->fwatch, 0);
 	if (c->job == NULL)
 		fwatch_own_end(b->fwatch);
 	b->land_gen++;
@@ -2562,9 +2564,12 @@ broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 		b->artifacts = artifact_store_new(dir, cfg->session_id,
 		    (uint64_t)b->m->output.artifact_quota_mb * 1024 * 1024);
 	}
-	if ((b->digester = wsdigester_new(cfg->loop, b->rootfd)) == NULL) {
-		snprintf(err, errlen, "the workspace digest worker: %s",
+	if ((b->digester = wsdigester_new(cfg->loop, b->rootfd)) == NULL ||
+	    (b->lander = lander_new(b)) == NULL) {
+		snprintf(err, errlen, "the %s: %s", b->digester == NULL ?
+		    "workspace digest worker" : "change-set lander",
 		    strerror(errno));
+		wsdigester_free(b->digester);
 		artifact_store_free(b->artifacts);
 		ledger_free(b->ledger);
 		broker_unpin_all(b);
@@ -2622,6 +2627,8 @@ broker_free(struct broker *b)
 	/* A set landing lands or not; the rest go with the session. */
 	if ((c = b->landing) != NULL) {
 		landjob_abandon(c);
+		lander_free(b->lander);
+		b->lander = NULL;
 		if (c->job == NULL)
 			fwatch_own_end(b->fwatch);
 		b->landing = NULL;
@@ -2677,6 +2684,7 @@ broker_free(struct broker *b)
 	while ((k = TAILQ_FIRST(&b->conns)) != NULL)
 		conn_free(k);
 	wsdigester_free(b->digester);
+	lander_free(b->lander);
 	ledger_free(b->ledger);
 	denials_free(b->denials);
 	artifact_store_free(b->artifacts);

@@ -114,7 +114,7 @@ struct call {
 	 * After its run: the change set landing (broker/landjob.h), and the
 	 * run's result and artifact meanwhile (owned).
 	 */
-	struct landjob		*land;
+	struct lander		*land;
 	struct runner_result	*res;
 	char			 uri[256];
 	/*
@@ -211,6 +211,7 @@ struct broker {
 	 * call whose set is landing, the calls whose runs ended meanwhile,
 	 * and the calls held until no set is landing (call_hold()).
 	 */
+	struct lander		*lander;
 	struct call		*landing;
 	struct callq		 landq;
 	struct callq		 held;

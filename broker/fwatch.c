@@ -296,6 +296,23 @@ fwatch_own_begin(struct fwatch *fw)
 }
 
 void
+fwatch_quiet(struct fwatch *fw, int on)
+{
+	if (fw == NULL)
+		return;
+	if (on && fw->watch > 0) {
+		loop_unwatch(fw->loop, fw->watch);
+		fw->watch = 0;
+	} else if (!on && fw->watch == 0) {
+		fwatch_drain(fw);
+		fw->watch =
+		    loop_watch(fw->loop, fw->fd, INT64_MAX, readable, fw);
+		if (fw->watch < 0)
+			fatalx("too many watches");
+	}
+}
+
+void
 fwatch_own_end(struct fwatch *fw)
 {
 	if (fw == NULL)

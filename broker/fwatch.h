@@ -49,6 +49,14 @@ void fwatch_own_begin(struct fwatch *fw);
 void fwatch_own_end(struct fwatch *fw);
 
 /*
+ * While a change set lands (broker/landjob.h), the kernel's queue is not
+ * read as it fills: the loop would wake for every file the lander makes,
+ * and each wake-up takes the CPU from it.  fwatch_quiet(fw, 0) reads it
+ * all at once, then watches again.
+ */
+void fwatch_quiet(struct fwatch *fw, int on);
+
+/*
  * Appends the changes since the last result to |result|'s content (a
  * text block) and to |structured| ("fileChanges": {files: [{path,
  * change}], more, incomplete}; when not NULL), then forgets them.

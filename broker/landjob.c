@@ -4,11 +4,16 @@
  * A run's change set landed off the event loop; see landjob.h.
  *
  * A process rather than a thread, as the digest worker (wsjob.c): the
- * broker clones runners.  It is forked for each land, so it sees the
- * call, the manifest and the secrets as they are now.
+ * broker clones runners.  One process, forked when the broker starts
+ * (while it is small: a fork per land cost some 4 ms of copy-on-write
+ * faults on a 2-core VM), lands one set at a time; forked again if it
+ * is lost.  It sees the manifest and the secrets as the broker had them
+ * then: neither changes during a session.
  *
- * The process speaks in frames: a type byte, the payload's length (a
- * uint64_t in host order: both ends are this program) and the payload.
+ * The loop hands it a land as a struct land_req with one descriptor
+ * attached: the run's tmpfs (req.tmpfs) or its upper directory.  It
+ * answers in frames: a type byte, the payload's length (a uint64_t in
+ * host order: both ends are this program) and the payload.
  *   'U' the upper layer could not be read (payload: why)
  *   'E' the run changed nothing
  *   'R' entries refused: {"total": n, "refused": [{path, rule}...]}, at
@@ -16,13 +21,15 @@
  *   'A' the set passed its checks: a uint64_t count of entries, then the
  *       paths it writes or removes, each NUL-terminated; the process then
  *       waits for one byte from the loop, 'y' (apply) or anything else
+ *   'N' not applied: the loop said no
  *   'O' applied (after a 'y')
  *   'F' not applied (after a 'y'): an int code, then why
- * Every frame but 'A' is the last, sent after the upper layer is gone.
+ * Every frame but 'A' ends the land, sent after the upper layer is gone.
  */
 #include "config.h"
 
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -47,25 +54,35 @@
 #include "common/util.h"
 #include "policy/path.h"
 #include "policy/writepolicy.h"
+#include "proxy/ipc.h"
 
 /* A frame larger than this is refused (fail closed): the set's entries
  * are bounded by changeset_collect(), their paths by PATH_MAX. */
 #define FRAME_MAX (256UL * 1024 * 1024)
 #define HEAD_LEN (1 + sizeof(uint64_t))
 
-struct landjob {
-	struct call *c;
-	landjob_fn fn;
-	pid_t pid;
-	int fd; /* our end; -1 once closed */
+/* The parent's view of the process, and of the land in flight. */
+struct lander {
+	struct broker *b;
+	pid_t pid; /* -1: none (lost; forked again for the next land) */
+	int fd;
 	int watch;
 	char *buf; /* frames read, not yet handled */
 	size_t len, cap;
+	struct call *c; /* the call whose set lands, or NULL */
+	landjob_fn fn;
 	int said_yes; /* the process may be applying */
 	int decided; /* rc and out hold the outcome */
 	int rc;
 	json_t *out;
 	size_t entries;
+};
+
+/* A land, as the loop hands it over (with one descriptor). */
+struct land_req {
+	char secrets; /* the tool was granted a secret */
+	char tmpfs; /* the descriptor is the run's tmpfs, else its upper */
+	char dir[PATH_MAX]; /* the upper layer's directory to remove, or "" */
 };
 
 /* The process's side. */
@@ -174,11 +191,15 @@ refused_text(json_t *refused)
  * The reply that ends it is |*type| with |*payload| (allocated) of
  * |*len| bytes, or type 0 when the loop said no.
  */
+/*
+ * Collects and checks the set read from |upperfd|, and, when the loop
+ * says yes, applies it.  The frame that ends it is |*type| with
+ * |*payload| (allocated) of |*len| bytes.
+ */
 static void
-land_work(struct call *c, int fd, int upperfd, char *type, char **payload,
-    size_t *len)
+land_work(struct broker *b, int secrets, int fd, int upperfd, char *type,
+    char **payload, size_t *len)
 {
-	struct broker *b = c->b;
 	struct changeset *cs = NULL;
 	const char **paths;
 	json_t *refused;
@@ -187,7 +208,7 @@ land_work(struct call *c, int fd, int upperfd, char *type, char **payload,
 	uint64_t count;
 	int rc;
 
-	*type = 0;
+	*type = 'N';
 	*payload = NULL;
 	*len = 0;
 	if (changeset_collect(upperfd, b->rootfd, geteuid() != 0, &cs, err,
@@ -203,7 +224,7 @@ land_work(struct call *c, int fd, int upperfd, char *type, char **payload,
 	}
 	if ((refused = changeset_check(
 		 cs, &b->m->sandbox, CHANGESET_MAX_BYTES)) != NULL ||
-	    (c->tool->nsecrets > 0 &&
+	    (secrets &&
 		(refused = secret_refusals(cs, upperfd, b->cfg.redact)) !=
 		    NULL)) {
 		*type = 'R';
@@ -245,32 +266,67 @@ out:
 	changeset_free(cs);
 }
 
-static void __attribute__((noreturn))
-land_main(struct call *c, int fd, int upperfd)
+/* Reads one whole struct land_req and its descriptor: 1, or 0 when the
+ * loop is gone or broke the framing. */
+static int
+recv_req(int fd, struct land_req *req, int *given)
 {
-	int keep[4] = { fd, upperfd, c->b->rootfd, c->changes_fd };
+	size_t got, off;
+	ssize_t n;
+
+	if (proxy_recv_fd(fd, given, req, sizeof(*req), &got) != 1)
+		return 0;
+	for (off = got; off < sizeof(*req); off += (size_t)n) {
+		do
+			n = read(fd, (char *)req + off, sizeof(*req) - off);
+		while (n == -1 && errno == EINTR);
+		if (n <= 0)
+			return 0;
+	}
+	req->dir[sizeof(req->dir) - 1] = '\0';
+	return *given != -1;
+}
+
+static void __attribute__((noreturn)) lander_main(struct broker *b, int fd)
+{
+	int keep[2] = { fd, b->rootfd }, given, upperfd;
+	struct land_req req;
 	char type, *payload;
 	size_t len;
 
-	if (close_fds_from(3, keep, c->changes_fd != -1 ? 4 : 3) != 0)
+	if (close_fds_from(3, keep, 2) != 0)
 		_exit(1);
+	/* What ps(1) shows for it. */
+	(void)prctl(PR_SET_NAME, "airlock-lander");
 	signal(SIGPIPE, SIG_IGN);
-	land_work(c, fd, upperfd, &type, &payload, &len);
-	/* The upper layer goes before the answer: freeing a large one is
-	 * work too, and the loop's own clean-up then finds nothing. */
-	close(upperfd);
-	if (c->changes_fd != -1)
-		close(c->changes_fd);
-	if (c->changes != NULL)
-		applyjournal_rm_tree(AT_FDCWD, c->changes);
-	if (type != 0)
+	while (recv_req(fd, &req, &given)) {
+		upperfd = req.tmpfs
+		    ? openat(given, "upper",
+			  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+		    : given;
+		if (upperfd == -1) {
+			type = 'U';
+			payload = xstrdup("the upper layer cannot be opened");
+			len = strlen(payload);
+		} else
+			land_work(
+			    b, req.secrets, fd, upperfd, &type, &payload, &len);
+		/* The upper layer goes before the answer: freeing a large
+		 * one is work too (the tmpfs goes with its last descriptor,
+		 * this one), and the loop's own clean-up then finds nothing. */
+		if (upperfd != given && upperfd != -1)
+			close(upperfd);
+		close(given);
+		if (req.dir[0] != '\0')
+			applyjournal_rm_tree(AT_FDCWD, req.dir);
 		send_frame(fd, type, payload, len);
+		free(payload);
+	}
 	_exit(0);
 }
 
 /* The loop's side. */
 
-/* The dependency files among the set's paths, or "." for the whole set. */
 static const char *
 budget_entry(const struct manifest *m, const char *const *paths, size_t n,
     const char *limit)
@@ -312,24 +368,105 @@ refusal(struct call *c, json_t *refused, size_t total)
 	return body;
 }
 
-static void
-decide(struct landjob *j, int rc, json_t *out)
+static void lander_event(int, int, void *);
+
+/* Forks the process; 0, or -1 with errno set. */
+static int
+lander_spawn(struct lander *l)
 {
-	if (j->decided) {
+	int sv[2], e;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1)
+		return -1;
+	if ((l->pid = fork()) == -1) {
+		e = errno;
+		close(sv[0]);
+		close(sv[1]);
+		errno = e;
+		return -1;
+	}
+	if (l->pid == 0) {
+		close(sv[0]);
+		lander_main(l->b, sv[1]);
+	}
+	close(sv[1]);
+	l->fd = sv[0];
+	l->len = 0;
+	(void)fd_set_nonblock(l->fd, 1);
+	if ((l->watch = loop_watch(
+		 l->b->cfg.loop, l->fd, INT64_MAX, lander_event, l)) < 0)
+		fatalx("too many watches");
+	return 0;
+}
+
+/* Closes our end and reaps the process: it exits at the end of its
+ * input, after an apply under way. */
+static void
+lander_reap(struct lander *l)
+{
+	if (l->pid == -1)
+		return;
+	if (l->watch > 0)
+		loop_unwatch(l->b->cfg.loop, l->watch);
+	l->watch = 0;
+	close(l->fd);
+	l->fd = -1;
+	while (waitpid(l->pid, NULL, 0) == -1 && errno == EINTR)
+		;
+	l->pid = -1;
+	l->len = 0;
+}
+
+struct lander *
+lander_new(struct broker *b)
+{
+	struct lander *l = xcalloc(1, sizeof(*l));
+
+	l->b = b;
+	l->fd = -1;
+	if (lander_spawn(l) != 0) {
+		free(l);
+		return NULL;
+	}
+	return l;
+}
+
+void
+lander_free(struct lander *l)
+{
+	if (l == NULL)
+		return;
+	lander_reap(l);
+	json_decref(l->out);
+	free(l->buf);
+	free(l);
+}
+
+static void
+decide(struct lander *l, int rc, json_t *out)
+{
+	if (l->decided) {
 		json_decref(out);
 		return;
 	}
-	j->decided = 1;
-	j->rc = rc;
-	j->out = out;
+	l->decided = 1;
+	l->rc = rc;
+	l->out = out;
+}
+
+static json_t *
+nonsense(void)
+{
+	return tool_error("write_failed", 1, NULL,
+	    "nothing was applied: the landing process answered nonsense");
 }
 
 /* 'A': the budgets count the set's paths; the process is told. */
 static void
-admit(struct landjob *j, char *payload, size_t len)
+admit(struct lander *l, char *payload, size_t len)
 {
-	struct call *c = j->c;
-	struct broker *b = c->b;
+	struct call *c = l->c;
+	struct broker *b = l->b;
 	const char **paths;
 	char limit[64], verdict = 'n';
 	uint64_t count;
@@ -337,15 +474,12 @@ admit(struct landjob *j, char *payload, size_t len)
 	int rc;
 
 	if (len < sizeof(count) || payload[len - 1] != '\0') {
-		decide(j, -1,
-		    tool_error("write_failed", 1, NULL,
-			"nothing was applied: the landing process answered "
-			"nonsense"));
-		(void)write_all(j->fd, &verdict, 1);
+		decide(l, -1, nonsense());
+		(void)write_all(l->fd, &verdict, 1);
 		return;
 	}
 	memcpy(&count, payload, sizeof(count));
-	j->entries = (size_t)count;
+	l->entries = (size_t)count;
 	for (off = sizeof(count); off < len; off += strlen(payload + off) + 1)
 		n++;
 	paths = xcalloc(n + 1, sizeof(*paths));
@@ -361,186 +495,199 @@ admit(struct landjob *j, char *payload, size_t len)
 		    budget_entry(b->m, paths, n, limit), "rule", limit);
 
 		broker_budget_stop(b, limit);
-		decide(j, -1, refusal(c, refused, 1));
+		decide(l, -1, refusal(c, refused, 1));
 	} else {
 		verdict = 'y';
-		j->said_yes = 1;
+		l->said_yes = 1;
 	}
 	free(paths);
-	if (write_all(j->fd, &verdict, 1) != 0)
-		j->said_yes = 0; /* it is gone: it applies nothing */
+	if (write_all(l->fd, &verdict, 1) != 0)
+		l->said_yes = 0; /* it is gone: it applies nothing */
 }
 
-/* Handles one whole frame. */
-static void
-frame(struct landjob *j, char type, char *payload, size_t len)
+/* Handles one whole frame; 1 when it ended the land. */
+static int
+frame(struct lander *l, char type, char *payload, size_t len)
 {
-	struct call *c = j->c;
+	struct call *c = l->c;
 	json_t *msg, *refused;
 	char text[600];
 	int rc;
 
 	switch (type) {
 	case 'A':
-		if (!j->decided && !j->said_yes) {
-			admit(j, payload, len);
-			return;
+		if (!l->decided && !l->said_yes) {
+			admit(l, payload, len);
+			return 0;
 		}
-		break;
+		/* A second set: it waits for a verdict, which is no. */
+		decide(l, -1, nonsense());
+		(void)write_all(l->fd, "n", 1);
+		return 0;
 	case 'E':
-		decide(j, 0, NULL);
-		return;
+		decide(l, 0, NULL);
+		return 1;
+	case 'N':
+		decide(l, -1, nonsense());
+		return 1;
 	case 'U':
 		snprintf(text, sizeof(text), "%.*s", (int)len, payload);
-		decide(j, -1,
+		decide(l, -1,
 		    refusal(c,
 			json_pack("[{s:s, s:s, s:s}]", "path", ".", "rule",
 			    "unreadable", "message", text),
 			1));
-		return;
+		return 1;
 	case 'R':
 		msg = json_loadb(payload, len, 0, NULL);
 		refused = json_object_get(msg, "refused");
-		if (json_array_size(refused) > 0) {
-			decide(j, -1,
+		if (json_array_size(refused) > 0)
+			decide(l, -1,
 			    refusal(c, json_incref(refused),
 				(size_t)json_integer_value(
 				    json_object_get(msg, "total"))));
-			json_decref(msg);
-			return;
-		}
+		else
+			decide(l, -1, nonsense());
 		json_decref(msg);
-		break;
+		return 1;
 	case 'O':
-		if (!j->said_yes)
-			break;
-		(void)broker_audit(c->b, "change_applied",
-		    json_pack("{s:O, s:I}", "id", c->id, "entries",
-			(json_int_t)j->entries));
-		decide(j, 0, NULL);
-		return;
+		if (l->said_yes && !l->decided) {
+			(void)broker_audit(l->b, "change_applied",
+			    json_pack("{s:O, s:I}", "id", c->id, "entries",
+				(json_int_t)l->entries));
+			decide(l, 0, NULL);
+		} else
+			decide(l, -1, nonsense());
+		return 1;
 	case 'F':
-		if (!j->said_yes || len < sizeof(rc))
-			break;
+		if (!l->said_yes || len < sizeof(rc)) {
+			decide(l, -1, nonsense());
+			return 1;
+		}
 		memcpy(&rc, payload, sizeof(rc));
 		snprintf(text, sizeof(text), "%.*s", (int)(len - sizeof(rc)),
 		    payload + sizeof(rc));
-		decide(j, -1,
+		decide(l, -1,
 		    tool_error("write_failed", rc == AL_ERR_IO, NULL,
 			"nothing was applied: %s", text));
-		return;
+		return 1;
 	}
-	decide(j, -1,
-	    tool_error("write_failed", 1, NULL,
-		"nothing was applied: the landing process answered "
-		"nonsense"));
+	decide(l, -1, nonsense());
+	return 1;
 }
 
-/* Handles the whole frames read; 0, or -1 for one too large. */
+/* The land in flight is over: its outcome goes to its call. */
+static void
+finish(struct lander *l)
+{
+	struct call *c = l->c;
+	landjob_fn fn = l->fn;
+	json_t *out = l->out;
+	int rc = l->rc;
+
+	l->c = NULL;
+	l->out = NULL;
+	if (c == NULL) { /* abandoned */
+		json_decref(out);
+		return;
+	}
+	c->land = NULL;
+	fn(c, rc, out);
+}
+
+/*
+ * Handles the whole frames read.  Returns 0, or -1 for a frame too large
+ * or frames the process should not have sent (it is then not trusted
+ * with the next land).
+ */
 static int
-frames(struct landjob *j)
+frames(struct lander *l)
 {
 	uint64_t n;
 	size_t off = 0;
+	int rc = 0, end;
 
-	while (j->len - off >= HEAD_LEN) {
-		memcpy(&n, j->buf + off + 1, sizeof(n));
-		if (n > FRAME_MAX)
-			return -1;
-		if (j->len - off - HEAD_LEN < n)
+	while (l->len - off >= HEAD_LEN) {
+		memcpy(&n, l->buf + off + 1, sizeof(n));
+		if (n > FRAME_MAX || l->c == NULL) {
+			rc = -1;
 			break;
-		frame(j, j->buf[off], j->buf + off + HEAD_LEN, (size_t)n);
+		}
+		if (l->len - off - HEAD_LEN < n)
+			break;
+		end = frame(l, l->buf[off], l->buf + off + HEAD_LEN, (size_t)n);
 		off += HEAD_LEN + (size_t)n;
+		if (end) {
+			if (l->len != off)
+				rc = -1; /* more than one answer */
+			finish(l);
+			break;
+		}
 	}
-	memmove(j->buf, j->buf + off, j->len - off);
-	j->len -= off;
-	return 0;
+	memmove(l->buf, l->buf + off, l->len - off);
+	l->len -= off;
+	return rc;
 }
 
-/* Closes our end and reaps the process (it has nothing left to do). */
+/* The process is lost (or no longer trusted): the land in flight, if any,
+ * fails, rolled back if it may have been applying. */
 static void
-reap(struct landjob *j)
+lander_lost(struct lander *l)
 {
-	struct broker *b = j->c->b;
-
-	if (j->watch > 0)
-		loop_unwatch(b->cfg.loop, j->watch);
-	j->watch = 0;
-	if (j->fd != -1)
-		close(j->fd);
-	j->fd = -1;
-	while (waitpid(j->pid, NULL, 0) == -1 && errno == EINTR)
-		;
-	free(j->buf);
-	j->buf = NULL;
-}
-
-/* The process is gone: the outcome goes to the call. */
-static void
-finish(struct landjob *j)
-{
-	struct call *c = j->c;
 	char err[512];
 
-	reap(j);
-	if (!j->decided && j->said_yes) {
+	lander_reap(l);
+	if (l->c == NULL)
+		return;
+	if (!l->decided && l->said_yes) {
 		/* It may have been applying: put the workspace back. */
-		if (changeset_broker_recover(c->b, err, sizeof(err)) != 0)
-			decide(j, -1,
+		if (changeset_broker_recover(l->b, err, sizeof(err)) != 0)
+			decide(l, -1,
 			    tool_error("write_failed", 0, NULL,
 				"the landing process was lost and the "
 				"workspace could not be put back: %s",
 				err));
 		else
-			decide(j, -1,
+			decide(l, -1,
 			    tool_error("write_failed", 1, NULL,
 				"nothing was applied: the landing process "
 				"was lost"));
-	} else if (!j->decided)
-		decide(j, -1,
+	} else
+		decide(l, -1,
 		    tool_error("write_failed", 1, NULL,
 			"nothing was applied: the landing process was lost"));
-	c->land = NULL;
-	j->fn(c, j->rc, j->out);
-	free(j);
+	finish(l);
 }
 
 static void
-land_event(int fd, int why, void *arg)
+lander_event(int fd, int why, void *arg)
 {
-	struct landjob *j = arg;
+	struct lander *l = arg;
 	ssize_t n;
 
 	(void)why;
 	for (;;) {
-		if (j->cap - j->len < 4096) {
-			j->cap = j->cap * 2 + 4096;
-			j->buf = xreallocarray(j->buf, j->cap, 1);
+		if (l->cap - l->len < 4096) {
+			l->cap = l->cap * 2 + 4096;
+			l->buf = xreallocarray(l->buf, l->cap, 1);
 		}
-		n = read(fd, j->buf + j->len, j->cap - j->len);
+		n = read(fd, l->buf + l->len, l->cap - l->len);
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1 && errno == EAGAIN)
 			break;
 		if (n <= 0) {
-			if (frames(j) != 0 || j->len != 0)
-				decide(j, -1,
-				    tool_error("write_failed", 1, NULL,
-					"nothing was applied: the landing "
-					"process answered nonsense"));
-			finish(j);
+			(void)frames(l);
+			lander_lost(l);
 			return;
 		}
-		j->len += (size_t)n;
+		l->len += (size_t)n;
 	}
-	if (frames(j) != 0) {
-		/* Only a set's paths come before a verdict and can be this
-		 * large: the process, told nothing, applies nothing. */
-		decide(j, -1,
-		    tool_error("write_failed", 1, NULL,
-			"nothing was applied: the landing process answered "
-			"nonsense"));
-		finish(j);
+	if (frames(l) != 0) {
+		/* Told nothing, it applies nothing; a new one lands next. */
+		if (l->c != NULL)
+			decide(l, -1, nonsense());
+		lander_lost(l);
 	}
 }
 
@@ -548,27 +695,15 @@ void
 landjob_start(struct call *c, landjob_fn fn)
 {
 	struct broker *b = c->b;
-	struct landjob *j;
-	int upperfd, sv[2];
+	struct lander *l = b->lander;
+	struct land_req req;
+	int given;
 
 	if (c->changes_upper == NULL && c->changes_fd == -1) {
 		fn(c, 0, NULL);
 		return;
 	}
-	if ((upperfd = c->changes_fd != -1
-		    ? openat(c->changes_fd, "upper",
-			  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-		    : open(c->changes_upper,
-			  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) ==
-	    -1) {
-		fn(c, -1,
-		    tool_error("write_failed", 0, NULL,
-			"nothing was applied: upper layer: %s",
-			strerror(errno)));
-		return;
-	}
 	if (c->changes_fd != -1 && changeset_tmpfs_full(c->changes_fd)) {
-		close(upperfd);
 		(void)broker_audit(b, "change_refused",
 		    json_pack("{s:O, s:s, s:s?, s:s}", "id", c->id, "tool",
 			c->tool->name, "check",
@@ -581,55 +716,51 @@ landjob_start(struct call *c, landjob_fn fn)
 			(long long)(CHANGESET_MAX_BYTES / (1024 * 1024))));
 		return;
 	}
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1) {
-		close(upperfd);
+	if ((given = c->changes_fd != -1
+		    ? c->changes_fd
+		    : open(c->changes_upper,
+			  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) ==
+	    -1) {
 		fn(c, -1,
-		    tool_error("write_failed", 1, NULL,
-			"nothing was applied: socketpair: %s",
+		    tool_error("write_failed", 0, NULL,
+			"nothing was applied: upper layer: %s",
 			strerror(errno)));
 		return;
 	}
-	j = xcalloc(1, sizeof(*j));
-	j->c = c;
-	j->fn = fn;
-	if ((j->pid = fork()) == -1) {
-		close(sv[0]);
-		close(sv[1]);
-		close(upperfd);
-		free(j);
+	memset(&req, 0, sizeof(req));
+	req.secrets = c->tool->nsecrets > 0;
+	req.tmpfs = c->changes_fd != -1;
+	if (c->changes != NULL)
+		snprintf(req.dir, sizeof(req.dir), "%s", c->changes);
+	if ((l->pid == -1 && lander_spawn(l) != 0) ||
+	    proxy_send_fd(l->fd, given, &req, sizeof(req)) != 0) {
+		if (given != c->changes_fd)
+			close(given);
 		fn(c, -1,
 		    tool_error("write_failed", 1, NULL,
-			"nothing was applied: fork: %s", strerror(errno)));
+			"nothing was applied: the landing process: %s",
+			strerror(errno)));
 		return;
 	}
-	if (j->pid == 0) {
-		close(sv[0]);
-		land_main(c, sv[1], upperfd);
-	}
-	close(sv[1]);
-	close(upperfd);
 	/* The process holds the upper layer now (landjob.h). */
-	if (c->changes_fd != -1)
-		close(c->changes_fd);
+	close(given);
 	c->changes_fd = -1;
-	j->fd = sv[0];
-	(void)fd_set_nonblock(j->fd, 1);
-	c->land = j;
-	if ((j->watch = loop_watch(
-		 b->cfg.loop, j->fd, INT64_MAX, land_event, j)) < 0)
-		fatalx("too many watches");
+	l->c = c;
+	l->fn = fn;
+	l->said_yes = l->decided = 0;
+	l->rc = 0;
+	l->out = NULL;
+	l->entries = 0;
+	c->land = l;
 }
 
 void
 landjob_abandon(struct call *c)
 {
-	struct landjob *j = c->land;
+	struct lander *l = c->land;
 
-	if (j == NULL)
-		return;
-	/* A process waiting for its verdict reads the end as a no. */
-	reap(j);
-	json_decref(j->out);
+	/* The process ends the land when lander_free() closes its input. */
+	if (l != NULL)
+		l->c = NULL;
 	c->land = NULL;
-	free(j);
 }

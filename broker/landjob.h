@@ -7,29 +7,32 @@
  * of every entry, a read of every file when the tool was granted a
  * secret, and the kernel's work creating each file in the workspace.  A
  * run can write hundreds of thousands of files, so none of it runs in
- * the broker's loop (DESIGN.md, invariant 7).  A process forked for the
- * land collects the set (changeset_collect()), checks it
- * (changeset_check(), the byte quota, and the secrets the tool was
- * granted: a file, a link or a name that holds one is refused), then
- * sends the loop the paths the set writes and waits.  The loop counts
- * them against the budgets (ledger_admit_write(): the ledger is the
- * loop's) and answers; on a yes the process applies the set
- * (changeset_apply(): all or nothing, journalled).  Either way it then
- * removes the upper layer (a large one takes time to free too) and
- * exits, and only then is the call told.  If the process dies after a
- * yes, the loop rolls the workspace back from the journal
- * (changeset_recover()) before it answers.
+ * the broker's loop (DESIGN.md, invariant 7).  A process of its own (the
+ * lander, forked when the broker starts) collects the set
+ * (changeset_collect()), checks it (changeset_check(), the byte quota,
+ * and the secrets the tool was granted: a file, a link or a name that
+ * holds one is refused), then sends the loop the paths the set writes
+ * and waits.  The loop counts them against the budgets
+ * (ledger_admit_write(): the ledger is the loop's) and answers; on a yes
+ * the process applies the set (changeset_apply(): all or nothing,
+ * journalled).  Either way it then removes the upper layer (a large one
+ * takes time to free too), and only then is the call told.  If the
+ * process is lost after a yes, the loop rolls the workspace back from
+ * the journal (changeset_recover()) before it answers; the next land
+ * forks a new one.
  *
- * The caller holds every other reader and writer of the workspace while
- * a land is in flight, and starts one land at a time (broker.c): nothing
- * sees a half-landed set.  Not for use outside broker/.
+ * The caller lands one set at a time and holds every other reader and
+ * writer of the workspace meanwhile (broker.c): nothing sees a
+ * half-landed set.  Not for use outside broker/.
  */
 #ifndef AIRLOCK_LANDJOB_H
 #define AIRLOCK_LANDJOB_H
 
 #include <jansson.h>
 
+struct broker;
 struct call;
+struct lander;
 
 /* At most this many refused entries are listed (the count is whole). */
 #define LANDJOB_REFUSED_MAX 1000
@@ -43,18 +46,23 @@ struct call;
 typedef void (*landjob_fn)(struct call *c, int rc, json_t *out);
 
 /*
+ * Forks the lander for |b| (its manifest, secrets and workspace as they
+ * are now).  Returns NULL with errno set.  lander_free() lets a land
+ * under way finish (the call is not told), then reaps it.
+ */
+struct lander *lander_new(struct broker *b);
+void lander_free(struct lander *l);
+
+/*
  * Lands |c|'s change set (c->changes_fd or c->changes_upper; nothing to
- * land without either: |fn| is then called at once with 0).  |fn| is
- * called once, from the loop or from here.  The upper layer is the
- * job's from now on: c->changes_fd is closed here, the directory is
- * removed by the process.
+ * land without either: |fn| is then called at once with 0) through
+ * c->b->lander, which must be idle.  |fn| is called once, from the loop
+ * or from here.  The upper layer is the lander's from now on:
+ * c->changes_fd is closed here, the directory is removed by the lander.
  */
 void landjob_start(struct call *c, landjob_fn fn);
 
-/*
- * Ends the land in flight for the broker's end: the process is told no
- * if it waits for a verdict, else waited for; |fn| is not called.
- */
+/* Forgets |c|'s land in flight (the broker's end): |fn| is not called. */
 void landjob_abandon(struct call *c);
 
 #endif
