@@ -262,6 +262,8 @@ commit_changes(struct call *c, const struct ws_change *changes, size_t n,
 		    limit);
 		return ACTION_ERROR;
 	}
+	/* A digest under way is taken again (broker.c, call_digest_done()). */
+	c->b->ws_gen++;
 	/* The agent's own writes are not news to it (broker/fwatch.h). */
 	fwatch_own_begin(c->b->fwatch);
 	rc = wswrite_apply(c->b->rootfd, &c->b->m->sandbox, changes, n, err,

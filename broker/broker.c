@@ -922,7 +922,7 @@ land_begin(struct call *c)
 {
 	struct broker	*b = c->b;
 
-	b->land_gen++;
+	b->ws_gen++;
 	/* A blocking call's writes are the agent's own, a job's are news
 	 * to it (broker/fwatch.h). */
 	if (c->job == NULL)
@@ -953,7 +953,7 @@ call_land_done(struct call *c, int rc, json_t *out)
 	fwatch_quiet(b->fwatch, 0);
 	if (c->job == NULL)
 		fwatch_own_end(b->fwatch);
-	b->land_gen++;
+	b->ws_gen++;
 	/* Held calls stay held while the next set lands. */
 	if ((next = TAILQ_FIRST(&b->landq)) != NULL)
 		TAILQ_REMOVE(&b->landq, next, entry);
@@ -1642,9 +1642,10 @@ call_digest_done(void *arg, int rc, const char *hex, const char *why)
 	c->wsjob = NULL;
 	if (c->runs_after_digest)
 		c->b->nstarting--;
-	/* A change set landed while the workspace was read: the digest may
-	 * be of neither state.  Again, once none is landing. */
-	if (c->digest_gen != c->b->land_gen) {
+	/* The broker wrote the workspace while it was read (a change set, a
+	 * write_file): the digest may be of neither state, and a gate would
+	 * bind content its check never ran on.  Again, once none lands. */
+	if (c->digest_gen != c->b->ws_gen) {
 		if (!call_hold(c, HOLD_DIGEST, NULL))
 			call_redigest(c);
 		return;
@@ -1666,7 +1667,7 @@ call_digest(struct call *c, void (*then)(struct call *, int, const char *),
     json_t **out)
 {
 	c->digested = then;
-	c->digest_gen = c->b->land_gen;
+	c->digest_gen = c->b->ws_gen;
 	if ((c->wsjob = wsjob_start(c->b->digester, call_digest_done,
 	    c)) == NULL) {
 		*out = tool_error("internal", 1, NULL,

@@ -62,7 +62,7 @@ struct call {
 	struct wsjob		*wsjob;
 	int			 runs_after_digest;	/* counts as a
 							   process meanwhile */
-	int64_t			 digest_gen;	/* b->land_gen when asked */
+	int64_t			 digest_gen;	/* b->ws_gen when asked */
 	/* |hex| is the digest, or when rc != 0 why there is none. */
 	void			(*digested)(struct call *c, int rc,
 				    const char *hex);
@@ -217,8 +217,9 @@ struct broker {
 	struct callq		 held;
 	size_t			 nheld_new;	/* held before their decision */
 	int			 input_paused;	/* no agent input is read */
-	int64_t			 land_gen;	/* up at each land's start
-						   and end */
+	int64_t			 ws_gen;	/* up at each write the broker
+						   makes to the workspace, and
+						   at a land's start and end */
 };
 
 #define BROKER_STATE_NEW		0x1	/* before initialize */

@@ -86,8 +86,10 @@ TESTS += tests/integration/exec_changeset.sh
 EXTRA_DIST += tests/integration/exec_changeset.sh
 TESTS += tests/integration/forged_journal.sh
 EXTRA_DIST += tests/integration/forged_journal.sh
-TESTS += tests/integration/budget_stall.sh tests/integration/land_stall.sh
-EXTRA_DIST += tests/integration/budget_stall.sh tests/integration/land_stall.sh
+TESTS += tests/integration/budget_stall.sh tests/integration/land_stall.sh \
+	tests/integration/gate_digest_race.sh
+EXTRA_DIST += tests/integration/budget_stall.sh tests/integration/land_stall.sh \
+	tests/integration/gate_digest_race.sh
 TESTS += tests/integration/symlink_chain.sh
 EXTRA_DIST += tests/integration/symlink_chain.sh
 # Budgets counted from change sets and broker writes alike (issue 12).
