@@ -716,6 +716,34 @@ gate_pins_after(struct call *c, json_t *out)
 }
 
 /*
+ * A check's result is bound to the digest taken before it ran; if the
+ * broker wrote the workspace while it ran (a write_file, a patch, another
+ * run's change set), the check may have read content the digest never
+ * held, and its result counts toward no gate.
+ */
+static void
+gate_written_during(struct call *c, json_t *out)
+{
+	json_t	*text;
+	char	*msg;
+
+	if (!c->ws_written)
+		return;
+	json_object_set_new(out, "workspaceWrittenDuringRun", json_true());
+	snprintf(c->note, sizeof(c->note), "the workspace was written while "
+	    "it ran; does not count toward acceptance");
+	text = json_object_get(out, "_text");
+	xasprintf(&msg, "airlock: this result of %s does not count toward "
+	    "acceptance: the workspace was written while it ran; run it "
+	    "again\n%s", c->check->id, json_is_string(text) ?
+	    json_string_value(text) : "");
+	json_object_set_new(out, "_text", json_string(msg));
+	free(msg);
+	(void)broker_audit(c->b, "gate_workspace_written", json_pack(
+	    "{s:O, s:s}", "id", c->id, "check", c->check->id));
+}
+
+/*
  * A connection the egress proxy refused is the likeliest reason a
  * networked command failed: the hint names the host and the manifest key
  * that would allow it (before any other hint the runner had).
@@ -774,6 +802,8 @@ call_runner_event(int fd, int why, void *arg)
 		denied = egress_denials(b->cfg.egress, c->egress);
 		egress_detach(b->cfg.egress, c->egress);
 	}
+	/* Before its own set lands: did another write land meanwhile? */
+	c->ws_written = c->check != NULL && c->digest_gen != b->ws_gen;
 	res = c->res = call_result_new();
 	rc = runner_proc_finish(c->proc, res);
 	c->proc = NULL;
@@ -889,14 +919,17 @@ call_landed(struct call *c, int rc, json_t *out)
 		memcpy(all, res->out, res->out_len);
 		memcpy(all + res->out_len, res->err, res->err_len);
 		gate_pins_after(c, out);
+		gate_written_during(c, out);
+		/* No digest is bound to a run the broker wrote under. */
 		rc = ledger_record_check(b->ledger, c->check->id, code, all, n,
-		    c->ws_digest, c->pinned_changed, fp);
+		    c->ws_written ? "" : c->ws_digest, c->pinned_changed, fp);
 		free(all);
 		json_object_set_new(out, "workspaceDigest",
 		    json_string(c->ws_digest));
 		snprintf(c->gate, sizeof(c->gate), "%s %s%s", c->check->id,
 		    code == 0 ? "pass" : "fail",
-		    json_array_size(c->pinned_changed) > 0 ? " (void)" : "");
+		    json_array_size(c->pinned_changed) > 0 || c->ws_written ?
+		    " (void)" : "");
 		if (fp[0] != '\0') {
 			json_object_set_new(out, "failureFingerprint",
 			    json_string(fp));

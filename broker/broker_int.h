@@ -63,6 +63,8 @@ struct call {
 	int			 runs_after_digest;	/* counts as a
 							   process meanwhile */
 	int64_t			 digest_gen;	/* b->ws_gen when asked */
+	int			 ws_written;	/* ...and it moved before the
+						   check's run ended */
 	/* |hex| is the digest, or when rc != 0 why there is none. */
 	void			(*digested)(struct call *c, int rc,
 				    const char *hex);

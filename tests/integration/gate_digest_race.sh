@@ -9,7 +9,8 @@
 # large file write flag=fixed; the check passes on "fixed" and the gate was
 # bound to "broken"; write flag=broken back, and acceptance was met on
 # broken content.  Now a digest during which the broker wrote the
-# workspace is taken again before the check starts.
+# workspace is taken again before the check starts, and a check during
+# whose run the broker wrote it counts toward no gate.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -29,12 +30,13 @@ tools:
     sideEffect: none
     timeoutMs: 60000
 checks:
-  fixed: ["grep", "-qx", "fixed", "flag"]
+  fixed: ["sh", "-c", "grep -qx fixed flag"]
+  slow: ["sh", "-c", "sleep 1.5; grep -qx fixed flag"]
 gates:
-  required: [fixed]
+  required: [fixed, slow]
 EOF
 status() { mcp_rpc airlock/session/status '{}'; }
-gate() { jr -c '[.result.acceptanceMet, (.result.gates[] | select(.checkId == "fixed") | .state)]'; }
+gate() { jr -c "[.result.acceptanceMet, (.result.gates[] | select(.checkId == \"${1:-fixed}\") | .state)]"; }
 
 ws="$T/ws"
 mkdir -p "$ws/zz"
@@ -62,5 +64,23 @@ expect_eq "the check passed on the fix" "$(jr .result.structuredContent.exitCode
 mcp_call write_file '{"path":"flag","content":"broken\n"}'
 status
 expect_eq "with the fix taken back, the gate does not count" "$(gate)" '[false,"stale"]'
+
+# The same while the check runs (the digest was taken before the write):
+# its result binds no digest.  First the index settles, so that this
+# digest is quick and the write comes during the run.
+deadline=$((SECONDS + 20))
+while status && [ "$(jr .result.workspaceIndex.racy)" != 0 ] &&
+    [ $SECONDS -lt $deadline ]; do
+	sleep 0.5
+done
+mcp_send '{"jsonrpc":"2.0","id":60,"method":"tools/call","params":{"name":"run_check","arguments":{"checkId":"slow"}}}'
+sleep 0.6
+mcp_call write_file '{"path":"flag","content":"fixed\n"}'
+mcp_wait_id 60 120
+expect_eq "the slow check passed on the fix" "$(jr .result.structuredContent.exitCode)" 0
+expect_contains "... and says it does not count" "$R" "workspace was written while it ran"
+mcp_call write_file '{"path":"flag","content":"broken\n"}'
+status
+expect_eq "with the fix taken back, its gate does not count" "$(gate slow)" '[false,"stale"]'
 mcp_stop
 finish
