@@ -2264,10 +2264,15 @@ status_digested(void *arg, int rc, const char *hex, const char *why)
 	}
 	json_decref(r->id);
 	free(r);
+	k->ncalls--;
+	conn_maybe_close(k);
 	conn_unref(k);
 }
 
-/* The status needs the workspace digest: it is answered when that is in. */
+/*
+ * The status needs the workspace digest: it is answered when that is in,
+ * also after the agent's end of input (it counts as a call in flight).
+ */
 static void
 m_session_status(struct conn *k, struct jsonrpc_msg *msg)
 {
@@ -2285,6 +2290,7 @@ m_session_status(struct conn *k, struct jsonrpc_msg *msg)
 		return;
 	}
 	k->refs++;
+	k->ncalls++;
 	TAILQ_INSERT_TAIL(&b->statuses, r, entry);
 }
 

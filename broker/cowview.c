@@ -10,6 +10,8 @@
 
 #include "broker/broker_int.h"
 #include "broker/cowview.h"
+#include "broker/landjob.h"
+#include "broker/wsjob.h"
 #include "common/errors.h"
 #include "common/util.h"
 
@@ -25,6 +27,18 @@ cowview_attach(struct broker *b, int viewfd, const char *upper)
 	b->cow_view = 1;
 	free(b->cow_upper);
 	b->cow_upper = xstrdup(upper);
+	/*
+	 * The digest worker and the lander hold the root they were forked
+	 * with, the real checkout: made again on the view, or a gate would
+	 * be bound to the checkout's digest and a run's set would land in
+	 * the checkout.
+	 */
+	wsdigester_free(b->digester);
+	lander_free(b->lander);
+	b->lander = NULL;
+	if ((b->digester = wsdigester_new(b->cfg.loop, b->rootfd)) == NULL ||
+	    (b->lander = lander_new(b)) == NULL)
+		return AL_ERR_SYSTEM;
 	return 0;
 }
 

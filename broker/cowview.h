@@ -9,7 +9,9 @@
  * the descriptor number every module holds (b->rootfd) is replaced in
  * place with dup3(), so reads, the broker's own writes (write_file,
  * apply_patch), change sets of runners and the workspace digest all
- * see and change the session's view, and the real checkout is untouched.
+ * see and change the session's view, and the real checkout is untouched
+ * (the digest worker and the lander, which hold the root they were
+ * forked with, are forked again on the view).
  * Runners of the session see the same view: the session's upper layer
  * |upper| (copied) over the workspace as their lower layers
  * (cowview_call_prepare(); a mount of another namespace cannot be a

@@ -409,6 +409,9 @@ lander_reap(struct lander *l)
 	if (l->watch > 0)
 		loop_unwatch(l->b->cfg.loop, l->watch);
 	l->watch = 0;
+	/* It sees the end even where a child forked since (the agent's
+	 * sandbox) still holds a copy of our end. */
+	(void)shutdown(l->fd, SHUT_RDWR);
 	close(l->fd);
 	l->fd = -1;
 	while (waitpid(l->pid, NULL, 0) == -1 && errno == EINTR)
