@@ -60,6 +60,10 @@ mcp_call write_file '{"path":"flag","content":"fixed\n"}'
 expect_eq "the fix was written while the digest was taken" "$(jr .result.isError)" false
 mcp_wait_id 50 120
 expect_eq "the check passed on the fix" "$(jr .result.structuredContent.exitCode)" 0
+# The digest was taken again, after the write: the result counts, for
+# the content the check ran on.
+status
+expect_eq "... and its gate counts for that content" "$(gate)" '[false,"pass"]'
 
 mcp_call write_file '{"path":"flag","content":"broken\n"}'
 status
