@@ -516,6 +516,18 @@ changeset_check(const struct changeset *cs, const struct sandbox_policy *p,
 	return refused;
 }
 
+/* Whether entry |i| is a directory the set makes with something of the
+ * set beneath it (the walk adds a directory's entries right after it). */
+static int
+made_dir_holds(const struct changeset *cs, size_t i)
+{
+	size_t len = strlen(cs->e[i].path);
+
+	return cs->e[i].op == CS_MKDIR && i + 1 < cs->n &&
+	    strncmp(cs->e[i + 1].path, cs->e[i].path, len) == 0 &&
+	    cs->e[i + 1].path[len] == '/';
+}
+
 const char **
 changeset_paths(const struct changeset *cs, size_t *n)
 {
@@ -524,7 +536,7 @@ changeset_paths(const struct changeset *cs, size_t *n)
 
 	*n = 0;
 	for (i = 0; i < cs->n; i++)
-		if (cs->e[i].kind != WP_DIR)
+		if (cs->e[i].kind != WP_DIR || !made_dir_holds(cs, i))
 			v[(*n)++] = cs->e[i].path;
 	return v;
 }

@@ -71,8 +71,12 @@ json_t *changeset_check(const struct changeset *cs,
     const struct sandbox_policy *p, int64_t max_bytes);
 
 /*
- * The files the set writes or removes (borrowed strings, in a new array
- * the caller frees), for the budget counters; *n gets the count.
+ * The paths the set changes, for the budget counters (borrowed strings,
+ * in a new array the caller frees); *n gets the count.  Every file it
+ * writes or removes, every directory whose mode it changes, and every
+ * directory it makes that holds nothing of the set (an empty one, or the
+ * deepest of a chain of empty ones): a directory made to hold files is
+ * counted by its files.
  */
 const char **changeset_paths(const struct changeset *cs, size_t *n);
 

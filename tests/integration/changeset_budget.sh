@@ -29,6 +29,8 @@ tools:
 checks:
   many: ["sh", "-c", "mkdir -p gen && for i in \$(seq 1 60); do echo \$i >gen/f\$i; done"]
   deps: ["sh", "-c", "echo evilpkg==6.6.6 >>requirements.txt"]
+  dirs: ["sh", "-c", "for i in \$(seq 1 20); do mkdir -p e\$i/x/y; done"]
+  chmod: ["sh", "-c", "chmod 700 sub"]
 dependencyFiles: [ "requirements.txt" ]
 runBudget:
   maxChangedFiles: $2
@@ -76,5 +78,32 @@ expect_eq "write_file then 60 files with maxChangedFiles 60: refused" \
     "$(jr .result.structuredContent.errorClass)" change_refused
 expect_contains "the refusal names maxChangedFiles" "$(jr -c .result.structuredContent.refused)" '"rule":"maxChangedFiles"'
 check "none of the 60 files landed" test ! -e "$ws/gen"
+mcp_stop
+
+# Directories are changes too: a directory's mode, and a directory made
+# with nothing of the set in it (else 20 empty trees went uncounted).
+rm -rf "$ws/gen" "$ws/notes.txt"
+mkdir -m 755 "$ws/sub"
+echo keep >"$ws/sub/f"
+manifest "$T/c.yaml" 10 5
+mcp_start "$T/c.yaml" "$ws"
+mcp_call run_check '{"checkId":"chmod"}' 60
+expect_eq "a check changing a directory's mode: applied" "$(jr .result.structuredContent.exitCode)" 0
+expect_eq "the mode landed" "$(stat -c %a "$ws/sub")" 700
+used maxChangedFiles
+expect_eq "the mode change counts one" "$USED" 1
+mcp_call run_check '{"checkId":"dirs"}' 60
+expect_eq "20 empty trees with maxChangedFiles 10: refused" \
+    "$(jr .result.structuredContent.errorClass)" change_refused
+expect_contains "the refusal names maxChangedFiles" "$(jr -c .result.structuredContent.refused)" '"rule":"maxChangedFiles"'
+check "none of the directories landed" test ! -e "$ws/e1"
+mcp_stop
+manifest "$T/d.yaml" 20 5
+mcp_start "$T/d.yaml" "$ws"
+mcp_call run_check '{"checkId":"dirs"}' 60
+expect_eq "with maxChangedFiles 20: applied" "$(jr .result.structuredContent.exitCode)" 0
+used maxChangedFiles
+expect_eq "each empty tree counts once, by its deepest directory" "$USED" 20
+check "the trees landed" test -d "$ws/e20/x/y"
 mcp_stop
 finish
