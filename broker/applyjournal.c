@@ -13,14 +13,19 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
 #include "broker/applyjournal.h"
+#include "broker/audit.h"
 #include "common/errors.h"
+#include "common/paths.h"
 #include "common/util.h"
 #include "policy/path.h"
 #include "policy/writepolicy.h"
@@ -29,20 +34,92 @@
 /* The largest journal read back: 256k entries of long paths. */
 #define JOURNAL_MAX (256LL * 1024 * 1024)
 
-int
-applyjournal_write(int trashfd, const json_t *journal)
+/* The journal's text for its seal: its members but "seal", sorted. */
+#define JOURNAL_DUMP (JSON_COMPACT | JSON_SORT_KEYS)
+
+/*
+ * Reads the key that seals journals into key[0..32), creating it (and
+ * the state and keys directories) first when |create|.  0, or -1 with
+ * errno.
+ */
+static int
+seal_key(unsigned char key[APPLYJOURNAL_KEY_LEN], int create)
 {
+	char state[PATH_MAX], dir[PATH_MAX + 8], path[PATH_MAX + 32];
+	int rc;
+
+	if (sodium_init() < 0) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (paths_state_dir(state, sizeof(state)) != 0) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	snprintf(dir, sizeof(dir), "%s/keys", state);
+	snprintf(path, sizeof(path), "%s/" APPLYJOURNAL_KEY_NAME, dir);
+	if (create &&
+	    ((mkdir(state, 0700) == -1 && errno != EEXIST) ||
+		(mkdir(dir, 0700) == -1 && errno != EEXIST)))
+		return -1;
+	if ((rc = audit_keyfile_load(path, create, key)) != 0) {
+		if (rc != AL_ERR_SYSTEM)
+			errno = rc == AL_ERR_NOT_FOUND ? ENOENT
+			    : rc == AL_ERR_DENIED      ? EACCES
+						       : EBADMSG;
+		return -1;
+	}
+	return 0;
+}
+
+/* The seal of the journal text[0..len) in trash |name| under |key|. */
+static void
+seal_of(const char *name, const char *text, size_t len,
+    const unsigned char key[APPLYJOURNAL_KEY_LEN],
+    char hex[APPLYJOURNAL_SEAL_HEX + 1])
+{
+	unsigned char md[APPLYJOURNAL_SEAL_HEX / 2];
+	crypto_generichash_state st;
+
+	crypto_generichash_init(&st, key, APPLYJOURNAL_KEY_LEN, sizeof(md));
+	/* The name with its NUL: no name and text run into another pair. */
+	crypto_generichash_update(
+	    &st, (const unsigned char *)name, strlen(name) + 1);
+	crypto_generichash_update(&st, (const unsigned char *)text, len);
+	crypto_generichash_final(&st, md, sizeof(md));
+	sodium_bin2hex(hex, APPLYJOURNAL_SEAL_HEX + 1, md, sizeof(md));
+}
+
+int
+applyjournal_write(int trashfd, const char *name, const json_t *journal)
+{
+	unsigned char key[APPLYJOURNAL_KEY_LEN];
+	char hex[APPLYJOURNAL_SEAL_HEX + 1], tail[APPLYJOURNAL_SEAL_HEX + 16];
+	size_t len;
 	char *text;
 	int fd, e;
 
-	if ((text = json_dumps(journal, JSON_COMPACT)) == NULL) {
+	if (!json_is_object(journal) || json_object_size(journal) == 0 ||
+	    json_object_get(journal, "seal") != NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (seal_key(key, 1) != 0)
+		return -1;
+	if ((text = json_dumps(journal, JOURNAL_DUMP)) == NULL) {
+		sodium_memzero(key, sizeof(key));
 		errno = ENOMEM;
 		return -1;
 	}
+	len = strlen(text);
+	seal_of(name, text, len, key, hex);
+	sodium_memzero(key, sizeof(key));
+	/* The text with the seal as its last member: "...,"seal":"HEX"}". */
+	snprintf(tail, sizeof(tail), ",\"seal\":\"%s\"}", hex);
 	fd = openat(trashfd, JOURNAL_TMP,
 	    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd == -1 || write_all(fd, text, strlen(text)) != 0 ||
-	    fsync(fd) == -1) {
+	if (fd == -1 || write_all(fd, text, len - 1) != 0 ||
+	    write_all(fd, tail, strlen(tail)) != 0 || fsync(fd) == -1) {
 		e = errno;
 		if (fd != -1)
 			close(fd);
@@ -323,6 +400,50 @@ refused:
 	return -1;
 }
 
+/*
+ * Whether |journal|, read from trash |name|, carries the seal
+ * applyjournal_write() gave it (then removed from it): written by an
+ * apply of this user's airlock for this trash, not planted or edited by
+ * whatever else writes the workspace.  0, or -1 with err.
+ */
+static int
+journal_sealed(const char *name, json_t *journal, char *err, size_t errlen)
+{
+	unsigned char key[APPLYJOURNAL_KEY_LEN];
+	char want[APPLYJOURNAL_SEAL_HEX + 1], got[APPLYJOURNAL_SEAL_HEX + 1];
+	const char *seal = json_string_value(json_object_get(journal, "seal"));
+	char *text = NULL;
+	int ok;
+
+	if (seal == NULL || strlen(seal) != APPLYJOURNAL_SEAL_HEX) {
+		snprintf(err, errlen,
+		    "%s: the apply journal has no seal; it was not written by "
+		    "an apply of airlock's: left for a human",
+		    name);
+		return -1;
+	}
+	snprintf(got, sizeof(got), "%s", seal);
+	(void)json_object_del(journal, "seal");
+	ok = seal_key(key, 0) == 0 &&
+	    (text = json_dumps(journal, JOURNAL_DUMP)) != NULL;
+	if (ok) {
+		seal_of(name, text, strlen(text), key, want);
+		ok = sodium_memcmp(want, got, APPLYJOURNAL_SEAL_HEX) == 0;
+	}
+	sodium_memzero(key, sizeof(key));
+	free(text);
+	if (!ok) {
+		snprintf(err, errlen,
+		    "%s: the apply journal's seal does not verify with this "
+		    "user's key (keys/" APPLYJOURNAL_KEY_NAME " in the state "
+		    "directory); it was not written by an apply of this "
+		    "user's airlock for this trash: left for a human",
+		    name);
+		return -1;
+	}
+	return 0;
+}
+
 /* Recovers the trash directory |name|; appends to |report|.  0 or -1. */
 static int
 recover_one(const struct sandbox_policy *p, int wsfd, const char *name,
@@ -343,6 +464,7 @@ recover_one(const struct sandbox_policy *p, int wsfd, const char *name,
 	rc = read_journal(tfd, APPLYJOURNAL_NAME, &journal);
 	if (rc == 1) {
 		if (journal_allowed(p, name, journal, err, errlen) != 0 ||
+		    journal_sealed(name, journal, err, errlen) != 0 ||
 		    applyjournal_rollback(
 			wsfd, tfd, journal, SIZE_MAX, &n, err, errlen) != 0) {
 			json_decref(journal);

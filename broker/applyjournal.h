@@ -8,11 +8,12 @@
  * named ".airlock-trash-ID".  Before its first change to the workspace it
  * writes there, and fsyncs, a journal ("journal", JSON) naming every step
  * it is about to take, in order:
- *   {"version": 1,
+ *   {"version": 2,
  *    "removals": [PATH, ...],           moved to the trash as "0", "1", ...
  *    "steps": [{"op": "mkdir", "path": P},
  *              {"op": "chmod", "path": P, "mode": OLD},
- *              {"op": "write", "path": P, "removal": I?}]}
+ *              {"op": "write", "path": P, "removal": I?}],
+ *    "seal": HEX}
  * Removals come first, then the steps.  A "write" creates a file or
  * symlink at P, where nothing stands (what stood there is in the trash),
  * in place: no temporary file, since an interrupted write is undone with
@@ -31,6 +32,17 @@
  * is removed if empty; a mode is set back; then every removed path in
  * the trash is renamed back.  Each undo step is idempotent, so a
  * recovery killed in turn is simply run again.
+ *
+ * The seal is a keyed BLAKE2b-256 of the trash directory's name and the
+ * journal's other members (compact JSON, keys sorted), under a key of the
+ * user's that no sandbox sees: STATE/keys/apply.key (32 random bytes,
+ * mode 0600, made at the first apply; STATE as in common/paths.h).  A
+ * rollback runs as the user (often root) and undoes what the journal
+ * names: unlinks, renames back and sets old modes, special bits
+ * included.  An agent that writes the workspace directly could plant a
+ * journal (a setgid mode on any directory, its own file renamed into
+ * place); one whose seal does not verify is not rolled back but left for
+ * a human, as is one copied from another trash.
  *
  * The applying process holds an exclusive flock on the trash directory;
  * recovery skips a trash directory whose lock is held (an apply in
@@ -51,12 +63,19 @@ struct sandbox_policy;
 /* The prefix of trash directories in the workspace root. */
 #define APPLYJOURNAL_TRASH_PREFIX ".airlock-trash-"
 
+/* The sealing key's name in STATE/keys, its length, its seal's. */
+#define APPLYJOURNAL_KEY_NAME "apply.key"
+#define APPLYJOURNAL_KEY_LEN 32
+#define APPLYJOURNAL_SEAL_HEX 64
+
 /*
- * Writes |journal| (borrowed) into the trash directory |trashfd| as
- * described above: to a temporary name, fsynced, renamed into place, the
- * directory fsynced.  Returns 0, or -1 with errno set.
+ * Writes |journal| (borrowed; an object without "seal") into the trash
+ * directory |trashfd| named |name| as described above, sealed: to a
+ * temporary name, fsynced, renamed into place, the directory fsynced.
+ * The key is made if it is absent.  Returns 0, or -1 with errno set
+ * (nothing is written without its seal).
  */
-int applyjournal_write(int trashfd, const json_t *journal);
+int applyjournal_write(int trashfd, const char *name, const json_t *journal);
 
 /*
  * Marks the apply in |trashfd| complete (renames the journal to "done").
@@ -89,10 +108,11 @@ int applyjournal_rollback(int wsfd, int trashfd, const json_t *journal,
  * ("rolled_back", "finished", "removed_empty", "left"), "entries"?}, or
  * -1 with a message in err when an apply could not be rolled back (the
  * workspace is then in an unknown state: callers refuse to go on).
- * A journal naming a path the write policy |p| refuses (.git, a
- * protected path, a ".airlock-" name; NULL: no protected patterns) was
- * not written by an apply but planted by something that writes the
- * workspace: it is not rolled back, and that is an error too.
+ * A journal whose seal does not verify, or naming a path the write
+ * policy |p| refuses (.git, a protected path, a ".airlock-" name; NULL:
+ * no protected patterns), was not written by an apply but planted by
+ * something that writes the workspace: it is not rolled back, and that
+ * is an error too.
  */
 int applyjournal_recover(int rootfd, const struct sandbox_policy *p,
     json_t **report, char *err, size_t errlen);

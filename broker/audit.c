@@ -133,12 +133,8 @@ event_is_key(const char *e)
 	return 0;
 }
 
-/*
- * Reads the 32-byte seed in |keyfile| into |seed|, creating the file
- * first when |create|.  The file must be ours and private.
- */
-static int
-keyfile_load(const char *keyfile, int create, unsigned char *seed)
+int
+audit_keyfile_load(const char *keyfile, int create, unsigned char seed[32])
 {
 	struct stat st;
 	ssize_t n;
@@ -196,7 +192,7 @@ audit_key_public(const char *keyfile, int create,
 	if (sodium_init() < 0)
 		return AL_ERR_INTERNAL;
 	/* TRANSIENT */
-	if ((rc = keyfile_load(keyfile, create, seed)) == 0) {
+	if ((rc = audit_keyfile_load(keyfile, create, seed)) == 0) {
 		crypto_sign_seed_keypair(pk, sk, seed);
 		sodium_bin2hex(hex, AUDIT_PUBKEY_HEX_LEN + 1, pk, sizeof(pk));
 	}
@@ -739,7 +735,7 @@ audit_prepare_certified(const char *path, const char *session_id,
 	if ((rc = certified_args_valid(session_id, NULL, NULL)) != 0)
 		return rc;
 	/* The host key is read, used once and wiped before any record. */
-	if ((rc = keyfile_load(hostkey, 1, hseed)) == 0)
+	if ((rc = audit_keyfile_load(hostkey, 1, hseed)) == 0)
 		rc = audit_prepare_seed(path, session_id, NULL, "session",
 		    hseed, out);
 	sodium_memzero(hseed, sizeof(hseed));
@@ -806,7 +802,7 @@ audit_open_with_key(const char *path, const char *session_id,
 		return AL_ERR_INTERNAL;
 	if (!session_valid(session_id))
 		return AL_ERR_FORMAT;
-	if ((rc = keyfile_load(keyfile, 1, seed)) == 0)
+	if ((rc = audit_keyfile_load(keyfile, 1, seed)) == 0)
 		rc = audit_open_seed(path, session_id, seed, "long-term", NULL,
 		    NULL, NULL, NULL, out);
 	sodium_memzero(seed, sizeof(seed));

@@ -198,6 +198,16 @@ int	audit_key_public(const char *keyfile, int create,
 	    char hex[AUDIT_PUBKEY_HEX_LEN + 1])
 	    __attribute__((warn_unused_result));
 
+/*
+ * Reads the 32 random bytes in the key file |keyfile| into |seed|,
+ * creating the file (mode 0600, fsynced) first when |create| and it is
+ * absent.  The file must be a regular file of the euid's, private
+ * (AL_ERR_DENIED), of 32 bytes (AL_ERR_FORMAT).  Returns 0,
+ * AL_ERR_NOT_FOUND if absent and !create, or AL_ERR_SYSTEM (errno).
+ */
+int	audit_keyfile_load(const char *keyfile, int create,
+	    unsigned char seed[32]) __attribute__((warn_unused_result));
+
 /* Returns the session's public key, lowercase hex (borrowed). */
 const char *audit_public_key(const struct audit *a);
 

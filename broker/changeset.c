@@ -824,7 +824,7 @@ journal_new(const struct changeset *cs)
 		json_decref(steps);
 		return NULL;
 	}
-	j = json_pack("{s:i, s:o, s:o}", "version", 1, "removals", removals,
+	j = json_pack("{s:i, s:o, s:o}", "version", 2, "removals", removals,
 	    "steps", steps);
 	return j;
 }
@@ -863,7 +863,8 @@ changeset_apply(const struct changeset *cs, int upperfd, int rootfd, char *err,
 	if ((journal = journal_new(cs)) == NULL)
 		errno = EILSEQ;
 	if (journal == NULL || flock(trashfd, LOCK_EX) == -1 ||
-	    fsync(wsfd) == -1 || applyjournal_write(trashfd, journal) != 0) {
+	    fsync(wsfd) == -1 ||
+	    applyjournal_write(trashfd, trash, journal) != 0) {
 		snprintf(err, errlen, "apply journal: %s", strerror(errno));
 		json_decref(journal);
 		close(trashfd);

@@ -9,8 +9,8 @@
 # git status then ran on the host; so did an agent with a read-write
 # workspace, whose .git is read-only.  Now a change set (and write_file)
 # may not write a ".airlock-" name at the root, and a journal that names
-# a path no change set may write is not rolled back: airlock refuses to
-# start and leaves it for a human.
+# a path no change set may write, or whose seal does not verify, is not
+# rolled back: airlock refuses to start and leaves it for a human.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -92,5 +92,58 @@ check "rw agent: .git/config is untouched" cmp -s "$ws3/.git/config" "$T/config.
 check "rw agent: the forged trash is left for a human" test -e "$ws3/$TRASH/journal"
 (cd "$ws3" && git status >/dev/null 2>&1)
 check "rw agent: git status runs no planted fsmonitor" test ! -e "$T/pwned"
+
+# 4. A journal naming only paths a change set may write is still no
+# apply's: an rw agent asks the rollback, which runs as the user, for a
+# setgid, world-writable directory (the chmod undo sets a mode whole).
+# Journals are sealed with a key of the user's that no sandbox sees; a
+# planted one is left for a human, and so is a real one moved to
+# another trash.
+newws 4
+mkdir -m 755 "$ws4/shared"
+out=$(cd "$ws4" && "$AIRLOCK" exec --workspace "$ws4" -- sh -c 'echo x >made' 2>&1)
+expect_eq "a first apply (makes the sealing key)" "$?" 0
+check "the key is the user's, private" test "$(stat -c %a "$AIRLOCK_HOME/keys/apply.key")" = 600
+T2=.airlock-trash-fedcba9876543210
+forge="mkdir $TRASH && printf '%s' '{\"version\":2,\"removals\":[],\"steps\":[{\"op\":\"chmod\",\"path\":\"shared\",\"mode\":3583}],\"seal\":\"$(printf '0%.0s' $(seq 64))\"}' >$TRASH/journal"
+cat >"$T/agent4.sh" <<AGENT
+#!/bin/sh
+cd "$ws4" || exit 1
+$forge && echo PLANTED
+AGENT
+chmod 755 "$T/agent4.sh"
+out=$(timeout 60 "$AIRLOCK" run --manifest "$T/rw.yaml" --workspace "$ws4" -- "$T/agent4.sh" 2>&1)
+expect_contains "rw agent: a journal asking for mode 6777 was planted" "$out" "PLANTED"
+out=$(cd "$ws4" && "$AIRLOCK" exec --workspace "$ws4" -- true 2>&1)
+expect_eq "forged seal: airlock exec refuses to run (74)" "$?" 74
+expect_contains "forged seal: says the seal does not verify" "$out" "seal does not verify"
+expect_eq "forged seal: the directory keeps its mode" "$(stat -c %a "$ws4/shared")" 755
+check "forged seal: the trash is left for a human" test -e "$ws4/$TRASH/journal"
+rm -rf "${ws4:?}/$TRASH"
+# seal NAME JSON: the journal JSON sealed for trash NAME with the user's
+# key, as applyjournal.h describes (keyed BLAKE2b-256 of the name, a NUL
+# and the compact, key-sorted text).
+seal() {
+	python3 - "$AIRLOCK_HOME/keys/apply.key" "$1" "$2" <<'PY'
+import hashlib, json, sys
+key = open(sys.argv[1], "rb").read()
+j = json.loads(sys.argv[3])
+text = json.dumps(j, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+j["seal"] = hashlib.blake2b(sys.argv[2].encode() + b"\0" + text.encode(), key=key, digest_size=32).hexdigest()
+print(json.dumps(j))
+PY
+}
+J='{"version":2,"removals":[],"steps":[{"op":"chmod","path":"shared","mode":448}]}'
+mkdir -m 700 "$ws4/$T2"
+seal "$TRASH" "$J" >"$ws4/$T2/journal"
+out=$(cd "$ws4" && "$AIRLOCK" exec --workspace "$ws4" -- true 2>&1)
+expect_eq "a journal sealed for another trash: refused (74)" "$?" 74
+expect_contains "moved journal: says the seal does not verify" "$out" "seal does not verify"
+expect_eq "moved journal: the directory keeps its mode" "$(stat -c %a "$ws4/shared")" 755
+seal "$T2" "$J" >"$ws4/$T2/journal"
+out=$(cd "$ws4" && "$AIRLOCK" exec --workspace "$ws4" -- true 2>&1)
+expect_eq "sealed for its own trash: rolled back, then the command runs (0)" "$?" 0
+expect_eq "sealed: the mode it names is set back" "$(stat -c %a "$ws4/shared")" 700
+check "sealed: the trash is gone" test ! -e "$ws4/$T2"
 
 finish
