@@ -60,6 +60,8 @@ static void __attribute__((noreturn)) worker(int rootfd, int fd)
 	if (close_fds_from(3, keep, 2) != 0 ||
 	    prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
 		_exit(1);
+	/* Named for ps(1) and for the tests that wait on its reads. */
+	(void)prctl(PR_SET_NAME, "airlock-digest");
 	/* Background work: the broker's loop comes first for the CPU. */
 	(void)setpriority(PRIO_PROCESS, 0, 10);
 	x = wsindex_new();

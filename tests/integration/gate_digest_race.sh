@@ -31,7 +31,7 @@ tools:
     timeoutMs: 60000
 checks:
   fixed: ["sh", "-c", "grep -qx fixed flag"]
-  slow: ["sh", "-c", "sleep 1.5; grep -qx fixed flag"]
+  slow: ["sh", "-c", "sleep 2.9; grep -qx fixed flag"]
 gates:
   required: [fixed, slow]
 EOF
@@ -52,10 +52,24 @@ status
 status
 expect_eq "nothing is racy" "$(jr .result.workspaceIndex.racy)" 0
 
+# reading_big: waits until the broker's digest worker has the large
+# file open (it hashes it for a while then), up to 20 s.
+reading_big() {
+	local deadline=$((SECONDS + 20)) p
+	while [ $SECONDS -lt $deadline ]; do
+		for p in $(pgrep -x airlock-digest); do
+			ls -l "/proc/$p/fd" 2>/dev/null | grep -qF "$ws/zz/big" &&
+			    return 0
+		done
+		sleep 0.01
+	done
+	return 1
+}
+
 # The large file changed: the next digest hashes it again.
 touch "$ws/zz/big"
 mcp_send '{"jsonrpc":"2.0","id":50,"method":"tools/call","params":{"name":"run_check","arguments":{"checkId":"fixed"}}}'
-sleep 0.3
+check "the digest worker reads the large file" reading_big
 mcp_call write_file '{"path":"flag","content":"fixed\n"}'
 expect_eq "the fix was written while the digest was taken" "$(jr .result.isError)" false
 mcp_wait_id 50 120
@@ -78,7 +92,12 @@ while status && [ "$(jr .result.workspaceIndex.racy)" != 0 ] &&
 	sleep 0.5
 done
 mcp_send '{"jsonrpc":"2.0","id":60,"method":"tools/call","params":{"name":"run_check","arguments":{"checkId":"slow"}}}'
-sleep 0.6
+# The check is running once its sleep is.
+deadline=$((SECONDS + 20))
+until pgrep -fx "sleep 2.9" >/dev/null || [ $SECONDS -ge $deadline ]; do
+	sleep 0.01
+done
+check "the slow check runs" pgrep -fx "sleep 2.9"
 mcp_call write_file '{"path":"flag","content":"fixed\n"}'
 mcp_wait_id 60 120
 expect_eq "the slow check passed on the fix" "$(jr .result.structuredContent.exitCode)" 0
