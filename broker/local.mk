@@ -116,6 +116,8 @@ tests_unit_test_wsindex_LDADD = $(unit_ldadd)
 libairlock_a_SOURCES += broker/shellgate.c broker/shellgate.h
 TESTS += tests/integration/shell_rules.sh
 EXTRA_DIST += tests/integration/shell_rules.sh
+TESTS += tests/integration/shell_rules_bash.sh
+EXTRA_DIST += tests/integration/shell_rules_bash.sh
 # --- end shellgate ---
 
 # --- escalation: denial records and one-call escalation (issue 18) ---

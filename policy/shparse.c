@@ -858,6 +858,15 @@ next_token(struct ps *ps)
 			t->type = T_EOF;
 			return;
 		}
+		/* bash's ((...)) and for ((...)) are arithmetic, which
+		   evaluates variables' values as code (dash: two
+		   subshells). */
+		if (ops[i].op == OP_LPAREN && ops[i].type == T_OP && m >= 2 &&
+		    ob[1] == '(') {
+			fail(ps, "((...)) (bash arithmetic)");
+			t->type = T_EOF;
+			return;
+		}
 		ps->pos += oend[strlen(ops[i].s) - 1];
 		t->type = ops[i].type;
 		t->op = ops[i].op;

@@ -18,8 +18,9 @@
  *
  * Not covered, and reported as a parse error (the whole string is then
  * unresolvable): case, select, coproc, [[ ]] containing operators,
- * arithmetic or ${...} holding a substitution, here-documents left open
- * at the end, and any quote, substitution or group left open.
+ * arithmetic or ${...} holding a substitution, bash's ((...)) and
+ * for ((...)), here-documents left open at the end, and any quote,
+ * substitution or group left open.
  */
 #ifndef AIRLOCK_SHPARSE_H
 #define AIRLOCK_SHPARSE_H

@@ -157,6 +157,212 @@ check_redirs(const struct shcmd *c, const char *ws, struct one *o)
 	}
 }
 
+/* ---- bash arithmetic ---- */
+
+/*
+ * Where bash does arithmetic it evaluates a variable's value as an
+ * expression, and an array subscript in it (or in a name a builtin is
+ * given: unset, read, printf -v, test -v ...) runs its substitutions: with
+ * x='a[$(git push)]', "echo $((x))" runs git push, and so does
+ * "unset 'a[$(git push)]'" with no variable at all.  dash refuses both
+ * ("Illegal number", "bad variable name"), but /bin/sh is bash on other
+ * hosts (Fedora, macOS), so what bash would evaluate is unresolvable
+ * here: arithmetic naming a variable, subscripts and offsets naming one,
+ * indirection, and substitution text inside brackets.
+ */
+
+/*
+ * Whether s[0..n) names a variable or holds an expansion of one: a
+ * letter, '_', '`', or a '$' but those of the shell's own numbers ($#,
+ * $?, $$, $!, $0-$9: "sh -c" has no arguments).
+ */
+static int
+names_variable(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if ((s[i] >= 'a' && s[i] <= 'z') ||
+		    (s[i] >= 'A' && s[i] <= 'Z') || s[i] == '_' || s[i] == '`')
+			return 1;
+		if (s[i] != '$')
+			continue;
+		if (i + 1 < n && s[i + 1] != '\0' &&
+		    strchr("#?$!0123456789", s[i + 1]) != NULL)
+			i++;
+		else
+			return 1;
+	}
+	return 0;
+}
+
+/* The index in s of the |close| matching the |open| at s[0], or the
+ * length of s when it is not closed. */
+static size_t
+matching(const char *s, char open, char close)
+{
+	size_t i;
+	int depth = 0;
+
+	for (i = 0; s[i] != '\0'; i++) {
+		if (s[i] == open)
+			depth++;
+		else if (s[i] == close && --depth == 0)
+			return i;
+	}
+	return i;
+}
+
+/* Sets o->why if ${...} at p (p[0] == '$') is evaluated as bash
+ * arithmetic on a variable's value, or is an indirection. */
+static void
+check_brace_param(const char *p, struct one *o)
+{
+	const char *q = p + 2, *end = p + 1 + matching(p + 1, '{', '}');
+	size_t k;
+
+	if (*q == '!') {
+		set_why(o, "an indirect expansion ${!...} (bash)");
+		return;
+	}
+	if (*q == '#' && q + 1 < end && q[1] != '}')
+		q++;
+	if ((*q >= '0' && *q <= '9') || strchr("@*#?$!-", *q) != NULL)
+		q++;
+	while (q < end &&
+	    ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+		(*q >= '0' && *q <= '9') || *q == '_'))
+		q++;
+	if (q < end && *q == '[') {
+		k = matching(q, '[', ']');
+		if (!(k == 2 && (q[1] == '@' || q[1] == '*')) &&
+		    names_variable(q + 1, k > 0 ? k - 1 : 0))
+			set_why(o,
+			    "an array subscript naming a variable: bash "
+			    "evaluates its value as code");
+		q += k + (q[k] != '\0');
+	}
+	if (q < end && *q == ':' && q + 1 < end &&
+	    strchr("-=?+", q[1]) == NULL && names_variable(q + 1, end - q - 1))
+		set_why(o,
+		    "a substring offset naming a variable: bash evaluates "
+		    "its value as code");
+}
+
+/* Sets o->why if word |w| holds what bash would evaluate as above. */
+static void
+check_arith_word(const struct shword *w, struct one *o)
+{
+	const char *t = w->text, *p, *b;
+	size_t i;
+	int depth;
+
+	if (t == NULL)
+		return;
+	if (strstr(t, "$[") != NULL)
+		set_why(o, "$[...] is bash arithmetic");
+	/* A subscript holding substitution text: a name given to a bash
+	 * builtin evaluates it. */
+	for (b = strchr(t, '['); b != NULL; b = strchr(b + 1, '['))
+		for (p = b + 1; *p != '\0' && *p != ']'; p++)
+			if (*p == '`' ||
+			    (*p == '$' && (p[1] == '(' || p[1] == '{')))
+				set_why(o,
+				    "a substitution inside [...]: bash runs "
+				    "it where the word is a variable's name");
+	if (w->flags & SHW_ARITH)
+		for (p = strstr(t, "$(("); p != NULL;
+		     p = strstr(p + 1, "$((")) {
+			for (i = 3, depth = 0; p[i] != '\0'; i++) {
+				if (p[i] == '(')
+					depth++;
+				else if (p[i] == ')' && depth == 0 &&
+				    p[i + 1] == ')')
+					break;
+				else if (p[i] == ')')
+					depth--;
+			}
+			if (names_variable(p + 3, i - 3))
+				set_why(o,
+				    "arithmetic naming a variable: bash "
+				    "evaluates its value as code");
+		}
+	if (w->flags & SHW_PARAM)
+		for (p = strstr(t, "${"); p != NULL; p = strstr(p + 1, "${"))
+			check_brace_param(p, o);
+}
+
+/*
+ * Whether word |w|, given to a bash builtin as a variable's name (NAME or
+ * NAME=value), makes bash evaluate something: an expansion in the name,
+ * or a subscript naming a variable.
+ */
+static int
+name_evaluates(const struct shword *w)
+{
+	size_t eq = strcspn(w->text, "="), b = strcspn(w->text, "[");
+
+	if (strcspn(w->text, "$`") < eq)
+		return 1;
+	return b < eq && names_variable(w->text + b + 1, eq - b - 1);
+}
+
+/*
+ * Bash builtins that evaluate arithmetic (let, declare -i) or take a
+ * variable's name, whose subscript bash evaluates (unset, read, printf
+ * -v, test -v, declare, declare -n ...).  Tried with bash 5.2: printf's
+ * numeric conversions, wait, kill, shift, return, exit, ulimit, export,
+ * mapfile and getopts do not evaluate such a value.
+ */
+static void
+check_arith_builtin(
+    const char *name, const struct shword *w, size_t n, struct one *o)
+{
+	static const char *const takes_names[] = { "unset", "read", "declare",
+		"typeset", "local", NULL };
+	size_t j;
+
+	if (strcmp(name, "let") == 0) {
+		set_why(o,
+		    "let is arithmetic: bash evaluates a variable's "
+		    "value as code");
+		return;
+	}
+	if (strcmp(name, "test") == 0 || strcmp(name, "[") == 0 ||
+	    strcmp(name, "printf") == 0) {
+		for (j = 1; j + 1 < n; j++)
+			if (fixed(&w[j]) && strcmp(w[j].text, "-v") == 0 &&
+			    name_evaluates(&w[j + 1]))
+				set_why(o, "%s -v with a name bash evaluates",
+				    name);
+		return;
+	}
+	if (!in_list(name, takes_names))
+		return;
+	for (j = 1; j < n; j++) {
+		if (!fixed(&w[j]) ||
+		    (w[j].text[0] != '-' && w[j].text[0] != '+'))
+			continue;
+		if (strcmp(name, "read") != 0 && strcmp(name, "unset") != 0 &&
+		    strpbrk(w[j].text + 1, "in") != NULL) {
+			set_why(o,
+			    "%s %.8s: bash evaluates values as arithmetic "
+			    "or names",
+			    name, w[j].text);
+			return;
+		}
+	}
+	for (j = 1; j < n; j++)
+		if (!(fixed(&w[j]) && w[j].text[0] == '-') &&
+		    name_evaluates(&w[j])) {
+			set_why(o,
+			    "%s given a name bash evaluates (an expansion, "
+			    "or a subscript naming a variable)",
+			    name);
+			return;
+		}
+}
+
 /* ---- assignments ---- */
 
 /* Variables that change which program runs or what it runs. */
@@ -495,6 +701,7 @@ check_command(const struct shword *w, size_t n, const char *ws, struct one *o)
 		return;
 	}
 	name = base_name(w[0].text);
+	check_arith_builtin(name, w, n, o);
 	if (in_list(name, codeword)) {
 		set_why(o, "%s runs code the rules cannot see", name);
 		return;
@@ -725,11 +932,17 @@ decide_cmd(const struct shell_rules *r, const struct shcmd *c, const char *ws,
 	o->why = c->why;
 	o->d = r->dflt;
 	o->rule = -1;
-	for (i = 0; i < c->nassigns; i++)
+	for (i = 0; i < c->nassigns; i++) {
 		check_assignment(&c->assigns[i], o);
-	for (i = 0; i < c->nwords; i++)
+		check_arith_word(&c->assigns[i], o);
+	}
+	for (i = 0; i < c->nwords; i++) {
 		if (c->words[i].flags & SHW_CMDSUB)
 			set_why(o, "a command or process substitution");
+		check_arith_word(&c->words[i], o);
+	}
+	for (i = 0; i < c->nredirs; i++)
+		check_arith_word(&c->redirs[i].target, o);
 	check_redirs(c, ws, o);
 	if (c->header) {
 		o->words = c->words;

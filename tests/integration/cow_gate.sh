@@ -16,8 +16,6 @@ mcp_env
 ws=$(make_workspace)
 A=$(realpath "$AIRLOCK")
 
-INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
-READY='{"jsonrpc":"2.0","method":"notifications/initialized"}'
 STATUS='{"jsonrpc":"2.0","id":9,"method":"airlock/session/status","params":{}}'
 
 cat >"$T/m.yaml" <<'EOF'
@@ -36,16 +34,8 @@ agent:
   workspace: cow
 EOF
 
-calls() {	# JSON-RPC lines for the agent to send through airlock connect
-	printf "printf '%%s\\\\n' '%s' '%s'" "$INIT" "$READY"
-	for c in "$@"; do printf " '%s'" "$c"; done
-	printf " | %s connect\n" "$A"
-}
-held() {	# the same, the input held open for 3 s
-	printf "{ printf '%%s\\\\n' '%s' '%s'" "$INIT" "$READY"
-	for c in "$@"; do printf " '%s'" "$c"; done
-	printf "; sleep 3; } | %s connect\n" "$A"
-}
+calls() { connect_calls "$@"; }
+held() { CONNECT_HOLD=3 connect_calls "$@"; }
 {
 	echo '#!/bin/sh'
 	calls '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_check","arguments":{"checkId":"mk"}}}'

@@ -22,8 +22,6 @@ orig_todo=$(cat "$ws/src/todo.sh")
 A=$(realpath "$AIRLOCK")
 verify() { "$A" audit verify "$1" >/dev/null 2>&1; }
 
-INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
-READY='{"jsonrpc":"2.0","method":"notifications/initialized"}'
 
 cat >"$T/m.yaml" <<'EOF'
 tools:
@@ -55,11 +53,7 @@ run_agent() {	# BODY [airlock run options...]
 	    -- "$T/agent.sh" >"$T/out" 2>"$T/err"
 	S=$(sed -n 's/.*changes stay in session \([^ ]*\) until.*/\1/p' "$T/err" | tail -1)
 }
-tool_calls() {	# JSON-RPC lines for the agent to send through airlock connect
-	printf "printf '%%s\\\\n' '%s' '%s'" "$INIT" "$READY"
-	for c in "$@"; do printf " '%s'" "$c"; done
-	printf " | %s connect\n" "$A"
-}
+tool_calls() { connect_calls "$@"; }
 
 # --- The attacks, from inside the agent's sandbox ---------------------------
 run_agent '

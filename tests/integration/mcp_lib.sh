@@ -178,3 +178,41 @@ tools:
     timeoutMs: 60000
 EOF
 }
+
+# The shell tool (action: exec) of the shell-rules tests:
+# shell COMMAND           tools/call of "shell"; the reply in $R
+# call_async ID JSONSTR   the same, sent with ID, not waited for
+# pending_shell [NOT]     mcp_pending shell [NOT]
+# js TEXT                 TEXT as a JSON string
+
+# mcp_pending TOOL [NOT]: waits (20 s) for a pending approval of TOOL
+# other than NOT; prints its id.
+mcp_pending() {
+	local i id
+	for i in $(seq 200); do
+		id=$("$AIRLOCK" pending 2>/dev/null |
+		    awk -v tool="$1" -v not="${2:-}" '$3 == tool && $1 != not { print $1; exit }')
+		[ -n "$id" ] && { echo "$id"; return 0; }
+		sleep 0.1
+	done
+	return 1
+}
+pending_shell() { mcp_pending shell "$@"; }
+call_async() {	# ID COMMAND(a JSON string)
+	mcp_send "{\"jsonrpc\":\"2.0\",\"id\":$1,\"method\":\"tools/call\",\"params\":{\"name\":\"shell\",\"arguments\":{\"command\":$2}}}"
+}
+js() { printf '%s' "$1" | jq -Rs .; }
+shell() { mcp_call shell "{\"command\":$(js "$1")}"; }
+
+# connect_calls LINE...: a command line for an agent's script that sends
+# the handshake ($MCP_INIT, $MCP_READY) and each JSON-RPC LINE to the
+# broker through "airlock connect" ($A: airlock's absolute path); with
+# CONNECT_HOLD=N the input is held open N seconds more.
+MCP_INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
+MCP_READY='{"jsonrpc":"2.0","method":"notifications/initialized"}'
+connect_calls() {
+	local c
+	printf "{ printf '%%s\\\\n' '%s' '%s'" "$MCP_INIT" "$MCP_READY"
+	for c in "$@"; do printf " '%s'" "$c"; done
+	printf "; sleep %s; } | %s connect\n" "${CONNECT_HOLD:-0}" "$A"
+}

@@ -20,17 +20,7 @@ ws=$(make_workspace)
 
 sha_of() { sha256sum <"$1" | cut -d' ' -f1; }
 status() { mcp_rpc airlock/session/status '{}'; }
-# pending_deploy: waits for a pending deploy other than $1; prints its id.
-pending_deploy() {
-	local i id
-	for i in $(seq 200); do
-		id=$("$AIRLOCK" pending 2>/dev/null |
-		    awk -v not="${1:-}" '$3 == "deploy" && $1 != not { print $1; exit }')
-		[ -n "$id" ] && { echo "$id"; return 0; }
-		sleep 0.1
-	done
-	return 1
-}
+pending_deploy() { mcp_pending deploy "$@"; }
 # patch_to FILE NEWFILE: a unified diff that replaces FILE's content.
 patch_to() {
 	diff -u --label "a/$1" --label "b/$1" "$ws/$1" "$2" | jq -Rs .

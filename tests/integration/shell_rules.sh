@@ -30,22 +30,6 @@ expect_contains "unresolvable: allow is refused, with file, line and field" \
     "$("$AIRLOCK" check "$T/bad.yaml" 2>&1)" "bad.yaml:2:"
 expect_contains "... saying why" "$("$AIRLOCK" check "$T/bad.yaml" 2>&1)" "tools[0].unresolvable: cannot be allow"
 
-# pending_shell [NOT]: waits for a pending shell approval other than NOT.
-pending_shell() {
-	local i id
-	for i in $(seq 200); do
-		id=$("$AIRLOCK" pending 2>/dev/null |
-		    awk -v not="${1:-}" '$3 == "shell" && $1 != not { print $1; exit }')
-		[ -n "$id" ] && { echo "$id"; return 0; }
-		sleep 0.1
-	done
-	return 1
-}
-call_async() {	# ID COMMAND(a JSON string)
-	mcp_send "{\"jsonrpc\":\"2.0\",\"id\":$1,\"method\":\"tools/call\",\"params\":{\"name\":\"shell\",\"arguments\":{\"command\":$2}}}"
-}
-js() { printf '%s' "$1" | jq -Rs .; }
-shell() { mcp_call shell "{\"command\":$(js "$1")}"; }
 npending() { "$AIRLOCK" pending 2>/dev/null | awk '$3 == "shell"' | wc -l; }
 
 mcp_start "$T/m.yaml" "$ws"

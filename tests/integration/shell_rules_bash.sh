@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# Shell rules on a host whose /bin/sh is bash (Fedora, macOS).  Bash
+# evaluates a variable's value wherever it does arithmetic, and a
+# subscript's substitutions wherever a builtin takes a variable's name:
+# with a value the agent wrote to a file, "read x <f; echo $((x))" and
+# "read x <f; read "$x" <<<1" run whatever the file says, though the
+# rules see only read and echo, which the shipped set allows.  Debian's
+# dash refuses such values, so the attack is played for real here in a
+# mount namespace of its own where /bin/sh is bash: the broker and the
+# sandboxed shell see bash, the rest of the machine does not.  Each
+# command now waits for a human and nothing of the file's runs; the
+# controls show the sandbox's sh is bash and that plain commands still
+# run.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/mcp_lib.sh"
+mcp_env
+if ! command -v unshare >/dev/null || [ "$(id -u)" -ne 0 ]; then
+	echo "# SKIP needs root and unshare(1) to give /bin/sh another shell"
+	exit 77
+fi
+ws=$(make_workspace)
+# The payload: each of the agent's files names a file to create.
+printf 'a[$(>%s/pwned-arith)]\n' "$ws" >"$ws/arith.txt"
+printf 'a[$(>%s/pwned-name)]\n' "$ws" >"$ws/name.txt"
+
+{
+	cat "$top_srcdir/contrib/manifests/shell-rules.yaml"
+	printf 'approvals:\n  approvers: [%s]\n  ttlSeconds: 60\n' "$(id -un)"
+} >"$T/m.yaml"
+
+# airlock serve in a mount namespace where /bin/sh is bash.
+cat >"$T/airlock-bash-sh" <<EOF
+#!/bin/bash
+exec unshare -m --propagation private bash -c \
+    'mount --bind /bin/bash /bin/sh && exec "\$0" "\$@"' "$AIRLOCK" "\$@"
+EOF
+chmod 755 "$T/airlock-bash-sh"
+REAL_AIRLOCK=$AIRLOCK
+AIRLOCK="$T/airlock-bash-sh"
+
+mcp_start "$T/m.yaml" "$ws"
+shell 'echo "sh is ${BASH_VERSION:+bash}"'
+expect_ok_result "control: an allowed command runs"
+expect_eq "control: the sandbox's /bin/sh is bash" "$(jr .result.structuredContent.stdout)" "sh is bash"
+
+AIRLOCK=$REAL_AIRLOCK
+id=100 last=
+for cmd in 'read x <arith.txt; echo $((x))' 'read x <name.txt; read "$x" <<<1'; do
+	id=$((id + 1))
+	call_async "$id" "$(js "$cmd")"
+	pid=$(pending_shell "$last")
+	check "$cmd: waits for a human" test -n "$pid"
+	expect_contains "$cmd: the approver sees that bash would evaluate it" \
+	    "$("$AIRLOCK" pending -v)" "bash evaluates"
+	"$AIRLOCK" deny "$pid" --reason no >/dev/null 2>&1
+	mcp_wait_id "$id"
+	expect_error_class "$cmd: refused when the human says no" approval_denied
+	last=$pid
+done
+check "nothing of the files ran (arithmetic)" test ! -e "$ws/pwned-arith"
+check "nothing of the files ran (a name)" test ! -e "$ws/pwned-name"
+shell 'read x <arith.txt; echo "$x" | wc -c'
+expect_ok_result "control: the same value read and printed runs"
+mcp_stop
+check "still nothing ran" test ! -e "$ws/pwned-arith" -a ! -e "$ws/pwned-name"
+finish
