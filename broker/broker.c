@@ -34,6 +34,7 @@
 #include "broker/denials.h"
 #include "broker/egress.h"
 #include "broker/escalate.h"
+#include "broker/cowview.h"
 #include "broker/fwatch.h"
 #include "broker/jobs.h"
 #include "broker/jsonrpc.h"
@@ -717,8 +718,10 @@ gate_pins_after(struct call *c, json_t *out)
 
 /*
  * A check's result is bound to the digest taken before it ran; if the
- * broker wrote the workspace while it ran (a write_file, a patch, another
- * run's change set), the check may have read content the digest never
+ * workspace was written while it ran (a write_file, a patch, another
+ * run's change set, the agent's own writes: broker_ws_gen()), or the
+ * agent writes it directly and it could not be watched, the check may
+ * have read content the digest never
  * held, and its result counts toward no gate.
  */
 static void
@@ -730,12 +733,14 @@ gate_written_during(struct call *c, json_t *out)
 	if (!c->ws_written)
 		return;
 	json_object_set_new(out, "workspaceWrittenDuringRun", json_true());
-	snprintf(c->note, sizeof(c->note), "the workspace was written while "
-	    "it ran; does not count toward acceptance");
+	snprintf(c->note, sizeof(c->note), "the workspace was written (or "
+	    "could not be watched) while it ran; does not count toward "
+	    "acceptance");
 	text = json_object_get(out, "_text");
 	xasprintf(&msg, "airlock: this result of %s does not count toward "
-	    "acceptance: the workspace was written while it ran; run it "
-	    "again\n%s", c->check->id, json_is_string(text) ?
+	    "acceptance: the workspace was written (or could not be "
+	    "watched) while it ran; run it again\n%s", c->check->id,
+	    json_is_string(text) ?
 	    json_string_value(text) : "");
 	json_object_set_new(out, "_text", json_string(msg));
 	free(msg);
@@ -769,6 +774,20 @@ egress_hint(struct runner_result *res, json_t *denied)
 	res->hint[sizeof(res->hint) - 1] = '\0';
 }
 
+/* Digests taken again for a check before it runs regardless. */
+#define DIGEST_RETRIES 3
+
+int64_t
+broker_ws_gen(struct broker *b, int *blind)
+{
+	int	complete;
+	int64_t	others = (int64_t)fwatch_others(b->fwatch, &complete);
+
+	*blind = !complete && (b->m->agent.workspace_writable ||
+	    cowview_active(b));
+	return b->ws_gen + others;
+}
+
 static void	call_done_ran(struct call *, int, json_t *);
 static void	call_landed(struct call *, int, json_t *);
 static void	call_land(struct call *);
@@ -785,7 +804,8 @@ call_runner_event(int fd, int why, void *arg)
 	struct runner_result	*res;
 	char			 layers[256], digest[SHA256_HEX_LEN + 1];
 	json_t			*denied = NULL;
-	int			 rc;
+	int64_t			 gen;
+	int			 rc, blind;
 
 	(void)fd;
 	(void)why;
@@ -803,7 +823,10 @@ call_runner_event(int fd, int why, void *arg)
 		egress_detach(b->cfg.egress, c->egress);
 	}
 	/* Before its own set lands: did another write land meanwhile? */
-	c->ws_written = c->check != NULL && c->digest_gen != b->ws_gen;
+	if (c->check != NULL) {
+		gen = broker_ws_gen(b, &blind);
+		c->ws_written = c->digest_gen != gen || blind;
+	}
 	res = c->res = call_result_new();
 	rc = runner_proc_finish(c->proc, res);
 	c->proc = NULL;
@@ -1670,18 +1693,26 @@ static void
 call_digest_done(void *arg, int rc, const char *hex, const char *why)
 {
 	struct call *c = arg;
+	int blind;
 
 	TAILQ_REMOVE(&c->b->digesting, c, entry);
 	c->wsjob = NULL;
 	if (c->runs_after_digest)
 		c->b->nstarting--;
-	/* The broker wrote the workspace while it was read (a change set, a
-	 * write_file): the digest may be of neither state, and a gate would
-	 * bind content its check never ran on.  Again, once none lands. */
-	if (c->digest_gen != c->b->ws_gen) {
-		if (!call_hold(c, HOLD_DIGEST, NULL))
-			call_redigest(c);
-		return;
+	/* The workspace was written while it was read (a change set, a
+	 * write_file, the agent's own writes): the digest may be of neither
+	 * state, and a gate would bind content its check never ran on.
+	 * Again, once none lands; after DIGEST_RETRIES the check runs all
+	 * the same, and its result counts toward no gate (a workspace that
+	 * never stops changing must not hold the call for ever). */
+	if (c->digest_gen != broker_ws_gen(c->b, &blind)) {
+		if (c->redigests < DIGEST_RETRIES) {
+			c->redigests++;
+			if (!call_hold(c, HOLD_DIGEST, NULL))
+				call_redigest(c);
+			return;
+		}
+		c->digest_gen = -1;
 	}
 	c->digested(c, rc, rc == 0 ? hex : why);
 }
@@ -1699,8 +1730,10 @@ int
 call_digest(struct call *c, void (*then)(struct call *, int, const char *),
     json_t **out)
 {
+	int	blind;
+
 	c->digested = then;
-	c->digest_gen = c->b->ws_gen;
+	c->digest_gen = broker_ws_gen(c->b, &blind);
 	if ((c->wsjob = wsjob_start(c->b->digester, call_digest_done,
 	    c)) == NULL) {
 		*out = tool_error("internal", 1, NULL,

@@ -62,9 +62,12 @@ struct call {
 	struct wsjob		*wsjob;
 	int			 runs_after_digest;	/* counts as a
 							   process meanwhile */
-	int64_t			 digest_gen;	/* b->ws_gen when asked */
+	int64_t			 digest_gen;	/* broker_ws_gen() when asked */
+	int			 redigests;	/* digests taken again */
 	int			 ws_written;	/* ...and it moved before the
-						   check's run ended */
+						   check's run ended, or the
+						   agent's writes could not
+						   be watched */
 	/* |hex| is the digest, or when rc != 0 why there is none. */
 	void			(*digested)(struct call *c, int rc,
 				    const char *hex);
@@ -255,6 +258,15 @@ void		 call_complete(struct call *c, int status, json_t *out);
 
 /* Appends an audit record; returns 0 or AL_ERR_IO. */
 int		 broker_audit(struct broker *b, const char *event, json_t *fields);
+/*
+ * The workspace's generation, to which a gate binds its check's run: up
+ * at each write the broker makes (b->ws_gen) and at each change by others
+ * that its watch sees (an agent with a writable workspace or a
+ * copy-on-write view, a human's editor; broker/fwatch.h).  *blind is set
+ * when the agent writes the workspace directly and the watch does not see
+ * all of it: no window is then known to be unwritten.
+ */
+int64_t		 broker_ws_gen(struct broker *b, int *blind);
 /*
  * The end of an event-loop turn (loop_on_turn_end()): signs and writes
  * the audit batch, then sends the replies held for it; if the batch was

@@ -5,19 +5,24 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "broker/broker_int.h"
 #include "broker/cowview.h"
+#include "broker/fwatch.h"
 #include "broker/landjob.h"
 #include "broker/wsjob.h"
 #include "common/errors.h"
+#include "common/log.h"
 #include "common/util.h"
 
 int
 cowview_attach(struct broker *b, int viewfd, const char *upper)
 {
+	char root[64], err[256];
+
 	if (viewfd < 0 || viewfd == b->rootfd) {
 		errno = EBADF;
 		return AL_ERR_SYSTEM;
@@ -39,6 +44,20 @@ cowview_attach(struct broker *b, int viewfd, const char *upper)
 	if ((b->digester = wsdigester_new(b->cfg.loop, b->rootfd)) == NULL ||
 	    (b->lander = lander_new(b)) == NULL)
 		return AL_ERR_SYSTEM;
+	/*
+	 * The watch too: the agent writes the view, not the checkout, and a
+	 * write it makes while a check runs must void that check's gate
+	 * (broker_ws_gen()).  Through the view's descriptor ("/." so that
+	 * the watch's own O_NOFOLLOW opens reach the directory); without
+	 * inotify there is no watch, and no gate counts (blind).
+	 */
+	fwatch_free(b->fwatch);
+	snprintf(root, sizeof(root), "/proc/self/fd/%d/.", b->rootfd);
+	if ((b->fwatch = fwatch_new(b->cfg.loop, root, err, sizeof(err))) ==
+	    NULL)
+		log_warnx("the copy-on-write view cannot be watched: %s; no "
+			  "check counts toward a gate",
+		    err);
 	return 0;
 }
 

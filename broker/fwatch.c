@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,7 @@ struct fwatch {
 	json_t *changed; /* path -> "created"|"modified"|"deleted" */
 	size_t more; /* past FWATCH_MAX_PATHS */
 	int incomplete; /* a queue overflow or too many dirs */
+	uint64_t others; /* changes by others seen, ever */
 	int drained; /* fwatch_pending() read the queue this turn */
 };
 
@@ -52,6 +54,17 @@ skipped(const char *name)
 
 static void add_tree(struct fwatch *, const char *);
 
+/* How many directories deep |rel| is ("" is 0). */
+static size_t
+depth_of(const char *rel)
+{
+	size_t n = *rel != '\0';
+
+	for (; *rel != '\0'; rel++)
+		n += *rel == '/';
+	return n;
+}
+
 /* Watches the directory |rel| and, when |recurse|, those beneath it. */
 static void
 add_dir(struct fwatch *fw, const char *rel, int recurse)
@@ -59,7 +72,7 @@ add_dir(struct fwatch *fw, const char *rel, int recurse)
 	char path[PATH_MAX];
 	int wd;
 
-	if (fw->ndirs >= FWATCH_MAX_DIRS) {
+	if (fw->ndirs >= FWATCH_MAX_DIRS || depth_of(rel) > FWATCH_MAX_DEPTH) {
 		fw->incomplete = 1;
 		return;
 	}
@@ -156,6 +169,7 @@ handle(struct fwatch *fw, const struct inotify_event *ev)
 
 	if (ev->mask & IN_Q_OVERFLOW) {
 		fw->incomplete = 1;
+		fw->others++;
 		return;
 	}
 	if (ev->wd < 0 || (size_t)ev->wd >= fw->ndirs_cap ||
@@ -176,6 +190,7 @@ handle(struct fwatch *fw, const struct inotify_event *ev)
 		add_dir(fw, path, 1);
 	if (fw->own)
 		return;
+	fw->others++;
 	if (ev->mask & (IN_CREATE | IN_MOVED_TO))
 		change = "created";
 	else if (ev->mask & (IN_DELETE | IN_MOVED_FROM))
@@ -221,6 +236,17 @@ fwatch_pending(struct fwatch *fw)
 	}
 	return json_object_size(fw->changed) > 0 || fw->more > 0 ||
 	    fw->incomplete;
+}
+
+uint64_t
+fwatch_others(struct fwatch *fw, int *complete)
+{
+	*complete = 0;
+	if (fw == NULL)
+		return 0;
+	fwatch_drain(fw);
+	*complete = !fw->incomplete;
+	return fw->others;
 }
 
 void

@@ -14,7 +14,8 @@
  *
  * What is not seen: changes inside a directory created and filled before
  * its watch was added (the directory itself is reported), directories
- * past FWATCH_MAX_DIRS (fileChanges then says it is incomplete), and
+ * past FWATCH_MAX_DIRS or deeper than FWATCH_MAX_DEPTH (fileChanges then
+ * says it is incomplete), and
  * changes made through another mount of the same files in the instant of
  * an own-write bracket.  Not for use outside broker/.
  */
@@ -22,10 +23,12 @@
 #define AIRLOCK_FWATCH_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
 #define FWATCH_MAX_DIRS 8192 /* directories watched */
+#define FWATCH_MAX_DEPTH 128 /* ...and how deep (the walk recurses) */
 #define FWATCH_MAX_PATHS 1000 /* changes remembered between results */
 #define FWATCH_SHOWN 20 /* changes listed in one result */
 
@@ -72,5 +75,14 @@ void fwatch_tail(struct fwatch *fw, json_t *result, json_t *structured);
  */
 int fwatch_pending(struct fwatch *fw);
 void fwatch_turn_end(struct fwatch *fw);
+
+/*
+ * How many changes by others it has seen since it was made (a count that
+ * only grows; the kernel's queue is read first), and in *complete
+ * whether it sees them all: 0 once the queue overflowed or directories
+ * went unwatched (FWATCH_MAX_DIRS, or the kernel's max_user_watches),
+ * and for NULL.  The broker binds gates to it (broker.c).
+ */
+uint64_t fwatch_others(struct fwatch *fw, int *complete);
 
 #endif

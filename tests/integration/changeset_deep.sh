@@ -51,4 +51,22 @@ expect_eq "commit of a 2000-deep tree refuses (exit 1)" "$rc" 1
 expect_contains "and says it is too deep" "$(cat "$T/cerr")" "nested deeper than"
 check "nothing landed" test ! -e "$ws/a"
 "$A" discard "$S" >/dev/null 2>&1
+
+# (c) an agent that writes the checkout itself (rw) makes one: the
+# broker's watch of the workspace follows new directories as they come,
+# and recursed 2000 deep until the broker died of SIGSEGV.  Now it stops
+# at its depth bound, and the broker answers the agent after.
+sed 's/workspace: cow/workspace: rw/' "$T/m.yaml" >"$T/rw.yaml"
+{
+	printf '#!/bin/sh
+mkdir -p %s && echo x >%sf && sleep 1
+' "$deep" "$deep"
+	connect_calls '{"jsonrpc":"2.0","id":5,"method":"ping","params":{}}'
+} >"$T/agent-rw.sh"
+chmod 755 "$T/agent-rw.sh"
+(cd "$ws" && timeout 120 "$A" run --manifest "$T/rw.yaml" --workspace "$ws" \
+    -- "$T/agent-rw.sh" >"$T/out-rw" 2>"$T/err-rw")
+expect_eq "rw: airlock run ends normally" "$?" 0
+check "rw: the broker answered a ping after the deep tree was made" grep -q '"id":5,"result"' "$T/out-rw"
+rm -rf "${ws:?}/a"
 finish

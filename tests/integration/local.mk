@@ -87,9 +87,9 @@ EXTRA_DIST += tests/integration/exec_changeset.sh
 TESTS += tests/integration/forged_journal.sh
 EXTRA_DIST += tests/integration/forged_journal.sh
 TESTS += tests/integration/budget_stall.sh tests/integration/land_stall.sh \
-	tests/integration/gate_digest_race.sh
+	tests/integration/gate_digest_race.sh tests/integration/gate_agent_writes.sh
 EXTRA_DIST += tests/integration/budget_stall.sh tests/integration/land_stall.sh \
-	tests/integration/gate_digest_race.sh
+	tests/integration/gate_digest_race.sh tests/integration/gate_agent_writes.sh
 TESTS += tests/integration/symlink_chain.sh
 EXTRA_DIST += tests/integration/symlink_chain.sh
 # Budgets counted from change sets and broker writes alike (issue 12).
