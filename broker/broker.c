@@ -793,6 +793,7 @@ static void	call_landed(struct call *, int, json_t *);
 static void	call_land(struct call *);
 static void	call_land_done(struct call *, int, json_t *);
 static void	calls_release(struct broker *);
+static void	statuses_release(struct broker *);
 static void	conn_frames(struct conn *);
 static void	conn_input(int, int, void *);
 
@@ -1685,6 +1686,8 @@ calls_release(struct broker *b)
 		}
 		json_decref(params);
 	}
+	if (b->landing == NULL)
+		statuses_release(b);
 	if (b->landing == NULL && b->input_paused)
 		calls_resume_input(b);
 }
@@ -2272,6 +2275,46 @@ workspace_index_json(const struct wsdigester *d)
 	    "bytes", (json_int_t)s.bytes);
 }
 
+static void	status_digested(void *, int, const char *, const char *);
+
+/*
+ * Starts the digest of status request |r| (in b->statuses); on failure
+ * answers it with the error and frees it.
+ */
+static void
+status_digest(struct status_req *r)
+{
+	struct conn	*k = r->conn;
+	struct broker	*b = k->b;
+	int		 blind;
+
+	r->gen = broker_ws_gen(b, &blind);
+	if ((r->wsjob = wsjob_start(b->digester, status_digested, r)) !=
+	    NULL)
+		return;
+	TAILQ_REMOVE(&b->statuses, r, entry);
+	send_error(k, r->id, JSONRPC_INTERNAL_ERROR,
+	    "cannot digest the workspace: %s", strerror(errno));
+	json_decref(r->id);
+	free(r);
+	k->ncalls--;
+	conn_maybe_close(k);
+	conn_unref(k);
+}
+
+/* Digests again the status requests held while a set landed. */
+static void
+statuses_release(struct broker *b)
+{
+	struct status_req	*r, *next;
+
+	for (r = TAILQ_FIRST(&b->statuses); r != NULL; r = next) {
+		next = TAILQ_NEXT(r, entry);
+		if (r->wsjob == NULL)
+			status_digest(r);
+	}
+}
+
 static void
 status_digested(void *arg, int rc, const char *hex, const char *why)
 {
@@ -2279,7 +2322,22 @@ status_digested(void *arg, int rc, const char *hex, const char *why)
 	struct conn		*k = r->conn;
 	struct broker		*b = k->b;
 	json_t			*st;
+	int			 blind;
 
+	r->wsjob = NULL;
+	/*
+	 * A set lands (the digest may be of half of it: held until it has
+	 * landed, as calls are), or the workspace was written while it was
+	 * read: taken again, up to DIGEST_RETRIES times.
+	 */
+	if (rc == 0 && b->landing != NULL)
+		return;
+	if (rc == 0 && r->gen != broker_ws_gen(b, &blind) &&
+	    r->redigests < DIGEST_RETRIES) {
+		r->redigests++;
+		status_digest(r);
+		return;
+	}
 	TAILQ_REMOVE(&b->statuses, r, entry);
 	if (rc != 0)
 		send_error(k, r->id, JSONRPC_INTERNAL_ERROR,
@@ -2315,16 +2373,10 @@ m_session_status(struct conn *k, struct jsonrpc_msg *msg)
 	r = xcalloc(1, sizeof(*r));
 	r->conn = k;
 	r->id = json_incref(msg->id);
-	if ((r->wsjob = wsjob_start(b->digester, status_digested, r)) == NULL) {
-		send_error(k, msg->id, JSONRPC_INTERNAL_ERROR,
-		    "cannot digest the workspace: %s", strerror(errno));
-		json_decref(r->id);
-		free(r);
-		return;
-	}
 	k->refs++;
 	k->ncalls++;
 	TAILQ_INSERT_TAIL(&b->statuses, r, entry);
+	status_digest(r);
 }
 
 /* The resources methods: this session's artifacts (broker/output.c). */

@@ -163,9 +163,11 @@ TAILQ_HEAD(connq, conn);
 struct status_req {
 	struct conn		*conn;		/* holds a reference */
 	json_t			*id;
-	struct wsjob		*wsjob;
+	struct wsjob		*wsjob;		/* NULL while held */
 	int			 runs_after_digest;	/* counts as a
 							   process meanwhile */
+	int64_t			 gen;		/* broker_ws_gen() when asked */
+	int			 redigests;
 	TAILQ_ENTRY(status_req)	 entry;
 };
 TAILQ_HEAD(statusq, status_req);

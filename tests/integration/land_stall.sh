@@ -44,10 +44,11 @@ make_files() {
 
 # 1 and 2.
 make_files d 100
-worst=0 result= read= order= sent_read=0 pings_landing=0
+worst=0 result= read= status= order= sent_read=0 pings_landing=0
 for i in $(seq 1 6000); do
 	if [ $sent_read = 0 ] && applying; then
 		mcp_send '{"jsonrpc":"2.0","id":200,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"d/zz"}}}'
+		mcp_send '{"jsonrpc":"2.0","id":201,"method":"airlock/session/status","params":{}}'
 		sent_read=1
 	fi
 	landing=0
@@ -58,6 +59,7 @@ for i in $(seq 1 6000); do
 		case $R in
 		*'"id":100,'*) result=$R order="${order}c" ;;
 		*'"id":200,'*) read=$R order="${order}r" ;;
+		*'"id":201,'*) status=$R ;;
 		*"\"id\":$((1000 + i)),"*) break ;;
 		esac
 	done
@@ -80,6 +82,14 @@ check "a read_file sent during the apply was held, not refused" \
 R=$read
 expect_eq "... and answered from the whole set" "$(jr '.result.structuredContent.content')" "last"
 check "... after the run's own answer" test "$order" = cr
+# A status asked meanwhile is held too: its digest is of the whole set,
+# not of the half that had landed when it was asked.
+[ -n "$status" ] || { mcp_wait_id 201 60; status=$R; }
+R=$status
+during=$(jr .result.workspaceDigest)
+mcp_rpc airlock/session/status '{}'
+expect_eq "a status asked during the apply has the digest of the whole set" \
+    "$during" "$(jr .result.workspaceDigest)"
 
 # 2b. A flood while a set lands: past 64 held calls the broker stops
 # reading its input until they go on, then reads the rest.
