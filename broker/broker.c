@@ -2277,6 +2277,26 @@ workspace_index_json(const struct wsdigester *d)
 
 static void	status_digested(void *, int, const char *, const char *);
 
+/* Answers status request |r| with |st| (NULL: the error |why|) and frees
+ * it. */
+static void
+status_answer(struct status_req *r, json_t *st, const char *why)
+{
+	struct conn	*k = r->conn;
+
+	TAILQ_REMOVE(&k->b->statuses, r, entry);
+	if (st == NULL)
+		send_error(k, r->id, JSONRPC_INTERNAL_ERROR,
+		    "cannot digest the workspace: %s", why);
+	else
+		conn_send(k, jsonrpc_encode_result(r->id, st));
+	json_decref(r->id);
+	free(r);
+	k->ncalls--;
+	conn_maybe_close(k);
+	conn_unref(k);
+}
+
 /*
  * Starts the digest of status request |r| (in b->statuses); on failure
  * answers it with the error and frees it.
@@ -2289,17 +2309,8 @@ status_digest(struct status_req *r)
 	int		 blind;
 
 	r->gen = broker_ws_gen(b, &blind);
-	if ((r->wsjob = wsjob_start(b->digester, status_digested, r)) !=
-	    NULL)
-		return;
-	TAILQ_REMOVE(&b->statuses, r, entry);
-	send_error(k, r->id, JSONRPC_INTERNAL_ERROR,
-	    "cannot digest the workspace: %s", strerror(errno));
-	json_decref(r->id);
-	free(r);
-	k->ncalls--;
-	conn_maybe_close(k);
-	conn_unref(k);
+	if ((r->wsjob = wsjob_start(b->digester, status_digested, r)) == NULL)
+		status_answer(r, NULL, strerror(errno));
 }
 
 /* Digests again the status requests held while a set landed. */
@@ -2338,26 +2349,17 @@ status_digested(void *arg, int rc, const char *hex, const char *why)
 		status_digest(r);
 		return;
 	}
-	TAILQ_REMOVE(&b->statuses, r, entry);
-	if (rc != 0)
-		send_error(k, r->id, JSONRPC_INTERNAL_ERROR,
-		    "cannot digest the workspace: %s", why);
-	else {
-		st = ledger_status(b->ledger, hex, now_monotonic_ms());
-		json_object_set_new(st, "session",
-		    json_string(b->cfg.session_id));
-		json_object_set_new(st, "steps",
-		    json_integer(ledger_steps(b->ledger)));
-		json_object_set_new(st, "workspaceIndex",
-		    workspace_index_json(b->digester));
-		conn_send(k, jsonrpc_encode_result(r->id, st));
-		json_decref(st);
+	if (rc != 0) {
+		status_answer(r, NULL, why);
+		return;
 	}
-	json_decref(r->id);
-	free(r);
-	k->ncalls--;
-	conn_maybe_close(k);
-	conn_unref(k);
+	st = ledger_status(b->ledger, hex, now_monotonic_ms());
+	json_object_set_new(st, "session", json_string(b->cfg.session_id));
+	json_object_set_new(st, "steps", json_integer(ledger_steps(b->ledger)));
+	json_object_set_new(st, "workspaceIndex",
+	    workspace_index_json(b->digester));
+	status_answer(r, st, NULL);
+	json_decref(st);
 }
 
 /*
