@@ -205,6 +205,12 @@ struct sandbox_policy {
 	enum workspace_mode	 workspace;
 	int			 workspace_readonly;	/* 1: no writes at all
 							   (a read-only agent) */
+	int			 host_writes;	/* 1: the workspace is written
+						   directly, not through a
+						   change set (an agent with
+						   agent.workspace: rw): no
+						   setuid or setgid bit may be
+						   set (seccomp_policy.h) */
 	const char		*home;		/* a host directory bound
 						   read-write at its own path
 						   (the agent's persistent home),

@@ -200,6 +200,78 @@ add_personality_deny(struct table *t, struct scp_action deny)
 	}
 }
 
+/*
+ * The calls that give a file its mode, and which argument holds it.  A
+ * sandbox that writes host paths directly (the workspace of an agent
+ * with agent.workspace: rw, its home, --rw binds) would otherwise leave
+ * a setuid or setgid file there, owned on the host by the workspace's
+ * owner (root, often): no change set's write policy sees those writes.
+ * open and openat take a mode only with O_CREAT; the C libraries pass 0
+ * otherwise.  openat2's mode is in a structure a filter cannot read:
+ * ENOSYS, and the C libraries fall back to openat.
+ */
+static const struct {
+	const char *name;
+	unsigned arg;
+} mode_setters[] = {
+	{ "chmod", 1 }, { "fchmod", 1 }, { "fchmodat", 2 },
+	{ "fchmodat2", 2 }, { "open", 2 }, { "openat", 3 }, { "creat", 1 },
+	{ "mknod", 1 }, { "mknodat", 2 },
+};
+#define SCP_S_ISUID 04000
+#define SCP_S_ISGID 02000
+
+int
+seccomp_policy_refuses_special_bits(const struct sandbox_policy *sp)
+{
+	return sp->host_writes || sp->nread_write > 0 || sp->home != NULL;
+}
+
+/* Default profile: the mode setters fail with EPERM when asked for a
+ * setuid or a setgid bit; openat2 is ENOSYS. */
+static void
+deny_special_bits(struct table *t)
+{
+	struct scp_action eperm = { SCP_ERRNO, EPERM };
+	struct scp_action enosys = { SCP_ERRNO, ENOSYS };
+	size_t i;
+
+	for (i = 0; i < sizeof(mode_setters) / sizeof(mode_setters[0]); i++) {
+		add_cond(t, mode_setters[i].name, eperm, mode_setters[i].arg,
+		    SCP_OP_MASKED_EQ, SCP_S_ISUID, SCP_S_ISUID);
+		add_cond(t, mode_setters[i].name, eperm, mode_setters[i].arg,
+		    SCP_OP_MASKED_EQ, SCP_S_ISGID, SCP_S_ISGID);
+	}
+	add(t, "openat2", enosys, NULL);
+}
+
+/* Whether |name| is one of mode_setters (or openat2). */
+static int
+is_mode_setter(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(mode_setters) / sizeof(mode_setters[0]); i++)
+		if (strcmp(name, mode_setters[i].name) == 0)
+			return 1;
+	return strcmp(name, "openat2") == 0;
+}
+
+/* Strict profile: the mode setters are allowed only without a setuid or
+ * setgid bit (one rule: both bits clear); openat2 is ENOSYS. */
+static void
+allow_plain_modes(struct table *t)
+{
+	struct scp_action allow = { SCP_ALLOW, 0 };
+	struct scp_action enosys = { SCP_ERRNO, ENOSYS };
+	size_t i;
+
+	for (i = 0; i < sizeof(mode_setters) / sizeof(mode_setters[0]); i++)
+		add_cond(t, mode_setters[i].name, allow, mode_setters[i].arg,
+		    SCP_OP_MASKED_EQ, SCP_S_ISUID | SCP_S_ISGID, 0);
+	add(t, "openat2", enosys, NULL);
+}
+
 static void
 compile_default(struct table *t)
 {
@@ -228,7 +300,7 @@ compile_default(struct table *t)
 }
 
 static void
-compile_strict(struct table *t)
+compile_strict(struct table *t, int plain_modes)
 {
 	struct scp_action allow = { SCP_ALLOW, 0 };
 	struct scp_action enosys = { SCP_ERRNO, ENOSYS };
@@ -238,7 +310,8 @@ compile_strict(struct table *t)
 	for (i = 0; strict_allowed[i] != NULL; i++) {
 		/* name_to_handle_at and personality are listed only to be
 		 * skipped: they get conditions or stay denied. */
-		skip = strcmp(strict_allowed[i], "personality") == 0;
+		skip = strcmp(strict_allowed[i], "personality") == 0 ||
+		    (plain_modes && is_mode_setter(strict_allowed[i]));
 		for (j = 0; seccomp_denied_syscalls[j] != NULL; j++)
 			if (strcmp(strict_allowed[i],
 			    seccomp_denied_syscalls[j]) == 0)
@@ -278,10 +351,14 @@ seccomp_policy_compile(const struct sandbox_policy *sp,
 	if (sp->seccomp == SECCOMP_PROFILE_STRICT) {
 		p->default_action.kind = SCP_ERRNO;
 		p->default_action.err = EPERM;
-		compile_strict(&t);
+		compile_strict(&t, seccomp_policy_refuses_special_bits(sp));
+		if (seccomp_policy_refuses_special_bits(sp))
+			allow_plain_modes(&t);
 	} else {
 		p->default_action.kind = SCP_ALLOW;
 		compile_default(&t);
+		if (seccomp_policy_refuses_special_bits(sp))
+			deny_special_bits(&t);
 	}
 	if (t.failed) {
 		free(t.v);

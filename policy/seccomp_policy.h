@@ -73,6 +73,15 @@ int	seccomp_policy_compile(const struct sandbox_policy *sp,
 void	seccomp_policy_free(struct seccomp_policy *p);
 
 /*
+ * Whether the filter of |sp| refuses setuid and setgid modes: when the
+ * sandbox writes host paths directly (sp->host_writes, read_write binds,
+ * a home), chmod, fchmod, fchmodat, fchmodat2, open, openat, creat,
+ * mknod and mknodat asked for S_ISUID or S_ISGID fail with EPERM, and
+ * openat2 (whose mode a filter cannot read) with ENOSYS.
+ */
+int	seccomp_policy_refuses_special_bits(const struct sandbox_policy *sp);
+
+/*
  * Returns the action the table gives to |syscall| called with args[0..6),
  * from the native ABI.  Pure: used by the unit tests and for explaining
  * denials.

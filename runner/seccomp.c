@@ -182,11 +182,15 @@ out:
  * this is the architecture and the libseccomp version it was compiled
  * with (another version may know other syscall names); else NULL.
  */
-static struct sock_fprog prebuilt_progs[2] = {
+static struct sock_fprog prebuilt_progs[4] = {
 	{ sizeof(prebuilt_default) / sizeof(prebuilt_default[0]),
 	  prebuilt_default },
 	{ sizeof(prebuilt_strict) / sizeof(prebuilt_strict[0]),
 	  prebuilt_strict },
+	{ sizeof(prebuilt_default_host) / sizeof(prebuilt_default_host[0]),
+	  prebuilt_default_host },
+	{ sizeof(prebuilt_strict_host) / sizeof(prebuilt_strict_host[0]),
+	  prebuilt_strict_host },
 };
 
 static struct sock_fprog *
@@ -207,7 +211,7 @@ int
 runner_seccomp_is_prebuilt(const struct sock_fprog *prog)
 {
 #ifndef AIRLOCK_SECCOMP_GEN
-	return prog == &prebuilt_progs[0] || prog == &prebuilt_progs[1];
+	return prog >= &prebuilt_progs[0] && prog <= &prebuilt_progs[3];
 #else
 	(void)prog;
 	return 0;
@@ -218,10 +222,11 @@ const struct sock_fprog *
 runner_seccomp_program(const struct sandbox_policy *sp, char *err,
     size_t errlen)
 {
-	static struct sock_fprog *cache[2];
+	static struct sock_fprog *cache[4];
 	struct seccomp_policy *p;
 	scmp_filter_ctx ctx;
-	unsigned idx = sp->seccomp == SECCOMP_PROFILE_STRICT ? 1 : 0;
+	unsigned idx = (sp->seccomp == SECCOMP_PROFILE_STRICT ? 1 : 0) +
+	    (seccomp_policy_refuses_special_bits(sp) ? 2 : 0);
 
 	if (cache[idx] != NULL)
 		return cache[idx];

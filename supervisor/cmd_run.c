@@ -380,6 +380,10 @@ cmd_run(int argc, char **argv)
 	/* A read-only agent changes files only through the broker's tools. */
 	policy.workspace_readonly = !m->agent.workspace_writable;
 	policy.home = agent_home(m, home_buf, sizeof(home_buf));
+	/* Its writes land in the checkout as they are made, seen by no
+	 * write policy: no setuid or setgid file (seccomp_policy.h). */
+	policy.host_writes = m->agent.workspace_writable && !want_cow &&
+	    resume == NULL && !m->agent.workspace_cow;
 	env = agent_env(m, s, policy.home, ab->dir, selfdir);
 	overrides_apply_env(&ov, &env);
 

@@ -2,9 +2,10 @@
 /* Copyright (c) 2026 The airlock authors */
 /*
  * seccomp_gen: writes runner/seccomp_prebuilt.h, the runner's seccomp
- * programs for the default and strict profiles compiled at build time
- * (runner/seccomp.c compiles them with libseccomp exactly as it would at
- * run time).  airlock uses them when the architecture and the libseccomp
+ * programs for the default and strict profiles, each with and without
+ * host writes (seccomp_policy_refuses_special_bits()), compiled at build
+ * time (runner/seccomp.c compiles them with libseccomp exactly as it
+ * would at run time).  airlock uses them when the architecture and the libseccomp
  * version it runs with are the ones they were compiled for, and compiles
  * afresh otherwise; tests/unit/test_runner.c checks that they are what a
  * fresh compile gives.  usage: seccomp_gen > runner/seccomp_prebuilt.h
@@ -19,7 +20,7 @@
 #include "runner/runner_int.h"
 
 static int
-emit(const char *name, enum seccomp_profile profile)
+emit(const char *name, enum seccomp_profile profile, int host_writes)
 {
 	struct sandbox_policy sp;
 	struct sock_fprog *prog;
@@ -28,6 +29,7 @@ emit(const char *name, enum seccomp_profile profile)
 
 	memset(&sp, 0, sizeof(sp));
 	sp.seccomp = profile;
+	sp.host_writes = host_writes;
 	if ((prog = runner_seccomp_program_allowing(&sp, NULL, 0, err,
 	    sizeof(err))) == NULL) {
 		fprintf(stderr, "seccomp_gen: %s: %s\n", name, err);
@@ -54,8 +56,10 @@ main(void)
 	printf("#define PREBUILT_LIBSECCOMP_MAJOR %u\n", v->major);
 	printf("#define PREBUILT_LIBSECCOMP_MINOR %u\n", v->minor);
 	printf("#define PREBUILT_LIBSECCOMP_MICRO %u\n", v->micro);
-	if (emit("default", SECCOMP_PROFILE_DEFAULT) != 0 ||
-	    emit("strict", SECCOMP_PROFILE_STRICT) != 0)
+	if (emit("default", SECCOMP_PROFILE_DEFAULT, 0) != 0 ||
+	    emit("strict", SECCOMP_PROFILE_STRICT, 0) != 0 ||
+	    emit("default_host", SECCOMP_PROFILE_DEFAULT, 1) != 0 ||
+	    emit("strict_host", SECCOMP_PROFILE_STRICT, 1) != 0)
 		return 1;
 	return fflush(stdout) == 0 ? 0 : 1;
 }

@@ -84,8 +84,9 @@ EXTRA_DIST += tests/integration/apply_crash.sh
 # airlock exec through the overlay and the write policy (issue 12).
 TESTS += tests/integration/exec_changeset.sh
 EXTRA_DIST += tests/integration/exec_changeset.sh
-TESTS += tests/integration/forged_journal.sh
-EXTRA_DIST += tests/integration/forged_journal.sh
+TESTS += tests/integration/forged_journal.sh tests/integration/rw_special_bits.sh
+EXTRA_DIST += tests/integration/forged_journal.sh \
+	tests/integration/rw_special_bits.sh
 TESTS += tests/integration/budget_stall.sh tests/integration/land_stall.sh \
 	tests/integration/gate_digest_race.sh tests/integration/gate_agent_writes.sh
 EXTRA_DIST += tests/integration/budget_stall.sh tests/integration/land_stall.sh \

@@ -178,7 +178,8 @@ START_TEST(test_prebuilt_filter_is_a_fresh_compile)
 	char err[256];
 
 	sandbox_policy_init_defaults(&sp);
-	sp.seccomp = profiles[_i];
+	sp.seccomp = profiles[_i % 2];
+	sp.host_writes = _i >= 2;
 	prog = runner_seccomp_program(&sp, err, sizeof(err));
 	ck_assert_msg(prog != NULL, "%s", err);
 	ck_assert_msg(runner_seccomp_is_prebuilt(prog),
@@ -496,7 +497,7 @@ main(void)
 	tcase_add_loop_test(tc, test_compiled_filter_gives_each_row_its_action,
 	    0, sizeof(bpf_rows) / sizeof(bpf_rows[0]));
 	tcase_add_loop_test(tc, test_prebuilt_filter_is_a_fresh_compile, 0,
-	    2);
+	    4);
 	tcase_add_test(tc, test_run_captures_stdout_and_stderr_separately);
 	tcase_add_test(tc,
 	    test_run_truncates_output_at_the_cap_and_drains_the_rest);

@@ -130,6 +130,50 @@ static const struct row strict_rows[] = {
 	{ "ioctl", { 0, 0x541c }, EPERM_ },
 };
 
+/*
+ * A sandbox that writes host paths directly (an agent with
+ * agent.workspace: rw): no setuid or setgid mode, in either profile; the
+ * sticky bit and plain modes stay.  0x41 is O_WRONLY | O_CREAT.
+ */
+static const struct row host_rows[] = {
+	{ "chmod", { 0, 04755 }, EPERM_ },
+	{ "chmod", { 0, 02755 }, EPERM_ },
+	{ "chmod", { 0, 06777 }, EPERM_ },
+	{ "chmod", { 0, 0755 }, ALLOW },
+	{ "chmod", { 0, 01777 }, ALLOW },
+	{ "fchmod", { 3, 04755 }, EPERM_ },
+	{ "fchmod", { 3, 0600 }, ALLOW },
+	{ "fchmodat", { 3, 0, 02775 }, EPERM_ },
+	{ "fchmodat", { 3, 0, 0644 }, ALLOW },
+	{ "fchmodat2", { 3, 0, 04755, 0 }, EPERM_ },
+	{ "fchmodat2", { 3, 0, 0755, 0 }, ALLOW },
+	{ "open", { 0, 0x41, 04755 }, EPERM_ },
+	{ "open", { 0, 0x41, 0644 }, ALLOW },
+	{ "openat", { 3, 0, 0x41, 02755 }, EPERM_ },
+	{ "openat", { 3, 0, 0, 0 }, ALLOW },
+	{ "creat", { 0, 04755 }, EPERM_ },
+	{ "mknod", { 0, 0100000 | 04755, 0 }, EPERM_ },
+	{ "mknodat", { 3, 0, 0100000 | 02755, 0 }, EPERM_ },
+	{ "mknodat", { 3, 0, 0100000 | 0644, 0 }, ALLOW },
+	{ "openat2", { 0 }, ENOSYS_ },
+	{ "read", { 0 }, ALLOW },
+	{ "ptrace", { 0 }, EPERM_ },
+};
+
+static struct seccomp_policy *
+compile_host(enum seccomp_profile prof, int host_writes)
+{
+	struct sandbox_policy sp;
+	struct seccomp_policy *p;
+
+	sandbox_policy_init_defaults(&sp);
+	sp.seccomp = prof;
+	sp.host_writes = host_writes;
+	ck_assert_int_eq(seccomp_policy_compile(&sp, &p), 0);
+	sandbox_policy_free_arrays(&sp);
+	return p;
+}
+
 static struct seccomp_policy *
 compile(enum seccomp_profile prof)
 {
@@ -173,6 +217,25 @@ START_TEST(test_strict_profile_gives_each_row_its_action)
 }
 END_TEST
 
+START_TEST(test_host_writes_refuse_special_bits)
+{
+	struct seccomp_policy *p;
+	size_t i;
+
+	p = compile_host(_i ? SECCOMP_PROFILE_STRICT : SECCOMP_PROFILE_DEFAULT,
+	    1);
+	for (i = 0; i < sizeof(host_rows) / sizeof(host_rows[0]); i++)
+		check_row(p, &host_rows[i]);
+	seccomp_policy_free(p);
+	/* ... and only then: a change set's write policy sees the rest. */
+	p = compile_host(_i ? SECCOMP_PROFILE_STRICT : SECCOMP_PROFILE_DEFAULT,
+	    0);
+	ck_assert_int_eq(seccomp_policy_eval(p, "chmod",
+	    (const uint64_t[6]){ 0, 04755 }).kind, SCP_ALLOW);
+	seccomp_policy_free(p);
+}
+END_TEST
+
 START_TEST(test_foreign_abis_are_killed)
 {
 	struct seccomp_policy *p = compile(SECCOMP_PROFILE_DEFAULT);
@@ -202,8 +265,8 @@ END_TEST
 
 START_TEST(test_one_action_per_syscall_so_rule_order_cannot_matter)
 {
-	struct seccomp_policy *p = compile(_i ? SECCOMP_PROFILE_STRICT :
-	    SECCOMP_PROFILE_DEFAULT);
+	struct seccomp_policy *p = compile_host(_i % 2 ?
+	    SECCOMP_PROFILE_STRICT : SECCOMP_PROFILE_DEFAULT, _i >= 2);
 	size_t i, j;
 
 	for (i = 0; i < p->nrules; i++)
@@ -221,8 +284,8 @@ END_TEST
 
 START_TEST(test_every_rule_names_a_syscall_of_this_architecture)
 {
-	struct seccomp_policy *p = compile(_i ? SECCOMP_PROFILE_STRICT :
-	    SECCOMP_PROFILE_DEFAULT);
+	struct seccomp_policy *p = compile_host(_i % 2 ?
+	    SECCOMP_PROFILE_STRICT : SECCOMP_PROFILE_DEFAULT, _i >= 2);
 	size_t i;
 
 	for (i = 0; i < p->nrules; i++)
@@ -245,12 +308,13 @@ main(void)
 	    0, sizeof(default_rows) / sizeof(default_rows[0]));
 	tcase_add_loop_test(tc, test_strict_profile_gives_each_row_its_action,
 	    0, sizeof(strict_rows) / sizeof(strict_rows[0]));
+	tcase_add_loop_test(tc, test_host_writes_refuse_special_bits, 0, 2);
 	tcase_add_test(tc, test_foreign_abis_are_killed);
 	tcase_add_test(tc, test_every_denied_syscall_is_denied_outright);
 	tcase_add_loop_test(tc,
-	    test_one_action_per_syscall_so_rule_order_cannot_matter, 0, 2);
+	    test_one_action_per_syscall_so_rule_order_cannot_matter, 0, 4);
 	tcase_add_loop_test(tc,
-	    test_every_rule_names_a_syscall_of_this_architecture, 0, 2);
+	    test_every_rule_names_a_syscall_of_this_architecture, 0, 4);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
