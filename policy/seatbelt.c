@@ -462,6 +462,9 @@ seatbelt_profile(
 		fprintf(fp, "))\n");
 	} else
 		fprintf(fp, ")\n    (subpath (param \"TMPDIR\")))\n");
+	/* The workspace is written directly, seen by no write policy: no
+	 * setuid or setgid file (Linux: seccomp_policy.h). */
+	fprintf(fp, "(deny file-write-setugid)\n");
 	fprintf(fp,
 	    "(allow file-write-data\n"
 	    "    (require-all (literal \"/dev/null\") "
