@@ -242,6 +242,12 @@ check_brace_param(const char *p, struct one *o)
 			    "evaluates its value as code");
 		q += k + (q[k] != '\0');
 	}
+	if (q + 1 < end && q[0] == '@' && q[1] == 'P') {
+		set_why(o,
+		    "${...@P}: bash evaluates a value as a prompt and runs its "
+		    "substitutions");
+		return;
+	}
 	if (q < end && *q == ':' && q + 1 < end &&
 	    strchr("-=?+", q[1]) == NULL && names_variable(q + 1, end - q - 1))
 		set_why(o,
@@ -308,14 +314,14 @@ name_evaluates(const struct shword *w)
 }
 
 /*
- * Bash builtins that evaluate arithmetic (let, declare -i) or take a
- * variable's name, whose subscript bash evaluates (unset, read, printf
- * -v, test -v, declare, declare -n ...).  Tried with bash 5.2: printf's
+ * Bash builtins that evaluate arithmetic (let, declare -i), run a
+ * command (mapfile -C) or take a variable's name, whose subscript bash
+ * evaluates (unset, read, printf -v, test -v, declare, declare -n ...).  Tried with bash 5.2: printf's
  * numeric conversions, wait, kill, shift, return, exit, ulimit, export,
  * mapfile and getopts do not evaluate such a value.
  */
 static void
-check_arith_builtin(
+check_bash_builtin(
     const char *name, const struct shword *w, size_t n, struct one *o)
 {
 	static const char *const takes_names[] = { "unset", "read", "declare",
@@ -328,6 +334,16 @@ check_arith_builtin(
 		    "value as code");
 		return;
 	}
+	if (strcmp(name, "mapfile") == 0 || strcmp(name, "readarray") == 0)
+		for (j = 1; j < n; j++)
+			if (!fixed(&w[j]) ||
+			    (w[j].text[0] == '-' &&
+				strchr(w[j].text, 'C') != NULL)) {
+				set_why(o,
+				    "%s -C: bash evaluates a callback command",
+				    name);
+				return;
+			}
 	if (strcmp(name, "test") == 0 || strcmp(name, "[") == 0 ||
 	    strcmp(name, "printf") == 0) {
 		for (j = 1; j + 1 < n; j++)
@@ -701,7 +717,7 @@ check_command(const struct shword *w, size_t n, const char *ws, struct one *o)
 		return;
 	}
 	name = base_name(w[0].text);
-	check_arith_builtin(name, w, n, o);
+	check_bash_builtin(name, w, n, o);
 	if (in_list(name, codeword)) {
 		set_why(o, "%s runs code the rules cannot see", name);
 		return;

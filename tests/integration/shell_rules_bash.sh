@@ -5,7 +5,8 @@
 # evaluates a variable's value wherever it does arithmetic, and a
 # subscript's substitutions wherever a builtin takes a variable's name:
 # with a value the agent wrote to a file, "read x <f; echo $((x))" and
-# "read x <f; read "$x" <<<1" run whatever the file says, though the
+# "read x <f; read "$x" <<<1" run whatever the file says, and so does
+# "read x <f; echo "${x@P}"" (a prompt expansion), though the
 # rules see only read and echo, which the shipped set allows.  Debian's
 # dash refuses such values, so the attack is played for real here in a
 # mount namespace of its own where /bin/sh is bash: the broker and the
@@ -25,6 +26,7 @@ ws=$(make_workspace)
 # The payload: each of the agent's files names a file to create.
 printf 'a[$(>%s/pwned-arith)]\n' "$ws" >"$ws/arith.txt"
 printf 'a[$(>%s/pwned-name)]\n' "$ws" >"$ws/name.txt"
+printf '$(>%s/pwned-prompt)\n' "$ws" >"$ws/prompt.txt"
 
 {
 	cat "$top_srcdir/contrib/manifests/shell-rules.yaml"
@@ -48,7 +50,8 @@ expect_eq "control: the sandbox's /bin/sh is bash" "$(jr .result.structuredConte
 
 AIRLOCK=$REAL_AIRLOCK
 id=100 last=
-for cmd in 'read x <arith.txt; echo $((x))' 'read x <name.txt; read "$x" <<<1'; do
+for cmd in 'read x <arith.txt; echo $((x))' 'read x <name.txt; read "$x" <<<1' \
+    'read -r x <prompt.txt; echo "${x@P}"'; do
 	id=$((id + 1))
 	call_async "$id" "$(js "$cmd")"
 	pid=$(pending_shell "$last")
@@ -62,8 +65,9 @@ for cmd in 'read x <arith.txt; echo $((x))' 'read x <name.txt; read "$x" <<<1'; 
 done
 check "nothing of the files ran (arithmetic)" test ! -e "$ws/pwned-arith"
 check "nothing of the files ran (a name)" test ! -e "$ws/pwned-name"
+check "nothing of the files ran (a prompt expansion)" test ! -e "$ws/pwned-prompt"
 shell 'read x <arith.txt; echo "$x" | wc -c'
 expect_ok_result "control: the same value read and printed runs"
 mcp_stop
-check "still nothing ran" test ! -e "$ws/pwned-arith" -a ! -e "$ws/pwned-name"
+check "still nothing ran" test ! -e "$ws/pwned-arith" -a ! -e "$ws/pwned-name" -a ! -e "$ws/pwned-prompt"
 finish

@@ -156,6 +156,10 @@ static const struct row rows[] = {
 	S("[ -v \"$x\" ]", ASK),
 	S("declare 'a[$(git push)]=1'", ASK),
 	S("echo 'a[$(git push)]'", ASK),
+	S("read x <f; echo \"${x@P}\"", ASK),
+	S("mapfile -C 'git push #' -c 1 <f", ASK),
+	S("readarray -C 'git push #' -c 1 a <f", ASK),
+	S("echo \"${x@Q}\" ${x@U}", ALLOW),
 	/* ... and what bash does not evaluate stays as it was */
 	S("echo $((1+2)) $(($# + 1)) $(($? * 2))", ALLOW),
 	S("echo ${a[1]} ${a[@]} ${#x} ${x:1:2} ${x:-y} ${x: -1}", ALLOW),
