@@ -780,11 +780,12 @@ egress_hint(struct runner_result *res, json_t *denied)
 int64_t
 broker_ws_gen(struct broker *b, int *blind)
 {
-	int	complete;
+	int	complete, view_complete;
 	int64_t	others = (int64_t)fwatch_others(b->fwatch, &complete);
 
-	*blind = !complete && (b->m->agent.workspace_writable ||
-	    cowview_active(b));
+	others += (int64_t)fwatch_others(b->view_watch, &view_complete);
+	*blind = cowview_active(b) ? !view_complete :
+	    !complete && b->m->agent.workspace_writable;
 	return b->ws_gen + others;
 }
 
@@ -2784,6 +2785,8 @@ broker_free(struct broker *b)
 	b->jobs = NULL;
 	fwatch_free(b->fwatch);
 	b->fwatch = NULL;
+	fwatch_free(b->view_watch);
+	b->view_watch = NULL;
 	while ((c = TAILQ_FIRST(&b->followers)) != NULL) {
 		TAILQ_REMOVE(&b->followers, c, entry);
 		call_free(c);

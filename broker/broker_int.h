@@ -208,6 +208,8 @@ struct broker {
 	FILE			*trace;
 	struct jobs		*jobs;		/* background jobs */
 	struct fwatch		*fwatch;	/* changes by others, or NULL */
+	struct fwatch		*view_watch;	/* a copy-on-write view's,
+						   counted only, or NULL */
 	size_t			 nrunning;
 	size_t			 nstarting;	/* run_checks digesting */
 	int64_t			 ncalls;		/* tools/call seen */
@@ -263,10 +265,11 @@ int		 broker_audit(struct broker *b, const char *event, json_t *fields);
 /*
  * The workspace's generation, to which a gate binds its check's run: up
  * at each write the broker makes (b->ws_gen) and at each change by others
- * that its watch sees (an agent with a writable workspace or a
- * copy-on-write view, a human's editor; broker/fwatch.h).  *blind is set
- * when the agent writes the workspace directly and the watch does not see
- * all of it: no window is then known to be unwritten.
+ * that its watches see (an agent with a writable workspace, a human's
+ * editor: the checkout's; the agent's writes to a copy-on-write view:
+ * the view's; broker/fwatch.h).  *blind is set when the agent writes the
+ * workspace directly and the watch of what it writes does not see all of
+ * it: no window is then known to be unwritten.
  */
 int64_t		 broker_ws_gen(struct broker *b, int *blind);
 /*

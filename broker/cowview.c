@@ -45,19 +45,22 @@ cowview_attach(struct broker *b, int viewfd, const char *upper)
 	    (b->lander = lander_new(b)) == NULL)
 		return AL_ERR_SYSTEM;
 	/*
-	 * The watch too: the agent writes the view, not the checkout, and a
-	 * write it makes while a check runs must void that check's gate
-	 * (broker_ws_gen()).  Through the view's descriptor ("/." so that
-	 * the watch's own O_NOFOLLOW opens reach the directory); without
-	 * inotify there is no watch, and no gate counts (blind).
+	 * And a watch of the view: the agent writes there, not in the
+	 * checkout (whose watch stays, for a human's edits), and a write it
+	 * makes while a check runs must void that check's gate
+	 * (broker_ws_gen()).  It only counts: the agent's own edits are not
+	 * news to it.  Through the view's descriptor ("/." so that the
+	 * watch's own O_NOFOLLOW opens reach the directory); without
+	 * inotify there is none, and no gate counts (blind).
 	 */
-	fwatch_free(b->fwatch);
+	fwatch_free(b->view_watch);
 	snprintf(root, sizeof(root), "/proc/self/fd/%d/.", b->rootfd);
-	if ((b->fwatch = fwatch_new(b->cfg.loop, root, err, sizeof(err))) ==
+	if ((b->view_watch = fwatch_new(b->cfg.loop, root, err, sizeof(err))) ==
 	    NULL)
 		log_warnx("the copy-on-write view cannot be watched: %s; no "
 			  "check counts toward a gate",
 		    err);
+	fwatch_count_only(b->view_watch);
 	return 0;
 }
 

@@ -11,9 +11,9 @@
  * apply_patch), change sets of runners and the workspace digest all
  * see and change the session's view, and the real checkout is untouched
  * (the digest worker and the lander, which hold the root they were
- * forked with, are forked again on the view, and the watch of changes by
- * others (broker/fwatch.h) is made again on it: the agent's own writes
- * to its view void a gate whose check they overlap).
+ * forked with, are forked again on the view; a second watch of changes
+ * (broker/fwatch.h), on the view, counts the agent's own writes to it,
+ * which void a gate whose check they overlap).
  * Runners of the session see the same view: the session's upper layer
  * |upper| (copied) over the workspace as their lower layers
  * (cowview_call_prepare(); a mount of another namespace cannot be a

@@ -43,6 +43,7 @@ struct fwatch {
 	int incomplete; /* a queue overflow or too many dirs */
 	uint64_t others; /* changes by others seen, ever */
 	int drained; /* fwatch_pending() read the queue this turn */
+	int count_only; /* fwatch_count_only(): nothing kept to report */
 };
 
 /* Names airlock never reports: its own temporary files, and .git. */
@@ -191,6 +192,8 @@ handle(struct fwatch *fw, const struct inotify_event *ev)
 	if (fw->own)
 		return;
 	fw->others++;
+	if (fw->count_only)
+		return;
 	if (ev->mask & (IN_CREATE | IN_MOVED_TO))
 		change = "created";
 	else if (ev->mask & (IN_DELETE | IN_MOVED_FROM))
@@ -236,6 +239,13 @@ fwatch_pending(struct fwatch *fw)
 	}
 	return json_object_size(fw->changed) > 0 || fw->more > 0 ||
 	    fw->incomplete;
+}
+
+void
+fwatch_count_only(struct fwatch *fw)
+{
+	if (fw != NULL)
+		fw->count_only = 1;
 }
 
 uint64_t

@@ -85,4 +85,7 @@ void fwatch_turn_end(struct fwatch *fw);
  */
 uint64_t fwatch_others(struct fwatch *fw, int *complete);
 
+/* Makes |fw| only count (fwatch_others()): it keeps nothing to report. */
+void fwatch_count_only(struct fwatch *fw);
+
 #endif

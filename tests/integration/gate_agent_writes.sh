@@ -63,7 +63,13 @@ EOF
 	run_agent "$mode" "$ws"
 	expect_eq "$mode: the check passed on what the agent wrote meanwhile" \
 	    "$(jr .result.structuredContent.exitCode)" 0
-	expect_contains "$mode: the write was seen" "$(jr -c .result.structuredContent.fileChanges.files)" '"path":"flag"'
+	if [ "$mode" = rw ]; then
+		expect_contains "rw: the write is reported as a change by others" \
+		    "$(jr -c .result.structuredContent.fileChanges.files)" '"path":"flag"'
+	else
+		expect_eq "cow: the agent's own edit in its view is not news to it" \
+		    "$(jr -c .result.structuredContent.fileChanges)" null
+	fi
 	R=$S
 	expect_eq "$mode: with broken put back, acceptance is not met" \
 	    "$(jr -c "$GATE")" '[false,"stale"]'
