@@ -28,7 +28,6 @@
  */
 #include "config.h"
 
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -101,6 +100,126 @@ send_frame(int fd, char type, const void *payload, size_t len)
 }
 
 /*
+ * A file scanned for secrets as one stream fed in pieces: what is fed
+ * collects in buf, which is scanned when full and at the end; its last
+ * |keep| bytes (the longest form but one) stay to be scanned again with
+ * what follows, so a form cut between two pieces is found.
+ */
+#define SCAN_CHUNK 65536
+
+struct scan {
+	const struct redact *r;
+	unsigned char *buf;
+	size_t keep, len, cap; /* cap: SCAN_CHUNK + keep */
+	int hit;
+};
+
+static void
+scan_flush(struct scan *s)
+{
+	size_t keep = s->len < s->keep ? s->len : s->keep;
+
+	if (!s->hit)
+		s->hit = redact_contains(s->r, s->buf, s->len);
+	memmove(s->buf, s->buf + s->len - keep, keep);
+	s->len = keep;
+}
+
+static void
+scan_feed(struct scan *s, const unsigned char *p, size_t n)
+{
+	size_t part;
+
+	while (n > 0 && !s->hit) {
+		part = n < s->cap - s->len ? n : s->cap - s->len;
+		memcpy(s->buf + s->len, p, part);
+		s->len += part;
+		p += part;
+		n -= part;
+		if (s->len == s->cap)
+			scan_flush(s);
+	}
+}
+
+/*
+ * Feeds the |n| bytes of |fd| from |off| (data), or |n| zero bytes (a
+ * hole): a form's match holds at most longest zero bytes of a hole's
+ * start or end, or longest zeros within it, so a hole is fed as at most
+ * twice that many zeros.  The holes are never read: a read of a tmpfs
+ * file through a mapping would allocate its holes, and a sparse file
+ * of a terabyte would fill the run's tmpfs.  Returns 0, or -1 if the
+ * file could not be read whole.
+ */
+static int
+scan_range(struct scan *s, int fd, off_t off, off_t n, int hole)
+{
+	static const unsigned char zeros[4096];
+	unsigned char chunk[SCAN_CHUNK];
+	off_t most = 2 * (off_t)s->keep + 2;
+	size_t part;
+	ssize_t got;
+
+	if (hole && n > most)
+		n = most;
+	while (n > 0 && !s->hit) {
+		if (hole) {
+			part = n < (off_t)sizeof(zeros) ? (size_t)n
+							: sizeof(zeros);
+			scan_feed(s, zeros, part);
+		} else {
+			part = n < (off_t)sizeof(chunk) ? (size_t)n
+							: sizeof(chunk);
+			if ((got = pread(fd, chunk, part, off)) == -1 &&
+			    errno == EINTR)
+				continue;
+			if (got <= 0)
+				return -1;
+			part = (size_t)got;
+			scan_feed(s, chunk, part);
+			off += (off_t)part;
+		}
+		n -= (off_t)part;
+	}
+	return 0;
+}
+
+/* Whether the regular file |fd| holds a secret or one of its forms. */
+static int
+fd_holds_secret(int fd, off_t size, const struct redact *r)
+{
+	struct scan s;
+	off_t off, data, hole;
+	int rc = 0;
+
+	memset(&s, 0, sizeof(s));
+	s.r = r;
+	s.keep = redact_longest(r) > 0 ? redact_longest(r) - 1 : 0;
+	s.cap = SCAN_CHUNK + s.keep;
+	if ((s.buf = malloc(s.cap)) == NULL)
+		return 1;
+	for (off = 0; off < size && rc == 0 && !s.hit; off = hole) {
+		if ((data = lseek(fd, off, SEEK_DATA)) == -1)
+			/* ENXIO: a hole to the end; otherwise (no
+			 * SEEK_DATA here) all of it is read. */
+			data = errno == ENXIO ? size : off;
+		if (data > size)
+			data = size;
+		hole = size;
+		if (data < size && (hole = lseek(fd, data, SEEK_HOLE)) == -1)
+			hole = size;
+		if (hole > size)
+			hole = size;
+		if (scan_range(&s, fd, off, data - off, 1) != 0 ||
+		    scan_range(&s, fd, data, hole - data, 0) != 0)
+			rc = -1;
+	}
+	if (rc == 0)
+		scan_flush(&s);
+	free(s.buf);
+	return rc != 0 || s.hit;
+}
+
+/*
  * Whether the upper layer's file |path| holds a secret or one of its
  * forms; a file that cannot be read whole counts as holding one (fail
  * closed).
@@ -109,7 +228,6 @@ static int
 file_holds_secret(int upperfd, const char *path, const struct redact *r)
 {
 	struct stat st;
-	void *p;
 	int fd, hit;
 
 	if (path_resolve(upperfd, path, O_RDONLY | O_NOFOLLOW, &fd, NULL, 0) !=
@@ -119,16 +237,8 @@ file_holds_secret(int upperfd, const char *path, const struct redact *r)
 		close(fd);
 		return 1;
 	}
-	if (st.st_size == 0) {
-		close(fd);
-		return 0;
-	}
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	hit = fd_holds_secret(fd, st.st_size, r);
 	close(fd);
-	if (p == MAP_FAILED)
-		return 1;
-	hit = redact_contains(r, p, (size_t)st.st_size);
-	munmap(p, (size_t)st.st_size);
 	return hit;
 }
 

@@ -374,6 +374,17 @@ partial_at(const struct redact *r, const unsigned char *in, size_t len,
 	return 0;
 }
 
+size_t
+redact_longest(const struct redact *r)
+{
+	size_t i, longest = 0;
+
+	for (i = 0; r != NULL && i < r->nforms; i++)
+		if (r->forms[i].len > longest)
+			longest = r->forms[i].len;
+	return longest;
+}
+
 int
 redact_contains(const struct redact *r, const void *inp, size_t len)
 {

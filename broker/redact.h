@@ -73,6 +73,13 @@ size_t		 redact_count(const struct redact *r);
 int		 redact_buf(const struct redact *r, const void *in, size_t len,
 		    char **out, size_t *outlen) __attribute__((warn_unused_result));
 
+/*
+ * Returns the length of the longest form of any secret held (0 when none):
+ * a scan of a stream in pieces that scans the last redact_longest() - 1
+ * bytes of each piece again with the next finds every form.
+ */
+size_t		 redact_longest(const struct redact *r);
+
 /* Returns 1 if in[0..len) holds a secret or one of its forms, else 0. */
 int		 redact_contains(const struct redact *r, const void *in,
 		    size_t len);
