@@ -839,6 +839,7 @@ call_runner_event(int fd, int why, void *arg)
 		    "the runner failed: %s", al_strerror(rc)));
 		return;
 	}
+	output_settle_cut(b, res);
 	runner_layers_string(res->layers, layers, sizeof(layers));
 	c->uri[0] = '\0';
 	{

@@ -93,6 +93,17 @@ excerpt_json(const char *data, size_t len, const struct excerpt_opts *o,
 	return s;
 }
 
+void
+output_settle_cut(const struct broker *b, struct runner_result *res)
+{
+	if (!res->truncated)
+		return;
+	res->out_len = redact_settled(b->cfg.redact, res->out, res->out_len);
+	res->out[res->out_len] = '\0';
+	res->err_len = redact_settled(b->cfg.redact, res->err, res->err_len);
+	res->err[res->err_len] = '\0';
+}
+
 char *
 output_text(struct broker *b, const struct tool *t, const char *data,
     size_t len, int failed, const char *how)

@@ -49,6 +49,37 @@ else
 	pass "the store does not hold the plain value"
 fi
 
+# A capture cut by the output cap in the middle of the secret: the piece
+# before the cut is no whole form the redactor knows, and it is dropped,
+# from the result and from the artifact the agent can read.
+cat >"$T/cut.yaml" <<'YAML'
+sandbox:
+  limits: { outputBytes: 1000 }
+tools:
+  - name: publish
+    input: {}
+    output: { exitCode: integer, stdout: string, artifactUri: string }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 5000
+    command: ["sh", "-c", "head -c 985 /dev/zero | tr '\\0' x; echo \"$API_TOKEN\""]
+    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+YAML
+rm -rf "$AIRLOCK_HOME/sessions"
+out=$(printf '%s\n' \
+    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}' \
+    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"publish","arguments":{}}}' |
+    "$AIRLOCK" serve --manifest "$T/cut.yaml" --workspace "$ws")
+expect_not_contains "the result holds no piece of the secret the cap cut" "$out" "sup3r/s3c"
+art=$(find "$AIRLOCK_HOME/sessions" -path '*/artifacts/*' -type f | head -n1)
+check "the run's output was kept as an artifact" test -s "$art"
+check "... its x's up to the cut are there" grep -q xxxxxxxxxx "$art"
+if grep -rqF -e "sup3r/s3c" "$AIRLOCK_HOME/sessions"; then
+	fail "neither the artifact nor the audit log holds the piece"
+else
+	pass "neither the artifact nor the audit log holds the piece"
+fi
+
 # The agent: no secret in its environment, and the store, its key and the
 # state directory are not in its view at all.
 {
