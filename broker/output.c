@@ -96,7 +96,7 @@ excerpt_json(const char *data, size_t len, const struct excerpt_opts *o,
 void
 output_settle_cut(const struct broker *b, struct runner_result *res)
 {
-	if (!res->truncated)
+	if (!res->truncated && !res->timed_out && res->exited)
 		return;
 	res->out_len = redact_settled(b->cfg.redact, res->out, res->out_len);
 	res->out[res->out_len] = '\0';
