@@ -51,7 +51,8 @@ fi
 
 # A capture cut by the output cap in the middle of the secret: the piece
 # before the cut is no whole form the redactor knows, and it is dropped,
-# from the result and from the artifact the agent can read.
+# from the result and from the artifact the agent can read.  So is the
+# piece a command killed by its timeout was writing.
 cat >"$T/cut.yaml" <<'YAML'
 sandbox:
   limits: { outputBytes: 1000 }
@@ -64,16 +65,28 @@ tools:
     timeoutMs: 5000
     command: ["sh", "-c", "head -c 985 /dev/zero | tr '\\0' x; echo \"$API_TOKEN\""]
     secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+  - name: slow
+    input: {}
+    output: { exitCode: integer, stdout: string, timedOut: boolean }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 1000
+    command: ["sh", "-c", "echo started; printf %s \"$API_TOKEN\" | head -c 9; sleep 10"]
+    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
 YAML
 rm -rf "$AIRLOCK_HOME/sessions"
 out=$(printf '%s\n' \
     '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}' \
-    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"publish","arguments":{}}}' |
+    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"publish","arguments":{}}}' \
+    '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slow","arguments":{}}}' |
     "$AIRLOCK" serve --manifest "$T/cut.yaml" --workspace "$ws")
+expect_contains "the command killed while it wrote timed out" "$out" 'ran past its 1000 ms limit'
 expect_not_contains "the result holds no piece of the secret the cap cut" "$out" "sup3r/s3c"
-art=$(find "$AIRLOCK_HOME/sessions" -path '*/artifacts/*' -type f | head -n1)
+art=$(find "$AIRLOCK_HOME/sessions" -path '*/artifacts/*-publish.log' -type f)
 check "the run's output was kept as an artifact" test -s "$art"
 check "... its x's up to the cut are there" grep -q xxxxxxxxxx "$art"
+art=$(find "$AIRLOCK_HOME/sessions" -path '*/artifacts/*-slow.log' -type f)
+check "... so was the killed command's, up to the secret" grep -qx started "$art"
 if grep -rqF -e "sup3r/s3c" "$AIRLOCK_HOME/sessions"; then
 	fail "neither the artifact nor the audit log holds the piece"
 else
