@@ -605,13 +605,10 @@ copy_file(int from, int to)
 	if (fstat(from, &st) == -1)
 		return -1;
 	for (data = 0; data < st.st_size; data = hole) {
-		if ((data = lseek(from, data, SEEK_DATA)) == -1) {
-			if (errno == ENXIO)
-				break;
-			return -1;
-		}
-		if ((hole = lseek(from, data, SEEK_HOLE)) == -1 ||
-		    lseek(from, data, SEEK_SET) == -1 ||
+		fd_next_data(from, data, st.st_size, &data, &hole);
+		if (data >= st.st_size)
+			break;
+		if (lseek(from, data, SEEK_SET) == -1 ||
 		    lseek(to, data, SEEK_SET) == -1)
 			return -1;
 		while (data < hole) {

@@ -198,17 +198,7 @@ fd_holds_secret(int fd, off_t size, const struct redact *r)
 	if ((s.buf = malloc(s.cap)) == NULL)
 		return 1;
 	for (off = 0; off < size && rc == 0 && !s.hit; off = hole) {
-		if ((data = lseek(fd, off, SEEK_DATA)) == -1)
-			/* ENXIO: a hole to the end; otherwise (no
-			 * SEEK_DATA here) all of it is read. */
-			data = errno == ENXIO ? size : off;
-		if (data > size)
-			data = size;
-		hole = size;
-		if (data < size && (hole = lseek(fd, data, SEEK_HOLE)) == -1)
-			hole = size;
-		if (hole > size)
-			hole = size;
+		fd_next_data(fd, off, size, &data, &hole);
 		if (scan_range(&s, fd, off, data - off, 1) != 0 ||
 		    scan_range(&s, fd, data, hole - data, 0) != 0)
 			rc = -1;

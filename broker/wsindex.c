@@ -196,17 +196,15 @@ hash_file(struct walk *w, int dirfd, const char *name, const struct stat *sb,
 		return fail(w, AL_ERR_SYSTEM, NULL);
 	dense = (off_t)sb->st_blocks * 512 >= size;
 	while (off < size && rc == 0) {
-		if (dense)
+		if (dense) {
 			data = off;
-		else if ((data = lseek(fd, off, SEEK_DATA)) == -1)
-			data = errno == ENXIO ? size : off;
+			hole = size;
+		} else
+			fd_next_data(fd, off, size, &data, &hole);
 		if (data > off)
 			hash_segment(&st, 'H', off, data - off);
 		if (data >= size)
 			break;
-		hole = dense ? size : lseek(fd, data, SEEK_HOLE);
-		if (hole == -1 || hole > size)
-			hole = size;
 		hash_segment(&st, 'D', data, hole - data);
 		if (!dense && lseek(fd, data, SEEK_SET) == -1) {
 			rc = fail(w, AL_ERR_SYSTEM, NULL);

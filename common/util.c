@@ -303,6 +303,24 @@ read_fd_upto(int fd, size_t size, size_t *len)
 	return buf;
 }
 
+void
+fd_next_data(int fd, off_t off, off_t size, off_t *data, off_t *end)
+{
+	off_t d, e;
+
+	if ((d = lseek(fd, off, SEEK_DATA)) == -1)
+		d = errno == ENXIO ? size : off;
+	if (d > size)
+		d = size;
+	e = size;
+	/* A file changing meanwhile may answer anything: keep going. */
+	if (d < size &&
+	    ((e = lseek(fd, d, SEEK_HOLE)) == -1 || e > size || e <= d))
+		e = size;
+	*data = d;
+	*end = e;
+}
+
 int
 write_all(int fd, const void *data, size_t len)
 {

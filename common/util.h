@@ -7,6 +7,8 @@
 #ifndef AIRLOCK_UTIL_H
 #define AIRLOCK_UTIL_H
 
+#include <sys/types.h>
+
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -61,6 +63,16 @@ int	 close_fds_from(int lowfd, const int *keep, size_t n);
  * what was read.
  */
 char	*read_fd_upto(int fd, size_t size, size_t *len);
+
+/*
+ * The next extent of data of the regular file |fd|, |size| bytes long, at
+ * or after |off| (< size), by SEEK_DATA and SEEK_HOLE: *data is where it
+ * starts (size: none, the rest is a hole) and *end where it ends (the
+ * next hole, or size).  Where lseek(2) cannot tell (no SEEK_DATA on that
+ * file system), the rest of the file is one extent of data.  Holes read
+ * as zeros; a caller that never reads them never allocates them.
+ */
+void	 fd_next_data(int fd, off_t off, off_t size, off_t *data, off_t *end);
 
 /* Writes all of |len| bytes, restarting on EINTR/short writes. 0 or AL_ERR_SYSTEM. */
 int	 write_all(int fd, const void *data, size_t len);

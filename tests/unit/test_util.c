@@ -3,7 +3,10 @@
 /* utc_time() (common/util.c) against glibc's gmtime_r(). */
 #include "config.h"
 
+#include <sys/mman.h>
+
 #include <check.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +69,48 @@ START_TEST(test_format_rfc3339)
 }
 END_TEST
 
+/* A shmem file: data at [0, 4 KiB) and [1 MiB, 1 MiB + 4 KiB), 2 MiB long. */
+START_TEST(test_fd_next_data)
+{
+	const off_t mib = 1024 * 1024, size = 2 * mib;
+	char page[4096];
+	off_t data, end;
+	int fd, p[2];
+
+	memset(page, 'x', sizeof(page));
+	fd = memfd_create("extents", MFD_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pwrite(fd, page, sizeof(page), 0), sizeof(page));
+	ck_assert_int_eq(pwrite(fd, page, sizeof(page), mib), sizeof(page));
+	ck_assert_int_eq(ftruncate(fd, size), 0);
+	fd_next_data(fd, 0, size, &data, &end);
+	ck_assert_int_eq(data, 0);
+	ck_assert_int_eq(end, 4096);
+	fd_next_data(fd, 100, size, &data, &end);
+	ck_assert_int_eq(data, 100);
+	ck_assert_int_eq(end, 4096);
+	fd_next_data(fd, 4096, size, &data, &end);
+	ck_assert_int_eq(data, mib);
+	ck_assert_int_eq(end, mib + 4096);
+	/* A hole to the end. */
+	fd_next_data(fd, mib + 4096, size, &data, &end);
+	ck_assert_int_eq(data, size);
+	ck_assert_int_eq(end, size);
+	/* A shorter |size| (the file grew since its stat): capped. */
+	fd_next_data(fd, 4096, mib + 100, &data, &end);
+	ck_assert_int_eq(data, mib);
+	ck_assert_int_eq(end, mib + 100);
+	close(fd);
+	/* No SEEK_DATA (a pipe): the rest is one extent of data. */
+	ck_assert_int_eq(pipe(p), 0);
+	fd_next_data(p[0], 10, 50, &data, &end);
+	ck_assert_int_eq(data, 10);
+	ck_assert_int_eq(end, 50);
+	close(p[0]);
+	close(p[1]);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -77,6 +122,7 @@ main(void)
 	tcase_add_test(tc, test_utc_time_edges);
 	tcase_add_test(tc, test_utc_time_every_day);
 	tcase_add_test(tc, test_format_rfc3339);
+	tcase_add_test(tc, test_fd_next_data);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
