@@ -91,8 +91,16 @@ protected_hit(
 	return 0;
 }
 
+/*
+ * A ".git" at any depth; or a file or symlink named "HEAD", which is what
+ * makes a directory of any name a git directory: git takes a directory
+ * holding a valid HEAD beside "objects" and "refs" (or a "commondir") for
+ * a bare repository, and "git status" in or beneath it obeys its "config"
+ * (core.fsmonitor, with core.worktree) as it would a nested .git's.
+ * Removing a HEAD makes no repository: allowed.
+ */
 static int
-git_hit(const struct comps *ec)
+git_hit(const struct comps *ec, enum wp_kind kind)
 {
 	size_t i;
 
@@ -100,7 +108,8 @@ git_hit(const struct comps *ec)
 	for (i = 0; i < ec->n; i++)
 		if (strcasecmp(ec->c[i], ".git") == 0)
 			return 1;
-	return 0;
+	return (kind == WP_FILE || kind == WP_SYMLINK) &&
+	    strcasecmp(ec->c[ec->n - 1], "HEAD") == 0;
 }
 
 /*
@@ -156,7 +165,7 @@ static const char *
 path_rules(
     const struct sandbox_policy *p, const struct comps *ec, enum wp_kind kind)
 {
-	if (git_hit(ec))
+	if (git_hit(ec, kind))
 		return WP_RULE_GIT;
 	if (airlock_hit(ec))
 		return WP_RULE_AIRLOCK;
@@ -232,7 +241,9 @@ writepolicy_rule_text(const char *rule)
 		{ WP_RULE_SYMLINK,
 		    "a symbolic link may not point outside the "
 		    "workspace" },
-		{ WP_RULE_GIT, "no .git may be written, at any depth" },
+		{ WP_RULE_GIT,
+		    "no .git, nor a file named HEAD (a git directory's), may "
+		    "be written, at any depth" },
 		{ WP_RULE_NAME, "a path must be valid UTF-8" },
 		{ WP_RULE_AIRLOCK,
 		    "names beginning with .airlock- at the workspace root "

@@ -18,7 +18,9 @@
  *                 has a ".." after a name (the name may be a symlink
  *                 that climbs: s/../../x with s -> ../..)
  *   git           a ".git" component at any depth (a directory, or a
- *                 ".git" file with "gitdir:"), whether or not it exists
+ *                 ".git" file with "gitdir:"), whether or not it exists;
+ *                 or a file or symlink named "HEAD" (any case), which
+ *                 makes a directory of any name a bare repository
  *   name          a path that is not valid UTF-8 (refusals, audit records
  *                 and the apply journal are JSON)
  *   airlock       a first component beginning with ".airlock-" (any case):
