@@ -10,7 +10,11 @@
 # below landed, and "git status" in src then ran the planted command on
 # the host.  Tried for real from inside airlock exec as root and as uid
 # 4242 (HEAD a file, HEAD a symlink, and the repository built over two
-# runs), and through the broker (run_check and write_file).
+# runs), and through the broker (run_check and write_file).  A repository
+# the checkout already has under another name (tests/fixtures/repo.git)
+# is as good: before a write beneath a directory holding a HEAD was
+# refused, a run or write_file rewrote its config and "git status" there
+# ran the planted command.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -70,6 +74,8 @@ for u in 0 $U; do
 	echo "print(1)" >"$ws/src/main.py"
 	cp "$T/plant.sh" "$ws/tools/plant.sh"
 	git -C "$ws" init -q .
+	git init -q --bare "$ws/tests/fixtures/repo.git"
+	cp -a "$ws/tests/fixtures/repo.git/config" "$T/fixture.config"
 	chown -R "$u:$u" "$ws" "$T/st$u"
 	cd "$ws" || exit 1
 
@@ -103,6 +109,23 @@ for u in 0 $U; do
 	git_status "$ws/src" "$u"
 	check "uid $u: git status in src runs nothing (two runs)" test ! -e "$T/marks/pwned$u"
 	unplant
+
+	# A repository the checkout already has, by any name (a test's
+	# fixture): its config is as good as .git/config.
+	ex "sh tools/plant.sh $T/marks/pwned$u tests/fixtures/repo.git nohead"
+	expect_eq "uid $u: a fixture repository's config rewritten: refused (77)" "$status" 77
+	expect_contains "uid $u: the fixture's config named with the git rule" "$out" "refused: tests/fixtures/repo.git/config: git"
+	check "uid $u: the fixture's config is intact" cmp -s "$ws/tests/fixtures/repo.git/config" "$T/fixture.config"
+	git_status "$ws/tests/fixtures/repo.git" "$u"
+	check "uid $u: git status in the fixture runs nothing" test ! -e "$T/marks/pwned$u"
+	rm -f "$T/marks/pwned$u"
+	cp -a "$T/fixture.config" "$ws/tests/fixtures/repo.git/config"
+	ex "mkdir tests/fixtures/repo.git/hooks2 && echo x >tests/fixtures/repo.git/hooks2/post-checkout"
+	expect_eq "uid $u: a new directory in the fixture: refused (77)" "$status" 77
+	expect_contains "uid $u: the fixture's new directory named with the git rule" "$out" "refused: tests/fixtures/repo.git/hooks2: git"
+	ex "rm tests/fixtures/repo.git/description"
+	expect_eq "uid $u: a removal in the fixture lands" "$status" 0
+	check "uid $u: the fixture's description is removed" test ! -e "$ws/tests/fixtures/repo.git/description"
 
 	ex "mkdir -p web/Head && echo '<title/>' >web/Head/index.html"
 	expect_eq "uid $u: a directory named Head still lands" "$status" 0
@@ -141,6 +164,14 @@ mcp_call write_file '{"path":"src/objects/HEAD","content":"ref: refs/heads/main\
 expect_eq "write_file of a HEAD: refused by the git rule" \
     "$(jr -c '[.result.structuredContent.errorClass, .result.structuredContent.rule]')" '["denied","git"]'
 check "write_file: no HEAD on the host" test ! -e "$ws/src/objects/HEAD"
+mcp_call write_file "{\"path\":\"tests/fixtures/repo.git/config\",\"content\":\"[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = ..\\n\\tfsmonitor = \\\"touch $T/pwned-broker; false\\\"\\n\"}"
+expect_eq "write_file of a fixture repository's config: denied" \
+    "$(jr .result.structuredContent.errorClass)" denied
+expect_contains "write_file of a fixture repository's config: by the git rule" \
+    "$(jr .result.structuredContent.message)" "(git)"
+check "write_file: the fixture's config is intact" cmp -s "$ws/tests/fixtures/repo.git/config" "$T/fixture.config"
+git_status "$ws/tests/fixtures/repo.git"
+check "broker: git status in the fixture runs nothing" test ! -e "$T/pwned-broker"
 mcp_stop
 git_status "$ws/src"
 check "broker: git status in src runs nothing" test ! -e "$T/pwned-broker"
