@@ -55,6 +55,7 @@ struct cs_entry {
 	off_t size;
 	uid_t uid; /* who the landed file belongs to */
 	gid_t gid;
+	int in_git_dir; /* beneath a directory that holds a HEAD */
 };
 
 struct changeset {
@@ -270,12 +271,30 @@ is_opaque(const struct changeset *cs, int fd)
 	return n == 1 && v[0] == 'y';
 }
 
-static int walk(struct changeset *, int, const char *, int, char *, size_t);
+static int walk(
+    struct changeset *, int, const char *, int, int, char *, size_t);
 
-/* One name of the upper directory |ufd| at workspace path |path|. */
+/*
+ * Whether the workspace's directory |dir| holds a HEAD, which makes it a
+ * git directory whatever its name (writepolicy.h, the git rule); what
+ * cannot be told counts as one.
+ */
+static int
+holds_head(const struct changeset *cs, const char *dir)
+{
+	struct stat st;
+	char *head = join(dir, "HEAD");
+	int rc = real_lstat(cs->rootfd, head, &st);
+
+	free(head);
+	return rc <= 0;
+}
+
+/* One name of the upper directory |ufd| at workspace path |path|;
+ * |gitdir|: the directory it is in is, or is beneath, a git directory. */
 static int
 walk_one(struct changeset *cs, int ufd, const char *name, const char *path,
-    int opaque_ctx, char *err, size_t errlen)
+    int opaque_ctx, int gitdir, char *err, size_t errlen)
 {
 	struct stat st, rst;
 	struct cs_entry *e;
@@ -339,8 +358,9 @@ walk_one(struct changeset *cs, int ufd, const char *name, const char *path,
 			e->op = real != 0 ? CS_MKDIR : CS_CHMOD;
 			e->mode = st.st_mode & 07777;
 			e->old_mode = real != 0 ? 0 : rst.st_mode & 07777;
+			e->in_git_dir = gitdir;
 		}
-		return walk(cs, fd, path, child_opaque, err, errlen);
+		return walk(cs, fd, path, child_opaque, gitdir, err, errlen);
 	}
 	if (S_ISREG(st.st_mode))
 		e = add(cs, path, WP_FILE);
@@ -360,6 +380,7 @@ walk_one(struct changeset *cs, int ufd, const char *name, const char *path,
 	e->nlink = st.st_nlink;
 	e->uid = uid;
 	e->gid = gid;
+	e->in_git_dir = gitdir;
 	/* Allocated bytes: holes cost the disk nothing. */
 	e->size = S_ISREG(st.st_mode) ? (off_t)st.st_blocks * 512 : 0;
 	if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
@@ -375,10 +396,11 @@ walk_one(struct changeset *cs, int ufd, const char *name, const char *path,
 	return 0;
 }
 
-/* Walks upper directory |fd| (consumed) at workspace path |dir|. */
+/* Walks upper directory |fd| (consumed) at workspace path |dir|; |gitdir|:
+ * a directory above it is a git directory. */
 static int
-walk(struct changeset *cs, int fd, const char *dir, int opaque_ctx, char *err,
-    size_t errlen)
+walk(struct changeset *cs, int fd, const char *dir, int opaque_ctx, int gitdir,
+    char *err, size_t errlen)
 {
 	char **names, **real = NULL, *path;
 	size_t n, nreal = 0, i;
@@ -394,6 +416,7 @@ walk(struct changeset *cs, int fd, const char *dir, int opaque_ctx, char *err,
 		return AL_ERR_SYSTEM;
 	}
 	names = list_dir(fd, &n);
+	gitdir = gitdir || holds_head(cs, dir);
 	/* An opaque directory hides what the real one held: removed. */
 	if (opaque_ctx &&
 	    path_resolve_walk(
@@ -412,7 +435,8 @@ walk(struct changeset *cs, int fd, const char *dir, int opaque_ctx, char *err,
 	}
 	for (i = 0; i < n && rc == 0; i++) {
 		path = join(dir, names[i]);
-		rc = walk_one(cs, ufd, names[i], path, opaque_ctx, err, errlen);
+		rc = walk_one(
+		    cs, ufd, names[i], path, opaque_ctx, gitdir, err, errlen);
 		free(path);
 	}
 	if (names != NULL)
@@ -445,7 +469,7 @@ changeset_collect(int upperfd, int rootfd, int userxattr,
 		changeset_free(cs);
 		return AL_ERR_SYSTEM;
 	}
-	if ((rc = walk(cs, fd, "", 0, err, errlen)) != 0) {
+	if ((rc = walk(cs, fd, "", 0, 0, err, errlen)) != 0) {
 		changeset_free(cs);
 		return rc;
 	}
@@ -493,6 +517,7 @@ changeset_check(const struct changeset *cs, const struct sandbox_policy *p,
 		we.mode = e->mode;
 		we.nlink = e->nlink;
 		we.target = e->target;
+		we.in_git_dir = e->in_git_dir;
 		if ((rule = writepolicy_check(p, &we)) != NULL) {
 			/* The path as JSON can hold (U+FFFD for what is
 			 * not UTF-8): no refusal may be lost. */

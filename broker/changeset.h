@@ -12,7 +12,9 @@
  * (whiteouts, opaque directories, and anything an entry of another type
  * replaces), each deletion expanded to every file it removes.
  * changeset_check() puts every entry through writepolicy_check() and the
- * byte quota; changeset_apply() lands the whole set or nothing.
+ * byte quota; changeset_apply() lands the whole set or nothing.  The walk
+ * marks what it finds beneath a workspace directory holding a HEAD (a
+ * git directory of any name: the git rule refuses writes there).
  *
  * Applying: every path is resolved beneath the workspace without
  * following any symlink; what is removed or replaced is first moved into

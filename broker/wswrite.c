@@ -25,6 +25,41 @@ wswrite_is_protected(const struct sandbox_policy *p, const char *path)
 	return writepolicy_path(p, path) != NULL;
 }
 
+/*
+ * Whether a directory above |rel| (resolved: no symlink in it) holds a
+ * HEAD, which makes it a git directory whatever its name (writepolicy.h,
+ * the git rule).  Those directories exist: what cannot be told counts.
+ */
+static int
+in_git_dir(int rootfd, const char *rel)
+{
+	char dir[4096];
+	struct stat st;
+	size_t i;
+	int fd, rc;
+
+	if (snprintf(dir, sizeof(dir), "%s", rel) >= (int)sizeof(dir))
+		return 1;
+	if (fstatat(rootfd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+	    errno != ENOENT)
+		return 1;
+	for (i = 0; dir[i] != '\0'; i++) {
+		if (dir[i] != '/')
+			continue;
+		dir[i] = '\0';
+		rc = path_resolve_walk(
+		    rootfd, dir, O_PATH | O_DIRECTORY, &fd, NULL, 0);
+		dir[i] = '/';
+		if (rc != 0)
+			return 1;
+		rc = fstatat(fd, "HEAD", &st, AT_SYMLINK_NOFOLLOW);
+		close(fd);
+		if (rc == 0 || errno != ENOENT)
+			return 1;
+	}
+	return 0;
+}
+
 const char *
 wswrite_rule(const struct sandbox_policy *p, const struct ws_change *c,
     const char *path)
@@ -36,6 +71,23 @@ wswrite_rule(const struct sandbox_policy *p, const struct ws_change *c,
 	e.kind = c->content != NULL ? WP_FILE : WP_DELETE;
 	e.mode = 0644;
 	e.nlink = 1;
+	return writepolicy_check(p, &e);
+}
+
+/* wswrite_rule() for |canon|, where the change really lands, with what
+ * the workspace says of the directories above it. */
+static const char *
+rule_at(int rootfd, const struct sandbox_policy *p, const struct ws_change *c,
+    const char *canon)
+{
+	struct wp_entry e;
+
+	memset(&e, 0, sizeof(e));
+	e.path = canon;
+	e.kind = c->content != NULL ? WP_FILE : WP_DELETE;
+	e.mode = 0644;
+	e.nlink = 1;
+	e.in_git_dir = c->content != NULL && in_git_dir(rootfd, canon);
 	return writepolicy_check(p, &e);
 }
 
@@ -244,7 +296,7 @@ wswrite_apply(int rootfd, const struct sandbox_policy *p,
 			rc = AL_ERR_PATH;
 			break;
 		}
-		if ((rule = wswrite_rule(p, c, canon)) != NULL) {
+		if ((rule = rule_at(rootfd, p, c, canon)) != NULL) {
 			snprintf(err, errlen, "%s is %s: %s (%s)", c->path,
 			    canon, writepolicy_rule_text(rule), rule);
 			rc = AL_ERR_DENIED;

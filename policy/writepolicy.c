@@ -91,16 +91,30 @@ protected_hit(
 	return 0;
 }
 
+/*
+ * A ".git" at any depth; or a file or symlink named "HEAD", which is what
+ * makes a directory of any name a git directory: git takes a directory
+ * holding a valid HEAD beside "objects" and "refs" (or a "commondir") for
+ * a bare repository, and "git status" in or beneath it obeys its "config"
+ * (core.fsmonitor, with core.worktree) as it would a nested .git's.
+ * So is a write beneath a directory the caller found holding a HEAD (a
+ * repository the checkout already has: its config is as good as
+ * .git/config).  Removing makes no repository: allowed.
+ */
 static int
-git_hit(const struct comps *ec)
+git_hit(const struct comps *ec, enum wp_kind kind, int in_git_dir)
 {
 	size_t i;
+
+	if (in_git_dir && kind != WP_DELETE)
+		return 1;
 
 	/* Case-folded: on a case-insensitive checkout ".GIT" is ".git". */
 	for (i = 0; i < ec->n; i++)
 		if (strcasecmp(ec->c[i], ".git") == 0)
 			return 1;
-	return 0;
+	return (kind == WP_FILE || kind == WP_SYMLINK) &&
+	    strcasecmp(ec->c[ec->n - 1], "HEAD") == 0;
 }
 
 /*
@@ -153,10 +167,10 @@ airlock_hit(const struct comps *ec)
 }
 
 static const char *
-path_rules(
-    const struct sandbox_policy *p, const struct comps *ec, enum wp_kind kind)
+path_rules(const struct sandbox_policy *p, const struct comps *ec,
+    enum wp_kind kind, int in_git_dir)
 {
-	if (git_hit(ec))
+	if (git_hit(ec, kind, in_git_dir))
 		return WP_RULE_GIT;
 	if (airlock_hit(ec))
 		return WP_RULE_AIRLOCK;
@@ -196,8 +210,8 @@ writepolicy_check(const struct sandbox_policy *p, const struct wp_entry *e)
 	case WP_DELETE:
 		break;
 	}
-	if (path_rules(p, &ec, e->kind) != NULL)
-		return path_rules(p, &ec, e->kind);
+	if (path_rules(p, &ec, e->kind, e->in_git_dir) != NULL)
+		return path_rules(p, &ec, e->kind, e->in_git_dir);
 	if (e->kind == WP_SYMLINK && symlink_escapes(&ec, e->target))
 		return WP_RULE_SYMLINK;
 	return NULL;
@@ -232,7 +246,10 @@ writepolicy_rule_text(const char *rule)
 		{ WP_RULE_SYMLINK,
 		    "a symbolic link may not point outside the "
 		    "workspace" },
-		{ WP_RULE_GIT, "no .git may be written, at any depth" },
+		{ WP_RULE_GIT,
+		    "no .git, nor a file named HEAD (a git directory's) or "
+		    "anything in a directory holding one, may be written, at "
+		    "any depth" },
 		{ WP_RULE_NAME, "a path must be valid UTF-8" },
 		{ WP_RULE_AIRLOCK,
 		    "names beginning with .airlock- at the workspace root "

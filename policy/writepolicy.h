@@ -18,7 +18,11 @@
  *                 has a ".." after a name (the name may be a symlink
  *                 that climbs: s/../../x with s -> ../..)
  *   git           a ".git" component at any depth (a directory, or a
- *                 ".git" file with "gitdir:"), whether or not it exists
+ *                 ".git" file with "gitdir:"), whether or not it exists;
+ *                 or a file or symlink named "HEAD" (any case), which
+ *                 makes a directory of any name a bare repository; or
+ *                 anything but a removal beneath such a directory in
+ *                 the workspace (in_git_dir: the caller looks)
  *   name          a path that is not valid UTF-8 (refusals, audit records
  *                 and the apply journal are JSON)
  *   airlock       a first component beginning with ".airlock-" (any case):
@@ -55,6 +59,8 @@ struct wp_entry {
 	mode_t mode; /* permission and special bits */
 	nlink_t nlink; /* WP_FILE: links in the change */
 	const char *target; /* WP_SYMLINK: the link's text */
+	int in_git_dir; /* the caller found a HEAD in a directory above
+			   the path in the workspace: a git directory */
 };
 
 #define WP_RULE_SPECIAL_FILE "special_file"

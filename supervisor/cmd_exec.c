@@ -27,6 +27,7 @@
 #include "common/log.h"
 #include "broker/audit.h"
 #include "common/util.h"
+#include "common/vis.h"
 #include "policy/manifest.h"
 #include "policy/manifest_sig.h"
 #include "policy/writepolicy.h"
@@ -387,9 +388,13 @@ exec_land(const char *ws, const struct changeset_upper *u,
 	if (dryrun) {
 		v = changeset_describe(cs);
 		json_array_foreach (v, i, e) {
+			char *vp = vis_str(json_string_value(
+			    json_object_get(e, "path")), 0);
+
 			fprintf(stderr, "airlock exec: would apply: %s %s\n",
 			    json_string_value(json_object_get(e, "op")),
-			    json_string_value(json_object_get(e, "path")));
+			    vp != NULL ? vp : "?");
+			free(vp);
 		}
 		json_decref(v);
 	}
@@ -398,10 +403,14 @@ exec_land(const char *ws, const struct changeset_upper *u,
 		json_array_foreach (refused, i, v) {
 			const char *rule = json_string_value(
 			    json_object_get(v, "rule"));
+			/* The run named it: escaped for the terminal. */
+			char *vp = vis_str(json_string_value(
+			    json_object_get(v, "path")), 0);
 
 			fprintf(stderr, "airlock exec: refused: %s: %s (%s)\n",
-			    json_string_value(json_object_get(v, "path")), rule,
+			    vp != NULL ? vp : "?", rule,
 			    writepolicy_rule_text(rule));
+			free(vp);
 		}
 		log_warnx("exec: nothing was applied: %zu %s refused "
 		    "(the command exited %d)", json_array_size(refused),

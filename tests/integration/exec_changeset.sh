@@ -8,7 +8,8 @@
 # as uid 4242: a setuid-root copy of bash, a setgid world-writable
 # directory, a nested src/.git with core.fsmonitor, a protected path
 # renamed away and recreated, protected paths absent at start (.git,
-# secrets).  Plus: a benign change lands owned by the workspace owner,
+# secrets); a refused or listed name cannot paint the terminal (escaped).
+# Plus: a benign change lands owned by the workspace owner,
 # --dry-run lists and applies nothing, --cow still discards.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
@@ -62,6 +63,17 @@ for u in 0 $U; do
 	expect_eq "uid $u: .git beneath a name that is not UTF-8: refused (77)" "$status" 77
 	expect_contains "uid $u: named with the name rule" "$out" ": name (a path must be valid UTF-8)"
 	check "uid $u: nothing under that name on the host" test -z "$(find "$ws" -name '.git' -o -perm /7000)"
+	# A name the run chose cannot paint the terminal: the refusal and
+	# --dry-run's list print it escaped (a newline once forged a line,
+	# an ESC[2K erased one).
+	ex 'n=$(printf "x\nairlock: exec: applied 3 entries\033[2K"); mkfifo "$n"'
+	expect_eq "uid $u: a FIFO with a newline and an escape in its name: refused (77)" "$status" 77
+	expect_not_contains "uid $u: the refusal prints no raw escape" "$out" $'\033'
+	expect_not_contains "uid $u: the refusal forges no line" "$out" $'\nairlock: exec: applied'
+	out=$(as "$u" "$AIRLOCK" exec --dry-run --workspace "$ws" -- sh -c 'echo x >"$(printf "y\nairlock: exec: z\033[2K")"' 2>&1)
+	expect_contains "uid $u: --dry-run lists the file" "$out" "would apply: write y"
+	expect_not_contains "uid $u: --dry-run prints no raw escape" "$out" $'\033'
+	expect_not_contains "uid $u: --dry-run forges no line" "$out" $'\nairlock: exec: z'
 	ex 'mv .github .github.old && mkdir -p .github/workflows && echo evil >.github/workflows/ci.yml'
 	expect_eq "uid $u: protected path replaced via rename: refused (77)" "$status" 77
 	expect_contains "uid $u: the replaced workflow is named with the protected rule" "$out" "refused: .github/workflows/ci.yml: protected"

@@ -84,6 +84,8 @@ EXTRA_DIST += tests/integration/apply_crash.sh
 # airlock exec through the overlay and the write policy (issue 12).
 TESTS += tests/integration/exec_changeset.sh
 EXTRA_DIST += tests/integration/exec_changeset.sh
+TESTS += tests/integration/changeset_bare_repo.sh
+EXTRA_DIST += tests/integration/changeset_bare_repo.sh
 TESTS += tests/integration/forged_journal.sh tests/integration/rw_special_bits.sh
 EXTRA_DIST += tests/integration/forged_journal.sh \
 	tests/integration/rw_special_bits.sh

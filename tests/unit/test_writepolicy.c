@@ -26,19 +26,19 @@ struct row {
 
 #define F(p, m) \
 	{ \
-		(p), WP_FILE, (m), 1, NULL \
+		(p), WP_FILE, (m), 1, NULL, 0 \
 	}
 #define D(p, m) \
 	{ \
-		(p), WP_DIR, (m), 1, NULL \
+		(p), WP_DIR, (m), 1, NULL, 0 \
 	}
 #define L(p, t) \
 	{ \
-		(p), WP_SYMLINK, 0777, 1, (t) \
+		(p), WP_SYMLINK, 0777, 1, (t), 0 \
 	}
 #define X(p) \
 	{ \
-		(p), WP_DELETE, 0, 0, NULL \
+		(p), WP_DELETE, 0, 0, NULL, 0 \
 	}
 
 static const struct row rows[] = {
@@ -52,12 +52,13 @@ static const struct row rows[] = {
 	{ "setgid file", F("x", 02755), WP_RULE_SPECIAL_BITS },
 	{ "setgid world-writable dir", D("d", 02777), WP_RULE_SPECIAL_BITS },
 	{ "sticky dir", D("d", 01777), WP_RULE_SPECIAL_BITS },
-	{ "device node", { "dev", WP_DEVICE, 0666, 1, NULL },
+	{ "device node", { "dev", WP_DEVICE, 0666, 1, NULL, 0 },
 	    WP_RULE_SPECIAL_FILE },
-	{ "fifo", { "src/pipe", WP_FIFO, 0644, 1, NULL },
+	{ "fifo", { "src/pipe", WP_FIFO, 0644, 1, NULL, 0 },
 	    WP_RULE_SPECIAL_FILE },
-	{ "socket", { "s", WP_SOCKET, 0755, 1, NULL }, WP_RULE_SPECIAL_FILE },
-	{ "hard link", { "a", WP_FILE, 0644, 2, NULL }, WP_RULE_HARD_LINK },
+	{ "socket", { "s", WP_SOCKET, 0755, 1, NULL, 0 },
+	    WP_RULE_SPECIAL_FILE },
+	{ "hard link", { "a", WP_FILE, 0644, 2, NULL, 0 }, WP_RULE_HARD_LINK },
 	{ "top-level .git file", F(".git/config", 0644), WP_RULE_GIT },
 	{ "nested .git dir", D("src/.git", 0755), WP_RULE_GIT },
 	{ "nested .git config", F("src/.git/config", 0644), WP_RULE_GIT },
@@ -65,6 +66,28 @@ static const struct row rows[] = {
 	{ "case-folded .GIT", F("src/.GIT/config", 0644), WP_RULE_GIT },
 	{ "deleting a nested .git", X("src/.git/HEAD"), WP_RULE_GIT },
 	{ ".gitignore is fine", F("src/.gitignore", 0644), NULL },
+	{ "a HEAD: a bare repository's", F("src/HEAD", 0644), WP_RULE_GIT },
+	{ "a HEAD at the root", F("HEAD", 0644), WP_RULE_GIT },
+	{ "a HEAD, case-folded", F("src/head", 0644), WP_RULE_GIT },
+	{ "a HEAD that is a symlink to refs/", L("src/HEAD", "refs/heads/main"),
+	    WP_RULE_GIT },
+	{ "a directory named Head is fine", D("web/Head", 0755), NULL },
+	{ "a file beneath a directory named Head is fine",
+	    F("web/Head/index.html", 0644), NULL },
+	{ "removing a HEAD is fine", X("fixtures/repo/HEAD"), NULL },
+	{ "HEAD.md is fine", F("docs/HEAD.md", 0644), NULL },
+	{ "a file in a git directory the workspace has",
+	    { "fixtures/repo.git/config", WP_FILE, 0644, 1, NULL, 1 },
+	    WP_RULE_GIT },
+	{ "a directory in a git directory the workspace has",
+	    { "fixtures/repo.git/hooks", WP_DIR, 0755, 1, NULL, 1 },
+	    WP_RULE_GIT },
+	{ "a symlink in a git directory the workspace has",
+	    { "fixtures/repo.git/x", WP_SYMLINK, 0777, 1, "y", 1 },
+	    WP_RULE_GIT },
+	{ "a removal in a git directory the workspace has",
+	    { "fixtures/repo.git/description", WP_DELETE, 0, 0, NULL, 1 },
+	    NULL },
 	{ "protected file", F(".github/workflows/ci.yml", 0644),
 	    WP_RULE_PROTECTED },
 	{ "protected at depth", F("sub/.github/workflows/ci.yml", 0644),
