@@ -60,9 +60,11 @@ in_git_dir(int rootfd, const char *rel)
 	return 0;
 }
 
-const char *
-wswrite_rule(const struct sandbox_policy *p, const struct ws_change *c,
-    const char *path)
+/* The write policy's rule for |c| at |path|; |in_git_dir|: a directory
+ * above it holds a HEAD (writepolicy.h, the git rule). */
+static const char *
+rule_for(const struct sandbox_policy *p, const struct ws_change *c,
+    const char *path, int in_git_dir)
 {
 	struct wp_entry e;
 
@@ -71,7 +73,15 @@ wswrite_rule(const struct sandbox_policy *p, const struct ws_change *c,
 	e.kind = c->content != NULL ? WP_FILE : WP_DELETE;
 	e.mode = 0644;
 	e.nlink = 1;
+	e.in_git_dir = in_git_dir;
 	return writepolicy_check(p, &e);
+}
+
+const char *
+wswrite_rule(const struct sandbox_policy *p, const struct ws_change *c,
+    const char *path)
+{
+	return rule_for(p, c, path, 0);
 }
 
 /* wswrite_rule() for |canon|, where the change really lands, with what
@@ -80,15 +90,8 @@ static const char *
 rule_at(int rootfd, const struct sandbox_policy *p, const struct ws_change *c,
     const char *canon)
 {
-	struct wp_entry e;
-
-	memset(&e, 0, sizeof(e));
-	e.path = canon;
-	e.kind = c->content != NULL ? WP_FILE : WP_DELETE;
-	e.mode = 0644;
-	e.nlink = 1;
-	e.in_git_dir = c->content != NULL && in_git_dir(rootfd, canon);
-	return writepolicy_check(p, &e);
+	return rule_for(
+	    p, c, canon, c->content != NULL && in_git_dir(rootfd, canon));
 }
 
 /* Opens the parent directory of |path| beneath |rootfd|; *base is borrowed. */
