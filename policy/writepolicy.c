@@ -92,7 +92,7 @@ protected_hit(
 }
 
 /*
- * A ".git" at any depth; or a file or symlink named "HEAD", which is what
+ * A ".git" or ".hg" at any depth; or a file or symlink named "HEAD", which is what
  * makes a directory of any name a git directory: git takes a directory
  * holding a valid HEAD beside "objects" and "refs" (or a "commondir") for
  * a bare repository, and "git status" in or beneath it obeys its "config"
@@ -109,9 +109,12 @@ git_hit(const struct comps *ec, enum wp_kind kind, int in_git_dir)
 	if (in_git_dir && kind != WP_DELETE)
 		return 1;
 
-	/* Case-folded: on a case-insensitive checkout ".GIT" is ".git". */
+	/* Case-folded: on a case-insensitive checkout ".GIT" is ".git".
+	 * Mercurial's ".hg" is the same door: "hg status" in or beneath a
+	 * planted .hg runs the hooks of its hgrc. */
 	for (i = 0; i < ec->n; i++)
-		if (strcasecmp(ec->c[i], ".git") == 0)
+		if (strcasecmp(ec->c[i], ".git") == 0 ||
+		    strcasecmp(ec->c[i], ".hg") == 0)
 			return 1;
 	return (kind == WP_FILE || kind == WP_SYMLINK) &&
 	    strcasecmp(ec->c[ec->n - 1], "HEAD") == 0;
@@ -247,9 +250,9 @@ writepolicy_rule_text(const char *rule)
 		    "a symbolic link may not point outside the "
 		    "workspace" },
 		{ WP_RULE_GIT,
-		    "no .git, nor a file named HEAD (a git directory's) or "
-		    "anything in a directory holding one, may be written, at "
-		    "any depth" },
+		    "no .git or .hg, nor a file named HEAD (a git "
+		    "directory's) or anything in a directory holding one, "
+		    "may be written, at any depth" },
 		{ WP_RULE_NAME, "a path must be valid UTF-8" },
 		{ WP_RULE_AIRLOCK,
 		    "names beginning with .airlock- at the workspace root "

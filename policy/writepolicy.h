@@ -18,7 +18,8 @@
  *                 has a ".." after a name (the name may be a symlink
  *                 that climbs: s/../../x with s -> ../..)
  *   git           a ".git" component at any depth (a directory, or a
- *                 ".git" file with "gitdir:"), whether or not it exists;
+ *                 ".git" file with "gitdir:"), whether or not it exists,
+ *                 or a ".hg" (Mercurial runs the hooks of its hgrc);
  *                 or a file or symlink named "HEAD" (any case), which
  *                 makes a directory of any name a bare repository; or
  *                 anything but a removal beneath such a directory in

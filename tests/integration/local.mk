@@ -86,6 +86,8 @@ TESTS += tests/integration/exec_changeset.sh
 EXTRA_DIST += tests/integration/exec_changeset.sh
 TESTS += tests/integration/changeset_bare_repo.sh
 EXTRA_DIST += tests/integration/changeset_bare_repo.sh
+TESTS += tests/integration/changeset_hg.sh
+EXTRA_DIST += tests/integration/changeset_hg.sh
 TESTS += tests/integration/forged_journal.sh tests/integration/rw_special_bits.sh
 EXTRA_DIST += tests/integration/forged_journal.sh \
 	tests/integration/rw_special_bits.sh
