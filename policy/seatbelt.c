@@ -480,12 +480,19 @@ seatbelt_profile(
 	}
 
 	fprintf(fp,
-	    "\n;; protected: .git at any depth (directory or gitdir: "
-	    "file), its target,\n;; the protected patterns at any depth; "
-	    "no unlink or rename of an ancestor\n");
+	    "\n;; protected: .git and .hg at any depth (directory or gitdir: "
+	    "file), a\n;; HEAD (a bare repository's), the git directory, "
+	    "the protected patterns\n;; at any depth; no unlink or rename "
+	    "of an ancestor\n");
 	fprintf(fp, "(deny file-write* (regex ");
 	re_any_depth(fp, ws);
 	fprintf(fp, "\\.[Gg][Ii][Tt](/.*)?$\"))\n");
+	fprintf(fp, "(deny file-write* (regex ");
+	re_any_depth(fp, ws);
+	fprintf(fp, "\\.[Hh][Gg](/.*)?$\"))\n");
+	fprintf(fp, "(deny file-write* (regex ");
+	re_any_depth(fp, ws);
+	fprintf(fp, "[Hh][Ee][Aa][Dd]$\"))\n");
 	if (run->gitdir != NULL) {
 		if ((rc = resolve(run->gitdir, NULL, path, sizeof(path))) != 0)
 			goto fail;

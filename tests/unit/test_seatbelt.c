@@ -263,6 +263,17 @@ START_TEST(test_protected_patterns_and_ancestors)
 	    out, "deny file-write*", "/Users/dev/my project/keys/server.pem"));
 	ck_assert(regex_denies(out, "deny file-write*",
 	    "/Users/dev/my project/config/prod/db.env"));
+	/* A repository by any door: .hg, a bare repository's HEAD. */
+	ck_assert(regex_denies(
+	    out, "deny file-write*", "/Users/dev/my project/src/.hg/hgrc"));
+	ck_assert(regex_denies(
+	    out, "deny file-write*", "/Users/dev/my project/lib/.HG"));
+	ck_assert(regex_denies(
+	    out, "deny file-write*", "/Users/dev/my project/src/HEAD"));
+	ck_assert(!regex_denies(
+	    out, "deny file-write*", "/Users/dev/my project/.hgignore"));
+	ck_assert(!regex_denies(out, "deny file-write*",
+	    "/Users/dev/my project/web/Head/index.html"));
 	ck_assert(!regex_denies(out, "deny file-write*",
 	    "/Users/dev/my project/.github/dependabot.yml"));
 	ck_assert(!regex_denies(out, "deny file-write*",
