@@ -232,15 +232,13 @@ static int
 commit_changes(struct call *c, const struct ws_change *changes, size_t n,
     int is_patch, json_t **out)
 {
-	const char	**paths;
+	const char	**paths, *rule = NULL;
 	char		  limit[64], err[512];
 	size_t		  i;
 	int		  rc;
 
 	paths = xcalloc(n ? n : 1, sizeof(*paths));
 	for (i = 0; i < n; i++) {
-		const char *rule;
-
 		paths[i] = changes[i].path;
 		/* The one write policy, as for every run's change set. */
 		if ((rule = wswrite_rule(&c->b->m->sandbox, &changes[i],
@@ -266,14 +264,16 @@ commit_changes(struct call *c, const struct ws_change *changes, size_t n,
 	c->b->ws_gen++;
 	/* The agent's own writes are not news to it (broker/fwatch.h). */
 	fwatch_own_begin(c->b->fwatch);
-	rc = wswrite_apply(c->b->rootfd, &c->b->m->sandbox, changes, n, err,
-	    sizeof(err));
+	rc = wswrite_apply(c->b->rootfd, &c->b->m->sandbox, changes, n,
+	    &rule, err, sizeof(err));
 	fwatch_own_end(c->b->fwatch);
 	if (rc != 0) {
 		*out = tool_error(rc == AL_ERR_PATH ? "path_refused" :
 		    rc == AL_ERR_DENIED ? "denied" : rc == AL_ERR_CONFLICT ?
 		    "conflict" : "write_failed", rc == AL_ERR_IO, NULL,
 		    "nothing was written: %s", err);
+		if (rc == AL_ERR_DENIED && rule != NULL)
+			json_object_set_new(*out, "rule", json_string(rule));
 		return ACTION_ERROR;
 	}
 	return 0;

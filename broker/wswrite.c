@@ -266,7 +266,8 @@ write_tmp(struct pending *pd, const struct ws_change *c,
 
 int
 wswrite_apply(int rootfd, const struct sandbox_policy *p,
-    const struct ws_change *changes, size_t n, char *err, size_t errlen)
+    const struct ws_change *changes, size_t n, const char **denied, char *err,
+    size_t errlen)
 {
 	struct pending	*pd;
 	struct stat	 st;
@@ -302,6 +303,7 @@ wswrite_apply(int rootfd, const struct sandbox_policy *p,
 		if ((rule = rule_at(rootfd, p, c, canon)) != NULL) {
 			snprintf(err, errlen, "%s is %s: %s (%s)", c->path,
 			    canon, writepolicy_rule_text(rule), rule);
+			*denied = rule;
 			rc = AL_ERR_DENIED;
 			break;
 		}

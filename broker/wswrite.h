@@ -56,9 +56,11 @@ int	wswrite_read(int rootfd, const char *path, size_t max, char **data,
 /*
  * Applies changes[0..n) atomically as described above.  Returns 0, or a
  * negative code with a message in err; on failure nothing has changed.
+ * AL_ERR_DENIED: the write policy refused where a change really lands,
+ * and *rule names the rule.
  */
 int	wswrite_apply(int rootfd, const struct sandbox_policy *p,
-	    const struct ws_change *changes, size_t n, char *err, size_t errlen)
-	    __attribute__((warn_unused_result));
+	    const struct ws_change *changes, size_t n, const char **rule,
+	    char *err, size_t errlen) __attribute__((warn_unused_result));
 
 #endif

@@ -167,8 +167,8 @@ check "write_file: no HEAD on the host" test ! -e "$ws/src/objects/HEAD"
 mcp_call write_file "{\"path\":\"tests/fixtures/repo.git/config\",\"content\":\"[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = ..\\n\\tfsmonitor = \\\"touch $T/pwned-broker; false\\\"\\n\"}"
 expect_eq "write_file of a fixture repository's config: denied" \
     "$(jr .result.structuredContent.errorClass)" denied
-expect_contains "write_file of a fixture repository's config: by the git rule" \
-    "$(jr .result.structuredContent.message)" "(git)"
+expect_eq "write_file of a fixture repository's config: by the git rule" \
+    "$(jr .result.structuredContent.rule)" git
 check "write_file: the fixture's config is intact" cmp -s "$ws/tests/fixtures/repo.git/config" "$T/fixture.config"
 git_status "$ws/tests/fixtures/repo.git"
 check "broker: git status in the fixture runs nothing" test ! -e "$T/pwned-broker"
