@@ -103,6 +103,34 @@ parse_length(const char *v, size_t n, uint64_t *out)
 	return 0;
 }
 
+/*
+ * Does a Connection value (|n| bytes) list a field that frames or routes
+ * the request?  The proxy drops every field a Connection header names
+ * (they are hop-by-hop); dropping Content-Length would leave the body it
+ * forwards for the origin to read as a second request.  Returns the
+ * field's name, or NULL.
+ */
+static const char *
+connection_names_framing(const char *v, size_t n)
+{
+	static const char *framing[] = { "Content-Length", "Transfer-Encoding",
+		"Host", NULL };
+	size_t i = 0, ts, j;
+
+	while (i < n) {
+		while (i < n && (v[i] == ' ' || v[i] == '\t' || v[i] == ','))
+			i++;
+		for (ts = i;
+		     i < n && v[i] != ' ' && v[i] != '\t' && v[i] != ','; i++)
+			;
+		for (j = 0; framing[j] != NULL; j++)
+			if (strlen(framing[j]) == i - ts &&
+			    strncasecmp(v + ts, framing[j], i - ts) == 0)
+				return framing[j];
+	}
+	return NULL;
+}
+
 /* NAME ":" OWS VALUE OWS, in [s, s + n); n > 0. */
 static int
 parse_field(
@@ -145,7 +173,14 @@ parse_field(
 	f->value.off = s + vs;
 	f->value.len = ve - vs;
 
-	if (http_field_is(buf, f, "host")) {
+	if (http_field_is(buf, f, "connection")) {
+		const char *framing;
+
+		if ((framing = connection_names_framing(l + vs, ve - vs)) !=
+		    NULL)
+			return refuse(
+			    h, 400, "Connection header lists %s", framing);
+	} else if (http_field_is(buf, f, "host")) {
 		if (h->has_host)
 			return refuse(h, 400, "duplicate Host header");
 		h->has_host = 1;

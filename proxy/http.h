@@ -23,6 +23,9 @@
  *     Transfer-Encoding other than exactly "chunked" is refused with
  *     400, and "chunked" with 411 (request bodies must carry a length);
  *   - CONNECT carries no body framing at all;
+ *   - no Connection header lists Content-Length, Transfer-Encoding or
+ *     Host (the proxy drops what Connection names: the body would be
+ *     forwarded without its length);
  *   - an HTTP/1.1 request other than CONNECT must carry Host.
  */
 #ifndef AIRLOCK_PROXY_HTTP_H

@@ -148,6 +148,19 @@ refused "overflowing Content-Length" \
     "${R}Content-Length: 18446744073709551621\r\n\r\nhello" 400 "malformed Content-Length"
 refused "hex Content-Length" \
     "${R}Content-Length: 0x5\r\n\r\nhello" 400 "malformed Content-Length"
+# The proxy drops every header a Connection header names (hop-by-hop):
+# naming Content-Length would strip it from the forwarded head while the
+# body still goes, and the origin would read that body as a second
+# request (here one with its own Host).  Refused before any connection.
+n=$(printf '%b' "$SMUG" | wc -c | tr -d ' ')
+refused "Content-Length hidden by a Connection header" \
+    "${R}Connection: Content-Length\r\nContent-Length: $n\r\n\r\n$SMUG" \
+    400 "Connection header lists Content-Length"
+refused "Content-Length hidden by a second Connection header" \
+    "${R}Content-Length: $n\r\nConnection: close\r\nConnection: keep-alive, content-length\r\n\r\n$SMUG" \
+    400 "Connection header lists Content-Length"
+refused "Host named by a Connection header" \
+    "${R}Connection: Host\r\n\r\n" 400 "Connection header lists Host"
 refused "Transfer-Encoding: chunked (no length)" \
     "${R}Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n$SMUG" \
     411 "chunked request bodies are not supported"

@@ -84,6 +84,27 @@ static const struct head_row {
 	{ "CONNECT a.test:443 HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n",
 	    AL_ERR_FORMAT, 400, "CONNECT request with a body", 0 },
 
+	/* a Connection header listing a framing field: the proxy drops the
+	 * fields Connection names, and without its Content-Length the body
+	 * it forwards is a second request to the origin */
+	{ U "Connection: Content-Length\r\nContent-Length: 5\r\n\r\n",
+	    AL_ERR_FORMAT, 400, "Connection header lists Content-Length", 0 },
+	{ U "Content-Length: 5\r\nConnection: close,content-length\r\n\r\n",
+	    AL_ERR_FORMAT, 400, "Connection header lists Content-Length", 0 },
+	{ U "Connection: close\r\nConnection:\tkeep-alive , CONTENT-LENGTH\r\n"
+	    "\r\n",
+	    AL_ERR_FORMAT, 400, "Connection header lists Content-Length", 0 },
+	{ U "Connection: Transfer-Encoding\r\n\r\n", AL_ERR_FORMAT, 400,
+	    "Connection header lists Transfer-Encoding", 0 },
+	{ U "Connection: host\r\n\r\n", AL_ERR_FORMAT, 400,
+	    "Connection header lists Host", 0 },
+	{ "CONNECT a.test:443 HTTP/1.1\r\nConnection: Host\r\n\r\n",
+	    AL_ERR_FORMAT, 400, "Connection header lists Host", 0 },
+	{ U "Connection: close, keep-alive, X-Content-Length, hostx\r\n"
+	    "Content-Length: 5\r\n\r\nhello",
+	    1, 0, NULL, 5 },
+	{ U "Connection:\r\n\r\n", 1, 0, NULL, 0 },
+
 	/* line endings and bytes */
 	{ "GET http://a.test/ HTTP/1.1\nHost: a.test\r\n\r\n", AL_ERR_FORMAT,
 	    400, "bare LF", 0 },
