@@ -235,8 +235,13 @@ pending_clear(struct pending *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* Ends |p| with |outcome|: audit, unregister, then tell the waiting call. */
-static void
+/*
+ * Ends |p| with |outcome|: audit, unregister, then tell the waiting call.
+ * A grant the audit log cannot record is not given: |p| stays pending (it
+ * may still be denied, or expire) and AL_ERR_IO is returned.  A denial or
+ * an expiry ends the approval even unrecorded: nothing runs.
+ */
+static int
 pending_finish(struct approvals *a, struct pending *p,
     enum approval_outcome outcome, const char *approver, const char *text)
 {
@@ -246,12 +251,15 @@ pending_finish(struct approvals *a, struct pending *p,
 		"approval_granted", "approval_denied", "approval_expired"
 	};
 	json_t			*f;
+	int			 rc;
 
 	f = json_pack("{s:s, s:s, s:s, s:s?, s:s?}", "approval", p->id,
 	    "tool", p->tool, "digest", p->digest, "by", approver,
 	    outcome == APPROVAL_DENIED ? "reason" : "note", text);
-	a->audit(a->audit_arg, events[outcome], f);
+	rc = a->audit(a->audit_arg, events[outcome], f);
 	json_decref(f);
+	if (rc != 0 && outcome == APPROVAL_GRANTED)
+		return AL_ERR_IO;
 	f = pending_json(a, p);
 	notifier_fire(a->notify, outcome == APPROVAL_GRANTED ? "granted" :
 	    outcome == APPROVAL_DENIED ? "denied" : "expired", a->session, f,
@@ -262,6 +270,7 @@ pending_finish(struct approvals *a, struct pending *p,
 		loop_unwatch(a->loop, p->watch);
 	pending_clear(p);
 	done(arg, outcome, approver, text);
+	return 0;
 }
 
 static void
@@ -272,20 +281,22 @@ pending_expired(int fd, int why, void *arg)
 	(void)fd;
 	(void)why;
 	p->watch = 0;
-	pending_finish(p->owner, p, APPROVAL_EXPIRED, NULL, NULL);
+	(void)pending_finish(p->owner, p, APPROVAL_EXPIRED, NULL, NULL);
 }
 
 const char *
 approvals_request(struct approvals *a, const char *tool, json_t *args,
     json_t *execution, json_t *evidence, int64_t wait_ms,
-    approval_done_fn done, void *arg)
+    approval_done_fn done, void *arg, int *unrecorded)
 {
 	struct pending	*p = NULL;
 	unsigned char	 rnd[4];
 	int64_t		 ttl;
 	size_t		 i;
 	json_t		*f;
+	int		 rc;
 
+	*unrecorded = 0;
 	for (i = 0; i < APPROVAL_MAX_PENDING; i++)
 		if (a->p[i].id[0] == '\0') {
 			p = &a->p[i];
@@ -313,7 +324,15 @@ approvals_request(struct approvals *a, const char *tool, json_t *args,
 	p->watch = loop_watch(a->loop, -1, now_monotonic_ms() + wait_ms,
 	    pending_expired, p);
 	f = pending_json(a, p);
-	a->audit(a->audit_arg, "approval_created", f);
+	/* Not in the log, not asked: no human sees it, nothing can grant it. */
+	if ((rc = a->audit(a->audit_arg, "approval_created", f)) != 0) {
+		json_decref(f);
+		if (p->watch > 0)
+			loop_unwatch(a->loop, p->watch);
+		pending_clear(p);
+		*unrecorded = 1;
+		return NULL;
+	}
 	notifier_fire(a->notify, "created", a->session, f, NULL, NULL);
 	json_decref(f);
 	return p->id;
@@ -441,8 +460,12 @@ approvals_token(struct approvals *a, json_t *tok, const char *via, char *why,
 	    name != NULL ? name : "", name != NULL ? ", " : "", pktext,
 	    via) < 0)
 		by[0] = '\0';
-	pending_finish(a, p, strcmp(decision, "approve") == 0 ?
-	    APPROVAL_GRANTED : APPROVAL_DENIED, by, text);
+	if (pending_finish(a, p, strcmp(decision, "approve") == 0 ?
+	    APPROVAL_GRANTED : APPROVAL_DENIED, by, text) != 0) {
+		snprintf(why, whylen, "the audit log cannot record the grant; "
+		    "approval %.16s stays pending and nothing was done", id);
+		return AL_ERR_IO;
+	}
 	return 0;
 refuse:
 	f = json_pack("{s:s, s:s, s:s, s:s?}", "refused", cls, "reason", why,
@@ -670,11 +693,13 @@ client_request(struct client *c, const char *frame, size_t len)
 	} else if (strcmp(op, "deny") == 0 && (text == NULL || text[0] == '\0')) {
 		client_reply(c, json_pack("{s:s}", "error",
 		    "a denial needs a reason"));
-	} else {
+	} else if (pending_finish(a, &a->p[i], strcmp(op, "approve") == 0 ?
+	    APPROVAL_GRANTED : APPROVAL_DENIED, who, text) != 0) {
+		client_reply(c, json_pack("{s:s}", "error",
+		    "the audit log cannot record the grant; the approval stays "
+		    "pending and nothing was done"));
+	} else
 		client_reply(c, json_pack("{s:b}", "ok", 1));
-		pending_finish(a, &a->p[i], strcmp(op, "approve") == 0 ?
-		    APPROVAL_GRANTED : APPROVAL_DENIED, who, text);
-	}
 	json_decref(req);
 }
 

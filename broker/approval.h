@@ -57,8 +57,14 @@ enum approval_outcome {
 typedef void (*approval_done_fn)(void *arg, enum approval_outcome outcome,
     const char *approver, const char *text);
 
-/* Called for every event worth an audit record (fields borrowed). */
-typedef void (*approval_audit_fn)(void *arg, const char *event,
+/*
+ * Called for every event worth an audit record (fields borrowed).
+ * Returns 0 when the record is in the log, non-zero when it is not (the
+ * log cannot be written, or the record is too large): an approval that
+ * cannot be recorded is not created, a grant that cannot be recorded is
+ * not given (fail closed).
+ */
+typedef int (*approval_audit_fn)(void *arg, const char *event,
     json_t *fields);
 
 /*
@@ -83,11 +89,14 @@ void		 approvals_free(struct approvals *a);
  * sandbox, broker/notify.h) on "created", and again when the approval is
  * granted, denied or expires.  Returns the
  * approval's id (a static-lifetime string inside the table, valid until
- * |done| runs) or NULL.
+ * |done| runs) or NULL: with *unrecorded set to 1 when its
+ * approval_created record could not be written (nothing is pending, and
+ * the call must be refused), else 0 (too many approvals pending).
  */
 const char	*approvals_request(struct approvals *a, const char *tool,
 		    json_t *args, json_t *execution, json_t *evidence,
-		    int64_t wait_ms, approval_done_fn done, void *arg);
+		    int64_t wait_ms, approval_done_fn done, void *arg,
+		    int *unrecorded);
 
 /*
  * Applies a signed decision token (common/approver_token.h) that came

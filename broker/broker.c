@@ -1913,6 +1913,7 @@ call_await_approval(struct call *c, json_t *evidence, json_t **out)
 {
 	struct broker	*b = c->b;
 	const char	*id;
+	int		 unrecorded;
 
 	if (b->cfg.approvals == NULL) {
 		json_decref(evidence);
@@ -1931,8 +1932,15 @@ call_await_approval(struct call *c, json_t *evidence, json_t **out)
 		    json_object_get(c->args, "reason"));
 	id = approvals_request(b->cfg.approvals, c->tool->name, c->args,
 	    c->binding, evidence, c->esc != NULL ? escalate_wait_ms(c) :
-	    c->tool->timeout_ms, approval_done, c);
+	    c->tool->timeout_ms, approval_done, c, &unrecorded);
 	json_decref(evidence);
+	if (id == NULL && unrecorded) {
+		*out = tool_error("audit_unavailable", 0, NULL,
+		    "the audit log cannot record this approval request (the "
+		    "log cannot be written, or the request is too large to "
+		    "record); nobody was asked and nothing was done");
+		return ACTION_ERROR;
+	}
 	if (id == NULL) {
 		*out = tool_error("busy", 1, NULL,
 		    "too many approvals are pending");

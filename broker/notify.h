@@ -32,8 +32,11 @@
 
 struct notifier;
 
-/* Called for every audit record (fields borrowed). */
-typedef void (*notify_audit_fn)(void *arg, const char *event, json_t *f);
+/*
+ * Called for every audit record (fields borrowed); returns 0 when it is
+ * in the log (the approvals' function, broker/approval.h).
+ */
+typedef int (*notify_audit_fn)(void *arg, const char *event, json_t *f);
 
 /*
  * Returns a notifier for |m|'s hook (NULL with err set when the hook

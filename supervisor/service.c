@@ -20,13 +20,15 @@
 #include "supervisor/setup.h"
 #include "supervisor/signals.h"
 
-static void
+static int
 approval_audit(void *arg, const char *event, json_t *fields)
 {
 	struct audit *a = arg;
+	int rc;
 
-	if (audit_append(a, event, fields) != 0)
+	if ((rc = audit_append(a, event, fields)) != 0)
 		log_warnx("cannot record %s in the audit log", event);
+	return rc;
 }
 
 /*

@@ -157,5 +157,7 @@ TESTS += tests/integration/audit_ship.sh
 EXTRA_DIST += tests/integration/audit_ship.sh
 TESTS += tests/integration/audit_sessions.sh
 EXTRA_DIST += tests/integration/audit_sessions.sh
+TESTS += tests/integration/audit_approval_unrecorded.sh
+EXTRA_DIST += tests/integration/audit_approval_unrecorded.sh
 TESTS += tests/integration/paths.sh
 EXTRA_DIST += tests/integration/paths.sh
