@@ -121,7 +121,7 @@ event_is_key(const char *e)
 {
 	static const char *key[] = {
 		"session_start", "session_end", "budget_stop",
-		"sandbox_denial", NULL
+		"sandbox_denial", "record_too_large", NULL
 	};
 	size_t i;
 
@@ -321,6 +321,38 @@ flush_pending(struct audit *a)
 	return 0;
 }
 
+static int append_record(struct audit *, const char *, json_t *);
+
+/*
+ * A record over AUDIT_MAX_LINE is refused (AL_ERR_LIMIT), but not
+ * silently: a short record_too_large names its event, its size, the
+ * SHA-256 of its (redacted) fields and, when short, their "id", so the
+ * log shows that something happened and what it concerned.  Returns 0 or
+ * the error of writing it.
+ */
+static int
+note_too_large(struct audit *a, const char *event, json_t *f, size_t blen)
+{
+	char digest[SHA256_HEX_LEN + 1], *text;
+	json_t *id = json_object_get(f, "id"), *note;
+	int rc;
+
+	if ((text = json_dumps(f, JSON_COMPACT | JSON_SORT_KEYS)) == NULL)
+		return AL_ERR_ALLOC;
+	sha256_hex(text, strlen(text), digest);
+	free(text);
+	if (json_is_string(id) && strlen(json_string_value(id)) > 256)
+		id = NULL;
+	if ((note = json_pack("{s:s, s:I, s:s}", "event", event, "bytes",
+	    (json_int_t)blen, "fieldsDigest", digest)) == NULL)
+		return AL_ERR_ALLOC;
+	if (id != NULL && (json_is_string(id) || json_is_integer(id)))
+		json_object_set(note, "id", id);
+	rc = append_record(a, "record_too_large", note);
+	json_decref(note);
+	return rc;
+}
+
 /*
  * Builds and chains one record.  It is written, the newest pending one
  * signed, at once unless a batch is open and the record need not reach
@@ -389,6 +421,10 @@ append_record(struct audit *a, const char *event, json_t *fields)
 	    sodium_base64_VARIANT_ORIGINAL) - 1 + strlen("\"}") >
 	    AUDIT_MAX_LINE) {
 		rc = AL_ERR_LIMIT;
+		/* Refused, but its trace is in the log (or the log fails). */
+		if (strcmp(event, "record_too_large") != 0 &&
+		    note_too_large(a, event, f, blen) == AL_ERR_IO)
+			rc = AL_ERR_IO;
 		goto out;
 	}
 	need = a->plen + blen + 1;

@@ -101,8 +101,10 @@ void	audit_close(struct audit *a);
  * audit_append() also returns AL_ERR_FORMAT for an event name outside
  * [a-z][a-z0-9_]{0,63} or for "session_start"/"session_end" (written by
  * open and close only), AL_ERR_TYPE if |fields| is not an object,
- * AL_ERR_LIMIT for a line over AUDIT_MAX_LINE, AL_ERR_ALLOC.  These
- * leave the file and audit_failing() unchanged; the broker must treat
+ * AL_ERR_LIMIT for a line over AUDIT_MAX_LINE (a short record_too_large
+ * naming the event, its size, the SHA-256 of its fields and its "id" is
+ * written in its place; AL_ERR_IO if even that fails), AL_ERR_ALLOC.
+ * These leave audit_failing() unchanged; the broker must treat
  * any non-zero return as "not recorded" and refuse the request.  The
  * members of |fields| are written under "fields", not merged into the
  * record.  Every record is chained, and signed or covered by the

@@ -442,6 +442,38 @@ budget_entry(const struct manifest *m, const char *const *paths, size_t n,
 	return ".";
 }
 
+/*
+ * The entries of a change_refused record: |refused|'s first ones, as many
+ * as fit in CHANGE_REFUSED_LOG_BYTES of paths and rules, so that the
+ * record always fits a line of the log (AUDIT_MAX_LINE): a run's paths
+ * are the agent's to choose, and a record too large would not be written.
+ */
+#define CHANGE_REFUSED_LOG_BYTES (256 * 1024)
+
+static json_t *
+refused_for_log(json_t *refused)
+{
+	json_t *out, *e;
+	size_t i, bytes = 0;
+
+	if ((out = json_array()) == NULL)
+		fatalx("out of memory");
+	for (i = 0; i < json_array_size(refused); i++) {
+		const char *p, *r;
+
+		e = json_array_get(refused, i);
+		p = json_string_value(json_object_get(e, "path"));
+		r = json_string_value(json_object_get(e, "rule"));
+
+		bytes +=
+		    (p != NULL ? strlen(p) : 0) + (r != NULL ? strlen(r) : 0);
+		if (bytes > CHANGE_REFUSED_LOG_BYTES)
+			break;
+		json_array_append(out, e);
+	}
+	return out;
+}
+
 /* The error body for |refused| (stolen), of |total| entries refused in
  * all, and its change_refused record. */
 static json_t *
@@ -461,9 +493,10 @@ refusal(struct call *c, json_t *refused, size_t total)
 		json_object_set_new(
 		    body, "refusedTotal", json_integer((json_int_t)total));
 	(void)broker_audit(c->b, "change_refused",
-	    json_pack("{s:O, s:s, s:s?, s:O, s:I}", "id", c->id, "tool",
+	    json_pack("{s:O, s:s, s:s?, s:o, s:I}", "id", c->id, "tool",
 		c->tool->name, "check", c->check != NULL ? c->check->id : NULL,
-		"entries", refused, "total", (json_int_t)total));
+		"entries", refused_for_log(refused), "total",
+		(json_int_t)total));
 	json_decref(refused);
 	return body;
 }

@@ -159,5 +159,7 @@ TESTS += tests/integration/audit_sessions.sh
 EXTRA_DIST += tests/integration/audit_sessions.sh
 TESTS += tests/integration/audit_approval_unrecorded.sh
 EXTRA_DIST += tests/integration/audit_approval_unrecorded.sh
+TESTS += tests/integration/audit_record_too_large.sh
+EXTRA_DIST += tests/integration/audit_record_too_large.sh
 TESTS += tests/integration/paths.sh
 EXTRA_DIST += tests/integration/paths.sh

@@ -766,6 +766,63 @@ START_TEST(test_audit_redacts_fields)
 }
 END_TEST
 
+/*
+ * A record over AUDIT_MAX_LINE is refused, and leaves a short
+ * record_too_large in its place (event, size, digest of the fields, id):
+ * an agent that makes a record too large cannot make it vanish.
+ */
+START_TEST(test_audit_too_large_leaves_a_trace)
+{
+	struct audit_verify_result res;
+	struct audit *a;
+	struct lines ls;
+	json_t *f, *rec;
+	char *big;
+	FILE *fp;
+
+	big = malloc(AUDIT_MAX_LINE + 2);
+	ck_assert_ptr_nonnull(big);
+	memset(big, 'p', AUDIT_MAX_LINE + 1);
+	big[AUDIT_MAX_LINE + 1] = '\0';
+	ck_assert_int_eq(audit_open(logpath, "s", &a), 0);
+	f = json_pack("{s:i, s:s}", "id", 7, "path", big);
+	ck_assert_int_eq(audit_append(a, "change_refused", f), AL_ERR_LIMIT);
+	ck_assert_int_eq(audit_failing(a), 0);
+	json_decref(f);
+	/* A too large id is not copied. */
+	f = json_pack("{s:s}", "id", big);
+	ck_assert_int_eq(audit_append(a, "request", f), AL_ERR_LIMIT);
+	json_decref(f);
+	free(big);
+	audit_close(a);
+	read_lines(logpath, &ls);
+	ck_assert_int_eq(ls.n, 4);
+	ck_assert_ptr_nonnull(rec = json_loads(ls.l[1], 0, NULL));
+	ck_assert_str_eq(json_string_value(json_object_get(rec, "event")),
+	    "record_too_large");
+	f = json_object_get(rec, "fields");
+	ck_assert_str_eq(json_string_value(json_object_get(f, "event")),
+	    "change_refused");
+	ck_assert_int_eq(json_integer_value(json_object_get(f, "id")), 7);
+	ck_assert_int_gt(json_integer_value(json_object_get(f, "bytes")),
+	    AUDIT_MAX_LINE);
+	ck_assert_uint_eq(strlen(json_string_value(json_object_get(f,
+	    "fieldsDigest"))), 64);
+	json_decref(rec);
+	ck_assert_ptr_nonnull(rec = json_loads(ls.l[2], 0, NULL));
+	f = json_object_get(rec, "fields");
+	ck_assert_str_eq(json_string_value(json_object_get(f, "event")),
+	    "request");
+	ck_assert_ptr_null(json_object_get(f, "id"));
+	json_decref(rec);
+	free_lines(&ls);
+	ck_assert_ptr_nonnull(fp = fopen(logpath, "r"));
+	ck_assert_int_eq(audit_verify_fp(fp, NULL, NULL, &res),
+	    AUDIT_VERIFY_CLOSED);
+	fclose(fp);
+}
+END_TEST
+
 /* Exhaustive: flipping any one bit of any byte is caught. */
 START_TEST(test_audit_every_byte_edit_is_detected)
 {
@@ -854,6 +911,7 @@ audit_suite(void)
 	tcase_add_test(tc, test_audit_prepared_log_begins_or_is_abandoned);
 	tcase_add_test(tc, test_audit_failed_open_leaves_no_log);
 	tcase_add_test(tc, test_audit_redacts_fields);
+	tcase_add_test(tc, test_audit_too_large_leaves_a_trace);
 	tcase_add_loop_test(tc, test_audit_parse_time, 0,
 	    sizeof(times) / sizeof(times[0]));
 	suite_add_tcase(s, tc);
