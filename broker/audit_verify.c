@@ -16,6 +16,7 @@
 #include <sodium.h>
 
 #include "common/errors.h"
+#include "common/vis.h"
 #include "broker/audit_verify.h"
 
 #define SIG_MEMBER	",\"sig\":\""
@@ -28,8 +29,25 @@ struct verifier {
 	int			 ended;		/* saw session_end */
 	uint64_t		 unsigned_from;	/* first line not yet covered */
 	char			 last_event[64];
+	char			 session[129];	/* line 1's, as is */
 	struct audit_verify_result *res;
 };
+
+/*
+ * Copies |s| into dst[0..dstlen), escaped (common/vis.h) and cut between
+ * characters.  Whatever the result holds may come from the log, which a
+ * tamperer wrote: a reason quoting an edited "event", a forged session id
+ * or time.  Escaped, it cannot drive the reviewer's terminal (erase the
+ * word TAMPERED, print "valid and closed", conceal what follows).
+ */
+static void
+copy_vis(char *dst, size_t dstlen, const char *s)
+{
+	size_t n = vis_fit(s, strlen(s), 0, dstlen - 1);
+
+	if (vis_buf(dst, dstlen, s, n, 0, NULL) != 0)
+		dst[0] = '\0';
+}
 
 static int
 is_hex64(const char *s)
@@ -60,13 +78,15 @@ bad(struct verifier *v, const char *fmt, ...)
 static int
 bad(struct verifier *v, const char *fmt, ...)
 {
+	char reason[sizeof(v->res->reason)];
 	va_list ap;
 
 	v->res->status = AUDIT_VERIFY_BAD;
 	v->res->bad_line = v->line;
 	va_start(ap, fmt);
-	vsnprintf(v->res->reason, sizeof(v->res->reason), fmt, ap);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
 	va_end(ap);
+	copy_vis(v->res->reason, sizeof(v->res->reason), reason);
 	return AUDIT_VERIFY_BAD;
 }
 
@@ -246,20 +266,21 @@ verify_line(struct verifier *v, const char *line, size_t len)
 			goto out;
 		snprintf(res->pubkey, sizeof(res->pubkey), "%s",
 		    json_string_value(pk));
-		snprintf(res->session, sizeof(res->session), "%s", session);
+		snprintf(v->session, sizeof(v->session), "%s", session);
+		copy_vis(res->session, sizeof(res->session), session);
 		snprintf(res->keykind, sizeof(res->keykind), "%s",
 		    json_is_string(kind) ? json_string_value(kind) : "?");
-		snprintf(res->first_time, sizeof(res->first_time), "%s",
+		copy_vis(res->first_time, sizeof(res->first_time),
 		    json_string_value(json_object_get(rec, "time")));
 	} else if (strcmp(event, "session_start") == 0) {
 		rc = bad(v, "a second session_start: records from another "
 		    "log were inserted");
 		goto out;
 	}
-	if (strcmp(session, res->session) != 0) {
+	if (strcmp(session, v->session) != 0) {
 		rc = bad(v, "session is \"%.40s\", not \"%.40s\": record "
 		    "inserted from another log (or edited)", session,
-		    res->session);
+		    v->session);
 		goto out;
 	}
 
@@ -300,7 +321,7 @@ verify_line(struct verifier *v, const char *line, size_t len)
 	sodium_bin2hex(head, sizeof(head), md, sizeof(md));
 	memcpy(res->head, head, sizeof(res->head));
 	res->records++;
-	snprintf(res->last_time, sizeof(res->last_time), "%s",
+	copy_vis(res->last_time, sizeof(res->last_time),
 	    json_string_value(json_object_get(rec, "time")));
 	snprintf(v->last_event, sizeof(v->last_event), "%s", event);
 	if (sigtxt != NULL)
@@ -422,10 +443,14 @@ audit_verify_fp_trusted(FILE *fp, const unsigned char (*keys)[32],
 		    want_head);
 	}
 	res->status = v.ended ? AUDIT_VERIFY_CLOSED : AUDIT_VERIFY_OPEN;
-	if (!v.ended)
-		snprintf(res->reason, sizeof(res->reason),
+	if (!v.ended) {
+		char reason[sizeof(res->reason)];
+
+		snprintf(reason, sizeof(reason),
 		    "open (no session_end yet): last record is %s, seq %llu",
 		    v.last_event, (unsigned long long)res->records);
+		copy_vis(res->reason, sizeof(res->reason), reason);
+	}
 	return res->status;
 }
 

@@ -429,18 +429,19 @@ trust_text(const struct audit_verify_result *res, int pinned)
 }
 
 /*
- * Verifies one file and prints its verdict: a full report, or (|brief|)
- * one line.  Returns the exit status for it.
+ * Verifies |file| and prints its verdict under the name |path| (|file|
+ * escaped: a file name in a shipped directory is anyone's to choose): a
+ * full report, or (|brief|) one line.  Returns the exit status for it.
  */
 static int
-verify_one(const char *path, const struct trusted *t, const char *head,
-    int quiet, int brief, struct tally *tl)
+verify_file(const char *file, const char *path, const struct trusted *t,
+    const char *head, int quiet, int brief, struct tally *tl)
 {
 	struct audit_verify_result res;
 	FILE *fp;
 	int rc;
 
-	if ((fp = fopen(path, "re")) == NULL) {
+	if ((fp = fopen(file, "re")) == NULL) {
 		log_warn("%s", path);
 		tl->unreadable++;
 		return EXIT_AUDIT_NOINPUT;
@@ -474,7 +475,7 @@ verify_one(const char *path, const struct trusted *t, const char *head,
 		tl->closed++;
 	if (brief) {
 		printf("%s: %s: session %s, %llu records, %s to %s, %s\n", path,
-		    rc == AUDIT_VERIFY_OPEN ? (writer_active(path) ?
+		    rc == AUDIT_VERIFY_OPEN ? (writer_active(file) ?
 		    "valid, running" : "valid, OPEN (crashed or cut off)") :
 		    "valid and closed", res.session,
 		    (unsigned long long)res.records, res.first_time,
@@ -483,7 +484,7 @@ verify_one(const char *path, const struct trusted *t, const char *head,
 	}
 	if (rc == AUDIT_VERIFY_OPEN)
 		printf("%s: valid so far but %s; %s\n", path, res.reason,
-		    writer_active(path) ? "a writer holds the log: the "
+		    writer_active(file) ? "a writer holds the log: the "
 		    "session is still running" : "no writer holds the log: "
 		    "the session crashed or its tail was cut off");
 	else
@@ -499,6 +500,20 @@ verify_one(const char *path, const struct trusted *t, const char *head,
 		printf("  head     %s\n", res.head);
 	}
 	return status_exit(rc);
+}
+
+static int
+verify_one(const char *file, const struct trusted *t, const char *head,
+    int quiet, int brief, struct tally *tl)
+{
+	char *path;
+	int rc;
+
+	if ((path = vis_str(file, 0)) == NULL)
+		fatalx("out of memory");
+	rc = verify_file(file, path, t, head, quiet, brief, tl);
+	free(path);
+	return rc;
 }
 
 static int
