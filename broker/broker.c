@@ -2052,6 +2052,47 @@ batchable(const struct tool *tool)
 static void tools_call(struct conn *, struct jsonrpc_msg *);
 
 /*
+ * A tools/call refused before it is a call (no tool name, arguments that
+ * are not an object, a tool the manifest does not have) is a request all
+ * the same: its request and decision ("invalid") are recorded, then the
+ * JSON-RPC error |fmt| is sent; if they cannot be, the usual "audit log
+ * cannot be written" refusal is sent instead.
+ */
+static void
+refuse_call(struct conn *k, json_t *id, json_t *name, json_t *args,
+    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void
+refuse_call(struct conn *k, json_t *id, json_t *name, json_t *args,
+    const char *fmt, ...)
+{
+	struct broker *b = k->b;
+	const char *tool = json_string_value(name);
+	char digest[SHA256_HEX_LEN + 1], msg[512], *text;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	text = json_dumps(args != NULL ? args : json_null(),
+	    JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+	sha256_hex(text != NULL ? text : "", text != NULL ? strlen(text) : 0,
+	    digest);
+	free(text);
+	if (b->cfg.audit != NULL &&
+	    (broker_audit(b, "request", json_pack("{s:O?, s:s?, s:s}", "id",
+	    id, "tool", tool, "argsDigest", digest)) != 0 ||
+	    broker_audit(b, "decision", json_pack("{s:O?, s:s?, s:s, s:s}",
+	    "id", id, "tool", tool, "decision", "invalid", "reason", msg)) !=
+	    0)) {
+		send_error(k, id, JSONRPC_REFUSED,
+		    "audit log cannot be written; refusing requests");
+		return;
+	}
+	send_error(k, id, JSONRPC_INVALID_PARAMS, "%s", msg);
+}
+
+/*
  * A tools/call's records go into the audit batch of this turn: request,
  * decision and, for a refusal or a read_file, the result.  Anything
  * else flushes the batch before its first effect (tools_call()).
@@ -2077,15 +2118,15 @@ tools_call(struct conn *k, struct jsonrpc_msg *msg)
 	struct call		*c;
 	char			*text;
 
-	if (!json_is_object(msg->params) ||
-	    !json_is_string(name = json_object_get(msg->params, "name"))) {
-		send_error(k, msg->id, JSONRPC_INVALID_PARAMS,
+	name = json_object_get(msg->params, "name");
+	args = json_object_get(msg->params, "arguments");
+	if (!json_is_object(msg->params) || !json_is_string(name)) {
+		refuse_call(k, msg->id, name, args,
 		    "tools/call needs params.name (a string)");
 		return;
 	}
-	args = json_object_get(msg->params, "arguments");
 	if (args != NULL && !json_is_object(args)) {
-		send_error(k, msg->id, JSONRPC_INVALID_PARAMS,
+		refuse_call(k, msg->id, name, args,
 		    "params.arguments must be an object");
 		return;
 	}
@@ -2096,8 +2137,8 @@ tools_call(struct conn *k, struct jsonrpc_msg *msg)
 		return;
 	}
 	if (tool == NULL) {
-		send_error(k, msg->id, JSONRPC_INVALID_PARAMS,
-		    "unknown tool: %.128s", json_string_value(name));
+		refuse_call(k, msg->id, name, args, "unknown tool: %.128s",
+		    json_string_value(name));
 		return;
 	}
 

@@ -163,5 +163,7 @@ TESTS += tests/integration/audit_record_too_large.sh
 EXTRA_DIST += tests/integration/audit_record_too_large.sh
 TESTS += tests/integration/audit_verify_paint.sh
 EXTRA_DIST += tests/integration/audit_verify_paint.sh
+TESTS += tests/integration/audit_refused_calls.sh
+EXTRA_DIST += tests/integration/audit_refused_calls.sh
 TESTS += tests/integration/paths.sh
 EXTRA_DIST += tests/integration/paths.sh
