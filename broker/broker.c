@@ -807,7 +807,7 @@ call_runner_event(int fd, int why, void *arg)
 	char			 layers[256], digest[SHA256_HEX_LEN + 1];
 	json_t			*denied = NULL;
 	int64_t			 gen;
-	int			 rc, blind;
+	int			 rc, blind, unrecorded;
 
 	(void)fd;
 	(void)why;
@@ -854,13 +854,13 @@ call_runner_event(int fd, int why, void *arg)
 		free(all);
 	}
 	jobs_ended(c, res, c->uri);
-	(void)broker_audit(b, "runner_end", json_pack(
+	unrecorded = broker_audit(b, "runner_end", json_pack(
 	    "{s:O, s:b, s:i, s:i, s:b, s:b, s:I, s:s, s:s, s:s}",
 	    "id", c->id, "exited", res->exited, "exitCode", res->exit_code,
 	    "signal", res->signal, "timedOut", res->timed_out,
 	    "setupFailed", res->setup_failed,
 	    "durationMs", (json_int_t)res->duration_ms, "layers", layers,
-	    "outputDigest", digest, "artifactUri", c->uri));
+	    "outputDigest", digest, "artifactUri", c->uri)) != 0;
 	/* limits.enforce: best-effort ran it without a limit asked for. */
 	if (res->limits_warning[0] != '\0')
 		(void)broker_audit(b, "limits_not_enforced", json_pack(
@@ -876,8 +876,14 @@ call_runner_event(int fd, int why, void *arg)
 	 * The run's writes land only through the change-set policy, off
 	 * the loop, one set at a time (call_land()).
 	 */
+	/* Landing is the run's effect outside the broker: the records of
+	 * its end are written first, or nothing of it lands (audit.h). */
 	if (res->setup_failed)
 		call_landed(c, 0, NULL);
+	else if (unrecorded || audit_flush(b->cfg.audit) != 0)
+		call_landed(c, -1, tool_error("audit_unavailable", 1, NULL,
+		    "the audit log cannot be written; nothing of the run "
+		    "was applied"));
 	else
 		call_land(c);
 }
