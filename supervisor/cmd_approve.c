@@ -59,12 +59,19 @@ send_line(int fd, const char *s)
  * Sends |req| to the session socket |path| and returns its reply, or NULL
  * with errno set (EACCES: the socket's mode keeps us out).
  */
+/*
+ * A reply is one line of JSON.  A pending approval's evidence may hold
+ * a request of up to a frame's 1 MiB, several times over once escaped:
+ * the line may be long, but not without bound.
+ */
+#define CONTROL_REPLY_MAX (64 * 1024 * 1024)
+
 static json_t *
 control_call(const char *path, json_t *req)
 {
 	struct sockaddr_un sun;
-	char *s, buf[65536];
-	size_t got = 0;
+	char *s, *buf = NULL;
+	size_t got = 0, cap = 0;
 	ssize_t n;
 	int fd, saved;
 	json_t *reply;
@@ -99,15 +106,29 @@ control_call(const char *path, json_t *req)
 		}
 	}
 	free(s);
-	while (got < sizeof(buf) - 1 &&
-	    (n = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0) {
-		got += (size_t)n;
-		if (memchr(buf, '\n', got) != NULL)
+	for (;;) {
+		if (got + 1 >= cap) {
+			if (cap >= CONTROL_REPLY_MAX)
+				break;
+			cap = cap == 0 ? 65536 : cap * 2;
+			buf = xreallocarray(buf, cap, 1);
+		}
+		if ((n = read(fd, buf + got, cap - 1 - got)) == -1 &&
+		    errno == EINTR)
+			continue;
+		if (n <= 0)
 			break;
+		/* Only the bytes just read can hold the end of the line. */
+		if (memchr(buf + got, '\n', (size_t)n) != NULL) {
+			got += (size_t)n;
+			break;
+		}
+		got += (size_t)n;
 	}
 	close(fd);
 	buf[got] = '\0';
 	reply = json_loads(buf, JSON_DISABLE_EOF_CHECK, NULL);
+	free(buf);
 	if (reply == NULL)
 		errno = EPROTO;
 	return reply;
@@ -195,7 +216,10 @@ for_each_session(
 						path, (unsigned)st.st_uid) < 0)
 						why[0] = '\0';
 					refused(sess, why);
-				}
+				} else if (errno == EPROTO)
+					/* Connected: no stale socket. */
+					refused(sess, "its answer could not be "
+					    "read (not JSON, or over 64 MiB)");
 				continue; /* else a stale socket */
 			}
 			if (json_object_get(reply, "error") != NULL)

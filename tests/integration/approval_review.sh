@@ -5,7 +5,8 @@
 # the approve prompt show what will run (argv, cwd, environment names, the
 # pinned code's digest), the agent's stated reason (tools/call
 # _meta.reason, or request_approval's reason) escaped for the terminal,
-# and a patch's diff once, not three times.
+# and a patch's diff once, not three times; a pending approval larger
+# than 64 KiB is listed and decided.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -47,6 +48,7 @@ cat >"$ws/calls" <<EOF
 {"name":"deploy","arguments":{"target":"prod"},"_meta":{"reason":"ship the fix \\u001b[2J\\u001b[1;1Hall tests pass \\u202e"}}
 {"name":"apply_patch","arguments":{"patch":"--- a/README.md\\n+++ b/README.md\\n@@ -1 +1,2 @@\\n # x\\n+UNIQUE-DIFF-LINE-7731\\n","expectedBaseSha":"$zero"}}
 {"name":"request_approval","arguments":{"action":"merge","reason":"the gate is green","evidenceUris":[]}}
+{"name":"request_approval","arguments":{"action":"release","reason":"$(head -c 200000 /dev/zero | tr '\0' y)","evidenceUris":[]}}
 EOF
 ESC=$'\033'
 RLO=$'\342\200\256'
@@ -94,6 +96,16 @@ for i in $(seq 200); do x=$("$AIRLOCK" pending --json | jq -r '.pending[] | sele
 expect_contains "request_approval's reason is the stated reason" "$("$AIRLOCK" pending -v)" "reason:    the gate is green"
 "$AIRLOCK" deny "$x" --reason no >/dev/null 2>&1
 appr_reply 3
+
+# A pending approval whose listing is larger than 64 KiB (a 200 KB
+# reason, twice in it) is listed and decided: the client read 64 KiB of
+# the reply before, and said "nothing pending".
+x=$(for i in $(seq 200); do x=$("$AIRLOCK" pending --json | jq -r '.pending[] | select(.arguments.action == "release") | .id'); [ -n "$x" ] && { echo "$x"; break; }; sleep 0.1; done)
+check "a pending approval of 200 KB is listed" test -n "$x"
+expect_contains "... pending names it" "$("$AIRLOCK" pending)" "$x"
+"$AIRLOCK" approve "$x" --yes >/dev/null 2>&1
+appr_reply 4
+expect_eq "... and approve decides it" "$(jr .result.structuredContent.decision)" approved
 appr_agent_stop
 
 finish
