@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -358,9 +359,79 @@ exec_upper(const char *state, struct changeset_upper *u)
  * an entry broke a rule (each named on stderr, nothing applied), or
  * EXIT_APPLY when it could not be read or applied (nothing applied).
  */
+/*
+ * The command's end as soon as it is known (runner_request.on_status):
+ * exec_end goes to the audit log's writer while the sandbox is torn
+ * down, unless there is a change set to land: then exec_end waits to say
+ * what landed (exec_land()).  |upper| NULL: no overlay.
+ */
+struct exec_status {
+	struct exec_audit *xa;
+	const struct changeset_upper *upper;
+};
+
+/* Whether the upper layer |u| holds nothing (or cannot tell: then 0). */
+static int
+upper_empty(const struct changeset_upper *u)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd, empty = 1;
+
+	if ((fd = changeset_upper_open(u)) == -1)
+		return 0;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return 0;
+	}
+	while (empty && (de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 &&
+		    strcmp(de->d_name, "..") != 0)
+			empty = 0;
+	closedir(d);
+	return empty;
+}
+
+static void
+exec_on_status(void *arg, int wait_status)
+{
+	struct exec_status *st = arg;
+
+	if (st->upper == NULL || upper_empty(st->upper))
+		exec_audit_on_status(st->xa, wait_status);
+}
+
+/* At most this many refused entries are recorded in exec_end. */
+#define LAND_REFUSED_RECORDED 64
+
+/* exec_end's changeSet: {applied: n} and what stopped it, if anything. */
+static json_t *
+land_record(size_t applied, const char *error, json_t *refused, int dryrun)
+{
+	json_t *r = json_pack("{s:I}", "applied", (json_int_t)applied), *few;
+	size_t i;
+
+	if (r == NULL)
+		fatalx("out of memory");
+	if (error != NULL)
+		json_object_set_new(r, "error", json_string(error));
+	if (dryrun)
+		json_object_set_new(r, "dryRun", json_true());
+	if (refused != NULL) {
+		few = json_array();
+		for (i = 0; i < json_array_size(refused) &&
+		     i < LAND_REFUSED_RECORDED; i++)
+			json_array_append(few, json_array_get(refused, i));
+		json_object_set_new(r, "refused", few);
+		json_object_set_new(r, "refusedTotal",
+		    json_integer((json_int_t)json_array_size(refused)));
+	}
+	return r;
+}
+
 static int
 exec_land(const char *ws, const struct changeset_upper *u,
-    const struct sandbox_policy *policy, int dryrun, int rc)
+    const struct sandbox_policy *policy, int dryrun, int rc, json_t **landed)
 {
 	struct changeset *cs = NULL;
 	json_t *refused = NULL, *v, *e;
@@ -368,23 +439,29 @@ exec_land(const char *ws, const struct changeset_upper *u,
 	size_t i;
 	int rootfd, upperfd = -1, ret = EXIT_APPLY;
 
+	*landed = NULL;
 	if ((rootfd = open(ws, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1 ||
 	    (upperfd = changeset_upper_open(u)) == -1) {
+		snprintf(err, sizeof(err), "%s", strerror(errno));
 		log_warn("exec: nothing was applied");
+		*landed = land_record(0, err, NULL, 0);
 		goto done;
 	}
 	if (changeset_upper_full(u)) {
 		log_warnx("exec: nothing was applied: the command's writes "
 		    "filled the %lld MiB upper layer and failed with ENOSPC",
 		    CHANGESET_MAX_BYTES / (1024 * 1024));
+		*landed = land_record(0, "the upper layer was full", NULL, 0);
 		ret = EXIT_NOPERM;
 		goto done;
 	}
 	if (changeset_collect(upperfd, rootfd, geteuid() != 0, &cs, err,
 	    sizeof(err)) != 0) {
 		log_warnx("exec: nothing was applied: %s", err);
+		*landed = land_record(0, err, NULL, 0);
 		goto done;
 	}
+
 	if (dryrun) {
 		v = changeset_describe(cs);
 		json_array_foreach (v, i, e) {
@@ -415,18 +492,24 @@ exec_land(const char *ws, const struct changeset_upper *u,
 		log_warnx("exec: nothing was applied: %zu %s refused "
 		    "(the command exited %d)", json_array_size(refused),
 		    json_array_size(refused) == 1 ? "entry" : "entries", rc);
+		*landed = land_record(0, NULL, refused, dryrun);
 		ret = EXIT_NOPERM;
 		goto done;
 	}
 	if (dryrun) {
 		log_warnx("exec: --dry-run: nothing was applied");
+		*landed = land_record(0, NULL, NULL, 1);
 		ret = rc;
 		goto done;
 	}
 	if (changeset_apply(cs, upperfd, rootfd, err, sizeof(err)) != 0) {
 		log_warnx("exec: nothing was applied: %s", err);
+		*landed = land_record(0, err, NULL, 0);
 		goto done;
 	}
+	/* A command that wrote nothing adds nothing to exec_end. */
+	if (changeset_count(cs) > 0)
+		*landed = land_record(changeset_count(cs), NULL, NULL, 0);
 	ret = rc;
 done:
 	json_decref(refused);
@@ -527,7 +610,8 @@ cmd_exec(int argc, char **argv)
 	char state[PATH_MAX], ws_real[PATH_MAX], logpath[PATH_MAX];
 	struct exec_audit *xa = NULL;
 	struct exec_proxy xp = { -1, -1 };
-	json_t *start, *jend, *jargv;
+	json_t *start, *jend, *jargv, *landed = NULL;
+	struct exec_status xst;
 	struct overrides ov;
 	long long timeout = 0;
 	char *end;
@@ -751,8 +835,10 @@ cmd_exec(int argc, char **argv)
 	req.gate = exec_audit_gate;
 	req.gate_arg = xa;
 	/* exec_end as soon as the command has ended (the same record). */
-	req.on_status = exec_audit_on_status;
-	req.status_arg = xa;
+	xst.xa = xa;
+	xst.upper = overlay ? &upper : NULL;
+	req.on_status = exec_on_status;
+	req.status_arg = &xst;
 	if (overlay && upper.mnt_fd != -1) {
 		req.upper_mnt = 1;
 		req.upper_fd = upper.mnt_fd;
@@ -798,12 +884,14 @@ cmd_exec(int argc, char **argv)
 		log_warnx("%s: %s", argv[0], res->hint);
 	print_denials(res);
 	if (overlay && !res->setup_failed)
-		rc = exec_land(workspace, &upper, &eff, dryrun, rc);
+		rc = exec_land(workspace, &upper, &eff, dryrun, rc, &landed);
 	jend = res->setup_failed || res->timed_out ?
 	    json_pack("{s:b, s:b}", "setupFailed", res->setup_failed != 0,
 	    "timedOut", res->timed_out != 0) :
 	    res->exited ? json_pack("{s:i}", "exitCode", res->exit_code) :
 	    json_pack("{s:i}", "signal", res->signal);
+	if (landed != NULL)
+		json_object_set_new(jend, "changeSet", landed);
 	snprintf(logpath, sizeof(logpath), "%s", exec_audit_path(xa));
 	if (exec_audit_end(xa, jend) != 0)
 		log_warnx("exec: cannot write the audit log %s", logpath);

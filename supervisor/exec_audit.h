@@ -9,7 +9,9 @@
  *                overrides: overrides_json() — the --allow-host, --env and
  *                --setenv names (never their values), --ro, --rw — and
  *                chdir}
- *   exec_end    {exitCode | signal | timedOut | setupFailed}
+ *   exec_end    {exitCode | signal | timedOut | setupFailed}, and
+ *               changeSet {applied, refused, refusedTotal, error, dryRun}
+ *               when the command wrote anything (cmd_exec.c)
  *
  * and the "session_start" and "session_end" that audit_open_certified()
  * and audit_close() write: the session key certified by the host key, the

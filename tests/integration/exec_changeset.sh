@@ -10,7 +10,8 @@
 # renamed away and recreated, protected paths absent at start (.git,
 # secrets); a refused or listed name cannot paint the terminal (escaped).
 # Plus: a benign change lands owned by the workspace owner,
-# --dry-run lists and applies nothing, --cow still discards.
+# --dry-run lists and applies nothing, --cow still discards; exec_end
+# records what landed or was refused.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 chmod 755 "$T"
@@ -40,6 +41,12 @@ for u in 0 $U; do
 	# ex CMD: sh -c CMD in airlock exec as $u; sets $out and $status.
 	# shellcheck disable=SC2086
 	ex() { out=$(as "$u" "$AIRLOCK" exec $P --workspace "$ws" -- sh -c "$1" 2>&1); status=$?; }
+	# last_set: the changeSet of the newest exec_end (its fields, as JSON).
+	last_set() {
+		local log
+		log=$(find "$T" -name audit.jsonl -printf '%T@ %p\n' | sort -n | tail -n 1 | cut -d' ' -f2-)
+		jq -c 'select(.event == "exec_end") | .fields.changeSet' "$log"
+	}
 
 	ex 'cp /bin/bash sbash && chmod 4755 sbash && mkdir d && chmod 2777 d && ls -l sbash'
 	expect_contains "uid $u: inside, the setuid copy was made" "$out" "-rwsr-xr-x"
@@ -47,6 +54,7 @@ for u in 0 $U; do
 	expect_contains "uid $u: the setuid file is named with its rule" "$out" "refused: sbash: special_bits"
 	expect_contains "uid $u: the setgid directory is named with its rule" "$out" "refused: d: special_bits"
 	check "uid $u: no sbash on the host" test ! -e "$ws/sbash"
+	expect_eq "uid $u: exec_end records the refusal" "$(last_set | jq -c '[.applied, .refusedTotal, [.refused[].path]]')" '[0,2,["d","sbash"]]'
 	check "uid $u: no d on the host" test ! -e "$ws/d"
 
 	ex "mkdir -p src/.git && echo 'ref: refs/heads/main' >src/.git/HEAD && printf '[core]\\n\\tfsmonitor = touch $T/pwned$u\\n' >src/.git/config && echo also >src/extra.py"
@@ -91,12 +99,14 @@ for u in 0 $U; do
 
 	ex 'exit 3'
 	expect_eq "uid $u: a command that writes nothing: its status passes through" "$status" 3
+	expect_eq "uid $u: ... and its exec_end has no changeSet" "$(last_set)" null
 
 	ex 'echo new >out.txt && echo "print(2)" >src/main.py && chmod 750 out.txt && exit 5'
 	expect_eq "uid $u: a benign change: the command's status passes through" "$status" 5
 	expect_eq "uid $u: a benign change lands" "$(cat "$ws/out.txt" "$ws/src/main.py")" "new
 print(2)"
 	expect_eq "uid $u: owned by the workspace owner, mode kept" "$(stat -c '%u %a' "$ws/out.txt")" "$u 750"
+	expect_eq "uid $u: exec_end records what landed" "$(last_set)" '{"applied":2}'
 
 	ex 'echo dry >dry.txt && rm out.txt'
 	expect_eq "uid $u: --cow/--dry-run off: the run applies" "$status" 0
