@@ -25,7 +25,7 @@ checks:
   slow: { argv: ["sleep", "30"], timeoutMs: 1500 }
 EOF
 
-# --- airlock run: two connections on the agent's socket -------------------
+# --- airlock run: three connections on the agent's socket -----------------
 # Connection 1 sends the handshake and N pings, then reads nothing for
 # 6 s; meanwhile connection 2 pings.  Then connection 1 reads everything.
 cat >"$T/agent.sh" <<EOF
@@ -37,6 +37,14 @@ A=$AIRLOCK
 	awk 'BEGIN { for (i = 2; i < $N + 2; i++) printf "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"ping\"}\n", i }'
 } | env -i "\$A" connect 2>/tmp/c1.err | { sleep 6; cat >/tmp/c1.out; } &
 flood=\$!
+# Connection 3 ends its input at once, with 10000 pings (400 kB of
+# replies: less than the 1 MiB past which its input would wait), and
+# reads them 4 s later: its replies wait for it, the connection with them.
+{
+	printf '%s\n' '$MCP_INIT' '$MCP_READY'
+	awk 'BEGIN { for (i = 2; i < 10002; i++) printf "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"ping\"}\n", i }'
+} | env -i "\$A" connect 2>/tmp/c3.err | { sleep 4; cat >/tmp/c3.out; } &
+ended=\$!
 sleep 2
 t0=\$(date +%s%N)
 printf '%s\n' '$MCP_INIT' '$MCP_READY' '{"jsonrpc":"2.0","id":2,"method":"ping"}' |
@@ -44,7 +52,8 @@ printf '%s\n' '$MCP_INIT' '$MCP_READY' '{"jsonrpc":"2.0","id":2,"method":"ping"}
 t1=\$(date +%s%N)
 echo "PING-MS \$(( (t1 - t0) / 1000000 ))"
 sed 's/^/c2 /' /tmp/c2.out
-wait \$flood
+wait \$flood \$ended
+echo "C3-REPLIES \$(grep -c '"result":{}' /tmp/c3.out)"
 echo "C1-REPLIES \$(grep -c '"result":{}' /tmp/c1.out)"
 echo "C1-LAST \$(grep -c '"id":$((N + 1)),"result":{}' /tmp/c1.out)"
 EOF
@@ -60,6 +69,8 @@ check "...at once: the connect round trip takes < 1 s ($ms ms)" test "${ms:-9999
 expect_eq "connection 1 gets every reply once it reads" \
     "$(sed -n 's/^C1-REPLIES //p' "$T/out")" "$N"
 expect_eq "...up to the last one" "$(sed -n 's/^C1-LAST //p' "$T/out")" 1
+expect_eq "a connection that ended its input gets every reply it did not read yet" \
+    "$(sed -n 's/^C3-REPLIES //p' "$T/out")" 10000
 
 # --- airlock serve: the agent stops reading its stdout ---------------------
 # A check with a 1.5 s timeout starts; the agent floods pings and reads
@@ -88,5 +99,16 @@ expect_eq "every ping is answered once the agent reads" "$got" "$N"
 [ "$got" = "$N" ] || grep -v '"result":{}' "$T/replies" | cut -c 1-200 | head -5
 mcp_rpc ping '{}' 10
 expect_eq "the session goes on" "$R" "{\"jsonrpc\":\"2.0\",\"id\":$MCP_ID,\"result\":{}}"
-mcp_stop
+
+# The agent sends 10000 more pings (400 kB of replies, less than the
+# 1 MiB past which its input would wait), ends its input and reads
+# only then: the replies it had not read wait for it, the session with them.
+awk 'BEGIN { for (i = 100000; i < 110000; i++) printf "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"ping\"}\n", i }' >&"$MCP_IN"
+exec {MCP_IN}>&-
+sleep 2
+timeout 30 cat <&"$MCP_OUT" >"$T/replies2"
+exec {MCP_OUT}<&-
+wait "$MCP_PID"
+expect_eq "after the end of its input the agent still gets every reply" \
+    "$(grep -c '"result":{}' "$T/replies2")" 10000
 finish
