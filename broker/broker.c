@@ -167,6 +167,9 @@ conn_free(struct conn *k)
 	buf_free(k->in);
 	idset_free(k->ids);
 	free(k->oq);
+	free(k->wq);
+	if (k->out_own != -1)
+		close(k->out_own);
 	if (!k->primary) {
 		close(k->in_fd);
 		if (k->out_fd != k->in_fd)
@@ -200,6 +203,12 @@ conn_close(struct conn *k)
 		k->refs--;
 	}
 	k->closed = 1;
+	/* What the agent did not read goes with it. */
+	k->wqlen = k->wqoff = 0;
+	if (k->out_watch > 0) {
+		loop_unwatch(b->cfg.loop, k->out_watch);
+		k->out_watch = 0;
+	}
 	/* A socket peer (airlock connect) sees the end of the replies. */
 	(void)shutdown(k->out_fd, SHUT_WR);
 	if (k->in_watch > 0) {
@@ -214,15 +223,158 @@ conn_close(struct conn *k)
 	conn_unref(k);
 }
 
-/* After end of input: close once no call of this connection is in flight. */
+/*
+ * After end of input: close once no call of this connection is in flight
+ * and the agent has been sent every reply (conn_output() comes back).
+ */
 static void
 conn_maybe_close(struct conn *k)
 {
-	if (k->input_done && k->ncalls == 0)
+	if (!k->input_done || k->ncalls != 0 || k->closed)
+		return;
+	if (k->oqlen > 0) {
+		k->refs++;
+		broker_turn_end(k->b);
+		k->refs--;
+		if (k->closed)
+			return;
+	}
+	if (k->wqlen == 0)
 		conn_close(k);
 }
 
 #define CONN_HOLD_MAX	(64 * 1024)	/* bytes of replies held, at most */
+
+/*
+ * Replies are written without ever blocking: an agent that stops reading
+ * them must not stop the broker (the loop, its timers, the other
+ * connections).  What does not fit is queued for conn_output(); past
+ * CONN_OUT_MAX queued, no more input is read from that connection until
+ * the agent reads (conn_frames()), so the queue stays bounded and no reply
+ * is lost.
+ */
+#define CONN_OUT_MAX	(1024 * 1024)
+
+static void	conn_frames(struct conn *);
+static void	conn_input(int, int, void *);
+
+/* Writes what fits now: bytes written, or -1 (the agent went away). */
+static ssize_t
+conn_out_try(struct conn *k, const char *p, size_t len)
+{
+	ssize_t n;
+
+	do {
+		if (k->out_sock)
+			n = send(k->out_fd, p, len, MSG_DONTWAIT |
+			    MSG_NOSIGNAL);
+		else
+			n = write(k->out_own != -1 ? k->out_own : k->out_fd,
+			    p, len);
+	} while (n == -1 && errno == EINTR);
+	if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		return 0;
+	return n;
+}
+
+/* Reads |k|'s input again once its replies were read (conn_output()). */
+static void
+conn_out_resume(struct conn *k)
+{
+	struct broker *b = k->b;
+
+	k->out_full = 0;
+	if (k->closed)
+		return;
+	if (b->input_paused) {
+		/* calls_resume_input() takes it from here. */
+		if (!k->eof)
+			k->in_paused = 1;
+		return;
+	}
+	conn_frames(k);
+	if (!k->closed && !k->eof && !k->out_full && !b->input_paused &&
+	    k->in_watch == 0 &&
+	    (k->in_watch = loop_watch(b->cfg.loop, k->in_fd, INT64_MAX,
+	    conn_input, k)) < 0)
+		fatalx("loop_watch");
+	if (!k->closed && b->input_paused && !k->eof && k->in_watch == 0)
+		k->in_paused = 1;
+}
+
+static void
+conn_output(int fd, int why, void *arg)
+{
+	struct conn	*k = arg;
+	ssize_t		 n;
+
+	(void)fd;
+	(void)why;
+	k->refs++;
+	if ((n = conn_out_try(k, k->wq + k->wqoff, k->wqlen)) < 0) {
+		log_debug("agent stopped reading: %s", strerror(errno));
+		conn_close(k);
+	} else {
+		k->wqoff += (size_t)n;
+		k->wqlen -= (size_t)n;
+		if (k->wqlen == 0) {
+			k->wqoff = 0;
+			loop_unwatch(k->b->cfg.loop, k->out_watch);
+			k->out_watch = 0;
+		}
+		if (k->out_full && k->wqlen < CONN_OUT_MAX / 2)
+			conn_out_resume(k);
+		conn_maybe_close(k);
+	}
+	conn_unref(k);
+}
+
+/*
+ * Sends |len| bytes to the agent, or queues what it has not read yet.
+ * Returns 0, or -1 if the agent went away (the caller closes |k|).
+ */
+static int
+conn_write(struct conn *k, const char *p, size_t len)
+{
+	ssize_t n;
+
+	if (k->wqlen == 0) {
+		if ((n = conn_out_try(k, p, len)) < 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+		k->wqoff = 0;
+	}
+	if (len == 0)
+		return 0;
+	if (k->wqoff > 0 && k->wqoff + k->wqlen + len > k->wqcap) {
+		memmove(k->wq, k->wq + k->wqoff, k->wqlen);
+		k->wqoff = 0;
+	}
+	if (k->wqoff + k->wqlen + len > k->wqcap) {
+		size_t cap = k->wqcap ? k->wqcap : 65536;
+
+		while (cap < k->wqoff + k->wqlen + len)
+			cap *= 2;
+		k->wq = xreallocarray(k->wq, cap, 1);
+		k->wqcap = cap;
+	}
+	memcpy(k->wq + k->wqoff + k->wqlen, p, len);
+	k->wqlen += len;
+	if (k->out_watch == 0 && (k->out_watch = loop_watch_writable(
+	    k->b->cfg.loop, k->out_fd, conn_output, k)) < 0)
+		fatalx("loop_watch_writable");
+	if (k->wqlen >= CONN_OUT_MAX && !k->out_full) {
+		/* No more input from |k| until the agent reads. */
+		k->out_full = 1;
+		if (k->in_watch > 0) {
+			loop_unwatch(k->b->cfg.loop, k->in_watch);
+			k->in_watch = 0;
+		}
+		k->in_paused = 0;
+	}
+	return 0;
+}
 
 /*
  * Sends |line| (owned) to the agent.  While the audit log holds records
@@ -253,7 +405,7 @@ conn_send(struct conn *k, char *line)
 		}
 		memcpy(k->oq + k->oqlen, line, len);
 		k->oqlen += len;
-	} else if (!k->closed && write_all(k->out_fd, line, len) != 0) {
+	} else if (!k->closed && conn_write(k, line, len) != 0) {
 		log_debug("agent stopped reading: %s", strerror(errno));
 		conn_close(k);
 	}
@@ -284,7 +436,7 @@ conn_withhold(struct conn *k, size_t len)
 
 			if (line == NULL)
 				fatalx("out of memory encoding a reply");
-			if (write_all(k->out_fd, line, strlen(line)) != 0) {
+			if (conn_write(k, line, strlen(line)) != 0) {
 				log_debug("agent stopped reading: %s",
 				    strerror(errno));
 				free(line);
@@ -325,7 +477,7 @@ broker_turn_end(void *arg)
 			if (!ok)
 				conn_withhold(k, len);
 			else if (!k->closed &&
-			    write_all(k->out_fd, k->oq, len) != 0) {
+			    conn_write(k, k->oq, len) != 0) {
 				log_debug("agent stopped reading: %s",
 				    strerror(errno));
 				conn_close(k);
@@ -795,9 +947,6 @@ static void	call_land(struct call *);
 static void	call_land_done(struct call *, int, json_t *);
 static void	calls_release(struct broker *);
 static void	statuses_release(struct broker *);
-static void	conn_frames(struct conn *);
-static void	conn_input(int, int, void *);
-
 static void
 call_runner_event(int fd, int why, void *arg)
 {
@@ -1637,7 +1786,7 @@ calls_resume_input(struct broker *b)
 			conn_frames(k);
 			if (b->input_paused)
 				k->in_paused = 1;
-			else if (!k->closed && !k->eof) {
+			else if (!k->closed && !k->eof && !k->out_full) {
 				k->in_watch = loop_watch(b->cfg.loop, k->in_fd,
 				    INT64_MAX, conn_input, k);
 				if (k->in_watch < 0)
@@ -2565,7 +2714,7 @@ conn_frames(struct conn *k)
 	int		 rc;
 
 	for (;;) {
-		if (k->closed || b->input_paused)
+		if (k->closed || b->input_paused || k->out_full)
 			return;
 		rc = buf_next_frame(k->in, &frame, &len);
 		if (rc == 0 && k->eof && !k->input_done) {
@@ -2615,6 +2764,34 @@ conn_input(int fd, int why, void *arg)
 }
 
 /*
+ * Makes writing to the agent never block (conn_write()): a socket is sent
+ * to with MSG_DONTWAIT; a pipe (airlock serve's stdout) is opened again,
+ * non-blocking, so that the flag does not reach whoever shares the
+ * pipe's description (stderr, the client).  Anything else (a file, a
+ * terminal) is written as it is.
+ */
+static void
+conn_out_open(struct conn *k)
+{
+	struct stat	st;
+	char		path[64];
+
+	k->out_own = -1;
+	if (fstat(k->out_fd, &st) == -1)
+		return;
+	if (S_ISSOCK(st.st_mode)) {
+		k->out_sock = 1;
+		return;
+	}
+	if (!S_ISFIFO(st.st_mode))
+		return;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", k->out_fd);
+	k->out_own = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (k->out_own == -1 && fd_set_nonblock(k->out_fd, 1) != 0)
+		fatal("cannot make the agent's pipe non-blocking");
+}
+
+/*
  * Starts serving a connection on in_fd/out_fd.  |primary| is the
  * connection the caller owns (its fds stay open; its end calls
  * cfg.on_close); others are accepted sockets the broker closes.
@@ -2632,6 +2809,7 @@ conn_new(struct broker *b, int in_fd, int out_fd, int primary)
 	k->state = BROKER_STATE_NEW;
 	k->refs = 1;		/* open */
 	k->seq = ++b->conn_seq;
+	conn_out_open(k);
 	if ((k->in = buf_new(b->m->max_frame_bytes > 0 ?
 	    b->m->max_frame_bytes : 1024 * 1024)) == NULL)
 		fatalx("cannot allocate a frame buffer");
@@ -2806,6 +2984,9 @@ broker_free(struct broker *b)
 		if (k->in_watch > 0)
 			loop_unwatch(b->cfg.loop, k->in_watch);
 		k->in_watch = 0;
+		if (k->out_watch > 0)
+			loop_unwatch(b->cfg.loop, k->out_watch);
+		k->out_watch = 0;
 		k->refs++;
 	}
 	/* A set landing lands or not; the rest go with the session. */

@@ -155,6 +155,14 @@ struct conn {
 	struct idset		*ids;		/* request ids seen */
 	char			*oq;		/* replies held for the audit */
 	size_t			 oqlen, oqcap;	/* batch (broker_turn_end) */
+	int			 out_sock;	/* out_fd is a socket */
+	int			 out_own;	/* a non-blocking open of the
+						   pipe out_fd, or -1 */
+	char			*wq;		/* replies the agent has not
+						   read yet (conn_write) */
+	size_t			 wqoff, wqlen, wqcap;
+	int			 out_watch;	/* waiting for room in out_fd */
+	int			 out_full;	/* input not read meanwhile */
 	TAILQ_ENTRY(conn)	 entry;
 };
 TAILQ_HEAD(connq, conn);

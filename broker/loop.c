@@ -17,6 +17,7 @@
 struct watch {
 	int	 id;		/* 0: free slot */
 	int	 fd;
+	short	 events;	/* POLLIN or POLLOUT */
 	int64_t	 deadline;
 	loop_fn	 fn;
 	void	*arg;
@@ -85,8 +86,9 @@ loop_free(struct loop *l)
 	free(l);
 }
 
-int
-loop_watch(struct loop *l, int fd, int64_t deadline, loop_fn fn, void *arg)
+static int
+watch_add(struct loop *l, int fd, short events, int64_t deadline, loop_fn fn,
+    void *arg)
 {
 	size_t i;
 
@@ -99,12 +101,25 @@ loop_watch(struct loop *l, int fd, int64_t deadline, loop_fn fn, void *arg)
 		l->next_id = 1;
 	l->w[i].id = l->next_id++;
 	l->w[i].fd = fd;
+	l->w[i].events = events;
 	l->w[i].deadline = deadline;
 	l->w[i].fn = fn;
 	l->w[i].arg = arg;
 	if (i >= l->n)
 		l->n = i + 1;
 	return l->w[i].id;
+}
+
+int
+loop_watch(struct loop *l, int fd, int64_t deadline, loop_fn fn, void *arg)
+{
+	return watch_add(l, fd, POLLIN, deadline, fn, arg);
+}
+
+int
+loop_watch_writable(struct loop *l, int fd, loop_fn fn, void *arg)
+{
+	return watch_add(l, fd, POLLOUT, INT64_MAX, fn, arg);
 }
 
 static struct watch *
@@ -169,7 +184,7 @@ loop_run(struct loop *l)
 			if (l->w[i].fd < 0)
 				continue;
 			pfd[np].fd = l->w[i].fd;
-			pfd[np].events = POLLIN;
+			pfd[np].events = l->w[i].events;
 			pfd[np].revents = 0;
 			ids[np++] = l->w[i].id;
 		}
@@ -194,7 +209,8 @@ loop_run(struct loop *l)
 			if (pfd[i].revents == 0)
 				continue;
 			if ((w = loop_find(l, ids[i])) != NULL)
-				w->fn(w->fd, LOOP_READABLE, w->arg);
+				w->fn(w->fd, w->events == POLLOUT ?
+				    LOOP_WRITABLE : LOOP_READABLE, w->arg);
 		}
 		now = now_monotonic_ms();
 		for (i = 0; i < l->n && !l->stop; i++) {

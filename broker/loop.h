@@ -14,6 +14,7 @@
 
 #define LOOP_READABLE	0x1	/* input, hangup or error on the fd */
 #define LOOP_DEADLINE	0x2	/* the watch's deadline passed */
+#define LOOP_WRITABLE	0x4	/* room to write, hangup or error on the fd */
 
 struct loop;
 
@@ -32,6 +33,12 @@ void		 loop_free(struct loop *l);
 int		 loop_watch(struct loop *l, int fd, int64_t deadline, loop_fn fn,
 		    void *arg);
 
+/*
+ * Watches |fd| (>= 0) for room to write (no deadline): |fn| runs with
+ * LOOP_WRITABLE.  Returns an id (> 0) or AL_ERR_LIMIT.
+ */
+int		 loop_watch_writable(struct loop *l, int fd, loop_fn fn,
+		    void *arg);
 /* Changes the deadline of watch |id|. */
 void		 loop_set_deadline(struct loop *l, int id, int64_t deadline);
 

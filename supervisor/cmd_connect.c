@@ -122,8 +122,11 @@ cmd_connect(int argc, char **argv)
 		{ "socket", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 }
 	};
+	static char	 up[65536];
 	struct pollfd	 pfd[2];
 	const char	*sock = NULL;
+	size_t		 upoff = 0, uplen = 0;
+	ssize_t		 n;
 	int		 in_open = 1, rc, ch, fd;
 
 	log_init("airlock connect", 0);
@@ -143,25 +146,52 @@ cmd_connect(int argc, char **argv)
 		return 1;
 	signal(SIGPIPE, SIG_IGN);
 	for (;;) {
-		pfd[0].fd = in_open ? STDIN_FILENO : -1;
+		/*
+		 * Toward the broker, what was read from our client waits
+		 * in |up| and is sent without blocking: a broker that
+		 * reads no more until its replies are read (an agent
+		 * that stopped reading them) must still get its replies
+		 * read here, else both wait for each other.
+		 */
+		pfd[0].fd = in_open && uplen == 0 ? STDIN_FILENO : -1;
 		pfd[0].events = POLLIN;
 		pfd[1].fd = fd;
-		pfd[1].events = POLLIN;
+		pfd[1].events = POLLIN | (uplen > 0 ? POLLOUT : 0);
 		if (poll(pfd, 2, -1) == -1) {
 			if (errno == EINTR)
 				continue;
 			fatal("poll");
 		}
 		if (pfd[0].revents != 0) {
-			if ((rc = relay_once(STDIN_FILENO, fd)) <= 0) {
+			do
+				n = read(STDIN_FILENO, up, sizeof(up));
+			while (n == -1 && errno == EINTR);
+			if (n <= 0) {
 				/* Our client is done: half-close toward the broker. */
 				shutdown(fd, SHUT_WR);
 				in_open = 0;
-				if (rc < 0)
+				if (n < 0)
 					return 1;
+			} else {
+				uplen = (size_t)n;
+				upoff = 0;
 			}
 		}
-		if (pfd[1].revents != 0) {
+		if (uplen > 0 && (pfd[1].revents & (POLLOUT | POLLERR |
+		    POLLHUP)) != 0) {
+			do
+				n = send(fd, up + upoff, uplen, MSG_DONTWAIT |
+				    MSG_NOSIGNAL);
+			while (n == -1 && errno == EINTR);
+			if (n == -1 && errno != EAGAIN && errno != EWOULDBLOCK)
+				/* The broker went away: its replies end it. */
+				uplen = 0, in_open = 0;
+			else if (n > 0) {
+				upoff += (size_t)n;
+				uplen -= (size_t)n;
+			}
+		}
+		if ((pfd[1].revents & ~POLLOUT) != 0) {
 			if ((rc = relay_once(fd, STDOUT_FILENO)) <= 0)
 				return rc == 0 ? 0 : 1;
 		}

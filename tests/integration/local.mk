@@ -24,6 +24,7 @@ TESTS += tests/integration/approvals.sh
 TESTS += tests/integration/agent_socket.sh
 TESTS += tests/integration/unsafe_layout.sh
 TESTS += tests/integration/broker_stall.sh
+TESTS += tests/integration/slow_reader.sh
 # maxParallelProcesses for every runner, approved or not.
 TESTS += tests/integration/budget_parallel.sh
 EXTRA_DIST += tests/integration/budget_parallel.sh
@@ -34,6 +35,7 @@ EXTRA_DIST += tests/integration/secret_grant_code.sh
 TESTS += tests/integration/changeset_deep.sh
 EXTRA_DIST += tests/integration/changeset_deep.sh
 EXTRA_DIST += tests/integration/broker_stall.sh
+EXTRA_DIST += tests/integration/slow_reader.sh
 EXTRA_DIST += tests/integration/unsafe_layout.sh
 EXTRA_DIST += tests/integration/agent_socket.sh
 EXTRA_DIST += tests/integration/approvals.sh
