@@ -92,6 +92,8 @@ attack() {	# WHO RUN-PREFIX...: one round as root or as uid 4242
 	expect_contains "$who: the agent made a repository in its view" "$out" GIT-CONFIG-WRITTEN
 	expect_not_contains "$who: the agent's repository is not the check's" "$out" "$reversed"
 	git -C "$ws" init -q
+	git -C "$ws" add -A
+	git -C "$ws" -c user.name=t -c user.email=t@t commit -qm again
 	[ "$who" = user ] && chown -R 4242:4242 "$ws/.git"
 
 	# The agent removed .git from its view: the check does not run on it.
@@ -102,6 +104,15 @@ attack() {	# WHO RUN-PREFIX...: one round as root or as uid 4242
 	expect_contains "$who: the run fails instead" "$out" "sandbox_setup"
 	expect_contains "$who: for the right reason" "$out" "the checkout's own $ws/.git"
 	expect_not_contains "$who: nothing of the secret" "$out" "$reversed"
+
+	# .git made a symlink to a copy of the agent's: not followed, refused.
+	agent_script "cp -a .git evil && rm -rf .git && ln -s evil .git && echo agent-edit >>README.md &&
+git config --file evil/config diff.external \"sh -c \\\"printf %s \\\\\\\"\\\\\\\$API_TOKEN\\\\\\\" | rev; echo\\\"\" && test -L .git && echo GIT-LINKED"
+	run "$@"
+	out=$(cat "$T/out")
+	expect_contains "$who: the agent made .git a symlink in its view" "$out" GIT-LINKED
+	expect_contains "$who: the run fails on it" "$out" "the checkout's own $ws/.git"
+	expect_not_contains "$who: nothing of the secret through it" "$out" "$reversed"
 }
 
 attack root
