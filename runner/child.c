@@ -380,6 +380,81 @@ fsconf(const struct runner_plan *p, int fd, const char *key, const char *val)
 }
 
 /*
+ * Repository metadata at the workspace root that a session's runner
+ * takes from the real checkout, never from the session's upper layer:
+ * the agent of a copy-on-write session writes that layer freely, and a
+ * .git/config or hook of its making (core.fsmonitor, diff.external,
+ * core.sshCommand, a pre-push hook) would run in a check or a tool
+ * granted a secret or the network.
+ */
+static const char *const vcs_names[] = { ".git", ".hg", NULL };
+
+/* Detached read-only copies of LOWER/.git etc.; -1 where there is none. */
+static void
+vcs_open(const struct runner_plan *p, const char *lower, int *vcsfd)
+{
+	char buf[RUNNER_MAX_PATH], dir[RUNNER_MAX_PATH];
+	struct mount_attr ma;
+	size_t i;
+
+	for (i = 0; vcs_names[i] != NULL; i++) {
+		cat(p, dir, lower, "/");
+		cat(p, buf, dir, vcs_names[i]);
+		vcsfd[i] = open_tree(AT_FDCWD, buf, OPEN_TREE_CLONE |
+		    OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW);
+		if (vcsfd[i] == -1) {
+			if (errno != ENOENT)
+				fail(p, "open", buf);
+			continue;
+		}
+		memset(&ma, 0, sizeof(ma));
+		ma.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+		    MOUNT_ATTR_NODEV;
+		if (mount_setattr(vcsfd[i], "", AT_EMPTY_PATH | AT_RECURSIVE,
+		    &ma, sizeof(ma)) == -1)
+			fail(p, "read-only", buf);
+	}
+}
+
+/*
+ * Puts the real checkout's metadata (vcs_open) over the session's view
+ * at |ws|, read-only; where the checkout has none, whatever the view
+ * holds by that name is masked.  A view whose entry cannot be covered
+ * (the agent removed the real one, or made it another type) fails the
+ * run: it never runs on the session's copy.
+ */
+static void
+vcs_real(const struct runner_plan *p, const char *ws, int *vcsfd)
+{
+	char buf[RUNNER_MAX_PATH], dir[RUNNER_MAX_PATH];
+	struct stat st;
+	size_t i;
+
+	for (i = 0; vcs_names[i] != NULL; i++) {
+		cat(p, dir, ws, "/");
+		cat(p, buf, dir, vcs_names[i]);
+		if (vcsfd[i] == -1) {
+			if (lstat(buf, &st) == -1) {
+				if (errno != ENOENT)
+					fail(p, "stat", buf);
+				continue;
+			}
+			if (mount(S_ISDIR(st.st_mode) ? MASK_DIR : MASK_FILE,
+			    buf, NULL, MS_BIND, NULL) == -1)
+				fail(p, "mask the session's", buf);
+			setattr(p, AT_FDCWD, buf, 0, MOUNT_ATTR_RDONLY |
+			    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0);
+			continue;
+		}
+		if (move_mount(vcsfd[i], "", AT_FDCWD, buf,
+		    MOVE_MOUNT_F_EMPTY_PATH) == -1)
+			fail(p, "the checkout's own", buf);
+		close(vcsfd[i]);
+		vcsfd[i] = -1;
+	}
+}
+
+/*
  * An overlay whose lower layer is the workspace.  WORKSPACE_COW: the
  * upper layer is a tmpfs of tmp_size_mb; the command's writes vanish with
  * the run.  With p->upper_dir: the upper layer is that host directory,
@@ -389,7 +464,7 @@ fsconf(const struct runner_plan *p, int fd, const char *key, const char *val)
  * a detached mount.
  */
 static int
-cow_workspace(const struct runner_plan *p, const char *lower)
+cow_workspace(const struct runner_plan *p, const char *lower, int *vcsfd)
 {
 	struct stat st;
 	char opts[64], lbuf[2 * RUNNER_MAX_PATH + 2];
@@ -460,6 +535,8 @@ cow_workspace(const struct runner_plan *p, const char *lower)
 	if ((fd = fsopen("overlay", FSOPEN_CLOEXEC)) == -1)
 		fail(p, "fsopen", "overlay");
 	if (p->lower_upper != NULL) {
+		/* The checkout's own repository metadata, for vcs_real(). */
+		vcs_open(p, lower, vcsfd);
 		/* A session's changes over the workspace (lower_upper). */
 		if ((size_t)snprintf(lbuf, sizeof(lbuf), "%s%s:%s", OLDROOT,
 		    p->lower_upper, lower) >= sizeof(lbuf)) {
@@ -511,7 +588,7 @@ build_root(const struct runner_plan *p)
 	char buf[RUNNER_MAX_PATH], path[RUNNER_MAX_PATH];
 	struct stat st;
 	size_t i, j, nlate = 0;
-	int fd, wsfd, homefd, brokerfd;
+	int fd, wsfd, homefd, brokerfd, vcsfd[2] = { -1, -1 };
 	int late[RUNNER_MAX_LATE], late_dir[RUNNER_MAX_LATE];
 	int rwfd[RUNNER_MAX_RW], rwdir[RUNNER_MAX_RW];
 
@@ -583,7 +660,8 @@ build_root(const struct runner_plan *p)
 	 * root (PARK_UPPER, PARK_LOWER). */
 	if (((sp->workspace == WORKSPACE_COW || CHANGES(p)) &&
 	    !p->workspace_readonly) || p->lower_upper != NULL)
-		wsfd = cow_workspace(p, cat(p, buf, OLDROOT, p->workspace));
+		wsfd = cow_workspace(p, cat(p, buf, OLDROOT, p->workspace),
+		    vcsfd);
 	else if ((wsfd = open_tree(AT_FDCWD, cat(p, buf, OLDROOT,
 	    p->workspace), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
 	    AT_RECURSIVE)) == -1)
@@ -636,6 +714,8 @@ build_root(const struct runner_plan *p)
 	    MOVE_MOUNT_F_EMPTY_PATH) == -1)
 		fail(p, "mount workspace", p->workspace);
 	close(wsfd);
+	if (p->lower_upper != NULL)
+		vcs_real(p, p->workspace, vcsfd);
 	if (p->view_sock != -1) {
 		/* The caller's handle on this very overlay (send_view). */
 		if ((fd = open(p->workspace, O_PATH | O_DIRECTORY |

@@ -1,0 +1,125 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# A runner of a copy-on-write session takes the repository metadata (.git,
+# .hg at the workspace root) from the real checkout, never from the
+# session's upper layer, which the agent writes freely.  The attack, from
+# inside the agent's sandbox: write diff.external into .git/config in the
+# view, edit a tracked file, and call a check granted a secret whose code
+# is git's ("git diff"): before the fix git ran the agent's command with
+# the secret in its environment and the agent read it back reversed (no
+# redaction catches that) from the check's result.  Also: an agent-made
+# .git where the checkout has none is masked; a view whose .git the agent
+# removed fails the run instead of running on it.  As root and as uid 4242.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$top_srcdir/tests/lib.sh"
+if [ "$(id -u)" != 0 ] || ! command -v git >/dev/null || ! command -v setpriv >/dev/null; then
+	echo "# SKIP: needs root, git and setpriv"; TESTS_FINISHED=1; exit 77
+fi
+case $(uname -r) in
+[1-4].*|5.[0-9].*|5.10.*)
+	echo "# SKIP: overlayfs in a user namespace needs Linux >= 5.11"
+	TESTS_FINISHED=1; exit 77 ;;
+esac
+A=$(realpath "$AIRLOCK")
+chmod 755 "$T"
+secret='n0t-for-the-agent-42'
+reversed=$(printf '%s' "$secret" | rev)
+INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
+READY='{"jsonrpc":"2.0","method":"notifications/initialized"}'
+CALL='{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_check","arguments":{"checkId":"diff"}}}'
+cat >"$T/m.yaml" <<'EOF'
+tools:
+  - name: run_check
+    input: { checkId: approved_check }
+    output: { exitCode: integer, stdout: string, durationMs: integer, timedOut: boolean, truncated: boolean }
+    sideEffect: sandbox_process
+    timeoutMs: 20000
+    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+checks:
+  diff: ["git", "--no-optional-locks", "diff"]
+agent:
+  workspace: cow
+EOF
+chmod 644 "$T/m.yaml"
+
+# The agent: BODY, then the check, then its artifact (the whole output).
+agent_script() {	# BODY
+	{
+		echo '#!/bin/sh'
+		printf '%s\n' "$1"
+		cat <<EOF
+{ printf '%s\n' '$INIT' '$READY' '$CALL'; sleep 2
+  printf '{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"airlock://%s/artifacts/0001-diff.log"}}\n' "\$AIRLOCK_SESSION"
+  sleep 1; } | $A connect
+EOF
+	} >"$T/agent.sh"
+	chmod 755 "$T/agent.sh"
+}
+PLANT='echo agent-edit >>README.md
+git config --file .git/config diff.external "sh -c \"printf %s \\\"\\\$API_TOKEN\\\" | rev; echo\"" && echo GIT-CONFIG-WRITTEN'
+
+attack() {	# WHO RUN-PREFIX...: one round as root or as uid 4242
+	local who=$1 st="$T/$1/state" ws="$T/$1/ws"; shift
+	mkdir -p "$T/$who"
+	cp -a "$top_srcdir/contrib/example-project" "$ws"
+	chmod -R u+w "$ws"
+	git -C "$ws" init -q
+	git -C "$ws" add -A
+	git -C "$ws" -c user.name=t -c user.email=t@t commit -qm init
+	mkdir -p "$st"
+	[ "$who" = user ] && chown -R 4242:4242 "$T/$who"
+	run() { "$@" env AIRLOCK_HOME="$st" HOME="$st" PATH="$PATH" \
+	    timeout 60 "$A" run --manifest "$T/m.yaml" --workspace "$ws" -- \
+	    "$T/agent.sh" >"$T/out" 2>"$T/err"; }
+	printf '%s' "$secret" | "$@" env AIRLOCK_HOME="$st" "$A" secret set API_TOKEN
+
+	agent_script "$PLANT"
+	run "$@"
+	out=$(cat "$T/out")
+	expect_contains "$who: the agent wrote .git/config in its view" "$out" GIT-CONFIG-WRITTEN
+	expect_contains "$who: the check sees the session's edit" "$out" '+agent-edit'
+	expect_not_contains "$who: git ran the checkout's config, not the agent's" "$out" "$reversed"
+	expect_not_contains "$who: no secret in the result" "$out" "$secret"
+	expect_eq "$who: the real .git/config is untouched" \
+	    "$(git -C "$ws" config --get diff.external || echo none)" none
+
+	# The checkout has no .git: the agent's own repository is masked.
+	rm -rf "$ws/.git"
+	agent_script "git init -q . && git add -A && $PLANT"
+	run "$@"
+	out=$(cat "$T/out")
+	expect_contains "$who: the agent made a repository in its view" "$out" GIT-CONFIG-WRITTEN
+	expect_not_contains "$who: the agent's repository is not the check's" "$out" "$reversed"
+	git -C "$ws" init -q
+	git -C "$ws" add -A
+	git -C "$ws" -c user.name=t -c user.email=t@t commit -qm again
+	[ "$who" = user ] && chown -R 4242:4242 "$ws/.git"
+
+	# The agent removed .git from its view: the check does not run on it.
+	agent_script "rm -rf .git && test ! -e .git && echo GIT-REMOVED"
+	run "$@"
+	out=$(cat "$T/out")
+	expect_contains "$who: the agent removed .git in its view" "$out" GIT-REMOVED
+	expect_contains "$who: the run fails instead" "$out" "sandbox_setup"
+	expect_contains "$who: for the right reason" "$out" "the checkout's own $ws/.git"
+	expect_not_contains "$who: nothing of the secret" "$out" "$reversed"
+
+	# .git made a symlink to a copy of the agent's: not followed, refused.
+	agent_script "cp -a .git evil && rm -rf .git && ln -s evil .git && echo agent-edit >>README.md &&
+git config --file evil/config diff.external \"sh -c \\\"printf %s \\\\\\\"\\\\\\\$API_TOKEN\\\\\\\" | rev; echo\\\"\" && test -L .git && echo GIT-LINKED"
+	run "$@"
+	out=$(cat "$T/out")
+	expect_contains "$who: the agent made .git a symlink in its view" "$out" GIT-LINKED
+	expect_contains "$who: the run fails on it" "$out" "the checkout's own $ws/.git"
+	expect_not_contains "$who: nothing of the secret through it" "$out" "$reversed"
+}
+
+attack root
+attack user setpriv --reuid=4242 --regid=4242 --clear-groups
+if grep -rqF -e "$secret" -e "$reversed" "$T/root/state/sessions" "$T/user/state/sessions"; then
+	fail "the secret (or its reverse) is nowhere the agent or the log can read"
+else
+	pass "the secret (or its reverse) is nowhere the agent or the log can read"
+fi
+finish
