@@ -436,7 +436,12 @@ ledger_record_check(struct ledger *l, const char *check_id, int exit_code,
 		memset(f, 0, sizeof(*f));
 		snprintf(f->fp, sizeof(f->fp), "%s", fingerprint_out);
 	}
-	if (strcmp(f->last_ws, ws_digest) != 0) {
+	/*
+	 * The same failure on the same workspace is one attempt.  A run the
+	 * workspace was written under has no digest (""): each counts, or
+	 * an agent writing during every check would never be stopped.
+	 */
+	if (ws_digest[0] == '\0' || strcmp(f->last_ws, ws_digest) != 0) {
 		f->count++;
 		snprintf(f->last_ws, sizeof(f->last_ws), "%s", ws_digest);
 	}
