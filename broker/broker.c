@@ -1330,6 +1330,12 @@ call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 	/* What a human approved is what starts, or nothing does. */
 	if ((rc = approval_rebind(c, "start", out)) != -1)
 		return rc;
+	/* A budget stopped the session while the call waited (for its
+	 * digest, a human, a land): nothing starts after the stop. */
+	if (ledger_stopped(b->ledger) != NULL) {
+		*out = budget_error(b, ledger_stopped(b->ledger));
+		return ACTION_ERROR;
+	}
 	/*
 	 * Counted again as it starts: a call admitted while nothing ran may
 	 * have waited for a human (or a digest) while others started.
