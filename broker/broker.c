@@ -702,8 +702,16 @@ call_remember(struct call *c, json_t *result)
 
 	if (c->idem_key == NULL)
 		return;
-	ledger_remember(b->ledger, c->tool->name, c->idem_key,
-	    c->args_digest, result);
+	/*
+	 * A refusal that started nothing and says "retry" (busy, an approval
+	 * that expired) is not what the key did: the retries waiting get it,
+	 * and the key is free again, or every retry would replay it.
+	 */
+	if (c->idem_forget)
+		ledger_forget(b->ledger, c->tool->name, c->idem_key);
+	else
+		ledger_remember(b->ledger, c->tool->name, c->idem_key,
+		    c->args_digest, result);
 	for (f = TAILQ_FIRST(&b->followers); f != NULL; f = next) {
 		next = TAILQ_NEXT(f, entry);
 		if (strcmp(f->tool->name, c->tool->name) != 0 ||
@@ -1322,6 +1330,12 @@ call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 	/* What a human approved is what starts, or nothing does. */
 	if ((rc = approval_rebind(c, "start", out)) != -1)
 		return rc;
+	/* A budget stopped the session while the call waited (for its
+	 * digest, a human, a land): nothing starts after the stop. */
+	if (ledger_stopped(b->ledger) != NULL) {
+		*out = budget_error(b, ledger_stopped(b->ledger));
+		return ACTION_ERROR;
+	}
 	/*
 	 * Counted again as it starts: a call admitted while nothing ran may
 	 * have waited for a human (or a digest) while others started.
@@ -1384,6 +1398,8 @@ call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 		return ACTION_ERROR;
 	}
 	rc = runner_start(&c->req, &c->proc, err, sizeof(err));
+	if (rc == 0)
+		c->ran = 1;
 	if (c->req.use_proxy) {
 		close(psock[1]);
 		if (rc == 0) {

@@ -72,6 +72,9 @@ struct call {
 	void			(*digested)(struct call *c, int rc,
 				    const char *hex);
 	const char		*idem_key;	/* borrowed from args */
+	int			 ran;		/* a runner was started */
+	int			 idem_forget;	/* refused, nothing ran: the
+						   key is not used up */
 	char			 patch_hash[17];	/* trace: short hash */
 	char			 gate[160];		/* trace: gate result */
 	/* While waiting for a human. */

@@ -382,12 +382,32 @@ waiter_answer(struct call *w)
 	call_complete(w, ACTION_DONE, out);
 }
 
+/*
+ * Whether |j|'s command has ended but its change set has not landed yet
+ * (the land may still refuse it): the job is not over, and no read says
+ * how it ended before jobs_complete() knows.
+ */
+static int
+job_landing(const struct job *j)
+{
+	return j->state == JOB_ENDED && j->c != NULL;
+}
+
 static void
 waiter_deadline(int fd, int why, void *arg)
 {
+	struct call *w = arg;
+
 	(void)fd;
 	(void)why;
-	waiter_answer(arg);
+	/* Its end is news only once the set landed: wait for that. */
+	if (job_landing(w->wait_job)) {
+		loop_unwatch(w->b->cfg.loop, w->watch);
+		w->watch = 0;
+		w->wait_end = 1;
+		return;
+	}
+	waiter_answer(w);
 }
 
 /* Answers the waiters that have something new (all, once it ended). */
@@ -680,6 +700,8 @@ jobs_act_output(struct call *c, json_t **out)
 		}
 		wait = json_integer_value(w);
 	}
+	if (job_landing(j))
+		return job_park(c, j, WAIT_MAX_MS, 1);
 	job_peek(j, &o, &ol, &e, &el);
 	job_settled(j, o, ol, e, el, &ol, &el);
 	if (wait > 0 && j->state == JOB_RUNNING && ol <= j->cur.out &&
@@ -702,6 +724,8 @@ jobs_act_kill(struct call *c, json_t **out)
 	(void)broker_audit(c->b, "job_kill",
 	    json_pack("{s:O, s:s, s:s}", "id", c->id, "jobId", j->name,
 		"status", job_status(j)));
+	if (job_landing(j))
+		return job_park(c, j, WAIT_MAX_MS, 1);
 	if (j->state == JOB_ENDED || j->c == NULL || j->c->proc == NULL) {
 		*out = job_read(j);
 		return ACTION_DONE;

@@ -324,6 +324,25 @@ ledger_remember(struct ledger *l, const char *tool, const char *key,
 	e->result = result != NULL ? json_incref(result) : NULL;
 }
 
+void
+ledger_forget(struct ledger *l, const char *tool, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < l->nidem; i++) {
+		if (strcmp(l->idem[i].tool, tool) != 0 ||
+		    strcmp(l->idem[i].key, key) != 0)
+			continue;
+		free(l->idem[i].tool);
+		free(l->idem[i].key);
+		json_decref(l->idem[i].result);
+		memmove(l->idem + i, l->idem + i + 1,
+		    (l->nidem - i - 1) * sizeof(*l->idem));
+		l->nidem--;
+		return;
+	}
+}
+
 /*
  * The fingerprint of a failure: the check, its status, and its first
  * error-looking lines with digits folded, so that line numbers, times and
@@ -417,7 +436,12 @@ ledger_record_check(struct ledger *l, const char *check_id, int exit_code,
 		memset(f, 0, sizeof(*f));
 		snprintf(f->fp, sizeof(f->fp), "%s", fingerprint_out);
 	}
-	if (strcmp(f->last_ws, ws_digest) != 0) {
+	/*
+	 * The same failure on the same workspace is one attempt.  A run the
+	 * workspace was written under has no digest (""): each counts, or
+	 * an agent writing during every check would never be stopped.
+	 */
+	if (ws_digest[0] == '\0' || strcmp(f->last_ws, ws_digest) != 0) {
 		f->count++;
 		snprintf(f->last_ws, sizeof(f->last_ws), "%s", ws_digest);
 	}

@@ -76,6 +76,8 @@ int	ledger_replay(struct ledger *l, const char *tool, const char *key,
 	    const char *args_digest, json_t **result);
 void	ledger_remember(struct ledger *l, const char *tool, const char *key,
 	    const char *args_digest, json_t *result);
+/* Forgets |key| for |tool|: the next call with it runs. */
+void	ledger_forget(struct ledger *l, const char *tool, const char *key);
 
 /*
  * Records a check result on workspace digest |ws_digest|.  |output| is

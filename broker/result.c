@@ -135,6 +135,9 @@ result_shape(struct call *c, int status, json_t *out, struct result_shaped *r)
 	if (is_error)
 		eclass = json_string_value(json_object_get(structured,
 		    "errorClass"));
+	if (is_error && !c->ran &&
+	    json_is_true(json_object_get(structured, "retryable")))
+		c->idem_forget = 1;
 
 	/*
 	 * An error body is text only: structuredContent must fit the tool's
