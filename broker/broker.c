@@ -1037,6 +1037,10 @@ call_runner_event(int fd, int why, void *arg)
 	 * its end are written first, or nothing of it lands (audit.h). */
 	if (res->setup_failed)
 		call_landed(c, 0, NULL);
+	else if (c->cancelled)
+		call_landed(c, -1, tool_error("cancelled", 0, NULL,
+		    "the call was cancelled: its command was stopped and "
+		    "nothing of it was applied"));
 	else if (unrecorded || audit_flush(b->cfg.audit) != 0)
 		call_landed(c, -1, tool_error("audit_unavailable", 1, NULL,
 		    "the audit log cannot be written; nothing of the run "
@@ -1608,6 +1612,37 @@ m_ping(struct conn *k, struct jsonrpc_msg *msg)
 
 	conn_send(k, jsonrpc_encode_result(msg->id, empty));
 	json_decref(empty);
+}
+
+/*
+ * notifications/cancelled {requestId, reason}: recorded; a call of this
+ * connection still running its command has the command stopped, and
+ * nothing of its run lands (call_runner_event()): a client that
+ * cancelled drops the answer, and its user takes the work for undone.
+ * A call in any other state (a digest, a hold, an approval, a land
+ * under way, a background job) goes on; job_kill stops a job.
+ */
+static void
+m_cancelled(struct conn *k, struct jsonrpc_msg *msg)
+{
+	struct broker	*b = k->b;
+	json_t		*rid = json_object_get(msg->params, "requestId");
+	const char	*why = json_string_value(json_object_get(msg->params,
+			    "reason"));
+	struct call	*c;
+
+	if (rid == NULL)
+		return;
+	TAILQ_FOREACH(c, &b->running, entry)
+		if (c->conn == k && c->job == NULL && c->proc != NULL &&
+		    !c->cancelled && json_equal(c->id, rid))
+			break;
+	(void)broker_audit(b, "cancel_request", json_pack("{s:O, s:s*, s:b}",
+	    "id", rid, "reason", why, "stopped", c != NULL));
+	if (c == NULL)
+		return;
+	c->cancelled = 1;
+	runner_proc_kill(c->proc);
 }
 
 static json_t *
@@ -2656,6 +2691,8 @@ static const struct method {
 	{ "notifications/initialized", BROKER_STATE_INITIALIZING |
 	    BROKER_STATE_READY, 1, m_initialized },
 	{ "ping", BROKER_STATE_ANY, 0, m_ping },
+	{ "notifications/cancelled", BROKER_STATE_INITIALIZING |
+	    BROKER_STATE_READY, 1, m_cancelled },
 	{ "tools/list", BROKER_STATE_INITIALIZING | BROKER_STATE_READY, 0,
 	    m_tools_list },
 	{ "tools/call", BROKER_STATE_INITIALIZING | BROKER_STATE_READY, 0,

@@ -73,6 +73,9 @@ struct call {
 				    const char *hex);
 	const char		*idem_key;	/* borrowed from args */
 	int			 ran;		/* a runner was started */
+	int			 cancelled;	/* notifications/cancelled: its
+						   command was stopped, nothing
+						   of it lands */
 	int			 idem_forget;	/* refused, nothing ran: the
 						   key is not used up */
 	char			 patch_hash[17];	/* trace: short hash */
