@@ -102,7 +102,9 @@ fi
 	echo '	if [ -e "$p" ]; then echo "VISIBLE $p"; else echo "absent $p"; fi'
 	echo 'done'
 	# The script holds the secret only hex-encoded, so it cannot match itself.
-	echo "s=\$(printf '%b' '$(printf '%s' "$secret" | od -An -to1 | tr -s ' ' '\n' | grep . | sed 's/^/\\0/' | tr -d '\n')')"
+	# printf, not echo: dash's echo would turn the escapes back into
+	# the secret.
+	printf '%s\n' "s=\$(printf '%b' '$(printf '%s' "$secret" | od -An -to1 | tr -s ' ' '\n' | grep . | sed 's/^/\\0/' | tr -d '\n')')"
 	echo 'grep -rlF "$s" /tmp "$HOME" '"'$ws'"' 2>/dev/null | sed "s/^/FOUND /"'
 	echo 'exit 0'
 } >"$T/agent.sh"
