@@ -52,6 +52,20 @@ make_workspace() {
 	echo "$ws"
 }
 
+# as_uid OWNER CMD...: CMD as root (OWNER 0), or as uid OWNER with
+# its own state under $T/stOWNER (no AIRLOCK_HOME: airlock's defaults).
+as_uid() {
+	_au=$1
+	shift
+	if [ "$_au" = 0 ]; then
+		"$@"
+	else
+		setpriv --reuid="$_au" --regid="$_au" --clear-groups \
+		    env -u AIRLOCK_HOME HOME="$T/st$_au" \
+		    XDG_STATE_HOME="$T/st$_au" XDG_RUNTIME_DIR="$T/st$_au" "$@"
+	fi
+}
+
 # wait_for COND...: polls COND every 50 ms for at most 20 s.
 wait_for() {
 	_wf=0

@@ -41,21 +41,10 @@ fi
 printf '[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = ..\n\tfsmonitor = "touch %s; false"\n' "$1" >"$d/config"
 EOF
 
-# as OWNER CMD...: CMD as root, or as uid OWNER with its own state.
-as() {
-	local u=$1
-	shift
-	if [ "$u" = 0 ]; then
-		"$@"
-	else
-		setpriv --reuid="$u" --regid="$u" --clear-groups env -u AIRLOCK_HOME \
-		    HOME="$T/st$u" XDG_STATE_HOME="$T/st$u" XDG_RUNTIME_DIR="$T/st$u" "$@"
-	fi
-}
 
 # git_status DIR [UID]: what the workspace's owner (or a shell prompt)
 # runs after cd DIR.
-git_status() { as "${2:-0}" sh -c 'cd "$1" && git status >/dev/null 2>&1' sh "$1"; }
+git_status() { as_uid "${2:-0}" sh -c 'cd "$1" && git status >/dev/null 2>&1' sh "$1"; }
 # unplant: what a refused run would have left, removed (so that each
 # attack below stands alone on code that lets it land).
 unplant() { rm -rf "$T/marks/pwned$u" "$ws/src/HEAD" "$ws/src/objects" "$ws/src/refs" "$ws/src/config" "$ws/src/extra.py"; }
@@ -80,7 +69,7 @@ for u in 0 $U; do
 	cd "$ws" || exit 1
 
 	# ex CMD: sh -c CMD in airlock exec as $u; sets $out and $status.
-	ex() { out=$(as "$u" "$AIRLOCK" exec --workspace "$ws" -- sh -c "$1" 2>&1); status=$?; }
+	ex() { out=$(as_uid "$u" "$AIRLOCK" exec --workspace "$ws" -- sh -c "$1" 2>&1); status=$?; }
 
 	ex "sh tools/plant.sh $T/marks/pwned$u && echo also >src/extra.py"
 	expect_eq "uid $u: a bare repository planted in src: refused (77)" "$status" 77

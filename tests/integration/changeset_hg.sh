@@ -24,19 +24,8 @@ mkdir -m 1777 "$T/marks"
 # the workspace (no .hg: not a repository) for the runs to copy.
 hg init "$T/skel" || { echo "not ok - hg init"; exit 1; }
 
-# as OWNER CMD...: CMD as root, or as uid OWNER with its own state.
-as() {
-	local u=$1
-	shift
-	if [ "$u" = 0 ]; then
-		"$@"
-	else
-		setpriv --reuid="$u" --regid="$u" --clear-groups env -u AIRLOCK_HOME \
-		    HOME="$T/st$u" XDG_STATE_HOME="$T/st$u" XDG_RUNTIME_DIR="$T/st$u" "$@"
-	fi
-}
 # hg_status DIR [UID]: what the workspace's owner runs after cd DIR.
-hg_status() { as "${2:-0}" sh -c 'cd "$1" && HGRCPATH= hg status >/dev/null 2>&1' sh "$1"; }
+hg_status() { as_uid "${2:-0}" sh -c 'cd "$1" && HGRCPATH= hg status >/dev/null 2>&1' sh "$1"; }
 # plant: the shell text that makes src/.hg with a hook touching $1.
 plant() { printf 'cp -r tools/hgskel %s && printf "[hooks]\\npre-status = touch %s\\n" >>%s/hgrc' "$2" "$1" "$2"; }
 
@@ -53,7 +42,7 @@ for u in 0 $U; do
 	cp -r "$T/skel/.hg" "$ws/tools/hgskel"
 	chown -R "$u:$u" "$ws" "$T/st$u"
 	cd "$ws" || exit 1
-	out=$(as "$u" "$AIRLOCK" exec --workspace "$ws" -- sh -c "$(plant "$T/marks/pwned$u" src/.hg) && echo also >src/extra.py" 2>&1)
+	out=$(as_uid "$u" "$AIRLOCK" exec --workspace "$ws" -- sh -c "$(plant "$T/marks/pwned$u" src/.hg) && echo also >src/extra.py" 2>&1)
 	status=$?
 	expect_eq "uid $u: a .hg planted in src: refused (77)" "$status" 77
 	expect_contains "uid $u: the .hg named with the git rule" "$out" "refused: src/.hg"
@@ -61,11 +50,11 @@ for u in 0 $U; do
 	check "uid $u: nothing else of that run applied" test ! -e "$ws/src/extra.py"
 	hg_status "$ws/src" "$u"
 	check "uid $u: hg status in src runs no planted hook" test ! -e "$T/marks/pwned$u"
-	out=$(as "$u" "$AIRLOCK" exec --workspace "$ws" -- sh -c "$(plant "$T/marks/pwned$u" src/.HG)" 2>&1)
+	out=$(as_uid "$u" "$AIRLOCK" exec --workspace "$ws" -- sh -c "$(plant "$T/marks/pwned$u" src/.HG)" 2>&1)
 	status=$?
 	expect_eq "uid $u: a .HG (case-folded): refused (77)" "$status" 77
 	check "uid $u: no src/.HG on the host" test ! -e "$ws/src/.HG"
-	out=$(as "$u" "$AIRLOCK" exec --workspace "$ws" -- sh -c "echo 'syntax: glob' >.hgignore" 2>&1)
+	out=$(as_uid "$u" "$AIRLOCK" exec --workspace "$ws" -- sh -c "echo 'syntax: glob' >.hgignore" 2>&1)
 	status=$?
 	expect_eq "uid $u: a .hgignore still lands" "$status" 0
 	check "uid $u: .hgignore landed" test -f "$ws/.hgignore"

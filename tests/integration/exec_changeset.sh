@@ -17,17 +17,6 @@
 chmod 755 "$T"
 U=4242
 
-# as OWNER CMD...: CMD as root, or as uid OWNER with its own state.
-as() {
-	local u=$1
-	shift
-	if [ "$u" = 0 ]; then
-		"$@"
-	else
-		setpriv --reuid="$u" --regid="$u" --clear-groups env -u AIRLOCK_HOME \
-		    HOME="$T/st$u" XDG_STATE_HOME="$T/st$u" XDG_RUNTIME_DIR="$T/st$u" "$@"
-	fi
-}
 
 for u in 0 $U; do
 	ws="$T/ws$u"
@@ -40,7 +29,7 @@ for u in 0 $U; do
 
 	# ex CMD: sh -c CMD in airlock exec as $u; sets $out and $status.
 	# shellcheck disable=SC2086
-	ex() { out=$(as "$u" "$AIRLOCK" exec $P --workspace "$ws" -- sh -c "$1" 2>&1); status=$?; }
+	ex() { out=$(as_uid "$u" "$AIRLOCK" exec $P --workspace "$ws" -- sh -c "$1" 2>&1); status=$?; }
 	# last_set: the changeSet of the newest exec_end (its fields, as JSON).
 	last_set() {
 		local log
@@ -78,7 +67,7 @@ for u in 0 $U; do
 	expect_eq "uid $u: a FIFO with a newline and an escape in its name: refused (77)" "$status" 77
 	expect_not_contains "uid $u: the refusal prints no raw escape" "$out" $'\033'
 	expect_not_contains "uid $u: the refusal forges no line" "$out" $'\nairlock: exec: applied'
-	out=$(as "$u" "$AIRLOCK" exec --dry-run --workspace "$ws" -- sh -c 'echo x >"$(printf "y\nairlock: exec: z\033[2K")"' 2>&1)
+	out=$(as_uid "$u" "$AIRLOCK" exec --dry-run --workspace "$ws" -- sh -c 'echo x >"$(printf "y\nairlock: exec: z\033[2K")"' 2>&1)
 	expect_contains "uid $u: --dry-run lists the file" "$out" "would apply: write y"
 	expect_not_contains "uid $u: --dry-run prints no raw escape" "$out" $'\033'
 	expect_not_contains "uid $u: --dry-run forges no line" "$out" $'\nairlock: exec: z'
@@ -111,13 +100,13 @@ print(2)"
 	ex 'echo dry >dry.txt && rm out.txt'
 	expect_eq "uid $u: --cow/--dry-run off: the run applies" "$status" 0
 	check "uid $u: and lands" test -e "$ws/dry.txt" -a ! -e "$ws/out.txt"
-	out=$(as "$u" "$AIRLOCK" exec --dry-run --workspace "$ws" -- sh -c 'echo x >wet.txt; rm dry.txt; mkdir nd' 2>&1)
+	out=$(as_uid "$u" "$AIRLOCK" exec --dry-run --workspace "$ws" -- sh -c 'echo x >wet.txt; rm dry.txt; mkdir nd' 2>&1)
 	expect_eq "uid $u: --dry-run: the command's status" "$?" 0
 	expect_contains "uid $u: --dry-run lists a new file" "$out" "would apply: write wet.txt"
 	expect_contains "uid $u: --dry-run lists a deletion" "$out" "would apply: delete dry.txt"
 	expect_contains "uid $u: --dry-run lists a new directory" "$out" "would apply: mkdir nd"
 	check "uid $u: --dry-run applies nothing" test ! -e "$ws/wet.txt" -a -e "$ws/dry.txt" -a ! -e "$ws/nd"
-	out=$(as "$u" "$AIRLOCK" exec --cow --workspace "$ws" -- sh -c 'echo c >cow.txt; cat cow.txt' 2>&1)
+	out=$(as_uid "$u" "$AIRLOCK" exec --cow --workspace "$ws" -- sh -c 'echo c >cow.txt; cat cow.txt' 2>&1)
 	expect_contains "uid $u: --cow: the command sees its write" "$out" "c"
 	check "uid $u: --cow: discarded" test ! -e "$ws/cow.txt"
 	check "uid $u: no trash or temporary file left" test -z "$(compgen -G "$ws/.airlock-*")"
