@@ -1622,6 +1622,19 @@ m_ping(struct conn *k, struct jsonrpc_msg *msg)
  * A call in any other state (a digest, a hold, an approval, a land
  * under way, a background job) goes on; job_kill stops a job.
  */
+/* |k|'s call |id| while it runs its command (not a job), or NULL. */
+static struct call *
+running_call(struct broker *b, const struct conn *k, const json_t *id)
+{
+	struct call	*c;
+
+	TAILQ_FOREACH(c, &b->running, entry)
+		if (c->conn == k && c->job == NULL && c->proc != NULL &&
+		    !c->cancelled && json_equal(c->id, id))
+			return c;
+	return NULL;
+}
+
 static void
 m_cancelled(struct conn *k, struct jsonrpc_msg *msg)
 {
@@ -1633,10 +1646,7 @@ m_cancelled(struct conn *k, struct jsonrpc_msg *msg)
 
 	if (rid == NULL)
 		return;
-	TAILQ_FOREACH(c, &b->running, entry)
-		if (c->conn == k && c->job == NULL && c->proc != NULL &&
-		    !c->cancelled && json_equal(c->id, rid))
-			break;
+	c = running_call(b, k, rid);
 	(void)broker_audit(b, "cancel_request", json_pack("{s:O, s:s*, s:b}",
 	    "id", rid, "reason", why, "stopped", c != NULL));
 	if (c == NULL)
