@@ -66,13 +66,23 @@ struct pending {
 	struct approvals	*owner;
 };
 
+/*
+ * A client of the control socket.  Answers are sent without blocking
+ * (MSG_DONTWAIT): a client that stops reading must not stop the broker.  An answer that does not
+ * fit waits in |out|, and the client's next request is read only once
+ * it has read that answer, so at most one answer waits per client.
+ */
 struct client {
 	int		 fd;		/* -1 when free */
-	int		 watch;
+	int		 watch;		/* input, or only the deadline */
+	int		 out_watch;	/* room to write |out|, or 0 */
+	int64_t		 deadline;	/* INT64_MAX for an approver */
 	uid_t		 uid;
 	int		 approver;	/* may list and decide */
 	char		 why[384];	/* why not, when not */
 	struct buf	*in;
+	char		*out;		/* an answer not yet read, or NULL */
+	size_t		 outoff, outlen;
 	struct approvals *owner;
 };
 
@@ -599,22 +609,89 @@ client_close(struct client *c)
 	if (c->fd == -1)
 		return;
 	loop_unwatch(c->owner->loop, c->watch);
+	if (c->out_watch > 0)
+		loop_unwatch(c->owner->loop, c->out_watch);
+	c->watch = c->out_watch = 0;
 	close(c->fd);
 	buf_free(c->in);
 	c->in = NULL;
+	free(c->out);
+	c->out = NULL;
+	c->outoff = c->outlen = 0;
 	c->fd = -1;
+}
+
+static void	client_input(int, int, void *);
+static void	client_output(int, int, void *);
+
+/*
+ * Sends what fits of the waiting answer.  0 when all of it is sent, 1
+ * when some waits for room, -1 when the client is gone (closed here).
+ */
+static int
+client_flush(struct client *c)
+{
+	ssize_t n;
+
+	while (c->outlen > 0) {
+		n = send(c->fd, c->out + c->outoff, c->outlen,
+		    MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 1;
+		if (n <= 0) {
+			client_close(c);
+			return -1;
+		}
+		c->outoff += (size_t)n;
+		c->outlen -= (size_t)n;
+	}
+	free(c->out);
+	c->out = NULL;
+	c->outoff = 0;
+	return 0;
+}
+
+/*
+ * Waits for room to send the rest of the answer, and reads no request
+ * meanwhile; the client's deadline (a peer that is not an approver)
+ * still closes it.
+ */
+static void
+client_hold(struct client *c)
+{
+	struct loop *l = c->owner->loop;
+
+	loop_unwatch(l, c->watch);
+	c->watch = c->deadline != INT64_MAX ?
+	    loop_watch(l, -1, c->deadline, client_input, c) : 0;
+	if ((c->deadline != INT64_MAX && c->watch < 0) ||
+	    (c->out_watch = loop_watch_writable(l, c->fd, client_output,
+	    c)) < 0) {
+		c->out_watch = 0;
+		client_close(c);
+	}
 }
 
 static void
 client_reply(struct client *c, json_t *reply)
 {
 	char *s = json_dumps(reply, JSON_COMPACT);
+	size_t len;
 
 	json_decref(reply);
-	if (s == NULL || write_all(c->fd, s, strlen(s)) != 0 ||
-	    write_all(c->fd, "\n", 1) != 0)
+	if (s == NULL) {
 		client_close(c);
-	free(s);
+		return;
+	}
+	len = strlen(s);
+	c->out = xreallocarray(s, len + 1, 1);
+	c->out[len] = '\n';
+	c->outoff = 0;
+	c->outlen = len + 1;
+	if (client_flush(c) == 1)
+		client_hold(c);
 }
 
 static void
@@ -703,27 +780,59 @@ client_request(struct client *c, const char *frame, size_t len)
 	json_decref(req);
 }
 
+/* Answers the requests read so far, one at a time: each once the client
+ * has read the answer before it. */
 static void
-client_input(int fd, int why, void *arg)
+client_frames(struct client *c)
 {
-	struct client	*c = arg;
 	const char	*frame;
 	size_t		 len;
-	ssize_t		 n;
 	int		 rc;
 
-	/* A peer that is not an approver had its time. */
-	if ((why & LOOP_READABLE) == 0 || (n = buf_fill(c->in, fd)) <= 0) {
-		client_close(c);
-		return;
-	}
-	while (c->fd != -1 && (rc = buf_next_frame(c->in, &frame, &len)) != 0) {
+	while (c->fd != -1 && c->out == NULL &&
+	    (rc = buf_next_frame(c->in, &frame, &len)) != 0) {
 		if (rc < 0) {
 			client_close(c);
 			return;
 		}
 		client_request(c, frame, len);
 	}
+}
+
+static void
+client_input(int fd, int why, void *arg)
+{
+	struct client	*c = arg;
+
+	/* A peer that is not an approver had its time. */
+	if ((why & LOOP_READABLE) == 0 || buf_fill(c->in, fd) <= 0) {
+		client_close(c);
+		return;
+	}
+	client_frames(c);
+}
+
+/* Room to send the waiting answer: then the requests read meanwhile. */
+static void
+client_output(int fd, int why, void *arg)
+{
+	struct client	*c = arg;
+	struct loop	*l = c->owner->loop;
+
+	(void)fd;
+	(void)why;
+	if (client_flush(c) != 0)
+		return;
+	loop_unwatch(l, c->out_watch);
+	loop_unwatch(l, c->watch);
+	c->out_watch = 0;
+	if ((c->watch = loop_watch(l, c->fd, c->deadline, client_input,
+	    c)) < 0) {
+		c->watch = 0;
+		client_close(c);
+		return;
+	}
+	client_frames(c);
 }
 
 /*
@@ -812,9 +921,13 @@ control_accept(int fd, int why, void *arg)
 	c->owner = a;
 	if ((c->in = buf_new(CONTROL_MAX_FRAME)) == NULL)
 		fatalx("out of memory");
-	c->watch = loop_watch(a->loop, cfd,
-	    ok ? INT64_MAX : now_monotonic_ms() + CONTROL_OTHER_MS, client_input,
-	    c);
+	c->deadline = ok ? INT64_MAX : now_monotonic_ms() + CONTROL_OTHER_MS;
+	c->out_watch = 0;
+	if ((c->watch = loop_watch(a->loop, cfd, c->deadline, client_input,
+	    c)) < 0) {
+		c->watch = 0;
+		client_close(c);
+	}
 }
 
 int
