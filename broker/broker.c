@@ -1793,6 +1793,11 @@ approval_digested(struct call *c, int rc, const char *hex)
 		call_complete(c, ACTION_ERROR, out);
 		return;
 	}
+	/* Bound to the workspace as the approver is shown it (checked at
+	 * the grant: approval_grant_digested()); "" when it could not be
+	 * digested now, which no grant's digest matches. */
+	json_object_set_new(c->binding, "workspace", json_string(rc == 0 &&
+	    c->digest_gen != -1 ? hex : ""));
 	status = call_await_approval(c, approval_evidence(c->b, c,
 	    rc == 0 ? hex : NULL), &out);
 	if (status != ACTION_PENDING)
@@ -2009,6 +2014,10 @@ approval_rebind(struct call *c, const char *when, json_t **out)
 		return -1;
 	if ((now = action_plan(c, out)) == NULL)
 		return ACTION_ERROR;
+	/* The workspace as it was at the grant (approval_grant_digested()). */
+	if (json_object_get(c->binding, "workspace") != NULL)
+		json_object_set_new(now, "workspace", json_string(
+		    c->granted_ws));
 	if (json_equal(now, c->binding)) {
 		json_decref(now);
 		return -1;
@@ -2024,10 +2033,19 @@ approval_rebind(struct call *c, const char *when, json_t **out)
 			json_object_set_new(exec, keys[i], json_pack("{s:O, s:O}",
 			    "approved", json_object_get(c->binding, keys[i]),
 			    "now", json_object_get(now, keys[i])));
+	if (!json_equal(json_object_get(c->binding, "workspace"),
+	    json_object_get(now, "workspace")))
+		json_object_set_new(exec, "workspace", json_pack("{s:O, s:O}",
+		    "approved", json_object_get(c->binding, "workspace"),
+		    "now", json_object_get(now, "workspace")));
 	join_paths(paths, list, sizeof(list));
-	if (json_object_size(exec) > 0)
+	if (json_object_size(exec) > 1 || (json_object_size(exec) == 1 &&
+	    json_object_get(exec, "workspace") == NULL))
 		snprintf(list + strlen(list), sizeof(list) - strlen(list),
 		    "%sthe command or its environment", list[0] ? ", " : "");
+	if (json_object_get(exec, "workspace") != NULL)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list),
+		    "%sthe workspace", list[0] ? ", " : "");
 	(void)broker_audit(b, "approval_voided", json_pack(
 	    "{s:O, s:s, s:s, s:s, s:O, s:O}", "id", c->id, "approval",
 	    c->approved, "tool", c->tool->name, "when", when,
@@ -2042,8 +2060,9 @@ approval_rebind(struct call *c, const char *when, json_t **out)
 	snprintf(c->note, sizeof(c->note), "approval %s voided: %s changed",
 	    c->approved, list);
 	broker_trace(b, c, "approval_voided", c->note);
-	ev = json_pack("{s:s, s:o, s:o}", "voidedApproval", c->approved,
-	    "changed", files, "changedExecution", exec);
+	ev = json_pack("{s:s, s:o, s:o, s:O?}", "voidedApproval", c->approved,
+	    "changed", files, "changedExecution", exec, "workspaceDigest",
+	    json_object_get(now, "workspace"));
 	json_decref(paths);
 	json_decref(c->binding);
 	c->binding = now;
@@ -2063,15 +2082,13 @@ approval_rebind(struct call *c, const char *when, json_t **out)
 	return status;
 }
 
-/* A human granted |c|: it runs as approved, once no set is landing. */
+/* Runs a granted |c| if it is still what was approved (approval_rebind()). */
 static void
-approval_granted(struct call *c)
+approval_go(struct call *c)
 {
 	json_t	*out = NULL;
 	int	 status;
 
-	if (call_hold(c, HOLD_GRANTED, NULL))
-		return;
 	if ((status = approval_rebind(c, "grant", &out)) != -1) {
 		if (status != ACTION_PENDING)
 			call_complete(c, status, out);
@@ -2080,6 +2097,46 @@ approval_granted(struct call *c)
 	status = c->action(c, &out);
 	if (status != ACTION_PENDING)
 		call_complete(c, status, out);
+}
+
+/*
+ * The workspace as the grant finds it: what the approver was shown (the
+ * request's digest) is what the command will read, or the approval is
+ * void.  A tool that runs a script, a Makefile or package.json reads
+ * code the agent can change while a human reads the request.  A digest
+ * taken while the workspace kept changing matches nothing.
+ */
+static void
+approval_grant_digested(struct call *c, int rc, const char *hex)
+{
+	if (rc != 0) {
+		/* Not retryable: the same workspace fails the same way. */
+		call_complete(c, ACTION_ERROR, tool_error(
+		    "workspace_undigestable", 0, NULL, "%s was approved, but "
+		    "the workspace cannot be digested to check it against "
+		    "what the approver saw; nothing was done: %s",
+		    c->tool->name, hex));
+		return;
+	}
+	snprintf(c->granted_ws, sizeof(c->granted_ws), "%s",
+	    c->digest_gen != -1 ? hex : "");
+	approval_go(c);
+}
+
+/* A human granted |c|: it runs as approved, once no set is landing. */
+static void
+approval_granted(struct call *c)
+{
+	json_t	*out = NULL;
+
+	if (call_hold(c, HOLD_GRANTED, NULL))
+		return;
+	c->granted_ws[0] = '\0';
+	if (json_object_get(c->binding, "workspace") == NULL)
+		approval_go(c);
+	else if (call_digest(c, approval_grant_digested, &out) !=
+	    ACTION_PENDING)
+		call_complete(c, ACTION_ERROR, out);
 }
 
 static void

@@ -91,6 +91,12 @@ struct call {
 	json_t			*binding;
 	char			 approved[16];
 	/*
+	 * The workspace's digest taken once a human granted the call, which
+	 * must be the one the approval was asked on (binding's "workspace"):
+	 * "" before the grant's digest.
+	 */
+	char			 granted_ws[65];
+	/*
 	 * An exec tool with shell rules (policy/shrules.h): the rule that
 	 * decided the command string, shown to the approver, or "".
 	 */

@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# An approval is bound to the workspace the approver was shown, not only
+# to the files the manifest pins.  "deploy" runs deploy.sh (pinned: it is
+# in its argv), which sources lib.sh (not pinned: nothing names it).
+# While the approval is pending the agent rewrites lib.sh.  Before, the
+# human's yes ran the rewritten lib.sh: a Makefile, package.json or a
+# sourced script is code the approver never saw.  Now the grant digests
+# the workspace again; a digest other than the request's voids the
+# approval (audited, when: grant, changedExecution.workspace), nothing
+# runs, and a new approval shows the workspace as it is now.  An
+# approval whose workspace did not change runs at once.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/mcp_lib.sh"
+mcp_env
+ws=$(make_workspace)
+
+cat >"$T/m.yaml" <<'EOF2'
+types:
+  target: { type: string, maxLength: 32, pattern: "[a-z]+" }
+tools:
+  - name: write_file
+    input: { path: workspace_relative_path, content: string }
+    output: { sha256: sha256 }
+    sideEffect: workspace_write
+    timeoutMs: 5000
+  - name: deploy
+    input: { target: target }
+    output: { exitCode: integer, stdout: string }
+    command: ["sh", "deploy.sh", "{target}"]
+    sideEffect: external
+    authorization: approval
+    timeoutMs: 60000
+approvals:
+  approvers: [root]
+  ttlSeconds: 60
+EOF2
+printf '#!/bin/sh\n. ./lib.sh\ngreet "$1"\n' >"$ws/deploy.sh"
+printf 'greet() { echo "deploying $1"; }\n' >"$ws/lib.sh"
+mcp_start "$T/m.yaml" "$ws"
+sess=$(newest_session)
+
+# ===== an unchanged workspace: the yes runs at once ===============================
+mcp_send '{"jsonrpc":"2.0","id":100,"method":"tools/call","params":{"name":"deploy","arguments":{"target":"staging"}}}'
+id=$(mcp_pending deploy)
+check "deploy waits for a human" test -n "$id"
+expect_contains "the approver is shown the workspace's digest" "$("$AIRLOCK" pending -v)" "workspaceDigest"
+"$AIRLOCK" approve "$id" --yes >/dev/null 2>&1
+mcp_wait_id 100
+expect_ok_result "approved on an unchanged workspace: it runs"
+expect_eq "... the code the human was shown" "$(jr .result.structuredContent.stdout)" "deploying staging"
+
+# ===== lib.sh rewritten while the approval is pending ============================
+mcp_send '{"jsonrpc":"2.0","id":101,"method":"tools/call","params":{"name":"deploy","arguments":{"target":"prod"}}}'
+id1=$(mcp_pending deploy "$id")
+check "the second deploy waits for a human" test -n "$id1"
+shown=$("$AIRLOCK" pending --json | jq -r --arg id "$id1" '.pending[] | select(.id == $id) | .evidence.workspaceDigest')
+check "its evidence has a workspace digest" test "${#shown}" -eq 64
+mcp_call write_file "{\"path\":\"lib.sh\",\"content\":$(jq -Rs . <<<'greet() { echo "deploying $1"; : >PWNED; }')}"
+expect_ok_result "the agent rewrites lib.sh (not pinned) while the approval is pending"
+"$AIRLOCK" approve "$id1" --yes >/dev/null 2>&1
+id2=$(mcp_pending deploy "$id1")
+check "the yes is void: a new approval is pending in its place" test -n "$id2" -a "$id2" != "$id1"
+check "the rewritten lib.sh did not run on the old yes" test ! -e "$ws/PWNED"
+check "no runner started for it" bash -c '[ "$(grep -c "\"runner_start\".*\"deploy\"" "$1")" -eq 1 ]' _ "$sess/audit.jsonl"
+v=$(grep '"approval_voided"' "$sess/audit.jsonl" | tail -n 1)
+expect_contains "the void is audited at the grant" "$v" '"when":"grant"'
+expect_contains "... saying the workspace changed, from the digest shown" "$v" "\"approved\":\"$shown\""
+now=$("$AIRLOCK" pending --json | jq -r --arg id "$id2" '.pending[] | select(.id == $id) | .evidence.workspaceDigest')
+check "the new approval shows the workspace as it is now" test "${#now}" -eq 64 -a "$now" != "$shown"
+"$AIRLOCK" deny "$id2" --reason "lib.sh changed" >/dev/null 2>&1
+mcp_wait_id 101
+expect_error_class "denied once the human saw the change" approval_denied
+expect_contains "the agent is told its first approval was voided" "$(jr '.result.content[].text')" "the workspace changed"
+check "lib.sh's payload never ran" test ! -e "$ws/PWNED"
+
+mcp_stop
+finish
