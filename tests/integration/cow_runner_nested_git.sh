@@ -10,10 +10,12 @@
 # agent's command with the secret in its environment and the agent read
 # it back reversed from the check's result.  With it, src/.git is masked
 # (vcs_cover() in runner/child.c) and git walks up to the checkout's own
-# repository, which shows the agent's edit.  A nested repository that is
-# the checkout's own (sub/.git) still works in the view, and its config
-# is the checkout's even where the agent rewrote it.  Changes nested past
-# the walk's bound fail the run.  As root and as uid 4242.
+# repository, which shows the agent's edit; the same for a gitdir: file
+# and a symlink at src/.git, and a bare repository in src/bare.  A
+# nested repository that is the checkout's own (sub/.git) still works in
+# the view, and its config is the checkout's even where the agent
+# rewrote it.  Changes nested past the walk's bound fail the run.  As
+# root and as uid 4242.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 if [ "$(id -u)" != 0 ] || ! command -v git >/dev/null || ! command -v setpriv >/dev/null; then
@@ -104,6 +106,16 @@ test -f .git && echo GITDIR-FILE-PLANTED"
 	run "$@"
 	out=$(cat "$T/out")
 	expect_contains "$who: the agent planted a gitdir: file at src/.git" "$out" GITDIR-FILE-PLANTED
+	expect_not_contains "$who: git did not follow it to the agent's config" "$out" "$reversed"
+	expect_contains "$who: for the right reason (it is masked)" "$out" "error opening '$ws/src/.git'"
+
+	# src/.git as a symlink to the agent's repository.
+	agent_script src "git init -q --bare .evil && git -C .evil config core.bare false &&
+git -C .evil config diff.external $EXTERNAL && ln -s ../.evil src/.git &&
+git -C src add -A && echo agent-edit >>src/todo.sh && test -L src/.git && echo GIT-LINK-PLANTED"
+	run "$@"
+	out=$(cat "$T/out")
+	expect_contains "$who: the agent made src/.git a symlink" "$out" GIT-LINK-PLANTED
 	expect_not_contains "$who: git did not follow it to the agent's config" "$out" "$reversed"
 	expect_contains "$who: for the right reason (it is masked)" "$out" "error opening '$ws/src/.git'"
 
