@@ -577,17 +577,22 @@ vcs_record(const struct runner_plan *p, int lowerfd, const char *rel,
 		fail(p, "read-only", rel);
 }
 
-/* Walks directory |dfd| of the session's upper layer, at |rel|. */
+/*
+ * Walks directory |dfd| of the session's upper layer, whose path in the
+ * view is |path| (|len| bytes; "" for the root).  |path| is one buffer
+ * of RUNNER_MAX_PATH for the whole walk, each level appending its names,
+ * so that a level costs the stack only its getdents buffer.
+ */
 static void
-vcs_walk_dir(const struct runner_plan *p, int lowerfd, int dfd,
-    const char *rel, int depth)
+vcs_walk_dir(const struct runner_plan *p, int lowerfd, int dfd, char *path,
+    size_t len, int depth)
 {
-	char buf[2048] __attribute__((aligned(8)));
-	char path[RUNNER_MAX_PATH];
+	char buf[1024] __attribute__((aligned(8)));
 	struct vcs_dirent *de;
 	struct stat st;
 	mode_t mode;
 	long n, off;
+	size_t sub;
 	int fd;
 
 	if (depth > VCS_MAX_DEPTH)
@@ -603,12 +608,15 @@ vcs_walk_dir(const struct runner_plan *p, int lowerfd, int dfd,
 				failx(p, "the session's changes hold more than "
 				    "1048576 entries; a runner checks no more "
 				    "for repository metadata");
-			if (snprintf(path, sizeof(path), "%s%s%s", rel,
-			    rel[0] != '\0' ? "/" : "", de->d_name) >=
-			    (int)sizeof(path)) {
+			sub = len + (len > 0) + strlen(de->d_name);
+			if (sub >= RUNNER_MAX_PATH) {
 				errno = ENAMETOOLONG;
 				fail(p, "path", de->d_name);
 			}
+			if (len > 0)
+				path[len] = '/';
+			memcpy(path + len + (len > 0), de->d_name,
+			    sub - len - (len > 0) + 1);
 			switch (de->d_type) {
 			case DT_DIR:
 				mode = S_IFDIR;
@@ -629,28 +637,29 @@ vcs_walk_dir(const struct runner_plan *p, int lowerfd, int dfd,
 				mode = DTTOIF(de->d_type);
 				break;
 			}
-			/* A whiteout: the name is removed from the view. */
+			/* A whiteout (char 0/0): the name is removed from
+			 * the view; the agent makes no other device. */
 			if (S_ISCHR(mode))
-				continue;
-			if (vcs_planted(de->d_name, depth, S_ISDIR(mode))) {
+				;
+			else if (vcs_planted(de->d_name, depth,
+			    S_ISDIR(mode)))
 				vcs_record(p, lowerfd, path, mode);
-				continue;
+			else if (S_ISDIR(mode) && (depth > 0 ||
+			    (strcmp(de->d_name, ".git") != 0 &&
+			    strcmp(de->d_name, ".hg") != 0))) {
+				/* (The root's .git and .hg: covered whole.) */
+				if ((fd = openat(dfd, de->d_name, O_RDONLY |
+				    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+					fail(p, "open the session's", path);
+				vcs_walk_dir(p, lowerfd, fd, path, sub,
+				    depth + 1);
+				close(fd);
 			}
-			if (!S_ISDIR(mode))
-				continue;
-			/* The root's .git and .hg: covered whole. */
-			if (depth == 0 && (strcmp(de->d_name, ".git") == 0 ||
-			    strcmp(de->d_name, ".hg") == 0))
-				continue;
-			if ((fd = openat(dfd, de->d_name, O_RDONLY |
-			    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
-				fail(p, "open the session's", path);
-			vcs_walk_dir(p, lowerfd, fd, path, depth + 1);
-			close(fd);
+			path[len] = '\0';
 		}
 	}
 	if (n == -1)
-		fail(p, "read the session's", rel[0] != '\0' ? rel : "view");
+		fail(p, "read the session's", len > 0 ? path : "view");
 }
 
 /*
@@ -660,7 +669,7 @@ vcs_walk_dir(const struct runner_plan *p, int lowerfd, int dfd,
 static void
 vcs_walk(const struct runner_plan *p, const char *lower)
 {
-	char buf[RUNNER_MAX_PATH];
+	char buf[RUNNER_MAX_PATH], path[RUNNER_MAX_PATH];
 	int ufd, lfd;
 
 	vcs_nplants = 0;
@@ -670,7 +679,8 @@ vcs_walk(const struct runner_plan *p, const char *lower)
 		fail(p, "open the session's upper layer", p->lower_upper);
 	if ((lfd = open(lower, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
 		fail(p, "open workspace", p->workspace);
-	vcs_walk_dir(p, lfd, ufd, "", 0);
+	path[0] = '\0';
+	vcs_walk_dir(p, lfd, ufd, path, 0, 0);
 	close(lfd);
 	close(ufd);
 }
