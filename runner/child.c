@@ -486,10 +486,10 @@ vcs_real(const struct runner_plan *p, const char *ws, int *vcsfd)
  * agent touched), the checkout's own is bound over it read-only, as at
  * the root; everywhere else an empty directory or file is, read-only,
  * and git walks past it (an empty HEAD is no repository's) or stops on
- * it (an empty gitdir: file).  Masking rather than refusing: a session
- * whose agent ran "git init" in a directory still runs its checks, and
- * it is what vcs_real() does where the checkout has no .git.  The walk
- * is bounded; a view past a bound, an entry that cannot be read and
+ * it (a gitdir: file it cannot read).  Masking rather than refusing: a
+ * session whose agent ran "git init" in a directory still runs its
+ * checks, and it is what vcs_real() does where the checkout has no
+ * .git.  The walk is bounded; a view past a bound, an entry that cannot be read and
  * more plants than VCS_MAX_PLANTS fail the run (sandbox_setup) instead
  * of running on what was not looked at.  Whiteouts (a removal) show
  * nothing and are passed over.
