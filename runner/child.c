@@ -34,6 +34,7 @@
 
 #include <linux/capability.h>
 #include <linux/openat2.h>
+#include <dirent.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <fcntl.h>
@@ -45,6 +46,7 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "common/util.h"
@@ -103,6 +105,22 @@ fail(const struct runner_plan *p, const char *step, const char *arg)
 
 	n = snprintf(buf, sizeof(buf), "E%s%s%s: %s", step,
 	    arg != NULL ? " " : "", arg != NULL ? arg : "", strerror(e));
+	if (n < 0)
+		n = 0;
+	if ((size_t)n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	(void)!write(p->report_fd, buf, n);
+	_exit(RUNNER_SETUP_EXIT);
+}
+
+/* fail() for a step that failed on a bound of the child's, not errno. */
+static void __attribute__((noreturn))
+failx(const struct runner_plan *p, const char *what)
+{
+	char buf[256];
+	int n;
+
+	n = snprintf(buf, sizeof(buf), "E%s", what);
 	if (n < 0)
 		n = 0;
 	if ((size_t)n >= sizeof(buf))
@@ -455,6 +473,282 @@ vcs_real(const struct runner_plan *p, const char *ws, int *vcsfd)
 }
 
 /*
+ * Repository metadata the agent planted deeper in its view: vcs_real()
+ * covers the root, but git run in src/ reads src/.git (or src/ itself,
+ * a bare repository: a HEAD beside objects/ and refs/), and its config
+ * runs commands just the same.  The session's upper layer holds every
+ * entry the agent made or changed, and only those, so that is what is
+ * walked: each entry named .git or .hg (any case; a directory, a
+ * gitdir: file or a symlink) or a file or symlink named HEAD (any
+ * case), at any depth, is covered in the runner's view after the
+ * overlay is mounted (vcs_cover()).  Where the checkout has the same
+ * path, of the same type (a submodule's .git, a nested repository the
+ * agent touched), the checkout's own is bound over it read-only, as at
+ * the root; everywhere else an empty directory or file is, read-only,
+ * and git walks past it (an empty HEAD is no repository's) or stops on
+ * it (a gitdir: file it cannot read).  Masking rather than refusing: a
+ * session whose agent ran "git init" in a directory still runs its
+ * checks, and it is what vcs_real() does where the checkout has no
+ * .git.  The walk is bounded; a view past a bound, an entry that cannot be read and
+ * more plants than VCS_MAX_PLANTS fail the run (sandbox_setup) instead
+ * of running on what was not looked at.  Whiteouts (a removal) show
+ * nothing and are passed over.
+ */
+#define VCS_MAX_PLANTS	64
+#define VCS_MAX_DEPTH	256
+#define VCS_MAX_ENTRIES	(1L << 20)
+
+struct vcs_plant {
+	char	path[RUNNER_MAX_PATH];	/* relative to the workspace */
+	int	fd;	/* the checkout's own, detached; -1: mask it */
+	int	isdir;
+};
+
+static struct vcs_plant vcs_plants[VCS_MAX_PLANTS];
+static size_t vcs_nplants;
+static long vcs_entries;
+
+struct vcs_dirent {
+	uint64_t	d_ino;
+	int64_t		d_off;
+	unsigned short	d_reclen;
+	unsigned char	d_type;
+	char		d_name[];
+};
+
+/* Whether |name| in a directory at |depth| (0: the root) is a plant. */
+static int
+vcs_planted(const char *name, int depth, int isdir)
+{
+	if (strcasecmp(name, ".git") == 0 || strcasecmp(name, ".hg") == 0)
+		/* The root's own .git and .hg are vcs_real()'s. */
+		return depth > 0 || (strcmp(name, ".git") != 0 &&
+		    strcmp(name, ".hg") != 0);
+	return !isdir && strcasecmp(name, "HEAD") == 0;
+}
+
+/*
+ * Records the plant at |rel| (of type |mode| in the view): with the
+ * checkout's own, detached and read-only, where |lowerfd| (the real
+ * checkout) has |rel| with the same type, no symlink followed.
+ */
+static void
+vcs_record(const struct runner_plan *p, int lowerfd, const char *rel,
+    mode_t mode)
+{
+	struct vcs_plant *v;
+	struct open_how how;
+	struct mount_attr ma;
+	struct stat st;
+	int fd;
+
+	if (vcs_nplants == VCS_MAX_PLANTS)
+		failx(p, "the session's view holds more than 64 .git, .hg or "
+		    "HEAD entries of its own; a runner covers no more");
+	v = &vcs_plants[vcs_nplants++];
+	cat(p, v->path, "", rel);
+	v->isdir = S_ISDIR(mode);
+	v->fd = -1;
+	if (!S_ISDIR(mode) && !S_ISREG(mode))
+		return;
+	memset(&how, 0, sizeof(how));
+	how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
+	how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH;
+	if ((fd = (int)syscall(SYS_openat2, lowerfd, rel, &how,
+	    sizeof(how))) == -1) {
+		if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)
+			return;
+		fail(p, "open the checkout's", rel);
+	}
+	if (fstat(fd, &st) == -1)
+		fail(p, "stat the checkout's", rel);
+	if ((st.st_mode & S_IFMT) != (mode & S_IFMT)) {
+		close(fd);
+		return;
+	}
+	if ((v->fd = open_tree(fd, "", AT_EMPTY_PATH | OPEN_TREE_CLONE |
+	    OPEN_TREE_CLOEXEC | AT_RECURSIVE)) == -1)
+		fail(p, "open_tree the checkout's", rel);
+	close(fd);
+	memset(&ma, 0, sizeof(ma));
+	ma.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+	if (mount_setattr(v->fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &ma,
+	    sizeof(ma)) == -1)
+		fail(p, "read-only", rel);
+}
+
+/*
+ * Walks directory |dfd| of the session's upper layer, whose path in the
+ * view is |path| (|len| bytes; "" for the root).  |path| is one buffer
+ * of RUNNER_MAX_PATH for the whole walk, each level appending its names,
+ * so that a level costs the stack only its getdents buffer.
+ */
+static void
+vcs_walk_dir(const struct runner_plan *p, int lowerfd, int dfd, char *path,
+    size_t len, int depth)
+{
+	char buf[1024] __attribute__((aligned(8)));
+	struct vcs_dirent *de;
+	struct stat st;
+	mode_t mode;
+	long n, off;
+	size_t sub;
+	int fd;
+
+	if (depth > VCS_MAX_DEPTH)
+		failx(p, "the session's changes nest more than 256 directories "
+		    "deep; a runner checks no deeper for repository metadata");
+	while ((n = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0) {
+		for (off = 0; off < n; off += de->d_reclen) {
+			de = (struct vcs_dirent *)(buf + off);
+			if (strcmp(de->d_name, ".") == 0 ||
+			    strcmp(de->d_name, "..") == 0)
+				continue;
+			if (++vcs_entries > VCS_MAX_ENTRIES)
+				failx(p, "the session's changes hold more than "
+				    "1048576 entries; a runner checks no more "
+				    "for repository metadata");
+			sub = len + (len > 0) + strlen(de->d_name);
+			if (sub >= RUNNER_MAX_PATH) {
+				errno = ENAMETOOLONG;
+				fail(p, "path", de->d_name);
+			}
+			if (len > 0)
+				path[len] = '/';
+			memcpy(path + len + (len > 0), de->d_name,
+			    sub - len - (len > 0) + 1);
+			switch (de->d_type) {
+			case DT_DIR:
+				mode = S_IFDIR;
+				break;
+			case DT_REG:
+				mode = S_IFREG;
+				break;
+			case DT_LNK:
+				mode = S_IFLNK;
+				break;
+			case DT_UNKNOWN:
+				if (fstatat(dfd, de->d_name, &st,
+				    AT_SYMLINK_NOFOLLOW) == -1)
+					fail(p, "stat the session's", path);
+				mode = st.st_mode & S_IFMT;
+				break;
+			default:
+				mode = DTTOIF(de->d_type);
+				break;
+			}
+			/* A whiteout (char 0/0): the name is removed from
+			 * the view; the agent makes no other device. */
+			if (S_ISCHR(mode))
+				;
+			else if (vcs_planted(de->d_name, depth,
+			    S_ISDIR(mode)))
+				vcs_record(p, lowerfd, path, mode);
+			else if (S_ISDIR(mode) && (depth > 0 ||
+			    (strcmp(de->d_name, ".git") != 0 &&
+			    strcmp(de->d_name, ".hg") != 0))) {
+				/* (The root's .git and .hg: covered whole.) */
+				if ((fd = openat(dfd, de->d_name, O_RDONLY |
+				    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+					fail(p, "open the session's", path);
+				vcs_walk_dir(p, lowerfd, fd, path, sub,
+				    depth + 1);
+				close(fd);
+			}
+			path[len] = '\0';
+		}
+	}
+	if (n == -1)
+		fail(p, "read the session's", len > 0 ? path : "view");
+}
+
+/*
+ * Finds the plants in the session's upper layer (p->lower_upper), with
+ * |lower| the real checkout, before the overlay is made of them.
+ */
+static void
+vcs_walk(const struct runner_plan *p, const char *lower)
+{
+	char buf[RUNNER_MAX_PATH], path[RUNNER_MAX_PATH];
+	int ufd, lfd;
+
+	vcs_nplants = 0;
+	vcs_entries = 0;
+	if ((ufd = open(cat(p, buf, OLDROOT, p->lower_upper), O_RDONLY |
+	    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		fail(p, "open the session's upper layer", p->lower_upper);
+	if ((lfd = open(lower, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+		fail(p, "open workspace", p->workspace);
+	path[0] = '\0';
+	vcs_walk_dir(p, lfd, ufd, path, 0, 0);
+	close(lfd);
+	close(ufd);
+}
+
+/*
+ * Covers each plant of vcs_walk() in the view mounted at |ws|: with the
+ * checkout's own, or a read-only mask of the type it has now.  The path
+ * is opened with no symlink followed and never above |ws|: the agent
+ * may have changed its view since the walk, and a symlink of its making
+ * must not take a mount elsewhere.
+ */
+static void
+vcs_cover(const struct runner_plan *p, const char *ws)
+{
+	char buf[RUNNER_MAX_PATH], dir[RUNNER_MAX_PATH];
+	struct vcs_plant *v;
+	struct open_how how;
+	struct mount_attr ma;
+	struct stat st;
+	size_t i;
+	int wfd, tfd, mfd;
+
+	if ((wfd = open(ws, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+		fail(p, "open", ws);
+	for (i = 0; i < vcs_nplants; i++) {
+		v = &vcs_plants[i];
+		cat(p, dir, ws, "/");
+		cat(p, buf, dir, v->path);
+		memset(&how, 0, sizeof(how));
+		how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
+		how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH;
+		if ((tfd = (int)syscall(SYS_openat2, wfd, v->path, &how,
+		    sizeof(how))) == -1) {
+			/* Gone from the view since the walk: nothing
+			 * there to see. */
+			if (errno == ENOENT && v->fd == -1)
+				continue;
+			fail(p, "cover the agent's repository metadata", buf);
+		}
+		if (fstat(tfd, &st) == -1)
+			fail(p, "stat", buf);
+		if (v->fd != -1) {
+			if (S_ISDIR(st.st_mode) != v->isdir) {
+				errno = EEXIST;
+				fail(p, "the checkout's own", buf);
+			}
+			mfd = v->fd;
+		} else if ((mfd = open_tree(AT_FDCWD, S_ISDIR(st.st_mode) ?
+		    MASK_DIR : MASK_FILE, OPEN_TREE_CLONE |
+		    OPEN_TREE_CLOEXEC)) == -1)
+			fail(p, "open_tree", MASK_FILE);
+		memset(&ma, 0, sizeof(ma));
+		ma.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+		    MOUNT_ATTR_NODEV;
+		if (mount_setattr(mfd, "", AT_EMPTY_PATH | AT_RECURSIVE, &ma,
+		    sizeof(ma)) == -1 || move_mount(mfd, "", tfd, "",
+		    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) == -1)
+			fail(p, v->fd != -1 ? "the checkout's own" :
+			    "mask the agent's repository metadata", buf);
+		close(mfd);
+		close(tfd);
+		v->fd = -1;
+	}
+	close(wfd);
+	vcs_nplants = 0;
+}
+
+/*
  * An overlay whose lower layer is the workspace.  WORKSPACE_COW: the
  * upper layer is a tmpfs of tmp_size_mb; the command's writes vanish with
  * the run.  With p->upper_dir: the upper layer is that host directory,
@@ -537,6 +831,8 @@ cow_workspace(const struct runner_plan *p, const char *lower, int *vcsfd)
 	if (p->lower_upper != NULL) {
 		/* The checkout's own repository metadata, for vcs_real(). */
 		vcs_open(p, lower, vcsfd);
+		/* And what the agent planted deeper, for vcs_cover(). */
+		vcs_walk(p, lower);
 		/* A session's changes over the workspace (lower_upper). */
 		if ((size_t)snprintf(lbuf, sizeof(lbuf), "%s%s:%s", OLDROOT,
 		    p->lower_upper, lower) >= sizeof(lbuf)) {
@@ -714,8 +1010,10 @@ build_root(const struct runner_plan *p)
 	    MOVE_MOUNT_F_EMPTY_PATH) == -1)
 		fail(p, "mount workspace", p->workspace);
 	close(wsfd);
-	if (p->lower_upper != NULL)
+	if (p->lower_upper != NULL) {
 		vcs_real(p, p->workspace, vcsfd);
+		vcs_cover(p, p->workspace);
+	}
 	if (p->view_sock != -1) {
 		/* The caller's handle on this very overlay (send_view). */
 		if ((fd = open(p->workspace, O_PATH | O_DIRECTORY |

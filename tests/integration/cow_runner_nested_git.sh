@@ -1,0 +1,163 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# A runner of a copy-on-write session never sees repository metadata the
+# agent planted deeper in its view than the root (which
+# cow_runner_git.sh covers): a src/.git, a bare repository's HEAD.  The
+# attack, from inside the agent's sandbox: "git init" in src/, give that
+# repository diff.external, edit a file there, and call a check granted
+# a secret that runs "git -C src diff": before the fix git ran the
+# agent's command with the secret in its environment and the agent read
+# it back reversed from the check's result.  With it, src/.git is masked
+# (vcs_cover() in runner/child.c) and git walks up to the checkout's own
+# repository, which shows the agent's edit; the same for a gitdir: file
+# and a symlink at src/.git, and a bare repository in src/bare.  A
+# nested repository that is the checkout's own (sub/.git) still works in
+# the view, and its config is the checkout's even where the agent
+# rewrote it.  Changes nested past the walk's bound fail the run.  As
+# root and as uid 4242.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$top_srcdir/tests/lib.sh"
+if [ "$(id -u)" != 0 ] || ! command -v git >/dev/null || ! command -v setpriv >/dev/null; then
+	echo "# SKIP: needs root, git and setpriv"; TESTS_FINISHED=1; exit 77
+fi
+case $(uname -r) in
+[1-4].*|5.[0-9].*|5.10.*)
+	echo "# SKIP: overlayfs in a user namespace needs Linux >= 5.11"
+	TESTS_FINISHED=1; exit 77 ;;
+esac
+A=$(realpath "$AIRLOCK")
+chmod 755 "$T"
+secret='n0t-for-the-agent-43'
+reversed=$(printf '%s' "$secret" | rev)
+INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
+READY='{"jsonrpc":"2.0","method":"notifications/initialized"}'
+cat >"$T/m.yaml" <<'EOF2'
+tools:
+  - name: run_check
+    input: { checkId: approved_check }
+    output: { exitCode: integer, stdout: string, durationMs: integer, timedOut: boolean, truncated: boolean }
+    sideEffect: sandbox_process
+    timeoutMs: 20000
+    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+checks:
+  src: ["git", "-C", "src", "--no-optional-locks", "diff"]
+  bare: ["sh", "-c", "printf 'CHECK-SAW:%s\\n' \"$(git -C src/bare rev-parse --absolute-git-dir)\""]
+  sub: ["sh", "-c", "printf 'CHECK-SAW:%s\\n' \"$(git -C sub config airlock.marker)\" \"$(git -C sub rev-parse --absolute-git-dir)\"; git -C sub --no-optional-locks diff"]
+agent:
+  workspace: cow
+EOF2
+chmod 644 "$T/m.yaml"
+
+# The agent: BODY, then check CHECK, then its artifact (the whole output).
+agent_script() {	# CHECK BODY
+	{
+		echo '#!/bin/sh'
+		printf '%s\n' "$2"
+		cat <<EOF2
+{ printf '%s\n' '$INIT' '$READY' '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_check","arguments":{"checkId":"$1"}}}'; sleep 2
+  printf '{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"airlock://%s/artifacts/0001-$1.log"}}\n' "\$AIRLOCK_SESSION"
+  sleep 1; } | $A connect
+EOF2
+	} >"$T/agent.sh"
+	chmod 755 "$T/agent.sh"
+}
+EXTERNAL='"sh -c \"printf %s \\\"\\\$API_TOKEN\\\" | rev; echo\""'
+
+attack() {	# WHO RUN-PREFIX...: one round as root or as uid 4242
+	local who=$1 st="$T/$1/state" ws="$T/$1/ws"; shift
+	mkdir -p "$T/$who"
+	cp -a "$top_srcdir/contrib/example-project" "$ws"
+	chmod -R u+w "$ws"
+	# The checkout's own nested repository, in sub/.
+	mkdir "$ws/sub"
+	echo nested >"$ws/sub/file.txt"
+	git -C "$ws/sub" init -q
+	git -C "$ws/sub" config airlock.marker checkout-config
+	git -C "$ws/sub" add -A
+	git -C "$ws/sub" -c user.name=t -c user.email=t@t commit -qm sub
+	git -C "$ws" init -q
+	printf 'sub/\n' >"$ws/.gitignore"
+	git -C "$ws" add -A
+	git -C "$ws" -c user.name=t -c user.email=t@t commit -qm init
+	mkdir -p "$st"
+	[ "$who" = user ] && chown -R 4242:4242 "$T/$who"
+	run() { "$@" env AIRLOCK_HOME="$st" HOME="$st" PATH="$PATH" \
+	    timeout 60 "$A" run --manifest "$T/m.yaml" --workspace "$ws" -- \
+	    "$T/agent.sh" >"$T/out" 2>"$T/err"; }
+	printf '%s' "$secret" | "$@" env AIRLOCK_HOME="$st" "$A" secret set API_TOKEN
+
+	# src/.git of the agent's making, with diff.external.
+	agent_script src "cd src && git init -q . && git add -A &&
+git config diff.external $EXTERNAL &&
+echo agent-edit >>todo.sh && test -d .git && echo SRC-GIT-PLANTED"
+	run "$@"
+	out=$(cat "$T/out")
+	expect_contains "$who: the agent planted src/.git in its view" "$out" SRC-GIT-PLANTED
+	expect_not_contains "$who: git in src/ did not run the agent's config" "$out" "$reversed"
+	expect_not_contains "$who: no secret in the result" "$out" "$secret"
+	expect_contains "$who: git in src/ ran on the checkout's repository" "$out" 'a/src/todo.sh'
+	expect_contains "$who: and sees the session's edit" "$out" '+agent-edit'
+
+	# src/.git as a gitdir: file pointing at the agent's repository.
+	agent_script src "cd src && git init -q --separate-git-dir=../.evil . &&
+git config diff.external $EXTERNAL && git add -A && echo agent-edit >>todo.sh &&
+test -f .git && echo GITDIR-FILE-PLANTED"
+	run "$@"
+	out=$(cat "$T/out")
+	expect_contains "$who: the agent planted a gitdir: file at src/.git" "$out" GITDIR-FILE-PLANTED
+	expect_not_contains "$who: git did not follow it to the agent's config" "$out" "$reversed"
+	expect_contains "$who: for the right reason (it is masked)" "$out" "error opening '$ws/src/.git'"
+
+	# src/.git as a symlink to the agent's repository.
+	agent_script src "git init -q --bare .evil && git -C .evil config core.bare false &&
+git -C .evil config diff.external $EXTERNAL && ln -s ../.evil src/.git &&
+git -C src add -A && echo agent-edit >>src/todo.sh && test -L src/.git && echo GIT-LINK-PLANTED"
+	run "$@"
+	out=$(cat "$T/out")
+	expect_contains "$who: the agent made src/.git a symlink" "$out" GIT-LINK-PLANTED
+	expect_not_contains "$who: git did not follow it to the agent's config" "$out" "$reversed"
+	expect_contains "$who: for the right reason (it is masked)" "$out" "error opening '$ws/src/.git'"
+
+	# A bare repository (a HEAD with objects/ and refs/) in src/bare.
+	agent_script bare "git init -q --bare src/bare && test -f src/bare/HEAD &&
+git -C src/bare rev-parse --absolute-git-dir"
+	run "$@"
+	out=$(cat "$T/out")
+	expect_contains "$who: the agent made src/bare a repository" "$out" "$ws/src/bare"
+	expect_contains "$who: the check's git does not take it for one" "$out" "CHECK-SAW:$ws/.git"
+	expect_not_contains "$who: not as a bare repository" "$out" "CHECK-SAW:$ws/src/bare"
+
+	# The checkout's own sub/.git: still the repository of sub/, with
+	# the checkout's config even where the agent rewrote it.
+	agent_script sub "echo agent-edit >>sub/file.txt && git -C sub config airlock.marker agent-config &&
+git -C sub config diff.external $EXTERNAL && echo SUB-CONFIG-WRITTEN"
+	run "$@"
+	out=$(cat "$T/out")
+	expect_contains "$who: the agent rewrote sub/.git/config in its view" "$out" SUB-CONFIG-WRITTEN
+	expect_contains "$who: the check's git reads the checkout's config" "$out" CHECK-SAW:checkout-config
+	expect_not_contains "$who: not the agent's" "$out" CHECK-SAW:agent-config
+	expect_not_contains "$who: nothing of the secret through it" "$out" "$reversed"
+	expect_contains "$who: sub/ is still its own repository" "$out" "CHECK-SAW:$ws/sub/.git"
+	expect_contains "$who: whose diff shows the session's edit" "$out" '+agent-edit'
+	expect_eq "$who: the real sub/.git/config is untouched" \
+	    "$(git config --file "$ws/sub/.git/config" airlock.marker)" checkout-config
+
+	# Changes nested past the walk's bound: the run fails, closed.
+	agent_script src "d=deep; i=1; while [ \$i -lt 258 ]; do d=\$d/d; i=\$((i + 1)); done
+mkdir -p \$d/.git && echo DEEP-MADE"
+	run "$@"
+	out=$(cat "$T/out")
+	expect_contains "$who: the agent nested its changes 258 deep" "$out" DEEP-MADE
+	expect_contains "$who: the run fails" "$out" sandbox_setup
+	expect_contains "$who: on the bound" "$out" "nest more than 256 directories"
+}
+
+attack root
+attack user setpriv --reuid=4242 --regid=4242 --clear-groups
+if grep -rqF -e "$secret" -e "$reversed" "$T/root/state/sessions" "$T/user/state/sessions"; then
+	fail "the secret (or its reverse) is nowhere the agent or the log can read"
+else
+	pass "the secret (or its reverse) is nowhere the agent or the log can read"
+fi
+finish
