@@ -1068,6 +1068,7 @@ call_landed(struct call *c, int rc, json_t *out)
 	struct broker		*b = c->b;
 	const struct runner_result *res = c->res;
 
+	jobs_landed(c, rc, out);
 	if (rc != 0) {
 		json_object_set_new(out, "artifactUri", json_string(c->uri));
 		if (res->hint[0] != '\0' && json_object_get(out, "hint") == NULL)

@@ -46,6 +46,7 @@ struct job {
 	size_t out_len, err_len;
 	int exit_code; /* 128 + signal if killed */
 	int timed_out;
+	int landed; /* its set landed (or was empty) */
 	int truncated;
 	char uri[256];
 	char error_class[64]; /* the run's error, or "" */
@@ -220,6 +221,9 @@ job_settled(const struct job *j, const char *out, size_t outlen,
 		    redact_settled(r, err + j->cur.err, errlen - j->cur.err);
 }
 
+static const char *job_status(const struct job *j);
+static void job_exit_events(struct job *j);
+
 /* One event: pushed now, kept for the next result's tail. */
 static void
 job_event(
@@ -229,6 +233,7 @@ job_event(
 	json_t *ev, *params;
 	char *clean, text[EVENT_LINE_MAX + 1];
 	size_t cleanlen;
+	int warn;
 
 	if (j->nevents >= JOB_EVENTS_MAX) {
 		j->nevents++;
@@ -247,9 +252,19 @@ job_event(
 		fatalx("json_pack");
 	if (j->state == JOB_ENDED)
 		json_object_set_new(ev, "exitCode", json_integer(j->exit_code));
+	/* An exit event goes out once the land's outcome is known. */
+	if (strcmp(kind, "exit") == 0) {
+		json_object_set_new(ev, "status", json_string(job_status(j)));
+		json_object_set_new(ev, "landed", json_boolean(j->landed));
+		if (j->error_class[0] != '\0')
+			json_object_set_new(
+			    ev, "errorClass", json_string(j->error_class));
+	}
+	/* A warning: the job failed, or nothing of it was applied. */
+	warn = strcmp(kind, "exit") == 0 &&
+	    (j->exit_code != 0 || !j->landed || j->error_class[0] != '\0');
 	params = json_pack("{s:s, s:s, s:O}", "level",
-	    strcmp(kind, "exit") == 0 && j->exit_code != 0 ? "warning" : "info",
-	    "logger", "airlock.jobs", "data", ev);
+	    warn ? "warning" : "info", "logger", "airlock.jobs", "data", ev);
 	broker_notify(js->b, "notifications/message", params);
 	json_decref(params);
 	if (json_array_size(js->pending) < PENDING_MAX)
@@ -550,7 +565,6 @@ void
 jobs_ended(struct call *c, const struct runner_result *res, const char *uri)
 {
 	struct job *j = c->job;
-	size_t i;
 
 	if (c->block_watch > 0) {
 		loop_unwatch(c->b->cfg.loop, c->block_watch);
@@ -578,17 +592,37 @@ jobs_ended(struct call *c, const struct runner_result *res, const char *uri)
 	snprintf(j->uri, sizeof(j->uri), "%s", uri);
 	j->state = JOB_ENDED;
 	job_scan(j, 1);
-	for (i = 0; i < c->tool->jobs.nevents; i++) {
-		char line[128];
+}
+
+/*
+ * The exit rules, once the job is over: its command ended and its set
+ * landed or was refused, which the event says (an agent told "ended"
+ * before that would take writes for landed that may yet be refused).
+ */
+static void
+job_exit_events(struct job *j)
+{
+	size_t i;
+
+	for (i = 0; i < j->tool->jobs.nevents; i++) {
+		char line[400], land[128];
 
 		if (!jobtext_exit_matches(
-			c->tool->jobs.events[i].exit, j->exit_code))
+			j->tool->jobs.events[i].exit, j->exit_code))
 			continue;
-		snprintf(line, sizeof(line), "%s %s with exit code %d", j->name,
+		if (j->landed)
+			snprintf(land, sizeof(land), "its changes landed");
+		else
+			snprintf(land, sizeof(land),
+			    "nothing of it was applied (%s)",
+			    j->error_class[0] != '\0' ? j->error_class
+						      : "refused");
+		snprintf(line, sizeof(line), "%s %s with exit code %d; %s",
+		    j->name,
 		    j->killed	       ? "was killed"
 			: j->timed_out ? "timed out"
 				       : "ended",
-		    j->exit_code);
+		    j->exit_code, land);
 		job_event(j, "exit", line, strlen(line), i);
 	}
 }
@@ -621,8 +655,28 @@ jobs_complete(struct call *c, int status, json_t *out)
 	j->c = NULL;
 	c->job = NULL;
 	call_free(c);
+	job_exit_events(j);
 	job_wake(j);
 	return 1;
+}
+
+void
+jobs_landed(struct call *c, int rc, const json_t *out)
+{
+	struct job *j = c->job;
+	const char *ec, *msg;
+
+	if (j == NULL)
+		return;
+	j->landed = rc == 0;
+	if (rc == 0)
+		return;
+	ec = json_string_value(json_object_get(out, "errorClass"));
+	msg = json_string_value(json_object_get(out, "message"));
+	snprintf(j->error_class, sizeof(j->error_class), "%s",
+	    ec != NULL ? ec : "error");
+	snprintf(
+	    j->error_msg, sizeof(j->error_msg), "%s", msg != NULL ? msg : "");
 }
 
 void

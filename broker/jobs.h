@@ -15,7 +15,8 @@
  * audited.  Nothing here blocks: waits are loop deadlines.
  *
  * Event rules (jobs.events) are matched on each complete output line and
- * on the exit; a match is sent as notifications/message to every ready
+ * on the exit (once the job's set landed or was refused, which the event
+ * carries); a match is sent as notifications/message to every ready
  * connection and kept for the tail of the agent's next tool result (late
  * injection: nothing earlier in the conversation changes).
  *
@@ -62,18 +63,27 @@ void jobs_step(struct call *c);
 /*
  * When |c|'s runner is over (before its writes land): disarms blockMs;
  * a job keeps its final output (|res|, |uri| borrowed) and matches its
- * exit rules.
+ * output rules on its last lines.  Its exit rules wait for the land.
  */
 void jobs_ended(
     struct call *c, const struct runner_result *res, const char *uri);
 /*
  * Instead of answering |c|: when |c| is a job, records the outcome
  * (status, out as call_complete() takes them; out is consumed), audits
- * job_end, answers its waiters, frees |c| and returns 1.  Else 0.
+ * job_end, sends its exit events (with the land's outcome), answers its
+ * waiters, frees |c| and returns 1.  Else 0.
  */
 int jobs_complete(struct call *c, int status, json_t *out);
 /* From call_free(): |c| is going away. */
 void jobs_call_gone(struct call *c);
+
+/*
+ * From call_landed(), before the call is finished: the outcome of |c|'s
+ * land, |rc| 0 (landed, or nothing to land) or -1 with |out| its error
+ * body (borrowed).  A job keeps it for its exit event, which goes out
+ * only once the outcome is known (jobs_complete()).
+ */
+void jobs_landed(struct call *c, int rc, const json_t *out);
 
 /* The job_output and job_kill actions (action_fn). */
 int jobs_act_output(struct call *c, json_t **out);
