@@ -46,6 +46,7 @@ struct job {
 	size_t out_len, err_len;
 	int exit_code; /* 128 + signal if killed */
 	int timed_out;
+	char stopped[64]; /* the budget that stopped it, or "" */
 	int landed; /* its set landed (or was empty) */
 	int truncated;
 	char uri[256];
@@ -304,6 +305,8 @@ job_status(const struct job *j)
 {
 	if (j->state == JOB_RUNNING)
 		return "running";
+	if (j->stopped[0] != '\0')
+		return "stopped";
 	if (j->killed)
 		return "killed";
 	if (j->timed_out)
@@ -344,6 +347,16 @@ job_read(struct job *j)
 		    reader != NULL ? reader : "job_output");
 	text = output_text(b, j->tool, fresh, n, failed, how);
 	free(fresh);
+	/* The model reads why the job is over wherever it reads its output. */
+	if (j->state == JOB_ENDED && j->stopped[0] != '\0') {
+		char *t;
+
+		xasprintf(&t, "%s%s[airlock: %s was stopped: %s]\n", text,
+		    *text != '\0' && text[strlen(text) - 1] != '\n' ? "\n" : "",
+		    j->name, j->error_msg);
+		free(text);
+		text = t;
+	}
 	res = json_pack("{s:s, s:s, s:s, s:I, s:I, s:b}", "jobId", j->name,
 	    "status", job_status(j), "output", text, "newBytes", (json_int_t)n,
 	    "totalBytes", (json_int_t)(outlen + errlen), "truncated",
@@ -617,12 +630,18 @@ job_exit_events(struct job *j)
 			    "nothing of it was applied (%s)",
 			    j->error_class[0] != '\0' ? j->error_class
 						      : "refused");
-		snprintf(line, sizeof(line), "%s %s with exit code %d; %s",
-		    j->name,
-		    j->killed	       ? "was killed"
-			: j->timed_out ? "timed out"
-				       : "ended",
-		    j->exit_code, land);
+		if (j->stopped[0] != '\0')
+			snprintf(line, sizeof(line),
+			    "%s was stopped by the run budget (%s) with exit "
+			    "code %d; %s",
+			    j->name, j->stopped, j->exit_code, land);
+		else
+			snprintf(line, sizeof(line),
+			    "%s %s with exit code %d; %s", j->name,
+			    j->killed	       ? "was killed"
+				: j->timed_out ? "timed out"
+					       : "ended",
+			    j->exit_code, land);
 		job_event(j, "exit", line, strlen(line), i);
 	}
 }
@@ -631,6 +650,7 @@ int
 jobs_complete(struct call *c, int status, json_t *out)
 {
 	struct job *j = c->job;
+	json_t *rec;
 
 	if (j == NULL)
 		return 0;
@@ -646,12 +666,16 @@ jobs_complete(struct call *c, int status, json_t *out)
 		    msg != NULL ? msg : "");
 	}
 	json_decref(out);
-	(void)broker_audit(c->b, "job_end",
-	    json_pack("{s:O, s:s, s:s, s:i, s:s, s:I, s:s}", "id", c->id,
-		"jobId", j->name, "status", job_status(j), "exitCode",
-		j->exit_code, "errorClass", j->error_class, "durationMs",
-		(json_int_t)(now_monotonic_ms() - j->started), "artifactUri",
-		j->uri));
+	rec = json_pack("{s:O, s:s, s:s, s:i, s:s, s:I, s:s}", "id", c->id,
+	    "jobId", j->name, "status", job_status(j), "exitCode", j->exit_code,
+	    "errorClass", j->error_class, "durationMs",
+	    (json_int_t)(now_monotonic_ms() - j->started), "artifactUri",
+	    j->uri);
+	if (rec != NULL && j->stopped[0] != '\0') {
+		json_object_set_new(rec, "reason", json_string("budget_stop"));
+		json_object_set_new(rec, "limit", json_string(j->stopped));
+	}
+	(void)broker_audit(c->b, "job_end", rec);
 	j->c = NULL;
 	c->job = NULL;
 	call_free(c);
@@ -677,6 +701,40 @@ jobs_landed(struct call *c, int rc, const json_t *out)
 	    ec != NULL ? ec : "error");
 	snprintf(
 	    j->error_msg, sizeof(j->error_msg), "%s", msg != NULL ? msg : "");
+}
+
+json_t *
+jobs_stop_error(struct call *c)
+{
+	const char *limit = ledger_stopped(c->b->ledger);
+
+	return tool_error("budget_exhausted", 0, NULL,
+	    "the run budget is exhausted (%s): the session is stopped, this "
+	    "command was killed and nothing of it was applied",
+	    limit != NULL ? limit : "a limit");
+}
+
+void
+jobs_budget_stop(struct broker *b, const char *limit)
+{
+	struct call *c;
+
+	TAILQ_FOREACH(c, &b->running, entry)
+	{
+		if (c->proc == NULL || c->budget_killed || c->cancelled)
+			continue;
+		c->budget_killed = 1;
+		if (c->job != NULL)
+			snprintf(c->job->stopped, sizeof(c->job->stopped), "%s",
+			    limit);
+		/* Killed whether or not the record could be written. */
+		(void)broker_audit(b, "run_stopped",
+		    json_pack("{s:O, s:s, s:s*, s:s, s:s}", "id", c->id, "tool",
+			c->tool->name, "jobId",
+			c->job != NULL ? c->job->name : NULL, "reason",
+			"budget_stop", "limit", limit));
+		runner_proc_kill(c->proc);
+	}
 }
 
 void
@@ -788,6 +846,39 @@ jobs_act_kill(struct call *c, json_t **out)
 	runner_proc_kill(j->c->proc);
 	/* The end comes through the loop; answer then. */
 	return job_park(c, j, WAIT_MAX_MS, 1);
+}
+
+json_t *
+jobs_status(const struct jobs *js)
+{
+	const struct job *j;
+	json_t *list, *e;
+
+	if ((list = json_array()) == NULL)
+		fatalx("json_array");
+	if (js == NULL)
+		return list;
+	TAILQ_FOREACH(j, &js->list, entry)
+	{
+		/* Not over before its set landed or was refused. */
+		e = json_pack("{s:s, s:s, s:s}", "jobId", j->name, "tool",
+		    j->tool->name, "status",
+		    job_landing(j) ? "landing" : job_status(j));
+		if (e == NULL)
+			fatalx("json_pack");
+		if (j->state == JOB_ENDED)
+			json_object_set_new(
+			    e, "exitCode", json_integer(j->exit_code));
+		if (j->error_class[0] != '\0')
+			json_object_set_new(
+			    e, "errorClass", json_string(j->error_class));
+		if (j->stopped[0] != '\0')
+			json_object_set_new(e, "stoppedBy",
+			    json_pack("{s:s, s:s}", "reason", "budget_stop",
+				"limit", j->stopped));
+		json_array_append_new(list, e);
+	}
+	return list;
 }
 
 int
