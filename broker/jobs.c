@@ -719,8 +719,8 @@ jobs_budget_stop(struct broker *b, const char *limit)
 {
 	struct call *c;
 
-	TAILQ_FOREACH(c, &b->running, entry)
-	{
+	for (c = TAILQ_FIRST(&b->running); c != NULL;
+	     c = TAILQ_NEXT(c, entry)) {
 		if (c->proc == NULL || c->budget_killed || c->cancelled)
 			continue;
 		c->budget_killed = 1;
