@@ -551,6 +551,8 @@ broker_budget_stop(struct broker *b, const char *limit)
 		free(v);
 		fflush(b->trace);
 	}
+	/* Nothing runs on after the stop: jobs and blocking calls alike. */
+	jobs_budget_stop(b, limit);
 }
 
 /*
@@ -1041,6 +1043,8 @@ call_runner_event(int fd, int why, void *arg)
 		call_landed(c, -1, tool_error("cancelled", 0, NULL,
 		    "the call was cancelled: its command was stopped and "
 		    "nothing of it was applied"));
+	else if (c->budget_killed)
+		call_landed(c, -1, jobs_stop_error(c));
 	else if (unrecorded || audit_flush(b->cfg.audit) != 0)
 		call_landed(c, -1, tool_error("audit_unavailable", 1, NULL,
 		    "the audit log cannot be written; nothing of the run "
@@ -1068,6 +1072,7 @@ call_landed(struct call *c, int rc, json_t *out)
 	struct broker		*b = c->b;
 	const struct runner_result *res = c->res;
 
+	jobs_landed(c, rc, out);
 	if (rc != 0) {
 		json_object_set_new(out, "artifactUri", json_string(c->uri));
 		if (res->hint[0] != '\0' && json_object_get(out, "hint") == NULL)
@@ -2682,6 +2687,7 @@ status_digested(void *arg, int rc, const char *hex, const char *why)
 	json_object_set_new(st, "steps", json_integer(ledger_steps(b->ledger)));
 	json_object_set_new(st, "workspaceIndex",
 	    workspace_index_json(b->digester));
+	json_object_set_new(st, "jobs", jobs_status(b->jobs));
 	status_answer(r, st, NULL);
 	json_decref(st);
 }

@@ -76,6 +76,10 @@ struct call {
 	int			 cancelled;	/* notifications/cancelled: its
 						   command was stopped, nothing
 						   of it lands */
+	int			 budget_killed;	/* a budget stopped the session
+						   while its command ran: the
+						   command was killed, nothing
+						   of it lands (jobs.h) */
 	int			 idem_forget;	/* refused, nothing ran: the
 						   key is not used up */
 	char			 patch_hash[17];	/* trace: short hash */

@@ -46,6 +46,8 @@ struct job {
 	size_t out_len, err_len;
 	int exit_code; /* 128 + signal if killed */
 	int timed_out;
+	char stopped[64]; /* the budget that stopped it, or "" */
+	int landed; /* its set landed (or was empty) */
 	int truncated;
 	char uri[256];
 	char error_class[64]; /* the run's error, or "" */
@@ -220,6 +222,9 @@ job_settled(const struct job *j, const char *out, size_t outlen,
 		    redact_settled(r, err + j->cur.err, errlen - j->cur.err);
 }
 
+static const char *job_status(const struct job *j);
+static void job_exit_events(struct job *j);
+
 /* One event: pushed now, kept for the next result's tail. */
 static void
 job_event(
@@ -229,6 +234,7 @@ job_event(
 	json_t *ev, *params;
 	char *clean, text[EVENT_LINE_MAX + 1];
 	size_t cleanlen;
+	int warn;
 
 	if (j->nevents >= JOB_EVENTS_MAX) {
 		j->nevents++;
@@ -247,9 +253,19 @@ job_event(
 		fatalx("json_pack");
 	if (j->state == JOB_ENDED)
 		json_object_set_new(ev, "exitCode", json_integer(j->exit_code));
+	/* An exit event goes out once the land's outcome is known. */
+	if (strcmp(kind, "exit") == 0) {
+		json_object_set_new(ev, "status", json_string(job_status(j)));
+		json_object_set_new(ev, "landed", json_boolean(j->landed));
+		if (j->error_class[0] != '\0')
+			json_object_set_new(
+			    ev, "errorClass", json_string(j->error_class));
+	}
+	/* A warning: the job failed, or nothing of it was applied. */
+	warn = strcmp(kind, "exit") == 0 &&
+	    (j->exit_code != 0 || !j->landed || j->error_class[0] != '\0');
 	params = json_pack("{s:s, s:s, s:O}", "level",
-	    strcmp(kind, "exit") == 0 && j->exit_code != 0 ? "warning" : "info",
-	    "logger", "airlock.jobs", "data", ev);
+	    warn ? "warning" : "info", "logger", "airlock.jobs", "data", ev);
 	broker_notify(js->b, "notifications/message", params);
 	json_decref(params);
 	if (json_array_size(js->pending) < PENDING_MAX)
@@ -289,6 +305,8 @@ job_status(const struct job *j)
 {
 	if (j->state == JOB_RUNNING)
 		return "running";
+	if (j->stopped[0] != '\0')
+		return "stopped";
 	if (j->killed)
 		return "killed";
 	if (j->timed_out)
@@ -329,6 +347,16 @@ job_read(struct job *j)
 		    reader != NULL ? reader : "job_output");
 	text = output_text(b, j->tool, fresh, n, failed, how);
 	free(fresh);
+	/* The model reads why the job is over wherever it reads its output. */
+	if (j->state == JOB_ENDED && j->stopped[0] != '\0') {
+		char *t;
+
+		xasprintf(&t, "%s%s[airlock: %s was stopped: %s]\n", text,
+		    *text != '\0' && text[strlen(text) - 1] != '\n' ? "\n" : "",
+		    j->name, j->error_msg);
+		free(text);
+		text = t;
+	}
 	res = json_pack("{s:s, s:s, s:s, s:I, s:I, s:b}", "jobId", j->name,
 	    "status", job_status(j), "output", text, "newBytes", (json_int_t)n,
 	    "totalBytes", (json_int_t)(outlen + errlen), "truncated",
@@ -550,7 +578,6 @@ void
 jobs_ended(struct call *c, const struct runner_result *res, const char *uri)
 {
 	struct job *j = c->job;
-	size_t i;
 
 	if (c->block_watch > 0) {
 		loop_unwatch(c->b->cfg.loop, c->block_watch);
@@ -578,17 +605,43 @@ jobs_ended(struct call *c, const struct runner_result *res, const char *uri)
 	snprintf(j->uri, sizeof(j->uri), "%s", uri);
 	j->state = JOB_ENDED;
 	job_scan(j, 1);
-	for (i = 0; i < c->tool->jobs.nevents; i++) {
-		char line[128];
+}
+
+/*
+ * The exit rules, once the job is over: its command ended and its set
+ * landed or was refused, which the event says (an agent told "ended"
+ * before that would take writes for landed that may yet be refused).
+ */
+static void
+job_exit_events(struct job *j)
+{
+	size_t i;
+
+	for (i = 0; i < j->tool->jobs.nevents; i++) {
+		char line[400], land[128];
 
 		if (!jobtext_exit_matches(
-			c->tool->jobs.events[i].exit, j->exit_code))
+			j->tool->jobs.events[i].exit, j->exit_code))
 			continue;
-		snprintf(line, sizeof(line), "%s %s with exit code %d", j->name,
-		    j->killed	       ? "was killed"
-			: j->timed_out ? "timed out"
-				       : "ended",
-		    j->exit_code);
+		if (j->landed)
+			snprintf(land, sizeof(land), "its changes landed");
+		else
+			snprintf(land, sizeof(land),
+			    "nothing of it was applied (%s)",
+			    j->error_class[0] != '\0' ? j->error_class
+						      : "refused");
+		if (j->stopped[0] != '\0')
+			snprintf(line, sizeof(line),
+			    "%s was stopped by the run budget (%s) with exit "
+			    "code %d; %s",
+			    j->name, j->stopped, j->exit_code, land);
+		else
+			snprintf(line, sizeof(line),
+			    "%s %s with exit code %d; %s", j->name,
+			    j->killed	       ? "was killed"
+				: j->timed_out ? "timed out"
+					       : "ended",
+			    j->exit_code, land);
 		job_event(j, "exit", line, strlen(line), i);
 	}
 }
@@ -597,6 +650,7 @@ int
 jobs_complete(struct call *c, int status, json_t *out)
 {
 	struct job *j = c->job;
+	json_t *rec;
 
 	if (j == NULL)
 		return 0;
@@ -612,17 +666,75 @@ jobs_complete(struct call *c, int status, json_t *out)
 		    msg != NULL ? msg : "");
 	}
 	json_decref(out);
-	(void)broker_audit(c->b, "job_end",
-	    json_pack("{s:O, s:s, s:s, s:i, s:s, s:I, s:s}", "id", c->id,
-		"jobId", j->name, "status", job_status(j), "exitCode",
-		j->exit_code, "errorClass", j->error_class, "durationMs",
-		(json_int_t)(now_monotonic_ms() - j->started), "artifactUri",
-		j->uri));
+	rec = json_pack("{s:O, s:s, s:s, s:i, s:s, s:I, s:s}", "id", c->id,
+	    "jobId", j->name, "status", job_status(j), "exitCode", j->exit_code,
+	    "errorClass", j->error_class, "durationMs",
+	    (json_int_t)(now_monotonic_ms() - j->started), "artifactUri",
+	    j->uri);
+	if (rec != NULL && j->stopped[0] != '\0') {
+		json_object_set_new(rec, "reason", json_string("budget_stop"));
+		json_object_set_new(rec, "limit", json_string(j->stopped));
+	}
+	(void)broker_audit(c->b, "job_end", rec);
 	j->c = NULL;
 	c->job = NULL;
 	call_free(c);
+	job_exit_events(j);
 	job_wake(j);
 	return 1;
+}
+
+void
+jobs_landed(struct call *c, int rc, const json_t *out)
+{
+	struct job *j = c->job;
+	const char *ec, *msg;
+
+	if (j == NULL)
+		return;
+	j->landed = rc == 0;
+	if (rc == 0)
+		return;
+	ec = json_string_value(json_object_get(out, "errorClass"));
+	msg = json_string_value(json_object_get(out, "message"));
+	snprintf(j->error_class, sizeof(j->error_class), "%s",
+	    ec != NULL ? ec : "error");
+	snprintf(
+	    j->error_msg, sizeof(j->error_msg), "%s", msg != NULL ? msg : "");
+}
+
+json_t *
+jobs_stop_error(struct call *c)
+{
+	const char *limit = ledger_stopped(c->b->ledger);
+
+	return tool_error("budget_exhausted", 0, NULL,
+	    "the run budget is exhausted (%s): the session is stopped, this "
+	    "command was killed and nothing of it was applied",
+	    limit != NULL ? limit : "a limit");
+}
+
+void
+jobs_budget_stop(struct broker *b, const char *limit)
+{
+	struct call *c;
+
+	for (c = TAILQ_FIRST(&b->running); c != NULL;
+	     c = TAILQ_NEXT(c, entry)) {
+		if (c->proc == NULL || c->budget_killed || c->cancelled)
+			continue;
+		c->budget_killed = 1;
+		if (c->job != NULL)
+			snprintf(c->job->stopped, sizeof(c->job->stopped), "%s",
+			    limit);
+		/* Killed whether or not the record could be written. */
+		(void)broker_audit(b, "run_stopped",
+		    json_pack("{s:O, s:s, s:s*, s:s, s:s}", "id", c->id, "tool",
+			c->tool->name, "jobId",
+			c->job != NULL ? c->job->name : NULL, "reason",
+			"budget_stop", "limit", limit));
+		runner_proc_kill(c->proc);
+	}
 }
 
 void
@@ -734,6 +846,39 @@ jobs_act_kill(struct call *c, json_t **out)
 	runner_proc_kill(j->c->proc);
 	/* The end comes through the loop; answer then. */
 	return job_park(c, j, WAIT_MAX_MS, 1);
+}
+
+json_t *
+jobs_status(const struct jobs *js)
+{
+	const struct job *j;
+	json_t *list, *e;
+
+	if ((list = json_array()) == NULL)
+		fatalx("json_array");
+	if (js == NULL)
+		return list;
+	TAILQ_FOREACH(j, &js->list, entry)
+	{
+		/* Not over before its set landed or was refused. */
+		e = json_pack("{s:s, s:s, s:s}", "jobId", j->name, "tool",
+		    j->tool->name, "status",
+		    job_landing(j) ? "landing" : job_status(j));
+		if (e == NULL)
+			fatalx("json_pack");
+		if (j->state == JOB_ENDED)
+			json_object_set_new(
+			    e, "exitCode", json_integer(j->exit_code));
+		if (j->error_class[0] != '\0')
+			json_object_set_new(
+			    e, "errorClass", json_string(j->error_class));
+		if (j->stopped[0] != '\0')
+			json_object_set_new(e, "stoppedBy",
+			    json_pack("{s:s, s:s}", "reason", "budget_stop",
+				"limit", j->stopped));
+		json_array_append_new(list, e);
+	}
+	return list;
 }
 
 int

@@ -124,7 +124,7 @@ expect_error_class "an unknown job is not_found" not_found
 
 # --- events: pushed, then at the tail of the next result, once --------------
 expect_contains "the FAIL line was pushed as notifications/message" "$(cat "$T/notes" 2>/dev/null)" '"method":"notifications/message","params":{"level":"info","logger":"airlock.jobs","data":{"jobId":"job-1","event":"match","line":"FAIL: boom"'
-expect_contains "the non-zero exit was pushed as a warning" "$(cat "$T/notes" 2>/dev/null)" '"level":"warning","logger":"airlock.jobs","data":{"jobId":"job-1","event":"exit","line":"job-1 ended with exit code 3"'
+expect_contains "the non-zero exit was pushed as a warning, once its set landed" "$(cat "$T/notes" 2>/dev/null)" '"level":"warning","logger":"airlock.jobs","data":{"jobId":"job-1","event":"exit","line":"job-1 ended with exit code 3; its changes landed"'
 
 : >"$T/notes"
 mcp_call server '{"blockMs":0}'
