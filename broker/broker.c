@@ -556,6 +556,27 @@ broker_budget_stop(struct broker *b, const char *limit)
 }
 
 /*
+ * maxElapsedMinutes runs out on its own, not only when the next call
+ * comes: what still runs then is stopped like any budget's, and nothing
+ * of it lands.  A run's deadline is ELAPSED_GRACE_MS past the session's
+ * (call_start_runner()), so that the stop comes first: a run cut off by
+ * its own timeout would land its writes.
+ */
+#define ELAPSED_GRACE_MS	500
+
+static void
+elapsed_up(int fd, int why, void *arg)
+{
+	struct broker *b = arg;
+
+	(void)fd;
+	(void)why;
+	loop_unwatch(b->cfg.loop, b->elapsed_watch);
+	b->elapsed_watch = 0;
+	broker_budget_stop(b, "maxElapsedMinutes");
+}
+
+/*
  * trace.txt is read by people (airlock trace, or cat): every field is
  * escaped, since the decision, gate and note can quote what the agent
  * or its workspace produced.
@@ -1364,8 +1385,11 @@ call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 		    "run budget exhausted (maxElapsedMinutes): nothing was run");
 		return ACTION_ERROR;
 	}
-	if (left < timeout_ms)
-		timeout_ms = left;
+	/* Past the session's end by a little: elapsed_up() stops it, and
+	 * the run with it, first; its own timeout is the backstop. */
+	if (left < INT64_MAX - ELAPSED_GRACE_MS &&
+	    left + ELAPSED_GRACE_MS < timeout_ms)
+		timeout_ms = left + ELAPSED_GRACE_MS;
 	if (secret_pins_refuse(c, out) != 0)
 		return ACTION_ERROR;
 	if (grant_secrets(c, out) != 0)
@@ -3044,6 +3068,11 @@ broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 		return NULL;
 	}
 	b->ledger = ledger_new(b->m, now_monotonic_ms());
+	if (b->m->budget.max_elapsed_minutes >= 0 &&
+	    (b->elapsed_watch = loop_watch(cfg->loop, -1, now_monotonic_ms() +
+	    ledger_time_left(b->ledger, now_monotonic_ms()), elapsed_up,
+	    b)) < 0)
+		fatalx("loop_watch");
 	b->denials = denials_new();
 	{
 		char dir[PATH_MAX + 16];
@@ -3104,6 +3133,8 @@ broker_free(struct broker *b)
 		loop_off_turn_end(b->cfg.loop, broker_turn_end, b);
 	if (b->listen_watch > 0)
 		loop_unwatch(b->cfg.loop, b->listen_watch);
+	if (b->elapsed_watch > 0)
+		loop_unwatch(b->cfg.loop, b->elapsed_watch);
 	/* No more input, no more replies: the session is over. */
 	for (k = TAILQ_FIRST(&b->conns); k != NULL; k = TAILQ_NEXT(k, entry)) {
 		k->closed = 1;

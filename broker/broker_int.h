@@ -221,6 +221,7 @@ struct broker {
 	unsigned		 artifact_seq;
 	struct artifact_store	*artifacts;	/* the session's outputs */
 	int			 budget_stopped;
+	int			 elapsed_watch;	/* maxElapsedMinutes, or 0 */
 	struct ledger		*ledger;
 	struct wsdigester	*digester;	/* the workspace digest worker */
 	/*

@@ -6,6 +6,12 @@
 # beyond it (or a job), ran on past it.  A runner's deadline is now the
 # sooner of its timeoutMs and what is left of the session's minutes
 # (runner_start's timeoutMs says which).
+# And the minute runs out on its own: a command still running then (here
+# a blocking call that wrote a file, then sleeps) was cut off as a
+# timeout, and its write landed, the session stopped only when a next
+# call came.  Now the session stops at its minute whether or not a call
+# comes (budget_stop, maxElapsedMinutes), the command is stopped with it,
+# and nothing of it lands.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -27,7 +33,17 @@ sess=$(newest_session)
 mcp_call sh '{"command":"true"}'
 expect_ok_result "a run within the session's minute"
 t=$(jq -r 'select(.event == "runner_start") | .fields.timeoutMs' "$sess/audit.jsonl" | tail -1)
-check "its deadline is what is left of the minute, not its hour ($t ms)" \
-    test -n "$t" -a "$t" -gt 0 -a "$t" -le 60000
+check "its deadline is what is left of the minute and half a second, not its hour ($t ms)" \
+    test -n "$t" -a "$t" -gt 0 -a "$t" -le 60500
+mcp_send '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"sh","arguments":{"command":"echo late >late.txt; sleep 600"}}}'
+mcp_wait_id 7 90
+check "the running command is answered once the minute is up" test -n "$R"
+check "... as an error" test "$(r_is_error)" = true
+sleep 1
+check "what it wrote did not land" test ! -e "$ws/late.txt"
+check "the session stopped on its own, no call after (budget_stop maxElapsedMinutes)" \
+    grep -q '"budget_stop".*"maxElapsedMinutes"' "$sess/audit.jsonl"
+mcp_call sh '{"command":"true"}'
+expect_error_class "a call after the minute is refused" budget_exhausted
 mcp_stop
 finish
