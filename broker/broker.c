@@ -974,6 +974,43 @@ broker_ws_gen(struct broker *b, int *blind)
 
 static void	call_done_ran(struct call *, int, json_t *);
 static void	call_landed(struct call *, int, json_t *);
+
+/*
+ * A run granted a secret in a copy-on-write session sees the agent's view
+ * as it is while it runs.  Its runner masks the repositories the agent
+ * planted before it started (runner/child.c), but one planted while it
+ * runs (a src/.git whose config runs the agent's command when the run's
+ * git reads it) would run with the secret.  So the view is watched from
+ * the start, and if it was written meanwhile (or could not be watched)
+ * the run's output goes nowhere and nothing of it lands
+ * (secret_run_tampered()).
+ */
+static void
+secret_run_start(struct call *c)
+{
+	int blind;
+
+	c->secret_watched = c->tool->nsecrets > 0 && cowview_active(c->b);
+	if (c->secret_watched)
+		c->secret_gen = broker_ws_gen(c->b, &blind);
+}
+
+/* 1 when |c|'s output is withheld: its bytes are wiped from |res|. */
+static int
+secret_run_tampered(struct call *c, struct runner_result *res)
+{
+	int blind;
+
+	if (!c->secret_watched ||
+	    (broker_ws_gen(c->b, &blind) == c->secret_gen && !blind))
+		return 0;
+	sodium_memzero(res->out, res->out_len);
+	sodium_memzero(res->err, res->err_len);
+	res->out_len = res->err_len = 0;
+	(void)broker_audit(c->b, "secret_output_withheld", json_pack(
+	    "{s:O, s:s}", "id", c->id, "tool", c->tool->name));
+	return 1;
+}
 static void	call_land(struct call *);
 static void	call_land_done(struct call *, int, json_t *);
 static void	calls_release(struct broker *);
@@ -987,7 +1024,7 @@ call_runner_event(int fd, int why, void *arg)
 	char			 layers[256], digest[SHA256_HEX_LEN + 1];
 	json_t			*denied = NULL;
 	int64_t			 gen;
-	int			 rc, blind, unrecorded;
+	int			 rc, blind, unrecorded, tampered;
 
 	(void)fd;
 	(void)why;
@@ -1019,6 +1056,8 @@ call_runner_event(int fd, int why, void *arg)
 		    "the runner failed: %s", al_strerror(rc)));
 		return;
 	}
+	/* Before any of its output is kept anywhere. */
+	tampered = secret_run_tampered(c, res);
 	output_settle_cut(b, res);
 	runner_layers_string(res->layers, layers, sizeof(layers));
 	c->uri[0] = '\0';
@@ -1066,6 +1105,12 @@ call_runner_event(int fd, int why, void *arg)
 		    "nothing of it was applied"));
 	else if (c->budget_killed)
 		call_landed(c, -1, jobs_stop_error(c));
+	else if (tampered)
+		call_landed(c, -1, tool_error("output_withheld", 1, NULL,
+		    "the agent's view of the workspace was written while %s "
+		    "ran with a secret (or could not be watched): its output "
+		    "is withheld and nothing of it was applied; run it again "
+		    "while nothing writes", c->tool->name));
 	else if (unrecorded || audit_flush(b->cfg.audit) != 0)
 		call_landed(c, -1, tool_error("audit_unavailable", 1, NULL,
 		    "the audit log cannot be written; nothing of the run "
@@ -1394,6 +1439,7 @@ call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 		return ACTION_ERROR;
 	if (grant_secrets(c, out) != 0)
 		return ACTION_ERROR;
+	secret_run_start(c);
 	allow = escalate_net(c, c->check != NULL ? &c->check->network :
 	    &c->tool->network);
 	if (allow->nhosts > 0) {

@@ -68,6 +68,13 @@ struct call {
 						   check's run ended, or the
 						   agent's writes could not
 						   be watched */
+	/*
+	 * A run granted a secret in a copy-on-write session: broker_ws_gen()
+	 * as it started (secret_run_start()), to tell whether the agent's
+	 * view was written while it ran.
+	 */
+	int			 secret_watched;
+	int64_t			 secret_gen;
 	/* |hex| is the digest, or when rc != 0 why there is none. */
 	void			(*digested)(struct call *c, int rc,
 				    const char *hex);

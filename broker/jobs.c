@@ -183,7 +183,13 @@ granted_tool(const struct broker *b, enum tool_action a)
 	return NULL;
 }
 
-/* What the job has printed: its final output, or the runner's so far. */
+/*
+ * What the job has printed: its final output, or the runner's so far.  A
+ * run granted a secret in a copy-on-write session gives out nothing before
+ * it ended: only then is it known whether the agent's view was written
+ * while it ran, which withholds all of it (secret_run_start() in
+ * broker.c).
+ */
 static void
 job_peek(const struct job *j, const char **out, size_t *outlen,
     const char **err, size_t *errlen)
@@ -193,6 +199,9 @@ job_peek(const struct job *j, const char **out, size_t *outlen,
 		*outlen = j->out_len;
 		*err = j->err;
 		*errlen = j->err_len;
+	} else if (j->c->secret_watched) {
+		*out = *err = "";
+		*outlen = *errlen = 0;
 	} else
 		runner_proc_peek(j->c->proc, out, outlen, err, errlen);
 }
