@@ -18,8 +18,8 @@
 #   (e) a cancel after the set began landing does not half-apply it: the
 #       land completes, and cancel_request says stopped: false.
 #   (f) an idempotent retry waiting for the original stops waiting; the
-#       original's key stays in flight (a later retry replays its result,
-#       the command does not run twice).
+#       original's key stays in flight: the other retries still wait for
+#       its result, and the command does not run twice.
 # The lander and the digest worker are stopped (SIGSTOP) to hold a call
 # in a state for as long as the test needs.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -167,19 +167,25 @@ check "(d) its check never ran: checked.txt is absent" test ! -e "$ws/checked.tx
 check "... no runner started for it" none '.event == "runner_start" and .fields.id == "d1"' 
 
 # ===== (f) an idempotent retry waiting for the original =======================
-mcp_send '{"jsonrpc":"2.0","id":"i1","method":"tools/call","params":{"name":"run_check","arguments":{"checkId":"once","idempotencyKey":"k1"}}}'
+retry() { mcp_send "{\"jsonrpc\":\"2.0\",\"id\":\"$1\",\"method\":\"tools/call\",\"params\":{\"name\":\"run_check\",\"arguments\":{\"checkId\":\"once\",\"idempotencyKey\":\"k1\"}}}"; }
+retry i1
 check "the original runs" wait_audited runner_start i1
-mcp_send '{"jsonrpc":"2.0","id":"i2","method":"tools/call","params":{"name":"run_check","arguments":{"checkId":"once","idempotencyKey":"k1"}}}'
-check "its retry waits for it" wait_audited idempotent_retry_waits i2
+retry i2
+retry i3
+check "two retries wait for it" wait_audited idempotent_retry_waits i3
 cancel i2 "retry"
 mcp_wait_id i2 20
-expect_error_class "(f) the waiting retry is answered cancelled" cancelled
+expect_error_class "(f) the cancelled retry is answered cancelled" cancelled
+retry i4
+check "a retry after the cancel still waits for the original (its key is in flight)" \
+    wait_audited idempotent_retry_waits i4
 mcp_wait_id i1 20
 expect_ok_result "the original completes"
-mcp_call run_check '{"checkId":"once","idempotencyKey":"k1"}'
-expect_ok_result "a later retry is answered"
-check "... with the original's result: the command ran once" \
-    test "$(grep -c ran "$ws/once.txt")" = 1
+for i in i3 i4; do
+	mcp_wait_id $i 20
+	expect_ok_result "the retry $i not cancelled gets the original's result"
+done
+check "... and the command ran once" test "$(grep -c ran "$ws/once.txt")" = 1
 mcp_stop
 expect_eq "each cancel is recorded with the state it stopped the call in" \
     "$(jq -c 'select(.event == "cancel_request") | [.fields.id, .fields.stopped, .fields.state]' "$log" | tr '\n' ' ')" \
