@@ -28,7 +28,9 @@
 mcp_env
 UC="$top_builddir/tests/unixclient"
 ws=$(make_workspace)
-cat >"$T/m.yaml" <<'YAML'
+# A pinned approver key: a token signed before the cancel is refused too.
+"$AIRLOCK" approver keygen "$T/alice" >/dev/null 2>&1
+cat >"$T/m.yaml" <<YAML
 tools:
   - name: sh
     action: exec
@@ -54,6 +56,8 @@ checks:
 approvals:
   approvers: [root]
   ttlSeconds: 120
+  keys:
+    - { name: alice, key: "$(cat "$T/alice.pub")" }
 YAML
 mcp_start "$T/m.yaml" "$ws"
 sess=$(newest_session)
@@ -87,6 +91,10 @@ done
 id=$(printf '%s' "$p" | jq -r .id)
 digest=$(printf '%s' "$p" | jq -r .digest)
 check "deploy waits for a human (airlock pending lists it)" test -n "$id" -a -n "$digest"
+"$AIRLOCK" pending --json >"$T/req.json"
+"$AIRLOCK" approve --sign --key "$T/alice" --yes --id "$id" "$T/req.json" \
+    --out "$T/alice.tok" >/dev/null 2>&1
+check "an approver signs a grant of it (before the cancel)" test -s "$T/alice.tok"
 t0=$(date +%s%N)
 cancel a1 "the user pressed Esc"
 mcp_wait_id a1 20
@@ -106,6 +114,11 @@ expect_not_contains "... and not that it approved anything" "$(cat "$T/approve.o
 r=$(printf '{"op":"approve","id":"%s","digest":"%s"}\n' "$id" "$digest" | "$UC" "$sock")
 expect_contains "the control socket refuses to approve it, naming the cancel" "$r" \
     "withdrawn: the agent cancelled the call"
+out=$("$AIRLOCK" approve --token - <"$T/alice.tok" 2>&1)
+expect_contains "the signed grant delivered after the cancel is refused, naming the cancel" \
+    "$out" "withdrawn: the agent cancelled the call"
+check "... audited as a token refused for a withdrawn approval" \
+    test -n "$(jq -c --arg a "$id" 'select(.event == "approval_token_refused" and .fields.refused == "withdrawn" and .fields.approval == $a)' "$log")"
 sleep 1
 check "the action never ran: deployed.txt is absent" test ! -e "$ws/deployed.txt"
 check "no runner started for it" none '.event == "runner_start" and .fields.tool == "deploy"' 
