@@ -49,6 +49,7 @@
 #define CONTROL_OTHER_MS	5000
 #define CONTROL_MAX_FRAME	(64 * 1024)
 #define DECIDED_RING		256	/* ids remembered to name a replay */
+#define WITHDRAWN_RING		64	/* ids remembered to name a withdrawal */
 #define INBOX_MAX_FILES		64	/* files read per inbox event */
 
 struct pending {
@@ -99,6 +100,8 @@ struct approvals {
 	struct client		 c[CONTROL_MAX_CLIENTS];
 	char			 decided[DECIDED_RING][16];
 	size_t			 ndecided;
+	char			 withdrawn[WITHDRAWN_RING][16];
+	size_t			 nwithdrawn;
 	int			 inbox_fd;	/* the inbox directory, or -1 */
 	int			 inotify_fd;	/* or -1 */
 	int			 inbox_watch;
@@ -362,6 +365,46 @@ approvals_cancel(struct approvals *a, const char *id)
 	}
 }
 
+int
+approvals_withdraw(struct approvals *a, const char *id, const char *why)
+{
+	struct pending	*p = NULL;
+	json_t		*f;
+	size_t		 i;
+	int		 rc;
+
+	for (i = 0; i < APPROVAL_MAX_PENDING; i++)
+		if (id[0] != '\0' && strcmp(a->p[i].id, id) == 0) {
+			p = &a->p[i];
+			break;
+		}
+	if (p == NULL)
+		return AL_ERR_NOT_FOUND;
+	f = json_pack("{s:s, s:s, s:s, s:s}", "approval", p->id, "tool",
+	    p->tool, "digest", p->digest, "reason", why);
+	rc = a->audit(a->audit_arg, "approval_withdrawn", f);
+	json_decref(f);
+	/* Withdrawn even unrecorded: like a denial, it ends in nothing run. */
+	memcpy(a->withdrawn[a->nwithdrawn++ % WITHDRAWN_RING], p->id,
+	    sizeof(p->id));
+	if (p->watch > 0)
+		loop_unwatch(a->loop, p->watch);
+	pending_clear(p);
+	return rc != 0 ? AL_ERR_IO : 0;
+}
+
+static int
+was_withdrawn(const struct approvals *a, const char *id)
+{
+	size_t i, n = a->nwithdrawn < WITHDRAWN_RING ? a->nwithdrawn :
+	    WITHDRAWN_RING;
+
+	for (i = 0; id != NULL && i < n; i++)
+		if (strcmp(a->withdrawn[i], id) == 0)
+			return 1;
+	return 0;
+}
+
 /* Signed decision tokens (common/approver_token.h). */
 
 static int
@@ -447,6 +490,11 @@ approvals_token(struct approvals *a, json_t *tok, const char *via, char *why,
 			p = &a->p[i];
 			break;
 		}
+	if (p == NULL && was_withdrawn(a, id)) {
+		cls = "withdrawn";
+		snprintf(why, whylen, APPROVAL_WITHDRAWN_MSG, id);
+		goto refuse;
+	}
 	if (p == NULL) {
 		cls = was_decided(a, id) ? "replay" : "not_pending";
 		snprintf(why, whylen, was_decided(a, id) ?
@@ -698,7 +746,7 @@ static void
 client_request(struct client *c, const char *frame, size_t len)
 {
 	struct approvals	*a = c->owner;
-	json_t			*req, *list;
+	json_t			*req, *list, *wlist;
 	const char		*op, *id, *digest, *text;
 	char			 who[128];
 	size_t			 i;
@@ -742,8 +790,12 @@ client_request(struct client *c, const char *frame, size_t len)
 			if (a->p[i].id[0] != '\0')
 				json_array_append_new(list,
 				    pending_json(a, &a->p[i]));
-		client_reply(c, json_pack("{s:s, s:o}", "session", a->session,
-		    "pending", list));
+		wlist = json_array();
+		for (i = 0; i < a->nwithdrawn && i < WITHDRAWN_RING; i++)
+			json_array_append_new(wlist,
+			    json_string(a->withdrawn[i]));
+		client_reply(c, json_pack("{s:s, s:o, s:o}", "session",
+		    a->session, "pending", list, "withdrawn", wlist));
 		json_decref(req);
 		return;
 	}
@@ -761,7 +813,12 @@ client_request(struct client *c, const char *frame, size_t len)
 		if (id != NULL && a->p[i].id[0] != '\0' &&
 		    strcmp(a->p[i].id, id) == 0)
 			break;
-	if (i == APPROVAL_MAX_PENDING) {
+	if (i == APPROVAL_MAX_PENDING && was_withdrawn(a, id)) {
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), APPROVAL_WITHDRAWN_MSG, id);
+		client_reply(c, json_pack("{s:s}", "error", msg));
+	} else if (i == APPROVAL_MAX_PENDING) {
 		client_reply(c, json_pack("{s:s}", "error",
 		    "no such pending approval (decided, expired or unknown)"));
 	} else if (digest == NULL || strcmp(digest, a->p[i].digest) != 0) {

@@ -15,7 +15,7 @@
  * fails closed.
  *
  * Control protocol (one JSON object per line each way):
- *   {"op":"pending"}                        -> {"pending":[APPROVAL...]}
+ *   {"op":"pending"}    -> {"pending":[APPROVAL...], "withdrawn":[ID...]}
  *   {"op":"approve","id":I,"digest":D,"note":N}  -> {"ok":true} | {"error":E}
  *   {"op":"deny","id":I,"digest":D,"reason":R}   -> {"ok":true} | {"error":E}
  *   {"op":"token","token":TOKEN}            -> {"ok":true} | {"error":E}
@@ -107,13 +107,33 @@ const char	*approvals_request(struct approvals *a, const char *tool,
  * when the decision was taken (its |done| has run), or AL_ERR_DENIED with
  * |why| set and an approval_token_refused audit record (a "refused"
  * class: malformed, bad_signature, revoked_key, unknown_key,
- * wrong_session, expired, replay, not_pending, wrong_digest).
+ * wrong_session, expired, replay, withdrawn, not_pending, wrong_digest).
  */
 int		 approvals_token(struct approvals *a, json_t *token,
 		    const char *via, char *why, size_t whylen);
 
 /* Drops a pending approval without calling its |done| (teardown). */
 void		 approvals_cancel(struct approvals *a, const char *id);
+
+/*
+ * Withdraws the pending approval |id| because the call waiting for it
+ * was cancelled (notifications/cancelled): it leaves the pending list,
+ * its |done| is not called, an approval_withdrawn record {approval,
+ * tool, digest, reason: |why|} is written, and a later approve or deny
+ * of it (control socket, signed token) is refused with
+ * APPROVAL_WITHDRAWN_MSG; "pending" replies list the recently withdrawn
+ * ids under "withdrawn" so that airlock approve can say so too.
+ * Returns 0, AL_ERR_NOT_FOUND (not pending), or AL_ERR_IO when the
+ * record could not be written (it is withdrawn all the same: nothing
+ * can grant it any more).
+ */
+int		 approvals_withdraw(struct approvals *a, const char *id,
+		    const char *why);
+
+/* Why a decision on a withdrawn approval (%.16s: its id) is refused. */
+#define APPROVAL_WITHDRAWN_MSG	"approval %.16s was withdrawn: the agent " \
+	"cancelled the call (notifications/cancelled) before a human " \
+	"decided; nothing was done and nothing will be"
 
 /*
  * Whether anyone but the user running airlock may reach the session's

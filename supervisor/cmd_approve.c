@@ -528,6 +528,7 @@ struct finding {
 	char path[PATH_MAX + 300];
 	json_t *approval;
 	int matches;
+	int withdrawn;	/* a session withdrew it (its call was cancelled) */
 };
 
 static void
@@ -547,6 +548,10 @@ find_one(const char *path, json_t *reply, void *arg)
 		json_decref(f->approval);
 		f->approval = json_incref(p);
 	}
+	json_array_foreach(json_object_get(reply, "withdrawn"), i, p)
+		if (json_is_string(p) &&
+		    strcmp(json_string_value(p), f->id) == 0)
+			f->withdrawn = 1;
 }
 
 /* Reads a whole file (or stdin for "-") as JSON, at most 1 MiB. */
@@ -834,6 +839,10 @@ decide(int approve, int argc, char **argv)
 	memset(&f, 0, sizeof(f));
 	f.id = argv[optind];
 	(void)for_each_session(session, find_one, &f);
+	if (f.matches == 0 && f.withdrawn) {
+		log_warnx(APPROVAL_WITHDRAWN_MSG, f.id);
+		return 1;
+	}
 	if (f.matches == 0) {
 		if (refusals != NULL)
 			log_warnx("no pending approval %s that you may decide; "

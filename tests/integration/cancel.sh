@@ -43,7 +43,7 @@ check "... and lands" test -s "$ws/quick.txt"
 mcp_stop
 expect_eq "both cancels are recorded, and which one stopped a command" \
     "$(jq -c 'select(.event == "cancel_request") | .fields' "$sess/audit.jsonl" | tr '\n' ' ')" \
-    '{"id":100,"reason":"the user pressed Esc","stopped":true} {"id":999,"stopped":false} '
+    '{"id":100,"reason":"the user pressed Esc","state":"running","stopped":true} {"id":999,"stopped":false} '
 sleep 8
 check "the stopped command wrote nothing later" test ! -e "$ws/late.txt"
 check "the log verifies" "$AIRLOCK" audit verify "$sess/audit.jsonl"
