@@ -115,9 +115,9 @@ FLOOD=$!
 sleep 1.5
 out=$(timeout 2 "$AIRLOCK" deny "$id2" --reason "not beta" 2>&1)
 check "a deny goes through while an approver's client reads nothing" test $? -eq 0
+check "... while that client is still connected" kill -0 "$FLOOD"
 appr_reply 2
 expect_error_class "beta was denied" approval_denied
-check "... while that client is still connected" kill -0 "$FLOOD"
 kill "$FLOOD" 2>/dev/null
 wait "$FLOOD" 2>/dev/null
 appr_agent_stop
