@@ -13,20 +13,8 @@
 # removed fails the run instead of running on it.  As root and as uid 4242.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
-if [ "$(id -u)" != 0 ] || ! command -v git >/dev/null || ! command -v setpriv >/dev/null; then
-	echo "# SKIP: needs root, git and setpriv"; TESTS_FINISHED=1; exit 77
-fi
-case $(uname -r) in
-[1-4].*|5.[0-9].*|5.10.*)
-	echo "# SKIP: overlayfs in a user namespace needs Linux >= 5.11"
-	TESTS_FINISHED=1; exit 77 ;;
-esac
-A=$(realpath "$AIRLOCK")
-chmod 755 "$T"
 secret='n0t-for-the-agent-42'
-reversed=$(printf '%s' "$secret" | rev)
-INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
-READY='{"jsonrpc":"2.0","method":"notifications/initialized"}'
+. "$top_srcdir/tests/integration/cow_lib.sh"
 CALL='{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_check","arguments":{"checkId":"diff"}}}'
 cat >"$T/m.yaml" <<'EOF'
 tools:
@@ -60,19 +48,7 @@ PLANT='echo agent-edit >>README.md
 git config --file .git/config diff.external "sh -c \"printf %s \\\"\\\$API_TOKEN\\\" | rev; echo\"" && echo GIT-CONFIG-WRITTEN'
 
 attack() {	# WHO RUN-PREFIX...: one round as root or as uid 4242
-	local who=$1 st="$T/$1/state" ws="$T/$1/ws"; shift
-	mkdir -p "$T/$who"
-	cp -a "$top_srcdir/contrib/example-project" "$ws"
-	chmod -R u+w "$ws"
-	git -C "$ws" init -q
-	git -C "$ws" add -A
-	git -C "$ws" -c user.name=t -c user.email=t@t commit -qm init
-	mkdir -p "$st"
-	[ "$who" = user ] && chown -R 4242:4242 "$T/$who"
-	run() { "$@" env AIRLOCK_HOME="$st" HOME="$st" PATH="$PATH" \
-	    timeout 60 "$A" run --manifest "$T/m.yaml" --workspace "$ws" -- \
-	    "$T/agent.sh" >"$T/out" 2>"$T/err"; }
-	printf '%s' "$secret" | "$@" env AIRLOCK_HOME="$st" "$A" secret set API_TOKEN
+	cow_run_setup "$@"
 
 	agent_script "$PLANT"
 	run "$@"
@@ -117,9 +93,5 @@ git config --file evil/config diff.external \"sh -c \\\"printf %s \\\\\\\"\\\\\\
 
 attack root
 attack user setpriv --reuid=4242 --regid=4242 --clear-groups
-if grep -rqF -e "$secret" -e "$reversed" "$T/root/state/sessions" "$T/user/state/sessions"; then
-	fail "the secret (or its reverse) is nowhere the agent or the log can read"
-else
-	pass "the secret (or its reverse) is nowhere the agent or the log can read"
-fi
+cow_secret_nowhere
 finish

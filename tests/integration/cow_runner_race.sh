@@ -15,20 +15,8 @@
 # before.  As root and as uid 4242.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
-if [ "$(id -u)" != 0 ] || ! command -v git >/dev/null || ! command -v setpriv >/dev/null; then
-	echo "# SKIP: needs root, git and setpriv"; TESTS_FINISHED=1; exit 77
-fi
-case $(uname -r) in
-[1-4].*|5.[0-9].*|5.10.*)
-	echo "# SKIP: overlayfs in a user namespace needs Linux >= 5.11"
-	TESTS_FINISHED=1; exit 77 ;;
-esac
-A=$(realpath "$AIRLOCK")
-chmod 755 "$T"
 secret='n0t-for-the-agent-44'
-reversed=$(printf '%s' "$secret" | rev)
-INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
-READY='{"jsonrpc":"2.0","method":"notifications/initialized"}'
+. "$top_srcdir/tests/integration/cow_lib.sh"
 cat >"$T/m.yaml" <<'EOF2'
 tools:
   - name: run_check
@@ -56,7 +44,6 @@ agent:
   workspace: cow
 EOF2
 chmod 644 "$T/m.yaml"
-EXTERNAL='"sh -c \"printf %s \\\"\\\$API_TOKEN\\\" | rev; echo\""'
 
 # The agent: calls the slow check, PLANT meanwhile (after 1.5 s), then
 # reads the check's artifact; or, with "job", starts slowjob as a job and
@@ -82,19 +69,7 @@ EOF2
 }
 
 attack() {	# WHO RUN-PREFIX...
-	local who=$1 st="$T/$1/state" ws="$T/$1/ws"; shift
-	mkdir -p "$T/$who"
-	cp -a "$top_srcdir/contrib/example-project" "$ws"
-	chmod -R u+w "$ws"
-	git -C "$ws" init -q
-	git -C "$ws" add -A
-	git -C "$ws" -c user.name=t -c user.email=t@t commit -qm init
-	mkdir -p "$st"
-	[ "$who" = user ] && chown -R 4242:4242 "$T/$who"
-	run() { "$@" env AIRLOCK_HOME="$st" HOME="$st" PATH="$PATH" \
-	    timeout 60 "$A" run --manifest "$T/m.yaml" --workspace "$ws" -- \
-	    "$T/agent.sh" >"$T/out" 2>"$T/err"; }
-	printf '%s' "$secret" | "$@" env AIRLOCK_HOME="$st" "$A" secret set API_TOKEN
+	cow_run_setup "$@"
 
 	agent_script "cd src && git init -q . && git add -A && git config diff.external $EXTERNAL && echo agent-edit >>todo.sh && echo SRC-GIT-PLANTED"
 	run "$@"
@@ -109,11 +84,7 @@ attack() {	# WHO RUN-PREFIX...
 
 	# A job granted the secret: nothing of its output before it ended.
 	rm -rf "$ws" "$st"/sessions
-	cp -a "$top_srcdir/contrib/example-project" "$ws"
-	chmod -R u+w "$ws"
-	git -C "$ws" init -q
-	git -C "$ws" add -A
-	git -C "$ws" -c user.name=t -c user.email=t@t commit -qm init
+	cow_checkout "$ws"
 	[ "$who" = user ] && chown -R 4242:4242 "$ws"
 	agent_script "cd src && git init -q . && git add -A && git config diff.external $EXTERNAL && echo agent-edit >>todo.sh && echo SRC-GIT-PLANTED" job
 	run "$@"
@@ -135,9 +106,5 @@ attack() {	# WHO RUN-PREFIX...
 
 attack root
 attack user setpriv --reuid=4242 --regid=4242 --clear-groups
-if grep -rqF -e "$secret" -e "$reversed" "$T/root/state/sessions" "$T/user/state/sessions"; then
-	fail "the secret (or its reverse) is nowhere the agent or the log can read"
-else
-	pass "the secret (or its reverse) is nowhere the agent or the log can read"
-fi
+cow_secret_nowhere
 finish

@@ -154,6 +154,7 @@ EXTRA_DIST += tests/integration/cow_session.sh tests/integration/cow_session_non
 	tests/integration/cow_runner_nested_git.sh
 # Approvals for teams and fleets (issue 16).
 EXTRA_DIST += tests/integration/approval_lib.sh
+EXTRA_DIST += tests/integration/cow_lib.sh
 TESTS += tests/integration/approval_groups.sh
 EXTRA_DIST += tests/integration/approval_groups.sh
 TESTS += tests/integration/approval_tokens.sh
