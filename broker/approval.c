@@ -384,6 +384,10 @@ approvals_withdraw(struct approvals *a, const char *id, const char *why)
 	    p->tool, "digest", p->digest, "reason", why);
 	rc = a->audit(a->audit_arg, "approval_withdrawn", f);
 	json_decref(f);
+	/* Approvers' channels drop it: nobody is asked any more. */
+	f = pending_json(a, p);
+	notifier_fire(a->notify, "withdrawn", a->session, f, NULL, why);
+	json_decref(f);
 	/* Withdrawn even unrecorded: like a denial, it ends in nothing run. */
 	memcpy(a->withdrawn[a->nwithdrawn++ % WITHDRAWN_RING], p->id,
 	    sizeof(p->id));

@@ -12,9 +12,13 @@
  * the variables named in approvals.notify.env, copied from airlock's own
  * environment.  It gets one payload on stdin (documented, versioned, in
  * airlock-manifest(5)):
- *   {"version":1, "event":"created"|"granted"|"denied"|"expired",
- *    "session":S, "approval":APPROVAL, "decision":{"by":B,"text":T}}
- * ("decision" only for granted and denied), ASCII-only JSON.  Each run is
+ *   {"version":1,
+ *    "event":"created"|"granted"|"denied"|"expired"|"withdrawn",
+ *    "session":S, "approval":APPROVAL, "decision":{"by":B,"text":T},
+ *    "withdrawal":{"reason":R}}
+ * ("decision" only for granted and denied, "withdrawal" only for
+ * withdrawn: the agent cancelled the call; R is airlock's text, never the
+ * agent's), ASCII-only JSON.  Each run is
  * audited (approval_notify: event, approval, exit status, the first
  * bytes of its output); airlock never waits for a hook, and one that
  * outlives approvals.notify.timeoutMs is killed.
@@ -48,9 +52,10 @@ struct notifier *notifier_new(const struct manifest *m, struct loop *loop,
     size_t errlen);
 
 /*
- * Runs the hook for |event| ("created", "granted", "denied", "expired")
- * on |approval| (borrowed), if the manifest's events include it.
- * |by| and |text| (may be NULL) describe a decision.  Never blocks.
+ * Runs the hook for |event| ("created", "granted", "denied", "expired",
+ * "withdrawn") on |approval| (borrowed), if the manifest's events include
+ * it.  |by| and |text| (may be NULL) describe a decision; for "withdrawn",
+ * |by| is NULL and |text| says why.  Never blocks.
  */
 void notifier_fire(struct notifier *n, const char *event, const char *session,
     json_t *approval, const char *by, const char *text);

@@ -1984,13 +1984,15 @@ parse_notify(struct lctx *c, const struct ynode *map)
 				a->notify_events |= NOTIFY_EV_DECIDED;
 			else if (strcmp(ev[i], "expired") == 0)
 				a->notify_events |= NOTIFY_EV_EXPIRED;
+			else if (strcmp(ev[i], "withdrawn") == 0)
+				a->notify_events |= NOTIFY_EV_WITHDRAWN;
 			else {
 				char g[FIELD_MAX];
 
 				strv_free(ev);
 				fldi(g, "approvals.notify.events", i);
 				return lctx_err(c, n->v[i], g, "expected created, "
-				    "decided or expired");
+				    "decided, expired or withdrawn");
 			}
 		}
 		strv_free(ev);
@@ -2179,7 +2181,7 @@ defaults(struct manifest *m)
 	m->approvals.ttl_seconds = 900;
 	net_init(&m->approvals.notify_net);
 	m->approvals.notify_events = NOTIFY_EV_CREATED | NOTIFY_EV_DECIDED |
-	    NOTIFY_EV_EXPIRED;
+	    NOTIFY_EV_EXPIRED | NOTIFY_EV_WITHDRAWN;
 	m->approvals.notify_timeout_ms = 10000;
 	net_init(&m->agent.network);
 	m->agent.env_pass = xcalloc(1, sizeof(char *));

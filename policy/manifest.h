@@ -250,6 +250,7 @@ struct exact_bind {
 #define NOTIFY_EV_CREATED	0x1
 #define NOTIFY_EV_DECIDED	0x2	/* granted or denied */
 #define NOTIFY_EV_EXPIRED	0x4
+#define NOTIFY_EV_WITHDRAWN	0x8	/* the agent cancelled the call */
 
 /* An Ed25519 public key allowed to sign decisions (issue 16). */
 struct approver_key {

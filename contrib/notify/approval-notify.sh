@@ -4,8 +4,9 @@
 # An approvals notify hook (manifest: approvals.notify) that logs one line
 # to syslog (logger).  airlock runs it in its own sandbox with the payload
 # on stdin (airlock-manifest(5), "Notify payload"):
-#   {"version":1,"event":"created"|"granted"|"denied"|"expired",
-#    "session":S,"approval":{id,tool,...},"decision":{by,text}}
+#   {"version":1,"event":"created"|"granted"|"denied"|"expired"|"withdrawn",
+#    "session":S,"approval":{id,tool,...},"decision":{by,text},
+#    "withdrawal":{reason}}
 # The fields are read with jq, and only characters an approval id, a
 # session id or a manifest's tool name can hold are kept: nothing the
 # agent wrote reaches the log line.

@@ -26,6 +26,8 @@ body=$(jq -c '
       ":white_check_mark: approval `\($id)` of `\($tool)` granted by \(.decision.by | esc)"
     elif .event == "denied" then
       ":no_entry: approval `\($id)` of `\($tool)` denied by \(.decision.by | esc): \(.decision.text // "" | esc)"
+    elif .event == "withdrawn" then
+      "approval `\($id)` of `\($tool)` withdrawn: the agent cancelled the call; nothing ran"
     else
       ":hourglass: approval `\($id)` of `\($tool)` expired; nothing ran"
     end)}')

@@ -4,8 +4,8 @@
 # Notify hooks that are safe to run (issue 16 item 4).  The hook runs in
 # its own runner sandbox: a clean environment plus the variables named in
 # approvals.notify.env, none of airlock's state, no network unless its
-# entry allows it; it fires on created, granted, denied and expired with
-# a versioned JSON payload.  The contrib hooks (generic JSON webhook,
+# entry allows it; it fires on created, granted, denied, expired and
+# withdrawn (the agent cancelled the call) with a versioned JSON payload.  The contrib hooks (generic JSON webhook,
 # Slack-compatible webhook, sendmail) are run by a real session against a
 # local receiver (python3 http.server on loopback) and a fake sendmail.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -116,6 +116,33 @@ R=$(printf '%s\n' "$O" | head -n 1)
 expect_eq "the hook ran on denied, with the reason" "$(jr -c '[.event, .decision.text]')" '["denied","no beta"]'
 appr_agent_stop
 
+# ===== withdrawn: the agent cancelled the call that waited ====================================
+# Approvers' channels are told the approval is gone, as for expired:
+# nobody is asked any more.
+mcp_start "$T/probe.yaml" "$ws"
+sess=$(newest_session)
+mcp_send '{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"deploy","arguments":{"target":"delta"}}}'
+id3=$(appr_pending_id delta)
+check "deploy delta waits for a human" test -n "$id3"
+mcp_send '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c1","reason":"<b>agent text</b>"}}'
+mcp_wait_id c1 20
+expect_error_class "the cancelled call is answered cancelled" cancelled
+O=$(hook_out withdrawn "$id3")
+check "the hook ran on withdrawn (audited with its output)" test -n "$O"
+R=$(printf '%s\n' "$O" | head -n 1)
+expect_eq "the payload: event withdrawn, the approval, airlock's reason, no decision" \
+    "$(jr -c '[.version, .event, .approval.id, .withdrawal.reason, has("decision")]')" \
+    "[1,\"withdrawn\",\"$id3\",\"the agent cancelled the call (notifications/cancelled)\",false]"
+expect_not_contains "the agent's own cancel reason is not in it" "$O" "agent text"
+expect_contains "the hook is told its event" "$O" "AIRLOCK_NOTIFY_EVENT=withdrawn"
+mcp_stop
+# The Slack hook says it in airlock's words.
+printf '%s\n' "$R" | AIRLOCK_SLACK_WEBHOOK_URL="http://127.0.0.1:$PORT/slack-withdrawn" \
+    sh "$top_srcdir/contrib/notify/slack-webhook.sh" >/dev/null
+expect_eq "slack-webhook: withdrawn is said" "$(jq -r .text "$T"/recv/*slack-withdrawn)" \
+    "approval \`$id3\` of \`deploy\` withdrawn: the agent cancelled the call; nothing ran"
+rm -f "$T"/recv/*slack-withdrawn
+
 # ===== The contrib hooks, with network to the receiver only ===============================
 for h in webhook-json slack-webhook sendmail approval-notify; do
 	cp "$top_srcdir/contrib/notify/$h.sh" "$T/hooks/"
@@ -176,6 +203,6 @@ check "the proxy audited the hook's egress to the receiver" grep -q "\"event\":\
 
 # A manifest error for an unknown event.
 printf 'tools: []\napprovals:\n  notify: { command: [x], events: [created, sometimes] }\n' >"$T/bad.yaml"
-expect_contains "an unknown notify event is a manifest error" "$("$AIRLOCK" check "$T/bad.yaml" 2>&1)" "approvals.notify.events[1]: expected created, decided or expired"
+expect_contains "an unknown notify event is a manifest error" "$("$AIRLOCK" check "$T/bad.yaml" 2>&1)" "approvals.notify.events[1]: expected created, decided, expired or withdrawn"
 
 finish
