@@ -597,6 +597,23 @@ nonsense(void)
 	    "nothing was applied: the landing process answered nonsense");
 }
 
+/*
+ * Writes change_landing for the set of |l| (|npaths| paths) and flushes
+ * the batch: the workspace changes only once the log says it will.
+ * Returns 1 when the record is on the disk, signed, else 0.
+ */
+static int
+land_announced(struct lander *l, size_t npaths)
+{
+	struct broker *b = l->b;
+
+	if (broker_audit(b, "change_landing", json_pack("{s:O, s:I, s:I}",
+		"id", l->c->id, "entries", (json_int_t)l->entries, "paths",
+		(json_int_t)npaths)) != 0)
+		return 0;
+	return audit_flush(b->cfg.audit) == 0;
+}
+
 /* 'A': the budgets count the set's paths; the process is told. */
 static void
 admit(struct lander *l, char *payload, size_t len)
@@ -632,6 +649,10 @@ admit(struct lander *l, char *payload, size_t len)
 
 		broker_budget_stop(b, limit);
 		decide(l, -1, refusal(c, refused, 1));
+	} else if (!land_announced(l, n)) {
+		decide(l, -1, tool_error("audit_unavailable", 1, NULL,
+		    "the audit log cannot be written; nothing of the run was "
+		    "applied"));
 	} else {
 		verdict = 'y';
 		l->said_yes = 1;

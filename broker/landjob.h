@@ -13,7 +13,9 @@
  * and the secrets the tool was granted: a file, a link or a name that
  * holds one is refused), then sends the loop the paths the set writes
  * and waits.  The loop counts them against the budgets
- * (ledger_admit_write(): the ledger is the loop's) and answers; on a yes
+ * (ledger_admit_write(): the ledger is the loop's), writes
+ * change_landing to the log (on the disk, signed, before the answer: the
+ * workspace changes only once the log says it will) and answers; on a yes
  * the process applies the set (changeset_apply(): all or nothing,
  * journalled).  Either way it then removes the upper layer (a large one
  * takes time to free too), and only then is the call told.  If the

@@ -81,9 +81,14 @@ mcp_stop
 a="$sess/audit.jsonl"
 order=$(jq -r 'if .event == "job_event" then "\(.event):\(.fields.jobId)"
     elif .event == "job_start" then "\(.event):\(.fields.jobId)"
-    elif .event == "change_applied" or .event == "change_refused" then .event
+    elif .event == "change_landing" or .event == "change_applied" or .event == "change_refused" then .event
     else empty end' "$a" | tr '\n' ' ')
 expect_eq "each exit event is recorded after its set landed or was refused" "$order" \
-    'job_start:job-1 change_applied job_event:job-1 job_start:job-2 change_refused job_event:job-2 '
+    'job_start:job-1 change_landing change_applied job_event:job-1 job_start:job-2 change_refused job_event:job-2 '
+# The log says what will land before the workspace changes: the set's
+# entries and paths, signed and on the disk before the lander is told yes.
+expect_eq "change_landing names the call and what lands, as change_applied does" \
+    "$(jq -c 'select(.event == "change_landing" or .event == "change_applied") | [.fields.id, .fields.entries]' "$a" | uniq | wc -l)" 1
+check "... and how many paths it writes" test "$(jq -r 'select(.event == "change_landing") | .fields.paths' "$a")" -ge 1
 check "the log verifies" "$AIRLOCK" audit verify -q "$a"
 finish
