@@ -2795,7 +2795,9 @@ m_resources_read(struct conn *k, struct jsonrpc_msg *msg)
  *  - held while a change set lands, or digesting the workspace before a
  *    check or an approval: it never starts;
  *  - its run ended and its set waits for another to land: it never lands;
- *  - an idempotent retry waiting for the original: it stops waiting.
+ *  - an idempotent retry waiting for the original: it stops waiting;
+ *  - a job_output or job_kill waiting on a job: it stops waiting (the job
+ *    goes on; a job_kill's signal was sent when it was asked).
  * Each is answered with errorClass cancelled, as MCP allows (the client
  * ignores the answer).  A set already landing completes: a half-applied
  * set is worse than an unwanted whole one, and the change is then the
@@ -2834,6 +2836,7 @@ cancel_matches(const struct call *c, const struct conn *k, const json_t *id)
 #define CANCEL_DIGEST	3	/* the workspace digest */
 #define CANCEL_LANDQ	4	/* its set waits for another's to land */
 #define CANCEL_FOLLOWER	5	/* an idempotent retry waiting */
+#define CANCEL_JOBWAIT	6	/* a job_output or job_kill waiting on a job */
 
 static int
 cancel_take(struct broker *b, struct conn *k, const json_t *id,
@@ -2881,6 +2884,8 @@ cancel_take(struct broker *b, struct conn *k, const json_t *id,
 			*out = c;
 			return CANCEL_FOLLOWER;
 		}
+	if ((*out = jobs_take_waiter(b->jobs, k, id)) != NULL)
+		return CANCEL_JOBWAIT;
 	return CANCEL_NONE;
 }
 
@@ -2888,7 +2893,7 @@ static void
 m_cancelled(struct conn *k, struct jsonrpc_msg *msg)
 {
 	static const char *states[] = { NULL, "awaiting_approval", "held",
-		"digesting", "awaiting_land", "retry_waiting" };
+		"digesting", "awaiting_land", "retry_waiting", "job_waiting" };
 	struct broker	*b = k->b;
 	json_t		*rid = json_object_get(msg->params, "requestId");
 	const char	*why = json_string_value(json_object_get(msg->params,
@@ -2936,6 +2941,12 @@ m_cancelled(struct conn *k, struct jsonrpc_msg *msg)
 		/* The original's key is not this retry's to remember. */
 		c->idem_key = NULL;
 		break;
+	case CANCEL_JOBWAIT:
+		/* The job goes on (job_kill's signal was sent already). */
+		call_complete(c, ACTION_ERROR, tool_error("cancelled", 1, NULL,
+		    "the call was cancelled while it waited on a job; the "
+		    "job itself was not stopped by it"));
+		return;
 	}
 	/* Nothing ran: retryable, and an idempotencyKey is free again. */
 	call_complete(c, ACTION_ERROR, tool_error("cancelled", 1, NULL,

@@ -419,6 +419,27 @@ waiter_answer(struct call *w)
 	call_complete(w, ACTION_DONE, out);
 }
 
+struct call *
+jobs_take_waiter(struct jobs *js, const struct conn *conn, const json_t *id)
+{
+	struct job *j;
+	struct call *w;
+
+	if (js == NULL)
+		return NULL;
+	TAILQ_FOREACH(j, &js->list, entry)
+		TAILQ_FOREACH(w, &j->waiters, entry)
+			if (w->conn == conn && json_equal(w->id, id)) {
+				TAILQ_REMOVE(&j->waiters, w, entry);
+				if (w->watch > 0)
+					loop_unwatch(js->b->cfg.loop, w->watch);
+				w->watch = 0;
+				w->wait_job = NULL;
+				return w;
+			}
+	return NULL;
+}
+
 /*
  * Whether |j|'s command has ended but its change set has not landed yet
  * (the land may still refuse it): the job is not over, and no read says

@@ -34,6 +34,7 @@
 
 struct broker;
 struct call;
+struct conn;
 struct jobs;
 struct runner_result;
 struct tool;
@@ -104,6 +105,14 @@ void jobs_landed(struct call *c, int rc, const json_t *out);
 /* The job_output and job_kill actions (action_fn). */
 int jobs_act_output(struct call *c, json_t **out);
 int jobs_act_kill(struct call *c, json_t **out);
+
+/*
+ * Takes the job_output or job_kill of |conn| with request |id| that waits
+ * on a job (waitMs, or the job's end) out of its wait, unanswered; NULL
+ * when none waits.  A job_kill's signal was sent already.
+ */
+struct call *jobs_take_waiter(
+    struct jobs *js, const struct conn *conn, const json_t *id);
 
 /*
  * Late injection: appends the events since the last result to the tail

@@ -20,6 +20,8 @@
 #   (f) an idempotent retry waiting for the original stops waiting; the
 #       original's key stays in flight: the other retries still wait for
 #       its result, and the command does not run twice.
+#   (g) a job_output waiting on a job (waitMs) stopped only at its
+#       deadline.  Now it is answered cancelled at once; the job goes on.
 # The lander and the digest worker are stopped (SIGSTOP) to hold a call
 # in a state for as long as the test needs.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -50,6 +52,18 @@ tools:
     output: { exitCode: integer, stdout: string }
     sideEffect: sandbox_process
     timeoutMs: 30000
+  - name: bg
+    command: ["sh", "-c", "sleep 6; echo bg >bg.txt"]
+    output: { exitCode: integer }
+    sideEffect: sandbox_process
+    timeoutMs: 30000
+    jobs: { maxBlockMs: 5000 }
+  - name: job_output
+    action: job_output
+    input: { jobId: string, waitMs: integer? }
+    output: { jobId: string, status: string, output: string, exitCode: integer? }
+    sideEffect: none
+    timeoutMs: 2000
 checks:
   mark: ["sh", "-c", "echo checked >checked.txt"]
   once: ["sh", "-c", "sleep 3; echo ran >>once.txt"]
@@ -199,9 +213,24 @@ for i in i3 i4; do
 	expect_ok_result "the retry $i not cancelled gets the original's result"
 done
 check "... and the command ran once" test "$(grep -c ran "$ws/once.txt")" = 1
+
+# ===== (g) a job_output waiting on a job ======================================
+mcp_call bg '{"blockMs":0}'
+jid=$(jr .result.structuredContent.jobId)
+check "the job runs in the background" test -n "$jid" -a "$jid" != null
+mcp_send "{\"jsonrpc\":\"2.0\",\"id\":\"g1\",\"method\":\"tools/call\",\"params\":{\"name\":\"job_output\",\"arguments\":{\"jobId\":\"$jid\",\"waitMs\":20000}}}"
+mcp_rpc ping '{}'
+t0=$(date +%s%N)
+cancel g1 "waiting"
+mcp_wait_id g1 20
+expect_error_class "(g) the waiting job_output is answered cancelled" cancelled
+check "... at once, not at its waitMs ($(took) ms)" test "$(took)" -lt 4000
+mcp_call job_output "{\"jobId\":\"$jid\",\"waitMs\":20000}" 30
+expect_eq "the job itself went on, and ended" "$(jr .result.structuredContent.status)" exited
+check "... its writes landed" test -e "$ws/bg.txt"
 mcp_stop
 expect_eq "each cancel is recorded with the state it stopped the call in" \
     "$(jq -c 'select(.event == "cancel_request") | [.fields.id, .fields.stopped, .fields.state]' "$log" | tr '\n' ' ')" \
-    '["a1",true,"awaiting_approval"] ["h1",true,"held"] ["q1",true,"awaiting_land"] ["l1",false,"landing"] ["d1",true,"digesting"] ["i2",true,"retry_waiting"] '
+    '["a1",true,"awaiting_approval"] ["h1",true,"held"] ["q1",true,"awaiting_land"] ["l1",false,"landing"] ["d1",true,"digesting"] ["i2",true,"retry_waiting"] ["g1",true,"job_waiting"] '
 check "the log verifies" "$AIRLOCK" audit verify "$log"
 finish
