@@ -59,7 +59,8 @@ system_list(size_t *countp)
 void
 sandbox_policy_init_defaults(struct sandbox_policy *p)
 {
-	static const char *const protected[] = { ".git", NULL };
+	static const char *const protected[] = { ".git", ".vscode", ".idea",
+		NULL };
 
 	memset(p, 0, sizeof(*p));
 	p->uid = 65534;

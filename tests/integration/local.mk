@@ -97,6 +97,8 @@ TESTS += tests/integration/apply_crash.sh
 EXTRA_DIST += tests/integration/apply_crash.sh
 # airlock exec through the overlay and the write policy (issue 12).
 TESTS += tests/integration/exec_changeset.sh
+TESTS += tests/integration/editor_settings.sh
+EXTRA_DIST += tests/integration/editor_settings.sh
 EXTRA_DIST += tests/integration/exec_changeset.sh
 TESTS += tests/integration/changeset_bare_repo.sh
 EXTRA_DIST += tests/integration/changeset_bare_repo.sh

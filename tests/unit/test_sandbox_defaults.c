@@ -30,9 +30,13 @@ START_TEST(test_defaults_protect_git_in_heap_arrays)
 	size_t i;
 
 	sandbox_policy_init_defaults(&p);
-	ck_assert_uint_eq(p.nprotected, 1);
+	/* The repository, and the editors' project settings that run code
+	 * when the human opens the checkout (docs/SECURITY.md). */
+	ck_assert_uint_eq(p.nprotected, 3);
 	ck_assert_str_eq(p.protected[0], ".git");
-	ck_assert_ptr_null(p.protected[1]);
+	ck_assert_str_eq(p.protected[1], ".vscode");
+	ck_assert_str_eq(p.protected[2], ".idea");
+	ck_assert_ptr_null(p.protected[3]);
 	ck_assert_uint_gt(p.nread_only, 7);
 	ck_assert_str_eq(p.read_only[0], "/usr");
 	ck_assert_ptr_null(p.read_only[p.nread_only]);
@@ -40,7 +44,8 @@ START_TEST(test_defaults_protect_git_in_heap_arrays)
 	ck_assert_ptr_nonnull(p.deny_read);
 	ck_assert_ptr_null(p.deny_read[0]);
 	/* The loader frees each element and the array with free(). */
-	free(p.protected[0]);
+	for (i = 0; i < p.nprotected; i++)
+		free(p.protected[i]);
 	free(p.protected);
 	for (i = 0; i < p.nread_only; i++)
 		free(p.read_only[i]);
