@@ -76,5 +76,36 @@ expect_error_class "denied once the human saw the change" approval_denied
 expect_contains "the agent is told its first approval was voided" "$(jr '.result.content[].text')" "the workspace changed"
 check "lib.sh's payload never ran" test ! -e "$ws/PWNED"
 
+# ===== a workspace that keeps changing while the grant digests it ================
+# A file opened for writing and closed, again and again, from the moment
+# the approval is pending (its bytes never change, so every digest says
+# what the approver saw): whatever the grant's digest says, it was taken
+# while the workspace was written (a write after a file was hashed is not
+# in it), so it matches nothing: the yes is void, nothing runs.
+# Enough files that each of the grant's digests (the first and its
+# retries) takes a while to walk, with two writers: every one of them is
+# taken while the workspace is written.
+printf 'x\n' >"$ws/churn.txt"
+mkdir "$ws/many" && (cd "$ws/many" && seq 1 30000 | xargs touch)
+mcp_send '{"jsonrpc":"2.0","id":102,"method":"tools/call","params":{"name":"deploy","arguments":{"target":"churn"}}}'
+id3=$(mcp_pending deploy "$id2")
+check "the third deploy waits for a human" test -n "$id3"
+( while [ ! -e "$T/stop-churn" ]; do : >>"$ws/churn.txt"; done ) &
+churn=$!
+( while [ ! -e "$T/stop-churn" ]; do : >>"$ws/many/1"; done ) &
+churn2=$!
+sleep 0.3
+"$AIRLOCK" approve "$id3" --yes >/dev/null 2>&1
+id4=$(mcp_pending deploy "$id3")
+touch "$T/stop-churn"
+wait $churn $churn2
+check "a digest taken while the workspace kept changing matches nothing: a new approval" \
+    test -n "$id4" -a "$id4" != "$id3"
+check "... and nothing ran on the old yes" \
+    bash -c '[ "$(grep -c "\"runner_start\".*\"deploy\"" "$1")" -eq 1 ]' _ "$sess/audit.jsonl"
+"$AIRLOCK" deny "$id4" --reason "stop" >/dev/null 2>&1
+mcp_wait_id 102
+expect_error_class "denied" approval_denied
+
 mcp_stop
 finish
