@@ -351,20 +351,6 @@ approvals_request(struct approvals *a, const char *tool, json_t *args,
 	return p->id;
 }
 
-void
-approvals_cancel(struct approvals *a, const char *id)
-{
-	size_t i;
-
-	for (i = 0; i < APPROVAL_MAX_PENDING; i++) {
-		if (strcmp(a->p[i].id, id) != 0 || id[0] == '\0')
-			continue;
-		if (a->p[i].watch > 0)
-			loop_unwatch(a->loop, a->p[i].watch);
-		pending_clear(&a->p[i]);
-	}
-}
-
 int
 approvals_withdraw(struct approvals *a, const char *id, const char *why)
 {

@@ -85,9 +85,9 @@ void		 approvals_free(struct approvals *a);
  * {argv, cwd, env, pinned}, see broker_int.h action_plan()) and
  * |evidence| (borrowed), waiting at most |wait_ms| (capped by the
  * manifest's ttlSeconds).  |done| runs exactly once, unless
- * approvals_cancel() is called first.  Runs the notify hook (in its own
+ * approvals_withdraw() is called first.  Runs the notify hook (in its own
  * sandbox, broker/notify.h) on "created", and again when the approval is
- * granted, denied or expires.  Returns the
+ * granted, denied, expires or is withdrawn.  Returns the
  * approval's id (a static-lifetime string inside the table, valid until
  * |done| runs) or NULL: with *unrecorded set to 1 when its
  * approval_created record could not be written (nothing is pending, and
@@ -112,16 +112,15 @@ const char	*approvals_request(struct approvals *a, const char *tool,
 int		 approvals_token(struct approvals *a, json_t *token,
 		    const char *via, char *why, size_t whylen);
 
-/* Drops a pending approval without calling its |done| (teardown). */
-void		 approvals_cancel(struct approvals *a, const char *id);
-
 /*
- * Withdraws the pending approval |id| because the call waiting for it
- * was cancelled (notifications/cancelled): it leaves the pending list,
+ * Withdraws the pending approval |id| because nothing will run it any
+ * more (|why|: the call waiting for it was cancelled, the session
+ * ended): it leaves the pending list,
  * its |done| is not called, an approval_withdrawn record {approval,
  * tool, digest, reason: |why|} is written, and a later approve or deny
  * of it (control socket, signed token) is refused with
- * APPROVAL_WITHDRAWN_MSG; "pending" replies list the recently withdrawn
+ * APPROVAL_WITHDRAWN_MSG; the notify hook runs on "withdrawn" with
+ * |why|; "pending" replies list the recently withdrawn
  * ids under "withdrawn" so that airlock approve can say so too.
  * Returns 0, AL_ERR_NOT_FOUND (not pending), or AL_ERR_IO when the
  * record could not be written (it is withdrawn all the same: nothing

@@ -3381,8 +3381,10 @@ broker_free(struct broker *b)
 		TAILQ_REMOVE(&b->waiting, c, entry);
 		if (c->progress_watch > 0)
 			loop_unwatch(b->cfg.loop, c->progress_watch);
+		/* Nobody will run it: approvers' channels are told. */
 		if (b->cfg.approvals != NULL)
-			approvals_cancel(b->cfg.approvals, c->approval);
+			(void)approvals_withdraw(b->cfg.approvals, c->approval,
+			    "the session ended");
 		call_free(c);
 	}
 	while ((k = TAILQ_FIRST(&b->conns)) != NULL)

@@ -17,8 +17,8 @@
  *    "session":S, "approval":APPROVAL, "decision":{"by":B,"text":T},
  *    "withdrawal":{"reason":R}}
  * ("decision" only for granted and denied, "withdrawal" only for
- * withdrawn: the agent cancelled the call; R is airlock's text, never the
- * agent's), ASCII-only JSON.  Each run is
+ * withdrawn: the agent cancelled the call, or the session ended; R is
+ * airlock's text, never the agent's), ASCII-only JSON.  Each run is
  * audited (approval_notify: event, approval, exit status, the first
  * bytes of its output); airlock never waits for a hook, and one that
  * outlives approvals.notify.timeoutMs is killed.

@@ -27,7 +27,7 @@ body=$(jq -c '
     elif .event == "denied" then
       ":no_entry: approval `\($id)` of `\($tool)` denied by \(.decision.by | esc): \(.decision.text // "" | esc)"
     elif .event == "withdrawn" then
-      "approval `\($id)` of `\($tool)` withdrawn: the agent cancelled the call; nothing ran"
+      ":heavy_multiplication_x: approval `\($id)` of `\($tool)` withdrawn (\(.withdrawal.reason // "" | esc)); nothing ran"
     else
       ":hourglass: approval `\($id)` of `\($tool)` expired; nothing ran"
     end)}')

@@ -135,13 +135,27 @@ expect_eq "the payload: event withdrawn, the approval, airlock's reason, no deci
     "[1,\"withdrawn\",\"$id3\",\"the agent cancelled the call (notifications/cancelled)\",false]"
 expect_not_contains "the agent's own cancel reason is not in it" "$O" "agent text"
 expect_contains "the hook is told its event" "$O" "AIRLOCK_NOTIFY_EVENT=withdrawn"
-mcp_stop
 # The Slack hook says it in airlock's words.
 printf '%s\n' "$R" | AIRLOCK_SLACK_WEBHOOK_URL="http://127.0.0.1:$PORT/slack-withdrawn" \
     sh "$top_srcdir/contrib/notify/slack-webhook.sh" >/dev/null
 expect_eq "slack-webhook: withdrawn is said" "$(jq -r .text "$T"/recv/*slack-withdrawn)" \
-    "approval \`$id3\` of \`deploy\` withdrawn: the agent cancelled the call; nothing ran"
+    ":heavy_multiplication_x: approval \`$id3\` of \`deploy\` withdrawn (the agent cancelled the call (notifications/cancelled)); nothing ran"
 rm -f "$T"/recv/*slack-withdrawn
+# The session is stopped (SIGTERM) with an approval pending: nobody
+# will run it either.
+mcp_send '{"jsonrpc":"2.0","id":"c2","method":"tools/call","params":{"name":"deploy","arguments":{"target":"epsilon"}}}'
+id5=$(appr_pending_id epsilon)
+check "deploy epsilon waits for a human" test -n "$id5"
+kill -TERM "$MCP_PID"
+mcp_stop
+O=$(hook_out withdrawn "$id5")
+R=$(printf '%s\n' "$O" | head -n 1)
+expect_eq "at the session's end the hook ran on withdrawn, saying so" \
+    "$(jr -c '[.event, .approval.id, .withdrawal.reason]')" "[\"withdrawn\",\"$id5\",\"the session ended\"]"
+expect_eq "... and the withdrawal is in the log" \
+    "$(jq -r --arg a "$id5" 'select(.event == "approval_withdrawn" and .fields.approval == $a) | .fields.reason' "$sess/audit.jsonl")" \
+    "the session ended"
+check "the log verifies" "$AIRLOCK" audit verify -q "$sess/audit.jsonl"
 
 # ===== The contrib hooks, with network to the receiver only ===============================
 for h in webhook-json slack-webhook sendmail approval-notify; do
