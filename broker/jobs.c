@@ -427,16 +427,19 @@ jobs_take_waiter(struct jobs *js, const struct conn *conn, const json_t *id)
 
 	if (js == NULL)
 		return NULL;
-	TAILQ_FOREACH(j, &js->list, entry)
-		TAILQ_FOREACH(w, &j->waiters, entry)
-			if (w->conn == conn && json_equal(w->id, id)) {
-				TAILQ_REMOVE(&j->waiters, w, entry);
-				if (w->watch > 0)
-					loop_unwatch(js->b->cfg.loop, w->watch);
-				w->watch = 0;
-				w->wait_job = NULL;
-				return w;
-			}
+	for (j = TAILQ_FIRST(&js->list); j != NULL; j = TAILQ_NEXT(j, entry)) {
+		for (w = TAILQ_FIRST(&j->waiters); w != NULL;
+		     w = TAILQ_NEXT(w, entry)) {
+			if (w->conn != conn || !json_equal(w->id, id))
+				continue;
+			TAILQ_REMOVE(&j->waiters, w, entry);
+			if (w->watch > 0)
+				loop_unwatch(js->b->cfg.loop, w->watch);
+			w->watch = 0;
+			w->wait_job = NULL;
+			return w;
+		}
+	}
 	return NULL;
 }
 

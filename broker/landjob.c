@@ -607,9 +607,9 @@ land_announced(struct lander *l, size_t npaths)
 {
 	struct broker *b = l->b;
 
-	if (broker_audit(b, "change_landing", json_pack("{s:O, s:I, s:I}",
-		"id", l->c->id, "entries", (json_int_t)l->entries, "paths",
-		(json_int_t)npaths)) != 0)
+	if (broker_audit(b, "change_landing",
+		json_pack("{s:O, s:I, s:I}", "id", l->c->id, "entries",
+		    (json_int_t)l->entries, "paths", (json_int_t)npaths)) != 0)
 		return 0;
 	return audit_flush(b->cfg.audit) == 0;
 }
@@ -650,9 +650,10 @@ admit(struct lander *l, char *payload, size_t len)
 		broker_budget_stop(b, limit);
 		decide(l, -1, refusal(c, refused, 1));
 	} else if (!land_announced(l, n)) {
-		decide(l, -1, tool_error("audit_unavailable", 1, NULL,
-		    "the audit log cannot be written; nothing of the run was "
-		    "applied"));
+		decide(l, -1,
+		    tool_error("audit_unavailable", 1, NULL,
+			"the audit log cannot be written; nothing of the run was "
+			"applied"));
 	} else {
 		verdict = 'y';
 		l->said_yes = 1;

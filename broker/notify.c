@@ -158,10 +158,10 @@ notifier_fire(struct notifier *n, const char *event, const char *session,
 	if (n == NULL || n->m->approvals.notify == NULL)
 		return;
 	ap = &n->m->approvals;
-	bit = strcmp(event, "created") == 0 ? NOTIFY_EV_CREATED
-	    : strcmp(event, "expired") == 0 ? NOTIFY_EV_EXPIRED
+	bit = strcmp(event, "created") == 0   ? NOTIFY_EV_CREATED
+	    : strcmp(event, "expired") == 0   ? NOTIFY_EV_EXPIRED
 	    : strcmp(event, "withdrawn") == 0 ? NOTIFY_EV_WITHDRAWN
-					    : NOTIFY_EV_DECIDED;
+					      : NOTIFY_EV_DECIDED;
 	if ((ap->notify_events & bit) == 0)
 		return;
 	for (i = 0; i < NOTIFY_MAX_RUNNING; i++)
@@ -190,8 +190,8 @@ notifier_fire(struct notifier *n, const char *event, const char *session,
 		json_object_set_new(j, "decision",
 		    json_pack("{s:s, s:s?}", "by", by, "text", text));
 	else if (strcmp(event, "withdrawn") == 0 && text != NULL)
-		json_object_set_new(j, "withdrawal",
-		    json_pack("{s:s}", "reason", text));
+		json_object_set_new(
+		    j, "withdrawal", json_pack("{s:s}", "reason", text));
 	/* ASCII only: a hook that shows it as it is cannot pass controls. */
 	payload = json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII);
 	json_decref(j);
