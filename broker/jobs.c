@@ -48,6 +48,7 @@ struct job {
 	int timed_out;
 	char stopped[64]; /* the budget that stopped it, or "" */
 	int landed; /* its set landed (or was empty) */
+	int never_ran; /* its sandbox could not be built */
 	int truncated;
 	char uri[256];
 	char error_class[64]; /* the run's error, or "" */
@@ -260,7 +261,8 @@ job_event(
 	    "line", text, "rule", (json_int_t)rule);
 	if (ev == NULL)
 		fatalx("json_pack");
-	if (j->state == JOB_ENDED)
+	/* A job that never ran has no exit code to give. */
+	if (j->state == JOB_ENDED && !j->never_ran)
 		json_object_set_new(ev, "exitCode", json_integer(j->exit_code));
 	/* An exit event goes out once the land's outcome is known. */
 	if (strcmp(kind, "exit") == 0) {
@@ -357,7 +359,14 @@ job_read(struct job *j)
 	text = output_text(b, j->tool, fresh, n, failed, how);
 	free(fresh);
 	/* The model reads why the job is over wherever it reads its output. */
-	if (j->state == JOB_ENDED && j->stopped[0] != '\0') {
+	if (j->state == JOB_ENDED && j->never_ran) {
+		char *t;
+
+		xasprintf(&t, "%s[airlock: %s did not start: %s]\n", text,
+		    j->name, j->error_msg);
+		free(text);
+		text = t;
+	} else if (j->state == JOB_ENDED && j->stopped[0] != '\0') {
 		char *t;
 
 		xasprintf(&t, "%s%s[airlock: %s was stopped: %s]\n", text,
@@ -373,8 +382,9 @@ job_read(struct job *j)
 	if (res == NULL)
 		fatalx("json_pack");
 	if (j->state == JOB_ENDED) {
-		json_object_set_new(
-		    res, "exitCode", json_integer(j->exit_code));
+		if (!j->never_ran)
+			json_object_set_new(
+			    res, "exitCode", json_integer(j->exit_code));
 		if (j->uri[0] != '\0')
 			json_object_set_new(
 			    res, "artifactUri", json_string(j->uri));
@@ -630,6 +640,7 @@ jobs_ended(struct call *c, const struct runner_result *res, const char *uri)
 	snprintf(j->hint, sizeof(j->hint), "%s", res->hint);
 	j->truncated = res->truncated;
 	if (res->setup_failed) {
+		j->never_ran = 1;
 		snprintf(
 		    j->error_class, sizeof(j->error_class), "sandbox_setup");
 		snprintf(
@@ -656,6 +667,14 @@ job_exit_events(struct job *j)
 		if (!jobtext_exit_matches(
 			j->tool->jobs.events[i].exit, j->exit_code))
 			continue;
+		if (j->never_ran) {
+			snprintf(line, sizeof(line),
+			    "%s did not start: its sandbox could not be built; "
+			    "nothing of it ran (sandbox_setup)",
+			    j->name);
+			job_event(j, "exit", line, strlen(line), i);
+			continue;
+		}
 		if (j->landed)
 			snprintf(land, sizeof(land), "its changes landed");
 		else
@@ -725,7 +744,8 @@ jobs_landed(struct call *c, int rc, const json_t *out)
 
 	if (j == NULL)
 		return;
-	j->landed = rc == 0;
+	/* A run whose sandbox was never built has nothing that landed. */
+	j->landed = rc == 0 && !j->never_ran;
 	if (rc == 0)
 		return;
 	ec = json_string_value(json_object_get(out, "errorClass"));
@@ -899,7 +919,7 @@ jobs_status(const struct jobs *js)
 		    job_landing(j) ? "landing" : job_status(j));
 		if (e == NULL)
 			fatalx("json_pack");
-		if (j->state == JOB_ENDED)
+		if (j->state == JOB_ENDED && !j->never_ran)
 			json_object_set_new(
 			    e, "exitCode", json_integer(j->exit_code));
 		if (j->error_class[0] != '\0')

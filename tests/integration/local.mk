@@ -31,6 +31,7 @@ TESTS += tests/integration/idem_busy.sh
 TESTS += tests/integration/job_land_status.sh
 TESTS += tests/integration/budget_stop_jobs.sh
 TESTS += tests/integration/job_end_notice.sh
+TESTS += tests/integration/job_setup_failed.sh
 TESTS += tests/integration/fingerprint_race.sh
 TESTS += tests/integration/budget_stop_start.sh
 EXTRA_DIST += tests/integration/budget_parallel.sh
@@ -38,6 +39,7 @@ EXTRA_DIST += tests/integration/idem_busy.sh
 EXTRA_DIST += tests/integration/job_land_status.sh
 EXTRA_DIST += tests/integration/budget_stop_jobs.sh
 EXTRA_DIST += tests/integration/job_end_notice.sh
+EXTRA_DIST += tests/integration/job_setup_failed.sh
 EXTRA_DIST += tests/integration/fingerprint_race.sh
 EXTRA_DIST += tests/integration/budget_stop_start.sh
 # Secrets only for pinned code: exec and run_check.
