@@ -2635,17 +2635,16 @@ workspace_index_json(const struct wsdigester *d)
 
 static void	status_digested(void *, int, const char *, const char *);
 
-/* Answers status request |r| with |st| (NULL: the error |why|) and frees
- * it. */
+/* Answers status request |r| with |st| (NULL: the error |code|, |why|)
+ * and frees it. */
 static void
-status_answer(struct status_req *r, json_t *st, const char *why)
+status_answer(struct status_req *r, json_t *st, int code, const char *why)
 {
 	struct conn	*k = r->conn;
 
 	TAILQ_REMOVE(&k->b->statuses, r, entry);
 	if (st == NULL)
-		send_error(k, r->id, JSONRPC_INTERNAL_ERROR,
-		    "cannot digest the workspace: %s", why);
+		send_error(k, r->id, code, "%s", why);
 	else
 		conn_send(k, jsonrpc_encode_result(r->id, st));
 	json_decref(r->id);
@@ -2665,10 +2664,14 @@ status_digest(struct status_req *r)
 	struct conn	*k = r->conn;
 	struct broker	*b = k->b;
 	int		 blind;
+	char		 why[256];
 
 	r->gen = broker_ws_gen(b, &blind);
-	if ((r->wsjob = wsjob_start(b->digester, status_digested, r)) == NULL)
-		status_answer(r, NULL, strerror(errno));
+	if ((r->wsjob = wsjob_start(b->digester, status_digested, r)) == NULL) {
+		snprintf(why, sizeof(why), "cannot digest the workspace: %s",
+		    strerror(errno));
+		status_answer(r, NULL, JSONRPC_INTERNAL_ERROR, why);
+	}
 }
 
 /* Digests again the status requests held while a set landed. */
@@ -2708,7 +2711,11 @@ status_digested(void *arg, int rc, const char *hex, const char *why)
 		return;
 	}
 	if (rc != 0) {
-		status_answer(r, NULL, why);
+		char	msg[512];
+
+		snprintf(msg, sizeof(msg), "cannot digest the workspace: %s",
+		    why);
+		status_answer(r, NULL, JSONRPC_INTERNAL_ERROR, msg);
 		return;
 	}
 	st = ledger_status(b->ledger, hex, now_monotonic_ms());
@@ -2717,7 +2724,7 @@ status_digested(void *arg, int rc, const char *hex, const char *why)
 	json_object_set_new(st, "workspaceIndex",
 	    workspace_index_json(b->digester));
 	json_object_set_new(st, "jobs", jobs_status(b->jobs));
-	status_answer(r, st, NULL);
+	status_answer(r, st, 0, NULL);
 	json_decref(st);
 }
 
@@ -2889,6 +2896,29 @@ cancel_take(struct broker *b, struct conn *k, const json_t *id,
 	return CANCEL_NONE;
 }
 
+/*
+ * Stops |k|'s status request |id| (it waits for its workspace digest) and
+ * answers it with an error; 1, or 0 when there is none.
+ */
+static int
+status_cancel(struct broker *b, struct conn *k, const json_t *id)
+{
+	struct status_req	*r;
+
+	for (r = TAILQ_FIRST(&b->statuses); r != NULL;
+	    r = TAILQ_NEXT(r, entry))
+		if (r->conn == k && json_equal(r->id, id))
+			break;
+	if (r == NULL)
+		return 0;
+	if (r->wsjob != NULL)
+		wsjob_cancel(r->wsjob);
+	r->wsjob = NULL;
+	status_answer(r, NULL, JSONRPC_REFUSED, "the request was cancelled "
+	    "(notifications/cancelled): no status was taken");
+	return 1;
+}
+
 static void
 m_cancelled(struct conn *k, struct jsonrpc_msg *msg)
 {
@@ -2901,7 +2931,7 @@ m_cancelled(struct conn *k, struct jsonrpc_msg *msg)
 	const char	*state = NULL;
 	char		 approval[16] = "";
 	struct call	*c;
-	int		 where = CANCEL_NONE;
+	int		 where = CANCEL_NONE, status = 0;
 
 	if (rid == NULL)
 		return;
@@ -2911,11 +2941,13 @@ m_cancelled(struct conn *k, struct jsonrpc_msg *msg)
 		state = states[where];
 	else if (b->landing != NULL && cancel_matches(b->landing, k, rid))
 		state = "landing";
+	else if ((status = status_cancel(b, k, rid)) != 0)
+		state = "status_digesting";
 	if (where == CANCEL_WAITING)
 		snprintf(approval, sizeof(approval), "%s", c->approval);
 	(void)broker_audit(b, "cancel_request", json_pack(
 	    "{s:O, s:s*, s:b, s:s*, s:s*}", "id", rid, "reason", why,
-	    "stopped", c != NULL, "state", state, "approval",
+	    "stopped", c != NULL || status, "state", state, "approval",
 	    approval[0] != '\0' ? approval : NULL));
 	if (c == NULL)
 		return;

@@ -22,6 +22,9 @@
 #       its result, and the command does not run twice.
 #   (g) a job_output waiting on a job (waitMs) stopped only at its
 #       deadline.  Now it is answered cancelled at once; the job goes on.
+#   (h) an airlock/session/status waiting for its workspace digest was
+#       answered when the digest came, and the cancel recorded
+#       stopped: false.  Now it is answered at once with an error.
 # The lander and the digest worker are stopped (SIGSTOP) to hold a call
 # in a state for as long as the test needs.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -193,6 +196,21 @@ sleep 1
 check "(d) its check never ran: checked.txt is absent" test ! -e "$ws/checked.txt"
 check "... no runner started for it" none '.event == "runner_start" and .fields.id == "d1"' 
 
+# ===== (h) a status request digesting the workspace ===========================
+kill -STOP $digester
+mcp_send '{"jsonrpc":"2.0","id":"s1","method":"airlock/session/status","params":{}}'
+mcp_rpc ping '{}'
+t0=$(date +%s%N)
+cancel s1 "status"
+mcp_wait_id s1 20
+expect_eq "(h) the status request is answered with an error" \
+    "$(jr -c '[.error.code, .error.message, has("result")]')" \
+    '[-32001,"the request was cancelled (notifications/cancelled): no status was taken",false]'
+check "... at once, while the digest is stopped ($(took) ms)" test "$(took)" -lt 4000
+kill -CONT $digester
+mcp_rpc airlock/session/status '{}'
+check "a later status is answered" test "$(jr '.result.session | type')" = string
+
 # ===== (f) an idempotent retry waiting for the original =======================
 retry() { mcp_send "{\"jsonrpc\":\"2.0\",\"id\":\"$1\",\"method\":\"tools/call\",\"params\":{\"name\":\"run_check\",\"arguments\":{\"checkId\":\"once\",\"idempotencyKey\":\"k1\"}}}"; }
 retry i1
@@ -231,6 +249,6 @@ check "... its writes landed" test -e "$ws/bg.txt"
 mcp_stop
 expect_eq "each cancel is recorded with the state it stopped the call in" \
     "$(jq -c 'select(.event == "cancel_request") | [.fields.id, .fields.stopped, .fields.state]' "$log" | tr '\n' ' ')" \
-    '["a1",true,"awaiting_approval"] ["h1",true,"held"] ["q1",true,"awaiting_land"] ["l1",false,"landing"] ["d1",true,"digesting"] ["i2",true,"retry_waiting"] ["g1",true,"job_waiting"] '
+    '["a1",true,"awaiting_approval"] ["h1",true,"held"] ["q1",true,"awaiting_land"] ["l1",false,"landing"] ["d1",true,"digesting"] ["s1",true,"status_digesting"] ["i2",true,"retry_waiting"] ["g1",true,"job_waiting"] '
 check "the log verifies" "$AIRLOCK" audit verify "$log"
 finish
