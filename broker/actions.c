@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "broker/broker_int.h"
+#include "broker/viewfreeze.h"
 #include "common/errors.h"
 #include "common/log.h"
 #include "common/util.h"
@@ -237,6 +238,12 @@ commit_changes(struct call *c, const struct ws_change *changes, size_t n,
 	size_t		  i;
 	int		  rc;
 
+	if (viewfreeze_active(c->b)) {
+		*out = tool_error("busy", 1, NULL, "nothing was written: the "
+		    "session's view is read-only while a run granted a secret "
+		    "and the network uses it; retry when it ends");
+		return ACTION_ERROR;
+	}
 	paths = xcalloc(n ? n : 1, sizeof(*paths));
 	for (i = 0; i < n; i++) {
 		paths[i] = changes[i].path;

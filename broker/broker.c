@@ -35,6 +35,7 @@
 #include "broker/egress.h"
 #include "broker/escalate.h"
 #include "broker/cowview.h"
+#include "broker/viewfreeze.h"
 #include "broker/fwatch.h"
 #include "broker/jobs.h"
 #include "broker/jsonrpc.h"
@@ -674,6 +675,8 @@ call_result_free(struct runner_result *res)
 	munmap(res, sizeof(*res));
 }
 
+static void	lands_resume(struct broker *);
+
 void
 call_free(struct call *c)
 {
@@ -683,6 +686,9 @@ call_free(struct call *c)
 	if (c == NULL)
 		return;
 	jobs_call_gone(c);
+	/* A run that never got to its end still lets go of the view. */
+	if (viewfreeze_release(c))
+		lands_resume(c->b);
 	k = c->conn;
 	json_decref(c->id);
 	json_decref(c->args);
@@ -1058,6 +1064,11 @@ call_runner_event(int fd, int why, void *arg)
 	}
 	/* Before any of its output is kept anywhere. */
 	tampered = secret_run_tampered(c, res);
+	/* Its processes are gone: the view may be written again, and the
+	 * sets that waited land (after the check above: they are not the
+	 * view written while it ran). */
+	if (viewfreeze_release(c))
+		lands_resume(b);
 	output_settle_cut(b, res);
 	runner_layers_string(res->layers, layers, sizeof(layers));
 	c->uri[0] = '\0';
@@ -1233,12 +1244,34 @@ call_land(struct call *c)
 {
 	struct broker	*b = c->b;
 
-	if (b->landing != NULL) {
+	if (viewfreeze_stuck(b)) {
+		call_landed(c, -1, tool_error("write_failed", 0, NULL,
+		    "the session's view could not be made writable again "
+		    "(view_thaw_failed); nothing of the run was applied"));
+		return;
+	}
+	/* While a run holds the view read-only, sets wait to land. */
+	if (b->landing != NULL || viewfreeze_active(b)) {
 		TAILQ_INSERT_TAIL(&b->landq, c, entry);
 		return;
 	}
 	b->landing = c;
 	land_begin(c);
+}
+
+/* Lands the next set waiting, once nothing lands and the view is
+ * writable (broker/viewfreeze.h). */
+static void
+lands_resume(struct broker *b)
+{
+	struct call	*next;
+
+	if (b->landing != NULL || viewfreeze_active(b) ||
+	    (next = TAILQ_FIRST(&b->landq)) == NULL)
+		return;
+	TAILQ_REMOVE(&b->landq, next, entry);
+	b->landing = next;
+	land_begin(next);
 }
 
 static void
@@ -1251,9 +1284,12 @@ call_land_done(struct call *c, int rc, json_t *out)
 	if (c->job == NULL)
 		fwatch_own_end(b->fwatch);
 	b->ws_gen++;
-	/* Held calls stay held while the next set lands. */
-	if ((next = TAILQ_FIRST(&b->landq)) != NULL)
+	/* Held calls stay held while the next set lands; none lands while
+	 * a run holds the view read-only (lands_resume() then). */
+	if (!viewfreeze_active(b) && (next = TAILQ_FIRST(&b->landq)) != NULL)
 		TAILQ_REMOVE(&b->landq, next, entry);
+	else
+		next = NULL;
 	b->landing = next;
 	call_landed(c, rc, out);
 	if (next != NULL)
@@ -1442,6 +1478,9 @@ call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 	secret_run_start(c);
 	allow = escalate_net(c, c->check != NULL ? &c->check->network :
 	    &c->tool->network);
+	/* A secret and the network: the agent's view holds still. */
+	if (viewfreeze_needed(c, allow->nhosts) && viewfreeze_hold(c, out) != 0)
+		return ACTION_ERROR;
 	if (allow->nhosts > 0) {
 		if (b->cfg.egress == NULL) {
 			*out = tool_error("denied", 0, NULL,
@@ -3260,6 +3299,7 @@ broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 	TAILQ_INIT(&b->statuses);
 	TAILQ_INIT(&b->landq);
 	TAILQ_INIT(&b->held);
+	b->view_userns = b->view_mntns = -1;
 	b->rootfd = open(cfg->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (b->rootfd == -1) {
 		snprintf(err, errlen, "workspace %s: %s", cfg->workspace,
@@ -3430,6 +3470,7 @@ broker_free(struct broker *b)
 	if (b->trace != NULL)
 		fclose(b->trace);
 	close(b->rootfd);
+	viewfreeze_set_ns(b, -1, -1);
 	free(b->cow_upper);
 	free(b);
 }

@@ -74,6 +74,8 @@ struct call {
 	 * view was written while it ran.
 	 */
 	int			 secret_watched;
+	int			 view_frozen;	/* holds the view read-only
+						   (broker/viewfreeze.h) */
 	int64_t			 secret_gen;
 	/* |hex| is the digest, or when rc != 0 why there is none. */
 	void			(*digested)(struct call *c, int rc,
@@ -212,6 +214,12 @@ struct broker {
 	int			 cow_view;	/* rootfd is a copy-on-write
 						   session's view (cowview.h) */
 	char			*cow_upper;	/* its upper layer, or NULL */
+	int			 view_frozen;	/* runs holding the view
+						   read-only (viewfreeze.h) */
+	int			 view_stuck;	/* ...and it could not be
+						   made writable again */
+	int			 view_userns;	/* the view's namespaces, or */
+	int			 view_mntns;	/* -1 (viewfreeze_set_ns()) */
 	struct connq		 conns;
 	size_t			 nconns;
 	int			 turn_hook;	/* broker_turn_end() on the loop */

@@ -17,6 +17,7 @@ libairlock_a_SOURCES += \
 	broker/applyjournal.c broker/applyjournal.h \
 	broker/changeset.c broker/changeset.h \
 	broker/landjob.c broker/landjob.h \
+	broker/viewfreeze.c broker/viewfreeze.h \
 	broker/wsdigest.c broker/wsdigest.h \
 	broker/wsindex.c broker/wsindex.h \
 	broker/wsjob.c broker/wsjob.h \

@@ -692,6 +692,21 @@ vcs_walk(const struct runner_plan *p, const char *lower)
  * may have changed its view since the walk, and a symlink of its making
  * must not take a mount elsewhere.
  */
+/* Sends /proc/self/ns/|name| over the view socket, tagged |tag|. */
+static void
+send_ns(const struct runner_plan *p, const char *name, const char *tag)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/ns/%s", name);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		fail(p, "open", path);
+	if (proxy_send_fd(p->view_sock, fd, tag, 1) != 0)
+		fail(p, "hand the view's namespaces to airlock", NULL);
+	close(fd);
+}
+
 static void
 vcs_cover(const struct runner_plan *p, const char *ws)
 {
@@ -1022,6 +1037,11 @@ build_root(const struct runner_plan *p)
 		if (proxy_send_fd(p->view_sock, fd, "V", 1) != 0)
 			fail(p, "hand the workspace view to airlock", NULL);
 		close(fd);
+		/* ...and the namespaces it was made in, where the broker
+		 * of an ordinary user's run can make it read-only
+		 * (broker/viewfreeze.h). */
+		send_ns(p, "user", "U");
+		send_ns(p, "mnt", "M");
 		close(p->view_sock);
 	}
 	if (homefd != -1) {

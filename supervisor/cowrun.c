@@ -17,6 +17,7 @@
 
 #include "broker/audit.h"
 #include "broker/cowview.h"
+#include "broker/viewfreeze.h"
 #include "common/errors.h"
 #include "policy/manifest.h"
 #include "proxy/ipc.h"
@@ -127,13 +128,30 @@ fail:
 	return rc;
 }
 
+/*
+ * One message from the agent's sandbox: the byte |tag| with a descriptor
+ * (*fd, the caller's); 0, or -1 with *fd -1.
+ */
+static int
+recv_tagged(int sock, char tag, int *fd)
+{
+	char msg[1];
+	size_t len = 0;
+
+	if (proxy_recv_fd(sock, fd, msg, sizeof(msg), &len) == 1 && *fd != -1 &&
+	    len == 1 && msg[0] == tag)
+		return 0;
+	if (*fd != -1)
+		close(*fd);
+	*fd = -1;
+	return -1;
+}
+
 int
 cowrun_attach(struct cowrun *cr, struct broker *b, char *err, size_t errlen)
 {
 	struct pollfd pfd;
-	char msg[4];
-	size_t len = 0;
-	int fd = -1, rc;
+	int fd = -1, userns = -1, mntns = -1, rc;
 
 	close(cr->sock[1]);
 	cr->sock[1] = -1;
@@ -145,12 +163,19 @@ cowrun_attach(struct cowrun *cr, struct broker *b, char *err, size_t errlen)
 		    VIEW_WAIT_MS / 1000);
 		return AL_ERR_TIMEOUT;
 	}
-	rc = proxy_recv_fd(cr->sock[0], &fd, msg, sizeof(msg), &len);
+	rc = recv_tagged(cr->sock[0], 'V', &fd);
+	/* The namespaces it was made in follow it (viewfreeze_set_ns()). */
+	if (rc == 0 &&
+	    (recv_tagged(cr->sock[0], 'U', &userns) != 0 ||
+		recv_tagged(cr->sock[0], 'M', &mntns) != 0))
+		rc = -1;
 	close(cr->sock[0]);
 	cr->sock[0] = -1;
-	if (rc != 1 || fd == -1 || len != 1 || msg[0] != 'V') {
+	if (rc != 0) {
 		if (fd != -1)
 			close(fd);
+		if (userns != -1)
+			close(userns);
 		snprintf(err, errlen,
 		    "the agent's sandbox could not be built (no view)");
 		return AL_ERR_SYSTEM;
@@ -158,9 +183,12 @@ cowrun_attach(struct cowrun *cr, struct broker *b, char *err, size_t errlen)
 	rc = cowview_attach(b, fd, cr->cs->upper);
 	close(fd);
 	if (rc != 0) {
+		close(userns);
+		close(mntns);
 		snprintf(err, errlen, "%s", strerror(errno));
 		return rc;
 	}
+	viewfreeze_set_ns(b, userns, mntns);
 	return 0;
 }
 
