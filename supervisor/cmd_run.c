@@ -217,6 +217,45 @@ agent_env(const struct manifest *m, const struct session *s,
 	return env;
 }
 
+/*
+ * An agent that writes the checkout directly (agent.workspace: rw, not a
+ * copy-on-write session) can plant repository metadata anywhere in it (a
+ * src/.git whose diff.external runs its command), and the runner cannot
+ * tell that from a nested repository of the checkout's own: a run
+ * granted a secret that runs git there would run the agent's command
+ * with the secret.  So that pairing does not start.  Returns 0, or -1
+ * after saying why (stderr and the log: run_refused).
+ */
+static int
+secret_beside_rw_agent(const struct manifest *m, int cow, struct audit *a)
+{
+	const struct tool *t = NULL;
+	char why[512];
+	json_t *f;
+	size_t i;
+
+	if (!m->agent.workspace_writable || m->agent.workspace_cow || cow)
+		return 0;
+	for (i = 0; i < m->ntools && t == NULL; i++)
+		if (m->tools[i].nsecrets > 0)
+			t = &m->tools[i];
+	if (t == NULL)
+		return 0;
+	snprintf(why, sizeof(why),
+	    "the manifest grants a secret (%s: %s) and lets the agent write "
+	    "the checkout directly (agent.workspace: rw): the agent could "
+	    "plant repository metadata (a .git whose diff.external runs its "
+	    "command) that a granted run would execute with the secret",
+	    t->name, t->secrets[0].name);
+	log_warnx("%s; use agent.workspace: cow (or airlock run --cow), "
+	    "where runners cover what the agent planted, or ro", why);
+	f = json_pack("{s:s}", "reason", why);
+	if (audit_append(a, "run_refused", f) != 0)
+		log_warnx("the audit log cannot be written");
+	json_decref(f);
+	return -1;
+}
+
 int
 cmd_run(int argc, char **argv)
 {
@@ -336,6 +375,13 @@ cmd_run(int argc, char **argv)
 	}
 	m = sv.m;
 	s = &sv.session;
+	if (secret_beside_rw_agent(m, want_cow || resume != NULL, sv.audit) !=
+	    0) {
+		service_close(&sv);
+		agent_bin_free(ab);
+		overrides_free(&ov);
+		return EXIT_CONFIG;
+	}
 
 	/* The agent's sandbox: the runners' policy, plus what it must run. */
 	policy = m->sandbox;

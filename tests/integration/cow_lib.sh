@@ -12,7 +12,8 @@
 # cow_checkout WS       the example project in WS, a git repository
 # cow_run_setup WHO     $st, $ws for WHO (root or user), the secret set,
 #                       and run() (airlock run of $T/m.yaml on $ws with
-#                       the agent $T/agent.sh; output in $T/out)
+#                       the agent $T/agent.sh; output in $T/out; RUN_COW
+#                       set to --cow adds it)
 # cow_secret_nowhere    passes if neither form of the secret is in any
 #                       session's files
 if [ "$(id -u)" != 0 ] || ! command -v git >/dev/null || ! command -v setpriv >/dev/null; then
@@ -50,7 +51,7 @@ cow_run_setup() {
 }
 run() {
 	"${RUN_AS[@]}" env AIRLOCK_HOME="$st" HOME="$st" PATH="$PATH" \
-	    timeout 60 "$A" run --manifest "$T/m.yaml" --workspace "$ws" -- \
+	    timeout 60 "$A" run ${RUN_COW:-} --manifest "$T/m.yaml" --workspace "$ws" -- \
 	    "$T/agent.sh" >"$T/out" 2>"$T/err"
 }
 
