@@ -412,6 +412,14 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 static char idmap_stack[16 * 1024] __attribute__((aligned(16)));
 /* The last holder, until it is reaped (idmap_reap()); -1: none. */
 static pid_t idmap_holder_pid = -1;
+/*
+ * Its pipe.  Static, as its stack is: the holder shares our memory and
+ * may first run after runner_idmap_userns() has returned, when a pipe on
+ * that function's stack would be whatever was written there since (a
+ * descriptor number it then read from: the run's audit writer's answer,
+ * a client's request).  Reused only after idmap_reap().
+ */
+static int idmap_pipe[2] = { -1, -1 };
 
 /* Reaps the last holder, which has exited or is about to. */
 static void
@@ -430,11 +438,11 @@ idmap_reap(void)
 static int
 idmap_holder(void *arg)
 {
-	const int *pfd = arg;
 	char c;
 
-	close(pfd[1]);
-	(void)!read(pfd[0], &c, 1);
+	(void)arg;
+	close(idmap_pipe[1]);
+	(void)!read(idmap_pipe[0], &c, 1);
 	return 0;
 }
 
@@ -451,7 +459,7 @@ runner_idmap_userns(uid_t from_uid, gid_t from_gid, uid_t to_uid,
 	static struct idmap_cache cache[8];
 	static size_t ncache;
 	char path[64], map[64];
-	int fd, ok, pfd[2];
+	int fd, ok;
 	size_t i;
 	pid_t pid;
 
@@ -460,9 +468,12 @@ runner_idmap_userns(uid_t from_uid, gid_t from_gid, uid_t to_uid,
 		    cache[i].from_gid == from_gid && cache[i].to_gid == to_gid)
 			return cache[i].fd;
 	/* Valgrind cannot follow this clone(); runners fail closed there. */
-	if (RUNNING_ON_VALGRIND || pipe2(pfd, O_CLOEXEC) == -1)
+	if (RUNNING_ON_VALGRIND)
 		return -1;
+	/* The last holder is gone before its pipe is made again. */
 	idmap_reap();
+	if (pipe2(idmap_pipe, O_CLOEXEC) == -1)
+		return -1;
 	/*
 	 * A child born in the new user namespace that only holds it while we
 	 * map it: clone(CLONE_NEWUSER | CLONE_VM) on a small stack of its
@@ -470,13 +481,14 @@ runner_idmap_userns(uid_t from_uid, gid_t from_gid, uid_t to_uid,
 	 * unshare() to happen.
 	 */
 	pid = clone(idmap_holder, idmap_stack + sizeof(idmap_stack),
-	    CLONE_NEWUSER | CLONE_VM | SIGCHLD, pfd);
+	    CLONE_NEWUSER | CLONE_VM | SIGCHLD, NULL);
 	if (pid == -1) {
-		close(pfd[0]);
-		close(pfd[1]);
+		close(idmap_pipe[0]);
+		close(idmap_pipe[1]);
 		return -1;
 	}
-	close(pfd[0]);
+	/* Our copy of the read end only: the holder has its own. */
+	close(idmap_pipe[0]);
 	/* The idmapping: on-disk id (inside) -> the id the runner has. */
 	ok = 1;
 	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
@@ -496,7 +508,7 @@ runner_idmap_userns(uid_t from_uid, gid_t from_gid, uid_t to_uid,
 	 * its stack is used again): waiting here would put its exit, and
 	 * the wait for a CPU to run it on, on the way to the sandbox.
 	 */
-	close(pfd[1]);
+	close(idmap_pipe[1]);
 	idmap_holder_pid = pid;
 	if (fd != -1 && ncache < sizeof(cache) / sizeof(cache[0])) {
 		cache[ncache].from_uid = from_uid;

@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include <linux/audit.h>
@@ -15,6 +16,7 @@
 
 #include <check.h>
 #include <errno.h>
+#include <sched.h>
 #include <seccomp.h>
 #include <signal.h>
 #include <stdint.h>
@@ -485,6 +487,63 @@ START_TEST(test_layers_string_names_layers)
 }
 END_TEST
 
+/*
+ * The idmap holder, a clone that shares our memory, reads only its own
+ * pipe.  It used to take the pipe's descriptors from
+ * runner_idmap_userns()'s stack, and when it first ran after that
+ * function had returned (on a loaded machine), it closed and read
+ * whatever numbers had been written there since: a read of one byte
+ * takes a whole message off a SEQPACKET socket, and airlock exec waited
+ * for ever for the audit writer's answer the holder had eaten
+ * (cgroup_v1_born.sh hung about once in 40 runs under load).  Made
+ * certain here: at SCHED_FIFO on one CPU the holder, FIFO too, runs only
+ * once we sleep, and before that the stack below us is filled with the
+ * numbers of two sockets, each with a message waiting.  Both messages
+ * must still be there.
+ */
+static void __attribute__((noinline))
+fill_stack(int a, int b)
+{
+	volatile int fill[8192];
+	size_t i;
+
+	for (i = 0; i < sizeof(fill) / sizeof(fill[0]); i++)
+		fill[i] = i % 2 == 0 ? a : b;
+}
+
+START_TEST(test_idmap_holder_reads_only_its_pipe)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	int a[2], b[2], cpu;
+	char buf[16];
+	cpu_set_t one;
+
+	ck_assert_int_ne(cpu = sched_getcpu(), -1);
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	ck_assert_int_eq(sched_setaffinity(0, sizeof(one), &one), 0);
+	if (sched_setscheduler(0, SCHED_FIFO, &sp) == -1) {
+		ck_assert_int_eq(errno, EPERM);
+		fprintf(stderr, "# SKIP test_idmap_holder_reads_only_its_pipe: "
+		    "SCHED_FIFO needs CAP_SYS_NICE\n");
+		return;
+	}
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC,
+	    0, a), 0);
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC,
+	    0, b), 0);
+	ck_assert_int_eq(send(a[1], "answer-a", 8, 0), 8);
+	ck_assert_int_eq(send(b[1], "answer-b", 8, 0), 8);
+	ck_assert_int_ne(runner_idmap_userns(getuid(), getgid(), 65534,
+	    65534), -1);
+	fill_stack(a[0], b[0]);
+	/* The holder runs now, and exits once it has read its pipe's end. */
+	usleep(300000);
+	ck_assert_int_eq(recv(a[0], buf, sizeof(buf), MSG_DONTWAIT), 8);
+	ck_assert_int_eq(recv(b[0], buf, sizeof(buf), MSG_DONTWAIT), 8);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -508,6 +567,7 @@ main(void)
 	tcase_add_test(tc, test_async_api_runs_to_completion);
 	tcase_add_test(tc, test_layers_string_names_layers);
 	tcase_add_test(tc, test_only_kept_fds_reach_the_command);
+	tcase_add_test(tc, test_idmap_holder_reads_only_its_pipe);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
