@@ -1284,12 +1284,10 @@ call_land_done(struct call *c, int rc, json_t *out)
 	if (c->job == NULL)
 		fwatch_own_end(b->fwatch);
 	b->ws_gen++;
-	/* Held calls stay held while the next set lands; none lands while
-	 * a run holds the view read-only (lands_resume() then). */
-	if (!viewfreeze_active(b) && (next = TAILQ_FIRST(&b->landq)) != NULL)
+	/* Held calls stay held while the next set lands (no run holds the
+	 * view read-only meanwhile: viewfreeze_hold() waits for a land). */
+	if ((next = TAILQ_FIRST(&b->landq)) != NULL)
 		TAILQ_REMOVE(&b->landq, next, entry);
-	else
-		next = NULL;
 	b->landing = next;
 	call_landed(c, rc, out);
 	if (next != NULL)
@@ -2674,23 +2672,41 @@ workspace_index_json(const struct wsdigester *d)
 
 static void	status_digested(void *, int, const char *, const char *);
 
-/* Answers status request |r| with |st| (NULL: the error |code|, |why|)
- * and frees it. */
+/* Takes status request |r|, answered, off the list and frees it. */
 static void
-status_answer(struct status_req *r, json_t *st, int code, const char *why)
+status_free(struct status_req *r)
 {
 	struct conn	*k = r->conn;
 
-	TAILQ_REMOVE(&k->b->statuses, r, entry);
-	if (st == NULL)
-		send_error(k, r->id, code, "%s", why);
-	else
-		conn_send(k, jsonrpc_encode_result(r->id, st));
 	json_decref(r->id);
 	free(r);
 	k->ncalls--;
 	conn_maybe_close(k);
 	conn_unref(k);
+}
+
+/* Answers status request |r| with |st| and frees it. */
+static void
+status_answer(struct status_req *r, json_t *st)
+{
+	TAILQ_REMOVE(&r->conn->b->statuses, r, entry);
+	conn_send(r->conn, jsonrpc_encode_result(r->id, st));
+	status_free(r);
+}
+
+/* Answers status request |r| with the error |code|, |fmt| and frees it. */
+static void __attribute__((format(printf, 3, 4)))
+status_fail(struct status_req *r, int code, const char *fmt, ...)
+{
+	char	why[1024];
+	va_list	ap;
+
+	TAILQ_REMOVE(&r->conn->b->statuses, r, entry);
+	va_start(ap, fmt);
+	(void)vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	send_error(r->conn, r->id, code, "%s", why);
+	status_free(r);
 }
 
 /*
@@ -2703,14 +2719,11 @@ status_digest(struct status_req *r)
 	struct conn	*k = r->conn;
 	struct broker	*b = k->b;
 	int		 blind;
-	char		 why[256];
 
 	r->gen = broker_ws_gen(b, &blind);
-	if ((r->wsjob = wsjob_start(b->digester, status_digested, r)) == NULL) {
-		snprintf(why, sizeof(why), "cannot digest the workspace: %s",
-		    strerror(errno));
-		status_answer(r, NULL, JSONRPC_INTERNAL_ERROR, why);
-	}
+	if ((r->wsjob = wsjob_start(b->digester, status_digested, r)) == NULL)
+		status_fail(r, JSONRPC_INTERNAL_ERROR,
+		    "cannot digest the workspace: %s", strerror(errno));
 }
 
 /* Digests again the status requests held while a set landed. */
@@ -2750,11 +2763,8 @@ status_digested(void *arg, int rc, const char *hex, const char *why)
 		return;
 	}
 	if (rc != 0) {
-		char	msg[512];
-
-		snprintf(msg, sizeof(msg), "cannot digest the workspace: %s",
-		    why);
-		status_answer(r, NULL, JSONRPC_INTERNAL_ERROR, msg);
+		status_fail(r, JSONRPC_INTERNAL_ERROR,
+		    "cannot digest the workspace: %s", why);
 		return;
 	}
 	st = ledger_status(b->ledger, hex, now_monotonic_ms());
@@ -2763,7 +2773,7 @@ status_digested(void *arg, int rc, const char *hex, const char *why)
 	json_object_set_new(st, "workspaceIndex",
 	    workspace_index_json(b->digester));
 	json_object_set_new(st, "jobs", jobs_status(b->jobs));
-	status_answer(r, st, 0, NULL);
+	status_answer(r, st);
 	json_decref(st);
 }
 
@@ -2953,7 +2963,7 @@ status_cancel(struct broker *b, struct conn *k, const json_t *id)
 	if (r->wsjob != NULL)
 		wsjob_cancel(r->wsjob);
 	r->wsjob = NULL;
-	status_answer(r, NULL, JSONRPC_REFUSED, "the request was cancelled "
+	status_fail(r, JSONRPC_REFUSED, "the request was cancelled "
 	    "(notifications/cancelled): no status was taken");
 	return 1;
 }

@@ -685,13 +685,6 @@ vcs_walk(const struct runner_plan *p, const char *lower)
 	close(ufd);
 }
 
-/*
- * Covers each plant of vcs_walk() in the view mounted at |ws|: with the
- * checkout's own, or a read-only mask of the type it has now.  The path
- * is opened with no symlink followed and never above |ws|: the agent
- * may have changed its view since the walk, and a symlink of its making
- * must not take a mount elsewhere.
- */
 /* Sends /proc/self/ns/|name| over the view socket, tagged |tag|. */
 static void
 send_ns(const struct runner_plan *p, const char *name, const char *tag)
@@ -707,6 +700,13 @@ send_ns(const struct runner_plan *p, const char *name, const char *tag)
 	close(fd);
 }
 
+/*
+ * Covers each plant of vcs_walk() in the view mounted at |ws|: with the
+ * checkout's own, or a read-only mask of the type it has now.  The path
+ * is opened with no symlink followed and never above |ws|: the agent
+ * may have changed its view since the walk, and a symlink of its making
+ * must not take a mount elsewhere.
+ */
 static void
 vcs_cover(const struct runner_plan *p, const char *ws)
 {

@@ -227,14 +227,15 @@ agent_env(const struct manifest *m, const struct session *s,
  * after saying why (stderr and the log: run_refused).
  */
 static int
-secret_beside_rw_agent(const struct manifest *m, int cow, struct audit *a)
+secret_beside_rw_agent(const struct manifest *m, int host_writes,
+    struct audit *a)
 {
 	const struct tool *t = NULL;
 	char why[512];
 	json_t *f;
 	size_t i;
 
-	if (!m->agent.workspace_writable || m->agent.workspace_cow || cow)
+	if (!host_writes)
 		return 0;
 	for (i = 0; i < m->ntools && t == NULL; i++)
 		if (m->tools[i].nsecrets > 0)
@@ -270,7 +271,7 @@ cmd_run(int argc, char **argv)
 	};
 	const char		*mpath = NULL, *wpath = NULL, *resume = NULL;
 	struct cowrun		 cow;
-	int			 want_cow = 0;
+	int			 want_cow = 0, host_writes;
 	char			 err[512], self[PATH_MAX], state[PATH_MAX];
 	char			 ws_real[PATH_MAX], home_buf[PATH_MAX];
 	char			 selfdir[PATH_MAX], *slash, **env;
@@ -375,8 +376,11 @@ cmd_run(int argc, char **argv)
 	}
 	m = sv.m;
 	s = &sv.session;
-	if (secret_beside_rw_agent(m, want_cow || resume != NULL, sv.audit) !=
-	    0) {
+	/* Its writes land in the checkout as they are made, seen by no
+	 * write policy. */
+	host_writes = m->agent.workspace_writable && !want_cow &&
+	    resume == NULL && !m->agent.workspace_cow;
+	if (secret_beside_rw_agent(m, host_writes, sv.audit) != 0) {
 		service_close(&sv);
 		agent_bin_free(ab);
 		overrides_free(&ov);
@@ -426,10 +430,8 @@ cmd_run(int argc, char **argv)
 	/* A read-only agent changes files only through the broker's tools. */
 	policy.workspace_readonly = !m->agent.workspace_writable;
 	policy.home = agent_home(m, home_buf, sizeof(home_buf));
-	/* Its writes land in the checkout as they are made, seen by no
-	 * write policy: no setuid or setgid file (seccomp_policy.h). */
-	policy.host_writes = m->agent.workspace_writable && !want_cow &&
-	    resume == NULL && !m->agent.workspace_cow;
+	/* No setuid or setgid file from such writes (seccomp_policy.h). */
+	policy.host_writes = host_writes;
 	env = agent_env(m, s, policy.home, ab->dir, selfdir);
 	overrides_apply_env(&ov, &env);
 
