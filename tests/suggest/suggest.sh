@@ -85,8 +85,10 @@ golden "network: the diff of the recorded manifest is the golden one" \
     network.diff "$(printf '%s\n' "$out" | norm)"
 expect_eq "network: nothing weakens, nothing on stderr" "$(cat "$T/err")" ""
 j=$("$AIRLOCK" suggest --json "$S")
+# Changes come in the order of their first denial, and the session's
+# calls run side by side: compared by key.
 expect_eq "--json: one change per key, the exact host:port, never a wildcard" \
-    "$(printf '%s' "$j" | jq -c '[.changes[] | [.key, .tool, .values]]')" \
+    "$(printf '%s' "$j" | jq -c '[.changes[] | [.key, .tool, .values]] | sort_by(.[0])')" \
     '[["tools[0].allowAddresses","fetch_ip",["10.0.0.5:80"]],["tools[1].network","fetch_name",["example.org:443"]]]'
 expect_eq "--json: three denials read, no notes" \
     "$(printf '%s' "$j" | jq -c '[.denials, (.notes | length)]')" '[3,0]'
