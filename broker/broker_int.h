@@ -207,6 +207,10 @@ TAILQ_HEAD(statusq, status_req);
 
 #define BROKER_MAX_CONNS	32
 
+/* Digests taken again (the workspace changed while one was read) before
+ * a check runs regardless, or a status is answered with the last. */
+#define DIGEST_RETRIES 3
+
 struct broker {
 	struct broker_config	 cfg;
 	const struct manifest	*m;
