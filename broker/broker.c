@@ -31,6 +31,7 @@
 #include "broker/audit_fields.h"
 #include "broker/broker.h"
 #include "broker/broker_int.h"
+#include "broker/cancel.h"
 #include "broker/changeset.h"
 #include "broker/denials.h"
 #include "broker/egress.h"
@@ -539,7 +540,6 @@ broker_ws_gen(struct broker *b, int *blind)
 }
 
 static void	call_done_ran(struct call *, int, json_t *);
-static void	call_landed(struct call *, int, json_t *);
 
 /*
  * A run granted a secret in a copy-on-write session sees the agent's view
@@ -702,7 +702,7 @@ call_done_ran(struct call *c, int status, json_t *out)
 }
 
 /* What follows the land of |c|'s change set: the call's answer. */
-static void
+void
 call_landed(struct call *c, int rc, json_t *out)
 {
 	struct broker		*b = c->b;
@@ -1437,11 +1437,9 @@ approval_digested(struct call *c, int rc, const char *hex)
  * Holding calls while a change set lands: a call is decided, a granted
  * one started and a digest taken only when no set is landing, so none
  * reads or writes a half-landed workspace, and budgets count the land
- * first.  Pings, approvals and status go on meanwhile.
+ * first.  Pings, approvals and status go on meanwhile.  c->held says
+ * why a call is held (HOLD_*, broker_int.h).
  */
-#define HOLD_DECIDE	1	/* broker_call_decide() with held_params */
-#define HOLD_GRANTED	2	/* approval_granted() */
-#define HOLD_DIGEST	3	/* call_redigest() */
 
 static void	approval_granted(struct call *);
 static void	call_redigest(struct call *);
@@ -2219,183 +2217,6 @@ m_resources_read(struct conn *k, struct jsonrpc_msg *msg)
  * accepted, and whether it is a notification.  Anything not listed is
  * answered with -32601; a listed method in the wrong state with -32002.
  */
-/*
- * notifications/cancelled {requestId, reason}: the client gave up on the
- * call and drops its answer; its user takes the work for undone.  So a
- * cancel stops the call of this connection wherever it is, and nothing
- * of it is done afterwards:
- *  - running its command: the command is stopped, nothing of its run
- *    lands (call_runner_event());
- *  - waiting for a human: the approval is withdrawn (approvals_withdraw():
- *    a later approve of it is refused), nothing runs;
- *  - held while a change set lands, or digesting the workspace before a
- *    check or an approval: it never starts;
- *  - its run ended and its set waits for another to land: it never lands;
- *  - an idempotent retry waiting for the original: it stops waiting;
- *  - a job_output or job_kill waiting on a job: it stops waiting (the job
- *    goes on; a job_kill's signal was sent when it was asked).
- * Each is answered with errorClass cancelled, as MCP allows (the client
- * ignores the answer).  A set already landing completes: a half-applied
- * set is worse than an unwanted whole one, and the change is then the
- * agent's to undo (stopped: false, state: landing).  A background job's
- * request was answered; job_kill stops a job.  Every cancel is recorded:
- * cancel_request {id, reason, stopped, state, approval}.
- */
-/* |k|'s call |id| while it runs its command (not a job), or NULL. */
-static struct call *
-running_call(struct broker *b, const struct conn *k, const json_t *id)
-{
-	struct call	*c;
-
-	TAILQ_FOREACH(c, &b->running, entry)
-		if (c->conn == k && c->job == NULL && c->proc != NULL &&
-		    !c->cancelled && json_equal(c->id, id))
-			return c;
-	return NULL;
-}
-
-/* |c| is |k|'s request |id| and still owes it an answer. */
-static int
-cancel_matches(const struct call *c, const struct conn *k, const json_t *id)
-{
-	return c->conn == k && c->job == NULL && json_equal(c->id, id);
-}
-
-/*
- * Finds |k|'s call |id| in a state where it has not started (or, for
- * CANCEL_LANDQ, not landed); takes it out of that state's queue.
- * Returns the state, or CANCEL_NONE.
- */
-#define CANCEL_NONE	0
-#define CANCEL_WAITING	1	/* a human's approval */
-#define CANCEL_HELD	2	/* while a set lands (call_hold()) */
-#define CANCEL_DIGEST	3	/* the workspace digest */
-#define CANCEL_LANDQ	4	/* its set waits for another's to land */
-#define CANCEL_FOLLOWER	5	/* an idempotent retry waiting */
-#define CANCEL_JOBWAIT	6	/* a job_output or job_kill waiting on a job */
-
-static int
-cancel_take(struct broker *b, struct conn *k, const json_t *id,
-    struct call **out)
-{
-	struct call	*c;
-
-	*out = NULL;
-	TAILQ_FOREACH(c, &b->waiting, entry)
-		if (cancel_matches(c, k, id)) {
-			TAILQ_REMOVE(&b->waiting, c, entry);
-			*out = c;
-			return CANCEL_WAITING;
-		}
-	TAILQ_FOREACH(c, &b->held, hold_entry)
-		if (cancel_matches(c, k, id)) {
-			TAILQ_REMOVE(&b->held, c, hold_entry);
-			if (c->held == HOLD_DECIDE)
-				b->nheld_new--;
-			c->held = 0;
-			json_decref(c->held_params);
-			c->held_params = NULL;
-			*out = c;
-			return CANCEL_HELD;
-		}
-	TAILQ_FOREACH(c, &b->digesting, entry)
-		if (cancel_matches(c, k, id)) {
-			TAILQ_REMOVE(&b->digesting, c, entry);
-			wsjob_cancel(c->wsjob);
-			c->wsjob = NULL;
-			if (c->runs_after_digest)
-				b->nstarting--;
-			*out = c;
-			return CANCEL_DIGEST;
-		}
-	TAILQ_FOREACH(c, &b->landq, entry)
-		if (cancel_matches(c, k, id)) {
-			TAILQ_REMOVE(&b->landq, c, entry);
-			*out = c;
-			return CANCEL_LANDQ;
-		}
-	TAILQ_FOREACH(c, &b->followers, entry)
-		if (cancel_matches(c, k, id)) {
-			TAILQ_REMOVE(&b->followers, c, entry);
-			*out = c;
-			return CANCEL_FOLLOWER;
-		}
-	if ((*out = jobs_take_waiter(b->jobs, k, id)) != NULL)
-		return CANCEL_JOBWAIT;
-	return CANCEL_NONE;
-}
-
-static void
-m_cancelled(struct conn *k, struct jsonrpc_msg *msg)
-{
-	static const char *states[] = { NULL, "awaiting_approval", "held",
-		"digesting", "awaiting_land", "retry_waiting", "job_waiting" };
-	struct broker	*b = k->b;
-	json_t		*rid = json_object_get(msg->params, "requestId");
-	const char	*why = json_string_value(json_object_get(msg->params,
-			    "reason"));
-	const char	*state = NULL;
-	char		 approval[16] = "";
-	struct call	*c;
-	int		 where = CANCEL_NONE, status = 0;
-
-	if (rid == NULL)
-		return;
-	if ((c = running_call(b, k, rid)) != NULL)
-		state = "running";
-	else if ((where = cancel_take(b, k, rid, &c)) != CANCEL_NONE)
-		state = states[where];
-	else if (b->landing != NULL && cancel_matches(b->landing, k, rid))
-		state = "landing";
-	else if ((status = status_cancel(b, k, rid)) != 0)
-		state = "status_digesting";
-	if (where == CANCEL_WAITING)
-		snprintf(approval, sizeof(approval), "%s", c->approval);
-	(void)broker_audit(b, "cancel_request", json_pack(
-	    "{s:O, s:s*, s:b, s:s*, s:s*}", "id", rid, "reason", why,
-	    "stopped", c != NULL || status, "state", state, "approval",
-	    approval[0] != '\0' ? approval : NULL));
-	if (c == NULL)
-		return;
-	c->cancelled = 1;
-	switch (where) {
-	case CANCEL_NONE:	/* running: call_runner_event() answers */
-		runner_proc_kill(c->proc);
-		return;
-	case CANCEL_LANDQ:
-		call_landed(c, -1, tool_error("cancelled", 0, NULL,
-		    "the call was cancelled: its command had ended, and "
-		    "nothing of it was applied"));
-		return;
-	case CANCEL_WAITING:
-		if (c->progress_watch > 0)
-			loop_unwatch(b->cfg.loop, c->progress_watch);
-		c->progress_watch = 0;
-		(void)approvals_withdraw(b->cfg.approvals, c->approval,
-		    "the agent cancelled the call (notifications/cancelled)");
-		c->approval[0] = '\0';
-		break;
-	case CANCEL_FOLLOWER:
-		/* The original's key is not this retry's to remember. */
-		c->idem_key = NULL;
-		break;
-	case CANCEL_JOBWAIT:
-		/* The job goes on (job_kill's signal was sent already). */
-		call_complete(c, ACTION_ERROR, tool_error("cancelled", 1, NULL,
-		    "the call was cancelled while it waited on a job; the "
-		    "job itself was not stopped by it"));
-		return;
-	}
-	/* Nothing ran: retryable, and an idempotencyKey is free again. */
-	call_complete(c, ACTION_ERROR, tool_error("cancelled", 1, NULL,
-	    "the call was cancelled while %s; nothing of it was done",
-	    where == CANCEL_WAITING ? "it waited for a human's approval, "
-	    "which was withdrawn" : where == CANCEL_HELD ? "it was held "
-	    "while another change set landed" : where == CANCEL_DIGEST ?
-	    "the workspace was digested before it" : "it waited for the "
-	    "same call's result"));
-}
-
 static const struct method {
 	const char	*name;
 	int		 states;
@@ -2407,7 +2228,7 @@ static const struct method {
 	    BROKER_STATE_READY, 1, m_initialized },
 	{ "ping", BROKER_STATE_ANY, 0, m_ping },
 	{ "notifications/cancelled", BROKER_STATE_INITIALIZING |
-	    BROKER_STATE_READY, 1, m_cancelled },
+	    BROKER_STATE_READY, 1, cancel_request },
 	{ "tools/list", BROKER_STATE_INITIALIZING | BROKER_STATE_READY, 0,
 	    m_tools_list },
 	{ "tools/call", BROKER_STATE_INITIALIZING | BROKER_STATE_READY, 0,

@@ -156,6 +156,9 @@ struct call {
 	TAILQ_ENTRY(call)	 hold_entry;
 	TAILQ_ENTRY(call)	 entry;
 };
+#define HOLD_DECIDE	1	/* broker_call_decide() with held_params */
+#define HOLD_GRANTED	2	/* approval_granted() */
+#define HOLD_DIGEST	3	/* call_redigest() */
 TAILQ_HEAD(callq, call);
 
 /*
@@ -303,6 +306,12 @@ json_t		*tool_error(const char *error_class, int retryable,
 
 /* Finishes |c| with (status, out) as an action would return them. */
 void		 call_complete(struct call *c, int status, json_t *out);
+
+/*
+ * What follows the land of |c|'s change set (rc 0, or -1 with |out| the
+ * error): the call's answer, its budgets and its job's end.
+ */
+void		 call_landed(struct call *c, int rc, json_t *out);
 
 /* Appends an audit record; returns 0 or AL_ERR_IO. */
 int		 broker_audit(struct broker *b, const char *event, json_t *fields);

@@ -6,6 +6,7 @@ libairlock_a_SOURCES += \
 	broker/notify.c broker/notify.h \
 	broker/broker.c broker/broker.h broker/broker_int.h \
 	broker/conn.c broker/conn.h broker/status.c broker/status.h \
+	broker/cancel.c broker/cancel.h \
 	broker/result.c broker/result.h \
 	broker/egress.c broker/egress.h \
 	broker/denials.c broker/denials.h broker/escalate.c broker/escalate.h \
