@@ -11,7 +11,7 @@ tests_unit_test_diff_LDADD = $(unit_ldadd)
 EXTRA_DIST += fuzz/fuzz_diff.c fuzz/corpus/diff docs/PATCHES.md
 # --- end diff ---
 libairlock_a_SOURCES += \
-	policy/manifest.c policy/manifest.h \
+	policy/manifest.c policy/manifest.h policy/manifest_yaml.c \
 	policy/manifest_print.c \
 	policy/manifest_sig.c policy/manifest_sig.h \
 	policy/manifest_limits.c policy/manifest_limits.h \

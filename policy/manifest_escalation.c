@@ -43,14 +43,6 @@ static const struct {
 	{ "protected", ESCALATE_CLASS_PROTECTED },
 };
 
-static int
-is_null(const struct ynode *n)
-{
-	return n->kind == Y_SCALAR && n->plain &&
-	    (n->len == 0 || strcmp(n->s, "null") == 0 ||
-		strcmp(n->s, "~") == 0);
-}
-
 const char *
 escalate_class_name(unsigned bit)
 {

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "policy/manifest.h"
+#include "policy/types.h"
 
 enum ykind { Y_SCALAR, Y_SEQ, Y_MAP };
 
@@ -42,6 +43,72 @@ int lctx_err(struct lctx *c, const struct ynode *n, const char *field,
 /* The value of |key| in mapping |map|, or NULL (also when |map| is not a
  * mapping). */
 const struct ynode *ynode_get(const struct ynode *map, const char *key);
+
+/*
+ * The YAML reader and its typed getters (policy/manifest_yaml.c).  Each
+ * getter returns 0, or AL_ERR_FORMAT with "FILE:LINE:COLUMN: FIELD:
+ * problem" in c->err (lctx_err()); |field| is the field's path, made
+ * with fld() and fldi() in a buffer of FIELD_MAX bytes.
+ */
+#define FIELD_MAX 512
+#define LIST_MAX 1024 /* items in any list the manifest holds */
+#define YAML_MAX_DEPTH 64
+#define YAML_MAX_NODES 200000
+
+/* Field paths: "parent.key", "parent[i]", written to |buf| (returned). */
+const char *fld(char *buf, const char *parent, const char *key);
+const char *fldi(char *buf, const char *parent, size_t i);
+
+/*
+ * Parses |data| (one YAML document; no anchors, aliases or tags; at most
+ * YAML_MAX_DEPTH deep and YAML_MAX_NODES nodes) into *out (free it with
+ * ynode_free()).
+ */
+int ytree_parse(
+    struct lctx *c, const char *data, size_t len, struct ynode **out);
+void ynode_free(struct ynode *n);
+
+/* Node |n| is of kind |k|, or an error that names what it is instead. */
+int want(struct lctx *c, const struct ynode *n, const char *field,
+    enum ykind k);
+
+/* A plain empty scalar ("key:" with nothing after it) or ~ / null. */
+int is_null(const struct ynode *n);
+
+/*
+ * Checks a mapping's keys: scalars, no duplicates, and (if |allowed| is
+ * not NULL) each one of |allowed|.  Errors point at the key.
+ */
+int check_keys(struct lctx *c, const struct ynode *map, const char *field,
+    const char *const *allowed);
+
+/* A scalar's text (*out: free it). */
+int get_str(
+    struct lctx *c, const struct ynode *n, const char *field, char **out);
+/* An integer in [lo, hi]. */
+int get_int(struct lctx *c, const struct ynode *n, const char *field,
+    int64_t lo, int64_t hi, int64_t *out);
+/* A finite number >= lo. */
+int get_num(struct lctx *c, const struct ynode *n, const char *field,
+    double lo, double *out);
+/* A min or max bound of a user type: an integer for integers, else a number. */
+int get_bound(struct lctx *c, const struct ynode *n, const char *field,
+    enum type_kind kind, double *out);
+/* true or false. */
+int get_bool(struct lctx *c, const struct ynode *n, const char *field,
+    int *out);
+/* One of names[] (NULL-terminated); *out gets the index. */
+int get_enum(struct lctx *c, const struct ynode *n, const char *field,
+    const char *const *names, int *out);
+
+/* A check of one string of a list: 0, or lctx_err(). */
+typedef int (*str_check_fn)(
+    struct lctx *, const struct ynode *, const char *);
+/* A list of at most LIST_MAX strings, each checked by |chk| if not NULL
+ * (*out NULL-terminated: free it with strv_free()). */
+int get_strlist(struct lctx *c, const struct ynode *n, const char *field,
+    str_check_fn chk, char ***out, size_t *nout);
+void strv_free(char **v);
 
 /*
  * The shell-command rules of tool |t| from its mapping |e| (field path

@@ -1,0 +1,495 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
+/*
+ * manifest_yaml: the manifest's YAML, read into a tree of nodes with their
+ * positions, and the typed getters the section parsers (manifest.c,
+ * manifest_rules.c, manifest_escalation.c) read fields with; every error
+ * names file:line:col and the field's path (manifest_int.h).
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yaml.h>
+
+#include "common/errors.h"
+#include "common/util.h"
+#include "policy/manifest_int.h"
+#include "policy/types.h"
+
+int
+lctx_err(struct lctx *c, const struct ynode *n, const char *field,
+    const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (c->errlen > 0)
+		snprintf(c->err, c->errlen, "%s:%d:%d: %s: %s", c->file,
+		    n != NULL ? n->line : 1, n != NULL ? n->col : 1,
+		    *field != '\0' ? field : "manifest", msg);
+	return AL_ERR_FORMAT;
+}
+
+/* Field paths: "a.b", "a[3]". */
+const char *
+fld(char *buf, const char *parent, const char *key)
+{
+	int n;
+
+	if (parent == NULL || *parent == '\0')
+		n = snprintf(buf, FIELD_MAX, "%s", key);
+	else
+		n = snprintf(buf, FIELD_MAX, "%s.%s", parent, key);
+	if (n < 0)
+		buf[0] = '\0';
+	return buf;
+}
+
+const char *
+fldi(char *buf, const char *parent, size_t i)
+{
+	if (snprintf(buf, FIELD_MAX, "%s[%zu]", parent, i) < 0)
+		buf[0] = '\0';
+	return buf;
+}
+
+/* ---- the YAML tree ---- */
+
+void
+ynode_free(struct ynode *n)
+{
+	size_t i;
+
+	if (n == NULL)
+		return;
+	for (i = 0; i < n->n; i++)
+		ynode_free(n->v[i]);
+	free(n->v);
+	free(n->s);
+	free(n);
+}
+
+static void
+ynode_push(struct ynode *parent, struct ynode *child)
+{
+	if (parent->n == parent->cap) {
+		parent->cap = parent->cap ? parent->cap * 2 : 8;
+		parent->v = xreallocarray(parent->v, parent->cap,
+		    sizeof(*parent->v));
+	}
+	parent->v[parent->n++] = child;
+}
+
+static int
+yerr_mark(struct lctx *c, yaml_mark_t mark, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int
+yerr_mark(struct lctx *c, yaml_mark_t mark, const char *fmt, ...)
+{
+	struct ynode pos;
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	memset(&pos, 0, sizeof(pos));
+	pos.line = (int)mark.line + 1;
+	pos.col = (int)mark.column + 1;
+	return lctx_err(c, &pos, "yaml", "%s", msg);
+}
+
+int
+ytree_parse(struct lctx *c, const char *data, size_t len, struct ynode **out)
+{
+	yaml_parser_t p;
+	yaml_event_t ev;
+	struct ynode *stack[YAML_MAX_DEPTH], *n, *root = NULL;
+	size_t depth = 0, nnodes = 0;
+	int ndocs = 0, done = 0, r = 0;
+
+	*out = NULL;
+	if (!yaml_parser_initialize(&p))
+		return AL_ERR_ALLOC;
+	yaml_parser_set_input_string(&p, (const unsigned char *)data, len);
+	while (!done) {
+		if (!yaml_parser_parse(&p, &ev)) {
+			if (p.context != NULL)
+				r = yerr_mark(c, p.problem_mark, "%s %s",
+				    p.problem ? p.problem : "error", p.context);
+			else
+				r = yerr_mark(c, p.problem_mark, "%s",
+				    p.problem ? p.problem : "error");
+			break;
+		}
+		n = NULL;
+		switch (ev.type) {
+		case YAML_STREAM_END_EVENT:
+			done = 1;
+			break;
+		case YAML_DOCUMENT_START_EVENT:
+			if (++ndocs > 1)
+				r = yerr_mark(c, ev.start_mark,
+				    "more than one YAML document");
+			break;
+		case YAML_ALIAS_EVENT:
+			r = yerr_mark(c, ev.start_mark,
+			    "aliases are not allowed");
+			break;
+		case YAML_SCALAR_EVENT:
+			if (ev.data.scalar.anchor != NULL) {
+				r = yerr_mark(c, ev.start_mark,
+				    "anchors are not allowed");
+				break;
+			}
+			if (ev.data.scalar.tag != NULL) {
+				r = yerr_mark(c, ev.start_mark,
+				    "tags are not allowed");
+				break;
+			}
+			if (memchr(ev.data.scalar.value, '\0',
+			    ev.data.scalar.length) != NULL) {
+				r = yerr_mark(c, ev.start_mark,
+				    "NUL byte in a scalar");
+				break;
+			}
+			n = xcalloc(1, sizeof(*n));
+			n->kind = Y_SCALAR;
+			n->s = xcalloc(1, ev.data.scalar.length + 1);
+			memcpy(n->s, ev.data.scalar.value, ev.data.scalar.length);
+			n->len = ev.data.scalar.length;
+			n->plain = ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+			break;
+		case YAML_SEQUENCE_START_EVENT:
+		case YAML_MAPPING_START_EVENT:
+			if ((ev.type == YAML_SEQUENCE_START_EVENT ?
+			    ev.data.sequence_start.anchor :
+			    ev.data.mapping_start.anchor) != NULL) {
+				r = yerr_mark(c, ev.start_mark,
+				    "anchors are not allowed");
+				break;
+			}
+			if ((ev.type == YAML_SEQUENCE_START_EVENT ?
+			    ev.data.sequence_start.tag :
+			    ev.data.mapping_start.tag) != NULL) {
+				r = yerr_mark(c, ev.start_mark,
+				    "tags are not allowed");
+				break;
+			}
+			if (depth == YAML_MAX_DEPTH) {
+				r = yerr_mark(c, ev.start_mark,
+				    "nested deeper than %d", YAML_MAX_DEPTH);
+				break;
+			}
+			n = xcalloc(1, sizeof(*n));
+			n->kind = ev.type == YAML_SEQUENCE_START_EVENT ?
+			    Y_SEQ : Y_MAP;
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT:
+			if (depth > 0)
+				depth--;
+			break;
+		default:
+			break;
+		}
+		if (n != NULL) {
+			n->line = (int)ev.start_mark.line + 1;
+			n->col = (int)ev.start_mark.column + 1;
+			if (++nnodes > YAML_MAX_NODES) {
+				ynode_free(n);
+				r = yerr_mark(c, ev.start_mark,
+				    "more than %d nodes", YAML_MAX_NODES);
+			} else {
+				if (depth > 0)
+					ynode_push(stack[depth - 1], n);
+				else if (root == NULL)
+					root = n;
+				else
+					ynode_free(n);	/* cannot happen */
+				if (n->kind != Y_SCALAR)
+					stack[depth++] = n;
+			}
+		}
+		yaml_event_delete(&ev);
+		if (r != 0)
+			break;
+	}
+	yaml_parser_delete(&p);
+	if (r != 0) {
+		ynode_free(root);
+		return r;
+	}
+	*out = root;
+	return 0;
+}
+
+/* ---- typed access to nodes ---- */
+
+static const char *
+kind_word(const struct ynode *n)
+{
+	switch (n->kind) {
+	case Y_SCALAR:	return "a scalar";
+	case Y_SEQ:	return "a list";
+	case Y_MAP:	return "a mapping";
+	}
+	return "?";
+}
+
+int
+want(struct lctx *c, const struct ynode *n, const char *field, enum ykind k)
+{
+	static const char *names[] = { "a scalar", "a list", "a mapping" };
+
+	if (n->kind != k)
+		return lctx_err(c, n, field, "expected %s, got %s", names[k],
+		    kind_word(n));
+	return 0;
+}
+
+/* A plain empty scalar ("key:" with nothing after it) or ~ / null. */
+int
+is_null(const struct ynode *n)
+{
+	return n->kind == Y_SCALAR && n->plain && (n->len == 0 ||
+	    strcmp(n->s, "~") == 0 || strcmp(n->s, "null") == 0);
+}
+
+/*
+ * Checks a mapping's keys: scalars, no duplicates, and (if |allowed| is
+ * not NULL) each one of |allowed|.  Errors point at the key.
+ */
+int
+check_keys(struct lctx *c, const struct ynode *map, const char *field,
+    const char *const *allowed)
+{
+	char f[FIELD_MAX];
+	size_t i, j;
+
+	if (want(c, map, field, Y_MAP) != 0)
+		return AL_ERR_FORMAT;
+	for (i = 0; i < map->n; i += 2) {
+		const struct ynode *k = map->v[i];
+
+		if (k->kind != Y_SCALAR)
+			return lctx_err(c, k, field, "a key must be a scalar");
+		for (j = 0; j < i; j += 2)
+			if (strcmp(map->v[j]->s, k->s) == 0)
+				return lctx_err(c, k, fld(f, field, k->s),
+				    "duplicate key");
+		if (allowed == NULL)
+			continue;
+		for (j = 0; allowed[j] != NULL; j++)
+			if (strcmp(allowed[j], k->s) == 0)
+				break;
+		if (allowed[j] == NULL)
+			return lctx_err(c, k, fld(f, field, k->s), "unknown key");
+	}
+	return 0;
+}
+
+const struct ynode *
+ynode_get(const struct ynode *map, const char *key)
+{
+	size_t i;
+
+	if (map == NULL || map->kind != Y_MAP)
+		return NULL;
+	for (i = 0; i + 1 < map->n; i += 2)
+		if (map->v[i]->kind == Y_SCALAR &&
+		    strcmp(map->v[i]->s, key) == 0)
+			return map->v[i + 1];
+	return NULL;
+}
+
+int
+get_str(struct lctx *c, const struct ynode *n, const char *field, char **out)
+{
+	if (want(c, n, field, Y_SCALAR) != 0)
+		return AL_ERR_FORMAT;
+	if (is_null(n))
+		return lctx_err(c, n, field, "expected a string, got nothing");
+	free(*out);
+	*out = xstrdup(n->s);
+	return 0;
+}
+
+int
+get_int(struct lctx *c, const struct ynode *n, const char *field,
+    int64_t lo, int64_t hi, int64_t *out)
+{
+	long long v;
+	char *end;
+	size_t i;
+
+	if (want(c, n, field, Y_SCALAR) != 0)
+		return AL_ERR_FORMAT;
+	for (i = 0; i < n->len; i++)
+		if (!isdigit((unsigned char)n->s[i]) &&
+		    !(i == 0 && n->s[i] == '-' && n->len > 1))
+			return lctx_err(c, n, field, "expected an integer");
+	if (!n->plain || n->len == 0 || strcmp(n->s, "-") == 0)
+		return lctx_err(c, n, field, "expected an integer");
+	/* YAML 1.1 reads 0100 as octal; refuse rather than guess. */
+	if ((n->s[0] == '0' && n->len > 1) ||
+	    (n->s[0] == '-' && n->s[1] == '0'))
+		return lctx_err(c, n, field, "expected an integer without leading "
+		    "zeros");
+	errno = 0;
+	v = strtoll(n->s, &end, 10);
+	if (errno != 0 || *end != '\0')
+		return lctx_err(c, n, field, "integer out of range");
+	if (v < lo) {
+		if (lo == 1)
+			return lctx_err(c, n, field, "must be positive");
+		if (lo == 0)
+			return lctx_err(c, n, field, "must not be negative");
+		return lctx_err(c, n, field, "must be at least %lld", (long long)lo);
+	}
+	if (v > hi)
+		return lctx_err(c, n, field, "must be at most %lld", (long long)hi);
+	*out = v;
+	return 0;
+}
+
+int
+get_num(struct lctx *c, const struct ynode *n, const char *field,
+    double lo, double *out)
+{
+	double d;
+	char *end;
+	size_t i;
+
+	if (want(c, n, field, Y_SCALAR) != 0)
+		return AL_ERR_FORMAT;
+	if (!n->plain || n->len == 0)
+		return lctx_err(c, n, field, "expected a number");
+	for (i = 0; i < n->len; i++)
+		if (!isdigit((unsigned char)n->s[i]) && n->s[i] != '.' &&
+		    n->s[i] != '-' && n->s[i] != '+' && n->s[i] != 'e' &&
+		    n->s[i] != 'E')
+			return lctx_err(c, n, field, "expected a number");
+	errno = 0;
+	d = strtod(n->s, &end);
+	if (errno != 0 || *end != '\0' || !isfinite(d))
+		return lctx_err(c, n, field, "expected a number");
+	if (d < lo)
+		return lctx_err(c, n, field, lo == 0 ? "must not be negative" :
+		    "must be at least %g", lo);
+	*out = d;
+	return 0;
+}
+
+/* A min or max bound of a user type: an integer for integers, else a number. */
+int
+get_bound(struct lctx *c, const struct ynode *n, const char *field,
+    enum type_kind kind, double *out)
+{
+	int64_t iv = 0;
+
+	if (kind != TYPE_INTEGER)
+		return get_num(c, n, field, -INFINITY, out);
+	if (get_int(c, n, field, INT64_MIN, INT64_MAX, &iv) != 0)
+		return AL_ERR_FORMAT;
+	*out = (double)iv;
+	return 0;
+}
+
+int
+get_bool(struct lctx *c, const struct ynode *n, const char *field, int *out)
+{
+	if (want(c, n, field, Y_SCALAR) != 0)
+		return AL_ERR_FORMAT;
+	if (n->plain && strcmp(n->s, "true") == 0)
+		*out = 1;
+	else if (n->plain && strcmp(n->s, "false") == 0)
+		*out = 0;
+	else
+		return lctx_err(c, n, field, "expected true or false");
+	return 0;
+}
+
+/* names[] is NULL-terminated; *out gets the index. */
+int
+get_enum(struct lctx *c, const struct ynode *n, const char *field,
+    const char *const *names, int *out)
+{
+	char list[256];
+	size_t i, off = 0;
+
+	if (want(c, n, field, Y_SCALAR) != 0)
+		return AL_ERR_FORMAT;
+	for (i = 0; names[i] != NULL; i++)
+		if (strcmp(names[i], n->s) == 0) {
+			*out = (int)i;
+			return 0;
+		}
+	list[0] = '\0';
+	for (i = 0; names[i] != NULL && off < sizeof(list); i++)
+		off += snprintf(list + off, sizeof(list) - off, "%s%s",
+		    i ? ", " : "", names[i]);
+	return lctx_err(c, n, field, "expected one of: %s", list);
+}
+
+/* A list of strings, each checked by |chk| if not NULL. */
+int
+get_strlist(struct lctx *c, const struct ynode *n, const char *field,
+    str_check_fn chk, char ***out, size_t *nout)
+{
+	char f[FIELD_MAX], **v;
+	size_t i;
+
+	if (want(c, n, field, Y_SEQ) != 0)
+		return AL_ERR_FORMAT;
+	if (n->n > LIST_MAX)
+		return lctx_err(c, n, field, "more than %d items", LIST_MAX);
+	for (i = 0; i < n->n; i++) {
+		fldi(f, field, i);
+		if (want(c, n->v[i], f, Y_SCALAR) != 0)
+			return AL_ERR_FORMAT;
+		if (is_null(n->v[i]))
+			return lctx_err(c, n->v[i], f,
+			    "expected a string, got nothing");
+		if (chk != NULL && chk(c, n->v[i], f) != 0)
+			return AL_ERR_FORMAT;
+	}
+	v = xcalloc(n->n + 1, sizeof(*v));
+	for (i = 0; i < n->n; i++)
+		v[i] = xstrdup(n->v[i]->s);
+	if (*out != NULL) {
+		for (i = 0; (*out)[i] != NULL; i++)
+			free((*out)[i]);
+		free(*out);
+	}
+	*out = v;
+	if (nout != NULL)
+		*nout = n->n;
+	return 0;
+}
+
+void
+strv_free(char **v)
+{
+	size_t i;
+
+	if (v == NULL)
+		return;
+	for (i = 0; v[i] != NULL; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* ---- value checks ---- */
