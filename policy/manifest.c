@@ -297,6 +297,7 @@ type_ref(struct lctx *c, const struct ynode *n, const char *field,
 {
 	char name[NAME_MAX_LEN + 2];
 
+	*optional = 0;
 	if (want(c, n, field, Y_SCALAR) != 0)
 		return AL_ERR_FORMAT;
 	if (is_null(n))
@@ -304,7 +305,6 @@ type_ref(struct lctx *c, const struct ynode *n, const char *field,
 	if (n->len > NAME_MAX_LEN + 1)
 		return lctx_err(c, n, field, "unknown type \"%s\"", n->s);
 	memcpy(name, n->s, n->len + 1);
-	*optional = 0;
 	if (n->len > 1 && name[n->len - 1] == '?') {
 		name[n->len - 1] = '\0';
 		*optional = 1;

@@ -69,8 +69,8 @@ int ytree_parse(
 void ynode_free(struct ynode *n);
 
 /* Node |n| is of kind |k|, or an error that names what it is instead. */
-int want(struct lctx *c, const struct ynode *n, const char *field,
-    enum ykind k);
+int want(
+    struct lctx *c, const struct ynode *n, const char *field, enum ykind k);
 
 /* A plain empty scalar ("key:" with nothing after it) or ~ / null. */
 int is_null(const struct ynode *n);
@@ -89,21 +89,20 @@ int get_str(
 int get_int(struct lctx *c, const struct ynode *n, const char *field,
     int64_t lo, int64_t hi, int64_t *out);
 /* A finite number >= lo. */
-int get_num(struct lctx *c, const struct ynode *n, const char *field,
-    double lo, double *out);
+int get_num(struct lctx *c, const struct ynode *n, const char *field, double lo,
+    double *out);
 /* A min or max bound of a user type: an integer for integers, else a number. */
 int get_bound(struct lctx *c, const struct ynode *n, const char *field,
     enum type_kind kind, double *out);
 /* true or false. */
-int get_bool(struct lctx *c, const struct ynode *n, const char *field,
-    int *out);
+int get_bool(
+    struct lctx *c, const struct ynode *n, const char *field, int *out);
 /* One of names[] (NULL-terminated); *out gets the index. */
 int get_enum(struct lctx *c, const struct ynode *n, const char *field,
     const char *const *names, int *out);
 
 /* A check of one string of a list: 0, or lctx_err(). */
-typedef int (*str_check_fn)(
-    struct lctx *, const struct ynode *, const char *);
+typedef int (*str_check_fn)(struct lctx *, const struct ynode *, const char *);
 /* A list of at most LIST_MAX strings, each checked by |chk| if not NULL
  * (*out NULL-terminated: free it with strv_free()). */
 int get_strlist(struct lctx *c, const struct ynode *n, const char *field,
