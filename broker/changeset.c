@@ -302,6 +302,7 @@ walk_one(struct changeset *cs, int ufd, const char *name, const char *path,
 	ssize_t len;
 	uid_t uid;
 	gid_t gid;
+	mode_t mode, keep;
 	int real, fd, rc;
 
 	if (fstatat(ufd, name, &st, AT_SYMLINK_NOFOLLOW) == -1) {
@@ -323,6 +324,13 @@ walk_one(struct changeset *cs, int ufd, const char *name, const char *path,
 	 * one was: the real one goes (to the trash, until the end). */
 	uid = cs->uid;
 	gid = cs->gid;
+	/* The world-write bit lands only where the checkout has it on the
+	 * same kind of file: a run's chmod 777 left a root-owned file or
+	 * directory that any local user could change. */
+	keep = real == 0 && (st.st_mode & S_IFMT) == (rst.st_mode & S_IFMT)
+	    ? rst.st_mode & S_IWOTH
+	    : 0;
+	mode = st.st_mode & 07777 & ~(S_IWOTH & ~keep);
 	if (real == 0 &&
 	    (S_ISDIR(st.st_mode) != S_ISDIR(rst.st_mode) ||
 		!S_ISDIR(st.st_mode))) {
@@ -348,15 +356,14 @@ walk_one(struct changeset *cs, int ufd, const char *name, const char *path,
 			return AL_ERR_SYSTEM;
 		}
 		child_opaque = real == 0 && (opaque_ctx || is_opaque(cs, fd));
-		if (real != 0 ||
-		    (rst.st_mode & 07777) != (st.st_mode & 07777)) {
+		if (real != 0 || (rst.st_mode & 07777) != mode) {
 			if ((e = add(cs, path, WP_DIR)) == NULL) {
 				close(fd);
 				snprintf(err, errlen, "too many entries");
 				return AL_ERR_LIMIT;
 			}
 			e->op = real != 0 ? CS_MKDIR : CS_CHMOD;
-			e->mode = st.st_mode & 07777;
+			e->mode = mode;
 			e->old_mode = real != 0 ? 0 : rst.st_mode & 07777;
 			e->in_git_dir = gitdir;
 		}
@@ -376,7 +383,7 @@ walk_one(struct changeset *cs, int ufd, const char *name, const char *path,
 		snprintf(err, errlen, "too many entries");
 		return AL_ERR_LIMIT;
 	}
-	e->mode = st.st_mode & 07777;
+	e->mode = mode;
 	e->nlink = st.st_nlink;
 	e->uid = uid;
 	e->gid = gid;
@@ -656,6 +663,32 @@ copy_file(int from, int to)
 	return ftruncate(to, st.st_size);
 }
 
+/*
+ * Makes the upper layer's file |fd| land as a copy would: no extended
+ * attribute of the layer's (the overlay's trusted.overlay.origin, a
+ * run's user.* names or POSIX ACL, file capabilities) and the time of
+ * the apply, not one the run chose.  Labels of a security module
+ * (security.*, but for file capabilities) are the system's: left alone.
+ * Returns 0, or -1 when one cannot be removed (the caller then copies).
+ */
+static int
+strip_layer_meta(int fd)
+{
+	char names[65536], *n;
+	ssize_t len;
+
+	if ((len = flistxattr(fd, names, sizeof(names))) == -1)
+		return errno == ENOTSUP ? futimens(fd, NULL) : -1;
+	for (n = names; n < names + len; n += strlen(n) + 1) {
+		if (strncmp(n, "security.", 9) == 0 &&
+		    strcmp(n, "security.capability") != 0)
+			continue;
+		if (fremovexattr(fd, n) == -1 && errno != ENODATA)
+			return -1;
+	}
+	return futimens(fd, NULL);
+}
+
 /* Renames the upper layer's |path| to |name| in |dfd|, if one filesystem. */
 static int
 move_upper(int upperfd, const char *path, int dfd, const char *name)
@@ -699,12 +732,13 @@ write_entry(const struct cs_entry *e, int upperfd, int dfd, const char *name,
 	/*
 	 * On the workspace's filesystem the file itself moves: no copy,
 	 * holes stay holes.  The run is over, so nothing else holds it;
-	 * its owner and mode are set before it lands.
+	 * its owner, mode, attributes and times are set before it lands.
 	 */
 	if (same_fs) {
 		if (fchown(in, e->uid, e->gid) == -1)
 			errno = 0;
 		if (fchmod(in, e->mode & 0777) == 0 &&
+		    strip_layer_meta(in) == 0 &&
 		    move_upper(upperfd, e->path, dfd, name) == 0) {
 			*made = 1;
 			close(in);

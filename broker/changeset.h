@@ -27,7 +27,10 @@
  * that journal and the trash is put back; if the applying process is
  * killed, the next start on that workspace does the same
  * (changeset_recover()).  Files land with mode & 0777, owned by the
- * replaced file's owner or, when new, by the workspace root's owner.
+ * replaced file's owner or, when new, by the workspace root's owner;
+ * the world-write bit only where the workspace had it on that path
+ * already (the entries carry the mode that lands); a moved file without
+ * the layer's extended attributes and with the time of the apply.
  */
 #ifndef AIRLOCK_CHANGESET_H
 #define AIRLOCK_CHANGESET_H

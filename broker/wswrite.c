@@ -2,6 +2,8 @@
 /* Copyright (c) 2026 The airlock authors */
 #include "config.h"
 
+#include <sys/file.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -13,8 +15,10 @@
 
 #include <sodium.h>
 
+#include "broker/applyjournal.h"
 #include "broker/wswrite.h"
 #include "common/errors.h"
+#include "common/log.h"
 #include "common/util.h"
 #include "policy/path.h"
 #include "policy/writepolicy.h"
@@ -224,38 +228,38 @@ wswrite_read(int rootfd, const char *path, size_t max, char **data,
 struct pending {
 	int	 dirfd;
 	char	 base[256];
-	char	 tmp[64];	/* new content, before the rename */
-	char	 bak[64];	/* old file's hardlink, for rollback */
+	char	 canon[4096];	/* where it lands, no symlink in it */
 	int	 exists;
-	int	 done;		/* renamed into place / removed */
+	uid_t	 uid;		/* the new file's owner, and its mode */
+	gid_t	 gid;
+	mode_t	 mode;
 };
 
-static int
-write_tmp(struct pending *pd, const struct ws_change *c,
-    const struct stat *old, char *err, size_t errlen)
+/* The name of change |i|'s new content in the trash directory. */
+static void
+new_name(char *out, size_t outlen, size_t i)
 {
-	struct stat	dst;
-	int		fd;
-	mode_t		mode = pd->exists ? (old->st_mode & 0777) : 0644;
+	snprintf(out, outlen, "new-%zu", i);
+}
 
-	tmp_name(pd->tmp, sizeof(pd->tmp), "new");
-	fd = openat(pd->dirfd, pd->tmp, O_WRONLY | O_CREAT | O_EXCL |
-	    O_NOFOLLOW | O_CLOEXEC, mode);
+/* Writes |c|'s content as |name| in the trash |trashfd|, synced. */
+static int
+write_new(int trashfd, const char *name, const struct pending *pd,
+    const struct ws_change *c, char *err, size_t errlen)
+{
+	int	fd;
+
+	fd = openat(trashfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600);
 	if (fd == -1) {
 		snprintf(err, errlen, "%s: %s", c->path, strerror(errno));
-		pd->tmp[0] = '\0';
 		return AL_ERR_SYSTEM;
 	}
 	/* Without privilege, fchown fails and the file stays ours: fine. */
-	if (pd->exists) {
-		if (fchown(fd, old->st_uid, old->st_gid) == -1)
-			errno = 0;
-	} else if (fstat(pd->dirfd, &dst) == 0) {
-		if (fchown(fd, dst.st_uid, dst.st_gid) == -1)
-			errno = 0;
-	}
-	(void)fchmod(fd, mode);
-	if (write_all(fd, c->content, c->len) != 0 || fsync(fd) == -1) {
+	if (fchown(fd, pd->uid, pd->gid) == -1)
+		errno = 0;
+	if (fchmod(fd, pd->mode) == -1 ||
+	    write_all(fd, c->content, c->len) != 0 || fsync(fd) == -1) {
 		snprintf(err, errlen, "%s: %s", c->path, strerror(errno));
 		close(fd);
 		return AL_ERR_IO;
@@ -264,22 +268,149 @@ write_tmp(struct pending *pd, const struct ws_change *c,
 	return 0;
 }
 
+/*
+ * The apply journal of changes[0..n) (broker/applyjournal.h): every
+ * existing target is a removal, every content a write step, in order.
+ */
+static json_t *
+journal_of(const struct ws_change *changes, const struct pending *pd,
+    size_t n)
+{
+	json_t	*removals = json_array(), *steps = json_array(), *step;
+	size_t	 i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (pd[i].exists)
+			json_array_append_new(removals,
+			    json_string(pd[i].canon));
+		if (changes[i].content == NULL) {
+			k += pd[i].exists;
+			continue;
+		}
+		step = json_pack("{s:s, s:s}", "op", "write", "path",
+		    pd[i].canon);
+		if (pd[i].exists)
+			json_object_set_new(step, "removal",
+			    json_integer((json_int_t)k++));
+		json_array_append_new(steps, step);
+	}
+	return json_pack("{s:i, s:o, s:o}", "version", 2, "removals",
+	    removals, "steps", steps);
+}
+
+/*
+ * Lands the checked changes as a change set lands (broker/changeset.c):
+ * a journal in a trash directory first, then every new content written
+ * there and synced, every replaced or removed file moved into it, every
+ * new file renamed into place; the commit point; the trash removed.  A
+ * failure is undone from the journal; a broker killed half way is undone
+ * by the next start (changeset_recover()), never left half-applied.
+ */
+static int
+land(int rootfd, const struct ws_change *changes, struct pending *pd,
+    size_t n, char *err, size_t errlen)
+{
+	char	 trash[64], name[32], rberr[256];
+	json_t	*journal;
+	size_t	 i, k = 0, made = 0, nsteps;
+	int	 wsfd, trashfd, rc = 0;
+
+	if ((wsfd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "workspace: %s", strerror(errno));
+		return AL_ERR_SYSTEM;
+	}
+	tmp_name(trash, sizeof(trash), "trash");
+	if (mkdirat(wsfd, trash, 0700) == -1 ||
+	    (trashfd = openat(wsfd, trash, O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "trash directory: %s", strerror(errno));
+		(void)unlinkat(wsfd, trash, AT_REMOVEDIR);
+		close(wsfd);
+		return AL_ERR_SYSTEM;
+	}
+	journal = journal_of(changes, pd, n);
+	/* Held until the end: recovery leaves a live apply alone. */
+	if (flock(trashfd, LOCK_EX) == -1 || fsync(wsfd) == -1 ||
+	    applyjournal_write(trashfd, trash, journal) != 0) {
+		snprintf(err, errlen, "apply journal: %s", strerror(errno));
+		json_decref(journal);
+		close(trashfd);
+		applyjournal_rm_tree(wsfd, trash);
+		close(wsfd);
+		return AL_ERR_IO;
+	}
+	for (i = 0; i < n && rc == 0; i++) {
+		new_name(name, sizeof(name), i);
+		if (changes[i].content != NULL)
+			rc = write_new(trashfd, name, &pd[i], &changes[i], err,
+			    errlen);
+	}
+	for (i = 0; i < n && rc == 0; i++) {
+		if (!pd[i].exists)
+			continue;
+		snprintf(name, sizeof(name), "%zu", k++);
+		if (renameat(pd[i].dirfd, pd[i].base, trashfd, name) == -1) {
+			snprintf(err, errlen, "%s: %s", changes[i].path,
+			    strerror(errno));
+			rc = AL_ERR_IO;
+		}
+	}
+	for (i = 0; i < n && rc == 0; i++) {
+		if (changes[i].content == NULL)
+			continue;
+		new_name(name, sizeof(name), i);
+		if (renameat2(trashfd, name, pd[i].dirfd, pd[i].base,
+		    RENAME_NOREPLACE) == -1) {
+			snprintf(err, errlen, "%s: %s", changes[i].path,
+			    strerror(errno));
+			rc = AL_ERR_IO;
+			break;
+		}
+		made++;
+	}
+	for (i = 0; i < n && rc == 0; i++)
+		if (fsync(pd[i].dirfd) == -1 && errno != EINVAL) {
+			snprintf(err, errlen, "%s: %s", changes[i].path,
+			    strerror(errno));
+			rc = AL_ERR_IO;
+		}
+	if (rc == 0 && (fsync(trashfd) == -1 ||
+	    applyjournal_commit(trashfd) != 0)) {
+		snprintf(err, errlen, "apply journal: %s", strerror(errno));
+		rc = AL_ERR_IO;
+	}
+	if (rc != 0 && applyjournal_rollback(wsfd, trashfd, journal, made,
+	    &nsteps, rberr, sizeof(rberr)) != 0) {
+		/* Left for the next start's recovery, which says so. */
+		log_warnx("%s: %s", trash, rberr);
+		json_decref(journal);
+		close(trashfd);
+		close(wsfd);
+		return rc;
+	}
+	json_decref(journal);
+	close(trashfd);
+	applyjournal_rm_tree(wsfd, trash);
+	close(wsfd);
+	return rc;
+}
+
 int
 wswrite_apply(int rootfd, const struct sandbox_policy *p,
     const struct ws_change *changes, size_t n, const char **denied, char *err,
     size_t errlen)
 {
 	struct pending	*pd;
-	struct stat	 st;
+	struct stat	 st, dst;
 	const char	*base, *rule;
-	char		 canon[4096];
 	size_t		 i;
 	int		 rc = 0;
 
 	pd = xcalloc(n ? n : 1, sizeof(*pd));
 	for (i = 0; i < n; i++)
 		pd[i].dirfd = -1;
-	/* Prepare: every check, and every new content on disk, first. */
+	/* Every check first: nothing is touched until all pass. */
 	for (i = 0; i < n && rc == 0; i++) {
 		const struct ws_change *c = &changes[i];
 
@@ -293,16 +424,16 @@ wswrite_apply(int rootfd, const struct sandbox_policy *p,
 		    err, errlen)) != 0)
 			break;
 		snprintf(pd[i].base, sizeof(pd[i].base), "%s", base);
-		if (canonical_path(rootfd, pd[i].dirfd, base, canon,
-		    sizeof(canon)) != 0) {
+		if (canonical_path(rootfd, pd[i].dirfd, base, pd[i].canon,
+		    sizeof(pd[i].canon)) != 0) {
 			snprintf(err, errlen, "%s: cannot tell where it is",
 			    c->path);
 			rc = AL_ERR_PATH;
 			break;
 		}
-		if ((rule = rule_at(rootfd, p, c, canon)) != NULL) {
+		if ((rule = rule_at(rootfd, p, c, pd[i].canon)) != NULL) {
 			snprintf(err, errlen, "%s is %s: %s (%s)", c->path,
-			    canon, writepolicy_rule_text(rule), rule);
+			    pd[i].canon, writepolicy_rule_text(rule), rule);
 			*denied = rule;
 			rc = AL_ERR_DENIED;
 			break;
@@ -320,56 +451,29 @@ wswrite_apply(int rootfd, const struct sandbox_policy *p,
 			rc = AL_ERR_NOT_FOUND;
 			break;
 		}
+		/* A replaced file keeps its owner and mode; a new one takes
+		 * its directory's owner, mode 0644. */
 		if (pd[i].exists) {
-			tmp_name(pd[i].bak, sizeof(pd[i].bak), "old");
-			if (linkat(pd[i].dirfd, base, pd[i].dirfd, pd[i].bak,
-			    0) == -1) {
+			pd[i].uid = st.st_uid;
+			pd[i].gid = st.st_gid;
+			pd[i].mode = st.st_mode & 0777;
+		} else {
+			if (fstat(pd[i].dirfd, &dst) == -1) {
 				snprintf(err, errlen, "%s: %s", c->path,
 				    strerror(errno));
-				pd[i].bak[0] = '\0';
 				rc = AL_ERR_SYSTEM;
 				break;
 			}
+			pd[i].uid = dst.st_uid;
+			pd[i].gid = dst.st_gid;
+			pd[i].mode = 0644;
 		}
-		if (c->content != NULL)
-			rc = write_tmp(&pd[i], c, &st, err, errlen);
 	}
-	/* Commit: rename every new file into place, or remove it. */
-	for (i = 0; i < n && rc == 0; i++) {
-		const struct ws_change *c = &changes[i];
-		int r;
-
-		if (c->content != NULL)
-			r = renameat(pd[i].dirfd, pd[i].tmp, pd[i].dirfd,
-			    pd[i].base);
-		else
-			r = unlinkat(pd[i].dirfd, pd[i].base, 0);
-		if (r == -1) {
-			snprintf(err, errlen, "%s: %s", c->path,
-			    strerror(errno));
-			rc = AL_ERR_IO;
-			break;
-		}
-		pd[i].done = 1;
-		pd[i].tmp[0] = '\0';
-	}
-	/* Roll back on failure; drop backups and leftovers either way. */
-	for (i = 0; i < n; i++) {
-		if (pd[i].dirfd == -1)
-			continue;
-		if (rc != 0 && pd[i].done) {
-			if (pd[i].exists)
-				(void)renameat(pd[i].dirfd, pd[i].bak,
-				    pd[i].dirfd, pd[i].base);
-			else
-				(void)unlinkat(pd[i].dirfd, pd[i].base, 0);
-		}
-		if (pd[i].tmp[0] != '\0')
-			(void)unlinkat(pd[i].dirfd, pd[i].tmp, 0);
-		if (pd[i].bak[0] != '\0')
-			(void)unlinkat(pd[i].dirfd, pd[i].bak, 0);
-		close(pd[i].dirfd);
-	}
+	if (rc == 0 && n > 0)
+		rc = land(rootfd, changes, pd, n, err, errlen);
+	for (i = 0; i < n; i++)
+		if (pd[i].dirfd != -1)
+			close(pd[i].dirfd);
 	free(pd);
 	return rc;
 }

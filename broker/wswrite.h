@@ -8,11 +8,15 @@
  * (policy/writepolicy.h: .git and protected patterns at any depth),
  * opened beneath the workspace with path_resolve(), and must be a regular
  * file with one link (a hardlink could alias a file elsewhere) or absent.
- * New content is written to a temporary file beside the target, synced,
- * and renamed into place; if any step fails, every file already replaced
- * is put back from its backup, so a change is never half-applied.  A new
- * file takes the owner of its directory, a replaced one keeps its owner
- * and mode.
+ * Only then is anything touched, and the writes land as a change set
+ * does (broker/applyjournal.h): a journal in a trash directory of the
+ * workspace root, the new contents written and synced there, every
+ * replaced or removed file moved into it, every new one renamed into
+ * place, the commit point.  A failing step is undone from the journal;
+ * a broker killed half way is undone by the next start
+ * (changeset_recover()), so a change is never half-applied.  A new file
+ * takes the owner of its directory (mode 0644), a replaced one keeps its
+ * owner and mode.
  */
 #ifndef AIRLOCK_WSWRITE_H
 #define AIRLOCK_WSWRITE_H

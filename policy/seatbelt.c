@@ -215,8 +215,10 @@ re_literal(FILE *fp, const char *s)
 /*
  * One component of a protected pattern (an fnmatch(3) glob) as a regular
  * expression matching at least what the glob does: '*' and '?' within
- * the component, a bracket expression as any one character.  Matching
- * more only protects more.
+ * the component, a bracket expression as any one character, a letter in
+ * either case (macOS volumes are case-insensitive: a ".VSCODE" made
+ * where no .vscode stands is the editor's .vscode).  Matching more only
+ * protects more.
  */
 static void
 re_glob(FILE *fp, const char *c, size_t n)
@@ -236,7 +238,9 @@ re_glob(FILE *fp, const char *c, size_t n)
 			char one[2] = { c[++i], '\0' };
 
 			re_literal(fp, one);
-		} else {
+		} else if ((c[i] | 0x20) >= 'a' && (c[i] | 0x20) <= 'z')
+			fprintf(fp, "[%c%c]", c[i] | 0x20, c[i] & ~0x20);
+		else {
 			char one[2] = { c[i], '\0' };
 
 			re_literal(fp, one);

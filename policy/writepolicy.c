@@ -47,10 +47,13 @@ split(const char *path, struct comps *out)
 	return 0;
 }
 
+/* Case-folded, as the git rule is: on a case-insensitive checkout (a
+ * casefold directory, an SMB share, WSL's /mnt/c) ".VSCODE/tasks.json"
+ * is .vscode's. */
 static int
 comp_match(const char *pat, const char *name)
 {
-	return fnmatch(pat, name, FNM_PERIOD) == 0;
+	return fnmatch(pat, name, FNM_PERIOD | FNM_CASEFOLD) == 0;
 }
 
 /*

@@ -30,7 +30,7 @@
  *                 airlock's own names, above all an apply's trash and
  *                 journal, which the next start would roll back from
  *   protected     a path matching a sandbox.protected pattern at any
- *                 depth, or beneath one; or a non-directory (a file, a
+ *                 depth (any case), or beneath one; or a non-directory (a file, a
  *                 symlink, a deletion) standing where a protected path's
  *                 ancestor is, which would replace the protected tree
  * The budgets (maxChangedFiles, maxAddedDependencies) and the byte quota

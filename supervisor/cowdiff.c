@@ -17,6 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
 #include "broker/changeset.h"
 #include "common/errors.h"
 #include "common/util.h"
@@ -217,6 +219,38 @@ new_file_diff(FILE *fp, const char *path, int fd, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * "sha256 HEX" of the bytes of |fd|, the file as it would land: the
+ * digest of the text then binds what it does not show (a binary file's
+ * bytes, whatever a display cuts).
+ */
+static int
+put_sha256(FILE *fp, const char *path, int fd, char *err, size_t errlen)
+{
+	crypto_hash_sha256_state st;
+	unsigned char buf[65536], md[crypto_hash_sha256_BYTES];
+	char hex[2 * crypto_hash_sha256_BYTES + 1];
+	off_t off = 0;
+	ssize_t n;
+
+	crypto_hash_sha256_init(&st);
+	while ((n = pread(fd, buf, sizeof(buf), off)) != 0) {
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			snprintf(err, errlen,
+			    "%s: cannot be read in the session", path);
+			return AL_ERR_SYSTEM;
+		}
+		crypto_hash_sha256_update(&st, buf, (size_t)n);
+		off += n;
+	}
+	crypto_hash_sha256_final(&st, md);
+	sodium_bin2hex(hex, sizeof(hex), md, sizeof(md));
+	fprintf(fp, "sha256 %s\n", hex);
+	return 0;
+}
+
 static void
 header(FILE *fp, const char *path)
 {
@@ -265,7 +299,8 @@ file_block(FILE *fp, struct item *it, int upperfd, int rootfd, char *err,
 		fprintf(fp, "new file mode %06o\n",
 		    (unsigned)(S_IFREG | it->ci.mode));
 	}
-	if (is_binary(newfd) || is_binary(oldfd)) {
+	rc = put_sha256(fp, it->ci.path, newfd, err, errlen);
+	if (rc == 0 && (is_binary(newfd) || is_binary(oldfd))) {
 		fputs("Binary files ", fp);
 		fputs(oldfd != -1 ? "a/" : "/dev/null", fp);
 		if (oldfd != -1)
@@ -273,9 +308,9 @@ file_block(FILE *fp, struct item *it, int upperfd, int rootfd, char *err,
 		fputs(" and b/", fp);
 		put_vis(fp, it->ci.path);
 		fputs(" differ\n", fp);
-	} else if (oldfd == -1)
+	} else if (rc == 0 && oldfd == -1)
 		rc = new_file_diff(fp, it->ci.path, newfd, err, errlen);
-	else
+	else if (rc == 0)
 		rc = run_diff(fp, it->ci.path, oldfd, newfd, err, errlen);
 	if (oldfd != -1)
 		close(oldfd);

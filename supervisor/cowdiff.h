@@ -13,6 +13,9 @@
  *                                         special bits are shown)
  *   rename from OLD / rename to NEW       a removed file and a new one
  *                                         with the same bytes
+ *   sha256 HEX                            a written file's bytes as
+ *                                         they would land (the digest
+ *                                         of the text binds them)
  *   Binary files a/PATH and b/PATH differ a NUL in the first 8 KiB
  *   symlink PATH -> TARGET                a new or changed symlink
  *   new directory PATH/ mode 0755         and "deleted directory",

@@ -125,6 +125,13 @@ EXTRA_DIST += tests/integration/budget_stall.sh tests/integration/land_stall.sh 
 	tests/integration/gate_digest_race.sh tests/integration/gate_agent_writes.sh
 TESTS += tests/integration/symlink_chain.sh
 EXTRA_DIST += tests/integration/symlink_chain.sh
+# What lands besides names and bytes: modes, attributes, times; what a
+# commit's --digest binds.
+TESTS += tests/integration/changeset_meta.sh
+EXTRA_DIST += tests/integration/changeset_meta.sh
+# The broker's own writes, killed half way: rolled back on the next start.
+TESTS += tests/integration/wswrite_crash.sh
+EXTRA_DIST += tests/integration/wswrite_crash.sh
 # Budgets counted from change sets and broker writes alike (issue 12).
 TESTS += tests/integration/changeset_budget.sh
 EXTRA_DIST += tests/integration/changeset_budget.sh

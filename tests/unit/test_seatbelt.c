@@ -263,6 +263,13 @@ START_TEST(test_protected_patterns_and_ancestors)
 	    out, "deny file-write*", "/Users/dev/my project/keys/server.pem"));
 	ck_assert(regex_denies(out, "deny file-write*",
 	    "/Users/dev/my project/config/prod/db.env"));
+	/* In any case: a macOS volume is case-insensitive. */
+	ck_assert(regex_denies(out, "deny file-write*",
+	    "/Users/dev/my project/.GitHub/WORKFLOWS/ci.yml"));
+	ck_assert(regex_denies(
+	    out, "deny file-write*", "/Users/dev/my project/keys/server.PEM"));
+	ck_assert(regex_denies(
+	    out, "deny file-write-unlink", "/Users/dev/my project/.GITHUB"));
 	/* A repository by any door: .hg, a bare repository's HEAD. */
 	ck_assert(regex_denies(
 	    out, "deny file-write*", "/Users/dev/my project/src/.hg/hgrc"));
