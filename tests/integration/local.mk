@@ -204,3 +204,7 @@ TESTS += tests/integration/audit_refused_calls.sh
 EXTRA_DIST += tests/integration/audit_refused_calls.sh
 TESTS += tests/integration/paths.sh
 EXTRA_DIST += tests/integration/paths.sh
+# The egress proxy attacked from inside a real sandbox: an allowed name
+# that resolves to an address of the machine's own interfaces.
+TESTS += tests/integration/proxy_sandboxed.sh
+EXTRA_DIST += tests/integration/proxy_sandboxed.sh
