@@ -208,3 +208,7 @@ EXTRA_DIST += tests/integration/paths.sh
 # that resolves to an address of the machine's own interfaces.
 TESTS += tests/integration/proxy_sandboxed.sh
 EXTRA_DIST += tests/integration/proxy_sandboxed.sh
+# A name under a wildcard grant that does not exist is not looked up
+# again with resolv.conf's search domain (another host).
+TESTS += tests/integration/proxy_dns_search.sh
+EXTRA_DIST += tests/integration/proxy_dns_search.sh
