@@ -212,3 +212,7 @@ EXTRA_DIST += tests/integration/proxy_sandboxed.sh
 # again with resolv.conf's search domain (another host).
 TESTS += tests/integration/proxy_dns_search.sh
 EXTRA_DIST += tests/integration/proxy_dns_search.sh
+# An exec_end larger than a datagram (a change set's refusals) is
+# recorded whole, not as {}.
+TESTS += tests/integration/exec_end_large.sh
+EXTRA_DIST += tests/integration/exec_end_large.sh
