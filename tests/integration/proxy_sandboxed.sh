@@ -120,6 +120,38 @@ attack origin-form "only absolute http:// request targets are proxied"
 expect_eq "nothing the sandbox sent reached the machine's services" \
     "$(grep -c '^=== connection' "$T/srv.log")" "0"
 
+# airlock exec's refusals reach its audit log (exec_end's egress) and
+# its stderr, like the sandbox's other denials.
+rec=$(jq -c 'select(.event == "exec_end") | .fields.egress' \
+    "$(ls -td "$AIRLOCK_HOME"/sessions/*/ | head -n 1)audit.jsonl")
+expect_eq "exec_end counts the proxy's connections and refusals" \
+    "$(printf '%s' "$rec" | jq -c '[.connections, .refused, (.denied | length)]')" \
+    "[$(wc -l < "$A/attacks"),$(wc -l < "$A/attacks"),$(wc -l < "$A/attacks")]"
+expect_eq "exec_end names the refusal of the machine's own address" \
+    "$(printf '%s' "$rec" | jq -c '.denied[0] | [.host, .port, .decision, .status, .reason]')" \
+    "[\"own4.wild.test\",$SP,\"deny\",403,\"address $OWN4 is this machine's own (it reaches the host's services) (own4.wild.test resolves to it)\"]"
+expect_contains "exec_end names the metadata refusal" "$rec" \
+    '"host":"meta.wild.test","method":"CONNECT","port":'"$SP"',"reason":"address 169.254.169.254 is cloud metadata'
+expect_contains "exec prints each refused connection on stderr" "$out" \
+    "airlock: denied: network own4.wild.test:$SP (proxy): address $OWN4 is this machine's own"
+expect_contains "... an IPv6 literal in brackets" "$out" \
+    "airlock: denied: network [::]:$SP (proxy): address :: is unspecified"
+
+# Refusals by the hundred: the proxy does not stall on its records (a
+# pipe holds about 150), the first 64 are listed, all are counted.
+: > "$A/flood"
+i=0; while [ $i -lt 400 ]; do printf 'f%s\tCONNECT evil.test:443 HTTP/1.1\\r\\n\\r\\n\n' $i >> "$A/flood"; i=$((i + 1)); done
+out=$("$AIRLOCK" exec --workspace "$ws" --ro "$A" --allow-host "*.wild.test:$SP" \
+    --timeout 20000 -- "$A/attack.sh" "$A/flood" 2>&1)
+expect_eq "400 refusals in one exec are all answered" \
+    "$(printf '%s\n' "$out" | grep -c '| HTTP/1.1 403 .*host not in allowlist: evil.test:443')" "400"
+rec=$(jq -c 'select(.event == "exec_end") | .fields.egress' \
+    "$(ls -td "$AIRLOCK_HOME"/sessions/*/ | head -n 1)audit.jsonl")
+expect_eq "... counted in exec_end, the first 64 listed" \
+    "$(printf '%s' "$rec" | jq -c '[.connections, .refused, (.denied | length)]')" "[400,400,64]"
+expect_contains "... and the rest summed up on stderr" "$out" \
+    "airlock: denied: network: 336 more connections (proxy)"
+
 # An explicit address rule is the way to reach the machine's own
 # address: the attack above would have landed.
 printf 'own4-literal\tCONNECT %s:%s HTTP/1.1%s\nown6-literal\tCONNECT [%s]:%s HTTP/1.1%s\n' \
