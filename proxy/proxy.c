@@ -31,8 +31,8 @@
  * takes addresses from c->addrs, which conn_resolve() fills only with
  * addresses that conn_check_addr() allowed (rules_check_addr(), and not
  * an address of this machine), after rules_check_target() allowed the
- * host and port.  There is no second lookup between check
- * and connect, and nothing in a response is interpreted.
+ * host and port.  There is no second lookup between check and connect,
+ * and nothing in a response is interpreted.
  */
 #include "config.h"
 
