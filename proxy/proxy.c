@@ -634,6 +634,10 @@ conn_destination(struct proxy *p, struct conn *c, const char *auth,
 	}
 	snprintf(c->host, sizeof(c->host), "%s", t->host);
 	c->port = t->port;
+	/* The record names a literal's address, refused or not. */
+	if (t->family != 0 && inet_ntop(t->family, t->addr, c->address,
+	    sizeof(c->address)) == NULL)
+		c->address[0] = '\0';
 	if (!rules_check_target(c->l->rules, t, c->rule, sizeof(c->rule),
 	    why, sizeof(why))) {
 		conn_refuse(p, c, 403, "deny", "%s", why);
@@ -889,6 +893,7 @@ conn_resolved(struct proxy *p, struct conn *c, const struct resolver_rep *rep)
 		if (!conn_check_addr(c, ss, (socklen_t)rep->lens[i], rule,
 		    sizeof(rule), reason, sizeof(reason))) {
 			c->naddrs = 0;
+			addr_to_str(ss, c->address, sizeof(c->address));
 			conn_refuse(p, c, 403, "deny", "%s (%s resolves to it)",
 			    reason, c->host);
 			return;
@@ -1039,6 +1044,7 @@ conn_resolve(struct proxy *p, struct conn *c, const struct rules_target *t)
 	if (!conn_check_addr(c, &c->addrs[0], c->addrlens[0], rule,
 	    sizeof(rule), reason, sizeof(reason))) {
 		c->naddrs = 0;
+		addr_to_str(&c->addrs[0], c->address, sizeof(c->address));
 		conn_refuse(p, c, 403, "deny", "%s", reason);
 		return;
 	}

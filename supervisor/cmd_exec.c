@@ -235,9 +235,10 @@ exec_proxy_events(struct exec_proxy *xp)
 			if (json_array_size(xp->denied) <
 			    EGRESS_REFUSED_RECORDED)
 				json_array_append_new(xp->denied, json_pack(
-				    "{s:O*, s:O*, s:O*, s:O*, s:O*, s:O*}",
+				    "{s:O*, s:O*, s:O*, s:O*, s:O*, s:O*, s:O*}",
 				    "host", json_object_get(j, "host"),
 				    "port", json_object_get(j, "port"),
+				    "address", json_object_get(j, "address"),
 				    "method", json_object_get(j, "method"),
 				    "decision", json_object_get(j, "decision"),
 				    "status", json_object_get(j, "status"),

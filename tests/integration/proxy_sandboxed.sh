@@ -128,8 +128,8 @@ expect_eq "exec_end counts the proxy's connections and refusals" \
     "$(printf '%s' "$rec" | jq -c '[.connections, .refused, (.denied | length)]')" \
     "[$(wc -l < "$A/attacks"),$(wc -l < "$A/attacks"),$(wc -l < "$A/attacks")]"
 expect_eq "exec_end names the refusal of the machine's own address" \
-    "$(printf '%s' "$rec" | jq -c '.denied[0] | [.host, .port, .decision, .status, .reason]')" \
-    "[\"own4.wild.test\",$SP,\"deny\",403,\"address $OWN4 is this machine's own (it reaches the host's services) (own4.wild.test resolves to it)\"]"
+    "$(printf '%s' "$rec" | jq -c '.denied[0] | [.host, .port, .address, .decision, .status, .reason]')" \
+    "[\"own4.wild.test\",$SP,\"$OWN4\",\"deny\",403,\"address $OWN4 is this machine's own (it reaches the host's services) (own4.wild.test resolves to it)\"]"
 expect_contains "exec_end names the metadata refusal" "$rec" \
     '"host":"meta.wild.test","method":"CONNECT","port":'"$SP"',"reason":"address 169.254.169.254 is cloud metadata'
 expect_contains "exec prints each refused connection on stderr" "$out" \
@@ -185,6 +185,7 @@ expect_contains "a tool's request to the machine's own address is refused" "$out
 expect_not_contains "... and nothing came back from the machine's service" "$out" "hello from"
 rec=$(grep -h '"event":"egress"' "$AIRLOCK_HOME"/sessions/*/audit.jsonl | grep own4.wild.test)
 expect_contains "the refusal is in the audit log as a denial" "$rec" '"decision":"deny"'
+expect_contains "... naming the address refused" "$rec" "\"address\":\"$OWN4\","
 expect_contains "... with its reason" "$rec" "address $OWN4 is this machine's own (it reaches the host's services) (own4.wild.test resolves to it)"
 expect_eq "the tool reached nothing" "$(grep -c '^=== connection' "$T/srv.log")" "0"
 finish
