@@ -41,7 +41,8 @@ read -r SP SRVPID < "$T/corp.srv"
 
 # DNS: NAME=ADDR answers, "*.ZONE" for a whole zone; NXDOMAIN otherwise.
 cat > "$T/dns.py" <<'EOF'
-import socket, struct, sys
+import signal, socket, struct, sys
+signal.alarm(120)  # ends by itself, whatever happens to the test
 log, table = sys.argv[1], dict(a.split('=') for a in sys.argv[2:])
 def lookup(name):
     for k, v in table.items():
