@@ -188,4 +188,16 @@ expect_contains "the refusal is in the audit log as a denial" "$rec" '"decision"
 expect_contains "... naming the address refused" "$rec" "\"address\":\"$OWN4\","
 expect_contains "... with its reason" "$rec" "address $OWN4 is this machine's own (it reaches the host's services) (own4.wild.test resolves to it)"
 expect_eq "the tool reached nothing" "$(grep -c '^=== connection' "$T/srv.log")" "0"
+expect_contains "the record names the key that allows the address" "$rec" \
+    '"allowWith":"tools[0].allowAddresses (tool fetch_own)"'
+hint=$(printf '%s' "$out" | jq -r .result.structuredContent.hint)
+expect_contains "the result's hint names the address, not the name, for allowAddresses" \
+    "$hint" "to allow it add \"$OWN4:$SP\" to tools[0].allowAddresses (tool fetch_own)"
+# ... and following it works.
+sed "s/    network: \[\"\*.wild.test:$SP\"\]/&\n    allowAddresses: [\"$OWN4:$SP\"]/" "$T/m.yaml" > "$T/m2.yaml"
+out=$(printf '%s\n' \
+    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}' \
+    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fetch_own","arguments":{}}}' |
+    "$AIRLOCK" serve --manifest "$T/m2.yaml" --workspace "$ws" | grep '"id":2')
+expect_contains "with the hint's allowAddresses entry the tool reaches the address" "$out" "hello from"
 finish
