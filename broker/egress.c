@@ -71,6 +71,7 @@ egress_note_denial(struct egress *e, json_t *j)
 {
 	const char	*sb = json_string_value(json_object_get(j, "sandbox"));
 	const char	*host = json_string_value(json_object_get(j, "host"));
+	const char	*addr = json_string_value(json_object_get(j, "address"));
 	json_t		*label, *list, *d;
 	char		 allow[400];
 	int		 ip;
@@ -81,6 +82,14 @@ egress_note_denial(struct egress *e, json_t *j)
 		return;
 	if ((label = json_object_get(e->labels, sb)) == NULL)
 		return;
+	/*
+	 * A refusal that names an address refused that address (a literal,
+	 * or what an allowed name resolved to: private, the machine's own):
+	 * only an allowAddresses entry for it allows it, never the name
+	 * again in network.
+	 */
+	if (addr != NULL && addr[0] != '\0')
+		host = addr;
 	ip = is_ip_literal(host);
 	snprintf(allow, sizeof(allow), "%s.%s%s%s%s",
 	    json_string_value(json_array_get(label, 0)),

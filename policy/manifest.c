@@ -161,10 +161,20 @@ static int
 chk_net_host(struct lctx *c, const struct ynode *n, const char *f)
 {
 	struct rules_target t;
+	struct rules *r;
 	char desc[RULES_REASON_MAX], list[FIELD_MAX], *dot;
+	int rc;
 
 	if (chk_hostport(c, n, f) != 0)
 		return AL_ERR_FORMAT;
+	/* The proxy's own rule syntax ("*.com", "127.1" are refused there):
+	 * an entry it would refuse makes every run fail, so say it now. */
+	if ((r = rules_new()) == NULL)
+		return AL_ERR_ALLOC;
+	rc = rules_add_host(r, n->s, desc, sizeof(desc));
+	rules_free(r);
+	if (rc != 0)
+		return lctx_err(c, n, f, "%s", desc);
 	if (!hostport_literal(n->s, &t) ||
 	    rules_classify(t.family, t.addr, desc, sizeof(desc)) ==
 	    ADDR_PUBLIC)

@@ -29,9 +29,10 @@
  * Why the proxy cannot be turned into a way to reach anything else:
  * the only outbound connect() is in conn_connect_next(), and it only
  * takes addresses from c->addrs, which conn_resolve() fills only with
- * addresses that rules_check_addr() allowed, after rules_check_target()
- * allowed the host and port.  There is no second lookup between check
- * and connect, and nothing in a response is interpreted.
+ * addresses that conn_check_addr() allowed (rules_check_addr(), and not
+ * an address of this machine), after rules_check_target() allowed the
+ * host and port.  There is no second lookup between check and connect,
+ * and nothing in a response is interpreted.
  */
 #include "config.h"
 
@@ -633,6 +634,10 @@ conn_destination(struct proxy *p, struct conn *c, const char *auth,
 	}
 	snprintf(c->host, sizeof(c->host), "%s", t->host);
 	c->port = t->port;
+	/* The record names a literal's address, refused or not. */
+	if (t->family != 0 && inet_ntop(t->family, t->addr, c->address,
+	    sizeof(c->address)) == NULL)
+		c->address[0] = '\0';
 	if (!rules_check_target(c->l->rules, t, c->rule, sizeof(c->rule),
 	    why, sizeof(why))) {
 		conn_refuse(p, c, 403, "deny", "%s", why);
@@ -771,6 +776,95 @@ conn_request(struct proxy *p, struct conn *c, const struct http_head *h)
 
 static void conn_connect_next(struct proxy *, struct conn *);
 
+static void
+addr_to_str(const struct sockaddr_storage *ss, char *out, size_t outlen)
+{
+	const void *a;
+
+	if (ss->ss_family == AF_INET)
+		a = &((const struct sockaddr_in *)ss)->sin_addr;
+	else
+		a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
+	if (inet_ntop(ss->ss_family, a, out, (socklen_t)outlen) == NULL)
+		snprintf(out, outlen, "?");
+}
+
+/*
+ * Is |ss| an address this machine holds?  Whatever its class, connecting
+ * to one reaches the host's own services, as 127.0.0.1 does.  The kernel
+ * tells: connect() on a UDP socket sends nothing and picks the source
+ * address a connection to |ss| would use, and for an address of one of
+ * the host's interfaces that is the address itself (its local route's
+ * preferred source).  Returns 1, 0, or -1 (errno set) when it cannot
+ * tell.
+ */
+static int
+addr_is_own(const struct sockaddr_storage *ss, socklen_t len)
+{
+	struct sockaddr_storage src;
+	socklen_t slen = sizeof(src);
+	int fd, own, e;
+
+	if ((fd = socket(ss->ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1)
+		return -1;
+	if (connect(fd, (const struct sockaddr *)ss, len) == -1) {
+		e = errno;
+		close(fd);
+		errno = e;
+		/* No route: a TCP connect() fails the same way. */
+		return e == ENETUNREACH || e == EHOSTUNREACH ? 0 : -1;
+	}
+	memset(&src, 0, sizeof(src));
+	if (getsockname(fd, (struct sockaddr *)&src, &slen) == -1) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	close(fd);
+	if (src.ss_family != ss->ss_family)
+		return -1;
+	if (ss->ss_family == AF_INET)
+		own = memcmp(&((struct sockaddr_in *)&src)->sin_addr,
+		    &((const struct sockaddr_in *)ss)->sin_addr, 4) == 0;
+	else
+		own = memcmp(&((struct sockaddr_in6 *)&src)->sin6_addr,
+		    &((const struct sockaddr_in6 *)ss)->sin6_addr, 16) == 0;
+	return own;
+}
+
+/*
+ * May |c| connect to |ss|?  rules_check_addr(); and an address this
+ * machine holds is refused like loopback, unless an IP rule names it.
+ * 1, or 0 with |reason| set.
+ */
+static int
+conn_check_addr(const struct conn *c, const struct sockaddr_storage *ss,
+    socklen_t len, char *rule, size_t rulelen, char *reason,
+    size_t reasonlen)
+{
+	char as[INET6_ADDRSTRLEN];
+
+	if (!rules_check_addr(c->l->rules, (const struct sockaddr *)ss,
+	    c->port, rule, rulelen, reason, reasonlen))
+		return 0;
+	if (strncmp(rule, "allow-ip", 8) == 0)
+		return 1;
+	addr_to_str(ss, as, sizeof(as));
+	switch (addr_is_own(ss, len)) {
+	case 0:
+		return 1;
+	case 1:
+		snprintf(reason, reasonlen, "address %s is this machine's own "
+		    "(it reaches the host's services)", as);
+		return 0;
+	default:
+		snprintf(reason, reasonlen, "cannot tell whether address %s "
+		    "is this machine's own: %s", as, strerror(errno));
+		return 0;
+	}
+}
+
 /*
  * Takes the answer of a lookup for c->host: checks EVERY address, keeps
  * (at most MAX_ADDRS of) the checked ones and connects.
@@ -796,9 +890,10 @@ conn_resolved(struct proxy *p, struct conn *c, const struct resolver_rep *rep)
 		    rep->lens[i] > sizeof(*ss))
 			continue;
 		/* Every address is checked, even ones not used. */
-		if (!rules_check_addr(c->l->rules, (struct sockaddr *)ss,
-		    c->port, rule, sizeof(rule), reason, sizeof(reason))) {
+		if (!conn_check_addr(c, ss, (socklen_t)rep->lens[i], rule,
+		    sizeof(rule), reason, sizeof(reason))) {
 			c->naddrs = 0;
+			addr_to_str(ss, c->address, sizeof(c->address));
 			conn_refuse(p, c, 403, "deny", "%s (%s resolves to it)",
 			    reason, c->host);
 			return;
@@ -907,6 +1002,7 @@ conn_resolve(struct proxy *p, struct conn *c, const struct rules_target *t)
 	struct resolver_req req;
 	struct sockaddr_in *s4;
 	struct sockaddr_in6 *s6;
+	char rule[RULES_REASON_MAX], reason[RULES_REASON_MAX];
 
 	c->naddrs = 0;
 	if (t->family == AF_INET) {
@@ -944,21 +1040,16 @@ conn_resolve(struct proxy *p, struct conn *c, const struct rules_target *t)
 		conn_resolved(p, c, &rep);
 		return;
 	}
+	/* A literal passed rules_check_target(); is it this machine's? */
+	if (!conn_check_addr(c, &c->addrs[0], c->addrlens[0], rule,
+	    sizeof(rule), reason, sizeof(reason))) {
+		c->naddrs = 0;
+		addr_to_str(&c->addrs[0], c->address, sizeof(c->address));
+		conn_refuse(p, c, 403, "deny", "%s", reason);
+		return;
+	}
 	c->next_addr = 0;
 	conn_connect_next(p, c);
-}
-
-static void
-addr_to_str(const struct sockaddr_storage *ss, char *out, size_t outlen)
-{
-	const void *a;
-
-	if (ss->ss_family == AF_INET)
-		a = &((const struct sockaddr_in *)ss)->sin_addr;
-	else
-		a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
-	if (inet_ntop(ss->ss_family, a, out, (socklen_t)outlen) == NULL)
-		snprintf(out, outlen, "?");
 }
 
 static void

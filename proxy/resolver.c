@@ -8,6 +8,7 @@
 #include <sys/types.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <resolv.h>
 
 #include <errno.h>
 #include <signal.h>
@@ -30,6 +31,23 @@ proxy_resolve(const struct resolver_req *req, struct resolver_rep *rep)
 	rep->id = req->id;
 	memcpy(host, req->host, sizeof(host));
 	host[sizeof(host) - 1] = '\0';
+	/*
+	 * A name with a dot is looked up as written, never again with
+	 * resolv.conf's search domains appended: under a grant of
+	 * "*.example.com" the client picks "nx.example.com", and when that
+	 * does not exist "nx.example.com.corp.example" is another host,
+	 * which no rule allowed.  A dotless name can only come from an
+	 * exact rule (a wildcard needs two labels), and keeps them.
+	 * res_init() re-reads resolv.conf for every lookup, and
+	 * RES_NORELOAD keeps glibc from putting the file's options back
+	 * (it would, at the next lookup, for an unchanged file).
+	 */
+	if (res_init() != 0) {
+		rep->gai_rc = EAI_SYSTEM;
+		return;
+	}
+	_res.options = (_res.options & ~(unsigned long)RES_DNSRCH) |
+	    RES_NORELOAD;
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;

@@ -6,9 +6,11 @@
  *
  * A resolver process answers one request at a time on a SOCK_SEQPACKET
  * socket: a struct resolver_req in, a struct resolver_rep out.  It only
- * calls getaddrinfo(); every address it returns is checked by the proxy
- * (rules_check_addr()) before any connect, exactly as for an inline
- * lookup, and the proxy connects only to the sockaddrs it received.
+ * calls getaddrinfo() (a name with a dot without resolv.conf's search
+ * domains: see proxy_resolve()); every address it returns is checked by
+ * the proxy (rules_check_addr()) before any connect, exactly as for an
+ * inline lookup, and the proxy connects only to the sockaddrs it
+ * received.
  */
 #ifndef AIRLOCK_PROXY_RESOLVER_H
 #define AIRLOCK_PROXY_RESOLVER_H
@@ -45,8 +47,11 @@ struct resolver_rep {
 pid_t	proxy_resolver_spawn(int *fd_out);
 
 /*
- * Resolves req->host (AF_UNSPEC, SOCK_STREAM) into *rep.  Used by the
- * resolver process and by the proxy when it has no resolver.
+ * Resolves req->host (AF_UNSPEC, SOCK_STREAM) into *rep: a name with a
+ * dot as written, never with resolv.conf's search domains appended (it
+ * re-reads resolv.conf and changes the calling thread's resolver
+ * options).  Used by the resolver process and by the proxy when it has
+ * no resolver.
  */
 void	proxy_resolve(const struct resolver_req *req, struct resolver_rep *rep);
 

@@ -27,6 +27,7 @@
 #include "common/errors.h"
 #include "common/log.h"
 #include "broker/audit.h"
+#include "common/buf.h"
 #include "common/util.h"
 #include "common/vis.h"
 #include "policy/manifest.h"
@@ -157,10 +158,22 @@ print_denials(const struct runner_result *res)
 	}
 }
 
-/* The egress proxy of one exec: a process, and its control socket. */
+/* At most this many refused connections are recorded in exec_end. */
+#define EGRESS_REFUSED_RECORDED	64
+#define EGRESS_EVENT_LINE_MAX	8192	/* a proxy record's line */
+
+/*
+ * The egress proxy of one exec: a process, its control socket, and the
+ * read end of its event pipe, whose connection records are counted and
+ * whose refusals are kept for exec_end and for stderr.
+ */
 struct exec_proxy {
-	pid_t	pid;		/* -1: none */
-	int	ctl;
+	pid_t		 pid;		/* -1: none */
+	int		 ctl;
+	int		 ev;		/* -1: none */
+	struct buf	*evbuf;
+	json_int_t	 connections, refused;
+	json_t		*denied;	/* the first refusals */
 };
 
 /*
@@ -172,14 +185,18 @@ static int
 exec_proxy_start(struct exec_proxy *xp)
 {
 	struct proxy_limits lim;
-	int evfd;
+	int evp[2];
 
 	xp->ctl = -1;
-	if ((evfd = open("/dev/null", O_WRONLY | O_CLOEXEC)) == -1)
-		fatal("/dev/null");
+	if (pipe2(evp, O_CLOEXEC) == -1 || fd_set_nonblock(evp[0], 1) != 0)
+		fatal("pipe");
+	if ((xp->evbuf = buf_new(EGRESS_EVENT_LINE_MAX)) == NULL ||
+	    (xp->denied = json_array()) == NULL)
+		fatalx("out of memory");
+	xp->ev = evp[0];
 	proxy_limits_default(&lim);
-	xp->pid = proxy_spawn(&lim, evfd, &xp->ctl);
-	close(evfd);
+	xp->pid = proxy_spawn(&lim, evp[1], &xp->ctl);
+	close(evp[1]);
 	if (xp->pid < 0) {
 		log_warnx("exec: cannot start the egress proxy");
 		xp->pid = -1;
@@ -188,34 +205,133 @@ exec_proxy_start(struct exec_proxy *xp)
 	return 0;
 }
 
+/*
+ * Reads what the proxy reported (one JSON line per connection; a denial
+ * is written before the client can read it): counts every connection
+ * and keeps the first refusals.  Drained while the command runs, or the proxy
+ * would stall on a full pipe.  Returns 0 at end of file, 1 otherwise.
+ */
+static int
+exec_proxy_events(struct exec_proxy *xp)
+{
+	const char *frame, *decision;
+	size_t len;
+	json_t *j;
+	ssize_t n;
+	int rc;
+
+	if (xp->ev == -1)
+		return 0;
+	n = buf_fill(xp->evbuf, xp->ev);
+	while ((rc = buf_next_frame(xp->evbuf, &frame, &len)) != 0) {
+		if (rc < 0 || (j = json_loadb(frame, len, 0, NULL)) == NULL)
+			continue;
+		decision = json_string_value(json_object_get(j, "decision"));
+		xp->connections++;
+		/* Refused: the proxy answered with an error of its own. */
+		if ((decision == NULL || strcmp(decision, "allow") != 0) &&
+		    json_integer_value(json_object_get(j, "status")) != 0) {
+			xp->refused++;
+			if (json_array_size(xp->denied) <
+			    EGRESS_REFUSED_RECORDED)
+				json_array_append_new(xp->denied, json_pack(
+				    "{s:O*, s:O*, s:O*, s:O*, s:O*, s:O*, s:O*}",
+				    "host", json_object_get(j, "host"),
+				    "port", json_object_get(j, "port"),
+				    "address", json_object_get(j, "address"),
+				    "method", json_object_get(j, "method"),
+				    "decision", json_object_get(j, "decision"),
+				    "status", json_object_get(j, "status"),
+				    "reason", json_object_get(j, "reason")));
+		}
+		json_decref(j);
+	}
+	return n == 0 ? 0 : 1;
+}
+
 static void
 exec_proxy_stop(struct exec_proxy *xp)
 {
+	struct pollfd pfd;
+	pid_t r;
 	int status;
 
-	if (xp->pid == -1)
-		return;
-	if (xp->ctl != -1)
-		close(xp->ctl);
-	kill(xp->pid, SIGTERM);
-	while (waitpid(xp->pid, &status, 0) == -1 && errno == EINTR)
-		;
+	if (xp->pid != -1) {
+		if (xp->ctl != -1)
+			close(xp->ctl);
+		kill(xp->pid, SIGTERM);
+	}
+	/* Its last records are read while it exits: it may block on them. */
+	while (xp->pid != -1) {
+		r = waitpid(xp->pid, &status, xp->ev == -1 ? 0 : WNOHANG);
+		if (r == xp->pid || (r == -1 && errno != EINTR))
+			break;
+		pfd.fd = xp->ev;
+		pfd.events = POLLIN;
+		if (r == 0 && poll(&pfd, 1, 100) > 0 &&
+		    exec_proxy_events(xp) == 0) {
+			close(xp->ev);
+			xp->ev = -1;
+		}
+	}
 	xp->pid = -1;
 	xp->ctl = -1;
+	if (xp->ev != -1) {
+		/* What is left, up to the end of file (it is gone). */
+		pfd.fd = xp->ev;
+		pfd.events = POLLIN;
+		while (poll(&pfd, 1, 1000) > 0 && exec_proxy_events(xp) != 0)
+			;
+		close(xp->ev);
+		xp->ev = -1;
+	}
+	buf_free(xp->evbuf);
+	xp->evbuf = NULL;
+}
+
+/*
+ * After the command: stops the proxy, names each refused connection on
+ * stderr (escaped, like the sandbox's denials) and returns exec_end's
+ * "egress" {connections, refused, denied: the first refusals}.
+ */
+static json_t *
+exec_proxy_report(struct exec_proxy *xp)
+{
+	const char *host;
+	json_t *d;
+	size_t i;
+
+	exec_proxy_stop(xp);
+	json_array_foreach (xp->denied, i, d) {
+		host = json_string_value(json_object_get(d, "host"));
+		host = host != NULL ? host : "";
+		log_warnx("denied: network %s%s%s:%lld (proxy): %s",
+		    strchr(host, ':') != NULL ? "[" : "", host,
+		    strchr(host, ':') != NULL ? "]" : "",
+		    (long long)json_integer_value(json_object_get(d, "port")),
+		    json_string_value(json_object_get(d, "reason")) != NULL ?
+		    json_string_value(json_object_get(d, "reason")) : "");
+	}
+	if (xp->refused > (json_int_t)json_array_size(xp->denied))
+		log_warnx("denied: network: %lld more connections (proxy)",
+		    (long long)(xp->refused -
+		    (json_int_t)json_array_size(xp->denied)));
+	return json_pack("{s:I, s:I, s:O}", "connections", xp->connections,
+	    "refused", xp->refused, "denied", xp->denied);
 }
 
 /*
  * runner_run() with the egress proxy |xp| serving |hosts| (--allow-host):
- * the proxy lives as long as the command; its connection records go
- * nowhere (exec's audit log holds the run, not its connections).  The
+ * the proxy lives as long as the command; its connection records are
+ * read meanwhile (exec_proxy_events()) for exec_end and stderr.  The
  * same returns as runner_run().
  */
 static int
 run_with_proxy(struct runner_request *req, char *const *hosts,
-    const struct exec_proxy *xp, struct runner_result *res)
+    struct exec_proxy *xp, struct runner_result *res)
 {
 	struct runner_proc *p;
-	struct pollfd pfd;
+	struct pollfd pfd, pfds[2];
 	const char **ips;
 	char msg[8];
 	size_t i, n = 0, len;
@@ -259,13 +375,21 @@ run_with_proxy(struct runner_request *req, char *const *hosts,
 	for (;;) {
 		if ((rc = runner_proc_step(p)) != 0)
 			break;
-		pfd.fd = runner_proc_fd(p);
+		pfds[0].fd = runner_proc_fd(p);
+		pfds[0].events = POLLIN;
+		pfds[1].fd = xp->ev;
+		pfds[1].events = POLLIN;
 		dl = runner_proc_deadline(p);
 		now = now_monotonic_ms();
 		timeout = dl == INT64_MAX ? -1 : dl <= now ? 0 :
 		    dl - now > INT_MAX ? INT_MAX : (int)(dl - now);
-		if (poll(&pfd, 1, timeout) == -1 && errno != EINTR)
+		if (poll(pfds, 2, timeout) == -1 && errno != EINTR)
 			break;
+		/* The proxy's records, or it stalls on a full pipe. */
+		if (pfds[1].revents != 0 && exec_proxy_events(xp) == 0) {
+			close(xp->ev);
+			xp->ev = -1;
+		}
 	}
 	{
 		char keep[sizeof(res->setup_error)];
@@ -363,11 +487,13 @@ exec_upper(const char *state, struct changeset_upper *u)
  * The command's end as soon as it is known (runner_request.on_status):
  * exec_end goes to the audit log's writer while the sandbox is torn
  * down, unless there is a change set to land: then exec_end waits to say
- * what landed (exec_land()).  |upper| NULL: no overlay.
+ * what landed (exec_land()).  |upper| NULL: no overlay.  With the egress
+ * proxy it waits too, for what the proxy reported.
  */
 struct exec_status {
 	struct exec_audit *xa;
 	const struct changeset_upper *upper;
+	int egress;
 };
 
 /* Whether the upper layer |u| holds nothing (or cannot tell: then 0). */
@@ -397,6 +523,8 @@ exec_on_status(void *arg, int wait_status)
 {
 	struct exec_status *st = arg;
 
+	if (st->egress)
+		return;
 	if (st->upper == NULL || upper_empty(st->upper))
 		exec_audit_on_status(st->xa, wait_status);
 }
@@ -609,8 +737,8 @@ cmd_exec(int argc, char **argv)
 	char **env = NULL, *cwd = NULL, layers[256], err[512];
 	char state[PATH_MAX], ws_real[PATH_MAX], logpath[PATH_MAX];
 	struct exec_audit *xa = NULL;
-	struct exec_proxy xp = { -1, -1 };
-	json_t *start, *jend, *jargv, *landed = NULL;
+	struct exec_proxy xp = { -1, -1, -1, NULL, 0, 0, NULL };
+	json_t *start, *jend, *jargv, *landed = NULL, *egress;
 	struct exec_status xst;
 	struct overrides ov;
 	long long timeout = 0;
@@ -837,6 +965,7 @@ cmd_exec(int argc, char **argv)
 	/* exec_end as soon as the command has ended (the same record). */
 	xst.xa = xa;
 	xst.upper = overlay ? &upper : NULL;
+	xst.egress = ov.nhosts > 0;
 	req.on_status = exec_on_status;
 	req.status_arg = &xst;
 	if (overlay && upper.mnt_fd != -1) {
@@ -883,6 +1012,7 @@ cmd_exec(int argc, char **argv)
 	if (res->hint[0] != '\0')
 		log_warnx("%s: %s", argv[0], res->hint);
 	print_denials(res);
+	egress = ov.nhosts > 0 ? exec_proxy_report(&xp) : NULL;
 	if (overlay && !res->setup_failed)
 		rc = exec_land(workspace, &upper, &eff, dryrun, rc, &landed);
 	jend = res->setup_failed || res->timed_out ?
@@ -892,6 +1022,8 @@ cmd_exec(int argc, char **argv)
 	    json_pack("{s:i}", "signal", res->signal);
 	if (landed != NULL)
 		json_object_set_new(jend, "changeSet", landed);
+	if (egress != NULL)
+		json_object_set_new(jend, "egress", egress);
 	snprintf(logpath, sizeof(logpath), "%s", exec_audit_path(xa));
 	if (exec_audit_end(xa, jend) != 0)
 		log_warnx("exec: cannot write the audit log %s", logpath);
@@ -912,6 +1044,7 @@ out:
 	(void)exec_audit_end(xa, NULL);
 	xa = NULL;
 	exec_proxy_stop(&xp);
+	json_decref(xp.denied);
 	if (overlay)
 		changeset_upper_free(&upper);
 	for (i = 0; env != NULL && env[i] != NULL; i++)

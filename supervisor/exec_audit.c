@@ -153,9 +153,9 @@ recv_msg(int fd, char *buf, size_t len)
 }
 
 /*
- * The start message, which may be larger than one datagram (the command's
- * argv): its length as a message of its own, then the text in messages of
- * at most BLOB_CHUNK bytes.
+ * The start and end messages, which may be larger than one datagram (the
+ * command's argv, a change set's refusals): its length as a message of
+ * its own, then the text in messages of at most BLOB_CHUNK bytes.
  */
 #define BLOB_CHUNK 65536
 
@@ -219,7 +219,6 @@ static void __attribute__((noreturn)) writer_main(int fd)
 	struct session sess;
 	json_t *fields = NULL, *given, *end;
 	char *text;
-	ssize_t n;
 	int ok;
 
 	/* Yields to the caller, which fork() may just have preempted. */
@@ -270,9 +269,10 @@ static void __attribute__((noreturn)) writer_main(int fd)
 	}
 	/* exec_end's fields as JSON text, or nothing: the parent is gone
 	 * (then the send above failed too, or this recv sees the end). */
-	if ((n = recv_msg(fd, msg, sizeof(msg))) > 0)
-		end = json_loads(msg, JSON_DECODE_ANY, NULL);
-	else
+	if ((text = recv_blob(fd)) != NULL) {
+		end = json_loads(text, JSON_DECODE_ANY, NULL);
+		free(text);
+	} else
 		end = json_pack("{s:b}", "supervisorLost", 1);
 	/* Written with session_end: one signature, one sync. */
 	audit_batch(a, 1);
@@ -415,9 +415,11 @@ exec_audit_finish(struct exec_audit *x, json_t *end)
 	x->finished = 1;
 	if (exec_audit_ready(x, err, sizeof(err)) != 0)
 		return x->end_rc;
+	/* A blob: a change set's refusals or the proxy's can be larger
+	 * than a datagram the writer reads whole. */
 	text = end != NULL ? json_dumps(end, JSON_COMPACT) : NULL;
-	rc = text != NULL ? send_msg(x->fd, text, strlen(text))
-			  : send_msg(x->fd, "null", 4);
+	rc = text != NULL ? send_blob(x->fd, text, strlen(text))
+			  : send_blob(x->fd, "null", 4);
 	free(text);
 	if (rc != 0)
 		x->end_rc = -1;

@@ -11,7 +11,8 @@
  *                chdir}
  *   exec_end    {exitCode | signal | timedOut | setupFailed}, and
  *               changeSet {applied, refused, refusedTotal, error, dryRun}
- *               when the command wrote anything (cmd_exec.c)
+ *               when the command wrote anything, and egress {connections,
+ *               refused, denied} with --allow-host (cmd_exec.c)
  *
  * and the "session_start" and "session_end" that audit_open_certified()
  * and audit_close() write: the session key certified by the host key, the

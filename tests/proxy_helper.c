@@ -10,6 +10,9 @@
  *                                        FILE; wait for it; with LOG, the
  *                                        server appends there every byte
  *                                        each connection received
+ *   proxy_helper serve-on IP FILE LIFETIME_S [LOG]
+ *                                        the same on IP ("0.0.0.0", "::":
+ *                                        every address of this netns)
  *   proxy_helper req IP PORT [--no-shutdown] [--count] [--timeout MS]
  *                                        send stdin, print the answer (or
  *                                        "bytes=N" with --count) and
@@ -125,6 +128,12 @@ do_req(int argc, char **argv)
 int
 main(int argc, char **argv)
 {
+	if ((argc == 5 || argc == 6) && strcmp(argv[1], "serve-on") == 0) {
+		testsrv_set_addr(argv[2]);
+		if (argc == 6)
+			testsrv_set_log(argv[5]);
+		return do_serve(argv[3], (unsigned)atoi(argv[4]));
+	}
 	if ((argc == 4 || argc == 5) && strcmp(argv[1], "serve") == 0) {
 		if (argc == 5)
 			testsrv_set_log(argv[4]);
@@ -155,7 +164,7 @@ main(int argc, char **argv)
 		}
 		return 0;
 	}
-	fprintf(stderr, "usage: proxy_helper serve FILE LIFETIME | "
-	    "req IP PORT [opts] | lo-up\n");
+	fprintf(stderr, "usage: proxy_helper serve FILE LIFETIME [LOG] | "
+	    "serve-on IP FILE LIFETIME [LOG] | req IP PORT [opts] | lo-up\n");
 	return 64;
 }

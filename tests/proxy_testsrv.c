@@ -26,6 +26,7 @@
 #define REC_MAX		(256 * 1024)
 
 static const char *log_path;
+static const char *bind_addr = "127.0.0.1";
 static char rec[REC_MAX];	/* what this connection received */
 static size_t reclen;
 
@@ -219,26 +220,49 @@ serve(int lfd, unsigned lifetime_s)
 	}
 }
 
+void
+testsrv_set_addr(const char *ip)
+{
+	bind_addr = ip;
+}
+
 pid_t
 testsrv_start(uint16_t *port, unsigned lifetime_s)
 {
+	struct sockaddr_in6 sin6;
 	struct sockaddr_in sin;
-	socklen_t slen = sizeof(sin);
+	struct sockaddr *sa;
+	socklen_t slen;
 	pid_t pid;
-	int lfd;
+	int lfd, zero = 0;
 
-	if ((lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
-		return -1;
 	memset(&sin, 0, sizeof(sin));
+	memset(&sin6, 0, sizeof(sin6));
 	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (bind(lfd, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
-	    listen(lfd, 256) == -1 ||
-	    getsockname(lfd, (struct sockaddr *)&sin, &slen) == -1) {
+	sin6.sin6_family = AF_INET6;
+	if (inet_pton(AF_INET, bind_addr, &sin.sin_addr) == 1) {
+		sa = (struct sockaddr *)&sin;
+		slen = sizeof(sin);
+	} else if (inet_pton(AF_INET6, bind_addr, &sin6.sin6_addr) == 1) {
+		sa = (struct sockaddr *)&sin6;
+		slen = sizeof(sin6);
+	} else {
+		errno = EINVAL;
+		return -1;
+	}
+	if ((lfd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0)) ==
+	    -1)
+		return -1;
+	if (sa->sa_family == AF_INET6)
+		(void)setsockopt(lfd, IPPROTO_IPV6, IPV6_V6ONLY, &zero,
+		    sizeof(zero));
+	if (bind(lfd, sa, slen) == -1 || listen(lfd, 256) == -1 ||
+	    getsockname(lfd, sa, &slen) == -1) {
 		close(lfd);
 		return -1;
 	}
-	*port = ntohs(sin.sin_port);
+	*port = ntohs(sa->sa_family == AF_INET ? sin.sin_port :
+	    sin6.sin6_port);
 	if ((pid = fork()) == -1) {
 		close(lfd);
 		return -1;

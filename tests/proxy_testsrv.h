@@ -21,7 +21,8 @@
 #include <sys/types.h>
 
 /*
- * Binds 127.0.0.1:0 in the current netns and forks the server.  Returns
+ * Binds 127.0.0.1:0 (or testsrv_set_addr()'s address) in the current
+ * netns and forks the server.  Returns
  * its pid (kill it with SIGTERM; it is a process group leader, so
  * kill(-pid) ends its connection handlers too) and the port in *port, or
  * -1.
@@ -35,6 +36,13 @@ pid_t	testsrv_start(uint16_t *port, unsigned lifetime_s);
  * |path| is borrowed and must outlive the server.
  */
 void	testsrv_set_log(const char *path);
+
+/*
+ * Before testsrv_start(): bind |ip| (an IPv4 or IPv6 literal) instead of
+ * 127.0.0.1; "::" serves IPv4 too.  |ip| is borrowed and must outlive
+ * the call to testsrv_start().
+ */
+void	testsrv_set_addr(const char *ip);
 
 /*
  * Client helpers.  testsrv_connect() connects to |ip|:|port| (blocking,

@@ -211,3 +211,15 @@ TESTS += tests/integration/audit_refused_calls.sh
 EXTRA_DIST += tests/integration/audit_refused_calls.sh
 TESTS += tests/integration/paths.sh
 EXTRA_DIST += tests/integration/paths.sh
+# The egress proxy attacked from inside a real sandbox: an allowed name
+# that resolves to an address of the machine's own interfaces.
+TESTS += tests/integration/proxy_sandboxed.sh
+EXTRA_DIST += tests/integration/proxy_sandboxed.sh
+# A name under a wildcard grant that does not exist is not looked up
+# again with resolv.conf's search domain (another host).
+TESTS += tests/integration/proxy_dns_search.sh
+EXTRA_DIST += tests/integration/proxy_dns_search.sh
+# An exec_end larger than a datagram (a change set's refusals) is
+# recorded whole, not as {}.
+TESTS += tests/integration/exec_end_large.sh
+EXTRA_DIST += tests/integration/exec_end_large.sh
