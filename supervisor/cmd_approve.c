@@ -284,6 +284,31 @@ put_json(json_t *j, size_t jflags, int vflags)
 }
 
 /*
+ * JSON for programs that a person may also read: printable ASCII and
+ * newlines only, and JSON all the same.  JSON_ENSURE_ASCII escapes
+ * everything else but DEL, which JSON may leave raw; it is written
+ * \u007f here.  (Through vis, DEL came out as \x7f, which is not JSON:
+ * an agent's argument holding one made "airlock pending --json"
+ * unreadable for every session it listed.)
+ */
+static void
+put_json_ascii(json_t *j)
+{
+	char *s, *p;
+
+	if ((s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS |
+	    JSON_ENSURE_ASCII | JSON_ENCODE_ANY)) == NULL)
+		fatalx("out of memory");
+	for (p = s; *p != '\0'; p++)
+		if (*p == 0x7f)
+			fputs("\\u007f", stdout);
+		else
+			putchar(*p);
+	putchar('\n');
+	free(s);
+}
+
+/*
  * What will run, as the digest binds it: the argv, the working
  * directory, the environment's names and each pinned file's digest; and,
  * when an earlier approval was voided, what changed since (the digests
@@ -434,6 +459,67 @@ print_widening(json_t *ev)
 		put_vis(what, 0);
 		printf("\n");
 	}
+}
+
+/*
+ * Whether what |p| shows is what its digest binds: the digest is worked
+ * out again from the tool, the arguments and the execution shown
+ * (approvals_digest(), as the broker does), and what the review shows
+ * of them a second time must be the same (the diff, an escalation's
+ * widening, the workspace digest).  A decision names only the digest:
+ * without this, a request carried by chat, a ticket or a notify hook
+ * (approve --sign) could show one action and hold the digest of
+ * another, and the approver would sign the other.  Returns 1, or 0 with
+ * |why| set.
+ */
+static int
+approval_bound(json_t *p, char *why, size_t whylen)
+{
+	const char *tool = json_string_value(json_object_get(p, "tool"));
+	const char *digest = json_string_value(json_object_get(p, "digest"));
+	json_t *args = json_object_get(p, "arguments");
+	json_t *x = json_object_get(p, "execution");
+	json_t *ev = json_object_get(p, "evidence");
+	json_t *diff = json_object_get(ev, "diff"), *v;
+	json_t *esc = json_object_get(ev, "escalation");
+	json_t *ws = json_object_get(ev, "workspaceDigest");
+	char hex[65];
+	const char *k;
+	int found = 0;
+
+	if (tool == NULL || digest == NULL || !json_is_object(args) ||
+	    (x != NULL && !json_is_object(x))) {
+		snprintf(why, whylen, "it lacks its tool, arguments or digest");
+		return 0;
+	}
+	approvals_digest(tool, args, x, hex);
+	if (strcmp(hex, digest) != 0) {
+		snprintf(why, whylen, "its digest is not the digest of the "
+		    "tool, arguments and execution it shows");
+		return 0;
+	}
+	if (diff != NULL) {
+		json_object_foreach(args, k, v)
+			found |= json_is_string(v) && json_equal(v, diff);
+		if (!found) {
+			snprintf(why, whylen, "the diff it shows is none of "
+			    "its arguments");
+			return 0;
+		}
+	}
+	if (esc != NULL && !json_equal(json_object_get(esc, "widening"),
+	    json_object_get(x, "widening"))) {
+		snprintf(why, whylen, "the escalation's widening it shows is "
+		    "not the one its digest binds");
+		return 0;
+	}
+	if (ws != NULL && json_object_get(x, "workspace") != NULL &&
+	    !json_equal(ws, json_object_get(x, "workspace"))) {
+		snprintf(why, whylen, "the workspace digest it shows is not "
+		    "the one its digest binds");
+		return 0;
+	}
+	return 1;
 }
 
 static void
@@ -647,6 +733,12 @@ sign_request(int approve, const char *reqpath, const char *id,
 		json_decref(p);
 		return 1;
 	}
+	if (!approval_bound(p, err, sizeof(err))) {
+		log_warnx("approval %s: %s: it was changed on its way here; "
+		    "not signed", aid, err);
+		json_decref(p);
+		return 1;
+	}
 	/* With the token on stdout, the review and the prompt go to stderr. */
 	fflush(stdout);
 	if (outpath == NULL && ((saved = dup(1)) == -1 || dup2(2, 1) == -1))
@@ -772,7 +864,7 @@ decide(int approve, int argc, char **argv)
 	json_t *req, *reply;
 	int ch, yes = 0, sign = 0, rc = 1;
 	long expires_in = 3600;
-	char answer[16], *end;
+	char answer[16], why[256], *end;
 
 	while ((ch = getopt_long(argc, argv, "n:r:s:y", opts, NULL)) != -1) {
 		switch (ch) {
@@ -859,6 +951,12 @@ decide(int approve, int argc, char **argv)
 		log_warnx("approval id %s is ambiguous across sessions: use "
 			  "--session",
 		    f.id);
+		json_decref(f.approval);
+		return 1;
+	}
+	if (!approval_bound(f.approval, why, sizeof(why))) {
+		log_warnx("approval %s: %s; refusing to decide on it", f.id,
+		    why);
 		json_decref(f.approval);
 		return 1;
 	}
@@ -965,10 +1063,7 @@ cmd_pending(int argc, char **argv)
 		out = json_pack("{s:i, s:i, s:o, s:o}", "version", 1,
 		    "sessionsReached", n, "pending", all, "refused",
 		    refusals != NULL ? json_incref(refusals) : json_array());
-		put_json(out,
-		    JSON_INDENT(2) | JSON_SORT_KEYS | JSON_ENSURE_ASCII,
-		    VIS_KEEP_NL);
-		printf("\n");
+		put_json_ascii(out);
 		json_decref(out);
 		return 0;
 	}
