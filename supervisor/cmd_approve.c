@@ -733,7 +733,7 @@ sign_request(int approve, const char *reqpath, const char *id,
 		json_decref(p);
 		return 1;
 	}
-	if (!approval_bound(p, err, sizeof(err))) {
+	if (approve && !approval_bound(p, err, sizeof(err))) {
 		log_warnx("approval %s: %s: it was changed on its way here; "
 		    "not signed", aid, err);
 		json_decref(p);
@@ -954,7 +954,8 @@ decide(int approve, int argc, char **argv)
 		json_decref(f.approval);
 		return 1;
 	}
-	if (!approval_bound(f.approval, why, sizeof(why))) {
+	/* A denial is safe whatever it names: only a yes must be bound. */
+	if (approve && !approval_bound(f.approval, why, sizeof(why))) {
 		log_warnx("approval %s: %s; refusing to decide on it", f.id,
 		    why);
 		json_decref(f.approval);

@@ -144,6 +144,9 @@ check "approve --sign refuses a request showing a narrower widening than it bind
     test $? -ne 0 -a ! -s "$T/narrow.tok"
 expect_contains "... saying so" "$(cat "$T/narrow.err")" "widening it shows is not the one its digest binds"
 expect_not_contains "... and never showing the narrow one as if to sign it" "$(cat "$T/narrow.err")" "Sign approval"
+"$AIRLOCK" deny --sign --key "$K/alice" --reason "not this" "$T/esc-narrow.json" >"$T/deny.tok" 2>/dev/null
+check "... but a denial of it is signed all the same (safe whatever it names)" \
+    test "$(jq -r .decision "$T/deny.tok" 2>/dev/null)" = deny
 jq '.pending[0].arguments.command = "true"' "$T/esc-same.json" >"$T/esc-args.json"
 "$AIRLOCK" approve --sign --key "$K/alice" --yes "$T/esc-args.json" >"$T/args.tok" 2>"$T/args.err"
 check "approve --sign refuses a request whose arguments are not those its digest binds" \
