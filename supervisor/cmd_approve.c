@@ -522,6 +522,37 @@ approval_bound(json_t *p, char *why, size_t whylen)
 	return 1;
 }
 
+/*
+ * A long action scrolls: what a person sees next to the prompt is its
+ * end.  An agent puts what it wants unread first and pads the rest
+ * with anything (a comment, a long harmless argument).  Said last, next
+ * to the prompt, when the arguments are longer than a screen holds.
+ */
+#define REVIEW_LONG 2048
+
+static void
+print_length_note(json_t *p)
+{
+	char *s, *v;
+	size_t len;
+
+	if ((s = json_dumps(json_object_get(p, "arguments"), JSON_COMPACT |
+	    JSON_SORT_KEYS | JSON_ENCODE_ANY)) == NULL)
+		return;
+	/* As shown: a long run of blanks is a few bytes (vis). */
+	v = vis_str(s, VIS_NOSLASH);
+	free(s);
+	if (v == NULL)
+		fatalx("out of memory");
+	len = strlen(v);
+	free(v);
+	if (len > REVIEW_LONG)
+		printf("  NOTE:      its arguments take %zu bytes to show: "
+		    "more than a screen, so the start of this action is "
+		    "above, out of sight; read it all (airlock pending -v | "
+		    "less) before you decide\n", len);
+}
+
 static void
 print_approval(json_t *p, int verbose)
 {
@@ -581,6 +612,7 @@ print_approval(json_t *p, int verbose)
 			}
 			json_decref(rest);
 		}
+		print_length_note(p);
 	} else if (args != NULL) {
 		printf("  ");
 		put_json(args, JSON_COMPACT | JSON_SORT_KEYS, 0);

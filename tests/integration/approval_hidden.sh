@@ -74,11 +74,25 @@ for f in list listv approve; do
 	    "$(cat "$T/$f.out")" 'rm -rf ~/important;\s{3000}echo hello world'
 done
 expect_contains "the approver was asked, and said no" "$(cat "$T/approve.out")" "not approved"
+expect_contains "a short action needs no note" "$(cat "$T/approve.out")" "hello world"
+expect_not_contains "... and has none" "$(cat "$T/approve.out")" "NOTE:"
 "$AIRLOCK" deny --reason "padded" "$pid" >/dev/null 2>&1
 mcp_wait_id pad 20
 expect_error_class "the padded command was denied, nothing ran" approval_denied
 check "the run is kept whole in the audit log" \
     bash -c 'grep "\"approval_created\"" "$1" | grep -q "important;$2echo"' _ "$sess/audit.jsonl" "$pad"
+
+# A long action of visible padding: its start scrolls away all the same,
+# so the review says so next to the prompt.
+junk=$(head -c 6000 /dev/zero | tr '\0' x)
+mcp_send "{\"jsonrpc\":\"2.0\",\"id\":\"long\",\"method\":\"tools/call\",\"params\":{\"name\":\"shell\",\"arguments\":{\"command\":\"rm -rf ~/important; : $junk; echo hello world\"}}}"
+lid=$(pending_tool shell)
+echo n | "$AIRLOCK" approve "$lid" >"$T/long.out" 2>&1
+expect_contains "a long action: the note says its start is out of sight" \
+    "$(tail -n 3 "$T/long.out")" "NOTE:      its arguments take 6054 bytes to show: more than a screen"
+"$AIRLOCK" deny --reason "long" "$lid" >/dev/null 2>&1
+mcp_wait_id long 20
+expect_error_class "the long command was denied, nothing ran" approval_denied
 
 # --- 2. Variation selectors, look-alike spaces, DEL --------------------------
 # "https://example.com/?q=" followed by "secret" in variation selectors
