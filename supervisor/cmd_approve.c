@@ -400,12 +400,20 @@ args_for_display(json_t *args, const char *diff)
  * An escalation (docs/ESCALATION.md): the refused call it re-runs and
  * exactly what that one run gets beyond the manifest, each entry escaped.
  */
+/* |d|'s string member |key| escaped, or "?". */
+static void
+put_member(json_t *d, const char *key)
+{
+	const char *v = json_string_value(json_object_get(d, key));
+
+	put_vis(v != NULL ? v : "?", 0);
+}
+
 static void
 print_widening(json_t *ev)
 {
 	json_t *esc = json_object_get(ev, "escalation"), *d;
-	const char *layer;
-	char what[600];
+	const char *layer, *access;
 	size_t i;
 
 	if (!json_is_object(esc))
@@ -413,50 +421,39 @@ print_widening(json_t *ev)
 	printf("  ESCALATION: re-runs call ");
 	put_json(json_object_get(esc, "callId"), JSON_COMPACT, 0);
 	printf(" once with, for that run only:\n");
+	/*
+	 * Each part printed whole: a path the agent's command named may be
+	 * as long as PATH_MAX, and one cut to a buffer showed the approver
+	 * a directory where the bind was of a file deep beneath it.
+	 */
 	json_array_foreach(json_object_get(esc, "widening"), i, d)
 	{
 		layer = json_string_value(json_object_get(d, "layer"));
 		if (layer == NULL)
 			layer = "?";
-		if (strcmp(layer, "network") == 0)
-			snprintf(what, sizeof(what), "network %s port %lld",
-			    json_string_value(json_object_get(d, "host"))
-				? json_string_value(json_object_get(d, "host"))
-				: "?",
-			    (long long)json_integer_value(
-				json_object_get(d, "port")));
-		else if (strcmp(layer, "filesystem") == 0)
-			snprintf(what, sizeof(what), "%s %s",
-			    json_string_value(json_object_get(d, "access")) &&
-				    strcmp(json_string_value(
-					       json_object_get(d, "access")),
-					"write") == 0
-				? "read-write"
-				: "read-only",
-			    json_string_value(json_object_get(d, "path"))
-				? json_string_value(json_object_get(d, "path"))
-				: "?");
-		else if (strcmp(layer, "syscall") == 0)
-			snprintf(what, sizeof(what), "syscall %s",
-			    json_string_value(json_object_get(d, "syscall"))
-				? json_string_value(
-				      json_object_get(d, "syscall"))
-				: "?");
-		else
-			snprintf(what, sizeof(what),
-			    "limit %s doubled from %lld",
-			    json_string_value(json_object_get(d, "limit"))
-				? json_string_value(json_object_get(d, "limit"))
-				: "?",
-			    (long long)json_integer_value(
-				json_object_get(d, "value")));
 		printf("    ");
-		put_vis(json_string_value(json_object_get(d, "denial"))
-			? json_string_value(json_object_get(d, "denial"))
-			: "?",
-		    0);
+		put_member(d, "denial");
 		printf("  ");
-		put_vis(what, 0);
+		if (strcmp(layer, "network") == 0) {
+			printf("network ");
+			put_member(d, "host");
+			printf(" port %lld", (long long)json_integer_value(
+			    json_object_get(d, "port")));
+		} else if (strcmp(layer, "filesystem") == 0) {
+			access = json_string_value(json_object_get(d, "access"));
+			printf("%s ", access != NULL &&
+			    strcmp(access, "write") == 0 ? "read-write" :
+			    "read-only");
+			put_member(d, "path");
+		} else if (strcmp(layer, "syscall") == 0) {
+			printf("syscall ");
+			put_member(d, "syscall");
+		} else {
+			printf("limit ");
+			put_member(d, "limit");
+			printf(" doubled from %lld", (long long)
+			    json_integer_value(json_object_get(d, "value")));
+		}
 		printf("\n");
 	}
 }

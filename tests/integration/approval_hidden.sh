@@ -136,7 +136,10 @@ mcp_stop
 K="$T/keys"
 mkdir -p "$K"
 "$AIRLOCK" approver keygen "$K/alice" >/dev/null 2>&1
-wide='[{"denial":"d1","layer":"network","source":"proxy","host":"exfil.example","port":443}]'
+# d2: a path the agent's command named, 1000 bytes long: it is shown whole
+# (a 600-byte buffer cut it silently, and the approver saw a directory).
+long=/srv/share$(for i in 1 2 3; do printf '/%0300d' 0; done)/finance/payroll.db
+wide='[{"denial":"d1","layer":"network","source":"proxy","host":"exfil.example","port":443},{"denial":"d2","layer":"filesystem","source":"landlock","path":"'$long'","access":"read"}]'
 narrow='[{"denial":"d1","layer":"network","source":"proxy","host":"mirror.example","port":443}]'
 exec_json=$(jq -cS -n --argjson w "$wide" '{argv:["curl","https://mirror.example/x"],cwd:"/w",env:["PATH"],pinned:{},widening:$w}')
 digest=$( { printf 'shell\0'; printf '{"command":"curl https://mirror.example/x"}'; printf '\0'; printf '%s' "$exec_json"; } |
@@ -153,6 +156,7 @@ request "$narrow" >"$T/esc-narrow.json"
 "$AIRLOCK" approve --sign --key "$K/alice" --yes "$T/esc-same.json" >"$T/same.tok" 2>"$T/same.err"
 check "approve --sign signs a request whose widening is the one its digest binds" test -s "$T/same.tok"
 expect_contains "... showing that widening" "$(cat "$T/same.err")" "network exfil.example port 443"
+expect_contains "... and its whole path" "$(cat "$T/same.err")" "d2  read-only $long"
 "$AIRLOCK" approve --sign --key "$K/alice" --yes "$T/esc-narrow.json" >"$T/narrow.tok" 2>"$T/narrow.err"
 check "approve --sign refuses a request showing a narrower widening than it binds" \
     test $? -ne 0 -a ! -s "$T/narrow.tok"
