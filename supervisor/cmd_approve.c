@@ -410,23 +410,29 @@ put_member(json_t *d, const char *key)
 }
 
 static void
-print_widening(json_t *ev)
+print_widening(json_t *ev, json_t *x)
 {
-	json_t *esc = json_object_get(ev, "escalation"), *d;
+	json_t *esc = json_object_get(ev, "escalation"), *d, *w;
 	const char *layer, *access;
 	size_t i;
 
-	if (!json_is_object(esc))
+	/* What the digest binds (the execution's), else the evidence's. */
+	if ((w = json_object_get(x, "widening")) == NULL)
+		w = json_object_get(esc, "widening");
+	if (!json_is_object(esc) && !json_is_array(w))
 		return;
 	printf("  ESCALATION: re-runs call ");
-	put_json(json_object_get(esc, "callId"), JSON_COMPACT, 0);
+	if (json_is_object(esc))
+		put_json(json_object_get(esc, "callId"), JSON_COMPACT, 0);
+	else
+		printf("(refused earlier)");
 	printf(" once with, for that run only:\n");
 	/*
 	 * Each part printed whole: a path the agent's command named may be
 	 * as long as PATH_MAX, and one cut to a buffer showed the approver
 	 * a directory where the bind was of a file deep beneath it.
 	 */
-	json_array_foreach(json_object_get(esc, "widening"), i, d)
+	json_array_foreach(w, i, d)
 	{
 		layer = json_string_value(json_object_get(d, "layer"));
 		if (layer == NULL)
@@ -565,7 +571,7 @@ print_approval(json_t *p, int verbose)
 	printf("expires ");
 	put_vis(json_string_value(json_object_get(p, "expiresAt")), 0);
 	printf("\n");
-	print_widening(ev);
+	print_widening(ev, json_object_get(p, "execution"));
 	if (verbose) {
 		json_t *rest;
 

@@ -165,6 +165,13 @@ expect_not_contains "... and never showing the narrow one as if to sign it" "$(c
 "$AIRLOCK" deny --sign --key "$K/alice" --reason "not this" "$T/esc-narrow.json" >"$T/deny.tok" 2>/dev/null
 check "... but a denial of it is signed all the same (safe whatever it names)" \
     test "$(jq -r .decision "$T/deny.tok" 2>/dev/null)" = deny
+# The widening is what the execution binds: shown from there when the
+# evidence does not carry the escalation (an approval asked again).
+jq '.pending[0].evidence = {}' "$T/esc-same.json" >"$T/esc-noev.json"
+"$AIRLOCK" approve --sign --key "$K/alice" --yes "$T/esc-noev.json" >"$T/noev.tok" 2>"$T/noev.err"
+expect_contains "a widening the evidence does not name is shown from the execution" \
+    "$(cat "$T/noev.err")" "ESCALATION: re-runs call (refused earlier) once with, for that run only:
+    d1  network exfil.example port 443"
 jq '.pending[0].arguments.command = "true"' "$T/esc-same.json" >"$T/esc-args.json"
 "$AIRLOCK" approve --sign --key "$K/alice" --yes "$T/esc-args.json" >"$T/args.tok" 2>"$T/args.err"
 check "approve --sign refuses a request whose arguments are not those its digest binds" \
