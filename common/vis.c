@@ -178,8 +178,47 @@ vis_in_long_run(const unsigned char *s, size_t off, size_t len, int flags)
 }
 
 /*
+ * Combining marks of the blocks that stack on any letter (the combining
+ * diacritical marks and their supplements and extensions, the marks for
+ * symbols, the half marks).  A few on one letter are text (Vietnamese
+ * stacks two); hundreds draw over the lines above and below it, hiding
+ * what is there ("Zalgo"), and carry data as variation selectors do.
+ */
+#define VIS_MARKS_MAX 2
+
+static int
+vis_mark(uint32_t c)
+{
+	return (c >= 0x0300 && c <= 0x036f) || (c >= 0x1ab0 && c <= 0x1aff) ||
+	    (c >= 0x1dc0 && c <= 0x1dff) || (c >= 0x20d0 && c <= 0x20ff) ||
+	    (c >= 0xfe20 && c <= 0xfe2f);
+}
+
+/*
+ * Whether the VIS_MARKS_MAX characters before s[off] are all such marks
+ * (each is two or three bytes of UTF-8).
+ */
+static int
+vis_marks_before(const unsigned char *s, size_t off)
+{
+	uint32_t cp;
+	size_t k, w;
+
+	for (k = 0; k < VIS_MARKS_MAX; k++) {
+		for (w = 2; w <= 3; w++)
+			if (off >= w && vis_utf8(s + off - w, w, &cp) == w &&
+			    vis_mark(cp))
+				break;
+		if (w > 3)
+			return 0;
+		off -= w;
+	}
+	return 1;
+}
+
+/*
  * Escapes the one character at s[off..len) (off < len) into out: |s|
- * is the whole text, for the blanks before it.  Returns the output
+ * is the whole text, for the blanks and marks before it.  Returns the output
  * length; *used is the number of input bytes taken.
  */
 static size_t
@@ -227,7 +266,7 @@ vis_step(const unsigned char *s, size_t off, size_t len, int flags, char *out,
 	if (p[0] < 0x80 || (n = vis_utf8(p, avail, &cp)) == 0)
 		return (size_t)snprintf(out, VIS_STEP_MAX, "\\x%02x", p[0]);
 	*used = n;
-	if (vis_hidden(cp))
+	if (vis_hidden(cp) || (vis_mark(cp) && vis_marks_before(s, off)))
 		return (size_t)snprintf(
 		    out, VIS_STEP_MAX, "\\u{%04X}", (unsigned)cp);
 	memcpy(out, p, n);

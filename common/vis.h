@@ -39,6 +39,10 @@
  *                               blank U+2800 (a space to the eye, another
  *                               byte to every program, and a run of them
  *                               would hide text as a run of spaces does)
+ *   a third combining mark in   \u{0301}: U+0300..U+036F, U+1AB0..U+1AFF,
+ *   a row, and every one after  U+1DC0..U+1DFF, U+20D0..U+20FF,
+ *                               U+FE20..U+FE2F (hundreds on one letter
+ *                               draw over the lines around it)
  *   more than 32 blanks in a    \s{N} for N spaces, \t for each tab:
  *   row (spaces, and tabs       a run that long shows as nothing over
  *   where they are kept)        whole lines, enough to push what follows

@@ -141,6 +141,13 @@ static const struct {
 	{ "kept newlines end a run",
 	    "                     \n                     \n", 0, ML,
 	    "                     \n                     \n" },
+	/* Combining marks: two on a letter are text, more stack over lines. */
+	{ "two marks stay", "e\xcc\xa3\xcc\x82 \xe1\xaa\xb0\xe1\xb7\x80", 0,
+	    ONE, "e\xcc\xa3\xcc\x82 \xe1\xaa\xb0\xe1\xb7\x80" },
+	{ "zalgo",
+	    "a\xcc\x81\xcc\x81\xcc\x81\xe2\x83\x90\xef\xb8\xa0"
+	    "b\xcc\x81",
+	    0, ONE, "a\xcc\x81\xcc\x81\\u{0301}\\u{20D0}\\u{FE20}b\xcc\x81" },
 	{ "backslash s is not a run", "\\s{40}", 0, ONE, "\\\\s{40}" },
 
 	/* Bytes that are not UTF-8: each one as \xNN. */
