@@ -176,6 +176,8 @@ TESTS += tests/integration/approval_hidden.sh
 EXTRA_DIST += tests/integration/approval_hidden.sh
 TESTS += tests/integration/escalation_void.sh
 EXTRA_DIST += tests/integration/escalation_void.sh
+TESTS += tests/integration/approval_refusal_flood.sh
+EXTRA_DIST += tests/integration/approval_refusal_flood.sh
 # Deployment: the systemd unit and tmpfiles (issue 16 item 5).
 TESTS += tests/integration/deploy_systemd.sh
 EXTRA_DIST += tests/integration/deploy_systemd.sh contrib/deploy/airlock@.service \
