@@ -51,6 +51,16 @@
 #define DECIDED_RING		256	/* ids remembered to name a replay */
 #define WITHDRAWN_RING		64	/* ids remembered to name a withdrawal */
 #define INBOX_MAX_FILES		64	/* files read per inbox event */
+/*
+ * Refusals of peers and tokens are recorded at most REFUSALS_BURST at
+ * once and then one a second: the socket is open to every local user
+ * when approvers name another user or a group, or keys are pinned, and
+ * one who reconnected in a loop wrote 300 signed, synced records a
+ * second (140 KB/s) until the state directory was full and the session
+ * refused every call.  The refusals not recorded are counted in the
+ * next one that is ("suppressed").
+ */
+#define REFUSALS_BURST		20
 
 struct pending {
 	char			 id[16];		/* "" when free */
@@ -102,6 +112,9 @@ struct approvals {
 	size_t			 ndecided;
 	char			 withdrawn[WITHDRAWN_RING][16];
 	size_t			 nwithdrawn;
+	int			 refusals;	/* records that may be written now */
+	int64_t			 refusals_at;	/* when one was last added, ms */
+	json_int_t		 suppressed;	/* refusals not recorded since */
 	int			 inbox_fd;	/* the inbox directory, or -1 */
 	int			 inotify_fd;	/* or -1 */
 	int			 inbox_watch;
@@ -147,6 +160,34 @@ approvals_digest(const char *tool, json_t *args, json_t *execution,
 }
 
 static void uid_name(uid_t uid, char *out, size_t outlen);
+
+/*
+ * Records the refusal |event| with |f| (borrowed) unless refusals come
+ * faster than REFUSALS_BURST then one a second: then it is counted, and
+ * the count goes with the next one recorded.
+ */
+static void
+refusal_audit(struct approvals *a, const char *event, json_t *f)
+{
+	int64_t now = now_monotonic_ms();
+	int64_t add;
+
+	if ((add = (now - a->refusals_at) / 1000) > 0) {
+		a->refusals = add >= REFUSALS_BURST - a->refusals ?
+		    REFUSALS_BURST : a->refusals + (int)add;
+		a->refusals_at = now;
+	}
+	if (a->refusals == 0) {
+		a->suppressed++;
+		return;
+	}
+	a->refusals--;
+	if (a->suppressed > 0 && json_is_object(f))
+		json_object_set_new(f, "suppressed",
+		    json_integer(a->suppressed));
+	if (a->audit(a->audit_arg, event, f) == 0)
+		a->suppressed = 0;
+}
 
 /* The session's approvers as the manifest names them, for a refusal. */
 static void
@@ -521,7 +562,7 @@ refuse:
 	if (cls != NULL && strcmp(cls, "malformed") != 0 &&
 	    strcmp(cls, "bad_signature") != 0)
 		json_object_set_new(f, "key", json_string(pktext));
-	a->audit(a->audit_arg, "approval_token_refused", f);
+	refusal_audit(a, "approval_token_refused", f);
 	json_decref(f);
 	return AL_ERR_DENIED;
 }
@@ -564,7 +605,7 @@ inbox_file(struct approvals *a, const char *name)
 		    "reason", "not a regular file holding one JSON token",
 		    "via", via);
 
-		a->audit(a->audit_arg, "approval_token_refused", f);
+		refusal_audit(a, "approval_token_refused", f);
 		json_decref(f);
 	} else {
 		if (approvals_token(a, tok, via, why, sizeof(why)) != 0)
@@ -752,7 +793,7 @@ client_request(struct client *c, const char *frame, size_t len)
 		json_t *f = json_pack("{s:s, s:s, s:s}", "peer", who,
 		    "op", op != NULL ? op : "?", "reason", c->why);
 
-		a->audit(a->audit_arg, "approval_refused_peer", f);
+		refusal_audit(a, "approval_refused_peer", f);
 		json_decref(f);
 		client_reply(c, json_pack("{s:s, s:s}", "error", c->why,
 		    "session", a->session));
@@ -933,7 +974,7 @@ control_accept(int fd, int why, void *arg)
 		uid_name(cred.uid, who, sizeof(who));
 		f = json_pack("{s:s, s:i, s:s}", "peer", who, "pid",
 		    (int)cred.pid, "reason", whynot);
-		a->audit(a->audit_arg, "approval_refused_peer", f);
+		refusal_audit(a, "approval_refused_peer", f);
 		json_decref(f);
 		r = json_pack("{s:s, s:s}", "error", whynot, "session",
 		    a->session);

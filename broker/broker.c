@@ -1650,6 +1650,8 @@ approval_rebind(struct call *c, const char *when, json_t **out)
 	ev = json_pack("{s:s, s:o, s:o, s:O?}", "voidedApproval", c->approved,
 	    "changed", files, "changedExecution", exec, "workspaceDigest",
 	    json_object_get(now, "workspace"));
+	/* An escalated re-run asked again is one still: say what it gets. */
+	escalate_evidence(c, ev);
 	json_decref(paths);
 	json_decref(c->binding);
 	c->binding = now;

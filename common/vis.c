@@ -20,25 +20,64 @@
 
 /*
  * Code points that are valid UTF-8 yet cannot be seen, or that move or
- * hide the text around them.  Sorted; inclusive ranges.
+ * hide the text around them, or that look like a space but are another
+ * byte to every program: Unicode's default-ignorable code points, the
+ * space separators other than U+0020, and the braille blank.  Sorted;
+ * inclusive ranges.
  */
 static const struct {
 	uint32_t lo, hi;
 } vis_hidden_ranges[] = {
 	{ 0x0080, 0x009f }, /* C1 controls (NEL, CSI, ...) */
+	{ 0x00a0, 0x00a0 }, /* no-break space */
 	{ 0x00ad, 0x00ad }, /* soft hyphen */
+	{ 0x034f, 0x034f }, /* combining grapheme joiner */
 	{ 0x061c, 0x061c }, /* arabic letter mark */
 	{ 0x115f, 0x1160 }, /* hangul fillers */
-	{ 0x180e, 0x180e }, /* mongolian vowel separator */
-	{ 0x200b, 0x200f }, /* zero-width space/joiners, LRM, RLM */
-	{ 0x2028, 0x202e }, /* line/paragraph separators, LRE..RLO */
-	{ 0x2060, 0x206f }, /* word joiner, invisibles, isolates */
+	{ 0x1680, 0x1680 }, /* ogham space mark */
+	{ 0x17b4, 0x17b5 }, /* khmer inherent vowels */
+	{ 0x180b, 0x180f }, /* mongolian variation selectors, vowel sep. */
+	{ 0x2000, 0x200f }, /* en quad..hair space, zero-width, LRM, RLM */
+	{ 0x2028, 0x202f }, /* line/paragraph separators, LRE..RLO, NNBSP */
+	{ 0x205f, 0x206f }, /* math space, word joiner, invisibles, isolates */
+	{ 0x2800, 0x2800 }, /* braille pattern blank */
+	{ 0x3000, 0x3000 }, /* ideographic space */
 	{ 0x3164, 0x3164 }, /* hangul filler */
+	{ 0xfe00, 0xfe0f }, /* variation selectors: 256 of them hide bytes */
 	{ 0xfeff, 0xfeff }, /* zero-width no-break space, BOM */
 	{ 0xffa0, 0xffa0 }, /* halfwidth hangul filler */
-	{ 0xfff9, 0xfffb }, /* interlinear annotation */
-	{ 0xe0000, 0xe007f }, /* tags: invisible ASCII look-alikes */
+	{ 0xfff0, 0xfffb }, /* reserved ignorables, interlinear annotation */
+	{ 0x1bca0, 0x1bca3 }, /* shorthand format controls */
+	{ 0x1d173, 0x1d17a }, /* musical symbol format controls */
+	{ 0xe0000, 0xe0fff }, /* tags, variation selectors supplement */
 };
+
+/*
+ * A run of more than VIS_RUN_MAX blanks (spaces, and tabs where they are
+ * kept) would show as nothing over whole lines: enough to push what
+ * follows it, or what came before it, off the person's screen.  Such a
+ * run is shown counted: "\s{N}" for N spaces, "\t" for each tab in it.
+ */
+#define VIS_RUN_MAX 32
+/* The most spaces one "\s{N}" stands for (its escape fits a step). */
+#define VIS_RUN_STEP 99999999
+
+static int
+vis_blank(unsigned char c, int flags)
+{
+	return c == ' ' || (c == '\t' && (flags & VIS_KEEP_TAB));
+}
+
+/* The number of blanks at p[0..avail), counting at most |stop|. */
+static size_t
+vis_blanks(const unsigned char *p, size_t avail, int flags, size_t stop)
+{
+	size_t n = 0;
+
+	while (n < avail && n < stop && vis_blank(p[n], flags))
+		n++;
+	return n;
+}
 
 static int
 vis_hidden(uint32_t c)
@@ -120,13 +159,74 @@ vis_cstyle(unsigned char c)
 }
 
 /*
- * Escapes the one character at p[0..avail) (avail > 0) into out.
- * Returns the output length; *used is the number of input bytes taken.
+ * Whether the blank at s[off] is in a run of more than VIS_RUN_MAX
+ * blanks (looking both ways, so that every blank of a long run is
+ * shown as one: a stateless step at its tail must not take the rest
+ * for a short run).
+ */
+static int
+vis_in_long_run(const unsigned char *s, size_t off, size_t len, int flags)
+{
+	size_t back = 0;
+
+	while (back < off && back <= VIS_RUN_MAX &&
+	    vis_blank(s[off - back - 1], flags))
+		back++;
+	return back +
+	    vis_blanks(s + off, len - off, flags, VIS_RUN_MAX + 1 - back) >
+	    VIS_RUN_MAX;
+}
+
+/*
+ * Combining marks of the blocks that stack on any letter (the combining
+ * diacritical marks and their supplements and extensions, the marks for
+ * symbols, the half marks).  A few on one letter are text (Vietnamese
+ * stacks two); hundreds draw over the lines above and below it, hiding
+ * what is there ("Zalgo"), and carry data as variation selectors do.
+ */
+#define VIS_MARKS_MAX 2
+
+static int
+vis_mark(uint32_t c)
+{
+	return (c >= 0x0300 && c <= 0x036f) || (c >= 0x1ab0 && c <= 0x1aff) ||
+	    (c >= 0x1dc0 && c <= 0x1dff) || (c >= 0x20d0 && c <= 0x20ff) ||
+	    (c >= 0xfe20 && c <= 0xfe2f);
+}
+
+/*
+ * Whether the VIS_MARKS_MAX characters before s[off] are all such marks
+ * (each is two or three bytes of UTF-8).
+ */
+static int
+vis_marks_before(const unsigned char *s, size_t off)
+{
+	uint32_t cp;
+	size_t k, w;
+
+	for (k = 0; k < VIS_MARKS_MAX; k++) {
+		for (w = 2; w <= 3; w++)
+			if (off >= w && vis_utf8(s + off - w, w, &cp) == w &&
+			    vis_mark(cp))
+				break;
+		if (w > 3)
+			return 0;
+		off -= w;
+	}
+	return 1;
+}
+
+/*
+ * Escapes the one character at s[off..len) (off < len) into out: |s|
+ * is the whole text, for the blanks and marks before it.  Returns the output
+ * length; *used is the number of input bytes taken.
  */
 static size_t
-vis_step(
-    const unsigned char *p, size_t avail, int flags, char *out, size_t *used)
+vis_step(const unsigned char *s, size_t off, size_t len, int flags, char *out,
+    size_t *used)
 {
+	const unsigned char *p = s + off;
+	size_t avail = len - off;
 	uint32_t cp;
 	size_t n;
 
@@ -138,6 +238,20 @@ vis_step(
 		}
 		memcpy(out, "\\\\", 2);
 		return 2;
+	}
+	/* In a long run of blanks (the rest of it, from here). */
+	if (vis_blank(p[0], flags) && vis_in_long_run(s, off, len, flags)) {
+		if (p[0] == '\t') {
+			memcpy(out, "\\t", 2);
+			return 2;
+		}
+		n = vis_blanks(p, avail, 0, VIS_RUN_STEP);
+		if (n == 1) {
+			out[0] = ' ';
+			return 1;
+		}
+		*used = n;
+		return (size_t)snprintf(out, VIS_STEP_MAX, "\\s{%zu}", n);
 	}
 	if ((p[0] == '\n' && (flags & VIS_KEEP_NL)) ||
 	    (p[0] == '\t' && (flags & VIS_KEEP_TAB)) ||
@@ -152,7 +266,7 @@ vis_step(
 	if (p[0] < 0x80 || (n = vis_utf8(p, avail, &cp)) == 0)
 		return (size_t)snprintf(out, VIS_STEP_MAX, "\\x%02x", p[0]);
 	*used = n;
-	if (vis_hidden(cp))
+	if (vis_hidden(cp) || (vis_mark(cp) && vis_marks_before(s, off)))
 		return (size_t)snprintf(
 		    out, VIS_STEP_MAX, "\\u{%04X}", (unsigned)cp);
 	memcpy(out, p, n);
@@ -171,7 +285,7 @@ vis_buf(char *dst, size_t dstlen, const char *src, size_t len, int flags,
 	if (outlen != NULL)
 		*outlen = 0;
 	for (i = 0; i < len; i += used) {
-		n = vis_step(p + i, len - i, flags, step, &used);
+		n = vis_step(p, i, len, flags, step, &used);
 		/* off + n + 1 <= dstlen, written so that it cannot wrap */
 		if (rc == 0 && (dstlen == 0 || dstlen - 1 - off < n))
 			rc = AL_ERR_LIMIT;
@@ -214,6 +328,25 @@ vis_str(const char *s, int flags)
 	return vis_dup(s, s != NULL ? strlen(s) : 0, flags);
 }
 
+/*
+ * When p[0..avail) starts a run of more than VIS_RUN_MAX blanks: its
+ * escaped length, and in *used its length.  Else 0.
+ */
+static size_t
+vis_run_len(const unsigned char *p, size_t avail, int flags, size_t *used)
+{
+	char step[VIS_STEP_MAX];
+	size_t run, i, n, out = 0;
+
+	if (vis_blanks(p, avail, flags, VIS_RUN_MAX + 1) <= VIS_RUN_MAX)
+		return 0;
+	run = vis_blanks(p, avail, flags, SIZE_MAX);
+	for (i = 0; i < run; i += n)
+		out += vis_step(p, i, run, flags, step, &n);
+	*used = run;
+	return out;
+}
+
 size_t
 vis_fit(const char *src, size_t len, int flags, size_t max)
 {
@@ -222,7 +355,20 @@ vis_fit(const char *src, size_t len, int flags, size_t max)
 	size_t out = 0, used, n, i;
 
 	for (i = 0; i < len; i += used) {
-		n = vis_step(p + i, len - i, flags, step, &used);
+		/*
+		 * A long run of blanks is shown by its length, so it is taken
+		 * whole or not at all: its prefix alone would be shown
+		 * otherwise.
+		 */
+		if (vis_blank(p[i], flags) &&
+		    (i == 0 || !vis_blank(p[i - 1], flags)) &&
+		    (n = vis_run_len(p + i, len - i, flags, &used)) > 0) {
+			if (max - out < n)
+				break;
+			out += n;
+			continue;
+		}
+		n = vis_step(p, i, len, flags, step, &used);
 		if (max - out < n)
 			break;
 		out += n;

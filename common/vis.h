@@ -25,8 +25,28 @@
  *                               paragraph separators (U+2028, U+2029),
  *                               the soft hyphen U+00AD, U+180E,
  *                               U+206A..U+206F, U+FFF9..U+FFFB, the
- *                               Hangul fillers, and the tag characters
- *                               U+E0000..U+E007F
+ *                               Hangul fillers, and the rest of
+ *                               Unicode's default-ignorable code points:
+ *                               the variation selectors (U+FE00..U+FE0F,
+ *                               U+E0100..U+E01EF: 256 of them carry a
+ *                               byte each, unseen), the tag characters
+ *                               U+E0000..U+E007F, U+034F, U+17B4,
+ *                               U+17B5, U+180B..U+180F, U+FFF0..U+FFF8,
+ *                               U+1BCA0..U+1BCA3, U+1D173..U+1D17A and
+ *                               U+E0080..U+E0FFF
+ *   spaces but U+0020           \u{00A0}: U+00A0, U+1680, U+2000..U+200A,
+ *                               U+202F, U+205F, U+3000, and the braille
+ *                               blank U+2800 (a space to the eye, another
+ *                               byte to every program, and a run of them
+ *                               would hide text as a run of spaces does)
+ *   a third combining mark in   \u{0301}: U+0300..U+036F, U+1AB0..U+1AFF,
+ *   a row, and every one after  U+1DC0..U+1DFF, U+20D0..U+20FF,
+ *                               U+FE20..U+FE2F (hundreds on one letter
+ *                               draw over the lines around it)
+ *   more than 32 blanks in a    \s{N} for N spaces, \t for each tab:
+ *   row (spaces, and tabs       a run that long shows as nothing over
+ *   where they are kept)        whole lines, enough to push what follows
+ *                               (or came before) off the screen
  *   backslash                   \\ (so that an escape cannot be forged)
  *
  * Everything else, including all other valid printable UTF-8, passes

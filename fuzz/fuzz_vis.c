@@ -9,7 +9,8 @@
  * Invariants checked, beyond "does not crash":
  *   - the output holds no C0 control (but a kept newline or tab), no DEL,
  *     no byte that is not part of valid UTF-8, and no C1, bidi or
- *     zero-width character: escaping it again with the same flags and
+ *     zero-width character, and no run of more than 32 blanks (spaces,
+ *     kept tabs): escaping it again with the same flags and
  *     VIS_NOSLASH changes nothing;
  *   - it is at most VIS_MAX_EXPANSION times the input;
  *   - vis_buf with exactly the needed size succeeds and agrees, one byte
@@ -31,7 +32,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *in = (const char *)data + 1;
-	size_t len, outlen, again_len, fit, n;
+	size_t len, outlen, again_len, fit, n, blanks = 0;
 	char *out, *again, *exact;
 	int flags;
 
@@ -50,6 +51,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if ((c < 0x20 && !(c == '\n' && (flags & VIS_KEEP_NL)) &&
 			!(c == '\t' && (flags & VIS_KEEP_TAB))) ||
 		    c == 0x7f)
+			abort();
+		blanks = c == ' ' || (c == '\t' && (flags & VIS_KEEP_TAB))
+		    ? blanks + 1
+		    : 0;
+		if (blanks > 32)
 			abort();
 	}
 	/* Already safe: a second pass (backslashes left alone) is a no-op. */

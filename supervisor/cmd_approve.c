@@ -284,6 +284,31 @@ put_json(json_t *j, size_t jflags, int vflags)
 }
 
 /*
+ * JSON for programs that a person may also read: printable ASCII and
+ * newlines only, and JSON all the same.  JSON_ENSURE_ASCII escapes
+ * everything else but DEL, which JSON may leave raw; it is written
+ * \u007f here.  (Through vis, DEL came out as \x7f, which is not JSON:
+ * an agent's argument holding one made "airlock pending --json"
+ * unreadable for every session it listed.)
+ */
+static void
+put_json_ascii(json_t *j)
+{
+	char *s, *p;
+
+	if ((s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS |
+	    JSON_ENSURE_ASCII | JSON_ENCODE_ANY)) == NULL)
+		fatalx("out of memory");
+	for (p = s; *p != '\0'; p++)
+		if (*p == 0x7f)
+			fputs("\\u007f", stdout);
+		else
+			putchar(*p);
+	putchar('\n');
+	free(s);
+}
+
+/*
  * What will run, as the digest binds it: the argv, the working
  * directory, the environment's names and each pinned file's digest; and,
  * when an earlier approval was voided, what changed since (the digests
@@ -375,65 +400,160 @@ args_for_display(json_t *args, const char *diff)
  * An escalation (docs/ESCALATION.md): the refused call it re-runs and
  * exactly what that one run gets beyond the manifest, each entry escaped.
  */
+/* |d|'s string member |key| escaped, or "?". */
 static void
-print_widening(json_t *ev)
+put_member(json_t *d, const char *key)
 {
-	json_t *esc = json_object_get(ev, "escalation"), *d;
-	const char *layer;
-	char what[600];
+	const char *v = json_string_value(json_object_get(d, key));
+
+	put_vis(v != NULL ? v : "?", 0);
+}
+
+static void
+print_widening(json_t *ev, json_t *x)
+{
+	json_t *esc = json_object_get(ev, "escalation"), *d, *w;
+	const char *layer, *access;
 	size_t i;
 
-	if (!json_is_object(esc))
+	/* What the digest binds (the execution's), else the evidence's. */
+	if ((w = json_object_get(x, "widening")) == NULL)
+		w = json_object_get(esc, "widening");
+	if (!json_is_object(esc) && !json_is_array(w))
 		return;
 	printf("  ESCALATION: re-runs call ");
-	put_json(json_object_get(esc, "callId"), JSON_COMPACT, 0);
+	if (json_is_object(esc))
+		put_json(json_object_get(esc, "callId"), JSON_COMPACT, 0);
+	else
+		printf("(refused earlier)");
 	printf(" once with, for that run only:\n");
-	json_array_foreach(json_object_get(esc, "widening"), i, d)
+	/*
+	 * Each part printed whole: a path the agent's command named may be
+	 * as long as PATH_MAX, and one cut to a buffer showed the approver
+	 * a directory where the bind was of a file deep beneath it.
+	 */
+	json_array_foreach(w, i, d)
 	{
 		layer = json_string_value(json_object_get(d, "layer"));
 		if (layer == NULL)
 			layer = "?";
-		if (strcmp(layer, "network") == 0)
-			snprintf(what, sizeof(what), "network %s port %lld",
-			    json_string_value(json_object_get(d, "host"))
-				? json_string_value(json_object_get(d, "host"))
-				: "?",
-			    (long long)json_integer_value(
-				json_object_get(d, "port")));
-		else if (strcmp(layer, "filesystem") == 0)
-			snprintf(what, sizeof(what), "%s %s",
-			    json_string_value(json_object_get(d, "access")) &&
-				    strcmp(json_string_value(
-					       json_object_get(d, "access")),
-					"write") == 0
-				? "read-write"
-				: "read-only",
-			    json_string_value(json_object_get(d, "path"))
-				? json_string_value(json_object_get(d, "path"))
-				: "?");
-		else if (strcmp(layer, "syscall") == 0)
-			snprintf(what, sizeof(what), "syscall %s",
-			    json_string_value(json_object_get(d, "syscall"))
-				? json_string_value(
-				      json_object_get(d, "syscall"))
-				: "?");
-		else
-			snprintf(what, sizeof(what),
-			    "limit %s doubled from %lld",
-			    json_string_value(json_object_get(d, "limit"))
-				? json_string_value(json_object_get(d, "limit"))
-				: "?",
-			    (long long)json_integer_value(
-				json_object_get(d, "value")));
 		printf("    ");
-		put_vis(json_string_value(json_object_get(d, "denial"))
-			? json_string_value(json_object_get(d, "denial"))
-			: "?",
-		    0);
+		put_member(d, "denial");
 		printf("  ");
-		put_vis(what, 0);
+		if (strcmp(layer, "network") == 0) {
+			printf("network ");
+			put_member(d, "host");
+			printf(" port %lld", (long long)json_integer_value(
+			    json_object_get(d, "port")));
+		} else if (strcmp(layer, "filesystem") == 0) {
+			access = json_string_value(json_object_get(d, "access"));
+			printf("%s ", access != NULL &&
+			    strcmp(access, "write") == 0 ? "read-write" :
+			    "read-only");
+			put_member(d, "path");
+		} else if (strcmp(layer, "syscall") == 0) {
+			printf("syscall ");
+			put_member(d, "syscall");
+		} else {
+			printf("limit ");
+			put_member(d, "limit");
+			printf(" doubled from %lld", (long long)
+			    json_integer_value(json_object_get(d, "value")));
+		}
 		printf("\n");
 	}
+}
+
+/*
+ * Whether what |p| shows is what its digest binds: the digest is worked
+ * out again from the tool, the arguments and the execution shown
+ * (approvals_digest(), as the broker does), and what the review shows
+ * of them a second time must be the same (the diff, an escalation's
+ * widening, the workspace digest).  A decision names only the digest:
+ * without this, a request carried by chat, a ticket or a notify hook
+ * (approve --sign) could show one action and hold the digest of
+ * another, and the approver would sign the other.  Returns 1, or 0 with
+ * |why| set.
+ */
+static int
+approval_bound(json_t *p, char *why, size_t whylen)
+{
+	const char *tool = json_string_value(json_object_get(p, "tool"));
+	const char *digest = json_string_value(json_object_get(p, "digest"));
+	json_t *args = json_object_get(p, "arguments");
+	json_t *x = json_object_get(p, "execution");
+	json_t *ev = json_object_get(p, "evidence");
+	json_t *diff = json_object_get(ev, "diff"), *v;
+	json_t *esc = json_object_get(ev, "escalation");
+	json_t *ws = json_object_get(ev, "workspaceDigest");
+	char hex[65];
+	const char *k;
+	int found = 0;
+
+	if (tool == NULL || digest == NULL || !json_is_object(args) ||
+	    (x != NULL && !json_is_object(x))) {
+		snprintf(why, whylen, "it lacks its tool, arguments or digest");
+		return 0;
+	}
+	approvals_digest(tool, args, x, hex);
+	if (strcmp(hex, digest) != 0) {
+		snprintf(why, whylen, "its digest is not the digest of the "
+		    "tool, arguments and execution it shows");
+		return 0;
+	}
+	if (diff != NULL) {
+		json_object_foreach(args, k, v)
+			found |= json_is_string(v) && json_equal(v, diff);
+		if (!found) {
+			snprintf(why, whylen, "the diff it shows is none of "
+			    "its arguments");
+			return 0;
+		}
+	}
+	if (esc != NULL && !json_equal(json_object_get(esc, "widening"),
+	    json_object_get(x, "widening"))) {
+		snprintf(why, whylen, "the escalation's widening it shows is "
+		    "not the one its digest binds");
+		return 0;
+	}
+	if (ws != NULL && json_object_get(x, "workspace") != NULL &&
+	    !json_equal(ws, json_object_get(x, "workspace"))) {
+		snprintf(why, whylen, "the workspace digest it shows is not "
+		    "the one its digest binds");
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * A long action scrolls: what a person sees next to the prompt is its
+ * end.  An agent puts what it wants unread first and pads the rest
+ * with anything (a comment, a long harmless argument).  Said last, next
+ * to the prompt, when the arguments are longer than a screen holds.
+ */
+#define REVIEW_LONG 2048
+
+static void
+print_length_note(json_t *p)
+{
+	char *s, *v;
+	size_t len;
+
+	if ((s = json_dumps(json_object_get(p, "arguments"), JSON_COMPACT |
+	    JSON_SORT_KEYS | JSON_ENCODE_ANY)) == NULL)
+		return;
+	/* As shown: a long run of blanks is a few bytes (vis). */
+	v = vis_str(s, VIS_NOSLASH);
+	free(s);
+	if (v == NULL)
+		fatalx("out of memory");
+	len = strlen(v);
+	free(v);
+	if (len > REVIEW_LONG)
+		printf("  NOTE:      its arguments take %zu bytes to show: "
+		    "more than a screen, so the start of this action is "
+		    "above, out of sight; read it all (airlock pending -v | "
+		    "less) before you decide\n", len);
 }
 
 static void
@@ -451,7 +571,7 @@ print_approval(json_t *p, int verbose)
 	printf("expires ");
 	put_vis(json_string_value(json_object_get(p, "expiresAt")), 0);
 	printf("\n");
-	print_widening(ev);
+	print_widening(ev, json_object_get(p, "execution"));
 	if (verbose) {
 		json_t *rest;
 
@@ -495,6 +615,7 @@ print_approval(json_t *p, int verbose)
 			}
 			json_decref(rest);
 		}
+		print_length_note(p);
 	} else if (args != NULL) {
 		printf("  ");
 		put_json(args, JSON_COMPACT | JSON_SORT_KEYS, 0);
@@ -647,6 +768,12 @@ sign_request(int approve, const char *reqpath, const char *id,
 		json_decref(p);
 		return 1;
 	}
+	if (approve && !approval_bound(p, err, sizeof(err))) {
+		log_warnx("approval %s: %s: it was changed on its way here; "
+		    "not signed", aid, err);
+		json_decref(p);
+		return 1;
+	}
 	/* With the token on stdout, the review and the prompt go to stderr. */
 	fflush(stdout);
 	if (outpath == NULL && ((saved = dup(1)) == -1 || dup2(2, 1) == -1))
@@ -772,7 +899,7 @@ decide(int approve, int argc, char **argv)
 	json_t *req, *reply;
 	int ch, yes = 0, sign = 0, rc = 1;
 	long expires_in = 3600;
-	char answer[16], *end;
+	char answer[16], why[256], *end;
 
 	while ((ch = getopt_long(argc, argv, "n:r:s:y", opts, NULL)) != -1) {
 		switch (ch) {
@@ -859,6 +986,13 @@ decide(int approve, int argc, char **argv)
 		log_warnx("approval id %s is ambiguous across sessions: use "
 			  "--session",
 		    f.id);
+		json_decref(f.approval);
+		return 1;
+	}
+	/* A denial is safe whatever it names: only a yes must be bound. */
+	if (approve && !approval_bound(f.approval, why, sizeof(why))) {
+		log_warnx("approval %s: %s; refusing to decide on it", f.id,
+		    why);
 		json_decref(f.approval);
 		return 1;
 	}
@@ -965,10 +1099,7 @@ cmd_pending(int argc, char **argv)
 		out = json_pack("{s:i, s:i, s:o, s:o}", "version", 1,
 		    "sessionsReached", n, "pending", all, "refused",
 		    refusals != NULL ? json_incref(refusals) : json_array());
-		put_json(out,
-		    JSON_INDENT(2) | JSON_SORT_KEYS | JSON_ENSURE_ASCII,
-		    VIS_KEEP_NL);
-		printf("\n");
+		put_json_ascii(out);
 		json_decref(out);
 		return 0;
 	}

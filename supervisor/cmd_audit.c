@@ -525,13 +525,16 @@ cmp_str(const void *a, const void *b)
 /*
  * Collects the logs under |dir| (sorted): DIR/audit.jsonl (a session
  * directory), DIR/NAME/audit.jsonl (a sessions directory), DIR/NAME.jsonl
- * (shipped copies) and DIR/sessions/NAME/audit.jsonl (a state directory).
+ * (shipped copies) and DIR/sessions/NAME/audit.jsonl (a state directory),
+ * and at each of those places the session's commit logs (copy-on-write
+ * commits and discards, commits/NAME.jsonl: the only record of each).
  */
 static int
 collect_logs(const char *dir, char ***out, size_t *n)
 {
 	static const char *pats[] = { "audit.jsonl", "*/audit.jsonl",
-	    "*.jsonl", "sessions/*/audit.jsonl", NULL };
+	    "*.jsonl", "sessions/*/audit.jsonl", "commits/*.jsonl",
+	    "*/commits/*.jsonl", "sessions/*/commits/*.jsonl", NULL };
 	char pat[PATH_MAX];
 	glob_t g;
 	size_t i, j, cap = 0;

@@ -50,6 +50,7 @@
 #include "supervisor/commands.h"
 #include "supervisor/cowdiff.h"
 #include "supervisor/cowsession.h"
+#include "supervisor/hostkey.h"
 
 #define EXIT_REFUSED 1 /* policy, conflicts, approval: nothing applied */
 #define EXIT_FAILED 1 /* the session or the checkout cannot be read */
@@ -178,14 +179,26 @@ cmd_diff(int argc, char **argv)
 	return rc;
 }
 
-/* Opens a new signed log SESSION/commits/TIME-N.jsonl for one action. */
+/*
+ * Opens a new signed log SESSION/commits/TIME-N.jsonl for one action,
+ * its session key certified by the host key like a session's own log's
+ * (broker/audit.h): the log is the only record of a commit, and an
+ * uncertified one was UNTRUSTED under "audit verify --key", which a log
+ * forged under any key of its own is too.
+ */
 static struct audit *
 commit_log(const struct cowsession *cs, char *path, size_t pathlen)
 {
 	struct audit *a = NULL;
-	char dir[PATH_MAX], stamp[64];
+	char dir[PATH_MAX], stamp[64], hostkey[PATH_MAX], err[512] = "";
+	char hostpub[AUDIT_PUBKEY_HEX_LEN + 1];
 	int i;
 
+	if (hostkey_ensure(hostpub, err, sizeof(err)) != 0 ||
+	    hostkey_path(hostkey, sizeof(hostkey)) != 0) {
+		log_warnx("audit host key: %s", err);
+		return NULL;
+	}
 	snprintf(dir, sizeof(dir), "%s", cs->dir);
 	*strrchr(dir, '/') = '\0';
 	if ((size_t)snprintf(path, pathlen, "%s/commits", dir) >= pathlen ||
@@ -198,7 +211,7 @@ commit_log(const struct cowsession *cs, char *path, size_t pathlen)
 			return NULL;
 		if (access(path, F_OK) == 0)
 			continue;
-		if (audit_open(path, cs->id, &a) != 0)
+		if (audit_open_certified(path, cs->id, hostkey, NULL, &a) != 0)
 			a = NULL;
 	}
 	return a;

@@ -85,9 +85,41 @@ expect_eq "the token binds session, approval id and digest" \
 check "approve --sign refuses a key readable by others" bash -c \
     'cp "$1" "$1.lax"; chmod 644 "$1.lax"; ! "$2" approve --sign --key "$1.lax" --yes "$3" 2>/dev/null' _ "$K/alice" "$AIRLOCK" "$T/req.json"
 
-# Wrong digest: a token signed by a pinned key for another action.
-jq --arg id "$id" '.pending |= map(if .id == $id then .digest = ("0" * 64) else . end)' "$T/req.json" >"$T/req0.json"
-"$AIRLOCK" approve --sign --key "$K/alice" --yes "$T/req0.json" --id "$id" >"$T/wrongdigest.tok" 2>/dev/null
+# A request changed on its way to the approver (chat, a ticket, a notify
+# hook): approve --sign works the digest out again from what it shows and
+# signs nothing else.  Before, it showed "omega" and signed alpha's digest.
+# changed NAME JQ-EDIT: the request edited so, signed: refused, nothing out.
+changed() {
+	jq --arg id "$id" ".pending |= map(if .id == \$id then $2 else . end)" "$T/req.json" >"$T/req-$1.json"
+	out=$("$AIRLOCK" approve --sign --key "$K/alice" --yes --id "$id" "$T/req-$1.json" 2>&1 >"$T/$1.tok")
+	check "approve --sign refuses a request with $1" test $? -ne 0 -a ! -s "$T/$1.tok"
+}
+changed "another digest" '.digest = ("0" * 64)'
+expect_contains "... saying its digest is not that of what it shows" "$out" \
+    "its digest is not the digest of the tool, arguments and execution it shows"
+changed "other arguments" '.arguments.target = "omega"'
+changed "another argv" '.execution.argv[2] = "omega"'
+changed "another tool" '.tool = "deploy2"'
+changed "another workspace digest shown" '.evidence.workspaceDigest = ("1" * 64)'
+expect_contains "... saying which" "$out" "the workspace digest it shows is not the one its digest binds"
+changed "a diff that is none of its arguments" '.evidence.diff = "+ok"'
+# Wrong digest: a token signed by a pinned key for another action (the
+# request rewritten whole, its digest that of the arguments it shows, as
+# the broker works it out: the tool, NUL, the canonical arguments, NUL,
+# the canonical execution).
+jq --arg id "$id" '.pending |= map(if .id == $id then .arguments.target = "omega" | .execution.argv[2] = "omega" else . end)' \
+    "$T/req.json" >"$T/req0.json"
+d0=$( { printf 'deploy\0'; jq -cjS --arg id "$id" '.pending[] | select(.id == $id) | .arguments' "$T/req0.json"
+	printf '\0'; jq -cjS --arg id "$id" '.pending[] | select(.id == $id) | .execution' "$T/req0.json"; } |
+    sha256sum | cut -c1-64)
+d=$(jq -r --arg id "$id" '.pending[] | select(.id == $id) | .digest' "$T/req.json")
+d1=$( { printf 'deploy\0'; jq -cjS --arg id "$id" '.pending[] | select(.id == $id) | .arguments' "$T/req.json"
+	printf '\0'; jq -cjS --arg id "$id" '.pending[] | select(.id == $id) | .execution' "$T/req.json"; } |
+    sha256sum | cut -c1-64)
+expect_eq "the digest is worked out from what the request shows" "$d1" "$d"
+jq --arg id "$id" --arg d "$d0" '.pending |= map(if .id == $id then .digest = $d else . end)' "$T/req0.json" >"$T/req0d.json"
+"$AIRLOCK" approve --sign --key "$K/alice" --yes "$T/req0d.json" --id "$id" >"$T/wrongdigest.tok" 2>/dev/null
+check "approve --sign signs a request whose digest is that of what it shows" test -s "$T/wrongdigest.tok"
 out=$(deliver "$T/wrongdigest.tok")
 expect_contains "a token for another digest is refused" "$out" "digest does not match"
 check "... and audited as wrong_digest" test "$(refusals wrong_digest)" = 1

@@ -136,6 +136,16 @@ log=$(ls "$AIRLOCK_HOME/sessions/$S/commits/"*.jsonl | tail -1)
 expect_contains "the commit log has the diff's sha256" "$(cat "$log")" "\"diffSha256\":\"$sha\""
 expect_contains "the commit log records the apply" "$(cat "$log")" '"event":"cow_applied"'
 check "the commit log verifies" verify "$log"
+# The commit log is the only record of a commit: its key is certified by
+# the host key, as a session log's is.  Before, it was UNTRUSTED under
+# --key (exit 3), as a log forged under any key is, and verifying the
+# state directory did not read it at all.
+out=$("$A" audit verify --key "$AIRLOCK_HOME/keys/audit.pub" "$log" 2>&1); rc=$?
+expect_eq "the commit log verifies under the pinned host key" "$rc" 0
+expect_contains "... certified by it" "$out" "(session, certified by a trusted host key)"
+out=$("$A" audit verify --key-file "$AIRLOCK_HOME/keys/trusted.pub" "$AIRLOCK_HOME" 2>&1)
+expect_contains "verifying the state directory reads the commit log" "$out" \
+    "$log: valid and closed: session $S,"
 expect_eq "after commit, the session is empty" "$("$A" diff "$S" 2>/dev/null)" ""
 
 # --- Conflict: the checkout changes under a session's edit -------------------

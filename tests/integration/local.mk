@@ -178,6 +178,13 @@ EXTRA_DIST += tests/integration/cow_commit_guards.sh
 EXTRA_DIST += tests/integration/approval_tokens.sh
 TESTS += tests/integration/approval_review.sh
 EXTRA_DIST += tests/integration/approval_review.sh
+# What the approver is shown is what runs, all of it (red team rt-mcp).
+TESTS += tests/integration/approval_hidden.sh
+EXTRA_DIST += tests/integration/approval_hidden.sh
+TESTS += tests/integration/escalation_void.sh
+EXTRA_DIST += tests/integration/escalation_void.sh
+TESTS += tests/integration/approval_refusal_flood.sh
+EXTRA_DIST += tests/integration/approval_refusal_flood.sh
 # Deployment: the systemd unit and tmpfiles (issue 16 item 5).
 TESTS += tests/integration/deploy_systemd.sh
 EXTRA_DIST += tests/integration/deploy_systemd.sh contrib/deploy/airlock@.service \

@@ -28,12 +28,21 @@ static const struct {
 	    "caf\xc3\xa9 na\xc3\xafve" },
 	{ "utf8 cjk and emoji", "\xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80", 0,
 	    ONE, "\xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80" },
-	{ "nbsp is visible enough",
+	/*
+	 * Spaces other than U+0020 look like one and are another byte to
+	 * every program (git\u00a0push is one word); a run of them hides
+	 * text as spaces do.
+	 */
+	{ "nbsp",
 	    "a\xc2\xa0"
 	    "b",
+	    0, ONE, "a\\u{00A0}b" },
+	{ "unicode spaces",
+	    "\xe1\x9a\x80\xe2\x80\x80\xe2\x80\x8a\xe2\x80\xaf\xe2\x81\x9f"
+	    "\xe3\x80\x80\xe2\xa0\x80",
 	    0, ONE,
-	    "a\xc2\xa0"
-	    "b" },
+	    "\\u{1680}\\u{2000}\\u{200A}\\u{202F}\\u{205F}\\u{3000}"
+	    "\\u{2800}" },
 
 	/* The attack: cursor up, erase line. */
 	{ "csi erase line", "+\x1b[1A\x1b[2K    return True", 0, ML,
@@ -90,8 +99,56 @@ static const struct {
 	{ "tag characters", "\xf3\xa0\x80\x81\xf3\xa0\x81\xbf", 0, ONE,
 	    "\\u{E0001}\\u{E007F}" },
 	{ "hangul filler", "\xe3\x85\xa4", 0, ONE, "\\u{3164}" },
-	{ "neighbours stay", "\xe2\x80\x90\xe2\x80\xaf\xe2\x81\xb0", 0, ONE,
-	    "\xe2\x80\x90\xe2\x80\xaf\xe2\x81\xb0" },
+	/* Variation selectors: 256 code points, one byte each, unseen. */
+	{ "variation selectors",
+	    "ok\xef\xb8\x80\xef\xb8\x8f\xf3\xa0\x84\x80\xf3\xa0\x87\xaf", 0,
+	    ONE, "ok\\u{FE00}\\u{FE0F}\\u{E0100}\\u{E01EF}" },
+	{ "other default ignorables",
+	    "\xcd\x8f\xe1\x9e\xb4\xe1\xa0\x8b\xe1\xa0\x8f\xef\xbf\xb0"
+	    "\xf0\x9b\xb2\xa0\xf0\x9d\x85\xb3\xf3\xa0\xbf\xbf",
+	    0, ONE,
+	    "\\u{034F}\\u{17B4}\\u{180B}\\u{180F}\\u{FFF0}\\u{1BCA0}"
+	    "\\u{1D173}\\u{E0FFF}" },
+	{ "neighbours stay",
+	    "\xe2\x80\x90\xe2\x81\xb0\xef\xb8\x90\xe2\xa0\x81\xcd\x90", 0, ONE,
+	    "\xe2\x80\x90\xe2\x81\xb0\xef\xb8\x90\xe2\xa0\x81\xcd\x90" },
+
+	/*
+	 * Long runs of blanks: shown counted, so that they cannot push a
+	 * command's start or end off the screen.  32 stay as they are.
+	 */
+	{ "32 spaces stay", "a                                b", 0, ONE,
+	    "a                                b" },
+	{ "33 spaces counted", "a                                 b", 0, ONE,
+	    "a\\s{33}b" },
+	{ "a long run at the end",
+	    "rm -rf ~;                                  ", 0, ONE,
+	    "rm -rf ~;\\s{34}" },
+	{ "tabs escaped in one line anyway",
+	    "a\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\tb",
+	    0, ONE,
+	    "a\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t"
+	    "\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\tb" },
+	{ "a long run of kept tabs",
+	    "+\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t"
+	    "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\tx",
+	    0, ML,
+	    "+\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t"
+	    "\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\tx" },
+	/* Every blank of a long run is shown, its tail too. */
+	{ "a long mixed run", "+ \t                                \tx", 0, ML,
+	    "+ \\t\\s{32}\\tx" },
+	{ "kept newlines end a run",
+	    "                     \n                     \n", 0, ML,
+	    "                     \n                     \n" },
+	/* Combining marks: two on a letter are text, more stack over lines. */
+	{ "two marks stay", "e\xcc\xa3\xcc\x82 \xe1\xaa\xb0\xe1\xb7\x80", 0,
+	    ONE, "e\xcc\xa3\xcc\x82 \xe1\xaa\xb0\xe1\xb7\x80" },
+	{ "zalgo",
+	    "a\xcc\x81\xcc\x81\xcc\x81\xe2\x83\x90\xef\xb8\xa0"
+	    "b\xcc\x81",
+	    0, ONE, "a\xcc\x81\xcc\x81\\u{0301}\\u{20D0}\\u{FE20}b\xcc\x81" },
+	{ "backslash s is not a run", "\\s{40}", 0, ONE, "\\\\s{40}" },
 
 	/* Bytes that are not UTF-8: each one as \xNN. */
 	{ "lone continuation",
