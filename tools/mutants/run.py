@@ -4,6 +4,7 @@
 """make mutants: mutation testing of airlock's security invariants.
 
 usage: run.py [--list FILE] [--only ID[,ID...]] [--jobs N] [--no-baseline]
+              [--share DIR]
 
 Each entry of the list (tools/mutants/mutants.txt) names a file, an exact
 text that must occur there exactly once, what to put in its place, and the
@@ -15,6 +16,12 @@ survives when all pass.  The run fails, naming each survivor, if any
 mutant survives, if an entry is stale (its text is missing or not unique),
 or if a mapped test fails on the unmutated tree (the baseline, run first:
 a test that always fails would kill everything).
+
+--share DIR splits the work between runs in separate trees side by side
+(.ci/run): each takes the mutants no other run sharing DIR has taken.
+Mutants that share a mapped test are taken together, so no test ever
+runs twice at once, and the largest groups go first.  A run reports only
+what it ran.
 
 The tree is restored on every exit path: normal end, an exception, and
 SIGINT/SIGTERM/SIGHUP (the original bytes are kept in memory and also in
@@ -65,6 +72,49 @@ def parse(path):
     if dup:
         sys.exit("%s: duplicate ids: %s" % (path, ", ".join(sorted(dup))))
     return entries
+
+
+def groups(entries):
+    """|entries| in groups: mutants linked by a shared mapped test stay
+    together.  The groups come largest first (an integration script
+    weighs ten unit test programs), then in the list's order."""
+    parent = {}
+
+    def find(x):
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for e in entries:
+        tests = e["tests"].split()
+        for t in tests[1:]:
+            parent[find(t)] = find(tests[0])
+        find(tests[0])
+    out = {}
+    for e in entries:
+        out.setdefault(find(e["tests"].split()[0]), []).append(e)
+    weight = {g: sum(1 if t.endswith(".sh") else 0.1
+                     for e in m for t in e["tests"].split())
+              for g, m in out.items()}
+    order = sorted(out, key=lambda g: (-weight[g], out[g][0]["line"]))
+    return [out[g] for g in order]
+
+
+def taken_here(share):
+    """The entries this run takes: all of them without |share|, else
+    each group whose claim (a directory in |share|) this run made."""
+    def pick(entries):
+        if not share:
+            yield from entries
+            return
+        for i, group in enumerate(groups(entries)):
+            try:
+                os.mkdir(os.path.join(share, "group-%d" % i))
+            except FileExistsError:
+                continue
+            yield from group
+    return pick
 
 
 class Restorer:
@@ -131,6 +181,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=int, default=180)
     ap.add_argument("--no-baseline", action="store_true")
+    ap.add_argument("--share", default="")
     args = ap.parse_args()
     JOBS = args.jobs
     entries = parse(args.list)
@@ -191,9 +242,12 @@ def main():
         print("mutants: baseline: %d tests pass (%.0f s)" %
               (len(all_tests), time.time() - t0))
 
-    survivors, killed = [], 0
+    survivors, killed, ran = [], 0, 0
+    if args.share:
+        os.makedirs(args.share, exist_ok=True)
     try:
-        for e in entries:
+        for e in taken_here(args.share)(entries):
+            ran += 1
             path = os.path.join(TOP, e["file"])
             restorer.save(path)
             with open(path, "w") as f:
@@ -224,8 +278,10 @@ def main():
         restorer.restore()
         with open(os.path.join(logdir, "rebuild.log"), "w") as log:
             build(unit_targets(all_tests), log)
-    print("mutants: %d killed, %d survived, %d in all (%.0f s)" %
-          (killed, len(survivors), len(entries), time.time() - t0))
+    print("mutants: %d killed, %d survived, %d in all (%.0f s)%s" %
+          (killed, len(survivors), ran, time.time() - t0,
+           " (of %d; the rest to the runs sharing %s)" %
+           (len(entries), args.share) if args.share else ""))
     for e in survivors:
         print("SURVIVED: %s (%s): %s" % (e["id"], e["file"],
                                          e.get("why", "")))
