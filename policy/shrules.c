@@ -338,6 +338,17 @@ check_bash_builtin(
 		    "value as code");
 		return;
 	}
+	if (strcmp(name, "compgen") == 0 || strcmp(name, "complete") == 0)
+		for (j = 1; j < n; j++)
+			if (!fixed(&w[j]) ||
+			    (w[j].text[0] == '-' &&
+				strpbrk(w[j].text, "CF") != NULL)) {
+				set_why(o,
+				    "%s -C or -F: bash runs a command or "
+				    "function",
+				    name);
+				return;
+			}
 	if (strcmp(name, "mapfile") == 0 || strcmp(name, "readarray") == 0)
 		for (j = 1; j < n; j++)
 			if (!fixed(&w[j]) ||
@@ -428,7 +439,8 @@ dangerous_var(const char *name, size_t n)
 		"SUDO_ASKPASS", "TAR_OPTIONS", "RSYNC_RSH",
 		"RSYNC_CONNECT_PROG", "RUSTC", "RUSTC_WRAPPER",
 		"RUSTC_WORKSPACE_WRAPPER", "RUSTDOC", "JAVA_TOOL_OPTIONS",
-		"_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", NULL };
+		"_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "HOME", "XDG_CONFIG_HOME",
+		NULL };
 	static const char *const prefixes[] = { "LD_", "BASH_FUNC_",
 		"GIT_CONFIG", "DYLD_", "CARGO_TARGET_", "CARGO_BUILD_",
 		"npm_config_", "NPM_CONFIG_", NULL };
@@ -860,11 +872,14 @@ check_code_options(
 		    (strcmp(a, "-c") == 0 || strcmp(a, "--cmd") == 0 ||
 			strcmp(a, "-S") == 0 || a[0] == '+'))
 			set_why(o, "%s %.16s runs editor commands", name, a);
-		/* make evaluates --eval text, and a command-line NAME:=
+		/* make evaluates --eval text, a makefile named by -f
+		   (-f - reads a here-document), and a command-line NAME:=
 		   or NAME!= value ($(shell ...)) at once; SHELL and
 		   .SHELLFLAGS say what runs the recipes. */
 		if ((strcmp(name, "make") == 0 || strcmp(name, "gmake") == 0) &&
 		    (long_opt(a, "--eval", 4) || short_opt(a, 'E') ||
+			short_opt(a, 'f') || long_opt(a, "--file", 4) ||
+			long_opt(a, "--makefile", 4) ||
 			strstr(a, ":=") != NULL || strstr(a, "!=") != NULL ||
 			strncmp(a, "SHELL", 5) == 0 ||
 			strncmp(a, ".SHELLFLAGS", 11) == 0 ||

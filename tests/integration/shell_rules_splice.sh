@@ -14,9 +14,10 @@
 #     reader as a quote;
 #   - "ls &>/dev/null dd ...": dash reads "&" and then a redirection
 #     before the command dd, the reader bash's "&>";
-#   - git's --upload-pack, GIT_EXTERNAL_DIFF and make's NAME:= value
-#     (evaluated at once: $(shell ...), $(file ...)) run a command or
-#     make code under an allowed git or make.
+#   - git's --upload-pack, GIT_EXTERNAL_DIFF, HOME (a .gitconfig the
+#     same string writes, with core.fsmonitor), make's NAME:= value
+#     (evaluated at once: $(shell ...), $(file ...)) and make -f - run a
+#     command or make code under an allowed git or make.
 # Now each waits for a human (here: the approval expires unanswered) and
 # nothing hidden runs; the controls show the same shapes without the
 # splice still run.
@@ -28,6 +29,7 @@ ws=$(make_workspace)
 printf 'test:\n\t@echo tested\n' >"$ws/Makefile"
 echo a >"$ws/fa"
 echo b >"$ws/fb"
+git -C "$ws" init -q
 
 approvals() { printf 'approvals:\n  approvers: [%s]\n  ttlSeconds: 1\n' "$(id -un)"; }
 {
@@ -86,6 +88,13 @@ mcp_start "$T/allow.yaml" "$ws"
 held 'allow-list: ${x:-{}' A1 'a { inside ${...}' 'echo ${x:-{}; touch A1; echo }'
 held 'allow-list: make NAME:=$(file ...)' A2 'runs make code' "make test 'X:=\$(file >A2,pwned)'"
 held 'allow-list: GIT_EXTERNAL_DIFF' A3 'setting GIT_EXTERNAL_DIFF' "GIT_EXTERNAL_DIFF='$dd_=A3 #' git diff --no-index fa fb"
+held 'allow-list: make -f - (a here-document)' A4 'runs make code' "make test -f - <<EOF
+test:
+	$dd_=A4
+EOF"
+held 'allow-list: HOME=. git diff (core.fsmonitor in ./.gitconfig)' A5 'setting HOME' \
+    "echo '[safe]' >.gitconfig; echo 'directory = *' >>.gitconfig; echo '[core]' >>.gitconfig
+echo 'fsmonitor = \"$dd_=A5; false #\"' >>.gitconfig; HOME=. git diff"
 shell 'make test'
 expect_ok_result "control: an allowed make test runs"
 expect_contains "... and its recipe too" "$(jr .result.structuredContent.stdout)" tested

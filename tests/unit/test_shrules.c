@@ -243,6 +243,15 @@ static const struct row rows[] = {
 	S("git add -u", ALLOW),
 	S("git cherry-pick -x abc", ALLOW),
 	S("tar czf x.tar src", ALLOW),
+	S("compgen -C 'git push' x", ASK),
+	S("compgen -A command -C 'git push' x", ASK),
+	S("complete -F f git", ASK),
+	S("compgen -W 'a b' a", ALLOW),
+	T("make test -f - <<EOF\ntest:\n\tgit push\nEOF", ASK),
+	T("make -f /dev/stdin test", ASK),
+	T("make test --file=x.mk", ASK),
+	T("cat >.gitconfig <<EOF\n[core]\nEOF\nHOME=. git status", ASK),
+	T("XDG_CONFIG_HOME=. git status", ASK),
 	/* look-alikes and bytes */
 	S("\xef\xbd\x87it push", ASK), /* fullwidth g */
 	S("g\xd1\x96t push", ASK), /* Cyrillic i */
