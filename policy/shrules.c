@@ -330,7 +330,7 @@ check_bash_builtin(
 {
 	static const char *const takes_names[] = { "unset", "read", "declare",
 		"typeset", "local", NULL };
-	size_t j;
+	size_t j, k;
 
 	if (strcmp(name, "let") == 0) {
 		set_why(o,
@@ -359,11 +359,15 @@ check_bash_builtin(
 				    name);
 				return;
 			}
-	/* Builtins that set the variables they are given by name. */
+	/* Builtins that set the variables they are given by name, also
+	   as an option's attached value (read -aPATH). */
 	if (strcmp(name, "read") == 0 || strcmp(name, "mapfile") == 0 ||
 	    strcmp(name, "readarray") == 0 || strcmp(name, "getopts") == 0)
-		for (j = 1; j < n; j++)
+		for (j = 1; j < n; j++) {
 			check_set_name(w[j].text, o);
+			for (k = 1; w[j].text[0] == '-' && k < w[j].len; k++)
+				check_set_name(w[j].text + k, o);
+		}
 	if (strcmp(name, "printf") == 0)
 		for (j = 1; j < n; j++) {
 			if (strcmp(w[j].text, "-v") == 0 && j + 1 < n)

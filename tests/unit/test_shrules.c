@@ -202,6 +202,8 @@ static const struct row rows[] = {
 	S("printf -v BASH_CMDS /usr/bin/git", ASK),
 	S("printf -vPATH /ws/bin", ASK),
 	S("mapfile -t BASH_CMDS <f", ASK),
+	S("read -aPATH <<< /ws/bin", ASK),
+	S("read -raPATH <<< /ws/bin", ASK),
 	S("getopts a PATH", ASK),
 	S("for PATH in /ws/bin; do git status; done", ASK),
 	S(": ${BASH_CMDS:=/usr/bin/git}; 0 push", ASK),
