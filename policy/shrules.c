@@ -523,8 +523,15 @@ unwrap(const struct shword *w, size_t n, size_t i, struct one *o)
 	if (strcmp(name, "env") == 0) {
 		for (; j < n; j++) {
 			ARG_FIXED();
+			/* After "--" env still sets NAME=value operands:
+			   "env -- X=1 git push" runs git push. */
 			if (strcmp(a, "--") == 0) {
-				j++;
+				for (j++; j < n; j++) {
+					ARG_FIXED();
+					if (strchr(a, '=') == NULL)
+						break;
+					check_assignment(&w[j], o);
+				}
 				break;
 			}
 			if (strcmp(a, "-i") == 0 || strcmp(a, "-") == 0 ||
