@@ -557,14 +557,20 @@ unwrap(const struct shword *w, size_t n, size_t i, struct one *o)
 	} else if (strcmp(name, "command") == 0) {
 		for (; j < n; j++) {
 			ARG_FIXED();
-			if (strcmp(a, "-p") == 0)
+			/* -p, also as -pp: runs what follows */
+			if (a[0] == '-' && a[1] != '\0' &&
+			    strspn(a + 1, "p") == strlen(a + 1))
 				continue;
 			if (strcmp(a, "--") == 0) {
 				j++;
 				break;
 			}
-			if (a[0] == '-')
-				return i; /* -v, -V: a lookup */
+			if (a[0] == '-' && strpbrk(a, "vV") != NULL)
+				return i; /* -v, -V, -pv: a lookup */
+			if (a[0] == '-') {
+				set_why(o, "command option %.20s", a);
+				return i;
+			}
 			break;
 		}
 	} else if (strcmp(name, "nice") == 0) {

@@ -15,7 +15,8 @@
 #   - "ls &>/dev/null dd ...": dash reads "&" and then a redirection
 #     before the command dd, the reader bash's "&>";
 #   - "env -- X=1 dd ...": env sets X=1 after "--" too and runs dd; the
-#     rules decided a program named "X=1";
+#     rules decided a program named "X=1"; "command -pp dd ..." runs dd
+#     (-p twice), the rules decided "command";
 #   - git's --upload-pack, GIT_EXTERNAL_DIFF, HOME (a .gitconfig the
 #     same string writes, with core.fsmonitor), make's NAME:= value
 #     (evaluated at once: $(shell ...), $(file ...)) and make -f - run a
@@ -79,6 +80,7 @@ held '${x:-"}"}' P2 'rule 9 (dd): ask' "echo \${x:-\"}\"}; $dd_=P2; echo '\"'\\'
 held "\"\${x:-'}\"" P3 "a ' inside" "echo \"\${x:-'}\"; $dd_=P3; echo \"'}\""
 held '&> read as & and >' P4 'rule 9 (dd): ask' "echo hi &>/dev/null $dd_=P4"
 held 'env -- NAME=value' P7 'rule 9 (dd): ask' "env -- X=1 $dd_=P7"
+held 'command -pp' P8 'rule 9 (dd): ask' "command -pp $dd_=P8"
 held 'git --upload-pack' P5 'runs a command' "git ls-remote --upload-pack='$dd_=P5 #' /nonexistent"
 held 'GIT_EXTERNAL_DIFF' P6 'setting GIT_EXTERNAL_DIFF' "GIT_EXTERNAL_DIFF='$dd_=P6 #' git diff --no-index fa fb"
 shell 'ls >/dev/null &>/dev/null; echo ${x:-"a b"} && echo "${y:-c}"'

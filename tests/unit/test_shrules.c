@@ -360,6 +360,10 @@ static const struct row rows[] = {
 	S("/usr/bin/env git push", ASK),
 	S("env -S 'git push'", ASK),
 	S("command -v git", ALLOW),
+	S("command -pp git push --force", DENY),
+	S("command -p -- git push", ASK),
+	S("command -pv git", ALLOW),
+	S("command -x git push", ASK),
 	S("/usr/bin/git push", ASK),
 	S("./git push", ASK),
 	/* assignments */
