@@ -324,9 +324,10 @@ scan_arith(struct ps *ps, struct wbuf *b)
  * and dash both close it: a '}' inside '...' or "..." or after a
  * backslash is text, "${" nests, and nothing else does (bash and dash
  * close "${x:-{}" at the first '}').  Whatever the two shells read
- * differently, or whatever would run, is a parse error: a '\'' inside
- * double quotes (dash reads it as text, bash as a quote), a '{' outside
- * quotes, $'...' and substitutions (bash runs <(...) in "${x:-<(...)}").
+ * differently, or whatever would run, is a parse error: a single quote
+ * inside double quotes (dash reads it as text, bash as a quote), a '{'
+ * outside quotes, $'...' and substitutions (bash runs <(...) in
+ * "${x:-<(...)}").
  */
 static void
 skip_brace_param(struct ps *ps, int in_dq, int level)

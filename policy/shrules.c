@@ -375,9 +375,9 @@ check_bash_builtin(
 			else if (strncmp(w[j].text, "-v", 2) == 0)
 				check_set_name(w[j].text + 2, o);
 		}
-	/* set -k: assignments among a command's arguments go to its
-	   environment (git commit GIT_EDITOR=...). */
-	if (strcmp(name, "set") == 0)
+	/* set -k (shopt -os keyword): assignments among a command's
+	   arguments go to its environment (git commit GIT_EDITOR=...). */
+	if (strcmp(name, "set") == 0 || strcmp(name, "shopt") == 0)
 		for (j = 1; j < n; j++)
 			if (!fixed(&w[j]) ||
 			    strcmp(w[j].text, "keyword") == 0 ||
@@ -864,6 +864,7 @@ check_code_options(
 			long_opt(a, "--open-files-in-pager", 4) ||
 			long_opt(a, "--extcmd", 5) ||
 			long_opt(a, "--sendmail-cmd", 5) ||
+			long_opt(a, "--template", 5) ||
 			(strcmp(sub, "rebase") == 0 && short_opt(a, 'x')) ||
 			(strcmp(sub, "difftool") == 0 && short_opt(a, 'x')) ||
 			(strcmp(sub, "grep") == 0 && short_opt(a, 'O')) ||
