@@ -507,7 +507,7 @@ static size_t
 unwrap(const struct shword *w, size_t n, size_t i, struct one *o)
 {
 	const char *name = base_name(w[i].text);
-	size_t j = i + 1;
+	size_t j = i + 1, k;
 	const char *a;
 
 #define ARG_FIXED() \
@@ -610,6 +610,14 @@ unwrap(const struct shword *w, size_t n, size_t i, struct one *o)
 			}
 			break;
 		}
+		/* bash's time is a keyword: "time X=1 git push" assigns
+		   X and runs git push. */
+		for (; strcmp(name, "time") == 0 && j < n && fixed(&w[j]) &&
+		     (k = name_len(w[j].text)) > 0 &&
+		     (w[j].text[k] == '=' ||
+			 (w[j].text[k] == '+' && w[j].text[k + 1] == '='));
+		     j++)
+			check_assignment(&w[j], o);
 	} else if (strcmp(name, "timeout") == 0) {
 		for (; j < n; j++) {
 			ARG_FIXED();
