@@ -506,6 +506,9 @@ check_assignment(const struct shword *w, struct one *o)
 static size_t
 unwrap(const struct shword *w, size_t n, size_t i, struct one *o)
 {
+	static const char *const reserved[] = { "{", "}", "if", "then", "else",
+		"elif", "fi", "while", "until", "for", "do", "done", "case",
+		"esac", "select", "function", "coproc", "[[", NULL };
 	const char *name = base_name(w[i].text);
 	size_t j = i + 1, k;
 	const char *a;
@@ -610,8 +613,19 @@ unwrap(const struct shword *w, size_t n, size_t i, struct one *o)
 			}
 			break;
 		}
-		/* bash's time is a keyword: "time X=1 git push" assigns
-		   X and runs git push. */
+		/* bash's time is a keyword and times a pipeline: "time !
+		   git push" and "time X=1 git push" run git push, and
+		   "time { ...; }" a group the reader took for words. */
+		while (strcmp(name, "time") == 0 && j < n && fixed(&w[j]) &&
+		    strcmp(w[j].text, "!") == 0)
+			j++;
+		if (strcmp(name, "time") == 0 && j < n &&
+		    in_list(w[j].text, reserved)) {
+			set_why(o,
+			    "time before %.10s (a bash compound command)",
+			    w[j].text);
+			return i;
+		}
 		for (; strcmp(name, "time") == 0 && j < n && fixed(&w[j]) &&
 		     (k = name_len(w[j].text)) > 0 &&
 		     (w[j].text[k] == '=' ||

@@ -85,19 +85,22 @@ for cmd in "echo \${x:-<($dd_=pwned-procsub)}; sleep 1" \
 	expect_error_class "$cmd: refused when the human says no" approval_denied
 	last=$pid
 done
-# bash's time is a keyword: "time X=1 dd ..." assigns X and runs dd;
-# the rules decided a program named "X=1".
-cmd="time X=1 $dd_=pwned-time"
-id=$((id + 1))
-call_async "$id" "$(js "$cmd")"
-pid=$(pending_shell "$last")
-check "$cmd: waits for a human" test -n "$pid"
-expect_contains "$cmd: the approver sees the dd rule" "$("$AIRLOCK" pending -v)" "rule 9 (dd): ask"
-"$AIRLOCK" deny "$pid" --reason no >/dev/null 2>&1
-mcp_wait_id "$id"
-expect_error_class "$cmd: refused when the human says no" approval_denied
-last=$pid
-for f in procsub cmds alias append setk time; do
+# bash's time is a keyword that times a pipeline: "time X=1 dd ...",
+# "time ! dd ..." and "time { dd ...; }" run dd; the rules decided a
+# program named "X=1", "!" or "{".
+for cmd in "time X=1 $dd_=pwned-time" "time ! $dd_=pwned-time-not" \
+    "time { $dd_=pwned-time-group; }"; do
+	id=$((id + 1))
+	call_async "$id" "$(js "$cmd")"
+	pid=$(pending_shell "$last")
+	check "$cmd: waits for a human" test -n "$pid"
+	expect_contains "$cmd: the approver sees the dd rule" "$("$AIRLOCK" pending -v)" "rule 9 (dd): ask"
+	"$AIRLOCK" deny "$pid" --reason no >/dev/null 2>&1
+	mcp_wait_id "$id"
+	expect_error_class "$cmd: refused when the human says no" approval_denied
+	last=$pid
+done
+for f in procsub cmds alias append setk time time-not time-group; do
 	check "nothing hidden ran ($f)" test ! -e "$ws/pwned-$f"
 done
 check "nothing of the files ran (arithmetic)" test ! -e "$ws/pwned-arith"
