@@ -121,6 +121,8 @@ TESTS += tests/integration/shell_rules.sh
 EXTRA_DIST += tests/integration/shell_rules.sh
 TESTS += tests/integration/shell_rules_bash.sh
 EXTRA_DIST += tests/integration/shell_rules_bash.sh
+TESTS += tests/integration/shell_rules_splice.sh
+EXTRA_DIST += tests/integration/shell_rules_splice.sh
 # --- end shellgate ---
 
 # --- escalation: denial records and one-call escalation (issue 18) ---

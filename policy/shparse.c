@@ -62,6 +62,7 @@ struct ps {
 	int hd_due; /* a newline was read: the bodies
 					   follow (read once the command
 					   before it is pushed) */
+	int dialect; /* SHPARSE_BASH or SHPARSE_DASH */
 };
 
 /* A growing byte buffer for a word's text. */
@@ -71,6 +72,7 @@ struct wbuf {
 };
 
 static void parse_list(struct ps *, int);
+static size_t skip_bnl(const struct ps *, size_t);
 static int scan_word(struct ps *, struct shword *);
 
 static void fail(struct ps *ps, const char *fmt, ...)
@@ -255,7 +257,7 @@ scan_backquote(struct ps *ps, int in_dq)
 		free(b.p);
 		return;
 	}
-	rc = shparse(b.p != NULL ? b.p : "", b.len, &inner);
+	rc = shparse_as(b.p != NULL ? b.p : "", b.len, ps->dialect, &inner);
 	free(b.p);
 	for (i = 0; i < inner->ncmds; i++) {
 		inner->cmds[i].start = base;
@@ -317,27 +319,55 @@ scan_arith(struct ps *ps, struct wbuf *b)
 	wb_add(b, ps->s + start, ps->pos - start);
 }
 
-/* ${...}: to the matching '}', past quotes; no substitutions inside. */
+/*
+ * From "${" at ps->pos to just past the '}' that closes it, where bash
+ * and dash both close it: a '}' inside '...' or "..." or after a
+ * backslash is text, "${" nests, and nothing else does (bash and dash
+ * close "${x:-{}" at the first '}').  Whatever the two shells read
+ * differently, or whatever would run, is a parse error: a single quote
+ * inside double quotes (dash reads it as text, bash as a quote), a '{'
+ * outside quotes, $'...' and substitutions (bash runs <(...) in
+ * "${x:-<(...)}").
+ */
 static void
-scan_brace_param(struct ps *ps, struct wbuf *b)
+skip_brace_param(struct ps *ps, int in_dq, int level)
 {
-	size_t start = ps->pos;
-	int depth = 0, c;
+	const char *q;
+	int c, d, dq = 0;
 
+	if (level > SHPARSE_MAX_DEPTH) {
+		fail(ps, "nested more than %d deep", SHPARSE_MAX_DEPTH);
+		return;
+	}
 	ps->pos += 2;
 	for (;;) {
 		if ((c = at(ps, 0)) == -1) {
 			fail(ps, "unterminated ${...}");
 			return;
 		}
-		if (c == '\\' && at(ps, 1) != -1) {
+		d = at(ps, skip_bnl(ps, 1));
+		if (c == '\\') {
+			if (at(ps, 1) == -1) {
+				fail(ps, "unterminated ${...}");
+				return;
+			}
 			ps->pos += 2;
 			continue;
 		}
+		if (c == '"') {
+			dq = !dq;
+			ps->pos++;
+			continue;
+		}
+		if (c == '\'' && (in_dq || dq)) {
+			fail(ps,
+			    "a ' inside \"${...}\" (bash reads a quote, dash "
+			    "a character)");
+			return;
+		}
 		if (c == '\'') {
-			const char *q = memchr(
+			q = memchr(
 			    ps->s + ps->pos + 1, '\'', ps->len - ps->pos - 1);
-
 			if (q == NULL) {
 				fail(ps, "unterminated '...' in ${...}");
 				return;
@@ -345,16 +375,39 @@ scan_brace_param(struct ps *ps, struct wbuf *b)
 			ps->pos = (size_t)(q - ps->s) + 1;
 			continue;
 		}
-		if (c == '{')
-			depth++;
-		else if (c == '}') {
-			if (depth == 0)
-				break;
-			depth--;
+		if (c == '$' && d == '{') {
+			ps->pos += skip_bnl(ps, 1) - 1;
+			skip_brace_param(ps, in_dq || dq, level + 1);
+			if (ps->failed)
+				return;
+			continue;
+		}
+		if (c == '}' && !dq) {
+			ps->pos++;
+			return;
+		}
+		if (c == '{' && !dq) {
+			fail(ps, "a { inside ${...}");
+			return;
+		}
+		if (c == '`' || (c == '$' && (d == '(' || d == '\'')) ||
+		    ((c == '<' || c == '>') && d == '(')) {
+			fail(ps, "a substitution or $'...' inside ${...}");
+			return;
 		}
 		ps->pos++;
 	}
-	ps->pos++;
+}
+
+/* ${...}, appended as written. */
+static void
+scan_brace_param(struct ps *ps, struct wbuf *b, int in_dq)
+{
+	size_t start = ps->pos;
+
+	skip_brace_param(ps, in_dq, 0);
+	if (ps->failed)
+		return;
 	if (holds_subst(ps->s, start, ps->pos)) {
 		fail(ps, "a substitution inside ${...}");
 		return;
@@ -506,7 +559,7 @@ scan_dollar(struct ps *ps, struct wbuf *b, unsigned *flags, int in_dq)
 		wb_add(b, ps->s + start, ps->pos - start);
 	} else if (c == '{') {
 		*flags |= SHW_PARAM;
-		scan_brace_param(ps, b);
+		scan_brace_param(ps, b, in_dq);
 	} else if (c == '\'' && !in_dq) {
 		*flags |= SHW_ANSIC | SHW_QUOTED;
 		scan_ansic(ps, b);
@@ -850,6 +903,10 @@ next_token(struct ps *ps)
 		}
 		for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
 			n = strlen(ops[i].s);
+			/* dash: "&>" is "&" and then ">" */
+			if (ps->dialect == SHPARSE_DASH && n > 1 &&
+			    memcmp(ops[i].s, "&>", 2) == 0)
+				continue;
 			if (m >= n && memcmp(ob, ops[i].s, n) == 0)
 				break;
 		}
@@ -888,7 +945,7 @@ is_keyword(const struct shword *w, const char *kw)
 	return w->flags == 0 && strcmp(w->text, kw) == 0;
 }
 
-/* NAME=..., with NAME unquoted. */
+/* NAME=... or NAME+=..., with NAME unquoted. */
 static int
 is_assignment(const struct ps *ps, const struct tok *t)
 {
@@ -903,6 +960,9 @@ is_assignment(const struct ps *ps, const struct tok *t)
 			i++;
 		else if (!is_name_char((unsigned char)s[i]))
 			break;
+	/* bash's NAME+=value appends, and is an assignment too. */
+	if (i + 1 < n && s[i] == '+' && s[i + 1] == '=')
+		return 1;
 	return i < n && s[i] == '=';
 }
 
@@ -1100,12 +1160,36 @@ parse_list(struct ps *ps, int term)
 }
 
 int
+shparse_dialects_differ(const char *s, size_t len)
+{
+	size_t i, j;
+
+	for (i = 0; i < len; i++) {
+		if (s[i] != '&')
+			continue;
+		for (j = i + 1; j + 1 < len && s[j] == '\\' && s[j + 1] == '\n';
+		     j += 2)
+			;
+		if (j < len && s[j] == '>')
+			return 1;
+	}
+	return 0;
+}
+
+int
 shparse(const char *s, size_t len, struct shparse **out)
+{
+	return shparse_as(s, len, SHPARSE_BASH, out);
+}
+
+int
+shparse_as(const char *s, size_t len, int dialect, struct shparse **out)
 {
 	struct ps ps;
 	int i;
 
 	memset(&ps, 0, sizeof(ps));
+	ps.dialect = dialect;
 	ps.s = s;
 	ps.len = len;
 	ps.out = *out = xcalloc(1, sizeof(**out));

@@ -18,9 +18,11 @@
  *
  * Not covered, and reported as a parse error (the whole string is then
  * unresolvable): case, select, coproc, [[ ]] containing operators,
- * arithmetic or ${...} holding a substitution, bash's ((...)) and
- * for ((...)), here-documents left open at the end, and any quote,
- * substitution or group left open.
+ * arithmetic or ${...} holding a substitution, ${...} holding a '{',
+ * $'...', a process substitution or (inside double quotes) a ' (bash
+ * and dash end it at different places), bash's ((...)) and for ((...)),
+ * here-documents left open at the end, and any quote, substitution or
+ * group left open.
  */
 #ifndef AIRLOCK_SHPARSE_H
 #define AIRLOCK_SHPARSE_H
@@ -100,6 +102,22 @@ struct shparse {
  * words fail.  Caller frees *out with shparse_free.
  */
 int shparse(const char *s, size_t len, struct shparse **out);
+
+/*
+ * The dialects shparse_as reads.  They differ in one place: bash reads
+ * "&>" and "&>>" as a redirection of both outputs, dash (and POSIX) as
+ * "&" ending a command and a redirection starting the next, so that
+ * "ls &>/dev/null git push" runs git push in dash.  A decision takes the
+ * stricter of both readings (policy/shrules.c).
+ */
+#define SHPARSE_BASH 0 /* shparse's */
+#define SHPARSE_DASH 1
+
+/* shparse, reading |dialect|. */
+int shparse_as(const char *s, size_t len, int dialect, struct shparse **out);
+
+/* Whether the dialects may read |len| bytes of |s| differently. */
+int shparse_dialects_differ(const char *s, size_t len);
 
 void shparse_free(struct shparse *p);
 

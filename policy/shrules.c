@@ -74,6 +74,7 @@ fixed(const struct shword *w)
 
 static void set_why(struct one *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+static void check_set_name(const char *, struct one *);
 
 static void
 set_why(struct one *o, const char *fmt, ...)
@@ -242,6 +243,9 @@ check_brace_param(const char *p, struct one *o)
 			    "evaluates its value as code");
 		q += k + (q[k] != '\0');
 	}
+	/* ${NAME=value}, ${NAME:=value}: an assignment */
+	if (q < end && (*q == '=' || (*q == ':' && q + 1 < end && q[1] == '=')))
+		check_set_name(p + 2, o);
 	if (q + 1 < end && q[0] == '@' && q[1] == 'P') {
 		set_why(o,
 		    "${...@P}: bash evaluates a value as a prompt and runs its "
@@ -326,7 +330,7 @@ check_bash_builtin(
 {
 	static const char *const takes_names[] = { "unset", "read", "declare",
 		"typeset", "local", NULL };
-	size_t j;
+	size_t j, k;
 
 	if (strcmp(name, "let") == 0) {
 		set_why(o,
@@ -334,6 +338,17 @@ check_bash_builtin(
 		    "value as code");
 		return;
 	}
+	if (strcmp(name, "compgen") == 0 || strcmp(name, "complete") == 0)
+		for (j = 1; j < n; j++)
+			if (!fixed(&w[j]) ||
+			    (w[j].text[0] == '-' &&
+				strpbrk(w[j].text, "CF") != NULL)) {
+				set_why(o,
+				    "%s -C or -F: bash runs a command or "
+				    "function",
+				    name);
+				return;
+			}
 	if (strcmp(name, "mapfile") == 0 || strcmp(name, "readarray") == 0)
 		for (j = 1; j < n; j++)
 			if (!fixed(&w[j]) ||
@@ -342,6 +357,35 @@ check_bash_builtin(
 				set_why(o,
 				    "%s -C: bash evaluates a callback command",
 				    name);
+				return;
+			}
+	/* Builtins that set the variables they are given by name, also
+	   as an option's attached value (read -aPATH). */
+	if (strcmp(name, "read") == 0 || strcmp(name, "mapfile") == 0 ||
+	    strcmp(name, "readarray") == 0 || strcmp(name, "getopts") == 0)
+		for (j = 1; j < n; j++) {
+			check_set_name(w[j].text, o);
+			for (k = 1; w[j].text[0] == '-' && k < w[j].len; k++)
+				check_set_name(w[j].text + k, o);
+		}
+	if (strcmp(name, "printf") == 0)
+		for (j = 1; j < n; j++) {
+			if (strcmp(w[j].text, "-v") == 0 && j + 1 < n)
+				check_set_name(w[j + 1].text, o);
+			else if (strncmp(w[j].text, "-v", 2) == 0)
+				check_set_name(w[j].text + 2, o);
+		}
+	/* set -k (shopt -os keyword): assignments among a command's
+	   arguments go to its environment (git commit GIT_EDITOR=...). */
+	if (strcmp(name, "set") == 0 || strcmp(name, "shopt") == 0)
+		for (j = 1; j < n; j++)
+			if (!fixed(&w[j]) ||
+			    strcmp(w[j].text, "keyword") == 0 ||
+			    ((w[j].text[0] == '-' || w[j].text[0] == '+') &&
+				strchr(w[j].text, 'k') != NULL)) {
+				set_why(o,
+				    "set -k: bash passes assignments among "
+				    "the arguments in the environment");
 				return;
 			}
 	if (strcmp(name, "test") == 0 || strcmp(name, "[") == 0 ||
@@ -392,9 +436,18 @@ dangerous_var(const char *name, size_t n)
 		"NODE_OPTIONS", "NODE_PATH", "GIT_EXEC_PATH", "GIT_SSH",
 		"GIT_SSH_COMMAND", "GIT_PAGER", "GIT_EDITOR", "GIT_ASKPASS",
 		"PAGER", "EDITOR", "VISUAL", "GCONV_PATH", "PROMPT_COMMAND",
+		"BASH_ALIASES", "BASH_CMDS", "GIT_EXTERNAL_DIFF",
+		"GIT_SEQUENCE_EDITOR", "GIT_PROXY_COMMAND", "GIT_TEMPLATE_DIR",
+		"MAKEFLAGS", "MFLAGS", "GNUMAKEFLAGS", "MAKEFILES", "MANPAGER",
+		"LESSOPEN", "LESSCLOSE", "BROWSER", "SSH_ASKPASS",
+		"SUDO_ASKPASS", "TAR_OPTIONS", "RSYNC_RSH",
+		"RSYNC_CONNECT_PROG", "RUSTC", "RUSTC_WRAPPER",
+		"RUSTC_WORKSPACE_WRAPPER", "RUSTDOC", "JAVA_TOOL_OPTIONS",
+		"_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "HOME", "XDG_CONFIG_HOME",
 		NULL };
 	static const char *const prefixes[] = { "LD_", "BASH_FUNC_",
-		"GIT_CONFIG", "DYLD_", NULL };
+		"GIT_CONFIG", "DYLD_", "CARGO_TARGET_", "CARGO_BUILD_",
+		"npm_config_", "NPM_CONFIG_", NULL };
 	char buf[64];
 	size_t i;
 
@@ -410,16 +463,36 @@ dangerous_var(const char *name, size_t n)
 	return 0;
 }
 
+/* The length of the variable's name at the start of |s|: "PATH" in
+   "PATH=x", "PATH+=x", "PATH[0]=x" and "PATH". */
+static size_t
+name_len(const char *s)
+{
+	size_t n = 0;
+
+	while ((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= 'A' && s[n] <= 'Z') ||
+	    s[n] == '_' || (n > 0 && s[n] >= '0' && s[n] <= '9'))
+		n++;
+	return n;
+}
+
+/* |s| names a variable that is set (by read, for, printf -v ...). */
+static void
+check_set_name(const char *s, struct one *o)
+{
+	size_t n = name_len(s);
+
+	if (n > 0 && dangerous_var(s, n))
+		set_why(o, "setting %.*s changes what runs",
+		    (int)(n < 40 ? n : 40), s);
+}
+
 static void
 check_assignment(const struct shword *w, struct one *o)
 {
-	size_t n = strcspn(w->text, "=");
-
 	if (w->flags & SHW_CMDSUB)
 		set_why(o, "a command substitution in an assignment");
-	if (dangerous_var(w->text, n))
-		set_why(o, "an assignment to %.*s changes what runs",
-		    (int)(n < 40 ? n : 40), w->text);
+	check_set_name(w->text, o);
 }
 
 /* ---- wrappers seen through ---- */
@@ -433,8 +506,11 @@ check_assignment(const struct shword *w, struct one *o)
 static size_t
 unwrap(const struct shword *w, size_t n, size_t i, struct one *o)
 {
+	static const char *const reserved[] = { "{", "}", "if", "then", "else",
+		"elif", "fi", "while", "until", "for", "do", "done", "case",
+		"esac", "select", "function", "coproc", "[[", NULL };
 	const char *name = base_name(w[i].text);
-	size_t j = i + 1;
+	size_t j = i + 1, k;
 	const char *a;
 
 #define ARG_FIXED() \
@@ -450,8 +526,15 @@ unwrap(const struct shword *w, size_t n, size_t i, struct one *o)
 	if (strcmp(name, "env") == 0) {
 		for (; j < n; j++) {
 			ARG_FIXED();
+			/* After "--" env still sets NAME=value operands:
+			   "env -- X=1 git push" runs git push. */
 			if (strcmp(a, "--") == 0) {
-				j++;
+				for (j++; j < n; j++) {
+					ARG_FIXED();
+					if (strchr(a, '=') == NULL)
+						break;
+					check_assignment(&w[j], o);
+				}
 				break;
 			}
 			if (strcmp(a, "-i") == 0 || strcmp(a, "-") == 0 ||
@@ -477,14 +560,20 @@ unwrap(const struct shword *w, size_t n, size_t i, struct one *o)
 	} else if (strcmp(name, "command") == 0) {
 		for (; j < n; j++) {
 			ARG_FIXED();
-			if (strcmp(a, "-p") == 0)
+			/* -p, also as -pp: runs what follows */
+			if (a[0] == '-' && a[1] != '\0' &&
+			    strspn(a + 1, "p") == strlen(a + 1))
 				continue;
 			if (strcmp(a, "--") == 0) {
 				j++;
 				break;
 			}
-			if (a[0] == '-')
-				return i; /* -v, -V: a lookup */
+			if (a[0] == '-' && strpbrk(a, "vV") != NULL)
+				return i; /* -v, -V, -pv: a lookup */
+			if (a[0] == '-') {
+				set_why(o, "command option %.20s", a);
+				return i;
+			}
 			break;
 		}
 	} else if (strcmp(name, "nice") == 0) {
@@ -524,6 +613,25 @@ unwrap(const struct shword *w, size_t n, size_t i, struct one *o)
 			}
 			break;
 		}
+		/* bash's time is a keyword and times a pipeline: "time !
+		   git push" and "time X=1 git push" run git push, and
+		   "time { ...; }" a group the reader took for words. */
+		while (strcmp(name, "time") == 0 && j < n && fixed(&w[j]) &&
+		    strcmp(w[j].text, "!") == 0)
+			j++;
+		if (strcmp(name, "time") == 0 && j < n &&
+		    in_list(w[j].text, reserved)) {
+			set_why(o,
+			    "time before %.10s (a bash compound command)",
+			    w[j].text);
+			return i;
+		}
+		for (; strcmp(name, "time") == 0 && j < n && fixed(&w[j]) &&
+		     (k = name_len(w[j].text)) > 0 &&
+		     (w[j].text[k] == '=' ||
+			 (w[j].text[k] == '+' && w[j].text[k + 1] == '='));
+		     j++)
+			check_assignment(&w[j], o);
 	} else if (strcmp(name, "timeout") == 0) {
 		for (; j < n; j++) {
 			ARG_FIXED();
@@ -675,6 +783,161 @@ check_shell(const struct shword *w, size_t n, struct one *o, int interp)
 		set_why(o, "%s reading its program from standard input", name);
 }
 
+/* ---- options that run a command ---- */
+
+/*
+ * Whether |a| is the long option |opt| or, as getopt_long, argp and git
+ * accept, an abbreviation of it at least |min| bytes long ("--to-comm"
+ * is tar's --to-command), with or without "=VALUE".
+ */
+static int
+long_opt(const char *a, const char *opt, size_t min)
+{
+	size_t n = strcspn(a, "=");
+
+	return strncmp(a, "--", 2) == 0 && n >= min && n <= strlen(opt) &&
+	    strncmp(a, opt, n) == 0;
+}
+
+/* Whether |a| is a cluster of short options holding |c| ("-ix", "-xCMD"). */
+static int
+short_opt(const char *a, int c)
+{
+	return a[0] == '-' && a[1] != '-' && a[1] != '\0' &&
+	    strchr(a + 1, c) != NULL;
+}
+
+/* Whether |w| may expand to words the rules cannot see: an option. */
+static int
+may_be_option(const struct shword *w)
+{
+	if (fixed(w))
+		return 0;
+	if (w->flags & (SHW_PARAM | SHW_CMDSUB | SHW_ARITH))
+		return 1;
+	/* "*" matches a file named "-xgit push"; a glob after "src/" does
+	   not. */
+	return (w->flags & (SHW_GLOB | SHW_BRACE)) != 0 &&
+	    strchr("*?[{", w->text[0]) != NULL;
+}
+
+/* git's subcommand: its first operand after the global options. */
+static const char *
+git_subcommand(const struct shword *w, size_t n)
+{
+	static const char *const takes_value[] = { "-C", "-c", "--git-dir",
+		"--work-tree", "--namespace", "--super-prefix", "--config-env",
+		"--attr-source", "--list-cmds", NULL };
+	size_t j;
+
+	for (j = 1; j < n; j++) {
+		if (in_list(w[j].text, takes_value))
+			j++;
+		else if (w[j].text[0] != '-')
+			return w[j].text;
+	}
+	return "";
+}
+
+/*
+ * Programs that run a command named by an option (find -exec, git rebase
+ * -x, tar --to-command, make --eval ...): such an option, or an argument
+ * that may expand to one, makes the command unresolvable.
+ */
+static void
+check_code_options(
+    const char *name, const struct shword *w, size_t n, struct one *o)
+{
+	static const char *const progs[] = { "find", "git", "tar", "rsync",
+		"vi", "vim", "nvim", "ex", "make", "gmake", "sort", "zip", "rg",
+		NULL };
+	const char *a, *sub = "";
+	size_t j;
+	int vim = 0;
+
+	if (!in_list(name, progs))
+		return;
+	if (strcmp(name, "git") == 0)
+		sub = git_subcommand(w, n);
+	vim = strcmp(name, "vi") == 0 || strcmp(name, "vim") == 0 ||
+	    strcmp(name, "nvim") == 0 || strcmp(name, "ex") == 0;
+	for (j = 1; j < n; j++) {
+		a = w[j].text;
+		if (may_be_option(&w[j])) {
+			set_why(o,
+			    "%s with an argument that is not a fixed word "
+			    "(it may be an option that runs a command)",
+			    name);
+			return;
+		}
+		if (strcmp(name, "find") == 0 &&
+		    (strcmp(a, "-exec") == 0 || strcmp(a, "-execdir") == 0 ||
+			strcmp(a, "-ok") == 0 || strcmp(a, "-okdir") == 0))
+			set_why(o, "find %s runs a command", a);
+		if (strcmp(name, "git") == 0 &&
+		    (strcmp(a, "-c") == 0 ||
+			strncmp(a, "--config-env", 12) == 0 ||
+			strncmp(a, "--exec-path", 11) == 0))
+			set_why(o, "git %s can make git run code", a);
+		if (strcmp(name, "git") == 0 &&
+		    (long_opt(a, "--exec", 4) ||
+			long_opt(a, "--upload-pack", 4) ||
+			long_opt(a, "--receive-pack", 5) ||
+			long_opt(a, "--open-files-in-pager", 4) ||
+			long_opt(a, "--extcmd", 5) ||
+			long_opt(a, "--sendmail-cmd", 5) ||
+			long_opt(a, "--template", 5) ||
+			(strcmp(sub, "rebase") == 0 && short_opt(a, 'x')) ||
+			(strcmp(sub, "difftool") == 0 && short_opt(a, 'x')) ||
+			(strcmp(sub, "grep") == 0 && short_opt(a, 'O')) ||
+			((strcmp(sub, "clone") == 0 ||
+			     strcmp(sub, "ls-remote") == 0) &&
+			    short_opt(a, 'u')) ||
+			(strcmp(sub, "bisect") == 0 && strcmp(a, "run") == 0)))
+			set_why(o, "git %s %.20s runs a command", sub, a);
+		if (strcmp(name, "tar") == 0 &&
+		    (short_opt(a, 'I') || short_opt(a, 'F') ||
+			long_opt(a, "--to-command", 5) ||
+			long_opt(a, "--use-compress-program", 4) ||
+			long_opt(a, "--checkpoint-action", 13) ||
+			long_opt(a, "--info-script", 4) ||
+			long_opt(a, "--new-volume-script", 4) ||
+			long_opt(a, "--rsh-command", 4)))
+			set_why(o, "tar %.24s runs a command", a);
+		if (strcmp(name, "rsync") == 0 &&
+		    (strcmp(a, "-e") == 0 || long_opt(a, "--rsh", 4) ||
+			long_opt(a, "--rsync-path", 4)))
+			set_why(o, "rsync %.16s runs a command", a);
+		if (vim &&
+		    (strcmp(a, "-c") == 0 || strcmp(a, "--cmd") == 0 ||
+			strcmp(a, "-S") == 0 || a[0] == '+'))
+			set_why(o, "%s %.16s runs editor commands", name, a);
+		/* make evaluates --eval text, a makefile named by -f
+		   (-f - reads a here-document), and a command-line NAME:=
+		   or NAME!= value ($(shell ...)) at once; SHELL and
+		   .SHELLFLAGS say what runs the recipes. */
+		if ((strcmp(name, "make") == 0 || strcmp(name, "gmake") == 0) &&
+		    (long_opt(a, "--eval", 4) || short_opt(a, 'E') ||
+			short_opt(a, 'f') || long_opt(a, "--file", 4) ||
+			long_opt(a, "--makefile", 4) ||
+			strstr(a, ":=") != NULL || strstr(a, "!=") != NULL ||
+			strncmp(a, "SHELL", 5) == 0 ||
+			strncmp(a, ".SHELLFLAGS", 11) == 0 ||
+			strncmp(a, "MAKEFLAGS", 9) == 0 ||
+			strncmp(a, "MAKEFILES", 9) == 0))
+			set_why(o, "make %.24s runs make code", a);
+		if (strcmp(name, "sort") == 0 &&
+		    long_opt(a, "--compress-program", 5))
+			set_why(o, "sort %.24s runs a command", a);
+		if (strcmp(name, "zip") == 0 &&
+		    (strcmp(a, "-TT") == 0 ||
+			long_opt(a, "--unzip-command", 4)))
+			set_why(o, "zip %.24s runs a command", a);
+		if (strcmp(name, "rg") == 0 && long_opt(a, "--pre", 5))
+			set_why(o, "rg %.24s runs a command", a);
+	}
+}
+
 static void
 check_command(const struct shword *w, size_t n, const char *ws, struct one *o)
 {
@@ -768,36 +1031,7 @@ check_command(const struct shword *w, size_t n, const char *ws, struct one *o)
 			    w[j].text);
 		return;
 	}
-	for (j = 1; j < n; j++) {
-		const char *a = w[j].text;
-
-		if (strcmp(name, "find") == 0 &&
-		    (strcmp(a, "-exec") == 0 || strcmp(a, "-execdir") == 0 ||
-			strcmp(a, "-ok") == 0 || strcmp(a, "-okdir") == 0))
-			set_why(o, "find %s runs a command", a);
-		if (strcmp(name, "git") == 0 &&
-		    (strcmp(a, "-c") == 0 ||
-			strncmp(a, "--config-env", 12) == 0 ||
-			strncmp(a, "--exec-path", 11) == 0))
-			set_why(o, "git %s can make git run code", a);
-		if (strcmp(name, "tar") == 0 &&
-		    (strcmp(a, "-I") == 0 ||
-			strncmp(a, "--to-command", 12) == 0 ||
-			strncmp(a, "--use-compress-program", 22) == 0 ||
-			strncmp(a, "--checkpoint-action", 19) == 0 ||
-			strncmp(a, "--info-script", 13) == 0 ||
-			strncmp(a, "--new-volume-script", 19) == 0))
-			set_why(o, "tar %.24s runs a command", a);
-		if (strcmp(name, "rsync") == 0 &&
-		    (strcmp(a, "-e") == 0 || strncmp(a, "--rsh", 5) == 0 ||
-			strncmp(a, "--rsync-path", 12) == 0))
-			set_why(o, "rsync %.16s runs a command", a);
-		if ((strcmp(name, "vi") == 0 || strcmp(name, "vim") == 0 ||
-			strcmp(name, "nvim") == 0 || strcmp(name, "ex") == 0) &&
-		    (strcmp(a, "-c") == 0 || strcmp(a, "--cmd") == 0 ||
-			strcmp(a, "-S") == 0 || a[0] == '+'))
-			set_why(o, "%s %.16s runs editor commands", name, a);
-	}
+	check_code_options(name, w, n, o);
 }
 
 static void decide_cmd(const struct shell_rules *, const struct shcmd *,
@@ -960,6 +1194,9 @@ decide_cmd(const struct shell_rules *r, const struct shcmd *c, const char *ws,
 	for (i = 0; i < c->nredirs; i++)
 		check_arith_word(&c->redirs[i].target, o);
 	check_redirs(c, ws, o);
+	/* "for NAME in ...": NAME is set */
+	if (c->header && c->nwords > 0)
+		check_set_name(c->words[0].text, o);
 	if (c->header) {
 		o->words = c->words;
 		o->nwords = c->nwords;
@@ -1041,9 +1278,10 @@ verdict_from(
 		    shdecision_name(o->d));
 }
 
-enum shdecision
-shrules_decide(const struct shell_rules *r, const char *cmd, size_t len,
-    const char *ws, struct shverdict *v)
+/* Decides |cmd| as |dialect| reads it. */
+static void
+decide_string(const struct shell_rules *r, const char *cmd, size_t len,
+    const char *ws, int dialect, struct shverdict *v)
 {
 	struct shparse *p;
 	struct one o;
@@ -1051,7 +1289,7 @@ shrules_decide(const struct shell_rules *r, const char *cmd, size_t len,
 	int rc, have = 0;
 
 	memset(v, 0, sizeof(*v));
-	rc = shparse(cmd, len, &p);
+	rc = shparse_as(cmd, len, dialect, &p);
 	for (i = 0; i < p->ncmds; i++) {
 		const struct shcmd *c = &p->cmds[i];
 
@@ -1082,6 +1320,21 @@ shrules_decide(const struct shell_rules *r, const char *cmd, size_t len,
 		    shdecision_name(r->dflt));
 	}
 	shparse_free(p);
+}
+
+/* The stricter of the readings of bash and dash, where they differ. */
+enum shdecision
+shrules_decide(const struct shell_rules *r, const char *cmd, size_t len,
+    const char *ws, struct shverdict *v)
+{
+	struct shverdict dash;
+
+	decide_string(r, cmd, len, ws, SHPARSE_BASH, v);
+	if (shparse_dialects_differ(cmd, len)) {
+		decide_string(r, cmd, len, ws, SHPARSE_DASH, &dash);
+		if (dash.decision > v->decision)
+			*v = dash;
+	}
 	return v->decision;
 }
 

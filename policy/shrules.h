@@ -15,7 +15,8 @@
  * matches decides; no rule: the default.  A command the rules cannot see
  * through (shrules_decide's list of causes) is "unresolvable", which is
  * never allow.  The string's decision is the strictest of its commands'
- * (deny > ask > allow); an empty string gets the default.
+ * (deny > ask > allow); an empty string gets the default.  Where bash and
+ * dash read the string differently ("&>"), the stricter reading counts.
  */
 #ifndef AIRLOCK_SHRULES_H
 #define AIRLOCK_SHRULES_H
@@ -71,13 +72,19 @@ struct shverdict {
  * parse error: command or process substitution anywhere in a command; an
  * expansion, glob, brace, tilde, $'...' or non-ASCII byte in the command
  * word; an assignment that changes how commands are found or run (PATH,
- * ENV, BASH_ENV, IFS, LD_*, ...); eval, exec, source, ., alias, trap,
- * builtin, hash, enable, fc, a function definition; wrappers that run
+ * ENV, BASH_ENV, IFS, LD_*, HOME, BASH_CMDS, ...), however it is set
+ * (NAME+=, export, read, for NAME, printf -v, ${NAME:=}, set -k);
+ * eval, exec, source, ., alias, trap, builtin, hash, enable, fc, a
+ * function definition; wrappers that run
  * another command they are not seen through (sudo, doas, su, xargs,
  * find -exec, chroot, setsid, flock, watch, nsenter, unshare, busybox,
  * ...); a shell with -c or -s or reading a script from stdin; an
  * interpreter with a code option (python -c, node -e, perl -e, ruby -e,
- * php -r, ...) or none at all; awk; cd to a place outside the workspace;
+ * php -r, ...) or none at all; awk; an option that runs a command
+ * (git --upload-pack, rebase -x, make --eval, -f or NAME:=, tar
+ * --to-command, sort --compress-program, ..., also abbreviated) or an
+ * argument of such a program that may expand to one; cd to a place
+ * outside the workspace;
  * a redirection target that is not a fixed word, or outside the
  * workspace (other than /dev/null, /dev/std{in,out,err}, /dev/fd/N,
  * /dev/tty, /dev/zero).  An argument that is not a fixed word stops
