@@ -1041,13 +1041,20 @@ upper_size_mb(const struct broker *b)
 static int
 upper_tmpfs_here(const struct broker *b)
 {
-	char size[32];
+	char size[32], inodes[32];
 	int fd, mfd, e;
 
 	snprintf(size, sizeof(size), "%lldm", upper_size_mb(b));
+	/* Its inodes are kernel memory no cgroup may bound (an ordinary
+	 * user has none delegated): the tmpfs default, half the RAM's pages,
+	 * let a run pin gigabytes in empty files.  A set of more entries
+	 * than CS_MAX_ENTRIES is refused anyway; twice that leaves room for
+	 * the directories copied up above them. */
+	snprintf(inodes, sizeof(inodes), "%d", 2 * CS_MAX_ENTRIES);
 	if ((fd = fsopen("tmpfs", FSOPEN_CLOEXEC)) == -1)
 		return -1;
 	if (fsconfig(fd, FSCONFIG_SET_STRING, "size", size, 0) == -1 ||
+	    fsconfig(fd, FSCONFIG_SET_STRING, "nr_inodes", inodes, 0) == -1 ||
 	    fsconfig(fd, FSCONFIG_SET_STRING, "mode", "0700", 0) == -1 ||
 	    fsconfig(fd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == -1 ||
 	    (mfd = fsmount(fd, FSMOUNT_CLOEXEC,

@@ -9,7 +9,8 @@
 # root: the run gets ENOSPC inside, its set is refused ("filled the 2048
 # MiB upper layer"), nothing lands, and the state directory does not
 # grow.  Tried for real as root and uid 4242, through airlock exec and a
-# broker's run_check.
+# broker's run_check.  And 530000 empty files (no bytes, an inode each)
+# fill its inodes, bounded now.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 chmod 755 "$T"
@@ -65,6 +66,19 @@ for u in 0 $U; do
 	check "uid $u exec: nothing landed" test -z "$(find "$ws" -name 'big*')"
 	max=$(du_max "$T/du$u")
 	check "uid $u exec: the state directory stayed under 64 MiB during the run (max ${max} KiB)" test "${max:-0}" -lt 65536
+
+	# Empty files cost the tmpfs no bytes but an inode each, kernel
+	# memory no cgroup bounds for an ordinary user: the tmpfs default
+	# (half the RAM's pages) let a run pin gigabytes.  Its inodes are
+	# bounded too (twice the change set's 262144 entries).
+	# shellcheck disable=SC2086,SC2016
+	out=$(as_uid "$u" env AIRLOCK_HOME="$st/exec" "$AIRLOCK" exec $LIM --workspace "$ws" -- \
+	    sh -c 'mkdir many && cd many && i=0; while [ $i -lt 530000 ]; do : >$i || exit 9; i=$((i + 1)); done' 2>&1)
+	status=$?
+	expect_contains "uid $u exec: 530000 empty files: ENOSPC inside" "$out" "No space left on device"
+	expect_eq "uid $u exec: refused (77)" "$status" 77
+	expect_contains "uid $u exec: the upper layer filled" "$out" "filled the 2048 MiB upper layer"
+	check "uid $u exec: none landed" test ! -e "$ws/many"
 
 	# A broker's check, as a session runs it.
 	cat >"$T/m$u.yaml" <<EOF
