@@ -13,11 +13,13 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1030,21 +1032,29 @@ upper_size_mb(const struct broker *b)
 }
 
 /*
- * As root: the upper layer in a tmpfs of its own, detached (in no mount
- * table; it goes with its last descriptor), so the overlay costs no
- * probing of the session directory's disk.  Returns the mount's
+ * The upper layer in a tmpfs of its own, detached (in no mount table; it
+ * goes with its last descriptor), of upper_size_mb(): a run that writes
+ * more gets ENOSPC inside, and nothing of it reaches the host's disk.
+ * Made here as root, else by upper_tmpfs_userns().  Returns the mount's
  * descriptor, holding "upper" and "work", or -1 (errno set).
  */
 static int
-upper_tmpfs(const struct broker *b)
+upper_tmpfs_here(const struct broker *b)
 {
-	char size[32];
+	char size[32], inodes[32];
 	int fd, mfd, e;
 
 	snprintf(size, sizeof(size), "%lldm", upper_size_mb(b));
+	/* Its inodes are kernel memory no cgroup may bound (an ordinary
+	 * user has none delegated): the tmpfs default, half the RAM's pages,
+	 * let a run pin gigabytes in empty files.  A set of more entries
+	 * than CS_MAX_ENTRIES is refused anyway; twice that leaves room for
+	 * the directories copied up above them. */
+	snprintf(inodes, sizeof(inodes), "%d", 2 * CS_MAX_ENTRIES);
 	if ((fd = fsopen("tmpfs", FSOPEN_CLOEXEC)) == -1)
 		return -1;
 	if (fsconfig(fd, FSCONFIG_SET_STRING, "size", size, 0) == -1 ||
+	    fsconfig(fd, FSCONFIG_SET_STRING, "nr_inodes", inodes, 0) == -1 ||
 	    fsconfig(fd, FSCONFIG_SET_STRING, "mode", "0700", 0) == -1 ||
 	    fsconfig(fd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == -1 ||
 	    (mfd = fsmount(fd, FSMOUNT_CLOEXEC,
@@ -1066,13 +1076,142 @@ upper_tmpfs(const struct broker *b)
 	return mfd;
 }
 
+/*
+ * Not root: a process may mount a tmpfs only in a user namespace of its
+ * own.  A helper is cloned into a new user and mount namespace (its own
+ * uid and gid mapped, setgroups denied), sharing our memory and our
+ * descriptor table, so that the tmpfs it makes is ours when it exits;
+ * the runner's overlay, in its own user namespace, takes it as the upper
+ * layer (tmpfs holds the user.* xattrs of "userxattr" since Linux 6.6:
+ * the helper checks that too).
+ */
+struct upper_helper {
+	const struct broker *b;
+	uid_t uid; /* ours, read before: inside, unmapped yet */
+	gid_t gid;
+	int mfd; /* the tmpfs, or -1 */
+	int err; /* errno where mfd is -1 */
+	const char *what;
+};
+
+static char upper_helper_stack[16 * 1024] __attribute__((aligned(16)));
+
+static int
+upper_map(const char *file, const char *map)
+{
+	int fd, ok;
+
+	if ((fd = open(file, O_WRONLY | O_CLOEXEC)) == -1)
+		return -1;
+	ok = write(fd, map, strlen(map)) == (ssize_t)strlen(map);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+static int
+upper_helper(void *arg)
+{
+	struct upper_helper *h = arg;
+	char map[64];
+	int mfd, dfd;
+
+	h->what = "setgroups";
+	if (upper_map("/proc/self/setgroups", "deny") == -1)
+		goto fail;
+	h->what = "uid_map";
+	snprintf(
+	    map, sizeof(map), "%u %u 1\n", (unsigned)h->uid, (unsigned)h->uid);
+	if (upper_map("/proc/self/uid_map", map) == -1)
+		goto fail;
+	h->what = "gid_map";
+	snprintf(
+	    map, sizeof(map), "%u %u 1\n", (unsigned)h->gid, (unsigned)h->gid);
+	if (upper_map("/proc/self/gid_map", map) == -1)
+		goto fail;
+	h->what = "tmpfs";
+	if ((mfd = upper_tmpfs_here(h->b)) == -1)
+		goto fail;
+	/* The overlay's "userxattr" keeps its whiteouts and opaque
+	 * directories in user.* xattrs. */
+	h->what = "user xattrs on tmpfs (Linux 6.6)";
+	if ((dfd = openat(mfd, "upper", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
+		-1 ||
+	    fsetxattr(dfd, "user.airlock", "", 0, 0) == -1 ||
+	    fremovexattr(dfd, "user.airlock") == -1) {
+		h->err = errno;
+		if (dfd != -1)
+			close(dfd);
+		close(mfd);
+		return 1;
+	}
+	close(dfd);
+	h->mfd = mfd;
+	return 0;
+fail:
+	h->err = errno;
+	return 1;
+}
+
+static int
+upper_tmpfs_userns(const struct broker *b, const char **what)
+{
+	struct upper_helper h = { b, geteuid(), getegid(), -1, 0, "clone" };
+	pid_t pid;
+	int status;
+
+	pid = clone(upper_helper,
+	    upper_helper_stack + sizeof(upper_helper_stack),
+	    CLONE_NEWUSER | CLONE_NEWNS | CLONE_VM | CLONE_FILES | SIGCHLD, &h);
+	if (pid == -1) {
+		*what = "clone (a user namespace)";
+		return -1;
+	}
+	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
+		continue;
+	if (h.mfd == -1) {
+		*what = h.what;
+		errno = h.err != 0 ? h.err : EIO;
+		return -1;
+	}
+	return h.mfd;
+}
+
+/*
+ * The tmpfs of upper_tmpfs_here(), as root or through the helper; -1
+ * with the reason logged where it cannot be made (then the caller's
+ * directory on disk serves, bounded only when the set lands: say so
+ * once).
+ */
+static int
+upper_tmpfs(const struct broker *b)
+{
+	static int warned;
+	const char *what = "tmpfs";
+	int mfd, e;
+
+	if (geteuid() == 0)
+		mfd = upper_tmpfs_here(b);
+	else
+		mfd = upper_tmpfs_userns(b, &what);
+	if (mfd == -1 && !warned) {
+		e = errno;
+		warned = 1;
+		log_warnx("warning: no size-limited tmpfs for the run's upper "
+			  "layer (%s: %s): its writes go to the disk, and the "
+			  "change set's size is checked only when it lands",
+		    what, strerror(e));
+		errno = e;
+	}
+	return mfd;
+}
+
 int
 changeset_upper_new(
     const char *dir, struct changeset_upper *u, char *err, size_t errlen)
 {
 	memset(u, 0, sizeof(*u));
 	u->mnt_fd = -1;
-	if (geteuid() == 0 && (u->mnt_fd = upper_tmpfs(NULL)) != -1)
+	if ((u->mnt_fd = upper_tmpfs(NULL)) != -1)
 		return 0;
 	if (dir == NULL) {
 		snprintf(err, errlen, "no tmpfs upper layer could be made");
@@ -1150,7 +1289,7 @@ changeset_call_prepare(struct call *c, json_t **out)
 	    b->m->sandbox.workspace_readonly || b->cfg.session_dir == NULL)
 		return 0;
 	/* Where that fails, the session directory serves. */
-	if (geteuid() == 0 && (c->changes_fd = upper_tmpfs(b)) != -1) {
+	if ((c->changes_fd = upper_tmpfs(b)) != -1) {
 		c->req.upper_mnt = 1;
 		c->req.upper_fd = c->changes_fd;
 		return 0;

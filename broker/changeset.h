@@ -124,10 +124,12 @@ int changeset_apply(const struct changeset *cs, int upperfd, int rootfd,
 json_t *changeset_describe(const struct changeset *cs);
 
 /*
- * An upper layer for one run outside the broker (airlock exec).  As root
- * a detached tmpfs of CHANGESET_MAX_BYTES (mnt_fd, holding "upper" and
- * "work"); else the directory |dir| (made here, must not exist) holding
- * them (upper, work); |dir| NULL: the tmpfs or nothing.  changeset_upper_new() returns 0 or -1 with err;
+ * An upper layer for one run outside the broker (airlock exec): a
+ * detached tmpfs of CHANGESET_MAX_BYTES (mnt_fd, holding "upper" and
+ * "work"; not root, made in a user namespace of our own); where that
+ * cannot be made (logged once, with why), the directory |dir| (made here,
+ * must not exist) holding them (upper, work); |dir| NULL: the tmpfs or
+ * nothing.  changeset_upper_new() returns 0 or -1 with err;
  * changeset_upper_open() returns a descriptor of the upper directory or
  * -1; changeset_upper_full() says whether a tmpfs upper filled up (its
  * writes then failed with ENOSPC, so the set is not what the run meant);

@@ -81,7 +81,7 @@ struct runner_request {
 	const char		*upper_dir;
 	const char		*work_dir;
 	/*
-	 * Instead of |upper_dir| (root only): with |upper_mnt| set,
+	 * Instead of |upper_dir|: with |upper_mnt| set,
 	 * |upper_fd| is a detached mount (a tmpfs) holding the directories
 	 * "upper" and "work", empty; they are the overlay's upper and work
 	 * directories.  The descriptor stays the caller's and never reaches

@@ -442,8 +442,8 @@ exec_recover(const char *ws, const struct sandbox_policy *policy)
 }
 
 /*
- * The run's upper layer: a tmpfs as root, else a new directory in the
- * state directory or, where that cannot be made (a HOME not the
+ * The run's upper layer: a tmpfs (root or not), else a new directory in
+ * the state directory or, where that cannot be made (a HOME not the
  * caller's), in /tmp.
  */
 static int
@@ -454,9 +454,8 @@ exec_upper(const char *state, struct changeset_upper *u)
 	size_t i;
 
 	err[0] = '\0';
-	/* As root, a tmpfs: no directory to make first. */
-	if (geteuid() == 0 && changeset_upper_new(NULL, u, err,
-	    sizeof(err)) == 0)
+	/* A tmpfs: no directory to make first. */
+	if (changeset_upper_new(NULL, u, err, sizeof(err)) == 0)
 		return 0;
 	for (i = 0; i < 2; i++) {
 		if (bases[i][0] == '\0' || (i == 0 && mkdir(state, 0700) == -1 &&

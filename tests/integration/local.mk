@@ -51,7 +51,11 @@ TESTS += tests/integration/secret_grant_code.sh
 EXTRA_DIST += tests/integration/secret_grant_code.sh
 # A change set too deep to walk is refused, not a crash.
 TESTS += tests/integration/changeset_deep.sh
+TESTS += tests/integration/changeset_disk_fill.sh
+TESTS += tests/integration/changeset_sparse.sh
 EXTRA_DIST += tests/integration/changeset_deep.sh
+EXTRA_DIST += tests/integration/changeset_disk_fill.sh
+EXTRA_DIST += tests/integration/changeset_sparse.sh
 EXTRA_DIST += tests/integration/broker_stall.sh
 EXTRA_DIST += tests/integration/slow_reader.sh
 EXTRA_DIST += tests/integration/unsafe_layout.sh
