@@ -567,6 +567,7 @@ secret_run_tampered(struct call *c, struct runner_result *res)
 {
 	int blind;
 
+
 	if (!c->secret_watched ||
 	    (broker_ws_gen(c->b, &blind) == c->secret_gen && !blind))
 		return 0;
@@ -580,6 +581,29 @@ secret_run_tampered(struct call *c, struct runner_result *res)
 static void	call_land(struct call *);
 static void	call_land_done(struct call *, int, json_t *);
 static void	calls_release(struct broker *);
+
+/*
+ * The answer of a run cut off mid-way, by its timeout or by the kernel at
+ * its memory limit: what it wrote is half of what it meant to, so none of
+ * it lands (a half-written file would replace a whole one).
+ */
+static json_t *
+cut_off_error(struct call *c, const struct runner_result *res)
+{
+	json_t *out;
+
+	if (res->timed_out)
+		out = tool_error("timeout", 1, NULL, "the command ran past its "
+		    "%lld ms limit and was killed; nothing of it was applied",
+		    (long long)c->req.timeout_ms);
+	else
+		out = tool_error("resource_limit", 0, NULL, "the command was "
+		    "killed at its memory limit of %lld MB; nothing of it was "
+		    "applied", (long long)c->req.policy->limits.memory_mb);
+	json_object_set_new(out, "durationMs", json_integer(res->duration_ms));
+	return out;
+}
+
 static void
 call_runner_event(int fd, int why, void *arg)
 {
@@ -675,6 +699,8 @@ call_runner_event(int fd, int why, void *arg)
 		    "nothing of it was applied"));
 	else if (c->budget_killed)
 		call_landed(c, -1, jobs_stop_error(c));
+	else if (res->timed_out || res->oom_killed)
+		call_landed(c, -1, cut_off_error(c, res));
 	else if (tampered)
 		call_landed(c, -1, tool_error("output_withheld", 1, NULL,
 		    "the agent's view of the workspace was written while %s "
@@ -719,16 +745,6 @@ call_landed(struct call *c, int rc, json_t *out)
 	if (res->setup_failed) {
 		out = tool_error("sandbox_setup", 0, NULL,
 		    "the sandbox could not be built: %s", res->setup_error);
-		call_done_ran(c, ACTION_ERROR, out);
-		return;
-	}
-	if (res->timed_out) {
-		out = tool_error("timeout", 1, res->hint[0] != '\0' ? res->hint :
-		    NULL, "the command ran past its %lld ms limit and was killed",
-		    (long long)c->req.timeout_ms);
-		json_object_set_new(out, "artifactUri", json_string(c->uri));
-		json_object_set_new(out, "durationMs",
-		    json_integer(res->duration_ms));
 		call_done_ran(c, ACTION_ERROR, out);
 		return;
 	}

@@ -1414,6 +1414,9 @@ runner_proc_finish(struct runner_proc *p, struct runner_result *res)
 	p->out.buf = p->err.buf = NULL;
 	res->truncated = p->truncated;
 	limit = runner_cgroup_limit_hit(p->cg);
+	/* Cut off mid-way by the kernel, as a timeout cuts it off: what
+	 * it wrote is half of what it meant to (runner.h). */
+	res->oom_killed = limit == 1 && !res->exited && res->signal == SIGKILL;
 	if (!res->setup_failed) {
 		/* Calls still queued when the run ended are not answered:
 		 * their callers are dead. */

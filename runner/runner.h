@@ -185,6 +185,7 @@ struct runner_result {
 	int	 exit_code;
 	int	 signal;		/* killing signal, or 0 */
 	int	 timed_out;
+	int	 oom_killed;		/* SIGKILLed by its memory limit */
 	int	 setup_failed;		/* the sandbox could not be built */
 	char	 setup_error[256];	/* why, when setup_failed */
 	int64_t	 duration_ms;

@@ -481,6 +481,8 @@ exec_upper(const char *state, struct changeset_upper *u)
  * command's status) when the set applied or was empty, EXIT_NOPERM when
  * an entry broke a rule (each named on stderr, nothing applied), or
  * EXIT_APPLY when it could not be read or applied (nothing applied).
+ * A command |cut_off| mid-way (why: its timeout, its memory limit; NULL:
+ * it ended on its own) has none of its set applied, and |rc| returned.
  */
 /*
  * The command's end as soon as it is known (runner_request.on_status):
@@ -558,7 +560,8 @@ land_record(size_t applied, const char *error, json_t *refused, int dryrun)
 
 static int
 exec_land(const char *ws, const struct changeset_upper *u,
-    const struct sandbox_policy *policy, int dryrun, int rc, json_t **landed)
+    const struct sandbox_policy *policy, int dryrun, int rc,
+    const char *cut_off, json_t **landed)
 {
 	struct changeset *cs = NULL;
 	json_t *refused = NULL, *v, *e;
@@ -586,6 +589,13 @@ exec_land(const char *ws, const struct changeset_upper *u,
 	    sizeof(err)) != 0) {
 		log_warnx("exec: nothing was applied: %s", err);
 		*landed = land_record(0, err, NULL, 0);
+		goto done;
+	}
+	/* Cut off mid-way: what it wrote is half of what it meant to. */
+	if (cut_off != NULL && changeset_count(cs) > 0) {
+		log_warnx("exec: nothing was applied: the command %s", cut_off);
+		*landed = land_record(0, "the command was cut off", NULL, 0);
+		ret = rc;
 		goto done;
 	}
 
@@ -1013,7 +1023,9 @@ cmd_exec(int argc, char **argv)
 	print_denials(res);
 	egress = ov.nhosts > 0 ? exec_proxy_report(&xp) : NULL;
 	if (overlay && !res->setup_failed)
-		rc = exec_land(workspace, &upper, &eff, dryrun, rc, &landed);
+		rc = exec_land(workspace, &upper, &eff, dryrun, rc,
+		    res->timed_out ? "timed out" : res->oom_killed ?
+		    "was killed at its memory limit" : NULL, &landed);
 	jend = res->setup_failed || res->timed_out ?
 	    json_pack("{s:b, s:b}", "setupFailed", res->setup_failed != 0,
 	    "timedOut", res->timed_out != 0) :

@@ -34,6 +34,7 @@ TESTS += tests/integration/job_end_notice.sh
 TESTS += tests/integration/job_setup_failed.sh
 TESTS += tests/integration/cow_secret_network.sh
 TESTS += tests/integration/rw_secret_plant.sh
+TESTS += tests/integration/cut_off_lands_nothing.sh
 TESTS += tests/integration/fingerprint_race.sh
 TESTS += tests/integration/budget_stop_start.sh
 EXTRA_DIST += tests/integration/budget_parallel.sh
@@ -44,6 +45,7 @@ EXTRA_DIST += tests/integration/job_end_notice.sh
 EXTRA_DIST += tests/integration/job_setup_failed.sh
 EXTRA_DIST += tests/integration/cow_secret_network.sh
 EXTRA_DIST += tests/integration/rw_secret_plant.sh
+EXTRA_DIST += tests/integration/cut_off_lands_nothing.sh
 EXTRA_DIST += tests/integration/fingerprint_race.sh
 EXTRA_DIST += tests/integration/budget_stop_start.sh
 # Secrets only for pinned code: exec and run_check.
