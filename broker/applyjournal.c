@@ -264,6 +264,29 @@ applyjournal_rollback(int wsfd, int trashfd, const json_t *journal,
 	return rc;
 }
 
+int
+applyjournal_begin(int wsfd, const json_t *journal, char *trash,
+    size_t trashlen, int *trashfd, char *err, size_t errlen)
+{
+	tmp_name(trash, trashlen, "trash");
+	if (mkdirat(wsfd, trash, 0700) == -1 ||
+	    (*trashfd = openat(wsfd, trash, O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "trash directory: %s", strerror(errno));
+		(void)unlinkat(wsfd, trash, AT_REMOVEDIR);
+		return AL_ERR_SYSTEM;
+	}
+	if (flock(*trashfd, LOCK_EX) == -1 || fsync(wsfd) == -1 ||
+	    applyjournal_write(*trashfd, trash, journal) != 0) {
+		snprintf(err, errlen, "apply journal: %s", strerror(errno));
+		close(*trashfd);
+		*trashfd = -1;
+		applyjournal_rm_tree(wsfd, trash);
+		return AL_ERR_IO;
+	}
+	return 0;
+}
+
 void
 applyjournal_rm_tree(int dfd, const char *name)
 {

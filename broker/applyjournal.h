@@ -78,6 +78,18 @@ struct sandbox_policy;
 int applyjournal_write(int trashfd, const char *name, const json_t *journal);
 
 /*
+ * Starts an apply in the workspace |wsfd| (an O_RDONLY directory
+ * descriptor): makes a trash directory (its name, ".airlock-trash-ID",
+ * in trash[0..trashlen)), opens it as *trashfd, locks it (held until it
+ * is closed: recovery leaves a live apply alone), syncs the workspace
+ * directory and writes |journal| (borrowed) there with
+ * applyjournal_write().  Returns 0, or AL_ERR_SYSTEM or AL_ERR_IO with a
+ * message in err and nothing left behind.
+ */
+int applyjournal_begin(int wsfd, const json_t *journal, char *trash,
+    size_t trashlen, int *trashfd, char *err, size_t errlen);
+
+/*
  * Marks the apply in |trashfd| complete (renames the journal to "done").
  * Returns 0, or -1 with errno set (then the apply is still rolled back
  * on recovery).

@@ -8,7 +8,6 @@
  */
 #include "config.h"
 
-#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -908,27 +907,16 @@ changeset_apply(const struct changeset *cs, int upperfd, int rootfd, char *err,
 	}
 	same_fs = fstat(upperfd, &ust) == 0 && fstat(wsfd, &wst) == 0 &&
 	    ust.st_dev == wst.st_dev;
-	tmp_name(trash, sizeof(trash), "trash");
-	if (mkdirat(wsfd, trash, 0700) == -1 ||
-	    (trashfd = openat(wsfd, trash,
-		 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
-		snprintf(err, errlen, "trash directory: %s", strerror(errno));
-		(void)unlinkat(wsfd, trash, AT_REMOVEDIR);
-		close(wsfd);
-		return AL_ERR_SYSTEM;
-	}
-	/* Held until the end: recovery leaves a live apply alone. */
-	if ((journal = journal_new(cs)) == NULL)
-		errno = EILSEQ;
-	if (journal == NULL || flock(trashfd, LOCK_EX) == -1 ||
-	    fsync(wsfd) == -1 ||
-	    applyjournal_write(trashfd, trash, journal) != 0) {
-		snprintf(err, errlen, "apply journal: %s", strerror(errno));
-		json_decref(journal);
-		close(trashfd);
-		rm_tree(wsfd, trash);
+	if ((journal = journal_new(cs)) == NULL) {
+		snprintf(err, errlen, "apply journal: %s", strerror(EILSEQ));
 		close(wsfd);
 		return AL_ERR_IO;
+	}
+	if ((rc = applyjournal_begin(wsfd, journal, trash, sizeof(trash),
+	    &trashfd, err, errlen)) != 0) {
+		json_decref(journal);
+		close(wsfd);
+		return rc;
 	}
 	for (i = 0; i < cs->nremovals && rc == 0; i++) {
 		if (open_parent(wsfd, cs->removals[i], O_RDONLY, &dfd, &name) !=

@@ -2,8 +2,6 @@
 /* Copyright (c) 2026 The airlock authors */
 #include "config.h"
 
-#include <sys/file.h>
-
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -320,25 +318,12 @@ land(int rootfd, const struct ws_change *changes, struct pending *pd,
 		snprintf(err, errlen, "workspace: %s", strerror(errno));
 		return AL_ERR_SYSTEM;
 	}
-	tmp_name(trash, sizeof(trash), "trash");
-	if (mkdirat(wsfd, trash, 0700) == -1 ||
-	    (trashfd = openat(wsfd, trash, O_RDONLY | O_DIRECTORY |
-	    O_NOFOLLOW | O_CLOEXEC)) == -1) {
-		snprintf(err, errlen, "trash directory: %s", strerror(errno));
-		(void)unlinkat(wsfd, trash, AT_REMOVEDIR);
-		close(wsfd);
-		return AL_ERR_SYSTEM;
-	}
 	journal = journal_of(changes, pd, n);
-	/* Held until the end: recovery leaves a live apply alone. */
-	if (flock(trashfd, LOCK_EX) == -1 || fsync(wsfd) == -1 ||
-	    applyjournal_write(trashfd, trash, journal) != 0) {
-		snprintf(err, errlen, "apply journal: %s", strerror(errno));
+	if ((rc = applyjournal_begin(wsfd, journal, trash, sizeof(trash),
+	    &trashfd, err, errlen)) != 0) {
 		json_decref(journal);
-		close(trashfd);
-		applyjournal_rm_tree(wsfd, trash);
 		close(wsfd);
-		return AL_ERR_IO;
+		return rc;
 	}
 	for (i = 0; i < n && rc == 0; i++) {
 		new_name(name, sizeof(name), i);
