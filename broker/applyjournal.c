@@ -270,8 +270,8 @@ applyjournal_begin(int wsfd, const json_t *journal, char *trash,
 {
 	tmp_name(trash, trashlen, "trash");
 	if (mkdirat(wsfd, trash, 0700) == -1 ||
-	    (*trashfd = openat(wsfd, trash, O_RDONLY | O_DIRECTORY |
-	    O_NOFOLLOW | O_CLOEXEC)) == -1) {
+	    (*trashfd = openat(wsfd, trash,
+		 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
 		snprintf(err, errlen, "trash directory: %s", strerror(errno));
 		(void)unlinkat(wsfd, trash, AT_REMOVEDIR);
 		return AL_ERR_SYSTEM;

@@ -913,7 +913,7 @@ changeset_apply(const struct changeset *cs, int upperfd, int rootfd, char *err,
 		return AL_ERR_IO;
 	}
 	if ((rc = applyjournal_begin(wsfd, journal, trash, sizeof(trash),
-	    &trashfd, err, errlen)) != 0) {
+		 &trashfd, err, errlen)) != 0) {
 		json_decref(journal);
 		close(wsfd);
 		return rc;
