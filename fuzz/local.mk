@@ -10,7 +10,8 @@ FUZZ_TARGETS = fuzz/fuzz_frame fuzz/fuzz_validate fuzz/fuzz_manifest \
 FUZZ_LIB_SRCS = common/buf.c common/errors.c common/log.c common/util.c \
 	common/sha256.c common/vis.c \
 	broker/jsonrpc.c broker/jsonout.c broker/audit.c broker/audit_verify.c broker/redact.c \
-	policy/types.c policy/manifest.c policy/manifest_print.c policy/path.c \
+	policy/types.c policy/manifest.c policy/manifest_yaml.c policy/manifest_print.c \
+	policy/path.c \
 	policy/diff.c \
 	policy/sandbox_defaults.c proxy/rules.c \
 	policy/shparse.c policy/shrules.c policy/manifest_rules.c \
