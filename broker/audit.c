@@ -875,6 +875,18 @@ audit_path(const struct audit *a)
 	return a->path;
 }
 
+int
+audit_moved(struct audit *a, const char *path)
+{
+	char *copy;
+
+	if ((copy = strdup(path)) == NULL)
+		return AL_ERR_ALLOC;
+	free(a->path);
+	a->path = copy;
+	return 0;
+}
+
 const char *
 audit_public_key(const struct audit *a)
 {

@@ -60,6 +60,10 @@ int	audit_failing(const struct audit *a);
 /* Returns the log's path (borrowed). */
 const char *audit_path(const struct audit *a);
 
+/* The log's file was moved to |path| (its directory renamed, the file
+ * kept open): later syncs and audit_abandon() use it.  0 or AL_ERR_ALLOC. */
+int audit_moved(struct audit *a, const char *path);
+
 /*
  * Batched signing.  While a batch is open (audit_batch(a, 1)),
  * audit_append() chains each record ("seq", "prev") and keeps it in

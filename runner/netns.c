@@ -11,7 +11,10 @@
  */
 #include "config.h"
 
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+
+#include <linux/nsfs.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -49,10 +52,32 @@ runner_netns_begin(struct runner_netns *n)
 	pthread_attr_destroy(&attr);
 }
 
+/* |fd| if it is a network namespace other than ours, else closes it: -1. */
+static int
+fresh_netns(int fd)
+{
+	struct stat ns, own;
+
+	if (fd == -1)
+		return -1;
+	if (ioctl(fd, NS_GET_NSTYPE) != CLONE_NEWNET || fstat(fd, &ns) == -1 ||
+	    stat("/proc/self/ns/net", &own) == -1 ||
+	    (ns.st_dev == own.st_dev && ns.st_ino == own.st_ino)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int
+runner_netns_ahead(int fd)
+{
+	return fresh_netns(fcntl(fd, F_DUPFD_CLOEXEC, 3));
+}
+
 int
 runner_netns_end(struct runner_netns *n)
 {
-	struct stat ns, own;
 	int fd;
 
 	if (!n->started)
@@ -62,13 +87,6 @@ runner_netns_end(struct runner_netns *n)
 		return -1;
 	fd = n->fd;
 	n->fd = -1;
-	if (fd == -1)
-		return -1;
 	/* Never the namespace we are in ourselves. */
-	if (fstat(fd, &ns) == -1 || stat("/proc/self/ns/net", &own) == -1 ||
-	    (ns.st_dev == own.st_dev && ns.st_ino == own.st_ino)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return fresh_netns(fd);
 }

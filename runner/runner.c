@@ -633,7 +633,7 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	 * we work out the plan and the cgroups (netns.c); an unprivileged
 	 * child could not join it, and gets one from clone().
 	 */
-	if (geteuid() == 0)
+	if (geteuid() == 0 && !req->netns_ahead)
 		runner_netns_begin(&netns);
 	if ((rc = plan_init(&p->plan, req, err, errlen)) != 0)
 		goto fail;
@@ -681,7 +681,9 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	 * cgroup v2 the child is born in its cgroup (runner/cgroup.c).
 	 */
 	if (p->plan.root)
-		p->plan.netns_fd = runner_netns_end(&netns);
+		p->plan.netns_fd = req->netns_ahead ?
+		    runner_netns_ahead(req->netns_fd) :
+		    runner_netns_end(&netns);
 	pid = runner_cgroup_clone(p->cg, (RUNNER_NS_FLAGS &
 	    ~(p->plan.netns_fd != -1 ? CLONE_NEWNET : 0)) | SIGCHLD |
 	    (p->plan.root ? 0 : CLONE_NEWUSER), &pidfd, &placed);

@@ -148,6 +148,16 @@ struct runner_request {
 	 */
 	void			(*on_status)(void *arg, int wait_status);
 	void			*status_arg;
+	/*
+	 * As root: a fresh, unused network namespace made ahead (airlock
+	 * exec's spare writer, supervisor/exec_spare.h), which the child
+	 * joins instead of one made on a thread (borrowed; the caller
+	 * closes it).  Checked to be a network namespace other than ours;
+	 * if it is not, the child's clone() makes one.  0: none (whatever
+	 * netns_fd holds).
+	 */
+	int			 netns_ahead;
+	int			 netns_fd;
 };
 
 #define RUNNER_PROXY_PORT	3128

@@ -128,6 +128,9 @@ struct runner_netns {
 };
 void	runner_netns_begin(struct runner_netns *n);
 int	runner_netns_end(struct runner_netns *n);
+/* A copy of a namespace made ahead (runner_request.netns_ahead), or -1
+ * when |fd| is not a network namespace other than ours. */
+int	runner_netns_ahead(int fd);
 
 /*
  * Returns a user namespace descriptor whose mapping shows files owned by

@@ -971,6 +971,9 @@ cmd_exec(int argc, char **argv)
 	/* Fail closed: no record, no run. */
 	req.gate = exec_audit_gate;
 	req.gate_arg = xa;
+	/* The network namespace the writer's spare made ahead, if any. */
+	req.netns_fd = exec_audit_netns(xa);
+	req.netns_ahead = req.netns_fd != -1;
 	/* exec_end as soon as the command has ended (the same record). */
 	xst.xa = xa;
 	xst.upper = overlay ? &upper : NULL;

@@ -4,7 +4,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 #include <unistd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "broker/audit.h"
@@ -20,6 +23,7 @@
 #include "common/paths.h"
 #include "common/util.h"
 #include "supervisor/exec_audit.h"
+#include "supervisor/exec_spare.h"
 #include "supervisor/hostkey.h"
 #include "supervisor/session.h"
 
@@ -35,9 +39,11 @@ struct exec_audit {
 	char path[PATH_MAX];
 	char err[PATH_MAX + 64];
 	int niced; /* the writer runs at WRITER_NICE until the gate */
+	pid_t writer; /* its pid (a spare's too) */
 	int finished; /* exec_end handed to the writer (or tried) */
 	int sent; /* ...and the writer has it: its answer is due */
 	int end_rc;
+	int netns_fd; /* a spare's network namespace, or -1 */
 };
 
 /*
@@ -48,6 +54,10 @@ struct exec_audit {
  * caller has nothing left to do but wait for it.
  */
 #define WRITER_NICE 10
+
+/* The sessions one writer serves (each later one made ahead) before it
+ * makes way for a new process. */
+#define SPARE_SESSIONS 1000
 
 /* Its answers: a status byte, then the log's path or the error. */
 #define WRITER_MSG (PATH_MAX + 128)
@@ -65,22 +75,85 @@ copy_str(char *dst, size_t dstlen, const char *src)
 }
 
 /*
- * What the writer does before it is handed exec_start: makes the session,
- * loads audit.conf (the records copied to journald or syslog as it says,
- * like airlock run's), makes the session key and the host key's
- * certificate of it, opens the log (audit_prepare_certified()) and
- * gathers session_start's fields but the caller's context
+ * What the writer has made ready for one session: the session, the
+ * records' sinks, the log and session_start's fields, and (for a spare,
+ * as root) a fresh network namespace; with what the preparation read,
+ * to tell whether it still holds when a spare is adopted.
+ */
+struct writer_prep {
+	struct session sess;
+	struct audit *a;
+	struct audit_ship *ship;
+	json_t *fields;
+	int netns_fd;
+	char err[PATH_MAX + 64]; /* "": ready */
+	struct spare_hello self; /* the preparer's ids and directories */
+	struct stat conf_st, key_st; /* audit.conf and the host key */
+	int conf_found;
+};
+
+/* stat() of |path| into |st|; 1 if it exists, 0 if not (zeroed). */
+static int
+stat_or_zero(const char *path, struct stat *st)
+{
+	if (stat(path, st) == 0)
+		return 1;
+	memset(st, 0, sizeof(*st));
+	return 0;
+}
+
+/* 1 if |a| and |b| are the same file, unchanged. */
+static int
+same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	    a->st_size == b->st_size &&
+	    a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	    a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	    a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
+	    a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* A fresh network namespace's fd (we stay in ours), or -1. */
+static int
+make_netns(void)
+{
+	int own, fd = -1;
+
+	if ((own = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	if (unshare(CLONE_NEWNET) == 0) {
+		fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+		/* Back home, or this process is no use to anyone. */
+		if (setns(own, CLONE_NEWNET) == -1)
+			_exit(1);
+	}
+	close(own);
+	return fd;
+}
+
+/*
+ * What the writer does before it is handed exec_start: makes the session
+ * (under STATE/spare/ for a |spare|: session_create_spare()), loads
+ * audit.conf (the records copied to journald or syslog as it says, like
+ * airlock run's), makes the session key and the host key's certificate
+ * of it, opens the log (audit_prepare_certified()) and gathers
+ * session_start's fields but the caller's context
  * (session_start_context()).  Only the records' signature, write and
- * sync are left for when exec_start comes.  0, or -1 with err.
+ * sync are left for when exec_start comes.  0, or -1 with p->err.
  */
 static int
-writer_prepare(struct session *sess, struct audit **a, struct audit_ship **ship,
-    json_t **fields, char *err, size_t errlen)
+writer_prepare(struct writer_prep *p, int spare)
 {
 	char hostpub[AUDIT_PUBKEY_HEX_LEN + 1], hostkey[PATH_MAX];
 	char confdir[PATH_MAX], conf[PATH_MAX + 16];
+	char *err = p->err;
+	size_t errlen = sizeof(p->err);
 
-	if (session_create(sess, err, errlen) != 0)
+	memset(p, 0, sizeof(*p));
+	p->netns_fd = -1;
+	if ((spare ? session_create_spare(&p->sess, err, errlen)
+		   : session_create(&p->sess, err, errlen)) != 0)
 		return -1;
 	if (hostkey_ensure(hostpub, err, errlen) != 0 ||
 	    hostkey_path(hostkey, sizeof(hostkey)) != 0) {
@@ -88,42 +161,91 @@ writer_prepare(struct session *sess, struct audit **a, struct audit_ship **ship,
 		    " (the audit host key)");
 		return -1;
 	}
-	if (paths_config_dir(confdir, sizeof(confdir)) != 0) {
+	if (paths_config_dir(confdir, sizeof(confdir)) != 0 ||
+	    spare_hello_self(&p->self) != 0) {
 		snprintf(err, errlen,
 		    "the configuration directory path is too long");
 		return -1;
 	}
 	snprintf(conf, sizeof(conf), "%s/audit.conf", confdir);
-	if (audit_ship_load(conf, ship, err, errlen) != 0)
+	p->conf_found = stat_or_zero(conf, &p->conf_st);
+	(void)stat_or_zero(hostkey, &p->key_st);
+	if (audit_ship_load(conf, &p->ship, err, errlen) != 0)
 		return -1;
 	/* Before the log is made: it takes the default sink then. */
-	audit_set_default_sink(*ship != NULL ? audit_ship_record : NULL, *ship);
-	if (audit_prepare_certified(sess->audit_path, sess->id, hostkey, a) !=
-	    0) {
+	audit_set_default_sink(p->ship != NULL ? audit_ship_record : NULL,
+	    p->ship);
+	if (audit_prepare_certified(p->sess.audit_path, p->sess.id, hostkey,
+		&p->a) != 0) {
 		snprintf(err, errlen, "cannot write the audit log %s",
-		    sess->audit_path);
+		    p->sess.audit_path);
 		return -1;
 	}
-	if ((*fields = session_start_fields("exec", NULL, "", NULL)) == NULL) {
+	if ((p->fields = session_start_fields("exec", NULL, "", NULL)) ==
+	    NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	if (spare && geteuid() == 0)
+		p->netns_fd = make_netns();
 	return 0;
 }
 
-/* Removes the session writer_prepare() made (it never got a log), and
- * its log, when that is still empty. */
+/*
+ * Whether a spare's preparation still holds for the exec that asks for
+ * it (|h|): the same ids and directories, and audit.conf and the host key
+ * unchanged since (a new configuration or a rotated key: a new writer).
+ * 1 if it does, 0 if it does not for this exec alone (another may still
+ * take it), -1 if it does not for anyone.
+ */
+static int
+writer_prep_holds(const struct writer_prep *p, const struct spare_hello *h)
+{
+	char hostkey[PATH_MAX], conf[PATH_MAX + 16];
+	struct stat st;
+
+	if (h->uid != p->self.uid || h->gid != p->self.gid ||
+	    strcmp(h->state, p->self.state) != 0 ||
+	    strcmp(h->config, p->self.config) != 0)
+		return 0;
+	snprintf(conf, sizeof(conf), "%s/audit.conf", p->self.config);
+	if (stat_or_zero(conf, &st) != p->conf_found ||
+	    (p->conf_found && !same_file(&st, &p->conf_st)) ||
+	    hostkey_path(hostkey, sizeof(hostkey)) != 0 ||
+	    !stat_or_zero(hostkey, &st) || !same_file(&st, &p->key_st))
+		return -1;
+	return 1;
+}
+
+/* Frees what writer_prepare() made but the session and its log. */
 static void
-writer_unmake(const struct session *sess, struct audit *a)
+writer_release(struct writer_prep *p)
+{
+	json_decref(p->fields);
+	p->fields = NULL;
+	audit_set_default_sink(NULL, NULL);
+	audit_ship_free(p->ship);
+	p->ship = NULL;
+	if (p->netns_fd != -1)
+		close(p->netns_fd);
+	p->netns_fd = -1;
+}
+
+/* Removes the session writer_prepare() made (it never got a log), and
+ * its log, when that is still empty; frees the rest. */
+static void
+writer_unmake(struct writer_prep *p)
 {
 	char art[PATH_MAX + 16];
 
-	audit_abandon(a);
-	if (sess->dir[0] == '\0')
-		return;
-	snprintf(art, sizeof(art), "%s/artifacts", sess->dir);
-	(void)rmdir(art);
-	(void)rmdir(sess->dir);
+	audit_abandon(p->a);
+	p->a = NULL;
+	if (p->sess.dir[0] != '\0') {
+		snprintf(art, sizeof(art), "%s/artifacts", p->sess.dir);
+		(void)rmdir(art);
+		(void)rmdir(p->sess.dir);
+	}
+	writer_release(p);
 }
 
 /* Sends all of buf[0..len) as one message; 0 or -1. */
@@ -205,21 +327,141 @@ recv_blob(int fd)
 }
 
 /*
- * The writer: prepares the session, waits for exec_start (none: the run
- * was called off, and the session goes), writes it, then (told by the
- * parent, or because the parent is gone) exec_end and session_end, then
- * it exits.  Terminal signals are the parent's to act on: the log is
+ * One session: waits for exec_start (none: the run was called off, and
+ * the session goes), writes it, then (told by the exec, or because the
+ * exec is gone) exec_end and session_end.  |p| is ready or holds the
+ * error to answer with; it is used up either way.
+ */
+static void
+writer_serve(int fd, struct writer_prep *p)
+{
+	char msg[WRITER_MSG], *err = p->err;
+	size_t errlen = sizeof(p->err);
+	json_t *given, *end;
+	char *text;
+	int ok = err[0] == '\0';
+
+	/* {"context": session_start_context(), "start": exec_start's}. */
+	if ((text = recv_blob(fd)) == NULL) {
+		writer_unmake(p);
+		return;
+	}
+	given = json_loads(text, 0, NULL);
+	free(text);
+	if (ok &&
+	    (!json_is_object(json_object_get(given, "start")) ||
+		json_object_update(p->fields, json_object_get(given, "context")) !=
+		    0)) {
+		snprintf(err, errlen, "the audit log's writer: a bad "
+				      "start message");
+		ok = 0;
+	}
+	/* session_start and exec_start: one write, one sync. */
+	if (ok &&
+	    audit_begin_first(p->a, p->fields, "exec_start",
+		json_object_get(given, "start")) != 0) {
+		snprintf(err, errlen, "cannot write the audit log %s",
+		    p->sess.audit_path);
+		ok = 0;
+	}
+	json_decref(given);
+	msg[0] = ok ? '0' : '1';
+	copy_str(msg + 1, sizeof(msg) - 1, ok ? p->sess.audit_path : err);
+	(void)send_msg(fd, msg, strlen(msg) + 1);
+	if (!ok) {
+		/* No log: nothing more to write, and no session to keep (a
+		 * log file a failed write left keeps its directory). */
+		writer_unmake(p);
+		return;
+	}
+	/* exec_end's fields as JSON text, or nothing: the exec is gone
+	 * (then the send above failed too, or this recv sees the end). */
+	if ((text = recv_blob(fd)) != NULL) {
+		end = json_loads(text, JSON_DECODE_ANY, NULL);
+		free(text);
+	} else
+		end = json_pack("{s:b}", "supervisorLost", 1);
+	/* Written with session_end: one signature, one sync. */
+	audit_batch(p->a, 1);
+	ok = audit_append(p->a, "exec_end", json_is_object(end) ? end : NULL) ==
+	    0;
+	json_decref(end);
+	audit_close(p->a);
+	p->a = NULL;
+	writer_release(p);
+	(void)send_msg(fd, ok ? "0" : "1", 1);
+}
+
+/*
+ * Makes the next session ahead and waits for an exec to adopt it
+ * (exec_spare.h).  Returns the exec's connection with |p| ready for it
+ * (the session moved to STATE/sessions/, its network namespace handed
+ * over), or -1: the time is up, or no spare could be made.
+ */
+static int
+writer_spare(struct writer_prep *p, int seconds)
+{
+	struct exec_spare sp;
+	struct spare_hello h;
+	int c, holds;
+
+	exec_spare_init(&sp);
+	if (geteuid() == 0)
+		(void)setpriority(PRIO_PROCESS, 0, WRITER_NICE);
+	if (writer_prepare(p, 1) != 0) {
+		writer_unmake(p);
+		return -1;
+	}
+	/* It stays niced while it waits: the exec that adopts it raises
+	 * it at its gate, as a forked writer's (exec_audit_ready()). */
+	if (exec_spare_listen(&sp) != 0) {
+		writer_unmake(p);
+		return -1;
+	}
+	exec_spare_sweep(&sp);
+	while ((c = exec_spare_accept(&sp, seconds * 1000, &h)) != -1) {
+		holds = writer_prep_holds(p, &h);
+		if (holds == 1) {
+			/* Off the socket before anything else can come. */
+			exec_spare_unpublish(&sp);
+			if (session_publish(&p->sess, p->err, sizeof(p->err)) !=
+				0 ||
+			    audit_moved(p->a, p->sess.audit_path) != 0 ||
+			    json_object_set_new(p->fields, "cwd",
+				json_string(h.cwd)) != 0) {
+				(void)exec_spare_answer(c, 0, -1);
+				close(c);
+				break;
+			}
+			if (exec_spare_answer(c, 1, p->netns_fd) != 0) {
+				close(c);
+				break;
+			}
+			if (p->netns_fd != -1)
+				close(p->netns_fd);
+			p->netns_fd = -1;
+			return c;
+		}
+		(void)exec_spare_answer(c, 0, -1);
+		close(c);
+		if (holds == -1)
+			break;
+	}
+	exec_spare_unpublish(&sp);
+	writer_unmake(p);
+	return -1;
+}
+
+/*
+ * The writer: serves the session it prepared, then, while
+ * AIRLOCK_EXEC_SPARE allows, each next one made ahead (writer_spare()),
+ * then exits.  Terminal signals are the exec's to act on: the log is
  * closed whatever happens to the command.
  */
 static void __attribute__((noreturn)) writer_main(int fd)
 {
-	char msg[WRITER_MSG], err[PATH_MAX + 64] = "";
-	struct audit_ship *ship = NULL;
-	struct audit *a = NULL;
-	struct session sess;
-	json_t *fields = NULL, *given, *end;
-	char *text;
-	int ok;
+	struct writer_prep p;
+	int seconds = exec_spare_seconds(), served, null;
 
 	/* Yields to the caller, which fork() may just have preempted. */
 	if (geteuid() == 0)
@@ -229,59 +471,32 @@ static void __attribute__((noreturn)) writer_main(int fd)
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
-	memset(&sess, 0, sizeof(sess));
-	ok = writer_prepare(&sess, &a, &ship, &fields, err, sizeof(err)) == 0;
-	/* {"context": session_start_context(), "start": exec_start's}. */
-	if ((text = recv_blob(fd)) == NULL) {
-		writer_unmake(&sess, a);
-		_exit(0);
+	/* Nothing of the exec's stays open here: a pipe the exec's caller
+	 * reads to its end must not wait for a spare. */
+	if ((null = open("/dev/null", O_RDWR | O_CLOEXEC)) != -1) {
+		(void)dup2(null, 0);
+		(void)dup2(null, 1);
+		(void)dup2(null, 2);
+		if (null > 2)
+			close(null);
 	}
-	given = json_loads(text, 0, NULL);
-	free(text);
-	if (ok &&
-	    (!json_is_object(json_object_get(given, "start")) ||
-		json_object_update(fields, json_object_get(given, "context")) !=
-		    0)) {
-		snprintf(err, sizeof(err),
-		    "the audit log's writer: a bad "
-		    "start message");
-		ok = 0;
+	(void)close_fds_from(3, &fd, 1);
+	if (writer_prepare(&p, 0) != 0 && p.err[0] == '\0')
+		snprintf(p.err, sizeof(p.err), "the audit log's writer failed");
+	for (served = 0;; served++) {
+		writer_serve(fd, &p);
+		close(fd);
+		if (seconds == 0 || served + 1 >= SPARE_SESSIONS)
+			break;
+		if (served == 0) {
+			/* Out of the exec's session and directory. */
+			(void)setsid();
+			if (chdir("/") == -1)
+				break;
+		}
+		if ((fd = writer_spare(&p, seconds)) == -1)
+			break;
 	}
-	/* session_start and exec_start: one write, one sync. */
-	if (ok &&
-	    audit_begin_first(a, fields, "exec_start",
-		json_object_get(given, "start")) != 0) {
-		snprintf(err, sizeof(err), "cannot write the audit log %s",
-		    sess.audit_path);
-		ok = 0;
-	}
-	json_decref(given);
-	json_decref(fields);
-	msg[0] = ok ? '0' : '1';
-	copy_str(msg + 1, sizeof(msg) - 1, ok ? sess.audit_path : err);
-	(void)send_msg(fd, msg, strlen(msg) + 1);
-	if (!ok) {
-		/* No log: nothing more to write, and no session to keep (a
-		 * log file a failed write left keeps its directory). */
-		writer_unmake(&sess, a);
-		audit_ship_free(ship);
-		_exit(0);
-	}
-	/* exec_end's fields as JSON text, or nothing: the parent is gone
-	 * (then the send above failed too, or this recv sees the end). */
-	if ((text = recv_blob(fd)) != NULL) {
-		end = json_loads(text, JSON_DECODE_ANY, NULL);
-		free(text);
-	} else
-		end = json_pack("{s:b}", "supervisorLost", 1);
-	/* Written with session_end: one signature, one sync. */
-	audit_batch(a, 1);
-	ok = audit_append(a, "exec_end", json_is_object(end) ? end : NULL) == 0;
-	json_decref(end);
-	audit_close(a);
-	audit_set_default_sink(NULL, NULL);
-	audit_ship_free(ship);
-	(void)send_msg(fd, ok ? "0" : "1", 1);
 	_exit(0);
 }
 
@@ -295,6 +510,11 @@ exec_audit_begin(void)
 	x->pid = -1;
 	x->fd = -1;
 	x->rc = 1;
+	/* A writer made ahead by an earlier exec's (exec_spare.h)? */
+	if ((x->fd = exec_spare_adopt(&x->netns_fd, &x->writer)) != -1) {
+		x->niced = geteuid() == 0;
+		return x;
+	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1) {
 		x->rc = -1;
 		snprintf(x->err, sizeof(x->err), "the audit log's writer: %s",
@@ -318,6 +538,7 @@ exec_audit_begin(void)
 	}
 	close(sv[1]);
 	x->fd = sv[0];
+	x->writer = x->pid;
 	x->niced = geteuid() == 0;
 	return x;
 }
@@ -346,15 +567,21 @@ exec_audit_start(struct exec_audit *x, json_t *start, const struct manifest *m,
 	free(text);
 }
 
-/* Closes our end and reaps the writer. */
+/* Closes our end (an adopted spare is not our child: pid -1). */
 static void
 writer_done(struct exec_audit *x)
 {
 	if (x->fd != -1)
 		close(x->fd);
 	x->fd = -1;
-	while (x->pid != -1 && waitpid(x->pid, NULL, 0) == -1 && errno == EINTR)
-		;
+	if (x->netns_fd != -1)
+		close(x->netns_fd);
+	x->netns_fd = -1;
+	/* Not waited for: its answers said all there was to know, and it
+	 * may stay on as a spare; a writer that exits is reaped now if it
+	 * already has, else by init once airlock exec has. */
+	if (x->pid != -1)
+		(void)waitpid(x->pid, NULL, WNOHANG);
 	x->pid = -1;
 }
 
@@ -371,7 +598,7 @@ exec_audit_ready(struct exec_audit *x, char *err, size_t errlen)
 	if (x->rc == 1) {
 		/* Now the command waits for it alone. */
 		if (x->niced)
-			(void)setpriority(PRIO_PROCESS, x->pid, 0);
+			(void)setpriority(PRIO_PROCESS, x->writer, 0);
 		x->niced = 0;
 		n = recv_msg(x->fd, msg, sizeof(msg));
 		if (n > 1 && msg[0] == '0') {
@@ -390,6 +617,12 @@ exec_audit_ready(struct exec_audit *x, char *err, size_t errlen)
 		snprintf(err, errlen, "%s", x->err);
 	}
 	return x->rc;
+}
+
+int
+exec_audit_netns(const struct exec_audit *x)
+{
+	return x != NULL ? x->netns_fd : -1;
 }
 
 const char *

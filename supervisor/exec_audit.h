@@ -34,6 +34,9 @@
  * ignores the terminal's signals, so the log is closed whatever happens
  * to the command.  A run called off before exec_audit_start() (a bad
  * manifest, say) leaves no session: the writer removes the one it made.
+ * Once its exec is over, the writer may make the next session ahead and
+ * wait for the next exec to adopt it instead of forking a writer of its
+ * own (exec_spare.h); exec_audit_begin() adopts one when there is one.
  * Fail closed: the caller lets the command start only once
  * exec_audit_ready() has returned 0 (runner_request.gate); if the log
  * cannot be opened or the start record cannot be written, the command
@@ -51,8 +54,9 @@ struct exec_audit;
 struct manifest;
 
 /*
- * Forks the writer, which starts making the session.  Never fails: an
- * error is reported by exec_audit_ready().  Free with exec_audit_end().
+ * Adopts a spare writer (exec_spare.h), or forks one, which starts
+ * making the session.  Never fails: an error is reported by
+ * exec_audit_ready().  Free with exec_audit_end().
  */
 struct exec_audit *exec_audit_begin(void);
 
@@ -74,6 +78,12 @@ void exec_audit_start(struct exec_audit *x, json_t *start,
  */
 int exec_audit_ready(struct exec_audit *x, char *err, size_t errlen)
     __attribute__((warn_unused_result));
+
+/*
+ * A fresh network namespace an adopted spare made ahead for this exec
+ * (runner_request.netns_ahead), or -1.  Owned by |x|.
+ */
+int exec_audit_netns(const struct exec_audit *x);
 
 /* The log's path ("" before exec_audit_ready() or when none was made). */
 const char *exec_audit_path(const struct exec_audit *x);

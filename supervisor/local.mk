@@ -26,7 +26,8 @@ tests_unit_test_agent_bin_LDADD = $(unit_ldadd)
 # Per-run overrides of the policy: --allow-host, --env, --ro, --rw.
 libairlock_a_SOURCES += supervisor/overrides.c supervisor/overrides.h
 libairlock_a_SOURCES += supervisor/cli.c supervisor/cli.h
-libairlock_a_SOURCES += supervisor/exec_audit.c supervisor/exec_audit.h
+libairlock_a_SOURCES += supervisor/exec_audit.c supervisor/exec_audit.h \
+	supervisor/exec_spare.c supervisor/exec_spare.h
 # Copy-on-write agent sessions: airlock run --cow, diff, commit, discard.
 libairlock_a_SOURCES += supervisor/cowsession.c supervisor/cowsession.h \
 	supervisor/cowrun.c supervisor/cowrun.h \

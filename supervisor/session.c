@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -48,8 +49,10 @@ mkdirs(const char *path)
 	return 0;
 }
 
-int
-session_create(struct session *s, char *err, size_t errlen)
+/* A new session's directory STATE/|sub|/ID (session_create()). */
+static int
+session_create_in(struct session *s, const char *sub, char *err,
+    size_t errlen)
 {
 	char		 state[PATH_MAX], art[PATH_MAX + 16];
 	unsigned char	 rnd[3];
@@ -66,7 +69,7 @@ session_create(struct session *s, char *err, size_t errlen)
 	snprintf(s->id, sizeof(s->id), "%04d%02d%02dT%02d%02d%02d-%02x%02x%02x",
 	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
 	    tm.tm_min, tm.tm_sec, rnd[0], rnd[1], rnd[2]);
-	if (snprintf(s->dir, sizeof(s->dir), "%s/sessions/%s", state,
+	if (snprintf(s->dir, sizeof(s->dir), "%s/%s/%s", state, sub,
 	    s->id) >= (int)sizeof(s->dir) ||
 	    snprintf(s->audit_path, sizeof(s->audit_path), "%s/audit.jsonl",
 	    s->dir) >= (int)sizeof(s->audit_path) ||
@@ -81,6 +84,47 @@ session_create(struct session *s, char *err, size_t errlen)
 		    strerror(errno));
 		return AL_ERR_SYSTEM;
 	}
+	return 0;
+}
+
+int
+session_create(struct session *s, char *err, size_t errlen)
+{
+	return session_create_in(s, "sessions", err, errlen);
+}
+
+int
+session_create_spare(struct session *s, char *err, size_t errlen)
+{
+	return session_create_in(s, "spare", err, errlen);
+}
+
+int
+session_publish(struct session *s, char *err, size_t errlen)
+{
+	char state[PATH_MAX], sessions[PATH_MAX];
+	struct session to;
+
+	to = *s;
+	if (session_state_dir(state, sizeof(state)) != 0 ||
+	    snprintf(sessions, sizeof(sessions), "%s/sessions", state) >=
+	    (int)sizeof(sessions) ||
+	    snprintf(to.dir, sizeof(to.dir), "%s/%s", sessions, s->id) >=
+	    (int)sizeof(to.dir) ||
+	    snprintf(to.audit_path, sizeof(to.audit_path), "%s/audit.jsonl",
+	    to.dir) >= (int)sizeof(to.audit_path) ||
+	    snprintf(to.trace_path, sizeof(to.trace_path), "%s/trace.txt",
+	    to.dir) >= (int)sizeof(to.trace_path)) {
+		snprintf(err, errlen, "state directory path too long");
+		return AL_ERR_LIMIT;
+	}
+	if (mkdirs(sessions) != 0 || renameat2(AT_FDCWD, s->dir, AT_FDCWD, to.dir,
+	    RENAME_NOREPLACE) == -1) {
+		snprintf(err, errlen, "cannot move %s to %s: %s", s->dir,
+		    to.dir, strerror(errno));
+		return AL_ERR_SYSTEM;
+	}
+	*s = to;
 	return 0;
 }
 

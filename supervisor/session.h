@@ -32,6 +32,17 @@ int	session_state_dir(char *out, size_t outlen);
  */
 int	session_create(struct session *s, char *err, size_t errlen);
 
+/*
+ * A session made ahead (exec_spare.h): session_create() under
+ * STATE/spare/ instead, out of sight of everything that lists sessions,
+ * until session_publish() renames it to STATE/sessions/ID (the same id)
+ * and updates |s|'s paths.  Both return 0 or a negative code with a
+ * message in err[0..errlen); after a failed publish |s| names the
+ * directory where it still is.
+ */
+int	session_create_spare(struct session *s, char *err, size_t errlen);
+int	session_publish(struct session *s, char *err, size_t errlen);
+
 struct audit;
 struct manifest;
 

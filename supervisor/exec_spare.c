@@ -1,0 +1,447 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
+/* exec_spare: an audit writer made ahead for the next exec (exec_spare.h). */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <sodium.h>
+
+#include "common/paths.h"
+#include "supervisor/exec_spare.h"
+
+/* How long an exec waits for a spare's answer, and a spare for the
+ * exec's request, in ms: each is a few microseconds of work. */
+#define SPARE_ANSWER_MS 1000
+
+/* The hello on the wire: "uid\0gid\0state\0config\0cwd\0". */
+#define HELLO_MAX (3 * PATH_MAX + 64)
+
+/* Leftovers older than this are a dead spare's. */
+#define SPARE_STALE_S (2 * EXEC_SPARE_MAX_S)
+
+int
+exec_spare_seconds(void)
+{
+	const char *v = getenv("AIRLOCK_EXEC_SPARE");
+	char *end;
+	long s;
+
+	if (v == NULL || *v == '\0')
+		return EXEC_SPARE_DEFAULT_S;
+	errno = 0;
+	s = strtol(v, &end, 10);
+	if (errno != 0 || *end != '\0' || s < 0)
+		return 0; /* not a number: no spare */
+	return s > EXEC_SPARE_MAX_S ? EXEC_SPARE_MAX_S : (int)s;
+}
+
+int
+spare_hello_self(struct spare_hello *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->uid = getuid();
+	h->gid = getgid();
+	if (paths_state_dir(h->state, sizeof(h->state)) != 0 ||
+	    paths_config_dir(h->config, sizeof(h->config)) != 0 ||
+	    getcwd(h->cwd, sizeof(h->cwd)) == NULL)
+		return -1;
+	return 0;
+}
+
+/* The socket's name for this binary: exec-HASH.sock.  0 or -1. */
+static int
+spare_name(char *out, size_t outlen)
+{
+	unsigned char hash[8];
+	char id[256], hex[sizeof(hash) * 2 + 1];
+	struct stat st;
+
+	if (stat("/proc/self/exe", &st) == -1)
+		return -1;
+	snprintf(id, sizeof(id), "%s %llu %llu %lld %lld.%09ld", PACKAGE_VERSION,
+	    (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+	    (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+	    st.st_mtim.tv_nsec);
+	crypto_generichash(hash, sizeof(hash), (const unsigned char *)id,
+	    strlen(id), NULL, 0);
+	sodium_bin2hex(hex, sizeof(hex), hash, sizeof(hash));
+	snprintf(out, outlen, "exec-%s.sock", hex);
+	return 0;
+}
+
+/*
+ * Opens STATE/spare (made 0700 when |create|), and checks that it and
+ * STATE are ours and written by no one else.  The fd, or -1.
+ */
+static int
+spare_dir(int create)
+{
+	char state[PATH_MAX], dir[PATH_MAX + 16];
+	struct stat st;
+	int fd;
+
+	if (paths_state_dir(state, sizeof(state)) != 0 ||
+	    snprintf(dir, sizeof(dir), "%s/spare", state) >= (int)sizeof(dir))
+		return -1;
+	if (create && mkdir(dir, 0700) == -1 && errno != EEXIST)
+		return -1;
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) ==
+	    -1)
+		return -1;
+	if (fstat(fd, &st) == -1 || st.st_uid != geteuid() ||
+	    (st.st_mode & 022) != 0 || stat(state, &st) == -1 ||
+	    st.st_uid != geteuid() || (st.st_mode & 022) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The address of |name| in the directory |dirfd| (through /proc: a state
+ * directory's path may be longer than sun_path).  0 or -1. */
+static int
+spare_addr(struct sockaddr_un *sa, int dirfd, const char *name)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	return snprintf(sa->sun_path, sizeof(sa->sun_path), "/proc/self/fd/%d/%s",
+		   dirfd, name) >= (int)sizeof(sa->sun_path)
+	    ? -1
+	    : 0;
+}
+
+/* Waits up to |ms| for |fd| to be readable: 1, or 0 (time up, error). */
+static int
+wait_readable(int fd, int ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int n;
+
+	do
+		n = poll(&pfd, 1, ms);
+	while (n == -1 && errno == EINTR);
+	return n == 1;
+}
+
+static int
+send_hello(int s, const struct spare_hello *h)
+{
+	char buf[HELLO_MAX];
+	int n;
+	ssize_t w;
+
+	n = snprintf(buf, sizeof(buf), "%lu%c%lu%c%s%c%s%c%s", h->uid, 0,
+	    h->gid, 0, h->state, 0, h->config, 0, h->cwd);
+	if (n < 0 || n >= (int)sizeof(buf))
+		return -1;
+	do
+		w = send(s, buf, (size_t)n + 1, MSG_NOSIGNAL);
+	while (w == -1 && errno == EINTR);
+	return w == n + 1 ? 0 : -1;
+}
+
+/* Copies the next NUL-terminated field of buf[*off..len) to dst. */
+static int
+next_field(const char *buf, size_t len, size_t *off, char *dst, size_t dstlen)
+{
+	const char *p = buf + *off, *nul;
+	size_t n;
+
+	if (*off >= len || (nul = memchr(p, '\0', len - *off)) == NULL)
+		return -1;
+	n = (size_t)(nul - p);
+	if (n >= dstlen)
+		return -1;
+	memcpy(dst, p, n + 1);
+	*off += n + 1;
+	return 0;
+}
+
+static int
+recv_hello(int s, struct spare_hello *h)
+{
+	char buf[HELLO_MAX], num[32], *end;
+	size_t off = 0;
+	ssize_t n;
+
+	memset(h, 0, sizeof(*h));
+	if (!wait_readable(s, SPARE_ANSWER_MS))
+		return -1;
+	do
+		n = recv(s, buf, sizeof(buf), MSG_DONTWAIT);
+	while (n == -1 && errno == EINTR);
+	if (n <= 0)
+		return -1;
+	if (next_field(buf, (size_t)n, &off, num, sizeof(num)) != 0 ||
+	    (h->uid = strtoul(num, &end, 10), *end != '\0') ||
+	    next_field(buf, (size_t)n, &off, num, sizeof(num)) != 0 ||
+	    (h->gid = strtoul(num, &end, 10), *end != '\0') ||
+	    next_field(buf, (size_t)n, &off, h->state, sizeof(h->state)) != 0 ||
+	    next_field(buf, (size_t)n, &off, h->config, sizeof(h->config)) !=
+		0 ||
+	    next_field(buf, (size_t)n, &off, h->cwd, sizeof(h->cwd)) != 0 ||
+	    off != (size_t)n)
+		return -1;
+	return 0;
+}
+
+/* The answer: one byte, '1' with the namespace's fd or '0'.  Returns the
+ * byte (-1: none), and the fd passed, if any, in *fd. */
+static int
+recv_answer(int s, int *fd)
+{
+	char c, cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr mh = { .msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cbuf,
+		.msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	*fd = -1;
+	if (!wait_readable(s, SPARE_ANSWER_MS))
+		return -1;
+	do
+		n = recvmsg(s, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	while (n == -1 && errno == EINTR);
+	if (n != 1)
+		return -1;
+	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+		    cm->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(fd, CMSG_DATA(cm), sizeof(int));
+	if ((mh.msg_flags & MSG_CTRUNC) != 0 || c != '1') {
+		if (*fd != -1)
+			close(*fd);
+		*fd = -1;
+	}
+	return (unsigned char)c;
+}
+
+int
+exec_spare_adopt(int *netns_fd, pid_t *pid)
+{
+	struct spare_hello h;
+	struct sockaddr_un sa;
+	struct ucred cred;
+	socklen_t clen = sizeof(cred);
+	char name[64];
+	int dfd, s = -1;
+
+	*netns_fd = -1;
+	if (exec_spare_seconds() == 0 || spare_hello_self(&h) != 0 ||
+	    spare_name(name, sizeof(name)) != 0 || (dfd = spare_dir(0)) == -1)
+		return -1;
+	if (spare_addr(&sa, dfd, name) != 0 ||
+	    (s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)) == -1)
+		goto fail;
+	if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) == -1) {
+		/* A name no spare listens on any more: a dead one's. */
+		if (errno == ECONNREFUSED)
+			(void)unlinkat(dfd, name, 0);
+		goto fail;
+	}
+	if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == -1 ||
+	    cred.uid != geteuid() || send_hello(s, &h) != 0 ||
+	    recv_answer(s, netns_fd) != '1')
+		goto fail;
+	close(dfd);
+	*pid = cred.pid;
+	return s;
+fail:
+	if (s != -1)
+		close(s);
+	close(dfd);
+	return -1;
+}
+
+void
+exec_spare_init(struct exec_spare *sp)
+{
+	memset(sp, 0, sizeof(*sp));
+	sp->dirfd = sp->lfd = -1;
+}
+
+int
+exec_spare_listen(struct exec_spare *sp)
+{
+	struct sockaddr_un sa;
+	struct stat st;
+	char tmp[96];
+
+	exec_spare_unpublish(sp);
+	if (spare_name(sp->name, sizeof(sp->name)) != 0 ||
+	    (sp->dirfd = spare_dir(1)) == -1)
+		goto fail;
+	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", sp->name, (long)getpid());
+	(void)unlinkat(sp->dirfd, tmp, 0);
+	if (spare_addr(&sa, sp->dirfd, tmp) != 0 ||
+	    (sp->lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)) ==
+		-1 ||
+	    bind(sp->lfd, (struct sockaddr *)&sa, sizeof(sa)) == -1)
+		goto fail;
+	/* Published under the name only if no other spare holds it. */
+	if (listen(sp->lfd, 8) == -1 ||
+	    linkat(sp->dirfd, tmp, sp->dirfd, sp->name, 0) == -1) {
+		(void)unlinkat(sp->dirfd, tmp, 0);
+		goto fail;
+	}
+	(void)unlinkat(sp->dirfd, tmp, 0);
+	if (fstatat(sp->dirfd, sp->name, &st, AT_SYMLINK_NOFOLLOW) == -1)
+		goto fail;
+	sp->dev = st.st_dev;
+	sp->ino = st.st_ino;
+	return 0;
+fail:
+	sp->ino = 0;
+	exec_spare_unpublish(sp);
+	return -1;
+}
+
+/* 1 if the process |pid| is in each of our namespaces. */
+static int
+same_namespaces(pid_t pid)
+{
+	static const char *const ns[] = { "mnt", "pid", "net", "user", "uts",
+		"ipc", "cgroup" };
+	char path[64];
+	struct stat theirs, ours;
+	size_t i;
+
+	if (pid <= 0)
+		return 0;
+	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+		snprintf(path, sizeof(path), "/proc/%ld/ns/%s", (long)pid, ns[i]);
+		if (stat(path, &theirs) == -1)
+			return 0;
+		snprintf(path, sizeof(path), "/proc/self/ns/%s", ns[i]);
+		if (stat(path, &ours) == -1 || ours.st_dev != theirs.st_dev ||
+		    ours.st_ino != theirs.st_ino)
+			return 0;
+	}
+	return 1;
+}
+
+int
+exec_spare_accept(struct exec_spare *sp, int timeout_ms, struct spare_hello *h)
+{
+	struct timespec t0, t;
+	struct ucred cred;
+	socklen_t clen;
+	long left;
+	int c;
+
+	if (sp->lfd == -1)
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		left = timeout_ms - ((t.tv_sec - t0.tv_sec) * 1000L +
+					(t.tv_nsec - t0.tv_nsec) / 1000000L);
+		if (left <= 0 || !wait_readable(sp->lfd, (int)left))
+			return -1;
+		if ((c = accept4(sp->lfd, NULL, NULL, SOCK_CLOEXEC)) == -1) {
+			if (errno == EINTR || errno == ECONNABORTED ||
+			    errno == EAGAIN)
+				continue;
+			return -1;
+		}
+		clen = sizeof(cred);
+		if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0 &&
+		    cred.uid == geteuid() && cred.gid == getegid() &&
+		    same_namespaces(cred.pid) && recv_hello(c, h) == 0)
+			return c;
+		(void)exec_spare_answer(c, 0, -1);
+		close(c);
+	}
+}
+
+int
+exec_spare_answer(int conn, int yes, int netns_fd)
+{
+	char c = yes ? '1' : '0', cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	if (yes && netns_fd != -1) {
+		memset(cbuf, 0, sizeof(cbuf));
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &netns_fd, sizeof(int));
+	}
+	do
+		n = sendmsg(conn, &mh, MSG_NOSIGNAL);
+	while (n == -1 && errno == EINTR);
+	return n == 1 ? 0 : -1;
+}
+
+void
+exec_spare_unpublish(struct exec_spare *sp)
+{
+	struct stat st;
+
+	if (sp->dirfd != -1 && sp->ino != 0 &&
+	    fstatat(sp->dirfd, sp->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    st.st_dev == sp->dev && st.st_ino == sp->ino)
+		(void)unlinkat(sp->dirfd, sp->name, 0);
+	sp->ino = 0;
+	if (sp->lfd != -1)
+		close(sp->lfd);
+	if (sp->dirfd != -1)
+		close(sp->dirfd);
+	sp->lfd = sp->dirfd = -1;
+}
+
+void
+exec_spare_sweep(const struct exec_spare *sp)
+{
+	struct dirent *de;
+	struct stat st;
+	char sub[NAME_MAX + 32];
+	time_t now = time(NULL);
+	DIR *d;
+	int fd;
+
+	if (sp->dirfd == -1 || (fd = dup(sp->dirfd)) == -1)
+		return;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.' ||
+		    fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+		    !S_ISDIR(st.st_mode) || now - st.st_mtime < SPARE_STALE_S)
+			continue;
+		snprintf(sub, sizeof(sub), "%s/audit.jsonl", de->d_name);
+		if (fstatat(fd, sub, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    (!S_ISREG(st.st_mode) || st.st_size != 0))
+			continue; /* a byte of a log is evidence: it stays */
+		(void)unlinkat(fd, sub, 0);
+		snprintf(sub, sizeof(sub), "%s/artifacts", de->d_name);
+		(void)unlinkat(fd, sub, AT_REMOVEDIR);
+		(void)unlinkat(fd, de->d_name, AT_REMOVEDIR);
+	}
+	closedir(d);
+}
