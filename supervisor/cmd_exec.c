@@ -938,6 +938,8 @@ cmd_exec(int argc, char **argv)
 	 * their own while the sandbox is prepared and built; the command
 	 * starts only once the record is on the disk (req.gate).
 	 */
+	/* Before any thread (the proxy's): it may fork the writer. */
+	exec_audit_settle(xa);
 	if (ov.nhosts > 0 && exec_proxy_start(&xp) != 0) {
 		json_decref(start);
 		rc = EXIT_SANDBOX;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -40,6 +41,7 @@ struct exec_audit {
 	char err[PATH_MAX + 64];
 	int niced; /* the writer runs at WRITER_NICE until the gate */
 	pid_t writer; /* its pid (a spare's too) */
+	int asking; /* a spare was asked: its answer is due */
 	int finished; /* exec_end handed to the writer (or tried) */
 	int sent; /* ...and the writer has it: its answer is due */
 	int end_rc;
@@ -471,6 +473,9 @@ static void __attribute__((noreturn)) writer_main(int fd)
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
+	/* Not the exec's command line in ps(1): it may outlive the exec. */
+	proc_args_set("airlock-audit-writer");
+	(void)prctl(PR_SET_NAME, "airlock-writer");
 	/* Nothing of the exec's stays open here: a pipe the exec's caller
 	 * reads to its end must not wait for a spare. */
 	if ((null = open("/dev/null", O_RDWR | O_CLOEXEC)) != -1) {
@@ -500,37 +505,27 @@ static void __attribute__((noreturn)) writer_main(int fd)
 	_exit(0);
 }
 
-struct exec_audit *
-exec_audit_begin(void)
+/* Forks the writer, which starts making the session: 0, or -1 with
+ * x->err (no writer). */
+static int
+writer_fork(struct exec_audit *x)
 {
-	struct exec_audit *x;
 	int sv[2];
 
-	x = xcalloc(1, sizeof(*x));
-	x->pid = -1;
-	x->fd = -1;
-	x->rc = 1;
-	/* A writer made ahead by an earlier exec's (exec_spare.h)? */
-	if ((x->fd = exec_spare_adopt(&x->netns_fd, &x->writer)) != -1) {
-		x->niced = geteuid() == 0;
-		return x;
-	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1) {
-		x->rc = -1;
 		snprintf(x->err, sizeof(x->err), "the audit log's writer: %s",
 		    strerror(errno));
-		return x;
+		return -1;
 	}
 	/* The caller has no other thread yet (exec_audit.h). */
 	if ((x->pid = fork()) == -1) {
-		x->rc = -1;
 		snprintf(x->err, sizeof(x->err),
 		    "the audit log's writer: "
 		    "fork: %s",
 		    strerror(errno));
 		close(sv[0]);
 		close(sv[1]);
-		return x;
+		return -1;
 	}
 	if (x->pid == 0) {
 		close(sv[0]);
@@ -540,7 +535,46 @@ exec_audit_begin(void)
 	x->fd = sv[0];
 	x->writer = x->pid;
 	x->niced = geteuid() == 0;
+	return 0;
+}
+
+struct exec_audit *
+exec_audit_begin(void)
+{
+	struct exec_audit *x;
+
+	x = xcalloc(1, sizeof(*x));
+	x->pid = -1;
+	x->fd = -1;
+	x->netns_fd = -1;
+	x->rc = 1;
+	/* A writer made ahead by an earlier exec's (exec_spare.h)?  Its
+	 * answer is read by exec_audit_settle(). */
+	if ((x->fd = exec_spare_ask(&x->writer)) != -1) {
+		x->asking = 1;
+		return x;
+	}
+	if (writer_fork(x) != 0)
+		x->rc = -1;
 	return x;
+}
+
+void
+exec_audit_settle(struct exec_audit *x)
+{
+	if (!x->asking)
+		return;
+	x->asking = 0;
+	if (exec_spare_taken(x->fd, &x->netns_fd) == 0) {
+		x->niced = geteuid() == 0;
+		return;
+	}
+	/* Refused, or no answer: a writer of our own after all. */
+	close(x->fd);
+	x->fd = -1;
+	x->writer = -1;
+	if (writer_fork(x) != 0)
+		x->rc = -1;
 }
 
 void
@@ -553,6 +587,7 @@ exec_audit_start(struct exec_audit *x, json_t *start, const struct manifest *m,
 	if (x->started)
 		return;
 	x->started = 1;
+	exec_audit_settle(x);
 	if (x->rc != 1)
 		return;
 	msg = json_pack("{s:o, s:O}", "context",

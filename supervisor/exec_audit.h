@@ -54,11 +54,18 @@ struct exec_audit;
 struct manifest;
 
 /*
- * Adopts a spare writer (exec_spare.h), or forks one, which starts
- * making the session.  Never fails: an error is reported by
+ * Asks a spare writer to be this exec's (exec_spare.h), or forks one,
+ * which starts making the session.  Never fails: an error is reported by
  * exec_audit_ready().  Free with exec_audit_end().
  */
 struct exec_audit *exec_audit_begin(void);
+
+/*
+ * Takes the spare exec_audit_begin() asked for, or, if it refused or did
+ * not answer, forks a writer after all: so the caller must still have no
+ * other thread.  exec_audit_start() does it when the caller has not.
+ */
+void exec_audit_settle(struct exec_audit *x);
 
 /*
  * Hands the writer exec_start with |start| (its fields; borrowed) and the

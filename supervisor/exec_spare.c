@@ -22,6 +22,7 @@
 
 #include "common/paths.h"
 #include "supervisor/exec_spare.h"
+#include "supervisor/session.h"
 
 /* How long an exec waits for a spare's answer, and a spare for the
  * exec's request, in ms: each is a few microseconds of work. */
@@ -234,7 +235,7 @@ recv_answer(int s, int *fd)
 }
 
 int
-exec_spare_adopt(int *netns_fd, pid_t *pid)
+exec_spare_ask(pid_t *pid)
 {
 	struct spare_hello h;
 	struct sockaddr_un sa;
@@ -243,7 +244,6 @@ exec_spare_adopt(int *netns_fd, pid_t *pid)
 	char name[64];
 	int dfd, s = -1;
 
-	*netns_fd = -1;
 	if (exec_spare_seconds() == 0 || spare_hello_self(&h) != 0 ||
 	    spare_name(name, sizeof(name)) != 0 || (dfd = spare_dir(0)) == -1)
 		return -1;
@@ -257,8 +257,7 @@ exec_spare_adopt(int *netns_fd, pid_t *pid)
 		goto fail;
 	}
 	if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == -1 ||
-	    cred.uid != geteuid() || send_hello(s, &h) != 0 ||
-	    recv_answer(s, netns_fd) != '1')
+	    cred.uid != geteuid() || send_hello(s, &h) != 0)
 		goto fail;
 	close(dfd);
 	*pid = cred.pid;
@@ -268,6 +267,12 @@ fail:
 		close(s);
 	close(dfd);
 	return -1;
+}
+
+int
+exec_spare_taken(int s, int *netns_fd)
+{
+	return recv_answer(s, netns_fd) == '1' ? 0 : -1;
 }
 
 void
@@ -295,8 +300,9 @@ exec_spare_listen(struct exec_spare *sp)
 		-1 ||
 	    bind(sp->lfd, (struct sockaddr *)&sa, sizeof(sa)) == -1)
 		goto fail;
-	/* Published under the name only if no other spare holds it. */
-	if (listen(sp->lfd, 8) == -1 ||
+	/* Its owner's alone, then published under the name only if no
+	 * other spare holds it. */
+	if (fchmodat(sp->dirfd, tmp, 0600, 0) == -1 || listen(sp->lfd, 8) == -1 ||
 	    linkat(sp->dirfd, tmp, sp->dirfd, sp->name, 0) == -1) {
 		(void)unlinkat(sp->dirfd, tmp, 0);
 		goto fail;
@@ -361,10 +367,13 @@ exec_spare_accept(struct exec_spare *sp, int timeout_ms, struct spare_hello *h)
 				continue;
 			return -1;
 		}
+		/* The request first, then the checks: a refusal is an answer
+		 * the exec reads, not a reset. */
 		clen = sizeof(cred);
-		if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0 &&
+		if (recv_hello(c, h) == 0 &&
+		    getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0 &&
 		    cred.uid == geteuid() && cred.gid == getegid() &&
-		    same_namespaces(cred.pid) && recv_hello(c, h) == 0)
+		    same_namespaces(cred.pid))
 			return c;
 		(void)exec_spare_answer(c, 0, -1);
 		close(c);
@@ -434,7 +443,7 @@ exec_spare_sweep(const struct exec_spare *sp)
 		    fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
 		    !S_ISDIR(st.st_mode) || now - st.st_mtime < SPARE_STALE_S)
 			continue;
-		snprintf(sub, sizeof(sub), "%s/audit.jsonl", de->d_name);
+		snprintf(sub, sizeof(sub), "%s/" SESSION_SPARE_LOG, de->d_name);
 		if (fstatat(fd, sub, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    (!S_ISREG(st.st_mode) || st.st_size != 0))
 			continue; /* a byte of a log is evidence: it stays */

@@ -10,7 +10,7 @@
  * (default 30, 0: never), on a socket beside it,
  * STATE/spare/exec-HASH.sock.  HASH names the airlock binary (its version
  * and the file's device, inode, size and time), so a spare serves only
- * the same binary.  The next airlock exec connects to it (the adopt
+ * the same binary.  The next airlock exec connects to it (the
  * request carries its real uid and gid, state and configuration
  * directories and working directory) instead of forking a writer of its
  * own; the spare takes itself off the socket, moves the session to
@@ -53,12 +53,16 @@ int spare_hello_self(struct spare_hello *h);
 int exec_spare_seconds(void);
 
 /*
- * The exec's side: adopts the published spare.  Returns the connection
- * (then the writer's socket, exec_audit.c) with *netns_fd a fresh network
- * namespace the spare made (or -1) and *pid the spare's pid, or -1: no
- * spare (fork a writer).
+ * The exec's side, in two steps, so that the spare's checks overlap the
+ * exec's own work.  exec_spare_ask() connects to the published spare and
+ * sends this process's request: the connection and the spare's pid in
+ * *pid, or -1 (no spare: fork a writer).  exec_spare_taken() waits (a
+ * second at most) for its answer: 0 with *netns_fd a fresh network
+ * namespace the spare made (or -1) and the connection now the writer's
+ * socket (exec_audit.c), or -1 (refused: close it and fork a writer).
  */
-int exec_spare_adopt(int *netns_fd, pid_t *pid);
+int exec_spare_ask(pid_t *pid);
+int exec_spare_taken(int s, int *netns_fd);
 
 /* The spare's side. */
 struct exec_spare {

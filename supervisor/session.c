@@ -71,8 +71,9 @@ session_create_in(struct session *s, const char *sub, char *err,
 	    tm.tm_min, tm.tm_sec, rnd[0], rnd[1], rnd[2]);
 	if (snprintf(s->dir, sizeof(s->dir), "%s/%s/%s", state, sub,
 	    s->id) >= (int)sizeof(s->dir) ||
-	    snprintf(s->audit_path, sizeof(s->audit_path), "%s/audit.jsonl",
-	    s->dir) >= (int)sizeof(s->audit_path) ||
+	    snprintf(s->audit_path, sizeof(s->audit_path), "%s/%s",
+	    s->dir, strcmp(sub, "spare") == 0 ? SESSION_SPARE_LOG :
+	    "audit.jsonl") >= (int)sizeof(s->audit_path) ||
 	    snprintf(s->trace_path, sizeof(s->trace_path), "%s/trace.txt",
 	    s->dir) >= (int)sizeof(s->trace_path)) {
 		snprintf(err, errlen, "state directory path too long");
@@ -102,7 +103,7 @@ session_create_spare(struct session *s, char *err, size_t errlen)
 int
 session_publish(struct session *s, char *err, size_t errlen)
 {
-	char state[PATH_MAX], sessions[PATH_MAX];
+	char state[PATH_MAX], sessions[PATH_MAX], log[PATH_MAX];
 	struct session to;
 
 	to = *s;
@@ -118,10 +119,22 @@ session_publish(struct session *s, char *err, size_t errlen)
 		snprintf(err, errlen, "state directory path too long");
 		return AL_ERR_LIMIT;
 	}
-	if (mkdirs(sessions) != 0 || renameat2(AT_FDCWD, s->dir, AT_FDCWD, to.dir,
-	    RENAME_NOREPLACE) == -1) {
+	if (snprintf(log, sizeof(log), "%s/" SESSION_SPARE_LOG, to.dir) >=
+	    (int)sizeof(log)) {
+		snprintf(err, errlen, "state directory path too long");
+		return AL_ERR_LIMIT;
+	}
+	if (mkdirs(sessions) != 0 || renameat2(AT_FDCWD, s->dir, AT_FDCWD,
+	    to.dir, RENAME_NOREPLACE) == -1) {
 		snprintf(err, errlen, "cannot move %s to %s: %s", s->dir,
 		    to.dir, strerror(errno));
+		return AL_ERR_SYSTEM;
+	}
+	/* Its log gets the name of every session's, or it goes back. */
+	if (rename(log, to.audit_path) == -1) {
+		snprintf(err, errlen, "cannot rename %s: %s", log,
+		    strerror(errno));
+		(void)rename(to.dir, s->dir);
 		return AL_ERR_SYSTEM;
 	}
 	*s = to;

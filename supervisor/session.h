@@ -34,12 +34,14 @@ int	session_create(struct session *s, char *err, size_t errlen);
 
 /*
  * A session made ahead (exec_spare.h): session_create() under
- * STATE/spare/ instead, out of sight of everything that lists sessions,
- * until session_publish() renames it to STATE/sessions/ID (the same id)
- * and updates |s|'s paths.  Both return 0 or a negative code with a
+ * STATE/spare/ instead, its log named SESSION_SPARE_LOG, out of sight of
+ * everything that lists sessions or looks for logs, until
+ * session_publish() renames it to STATE/sessions/ID (the same id), its
+ * log to audit.jsonl, and updates |s|'s paths.  Both return 0 or a negative code with a
  * message in err[0..errlen); after a failed publish |s| names the
  * directory where it still is.
  */
+#define SESSION_SPARE_LOG	"spare.jsonl"
 int	session_create_spare(struct session *s, char *err, size_t errlen);
 int	session_publish(struct session *s, char *err, size_t errlen);
 

@@ -1,0 +1,183 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# The spare audit writer (supervisor/exec_spare.h): once an exec's log is
+# closed, its writer makes the next session ahead and the next airlock
+# exec adopts it.  Checked from outside: the second exec's log is written
+# by the first exec's writer (session_start's pid) and verifies, carries
+# the adopting exec's cwd, and its command ran in a network namespace of
+# its own; a prepared session is out of sight until adopted; a changed
+# audit.conf or a rotated host key retires the spare; AIRLOCK_EXEC_SPARE=0
+# and its time limit are kept; a pipe read to its end does not wait for
+# the spare; a dead spare's socket does not stop the next exec; the exec
+# that adopted a spare and is killed still gets exec_end
+# {supervisorLost}.  And attacked: another uid, and a process in another
+# mount namespace, that connect to the spare's socket are refused and
+# the spare stays for its own user.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$top_srcdir/tests/lib.sh"
+
+ws="$T/ws"
+mkdir -p "$ws/sub" "$T/conf"
+cd "$ws" || exit 1
+ST=$AIRLOCK_HOME
+# audit.conf is read from here (the test changes it).
+export AIRLOCK_CONFIG_DIR="$T/conf"
+cfg=$AIRLOCK_CONFIG_DIR
+
+# sock: the published spare's socket ("" when none).
+sock() { find "$ST/spare" -maxdepth 1 -name 'exec-*.sock' 2>/dev/null | head -n 1; }
+# spare_pid: the spare's pid: the process holding its prepared log open.
+spare_pid() {
+	local p
+	for p in /proc/[0-9]*; do
+		if ls -l "$p/fd" 2>/dev/null | grep -q "$ST/spare/.*/spare.jsonl"; then
+			echo "${p#/proc/}"
+			return 0
+		fi
+	done
+	return 1
+}
+has_sock() { [ -n "$(sock)" ]; }
+no_sock() { [ -z "$(sock)" ]; }
+no_prepared() { [ -z "$(find "$ST/spare" -mindepth 1 -type d)" ]; }
+# newest_log: the newest session's audit log.
+newest_log() { ls -t "$ST"/sessions/*/audit.jsonl | head -n 1; }
+start_pid() { head -n 1 "$1" | jq -r '.fields.pid'; }
+# hello PATH: what an exec would send, from this process's identity.
+hello_py='
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+try:
+    s.connect(sys.argv[1])
+except OSError as e:
+    print("connect:" + e.strerror); sys.exit(0)
+h = b"%d\0%d\0%s\0%s\0%s\0" % (os.getuid(), os.getgid(), sys.argv[2].encode(), sys.argv[3].encode(), b"/")
+try:
+    s.send(h)
+    s.settimeout(3)
+    a = s.recv(1)
+    print("answer:" + (a.decode() if a else "eof"))
+except OSError as e:
+    print("error:" + str(e))
+'
+
+# 1. The first exec forks its writer, which then waits as a spare.
+out=$("$AIRLOCK" exec -w "$ws" -- sh -c 'readlink /proc/self/ns/net' 2>&1)
+net1=$out
+log1=$(newest_log)
+pid1=$(start_pid "$log1")
+check "a spare's socket is published after the first exec" wait_for has_sock
+wait_for sh -c "[ -n \"\$(find '$ST/spare' -name spare.jsonl)\" ]"
+sp=$(spare_pid)
+expect_eq "the spare is the first exec's writer" "$sp" "$pid1"
+prepared=$(find "$ST/spare" -mindepth 1 -maxdepth 1 -type d | wc -l)
+expect_eq "one session is made ahead, under spare/" "$prepared" 1
+expect_eq "... its log is not named audit.jsonl (out of sight)" \
+    "$(find "$ST/spare" -name audit.jsonl | wc -l)" 0
+expect_eq "... and sessions/ holds only the first session" \
+    "$(ls "$ST/sessions" | wc -l)" 1
+
+# 2. The second exec adopts it, from another directory.
+cd "$ws/sub" || exit 1
+net2=$("$AIRLOCK" exec -w "$ws" -- sh -c 'readlink /proc/self/ns/net' 2>&1)
+cd "$ws" || exit 1
+log2=$(newest_log)
+expect_eq "the second session is written by the same writer (adopted)" \
+    "$(start_pid "$log2")" "$pid1"
+check "... in a session of its own" test "$log1" != "$log2"
+expect_eq "... whose session_start has the adopting exec's cwd" \
+    "$(head -n 1 "$log2" | jq -r .fields.cwd)" "$ws/sub"
+expect_eq "... and exec_end" "$(jq -c 'select(.event == "exec_end") | .fields' "$log2")" '{"exitCode":0}'
+"$AIRLOCK" audit verify "$log2" >/dev/null 2>&1
+expect_eq "... and the log verifies, closed" "$?" 0
+expect_contains "the command ran in a network namespace" "$net2" "net:["
+check "... not the host's" test "$net2" != "$(readlink /proc/self/ns/net)"
+check "... not the first run's" test "$net2" != "$net1"
+check "... not the spare's own" test "$net2" != "$(readlink /proc/"$pid1"/ns/net)"
+expect_eq "sessions/ now holds two" "$(ls "$ST/sessions" | wc -l)" 2
+
+# 3. Attacks on the socket.  Another uid: the state directory lets it
+#    reach the socket (0711, the socket 0666), and it sends a
+#    well-formed request.
+wait_for has_sock
+s=$(sock)
+expect_eq "the socket is its owner's alone" "$(stat -c %a "$s")" 600
+chmod 711 "$T" "$ST" "$ST/spare"
+chmod 666 "$s"
+ans=$(setpriv --reuid=4242 --regid=4242 --clear-groups /usr/bin/python3 -c "$hello_py" "$s" "$ST" "$cfg" 2>&1)
+expect_eq "another uid's request is refused" "$ans" "answer:0"
+chmod 700 "$T" "$ST" "$ST/spare"
+expect_eq "... and the spare stays published" "$(sock)" "$s"
+ans=$(unshare -m python3 -c "$hello_py" "$s" "$ST" "$cfg" 2>&1)
+expect_eq "a root process in another mount namespace is refused" "$ans" "answer:0"
+ans=$(python3 -c "$hello_py" "$s" "$ST/" "$cfg" 2>&1)
+expect_eq "a request naming another state directory is refused" "$ans" "answer:0"
+"$AIRLOCK" exec -w "$ws" -- true
+expect_eq "... and the spare still serves its own user" \
+    "$(start_pid "$(newest_log)")" "$pid1"
+
+# 4. A changed audit.conf retires the spare: the exec forks a new writer.
+wait_for has_sock
+printf '# touched by exec_spare.sh\n' >> "$cfg/audit.conf"
+"$AIRLOCK" exec -w "$ws" -- true
+pid3=$(start_pid "$(newest_log)")
+check "a changed audit.conf: a new writer writes the log" test "$pid3" != "$pid1"
+check "... and the old spare exits" wait_for sh -c "! kill -0 $pid1 2>/dev/null"
+
+# 5. A rotated host key retires the spare too.
+wait_for has_sock
+"$AIRLOCK" audit key --rotate >/dev/null 2>&1
+"$AIRLOCK" exec -w "$ws" -- true
+log4=$(newest_log)
+check "a rotated host key: a new writer" test "$(start_pid "$log4")" != "$pid3"
+"$AIRLOCK" audit verify --key "$ST/keys/audit.pub" "$log4" >/dev/null 2>&1
+expect_eq "... whose log is certified by the new key" "$?" 0
+
+# 6. A pipe read to its end does not wait for the spare.
+t0=$(date +%s%N)
+out=$("$AIRLOCK" exec -w "$ws" -- echo piped)
+t1=$(date +%s%N)
+expect_eq "a command substitution gets the output" "$out" "piped"
+check "... and returns at once, not when the spare leaves" test $(((t1 - t0) / 1000000)) -lt 5000
+
+# 7. A spare killed where it waits leaves its socket's name behind: the
+#    next exec is not stopped by it and publishes a spare of its own.
+wait_for has_sock
+dead=$(spare_pid)
+kill -9 "$dead"
+wait_for sh -c "! kill -0 $dead 2>/dev/null"
+"$AIRLOCK" exec -w "$ws" -- true
+expect_eq "after a spare died, exec still runs" "$?" 0
+check "... written by a new writer" test "$(start_pid "$(newest_log)")" != "$dead"
+check "... which publishes a new spare" wait_for sh -c "[ -n \"\$(find '$ST/spare' -name 'exec-*.sock')\" ]"
+check "... a live one" test -n "$(spare_pid)"
+
+# 8. The exec that adopted a spare is killed: exec_end {supervisorLost}.
+wait_for has_sock
+"$AIRLOCK" exec -w "$ws" -- sleep 30 &
+ex=$!
+wait_for sh -c "ls -t '$ST'/sessions/*/audit.jsonl | head -n 1 | xargs grep -q exec_start"
+lost=$(newest_log)
+kill -9 "$ex"
+wait "$ex" 2>/dev/null || :
+wait_for grep -q exec_end "$lost"
+expect_eq "a killed exec's adopted writer ends its log" \
+    "$(jq -c 'select(.event == "exec_end") | .fields' "$lost")" '{"supervisorLost":true}'
+
+# 9. AIRLOCK_EXEC_SPARE=0: not adopted, and no spare made.
+wait_for has_sock
+kill -9 "$(spare_pid)"
+rm -rf "$ST/spare"
+AIRLOCK_EXEC_SPARE=0 "$AIRLOCK" exec -w "$ws" -- true
+sleep 0.5
+expect_eq "AIRLOCK_EXEC_SPARE=0: no spare is published" "$(sock)" ""
+# 10. Its seconds are kept: a spare of one second is gone after it.
+AIRLOCK_EXEC_SPARE=1 "$AIRLOCK" exec -w "$ws" -- true
+check "AIRLOCK_EXEC_SPARE=1: a spare is published" wait_for has_sock
+sp=$(spare_pid)
+sleep 1.5
+check "... and gone a second later, its socket" wait_for no_sock
+check "... its prepared session" wait_for no_prepared
+check "... and its process" wait_for sh -c "! kill -0 $sp 2>/dev/null"
+finish
