@@ -136,16 +136,17 @@ make_netns(void)
 
 /*
  * What the writer does before it is handed exec_start: makes the session
- * (under STATE/spare/ for a |spare|: session_create_spare()), loads
+ * (under STATE/spare/, out of sight until exec_start: session_create_spare()), loads
  * audit.conf (the records copied to journald or syslog as it says, like
  * airlock run's), makes the session key and the host key's certificate
  * of it, opens the log (audit_prepare_certified()) and gathers
  * session_start's fields but the caller's context
  * (session_start_context()).  Only the records' signature, write and
- * sync are left for when exec_start comes.  0, or -1 with p->err.
+ * sync are left for when exec_start comes; made |ahead| for a spare,
+ * as root, a fresh network namespace too.  0, or -1 with p->err.
  */
 static int
-writer_prepare(struct writer_prep *p, int spare)
+writer_prepare(struct writer_prep *p, int ahead)
 {
 	char hostpub[AUDIT_PUBKEY_HEX_LEN + 1], hostkey[PATH_MAX];
 	char confdir[PATH_MAX], conf[PATH_MAX + 16];
@@ -154,8 +155,7 @@ writer_prepare(struct writer_prep *p, int spare)
 
 	memset(p, 0, sizeof(*p));
 	p->netns_fd = -1;
-	if ((spare ? session_create_spare(&p->sess, err, errlen)
-		   : session_create(&p->sess, err, errlen)) != 0)
+	if (session_create_spare(&p->sess, err, errlen) != 0)
 		return -1;
 	if (hostkey_ensure(hostpub, err, errlen) != 0 ||
 	    hostkey_path(hostkey, sizeof(hostkey)) != 0) {
@@ -188,7 +188,7 @@ writer_prepare(struct writer_prep *p, int spare)
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (spare && geteuid() == 0)
+	if (ahead && geteuid() == 0)
 		p->netns_fd = make_netns();
 	return 0;
 }
@@ -329,12 +329,14 @@ recv_blob(int fd)
 }
 
 /*
- * One session: waits for exec_start (none: the run was called off, and
- * the session goes), writes it, then (told by the exec, or because the
- * exec is gone) exec_end and session_end.  |p| is ready or holds the
- * error to answer with; it is used up either way.
+ * One session: waits for exec_start, moves the session from
+ * STATE/spare/ to STATE/sessions/ and writes the record, then (told by
+ * the exec, or because the exec is gone) exec_end and session_end.  |p|
+ * is ready or holds the error to answer with.  Returns 1 if the run was
+ * called off before exec_start and |p| is still ready for another (the
+ * session was never in sight), else 0: |p| is used up.
  */
-static void
+static int
 writer_serve(int fd, struct writer_prep *p)
 {
 	char msg[WRITER_MSG], *err = p->err;
@@ -345,8 +347,10 @@ writer_serve(int fd, struct writer_prep *p)
 
 	/* {"context": session_start_context(), "start": exec_start's}. */
 	if ((text = recv_blob(fd)) == NULL) {
+		if (ok)
+			return 1;
 		writer_unmake(p);
-		return;
+		return 0;
 	}
 	given = json_loads(text, 0, NULL);
 	free(text);
@@ -356,6 +360,14 @@ writer_serve(int fd, struct writer_prep *p)
 		    0)) {
 		snprintf(err, errlen, "the audit log's writer: a bad "
 				      "start message");
+		ok = 0;
+	}
+	/* In sight only now that it has a record. */
+	if (ok &&
+	    (session_publish(&p->sess, err, errlen) != 0 ||
+		audit_moved(p->a, p->sess.audit_path) != 0)) {
+		if (err[0] == '\0')
+			snprintf(err, errlen, "out of memory");
 		ok = 0;
 	}
 	/* session_start and exec_start: one write, one sync. */
@@ -374,7 +386,7 @@ writer_serve(int fd, struct writer_prep *p)
 		/* No log: nothing more to write, and no session to keep (a
 		 * log file a failed write left keeps its directory). */
 		writer_unmake(p);
-		return;
+		return 0;
 	}
 	/* exec_end's fields as JSON text, or nothing: the exec is gone
 	 * (then the send above failed too, or this recv sees the end). */
@@ -392,16 +404,17 @@ writer_serve(int fd, struct writer_prep *p)
 	p->a = NULL;
 	writer_release(p);
 	(void)send_msg(fd, ok ? "0" : "1", 1);
+	return 0;
 }
 
 /*
- * Makes the next session ahead and waits for an exec to adopt it
- * (exec_spare.h).  Returns the exec's connection with |p| ready for it
- * (the session moved to STATE/sessions/, its network namespace handed
+ * Makes the next session ahead (unless |p| is still |ready|: a run called
+ * off) and waits for an exec to adopt it (exec_spare.h).  Returns the
+ * exec's connection with |p| ready for it (its network namespace handed
  * over), or -1: the time is up, or no spare could be made.
  */
 static int
-writer_spare(struct writer_prep *p, int seconds)
+writer_spare(struct writer_prep *p, int ready, int seconds)
 {
 	struct exec_spare sp;
 	struct spare_hello h;
@@ -410,10 +423,12 @@ writer_spare(struct writer_prep *p, int seconds)
 	exec_spare_init(&sp);
 	if (geteuid() == 0)
 		(void)setpriority(PRIO_PROCESS, 0, WRITER_NICE);
-	if (writer_prepare(p, 1) != 0) {
+	if (!ready && writer_prepare(p, 1) != 0) {
 		writer_unmake(p);
 		return -1;
 	}
+	if (p->netns_fd == -1 && geteuid() == 0)
+		p->netns_fd = make_netns();
 	/* It stays niced while it waits: the exec that adopts it raises
 	 * it at its gate, as a forked writer's (exec_audit_ready()). */
 	if (exec_spare_listen(&sp) != 0) {
@@ -426,10 +441,7 @@ writer_spare(struct writer_prep *p, int seconds)
 		if (holds == 1) {
 			/* Off the socket before anything else can come. */
 			exec_spare_unpublish(&sp);
-			if (session_publish(&p->sess, p->err, sizeof(p->err)) !=
-				0 ||
-			    audit_moved(p->a, p->sess.audit_path) != 0 ||
-			    json_object_set_new(p->fields, "cwd",
+			if (json_object_set_new(p->fields, "cwd",
 				json_string(h.cwd)) != 0) {
 				(void)exec_spare_answer(c, 0, -1);
 				close(c);
@@ -454,6 +466,25 @@ writer_spare(struct writer_prep *p, int seconds)
 	return -1;
 }
 
+/* 1 if a tracer follows this process (or it cannot tell). */
+static int
+being_traced(void)
+{
+	char line[256];
+	FILE *f;
+	int traced = 1;
+
+	if ((f = fopen("/proc/self/status", "re")) == NULL)
+		return 1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, "TracerPid:", 10) == 0) {
+			traced = strtol(line + 10, NULL, 10) != 0;
+			break;
+		}
+	fclose(f);
+	return traced;
+}
+
 /*
  * The writer: serves the session it prepared, then, while
  * AIRLOCK_EXEC_SPARE allows, each next one made ahead (writer_spare()),
@@ -463,7 +494,7 @@ writer_spare(struct writer_prep *p, int seconds)
 static void __attribute__((noreturn)) writer_main(int fd)
 {
 	struct writer_prep p;
-	int seconds = exec_spare_seconds(), served, null;
+	int seconds = exec_spare_seconds(), served, null, ready;
 
 	/* Yields to the caller, which fork() may just have preempted. */
 	if (geteuid() == 0)
@@ -489,19 +520,23 @@ static void __attribute__((noreturn)) writer_main(int fd)
 	if (writer_prepare(&p, 0) != 0 && p.err[0] == '\0')
 		snprintf(p.err, sizeof(p.err), "the audit log's writer failed");
 	for (served = 0;; served++) {
-		writer_serve(fd, &p);
+		ready = writer_serve(fd, &p);
 		close(fd);
+		if (served == 0) {
+			/* Out of the exec's session and directory.  Not
+			 * under a tracer (strace -f waits for every process
+			 * it follows: it would wait for the spare's time). */
+			(void)setsid();
+			if (chdir("/") == -1 || being_traced())
+				seconds = 0;
+		}
 		if (seconds == 0 || served + 1 >= SPARE_SESSIONS)
 			break;
-		if (served == 0) {
-			/* Out of the exec's session and directory. */
-			(void)setsid();
-			if (chdir("/") == -1)
-				break;
-		}
-		if ((fd = writer_spare(&p, seconds)) == -1)
-			break;
+		if ((fd = writer_spare(&p, ready, seconds)) == -1)
+			_exit(0);
 	}
+	if (ready)
+		writer_unmake(&p);
 	_exit(0);
 }
 

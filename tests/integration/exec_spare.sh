@@ -52,7 +52,9 @@ try:
     s.connect(sys.argv[1])
 except OSError as e:
     print("connect:" + e.strerror); sys.exit(0)
-h = b"%d\0%d\0%s\0%s\0%s\0" % (os.getuid(), os.getgid(), sys.argv[2].encode(), sys.argv[3].encode(), b"/")
+# The ids it claims: its own, or argv[4] (a lie the peer credentials catch).
+uid = int(sys.argv[4]) if len(sys.argv) > 4 else os.getuid()
+h = b"%d\0%d\0%s\0%s\0%s\0" % (uid, uid, sys.argv[2].encode(), sys.argv[3].encode(), b"/")
 try:
     s.send(h)
     s.settimeout(3)
@@ -97,6 +99,18 @@ check "... not the first run's" test "$net2" != "$net1"
 check "... not the spare's own" test "$net2" != "$(readlink /proc/"$pid1"/ns/net)"
 expect_eq "sessions/ now holds two" "$(ls "$ST/sessions" | wc -l)" 2
 
+# A run called off before its exec_start (a manifest that does not
+# load) adds no session, at once, and the spare stays for the next.
+wait_for has_sock
+printf 'version: 1\nbogus: [\n' >"$T/bad.yaml"
+"$AIRLOCK" exec -w "$ws" --manifest "$T/bad.yaml" -- true >/dev/null 2>&1
+expect_eq "a run called off: its exit status" "$?" 78
+expect_eq "... no session appears" "$(ls "$ST/sessions" | wc -l)" 2
+"$AIRLOCK" exec -w "$ws" -- true
+expect_eq "... and the same spare serves the next exec" \
+    "$(start_pid "$(newest_log)")" "$pid1"
+expect_eq "... in a third session" "$(ls "$ST/sessions" | wc -l)" 3
+
 # 3. Attacks on the socket.  Another uid: the state directory lets it
 #    reach the socket (0711, the socket 0666), and it sends a
 #    well-formed request.
@@ -105,8 +119,8 @@ s=$(sock)
 expect_eq "the socket is its owner's alone" "$(stat -c %a "$s")" 600
 chmod 711 "$T" "$ST" "$ST/spare"
 chmod 666 "$s"
-ans=$(setpriv --reuid=4242 --regid=4242 --clear-groups /usr/bin/python3 -c "$hello_py" "$s" "$ST" "$cfg" 2>&1)
-expect_eq "another uid's request is refused" "$ans" "answer:0"
+ans=$(setpriv --reuid=4242 --regid=4242 --clear-groups /usr/bin/python3 -c "$hello_py" "$s" "$ST" "$cfg" 0 2>&1)
+expect_eq "another uid's request, claiming uid 0, is refused" "$ans" "answer:0"
 chmod 700 "$T" "$ST" "$ST/spare"
 expect_eq "... and the spare stays published" "$(sock)" "$s"
 ans=$(unshare -m python3 -c "$hello_py" "$s" "$ST" "$cfg" 2>&1)
@@ -164,6 +178,22 @@ wait "$ex" 2>/dev/null || :
 wait_for grep -q exec_end "$lost"
 expect_eq "a killed exec's adopted writer ends its log" \
     "$(jq -c 'select(.event == "exec_end") | .fields' "$lost")" '{"supervisorLost":true}'
+
+# An ordinary user's execs share a spare of their own (no network
+# namespace made ahead: the sandbox's clone makes it).
+U=4242
+chmod 755 "$T"
+mkdir -p "$T/st$U" "$T/ws$U"
+chown "$U:$U" "$T/st$U" "$T/ws$U"
+as_uid "$U" "$AIRLOCK" exec -w "$T/ws$U" -- true
+as_uid "$U" "$AIRLOCK" exec -w "$T/ws$U" -- true
+ulogs=$(ls -t "$T/st$U"/airlock/sessions/*/audit.jsonl 2>/dev/null)
+expect_eq "uid $U: two sessions" "$(printf '%s\n' "$ulogs" | grep -c .)" 2
+expect_eq "uid $U: the second adopted the first's writer" \
+    "$(for l in $ulogs; do start_pid "$l"; done | sort -u | wc -l)" 1
+as_uid "$U" "$AIRLOCK" audit verify $(printf '%s\n' "$ulogs" | head -n 1) >/dev/null 2>&1
+expect_eq "uid $U: ... and its log verifies" "$?" 0
+chmod 700 "$T"
 
 # 9. AIRLOCK_EXEC_SPARE=0: not adopted, and no spare made.
 wait_for has_sock

@@ -235,4 +235,6 @@ EXTRA_DIST += tests/integration/proxy_dns_search.sh
 # An exec_end larger than a datagram (a change set's refusals) is
 # recorded whole, not as {}.
 TESTS += tests/integration/exec_end_large.sh
+TESTS += tests/integration/exec_spare.sh
 EXTRA_DIST += tests/integration/exec_end_large.sh
+EXTRA_DIST += tests/integration/exec_spare.sh
