@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 
 #include <sodium.h>
@@ -63,24 +64,28 @@ spare_hello_self(struct spare_hello *h)
 	return 0;
 }
 
-/* The socket's name for this binary: exec-HASH.sock.  0 or -1. */
+/* The socket's name for this binary in |slot|: exec-HASH-SLOT.sock.
+ * 0 or -1. */
 static int
-spare_name(char *out, size_t outlen)
+spare_name(char *out, size_t outlen, int slot)
 {
+	static char hex[17];
 	unsigned char hash[8];
-	char id[256], hex[sizeof(hash) * 2 + 1];
+	char id[256];
 	struct stat st;
 
-	if (stat("/proc/self/exe", &st) == -1)
-		return -1;
-	snprintf(id, sizeof(id), "%s %llu %llu %lld %lld.%09ld", PACKAGE_VERSION,
-	    (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
-	    (long long)st.st_size, (long long)st.st_mtim.tv_sec,
-	    st.st_mtim.tv_nsec);
-	crypto_generichash(hash, sizeof(hash), (const unsigned char *)id,
-	    strlen(id), NULL, 0);
-	sodium_bin2hex(hex, sizeof(hex), hash, sizeof(hash));
-	snprintf(out, outlen, "exec-%s.sock", hex);
+	if (hex[0] == '\0') {
+		if (stat("/proc/self/exe", &st) == -1)
+			return -1;
+		snprintf(id, sizeof(id), "%s %llu %llu %lld %lld.%09ld",
+		    PACKAGE_VERSION, (unsigned long long)st.st_dev,
+		    (unsigned long long)st.st_ino, (long long)st.st_size,
+		    (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+		crypto_generichash(hash, sizeof(hash),
+		    (const unsigned char *)id, strlen(id), NULL, 0);
+		sodium_bin2hex(hex, sizeof(hex), hash, sizeof(hash));
+	}
+	snprintf(out, outlen, "exec-%s-%d.sock", hex, slot);
 	return 0;
 }
 
@@ -242,21 +247,27 @@ exec_spare_ask(pid_t *pid)
 	struct ucred cred;
 	socklen_t clen = sizeof(cred);
 	char name[64];
-	int dfd, s = -1;
+	int dfd, s = -1, slot;
 
 	if (exec_spare_seconds() == 0 || spare_hello_self(&h) != 0 ||
-	    spare_name(name, sizeof(name)) != 0 || (dfd = spare_dir(0)) == -1)
+	    (dfd = spare_dir(0)) == -1)
 		return -1;
-	if (spare_addr(&sa, dfd, name) != 0 ||
-	    (s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)) == -1)
-		goto fail;
-	if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) == -1) {
+	for (slot = 0; slot < EXEC_SPARE_SLOTS; slot++) {
+		if (spare_name(name, sizeof(name), slot) != 0 ||
+		    spare_addr(&sa, dfd, name) != 0 ||
+		    (s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)) ==
+			-1)
+			goto fail;
+		if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+			break;
 		/* A name no spare listens on any more: a dead one's. */
 		if (errno == ECONNREFUSED)
 			(void)unlinkat(dfd, name, 0);
-		goto fail;
+		close(s);
+		s = -1;
 	}
-	if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == -1 ||
+	if (s == -1 ||
+	    getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == -1 ||
 	    cred.uid != geteuid() || send_hello(s, &h) != 0)
 		goto fail;
 	close(dfd);
@@ -288,9 +299,10 @@ exec_spare_listen(struct exec_spare *sp)
 	struct sockaddr_un sa;
 	struct stat st;
 	char tmp[96];
+	int slot;
 
 	exec_spare_unpublish(sp);
-	if (spare_name(sp->name, sizeof(sp->name)) != 0 ||
+	if (spare_name(sp->name, sizeof(sp->name), 0) != 0 ||
 	    (sp->dirfd = spare_dir(1)) == -1)
 		goto fail;
 	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", sp->name, (long)getpid());
@@ -300,14 +312,23 @@ exec_spare_listen(struct exec_spare *sp)
 		-1 ||
 	    bind(sp->lfd, (struct sockaddr *)&sa, sizeof(sa)) == -1)
 		goto fail;
-	/* Its owner's alone, then published under the name only if no
-	 * other spare holds it. */
-	if (fchmodat(sp->dirfd, tmp, 0600, 0) == -1 || listen(sp->lfd, 8) == -1 ||
-	    linkat(sp->dirfd, tmp, sp->dirfd, sp->name, 0) == -1) {
-		(void)unlinkat(sp->dirfd, tmp, 0);
-		goto fail;
-	}
+	/* Its owner's alone, then published under the first name that no
+	 * other spare holds. */
+	if (fchmodat(sp->dirfd, tmp, 0600, 0) == -1 || listen(sp->lfd, 8) == -1)
+		slot = EXEC_SPARE_SLOTS;
+	else
+		for (slot = 0; slot < EXEC_SPARE_SLOTS; slot++) {
+			(void)spare_name(sp->name, sizeof(sp->name), slot);
+			if (linkat(sp->dirfd, tmp, sp->dirfd, sp->name, 0) == 0)
+				break;
+			if (errno != EEXIST) {
+				slot = EXEC_SPARE_SLOTS;
+				break;
+			}
+		}
 	(void)unlinkat(sp->dirfd, tmp, 0);
+	if (slot == EXEC_SPARE_SLOTS)
+		goto fail;
 	if (fstatat(sp->dirfd, sp->name, &st, AT_SYMLINK_NOFOLLOW) == -1)
 		goto fail;
 	sp->dev = st.st_dev;
@@ -319,28 +340,42 @@ fail:
 	return -1;
 }
 
-/* 1 if the process |pid| is in each of our namespaces. */
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77
+#endif
+
+/*
+ * 1 if the peer on |c|, process |pid|, is in each of our namespaces.  A
+ * pidfd pins it (SO_PEERPIDFD; pidfd_open() before Linux 6.5): if it is
+ * alive after its namespaces were read, its pid was not reused meanwhile.
+ */
 static int
-same_namespaces(pid_t pid)
+same_namespaces(int c, pid_t pid)
 {
 	static const char *const ns[] = { "mnt", "pid", "net", "user", "uts",
 		"ipc", "cgroup" };
 	char path[64];
 	struct stat theirs, ours;
+	socklen_t len = sizeof(int);
+	int pidfd = -1, ok = 1;
 	size_t i;
 
 	if (pid <= 0)
 		return 0;
-	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+	if (getsockopt(c, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) == -1 &&
+	    (pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) == -1)
+		return 0;
+	for (i = 0; ok && i < sizeof(ns) / sizeof(ns[0]); i++) {
 		snprintf(path, sizeof(path), "/proc/%ld/ns/%s", (long)pid, ns[i]);
-		if (stat(path, &theirs) == -1)
-			return 0;
+		ok = stat(path, &theirs) == 0;
 		snprintf(path, sizeof(path), "/proc/self/ns/%s", ns[i]);
-		if (stat(path, &ours) == -1 || ours.st_dev != theirs.st_dev ||
-		    ours.st_ino != theirs.st_ino)
-			return 0;
+		ok = ok && stat(path, &ours) == 0 &&
+		    ours.st_dev == theirs.st_dev && ours.st_ino == theirs.st_ino;
 	}
-	return 1;
+	if (ok && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == -1)
+		ok = 0;
+	close(pidfd);
+	return ok;
 }
 
 int
@@ -373,7 +408,7 @@ exec_spare_accept(struct exec_spare *sp, int timeout_ms, struct spare_hello *h)
 		if (recv_hello(c, h) == 0 &&
 		    getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0 &&
 		    cred.uid == geteuid() && cred.gid == getegid() &&
-		    same_namespaces(cred.pid))
+		    same_namespaces(c, cred.pid))
 			return c;
 		(void)exec_spare_answer(c, 0, -1);
 		close(c);

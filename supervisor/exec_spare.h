@@ -8,9 +8,10 @@
  * the session key certified by the host key, the log opened, and as root
  * a fresh network namespace) and waits, for AIRLOCK_EXEC_SPARE seconds
  * (default 30, 0: never), on a socket beside it,
- * STATE/spare/exec-HASH.sock.  HASH names the airlock binary (its version
- * and the file's device, inode, size and time), so a spare serves only
- * the same binary.  The next airlock exec connects to it (the
+ * STATE/spare/exec-HASH-SLOT.sock.  HASH names the airlock binary (its
+ * version and the file's device, inode, size and time), so a spare serves
+ * only the same binary; SLOT is the first of EXEC_SPARE_SLOTS free (a
+ * writer that finds none exits).  The next airlock exec connects to it (the
  * request carries its real uid and gid, state and configuration
  * directories and working directory) instead of forking a writer of its
  * own; the spare takes itself off the socket, moves the session to
@@ -33,6 +34,10 @@
 
 #include <limits.h>
 #include <sys/types.h>
+
+/* How many spares of one binary may wait at once (exec-HASH-0.sock to
+ * exec-HASH-3.sock): execs that follow each other closely take turns. */
+#define EXEC_SPARE_SLOTS 4
 
 /* Seconds a spare waits when AIRLOCK_EXEC_SPARE does not say. */
 #define EXEC_SPARE_DEFAULT_S 30
@@ -68,7 +73,7 @@ int exec_spare_taken(int s, int *netns_fd);
 struct exec_spare {
 	int dirfd; /* STATE/spare; -1 */
 	int lfd; /* the listening socket; -1 */
-	char name[64]; /* exec-HASH.sock */
+	char name[64]; /* exec-HASH-SLOT.sock */
 	dev_t dev; /* the published name's inode */
 	ino_t ino;
 };
@@ -77,8 +82,8 @@ struct exec_spare {
 void exec_spare_init(struct exec_spare *sp);
 
 /*
- * Publishes a listening socket under the binary's name, unless another
- * spare already has it.  0, or -1 (nothing published).
+ * Publishes a listening socket under the binary's first free name.  0, or
+ * -1 (nothing published: every slot is taken).
  */
 int exec_spare_listen(struct exec_spare *sp);
 
