@@ -175,10 +175,10 @@ writer_prepare(struct writer_prep *p, int ahead)
 	if (audit_ship_load(conf, &p->ship, err, errlen) != 0)
 		return -1;
 	/* Before the log is made: it takes the default sink then. */
-	audit_set_default_sink(p->ship != NULL ? audit_ship_record : NULL,
-	    p->ship);
-	if (audit_prepare_certified(p->sess.audit_path, p->sess.id, hostkey,
-		&p->a) != 0) {
+	audit_set_default_sink(
+	    p->ship != NULL ? audit_ship_record : NULL, p->ship);
+	if (audit_prepare_certified(
+		p->sess.audit_path, p->sess.id, hostkey, &p->a) != 0) {
 		snprintf(err, errlen, "cannot write the audit log %s",
 		    p->sess.audit_path);
 		return -1;
@@ -356,10 +356,11 @@ writer_serve(int fd, struct writer_prep *p)
 	free(text);
 	if (ok &&
 	    (!json_is_object(json_object_get(given, "start")) ||
-		json_object_update(p->fields, json_object_get(given, "context")) !=
-		    0)) {
-		snprintf(err, errlen, "the audit log's writer: a bad "
-				      "start message");
+		json_object_update(
+		    p->fields, json_object_get(given, "context")) != 0)) {
+		snprintf(err, errlen,
+		    "the audit log's writer: a bad "
+		    "start message");
 		ok = 0;
 	}
 	/* In sight only now that it has a record. */
@@ -441,8 +442,8 @@ writer_spare(struct writer_prep *p, int ready, int seconds)
 		if (holds == 1) {
 			/* Off the socket before anything else can come. */
 			exec_spare_unpublish(&sp);
-			if (json_object_set_new(p->fields, "cwd",
-				json_string(h.cwd)) != 0) {
+			if (json_object_set_new(
+				p->fields, "cwd", json_string(h.cwd)) != 0) {
 				(void)exec_spare_answer(c, 0, -1);
 				close(c);
 				break;

@@ -124,8 +124,9 @@ spare_addr(struct sockaddr_un *sa, int dirfd, const char *name)
 {
 	memset(sa, 0, sizeof(*sa));
 	sa->sun_family = AF_UNIX;
-	return snprintf(sa->sun_path, sizeof(sa->sun_path), "/proc/self/fd/%d/%s",
-		   dirfd, name) >= (int)sizeof(sa->sun_path)
+	return snprintf(sa->sun_path, sizeof(sa->sun_path),
+		   "/proc/self/fd/%d/%s", dirfd,
+		   name) >= (int)sizeof(sa->sun_path)
 	    ? -1
 	    : 0;
 }
@@ -228,7 +229,8 @@ recv_answer(int s, int *fd)
 	if (n != 1)
 		return -1;
 	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm))
-		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+		if (cm->cmsg_level == SOL_SOCKET &&
+		    cm->cmsg_type == SCM_RIGHTS &&
 		    cm->cmsg_len == CMSG_LEN(sizeof(int)))
 			memcpy(fd, CMSG_DATA(cm), sizeof(int));
 	if ((mh.msg_flags & MSG_CTRUNC) != 0 || c != '1') {
@@ -366,11 +368,13 @@ same_namespaces(int c, pid_t pid)
 	    (pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) == -1)
 		return 0;
 	for (i = 0; ok && i < sizeof(ns) / sizeof(ns[0]); i++) {
-		snprintf(path, sizeof(path), "/proc/%ld/ns/%s", (long)pid, ns[i]);
+		snprintf(
+		    path, sizeof(path), "/proc/%ld/ns/%s", (long)pid, ns[i]);
 		ok = stat(path, &theirs) == 0;
 		snprintf(path, sizeof(path), "/proc/self/ns/%s", ns[i]);
 		ok = ok && stat(path, &ours) == 0 &&
-		    ours.st_dev == theirs.st_dev && ours.st_ino == theirs.st_ino;
+		    ours.st_dev == theirs.st_dev &&
+		    ours.st_ino == theirs.st_ino;
 	}
 	if (ok && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == -1)
 		ok = 0;
@@ -392,8 +396,9 @@ exec_spare_accept(struct exec_spare *sp, int timeout_ms, struct spare_hello *h)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		clock_gettime(CLOCK_MONOTONIC, &t);
-		left = timeout_ms - ((t.tv_sec - t0.tv_sec) * 1000L +
-					(t.tv_nsec - t0.tv_nsec) / 1000000L);
+		left = timeout_ms -
+		    ((t.tv_sec - t0.tv_sec) * 1000L +
+			(t.tv_nsec - t0.tv_nsec) / 1000000L);
 		if (left <= 0 || !wait_readable(sp->lfd, (int)left))
 			return -1;
 		if ((c = accept4(sp->lfd, NULL, NULL, SOCK_CLOEXEC)) == -1) {

@@ -94,8 +94,8 @@ int exec_spare_listen(struct exec_spare *sp);
  * time is up or the socket failed.  A connection whose checks fail is
  * refused and the wait goes on.
  */
-int exec_spare_accept(struct exec_spare *sp, int timeout_ms,
-    struct spare_hello *h);
+int exec_spare_accept(
+    struct exec_spare *sp, int timeout_ms, struct spare_hello *h);
 
 /*
  * Answers the exec on |conn|: taken (|yes|, with |netns_fd| when not -1)

@@ -46,6 +46,7 @@ FORMAT_FILES = broker/selfsandbox.c broker/selfsandbox.h supervisor/cmd_approver
 	tests/unit/test_seatbelt.c tests/unit/test_approval_digest.c \
 	broker/changeset.c broker/changeset.h supervisor/cli.c supervisor/cli.h \
 	supervisor/exec_audit.c supervisor/exec_audit.h supervisor/cowsession.c \
+	supervisor/exec_spare.c supervisor/exec_spare.h \
 	supervisor/cowsession.h supervisor/cowrun.c supervisor/cowrun.h \
 	supervisor/cowdiff.c supervisor/cowdiff.h supervisor/cmd_cow.c \
 	broker/cowview.c broker/cowview.h tests/unit/test_cowsession.c \
