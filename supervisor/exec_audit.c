@@ -42,6 +42,7 @@ struct exec_audit {
 	int niced; /* the writer runs at WRITER_NICE until the gate */
 	pid_t writer; /* its pid (a spare's too) */
 	int asking; /* a spare was asked: its answer is due */
+	int stays; /* the writer said it stays on as a spare */
 	int finished; /* exec_end handed to the writer (or tried) */
 	int sent; /* ...and the writer has it: its answer is due */
 	int end_rc;
@@ -334,10 +335,12 @@ recv_blob(int fd)
  * the exec, or because the exec is gone) exec_end and session_end.  |p|
  * is ready or holds the error to answer with.  Returns 1 if the run was
  * called off before exec_start and |p| is still ready for another (the
- * session was never in sight), else 0: |p| is used up.
+ * session was never in sight), else 0: |p| is used up.  The last answer
+ * says whether the writer will |stay| on as a spare (its exec then does
+ * not wait for it to exit).
  */
 static int
-writer_serve(int fd, struct writer_prep *p)
+writer_serve(int fd, struct writer_prep *p, int stay)
 {
 	char msg[WRITER_MSG], *err = p->err;
 	size_t errlen = sizeof(p->err);
@@ -404,7 +407,8 @@ writer_serve(int fd, struct writer_prep *p)
 	audit_close(p->a);
 	p->a = NULL;
 	writer_release(p);
-	(void)send_msg(fd, ok ? "0" : "1", 1);
+	(void)send_msg(
+	    fd, ok ? (stay ? "0S" : "0") : (stay ? "1S" : "1"), stay ? 2 : 1);
 	return 0;
 }
 
@@ -449,8 +453,12 @@ writer_spare(struct writer_prep *p, int ready, int seconds)
 				break;
 			}
 			if (exec_spare_answer(c, 1, p->netns_fd) != 0) {
+				/* That exec is gone: still ready for the
+				 * next. */
 				close(c);
-				break;
+				if (exec_spare_listen(&sp) != 0)
+					break;
+				continue;
 			}
 			if (p->netns_fd != -1)
 				close(p->netns_fd);
@@ -520,15 +528,18 @@ static void __attribute__((noreturn)) writer_main(int fd)
 	(void)close_fds_from(3, &fd, 1);
 	if (writer_prepare(&p, 0) != 0 && p.err[0] == '\0')
 		snprintf(p.err, sizeof(p.err), "the audit log's writer failed");
+	/* Not under a tracer (strace -f waits for every process it
+	 * follows: it would wait for the spare's time). */
+	if (seconds > 0 && being_traced())
+		seconds = 0;
 	for (served = 0;; served++) {
-		ready = writer_serve(fd, &p);
+		ready = writer_serve(
+		    fd, &p, seconds > 0 && served + 1 < SPARE_SESSIONS);
 		close(fd);
 		if (served == 0) {
-			/* Out of the exec's session and directory.  Not
-			 * under a tracer (strace -f waits for every process
-			 * it follows: it would wait for the spare's time). */
+			/* Out of the exec's session and directory. */
 			(void)setsid();
-			if (chdir("/") == -1 || being_traced())
+			if (chdir("/") == -1)
 				seconds = 0;
 		}
 		if (seconds == 0 || served + 1 >= SPARE_SESSIONS)
@@ -648,10 +659,13 @@ writer_done(struct exec_audit *x)
 	if (x->netns_fd != -1)
 		close(x->netns_fd);
 	x->netns_fd = -1;
-	/* Not waited for: its answers said all there was to know, and it
-	 * may stay on as a spare; a writer that exits is reaped now if it
-	 * already has, else by init once airlock exec has. */
-	if (x->pid != -1)
+	/* Our own writer is reaped, unless it stays on as a spare (it said
+	 * so, or, with no end record, spares are on): then it outlives us,
+	 * and init reaps it when its time is up. */
+	if (x->pid != -1 && !x->stays && (x->sent || exec_spare_seconds() == 0))
+		while (waitpid(x->pid, NULL, 0) == -1 && errno == EINTR)
+			;
+	else if (x->pid != -1)
 		(void)waitpid(x->pid, NULL, WNOHANG);
 	x->pid = -1;
 }
@@ -759,9 +773,11 @@ exec_audit_end(struct exec_audit *x, json_t *end)
 	if (x == NULL)
 		return 0;
 	(void)exec_audit_finish(x, end);
+	/* "0" (written) or "1", and "S" when the writer stays as a spare. */
 	if (x->sent &&
-	    (recv_msg(x->fd, reply, sizeof(reply)) != 1 || reply[0] != '0'))
+	    (recv_msg(x->fd, reply, sizeof(reply)) < 1 || reply[0] != '0'))
 		x->end_rc = -1;
+	x->stays = x->sent && reply[0] != '\0' && reply[1] == 'S';
 	rc = x->end_rc;
 	writer_done(x);
 	free(x);

@@ -56,6 +56,9 @@ expect_eq "the id map was written (no mount under the old root's place)" \
     "$(echo "$out" | awk '{print $1, $2, $3}')" "65534 65534 1"
 
 # --- nothing left behind ----------------------------------------------------
+# (The writer's spare stays on purpose, for the next exec: exec_spare.sh.
+# Without it, nothing at all may stay.)
+export AIRLOCK_EXEC_SPARE=0
 "$REAPER" "$T/exec.pid" "$AIRLOCK" exec --workspace "$ws" -- true
 expect_eq "exec's status passes through the reaper (sanity)" "$?" 0
 expect_eq "airlock exec leaves no process behind, not even a zombie" \
@@ -65,6 +68,7 @@ check "the reaper counted (sanity)" grep -q '^left-count 0' "$T/exec.pid.left"
     >/dev/null 2>&1
 expect_eq "a run refused at setup leaves nothing behind either" \
     "$(grep '^left ' "$T/fail.pid.left")" ""
+unset AIRLOCK_EXEC_SPARE
 
 # --- the writer's priority once it is awaited -------------------------------
 "$AIRLOCK" exec --workspace "$ws" -- sleep 3 >/dev/null 2>&1 &
@@ -73,12 +77,14 @@ for i in $(seq 100); do
 	pgrep -f '^sleep 3$' >/dev/null && break
 	sleep 0.05
 done
+# The writer: the process that holds the session's log open (forked by
+# this exec, or a spare an earlier one left).
 writer=""
-for c in $(pgrep -P "$apid"); do
-	case "$(tr '\0' ' ' </proc/"$c"/cmdline)" in
-	airlock-init*) ;;
-	*) writer=$c ;;
-	esac
+for p in /proc/[0-9]*; do
+	if ls -l "$p/fd" 2>/dev/null | grep -q "$AIRLOCK_HOME/sessions/.*/audit.jsonl"; then
+		writer=${p#/proc/}
+		break
+	fi
 done
 check "the audit writer is found (sanity)" test -n "$writer"
 expect_eq "the writer runs at normal priority while the command runs" \
