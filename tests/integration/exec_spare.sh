@@ -195,6 +195,17 @@ as_uid "$U" "$AIRLOCK" audit verify $(printf '%s\n' "$ulogs" | head -n 1) >/dev/
 expect_eq "uid $U: ... and its log verifies" "$?" 0
 chmod 700 "$T"
 
+# What a spare that died left (older than two hours): swept when the next
+# spare is published, unless its log holds a byte (evidence stays).
+mkdir -p "$ST/spare/20200101T000000-aaaaaa/artifacts" "$ST/spare/20200101T000000-bbbbbb/artifacts"
+: >"$ST/spare/20200101T000000-aaaaaa/spare.jsonl"
+echo '{}' >"$ST/spare/20200101T000000-bbbbbb/spare.jsonl"
+touch -d '3 hours ago' "$ST/spare/20200101T000000-aaaaaa" "$ST/spare/20200101T000000-bbbbbb"
+"$AIRLOCK" exec -w "$ws" -- true
+wait_for sh -c "! test -e '$ST/spare/20200101T000000-aaaaaa'"
+check "a dead spare's empty session is swept" test ! -e "$ST/spare/20200101T000000-aaaaaa"
+check "... one whose log is not empty stays" test -s "$ST/spare/20200101T000000-bbbbbb/spare.jsonl"
+
 # 9. AIRLOCK_EXEC_SPARE=0: not adopted, and no spare made.
 wait_for has_sock
 kill -9 "$(spare_pid)"
