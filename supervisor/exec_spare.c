@@ -194,9 +194,9 @@ recv_hello(int s, struct spare_hello *h)
 	if (n <= 0)
 		return -1;
 	if (next_field(buf, (size_t)n, &off, num, sizeof(num)) != 0 ||
-	    (h->uid = strtoul(num, &end, 10), *end != '\0') ||
+	    num[0] == '\0' || (h->uid = strtoul(num, &end, 10), *end != '\0') ||
 	    next_field(buf, (size_t)n, &off, num, sizeof(num)) != 0 ||
-	    (h->gid = strtoul(num, &end, 10), *end != '\0') ||
+	    num[0] == '\0' || (h->gid = strtoul(num, &end, 10), *end != '\0') ||
 	    next_field(buf, (size_t)n, &off, h->state, sizeof(h->state)) != 0 ||
 	    next_field(buf, (size_t)n, &off, h->config, sizeof(h->config)) !=
 		0 ||
