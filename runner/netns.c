@@ -90,3 +90,12 @@ runner_netns_end(struct runner_netns *n)
 	/* Never the namespace we are in ourselves. */
 	return fresh_netns(fd);
 }
+
+int
+runner_netns_new(void)
+{
+	struct runner_netns n;
+
+	runner_netns_begin(&n);
+	return runner_netns_end(&n);
+}

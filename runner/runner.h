@@ -160,6 +160,13 @@ struct runner_request {
 	int			 netns_fd;
 };
 
+/*
+ * A fresh network namespace, made on a thread of its own (the caller's
+ * stays as it is), for runner_request.netns_ahead: its descriptor, or
+ * -1.  As root.
+ */
+int	runner_netns_new(void);
+
 #define RUNNER_PROXY_PORT	3128
 
 /*

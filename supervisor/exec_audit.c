@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +22,7 @@
 #include "broker/audit_ship.h"
 #include "common/paths.h"
 #include "common/util.h"
+#include "runner/runner.h"
 #include "supervisor/exec_audit.h"
 #include "supervisor/exec_spare.h"
 #include "supervisor/hostkey.h"
@@ -117,24 +117,6 @@ same_file(const struct stat *a, const struct stat *b)
 	    a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
-/* A fresh network namespace's fd (we stay in ours), or -1. */
-static int
-make_netns(void)
-{
-	int own, fd = -1;
-
-	if ((own = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) == -1)
-		return -1;
-	if (unshare(CLONE_NEWNET) == 0) {
-		fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-		/* Back home, or this process is no use to anyone. */
-		if (setns(own, CLONE_NEWNET) == -1)
-			_exit(1);
-	}
-	close(own);
-	return fd;
-}
-
 /*
  * What the writer does before it is handed exec_start: makes the session
  * (under STATE/spare/, out of sight until exec_start: session_create_spare()), loads
@@ -190,7 +172,7 @@ writer_prepare(struct writer_prep *p, int ahead)
 		return -1;
 	}
 	if (ahead && geteuid() == 0)
-		p->netns_fd = make_netns();
+		p->netns_fd = runner_netns_new();
 	return 0;
 }
 
@@ -433,7 +415,7 @@ writer_spare(struct writer_prep *p, int ready, int seconds)
 		return -1;
 	}
 	if (p->netns_fd == -1 && geteuid() == 0)
-		p->netns_fd = make_netns();
+		p->netns_fd = runner_netns_new();
 	/* It stays niced while it waits: the exec that adopts it raises
 	 * it at its gate, as a forked writer's (exec_audit_ready()). */
 	if (exec_spare_listen(&sp) != 0) {

@@ -22,6 +22,7 @@
 #include <sodium.h>
 
 #include "common/paths.h"
+#include "proxy/ipc.h"
 #include "supervisor/exec_spare.h"
 #include "supervisor/session.h"
 
@@ -211,31 +212,15 @@ recv_hello(int s, struct spare_hello *h)
 static int
 recv_answer(int s, int *fd)
 {
-	char c, cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr mh = { .msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = cbuf,
-		.msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm;
-	ssize_t n;
+	size_t len;
+	char c;
 
 	*fd = -1;
-	if (!wait_readable(s, SPARE_ANSWER_MS))
+	if (!wait_readable(s, SPARE_ANSWER_MS) ||
+	    proxy_recv_fd(s, fd, &c, 1, &len) != 1 || len != 1)
 		return -1;
-	do
-		n = recvmsg(s, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-	while (n == -1 && errno == EINTR);
-	if (n != 1)
-		return -1;
-	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm))
-		if (cm->cmsg_level == SOL_SOCKET &&
-		    cm->cmsg_type == SCM_RIGHTS &&
-		    cm->cmsg_len == CMSG_LEN(sizeof(int)))
-			memcpy(fd, CMSG_DATA(cm), sizeof(int));
-	if ((mh.msg_flags & MSG_CTRUNC) != 0 || c != '1') {
-		if (*fd != -1)
-			close(*fd);
+	if (c != '1' && *fd != -1) {
+		close(*fd);
 		*fd = -1;
 	}
 	return (unsigned char)c;
@@ -423,26 +408,9 @@ exec_spare_accept(struct exec_spare *sp, int timeout_ms, struct spare_hello *h)
 int
 exec_spare_answer(int conn, int yes, int netns_fd)
 {
-	char c = yes ? '1' : '0', cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *cm;
-	ssize_t n;
-
-	if (yes && netns_fd != -1) {
-		memset(cbuf, 0, sizeof(cbuf));
-		mh.msg_control = cbuf;
-		mh.msg_controllen = sizeof(cbuf);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &netns_fd, sizeof(int));
-	}
-	do
-		n = sendmsg(conn, &mh, MSG_NOSIGNAL);
-	while (n == -1 && errno == EINTR);
-	return n == 1 ? 0 : -1;
+	return proxy_send_fd(conn, yes ? netns_fd : -1, yes ? "1" : "0", 1) == 0
+	    ? 0
+	    : -1;
 }
 
 void

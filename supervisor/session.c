@@ -49,10 +49,11 @@ mkdirs(const char *path)
 	return 0;
 }
 
-/* A new session's directory STATE/|sub|/ID (session_create()). */
+/* A new session's directory STATE/|sub|/ID, its log named |log|
+ * (session_create()). */
 static int
-session_create_in(struct session *s, const char *sub, char *err,
-    size_t errlen)
+session_create_in(struct session *s, const char *sub, const char *log,
+    char *err, size_t errlen)
 {
 	char		 state[PATH_MAX], art[PATH_MAX + 16];
 	unsigned char	 rnd[3];
@@ -72,8 +73,7 @@ session_create_in(struct session *s, const char *sub, char *err,
 	if (snprintf(s->dir, sizeof(s->dir), "%s/%s/%s", state, sub,
 	    s->id) >= (int)sizeof(s->dir) ||
 	    snprintf(s->audit_path, sizeof(s->audit_path), "%s/%s",
-	    s->dir, strcmp(sub, "spare") == 0 ? SESSION_SPARE_LOG :
-	    "audit.jsonl") >= (int)sizeof(s->audit_path) ||
+	    s->dir, log) >= (int)sizeof(s->audit_path) ||
 	    snprintf(s->trace_path, sizeof(s->trace_path), "%s/trace.txt",
 	    s->dir) >= (int)sizeof(s->trace_path)) {
 		snprintf(err, errlen, "state directory path too long");
@@ -91,13 +91,13 @@ session_create_in(struct session *s, const char *sub, char *err,
 int
 session_create(struct session *s, char *err, size_t errlen)
 {
-	return session_create_in(s, "sessions", err, errlen);
+	return session_create_in(s, "sessions", "audit.jsonl", err, errlen);
 }
 
 int
 session_create_spare(struct session *s, char *err, size_t errlen)
 {
-	return session_create_in(s, "spare", err, errlen);
+	return session_create_in(s, "spare", SESSION_SPARE_LOG, err, errlen);
 }
 
 int
