@@ -106,6 +106,8 @@ printf 'version: 1\nbogus: [\n' >"$T/bad.yaml"
 "$AIRLOCK" exec -w "$ws" --manifest "$T/bad.yaml" -- true >/dev/null 2>&1
 expect_eq "a run called off: its exit status" "$?" 78
 expect_eq "... no session appears" "$(ls "$ST/sessions" | wc -l)" 2
+# The spare publishes itself again once that exec has let it go.
+wait_for has_sock
 "$AIRLOCK" exec -w "$ws" -- true
 expect_eq "... and the same spare serves the next exec" \
     "$(start_pid "$(newest_log)")" "$pid1"
@@ -186,6 +188,9 @@ chmod 755 "$T"
 mkdir -p "$T/st$U" "$T/ws$U"
 chown "$U:$U" "$T/st$U" "$T/ws$U"
 as_uid "$U" "$AIRLOCK" exec -w "$T/ws$U" -- true
+# The spare publishes its socket after the exec returns: wait for it
+# (an exec that comes before it forks a writer of its own, by design).
+wait_for sh -c "ls '$T/st$U'/airlock/spare/exec-*.sock >/dev/null 2>&1"
 as_uid "$U" "$AIRLOCK" exec -w "$T/ws$U" -- true
 ulogs=$(ls -t "$T/st$U"/airlock/sessions/*/audit.jsonl 2>/dev/null)
 expect_eq "uid $U: two sessions" "$(printf '%s\n' "$ulogs" | grep -c .)" 2
