@@ -66,6 +66,8 @@ struct audit {
 	int			 batch;
 	int			 hold;		/* pend even key records */
 	int			 lost;	/* a batch failed to be written */
+	int			 ended;	/* audit_end() was called */
+	int			 end_rc;	/* ...and its answer */
 	int			 psync;	/* a pending record wants a sync */
 	char			*pend;	/* their unsigned lines, '\n' each */
 	size_t			 plen, pcap;
@@ -917,13 +919,15 @@ audit_set_redact(struct audit *a, const struct redact *r)
 	a->redact = r;
 }
 
-void
-audit_close(struct audit *a)
+int
+audit_end(struct audit *a)
 {
 	json_t *f;
+	int rc;
 
-	if (a == NULL)
-		return;
+	if (a->ended)
+		return a->end_rc;
+	a->ended = 1;
 	/*
 	 * session_end joins the records still pending (one write, one
 	 * signature, one sync for them all); whatever it could not join is
@@ -934,10 +938,22 @@ audit_close(struct audit *a)
 	    (json_int_t)(a->seq + a->npend))) != NULL) {
 		a->sync = a->sync == AUDIT_SYNC_NONE ? AUDIT_SYNC_NONE :
 		    AUDIT_SYNC_ALL;
-		(void)append_record(a, "session_end", f);
+		rc = append_record(a, "session_end", f);
 		json_decref(f);
-	}
-	(void)flush_pending(a);
+	} else
+		rc = AL_ERR_ALLOC;
+	if (flush_pending(a) != 0 && rc == 0)
+		rc = AL_ERR_IO;
+	a->end_rc = rc;
+	return rc;
+}
+
+void
+audit_close(struct audit *a)
+{
+	if (a == NULL)
+		return;
+	(void)audit_end(a);
 	drop_pending(a);
 	free(a->pend);
 	free(a->prec);

@@ -89,7 +89,16 @@ int	audit_flush(struct audit *a) __attribute__((warn_unused_result));
 int	audit_pending(const struct audit *a);
 int	audit_lost(struct audit *a);
 
-/* Appends "session_end", closes, wipes the key.  NULL is fine. */
+/*
+ * Appends "session_end" with every record still pending, on the disk
+ * (fdatasync) unless syncing is off: 0, or AL_ERR_* if it or a pending
+ * record could not be written.  Once; later calls, and audit_close(),
+ * return or keep that answer and append nothing more.
+ */
+int	audit_end(struct audit *a);
+
+/* audit_end() unless called already, closes, wipes the key.  NULL is
+ * fine. */
 void	audit_close(struct audit *a);
 
 /*

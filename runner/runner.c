@@ -722,6 +722,11 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 
 		snprintf(nspath, sizeof(nspath), "/proc/%d/ns/pid", (int)pid);
 		p->pidns_ok = stat(nspath, &p->pidns) == 0;
+		if (req->mntns_out != NULL) {
+			snprintf(nspath, sizeof(nspath), "/proc/%d/ns/mnt",
+			    (int)pid);
+			*req->mntns_out = open(nspath, O_RDONLY | O_CLOEXEC);
+		}
 	}
 	/*
 	 * Into its cgroup, while it builds its root: a cgroup v1 attach

@@ -158,6 +158,16 @@ struct runner_request {
 	 */
 	int			 netns_ahead;
 	int			 netns_fd;
+	/*
+	 * Non-NULL: once the child is cloned, *mntns_out is a descriptor of
+	 * its mount namespace (close-on-exec; the caller owns it), or -1.
+	 * Whoever holds it last takes the namespace down (every mount of
+	 * the sandbox's root, synchronously): without it that is the
+	 * namespace's init, as it exits, and the run ends only after it.
+	 * airlock exec hands it to its audit writer, which drops it after
+	 * the exec is over (exec_audit_hold()).
+	 */
+	int			*mntns_out;
 };
 
 /*

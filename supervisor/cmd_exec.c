@@ -495,6 +495,7 @@ struct exec_status {
 	struct exec_audit *xa;
 	const struct changeset_upper *upper;
 	int egress;
+	int *mntns; /* runner_request.mntns_out: goes with exec_end */
 };
 
 /* Whether the upper layer |u| holds nothing (or cannot tell: then 0). */
@@ -526,8 +527,11 @@ exec_on_status(void *arg, int wait_status)
 
 	if (st->egress)
 		return;
-	if (st->upper == NULL || upper_empty(st->upper))
+	if (st->upper == NULL || upper_empty(st->upper)) {
+		exec_audit_hold(st->xa, *st->mntns);
+		*st->mntns = -1;
 		exec_audit_on_status(st->xa, wait_status);
+	}
 }
 
 /* At most this many refused entries are recorded in exec_end. */
@@ -752,7 +756,7 @@ cmd_exec(int argc, char **argv)
 	struct overrides ov;
 	long long timeout = 0;
 	char *end;
-	int ch, rc, verbose = 0, n = 0, audited;
+	int ch, rc, verbose = 0, n = 0, audited, mntns = -1;
 
 	if (session_state_dir(state, sizeof(state)) != 0)
 		state[0] = '\0';
@@ -980,6 +984,8 @@ cmd_exec(int argc, char **argv)
 	xst.xa = xa;
 	xst.upper = overlay ? &upper : NULL;
 	xst.egress = ov.nhosts > 0;
+	xst.mntns = &mntns;
+	req.mntns_out = &mntns;
 	req.on_status = exec_on_status;
 	req.status_arg = &xst;
 	if (overlay && upper.mnt_fd != -1) {
@@ -1041,6 +1047,8 @@ cmd_exec(int argc, char **argv)
 	if (egress != NULL)
 		json_object_set_new(jend, "egress", egress);
 	snprintf(logpath, sizeof(logpath), "%s", exec_audit_path(xa));
+	exec_audit_hold(xa, mntns);
+	mntns = -1;
 	if (exec_audit_end(xa, jend) != 0)
 		log_warnx("exec: cannot write the audit log %s", logpath);
 	xa = NULL;
@@ -1050,12 +1058,16 @@ out_audit:
 	/* Stopped before the runner: the record says the setup failed. */
 	if (xa != NULL) {
 		jend = json_pack("{s:b, s:b}", "setupFailed", 1, "timedOut", 0);
+		exec_audit_hold(xa, mntns);
+		mntns = -1;
 		(void)exec_audit_end(xa, jend);
 		json_decref(jend);
 		xa = NULL;
 	}
 out:
 	free(res);
+	if (mntns != -1)
+		close(mntns);
 	/* Called off before exec_start: the writer leaves no session. */
 	(void)exec_audit_end(xa, NULL);
 	xa = NULL;

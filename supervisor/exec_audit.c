@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,6 +23,7 @@
 #include "broker/audit_ship.h"
 #include "common/paths.h"
 #include "common/util.h"
+#include "proxy/ipc.h"
 #include "runner/runner.h"
 #include "supervisor/exec_audit.h"
 #include "supervisor/exec_spare.h"
@@ -47,6 +49,7 @@ struct exec_audit {
 	int sent; /* ...and the writer has it: its answer is due */
 	int end_rc;
 	int netns_fd; /* a spare's network namespace, or -1 */
+	int hold_fd; /* for the writer to drop after us (exec_audit_hold) */
 };
 
 /*
@@ -262,17 +265,18 @@ recv_msg(int fd, char *buf, size_t len)
 /*
  * The start and end messages, which may be larger than one datagram (the
  * command's argv, a change set's refusals): its length as a message of
- * its own, then the text in messages of at most BLOB_CHUNK bytes.
+ * its own, with descriptor |pass| attached (-1: none; the caller keeps
+ * it), then the text in messages of at most BLOB_CHUNK bytes.
  */
 #define BLOB_CHUNK 65536
 
 static int
-send_blob(int fd, const char *text, size_t len)
+send_blob(int fd, const char *text, size_t len, int pass)
 {
 	uint64_t n = len;
 	size_t off, part;
 
-	if (send_msg(fd, &n, sizeof(n)) != 0)
+	if (proxy_send_fd(fd, pass, &n, sizeof(n)) != 0)
 		return -1;
 	for (off = 0; off < len; off += part) {
 		part = len - off < BLOB_CHUNK ? len - off : BLOB_CHUNK;
@@ -283,19 +287,24 @@ send_blob(int fd, const char *text, size_t len)
 }
 
 /* The text send_blob() sent, NUL-terminated (free it), or NULL: the peer
- * is gone or broke the framing. */
+ * is gone or broke the framing.  *|passed| is the descriptor it attached
+ * (the caller owns it) or -1; |passed| NULL: none is taken. */
 static char *
-recv_blob(int fd)
+recv_blob(int fd, int *passed)
 {
 	uint64_t n;
-	size_t off;
+	size_t off, got0;
 	ssize_t got;
 	char *buf;
+	int pfd;
 
-	do
-		got = recv(fd, &n, sizeof(n), 0);
-	while (got == -1 && errno == EINTR);
-	if (got != (ssize_t)sizeof(n) || n >= SIZE_MAX ||
+	if (proxy_recv_fd(fd, &pfd, &n, sizeof(n), &got0) != 1)
+		return NULL;
+	if (passed != NULL)
+		*passed = pfd;
+	else if (pfd != -1)
+		close(pfd);
+	if (got0 != sizeof(n) || n >= SIZE_MAX ||
 	    (buf = malloc((size_t)n + 1)) == NULL)
 		return NULL;
 	for (off = 0; off < n; off += (size_t)got) {
@@ -309,6 +318,36 @@ recv_blob(int fd)
 	}
 	buf[n] = '\0';
 	return buf;
+}
+
+/*
+ * What the exec handed over with exec_end (exec_audit_hold(): the
+ * sandbox's mount namespace) is dropped once the exec has let go of the
+ * connection, which it does as it exits: taking the namespace down is
+ * then off the way to its exit status.  Whatever else comes meanwhile is
+ * discarded; 10 s at most.
+ */
+static void
+drop_after_exec(int fd, int held)
+{
+	char buf[64];
+	struct pollfd pfd;
+	size_t len;
+	int extra;
+
+	if (held == -1)
+		return;
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	while (poll(&pfd, 1, 10000) == 1 &&
+	    proxy_recv_fd(fd, &extra, buf, sizeof(buf), &len) == 1)
+		if (extra != -1)
+			close(extra);
+	/* Not ahead of the next exec, as root (exec_audit_ready() raises
+	 * a spare's priority back). */
+	if (geteuid() == 0)
+		(void)setpriority(PRIO_PROCESS, 0, WRITER_NICE);
+	close(held);
 }
 
 /*
@@ -328,10 +367,10 @@ writer_serve(int fd, struct writer_prep *p, int stay)
 	size_t errlen = sizeof(p->err);
 	json_t *given, *end;
 	char *text;
-	int ok = err[0] == '\0';
+	int ok = err[0] == '\0', held = -1;
 
 	/* {"context": session_start_context(), "start": exec_start's}. */
-	if ((text = recv_blob(fd)) == NULL) {
+	if ((text = recv_blob(fd, NULL)) == NULL) {
 		if (ok)
 			return 1;
 		writer_unmake(p);
@@ -376,7 +415,7 @@ writer_serve(int fd, struct writer_prep *p, int stay)
 	}
 	/* exec_end's fields as JSON text, or nothing: the exec is gone
 	 * (then the send above failed too, or this recv sees the end). */
-	if ((text = recv_blob(fd)) != NULL) {
+	if ((text = recv_blob(fd, &held)) != NULL) {
 		end = json_loads(text, JSON_DECODE_ANY, NULL);
 		free(text);
 	} else
@@ -386,11 +425,14 @@ writer_serve(int fd, struct writer_prep *p, int stay)
 	ok = audit_append(p->a, "exec_end", json_is_object(end) ? end : NULL) ==
 	    0;
 	json_decref(end);
+	ok = audit_end(p->a) == 0 && ok;
+	/* On the disk: the exit status may leave.  Freeing comes after. */
+	(void)send_msg(
+	    fd, ok ? (stay ? "0S" : "0") : (stay ? "1S" : "1"), stay ? 2 : 1);
 	audit_close(p->a);
 	p->a = NULL;
 	writer_release(p);
-	(void)send_msg(
-	    fd, ok ? (stay ? "0S" : "0") : (stay ? "1S" : "1"), stay ? 2 : 1);
+	drop_after_exec(fd, held);
 	return 0;
 }
 
@@ -576,6 +618,7 @@ exec_audit_begin(void)
 	x->pid = -1;
 	x->fd = -1;
 	x->netns_fd = -1;
+	x->hold_fd = -1;
 	x->rc = 1;
 	/* A writer made ahead by an earlier exec's (exec_spare.h)?  Its
 	 * answer is read by exec_audit_settle(). */
@@ -623,7 +666,7 @@ exec_audit_start(struct exec_audit *x, json_t *start, const struct manifest *m,
 	    session_start_context(m, workspace), "start", start);
 	text = msg != NULL ? json_dumps(msg, JSON_COMPACT) : NULL;
 	json_decref(msg);
-	if (text == NULL || send_blob(x->fd, text, strlen(text)) != 0) {
+	if (text == NULL || send_blob(x->fd, text, strlen(text), -1) != 0) {
 		x->rc = -1;
 		snprintf(x->err, sizeof(x->err), "the audit log's writer: %s",
 		    text == NULL ? "out of memory" : "it was lost");
@@ -641,6 +684,9 @@ writer_done(struct exec_audit *x)
 	if (x->netns_fd != -1)
 		close(x->netns_fd);
 	x->netns_fd = -1;
+	if (x->hold_fd != -1)
+		close(x->hold_fd);
+	x->hold_fd = -1;
 	/* Our own writer is reaped, unless it stays on as a spare (it said
 	 * so, or, with no end record, spares are on): then it outlives us,
 	 * and init reaps it when its time is up. */
@@ -718,9 +764,12 @@ exec_audit_finish(struct exec_audit *x, json_t *end)
 	/* A blob: a change set's refusals or the proxy's can be larger
 	 * than a datagram the writer reads whole. */
 	text = end != NULL ? json_dumps(end, JSON_COMPACT) : NULL;
-	rc = text != NULL ? send_blob(x->fd, text, strlen(text))
-			  : send_blob(x->fd, "null", 4);
+	rc = text != NULL ? send_blob(x->fd, text, strlen(text), x->hold_fd)
+			  : send_blob(x->fd, "null", 4, x->hold_fd);
 	free(text);
+	if (x->hold_fd != -1)
+		close(x->hold_fd);
+	x->hold_fd = -1;
 	if (rc != 0)
 		x->end_rc = -1;
 	else
@@ -728,6 +777,18 @@ exec_audit_finish(struct exec_audit *x, json_t *end)
 	/* Its answer is awaited by exec_audit_end(): the write and the
 	 * sync overlap the sandbox's teardown. */
 	return x->end_rc;
+}
+
+void
+exec_audit_hold(struct exec_audit *x, int fd)
+{
+	if (fd == -1)
+		return;
+	if (x == NULL || x->finished || x->hold_fd != -1) {
+		close(fd);
+		return;
+	}
+	x->hold_fd = fd;
 }
 
 void

@@ -108,6 +108,15 @@ const char *exec_audit_path(const struct exec_audit *x);
 int exec_audit_finish(struct exec_audit *x, json_t *end);
 
 /*
+ * Takes |fd| (-1: nothing) to hand to the writer with exec_end, which
+ * closes it only once the exec has let go of it (as it exits): the
+ * sandbox's mount namespace (runner_request.mntns_out), whose teardown
+ * would otherwise be on the way to the exit status.  Closed at once when
+ * exec_end has already been handed over or something is held already.
+ */
+void exec_audit_hold(struct exec_audit *x, int fd);
+
+/*
  * A runner_request.on_status (runner.h): exec_audit_finish() with the
  * command's exitCode or signal, as soon as it has ended, while the
  * sandbox is torn down (the same record exec_audit_end() would write).

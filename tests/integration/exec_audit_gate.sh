@@ -140,6 +140,21 @@ check "...though the sandbox was already being built (clone at line ${first_ns:-
 expect_eq "...and no exec_start is left (the empty log and its session removed)" \
     "$(ls -A "$AIRLOCK_HOME/sessions" | wc -l)" 0
 
+# exec_end's sync fails (the second fdatasync: exec_end and session_end
+# go out in one write and one sync): the command has run, and airlock
+# exec says the log could not be written, with the command's status.
+rm -rf "$AIRLOCK_HOME"
+strace -f -qq -o "$T/trace" -e trace=fdatasync \
+    -e inject=fdatasync:error=EIO:when=2 \
+    "$AIRLOCK" exec --workspace "$ws" -- /bin/sh -c "exit 3" 2>"$T/err"
+expect_eq "exec_end not on the disk: the command's status" "$?" 3
+check "...after the second sync failed" grep -q 'fdatasync.*EIO' "$T/trace"
+expect_contains "...and airlock exec says the log was not written" \
+    "$(cat "$T/err")" "exec: cannot write the audit log"
+log=$(ls -d "$AIRLOCK_HOME"/sessions/*/audit.jsonl | head -n 1)
+expect_eq "...which was cut back to exec_start" \
+    "$(jq -r .event "$log" | tr '\n' ' ')" "session_start exec_start "
+
 # The session exists and exec_start is written, then the runner fails
 # before the command (a limit that cannot be enforced: a cgroup2 root
 # that is no cgroup): exec_end says so.

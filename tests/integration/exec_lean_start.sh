@@ -70,6 +70,32 @@ expect_eq "a run refused at setup leaves nothing behind either" \
     "$(grep '^left ' "$T/fail.pid.left")" ""
 unset AIRLOCK_EXEC_SPARE
 
+# --- the sandbox's mount namespace is taken down off the exit's way ---------
+# The init would unmount the whole root as it exits, and the exec would
+# wait for it: the writer gets the namespace with exec_end and drops it
+# once the exec has let go.  strace -yy names the namespace a descriptor
+# is; the command names its own.  (No spare: one made earlier would not
+# be traced.)
+AIRLOCK_EXEC_SPARE=0 strace -f -qq -yy -e trace=close -o "$T/mntns.trace" \
+    "$AIRLOCK" exec --workspace "$ws" -- readlink /proc/self/ns/mnt >"$T/mntns" 2>/dev/null
+ns=$(cat "$T/mntns")
+expect_contains "the command's mount namespace (sanity)" "$ns" "mnt:["
+# The writer: the process that closes the session's log.
+writer_pid=$(awk '/close\(.*audit\.jsonl/ { print $1; exit }' "$T/mntns.trace")
+check "the writer is found (sanity)" test -n "$writer_pid"
+closes_ns() {	# PID: whether PID closes a descriptor of $ns
+	awk -v p="$1" -v ns="<$ns>)" \
+	    '$1 == p && index($0, "close(") && index($0, ns) { f = 1 } END { exit !f }' \
+	    "$T/mntns.trace"
+}
+check "the writer closes a descriptor of it" closes_ns "$writer_pid"
+# Nothing holds it longer: a host mount bound into the sandbox is free
+# once the exec is over.
+mkdir -p "$T/mnt"
+mount -t tmpfs tmpfs "$T/mnt"
+"$AIRLOCK" exec --workspace "$ws" --rw "$T/mnt" -- true
+check "a bound host mount is no longer held after the exec" wait_for umount "$T/mnt"
+
 # --- the writer's priority once it is awaited -------------------------------
 "$AIRLOCK" exec --workspace "$ws" -- sleep 3 >/dev/null 2>&1 &
 apid=$!
