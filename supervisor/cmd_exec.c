@@ -943,7 +943,8 @@ cmd_exec(int argc, char **argv)
 	 * starts only once the record is on the disk (req.gate).
 	 */
 	/* Before any thread (the proxy's): it may fork the writer. */
-	exec_audit_settle(xa);
+	if (ov.nhosts > 0)
+		exec_audit_settle(xa);
 	if (ov.nhosts > 0 && exec_proxy_start(&xp) != 0) {
 		json_decref(start);
 		rc = EXIT_SANDBOX;
@@ -977,7 +978,10 @@ cmd_exec(int argc, char **argv)
 	/* Fail closed: no record, no run. */
 	req.gate = exec_audit_gate;
 	req.gate_arg = xa;
-	/* The network namespace the writer's spare made ahead, if any. */
+	/* The spare's answer, as late as can be: the work above overlaps
+	 * it.  Before any thread (runner_start()'s): it may fork the
+	 * writer.  Then the network namespace it made ahead, if any. */
+	exec_audit_settle(xa);
 	req.netns_fd = exec_audit_netns(xa);
 	req.netns_ahead = req.netns_fd != -1;
 	/* exec_end as soon as the command has ended (the same record). */

@@ -50,6 +50,7 @@ struct exec_audit {
 	int end_rc;
 	int netns_fd; /* a spare's network namespace, or -1 */
 	int hold_fd; /* for the writer to drop after us (exec_audit_hold) */
+	char *start_text; /* exec_start, until the writer is settled */
 };
 
 /*
@@ -343,10 +344,6 @@ drop_after_exec(int fd, int held)
 	    proxy_recv_fd(fd, &extra, buf, sizeof(buf), &len) == 1)
 		if (extra != -1)
 			close(extra);
-	/* Not ahead of the next exec, as root (exec_audit_ready() raises
-	 * a spare's priority back). */
-	if (geteuid() == 0)
-		(void)setpriority(PRIO_PROCESS, 0, WRITER_NICE);
 	close(held);
 }
 
@@ -426,7 +423,11 @@ writer_serve(int fd, struct writer_prep *p, int stay)
 	    0;
 	json_decref(end);
 	ok = audit_end(p->a) == 0 && ok;
-	/* On the disk: the exit status may leave.  Freeing comes after. */
+	/* On the disk: the exit status may leave.  What comes after (the
+	 * freeing, the mount namespace, the next session) yields to the
+	 * exec, which is on its way out (root only, as at the start). */
+	if (geteuid() == 0)
+		(void)setpriority(PRIO_PROCESS, 0, WRITER_NICE);
 	(void)send_msg(
 	    fd, ok ? (stay ? "0S" : "0") : (stay ? "1S" : "1"), stay ? 2 : 1);
 	audit_close(p->a);
@@ -631,22 +632,40 @@ exec_audit_begin(void)
 	return x;
 }
 
+/* Hands the writer exec_start's message, if it waits for the writer. */
+static void
+send_start(struct exec_audit *x)
+{
+	if (x->start_text == NULL)
+		return;
+	if (x->rc == 1 &&
+	    send_blob(x->fd, x->start_text, strlen(x->start_text), -1) != 0) {
+		x->rc = -1;
+		snprintf(x->err, sizeof(x->err),
+		    "the audit log's writer: it was lost");
+	}
+	free(x->start_text);
+	x->start_text = NULL;
+}
+
 void
 exec_audit_settle(struct exec_audit *x)
 {
-	if (!x->asking)
-		return;
-	x->asking = 0;
-	if (exec_spare_taken(x->fd, &x->netns_fd) == 0) {
-		x->niced = geteuid() == 0;
-		return;
+	if (x->asking) {
+		x->asking = 0;
+		if (exec_spare_taken(x->fd, &x->netns_fd) == 0)
+			x->niced = geteuid() == 0;
+		else {
+			/* Refused, or no answer: a writer of our own after
+			 * all. */
+			close(x->fd);
+			x->fd = -1;
+			x->writer = -1;
+			if (writer_fork(x) != 0)
+				x->rc = -1;
+		}
 	}
-	/* Refused, or no answer: a writer of our own after all. */
-	close(x->fd);
-	x->fd = -1;
-	x->writer = -1;
-	if (writer_fork(x) != 0)
-		x->rc = -1;
+	send_start(x);
 }
 
 void
@@ -659,19 +678,22 @@ exec_audit_start(struct exec_audit *x, json_t *start, const struct manifest *m,
 	if (x->started)
 		return;
 	x->started = 1;
-	exec_audit_settle(x);
 	if (x->rc != 1)
 		return;
 	msg = json_pack("{s:o, s:O}", "context",
 	    session_start_context(m, workspace), "start", start);
 	text = msg != NULL ? json_dumps(msg, JSON_COMPACT) : NULL;
 	json_decref(msg);
-	if (text == NULL || send_blob(x->fd, text, strlen(text), -1) != 0) {
+	if (text == NULL) {
 		x->rc = -1;
-		snprintf(x->err, sizeof(x->err), "the audit log's writer: %s",
-		    text == NULL ? "out of memory" : "it was lost");
+		snprintf(x->err, sizeof(x->err),
+		    "the audit log's writer: out of memory");
+		return;
 	}
-	free(text);
+	/* Sent once the writer is settled: at once if it is. */
+	x->start_text = text;
+	if (!x->asking)
+		send_start(x);
 }
 
 /* Closes our end (an adopted spare is not our child: pid -1). */
@@ -687,6 +709,8 @@ writer_done(struct exec_audit *x)
 	if (x->hold_fd != -1)
 		close(x->hold_fd);
 	x->hold_fd = -1;
+	free(x->start_text);
+	x->start_text = NULL;
 	/* Our own writer is reaped, unless it stays on as a spare (it said
 	 * so, or, with no end record, spares are on): then it outlives us,
 	 * and init reaps it when its time is up. */
@@ -708,6 +732,8 @@ exec_audit_ready(struct exec_audit *x, char *err, size_t errlen)
 		x->rc = -1;
 		copy_str(x->err, sizeof(x->err), "no exec_start was given");
 	}
+	if (x->rc == 1)
+		exec_audit_settle(x);
 	if (x->rc == 1) {
 		/* Now the command waits for it alone. */
 		if (x->niced)
