@@ -341,25 +341,32 @@ same_namespaces(int c, pid_t pid)
 {
 	static const char *const ns[] = { "mnt", "pid", "net", "user", "uts",
 		"ipc", "cgroup" };
+	/* Ours, read once: a process does not change its namespaces here. */
+	static struct stat ours[sizeof(ns) / sizeof(ns[0])];
+	static int have_ours;
 	char path[64];
-	struct stat theirs, ours;
+	struct stat theirs;
 	socklen_t len = sizeof(int);
 	int pidfd = -1, ok = 1;
 	size_t i;
 
 	if (pid <= 0)
 		return 0;
+	for (i = 0; !have_ours && i < sizeof(ns) / sizeof(ns[0]); i++) {
+		snprintf(path, sizeof(path), "/proc/self/ns/%s", ns[i]);
+		if (stat(path, &ours[i]) == -1)
+			return 0;
+	}
+	have_ours = 1;
 	if (getsockopt(c, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) == -1 &&
 	    (pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) == -1)
 		return 0;
 	for (i = 0; ok && i < sizeof(ns) / sizeof(ns[0]); i++) {
 		snprintf(
 		    path, sizeof(path), "/proc/%ld/ns/%s", (long)pid, ns[i]);
-		ok = stat(path, &theirs) == 0;
-		snprintf(path, sizeof(path), "/proc/self/ns/%s", ns[i]);
-		ok = ok && stat(path, &ours) == 0 &&
-		    ours.st_dev == theirs.st_dev &&
-		    ours.st_ino == theirs.st_ino;
+		ok = stat(path, &theirs) == 0 &&
+		    ours[i].st_dev == theirs.st_dev &&
+		    ours[i].st_ino == theirs.st_ino;
 	}
 	if (ok && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == -1)
 		ok = 0;
