@@ -12,6 +12,12 @@
  * charged to the command).  Prints, per command, the median
  * and the 25th/75th percentiles of the wall time in milliseconds, and the
  * median's ratio to the first command's.
+ *
+ * SPAWNBENCH_GAP_MS=N pauses N ms before each run (not timed): what a
+ * command leaves running after it exits (a kernel worker tearing down a
+ * namespace, airlock's audit writer making the next session ahead)
+ * then finishes before the next run instead of landing on it, as when
+ * an agent's tool calls are apart.  0, the default: back to back.
  */
 #include <sys/wait.h>
 
@@ -84,14 +90,21 @@ int
 main(int argc, char **argv)
 {
 	int runs, ncmd, i, k, r;
-	char ***cmds;
+	char ***cmds, *gap_env;
 	double **t, base = 0;
+	struct timespec gap = { 0, 0 };
+	long gap_ms;
 
 	if (argc < 4 || (argc - 2) % 2 != 0) {
 		fprintf(stderr, "usage: spawnbench RUNS NAME CMD...\n");
 		return 64;
 	}
 	runs = atoi(argv[1]);
+	if ((gap_env = getenv("SPAWNBENCH_GAP_MS")) != NULL &&
+	    (gap_ms = atol(gap_env)) > 0) {
+		gap.tv_sec = gap_ms / 1000;
+		gap.tv_nsec = (gap_ms % 1000) * 1000000L;
+	}
 	ncmd = (argc - 2) / 2;
 	cmds = calloc(ncmd, sizeof(*cmds));
 	t = calloc(ncmd, sizeof(*t));
@@ -109,6 +122,8 @@ main(int argc, char **argv)
 	for (r = 0; r < runs; r++)
 		for (k = 0; k < ncmd; k++) {
 			i = (k + r) % ncmd;
+			if (gap.tv_sec > 0 || gap.tv_nsec > 0)
+				nanosleep(&gap, NULL);
 			t[i][r] = run_once(cmds[i]);
 		}
 	for (i = 0; i < ncmd; i++) {

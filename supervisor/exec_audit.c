@@ -653,9 +653,12 @@ exec_audit_settle(struct exec_audit *x)
 {
 	if (x->asking) {
 		x->asking = 0;
-		if (exec_spare_taken(x->fd, &x->netns_fd) == 0)
+		if (exec_spare_taken(x->fd, &x->netns_fd) == 0) {
 			x->niced = geteuid() == 0;
-		else {
+			/* It has exec_start already, if it was given. */
+			free(x->start_text);
+			x->start_text = NULL;
+		} else {
 			/* Refused, or no answer: a writer of our own after
 			 * all. */
 			close(x->fd);
@@ -690,10 +693,17 @@ exec_audit_start(struct exec_audit *x, json_t *start, const struct manifest *m,
 		    "the audit log's writer: out of memory");
 		return;
 	}
-	/* Sent once the writer is settled: at once if it is. */
+	/*
+	 * At once, to a spare too before its answer is read (it reads it
+	 * after answering; one that refuses drops it): the record is then
+	 * on the disk the sooner.  Kept until the spare has answered, for
+	 * a writer of our own if it refuses.
+	 */
 	x->start_text = text;
 	if (!x->asking)
 		send_start(x);
+	else
+		(void)send_blob(x->fd, text, strlen(text), -1);
 }
 
 /* Closes our end (an adopted spare is not our child: pid -1). */

@@ -63,7 +63,7 @@ struct exec_audit *exec_audit_begin(void);
 /*
  * Takes the spare exec_audit_begin() asked for, or, if it refused or did
  * not answer, forks a writer after all: so the caller must still have no
- * other thread.  Then hands it exec_start if exec_audit_start() has
+ * other thread, and hands that one exec_start if exec_audit_start() has
  * given it.  The later it is called, the more of the caller's work
  * overlaps the spare's answer; exec_audit_ready() does it when the
  * caller has not (after exec_audit_start() only: a run called off never
@@ -76,8 +76,9 @@ void exec_audit_settle(struct exec_audit *x);
  * context session_start carries besides airlock run's
  * (session_start_context(): |m|, which may be NULL for the built-in
  * policy, and the canonical |workspace|); the session key is certified
- * by the host key.  Sent at once when the writer is settled, else by
- * exec_audit_settle().  Once; never fails: an error is reported by
+ * by the host key.  Sent at once, to a spare before its answer is read
+ * too (again to a writer of our own if it refuses).  Once; never fails:
+ * an error is reported by
  * exec_audit_ready().  Without it, exec_audit_ready() refuses and
  * exec_audit_end() calls the run off.
  */
