@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -322,6 +323,19 @@ recv_blob(int fd, int *passed)
 }
 
 /*
+ * Lets the exec just answered run first.  A message on a unix socket
+ * wakes its reader on the sender's CPU (the kernel expects the sender to
+ * sleep next); the writer goes on working instead, and on a machine
+ * with few cores the exec, on its way to the command or to its exit
+ * status, would wait behind it.
+ */
+static void
+make_way(void)
+{
+	(void)sched_yield();
+}
+
+/*
  * What the exec handed over with exec_end (exec_audit_hold(): the
  * sandbox's mount namespace) is dropped once the exec has let go of the
  * connection, which it does as it exits: taking the namespace down is
@@ -430,6 +444,7 @@ writer_serve(int fd, struct writer_prep *p, int stay)
 		(void)setpriority(PRIO_PROCESS, 0, WRITER_NICE);
 	(void)send_msg(
 	    fd, ok ? (stay ? "0S" : "0") : (stay ? "1S" : "1"), stay ? 2 : 1);
+	make_way();
 	audit_close(p->a);
 	p->a = NULL;
 	writer_release(p);
@@ -488,6 +503,7 @@ writer_spare(struct writer_prep *p, int ready, int seconds)
 			if (p->netns_fd != -1)
 				close(p->netns_fd);
 			p->netns_fd = -1;
+			make_way();
 			return c;
 		}
 		(void)exec_spare_answer(c, 0, -1);
