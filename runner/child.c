@@ -275,7 +275,8 @@ bind_host(const struct runner_plan *p, const char *path, int required)
 		make_link(p, path, lnk);
 		return;
 	}
-	if (stat(src, &st) == -1) {
+	/* What a link under /etc/ names (lstat() told the rest). */
+	if (S_ISLNK(st.st_mode) && stat(src, &st) == -1) {
 		if (!required)
 			return;
 		fail(p, "stat", path);

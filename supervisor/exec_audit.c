@@ -824,8 +824,12 @@ exec_audit_finish(struct exec_audit *x, json_t *end)
 	x->hold_fd = -1;
 	if (rc != 0)
 		x->end_rc = -1;
-	else
+	else {
 		x->sent = 1;
+		/* It was woken on this CPU: it gets it until it waits on
+		 * the disk, rather than after the teardown below. */
+		make_way();
+	}
 	/* Its answer is awaited by exec_audit_end(): the write and the
 	 * sync overlap the sandbox's teardown. */
 	return x->end_rc;
