@@ -78,7 +78,14 @@ struct runner_cgroup {
 	char	*home[CG_N];	/* v1: our own tasks files, to move back */
 	int	 dirfd;		/* v2: the cgroup's directory, else -1 */
 	int64_t	 max_pids;
+	/* The counters runner_cgroup_limit_hit() reads, opened ahead by
+	 * runner_cgroup_watch(), or -1 (then opened when read). */
+	int	 watch[3];
 };
+
+/* runner_cgroup.watch[]: the OOM kills, the pids limit's refusals and
+ * the most tasks there were. */
+enum { W_OOM, W_PIDS_MAX, W_PIDS_PEAK };
 
 static struct {
 	int	 probed;
@@ -292,6 +299,7 @@ runner_cgroup_create(const struct resource_limits *lim, unsigned *enforced)
 	c = xcalloc(1, sizeof(*c));
 	c->max_pids = lim->processes;
 	c->dirfd = -1;
+	c->watch[W_OOM] = c->watch[W_PIDS_MAX] = c->watch[W_PIDS_PEAK] = -1;
 	if (cg.v2) {
 		c->v2 = 1;
 		if ((c->path[0] = make_dir(cg.base[0])) == NULL)
@@ -517,13 +525,29 @@ runner_cgroup_kill(struct runner_cgroup *c)
 		(void)write_file(c->path[0], "cgroup.kill", "1");
 }
 
+/* Reads |file| in |dir| into buf[0..len), NUL-terminated, from |fd| if it
+ * is open (opened ahead: the file as it is now), else by name. */
+static int
+read_counter(int fd, const char *dir, const char *file, char *buf,
+    size_t len)
+{
+	ssize_t n;
+
+	if (fd == -1)
+		return dir != NULL ? read_file(dir, file, buf, len) : -1;
+	if ((n = pread(fd, buf, len - 1, 0)) < 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
 static long long
-field(const char *dir, const char *file, const char *key)
+field(int fd, const char *dir, const char *file, const char *key)
 {
 	char buf[2048], *s;
 	size_t klen = strlen(key);
 
-	if (dir == NULL || read_file(dir, file, buf, sizeof(buf)) == -1)
+	if (read_counter(fd, dir, file, buf, sizeof(buf)) == -1)
 		return 0;
 	for (s = buf; s != NULL && *s != '\0'; ) {
 		if (strncmp(s, key, klen) == 0 && s[klen] == ' ')
@@ -541,8 +565,8 @@ pids_peaked(const struct runner_cgroup *c, const char *dir)
 {
 	char buf[64];
 
-	if (dir == NULL || c->max_pids <= 0 ||
-	    read_file(dir, "pids.peak", buf, sizeof(buf)) == -1)
+	if (c->max_pids <= 0 || read_counter(c->watch[W_PIDS_PEAK], dir,
+	    "pids.peak", buf, sizeof(buf)) == -1)
 		return 0;
 	return strtoll(buf, NULL, 10) >= c->max_pids - 1;
 }
@@ -553,19 +577,49 @@ runner_cgroup_limit_hit(struct runner_cgroup *c)
 	if (c == NULL)
 		return 0;
 	if (c->v2) {
-		if (field(c->path[0], "memory.events", "oom_kill") > 0)
+		if (field(c->watch[W_OOM], c->path[0], "memory.events",
+		    "oom_kill") > 0)
 			return 1;
-		if (field(c->path[0], "pids.events", "max") > 0 ||
-		    pids_peaked(c, c->path[0]))
+		if (field(c->watch[W_PIDS_MAX], c->path[0], "pids.events",
+		    "max") > 0 || pids_peaked(c, c->path[0]))
 			return 2;
 		return 0;
 	}
-	if (field(c->path[CG_MEMORY], "memory.oom_control", "oom_kill") > 0)
+	if (field(c->watch[W_OOM], c->path[CG_MEMORY], "memory.oom_control",
+	    "oom_kill") > 0)
 		return 1;
-	if (field(c->path[CG_PIDS], "pids.events", "max") > 0 ||
-	    pids_peaked(c, c->path[CG_PIDS]))
+	if (field(c->watch[W_PIDS_MAX], c->path[CG_PIDS], "pids.events",
+	    "max") > 0 || pids_peaked(c, c->path[CG_PIDS]))
 		return 2;
 	return 0;
+}
+
+/* Opens |file| in |dir| into *fd (left -1 if it cannot be). */
+static void
+watch_one(int *fd, const char *dir, const char *file)
+{
+	char path[RUNNER_MAX_PATH];
+
+	if (*fd == -1 && dir != NULL) {
+		snprintf(path, sizeof(path), "%s/%s", dir, file);
+		*fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+}
+
+void
+runner_cgroup_watch(struct runner_cgroup *c)
+{
+	const char *mem, *pids;
+
+	if (c == NULL)
+		return;
+	mem = c->v2 ? c->path[0] : c->path[CG_MEMORY];
+	pids = c->v2 ? c->path[0] : c->path[CG_PIDS];
+	watch_one(&c->watch[W_OOM], mem,
+	    c->v2 ? "memory.events" : "memory.oom_control");
+	watch_one(&c->watch[W_PIDS_MAX], pids, "pids.events");
+	if (c->max_pids > 0)
+		watch_one(&c->watch[W_PIDS_PEAK], pids, "pids.peak");
 }
 
 void
@@ -579,6 +633,9 @@ runner_cgroup_destroy(struct runner_cgroup *c)
 		return;
 	if (c->dirfd != -1)
 		close(c->dirfd);
+	for (i = 0; i < sizeof(c->watch) / sizeof(c->watch[0]); i++)
+		if (c->watch[i] != -1)
+			close(c->watch[i]);
 	for (i = 0; i < CG_N; i++) {
 		if (c->path[i] == NULL)
 			continue;

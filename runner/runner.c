@@ -792,6 +792,8 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	runner_seccomp_program_free(own_bpf);
 	own_bpf = NULL;
 	idmap_reap();
+	/* While the child builds its root: the end reads them. */
+	runner_cgroup_watch(p->cg);
 	/* Where the kernel log stands now, to explain a seccomp kill. */
 	if (p->plan.root && (p->kmsg_fd = open("/dev/kmsg",
 	    O_RDONLY | O_NONBLOCK | O_CLOEXEC)) != -1)

@@ -224,6 +224,12 @@ pid_t	runner_cgroup_clone(const struct runner_cgroup *cg,
 	    unsigned long flags, int *pidfd, int *placed);
 /* Kills every process in it (where the kernel can). */
 void	runner_cgroup_kill(struct runner_cgroup *cg);
+/*
+ * Opens the counters runner_cgroup_limit_hit() reads, ahead (while the
+ * child builds its root), so that reading them once the run is over
+ * costs a read each.  Those it cannot open are opened when read.
+ */
+void	runner_cgroup_watch(struct runner_cgroup *cg);
 /* 1 if the memory limit was hit, 2 if the pids limit was, else 0. */
 int	runner_cgroup_limit_hit(struct runner_cgroup *cg);
 /* Removes it and frees |cg|. */
