@@ -942,13 +942,14 @@ cmd_exec(int argc, char **argv)
 	 * their own while the sandbox is prepared and built; the command
 	 * starts only once the record is on the disk (req.gate).
 	 */
-	/* Before any thread (the proxy's): it may fork the writer. */
-	if (ov.nhosts > 0)
+	if (ov.nhosts > 0) {
+		/* Before the proxy's thread: it may fork the writer. */
 		exec_audit_settle(xa);
-	if (ov.nhosts > 0 && exec_proxy_start(&xp) != 0) {
-		json_decref(start);
-		rc = EXIT_SANDBOX;
-		goto out;
+		if (exec_proxy_start(&xp) != 0) {
+			json_decref(start);
+			rc = EXIT_SANDBOX;
+			goto out;
+		}
 	}
 	exec_audit_start(xa, start, m, ws_real);
 	json_decref(start);
