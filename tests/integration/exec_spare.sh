@@ -170,11 +170,15 @@ check "... which publishes a new spare" wait_for sh -c "[ -n \"\$(find '$ST/spar
 check "... a live one" test -n "$(spare_pid)"
 
 # 8. The exec that adopted a spare is killed: exec_end {supervisorLost}.
+#    The newest log before it is the last run's, which has an exec_start
+#    of its own: wait for another one.
 wait_for has_sock
+before=$(newest_log)
 "$AIRLOCK" exec -w "$ws" -- sleep 30 &
 ex=$!
-wait_for sh -c "ls -t '$ST'/sessions/*/audit.jsonl | head -n 1 | xargs grep -q exec_start"
+wait_for sh -c "l=\$(ls -t '$ST'/sessions/*/audit.jsonl | head -n 1); [ \"\$l\" != '$before' ] && grep -q exec_start \"\$l\""
 lost=$(newest_log)
+check "the killed exec's session is a new one" test "$lost" != "$before"
 kill -9 "$ex"
 wait "$ex" 2>/dev/null || :
 wait_for grep -q exec_end "$lost"
