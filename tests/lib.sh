@@ -77,6 +77,15 @@ wait_for() {
 	return 1
 }
 
+# newest_session_log [STATE]: the audit log of the newest session under
+# STATE (default $AIRLOCK_HOME), by its session_start's time, in ms (a
+# file's or directory's mtime may tie with the last session's).
+newest_session_log() {
+	for _nl in "${1:-$AIRLOCK_HOME}"/sessions/*/audit.jsonl; do
+		printf '%s %s\n' "$(head -n 1 "$_nl" | jq -r .time)" "$_nl"
+	done | sort | tail -n 1 | cut -d' ' -f2-
+}
+
 # audit_doc_fields AUDIT.md: the event table of docs/AUDIT.md
 # (| `event` | when | fields |, field names in backticks outside
 # parentheses, "a/b" for events sharing a row) as sorted "EVENT FIELD OPT"

@@ -44,7 +44,7 @@ expect_eq "...and the log verifies (exec_end and session_end in one batch)" "$?"
 
 # exec_end is written as soon as the command ends, while the sandbox is
 # torn down: the same record either way.
-end_of() { jq -c 'select(.event == "exec_end") | .fields' "$(ls -td "$AIRLOCK_HOME"/sessions/*/ | head -n 1)audit.jsonl"; }
+end_of() { jq -c 'select(.event == "exec_end") | .fields' "$(newest_session_log)"; }
 "$AIRLOCK" exec --workspace "$ws" -- /bin/sh -c 'exit 3' 2>/dev/null
 expect_eq "an exit status passes through" "$?" 3
 expect_eq "...and exec_end records it" "$(end_of)" '{"exitCode":3}'

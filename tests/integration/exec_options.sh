@@ -10,7 +10,7 @@ ws=$(make_workspace)
 mkdir -p "$ws/sub/deeper" "$T/extra"
 echo hello > "$T/extra/file"
 
-newest_log() { ls -td "$AIRLOCK_HOME"/sessions/*/ | head -n 1 | sed 's,/$,/audit.jsonl,'; }
+newest_log() { newest_session_log; }
 
 out=$("$AIRLOCK" exec --workspace "$ws" --setenv FOO 'a=b c' -- /bin/sh -c 'printf %s "$FOO"' 2>&1)
 expect_eq "--setenv sets the variable (VALUE may hold = and spaces)" "$out" "a=b c"

@@ -41,8 +41,7 @@ spare_pid() {
 has_sock() { [ -n "$(sock)" ]; }
 no_sock() { [ -z "$(sock)" ]; }
 no_prepared() { [ -z "$(find "$ST/spare" -mindepth 1 -type d)" ]; }
-# newest_log: the newest session's audit log.
-newest_log() { ls -t "$ST"/sessions/*/audit.jsonl | head -n 1; }
+newest_log() { newest_session_log "$ST"; }
 start_pid() { head -n 1 "$1" | jq -r '.fields.pid'; }
 # hello PATH: what an exec would send, from this process's identity.
 hello_py='
@@ -176,7 +175,8 @@ wait_for has_sock
 before=$(newest_log)
 "$AIRLOCK" exec -w "$ws" -- sleep 30 &
 ex=$!
-wait_for sh -c "l=\$(ls -t '$ST'/sessions/*/audit.jsonl | head -n 1); [ \"\$l\" != '$before' ] && grep -q exec_start \"\$l\""
+new_started() { l=$(newest_log); [ "$l" != "$before" ] && grep -q exec_start "$l"; }
+wait_for new_started
 lost=$(newest_log)
 check "the killed exec's session is a new one" test "$lost" != "$before"
 kill -9 "$ex"

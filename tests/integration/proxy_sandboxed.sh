@@ -123,7 +123,7 @@ expect_eq "nothing the sandbox sent reached the machine's services" \
 # airlock exec's refusals reach its audit log (exec_end's egress) and
 # its stderr, like the sandbox's other denials.
 rec=$(jq -c 'select(.event == "exec_end") | .fields.egress' \
-    "$(ls -td "$AIRLOCK_HOME"/sessions/*/ | head -n 1)audit.jsonl")
+    "$(newest_session_log)")
 expect_eq "exec_end counts the proxy's connections and refusals" \
     "$(printf '%s' "$rec" | jq -c '[.connections, .refused, (.denied | length)]')" \
     "[$(wc -l < "$A/attacks"),$(wc -l < "$A/attacks"),$(wc -l < "$A/attacks")]"
@@ -146,7 +146,7 @@ out=$("$AIRLOCK" exec --workspace "$ws" --ro "$A" --allow-host "*.wild.test:$SP"
 expect_eq "400 refusals in one exec are all answered" \
     "$(printf '%s\n' "$out" | grep -c '| HTTP/1.1 403 .*host not in allowlist: evil.test:443')" "400"
 rec=$(jq -c 'select(.event == "exec_end") | .fields.egress' \
-    "$(ls -td "$AIRLOCK_HOME"/sessions/*/ | head -n 1)audit.jsonl")
+    "$(newest_session_log)")
 expect_eq "... counted in exec_end, the first 64 listed" \
     "$(printf '%s' "$rec" | jq -c '[.connections, .refused, (.denied | length)]')" "[400,400,64]"
 expect_contains "... and the rest summed up on stderr" "$out" \
