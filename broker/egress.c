@@ -22,6 +22,7 @@
 
 #define EGRESS_ATTACH_MS	5000
 #define EGRESS_EVENT_MAX	8192
+#define EGRESS_STOP_MS		5000	/* egress_free()'s wait, then SIGKILL */
 
 struct egress {
 	struct loop	*loop;
@@ -269,20 +270,52 @@ egress_env(char ***envp)
 	(*envp)[n] = NULL;
 }
 
+/*
+ * Waits for the proxy, told to stop, to exit, recording what it writes
+ * meanwhile and after: a proxy blocked on a full event pipe finishes its
+ * write before it can see SIGTERM, so waiting without reading would wait
+ * for good.  Killed after EGRESS_STOP_MS.  The pipe is read to its end
+ * (the proxy's exit closes it; its resolvers do not hold it).
+ */
+static void
+egress_stop(struct egress *e)
+{
+	struct pollfd pfd = { .fd = e->ev, .events = POLLIN };
+	int64_t left, deadline = now_monotonic_ms() + EGRESS_STOP_MS;
+	pid_t pid;
+	int status;
+
+	kill(e->pid, SIGTERM);
+	while ((pid = waitpid(e->pid, &status, WNOHANG)) != e->pid) {
+		if (pid == -1 && errno != EINTR)
+			break;
+		if ((left = deadline - now_monotonic_ms()) <= 0) {
+			log_warnx("the egress proxy did not stop: killed");
+			kill(e->pid, SIGKILL);
+			while (waitpid(e->pid, &status, 0) == -1 &&
+			    errno == EINTR)
+				;
+			break;
+		}
+		if (e->ev_watch > 0 && poll(&pfd, 1, left < 10 ? (int)left :
+		    10) == 1)
+			egress_event(e->ev, LOOP_READABLE, e);
+		else if (e->ev_watch == 0)
+			(void)poll(NULL, 0, left < 10 ? (int)left : 10);
+	}
+	/* What the proxy wrote last is still worth recording. */
+	while (e->ev_watch > 0 && poll(&pfd, 1, 0) == 1)
+		egress_event(e->ev, LOOP_READABLE, e);
+}
+
 void
 egress_free(struct egress *e)
 {
-	int status;
-
 	if (e == NULL)
 		return;
 	if (e->pid > 0) {
 		close(e->ctl);
-		kill(e->pid, SIGTERM);
-		while (waitpid(e->pid, &status, 0) == -1 && errno == EINTR)
-			;
-		/* What the proxy wrote last is still worth recording. */
-		egress_event(e->ev, LOOP_READABLE, e);
+		egress_stop(e);
 		if (e->ev_watch > 0)
 			loop_unwatch(e->loop, e->ev_watch);
 		close(e->ev);

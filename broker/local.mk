@@ -137,3 +137,11 @@ TESTS += tests/unit/test_broker_denials
 tests_unit_test_broker_denials_CFLAGS = $(unit_cflags)
 tests_unit_test_broker_denials_LDADD = $(unit_ldadd)
 # --- end escalation ---
+
+# egress_free() with the proxy stuck on a full event pipe, for real.
+check_PROGRAMS += tests/unit/test_egress
+TESTS += tests/unit/test_egress
+tests_unit_test_egress_SOURCES = tests/unit/test_egress.c \
+	tests/proxy_testsrv.c tests/proxy_testsrv.h
+tests_unit_test_egress_CFLAGS = $(unit_cflags)
+tests_unit_test_egress_LDADD = $(unit_ldadd)
