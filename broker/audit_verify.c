@@ -43,10 +43,13 @@ struct verifier {
 static void
 copy_vis(char *dst, size_t dstlen, const char *s)
 {
-	size_t n = vis_fit(s, strlen(s), 0, dstlen - 1);
+	char *v = vis_dup_fit(s, strlen(s), 0, dstlen - 1, NULL);
 
-	if (vis_buf(dst, dstlen, s, n, 0, NULL) != 0)
+	if (v == NULL || strlen(v) >= dstlen)
 		dst[0] = '\0';
+	else
+		memcpy(dst, v, strlen(v) + 1);
+	free(v);
 }
 
 static int

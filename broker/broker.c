@@ -93,7 +93,7 @@ trace_col(const char *s, size_t width)
 
 	if (s == NULL)
 		s = "";
-	if ((v = vis_dup(s, vis_fit(s, strlen(s), 0, width), 0)) == NULL)
+	if ((v = vis_dup_fit(s, strlen(s), 0, width, NULL)) == NULL)
 		fatalx("out of memory");
 	return v;
 }

@@ -25,9 +25,11 @@
  * space separators other than U+0020, and the braille blank.  Sorted;
  * inclusive ranges.
  */
-static const struct {
+struct vis_range {
 	uint32_t lo, hi;
-} vis_hidden_ranges[] = {
+};
+
+static const struct vis_range vis_hidden_ranges[] = {
 	{ 0x0080, 0x009f }, /* C1 controls (NEL, CSI, ...) */
 	{ 0x00a0, 0x00a0 }, /* no-break space */
 	{ 0x00ad, 0x00ad }, /* soft hyphen */
@@ -79,20 +81,26 @@ vis_blanks(const unsigned char *p, size_t avail, int flags, size_t stop)
 	return n;
 }
 
+/* Whether |c| is in one of the sorted ranges r[0..n). */
 static int
-vis_hidden(uint32_t c)
+vis_in_ranges(uint32_t c, const struct vis_range *r, size_t n)
 {
 	size_t i;
 
-	for (i = 0;
-	     i < sizeof(vis_hidden_ranges) / sizeof(vis_hidden_ranges[0]);
-	     i++) {
-		if (c < vis_hidden_ranges[i].lo)
+	for (i = 0; i < n; i++) {
+		if (c < r[i].lo)
 			return 0;
-		if (c <= vis_hidden_ranges[i].hi)
+		if (c <= r[i].hi)
 			return 1;
 	}
 	return 0;
+}
+
+static int
+vis_hidden(uint32_t c)
+{
+	return vis_in_ranges(c, vis_hidden_ranges,
+	    sizeof(vis_hidden_ranges) / sizeof(vis_hidden_ranges[0]));
 }
 
 /*
@@ -217,6 +225,136 @@ vis_marks_before(const unsigned char *s, size_t off)
 }
 
 /*
+ * Letters of other scripts drawn as a Latin letter (or digit) is: the
+ * Cyrillic, Greek, Armenian and Lisu look-alikes, the fullwidth Latin
+ * letters and digits, and the mathematical alphanumerics (a bold or
+ * script "a" is still read as "a").  "src/p\u{0430}y.py" (a Cyrillic a)
+ * shows as "src/pay.py" does, and is another file to every program.
+ * Sorted; inclusive ranges.
+ */
+static const struct vis_range vis_lookalike_ranges[] = {
+	{ 0x0391, 0x0392 }, /* Greek A B */
+	{ 0x0395, 0x0397 }, /* E Z H */
+	{ 0x0399, 0x039a }, /* I K */
+	{ 0x039c, 0x039d }, /* M N */
+	{ 0x039f, 0x039f }, /* O */
+	{ 0x03a1, 0x03a1 }, /* P */
+	{ 0x03a4, 0x03a5 }, /* T Y */
+	{ 0x03a7, 0x03a7 }, /* X */
+	{ 0x03bd, 0x03bd }, /* v */
+	{ 0x03bf, 0x03bf }, /* o */
+	{ 0x03c1, 0x03c1 }, /* p */
+	{ 0x03f2, 0x03f3 }, /* c j */
+	{ 0x0405, 0x0406 }, /* Cyrillic S I */
+	{ 0x0408, 0x0408 }, /* J */
+	{ 0x0410, 0x0410 }, /* A */
+	{ 0x0412, 0x0412 }, /* B */
+	{ 0x0415, 0x0415 }, /* E */
+	{ 0x041a, 0x041a }, /* K */
+	{ 0x041c, 0x041e }, /* M H O */
+	{ 0x0420, 0x0423 }, /* P C T Y */
+	{ 0x0425, 0x0425 }, /* X */
+	{ 0x0430, 0x0430 }, /* a */
+	{ 0x0435, 0x0435 }, /* e */
+	{ 0x043e, 0x043e }, /* o */
+	{ 0x0440, 0x0441 }, /* p c */
+	{ 0x0443, 0x0443 }, /* y */
+	{ 0x0445, 0x0445 }, /* x */
+	{ 0x0455, 0x0456 }, /* s i */
+	{ 0x0458, 0x0458 }, /* j */
+	{ 0x04ae, 0x04ae }, /* Y */
+	{ 0x04bb, 0x04bb }, /* h */
+	{ 0x04c0, 0x04c0 }, /* I */
+	{ 0x04cf, 0x04cf }, /* l */
+	{ 0x0500, 0x0501 }, /* D d */
+	{ 0x051a, 0x051d }, /* Q q W w */
+	{ 0x0566, 0x0566 }, /* Armenian q */
+	{ 0x0570, 0x0570 }, /* h */
+	{ 0x0578, 0x0578 }, /* n */
+	{ 0x057d, 0x057d }, /* u */
+	{ 0x0581, 0x0581 }, /* g */
+	{ 0x0585, 0x0585 }, /* o */
+	{ 0xa4d0, 0xa4f7 }, /* Lisu, capitals drawn as Latin ones */
+	{ 0xff10, 0xff19 }, /* fullwidth digits */
+	{ 0xff21, 0xff3a }, /* fullwidth A-Z */
+	{ 0xff41, 0xff5a }, /* fullwidth a-z */
+	{ 0x1d400, 0x1d7ff }, /* mathematical alphanumerics */
+};
+
+static int
+vis_lookalike(uint32_t c)
+{
+	return vis_in_ranges(c, vis_lookalike_ranges,
+	    sizeof(vis_lookalike_ranges) / sizeof(vis_lookalike_ranges[0]));
+}
+
+/*
+ * A look-alike is shown escaped when every non-ASCII letter of its word
+ * is one: "p\u{0430}ypal" among Latin letters, "\u{0440}\u{0430}\u{0443}"
+ * (Cyrillic letters that spell "pay"), not a Russian or Greek word that
+ * has letters of its own.  A word is a run of letters and digits: ASCII
+ * ones, and code points from U+00C0 up that pass unescaped, but for
+ * combining marks and the punctuation and symbol blocks.  Anything vis
+ * escapes ends a word, and so does a backslash: the escaped text, read
+ * again, cuts the same words (its escapes add only ASCII, which does not
+ * count).  At most VIS_WORD_MAX characters are looked at either way.
+ */
+#define VIS_WORD_MAX 64
+
+/* The kind of |c| in a word: 0 not in one, 1 ASCII, 2 other, 3 look-alike. */
+static int
+vis_word_kind(uint32_t c)
+{
+	if (c < 0x80)
+		return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') ||
+		    (c >= 'a' && c <= 'z');
+	if (c < 0xc0 || vis_hidden(c) || vis_mark(c) ||
+	    (c >= 0x2000 && c <= 0x2bff) || (c >= 0x3000 && c <= 0x303f) ||
+	    (c >= 0xfe30 && c <= 0xfe4f) || (c >= 0xff00 && c <= 0xff0f) ||
+	    (c >= 0xff1a && c <= 0xff20) || (c >= 0xff3b && c <= 0xff40) ||
+	    (c >= 0xff5b && c <= 0xff65))
+		return 0;
+	return vis_lookalike(c) ? 3 : 2;
+}
+
+/*
+ * The code point that ends just before s[off], and its length, or 0 if
+ * the bytes there are not one whole UTF-8 character.
+ */
+static size_t
+vis_utf8_before(const unsigned char *s, size_t off, uint32_t *cp)
+{
+	size_t w;
+
+	for (w = 1; w <= 4 && w <= off; w++)
+		if ((s[off - w] & 0xc0) != 0x80)
+			return vis_utf8(s + off - w, w, cp) == w ? w : 0;
+	return 0;
+}
+
+/* Whether the look-alike of |n| bytes at s[off] is to be escaped. */
+static int
+vis_lookalike_shown(const unsigned char *s, size_t off, size_t n, size_t len)
+{
+	uint32_t cp;
+	size_t i, w, k;
+	int kind;
+
+	for (i = off, k = 0; k < VIS_WORD_MAX; k++, i -= w)
+		if ((w = vis_utf8_before(s, i, &cp)) == 0 ||
+		    (kind = vis_word_kind(cp)) == 0)
+			break;
+		else if (kind == 2)
+			return 0;
+	for (i = off + n, k = 0; k < VIS_WORD_MAX && i < len; k++, i += w)
+		if ((w = vis_utf8(s + i, len - i, &cp)) == 0 ||
+		    (kind = vis_word_kind(cp)) == 0)
+			break;
+		else if (kind == 2)
+			return 0;
+	return 1;
+}
+/*
  * Escapes the one character at s[off..len) (off < len) into out: |s|
  * is the whole text, for the blanks and marks before it.  Returns the output
  * length; *used is the number of input bytes taken.
@@ -266,32 +404,38 @@ vis_step(const unsigned char *s, size_t off, size_t len, int flags, char *out,
 	if (p[0] < 0x80 || (n = vis_utf8(p, avail, &cp)) == 0)
 		return (size_t)snprintf(out, VIS_STEP_MAX, "\\x%02x", p[0]);
 	*used = n;
-	if (vis_hidden(cp) || (vis_mark(cp) && vis_marks_before(s, off)))
+	if (vis_hidden(cp) || (vis_mark(cp) && vis_marks_before(s, off)) ||
+	    (vis_lookalike(cp) && vis_lookalike_shown(s, off, n, len)))
 		return (size_t)snprintf(
 		    out, VIS_STEP_MAX, "\\u{%04X}", (unsigned)cp);
 	memcpy(out, p, n);
 	return n;
 }
 
-int
-vis_buf(char *dst, size_t dstlen, const char *src, size_t len, int flags,
-    size_t *outlen)
+/*
+ * vis_buf() of the first |n| bytes of src[0..len), each character
+ * escaped as it is in the whole (a look-alike's word may go on past
+ * |n|): so the result is a prefix of the whole's escape.  |n| is at a
+ * boundary vis_fit() gives, or |len|.
+ */
+static int
+vis_escape(char *dst, size_t dstlen, const unsigned char *p, size_t n,
+    size_t len, int flags, size_t *outlen)
 {
-	const unsigned char *p = (const unsigned char *)src;
 	char step[VIS_STEP_MAX];
-	size_t off = 0, used, n, i;
+	size_t off = 0, used, k, i;
 	int rc = 0;
 
 	if (outlen != NULL)
 		*outlen = 0;
-	for (i = 0; i < len; i += used) {
-		n = vis_step(p, i, len, flags, step, &used);
-		/* off + n + 1 <= dstlen, written so that it cannot wrap */
-		if (rc == 0 && (dstlen == 0 || dstlen - 1 - off < n))
+	for (i = 0; i < n; i += used) {
+		k = vis_step(p, i, len, flags, step, &used);
+		/* off + k + 1 <= dstlen, written so that it cannot wrap */
+		if (rc == 0 && (dstlen == 0 || dstlen - 1 - off < k))
 			rc = AL_ERR_LIMIT;
 		if (rc == 0)
-			memcpy(dst + off, step, n);
-		off += n;
+			memcpy(dst + off, step, k);
+		off += k;
 	}
 	if (outlen != NULL)
 		*outlen = off;
@@ -300,26 +444,57 @@ vis_buf(char *dst, size_t dstlen, const char *src, size_t len, int flags,
 	return rc;
 }
 
-char *
-vis_dup(const char *src, size_t len, int flags)
+int
+vis_buf(char *dst, size_t dstlen, const char *src, size_t len, int flags,
+    size_t *outlen)
+{
+	return vis_escape(
+	    dst, dstlen, (const unsigned char *)src, len, len, flags, outlen);
+}
+
+/* The escape of src[0..n) in the context of src[0..len), malloc'd. */
+static char *
+vis_escape_dup(const char *src, size_t n, size_t len, int flags)
 {
 	char *dst;
 	size_t cap;
 
 	if (src == NULL) {
 		src = "";
-		len = 0;
+		n = len = 0;
 	}
-	if (len > (SIZE_MAX - 1) / VIS_MAX_EXPANSION)
+	if (n > (SIZE_MAX - 1) / VIS_MAX_EXPANSION)
 		return NULL;
-	cap = len * VIS_MAX_EXPANSION + 1;
+	cap = n * VIS_MAX_EXPANSION + 1;
 	if ((dst = malloc(cap)) == NULL)
 		return NULL;
-	if (vis_buf(dst, cap, src, len, flags, NULL) != 0) {
+	if (vis_escape(dst, cap, (const unsigned char *)src, n, len, flags,
+		NULL) != 0) {
 		free(dst);
 		return NULL;
 	}
 	return dst;
+}
+
+char *
+vis_dup(const char *src, size_t len, int flags)
+{
+	return vis_escape_dup(src, len, len, flags);
+}
+
+char *
+vis_dup_fit(const char *src, size_t len, int flags, size_t max, size_t *used)
+{
+	size_t n;
+
+	if (src == NULL) {
+		src = "";
+		len = 0;
+	}
+	n = vis_fit(src, len, flags, max);
+	if (used != NULL)
+		*used = n;
+	return vis_escape_dup(src, n, len, flags);
 }
 
 char *

@@ -47,6 +47,15 @@
  *   row (spaces, and tabs       a run that long shows as nothing over
  *   where they are kept)        whole lines, enough to push what follows
  *                               (or came before) off the screen
+ *   a letter of another script  \u{0430}: Cyrillic, Greek, Armenian
+ *   drawn as a Latin one, in a  and Lisu look-alikes, fullwidth Latin
+ *   word whose other non-ASCII  letters and digits, mathematical
+ *   letters are all such        alphanumerics; "p\u{0430}ypal" and
+ *   look-alikes too             "\u{0440}\u{0430}\u{0443}" (Cyrillic "pay")
+ *                               are shown so, a Russian or Greek word
+ *                               with letters of its own is not.  A word
+ *                               is a run of letters and digits; anything
+ *                               escaped, a mark or a backslash ends it
  *   backslash                   \\ (so that an escape cannot be forged)
  *
  * Everything else, including all other valid printable UTF-8, passes
@@ -107,5 +116,16 @@ char *vis_str(const char *s, int flags);
  * out).
  */
 size_t vis_fit(const char *src, size_t len, int flags, size_t max);
+
+/*
+ * The escape of the vis_fit() prefix of src[0..len), at most |max|
+ * bytes, malloc'd (NULL if memory runs out), and the prefix's length in
+ * *used (if not NULL).  Each character is escaped as it is in the whole
+ * (whether a look-alike is shown depends on the rest of its word), so
+ * the result is a prefix of vis_dup(src, len, flags): escape a cut with
+ * this, not with vis_dup() of the cut alone.
+ */
+char *vis_dup_fit(
+    const char *src, size_t len, int flags, size_t max, size_t *used);
 
 #endif

@@ -80,7 +80,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fit = vis_fit(in, len, flags, (size_t)data[0]);
 	if (fit > len)
 		abort();
-	if ((again = vis_dup(in, fit, flags)) == NULL)
+	/* The cut, escaped as in the whole: a prefix of the whole's escape. */
+	again = vis_dup_fit(in, len, flags, (size_t)data[0], &n);
+	if (again == NULL || n != fit)
 		abort();
 	if (strlen(again) > data[0] || strncmp(again, out, strlen(again)) != 0)
 		abort();

@@ -59,8 +59,7 @@ put_safe(FILE *fp, const char *s, size_t max, int flags)
 	if (s == NULL)
 		s = "";
 	len = strlen(s);
-	n = vis_fit(s, len, flags, max);
-	if ((v = vis_dup(s, n, flags)) == NULL)
+	if ((v = vis_dup_fit(s, len, flags, max, &n)) == NULL)
 		fatalx("out of memory");
 	fputs(v, fp);
 	free(v);
@@ -106,9 +105,11 @@ put_col(FILE *fp, const char *s, int width)
 	if (s == NULL)
 		s = "";
 	len = strlen(s);
-	if ((n = vis_fit(s, len, 0, (size_t)width)) < len)
-		n = vis_fit(s, len, 0, (size_t)width - 3);
-	if ((v = vis_dup(s, n, 0)) == NULL)
+	if (vis_fit(s, len, 0, (size_t)width) < len)
+		v = vis_dup_fit(s, len, 0, (size_t)width - 3, &n);
+	else
+		v = vis_dup_fit(s, len, 0, (size_t)width, &n);
+	if (v == NULL)
 		fatalx("out of memory");
 	used = strlen(v) + (n < len ? 3 : 0);
 	fprintf(fp, "%s%s%*s ", v, n < len ? "..." : "",

@@ -12,6 +12,8 @@
 #  3. a DEL in its arguments made "airlock pending --json" print \x7f,
 #     which is not JSON: the remote approvers of every session lost the
 #     listing;
+#  2b. a letter of another script drawn as a Latin one (a Cyrillic a in
+#     "paypal") passed through vis raw: the person read another host;
 #  4. approve --sign signed whatever digest a request carried, whatever
 #     it showed: a request edited on its way (chat, ticket, notify hook)
 #     could show a narrower escalation than the one its digest binds.
@@ -127,6 +129,26 @@ expect_eq "pending --json keeps the argument exactly" \
 "$AIRLOCK" deny --reason "smuggled" "$vid" >/dev/null 2>&1
 mcp_wait_id vs 20
 expect_error_class "the smuggling call was denied" approval_denied
+
+# --- 2b. Look-alike letters ------------------------------------------------
+# A Cyrillic a in a Latin host name, and a host name all of Cyrillic
+# letters that spell "pay": another host than the one shown.
+mcp_send '{"jsonrpc":"2.0","id":"la","method":"tools/call","params":{"name":"fetch","arguments":{"url":"https://p\u0430ypal.com/\u0440\u0430\u0443 \u043f\u0440\u0438\u0432\u0435\u0442"}}}'
+lid=$(pending_tool fetch)
+check "the look-alike call waits for approval" test -n "$lid"
+"$AIRLOCK" pending >"$T/la.out" 2>&1
+"$AIRLOCK" pending -v >"$T/lav.out" 2>&1
+for f in la lav; do
+	expect_contains "$f: a look-alike among Latin letters is shown" \
+	    "$(cat "$T/$f.out")" 'https://p\u{0430}ypal.com/'
+	expect_contains "$f: ... and a word made of them" "$(cat "$T/$f.out")" \
+	    '/\u{0440}\u{0430}\u{0443} '
+	expect_contains "$f: a Russian word stays as it is" "$(cat "$T/$f.out")" \
+	    "$(printf '\320\277\321\200\320\270\320\262\320\265\321\202')"
+done
+"$AIRLOCK" deny --reason "look-alike" "$lid" >/dev/null 2>&1
+mcp_wait_id la 20
+expect_error_class "the look-alike call was denied" approval_denied
 mcp_stop
 
 # --- 3. approve --sign: what is shown is what the digest binds ---------------

@@ -150,6 +150,37 @@ static const struct {
 	    0, ONE, "a\xcc\x81\xcc\x81\\u{0301}\\u{20D0}\\u{FE20}b\xcc\x81" },
 	{ "backslash s is not a run", "\\s{40}", 0, ONE, "\\\\s{40}" },
 
+	/*
+	 * Look-alikes: a letter of another script drawn as a Latin one, in
+	 * a word with no other non-ASCII letter.  Each of these names
+	 * another file or program than the one it shows.
+	 */
+	{ "cyrillic a among latin", "src/p\xd0\xb0ypal.py", 0, ONE,
+	    "src/p\\u{0430}ypal.py" },
+	{ "a command word", "git \xd1\x80ush", 0, ONE, "git \\u{0440}ush" },
+	{ "whole word of look-alikes", "\xd1\x80\xd0\xb0\xd1\x83/x", 0, ONE,
+	    "\\u{0440}\\u{0430}\\u{0443}/x" },
+	{ "greek capital",
+	    "\xce\x97"
+	    "ello",
+	    0, ONE, "\\u{0397}ello" },
+	{ "fullwidth and math letters", "\xef\xbd\x90 \xf0\x9d\x90\x9a", 0, ONE,
+	    "\\u{FF50} \\u{1D41A}" },
+	{ "russian and greek words stay",
+	    "\xd0\xbf\xd1\x80\xd0\xb8\xd0\xb2\xd0\xb5\xd1\x82 "
+	    "\xce\xba\xce\xb1\xce\xbb\xce\xb7",
+	    0, ONE,
+	    "\xd0\xbf\xd1\x80\xd0\xb8\xd0\xb2\xd0\xb5\xd1\x82 "
+	    "\xce\xba\xce\xb1\xce\xbb\xce\xb7" },
+	{ "latin accents stay", "na\xc3\xafve caf\xc3\xa9", 0, ONE,
+	    "na\xc3\xafve caf\xc3\xa9" },
+	/* A backslash, a mark or an escape ends the word (so that the
+	 * escaped text cuts the same words when read again). */
+	{ "a word ends at a backslash", "\xd0\xb0\xd0\xb1\\x", 0, ONE,
+	    "\xd0\xb0\xd0\xb1\\\\x" },
+	{ "and at an escaped character", "\xd0\xb1\x01\xd0\xb0", 0, ONE,
+	    "\xd0\xb1\\x01\\u{0430}" },
+
 	/* Bytes that are not UTF-8: each one as \xNN. */
 	{ "lone continuation",
 	    "a\x80"
@@ -273,6 +304,43 @@ START_TEST(test_vis_fit_never_splits)
 }
 END_TEST
 
+/*
+ * A cut through a word is escaped as in the whole: a look-alike whose
+ * word goes on with a letter of its own script stays, though the cut
+ * alone would show it escaped; and the result is never longer than
+ * asked for.
+ */
+START_TEST(test_vis_dup_fit_escapes_as_in_the_whole)
+{
+	/* Cyrillic o, then be (no look-alike): a Russian word's start. */
+	static const char s[] = "\xd0\xbe\xd0\xb1";
+	/* p, Cyrillic a, y: the cut after the a. */
+	static const char t[] = "p\xd0\xb0y";
+	size_t used;
+	char *v;
+
+	v = vis_dup_fit(s, 4, ONE, 2, &used);
+	ck_assert_uint_eq(used, 2);
+	ck_assert_str_eq(v, "\xd0\xbe");
+	free(v);
+	v = vis_dup(s, 2, ONE);
+	ck_assert_str_eq(v, "\\u{043E}");
+	free(v);
+	v = vis_dup_fit(t, 4, ONE, 9, &used);
+	ck_assert_uint_eq(used, 3);
+	ck_assert_str_eq(v, "p\\u{0430}");
+	free(v);
+	v = vis_dup_fit(t, 4, ONE, 8, &used);
+	ck_assert_uint_eq(used, 1);
+	ck_assert_str_eq(v, "p");
+	free(v);
+	v = vis_dup_fit(NULL, 3, ONE, 8, &used);
+	ck_assert_uint_eq(used, 0);
+	ck_assert_str_eq(v, "");
+	free(v);
+}
+END_TEST
+
 static Suite *
 vis_suite(void)
 {
@@ -286,6 +354,7 @@ vis_suite(void)
 	tcase_add_test(tc, test_vis_worst_case_fits_the_bound);
 	tcase_add_test(tc, test_vis_dup_null_and_huge);
 	tcase_add_test(tc, test_vis_fit_never_splits);
+	tcase_add_test(tc, test_vis_dup_fit_escapes_as_in_the_whole);
 	suite_add_tcase(s, tc);
 	return s;
 }
