@@ -6,8 +6,8 @@
 #   nocg   airlock with no cgroup at all (AIRLOCK_CGROUP2_ROOT names a
 #          directory that is not cgroup2: the cost of everything else)
 #   v1     the host's cgroup v1 memory, pids and cpu hierarchies: the
-#          child is born in its cgroups (the parent's thread moves itself
-#          there for the clone)
+#          child joins its cgroups itself (the parent makes them after
+#          the clone, while the child builds its root)
 #   v1-attach  the same, the child attached by a cgroup.procs write while
 #          it builds its root (AIRLOCK_CGROUP_ATTACH=1)
 #   v2     a private cgroup2 hierarchy mounted on a temporary directory in

@@ -15,13 +15,18 @@
  * (which takes cgroup_threadgroup_rwsem for writing and, when no other
  * writer came just before, waits an RCU grace period: 6 to 25 ms here).
  * - v2: clone3() with CLONE_INTO_CGROUP.
- * - v1: the calling thread moves itself into each of the runner's
- *   cgroups ("0" to its tasks file), clones, and moves back.  A thread
- *   moving only itself skips that rwsem (Linux 6.1 on), so each move
- *   costs microseconds.  The caller is never left under the runner's
- *   limits: if it cannot move back, the child is killed and the run
- *   fails.  Pages the caller faults in during those microseconds stay
- *   charged to the runner's memory cgroup.
+ * - v1: the child joins them itself (runner_cgroup_joined_by_child()).
+ *   The parent clones first, then makes the cgroups and sets their
+ *   limits while the child builds its root (three v1 cgroups and their
+ *   limits took 0.25 ms here, on the way to clone() when the parent
+ *   moved itself in, cloned and moved back), and hands it their tasks
+ *   files (runner_cgroup_join_fds(), opened by the parent: the kernel
+ *   checks the opener's credentials); the child writes "0" to each, a
+ *   thread moving only itself, which skips that rwsem (Linux 6.1 on) and
+ *   costs microseconds, before it may run anything, and takes a cgroup
+ *   namespace rooted there.  If it cannot, it fails and the command
+ *   never starts.  The child's root is charged to the caller's
+ *   cgroups, the command and all it makes to the runner's.
  * When neither can be done (clone3 refused with ENOSYS or EPERM by an
  * outer seccomp filter, an older kernel, a tasks file we may not write),
  * the parent clones and moves the child with a cgroup.procs write while
@@ -74,8 +79,7 @@ struct runner_cgroup {
 	char	*path[CG_N];	/* v2: path[0] only */
 	char	*procs[CG_N];	/* the cgroup.procs files to join */
 	size_t	 nprocs;
-	char	*tasks[CG_N];	/* v1: their tasks files, to move into */
-	char	*home[CG_N];	/* v1: our own tasks files, to move back */
+	char	*tasks[CG_N];	/* v1: their tasks files, for the child */
 	int	 dirfd;		/* v2: the cgroup's directory, else -1 */
 	int64_t	 max_pids;
 	/* The counters runner_cgroup_limit_hit() reads, opened ahead by
@@ -274,14 +278,12 @@ make_dir(const char *base)
 	return path;
 }
 
-/* |base|: the cgroup of ours |dir| is made in (v1), or NULL (v2). */
+/* |v1|: |dir| is a v1 cgroup, whose tasks file the child may join. */
 static void
-add_procs(struct runner_cgroup *c, const char *dir, const char *base)
+add_procs(struct runner_cgroup *c, const char *dir, int v1)
 {
-	if (base != NULL) {
+	if (v1)
 		xasprintf(&c->tasks[c->nprocs], "%s/tasks", dir);
-		xasprintf(&c->home[c->nprocs], "%s/tasks", base);
-	}
 	xasprintf(&c->procs[c->nprocs++], "%s/cgroup.procs", dir);
 }
 
@@ -325,7 +327,7 @@ runner_cgroup_create(const struct resource_limits *lim, unsigned *enforced)
 			if (write_file(c->path[0], "cpu.max", v) == 0)
 				*enforced |= LIMIT_ASKED_CPU;
 		}
-		add_procs(c, c->path[0], NULL);
+		add_procs(c, c->path[0], 0);
 		return c;
 	}
 	for (i = 0; i < CG_N; i++) {
@@ -365,7 +367,7 @@ runner_cgroup_create(const struct resource_limits *lim, unsigned *enforced)
 				*enforced |= LIMIT_ASKED_CPU;
 			break;
 		}
-		add_procs(c, c->path[i], cg.base[i]);
+		add_procs(c, c->path[i], 1);
 		if (i != CG_CPU)
 			ok = 1;
 	}
@@ -383,18 +385,6 @@ plain_clone(unsigned long flags, int *pidfd)
 	return (pid_t)syscall(SYS_clone, flags | CLONE_PIDFD, 0, pidfd, 0, 0);
 }
 
-/* Writes "0" (the calling thread) to each of fds[0..n); the count done. */
-static size_t
-move_self(const int *fds, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (write(fds[i], "0", 1) != 1)
-			break;
-	return i;
-}
-
 static void
 close_all(int *fds, size_t n)
 {
@@ -405,62 +395,6 @@ close_all(int *fds, size_t n)
 			close(fds[i]);
 }
 
-/*
- * v1 placement at birth (see the top of this file): into the runner's
- * cgroups, clone, and back.  Returns as runner_cgroup_clone(), or -1 with
- * errno 0 when it could not move in (and is back where it was): the
- * caller attaches instead.
- */
-static pid_t
-clone_v1(const struct runner_cgroup *c, unsigned long flags, int *pidfd,
-    int *placed)
-{
-	int in[CG_N], back[CG_N], e = 0;
-	size_t i, moved = 0;
-	pid_t pid = -1;
-
-	for (i = 0; i < CG_N; i++)
-		in[i] = back[i] = -1;
-	if (c->nprocs > CG_N) {
-		errno = 0;
-		return -1;
-	}
-	/* Both ends open first: never move in without a way back. */
-	for (i = 0; i < c->nprocs; i++)
-		if ((in[i] = open(c->tasks[i], O_WRONLY | O_CLOEXEC)) == -1 ||
-		    (back[i] = open(c->home[i], O_WRONLY | O_CLOEXEC)) == -1)
-			break;
-	if (i == c->nprocs &&
-	    (moved = move_self(in, c->nprocs)) == c->nprocs) {
-		pid = plain_clone(flags, pidfd);
-		if (pid == 0) {
-			/* The child is where it belongs; not its files. */
-			close_all(in, CG_N);
-			close_all(back, CG_N);
-			return 0;
-		}
-		if (pid == -1)
-			e = errno;
-	}
-	if (move_self(back, moved) < moved) {
-		log_warnx("cannot leave a runner's cgroup: %s",
-		    strerror(errno));
-		/* A child is the caller's to kill; without, the run fails. */
-		if (pid != -1)
-			*placed = -1;
-		else if (e == 0)
-			e = EIO;
-	} else if (pid != -1)
-		*placed = 1;
-	else if (e == 0)
-		log_debug("cgroup v1: cannot move into the runner's cgroup; "
-		    "attaching instead");
-	close_all(in, CG_N);
-	close_all(back, CG_N);
-	errno = e;
-	return pid;
-}
-
 pid_t
 runner_cgroup_clone(const struct runner_cgroup *c, unsigned long flags,
     int *pidfd, int *placed)
@@ -469,13 +403,6 @@ runner_cgroup_clone(const struct runner_cgroup *c, unsigned long flags,
 	long pid;
 
 	*placed = 0;
-	if (c != NULL && !c->v2 && c->nprocs > 0 && cg.self_move &&
-	    !cg.attach_only) {
-		if ((pid = clone_v1(c, flags, pidfd, placed)) != -1 ||
-		    errno != 0)
-			return (pid_t)pid;
-		/* Not placed: attach instead. */
-	}
 	if (c != NULL && c->dirfd != -1 && !cg.attach_only) {
 		memset(&args, 0, sizeof(args));
 		args.flags = (flags & ~(unsigned long)CSIGNAL) | CLONE_PIDFD |
@@ -493,6 +420,36 @@ runner_cgroup_clone(const struct runner_cgroup *c, unsigned long flags,
 		    strerror(errno));
 	}
 	return plain_clone(flags, pidfd);
+}
+
+int
+runner_cgroup_joined_by_child(void)
+{
+	size_t i;
+
+	if (!cg.probed)
+		probe();
+	if (cg.v2 || !cg.self_move || cg.attach_only)
+		return 0;
+	for (i = 0; i < CG_N; i++)
+		if (cg.base[i] != NULL)
+			return 1;
+	return 0;
+}
+
+size_t
+runner_cgroup_join_fds(const struct runner_cgroup *c, int *fds, size_t max)
+{
+	size_t i, n = 0;
+
+	for (i = 0; c != NULL && !c->v2 && i < c->nprocs && n < max; i++) {
+		if ((fds[n] = open(c->tasks[i], O_WRONLY | O_CLOEXEC)) == -1) {
+			close_all(fds, n);
+			return (size_t)-1;
+		}
+		n++;
+	}
+	return n;
 }
 
 int
@@ -646,7 +603,6 @@ runner_cgroup_destroy(struct runner_cgroup *c)
 		free(c->path[i]);
 		free(c->procs[i]);
 		free(c->tasks[i]);
-		free(c->home[i]);
 	}
 	free(c);
 }

@@ -1460,6 +1460,38 @@ read_parent(const struct runner_plan *p, void *buf, size_t len)
 	}
 }
 
+/*
+ * Joins the cgroups the parent made while we built the root (plan.cg_join,
+ * runner/cgroup.c): "0" to each file it sends, then a new cgroup
+ * namespace, rooted there as it would be had we been born in them.
+ * Before anything of the command's: the init and the command it forks
+ * are under the limits from their start.
+ */
+static void
+join_cgroups(const struct runner_plan *p)
+{
+	char tag;
+	size_t len;
+	int fd, rc;
+
+	for (;;) {
+		rc = proxy_recv_fd(p->sync_fd, &fd, &tag, 1, &len);
+		if (rc != 1 || len != 1)
+			_exit(RUNNER_SETUP_EXIT);
+		if (tag == 'c' && fd == -1)
+			break;
+		if (tag != 'C' || fd == -1) {
+			errno = EPROTO;
+			fail(p, "join the runner's cgroup", NULL);
+		}
+		if (write(fd, "0", 1) != 1)
+			fail(p, "join the runner's cgroup", NULL);
+		close(fd);
+	}
+	if (unshare(CLONE_NEWCGROUP) == -1)
+		fail(p, "unshare", "the cgroup namespace");
+}
+
 /* The seccomp program, as the parent sent it (receive_seccomp()). */
 static struct sock_filter filter[BPF_MAXINSNS];
 static uint32_t filter_len, filter_notify;
@@ -1546,6 +1578,8 @@ runner_child(const struct runner_plan *p)
 		proxy_listener(p);
 		if (sethostname("airlock", 7) == -1)
 			fail(p, "sethostname", NULL);
+		if (p->cg_join)
+			join_cgroups(p);
 		receive_seccomp(p);
 		/*
 		 * Raw system calls: glibc's wrappers would ask every thread
@@ -1569,6 +1603,9 @@ runner_child(const struct runner_plan *p)
 		proxy_listener(p);
 		if (sethostname("airlock", 7) == -1)
 			fail(p, "sethostname", NULL);
+		/* While we hold the capabilities of our user namespace. */
+		if (p->cg_join)
+			join_cgroups(p);
 	}
 	if (setsid() == -1)
 		fail(p, "setsid", NULL);

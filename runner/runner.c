@@ -594,6 +594,69 @@ limits_unenforced(const struct resource_limits *lim, unsigned enforced,
 	return 1;
 }
 
+/*
+ * The limits |enforced| left out: a warning, or (limits.enforce:
+ * required) a refusal to start, in err.  0 or AL_ERR_UNSUPPORTED.
+ */
+static int
+limits_check(struct runner_proc *p, const struct resource_limits *lim,
+    unsigned enforced, char *err, size_t errlen)
+{
+	if (!limits_unenforced(lim, enforced, p->warning, sizeof(p->warning)))
+		return 0;
+	if (!lim->best_effort) {
+		snprintf(err, errlen, "%s; refusing to start "
+		    "(limits.enforce: required).  Run airlock in a "
+		    "cgroup delegated to it (a systemd unit with "
+		    "Delegate=yes: see docs/SANDBOX.md), or set "
+		    "limits.enforce: best-effort", p->warning);
+		return AL_ERR_UNSUPPORTED;
+	}
+	log_warnx("warning: %s; running without (limits.enforce: "
+	    "best-effort)", p->warning);
+	return 0;
+}
+
+/*
+ * Makes the cgroup of a child that joins it itself (plan.cg_join) and
+ * sends it, on |sync|, the file of each v1 cgroup ("C" with the
+ * descriptor), then "c": the child writes "0" to each before it reads
+ * the seccomp program (child.c).  0, or an error in err (the caller
+ * kills the child).
+ */
+static int
+cgroup_for_child(struct runner_proc *p, int sync,
+    const struct resource_limits *lim, char *err, size_t errlen)
+{
+	unsigned enforced;
+	int fds[8], rc;
+	size_t n, i;
+
+	p->cg = runner_cgroup_create(lim, &enforced);
+	if ((rc = limits_check(p, lim, enforced, err, errlen)) != 0)
+		return rc;
+	if ((n = runner_cgroup_join_fds(p->cg, fds, 8)) == (size_t)-1) {
+		snprintf(err, errlen, "opening the runner's cgroup: %s",
+		    strerror(errno));
+		return AL_ERR_SYSTEM;
+	}
+	rc = 0;
+	for (i = 0; i < n; i++) {
+		if (rc == 0 && proxy_send_fd(sync, fds[i], "C", 1) != 0)
+			rc = AL_ERR_SYSTEM;
+		close(fds[i]);
+	}
+	if (rc == 0 && proxy_send_fd(sync, -1, "c", 1) != 0)
+		rc = AL_ERR_SYSTEM;
+	/* A child that died already says why itself. */
+	if (rc != 0 && errno != EPIPE) {
+		snprintf(err, errlen, "sending the runner's cgroup: %s",
+		    strerror(errno));
+		return rc;
+	}
+	return 0;
+}
+
 int
 runner_start(const struct runner_request *req, struct runner_proc **out,
     char *err, size_t errlen)
@@ -658,22 +721,18 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	 * passed on as it comes, read for the paths refusals name. */
 	p->plan.err_fd = req->passthrough && !req->scan_stderr ? 2 : errp[1];
 
-	/* The cgroup exists before the child does; we move the child into
-	 * it while it builds its root (see below). */
-	p->cg = runner_cgroup_create(&req->policy->limits, &enforced);
-	if (limits_unenforced(&req->policy->limits, enforced, p->warning,
-	    sizeof(p->warning))) {
-		if (!req->policy->limits.best_effort) {
-			snprintf(err, errlen, "%s; refusing to start "
-			    "(limits.enforce: required).  Run airlock in a "
-			    "cgroup delegated to it (a systemd unit with "
-			    "Delegate=yes: see docs/SANDBOX.md), or set "
-			    "limits.enforce: best-effort", p->warning);
-			rc = AL_ERR_UNSUPPORTED;
+	/*
+	 * The cgroup exists before the child does (v2: it is born in it, or
+	 * we move it in while it builds its root: see below); or, on v1, we
+	 * make it while the child builds its root and the child joins it
+	 * itself (runner/cgroup.c).
+	 */
+	p->plan.cg_join = runner_cgroup_joined_by_child();
+	if (!p->plan.cg_join) {
+		p->cg = runner_cgroup_create(&req->policy->limits, &enforced);
+		if ((rc = limits_check(p, &req->policy->limits, enforced, err,
+		    errlen)) != 0)
 			goto fail;
-		}
-		log_warnx("warning: %s; running without (limits.enforce: "
-		    "best-effort)", p->warning);
 	}
 
 	/*
@@ -705,12 +764,6 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	p->pid = pid;
 	p->pidfd = pidfd;
 	closefd(&p->plan.netns_fd);
-	if (placed < 0) {
-		snprintf(err, errlen, "airlock cannot leave the runner's "
-		    "cgroup: the command was not started");
-		rc = AL_ERR_SYSTEM;
-		goto kill;
-	}
 	/*
 	 * Its pid namespace, now, before the seccomp program is sent: the
 	 * child waits for the program before it changes its credentials or
@@ -728,6 +781,11 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 			*req->mntns_out = open(nspath, O_RDONLY | O_CLOEXEC);
 		}
 	}
+	/* Its cgroup, while it builds its root, and the files to join it. */
+	if (p->plan.cg_join &&
+	    (rc = cgroup_for_child(p, syncp[1], &req->policy->limits, err,
+	    errlen)) != 0)
+		goto kill;
 	/*
 	 * Into its cgroup, while it builds its root: a cgroup v1 attach
 	 * waits for an RCU grace period (milliseconds), which overlaps with
@@ -735,7 +793,7 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	 * the command before this is done: it waits for the seccomp program,
 	 * which is sent after.
 	 */
-	if (p->cg != NULL && !placed &&
+	if (p->cg != NULL && !placed && !p->plan.cg_join &&
 	    runner_cgroup_attach(p->cg, (pid_t)pid) != 0) {
 		snprintf(err, errlen, "joining the runner's cgroup: %s",
 		    strerror(errno));

@@ -86,6 +86,9 @@ struct runner_plan {
 	const struct sandbox_policy *policy;
 	uid_t		 uid, gid;	/* inside the namespace */
 	int		 root;		/* airlock runs as root */
+	int		 cg_join;	/* joins its cgroups itself: the
+					 * parent sends their files first
+					 * (runner_cgroup_joined_by_child) */
 	int		 landlock_abi;	/* 0: none */
 	int		 cap_last;	/* highest capability number */
 	int		 stdin_fd;
@@ -212,13 +215,25 @@ struct runner_cgroup *runner_cgroup_create(const struct resource_limits *lim,
 	    unsigned *enforced);
 int	runner_cgroup_attach(const struct runner_cgroup *cg, pid_t pid);
 /*
+ * 1 when the child is to join its cgroups itself (v1, where a thread
+ * moving only itself is cheap): the caller then clones first, makes the
+ * cgroup while the child builds its root, and hands it the files of
+ * runner_cgroup_join_fds() (runner/cgroup.c).
+ */
+int	runner_cgroup_joined_by_child(void);
+/*
+ * Opens, for writing, the file of each of |cg|'s v1 cgroups that moves
+ * the thread writing "0" into it, into fds[0..max): their count, 0 for
+ * none (NULL, v2), or (size_t)-1 with errno.
+ */
+size_t	runner_cgroup_join_fds(const struct runner_cgroup *cg, int *fds,
+	    size_t max);
+/*
  * clone() with |flags| (namespaces | exit signal) and CLONE_PIDFD into
  * *|pidfd|, the child born in |cg| where that can be done (v2: clone3
- * with CLONE_INTO_CGROUP; v1: runner/cgroup.c) with *|placed| = 1, else
- * a plain clone with *|placed| = 0 (attach it).  *|placed| = -1: the
- * child is in |cg| but the caller could not leave it; the caller must
- * kill the child and fail.  |cg| may be NULL.  Returns as clone() does
- * (0 in the child, -1 with errno).
+ * with CLONE_INTO_CGROUP) with *|placed| = 1, else a plain clone with
+ * *|placed| = 0 (attach it, or, v1, it joins itself).  |cg| may be NULL.
+ * Returns as clone() does (0 in the child, -1 with errno).
  */
 pid_t	runner_cgroup_clone(const struct runner_cgroup *cg,
 	    unsigned long flags, int *pidfd, int *placed);

@@ -1,16 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: ISC
 # Copyright (c) 2026 The airlock authors
-# cgroup v1 placement (runner/cgroup.c): the runner's child is born in its
-# memory, pids and cpu cgroups.  The supervisor's thread moves itself into
-# them ("0" to each tasks file, which takes no cgroup_threadgroup_rwsem and
-# so waits for no RCU grace period), clones, and moves back: no
-# cgroup.procs write.  While the command runs, the supervisor is back in
-# its own cgroups and the command in the runner's, under its limits from
-# its first instruction.  When the supervisor cannot move in (a tasks file
-# it cannot open, injected with strace), the child is attached by a
-# cgroup.procs write instead; when it cannot move back, the child is
-# killed and the run fails before the command starts.
+# cgroup v1 placement (runner/cgroup.c): the runner's child joins its
+# memory, pids and cpu cgroups itself before anything of the command's
+# runs.  The supervisor clones first, makes the cgroups while the child
+# builds its root, and hands it their tasks files; the child writes "0"
+# to each (a thread moving only itself takes no cgroup_threadgroup_rwsem
+# and so waits for no RCU grace period) and takes a cgroup namespace
+# rooted there: no cgroup.procs write, and the supervisor never enters
+# them.  While the command runs, the supervisor is in its own cgroups and
+# the command in the runner's, under its limits from its first
+# instruction.  A child the kernel refuses to move (a real-time one,
+# under chrt: the cpu cgroup has no real-time budget) fails the run
+# before the command starts, and says why.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 
@@ -59,23 +61,28 @@ wait "$run"
 expect_eq "the run succeeds" "$?" 0
 expect_contains "and its output is there" "$(cat "$T/out1")" "done"
 
-# 2. How: "0" to the runner cgroups' tasks files, clone, "0" back to ours;
-#    no cgroup.procs is opened.
-# One file per thread (-ff): airlock's other threads (the audit writer,
-# the network namespace's maker) would split the supervisor's lines.
-strace -ff -qq -e trace=openat,write,clone,clone3 -o "$T/st2" \
+# 2. How: the supervisor clones, then makes the cgroups and opens their
+#    tasks files, and writes to none of them; the child writes "0" to
+#    each and unshares its cgroup namespace; no cgroup.procs is opened.
+# One file per process and thread (-ff).
+strace -ff -qq -e trace=openat,write,clone,clone3,mkdir,unshare -o "$T/st2" \
     "$AIRLOCK" exec -- true 2>"$T/err2"
 expect_eq "traced: the run succeeds" "$?" 0
 sup=$(grep -l 'clone(.*CLONE_NEWPID' "$T"/st2.* | head -n 1)
-check "the supervisor opens its runner memory cgroup's tasks file" \
-    grep -qE "openat\(AT_FDCWD, \"$base/airlock-[0-9]+-[0-9]+/tasks\", O_WRONLY" "$sup"
-check "and writes itself (\"0\") into it" grep -qE '^write\([0-9]+, "0", 1\) += 1$' "$sup"
-check "no cgroup.procs is opened (no attach)" bash -c "! cat '$T'/st2.* | grep -q 'cgroup.procs'"
-order=$(awk '/write\([0-9]+, "0", 1\)/ { fd = $1; sub(/^write\(/, "", fd); sub(/,.*/, "", fd); seq = seq (fd in inf ? "i" : (fd in backf ? "b" : "?")) }
-	/clone\(.*CLONE_NEWPID/ { seq = seq "C" }
-	/= [0-9]+$/ && /\/tasks", O_WRONLY/ { fd = $NF; if ($0 ~ /airlock-/) inf[fd] = 1; else backf[fd] = 1 }
+child=$(grep -l 'unshare(CLONE_NEWCGROUP)' "$T"/st2.* | head -n 1)
+order=$(awk '/clone\(.*CLONE_NEWPID/ { seq = seq "C" }
+	/^mkdir\(".*\/airlock-[0-9]+-[0-9]+"/ { seq = seq "m" }
 	END { print seq }' "$sup")
-expect_eq "moves in to each cgroup, clones, moves back from each (i=in, C=clone, b=back)" "$order" "iiiCbbb"
+expect_eq "the supervisor clones, then makes the three cgroups (C=clone, m=mkdir)" "$order" "Cmmm"
+check "and opens its runner memory cgroup's tasks file" \
+    grep -qE "openat\(AT_FDCWD, \"$base/airlock-[0-9]+-[0-9]+/tasks\", O_WRONLY" "$sup"
+check "but never moves itself" bash -c "! grep -qE '^write\([0-9]+, \"0\", 1\)' '$sup'"
+check "the child is another process" test -n "$child" -a "$child" != "$sup"
+expect_eq "the child writes itself (\"0\") into each" \
+    "$(grep -cE '^write\([0-9]+, "0", 1\) += 1$' "$child")" 3
+check "then takes a cgroup namespace of its own" grep -qE 'unshare\(CLONE_NEWCGROUP\) += 0' "$child"
+check "before the command starts" bash -c "! grep -q 'execve' '$child'"
+check "no cgroup.procs is opened (no attach)" bash -c "! cat '$T'/st2.* | grep -q 'cgroup.procs'"
 
 # 3. Limits hold from birth: a memory limit kills the command, counted by
 #    the runner's cgroup.
@@ -83,34 +90,62 @@ expect_eq "moves in to each cgroup, clones, moves back from each (i=in, C=clone,
 expect_eq "over a 32 MB memory limit: killed (137)" "$?" 137
 expect_contains "by the cgroup" "$(cat "$T/err3")" "memory limit of 32 MB reached (cgroup)"
 
-# 4. Moving in refused (our own tasks file cannot be opened, so no way
-#    back): the child is attached by a cgroup.procs write instead.
-strace -f -qq -P "$base/tasks" -e trace=openat -e inject=openat:error=EACCES \
-    -o "$T/st4" "$AIRLOCK" exec --rw "$io" -- sh -c "echo ran >'$io/ran4'" 2>"$T/err4"
-expect_eq "no way back: the run still succeeds" "$?" 0
-check "the command ran" grep -qx ran "$io/ran4"
-check "the refusal was injected" grep -q 'EACCES (Permission denied) (INJECTED)' "$T/st4"
-strace -f -qq -P "$base/tasks" -e trace=openat -e inject=openat:error=EACCES \
-    -o "$T/st4b" "$AIRLOCK" exec --limit memory=32 -- python3 -c 'x = bytearray(256 << 20)' 2>"$T/err4b"
-expect_eq "attached instead: a memory limit still kills (137)" "$?" 137
-expect_contains "counted by the runner's cgroup" "$(cat "$T/err4b")" "memory limit of 32 MB reached (cgroup)"
+# 4. AIRLOCK_CGROUP_ATTACH=1: the supervisor attaches the child itself
+#    (a cgroup.procs write), as where a thread cannot move itself
+#    cheaply; limits hold the same.
+AIRLOCK_CGROUP_ATTACH=1 strace -f -qq -e trace=openat -o "$T/st4" \
+    "$AIRLOCK" exec --limit memory=32 -- python3 -c 'x = bytearray(256 << 20)' 2>"$T/err4"
+expect_eq "attached: a memory limit still kills (137)" "$?" 137
+expect_contains "counted by the runner's cgroup" "$(cat "$T/err4")" "memory limit of 32 MB reached (cgroup)"
+check "through cgroup.procs" grep -q "airlock-[0-9]*-[0-9]*/cgroup.procs" "$T/st4"
 
-# 5. Moving back refused: the child is killed before the command starts,
-#    the run fails and says why.
+# 5. The kernel refuses to move the child (real-time, under chrt: the
+#    runner's cpu cgroup has no real-time budget): the run fails before
+#    the command starts, and says why.
 rm -f "$io/ran5"
-strace -f -qq -P "$base/tasks" -e trace=write -e inject=write:error=EIO \
-    -o "$T/st5" "$AIRLOCK" exec --rw "$io" -- sh -c "echo ran >'$io/ran5'" 2>"$T/err5"
+chrt -f 1 "$AIRLOCK" exec --rw "$io" -- sh -c "echo ran >'$io/ran5'" 2>"$T/err5" &
+sup5=$!
+wait "$sup5"
 rc=$?
-check "cannot move back: the run fails" test "$rc" -ne 0
-expect_contains "saying so" "$(cat "$T/err5")" "cannot leave a runner's cgroup"
+check "cannot join: the run fails" test "$rc" -ne 0
+expect_contains "saying so" "$(cat "$T/err5")" "join the runner's cgroup: Invalid argument"
 check "the command never ran" test ! -e "$io/ran5"
 check "nothing of it is left" bash -c "! pgrep -f '^sh -c echo ran' >/dev/null"
-# The supervisor that could not move back has exited: its cgroups are
-# empty and a later run removes them (its own: airlock-PID-N, PID the
-# supervisor's, the first process in its trace; other tests' runs may be
-# live beside this one).
-sup5=$(head -n 1 "$T/st5" | cut -d' ' -f1)
-"$AIRLOCK" exec -- true
-check "a later run removes the cgroups it left (airlock-$sup5-*)" \
-    bash -c "[ -n '$sup5' ] && ! ls -d '$base'/airlock-$sup5-* 2>/dev/null | grep -q ."
+check "and its cgroups are gone (airlock-$sup5-*)" \
+    bash -c "! ls -d '$base'/airlock-$sup5-* 2>/dev/null | grep -q ."
+# 6. An ordinary user whose cgroups are delegated to it (owned by it, as
+#    a systemd unit with Delegate=yes leaves them): its child joins them
+#    from inside its own user namespace (the files opened outside, by the
+#    supervisor), under the same limits.
+U=4242
+deleg="airlock-test-$$"
+dirs="$base/$deleg /sys/fs/cgroup/pids/$deleg /sys/fs/cgroup/cpu/$deleg"
+cleanup_deleg() {
+	pkill -9 -u "$U" 2>/dev/null
+	sleep 0.2
+	for d in $dirs; do
+		rmdir "$d"/airlock-* 2>/dev/null
+		rmdir "$d" 2>/dev/null
+	done
+}
+if [ -d /sys/fs/cgroup/pids ] && [ -d /sys/fs/cgroup/cpu ] &&
+    mkdir $dirs && chown -R "$U:$U" $dirs; then
+	mkdir -p "$T/ws$U" "$T/st$U"
+	chown "$U:$U" "$T/ws$U" "$T/st$U"
+	chmod 755 "$T"
+	# A shell of its own moved into them, which then becomes the user.
+	sh -c 'for d in '"$dirs"'; do echo $$ >"$d/cgroup.procs"; done
+		cd "$1" && exec setpriv --reuid="$2" --regid="$2" --clear-groups \
+		    env -u AIRLOCK_HOME HOME="$3" XDG_STATE_HOME="$3" XDG_RUNTIME_DIR="$3" \
+		    sh -c "\"\$0\" exec --limit memory=32 -- python3 -c \"x = bytearray(256 << 20)\"; echo rc=\$?; \"\$0\" exec -- cat /proc/self/cgroup" "$4"' \
+	    _ "$T/ws$U" "$U" "$T/st$U" "$AIRLOCK" >"$T/out6" 2>"$T/err6"
+	expect_contains "uid $U, delegated: a memory limit kills (137)" "$(cat "$T/out6")" "rc=137"
+	expect_contains "counted by its runner's cgroup" "$(cat "$T/err6")" "memory limit of 32 MB reached (cgroup)"
+	check "its command's memory cgroup is the root of its cgroup namespace" \
+	    grep -qx '[0-9]*:memory:/' "$T/out6"
+else
+	fail "delegating cgroups to uid $U"
+fi
+cleanup_deleg
+
 finish
