@@ -765,6 +765,32 @@ vcs_cover(const struct runner_plan *p, const char *ws)
 }
 
 /*
+ * The user namespace of an idmapped workspace (as root, when the runner's
+ * uid does not own it), or -1: the parent makes it after clone() and
+ * sends it while we build the rest of the root (plan.idmap_later): "I"
+ * with it, or "I" alone when none could be made (the runner then keeps
+ * the owner's permissions).
+ */
+static int idmap_fd = -1;
+
+static void
+receive_idmap(const struct runner_plan *p)
+{
+	size_t len;
+	char tag;
+
+	if (!p->idmap_later)
+		return;
+	if (proxy_recv_fd(p->sync_fd, &idmap_fd, &tag, 1, &len) != 1 ||
+	    len != 1)
+		_exit(RUNNER_SETUP_EXIT);
+	if (tag != 'I') {
+		errno = EPROTO;
+		fail(p, "the workspace's id map", NULL);
+	}
+}
+
+/*
  * An overlay whose lower layer is the workspace.  WORKSPACE_COW: the
  * upper layer is a tmpfs of tmp_size_mb; the command's writes vanish with
  * the run.  With p->upper_dir: the upper layer is that host directory,
@@ -812,7 +838,7 @@ cow_workspace(const struct runner_plan *p, const char *lower, int *vcsfd)
 	 * give it the workspace's, as the runner will see it. */
 	if (stat(lower, &st) == -1)
 		fail(p, "stat", p->workspace);
-	if (p->idmap_fd != -1) {
+	if (idmap_fd != -1) {
 		/*
 		 * The lower layer is the workspace through an idmapped mount,
 		 * so the runner's uid may change the owner's files there too
@@ -826,7 +852,7 @@ cow_workspace(const struct runner_plan *p, const char *lower, int *vcsfd)
 			fail(p, "open workspace", p->workspace);
 		memset(&ma, 0, sizeof(ma));
 		ma.attr_set = MOUNT_ATTR_IDMAP;
-		ma.userns_fd = (uint64_t)p->idmap_fd;
+		ma.userns_fd = (uint64_t)idmap_fd;
 		/* Moved before it is closed: closing it detached would
 		 * unmount it on its own. */
 		if (mount_setattr(lfd, "", AT_EMPTY_PATH | AT_RECURSIVE, &ma,
@@ -968,6 +994,7 @@ build_root(const struct runner_plan *p)
 		if (!runner_under_tmp(sp->read_write[i]))
 			make_point(p, sp->read_write[i], rwdir[i]);
 	}
+	receive_idmap(p);
 	/* The workspace last: its overlay's layers cover parts of the old
 	 * root (PARK_UPPER, PARK_LOWER). */
 	if (((sp->workspace == WORKSPACE_COW || CHANGES(p)) &&
@@ -978,14 +1005,14 @@ build_root(const struct runner_plan *p)
 	    p->workspace), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
 	    AT_RECURSIVE)) == -1)
 		fail(p, "open workspace", p->workspace);
-	else if (p->idmap_fd != -1) {
+	else if (idmap_fd != -1) {
 		struct mount_attr ma;
 
 		/* Where the filesystem cannot idmap, the runner keeps the
 		 * owner's permissions: writes then fail, never land. */
 		memset(&ma, 0, sizeof(ma));
 		ma.attr_set = MOUNT_ATTR_IDMAP;
-		ma.userns_fd = (uint64_t)p->idmap_fd;
+		ma.userns_fd = (uint64_t)idmap_fd;
 		(void)mount_setattr(wsfd, "", AT_EMPTY_PATH | AT_RECURSIVE,
 		    &ma, sizeof(ma));
 	}

@@ -100,8 +100,13 @@ struct runner_plan {
 	size_t		 nkeep_fds;
 	int		 use_proxy;	/* see runner_request */
 	int		 proxy_sock;
-	int		 idmap_fd;	/* user namespace for an idmapped
-					   workspace, or -1 */
+	int		 idmap_later;	/* the parent sends the user
+					 * namespace of an idmapped
+					 * workspace after clone() ("I",
+					 * child.c), mapping idmap_uid:gid
+					 * to uid:gid */
+	uid_t		 idmap_uid;
+	gid_t		 idmap_gid;
 	const char	*upper_dir;	/* see runner_request */
 	const char	*work_dir;
 	int		 upper_fd;	/* see runner_request; -1: none */

@@ -15,7 +15,9 @@
 #   normal priority once the command waits for it;
 # - the sandbox's mount namespace is taken down by the audit writer after
 #   the exec, not by the init on the way to the exit status, and nothing
-#   keeps it longer.
+#   keeps it longer;
+# - the id map's user namespace and the v1 cgroups are made after the
+#   sandbox's clone, while the child builds its root.
 . "$top_srcdir/tests/lib.sh"
 # LeakSanitizer cannot run under ptrace (strace below): leaks are checked
 # by the other tests of a sanitizer build.
@@ -39,6 +41,29 @@ expect_eq "--cow (a tmpfs of the child's): one unmount" "$(umounts --cow -- true
 expect_eq "--dry-run: one unmount" "$(umounts --dry-run -- true)" 1
 grep -q 'umount2("/.oldroot", MNT_DETACH)' "$T/umount.trace"
 expect_eq "the one unmount is the old root's" "$?" 0
+
+# The id map's user namespace (a helper clone and three map writes) and
+# the v1 cgroups are made after the sandbox's clone, while the child
+# builds its root, not on the way to it.
+strace -qq -e trace=clone,mkdir -o "$T/order.trace" \
+    "$AIRLOCK" exec --workspace "$ws" -- true >/dev/null 2>&1
+order=$(awk '/clone\(.*CLONE_NEWPID/ { s = s "C" }
+	/clone\(.*CLONE_NEWUSER/ { s = s "u" }
+	/^mkdir\(".*\/airlock-[0-9]+-[0-9]+"/ { s = s "m" }
+	END { print s }' "$T/order.trace")
+case $order in
+Cu*) pass "the sandbox is cloned before its id map's namespace ($order)" ;;
+*) fail "the sandbox is cloned before its id map's namespace ($order)" ;;
+esac
+own=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ {print $3}' /proc/self/cgroup)
+if [ -n "$own" ] && [ -w "/sys/fs/cgroup/memory${own%/}/tasks" ]; then
+	case $order in
+	C*m*) pass "and, on cgroup v1, before its cgroups ($order)" ;;
+	*) fail "and, on cgroup v1, before its cgroups ($order)" ;;
+	esac
+else
+	echo "# no writable cgroup v1 memory hierarchy: on v2 the child is born in a cgroup made before the clone"
+fi
 
 # The run still works through the parked layers.
 out=$("$AIRLOCK" exec --workspace "$ws" -- sh -c 'cat file; echo new >new' 2>&1)
