@@ -400,7 +400,7 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 	if (pl->root) {
 		struct stat st;
 
-		/* Made after clone() and sent (idmap_for_child()). */
+		/* Made after clone() and sent to the child (runner_start()). */
 		if (stat(pl->workspace, &st) == 0 &&
 		    (st.st_uid != pl->uid || st.st_gid != pl->gid)) {
 			pl->idmap_later = 1;
