@@ -38,7 +38,7 @@
 /*
  * The sandbox: a network namespace of its own, its listener handed to
  * the broker, then one refused CONNECT after another until one gets no
- * answer within a second (the proxy is stuck writing its event).  Writes
+ * answer within 3 s (the proxy is stuck writing its event).  Writes
  * "ANSWERED STUCK" on |sock| and exits.
  */
 static void __attribute__((noreturn))
@@ -62,7 +62,7 @@ sandbox_flood(int sock)
 		    "HTTP/1.1\r\n\r\n", answered);
 		if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0)
 			_exit(3);
-		if (testsrv_read_all(fd, resp, sizeof(resp) - 1, 1000) > 0 &&
+		if (testsrv_read_all(fd, resp, sizeof(resp) - 1, 3000) > 0 &&
 		    strstr(resp, " 403 ") != NULL)
 			answered++;
 		else
@@ -129,7 +129,9 @@ START_TEST(test_free_returns_with_the_proxy_stuck_on_a_full_pipe)
 	ck_assert_int_eq(sscanf(msg, "%d %d", &answered, &stuck), 2);
 	/* The attack worked: the proxy stopped answering, its pipe full. */
 	ck_assert_msg(stuck == 1, "the proxy answered all %d", answered);
-	ck_assert_int_gt(answered, 50);
+	/* Some 190 events fill the pipe's 64 KiB: stuck any sooner, the
+	 * proxy was slow, not blocked. */
+	ck_assert_int_gt(answered, 150);
 	fprintf(stderr, "the proxy stopped answering after %d refusals\n",
 	    answered);
 
