@@ -22,7 +22,6 @@
 
 #define EGRESS_ATTACH_MS	5000
 #define EGRESS_EVENT_MAX	8192
-#define EGRESS_STOP_MS		5000	/* egress_free()'s wait, then SIGKILL */
 
 struct egress {
 	struct loop	*loop;
@@ -270,42 +269,14 @@ egress_env(char ***envp)
 	(*envp)[n] = NULL;
 }
 
-/*
- * Waits for the proxy, told to stop, to exit, recording what it writes
- * meanwhile and after: a proxy blocked on a full event pipe finishes its
- * write before it can see SIGTERM, so waiting without reading would wait
- * for good.  Killed after EGRESS_STOP_MS.  The pipe is read to its end
- * (the proxy's exit closes it; its resolvers do not hold it).
- */
-static void
-egress_stop(struct egress *e)
+/* proxy_stop()'s reader of the event pipe: 0 once it is at its end. */
+static int
+egress_drain(void *arg)
 {
-	struct pollfd pfd = { .fd = e->ev, .events = POLLIN };
-	int64_t left, deadline = now_monotonic_ms() + EGRESS_STOP_MS;
-	pid_t pid;
-	int status;
+	struct egress *e = arg;
 
-	kill(e->pid, SIGTERM);
-	while ((pid = waitpid(e->pid, &status, WNOHANG)) != e->pid) {
-		if (pid == -1 && errno != EINTR)
-			break;
-		if ((left = deadline - now_monotonic_ms()) <= 0) {
-			log_warnx("the egress proxy did not stop: killed");
-			kill(e->pid, SIGKILL);
-			while (waitpid(e->pid, &status, 0) == -1 &&
-			    errno == EINTR)
-				;
-			break;
-		}
-		if (e->ev_watch > 0 && poll(&pfd, 1, left < 10 ? (int)left :
-		    10) == 1)
-			egress_event(e->ev, LOOP_READABLE, e);
-		else if (e->ev_watch == 0)
-			(void)poll(NULL, 0, left < 10 ? (int)left : 10);
-	}
-	/* What the proxy wrote last is still worth recording. */
-	while (e->ev_watch > 0 && poll(&pfd, 1, 0) == 1)
-		egress_event(e->ev, LOOP_READABLE, e);
+	egress_event(e->ev, LOOP_READABLE, e);
+	return e->ev_watch > 0;
 }
 
 void
@@ -315,7 +286,11 @@ egress_free(struct egress *e)
 		return;
 	if (e->pid > 0) {
 		close(e->ctl);
-		egress_stop(e);
+		/* Read meanwhile: its events are recorded; a proxy blocked
+		 * on a full pipe would never see SIGTERM. */
+		if (proxy_stop(e->pid, e->ev_watch > 0 ? e->ev : -1,
+		    egress_drain, e, PROXY_STOP_MS) != 0)
+			log_warnx("the egress proxy did not stop: killed");
 		if (e->ev_watch > 0)
 			loop_unwatch(e->loop, e->ev_watch);
 		close(e->ev);

@@ -308,13 +308,13 @@ proxy_start_resolvers(struct proxy *p, int n)
 	return 0;
 }
 
-static volatile sig_atomic_t proxy_stop;
+static volatile sig_atomic_t term_seen;
 
 static void
 on_term(int sig)
 {
 	(void)sig;
-	proxy_stop = 1;
+	term_seen = 1;
 }
 
 /*
@@ -354,7 +354,7 @@ proxy_child(const struct proxy_limits *lim, int event_fd, int ctl, pid_t parent)
 	if (proxy_confine() != 0)
 		fatal("seccomp");
 	proxy_set_control(p, ctl);
-	rc = proxy_run(p, &proxy_stop);
+	rc = proxy_run(p, &term_seen);
 	proxy_free(p);
 	_exit(rc == 0 ? 0 : 1);
 }
@@ -459,6 +459,39 @@ proxy_ctl_add(int ctl, int listen_fd, const char *sandbox,
 	if (rc != 0)
 		return rc;
 	return ctl_wait(ctl, err, errlen);
+}
+
+int
+proxy_stop(pid_t pid, int event_fd, int (*drain)(void *), void *arg,
+    int wait_ms)
+{
+	struct pollfd pfd = { .fd = event_fd, .events = POLLIN };
+	int64_t left, deadline = now_monotonic_ms() + wait_ms;
+	int reading = event_fd != -1, killed = 0, status;
+	pid_t r;
+
+	(void)kill(pid, SIGTERM);
+	while ((r = waitpid(pid, &status, WNOHANG)) != pid) {
+		if (r == -1 && errno != EINTR)
+			break;
+		if ((left = deadline - now_monotonic_ms()) <= 0) {
+			(void)kill(pid, SIGKILL);
+			while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
+				;
+			killed = 1;
+			break;
+		}
+		/* Every 10 ms at least, to see it gone. */
+		if (reading && poll(&pfd, 1, left < 10 ? (int)left : 10) == 1)
+			reading = drain(arg) != 0;
+		else if (!reading)
+			(void)poll(NULL, 0, left < 10 ? (int)left : 10);
+	}
+	/* What it wrote last, up to the end of the file: its exit closed
+	 * the pipe (its resolvers do not hold it). */
+	while (reading && poll(&pfd, 1, 1000) == 1)
+		reading = drain(arg) != 0;
+	return killed;
 }
 
 int

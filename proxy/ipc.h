@@ -19,7 +19,7 @@
  *       close(lfd);
  *       ... the command runs ...
  *       proxy_ctl_remove(ctl, "call-17");
- *       (teardown) close(ctl); kill(pid, SIGTERM); waitpid(pid, ...)
+ *       (teardown) close(ctl); proxy_stop(pid, event_fd, ...);
  */
 #ifndef AIRLOCK_PROXY_IPC_H
 #define AIRLOCK_PROXY_IPC_H
@@ -119,6 +119,21 @@ void	proxy_raise_nofile(void);
  */
 pid_t	proxy_spawn(const struct proxy_limits *lim, int event_fd,
 	    int *ctl_out);
+
+/*
+ * Stops the proxy |pid| from proxy_spawn() (the caller has closed its
+ * control socket): SIGTERM, then SIGKILL after |wait_ms|, and reaps it.
+ * Its event pipe |event_fd| (-1: none) is read meanwhile and to its end:
+ * a proxy blocked writing an event to a full pipe would never see the
+ * signal.  |drain|(|arg|) is called whenever |event_fd| is readable; it
+ * reads what is there and returns 0 at the end of the file (or on an
+ * error: the pipe is then no longer read), 1 otherwise.  The caller
+ * still owns |event_fd|.  Returns 0 if the proxy exited, 1 if it was
+ * killed.
+ */
+#define PROXY_STOP_MS		5000
+int	proxy_stop(pid_t pid, int event_fd, int (*drain)(void *), void *arg,
+	    int wait_ms);
 
 /*
  * Asks the proxy behind |ctl| to serve |listen_fd| (the caller keeps and

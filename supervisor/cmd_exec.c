@@ -209,7 +209,8 @@ exec_proxy_start(struct exec_proxy *xp)
  * Reads what the proxy reported (one JSON line per connection; a denial
  * is written before the client can read it): counts every connection
  * and keeps the first refusals.  Drained while the command runs, or the proxy
- * would stall on a full pipe.  Returns 0 at end of file, 1 otherwise.
+ * would stall on a full pipe.  Returns 0 at end of file (or on an
+ * error: nothing more can be read), 1 otherwise.
  */
 static int
 exec_proxy_events(struct exec_proxy *xp)
@@ -246,45 +247,31 @@ exec_proxy_events(struct exec_proxy *xp)
 		}
 		json_decref(j);
 	}
-	return n == 0 ? 0 : 1;
+	return n > 0 ? 1 : 0;
+}
+
+/* proxy_stop()'s reader of the event pipe: 0 once it is at its end. */
+static int
+exec_proxy_drain(void *arg)
+{
+	return exec_proxy_events(arg);
 }
 
 static void
 exec_proxy_stop(struct exec_proxy *xp)
 {
-	struct pollfd pfd;
-	pid_t r;
-	int status;
-
 	if (xp->pid != -1) {
 		if (xp->ctl != -1)
 			close(xp->ctl);
-		kill(xp->pid, SIGTERM);
-	}
-	/* Its last records are read while it exits: it may block on them. */
-	while (xp->pid != -1) {
-		r = waitpid(xp->pid, &status, xp->ev == -1 ? 0 : WNOHANG);
-		if (r == xp->pid || (r == -1 && errno != EINTR))
-			break;
-		pfd.fd = xp->ev;
-		pfd.events = POLLIN;
-		if (r == 0 && poll(&pfd, 1, 100) > 0 &&
-		    exec_proxy_events(xp) == 0) {
-			close(xp->ev);
-			xp->ev = -1;
-		}
+		if (proxy_stop(xp->pid, xp->ev, exec_proxy_drain, xp,
+		    PROXY_STOP_MS) != 0)
+			log_warnx("the egress proxy did not stop: killed");
 	}
 	xp->pid = -1;
 	xp->ctl = -1;
-	if (xp->ev != -1) {
-		/* What is left, up to the end of file (it is gone). */
-		pfd.fd = xp->ev;
-		pfd.events = POLLIN;
-		while (poll(&pfd, 1, 1000) > 0 && exec_proxy_events(xp) != 0)
-			;
+	if (xp->ev != -1)
 		close(xp->ev);
-		xp->ev = -1;
-	}
+	xp->ev = -1;
 	buf_free(xp->evbuf);
 	xp->evbuf = NULL;
 }

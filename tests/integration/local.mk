@@ -232,6 +232,10 @@ EXTRA_DIST += tests/integration/proxy_sandboxed.sh
 # again with resolv.conf's search domain (another host).
 TESTS += tests/integration/proxy_dns_search.sh
 EXTRA_DIST += tests/integration/proxy_dns_search.sh
+# airlock exec's egress proxy is stopped after the command, killed if it
+# does not stop: the exec ends, with its exec_end.
+TESTS += tests/integration/exec_proxy_stop.sh
+EXTRA_DIST += tests/integration/exec_proxy_stop.sh
 # An exec_end larger than a datagram (a change set's refusals) is
 # recorded whole, not as {}.
 TESTS += tests/integration/exec_end_large.sh

@@ -1,0 +1,68 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# airlock exec stops its egress proxy (--allow-host) after the command,
+# and a proxy that does not stop is killed: the exec still ends, with
+# the command's status and its exec_end on the disk.  The proxy is held
+# with SIGSTOP from outside (a stopped process does not act on SIGTERM;
+# a real proxy could be stuck in the kernel or spinning).  airlock exec
+# waited for it for good: no exit, no exec_end.  The broker's proxy is
+# stopped by the same code (tests/unit/test_egress floods it instead).
+. "$top_srcdir/tests/lib.sh"
+chmod 755 "$T"
+ws="$T/ws"
+mkdir -p "$ws"
+
+# A bound on the exec, so that the old behaviour fails instead of hanging.
+timeout 60 "$AIRLOCK" exec --workspace "$ws" --allow-host example.com:443 \
+    -- sh -c 'sleep 1; exit 7' >"$T/out" 2>"$T/err" &
+tpid=$!
+# The exec (timeout's child) and its proxy: the exec's child that runs
+# the same program and has the proxy's resolvers for children.
+exec_pid() { pgrep -P "$tpid" | head -n 1; }
+proxy_pid() {
+	_ep=$(exec_pid)
+	[ -n "$_ep" ] || return 1
+	for _c in $(pgrep -P "$_ep"); do
+		[ "$(cat "/proc/$_c/comm" 2>/dev/null)" = airlock-init ] && continue
+		if [ "$(pgrep -P "$_c" | wc -l)" -ge 1 ]; then
+			echo "$_c"
+			return 0
+		fi
+	done
+	return 1
+}
+found() { proxy=$(proxy_pid) && [ -n "$proxy" ]; }
+check "the exec's proxy is found (sanity)" wait_for found
+resolvers=$(pgrep -P "${proxy:-0}" | tr '\n' ' ')
+check "the proxy has its resolvers (sanity: it is the proxy)" test -n "$resolvers"
+kill -STOP "${proxy:-0}"
+start=$(date +%s)
+wait "$tpid"
+status=$?
+took=$(($(date +%s) - start))
+expect_eq "the exec ends with the command's status" "$status" 7
+check "within the proxy's 5 s and a margin ($took s)" test "$took" -le 20
+expect_contains "it says the proxy was killed" "$(cat "$T/err")" \
+    "the egress proxy did not stop: killed"
+gone() { ! kill -0 "$1" 2>/dev/null; }
+check "the proxy is gone" wait_for gone "${proxy:-0}"
+for r in $resolvers; do
+	check "its resolver $r is gone" wait_for gone "$r"
+done
+log=$(newest_session_log)
+expect_eq "exec_end is in the audit log, with the status" \
+    "$(jq -c 'select(.event == "exec_end") | .fields.exitCode' "$log")" 7
+check "the log verifies" "$AIRLOCK" audit verify "$log"
+
+# A proxy that stops when told to ends the exec at once, with no word.
+start=$(date +%s%N)
+"$AIRLOCK" exec --workspace "$ws" --allow-host example.com:443 -- true \
+    2>"$T/err2"
+expect_eq "an exec with a proxy that stops: status 0" "$?" 0
+took=$((($(date +%s%N) - start) / 1000000))
+check "... in well under the proxy's 5 s ($took ms)" test "$took" -lt 3000
+expect_eq "... and nothing about the proxy on stderr" \
+    "$(grep -c 'egress proxy' "$T/err2")" 0
+
+finish
