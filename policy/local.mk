@@ -18,6 +18,7 @@ libairlock_a_SOURCES += \
 	policy/manifest_escalation.c \
 	policy/path.c policy/path.h \
 	policy/types.c policy/types.h \
+	policy/vcsdirs.c policy/vcsdirs.h \
 	supervisor/cmd_check.c
 
 # The built-in default manifest is contrib/manifests/default.yaml, turned

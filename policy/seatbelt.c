@@ -14,6 +14,7 @@
 #include "common/errors.h"
 #include "common/paths.h"
 #include "policy/seatbelt.h"
+#include "policy/vcsdirs.h"
 
 /* Each Mach service a build or a test run needs, and who needs it. */
 const struct seatbelt_grant seatbelt_mach_services[] = {
@@ -311,6 +312,22 @@ re_any_depth(FILE *fp, const char *ws)
 	fputs("(/.*)?/", fp);
 }
 
+/* |name| (ASCII) as a regex that takes it in any case: ".hg" is
+ * "\\.[Hh][Gg]". */
+static void
+re_any_case(FILE *fp, const char *name)
+{
+	char one[2] = { '\0', '\0' };
+
+	for (; *name != '\0'; name++)
+		if ((*name | 0x20) >= 'a' && (*name | 0x20) <= 'z')
+			fprintf(fp, "[%c%c]", *name & ~0x20, *name | 0x20);
+		else {
+			one[0] = *name;
+			re_literal(fp, one);
+		}
+}
+
 /* The rules of one protected pattern: its paths and their ancestors. */
 static void
 protect(FILE *fp, const char *ws, const char *pat)
@@ -484,16 +501,16 @@ seatbelt_profile(
 	}
 
 	fprintf(fp,
-	    "\n;; protected: .git and .hg at any depth (directory or gitdir: "
-	    "file), a\n;; HEAD (a bare repository's), the git directory, "
-	    "the protected patterns\n;; at any depth; no unlink or rename "
-	    "of an ancestor\n");
-	fprintf(fp, "(deny file-write* (regex ");
-	re_any_depth(fp, ws);
-	fprintf(fp, "\\.[Gg][Ii][Tt](/.*)?$\"))\n");
-	fprintf(fp, "(deny file-write* (regex ");
-	re_any_depth(fp, ws);
-	fprintf(fp, "\\.[Hh][Gg](/.*)?$\"))\n");
+	    "\n;; protected: .git, .hg, .jj and .sl at any depth (directory "
+	    "or gitdir:\n;; file), a HEAD (a bare repository's), the git "
+	    "directory, the protected\n;; patterns at any depth; no unlink "
+	    "or rename of an ancestor\n");
+	for (i = 0; vcs_dirs[i] != NULL; i++) {
+		fprintf(fp, "(deny file-write* (regex ");
+		re_any_depth(fp, ws);
+		re_any_case(fp, vcs_dirs[i]);
+		fprintf(fp, "(/.*)?$\"))\n");
+	}
 	fprintf(fp, "(deny file-write* (regex ");
 	re_any_depth(fp, ws);
 	fprintf(fp, "[Hh][Ee][Aa][Dd]$\"))\n");

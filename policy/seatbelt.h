@@ -22,8 +22,8 @@
  *     writable either);
  *   - writing beneath the workspace and the run's own temporary directory
  *     (its TMPDIR), writing data to /dev/null and to the run's terminal;
- *   - never writing a ".git" entry at any depth (directory or gitdir:
- *     file, case-folded), the resolved gitdir: target of the workspace's
+ *   - never writing a ".git", ".hg", ".jj" or ".sl" entry at any depth
+ *     (directory or gitdir: file, case-folded: policy/vcsdirs.h), the resolved gitdir: target of the workspace's
  *     .git file, or a sandbox.protected pattern at any depth; never
  *     unlinking or renaming the workspace or a protected path's ancestor;
  *   - no network, or when the policy grants it only TCP to the egress

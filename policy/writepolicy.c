@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "common/util.h"
+#include "policy/vcsdirs.h"
 #include "policy/writepolicy.h"
 
 #define WP_MAX_DEPTH 512
@@ -95,7 +96,8 @@ protected_hit(
 }
 
 /*
- * A ".git" or ".hg" at any depth; or a file or symlink named "HEAD", which is what
+ * A version-control directory (.git, .hg, .jj, .sl: policy/vcsdirs.h)
+ * at any depth; or a file or symlink named "HEAD", which is what
  * makes a directory of any name a git directory: git takes a directory
  * holding a valid HEAD beside "objects" and "refs" (or a "commondir") for
  * a bare repository, and "git status" in or beneath it obeys its "config"
@@ -114,10 +116,10 @@ git_hit(const struct comps *ec, enum wp_kind kind, int in_git_dir)
 
 	/* Case-folded: on a case-insensitive checkout ".GIT" is ".git".
 	 * Mercurial's ".hg" is the same door: "hg status" in or beneath a
-	 * planted .hg runs the hooks of its hgrc. */
+	 * planted .hg runs the hooks of its hgrc; so are Sapling's and
+	 * jj's. */
 	for (i = 0; i < ec->n; i++)
-		if (strcasecmp(ec->c[i], ".git") == 0 ||
-		    strcasecmp(ec->c[i], ".hg") == 0)
+		if (vcs_dir_name(ec->c[i]))
 			return 1;
 	return (kind == WP_FILE || kind == WP_SYMLINK) &&
 	    strcasecmp(ec->c[ec->n - 1], "HEAD") == 0;
@@ -253,7 +255,7 @@ writepolicy_rule_text(const char *rule)
 		    "a symbolic link may not point outside the "
 		    "workspace" },
 		{ WP_RULE_GIT,
-		    "no .git or .hg, nor a file named HEAD (a git "
+		    "no .git, .hg, .jj or .sl, nor a file named HEAD (a git "
 		    "directory's) or anything in a directory holding one, "
 		    "may be written, at any depth" },
 		{ WP_RULE_NAME, "a path must be valid UTF-8" },

@@ -19,7 +19,9 @@
  *                 that climbs: s/../../x with s -> ../..)
  *   git           a ".git" component at any depth (a directory, or a
  *                 ".git" file with "gitdir:"), whether or not it exists,
- *                 or a ".hg" (Mercurial runs the hooks of its hgrc);
+ *                 or a ".hg", ".jj" or ".sl" (Mercurial and Sapling run
+ *                 the hooks of their config, jj its pager and tools:
+ *                 policy/vcsdirs.h), any case;
  *                 or a file or symlink named "HEAD" (any case), which
  *                 makes a directory of any name a bare repository; or
  *                 anything but a removal beneath such a directory in

@@ -51,6 +51,7 @@
 
 #include "common/util.h"
 #include "policy/sandbox_defaults.h"
+#include "policy/vcsdirs.h"
 #include "proxy/ipc.h"
 #include "runner/runner.h"
 #include "runner/runner_int.h"
@@ -404,9 +405,9 @@ fsconf(const struct runner_plan *p, int fd, const char *key, const char *val)
  * the agent of a copy-on-write session writes that layer freely, and a
  * .git/config or hook of its making (core.fsmonitor, diff.external,
  * core.sshCommand, a pre-push hook) would run in a check or a tool
- * granted a secret or the network.
+ * granted a secret or the network.  The names are policy/vcsdirs.h's
+ * (.git, .hg, .jj, .sl).
  */
-static const char *const vcs_names[] = { ".git", ".hg", NULL };
 
 /* Detached read-only copies of LOWER/.git etc.; -1 where there is none. */
 static void
@@ -416,9 +417,9 @@ vcs_open(const struct runner_plan *p, const char *lower, int *vcsfd)
 	struct mount_attr ma;
 	size_t i;
 
-	for (i = 0; vcs_names[i] != NULL; i++) {
+	for (i = 0; vcs_dirs[i] != NULL; i++) {
 		cat(p, dir, lower, "/");
-		cat(p, buf, dir, vcs_names[i]);
+		cat(p, buf, dir, vcs_dirs[i]);
 		vcsfd[i] = open_tree(AT_FDCWD, buf, OPEN_TREE_CLONE |
 		    OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW);
 		if (vcsfd[i] == -1) {
@@ -449,9 +450,9 @@ vcs_real(const struct runner_plan *p, const char *ws, int *vcsfd)
 	struct stat st;
 	size_t i;
 
-	for (i = 0; vcs_names[i] != NULL; i++) {
+	for (i = 0; vcs_dirs[i] != NULL; i++) {
 		cat(p, dir, ws, "/");
-		cat(p, buf, dir, vcs_names[i]);
+		cat(p, buf, dir, vcs_dirs[i]);
 		if (vcsfd[i] == -1) {
 			if (lstat(buf, &st) == -1) {
 				if (errno != ENOENT)
@@ -479,7 +480,7 @@ vcs_real(const struct runner_plan *p, const char *ws, int *vcsfd)
  * a bare repository: a HEAD beside objects/ and refs/), and its config
  * runs commands just the same.  The session's upper layer holds every
  * entry the agent made or changed, and only those, so that is what is
- * walked: each entry named .git or .hg (any case; a directory, a
+ * walked: each entry named .git, .hg, .jj or .sl (any case; a directory, a
  * gitdir: file or a symlink) or a file or symlink named HEAD (any
  * case), at any depth, is covered in the runner's view after the
  * overlay is mounted (vcs_cover()).  Where the checkout has the same
@@ -521,10 +522,9 @@ struct vcs_dirent {
 static int
 vcs_planted(const char *name, int depth, int isdir)
 {
-	if (strcasecmp(name, ".git") == 0 || strcasecmp(name, ".hg") == 0)
-		/* The root's own .git and .hg are vcs_real()'s. */
-		return depth > 0 || (strcmp(name, ".git") != 0 &&
-		    strcmp(name, ".hg") != 0);
+	if (vcs_dir_name(name))
+		/* The root's own .git, .hg etc. are vcs_real()'s. */
+		return depth > 0 || !vcs_dir_exact(name);
 	return !isdir && strcasecmp(name, "HEAD") == 0;
 }
 
@@ -544,8 +544,9 @@ vcs_record(const struct runner_plan *p, int lowerfd, const char *rel,
 	int fd;
 
 	if (vcs_nplants == VCS_MAX_PLANTS)
-		failx(p, "the session's view holds more than 64 .git, .hg or "
-		    "HEAD entries of its own; a runner covers no more");
+		failx(p, "the session's view holds more than 64 .git, .hg, "
+		    ".jj, .sl or HEAD entries of its own; a runner covers no "
+		    "more");
 	v = &vcs_plants[vcs_nplants++];
 	cat(p, v->path, "", rel);
 	v->isdir = S_ISDIR(mode);
@@ -646,9 +647,8 @@ vcs_walk_dir(const struct runner_plan *p, int lowerfd, int dfd, char *path,
 			    S_ISDIR(mode)))
 				vcs_record(p, lowerfd, path, mode);
 			else if (S_ISDIR(mode) && (depth > 0 ||
-			    (strcmp(de->d_name, ".git") != 0 &&
-			    strcmp(de->d_name, ".hg") != 0))) {
-				/* (The root's .git and .hg: covered whole.) */
+			    !vcs_dir_exact(de->d_name))) {
+				/* (The root's .git, .hg etc.: covered whole.) */
 				if ((fd = openat(dfd, de->d_name, O_RDONLY |
 				    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
 					fail(p, "open the session's", path);
@@ -926,10 +926,12 @@ build_root(const struct runner_plan *p)
 	char buf[RUNNER_MAX_PATH], path[RUNNER_MAX_PATH];
 	struct stat st;
 	size_t i, j, nlate = 0;
-	int fd, wsfd, homefd, brokerfd, vcsfd[2] = { -1, -1 };
+	int fd, wsfd, homefd, brokerfd, vcsfd[VCS_DIRS];
 	int late[RUNNER_MAX_LATE], late_dir[RUNNER_MAX_LATE];
 	int rwfd[RUNNER_MAX_RW], rwdir[RUNNER_MAX_RW];
 
+	for (i = 0; i < VCS_DIRS; i++)
+		vcsfd[i] = -1;
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
 		fail(p, "make mounts private", "/");
 	/* A fresh tmpfs becomes "/"; the host tree waits under OLDROOT. */

@@ -3,7 +3,8 @@
 # Copyright (c) 2026 The airlock authors
 # Mercurial's .hg is the same door as a nested .git: "hg status" in or
 # beneath a directory holding a .hg runs the [hooks] of its hgrc (a
-# file the checkout's owner owns is trusted).  Before the git rule took
+# file the checkout's owner owns is trusted); so are Sapling's .sl and
+# jj's .jj.  Before the git rule took
 # .hg in, a run's change set that planted src/.hg landed, and "hg status"
 # in src then ran the planted hook on the host.  Tried for real from
 # inside airlock exec, as root and as uid 4242, and through the broker's
@@ -54,6 +55,18 @@ for u in 0 $U; do
 	status=$?
 	expect_eq "uid $u: a .HG (case-folded): refused (77)" "$status" 77
 	check "uid $u: no src/.HG on the host" test ! -e "$ws/src/.HG"
+	# Sapling's .sl/config takes the same [hooks]; jj runs the pager and
+	# tools of .jj/repo/config.toml.  Neither is packaged for Debian 12:
+	# the plants are refused as .hg's are.
+	out=$(as_uid "$u" "$AIRLOCK" exec --workspace "$ws" -- sh -c "mkdir -p src/.sl .jj/repo &&
+printf '[hooks]\\npre-status = touch x\\n' >src/.sl/config &&
+printf 'ui.pager = \\\"touch x\\\"\\n' >.jj/repo/config.toml && echo also >src/extra.py" 2>&1)
+	status=$?
+	expect_eq "uid $u: a .sl and a .jj planted: refused (77)" "$status" 77
+	expect_contains "uid $u: the .sl named with the git rule" "$out" "refused: src/.sl"
+	expect_contains "uid $u: the .jj named too" "$out" "refused: .jj"
+	check "uid $u: no .sl, no .jj, nothing else on the host" \
+	    test ! -e "$ws/src/.sl" -a ! -e "$ws/.jj" -a ! -e "$ws/src/extra.py"
 	out=$(as_uid "$u" "$AIRLOCK" exec --workspace "$ws" -- sh -c "echo 'syntax: glob' >.hgignore" 2>&1)
 	status=$?
 	expect_eq "uid $u: a .hgignore still lands" "$status" 0

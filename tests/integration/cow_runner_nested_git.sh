@@ -14,7 +14,8 @@
 # and a symlink at src/.git, and a bare repository in src/bare.  A
 # nested repository that is the checkout's own (sub/.git) still works in
 # the view, and its config is the checkout's even where the agent
-# rewrote it.  Changes nested past the walk's bound fail the run.  As
+# rewrote it.  jj's and Sapling's metadata (.jj, .sl), at the root or
+# deeper, are masked alike.  Changes nested past the walk's bound fail the run.  As
 # root and as uid 4242.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
@@ -32,6 +33,7 @@ checks:
   src: ["git", "-C", "src", "--no-optional-locks", "diff"]
   bare: ["sh", "-c", "printf 'CHECK-SAW:%s\\n' \"$(git -C src/bare rev-parse --absolute-git-dir)\""]
   sub: ["sh", "-c", "printf 'CHECK-SAW:%s\\n' \"$(git -C sub config airlock.marker)\" \"$(git -C sub rev-parse --absolute-git-dir)\"; git -C sub --no-optional-locks diff"]
+  vcs: ["sh", "-c", "for f in src/.jj/repo/config.toml .sl/config src/.SL/config .jj/repo/config.toml; do printf 'CHECK-SAW:%s:%s\\n' \"$f\" \"$(cat $f 2>/dev/null || echo none)\"; done"]
 agent:
   workspace: cow
 EOF2
@@ -121,6 +123,22 @@ git -C sub config diff.external $EXTERNAL && echo SUB-CONFIG-WRITTEN"
 	expect_contains "$who: whose diff shows the session's edit" "$out" '+agent-edit'
 	expect_eq "$who: the real sub/.git/config is untouched" \
 	    "$(git config --file "$ws/sub/.git/config" airlock.marker)" checkout-config
+
+	# jj's and Sapling's metadata, which the checkout does not have:
+	# .jj/repo/config.toml names the pager and tools jj runs, .sl/config
+	# the hooks Sapling runs.  The check sees neither (masked), at the
+	# root (vcs_real()) or deeper (vcs_cover()), in any case.
+	agent_script vcs "mkdir -p src/.jj/repo .jj/repo .sl src/.SL &&
+for f in src/.jj/repo/config.toml .jj/repo/config.toml; do echo 'ui.pager = \"sh -c evil\"' >\$f; done &&
+for f in .sl/config src/.SL/config; do printf '[hooks]\\npre-status = evil\\n' >\$f; done && echo VCS-PLANTED"
+	run "$@"
+	out=$(cat "$T/out")
+	expect_contains "$who: the agent planted .jj and .sl in its view" "$out" VCS-PLANTED
+	for f in src/.jj/repo/config.toml .sl/config src/.SL/config .jj/repo/config.toml; do
+		expect_contains "$who: the check does not see the agent's $f" "$out" "CHECK-SAW:$f:none"
+	done
+	expect_not_contains "$who: no jj pager of the agent's" "$out" 'CHECK-SAW:src/.jj/repo/config.toml:ui.pager'
+	check "$who: the checkout holds no .jj or .sl" test ! -e "$ws/.jj" -a ! -e "$ws/.sl" -a ! -e "$ws/src/.jj"
 
 	# Changes nested past the walk's bound: the run fails, closed.
 	agent_script src "d=deep; i=1; while [ \$i -lt 258 ]; do d=\$d/d; i=\$((i + 1)); done

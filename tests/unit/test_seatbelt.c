@@ -279,6 +279,15 @@ START_TEST(test_protected_patterns_and_ancestors)
 	    out, "deny file-write*", "/Users/dev/my project/src/HEAD"));
 	ck_assert(!regex_denies(
 	    out, "deny file-write*", "/Users/dev/my project/.hgignore"));
+	/* Sapling's and jj's: their config runs commands too. */
+	ck_assert(regex_denies(
+	    out, "deny file-write*", "/Users/dev/my project/src/.sl/config"));
+	ck_assert(regex_denies(out, "deny file-write*",
+	    "/Users/dev/my project/.jj/repo/config.toml"));
+	ck_assert(regex_denies(
+	    out, "deny file-write*", "/Users/dev/my project/lib/.JJ"));
+	ck_assert(!regex_denies(
+	    out, "deny file-write*", "/Users/dev/my project/.jjconfig.toml"));
 	ck_assert(!regex_denies(out, "deny file-write*",
 	    "/Users/dev/my project/web/Head/index.html"));
 	ck_assert(!regex_denies(out, "deny file-write*",

@@ -71,6 +71,18 @@ static const struct row rows[] = {
 	{ ".HG, case-folded", F("lib/.HG/hgrc", 0644), WP_RULE_GIT },
 	{ "deleting a nested .hg", X("src/.hg/hgrc"), WP_RULE_GIT },
 	{ ".hgignore is fine", F(".hgignore", 0644), NULL },
+	/* Sapling's .sl/config runs [hooks] as hg's hgrc does; jj's
+	 * .jj/repo/config.toml names the pager, editor and tools it runs. */
+	{ "nested .sl config", F("src/.sl/config", 0644), WP_RULE_GIT },
+	{ ".SL, case-folded", D("lib/.SL", 0755), WP_RULE_GIT },
+	{ "a .jj at the root", F(".jj/repo/config.toml", 0644), WP_RULE_GIT },
+	{ "nested .jj dir", D("src/.jj", 0755), WP_RULE_GIT },
+	{ ".Jj, case-folded", F("src/.Jj/repo/config.toml", 0644),
+	    WP_RULE_GIT },
+	{ "deleting a nested .jj", X("src/.jj/repo/config.toml"), WP_RULE_GIT },
+	{ ".jjconfig and .slignore are fine", F("src/.jjconfig.toml", 0644),
+	    NULL },
+	{ "a name holding .sl is fine", F("docs/.sl.md", 0644), NULL },
 	{ "a HEAD: a bare repository's", F("src/HEAD", 0644), WP_RULE_GIT },
 	{ "a HEAD at the root", F("HEAD", 0644), WP_RULE_GIT },
 	{ "a HEAD, case-folded", F("src/head", 0644), WP_RULE_GIT },
