@@ -31,6 +31,7 @@
 #include "common/errors.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "policy/githooks.h"
 #include "policy/path.h"
 #include "policy/writepolicy.h"
 
@@ -56,7 +57,8 @@ struct cs_entry {
 	off_t size;
 	uid_t uid; /* who the landed file belongs to */
 	gid_t gid;
-	int in_git_dir; /* beneath a directory that holds a HEAD */
+	int in_git_dir; /* beneath a directory that holds a HEAD, or a
+			   hooks directory of git's config */
 };
 
 struct changeset {
@@ -455,6 +457,29 @@ walk(struct changeset *cs, int fd, const char *dir, int opaque_ctx, int gitdir,
 	return rc;
 }
 
+/*
+ * Marks the entries in a hooks directory of git's config (core.hooksPath:
+ * policy/githooks.h) as the git rule's, as those beneath a HEAD are.  A
+ * config that cannot be read fails the set: what is a hook cannot be
+ * told.
+ */
+static int
+mark_hooks(struct changeset *cs, char *err, size_t errlen)
+{
+	struct git_hooks h;
+	size_t i;
+
+	if (cs->n == 0)
+		return 0;
+	if (git_hooks_find(cs->rootfd, &h, err, errlen) != 0)
+		return AL_ERR_SYSTEM;
+	for (i = 0; i < cs->n; i++)
+		if (git_hooks_cover(&h, cs->e[i].path))
+			cs->e[i].in_git_dir = 1;
+	git_hooks_free(&h);
+	return 0;
+}
+
 int
 changeset_collect(int upperfd, int rootfd, int userxattr,
     struct changeset **out, char *err, size_t errlen)
@@ -477,7 +502,8 @@ changeset_collect(int upperfd, int rootfd, int userxattr,
 		changeset_free(cs);
 		return AL_ERR_SYSTEM;
 	}
-	if ((rc = walk(cs, fd, "", 0, 0, err, errlen)) != 0) {
+	if ((rc = walk(cs, fd, "", 0, 0, err, errlen)) != 0 ||
+	    (rc = mark_hooks(cs, err, errlen)) != 0) {
 		changeset_free(cs);
 		return rc;
 	}

@@ -18,6 +18,7 @@
 #include "common/errors.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "policy/githooks.h"
 #include "policy/path.h"
 #include "policy/writepolicy.h"
 
@@ -30,17 +31,28 @@ wswrite_is_protected(const struct sandbox_policy *p, const char *path)
 /*
  * Whether a directory above |rel| (resolved: no symlink in it) holds a
  * HEAD, which makes it a git directory whatever its name (writepolicy.h,
- * the git rule).  Those directories exist: what cannot be told counts.
+ * the git rule), or |rel| is in a hooks directory of git's config
+ * (policy/githooks.h).  Those directories exist: what cannot be told
+ * counts.
  */
 static int
 in_git_dir(int rootfd, const char *rel)
 {
-	char dir[4096];
+	struct git_hooks h;
+	char dir[4096], err[256];
 	struct stat st;
 	size_t i;
 	int fd, rc;
 
 	if (snprintf(dir, sizeof(dir), "%s", rel) >= (int)sizeof(dir))
+		return 1;
+	if (git_hooks_find(rootfd, &h, err, sizeof(err)) != 0) {
+		log_warnx("%s", err);
+		return 1;
+	}
+	rc = git_hooks_cover(&h, rel);
+	git_hooks_free(&h);
+	if (rc)
 		return 1;
 	if (fstatat(rootfd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0 ||
 	    errno != ENOENT)

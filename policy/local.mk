@@ -19,6 +19,7 @@ libairlock_a_SOURCES += \
 	policy/path.c policy/path.h \
 	policy/types.c policy/types.h \
 	policy/vcsdirs.c policy/vcsdirs.h \
+	policy/githooks.c policy/githooks.h \
 	supervisor/cmd_check.c
 
 # The built-in default manifest is contrib/manifests/default.yaml, turned
@@ -75,6 +76,10 @@ noinst_PROGRAMS += bench/bench_path
 bench_bench_path_LDADD = libairlock.a $(AIRLOCK_LIBS)
 # --- writepolicy: the rules every workspace write obeys (issue 12) ---
 libairlock_a_SOURCES += policy/writepolicy.c policy/writepolicy.h
+check_PROGRAMS += tests/unit/test_githooks
+TESTS += tests/unit/test_githooks
+tests_unit_test_githooks_CFLAGS = $(unit_cflags)
+tests_unit_test_githooks_LDADD = $(unit_ldadd)
 check_PROGRAMS += tests/unit/test_writepolicy
 TESTS += tests/unit/test_writepolicy
 tests_unit_test_writepolicy_CFLAGS = $(unit_cflags)

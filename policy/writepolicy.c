@@ -256,7 +256,8 @@ writepolicy_rule_text(const char *rule)
 		    "workspace" },
 		{ WP_RULE_GIT,
 		    "no .git, .hg, .jj or .sl, nor a file named HEAD (a git "
-		    "directory's) or anything in a directory holding one, "
+		    "directory's), nor anything in a directory holding one or "
+		    "in a hooks directory of git's config (core.hooksPath), "
 		    "may be written, at any depth" },
 		{ WP_RULE_NAME, "a path must be valid UTF-8" },
 		{ WP_RULE_AIRLOCK,

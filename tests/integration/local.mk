@@ -236,6 +236,10 @@ EXTRA_DIST += tests/integration/proxy_dns_search.sh
 # does not stop: the exec ends, with its exec_end.
 TESTS += tests/integration/exec_proxy_stop.sh
 EXTRA_DIST += tests/integration/exec_proxy_stop.sh
+# A hooks directory of git's config (core.hooksPath, husky's .husky/_)
+# is the git rule's: a planted hook is refused.
+TESTS += tests/integration/changeset_hookspath.sh
+EXTRA_DIST += tests/integration/changeset_hookspath.sh
 # An exec_end larger than a datagram (a change set's refusals) is
 # recorded whole, not as {}.
 TESTS += tests/integration/exec_end_large.sh

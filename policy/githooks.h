@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
+/*
+ * githooks: where git runs a repository's hooks when its config moves
+ * them out of .git (core.hooksPath: husky's ".husky/_", a project's
+ * ".githooks").  A hook there runs on the host at the person's next
+ * commit, checkout or push, so a write beneath it is the git rule's, as
+ * a write in .git/hooks is (policy/writepolicy.h: the callers mark such
+ * entries in_git_dir).
+ *
+ * git_hooks_find() reads the config files git reads for the repository
+ * that holds the workspace (the system's /etc/gitconfig, the person's
+ * ~/.gitconfig and $XDG_CONFIG_HOME/git/config from $HOME, the
+ * repository's config, config.worktree and its common directory's), and
+ * the files they include, each include followed whatever its condition
+ * (more protection, never less).  Every core.hooksPath value found,
+ * not only the one git would pick, is kept where it falls inside the
+ * workspace: relative to the working tree's top, "~/" from $HOME, or
+ * absolute.  Husky's hooks directory ".husky/_" runs the scripts of its
+ * parent, so a directory named "_" covers its parent too.  Read
+ * lexically: the directories need not exist.
+ */
+#ifndef AIRLOCK_POLICY_GITHOOKS_H
+#define AIRLOCK_POLICY_GITHOOKS_H
+
+#include <stddef.h>
+
+#define GIT_HOOKS_MAX 16 /* directories kept; more: an error */
+
+struct git_hooks {
+	/* Workspace-relative, without "." or ".." components; "" is the
+	 * workspace itself (then only files named like hooks count). */
+	char *dir[GIT_HOOKS_MAX];
+	size_t n;
+};
+
+/*
+ * Fills |h| for the workspace open at |rootfd| (a directory).  Returns 0,
+ * or -1 with |err| set when a config file exists but cannot be read, an
+ * include nests past 10 files, or more than GIT_HOOKS_MAX directories
+ * are found: the caller cannot tell what is a hook and refuses.
+ */
+int git_hooks_find(int rootfd, struct git_hooks *h, char *err, size_t errlen);
+
+/* 1 if the workspace-relative |path| is a hooks directory of |h|, is
+ * beneath one, or (for the workspace itself) is named like a hook. */
+int git_hooks_cover(const struct git_hooks *h, const char *path);
+
+void git_hooks_free(struct git_hooks *h);
+
+#endif

@@ -1,0 +1,114 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# A repository whose config moves its hooks out of .git (core.hooksPath:
+# husky's ".husky/_", whose scripts run ".husky/pre-commit"; a project's
+# ".githooks" set in the person's ~/.gitconfig) runs them from the
+# working tree.  A run's change set that wrote .husky/pre-commit landed,
+# and the person's next "git commit" ran it on the host.  The git rule
+# now takes in the hooks directories of git's config (policy/githooks.h):
+# tried for real from inside airlock exec, as root and as uid 4242, and
+# through the broker's write_file; the control shows the plant works
+# with this git.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/mcp_lib.sh"
+mcp_env
+chmod 755 "$T"
+U=4242
+mkdir -m 1777 "$T/marks"
+
+# repo DIR: a repository laid out as husky (v9) leaves it.
+repo() {
+	mkdir -p "$1/.husky/_" "$1/src"
+	git -C "$1" init -q
+	git -C "$1" config core.hooksPath .husky/_
+	git -C "$1" config user.name t
+	git -C "$1" config user.email t@t
+	# husky's own script: runs the project's .husky/<hook> if there is one.
+	printf '#!/bin/sh\nh="$(dirname "$0")/../$(basename "$0")"\n[ -f "$h" ] && exec sh "$h"\nexit 0\n' \
+	    >"$1/.husky/_/pre-commit"
+	chmod 755 "$1/.husky/_/pre-commit"
+	echo "print(1)" >"$1/src/main.py"
+	git -C "$1" add -A
+	git -C "$1" commit -qm init
+}
+# commit DIR [UID]: what the person runs after a change.
+commit() {
+	as_uid "${2:-0}" sh -c 'cd "$1" && echo "# $(date +%s%N)" >>src/main.py && git add -A && git commit -qm next >/dev/null 2>&1' sh "$1"
+}
+PLANT='mkdir -p .husky && printf "#!/bin/sh\ntouch %s\n" >.husky/pre-commit'
+
+# The attack is real with this git: planted on the host, it runs.
+repo "$T/control"
+(cd "$T/control" && sh -c "$(printf "$PLANT" "$T/control-pwned")")
+commit "$T/control"
+check "control: git commit runs a planted .husky/pre-commit" test -e "$T/control-pwned"
+
+for u in 0 $U; do
+	ws="$T/ws$u"
+	mkdir -p "$T/st$u"
+	repo "$ws"
+	chown -R "$u:$u" "$ws" "$T/st$u"
+	cd "$ws" || exit 1
+	out=$(as_uid "$u" "$AIRLOCK" exec --workspace "$ws" -- sh -c "$(printf "$PLANT" "$T/marks/pwned$u") && echo also >src/extra.py" 2>&1)
+	status=$?
+	expect_eq "uid $u: a .husky/pre-commit planted: refused (77)" "$status" 77
+	expect_contains "uid $u: named with the git rule" "$out" "refused: .husky/pre-commit: git"
+	check "uid $u: no .husky/pre-commit on the host" test ! -e "$ws/.husky/pre-commit"
+	check "uid $u: nothing else of that run applied" test ! -e "$ws/src/extra.py"
+	commit "$ws" "$u"
+	check "uid $u: git commit runs no planted hook" test ! -e "$T/marks/pwned$u"
+	# husky's own scripts, in .husky/_, are hooks too.
+	out=$(as_uid "$u" "$AIRLOCK" exec --workspace "$ws" -- sh -c "echo 'touch $T/marks/own$u' >>.husky/_/pre-commit" 2>&1)
+	expect_eq "uid $u: an edit of .husky/_/pre-commit: refused (77)" "$?" 77
+	check "uid $u: husky's script unchanged" git -c safe.directory="*" -C "$ws" diff --quiet -- .husky
+	# Other writes still land.
+	out=$(as_uid "$u" "$AIRLOCK" exec --workspace "$ws" -- sh -c "echo fine >src/ok.py && echo huskyrc >.huskyrc" 2>&1)
+	expect_eq "uid $u: a change elsewhere lands" "$?" 0
+	check "uid $u: it landed" test -f "$ws/src/ok.py" -a -f "$ws/.huskyrc"
+	cd "$T" || exit 1
+done
+
+# A hooks directory set in the person's own ~/.gitconfig, relative: it
+# is the same in every repository.
+ws="$T/wsg"
+repo "$ws"
+git -C "$ws" config --unset core.hooksPath
+mkdir -p "$T/home"
+printf '[core]\n\thooksPath = .githooks\n' >"$T/home/.gitconfig"
+out=$(HOME="$T/home" "$AIRLOCK" exec --workspace "$ws" -- sh -c "mkdir .githooks && printf '#!/bin/sh\ntouch $T/marks/global\n' >.githooks/pre-commit && chmod 755 .githooks/pre-commit" 2>&1)
+expect_eq "a .githooks/pre-commit with ~/.gitconfig's hooksPath: refused (77)" "$?" 77
+expect_contains "named with the git rule" "$out" "refused: .githooks/pre-commit: git"
+HOME="$T/home" commit "$ws"
+check "git commit runs nothing planted" test ! -e "$T/marks/global"
+
+# A config that cannot be read: nothing lands, and it says why.
+mkdir "$T/badhome"
+mkdir "$T/badhome/.gitconfig"
+out=$(HOME="$T/badhome" "$AIRLOCK" exec --workspace "$ws" -- sh -c 'echo x >src/x.py' 2>&1)
+expect_eq "an unreadable ~/.gitconfig: the change set is not applied (74)" "$?" 74
+expect_contains "... for that reason" "$out" "cannot read git's config $T/badhome/.gitconfig"
+check "... nothing of it on the host" test ! -e "$ws/src/x.py"
+
+# Through the broker: write_file of .husky/pre-commit.
+ws="$T/ws0"
+cat >"$T/m.yaml" <<'EOF2'
+tools:
+  - name: write_file
+    input: { path: workspace_relative_path, content: string }
+    output: { sha256: sha256, bytes: integer }
+    sideEffect: workspace_write
+    timeoutMs: 2000
+EOF2
+mcp_start "$T/m.yaml" "$ws"
+mcp_call write_file "{\"path\":\".husky/pre-commit\",\"content\":\"#!/bin/sh\\ntouch $T/pwned-broker\\n\"}"
+expect_eq "write_file of .husky/pre-commit: refused by the git rule" \
+    "$(jr -c '[.result.structuredContent.errorClass, .result.structuredContent.rule]')" '["denied","git"]'
+mcp_call write_file '{"path":"src/fine.py","content":"x = 1\n"}'
+expect_eq "write_file elsewhere: written" "$(jr -c '.result.isError // false')" false
+mcp_stop
+check "write_file: no .husky/pre-commit on the host" test ! -e "$ws/.husky/pre-commit"
+commit "$ws"
+check "broker: git commit runs nothing planted" test ! -e "$T/pwned-broker"
+finish

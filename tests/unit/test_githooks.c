@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
+/*
+ * Unit tests for policy/githooks.c: the hooks directories of git's config
+ * (core.hooksPath) that fall inside a workspace, read from real files in
+ * a temporary tree: the repository's config, a linked worktree's common
+ * directory, $HOME's and $XDG_CONFIG_HOME's, includes; values quoted,
+ * relative, absolute, "~/", outside the workspace; the workspace below
+ * the repository's top; husky's "_"; config that cannot be read.
+ */
+#include "config.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <check.h>
+
+#include "policy/githooks.h"
+
+static char tmp[256];
+
+static void
+put(const char *rel, const char *text)
+{
+	char path[512], cmd[600], *slash;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", tmp, rel);
+	slash = strrchr(path, '/');
+	*slash = '\0';
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", path);
+	ck_assert_int_eq(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/%s", tmp, rel);
+	ck_assert_ptr_nonnull(fp = fopen(path, "w"));
+	fputs(text, fp);
+	fclose(fp);
+}
+
+/* git_hooks_find() for the workspace tmp/|ws|; its directories joined
+ * by ',' into |out| ("!" and the error on failure). */
+static void
+find(const char *ws, char *out, size_t len)
+{
+	struct git_hooks h;
+	char path[512], err[512];
+	size_t i;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", tmp, ws);
+	ck_assert_int_ne(fd = open(path, O_RDONLY | O_DIRECTORY), -1);
+	out[0] = '\0';
+	if (git_hooks_find(fd, &h, err, sizeof(err)) != 0) {
+		snprintf(out, len, "!%s", err);
+		close(fd);
+		return;
+	}
+	close(fd);
+	for (i = 0; i < h.n; i++)
+		snprintf(out + strlen(out), len - strlen(out), "%s%s",
+		    i > 0 ? "," : "", h.dir[i]);
+	git_hooks_free(&h);
+}
+
+static void
+setup(void)
+{
+	char home[300];
+
+	snprintf(tmp, sizeof(tmp), "/tmp/test_githooks.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	snprintf(home, sizeof(home), "%s/home", tmp);
+	mkdir(home, 0755);
+	setenv("HOME", home, 1);
+	unsetenv("XDG_CONFIG_HOME");
+}
+
+static void
+teardown(void)
+{
+	char cmd[300];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+START_TEST(test_none)
+{
+	char out[1024];
+
+	put("ws/.git/config", "[core]\n\tbare = false\n");
+	find("ws", out, sizeof(out));
+	ck_assert_str_eq(out, "");
+}
+END_TEST
+
+START_TEST(test_husky)
+{
+	struct git_hooks h = { 0 };
+	char out[1024];
+
+	put("ws/.git/config",
+	    "[core]\n\trepositoryformatversion = 0\n"
+	    "\thooksPath = .husky/_\n");
+	find("ws", out, sizeof(out));
+	ck_assert_str_eq(out, ".husky/_,.husky");
+	h.dir[0] = ".husky/_";
+	h.dir[1] = ".husky";
+	h.n = 2;
+	ck_assert_int_eq(git_hooks_cover(&h, ".husky/pre-commit"), 1);
+	ck_assert_int_eq(git_hooks_cover(&h, ".husky"), 1);
+	ck_assert_int_eq(git_hooks_cover(&h, ".husky/_/h"), 1);
+	ck_assert_int_eq(git_hooks_cover(&h, ".huskyrc"), 0);
+	ck_assert_int_eq(git_hooks_cover(&h, "src/.husky/pre-commit"), 0);
+}
+END_TEST
+
+START_TEST(test_value_forms)
+{
+	char out[1024], cfg[1024];
+
+	/* Quoted, with a comment; the section's name in another case; a
+	 * key on the section's line. */
+	put("ws/.git/config", "[CORE] hookspath = \"my hooks\" # why\n");
+	find("ws", out, sizeof(out));
+	ck_assert_str_eq(out, "my hooks");
+	/* Lexical: "./a/../b" is "b". */
+	put("ws/.git/config", "[core]\nhooksPath=./a/../b/\n");
+	find("ws", out, sizeof(out));
+	ck_assert_str_eq(out, "b");
+	/* Absolute inside; absolute, "~/" and "../" outside: not kept. */
+	snprintf(cfg, sizeof(cfg),
+	    "[core]\n\thooksPath = %s/ws/tools/hooks\n"
+	    "\thooksPath = /etc/hooks\n\thooksPath = ~/hooks\n"
+	    "\thooksPath = ../elsewhere\n",
+	    tmp);
+	put("ws/.git/config", cfg);
+	find("ws", out, sizeof(out));
+	ck_assert_str_eq(out, "tools/hooks");
+	/* Another section's key of the same name is not core's. */
+	put("ws/.git/config", "[alias]\n\thooksPath = x\n");
+	find("ws", out, sizeof(out));
+	ck_assert_str_eq(out, "");
+}
+END_TEST
+
+START_TEST(test_root_as_hooks)
+{
+	struct git_hooks h = { 0 };
+	char out[1024];
+
+	put("ws/.git/config", "[core]\n\thooksPath = .\n");
+	find("ws", out, sizeof(out));
+	ck_assert_str_eq(out, "");
+	h.dir[0] = "";
+	h.n = 1;
+	ck_assert_int_eq(git_hooks_cover(&h, "pre-commit"), 1);
+	ck_assert_int_eq(git_hooks_cover(&h, "post-checkout"), 1);
+	ck_assert_int_eq(git_hooks_cover(&h, "README"), 0);
+	ck_assert_int_eq(git_hooks_cover(&h, "src/pre-commit"), 0);
+}
+END_TEST
+
+START_TEST(test_root_as_hooks_found)
+{
+	struct git_hooks h;
+	char path[512], err[256];
+	int fd;
+
+	put("ws/.git/config", "[core]\n\thooksPath = .\n");
+	snprintf(path, sizeof(path), "%s/ws", tmp);
+	ck_assert_int_ne(fd = open(path, O_RDONLY | O_DIRECTORY), -1);
+	ck_assert_int_eq(git_hooks_find(fd, &h, err, sizeof(err)), 0);
+	close(fd);
+	ck_assert_uint_eq(h.n, 1);
+	ck_assert_int_eq(git_hooks_cover(&h, "pre-push"), 1);
+	ck_assert_int_eq(git_hooks_cover(&h, "main.c"), 0);
+	git_hooks_free(&h);
+}
+END_TEST
+
+START_TEST(test_workspace_below_top)
+{
+	char out[1024];
+
+	/* The workspace is repo/sub: the hooks in repo/sub/hooks are in
+	 * it (as "hooks"); repo/.husky is not. */
+	put("repo/.git/config",
+	    "[core]\n\thooksPath = sub/hooks\n"
+	    "\thooksPath = .husky\n");
+	put("repo/sub/x", "x\n");
+	find("repo/sub", out, sizeof(out));
+	ck_assert_str_eq(out, "hooks");
+}
+END_TEST
+
+START_TEST(test_worktree_and_global)
+{
+	char out[1024], text[512];
+
+	/* A linked worktree: .git is a gitdir: file, its config is the
+	 * common directory's; the person's ~/.gitconfig and the XDG one. */
+	put("main/.git/config", "[core]\n\thooksPath = wt-hooks\n");
+	put("main/.git/worktrees/wt/commondir", "../..\n");
+	snprintf(
+	    text, sizeof(text), "gitdir: %s/main/.git/worktrees/wt\n", tmp);
+	put("wt/.git", text);
+	put("home/.gitconfig", "[core]\n\thooksPath = .githooks\n");
+	find("wt", out, sizeof(out));
+	ck_assert_str_eq(out, ".githooks,wt-hooks");
+	snprintf(text, sizeof(text), "%s/xdg", tmp);
+	setenv("XDG_CONFIG_HOME", text, 1);
+	put("xdg/git/config", "[core]\n\thooksPath = xdg-hooks\n");
+	find("wt", out, sizeof(out));
+	ck_assert_str_eq(out, "xdg-hooks,.githooks,wt-hooks");
+}
+END_TEST
+
+START_TEST(test_includes)
+{
+	char out[1024];
+
+	/* Every include is followed, whatever its condition. */
+	put("ws/.git/config",
+	    "[include]\n\tpath = extra.cfg\n"
+	    "[includeIf \"onbranch:nope\"]\n\tpath = ~/cond.cfg\n");
+	put("ws/.git/extra.cfg", "[core]\n\thooksPath = inc-hooks\n");
+	put("home/cond.cfg", "[core]\n\thooksPath = cond-hooks\n");
+	find("ws", out, sizeof(out));
+	ck_assert_str_eq(out, "inc-hooks,cond-hooks");
+	/* A config that includes itself: past the depth, refused. */
+	put("ws/.git/config", "[include]\n\tpath = config\n");
+	find("ws", out, sizeof(out));
+	ck_assert_msg(
+	    strstr(out, "!git's config includes nest") == out, "got %s", out);
+}
+END_TEST
+
+START_TEST(test_unreadable)
+{
+	char out[1024], path[512];
+
+	/* A config that exists but cannot be read: nothing can be told.
+	 * One that cannot be opened (a symlink to itself)... */
+	snprintf(path, sizeof(path), "%s/home/.gitconfig", tmp);
+	ck_assert_int_eq(symlink(path, path), 0);
+	put("ws/.git/config", "[core]\n");
+	find("ws", out, sizeof(out));
+	ck_assert_msg(
+	    strstr(out, "!cannot read git's config") == out, "got %s", out);
+	/* ...and one that opens but cannot be read (a directory). */
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	find("ws", out, sizeof(out));
+	ck_assert_msg(
+	    strstr(out, "!cannot read git's config") == out, "got %s", out);
+}
+END_TEST
+
+START_TEST(test_too_many)
+{
+	char cfg[4096] = "[core]\n";
+	char out[4096];
+	int i;
+
+	for (i = 0; i < GIT_HOOKS_MAX + 1; i++)
+		snprintf(cfg + strlen(cfg), sizeof(cfg) - strlen(cfg),
+		    "\thooksPath = h%d\n", i);
+	put("ws/.git/config", cfg);
+	find("ws", out, sizeof(out));
+	ck_assert_msg(strstr(out, "!more than") == out, "got %s", out);
+}
+END_TEST
+
+static Suite *
+suite(void)
+{
+	Suite *s = suite_create("githooks");
+	TCase *tc = tcase_create("find");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_none);
+	tcase_add_test(tc, test_husky);
+	tcase_add_test(tc, test_value_forms);
+	tcase_add_test(tc, test_root_as_hooks);
+	tcase_add_test(tc, test_root_as_hooks_found);
+	tcase_add_test(tc, test_workspace_below_top);
+	tcase_add_test(tc, test_worktree_and_global);
+	tcase_add_test(tc, test_includes);
+	tcase_add_test(tc, test_unreadable);
+	tcase_add_test(tc, test_too_many);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}
