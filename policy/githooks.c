@@ -174,11 +174,17 @@ config_value(char *s)
 
 static int read_config(struct find *, const char *, int);
 
-/* An include's |value|, relative to the directory of |from|. */
+/*
+ * An include's |value|, relative to the directory of |from|.  A file it
+ * names inside the workspace is git's config as much as .git/config is
+ * (core.fsmonitor, an alias, core.hooksPath itself): kept, as a hooks
+ * directory is.
+ */
 static int
 include(struct find *f, const char *from, const char *value, int depth)
 {
 	char dir[PATH_MAX], path[PATH_MAX], *slash;
+	int rc;
 
 	if (strncmp(value, "~/", 2) == 0) {
 		if (f->home == NULL)
@@ -192,6 +198,8 @@ include(struct find *f, const char *from, const char *value, int depth)
 		if (normalize(dir, value, path, sizeof(path)) != 0)
 			return 0;
 	}
+	if ((rc = keep(f, path)) != 0)
+		return rc;
 	return read_config(f, path, depth + 1);
 }
 

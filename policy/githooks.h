@@ -17,8 +17,11 @@
  * not only the one git would pick, is kept where it falls inside the
  * workspace: relative to the working tree's top, "~/" from $HOME, or
  * absolute.  Husky's hooks directory ".husky/_" runs the scripts of its
- * parent, so a directory named "_" covers its parent too.  Read
- * lexically: the directories need not exist.
+ * parent, so a directory named "_" covers its parent too.  An included
+ * config file inside the workspace (a team's tracked ".gitconfig" that
+ * the repository's config includes) is kept too: git obeys it as it
+ * does .git/config, core.fsmonitor and all.  Read lexically: the paths
+ * need not exist.
  */
 #ifndef AIRLOCK_POLICY_GITHOOKS_H
 #define AIRLOCK_POLICY_GITHOOKS_H

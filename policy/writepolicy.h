@@ -25,9 +25,9 @@
  *                 or a file or symlink named "HEAD" (any case), which
  *                 makes a directory of any name a bare repository; or
  *                 anything but a removal beneath such a directory in
- *                 the workspace, or in a hooks directory of git's
- *                 config (core.hooksPath: policy/githooks.h) (in_git_dir:
- *                 the caller looks)
+ *                 the workspace, in a hooks directory of git's config
+ *                 (core.hooksPath) or a file it includes
+ *                 (policy/githooks.h) (in_git_dir: the caller looks)
  *   name          a path that is not valid UTF-8 (refusals, audit records
  *                 and the apply journal are JSON)
  *   airlock       a first component beginning with ".airlock-" (any case):

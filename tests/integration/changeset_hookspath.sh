@@ -6,7 +6,8 @@
 # ".githooks" set in the person's ~/.gitconfig) runs them from the
 # working tree.  A run's change set that wrote .husky/pre-commit landed,
 # and the person's next "git commit" ran it on the host.  The git rule
-# now takes in the hooks directories of git's config (policy/githooks.h):
+# now takes in the hooks directories of git's config, and the tracked
+# files it includes (policy/githooks.h):
 # tried for real from inside airlock exec, as root and as uid 4242, and
 # through the broker's write_file; the control shows the plant works
 # with this git.
@@ -82,6 +83,31 @@ expect_eq "a .githooks/pre-commit with ~/.gitconfig's hooksPath: refused (77)" "
 expect_contains "named with the git rule" "$out" "refused: .githooks/pre-commit: git"
 HOME="$T/home" commit "$ws"
 check "git commit runs nothing planted" test ! -e "$T/marks/global"
+
+# A tracked config file the repository's config includes is git's
+# config as much as .git/config: core.fsmonitor there runs at the next
+# "git status".  Control first, then from inside airlock exec.
+team() {	# DIR
+	repo "$1"
+	git -C "$1" config include.path ../team.gitconfig
+	printf '[user]\n\tname = team\n' >"$1/team.gitconfig"
+	git -C "$1" add -A
+	git -C "$1" commit -qm team
+}
+# fsmon MARK: the shell text that gives team.gitconfig an fsmonitor
+# touching MARK.
+fsmon() { printf 'printf "[core]\\n\\tfsmonitor = \\"touch %s; false\\"\\n" >>team.gitconfig' "$1"; }
+team "$T/control2"
+(cd "$T/control2" && sh -c "$(fsmon "$T/control2-pwned")")
+git -C "$T/control2" status >/dev/null 2>&1
+check "control: git status runs the fsmonitor of an included tracked file" test -e "$T/control2-pwned"
+ws="$T/wst"
+team "$ws"
+out=$("$AIRLOCK" exec --workspace "$ws" -- sh -c "$(fsmon "$T/marks/team")" 2>&1)
+expect_eq "an edit of the included team.gitconfig: refused (77)" "$?" 77
+expect_contains "named with the git rule" "$out" "refused: team.gitconfig: git"
+git -C "$ws" status >/dev/null 2>&1
+check "git status runs nothing planted" test ! -e "$T/marks/team"
 
 # A config that cannot be read: nothing lands, and it says why.
 mkdir "$T/badhome"

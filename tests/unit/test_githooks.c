@@ -230,7 +230,12 @@ START_TEST(test_includes)
 	put("ws/.git/extra.cfg", "[core]\n\thooksPath = inc-hooks\n");
 	put("home/cond.cfg", "[core]\n\thooksPath = cond-hooks\n");
 	find("ws", out, sizeof(out));
-	ck_assert_str_eq(out, "inc-hooks,cond-hooks");
+	ck_assert_str_eq(out, ".git/extra.cfg,inc-hooks,cond-hooks");
+	/* An included file inside the workspace is git's config too. */
+	put("ws/.git/config", "[include]\n\tpath = ../team.gitconfig\n");
+	put("ws/team.gitconfig", "[core]\n\tfsmonitor = x\n");
+	find("ws", out, sizeof(out));
+	ck_assert_str_eq(out, "team.gitconfig");
 	/* A config that includes itself: past the depth, refused. */
 	put("ws/.git/config", "[include]\n\tpath = config\n");
 	find("ws", out, sizeof(out));
