@@ -10,11 +10,13 @@ cd "$(dirname "$0")/.."
 # Build tools and libraries (each library's -dev package), the test
 # framework, and what the tests and benchmarks call (podman, with runc for
 # hosts that mix cgroup v1 and v2: tests/integration/deploy_podman.sh; git
-# and mercurial, whose planted repositories the write policy refuses).
+# and mercurial, whose planted repositories the write policy refuses;
+# pre-commit, whose planted hook entries it refuses).
 packages="build-essential autoconf automake pkg-config
 libseccomp-dev libcap-ng-dev libyaml-dev libsodium-dev libjansson-dev check
 util-linux procps iproute2 diffutils bubblewrap clang jq python3 bash
 valgrind cppcheck clang-tidy clang-format mandoc strace git mercurial
+pre-commit
 podman runc"
 
 missing=""

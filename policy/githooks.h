@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /* Copyright (c) 2026 The airlock authors */
 /*
- * githooks: where git runs a repository's hooks when its config moves
- * them out of .git (core.hooksPath: husky's ".husky/_", a project's
- * ".githooks").  A hook there runs on the host at the person's next
+ * githooks: the files of a working tree that git's hooks run: the
+ * hooks directories of git's config (core.hooksPath: husky's
+ * ".husky/_", a project's ".githooks"), the config files it includes,
+ * and the config of the hook managers its hooks call.  A hook there runs on the host at the person's next
  * commit, checkout or push, so a write beneath it is the git rule's, as
  * a write in .git/hooks is (policy/writepolicy.h: the callers mark such
  * entries in_git_dir).
@@ -20,8 +21,11 @@
  * parent, so a directory named "_" covers its parent too.  An included
  * config file inside the workspace (a team's tracked ".gitconfig" that
  * the repository's config includes) is kept too: git obeys it as it
- * does .git/config, core.fsmonitor and all.  Read lexically: the paths
- * need not exist.
+ * does .git/config, core.fsmonitor and all.  And the hook managers
+ * whose hooks (in .git/hooks or a hooks directory) run commands from a
+ * tracked file: pre-commit's .pre-commit-config.yaml (or the hook's
+ * --config=), lefthook's lefthook.yml and its kin.  Read lexically: the
+ * paths need not exist.
  */
 #ifndef AIRLOCK_POLICY_GITHOOKS_H
 #define AIRLOCK_POLICY_GITHOOKS_H

@@ -109,6 +109,36 @@ expect_contains "named with the git rule" "$out" "refused: team.gitconfig: git"
 git -C "$ws" status >/dev/null 2>&1
 check "git status runs nothing planted" test ! -e "$T/marks/team"
 
+# A hook manager's hook runs the commands of a tracked file: pre-commit's
+# runs the entries of .pre-commit-config.yaml at every commit.
+if command -v pre-commit >/dev/null 2>&1; then
+	export PRE_COMMIT_HOME="$T/pre-commit-cache"
+	pc_repo() {	# DIR
+		repo "$1"
+		git -C "$1" config --unset core.hooksPath
+		printf 'repos:\n  - repo: local\n    hooks:\n      - id: ok\n        name: ok\n        entry: "true"\n        language: system\n        pass_filenames: false\n' \
+		    >"$1/.pre-commit-config.yaml"
+		git -C "$1" add -A
+		git -C "$1" commit -qm pc
+		(cd "$1" && pre-commit install >/dev/null)
+	}
+	# pc_plant MARK: the shell text that makes the entry touch MARK.
+	pc_plant() { printf "sed -i 's|entry: \"true\"|entry: touch %s|' .pre-commit-config.yaml" "$1"; }
+	pc_repo "$T/control3"
+	(cd "$T/control3" && sh -c "$(pc_plant "$T/control3-pwned")")
+	(cd "$T/control3" && git add -A && git commit -qm next >/dev/null 2>&1)
+	check "control: git commit runs a planted pre-commit entry" test -e "$T/control3-pwned"
+	ws="$T/wspc"
+	pc_repo "$ws"
+	out=$("$AIRLOCK" exec --workspace "$ws" -- sh -c "$(pc_plant "$T/marks/pc")" 2>&1)
+	expect_eq "an edit of .pre-commit-config.yaml: refused (77)" "$?" 77
+	expect_contains "named with the git rule" "$out" "refused: .pre-commit-config.yaml: git"
+	(cd "$ws" && echo more >>src/main.py && git commit -qam next >/dev/null 2>&1)
+	check "git commit runs nothing planted" test ! -e "$T/marks/pc"
+else
+	echo "# pre-commit (Debian package pre-commit) is absent: its hook is not tried"
+fi
+
 # A config that cannot be read: nothing lands, and it says why.
 mkdir "$T/badhome"
 mkdir "$T/badhome/.gitconfig"
