@@ -299,51 +299,18 @@ include(struct find *f, const char *from, const char *value, int depth)
 }
 
 /*
- * One config file: core.hooksPath and include paths ([include] and
- * [includeIf "..."], whatever the condition).  A file that does not
- * exist is no error; one that cannot be read is.
+ * The text |buf| (NUL-terminated; changed in place) of the config file
+ * at |path|: core.hooksPath and include paths ([include] and
+ * [includeIf "..."], whatever the condition).
  */
 static int
-read_config(struct find *f, const char *path, int depth)
+parse_config(struct find *f, const char *path, char *buf, int depth)
 {
-	char *buf, *line, *next, *p, *key, *end;
+	char *line, *next, *p, *key, *end;
 	char sect[32] = "";
-	ssize_t n;
-	size_t len = 0, i;
-	int fd, rc = 0;
+	size_t i;
+	int rc = 0;
 
-	if (depth > INCLUDE_DEPTH) {
-		snprintf(f->err, f->errlen,
-		    "git's config includes nest more "
-		    "than %d files deep (%s)",
-		    INCLUDE_DEPTH, path);
-		return -1;
-	}
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-		if (errno == ENOENT || errno == ENOTDIR)
-			return 0;
-		snprintf(f->err, f->errlen, "cannot read git's config %s: %s",
-		    path, strerror(errno));
-		return -1;
-	}
-	buf = xcalloc(1, CONFIG_MAX + 1);
-	while (len < CONFIG_MAX &&
-	    (n = read(fd, buf + len, CONFIG_MAX - len)) != 0) {
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1) {
-			snprintf(f->err, f->errlen,
-			    "cannot read git's config "
-			    "%s: %s",
-			    path, strerror(errno));
-			close(fd);
-			free(buf);
-			return -1;
-		}
-		len += (size_t)n;
-	}
-	close(fd);
-	buf[len] = '\0';
 	for (line = buf; rc == 0 && line != NULL; line = next) {
 		if ((next = strchr(line, '\n')) != NULL)
 			*next++ = '\0';
@@ -385,6 +352,62 @@ read_config(struct find *f, const char *path, int depth)
 		    strcasecmp(key, "path") == 0)
 			rc = include(f, path, p, depth);
 	}
+	return rc;
+}
+
+/*
+ * One config file, read and parsed (parse_config()).  A file that does
+ * not exist is no error; one that cannot be read is.
+ */
+static int
+read_config(struct find *f, const char *path, int depth)
+{
+	struct stat st;
+	char *buf;
+	ssize_t n;
+	size_t len = 0;
+	int fd, rc;
+
+	if (depth > INCLUDE_DEPTH) {
+		snprintf(f->err, f->errlen,
+		    "git's config includes nest more "
+		    "than %d files deep (%s)",
+		    INCLUDE_DEPTH, path);
+		return -1;
+	}
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 0;
+		snprintf(f->err, f->errlen, "cannot read git's config %s: %s",
+		    path, strerror(errno));
+		return -1;
+	}
+	/* Not a device or a pipe that would keep us waiting. */
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+		snprintf(f->err, f->errlen, "cannot read git's config %s: %s",
+		    path, "not a regular file");
+		close(fd);
+		return -1;
+	}
+	buf = xcalloc(1, CONFIG_MAX + 1);
+	while (len < CONFIG_MAX &&
+	    (n = read(fd, buf + len, CONFIG_MAX - len)) != 0) {
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			snprintf(f->err, f->errlen,
+			    "cannot read git's config "
+			    "%s: %s",
+			    path, strerror(errno));
+			close(fd);
+			free(buf);
+			return -1;
+		}
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	rc = parse_config(f, path, buf, depth);
 	free(buf);
 	return rc;
 }
@@ -552,4 +575,33 @@ git_hooks_free(struct git_hooks *h)
 	for (i = 0; i < h->n; i++)
 		free(h->dir[i]);
 	h->n = 0;
+}
+
+int
+git_hooks_parse(const char *text, size_t len, const char *ws, const char *top,
+    struct git_hooks *h, char *err, size_t errlen)
+{
+	struct find f;
+	char *buf, path[PATH_MAX + 16];
+	size_t i;
+	int rc;
+
+	memset(h, 0, sizeof(*h));
+	memset(&f, 0, sizeof(f));
+	f.h = h;
+	f.err = err;
+	f.errlen = errlen;
+	f.home = NULL;
+	snprintf(f.ws, sizeof(f.ws), "%s", ws);
+	snprintf(f.top, sizeof(f.top), "%s", top);
+	snprintf(path, sizeof(path), "%s/.git/config", top);
+	buf = xcalloc(1, len + 1);
+	memcpy(buf, text, len);
+	rc = parse_config(&f, path, buf, 0);
+	free(buf);
+	for (i = 0; i < f.nscan; i++)
+		free(f.scan[i]);
+	if (rc != 0)
+		git_hooks_free(h);
+	return rc;
 }

@@ -55,4 +55,13 @@ int git_hooks_cover(const struct git_hooks *h, const char *path);
 
 void git_hooks_free(struct git_hooks *h);
 
+/*
+ * For the fuzzer (fuzz/fuzz_gitconfig.c): parses |text| (|len| bytes) as
+ * the config file TOP/.git/config of a working tree at |top| holding the
+ * workspace |ws| (both absolute), with no $HOME; includes are read from
+ * the files they name.  As git_hooks_find() otherwise.
+ */
+int git_hooks_parse(const char *text, size_t len, const char *ws,
+    const char *top, struct git_hooks *h, char *err, size_t errlen);
+
 #endif
