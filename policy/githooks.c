@@ -80,7 +80,7 @@ normalize(const char *base, const char *path, char *out, size_t outlen)
 
 /* Keeps absolute |dir| if it is the workspace or beneath it. */
 static int
-keep(struct find *f, const char *dir)
+keep_one(struct find *f, const char *dir)
 {
 	size_t wl = strlen(f->ws);
 	const char *rel;
@@ -105,6 +105,20 @@ keep(struct find *f, const char *dir)
 	}
 	f->h->dir[f->h->n++] = xstrdup(rel);
 	return 0;
+}
+
+/* keep_one() of absolute |path| as written and, where it exists, as it
+ * resolves (a symlink in $HOME's path, a linked directory). */
+static int
+keep(struct find *f, const char *path)
+{
+	char real[PATH_MAX];
+	int rc;
+
+	if ((rc = keep_one(f, path)) != 0 || realpath(path, real) == NULL ||
+	    strcmp(real, path) == 0)
+		return rc;
+	return keep_one(f, real);
 }
 
 /* Keeps absolute hooks directory |dir| for hook_managers(). */

@@ -147,6 +147,21 @@ START_TEST(test_value_forms)
 }
 END_TEST
 
+START_TEST(test_linked_dir)
+{
+	char out[1024], path[512], target[512];
+
+	/* .husky a symlink to tools/husky: both are the hooks directory. */
+	put("ws/tools/husky/pre-commit", "#!/bin/sh\n");
+	snprintf(path, sizeof(path), "%s/ws/.husky", tmp);
+	snprintf(target, sizeof(target), "tools/husky");
+	ck_assert_int_eq(symlink(target, path), 0);
+	put("ws/.git/config", "[core]\n\thooksPath = .husky\n");
+	find("ws", out, sizeof(out));
+	ck_assert_str_eq(out, ".husky,tools/husky");
+}
+END_TEST
+
 START_TEST(test_root_as_hooks)
 {
 	struct git_hooks h = { 0 };
@@ -326,6 +341,7 @@ suite(void)
 	tcase_add_test(tc, test_none);
 	tcase_add_test(tc, test_husky);
 	tcase_add_test(tc, test_value_forms);
+	tcase_add_test(tc, test_linked_dir);
 	tcase_add_test(tc, test_root_as_hooks);
 	tcase_add_test(tc, test_root_as_hooks_found);
 	tcase_add_test(tc, test_workspace_below_top);
