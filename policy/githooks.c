@@ -28,6 +28,8 @@ static const char *const hook_names[] = { "applypatch-msg", "pre-applypatch",
 	"push-to-checkout", "pre-auto-gc", "post-rewrite", "sendemail-validate",
 	"fsmonitor-watchman", "p4-changelist", "p4-prepare-changelist",
 	"p4-post-changelist", "p4-pre-submit", "post-index-change", NULL };
+_Static_assert(sizeof(hook_names) / sizeof(hook_names[0]) ==
+	GIT_HOOK_NAMES + 1, "GIT_HOOK_NAMES");
 
 struct find {
 	struct git_hooks *h;
@@ -579,6 +581,12 @@ git_hooks_cover(const struct git_hooks *h, const char *path)
 			return 1;
 	}
 	return 0;
+}
+
+const char *
+git_hook_name(size_t i)
+{
+	return i < GIT_HOOK_NAMES ? hook_names[i] : NULL;
 }
 
 void

@@ -33,6 +33,7 @@
 #include <stddef.h>
 
 #define GIT_HOOKS_MAX 16 /* directories kept; more: an error */
+#define GIT_HOOK_NAMES 28 /* the names git runs as hooks (githooks(5)) */
 
 struct git_hooks {
 	/* Workspace-relative, without "." or ".." components; "" is the
@@ -54,6 +55,10 @@ int git_hooks_find(int rootfd, struct git_hooks *h, char *err, size_t errlen);
 int git_hooks_cover(const struct git_hooks *h, const char *path);
 
 void git_hooks_free(struct git_hooks *h);
+
+/* The |i|th of the GIT_HOOK_NAMES names git runs as hooks, NULL past the
+ * last: what a hooks directory that is the workspace itself holds. */
+const char *git_hook_name(size_t i);
 
 /*
  * For the fuzzer (fuzz/fuzz_gitconfig.c): parses |text| (|len| bytes) as

@@ -765,6 +765,161 @@ vcs_cover(const struct runner_plan *p, const char *ws)
 }
 
 /*
+ * The checkout's git hooks in a session's view (plan.hooks, found by the
+ * parent in the checkout: policy/githooks.h): the hooks directories of
+ * its config (husky's .husky/_ and .husky, a .githooks), the config files
+ * it includes, the hook managers' configs.  git run by a check reads the
+ * checkout's config (vcs_real()), and that config runs these files of
+ * the working tree, which in the view are the agent's to write: a check
+ * granted a secret that commits, or that runs "git status" under an
+ * included core.fsmonitor, would run the agent's command with the
+ * secret.  hooks_open() takes the checkout's own of each (a directory or
+ * regular file, no symlink followed) before the old root goes;
+ * hooks_cover() puts it over the view's, read-only, or masks the view's
+ * where the checkout has none of that type.  A symlink of the view's on
+ * the way is masked where it stands, so git finds no hooks through it.
+ * A path the view lacks is left alone: nothing runs from it.
+ */
+static int hook_fd[RUNNER_MAX_HOOKS];
+static unsigned char hook_isdir[RUNNER_MAX_HOOKS];
+
+static void
+hooks_open(const struct runner_plan *p, const char *lower)
+{
+	struct open_how how;
+	struct mount_attr ma;
+	struct stat st;
+	size_t i;
+	int lfd, fd;
+
+	if ((lfd = open(lower, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+		fail(p, "open workspace", p->workspace);
+	for (i = 0; i < p->nhooks; i++) {
+		hook_fd[i] = -1;
+		memset(&how, 0, sizeof(how));
+		how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
+		how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH;
+		if ((fd = (int)syscall(SYS_openat2, lfd, p->hooks[i], &how,
+		    sizeof(how))) == -1) {
+			if (errno == ENOENT || errno == ENOTDIR ||
+			    errno == ELOOP)
+				continue;
+			fail(p, "open the checkout's", p->hooks[i]);
+		}
+		if (fstat(fd, &st) == -1)
+			fail(p, "stat the checkout's", p->hooks[i]);
+		if (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) {
+			hook_isdir[i] = S_ISDIR(st.st_mode);
+			if ((hook_fd[i] = open_tree(fd, "", AT_EMPTY_PATH |
+			    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+			    AT_RECURSIVE)) == -1)
+				fail(p, "open_tree the checkout's",
+				    p->hooks[i]);
+			memset(&ma, 0, sizeof(ma));
+			ma.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+			    MOUNT_ATTR_NODEV;
+			if (mount_setattr(hook_fd[i], "", AT_EMPTY_PATH |
+			    AT_RECURSIVE, &ma, sizeof(ma)) == -1)
+				fail(p, "read-only", p->hooks[i]);
+		}
+		close(fd);
+	}
+	close(lfd);
+}
+
+/* Mounts the detached |mfd| over |tfd| read-only, and closes |mfd|. */
+static void
+cover_with(const struct runner_plan *p, int mfd, int tfd, const char *what,
+    const char *path)
+{
+	struct mount_attr ma;
+
+	memset(&ma, 0, sizeof(ma));
+	ma.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+	if (mount_setattr(mfd, "", AT_EMPTY_PATH | AT_RECURSIVE, &ma,
+	    sizeof(ma)) == -1 || move_mount(mfd, "", tfd, "",
+	    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) == -1)
+		fail(p, what, path);
+	close(mfd);
+}
+
+/* A mask of |st|'s type (an empty directory or file), detached. */
+static int
+mask_tree(const struct runner_plan *p, const struct stat *st)
+{
+	int mfd;
+
+	if ((mfd = open_tree(AT_FDCWD, S_ISDIR(st->st_mode) ? MASK_DIR :
+	    MASK_FILE, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) == -1)
+		fail(p, "open_tree", MASK_FILE);
+	return mfd;
+}
+
+/*
+ * Opens |rel| in the view at |wfd| with no symlink followed.  Where a
+ * symlink stands on the way, cuts |rel| to it (|buf|) and opens that.
+ * -1 where the view has nothing there.
+ */
+static int
+hook_open_view(const struct runner_plan *p, int wfd, const char *rel,
+    char *buf)
+{
+	struct open_how how;
+	char *slash;
+	int fd;
+
+	cat(p, buf, "", rel);
+	memset(&how, 0, sizeof(how));
+	how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
+	how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH;
+	for (;;) {
+		if ((fd = (int)syscall(SYS_openat2, wfd, buf, &how,
+		    sizeof(how))) != -1)
+			return fd;
+		if (errno == ENOENT || errno == ENOTDIR)
+			return -1;
+		if (errno != ELOOP)
+			fail(p, "open the session's", rel);
+		/* A symlink before the last name: try the shorter path,
+		 * whose last name may be it. */
+		if ((slash = strrchr(buf, '/')) == NULL)
+			fail(p, "open the session's", rel);
+		*slash = '\0';
+	}
+}
+
+static void
+hooks_cover(const struct runner_plan *p, const char *ws)
+{
+	char buf[RUNNER_MAX_PATH];
+	struct stat st;
+	size_t i;
+	int wfd, tfd, mfd;
+
+	if ((wfd = open(ws, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+		fail(p, "open", ws);
+	for (i = 0; i < p->nhooks; i++) {
+		if ((tfd = hook_open_view(p, wfd, p->hooks[i], buf)) == -1)
+			goto next;
+		if (fstat(tfd, &st) == -1)
+			fail(p, "stat", buf);
+		if (hook_fd[i] != -1 && strcmp(buf, p->hooks[i]) == 0 &&
+		    S_ISDIR(st.st_mode) == hook_isdir[i] && !S_ISLNK(st.st_mode)) {
+			mfd = hook_fd[i];
+			hook_fd[i] = -1;
+		} else
+			mfd = mask_tree(p, &st);
+		cover_with(p, mfd, tfd, "cover the session's git hook", buf);
+		close(tfd);
+next:
+		if (hook_fd[i] != -1)
+			close(hook_fd[i]);
+		hook_fd[i] = -1;
+	}
+	close(wfd);
+}
+
+/*
  * The user namespace of an idmapped workspace (as root, when the runner's
  * uid does not own it), or -1: the parent makes it after clone() and
  * sends it while we build the rest of the root (plan.idmap_later): "I"
@@ -875,6 +1030,8 @@ cow_workspace(const struct runner_plan *p, const char *lower, int *vcsfd)
 		vcs_open(p, lower, vcsfd);
 		/* And what the agent planted deeper, for vcs_cover(). */
 		vcs_walk(p, lower);
+		/* The checkout's git hooks, for hooks_cover(). */
+		hooks_open(p, lower);
 		/* A session's changes over the workspace (lower_upper). */
 		if ((size_t)snprintf(lbuf, sizeof(lbuf), "%s%s:%s", OLDROOT,
 		    p->lower_upper, lower) >= sizeof(lbuf)) {
@@ -1058,6 +1215,7 @@ build_root(const struct runner_plan *p)
 	if (p->lower_upper != NULL) {
 		vcs_real(p, p->workspace, vcsfd);
 		vcs_cover(p, p->workspace);
+		hooks_cover(p, p->workspace);
 	}
 	if (p->view_sock != -1) {
 		/* The caller's handle on this very overlay (send_view). */

@@ -25,6 +25,7 @@
 
 #include <pthread.h>
 
+#include "policy/githooks.h"
 #include "policy/manifest.h"
 
 #define RUNNER_MAX_PATH	4096
@@ -45,6 +46,11 @@
 
 /* Read-write binds (sandbox_policy.read_write) a runner can take. */
 #define RUNNER_MAX_RW	16
+
+/* The checkout's git hooks a runner covers in a session's view: each
+ * hooks directory and file, and a hook's name where the workspace itself
+ * is a hooks directory (policy/githooks.h). */
+#define RUNNER_MAX_HOOKS	(GIT_HOOKS_MAX + GIT_HOOK_NAMES)
 
 /*
  * How the child binds one read-only or read-write entry of the policy, as
@@ -113,6 +119,10 @@ struct runner_plan {
 	int		 workspace_readonly;
 	int		 upper_durable;	/* see runner_request */
 	const char	*lower_upper;	/* see runner_request */
+	char		**hooks;	/* with lower_upper: the checkout's
+					 * git hooks, workspace-relative
+					 * (hooks_cover() in child.c) */
+	size_t		 nhooks;
 	int		 view_sock;	/* see runner_request; -1: none */
 	int		 netns_fd;	/* a fresh network namespace the
 					   child joins first, or -1: the

@@ -16,6 +16,9 @@
 #                       set to --cow adds it)
 # cow_secret_nowhere    passes if neither form of the secret is in any
 #                       session's files
+# cow_agent_check CHECK BODY
+#                       $T/agent.sh: runs BODY in its sandbox, then calls
+#                       run_check CHECK and reads the check's artifact
 if [ "$(id -u)" != 0 ] || ! command -v git >/dev/null || ! command -v setpriv >/dev/null; then
 	echo "# SKIP: needs root, git and setpriv"; TESTS_FINISHED=1; exit 77
 fi
@@ -61,4 +64,17 @@ cow_secret_nowhere() {
 	else
 		pass "the secret (or its reverse) is nowhere the agent or the log can read"
 	fi
+}
+
+cow_agent_check() {	# CHECK BODY
+	{
+		echo '#!/bin/sh'
+		printf '%s\n' "$2"
+		cat <<EOF2
+{ printf '%s\n' '$INIT' '$READY' '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_check","arguments":{"checkId":"$1"}}}'; sleep 2
+  printf '{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"airlock://%s/artifacts/0001-$1.log"}}\n' "\$AIRLOCK_SESSION"
+  sleep 1; } | $A connect
+EOF2
+	} >"$T/agent.sh"
+	chmod 755 "$T/agent.sh"
 }

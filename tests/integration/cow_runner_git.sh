@@ -15,7 +15,6 @@
 . "$top_srcdir/tests/lib.sh"
 secret='n0t-for-the-agent-42'
 . "$top_srcdir/tests/integration/cow_lib.sh"
-CALL='{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_check","arguments":{"checkId":"diff"}}}'
 cat >"$T/m.yaml" <<'EOF'
 tools:
   - name: run_check
@@ -32,25 +31,13 @@ EOF
 chmod 644 "$T/m.yaml"
 
 # The agent: BODY, then the check, then its artifact (the whole output).
-agent_script() {	# BODY
-	{
-		echo '#!/bin/sh'
-		printf '%s\n' "$1"
-		cat <<EOF
-{ printf '%s\n' '$INIT' '$READY' '$CALL'; sleep 2
-  printf '{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"airlock://%s/artifacts/0001-diff.log"}}\n' "\$AIRLOCK_SESSION"
-  sleep 1; } | $A connect
-EOF
-	} >"$T/agent.sh"
-	chmod 755 "$T/agent.sh"
-}
 PLANT='echo agent-edit >>README.md
 git config --file .git/config diff.external "sh -c \"printf %s \\\"\\\$API_TOKEN\\\" | rev; echo\"" && echo GIT-CONFIG-WRITTEN'
 
 attack() {	# WHO RUN-PREFIX...: one round as root or as uid 4242
 	cow_run_setup "$@"
 
-	agent_script "$PLANT"
+	cow_agent_check diff "$PLANT"
 	run "$@"
 	out=$(cat "$T/out")
 	expect_contains "$who: the agent wrote .git/config in its view" "$out" GIT-CONFIG-WRITTEN
@@ -62,7 +49,7 @@ attack() {	# WHO RUN-PREFIX...: one round as root or as uid 4242
 
 	# The checkout has no .git: the agent's own repository is masked.
 	rm -rf "$ws/.git"
-	agent_script "git init -q . && git add -A && $PLANT"
+	cow_agent_check diff "git init -q . && git add -A && $PLANT"
 	run "$@"
 	out=$(cat "$T/out")
 	expect_contains "$who: the agent made a repository in its view" "$out" GIT-CONFIG-WRITTEN
@@ -73,7 +60,7 @@ attack() {	# WHO RUN-PREFIX...: one round as root or as uid 4242
 	[ "$who" = user ] && chown -R 4242:4242 "$ws/.git"
 
 	# The agent removed .git from its view: the check does not run on it.
-	agent_script "rm -rf .git && test ! -e .git && echo GIT-REMOVED"
+	cow_agent_check diff "rm -rf .git && test ! -e .git && echo GIT-REMOVED"
 	run "$@"
 	out=$(cat "$T/out")
 	expect_contains "$who: the agent removed .git in its view" "$out" GIT-REMOVED
@@ -82,7 +69,7 @@ attack() {	# WHO RUN-PREFIX...: one round as root or as uid 4242
 	expect_not_contains "$who: nothing of the secret" "$out" "$reversed"
 
 	# .git made a symlink to a copy of the agent's: not followed, refused.
-	agent_script "cp -a .git evil && rm -rf .git && ln -s evil .git && echo agent-edit >>README.md &&
+	cow_agent_check diff "cp -a .git evil && rm -rf .git && ln -s evil .git && echo agent-edit >>README.md &&
 git config --file evil/config diff.external \"sh -c \\\"printf %s \\\\\\\"\\\\\\\$API_TOKEN\\\\\\\" | rev; echo\\\"\" && test -L .git && echo GIT-LINKED"
 	run "$@"
 	out=$(cat "$T/out")

@@ -39,20 +39,6 @@ agent:
 EOF2
 chmod 644 "$T/m.yaml"
 
-# The agent: BODY, then check CHECK, then its artifact (the whole output).
-agent_script() {	# CHECK BODY
-	{
-		echo '#!/bin/sh'
-		printf '%s\n' "$2"
-		cat <<EOF2
-{ printf '%s\n' '$INIT' '$READY' '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_check","arguments":{"checkId":"$1"}}}'; sleep 2
-  printf '{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"airlock://%s/artifacts/0001-$1.log"}}\n' "\$AIRLOCK_SESSION"
-  sleep 1; } | $A connect
-EOF2
-	} >"$T/agent.sh"
-	chmod 755 "$T/agent.sh"
-}
-
 attack() {	# WHO RUN-PREFIX...: one round as root or as uid 4242
 	cow_run_setup "$@"
 	# The checkout's own nested repository, in sub/ (ignored by the
@@ -69,7 +55,7 @@ attack() {	# WHO RUN-PREFIX...: one round as root or as uid 4242
 	[ "$who" = user ] && chown -R 4242:4242 "$T/$who"
 
 	# src/.git of the agent's making, with diff.external.
-	agent_script src "cd src && git init -q . && git add -A &&
+	cow_agent_check src "cd src && git init -q . && git add -A &&
 git config diff.external $EXTERNAL &&
 echo agent-edit >>todo.sh && test -d .git && echo SRC-GIT-PLANTED"
 	run "$@"
@@ -81,7 +67,7 @@ echo agent-edit >>todo.sh && test -d .git && echo SRC-GIT-PLANTED"
 	expect_contains "$who: and sees the session's edit" "$out" '+agent-edit'
 
 	# src/.git as a gitdir: file pointing at the agent's repository.
-	agent_script src "cd src && git init -q --separate-git-dir=../.evil . &&
+	cow_agent_check src "cd src && git init -q --separate-git-dir=../.evil . &&
 git config diff.external $EXTERNAL && git add -A && echo agent-edit >>todo.sh &&
 test -f .git && echo GITDIR-FILE-PLANTED"
 	run "$@"
@@ -91,7 +77,7 @@ test -f .git && echo GITDIR-FILE-PLANTED"
 	expect_contains "$who: for the right reason (it is masked)" "$out" "error opening '$ws/src/.git'"
 
 	# src/.git as a symlink to the agent's repository.
-	agent_script src "git init -q --bare .evil && git -C .evil config core.bare false &&
+	cow_agent_check src "git init -q --bare .evil && git -C .evil config core.bare false &&
 git -C .evil config diff.external $EXTERNAL && ln -s ../.evil src/.git &&
 git -C src add -A && echo agent-edit >>src/todo.sh && test -L src/.git && echo GIT-LINK-PLANTED"
 	run "$@"
@@ -101,7 +87,7 @@ git -C src add -A && echo agent-edit >>src/todo.sh && test -L src/.git && echo G
 	expect_contains "$who: for the right reason (it is masked)" "$out" "error opening '$ws/src/.git'"
 
 	# A bare repository (a HEAD with objects/ and refs/) in src/bare.
-	agent_script bare "git init -q --bare src/bare && test -f src/bare/HEAD &&
+	cow_agent_check bare "git init -q --bare src/bare && test -f src/bare/HEAD &&
 git -C src/bare rev-parse --absolute-git-dir"
 	run "$@"
 	out=$(cat "$T/out")
@@ -111,7 +97,7 @@ git -C src/bare rev-parse --absolute-git-dir"
 
 	# The checkout's own sub/.git: still the repository of sub/, with
 	# the checkout's config even where the agent rewrote it.
-	agent_script sub "echo agent-edit >>sub/file.txt && git -C sub config airlock.marker agent-config &&
+	cow_agent_check sub "echo agent-edit >>sub/file.txt && git -C sub config airlock.marker agent-config &&
 git -C sub config diff.external $EXTERNAL && echo SUB-CONFIG-WRITTEN"
 	run "$@"
 	out=$(cat "$T/out")
@@ -128,7 +114,7 @@ git -C sub config diff.external $EXTERNAL && echo SUB-CONFIG-WRITTEN"
 	# .jj/repo/config.toml names the pager and tools jj runs, .sl/config
 	# the hooks Sapling runs.  The check sees neither (masked), at the
 	# root (vcs_real()) or deeper (vcs_cover()), in any case.
-	agent_script vcs "mkdir -p src/.jj/repo .jj/repo .sl src/.SL &&
+	cow_agent_check vcs "mkdir -p src/.jj/repo .jj/repo .sl src/.SL &&
 for f in src/.jj/repo/config.toml .jj/repo/config.toml; do echo 'ui.pager = \"sh -c evil\"' >\$f; done &&
 for f in .sl/config src/.SL/config; do printf '[hooks]\\npre-status = evil\\n' >\$f; done && echo VCS-PLANTED"
 	run "$@"
@@ -141,7 +127,7 @@ for f in .sl/config src/.SL/config; do printf '[hooks]\\npre-status = evil\\n' >
 	check "$who: the checkout holds no .jj or .sl" test ! -e "$ws/.jj" -a ! -e "$ws/.sl" -a ! -e "$ws/src/.jj"
 
 	# Changes nested past the walk's bound: the run fails, closed.
-	agent_script src "d=deep; i=1; while [ \$i -lt 258 ]; do d=\$d/d; i=\$((i + 1)); done
+	cow_agent_check src "d=deep; i=1; while [ \$i -lt 258 ]; do d=\$d/d; i=\$((i + 1)); done
 mkdir -p \$d/.git && echo DEEP-MADE"
 	run "$@"
 	out=$(cat "$T/out")
