@@ -476,6 +476,86 @@ find_repository(struct find *f, char *gitdir, size_t len)
 	return 1;
 }
 
+/*
+ * One of the person's or the system's config files (not the
+ * repository's): read, and kept itself where it lies inside the
+ * workspace (the workspace is $HOME, ~/.gitconfig is a dotfiles
+ * checkout's file through a symlink, $GIT_CONFIG_GLOBAL names one): git
+ * obeys it in every repository, core.fsmonitor and all.  /dev/null (a
+ * common $GIT_CONFIG_GLOBAL) is no config.
+ */
+static int
+read_outer_config(struct find *f, const char *path)
+{
+	int rc;
+
+	if (strcmp(path, "/dev/null") == 0)
+		return 0;
+	if ((rc = keep(f, path)) != 0)
+		return rc;
+	return read_config(f, path, 0);
+}
+
+/* $GIT_CONFIG_GLOBAL or $GIT_CONFIG_SYSTEM (|name|), as git takes it:
+ * absolute, or relative to where it runs (here). */
+static int
+read_env_config(struct find *f, const char *name)
+{
+	char cwd[PATH_MAX], path[PATH_MAX];
+	const char *v = getenv(name);
+
+	if (v == NULL || v[0] == '\0')
+		return 0;
+	if (v[0] == '/')
+		return read_outer_config(f, v);
+	if (getcwd(cwd, sizeof(cwd)) == NULL ||
+	    normalize(cwd, v, path, sizeof(path)) != 0) {
+		snprintf(f->err, f->errlen, "cannot tell where $%s is", name);
+		return -1;
+	}
+	return read_outer_config(f, path);
+}
+
+/*
+ * The config git takes from its environment ($GIT_CONFIG_COUNT pairs of
+ * $GIT_CONFIG_KEY_<n> and $GIT_CONFIG_VALUE_<n>): core.hooksPath, and
+ * includes (which git takes only absolute or from ~/ there).
+ */
+static int
+env_config(struct find *f)
+{
+	char name[64], value[PATH_MAX], *end;
+	const char *count = getenv("GIT_CONFIG_COUNT"), *key, *v;
+	size_t klen;
+	long n, i;
+	int rc = 0;
+
+	if (count == NULL || count[0] == '\0')
+		return 0;
+	n = strtol(count, &end, 10);
+	if (*end != '\0' || n < 0)
+		return 0; /* git refuses to run */
+	for (i = 0; rc == 0 && i < n; i++) {
+		snprintf(name, sizeof(name), "GIT_CONFIG_KEY_%ld", i);
+		if ((key = getenv(name)) == NULL)
+			break; /* git refuses to run */
+		snprintf(name, sizeof(name), "GIT_CONFIG_VALUE_%ld", i);
+		if ((v = getenv(name)) == NULL)
+			break;
+		snprintf(value, sizeof(value), "%s", v);
+		klen = strlen(key);
+		if (strcasecmp(key, "core.hooksPath") == 0)
+			rc = hooks_value(f, value);
+		else if ((strcasecmp(key, "include.path") == 0 ||
+			     (strncasecmp(key, "includeIf.", 10) == 0 &&
+				 klen > 15 &&
+				 strcasecmp(key + klen - 5, ".path") == 0)) &&
+		    (value[0] == '/' || strncmp(value, "~/", 2) == 0))
+			rc = include(f, "/", value, 1);
+	}
+	return rc;
+}
+
 int
 git_hooks_find(int rootfd, struct git_hooks *h, char *err, size_t errlen)
 {
@@ -505,19 +585,27 @@ git_hooks_find(int rootfd, struct git_hooks *h, char *err, size_t errlen)
 	f.ws[n] = '\0';
 	if (find_repository(&f, gitdir, sizeof(gitdir)) == 0)
 		f.top[0] = '\0';
-	rc = read_config(&f, "/etc/gitconfig", 0);
+	/* The files git reads and those the environment names in their
+	 * stead, all of them: more protection, never less. */
+	rc = read_outer_config(&f, "/etc/gitconfig");
+	if (rc == 0)
+		rc = read_env_config(&f, "GIT_CONFIG_SYSTEM");
 	if (rc == 0 && (xdg = getenv("XDG_CONFIG_HOME")) != NULL &&
 	    xdg[0] == '/') {
 		snprintf(path, sizeof(path), "%s/git/config", xdg);
-		rc = read_config(&f, path, 0);
+		rc = read_outer_config(&f, path);
 	} else if (rc == 0 && f.home != NULL) {
 		snprintf(path, sizeof(path), "%s/.config/git/config", f.home);
-		rc = read_config(&f, path, 0);
+		rc = read_outer_config(&f, path);
 	}
 	if (rc == 0 && f.home != NULL) {
 		snprintf(path, sizeof(path), "%s/.gitconfig", f.home);
-		rc = read_config(&f, path, 0);
+		rc = read_outer_config(&f, path);
 	}
+	if (rc == 0)
+		rc = read_env_config(&f, "GIT_CONFIG_GLOBAL");
+	if (rc == 0)
+		rc = env_config(&f);
 	if (rc == 0 && f.top[0] != '\0') {
 		/* A linked worktree's config is its common directory's. */
 		snprintf(path, sizeof(path), "%s/commondir", gitdir);

@@ -14,7 +14,12 @@
  * ~/.gitconfig and $XDG_CONFIG_HOME/git/config from $HOME, the
  * repository's config, config.worktree and its common directory's), and
  * the files they include, each include followed whatever its condition
- * (more protection, never less).  Every core.hooksPath value found,
+ * (more protection, never less).  Also the files $GIT_CONFIG_SYSTEM and
+ * $GIT_CONFIG_GLOBAL name (besides the defaults, not instead) and the
+ * $GIT_CONFIG_COUNT pairs.  Those outer files themselves are kept where
+ * they lie inside the workspace (the workspace is $HOME, ~/.gitconfig a
+ * dotfiles checkout's file through a symlink): git obeys them in every
+ * repository.  Every core.hooksPath value found,
  * not only the one git would pick, is kept where it falls inside the
  * workspace: relative to the working tree's top, "~/" from $HOME, or
  * absolute.  Husky's hooks directory ".husky/_" runs the scripts of its

@@ -139,6 +139,37 @@ else
 	echo "# pre-commit (Debian package pre-commit) is absent: its hook is not tried"
 fi
 
+# The person's own config inside the workspace: ~/.gitconfig a dotfiles
+# checkout's file through a symlink (as GNU stow leaves it), or named by
+# $GIT_CONFIG_GLOBAL.  git obeys it in every repository: an fsmonitor the
+# run adds there runs at the person's next "git status" anywhere.
+dotfiles() {	# DIR HOME
+	mkdir -p "$1" "$2"
+	printf '[user]\n\tname = me\n\temail = me@me\n' >"$1/gitconfig"
+	git -C "$1" init -q
+	git -C "$1" add -A
+	git -C "$1" -c user.name=t -c user.email=t@t commit -qm dots
+	ln -s "$1/gitconfig" "$2/.gitconfig"
+}
+dfmon() { printf 'printf "[core]\\n\\tfsmonitor = \\"touch %s; false\\"\\n" >>gitconfig' "$1"; }
+git init -q "$T/plain"
+dotfiles "$T/control4" "$T/home4c"
+(cd "$T/control4" && sh -c "$(dfmon "$T/control4-pwned")")
+HOME="$T/home4c" git -C "$T/plain" status >/dev/null 2>&1
+check "control: git status in any repository runs the fsmonitor of a linked ~/.gitconfig" test -e "$T/control4-pwned"
+dotfiles "$T/dots" "$T/home4"
+out=$(HOME="$T/home4" "$AIRLOCK" exec --workspace "$T/dots" -- sh -c "$(dfmon "$T/marks/dots")" 2>&1)
+expect_eq "an edit of the file ~/.gitconfig links to: refused (77)" "$?" 77
+expect_contains "named with the git rule" "$out" "refused: gitconfig: git"
+HOME="$T/home4" git -C "$T/plain" status >/dev/null 2>&1
+check "git status runs nothing planted" test ! -e "$T/marks/dots"
+rm "$T/home4/.gitconfig"
+out=$(HOME="$T/home4" GIT_CONFIG_GLOBAL="$T/dots/gitconfig" "$AIRLOCK" exec --workspace "$T/dots" -- sh -c "$(dfmon "$T/marks/dots")" 2>&1)
+expect_eq "an edit of the file \$GIT_CONFIG_GLOBAL names: refused (77)" "$?" 77
+out=$(HOME="$T/home4" GIT_CONFIG_GLOBAL=/dev/null "$AIRLOCK" exec --workspace "$T/dots" -- sh -c 'echo fine >notes.txt' 2>&1)
+expect_eq "GIT_CONFIG_GLOBAL=/dev/null: other writes land (0)" "$?" 0
+check "... on the host" test -f "$T/dots/notes.txt"
+
 # A config that cannot be read: nothing lands, and it says why.
 mkdir "$T/badhome"
 mkdir "$T/badhome/.gitconfig"

@@ -234,6 +234,45 @@ START_TEST(test_worktree_and_global)
 }
 END_TEST
 
+START_TEST(test_outer_configs)
+{
+	char out[1024], text[512];
+
+	put("ws/.git/config", "[core]\n\tbare = false\n");
+	/* ~/.gitconfig a dotfiles checkout's file, through a symlink: the
+	 * file itself is git's config wherever it runs. */
+	put("ws/dotfiles/gitconfig", "[user]\n\tname = me\n");
+	snprintf(text, sizeof(text), "%s/ws/dotfiles/gitconfig", tmp);
+	snprintf(out, sizeof(out), "%s/home/.gitconfig", tmp);
+	ck_assert_int_eq(symlink(text, out), 0);
+	find("ws", out, sizeof(out));
+	ck_assert_str_eq(out, "dotfiles/gitconfig");
+	/* The workspace is $HOME (or holds it): ~/.gitconfig and the XDG
+	 * config, present or not. */
+	find(".", out, sizeof(out));
+	ck_assert_str_eq(
+	    out, "home/.config/git/config,home/.gitconfig,ws/dotfiles/gitconfig");
+	/* $GIT_CONFIG_GLOBAL names a file inside, whose hooksPath counts;
+	 * /dev/null is no config; the environment's own pairs count. */
+	put("ws/team/global.cfg", "[core]\n\thooksPath = g-hooks\n");
+	snprintf(text, sizeof(text), "%s/ws/team/global.cfg", tmp);
+	setenv("GIT_CONFIG_GLOBAL", text, 1);
+	find("ws", out, sizeof(out));
+	ck_assert_str_eq(out, "dotfiles/gitconfig,team/global.cfg,g-hooks");
+	setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
+	setenv("GIT_CONFIG_COUNT", "2", 1);
+	setenv("GIT_CONFIG_KEY_0", "core.hookspath", 1);
+	setenv("GIT_CONFIG_VALUE_0", "env-hooks", 1);
+	setenv("GIT_CONFIG_KEY_1", "includeIf.onbranch:x.path", 1);
+	setenv("GIT_CONFIG_VALUE_1", text, 1);
+	find("ws", out, sizeof(out));
+	ck_assert_str_eq(
+	    out, "dotfiles/gitconfig,env-hooks,team/global.cfg,g-hooks");
+	unsetenv("GIT_CONFIG_GLOBAL");
+	unsetenv("GIT_CONFIG_COUNT");
+}
+END_TEST
+
 START_TEST(test_includes)
 {
 	char out[1024];
@@ -346,6 +385,7 @@ suite(void)
 	tcase_add_test(tc, test_root_as_hooks_found);
 	tcase_add_test(tc, test_workspace_below_top);
 	tcase_add_test(tc, test_worktree_and_global);
+	tcase_add_test(tc, test_outer_configs);
 	tcase_add_test(tc, test_includes);
 	tcase_add_test(tc, test_hook_managers);
 	tcase_add_test(tc, test_unreadable);
