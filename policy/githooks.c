@@ -559,8 +559,26 @@ env_config(struct find *f)
 int
 git_hooks_find(int rootfd, struct git_hooks *h, char *err, size_t errlen)
 {
+	char link[64], ws[PATH_MAX];
+	ssize_t n;
+
+	memset(h, 0, sizeof(*h));
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", rootfd);
+	if ((n = readlink(link, ws, sizeof(ws) - 1)) <= 0 || ws[0] != '/') {
+		snprintf(err, errlen, "cannot tell where the workspace is: %s",
+		    n == -1 ? strerror(errno) : "not a path");
+		return -1;
+	}
+	ws[n] = '\0';
+	return git_hooks_find_path(ws, h, err, errlen);
+}
+
+int
+git_hooks_find_path(const char *ws, struct git_hooks *h, char *err,
+    size_t errlen)
+{
 	struct find f;
-	char link[64], gitdir[PATH_MAX], path[PATH_MAX + 32], common[PATH_MAX],
+	char gitdir[PATH_MAX], path[PATH_MAX + 32], common[PATH_MAX],
 	    text[PATH_MAX], *nl, *xdg;
 	ssize_t n;
 	size_t i;
@@ -575,14 +593,12 @@ git_hooks_find(int rootfd, struct git_hooks *h, char *err, size_t errlen)
 	f.home = getenv("HOME");
 	if (f.home != NULL && f.home[0] != '/')
 		f.home = NULL;
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", rootfd);
-	if ((n = readlink(link, f.ws, sizeof(f.ws) - 1)) <= 0 ||
-	    f.ws[0] != '/') {
+	if (ws[0] != '/' || strlen(ws) >= sizeof(f.ws)) {
 		snprintf(err, errlen, "cannot tell where the workspace is: %s",
-		    n == -1 ? strerror(errno) : "not a path");
+		    "not an absolute path");
 		return -1;
 	}
-	f.ws[n] = '\0';
+	snprintf(f.ws, sizeof(f.ws), "%s", ws);
 	if (find_repository(&f, gitdir, sizeof(gitdir)) == 0)
 		f.top[0] = '\0';
 	/* The files git reads and those the environment names in their
@@ -671,10 +687,41 @@ git_hooks_cover(const struct git_hooks *h, const char *path)
 	return 0;
 }
 
-const char *
-git_hook_name(size_t i)
+int
+git_hooks_list(const char *ws, char ***paths, size_t *n, char *err,
+    size_t errlen)
 {
-	return i < GIT_HOOK_NAMES ? hook_names[i] : NULL;
+	struct git_hooks h;
+	size_t i, k;
+	int root = 0;
+
+	*paths = NULL;
+	*n = 0;
+	if (git_hooks_find_path(ws, &h, err, errlen) != 0)
+		return -1;
+	/* "" at most once (keep_one() keeps each path once). */
+	*paths = xcalloc(GIT_HOOKS_MAX + GIT_HOOK_NAMES + 1, sizeof(**paths));
+	for (i = 0; i < h.n; i++) {
+		if (h.dir[i][0] != '\0')
+			(*paths)[(*n)++] = xstrdup(h.dir[i]);
+		else if (!root) {
+			for (k = 0; hook_names[k] != NULL; k++)
+				(*paths)[(*n)++] = xstrdup(hook_names[k]);
+			root = 1;
+		}
+	}
+	git_hooks_free(&h);
+	return 0;
+}
+
+void
+git_hooks_list_free(char **paths)
+{
+	size_t i;
+
+	for (i = 0; paths != NULL && paths[i] != NULL; i++)
+		free(paths[i]);
+	free(paths);
 }
 
 void

@@ -54,6 +54,9 @@ struct git_hooks {
  * are found: the caller cannot tell what is a hook and refuses.
  */
 int git_hooks_find(int rootfd, struct git_hooks *h, char *err, size_t errlen);
+/* The same for the workspace at the absolute, resolved path |ws|. */
+int git_hooks_find_path(const char *ws, struct git_hooks *h, char *err,
+    size_t errlen);
 
 /* 1 if the workspace-relative |path| is a hooks directory of |h|, is
  * beneath one, or (for the workspace itself) is named like a hook. */
@@ -61,9 +64,16 @@ int git_hooks_cover(const struct git_hooks *h, const char *path);
 
 void git_hooks_free(struct git_hooks *h);
 
-/* The |i|th of the GIT_HOOK_NAMES names git runs as hooks, NULL past the
- * last: what a hooks directory that is the workspace itself holds. */
-const char *git_hook_name(size_t i);
+/*
+ * git_hooks_find_path() as the workspace-relative paths a sandbox covers: each
+ * directory or file of |h|, and where the workspace itself is a hooks
+ * directory, each hook's name in it.  *paths (NULL-terminated, *n
+ * entries, at most GIT_HOOKS_MAX + GIT_HOOK_NAMES) is freed with
+ * git_hooks_list_free().  0, or -1 with |err| as git_hooks_find().
+ */
+int git_hooks_list(const char *ws, char ***paths, size_t *n, char *err,
+    size_t errlen);
+void git_hooks_list_free(char **paths);
 
 /*
  * For the fuzzer (fuzz/fuzz_gitconfig.c): parses |text| (|len| bytes) as

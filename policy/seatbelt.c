@@ -365,6 +365,34 @@ protect(FILE *fp, const char *ws, const char *pat)
 	}
 }
 
+/*
+ * The rules of one git hooks path |rel| (a hooks directory, a config file
+ * git's config includes: policy/githooks.h), at the workspace's top
+ * only, in any case: the path and beneath, and no unlink or rename of an
+ * ancestor.
+ */
+static void
+protect_hooks(FILE *fp, const char *ws, const char *rel)
+{
+	const char *s;
+
+	fputs("(deny file-write* (regex #\"^", fp);
+	re_literal(fp, ws);
+	fputc('/', fp);
+	re_any_case(fp, rel);
+	fprintf(fp, "(/.*)?$\"))  ; git hook: %s\n", rel);
+	for (s = strchr(rel, '/'); s != NULL; s = strchr(s + 1, '/')) {
+		char anc[4096];
+
+		snprintf(anc, sizeof(anc), "%.*s", (int)(s - rel), rel);
+		fputs("(deny file-write-unlink (regex #\"^", fp);
+		re_literal(fp, ws);
+		fputc('/', fp);
+		re_any_case(fp, anc);
+		fputs("$\"))\n", fp);
+	}
+}
+
 static int
 is_git(const char *pat)
 {
@@ -396,6 +424,9 @@ seatbelt_profile(
 		return AL_ERR_PATH;
 	for (i = 0; i < sp->nprotected; i++)
 		if (!rel_ok(sp->protected[i]))
+			return AL_ERR_PATH;
+	for (i = 0; i < run->nhooks; i++)
+		if (!rel_ok(run->hooks[i]) || strlen(run->hooks[i]) >= 4096)
 			return AL_ERR_PATH;
 	if ((run->home != NULL &&
 		(run->home[0] != '/' || !printable(run->home))) ||
@@ -524,6 +555,8 @@ seatbelt_profile(
 	for (i = 0; i < sp->nprotected; i++)
 		if (!is_git(sp->protected[i]))
 			protect(fp, ws, sp->protected[i]);
+	for (i = 0; i < run->nhooks; i++)
+		protect_hooks(fp, ws, run->hooks[i]);
 	fprintf(fp, "(deny file-write-unlink (literal ");
 	quote(fp, ws);
 	fprintf(fp, "))\n");

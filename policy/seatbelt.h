@@ -47,6 +47,10 @@ struct seatbelt_run {
 	const char *tty; /* the run's terminal device; NULL: none */
 	const char *gitdir; /* the target of WORKSPACE/.git when that is a
 			       "gitdir:" file; NULL: none */
+	const char *const *hooks; /* the workspace's git hooks, relative
+				     (git_hooks_list(), policy/githooks.h):
+				     denied as the git directory is */
+	size_t nhooks;
 	int proxy_port; /* the egress proxy's loopback port; 0: the
 			   parameter PROXY_PORT (only when network) */
 };
@@ -81,8 +85,8 @@ int seatbelt_canonical(const char *path, char *out, size_t outlen)
  * absolute or holds '"', '\\' or a control character (they could not be
  * matched exactly), if the workspace is a system root ("/", /private/tmp,
  * /Users, ...) or the home directory or one of its ancestors (the shell's
- * start-up files would be writable), or if a protected pattern is not
- * workspace-relative; AL_ERR_ALLOC.  On error *out is NULL.
+ * start-up files would be writable), or if a protected pattern or a
+ * hooks path is not workspace-relative; AL_ERR_ALLOC.  On error *out is NULL.
  */
 int seatbelt_profile(
     const struct sandbox_policy *sp, const struct seatbelt_run *run, char **out)

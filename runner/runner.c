@@ -126,9 +126,7 @@ plan_free(struct runner_plan *pl)
 		free(pl->deny[i]);
 	free(pl->deny);
 	free(pl->extra_ro);
-	for (i = 0; i < pl->nhooks; i++)
-		free(pl->hooks[i]);
-	free(pl->hooks);
+	git_hooks_list_free(pl->hooks);
 }
 
 /*
@@ -141,54 +139,17 @@ plan_free(struct runner_plan *pl)
  * hook with the secret; child.c covers each path found here with the
  * checkout's own.  A config that cannot be read refuses the run.
  */
-/* Adds |rel| to pl->hooks; past RUNNER_MAX_HOOKS only counts it: -1. */
-static int
-plan_hook(struct runner_plan *pl, const char *rel)
-{
-	if (pl->nhooks >= RUNNER_MAX_HOOKS) {
-		pl->nhooks = RUNNER_MAX_HOOKS + 1;
-		return -1;
-	}
-	pl->hooks[pl->nhooks++] = xstrdup(rel);
-	return 0;
-}
-
 static int
 plan_hooks(struct runner_plan *pl, char *err, size_t errlen)
 {
-	struct git_hooks h;
 	char gerr[512];
-	const char *name;
-	size_t i, k;
-	int fd, rc, root = 0;
 
-	if ((fd = open(pl->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC)) ==
-	    -1) {
-		snprintf(err, errlen, "workspace %s: %s", pl->workspace,
-		    strerror(errno));
-		return AL_ERR_SYSTEM;
-	}
-	memset(&h, 0, sizeof(h));
-	rc = git_hooks_find(fd, &h, gerr, sizeof(gerr));
-	close(fd);
-	if (rc != 0) {
+	if (git_hooks_list(pl->workspace, &pl->hooks, &pl->nhooks, gerr,
+	    sizeof(gerr)) != 0) {
 		snprintf(err, errlen, "the checkout's git hooks cannot be "
 		    "told: %s", gerr);
 		return AL_ERR_SYSTEM;
 	}
-	pl->hooks = xcalloc(RUNNER_MAX_HOOKS, sizeof(*pl->hooks));
-	for (i = 0; i < h.n; i++) {
-		/* The workspace itself (once): the hooks in it. */
-		for (k = 0; h.dir[i][0] == '\0' && !root &&
-		    (name = git_hook_name(k)) != NULL; k++)
-			if (plan_hook(pl, name) != 0)
-				break;
-		if (h.dir[i][0] == '\0')
-			root = 1;
-		else
-			(void)plan_hook(pl, h.dir[i]);
-	}
-	git_hooks_free(&h);
 	if (pl->nhooks > RUNNER_MAX_HOOKS) {
 		snprintf(err, errlen, "the checkout has more git hooks than a "
 		    "runner covers (%d)", RUNNER_MAX_HOOKS);

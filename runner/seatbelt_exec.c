@@ -17,6 +17,8 @@
 
 #include "common/errors.h"
 #include "common/util.h"
+#include "common/log.h"
+#include "policy/githooks.h"
 #include "policy/seatbelt.h"
 #include "runner/seatbelt_exec.h"
 
@@ -24,7 +26,8 @@ int
 runner_seatbelt_exec(const struct sandbox_policy *sp, const char *workspace,
     char *const argv[])
 {
-	struct seatbelt_run run;
+	struct seatbelt_run run = { 0 };
+	char err[512], **hooks = NULL;
 	char base[PATH_MAX], tmpl[PATH_MAX], *tmp, *ws, *gitdir = NULL;
 	char *profile, **av;
 	size_t n, i;
@@ -37,6 +40,14 @@ runner_seatbelt_exec(const struct sandbox_policy *sp, const char *workspace,
 		free(ws);
 		return AL_ERR_PATH;
 	}
+	/* Its git hooks outside .git, denied as .git is. */
+	if (git_hooks_list(ws, &hooks, &run.nhooks, err, sizeof(err)) != 0) {
+		log_warnx("%s", err);
+		free(ws);
+		free(gitdir);
+		return AL_ERR_PATH;
+	}
+	run.hooks = (const char *const *)hooks;
 	/* A temporary directory of this run's own, as its TMPDIR. */
 	if (confstr(_CS_DARWIN_USER_TEMP_DIR, base, sizeof(base)) == 0)
 		strlcpy(base, "/private/tmp/", sizeof(base));
@@ -44,9 +55,9 @@ runner_seatbelt_exec(const struct sandbox_policy *sp, const char *workspace,
 	if (mkdtemp(tmpl) == NULL || (tmp = realpath(tmpl, NULL)) == NULL) {
 		free(ws);
 		free(gitdir);
+		git_hooks_list_free(hooks);
 		return AL_ERR_SYSTEM;
 	}
-	memset(&run, 0, sizeof(run));
 	run.workspace = ws;
 	run.home = getenv("HOME");
 	run.tmpdir = tmp;
@@ -58,6 +69,7 @@ runner_seatbelt_exec(const struct sandbox_policy *sp, const char *workspace,
 	run.proxy_port = 0;
 	rc = seatbelt_profile(sp, &run, &profile);
 	free(gitdir);
+	git_hooks_list_free(hooks);
 	if (rc != 0) {
 		free(ws);
 		free(tmp);

@@ -18,6 +18,7 @@
 #include "common/util.h"
 #include "policy/manifest.h"
 #include "policy/sandbox_defaults.h"
+#include "policy/githooks.h"
 #include "policy/seatbelt.h"
 #include "supervisor/cli.h"
 #include "supervisor/commands.h"
@@ -45,7 +46,7 @@ cmd_profile(int argc, char **argv)
 	struct seatbelt_run run;
 	struct manifest *m = NULL;
 	const char *manifest = NULL, *workspace = ".";
-	char *ws, *gitdir = NULL, *profile, *end, err[512];
+	char *ws, *gitdir = NULL, *profile, *end, err[512], **hooks = NULL;
 	long port;
 	int ch, seatbelt = 0, rc;
 
@@ -110,6 +111,17 @@ cmd_profile(int argc, char **argv)
 		free(ws);
 		return EXIT_CONFIG;
 	}
+	/* Its git hooks outside .git (core.hooksPath, included config
+	 * files): writes there run at the person's next commit. */
+	if (git_hooks_list(ws, &hooks, &run.nhooks, err, sizeof(err)) != 0) {
+		log_warnx("profile: %s; refusing a profile that could leave "
+			  "a git hook writable",
+		    err);
+		free(ws);
+		free(gitdir);
+		return EXIT_CONFIG;
+	}
+	run.hooks = (const char *const *)hooks;
 	run.workspace = ws;
 	run.gitdir = gitdir;
 	sandbox_policy_init_defaults(&defaults);
@@ -119,6 +131,7 @@ cmd_profile(int argc, char **argv)
 			log_warnx("%s", err);
 			free(ws);
 			free(gitdir);
+			git_hooks_list_free(hooks);
 			sandbox_policy_free_arrays(&defaults);
 			return EXIT_CONFIG;
 		}
@@ -140,6 +153,7 @@ cmd_profile(int argc, char **argv)
 	}
 	free(ws);
 	free(gitdir);
+	git_hooks_list_free(hooks);
 	if (m != NULL)
 		manifest_free(m);
 	sandbox_policy_free_arrays(&defaults);

@@ -75,6 +75,23 @@ echo "gitdir: ../nowhere" > "$T/wt/.git"
 expect_eq "unresolvable_gitdir_is_refused" "$?" 78
 expect_contains "unresolvable_gitdir_says_why" "$(cat "$T/err")" "gitdir: file"
 
+# A repository whose hooks live in the working tree (husky's
+# core.hooksPath .husky/_, an included team.gitconfig): denied as .git.
+mkdir -p "$T/husky/.husky/_"
+git -C "$T/husky" init -q
+git -C "$T/husky" config core.hooksPath .husky/_
+git -C "$T/husky" config include.path ../team.gitconfig
+seen="/private$T/husky"
+golden husky --workspace "$T/husky"
+prof=$(cat "$T/husky.raw")
+expect_contains "husky_hooks_are_protected" "$prof" "; git hook: .husky/_"
+expect_contains "husky_hooks_parent_is_protected" "$prof" "; git hook: .husky"
+expect_contains "included_config_is_protected" "$prof" "; git hook: team.gitconfig"
+mkdir -p "$T/badhome/.gitconfig"
+HOME="$T/badhome" "$AIRLOCK" profile --seatbelt --workspace "$T/husky" > /dev/null 2> "$T/err"
+expect_eq "unreadable_git_config_is_refused" "$?" 78
+expect_contains "unreadable_git_config_says_why" "$(cat "$T/err")" "cannot read git's config"
+
 # Workspaces a profile must not make writable.
 for w in /tmp /; do
 	"$AIRLOCK" profile --seatbelt --workspace "$w" > /dev/null 2> "$T/err"

@@ -112,6 +112,24 @@ regex_denies(const char *profile, const char *op, const char *path)
 	return hit;
 }
 
+/* Each of |denied| is denied a write by a regex rule of |profile|, none of
+ * |allowed| is. */
+static void
+expect_writes(const char *profile, const char *const *denied, size_t nd,
+    const char *const *allowed, size_t na)
+{
+	size_t i;
+
+	for (i = 0; i < nd; i++)
+		ck_assert_msg(
+		    regex_denies(profile, "deny file-write*", denied[i]),
+		    "%s writable", denied[i]);
+	for (i = 0; i < na; i++)
+		ck_assert_msg(
+		    !regex_denies(profile, "deny file-write*", allowed[i]),
+		    "%s not writable", allowed[i]);
+}
+
 /* 1 if |path| is beneath a (subpath "...") of a rule starting |rule|. */
 static int
 subpath_rule(const char *profile, const char *rule, const char *path)
@@ -219,18 +237,55 @@ START_TEST(test_git_is_protected_at_any_depth)
 	struct sandbox_policy sp;
 	struct seatbelt_run r = run_at("/Users/dev/project");
 	char *out;
-	size_t i;
 
 	sandbox_policy_init_defaults(&sp);
 	ck_assert_int_eq(seatbelt_profile(&sp, &r, &out), 0);
-	for (i = 0; i < sizeof(denied) / sizeof(denied[0]); i++)
-		ck_assert_msg(regex_denies(out, "deny file-write*", denied[i]),
-		    "%s writable", denied[i]);
-	for (i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
-		ck_assert_msg(
-		    !regex_denies(out, "deny file-write*", allowed[i]),
-		    "%s not writable", allowed[i]);
+	expect_writes(out, denied, sizeof(denied) / sizeof(denied[0]), allowed,
+	    sizeof(allowed) / sizeof(allowed[0]));
 	free(out);
+	sandbox_policy_free_arrays(&sp);
+}
+END_TEST
+
+START_TEST(test_git_hooks_are_protected)
+{
+	static const char *const hooks[] = { ".husky/_", ".husky",
+		"team.gitconfig", "pre-commit" };
+	static const char *const denied[] = {
+		"/Users/dev/project/.husky/pre-commit",
+		"/Users/dev/project/.husky/_/h",
+		"/Users/dev/project/.HUSKY/pre-push",
+		"/Users/dev/project/team.gitconfig",
+		"/Users/dev/project/Team.GitConfig",
+		"/Users/dev/project/pre-commit",
+	};
+	static const char *const allowed[] = {
+		"/Users/dev/project/src/.husky/pre-commit",
+		"/Users/dev/project/.huskyrc",
+		"/Users/dev/project/team.gitconfig.bak",
+		"/Users/dev/project/src/pre-commit",
+	};
+	const char *hooks_bad[1];
+	struct sandbox_policy sp;
+	struct seatbelt_run r = run_at("/Users/dev/project");
+	char *out;
+
+	sandbox_policy_init_defaults(&sp);
+	r.hooks = hooks;
+	r.nhooks = sizeof(hooks) / sizeof(hooks[0]);
+	ck_assert_int_eq(seatbelt_profile(&sp, &r, &out), 0);
+	expect_writes(out, denied, sizeof(denied) / sizeof(denied[0]), allowed,
+	    sizeof(allowed) / sizeof(allowed[0]));
+	/* Moving .husky away would take the hooks with it. */
+	ck_assert(regex_denies(
+	    out, "deny file-write-unlink", "/Users/dev/project/.husky"));
+	free(out);
+	/* A hooks path that is not workspace-relative: no profile. */
+	hooks_bad[0] = "../elsewhere";
+	r.hooks = hooks_bad;
+	r.nhooks = 1;
+	ck_assert_int_eq(seatbelt_profile(&sp, &r, &out), AL_ERR_PATH);
+	ck_assert_ptr_null(out);
 	sandbox_policy_free_arrays(&sp);
 }
 END_TEST
@@ -382,6 +437,7 @@ main(void)
 	tcase_add_test(tc, test_canonical_paths);
 	tcase_add_test(tc, test_default_policy_matches_golden_profile);
 	tcase_add_test(tc, test_git_is_protected_at_any_depth);
+	tcase_add_test(tc, test_git_hooks_are_protected);
 	tcase_add_test(tc, test_protected_patterns_and_ancestors);
 	tcase_add_test(tc, test_parameters_when_run_values_are_unknown);
 	tcase_add_test(tc, test_bad_inputs_are_refused);
