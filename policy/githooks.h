@@ -29,7 +29,9 @@
  * does .git/config, core.fsmonitor and all.  And the hook managers
  * whose hooks (in .git/hooks or a hooks directory) run commands from a
  * tracked file: pre-commit's .pre-commit-config.yaml (or the hook's
- * --config=), lefthook's lefthook.yml and its kin.  Read lexically: the
+ * --config=), lefthook's lefthook.yml and its kin, lint-staged's
+ * .lintstagedrc and its kin (a hook that runs lint-staged), husky v4's
+ * .huskyrc and husky.config.js.  Read lexically: the
  * paths need not exist.
  */
 #ifndef AIRLOCK_POLICY_GITHOOKS_H
@@ -37,7 +39,7 @@
 
 #include <stddef.h>
 
-#define GIT_HOOKS_MAX 16 /* directories kept; more: an error */
+#define GIT_HOOKS_MAX 64 /* paths kept; more: an error */
 #define GIT_HOOK_NAMES 28 /* the names git runs as hooks (githooks(5)) */
 
 struct git_hooks {

@@ -139,6 +139,19 @@ else
 	echo "# pre-commit (Debian package pre-commit) is absent: its hook is not tried"
 fi
 
+# A husky hook that runs lint-staged runs the commands of .lintstagedrc
+# and its kin (lint-staged is not packaged for Debian: the rule is
+# checked, not the run).
+ws="$T/wsls"
+repo "$ws"
+printf 'npx lint-staged\n' >"$ws/.husky/pre-commit"
+git -C "$ws" add -A
+git -C "$ws" commit -qm lint-staged
+out=$("$AIRLOCK" exec --workspace "$ws" -- sh -c 'echo "{\"*\": \"touch /tmp/x\"}" >.lintstagedrc.json' 2>&1)
+expect_eq "a .lintstagedrc.json beside a hook that runs lint-staged: refused (77)" "$?" 77
+expect_contains "named with the git rule" "$out" "refused: .lintstagedrc.json: git"
+check "... not on the host" test ! -e "$ws/.lintstagedrc.json"
+
 # The person's own config inside the workspace: ~/.gitconfig a dotfiles
 # checkout's file through a symlink (as GNU stow leaves it), or named by
 # $GIT_CONFIG_GLOBAL.  git obeys it in every repository: an fsmonitor the

@@ -331,6 +331,24 @@ START_TEST(test_hook_managers)
 	ck_assert_msg(strncmp(out, "lefthook.yml,.lefthook.yml,", 27) == 0,
 	    "got %s", out);
 	ck_assert_msg(strstr(out, ",.lefthook,") != NULL, "got %s", out);
+	/* husky (v9): .husky/_ runs .husky/pre-commit, which runs
+	 * lint-staged, which runs the commands of .lintstagedrc. */
+	put("ws/.git/hooks/post-checkout", "#!/bin/sh\n");
+	put("ws/.git/config", "[core]\n\thooksPath = .husky/_\n");
+	put("ws/.husky/_/pre-commit", "#!/bin/sh\n. \"$(dirname \"$0\")/h\"\n");
+	put("ws/.husky/pre-commit", "npx lint-staged\n");
+	find("ws", out, sizeof(out));
+	ck_assert_msg(strncmp(out, ".husky/_,.husky,.lintstagedrc,", 30) == 0,
+	    "got %s", out);
+	ck_assert_msg(strstr(out, ",lint-staged.config.js,") != NULL,
+	    "got %s", out);
+	/* husky v4's hooks read .huskyrc. */
+	put("ws/.git/config", "[core]\n");
+	put("ws/.git/hooks/pre-commit",
+	    "#!/bin/sh\n# husky\n. \"$(dirname \"$0\")/husky.sh\"\n");
+	find("ws", out, sizeof(out));
+	ck_assert_msg(strncmp(out, ".huskyrc,.huskyrc.json,", 23) == 0,
+	    "got %s", out);
 }
 END_TEST
 
