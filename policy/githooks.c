@@ -193,8 +193,8 @@ keep_all(struct find *f, const char *const *names)
  * entries of .pre-commit-config.yaml (or their --config=), lefthook's
  * those of lefthook.yml and its kin; a hook that runs lint-staged, those
  * of .lintstagedrc and its kin; husky v4's, those of .huskyrc.  A hook
- * of |dir| that is theirs makes those files the git rule's.  A hook that exists but cannot be
- * read refuses, as a config does.
+ * of |dir| that is theirs makes those files the git rule's.  A hook
+ * that exists but cannot be read refuses, as a config does.
  */
 static int
 hook_managers(struct find *f, const char *dir)

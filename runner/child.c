@@ -894,7 +894,7 @@ hooks_cover(const struct runner_plan *p, const char *ws)
 	char buf[RUNNER_MAX_PATH];
 	struct stat st;
 	size_t i;
-	int wfd, tfd, mfd;
+	int wfd, tfd, mfd, same;
 
 	if ((wfd = open(ws, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
 		fail(p, "open", ws);
@@ -903,8 +903,11 @@ hooks_cover(const struct runner_plan *p, const char *ws)
 			goto next;
 		if (fstat(tfd, &st) == -1)
 			fail(p, "stat", buf);
-		if (hook_fd[i] != -1 && strcmp(buf, p->hooks[i]) == 0 &&
-		    S_ISDIR(st.st_mode) == hook_isdir[i] && !S_ISLNK(st.st_mode)) {
+		/* The checkout's own where the view has that path, of its
+		 * type; a mask elsewhere. */
+		same = strcmp(buf, p->hooks[i]) == 0 && !S_ISLNK(st.st_mode) &&
+		    S_ISDIR(st.st_mode) == hook_isdir[i];
+		if (hook_fd[i] != -1 && same) {
 			mfd = hook_fd[i];
 			hook_fd[i] = -1;
 		} else
