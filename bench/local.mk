@@ -14,7 +14,7 @@ bench_mcp_pipe_SOURCES = bench/mcp_pipe.c
 CLEANFILES += bench/mcp_pipe
 EXTRA_DIST += bench/pipe.sh
 # Runner start-up by cgroup interface (v1 attach, v2 clone3) vs bwrap.
-EXTRA_DIST += bench/cgroup_startup.sh
+EXTRA_DIST += bench/cgroup_startup.sh bench/start_under_load.sh
 EXTRA_DIST += bench/broker bench/bench.yaml
 # audit: appends per second, signed+chained vs plain (bench/audit.sh).
 check_PROGRAMS += bench/audit_bench
