@@ -50,6 +50,7 @@ while [ "$round" -le "$rounds" ]; do
 			SPAWNBENCH_GAP_MS=0 "$top/bench/spawnbench" "$runs" bwrap "$B" \
 			    airlock "AIRLOCK_HOME=$d/home $airlock exec -- true" >"$d/out" 2>&1 || true
 		fi
+		# shellcheck disable=SC2086 # one pid a word
 		[ -n "$pids" ] && kill $pids
 		tail -n "$lines" "$d/out" | awk -v r="$round" -v h="$hogs" \
 		    '{ printf "%s %s ms %sx | ", $1, $2, $5 } END { printf "busy=%s round=%s\n", h, r }'
