@@ -72,6 +72,10 @@
 
 enum { CG_MEMORY, CG_PIDS, CG_CPU, CG_N };
 
+/* Names make_dir() tries before it gives up (each taken name is a
+ * cgroup still in use by an earlier process of the same pid). */
+#define CG_NAME_TRIES 64
+
 static const char *const v1_names[CG_N] = { "memory", "pids", "cpu" };
 
 struct runner_cgroup {
@@ -163,7 +167,10 @@ own_path(const char *ctrl)
 
 /*
  * Removes the empty cgroups that airlock processes which no longer exist
- * left in |base| (killed before they could clean up).  Once per process.
+ * left in |base| (killed before they could clean up).  Once per process,
+ * before it makes any: so one named with this process's own pid is an
+ * earlier process's that had the same pid (pids wrap at pid_max, 32768
+ * on a small machine), and goes too.
  */
 static void
 collect_stale(const char *base)
@@ -178,9 +185,9 @@ collect_stale(const char *base)
 		return;
 	while ((de = readdir(dir)) != NULL) {
 		if (sscanf(de->d_name, "airlock-%d-%u", &pid, &seq) != 2 ||
-		    pid <= 0 || pid == getpid())
+		    pid <= 0)
 			continue;
-		if (kill(pid, 0) == 0 || errno != ESRCH)
+		if (pid != getpid() && (kill(pid, 0) == 0 || errno != ESRCH))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", base, de->d_name);
 		(void)rmdir(path);	/* fails if still in use: fine */
@@ -264,18 +271,28 @@ probe(void)
 	}
 }
 
+/*
+ * A new cgroup in |base|, airlock-PID-SEQ.  A name that is taken belongs
+ * to an earlier process with this pid whose cgroup is still in use
+ * (collect_stale() could not remove it): the next SEQ is tried.
+ */
 static char *
 make_dir(const char *base)
 {
 	static unsigned seq;
 	char *path;
+	int tries;
 
-	xasprintf(&path, "%s/airlock-%d-%u", base, (int)getpid(), seq++);
-	if (mkdir(path, 0755) == -1) {
+	for (tries = 0; tries < CG_NAME_TRIES; tries++) {
+		xasprintf(&path, "%s/airlock-%d-%u", base, (int)getpid(),
+		    seq++);
+		if (mkdir(path, 0755) == 0)
+			return path;
 		free(path);
-		return NULL;
+		if (errno != EEXIST)
+			break;
 	}
-	return path;
+	return NULL;
 }
 
 /* |v1|: |dir| is a v1 cgroup, whose tasks file the child may join. */
