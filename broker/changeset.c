@@ -28,6 +28,7 @@
 #include "broker/broker_int.h"
 #include "broker/changeset.h"
 #include "broker/cowview.h"
+#include "broker/wswrite.h"
 #include "common/errors.h"
 #include "common/log.h"
 #include "common/util.h"
@@ -458,13 +459,41 @@ walk(struct changeset *cs, int fd, const char *dir, int opaque_ctx, int gitdir,
 }
 
 /*
+ * Whether entry |e| changes a key of a file a hook manager runs commands
+ * from (a package.json's "lint-staged": wswrite_hook_keys_changed()).
+ * Anything but a regular file there (a symlink to a file of other
+ * content), or an upper file that cannot be read, counts as a change;
+ * a removal does not (the key goes with it).
+ */
+static int
+hook_keys_changed(const struct changeset *cs, const struct git_hooks *h,
+    int upperfd, const struct cs_entry *e)
+{
+	char *after, err[256];
+	size_t alen;
+	int rc;
+
+	if (e->kind == WP_DELETE || e->kind == WP_DIR ||
+	    git_hooks_keys(h, e->path) == 0)
+		return 0;
+	if (e->kind != WP_FILE ||
+	    wswrite_read(upperfd, e->path, HOOK_KEYS_MAX_BYTES, &after, &alen,
+		err, sizeof(err)) != 0 ||
+	    after == NULL)
+		return 1;
+	rc = wswrite_hook_keys_changed(h, cs->rootfd, e->path, after, alen);
+	free(after);
+	return rc;
+}
+
+/*
  * Marks the entries in a hooks directory of git's config (core.hooksPath:
  * policy/githooks.h) as the git rule's, as those beneath a HEAD are.  A
  * config that cannot be read fails the set: what is a hook cannot be
  * told.
  */
 static int
-mark_hooks(struct changeset *cs, char *err, size_t errlen)
+mark_hooks(struct changeset *cs, int upperfd, char *err, size_t errlen)
 {
 	struct git_hooks h;
 	size_t i;
@@ -474,7 +503,8 @@ mark_hooks(struct changeset *cs, char *err, size_t errlen)
 	if (git_hooks_find(cs->rootfd, &h, err, errlen) != 0)
 		return AL_ERR_SYSTEM;
 	for (i = 0; i < cs->n; i++)
-		if (git_hooks_cover(&h, cs->e[i].path))
+		if (git_hooks_cover(&h, cs->e[i].path) ||
+		    hook_keys_changed(cs, &h, upperfd, &cs->e[i]))
 			cs->e[i].in_git_dir = 1;
 	git_hooks_free(&h);
 	return 0;
@@ -503,7 +533,7 @@ changeset_collect(int upperfd, int rootfd, int userxattr,
 		return AL_ERR_SYSTEM;
 	}
 	if ((rc = walk(cs, fd, "", 0, 0, err, errlen)) != 0 ||
-	    (rc = mark_hooks(cs, err, errlen)) != 0) {
+	    (rc = mark_hooks(cs, upperfd, err, errlen)) != 0) {
 		changeset_free(cs);
 		return rc;
 	}

@@ -36,7 +36,7 @@ wswrite_is_protected(const struct sandbox_policy *p, const char *path)
  * counts.
  */
 static int
-in_git_dir(int rootfd, const char *rel)
+in_git_dir(int rootfd, const char *rel, const struct ws_change *c)
 {
 	struct git_hooks h;
 	char dir[4096], err[256];
@@ -50,7 +50,8 @@ in_git_dir(int rootfd, const char *rel)
 		log_warnx("%s", err);
 		return 1;
 	}
-	rc = git_hooks_cover(&h, rel);
+	rc = git_hooks_cover(&h, rel) ||
+	    wswrite_hook_keys_changed(&h, rootfd, rel, c->content, c->len);
 	git_hooks_free(&h);
 	if (rc)
 		return 1;
@@ -105,7 +106,26 @@ rule_at(int rootfd, const struct sandbox_policy *p, const struct ws_change *c,
     const char *canon)
 {
 	return rule_for(
-	    p, c, canon, c->content != NULL && in_git_dir(rootfd, canon));
+	    p, c, canon, c->content != NULL && in_git_dir(rootfd, canon, c));
+}
+
+int
+wswrite_hook_keys_changed(const struct git_hooks *h, int rootfd,
+    const char *path, const char *after, size_t alen)
+{
+	unsigned keys = git_hooks_keys(h, path);
+	char *before, err[256];
+	size_t blen;
+	int rc;
+
+	if (keys == 0)
+		return 0;
+	if (wswrite_read(rootfd, path, HOOK_KEYS_MAX_BYTES, &before, &blen,
+	    err, sizeof(err)) != 0)
+		return 1;
+	rc = git_hooks_keys_changed(keys, before, blen, after, alen);
+	free(before);
+	return rc;
 }
 
 /* Opens the parent directory of |path| beneath |rootfd|; *base is borrowed. */

@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "common/util.h"
 #include "policy/githooks.h"
 
@@ -163,17 +165,70 @@ static const char *const lefthook_files[] = { "lefthook.yml", ".lefthook.yml",
 	".config/lefthook.yml", ".config/lefthook.yaml", ".lefthook",
 	".lefthook-local", NULL };
 
-/* lint-staged's config files (a hook that runs it runs their commands). */
-static const char *const lintstaged_files[] = { ".lintstagedrc",
-	".lintstagedrc.json", ".lintstagedrc.yaml", ".lintstagedrc.yml",
-	".lintstagedrc.mjs", ".lintstagedrc.cjs", ".lintstagedrc.js",
-	"lint-staged.config.js", "lint-staged.config.mjs",
-	"lint-staged.config.cjs", NULL };
+/* lint-staged's config files (a hook that runs it runs their commands),
+ * at any depth (since lint-staged 12.2.1 each staged file takes the
+ * nearest), as its lib/configFiles.js lists them; package.json (its
+ * "lint-staged" key, GIT_HOOKS_KEY_LINTSTAGED) aside. */
+static const char *const lintstaged_files[] = { "package.yaml",
+	"package.yml", ".lintstagedrc", ".lintstagedrc.json",
+	".lintstagedrc.yaml", ".lintstagedrc.yml", ".lintstagedrc.mjs",
+	".lintstagedrc.mts", ".lintstagedrc.js", ".lintstagedrc.ts",
+	".lintstagedrc.cjs", ".lintstagedrc.cts", "lint-staged.config.mjs",
+	"lint-staged.config.mts", "lint-staged.config.js",
+	"lint-staged.config.ts", "lint-staged.config.cjs",
+	"lint-staged.config.cts", NULL };
 
 /* husky v4's (its hooks run the commands these name). */
 static const char *const husky4_files[] = { ".huskyrc", ".huskyrc.json",
 	".huskyrc.yaml", ".huskyrc.yml", ".huskyrc.js", ".huskyrc.cjs",
 	"husky.config.js", "husky.config.cjs", NULL };
+
+/*
+ * The working tree's top relative to the workspace: "" where the
+ * workspace is the top or beneath it, NULL where the top is neither the
+ * workspace, beneath it nor above it (or there is none).  Allocated.
+ */
+static char *
+top_rel(const struct find *f)
+{
+	size_t wl = strlen(f->ws), tl = strlen(f->top);
+
+	if (f->top[0] == '\0')
+		return NULL;
+	if (strcmp(f->top, "/") == 0 || (strncmp(f->ws, f->top, tl) == 0 &&
+	    (f->ws[tl] == '\0' || f->ws[tl] == '/')))
+		return xstrdup("");
+	if (strcmp(f->ws, "/") == 0)
+		return xstrdup(f->top + 1);
+	if (strncmp(f->top, f->ws, wl) == 0 && f->top[wl] == '/')
+		return xstrdup(f->top + wl + 1);
+	return NULL;
+}
+
+/* A hook runs lint-staged: its config files count at any depth beneath
+ * the top, and each package.json's "lint-staged" key. */
+static void
+watch_lintstaged(struct find *f)
+{
+	if (f->h->lintstaged == NULL)
+		f->h->lintstaged = top_rel(f);
+}
+
+/* A hook is husky v4's: the top package.json's "husky" key counts. */
+static void
+watch_husky(struct find *f)
+{
+	char *rel;
+
+	/* (The top's package.json lies in the workspace only when the top
+	 * is the workspace or beneath it.) */
+	if (f->h->husky_pkg != NULL || (rel = top_rel(f)) == NULL)
+		return;
+	if (rel[0] != '\0' || strcmp(f->ws, f->top) == 0)
+		xasprintf(&f->h->husky_pkg, "%s%spackage.json", rel,
+		    rel[0] != '\0' ? "/" : "");
+	free(rel);
+}
 
 /* keep_top() of each of |names|. */
 static int
@@ -236,10 +291,14 @@ hook_managers(struct find *f, const char *dir)
 			rc = keep_top(f, conf);
 		} else if (strstr(text, "lefthook") != NULL)
 			rc = keep_all(f, lefthook_files);
-		if (rc == 0 && strstr(text, "lint-staged") != NULL)
+		if (rc == 0 && strstr(text, "lint-staged") != NULL) {
 			rc = keep_all(f, lintstaged_files);
-		if (rc == 0 && strstr(text, "husky") != NULL)
+			watch_lintstaged(f);
+		}
+		if (rc == 0 && strstr(text, "husky") != NULL) {
 			rc = keep_all(f, husky4_files);
+			watch_husky(f);
+		}
 	}
 	return rc;
 }
@@ -696,10 +755,44 @@ git_hooks_find_path(const char *ws, struct git_hooks *h, char *err,
 	return rc;
 }
 
+/* 1 if workspace-relative |path| is |dir| or beneath it ("": all). */
+static int
+beneath(const char *path, const char *dir)
+{
+	size_t len = strlen(dir);
+
+	return len == 0 || (strncmp(path, dir, len) == 0 &&
+	    (path[len] == '\0' || path[len] == '/'));
+}
+
+/* |path|'s last component. */
+static const char *
+base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash != NULL ? slash + 1 : path;
+}
+
+static int
+is_one_of(const char *name, const char *const *names)
+{
+	size_t k;
+
+	for (k = 0; names[k] != NULL; k++)
+		if (strcmp(name, names[k]) == 0)
+			return 1;
+	return 0;
+}
+
 int
 git_hooks_cover(const struct git_hooks *h, const char *path)
 {
 	size_t i, k, len;
+
+	if (h->lintstaged != NULL && beneath(path, h->lintstaged) &&
+	    is_one_of(base_name(path), lintstaged_files))
+		return 1;
 
 	for (i = 0; i < h->n; i++) {
 		len = strlen(h->dir[i]);
@@ -763,6 +856,74 @@ git_hooks_free(struct git_hooks *h)
 	for (i = 0; i < h->n; i++)
 		free(h->dir[i]);
 	h->n = 0;
+	free(h->lintstaged);
+	free(h->husky_pkg);
+	h->lintstaged = h->husky_pkg = NULL;
+}
+
+unsigned
+git_hooks_keys(const struct git_hooks *h, const char *path)
+{
+	unsigned keys = 0;
+
+	if (h->lintstaged != NULL && beneath(path, h->lintstaged) &&
+	    strcmp(base_name(path), "package.json") == 0)
+		keys |= GIT_HOOKS_KEY_LINTSTAGED;
+	if (h->husky_pkg != NULL && strcmp(path, h->husky_pkg) == 0)
+		keys |= GIT_HOOKS_KEY_HUSKY;
+	return keys;
+}
+
+/* |text|'s JSON (NULL: no file, an empty object), or NULL: not JSON, a
+ * key twice (both JavaScript and jansson take the last, but a reader
+ * that did not would run other commands than those compared), not an
+ * object. */
+static json_t *
+package_json(const char *text, size_t len, int *bad)
+{
+	json_t *o;
+
+	*bad = 0;
+	if (text == NULL)
+		return json_object();
+	o = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY,
+	    NULL);
+	if (o == NULL || !json_is_object(o)) {
+		json_decref(o);
+		*bad = 1;
+		return NULL;
+	}
+	return o;
+}
+
+int
+git_hooks_keys_changed(unsigned keys, const char *before, size_t blen,
+    const char *after, size_t alen)
+{
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} names[] = { { GIT_HOOKS_KEY_LINTSTAGED, "lint-staged" },
+		{ GIT_HOOKS_KEY_HUSKY, "husky" } };
+	json_t *b, *a, *bv, *av;
+	int bbad, abad, changed = 0;
+	size_t i;
+
+	b = package_json(before, blen, &bbad);
+	a = package_json(after, alen, &abad);
+	if (abad)
+		changed = 1; /* what it would run cannot be told */
+	for (i = 0; !changed && i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!(keys & names[i].bit))
+			continue;
+		av = json_object_get(a, names[i].name);
+		bv = bbad ? NULL : json_object_get(b, names[i].name);
+		if (av != NULL && (bv == NULL || !json_equal(av, bv)))
+			changed = 1;
+	}
+	json_decref(a);
+	json_decref(b);
+	return changed;
 }
 
 int

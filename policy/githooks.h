@@ -30,9 +30,11 @@
  * whose hooks (in .git/hooks or a hooks directory) run commands from a
  * tracked file: pre-commit's .pre-commit-config.yaml (or the hook's
  * --config=), lefthook's lefthook.yml and its kin, lint-staged's
- * .lintstagedrc and its kin (a hook that runs lint-staged), husky v4's
- * .huskyrc and husky.config.js.  Read lexically: the
- * paths need not exist.
+ * .lintstagedrc and its kin (a hook that runs lint-staged; at any depth
+ * beneath the top, git_hooks_cover()), husky v4's .huskyrc and
+ * husky.config.js; and the keys of package.json that lint-staged and
+ * husky v4 read (git_hooks_keys()).  Read lexically: the paths need not
+ * exist.
  */
 #ifndef AIRLOCK_POLICY_GITHOOKS_H
 #define AIRLOCK_POLICY_GITHOOKS_H
@@ -47,6 +49,13 @@ struct git_hooks {
 	 * workspace itself (then only files named like hooks count). */
 	char *dir[GIT_HOOKS_MAX];
 	size_t n;
+	/* A hook runs lint-staged: beneath this (workspace-relative, "":
+	 * all of it) its config files count at any depth, and each
+	 * package.json's "lint-staged" key; else NULL. */
+	char *lintstaged;
+	/* A hook is husky v4's: the top's package.json (workspace-relative),
+	 * whose "husky" key counts; else NULL. */
+	char *husky_pkg;
 };
 
 /*
@@ -65,6 +74,22 @@ int git_hooks_find_path(const char *ws, struct git_hooks *h, char *err,
 int git_hooks_cover(const struct git_hooks *h, const char *path);
 
 void git_hooks_free(struct git_hooks *h);
+
+/*
+ * The keys of the file at workspace-relative |path| that a hook manager
+ * runs commands from (a package.json's "lint-staged", the top
+ * package.json's "husky"): a mask of GIT_HOOKS_KEY_*, 0 for none.  A
+ * change to such a file is the git rule's when
+ * git_hooks_keys_changed() says so: 1 when a key of |keys| has a value
+ * in |after| that differs from |before|'s (either NULL: no file), or
+ * |after| is not a JSON object read unambiguously (not JSON, a key
+ * given twice); 0 otherwise (a key removed, other keys changed).
+ */
+#define GIT_HOOKS_KEY_LINTSTAGED 0x1u
+#define GIT_HOOKS_KEY_HUSKY 0x2u
+unsigned git_hooks_keys(const struct git_hooks *h, const char *path);
+int git_hooks_keys_changed(unsigned keys, const char *before, size_t blen,
+    const char *after, size_t alen);
 
 /*
  * git_hooks_find_path() as the workspace-relative paths a sandbox covers: each

@@ -146,11 +146,44 @@ ws="$T/wsls"
 repo "$ws"
 printf 'npx lint-staged\n' >"$ws/.husky/pre-commit"
 git -C "$ws" add -A
-git -C "$ws" commit -qm lint-staged
+git -C "$ws" commit -q --no-verify -m lint-staged
 out=$("$AIRLOCK" exec --workspace "$ws" -- sh -c 'echo "{\"*\": \"touch /tmp/x\"}" >.lintstagedrc.json' 2>&1)
 expect_eq "a .lintstagedrc.json beside a hook that runs lint-staged: refused (77)" "$?" 77
 expect_contains "named with the git rule" "$out" "refused: .lintstagedrc.json: git"
 check "... not on the host" test ! -e "$ws/.lintstagedrc.json"
+# ...at any depth (lint-staged 12.2.1 and later take the config nearest
+# each staged file), and a package.json's "lint-staged" key; the rest of
+# a package.json is the project's.
+printf '{"name": "p", "lint-staged": {"*.py": "true"}}\n' >"$ws/package.json"
+mkdir -p "$ws/packages/a"
+echo '{"name": "a"}' >"$ws/packages/a/package.json"
+git -C "$ws" add -A
+git -C "$ws" commit -q --no-verify -m package
+ls_refused() {	# WHAT PATH SCRIPT
+	out=$("$AIRLOCK" exec --workspace "$ws" -- sh -c "$3" 2>&1)
+	expect_eq "$1: refused (77)" "$?" 77
+	expect_contains "$1: named with the git rule" "$out" "refused: $2: git"
+}
+ls_refused "a nested packages/a/.lintstagedrc.json" packages/a/.lintstagedrc.json \
+    'echo "{\"*\": \"touch /tmp/x\"}" >packages/a/.lintstagedrc.json'
+ls_refused "a nested lint-staged.config.ts" packages/a/lint-staged.config.ts \
+    'echo "export default {}" >packages/a/lint-staged.config.ts'
+ls_refused "package.json's lint-staged commands changed" package.json \
+    'sed -i "s/\"true\"/\"touch \/tmp\/x\"/" package.json'
+ls_refused "a lint-staged key added to a nested package.json" packages/a/package.json \
+    'echo "{\"name\": \"a\", \"lint-staged\": {\"*\": \"touch /tmp/x\"}}" >packages/a/package.json'
+ls_refused "the key given twice (JavaScript takes the last)" package.json \
+    'echo "{\"lint-staged\": {\"*.py\": \"true\"}, \"lint-staged\": {\"*\": \"touch /tmp/x\"}}" >package.json'
+ls_refused "package.json made a symlink" package.json \
+    'echo "{\"lint-staged\": {\"*\": \"touch /tmp/x\"}}" >evil.json && ln -sf evil.json package.json'
+check "... none of it on the host" grep -q '"true"' "$ws/package.json"
+check "... nor the nested config" test ! -e "$ws/packages/a/.lintstagedrc.json"
+"$AIRLOCK" exec --workspace "$ws" -- sh -c \
+    'printf "{\"name\": \"p\", \"version\": \"2.0.0\", \"lint-staged\": {\"*.py\": \"true\"}}\n" >package.json &&
+     echo "{\"name\": \"a\", \"dependencies\": {\"x\": \"1\"}}" >packages/a/package.json' >/dev/null 2>&1
+expect_eq "package.json's other keys changed, lint-staged's the same: applied" "$?" 0
+check "... on the host" grep -q '"version": "2.0.0"' "$ws/package.json"
+check "... and the nested one" grep -q '"dependencies"' "$ws/packages/a/package.json"
 
 # The person's own config inside the workspace: ~/.gitconfig a dotfiles
 # checkout's file through a symlink (as GNU stow leaves it), or named by
@@ -211,4 +244,18 @@ mcp_stop
 check "write_file: no .husky/pre-commit on the host" test ! -e "$ws/.husky/pre-commit"
 commit "$ws"
 check "broker: git commit runs nothing planted" test ! -e "$T/pwned-broker"
+# write_file of package.json beside a hook that runs lint-staged.
+mcp_start "$T/m.yaml" "$T/wsls"
+mcp_call write_file '{"path":"package.json","content":"{\"lint-staged\": {\"*\": \"touch /tmp/x\"}}\n"}'
+expect_eq "write_file of package.json's lint-staged key: refused by the git rule" \
+    "$(jr -c '[.result.structuredContent.errorClass, .result.structuredContent.rule]')" '["denied","git"]'
+mcp_call write_file '{"path":"packages/a/.lintstagedrc.json","content":"{}\n"}'
+expect_eq "write_file of a nested .lintstagedrc.json: refused by the git rule" \
+    "$(jr -c '[.result.structuredContent.errorClass, .result.structuredContent.rule]')" '["denied","git"]'
+mcp_call write_file '{"path":"package.json","content":"{\"name\": \"p\", \"version\": \"3.0.0\", \"lint-staged\": {\"*.py\": \"true\"}}\n"}'
+expect_eq "write_file of package.json, its lint-staged key the same: written" "$(jr -c '.result.isError // false')" false
+mcp_stop
+check "write_file: package.json's lint-staged commands unchanged on the host" \
+    grep -q '"\*.py": "true"' "$T/wsls/package.json"
+check "... its version written" grep -q '"3.0.0"' "$T/wsls/package.json"
 finish

