@@ -6,8 +6,14 @@
 # option its man page lists; a bad command line is 64 from every command;
 # the same mistake gives the same status from every command (table below).
 . "$top_srcdir/tests/lib.sh"
-export HOME="$T/home" AIRLOCK_HOME="$T/state" XDG_RUNTIME_DIR="$T/run"
-mkdir -p "$HOME" "$T/run"
+# AIRLOCK_RUNTIME_DIR: approve and deny look for sessions there only,
+# not in the system's directory too, where the sessions of tests running
+# beside this one (as root) live: one that refuses root made "approve
+# no-such-approval" exit 1 ("a session refused you"), not 66.
+export HOME="$T/home" AIRLOCK_HOME="$T/state" XDG_RUNTIME_DIR="$T/run" \
+    AIRLOCK_RUNTIME_DIR="$T/run/airlock"
+mkdir -p "$HOME" "$T/run/airlock"
+chmod 700 "$T/run/airlock"
 man="$top_srcdir/docs"
 comp="$top_srcdir/contrib/completions"
 
