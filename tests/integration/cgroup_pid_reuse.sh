@@ -65,10 +65,12 @@ in_own_cgroup() {
 	return 1
 }
 
-# go: lets the command end (opened read-write, so that this does not
-# wait when the run was refused and no one reads).
+# go: lets the command end, once it reads (in the background: a run that
+# was refused has no reader; run_checked stops it once the run is over).
 go() {
-	echo go 1<>"$io/go"
+	# shellcheck disable=SC2016 # expanded by that shell
+	timeout 60 sh -c 'echo go >"$1"' sh "$io/go" &
+	gopid=$!
 }
 
 # run_checked WHAT DIRS LIMITS SKIP: a run as pid P with LIMITS has a
@@ -84,6 +86,8 @@ run_checked() {
 	done
 	go
 	wait "$runner"
+	kill "$gopid" 2>/dev/null
+	wait "$gopid" 2>/dev/null
 	expect_eq "$1: ...and the run succeeds" "$(cat "$T/rc")" 0
 	expect_eq "$1: ...saying nothing" "$(cat "$T/err")" ""
 }
