@@ -788,24 +788,18 @@ is_one_of(const char *name, const char *const *names)
 int
 git_hooks_cover(const struct git_hooks *h, const char *path)
 {
-	size_t i, k, len;
+	size_t i;
 
 	if (h->lintstaged != NULL && beneath(path, h->lintstaged) &&
 	    is_one_of(base_name(path), lintstaged_files))
 		return 1;
-
 	for (i = 0; i < h->n; i++) {
-		len = strlen(h->dir[i]);
-		if (len == 0) {
-			if (strchr(path, '/') != NULL)
-				continue;
-			for (k = 0; hook_names[k] != NULL; k++)
-				if (strcmp(path, hook_names[k]) == 0)
-					return 1;
-			continue;
-		}
-		if (strncmp(path, h->dir[i], len) == 0 &&
-		    (path[len] == '\0' || path[len] == '/'))
+		/* The workspace itself a hooks directory: its hooks only. */
+		if (h->dir[i][0] == '\0') {
+			if (strchr(path, '/') == NULL &&
+			    is_one_of(path, hook_names))
+				return 1;
+		} else if (beneath(path, h->dir[i]))
 			return 1;
 	}
 	return 0;
