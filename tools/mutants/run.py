@@ -184,7 +184,8 @@ def main():
     ap.add_argument("--share", default="")
     args = ap.parse_args()
     JOBS = args.jobs
-    entries = parse(args.list)
+    listed = parse(args.list)
+    entries = listed
     if args.only:
         want = set(args.only.split(","))
         entries = [e for e in entries if e["id"] in want]
@@ -208,8 +209,11 @@ def main():
             os.replace(orig, os.path.join(TOP, e["file"]))
             print("mutants: restored %s from an interrupted run" % e["file"])
 
+    # Every entry, not only those asked for: a change that moves the
+    # text of a mutant the run skips is found now, not by the next
+    # whole run.
     stale = []
-    for e in entries:
+    for e in listed:
         text = open(os.path.join(TOP, e["file"])).read()
         if text.count(e["from"]) != 1:
             stale.append("%s (%s: text found %d times)" %
