@@ -169,7 +169,7 @@ static const char *const lefthook_files[] = { "lefthook.yml", ".lefthook.yml",
  * at any depth (since lint-staged 12.2.1 each staged file takes the
  * nearest), as its lib/configFiles.js lists them; package.json (its
  * "lint-staged" key, GIT_HOOKS_KEY_LINTSTAGED) aside. */
-static const char *const lintstaged_files[] = { "package.yaml",
+const char *const git_hooks_lintstaged_files[] = { "package.yaml",
 	"package.yml", ".lintstagedrc", ".lintstagedrc.json",
 	".lintstagedrc.yaml", ".lintstagedrc.yml", ".lintstagedrc.mjs",
 	".lintstagedrc.mts", ".lintstagedrc.js", ".lintstagedrc.ts",
@@ -292,7 +292,7 @@ hook_managers(struct find *f, const char *dir)
 		} else if (strstr(text, "lefthook") != NULL)
 			rc = keep_all(f, lefthook_files);
 		if (rc == 0 && strstr(text, "lint-staged") != NULL) {
-			rc = keep_all(f, lintstaged_files);
+			rc = keep_all(f, git_hooks_lintstaged_files);
 			watch_lintstaged(f);
 		}
 		if (rc == 0 && strstr(text, "husky") != NULL) {
@@ -791,7 +791,7 @@ git_hooks_cover(const struct git_hooks *h, const char *path)
 	size_t i;
 
 	if (h->lintstaged != NULL && beneath(path, h->lintstaged) &&
-	    is_one_of(base_name(path), lintstaged_files))
+	    is_one_of(base_name(path), git_hooks_lintstaged_files))
 		return 1;
 	for (i = 0; i < h->n; i++) {
 		/* The workspace itself a hooks directory: its hooks only. */
@@ -806,40 +806,46 @@ git_hooks_cover(const struct git_hooks *h, const char *path)
 }
 
 int
-git_hooks_list(const char *ws, char ***paths, size_t *n, char *err,
+git_hooks_list(const char *ws, struct git_hooks_list *l, char *err,
     size_t errlen)
 {
 	struct git_hooks h;
 	size_t i, k;
 	int root = 0;
 
-	*paths = NULL;
-	*n = 0;
+	memset(l, 0, sizeof(*l));
 	if (git_hooks_find_path(ws, &h, err, errlen) != 0)
 		return -1;
 	/* "" at most once (keep_one() keeps each path once). */
-	*paths = xcalloc(GIT_HOOKS_MAX + GIT_HOOK_NAMES + 1, sizeof(**paths));
+	l->paths = xcalloc(GIT_HOOKS_MAX + GIT_HOOK_NAMES + 1,
+	    sizeof(*l->paths));
 	for (i = 0; i < h.n; i++) {
 		if (h.dir[i][0] != '\0')
-			(*paths)[(*n)++] = xstrdup(h.dir[i]);
+			l->paths[l->n++] = xstrdup(h.dir[i]);
 		else if (!root) {
 			for (k = 0; hook_names[k] != NULL; k++)
-				(*paths)[(*n)++] = xstrdup(hook_names[k]);
+				l->paths[l->n++] = xstrdup(hook_names[k]);
 			root = 1;
 		}
 	}
+	l->lintstaged = h.lintstaged;
+	l->husky_pkg = h.husky_pkg;
+	h.lintstaged = h.husky_pkg = NULL;
 	git_hooks_free(&h);
 	return 0;
 }
 
 void
-git_hooks_list_free(char **paths)
+git_hooks_list_free(struct git_hooks_list *l)
 {
 	size_t i;
 
-	for (i = 0; paths != NULL && paths[i] != NULL; i++)
-		free(paths[i]);
-	free(paths);
+	for (i = 0; l->paths != NULL && l->paths[i] != NULL; i++)
+		free(l->paths[i]);
+	free(l->paths);
+	free(l->lintstaged);
+	free(l->husky_pkg);
+	memset(l, 0, sizeof(*l));
 }
 
 void

@@ -92,15 +92,28 @@ int git_hooks_keys_changed(unsigned keys, const char *before, size_t blen,
     const char *after, size_t alen);
 
 /*
- * git_hooks_find_path() as the workspace-relative paths a sandbox covers: each
- * directory or file of |h|, and where the workspace itself is a hooks
- * directory, each hook's name in it.  *paths (NULL-terminated, *n
- * entries, at most GIT_HOOKS_MAX + GIT_HOOK_NAMES) is freed with
- * git_hooks_list_free().  0, or -1 with |err| as git_hooks_find().
+ * git_hooks_find_path() as what a sandbox covers: each directory or file
+ * of |h| (workspace-relative), and where the workspace itself is a hooks
+ * directory, each hook's name in it; and |h|'s lintstaged and husky_pkg,
+ * for the configs at any depth and the package.json keys, which no list
+ * of paths made ahead can name.
  */
-int git_hooks_list(const char *ws, char ***paths, size_t *n, char *err,
+struct git_hooks_list {
+	char **paths; /* NULL-terminated, n entries, at most
+			 GIT_HOOKS_MAX + GIT_HOOK_NAMES */
+	size_t n;
+	char *lintstaged; /* as struct git_hooks' */
+	char *husky_pkg;
+};
+/* Fills |l| (freed with git_hooks_list_free()).  0, or -1 with |err| as
+ * git_hooks_find(). */
+int git_hooks_list(const char *ws, struct git_hooks_list *l, char *err,
     size_t errlen);
-void git_hooks_list_free(char **paths);
+void git_hooks_list_free(struct git_hooks_list *l);
+
+/* lint-staged's config file names (NULL-terminated; package.json's key
+ * aside), which count at any depth beneath git_hooks.lintstaged. */
+extern const char *const git_hooks_lintstaged_files[];
 
 /*
  * For the fuzzer (fuzz/fuzz_gitconfig.c): parses |text| (|len| bytes) as

@@ -20,6 +20,7 @@ libairlock_a_SOURCES += \
 	policy/types.c policy/types.h \
 	policy/vcsdirs.c policy/vcsdirs.h \
 	policy/githooks.c policy/githooks.h \
+	policy/hookplants.c policy/hookplants.h \
 	supervisor/cmd_check.c
 
 # The built-in default manifest is contrib/manifests/default.yaml, turned

@@ -13,6 +13,7 @@
 
 #include "common/errors.h"
 #include "common/paths.h"
+#include "policy/githooks.h"
 #include "policy/seatbelt.h"
 #include "policy/vcsdirs.h"
 
@@ -393,6 +394,30 @@ protect_hooks(FILE *fp, const char *ws, const char *rel)
 	}
 }
 
+/*
+ * A hook runs lint-staged: its config files at any depth (each staged
+ * file takes the nearest) and every package.json (its "lint-staged"
+ * key), anywhere in the workspace, not only beneath the working tree's
+ * top: a directory written elsewhere and renamed there would carry its
+ * files with it.  A profile cannot compare a key's value before and
+ * after, as the change sets do, so package.json is denied whole.
+ */
+static void
+protect_lintstaged(FILE *fp, const char *ws)
+{
+	size_t i;
+
+	fputs("(deny file-write* (regex ", fp);
+	re_any_depth(fp, ws);
+	fputc('(', fp);
+	for (i = 0; git_hooks_lintstaged_files[i] != NULL; i++) {
+		re_any_case(fp, git_hooks_lintstaged_files[i]);
+		fputc('|', fp);
+	}
+	re_any_case(fp, "package.json");
+	fputs(")$\"))  ; lint-staged's configs, at any depth\n", fp);
+}
+
 static int
 is_git(const char *pat)
 {
@@ -428,6 +453,9 @@ seatbelt_profile(
 	for (i = 0; i < run->nhooks; i++)
 		if (!rel_ok(run->hooks[i]) || strlen(run->hooks[i]) >= 4096)
 			return AL_ERR_PATH;
+	if (run->husky_pkg != NULL &&
+	    (!rel_ok(run->husky_pkg) || strlen(run->husky_pkg) >= 4096))
+		return AL_ERR_PATH;
 	if ((run->home != NULL &&
 		(run->home[0] != '/' || !printable(run->home))) ||
 	    (run->tmpdir != NULL &&
@@ -557,6 +585,10 @@ seatbelt_profile(
 			protect(fp, ws, sp->protected[i]);
 	for (i = 0; i < run->nhooks; i++)
 		protect_hooks(fp, ws, run->hooks[i]);
+	if (run->lintstaged != NULL)
+		protect_lintstaged(fp, ws);
+	if (run->husky_pkg != NULL)
+		protect_hooks(fp, ws, run->husky_pkg);
 	fprintf(fp, "(deny file-write-unlink (literal ");
 	quote(fp, ws);
 	fprintf(fp, "))\n");

@@ -51,6 +51,11 @@ struct seatbelt_run {
 				     (git_hooks_list(), policy/githooks.h):
 				     denied as the git directory is */
 	size_t nhooks;
+	const char *lintstaged; /* a hook runs lint-staged (git_hooks'):
+				   its configs at any depth and every
+				   package.json, denied; NULL: none */
+	const char *husky_pkg; /* a husky v4 hook: this package.json,
+				  relative, denied; NULL: none */
 	int proxy_port; /* the egress proxy's loopback port; 0: the
 			   parameter PROXY_PORT (only when network) */
 };

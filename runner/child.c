@@ -778,7 +778,11 @@ vcs_cover(const struct runner_plan *p, const char *ws)
  * hooks_cover() puts it over the view's, read-only, or masks the view's
  * where the checkout has none of that type.  A symlink of the view's on
  * the way is masked where it stands, so git finds no hooks through it.
- * A path the view lacks is left alone: nothing runs from it.
+ * A path the view lacks is left alone: nothing runs from it.  The plan
+ * also names the hook managers' configs the agent wrote deeper (a
+ * nested .lintstagedrc.json, a package.json's "lint-staged" key),
+ * found by the parent in the session's upper layer
+ * (policy/hookplants.h); they are covered the same way.
  */
 static int hook_fd[RUNNER_MAX_HOOKS];
 static unsigned char hook_isdir[RUNNER_MAX_HOOKS];
@@ -794,33 +798,33 @@ hooks_open(const struct runner_plan *p, const char *lower)
 
 	if ((lfd = open(lower, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
 		fail(p, "open workspace", p->workspace);
-	for (i = 0; i < p->nhooks; i++) {
+	for (i = 0; i < p->hooks.n; i++) {
 		hook_fd[i] = -1;
 		memset(&how, 0, sizeof(how));
 		how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
 		how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH;
-		if ((fd = (int)syscall(SYS_openat2, lfd, p->hooks[i], &how,
+		if ((fd = (int)syscall(SYS_openat2, lfd, p->hooks.paths[i], &how,
 		    sizeof(how))) == -1) {
 			if (errno == ENOENT || errno == ENOTDIR ||
 			    errno == ELOOP)
 				continue;
-			fail(p, "open the checkout's", p->hooks[i]);
+			fail(p, "open the checkout's", p->hooks.paths[i]);
 		}
 		if (fstat(fd, &st) == -1)
-			fail(p, "stat the checkout's", p->hooks[i]);
+			fail(p, "stat the checkout's", p->hooks.paths[i]);
 		if (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) {
 			hook_isdir[i] = S_ISDIR(st.st_mode);
 			if ((hook_fd[i] = open_tree(fd, "", AT_EMPTY_PATH |
 			    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
 			    AT_RECURSIVE)) == -1)
 				fail(p, "open_tree the checkout's",
-				    p->hooks[i]);
+				    p->hooks.paths[i]);
 			memset(&ma, 0, sizeof(ma));
 			ma.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
 			    MOUNT_ATTR_NODEV;
 			if (mount_setattr(hook_fd[i], "", AT_EMPTY_PATH |
 			    AT_RECURSIVE, &ma, sizeof(ma)) == -1)
-				fail(p, "read-only", p->hooks[i]);
+				fail(p, "read-only", p->hooks.paths[i]);
 		}
 		close(fd);
 	}
@@ -898,14 +902,14 @@ hooks_cover(const struct runner_plan *p, const char *ws)
 
 	if ((wfd = open(ws, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
 		fail(p, "open", ws);
-	for (i = 0; i < p->nhooks; i++) {
-		if ((tfd = hook_open_view(p, wfd, p->hooks[i], buf)) == -1)
+	for (i = 0; i < p->hooks.n; i++) {
+		if ((tfd = hook_open_view(p, wfd, p->hooks.paths[i], buf)) == -1)
 			goto next;
 		if (fstat(tfd, &st) == -1)
 			fail(p, "stat", buf);
 		/* The checkout's own where the view has that path, of its
 		 * type; a mask elsewhere. */
-		same = strcmp(buf, p->hooks[i]) == 0 && !S_ISLNK(st.st_mode) &&
+		same = strcmp(buf, p->hooks.paths[i]) == 0 && !S_ISLNK(st.st_mode) &&
 		    S_ISDIR(st.st_mode) == hook_isdir[i];
 		if (hook_fd[i] != -1 && same) {
 			mfd = hook_fd[i];

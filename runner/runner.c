@@ -126,7 +126,7 @@ plan_free(struct runner_plan *pl)
 		free(pl->deny[i]);
 	free(pl->deny);
 	free(pl->extra_ro);
-	git_hooks_list_free(pl->hooks);
+	git_hooks_list_free(&pl->hooks);
 }
 
 /*
@@ -134,23 +134,31 @@ plan_free(struct runner_plan *pl)
  * lower_upper): the view's git reads the checkout's config (vcs_real()
  * in child.c), whose hooks directories, included files and hook
  * managers' configs are files of the working tree, which the agent
- * writes in its view.  A check granted a secret that commits, or runs
- * "git status" under an included core.fsmonitor, would run the agent's
- * hook with the secret; child.c covers each path found here with the
- * checkout's own.  A config that cannot be read refuses the run.
+ * writes in its view; and the hook managers' configs the agent wrote
+ * deeper or changed in package.json (policy/hookplants.h).  A check
+ * granted a secret that commits, or runs "git status" under an included
+ * core.fsmonitor, would run the agent's hook with the secret; child.c
+ * covers each path found here with the checkout's own, or masks it.  A
+ * config or a change that cannot be read refuses the run.
  */
 static int
 plan_hooks(struct runner_plan *pl, char *err, size_t errlen)
 {
 	char gerr[512];
 
-	if (git_hooks_list(pl->workspace, &pl->hooks, &pl->nhooks, gerr,
+	if (git_hooks_list(pl->workspace, &pl->hooks, gerr,
 	    sizeof(gerr)) != 0) {
 		snprintf(err, errlen, "the checkout's git hooks cannot be "
 		    "told: %s", gerr);
 		return AL_ERR_SYSTEM;
 	}
-	if (pl->nhooks > RUNNER_MAX_HOOKS) {
+	if (hookplants_find(&pl->hooks, pl->workspace, pl->lower_upper, gerr,
+	    sizeof(gerr)) != 0) {
+		snprintf(err, errlen, "the session's hook-manager configs "
+		    "cannot be told: %s", gerr);
+		return AL_ERR_SYSTEM;
+	}
+	if (pl->hooks.n > RUNNER_MAX_HOOKS) {
 		snprintf(err, errlen, "the checkout has more git hooks than a "
 		    "runner covers (%d)", RUNNER_MAX_HOOKS);
 		return AL_ERR_SYSTEM;

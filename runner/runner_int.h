@@ -26,6 +26,7 @@
 #include <pthread.h>
 
 #include "policy/githooks.h"
+#include "policy/hookplants.h"
 #include "policy/manifest.h"
 
 #define RUNNER_MAX_PATH	4096
@@ -49,8 +50,9 @@
 
 /* The checkout's git hooks a runner covers in a session's view: each
  * hooks directory and file, and a hook's name where the workspace itself
- * is a hooks directory (policy/githooks.h). */
-#define RUNNER_MAX_HOOKS	(GIT_HOOKS_MAX + GIT_HOOK_NAMES)
+ * is a hooks directory (policy/githooks.h); and the hook managers'
+ * configs the agent wrote (policy/hookplants.h). */
+#define RUNNER_MAX_HOOKS	(GIT_HOOKS_MAX + GIT_HOOK_NAMES + HOOKPLANTS_MAX)
 
 /*
  * How the child binds one read-only or read-write entry of the policy, as
@@ -119,10 +121,12 @@ struct runner_plan {
 	int		 workspace_readonly;
 	int		 upper_durable;	/* see runner_request */
 	const char	*lower_upper;	/* see runner_request */
-	char		**hooks;	/* with lower_upper: the checkout's
-					 * git hooks, workspace-relative
-					 * (hooks_cover() in child.c) */
-	size_t		 nhooks;
+	struct git_hooks_list hooks;	/* with lower_upper: the
+					 * checkout's git hooks,
+					 * workspace-relative (hooks_cover()
+					 * in child.c), and the hook
+					 * managers' names and keys at any
+					 * depth (vcs_walk()) */
 	int		 view_sock;	/* see runner_request; -1: none */
 	int		 netns_fd;	/* a fresh network namespace the
 					   child joins first, or -1: the

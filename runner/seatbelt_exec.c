@@ -27,7 +27,8 @@ runner_seatbelt_exec(const struct sandbox_policy *sp, const char *workspace,
     char *const argv[])
 {
 	struct seatbelt_run run = { 0 };
-	char err[512], **hooks = NULL;
+	char err[512];
+	struct git_hooks_list hooks;
 	char base[PATH_MAX], tmpl[PATH_MAX], *tmp, *ws, *gitdir = NULL;
 	char *profile, **av;
 	size_t n, i;
@@ -41,13 +42,16 @@ runner_seatbelt_exec(const struct sandbox_policy *sp, const char *workspace,
 		return AL_ERR_PATH;
 	}
 	/* Its git hooks outside .git, denied as .git is. */
-	if (git_hooks_list(ws, &hooks, &run.nhooks, err, sizeof(err)) != 0) {
+	if (git_hooks_list(ws, &hooks, err, sizeof(err)) != 0) {
 		log_warnx("%s", err);
 		free(ws);
 		free(gitdir);
 		return AL_ERR_PATH;
 	}
-	run.hooks = (const char *const *)hooks;
+	run.hooks = (const char *const *)hooks.paths;
+	run.nhooks = hooks.n;
+	run.lintstaged = hooks.lintstaged;
+	run.husky_pkg = hooks.husky_pkg;
 	/* A temporary directory of this run's own, as its TMPDIR. */
 	if (confstr(_CS_DARWIN_USER_TEMP_DIR, base, sizeof(base)) == 0)
 		strlcpy(base, "/private/tmp/", sizeof(base));
@@ -55,7 +59,7 @@ runner_seatbelt_exec(const struct sandbox_policy *sp, const char *workspace,
 	if (mkdtemp(tmpl) == NULL || (tmp = realpath(tmpl, NULL)) == NULL) {
 		free(ws);
 		free(gitdir);
-		git_hooks_list_free(hooks);
+		git_hooks_list_free(&hooks);
 		return AL_ERR_SYSTEM;
 	}
 	run.workspace = ws;
@@ -69,7 +73,7 @@ runner_seatbelt_exec(const struct sandbox_policy *sp, const char *workspace,
 	run.proxy_port = 0;
 	rc = seatbelt_profile(sp, &run, &profile);
 	free(gitdir);
-	git_hooks_list_free(hooks);
+	git_hooks_list_free(&hooks);
 	if (rc != 0) {
 		free(ws);
 		free(tmp);

@@ -45,8 +45,9 @@ cmd_profile(int argc, char **argv)
 	const struct sandbox_policy *policy;
 	struct seatbelt_run run;
 	struct manifest *m = NULL;
+	struct git_hooks_list hooks;
 	const char *manifest = NULL, *workspace = ".";
-	char *ws, *gitdir = NULL, *profile, *end, err[512], **hooks = NULL;
+	char *ws, *gitdir = NULL, *profile, *end, err[512];
 	long port;
 	int ch, seatbelt = 0, rc;
 
@@ -113,7 +114,7 @@ cmd_profile(int argc, char **argv)
 	}
 	/* Its git hooks outside .git (core.hooksPath, included config
 	 * files): writes there run at the person's next commit. */
-	if (git_hooks_list(ws, &hooks, &run.nhooks, err, sizeof(err)) != 0) {
+	if (git_hooks_list(ws, &hooks, err, sizeof(err)) != 0) {
 		log_warnx("profile: %s; refusing a profile that could leave "
 			  "a git hook writable",
 		    err);
@@ -121,7 +122,10 @@ cmd_profile(int argc, char **argv)
 		free(gitdir);
 		return EXIT_CONFIG;
 	}
-	run.hooks = (const char *const *)hooks;
+	run.hooks = (const char *const *)hooks.paths;
+	run.nhooks = hooks.n;
+	run.lintstaged = hooks.lintstaged;
+	run.husky_pkg = hooks.husky_pkg;
 	run.workspace = ws;
 	run.gitdir = gitdir;
 	sandbox_policy_init_defaults(&defaults);
@@ -131,7 +135,7 @@ cmd_profile(int argc, char **argv)
 			log_warnx("%s", err);
 			free(ws);
 			free(gitdir);
-			git_hooks_list_free(hooks);
+			git_hooks_list_free(&hooks);
 			sandbox_policy_free_arrays(&defaults);
 			return EXIT_CONFIG;
 		}
@@ -153,7 +157,7 @@ cmd_profile(int argc, char **argv)
 	}
 	free(ws);
 	free(gitdir);
-	git_hooks_list_free(hooks);
+	git_hooks_list_free(&hooks);
 	if (m != NULL)
 		manifest_free(m);
 	sandbox_policy_free_arrays(&defaults);

@@ -16,6 +16,9 @@
 #                       set to --cow adds it)
 # cow_secret_nowhere    passes if neither form of the secret is in any
 #                       session's files
+# cow_manifest         $T/m.yaml: a cow agent, a run_check granted the
+#                       secret, and the checks read from stdin (YAML,
+#                       each line "  name: [argv...]")
 # cow_agent_check CHECK BODY
 #                       $T/agent.sh: runs BODY in its sandbox, then calls
 #                       run_check CHECK and reads the check's artifact
@@ -56,6 +59,24 @@ run() {
 	"${RUN_AS[@]}" env AIRLOCK_HOME="$st" HOME="$st" PATH="$PATH" \
 	    timeout 60 "$A" run ${RUN_COW:-} --manifest "$T/m.yaml" --workspace "$ws" -- \
 	    "$T/agent.sh" >"$T/out" 2>"$T/err"
+}
+
+cow_manifest() {
+	{
+		cat <<'EOF2'
+tools:
+  - name: run_check
+    input: { checkId: approved_check }
+    output: { exitCode: integer, stdout: string, durationMs: integer, timedOut: boolean, truncated: boolean }
+    sideEffect: sandbox_process
+    timeoutMs: 20000
+    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+checks:
+EOF2
+		cat
+		printf 'agent:\n  workspace: cow\n'
+	} >"$T/m.yaml"
+	chmod 644 "$T/m.yaml"
 }
 
 cow_secret_nowhere() {

@@ -15,20 +15,9 @@
 . "$top_srcdir/tests/lib.sh"
 secret='n0t-for-the-agent-42'
 . "$top_srcdir/tests/integration/cow_lib.sh"
-cat >"$T/m.yaml" <<'EOF'
-tools:
-  - name: run_check
-    input: { checkId: approved_check }
-    output: { exitCode: integer, stdout: string, durationMs: integer, timedOut: boolean, truncated: boolean }
-    sideEffect: sandbox_process
-    timeoutMs: 20000
-    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
-checks:
+cow_manifest <<'EOF'
   diff: ["git", "--no-optional-locks", "diff"]
-agent:
-  workspace: cow
 EOF
-chmod 644 "$T/m.yaml"
 
 # The agent: BODY, then the check, then its artifact (the whole output).
 PLANT='echo agent-edit >>README.md

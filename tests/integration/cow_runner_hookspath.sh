@@ -21,21 +21,10 @@
 . "$top_srcdir/tests/lib.sh"
 secret='n0t-for-the-agent-47'
 . "$top_srcdir/tests/integration/cow_lib.sh"
-cat >"$T/m.yaml" <<'EOF2'
-tools:
-  - name: run_check
-    input: { checkId: approved_check }
-    output: { exitCode: integer, stdout: string, durationMs: integer, timedOut: boolean, truncated: boolean }
-    sideEffect: sandbox_process
-    timeoutMs: 20000
-    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
-checks:
+cow_manifest <<'EOF2'
   push: ["sh", "-c", "git init -q --bare /tmp/r && git push /tmp/r HEAD:refs/heads/x 2>&1; printf 'CHECK-DONE:%s\\n' \"$(git -C /tmp/r rev-parse --verify -q x >/dev/null && echo pushed)\"; cat src/edit.txt"]
   status: ["sh", "-c", "git --no-optional-locks status --porcelain 2>&1; printf 'CHECK-SAW:%s\\n' \"$(git config team.marker)\""]
-agent:
-  workspace: cow
 EOF2
-chmod 644 "$T/m.yaml"
 
 # The agent's hook: prints the secret, reversed.
 LEAK='#!/bin/sh\nprintf "%%s\\n" "$API_TOKEN" | rev\n'

@@ -21,23 +21,12 @@
 . "$top_srcdir/tests/lib.sh"
 secret='n0t-for-the-agent-43'
 . "$top_srcdir/tests/integration/cow_lib.sh"
-cat >"$T/m.yaml" <<'EOF2'
-tools:
-  - name: run_check
-    input: { checkId: approved_check }
-    output: { exitCode: integer, stdout: string, durationMs: integer, timedOut: boolean, truncated: boolean }
-    sideEffect: sandbox_process
-    timeoutMs: 20000
-    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
-checks:
+cow_manifest <<'EOF2'
   src: ["git", "-C", "src", "--no-optional-locks", "diff"]
   bare: ["sh", "-c", "printf 'CHECK-SAW:%s\\n' \"$(git -C src/bare rev-parse --absolute-git-dir)\""]
   sub: ["sh", "-c", "printf 'CHECK-SAW:%s\\n' \"$(git -C sub config airlock.marker)\" \"$(git -C sub rev-parse --absolute-git-dir)\"; git -C sub --no-optional-locks diff"]
   vcs: ["sh", "-c", "for f in src/.jj/repo/config.toml .sl/config src/.SL/config .jj/repo/config.toml; do printf 'CHECK-SAW:%s:%s\\n' \"$f\" \"$(cat $f 2>/dev/null || echo none)\"; done"]
-agent:
-  workspace: cow
 EOF2
-chmod 644 "$T/m.yaml"
 
 attack() {	# WHO RUN-PREFIX...: one round as root or as uid 4242
 	cow_run_setup "$@"

@@ -171,10 +171,12 @@ EXTRA_DIST += tests/integration/man_values.sh tests/integration/man_values.py
 # Copy-on-write agent sessions: run --cow/--resume, diff, commit, discard.
 TESTS += tests/integration/cow_session.sh tests/integration/cow_session_nonroot.sh \
 	tests/integration/cow_gate.sh tests/integration/cow_runner_git.sh \
-	tests/integration/cow_runner_nested_git.sh tests/integration/cow_runner_hookspath.sh
+	tests/integration/cow_runner_nested_git.sh tests/integration/cow_runner_hookspath.sh \
+	tests/integration/cow_runner_lintstaged.sh
 EXTRA_DIST += tests/integration/cow_session.sh tests/integration/cow_session_nonroot.sh \
 	tests/integration/cow_gate.sh tests/integration/cow_runner_git.sh \
-	tests/integration/cow_runner_nested_git.sh tests/integration/cow_runner_hookspath.sh
+	tests/integration/cow_runner_nested_git.sh tests/integration/cow_runner_hookspath.sh \
+	tests/integration/cow_runner_lintstaged.sh
 # Approvals for teams and fleets (issue 16).
 EXTRA_DIST += tests/integration/approval_lib.sh
 EXTRA_DIST += tests/integration/cow_lib.sh

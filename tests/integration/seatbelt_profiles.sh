@@ -87,6 +87,16 @@ prof=$(cat "$T/husky.raw")
 expect_contains "husky_hooks_are_protected" "$prof" "; git hook: .husky/_"
 expect_contains "husky_hooks_parent_is_protected" "$prof" "; git hook: .husky"
 expect_contains "included_config_is_protected" "$prof" "; git hook: team.gitconfig"
+# Its pre-commit hook runs lint-staged, and a husky v4 hook is there too:
+# lint-staged's configs and package.json at any depth are denied, whose
+# values no profile can compare (the change sets do).
+printf '#!/bin/sh\nnpx lint-staged\n' >"$T/husky/.husky/_/pre-commit"
+printf '#!/bin/sh\n# husky\n' >"$T/husky/.husky/_/pre-push"
+prof=$("$AIRLOCK" profile --seatbelt --workspace "$T/husky")
+expect_contains "lintstaged_configs_at_any_depth" "$prof" "lint-staged's configs, at any depth"
+expect_contains "lintstaged_package_json" "$prof" '|[Pp][Aa][Cc][Kk][Aa][Gg][Ee]\.[Jj][Ss][Oo][Nn])$'
+expect_contains "husky4_package_json" "$prof" "; git hook: package.json"
+rm "$T/husky/.husky/_/pre-commit" "$T/husky/.husky/_/pre-push"
 mkdir -p "$T/badhome/.gitconfig"
 HOME="$T/badhome" "$AIRLOCK" profile --seatbelt --workspace "$T/husky" > /dev/null 2> "$T/err"
 expect_eq "unreadable_git_config_is_refused" "$?" 78

@@ -290,6 +290,56 @@ START_TEST(test_git_hooks_are_protected)
 }
 END_TEST
 
+/* A hook runs lint-staged: its configs and package.json at any depth;
+ * husky v4's: the top package.json alone. */
+START_TEST(test_hook_manager_configs_at_any_depth)
+{
+	static const char *const denied[] = {
+		"/Users/dev/project/.lintstagedrc.json",
+		"/Users/dev/project/packages/a/.lintstagedrc.json",
+		"/Users/dev/project/packages/a/.LintStagedRC.JSON",
+		"/Users/dev/project/x/y/lint-staged.config.ts",
+		"/Users/dev/project/x/package.yaml",
+		"/Users/dev/project/package.json",
+		"/Users/dev/project/packages/b/package.json",
+	};
+	static const char *const allowed[] = {
+		"/Users/dev/project/src/index.ts",
+		"/Users/dev/project/package-lock.json",
+		"/Users/dev/project/x/.lintstagedrc.json.bak",
+		"/Users/dev/project/x/my.lintstagedrc",
+		"/Users/dev/other/.lintstagedrc.json",
+	};
+	static const char *const husky_denied[] = {
+		"/Users/dev/project/package.json",
+	};
+	static const char *const husky_allowed[] = {
+		"/Users/dev/project/packages/b/package.json",
+		"/Users/dev/project/packages/a/.lintstagedrc.json",
+	};
+	struct sandbox_policy sp;
+	struct seatbelt_run r = run_at("/Users/dev/project");
+	char *out;
+
+	sandbox_policy_init_defaults(&sp);
+	r.lintstaged = "";
+	ck_assert_int_eq(seatbelt_profile(&sp, &r, &out), 0);
+	expect_writes(out, denied, sizeof(denied) / sizeof(denied[0]), allowed,
+	    sizeof(allowed) / sizeof(allowed[0]));
+	free(out);
+	r.lintstaged = NULL;
+	r.husky_pkg = "package.json";
+	ck_assert_int_eq(seatbelt_profile(&sp, &r, &out), 0);
+	expect_writes(out, husky_denied, 1, husky_allowed,
+	    sizeof(husky_allowed) / sizeof(husky_allowed[0]));
+	free(out);
+	r.husky_pkg = "../package.json";
+	ck_assert_int_eq(seatbelt_profile(&sp, &r, &out), AL_ERR_PATH);
+	ck_assert_ptr_null(out);
+	sandbox_policy_free_arrays(&sp);
+}
+END_TEST
+
 START_TEST(test_protected_patterns_and_ancestors)
 {
 	struct sandbox_policy sp;
@@ -438,6 +488,7 @@ main(void)
 	tcase_add_test(tc, test_default_policy_matches_golden_profile);
 	tcase_add_test(tc, test_git_is_protected_at_any_depth);
 	tcase_add_test(tc, test_git_hooks_are_protected);
+	tcase_add_test(tc, test_hook_manager_configs_at_any_depth);
 	tcase_add_test(tc, test_protected_patterns_and_ancestors);
 	tcase_add_test(tc, test_parameters_when_run_values_are_unknown);
 	tcase_add_test(tc, test_bad_inputs_are_refused);
