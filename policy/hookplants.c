@@ -65,6 +65,24 @@ slurp(int fd, size_t *len)
 }
 
 /*
+ * Whether |text| may give a key of |keys| a value: it names the key, or
+ * holds a backslash (JSON spells "lint-staged" as "lint\u002dstaged"
+ * too).  Else the key is absent, which changes nothing (a removal is
+ * not a plant), or the text is not JSON, which lint-staged passes over
+ * in a package.json.  Spares parsing every package.json of a session's
+ * node_modules.
+ */
+static int
+may_name(const char *text, size_t len, unsigned keys)
+{
+	return memchr(text, '\\', len) != NULL ||
+	    ((keys & GIT_HOOKS_KEY_LINTSTAGED) != 0 &&
+		memmem(text, len, "lint-staged", 11) != NULL) ||
+	    ((keys & GIT_HOOKS_KEY_HUSKY) != 0 &&
+		memmem(text, len, "husky", 5) != NULL);
+}
+
+/*
  * Whether the package.json |name| in the upper layer's directory |dfd|
  * (at w->path) gives a key of |keys| a new value against the checkout's.
  * 1, 0, or -1 (errno): a file that cannot be opened.
@@ -82,6 +100,10 @@ keys_planted(struct walk *w, int dfd, const char *name, unsigned keys)
 		return errno == ELOOP ? 1 : -1; /* a symlink: covered */
 	if ((after = slurp(fd, &alen)) == NULL)
 		return 1; /* not regular, or too large to compare */
+	if (!may_name(after, alen, keys)) {
+		free(after);
+		return 0;
+	}
 	memset(&how, 0, sizeof(how));
 	how.flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC;
 	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS;
