@@ -861,13 +861,35 @@ git_hooks_free(struct git_hooks *h)
 	h->lintstaged = h->husky_pkg = NULL;
 }
 
+/*
+ * 1 if |path| lies beneath a node_modules directory.  npm writes a
+ * package.json there for every package, many published with their own
+ * "lint-staged" key, and Node reads each to load the package: taking
+ * them as configs refused every install and, in a session's view, masked
+ * the packages.  lint-staged takes configs only from files git lists
+ * (tracked, or untracked and not ignored: its searchConfigs()), and
+ * node_modules is ignored wherever it is installed; a repository that
+ * tracks node_modules is not covered (docs/SECURITY.md).
+ */
+static int
+in_node_modules(const char *path)
+{
+	const char *s;
+
+	for (s = path; (s = strstr(s, "node_modules/")) != NULL; s++)
+		if (s == path || s[-1] == '/')
+			return 1;
+	return 0;
+}
+
 unsigned
 git_hooks_keys(const struct git_hooks *h, const char *path)
 {
 	unsigned keys = 0;
 
 	if (h->lintstaged != NULL && beneath(path, h->lintstaged) &&
-	    strcmp(base_name(path), "package.json") == 0)
+	    strcmp(base_name(path), "package.json") == 0 &&
+	    !in_node_modules(path))
 		keys |= GIT_HOOKS_KEY_LINTSTAGED;
 	if (h->husky_pkg != NULL && strcmp(path, h->husky_pkg) == 0)
 		keys |= GIT_HOOKS_KEY_HUSKY;

@@ -184,6 +184,13 @@ check "... nor the nested config" test ! -e "$ws/packages/a/.lintstagedrc.json"
 expect_eq "package.json's other keys changed, lint-staged's the same: applied" "$?" 0
 check "... on the host" grep -q '"version": "2.0.0"' "$ws/package.json"
 check "... and the nested one" grep -q '"dependencies"' "$ws/packages/a/package.json"
+# An install: npm's packages carry their own package.json, some published
+# with a "lint-staged" key, beneath node_modules, which git ignores (and
+# lint-staged with it).  Before, the install was refused (77).
+"$AIRLOCK" exec --workspace "$ws" -- sh -c \
+    'mkdir -p node_modules/dep && echo "{\"name\": \"dep\", \"lint-staged\": {\"*.js\": \"eslint\"}}" >node_modules/dep/package.json' >/dev/null 2>&1
+expect_eq "an installed package's own lint-staged key: applied" "$?" 0
+check "... on the host" grep -q eslint "$ws/node_modules/dep/package.json"
 
 # The person's own config inside the workspace: ~/.gitconfig a dotfiles
 # checkout's file through a symlink (as GNU stow leaves it), or named by

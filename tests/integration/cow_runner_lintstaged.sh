@@ -23,13 +23,15 @@
 # with the secret and the agent read it back reversed.  Now the runner
 # covers each with the checkout's own or an empty mask, and lint-staged
 # falls back to the checkout's top config; a package.json whose other
-# keys changed is still the agent's in the view.  As root and as uid 4242.
+# keys changed is still the agent's in the view, and so is an installed
+# package's beneath node_modules (git ignores it, and lint-staged with
+# it; masked, Node could not load the package).  As root and as uid 4242.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 secret='n0t-for-the-agent-48'
 . "$top_srcdir/tests/integration/cow_lib.sh"
 cow_manifest <<'EOF2'
-  commit: ["sh", "-c", "export GIT_INDEX_FILE=/tmp/idx GIT_OBJECT_DIRECTORY=/tmp/o GIT_ALTERNATE_OBJECT_DIRECTORIES=$PWD/.git/objects; cp .git/index /tmp/idx && mkdir /tmp/o && git add --ignore-errors -A 2>/dev/null; git -c user.name=c -c user.email=c@c commit -qm check 2>&1; echo CHECK-DONE; for f in packages/a/.lintstagedrc.json packages/b/package.json; do stat -c \"VIEW:%n:%s:%a\" $f; sed 's/\"//g' $f; done 2>&1"]
+  commit: ["sh", "-c", "export GIT_INDEX_FILE=/tmp/idx GIT_OBJECT_DIRECTORY=/tmp/o GIT_ALTERNATE_OBJECT_DIRECTORIES=$PWD/.git/objects; cp .git/index /tmp/idx && mkdir /tmp/o && git add --ignore-errors -A 2>/dev/null; git -c user.name=c -c user.email=c@c commit -qm check 2>&1; echo CHECK-DONE; for f in packages/a/.lintstagedrc.json packages/b/package.json node_modules/dep/package.json; do stat -c \"VIEW:%n:%s:%a\" $f; sed 's/\"//g' $f; done 2>&1"]
 EOF2
 
 # The checkout's lint-staged, as its lookup goes: for each staged file,
@@ -64,6 +66,7 @@ lintstaged_checkout() {	# WS
 	printf '{"*": "echo CHECKOUT-LINT"}\n' >"$1/.lintstagedrc.json"
 	printf '{"name": "b", "version": "1.0.0"}\n' >"$1/packages/b/package.json"
 	printf 'y\n' >"$1/packages/b/y.js"
+	printf 'node_modules/\n' >"$1/.gitignore"
 	git() { command git -c safe.directory="*" "$@"; }
 	git -C "$1" config core.hooksPath .husky/_
 	git -C "$1" add -A
@@ -77,7 +80,8 @@ NESTED="$LEAK_SH
 mkdir -p packages/a && echo '{\"*\": \"sh leak.sh\"}' >packages/a/.lintstagedrc.json && echo x >packages/a/x.js && echo PLANTED"
 PKG_KEY="$LEAK_SH
 echo '{\"name\": \"b\", \"version\": \"2.0.0\", \"lint-staged\": {\"*\": \"sh leak.sh\"}}' >packages/b/package.json && echo y2 >>packages/b/y.js && echo PLANTED"
-PKG_OTHER="echo '{\"name\": \"b\", \"version\": \"2.0.0\"}' >packages/b/package.json && echo y2 >>packages/b/y.js && echo PLANTED"
+PKG_OTHER="echo '{\"name\": \"b\", \"version\": \"2.0.0\"}' >packages/b/package.json && echo y2 >>packages/b/y.js &&
+mkdir -p node_modules/dep && echo '{\"name\": \"dep\", \"lint-staged\": {\"*.js\": \"eslint\"}}' >node_modules/dep/package.json && echo PLANTED"
 PKG_LINK="$LEAK_SH
 echo '{\"name\": \"b\", \"version\": \"3.0.0\", \"lint-staged\": {\"*\": \"sh leak.sh\"}}' >evil.json && rm packages/b/package.json && ln -s ../../evil.json packages/b/package.json && echo y2 >>packages/b/y.js && echo PLANTED"
 
@@ -129,6 +133,7 @@ attack() {	# WHO RUN-PREFIX...: one round as root or as uid 4242
 	out=$(cat "$T/out")
 	expect_contains "$who: the agent changed packages/b/package.json's version" "$out" PLANTED
 	expect_contains "$who: the check sees the agent's package.json" "$out" "version: 2.0.0"
+	expect_contains "$who: and an installed package's own, with its lint-staged key" "$out" "name: dep"
 	check "$who: the checkout is untouched" git -c safe.directory='*' -C "$ws" diff --quiet HEAD
 }
 

@@ -397,6 +397,12 @@ START_TEST(test_manager_keys)
 	ck_assert_uint_eq(git_hooks_keys(&h, "package.json"), LS);
 	ck_assert_uint_eq(git_hooks_keys(&h, "packages/a/package.json"), LS);
 	ck_assert_uint_eq(git_hooks_keys(&h, "packages/a/package.json5"), 0);
+	/* npm's packages (git ignores node_modules; lint-staged too). */
+	ck_assert_uint_eq(git_hooks_keys(&h, "node_modules/x/package.json"), 0);
+	ck_assert_uint_eq(git_hooks_keys(&h, "a/node_modules/@s/x/package.json"),
+	    0);
+	ck_assert_uint_eq(git_hooks_keys(&h, "my_node_modules/package.json"), LS);
+	ck_assert_uint_eq(git_hooks_keys(&h, "node_modules.d/package.json"), LS);
 	git_hooks_free(&h);
 
 	/* husky v4: its key at the top only. */

@@ -155,6 +155,9 @@ START_TEST(test_package_keys)
 	put("up/f/package.json", "{not json");
 	/* g: not JSON, with an escape: cannot be told. */
 	put("up/g/package.json", "{\"a\\u0022: 1");
+	/* An installed package's own key: npm's, not a config. */
+	put("up/node_modules/h/package.json",
+	    "{\"lint-staged\": {\"*\": \"sh x\"}}");
 	find("", NULL, out, sizeof(out));
 	ck_assert_str_eq(out, "a/package.json,d/package.json,g/package.json");
 }
