@@ -34,6 +34,7 @@ EOF2
 cat >"$ws/calls" <<'EOF2'
 {"name":"deploy","arguments":{"target":"alpha"}}
 {"name":"deploy","arguments":{"target":"beta"}}
+{"name":"deploy","arguments":{"target":"gamma"}}
 EOF2
 appr_agent_start "$T/m.yaml" calls
 id=$(appr_pending_id alpha)
@@ -115,10 +116,16 @@ FLOOD=$!
 sleep 1.5
 out=$(timeout 2 "$AIRLOCK" deny "$id2" --reason "not beta" 2>&1)
 check "a deny goes through while an approver's client reads nothing" test $? -eq 0
+# (gamma keeps the session up meanwhile: with beta's the agent's last
+# call, the session ended as the deny's answer came, and with it the
+# flooder's connection, before an airlock built with ASan had exited.)
 check "... while that client is still connected" kill -0 "$FLOOD"
 appr_reply 2
 expect_error_class "beta was denied" approval_denied
 kill "$FLOOD" 2>/dev/null
 wait "$FLOOD" 2>/dev/null
+id3=$(appr_pending_id gamma)
+out=$(timeout 10 "$AIRLOCK" deny "$id3" --reason "not gamma" 2>&1)
+check "gamma is denied once the flooder is gone ($out)" test $? -eq 0
 appr_agent_stop
 finish
