@@ -120,7 +120,7 @@ wswrite_hook_keys_changed(const struct git_hooks *h, int rootfd,
 
 	if (keys == 0)
 		return 0;
-	if (wswrite_read(rootfd, path, HOOK_KEYS_MAX_BYTES, &before, &blen,
+	if (wswrite_read(rootfd, path, GIT_HOOKS_KEYS_MAX_BYTES, &before, &blen,
 	    err, sizeof(err)) != 0)
 		return 1;
 	rc = git_hooks_keys_changed(keys, before, blen, after, alen);

@@ -53,10 +53,9 @@ const char *wswrite_rule(const struct sandbox_policy *p,
  * |path|, changes a key a hook manager of |h| runs commands from
  * (policy/githooks.h: git_hooks_keys()), against the file's current
  * content beneath |rootfd|, or that content cannot be read (larger than
- * HOOK_KEYS_MAX_BYTES and the like); else 0.  Such a write is the git
+ * GIT_HOOKS_KEYS_MAX_BYTES and the like); else 0.  Such a write is the git
  * rule's.
  */
-#define HOOK_KEYS_MAX_BYTES (8u << 20)
 struct git_hooks;
 int	wswrite_hook_keys_changed(const struct git_hooks *h, int rootfd,
 	    const char *path, const char *after, size_t alen);

@@ -87,6 +87,9 @@ void git_hooks_free(struct git_hooks *h);
  */
 #define GIT_HOOKS_KEY_LINTSTAGED 0x1u
 #define GIT_HOOKS_KEY_HUSKY 0x2u
+/* A package.json larger than this is taken as changed, unread (by the
+ * change sets, write_file and a session's runners alike). */
+#define GIT_HOOKS_KEYS_MAX_BYTES (8u << 20)
 unsigned git_hooks_keys(const struct git_hooks *h, const char *path);
 int git_hooks_keys_changed(unsigned keys, const char *before, size_t blen,
     const char *after, size_t alen);

@@ -38,7 +38,7 @@ failed(struct walk *w, const char *what)
 }
 
 /* The whole regular file |fd| (closed), NUL-terminated, or NULL with
- * *len SIZE_MAX: not a regular file or past HOOKPLANTS_MAX_BYTES. */
+ * *len SIZE_MAX: not a regular file or past GIT_HOOKS_KEYS_MAX_BYTES. */
 static char *
 slurp(int fd, size_t *len)
 {
@@ -49,7 +49,7 @@ slurp(int fd, size_t *len)
 
 	*len = SIZE_MAX;
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
-	    st.st_size > HOOKPLANTS_MAX_BYTES) {
+	    st.st_size > GIT_HOOKS_KEYS_MAX_BYTES) {
 		close(fd);
 		return NULL;
 	}

@@ -16,7 +16,7 @@
  * config beneath the working tree's top, and each package.json whose
  * watched key the agent gave a new value (git_hooks_keys_changed()
  * against the checkout's; or that is now a symlink, or is past
- * HOOKPLANTS_MAX_BYTES), is added to the paths the runner covers with
+ * GIT_HOOKS_KEYS_MAX_BYTES), is added to the paths the runner covers with
  * the checkout's own (runner/child.c hooks_cover()).  Whiteouts (a
  * removal) and other devices are passed over.  Nothing is followed: the
  * upper layer is opened a directory at a time with O_NOFOLLOW, the
@@ -31,8 +31,6 @@
 
 /* More than this many plants: the run is refused, not half covered. */
 #define HOOKPLANTS_MAX 64
-/* A package.json larger than this is covered unread. */
-#define HOOKPLANTS_MAX_BYTES (8 << 20)
 /* Bounds of the walk; past either the run is refused. */
 #define HOOKPLANTS_MAX_DEPTH 256
 #define HOOKPLANTS_MAX_ENTRIES (1L << 20)

@@ -177,7 +177,7 @@ START_TEST(test_package_symlink_and_size)
 	put("up/big/package.json", "");
 	snprintf(path, sizeof(path), "%s/big/package.json", up);
 	ck_assert_ptr_nonnull(fp = fopen(path, "w"));
-	ck_assert_int_eq(fseek(fp, HOOKPLANTS_MAX_BYTES, SEEK_SET), 0);
+	ck_assert_int_eq(fseek(fp, GIT_HOOKS_KEYS_MAX_BYTES, SEEK_SET), 0);
 	fputs("{}", fp);
 	fclose(fp);
 	find("", NULL, out, sizeof(out));
