@@ -64,8 +64,22 @@ except OSError as e:
 '
 
 # 1. The first exec forks its writer, which then waits as a spare.
-out=$("$AIRLOCK" exec -w "$ws" -- sh -c 'readlink /proc/self/ns/net' 2>&1)
-net1=$out
+# Its network namespace is held open from here until the end (fd 7): a
+# namespace's inode number is given again once it is freed, so comparing
+# numbers tells two namespaces apart only while both live.
+"$AIRLOCK" exec -w "$ws" -- sh -c 'readlink /proc/self/ns/net; sleep 1' \
+    >"$T/net1" 2>&1 &
+exec1=$!
+wait_for grep -q 'net:\[' "$T/net1"
+net1=$(head -n 1 "$T/net1")
+for p in /proc/[0-9]*; do
+	if [ "$(readlink "$p/ns/net" 2>/dev/null)" = "$net1" ]; then
+		exec 7<"$p/ns/net" && break
+	fi
+done
+wait "$exec1"
+expect_eq "the first run's network namespace is held" \
+    "$(readlink /proc/self/fd/7 2>/dev/null)" "$net1"
 log1=$(newest_log)
 pid1=$(start_pid "$log1")
 check "a spare's socket is published after the first exec" wait_for has_sock
