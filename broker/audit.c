@@ -494,12 +494,6 @@ audit_batch(struct audit *a, int on)
 }
 
 int
-audit_pending(const struct audit *a)
-{
-	return a->npend > 0;
-}
-
-int
 audit_lost(struct audit *a)
 {
 	int lost = a->lost;

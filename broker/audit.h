@@ -80,13 +80,11 @@ int audit_moved(struct audit *a, const char *path);
  * audit_flush() returns 0 (also with nothing pending) or, as
  * audit_append(), AL_ERR_IO/AL_ERR_ALLOC: the pending records are then
  * dropped, the file cut back to the last signed record and the loss
- * remembered until audit_lost().  audit_pending() tells whether records
- * wait; audit_lost() returns 1 once if a batch was dropped since the
- * last call (its effects must not leave), else 0.
+ * remembered until audit_lost().  audit_lost() returns 1 once if a batch
+ * was dropped since the last call (its effects must not leave), else 0.
  */
 void	audit_batch(struct audit *a, int on);
 int	audit_flush(struct audit *a) __attribute__((warn_unused_result));
-int	audit_pending(const struct audit *a);
 int	audit_lost(struct audit *a);
 
 /*

@@ -340,10 +340,11 @@ conn_write(struct conn *k, const char *p, size_t len)
 }
 
 /*
- * Sends |line| (owned) to the agent.  While the audit log holds records
- * not yet signed and written (a batch, broker/audit.h), or replies are
- * already held for this connection, the line is held until
- * broker_turn_end(): no reply leaves before the records it follows.
+ * Sends |line| (owned) to the agent at the end of the loop's turn
+ * (broker_turn_end()): the turn's audit records are signed and written
+ * first (a batch, broker/audit.h), so no reply leaves before the records
+ * it follows, and the replies of a turn leave in one write (a pipelined
+ * agent's pings, 64 in flight, took a send() each).
  */
 void
 conn_send(struct conn *k, char *line)
@@ -356,8 +357,7 @@ conn_send(struct conn *k, char *line)
 	/* A bound on what is held: sign the batch and send what waits. */
 	if (!k->closed && k->oqlen > 0 && k->oqlen + len > CONN_HOLD_MAX)
 		broker_turn_end(k->b);
-	if (!k->closed && (k->oqlen > 0 || (k->b->cfg.audit != NULL &&
-	    audit_pending(k->b->cfg.audit)))) {
+	if (!k->closed) {
 		if (k->oqlen + len > k->oqcap) {
 			size_t cap = k->oqcap ? k->oqcap : 65536;
 
@@ -368,9 +368,6 @@ conn_send(struct conn *k, char *line)
 		}
 		memcpy(k->oq + k->oqlen, line, len);
 		k->oqlen += len;
-	} else if (!k->closed && conn_write(k, line, len) != 0) {
-		log_debug("agent stopped reading: %s", strerror(errno));
-		conn_close(k);
 	}
 	free(line);
 }

@@ -250,3 +250,5 @@ TESTS += tests/integration/exec_end_large.sh
 TESTS += tests/integration/exec_spare.sh
 EXTRA_DIST += tests/integration/exec_end_large.sh
 EXTRA_DIST += tests/integration/exec_spare.sh
+TESTS += tests/integration/serve_reply_batch.sh
+EXTRA_DIST += tests/integration/serve_reply_batch.sh
