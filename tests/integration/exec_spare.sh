@@ -67,9 +67,12 @@ except OSError as e:
 # Its network namespace is held open from here until the end (fd 7): a
 # namespace's inode number is given again once it is freed, so comparing
 # numbers tells two namespaces apart only while both live.
-"$AIRLOCK" exec -w "$ws" -- sh -c 'readlink /proc/self/ns/net; sleep 1' \
-    >"$T/net1" 2>&1 &
+# The command waits for a line on its stdin (a fifo) until then.
+mkfifo "$T/go"
+"$AIRLOCK" exec -w "$ws" -- sh -c 'readlink /proc/self/ns/net; read -r x' \
+    <"$T/go" >"$T/net1" 2>&1 &
 exec1=$!
+exec 8>"$T/go"
 wait_for grep -q 'net:\[' "$T/net1"
 net1=$(head -n 1 "$T/net1")
 for p in /proc/[0-9]*; do
@@ -77,6 +80,8 @@ for p in /proc/[0-9]*; do
 		exec 7<"$p/ns/net" && break
 	fi
 done
+echo go >&8
+exec 8>&-
 wait "$exec1"
 expect_eq "the first run's network namespace is held" \
     "$(readlink /proc/self/fd/7 2>/dev/null)" "$net1"
