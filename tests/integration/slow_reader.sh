@@ -25,13 +25,35 @@ checks:
   slow: { argv: ["sleep", "30"], timeoutMs: 1500 }
 EOF
 
-# --- airlock run: three connections on the agent's socket -----------------
+# --- airlock run: four connections on the agent's socket ------------------
 # Connection 1 sends the handshake and N pings, then reads nothing for
 # 6 s; meanwhile connection 2 pings.  Then connection 1 reads everything.
+# Connection 4 is a client of its own on the socket (no airlock connect
+# between, which stops forwarding the agent's input once its output
+# waits): it sends N pings and never reads, for 7 s.  The broker's
+# replies to it fill its socket (a turn's replies leave in one write, so
+# connection 1 alone no longer does), and a broker that blocked in send()
+# would answer connection 2 only once connection 4 is gone.
 cat >"$T/agent.sh" <<EOF
 #!/bin/sh
 exec 3>&-
 A=$AIRLOCK
+/usr/bin/python3 - <<'PY' &
+import socket, time
+t0 = time.monotonic()
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect("/run/airlock/mcp.sock")
+s.settimeout(7)
+msgs = ['$MCP_INIT', '$MCP_READY'] + [
+    '{"jsonrpc":"2.0","id":%d,"method":"ping"}' % i for i in range(2, $N + 2)]
+try:
+    s.sendall(("\\n".join(msgs) + "\\n").encode())
+except socket.timeout:
+    pass
+time.sleep(max(0, 7 - (time.monotonic() - t0)))
+s.close()
+PY
+direct=\$!
 {
 	printf '%s\n' '$MCP_INIT' '$MCP_READY'
 	awk 'BEGIN { for (i = 2; i < $N + 2; i++) printf "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"ping\"}\n", i }'
@@ -52,7 +74,7 @@ printf '%s\n' '$MCP_INIT' '$MCP_READY' '{"jsonrpc":"2.0","id":2,"method":"ping"}
 t1=\$(date +%s%N)
 echo "PING-MS \$(( (t1 - t0) / 1000000 ))"
 sed 's/^/c2 /' /tmp/c2.out
-wait \$flood \$ended
+wait \$flood \$ended \$direct
 echo "C3-REPLIES \$(grep -c '"result":{}' /tmp/c3.out)"
 echo "C1-REPLIES \$(grep -c '"result":{}' /tmp/c1.out)"
 echo "C1-LAST \$(grep -c '"id":$((N + 1)),"result":{}' /tmp/c1.out)"
