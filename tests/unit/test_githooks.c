@@ -491,6 +491,8 @@ suite(void)
 	Suite *s = suite_create("githooks");
 	TCase *tc = tcase_create("find");
 
+	/* Files of 8 MiB and trees of them: past Check's 4 s on slow VMs. */
+	tcase_set_timeout(tc, 30);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_none);
 	tcase_add_test(tc, test_husky);

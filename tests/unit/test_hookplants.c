@@ -237,6 +237,8 @@ suite(void)
 	Suite *s = suite_create("hookplants");
 	TCase *tc = tcase_create("find");
 
+	/* Files of 8 MiB and trees of them: past Check's 4 s on slow VMs. */
+	tcase_set_timeout(tc, 30);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_not_watched);
 	tcase_add_test(tc, test_names_at_any_depth);
