@@ -164,12 +164,42 @@ def run_test(t, log, timeout):
         cmd = ["sh", os.path.join(TOP, t)]
     else:
         cmd = [os.path.join(BUILD, t)]
+    # A session of its own, so that whatever the test leaves running is
+    # killed with it (subprocess's timeout kills only the shell).
+    p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
+                         env=env, cwd=BUILD, start_new_session=True)
     try:
-        p = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT,
-                           env=env, timeout=timeout, cwd=BUILD)
-        return p.returncode
+        rc = p.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
-        return "timeout"
+        rc = "timeout"
+    finally:
+        kill_leftovers(p)
+    return rc
+
+
+def kill_leftovers(p):
+    """SIGKILL the test's session and every process still running a binary
+    of this build tree: a mutated airlock that hangs or ignores SIGTERM
+    (an exec's writer, a serve, a runner) would otherwise outlive its test
+    and load the machine, or answer the next mutant's test."""
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except OSError:
+        pass
+    p.wait()
+    prefix = os.path.realpath(BUILD) + os.sep
+    for d in os.listdir("/proc"):
+        if not d.isdigit() or int(d) == os.getpid():
+            continue
+        try:
+            exe = os.readlink("/proc/%s/exe" % d)
+        except OSError:
+            continue
+        if exe.startswith(prefix):
+            try:
+                os.kill(int(d), signal.SIGKILL)
+            except OSError:
+                pass
 
 
 def main():
