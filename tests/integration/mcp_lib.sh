@@ -61,6 +61,15 @@ reply_id() {
 	    echo "${BASH_REMATCH[1]}"
 }
 
+# mcp_no_reply ID: says so, with the end of the broker's stderr and
+# whether it is still running, so that a failure seen once says why.
+mcp_no_reply() {
+	echo "# no reply to id $1 (airlock serve $(kill -0 "$MCP_PID" 2>/dev/null &&
+	    echo "still running" || echo "has exited"))" >&2
+	[ -s "$T/serve.err" ] && tail -n 20 "$T/serve.err" | sed 's/^/# serve: /' >&2
+	return 0
+}
+
 # mcp_wait_id ID [TIMEOUT]: the reply to ID into $R.  Replies to other ids
 # met on the way are kept for their own mcp_wait_id; notifications go to
 # $T/notes.
@@ -78,7 +87,7 @@ mcp_wait_id() {
 	done
 	while :; do
 		mcp_recv "$t"
-		[ -n "$R" ] || { echo "# no reply to id $want" >&2; return 1; }
+		[ -n "$R" ] || { mcp_no_reply "$want"; return 1; }
 		got=$(reply_id)
 		[ "$got" = "$want" ] && { mcp_error_body; return 0; }
 		if [ -n "$got" ]; then
