@@ -29,7 +29,10 @@
  * does .git/config, core.fsmonitor and all.  And the hook managers
  * whose hooks (in .git/hooks or a hooks directory) run commands from a
  * tracked file: pre-commit's .pre-commit-config.yaml (or the hook's
- * --config=), lefthook's lefthook.yml and its kin, lint-staged's
+ * --config=), lefthook's configs (lefthook.yml, .lefthook.yml,
+ * .config/lefthook.yml and their -local kin, in each of its formats),
+ * what they extend with and the directories of their scripts
+ * (policy/lefthook.h; a config that cannot be read refuses), lint-staged's
  * .lintstagedrc and its kin (a hook that runs lint-staged; at any depth
  * beneath the top, git_hooks_cover()), husky v4's .huskyrc and
  * husky.config.js; and the keys of package.json that lint-staged and
@@ -41,7 +44,7 @@
 
 #include <stddef.h>
 
-#define GIT_HOOKS_MAX 64 /* paths kept; more: an error */
+#define GIT_HOOKS_MAX 128 /* paths kept; more: an error */
 #define GIT_HOOK_NAMES 28 /* the names git runs as hooks (githooks(5)) */
 
 struct git_hooks {

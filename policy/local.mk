@@ -20,6 +20,7 @@ libairlock_a_SOURCES += \
 	policy/types.c policy/types.h \
 	policy/vcsdirs.c policy/vcsdirs.h \
 	policy/githooks.c policy/githooks.h \
+	policy/lefthook.c policy/lefthook.h \
 	policy/hookplants.c policy/hookplants.h \
 	supervisor/cmd_check.c
 
@@ -119,3 +120,8 @@ EXTRA_DIST += tests/suggest/suggest.sh tests/suggest/layers.yaml \
 	tests/suggest/layers.diff tests/suggest/network.diff \
 	tests/suggest/network.applied.yaml tests/suggest/runner.diff
 # --- end suggest ---
+
+check_PROGRAMS += tests/unit/test_lefthook
+TESTS += tests/unit/test_lefthook
+tests_unit_test_lefthook_CFLAGS = $(unit_cflags)
+tests_unit_test_lefthook_LDADD = $(unit_ldadd)

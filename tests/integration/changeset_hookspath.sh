@@ -265,4 +265,36 @@ mcp_stop
 check "write_file: package.json's lint-staged commands unchanged on the host" \
     grep -q '"\*.py": "true"' "$T/wsls/package.json"
 check "... its version written" grep -q '"3.0.0"' "$T/wsls/package.json"
+# A hook lefthook installed runs the commands of lefthook.yml and of each
+# config it merges: lefthook-local.* in every format, their .config/
+# kin, the scripts beneath .lefthook/, and what lefthook.yml extends
+# with or takes scripts from (lefthook is not packaged for Debian: the
+# rule is checked, not the run).  All but .lefthook/ were once written
+# through.
+ws="$T/wslh"
+repo "$ws"
+git -C "$ws" config --unset core.hooksPath
+printf '#!/bin/sh
+call_lefthook()
+{
+  lefthook "$@"
+}
+call_lefthook run "pre-commit" "$@"
+' \
+    >"$ws/.git/hooks/pre-commit"
+chmod 755 "$ws/.git/hooks/pre-commit"
+# The project's config merges a shared one and keeps its scripts apart.
+printf 'extends:\n  - ci/shared-lefthook.yml\nsource_dir: tools/lh/\npre-commit:\n  commands:\n    ok:\n      run: "true"\n' \
+    >"$ws/lefthook.yml"
+for f in lefthook-local.json lefthook-local.toml .config/lefthook-local.yml \
+    lefthook.jsonc .lefthook/pre-commit/x.sh ci/shared-lefthook.yml \
+    tools/lh/pre-commit/x.sh; do
+	out=$("$AIRLOCK" exec --workspace "$ws" -- sh -c "mkdir -p \"\$(dirname $f)\" && echo 'pre-commit: {commands: {x: {run: touch /tmp/x}}}' >$f" 2>&1)
+	expect_eq "$f beside a hook lefthook installed: refused (77)" "$?" 77
+	expect_contains "... named with the git rule" "$out" "refused: $f: git"
+	check "... not on the host" test ! -e "$ws/$f"
+done
+out=$("$AIRLOCK" exec --workspace "$ws" -- sh -c 'echo x >src/other.py' 2>&1)
+expect_eq "control: another file beside it lands" "$?" 0
+check "... on the host" test -e "$ws/src/other.py"
 finish

@@ -40,6 +40,31 @@ put(const char *rel, const char *text)
 	fclose(fp);
 }
 
+/* Each of |want| (NULL-terminated) is one of find()'s |out|. */
+static void
+assert_listed(const char *out, const char *const *want)
+{
+	char all[2100], item[128];
+	size_t k;
+
+	snprintf(all, sizeof(all), ",%s,", out);
+	for (k = 0; want[k] != NULL; k++) {
+		snprintf(item, sizeof(item), ",%s,", want[k]);
+		ck_assert_msg(strstr(all, item) != NULL, "%s missing: got %s",
+		    want[k], out);
+	}
+}
+
+/* tmp/|rel| (a static buffer). */
+static const char *
+path_in(const char *rel)
+{
+	static char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", tmp, rel);
+	return path;
+}
+
 /* git_hooks_find() for the workspace tmp/|ws|; its directories joined
  * by ',' into |out| ("!" and the error on failure). */
 static void
@@ -328,9 +353,73 @@ START_TEST(test_hook_managers)
 	    "#!/bin/sh\ncall_lefthook run "
 	    "\"post-checkout\" \"$@\"\n");
 	find("ws", out, sizeof(out));
-	ck_assert_msg(strncmp(out, "lefthook.yml,.lefthook.yml,", 27) == 0,
+	ck_assert_msg(strncmp(out, "lefthook.yml,lefthook.yaml,", 27) == 0,
 	    "got %s", out);
-	ck_assert_msg(strstr(out, ",.lefthook,") != NULL, "got %s", out);
+	/* Every name lefthook reads (lefthook.dev/configuration): each
+	 * format, the -local config it merges, .config/, and the default
+	 * scripts directories; these were missed once. */
+	{
+		static const char *const want[] = { "lefthook-local.json",
+			"lefthook-local.toml", ".lefthook-local.jsonc",
+			"lefthook.jsonc", ".config/lefthook.toml",
+			".config/lefthook-local.yml",
+			".config/lefthook-local.jsonc", ".lefthook",
+			".lefthook-local", NULL };
+
+		assert_listed(out, want);
+	}
+	/* ...and what its configs extend with and take scripts from: a
+	 * glob's directory above the pattern; outside the workspace, not. */
+	put("ws/lefthook.yml", "extends:\n  - ci/shared-lefthook.yml\n"
+	    "  - projects/*/lh.yml\n  - /elsewhere/lh.yml\n"
+	    "source_dir: tools/lh/\n");
+	put("ws/.config/lefthook-local.toml",
+	    "source_dir_local = \"mine/lh\"\n");
+	find("ws", out, sizeof(out));
+	{
+		static const char *const want[] = { "ci/shared-lefthook.yml",
+			"projects", "tools/lh", "mine/lh", NULL };
+
+		assert_listed(out, want);
+		ck_assert_msg(strstr(out, "elsewhere") == NULL, "got %s", out);
+	}
+	/* A pattern at the top cannot be covered by a directory; a config
+	 * that cannot be read says which: both refused. */
+	put("ws/lefthook.yml", "extends: ['*.yml']\n");
+	find("ws", out, sizeof(out));
+	ck_assert_msg(strstr(out, "!lefthook's extends \"*.yml\"") == out,
+	    "got %s", out);
+	/* Read once however many of its hooks are installed; a bound on
+	 * what they name. */
+	put("ws/.git/hooks/pre-push", "#!/bin/sh\ncall_lefthook run "
+	    "\"pre-push\" \"$@\"\n");
+	{
+		char big[256 * 8 + 64];
+		int k;
+
+		snprintf(big, sizeof(big), "extends:\n");
+		for (k = 0; k < 200; k++)
+			snprintf(big + strlen(big), sizeof(big) - strlen(big),
+			    "- a.yml\n");
+		put("ws/lefthook.yml", big);
+		find("ws", out, sizeof(out));
+		ck_assert_msg(out[0] != '!', "got %s", out);
+		for (; k < 257; k++)
+			snprintf(big + strlen(big), sizeof(big) - strlen(big),
+			    "- a.yml\n");
+		put("ws/lefthook.yml", big);
+		find("ws", out, sizeof(out));
+		ck_assert_str_eq(out,
+		    "!lefthook's configs name more than 256 paths");
+	}
+	ck_assert_int_eq(unlink(path_in("ws/.git/hooks/pre-push")), 0);
+	put("ws/lefthook.yml", "extends: [a.yml\n");
+	find("ws", out, sizeof(out));
+	ck_assert_msg(strncmp(out, "!cannot read lefthook's config ", 31) == 0
+	    && strstr(out, "/ws/lefthook.yml: ") != NULL, "got %s", out);
+	ck_assert_int_eq(unlink(path_in("ws/lefthook.yml")), 0);
+	ck_assert_int_eq(unlink(path_in("ws/.config/lefthook-local.toml")),
+	    0);
 	/* husky (v9): .husky/_ runs .husky/pre-commit, which runs
 	 * lint-staged, which runs the commands of .lintstagedrc. */
 	put("ws/.git/hooks/post-checkout", "#!/bin/sh\n");
