@@ -257,17 +257,18 @@ keep_all(struct find *f, const char *const *names)
 
 /*
  * A path a lefthook config names (policy/lefthook.h), kept: relative to
- * the working tree's top or absolute; a glob's directory above its
- * first pattern (a pattern in the first component cannot be covered by
- * a directory: refused).
+ * the working tree's top or absolute; an extends glob's directory above
+ * its first pattern (a pattern in the first component cannot be covered
+ * by a directory: refused); a scripts directory that is the top itself,
+ * as the directories named like hooks in it.
  */
 static int
 lefthook_ref(void *arg, enum lefthook_key key, const char *value)
 {
 	struct find *f = arg;
-	char path[PATH_MAX], *glob, *slash;
+	char path[PATH_MAX], sub[PATH_MAX + 32], *glob, *slash;
+	size_t i;
 
-	(void)key;
 	if (++f->nlefthook > LEFTHOOK_REFS_MAX) {
 		snprintf(f->err, f->errlen,
 		    "lefthook's configs name more than %d paths",
@@ -279,7 +280,20 @@ lefthook_ref(void *arg, enum lefthook_key key, const char *value)
 	if (normalize(value[0] == '/' ? "" : f->top, value, path,
 	    sizeof(path)) != 0)
 		return 0;
-	if ((glob = strpbrk(path, "*?[{")) != NULL) {
+	/* A scripts directory at the top: its scripts are beneath the
+	 * directories named like hooks (SOURCE_DIR/pre-commit/x.sh), which
+	 * the top kept as "" does not cover. */
+	if (key == LEFTHOOK_SOURCE_DIR && strcmp(path, f->top) == 0) {
+		for (i = 0; hook_names[i] != NULL; i++) {
+			snprintf(sub, sizeof(sub), "%s/%s", path,
+			    hook_names[i]);
+			if (keep(f, sub) != 0)
+				return -2;
+		}
+		return 0;
+	}
+	if (key == LEFTHOOK_EXTENDS &&
+	    (glob = strpbrk(path, "*?[{")) != NULL) {
 		*glob = '\0';
 		if ((slash = strrchr(path, '/')) != NULL)
 			*slash = '\0';

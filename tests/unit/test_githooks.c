@@ -383,6 +383,15 @@ START_TEST(test_hook_managers)
 		assert_listed(out, want);
 		ck_assert_msg(strstr(out, "elsewhere") == NULL, "got %s", out);
 	}
+	/* Scripts at the top: beneath the directories named like hooks. */
+	put("ws/lefthook.yml", "source_dir: ./\n");
+	find("ws", out, sizeof(out));
+	{
+		static const char *const want[] = { "pre-commit", "pre-push",
+			"post-checkout", NULL };
+
+		assert_listed(out, want);
+	}
 	/* A pattern at the top cannot be covered by a directory; a config
 	 * that cannot be read says which: both refused. */
 	put("ws/lefthook.yml", "extends: ['*.yml']\n");
