@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #define CONFIG_MAX (1 << 20) /* bytes read of one config file */
 #define INCLUDE_DEPTH 10
 #define LEFTHOOK_REFS_MAX 256 /* paths lefthook's configs may name */
+#define LEFTHOOK_DEPTH 10 /* extends within extends */
 
 /* The names git runs as hooks (githooks(5)). */
 static const char *const hook_names[] = { "applypatch-msg", "pre-applypatch",
@@ -44,6 +46,7 @@ struct find {
 	const char *home; /* NULL: unset */
 	int lefthook; /* lefthook's configs read (once) */
 	size_t nlefthook; /* paths they named */
+	int lefthook_depth; /* extends being read within extends */
 	char *err;
 	size_t errlen;
 };
@@ -255,19 +258,26 @@ keep_all(struct find *f, const char *const *names)
 	return rc;
 }
 
+static int lefthook_read(struct find *, const char *);
+
 /*
  * A path a lefthook config names (policy/lefthook.h), kept: relative to
- * the working tree's top or absolute; an extends glob's directory above
- * its first pattern (a pattern in the first component cannot be covered
- * by a directory: refused); a scripts directory that is the top itself,
- * as the directories named like hooks in it.
+ * the working tree's top or absolute.  An extends glob: the directory
+ * above its first pattern (a pattern in the first component cannot be
+ * covered by a directory: refused); a scripts directory that is the top
+ * itself: the directories named like hooks in it.  lefthook merges the
+ * extends of what it extends too (relative to the top), so each config
+ * extends names, or its glob matches now, is read in turn.  -2 with
+ * f->err set on an error.
  */
 static int
 lefthook_ref(void *arg, enum lefthook_key key, const char *value)
 {
 	struct find *f = arg;
-	char path[PATH_MAX], sub[PATH_MAX + 32], *glob, *slash;
+	char path[PATH_MAX], sub[PATH_MAX + 32], *pat, *slash;
+	glob_t g;
 	size_t i;
+	int rc;
 
 	if (++f->nlefthook > LEFTHOOK_REFS_MAX) {
 		snprintf(f->err, f->errlen,
@@ -280,10 +290,12 @@ lefthook_ref(void *arg, enum lefthook_key key, const char *value)
 	if (normalize(value[0] == '/' ? "" : f->top, value, path,
 	    sizeof(path)) != 0)
 		return 0;
-	/* A scripts directory at the top: its scripts are beneath the
-	 * directories named like hooks (SOURCE_DIR/pre-commit/x.sh), which
-	 * the top kept as "" does not cover. */
-	if (key == LEFTHOOK_SOURCE_DIR && strcmp(path, f->top) == 0) {
+	if (key == LEFTHOOK_SOURCE_DIR) {
+		if (strcmp(path, f->top) != 0)
+			return keep(f, path) == 0 ? 0 : -2;
+		/* Scripts at the top: beneath the directories named like
+		 * hooks (SOURCE_DIR/pre-commit/x.sh), which the top kept as
+		 * "" does not cover. */
 		for (i = 0; hook_names[i] != NULL; i++) {
 			snprintf(sub, sizeof(sub), "%s/%s", path,
 			    hook_names[i]);
@@ -292,19 +304,74 @@ lefthook_ref(void *arg, enum lefthook_key key, const char *value)
 		}
 		return 0;
 	}
-	if (key == LEFTHOOK_EXTENDS &&
-	    (glob = strpbrk(path, "*?[{")) != NULL) {
-		*glob = '\0';
-		if ((slash = strrchr(path, '/')) != NULL)
-			*slash = '\0';
-		if (strcmp(path, f->top) == 0 || path[0] == '\0') {
-			snprintf(f->err, f->errlen, "lefthook's extends "
-			    "\"%s\" is a pattern at the working tree's top",
-			    value);
-			return -2;	/* (not a parse error) */
-		}
+	if (strpbrk(path, "*?[") == NULL) {
+		if (keep(f, path) != 0)
+			return -2;
+		return lefthook_read(f, path) == 0 ? 0 : -2;
 	}
-	return keep(f, path) == 0 ? 0 : -2;
+	/* Its directory (the top cannot be covered); then the configs the
+	 * glob matches now, read. */
+	snprintf(sub, sizeof(sub), "%s", path);
+	pat = strpbrk(sub, "*?[");
+	*pat = '\0';
+	if ((slash = strrchr(sub, '/')) != NULL)
+		*slash = '\0';
+	if (strcmp(sub, f->top) == 0 || sub[0] == '\0') {
+		snprintf(f->err, f->errlen,
+		    "lefthook's extends "
+		    "\"%s\" is a pattern at the working tree's top",
+		    value);
+		return -2;
+	}
+	if (keep(f, sub) != 0)
+		return -2;
+	/* (No match, or a directory it cannot read: nothing to read.) */
+	memset(&g, 0, sizeof(g));
+	(void)glob(path, GLOB_NOSORT, NULL, &g);
+	rc = 0;
+	for (i = 0; rc == 0 && g.gl_pathv != NULL && i < g.gl_pathc; i++)
+		rc = lefthook_read(f, g.gl_pathv[i]) == 0 ? 0 : -2;
+	globfree(&g);
+	return rc;
+}
+
+/*
+ * What the lefthook config at absolute |path| names, kept, when it
+ * exists and lefthook reads its format (by its extension).  0, or -1
+ * with f->err set: it cannot be read, or extends nest too deep.
+ */
+static int
+lefthook_read(struct find *f, const char *path)
+{
+	char why[PATH_MAX + 64], *text;
+	const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+	size_t len, e;
+	int rc;
+
+	if (dot == NULL || (slash != NULL && dot < slash))
+		return 0;
+	for (e = 0; lefthook_exts[e] != NULL; e++)
+		if (strcmp(dot + 1, lefthook_exts[e]) == 0)
+			break;
+	if (lefthook_exts[e] == NULL)
+		return 0;
+	if (f->lefthook_depth >= LEFTHOOK_DEPTH) {
+		snprintf(f->err, f->errlen,
+		    "lefthook's extends nest more than %d files deep (%s)",
+		    LEFTHOOK_DEPTH, path);
+		return -1;
+	}
+	if ((rc = read_text(f, path, "lefthook's config", &text, &len)) != 1)
+		return rc;
+	f->lefthook_depth++;
+	rc = lefthook_paths(text, len, lefthook_exts[e], lefthook_ref, f, why,
+	    sizeof(why));
+	f->lefthook_depth--;
+	free(text);
+	if (rc == -1)
+		snprintf(f->err, f->errlen, "cannot read lefthook's config %s: %s",
+		    path, why);
+	return rc == 0 ? 0 : -1;
 }
 
 /*
@@ -314,8 +381,8 @@ lefthook_ref(void *arg, enum lefthook_key key, const char *value)
 static int
 keep_lefthook(struct find *f)
 {
-	char name[64], path[PATH_MAX], why[PATH_MAX + 64], *text;
-	size_t b, l, e, len;
+	char name[64], path[PATH_MAX];
+	size_t b, l, e;
 	int rc = 0;
 
 	if (f->lefthook)
@@ -327,21 +394,10 @@ keep_lefthook(struct find *f)
 				snprintf(name, sizeof(name), "%s%s.%s",
 				    lefthook_bases[b], l ? "-local" : "",
 				    lefthook_exts[e]);
-				if ((rc = keep_top(f, name)) != 0 ||
+				if ((rc = keep_top(f, name)) == 0 &&
 				    normalize(f->top, name, path,
-				    sizeof(path)) != 0 ||
-				    (rc = read_text(f, path, "lefthook's config",
-				    &text, &len)) != 1)
-					continue;
-				rc = lefthook_paths(text, len, lefthook_exts[e],
-				    lefthook_ref, f, why, sizeof(why));
-				free(text);
-				if (rc == -1)
-					snprintf(f->err, f->errlen, "cannot read "
-					    "lefthook's config %s: %s", path,
-					    why);
-				else if (rc == -2)
-					rc = -1;
+				    sizeof(path)) == 0)
+					rc = lefthook_read(f, path);
 			}
 	return rc == 0 ? keep_all(f, lefthook_dirs) : rc;
 }

@@ -27,6 +27,70 @@ key_of(const char *name, enum lefthook_key *key)
 	return 1;
 }
 
+/* The values of |v|, a key's: a string, or a list's strings. */
+static int
+yaml_values(yaml_document_t *d, yaml_node_t *v, enum lefthook_key key,
+    lefthook_path_fn fn, void *arg)
+{
+	yaml_node_item_t *it;
+	yaml_node_t *item;
+	int rc = 0;
+
+	if (v->type == YAML_SCALAR_NODE)
+		return fn(arg, key, (const char *)v->data.scalar.value);
+	if (v->type != YAML_SEQUENCE_NODE)
+		return 0;
+	for (it = v->data.sequence.items.start;
+	     rc == 0 && it < v->data.sequence.items.top; it++)
+		if ((item = yaml_document_get_node(d, *it)) != NULL &&
+		    item->type == YAML_SCALAR_NODE)
+			rc =
+			    fn(arg, key, (const char *)item->data.scalar.value);
+	return rc;
+}
+
+/*
+ * The keys of mapping |m|, and of the mappings a merge key ("<<", which
+ * lefthook's YAML reader honours) brings into it, |depth| deep.
+ */
+static int
+yaml_mapping(yaml_document_t *d, yaml_node_t *m, int depth, lefthook_path_fn fn,
+    void *arg)
+{
+	yaml_node_pair_t *pair;
+	yaml_node_item_t *it;
+	yaml_node_t *k, *v, *item;
+	enum lefthook_key key;
+	int rc = 0;
+
+	if (depth > 8)
+		return 0;
+	for (pair = m->data.mapping.pairs.start;
+	     rc == 0 && pair < m->data.mapping.pairs.top; pair++) {
+		k = yaml_document_get_node(d, pair->key);
+		v = yaml_document_get_node(d, pair->value);
+		if (k == NULL || v == NULL || k->type != YAML_SCALAR_NODE)
+			continue;
+		if (key_of((const char *)k->data.scalar.value, &key)) {
+			rc = yaml_values(d, v, key, fn, arg);
+			continue;
+		}
+		if (strcmp((const char *)k->data.scalar.value, "<<") != 0)
+			continue;
+		if (v->type == YAML_MAPPING_NODE)
+			rc = yaml_mapping(d, v, depth + 1, fn, arg);
+		else if (v->type == YAML_SEQUENCE_NODE)
+			for (it = v->data.sequence.items.start;
+			     rc == 0 && it < v->data.sequence.items.top; it++)
+				if ((item = yaml_document_get_node(d, *it)) !=
+					NULL &&
+				    item->type == YAML_MAPPING_NODE)
+					rc = yaml_mapping(
+					    d, item, depth + 1, fn, arg);
+	}
+	return rc;
+}
+
 /* YAML and JSON: the root mapping's keys. */
 static int
 from_yaml(const char *text, size_t len, lefthook_path_fn fn, void *arg,
@@ -34,10 +98,7 @@ from_yaml(const char *text, size_t len, lefthook_path_fn fn, void *arg,
 {
 	yaml_parser_t p;
 	yaml_document_t d;
-	yaml_node_t *root, *k, *v, *item;
-	yaml_node_pair_t *pair;
-	yaml_node_item_t *it;
-	enum lefthook_key key;
+	yaml_node_t *root;
 	int rc = 0;
 
 	if (!yaml_parser_initialize(&p))
@@ -52,30 +113,7 @@ from_yaml(const char *text, size_t len, lefthook_path_fn fn, void *arg,
 	}
 	root = yaml_document_get_root_node(&d);
 	if (root != NULL && root->type == YAML_MAPPING_NODE)
-		for (pair = root->data.mapping.pairs.start;
-		     rc == 0 && pair < root->data.mapping.pairs.top; pair++) {
-			k = yaml_document_get_node(&d, pair->key);
-			v = yaml_document_get_node(&d, pair->value);
-			if (k == NULL || v == NULL ||
-			    k->type != YAML_SCALAR_NODE ||
-			    !key_of((const char *)k->data.scalar.value, &key))
-				continue;
-			if (v->type == YAML_SCALAR_NODE) {
-				rc = fn(arg, key,
-				    (const char *)v->data.scalar.value);
-				continue;
-			}
-			if (v->type != YAML_SEQUENCE_NODE)
-				continue;
-			for (it = v->data.sequence.items.start;
-			     rc == 0 && it < v->data.sequence.items.top; it++)
-				if ((item = yaml_document_get_node(&d, *it)) !=
-					NULL &&
-				    item->type == YAML_SCALAR_NODE)
-					rc = fn(arg, key,
-					    (const char *)
-						item->data.scalar.value);
-		}
+		rc = yaml_mapping(&d, root, 0, fn, arg);
 	yaml_document_delete(&d);
 	yaml_parser_delete(&p);
 	return rc;

@@ -13,9 +13,11 @@
  * JSON ("json", read as the YAML it is), JSON with comments ("jsonc": the
  * comments are blanked first) or TOML ("toml": the key = value lines
  * before the first table, strings and arrays of strings, read
- * lexically).  Other keys, and values of other types under these keys,
- * are passed over.  Nothing is followed: extended files are not read
- * (lefthook does not merge their own extends).
+ * lexically).  A YAML merge key ("<<") brings its mappings' keys in.
+ * Other keys, and values of other types under these keys,
+ * are passed over.  One config's text only: the caller reads the
+ * configs extends names in turn (lefthook merges what they extend with
+ * too; policy/githooks.c).
  */
 #ifndef AIRLOCK_POLICY_LEFTHOOK_H
 #define AIRLOCK_POLICY_LEFTHOOK_H

@@ -286,13 +286,16 @@ chmod 755 "$ws/.git/hooks/pre-commit"
 # The project's config merges a shared one and keeps its scripts apart.
 printf 'extends:\n  - ci/shared-lefthook.yml\nsource_dir: tools/lh/\npre-commit:\n  commands:\n    ok:\n      run: "true"\n' \
     >"$ws/lefthook.yml"
+# ...and the shared one extends with another (lefthook merges it too).
+mkdir -p "$ws/ci"
+printf 'extends: [ci/nested-lefthook.yml]\n' >"$ws/ci/shared-lefthook.yml"
 for f in lefthook-local.json lefthook-local.toml .config/lefthook-local.yml \
     lefthook.jsonc .lefthook/pre-commit/x.sh ci/shared-lefthook.yml \
-    tools/lh/pre-commit/x.sh; do
+    ci/nested-lefthook.yml tools/lh/pre-commit/x.sh; do
 	out=$("$AIRLOCK" exec --workspace "$ws" -- sh -c "mkdir -p \"\$(dirname $f)\" && echo 'pre-commit: {commands: {x: {run: touch /tmp/x}}}' >$f" 2>&1)
 	expect_eq "$f beside a hook lefthook installed: refused (77)" "$?" 77
 	expect_contains "... named with the git rule" "$out" "refused: $f: git"
-	check "... not on the host" test ! -e "$ws/$f"
+	check "... not on the host" sh -c '! grep -qs "touch /tmp/x" "$1"' sh "$ws/$f"
 done
 out=$("$AIRLOCK" exec --workspace "$ws" -- sh -c 'echo x >src/other.py' 2>&1)
 expect_eq "control: another file beside it lands" "$?" 0

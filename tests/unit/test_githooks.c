@@ -383,6 +383,24 @@ START_TEST(test_hook_managers)
 		assert_listed(out, want);
 		ck_assert_msg(strstr(out, "elsewhere") == NULL, "got %s", out);
 	}
+	/* lefthook merges what extended configs extend with too (relative
+	 * to the top), those a glob matches included; a loop refuses. */
+	put("ws/lefthook.yml", "extends: [ci/a.yml, 'projects/*/lh.yml']\n");
+	put("ws/ci/a.yml", "extends: ci/b.toml\nsource_dir: sa\n");
+	put("ws/ci/b.toml", "extends = [\"ci/c.json\"]\n");
+	put("ws/projects/p1/lh.yml", "extends: [deep/d.yml]\n");
+	find("ws", out, sizeof(out));
+	{
+		static const char *const want[] = { "ci/a.yml", "ci/b.toml",
+			"ci/c.json", "sa", "projects", "deep/d.yml", NULL };
+
+		assert_listed(out, want);
+	}
+	put("ws/ci/c.json", "{\"extends\": [\"ci/a.yml\"]}\n");
+	find("ws", out, sizeof(out));
+	ck_assert_msg(strstr(out, "!lefthook's extends nest more than 10 "
+	    "files deep") == out, "got %s", out);
+	ck_assert_int_eq(unlink(path_in("ws/ci/c.json")), 0);
 	/* Scripts at the top: beneath the directories named like hooks. */
 	put("ws/lefthook.yml", "source_dir: ./\n");
 	find("ws", out, sizeof(out));

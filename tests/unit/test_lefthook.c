@@ -60,6 +60,19 @@ START_TEST(test_yaml)
 	/* A single string; an anchor's value through its alias. */
 	ck_assert_int_eq(paths("x: &a one.yml\nextends: *a\n", "yaml", out), 0);
 	ck_assert_str_eq(out, "e:one.yml");
+	/* A merge key brings them in (lefthook's YAML reader honours it),
+	 * a mapping or a list of them. */
+	ck_assert_int_eq(paths("base: &b\n  extends: [m.yml]\n"
+			       "more: &c\n  source_dir: sd\n<<: *b\n",
+			     "yml", out),
+	    0);
+	ck_assert_str_eq(out, "e:m.yml");
+	ck_assert_int_eq(
+	    paths("b: &b {extends: m.yml}\nc: &c {source_dir: sd}\n"
+		  "<<: [*b, *c]\n",
+		"yml", out),
+	    0);
+	ck_assert_str_eq(out, "e:m.yml,s:sd");
 	/* None of them. */
 	ck_assert_int_eq(paths("pre-push:\n  commands: {}\n", "yml", out), 0);
 	ck_assert_str_eq(out, "");
