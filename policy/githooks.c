@@ -622,10 +622,6 @@ parse_config(struct find *f, const char *path, char *buf, int depth)
 }
 
 /*
- * One config file, read and parsed (parse_config()).  A file that does
- * not exist is no error; one that cannot be read is.
- */
-/*
  * The text of the file at |path| (at most CONFIG_MAX bytes) in *buf
  * (allocated, NUL-terminated) and *len: 1, or 0 when there is no such
  * file, or -1 with f->err set ("cannot read |what| PATH: ...") when it
@@ -673,6 +669,10 @@ read_text(struct find *f, const char *path, const char *what, char **buf,
 	return 1;
 }
 
+/*
+ * One config file, read and parsed (parse_config()).  A file that does
+ * not exist is no error; one that cannot be read is.
+ */
 static int
 read_config(struct find *f, const char *path, int depth)
 {

@@ -55,7 +55,7 @@ yaml_values(yaml_document_t *d, yaml_node_t *v, enum lefthook_key key,
  */
 static int
 yaml_mapping(yaml_document_t *d, yaml_node_t *m, int depth, lefthook_path_fn fn,
-    void *arg)
+    void *arg, char *err, size_t errlen)
 {
 	yaml_node_pair_t *pair;
 	yaml_node_item_t *it;
@@ -63,8 +63,11 @@ yaml_mapping(yaml_document_t *d, yaml_node_t *m, int depth, lefthook_path_fn fn,
 	enum lefthook_key key;
 	int rc = 0;
 
-	if (depth > 8)
-		return 0;
+	if (depth > 8) {
+		/* (Or a mapping that merges itself.) */
+		snprintf(err, errlen, "merge keys nest more than 8 deep");
+		return -1;
+	}
 	for (pair = m->data.mapping.pairs.start;
 	     rc == 0 && pair < m->data.mapping.pairs.top; pair++) {
 		k = yaml_document_get_node(d, pair->key);
@@ -78,15 +81,16 @@ yaml_mapping(yaml_document_t *d, yaml_node_t *m, int depth, lefthook_path_fn fn,
 		if (strcmp((const char *)k->data.scalar.value, "<<") != 0)
 			continue;
 		if (v->type == YAML_MAPPING_NODE)
-			rc = yaml_mapping(d, v, depth + 1, fn, arg);
+			rc =
+			    yaml_mapping(d, v, depth + 1, fn, arg, err, errlen);
 		else if (v->type == YAML_SEQUENCE_NODE)
 			for (it = v->data.sequence.items.start;
 			     rc == 0 && it < v->data.sequence.items.top; it++)
 				if ((item = yaml_document_get_node(d, *it)) !=
 					NULL &&
 				    item->type == YAML_MAPPING_NODE)
-					rc = yaml_mapping(
-					    d, item, depth + 1, fn, arg);
+					rc = yaml_mapping(d, item, depth + 1,
+					    fn, arg, err, errlen);
 	}
 	return rc;
 }
@@ -113,7 +117,7 @@ from_yaml(const char *text, size_t len, lefthook_path_fn fn, void *arg,
 	}
 	root = yaml_document_get_root_node(&d);
 	if (root != NULL && root->type == YAML_MAPPING_NODE)
-		rc = yaml_mapping(&d, root, 0, fn, arg);
+		rc = yaml_mapping(&d, root, 0, fn, arg, err, errlen);
 	yaml_document_delete(&d);
 	yaml_parser_delete(&p);
 	return rc;

@@ -73,6 +73,14 @@ START_TEST(test_yaml)
 		"yml", out),
 	    0);
 	ck_assert_str_eq(out, "e:m.yml,s:sd");
+	/* Merges past 8 deep, or a mapping that merges itself: refused. */
+	ck_assert_int_eq(
+	    paths(
+		"a: &a {x: 1}\nb: &b {<<: *a}\nc: &c {<<: *b}\n"
+		"d: &d {<<: *c}\ne: &e {<<: *d}\nf: &f {<<: *e}\ng: &g {<<: *f}\n"
+		"h: &h {<<: *g}\ni: &i {<<: *h}\n<<: *i\n",
+		"yml", out),
+	    -1);
 	/* None of them. */
 	ck_assert_int_eq(paths("pre-push:\n  commands: {}\n", "yml", out), 0);
 	ck_assert_str_eq(out, "");
