@@ -343,18 +343,15 @@ make_way(void)
  * discarded; 10 s at most.
  */
 static void
-drop_after_exec(int fd, int held)
+drop_after_exec(struct exec_spare *sp, int fd, int held)
 {
 	char buf[64];
-	struct pollfd pfd;
 	size_t len;
 	int extra;
 
 	if (held == -1)
 		return;
-	pfd.fd = fd;
-	pfd.events = POLLIN;
-	while (poll(&pfd, 1, 10000) == 1 &&
+	while (exec_spare_wait(sp, fd, 10000) == 1 &&
 	    proxy_recv_fd(fd, &extra, buf, sizeof(buf), &len) == 1)
 		if (extra != -1)
 			close(extra);
@@ -372,7 +369,7 @@ drop_after_exec(int fd, int held)
  * not wait for it to exit).
  */
 static int
-writer_serve(int fd, struct writer_prep *p, int stay)
+writer_serve(struct exec_spare *sp, int fd, struct writer_prep *p, int stay)
 {
 	char msg[WRITER_MSG], *err = p->err;
 	size_t errlen = sizeof(p->err);
@@ -381,7 +378,8 @@ writer_serve(int fd, struct writer_prep *p, int stay)
 	int ok = err[0] == '\0', held = -1;
 
 	/* {"context": session_start_context(), "start": exec_start's}. */
-	if ((text = recv_blob(fd, NULL)) == NULL) {
+	if (!exec_spare_wait(sp, fd, -1) ||
+	    (text = recv_blob(fd, NULL)) == NULL) {
 		if (ok)
 			return 1;
 		writer_unmake(p);
@@ -426,7 +424,8 @@ writer_serve(int fd, struct writer_prep *p, int stay)
 	}
 	/* exec_end's fields as JSON text, or nothing: the exec is gone
 	 * (then the send above failed too, or this recv sees the end). */
-	if ((text = recv_blob(fd, &held)) != NULL) {
+	if (exec_spare_wait(sp, fd, -1) &&
+	    (text = recv_blob(fd, &held)) != NULL) {
 		end = json_loads(text, JSON_DECODE_ANY, NULL);
 		free(text);
 	} else
@@ -448,24 +447,24 @@ writer_serve(int fd, struct writer_prep *p, int stay)
 	audit_close(p->a);
 	p->a = NULL;
 	writer_release(p);
-	drop_after_exec(fd, held);
+	drop_after_exec(sp, fd, held);
 	return 0;
 }
 
 /*
  * Makes the next session ahead (unless |p| is still |ready|: a run called
- * off) and waits for an exec to adopt it (exec_spare.h).  Returns the
- * exec's connection with |p| ready for it (its network namespace handed
- * over), or -1: the time is up, or no spare could be made.
+ * off) and waits on |sp| for an exec to adopt it (exec_spare.h).  Returns
+ * the exec's connection with |p| ready for it (its network namespace
+ * handed over) and |sp| held, or -1: the time is up, or no spare could be
+ * made (|sp| unpublished).
  */
 static int
-writer_spare(struct writer_prep *p, int ready, int seconds)
+writer_spare(struct exec_spare *sp, struct writer_prep *p, int ready,
+    int seconds)
 {
-	struct exec_spare sp;
 	struct spare_hello h;
 	int c, holds;
 
-	exec_spare_init(&sp);
 	if (geteuid() == 0)
 		(void)setpriority(PRIO_PROCESS, 0, WRITER_NICE);
 	if (!ready && writer_prepare(p, 1) != 0) {
@@ -476,16 +475,17 @@ writer_spare(struct writer_prep *p, int ready, int seconds)
 		p->netns_fd = runner_netns_new();
 	/* It stays niced while it waits: the exec that adopts it raises
 	 * it at its gate, as a forked writer's (exec_audit_ready()). */
-	if (exec_spare_listen(&sp) != 0) {
+	if (exec_spare_listen(sp) != 0) {
 		writer_unmake(p);
 		return -1;
 	}
-	exec_spare_sweep(&sp);
-	while ((c = exec_spare_accept(&sp, seconds * 1000, &h)) != -1) {
+	exec_spare_sweep(sp);
+	while ((c = exec_spare_accept(sp, seconds * 1000, &h)) != -1) {
 		holds = writer_prep_holds(p, &h);
 		if (holds == 1) {
-			/* Off the socket before anything else can come. */
-			exec_spare_unpublish(&sp);
+			/* Out of sight before anything else can come (or
+			 * off the socket, if its name cannot be moved). */
+			(void)exec_spare_hold(sp);
 			if (json_object_set_new(
 				p->fields, "cwd", json_string(h.cwd)) != 0) {
 				(void)exec_spare_answer(c, 0, -1);
@@ -496,7 +496,7 @@ writer_spare(struct writer_prep *p, int ready, int seconds)
 				/* That exec is gone: still ready for the
 				 * next. */
 				close(c);
-				if (exec_spare_listen(&sp) != 0)
+				if (exec_spare_listen(sp) != 0)
 					break;
 				continue;
 			}
@@ -511,7 +511,7 @@ writer_spare(struct writer_prep *p, int ready, int seconds)
 		if (holds == -1)
 			break;
 	}
-	exec_spare_unpublish(&sp);
+	exec_spare_unpublish(sp);
 	writer_unmake(p);
 	return -1;
 }
@@ -544,6 +544,7 @@ being_traced(void)
 static void __attribute__((noreturn)) writer_main(int fd)
 {
 	struct writer_prep p;
+	struct exec_spare sp;
 	int seconds = exec_spare_seconds(), served, null, ready;
 
 	/* Yields to the caller, which fork() may just have preempted. */
@@ -573,9 +574,10 @@ static void __attribute__((noreturn)) writer_main(int fd)
 	 * follows: it would wait for the spare's time). */
 	if (seconds > 0 && being_traced())
 		seconds = 0;
+	exec_spare_init(&sp);
 	for (served = 0;; served++) {
 		ready = writer_serve(
-		    fd, &p, seconds > 0 && served + 1 < SPARE_SESSIONS);
+		    &sp, fd, &p, seconds > 0 && served + 1 < SPARE_SESSIONS);
 		close(fd);
 		if (served == 0) {
 			/* Out of the exec's session and directory. */
@@ -585,9 +587,10 @@ static void __attribute__((noreturn)) writer_main(int fd)
 		}
 		if (seconds == 0 || served + 1 >= SPARE_SESSIONS)
 			break;
-		if ((fd = writer_spare(&p, ready, seconds)) == -1)
+		if ((fd = writer_spare(&sp, &p, ready, seconds)) == -1)
 			_exit(0);
 	}
+	exec_spare_unpublish(&sp);
 	if (ready)
 		writer_unmake(&p);
 	_exit(0);

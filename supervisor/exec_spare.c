@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -280,6 +281,129 @@ exec_spare_init(struct exec_spare *sp)
 	sp->dirfd = sp->lfd = -1;
 }
 
+/* 1 if sp->name is still the socket sp->dev, sp->ino. */
+static int
+still_ours(const struct exec_spare *sp)
+{
+	struct stat st;
+
+	return sp->dirfd != -1 && sp->ino != 0 &&
+	    fstatat(sp->dirfd, sp->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    st.st_dev == sp->dev && st.st_ino == sp->ino;
+}
+
+/* The held name of this process's socket. */
+static int
+held_name(char *out, size_t outlen)
+{
+	char slot[64], *dash;
+
+	if (spare_name(slot, sizeof(slot), 0) != 0 ||
+	    (dash = strrchr(slot, '-')) == NULL)
+		return -1;
+	*dash = '\0';
+	return snprintf(out, outlen, "%s-held-%ld.sock", slot,
+		   (long)getpid()) >= (int)outlen
+	    ? -1
+	    : 0;
+}
+
+/*
+ * Publishes the held socket again under the first free name: 0, or -1
+ * (the held name is not ours any more, or every slot is taken: the
+ * caller starts over).
+ */
+static int
+republish(struct exec_spare *sp)
+{
+	char name[64];
+	int slot;
+
+	if (!still_ours(sp))
+		return -1;
+	for (slot = 0; slot < EXEC_SPARE_SLOTS; slot++) {
+		if (spare_name(name, sizeof(name), slot) != 0)
+			return -1;
+		if (renameat2(sp->dirfd, sp->name, sp->dirfd, name,
+			RENAME_NOREPLACE) == 0) {
+			memcpy(sp->name, name, sizeof(name));
+			sp->held = 0;
+			return still_ours(sp) ? 0 : -1;
+		}
+		if (errno != EEXIST)
+			return -1;
+	}
+	return -1;
+}
+
+int
+exec_spare_hold(struct exec_spare *sp)
+{
+	char held[64];
+
+	if (still_ours(sp) && held_name(held, sizeof(held)) == 0 &&
+	    renameat(sp->dirfd, sp->name, sp->dirfd, held) == 0) {
+		memcpy(sp->name, held, sizeof(held));
+		sp->held = 1;
+		if (still_ours(sp))
+			return 0;
+	}
+	exec_spare_unpublish(sp);
+	return -1;
+}
+
+/*
+ * Refuses each exec waiting on the listening socket, once it has sent its
+ * request (which it does as it connects; 100 ms at most): a refusal is an
+ * answer it reads, not a reset.
+ */
+static void
+refuse_waiting(const struct exec_spare *sp)
+{
+	char buf[HELLO_MAX];
+	int c;
+
+	while ((c = accept4(sp->lfd, NULL, NULL, SOCK_CLOEXEC)) != -1 ||
+	    errno == EINTR || errno == ECONNABORTED)
+		if (c != -1) {
+			if (wait_readable(c, 100))
+				(void)recv(c, buf, sizeof(buf), MSG_DONTWAIT);
+			(void)exec_spare_answer(c, 0, -1);
+			close(c);
+		}
+}
+
+int
+exec_spare_wait(struct exec_spare *sp, int fd, int timeout_ms)
+{
+	struct pollfd pfd[2] = { { .fd = fd, .events = POLLIN },
+		{ .fd = -1, .events = POLLIN } };
+	struct timespec t0, t;
+	long left = timeout_ms;
+	int n;
+
+	if (sp != NULL && sp->held && sp->lfd != -1)
+		pfd[1].fd = sp->lfd;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		n = poll(pfd, 2, (int)left);
+		if (n == -1 && errno != EINTR)
+			return 0;
+		if (n > 0 && (pfd[1].revents & POLLIN) != 0)
+			refuse_waiting(sp);
+		if (n > 0 && pfd[0].revents != 0)
+			return 1;
+		if (timeout_ms >= 0) {
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			left = timeout_ms -
+			    ((t.tv_sec - t0.tv_sec) * 1000L +
+				(t.tv_nsec - t0.tv_nsec) / 1000000L);
+			if (left <= 0)
+				return 0;
+		}
+	}
+}
+
 int
 exec_spare_listen(struct exec_spare *sp)
 {
@@ -288,15 +412,18 @@ exec_spare_listen(struct exec_spare *sp)
 	char tmp[96];
 	int slot;
 
+	if (sp->held && republish(sp) == 0)
+		return 0;
 	exec_spare_unpublish(sp);
 	if (spare_name(sp->name, sizeof(sp->name), 0) != 0 ||
 	    (sp->dirfd = spare_dir(1)) == -1)
 		goto fail;
 	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", sp->name, (long)getpid());
 	(void)unlinkat(sp->dirfd, tmp, 0);
+	/* Non-blocking: exec_spare_wait() takes whatever is waiting. */
 	if (spare_addr(&sa, sp->dirfd, tmp) != 0 ||
-	    (sp->lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)) ==
-		-1 ||
+	    (sp->lfd = socket(AF_UNIX,
+		 SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) == -1 ||
 	    bind(sp->lfd, (struct sockaddr *)&sa, sizeof(sa)) == -1)
 		goto fail;
 	/* Its owner's alone, then published under the first name that no
@@ -423,18 +550,33 @@ exec_spare_answer(int conn, int yes, int netns_fd)
 void
 exec_spare_unpublish(struct exec_spare *sp)
 {
-	struct stat st;
-
-	if (sp->dirfd != -1 && sp->ino != 0 &&
-	    fstatat(sp->dirfd, sp->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    st.st_dev == sp->dev && st.st_ino == sp->ino)
+	if (still_ours(sp))
 		(void)unlinkat(sp->dirfd, sp->name, 0);
 	sp->ino = 0;
+	sp->held = 0;
 	if (sp->lfd != -1)
 		close(sp->lfd);
 	if (sp->dirfd != -1)
 		close(sp->dirfd);
 	sp->lfd = sp->dirfd = -1;
+}
+
+/* 1 if |name| is a held name (exec-HASH-held-PID.sock) whose process
+ * is gone. */
+static int
+held_gone(const char *name)
+{
+	const char *p = strstr(name, "-held-");
+	char *end;
+	long pid;
+
+	if (strncmp(name, "exec-", 5) != 0 || p == NULL)
+		return 0;
+	errno = 0;
+	pid = strtol(p + 6, &end, 10);
+	return errno == 0 && pid > 0 && pid != (long)getpid() &&
+	    strcmp(end, ".sock") == 0 && kill((pid_t)pid, 0) == -1 &&
+	    errno == ESRCH;
 }
 
 void
@@ -453,7 +595,14 @@ exec_spare_sweep(const struct exec_spare *sp)
 		close(fd);
 		return;
 	}
+	/* The offset is sp->dirfd's too, which an earlier sweep left at
+	 * the end. */
+	rewinddir(d);
 	while ((de = readdir(d)) != NULL) {
+		if (held_gone(de->d_name)) {
+			(void)unlinkat(fd, de->d_name, 0);
+			continue;
+		}
 		if (de->d_name[0] == '.' ||
 		    fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
 		    !S_ISDIR(st.st_mode) || now - st.st_mtime < SPARE_STALE_S)

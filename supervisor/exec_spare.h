@@ -14,7 +14,7 @@
  * writer that finds none exits).  The next airlock exec connects to it (the
  * request carries its real uid and gid, state and configuration
  * directories and working directory) instead of forking a writer of its
- * own; the spare takes itself off the socket, moves the session to
+ * own; the spare takes the socket's name away (exec_spare_hold()), moves the session to
  * STATE/sessions/ and goes on as that exec's writer, as a forked one
  * would.  So a run of execs pays the writer's fork, its preparation and
  * the namespace's making once, off the path of each command.
@@ -73,19 +73,39 @@ int exec_spare_taken(int s, int *netns_fd);
 struct exec_spare {
 	int dirfd; /* STATE/spare; -1 */
 	int lfd; /* the listening socket; -1 */
-	char name[64]; /* exec-HASH-SLOT.sock */
-	dev_t dev; /* the published name's inode */
+	char name[64]; /* exec-HASH-SLOT.sock, or its held name */
+	dev_t dev; /* the socket's inode */
 	ino_t ino;
+	int held; /* under its held name, out of the execs' sight */
 };
 
 /* Sets |sp| to nothing published (before any other call). */
 void exec_spare_init(struct exec_spare *sp);
 
 /*
- * Publishes a listening socket under the binary's first free name.  0, or
- * -1 (nothing published: every slot is taken).
+ * Publishes a listening socket under the binary's first free name (the
+ * held one again when there is one: see exec_spare_hold()).  0, or -1
+ * (nothing published: every slot is taken).
  */
 int exec_spare_listen(struct exec_spare *sp);
+
+/*
+ * Takes the published name off the socket, which stays bound and
+ * listening under a name of this process's, exec-HASH-held-PID.sock,
+ * that no exec asks: so a writer that serves one exec after another
+ * binds one socket, not one a session.  An exec that reached the socket
+ * before it was held is refused by exec_spare_wait().  0, or -1: the
+ * name could not be moved, and the socket is closed (as
+ * exec_spare_unpublish() does).
+ */
+int exec_spare_hold(struct exec_spare *sp);
+
+/*
+ * Waits up to |timeout_ms| (-1: no limit) for |fd| to be readable,
+ * refusing meanwhile each exec that connects to a held socket.  1: |fd|
+ * is readable; 0: the time is up, or poll() failed.
+ */
+int exec_spare_wait(struct exec_spare *sp, int fd, int timeout_ms);
 
 /*
  * Waits up to |timeout_ms| for an exec; returns its connection with its
@@ -103,12 +123,14 @@ int exec_spare_accept(
  */
 int exec_spare_answer(int conn, int yes, int netns_fd);
 
-/* Takes the name off the socket (if it is still ours) and closes both. */
+/* Takes the name, published or held, off the socket (if it is still
+ * ours) and closes both. */
 void exec_spare_unpublish(struct exec_spare *sp);
 
 /*
  * Removes what spares that died left under STATE/spare/: session
- * directories older than an hour whose log is empty.
+ * directories older than an hour whose log is empty, and held names
+ * whose process is gone.
  */
 void exec_spare_sweep(const struct exec_spare *sp);
 

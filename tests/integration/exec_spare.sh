@@ -9,7 +9,9 @@
 # its own; a prepared session is out of sight until adopted; a changed
 # audit.conf or a rotated host key retires the spare; AIRLOCK_EXEC_SPARE=0
 # and its time limit are kept; a pipe read to its end does not wait for
-# the spare; a dead spare's socket does not stop the next exec; the exec
+# the spare; a spare that serves keeps its socket out of sight and
+# refuses an exec that reached it; a dead spare's socket does not stop
+# the next exec; the exec
 # that adopted a spare and is killed still gets exec_end
 # {supervisorLost}.  And attacked: another uid, and a process in another
 # mount namespace, that connect to the spare's socket are refused and
@@ -26,7 +28,9 @@ export AIRLOCK_CONFIG_DIR="$T/conf"
 cfg=$AIRLOCK_CONFIG_DIR
 
 # sock: the published spare's socket ("" when none).
-sock() { find "$ST/spare" -maxdepth 1 -name 'exec-*.sock' 2>/dev/null | head -n 1; }
+sock() { find "$ST/spare" -maxdepth 1 -name 'exec-*.sock' ! -name '*-held-*' 2>/dev/null | head -n 1; }
+# held PID: the socket of writer PID while it serves an exec ("" when none).
+held() { find "$ST/spare" -maxdepth 1 -name "exec-*-held-$1.sock" 2>/dev/null | head -n 1; }
 # spare_pid: the spare's pid: the process holding its prepared log open.
 spare_pid() {
 	local p
@@ -130,6 +134,47 @@ wait_for has_sock
 expect_eq "... and the same spare serves the next exec" \
     "$(start_pid "$(newest_log)")" "$pid1"
 expect_eq "... in a third session" "$(ls "$ST/sessions" | wc -l)" 3
+
+# While a spare serves an exec, its socket stays bound under a held name
+# (one socket for the writer's life, not one a session): no exec finds
+# it there, and one that reached it anyway is refused at once, not left
+# to wait for its answer.
+wait_for has_sock
+ino=$(stat -c %i "$(sock)")
+mkfifo "$T/go2"
+"$AIRLOCK" exec -w "$ws" -- sh -c 'read -r x' <"$T/go2" >/dev/null 2>&1 &
+exec2=$!
+exec 8>"$T/go2"
+check "an adopted spare's socket is held" wait_for sh -c "[ -n \"\$(find '$ST/spare' -maxdepth 1 -name 'exec-*-held-$pid1.sock')\" ]"
+h=$(held "$pid1")
+expect_eq "... the same socket" "$(stat -c %i "$h")" "$ino"
+expect_eq "... under no name an exec asks" "$(sock)" ""
+t0=$(date +%s%N)
+ans=$(python3 -c "$hello_py" "$h" "$ST" "$cfg" 2>&1)
+t1=$(date +%s%N)
+expect_eq "an exec that reaches a held socket is refused" "$ans" "answer:0"
+check "... at once (under a second)" test $(((t1 - t0) / 1000000)) -lt 1000
+echo go >&8
+exec 8>&-
+wait "$exec2"
+expect_eq "... and the exec it serves runs to its end" "$?" 0
+expect_eq "... written by the spare" "$(start_pid "$(newest_log)")" "$pid1"
+check "the held socket is published again" wait_for has_sock
+expect_eq "... the same socket" "$(stat -c %i "$(sock)")" "$ino"
+expect_eq "... its held name gone" "$(held "$pid1")" ""
+# A held name a writer killed while it served left behind is swept when
+# a spare is next published; a live writer's stays.
+sleep 0 &
+gone=$!
+wait "$gone"
+: >"$ST/spare/exec-0123456789abcdef-held-$gone.sock"
+: >"$ST/spare/exec-0123456789abcdef-held-$$.sock"
+"$AIRLOCK" exec -w "$ws" -- true
+expect_eq "... and the same spare serves the next exec" \
+    "$(start_pid "$(newest_log)")" "$pid1"
+check "a dead writer's held name is swept" wait_for test ! -e "$ST/spare/exec-0123456789abcdef-held-$gone.sock"
+check "... a live one's stays" test -e "$ST/spare/exec-0123456789abcdef-held-$$.sock"
+rm -f "$ST/spare/exec-0123456789abcdef-held-$$.sock"
 
 # 3. Attacks on the socket.  Another uid: the state directory lets it
 #    reach the socket (0711, the socket 0666), and it sends a
