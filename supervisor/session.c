@@ -28,12 +28,17 @@ session_state_dir(char *out, size_t outlen)
 	return paths_state_dir(out, outlen);
 }
 
-/* mkdir -p with mode 0700 for every directory it creates. */
+/* mkdir -p with mode 0700 for every directory it creates (the parents
+ * only when the directory's own mkdir finds one missing). */
 static int
 mkdirs(const char *path)
 {
 	char	 tmp[PATH_MAX], *p;
 
+	if (mkdir(path, 0700) == 0 || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return AL_ERR_SYSTEM;
 	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
 		return AL_ERR_LIMIT;
 	for (p = tmp + 1; *p != '\0'; p++) {
@@ -49,11 +54,11 @@ mkdirs(const char *path)
 	return 0;
 }
 
-/* A new session's directory STATE/|sub|/ID, its log named |log|
- * (session_create()). */
+/* A new session's directory STATE/|sub|/ID, its log named |log|, and,
+ * when |artifacts|, its artifacts/ (session_create()). */
 static int
 session_create_in(struct session *s, const char *sub, const char *log,
-    char *err, size_t errlen)
+    int artifacts, char *err, size_t errlen)
 {
 	char		 state[PATH_MAX], art[PATH_MAX + 16];
 	unsigned char	 rnd[3];
@@ -80,7 +85,7 @@ session_create_in(struct session *s, const char *sub, const char *log,
 		return AL_ERR_LIMIT;
 	}
 	snprintf(art, sizeof(art), "%s/artifacts", s->dir);
-	if (mkdirs(s->dir) != 0 || mkdirs(art) != 0) {
+	if (mkdirs(s->dir) != 0 || (artifacts && mkdirs(art) != 0)) {
 		snprintf(err, errlen, "cannot create %s: %s", s->dir,
 		    strerror(errno));
 		return AL_ERR_SYSTEM;
@@ -91,13 +96,13 @@ session_create_in(struct session *s, const char *sub, const char *log,
 int
 session_create(struct session *s, char *err, size_t errlen)
 {
-	return session_create_in(s, "sessions", "audit.jsonl", err, errlen);
+	return session_create_in(s, "sessions", "audit.jsonl", 1, err, errlen);
 }
 
 int
 session_create_spare(struct session *s, char *err, size_t errlen)
 {
-	return session_create_in(s, "spare", SESSION_SPARE_LOG, err, errlen);
+	return session_create_in(s, "spare", SESSION_SPARE_LOG, 0, err, errlen);
 }
 
 int

@@ -27,14 +27,16 @@ struct session {
 int	session_state_dir(char *out, size_t outlen);
 
 /*
- * Creates a new session directory with a fresh id ("YYYYmmddTHHMMSS-xxxxxx").
- * Returns 0, or a negative code with a message in err[0..errlen).
+ * Creates a new session directory with a fresh id ("YYYYmmddTHHMMSS-xxxxxx")
+ * and its artifacts/ (broker/artifact.h).  Returns 0, or a negative code
+ * with a message in err[0..errlen).
  */
 int	session_create(struct session *s, char *err, size_t errlen);
 
 /*
  * A session made ahead (exec_spare.h): session_create() under
- * STATE/spare/ instead, its log named SESSION_SPARE_LOG, out of sight of
+ * STATE/spare/ instead, with no artifacts/ (an exec keeps none), its log
+ * named SESSION_SPARE_LOG, out of sight of
  * everything that lists sessions or looks for logs, until
  * session_publish() renames it to STATE/sessions/ID (the same id), its
  * log to audit.jsonl, and updates |s|'s paths.  Both return 0 or a negative code with a
