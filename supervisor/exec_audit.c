@@ -226,15 +226,10 @@ writer_release(struct writer_prep *p)
 static void
 writer_unmake(struct writer_prep *p)
 {
-	char art[PATH_MAX + 16];
-
 	audit_abandon(p->a);
 	p->a = NULL;
-	if (p->sess.dir[0] != '\0') {
-		snprintf(art, sizeof(art), "%s/artifacts", p->sess.dir);
-		(void)rmdir(art);
+	if (p->sess.dir[0] != '\0')
 		(void)rmdir(p->sess.dir);
-	}
 	writer_release(p);
 }
 
