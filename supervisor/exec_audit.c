@@ -454,8 +454,8 @@ writer_serve(struct exec_spare *sp, int fd, struct writer_prep *p, int stay)
  * made (|sp| unpublished).
  */
 static int
-writer_spare(struct exec_spare *sp, struct writer_prep *p, int ready,
-    int seconds)
+writer_spare(
+    struct exec_spare *sp, struct writer_prep *p, int ready, int seconds)
 {
 	struct spare_hello h;
 	int c, holds;

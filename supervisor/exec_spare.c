@@ -389,7 +389,7 @@ exec_spare_wait(struct exec_spare *sp, int fd, int timeout_ms)
 		n = poll(pfd, 2, (int)left);
 		if (n == -1 && errno != EINTR)
 			return 0;
-		if (n > 0 && (pfd[1].revents & POLLIN) != 0)
+		if (n > 0 && sp != NULL && (pfd[1].revents & POLLIN) != 0)
 			refuse_waiting(sp);
 		if (n > 0 && pfd[0].revents != 0)
 			return 1;
