@@ -391,6 +391,8 @@ exec_spare_wait(struct exec_spare *sp, int fd, int timeout_ms)
 			return 0;
 		if (n > 0 && sp != NULL && (pfd[1].revents & POLLIN) != 0)
 			refuse_waiting(sp);
+		else if (n > 0 && pfd[1].revents != 0)
+			pfd[1].fd = -1; /* broken: no more to refuse there */
 		if (n > 0 && pfd[0].revents != 0)
 			return 1;
 		if (timeout_ms >= 0) {
