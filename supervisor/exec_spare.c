@@ -373,12 +373,24 @@ refuse_waiting(const struct exec_spare *sp)
 		}
 }
 
+/* The ms left of |timeout_ms| since |t0| (CLOCK_MONOTONIC). */
+static long
+ms_left(const struct timespec *t0, int timeout_ms)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return timeout_ms -
+	    ((t.tv_sec - t0->tv_sec) * 1000L +
+		(t.tv_nsec - t0->tv_nsec) / 1000000L);
+}
+
 int
 exec_spare_wait(struct exec_spare *sp, int fd, int timeout_ms)
 {
 	struct pollfd pfd[2] = { { .fd = fd, .events = POLLIN },
 		{ .fd = -1, .events = POLLIN } };
-	struct timespec t0, t;
+	struct timespec t0;
 	long left = timeout_ms;
 	int n;
 
@@ -395,14 +407,8 @@ exec_spare_wait(struct exec_spare *sp, int fd, int timeout_ms)
 			pfd[1].fd = -1; /* broken: no more to refuse there */
 		if (n > 0 && pfd[0].revents != 0)
 			return 1;
-		if (timeout_ms >= 0) {
-			clock_gettime(CLOCK_MONOTONIC, &t);
-			left = timeout_ms -
-			    ((t.tv_sec - t0.tv_sec) * 1000L +
-				(t.tv_nsec - t0.tv_nsec) / 1000000L);
-			if (left <= 0)
-				return 0;
-		}
+		if (timeout_ms >= 0 && (left = ms_left(&t0, timeout_ms)) <= 0)
+			return 0;
 	}
 }
 
@@ -506,7 +512,7 @@ same_namespaces(int c, pid_t pid)
 int
 exec_spare_accept(struct exec_spare *sp, int timeout_ms, struct spare_hello *h)
 {
-	struct timespec t0, t;
+	struct timespec t0;
 	struct ucred cred;
 	socklen_t clen;
 	long left;
@@ -516,10 +522,7 @@ exec_spare_accept(struct exec_spare *sp, int timeout_ms, struct spare_hello *h)
 		return -1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		left = timeout_ms -
-		    ((t.tv_sec - t0.tv_sec) * 1000L +
-			(t.tv_nsec - t0.tv_nsec) / 1000000L);
+		left = ms_left(&t0, timeout_ms);
 		if (left <= 0 || !wait_readable(sp->lfd, (int)left))
 			return -1;
 		if ((c = accept4(sp->lfd, NULL, NULL, SOCK_CLOEXEC)) == -1) {

@@ -14,9 +14,9 @@
  * writer that finds none exits).  The next airlock exec connects to it (the
  * request carries its real uid and gid, state and configuration
  * directories and working directory) instead of forking a writer of its
- * own; the spare takes the socket's name away (exec_spare_hold()), moves the session to
- * STATE/sessions/ and goes on as that exec's writer, as a forked one
- * would.  So a run of execs pays the writer's fork, its preparation and
+ * own; the spare takes its socket's name away (exec_spare_hold()),
+ * moves the session to STATE/sessions/ and goes on as that exec's
+ * writer, as a forked one would.  So a run of execs pays the writer's fork, its preparation and
  * the namespace's making once, off the path of each command.
  *
  * Trust: the socket is in the state directory, which must be a directory
