@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "broker/approvalflow.h"
 #include "broker/broker_int.h"
 #include "broker/viewfreeze.h"
 #include "common/errors.h"

@@ -349,13 +349,14 @@ void		 broker_trace(struct broker *b, struct call *c,
 		    const char *decision, const char *note);
 
 /*
- * Parks |c| until a human decides on it; |evidence| is shown to the
- * approver (borrowed).  On a grant, c->action runs (or, for
- * request_approval, the decision is the result).  Returns ACTION_PENDING,
- * or ACTION_ERROR with *out set.
+ * Holds |c| while a change set lands (|kind| HOLD_*, |params| borrowed,
+ * kept for the release): 1, or 0 if none lands and |c| goes on now.
  */
-int		 call_await_approval(struct call *c, json_t *evidence,
-		    json_t **out);
+int		 call_hold(struct call *c, int kind, json_t *params);
+
+/* Joins the strings of |list| with ", " into buf[0..len) (cut short if
+ * it does not fit). */
+void		 join_paths(json_t *list, char *buf, size_t len);
 
 /*
  * Computes the workspace digest off the event loop, then calls

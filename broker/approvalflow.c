@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
+/*
+ * A call that needs a human's yes, from the request to the run
+ * (broker/approvalflow.h).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "broker/approval.h"
+#include "broker/approvalflow.h"
+#include "broker/broker_int.h"
+#include "broker/conn.h"
+#include "broker/escalate.h"
+#include "broker/jsonrpc.h"
+#include "broker/ledger.h"
+#include "broker/loop.h"
+#include "broker/pins.h"
+#include "common/log.h"
+#include "common/util.h"
+
+/*
+ * What the approver sees besides the arguments; |ws| is the workspace
+ * digest, or NULL when it could not be computed.
+ */
+static json_t *
+approval_evidence(struct broker *b, struct call *c, const char *ws)
+{
+	json_t *st, *ev, *gates;
+	size_t i;
+
+	ev = json_object();
+	if (c->tool->action == ACTION_APPLY_PATCH)
+		json_object_set(ev, "diff", json_object_get(c->args, "patch"));
+	if (c->shell_rule[0] != '\0')
+		json_object_set_new(
+		    ev, "shellRule", json_string(c->shell_rule));
+	if (ws != NULL) {
+		json_object_set_new(ev, "workspaceDigest", json_string(ws));
+		st = ledger_status(b->ledger, ws, now_monotonic_ms());
+		gates = json_object_get(st, "gates");
+		for (i = 0; i < json_array_size(gates); i++) {
+			json_t *g = json_array_get(gates, i);
+			const char *id =
+			    json_string_value(json_object_get(g, "checkId"));
+			const char *want = json_string_value(
+			    json_object_get(c->args, "checkId"));
+
+			if (want == NULL ||
+			    (id != NULL && strcmp(id, want) == 0))
+				json_object_set(ev, "gates", gates);
+		}
+		json_decref(st);
+	}
+	escalate_evidence(c, ev);
+	return ev;
+}
+
+void
+approval_digested(struct call *c, int rc, const char *hex)
+{
+	json_t *out = NULL;
+	int status;
+
+	json_decref(c->binding);
+	if ((c->binding = action_plan(c, &out)) == NULL) {
+		call_complete(c, ACTION_ERROR, out);
+		return;
+	}
+	/* Bound to the workspace as the approver is shown it (checked at
+	 * the grant: approval_grant_digested()); "" when it could not be
+	 * digested now, which no grant's digest matches. */
+	json_object_set_new(c->binding, "workspace",
+	    json_string(rc == 0 && c->digest_gen != -1 ? hex : ""));
+	status = call_await_approval(
+	    c, approval_evidence(c->b, c, rc == 0 ? hex : NULL), &out);
+	if (status != ACTION_PENDING)
+		call_complete(c, status, out);
+}
+
+/* Every 5 s while |c| waits for a human, if its request carried a
+ * progressToken: a notifications/progress that says who is asked. */
+static void
+progress_tick(int fd, int why, void *arg)
+{
+	struct call *c = arg;
+	char msg[128];
+	json_t *p;
+
+	(void)fd;
+	(void)why;
+	snprintf(msg, sizeof(msg),
+	    "waiting for a human to approve %s "
+	    "(airlock approve %s)",
+	    c->tool->name, c->approval);
+	p = json_pack("{s:O, s:I, s:s}", "progressToken", c->progress_token,
+	    "progress", (json_int_t)++c->progress_n, "message", msg);
+	conn_send(
+	    c->conn, jsonrpc_encode_notification("notifications/progress", p));
+	json_decref(p);
+	loop_set_deadline(
+	    c->b->cfg.loop, c->progress_watch, now_monotonic_ms() + 5000);
+}
+
+int
+approval_rebind(struct call *c, const char *when, json_t **out)
+{
+	struct broker *b = c->b;
+	json_t *now, *ev, *files, *exec, *paths;
+	const char *keys[] = { "argv", "cwd", "env", NULL };
+	char list[200], *note;
+	size_t i;
+	int status;
+
+	if (c->binding == NULL)
+		return -1;
+	if ((now = action_plan(c, out)) == NULL)
+		return ACTION_ERROR;
+	/* The workspace as it was at the grant (approval_grant_digested()). */
+	if (json_object_get(c->binding, "workspace") != NULL)
+		json_object_set_new(
+		    now, "workspace", json_string(c->granted_ws));
+	if (json_equal(now, c->binding)) {
+		json_decref(now);
+		return -1;
+	}
+	files = pins_changes(b->rootfd, json_object_get(c->binding, "pinned"),
+	    json_object_get(now, "pinned"));
+	paths = pins_changed(json_object_get(c->binding, "pinned"),
+	    json_object_get(now, "pinned"));
+	exec = json_object();
+	for (i = 0; keys[i] != NULL; i++)
+		if (!json_equal(json_object_get(c->binding, keys[i]),
+			json_object_get(now, keys[i])))
+			json_object_set_new(exec, keys[i],
+			    json_pack("{s:O, s:O}", "approved",
+				json_object_get(c->binding, keys[i]), "now",
+				json_object_get(now, keys[i])));
+	if (!json_equal(json_object_get(c->binding, "workspace"),
+		json_object_get(now, "workspace")))
+		json_object_set_new(exec, "workspace",
+		    json_pack("{s:O, s:O}", "approved",
+			json_object_get(c->binding, "workspace"), "now",
+			json_object_get(now, "workspace")));
+	join_paths(paths, list, sizeof(list));
+	if (json_object_size(exec) > 1 ||
+	    (json_object_size(exec) == 1 &&
+		json_object_get(exec, "workspace") == NULL))
+		snprintf(list + strlen(list), sizeof(list) - strlen(list),
+		    "%sthe command or its environment", list[0] ? ", " : "");
+	if (json_object_get(exec, "workspace") != NULL)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list),
+		    "%sthe workspace", list[0] ? ", " : "");
+	(void)broker_audit(b, "approval_voided",
+	    json_pack("{s:O, s:s, s:s, s:s, s:O, s:O}", "id", c->id, "approval",
+		c->approved, "tool", c->tool->name, "when", when,
+		"changedFiles", paths, "changedExecution", exec));
+	xasprintf(&note,
+	    "airlock: approval %s of %s was voided at %s: %s "
+	    "changed after it was requested; a human was asked again",
+	    c->approved, c->tool->name, when, list);
+	if (c->voided == NULL)
+		c->voided = json_array();
+	json_array_append_new(c->voided, json_string(note));
+	free(note);
+	snprintf(c->note, sizeof(c->note), "approval %s voided: %s changed",
+	    c->approved, list);
+	broker_trace(b, c, "approval_voided", c->note);
+	ev = json_pack("{s:s, s:o, s:o, s:O?}", "voidedApproval", c->approved,
+	    "changed", files, "changedExecution", exec, "workspaceDigest",
+	    json_object_get(now, "workspace"));
+	/* An escalated re-run asked again is one still: say what it gets. */
+	escalate_evidence(c, ev);
+	json_decref(paths);
+	json_decref(c->binding);
+	c->binding = now;
+	c->approved[0] = '\0';
+	/* Built again by the action once a human grants the new approval. */
+	for (i = 0; c->argv != NULL && c->argv[i] != NULL; i++)
+		free(c->argv[i]);
+	free(c->argv);
+	c->argv = NULL;
+	for (i = 0; c->envp != NULL && c->envp[i] != NULL; i++) {
+		sodium_memzero(c->envp[i], strlen(c->envp[i]));
+		free(c->envp[i]);
+	}
+	free(c->envp);
+	c->envp = NULL;
+	status = call_await_approval(c, ev, out);
+	return status;
+}
+
+/* Runs a granted |c| if it is still what was approved (approval_rebind()). */
+static void
+approval_go(struct call *c)
+{
+	json_t *out = NULL;
+	int status;
+
+	if ((status = approval_rebind(c, "grant", &out)) != -1) {
+		if (status != ACTION_PENDING)
+			call_complete(c, status, out);
+		return;
+	}
+	status = c->action(c, &out);
+	if (status != ACTION_PENDING)
+		call_complete(c, status, out);
+}
+
+/*
+ * The workspace as the grant finds it: what the approver was shown (the
+ * request's digest) is what the command will read, or the approval is
+ * void.  A tool that runs a script, a Makefile or package.json reads
+ * code the agent can change while a human reads the request.  A digest
+ * taken while the workspace kept changing matches nothing.
+ */
+static void
+approval_grant_digested(struct call *c, int rc, const char *hex)
+{
+	if (rc != 0) {
+		/* Not retryable: the same workspace fails the same way. */
+		call_complete(c, ACTION_ERROR,
+		    tool_error("workspace_undigestable", 0, NULL,
+			"%s was approved, but "
+			"the workspace cannot be digested to check it against "
+			"what the approver saw; nothing was done: %s",
+			c->tool->name, hex));
+		return;
+	}
+	snprintf(c->granted_ws, sizeof(c->granted_ws), "%s",
+	    c->digest_gen != -1 ? hex : "");
+	approval_go(c);
+}
+
+void
+approval_granted(struct call *c)
+{
+	json_t *out = NULL;
+
+	if (call_hold(c, HOLD_GRANTED, NULL))
+		return;
+	c->granted_ws[0] = '\0';
+	if (json_object_get(c->binding, "workspace") == NULL)
+		approval_go(c);
+	else if (call_digest(c, approval_grant_digested, &out) !=
+	    ACTION_PENDING)
+		call_complete(c, ACTION_ERROR, out);
+}
+
+static void
+approval_done(void *arg, enum approval_outcome outcome, const char *approver,
+    const char *text)
+{
+	struct call *c = arg;
+	struct broker *b = c->b;
+	json_t *out = NULL;
+
+	TAILQ_REMOVE(&b->waiting, c, entry);
+	if (c->progress_watch > 0)
+		loop_unwatch(b->cfg.loop, c->progress_watch);
+	c->progress_watch = 0;
+	if (outcome == APPROVAL_GRANTED)
+		snprintf(c->approved, sizeof(c->approved), "%s", c->approval);
+	c->approval[0] = '\0';
+	escalate_decided(c, outcome);
+	if (c->tool->action == ACTION_REQUEST_APPROVAL &&
+	    outcome != APPROVAL_EXPIRED) {
+		out = json_pack("{s:s, s:s, s:s?}", "decision",
+		    outcome == APPROVAL_GRANTED ? "approved" : "rejected",
+		    "approver", approver, "note", text);
+		call_complete(c, ACTION_DONE, out);
+		return;
+	}
+	switch (outcome) {
+	case APPROVAL_GRANTED:
+		approval_granted(c);
+		return;
+	case APPROVAL_DENIED:
+		out = tool_error("approval_denied", 0, NULL, "%s denied %s: %s",
+		    approver, c->tool->name,
+		    text != NULL ? text : "(no reason)");
+		break;
+	case APPROVAL_EXPIRED:
+		out = tool_error("approval_expired", 1, NULL,
+		    "no human decided on %s in time; nothing was done (fail "
+		    "closed)",
+		    c->tool->name);
+		break;
+	}
+	call_complete(c, ACTION_ERROR, out);
+}
+
+int
+call_await_approval(struct call *c, json_t *evidence, json_t **out)
+{
+	struct broker *b = c->b;
+	const char *id;
+	int unrecorded;
+
+	if (b->cfg.approvals == NULL) {
+		json_decref(evidence);
+		*out = tool_error("approval_required", 0, NULL,
+		    "%s needs a human's approval, which this session cannot "
+		    "obtain",
+		    c->tool->name);
+		return ACTION_ERROR;
+	}
+	/* What the agent says it wants this for: not part of the digest. */
+	if (c->reason != NULL && json_is_object(evidence))
+		json_object_set(evidence, "agentReason", c->reason);
+	else if (c->tool->action == ACTION_REQUEST_APPROVAL &&
+	    json_is_object(evidence) &&
+	    json_is_string(json_object_get(c->args, "reason")))
+		json_object_set(evidence, "agentReason",
+		    json_object_get(c->args, "reason"));
+	id = approvals_request(b->cfg.approvals, c->tool->name, c->args,
+	    c->binding, evidence,
+	    c->esc != NULL ? escalate_wait_ms(c) : c->tool->timeout_ms,
+	    approval_done, c, &unrecorded);
+	json_decref(evidence);
+	if (id == NULL && unrecorded) {
+		*out = tool_error("audit_unavailable", 0, NULL,
+		    "the audit log cannot record this approval request (the "
+		    "log cannot be written, or the request is too large to "
+		    "record); nobody was asked and nothing was done");
+		return ACTION_ERROR;
+	}
+	if (id == NULL) {
+		*out = tool_error(
+		    "busy", 1, NULL, "too many approvals are pending");
+		return ACTION_ERROR;
+	}
+	snprintf(c->approval, sizeof(c->approval), "%s", id);
+	escalate_requested(c, id);
+	TAILQ_INSERT_TAIL(&b->waiting, c, entry);
+	if (c->progress_token != NULL &&
+	    (json_is_string(c->progress_token) ||
+		json_is_integer(c->progress_token)))
+		c->progress_watch = loop_watch(b->cfg.loop, -1,
+		    now_monotonic_ms() + 1000, progress_tick, c);
+	log_info("approval %s pending for %s: airlock approve %s", id,
+	    c->tool->name, id);
+	return ACTION_PENDING;
+}
