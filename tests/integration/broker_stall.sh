@@ -77,8 +77,13 @@ sorted=$(printf '%s\n' "${times[@]}" | sort -n)
 median=$(printf '%s\n' "$sorted" | sed -n 4p)
 worst=$(printf '%s\n' "$sorted" | tail -1)
 echo "# 7 pings while digesting (us): ${times[*]}"
-check "a ping answers within 10 ms of the idle loop's latency while the workspace is digested (median $median us, idle $base_median us)" \
-    test "$median" -lt $((base_median + 10000))
+# The bound is 10 ms above the idle latency, or twice the idle latency
+# above it when that is longer: a round trip from this shell takes 7-11 ms
+# on a PVM guest, and a test running beside this one (make -j2, the ASan
+# build) has doubled it.  A loop that waited for the digest takes seconds.
+slack=$((2 * base_median > 10000 ? 2 * base_median : 10000))
+check "a ping answers within $((slack / 1000)) ms of the idle loop's latency while the workspace is digested (median $median us, idle $base_median us)" \
+    test "$median" -lt $((base_median + slack))
 check "no ping waits for the digest (worst $worst us < 250 ms; digesting takes seconds)" test "$worst" -lt 250000
 mcp_wait_id "$st_id" 240
 check "the status answers once the digest is in" test -n "$(jr .result.session)"
