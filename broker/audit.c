@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,8 +42,11 @@
  * what it derives from it on the stack the same way.  The session's own
  * secret key, which lives as long as the log, is the one kept in
  * guarded, locked memory (sodium_malloc, read-only once made): a
- * sodium_malloc() and sodium_free() cost eight system calls, which an
- * airlock exec paid for five keys at every start.
+ * sodium_malloc() and sodium_free() cost ten system calls, five of them
+ * mprotect()s, which an airlock exec paid for five keys at every start.
+ * A closed log's page is wiped and kept for the next log this process
+ * opens (sk_take(), sk_give()): an exec's audit writer opens one log per
+ * session, and reusing the page costs two mprotect()s.
  */
 
 struct audit {
@@ -566,6 +570,51 @@ certify(json_t *f, const unsigned char *hseed, const char *session,
 	return 0;
 }
 
+/*
+ * The page kept for the next log's secret key: wiped, read-write, and
+ * locked by the process that kept it (|spare_sk_pid|: a child made by
+ * fork() or clone() has a copy that is not locked, and leaves it).
+ */
+static unsigned char *spare_sk;
+static pid_t spare_sk_pid;
+static pthread_mutex_t spare_sk_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Guarded memory for a secret key, read-write: the kept page or a new
+ * one.  NULL when out of memory. */
+static unsigned char *
+sk_take(void)
+{
+	unsigned char *sk;
+
+	pthread_mutex_lock(&spare_sk_lock);
+	sk = spare_sk_pid == getpid() ? spare_sk : NULL;
+	spare_sk = NULL;
+	pthread_mutex_unlock(&spare_sk_lock);
+	return sk != NULL ? sk : sodium_malloc(crypto_sign_SECRETKEYBYTES);
+}
+
+/* Wipes |sk| (sk_take()'s) and keeps it for the next log, or frees it
+ * when one is kept already. */
+static void
+sk_give(unsigned char *sk)
+{
+	pid_t self = getpid();
+
+	if (sk == NULL)
+		return;
+	if (sodium_mprotect_readwrite(sk) == 0) {
+		sodium_memzero(sk, crypto_sign_SECRETKEYBYTES);
+		pthread_mutex_lock(&spare_sk_lock);
+		if (spare_sk == NULL || spare_sk_pid != self) {
+			spare_sk = sk;
+			spare_sk_pid = self;
+			sk = NULL;
+		}
+		pthread_mutex_unlock(&spare_sk_lock);
+	}
+	sodium_free(sk);
+}
+
 /* Frees |a| and what it holds; the log file stays as it is. */
 static void
 audit_free(struct audit *a)
@@ -579,7 +628,7 @@ audit_free(struct audit *a)
 	json_decref(a->startf);
 	free(a->pend);
 	free(a->prec);
-	sodium_free(a->sk);
+	sk_give(a->sk);
 	free(a->path);
 	free(a);
 	errno = saved;
@@ -611,7 +660,7 @@ audit_prepare_seed(const char *path, const char *session_id,
 	memset(a->head, '0', AUDIT_HASH_HEX_LEN);
 	snprintf(a->session, sizeof(a->session), "%s", session_id);
 	if ((a->path = strdup(path)) == NULL ||
-	    (a->sk = sodium_malloc(crypto_sign_SECRETKEYBYTES)) == NULL) {
+	    (a->sk = sk_take()) == NULL) {
 		rc = AL_ERR_ALLOC;
 		goto fail;
 	}
@@ -952,7 +1001,7 @@ audit_close(struct audit *a)
 	free(a->pend);
 	free(a->prec);
 	close(a->fd);
-	sodium_free(a->sk);
+	sk_give(a->sk);
 	free(a->path);
 	free(a);
 }

@@ -322,6 +322,17 @@ fd_next_data(int fd, off_t off, off_t size, off_t *data, off_t *end)
 }
 
 int
+stat_unchanged(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	    a->st_size == b->st_size &&
+	    a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	    a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	    a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
+	    a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+int
 write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;

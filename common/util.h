@@ -74,6 +74,12 @@ char	*read_fd_upto(int fd, size_t size, size_t *len);
  */
 void	 fd_next_data(int fd, off_t off, off_t size, off_t *data, off_t *end);
 
+struct stat;
+
+/* 1 if |a| and |b| are the same file, unchanged between the two stat()s
+ * (device, inode, size, mtime and ctime), else 0. */
+int	 stat_unchanged(const struct stat *a, const struct stat *b);
+
 /* Writes all of |len| bytes, restarting on EINTR/short writes. 0 or AL_ERR_SYSTEM. */
 int	 write_all(int fd, const void *data, size_t len);
 

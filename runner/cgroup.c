@@ -135,18 +135,21 @@ read_file(const char *dir, const char *file, char *buf, size_t len)
 	return 0;
 }
 
-/* Finds our own cgroup for |ctrl| ("" for v2) in /proc/self/cgroup. */
+/* Finds our own cgroup for |ctrl| ("" for v2) in |text|, what
+ * /proc/self/cgroup holds. */
 static char *
-own_path(const char *ctrl)
+own_path(const char *text, const char *ctrl)
 {
 	char line[1024], *s, *c, *tok, *save;
 	char *found = NULL;
-	FILE *fp;
+	size_t len;
 
-	if ((fp = fopen("/proc/self/cgroup", "re")) == NULL)
-		return NULL;
-	while (found == NULL && fgets(line, sizeof(line), fp) != NULL) {
-		line[strcspn(line, "\n")] = '\0';
+	for (; found == NULL && *text != '\0'; text += len + (text[len] != '\0')) {
+		len = strcspn(text, "\n");
+		if (len >= sizeof(line))
+			continue;
+		memcpy(line, text, len);
+		line[len] = '\0';
 		if ((s = strchr(line, ':')) == NULL ||
 		    (c = strchr(s + 1, ':')) == NULL)
 			continue;
@@ -161,7 +164,6 @@ own_path(const char *ctrl)
 			if (strcmp(tok, ctrl) == 0)
 				found = xstrdup(c + 1);
 	}
-	fclose(fp);
 	return found;
 }
 
@@ -221,8 +223,9 @@ probe(void)
 	static const char *const roots[] = {
 		"/sys/fs/cgroup", "/sys/fs/cgroup/unified", NULL
 	};
-	char buf[512], dir[RUNNER_MAX_PATH], *own;
-	size_t i;
+	char buf[512], dir[RUNNER_MAX_PATH], *mine, *own;
+	size_t i, len;
+	int fd;
 
 	cg.probed = 1;
 	cg.attach_only = env_is_1("AIRLOCK_CGROUP_ATTACH") ||
@@ -242,7 +245,15 @@ probe(void)
 			    "cgroup2 directory: no cgroup", own);
 		return;
 	}
-	if ((own = own_path("")) != NULL) {
+	/* Read once for the four lookups below (none found: no cgroup). */
+	mine = NULL;
+	if ((fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC)) != -1) {
+		mine = read_fd_upto(fd, 65536, &len);
+		close(fd);
+	}
+	if (mine == NULL)
+		mine = xstrdup("");
+	if ((own = own_path(mine, "")) != NULL) {
 		for (i = 0; roots[i] != NULL; i++) {
 			snprintf(dir, sizeof(dir), "%s%s", roots[i],
 			    strcmp(own, "/") == 0 ? "" : own);
@@ -253,13 +264,14 @@ probe(void)
 				cg.base[0] = xstrdup(dir);
 				collect_stale(cg.base[0]);
 				free(own);
+				free(mine);
 				return;
 			}
 		}
 		free(own);
 	}
 	for (i = 0; i < CG_N; i++) {
-		if ((own = own_path(v1_names[i])) == NULL)
+		if ((own = own_path(mine, v1_names[i])) == NULL)
 			continue;
 		snprintf(dir, sizeof(dir), "/sys/fs/cgroup/%s%s", v1_names[i],
 		    strcmp(own, "/") == 0 ? "" : own);
@@ -269,6 +281,7 @@ probe(void)
 			collect_stale(cg.base[i]);
 		}
 	}
+	free(mine);
 }
 
 /*

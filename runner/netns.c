@@ -7,7 +7,10 @@
  * subsystem's per-namespace state: about half a millisecond here), and
  * none of it needs the child: a thread makes it while runner_start()
  * works out the plan and the cgroups, and the child joins it with
- * setns() as its first step.
+ * setns() as its first step.  runner_netns_new() makes one ahead for a
+ * later runner on the calling thread instead, and goes back: a process
+ * that makes one per session (an exec's audit writer) would otherwise
+ * pay for a thread each time.
  */
 #include "config.h"
 
@@ -23,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/log.h"
 #include "runner/runner_int.h"
 
 static void *
@@ -94,8 +98,19 @@ runner_netns_end(struct runner_netns *n)
 int
 runner_netns_new(void)
 {
-	struct runner_netns n;
+	/* The namespace to come back to, opened once. */
+	static int home = -1;
+	int fd;
 
-	runner_netns_begin(&n);
-	return runner_netns_end(&n);
+	if (home == -1 && (home = open("/proc/thread-self/ns/net",
+			       O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	if (unshare(CLONE_NEWNET) == -1)
+		return -1;
+	fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	/* Root may always go back to its own; if it could not, nothing
+	 * this thread does next may happen in the new one. */
+	if (setns(home, CLONE_NEWNET) == -1)
+		fatal("setns back to our network namespace");
+	return fresh_netns(fd);
 }

@@ -171,9 +171,10 @@ struct runner_request {
 };
 
 /*
- * A fresh network namespace, made on a thread of its own (the caller's
- * stays as it is), for runner_request.netns_ahead: its descriptor, or
- * -1.  As root.
+ * A fresh network namespace for runner_request.netns_ahead: its
+ * descriptor, or -1.  As root.  The calling thread makes it and goes
+ * back to its own (it exits the process, fatal(), if it cannot), so
+ * nothing else may run on that thread meanwhile.
  */
 int	runner_netns_new(void);
 

@@ -110,18 +110,6 @@ stat_or_zero(const char *path, struct stat *st)
 	return 0;
 }
 
-/* 1 if |a| and |b| are the same file, unchanged. */
-static int
-same_file(const struct stat *a, const struct stat *b)
-{
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
-	    a->st_size == b->st_size &&
-	    a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
-	    a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
-	    a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
-	    a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
-}
-
 /*
  * What the writer does before it is handed exec_start: makes the session
  * (under STATE/spare/, out of sight until exec_start: session_create_spare()), loads
@@ -200,9 +188,9 @@ writer_prep_holds(const struct writer_prep *p, const struct spare_hello *h)
 		return 0;
 	snprintf(conf, sizeof(conf), "%s/audit.conf", p->self.config);
 	if (stat_or_zero(conf, &st) != p->conf_found ||
-	    (p->conf_found && !same_file(&st, &p->conf_st)) ||
+	    (p->conf_found && !stat_unchanged(&st, &p->conf_st)) ||
 	    hostkey_path(hostkey, sizeof(hostkey)) != 0 ||
-	    !stat_or_zero(hostkey, &st) || !same_file(&st, &p->key_st))
+	    !stat_or_zero(hostkey, &st) || !stat_unchanged(&st, &p->key_st))
 		return -1;
 	return 1;
 }

@@ -175,6 +175,55 @@ key_error(int rc, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", path, al_strerror(rc));
 }
 
+/*
+ * What the last hostkey_ensure() of this process left: the key file,
+ * audit.pub and trusted.pub as stat() found them after it, and the
+ * public key.  A process that starts many sessions (an exec's audit
+ * writer, a session each) then checks the three with stat() and skips
+ * the rest while none of them changed: each has a new inode or ctime
+ * after any write, rename or chmod.
+ */
+static struct {
+	int valid;
+	char dir[PATH_MAX];
+	struct stat st[3];
+	char hex[AUDIT_PUBKEY_HEX_LEN + 1];
+} ensured;
+
+/* stat() of the key file, audit.pub and trusted.pub in |dir| into
+ * st[0..3); 0, or -1 when one is missing or a name is too long. */
+static int
+stat_key_files(const char *dir, struct stat st[3])
+{
+	static const char *const names[3] = { "audit.key", "audit.pub",
+		"trusted.pub" };
+	char path[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < 3; i++)
+		if (snprintf(path, sizeof(path), "%s/%s", dir, names[i]) >=
+			(int)sizeof(path) ||
+		    lstat(path, &st[i]) == -1)
+			return -1;
+	return 0;
+}
+
+/* 1 if what |ensured| holds is still so for |dir|. */
+static int
+still_ensured(const char *dir)
+{
+	struct stat st[3];
+	size_t i;
+
+	if (!ensured.valid || strcmp(ensured.dir, dir) != 0 ||
+	    stat_key_files(dir, st) != 0)
+		return 0;
+	for (i = 0; i < 3; i++)
+		if (!stat_unchanged(&st[i], &ensured.st[i]))
+			return 0;
+	return 1;
+}
+
 int
 hostkey_ensure(char hex[AUDIT_PUBKEY_HEX_LEN + 1], char *err, size_t errlen)
 {
@@ -186,13 +235,26 @@ hostkey_ensure(char hex[AUDIT_PUBKEY_HEX_LEN + 1], char *err, size_t errlen)
 		snprintf(err, errlen, "state directory path too long");
 		return AL_ERR_LIMIT;
 	}
+	if (still_ensured(dir)) {
+		memcpy(hex, ensured.hex, sizeof(ensured.hex));
+		return 0;
+	}
+	ensured.valid = 0;
 	if ((rc = make_dir(dir, err, errlen)) != 0)
 		return rc;
 	if ((rc = audit_key_public(path, 1, hex)) != 0) {
 		key_error(rc, path, err, errlen);
 		return rc;
 	}
-	return publish(dir, hex, err, errlen);
+	if ((rc = publish(dir, hex, err, errlen)) != 0)
+		return rc;
+	/* Taken after: a file changed meanwhile differs at the next call. */
+	if (stat_key_files(dir, ensured.st) == 0) {
+		snprintf(ensured.dir, sizeof(ensured.dir), "%s", dir);
+		memcpy(ensured.hex, hex, sizeof(ensured.hex));
+		ensured.valid = 1;
+	}
+	return 0;
 }
 
 int

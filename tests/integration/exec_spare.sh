@@ -125,6 +125,24 @@ check "... not the host's" test "$net2" != "$(readlink /proc/self/ns/net)"
 check "... not the first run's" test "$net2" != "$net1"
 check "... not the spare's own" test "$net2" != "$(readlink /proc/"$pid1"/ns/net)"
 expect_eq "sessions/ now holds two" "$(ls "$ST/sessions" | wc -l)" 2
+pubkey() { head -n 1 "$1" | jq -r .fields.pubkey; }
+check "... each under a session key of its own (the writer reuses the key's memory)" \
+    test "$(pubkey "$log1")" != "$(pubkey "$log2")"
+# The writer made the next session's network namespace ahead on its own
+# thread (runner_netns_new()) and went back to the host's.
+wait_for sh -c "[ -n \"\$(find '$ST/spare' -name spare.jsonl)\" ]"
+expect_eq "the spare, having made the next namespace, is in the host's" \
+    "$(readlink /proc/"$pid1"/ns/net)" "$(readlink /proc/self/ns/net)"
+# It skips the host key's files while they are unchanged
+# (hostkey_ensure()), and notices when one is not: the host key taken
+# out of trusted.pub while it waits is put back by the next session it
+# makes.
+hostpub=$(cat "$ST/keys/audit.pub")
+: >"$ST/keys/trusted.pub"
+"$AIRLOCK" exec -w "$ws" -- true
+expect_eq "... an exec adopts it" "$(start_pid "$(newest_log)")" "$pid1"
+check "... and the next session it makes lists the key in trusted.pub again" \
+    wait_for grep -q "^$hostpub " "$ST/keys/trusted.pub"
 
 # A run called off before its exec_start (a manifest that does not
 # load) adds no session, at once, and the spare stays for the next.
@@ -132,13 +150,13 @@ wait_for has_sock
 printf 'version: 1\nbogus: [\n' >"$T/bad.yaml"
 "$AIRLOCK" exec -w "$ws" --manifest "$T/bad.yaml" -- true >/dev/null 2>&1
 expect_eq "a run called off: its exit status" "$?" 78
-expect_eq "... no session appears" "$(ls "$ST/sessions" | wc -l)" 2
+expect_eq "... no session appears" "$(ls "$ST/sessions" | wc -l)" 3
 # The spare publishes itself again once that exec has let it go.
 wait_for has_sock
 "$AIRLOCK" exec -w "$ws" -- true
 expect_eq "... and the same spare serves the next exec" \
     "$(start_pid "$(newest_log)")" "$pid1"
-expect_eq "... in a third session" "$(ls "$ST/sessions" | wc -l)" 3
+expect_eq "... in a session of its own" "$(ls "$ST/sessions" | wc -l)" 4
 
 # While a spare serves an exec, its socket stays bound under a held name
 # (one socket for the writer's life, not one a session): no exec finds
