@@ -22,6 +22,7 @@
 
 #include "broker/approvalflow.h"
 #include "broker/broker_int.h"
+#include "broker/runcall.h"
 #include "broker/viewfreeze.h"
 #include "common/errors.h"
 #include "common/log.h"

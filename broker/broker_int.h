@@ -307,12 +307,6 @@ json_t		*tool_error(const char *error_class, int retryable,
 /* Finishes |c| with (status, out) as an action would return them. */
 void		 call_complete(struct call *c, int status, json_t *out);
 
-/*
- * What follows the land of |c|'s change set (rc 0, or -1 with |out| the
- * error): the call's answer, its budgets and its job's end.
- */
-void		 call_landed(struct call *c, int rc, json_t *out);
-
 /* Appends an audit record; returns 0 or AL_ERR_IO. */
 int		 broker_audit(struct broker *b, const char *event, json_t *fields);
 /*
@@ -333,16 +327,12 @@ int64_t		 broker_ws_gen(struct broker *b, int *blind);
 void		 broker_turn_end(void *arg);
 
 /*
- * Starts the runner for |c| with c->argv/c->envp set by the caller.
- * Returns ACTION_PENDING, or ACTION_ERROR with *out set.
- */
-int		 call_start_runner(struct call *c, int64_t timeout_ms, json_t **out);
-
-/*
  * Stops the session for a hard budget limit: audits budget_stop and marks
  * the broker; later calls get budget_exhausted.
  */
 void		 broker_budget_stop(struct broker *b, const char *limit);
+/* The budget_exhausted error for |limit|, naming the session's trace. */
+json_t		*broker_budget_error(struct broker *b, const char *limit);
 
 /* Writes one line of the readable trace (step, tool, decision, ...). */
 void		 broker_trace(struct broker *b, struct call *c,
@@ -353,6 +343,9 @@ void		 broker_trace(struct broker *b, struct call *c,
  * kept for the release): 1, or 0 if none lands and |c| goes on now.
  */
 int		 call_hold(struct call *c, int kind, json_t *params);
+/* Goes on with every call held while a set landed, in the order they
+ * were held, once none lands. */
+void		 calls_release(struct broker *b);
 
 /* Joins the strings of |list| with ", " into buf[0..len) (cut short if
  * it does not fit). */

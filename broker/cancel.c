@@ -7,6 +7,7 @@
 
 #include "broker/approval.h"
 #include "broker/broker_int.h"
+#include "broker/runcall.h"
 #include "broker/cancel.h"
 #include "broker/jobs.h"
 #include "broker/jsonrpc.h"

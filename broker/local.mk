@@ -4,6 +4,7 @@ libairlock_a_SOURCES += \
 	broker/actions.c \
 	broker/approval.c broker/approval.h \
 	broker/approvalflow.c broker/approvalflow.h \
+	broker/runcall.c broker/runcall.h \
 	broker/notify.c broker/notify.h \
 	broker/broker.c broker/broker.h broker/broker_int.h \
 	broker/conn.c broker/conn.h broker/status.c broker/status.h \

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
+/*
+ * runcall: a call's runner, from its start to its answer.
+ *
+ * call_start_runner() checks again what may have changed while the call
+ * waited (the approval, the budgets, maxParallelProcesses, the session's
+ * minutes left, a secret-granted tool's pinned code), grants its
+ * secrets, attaches its egress, writes runner_start and starts the
+ * runner (runner/runner.h) under the loop's watch.  When the runner ends
+ * (call_runner_event()), its output is kept as an artifact and
+ * runner_end written; a run cut off (its timeout, its memory limit, a
+ * budget, a cancel), whose secret-granted view was written meanwhile, or
+ * whose records cannot be written lands nothing.  Otherwise its change
+ * set lands through the change-set policy (broker/landjob.h), one set at
+ * a time, off the loop, while every other reader and writer of the
+ * workspace is held (call_hold()); then call_landed() answers: the
+ * command's output, and for a check its gate (void when its pinned code
+ * changed or the workspace was written while it ran).
+ *
+ * The call lifecycle it uses (call_complete(), tool_error(),
+ * broker_audit(), calls_release()) is broker.c's (broker_int.h).
+ */
+#ifndef AIRLOCK_RUNCALL_H
+#define AIRLOCK_RUNCALL_H
+
+#include <stdint.h>
+
+#include <jansson.h>
+
+struct broker;
+struct call;
+struct runner_proc;
+struct runner_result;
+
+/*
+ * A run's deadline is this many ms past the session's maxElapsedMinutes
+ * (elapsed_up() in broker.c stops the session, and the run, first: a run
+ * cut off by its own timeout would land its writes).
+ */
+#define ELAPSED_GRACE_MS 500
+
+/*
+ * Starts the runner for |c| with c->argv/c->envp set by the caller.
+ * Returns ACTION_PENDING, or ACTION_ERROR with *out set.
+ */
+int call_start_runner(struct call *c, int64_t timeout_ms, json_t **out);
+
+/*
+ * What follows the land of |c|'s change set (rc 0, or -1 with |out| the
+ * error): the call's answer, its budgets and its job's end.
+ */
+void call_landed(struct call *c, int rc, json_t *out);
+
+/* Lands the next set waiting, once nothing lands and the view is
+ * writable (broker/viewfreeze.h). */
+void lands_resume(struct broker *b);
+
+/* Frees a run's result (c->res); NULL is fine. */
+void call_result_free(struct runner_result *res);
+
+/* Kills a run whose result nobody wants, and waits for it to be over. */
+void runner_reap_quietly(struct runner_proc *p);
+
+#endif
