@@ -15,7 +15,7 @@ libairlock_a_SOURCES += \
 	policy/manifest_print.c \
 	policy/manifest_sig.c policy/manifest_sig.h \
 	policy/manifest_limits.c policy/manifest_limits.h \
-	policy/manifest_escalation.c \
+	policy/manifest_escalation.c policy/manifest_tools.c \
 	policy/path.c policy/path.h \
 	policy/types.c policy/types.h \
 	policy/vcsdirs.c policy/vcsdirs.h \

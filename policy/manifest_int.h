@@ -136,6 +136,45 @@ int manifest_escalation_check(struct lctx *c);
 int manifest_allow_syscalls(struct lctx *c, const struct ynode *map);
 
 /*
+ * What the sections' loaders share with the tools' (manifest_tools.c).
+ * NAME_MAX_LEN bounds tool, type and field names; TIMEOUT_MAX_MS any
+ * timeoutMs; INLINE_MIN..INLINE_MAX output.inlineChars.
+ */
+#define NAME_MAX_LEN 64
+#define TIMEOUT_MAX_MS (30LL * 86400 * 1000)
+#define INLINE_MIN 1000
+#define INLINE_MAX 1000000
+
+/* The names of enum side_effect, enum authorization and enum
+ * tool_action, in their order, NULL-terminated. */
+extern const char *const side_effect_names[];
+extern const char *const authz_names[];
+extern const char *const action_names[];
+
+/* 1 if |s| is a name: letters, digits and '_' (with |dots| also '-'
+ * and '.'), not starting with a digit, shorter than NAME_MAX_LEN. */
+int ident_ok(const char *s, int dots);
+/* str_check_fn: an absolute path; an environment variable's name. */
+int chk_abs_path(struct lctx *c, const struct ynode *n, const char *f);
+int chk_env_name(struct lctx *c, const struct ynode *n, const char *f);
+/*
+ * The "network" and "allowAddresses" keys of |map| into *na (set up by
+ * net_init()), whose field path is |parent|.
+ */
+int parse_net(struct lctx *c, const struct ynode *map, const char *parent,
+    struct net_allow *na);
+void net_init(struct net_allow *na);
+/* A field list: mapping name -> type reference ("name?" optional when
+ * |optional_ok|). */
+int parse_fields(struct lctx *c, const struct ynode *map, const char *field,
+    int optional_ok, struct type_field **out, size_t *nout);
+/* "pin": workspace paths whose content is a check's or tool's code. */
+int parse_pin(struct lctx *c, const struct ynode *map, const char *parent,
+    char ***pin, size_t *npin);
+/* The "tools" sequence |seq| (manifest_tools.c). */
+int parse_tools(struct lctx *c, const struct ynode *seq);
+
+/*
  * The key tables the loader and the printer (manifest_print.c) share, in
  * the order both use: the type kinds (enum type_kind), runBudget's keys
  * and limits' keys, NULL-terminated, and the field each key is stored in

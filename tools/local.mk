@@ -64,7 +64,8 @@ FORMAT_FILES = policy/lefthook.c policy/lefthook.h tests/unit/test_lefthook.c \
 	tests/unit/test_shrules.c fuzz/fuzz_shparse.c broker/shellgate.c \
 	broker/shellgate.h bench/bench_shrules.c bench/mcp_pipe.c \
 	bench/cgroup_attach.c \
-	policy/manifest_escalation.c broker/denials.c broker/denials.h \
+	policy/manifest_escalation.c policy/manifest_tools.c broker/denials.c \
+	broker/denials.h \
 	broker/escalate.c broker/escalate.h tests/unit/test_broker_denials.c \
 	policy/sensitive.c policy/sensitive.h
 
