@@ -6,8 +6,9 @@
  * call_start_runner() checks again what may have changed while the call
  * waited (the approval, the budgets, maxParallelProcesses, the session's
  * minutes left, a secret-granted tool's pinned code), grants its
- * secrets, attaches its egress, writes runner_start and starts the
- * runner (runner/runner.h) under the loop's watch.  When the runner ends
+ * secrets, starts the runner (runner/runner.h), attaches its egress and
+ * writes runner_start (a runner whose record cannot be written is
+ * killed and the call refused), and puts it under the loop's watch.  When the runner ends
  * (call_runner_event()), its output is kept as an artifact and
  * runner_end written; a run cut off (its timeout, its memory limit, a
  * budget, a cancel), whose secret-granted view was written meanwhile, or
