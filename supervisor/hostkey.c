@@ -228,7 +228,8 @@ int
 hostkey_ensure(char hex[AUDIT_PUBKEY_HEX_LEN + 1], char *err, size_t errlen)
 {
 	char dir[PATH_MAX], path[PATH_MAX];
-	int rc;
+	struct stat before;
+	int rc, have_before;
 
 	if (keys_dir(dir, sizeof(dir)) != 0 ||
 	    hostkey_path(path, sizeof(path)) != 0) {
@@ -242,14 +243,21 @@ hostkey_ensure(char hex[AUDIT_PUBKEY_HEX_LEN + 1], char *err, size_t errlen)
 	ensured.valid = 0;
 	if ((rc = make_dir(dir, err, errlen)) != 0)
 		return rc;
+	/* The key as it was before it was read (absent: made below). */
+	have_before = lstat(path, &before) == 0;
 	if ((rc = audit_key_public(path, 1, hex)) != 0) {
 		key_error(rc, path, err, errlen);
 		return rc;
 	}
 	if ((rc = publish(dir, hex, err, errlen)) != 0)
 		return rc;
-	/* Taken after: a file changed meanwhile differs at the next call. */
-	if (stat_key_files(dir, ensured.st) == 0) {
+	/*
+	 * The public files after publish() wrote them; the key file must be
+	 * the one read (a rotation by another process meanwhile: nothing is
+	 * kept, and the next call reads the new key).
+	 */
+	if (have_before && stat_key_files(dir, ensured.st) == 0 &&
+	    stat_unchanged(&ensured.st[0], &before)) {
 		snprintf(ensured.dir, sizeof(ensured.dir), "%s", dir);
 		memcpy(ensured.hex, hex, sizeof(ensured.hex));
 		ensured.valid = 1;
