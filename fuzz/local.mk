@@ -8,16 +8,15 @@ FUZZ_TARGETS = fuzz/fuzz_frame fuzz/fuzz_validate fuzz/fuzz_manifest \
 # The library sources the targets exercise, compiled once with
 # instrumentation (fuzzer-no-link) into fuzz/obj/.
 FUZZ_LIB_SRCS = common/buf.c common/errors.c common/log.c common/util.c \
-	common/sha256.c common/vis.c \
-	broker/jsonrpc.c broker/jsonout.c broker/audit.c broker/audit_verify.c broker/redact.c \
-	policy/types.c policy/manifest.c policy/manifest_yaml.c policy/manifest_print.c \
-	policy/path.c \
-	policy/diff.c \
-	policy/sandbox_defaults.c proxy/rules.c \
+	common/sha256.c common/vis.c broker/jsonrpc.c broker/jsonout.c \
+	broker/audit.c broker/audit_verify.c broker/redact.c policy/types.c \
+	policy/manifest.c policy/manifest_yaml.c policy/manifest_print.c \
+	policy/path.c policy/diff.c policy/sandbox_defaults.c proxy/rules.c \
 	policy/shparse.c policy/shrules.c policy/manifest_rules.c \
 	policy/manifest_limits.c common/approver_token.c common/paths.c \
-	policy/manifest_escalation.c policy/seccomp_policy.c \
-	policy/yamledit.c policy/githooks.c policy/lefthook.c
+	policy/manifest_escalation.c policy/manifest_tools.c \
+	policy/seccomp_policy.c policy/yamledit.c policy/githooks.c \
+	policy/lefthook.c
 FUZZ_CC = clang
 FUZZ_SAN = address,undefined
 FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
