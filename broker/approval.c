@@ -30,6 +30,7 @@
 
 #include "broker/approval.h"
 #include "broker/notify.h"
+#include "broker/reqsig.h"
 #include "common/approver_token.h"
 #include "common/buf.h"
 #include "common/errors.h"
@@ -68,6 +69,7 @@ struct pending {
 	json_t			*args;
 	json_t			*execution;	/* or NULL */
 	json_t			*evidence;
+	json_t			*attestation;	/* reqsig.h, or NULL */
 	char			 digest[65];
 	int64_t			 requested;		/* wall ms */
 	int64_t			 expires;		/* wall ms */
@@ -106,6 +108,8 @@ struct approvals {
 	int			 lwatch;
 	approval_audit_fn	 audit;
 	void			*audit_arg;
+	approval_attest_fn	 attest;	/* or NULL */
+	void			*attest_arg;
 	struct pending		 p[APPROVAL_MAX_PENDING];
 	struct client		 c[CONTROL_MAX_CLIENTS];
 	char			 decided[DECIDED_RING][16];
@@ -279,6 +283,17 @@ pending_json(const struct approvals *a, const struct pending *p)
 	return j;
 }
 
+/* pending_json() as the session hands it out: signed (reqsig.h). */
+static json_t *
+pending_attested(const struct approvals *a, const struct pending *p)
+{
+	json_t *j = pending_json(a, p);
+
+	if (j != NULL && p->attestation != NULL)
+		json_object_set(j, REQSIG_MEMBER, p->attestation);
+	return j;
+}
+
 static void
 pending_clear(struct pending *p)
 {
@@ -286,6 +301,7 @@ pending_clear(struct pending *p)
 	json_decref(p->args);
 	json_decref(p->execution);
 	json_decref(p->evidence);
+	json_decref(p->attestation);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -345,6 +361,7 @@ approvals_request(struct approvals *a, const char *tool, json_t *args,
 {
 	struct pending	*p = NULL;
 	unsigned char	 rnd[4];
+	char		*msg;
 	int64_t		 ttl;
 	size_t		 i;
 	json_t		*f;
@@ -378,6 +395,12 @@ approvals_request(struct approvals *a, const char *tool, json_t *args,
 	p->watch = loop_watch(a->loop, -1, now_monotonic_ms() + wait_ms,
 	    pending_expired, p);
 	f = pending_json(a, p);
+	/* Signed once: what it says does not change while it waits. */
+	if (f != NULL && a->attest != NULL &&
+	    (msg = reqsig_message(f)) != NULL) {
+		p->attestation = a->attest(a->attest_arg, msg, strlen(msg));
+		free(msg);
+	}
 	/* Not in the log, not asked: no human sees it, nothing can grant it. */
 	if ((rc = a->audit(a->audit_arg, "approval_created", f)) != 0) {
 		json_decref(f);
@@ -387,6 +410,8 @@ approvals_request(struct approvals *a, const char *tool, json_t *args,
 		*unrecorded = 1;
 		return NULL;
 	}
+	if (p->attestation != NULL)
+		json_object_set(f, REQSIG_MEMBER, p->attestation);
 	notifier_fire(a->notify, "created", a->session, f, NULL, NULL);
 	json_decref(f);
 	return p->id;
@@ -820,7 +845,7 @@ client_request(struct client *c, const char *frame, size_t len)
 		for (i = 0; i < APPROVAL_MAX_PENDING; i++)
 			if (a->p[i].id[0] != '\0')
 				json_array_append_new(list,
-				    pending_json(a, &a->p[i]));
+				    pending_attested(a, &a->p[i]));
 		wlist = json_array();
 		for (i = 0; i < a->nwithdrawn && i < WITHDRAWN_RING; i++)
 			json_array_append_new(wlist,
@@ -1115,6 +1140,13 @@ approvals_new(const struct manifest *m, const char *session_id,
 	if (a->inbox_fd != -1)
 		inbox_scan(a);
 	return a;
+}
+
+void
+approvals_set_attester(struct approvals *a, approval_attest_fn fn, void *arg)
+{
+	a->attest = fn;
+	a->attest_arg = arg;
 }
 
 void

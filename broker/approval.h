@@ -68,6 +68,13 @@ typedef int (*approval_audit_fn)(void *arg, const char *event,
     json_t *fields);
 
 /*
+ * Signs |msg| (len bytes) for the session: an attestation object
+ * (broker/reqsig.h), or NULL when it cannot.
+ */
+typedef json_t *(*approval_attest_fn)(void *arg, const char *msg,
+    size_t len);
+
+/*
  * Creates the control socket for |session_id| in the runtime directory
  * and serves it on |loop|.  Returns the table, or NULL with err set.
  */
@@ -75,6 +82,17 @@ struct approvals *approvals_new(const struct manifest *m,
 		    const char *session_id, struct loop *loop,
 		    struct egress *egress, approval_audit_fn audit,
 		    void *audit_arg, char *err, size_t errlen);
+
+/*
+ * Has each approval created from now on signed by |fn| (the session's
+ * audit key: audit_attest()), and handed out with that signature as
+ * "attestation" in the "pending" listing and the notify hook's "created"
+ * payload (broker/reqsig.h).  Without one, or when |fn| fails, an
+ * approval carries none, and airlock approve --sign --host-key refuses
+ * to sign it.
+ */
+void		 approvals_set_attester(struct approvals *a,
+		    approval_attest_fn fn, void *arg);
 
 /* Removes the socket, expires nothing further, frees.  NULL is fine. */
 void		 approvals_free(struct approvals *a);

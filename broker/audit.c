@@ -55,6 +55,9 @@ struct audit {
 	char			 session[AUDIT_MAX_SESSION + 1];
 	unsigned char		*sk;	/* sodium_malloc, crypto_sign_SECRETKEYBYTES */
 	char			 pk_hex[AUDIT_PUBKEY_HEX_LEN + 1];
+	/* The host key and its certificate of pk_hex, or "" (uncertified). */
+	char			 host_hex[AUDIT_PUBKEY_HEX_LEN + 1];
+	char			 cert[AUDIT_SIG_B64_LEN];
 	char			 head[AUDIT_HASH_HEX_LEN + 1];
 	uint64_t		 seq;
 	off_t			 size;	/* bytes of complete records */
@@ -540,32 +543,29 @@ audit_cert_message(const char *session_id, const char *pk_hex, char *out,
 }
 
 /*
- * Adds "hostKey" and "cert" to |f|: the host key (seed |hseed|) signs
- * the certificate message for |session| and |pk_hex|.
+ * Adds "hostKey" and "cert" to |f|, and keeps them in |a|: the host key
+ * (seed |hseed|) signs the certificate message for |a|'s session and key.
  */
 static int
-certify(json_t *f, const unsigned char *hseed, const char *session,
-    const char *pk_hex)
+certify(struct audit *a, json_t *f, const unsigned char *hseed)
 {
 	unsigned char hpk[crypto_sign_PUBLICKEYBYTES], sig[crypto_sign_BYTES];
 	char msg[AUDIT_MAX_SESSION + AUDIT_PUBKEY_HEX_LEN + 64];
-	char hhex[AUDIT_PUBKEY_HEX_LEN + 1];
-	char b64[sodium_base64_ENCODED_LEN(crypto_sign_BYTES,
-	    sodium_base64_VARIANT_ORIGINAL)];
 	unsigned char hsk[crypto_sign_SECRETKEYBYTES];
 	int rc;
 
-	if ((rc = audit_cert_message(session, pk_hex, msg, sizeof(msg))) != 0)
+	if ((rc = audit_cert_message(a->session, a->pk_hex, msg,
+	    sizeof(msg))) != 0)
 		return rc;
 	crypto_sign_seed_keypair(hpk, hsk, hseed);
 	crypto_sign_detached(sig, NULL, (const unsigned char *)msg,
 	    strlen(msg), hsk);
 	sodium_memzero(hsk, sizeof(hsk));
-	sodium_bin2hex(hhex, sizeof(hhex), hpk, sizeof(hpk));
-	sodium_bin2base64(b64, sizeof(b64), sig, sizeof(sig),
+	sodium_bin2hex(a->host_hex, sizeof(a->host_hex), hpk, sizeof(hpk));
+	sodium_bin2base64(a->cert, sizeof(a->cert), sig, sizeof(sig),
 	    sodium_base64_VARIANT_ORIGINAL);
-	if (json_object_set_new(f, "hostKey", json_string(hhex)) != 0 ||
-	    json_object_set_new(f, "cert", json_string(b64)) != 0)
+	if (json_object_set_new(f, "hostKey", json_string(a->host_hex)) != 0 ||
+	    json_object_set_new(f, "cert", json_string(a->cert)) != 0)
 		return AL_ERR_ALLOC;
 	return 0;
 }
@@ -690,7 +690,7 @@ audit_prepare_seed(const char *path, const char *session_id,
 		goto fail;
 	}
 	if (hseed != NULL &&
-	    (rc = certify(a->startf, hseed, a->session, a->pk_hex)) != 0)
+	    (rc = certify(a, a->startf, hseed)) != 0)
 		goto fail;
 	*out = a;
 	return 0;
@@ -936,6 +936,22 @@ const char *
 audit_public_key(const struct audit *a)
 {
 	return a->pk_hex;
+}
+
+json_t *
+audit_attest(const struct audit *a, const char *msg, size_t len)
+{
+	unsigned char sig[crypto_sign_BYTES];
+	char b64[AUDIT_SIG_B64_LEN];
+
+	if (a == NULL || a->sk == NULL || a->cert[0] == '\0')
+		return NULL;
+	crypto_sign_detached(sig, NULL, (const unsigned char *)msg, len,
+	    a->sk);
+	sodium_bin2base64(b64, sizeof(b64), sig, sizeof(sig),
+	    sodium_base64_VARIANT_ORIGINAL);
+	return json_pack("{s:s, s:s, s:s, s:s}", "sessionKey", a->pk_hex,
+	    "hostKey", a->host_hex, "cert", a->cert, "signature", b64);
 }
 
 const char *

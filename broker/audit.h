@@ -25,6 +25,7 @@ struct audit;
 struct redact;
 
 #define AUDIT_PUBKEY_HEX_LEN	64	/* Ed25519 public key, hex */
+#define AUDIT_SIG_B64_LEN	89	/* Ed25519 signature, base64, NUL */
 #define AUDIT_HASH_HEX_LEN	64	/* BLAKE2b-256, hex */
 #define AUDIT_MAX_LINE		(1024 * 1024)	/* bytes of one record */
 
@@ -223,6 +224,17 @@ int	audit_keyfile_load(const char *keyfile, int create,
 
 /* Returns the session's public key, lowercase hex (borrowed). */
 const char *audit_public_key(const struct audit *a);
+
+/*
+ * Signs |msg| (len bytes) with the session key, for what the session
+ * hands out beside its log (a pending approval: broker/reqsig.h).  The
+ * caller's message must begin with its own context line, so that no
+ * such signature can pass for a record's (records are JSON objects).
+ * Returns {"sessionKey", "hostKey", "cert", "signature"} (hex, hex,
+ * base64, base64), or NULL: no log, a log whose key the host key did not
+ * certify, or out of memory.
+ */
+json_t	*audit_attest(const struct audit *a, const char *msg, size_t len);
 
 /*
  * Returns the BLAKE2b-256 hex of the last record written (borrowed):

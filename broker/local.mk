@@ -25,7 +25,8 @@ libairlock_a_SOURCES += \
 	broker/wsdigest.c broker/wsdigest.h \
 	broker/wsindex.c broker/wsindex.h \
 	broker/wsjob.c broker/wsjob.h \
-	broker/pins.c broker/pins.h
+	broker/pins.c broker/pins.h \
+	broker/reqsig.c broker/reqsig.h
 # broker
 libairlock_a_SOURCES += \
 	broker/audit.c broker/audit.h \

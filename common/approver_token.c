@@ -157,22 +157,21 @@ approver_secret_load(
 	return rc;
 }
 
-/* "airlock-decision-v1\n" + canonical JSON of |t| without "signature". */
-static char *
-signed_bytes(json_t *t)
+char *
+json_signed_bytes(json_t *t, const char *context, const char *omit)
 {
 	json_t *c = json_copy(t);
 	char *canon, *out;
 
 	if (c == NULL)
 		return NULL;
-	json_object_del(c, "signature");
+	json_object_del(c, omit);
 	canon =
 	    json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
 	json_decref(c);
 	if (canon == NULL)
 		return NULL;
-	xasprintf(&out, "%s%s", TOKEN_CONTEXT, canon);
+	xasprintf(&out, "%s%s", context, canon);
 	free(canon);
 	return out;
 }
@@ -199,7 +198,7 @@ approver_token_sign(const char *session, const char *approval,
 		return NULL;
 	if (text != NULL)
 		json_object_set_new(t, "text", json_string(text));
-	if ((msg = signed_bytes(t)) == NULL) {
+	if ((msg = json_signed_bytes(t, TOKEN_CONTEXT, "signature")) == NULL) {
 		json_decref(t);
 		return NULL;
 	}
@@ -282,7 +281,8 @@ approver_token_check(
 		    "signature");
 		return AL_ERR_FORMAT;
 	}
-	if ((msg = signed_bytes(token)) == NULL) {
+	if ((msg = json_signed_bytes(token, TOKEN_CONTEXT, "signature")) ==
+	    NULL) {
 		snprintf(why, whylen, "cannot encode the token");
 		return AL_ERR_FORMAT;
 	}

@@ -78,4 +78,13 @@ json_t *approver_token_sign(const char *session, const char *approval,
 int approver_token_check(
     json_t *token, unsigned char pk[32], char *why, size_t whylen);
 
+/*
+ * What a signature over a JSON object covers: |context| followed by the
+ * canonical JSON (compact, keys sorted, ASCII) of |t| without its member
+ * |omit| (the signature's own).  A NUL-terminated string (malloc'd), or
+ * NULL.  Decision tokens (|context| "airlock-decision-v1\n") and pending
+ * approvals (broker/reqsig.h) are signed so.
+ */
+char *json_signed_bytes(json_t *t, const char *context, const char *omit);
+
 #endif

@@ -26,6 +26,7 @@
 #include <sodium.h>
 
 #include "broker/approval.h"
+#include "broker/reqsig.h"
 #include "common/approver_token.h"
 #include "common/log.h"
 #include "common/paths.h"
@@ -33,6 +34,7 @@
 #include "common/vis.h"
 #include "supervisor/cli.h"
 #include "supervisor/commands.h"
+#include "supervisor/trustkeys.h"
 
 /* Writes |s| and a newline to the socket |fd|: 0, or -1 with errno set. */
 static int
@@ -741,18 +743,42 @@ request_pick(json_t *req, const char *id)
 	return n == 1 ? found : NULL;
 }
 
+/*
+ * Who sent |p|, as the review says it: the session, signed and
+ * certified by one of |hosts| (reqsig.h), or not known.  Returns 1 when
+ * it is the session's, else 0 with |why| set.
+ */
+static int
+request_attested(json_t *p, const struct trusted *hosts, char *why,
+    size_t whylen)
+{
+	char host[65];
+
+	if (hosts->n == 0) {
+		snprintf(why, whylen, "no --host-key to check it against");
+		return 0;
+	}
+	if (!reqsig_verify(p, (const unsigned char (*)[32])hosts->keys,
+	    hosts->n, host, why, whylen))
+		return 0;
+	snprintf(why, whylen, "signed by session %s, certified by host key "
+	    "%.16s... (one you trust)",
+	    json_string_value(json_object_get(p, "session")), host);
+	return 1;
+}
+
 /* approve/deny --sign: a decision token for a request, on stdout or FILE. */
 static int
 sign_request(int approve, const char *reqpath, const char *id,
-    const char *keypath, const char *text, long expires_in, int yes,
-    const char *outpath)
+    const char *keypath, const struct trusted *hosts, const char *text,
+    long expires_in, int yes, const char *outpath)
 {
 	unsigned char sk[64];
-	char err[512], answer[16], *s;
+	char err[512], sent[512], answer[16], *s;
 	const char *sid, *aid, *dg;
 	json_t *req, *p, *tok;
 	FILE *fp = stdout;
-	int rc = 1, saved = -1;
+	int rc = 1, saved = -1, attested;
 
 	if ((req = load_json(reqpath)) == NULL)
 		return 1;
@@ -774,11 +800,25 @@ sign_request(int approve, const char *reqpath, const char *id,
 		json_decref(p);
 		return 1;
 	}
+	/* The digest binds the action; the session's signature the rest. */
+	attested = request_attested(p, hosts, sent, sizeof(sent));
+	if (approve && hosts->n > 0 && !attested) {
+		log_warnx("approval %s: %s: the request cannot be shown to "
+		    "come from the session; not signed", aid, sent);
+		json_decref(p);
+		return 1;
+	}
 	/* With the token on stdout, the review and the prompt go to stderr. */
 	fflush(stdout);
 	if (outpath == NULL && ((saved = dup(1)) == -1 || dup2(2, 1) == -1))
 		fatal("dup");
 	print_approval(p, 1);
+	if (attested)
+		printf("  sent:      %s\n", sent);
+	else
+		printf("  sent:      NOT VERIFIED (%s): the action is bound by "
+		    "its digest, but the agent's reason and the evidence may "
+		    "have been edited on the way\n", sent);
 	if (approve && !yes) {
 		printf("Sign approval of this exact action? [y/N] ");
 		fflush(stdout);
@@ -884,6 +924,7 @@ decide(int approve, int argc, char **argv)
 {
 	static const struct option opts[] = { { "expires-in", required_argument,
 						  NULL, 'e' },
+		{ "host-key", required_argument, NULL, 'H' },
 		{ "id", required_argument, NULL, 'i' },
 		{ "key", required_argument, NULL, 'k' },
 		{ "note", required_argument, NULL, 'n' },
@@ -892,12 +933,14 @@ decide(int approve, int argc, char **argv)
 		{ "session", required_argument, NULL, 's' },
 		{ "sign", no_argument, NULL, 'S' },
 		{ "token", required_argument, NULL, 't' },
+		{ "unverified", no_argument, NULL, 'U' },
 		{ "yes", no_argument, NULL, 'y' }, { NULL, 0, NULL, 0 } };
+	struct trusted hosts = { .n = 0 };
 	const char *text = NULL, *session = NULL, *key = NULL, *id = NULL;
 	const char *out = NULL, *token = NULL;
 	struct finding f;
 	json_t *req, *reply;
-	int ch, yes = 0, sign = 0, rc = 1;
+	int ch, yes = 0, sign = 0, unverified = 0, rc = 1;
 	long expires_in = 3600;
 	char answer[16], why[256], *end;
 
@@ -912,6 +955,11 @@ decide(int approve, int argc, char **argv)
 				    "seconds, 1..2592000\n");
 				return EXIT_USAGE;
 			}
+			break;
+		case 'H':
+			if (trusted_load_arg(optarg, "--host-key", &hosts) !=
+			    0)
+				return EXIT_USAGE;
 			break;
 		case 'i':
 			id = optarg;
@@ -935,6 +983,9 @@ decide(int approve, int argc, char **argv)
 		case 't':
 			token = optarg;
 			break;
+		case 'U':
+			unverified = 1;
+			break;
 		case 'y':
 			yes = 1;
 			break;
@@ -942,6 +993,8 @@ decide(int approve, int argc, char **argv)
 			goto usage;
 		}
 	}
+	if ((hosts.n > 0 || unverified) && !sign)
+		goto usage;
 	if (token != NULL) {
 		if (optind != argc || sign || !approve)
 			goto usage;
@@ -958,8 +1011,16 @@ decide(int approve, int argc, char **argv)
 			fprintf(stderr, "airlock: --sign needs --key FILE\n");
 			return EXIT_USAGE;
 		}
-		return sign_request(
-		    approve, argv[optind], id, key, text, expires_in, yes, out);
+		if (approve && (hosts.n > 0) == unverified) {
+			fprintf(stderr, "airlock approve: --sign needs either "
+			    "--host-key KEY (the session host's audit.pub: "
+			    "airlock audit key prints it there), to check that "
+			    "the request comes from the session as it is, or "
+			    "--unverified, to sign its action without that\n");
+			return EXIT_USAGE;
+		}
+		return sign_request(approve, argv[optind], id, key, &hosts,
+		    text, expires_in, yes, out);
 	}
 	if (key != NULL || out != NULL || id != NULL)
 		goto usage;

@@ -32,6 +32,7 @@
 #include "supervisor/cli.h"
 #include "supervisor/commands.h"
 #include "supervisor/hostkey.h"
+#include "supervisor/trustkeys.h"
 
 #define EXIT_AUDIT_BAD		1
 #define EXIT_AUDIT_OPEN		2
@@ -296,93 +297,6 @@ writer_active(const char *path)
 	return held;
 }
 
-#define MAX_TRUSTED	64
-
-struct trusted {
-	unsigned char	keys[MAX_TRUSTED][32];
-	size_t		n;
-};
-
-static int
-trusted_add(struct trusted *t, const unsigned char pk[32], const char *from)
-{
-	if (t->n == MAX_TRUSTED) {
-		log_warnx("%s: more than %d trusted keys", from, MAX_TRUSTED);
-		return -1;
-	}
-	memcpy(t->keys[t->n++], pk, 32);
-	return 0;
-}
-
-/*
- * --key-file: the 32-byte long-term seed itself, or a list of public
- * keys, one per line in hex (what follows the key on its line, blank
- * lines and lines starting with '#' are ignored): the host's
- * trusted.pub keeps every key it has used.
- */
-static int
-load_pin_file(const char *path, struct trusted *t)
-{
-	char hex[AUDIT_PUBKEY_HEX_LEN + 1], *line = NULL, *p;
-	unsigned char pk[32];
-	struct stat st;
-	size_t cap = 0, before = t->n, lineno = 0;
-	FILE *fp;
-	int rc = 0;
-
-	if (stat(path, &st) == -1) {
-		log_warn("%s", path);
-		return -1;
-	}
-	if (S_ISREG(st.st_mode) && st.st_size == 32) {
-		if (audit_key_public(path, 0, hex) != 0 ||
-		    audit_parse_pubkey(hex, pk) != 0) {
-			log_warnx("%s: cannot read the key", path);
-			return -1;
-		}
-		return trusted_add(t, pk, path);
-	}
-	if ((fp = fopen(path, "re")) == NULL) {
-		log_warn("%s", path);
-		return -1;
-	}
-	while (rc == 0 && getline(&line, &cap, fp) > 0) {
-		lineno++;
-		p = line + strspn(line, " \t");
-		p[strcspn(p, " \t\r\n")] = '\0';
-		if (*p == '\0' || *p == '#')
-			continue;
-		if (audit_parse_pubkey(p, pk) != 0) {
-			log_warnx("%s:%zu: not a public key (64 hex digits)",
-			    path, lineno);
-			rc = -1;
-		} else
-			rc = trusted_add(t, pk, path);
-	}
-	free(line);
-	fclose(fp);
-	if (rc == 0 && t->n == before) {
-		log_warnx("%s: no public key in it", path);
-		rc = -1;
-	}
-	return rc;
-}
-
-/* --key: 64 hex digits, or a file as for --key-file. */
-static int
-load_key_arg(const char *arg, struct trusted *t)
-{
-	unsigned char pk[32];
-
-	if (strlen(arg) == 64 && audit_parse_pubkey(arg, pk) == 0)
-		return trusted_add(t, pk, "--key");
-	if (access(arg, F_OK) == -1) {
-		log_warnx("--key: not 64 hex digits nor a key file: %s", arg);
-		return -1;
-	}
-	return load_pin_file(arg, t);
-}
-
 /* Verdict counts for a directory. */
 struct tally {
 	unsigned	closed, open, bad, untrusted, unreadable;
@@ -641,11 +555,11 @@ audit_verify_cmd(int argc, char **argv)
 			head = optarg;
 			break;
 		case 'k':
-			if (load_key_arg(optarg, &t) != 0)
+			if (trusted_load_arg(optarg, "--key", &t) != 0)
 				return EXIT_USAGE;
 			break;
 		case 'K':
-			if (load_pin_file(optarg, &t) != 0)
+			if (trusted_load_file(optarg, &t) != 0)
 				return EXIT_USAGE;
 			break;
 		case 'q':

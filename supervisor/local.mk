@@ -13,6 +13,7 @@ libairlock_a_SOURCES += \
 	supervisor/service.c supervisor/service.h \
 	supervisor/session.c supervisor/session.h \
 	supervisor/hostkey.c supervisor/hostkey.h \
+	supervisor/trustkeys.c supervisor/trustkeys.h \
 	supervisor/cmd_sessions.c supervisor/cmd_paths.c supervisor/cmd_suggest.c \
 	supervisor/setup.c supervisor/setup.h \
 	supervisor/signals.c supervisor/signals.h

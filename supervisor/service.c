@@ -31,6 +31,13 @@ approval_audit(void *arg, const char *event, json_t *fields)
 	return rc;
 }
 
+/* Signs a pending approval with the session's audit key (reqsig.h). */
+static json_t *
+approval_attest(void *arg, const char *msg, size_t len)
+{
+	return audit_attest(arg, msg, len);
+}
+
 /*
  * Opens the credential store if any tool is granted a secret, and loads
  * every granted value into the redactor.  A grant that cannot be honoured
@@ -187,6 +194,9 @@ service_open(struct service *sv, const char *command, const char *mpath,
 	if (sv->approvals == NULL)
 		log_warnx("approvals are unavailable (%s): tools that need "
 		    "one will be refused", err);
+	else
+		approvals_set_attester(sv->approvals, approval_attest,
+		    sv->audit);
 	if (selfsandbox_apply(err, sizeof(err)) != 0)
 		fatalx("%s", err);
 	return 0;

@@ -5,7 +5,8 @@
 # airlock's fields only (event, tool, approval id), with every control
 # character replaced, so nothing can inject a header; the body is the
 # payload, pretty-printed by jq: an approver can save it and run
-# "airlock approve --sign --key KEY FILE" on their own machine.
+# "airlock approve --sign --key KEY --host-key HOST.PUB FILE" on their own
+# machine (HOST.PUB: this host's "airlock audit key").
 #
 #   approvals:
 #     notify:

@@ -5,7 +5,8 @@
 # and re-encoded by jq (so what is sent is one well-formed JSON object),
 # to $AIRLOCK_NOTIFY_URL with curl.  The receiver gets exactly the
 # versioned payload of airlock-manifest(5); a "created" one is also what
-# "airlock approve --sign" takes on the approver's machine.
+# "airlock approve --sign --host-key HOST.PUB" takes on the approver's
+# machine (the payload is signed by the session: airlock-approve(1)).
 #
 #   approvals:
 #     notify:

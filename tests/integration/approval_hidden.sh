@@ -175,11 +175,11 @@ request() {	# WIDENING-SHOWN
 }
 request "$wide" >"$T/esc-same.json"
 request "$narrow" >"$T/esc-narrow.json"
-"$AIRLOCK" approve --sign --key "$K/alice" --yes "$T/esc-same.json" >"$T/same.tok" 2>"$T/same.err"
+"$AIRLOCK" approve --sign --key "$K/alice" --unverified --yes "$T/esc-same.json" >"$T/same.tok" 2>"$T/same.err"
 check "approve --sign signs a request whose widening is the one its digest binds" test -s "$T/same.tok"
 expect_contains "... showing that widening" "$(cat "$T/same.err")" "network exfil.example port 443"
 expect_contains "... and its whole path" "$(cat "$T/same.err")" "d2  read-only $long"
-"$AIRLOCK" approve --sign --key "$K/alice" --yes "$T/esc-narrow.json" >"$T/narrow.tok" 2>"$T/narrow.err"
+"$AIRLOCK" approve --sign --key "$K/alice" --unverified --yes "$T/esc-narrow.json" >"$T/narrow.tok" 2>"$T/narrow.err"
 check "approve --sign refuses a request showing a narrower widening than it binds" \
     test $? -ne 0 -a ! -s "$T/narrow.tok"
 expect_contains "... saying so" "$(cat "$T/narrow.err")" "widening it shows is not the one its digest binds"
@@ -190,12 +190,12 @@ check "... but a denial of it is signed all the same (safe whatever it names)" \
 # The widening is what the execution binds: shown from there when the
 # evidence does not carry the escalation (an approval asked again).
 jq '.pending[0].evidence = {}' "$T/esc-same.json" >"$T/esc-noev.json"
-"$AIRLOCK" approve --sign --key "$K/alice" --yes "$T/esc-noev.json" >"$T/noev.tok" 2>"$T/noev.err"
+"$AIRLOCK" approve --sign --key "$K/alice" --unverified --yes "$T/esc-noev.json" >"$T/noev.tok" 2>"$T/noev.err"
 expect_contains "a widening the evidence does not name is shown from the execution" \
     "$(cat "$T/noev.err")" "ESCALATION: re-runs call (refused earlier) once with, for that run only:
     d1  network exfil.example port 443"
 jq '.pending[0].arguments.command = "true"' "$T/esc-same.json" >"$T/esc-args.json"
-"$AIRLOCK" approve --sign --key "$K/alice" --yes "$T/esc-args.json" >"$T/args.tok" 2>"$T/args.err"
+"$AIRLOCK" approve --sign --key "$K/alice" --unverified --yes "$T/esc-args.json" >"$T/args.tok" 2>"$T/args.err"
 check "approve --sign refuses a request whose arguments are not those its digest binds" \
     test $? -ne 0 -a ! -s "$T/args.tok"
 

@@ -198,6 +198,13 @@ J=$(cat "$T"/recv/*-json | jq -s -c 'map([.version, .event, .approval.id])')
 expect_eq "webhook-json: the receiver got created and expired, versioned" "$J" "[[1,\"created\",\"$id\"],[1,\"expired\",\"$id\"]]"
 R=$(cat "$(ls "$T"/recv/*-json | head -n 1)")
 expect_eq "webhook-json: the whole request, which approve --sign takes" "$(jr -c '[(.approval.digest | length), .approval.session]')" "[64,\"$(basename "$sess")\"]"
+# ... signed by the session: an approver elsewhere checks it against the
+# host key.
+created=$(grep -l '"event": *"created"' "$T"/recv/*-json | head -n 1)
+"$AIRLOCK" approver keygen "$T/approver.key" >/dev/null 2>&1
+out=$("$AIRLOCK" approve --sign --key "$T/approver.key" --host-key "$("$AIRLOCK" audit key 2>/dev/null)" --yes "$created" 2>&1 >"$T/notify.tok")
+check "webhook-json: the created payload signs under --host-key" test $? -eq 0 -a -s "$T/notify.tok"
+expect_contains "... as the session's" "$out" "sent:      signed by session $(basename "$sess"), certified by host key"
 S=$(cat "$T"/recv/*-slack | jq -s -c 'map(keys)')
 expect_eq "slack-webhook: each body is exactly {text}" "$S" '[["text"],["text"]]'
 S=$(cat "$T"/recv/*-slack | jq -r .text)

@@ -64,13 +64,17 @@ appr_agent_start "$T/m.yaml" calls
 id=$(appr_pending_id alpha)
 check "alpha is pending" test -n "$id"
 sess=$(newest_session)
+sess_id=$(basename "$sess")
 "$AIRLOCK" pending --json >"$T/req.json"
 
+# The session host's audit key: what an approver elsewhere trusts.
+HK=$("$AIRLOCK" audit key 2>/dev/null)
+check "audit key prints the host key" test ${#HK} = 64
 # sign TOKEN_FILE KEY [ARGS...]: sign the request in $T/req.json.
 sign() {
 	local outf=$1 key=$2
 	shift 2
-	"$AIRLOCK" approve --sign --key "$K/$key" --yes --id "$id" "$@" "$T/req.json" --out "$outf" >/dev/null 2>"$T/sign.err"
+	"$AIRLOCK" approve --sign --key "$K/$key" --host-key "$HK" --yes --id "$id" "$@" "$T/req.json" --out "$outf" >/dev/null 2>"$T/sign.err"
 }
 # deliver TOKEN_FILE: hand it over as the carrier (not an approver).
 deliver() { "${CARRIER[@]}" "$AIRLOCK" approve --token - <"$1" 2>&1; }
@@ -83,7 +87,55 @@ expect_eq "the token binds session, approval id and digest" \
     "$(jr -c '[.session, .approval, .digest, .decision]')" \
     "$(jq -c --arg id "$id" '.pending[] | select(.id == $id) | [.session, .id, .digest, "approve"]' "$T/req.json")"
 check "approve --sign refuses a key readable by others" bash -c \
-    'cp "$1" "$1.lax"; chmod 644 "$1.lax"; ! "$2" approve --sign --key "$1.lax" --yes "$3" 2>/dev/null' _ "$K/alice" "$AIRLOCK" "$T/req.json"
+    'cp "$1" "$1.lax"; chmod 644 "$1.lax"; ! "$2" approve --sign --key "$1.lax" --host-key "$4" --yes "$3" 2>/dev/null' _ "$K/alice" "$AIRLOCK" "$T/req.json" "$HK"
+
+# The request is signed by the session (its audit key, certified by the
+# host key): what the digest does not bind, the agent's reason and the
+# rest of the evidence, cannot be edited on the way either.  Before, an
+# edited reason or gate result was signed as shown.
+att() { jq -r --arg id "$id" ".pending[] | select(.id == \$id) | .attestation.$1" "$T/req.json"; }
+expect_eq "the request carries the host key" "$(att hostKey)" "$HK"
+expect_eq "... and the key that signs the session's audit log" "$(att sessionKey)" \
+    "$(jq -r 'select(.event == "session_start") | .fields.pubkey' "$sess/audit.jsonl")"
+out=$("$AIRLOCK" approve --sign --key "$K/alice" --yes --id "$id" "$T/req.json" 2>&1 >"$T/none.tok")
+check "approve --sign without --host-key or --unverified is a usage error" test $? -eq 64 -a ! -s "$T/none.tok"
+expect_contains "... naming both" "$out" "needs either --host-key KEY"
+check "--host-key and --unverified together are a usage error" bash -c \
+    '"$1" approve --sign --key "$2" --host-key "$3" --unverified --yes --id "$4" "$5" >/dev/null 2>&1; test $? -eq 64' \
+    _ "$AIRLOCK" "$K/alice" "$HK" "$id" "$T/req.json"
+check "--host-key without --sign is a usage error" bash -c \
+    '"$1" approve --host-key "$2" "$3" >/dev/null 2>&1; test $? -eq 64' _ "$AIRLOCK" "$HK" "$id"
+out=$("$AIRLOCK" approve --sign --key "$K/alice" --host-key "$HK" --yes --id "$id" "$T/req.json" 2>&1 >"$T/ok.tok")
+check "an untouched request signs with --host-key" test $? -eq 0 -a -s "$T/ok.tok"
+expect_contains "... and the review says who sent it" "$out" "sent:      signed by session $sess_id, certified by host key ${HK:0:16}"
+check "--host-key takes the host's audit.pub file too" bash -c \
+    '"$1" approve --sign --key "$2" --host-key "$3" --yes --id "$4" "$5" 2>/dev/null | grep -q signature' \
+    _ "$AIRLOCK" "$K/alice" "$AIRLOCK_HOME/keys/audit.pub" "$id" "$T/req.json"
+# unattested NAME JQ-EDIT WHY: the request edited so: refused under
+# --host-key with WHY, nothing out; signed under --unverified, the review
+# saying it is not verified.
+unattested() {
+	jq --arg id "$id" ".pending |= map(if .id == \$id then $2 else . end)" "$T/req.json" >"$T/req-$1.json"
+	out=$("$AIRLOCK" approve --sign --key "$K/alice" --host-key "$HK" --yes --id "$id" "$T/req-$1.json" 2>&1 >"$T/$1.tok")
+	check "approve --sign --host-key refuses a request with $1" test $? -ne 0 -a ! -s "$T/$1.tok"
+	expect_contains "... saying why" "$out" "$3"
+	out=$("$AIRLOCK" approve --sign --key "$K/alice" --unverified --yes --id "$id" "$T/req-$1.json" 2>&1 >"$T/$1.tok")
+	check "approve --sign --unverified signs it" test $? -eq 0 -a -s "$T/$1.tok"
+	expect_contains "... saying it is not verified" "$out" "sent:      NOT VERIFIED (no --host-key to check it against)"
+}
+unattested "another agent's reason" '.evidence.agentReason = "the tests pass, ship it"' \
+    "the session's signature does not verify: it was changed after the session signed it"
+unattested "evidence added" '.evidence.gates = {"test": "pass"}' "the session's signature does not verify"
+unattested "a later expiry" '.expiresAt = "2099-01-01T00:00:00.000Z"' "the session's signature does not verify"
+unattested "no attestation" 'del(.attestation)' "it carries no attestation: the session did not sign it"
+unattested "a session key of its own" '.attestation.sessionKey = ("ab" * 32)' \
+    "the host key's certificate of its session key does not verify for session $sess_id"
+unattested "a malformed signature" '.attestation.signature = "AAAA"' "its attestation is malformed"
+head -c 32 /dev/urandom >"$T/otherhost.key"
+chmod 600 "$T/otherhost.key"
+out=$("$AIRLOCK" approve --sign --key "$K/alice" --host-key "$T/otherhost.key" --yes --id "$id" "$T/req.json" 2>&1 >"$T/otherhost.tok")
+check "approve --sign refuses a request attested by a host key it was not given" test $? -ne 0 -a ! -s "$T/otherhost.tok"
+expect_contains "... saying so" "$out" "it is attested by host key ${HK:0:16}..., which is not one you trust"
 
 # A request changed on its way to the approver (chat, a ticket, a notify
 # hook): approve --sign works the digest out again from what it shows and
@@ -91,7 +143,7 @@ check "approve --sign refuses a key readable by others" bash -c \
 # changed NAME JQ-EDIT: the request edited so, signed: refused, nothing out.
 changed() {
 	jq --arg id "$id" ".pending |= map(if .id == \$id then $2 else . end)" "$T/req.json" >"$T/req-$1.json"
-	out=$("$AIRLOCK" approve --sign --key "$K/alice" --yes --id "$id" "$T/req-$1.json" 2>&1 >"$T/$1.tok")
+	out=$("$AIRLOCK" approve --sign --key "$K/alice" --unverified --yes --id "$id" "$T/req-$1.json" 2>&1 >"$T/$1.tok")
 	check "approve --sign refuses a request with $1" test $? -ne 0 -a ! -s "$T/$1.tok"
 }
 changed "another digest" '.digest = ("0" * 64)'
@@ -118,7 +170,7 @@ d1=$( { printf 'deploy\0'; jq -cjS --arg id "$id" '.pending[] | select(.id == $i
     sha256sum | cut -c1-64)
 expect_eq "the digest is worked out from what the request shows" "$d1" "$d"
 jq --arg id "$id" --arg d "$d0" '.pending |= map(if .id == $id then .digest = $d else . end)' "$T/req0.json" >"$T/req0d.json"
-"$AIRLOCK" approve --sign --key "$K/alice" --yes "$T/req0d.json" --id "$id" >"$T/wrongdigest.tok" 2>/dev/null
+"$AIRLOCK" approve --sign --key "$K/alice" --unverified --yes "$T/req0d.json" --id "$id" >"$T/wrongdigest.tok" 2>/dev/null
 check "approve --sign signs a request whose digest is that of what it shows" test -s "$T/wrongdigest.tok"
 out=$(deliver "$T/wrongdigest.tok")
 expect_contains "a token for another digest is refused" "$out" "digest does not match"
@@ -179,7 +231,7 @@ check "an inbox file that is not a token is audited as malformed" grep -q '"appr
 # Another session: a token by a pinned key for this approval id and
 # digest, but naming another session, dropped in this session's inbox.
 jq '.pending |= map(.session = "other-session")' "$T/req.json" >"$T/reqother.json"
-"$AIRLOCK" approve --sign --key "$K/alice" --yes --id "$id" "$T/reqother.json" >"$T/other.tok" 2>/dev/null
+"$AIRLOCK" approve --sign --key "$K/alice" --unverified --yes --id "$id" "$T/reqother.json" >"$T/other.tok" 2>/dev/null
 expect_eq "the token names the other session" "$(jq -r .session "$T/other.tok")" other-session
 cp "$T/other.tok" "$INBOX/other.tok"
 for i in $(seq 100); do [ "$(refusals wrong_session)" = 1 ] && break; sleep 0.1; done

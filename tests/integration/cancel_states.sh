@@ -109,8 +109,8 @@ id=$(printf '%s' "$p" | jq -r .id)
 digest=$(printf '%s' "$p" | jq -r .digest)
 check "deploy waits for a human (airlock pending lists it)" test -n "$id" -a -n "$digest"
 "$AIRLOCK" pending --json >"$T/req.json"
-"$AIRLOCK" approve --sign --key "$T/alice" --yes --id "$id" "$T/req.json" \
-    --out "$T/alice.tok" >/dev/null 2>&1
+"$AIRLOCK" approve --sign --key "$T/alice" --host-key "$("$AIRLOCK" audit key 2>/dev/null)" \
+    --yes --id "$id" "$T/req.json" --out "$T/alice.tok" >/dev/null 2>&1
 check "an approver signs a grant of it (before the cancel)" test -s "$T/alice.tok"
 t0=$(date +%s%N)
 cancel a1 "the user pressed Esc"

@@ -48,6 +48,7 @@ for c in $commands; do
 		deny:verbose|approve:verbose) continue ;;
 		pending:sign|pending:key|pending:id|pending:expires-in) continue ;;
 		pending:out|pending:token|deny:token|deny:json|approve:json) continue ;;
+		pending:host-key) continue ;;
 		esac
 		expect_contains "$c --help describes --$o (from its man page)" "$out" "--$o"
 	done
