@@ -126,6 +126,13 @@ check "pending --json: printable ASCII and newlines only (no raw DEL)" \
 want=$(jq -rn "\"https://example.com/?q=$vs\\u00a0\\u3000\\u007fz\"" | od -An -tx1)
 expect_eq "pending --json keeps the argument exactly" \
     "$(jq -r --arg id "$vid" '.pending[] | select(.id == $id) | .arguments.url' "$T/vs.json" | od -An -tx1)" "$want"
+# The session's signature survives the listing's escapes: checked over
+# the argument as parsed back, variation selectors and DEL included.
+"$AIRLOCK" approver keygen "$T/vs.key" >/dev/null 2>&1
+out=$("$AIRLOCK" approve --sign --key "$T/vs.key" --host-key "$("$AIRLOCK" audit key 2>/dev/null)" \
+    --yes --id "$vid" "$T/vs.json" 2>&1 >"$T/vs.tok")
+check "approve --sign --host-key verifies that request as the session's" test $? -eq 0 -a -s "$T/vs.tok"
+expect_contains "... saying so" "$out" "sent:      signed by session"
 "$AIRLOCK" deny --reason "smuggled" "$vid" >/dev/null 2>&1
 mcp_wait_id vs 20
 expect_error_class "the smuggling call was denied" approval_denied
