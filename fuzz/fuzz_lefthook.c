@@ -26,7 +26,8 @@ static int
 check_value(void *arg, enum lefthook_key key, const char *value)
 {
 	(void)arg;
-	if ((key != LEFTHOOK_EXTENDS && key != LEFTHOOK_SOURCE_DIR) ||
+	if ((key != LEFTHOOK_EXTENDS && key != LEFTHOOK_SOURCE_DIR &&
+		key != LEFTHOOK_RC) ||
 	    strlen(value) > limit)
 		abort();
 	return 0;

@@ -261,6 +261,75 @@ keep_all(struct find *f, const char *const *names)
 static int lefthook_read(struct find *, const char *);
 
 /*
+ * The file lefthook's "rc" |value| names, absolute in |out|, as the
+ * hook's shell reads ". VALUE" at the working tree's top: in single
+ * quotes, the text as it is; in double quotes or none, a leading
+ * "$HOME/", "${HOME}/" or "${XDG_CONFIG_HOME:-$HOME/.config}/"
+ * (lefthook's own example) expanded, and, unquoted, "~/"; relative to
+ * the top.  Any other expansion, a quote or escape left inside, a
+ * pattern, or no $HOME to expand: -1 with f->err set (what the hook
+ * would source cannot be told, so nothing is written).
+ */
+static int
+rc_path(struct find *f, const char *value, char *out, size_t outlen)
+{
+	static const char *const homes[] = { "$HOME/", "${HOME}/", "~/",
+		NULL };
+	static const char xdg[] = "${XDG_CONFIG_HOME:-$HOME/.config}/";
+	char word[PATH_MAX], base[PATH_MAX];
+	const char *rest = word, *x;
+	size_t len = strlen(value), i;
+	char q = 0;
+
+	base[0] = '\0';
+	if (len >= 2 && (value[0] == '"' || value[0] == '\'') &&
+	    value[len - 1] == value[0]) {
+		q = value[0];
+		snprintf(word, sizeof(word), "%.*s", (int)(len - 2), value + 1);
+	} else
+		snprintf(word, sizeof(word), "%s", value);
+	if (q == '\'') {
+		if (strchr(word, '\'') != NULL || word[0] == '\0')
+			goto unknown;
+		rest = word;
+		goto resolve;
+	}
+	/* (A tilde is expanded only outside quotes.) */
+	for (i = 0; homes[i] != NULL && (q == 0 || homes[i][0] != '~'); i++)
+		if (strncmp(word, homes[i], strlen(homes[i])) == 0) {
+			if (f->home == NULL)
+				goto unknown;
+			snprintf(base, sizeof(base), "%s", f->home);
+			rest = word + strlen(homes[i]);
+			break;
+		}
+	if (strncmp(word, xdg, sizeof(xdg) - 1) == 0) {
+		x = getenv("XDG_CONFIG_HOME");
+		if (x != NULL && x[0] != '\0')
+			snprintf(base, sizeof(base), "%s", x);
+		else if (f->home != NULL)
+			snprintf(base, sizeof(base), "%s/.config", f->home);
+		else
+			goto unknown;
+		rest = word + sizeof(xdg) - 1;
+	}
+	if (rest[0] == '\0' || strpbrk(rest, "$`\\\"'") != NULL ||
+	    (q == 0 && (rest[0] == '~' || strpbrk(rest, "*?[ \t") != NULL)))
+		goto unknown;
+resolve:
+	if (normalize(base[0] != '\0' ? base : f->top, rest, out, outlen) ==
+	    0)
+		return 0;
+unknown:
+	snprintf(f->err, f->errlen,
+	    "lefthook's rc \"%s\" is a file airlock cannot tell (write it "
+	    "as a plain path, relative to the working tree's top or "
+	    "absolute)",
+	    value);
+	return -1;
+}
+
+/*
  * A path a lefthook config names (policy/lefthook.h), kept: relative to
  * the working tree's top or absolute.  An extends glob: the directory
  * above its first pattern (a pattern in the first component cannot be
@@ -287,6 +356,9 @@ lefthook_ref(void *arg, enum lefthook_key key, const char *value)
 	}
 	if (value[0] == '\0')
 		return 0;
+	if (key == LEFTHOOK_RC)
+		return rc_path(f, value, path, sizeof(path)) == 0 &&
+			keep(f, path) == 0 ? 0 : -2;
 	if (normalize(value[0] == '/' ? "" : f->top, value, path,
 	    sizeof(path)) != 0)
 		return 0;
@@ -375,8 +447,34 @@ lefthook_read(struct find *f, const char *path)
 }
 
 /*
- * lefthook's configs and scripts directories (lefthook_bases[]), and
- * what each config there extends with or takes its scripts from.
+ * The config $LEFTHOOK_CONFIG names instead of the main one (lefthook
+ * 1.12.2 on), as the hook will see it if it runs with this environment:
+ * absolute, or relative to the working tree's top and to where airlock
+ * runs, both kept (more protection, never less), and read.
+ */
+static int
+keep_lefthook_env(struct find *f)
+{
+	const char *v = getenv("LEFTHOOK_CONFIG");
+	char cwd[PATH_MAX], path[PATH_MAX];
+	int rc = 0;
+
+	if (v == NULL || v[0] == '\0')
+		return 0;
+	if (normalize(f->top, v, path, sizeof(path)) == 0 &&
+	    (rc = keep(f, path)) == 0)
+		rc = lefthook_read(f, path);
+	if (rc == 0 && v[0] != '/' && getcwd(cwd, sizeof(cwd)) != NULL &&
+	    normalize(cwd, v, path, sizeof(path)) == 0 &&
+	    (rc = keep(f, path)) == 0)
+		rc = lefthook_read(f, path);
+	return rc;
+}
+
+/*
+ * lefthook's configs and scripts directories (lefthook_bases[]), the
+ * one $LEFTHOOK_CONFIG names, and what each config there extends with,
+ * takes its scripts from or has its hooks source.
  */
 static int
 keep_lefthook(struct find *f)
@@ -399,6 +497,8 @@ keep_lefthook(struct find *f)
 				    sizeof(path)) == 0)
 					rc = lefthook_read(f, path);
 			}
+	if (rc == 0)
+		rc = keep_lefthook_env(f);
 	return rc == 0 ? keep_all(f, lefthook_dirs) : rc;
 }
 

@@ -22,6 +22,8 @@ key_of(const char *name, enum lefthook_key *key)
 	else if (strcmp(name, "source_dir") == 0 ||
 	    strcmp(name, "source_dir_local") == 0)
 		*key = LEFTHOOK_SOURCE_DIR;
+	else if (strcmp(name, "rc") == 0)
+		*key = LEFTHOOK_RC;
 	else
 		return 0;
 	return 1;

@@ -4,10 +4,12 @@
  * lefthook: the paths a lefthook config names that lefthook reads more
  * commands from (lefthook.dev/configuration): the configs its top-level
  * "extends" merges (a string or a list of strings, each a path or a
- * glob, relative to the working tree's top or absolute) and the
- * directories of scripts "source_dir" and "source_dir_local" name.  A
- * hook lefthook installed runs them on the host, so policy/githooks.c
- * keeps them with the configs themselves.
+ * glob, relative to the working tree's top or absolute), the
+ * directories of scripts "source_dir" and "source_dir_local" name, and
+ * the file "rc" names, which the hooks lefthook installs source (". RC")
+ * before they run it, a shell word as written.  A hook lefthook
+ * installed runs them on the host, so policy/githooks.c keeps them with
+ * the configs themselves.
  *
  * The text is read as its file's extension says: YAML ("yml", "yaml"),
  * JSON ("json", read as the YAML it is), JSON with comments ("jsonc": the
@@ -26,7 +28,8 @@
 
 enum lefthook_key {
 	LEFTHOOK_EXTENDS, /* a config file (or a glob of them) */
-	LEFTHOOK_SOURCE_DIR /* a directory of scripts */
+	LEFTHOOK_SOURCE_DIR, /* a directory of scripts */
+	LEFTHOOK_RC /* a file the hooks source: a shell word */
 };
 
 /* Called for each value found; a non-zero return stops the walk. */

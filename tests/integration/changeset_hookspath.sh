@@ -300,4 +300,42 @@ done
 out=$("$AIRLOCK" exec --workspace "$ws" -- sh -c 'echo x >src/other.py' 2>&1)
 expect_eq "control: another file beside it lands" "$?" 0
 check "... on the host" test -e "$ws/src/other.py"
+# lefthook's "rc": the hook it installs sources that file before it runs
+# lefthook (its template: [ -f RC ] && . RC), so the agent writing it
+# ran code at the next commit.  Once written through.
+ws="$T/wsrc"
+repo "$ws"
+git -C "$ws" config --unset core.hooksPath
+printf '#!/bin/sh
+[ -f ./.lefthookrc ] && . ./.lefthookrc
+call_lefthook()
+{
+  lefthook "$@"
+}
+call_lefthook run "pre-commit" "$@"
+' >"$ws/.git/hooks/pre-commit"
+chmod 755 "$ws/.git/hooks/pre-commit"
+printf 'rc: ./.lefthookrc\npre-commit:\n  commands:\n    ok:\n      run: "true"\n' >"$ws/lefthook.yml"
+git -C "$ws" add -A && git -C "$ws" commit -qm lefthook
+cp -a "$ws" "$T/rc-control"
+printf 'touch %s\n' "$T/rc-control-pwned" >"$T/rc-control/.lefthookrc"
+commit "$T/rc-control"
+check "control: git commit sources a planted .lefthookrc" test -e "$T/rc-control-pwned"
+out=$("$AIRLOCK" exec --workspace "$ws" -- sh -c "printf 'touch $T/rc-pwned\\n' >.lefthookrc" 2>&1)
+expect_eq "the rc file lefthook.yml names: refused (77)" "$?" 77
+expect_contains "... named with the git rule" "$out" "refused: .lefthookrc: git"
+check "... not on the host" test ! -e "$ws/.lefthookrc"
+commit "$ws"
+check "... and the next commit runs nothing of the agent's" test ! -e "$T/rc-pwned"
+# $LEFTHOOK_CONFIG names the config instead of lefthook.yml: it and
+# what it names are the git rule's when airlock runs with it.
+mkdir -p "$ws/ci"
+printf 'rc: ./ci/rc.sh\n' >"$ws/ci/lh.yml"
+for f in ci/lh.yml ci/rc.sh; do
+	out=$(LEFTHOOK_CONFIG=ci/lh.yml "$AIRLOCK" exec --workspace "$ws" -- sh -c "echo 'touch /tmp/x' >$f" 2>&1)
+	expect_eq "$f under LEFTHOOK_CONFIG=ci/lh.yml: refused (77)" "$?" 77
+	expect_contains "... named with the git rule" "$out" "refused: $f: git"
+done
+out=$("$AIRLOCK" exec --workspace "$ws" -- sh -c 'echo x >ci/rc.sh' 2>&1)
+expect_eq "control: without LEFTHOOK_CONFIG, ci/rc.sh lands" "$?" 0
 finish

@@ -470,6 +470,79 @@ START_TEST(test_hook_managers)
 }
 END_TEST
 
+/* lefthook's "rc": a file its hooks source (". RC") before they run
+ * it, at the working tree's top; and the config $LEFTHOOK_CONFIG names
+ * instead of the main one.  Both were missed once: the agent wrote the
+ * file, and the next commit ran it on the host. */
+START_TEST(test_lefthook_rc)
+{
+	char out[2048], cfg[300];
+
+	put("ws/.git/config", "[core]\n");
+	put("ws/.git/hooks/pre-commit",
+	    "#!/bin/sh\ncall_lefthook run \"pre-commit\" \"$@\"\n");
+	put("ws/lefthook.yml", "rc: .lefthookrc\n");
+	put("ws/.config/lefthook-local.toml", "rc = \"mine/rc.sh\"\n");
+	find("ws", out, sizeof(out));
+	{
+		static const char *const want[] = { ".lefthookrc",
+			"mine/rc.sh", NULL };
+
+		assert_listed(out, want);
+	}
+	ck_assert_int_eq(unlink(path_in("ws/.config/lefthook-local.toml")),
+	    0);
+	/* lefthook's own example, in quotes for the hook's shell. */
+	snprintf(cfg, sizeof(cfg), "%s/ws/cfg", tmp);
+	setenv("XDG_CONFIG_HOME", cfg, 1);
+	put("ws/lefthook.yml",
+	    "rc: '\"${XDG_CONFIG_HOME:-$HOME/.config}/lefthookrc\"'\n");
+	find("ws", out, sizeof(out));
+	{
+		static const char *const want[] = { "cfg/lefthookrc", NULL };
+
+		assert_listed(out, want);
+	}
+	unsetenv("XDG_CONFIG_HOME");
+	/* $HOME outside the workspace: nothing to keep, no refusal; in
+	 * single quotes the text is the file's name. */
+	put("ws/lefthook.yml", "rc: ~/.lefthookrc\n");
+	find("ws", out, sizeof(out));
+	ck_assert_msg(out[0] != '!' && strstr(out, "lefthookrc") == NULL,
+	    "got %s", out);
+	put("ws/lefthook.yml", "rc: \"'tools/$x'\"\n");
+	find("ws", out, sizeof(out));
+	{
+		static const char *const want[] = { "tools/$x", NULL };
+
+		assert_listed(out, want);
+	}
+	/* What the hook would source cannot be told: refused. */
+	put("ws/lefthook.yml", "rc: \"$RCDIR/rc.sh\"\n");
+	find("ws", out, sizeof(out));
+	ck_assert_msg(strstr(out, "!lefthook's rc \"$RCDIR/rc.sh\" is a file "
+	    "airlock cannot tell") == out, "got %s", out);
+	put("ws/lefthook.yml", "rc: '\"$(cat where)\"'\n");
+	find("ws", out, sizeof(out));
+	ck_assert_msg(out[0] == '!', "got %s", out);
+	put("ws/lefthook.yml", "rc: 'rc/*.sh'\n");
+	find("ws", out, sizeof(out));
+	ck_assert_msg(out[0] == '!', "got %s", out);
+	/* $LEFTHOOK_CONFIG: kept, and what it names read. */
+	put("ws/lefthook.yml", "\n");
+	put("ws/ci/lh.yml", "rc: ci/rc\nextends: [ci/more.yml]\n");
+	setenv("LEFTHOOK_CONFIG", "ci/lh.yml", 1);
+	find("ws", out, sizeof(out));
+	unsetenv("LEFTHOOK_CONFIG");
+	{
+		static const char *const want[] = { "ci/lh.yml", "ci/rc",
+			"ci/more.yml", NULL };
+
+		assert_listed(out, want);
+	}
+}
+END_TEST
+
 /* git_hooks_find() for tmp/|ws| kept in |h|. */
 static void
 find_keep(const char *ws, struct git_hooks *h)
@@ -622,6 +695,7 @@ suite(void)
 	tcase_add_test(tc, test_manager_keys);
 	tcase_add_test(tc, test_includes);
 	tcase_add_test(tc, test_hook_managers);
+	tcase_add_test(tc, test_lefthook_rc);
 	tcase_add_test(tc, test_unreadable);
 	tcase_add_test(tc, test_too_many);
 	suite_add_tcase(s, tc);

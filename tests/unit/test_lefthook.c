@@ -15,15 +15,15 @@
 
 #include "policy/lefthook.h"
 
-/* Collects "e:PATH" / "s:PATH", comma-separated. */
+/* Collects "e:PATH" / "s:PATH" / "r:PATH", comma-separated. */
 static int
 collect(void *arg, enum lefthook_key key, const char *value)
 {
 	char *out = arg;
 	size_t n = strlen(out);
 
-	snprintf(out + n, 1024 - n, "%s%c:%s", n > 0 ? "," : "",
-	    key == LEFTHOOK_EXTENDS ? 'e' : 's', value);
+	snprintf(
+	    out + n, 1024 - n, "%s%c:%s", n > 0 ? "," : "", "esr"[key], value);
 	return 0;
 }
 
@@ -57,6 +57,14 @@ START_TEST(test_yaml)
 	ck_assert_str_eq(out,
 	    "e:ci/shared.yml,e:/abs/x.yml,"
 	    "e:projects/*/lh.yml,s:tools/lh/,s:.mine/");
+	/* "rc": the file the hooks source, at the top level only. */
+	ck_assert_int_eq(
+	    paths("rc: ./.lefthookrc\npre-commit:\n  rc: no\n", "yml", out), 0);
+	ck_assert_str_eq(out, "r:./.lefthookrc");
+	ck_assert_int_eq(paths("rc = \"mine/rc.sh\"\n", "toml", out), 0);
+	ck_assert_str_eq(out, "r:mine/rc.sh");
+	ck_assert_int_eq(paths("{\"rc\": \"~/.lefthookrc\"}", "json", out), 0);
+	ck_assert_str_eq(out, "r:~/.lefthookrc");
 	/* A single string; an anchor's value through its alias. */
 	ck_assert_int_eq(paths("x: &a one.yml\nextends: *a\n", "yaml", out), 0);
 	ck_assert_str_eq(out, "e:one.yml");
