@@ -200,6 +200,36 @@ static const char *const husky4_files[] = { ".huskyrc", ".huskyrc.json",
 	"husky.config.js", "husky.config.cjs", NULL };
 
 /*
+ * What husky's own scripts source before a hook's, from the person's
+ * home: husky 9's "h" (which each of its hooks in .husky/_ sources)
+ * ${XDG_CONFIG_HOME:-$HOME/.config}/husky/init.sh, husky 4 to 8
+ * ~/.huskyrc.  Kept where they lie in the workspace (the workspace is
+ * $HOME, or holds ~/.config): a file written there ran at the next
+ * commit of every repository husky manages.
+ */
+static int
+keep_husky_init(struct find *f)
+{
+	char path[PATH_MAX];
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	int rc = 0;
+
+	if (xdg != NULL && xdg[0] == '/') {
+		snprintf(path, sizeof(path), "%s/husky/init.sh", xdg);
+		rc = keep(f, path);
+	} else if (f->home != NULL) {
+		snprintf(path, sizeof(path), "%s/.config/husky/init.sh",
+		    f->home);
+		rc = keep(f, path);
+	}
+	if (rc == 0 && f->home != NULL) {
+		snprintf(path, sizeof(path), "%s/.huskyrc", f->home);
+		rc = keep(f, path);
+	}
+	return rc;
+}
+
+/*
  * The working tree's top relative to the workspace: "" where the
  * workspace is the top or beneath it, NULL where the top is neither the
  * workspace, beneath it nor above it (or there is none).  Allocated.
@@ -558,6 +588,8 @@ hook_managers(struct find *f, const char *dir)
 		if (rc == 0 && strstr(text, "husky") != NULL) {
 			rc = keep_all(f, husky4_files);
 			watch_husky(f);
+			if (rc == 0)
+				rc = keep_husky_init(f);
 		}
 	}
 	return rc;
@@ -589,7 +621,8 @@ hooks_value(struct find *f, const char *value)
 	if (slash != NULL && strcmp(slash + 1, "_") == 0 && slash > path) {
 		*slash = '\0';
 		/* (Its scripts are the hooks that name the tools run.) */
-		if ((rc = scan_later(f, path)) != 0)
+		if ((rc = scan_later(f, path)) != 0 ||
+		    (rc = keep_husky_init(f)) != 0)
 			return rc;
 		return keep(f, path);
 	}

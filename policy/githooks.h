@@ -30,14 +30,18 @@
  * whose hooks (in .git/hooks or a hooks directory) run commands from a
  * tracked file: pre-commit's .pre-commit-config.yaml (or the hook's
  * --config=), lefthook's configs (lefthook.yml, .lefthook.yml,
- * .config/lefthook.yml and their -local kin, in each of its formats),
- * what they extend with and the directories of their scripts
- * (policy/lefthook.h; a config that cannot be read refuses), lint-staged's
- * .lintstagedrc and its kin (a hook that runs lint-staged; at any depth
- * beneath the top, git_hooks_cover()), husky v4's .huskyrc and
- * husky.config.js; and the keys of package.json that lint-staged and
- * husky v4 read (git_hooks_keys()).  Read lexically: the paths need not
- * exist.
+ * .config/lefthook.yml and their -local kin, in each of its formats,
+ * or the one $LEFTHOOK_CONFIG names), what they extend with, the
+ * directories of their scripts and the rc file their hook sources
+ * (policy/lefthook.h; a config that cannot be read, or an rc that cannot
+ * be told, refuses), lint-staged's .lintstagedrc and its kin (a hook that
+ * runs lint-staged; at any depth beneath the top, git_hooks_cover()),
+ * husky v4's .huskyrc and husky.config.js, and what husky's own scripts
+ * source from the person's home (husky 9's
+ * ${XDG_CONFIG_HOME:-$HOME/.config}/husky/init.sh, husky 4 to 8's
+ * ~/.huskyrc) where the workspace holds it; and the keys of
+ * package.json that lint-staged and husky v4 read (git_hooks_keys()).
+ * Read lexically: the paths need not exist.
  */
 #ifndef AIRLOCK_POLICY_GITHOOKS_H
 #define AIRLOCK_POLICY_GITHOOKS_H

@@ -338,4 +338,31 @@ for f in ci/lh.yml ci/rc.sh; do
 done
 out=$("$AIRLOCK" exec --workspace "$ws" -- sh -c 'echo x >ci/rc.sh' 2>&1)
 expect_eq "control: without LEFTHOOK_CONFIG, ci/rc.sh lands" "$?" 0
+# husky 9's "h", which each of its hooks sources, sources
+# ${XDG_CONFIG_HOME:-$HOME/.config}/husky/init.sh first: with $HOME the
+# workspace (a dotfiles or home checkout), the agent writing it ran code
+# at the next commit of every repository husky manages.  Once written
+# through.
+hk="$T/homews"
+repo "$hk"
+printf '#!/bin/sh\n. "$(dirname "$0")/h"\n' >"$hk/.husky/_/pre-commit"
+printf '#!/usr/bin/env sh\ni="${XDG_CONFIG_HOME:-$HOME/.config}/husky/init.sh"\n[ -f "$i" ] && . "$i"\nexit 0\n' \
+    >"$hk/.husky/_/h"
+chmod 755 "$hk/.husky/_/pre-commit" "$hk/.husky/_/h"
+git -C "$hk" add -A && git -C "$hk" commit -qm husky9
+cp -a "$hk" "$T/husky-control"
+mkdir -p "$T/husky-control/.config/husky"
+printf 'touch %s\n' "$T/husky-control-pwned" >"$T/husky-control/.config/husky/init.sh"
+( export HOME="$T/husky-control"; unset XDG_CONFIG_HOME; commit "$T/husky-control" )
+check "control: with \$HOME the checkout, git commit sources a planted ~/.config/husky/init.sh" \
+    test -e "$T/husky-control-pwned"
+out=$(HOME="$hk" "$AIRLOCK" exec --workspace "$hk" -- sh -c "mkdir -p .config/husky && echo 'touch $T/husky-pwned' >.config/husky/init.sh" 2>&1)
+expect_eq "\$HOME the workspace: ~/.config/husky/init.sh refused (77)" "$?" 77
+expect_contains "... named with the git rule" "$out" "refused: .config/husky/init.sh: git"
+( export HOME="$hk"; unset XDG_CONFIG_HOME; commit "$hk" )
+check "... and the next commit runs nothing of the agent's" test ! -e "$T/husky-pwned"
+out=$(HOME="$hk" "$AIRLOCK" exec --workspace "$hk" -- sh -c 'echo x >.huskyrc' 2>&1)
+expect_eq "... ~/.huskyrc (husky 4 to 8) refused (77)" "$?" 77
+out=$(HOME="$T" "$AIRLOCK" exec --workspace "$hk" -- sh -c 'mkdir -p .config/husky && echo x >.config/husky/init.sh' 2>&1)
+expect_eq "control: \$HOME elsewhere, the workspace's .config/husky/init.sh lands" "$?" 0
 finish

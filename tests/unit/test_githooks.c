@@ -543,6 +543,51 @@ START_TEST(test_lefthook_rc)
 }
 END_TEST
 
+/* husky's own scripts source a file from the person's home before the
+ * hook's: husky 9's ~/.config/husky/init.sh (or $XDG_CONFIG_HOME's),
+ * husky 4 to 8's ~/.huskyrc.  With the workspace $HOME, both are the
+ * git rule's; they were once written through. */
+START_TEST(test_husky_init)
+{
+	char out[1024], xdg[300];
+
+	put("home/.git/config", "[core]\n\thooksPath = .husky/_\n");
+	put("home/.husky/_/pre-commit", "#!/bin/sh\n. \"$(dirname \"$0\")/h\"\n");
+	find("home", out, sizeof(out));
+	{
+		static const char *const want[] = { ".husky/_", ".husky",
+			".config/husky/init.sh", ".huskyrc", NULL };
+
+		assert_listed(out, want);
+	}
+	snprintf(xdg, sizeof(xdg), "%s/home/xdg", tmp);
+	setenv("XDG_CONFIG_HOME", xdg, 1);
+	find("home", out, sizeof(out));
+	unsetenv("XDG_CONFIG_HOME");
+	{
+		static const char *const want[] = { "xdg/husky/init.sh",
+			".huskyrc", NULL };
+
+		assert_listed(out, want);
+	}
+	/* husky 8's hooks in .git/hooks ("# husky"): ~/.huskyrc. */
+	put("home/.git/config", "[core]\n");
+	put("home/.git/hooks/pre-commit",
+	    "#!/bin/sh\n# husky\n. \"$(dirname \"$0\")/husky.sh\"\n");
+	find("home", out, sizeof(out));
+	{
+		static const char *const want[] = { ".huskyrc", NULL };
+
+		assert_listed(out, want);
+	}
+	/* A workspace that is not $HOME keeps none of them. */
+	put("ws/.git/config", "[core]\n\thooksPath = .husky/_\n");
+	find("ws", out, sizeof(out));
+	ck_assert_msg(strstr(out, "husky/init.sh") == NULL &&
+	    strstr(out, ".huskyrc,") == NULL, "got %s", out);
+}
+END_TEST
+
 /* git_hooks_find() for tmp/|ws| kept in |h|. */
 static void
 find_keep(const char *ws, struct git_hooks *h)
@@ -696,6 +741,7 @@ suite(void)
 	tcase_add_test(tc, test_includes);
 	tcase_add_test(tc, test_hook_managers);
 	tcase_add_test(tc, test_lefthook_rc);
+	tcase_add_test(tc, test_husky_init);
 	tcase_add_test(tc, test_unreadable);
 	tcase_add_test(tc, test_too_many);
 	suite_add_tcase(s, tc);
