@@ -230,6 +230,28 @@ keep_husky_init(struct find *f)
 }
 
 /*
+ * Where pre-commit keeps the hook repositories it cloned, whose code its
+ * hooks run: $PRE_COMMIT_HOME, else ${XDG_CACHE_HOME:-~/.cache}/pre-commit.
+ * Kept where it lies in the workspace (the workspace is $HOME).
+ */
+static int
+keep_precommit_home(struct find *f)
+{
+	char path[PATH_MAX];
+	const char *v;
+
+	if ((v = getenv("PRE_COMMIT_HOME")) != NULL && v[0] == '/')
+		snprintf(path, sizeof(path), "%s", v);
+	else if ((v = getenv("XDG_CACHE_HOME")) != NULL && v[0] == '/')
+		snprintf(path, sizeof(path), "%s/pre-commit", v);
+	else if (f->home != NULL)
+		snprintf(path, sizeof(path), "%s/.cache/pre-commit", f->home);
+	else
+		return 0;
+	return keep(f, path);
+}
+
+/*
  * The working tree's top relative to the workspace: "" where the
  * workspace is the top or beneath it, NULL where the top is neither the
  * workspace, beneath it nor above it (or there is none).  Allocated.
@@ -579,6 +601,8 @@ hook_managers(struct find *f, const char *dir)
 				conf[k] = '\0';
 			}
 			rc = keep_top(f, conf);
+			if (rc == 0)
+				rc = keep_precommit_home(f);
 		} else if (strstr(text, "lefthook") != NULL)
 			rc = keep_lefthook(f);
 		if (rc == 0 && strstr(text, "lint-staged") != NULL) {

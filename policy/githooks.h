@@ -39,7 +39,8 @@
  * husky v4's .huskyrc and husky.config.js, and what husky's own scripts
  * source from the person's home (husky 9's
  * ${XDG_CONFIG_HOME:-$HOME/.config}/husky/init.sh, husky 4 to 8's
- * ~/.huskyrc) where the workspace holds it; and the keys of
+ * ~/.huskyrc) and the hook repositories pre-commit cloned into
+ * $PRE_COMMIT_HOME where the workspace holds them; and the keys of
  * package.json that lint-staged and husky v4 read (git_hooks_keys()).
  * Read lexically: the paths need not exist.
  */

@@ -135,6 +135,34 @@ if command -v pre-commit >/dev/null 2>&1; then
 	expect_contains "named with the git rule" "$out" "refused: .pre-commit-config.yaml: git"
 	(cd "$ws" && echo more >>src/main.py && git commit -qam next >/dev/null 2>&1)
 	check "git commit runs nothing planted" test ! -e "$T/marks/pc"
+	# The hook repositories pre-commit cloned run at every commit, from
+	# $PRE_COMMIT_HOME (${XDG_CACHE_HOME:-~/.cache}/pre-commit): inside
+	# the workspace when it is $HOME.  Once written through.
+	hr="$T/hookrepo"
+	mkdir -p "$hr" && git -C "$hr" init -q
+	printf -- '- id: hk\n  name: hk\n  entry: ./hk.sh\n  language: script\n  pass_filenames: false\n' >"$hr/.pre-commit-hooks.yaml"
+	printf '#!/bin/sh\nexit 0\n' >"$hr/hk.sh" && chmod 755 "$hr/hk.sh"
+	git -C "$hr" add -A && git -C "$hr" -c user.name=t -c user.email=t@t commit -qm hk
+	ws="$T/wspchome"
+	repo "$ws"
+	git -C "$ws" config --unset core.hooksPath
+	printf 'repos:\n  - repo: %s\n    rev: %s\n    hooks:\n      - id: hk\n' "$hr" "$(git -C "$hr" rev-parse HEAD)" \
+	    >"$ws/.pre-commit-config.yaml"
+	printf '.cache/\n' >"$ws/.gitignore"
+	git -C "$ws" add -A && git -C "$ws" commit -qm pc
+	(export HOME="$ws" PRE_COMMIT_HOME="$ws/.cache/pre-commit"; cd "$ws" &&
+	    pre-commit install >/dev/null && echo a >>src/main.py && git commit -qam cloned >/dev/null 2>&1)
+	cached=$(cd "$ws" && find .cache/pre-commit -name hk.sh | head -n 1)
+	check "pre-commit cloned the hook repository into ~/.cache/pre-commit" test -n "$cached"
+	out=$(HOME="$ws" PRE_COMMIT_HOME= "$AIRLOCK" exec --workspace "$ws" -- sh -c "printf '#!/bin/sh\ntouch $T/marks/pccache\n' >$cached" 2>&1)
+	expect_eq "\$HOME the workspace: a cloned hook's script refused (77)" "$?" 77
+	expect_contains "... named with the git rule" "$out" "refused: $cached: git"
+	(export HOME="$ws" PRE_COMMIT_HOME="$ws/.cache/pre-commit"; cd "$ws" && echo b >>src/main.py && git commit -qam next >/dev/null 2>&1)
+	check "... and the next commit runs nothing of the agent's" test ! -e "$T/marks/pccache"
+	printf '#!/bin/sh\ntouch %s\n' "$T/pccache-control" >"$ws/$cached"
+	(export HOME="$ws" PRE_COMMIT_HOME="$ws/.cache/pre-commit"; cd "$ws" && echo c >>src/main.py && git commit -qam next >/dev/null 2>&1)
+	check "control: the next commit runs that script when it is written" test -e "$T/pccache-control"
+	export PRE_COMMIT_HOME="$T/pre-commit-cache"
 else
 	echo "# pre-commit (Debian package pre-commit) is absent: its hook is not tried"
 fi
