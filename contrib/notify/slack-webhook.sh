@@ -21,7 +21,7 @@ body=$(jq -c '
   (.session | esc) as $s |
   {text: (
     if .event == "created" then
-      ":lock: `\($tool)` waits for approval `\($id)` (session `\($s)`, expires \(.approval.expiresAt | esc)). Decide with `airlock approve \($id)`, or sign this request with `airlock approve --sign`."
+      ":lock: `\($tool)` waits for approval `\($id)` (session `\($s)`, expires \(.approval.expiresAt | esc)). Decide with `airlock approve \($id)`, or sign this request with `airlock approve --sign --host-key`."
     elif .event == "granted" then
       ":white_check_mark: approval `\($id)` of `\($tool)` granted by \(.decision.by | esc)"
     elif .event == "denied" then
