@@ -4,7 +4,10 @@
 # Notify hook: mail through sendmail(8).  The subject is built by jq from
 # airlock's fields only (event, tool, approval id), with every control
 # character replaced, so nothing can inject a header; the body is the
-# payload, pretty-printed by jq: an approver can save it and run
+# payload, pretty-printed by jq, to read; jq writes 1.0 as 1 and rounds
+# integers past 2^53, so a request whose arguments hold such numbers no
+# longer matches its digest: sign those from "airlock pending --json"
+# or the JSON webhook's payload.  An approver can save it and run
 # "airlock approve --sign --key KEY --host-key HOST.PUB FILE" on their own
 # machine (HOST.PUB: this host's "airlock audit key").
 #

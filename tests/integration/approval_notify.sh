@@ -222,6 +222,39 @@ n=$(jq -r 'select(.event == "approval_notify") | .fields.event' "$sess/audit.jso
 expect_eq "events: created and expired only (events: [created, expired])" "$n" "created expired "
 check "the proxy audited the hook's egress to the receiver" grep -q "\"event\":\"egress\".*127.0.0.1:$PORT" "$sess/audit.jsonl"
 
+# The JSON webhook sends the payload as airlock wrote it: re-encoded by
+# jq, an argument 1.0 became 1, and approve --sign refused the request
+# as changed on its way (its digest, and the session's signature).
+{ deploy_tool_yaml; cat <<EOF
+  - name: scale
+    input: { factor: number }
+    output: { exitCode: integer, stdout: string }
+    command: ["echo", "scaled"]
+    sideEffect: sandbox_process
+    authorization: approval
+    timeoutMs: 60000
+sandbox:
+  readOnly: ["$T/hooks"]
+approvals:
+  ttlSeconds: 1
+  notify:
+    command: ["sh", "$T/hooks/webhook-json.sh"]
+    allowAddresses: ["127.0.0.1:$PORT"]
+    env: [AIRLOCK_NOTIFY_URL]
+    events: [created]
+EOF
+} >"$T/real.yaml"
+rm -f "$T"/recv/*
+printf '{"name":"scale","arguments":{"factor":1.0}}\n' >"$ws/calls3"
+appr_agent_start "$T/real.yaml" calls3
+appr_reply 1
+appr_agent_stop
+for i in $(seq 100); do [ "$(ls "$T/recv" | grep -c -- '-json$')" -ge 1 ] && break; sleep 0.1; done
+created=$(ls "$T"/recv/*-json | head -n 1)
+check "webhook-json: the argument 1.0 arrives as written" grep -q '"factor": *1.0' "$created"
+out=$("$AIRLOCK" approve --sign --key "$T/approver.key" --host-key "$("$AIRLOCK" audit key 2>/dev/null)" --yes "$created" 2>&1 >"$T/real.tok")
+check "... and the request signs under --host-key" test $? -eq 0 -a -s "$T/real.tok"
+
 # A manifest error for an unknown event.
 printf 'tools: []\napprovals:\n  notify: { command: [x], events: [created, sometimes] }\n' >"$T/bad.yaml"
 expect_contains "an unknown notify event is a manifest error" "$("$AIRLOCK" check "$T/bad.yaml" 2>&1)" "approvals.notify.events[1]: expected created, decided, expired or withdrawn"
