@@ -615,6 +615,10 @@ hook_managers(struct find *f, const char *dir)
 			if (rc == 0)
 				rc = keep_husky_init(f);
 		}
+		/* yorkie's (husky's fork in Vue CLI) runs the top
+		 * package.json's "gitHooks" commands. */
+		if (rc == 0 && strstr(text, "yorkie") != NULL)
+			watch_husky(f);
 	}
 	return rc;
 }
@@ -1259,7 +1263,8 @@ git_hooks_keys_changed(unsigned keys, const char *before, size_t blen,
 		unsigned bit;
 		const char *name;
 	} names[] = { { GIT_HOOKS_KEY_LINTSTAGED, "lint-staged" },
-		{ GIT_HOOKS_KEY_HUSKY, "husky" } };
+		{ GIT_HOOKS_KEY_HUSKY, "husky" },
+		{ GIT_HOOKS_KEY_HUSKY, "gitHooks" } };
 	json_t *b, *a, *bv, *av;
 	int bbad, abad, changed = 0;
 	size_t i;

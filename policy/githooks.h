@@ -86,7 +86,8 @@ void git_hooks_free(struct git_hooks *h);
 /*
  * The keys of the file at workspace-relative |path| that a hook manager
  * runs commands from (a package.json's "lint-staged", the top
- * package.json's "husky"): a mask of GIT_HOOKS_KEY_*, 0 for none.  A
+ * package.json's "husky" and, for yorkie's hooks, "gitHooks"): a mask of
+ * GIT_HOOKS_KEY_*, 0 for none.  A
  * change to such a file is the git rule's when
  * git_hooks_keys_changed() says so: 1 when a key of |keys| has a value
  * in |after| that differs from |before|'s (either NULL: no file), or
@@ -94,7 +95,7 @@ void git_hooks_free(struct git_hooks *h);
  * given twice); 0 otherwise (a key removed, other keys changed).
  */
 #define GIT_HOOKS_KEY_LINTSTAGED 0x1u
-#define GIT_HOOKS_KEY_HUSKY 0x2u
+#define GIT_HOOKS_KEY_HUSKY 0x2u /* "husky" and "gitHooks" (yorkie) */
 /* A package.json larger than this is taken as changed, unread (by the
  * change sets, write_file and a session's runners alike). */
 #define GIT_HOOKS_KEYS_MAX_BYTES (8u << 20)

