@@ -129,20 +129,25 @@ mount -t tmpfs tmpfs "$T/mnt"
 check "a bound host mount is no longer held after the exec" wait_for umount "$T/mnt"
 
 # --- the writer's priority once it is awaited -------------------------------
-"$AIRLOCK" exec --workspace "$ws" -- sleep 3 >/dev/null 2>&1 &
+# (Waits of up to 20 s each: a loaded machine starts it late.)
+"$AIRLOCK" exec --workspace "$ws" -- sleep 7 >/dev/null 2>&1 &
 apid=$!
-for i in $(seq 100); do
-	pgrep -f '^sleep 3$' >/dev/null && break
+for i in $(seq 400); do
+	pgrep -f '^sleep 7$' >/dev/null && break
 	sleep 0.05
 done
 # The writer: the process that holds the session's log open (forked by
 # this exec, or a spare an earlier one left).
 writer=""
-for p in /proc/[0-9]*; do
-	if ls -l "$p/fd" 2>/dev/null | grep -q "$AIRLOCK_HOME/sessions/.*/audit.jsonl"; then
-		writer=${p#/proc/}
-		break
-	fi
+for i in $(seq 400); do
+	for p in /proc/[0-9]*; do
+		if ls -l "$p/fd" 2>/dev/null | grep -q "$AIRLOCK_HOME/sessions/.*/audit.jsonl"; then
+			writer=${p#/proc/}
+			break
+		fi
+	done
+	[ -n "$writer" ] && break
+	sleep 0.05
 done
 check "the audit writer is found (sanity)" test -n "$writer"
 expect_eq "the writer runs at normal priority while the command runs" \
