@@ -86,8 +86,11 @@ ms=$(sed -n 's/^PING-MS //p' "$T/out")
 echo "# a ping on connection 2 while connection 1 does not read: $ms ms"
 expect_contains "connection 2 is answered while connection 1 does not read its replies" \
     "$out" 'c2 {"jsonrpc":"2.0","id":2,"result":{}}'
-# A blocked broker answers only when connection 1 reads again (4 s later).
-check "...at once: the connect round trip takes < 1 s ($ms ms)" test "${ms:-99999}" -lt 1000
+# A blocked broker answers only when connection 1 reads again (4 s later)
+# or connection 4 goes (5 s later).  The bound leaves room for a loaded
+# machine and an ASan build, where the broker is busy with connection 3's
+# 10000 pings at the same time (1114 ms seen in CI), and still tells the two.
+check "...at once: the connect round trip takes < 2.5 s ($ms ms)" test "${ms:-99999}" -lt 2500
 expect_eq "connection 1 gets every reply once it reads" \
     "$(sed -n 's/^C1-REPLIES //p' "$T/out")" "$N"
 expect_eq "...up to the last one" "$(sed -n 's/^C1-LAST //p' "$T/out")" 1
