@@ -38,7 +38,9 @@ mcp_call run_check '{"checkId":"noop","idempotencyKey":"n1"}' 60
 t1=$EPOCHREALTIME
 ms=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 1000 }')
 echo "# run_check over 40 GiB of holes: $ms ms"
-check "holes cost nothing to digest: run_check over 40 GiB of holes takes < 2 s ($ms ms)" test "$ms" -lt 2000
+# (93 ms here; the bound leaves room for an ASan build on a loaded
+# machine.  Digesting the holes as 40 GiB of data takes tens of seconds.)
+check "holes cost nothing to digest: run_check over 40 GiB of holes takes < 5 s ($ms ms)" test "$ms" -lt 5000
 
 mcp_call run_check '{"checkId":"dense","idempotencyKey":"d"}' 60
 expect_ok_result "a check wrote 400 MB of data"

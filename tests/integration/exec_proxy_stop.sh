@@ -61,7 +61,10 @@ start=$(date +%s%N)
     2>"$T/err2"
 expect_eq "an exec with a proxy that stops: status 0" "$?" 0
 took=$((($(date +%s%N) - start) / 1000000))
-check "... in well under the proxy's 5 s ($took ms)" test "$took" -lt 3000
+# An exec that waited out the proxy's 5 s takes that and its own time
+# (138 ms here); the bound leaves room for an ASan build on a loaded
+# machine, where the exec alone has taken seconds.
+check "... in well under the proxy's 5 s ($took ms < 4500 ms)" test "$took" -lt 4500
 expect_eq "... and nothing about the proxy on stderr" \
     "$(grep -c 'egress proxy' "$T/err2")" 0
 

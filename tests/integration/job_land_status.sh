@@ -13,7 +13,9 @@
 . "$top_srcdir/tests/integration/mcp_lib.sh"
 mcp_env
 ws=$(make_workspace)
-WAIT=6000
+# The waiter's deadline: the job's command (a second's sleep) must have
+# ended before it, under ASan on a loaded machine too (1.2 s here).
+WAIT=10000
 
 cat >"$T/m.yaml" <<EOF2
 tools:

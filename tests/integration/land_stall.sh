@@ -75,8 +75,10 @@ check "the run's $N files landed" test -f "$ws/d/$N" -a -f "$ws/d/zz"
 expect_eq "the run's call succeeded" "$(jr '.result.isError')" false
 echo "# slowest ping from the run's start to its answer: $worst ms ($pings_landing sent while the set was applied)"
 check "pings were sent while the set was applied" test "$pings_landing" -gt 0
-check "every one was answered within 1 s (5-13 s before; tens of ms here)" \
-    test "$worst" -lt 1000
+# The slowest of some fifty pings, on a machine busy creating the files:
+# room for an ASan build under load, far from a loop that waits.
+check "every one was answered within 2.5 s (5-13 s before; tens of ms here)" \
+    test "$worst" -lt 2500
 check "a read_file sent during the apply was held, not refused" \
     test "$sent_read" = 1 -a -n "$read"
 R=$read

@@ -94,7 +94,8 @@ expect_ok_result "the agent patches deploy.sh while the approval is pending"
 "$AIRLOCK" approve "$id1" --yes >"$T/approve1.out" 2>&1
 sleep 1
 check "the changed script did not run on the old approval" test ! -e "$ws/PWNED"
-check "the void is audited, naming deploy.sh" grep -q '"approval_voided".*deploy.sh' "$sess/audit.jsonl"
+# (Polled: a loaded machine writes the record late.)
+check "the void is audited, naming deploy.sh" wait_for grep -q '"approval_voided".*deploy.sh' "$sess/audit.jsonl"
 id2=$(pending_deploy "$id1")
 check "a new approval is pending in its place" test -n "$id2" -a "$id2" != "$id1"
 PV=$("$AIRLOCK" pending -v)
