@@ -20,7 +20,7 @@ tools:
     sideEffect: sandbox_process
     timeoutMs: 30000
 checks:
-  slow: ["sh", "-c", "echo early >early.txt; sleep 8; echo late >late.txt"]
+  slow: ["sh", "-c", "echo early >early.txt; sleep 8.0117; echo late >late.txt"]
   quick: ["sh", "-c", "echo quick >quick.txt"]
 YAML
 mcp_start "$T/m.yaml" "$ws"
@@ -28,7 +28,7 @@ sess=$(newest_session)
 mcp_send '{"jsonrpc":"2.0","id":100,"method":"tools/call","params":{"name":"run_check","arguments":{"checkId":"slow"}}}'
 # Its command runs (early.txt written, the sleep begun) before the
 # cancel: polled, a loaded machine starts it late.
-check "the slow check's command runs (sanity)" wait_for pgrep -f '^sleep 8$'
+check "the slow check's command runs (sanity)" wait_for pgrep -f '^sleep 8[.]0117$'
 t0=$(date +%s%N)
 mcp_send '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":100,"reason":"the user pressed Esc"}}'
 mcp_wait_id 100 20

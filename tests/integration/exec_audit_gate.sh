@@ -91,18 +91,13 @@ expect_eq "...only once exec_end and session_end are written" \
 rm -rf "$AIRLOCK_HOME"
 "$AIRLOCK" exec --workspace "$ws" -- /bin/sleep 30 2>/dev/null &
 xpid=$!
-# (Waits of up to 20 s: a loaded machine starts the exec, and ends its
-# log, late.)
-i=0
-while [ $i -lt 400 ] && ! grep -qs exec_start "$AIRLOCK_HOME"/sessions/*/audit.jsonl; do
-	sleep 0.05; i=$((i + 1))
-done
+# (Polled: a loaded machine starts the exec, and ends its log, late.)
+wait_for sh -c 'grep -qs exec_start "$1"/sessions/*/audit.jsonl' _ "$AIRLOCK_HOME"
 sleep 0.2
 kill -9 "$xpid"
 wait "$xpid" 2>/dev/null
 log=$(ls -d "$AIRLOCK_HOME"/sessions/*/audit.jsonl | head -n 1)
-i=0
-while [ $i -lt 400 ] && ! grep -qs session_end "$log"; do sleep 0.05; i=$((i + 1)); done
+wait_for grep -qs session_end "$log"
 expect_eq "airlock exec killed: exec_end says the supervisor was lost" \
     "$(jq -c 'select(.event == "exec_end") | .fields' "$log")" '{"supervisorLost":true}'
 "$AIRLOCK" audit verify -q "$log" >/dev/null 2>&1
