@@ -42,6 +42,8 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -790,47 +792,94 @@ addr_to_str(const struct sockaddr_storage *ss, char *out, size_t outlen)
 }
 
 /*
- * Is |ss| an address this machine holds?  Whatever its class, connecting
+ * Is |ss| an address of this machine?  Whatever its class, connecting
  * to one reaches the host's own services, as 127.0.0.1 does.  The kernel
- * tells: connect() on a UDP socket sends nothing and picks the source
- * address a connection to |ss| would use, and for an address of one of
- * the host's interfaces that is the address itself (its local route's
- * preferred source).  Returns 1, 0, or -1 (errno set) when it cannot
- * tell.
+ * tells: the route it would use for |ss| (RTM_GETROUTE, what "ip route
+ * get" asks) is of type RTN_LOCAL exactly when a packet to |ss| is
+ * delivered here.  The source address a connection would use is not
+ * enough: a secondary address's local route has the primary address as
+ * its source, and so has every other address of a prefix on lo or of
+ * an "AnyIP" local route, which no interface holds.  Returns 1, 0, or
+ * -1 (errno set) when it cannot tell.
  */
 static int
-addr_is_own(const struct sockaddr_storage *ss, socklen_t len)
+addr_is_own(const struct sockaddr_storage *ss)
 {
-	struct sockaddr_storage src;
-	socklen_t slen = sizeof(src);
-	int fd, own, e;
+	struct {
+		struct nlmsghdr	nh;
+		struct rtmsg	rt;
+		char		attr[RTA_SPACE(16)];
+	} req;
+	union {
+		struct nlmsghdr	nh;
+		char		buf[4096];
+	} rep;
+	struct sockaddr_nl kernel;
+	struct rtattr *rta;
+	const struct nlmsgerr *ne;
+	const struct rtmsg *rt;
+	const void *a;
+	size_t alen;
+	ssize_t n;
+	int fd, e, family = ss->ss_family;
 
-	if ((fd = socket(ss->ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1)
-		return -1;
-	if (connect(fd, (const struct sockaddr *)ss, len) == -1) {
-		e = errno;
-		close(fd);
-		errno = e;
-		/* No route: a TCP connect() fails the same way. */
-		return e == ENETUNREACH || e == EHOSTUNREACH ? 0 : -1;
+	if (family == AF_INET) {
+		a = &((const struct sockaddr_in *)ss)->sin_addr;
+		alen = 4;
+	} else {
+		a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
+		alen = 16;
+		/* An IPv6 socket connects to ::ffff:a.b.c.d over IPv4. */
+		if (IN6_IS_ADDR_V4MAPPED((const struct in6_addr *)a)) {
+			family = AF_INET;
+			a = (const unsigned char *)a + 12;
+			alen = 4;
+		}
 	}
-	memset(&src, 0, sizeof(src));
-	if (getsockname(fd, (struct sockaddr *)&src, &slen) == -1) {
+	memset(&req, 0, sizeof(req));
+	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.rt)) + RTA_LENGTH(alen);
+	req.nh.nlmsg_type = RTM_GETROUTE;
+	req.nh.nlmsg_flags = NLM_F_REQUEST;
+	req.nh.nlmsg_seq = 1;
+	req.rt.rtm_family = (unsigned char)family;
+	req.rt.rtm_dst_len = (unsigned char)(alen * 8);
+	rta = (struct rtattr *)(void *)req.attr;
+	rta->rta_type = RTA_DST;
+	rta->rta_len = RTA_LENGTH(alen);
+	memcpy(RTA_DATA(rta), a, alen);
+	memset(&kernel, 0, sizeof(kernel));
+	kernel.nl_family = AF_NETLINK;
+	if ((fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
+	    NETLINK_ROUTE)) == -1)
+		return -1;
+	/* The kernel answers within sendto(): the reply is queued. */
+	if (sendto(fd, &req, req.nh.nlmsg_len, 0, (struct sockaddr *)&kernel,
+	    sizeof(kernel)) != (ssize_t)req.nh.nlmsg_len ||
+	    (n = recv(fd, &rep, sizeof(rep), MSG_DONTWAIT)) == -1) {
 		e = errno;
 		close(fd);
 		errno = e;
 		return -1;
 	}
 	close(fd);
-	if (src.ss_family != ss->ss_family)
+	errno = EPROTO;
+	if (!NLMSG_OK(&rep.nh, (size_t)n) || rep.nh.nlmsg_seq != 1)
 		return -1;
-	if (ss->ss_family == AF_INET)
-		own = memcmp(&((struct sockaddr_in *)&src)->sin_addr,
-		    &((const struct sockaddr_in *)ss)->sin_addr, 4) == 0;
-	else
-		own = memcmp(&((struct sockaddr_in6 *)&src)->sin6_addr,
-		    &((const struct sockaddr_in6 *)ss)->sin6_addr, 16) == 0;
-	return own;
+	if (rep.nh.nlmsg_type == NLMSG_ERROR) {
+		if (rep.nh.nlmsg_len < NLMSG_LENGTH(sizeof(*ne)))
+			return -1;
+		ne = NLMSG_DATA(&rep.nh);
+		if (ne->error >= 0)
+			return -1;
+		errno = -ne->error;
+		/* No route: a TCP connect() fails the same way. */
+		return errno == ENETUNREACH || errno == EHOSTUNREACH ? 0 : -1;
+	}
+	if (rep.nh.nlmsg_type != RTM_NEWROUTE ||
+	    rep.nh.nlmsg_len < NLMSG_LENGTH(sizeof(*rt)))
+		return -1;
+	rt = NLMSG_DATA(&rep.nh);
+	return rt->rtm_type == RTN_LOCAL;
 }
 
 /*
@@ -840,8 +889,7 @@ addr_is_own(const struct sockaddr_storage *ss, socklen_t len)
  */
 static int
 conn_check_addr(const struct conn *c, const struct sockaddr_storage *ss,
-    socklen_t len, char *rule, size_t rulelen, char *reason,
-    size_t reasonlen)
+    char *rule, size_t rulelen, char *reason, size_t reasonlen)
 {
 	char as[INET6_ADDRSTRLEN];
 
@@ -851,7 +899,7 @@ conn_check_addr(const struct conn *c, const struct sockaddr_storage *ss,
 	if (strncmp(rule, "allow-ip", 8) == 0)
 		return 1;
 	addr_to_str(ss, as, sizeof(as));
-	switch (addr_is_own(ss, len)) {
+	switch (addr_is_own(ss)) {
 	case 0:
 		return 1;
 	case 1:
@@ -890,8 +938,8 @@ conn_resolved(struct proxy *p, struct conn *c, const struct resolver_rep *rep)
 		    rep->lens[i] > sizeof(*ss))
 			continue;
 		/* Every address is checked, even ones not used. */
-		if (!conn_check_addr(c, ss, (socklen_t)rep->lens[i], rule,
-		    sizeof(rule), reason, sizeof(reason))) {
+		if (!conn_check_addr(c, ss, rule, sizeof(rule), reason,
+		    sizeof(reason))) {
 			c->naddrs = 0;
 			addr_to_str(ss, c->address, sizeof(c->address));
 			conn_refuse(p, c, 403, "deny", "%s (%s resolves to it)",
@@ -1041,8 +1089,8 @@ conn_resolve(struct proxy *p, struct conn *c, const struct rules_target *t)
 		return;
 	}
 	/* A literal passed rules_check_target(); is it this machine's? */
-	if (!conn_check_addr(c, &c->addrs[0], c->addrlens[0], rule,
-	    sizeof(rule), reason, sizeof(reason))) {
+	if (!conn_check_addr(c, &c->addrs[0], rule, sizeof(rule), reason,
+	    sizeof(reason))) {
 		c->naddrs = 0;
 		addr_to_str(&c->addrs[0], c->address, sizeof(c->address));
 		conn_refuse(p, c, 403, "deny", "%s", reason);

@@ -232,6 +232,10 @@ EXTRA_DIST += tests/integration/paths.sh
 # that resolves to an address of the machine's own interfaces.
 TESTS += tests/integration/proxy_sandboxed.sh
 EXTRA_DIST += tests/integration/proxy_sandboxed.sh
+# ... and to an address the kernel delivers locally that is not the
+# source it picks for it: a secondary address, a prefix on lo, AnyIP.
+TESTS += tests/integration/proxy_own_local.sh
+EXTRA_DIST += tests/integration/proxy_own_local.sh
 # A name under a wildcard grant that does not exist is not looked up
 # again with resolv.conf's search domain (another host).
 TESTS += tests/integration/proxy_dns_search.sh
