@@ -227,6 +227,16 @@ act_run_check(struct call *c, json_t **out)
 
 #define WRITE_MAX	(4 * 1024 * 1024)	/* bytes per file written */
 
+static void
+free_where(char **where, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(where[i]);
+	free(where);
+}
+
 /*
  * Applies |changes| after the budget admits them; fills *out with an
  * error or returns 0.
@@ -236,7 +246,7 @@ commit_changes(struct call *c, const struct ws_change *changes, size_t n,
     int is_patch, json_t **out)
 {
 	const char	**paths, *rule = NULL;
-	char		  limit[64], err[512];
+	char		**where, limit[64], err[512];
 	size_t		  i;
 	int		  rc;
 
@@ -247,20 +257,36 @@ commit_changes(struct call *c, const struct ws_change *changes, size_t n,
 		return ACTION_ERROR;
 	}
 	paths = xcalloc(n ? n : 1, sizeof(*paths));
+	where = xcalloc(n ? n : 1, sizeof(*where));
 	for (i = 0; i < n; i++) {
-		paths[i] = changes[i].path;
 		/* The one write policy, as for every run's change set. */
 		if ((rule = wswrite_rule(&c->b->m->sandbox, &changes[i],
-		    paths[i])) != NULL) {
+		    changes[i].path)) != NULL) {
 			*out = tool_error("denied", 0, NULL, "%s: %s",
-			    paths[i], writepolicy_rule_text(rule));
+			    changes[i].path, writepolicy_rule_text(rule));
 			json_object_set_new(*out, "rule", json_string(rule));
-			free(paths);
-			return ACTION_ERROR;
+			goto refused;
 		}
+		/*
+		 * Counted by the file it lands on, as a change set's are:
+		 * "./requirements.txt" or "link/requirements.txt" (link ->
+		 * ".") rewrote a dependency file that the budget, comparing
+		 * names, counted as none.
+		 */
+		where[i] = xcalloc(1, PATH_REL_MAX + 1);
+		if ((rc = wswrite_where(c->b->rootfd, changes[i].path,
+		    where[i], PATH_REL_MAX + 1, err, sizeof(err))) != 0) {
+			/* As wswrite_apply() would refuse it. */
+			*out = tool_error(rc == AL_ERR_PATH ? "path_refused" :
+			    "write_failed", 0, NULL, "nothing was written: %s",
+			    err);
+			goto refused;
+		}
+		paths[i] = where[i];
 	}
 	rc = ledger_admit_write(c->b->ledger, paths, n, is_patch, limit,
 	    sizeof(limit));
+	free_where(where, n);
 	free(paths);
 	if (rc == AL_ERR_BUDGET) {
 		broker_budget_stop(c->b, limit);
@@ -286,6 +312,10 @@ commit_changes(struct call *c, const struct ws_change *changes, size_t n,
 		return ACTION_ERROR;
 	}
 	return 0;
+refused:
+	free_where(where, n);
+	free(paths);
+	return ACTION_ERROR;
 }
 
 static int

@@ -189,6 +189,22 @@ canonical_path(int rootfd, int dirfd, const char *base, char *out,
 	return n < 0 || (size_t)n >= outlen ? AL_ERR_SYSTEM : 0;
 }
 
+int
+wswrite_where(int rootfd, const char *path, char *out, size_t outlen,
+    char *err, size_t errlen)
+{
+	const char	*base;
+	int		 dirfd, rc;
+
+	if ((rc = open_parent(rootfd, path, &dirfd, &base, err, errlen)) != 0)
+		return rc;
+	rc = canonical_path(rootfd, dirfd, base, out, outlen);
+	close(dirfd);
+	if (rc != 0)
+		snprintf(err, errlen, "%s: cannot tell where it is", path);
+	return rc != 0 ? AL_ERR_PATH : 0;
+}
+
 /* Checks the existing target: a regular file with one link, or absent. */
 static int
 check_target(int dirfd, const char *base, const char *path, struct stat *st,

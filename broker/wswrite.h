@@ -70,6 +70,18 @@ int	wswrite_read(int rootfd, const char *path, size_t max, char **data,
 	    __attribute__((warn_unused_result));
 
 /*
+ * Where a write of |path| lands beneath |rootfd|, as wswrite_apply()
+ * resolves it: its directory opened beneath the workspace and named as
+ * the kernel names it, so that "./x", "d//x" and "link/x" (link -> ".")
+ * all give "x".  The budgets count this name: the ledger compares
+ * strings, and a dependency file written as "./requirements.txt" was
+ * counted as none.  Returns 0 with |out|, or a negative code with a
+ * message in err (then wswrite_apply() would refuse |path| too).
+ */
+int	wswrite_where(int rootfd, const char *path, char *out, size_t outlen,
+	    char *err, size_t errlen) __attribute__((warn_unused_result));
+
+/*
  * Applies changes[0..n) atomically as described above.  Returns 0, or a
  * negative code with a message in err; on failure nothing has changed.
  * AL_ERR_DENIED: the write policy refused where a change really lands,

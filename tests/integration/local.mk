@@ -143,6 +143,10 @@ EXTRA_DIST += tests/integration/wswrite_crash.sh
 # Budgets counted from change sets and broker writes alike (issue 12).
 TESTS += tests/integration/changeset_budget.sh
 EXTRA_DIST += tests/integration/changeset_budget.sh
+# A broker write is counted by the file it lands on: "./requirements.txt"
+# or a link to "." is the dependency file.
+TESTS += tests/integration/budget_path_alias.sh
+EXTRA_DIST += tests/integration/budget_path_alias.sh
 # airlock profile --seatbelt: goldens and the SBPL lint (issue 19).
 TESTS += tests/integration/seatbelt_profiles.sh
 EXTRA_DIST += tests/integration/seatbelt_profiles.sh tests/seatbelt

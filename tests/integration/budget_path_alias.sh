@@ -1,0 +1,108 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# maxAddedDependencies counts a broker write by the file it lands on, not
+# by the name the agent gave: "./requirements.txt", "deps//package.json",
+# or a link "alias" -> "." the agent's own check made (a write or a
+# patch through it) each rewrote a dependency file with the budget at
+# 0 and counted none (status: used 0), since the ledger compared the
+# given string with the manifest's "requirements.txt".
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/mcp_lib.sh"
+mcp_env
+ws=$(make_workspace)
+mkdir -p "$ws/deps"
+
+cat >"$T/m.yaml" <<'EOF2'
+tools:
+  - name: run_check
+    input: { checkId: approved_check }
+    output: { exitCode: integer, stdout: string }
+    sideEffect: sandbox_process
+    timeoutMs: 20000
+  - name: write_file
+    input: { path: workspace_relative_path, content: string }
+    output: { sha256: sha256, bytes: integer }
+    sideEffect: workspace_write
+    timeoutMs: 2000
+  - name: apply_patch
+    input: { patch: unified_diff, expectedBaseSha: sha256 }
+    output: { changedFiles: string_list, newSha: sha256 }
+    sideEffect: workspace_write
+    timeoutMs: 5000
+checks:
+  alias: ["ln", "-s", ".", "alias"]
+dependencyFiles: [ "requirements.txt", "deps/package.json" ]
+runBudget:
+  maxChangedFiles: 50
+  maxAddedDependencies: 0
+EOF2
+
+reset_deps() {
+	echo "requests==2.0" >"$ws/requirements.txt"
+	echo '{"dependencies":{}}' >"$ws/deps/package.json"
+}
+used_deps() {
+	mcp_rpc airlock/session/status '{}'
+	jr .result.budgets.maxAddedDependencies.used
+}
+
+# write_file PATH FILE: a session writes a dependency through PATH; it
+# must be stopped by maxAddedDependencies 0 and FILE left alone.
+write_alias() {
+	local path=$1 file=$2 before
+
+	reset_deps
+	before=$(cat "$ws/$file")
+	mcp_start "$T/m.yaml" "$ws"
+	mcp_call write_file "{\"path\":\"$path\",\"content\":\"evilpkg==6.6.6\\n\"}"
+	expect_eq "write_file $path: budget_exhausted" \
+	    "$(jr .result.structuredContent.errorClass)" budget_exhausted
+	expect_eq "write_file $path: $file unchanged" "$(cat "$ws/$file")" "$before"
+	mcp_stop
+}
+
+# The control: the name as the manifest spells it is counted.
+write_alias requirements.txt requirements.txt
+write_alias ./requirements.txt requirements.txt
+write_alias .//requirements.txt requirements.txt
+write_alias deps//package.json deps/package.json
+write_alias ./deps/./package.json deps/package.json
+
+# A link of the agent's own making: a check's change set lands "alias"
+# -> "." (a link inside the workspace: the write policy allows it), then
+# write_file goes through it.
+reset_deps
+rm -f "$ws/alias"
+mcp_start "$T/m.yaml" "$ws"
+mcp_call run_check '{"checkId":"alias"}' 60
+expect_eq "the check's link landed" "$(readlink "$ws/alias")" .
+mcp_call write_file '{"path":"alias/requirements.txt","content":"evilpkg==6.6.6\n"}'
+expect_eq "write_file alias/requirements.txt: budget_exhausted" \
+    "$(jr .result.structuredContent.errorClass)" budget_exhausted
+expect_eq "requirements.txt unchanged" "$(cat "$ws/requirements.txt")" "requests==2.0"
+mcp_stop
+
+# apply_patch takes the same road (its parser refuses a "." component,
+# not a link).
+reset_deps
+printf -- '--- a/alias/requirements.txt\n+++ b/alias/requirements.txt\n@@ -1 +1,2 @@\n requests==2.0\n+evilpkg==6.6.6\n' >"$T/p.diff"
+base=$(sha256sum <"$ws/requirements.txt" | cut -d' ' -f1)
+mcp_start "$T/m.yaml" "$ws"
+mcp_call apply_patch "{\"patch\":$(json_str "$T/p.diff"),\"expectedBaseSha\":\"$base\"}"
+expect_eq "apply_patch of alias/requirements.txt: budget_exhausted" \
+    "$(jr .result.structuredContent.errorClass)" budget_exhausted
+expect_eq "requirements.txt unchanged by the patch" "$(cat "$ws/requirements.txt")" "requests==2.0"
+mcp_stop
+rm -f "$ws/alias"
+
+# Writes elsewhere still land, counting no dependency.
+reset_deps
+mcp_start "$T/m.yaml" "$ws"
+mcp_call write_file '{"path":"./notes.txt","content":"x\n"}'
+expect_eq "write_file ./notes.txt: applied" "$(jr .result.isError)" false
+expect_eq "notes.txt landed" "$(cat "$ws/notes.txt")" x
+expect_eq "no dependency counted" "$(used_deps)" 0
+mcp_stop
+finish
