@@ -284,6 +284,7 @@ commit_changes(struct call *c, const struct ws_change *changes, size_t n,
 		}
 		paths[i] = where[i];
 	}
+	broker_dependency_real(c->b);
 	rc = ledger_admit_write(c->b->ledger, paths, n, is_patch, limit,
 	    sizeof(limit));
 	free_where(where, n);

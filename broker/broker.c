@@ -52,6 +52,7 @@
 #include "broker/secrets.h"
 #include "broker/status.h"
 #include "broker/wsdigest.h"
+#include "broker/wswrite.h"
 #include "broker/wsjob.h"
 #include "broker/shellgate.h"
 #include "common/buf.h"
@@ -59,6 +60,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "common/vis.h"
+#include "policy/path.h"
 #include "policy/types.h"
 
 #define MCP_PROTOCOL_LATEST	"2025-06-18"
@@ -94,6 +96,25 @@ trace_col(const char *s, size_t width)
 	if ((v = vis_dup_fit(s, strlen(s), 0, width, NULL)) == NULL)
 		fatalx("out of memory");
 	return v;
+}
+
+void
+broker_dependency_real(struct broker *b)
+{
+	const struct manifest *m = b->m;
+	char **real, buf[PATH_REL_MAX + 1];
+	size_t i, n = 0;
+
+	real = xcalloc(m->ndependency_files + 1, sizeof(*real));
+	for (i = 0; i < m->ndependency_files; i++)
+		if (wswrite_real(b->rootfd, m->dependency_files[i], buf,
+		    sizeof(buf)) == 0 &&
+		    strcmp(buf, m->dependency_files[i]) != 0)
+			real[n++] = xstrdup(buf);
+	ledger_dependency_real(b->ledger, (const char *const *)real, n);
+	for (i = 0; i < n; i++)
+		free(real[i]);
+	free(real);
 }
 
 void

@@ -331,6 +331,11 @@ void		 broker_turn_end(void *arg);
  * the broker; later calls get budget_exhausted.
  */
 void		 broker_budget_stop(struct broker *b, const char *limit);
+/*
+ * Tells the ledger where each dependency file really is (a link may make
+ * it another file: ledger_dependency_real()), before it counts a write.
+ */
+void		 broker_dependency_real(struct broker *b);
 /* The budget_exhausted error for |limit|, naming the session's trace. */
 json_t		*broker_budget_error(struct broker *b, const char *limit);
 

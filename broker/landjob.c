@@ -641,6 +641,7 @@ admit(struct lander *l, char *payload, size_t len)
 		paths[i++] = payload + off;
 	/* A command's writes are an attempt at a failing gate, as a patch
 	 * is; a check's own (its build output) are not. */
+	broker_dependency_real(b);
 	rc = ledger_admit_write(
 	    b->ledger, paths, n, c->check == NULL, limit, sizeof(limit));
 	if (rc == AL_ERR_BUDGET) {

@@ -45,6 +45,8 @@ struct ledger {
 	char			**changed;	/* distinct paths written, sorted */
 	size_t			 nchanged;
 	int64_t			 deps;
+	char			**dep_real;	/* ledger_dependency_real() */
+	size_t			 ndep_real;
 	struct idem		*idem;
 	size_t			 nidem;
 	struct gate		*gates;
@@ -79,6 +81,9 @@ ledger_free(struct ledger *l)
 	for (i = 0; i < l->nchanged; i++)
 		free(l->changed[i]);
 	free(l->changed);
+	for (i = 0; i < l->ndep_real; i++)
+		free(l->dep_real[i]);
+	free(l->dep_real);
 	for (i = 0; i < l->nidem; i++) {
 		free(l->idem[i].tool);
 		free(l->idem[i].key);
@@ -178,14 +183,31 @@ is_changed(const struct ledger *l, size_t n, const char *path)
 }
 
 static int
-is_dependency_file(const struct manifest *m, const char *path)
+is_dependency_file(const struct ledger *l, const char *path)
 {
 	size_t i;
 
-	for (i = 0; i < m->ndependency_files; i++)
-		if (strcmp(m->dependency_files[i], path) == 0)
+	for (i = 0; i < l->m->ndependency_files; i++)
+		if (strcmp(l->m->dependency_files[i], path) == 0)
+			return 1;
+	for (i = 0; i < l->ndep_real; i++)
+		if (strcmp(l->dep_real[i], path) == 0)
 			return 1;
 	return 0;
+}
+
+void
+ledger_dependency_real(struct ledger *l, const char *const *real, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < l->ndep_real; i++)
+		free(l->dep_real[i]);
+	free(l->dep_real);
+	l->dep_real = n > 0 ? xcalloc(n, sizeof(*l->dep_real)) : NULL;
+	for (i = 0; i < n; i++)
+		l->dep_real[i] = xstrdup(real[i]);
+	l->ndep_real = n;
 }
 
 static int
@@ -224,7 +246,7 @@ ledger_admit_write(struct ledger *l, const char *const *paths, size_t n,
 	for (i = 0; i < nv; i++) {
 		if (!is_changed(l, l->nchanged, v[i]))
 			fresh++;
-		if (is_dependency_file(l->m, v[i]))
+		if (is_dependency_file(l, v[i]))
 			deps++;
 	}
 	if (b->max_changed_files >= 0 &&

@@ -55,6 +55,17 @@ const char *ledger_stopped(const struct ledger *l);
 void	ledger_stop(struct ledger *l, const char *limit);
 
 /*
+ * Where the dependency files really are when a link (the file's own or
+ * a directory's above it) makes one of them another file: real[0..n),
+ * workspace-relative, copied, replacing the list given before.  A write
+ * there is a change of that dependency file: a run that made
+ * requirements.txt a link to reqs.txt was counted once and then
+ * appended to reqs.txt at will.
+ */
+void	ledger_dependency_real(struct ledger *l, const char *const *real,
+	    size_t n);
+
+/*
  * Before a workspace write of the files paths[0..n): checks the changed
  * files and added dependencies budgets, and, for an attempt (|is_patch|:
  * apply_patch, write_file, a command's change set; not a check's own

@@ -157,6 +157,30 @@ open_parent(int rootfd, const char *path, int *dirfd, const char **base,
 	    errlen);
 }
 
+/* |fd|'s name relative to the workspace |rootfd| ("" for the root), as
+ * the kernel names it.  Returns 0 or AL_ERR_SYSTEM. */
+static int
+rel_name(int rootfd, int fd, char *out, size_t outlen)
+{
+	char	 root[4096], dir[4096], link[64];
+	ssize_t	 n;
+	size_t	 rl;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", rootfd);
+	if ((n = readlink(link, root, sizeof(root) - 1)) < 0)
+		return AL_ERR_SYSTEM;
+	root[n] = '\0';
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	if ((n = readlink(link, dir, sizeof(dir) - 1)) < 0)
+		return AL_ERR_SYSTEM;
+	dir[n] = '\0';
+	rl = strlen(root);
+	if (strncmp(dir, root, rl) != 0 || (dir[rl] != '\0' && dir[rl] != '/'))
+		return AL_ERR_SYSTEM;
+	n = snprintf(out, outlen, "%s", dir[rl] == '/' ? dir + rl + 1 : "");
+	return n < 0 || (size_t)n >= outlen ? AL_ERR_SYSTEM : 0;
+}
+
 /*
  * Where |base| in |dirfd| really is, relative to the workspace: the
  * kernel's name for the resolved directory, so that "./.git/x" or a
@@ -167,26 +191,28 @@ static int
 canonical_path(int rootfd, int dirfd, const char *base, char *out,
     size_t outlen)
 {
-	char	 root[4096], dir[4096], link[64];
-	ssize_t	 n;
-	size_t	 rl;
+	char	 dir[4096];
+	int	 n;
 
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", rootfd);
-	if ((n = readlink(link, root, sizeof(root) - 1)) < 0)
+	if (rel_name(rootfd, dirfd, dir, sizeof(dir)) != 0)
 		return AL_ERR_SYSTEM;
-	root[n] = '\0';
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
-	if ((n = readlink(link, dir, sizeof(dir) - 1)) < 0)
-		return AL_ERR_SYSTEM;
-	dir[n] = '\0';
-	rl = strlen(root);
-	if (strncmp(dir, root, rl) != 0 || (dir[rl] != '\0' && dir[rl] != '/'))
-		return AL_ERR_SYSTEM;
-	if (dir[rl] == '\0')
+	if (dir[0] == '\0')
 		n = snprintf(out, outlen, "%s", base);
 	else
-		n = snprintf(out, outlen, "%s/%s", dir + rl + 1, base);
+		n = snprintf(out, outlen, "%s/%s", dir, base);
 	return n < 0 || (size_t)n >= outlen ? AL_ERR_SYSTEM : 0;
+}
+
+int
+wswrite_real(int rootfd, const char *path, char *out, size_t outlen)
+{
+	int	fd, rc;
+
+	if ((rc = path_resolve(rootfd, path, O_PATH, &fd, NULL, 0)) != 0)
+		return rc;
+	rc = rel_name(rootfd, fd, out, outlen);
+	close(fd);
+	return rc;
 }
 
 int

@@ -82,6 +82,14 @@ int	wswrite_where(int rootfd, const char *path, char *out, size_t outlen,
 	    char *err, size_t errlen) __attribute__((warn_unused_result));
 
 /*
+ * Where |path| beneath |rootfd| really is, every link on the way (the
+ * last one too) followed, never out of the workspace: 0 with |out|
+ * (workspace-relative), or a negative code (absent, a link out, ...).
+ */
+int	wswrite_real(int rootfd, const char *path, char *out, size_t outlen)
+	    __attribute__((warn_unused_result));
+
+/*
  * Applies changes[0..n) atomically as described above.  Returns 0, or a
  * negative code with a message in err; on failure nothing has changed.
  * AL_ERR_DENIED: the write policy refused where a change really lands,

@@ -6,7 +6,9 @@
 # or a link "alias" -> "." the agent's own check made (a write or a
 # patch through it) each rewrote a dependency file with the budget at
 # 0 and counted none (status: used 0), since the ledger compared the
-# given string with the manifest's "requirements.txt".
+# given string with the manifest's "requirements.txt".  And a run that
+# made requirements.txt a link to reqs.txt was counted once, then every
+# later run appended to reqs.txt uncounted.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -14,7 +16,8 @@ mcp_env
 ws=$(make_workspace)
 mkdir -p "$ws/deps"
 
-cat >"$T/m.yaml" <<'EOF2'
+manifest() {
+	cat >"$T/m.yaml" <<EOF2
 tools:
   - name: run_check
     input: { checkId: approved_check }
@@ -33,19 +36,25 @@ tools:
     timeoutMs: 5000
 checks:
   alias: ["ln", "-s", ".", "alias"]
+  relink: ["sh", "-c", "mv requirements.txt reqs.txt && ln -s reqs.txt requirements.txt"]
+  append: ["sh", "-c", "echo evilpkg==6.6.6 >>requirements.txt"]
 dependencyFiles: [ "requirements.txt", "deps/package.json" ]
 runBudget:
   maxChangedFiles: 50
-  maxAddedDependencies: 0
+  maxAddedDependencies: ${DEPS:-0}
 EOF2
+}
+manifest
 
 reset_deps() {
 	echo "requests==2.0" >"$ws/requirements.txt"
 	echo '{"dependencies":{}}' >"$ws/deps/package.json"
 }
+# used_deps: maxAddedDependencies' use, in $USED (not a subshell: the
+# request ids must advance).
 used_deps() {
 	mcp_rpc airlock/session/status '{}'
-	jr .result.budgets.maxAddedDependencies.used
+	USED=$(jr .result.budgets.maxAddedDependencies.used)
 }
 
 # write_file PATH FILE: a session writes a dependency through PATH; it
@@ -97,12 +106,40 @@ expect_eq "requirements.txt unchanged by the patch" "$(cat "$ws/requirements.txt
 mcp_stop
 rm -f "$ws/alias"
 
+# A change set that makes the dependency file a link is counted once
+# (maxAddedDependencies 1), and what later runs append through the link
+# lands in reqs.txt: that is the dependency file too.
+reset_deps
+rm -f "$ws/reqs.txt"
+DEPS=1 manifest
+mcp_start "$T/m.yaml" "$ws"
+mcp_call run_check '{"checkId":"relink"}' 60
+used_deps
+expect_eq "the link counts one dependency" "$USED" 1
+mcp_call run_check '{"checkId":"append"}' 60
+expect_eq "appending through it: refused" \
+    "$(jr .result.structuredContent.errorClass)" change_refused
+expect_contains "the refusal names maxAddedDependencies" \
+    "$(jr -c .result.structuredContent.refused)" maxAddedDependencies
+expect_eq "reqs.txt unchanged" "$(cat "$ws/reqs.txt")" "requests==2.0"
+mcp_stop
+# write_file of the link's target is the same door.
+DEPS=0 manifest
+mcp_start "$T/m.yaml" "$ws"
+mcp_call write_file '{"path":"reqs.txt","content":"evilpkg==6.6.6\n"}'
+expect_eq "write_file reqs.txt (requirements.txt -> reqs.txt): budget_exhausted" \
+    "$(jr .result.structuredContent.errorClass)" budget_exhausted
+expect_eq "reqs.txt unchanged by write_file" "$(cat "$ws/reqs.txt")" "requests==2.0"
+mcp_stop
+rm -f "$ws/requirements.txt" "$ws/reqs.txt"
+
 # Writes elsewhere still land, counting no dependency.
 reset_deps
 mcp_start "$T/m.yaml" "$ws"
 mcp_call write_file '{"path":"./notes.txt","content":"x\n"}'
 expect_eq "write_file ./notes.txt: applied" "$(jr .result.isError)" false
 expect_eq "notes.txt landed" "$(cat "$ws/notes.txt")" x
-expect_eq "no dependency counted" "$(used_deps)" 0
+used_deps
+expect_eq "no dependency counted" "$USED" 0
 mcp_stop
 finish
