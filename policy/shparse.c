@@ -47,6 +47,7 @@ struct heredoc {
 	int quoted, strip, depth;
 	size_t cmd; /* index in out->cmds, or SIZE_MAX: not
 				   pushed yet */
+	size_t redir; /* index in that command's redirs */
 };
 
 struct ps {
@@ -157,8 +158,10 @@ cmd_free(struct shcmd *c)
 		free(c->assigns[i].text);
 	for (i = 0; i < c->nwords; i++)
 		free(c->words[i].text);
-	for (i = 0; i < c->nredirs; i++)
+	for (i = 0; i < c->nredirs; i++) {
 		free(c->redirs[i].target.text);
+		free(c->redirs[i].body.text);
+	}
 	free(c->assigns);
 	free(c->words);
 	free(c->redirs);
@@ -760,6 +763,8 @@ read_heredocs(struct ps *ps)
 	for (i = 0; i < ps->nhd && !ps->failed; i++) {
 		struct heredoc *h = &ps->hd[i];
 		size_t dlen = strlen(h->delim);
+		struct wbuf b = { NULL, 0, 0 };
+		struct shword *body;
 
 		if (h->depth != ps->depth) {
 			fail(ps, "a here-document crosses a substitution");
@@ -795,9 +800,24 @@ read_heredocs(struct ps *ps)
 			if (holds_subst(line, 0, n) && h->cmd != SIZE_MAX)
 				ps->out->cmds[h->cmd].why = "a substitution in "
 							    "a here-document";
-			else if (holds_subst(line, 0, n))
+			else if (h->cmd == SIZE_MAX &&
+			    (holds_subst(line, 0, n) ||
+				memchr(line, '$', n) != NULL))
 				fail(ps, "a here-document of no command");
+			/* Its expansions are the command's, as a word's
+			   are: bash evaluates ${x@P}, $[x], ${a[x]} in a
+			   body as in an argument (policy/shrules.c). */
+			wb_add(&b, line, n);
+			wb_addc(&b, '\n');
 		}
+		if (b.p != NULL && h->cmd != SIZE_MAX && !ps->failed) {
+			body = &ps->out->cmds[h->cmd].redirs[h->redir].body;
+			free(body->text);
+			body->text = b.p;
+			body->len = b.len;
+			body->flags = SHW_PARAM | SHW_ARITH;
+		} else
+			free(b.p);
 	}
 	for (i = 0; i < ps->nhd; i++)
 		free(ps->hd[i].delim);
@@ -1014,6 +1034,7 @@ parse_redir(struct ps *ps, struct shcmd *c)
 		h->strip = strip;
 		h->depth = ps->depth;
 		h->cmd = SIZE_MAX;
+		h->redir = c->nredirs - 1;
 	}
 	next_token(ps);
 }

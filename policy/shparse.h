@@ -70,6 +70,10 @@ enum shredir_op {
 struct shredir {
 	enum shredir_op op;
 	struct shword target;
+	struct shword body; /* SHR_HEREDOC with an unquoted delimiter:
+					   the body as written (the shell expands
+					   it like a word in "..."); else text
+					   NULL */
 };
 
 struct shcmd {

@@ -1191,8 +1191,10 @@ decide_cmd(const struct shell_rules *r, const struct shcmd *c, const char *ws,
 			set_why(o, "a command or process substitution");
 		check_arith_word(&c->words[i], o);
 	}
-	for (i = 0; i < c->nredirs; i++)
+	for (i = 0; i < c->nredirs; i++) {
 		check_arith_word(&c->redirs[i].target, o);
+		check_arith_word(&c->redirs[i].body, o);
+	}
 	check_redirs(c, ws, o);
 	/* "for NAME in ...": NAME is set */
 	if (c->header && c->nwords > 0)

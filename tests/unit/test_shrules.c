@@ -441,6 +441,18 @@ static const struct row rows[] = {
 	S("cat <<EOF", ASK),
 	S("cat <<EOF\nx\\\nEOF\ngit status\nEOF", ASK),
 	S("cat <<< 'git push'", ALLOW),
+	/* an unquoted body is expanded as a word is: bash evaluates what
+	   it evaluates in an argument (each ran x's substitution) */
+	S("x='$(git push)'; cat <<EOF\n${x@P}\nEOF", ASK),
+	S("cat <<EOF\n$[x]\nEOF", ASK),
+	S("cat <<EOF\n${a[x]}\nEOF", ASK),
+	S("cat <<EOF\n${!x}\nEOF", ASK),
+	S("cat <<EOF\na\n  ${y:x}\nEOF", ASK),
+	S("cat <<'EOF'\n${x@P} $[x]\nEOF", ALLOW),
+	S("cat <<EOF\n${HOME} $x ${x:-y} $((1+2 > 2))\nEOF", ASK),
+	S("cat <<EOF\n${HOME} $x ${x:-y} ${#x}\nEOF", ALLOW),
+	T("cat <<EOF\n${x@P}\nEOF", ASK),
+	T("cat <<EOF\n$x\nEOF", ALLOW),
 	/* what the parser does not follow */
 	S("echo 'unterminated", ASK),
 	S("echo \"unterminated", ASK),

@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# Shell rules on a host whose /bin/sh is bash: the body of a
+# here-document with an unquoted delimiter is expanded like a word in
+# "...", so bash evaluates there what it evaluates in an argument: a
+# prompt expansion ${x@P} runs the substitutions in x's value, and
+# $[x], ${a[x]} and ${!x} evaluate the subscript in x's value.  The
+# rules made those unresolvable in a word, but read only substitutions
+# in a body: "x='$(git push)'; cat <<EOF / ${x@P} / EOF" was allowed
+# (no rule matched: cat, and an assignment) and ran git push.  Played
+# for real with bash as the sandbox's /bin/sh (a mount namespace of its
+# own, as shell_rules_bash.sh): each string now waits for a human and
+# nothing of it runs.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/mcp_lib.sh"
+mcp_env
+if ! command -v unshare >/dev/null || [ "$(id -u)" -ne 0 ]; then
+	echo "# SKIP needs root and unshare(1) to give /bin/sh another shell"
+	exit 77
+fi
+ws=$(make_workspace)
+# A value the agent wrote earlier: a subscript that creates a file.
+printf 'a[$(>%s/pwned-arith)]\n' "$ws" >"$ws/arith.txt"
+
+{
+	cat "$top_srcdir/contrib/manifests/shell-rules.yaml"
+	printf 'approvals:\n  approvers: [%s]\n  ttlSeconds: 60\n' "$(id -un)"
+} >"$T/m.yaml"
+
+cat >"$T/airlock-bash-sh" <<EOF
+#!/bin/bash
+exec unshare -m --propagation private bash -c \
+    'mount --bind /bin/bash /bin/sh && exec "\$0" "\$@"' "$AIRLOCK" "\$@"
+EOF
+chmod 755 "$T/airlock-bash-sh"
+REAL_AIRLOCK=$AIRLOCK
+AIRLOCK="$T/airlock-bash-sh"
+
+mcp_start "$T/m.yaml" "$ws"
+shell 'echo "sh is ${BASH_VERSION:+bash}"'
+expect_ok_result "control: an allowed command runs"
+expect_eq "control: the sandbox's /bin/sh is bash" "$(jr .result.structuredContent.stdout)" "sh is bash"
+shell 'x=ok; cat <<EOF
+body ${x} $x
+EOF'
+expect_ok_result "control: a here-document with plain expansions runs"
+expect_eq "control: its body is expanded" "$(jr .result.structuredContent.stdout)" "body ok ok"
+
+AIRLOCK=$REAL_AIRLOCK
+id=100 last=
+for cmd in "x='\$(>pwned-prompt)'; cat <<EOF
+\${x@P}
+EOF" 'read x <arith.txt; cat <<EOF
+$[x]
+EOF' 'read x <arith.txt; cat <<EOF
+${a[x]}
+EOF' 'read x <arith.txt; cat <<EOF
+${!x}
+EOF'; do
+	id=$((id + 1))
+	n=${cmd//$'\n'/ \\n }
+	call_async "$id" "$(js "$cmd")"
+	pid=$(pending_shell "$last")
+	check "$n: waits for a human" test -n "$pid"
+	expect_contains "$n: the approver sees why" \
+	    "$("$AIRLOCK" pending -v)" "unresolvable"
+	"$AIRLOCK" deny "$pid" --reason no >/dev/null 2>&1
+	mcp_wait_id "$id"
+	expect_error_class "$n: refused when the human says no" approval_denied
+	last=$pid
+done
+check "nothing of the prompt expansion ran" test ! -e "$ws/pwned-prompt"
+check "nothing of the file ran" test ! -e "$ws/pwned-arith"
+mcp_stop
+finish
