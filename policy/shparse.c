@@ -1087,6 +1087,14 @@ parse_simple(struct ps *ps)
 		/* "for x do ...": the body starts at "do". */
 		if (c.header && is_keyword(&ps->cur.w, "do"))
 			break;
+		/* bash's {NAME}>file sets NAME to the new fd (PATH too),
+		   and evaluates NAME's subscript: a redirection, not a
+		   word, that the rules cannot see through. */
+		if (ps->cur.w.len > 2 && ps->cur.w.text[0] == '{' &&
+		    ps->cur.w.text[ps->cur.w.len - 1] == '}' &&
+		    (at(ps, skip_bnl(ps, 0)) == '<' ||
+			at(ps, skip_bnl(ps, 0)) == '>'))
+			c.why = "a {NAME} redirection (bash sets NAME)";
 		if (c.nwords == 0 && !c.header && is_assignment(ps, &ps->cur))
 			add_word(&c.assigns, &c.nassigns, &ps->cur.w);
 		else

@@ -453,6 +453,16 @@ static const struct row rows[] = {
 	S("cat <<EOF\n${HOME} $x ${x:-y} ${#x}\nEOF", ALLOW),
 	T("cat <<EOF\n${x@P}\nEOF", ASK),
 	T("cat <<EOF\n$x\nEOF", ALLOW),
+	/* bash's {NAME}>file sets NAME to the fd (PATH=11 ran ./11/git)
+	   and evaluates NAME's subscript */
+	T(": {PATH}>/dev/null; git status", ASK),
+	T("echo hi {a[x]}>/dev/null", ASK),
+	T("echo hi {a[x]}\\\n>/dev/null", ASK),
+	T("echo {a}<<<x", ASK),
+	T("echo {a}>&-", ASK),
+	T("echo {a} >/dev/null", ALLOW),
+	T("echo a{b}>/dev/null", ALLOW),
+	S("echo hi {a[x]}>/dev/null", ASK),
 	/* what the parser does not follow */
 	S("echo 'unterminated", ASK),
 	S("echo \"unterminated", ASK),
