@@ -691,18 +691,22 @@ command_argv(struct call *c, json_t **out)
 	argv = strv_new(t->ncommand);
 	for (i = 0; i < t->ncommand; i++) {
 		const char	*el = t->command[i];
-		size_t		 len = strlen(el);
 		char		 name[256], num[64];
 		json_t		*v;
 		const char	*val;
 
-		if (len < 3 || el[0] != '{' || el[len - 1] != '}') {
+		/*
+		 * Literal unless the loader took it for a placeholder: an
+		 * element such as "{/^#/!p}" or "{{.Name}}" was dropped here,
+		 * and the agent's next argument took its place (sed's
+		 * program, --format's template).
+		 */
+		if (!manifest_placeholder(el, name, sizeof(name))) {
 			argv[n++] = xstrdup(el);
 			if (strcmp(el, "--") == 0)
 				after_dashes = 1;
 			continue;
 		}
-		snprintf(name, sizeof(name), "%.*s", (int)(len - 2), el + 1);
 		v = json_object_get(c->args, name);
 		if (v == NULL)
 			continue;	/* an optional argument left out */

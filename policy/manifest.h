@@ -383,6 +383,15 @@ const struct tool	*manifest_tool(const struct manifest *m, const char *name);
 const struct check	*manifest_check(const struct manifest *m, const char *id);
 
 /*
+ * Whether the command template element |el| is a placeholder: exactly
+ * "{ident}" with ident a field name ([A-Za-z_][A-Za-z0-9_]*, at most 64
+ * bytes).  Returns 1 and copies ident to name[0..namelen), or 0: the
+ * element is literal, braces and all.  The loader and the broker's argv
+ * filling both ask this, so that they agree on what is the agent's.
+ */
+int	manifest_placeholder(const char *el, char *name, size_t namelen);
+
+/*
  * A type_check_exists_fn for type_validate(): returns 1 if |id| names a
  * check of the manifest |m| (a const struct manifest *), else 0.
  */

@@ -26,8 +26,6 @@ static const char *const tool_keys[] = { "name", "description", "input",
 	"escalation", NULL };
 static const char *const secret_keys[] = { "name", "env", "file", NULL };
 
-static int placeholder(const char *, char *, size_t);
-
 static const char *
 base_name(const char *s)
 {
@@ -62,7 +60,7 @@ runs_code_text(char *const *argv, size_t n)
 	/* Tokens of the fixed elements; placeholders are the agent's. */
 	toks = xcalloc(1, sizeof(*toks));
 	for (i = 0; i < n; i++) {
-		if (placeholder(argv[i], name, sizeof(name)))
+		if (manifest_placeholder(argv[i], name, sizeof(name)))
 			continue;
 		copy = xstrdup(argv[i]);
 		for (tok = strtok_r(copy, " \t\n", &save); tok != NULL;
@@ -100,9 +98,8 @@ runs_code_text(char *const *argv, size_t n)
 	return found;
 }
 
-/* If |s| is exactly "{ident}", copies ident to name and returns 1. */
-static int
-placeholder(const char *s, char *name, size_t namelen)
+int
+manifest_placeholder(const char *s, char *name, size_t namelen)
 {
 	size_t len = strlen(s);
 
@@ -150,7 +147,7 @@ parse_command(
 		return lctx_err(c, n->v[0], field, "empty program name");
 	for (i = 0; i < t->ncommand; i++) {
 		fldi(g, field, i);
-		if (placeholder(t->command[i], name, sizeof(name))) {
+		if (manifest_placeholder(t->command[i], name, sizeof(name))) {
 			if (i == 0)
 				return lctx_err(c, n->v[i], g,
 				    "argv[0] must be "

@@ -7,6 +7,8 @@ TESTS += tests/integration/mcp_protocol.sh
 EXTRA_DIST += tests/integration/mcp_protocol.sh
 TESTS += tests/integration/tools.sh
 EXTRA_DIST += tests/integration/tools.sh
+TESTS += tests/integration/command_literal_braces.sh
+EXTRA_DIST += tests/integration/command_literal_braces.sh
 TESTS += tests/integration/patch_loop.sh
 # The incremental workspace index (issue 14).
 TESTS += tests/integration/wsindex.sh
