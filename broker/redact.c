@@ -24,6 +24,7 @@ struct redact_form {
 	const unsigned char	*p;
 	size_t			 len;
 	size_t			 secret;	/* index into secrets */
+	int			 wrap;		/* may be broken into lines */
 };
 
 struct redact_secret {
@@ -107,10 +108,12 @@ form_reserve(struct redact_secret *s, size_t n)
 /*
  * Commits the |n| bytes at the end of the block as a form, unless an
  * identical form of the same secret is already there (e.g. base64url
- * equals base64 when neither '+' nor '/' occurs).
+ * equals base64 when neither '+' nor '/' occurs).  A |wrap| form (hex,
+ * base64) also matches with a line break between two of its characters:
+ * base64(1) breaks its lines at 76 columns, xxd -p at 60.
  */
 static int
-form_commit(struct redact *r, size_t si, size_t n)
+form_commit_wrap(struct redact *r, size_t si, size_t n, int wrap)
 {
 	struct redact_secret *s = &r->secrets[si];
 	const unsigned char *p = s->block + s->used;
@@ -121,8 +124,10 @@ form_commit(struct redact *r, size_t si, size_t n)
 		return 0;
 	for (i = 0; i < r->nforms; i++)
 		if (r->forms[i].secret == si && r->forms[i].len == n &&
-		    memcmp(r->forms[i].p, p, n) == 0)
+		    memcmp(r->forms[i].p, p, n) == 0) {
+			r->forms[i].wrap |= wrap;
 			return 0;
+		}
 	nf = reallocarray(r->forms, r->nforms + 1, sizeof(*nf));
 	if (nf == NULL)
 		return AL_ERR_ALLOC;
@@ -130,9 +135,16 @@ form_commit(struct redact *r, size_t si, size_t n)
 	r->forms[r->nforms].p = p;
 	r->forms[r->nforms].len = n;
 	r->forms[r->nforms].secret = si;
+	r->forms[r->nforms].wrap = wrap;
 	r->nforms++;
 	s->used += n;
 	return 0;
+}
+
+static int
+form_commit(struct redact *r, size_t si, size_t n)
+{
+	return form_commit_wrap(r, si, n, 0);
 }
 
 static int
@@ -196,13 +208,13 @@ add_base64_forms(struct redact *r, size_t si, const unsigned char *v,
 	if ((dst = form_reserve(s, elen)) == NULL)
 		return AL_ERR_INTERNAL;
 	sodium_bin2base64((char *)dst, elen, v, len, variant_pad);
-	if ((rc = form_commit(r, si, strlen((char *)dst))) != 0)
+	if ((rc = form_commit_wrap(r, si, strlen((char *)dst), 1)) != 0)
 		return rc;
 	elen = sodium_base64_ENCODED_LEN(len, variant_nopad);
 	if ((dst = form_reserve(s, elen)) == NULL)
 		return AL_ERR_INTERNAL;
 	sodium_bin2base64((char *)dst, elen, v, len, variant_nopad);
-	if ((rc = form_commit(r, si, strlen((char *)dst))) != 0)
+	if ((rc = form_commit_wrap(r, si, strlen((char *)dst), 1)) != 0)
 		return rc;
 
 	/* Fragments at each alignment. */
@@ -228,7 +240,7 @@ add_base64_forms(struct redact *r, size_t si, const unsigned char *v,
 			break;
 		}
 		memcpy(dst, enc + first, n);
-		rc = form_commit(r, si, n);
+		rc = form_commit_wrap(r, si, n, 1);
 	}
 	sodium_free(enc);
 	sodium_free(tmp);
@@ -301,10 +313,12 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	if ((rc = form_commit(r, si, len)) != 0)
 		goto fail;
 	dst = form_reserve(s, 2 * len);
-	if ((rc = form_commit(r, si, hex_encode(dst, v, len, 0))) != 0)
+	if ((rc = form_commit_wrap(r, si, hex_encode(dst, v, len, 0), 1)) !=
+	    0)
 		goto fail;
 	dst = form_reserve(s, 2 * len);
-	if ((rc = form_commit(r, si, hex_encode(dst, v, len, 1))) != 0)
+	if ((rc = form_commit_wrap(r, si, hex_encode(dst, v, len, 1), 1)) !=
+	    0)
 		goto fail;
 	dst = form_reserve(s, 3 * len);
 	if ((rc = form_commit(r, si, percent_encode(dst, v, len, 0, 0))) != 0)
@@ -339,19 +353,72 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	return rc;
 }
 
-/* Returns the longest form that starts at in[i], or NULL. */
+/* Returns the length of the line break at in[k..len): "\n", "\r\n", or 0. */
+static size_t
+line_break(const unsigned char *in, size_t len, size_t k)
+{
+	if (in[k] == '\n')
+		return 1;
+	if (in[k] == '\r' && k + 1 < len && in[k + 1] == '\n')
+		return 2;
+	return 0;
+}
+
+/*
+ * Matches |fm| at in[i..len), a wrapped form with at most one line break
+ * between two of its characters.  Returns the number of bytes the match
+ * takes, or 0, setting *partial if in[i..len) is the beginning of the
+ * form but not all of it (a "\r" at the end may begin a break).
+ */
+static size_t
+form_match(const struct redact_form *fm, const unsigned char *in,
+    size_t len, size_t i, int *partial)
+{
+	size_t j, k, br;
+
+	*partial = 0;
+	if (!fm->wrap) {
+		if (len - i >= fm->len)
+			return memcmp(fm->p, in + i, fm->len) == 0 ?
+			    fm->len : 0;
+		*partial = memcmp(fm->p, in + i, len - i) == 0;
+		return 0;
+	}
+	for (j = 0, k = i; j < fm->len; j++, k++) {
+		if (j > 0 && k < len && in[k] != fm->p[j] &&
+		    (br = line_break(in, len, k)) > 0)
+			k += br;
+		else if (j > 0 && k + 1 == len && in[k] == '\r')
+			k++;	/* a break begun */
+		if (k == len) {
+			*partial = 1;
+			return 0;
+		}
+		if (in[k] != fm->p[j])
+			return 0;
+	}
+	return k - i;
+}
+
+/*
+ * Returns the longest form that starts at in[i], or NULL; *span is the
+ * number of bytes its match takes.
+ */
 static const struct redact_form *
 match_at(const struct redact *r, const unsigned char *in, size_t len,
-    size_t i)
+    size_t i, size_t *span)
 {
 	size_t f;
+	int partial;
 
 	for (f = r->start[in[i]]; f < r->start[in[i] + 1]; f++) {
 		const struct redact_form *fm = &r->forms[f];
 
 		/* Every form is at least 4 bytes: test byte 1 inline. */
-		if (len - i >= fm->len && fm->p[1] == in[i + 1] &&
-		    memcmp(fm->p, in + i, fm->len) == 0)
+		if (len - i < fm->len || (fm->p[1] != in[i + 1] &&
+		    !(fm->wrap && (in[i + 1] == '\n' || in[i + 1] == '\r'))))
+			continue;
+		if ((*span = form_match(fm, in, len, i, &partial)) > 0)
 			return fm;
 	}
 	return NULL;
@@ -366,22 +433,28 @@ partial_at(const struct redact *r, const unsigned char *in, size_t len,
     size_t i)
 {
 	size_t f;
+	int partial;
 
-	for (f = r->start[in[i]]; f < r->start[in[i] + 1]; f++)
-		if (r->forms[f].len > len - i &&
-		    memcmp(r->forms[f].p, in + i, len - i) == 0)
+	for (f = r->start[in[i]]; f < r->start[in[i] + 1]; f++) {
+		(void)form_match(&r->forms[f], in, len, i, &partial);
+		if (partial)
 			return 1;
+	}
 	return 0;
 }
 
 size_t
 redact_longest(const struct redact *r)
 {
-	size_t i, longest = 0;
+	size_t i, n, longest = 0;
 
-	for (i = 0; r != NULL && i < r->nforms; i++)
-		if (r->forms[i].len > longest)
-			longest = r->forms[i].len;
+	/* A wrapped form takes up to 2 more bytes between characters. */
+	for (i = 0; r != NULL && i < r->nforms; i++) {
+		n = r->forms[i].wrap ? 3 * r->forms[i].len - 2 :
+		    r->forms[i].len;
+		if (n > longest)
+			longest = n;
+	}
 	return longest;
 }
 
@@ -389,13 +462,13 @@ int
 redact_contains(const struct redact *r, const void *inp, size_t len)
 {
 	const unsigned char *in = inp;
-	size_t i;
+	size_t i, span;
 
 	if (r == NULL || r->nforms == 0)
 		return 0;
 	for (i = 0; i < len; i++)
 		if (r->start[in[i]] != r->start[in[i] + 1] &&
-		    match_at(r, in, len, i) != NULL)
+		    match_at(r, in, len, i, &span) != NULL)
 			return 1;
 	return 0;
 }
@@ -404,8 +477,7 @@ size_t
 redact_settled(const struct redact *r, const void *inp, size_t len)
 {
 	const unsigned char *in = inp;
-	const struct redact_form *fm;
-	size_t i;
+	size_t i, span;
 
 	if (r == NULL || r->nforms == 0)
 		return len;
@@ -417,8 +489,8 @@ redact_settled(const struct redact *r, const void *inp, size_t len)
 		}
 		if (partial_at(r, in, len, i))
 			return i;
-		if ((fm = match_at(r, in, len, i)) != NULL)
-			i += fm->len;
+		if (match_at(r, in, len, i, &span) != NULL)
+			i += span;
 		else
 			i++;
 	}
@@ -450,7 +522,7 @@ redact_buf(const struct redact *r, const void *inp, size_t len, char **out,
 {
 	const unsigned char *in = inp;
 	const struct redact_form *fm;
-	size_t i, o = 0, cap, run = 0, count = 0;
+	size_t i, o = 0, cap, run = 0, count = 0, span = 0;
 	char *buf;
 
 	*out = NULL;
@@ -461,7 +533,7 @@ redact_buf(const struct redact *r, const void *inp, size_t len, char **out,
 	/* Unmatched bytes in[run..i) are copied in one go. */
 	for (i = 0; i < len; ) {
 		if (r == NULL || r->start[in[i]] == r->start[in[i] + 1] ||
-		    (fm = match_at(r, in, len, i)) == NULL) {
+		    (fm = match_at(r, in, len, i, &span)) == NULL) {
 			i++;
 			continue;
 		}
@@ -471,7 +543,7 @@ redact_buf(const struct redact *r, const void *inp, size_t len, char **out,
 			free(buf);
 			return AL_ERR_ALLOC;
 		}
-		i += fm->len;
+		i += span;
 		run = i;
 		count++;
 	}

@@ -15,6 +15,9 @@
  *     longer encoded stream at byte offset 0, 1 or 2 modulo 3 (so
  *     "Basic base64(user:secret)" and `echo secret | base64` are caught),
  *     when that inner part is at least REDACT_MIN_INNER characters long.
+ * A hex or base64 form also matches broken into lines, with one "\n" or
+ * "\r\n" between any two of its characters (base64(1) breaks at 76
+ * columns, xxd -p at 60), so a match may take up to 3 * len - 2 bytes.
  * Longer matches win over shorter ones at the same position.
  *
  * A secret shorter than REDACT_MIN_LEN bytes is refused (AL_ERR_LIMIT):
@@ -74,9 +77,10 @@ int		 redact_buf(const struct redact *r, const void *in, size_t len,
 		    char **out, size_t *outlen) __attribute__((warn_unused_result));
 
 /*
- * Returns the length of the longest form of any secret held (0 when none):
- * a scan of a stream in pieces that scans the last redact_longest() - 1
- * bytes of each piece again with the next finds every form.
+ * Returns the most bytes a match of any form held may take, line breaks
+ * included (0 when none): a scan of a stream in pieces that scans the
+ * last redact_longest() - 1 bytes of each piece again with the next finds
+ * every form.
  */
 size_t		 redact_longest(const struct redact *r);
 

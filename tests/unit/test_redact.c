@@ -147,6 +147,43 @@ START_TEST(test_redact_settled_holds_back_a_secret_begun)
 }
 END_TEST
 
+/*
+ * base64(1) breaks its lines at 76 columns and xxd -p at 60: a hex or
+ * base64 form broken by "\n" or "\r\n" between two characters is still
+ * the secret's, and a stream that ends inside one is not settled.  Two
+ * breaks in a row, or a raw value broken, are other text.
+ */
+START_TEST(test_redact_wrapped_forms)
+{
+	struct redact *r;
+	char *out;
+	size_t outlen;
+
+	ck_assert_ptr_nonnull(r = redact_new());
+	ck_assert_int_eq(redact_add(r, "TOK", "secret-token-42", 15), 0);
+	/* base64: c2VjcmV0LXRva2VuLTQy; hex: 7365637265742d746f6b656e2d3432 */
+	ck_assert_int_eq(redact_buf(r, "b c2VjcmV0\nLXRva2VuLTQy\n", 24,
+	    &out, &outlen), 1);
+	ck_assert_str_eq(out, "b [REDACTED:TOK]\n");
+	free(out);
+	ck_assert_int_eq(redact_buf(r,
+	    "7365637265742d\r\n746f6b656e2d3432", 32, &out, &outlen), 1);
+	ck_assert_str_eq(out, "[REDACTED:TOK]");
+	free(out);
+	ck_assert_int_eq(redact_buf(r, "c2VjcmV0\n\nLXRva2VuLTQy", 22,
+	    &out, &outlen), 0);
+	free(out);
+	ck_assert_int_eq(redact_buf(r, "secret-\ntoken-42", 16, &out,
+	    &outlen), 0);
+	free(out);
+	ck_assert_int_eq(redact_contains(r, "x c2Vj\ncmV0LXRva2VuLTQy", 23), 1);
+	ck_assert_uint_eq(redact_settled(r, "id c2VjcmV0\n", 12), 3);
+	ck_assert_uint_eq(redact_settled(r, "id c2VjcmV0\r", 12), 3);
+	ck_assert_uint_ge(redact_longest(r), 3 * 30 - 2);
+	redact_free(r);
+}
+END_TEST
+
 START_TEST(test_redact_binary_buffer_with_nul)
 {
 	static const char in[] = "a\0" PW "\0b";
@@ -241,6 +278,7 @@ redact_suite(void)
 	    sizeof(add_rows) / sizeof(add_rows[0]));
 	tcase_add_test(tc, test_redact_prefers_the_longer_secret);
 	tcase_add_test(tc, test_redact_settled_holds_back_a_secret_begun);
+	tcase_add_test(tc, test_redact_wrapped_forms);
 	tcase_add_test(tc, test_redact_binary_buffer_with_nul);
 	tcase_add_test(tc, test_redact_null_redactor_copies);
 	tcase_add_test(tc, test_redact_json_tree_values_and_keys);
