@@ -106,7 +106,8 @@ struct call {
 	/*
 	 * The workspace's digest taken once a human granted the call, which
 	 * must be the one the approval was asked on (binding's "workspace"):
-	 * "" before the grant's digest.
+	 * "" before the grant's digest.  A check digests the workspace again
+	 * before it starts (act_run_check()): that digest replaces it.
 	 */
 	char			 granted_ws[65];
 	/*
