@@ -157,6 +157,8 @@ EXTRA_DIST += tests/integration/seatbelt_profiles.sh tests/seatbelt
 # Issue 20: tests that kill mutants nothing else reached.
 TESTS += tests/integration/audit_splice.sh tests/integration/approver_default.sh
 EXTRA_DIST += tests/integration/audit_splice.sh tests/integration/approver_default.sh
+TESTS += tests/integration/audit_session_moved.sh
+EXTRA_DIST += tests/integration/audit_session_moved.sh
 TESTS += tests/integration/install.sh
 EXTRA_DIST += tests/integration/install.sh
 TESTS += tests/integration/cli.sh
