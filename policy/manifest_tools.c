@@ -219,12 +219,14 @@ parse_secrets(
 		    (chk_env_name(c, v, fld(g, f, "env")) != 0 ||
 			get_str(c, v, g, &s->env) != 0))
 			return AL_ERR_FORMAT;
-		if ((v = ynode_get(e, "file")) != NULL &&
-		    (chk_abs_path(c, v, fld(g, f, "file")) != 0 ||
-			get_str(c, v, g, &s->file) != 0))
-			return AL_ERR_FORMAT;
-		if (s->env == NULL && s->file == NULL)
-			return lctx_err(c, e, f, "set env: or file:");
+		/* A file grant was loaded and then refused at every call
+		 * (or, beside env:, silently not made): refused here. */
+		if ((v = ynode_get(e, "file")) != NULL)
+			return lctx_err(c, v, fld(g, f, "file"),
+			    "file grants are not supported: grant the secret "
+			    "through env:");
+		if (s->env == NULL)
+			return lctx_err(c, e, f, "missing key \"env\"");
 	}
 	return 0;
 }

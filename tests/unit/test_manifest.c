@@ -309,7 +309,11 @@ static const struct erow {
 	    "is the only wildcard)" },
 	{ TOOL_HEAD "    sideEffect: none\n    timeoutMs: 1\n"
 	    "    secrets: [{ name: token }]\n",
-	    "t.yaml:6:15: tools[0].secrets[0]: set env: or file:" },
+	    "t.yaml:6:15: tools[0].secrets[0]: missing key \"env\"" },
+	{ TOOL_HEAD "    sideEffect: none\n    timeoutMs: 1\n"
+	    "    secrets: [{ name: token, file: /run/t }]\n",
+	    "t.yaml:6:36: tools[0].secrets[0].file: file grants are not "
+	    "supported: grant the secret through env:" },
 	{ TOOL_HEAD "    sideEffect: none\n    timeoutMs: 1\n"
 	    "    command: [\"cat\"]\n",
 	    "t.yaml:6:14: tools[0].command: only for action command or exec" },
