@@ -32,6 +32,7 @@
 #include "supervisor/cli.h"
 #include "supervisor/commands.h"
 #include "supervisor/hostkey.h"
+#include "supervisor/session.h"
 #include "supervisor/trustkeys.h"
 
 #define EXIT_AUDIT_BAD		1
@@ -344,40 +345,6 @@ trust_text(const struct audit_verify_result *res, int pinned)
 }
 
 /*
- * 0 if |file| is a session directory's log (DIR/ID/audit.jsonl, as
- * session_create() makes it) and |session| (the log's, escaped) is not
- * ID, or the directory's name cannot be had.  A whole log of another
- * session copied over this one's verifies on its own: a state directory
- * verified clean with ID's own log gone, and `airlock sessions` listed
- * ID as verified by the host key with the other's records.
- */
-static int
-session_dir_matches(const char *file, const char *session)
-{
-	char dir[PATH_MAX], real[PATH_MAX];
-	const char *base = strrchr(file, '/'), *name;
-	size_t n;
-
-	if (base == NULL || strcmp(base + 1, "audit.jsonl") != 0)
-		return 1;
-	for (n = (size_t)(base - file); n > 0 && file[n - 1] == '/'; n--)
-		;
-	if (n >= sizeof(dir))
-		return 0;
-	memcpy(dir, file, n);
-	dir[n] = '\0';
-	name = strrchr(dir, '/') != NULL ? strrchr(dir, '/') + 1 : dir;
-	/* "sessions/ID/./audit.jsonl", "./audit.jsonl": the directory's own
-	 * name (a link named as the session is taken at its word). */
-	if (*name == '\0' || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
-		if (realpath(n > 0 ? dir : "/", real) == NULL)
-			return 0;
-		name = strrchr(real, '/') + 1;
-	}
-	return strcmp(name, session) == 0;
-}
-
-/*
  * Verifies |file| and prints its verdict under the name |path| (|file|
  * escaped: a file name in a shipped directory is anyone's to choose): a
  * full report, or (|brief|) one line.  Returns the exit status for it.
@@ -405,7 +372,7 @@ verify_file(const char *file, const char *path, const struct trusted *t,
 	}
 	/* A directory's logs: DIR/ID/audit.jsonl is session ID's. */
 	if (brief && (rc == AUDIT_VERIFY_CLOSED || rc == AUDIT_VERIFY_OPEN) &&
-	    !session_dir_matches(file, res.session)) {
+	    !session_log_matches(file, res.session)) {
 		rc = res.status = AUDIT_VERIFY_BAD;
 		res.bad_line = 1;
 		snprintf(res.reason, sizeof(res.reason), "the log of session "

@@ -153,6 +153,15 @@ open_log(const char *path, FILE **fpp, json_t **first)
 			    path, res.reason);
 		return 1;
 	}
+	/* STATE/sessions/ID/audit.jsonl must be ID's own log. */
+	if (!session_log_matches(path, res.session)) {
+		fclose(fp);
+		log_warnx("%s is the log of session %s, in another session's "
+			  "directory (moved or replaced): refusing to suggest "
+			  "policy from it",
+		    path, res.session);
+		return 1;
+	}
 	if (rc == AUDIT_VERIFY_OPEN)
 		log_warnx("note: %s has no session_end yet: the session is "
 			  "running, crashed or was cut off; using what it "

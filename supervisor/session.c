@@ -244,3 +244,29 @@ session_start_fields(const char *command, const struct manifest *m,
 	}
 	return f;
 }
+
+int
+session_log_matches(const char *file, const char *session)
+{
+	char dir[PATH_MAX], real[PATH_MAX];
+	const char *base = strrchr(file, '/'), *name;
+	size_t n;
+
+	if (base == NULL || strcmp(base + 1, "audit.jsonl") != 0)
+		return 1;
+	for (n = (size_t)(base - file); n > 0 && file[n - 1] == '/'; n--)
+		;
+	if (n >= sizeof(dir))
+		return 0;
+	memcpy(dir, file, n);
+	dir[n] = '\0';
+	name = strrchr(dir, '/') != NULL ? strrchr(dir, '/') + 1 : dir;
+	/* "sessions/ID/./audit.jsonl", "./audit.jsonl": the directory's own
+	 * name (a link named as the session is taken at its word). */
+	if (*name == '\0' || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+		if (realpath(n > 0 ? dir : "/", real) == NULL)
+			return 0;
+		name = strrchr(real, '/') + 1;
+	}
+	return strcmp(name, session) == 0;
+}

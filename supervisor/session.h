@@ -47,6 +47,16 @@ int	session_create(struct session *s, char *err, size_t errlen);
 int	session_create_spare(struct session *s, char *err, size_t errlen);
 int	session_publish(struct session *s, char *err, size_t errlen);
 
+/*
+ * 0 if |file| is a session directory's log (DIR/ID/audit.jsonl, as
+ * session_create() makes it) and |session| (the log's own id, from
+ * verifying it) is not ID, or the directory's name cannot be had; else
+ * 1 (any other file name: 1).  A whole log of another session copied or
+ * linked over this one's verifies on its own: whoever reads a session by
+ * its directory checks this too.
+ */
+int	session_log_matches(const char *file, const char *session);
+
 struct audit;
 struct manifest;
 

@@ -5,7 +5,8 @@
 # on its own (same host key, its own session id inside), so before,
 # `airlock audit verify STATE` said "2 valid and closed" (exit 0) with
 # session A's own log gone, and `airlock sessions` listed A as closed and
-# verified by the host key, with B's user, times and records.  A session
+# verified by the host key, with B's user, times and records (and
+# `airlock suggest A` planned policy from B's denials).  A session
 # directory's log must be that session's: sessions/ID/audit.jsonl naming
 # another session is TAMPERED, copied or linked there.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -44,9 +45,17 @@ for how in copy link; do
 	row=$("$AIRLOCK" sessions --json | jq -c --arg id "$ida" '.. | objects | select(.id? == $id)')
 	expect_contains "$how: airlock sessions lists A as tampered" "$row" '"tampered"'
 	expect_not_contains "$how: ... not verified by the host key" "$row" 'host-key'
+	out=$("$AIRLOCK" suggest "$ida" 2>&1); rc=$?
+	expect_eq "$how: airlock suggest A refuses" "$rc" 1
+	expect_contains "$how: ... saying it is B's log" "$out" \
+	    "is the log of session $idb, in another session's directory"
 	rm -f "$a"
 	cp "$T/a.orig" "$a"
 done
 check "A's own log back: the state directory verifies" \
     "$AIRLOCK" audit verify --key "$K" "$AIRLOCK_HOME"
+# (an exec's session has no manifest file to plan against: suggest
+# stops there, past the log's check)
+expect_not_contains "... and airlock suggest takes it for A's" \
+    "$("$AIRLOCK" suggest "$ida" 2>&1)" "another session's directory"
 finish
