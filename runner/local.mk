@@ -30,6 +30,8 @@ tests_unit_test_runner_CFLAGS = $(unit_cflags)
 tests_unit_test_runner_LDADD = $(unit_ldadd)
 TESTS += tests/integration/exec_manifest_policy.sh
 EXTRA_DIST += tests/integration/exec_manifest_policy.sh
+TESTS += tests/integration/deny_read_alias.sh
+EXTRA_DIST += tests/integration/deny_read_alias.sh
 
 check_PROGRAMS += tests/unit/test_runner_denials
 TESTS += tests/unit/test_runner_denials

@@ -292,6 +292,15 @@ plan_bind_one(struct runner_plan *pl, const char *path, int rw,
 	return 0;
 }
 
+/* Adds |d| (owned) to the denied paths. */
+static void
+deny_add(struct runner_plan *pl, char *d)
+{
+	pl->deny = xreallocarray(pl->deny, pl->ndeny + 2, sizeof(*pl->deny));
+	pl->deny[pl->ndeny++] = d;
+	pl->deny[pl->ndeny] = NULL;
+}
+
 /* plan_bind_one() for every extra read-only and read-write entry. */
 static int
 plan_binds(struct runner_plan *pl, char *err, size_t errlen)
@@ -365,17 +374,25 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 		pl->cwd = xstrdup(pl->workspace);
 	if (pl->lower_upper != NULL && (rc = plan_hooks(pl, err, errlen)) != 0)
 		return rc;
-	pl->deny = xcalloc(sp->ndeny_read + 1, sizeof(*pl->deny));
+	pl->deny = xcalloc(1, sizeof(*pl->deny));
 	home = getenv("HOME");
 	for (i = 0; i < sp->ndeny_read; i++) {
 		const char *d = sp->deny_read[i];
+		char *e, real[PATH_MAX];
 
 		if (d[0] == '~' && (d[1] == '/' || d[1] == '\0')) {
 			if (home == NULL || *home != '/')
 				continue;
-			xasprintf(&pl->deny[pl->ndeny++], "%s%s", home, d + 1);
+			xasprintf(&e, "%s%s", home, d + 1);
 		} else if (d[0] == '/')
-			pl->deny[pl->ndeny++] = xstrdup(d);
+			e = xstrdup(d);
+		else
+			continue;
+		deny_add(pl, e);
+		/* The sandbox sees the workspace and binds by what they
+		 * resolve to: a name through a link must reach them too. */
+		if (realpath(e, real) != NULL && strcmp(real, e) != 0)
+			deny_add(pl, xstrdup(real));
 	}
 	pl->extra_ro = xcalloc(sp->nread_only + 1, sizeof(*pl->extra_ro));
 	for (i = 0; i < sp->nread_only; i++) {

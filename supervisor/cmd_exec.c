@@ -786,6 +786,17 @@ cmd_exec(int argc, char **argv)
 			extra_add(&ro, optarg);
 			break;
 		case 'd':
+			/* As sandbox.denyRead: absolute, or "~" with an
+			 * absolute $HOME; anything else would mask nothing. */
+			if (optarg[0] != '/' && !(optarg[0] == '~' &&
+			    (optarg[1] == '/' || optarg[1] == '\0') &&
+			    getenv("HOME") != NULL &&
+			    getenv("HOME")[0] == '/')) {
+				log_warnx("exec: --deny-read %s: not an absolute "
+				    "path (or ~ with an absolute $HOME)", optarg);
+				rc = EXIT_USAGE;
+				goto out_early;
+			}
 			extra_add(&deny, optarg);
 			break;
 		case 'p':

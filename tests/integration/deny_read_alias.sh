@@ -1,0 +1,51 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# A denied path is masked whatever name it is given: a home or workspace
+# reached through a link (HOME=/home/u with /home/u -> /data/u) is bound
+# at what it resolves to, and a denyRead named through the link used to
+# mask nothing there.  A --deny-read that is not absolute is refused, as
+# sandbox.denyRead is: it used to be dropped, masking nothing.
+. "$top_srcdir/tests/lib.sh"
+
+chmod 755 "$T"
+real="$T/data/u"
+mkdir -p "$real/proj" "$T/home"
+ln -s "$real" "$T/home/u"
+echo "db-password-4711" > "$real/proj/.env"
+echo "public" > "$real/proj/README"
+chown -R 65534:65534 "$T/data"
+M="$T/sandbox.yaml"
+cp "$top_srcdir/tests/golden/workboard.yaml" "$M"
+cat >> "$M" <<YAML
+
+sandbox:
+  denyRead: [ "~/proj/.env" ]
+YAML
+
+# The manifest's ~ is $HOME, the link; the workspace is named by it too.
+out=$(cd "$T/home/u/proj" && HOME="$T/home/u" "$AIRLOCK" exec \
+    --manifest "$M" --workspace "$T/home/u/proj" -- \
+    sh -c 'cat README; cat .env; cat "$0"/.env' "$real/proj" 2>&1)
+expect_contains "workspace_still_readable" "$out" "public"
+expect_not_contains "manifest_deny_through_link_masks" "$out" "db-password-4711"
+expect_contains "manifest_deny_through_link_refused" "$out" "Permission denied"
+
+# The same named on the command line.
+out=$(cd "$real/proj" && "$AIRLOCK" exec --workspace "$T/home/u/proj" \
+    --deny-read "$T/home/u/proj/.env" -- cat "$real/proj/.env" 2>&1)
+expect_not_contains "cli_deny_through_link_masks" "$out" "db-password-4711"
+
+# A relative --deny-read is a usage error, never a silent no-op.
+out=$(cd "$real/proj" && "$AIRLOCK" exec --workspace "$real/proj" \
+    --deny-read .env -- cat .env 2>&1)
+status=$?
+expect_eq "relative_deny_read_is_a_usage_error" "$status" 64
+expect_not_contains "relative_deny_read_reads_nothing" "$out" "db-password-4711"
+out=$(cd "$real/proj" && env -u HOME "$AIRLOCK" exec --workspace \
+    "$real/proj" --deny-read '~/proj/.env' -- cat .env 2>&1)
+status=$?
+expect_eq "tilde_without_home_is_a_usage_error" "$status" 64
+expect_not_contains "tilde_without_home_reads_nothing" "$out" "db-password-4711"
+
+finish
