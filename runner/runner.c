@@ -379,6 +379,7 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 	for (i = 0; i < sp->ndeny_read; i++) {
 		const char *d = sp->deny_read[i];
 		char *e, real[PATH_MAX];
+		size_t n;
 
 		if (d[0] == '~' && (d[1] == '/' || d[1] == '\0')) {
 			if (home == NULL || *home != '/')
@@ -388,6 +389,9 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 			e = xstrdup(d);
 		else
 			continue;
+		/* "/a/.env/" names the file too; stat() would not. */
+		for (n = strlen(e); n > 1 && e[n - 1] == '/'; n--)
+			e[n - 1] = '\0';
 		deny_add(pl, e);
 		/* The sandbox sees the workspace and binds by what they
 		 * resolve to: a name through a link must reach them too. */

@@ -4,7 +4,8 @@
 # A denied path is masked whatever name it is given: a home or workspace
 # reached through a link (HOME=/home/u with /home/u -> /data/u) is bound
 # at what it resolves to, and a denyRead named through the link used to
-# mask nothing there.  A --deny-read that is not absolute is refused, as
+# mask nothing there, nor did a file's name with a trailing slash.  A
+# --deny-read that is not absolute is refused, as
 # sandbox.denyRead is: it used to be dropped, masking nothing.
 . "$top_srcdir/tests/lib.sh"
 
@@ -35,6 +36,11 @@ expect_contains "manifest_deny_through_link_refused" "$out" "Permission denied"
 out=$(cd "$real/proj" && "$AIRLOCK" exec --workspace "$T/home/u/proj" \
     --deny-read "$T/home/u/proj/.env" -- cat "$real/proj/.env" 2>&1)
 expect_not_contains "cli_deny_through_link_masks" "$out" "db-password-4711"
+
+# A trailing slash on a file's name still names it (stat() says ENOTDIR).
+out=$(cd "$real/proj" && "$AIRLOCK" exec --workspace "$real/proj" \
+    --deny-read "$real//proj/./.env/" -- cat .env 2>&1)
+expect_not_contains "deny_with_trailing_slash_masks" "$out" "db-password-4711"
 
 # A relative --deny-read is a usage error, never a silent no-op.
 out=$(cd "$real/proj" && "$AIRLOCK" exec --workspace "$real/proj" \
