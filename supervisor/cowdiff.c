@@ -107,14 +107,14 @@ static int
 run_diff(
     FILE *fp, const char *path, int oldfd, int newfd, char *err, size_t errlen)
 {
-	char la[PATH_REL_MAX + 8], lb[PATH_REL_MAX + 8], *v, *outbuf;
+	static const char heads[] = "--- a\n+++ b\n";
+	static const char binary[] = "Binary files a and b differ\n";
+	char *v, *outbuf, *body;
 	char olds[32], news[32];
 	int pfd[2], status;
 	size_t len;
 	pid_t pid;
 
-	snprintf(la, sizeof(la), "a/%s", path);
-	snprintf(lb, sizeof(lb), "b/%s", path);
 	if (pipe2(pfd, O_CLOEXEC) == -1) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		return AL_ERR_SYSTEM;
@@ -135,8 +135,10 @@ run_diff(
 		snprintf(olds, sizeof(olds), "%s",
 		    oldfd != -1 ? "/dev/fd/3" : "/dev/null");
 		snprintf(news, sizeof(news), "/dev/fd/4");
-		execlp(DIFF_PROG, DIFF_PROG, "-u", "--label", la, "--label", lb,
-		    olds, news, (char *)NULL);
+		/* Labels of diff's own: the path, which may hold a newline,
+		 * is written below, escaped. */
+		execlp(DIFF_PROG, DIFF_PROG, "-u", "--label", "a", "--label",
+		    "b", olds, news, (char *)NULL);
 		_exit(127);
 	}
 	close(pfd[1]);
@@ -150,11 +152,39 @@ run_diff(
 		    "%s: diff(1) failed (is diffutils installed?)", path);
 		return AL_ERR_SYSTEM;
 	}
-	if ((v = vis_dup(outbuf, len, VIS_MULTILINE)) == NULL) {
+	if (len == 0) {
+		free(outbuf);
+		return 0;
+	}
+	if (len == sizeof(binary) - 1 && memcmp(outbuf, binary, len) == 0) {
+		free(outbuf);
+		fputs("Binary files a/", fp);
+		put_vis(fp, path);
+		fputs(" and b/", fp);
+		put_vis(fp, path);
+		fputs(" differ\n", fp);
+		return 0;
+	}
+	/* Anything but a unified diff under those labels is not shown. */
+	if (len < sizeof(heads) - 1 ||
+	    memcmp(outbuf, heads, sizeof(heads) - 1) != 0) {
+		free(outbuf);
+		snprintf(
+		    err, errlen, "%s: diff(1) wrote no unified diff", path);
+		return AL_ERR_SYSTEM;
+	}
+	body = outbuf + sizeof(heads) - 1;
+	if ((v = vis_dup(body, len - (size_t)(body - outbuf), VIS_MULTILINE)) ==
+	    NULL) {
 		free(outbuf);
 		snprintf(err, errlen, "%s: the diff is too large", path);
 		return AL_ERR_LIMIT;
 	}
+	fputs("--- a/", fp);
+	put_vis(fp, path);
+	fputs("\n+++ b/", fp);
+	put_vis(fp, path);
+	fputc('\n', fp);
 	fputs(v, fp);
 	free(v);
 	free(outbuf);
