@@ -213,6 +213,25 @@ call_async() {	# ID COMMAND(a JSON string)
 js() { printf '%s' "$1" | jq -Rs .; }
 shell() { mcp_call shell "{\"command\":$(js "$1")}"; }
 
+# mcp_start_bash_sh MANIFEST WORKSPACE: mcp_start with airlock serve in a
+# mount namespace where /bin/sh is bash (as on Fedora or macOS), checked
+# with a first shell call; the real binary stays in $REAL_AIRLOCK.
+mcp_start_bash_sh() {
+	cat >"$T/airlock-bash-sh" <<EOF
+#!/bin/bash
+exec unshare -m --propagation private bash -c \
+    'mount --bind /bin/bash /bin/sh && exec "\$0" "\$@"' "$AIRLOCK" "\$@"
+EOF
+	chmod 755 "$T/airlock-bash-sh"
+	REAL_AIRLOCK=$AIRLOCK
+	AIRLOCK="$T/airlock-bash-sh"
+	mcp_start "$1" "$2"
+	shell 'echo "sh is ${BASH_VERSION:+bash}"'
+	expect_ok_result "control: an allowed command runs"
+	expect_eq "control: the sandbox's /bin/sh is bash" \
+	    "$(jr .result.structuredContent.stdout)" "sh is bash"
+}
+
 # connect_calls LINE...: a command line for an agent's script that sends
 # the handshake ($MCP_INIT, $MCP_READY) and each JSON-RPC LINE to the
 # broker through "airlock connect" ($A: airlock's absolute path); with

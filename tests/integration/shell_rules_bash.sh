@@ -33,20 +33,8 @@ printf '$(>%s/pwned-prompt)\n' "$ws" >"$ws/prompt.txt"
 	printf 'approvals:\n  approvers: [%s]\n  ttlSeconds: 60\n' "$(id -un)"
 } >"$T/m.yaml"
 
-# airlock serve in a mount namespace where /bin/sh is bash.
-cat >"$T/airlock-bash-sh" <<EOF
-#!/bin/bash
-exec unshare -m --propagation private bash -c \
-    'mount --bind /bin/bash /bin/sh && exec "\$0" "\$@"' "$AIRLOCK" "\$@"
-EOF
-chmod 755 "$T/airlock-bash-sh"
-REAL_AIRLOCK=$AIRLOCK
-AIRLOCK="$T/airlock-bash-sh"
-
-mcp_start "$T/m.yaml" "$ws"
-shell 'echo "sh is ${BASH_VERSION:+bash}"'
-expect_ok_result "control: an allowed command runs"
-expect_eq "control: the sandbox's /bin/sh is bash" "$(jr .result.structuredContent.stdout)" "sh is bash"
+# airlock serve where /bin/sh is bash.
+mcp_start_bash_sh "$T/m.yaml" "$ws"
 
 AIRLOCK=$REAL_AIRLOCK
 id=100 last=

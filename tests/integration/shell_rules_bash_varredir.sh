@@ -50,19 +50,7 @@ approvals:
   ttlSeconds: 60
 EOF
 
-cat >"$T/airlock-bash-sh" <<EOF
-#!/bin/bash
-exec unshare -m --propagation private bash -c \
-    'mount --bind /bin/bash /bin/sh && exec "\$0" "\$@"' "$AIRLOCK" "\$@"
-EOF
-chmod 755 "$T/airlock-bash-sh"
-REAL_AIRLOCK=$AIRLOCK
-AIRLOCK="$T/airlock-bash-sh"
-
-mcp_start "$T/m.yaml" "$ws"
-shell 'echo "sh is ${BASH_VERSION:+bash}"'
-expect_ok_result "control: an allowed command runs"
-expect_eq "control: the sandbox's /bin/sh is bash" "$(jr .result.structuredContent.stdout)" "sh is bash"
+mcp_start_bash_sh "$T/m.yaml" "$ws"
 shell 'echo {a} >/dev/null; : >/dev/null; read -r x <arith.txt'
 expect_ok_result "control: a brace word and a redirection apart run"
 
