@@ -92,6 +92,24 @@ chk_ws_path(struct lctx *c, const struct ynode *n, const char *f)
 	return 0;
 }
 
+/* A dependency file: a workspace-relative path naming a file. */
+static int
+chk_dependency_file(struct lctx *c, const struct ynode *n, const char *f)
+{
+	char *s;
+	size_t len;
+
+	if (chk_ws_path(c, n, f) != 0)
+		return AL_ERR_FORMAT;
+	s = xstrdup(n->s);
+	len = type_path_normalize(s);
+	free(s);
+	if (len == 0)
+		return lctx_err(c, n, f, "names the workspace itself, not a "
+		    "file");
+	return 0;
+}
+
 int
 chk_env_name(struct lctx *c, const struct ynode *n, const char *f)
 {
@@ -1370,9 +1388,12 @@ parse_manifest(struct lctx *c, const struct ynode *root)
 			return AL_ERR_FORMAT;
 	}
 	if ((n = ynode_get(root, "dependencyFiles")) != NULL &&
-	    get_strlist(c, n, "dependencyFiles", chk_ws_path,
+	    get_strlist(c, n, "dependencyFiles", chk_dependency_file,
 	    &c->m->dependency_files, &c->m->ndependency_files) != 0)
 		return AL_ERR_FORMAT;
+	/* Compared with the path a write lands on: "./x" must be "x". */
+	for (i = 0; i < c->m->ndependency_files; i++)
+		(void)type_path_normalize(c->m->dependency_files[i]);
 	if ((n = ynode_get(root, "forbidSideEffects")) != NULL) {
 		if (want(c, n, "forbidSideEffects", Y_SEQ) != 0)
 			return AL_ERR_FORMAT;

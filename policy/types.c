@@ -229,6 +229,32 @@ type_path_syntax_error(const char *s, size_t len)
 	return NULL;
 }
 
+/*
+ * Drops "." components, repeated and trailing slashes in place: the form
+ * in which the broker compares a landed path (wswrite_where()).
+ */
+size_t
+type_path_normalize(char *s)
+{
+	char *r = s, *w = s;
+
+	while (*r != '\0') {
+		size_t n = strcspn(r, "/");
+
+		if (n > 0 && !(n == 1 && r[0] == '.')) {
+			if (w != s)
+				*w++ = '/';
+			memmove(w, r, n);
+			w += n;
+		}
+		r += n;
+		while (*r == '/')
+			r++;
+	}
+	*w = '\0';
+	return (size_t)(w - s);
+}
+
 /* A check id: [A-Za-z0-9._:-], 1..128 bytes. */
 int
 type_check_id_valid(const char *s)

@@ -143,6 +143,14 @@ int	type_set_pattern(struct type *t, const char *pattern,
  */
 const char	*type_path_syntax_error(const char *s, size_t len);
 
+/*
+ * Rewrites the workspace-relative path |s| (valid for
+ * type_path_syntax_error()) in place in its one spelling: no "."
+ * component, no empty one ("a//b", "a/").  Returns the new length; 0
+ * when |s| names the workspace itself (".", "./").
+ */
+size_t		type_path_normalize(char *s);
+
 /* Returns 1 if |s| is a check id: 1..128 of [A-Za-z0-9._:-]. */
 int		 type_check_id_valid(const char *s);
 

@@ -8,7 +8,8 @@
 # 0 and counted none (status: used 0), since the ledger compared the
 # given string with the manifest's "requirements.txt".  And a run that
 # made requirements.txt a link to reqs.txt was counted once, then every
-# later run appended to reqs.txt uncounted.
+# later run appended to reqs.txt uncounted.  And the manifest's own
+# "./requirements.txt" matched no write.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -132,6 +133,22 @@ expect_eq "write_file reqs.txt (requirements.txt -> reqs.txt): budget_exhausted"
 expect_eq "reqs.txt unchanged by write_file" "$(cat "$ws/reqs.txt")" "requests==2.0"
 mcp_stop
 rm -f "$ws/requirements.txt" "$ws/reqs.txt"
+
+# The manifest's own spelling: "./requirements.txt" and "deps//package.json"
+# are the files a write lands on.  With neither file there when the
+# session starts (no link to resolve), both were counted by their
+# spelling and matched nothing.
+rm -f "$ws/requirements.txt" "$ws/deps/package.json"
+sed -i 's|^dependencyFiles: .*|dependencyFiles: [ "./requirements.txt", "deps//package.json/" ]|' "$T/m.yaml"
+for path in requirements.txt deps/package.json; do
+	mcp_start "$T/m.yaml" "$ws"
+	mcp_call write_file "{\"path\":\"$path\",\"content\":\"evilpkg==6.6.6\\n\"}"
+	expect_eq "manifest spelled ./: write_file $path: budget_exhausted" \
+	    "$(jr .result.structuredContent.errorClass)" budget_exhausted
+	expect_eq "$path not made" "$(test -e "$ws/$path" && echo made)" ""
+	mcp_stop
+done
+manifest
 
 # Writes elsewhere still land, counting no dependency.
 reset_deps

@@ -342,6 +342,28 @@ START_TEST(test_set_pattern_reports_bad_regex)
 }
 END_TEST
 
+START_TEST(test_path_normalize_gives_one_spelling)
+{
+	static const char *const rows[][2] = {
+		{ "requirements.txt", "requirements.txt" },
+		{ "./requirements.txt", "requirements.txt" },
+		{ ".//deps/./package.json/", "deps/package.json" },
+		{ "a//b///c", "a/b/c" },
+		{ ".hidden/.x", ".hidden/.x" },
+		{ "./", "" },
+		{ ".", "" },
+	};
+	char buf[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		snprintf(buf, sizeof(buf), "%s", rows[i][0]);
+		ck_assert_uint_eq(type_path_normalize(buf), strlen(rows[i][1]));
+		ck_assert_str_eq(buf, rows[i][1]);
+	}
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -359,6 +381,7 @@ suite(void)
 	tcase_add_test(tc, test_schema_describes_workspace_paths);
 	tcase_add_test(tc, test_table_refuses_duplicate_names);
 	tcase_add_test(tc, test_set_pattern_reports_bad_regex);
+	tcase_add_test(tc, test_path_normalize_gives_one_spelling);
 	suite_add_tcase(s, tc);
 	return s;
 }
