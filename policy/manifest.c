@@ -866,24 +866,19 @@ strv_union(char ***vp, size_t *np, char *const *add)
 	}
 }
 
-/* Expands a leading "~/" (or a lone "~") of each entry with $HOME. */
+/* sandbox.denyRead: each path made absolute (sandbox_deny_read_path()). */
 static int
-expand_home(struct lctx *c, const struct ynode *seq, char **v)
+deny_read_paths(struct lctx *c, const struct ynode *seq, char **v)
 {
-	const char *home = getenv("HOME");
-	char *e;
+	const char *why;
+	char f[FIELD_MAX], *e;
 	size_t i;
 
 	for (i = 0; v[i] != NULL; i++) {
-		if (v[i][0] != '~' || (v[i][1] != '/' && v[i][1] != '\0'))
-			continue;
-		if (home == NULL || home[0] != '/') {
-			char f[FIELD_MAX];
-
-			return lctx_err(c, seq->v[i], fldi(f, "sandbox.denyRead", i),
-			    "\"~\" needs $HOME to be an absolute path");
-		}
-		xasprintf(&e, "%s%s", home, v[i] + 1);
+		if ((why = sandbox_deny_read_path(v[i], getenv("HOME"),
+		    &e)) != NULL)
+			return lctx_err(c, seq->v[i],
+			    fldi(f, "sandbox.denyRead", i), "%s", why);
 		free(v[i]);
 		v[i] = e;
 	}
@@ -898,9 +893,7 @@ parse_sandbox(struct lctx *c, const struct ynode *map)
 	static const char *const wsm[] = { "direct", "cow", NULL };
 	struct sandbox_policy *s = &c->m->sandbox;
 	const struct ynode *n;
-	char g[FIELD_MAX];
 	int64_t iv;
-	size_t i;
 	int v;
 
 	if (is_null(map))
@@ -944,17 +937,8 @@ parse_sandbox(struct lctx *c, const struct ynode *map)
 	if ((n = ynode_get(map, "denyRead")) != NULL) {
 		if (get_strlist(c, n, "sandbox.denyRead", NULL, &s->deny_read,
 		    &s->ndeny_read) != 0 ||
-		    expand_home(c, n, s->deny_read) != 0)
+		    deny_read_paths(c, n, s->deny_read) != 0)
 			return AL_ERR_FORMAT;
-		for (i = 0; i < s->ndeny_read; i++) {
-			struct ynode pos = *n->v[i];
-
-			pos.s = s->deny_read[i];
-			pos.n = 0;
-			if (chk_abs_path(c, &pos,
-			    fldi(g, "sandbox.denyRead", i)) != 0)
-				return AL_ERR_FORMAT;
-		}
 	}
 	if ((n = ynode_get(map, "protected")) != NULL &&
 	    get_strlist(c, n, "sandbox.protected", chk_ws_path, &s->protected,

@@ -104,3 +104,30 @@ sandbox_policy_free_arrays(struct sandbox_policy *p)
 	strv_free(&p->deny_read, &p->ndeny_read);
 	strv_free(&p->protected, &p->nprotected);
 }
+
+const char *
+sandbox_deny_read_path(const char *s, const char *home, char **out)
+{
+	const char *p;
+	char *e;
+	size_t n;
+
+	*out = NULL;
+	if (s[0] == '~' && (s[1] == '/' || s[1] == '\0')) {
+		if (home == NULL || home[0] != '/')
+			return "\"~\" needs $HOME to be an absolute path";
+		xasprintf(&e, "%s%s", home, s + 1);
+	} else if (s[0] == '/')
+		e = xstrdup(s);
+	else
+		return "expected an absolute path (or ~ with an absolute $HOME)";
+	for (p = e; (p = strstr(p, "/..")) != NULL; p += 3)
+		if (p[3] == '/' || p[3] == '\0') {
+			free(e);
+			return "'..' component";
+		}
+	for (n = strlen(e); n > 1 && e[n - 1] == '/'; n--)
+		e[n - 1] = '\0';
+	*out = e;
+	return NULL;
+}

@@ -377,21 +377,16 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 	pl->deny = xcalloc(1, sizeof(*pl->deny));
 	home = getenv("HOME");
 	for (i = 0; i < sp->ndeny_read; i++) {
-		const char *d = sp->deny_read[i];
+		const char *why;
 		char *e, real[PATH_MAX];
-		size_t n;
 
-		if (d[0] == '~' && (d[1] == '/' || d[1] == '\0')) {
-			if (home == NULL || *home != '/')
-				continue;
-			xasprintf(&e, "%s%s", home, d + 1);
-		} else if (d[0] == '/')
-			e = xstrdup(d);
-		else
-			continue;
-		/* "/a/.env/" names the file too; stat() would not. */
-		for (n = strlen(e); n > 1 && e[n - 1] == '/'; n--)
-			e[n - 1] = '\0';
+		/* A path that masks nothing is refused, not skipped. */
+		if ((why = sandbox_deny_read_path(sp->deny_read[i], home,
+		    &e)) != NULL) {
+			snprintf(err, errlen, "denied path %s: %s",
+			    sp->deny_read[i], why);
+			return AL_ERR_PATH;
+		}
 		deny_add(pl, e);
 		/* The sandbox sees the workspace and binds by what they
 		 * resolve to: a name through a link must reach them too. */

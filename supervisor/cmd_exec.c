@@ -67,6 +67,17 @@ extra_add(struct extra *e, char *s)
 	e->v[e->n] = NULL;
 }
 
+/* Frees |e|'s strings (which it owns) and its array. */
+static void
+extra_free_all(struct extra *e)
+{
+	size_t i;
+
+	for (i = 0; i < e->n; i++)
+		free(e->v[i]);
+	free(e->v);
+}
+
 /* Returns base[0..nbase) followed by the extras (a new array). */
 static char **
 merge(char **base, size_t nbase, const struct extra *e, size_t *np)
@@ -785,20 +796,22 @@ cmd_exec(int argc, char **argv)
 		case 'r':
 			extra_add(&ro, optarg);
 			break;
-		case 'd':
-			/* As sandbox.denyRead: absolute, or "~" with an
-			 * absolute $HOME; anything else would mask nothing. */
-			if (optarg[0] != '/' && !(optarg[0] == '~' &&
-			    (optarg[1] == '/' || optarg[1] == '\0') &&
-			    getenv("HOME") != NULL &&
-			    getenv("HOME")[0] == '/')) {
-				log_warnx("exec: --deny-read %s: not an absolute "
-				    "path (or ~ with an absolute $HOME)", optarg);
+		case 'd': {
+			/* As sandbox.denyRead: anything else would mask
+			 * nothing. */
+			const char *why;
+			char *abs;
+
+			if ((why = sandbox_deny_read_path(optarg,
+			    getenv("HOME"), &abs)) != NULL) {
+				log_warnx("exec: --deny-read %s: %s", optarg,
+				    why);
 				rc = EXIT_USAGE;
 				goto out_early;
 			}
-			extra_add(&deny, optarg);
+			extra_add(&deny, abs);
 			break;
+		}
 		case 'p':
 			extra_add(&prot, optarg);
 			break;
@@ -1086,7 +1099,7 @@ out:
 	free(eff.deny_read);
 	free(eff.protected);
 	free(ro.v);
-	free(deny.v);
+	extra_free_all(&deny);
 	free(prot.v);
 	free(lim.v);
 	if (m != NULL)
@@ -1097,7 +1110,7 @@ out:
 out_early:
 	(void)exec_audit_end(xa, NULL);
 	free(ro.v);
-	free(deny.v);
+	extra_free_all(&deny);
 	free(prot.v);
 	free(lim.v);
 	overrides_free(&ov);

@@ -6,7 +6,8 @@
 # at what it resolves to, and a denyRead named through the link used to
 # mask nothing there, nor did a file's name with a trailing slash.  A
 # --deny-read that is not absolute is refused, as
-# sandbox.denyRead is: it used to be dropped, masking nothing.
+# sandbox.denyRead is: it used to be dropped, masking nothing.  Both
+# follow one rule (sandbox_deny_read_path()).
 . "$top_srcdir/tests/lib.sh"
 
 chmod 755 "$T"
@@ -48,6 +49,12 @@ out=$(cd "$real/proj" && "$AIRLOCK" exec --workspace "$real/proj" \
 status=$?
 expect_eq "relative_deny_read_is_a_usage_error" "$status" 64
 expect_not_contains "relative_deny_read_reads_nothing" "$out" "db-password-4711"
+# So is one with a ".." component, as in sandbox.denyRead.
+out=$(cd "$real/proj" && "$AIRLOCK" exec --workspace "$real/proj" \
+    --deny-read "$real/nowhere/../proj/.env" -- cat .env 2>&1)
+status=$?
+expect_eq "dotdot_deny_read_is_a_usage_error" "$status" 64
+expect_contains "dotdot_deny_read_says_why" "$out" "'..' component"
 out=$(cd "$real/proj" && env -u HOME "$AIRLOCK" exec --workspace \
     "$real/proj" --deny-read '~/proj/.env' -- cat .env 2>&1)
 status=$?

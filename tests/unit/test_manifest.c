@@ -449,7 +449,10 @@ static const struct erow {
 	{ "tools: []\nsandbox:\n  readOnly: [usr]\n",
 	    "t.yaml:3:14: sandbox.readOnly[0]: expected an absolute path" },
 	{ "tools: []\nsandbox:\n  denyRead: [\".ssh\"]\n",
-	    "t.yaml:3:14: sandbox.denyRead[0]: expected an absolute path" },
+	    "t.yaml:3:14: sandbox.denyRead[0]: expected an absolute path "
+	    "(or ~ with an absolute $HOME)" },
+	{ "tools: []\nsandbox:\n  denyRead: [/srv/x/../etc/shadow]\n",
+	    "t.yaml:3:14: sandbox.denyRead[0]: '..' component" },
 	{ "tools: []\nsandbox:\n  protected: [\"../x\"]\n",
 	    "t.yaml:3:15: sandbox.protected[0]: not a workspace-relative path: "
 	    "'..' component" },
@@ -664,7 +667,7 @@ START_TEST(test_extensions_load_with_their_meaning)
 	    "gates: { required: [lint] }\n"
 	    "forbidSideEffects: [external]\n"
 	    "sandbox:\n"
-	    "  denyRead: [\"~/.ssh\", /srv/secret]\n"
+	    "  denyRead: [\"~/.ssh\", /srv/secret/]\n"
 	    "  readOnly: [/usr, /opt/tools]\n"
 	    "  network: proxy\n"
 	    "  workspace: cow\n"
