@@ -18,6 +18,7 @@
 #include "broker/audit_ship.h"
 #include "common/errors.h"
 #include "common/log.h"
+#include "common/vis.h"
 
 #define SHIP_MAX 8
 #define JOURNALD_SOCKET "/run/systemd/journal/socket"
@@ -192,6 +193,80 @@ field(json_t *rec, const char *name)
 	    json_object_get(json_object_get(rec, "fields"), name));
 }
 
+/*
+ * A field's value for the copies' metadata, escaped (common/vis.h) and
+ * cut to |max| bytes, "..." marking a cut; NULL for NULL (or out of
+ * memory).  The value may be the agent's: a refused call's "tool" is
+ * whatever name it sent, and the copies are read by people (journalctl,
+ * a syslog file), where a newline, ESC or a bidi override would drive
+ * or disguise the line.  Caller frees.
+ */
+static char *
+meta_value(const char *v, size_t max)
+{
+	size_t len, used;
+	char *e, *out;
+
+	if (v == NULL)
+		return NULL;
+	len = strlen(v);
+	if ((e = vis_dup_fit(v, len, 0, max, &used)) == NULL || used == len)
+		return e;
+	if ((out = malloc(strlen(e) + 4)) != NULL)
+		snprintf(out, strlen(e) + 4, "%s...", e);
+	free(e);
+	return out;
+}
+
+/* A name as a manifest spells one: [A-Za-z0-9_-], 1 to 64 bytes. */
+static int
+is_name(const char *s)
+{
+	size_t n = strspn(s,
+	    "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-");
+
+	return n > 0 && n <= 64 && s[n] == '\0';
+}
+
+/*
+ * MESSAGE: "airlock EVENT session ID seq N[ decision D][ tool T]".  The
+ * decision comes before the tool, and a tool that is not a plain name
+ * (a refused call's: the agent's choice) is quoted, escaped and cut: a
+ * call to "read_file decision allow" and 600 spaces read as an allowed
+ * call, the real "decision invalid" cut off the end of the message.
+ */
+static void
+journald_message(char *msg, size_t msglen, const char *ev, const char *sess,
+    const char *seq, const char *tool, const char *dec)
+{
+	char *et = meta_value(tool, 64), *ed = meta_value(dec, 32);
+	char qt[160];
+	size_t i, o = 0;
+
+	qt[0] = '\0';
+	if (et != NULL && is_name(et))
+		snprintf(qt, sizeof(qt), "%s", et);
+	else if (et != NULL) {
+		/* vis escaped every backslash: a \" cannot be forged. */
+		qt[o++] = '"';
+		for (i = 0; et[i] != '\0' && o + 3 < sizeof(qt); i++) {
+			if (et[i] == '"')
+				qt[o++] = '\\';
+			qt[o++] = et[i];
+		}
+		qt[o++] = '"';
+		qt[o] = '\0';
+	} else if (tool != NULL)
+		snprintf(qt, sizeof(qt), "?");
+	snprintf(msg, msglen, "airlock %s session %s seq %s%s%s%s%s", ev, sess,
+	    seq, dec != NULL ? " decision " : "",
+	    dec != NULL ? (ed != NULL ? ed : "?") : "",
+	    tool != NULL ? " tool " : "", qt);
+	free(et);
+	free(ed);
+}
+
 /* 4 (warning) for a refusal or a human's denial, else 6 (info). */
 static int
 severity(json_t *rec)
@@ -287,9 +362,9 @@ ship_journald(struct ship_out *o, const char *line, size_t len, json_t *rec,
 {
 	const char *ev = json_string_value(json_object_get(rec, "event"));
 	const char *sess = json_string_value(json_object_get(rec, "session"));
-	const char *tool = field(rec, "tool"), *dec = field(rec, "decision");
+	const char *rtool = field(rec, "tool"), *rdec = field(rec, "decision");
 	char msg[512], seq[32], pri[4];
-	char *buf = NULL;
+	char *buf = NULL, *tool, *dec;
 	size_t blen = 0, cap = 0;
 	struct iovec iov;
 	int bad = 0;
@@ -297,9 +372,13 @@ ship_journald(struct ship_out *o, const char *line, size_t len, json_t *rec,
 	snprintf(seq, sizeof(seq), "%lld",
 	    (long long)json_integer_value(json_object_get(rec, "seq")));
 	snprintf(pri, sizeof(pri), "%d", severity(rec));
-	snprintf(msg, sizeof(msg), "airlock %s session %s seq %s%s%s%s%s", ev,
-	    sess, seq, tool != NULL ? " tool " : "", tool != NULL ? tool : "",
-	    dec != NULL ? " decision " : "", dec != NULL ? dec : "");
+	journald_message(msg, sizeof(msg), ev, sess, seq, rtool, rdec);
+	/* AIRLOCK_TOOL and AIRLOCK_DECISION escaped too (a manifest's
+	 * names are unchanged); AIRLOCK_RECORD is the line byte for byte. */
+	tool = rtool != NULL ? vis_str(rtool, 0) : NULL;
+	dec = rdec != NULL ? vis_str(rdec, 0) : NULL;
+	if ((rtool != NULL && tool == NULL) || (rdec != NULL && dec == NULL))
+		bad = 1;
 	bad |= jfield(&buf, &blen, &cap, "MESSAGE", msg, strlen(msg));
 	bad |= jfield(&buf, &blen, &cap, "PRIORITY", pri, strlen(pri));
 	bad |= jfield(&buf, &blen, &cap, "SYSLOG_IDENTIFIER", "airlock", 7);
@@ -317,6 +396,8 @@ ship_journald(struct ship_out *o, const char *line, size_t len, json_t *rec,
 	else
 		bad |= jfield(&buf, &blen, &cap, "AIRLOCK_RECORD_OMITTED",
 		    "too large for a datagram", 24);
+	free(tool);
+	free(dec);
 	if (bad) {
 		free(buf);
 		dropped(o, "out of memory");
@@ -335,10 +416,15 @@ ship_journald(struct ship_out *o, const char *line, size_t len, json_t *rec,
 	free(buf);
 }
 
-/* An SD-PARAM value: '"', '\' and ']' escaped (RFC 5424, 6.3.3). */
+/*
+ * An SD-PARAM value: |raw| escaped for people (meta_value(), at most 128
+ * bytes and "..."), then '"', '\' and ']' escaped (RFC 5424, 6.3.3).
+ */
 static void
-sd_value(char *out, size_t outlen, const char *v)
+sd_value(char *out, size_t outlen, const char *raw)
 {
+	char *e = meta_value(raw, 128);
+	const char *v = e;
 	size_t o = 0;
 
 	for (; v != NULL && *v != '\0' && o + 3 < outlen; v++) {
@@ -347,6 +433,7 @@ sd_value(char *out, size_t outlen, const char *v)
 		out[o++] = *v;
 	}
 	out[o] = '\0';
+	free(e);
 }
 
 static void
@@ -354,7 +441,7 @@ ship_syslog(struct ship_out *o, const char *host, const char *line, size_t len,
     json_t *rec)
 {
 	const char *ev = json_string_value(json_object_get(rec, "event"));
-	char head[2048], sess[300], tool[300], dec[100];
+	char head[2048], sess[300], tool[300], dec[300];
 	const char *t = json_string_value(json_object_get(rec, "time"));
 	struct iovec iov[2];
 	int n;

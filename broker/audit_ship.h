@@ -20,6 +20,8 @@
  * PRIORITY, SYSLOG_IDENTIFIER=airlock, AIRLOCK_SESSION, AIRLOCK_EVENT,
  * AIRLOCK_SEQ, AIRLOCK_TOOL, AIRLOCK_DECISION (when the record has
  * them) and AIRLOCK_RECORD (the whole signed line, for verification).
+ * Every value but AIRLOCK_RECORD's is escaped (common/vis.h): a refused
+ * call's tool is the agent's text.
  * syslog: RFC 5424 with structured data [airlock@32473 session= event=
  * seq= tool= decision=] and the signed line as MSG, to SOCKET (default
  * /dev/log), facility local0 unless FACILITY (local0..local7, user,

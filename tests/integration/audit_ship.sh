@@ -113,6 +113,36 @@ sed 's/^[^]]*\] \xef\xbb\xbf//' "$T/exec.out" >"$T/central2.jsonl"
 check "exec: the messages carry the signed lines unchanged" \
     cmp -s "$T/central2.jsonl" "$L"
 
+# --- the agent's tool names in the copies' metadata ------------------------
+# A call to a tool the manifest does not have is recorded with the name
+# the agent sent, which then went raw into the syslog structured data
+# (and journald's MESSAGE, below): a newline, ESC[1A ESC[2K or a bidi
+# override reached the collector's file and the terminal that reads it.
+# Now escaped as airlock audit show escapes it; the signed line (MSG)
+# is unchanged.
+PAD=$(printf '%600s' '')
+FORGED_TOOL="read_file decision allow$PAD"
+EVIL_TOOL=$(printf 'x\n\033[1A\033[2Kread_file\342\200\256')
+check "the syslog receiver listens (agent's names)" receiver "$T/log3.sock" "$T/names.out"
+echo "syslog $T/log3.sock" >"$AIRLOCK_CONFIG_DIR/audit.conf"
+mcp_start "$M" "$ws"
+mcp_rpc tools/call "{\"name\":$(js "$FORGED_TOOL"),\"arguments\":{}}"
+expect_contains "a padded unknown tool is refused" "$R" "unknown tool"
+mcp_rpc tools/call "{\"name\":$(js "$EVIL_TOOL"),\"arguments\":{}}"
+expect_contains "an unknown tool with controls is refused" "$R" "unknown tool"
+mcp_stop
+wait "$RECV"
+L=$(newest_session)/audit.jsonl
+expect_eq "syslog: one message per record, none split by the agent's newline" \
+    "$(wc -l <"$T/names.out")" "$(wc -l <"$L")"
+expect_eq "syslog: no raw ESC from the agent's tool name" \
+    "$(grep -c $'\033' "$T/names.out")" 0
+expect_contains "syslog: the agent's tool name escaped in the structured data" \
+    "$(grep 'event="decision"' "$T/names.out" | grep 'decision="invalid"')" \
+    'tool="x\\n\\e[1A\\e[2Kread_file\\u{202E}"'
+sed 's/^[^]]*\] \xef\xbb\xbf//' "$T/names.out" >"$T/central3.jsonl"
+check "syslog: the signed lines are unchanged" cmp -s "$T/central3.jsonl" "$L"
+
 # --- an output that fails ----------------------------------------------
 printf 'syslog %s\n# comment\n' "$T/nobody-listens.sock" \
     >"$AIRLOCK_CONFIG_DIR/audit.conf"
@@ -177,6 +207,7 @@ exit $rc
 JDS
 	printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
 	    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"deploy","arguments":{"target":"staging"}}}' \
+	    "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":$(js "$FORGED_TOOL"),\"arguments\":{}}}" \
 	    >"$T/jd.in"
 	JOUT="$T/journal.json" timeout 120 unshare -m --propagation private \
 	    sh "$T/jd.sh" sh -c "\"\$0\" serve --manifest \"\$1\" --workspace \"\$2\" <\"\$3\" >\"\$4\" 2>&1" \
@@ -188,8 +219,17 @@ JDS
 	jq -c "select(.AIRLOCK_SESSION == \"$sid\")" "$T/journal.json" >"$T/mine.json"
 	expect_eq "journald: one entry per record" "$(wc -l <"$T/mine.json")" "$(wc -l <"$L")"
 	expect_eq "journald: structured fields" \
-	    "$(jq -r 'select(.AIRLOCK_EVENT == "decision") | "\(.AIRLOCK_TOOL) \(.AIRLOCK_DECISION) \(.PRIORITY)"' "$T/mine.json")" \
+	    "$(jq -r 'select(.AIRLOCK_EVENT == "decision" and .AIRLOCK_TOOL == "deploy") | "\(.AIRLOCK_TOOL) \(.AIRLOCK_DECISION) \(.PRIORITY)"' "$T/mine.json")" \
 	    "deploy allow 6"
+	# The agent's "read_file decision allow" and 600 spaces: MESSAGE
+	# read "... tool read_file decision allow", the real decision cut
+	# off at 512 bytes.  Now the decision comes first and the name is
+	# quoted, escaped and cut.
+	msg=$(jq -r 'select(.AIRLOCK_EVENT == "decision" and .AIRLOCK_DECISION == "invalid") | .MESSAGE' "$T/mine.json")
+	expect_contains "journald: a refused call's MESSAGE says invalid" "$msg" \
+	    "decision invalid tool \"read_file decision allow\\s{"
+	expect_not_contains "journald: the agent's name cannot read as allowed" \
+	    "$msg" "tool read_file decision allow"
 	jq -r 'select(.AIRLOCK_SEQ) | "\(.AIRLOCK_SEQ)\t\(.AIRLOCK_RECORD)"' "$T/mine.json" |
 	    sort -n | cut -f2- >"$T/jcentral.jsonl"
 	check "journald: AIRLOCK_RECORD carries the signed lines" \
