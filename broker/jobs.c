@@ -295,6 +295,51 @@ line_matched(const char *line, size_t len, size_t rule, void *arg)
 	job_event(arg, "match", line, len, rule);
 }
 
+/*
+ * Feeds the new complete lines of one stream (all of them when |final|)
+ * to the job's rules, redacted as the stream is, not line by line: a
+ * secret printed over several lines (base64(1)'s 76 columns, xxd -p's 60,
+ * a PEM key) is a piece per line, each too short for the redactor, and an
+ * event per line gave it all out.  So the scan takes, from where it is,
+ * the longest run of whole lines that no secret (or form of one) runs
+ * past or could run past once more bytes come (redact_settled()),
+ * redacts that run as one text and matches the rules against its lines:
+ * a rule sees what the agent would be given.
+ */
+static void
+job_scan_stream(struct job *j, struct jobtext_scan *s, const char *data,
+    size_t len, int final)
+{
+	const struct redact *r = j->js->b->cfg.redact;
+	struct jobtext_scan piece;
+	const char *w;
+	char *clean;
+	size_t wlen, cut, safe, cleanlen;
+
+	if (s->done >= len)
+		return;
+	w = data + s->done;
+	wlen = len - s->done;
+	cut = final ? wlen : redact_settled(r, w, wlen);
+	while (!final) {
+		/* Whole lines only; then no form may cross the cut. */
+		while (cut > 0 && w[cut - 1] != '\n')
+			cut--;
+		if (cut == 0)
+			return;
+		if ((safe = redact_settled(r, w, cut)) == cut)
+			break;
+		cut = safe;
+	}
+	if (redact_buf(r, w, cut, &clean, &cleanlen) < 0)
+		fatalx("%s: out of memory redacting", __func__);
+	memset(&piece, 0, sizeof(piece));
+	jobtext_scan_lines(
+	    &piece, clean, cleanlen, 1, j->res, j->nres, line_matched, j);
+	free(clean);
+	s->done += cut;
+}
+
 /* Feeds the job's new complete lines (all of them when |final|) to its rules. */
 static void
 job_scan(struct job *j, int final)
@@ -305,10 +350,8 @@ job_scan(struct job *j, int final)
 	if (j->nres == 0)
 		return;
 	job_peek(j, &out, &outlen, &err, &errlen);
-	jobtext_scan_lines(
-	    &j->scan_out, out, outlen, final, j->res, j->nres, line_matched, j);
-	jobtext_scan_lines(
-	    &j->scan_err, err, errlen, final, j->res, j->nres, line_matched, j);
+	job_scan_stream(j, &j->scan_out, out, outlen, final);
+	job_scan_stream(j, &j->scan_err, err, errlen, final);
 }
 
 static const char *

@@ -95,6 +95,8 @@ TESTS += tests/integration/jobs_redaction.sh
 EXTRA_DIST += tests/integration/jobs_redaction.sh
 TESTS += tests/integration/secrets_wrapped.sh
 EXTRA_DIST += tests/integration/secrets_wrapped.sh
+TESTS += tests/integration/jobs_events_redaction.sh
+EXTRA_DIST += tests/integration/jobs_events_redaction.sh
 TESTS += tests/integration/file_changes.sh
 EXTRA_DIST += tests/integration/file_changes.sh
 # Pinned code: approvals, gates and secrets bound to the code that runs (issue 11).
