@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,6 +32,20 @@
 
 #define HASH_LEN 32
 
+/*
+ * Filesystems on which every write through a shared mapping to a page
+ * that is clean moves mtime and ctime (their page_mkwrite() calls
+ * file_update_time(), and writeback write-protects a page as it cleans
+ * it): ext2/3/4, XFS, btrfs.  On others a hash is never reused: tmpfs
+ * maps its pages writable on the first touch and never moves the times
+ * for a write through a mapping, an overlay's mapping is of its upper
+ * layer's file (which the overlay's descriptor cannot sync), and of the
+ * rest nothing is known.
+ */
+#define FS_EXT4 0xEF53
+#define FS_XFS 0x58465342
+#define FS_BTRFS 0x9123683E
+
 struct wsent {
 	uint64_t dev, ino;
 	int64_t size, mtime, ctime; /* times in ns */
@@ -38,7 +53,7 @@ struct wsent {
 	uint32_t pathlen;
 	uint32_t mode;
 	unsigned char hash[HASH_LEN];
-	unsigned char racy;
+	unsigned char racy; /* or on a filesystem not to be trusted */
 };
 
 struct table {
@@ -58,6 +73,7 @@ struct walk {
 	struct table *old, *neu;
 	size_t oldpos;
 	int64_t now; /* ns, before the walk */
+	int trusted; /* the directory walked is on such a filesystem */
 	crypto_generichash_state st;
 	char path[PATH_MAX];
 	size_t plen;
@@ -177,12 +193,21 @@ hash_segment(crypto_generichash_state *st, char kind, off_t off, off_t len)
  * that shrank while being read as ('T', offset, length missing).  A file
  * with as many blocks as its size needs has no holes, and is read
  * without asking.
+ *
+ * Before it is read, its dirty pages are written back (on a trusted
+ * filesystem): a page dirtied through a shared mapping stays writable
+ * until then, and writes to it move no time, so a hash read before would
+ * be reused after them.  Written back, each page is write-protected, and
+ * the next write through any mapping faults and moves mtime and ctime.
+ * *|untrusted| is set when that could not be done, or the file opened is
+ * not the one |sb| is of: its hash is then not to be reused.
  */
 static int
 hash_file(struct walk *w, int dirfd, const char *name, const struct stat *sb,
-    unsigned char md[HASH_LEN])
+    unsigned char md[HASH_LEN], int *untrusted)
 {
 	crypto_generichash_state st;
+	struct stat fsb;
 	off_t off = 0, data, hole, left, size = sb->st_size;
 	ssize_t n;
 	int fd, rc = 0, dense;
@@ -194,6 +219,13 @@ hash_file(struct walk *w, int dirfd, const char *name, const struct stat *sb,
 	    O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd == -1)
 		return fail(w, AL_ERR_SYSTEM, NULL);
+	if (!w->trusted ||
+	    sync_file_range(fd, 0, 0,
+		SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+		    SYNC_FILE_RANGE_WAIT_AFTER) == -1 ||
+	    fstat(fd, &fsb) == -1 || fsb.st_dev != sb->st_dev ||
+	    fsb.st_ino != sb->st_ino)
+		*untrusted = 1;
 	dense = (off_t)sb->st_blocks * 512 >= size;
 	while (off < size && rc == 0) {
 		if (dense) {
@@ -235,7 +267,8 @@ hash_file(struct walk *w, int dirfd, const char *name, const struct stat *sb,
 }
 
 static int
-add_entry(struct walk *w, const struct stat *sb, const unsigned char *md)
+add_entry(struct walk *w, const struct stat *sb, const unsigned char *md,
+    int untrusted)
 {
 	struct table *t = w->neu;
 	struct wsent *e;
@@ -268,6 +301,9 @@ add_entry(struct walk *w, const struct stat *sb, const unsigned char *md)
 	/* Written in the same tick as it was recorded: not to be trusted. */
 	e->racy = e->mtime >= w->now - WSINDEX_RACY_NS ||
 	    e->ctime >= w->now - WSINDEX_RACY_NS;
+	/* Nor a file whose writes through a mapping may move no time. */
+	if (untrusted)
+		e->racy = 1;
 	return 0;
 }
 
@@ -284,16 +320,16 @@ regular(struct walk *w, int dirfd, const char *name, const struct stat *sb)
 {
 	const struct wsent *e = old_entry(w);
 	unsigned char md[HASH_LEN];
-	int rc;
+	int rc, untrusted = !w->trusted;
 
-	if (e != NULL && same_stat(e, sb))
+	if (!untrusted && e != NULL && same_stat(e, sb))
 		memcpy(md, e->hash, HASH_LEN);
 	else {
-		if ((rc = hash_file(w, dirfd, name, sb, md)) != 0)
+		if ((rc = hash_file(w, dirfd, name, sb, md, &untrusted)) != 0)
 			return rc;
 		w->x->hashed++;
 	}
-	if ((rc = add_entry(w, sb, md)) != 0)
+	if ((rc = add_entry(w, sb, md, untrusted)) != 0)
 		return rc;
 	if (w->neu->ents[w->neu->n - 1].racy)
 		w->x->racy++;
@@ -370,13 +406,18 @@ static int
 walk_dir(struct walk *w, int dirfd)
 {
 	struct names nm = { 0 };
+	struct statfs fs;
 	struct stat sb;
 	char target[PATH_MAX];
 	const char *name;
 	size_t i, base = w->plen, l;
 	ssize_t tl;
-	int rc, sub;
+	int rc, sub, trusted;
 
+	/* Per directory: a mount beneath may be of another kind. */
+	trusted = fstatfs(dirfd, &fs) == 0 &&
+	    (fs.f_type == FS_EXT4 || fs.f_type == FS_XFS ||
+		fs.f_type == FS_BTRFS);
 	if ((rc = read_names(w, dirfd, &nm)) != 0)
 		goto out;
 	for (i = 0; i < nm.n && rc == 0; i++) {
@@ -389,6 +430,7 @@ walk_dir(struct walk *w, int dirfd)
 		}
 		memcpy(w->path + base, name, l);
 		w->plen = base + l;
+		w->trusted = trusted; /* again after a subdirectory's walk */
 		if (fstatat(dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) == -1) {
 			if (errno != ENOENT)
 				rc = fail(w, AL_ERR_SYSTEM, NULL);

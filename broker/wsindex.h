@@ -27,6 +27,16 @@
  * not tick is what the racy rule catches.  (Setting the system clock
  * back needs CAP_SYS_TIME, which no sandbox has.)
  *
+ * A write through a shared writable mapping moves the times only when it
+ * faults: on ext2/3/4, XFS and btrfs, the first write to a clean page.  A
+ * page dirtied before a refresh stays writable until writeback cleans
+ * it, and writes to it meanwhile move nothing; so a file is written back
+ * (sync_file_range()) before it is hashed, which write-protects its pages.
+ * On any other filesystem (tmpfs, whose pages take writes through a
+ * mapping without ever moving the times; an overlay, whose mapping is of
+ * its upper layer's file; anything else) no hash is reused: every file
+ * there is hashed on every refresh, and counted as racy.
+ *
  * There is no entry cap.  Memory is sizeof(struct wsent) (96 bytes on
  * 64-bit Linux) plus the path's length plus one per regular file, twice
  * that during a refresh, and paths are at most PATH_MAX: 1M files of
@@ -62,7 +72,8 @@ int wsindex_refresh(struct wsindex *, int rootfd, char hex[SHA256_HEX_LEN + 1],
 struct wsindex_stats {
 	size_t files; /* regular files in the index */
 	size_t hashed; /* of which hashed (not reused) */
-	size_t racy; /* of which racy, to hash again next time */
+	size_t racy; /* of which racy (or on a filesystem not trusted), to
+			hash again next time */
 	size_t bytes; /* memory held by the index */
 };
 void wsindex_stats(const struct wsindex *, struct wsindex_stats *);

@@ -11,7 +11,7 @@ TESTS += tests/integration/command_literal_braces.sh
 EXTRA_DIST += tests/integration/command_literal_braces.sh
 TESTS += tests/integration/patch_loop.sh
 # The incremental workspace index (issue 14).
-TESTS += tests/integration/wsindex.sh
+TESTS += tests/integration/wsindex.sh tests/integration/wsindex_mmap.sh
 TESTS += tests/integration/limits_enforce.sh
 EXTRA_DIST += tests/integration/limits_enforce.sh
 TESTS += tests/integration/cgroup_v2_clone.sh
@@ -20,7 +20,7 @@ TESTS += tests/integration/cgroup_v1_born.sh
 EXTRA_DIST += tests/integration/cgroup_v1_born.sh
 TESTS += tests/integration/cgroup_pid_reuse.sh
 EXTRA_DIST += tests/integration/cgroup_pid_reuse.sh
-EXTRA_DIST += tests/integration/wsindex.sh
+EXTRA_DIST += tests/integration/wsindex.sh tests/integration/wsindex_mmap.sh
 EXTRA_DIST += tests/integration/patch_loop.sh
 TESTS += tests/integration/run_teardown.sh
 EXTRA_DIST += tests/integration/run_teardown.sh
