@@ -115,7 +115,7 @@ approval_rebind(struct call *c, const char *when, json_t **out)
 	const char *keys[] = { "argv", "cwd", "env", NULL };
 	char list[200], *note;
 	size_t i;
-	int status;
+	int status, unbound;
 
 	if (c->binding == NULL)
 		return -1;
@@ -125,7 +125,13 @@ approval_rebind(struct call *c, const char *when, json_t **out)
 	if (json_object_get(c->binding, "workspace") != NULL)
 		json_object_set_new(
 		    now, "workspace", json_string(c->granted_ws));
-	if (json_equal(now, c->binding)) {
+	/* A digest taken while the workspace kept changing ("") is of no
+	 * workspace: it matches none, not even a request's "" taken while
+	 * it kept changing too (the agent's writes kept going throughout,
+	 * and what ran is not what the approver saw). */
+	unbound = json_object_get(c->binding, "workspace") != NULL &&
+	    c->granted_ws[0] == '\0';
+	if (!unbound && json_equal(now, c->binding)) {
 		json_decref(now);
 		return -1;
 	}
@@ -141,7 +147,8 @@ approval_rebind(struct call *c, const char *when, json_t **out)
 			    json_pack("{s:O, s:O}", "approved",
 				json_object_get(c->binding, keys[i]), "now",
 				json_object_get(now, keys[i])));
-	if (!json_equal(json_object_get(c->binding, "workspace"),
+	if (unbound ||
+	    !json_equal(json_object_get(c->binding, "workspace"),
 		json_object_get(now, "workspace")))
 		json_object_set_new(exec, "workspace",
 		    json_pack("{s:O, s:O}", "approved",

@@ -107,5 +107,46 @@ check "... and nothing ran on the old yes" \
 mcp_wait_id 102
 expect_error_class "denied" approval_denied
 
+# ===== a workspace that keeps changing from before the request ===================
+# The same writers, started before the request: its digest too is taken
+# while the workspace is written, so the approval is bound to no digest
+# (""), and so was the grant's.  The two "" were equal: lib.sh rewritten
+# while the approval was pending ran on the yes of an approver that
+# decides through the session's socket ("airlock approve" itself refuses
+# this request: its evidence shows a digest its binding does not hold).
+# Now a binding to no digest matches nothing: the yes is void, nothing
+# runs.
+rm -f "$T/stop-churn"
+( while [ ! -e "$T/stop-churn" ]; do : >>"$ws/churn.txt"; done ) &
+churn=$!
+( while [ ! -e "$T/stop-churn" ]; do : >>"$ws/many/1"; done ) &
+churn2=$!
+sleep 0.3
+mcp_send '{"jsonrpc":"2.0","id":103,"method":"tools/call","params":{"name":"deploy","arguments":{"target":"late"}}}'
+id5=$(mcp_pending deploy "$id4")
+check "the fourth deploy waits for a human" test -n "$id5"
+printf 'greet() { echo "deploying $1"; : >PWNED; }\n' >"$ws/lib.sh"
+dg=$("$AIRLOCK" pending --json | jq -r --arg id "$id5" '.pending[] | select(.id == $id) | .digest')
+ans=$(python3 - "$AIRLOCK_RUNTIME_DIR/$(basename "$sess").sock" "$id5" "$dg" <<'PY'
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall((json.dumps({"op": "approve", "id": sys.argv[2], "digest": sys.argv[3]}) + "\n").encode())
+print(s.makefile().readline().strip())
+PY
+)
+expect_contains "an approver grants it through the session's socket" "$ans" '"ok"'
+id6=$(mcp_pending deploy "$id5")
+touch "$T/stop-churn"
+wait $churn $churn2
+check "a request digest taken while the workspace kept changing matches no grant: a new approval" \
+    test -n "$id6" -a "$id6" != "$id5"
+check "... and the rewritten lib.sh did not run on the old yes" test ! -e "$ws/PWNED"
+check "... nor any runner" \
+    bash -c '[ "$(grep -c "\"runner_start\".*\"deploy\"" "$1")" -eq 1 ]' _ "$sess/audit.jsonl"
+[ -n "$id6" ] && "$AIRLOCK" deny "$id6" --reason "stop" >/dev/null 2>&1
+mcp_wait_id 103
+expect_error_class "denied" approval_denied
+
 mcp_stop
 finish
