@@ -34,6 +34,35 @@ manifest_sig_keys_path(char *out, size_t outlen)
 	    env != NULL && env[0] == '/' ? env : MANIFEST_KEYS_DEFAULT);
 }
 
+/*
+ * Whether the trusted-keys file |path| is absent, so that manifests load
+ * unsigned: no such name, and no symbolic link to nothing in its place
+ * or in place of a directory above it.  A link whose target is missing
+ * (a configuration mount not there yet, a target removed or renamed) is
+ * not "no file": the host asked for signatures, and the caller fails
+ * closed reading it.
+ */
+static int
+keys_absent(const char *path)
+{
+	char buf[PATH_MAX], *slash;
+	struct stat st;
+
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return 0;
+	if (lstat(buf, &st) == 0 || errno != ENOENT)
+		return 0;
+	/* A component above is missing: is it a link to nothing? */
+	while ((slash = strrchr(buf, '/')) != NULL && slash != buf) {
+		*slash = '\0';
+		if (lstat(buf, &st) == 0)
+			return !(S_ISLNK(st.st_mode) && stat(buf, &st) == -1);
+		if (errno != ENOENT)
+			return 0;
+	}
+	return 1;
+}
+
 /* Reads a regular file of at most |max| bytes.  NUL-terminated. */
 static int
 read_small(const char *path, size_t max, char **data, size_t *len, char *err,
@@ -134,10 +163,21 @@ manifest_load_verified(
 
 	*out = NULL;
 	manifest_sig_keys_path(kpath, sizeof(kpath));
-	if (access(kpath, F_OK) == -1 && errno == ENOENT)
+	if (keys_absent(kpath))
 		return manifest_load(path, out, err, errlen);
-	if ((rc = read_small(kpath, 64 * 1024, &keys, &klen, err, errlen)) != 0)
+	if ((rc = read_small(kpath, 64 * 1024, &keys, &klen, err, errlen)) !=
+	    0) {
+		struct stat st;
+
+		if (stat(kpath, &st) == -1 && errno == ENOENT)
+			snprintf(err, errlen,
+			    "the trusted-keys file %s leads through a symbolic "
+			    "link to nothing; this host asks for signed "
+			    "manifests, so none is loaded until the link's "
+			    "target is there",
+			    kpath);
 		return AL_ERR_FORMAT;
+	}
 	if ((rc = read_small(path, MANIFEST_MAX, &data, &len, err, errlen)) !=
 	    0) {
 		free(keys);

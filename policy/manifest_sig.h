@@ -13,7 +13,9 @@
  * whose key is listed and whose Ed25519 signature covers
  * "airlock-manifest-v1\n" followed by exactly the bytes that are parsed
  * (read once).  The built-in default manifest is part of the binary and
- * needs no signature.  Without the file nothing changes.
+ * needs no signature.  Without the file nothing changes; a symbolic link
+ * to nothing in its place (or in place of a directory above it) is not
+ * "without": nothing loads.
  */
 #ifndef AIRLOCK_MANIFEST_SIG_H
 #define AIRLOCK_MANIFEST_SIG_H

@@ -31,6 +31,18 @@ serve_call() {
 	    "$AIRLOCK" serve --manifest "$1" --workspace "$ws" 2>&1
 }
 expect_eq "without a trusted-keys file an unsigned manifest is used" "$(run_exec "$T/m.yaml")" ran
+# A trusted-keys file that is a link to nothing (a configuration mount
+# not there yet, a target renamed) was "no file" to access(2), and every
+# manifest loaded unsigned; so was one beneath a directory link to
+# nothing.  Both fail closed now, saying why.
+ln -s "$T/keys-not-there" "$T/dangling-keys"
+out=$(AIRLOCK_MANIFEST_KEYS="$T/dangling-keys" run_exec "$T/m.yaml")
+expect_contains "a trusted-keys file that is a link to nothing fails closed" "$out" "the trusted-keys file $T/dangling-keys leads through a symbolic link to nothing"
+check "... and runs nothing" test "$(printf '%s\n' "$out" | grep -cx ran)" = 0
+ln -s "$T/conf-not-there" "$T/conf"
+out=$(AIRLOCK_MANIFEST_KEYS="$T/conf/manifest-keys" run_exec "$T/m.yaml")
+expect_contains "... as does one beneath a directory link to nothing" "$out" "$T/conf/manifest-keys leads through a symbolic link to nothing"
+expect_eq "a trusted-keys file in a directory that is not there is no file" "$(AIRLOCK_MANIFEST_KEYS="$T/no-dir/manifest-keys" run_exec "$T/m.yaml")" ran
 
 "$AIRLOCK" approver keygen "$T/team" >/dev/null 2>&1
 "$AIRLOCK" approver keygen "$T/other" >/dev/null 2>&1
