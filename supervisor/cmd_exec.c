@@ -879,6 +879,7 @@ cmd_exec(int argc, char **argv)
 			rc = EXIT_CONFIG;
 			goto out_early;
 		}
+		setup_protect_manifest(m, workspace);
 		policy = &m->sandbox;
 	}
 	eff = *policy;

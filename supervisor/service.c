@@ -155,6 +155,7 @@ service_open(struct service *sv, const char *command, const char *mpath,
 		manifest_free(sv->m);
 		return rc;
 	}
+	setup_protect_manifest(sv->m, sv->workspace);
 	if (session_create(&sv->session, err, sizeof(err)) != 0)
 		fatalx("%s", err);
 	if (hostkey_ensure(hostpub, err, sizeof(err)) != 0 ||

@@ -117,3 +117,55 @@ setup_workspace_apart(const char *ws)
 	}
 	return bad ? -1 : 0;
 }
+
+/* Adds |abs| beneath |ws|, workspace-relative, to |sp|'s protected paths. */
+static void
+protect_beneath(struct sandbox_policy *sp, const char *ws, const char *abs)
+{
+	const char *rel;
+	size_t i;
+
+	if (!path_is_beneath(abs, ws) || strcmp(abs, ws) == 0)
+		return;
+	rel = abs + strlen(ws) + (strcmp(ws, "/") != 0);
+	for (i = 0; i < sp->nprotected; i++)
+		if (strcmp(sp->protected[i], rel) == 0)
+			return;
+	sp->protected = xreallocarray(sp->protected, sp->nprotected + 2,
+	    sizeof(*sp->protected));
+	sp->protected[sp->nprotected++] = xstrdup(rel);
+	sp->protected[sp->nprotected] = NULL;
+}
+
+void
+setup_protect_manifest(struct manifest *m, const char *workspace)
+{
+	char ws[PATH_MAX], d[PATH_MAX], dir[PATH_MAX], name[PATH_MAX];
+	char real[PATH_MAX];
+	const char *sfx[2] = { "", ".sig" }, *base, *slash;
+	size_t i;
+
+	if (m->path == NULL || m->path[0] == '<' ||
+	    realpath(workspace, ws) == NULL)
+		return;
+	/* The names as they stand in their directory, and what they are. */
+	if ((slash = strrchr(m->path, '/')) == NULL) {
+		base = m->path;
+		snprintf(d, sizeof(d), ".");
+	} else {
+		base = slash + 1;
+		snprintf(d, sizeof(d), "%.*s",
+		    (int)(slash == m->path ? 1 : slash - m->path), m->path);
+	}
+	if (realpath(d, dir) == NULL)
+		return;
+	for (i = 0; i < 2; i++) {
+		if (snprintf(name, sizeof(name), "%s/%s%s",
+		    strcmp(dir, "/") == 0 ? "" : dir, base, sfx[i]) >=
+		    (int)sizeof(name))
+			continue;
+		protect_beneath(&m->sandbox, ws, name);
+		if (realpath(name, real) != NULL)
+			protect_beneath(&m->sandbox, ws, real);
+	}
+}

@@ -33,4 +33,16 @@ int		 setup_workspace(const char *path, char out[PATH_MAX]);
  */
 int		 setup_workspace_apart(const char *ws);
 
+/*
+ * Makes the manifest |m| was loaded from, and its signature (PATH.sig),
+ * protected paths (sandbox.protected) of |m|'s sandbox when they lie in
+ * the workspace |workspace|: the name in its directory and, for a link,
+ * what it resolves to.  An agent that could write them would choose the
+ * policy of the next session (with signatures required, any manifest
+ * the team ever signed: an older, looser version and its .sig from the
+ * history, or another of the team's manifests).
+ */
+void		 setup_protect_manifest(struct manifest *m,
+    const char *workspace);
+
 #endif
