@@ -25,13 +25,13 @@
 #define SIG_FILE_MAX 512
 #define MANIFEST_MAX (1024 * 1024) /* as manifest_load() */
 
-void
+int
 manifest_sig_keys_path(char *out, size_t outlen)
 {
 	const char *env = getenv("AIRLOCK_MANIFEST_KEYS");
 
-	snprintf(out, outlen, "%s",
-	    env != NULL && env[0] == '/' ? env : MANIFEST_KEYS_DEFAULT);
+	snprintf(out, outlen, "%s", env != NULL ? env : MANIFEST_KEYS_DEFAULT);
+	return env != NULL;
 }
 
 /*
@@ -63,10 +63,34 @@ keys_absent(const char *path)
 	return 1;
 }
 
-/* Reads a regular file of at most |max| bytes.  NUL-terminated. */
+/*
+ * The trusted-keys file's owner and mode: a key that another user could
+ * add would be trusted.  Root's or the caller's, and writable by no one
+ * else.
+ */
 static int
-read_small(const char *path, size_t max, char **data, size_t *len, char *err,
+keys_owner_ok(const char *path, const struct stat *st, char *err,
     size_t errlen)
+{
+	if ((st->st_uid != 0 && st->st_uid != geteuid()) ||
+	    (st->st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+		snprintf(err, errlen,
+		    "the trusted-keys file %s is owned by uid %u with mode "
+		    "%04o: another user could add a key to it; it must be "
+		    "root's or yours and writable by no one else",
+		    path, (unsigned)st->st_uid, (unsigned)(st->st_mode & 07777));
+		return AL_ERR_FORMAT;
+	}
+	return 0;
+}
+
+/*
+ * Reads a regular file of at most |max| bytes.  NUL-terminated.  With
+ * |keys|, the file must also pass keys_owner_ok().
+ */
+static int
+read_small(const char *path, size_t max, int keys, char **data, size_t *len,
+    char *err, size_t errlen)
 {
 	struct stat st;
 	ssize_t n;
@@ -84,6 +108,10 @@ read_small(const char *path, size_t max, char **data, size_t *len, char *err,
 		    "%s: not a regular file of at most %zu "
 		    "bytes",
 		    path, max);
+		close(fd);
+		return AL_ERR_FORMAT;
+	}
+	if (keys && keys_owner_ok(path, &st, err, errlen) != 0) {
 		close(fd);
 		return AL_ERR_FORMAT;
 	}
@@ -159,17 +187,30 @@ manifest_load_verified(
 	char *data = NULL, *sig = NULL, *f[4], *save = NULL;
 	unsigned char pk[32], s[crypto_sign_BYTES], *msg;
 	size_t len, klen, slen, mlen, got = 0, i;
-	int rc;
+	int rc, explicit;
 
 	*out = NULL;
-	manifest_sig_keys_path(kpath, sizeof(kpath));
-	if (keys_absent(kpath))
+	/* Named in the environment, the file must be there: a typo must
+	 * not turn the signatures off. */
+	explicit = manifest_sig_keys_path(kpath, sizeof(kpath));
+	if (kpath[0] != '/') {
+		snprintf(err, errlen, "AIRLOCK_MANIFEST_KEYS (%s) is not an "
+		    "absolute path", kpath);
+		return AL_ERR_FORMAT;
+	}
+	if (!explicit && keys_absent(kpath))
 		return manifest_load(path, out, err, errlen);
-	if ((rc = read_small(kpath, 64 * 1024, &keys, &klen, err, errlen)) !=
-	    0) {
+	if ((rc = read_small(kpath, 64 * 1024, 1, &keys, &klen, err,
+	    errlen)) != 0) {
 		struct stat st;
 
-		if (stat(kpath, &st) == -1 && errno == ENOENT)
+		if (explicit && keys_absent(kpath))
+			snprintf(err, errlen,
+			    "AIRLOCK_MANIFEST_KEYS names %s, which is not "
+			    "there; no manifest is loaded until it is (unset "
+			    "the variable for %s)",
+			    kpath, MANIFEST_KEYS_DEFAULT);
+		else if (stat(kpath, &st) == -1 && errno == ENOENT)
 			snprintf(err, errlen,
 			    "the trusted-keys file %s leads through a symbolic "
 			    "link to nothing; this host asks for signed "
@@ -178,14 +219,14 @@ manifest_load_verified(
 			    kpath);
 		return AL_ERR_FORMAT;
 	}
-	if ((rc = read_small(path, MANIFEST_MAX, &data, &len, err, errlen)) !=
+	if ((rc = read_small(path, MANIFEST_MAX, 0, &data, &len, err, errlen)) !=
 	    0) {
 		free(keys);
 		return rc;
 	}
 	xasprintf(&sigpath, "%s.sig", path);
 	rc = AL_ERR_CRYPTO;
-	if (read_small(sigpath, SIG_FILE_MAX, &sig, &slen, err, errlen) != 0) {
+	if (read_small(sigpath, SIG_FILE_MAX, 0, &sig, &slen, err, errlen) != 0) {
 		snprintf(err, errlen,
 		    "%s is not signed (no %s), and this host "
 		    "accepts only manifests signed by a key in %s",
@@ -248,7 +289,7 @@ manifest_sign(
 	size_t len, mlen;
 	int rc, fd;
 
-	if ((rc = read_small(path, MANIFEST_MAX, &data, &len, err, errlen)) !=
+	if ((rc = read_small(path, MANIFEST_MAX, 0, &data, &len, err, errlen)) !=
 	    0)
 		return rc;
 	sig_message(data, len, &msg, &mlen);

@@ -15,7 +15,9 @@
  * (read once).  The built-in default manifest is part of the binary and
  * needs no signature.  Without the file nothing changes; a symbolic link
  * to nothing in its place (or in place of a directory above it) is not
- * "without": nothing loads.
+ * "without": nothing loads; nor is a file $AIRLOCK_MANIFEST_KEYS names
+ * and that is not there.  The file must be root's or the caller's and
+ * writable by no one else.
  */
 #ifndef AIRLOCK_MANIFEST_SIG_H
 #define AIRLOCK_MANIFEST_SIG_H
@@ -27,8 +29,12 @@
 
 #define MANIFEST_KEYS_DEFAULT PATHS_CONFIG_DEFAULT "/manifest-keys"
 
-/* Writes the trusted-keys file's path. */
-void manifest_sig_keys_path(char *out, size_t outlen);
+/*
+ * Writes the trusted-keys file's path: $AIRLOCK_MANIFEST_KEYS as it is,
+ * or the default.  Returns 1 when the variable named it (then the file
+ * must exist, and the path be absolute), else 0.
+ */
+int manifest_sig_keys_path(char *out, size_t outlen);
 
 /*
  * manifest_load(), requiring a trusted signature when the trusted-keys

@@ -30,7 +30,9 @@ serve_call() {
 	    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"hello","arguments":{}}}' |
 	    "$AIRLOCK" serve --manifest "$1" --workspace "$ws" 2>&1
 }
-expect_eq "without a trusted-keys file an unsigned manifest is used" "$(run_exec "$T/m.yaml")" ran
+test -e /etc/airlock/manifest-keys &&
+    fail "this host has /etc/airlock/manifest-keys: the test needs it absent"
+expect_eq "without a trusted-keys file an unsigned manifest is used" "$(env -u AIRLOCK_MANIFEST_KEYS "$AIRLOCK" exec --manifest "$T/m.yaml" --workspace "$ws" -- echo ran 2>&1)" ran
 # A trusted-keys file that is a link to nothing (a configuration mount
 # not there yet, a target renamed) was "no file" to access(2), and every
 # manifest loaded unsigned; so was one beneath a directory link to
@@ -42,11 +44,19 @@ check "... and runs nothing" test "$(printf '%s\n' "$out" | grep -cx ran)" = 0
 ln -s "$T/conf-not-there" "$T/conf"
 out=$(AIRLOCK_MANIFEST_KEYS="$T/conf/manifest-keys" run_exec "$T/m.yaml")
 expect_contains "... as does one beneath a directory link to nothing" "$out" "$T/conf/manifest-keys leads through a symbolic link to nothing"
-expect_eq "a trusted-keys file in a directory that is not there is no file" "$(AIRLOCK_MANIFEST_KEYS="$T/no-dir/manifest-keys" run_exec "$T/m.yaml")" ran
+# A file the variable names must be there: a typo in it used to turn the
+# signatures off, as did a relative value (the default was used).
+out=$(AIRLOCK_MANIFEST_KEYS="$T/no-dir/manifest-keys" run_exec "$T/m.yaml")
+expect_contains "a trusted-keys file the variable names and that is not there fails closed" "$out" "AIRLOCK_MANIFEST_KEYS names $T/no-dir/manifest-keys, which is not there"
+check "... and runs nothing" test "$(printf '%s\n' "$out" | grep -cx ran)" = 0
+out=$(AIRLOCK_MANIFEST_KEYS="manifest-keys" run_exec "$T/m.yaml")
+expect_contains "a relative AIRLOCK_MANIFEST_KEYS fails closed" "$out" "AIRLOCK_MANIFEST_KEYS (manifest-keys) is not an absolute path"
+check "... and runs nothing" test "$(printf '%s\n' "$out" | grep -cx ran)" = 0
 
 "$AIRLOCK" approver keygen "$T/team" >/dev/null 2>&1
 "$AIRLOCK" approver keygen "$T/other" >/dev/null 2>&1
 printf '# the team key\n%s\n\n' "$(cat "$T/team.pub")" >"$AIRLOCK_MANIFEST_KEYS"
+chmod 0644 "$AIRLOCK_MANIFEST_KEYS"
 out=$(run_exec "$T/m.yaml")
 expect_contains "with the file, an unsigned manifest is refused (exec)" "$out" "m.yaml is not signed (no $T/m.yaml.sig)"
 out=$(serve_call "$T/m.yaml")
@@ -101,6 +111,17 @@ printf 'airlock-manifest-sig-v1 garbage\n' >"$T/m.yaml.sig"
 out=$(run_exec "$T/m.yaml")
 expect_contains "a garbled signature file is refused" "$out" "not a manifest signature"
 cp "$T/good.sig" "$T/m.yaml.sig"
+# A keys file another user could add a key to is refused: the team's
+# signature means nothing when anyone may trust their own key.
+chmod 0666 "$AIRLOCK_MANIFEST_KEYS"
+out=$(run_exec "$T/m.yaml")
+expect_contains "a group- or world-writable trusted-keys file is refused" "$out" "is owned by uid 0 with mode 0666: another user could add a key to it"
+check "... and runs nothing" test "$(printf '%s\n' "$out" | grep -cx ran)" = 0
+chmod 0644 "$AIRLOCK_MANIFEST_KEYS"
+chown 4242 "$AIRLOCK_MANIFEST_KEYS"
+out=$(run_exec "$T/m.yaml")
+expect_contains "a trusted-keys file of another user is refused" "$out" "is owned by uid 4242 with mode 0644"
+chown 0 "$AIRLOCK_MANIFEST_KEYS"
 printf 'not-a-key\n' >"$AIRLOCK_MANIFEST_KEYS"
 out=$(run_exec "$T/m.yaml")
 expect_contains "a broken trusted-keys file fails closed, with the line" "$out" "manifest-keys:1: not a public key"
