@@ -512,6 +512,34 @@ sb_indent(struct sbuf *b, size_t n)
 		sb_add(b, " ");
 }
 
+/*
+ * The length of the line break YAML 1.1 (and so libyaml) reads at |s|
+ * beyond CR and LF: NEL U+0085, LS U+2028, PS U+2029 in UTF-8; else 0.
+ * Written raw, one ends a comment (what follows is YAML, though a
+ * terminal or an editor shows it on the comment's line) and folds into
+ * a space inside a quoted scalar.
+ */
+static size_t
+yaml_break(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	if (p[0] == 0xc2 && p[1] == 0x85)
+		return 2;
+	if (p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9))
+		return 3;
+	return 0;
+}
+
+/* A C1 control U+0080..U+009F in UTF-8 at |s| (libyaml refuses them raw). */
+static int
+c1_control(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	return p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f;
+}
+
 /* A plain scalar that reads back as the same string, in any context. */
 static int
 plain_safe(const char *s, int flow)
@@ -555,7 +583,9 @@ sb_scalar(struct sbuf *b, const char *s, int style, int flow)
 	}
 	if (style == YAML_SINGLE_QUOTED_SCALAR_STYLE) {
 		for (p = (const unsigned char *)s; *p != '\0'; p++)
-			if (*p < 0x20 || *p == 0x7f)
+			if (*p < 0x20 || *p == 0x7f ||
+			    c1_control((const char *)p) ||
+			    yaml_break((const char *)p) > 0)
 				break;
 		if (*p == '\0') {
 			sb_add(b, "'");
@@ -576,6 +606,15 @@ sb_scalar(struct sbuf *b, const char *s, int style, int flow)
 		} else if (*p < 0x20 || *p == 0x7f) {
 			snprintf(hex, sizeof(hex), "\\x%02x", *p);
 			sb_add(b, hex);
+		} else if (yaml_break((const char *)p) == 3) {
+			/* LS, PS: escaped, or they fold into a space. */
+			sb_add(b, p[2] == 0xa8 ? "\\L" : "\\P");
+			p += 2;
+		} else if (c1_control((const char *)p)) {
+			/* NEL (which would fold) and the other C1s. */
+			snprintf(hex, sizeof(hex), "\\x%02x", p[1]);
+			sb_add(b, hex);
+			p++;
 		} else
 			sb_addn(b, (const char *)p, 1);
 	}
@@ -687,14 +726,22 @@ sb_comment(struct sbuf *b, const struct yamledit *ye, size_t indent,
 		return;
 	sb_indent(b, indent);
 	sb_add(b, "# ");
-	/* One line: a break in the comment would end it; other controls
-	   are not allowed in YAML. */
+	/* One line: a break in the comment would end it (NEL, LS and PS
+	   too: what followed would be YAML, shown as part of the comment);
+	   other controls are not allowed in YAML. */
 	for (p = comment; *p != '\0'; p++) {
+		size_t bl;
+
 		if (*p == '\n' || *p == '\r' || *p == '\t')
 			sb_add(b, " ");
-		else if ((unsigned char)*p < 0x20 || *p == 0x7f)
+		else if ((bl = yaml_break(p)) > 0) {
+			sb_add(b, " ");
+			p += bl - 1;
+		} else if ((unsigned char)*p < 0x20 || *p == 0x7f ||
+		    c1_control(p)) {
 			sb_add(b, "?"); /* YAML refuses them in comments */
-		else
+			p += c1_control(p) ? 1 : 0;
+		} else
 			sb_addn(b, p, 1);
 	}
 	sb_add(b, ye->eol);

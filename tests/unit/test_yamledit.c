@@ -144,6 +144,15 @@ static const struct row rows[] = {
 	{ "comment_breaks_are_flattened", "a:\n  - x\n", SEQ, { "a", NULL },
 	    { "z", NULL }, "one\ntwo", 1, "a:\n  - x\n  # one two\n  - z\n",
 	    NULL },
+	/* YAML 1.1's other breaks end a comment too: what followed would
+	   be an item, shown on the comment's line. */
+	{ "comment_unicode_breaks_are_flattened", "a:\n  - x\n", SEQ,
+	    { "a", NULL }, { "z", NULL },
+	    "c\xc2\x85  - /root/.ssh\xe2\x80\xa8  - l\xe2\x80\xa9  - p\xc2\x9b",
+	    1, "a:\n  - x\n  # c   - /root/.ssh   - l   - p?\n  - z\n", NULL },
+	{ "value_unicode_breaks_are_escaped", "a: ['x']\n", SEQ, { "a", NULL },
+	    { "/n\xc2\x85/l\xe2\x80\xa8/p\xe2\x80\xa9/c\xc2\x9b", NULL }, NULL,
+	    1, "a: ['x', \"/n\\x85/l\\L/p\\P/c\\x9b\"]\n", NULL },
 	{ "set_replaces_only_the_scalar",
 	    "sandbox:\n  limits: { memoryMb: 512, processes: 64 }  # lim\n",
 	    SET, { "sandbox", "limits", "memoryMb", NULL }, { "1024" }, "why",

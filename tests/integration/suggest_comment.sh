@@ -1,0 +1,65 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# airlock suggest and a call id that carries YAML 1.1's other line
+# breaks.  The agent picks its JSON-RPC ids, and suggest names the call
+# in the comment line above each change.  libyaml (the manifest loader)
+# ends a comment at NEL (U+0085), LS (U+2028) and PS (U+2029) as at LF,
+# so an id "7<NEL>    - /srv/u/.ssh<NEL>    #" put raw into the comment
+# adds a readOnly entry for a credential store that the reviewer sees as
+# part of a comment (and cat shows on the comment's line), that is not
+# flagged WEAKENS, and that --apply writes without --allow-weakening.
+# The comment must keep them on its line.
+if [ -z "${AIRLOCK_SUGGEST_TEST_NS:-}" ]; then
+	AIRLOCK_SUGGEST_TEST_NS=1 exec unshare --mount bash "$0" "$@"
+fi
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/mcp_lib.sh"
+mcp_env
+ws=$(make_workspace)
+
+mount -t tmpfs tmpfs /srv || { echo "not ok - cannot mount a tmpfs on /srv"; exit 1; }
+mkdir -p /srv/data /srv/u/.ssh
+echo data >/srv/data/input.csv
+echo SECRET-KEY-42 >/srv/u/.ssh/key
+chmod -R 755 /srv
+
+cat >"$T/m.yaml" <<YAML
+tools:
+  - name: build
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    command: ["sh", "build.sh"]
+    sideEffect: sandbox_process
+    timeoutMs: 10000
+sandbox:
+  readOnly:
+    - /opt
+YAML
+"$AIRLOCK" check "$T/m.yaml" >/dev/null || { echo "not ok - the test manifest does not load"; exit 1; }
+printf 'cat /srv/data/input.csv\n' >"$ws/build.sh"
+
+mcp_start "$T/m.yaml" "$ws"
+for brk in '\u0085' '\u2028' '\u2029'; do
+	mcp_send '{"jsonrpc":"2.0","id":"7'"$brk"'    - /srv/u/.ssh'"$brk"'    #","method":"tools/call","params":{"name":"build","arguments":{}}}'
+	mcp_recv 30
+	expect_contains "the call ($brk in its id) is refused reading the file" \
+	    "$(jr -c '.result.structuredContent.denied[0] | [.layer, .path]')" \
+	    '["filesystem","/srv/data/input.csv"]'
+done
+mcp_stop
+S=$(newest_session)
+
+out=$("$AIRLOCK" suggest "$S" 2>"$T/err"); rc=$?
+expect_eq "suggest reads the session" "$rc" 0
+expect_contains "it proposes the refused file" "$out" "+    - /srv/data/input.csv"
+expect_not_contains "nothing weakens a protected class" "$(cat "$T/err")" "WEAKENS"
+"$AIRLOCK" suggest --apply "$S" >/dev/null 2>"$T/err"; rc=$?
+expect_eq "--apply writes it" "$rc" 0
+"$AIRLOCK" check -v "$T/m.yaml" >"$T/canon" 2>&1
+expect_eq "the manifest it wrote gains exactly the refused file" \
+    "$(grep '^  readOnly:' "$T/canon")" '  readOnly: ["/opt", "/srv/data/input.csv"]'
+expect_eq "... and no credential store" "$(grep -c '/srv/u/.ssh' "$T/canon")" 0
+expect_eq "the ids stay on one comment line" \
+    "$(grep -c '# airlock suggest: allow read /srv/data/input.csv (call 7     - /srv/u/.ssh     #: d1; call 7     - /srv/u/.ssh     #: d1; call 7     - /srv/u/.ssh     #: d1)' "$T/m.yaml")" 1
+finish
