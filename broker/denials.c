@@ -2,17 +2,12 @@
 /* Copyright (c) 2026 The airlock authors */
 #include "config.h"
 
-#include <sys/stat.h>
-
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "broker/denials.h"
 #include "common/log.h"
@@ -380,67 +375,6 @@ path_protected_as_named(
 }
 
 /*
- * Binding a socket, a device or a FIFO read-only still lets it be used
- * (connect(2) to a read-only socket works): only regular files and
- * directories holding nothing else are plain.  A directory is walked to
- * PLAIN_TREE_MAX entries; a larger one, or one that cannot be read whole,
- * is not plain (fail closed).
- */
-#define PLAIN_TREE_MAX 4096
-
-static int
-plain_walk(int dfd, size_t *seen)
-{
-	DIR *d;
-	struct dirent *e;
-	struct stat st;
-	int fd, ok = 1;
-
-	if ((d = fdopendir(dfd)) == NULL) {
-		close(dfd);
-		return 0;
-	}
-	while (ok && (errno = 0, e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		if (++*seen > PLAIN_TREE_MAX ||
-		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) ==
-			-1) {
-			ok = 0;
-			continue;
-		}
-		if (S_ISDIR(st.st_mode)) {
-			fd = openat(dirfd(d), e->d_name,
-			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			ok = fd != -1 && plain_walk(fd, seen);
-		} else
-			ok = S_ISREG(st.st_mode) || S_ISLNK(st.st_mode);
-	}
-	if (errno != 0)
-		ok = 0;
-	closedir(d);
-	return ok;
-}
-
-static int
-plain_tree(const char *path)
-{
-	struct stat st;
-	size_t seen = 0;
-	int fd;
-
-	if (stat(path, &st) == -1)
-		return errno == ENOENT;
-	if (S_ISREG(st.st_mode))
-		return 1;
-	if (!S_ISDIR(st.st_mode))
-		return 0;
-	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
-		return 0;
-	return plain_walk(fd, &seen);
-}
-
-/*
  * A bind follows symlinks: the path as named and, when it resolves, what
  * it resolves to (a link to ~/.ssh is the store itself).  A path that
  * cannot be resolved for another reason than its absence is protected.
@@ -458,7 +392,7 @@ path_protected(
 	if (strcmp(real, path) != 0 &&
 	    path_protected_as_named(m, workspace, real))
 		return 1;
-	return !plain_tree(real);
+	return !sensitive_plain_tree(real);
 }
 
 unsigned

@@ -2,9 +2,15 @@
 /* Copyright (c) 2026 The airlock authors */
 #include "config.h"
 
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/paths.h"
 #include "policy/sensitive.h"
@@ -83,4 +89,57 @@ sensitive_forbidden(
 	    (paths_runtime_dir(dir, sizeof(dir)) == 0 && beneath(path, dir)))
 		return "airlock's own state";
 	return NULL;
+}
+
+/* The walk of sensitive_plain_tree(): |dfd| is consumed. */
+static int
+plain_walk(int dfd, size_t *seen)
+{
+	DIR *d;
+	struct dirent *e;
+	struct stat st;
+	int fd, ok = 1;
+
+	if ((d = fdopendir(dfd)) == NULL) {
+		close(dfd);
+		return 0;
+	}
+	while (ok && (errno = 0, e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (++*seen > SENSITIVE_PLAIN_MAX ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) ==
+			-1) {
+			ok = 0;
+			continue;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			fd = openat(dirfd(d), e->d_name,
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			ok = fd != -1 && plain_walk(fd, seen);
+		} else
+			ok = S_ISREG(st.st_mode) || S_ISLNK(st.st_mode);
+	}
+	if (errno != 0)
+		ok = 0;
+	closedir(d);
+	return ok;
+}
+
+int
+sensitive_plain_tree(const char *path)
+{
+	struct stat st;
+	size_t seen = 0;
+	int fd;
+
+	if (stat(path, &st) == -1)
+		return errno == ENOENT;
+	if (S_ISREG(st.st_mode))
+		return 1;
+	if (!S_ISDIR(st.st_mode))
+		return 0;
+	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return 0;
+	return plain_walk(fd, &seen);
 }

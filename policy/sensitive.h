@@ -32,6 +32,21 @@ const char *sensitive_path(const char *path, char *buf, size_t len);
 const char *sensitive_forbidden(const char *path, char *const *deny,
     size_t ndeny, char *why, size_t whylen);
 
+/*
+ * Binding a socket, a device or a FIFO read-only still lets it be used
+ * (connect(2) to a read-only socket works): sensitive_plain_tree() is 1
+ * when |path|, followed as a bind follows it, is a regular file or a
+ * directory holding only regular files, symbolic links and such
+ * directories, or does not exist; else 0.  A directory is walked to
+ * SENSITIVE_PLAIN_MAX entries; a larger one, or one that cannot be read
+ * whole, is not plain (fail closed).  An escalation refuses what is not
+ * plain as "protected" (broker/denials.c); airlock suggest flags it
+ * WEAKENS (policy/suggest.c).  Reads the filesystem.
+ */
+#define SENSITIVE_PLAIN_MAX 4096
+
+int sensitive_plain_tree(const char *path);
+
 /* Does |path| hold |comp| ("a" or "a/b") as whole consecutive components? */
 int path_has_components(const char *path, const char *comp);
 

@@ -244,6 +244,15 @@ read_weakens(struct planner *pl, const char *p)
 		free(why);
 		return pstrdup(pl, buf);
 	}
+	/* As an escalation's protected class: a bind still connects. */
+	if (!sensitive_plain_tree(p)) {
+		snprintf(buf, sizeof(buf),
+		    "%s is or holds a socket, device or FIFO, which a "
+		    "read-only bind still lets the runner use (or holds more "
+		    "than %d entries, or cannot be read whole, to tell)",
+		    p, SENSITIVE_PLAIN_MAX);
+		return pstrdup(pl, buf);
+	}
 	if (c->agent_home != NULL && c->agent_home[0] == '/' &&
 	    path_overlaps(p, c->agent_home)) {
 		snprintf(buf, sizeof(buf),

@@ -34,9 +34,10 @@
  * A change WEAKENS a protected class when it reads a credential store
  * (~/.ssh ~/.aws ~/.gnupg ~/.netrc ~/.docker ~/.kube ~/.config/gh ...),
  * a denyRead or protected path, .git, airlock's own state or config
- * directories, or a directory holding any of them, or when it allows a
- * dangerous syscall (ptrace, bpf, mount, keyctl, kexec*, module loading,
- * perf_event_open, userfaultfd, unshare, setns...).
+ * directories, or a directory holding any of them, a socket, device or
+ * FIFO or a directory holding one (sensitive_plain_tree()), or when it
+ * allows a dangerous syscall (ptrace, bpf, mount, keyctl, kexec*, module
+ * loading, perf_event_open, userfaultfd, unshare, setns...).
  */
 #ifndef AIRLOCK_SUGGEST_H
 #define AIRLOCK_SUGGEST_H

@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# airlock suggest and a directory holding a host socket.  A read-only
+# bind does not stop connect(2): a runner given sandbox.readOnly of a
+# directory that holds a service's socket talks to the service.  An
+# escalation refuses such a path as "protected" (broker/denials.c); the
+# agent could instead have its tool's run name the directory (any error
+# line naming a host path it cannot see is a denial) and wait for a
+# human to apply suggest's change.  suggest must flag it WEAKENS as the
+# escalation's class has it, and --apply must refuse it without
+# --allow-weakening; with it, the runner does reach the socket (what the
+# flag is about).
+if [ -z "${AIRLOCK_SUGGEST_TEST_NS:-}" ]; then
+	AIRLOCK_SUGGEST_TEST_NS=1 exec unshare --mount bash "$0" "$@"
+fi
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/mcp_lib.sh"
+mcp_env
+ws=$(make_workspace)
+
+mount -t tmpfs tmpfs /srv || { echo "not ok - cannot mount a tmpfs on /srv"; exit 1; }
+mkdir -p /srv/svc
+chmod 755 /srv /srv/svc
+cat >"$T/srv.py" <<'PY'
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+os.chmod(sys.argv[1], 0o777)
+s.listen(5)
+while True:
+    c, _ = s.accept()
+    c.sendall(b"HOST-SERVICE-42\n")
+    c.close()
+PY
+python3 "$T/srv.py" /srv/svc/ctl.sock &
+SRV=$!
+trap 'kill $SRV 2>/dev/null; rm -rf "$T"; if [ "$TESTS_FINISHED" != 1 ]; then echo "not ok - the test script ended before finish"; exit 1; fi' EXIT
+wait_for test -S /srv/svc/ctl.sock || { echo "not ok - the host service did not start"; exit 1; }
+
+cat >"$T/m.yaml" <<YAML
+tools:
+  - name: build
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    command: ["sh", "build.sh"]
+    sideEffect: sandbox_process
+    timeoutMs: 10000
+YAML
+"$AIRLOCK" check "$T/m.yaml" >/dev/null || { echo "not ok - the test manifest does not load"; exit 1; }
+cp "$T/m.yaml" "$T/m.orig"
+printf 'ls /srv/svc\n' >"$ws/build.sh"
+mcp_start "$T/m.yaml" "$ws"
+mcp_call build '{}'
+expect_eq "the run names the directory: a filesystem read denial" \
+    "$(jr -c '.result.structuredContent.denied[0] | [.layer, .path, .access]')" \
+    '["filesystem","/srv/svc","read"]'
+mcp_stop
+S=$(newest_session)
+
+out=$("$AIRLOCK" suggest "$S" 2>"$T/err"); rc=$?
+expect_eq "suggest reads the session" "$rc" 0
+expect_contains "it proposes the directory" "$out" "+    - /srv/svc"
+expect_contains "... flagged: it holds a socket" "$(cat "$T/err")" \
+    "WEAKENS: sandbox.readOnly: /srv/svc is or holds a socket, device or FIFO"
+"$AIRLOCK" suggest --apply "$S" >/dev/null 2>"$T/err"; rc=$?
+expect_eq "--apply refuses it without --allow-weakening" "$rc" 1
+expect_contains "... saying why" "$(cat "$T/err")" "not applied: 1 change(s) weaken a protected class"
+check "... and the manifest is unchanged" cmp -s "$T/m.yaml" "$T/m.orig"
+
+"$AIRLOCK" suggest --apply --allow-weakening "$S" >/dev/null 2>&1
+printf '%s\n' "python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(\"/srv/svc/ctl.sock\"); print(s.recv(64).decode())'" >"$ws/build.sh"
+mcp_start "$T/m.yaml" "$ws"
+mcp_call build '{}'
+expect_contains "applied anyway, the read-only bind still reaches the host service" \
+    "$(jr -r '.result.structuredContent.stdout')" "HOST-SERVICE-42"
+mcp_stop
+finish
