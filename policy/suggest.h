@@ -37,7 +37,8 @@
  * directories, or a directory holding any of them, a socket, device or
  * FIFO or a directory holding one (sensitive_plain_tree()), or when it
  * allows a dangerous syscall (ptrace, bpf, mount, keyctl, kexec*, module
- * loading, perf_event_open, userfaultfd, unshare, setns...).
+ * loading, perf_event_open, userfaultfd, unshare, setns...: every name
+ * of seccomp_denied_syscalls, and pidfd_getfd, kcmp, fanotify_init...).
  */
 #ifndef AIRLOCK_SUGGEST_H
 #define AIRLOCK_SUGGEST_H

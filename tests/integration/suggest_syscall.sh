@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# airlock suggest and a system call of the default seccomp deny list
+# that its own list of dangerous ones lacked.  The agent's tool calls
+# mount_setattr (changes the flags of mounts: the read-only binds) from
+# inside its real sandbox; seccomp refuses it and the runner records the
+# denial.  suggest flagged mount, move_mount, fsmount... but not
+# mount_setattr, fspick, fsconfig, io_uring_*, open_by_handle_at and the
+# rest of the profile's deny list, so --apply took it off the list
+# without --allow-weakening.  Every name the default profile refuses
+# outright is there for what it opens: each must be flagged WEAKENS.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/mcp_lib.sh"
+mcp_env
+ws=$(make_workspace)
+
+cat >"$T/m.yaml" <<YAML
+tools:
+  - name: build
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    command: ["sh", "build.sh"]
+    sideEffect: sandbox_process
+    timeoutMs: 10000
+YAML
+"$AIRLOCK" check "$T/m.yaml" >/dev/null || { echo "not ok - the test manifest does not load"; exit 1; }
+cp "$T/m.yaml" "$T/m.orig"
+# mount_setattr(2) is 442 on every architecture (the new syscall table).
+printf '%s\n' "python3 -c 'import ctypes; print(ctypes.CDLL(None).syscall(442, -1, 0, 0, 0))'" >"$ws/build.sh"
+mcp_start "$T/m.yaml" "$ws"
+mcp_call build '{}'
+expect_eq "the run's mount_setattr is refused by seccomp, and recorded" \
+    "$(jr -c '.result.structuredContent.denied[0] | [.layer, .source, .syscall]')" \
+    '["syscall","seccomp","mount_setattr"]'
+mcp_stop
+S=$(newest_session)
+
+out=$("$AIRLOCK" suggest "$S" 2>"$T/err"); rc=$?
+expect_eq "suggest reads the session" "$rc" 0
+expect_contains "it proposes the system call" "$out" "+    - mount_setattr"
+expect_contains "... flagged" "$(cat "$T/err")" \
+    "WEAKENS: sandbox.allowSyscalls: mount_setattr is a dangerous system call"
+"$AIRLOCK" suggest --apply "$S" >/dev/null 2>"$T/err"; rc=$?
+expect_eq "--apply refuses it without --allow-weakening" "$rc" 1
+expect_contains "... saying why" "$(cat "$T/err")" "not applied: 1 change(s) weaken a protected class"
+check "... and the manifest is unchanged" cmp -s "$T/m.yaml" "$T/m.orig"
+finish
