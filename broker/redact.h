@@ -24,7 +24,8 @@
  * it is too short to redact without destroying unrelated text, so it is
  * ungrantable.  The redactor does not catch other transformations
  * (compression, encryption, reversal, splitting across two writes, JSON
- * escaping of quotes and backslashes inside raw buffers); see docs/AUDIT.md.
+ * escapes inside raw buffers, hex in mixed case or with
+ * separators); see docs/AUDIT.md.
  *
  * All derived forms are held in sodium_malloc'd memory and wiped by
  * redact_free().
