@@ -739,6 +739,48 @@ follow_drain(int fd, char **acc, size_t *acclen, int json, int *ended)
 	return 0;
 }
 
+/*
+ * Before each read of a followed log: 0 if |fd| still is the file at
+ * |path| and holds everything read from it.  A cut that takes back only
+ * the incomplete line held in *acclen (a write the broker undid) drops
+ * that part and reads on from the cut; a cut below what was printed, or
+ * another file at |path|, stops the follower (1): records shown are no
+ * longer in the log, and what comes next would be read from the wrong
+ * place or not at all.
+ */
+static int
+follow_check(int fd, const char *path, size_t *acclen)
+{
+	struct stat st, pst;
+	off_t cur;
+
+	if (fstat(fd, &st) == -1 || (cur = lseek(fd, 0, SEEK_CUR)) == -1) {
+		log_warn("%s", path);
+		return EXIT_AUDIT_NOINPUT;
+	}
+	if (stat(path, &pst) == -1 || pst.st_dev != st.st_dev ||
+	    pst.st_ino != st.st_ino) {
+		log_warnx("%s: no longer the file being followed (removed or "
+		    "replaced): stopped", path);
+		return 1;
+	}
+	if (st.st_size >= cur)
+		return 0;
+	if (st.st_size < cur - (off_t)*acclen) {
+		log_warnx("%s: cut back to %lld bytes, below the %lld already "
+		    "shown: records printed above are no longer in the log",
+		    path, (long long)st.st_size,
+		    (long long)(cur - (off_t)*acclen));
+		return 1;
+	}
+	*acclen -= (size_t)(cur - st.st_size);
+	if (lseek(fd, st.st_size, SEEK_SET) == -1) {
+		log_warn("%s", path);
+		return EXIT_AUDIT_NOINPUT;
+	}
+	return 0;
+}
+
 static int
 audit_tail(int argc, char **argv)
 {
@@ -752,7 +794,7 @@ audit_tail(int argc, char **argv)
 	size_t cap = 0, acclen = 0;
 	long nlines = 10, count = 0, i;
 	off_t off = 0;
-	int ch, follow = 0, json = 0, fd, ino, ended = 0;
+	int ch, follow = 0, json = 0, fd, ino, ended = 0, rc = 0;
 	const char *path, *errstr;
 	ssize_t n;
 	FILE *fp;
@@ -838,8 +880,11 @@ audit_tail(int argc, char **argv)
 		struct pollfd pfd = { .fd = ino, .events = POLLIN };
 		char evbuf[4096];
 
+		if ((rc = follow_check(fd, path, &acclen)) != 0)
+			break;
 		if (follow_drain(fd, &acc, &acclen, json, &ended) == -1) {
 			log_warn("%s", path);
+			rc = EXIT_AUDIT_NOINPUT;
 			break;
 		}
 		if (ended)
@@ -853,7 +898,7 @@ audit_tail(int argc, char **argv)
 		close(ino);
 	free(acc);
 	close(fd);
-	return 0;
+	return rc;
 }
 
 /*
