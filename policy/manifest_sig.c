@@ -69,8 +69,7 @@ keys_absent(const char *path)
  * else.
  */
 static int
-keys_owner_ok(const char *path, const struct stat *st, char *err,
-    size_t errlen)
+keys_owner_ok(const char *path, const struct stat *st, char *err, size_t errlen)
 {
 	if ((st->st_uid != 0 && st->st_uid != geteuid()) ||
 	    (st->st_mode & (S_IWGRP | S_IWOTH)) != 0) {
@@ -78,7 +77,8 @@ keys_owner_ok(const char *path, const struct stat *st, char *err,
 		    "the trusted-keys file %s is owned by uid %u with mode "
 		    "%04o: another user could add a key to it; it must be "
 		    "root's or yours and writable by no one else",
-		    path, (unsigned)st->st_uid, (unsigned)(st->st_mode & 07777));
+		    path, (unsigned)st->st_uid,
+		    (unsigned)(st->st_mode & 07777));
 		return AL_ERR_FORMAT;
 	}
 	return 0;
@@ -194,14 +194,16 @@ manifest_load_verified(
 	 * not turn the signatures off. */
 	explicit = manifest_sig_keys_path(kpath, sizeof(kpath));
 	if (kpath[0] != '/') {
-		snprintf(err, errlen, "AIRLOCK_MANIFEST_KEYS (%s) is not an "
-		    "absolute path", kpath);
+		snprintf(err, errlen,
+		    "AIRLOCK_MANIFEST_KEYS (%s) is not an "
+		    "absolute path",
+		    kpath);
 		return AL_ERR_FORMAT;
 	}
 	if (!explicit && keys_absent(kpath))
 		return manifest_load(path, out, err, errlen);
-	if ((rc = read_small(kpath, 64 * 1024, 1, &keys, &klen, err,
-	    errlen)) != 0) {
+	if ((rc = read_small(kpath, 64 * 1024, 1, &keys, &klen, err, errlen)) !=
+	    0) {
 		struct stat st;
 
 		if (explicit && keys_absent(kpath))
@@ -219,14 +221,15 @@ manifest_load_verified(
 			    kpath);
 		return AL_ERR_FORMAT;
 	}
-	if ((rc = read_small(path, MANIFEST_MAX, 0, &data, &len, err, errlen)) !=
-	    0) {
+	if ((rc = read_small(
+		 path, MANIFEST_MAX, 0, &data, &len, err, errlen)) != 0) {
 		free(keys);
 		return rc;
 	}
 	xasprintf(&sigpath, "%s.sig", path);
 	rc = AL_ERR_CRYPTO;
-	if (read_small(sigpath, SIG_FILE_MAX, 0, &sig, &slen, err, errlen) != 0) {
+	if (read_small(sigpath, SIG_FILE_MAX, 0, &sig, &slen, err, errlen) !=
+	    0) {
 		snprintf(err, errlen,
 		    "%s is not signed (no %s), and this host "
 		    "accepts only manifests signed by a key in %s",
@@ -289,8 +292,8 @@ manifest_sign(
 	size_t len, mlen;
 	int rc, fd;
 
-	if ((rc = read_small(path, MANIFEST_MAX, 0, &data, &len, err, errlen)) !=
-	    0)
+	if ((rc = read_small(
+		 path, MANIFEST_MAX, 0, &data, &len, err, errlen)) != 0)
 		return rc;
 	sig_message(data, len, &msg, &mlen);
 	free(data);
