@@ -746,6 +746,8 @@ call_digest_done(void *arg, int rc, const char *hex, const char *why)
 	c->wsjob = NULL;
 	if (c->runs_after_digest)
 		c->b->nstarting--;
+	snprintf(c->ws_seal, sizeof(c->ws_seal), "%s",
+	    rc == 0 ? wsdigester_seal(c->b->digester) : "");
 	/* The workspace was written while it was read (a change set, a
 	 * write_file, the agent's own writes): the digest may be of neither
 	 * state, and a gate would bind content its check never ran on.
@@ -1314,7 +1316,7 @@ broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 		b->artifacts = artifact_store_new(dir, cfg->session_id,
 		    (uint64_t)b->m->output.artifact_quota_mb * 1024 * 1024);
 	}
-	if ((b->digester = wsdigester_new(cfg->loop, b->rootfd)) == NULL ||
+	if ((b->digester = wsdigester_new(cfg->loop, b->rootfd, 0)) == NULL ||
 	    (b->lander = lander_new(b)) == NULL) {
 		snprintf(err, errlen, "the %s: %s", b->digester == NULL ?
 		    "workspace digest worker" : "change-set lander",

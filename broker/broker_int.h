@@ -69,6 +69,14 @@ struct call {
 						   agent's writes could not
 						   be watched */
 	/*
+	 * The seal of the digest taken before a check ran (wsindex.h), to
+	 * compare with the one taken after it (gate_seal()); "" when it
+	 * proves nothing.  ws_unsealed: no seal could show the run's
+	 * window unwritten (tmpfs, ...), so ws_written was set.
+	 */
+	char			 ws_seal[SHA256_HEX_LEN + 1];
+	int			 ws_unsealed;
+	/*
 	 * A run granted a secret in a copy-on-write session: broker_ws_gen()
 	 * as it started (secret_run_start()), to tell whether the agent's
 	 * view was written while it ran.

@@ -99,6 +99,11 @@ cancel_take(struct broker *b, struct conn *k, const json_t *id,
 			TAILQ_REMOVE(&b->digesting, c, entry);
 			wsjob_cancel(c->wsjob);
 			c->wsjob = NULL;
+			/* Its run ended: the digest after it (gate_seal()). */
+			if (c->res != NULL) {
+				*out = c;
+				return CANCEL_LANDQ;
+			}
 			if (c->runs_after_digest)
 				b->nstarting--;
 			*out = c;

@@ -13,6 +13,7 @@
 #include "broker/cowview.h"
 #include "broker/fwatch.h"
 #include "broker/landjob.h"
+#include "broker/wsindex.h"
 #include "broker/wsjob.h"
 #include "common/errors.h"
 #include "common/log.h"
@@ -41,7 +42,10 @@ cowview_attach(struct broker *b, int viewfd, const char *upper)
 	wsdigester_free(b->digester);
 	lander_free(b->lander);
 	b->lander = NULL;
-	if ((b->digester = wsdigester_new(b->cfg.loop, b->rootfd)) == NULL ||
+	/* Its seal proves something only if the upper layer's filesystem
+	 * moves the times for a write through a mapping (wsindex.h). */
+	if ((b->digester = wsdigester_new(b->cfg.loop, b->rootfd,
+		 wsindex_path_trusted(upper))) == NULL ||
 	    (b->lander = lander_new(b)) == NULL)
 		return AL_ERR_SYSTEM;
 	/*

@@ -31,6 +31,7 @@
 #include "broker/runcall.h"
 #include "broker/secrets.h"
 #include "broker/viewfreeze.h"
+#include "broker/wsjob.h"
 #include "common/errors.h"
 #include "common/log.h"
 #include "common/util.h"
@@ -113,34 +114,48 @@ gate_pins_after(struct call *c, json_t *out)
 /*
  * A check's result is bound to the digest taken before it ran; if the
  * workspace was written while it ran (a write_file, a patch, another
- * run's change set, the agent's own writes: broker_ws_gen()), or the
- * agent writes it directly and it could not be watched, the check may
- * have read content the digest never
- * held, and its result counts toward no gate.
+ * run's change set, the agent's own writes: broker_ws_gen(); the agent's
+ * writes through a mapping: gate_seal()), or the agent writes it
+ * directly and it could not be watched, or it is on a filesystem where
+ * that cannot be shown (ws_unsealed), the check may have read content
+ * the digest never held, and its result counts toward no gate.
  */
 static void
 gate_written_during(struct call *c, json_t *out)
 {
+	static const char unsealed[] =
+	    "the agent can write the workspace and it is on a filesystem "
+	    "where a write through a shared mapping moves no time (tmpfs, "
+	    "or an overlay whose upper layer is not ext2/3/4, XFS or btrfs): "
+	    "no run there can be shown unwritten";
+	static const char written[] = "the workspace was written (or could "
+				      "not be watched) while it ran; run it "
+				      "again";
 	json_t *text;
 	char *msg;
 
 	if (!c->ws_written)
 		return;
 	json_object_set_new(out, "workspaceWrittenDuringRun", json_true());
+	if (c->ws_unsealed)
+		json_object_set_new(out, "workspaceUnsealable", json_true());
 	snprintf(c->note, sizeof(c->note),
-	    "the workspace was written (or "
-	    "could not be watched) while it ran; does not count toward "
-	    "acceptance");
+	    "%s; does not count toward acceptance",
+	    c->ws_unsealed
+		? "its filesystem cannot show the workspace unwritten"
+		: "the workspace was written (or could not be "
+		  "watched) while it ran");
 	text = json_object_get(out, "_text");
 	xasprintf(&msg,
-	    "airlock: this result of %s does not count toward "
-	    "acceptance: the workspace was written (or could not be "
-	    "watched) while it ran; run it again\n%s",
-	    c->check->id, json_is_string(text) ? json_string_value(text) : "");
+	    "airlock: this result of %s does not count toward acceptance: "
+	    "%s\n%s",
+	    c->check->id, c->ws_unsealed ? unsealed : written,
+	    json_is_string(text) ? json_string_value(text) : "");
 	json_object_set_new(out, "_text", json_string(msg));
 	free(msg);
 	(void)broker_audit(c->b, "gate_workspace_written",
-	    json_pack("{s:O, s:s}", "id", c->id, "check", c->check->id));
+	    json_pack("{s:O, s:s, s:b}", "id", c->id, "check", c->check->id,
+		"unsealable", c->ws_unsealed));
 }
 
 /*
@@ -211,6 +226,67 @@ secret_run_tampered(struct call *c, struct runner_result *res)
 }
 static void call_land(struct call *);
 static void call_land_done(struct call *, int, json_t *);
+
+/*
+ * The digest after a check's run is back: the run counts only if its
+ * seal is the one taken before the run, and nothing the broker wrote or
+ * its watches saw moved meanwhile.  Then its set lands.
+ */
+static void
+gate_sealed(void *arg, int rc, const char *hex, const char *why)
+{
+	struct call *c = arg;
+	struct broker *b = c->b;
+	const char *seal = wsdigester_seal(b->digester);
+	int blind;
+
+	(void)hex;
+	(void)why;
+	TAILQ_REMOVE(&b->digesting, c, entry);
+	c->wsjob = NULL;
+	if (rc != 0 || seal[0] == '\0') {
+		c->ws_written = 1;
+		c->ws_unsealed = rc == 0;
+	} else if (strcmp(seal, c->ws_seal) != 0 ||
+	    broker_ws_gen(b, &blind) != c->digest_gen || blind)
+		c->ws_written = 1;
+	call_land(c);
+}
+
+/*
+ * A check ran while the agent could write the workspace itself (rw, or
+ * its copy-on-write view): the watch of changes by others sees no write
+ * through a shared mapping (inotify never does), so an agent that mapped
+ * a file before the run could write what the check needs while it ran
+ * and put the old content back after, unseen.  The workspace is digested
+ * again after the run, before its set lands, and the two seals compared
+ * (broker/wsindex.h: equal seals prove no regular file was written in
+ * between, even through a mapping).  Where no seal can (tmpfs, an overlay
+ * whose upper layer is on one, ...) the result counts toward no gate.
+ * Returns 1 when the digest was asked for (its answer lands the set), 0
+ * when the caller lands it now.
+ */
+static int
+gate_seal(struct call *c)
+{
+	struct broker *b = c->b;
+
+	if (c->check == NULL || c->ws_written ||
+	    !(cowview_active(b) || b->m->agent.workspace_writable))
+		return 0;
+	if (c->ws_seal[0] == '\0') {
+		c->ws_written = c->ws_unsealed = 1;
+		return 0;
+	}
+	/* Its run is over: no longer a process starting (cancel.c). */
+	c->runs_after_digest = 0;
+	if ((c->wsjob = wsjob_start(b->digester, gate_sealed, c)) == NULL) {
+		c->ws_written = 1;
+		return 0;
+	}
+	TAILQ_INSERT_TAIL(&b->digesting, c, entry);
+	return 1;
+}
 
 /*
  * The answer of a run cut off mid-way, by its timeout or by the kernel at
@@ -353,7 +429,7 @@ call_runner_event(int fd, int why, void *arg)
 		    tool_error("audit_unavailable", 1, NULL,
 			"the audit log cannot be written; nothing of the run "
 			"was applied"));
-	else
+	else if (!gate_seal(c))
 		call_land(c);
 }
 

@@ -45,6 +45,13 @@
 #define FS_EXT4 0xEF53
 #define FS_XFS 0x58465342
 #define FS_BTRFS 0x9123683E
+/*
+ * An overlay (a copy-on-write session's view): its mapping is of the
+ * upper layer's file, whose pages syncfs() on the overlay writes back
+ * (the upper filesystem's, whole).  Trusted for the seal only, and only
+ * when its upper layer is on one of the above (wsindex_trust_overlay()).
+ */
+#define FS_OVERLAY 0x794C7630
 
 struct wsent {
 	uint64_t dev, ino;
@@ -65,7 +72,9 @@ struct table {
 
 struct wsindex {
 	struct table cur;
-	size_t hashed, racy;
+	size_t hashed, racy, unsealed;
+	int overlay_ok; /* wsindex_trust_overlay() */
+	char seal[SHA256_HEX_LEN + 1]; /* of the last refresh, or "" */
 };
 
 struct walk {
@@ -74,7 +83,12 @@ struct walk {
 	size_t oldpos;
 	int64_t now; /* ns, before the walk */
 	int trusted; /* the directory walked is on such a filesystem */
+	int overlay; /* ...or on the overlay synced (ovl_synced) */
+	int ovl_synced; /* the root's overlay was written back... */
+	int64_t ovl_since; /* ...from this time on (coarse clock, ns) */
+	dev_t ovl_dev; /* and is the one of this st_dev */
 	crypto_generichash_state st;
+	crypto_generichash_state seal; /* wsindex_seal() */
 	char path[PATH_MAX];
 	size_t plen;
 	char *err;
@@ -105,12 +119,40 @@ wsindex_free(struct wsindex *x)
 	free(x);
 }
 
+static int
+fs_trusted(const struct statfs *fs)
+{
+	return fs->f_type == FS_EXT4 || fs->f_type == FS_XFS ||
+	    fs->f_type == FS_BTRFS;
+}
+
+int
+wsindex_path_trusted(const char *path)
+{
+	struct statfs fs;
+
+	return statfs(path, &fs) == 0 && fs_trusted(&fs);
+}
+
+void
+wsindex_trust_overlay(struct wsindex *x)
+{
+	x->overlay_ok = 1;
+}
+
+void
+wsindex_seal(const struct wsindex *x, char hex[SHA256_HEX_LEN + 1])
+{
+	memcpy(hex, x->seal, SHA256_HEX_LEN + 1);
+}
+
 void
 wsindex_stats(const struct wsindex *x, struct wsindex_stats *s)
 {
 	s->files = x->cur.n;
 	s->hashed = x->hashed;
 	s->racy = x->racy;
+	s->unsealed = x->unsealed;
 	s->bytes = x->cur.cap * sizeof(struct wsent) + x->cur.pcap;
 }
 
@@ -200,11 +242,14 @@ hash_segment(crypto_generichash_state *st, char kind, off_t off, off_t len)
  * be reused after them.  Written back, each page is write-protected, and
  * the next write through any mapping faults and moves mtime and ctime.
  * *|untrusted| is set when that could not be done, or the file opened is
- * not the one |sb| is of: its hash is then not to be reused.
+ * not the one |sb| is of: its hash is then not to be reused.  *|unsealed|
+ * is set when it does not prove the file unwritten since (wsindex_seal()):
+ * on a trusted filesystem, when that could not be done; anywhere, when
+ * the file opened is not the one |sb| is of.
  */
 static int
 hash_file(struct walk *w, int dirfd, const char *name, const struct stat *sb,
-    unsigned char md[HASH_LEN], int *untrusted)
+    unsigned char md[HASH_LEN], int *untrusted, int *unsealed)
 {
 	crypto_generichash_state st;
 	struct stat fsb;
@@ -219,13 +264,15 @@ hash_file(struct walk *w, int dirfd, const char *name, const struct stat *sb,
 	    O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd == -1)
 		return fail(w, AL_ERR_SYSTEM, NULL);
-	if (!w->trusted ||
-	    sync_file_range(fd, 0, 0,
-		SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
-		    SYNC_FILE_RANGE_WAIT_AFTER) == -1 ||
-	    fstat(fd, &fsb) == -1 || fsb.st_dev != sb->st_dev ||
-	    fsb.st_ino != sb->st_ino)
+	if (!w->trusted)
 		*untrusted = 1;
+	else if (sync_file_range(fd, 0, 0,
+		     SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+			 SYNC_FILE_RANGE_WAIT_AFTER) == -1)
+		*untrusted = *unsealed = 1;
+	if (fstat(fd, &fsb) == -1 || fsb.st_dev != sb->st_dev ||
+	    fsb.st_ino != sb->st_ino)
+		*untrusted = *unsealed = 1;
 	dense = (off_t)sb->st_blocks * 512 >= size;
 	while (off < size && rc == 0) {
 		if (dense) {
@@ -316,16 +363,50 @@ same_stat(const struct wsent *e, const struct stat *sb)
 }
 
 static int
+file_proves(const struct walk *w, const struct wsent *e)
+{
+	if (w->trusted)
+		return 1;
+	/* The overlay written back: if it has not changed since. */
+	return w->overlay && e->mtime < w->ovl_since && e->ctime < w->ovl_since;
+}
+
+/*
+ * Adds the file |e| (just recorded) to the seal: its path and stat.  It
+ * proves nothing (the seal is then "") on a filesystem where a write
+ * through a mapping may move no time; on the overlay, when it changed
+ * since it was written back (a page of it may be writable: a write to it
+ * would move nothing); and when |unsealed| (hash_file()).
+ */
+static void
+seal_file(struct walk *w, const struct wsent *e, int unsealed)
+{
+	int64_t v[6] = { (int64_t)w->plen, (int64_t)e->dev, (int64_t)e->ino,
+		e->size, e->mtime, e->ctime };
+	uint32_t mode = e->mode;
+
+	if (unsealed || !file_proves(w, e))
+		w->x->unsealed++;
+	crypto_generichash_update(
+	    &w->seal, (const unsigned char *)v, sizeof(v));
+	crypto_generichash_update(
+	    &w->seal, (const unsigned char *)w->path, w->plen);
+	crypto_generichash_update(
+	    &w->seal, (const unsigned char *)&mode, sizeof(mode));
+}
+
+static int
 regular(struct walk *w, int dirfd, const char *name, const struct stat *sb)
 {
 	const struct wsent *e = old_entry(w);
 	unsigned char md[HASH_LEN];
-	int rc, untrusted = !w->trusted;
+	int rc, untrusted = !w->trusted, unsealed = 0;
 
 	if (!untrusted && e != NULL && same_stat(e, sb))
 		memcpy(md, e->hash, HASH_LEN);
 	else {
-		if ((rc = hash_file(w, dirfd, name, sb, md, &untrusted)) != 0)
+		if ((rc = hash_file(
+			 w, dirfd, name, sb, md, &untrusted, &unsealed)) != 0)
 			return rc;
 		w->x->hashed++;
 	}
@@ -334,6 +415,7 @@ regular(struct walk *w, int dirfd, const char *name, const struct stat *sb)
 	if (w->neu->ents[w->neu->n - 1].racy)
 		w->x->racy++;
 	crypto_generichash_update(&w->st, md, HASH_LEN);
+	seal_file(w, w->neu->ents + w->neu->n - 1, unsealed);
 	return 0;
 }
 
@@ -412,12 +494,13 @@ walk_dir(struct walk *w, int dirfd)
 	const char *name;
 	size_t i, base = w->plen, l;
 	ssize_t tl;
-	int rc, sub, trusted;
+	int rc, sub, trusted, overlay;
 
 	/* Per directory: a mount beneath may be of another kind. */
-	trusted = fstatfs(dirfd, &fs) == 0 &&
-	    (fs.f_type == FS_EXT4 || fs.f_type == FS_XFS ||
-		fs.f_type == FS_BTRFS);
+	trusted = fstatfs(dirfd, &fs) == 0 && fs_trusted(&fs);
+	/* The root's overlay only: another was not written back. */
+	overlay = !trusted && w->ovl_synced && fs.f_type == FS_OVERLAY &&
+	    fstat(dirfd, &sb) == 0 && sb.st_dev == w->ovl_dev;
 	if ((rc = read_names(w, dirfd, &nm)) != 0)
 		goto out;
 	for (i = 0; i < nm.n && rc == 0; i++) {
@@ -431,6 +514,7 @@ walk_dir(struct walk *w, int dirfd)
 		memcpy(w->path + base, name, l);
 		w->plen = base + l;
 		w->trusted = trusted; /* again after a subdirectory's walk */
+		w->overlay = overlay;
 		if (fstatat(dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) == -1) {
 			if (errno != ENOENT)
 				rc = fail(w, AL_ERR_SYSTEM, NULL);
@@ -478,6 +562,8 @@ wsindex_refresh(struct wsindex *x, int rootfd, char hex[SHA256_HEX_LEN + 1],
 	struct walk *w;
 	struct table neu = { 0 };
 	struct timespec now;
+	struct statfs fs;
+	struct stat sb;
 	unsigned char md[HASH_LEN];
 	int fd, rc;
 
@@ -487,15 +573,33 @@ wsindex_refresh(struct wsindex *x, int rootfd, char hex[SHA256_HEX_LEN + 1],
 	w->neu = &neu;
 	w->err = err;
 	w->errlen = errlen;
-	x->hashed = x->racy = 0;
+	x->hashed = x->racy = x->unsealed = 0;
+	x->seal[0] = '\0';
 	clock_gettime(CLOCK_REALTIME, &now);
 	w->now = ts_ns(&now);
 	crypto_generichash_init(&w->st, NULL, 0, HASH_LEN);
+	crypto_generichash_init(&w->seal, NULL, 0, HASH_LEN);
 	/* rootfd may be O_PATH: reopen it for reading. */
 	if ((fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
 	    -1)
 		rc = fail(w, AL_ERR_SYSTEM, NULL);
 	else {
+		/*
+		 * An overlay whose upper layer is trusted: every dirty page
+		 * of it is written back (write-protected) first.  A file
+		 * whose times are from this instant or later may have been
+		 * written through a mapping since, and its page left
+		 * writable: it breaks the seal (seal_file()).  The coarse
+		 * clock: a time the kernel gives an inode later is no
+		 * earlier.
+		 */
+		if (x->overlay_ok && fstatfs(fd, &fs) == 0 &&
+		    fs.f_type == FS_OVERLAY && fstat(fd, &sb) == 0) {
+			clock_gettime(CLOCK_REALTIME_COARSE, &now);
+			w->ovl_since = ts_ns(&now);
+			w->ovl_dev = sb.st_dev;
+			w->ovl_synced = syncfs(fd) == 0;
+		}
 		rc = walk_dir(w, fd);
 		close(fd);
 	}
@@ -504,6 +608,11 @@ wsindex_refresh(struct wsindex *x, int rootfd, char hex[SHA256_HEX_LEN + 1],
 		x->cur = neu;
 		crypto_generichash_final(&w->st, md, HASH_LEN);
 		sodium_bin2hex(hex, SHA256_HEX_LEN + 1, md, HASH_LEN);
+		/* The seal holds the digest too. */
+		crypto_generichash_update(&w->seal, md, HASH_LEN);
+		crypto_generichash_final(&w->seal, md, HASH_LEN);
+		if (x->unsealed == 0)
+			sodium_bin2hex(x->seal, sizeof(x->seal), md, HASH_LEN);
 	} else
 		table_free(&neu);
 	free(w);

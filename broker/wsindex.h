@@ -37,6 +37,23 @@
  * its upper layer's file; anything else) no hash is reused: every file
  * there is hashed on every refresh, and counted as racy.
  *
+ * The seal (wsindex_seal()) tells whether the workspace was written
+ * between two refreshes, even if its content was put back: BLAKE2b-256
+ * over the digest and every regular file's path and (dev, ino, size,
+ * mtime, ctime, mode).  Equal seals of refreshes A and B prove that no
+ * regular file was written (by write(2), a truncate, or through a
+ * mapping) from A's walk to B's: a file's hash was read after its pages
+ * were written back (at A, or when last hashed, and its stat has not
+ * moved since), so any later write through a mapping faulted and moved
+ * its ctime, and every other write does.  That holds only where writes
+ * through a mapping fault: on ext2/3/4, XFS and btrfs; and on an overlay
+ * whose upper layer is on one of them (wsindex_trust_overlay()): its
+ * upper filesystem is written back (syncfs()) before the walk, and a
+ * file whose times are from then or later (written through a mapping
+ * since, its page perhaps left writable) proves nothing.  When any
+ * regular file proves nothing (tmpfs, anything else, a file that could
+ * not be written back) the seal is "": no window can be shown unwritten.
+ *
  * There is no entry cap.  Memory is sizeof(struct wsent) (96 bytes on
  * 64-bit Linux) plus the path's length plus one per regular file, twice
  * that during a refresh, and paths are at most PATH_MAX: 1M files of
@@ -75,7 +92,24 @@ struct wsindex_stats {
 	size_t racy; /* of which racy (or on a filesystem not trusted), to
 			hash again next time */
 	size_t bytes; /* memory held by the index */
+	size_t unsealed; /* regular files that break the seal */
 };
 void wsindex_stats(const struct wsindex *, struct wsindex_stats *);
+
+/*
+ * The seal of the last refresh (hex), or "" when it failed or a regular
+ * file proves nothing (see above).
+ */
+void wsindex_seal(const struct wsindex *, char hex[SHA256_HEX_LEN + 1]);
+
+/*
+ * Trusts an overlay root for the seal: its upper layer is on ext2/3/4,
+ * XFS or btrfs (the caller knows; the overlay's statfs() does not say).
+ * Each refresh of such a root then starts with syncfs().
+ */
+void wsindex_trust_overlay(struct wsindex *);
+
+/* Whether |path| is on ext2/3/4, XFS or btrfs (for the above). */
+int wsindex_path_trusted(const char *path);
 
 #endif

@@ -26,7 +26,8 @@
 
 #define WHY_LEN 256
 #define STATS_OFF (sizeof(int) + SHA256_HEX_LEN + WHY_LEN)
-#define REPLY_LEN (STATS_OFF + sizeof(struct wsindex_stats))
+#define SEAL_OFF (STATS_OFF + sizeof(struct wsindex_stats))
+#define REPLY_LEN (SEAL_OFF + SHA256_HEX_LEN + 1)
 
 struct wsjob {
 	struct wsdigester *d;
@@ -47,12 +48,14 @@ struct wsdigester {
 	unsigned char buf[REPLY_LEN];
 	size_t len;
 	struct wsindex_stats stats; /* of the last refresh */
+	char seal[SHA256_HEX_LEN + 1]; /* ...and its seal */
 };
 
-static void __attribute__((noreturn)) worker(int rootfd, int fd)
+static void __attribute__((noreturn)) worker(int rootfd, int fd, int overlay)
 {
 	unsigned char out[REPLY_LEN];
-	char hex[SHA256_HEX_LEN + 1], why[WHY_LEN], req;
+	char hex[SHA256_HEX_LEN + 1], why[WHY_LEN], seal[SHA256_HEX_LEN + 1];
+	char req;
 	int keep[2] = { rootfd, fd }, rc;
 	struct wsindex *x;
 	struct wsindex_stats st;
@@ -65,6 +68,8 @@ static void __attribute__((noreturn)) worker(int rootfd, int fd)
 	/* Background work: the broker's loop comes first for the CPU. */
 	(void)setpriority(PRIO_PROCESS, 0, 10);
 	x = wsindex_new();
+	if (overlay)
+		wsindex_trust_overlay(x);
 	for (;;) {
 		ssize_t n = read(fd, &req, 1);
 
@@ -80,6 +85,8 @@ static void __attribute__((noreturn)) worker(int rootfd, int fd)
 		memcpy(out + sizeof(rc) + SHA256_HEX_LEN, why, WHY_LEN);
 		wsindex_stats(x, &st);
 		memcpy(out + STATS_OFF, &st, sizeof(st));
+		wsindex_seal(x, seal);
+		memcpy(out + SEAL_OFF, seal, sizeof(seal));
 		if (write_all(fd, out, sizeof(out)) != 0)
 			_exit(1);
 	}
@@ -158,12 +165,16 @@ worker_event(int fd, int why, void *arg)
 	memcpy(reason, d->buf + sizeof(rc) + SHA256_HEX_LEN, WHY_LEN);
 	reason[WHY_LEN - 1] = '\0';
 	memcpy(&d->stats, d->buf + STATS_OFF, sizeof(d->stats));
+	memcpy(d->seal, d->buf + SEAL_OFF, sizeof(d->seal));
+	d->seal[SHA256_HEX_LEN] = '\0';
+	if (rc != 0)
+		d->seal[0] = '\0';
 	answer(d, rc, rc == 0 ? hex : NULL, rc == 0 ? NULL : reason, 0);
 	kick(d);
 }
 
 struct wsdigester *
-wsdigester_new(struct loop *l, int rootfd)
+wsdigester_new(struct loop *l, int rootfd, int overlay_trusted)
 {
 	struct wsdigester *d;
 	int sv[2], fd, e;
@@ -189,7 +200,7 @@ wsdigester_new(struct loop *l, int rootfd)
 		return NULL;
 	}
 	if (d->pid == 0)
-		worker(fd, sv[1]);
+		worker(fd, sv[1], overlay_trusted);
 	close(sv[1]);
 	close(fd);
 	d->fd = sv[0];
@@ -256,4 +267,10 @@ void
 wsdigester_stats(const struct wsdigester *d, struct wsindex_stats *s)
 {
 	*s = d->stats;
+}
+
+const char *
+wsdigester_seal(const struct wsdigester *d)
+{
+	return d->seal;
 }

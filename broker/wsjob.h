@@ -34,9 +34,12 @@ typedef void (*wsjob_fn)(void *arg, int rc, const char *hex, const char *why);
 
 /*
  * Forks the worker for the workspace |rootfd| (borrowed; the worker keeps
- * its own copy and no other descriptor).  Returns NULL with errno set.
+ * its own copy and no other descriptor).  |overlay_trusted|: |rootfd| may
+ * be an overlay whose upper layer is on a filesystem trusted for the seal
+ * (wsindex_trust_overlay()).  Returns NULL with errno set.
  */
-struct wsdigester *wsdigester_new(struct loop *l, int rootfd);
+struct wsdigester *wsdigester_new(
+    struct loop *l, int rootfd, int overlay_trusted);
 
 /* Kills and reaps the worker; every job still queued is dropped unanswered. */
 void wsdigester_free(struct wsdigester *d);
@@ -49,6 +52,13 @@ struct wsjob *wsjob_start(struct wsdigester *d, wsjob_fn fn, void *arg);
 
 /* What the last refresh did (all zero before the first). */
 void wsdigester_stats(const struct wsdigester *d, struct wsindex_stats *s);
+
+/*
+ * The seal of the last refresh (wsindex_seal()): from a job's callback,
+ * the one of the refresh that answered it.  "" when it proves nothing, or
+ * before the first.
+ */
+const char *wsdigester_seal(const struct wsdigester *d);
 
 /* Withdraws |j|; |fn| is not called.  NULL is fine. */
 void wsjob_cancel(struct wsjob *j);

@@ -137,6 +137,9 @@ TESTS += tests/integration/budget_stall.sh tests/integration/land_stall.sh \
 	tests/integration/gate_digest_race.sh tests/integration/gate_agent_writes.sh
 EXTRA_DIST += tests/integration/budget_stall.sh tests/integration/land_stall.sh \
 	tests/integration/gate_digest_race.sh tests/integration/gate_agent_writes.sh
+# A write through a shared mapping while a check ran (broker/wsindex.h's seal).
+TESTS += tests/integration/gate_mmap_run.sh
+EXTRA_DIST += tests/integration/gate_mmap_run.sh
 TESTS += tests/integration/symlink_chain.sh
 EXTRA_DIST += tests/integration/symlink_chain.sh
 # What lands besides names and bytes: modes, attributes, times; what a
