@@ -51,7 +51,14 @@
 #define CONTROL_MAX_FRAME	(64 * 1024)
 #define DECIDED_RING		256	/* ids remembered to name a replay */
 #define WITHDRAWN_RING		64	/* ids remembered to name a withdrawal */
-#define INBOX_MAX_FILES		64	/* files read per inbox event */
+#define INBOX_MAX_FILES		64	/* files taken per inbox event */
+/*
+ * Entries looked at per inbox event: sessions started from one manifest
+ * share an inbox, and another session's tokens stay in it for that
+ * session (inbox_foreign()), so they must not count against
+ * INBOX_MAX_FILES (before, 64 such files kept a session from its own).
+ */
+#define INBOX_MAX_SCAN		4096
 /*
  * Refusals of peers and tokens are recorded at most REFUSALS_BURST at
  * once and then one a second: the socket is open to every local user
@@ -593,12 +600,39 @@ refuse:
 }
 
 /*
+ * Whether |tok| is another session's to take: it names another session,
+ * its signature verifies and it has not expired.  Sessions started from
+ * one manifest watch one inbox: such a token is left where it is for the
+ * session it names (before, whichever session scanned first refused it
+ * as wrong_session and removed it, so that a denial was lost and the
+ * action stayed pending).  Anything else is this session's to apply or
+ * refuse, and remove: a token for another session that is malformed,
+ * badly signed or expired is of use to no one.
+ */
+static int
+inbox_foreign(const struct approvals *a, json_t *tok)
+{
+	const char	*session;
+	unsigned char	 pk[32];
+	char		 why[256];
+
+	session = json_string_value(json_object_get(tok, "session"));
+	if (session == NULL || strcmp(session, a->session) == 0 ||
+	    approver_token_check(tok, pk, why, sizeof(why)) != 0)
+		return 0;
+	return json_integer_value(json_object_get(tok, "expires")) * 1000 >
+	    now_wall_ms();
+}
+
+/*
  * The inbox: every regular file that appears in the directory is read as
  * one token (at most APPROVER_TOKEN_MAX bytes), applied or refused (both
- * audited), and removed.  Names beginning with "." are left alone, so a
- * carrier can write ".tmp" and rename(2) it in.
+ * audited), and removed, unless it is another session's token
+ * (inbox_foreign()): that stays.  Names beginning with "." are left
+ * alone, so a carrier can write ".tmp" and rename(2) it in.  Returns 1
+ * when the file was taken, 0 when it was left.
  */
-static void
+static int
 inbox_file(struct approvals *a, const char *name)
 {
 	char		 buf[APPROVER_TOKEN_MAX + 1], via[300], why[512];
@@ -609,7 +643,7 @@ inbox_file(struct approvals *a, const char *name)
 	int		 fd;
 
 	if (name[0] == '.' || strlen(name) > 200)
-		return;
+		return 0;
 	snprintf(via, sizeof(via), "inbox:%s", name);
 	fd = openat(a->inbox_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
 	    O_CLOEXEC);
@@ -625,6 +659,10 @@ inbox_file(struct approvals *a, const char *name)
 	}
 	if (fd != -1)
 		close(fd);
+	if (tok != NULL && inbox_foreign(a, tok)) {
+		json_decref(tok);
+		return 0;
+	}
 	if (tok == NULL) {
 		json_t *f = json_pack("{s:s, s:s, s:s}", "refused", "malformed",
 		    "reason", "not a regular file holding one JSON token",
@@ -638,15 +676,20 @@ inbox_file(struct approvals *a, const char *name)
 		json_decref(tok);
 	}
 	(void)unlinkat(a->inbox_fd, name, 0);
+	return 1;
 }
 
+/*
+ * Takes at most INBOX_MAX_FILES files of the first INBOX_MAX_SCAN
+ * entries: another session's tokens, left in place, do not count.
+ */
 static void
 inbox_scan(struct approvals *a)
 {
 	struct dirent	*de;
 	DIR		*d;
-	char		 names[INBOX_MAX_FILES][256];
-	size_t		 n = 0, i;
+	char		 name[256];
+	size_t		 taken = 0, seen = 0;
 	int		 fd;
 
 	if ((fd = dup(a->inbox_fd)) == -1 || (d = fdopendir(fd)) == NULL) {
@@ -655,13 +698,16 @@ inbox_scan(struct approvals *a)
 		return;
 	}
 	rewinddir(d);
-	while (n < INBOX_MAX_FILES && (de = readdir(d)) != NULL)
-		if (de->d_name[0] != '.')
-			snprintf(names[n++], sizeof(names[0]), "%s",
-			    de->d_name);
+	/* Removing the entry just read does not upset readdir(3). */
+	while (taken < INBOX_MAX_FILES && seen < INBOX_MAX_SCAN &&
+	    (de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		seen++;
+		snprintf(name, sizeof(name), "%s", de->d_name);
+		taken += (size_t)inbox_file(a, name);
+	}
 	closedir(d);
-	for (i = 0; i < n; i++)
-		inbox_file(a, names[i]);
 }
 
 static void
