@@ -137,20 +137,57 @@ control_call(const char *path, json_t *req)
 }
 
 /*
+ * Whether the sockets in |dir| are sessions' and not someone else's: it
+ * must be a directory (not a symlink), owned by us or by root, that no
+ * one else may write to.  Without XDG_RUNTIME_DIR a user's runtime
+ * directory is /tmp/airlock-run-UID, which any local user may create
+ * first: before, pending listed the sessions they planted there (a
+ * forged action) and approve --token handed them the token meant for the
+ * session it names (a denial lost).  A directory that is missing is
+ * skipped quietly; one that is not safe is skipped and said.
+ */
+static int
+session_dir_safe(const char *dir)
+{
+	struct stat st;
+	const char *kind;
+
+	if (lstat(dir, &st) == -1)
+		return 0;
+	if (S_ISDIR(st.st_mode) &&
+	    (st.st_uid == geteuid() || st.st_uid == 0) &&
+	    (st.st_mode & 0022) == 0)
+		return 1;
+	kind = S_ISDIR(st.st_mode) ? "a directory" :
+	    S_ISLNK(st.st_mode) ? "a symlink" : "not a directory";
+	log_warnx("%s: not searched for sessions: it must be a directory "
+		  "owned by you (uid %u) or root that no one else can write "
+		  "to, and it is %s owned by uid %u, mode %04o; another user "
+		  "may have made it: remove it",
+	    dir, (unsigned)geteuid(), kind, (unsigned)st.st_uid,
+	    (unsigned)(st.st_mode & 07777));
+	return 0;
+}
+
+/*
  * The directories holding control sockets: ours, and (unless
  * AIRLOCK_RUNTIME_DIR names one) the system one, root's configured
  * runtime directory (PATHS_RUNTIME_DEFAULT), where sessions started by
- * root live; their approvers may be other users.
+ * root live; their approvers may be other users.  Only those that
+ * session_dir_safe() accepts.
  */
 static size_t
 session_dirs(char dirs[2][PATH_MAX])
 {
+	char own[PATH_MAX];
 	size_t n = 0;
+	int have = approvals_runtime_dir(own, sizeof(own)) == 0;
 
-	if (approvals_runtime_dir(dirs[0], PATH_MAX) == 0)
-		n++;
+	if (have && session_dir_safe(own))
+		snprintf(dirs[n++], PATH_MAX, "%s", own);
 	if (getenv("AIRLOCK_RUNTIME_DIR") == NULL &&
-	    (n == 0 || strcmp(dirs[0], PATHS_RUNTIME_DEFAULT) != 0))
+	    (!have || strcmp(own, PATHS_RUNTIME_DEFAULT) != 0) &&
+	    session_dir_safe(PATHS_RUNTIME_DEFAULT))
 		snprintf(dirs[n++], PATH_MAX, "%s", PATHS_RUNTIME_DEFAULT);
 	return n;
 }
