@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -324,17 +325,35 @@ load_manifest(const struct cowsession *cs, struct manifest **m)
 	return 0;
 }
 
-/* With agent.commitApproval: required, the caller must be an approver. */
+/*
+ * With agent.commitApproval: required, the caller must be an approver:
+ * its real uid listed in approvals.approvers, or its real gid or one of
+ * its supplementary groups named there (group:NAME, @GID), as the broker
+ * admits approvers (broker/approval.c is_approver()).  Before, only uids
+ * were looked at, so that a member of a listed group, who may decide the
+ * session's approvals, could not commit it.
+ */
 static int
 approver_ok(const struct manifest *m, uid_t uid)
 {
-	size_t i;
+	gid_t gids[NGROUPS_MAX + 1];
+	size_t i, j;
+	int n;
 
 	if (!m->agent.commit_approval)
 		return 1;
 	for (i = 0; i < m->approvals.napprovers; i++)
 		if (m->approvals.approvers[i] == uid)
 			return 1;
+	if (m->approvals.ngroups == 0)
+		return 0;
+	gids[0] = getgid();
+	if ((n = getgroups(NGROUPS_MAX, gids + 1)) < 0)
+		return 0;
+	for (i = 0; i < m->approvals.ngroups; i++)
+		for (j = 0; j <= (size_t)n; j++)
+			if (m->approvals.approver_groups[i] == gids[j])
+				return 1;
 	return 0;
 }
 
@@ -434,8 +453,8 @@ cmd_commit(int argc, char **argv)
 	if (!approver_ok(m, getuid())) {
 		log_warnx(
 		    "session %s: agent.commitApproval is required and uid "
-		    "%u is not one of approvals.approvers: nothing is "
-		    "applied",
+		    "%u is not one of approvals.approvers (nor in a group "
+		    "named there): nothing is applied",
 		    x.cs->id, (unsigned)getuid());
 		log_refusal(x.cs, x.sha, "approval", NULL);
 		rc = EXIT_REFUSED;

@@ -181,7 +181,7 @@ expect_contains "and says why" "$(cat "$T/rerr")" "is of the workspace $ws"
 
 # --- commitApproval: required ------------------------------------------------
 sed -e 's/^  workspace: cow$/  workspace: cow\n  commitApproval: required/' "$T/m.yaml" >"$T/m2.yaml"
-printf 'approvals:\n  approvers: [4242]\n' >>"$T/m2.yaml"
+printf 'approvals:\n  approvers: [4242, "group:4300"]\n' >>"$T/m2.yaml"
 cp "$T/m2.yaml" "$T/m.yaml"
 run_agent 'echo approved >src/approved.txt' --cow
 "$A" commit "$S" 2>"$T/cerr"; rc=$?
@@ -195,4 +195,15 @@ sed -i '/commitApproval: required/d' "$T/m.yaml"
 expect_eq "commit under a manifest changed since the session began refuses" "$rc" 1
 expect_contains "and says the manifest changed" "$(cat "$T/cerr")" "changed since session $S began"
 check "nothing landed without the approval" test ! -e "$ws/src/approved.txt"
+
+# A member of a group named in approvals.approvers is an approver (as the
+# broker admits one): root with group 4300 commits.  Before, commit looked
+# at uids only and refused them.
+cp "$T/m2.yaml" "$T/m.yaml"
+setpriv --groups=4301 "$A" commit "$S" 2>"$T/cerr"; rc=$?
+expect_eq "a user in no group named there is still refused" "$rc" 1
+expect_contains "... and told so" "$(cat "$T/cerr")" "nor in a group named there"
+setpriv --groups=4300 "$A" commit "$S" 2>"$T/cerr"; rc=$?
+expect_eq "a member of an approver group commits" "$rc" 0
+check "... and the change landed" test "$(cat "$ws/src/approved.txt" 2>/dev/null)" = approved
 finish
