@@ -374,10 +374,27 @@ path_protected_as_named(
 	return 0;
 }
 
+/* Is |dir|, as named or as it resolves, strictly beneath |p|? */
+static int
+holds_dir(const char *p, const char *dir)
+{
+	char real[PATH_MAX];
+
+	if (strcmp(p, "/") == 0)
+		return 1;
+	if (strcmp(p, dir) != 0 && beneath(dir, p))
+		return 1;
+	return realpath(dir, real) != NULL && strcmp(p, real) != 0 &&
+	    beneath(real, p);
+}
+
 /*
  * A bind follows symlinks: the path as named and, when it resolves, what
  * it resolves to (a link to ~/.ssh is the store itself).  A path that
  * cannot be resolved for another reason than its absence is protected.
+ * A bind is of a whole tree: a directory holding something protected
+ * (sensitive_tree(): a credential store at any depth, a denyRead path,
+ * airlock's own directories, a socket...) or the workspace is protected.
  */
 static int
 path_protected(
@@ -392,7 +409,13 @@ path_protected(
 	if (strcmp(real, path) != 0 &&
 	    path_protected_as_named(m, workspace, real))
 		return 1;
-	return !sensitive_plain_tree(real);
+	/* A bind is of the whole tree: what it holds counts too (a home
+	 * directory holds its ~/.ssh, a parent of the workspace its .git). */
+	if (workspace != NULL &&
+	    (holds_dir(real, workspace) || holds_dir(path, workspace)))
+		return 1;
+	return sensitive_tree(
+		   real, m->sandbox.deny_read, m->sandbox.ndeny_read) != NULL;
 }
 
 unsigned

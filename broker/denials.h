@@ -85,8 +85,11 @@ void denials_summary(json_t *list, char *buf, size_t len);
  * .git-credentials, .password-store, .pgpass, .npmrc, .pypirc) at any
  * depth, airlock's state, config and runtime directories, a denyRead
  * path of |m|, a sandbox.protected pattern of |m| beneath |workspace|
- * (may be NULL), or a path that is not absolute and clean.  Anything
- * malformed is protected too.  Pure but for the directories' lookup.
+ * (may be NULL), or a path that is not absolute and clean; as named and
+ * as it resolves.  A bind is of a whole tree, so a directory that holds
+ * any of these, a socket, device or FIFO, or |workspace| itself is
+ * protected too (sensitive_tree()).  Anything malformed is protected
+ * too.  Reads the filesystem.
  */
 unsigned denials_class(
     const struct manifest *m, const char *workspace, json_t *d);

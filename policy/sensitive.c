@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -91,13 +92,37 @@ sensitive_forbidden(
 	return NULL;
 }
 
-/* The walk of sensitive_plain_tree(): |dfd| is consumed. */
+/* What sensitive_tree() checks each entry's path against, or NULL. */
+struct tree_names {
+	char *const *deny;
+	size_t ndeny;
+	char path[PATH_MAX]; /* the entry's, as the walk reached it */
+};
+
+/* Is |dir| strictly beneath |p| (trailing slashes of |p| do not count)? */
 static int
-plain_walk(int dfd, size_t *seen)
+holds(const char *p, const char *dir)
+{
+	size_t n = strlen(p);
+
+	while (n > 0 && p[n - 1] == '/')
+		n--;
+	return strncmp(dir, p, n) == 0 && dir[n] == '/' && dir[n + 1] != '\0';
+}
+
+/*
+ * The walk of sensitive_plain_tree() and sensitive_tree(): |dfd| is
+ * consumed; with |names|, names->path is the directory's path and each
+ * entry's path must not be sensitive_forbidden().
+ */
+static int
+plain_walk(int dfd, size_t *seen, struct tree_names *names)
 {
 	DIR *d;
 	struct dirent *e;
 	struct stat st;
+	char why[128];
+	size_t len = names != NULL ? strlen(names->path) : 0;
 	int fd, ok = 1;
 
 	if ((d = fdopendir(dfd)) == NULL) {
@@ -113,12 +138,27 @@ plain_walk(int dfd, size_t *seen)
 			ok = 0;
 			continue;
 		}
+		if (names != NULL) {
+			int n = snprintf(names->path + len,
+			    sizeof(names->path) - len, "%s%s",
+			    len > 0 && names->path[len - 1] == '/' ? "" : "/",
+			    e->d_name);
+
+			if (n < 0 || (size_t)n >= sizeof(names->path) - len ||
+			    sensitive_forbidden(names->path, names->deny,
+				names->ndeny, why, sizeof(why)) != NULL) {
+				ok = 0;
+				continue;
+			}
+		}
 		if (S_ISDIR(st.st_mode)) {
 			fd = openat(dirfd(d), e->d_name,
 			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			ok = fd != -1 && plain_walk(fd, seen);
+			ok = fd != -1 && plain_walk(fd, seen, names);
 		} else
 			ok = S_ISREG(st.st_mode) || S_ISLNK(st.st_mode);
+		if (names != NULL)
+			names->path[len] = '\0';
 	}
 	if (errno != 0)
 		ok = 0;
@@ -126,8 +166,9 @@ plain_walk(int dfd, size_t *seen)
 	return ok;
 }
 
-int
-sensitive_plain_tree(const char *path)
+/* sensitive_plain_tree(), and with |names|, sensitive_tree()'s walk. */
+static int
+plain_tree(const char *path, struct tree_names *names)
 {
 	struct stat st;
 	size_t seen = 0;
@@ -141,5 +182,42 @@ sensitive_plain_tree(const char *path)
 		return 0;
 	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
 		return 0;
-	return plain_walk(fd, &seen);
+	return plain_walk(fd, &seen, names);
+}
+
+int
+sensitive_plain_tree(const char *path)
+{
+	return plain_tree(path, NULL);
+}
+
+const char *
+sensitive_tree(const char *path, char *const *deny, size_t ndeny)
+{
+	struct tree_names names;
+	char dir[PATH_MAX], real[PATH_MAX];
+	size_t i;
+	int (*const which[3])(char *, size_t) = { paths_state_dir,
+		paths_config_dir, paths_runtime_dir };
+
+	if (path == NULL || path[0] != '/' ||
+	    strlen(path) >= sizeof(names.path))
+		return "not an absolute path";
+	for (i = 0; i < ndeny; i++)
+		if (holds(path, deny[i]) ||
+		    (realpath(deny[i], real) != NULL && holds(path, real)))
+			return "holds a denyRead path";
+	for (i = 0; i < 3; i++)
+		if (which[i](dir, sizeof(dir)) == 0 &&
+		    (holds(path, dir) ||
+			(realpath(dir, real) != NULL && holds(path, real))))
+			return "holds airlock's own state";
+	names.deny = deny;
+	names.ndeny = ndeny;
+	snprintf(names.path, sizeof(names.path), "%s", path);
+	if (!plain_tree(path, &names))
+		return "is or holds a socket, device, FIFO, credential store "
+		       "or other protected path (or more than 4096 entries, "
+		       "or cannot be read whole)";
+	return NULL;
 }

@@ -47,6 +47,20 @@ const char *sensitive_forbidden(const char *path, char *const *deny,
 
 int sensitive_plain_tree(const char *path);
 
+/*
+ * A bind is of a whole tree: what binding |path| (absolute, as resolved:
+ * the walk follows |path| itself as a bind does) would open that
+ * sensitive_forbidden() keeps out.  NULL when |path| is absent, or is
+ * sensitive_plain_tree() and no entry beneath it, by its path as the walk
+ * reaches it, is sensitive_forbidden() (a credential store at any depth,
+ * a denyRead path, airlock's own directories...), and neither a
+ * deny[0..ndeny) path nor airlock's state, config or runtime directory
+ * (as named or as it resolves) is strictly beneath it; else a short
+ * reason.  Reads the filesystem.  Whether |path| itself is forbidden is
+ * sensitive_forbidden()'s to say.
+ */
+const char *sensitive_tree(const char *path, char *const *deny, size_t ndeny);
+
 /* Does |path| hold |comp| ("a" or "a/b") as whole consecutive components? */
 int path_has_components(const char *path, const char *comp);
 
