@@ -177,6 +177,31 @@ bad_args(json_t *args)
 	return NULL;
 }
 
+/*
+ * The widening asked for by denial |d| (a new copy): a filesystem one
+ * with "resolved", what its path resolves to now (a bind follows links)
+ * or null when it is absent.  The human is shown it, the approval's
+ * digest binds it, and the re-run binds nothing else
+ * (widening_recheck()).
+ */
+static json_t *
+widening_entry(json_t *d)
+{
+	json_t *w = json_deep_copy(d);
+	const char *path = json_string_value(json_object_get(d, "path"));
+	const char *layer = json_string_value(json_object_get(d, "layer"));
+	char real[PATH_MAX];
+
+	if (w == NULL)
+		fatalx("json_deep_copy");
+	if (layer != NULL && strcmp(layer, "filesystem") == 0 && path != NULL)
+		/* Not UTF-8: no "resolved", and the re-run is refused. */
+		json_object_set_new(w, "resolved",
+		    realpath(path, real) != NULL ? json_string(real)
+						 : json_null());
+	return w;
+}
+
 void
 escalate_call(struct conn *k, json_t *id, json_t *params)
 {
@@ -283,8 +308,8 @@ escalate_call(struct conn *k, json_t *id, json_t *params)
 	{
 		json_object_set_new(
 		    dc->used, json_string_value(v), json_true());
-		json_array_append(
-		    widening, denial_call_get(dc, json_string_value(v)));
+		json_array_append_new(widening,
+		    widening_entry(denial_call_get(dc, json_string_value(v))));
 	}
 	e = xcalloc(1, sizeof(*e));
 	e->call_id = json_incref(call_id);
@@ -527,8 +552,10 @@ exact_drop(struct escalation *e)
  * A filesystem widening, checked again now that it is about to be bound
  * (the agent may have swapped a path it owns for a link since the
  * escalation was asked for): 0 with *real set to what the path resolves
- * to, 1 when it is absent (nothing to bind), or -1 when it is protected
- * now, with the escalation refused in *out.
+ * to, which must be the "resolved" the human was shown; 1 when it is
+ * absent (nothing to bind); or -1 when it is protected now (forbidden)
+ * or resolves elsewhere than it did (changed), with the escalation
+ * refused in *out.
  */
 static int
 widening_recheck(struct call *c, json_t *d, char *real, json_t **out)
@@ -536,30 +563,44 @@ widening_recheck(struct call *c, json_t *d, char *real, json_t **out)
 	struct escalation *e = c->esc;
 	const char *path = json_string_value(json_object_get(d, "path"));
 	const char *did = json_string_value(json_object_get(d, "denial"));
-	char msg[512];
+	const char *was = json_string_value(json_object_get(d, "resolved"));
+	const char *reason = "forbidden";
+	char msg[PATH_MAX + 512];
 
 	if (denials_class(c->b->m, c->b->cfg.workspace, d) !=
 	    ESCALATE_CLASS_PROTECTED) {
-		if (realpath(path, real) != NULL)
-			return 0;
-		if (errno == ENOENT || errno == ENOTDIR)
+		if (realpath(path, real) != NULL) {
+			if (was != NULL && strcmp(real, was) == 0)
+				return 0;
+			reason = "changed";
+		} else if (errno == ENOENT || errno == ENOTDIR)
 			return 1;
 	}
-	snprintf(msg, sizeof(msg),
-	    "%s touches a protected path now (.git, "
-	    "protected patterns, denyRead, credential stores, airlock's own "
-	    "state), though it did not when the escalation was asked for: "
-	    "never widened; nothing was run",
-	    did != NULL ? did : "?");
+	if (strcmp(reason, "changed") == 0)
+		snprintf(msg, sizeof(msg),
+		    "%s: %s resolves to %s now, not to what the human was "
+		    "shown (%s): never widened; nothing was run",
+		    did != NULL ? did : "?", path, real,
+		    was != NULL ? was : "nothing");
+	else
+		snprintf(msg, sizeof(msg),
+		    "%s touches a protected path now (.git, "
+		    "protected patterns, denyRead, credential stores, airlock's "
+		    "own state), though it did not when the escalation was "
+		    "asked for: never widened; nothing was run",
+		    did != NULL ? did : "?");
 	(void)broker_audit(c->b, "escalation_refused",
-	    json_pack("{s:O, s:O?, s:s, s:s}", "id", c->id, "callId",
-		e->call_id, "reason", "forbidden", "class",
-		escalate_class_name(ESCALATE_CLASS_PROTECTED)));
+	    json_pack("{s:O, s:O?, s:s, s:s*}", "id", c->id, "callId",
+		e->call_id, "reason", reason, "class",
+		strcmp(reason, "forbidden") == 0
+		    ? escalate_class_name(ESCALATE_CLASS_PROTECTED)
+		    : NULL));
 	*out = tool_error("escalation_refused", 0, NULL, "%s", msg);
-	json_object_set_new(*out, "reason", json_string("forbidden"));
-	json_object_set_new(*out, "class",
-	    json_string(escalate_class_name(ESCALATE_CLASS_PROTECTED)));
-	snprintf(c->note, sizeof(c->note), "escalation refused: forbidden");
+	json_object_set_new(*out, "reason", json_string(reason));
+	if (strcmp(reason, "forbidden") == 0)
+		json_object_set_new(*out, "class",
+		    json_string(escalate_class_name(ESCALATE_CLASS_PROTECTED)));
+	snprintf(c->note, sizeof(c->note), "escalation refused: %s", reason);
 	return -1;
 }
 

@@ -490,6 +490,14 @@ print_widening(json_t *ev, json_t *x)
 			    strcmp(access, "write") == 0 ? "read-write" :
 			    "read-only");
 			put_member(d, "path");
+			/* A bind follows links: where it leads, as bound. */
+			if (json_is_string(json_object_get(d, "resolved")) &&
+			    !json_equal(json_object_get(d, "resolved"),
+			    json_object_get(d, "path"))) {
+				printf(" (resolves to ");
+				put_member(d, "resolved");
+				printf(")");
+			}
 		} else if (strcmp(layer, "syscall") == 0) {
 			printf("syscall ");
 			put_member(d, "syscall");
