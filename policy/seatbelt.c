@@ -418,6 +418,33 @@ protect_lintstaged(FILE *fp, const char *ws)
 	fputs(")$\"))  ; lint-staged's configs, at any depth\n", fp);
 }
 
+/*
+ * A credential store or a denied path |p| (canonical): never written,
+ * and neither it nor an ancestor of it in a writable |root| (NULL: none)
+ * unlinked or renamed.  Seatbelt matches names: a file moved elsewhere
+ * in the workspace would be read there under its new name.
+ */
+static void
+pin(FILE *fp, const char *p, const char *const *roots, size_t nroots)
+{
+	const char *rest, *s;
+	size_t i;
+
+	fprintf(fp, "(deny file-write* (subpath ");
+	quote(fp, p);
+	fprintf(fp, "))\n");
+	for (i = 0; i < nroots; i++) {
+		if (roots[i] == NULL || !beneath(p, roots[i], &rest) ||
+		    rest[0] == '\0')
+			continue;
+		for (s = rest; s != NULL; s = strchr(s + 1, '/')) {
+			fprintf(fp, "(deny file-write-unlink (literal \"");
+			fwrite(p, 1, (size_t)(s - p), fp);
+			fprintf(fp, "\"))\n");
+		}
+	}
+}
+
 static int
 is_git(const char *pat)
 {
@@ -428,7 +455,8 @@ int
 seatbelt_profile(
     const struct sandbox_policy *sp, const struct seatbelt_run *run, char **out)
 {
-	char ws[4096] = "", path[4096] = "", *buf = NULL;
+	char ws[4096] = "", path[4096] = "", tmp[4096] = "", *buf = NULL;
+	const char *roots[2];
 	const char *rest;
 	size_t len = 0, i;
 	FILE *fp;
@@ -511,13 +539,13 @@ seatbelt_profile(
 	    "(ipc-posix-name-prefix \"psm_\"))\n\n");
 
 	fprintf(fp,
-	    ";; reading: everything but credential stores (nor "
-	    "written) and the denied paths\n(allow file-read*)\n");
+	    ";; reading: everything but credential stores and the denied "
+	    "paths\n(allow file-read*)\n");
 	for (i = 0; seatbelt_secret_paths[i] != NULL; i++) {
 		if (resolve(seatbelt_secret_paths[i], run->home, path,
 			sizeof(path)) != 0)
 			continue;
-		fprintf(fp, "(deny file-read* file-write* (subpath ");
+		fprintf(fp, "(deny file-read* (subpath ");
 		quote(fp, path);
 		fprintf(fp, "))\n");
 	}
@@ -558,6 +586,25 @@ seatbelt_profile(
 		quote(fp, path);
 		fprintf(fp, ") (vnode-type CHARACTER-DEVICE)))\n");
 	}
+
+	/* After the allow they narrow: in SBPL the last match wins. */
+	fprintf(fp,
+	    "\n;; credential stores and denied paths: not written, nor "
+	    "moved away with an\n;; ancestor (a name Seatbelt would not "
+	    "deny)\n");
+	roots[0] = ws;
+	roots[1] = NULL;
+	if (run->tmpdir != NULL &&
+	    resolve(run->tmpdir, NULL, tmp, sizeof(tmp)) == 0)
+		roots[1] = tmp;
+	for (i = 0; seatbelt_secret_paths[i] != NULL; i++)
+		if (resolve(seatbelt_secret_paths[i], run->home, path,
+			sizeof(path)) == 0)
+			pin(fp, path, roots, 2);
+	for (i = 0; i < sp->ndeny_read; i++)
+		if (resolve(sp->deny_read[i], run->home, path, sizeof(path)) ==
+		    0)
+			pin(fp, path, roots, 2);
 
 	fprintf(fp,
 	    "\n;; protected: .git, .hg, .jj and .sl at any depth (directory "

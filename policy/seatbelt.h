@@ -18,8 +18,10 @@
  *   - POSIX semaphores and shared memory by name prefix (Python's
  *     multiprocessing);
  *   - reading every file except the policy's deny_read paths and the
- *     user's credential stores (seatbelt_secret_paths[], which are not
- *     writable either);
+ *     user's credential stores (seatbelt_secret_paths[]), which are not
+ *     writable either, and which, with their ancestors in the workspace
+ *     and the TMPDIR, are never unlinked or renamed (a name Seatbelt does
+ *     not deny would read them);
  *   - writing beneath the workspace and the run's own temporary directory
  *     (its TMPDIR), writing data to /dev/null and to the run's terminal;
  *   - never writing a ".git", ".hg", ".jj" or ".sl" entry at any depth

@@ -159,6 +159,9 @@ EXTRA_DIST += tests/integration/budget_path_alias.sh
 # airlock profile --seatbelt: goldens and the SBPL lint (issue 19).
 TESTS += tests/integration/seatbelt_profiles.sh
 EXTRA_DIST += tests/integration/seatbelt_profiles.sh tests/seatbelt
+# The Seatbelt profile attacked: a model of Seatbelt judges an agent's steps.
+TESTS += tests/integration/seatbelt_escapes.sh
+EXTRA_DIST += tests/integration/seatbelt_escapes.sh
 # Issue 20: tests that kill mutants nothing else reached.
 TESTS += tests/integration/audit_splice.sh tests/integration/approver_default.sh
 EXTRA_DIST += tests/integration/audit_splice.sh tests/integration/approver_default.sh

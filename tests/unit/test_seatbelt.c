@@ -205,8 +205,12 @@ START_TEST(test_default_policy_matches_golden_profile)
 	ck_assert_ptr_null(strstr(out, "\"/private/tmp\""));
 	ck_assert_ptr_null(strstr(out, "\"/private/var/folders\""));
 	ck_assert_ptr_nonnull(strstr(out, "(deny network*)"));
-	ck_assert_ptr_nonnull(strstr(out,
-	    "(deny file-read* file-write* (subpath \"/Users/dev/.ssh\"))"));
+	ck_assert_ptr_nonnull(
+	    strstr(out, "(deny file-read* (subpath \"/Users/dev/.ssh\"))"));
+	/* Not written, and after the allow of the workspace: SBPL's last
+	 * match wins. */
+	ck_assert_ptr_nonnull(strstr(strstr(out, "(allow file-write*\n"),
+	    "(deny file-write* (subpath \"/Users/dev/.ssh\"))"));
 	ck_assert_int_eq(subpath_rule(out, "(allow file-write*\n   ",
 			     "/Users/dev/project/src/a.c"),
 	    1);
@@ -412,6 +416,19 @@ START_TEST(test_protected_patterns_and_ancestors)
 	ck_assert_int_eq(
 	    subpath_rule(out, "(deny file-read*", "/Users/dev/.config/secret"),
 	    1);
+	free(out);
+	/* A denied path in the workspace: neither it nor a directory above
+	 * it in the workspace moved away to be read under another name. */
+	free(sp.deny_read[0]);
+	sp.deny_read[0] = strdup("/Users/dev/my project/cfg/prod/db.env");
+	ck_assert_int_eq(seatbelt_profile(&sp, &r, &out), 0);
+	ck_assert_ptr_nonnull(strstr(strstr(out, "(allow file-write*\n"),
+	    "(deny file-write* (subpath \"/Users/dev/my project/cfg/prod/"
+	    "db.env\"))\n"
+	    "(deny file-write-unlink (literal \"/Users/dev/my project\"))\n"
+	    "(deny file-write-unlink (literal \"/Users/dev/my project/cfg\"))\n"
+	    "(deny file-write-unlink (literal \"/Users/dev/my "
+	    "project/cfg/prod\"))\n"));
 	ck_assert_int_eq(subpath_rule(out, "(deny file-write*",
 			     "/Users/dev/src/main.git/worktrees/p/HEAD"),
 	    1);

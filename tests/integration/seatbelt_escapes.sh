@@ -1,0 +1,73 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# airlock profile --seatbelt, attacked: the profile the built binary prints
+# for a workspace is judged by a model of Seatbelt (tests/seatbelt/
+# sbpl_eval.py: the last matching rule wins) for the steps an agent inside
+# it would take, and every profile goes through the SBPL lint.
+. "$top_srcdir/tests/lib.sh"
+
+SB="$top_srcdir/tests/seatbelt"
+LINT="python3 $SB/lint.py $SB/known.txt"
+EVAL="python3 $SB/sbpl_eval.py"
+TMPD=/private/var/folders/xy/abc123/T/airlock.Q1w2e3
+
+# profile NAME HOME [options...]: the profile into $T/NAME.sb, linted.
+profile() {
+	name=$1
+	h=$2
+	shift 2
+	if ! HOME=$h "$AIRLOCK" profile --seatbelt --tmpdir "$TMPD" "$@" \
+	    > "$T/$name.sb" 2> "$T/$name.err"; then
+		fail "${name}_generates"
+		cat "$T/$name.err"
+		return 1
+	fi
+	if out=$($LINT "$T/$name.sb"); then
+		pass "${name}_passes_lint"
+	else
+		fail "${name}_passes_lint"
+		echo "$out"
+	fi
+}
+
+# judge NAME PROFILE VERDICT QUERY: the model's verdict on one step.
+judge() {
+	got=$(echo "$4" | $EVAL "$2" | cut -d' ' -f1)
+	expect_eq "$1" "$got" "$3"
+}
+
+# A denied path in the workspace, and credential stores in it (a
+# workspace at ~/.config, a dotfiles repository, holds ~/.config/gh):
+# Seatbelt matches names, so a rename of the file or of a directory above
+# it would let it be read under the new name.
+H="$T/home"
+W="$H/.config"
+mkdir -p "$W/gh" "$W/app/secrets"
+echo "oauth_token: gho_x" > "$W/gh/hosts.yml"
+echo "DB_PASSWORD=x" > "$W/app/secrets/db.env"
+M="$T/deny.yaml"
+cp "$top_srcdir/tests/golden/workboard.yaml" "$M"
+cat >> "$M" <<YAML
+
+sandbox:
+  denyRead: [ "$W/app/secrets/db.env" ]
+YAML
+if profile deny "$H" --workspace "$W" --manifest "$M"; then
+	P="$T/deny.sb"
+	w="/private$W"
+	judge denied_file_unreadable "$P" deny "file-read-data $w/app/secrets/db.env"
+	judge denied_file_not_renamed "$P" deny "rename $w/app/secrets/db.env $w/x"
+	judge denied_parent_not_renamed "$P" deny "rename $w/app/secrets $w/x"
+	judge denied_grandparent_not_renamed "$P" deny "rename $w/app $w/x"
+	judge denied_file_not_overwritten "$P" deny "file-write-data $w/app/secrets/db.env"
+	judge credential_store_unreadable "$P" deny "file-read-data $w/gh/hosts.yml"
+	judge credential_store_not_renamed "$P" deny "rename $w/gh $w/x"
+	judge credential_file_not_renamed "$P" deny "rename $w/gh/hosts.yml $w/x"
+	judge credential_store_not_written "$P" deny "file-write-create $w/gh/config.yml"
+	# The rest of the workspace stays writable, the sibling movable.
+	judge workspace_writable "$P" allow "file-write-create $w/app/main.c"
+	judge sibling_renamed "$P" allow "rename $w/app/main.c $w/app/b.c"
+fi
+
+finish
