@@ -15,6 +15,7 @@
 #include "common/paths.h"
 #include "policy/githooks.h"
 #include "policy/seatbelt.h"
+#include "policy/sensitive.h"
 #include "policy/vcsdirs.h"
 
 /* Each Mach service a build or a test run needs, and who needs it. */
@@ -75,11 +76,11 @@ const struct seatbelt_grant seatbelt_sysctl_prefixes[] = {
 	{ NULL, NULL },
 };
 
-/* Credential stores, never readable whatever the manifest says. */
-const char *const seatbelt_secret_paths[] = { "~/.ssh", "~/.aws", "~/.gnupg",
-	"~/Library/Keychains", "/Library/Keychains", "~/.config/gcloud",
-	"~/.azure", "~/.kube", "~/.docker", "~/.netrc", "~/.git-credentials",
-	"~/.config/gh", "~/.npmrc", "~/.pypirc", "~/.local/state/airlock",
+/* Secrets macOS adds to the credential stores every platform has
+ * (sensitive_cred_stores[], beneath HOME): never readable whatever the
+ * manifest says. */
+const char *const seatbelt_secret_paths[] = { "~/Library/Keychains",
+	"/Library/Keychains", "~/.local/state/airlock",
 	/* root's state directory, as configured */
 	(PATHS_STATE_DEFAULT), NULL };
 
@@ -287,6 +288,27 @@ resolve(const char *in, const char *home, char *out, size_t outlen)
 	if (seatbelt_canonical(in, out, outlen) != 0 || !printable(out))
 		return AL_ERR_PATH;
 	return 0;
+}
+
+/*
+ * The |i|th secret path, as resolve() puts it in |out|: the credential
+ * stores beneath HOME, then seatbelt_secret_paths[]; -1 past the last.
+ */
+static int
+secret(size_t i, const char *home, char *out, size_t outlen)
+{
+	char rel[256];
+	size_t n;
+
+	for (n = 0; sensitive_cred_stores[n] != NULL; n++)
+		;
+	if (i < n) {
+		snprintf(rel, sizeof(rel), "~/%s", sensitive_cred_stores[i]);
+		return resolve(rel, home, out, outlen);
+	}
+	if (seatbelt_secret_paths[i - n] == NULL)
+		return -1;
+	return resolve(seatbelt_secret_paths[i - n], home, out, outlen);
 }
 
 static void
@@ -541,9 +563,9 @@ seatbelt_profile(
 	fprintf(fp,
 	    ";; reading: everything but credential stores and the denied "
 	    "paths\n(allow file-read*)\n");
-	for (i = 0; seatbelt_secret_paths[i] != NULL; i++) {
-		if (resolve(seatbelt_secret_paths[i], run->home, path,
-			sizeof(path)) != 0)
+	for (i = 0; (rc = secret(i, run->home, path, sizeof(path))) != -1;
+	     i++) {
+		if (rc != 0)
 			continue;
 		fprintf(fp, "(deny file-read* (subpath ");
 		quote(fp, path);
@@ -597,9 +619,8 @@ seatbelt_profile(
 	if (run->tmpdir != NULL &&
 	    resolve(run->tmpdir, NULL, tmp, sizeof(tmp)) == 0)
 		roots[1] = tmp;
-	for (i = 0; seatbelt_secret_paths[i] != NULL; i++)
-		if (resolve(seatbelt_secret_paths[i], run->home, path,
-			sizeof(path)) == 0)
+	for (i = 0; (rc = secret(i, run->home, path, sizeof(path))) != -1; i++)
+		if (rc == 0)
 			pin(fp, path, roots, 2);
 	for (i = 0; i < sp->ndeny_read; i++)
 		if (resolve(sp->deny_read[i], run->home, path, sizeof(path)) ==

@@ -16,9 +16,8 @@
 #include "common/paths.h"
 #include "policy/sensitive.h"
 
-/* Credential stores, as components at any depth. */
-static const char *const cred_stores[] = { ".ssh", ".aws", ".gnupg", ".netrc",
-	".docker", ".kube", ".config/gh", ".config/gcloud", ".azure",
+const char *const sensitive_cred_stores[] = { ".ssh", ".aws", ".gnupg",
+	".netrc", ".docker", ".kube", ".config/gh", ".config/gcloud", ".azure",
 	".git-credentials", ".npmrc", ".pypirc", ".config/hub",
 	".password-store", ".local/share/keyrings", ".pgpass", NULL };
 
@@ -59,10 +58,10 @@ sensitive_path(const char *path, char *buf, size_t len)
 {
 	size_t i;
 
-	for (i = 0; cred_stores[i] != NULL; i++)
-		if (path_has_components(path, cred_stores[i])) {
+	for (i = 0; sensitive_cred_stores[i] != NULL; i++)
+		if (path_has_components(path, sensitive_cred_stores[i])) {
 			snprintf(buf, len, "a credential store (~/%s)",
-			    cred_stores[i]);
+			    sensitive_cred_stores[i]);
 			return buf;
 		}
 	for (i = 0; system_paths[i] != NULL; i++)

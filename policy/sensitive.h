@@ -28,6 +28,14 @@
 
 #include <stddef.h>
 
+/*
+ * The credential stores, as components at any depth (".ssh",
+ * ".config/gh", ".pgpass", ...), NULL-terminated: what sensitive_path()
+ * looks for, and what the Seatbelt profile denies beneath HOME
+ * (policy/seatbelt.c), where nothing else keeps them out.
+ */
+extern const char *const sensitive_cred_stores[];
+
 const char *sensitive_path(const char *path, char *buf, size_t len);
 const char *sensitive_forbidden(const char *path, char *const *deny,
     size_t ndeny, char *why, size_t whylen);

@@ -41,6 +41,7 @@ judge() {
 # workspace at ~/.config, a dotfiles repository, holds ~/.config/gh):
 # Seatbelt matches names, so a rename of the file or of a directory above
 # it would let it be read under the new name.
+mkdir -p "$T/ws"
 H="$T/home"
 W="$H/.config"
 mkdir -p "$W/gh" "$W/app/secrets"
@@ -68,6 +69,19 @@ if profile deny "$H" --workspace "$W" --manifest "$M"; then
 	# The rest of the workspace stays writable, the sibling movable.
 	judge workspace_writable "$P" allow "file-write-create $w/app/main.c"
 	judge sibling_renamed "$P" allow "rename $w/app/main.c $w/app/b.c"
+fi
+
+# Every credential store the rest of airlock knows (policy/sensitive.c),
+# not only those the profile once listed: on macOS all else is readable.
+if profile creds "/Users/dev" --workspace "$T/ws"; then
+	P="$T/creds.sb"
+	for f in .pgpass .config/hub/config .password-store/bank.gpg \
+	    .local/share/keyrings/login.keyring .ssh/id_ed25519 \
+	    .aws/credentials Library/Keychains/login.keychain-db; do
+		judge "credential_store_unreadable_$f" "$P" deny \
+		    "file-read-data /Users/dev/$f"
+	done
+	judge "home_readable" "$P" allow "file-read-data /Users/dev/.zshrc"
 fi
 
 finish

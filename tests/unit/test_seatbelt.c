@@ -18,6 +18,7 @@
 #include "common/errors.h"
 #include "policy/sandbox_defaults.h"
 #include "policy/seatbelt.h"
+#include "policy/sensitive.h"
 
 static char *
 slurp(const char *path)
@@ -189,7 +190,8 @@ START_TEST(test_default_policy_matches_golden_profile)
 {
 	struct sandbox_policy sp;
 	struct seatbelt_run r = run_at("/Users/dev/project");
-	char *out;
+	char *out, p[256];
+	size_t i;
 
 	sandbox_policy_init_defaults(&sp);
 	ck_assert_int_eq(seatbelt_profile(&sp, &r, &out), 0);
@@ -214,6 +216,13 @@ START_TEST(test_default_policy_matches_golden_profile)
 	ck_assert_int_eq(subpath_rule(out, "(allow file-write*\n   ",
 			     "/Users/dev/project/src/a.c"),
 	    1);
+	/* Every credential store airlock knows, beneath HOME. */
+	for (i = 0; sensitive_cred_stores[i] != NULL; i++) {
+		snprintf(
+		    p, sizeof(p), "/Users/dev/%s/x", sensitive_cred_stores[i]);
+		ck_assert_msg(subpath_rule(out, "(deny file-read*", p) == 1,
+		    "%s readable", p);
+	}
 	free(out);
 	sandbox_policy_free_arrays(&sp);
 }
