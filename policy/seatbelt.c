@@ -13,6 +13,7 @@
 
 #include "common/errors.h"
 #include "common/paths.h"
+#include "common/util.h"
 #include "policy/githooks.h"
 #include "policy/seatbelt.h"
 #include "policy/sensitive.h"
@@ -292,23 +293,68 @@ resolve(const char *in, const char *home, char *out, size_t outlen)
 
 /*
  * The |i|th secret path, as resolve() puts it in |out|: the credential
- * stores beneath HOME, then seatbelt_secret_paths[]; -1 past the last.
+ * stores beneath HOME, seatbelt_secret_paths[], then the run's own;
+ * -1 past the last.
  */
 static int
-secret(size_t i, const char *home, char *out, size_t outlen)
+secret(size_t i, const struct seatbelt_run *run, char *out, size_t outlen)
 {
 	char rel[256];
-	size_t n;
+	size_t n, m;
 
 	for (n = 0; sensitive_cred_stores[n] != NULL; n++)
 		;
 	if (i < n) {
 		snprintf(rel, sizeof(rel), "~/%s", sensitive_cred_stores[i]);
-		return resolve(rel, home, out, outlen);
+		return resolve(rel, run->home, out, outlen);
 	}
-	if (seatbelt_secret_paths[i - n] == NULL)
+	i -= n;
+	for (m = 0; seatbelt_secret_paths[m] != NULL; m++)
+		;
+	if (i < m)
+		return resolve(
+		    seatbelt_secret_paths[i], run->home, out, outlen);
+	i -= m;
+	if (i >= run->nsecrets)
 		return -1;
-	return resolve(seatbelt_secret_paths[i - n], home, out, outlen);
+	/* Absolute: a "~" here would be a directory named so. */
+	if (run->secrets[i][0] != '/')
+		return AL_ERR_PATH;
+	return resolve(run->secrets[i], NULL, out, outlen);
+}
+
+int
+seatbelt_run_secrets(char ***out, size_t *n)
+{
+	int (*const dirs[])(char *, size_t) = { paths_state_dir,
+		paths_runtime_dir, paths_config_dir };
+	char buf[4096];
+	size_t i;
+
+	*out = xcalloc(sizeof(dirs) / sizeof(dirs[0]) + 1, sizeof(**out));
+	*n = 0;
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		if (dirs[i](buf, sizeof(buf)) != 0) {
+			seatbelt_run_secrets_free(*out, *n);
+			*out = NULL;
+			*n = 0;
+			return AL_ERR_LIMIT;
+		}
+		(*out)[(*n)++] = xstrdup(buf);
+	}
+	return 0;
+}
+
+void
+seatbelt_run_secrets_free(char **v, size_t n)
+{
+	size_t i;
+
+	if (v == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
 }
 
 static void
@@ -520,6 +566,10 @@ seatbelt_profile(
 		if (resolve(sp->deny_read[i], run->home, path, sizeof(path)) ==
 		    AL_ERR_PATH)
 			return AL_ERR_PATH;
+	/* A secret that cannot be written into the profile refuses it. */
+	for (i = 0; (rc = secret(i, run, path, sizeof(path))) != -1; i++)
+		if (rc == AL_ERR_PATH)
+			return AL_ERR_PATH;
 	if ((fp = open_memstream(&buf, &len)) == NULL)
 		return AL_ERR_ALLOC;
 
@@ -563,8 +613,7 @@ seatbelt_profile(
 	fprintf(fp,
 	    ";; reading: everything but credential stores and the denied "
 	    "paths\n(allow file-read*)\n");
-	for (i = 0; (rc = secret(i, run->home, path, sizeof(path))) != -1;
-	     i++) {
+	for (i = 0; (rc = secret(i, run, path, sizeof(path))) != -1; i++) {
 		if (rc != 0)
 			continue;
 		fprintf(fp, "(deny file-read* (subpath ");
@@ -619,7 +668,7 @@ seatbelt_profile(
 	if (run->tmpdir != NULL &&
 	    resolve(run->tmpdir, NULL, tmp, sizeof(tmp)) == 0)
 		roots[1] = tmp;
-	for (i = 0; (rc = secret(i, run->home, path, sizeof(path))) != -1; i++)
+	for (i = 0; (rc = secret(i, run, path, sizeof(path))) != -1; i++)
 		if (rc == 0)
 			pin(fp, path, roots, 2);
 	for (i = 0; i < sp->ndeny_read; i++)

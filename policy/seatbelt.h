@@ -18,7 +18,9 @@
  *   - POSIX semaphores and shared memory by name prefix (Python's
  *     multiprocessing);
  *   - reading every file except the policy's deny_read paths and the
- *     user's credential stores (seatbelt_secret_paths[]), which are not
+ *     user's credential stores (policy/sensitive.h, beneath HOME, and
+ *     seatbelt_secret_paths[]) and the run's secrets (airlock's own
+ *     directories: seatbelt_run_secrets()), which are not
  *     writable either, and which, with their ancestors in the workspace
  *     and the TMPDIR, are never unlinked or renamed (a name Seatbelt does
  *     not deny would read them);
@@ -60,6 +62,10 @@ struct seatbelt_run {
 				  relative, denied; NULL: none */
 	int proxy_port; /* the egress proxy's loopback port; 0: the
 			   parameter PROXY_PORT (only when network) */
+	const char *const *secrets; /* absolute paths denied as the
+				       credential stores are
+				       (seatbelt_run_secrets()) */
+	size_t nsecrets;
 };
 
 /* A named allowance and why it is there, for the profile's comments. */
@@ -77,6 +83,19 @@ extern const char *const seatbelt_secret_paths[];
 extern const char *const seatbelt_launchservices_helpers[];
 
 /*
+ * What a run adds to the credential stores, into *out (*n paths;
+ * seatbelt_run_secrets_free() frees them): airlock's own state, runtime
+ * and config directories as this process finds them (common/paths.h:
+ * AIRLOCK_STATE_DIR, XDG_STATE_HOME, ...), which hold the sealed
+ * secrets' key and the audit host key and which no fixed list can name.
+ * Reads the environment.  Returns 0 or AL_ERR_LIMIT; on error *out is
+ * NULL.
+ */
+int seatbelt_run_secrets(char ***out, size_t *n)
+    __attribute__((warn_unused_result));
+void seatbelt_run_secrets_free(char **v, size_t n);
+
+/*
  * Writes into |out| (|outlen| bytes) the path |path| as Seatbelt sees it
  * on macOS: "." and repeated '/' removed, the /tmp, /var and /etc
  * symlinks followed to /private, and the /System/Volumes/Data firmlinks
@@ -88,8 +107,8 @@ int seatbelt_canonical(const char *path, char *out, size_t outlen)
 
 /*
  * Writes the profile for |sp| and |run| into *out (NUL-terminated,
- * caller frees).  Returns 0; AL_ERR_PATH if a path in |run| is not
- * absolute or holds '"', '\\' or a control character (they could not be
+ * caller frees).  Returns 0; AL_ERR_PATH if a path in |run| (a secret
+ * too) is not absolute or holds '"', '\\' or a control character (they could not be
  * matched exactly), if the workspace is a system root ("/", /private/tmp,
  * /Users, ...) or the home directory or one of its ancestors (the shell's
  * start-up files would be writable), or if a protected pattern or a

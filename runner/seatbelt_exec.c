@@ -30,8 +30,8 @@ runner_seatbelt_exec(const struct sandbox_policy *sp, const char *workspace,
 	char err[512];
 	struct git_hooks_list hooks;
 	char base[PATH_MAX], tmpl[PATH_MAX], *tmp, *ws, *gitdir = NULL;
-	char *profile, **av;
-	size_t n, i;
+	char *profile, **av, **secrets;
+	size_t n, i, nsecrets;
 	int rc;
 
 	/* Canonical paths: Seatbelt matches /private/tmp, not /tmp. */
@@ -71,7 +71,13 @@ runner_seatbelt_exec(const struct sandbox_policy *sp, const char *workspace,
 	 * takes PROXY_PORT as a parameter, which sandbox-exec refuses to
 	 * leave undefined, so such a run fails closed. */
 	run.proxy_port = 0;
-	rc = seatbelt_profile(sp, &run, &profile);
+	/* airlock's own directories, wherever this environment puts them. */
+	if ((rc = seatbelt_run_secrets(&secrets, &nsecrets)) == 0) {
+		run.secrets = (const char *const *)secrets;
+		run.nsecrets = nsecrets;
+		rc = seatbelt_profile(sp, &run, &profile);
+		seatbelt_run_secrets_free(secrets, nsecrets);
+	}
 	free(gitdir);
 	git_hooks_list_free(&hooks);
 	if (rc != 0) {

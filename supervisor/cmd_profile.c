@@ -47,7 +47,8 @@ cmd_profile(int argc, char **argv)
 	struct manifest *m = NULL;
 	struct git_hooks_list hooks;
 	const char *manifest = NULL, *workspace = ".";
-	char *ws, *gitdir = NULL, *profile, *end, err[512];
+	char *ws, *gitdir = NULL, *profile, *end, err[512], **secrets = NULL;
+	size_t nsecrets = 0;
 	long port;
 	int ch, seatbelt = 0, rc;
 
@@ -141,7 +142,12 @@ cmd_profile(int argc, char **argv)
 		}
 		policy = &m->sandbox;
 	}
-	rc = seatbelt_profile(policy, &run, &profile);
+	/* airlock's own directories, wherever this environment puts them. */
+	if ((rc = seatbelt_run_secrets(&secrets, &nsecrets)) == 0) {
+		run.secrets = (const char *const *)secrets;
+		run.nsecrets = nsecrets;
+		rc = seatbelt_profile(policy, &run, &profile);
+	}
 	if (rc == 0) {
 		fputs(profile, stdout);
 		free(profile);
@@ -157,6 +163,7 @@ cmd_profile(int argc, char **argv)
 	}
 	free(ws);
 	free(gitdir);
+	seatbelt_run_secrets_free(secrets, nsecrets);
 	git_hooks_list_free(&hooks);
 	if (m != NULL)
 		manifest_free(m);

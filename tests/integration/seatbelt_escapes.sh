@@ -84,4 +84,23 @@ if profile creds "/Users/dev" --workspace "$T/ws"; then
 	judge "home_readable" "$P" allow "file-read-data /Users/dev/.zshrc"
 fi
 
+# airlock's own directories where this environment puts them (here
+# AIRLOCK_STATE_DIR...): the sealed secrets' key, the audit host key.
+mkdir -p "$T/astate/keys" "$T/aconf" "$T/arun"
+AIRLOCK_STATE_DIR=$T/astate AIRLOCK_CONFIG_DIR=$T/aconf \
+    AIRLOCK_RUNTIME_DIR=$T/arun
+export AIRLOCK_STATE_DIR AIRLOCK_CONFIG_DIR AIRLOCK_RUNTIME_DIR
+if profile own "/Users/dev" --workspace "$T/ws"; then
+	P="$T/own.sb"
+	judge state_secrets_key_unreadable "$P" deny "file-read-data /private$T/astate/secrets.key"
+	judge state_host_key_unreadable "$P" deny "file-read-data /private$T/astate/keys/audit.key"
+	judge config_unreadable "$P" deny "file-read-data /private$T/aconf/audit.conf"
+	judge runtime_unreadable "$P" deny "file-read-data /private$T/arun/x"
+fi
+unset AIRLOCK_STATE_DIR AIRLOCK_CONFIG_DIR AIRLOCK_RUNTIME_DIR
+# A directory that cannot be written into a profile refuses it.
+AIRLOCK_STATE_DIR="$T/a\"b" "$AIRLOCK" profile --seatbelt --workspace "$T/ws" \
+    > /dev/null 2>&1
+expect_eq "unquotable_state_dir_is_refused" "$?" 78
+
 finish

@@ -469,6 +469,38 @@ START_TEST(test_parameters_when_run_values_are_unknown)
 }
 END_TEST
 
+/* airlock's own directories, wherever the environment put them. */
+START_TEST(test_run_secrets_are_denied)
+{
+	static const char *const secrets[] = { "/srv/airlock-state",
+		"/tmp/airlock-run-0" };
+	static const char *const bad[] = { "relative/state" };
+	struct sandbox_policy sp;
+	struct seatbelt_run r = run_at("/Users/dev/project");
+	char *out;
+
+	sandbox_policy_init_defaults(&sp);
+	r.secrets = secrets;
+	r.nsecrets = 2;
+	ck_assert_int_eq(seatbelt_profile(&sp, &r, &out), 0);
+	ck_assert_int_eq(subpath_rule(out, "(deny file-read*",
+			     "/srv/airlock-state/secrets.key"),
+	    1);
+	ck_assert_int_eq(subpath_rule(out, "(deny file-read*",
+			     "/private/tmp/airlock-run-0/x"),
+	    1);
+	ck_assert_int_eq(subpath_rule(out, "(deny file-write*",
+			     "/srv/airlock-state/keys/audit.key"),
+	    1);
+	free(out);
+	r.secrets = bad;
+	r.nsecrets = 1;
+	ck_assert_int_eq(seatbelt_profile(&sp, &r, &out), AL_ERR_PATH);
+	ck_assert_ptr_null(out);
+	sandbox_policy_free_arrays(&sp);
+}
+END_TEST
+
 START_TEST(test_bad_inputs_are_refused)
 {
 	static const char *const bad_ws[] = { "relative", "/ws/", "/", "/tmp",
@@ -517,6 +549,7 @@ main(void)
 	tcase_add_test(tc, test_hook_manager_configs_at_any_depth);
 	tcase_add_test(tc, test_protected_patterns_and_ancestors);
 	tcase_add_test(tc, test_parameters_when_run_values_are_unknown);
+	tcase_add_test(tc, test_run_secrets_are_denied);
 	tcase_add_test(tc, test_bad_inputs_are_refused);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
