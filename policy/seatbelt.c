@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -323,25 +324,61 @@ secret(size_t i, const struct seatbelt_run *run, char *out, size_t outlen)
 	return resolve(run->secrets[i], NULL, out, outlen);
 }
 
+/* Adds to |v| (*n entries) what |p| ("~" from |home|) resolves to, if
+ * a symlink on its way makes that another name. */
+static char **
+add_target(char **v, size_t *n, const char *p, const char *home)
+{
+	char buf[4096], real[PATH_MAX], a[4096], b[4096];
+
+	if (p[0] == '~' && (p[1] == '/' || p[1] == '\0')) {
+		if (home == NULL ||
+		    (size_t)snprintf(buf, sizeof(buf), "%s%s", home, p + 1) >=
+			sizeof(buf))
+			return v;
+		p = buf;
+	}
+	if (p[0] != '/' || realpath(p, real) == NULL ||
+	    seatbelt_canonical(p, a, sizeof(a)) != 0 ||
+	    seatbelt_canonical(real, b, sizeof(b)) != 0 || strcmp(a, b) == 0)
+		return v;
+	v = xreallocarray(v, *n + 2, sizeof(*v));
+	v[(*n)++] = xstrdup(real);
+	v[*n] = NULL;
+	return v;
+}
+
 int
-seatbelt_run_secrets(char ***out, size_t *n)
+seatbelt_run_secrets(
+    const struct sandbox_policy *sp, const char *home, char ***out, size_t *n)
 {
 	int (*const dirs[])(char *, size_t) = { paths_state_dir,
 		paths_runtime_dir, paths_config_dir };
-	char buf[4096];
-	size_t i;
+	char buf[4096], rel[256], **v;
+	size_t i, nd = sizeof(dirs) / sizeof(dirs[0]);
 
-	*out = xcalloc(sizeof(dirs) / sizeof(dirs[0]) + 1, sizeof(**out));
+	v = xcalloc(nd + 1, sizeof(*v));
 	*n = 0;
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+	for (i = 0; i < nd; i++) {
 		if (dirs[i](buf, sizeof(buf)) != 0) {
-			seatbelt_run_secrets_free(*out, *n);
+			seatbelt_run_secrets_free(v, *n);
 			*out = NULL;
 			*n = 0;
 			return AL_ERR_LIMIT;
 		}
-		(*out)[(*n)++] = xstrdup(buf);
+		v[(*n)++] = xstrdup(buf);
 	}
+	for (i = 0; i < nd; i++)
+		v = add_target(v, n, v[i], NULL);
+	for (i = 0; sensitive_cred_stores[i] != NULL; i++) {
+		snprintf(rel, sizeof(rel), "~/%s", sensitive_cred_stores[i]);
+		v = add_target(v, n, rel, home);
+	}
+	for (i = 0; seatbelt_secret_paths[i] != NULL; i++)
+		v = add_target(v, n, seatbelt_secret_paths[i], home);
+	for (i = 0; i < sp->ndeny_read; i++)
+		v = add_target(v, n, sp->deny_read[i], home);
+	*out = v;
 	return 0;
 }
 

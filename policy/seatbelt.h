@@ -87,12 +87,16 @@ extern const char *const seatbelt_launchservices_helpers[];
  * seatbelt_run_secrets_free() frees them): airlock's own state, runtime
  * and config directories as this process finds them (common/paths.h:
  * AIRLOCK_STATE_DIR, XDG_STATE_HOME, ...), which hold the sealed
- * secrets' key and the audit host key and which no fixed list can name.
- * Reads the environment.  Returns 0 or AL_ERR_LIMIT; on error *out is
- * NULL.
+ * secrets' key and the audit host key and which no fixed list can name;
+ * and, as the Linux runner does for denyRead, what each credential store
+ * and each of |sp|'s deny_read paths ("~" from |home|) resolves to when
+ * a symlink is on its way (realpath(3)): Seatbelt matches the resolved
+ * name, so a ~/.aws linked to ~/dotfiles/aws is read there.  Links
+ * beneath a store are not followed.  Reads the environment and the
+ * filesystem.  Returns 0 or AL_ERR_LIMIT; on error *out is NULL.
  */
-int seatbelt_run_secrets(char ***out, size_t *n)
-    __attribute__((warn_unused_result));
+int seatbelt_run_secrets(const struct sandbox_policy *sp, const char *home,
+    char ***out, size_t *n) __attribute__((warn_unused_result));
 void seatbelt_run_secrets_free(char **v, size_t n);
 
 /*

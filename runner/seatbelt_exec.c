@@ -71,8 +71,10 @@ runner_seatbelt_exec(const struct sandbox_policy *sp, const char *workspace,
 	 * takes PROXY_PORT as a parameter, which sandbox-exec refuses to
 	 * leave undefined, so such a run fails closed. */
 	run.proxy_port = 0;
-	/* airlock's own directories, wherever this environment puts them. */
-	if ((rc = seatbelt_run_secrets(&secrets, &nsecrets)) == 0) {
+	/* airlock's own directories, wherever this environment puts them,
+	 * and what a secret resolves to through a symlink. */
+	if ((rc = seatbelt_run_secrets(sp, run.home, &secrets,
+	    &nsecrets)) == 0) {
 		run.secrets = (const char *const *)secrets;
 		run.nsecrets = nsecrets;
 		rc = seatbelt_profile(sp, &run, &profile);

@@ -142,8 +142,10 @@ cmd_profile(int argc, char **argv)
 		}
 		policy = &m->sandbox;
 	}
-	/* airlock's own directories, wherever this environment puts them. */
-	if ((rc = seatbelt_run_secrets(&secrets, &nsecrets)) == 0) {
+	/* airlock's own directories, wherever this environment puts them,
+	 * and what a secret resolves to through a symlink. */
+	if ((rc = seatbelt_run_secrets(
+		 policy, run.home, &secrets, &nsecrets)) == 0) {
 		run.secrets = (const char *const *)secrets;
 		run.nsecrets = nsecrets;
 		rc = seatbelt_profile(policy, &run, &profile);

@@ -103,4 +103,26 @@ AIRLOCK_STATE_DIR="$T/a\"b" "$AIRLOCK" profile --seatbelt --workspace "$T/ws" \
     > /dev/null 2>&1
 expect_eq "unquotable_state_dir_is_refused" "$?" 78
 
+# A credential store or a denied path that is a symlink (dotfiles):
+# Seatbelt matches the resolved name, so its target is denied too.
+H2="$T/home2"
+mkdir -p "$H2" "$T/dotfiles/aws" "$T/vault"
+ln -s "$T/dotfiles/aws" "$H2/.aws"
+ln -s "$T/vault" "$H2/vault"
+M="$T/link.yaml"
+cp "$top_srcdir/tests/golden/workboard.yaml" "$M"
+cat >> "$M" <<YAML
+
+sandbox:
+  denyRead: [ "~/vault" ]
+YAML
+if profile link "$H2" --workspace "$T/ws" --manifest "$M"; then
+	P="$T/link.sb"
+	judge linked_store_target_unreadable "$P" deny "file-read-data /private$T/dotfiles/aws/credentials"
+	judge linked_store_name_unreadable "$P" deny "file-read-data /private$H2/.aws/credentials"
+	judge linked_denied_target_unreadable "$P" deny "file-read-data /private$T/vault/key"
+	judge linked_denied_name_unreadable "$P" deny "file-read-data /private$H2/vault/key"
+	judge link_sibling_readable "$P" allow "file-read-data /private$T/dotfiles/zshrc"
+fi
+
 finish
