@@ -458,9 +458,12 @@ protect(FILE *fp, const char *ws, const char *pat)
 		re_glob(fp, comp[i], len[i]);
 	}
 	fprintf(fp, "(/.*)?$\"))  ; %s\n", pat);
-	/* Moving an ancestor away would take the path with it. */
+	/* Moving an ancestor away would take the path with it, and a
+	 * directory renamed to a missing ancestor's name would bring one:
+	 * a rename's new name is checked as a create, as a mkdir is. */
 	for (k = 1; k < n; k++) {
-		fprintf(fp, "(deny file-write-unlink (regex ");
+		fprintf(
+		    fp, "(deny file-write-unlink file-write-create (regex ");
 		re_any_depth(fp, ws);
 		for (i = 0; i < k; i++) {
 			if (i > 0)
@@ -474,8 +477,8 @@ protect(FILE *fp, const char *ws, const char *pat)
 /*
  * The rules of one git hooks path |rel| (a hooks directory, a config file
  * git's config includes: policy/githooks.h), at the workspace's top
- * only, in any case: the path and beneath, and no unlink or rename of an
- * ancestor.
+ * only, in any case: the path and beneath, and no unlink, rename or
+ * making of an ancestor (protect()).
  */
 static void
 protect_hooks(FILE *fp, const char *ws, const char *rel)
@@ -491,7 +494,9 @@ protect_hooks(FILE *fp, const char *ws, const char *rel)
 		char anc[4096];
 
 		snprintf(anc, sizeof(anc), "%.*s", (int)(s - rel), rel);
-		fputs("(deny file-write-unlink (regex #\"^", fp);
+		fputs("(deny file-write-unlink file-write-create (regex "
+		      "#\"^",
+		    fp);
 		re_literal(fp, ws);
 		fputc('/', fp);
 		re_any_case(fp, anc);

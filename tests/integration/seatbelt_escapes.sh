@@ -125,4 +125,32 @@ if profile link "$H2" --workspace "$T/ws" --manifest "$M"; then
 	judge link_sibling_readable "$P" allow "file-read-data /private$T/dotfiles/zshrc"
 fi
 
+# A protected pattern whose ancestor is missing ("present at start or
+# not"): the agent writes .gh/workflows/evil.yml, then renames .gh to
+# .github; a rename's new name is a create, which must be refused there.
+# Likewise a hooks directory whose parent is missing.
+mkdir -p "$T/pws/.husky"
+git -C "$T/pws" init -q
+git -C "$T/pws" config core.hooksPath .hk/_
+M="$T/prot.yaml"
+cp "$top_srcdir/tests/golden/workboard.yaml" "$M"
+cat >> "$M" <<YAML
+
+sandbox:
+  protected: [ ".git", ".github/workflows", "config/prod/db.env" ]
+YAML
+if profile prot "/Users/dev" --workspace "$T/pws" --manifest "$M"; then
+	P="$T/prot.sb"
+	w="/private$T/pws"
+	judge staging_elsewhere_allowed "$P" allow "file-write-create $w/.gh/workflows/evil.yml"
+	judge workflows_direct_denied "$P" deny "file-write-create $w/.github/workflows/evil.yml"
+	judge rename_onto_missing_ancestor_denied "$P" deny "rename $w/.gh $w/.github"
+	judge rename_onto_missing_ancestor_at_depth_denied "$P" deny "rename $w/sub/.gh $w/sub/.GitHub"
+	judge rename_onto_missing_middle_ancestor_denied "$P" deny "rename $w/config/p2 $w/config/prod"
+	judge rename_onto_missing_top_ancestor_denied "$P" deny "rename $w/c2 $w/config"
+	judge rename_onto_missing_hooks_parent_denied "$P" deny "rename $w/x $w/.hk"
+	judge other_github_files_writable "$P" allow "file-write-create $w/.github/dependabot.yml"
+	judge unrelated_rename_allowed "$P" allow "rename $w/a $w/b"
+fi
+
 finish

@@ -86,7 +86,7 @@ run_at(const char *ws)
 
 /*
  * 1 if |path| matches a (regex #"...") rule of |op| ("deny file-write*"
- * or "deny file-write-unlink") in |profile|.
+ * or "deny file-write-unlink file-write-create") in |profile|.
  */
 static int
 regex_denies(const char *profile, const char *op, const char *path)
@@ -290,8 +290,8 @@ START_TEST(test_git_hooks_are_protected)
 	expect_writes(out, denied, sizeof(denied) / sizeof(denied[0]), allowed,
 	    sizeof(allowed) / sizeof(allowed[0]));
 	/* Moving .husky away would take the hooks with it. */
-	ck_assert(regex_denies(
-	    out, "deny file-write-unlink", "/Users/dev/project/.husky"));
+	ck_assert(regex_denies(out, "deny file-write-unlink file-write-create",
+	    "/Users/dev/project/.husky"));
 	free(out);
 	/* A hooks path that is not workspace-relative: no profile. */
 	hooks_bad[0] = "../elsewhere";
@@ -386,8 +386,8 @@ START_TEST(test_protected_patterns_and_ancestors)
 	    "/Users/dev/my project/.GitHub/WORKFLOWS/ci.yml"));
 	ck_assert(regex_denies(
 	    out, "deny file-write*", "/Users/dev/my project/keys/server.PEM"));
-	ck_assert(regex_denies(
-	    out, "deny file-write-unlink", "/Users/dev/my project/.GITHUB"));
+	ck_assert(regex_denies(out, "deny file-write-unlink file-write-create",
+	    "/Users/dev/my project/.GITHUB"));
 	/* A repository by any door: .hg, a bare repository's HEAD. */
 	ck_assert(regex_denies(
 	    out, "deny file-write*", "/Users/dev/my project/src/.hg/hgrc"));
@@ -413,12 +413,17 @@ START_TEST(test_protected_patterns_and_ancestors)
 	ck_assert(!regex_denies(out, "deny file-write*",
 	    "/Users/dev/my project/config/dev/db.env"));
 	/* Moving an ancestor away is refused; a sibling is not. */
-	ck_assert(regex_denies(
-	    out, "deny file-write-unlink", "/Users/dev/my project/.github"));
-	ck_assert(regex_denies(out, "deny file-write-unlink",
+	ck_assert(regex_denies(out, "deny file-write-unlink file-write-create",
+	    "/Users/dev/my project/.github"));
+	ck_assert(regex_denies(out, "deny file-write-unlink file-write-create",
 	    "/Users/dev/my project/x/config/prod"));
-	ck_assert(!regex_denies(
-	    out, "deny file-write-unlink", "/Users/dev/my project/.github2"));
+	ck_assert(!regex_denies(out, "deny file-write-unlink file-write-create",
+	    "/Users/dev/my project/.github2"));
+	/* Nor made where it is missing: renaming a directory written as
+	 * .gh/workflows to .github would bring the pattern in. */
+	ck_assert_ptr_nonnull(strstr(out,
+	    "(deny file-write-unlink file-write-create (regex #\"^/Users/dev/"
+	    "my project(/.*)?/\\.[gG][iI][tT][hH][uU][bB]$\"))"));
 	/* /etc is /private/etc to Seatbelt. */
 	ck_assert_int_eq(
 	    subpath_rule(out, "(deny file-read*", "/private/etc/secret/x"), 1);
