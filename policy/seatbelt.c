@@ -409,10 +409,15 @@ grants(FILE *fp, const char *op, const char *filter,
 	fprintf(fp, ")\n");
 }
 
-/* "^WS(/.*)?/" : a path at any depth of the workspace. */
+/* "^WS(/.*)?/" : a path at any depth of the workspace; NULL: at any
+ * depth of any directory (where the TMPDIR is a parameter). */
 static void
 re_any_depth(FILE *fp, const char *ws)
 {
+	if (ws == NULL) {
+		fputs("#\"/", fp);
+		return;
+	}
 	fputs("#\"^", fp);
 	re_literal(fp, ws);
 	fputs("(/.*)?/", fp);
@@ -566,9 +571,9 @@ seatbelt_profile(
     const struct sandbox_policy *sp, const struct seatbelt_run *run, char **out)
 {
 	char ws[4096] = "", path[4096] = "", tmp[4096] = "", *buf = NULL;
-	const char *roots[2];
+	const char *roots[2], *root;
 	const char *rest;
-	size_t len = 0, i;
+	size_t len = 0, i, k;
 	FILE *fp;
 	int rc;
 
@@ -723,15 +728,25 @@ seatbelt_profile(
 	    "or gitdir:\n;; file), a HEAD (a bare repository's), the git "
 	    "directory, the protected\n;; patterns at any depth; no unlink "
 	    "or rename of an ancestor\n");
-	for (i = 0; vcs_dirs[i] != NULL; i++) {
+	/* In the workspace, then in the TMPDIR: on the same volume, a tree
+	 * made there and renamed into the workspace brings what it holds. */
+	for (k = 0; k < 2; k++) {
+		root = k == 0 ? ws : roots[1];
+		for (i = 0; vcs_dirs[i] != NULL; i++) {
+			fprintf(fp, "(deny file-write* (regex ");
+			re_any_depth(fp, root);
+			re_any_case(fp, vcs_dirs[i]);
+			fprintf(fp, "(/.*)?$\"))\n");
+		}
 		fprintf(fp, "(deny file-write* (regex ");
-		re_any_depth(fp, ws);
-		re_any_case(fp, vcs_dirs[i]);
-		fprintf(fp, "(/.*)?$\"))\n");
+		re_any_depth(fp, root);
+		fprintf(fp, "[Hh][Ee][Aa][Dd]$\"))\n");
+		for (i = 0; i < sp->nprotected; i++)
+			if (!is_git(sp->protected[i]))
+				protect(fp, root, sp->protected[i]);
+		if (run->lintstaged != NULL)
+			protect_lintstaged(fp, root);
 	}
-	fprintf(fp, "(deny file-write* (regex ");
-	re_any_depth(fp, ws);
-	fprintf(fp, "[Hh][Ee][Aa][Dd]$\"))\n");
 	if (run->gitdir != NULL) {
 		if ((rc = resolve(run->gitdir, NULL, path, sizeof(path))) != 0)
 			goto fail;
@@ -739,13 +754,8 @@ seatbelt_profile(
 		quote(fp, path);
 		fprintf(fp, "))\n");
 	}
-	for (i = 0; i < sp->nprotected; i++)
-		if (!is_git(sp->protected[i]))
-			protect(fp, ws, sp->protected[i]);
 	for (i = 0; i < run->nhooks; i++)
 		protect_hooks(fp, ws, run->hooks[i]);
-	if (run->lintstaged != NULL)
-		protect_lintstaged(fp, ws);
 	if (run->husky_pkg != NULL)
 		protect_hooks(fp, ws, run->husky_pkg);
 	fprintf(fp, "(deny file-write-unlink (literal ");

@@ -28,8 +28,11 @@
  *     (its TMPDIR), writing data to /dev/null and to the run's terminal;
  *   - never writing a ".git", ".hg", ".jj" or ".sl" entry at any depth
  *     (directory or gitdir: file, case-folded: policy/vcsdirs.h), the resolved gitdir: target of the workspace's
- *     .git file, or a sandbox.protected pattern at any depth; never
- *     unlinking or renaming the workspace or a protected path's ancestor;
+ *     .git file, or a sandbox.protected pattern at any depth, of the
+ *     workspace and of the TMPDIR (on the same volume, whence a tree
+ *     renamed into the workspace); never unlinking or renaming the
+ *     workspace, nor unlinking, renaming or making a protected path's
+ *     ancestor;
  *   - no network, or when the policy grants it only TCP to the egress
  *     proxy's loopback port.
  * Every path is first put in the form Seatbelt matches

@@ -151,6 +151,29 @@ if profile prot "/Users/dev" --workspace "$T/pws" --manifest "$M"; then
 	judge rename_onto_missing_hooks_parent_denied "$P" deny "rename $w/x $w/.hk"
 	judge other_github_files_writable "$P" allow "file-write-create $w/.github/dependabot.yml"
 	judge unrelated_rename_allowed "$P" allow "rename $w/a $w/b"
+	# The TMPDIR is on the workspace's volume: a repository, a bare
+	# repository's HEAD or a protected pattern made there and renamed
+	# into the workspace would be in place.
+	judge tmpdir_git_denied "$P" deny "file-write-create $TMPD/x/.git/config"
+	judge tmpdir_git_any_case_denied "$P" deny "file-write-create $TMPD/a/b/.GIT"
+	judge tmpdir_head_denied "$P" deny "file-write-create $TMPD/x/HEAD"
+	judge tmpdir_hg_denied "$P" deny "file-write-create $TMPD/x/.hg/hgrc"
+	judge tmpdir_pattern_denied "$P" deny "file-write-create $TMPD/x/.github/workflows/e.yml"
+	judge tmpdir_pattern_ancestor_denied "$P" deny "rename $TMPD/x/.gh $TMPD/x/.github"
+	judge tmpdir_writable "$P" allow "file-write-create $TMPD/build/a.o"
+	judge tmpdir_tree_renamed_in "$P" allow "rename $TMPD/x $w/x"
+fi
+# The same where the TMPDIR is a parameter of sandbox-exec.
+if HOME=/Users/dev "$AIRLOCK" profile --seatbelt --workspace "$T/pws" \
+    --manifest "$M" > "$T/param.sb" 2> "$T/param.err"; then
+	got=$(echo "file-write-create $TMPD/x/.git/config" |
+	    $EVAL "$T/param.sb" "TMPDIR=$TMPD" | cut -d' ' -f1)
+	expect_eq tmpdir_param_git_denied "$got" deny
+	got=$(echo "file-write-create $TMPD/build/a.o" |
+	    $EVAL "$T/param.sb" "TMPDIR=$TMPD" | cut -d' ' -f1)
+	expect_eq tmpdir_param_writable "$got" allow
+else
+	fail tmpdir_param_generates
 fi
 
 finish

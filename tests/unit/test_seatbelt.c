@@ -239,6 +239,9 @@ START_TEST(test_git_is_protected_at_any_depth)
 		"/Users/dev/project/vendor/lib/.git",
 		"/Users/dev/project/a/b/c/.GIT/HEAD",
 		"/Users/dev/project/.Git",
+		/* The TMPDIR, whence a tree renamed into the workspace. */
+		"/private/var/folders/xy/abc123/T/airlock.Q1w2e3/r/.git/config",
+		"/private/var/folders/xy/abc123/T/airlock.Q1w2e3/r/HEAD",
 	};
 	static const char *const allowed[] = {
 		"/Users/dev/project/.gitignore",
@@ -469,6 +472,9 @@ START_TEST(test_parameters_when_run_values_are_unknown)
 	ck_assert_ptr_nonnull(strstr(
 	    out, "(string-append \"localhost:\" (param \"PROXY_PORT\"))"));
 	ck_assert_ptr_null(strstr(out, "localhost:*"));
+	/* The TMPDIR unknown: a repository at any depth of anything. */
+	ck_assert(regex_denies(out, "deny file-write*",
+	    "/private/var/folders/zz/T/x/.git/config"));
 	free(out);
 	sandbox_policy_free_arrays(&sp);
 }
