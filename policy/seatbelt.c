@@ -225,6 +225,37 @@ re_literal(FILE *fp, const char *s)
  * where no .vscode stands is the editor's .vscode).  Matching more only
  * protects more.
  */
+/*
+ * Where the bracket expression opening at c[i] closes, as fnmatch(3)
+ * reads it: a ']' first (after '!' or '^') is a member, and "[:alpha:]",
+ * "[.x.]" and "[=e=]" are members whole.  0 if it does not close: the
+ * '[' is then an ordinary character.
+ */
+static size_t
+bracket_end(const char *c, size_t i, size_t n)
+{
+	size_t j = i + 1, k;
+
+	if (j < n && (c[j] == '!' || c[j] == '^'))
+		j++;
+	if (j < n && c[j] == ']')
+		j++;
+	while (j < n && c[j] != ']') {
+		if (c[j] == '[' && j + 1 < n &&
+		    (c[j + 1] == ':' || c[j + 1] == '.' || c[j + 1] == '=')) {
+			for (k = j + 2; k + 1 < n; k++)
+				if (c[k] == c[j + 1] && c[k + 1] == ']')
+					break;
+			if (k + 1 < n) {
+				j = k + 2;
+				continue;
+			}
+		}
+		j++;
+	}
+	return j < n ? j : 0;
+}
+
 static void
 re_glob(FILE *fp, const char *c, size_t n)
 {
@@ -236,9 +267,14 @@ re_glob(FILE *fp, const char *c, size_t n)
 		else if (c[i] == '?')
 			fputs("[^/]", fp);
 		else if (c[i] == '[') {
-			while (i < n && c[i] != ']')
-				i++;
-			fputs("[^/]", fp);
+			size_t j = bracket_end(c, i, n);
+
+			if (j == 0)
+				fputs("\\[", fp); /* no bracket: itself */
+			else {
+				fputs("[^/]", fp);
+				i = j;
+			}
 		} else if (c[i] == '\\' && i + 1 < n) {
 			char one[2] = { c[++i], '\0' };
 

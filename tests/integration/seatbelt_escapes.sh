@@ -176,4 +176,21 @@ else
 	fail tmpdir_param_generates
 fi
 
+# A protected glob read as fnmatch(3) reads it (the change sets do): a
+# ']' first in a bracket is a member, "[:digit:]" a class.
+M="$T/glob.yaml"
+cp "$top_srcdir/tests/golden/workboard.yaml" "$M"
+cat >> "$M" <<'YAML'
+
+sandbox:
+  protected: [ ".git", "[[:digit:]]*.key", "[]]x" ]
+YAML
+if profile glob "/Users/dev" --workspace "$T/ws" --manifest "$M"; then
+	P="$T/glob.sb"
+	w="/private$T/ws"
+	judge glob_class_protected "$P" deny "file-write-data $w/d/5prod.key"
+	judge glob_bracket_first_protected "$P" deny "file-write-data $w/]x"
+	judge glob_other_writable "$P" allow "file-write-data $w/d/prod.txt"
+fi
+
 finish

@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <fnmatch.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -480,6 +481,48 @@ START_TEST(test_parameters_when_run_values_are_unknown)
 }
 END_TEST
 
+/*
+ * A protected glob's regex matches at least what fnmatch(3) does, as the
+ * change sets judge it (policy/writepolicy.c): bracket expressions as
+ * fnmatch reads them ("[]a]", "[[:digit:]]"), an unclosed '[' as itself.
+ */
+START_TEST(test_protected_globs_match_what_fnmatch_does)
+{
+	static const struct {
+		const char *pat, *name;
+	} rows[] = {
+		{ "[[:digit:]]x.key", "5x.key" },
+		{ "[]a]b", "]b" },
+		{ "[]a]b", "ab" },
+		{ "[!]]b", "cb" },
+		{ "a[bc", "a[bc" },
+		{ "k[[.-.]]y", "k-y" },
+		{ "*.pem", "server.PEM" },
+		{ "s?cret", "secret" },
+	};
+	struct sandbox_policy sp;
+	struct seatbelt_run r = run_at("/Users/dev/project");
+	char *out, path[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		ck_assert_msg(fnmatch(rows[i].pat, rows[i].name,
+				  FNM_PERIOD | FNM_CASEFOLD) == 0,
+		    "fnmatch %s %s", rows[i].pat, rows[i].name);
+		sandbox_policy_init_defaults(&sp);
+		free(sp.protected[1]);
+		sp.protected[1] = strdup(rows[i].pat);
+		ck_assert_int_eq(seatbelt_profile(&sp, &r, &out), 0);
+		snprintf(path, sizeof(path), "/Users/dev/project/d/%s",
+		    rows[i].name);
+		ck_assert_msg(regex_denies(out, "deny file-write*", path),
+		    "%s not protected by %s", path, rows[i].pat);
+		free(out);
+		sandbox_policy_free_arrays(&sp);
+	}
+}
+END_TEST
+
 /* airlock's own directories, wherever the environment put them. */
 START_TEST(test_run_secrets_are_denied)
 {
@@ -560,6 +603,7 @@ main(void)
 	tcase_add_test(tc, test_hook_manager_configs_at_any_depth);
 	tcase_add_test(tc, test_protected_patterns_and_ancestors);
 	tcase_add_test(tc, test_parameters_when_run_values_are_unknown);
+	tcase_add_test(tc, test_protected_globs_match_what_fnmatch_does);
 	tcase_add_test(tc, test_run_secrets_are_denied);
 	tcase_add_test(tc, test_bad_inputs_are_refused);
 	suite_add_tcase(s, tc);
