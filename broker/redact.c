@@ -32,6 +32,7 @@ struct redact_secret {
 	size_t		 taglen;
 	unsigned char	*block;		/* sodium_malloc: all forms */
 	size_t		 used, cap;
+	size_t		 vlen;		/* the raw value: block[0..vlen) */
 };
 
 struct redact {
@@ -74,6 +75,24 @@ size_t
 redact_count(const struct redact *r)
 {
 	return r == NULL ? 0 : r->nsecrets;
+}
+
+int
+redact_holds(const struct redact *r, const char *name, const void *value,
+    size_t len)
+{
+	const struct redact_secret *s;
+	size_t i, nl = strlen(name);
+
+	for (i = 0; r != NULL && i < r->nsecrets; i++) {
+		s = &r->secrets[i];
+		/* The tag is "[REDACTED:" NAME "]". */
+		if (s->taglen != nl + 11 || memcmp(s->tag + 10, name, nl) != 0)
+			continue;
+		if (s->vlen == len && sodium_memcmp(s->block, value, len) == 0)
+			return 1;
+	}
+	return 0;
 }
 
 static int
@@ -312,6 +331,7 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	memcpy(dst, v, len);
 	if ((rc = form_commit(r, si, len)) != 0)
 		goto fail;
+	s->vlen = len;
 	dst = form_reserve(s, 2 * len);
 	if ((rc = form_commit_wrap(r, si, hex_encode(dst, v, len, 0), 1)) !=
 	    0)

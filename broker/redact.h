@@ -69,6 +69,14 @@ int		 redact_add(struct redact *r, const char *name, const void *value,
 size_t		 redact_count(const struct redact *r);
 
 /*
+ * Returns 1 if |r| holds the secret |name| with exactly the value
+ * value[0..len) (the value it redacts), else 0 (NULL |r| too).  What a
+ * runner is handed must be what the redactor hides.
+ */
+int		 redact_holds(const struct redact *r, const char *name,
+		    const void *value, size_t len);
+
+/*
  * Redacts in[0..len) into a new NUL-terminated buffer *out (caller
  * frees with free(); it holds no secret) of *outlen bytes.  Returns the
  * number of replacements (>= 0) or AL_ERR_ALLOC.  *out and *outlen are

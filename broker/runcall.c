@@ -28,6 +28,7 @@
 #include "broker/ledger.h"
 #include "broker/output.h"
 #include "broker/pins.h"
+#include "broker/redact.h"
 #include "broker/runcall.h"
 #include "broker/secrets.h"
 #include "broker/viewfreeze.h"
@@ -631,6 +632,26 @@ grant_secrets(struct call *c, json_t **out)
 		    0) {
 			*out = tool_error("secret_unavailable", 0, NULL,
 			    "secret %s: %s", g->name, al_strerror(rc));
+			return -1;
+		}
+		/*
+		 * The store is read again at every call, the redactor was
+		 * loaded once at session start: a value set since (a rotated
+		 * token) would reach the tool and come back unredacted.
+		 */
+		if (!redact_holds(c->b->cfg.redact, g->name, v, len)) {
+			secrets_value_free(v);
+			(void)broker_audit(c->b, "secret_refused",
+			    json_pack("{s:O, s:s, s:s, s:s}", "id", c->id,
+				"tool", c->tool->name, "secret", g->name,
+				"reason", "changed since the session started"));
+			*out = tool_error("secret_unavailable", 0,
+			    "a secret is handed only with the value the "
+			    "session redacts; ask a human to start a new "
+			    "session",
+			    "secret %s changed in the store since the session "
+			    "started: %s was not run",
+			    g->name, c->tool->name);
 			return -1;
 		}
 		elen = strlen(g->env) + 1 + len + 1;

@@ -119,6 +119,28 @@ START_TEST(test_redact_prefers_the_longer_secret)
 }
 END_TEST
 
+/* What a runner is handed must be the value the redactor hides. */
+START_TEST(test_redact_holds_exactly_the_value)
+{
+	struct redact *r;
+
+	ck_assert_int_eq(redact_holds(NULL, "TOKEN", "secret-token-42", 15), 0);
+	ck_assert_ptr_nonnull(r = redact_new());
+	ck_assert_int_eq(redact_add(r, "TOKEN", "secret-token-42", 15), 0);
+	ck_assert_int_eq(redact_add(r, "TOKEN2", "other-value", 11), 0);
+	ck_assert_int_eq(redact_holds(r, "TOKEN", "secret-token-42", 15), 1);
+	ck_assert_int_eq(redact_holds(r, "TOKEN2", "other-value", 11), 1);
+	/* a changed value, a prefix, another secret's value or name */
+	ck_assert_int_eq(redact_holds(r, "TOKEN", "secret-token-43", 15), 0);
+	ck_assert_int_eq(redact_holds(r, "TOKEN", "secret-token-4", 14), 0);
+	ck_assert_int_eq(redact_holds(r, "TOKEN", "other-value", 11), 0);
+	ck_assert_int_eq(redact_holds(r, "TOKEN2", "secret-token-42", 15), 0);
+	ck_assert_int_eq(redact_holds(r, "TOKE", "secret-token-42", 15), 0);
+	ck_assert_int_eq(redact_holds(r, "UNKNOWN", "secret-token-42", 15), 0);
+	redact_free(r);
+}
+END_TEST
+
 /*
  * A growing stream is given out only up to where no secret may have
  * begun: cutting "token=secret-to" there would give out "secret-to" now
@@ -277,6 +299,7 @@ redact_suite(void)
 	tcase_add_loop_test(tc, test_redact_refuses_ungrantable_secrets, 0,
 	    sizeof(add_rows) / sizeof(add_rows[0]));
 	tcase_add_test(tc, test_redact_prefers_the_longer_secret);
+	tcase_add_test(tc, test_redact_holds_exactly_the_value);
 	tcase_add_test(tc, test_redact_settled_holds_back_a_secret_begun);
 	tcase_add_test(tc, test_redact_wrapped_forms);
 	tcase_add_test(tc, test_redact_binary_buffer_with_nul);
