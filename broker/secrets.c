@@ -829,7 +829,15 @@ secrets_add_to_redact(struct secrets *s, const char *const *names, size_t n,
 	for (i = 0; i < n; i++) {
 		if ((rc = secrets_get(s, names[i], &v, &len)) != 0)
 			return rc;
-		rc = redact_add(r, names[i], v, len);
+		/*
+		 * A grant goes through the environment, which ends the value
+		 * at its first NUL: the tool would get a prefix that is no
+		 * form of the value redacted, and print it in the clear.
+		 */
+		if (memchr(v, '\0', len) != NULL)
+			rc = AL_ERR_FORMAT;
+		else
+			rc = redact_add(r, names[i], v, len);
 		secrets_value_free(v);
 		if (rc != 0)
 			return rc;

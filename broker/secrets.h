@@ -106,7 +106,10 @@ void	secrets_list_free(char **names);
 /*
  * Adds the secrets names[0..n) to the redactor |r|.  Returns 0,
  * AL_ERR_NOT_FOUND for an unknown name, AL_ERR_LIMIT for a value too
- * short to redact (so it cannot be granted), or another error.
+ * short to redact, AL_ERR_FORMAT for a value holding a NUL byte (an
+ * environment variable would carry only the bytes before it, which no
+ * redactor recognises), so that neither can be granted; or another
+ * error.
  */
 int	secrets_add_to_redact(struct secrets *s, const char *const *names,
 	    size_t n, struct redact *r) __attribute__((warn_unused_result));

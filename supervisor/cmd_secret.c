@@ -227,6 +227,11 @@ cmd_secret(int argc, char **argv)
 			    "stdin, e.g. printf %%s \"$TOKEN\" | airlock "
 			    "secret set %s", argv[1]);
 			status = 1;
+		} else if (memchr(value, '\0', (size_t)n) != NULL) {
+			log_warnx("refusing a value with a NUL byte: %s is "
+			    "granted through the environment, which would cut "
+			    "it there", argv[1]);
+			status = 1;
 		} else if ((rc = secrets_set(s, argv[1], value, (size_t)n)) !=
 		    0) {
 			if (rc == AL_ERR_SYSTEM)

@@ -80,7 +80,10 @@ open_secrets(struct service *sv)
 	free(names);
 	if (rc != 0) {
 		log_warnx("a secret granted by the manifest cannot be used: %s "
-		    "(see airlock secret list)", al_strerror(rc));
+		    "(see airlock secret list)", rc == AL_ERR_LIMIT ?
+		    "a value too short to redact" : rc == AL_ERR_FORMAT ?
+		    "a malformed name, or a value holding a NUL byte (the "
+		    "environment would cut it there)" : al_strerror(rc));
 		return EXIT_CONFIG;
 	}
 	audit_set_redact(sv->audit, sv->redact);

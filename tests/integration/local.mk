@@ -58,6 +58,9 @@ EXTRA_DIST += tests/integration/secret_grant_code.sh
 # A secret changed in the store mid-session is not handed out.
 TESTS += tests/integration/secret_rotated.sh
 EXTRA_DIST += tests/integration/secret_rotated.sh
+# A secret value with a NUL byte is never granted.
+TESTS += tests/integration/secret_nul.sh
+EXTRA_DIST += tests/integration/secret_nul.sh
 # A change set too deep to walk is refused, not a crash.
 TESTS += tests/integration/changeset_deep.sh
 TESTS += tests/integration/changeset_disk_fill.sh

@@ -252,7 +252,7 @@ END_TEST
 START_TEST(test_secrets_feed_the_redactor)
 {
 	const char *grant[] = { "TOKEN" }, *shortone[] = { "PIN" },
-	    *missing[] = { "NOPE" };
+	    *missing[] = { "NOPE" }, *nul[] = { "KEY" };
 	struct secrets *s;
 	struct redact *r;
 	char *out;
@@ -267,6 +267,10 @@ START_TEST(test_secrets_feed_the_redactor)
 	    AL_ERR_LIMIT);
 	ck_assert_int_eq(secrets_add_to_redact(s, missing, 1, r),
 	    AL_ERR_NOT_FOUND);
+	/* The environment would cut it at the NUL: "tok-abcdef" goes out. */
+	ck_assert_int_eq(secrets_set(s, "KEY", "tok-abcdef\0ghij", 15), 0);
+	ck_assert_int_eq(secrets_add_to_redact(s, nul, 1, r), AL_ERR_FORMAT);
+	ck_assert_uint_eq(redact_count(r), 1);
 	ck_assert_int_eq(redact_buf(r, "x tok-123456", 12, &out, &len), 1);
 	ck_assert_str_eq(out, "x [REDACTED:TOKEN]");
 	free(out);
