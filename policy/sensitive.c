@@ -72,6 +72,28 @@ sensitive_path(const char *path, char *buf, size_t len)
 	return NULL;
 }
 
+int
+sensitive_holds_own(const char *path, char *own, size_t ownlen)
+{
+	static int (*const own_dir[])(char *, size_t) = { paths_state_dir,
+		paths_runtime_dir, paths_config_dir };
+	char dir[PATH_MAX], real[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(own_dir) / sizeof(own_dir[0]); i++) {
+		if (own_dir[i](dir, sizeof(dir)) != 0 || dir[0] != '/')
+			continue;
+		/* As a bind sees it: through the host's links. */
+		if (realpath(dir, real) == NULL)
+			snprintf(real, sizeof(real), "%s", dir);
+		if (beneath(real, path) || beneath(dir, path)) {
+			snprintf(own, ownlen, "%s", real);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 const char *
 sensitive_forbidden(
     const char *path, char *const *deny, size_t ndeny, char *why, size_t whylen)

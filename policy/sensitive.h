@@ -41,6 +41,16 @@ const char *sensitive_forbidden(const char *path, char *const *deny,
     size_t ndeny, char *why, size_t whylen);
 
 /*
+ * sensitive_holds_own() is 1 when binding the absolute |path| would show
+ * airlock's own state, runtime or configuration directory (common/paths.h;
+ * the secret store and its key, the audit keys, the sessions' control
+ * sockets): |path| is one of them or holds one (~/.local holds
+ * ~/.local/state/airlock), by name or as resolved now.  The directory is
+ * written to |own| (|ownlen| bytes).  Else 0.
+ */
+int sensitive_holds_own(const char *path, char *own, size_t ownlen);
+
+/*
  * Binding a socket, a device or a FIFO read-only still lets it be used
  * (connect(2) to a read-only socket works): sensitive_plain_tree() is 1
  * when |path|, followed as a bind follows it, is a regular file or a

@@ -234,6 +234,18 @@ cap_last(void)
 
 static int	write_file(const char *path, const char *text);
 
+/* Is |dir| a denied path, or beneath one, so that its mask hides it? */
+static int
+masked(const struct runner_plan *pl, const char *dir)
+{
+	size_t i;
+
+	for (i = 0; i < pl->ndeny; i++)
+		if (path_is_beneath(dir, pl->deny[i]))
+			return 1;
+	return 0;
+}
+
 /*
  * How the child binds the read-only or read-write entry |path|: what it
  * resolves to now, checked here, and nothing swapped in after.  A bind
@@ -249,7 +261,7 @@ plan_bind_one(struct runner_plan *pl, const char *path, int rw,
     struct plan_bind *b, char *err, size_t errlen)
 {
 	const struct sandbox_policy *sp = pl->policy;
-	char real[PATH_MAX], lnk[PATH_MAX], why[128], why2[128];
+	char real[PATH_MAX], lnk[PATH_MAX], own[PATH_MAX], why[128], why2[128];
 	const char *what;
 	struct stat st;
 	ssize_t n;
@@ -261,6 +273,12 @@ plan_bind_one(struct runner_plan *pl, const char *path, int rw,
 	/* An escalation's widening, resolved and checked by the broker. */
 	for (i = 0; i < sp->nexact; i++)
 		if (strcmp(sp->exact[i].path, path) == 0) {
+			if (sensitive_holds_own(sp->exact[i].src, own,
+			    sizeof(own)) && !masked(pl, own)) {
+				snprintf(err, errlen, "%s holds airlock's own "
+				    "state %s: refused", path, own);
+				return AL_ERR_DENIED;
+			}
 			b->src = xstrdup(sp->exact[i].src);
 			b->how = PLAN_BIND;
 			return 0;
@@ -278,6 +296,21 @@ plan_bind_one(struct runner_plan *pl, const char *path, int rw,
 	}
 	if (realpath(path, real) == NULL)
 		return 0;
+	/*
+	 * airlock's own state beneath it (the secret store and its key, the
+	 * audit key, the control sockets) is never shown, whatever holds it
+	 * (~/.local for pip's tools holds ~/.local/state/airlock), unless a
+	 * denied path masks it.  As airlock run's --ro and --rw refuse it.
+	 */
+	if ((sensitive_holds_own(real, own, sizeof(own)) ||
+	    sensitive_holds_own(path, own, sizeof(own))) &&
+	    !masked(pl, own)) {
+		snprintf(err, errlen, "%s path %s holds airlock's own state "
+		    "%s (its secret store, keys and sockets): refused; name "
+		    "it in sandbox.denyRead to bind the rest",
+		    rw ? "read-write" : "read-only", path, own);
+		return AL_ERR_DENIED;
+	}
 	if (strcmp(real, path) != 0 &&
 	    (what = sensitive_forbidden(real, pl->deny, pl->ndeny, why,
 	    sizeof(why))) != NULL &&
