@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sodium.h>
+
 #include "broker/audit_ship.h"
 #include "common/errors.h"
 #include "common/paths.h"
@@ -48,25 +50,40 @@ static int
 open_secrets(struct service *sv)
 {
 	const char	**names = NULL;
-	char		 *dir = NULL;
-	const char	 *pass;
-	size_t		  n = 0, i, j;
+	char		 *dir = NULL, *env, *pass = NULL;
+	size_t		  n = 0, i, j, plen = 0;
 	int		  rc;
 
+	/*
+	 * The passphrase leaves the environment before anything is started:
+	 * the patch jail, the agent (whose agent.env could name it) and
+	 * notify commands inherit or copy from it.
+	 */
+	if ((env = getenv(SECRETS_PASSPHRASE_ENV)) != NULL) {
+		plen = strlen(env);
+		if ((pass = sodium_malloc(plen + 1)) == NULL)
+			fatalx("out of memory");
+		memcpy(pass, env, plen + 1);
+		sodium_memzero(env, plen);
+		if (unsetenv(SECRETS_PASSPHRASE_ENV) == -1)
+			fatal("unsetenv");
+	}
 	for (i = 0; i < sv->m->ntools; i++)
 		for (j = 0; j < sv->m->tools[i].nsecrets; j++) {
 			names = xreallocarray(names, n + 1, sizeof(*names));
 			names[n++] = sv->m->tools[i].secrets[j].name;
 		}
-	if (n == 0)
+	if (n == 0) {
+		sodium_free(pass);
 		return 0;
+	}
 	if (secrets_default_dir(&dir) != 0)
 		fatalx("no directory for the credential store");
-	if ((pass = getenv(SECRETS_PASSPHRASE_ENV)) != NULL)
-		rc = secrets_open_passphrase(dir, pass, strlen(pass),
-		    &sv->secrets);
+	if (pass != NULL)
+		rc = secrets_open_passphrase(dir, pass, plen, &sv->secrets);
 	else
 		rc = secrets_open(dir, &sv->secrets);
+	sodium_free(pass);
 	if (rc != 0) {
 		log_warnx("credential store %s: %s", dir, al_strerror(rc));
 		free(dir);

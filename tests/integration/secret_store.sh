@@ -100,4 +100,28 @@ out=$("$AIRLOCK" secret list 2>&1); rc=$?
 expect_eq "no passphrase for a passphrase store fails" "$rc" 1
 expect_contains "no passphrase names the fix" "$out" "AIRLOCK_PASSPHRASE"
 
+# The session takes the passphrase out of its environment before it
+# starts anything: an agent.env naming it (or the patch jail, which
+# inherits the environment) got the key to every secret.
+ws="$T/ppws"
+mkdir -p "$ws"
+chmod 755 "$T"
+cat >"$T/pp.yaml" <<'YAML'
+tools:
+  - name: deploy
+    input: {}
+    output: { exitCode: integer }
+    command: ["true"]
+    sideEffect: sandbox_process
+    timeoutMs: 5000
+    secrets: [ { name: DB, env: DB } ]
+agent: { env: [AIRLOCK_PASSPHRASE] }
+YAML
+out=$(cd "$ws" && AIRLOCK_PASSPHRASE='correct horse' timeout 60 "$AIRLOCK" run \
+    --manifest "$T/pp.yaml" --workspace "$ws" -- \
+    sh -c 'echo "agent-sees=${AIRLOCK_PASSPHRASE:-nothing}"' 2>&1)
+expect_contains "the agent runs" "$out" "agent-sees="
+expect_contains "the agent does not get the store's passphrase" "$out" "agent-sees=nothing"
+expect_not_contains "... in any form" "$out" "correct horse"
+
 finish
