@@ -635,6 +635,27 @@ scan_dquote(struct ps *ps, struct wbuf *b, unsigned *flags)
 }
 
 /*
+ * Whether the word that started at |wstart| ends, at the '(' at ps->pos,
+ * in a character bash's extglob reads as a pattern's start: "@(", "!(",
+ * "*(", "+(", "?(" (also across a line continuation).  Bash then reads
+ * to the matching ')' as part of the word, with no comments or
+ * here-documents in it: after "shopt -s extglob" on an earlier line (or
+ * inside [[ ]], where bash 5.2 always does), "echo @(x #) ; dd ...",
+ * ends the pattern at the ')' and runs dd, where this reader saw a
+ * comment.  Without extglob, and in dash, such a word is a syntax error
+ * ("!(" aside, which is "!" and a subshell), so refusing costs nothing.
+ */
+static int
+extglob_before(const struct ps *ps, size_t wstart)
+{
+	size_t k = ps->pos;
+
+	while (k >= wstart + 2 && ps->s[k - 1] == '\n' && ps->s[k - 2] == '\\')
+		k -= 2;
+	return k > wstart && strchr("@!*+?", ps->s[k - 1]) != NULL;
+}
+
+/*
  * One word, from ps->pos.  Returns 0 with *w filled (caller frees
  * w->text), or -1 (ps->failed).
  */
@@ -655,6 +676,12 @@ scan_word(struct ps *ps, struct shword *w)
 			scan_cmdsub(ps);
 			wb_add(&b, ps->s + wstart, ps->pos - wstart);
 			continue;
+		}
+		if (c == '(' && extglob_before(ps, wstart)) {
+			fail(ps,
+			    "a word directly before \"(\" (bash's extglob "
+			    "reads @(...) as one word)");
+			break;
 		}
 		if (is_blank(c) || c == '\n' || is_opchar(c))
 			break;

@@ -21,8 +21,9 @@
  * arithmetic or ${...} holding a substitution, ${...} holding a '{',
  * $'...', a process substitution or (inside double quotes) a ' (bash
  * and dash end it at different places), bash's ((...)) and for ((...)),
- * here-documents left open at the end, and any quote, substitution or
- * group left open.
+ * a word directly before "(" that ends in @ ! * + ? (bash's extglob
+ * reads "@(...)" as one word, with no comments in it), here-documents
+ * left open at the end, and any quote, substitution or group left open.
  */
 #ifndef AIRLOCK_SHPARSE_H
 #define AIRLOCK_SHPARSE_H

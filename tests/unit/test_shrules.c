@@ -463,6 +463,17 @@ static const struct row rows[] = {
 	T("echo {a} >/dev/null", ALLOW),
 	T("echo a{b}>/dev/null", ALLOW),
 	S("echo hi {a[x]}>/dev/null", ASK),
+	/* bash's extglob (shopt -s extglob on an earlier line, or inside
+	   [[ ]]) reads @(...) to its ")" as one word: "#" there is text,
+	   and the reader's comment hid the dd after it */
+	S("shopt -s extglob\necho @(x #) ; dd of=f\n)", ASK),
+	S("shopt -s extglob\necho $@(x #) ; dd of=f\n)", ASK),
+	S("shopt -s extglob\necho +\\\n(x #) ; dd of=f\n)", ASK),
+	S("echo x!(y) *(y) ?(y)", ASK),
+	S("!(true)", ASK),
+	S("! (true)", ALLOW),
+	S("echo @ (x)", ALLOW),
+	S("echo '@'(x)", ALLOW),
 	/* what the parser does not follow */
 	S("echo 'unterminated", ASK),
 	S("echo \"unterminated", ASK),
