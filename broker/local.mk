@@ -130,6 +130,8 @@ TESTS += tests/integration/shell_rules_bash_varredir.sh
 EXTRA_DIST += tests/integration/shell_rules_bash_varredir.sh
 TESTS += tests/integration/shell_rules_bash_extglob.sh
 EXTRA_DIST += tests/integration/shell_rules_bash_extglob.sh
+TESTS += tests/integration/shell_rules_names.sh
+EXTRA_DIST += tests/integration/shell_rules_names.sh
 TESTS += tests/integration/shell_rules_splice.sh
 EXTRA_DIST += tests/integration/shell_rules_splice.sh
 # --- end shellgate ---

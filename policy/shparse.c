@@ -992,9 +992,9 @@ is_keyword(const struct shword *w, const char *kw)
 	return w->flags == 0 && strcmp(w->text, kw) == 0;
 }
 
-/* NAME=... or NAME+=..., with NAME unquoted. */
+/* NAME=... or (|plus|) NAME+=..., with NAME unquoted. */
 static int
-is_assignment(const struct ps *ps, const struct tok *t)
+is_assignment_as(const struct ps *ps, const struct tok *t, int plus)
 {
 	const char *s = ps->s + t->start;
 	size_t i, n = ps->len - t->start;
@@ -1008,9 +1008,15 @@ is_assignment(const struct ps *ps, const struct tok *t)
 		else if (!is_name_char((unsigned char)s[i]))
 			break;
 	/* bash's NAME+=value appends, and is an assignment too. */
-	if (i + 1 < n && s[i] == '+' && s[i + 1] == '=')
+	if (plus && i + 1 < n && s[i] == '+' && s[i + 1] == '=')
 		return 1;
 	return i < n && s[i] == '=';
+}
+
+static int
+is_assignment(const struct ps *ps, const struct tok *t)
+{
+	return is_assignment_as(ps, t, 1);
 }
 
 static void
@@ -1124,8 +1130,12 @@ parse_simple(struct ps *ps)
 			c.why = "a {NAME} redirection (bash sets NAME)";
 		if (c.nwords == 0 && !c.header && is_assignment(ps, &ps->cur))
 			add_word(&c.assigns, &c.nassigns, &ps->cur.w);
-		else
+		else {
+			/* dash has no "+=": "export x+=$y" splits $y */
+			if (is_assignment_as(ps, &ps->cur, 0))
+				ps->cur.w.flags |= SHW_ASSIGN;
 			add_word(&c.words, &c.nwords, &ps->cur.w);
+		}
 		next_token(ps);
 		/* NAME ( ) ...: a function definition. */
 		if (c.nwords == 1 && !c.header && ps->cur.type == T_OP &&

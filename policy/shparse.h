@@ -44,6 +44,10 @@
 #define SHW_TILDE 0x040 /* unquoted leading ~ */
 #define SHW_NONASCII 0x080 /* a byte >= 0x80 or a control character */
 #define SHW_ANSIC 0x100 /* $'...': bash decodes it, dash does not */
+/* As written, an unquoted NAME and "=" (not "+="): given to export,
+   readonly ..., an assignment whose value neither dash nor bash splits
+   or globs.  Not a reason for a word not to be fixed. */
+#define SHW_ASSIGN 0x200
 /* Flags that make the word's text differ from what will run. */
 #define SHW_NOT_FIXED \
 	(SHW_PARAM | SHW_CMDSUB | SHW_ARITH | SHW_GLOB | SHW_BRACE | \

@@ -360,9 +360,14 @@ check_bash_builtin(
 				return;
 			}
 	/* Builtins that set the variables they are given by name, also
-	   as an option's attached value (read -aPATH). */
+	   as an option's attached value (read -aPATH), or unset them:
+	   with PATH unset, dash and bash look a command up in the working
+	   directory ("unset PATH; git status" runs the agent's ./git), and
+	   bash's "wait -p PATH" sets it to a process id, a directory
+	   the agent can make beforehand. */
 	if (strcmp(name, "read") == 0 || strcmp(name, "mapfile") == 0 ||
-	    strcmp(name, "readarray") == 0 || strcmp(name, "getopts") == 0)
+	    strcmp(name, "readarray") == 0 || strcmp(name, "getopts") == 0 ||
+	    strcmp(name, "unset") == 0 || strcmp(name, "wait") == 0)
 		for (j = 1; j < n; j++) {
 			check_set_name(w[j].text, o);
 			for (k = 1; w[j].text[0] == '-' && k < w[j].len; k++)
@@ -493,6 +498,45 @@ check_assignment(const struct shword *w, struct one *o)
 	if (w->flags & SHW_CMDSUB)
 		set_why(o, "a command substitution in an assignment");
 	check_set_name(w->text, o);
+}
+
+/*
+ * Builtins that take variables' names (export and the like also
+ * NAME=value): a word that is not fixed may name any variable, PATH too:
+ * "export $x" with x=PATH=., "export P*" or "unset P*" with a file of that
+ * name in the working directory, "wait -p $x".  What is safe is an
+ * assignment as written (SHW_ASSIGN) to a declaration builtin named
+ * plainly, as the command's first word: neither dash nor bash splits or
+ * globs its value (bash does when the builtin is quoted or behind
+ * "command -p"), and "$!" to wait.
+ */
+static void
+check_name_words(const struct shword *w, size_t n, int plain, struct one *o)
+{
+	static const char *const namers[] = { "unset", "read", "mapfile",
+		"readarray", "getopts", "wait", "export", "readonly", "local",
+		"declare", "typeset", NULL };
+	static const char *const declarers[] = { "export", "readonly", "local",
+		"declare", "typeset", NULL };
+	const char *name = base_name(w[0].text);
+	size_t j;
+
+	if (!in_list(name, namers))
+		return;
+	plain = plain && w[0].flags == 0 && strcmp(w[0].text, name) == 0 &&
+	    in_list(name, declarers);
+	for (j = 1; j < n; j++) {
+		if (fixed(&w[j]) || (plain && (w[j].flags & SHW_ASSIGN)))
+			continue;
+		if (strcmp(name, "wait") == 0 && strcmp(w[j].text, "$!") == 0 &&
+		    (w[j].flags & SHW_NOT_FIXED) == SHW_PARAM)
+			continue;
+		set_why(o,
+		    "%s given a word that is not fixed (it may name any "
+		    "variable, PATH too)",
+		    name);
+		return;
+	}
 }
 
 /* ---- wrappers seen through ---- */
@@ -938,8 +982,10 @@ check_code_options(
 	}
 }
 
+/* |plain|: w[0] is the simple command's first word (no wrapper). */
 static void
-check_command(const struct shword *w, size_t n, const char *ws, struct one *o)
+check_command(
+    const struct shword *w, size_t n, const char *ws, int plain, struct one *o)
 {
 	static const char *const codeword[] = { "eval", "exec", "source", ".",
 		"alias", "trap", "builtin", "hash", "enable", "fc", NULL };
@@ -981,6 +1027,7 @@ check_command(const struct shword *w, size_t n, const char *ws, struct one *o)
 	}
 	name = base_name(w[0].text);
 	check_bash_builtin(name, w, n, o);
+	check_name_words(w, n, plain, o);
 	if (in_list(name, codeword)) {
 		set_why(o, "%s runs code the rules cannot see", name);
 		return;
@@ -1089,7 +1136,7 @@ decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
 	    (next = unwrap(w, n, start, o)) != start)
 		start = next;
 	if (o->why == NULL)
-		check_command(w + start, n - start, ws, o);
+		check_command(w + start, n - start, ws, start == 0, o);
 	o->words = w + start;
 	o->nwords = n - start;
 	o->d = r->dflt;

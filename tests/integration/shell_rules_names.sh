@@ -1,0 +1,89 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# Shell rules: builtins that take a variable's name can change PATH where
+# the rules did not look.  With PATH unset, dash and bash look a command
+# up in the working directory, so under an allow-list that allows
+# "git status", "unset PATH; git status" ran the agent's own ./git; so
+# did "export $x" with x=PATH=. (an expansion names any variable),
+# "export P*" and "unset P*" (a glob matching the agent's file named
+# "PATH=." or "PATH"), export "y"=$x (bash and dash split $x when the
+# name is quoted), and, where /bin/sh is bash, "wait -n -p PATH"
+# (PATH becomes a process id: a directory the agent made beforehand).
+# Played for real through the broker, with dash as Debian's /bin/sh and
+# then with bash in a mount namespace of its own: each string now waits
+# for a human, and the agent's git never runs.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/mcp_lib.sh"
+mcp_env
+ws=$(make_workspace)
+# What the agent wrote earlier: a git of its own in the workspace and in
+# every directory a small process id names, and files named for the glob.
+for d in . $(seq 2 200); do
+	mkdir -p "$ws/$d"
+	printf '#!/bin/sh\n: >"%s/pwned-$2"\n' "$ws" >"$ws/$d/git"
+	chmod 755 "$ws/$d/git"
+done
+: >"$ws/PATH=."
+: >"$ws/PATH"
+
+# An allow-list: what no rule allows waits for a human.
+cat >"$T/m.yaml" <<EOF
+tools:
+  - name: shell
+    action: exec
+    input: { command: string }
+    output: { exitCode: integer, stdout: string, stderr: string }
+    sideEffect: sandbox_process
+    timeoutMs: 30000
+    default: ask
+    unresolvable: ask
+    rules:
+      - { prefix: [git, [status, diff, log]], decision: allow }
+      - { prefix: [[export, unset, wait, getopts, echo, ":"]], decision: allow }
+approvals:
+  approvers: [$(id -un)]
+  ttlSeconds: 60
+EOF
+
+# attack STRING...: each waits for a human, who says no.
+id=100 last=
+attack() {
+	local cmd n pid
+
+	for cmd in "$@"; do
+		id=$((id + 1))
+		n=${cmd//$'\n'/ \\n }
+		call_async "$id" "$(js "$cmd")"
+		pid=$(pending_shell "$last")
+		check "$n: waits for a human" test -n "$pid"
+		expect_contains "$n: the approver sees why" \
+		    "$("$AIRLOCK" pending -v)" "PATH"
+		"$AIRLOCK" deny "$pid" --reason no >/dev/null 2>&1
+		mcp_wait_id "$id"
+		expect_error_class "$n: refused when the human says no" \
+		    approval_denied
+		last=$pid
+	done
+}
+
+mcp_start "$T/m.yaml" "$ws"
+shell 'export FOO=$HOME BAR="$FOO x"; wait $!; git status 2>/dev/null; :'
+expect_ok_result "control: an assignment's expansion and wait \$! run"
+attack 'unset PATH; git status unset' \
+    'export x=PATH=.; export $x; git status export-x' \
+    'export P*; git status export-glob' \
+    'unset P*; git status unset-glob' \
+    'export x=". PATH=."; export "y"=$x; git status quoted-name'
+mcp_stop
+
+mcp_start_bash_sh "$T/m.yaml" "$ws"
+AIRLOCK=$REAL_AIRLOCK
+attack ': & wait -n -p PATH; git status wait-p' \
+    'export x=PATH; : & wait -n -p $x; git status wait-p-x'
+mcp_stop
+for f in unset export-x export-glob unset-glob quoted-name wait-p wait-p-x; do
+	check "the agent's git did not run ($f)" test ! -e "$ws/pwned-$f"
+done
+finish
