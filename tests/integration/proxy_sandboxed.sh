@@ -167,6 +167,11 @@ expect_contains "--allow-host [IPv6]:PORT reaches the machine's own IPv6 address
     "$out" "own6-literal | HTTP/1.1 200 Connection established HTTP/1.1 200 OK hello from"
 
 # The same refusal for a manifest tool, and in the session's audit log.
+# The server logs a connection once it has closed, which may be after the
+# client printed the reply: the two above must be in before the log is
+# emptied, or one lands in the next count.
+srv_logged() { [ "$(grep -c '^=== connection' "$T/srv.log")" -ge 2 ]; }
+check "the explicit rules' two connections are logged (sanity)" wait_for srv_logged
 : > "$T/srv.log"
 cat > "$T/m.yaml" <<YAML
 tools:
