@@ -71,6 +71,10 @@ for a in "$PRIM4" "$VIP4" "$LO4"; do
 	expect_contains "outside the sandbox, $a reaches the machine's service" \
 	    "$r" "hello from"
 done
+# The server logs a connection once it has closed: all three before the
+# log is emptied.
+srv_logged() { [ "$(grep -c '^=== connection' "$T/srv.log")" -ge 3 ]; }
+check "the three connections are logged (sanity)" wait_for srv_logged
 : > "$T/srv.log"
 
 A="$T/atk"
