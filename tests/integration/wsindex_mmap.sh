@@ -16,8 +16,8 @@
 # any later write through a mapping faults and moves its times, and the
 # hash is reused only on filesystems known to do that.  Played for real
 # from inside the agent's sandbox: rw on ext4 (a mapping held across
-# the refresh), cow (the same, through the overlay), rw on tmpfs (a
-# mapping made after the check).
+# the refresh, on an ext4 of its own), cow (the same, through the
+# overlay), rw on tmpfs (a mapping made after the check).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 # A mount namespace of its own, for the tmpfs workspace.
 if [ -z "${WSINDEX_MMAP_NS:-}" ]; then
@@ -38,6 +38,18 @@ for mode in rw cow tmpfs; do
 	mkdir -p "$ws"
 	if [ "$mode" = tmpfs ]; then
 		mount -t tmpfs tmpfs "$ws" || { fail "a tmpfs on $ws"; continue; }
+	fi
+	# rw: an ext4 of the test's own.  On the shared one, a syncfs() by
+	# anything else (a change set landing, a cow session: the mutant
+	# runs share the machine) writes the page back between the two
+	# writes, and the second faults whether or not airlock wrote it back.
+	if [ "$mode" = rw ]; then
+		truncate -s 32M "$T/rw.img" &&
+		    mkfs.ext4 -q -F "$T/rw.img" 2>/dev/null &&
+		    mount -o loop "$T/rw.img" "$ws" ||
+		    echo "NOTE: no loop-mounted ext4 (no loop device?): rw on" \
+			"the shared filesystem, where another process's sync" \
+			"may hide a file hashed without being written back"
 	fi
 	echo fixed >"$ws/flag"
 	chmod -R a+rwX "$ws"
@@ -132,6 +144,6 @@ EOF
 	expect_eq "$mode: on broke acceptance is not met" "$(jr -c "$GATE")" '[false,"stale"]'
 	check "$mode: the digest changed" test -n "$d1" -a \
 	    "$(jr .result.workspaceDigest)" != "$d1"
-	[ "$mode" = tmpfs ] && umount "$ws"
+	[ "$mode" = cow ] || ! mountpoint -q "$ws" || umount "$ws"
 done
 finish
