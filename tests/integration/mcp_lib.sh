@@ -232,6 +232,40 @@ EOF
 	    "$(jr .result.structuredContent.stdout)" "sh is bash"
 }
 
+# shell_asks_denied WHY CMD...: each shell CMD (sent with the next $id,
+# 100 onwards) waits for a human, whose "airlock pending -v" shows WHY;
+# the human says no and the call ends approval_denied.  $last is the id
+# of the last approval (pending_shell skips it).
+shell_asks_denied() {
+	local why=$1 cmd n pid
+
+	shift
+	for cmd in "$@"; do
+		id=$((${id:-100} + 1))
+		n=${cmd//$'\n'/ \\n }
+		call_async "$id" "$(js "$cmd")"
+		pid=$(pending_shell "${last:-}")
+		check "$n: waits for a human" test -n "$pid"
+		expect_contains "$n: the approver sees why" \
+		    "$("$AIRLOCK" pending -v)" "$why"
+		"$AIRLOCK" deny "$pid" --reason no >/dev/null 2>&1
+		mcp_wait_id "$id"
+		expect_error_class "$n: refused when the human says no" \
+		    approval_denied
+		last=$pid
+	done
+}
+
+# shell_rules_manifest FILE: contrib/manifests/shell-rules.yaml, with the
+# caller as its approver, into FILE.
+shell_rules_manifest() {
+	{
+		cat "$top_srcdir/contrib/manifests/shell-rules.yaml"
+		printf 'approvals:\n  approvers: [%s]\n  ttlSeconds: 60\n' \
+		    "$(id -un)"
+	} >"$1"
+}
+
 # connect_calls LINE...: a command line for an agent's script that sends
 # the handshake ($MCP_INIT, $MCP_READY) and each JSON-RPC LINE to the
 # broker through "airlock connect" ($A: airlock's absolute path); with

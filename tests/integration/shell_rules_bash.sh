@@ -28,66 +28,31 @@ printf 'a[$(>%s/pwned-arith)]\n' "$ws" >"$ws/arith.txt"
 printf 'a[$(>%s/pwned-name)]\n' "$ws" >"$ws/name.txt"
 printf '$(>%s/pwned-prompt)\n' "$ws" >"$ws/prompt.txt"
 
-{
-	cat "$top_srcdir/contrib/manifests/shell-rules.yaml"
-	printf 'approvals:\n  approvers: [%s]\n  ttlSeconds: 60\n' "$(id -un)"
-} >"$T/m.yaml"
+shell_rules_manifest "$T/m.yaml"
 
 # airlock serve where /bin/sh is bash.
 mcp_start_bash_sh "$T/m.yaml" "$ws"
 
 AIRLOCK=$REAL_AIRLOCK
-id=100 last=
-for cmd in 'read x <arith.txt; echo $((x))' 'read x <name.txt; read "$x" <<<1' \
-    'read -r x <prompt.txt; echo "${x@P}"'; do
-	id=$((id + 1))
-	call_async "$id" "$(js "$cmd")"
-	pid=$(pending_shell "$last")
-	check "$cmd: waits for a human" test -n "$pid"
-	expect_contains "$cmd: the approver sees that bash would evaluate it" \
-	    "$("$AIRLOCK" pending -v)" "bash evaluates"
-	"$AIRLOCK" deny "$pid" --reason no >/dev/null 2>&1
-	mcp_wait_id "$id"
-	expect_error_class "$cmd: refused when the human says no" approval_denied
-	last=$pid
-done
+shell_asks_denied "bash evaluates" 'read x <arith.txt; echo $((x))' \
+    'read x <name.txt; read "$x" <<<1' 'read -r x <prompt.txt; echo "${x@P}"'
 # Bash reads more than dash: process substitution inside ${...}, NAME+=
 # assignments, and variables that pick the program a name runs
 # (BASH_CMDS, BASH_ALIASES) or move assignments into a command's
 # environment (set -k).  Each ran dd with the rules seeing only echo,
 # "0", git ls-remote or an unknown program named GIT_SSH_COMMAND+=...
 dd_='dd if=/dev/zero count=1 of'
-for cmd in "echo \${x:-<($dd_=pwned-procsub)}; sleep 1" \
+shell_asks_denied unresolvable "echo \${x:-<($dd_=pwned-procsub)}; sleep 1" \
     "read BASH_CMDS <<< /bin/dd; 0 if=/dev/zero count=1 of=pwned-cmds" \
     "shopt -s expand_aliases; for BASH_ALIASES in '$dd_=pwned-alias'; do :; done
 0" \
     "GIT_SSH_COMMAND+='$dd_=pwned-append #' git ls-remote ssh://h/x" \
-    "set -k; git ls-remote ssh://h/x GIT_SSH_COMMAND='$dd_=pwned-setk #'"; do
-	id=$((id + 1))
-	call_async "$id" "$(js "$cmd")"
-	pid=$(pending_shell "$last")
-	check "$cmd: waits for a human" test -n "$pid"
-	expect_contains "$cmd: the approver sees why" "$("$AIRLOCK" pending -v)" "unresolvable"
-	"$AIRLOCK" deny "$pid" --reason no >/dev/null 2>&1
-	mcp_wait_id "$id"
-	expect_error_class "$cmd: refused when the human says no" approval_denied
-	last=$pid
-done
+    "set -k; git ls-remote ssh://h/x GIT_SSH_COMMAND='$dd_=pwned-setk #'"
 # bash's time is a keyword that times a pipeline: "time X=1 dd ...",
 # "time ! dd ..." and "time { dd ...; }" run dd; the rules decided a
 # program named "X=1", "!" or "{".
-for cmd in "time X=1 $dd_=pwned-time" "time ! $dd_=pwned-time-not" \
-    "time { $dd_=pwned-time-group; }"; do
-	id=$((id + 1))
-	call_async "$id" "$(js "$cmd")"
-	pid=$(pending_shell "$last")
-	check "$cmd: waits for a human" test -n "$pid"
-	expect_contains "$cmd: the approver sees the dd rule" "$("$AIRLOCK" pending -v)" "rule 9 (dd): ask"
-	"$AIRLOCK" deny "$pid" --reason no >/dev/null 2>&1
-	mcp_wait_id "$id"
-	expect_error_class "$cmd: refused when the human says no" approval_denied
-	last=$pid
-done
+shell_asks_denied "rule 9 (dd): ask" "time X=1 $dd_=pwned-time" \
+    "time ! $dd_=pwned-time-not" "time { $dd_=pwned-time-group; }"
 for f in procsub cmds alias append setk time time-not time-group; do
 	check "nothing hidden ran ($f)" test ! -e "$ws/pwned-$f"
 done

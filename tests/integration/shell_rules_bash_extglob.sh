@@ -20,10 +20,7 @@ if ! command -v unshare >/dev/null || [ "$(id -u)" -ne 0 ]; then
 	exit 77
 fi
 ws=$(make_workspace)
-{
-	cat "$top_srcdir/contrib/manifests/shell-rules.yaml"
-	printf 'approvals:\n  approvers: [%s]\n  ttlSeconds: 60\n' "$(id -un)"
-} >"$T/m.yaml"
+shell_rules_manifest "$T/m.yaml"
 
 mcp_start_bash_sh "$T/m.yaml" "$ws"
 shell '! (false) && echo @ "(x)"'
@@ -31,27 +28,14 @@ expect_ok_result "control: \"!\" and a subshell apart, and a quoted ( run"
 
 AIRLOCK=$REAL_AIRLOCK
 dd_='dd if=/dev/zero count=1 of'
-id=100 last=
-for cmd in "shopt -s extglob
+shell_asks_denied extglob "shopt -s extglob
 echo @(x #) ; $dd_=pwned-at
 )" "shopt -s extglob
 echo \$@(x #) ; $dd_=pwned-param
 )" "shopt -s extglob
 echo +\\
 (x #) ; $dd_=pwned-bnl
-)"; do
-	id=$((id + 1))
-	n=${cmd//$'\n'/ \\n }
-	call_async "$id" "$(js "$cmd")"
-	pid=$(pending_shell "$last")
-	check "$n: waits for a human" test -n "$pid"
-	expect_contains "$n: the approver sees why" \
-	    "$("$AIRLOCK" pending -v)" "extglob"
-	"$AIRLOCK" deny "$pid" --reason no >/dev/null 2>&1
-	mcp_wait_id "$id"
-	expect_error_class "$n: refused when the human says no" approval_denied
-	last=$pid
-done
+)"
 for f in at param bnl; do
 	check "dd did not run ($f)" test ! -e "$ws/pwned-$f"
 done

@@ -24,10 +24,7 @@ ws=$(make_workspace)
 # A value the agent wrote earlier: a subscript that creates a file.
 printf 'a[$(>%s/pwned-arith)]\n' "$ws" >"$ws/arith.txt"
 
-{
-	cat "$top_srcdir/contrib/manifests/shell-rules.yaml"
-	printf 'approvals:\n  approvers: [%s]\n  ttlSeconds: 60\n' "$(id -un)"
-} >"$T/m.yaml"
+shell_rules_manifest "$T/m.yaml"
 
 mcp_start_bash_sh "$T/m.yaml" "$ws"
 shell 'x=ok; cat <<EOF
@@ -37,8 +34,7 @@ expect_ok_result "control: a here-document with plain expansions runs"
 expect_eq "control: its body is expanded" "$(jr .result.structuredContent.stdout)" "body ok ok"
 
 AIRLOCK=$REAL_AIRLOCK
-id=100 last=
-for cmd in "x='\$(>pwned-prompt)'; cat <<EOF
+shell_asks_denied unresolvable "x='\$(>pwned-prompt)'; cat <<EOF
 \${x@P}
 EOF" 'read x <arith.txt; cat <<EOF
 $[x]
@@ -46,19 +42,7 @@ EOF' 'read x <arith.txt; cat <<EOF
 ${a[x]}
 EOF' 'read x <arith.txt; cat <<EOF
 ${!x}
-EOF'; do
-	id=$((id + 1))
-	n=${cmd//$'\n'/ \\n }
-	call_async "$id" "$(js "$cmd")"
-	pid=$(pending_shell "$last")
-	check "$n: waits for a human" test -n "$pid"
-	expect_contains "$n: the approver sees why" \
-	    "$("$AIRLOCK" pending -v)" "unresolvable"
-	"$AIRLOCK" deny "$pid" --reason no >/dev/null 2>&1
-	mcp_wait_id "$id"
-	expect_error_class "$n: refused when the human says no" approval_denied
-	last=$pid
-done
+EOF'
 check "nothing of the prompt expansion ran" test ! -e "$ws/pwned-prompt"
 check "nothing of the file ran" test ! -e "$ws/pwned-arith"
 mcp_stop

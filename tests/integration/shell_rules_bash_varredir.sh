@@ -55,23 +55,10 @@ shell 'echo {a} >/dev/null; : >/dev/null; read -r x <arith.txt'
 expect_ok_result "control: a brace word and a redirection apart run"
 
 AIRLOCK=$REAL_AIRLOCK
-id=100 last=
-for cmd in ': {PATH}>/dev/null; git status' \
+shell_asks_denied "{NAME} redirection" ': {PATH}>/dev/null; git status' \
     'read x <arith.txt; echo hi {a[x]}>/dev/null' \
     'read x <arith.txt; echo hi {a[x]}\
->/dev/null'; do
-	id=$((id + 1))
-	n=${cmd//$'\n'/ \\n }
-	call_async "$id" "$(js "$cmd")"
-	pid=$(pending_shell "$last")
-	check "$n: waits for a human" test -n "$pid"
-	expect_contains "$n: the approver sees why" \
-	    "$("$AIRLOCK" pending -v)" "{NAME} redirection"
-	"$AIRLOCK" deny "$pid" --reason no >/dev/null 2>&1
-	mcp_wait_id "$id"
-	expect_error_class "$n: refused when the human says no" approval_denied
-	last=$pid
-done
+>/dev/null'
 check "the agent's git did not run" test ! -e "$ws/pwned-path"
 check "nothing of the file ran" test ! -e "$ws/pwned-arith"
 mcp_stop

@@ -47,31 +47,10 @@ approvals:
   ttlSeconds: 60
 EOF
 
-# attack STRING...: each waits for a human, who says no.
-id=100 last=
-attack() {
-	local cmd n pid
-
-	for cmd in "$@"; do
-		id=$((id + 1))
-		n=${cmd//$'\n'/ \\n }
-		call_async "$id" "$(js "$cmd")"
-		pid=$(pending_shell "$last")
-		check "$n: waits for a human" test -n "$pid"
-		expect_contains "$n: the approver sees why" \
-		    "$("$AIRLOCK" pending -v)" "PATH"
-		"$AIRLOCK" deny "$pid" --reason no >/dev/null 2>&1
-		mcp_wait_id "$id"
-		expect_error_class "$n: refused when the human says no" \
-		    approval_denied
-		last=$pid
-	done
-}
-
 mcp_start "$T/m.yaml" "$ws"
 shell 'export FOO=$HOME BAR="$FOO x"; wait $!; git status 2>/dev/null; :'
 expect_ok_result "control: an assignment's expansion and wait \$! run"
-attack 'unset PATH; git status unset' \
+shell_asks_denied PATH 'unset PATH; git status unset' \
     'export x=PATH=.; export $x; git status export-x' \
     'export P*; git status export-glob' \
     'unset P*; git status unset-glob' \
@@ -80,7 +59,7 @@ mcp_stop
 
 mcp_start_bash_sh "$T/m.yaml" "$ws"
 AIRLOCK=$REAL_AIRLOCK
-attack ': & wait -n -p PATH; git status wait-p' \
+shell_asks_denied PATH ': & wait -n -p PATH; git status wait-p' \
     'export x=PATH; : & wait -n -p $x; git status wait-p-x'
 mcp_stop
 for f in unset export-x export-glob unset-glob quoted-name wait-p wait-p-x; do
