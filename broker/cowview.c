@@ -45,7 +45,9 @@ cowview_attach(struct broker *b, int viewfd, const char *upper)
 	/* Its seal proves something only if the upper layer's filesystem
 	 * moves the times for a write through a mapping (wsindex.h). */
 	if ((b->digester = wsdigester_new(b->cfg.loop, b->rootfd,
-		 wsindex_path_trusted(upper))) == NULL ||
+		 WSDIGEST_SEAL |
+		     (wsindex_path_trusted(upper) ? WSDIGEST_OVERLAY_TRUSTED
+						  : 0))) == NULL ||
 	    (b->lander = lander_new(b)) == NULL)
 		return AL_ERR_SYSTEM;
 	/*

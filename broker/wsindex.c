@@ -74,6 +74,7 @@ struct wsindex {
 	struct table cur;
 	size_t hashed, racy, unsealed;
 	int overlay_ok; /* wsindex_trust_overlay() */
+	int want_seal; /* wsindex_want_seal() */
 	char seal[SHA256_HEX_LEN + 1]; /* of the last refresh, or "" */
 };
 
@@ -132,6 +133,12 @@ wsindex_path_trusted(const char *path)
 	struct statfs fs;
 
 	return statfs(path, &fs) == 0 && fs_trusted(&fs);
+}
+
+void
+wsindex_want_seal(struct wsindex *x)
+{
+	x->want_seal = 1;
 }
 
 void
@@ -385,6 +392,8 @@ seal_file(struct walk *w, const struct wsent *e, int unsealed)
 		e->size, e->mtime, e->ctime };
 	uint32_t mode = e->mode;
 
+	if (!w->x->want_seal)
+		return;
 	if (unsealed || !file_proves(w, e))
 		w->x->unsealed++;
 	crypto_generichash_update(
@@ -611,7 +620,7 @@ wsindex_refresh(struct wsindex *x, int rootfd, char hex[SHA256_HEX_LEN + 1],
 		/* The seal holds the digest too. */
 		crypto_generichash_update(&w->seal, md, HASH_LEN);
 		crypto_generichash_final(&w->seal, md, HASH_LEN);
-		if (x->unsealed == 0)
+		if (x->want_seal && x->unsealed == 0)
 			sodium_bin2hex(x->seal, sizeof(x->seal), md, HASH_LEN);
 	} else
 		table_free(&neu);

@@ -97,10 +97,18 @@ struct wsindex_stats {
 void wsindex_stats(const struct wsindex *, struct wsindex_stats *);
 
 /*
- * The seal of the last refresh (hex), or "" when it failed or a regular
- * file proves nothing (see above).
+ * The seal of the last refresh (hex), or "" when it failed, a regular
+ * file proves nothing (see above), or no seal was asked for.
  */
 void wsindex_seal(const struct wsindex *, char hex[SHA256_HEX_LEN + 1]);
+
+/*
+ * Asks every later refresh for the seal.  Without it (an index's
+ * default) no seal is computed, which saves a hash of every file's stat
+ * per refresh, and wsindex_seal() is "": a caller that needs one and
+ * forgot finds nothing proven.
+ */
+void wsindex_want_seal(struct wsindex *);
 
 /*
  * Trusts an overlay root for the seal: its upper layer is on ext2/3/4,

@@ -51,7 +51,7 @@ struct wsdigester {
 	char seal[SHA256_HEX_LEN + 1]; /* ...and its seal */
 };
 
-static void __attribute__((noreturn)) worker(int rootfd, int fd, int overlay)
+static void __attribute__((noreturn)) worker(int rootfd, int fd, int flags)
 {
 	unsigned char out[REPLY_LEN];
 	char hex[SHA256_HEX_LEN + 1], why[WHY_LEN], seal[SHA256_HEX_LEN + 1];
@@ -68,8 +68,10 @@ static void __attribute__((noreturn)) worker(int rootfd, int fd, int overlay)
 	/* Background work: the broker's loop comes first for the CPU. */
 	(void)setpriority(PRIO_PROCESS, 0, 10);
 	x = wsindex_new();
-	if (overlay)
+	if (flags & WSDIGEST_OVERLAY_TRUSTED)
 		wsindex_trust_overlay(x);
+	if (flags & WSDIGEST_SEAL)
+		wsindex_want_seal(x);
 	for (;;) {
 		ssize_t n = read(fd, &req, 1);
 
@@ -174,7 +176,7 @@ worker_event(int fd, int why, void *arg)
 }
 
 struct wsdigester *
-wsdigester_new(struct loop *l, int rootfd, int overlay_trusted)
+wsdigester_new(struct loop *l, int rootfd, int flags)
 {
 	struct wsdigester *d;
 	int sv[2], fd, e;
@@ -200,7 +202,7 @@ wsdigester_new(struct loop *l, int rootfd, int overlay_trusted)
 		return NULL;
 	}
 	if (d->pid == 0)
-		worker(fd, sv[1], overlay_trusted);
+		worker(fd, sv[1], flags);
 	close(sv[1]);
 	close(fd);
 	d->fd = sv[0];

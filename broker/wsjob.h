@@ -32,14 +32,18 @@ struct wsjob;
  */
 typedef void (*wsjob_fn)(void *arg, int rc, const char *hex, const char *why);
 
+/* wsdigester_new()'s flags. */
+#define WSDIGEST_SEAL 0x1 /* each digest's seal (wsindex_want_seal()) */
+#define WSDIGEST_OVERLAY_TRUSTED \
+	0x2 /* |rootfd| may be an overlay whose upper layer is on a \
+	       filesystem trusted for the seal (wsindex_trust_overlay()) */
+
 /*
  * Forks the worker for the workspace |rootfd| (borrowed; the worker keeps
- * its own copy and no other descriptor).  |overlay_trusted|: |rootfd| may
- * be an overlay whose upper layer is on a filesystem trusted for the seal
- * (wsindex_trust_overlay()).  Returns NULL with errno set.
+ * its own copy and no other descriptor), with |flags| (WSDIGEST_*).
+ * Returns NULL with errno set.
  */
-struct wsdigester *wsdigester_new(
-    struct loop *l, int rootfd, int overlay_trusted);
+struct wsdigester *wsdigester_new(struct loop *l, int rootfd, int flags);
 
 /* Kills and reaps the worker; every job still queued is dropped unanswered. */
 void wsdigester_free(struct wsdigester *d);
