@@ -67,7 +67,7 @@ cmd_index(int argc, char **argv)
 {
 	struct wsindex *x = wsindex_new();
 	struct wsindex_stats s;
-	double first, noop, changed = 0;
+	double first, noop, sealed, changed = 0;
 	int root, i;
 
 	if (argc < 1)
@@ -88,6 +88,9 @@ cmd_index(int argc, char **argv)
 	if (s.hashed != 0)
 		errx(1, "a refresh with nothing changed hashed %zu files",
 		    s.hashed);
+	/* The same with the seal (an agent that writes the workspace). */
+	wsindex_want_seal(x);
+	sealed = refresh(x, root);
 	if (argc > 1) {
 		for (i = 1; i < argc; i++)
 			flip(root, argv[i]);
@@ -99,7 +102,7 @@ cmd_index(int argc, char **argv)
 		for (i = 1; i < argc; i++)
 			flip(root, argv[i]);
 	}
-	printf("first %.2f\nnoop %.2f\n", first, noop);
+	printf("first %.2f\nnoop %.2f\nsealed %.2f\n", first, noop, sealed);
 	if (argc > 1)
 		printf("changed %.2f\n", changed);
 	wsindex_free(x);
