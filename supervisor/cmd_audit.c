@@ -70,9 +70,69 @@ put_safe(FILE *fp, const char *s, size_t max, int flags)
 }
 
 /*
- * A field's value: a string escaped; anything else as compact JSON,
- * whose own escapes stay (jansson escapes C0 controls) and whose raw C1,
- * DEL, bidi and zero-width characters vis escapes.
+ * Characters drawn as a double quote: inside a quoted value they would
+ * seem to close it.
+ */
+static const struct {
+	const char	*utf8;
+	unsigned	 cp;
+} quote_lookalikes[] = {
+	{ "\xca\xba", 0x02ba }, { "\xcb\x9d", 0x02dd },
+	{ "\xe2\x80\x9c", 0x201c }, { "\xe2\x80\x9d", 0x201d },
+	{ "\xe2\x80\x9e", 0x201e }, { "\xe2\x80\x9f", 0x201f },
+	{ "\xe2\x80\xb3", 0x2033 }, { "\xe2\x80\xb6", 0x2036 },
+	{ "\xe3\x80\x83", 0x3003 }, { "\xef\xbc\x82", 0xff02 },
+	{ NULL, 0 }
+};
+
+/*
+ * A string field's value, escaped and cut to |max| bytes, and quoted
+ * ("...", a '"' in it as \" and a character drawn as one as \u{201D})
+ * when it is empty or holds a space, '=' or '"'.  The agent chooses
+ * many values (a refused call's tool name, a JSON-RPC id, a path): left
+ * bare, "read_file decision=allow reason=ok" showed as fields of their
+ * own, and a refused call read as an allowed one.  vis escaped every
+ * backslash, and every blank but U+0020: a \" cannot be forged and
+ * nothing else separates fields.
+ */
+static void
+put_string(FILE *fp, const char *s, size_t max)
+{
+	size_t len, n, i, k, q;
+	char *v;
+
+	len = strlen(s);
+	if ((v = vis_dup_fit(s, len, 0, max, &n)) == NULL)
+		fatalx("out of memory");
+	if (len > 0 && strpbrk(v, " =\"") == NULL) {
+		fprintf(fp, "%s%s", v, n < len ? "..." : "");
+		free(v);
+		return;
+	}
+	fputc('"', fp);
+	for (i = 0; v[i] != '\0'; i += q) {
+		q = 1;
+		for (k = 0; quote_lookalikes[k].utf8 != NULL; k++)
+			if (strncmp(v + i, quote_lookalikes[k].utf8,
+			    strlen(quote_lookalikes[k].utf8)) == 0)
+				break;
+		if (quote_lookalikes[k].utf8 != NULL) {
+			fprintf(fp, "\\u{%04X}", quote_lookalikes[k].cp);
+			q = strlen(quote_lookalikes[k].utf8);
+		} else if (v[i] == '"')
+			fputs("\\\"", fp);
+		else
+			fputc(v[i], fp);
+	}
+	fprintf(fp, "%s\"", n < len ? "..." : "");
+	free(v);
+}
+
+/*
+ * A field's value: a string escaped (and quoted, put_string()); anything
+ * else as compact JSON, whose own escapes stay (jansson escapes C0
+ * controls) and whose raw C1, DEL, bidi and zero-width characters vis
+ * escapes.
  */
 static void
 put_value(FILE *fp, json_t *v)
@@ -80,7 +140,7 @@ put_value(FILE *fp, json_t *v)
 	char *s;
 
 	if (json_is_string(v)) {
-		put_safe(fp, json_string_value(v), 80, 0);
+		put_string(fp, json_string_value(v), 80);
 		return;
 	}
 	if ((s = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS |
