@@ -213,34 +213,45 @@ print_record(json_t *rec)
 
 /*
  * --decision: what each value matches.  A record matches when its event
- * is one of |events| (any fields), or when its "fields.decision" is one
- * of |values| (any event: decision, egress).
+ * is one of |events| (any fields), when its "fields.decision" is one of
+ * |values| (any event: decision, egress), or when its "fields.errorClass"
+ * is one of |classes| (result, job_end): a call the manifest allowed can
+ * still be refused when it runs (a path that resolves outside the
+ * workspace, a denied path, a secret), and its decision record says
+ * "allow".
  */
 static const struct decision_kind {
 	const char	*name;
-	const char	*events[9];
+	const char	*events[16];
 	const char	*values[3];
+	const char	*classes[8];
 	const char	*help;
 } decision_kinds[] = {
-	{ "allow", { "approval_granted", NULL }, { "allow", NULL },
+	{ "allow", { "approval_granted", NULL }, { "allow", NULL }, { NULL },
 	    "allowed by policy or by a human" },
 	{ "deny", { "approval_denied", "approval_expired",
 	    "approval_refused_peer", "approval_voided", "change_refused",
-	    "connection_refused", "sandbox_denial", "budget_stop", NULL },
+	    "connection_refused", "sandbox_denial", "budget_stop",
+	    "secret_refused", "escalation_refused", "approval_token_refused",
+	    "cow_commit_refused", "run_refused", NULL },
 	    { "deny", "invalid", NULL },
-	    "every refusal: by policy, by validation, by a human, by expiry, "
-	    "by the sandbox or a budget" },
-	{ "invalid", { NULL }, { "invalid", NULL },
+	    { "path_refused", "denied", "secret_unavailable",
+	    "escalation_refused", "pinned_code_changed", "output_withheld",
+	    NULL },
+	    "every refusal: by policy, by validation, when the call ran (a "
+	    "path, a secret), by a human, by expiry, by the sandbox or a "
+	    "budget" },
+	{ "invalid", { NULL }, { "invalid", NULL }, { NULL },
 	    "arguments refused by validation" },
 	{ "ask", { "approval_created", NULL }, { "approval_required", NULL },
-	    "sent to a human for approval" },
-	{ "approved", { "approval_granted", NULL }, { NULL },
+	    { NULL }, "sent to a human for approval" },
+	{ "approved", { "approval_granted", NULL }, { NULL }, { NULL },
 	    "approved by a human" },
-	{ "denied", { "approval_denied", NULL }, { NULL },
+	{ "denied", { "approval_denied", NULL }, { NULL }, { NULL },
 	    "denied by a human" },
-	{ "expired", { "approval_expired", NULL }, { NULL },
+	{ "expired", { "approval_expired", NULL }, { NULL }, { NULL },
 	    "nobody decided in time" },
-	{ NULL, { NULL }, { NULL }, NULL }
+	{ NULL, { NULL }, { NULL }, { NULL }, NULL }
 };
 
 static const struct decision_kind *
@@ -279,6 +290,10 @@ decision_match(const struct decision_kind *k, json_t *rec)
 			return 1;
 	for (i = 0; json_is_string(v) && k->values[i] != NULL; i++)
 		if (strcmp(json_string_value(v), k->values[i]) == 0)
+			return 1;
+	v = json_object_get(json_object_get(rec, "fields"), "errorClass");
+	for (i = 0; json_is_string(v) && k->classes[i] != NULL; i++)
+		if (strcmp(json_string_value(v), k->classes[i]) == 0)
 			return 1;
 	return 0;
 }

@@ -29,6 +29,11 @@ L="$T/kinds.jsonl"
     -E 'egress={"host":"evil.example","decision":"deny"}' \
     -E 'egress={"host":"ok.example","decision":"allow"}' \
     -E 'sandbox_denial={"tool":"t","hint":"EACCES"}' \
+    -E 'result={"tool":"t","isError":true,"errorClass":"path_refused"}' \
+    -E 'result={"tool":"t","isError":true,"errorClass":"timeout"}' \
+    -E 'secret_refused={"tool":"t","reason":"exec"}' \
+    -E 'escalation_refused={"reason":"forbidden"}' \
+    -E 'approval_token_refused={"refused":"bad_signature"}' \
     "$L" >/dev/null
 events() {	# --decision VALUE: the events shown, one line
 	"$AIRLOCK" audit show --json --decision "$1" "$L" |
@@ -36,7 +41,7 @@ events() {	# --decision VALUE: the events shown, one line
 }
 expect_eq "--decision deny: every refusal, by policy, validation, human, expiry, proxy, sandbox" \
     "$(events deny)" \
-    "decision:deny decision:invalid approval_denied:- approval_expired:- egress:deny sandbox_denial:- "
+    "decision:deny decision:invalid approval_denied:- approval_expired:- egress:deny sandbox_denial:- result:- secret_refused:- escalation_refused:- approval_token_refused:- "
 expect_eq "--decision allow: by policy, by a human, by the proxy" \
     "$(events allow)" "decision:allow approval_granted:- egress:allow "
 expect_eq "--decision invalid" "$(events invalid)" "decision:invalid "
