@@ -580,11 +580,16 @@ approval_bound(json_t *p, char *why, size_t whylen)
  */
 #define REVIEW_LONG 2048
 
+/*
+ * The agent's stated reason is shown after the arguments: as padding it
+ * pushes them out of sight just as well (4096 bytes of controls take
+ * 16 KiB to show), so it counts too.
+ */
 static void
-print_length_note(json_t *p)
+print_length_note(json_t *p, const char *reason)
 {
 	char *s, *v;
-	size_t len;
+	size_t len, rlen = 0;
 
 	if ((s = json_dumps(json_object_get(p, "arguments"), JSON_COMPACT |
 	    JSON_SORT_KEYS | JSON_ENCODE_ANY)) == NULL)
@@ -596,11 +601,18 @@ print_length_note(json_t *p)
 		fatalx("out of memory");
 	len = strlen(v);
 	free(v);
-	if (len > REVIEW_LONG)
-		printf("  NOTE:      its arguments take %zu bytes to show: "
+	if (reason != NULL) {
+		if ((v = vis_str(reason, 0)) == NULL)
+			fatalx("out of memory");
+		rlen = strlen(v);
+		free(v);
+	}
+	if (len + rlen > REVIEW_LONG)
+		printf("  NOTE:      its arguments %stake %zu bytes to show: "
 		    "more than a screen, so the start of this action is "
 		    "above, out of sight; read it all (airlock pending -v | "
-		    "less) before you decide\n", len);
+		    "less) before you decide\n",
+		    rlen > 0 ? "and the agent's reason " : "", len + rlen);
 }
 
 static void
@@ -662,7 +674,7 @@ print_approval(json_t *p, int verbose)
 			}
 			json_decref(rest);
 		}
-		print_length_note(p);
+		print_length_note(p, reason);
 	} else if (args != NULL) {
 		printf("  ");
 		put_json(args, JSON_COMPACT | JSON_SORT_KEYS, 0);
