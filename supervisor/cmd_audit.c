@@ -95,10 +95,35 @@ static const struct {
  * backslash, and every blank but U+0020: a \" cannot be forged and
  * nothing else separates fields.
  */
+/*
+ * Prints the escaped text |v| with each character drawn as a double
+ * quote as \u{201D}, and with |quote| each '"' as \".
+ */
+static void
+put_quoted_body(FILE *fp, const char *v, int quote)
+{
+	size_t i, k, q;
+
+	for (i = 0; v[i] != '\0'; i += q) {
+		q = 1;
+		for (k = 0; quote_lookalikes[k].utf8 != NULL; k++)
+			if (strncmp(v + i, quote_lookalikes[k].utf8,
+			    strlen(quote_lookalikes[k].utf8)) == 0)
+				break;
+		if (quote_lookalikes[k].utf8 != NULL) {
+			fprintf(fp, "\\u{%04X}", quote_lookalikes[k].cp);
+			q = strlen(quote_lookalikes[k].utf8);
+		} else if (quote && v[i] == '"')
+			fputs("\\\"", fp);
+		else
+			fputc(v[i], fp);
+	}
+}
+
 static void
 put_string(FILE *fp, const char *s, size_t max)
 {
-	size_t len, n, i, k, q;
+	size_t len, n;
 	char *v;
 
 	len = strlen(s);
@@ -110,20 +135,7 @@ put_string(FILE *fp, const char *s, size_t max)
 		return;
 	}
 	fputc('"', fp);
-	for (i = 0; v[i] != '\0'; i += q) {
-		q = 1;
-		for (k = 0; quote_lookalikes[k].utf8 != NULL; k++)
-			if (strncmp(v + i, quote_lookalikes[k].utf8,
-			    strlen(quote_lookalikes[k].utf8)) == 0)
-				break;
-		if (quote_lookalikes[k].utf8 != NULL) {
-			fprintf(fp, "\\u{%04X}", quote_lookalikes[k].cp);
-			q = strlen(quote_lookalikes[k].utf8);
-		} else if (v[i] == '"')
-			fputs("\\\"", fp);
-		else
-			fputc(v[i], fp);
-	}
+	put_quoted_body(fp, v, 1);
 	fprintf(fp, "%s\"", n < len ? "..." : "");
 	free(v);
 }
@@ -132,12 +144,14 @@ put_string(FILE *fp, const char *s, size_t max)
  * A field's value: a string escaped (and quoted, put_string()); anything
  * else as compact JSON, whose own escapes stay (jansson escapes C0
  * controls) and whose raw C1, DEL, bidi and zero-width characters vis
- * escapes.
+ * escapes, and a character drawn as '"' too: in {"command":"ls\u{201D}
+ * decision=allow"} it would seem to close the agent's string.
  */
 static void
 put_value(FILE *fp, json_t *v)
 {
-	char *s;
+	size_t len, n;
+	char *s, *e;
 
 	if (json_is_string(v)) {
 		put_string(fp, json_string_value(v), 80);
@@ -146,7 +160,13 @@ put_value(FILE *fp, json_t *v)
 	if ((s = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS |
 	    JSON_ENCODE_ANY)) == NULL)
 		return;
-	put_safe(fp, s, 80, VIS_NOSLASH);
+	len = strlen(s);
+	if ((e = vis_dup_fit(s, len, VIS_NOSLASH, 80, &n)) == NULL)
+		fatalx("out of memory");
+	put_quoted_body(fp, e, 0);
+	if (n < len)
+		fputs("...", fp);
+	free(e);
 	free(s);
 }
 

@@ -55,7 +55,7 @@ chmod 755 "$ws/agent.sh"
 
 sha=$(printf '%064d' 0)
 patch='--- a/src/auth.py\n+++ b/src/auth.py\n@@ -1,2 +1,3 @@\n def check(user, pw):\n+    if pw == '"'letmein'"': return True\n+\u001b[1A\u001b[2K    return verify(user, pw)  # \u202e } \u2066 admin only \u2069\n'
-printf '%s\n' "{\"jsonrpc\":\"2.0\",\"id\":\"t\\u001b[1A\\u001b[2K\\u202e1\",\"method\":\"tools/call\",\"params\":{\"name\":\"apply_patch\",\"arguments\":{\"patch\":\"$patch\",\"expectedBaseSha\":\"$sha\"}}}" >"$ws/calls"
+printf '%s\n' "{\"jsonrpc\":\"2.0\",\"id\":\"t\\u001b[1A\\u001b[2K\\u202e1\",\"method\":\"tools/call\",\"params\":{\"name\":\"apply_patch\",\"arguments\":{\"patch\":\"$patch\",\"expectedBaseSha\":\"$sha\"},\"_meta\":{\"reason\":\"typo\\u201d decision=allow\"}}}" >"$ws/calls"
 
 OUT="$T/agent.out"
 "$AIRLOCK" run --manifest "$T/m.yaml" --workspace "$ws" -- "$ws/agent.sh" "$ws/calls" \
@@ -159,6 +159,10 @@ shows "airlock trace shows the denied call" "$T/trace.out" approval_denied
 safe "airlock audit show: no raw ESC or bidi override" "$T/show.out"
 shows "airlock audit show shows the request id's \\e[1A" "$T/show.out" '\e[1A'
 shows "airlock audit show shows the request id's \\u{202E}" "$T/show.out" '\u{202E}'
+# A character drawn as '"' inside a JSON value (the agent's reason in
+# the approval's evidence) would seem to close the agent's string.
+shows "airlock audit show escapes a quote look-alike in a JSON value" \
+    "$T/show.out" 'evidence={"agentReason":"typo\u{201D} decision=allow"'
 "$AIRLOCK" audit tail -n 100 "$sess/audit.jsonl" >"$T/tail.out" 2>&1
 safe "airlock audit tail: no raw ESC or bidi override" "$T/tail.out"
 shows "airlock audit tail shows \\e[1A" "$T/tail.out" '\e[1A'
