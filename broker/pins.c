@@ -305,9 +305,12 @@ pins_changed(json_t *was, json_t *now)
 	return sorted;
 }
 
-/* The first lines of a text file, or NULL. */
+/*
+ * The first lines of a text file, or NULL; *cut says whether the file
+ * goes on past them.
+ */
 static json_t *
-head(int rootfd, const char *path)
+head(int rootfd, const char *path, int *cut)
 {
 	struct stat st;
 	char *data, *clean;
@@ -324,8 +327,10 @@ head(int rootfd, const char *path)
 		return NULL;
 	}
 	close(fd);
+	*cut = st.st_size > (off_t)len;
 	for (i = 0; i < len; i++)
 		if (data[i] == '\n' && ++lines == HEAD_LINES) {
+			*cut |= i + 1 < len;
 			len = i + 1;
 			break;
 		}
@@ -355,14 +360,21 @@ pins_changes(int rootfd, json_t *was, json_t *now)
 		json_t *was_sha = json_object_get(was, path);
 		json_t *now_sha = json_object_get(now, path);
 		json_t *c;
+		int cut = 0;
 
 		c = json_pack("{s:O, s:O}", "approvedSha",
 		    was_sha != NULL ? was_sha : json_null(), "nowSha",
 		    now_sha != NULL ? now_sha : json_null());
 		if (c == NULL)
 			fatalx("json_pack");
-		if (now_sha != NULL && (h = head(rootfd, path)) != NULL)
+		if (now_sha != NULL && (h = head(rootfd, path, &cut)) != NULL) {
 			json_object_set_new(c, "nowHead", h);
+			/* A cut the reviewer is told of: a benign start
+			 * would pass for the whole script. */
+			if (cut)
+				json_object_set_new(
+				    c, "nowHeadCut", json_true());
+		}
 		json_object_set_new(out, path, c);
 	}
 	json_decref(paths);

@@ -60,9 +60,10 @@ void pins_merge(json_t *dst, json_t *src);
 
 /*
  * What changed, for a person to review: {PATH: {approvedSha, nowSha,
- * nowHead}} for every path of pins_changed(), where nowHead is the
- * first lines of the file as it is now (at most 40 lines, 4 KiB; absent
- * for what is not a readable text file).  Returns a new object.
+ * nowHead, nowHeadCut}} for every path of pins_changed(), where nowHead
+ * is the first lines of the file as it is now (at most 40 lines, 4 KiB;
+ * absent for what is not a readable text file) and nowHeadCut is true
+ * when the file goes on past them (else absent).  Returns a new object.
  */
 json_t *pins_changes(int rootfd, json_t *was, json_t *now);
 

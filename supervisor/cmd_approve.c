@@ -407,6 +407,11 @@ print_execution(json_t *x, json_t *changed)
 			printf("      now begins:\n");
 			put_vis(head, VIS_MULTILINE);
 			printf("\n");
+			/* A benign start would pass for the whole script. */
+			if (json_is_true(json_object_get(v, "nowHeadCut")))
+				printf("      ... CUT: the file goes on past "
+				    "these lines, unshown: read all of it "
+				    "(nowSha) before you decide\n");
 		}
 	}
 }

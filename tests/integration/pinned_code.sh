@@ -87,8 +87,10 @@ PV=$("$AIRLOCK" pending -v)
 expect_contains "the approver sees the resolved argv" "$PV" '"deploy.sh"'
 expect_contains "the approver sees the pinned file with its digest" "$PV" "$(sha_of "$ws/deploy.sh")"
 
-# While the approval is pending, the agent rewrites the script.
-printf '#!/bin/sh\necho "NEW SCRIPT $1"\n: >PWNED\n' >"$T/evil.sh"
+# While the approval is pending, the agent rewrites the script: a benign
+# start of 40 lines (what the review shows of it), then its payload.
+{ printf '#!/bin/sh\necho "NEW SCRIPT $1"\n'; for i in $(seq 38); do echo "# step $i"; done
+  echo ': >PWNED'; } >"$T/evil.sh"
 mcp_call apply_patch "{\"patch\":$(patch_to deploy.sh "$T/evil.sh"),\"expectedBaseSha\":\"$(sha_of "$ws/deploy.sh")\"}"
 expect_ok_result "the agent patches deploy.sh while the approval is pending"
 "$AIRLOCK" approve "$id1" --yes >"$T/approve1.out" 2>&1
@@ -103,6 +105,11 @@ expect_contains "its evidence names the changed file" "$PV" "deploy.sh"
 expect_contains "its evidence has the approved digest" "$PV" "approvedSha"
 expect_contains "its evidence has the new digest" "$PV" "$(sha_of "$ws/deploy.sh")"
 expect_contains "its evidence shows the new content" "$PV" "NEW SCRIPT"
+# Only its first 40 lines: before, nothing said the script went on, and
+# the benign start passed for the whole of it.
+expect_not_contains "... its first 40 lines, not the payload on line 41" "$PV" ": >PWNED"
+expect_contains "... and says the file goes on, unshown" "$PV" \
+    "... CUT: the file goes on past these lines, unshown"
 check "the runner did not start" bash -c '! grep -q "\"runner_start\".*\"deploy\"" "$1"' _ "$sess/audit.jsonl"
 "$AIRLOCK" approve "$id2" --yes >"$T/approve2.out" 2>&1
 expect_eq "the new approval is granted" "$?" 0
