@@ -67,6 +67,19 @@ hook_free_env(struct hook *h)
 	h->envp = NULL;
 }
 
+/*
+ * Whether a hook's output can go into the log as text: UTF-8 without a
+ * NUL byte.  jansson writes a NUL as \u0000, which no reader of the log
+ * (audit verify, JSON_ALLOW_NUL unset) parses back: a hook that printed
+ * one made the honest log TAMPERED at that line, and nothing after it
+ * was verified any more.
+ */
+static int
+hook_text(const char *s, size_t len)
+{
+	return s != NULL && utf8_valid(s, len) && memchr(s, '\0', len) == NULL;
+}
+
 /* The run is over: audit it, release the slot. */
 static void
 hook_done(struct hook *h)
@@ -81,17 +94,18 @@ hook_done(struct hook *h)
 	memset(&res, 0, sizeof(res));
 	rc = runner_proc_finish(h->proc, &res);
 	h->proc = NULL;
-	if (res.out != NULL && utf8_valid(res.out, res.out_len))
+	if (hook_text(res.out, res.out_len))
 		out = json_stringn(res.out, res.out_len);
 	else
-		out =
-		    json_string(res.out_len > 0 ? "(output is not UTF-8)" : "");
+		out = json_string(res.out_len > 0
+			? "(output is not text: not UTF-8, or a NUL byte)"
+			: "");
 	f = json_pack("{s:s, s:s, s:b, s:i, s:i, s:b, s:o, s:s?}", "event",
 	    h->event, "approval", h->approval, "exited", rc == 0 && res.exited,
 	    "exitCode", res.exit_code, "signal", res.signal, "timedOut",
 	    res.timed_out, "output", out, "setupError",
 	    res.setup_failed ? res.setup_error : NULL);
-	if (res.err_len > 0 && utf8_valid(res.err, res.err_len))
+	if (res.err_len > 0 && hook_text(res.err, res.err_len))
 		json_object_set_new(
 		    f, "stderr", json_stringn(res.err, res.err_len));
 	n->audit(n->audit_arg, "approval_notify", f);

@@ -57,6 +57,9 @@ for p in "$@"; do
 done
 if curl -s -m 3 -o /dev/null "http://127.0.0.1:$PORT_FOR_PROBE/probe"; then echo NET-OK; else echo NET-FAIL; fi
 echo "UID $(id -u)"
+# A NUL byte (binary output) on stderr: before, the log held it as
+# \u0000, which audit verify cannot parse: the honest log was TAMPERED.
+printf 'bin\000ary\n' >&2
 EOF
 { deploy_tool_yaml; cat <<EOF
 sandbox:
