@@ -380,6 +380,16 @@ check_bash_builtin(
 			else if (strncmp(w[j].text, "-v", 2) == 0)
 				check_set_name(w[j].text + 2, o);
 		}
+	/* bash's "jobs -x CMD ARGS" runs CMD, its jobspecs replaced by
+	   process groups: a wrapper the rules do not see through. */
+	if (strcmp(name, "jobs") == 0)
+		for (j = 1; j < n; j++)
+			if (!fixed(&w[j]) ||
+			    (w[j].text[0] == '-' &&
+				strchr(w[j].text, 'x') != NULL)) {
+				set_why(o, "jobs -x runs a command (bash)");
+				return;
+			}
 	/* set -k (shopt -os keyword): assignments among a command's
 	   arguments go to its environment (git commit GIT_EDITOR=...). */
 	if (strcmp(name, "set") == 0 || strcmp(name, "shopt") == 0)

@@ -53,7 +53,11 @@ shell_asks_denied unresolvable "echo \${x:-<($dd_=pwned-procsub)}; sleep 1" \
 # program named "X=1", "!" or "{".
 shell_asks_denied "rule 9 (dd): ask" "time X=1 $dd_=pwned-time" \
     "time ! $dd_=pwned-time-not" "time { $dd_=pwned-time-group; }"
-for f in procsub cmds alias append setk time time-not time-group; do
+# bash's jobs -x runs its operands (its jobspecs replaced by process
+# groups): "jobs -x dd ..." ran dd, the rules deciding a program named
+# jobs.
+shell_asks_denied "rule 9 (dd): ask" "jobs -x $dd_=pwned-jobs"
+for f in procsub cmds alias append setk time time-not time-group jobs; do
 	check "nothing hidden ran ($f)" test ! -e "$ws/pwned-$f"
 done
 check "nothing of the files ran (arithmetic)" test ! -e "$ws/pwned-arith"

@@ -212,6 +212,10 @@ static const struct row rows[] = {
 	S("set -o keyword", ASK),
 	S("shopt -os keyword", ASK),
 	S("shopt -s nullglob", ALLOW),
+	/* bash's jobs -x runs its operands */
+	S("jobs -x git push", ASK),
+	S("jobs -lx git push --force", DENY),
+	S("jobs -l", ALLOW),
 	S("git clone --template=./t src dst", ASK),
 	S("set -eu", ALLOW),
 	S("read -r line <f; for f in a; do :; done", ALLOW),
