@@ -391,9 +391,24 @@ check_bash_builtin(
 				return;
 			}
 	/* set -k (shopt -os keyword): assignments among a command's
-	   arguments go to its environment (git commit GIT_EDITOR=...). */
+	   arguments go to its environment (git commit GIT_EDITOR=...).
+	   History on (set -o history -H, shopt -os history histexpand):
+	   bash expands "!" in the lines that follow before it reads them,
+	   so "echo !!:1:t\'" pastes a piece of a line already run, quote
+	   and all, and runs what the rules read as echo's argument. */
 	if (strcmp(name, "set") == 0 || strcmp(name, "shopt") == 0)
-		for (j = 1; j < n; j++)
+		for (j = 1; j < n; j++) {
+			if (fixed(&w[j]) &&
+			    (strcmp(w[j].text, "history") == 0 ||
+				strcmp(w[j].text, "histexpand") == 0 ||
+				(w[j].text[0] == '-' &&
+				    strchr(w[j].text, 'H') != NULL))) {
+				set_why(o,
+				    "%s %.12s: bash's history expansion "
+				    "rewrites the lines that follow",
+				    name, w[j].text);
+				return;
+			}
 			if (!fixed(&w[j]) ||
 			    strcmp(w[j].text, "keyword") == 0 ||
 			    ((w[j].text[0] == '-' || w[j].text[0] == '+') &&
@@ -403,6 +418,7 @@ check_bash_builtin(
 				    "the arguments in the environment");
 				return;
 			}
+		}
 	if (strcmp(name, "test") == 0 || strcmp(name, "[") == 0 ||
 	    strcmp(name, "printf") == 0) {
 		for (j = 1; j + 1 < n; j++)

@@ -53,11 +53,17 @@ shell_asks_denied unresolvable "echo \${x:-<($dd_=pwned-procsub)}; sleep 1" \
 # program named "X=1", "!" or "{".
 shell_asks_denied "rule 9 (dd): ask" "time X=1 $dd_=pwned-time" \
     "time ! $dd_=pwned-time-not" "time { $dd_=pwned-time-group; }"
-# bash's jobs -x runs its operands (its jobspecs replaced by process
-# groups): "jobs -x dd ..." ran dd, the rules deciding a program named
-# jobs.
+# bash builtins that run what the rules took for words: "jobs -x dd ..."
+# runs dd (its jobspecs replaced by process groups), and with history on
+# ("set -o history -H"), a history expansion in an allowed echo pastes
+# a piece of a line already run ("!!:1:t": the first word after its
+# last "/", quote and all) that runs dd: the rules saw jobs, set and
+# two echos.
 shell_asks_denied "rule 9 (dd): ask" "jobs -x $dd_=pwned-jobs"
-for f in procsub cmds alias append setk time time-not time-group jobs; do
+shell_asks_denied "history expansion" "set -o history -H
+echo 'x/;dd count=0 of=pwned-hist;'
+echo !!:1:t\\'"
+for f in procsub cmds alias append setk time time-not time-group jobs hist; do
 	check "nothing hidden ran ($f)" test ! -e "$ws/pwned-$f"
 done
 check "nothing of the files ran (arithmetic)" test ! -e "$ws/pwned-arith"

@@ -212,7 +212,11 @@ static const struct row rows[] = {
 	S("set -o keyword", ASK),
 	S("shopt -os keyword", ASK),
 	S("shopt -s nullglob", ALLOW),
-	/* bash's jobs -x runs its operands */
+	/* bash: history expansion rewrites later lines; jobs -x runs */
+	S("set -o history -H\necho 'x/;git push;'\necho !!:1:t\\'", ASK),
+	S("set -Ho history", ASK),
+	S("shopt -os history histexpand", ASK),
+	S("set +H; set -e", ALLOW),
 	S("jobs -x git push", ASK),
 	S("jobs -lx git push --force", DENY),
 	S("jobs -l", ALLOW),
