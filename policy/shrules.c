@@ -751,6 +751,16 @@ unwrap(const struct shword *w, size_t n, size_t i, struct one *o)
 	} else
 		return i;
 #undef ARG_FIXED
+	/* Every word skipped on the way to the command, options' values
+	   too (timeout -s, nice -n, env -u, stdbuf -o, a duration after
+	   "--"), must be fixed: with x='5 dd ...', "timeout -- $x git
+	   status" runs dd, and "nice -n $x" with no command after it too. */
+	for (k = i + 1; k < j && k < n; k++)
+		if (!fixed(&w[k])) {
+			set_why(
+			    o, "a %s option that is not a fixed word", name);
+			return i;
+		}
 	return j < n ? j : i;
 }
 

@@ -20,7 +20,10 @@
 #   - git's --upload-pack, GIT_EXTERNAL_DIFF, HOME (a .gitconfig the
 #     same string writes, with core.fsmonitor), make's NAME:= value
 #     (evaluated at once: $(shell ...), $(file ...)) and make -f - run a
-#     command or make code under an allowed git or make.
+#     command or make code under an allowed git or make;
+#   - "timeout -- $x git status", "env -u $x git status": a value the
+#     reader skipped unseen split into a duration (or a name) and a
+#     command that ran, the rules deciding git status.
 # Now each waits for a human (here: the approval expires unanswered) and
 # nothing hidden runs; the controls show the same shapes without the
 # splice still run.
@@ -83,6 +86,13 @@ held 'env -- NAME=value' P7 'rule 9 (dd): ask' "env -- X=1 $dd_=P7"
 held 'command -pp' P8 'rule 9 (dd): ask' "command -pp $dd_=P8"
 held 'git --upload-pack' P5 'runs a command' "git ls-remote --upload-pack='$dd_=P5 #' /nonexistent"
 held 'GIT_EXTERNAL_DIFF' P6 'setting GIT_EXTERNAL_DIFF' "GIT_EXTERNAL_DIFF='$dd_=P6 #' git diff --no-index fa fb"
+# A wrapper's option value or timeout's duration that is not a fixed
+# word: split, it ends the options early and what follows runs, with
+# the rules deciding the git status after it.
+held 'timeout -- $x (a duration)' P9 'a timeout option that is not a fixed word' \
+    "for x in '5 sh -c :>P9'; do timeout -- \$x git status; done"
+held 'env -u $x' P10 'a env option that is not a fixed word' \
+    "for x in 'X sh -c :>P10'; do env -u \$x git status; done"
 shell 'ls >/dev/null &>/dev/null; echo ${x:-"a b"} && echo "${y:-c}"'
 expect_ok_result "control: quotes inside \${...} and &> still run"
 expect_eq "... and print what they say" "$(jr .result.structuredContent.stdout)" "a b

@@ -220,6 +220,16 @@ static const struct row rows[] = {
 	S("jobs -x git push", ASK),
 	S("jobs -lx git push --force", DENY),
 	S("jobs -l", ALLOW),
+	/* a wrapper's skipped words that are not fixed: split, they end
+	   the options early ($x='5 git push') */
+	T("for x in '5 rm -rf /'; do timeout -- $x git status; done", ASK),
+	T("for x in 'KILL 5 rm'; do timeout -s $x 5 git status; done", ASK),
+	T("for x in '5 rm'; do nice -n $x git status; done", ASK),
+	T("for x in 'X rm'; do env -u $x git status; done", ASK),
+	T("for x in 'L rm'; do stdbuf -o $x git status; done", ASK),
+	S("nice -n $x", ASK),
+	T("timeout -s KILL -- 5 git status", ALLOW),
+	T("nice -n 5 env -u X stdbuf -o L git status", ALLOW),
 	S("git clone --template=./t src dst", ASK),
 	S("set -eu", ALLOW),
 	S("read -r line <f; for f in a; do :; done", ALLOW),
