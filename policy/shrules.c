@@ -568,6 +568,22 @@ check_name_words(const struct shword *w, size_t n, int plain, struct one *o)
 /* ---- wrappers seen through ---- */
 
 /*
+ * Whether a wrapper's word names it where the agent cannot put another
+ * program: its bare name (looked up in PATH), /bin or /usr/bin.  A
+ * wrapper named by another path may be anything of that name: with a
+ * copy of sh as ./nohup, "./nohup git status" runs the file git as a
+ * script, and an allow rule saw git status.
+ */
+static int
+system_path(const char *s)
+{
+	size_t d = (size_t)(base_name(s) - s);
+
+	return d == 0 || (d == 5 && strncmp(s, "/bin/", 5) == 0) ||
+	    (d == 9 && strncmp(s, "/usr/bin/", 9) == 0);
+}
+
+/*
  * If words[i] is a wrapper that runs the rest of its words as a command,
  * returns the index of that command (> i); i if it is not one (or, like
  * "command -v", runs nothing); sets o->why and returns i for options it
@@ -1169,8 +1185,14 @@ decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
 	int m;
 
 	while (start < n && fixed(&w[start]) &&
-	    (next = unwrap(w, n, start, o)) != start)
+	    (next = unwrap(w, n, start, o)) != start) {
+		if (!system_path(w[start].text))
+			set_why(o,
+			    "a wrapper named by a path (%.40s) may be "
+			    "another program",
+			    w[start].text);
 		start = next;
+	}
 	if (o->why == NULL)
 		check_command(w + start, n - start, ws, start == 0, o);
 	o->words = w + start;

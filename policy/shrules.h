@@ -84,7 +84,8 @@ struct shverdict {
  * another command they are not seen through (sudo, doas, su, xargs,
  * find -exec, chroot, setsid, flock, watch, nsenter, unshare, busybox,
  * ...); a wrapper seen through whose option value or operand is not a
- * fixed word (timeout -- $x, nice -n $x); a shell with -c or -s or
+ * fixed word (timeout -- $x, nice -n $x), or that is named by a path
+ * other than /bin or /usr/bin (./nohup); a shell with -c or -s or
  * reading a script from stdin; an
  * interpreter with a code option (python -c, node -e, perl -e, ruby -e,
  * php -r, ...) or none at all; awk; an option that runs a command

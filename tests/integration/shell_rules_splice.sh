@@ -23,7 +23,9 @@
 #     command or make code under an allowed git or make;
 #   - "timeout -- $x git status", "env -u $x git status": a value the
 #     reader skipped unseen split into a duration (or a name) and a
-#     command that ran, the rules deciding git status.
+#     command that ran, the rules deciding git status;
+#   - "./nohup git diff", where ./nohup is not nohup but sh: the rules
+#     saw through it as they do through nohup, and allowed git diff.
 # Now each waits for a human (here: the approval expires unanswered) and
 # nothing hidden runs; the controls show the same shapes without the
 # splice still run.
@@ -36,6 +38,7 @@ printf 'test:\n\t@echo tested\n' >"$ws/Makefile"
 echo a >"$ws/fa"
 echo b >"$ws/fb"
 git -C "$ws" init -q
+cp /bin/sh "$ws/nohup"
 
 approvals() { printf 'approvals:\n  approvers: [%s]\n  ttlSeconds: 1\n' "$(id -un)"; }
 {
@@ -110,6 +113,10 @@ EOF"
 held 'allow-list: HOME=. git diff (core.fsmonitor in ./.gitconfig)' A5 'setting HOME' \
     "echo '[safe]' >.gitconfig; echo 'directory = *' >>.gitconfig; echo '[core]' >>.gitconfig
 echo 'fsmonitor = \"$dd_=A5; false #\"' >>.gitconfig; HOME=. git diff"
+# A wrapper named by a path may be another program: the checkout's
+# ./nohup is a copy of sh, which runs the file git as a script.
+held 'allow-list: ./nohup git diff' A6 'a wrapper named by a path (./nohup)' \
+    "echo ':>A6' >git; ./nohup git diff"
 shell 'make test'
 expect_ok_result "control: an allowed make test runs"
 expect_contains "... and its recipe too" "$(jr .result.structuredContent.stdout)" tested
