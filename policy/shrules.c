@@ -338,7 +338,7 @@ check_bash_builtin(
 		    "value as code");
 		return;
 	}
-	if (strcmp(name, "compgen") == 0 || strcmp(name, "complete") == 0)
+	if (strcmp(name, "compgen") == 0 || strcmp(name, "complete") == 0) {
 		for (j = 1; j < n; j++)
 			if (!fixed(&w[j]) ||
 			    (w[j].text[0] == '-' &&
@@ -349,6 +349,27 @@ check_bash_builtin(
 				    name);
 				return;
 			}
+		/* -W WORDLIST: bash expands the word list as it does a
+		   word, substitutions too ("compgen -W '$(git push)' x"
+		   runs git push), so it may hold no expansion. */
+		for (j = 1; j < n; j++) {
+			const char *wl;
+
+			if (w[j].text[0] != '-' ||
+			    (wl = strchr(w[j].text, 'W')) == NULL)
+				continue;
+			wl = wl[1] != '\0' ? wl + 1
+			    : j + 1 < n	   ? w[j + 1].text
+					   : "";
+			if (strpbrk(wl, "$`") != NULL) {
+				set_why(o,
+				    "%s -W with an expansion: bash expands "
+				    "the word list, substitutions too",
+				    name);
+				return;
+			}
+		}
+	}
 	if (strcmp(name, "mapfile") == 0 || strcmp(name, "readarray") == 0)
 		for (j = 1; j < n; j++)
 			if (!fixed(&w[j]) ||

@@ -63,7 +63,11 @@ shell_asks_denied "rule 9 (dd): ask" "jobs -x $dd_=pwned-jobs"
 shell_asks_denied "history expansion" "set -o history -H
 echo 'x/;dd count=0 of=pwned-hist;'
 echo !!:1:t\\'"
-for f in procsub cmds alias append setk time time-not time-group jobs hist; do
+# compgen -W expands its word list as bash does a word: "compgen -W
+# '$(dd ...)' x" ran dd, the rules seeing a quoted argument.
+shell_asks_denied "compgen -W with an expansion" \
+    "compgen -W '\$($dd_=pwned-compgen)' x"
+for f in procsub cmds alias append setk time time-not time-group jobs hist compgen; do
 	check "nothing hidden ran ($f)" test ! -e "$ws/pwned-$f"
 done
 check "nothing of the files ran (arithmetic)" test ! -e "$ws/pwned-arith"

@@ -278,6 +278,12 @@ static const struct row rows[] = {
 	S("compgen -A command -C 'git push' x", ASK),
 	S("complete -F f git", ASK),
 	S("compgen -W 'a b' a", ALLOW),
+	/* bash expands -W's word list, substitutions too */
+	S("compgen -W '$(git push)' x", ASK),
+	S("compgen -aW '`git push`' x", ASK),
+	S("compgen -W'${x@P}' x", ASK),
+	S("complete -W '$(git push)' x", ASK),
+	S("compgen -A file -W 'a b' -- a", ALLOW),
 	T("make test -f - <<EOF\ntest:\n\tgit push\nEOF", ASK),
 	T("make -f /dev/stdin test", ASK),
 	T("make test --file=x.mk", ASK),
