@@ -9,6 +9,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,13 +216,22 @@ matching(const char *s, char open, char close)
 }
 
 /* Sets o->why if ${...} at p (p[0] == '$') is evaluated as bash
- * arithmetic on a variable's value, or is an indirection. */
+ * arithmetic on a variable's value, is an indirection, or runs commands
+ * (bash 5.3's ${ cmd; }). */
 static void
 check_brace_param(const char *p, struct one *o)
 {
 	const char *q = p + 2, *end = p + 1 + matching(p + 1, '{', '}');
 	size_t k;
 
+	/* Bash 5.3 runs the commands in "${ cmd; }" and "${| cmd; }" (5.2
+	 * and dash refuse them as bad substitutions). */
+	if (*q == '|' || isspace((unsigned char)*q)) {
+		set_why(o,
+		    "${ ...; } or ${| ...; }: bash 5.3 runs the commands in "
+		    "it");
+		return;
+	}
 	if (*q == '!') {
 		set_why(o, "an indirect expansion ${!...} (bash)");
 		return;

@@ -164,6 +164,11 @@ static const struct row rows[] = {
 	S("echo $((1+2)) $(($# + 1)) $(($? * 2))", ALLOW),
 	S("echo ${a[1]} ${a[@]} ${#x} ${x:1:2} ${x:-y} ${x: -1}", ALLOW),
 	S("echo \"${x}\" \"$x\"", ALLOW),
+	/* bash 5.3 runs the command in ${ cmd; } and ${| cmd; } */
+	S("echo ${ git push; }", ASK),
+	S("echo ${| git push; }", ASK),
+	S("echo \"${\tgit push; }\"", ASK),
+	S("echo x${\ngit push\n}", ASK),
 	S("( (echo) )", ALLOW),
 	S("read -r line <<< 1", ALLOW),
 	S("unset x", ALLOW),
