@@ -268,11 +268,24 @@ output_file(struct call *c, const char *rel, const char *data, size_t len,
 	int ranged =
 	    tool_has_input(t, "startLine") || tool_has_input(t, "endLine");
 	json_t *content;
+	size_t cleanlen;
+	char *clean;
 
+	/* The file's own digest, so that apply_patch binds to it. */
 	sha256_hex(data, len, hex);
-	total = excerpt_count_lines(data, len);
-	if (pick_lines(data, len, start, end, total, &off, &n, out) != 0)
+	/*
+	 * Redacted whole before a range is picked or the cap cuts: a line
+	 * of a secret of several lines (a PEM key), or the head of one the
+	 * cap cut, is no form the redactor knows.  The lines are the
+	 * redacted text's, the same at every read.
+	 */
+	clean = redacted(c->b, data, len, &cleanlen);
+	total = excerpt_count_lines(clean, cleanlen);
+	if (pick_lines(clean, cleanlen, start, end, total, &off, &n, out) !=
+	    0) {
+		free(clean);
 		return ACTION_ERROR;
+	}
 	first = start > 0 ? (size_t)start : 1;
 	memset(&o, 0, sizeof(o));
 	o.cap =
@@ -290,7 +303,8 @@ output_file(struct call *c, const char *rel, const char *data, size_t len,
 		    "manifest can declare startLine/endLine)",
 		    t->name);
 	o.how = how;
-	content = excerpt_json(data + off, n, &o, &info);
+	content = excerpt_json(clean + off, n, &o, &info);
+	free(clean);
 	last = info.lines == 0 ? first : first + info.lines - 1;
 	if (info.truncated) {
 		/* The last line shown whole: the one before the marker. */

@@ -59,7 +59,10 @@ char *output_text(struct broker *b, const struct tool *t, const char *data,
  * content (lines startLine..endLine of the call's arguments when given,
  * else the whole file; cut with a marker to |limit|, or to the tool's
  * cap when the tool declares a range), sha256 of the whole
- * file, path, size, totalLines, startLine, endLine, truncated.  Returns
+ * file, path, size, totalLines, startLine, endLine, truncated.  The
+ * file is redacted whole before the lines are picked and cut, so the
+ * lines are counted in the redacted text (a granted secret of several
+ * lines is one).  Returns
  * ACTION_DONE or ACTION_ERROR with *out set.
  */
 int output_file(struct call *c, const char *rel, const char *data, size_t len,

@@ -93,6 +93,46 @@ else
 	pass "neither the artifact nor the audit log holds the piece"
 fi
 
+# read_file on a workspace file that holds a granted secret: the agent
+# picks the lines (a PEM key's second line alone) and the cap cuts (the
+# head of a token at the end of a long line); each piece must be no
+# piece of the secret, so the file is redacted before either.
+printf -- '-----BEGIN TEST KEY-----\nMIIEpQIBAAKCAQEA3xQ7kPEMLINEONE\nZmFrZWtleWxpbmV0d29QRU1MSU5FVFdP\n-----END TEST KEY-----' >"$ws/deploy.pem"
+"$AIRLOCK" secret set DEPLOY_KEY <"$ws/deploy.pem"
+{ head -c 45 /dev/zero | tr '\0' x; printf '%s' "$secret"; head -c 2000 /dev/zero | tr '\0' y; echo; } >"$ws/long.txt"
+cat >"$T/read.yaml" <<'YAML'
+output: { inlineChars: 1000 }
+tools:
+  - name: deploy
+    input: {}
+    output: { exitCode: integer }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 2000
+    command: ["true"]
+    secrets: [ { name: DEPLOY_KEY, env: DEPLOY_KEY }, { name: API_TOKEN, env: API_TOKEN } ]
+  - name: read_file
+    input: { path: workspace_relative_path, startLine: integer?, endLine: integer? }
+    output: { content: string, sha256: string }
+    sideEffect: none
+    timeoutMs: 2000
+YAML
+out=$(printf '%s\n' \
+    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}' \
+    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"deploy.pem","startLine":2,"endLine":2}}}' \
+    '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"deploy.pem","startLine":3}}}' \
+    '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"deploy.pem"}}}' \
+    '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"long.txt"}}}' |
+    "$AIRLOCK" serve --manifest "$T/read.yaml" --workspace "$ws")
+expect_contains "read_file shows the key file redacted" "$out" '"content":"[REDACTED:DEPLOY_KEY]"'
+expect_contains "... as one line, whatever range is asked" "$out" 'no lines 2-2: the text has 1 lines'
+expect_contains "... and no line 3 either" "$out" 'no lines 3-0: the text has 1 lines'
+expect_not_contains "no line of the key comes back alone" "$out" "PEMLINEONE"
+expect_not_contains "... nor the other" "$out" "ZmFrZWtleWxpbmV0d29QRU1MSU5FVFdP"
+expect_contains "the long line was cut by the cap" "$out" '[...]\n[airlock: 0 of 1 lines'
+expect_not_contains "the cut gives no head of the token" "$out" "sup3r/s3"
+rm -f "$ws/deploy.pem" "$ws/long.txt"
+
 # The agent: no secret in its environment, and the store, its key and the
 # state directory are not in its view at all.
 {
