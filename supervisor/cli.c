@@ -244,9 +244,8 @@ static const struct help helps[] = {
 	    "      --rotate            a new host key; the old public key stays\n"
 	    "                          trusted (keys/trusted.pub)\n" HELP_OPT },
 	{ "suggest",
-	    "airlock suggest [--manifest M] [--json] [--apply "
-	    "[--allow-weakening]]\n"
-	    "           SESSION\n",
+	    "airlock suggest [--manifest M] [--json]\n"
+	    "           [--apply --plan ID [--allow-weakening]] SESSION\n",
 	    "Print the smallest manifest change that would have allowed a "
 	    "session's\nsandbox denials, as a unified diff of the manifest "
 	    "(airlock-suggest(1)).\n"
@@ -258,6 +257,10 @@ static const struct help helps[] = {
 	    "      --json              the changes, notes and diff as JSON\n"
 	    "      --apply             write the change, once airlock check "
 	    "accepts it\n"
+	    "      --plan ID           with --apply: the plan id the review "
+	    "printed; a\n"
+	    "                          change that is not that one is not "
+	    "written\n"
 	    "      --allow-weakening   with --apply: also a change marked "
 	    "WEAKENS\n" HELP_OPT },
 	{ "sessions",

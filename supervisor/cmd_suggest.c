@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: ISC */
 /* Copyright (c) 2026 The airlock authors */
 /*
- * airlock suggest SESSION [--manifest M] [--apply [--allow-weakening]]
- *     [--json]
+ * airlock suggest SESSION [--manifest M] [--json]
+ *     [--apply --plan ID [--allow-weakening]]
  *
  * Reads a session's audit log (verified first: a log that does not
  * verify is refused, as airlock audit verify would), plans the smallest
  * manifest change that would have allowed its sandbox denials
  * (policy/suggest.h), edits the manifest's text (policy/yamledit.h) and
- * prints the change as a unified diff (policy/udiff.h).  --apply writes
- * it, only after the manifest loader accepts the result, atomically.
+ * prints the change as a unified diff (policy/udiff.h) and its plan id.
+ * --apply writes it, only when it is the change the review printed (its
+ * plan id: the log and the manifest may have changed since), only after
+ * the manifest loader accepts the result, atomically.
  * This file is argument parsing, file access and printing.
  */
 #include "config.h"
@@ -19,6 +21,7 @@
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,16 +221,55 @@ read_file(const char *path, size_t *len, struct stat *st)
 }
 
 /*
+ * The plan id: SHA-256 over the manifest's path, its text and the text
+ * the change makes, as hex into hex[65].  The review prints it; --apply
+ * writes only a change whose id is the one given, so what is written is
+ * what was reviewed, byte for byte, even when the log grew in between (a
+ * session still running adds denials) or the manifest was edited.
+ */
+static void
+plan_id(const char *path, const char *old, size_t oldlen, const char *new,
+    size_t newlen, char hex[65])
+{
+	static const char tag[] = "airlock suggest plan v1";
+	crypto_hash_sha256_state st;
+	unsigned char md[32];
+	unsigned char n[8];
+	size_t i;
+
+	crypto_hash_sha256_init(&st);
+	crypto_hash_sha256_update(&st, (const unsigned char *)tag, sizeof(tag));
+	crypto_hash_sha256_update(
+	    &st, (const unsigned char *)path, strlen(path) + 1);
+	/* Lengths first: no text can pass for another's end. */
+	for (i = 0; i < 8; i++)
+		n[i] = (unsigned char)((uint64_t)oldlen >> (8 * i));
+	crypto_hash_sha256_update(&st, n, sizeof(n));
+	crypto_hash_sha256_update(&st, (const unsigned char *)old, oldlen);
+	for (i = 0; i < 8; i++)
+		n[i] = (unsigned char)((uint64_t)newlen >> (8 * i));
+	crypto_hash_sha256_update(&st, n, sizeof(n));
+	crypto_hash_sha256_update(&st, (const unsigned char *)new, newlen);
+	crypto_hash_sha256_final(&st, md);
+	sodium_bin2hex(hex, 65, md, sizeof(md));
+}
+
+/*
  * Writes |text| over |path| atomically: a temporary file beside it with
  * the old file's mode and owner, fsync, rename, fsync of the directory.
+ * |path| must still be the file that was read (|old|: its device, inode,
+ * size and modification time, and |oldtext|'s bytes): a file changed
+ * since is not overwritten (EAGAIN).
  */
 static int
-write_atomic(
-    const char *path, const char *text, size_t len, const struct stat *old)
+write_atomic(const char *path, const char *text, size_t len,
+    const struct stat *old, const char *oldtext, size_t oldlen)
 {
 	char tmp[PATH_MAX], dir[PATH_MAX];
-	size_t off = 0;
+	struct stat now;
+	size_t off = 0, curlen;
 	ssize_t n;
+	char *cur;
 	int fd, dfd;
 
 	if (snprintf(tmp, sizeof(tmp), "%s.suggest.XXXXXX", path) >=
@@ -255,6 +297,19 @@ write_atomic(
 		goto fail;
 	}
 	fd = -1;
+	/* The file reviewed, still: not edited or replaced since. */
+	if ((cur = read_file(path, &curlen, &now)) == NULL)
+		goto fail;
+	if (now.st_dev != old->st_dev || now.st_ino != old->st_ino ||
+	    now.st_size != old->st_size ||
+	    now.st_mtim.tv_sec != old->st_mtim.tv_sec ||
+	    now.st_mtim.tv_nsec != old->st_mtim.tv_nsec || curlen != oldlen ||
+	    memcmp(cur, oldtext, oldlen) != 0) {
+		free(cur);
+		errno = EAGAIN;
+		goto fail;
+	}
+	free(cur);
 	if (rename(tmp, path) == -1)
 		goto fail;
 	snprintf(dir, sizeof(dir), "%s", path);
@@ -278,14 +333,17 @@ fail : {
 int
 cmd_suggest(int argc, char **argv)
 {
-	static const struct option opts[] = { { "manifest", required_argument,
-						  NULL, 'm' },
+	static const struct option opts[] = {
+		{ "manifest", required_argument, NULL, 'm' },
 		{ "apply", no_argument, NULL, 'a' },
 		{ "allow-weakening", no_argument, NULL, 'W' },
-		{ "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 } };
+		{ "json", no_argument, NULL, 'j' },
+		{ "plan", required_argument, NULL, 'p' }, { NULL, 0, NULL, 0 }
+	};
 	char logpath[PATH_MAX], err[1024], statedir[PATH_MAX];
-	char cfgdir[PATH_MAX], digest[65], mbuf[PATH_MAX];
+	char cfgdir[PATH_MAX], digest[65], mbuf[PATH_MAX], plan_hex[65];
 	const char *mpath = NULL, *session, *want_digest, *stdirs[2];
+	const char *want_plan = NULL;
 	unsigned char md[32];
 	struct suggest_ctx ctx;
 	struct suggest_plan *plan = NULL;
@@ -320,6 +378,9 @@ cmd_suggest(int argc, char **argv)
 		case 'j':
 			json = 1;
 			break;
+		case 'p':
+			want_plan = optarg;
+			break;
 		default:
 			cli_usage("suggest");
 			return EXIT_USAGE;
@@ -333,6 +394,14 @@ cmd_suggest(int argc, char **argv)
 	}
 	if (allow_weak && !apply) {
 		log_warnx("--allow-weakening goes with --apply");
+		cli_usage("suggest");
+		return EXIT_USAGE;
+	}
+	if (apply != (want_plan != NULL)) {
+		log_warnx(apply ? "--apply needs --plan ID, the plan id the "
+				  "review printed: only the change reviewed is "
+				  "written"
+				: "--plan goes with --apply");
 		cli_usage("suggest");
 		return EXIT_USAGE;
 	}
@@ -375,8 +444,8 @@ cmd_suggest(int argc, char **argv)
 		status = EXIT_NOINPUT;
 		goto done;
 	}
-	/* The manifest as it is: its denyRead and protected lists count. */
-	if (manifest_load(mpath, &m, err, sizeof(err)) != 0) {
+	/* The manifest as read: its denyRead and protected lists count. */
+	if (manifest_load_buffer(mpath, text, len, &m, err, sizeof(err)) != 0) {
 		log_warnx("%s", err);
 		status = EXIT_CONFIG;
 		goto done;
@@ -429,6 +498,7 @@ cmd_suggest(int argc, char **argv)
 	newtext = yamledit_text(ye, &newlen);
 	if (udiff_make(text, len, newtext, newlen, mpath, mpath, &diff) != 0)
 		fatalx("cannot make the diff");
+	plan_id(mpath, text, len, newtext, newlen, plan_hex);
 	for (i = 0; i < plan->n; i++)
 		if (plan->changes[i].weakens != NULL) {
 			fputs("WEAKENS: ", stderr);
@@ -444,6 +514,8 @@ cmd_suggest(int argc, char **argv)
 		json_object_set_new(j, "log", json_string(logpath));
 		json_object_set_new(j, "manifest", json_string(mpath));
 		json_object_set_new(j, "diff", json_string(diff));
+		if (diff[0] != '\0')
+			json_object_set_new(j, "plan", json_string(plan_hex));
 		json_dumpf(j, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
 		fputc('\n', stdout);
 		json_decref(j);
@@ -468,9 +540,22 @@ cmd_suggest(int argc, char **argv)
 				put_safe(stdout, plan->changes[i].reason);
 				fputc('\n', stdout);
 			}
+		if (diff[0] != '\0')
+			printf("# plan: %s (airlock suggest --apply --plan "
+			       "ID writes exactly this change)\n",
+			    plan_hex);
 	}
 	if (!apply || diff[0] == '\0')
 		goto done;
+	/* Only the change the human reviewed: not one the log grew into. */
+	if (strcmp(plan_hex, want_plan) != 0) {
+		log_warnx("not applied: the change is not the one reviewed "
+			  "(its plan id is %s, not the one given): the log or "
+			  "the manifest changed since; review the diff above",
+		    plan_hex);
+		status = 1;
+		goto done;
+	}
 	/* --apply: only as recorded, only what airlock check accepts. */
 	crypto_hash_sha256(md, (const unsigned char *)text, len);
 	sodium_bin2hex(digest, sizeof(digest), md, sizeof(md));
@@ -501,8 +586,13 @@ cmd_suggest(int argc, char **argv)
 		status = EXIT_CONFIG;
 		goto done;
 	}
-	if (write_atomic(mpath, newtext, newlen, &st) != 0) {
-		log_warn("not applied: %s", mpath);
+	if (write_atomic(mpath, newtext, newlen, &st, text, len) != 0) {
+		if (errno == EAGAIN)
+			log_warnx("not applied: %s changed while it was "
+				  "applied",
+			    mpath);
+		else
+			log_warn("not applied: %s", mpath);
 		status = 1;
 		goto done;
 	}

@@ -47,18 +47,51 @@ for brk in '\u0085' '\u2028' '\u2029'; do
 	    "$(jr -c '.result.structuredContent.denied[0] | [.layer, .path]')" \
 	    '["filesystem","/srv/data/input.csv"]'
 done
-mcp_stop
 S=$(newest_session)
+
+# The session is still running: the person reviews what it asked for so
+# far, and the agent, still at work, gets one more file refused (a file it
+# must not read, and that no WEAKENS class covers).  --apply must write
+# the change reviewed, not the one the log has grown into since.
+out=$("$AIRLOCK" suggest "$S" 2>"$T/err"); rc=$?
+expect_eq "a running session can be reviewed" "$rc" 0
+expect_not_contains "... the review does not name the file read later" "$out" "/srv/private"
+plan=$(printf '%s\n' "$out" | sed -n 's/^# plan: \([0-9a-f]\{64\}\) .*/\1/p')
+expect_eq "the review prints its plan id" "${#plan}" 64
+mkdir -p /srv/private && echo db-password >/srv/private/db.conf && chmod -R 755 /srv/private
+printf 'cat /srv/private/db.conf\n' >"$ws/build.sh"
+mcp_send '{"jsonrpc":"2.0","id":"8","method":"tools/call","params":{"name":"build","arguments":{}}}'
+mcp_recv 30
+expect_contains "the agent's later call is refused reading the other file" \
+    "$(jr -c '.result.structuredContent.denied[0] | [.layer, .path]')" \
+    '["filesystem","/srv/private/db.conf"]'
+# The record may reach the log a moment after the reply: wait for it.
+for i in $(seq 100); do
+	grep -q '/srv/private/db.conf' "$S/audit.jsonl" && break
+	sleep 0.1
+done
+cp "$T/m.yaml" "$T/m.before"
+out=$("$AIRLOCK" suggest --apply --plan "$plan" "$S" 2>&1); rc=$?
+expect_eq "--apply with the reviewed plan, the log grown since: exit 1" "$rc" 1
+expect_contains "... refused: not the change reviewed" "$out" "not applied: the change is not the one reviewed"
+check "... and the manifest is unchanged" cmp -s "$T/m.before" "$T/m.yaml"
+out=$("$AIRLOCK" suggest --apply "$S" 2>&1); rc=$?
+expect_eq "--apply without a plan id: a usage error" "$rc" 64
+expect_contains "... saying what it needs" "$out" "--apply needs --plan ID"
+check "... and the manifest is unchanged" cmp -s "$T/m.before" "$T/m.yaml"
+mcp_stop
 
 out=$("$AIRLOCK" suggest "$S" 2>"$T/err"); rc=$?
 expect_eq "suggest reads the session" "$rc" 0
 expect_contains "it proposes the refused file" "$out" "+    - /srv/data/input.csv"
 expect_not_contains "nothing weakens a protected class" "$(cat "$T/err")" "WEAKENS"
-"$AIRLOCK" suggest --apply "$S" >/dev/null 2>"$T/err"; rc=$?
+expect_contains "... and, reviewed now, the file read later" "$out" "+    - /srv/private/db.conf"
+plan=$(printf '%s\n' "$out" | sed -n 's/^# plan: \([0-9a-f]\{64\}\) .*/\1/p')
+"$AIRLOCK" suggest --apply --plan "$plan" "$S" >/dev/null 2>"$T/err"; rc=$?
 expect_eq "--apply writes it" "$rc" 0
 "$AIRLOCK" check -v "$T/m.yaml" >"$T/canon" 2>&1
-expect_eq "the manifest it wrote gains exactly the refused file" \
-    "$(grep '^  readOnly:' "$T/canon")" '  readOnly: ["/opt", "/srv/data/input.csv"]'
+expect_eq "the manifest it wrote gains exactly the refused files" \
+    "$(grep '^  readOnly:' "$T/canon")" '  readOnly: ["/opt", "/srv/data/input.csv", "/srv/private/db.conf"]'
 expect_eq "... and no credential store" "$(grep -c '/srv/u/.ssh' "$T/canon")" 0
 expect_eq "the ids stay on one comment line" \
     "$(grep -c '# airlock suggest: allow read /srv/data/input.csv (call 7     - /srv/u/.ssh     #: d1; call 7     - /srv/u/.ssh     #: d1; call 7     - /srv/u/.ssh     #: d1)' "$T/m.yaml")" 1

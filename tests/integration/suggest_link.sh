@@ -55,6 +55,7 @@ expect_eq "the run names a file in the agent's home: a filesystem read denial" \
     '["filesystem","/srv/agenthome/cache/key","read"]'
 S=$(basename "$(newest_session)")
 out=$("$AIRLOCK" suggest "$S" 2>"$T/err"); rc=$?
+plan=$(printf '%s\n' "$out" | sed -n 's/^# plan: \([0-9a-f]\{64\}\) .*/\1/p')
 expect_eq "suggest reads the session" "$rc" 0
 expect_contains "suggest proposes the path as named" "$out" "/srv/agenthome/cache/key"
 expect_contains "... flagged: through the link it is a credential store" "$(cat "$T/err")" \
@@ -66,10 +67,12 @@ expect_contains "... naming where it leads" "$(cat "$T/err")" \
 rm /srv/agenthome/cache
 mkdir /srv/agenthome/cache
 echo plain >/srv/agenthome/cache/key
-"$AIRLOCK" suggest "$S" >/dev/null 2>"$T/err"
+out=$("$AIRLOCK" suggest "$S" 2>"$T/err")
+plan=$(printf '%s\n' "$out" | sed -n 's/^# plan: \([0-9a-f]\{64\}\) .*/\1/p')
 expect_contains "a path in the agent's home is flagged even while it is plain" "$(cat "$T/err")" \
     "WEAKENS: sandbox.readOnly: /srv/agenthome/cache/key is in the agent's home /srv/agenthome"
-out=$("$AIRLOCK" suggest --apply "$S" 2>&1); rc=$?
+out=$("$AIRLOCK" suggest --apply --plan "$plan" "$S" 2>&1); rc=$?
 expect_eq "--apply refuses it without --allow-weakening" "$rc" 1
+expect_contains "... saying why" "$out" "not applied: 1 change(s) weaken a protected class"
 check "... and the manifest is unchanged" cmp -s "$T/m.yaml" "$T/m.orig"
 finish

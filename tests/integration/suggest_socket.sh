@@ -59,16 +59,17 @@ mcp_stop
 S=$(newest_session)
 
 out=$("$AIRLOCK" suggest "$S" 2>"$T/err"); rc=$?
+plan=$(printf '%s\n' "$out" | sed -n 's/^# plan: \([0-9a-f]\{64\}\) .*/\1/p')
 expect_eq "suggest reads the session" "$rc" 0
 expect_contains "it proposes the directory" "$out" "+    - /srv/svc"
 expect_contains "... flagged: it holds a socket" "$(cat "$T/err")" \
     "WEAKENS: sandbox.readOnly: /srv/svc is or holds a socket, device or FIFO"
-"$AIRLOCK" suggest --apply "$S" >/dev/null 2>"$T/err"; rc=$?
+"$AIRLOCK" suggest --apply --plan "$plan" "$S" >/dev/null 2>"$T/err"; rc=$?
 expect_eq "--apply refuses it without --allow-weakening" "$rc" 1
 expect_contains "... saying why" "$(cat "$T/err")" "not applied: 1 change(s) weaken a protected class"
 check "... and the manifest is unchanged" cmp -s "$T/m.yaml" "$T/m.orig"
 
-"$AIRLOCK" suggest --apply --allow-weakening "$S" >/dev/null 2>&1
+"$AIRLOCK" suggest --apply --plan "$plan" --allow-weakening "$S" >/dev/null 2>&1
 printf '%s\n' "python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(\"/srv/svc/ctl.sock\"); print(s.recv(64).decode())'" >"$ws/build.sh"
 mcp_start "$T/m.yaml" "$ws"
 mcp_call build '{}'

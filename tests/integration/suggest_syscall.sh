@@ -37,11 +37,12 @@ mcp_stop
 S=$(newest_session)
 
 out=$("$AIRLOCK" suggest "$S" 2>"$T/err"); rc=$?
+plan=$(printf '%s\n' "$out" | sed -n 's/^# plan: \([0-9a-f]\{64\}\) .*/\1/p')
 expect_eq "suggest reads the session" "$rc" 0
 expect_contains "it proposes the system call" "$out" "+    - mount_setattr"
 expect_contains "... flagged" "$(cat "$T/err")" \
     "WEAKENS: sandbox.allowSyscalls: mount_setattr is a dangerous system call"
-"$AIRLOCK" suggest --apply "$S" >/dev/null 2>"$T/err"; rc=$?
+"$AIRLOCK" suggest --apply --plan "$plan" "$S" >/dev/null 2>"$T/err"; rc=$?
 expect_eq "--apply refuses it without --allow-weakening" "$rc" 1
 expect_contains "... saying why" "$(cat "$T/err")" "not applied: 1 change(s) weaken a protected class"
 check "... and the manifest is unchanged" cmp -s "$T/m.yaml" "$T/m.orig"

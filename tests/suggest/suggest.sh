@@ -20,7 +20,10 @@ command -v bash >/dev/null || { echo "not ok - bash (for /dev/tcp) is missing"; 
 "$H" lo-up || { echo "not ok - cannot bring up lo"; exit 1; }
 export AIRLOCK_HOME="$T/home" AIRLOCK_RUNTIME_DIR="$T/run"
 ws=$(make_workspace)
-norm() { sed "s|$T|@T@|g"; }
+# The plan id line (its digest covers the paths) is checked on its own.
+norm() { sed -e "s|$T|@T@|g" -e '/^# plan: [0-9a-f]\{64\} /d'; }
+# plan_of ARGS...: the plan id a review with ARGS prints.
+plan_of() { "$AIRLOCK" suggest "$@" 2>/dev/null | sed -n 's/^# plan: \([0-9a-f]\{64\}\) .*/\1/p'; }
 # golden NAME FILE TEXT: TEXT must be tests/suggest/FILE; with
 # AIRLOCK_REGEN_GOLDEN=1 the file is written instead (review the diff!).
 golden() {
@@ -94,6 +97,8 @@ expect_eq "--json: three denials read, no notes" \
     "$(printf '%s' "$j" | jq -c '[.denials, (.notes | length)]')" '[3,0]'
 expect_eq "--json: the diff is the same text" \
     "$(printf '%s' "$j" | jq -r .diff | norm)" "$(cat "$G/network.diff")"
+expect_eq "--json: the plan id is the one the text prints" \
+    "$(printf '%s' "$j" | jq -r .plan)" "$(plan_of "$S")"
 # The same by session directory and by log path.
 expect_eq "SESSION may be the session's directory" \
     "$("$AIRLOCK" suggest "$AIRLOCK_HOME/sessions/$S" | norm)" "$(cat "$G/network.diff")"
@@ -124,15 +129,19 @@ out=$("$AIRLOCK" suggest no-such-session 2>&1); rc=$?
 expect_eq "an unknown session: exit 66" "$rc" 66
 
 # --apply refuses a manifest that changed since the session started...
+P=$(plan_of "$S")
 printf '# edited after the session\n' >>"$T/m.yaml"
-out=$("$AIRLOCK" suggest --apply "$S" 2>&1); rc=$?
+out=$("$AIRLOCK" suggest --apply --plan "$P" "$S" 2>&1); rc=$?
+expect_eq "--apply, manifest edited since the review: exit 1" "$rc" 1
+expect_contains "... not the change reviewed" "$out" "not the one reviewed"
+out=$("$AIRLOCK" suggest --apply --plan "$(plan_of "$S")" "$S" 2>&1); rc=$?
 expect_eq "--apply, manifest changed since the session: exit 1" "$rc" 1
 expect_contains "... says why" "$out" "changed since the session started"
 expect_eq "... and leaves the file alone" "$(tail -n 1 "$T/m.yaml")" "# edited after the session"
 # ... and writes the recorded one, keeping its mode, once check accepts it.
 cp "$T/m.orig" "$T/m.yaml"
 chmod 0640 "$T/m.yaml"
-out=$("$AIRLOCK" suggest --apply "$S" 2>&1); rc=$?
+out=$("$AIRLOCK" suggest --apply --plan "$(plan_of "$S")" "$S" 2>&1); rc=$?
 expect_eq "--apply: exit 0" "$rc" 0
 expect_contains "--apply: says where" "$out" "applied to $T/m.yaml"
 golden "--apply: the file is the golden result" network.applied.yaml "$(norm <"$T/m.yaml")"
@@ -191,7 +200,7 @@ sandbox:
   limits: { memoryMb: 64 }   # small on purpose
 YAML
 "$AIRLOCK" check "$T/m.yaml" >/dev/null || { echo "not ok - the runner manifest does not load"; exit 1; }
-normh() { sed -e "s|$T|@T@|g" -e "s|$H|@H@|g"; }
+normh() { sed -e "s|$T|@T@|g" -e "s|$H|@H@|g" -e '/^# plan: [0-9a-f]\{64\} /d'; }
 SL=$(session readhost writehost nsprobe bomb readhost)
 out=$("$AIRLOCK" suggest "$SL" 2>"$T/err"); rc=$?
 expect_eq "runner layers: exit 0" "$rc" 0
@@ -204,7 +213,7 @@ else
 	echo "# skip: the syscall probe is x86_64's unshare (272), this is $(uname -m)"
 	expect_contains "runner layers: the host file read is suggested" "$out" "$H/data.csv"
 fi
-out=$("$AIRLOCK" suggest --apply "$SL" 2>&1); rc=$?
+out=$("$AIRLOCK" suggest --apply --plan "$(plan_of "$SL")" "$SL" 2>&1); rc=$?
 expect_eq "runner layers: --apply refuses the WEAKENS change" "$rc" 1
 
 # --- Filesystem, syscall and limit layers: signed logs in the contract's form. ---
@@ -243,7 +252,7 @@ expect_contains "weakening: WEAKENS on stderr for keyctl" "$(cat "$T/err")" \
     "WEAKENS: sandbox.allowSyscalls: keyctl is a dangerous system call"
 expect_contains "weakening: the reason comment is marked # WEAKENS" "$out" \
     "+    # airlock suggest: allow read $HOME/.ssh/id_ed25519 (call 5: d1) # WEAKENS: "
-out=$("$AIRLOCK" suggest --apply --manifest "$T/weak.yaml" "$T/weak.jsonl" 2>&1); rc=$?
+out=$("$AIRLOCK" suggest --apply --plan "$(plan_of --manifest "$T/weak.yaml" "$T/weak.jsonl")" --manifest "$T/weak.yaml" "$T/weak.jsonl" 2>&1); rc=$?
 expect_eq "weakening: --apply refuses, exit 1" "$rc" 1
 expect_contains "weakening: --apply says why" "$out" "weaken a protected class"
 check "weakening: the file is unchanged" cmp -s "$G/layers.yaml" "$T/weak.yaml"
@@ -252,7 +261,7 @@ check "weakening: the file is unchanged" cmp -s "$G/layers.yaml" "$T/weak.yaml"
 # doubled past the 30-day maximum.
 "$W" -k "$K" -n 0 -S big-session -E "$(lim 6 slow d1 wallClock 2000000000)" "$T/big.jsonl" >/dev/null
 cp "$G/layers.yaml" "$T/big.yaml"
-out=$("$AIRLOCK" suggest --apply --manifest "$T/big.yaml" "$T/big.jsonl" 2>&1); rc=$?
+out=$("$AIRLOCK" suggest --apply --plan "$(plan_of --manifest "$T/big.yaml" "$T/big.jsonl")" --manifest "$T/big.yaml" "$T/big.jsonl" 2>&1); rc=$?
 expect_eq "a result check rejects: exit 78" "$rc" 78
 expect_contains "... the loader's error is shown" "$out" "does not pass airlock check"
 expect_contains "... naming the field" "$out" "timeoutMs"
@@ -262,4 +271,6 @@ check "... and the file is unchanged" cmp -s "$G/layers.yaml" "$T/big.yaml"
 "$AIRLOCK" suggest >/dev/null 2>&1; expect_eq "no SESSION: exit 64" "$?" 64
 "$AIRLOCK" suggest --allow-weakening "$S" >/dev/null 2>&1
 expect_eq "--allow-weakening without --apply: exit 64" "$?" 64
+"$AIRLOCK" suggest --plan 00 "$S" >/dev/null 2>&1
+expect_eq "--plan without --apply: exit 64" "$?" 64
 finish
