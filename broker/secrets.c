@@ -162,7 +162,9 @@ read_file(int dirfd, const char *name, size_t max, unsigned char **out,
 
 	*out = NULL;
 	*len = 0;
-	if ((fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+	/* O_NONBLOCK: a FIFO in its place must not hang the open. */
+	if ((fd = openat(dirfd, name,
+	    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) == -1)
 		return errno == ENOENT ? AL_ERR_NOT_FOUND : AL_ERR_SYSTEM;
 	if (fstat(fd, &st) == -1) {
 		close(fd);

@@ -124,4 +124,18 @@ expect_contains "the agent runs" "$out" "agent-sees="
 expect_contains "the agent does not get the store's passphrase" "$out" "agent-sees=nothing"
 expect_not_contains "... in any form" "$out" "correct horse"
 
+# A FIFO in the store's or the key's place is refused as a file that is
+# not private, at once: the open used to wait for a writer for ever
+# (airlock serve and run hung at start-up).
+for f in secrets.db secrets.key; do
+	d="$T/fifo-$f"
+	mkdir -m 700 "$d"
+	printf 'abcdefgh' | "$AIRLOCK" secret --dir "$d" set X
+	rm "$d/$f"
+	mkfifo -m 600 "$d/$f"
+	out=$(timeout 20 "$AIRLOCK" secret --dir "$d" list 2>&1); rc=$?
+	expect_eq "a FIFO as $f: refused, exit 1" "$rc" 1
+	expect_contains "... as not a private file" "$out" "must be owned by you and private"
+done
+
 finish
