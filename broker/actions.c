@@ -34,6 +34,7 @@
 #include "broker/escalate.h"
 #include "broker/patchjail.h"
 #include "broker/pins.h"
+#include "broker/redact.h"
 #include "broker/wsdigest.h"
 #include "broker/wswrite.h"
 #include "policy/writepolicy.h"
@@ -593,16 +594,84 @@ tool_env(const char *workspace)
 }
 
 #define SEARCH_MAX_MATCHES	200
+#define SEARCH_LINE_MAX		512
+
+/*
+ * Whether the workspace file |rel| holds a secret the session's redactor
+ * knows, in any form it matches (or cannot be read whole to tell: then
+ * it is taken to).  Its matches are withheld: grep gives a secret of
+ * several lines (a PEM key) back a line at a time and a line is cut at
+ * SEARCH_LINE_MAX bytes, and the redactor recognises neither piece.
+ */
+static int
+search_file_holds_secret(struct call *c, const char *rel)
+{
+	json_t	*err = NULL;
+	char	*data;
+	size_t	 len;
+	int	 held;
+
+	if (read_workspace_file(c, rel, &data, &len, &err) != 0) {
+		json_decref(err);
+		return 1;
+	}
+	held = redact_contains(c->b->cfg.redact, data, len);
+	free(data);
+	return held;
+}
+
+/*
+ * Appends grep -Z's line[0..len) ("FILE\0LINE:TEXT") to |matches| as
+ * "FILE:LINE:TEXT", cut at SEARCH_LINE_MAX bytes; or, for a file that
+ * holds a secret, one note in place of all its matches.  |*last| and
+ * |*held| remember the file before (grep gives a file's matches in a
+ * row).  A line without a name (a file name holding a newline) is
+ * dropped when the session holds secrets: its file cannot be checked.
+ */
+static void
+search_add(struct call *c, json_t *matches, const char *line, size_t len,
+    char **last, int *held)
+{
+	const char	*nul = memchr(line, '\0', len);
+	int		 secrets = redact_count(c->b->cfg.redact) > 0;
+	char		*buf, *clean;
+	size_t		 n;
+
+	if (nul == NULL && secrets)
+		return;
+	if (secrets && (*last == NULL || strcmp(*last, line) != 0)) {
+		free(*last);
+		*last = xstrdup(line);
+		if ((*held = search_file_holds_secret(c, line))) {
+			clean = utf8_sanitize(line, nul - line);
+			json_array_append_new(matches, json_sprintf(
+			    "%s: matches withheld: the file holds a granted "
+			    "secret (read_file shows it redacted)", clean));
+			free(clean);
+		}
+	}
+	if (secrets && *held)
+		return;
+	n = len < SEARCH_LINE_MAX ? len : SEARCH_LINE_MAX;
+	buf = xcalloc(n + 1, 1);
+	memcpy(buf, line, n);
+	if (nul != NULL && nul < line + n)
+		buf[nul - line] = ':';
+	clean = utf8_sanitize(buf, n);
+	json_array_append_new(matches, json_string(clean));
+	free(clean);
+	free(buf);
+}
 
 static int
 search_finish(struct call *c, const struct runner_result *res, json_t *cmd,
     json_t **out)
 {
-	json_t	*matches = json_array();
-	char	*clean, *line, *save = NULL;
-	int	 truncated = res->truncated;
+	json_t		*matches = json_array();
+	char		*last = NULL;
+	const char	*p = res->out, *end = res->out + res->out_len, *nl;
+	int		 truncated = res->truncated, held = 0;
 
-	(void)c;
 	/* grep: 0 found, 1 nothing found, 2 trouble. */
 	if (!res->exited || res->exit_code > 1) {
 		json_decref(matches);
@@ -611,18 +680,17 @@ search_finish(struct call *c, const struct runner_result *res, json_t *cmd,
 		    "stderr")));
 		return ACTION_ERROR;
 	}
-	clean = utf8_sanitize(res->out, res->out_len);
-	for (line = strtok_r(clean, "\n", &save); line != NULL;
-	    line = strtok_r(NULL, "\n", &save)) {
+	for (; p < end; p = nl + 1) {
+		if ((nl = memchr(p, '\n', end - p)) == NULL)
+			nl = end;
 		if (json_array_size(matches) >= SEARCH_MAX_MATCHES) {
 			truncated = 1;
 			break;
 		}
-		if (strlen(line) > 512)
-			line[512] = '\0';
-		json_array_append_new(matches, json_string(line));
+		if (nl > p)
+			search_add(c, matches, p, nl - p, &last, &held);
 	}
-	free(clean);
+	free(last);
 	*out = json_pack("{s:o, s:b}", "matches", matches, "truncated",
 	    truncated);
 	return ACTION_DONE;
@@ -652,7 +720,9 @@ act_search(struct call *c, json_t **out)
 	close(fd);
 	c->argv = strv_new(10);
 	c->argv[0] = xstrdup("grep");
-	c->argv[1] = xstrdup("-rnIF");
+	/* -Z: a NUL after each file's name, so that it is read back whole
+	 * (search_add()). */
+	c->argv[1] = xstrdup("-rnIFZ");
 	c->argv[2] = xstrdup("--exclude-dir=.git");
 	c->argv[3] = xstrdup("-m");
 	c->argv[4] = xstrdup("50");

@@ -116,13 +116,21 @@ tools:
     output: { content: string, sha256: string }
     sideEffect: none
     timeoutMs: 2000
+  - name: search
+    input: { pattern: string, path: "workspace_relative_path?" }
+    output: { matches: string_list, truncated: boolean }
+    sideEffect: none
+    timeoutMs: 10000
 YAML
+echo 'a PEMLINE of no secret' >"$ws/plain.txt"
 out=$(printf '%s\n' \
     '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}' \
     '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"deploy.pem","startLine":2,"endLine":2}}}' \
     '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"deploy.pem","startLine":3}}}' \
     '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"deploy.pem"}}}' \
-    '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"long.txt"}}}' |
+    '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"long.txt"}}}' \
+    '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"search","arguments":{"pattern":"PEMLINE"}}}' \
+    '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search","arguments":{"pattern":"xxxxx"}}}' |
     "$AIRLOCK" serve --manifest "$T/read.yaml" --workspace "$ws")
 expect_contains "read_file shows the key file redacted" "$out" '"content":"[REDACTED:DEPLOY_KEY]"'
 expect_contains "... as one line, whatever range is asked" "$out" 'no lines 2-2: the text has 1 lines'
@@ -131,7 +139,18 @@ expect_not_contains "no line of the key comes back alone" "$out" "PEMLINEONE"
 expect_not_contains "... nor the other" "$out" "ZmFrZWtleWxpbmV0d29QRU1MSU5FVFdP"
 expect_contains "the long line was cut by the cap" "$out" '[...]\n[airlock: 0 of 1 lines'
 expect_not_contains "the cut gives no head of the token" "$out" "sup3r/s3"
-rm -f "$ws/deploy.pem" "$ws/long.txt"
+# search: grep gives the key a line at a time and cuts a line at 512
+# bytes; a file that holds a granted secret has its matches withheld.
+R=$(printf '%s\n' "$out" | grep '"id":6,')
+expect_contains "search: a file without a secret is matched as before" \
+    "$R" '"./plain.txt:1:a PEMLINE of no secret"'
+expect_contains "search: the key file's matches are withheld" "$R" \
+    './deploy.pem: matches withheld: the file holds a granted secret'
+R=$(printf '%s\n' "$out" | grep '"id":7,')
+expect_contains "search: so are the long line's" "$R" \
+    './long.txt: matches withheld'
+expect_not_contains "search gives no line of the key" "$out" "MIIEpQIBAAKCAQEA3xQ7k"
+rm -f "$ws/deploy.pem" "$ws/long.txt" "$ws/plain.txt"
 
 # The agent: no secret in its environment, and the store, its key and the
 # state directory are not in its view at all.
