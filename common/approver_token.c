@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,6 +223,7 @@ approver_token_check(
 		"signature", NULL };
 	unsigned char sig[crypto_sign_BYTES];
 	const char *k, *type, *decision;
+	json_int_t exp;
 	json_t *v;
 	char *msg;
 	size_t i;
@@ -247,6 +249,14 @@ approver_token_check(
 	    !json_is_integer(json_object_get(token, "expires"))) {
 		snprintf(
 		    why, whylen, "not an airlock-decision version 1 token");
+		return AL_ERR_FORMAT;
+	}
+	/* Compared in milliseconds: a time whose thousandfold overflows
+	 * (-9223372036854776 wraps to "never expires") is no time. */
+	exp = json_integer_value(json_object_get(token, "expires"));
+	if (exp <= 0 || exp > INT64_MAX / 1000) {
+		snprintf(why, whylen,
+		    "\"expires\" is not a time (seconds since 1970)");
 		return AL_ERR_FORMAT;
 	}
 	for (i = 0; strs[i] != NULL; i++)

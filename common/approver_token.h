@@ -70,7 +70,8 @@ json_t *approver_token_sign(const char *session, const char *approval,
     const unsigned char sk[64]);
 
 /*
- * Checks a token's shape and signature.  On success returns 0 and
+ * Checks a token's shape and signature ("expires" must be a time in
+ * seconds whose thousandfold fits int64_t).  On success returns 0 and
  * writes the signing key into |pk|.  Otherwise returns AL_ERR_FORMAT
  * (malformed) or AL_ERR_CRYPTO (the signature does not verify), with
  * |why| set.  The token is borrowed.

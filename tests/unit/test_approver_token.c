@@ -140,6 +140,33 @@ START_TEST(malformed)
 }
 END_TEST
 
+/*
+ * "expires" is compared in milliseconds: signed by a pinned key's holder
+ * with another tool, -9223372036854776 (whose thousandfold wraps to near
+ * INT64_MAX) would never expire, and 0 or less is no time at all.
+ */
+START_TEST(expires_out_of_range)
+{
+	static const json_int_t bad[] = { -9223372036854776LL,
+		INT64_MAX / 1000 + 1, 0, -1 };
+	unsigned char got[32];
+	char why[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		json_t *t = approver_token_sign("S1", "abcd0123",
+		    "0000000000000000000000000000000000000000000000000000000000000001",
+		    1, "ok", bad[i], sk);
+
+		ck_assert_ptr_nonnull(t);
+		ck_assert_int_eq(approver_token_check(t, got, why, sizeof(why)),
+		    AL_ERR_FORMAT);
+		ck_assert_ptr_nonnull(strstr(why, "\"expires\" is not a time"));
+		json_decref(t);
+	}
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -152,6 +179,7 @@ suite(void)
 	tcase_add_test(tc, tamper_each_member);
 	tcase_add_test(tc, swap_key);
 	tcase_add_test(tc, malformed);
+	tcase_add_test(tc, expires_out_of_range);
 	suite_add_tcase(s, tc);
 	return s;
 }
