@@ -218,12 +218,198 @@ re_literal(FILE *fp, const char *s)
 }
 
 /*
+ * A case-insensitive APFS volume (macOS's default) compares names in
+ * their canonical caseless form: case-folded NFD, Unicode's D145 (xnu,
+ * bsd/sys/unicode.h: utf8_normalizeOptCaseFold()), with the full case
+ * foldings (linux-apfs-rw's unicode.c and apfs-fuse's Unicode.cpp fold
+ * after decomposing, one character into up to three).  So ".GIT" is
+ * ".git" there, and so are these non-ASCII characters the ASCII they fold
+ * to: every one that does (Unicode 14), each a name Seatbelt could be
+ * given for a protected path: ".\u017fl" is ".sl", "hoo\u212as" is "hooks",
+ * "con\ufb01g" is "config".
+ */
+static const struct {
+	const char *ascii; /* what it folds to, lower case */
+	const char *utf8;
+} fold_other[] = {
+	{ "k", "\xe2\x84\xaa" }, /* U+212A KELVIN SIGN */
+	{ "s", "\xc5\xbf" }, /* U+017F LATIN SMALL LETTER LONG S */
+	{ "ss", "\xc3\x9f" }, /* U+00DF LATIN SMALL LETTER SHARP S */
+	{ "ss", "\xe1\xba\x9e" }, /* U+1E9E LATIN CAPITAL LETTER SHARP S */
+	{ "ff", "\xef\xac\x80" }, /* U+FB00..FB06, the Latin ligatures */
+	{ "fi", "\xef\xac\x81" }, { "fl", "\xef\xac\x82" },
+	{ "ffi", "\xef\xac\x83" }, { "ffl", "\xef\xac\x84" },
+	{ "st", "\xef\xac\x85" }, { "st", "\xef\xac\x86" },
+	{ ";", "\xcd\xbe" }, /* U+037E GREEK QUESTION MARK (NFD: ';') */
+	{ "`", "\xe1\xbf\xaf" }, /* U+1FEF GREEK VARIA (NFD: '`') */
+};
+
+#define NFOLD (sizeof(fold_other) / sizeof(fold_other[0]))
+
+/* A run of literal characters, to be matched as the volume folds it. */
+struct fold_run {
+	const char *s;
+	size_t n;
+	int open_head; /* a wildcard before it may take a ligature's start */
+	int open_tail; /* a wildcard after it may take a ligature's end */
+	int upper_first; /* "[Gg]" rather than "[gG]" (the goldens' forms) */
+};
+
+static int
+lower(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
+}
+
+/*
+ * How many characters of the run from |i| fold_other[k] stands for, if
+ * it begins its fold at offset |j| (0: nothing).  Whole, or cut at an
+ * open end of the run: "f*" matches "\ufb01le", whose "i" the '*' takes.
+ */
+static size_t
+fold_covers(const struct fold_run *r, size_t i, size_t k, size_t j)
+{
+	const char *t = fold_other[k].ascii;
+	size_t len = strlen(t), c;
+
+	if (j > 0 && !(r->open_head && i == 0))
+		return 0;
+	for (c = 0; j + c < len && i + c < r->n; c++)
+		if (lower((unsigned char)r->s[i + c]) != t[j + c])
+			break;
+	if (c == 0 || (j + c < len && !(r->open_tail && i + c == r->n)))
+		return 0;
+	return c;
+}
+
+/* Does a character of fold_other stand for more than one of the run's
+ * characters across the boundary before |b|? */
+static int
+fold_spans(const struct fold_run *r, size_t b)
+{
+	size_t i, k, j, c;
+
+	for (i = 0; i < b; i++)
+		for (k = 0; k < NFOLD; k++)
+			for (j = 0; fold_other[k].ascii[j] != '\0'; j++)
+				if ((c = fold_covers(r, i, k, j)) > 1 &&
+				    i + c > b)
+					return 1;
+	return 0;
+}
+
+/* The run's character |i| alone: itself in either case, or a character
+ * of fold_other standing for it alone. */
+static void
+fold_one(FILE *fp, const struct fold_run *r, size_t i)
+{
+	int c = (unsigned char)r->s[i], alts = 0;
+	size_t k, j;
+	char one[2] = { (char)c, '\0' };
+
+	for (k = 0; k < NFOLD; k++)
+		for (j = 0; fold_other[k].ascii[j] != '\0'; j++)
+			if (fold_covers(r, i, k, j) == 1)
+				alts++;
+	if (alts > 0)
+		fputc('(', fp);
+	if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z' && r->upper_first)
+		fprintf(fp, "[%c%c]", c & ~0x20, c | 0x20);
+	else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z')
+		fprintf(fp, "[%c%c]", c | 0x20, c & ~0x20);
+	else
+		re_literal(fp, one);
+	for (k = 0; k < NFOLD; k++)
+		for (j = 0; fold_other[k].ascii[j] != '\0'; j++)
+			if (fold_covers(r, i, k, j) == 1)
+				fprintf(fp, "|%s", fold_other[k].utf8);
+	if (alts > 0)
+		fputc(')', fp);
+}
+
+/* The run's characters [i, b) in every spelling: no character of
+ * fold_other crosses b.  Exact up to FOLD_EXACT characters. */
+#define FOLD_EXACT 8
+
+static void
+fold_seg(FILE *fp, const struct fold_run *r, size_t i, size_t b)
+{
+	size_t k, j, c;
+	int multi = 0;
+
+	for (; i < b; i++) {
+		for (k = 0; k < NFOLD; k++)
+			for (j = 0; fold_other[k].ascii[j] != '\0'; j++)
+				if ((c = fold_covers(r, i, k, j)) > 1 &&
+				    i + c <= b)
+					multi = 1;
+		if (multi)
+			break;
+		fold_one(fp, r, i);
+	}
+	if (i == b)
+		return;
+	fputc('(', fp);
+	fold_one(fp, r, i);
+	fold_seg(fp, r, i + 1, b);
+	for (k = 0; k < NFOLD; k++)
+		for (j = 0; fold_other[k].ascii[j] != '\0'; j++)
+			if ((c = fold_covers(r, i, k, j)) > 1 && i + c <= b) {
+				fprintf(fp, "|%s", fold_other[k].utf8);
+				fold_seg(fp, r, i + c, b);
+			}
+	fputc(')', fp);
+}
+
+/* A long segment, matched loosely: any sequence of its characters'
+ * spellings (more than the names it stands for; never fewer). */
+static void
+fold_loose(FILE *fp, const struct fold_run *r, size_t a, size_t b)
+{
+	size_t i, k, j, c;
+
+	fputs("(", fp);
+	for (i = a; i < b; i++) {
+		if (i > a)
+			fputc('|', fp);
+		fold_one(fp, r, i);
+		for (k = 0; k < NFOLD; k++)
+			for (j = 0; fold_other[k].ascii[j] != '\0'; j++)
+				if ((c = fold_covers(r, i, k, j)) > 1 &&
+				    i + c <= b)
+					fprintf(fp, "|%s", fold_other[k].utf8);
+	}
+	fputs(")+", fp);
+}
+
+/* |r| as a regular expression matching every name the volume takes for
+ * it, cut into segments no character of fold_other crosses. */
+static void
+re_fold(FILE *fp, const struct fold_run *r)
+{
+	size_t a = 0, b;
+
+	for (b = 1; b <= r->n; b++) {
+		if (b < r->n && fold_spans(r, b))
+			continue;
+		if (b - a > FOLD_EXACT)
+			fold_loose(fp, r, a, b);
+		else
+			fold_seg(fp, r, a, b);
+		a = b;
+	}
+}
+
+/*
  * One component of a protected pattern (an fnmatch(3) glob) as a regular
- * expression matching at least what the glob does: '*' and '?' within
- * the component, a bracket expression as any one character, a letter in
- * either case (macOS volumes are case-insensitive: a ".VSCODE" made
- * where no .vscode stands is the editor's .vscode).  Matching more only
- * protects more.
+ * expression matching at least what the glob does, in every spelling a
+ * case-insensitive volume takes (re_fold(): a ".VSCODE" or ".v\u017fcode"
+ * made where no .vscode stands is the editor's .vscode): '*' within the
+ * component, '?' and a bracket expression as any one character (up to
+ * four bytes: a character of UTF-8; or none, as a ligature next to it may
+ * stand for it).  Matching more only protects more.  Not matched: a
+ * ligature standing for letters on both sides of a '*' ("s*s" named
+ * "\u00df").
  */
 /*
  * Where the bracket expression opening at c[i] closes, as fnmatch(3)
@@ -256,37 +442,52 @@ bracket_end(const char *c, size_t i, size_t n)
 	return j < n ? j : 0;
 }
 
+/* Is c[i] the start of a wildcard ('*', '?', a closed bracket)? */
+static int
+wildcard(const char *c, size_t i, size_t n)
+{
+	return c[i] == '*' || c[i] == '?' ||
+	    (c[i] == '[' && bracket_end(c, i, n) != 0);
+}
+
 static void
 re_glob(FILE *fp, const char *c, size_t n)
 {
-	size_t i;
+	char *lit = xcalloc(n + 1, 1);
+	size_t i, m = 0;
+	int after_wild = 0;
+	struct fold_run r;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i <= n; i++) {
+		if (i < n && !wildcard(c, i, n)) {
+			if (c[i] == '\\' && i + 1 < n)
+				i++;
+			lit[m++] = c[i];
+			continue;
+		}
+		if (m > 0) {
+			r.s = lit;
+			r.n = m;
+			r.open_head = after_wild;
+			r.open_tail = i < n;
+			r.upper_first = 0;
+			re_fold(fp, &r);
+			m = 0;
+		}
+		if (i == n)
+			break;
 		if (c[i] == '*')
 			fputs("[^/]*", fp);
-		else if (c[i] == '?')
-			fputs("[^/]", fp);
-		else if (c[i] == '[') {
-			size_t j = bracket_end(c, i, n);
-
-			if (j == 0)
-				fputs("\\[", fp); /* no bracket: itself */
-			else {
-				fputs("[^/]", fp);
-				i = j;
-			}
-		} else if (c[i] == '\\' && i + 1 < n) {
-			char one[2] = { c[++i], '\0' };
-
-			re_literal(fp, one);
-		} else if ((c[i] | 0x20) >= 'a' && (c[i] | 0x20) <= 'z')
-			fprintf(fp, "[%c%c]", c[i] | 0x20, c[i] & ~0x20);
 		else {
-			char one[2] = { c[i], '\0' };
-
-			re_literal(fp, one);
+			if (c[i] == '[')
+				i = bracket_end(c, i, n);
+			/* None when a ligature before or after takes it:
+			 * "f?x" is "\ufb00x" (U+FB00 is "ff"). */
+			fputs("[^/]?[^/]?[^/]?[^/]?", fp);
 		}
+		after_wild = 1;
 	}
+	free(lit);
 }
 
 static int
@@ -459,20 +660,14 @@ re_any_depth(FILE *fp, const char *ws)
 	fputs("(/.*)?/", fp);
 }
 
-/* |name| (ASCII) as a regex that takes it in any case: ".hg" is
- * "\\.[Hh][Gg]". */
+/* |name| (ASCII) as a regex that takes it in every spelling a
+ * case-insensitive volume does (re_fold()): ".hg" is "\\.[Hh][Gg]". */
 static void
 re_any_case(FILE *fp, const char *name)
 {
-	char one[2] = { '\0', '\0' };
+	struct fold_run r = { name, strlen(name), 0, 0, 1 };
 
-	for (; *name != '\0'; name++)
-		if ((*name | 0x20) >= 'a' && (*name | 0x20) <= 'z')
-			fprintf(fp, "[%c%c]", *name & ~0x20, *name | 0x20);
-		else {
-			one[0] = *name;
-			re_literal(fp, one);
-		}
+	re_fold(fp, &r);
 }
 
 /* The rules of one protected pattern: its paths and their ancestors. */

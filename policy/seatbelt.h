@@ -27,16 +27,20 @@
  *   - writing beneath the workspace and the run's own temporary directory
  *     (its TMPDIR), writing data to /dev/null and to the run's terminal;
  *   - never writing a ".git", ".hg", ".jj" or ".sl" entry at any depth
- *     (directory or gitdir: file, case-folded: policy/vcsdirs.h), the resolved gitdir: target of the workspace's
- *     .git file, or a sandbox.protected pattern at any depth, of the
- *     workspace and of the TMPDIR (on the same volume, whence a tree
+ *     (directory or gitdir: file: policy/vcsdirs.h), the resolved
+ *     gitdir: target of the workspace's .git file, or a
+ *     sandbox.protected pattern at any depth, of the workspace and of
+ *     the TMPDIR (on the same volume, whence a tree
  *     renamed into the workspace); never unlinking or renaming the
  *     workspace, nor unlinking, renaming or making a protected path's
  *     ancestor;
  *   - no network, or when the policy grants it only TCP to the egress
  *     proxy's loopback port.
  * Every path is first put in the form Seatbelt matches
- * (seatbelt_canonical()).
+ * (seatbelt_canonical()), and every name the rules above protect in the
+ * workspace and the TMPDIR is matched in each spelling a case-insensitive
+ * APFS volume takes for it (".GIT", ".\u017fl" for ".sl": seatbelt.c,
+ * fold_other[]).
  */
 #ifndef AIRLOCK_SEATBELT_H
 #define AIRLOCK_SEATBELT_H

@@ -45,8 +45,10 @@ prof=$("$AIRLOCK" profile --seatbelt --manifest "$M" --workspace "$ws")
 # Seatbelt sees /tmp as /private/tmp.
 expect_contains "profile_denies_manifest_path" "$prof" "(deny file-read* (subpath \"/private$ws/secret.txt\"))"
 wsre=$(printf '%s' "/private$ws" | sed 's/[.]/\\./g')	# as a regex
-# In any case: a case-insensitive volume's CONFIG is config.
-expect_contains "profile_protects_manifest_path" "$prof" "(deny file-write* (regex #\"^$wsre(/.*)?/[cC][oO][nN][fF][iI][gG](/.*)?\$\"))"
+# In any case: a case-insensitive volume's CONFIG is config, and so is
+# "con\ufb01g" (the fi ligature folds to "fi").
+fi_lig=$(printf '\357\254\201')
+expect_contains "profile_protects_manifest_path" "$prof" "(deny file-write* (regex #\"^$wsre(/.*)?/[cC][oO][nN]([fF][iI]|$fi_lig)[gG](/.*)?\$\"))"
 
 "$AIRLOCK" exec --manifest "$T/missing.yaml" -- true 2>/dev/null
 expect_eq "missing_manifest_is_a_config_error" "$?" 78

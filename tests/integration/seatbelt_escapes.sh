@@ -37,6 +37,25 @@ judge() {
 	expect_eq "$1" "$got" "$3"
 }
 
+# folded PROFILE < "NAME VERDICT QUERY" lines: the model's verdicts as on
+# a case-insensitive APFS volume (sbpl_eval.py --fold: each path in every
+# spelling the volume takes for it, ".SSH", ".\u017fsh", the agent's
+# pick), in one run of the model.
+folded() {
+	cat > "$T/fold.want"
+	sed 's/^[^ ]* [^ ]* //' "$T/fold.want" |
+	    $EVAL --fold "$1" > "$T/fold.out"
+	while read -r _n _v _q; do
+		read -r _got _rest <&3 || _got=missing
+		if [ "$_got" = "$_v" ]; then
+			pass "$_n"
+		else
+			fail "$_n"
+			echo "  $_got $_rest (expected $_v)"
+		fi
+	done < "$T/fold.want" 3< "$T/fold.out"
+}
+
 # A denied path in the workspace, and credential stores in it (a
 # workspace at ~/.config, a dotfiles repository, holds ~/.config/gh):
 # Seatbelt matches names, so a rename of the file or of a directory above
@@ -174,6 +193,44 @@ if HOME=/Users/dev "$AIRLOCK" profile --seatbelt --workspace "$T/pws" \
 	expect_eq tmpdir_param_writable "$got" allow
 else
 	fail tmpdir_param_generates
+fi
+
+# On a case-insensitive volume (macOS's default) a protected name has
+# other spellings: ".\u017fl" (LONG S) is ".sl", "wor\u212aflows" (KELVIN
+# SIGN) and "work\ufb02ows" (the fl ligature) are "workflows".  Seatbelt
+# may match the spelling the agent used: every one is denied.
+mkdir -p "$T/fws/.hk/_"
+git -C "$T/fws" init -q
+git -C "$T/fws" config core.hooksPath .hk/_
+printf '#!/bin/sh\nnpx lint-staged\n' > "$T/fws/.hk/_/pre-commit"
+M="$T/fold.yaml"
+cp "$top_srcdir/tests/golden/workboard.yaml" "$M"
+cat >> "$M" <<'YAML'
+
+sandbox:
+  protected: [ ".git", ".vscode", ".github/workflows", "*.key", "f?x", "config/secrets" ]
+YAML
+if profile fold "/Users/dev" --workspace "$T/fws" --manifest "$M"; then
+	w="/private$T/fws"
+	folded "$T/fold.sb" <<EOF
+fold_sl_denied deny file-write-create $w/.sl/store
+fold_sl_at_depth_denied deny file-write-create $w/a/b/.sl/store
+fold_git_denied deny file-write-create $w/src/.git/config
+fold_vscode_denied deny file-write-create $w/.vscode/tasks.json
+fold_workflows_denied deny file-write-create $w/.github/workflows/ci.yml
+fold_glob_denied deny file-write-create $w/keys/prod.key
+fold_glob_wildcard_ligature_denied deny file-write-create $w/ffx
+fold_secrets_denied deny file-write-create $w/config/secrets/db.env
+fold_secrets_ancestor_not_made deny rename $w/c2 $w/config
+fold_hooks_denied deny file-write-create $w/.hk/_/pre-commit
+fold_hooks_parent_not_made deny rename $w/x $w/.hk
+fold_lintstaged_config_denied deny file-write-create $w/sub/.lintstagedrc
+fold_lintstaged_package_json_denied deny file-write-data $w/package.json
+fold_tmpdir_sl_denied deny file-write-create $TMPD/x/.sl/store
+fold_tmpdir_vscode_denied deny file-write-create $TMPD/x/.vscode/tasks.json
+fold_workspace_writable allow file-write-create $w/src/main.c
+fold_config_writable allow file-write-create $w/config/app.yml
+EOF
 fi
 
 # A protected glob read as fnmatch(3) reads it (the change sets do): a

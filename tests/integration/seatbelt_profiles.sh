@@ -94,7 +94,7 @@ printf '#!/bin/sh\nnpx lint-staged\n' >"$T/husky/.husky/_/pre-commit"
 printf '#!/bin/sh\n# husky\n' >"$T/husky/.husky/_/pre-push"
 prof=$("$AIRLOCK" profile --seatbelt --workspace "$T/husky")
 expect_contains "lintstaged_configs_at_any_depth" "$prof" "lint-staged's configs, at any depth"
-expect_contains "lintstaged_package_json" "$prof" '|[Pp][Aa][Cc][Kk][Aa][Gg][Ee]\.[Jj][Ss][Oo][Nn])$'
+expect_contains "lintstaged_package_json" "$prof" '|[Pp][Aa][Cc]([Kk]|K)[Aa][Gg][Ee]\.[Jj]([Ss]|ſ)[Oo][Nn])$'
 expect_contains "husky4_package_json" "$prof" "; git hook: package.json"
 rm "$T/husky/.husky/_/pre-commit" "$T/husky/.husky/_/pre-push"
 mkdir -p "$T/badhome/.gitconfig"

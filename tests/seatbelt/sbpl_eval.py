@@ -3,7 +3,7 @@
 # Copyright (c) 2026 The airlock authors
 """Decides file operations against an airlock Seatbelt (SBPL) profile.
 
-usage: sbpl_eval.py PROFILE [NAME=VALUE...] < QUERIES
+usage: sbpl_eval.py [--fold] PROFILE [NAME=VALUE...] < QUERIES
 
 A model of how Seatbelt judges a path, for the tests (no macOS here):
 the last rule whose operation and filters match decides, else
@@ -17,10 +17,25 @@ command line.  A filter on anything but a path never matches a path.
 Each query line is "OPERATION PATH [VNODE-TYPE]"; "rename FROM TO" is
 the two checks Seatbelt makes of rename(2): file-write-unlink of FROM and
 file-write-create of TO.  Each prints "allow" or "deny" and the query.
+
+--fold judges as on a case-insensitive APFS volume (macOS's default),
+where a name is compared in its canonical caseless form (case-folded NFD,
+Unicode D145: xnu's utf8_normalizeOptCaseFold(), bsd/sys/unicode.h; full
+foldings, as linux-apfs-rw's unicode.c and apfs-fuse's Unicode.cpp do):
+".GIT", ".Git" and ".git" are one file, as are ".ssh" and ".\u017fsh"
+(LONG S), "hooks" and "hoo\u212aS" (KELVIN SIGN), "config" and
+"con\ufb01g" (the fi ligature).  Which spelling Seatbelt matches is not
+documented: it builds the path from the name cache, whose names are those
+the lookups used, and a file being made has the name the caller gave.  So
+each path of a query stands for every spelling of it (spellings()), and
+the query is allowed if one spelling is: the agent picks the one that
+gets through, and the line says which.  Literals and regexes are matched
+as bytes (UTF-8): a bracket expression takes one byte, not one character.
 """
 import os
 import re
 import sys
+import unicodedata
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lint import parse, sym  # noqa: E402
@@ -48,7 +63,8 @@ def matches(f, path, vtype, params):
         p = value(f[1], params).rstrip("/")
         return path == p or path.startswith(p + "/") or p == ""
     if head == "regex":
-        return re.search(value(f[1], params), path) is not None
+        return re.search(value(f[1], params).encode(),
+                         path.encode()) is not None
     if head == "vnode-type":
         return sym(f[1]) == vtype
     return False
@@ -81,25 +97,85 @@ def decide(forms, op, path, vtype, params):
     return verdict
 
 
+def caseless(s):
+    """The canonical caseless form an APFS volume compares (D145)."""
+    return unicodedata.normalize(
+        "NFD", unicodedata.normalize("NFD", s).casefold())
+
+
+# What case-folded NFD makes of a non-ASCII character that it turns into
+# ASCII (every one, Unicode 14: the single letters, the ligatures and the
+# two canonical singletons).
+OTHER_SPELLINGS = {"k": ["\u212a"], "s": ["\u017f"],
+                   "ss": ["\u00df", "\u1e9e"], "ff": ["\ufb00"],
+                   "fi": ["\ufb01"], "fl": ["\ufb02"], "ffi": ["\ufb03"],
+                   "ffl": ["\ufb04"], "st": ["\ufb05", "\ufb06"],
+                   ";": ["\u037e"], "`": ["\u1fef"]}
+
+
+def spellings(path):
+    """|path| and other names an APFS volume takes for it: the whole
+    path in upper, lower and swapped case, then each character (or run a
+    ligature stands for) changed alone, one spelling per change: a rule
+    built character by character that misses one misses it here."""
+    out = [path, path.upper(), path.lower(), path.swapcase()]
+    low = path.lower()
+    for i, c in enumerate(path):
+        if c.isalpha() and c.isascii():
+            out.append(path[:i] + c.swapcase() + path[i + 1:])
+        for seq, alts in OTHER_SPELLINGS.items():
+            if low.startswith(seq, i):
+                for a in alts:
+                    out.append(path[:i] + a + path[i + len(seq):])
+    seen, res = set(), []
+    for p in out:
+        if p not in seen and caseless(p) == caseless(path):
+            seen.add(p)
+            res.append(p)
+    return res
+
+
+def judge(forms, q, params, fold):
+    """The verdict on query |q| and the spelling that had it."""
+    names = spellings if fold else (lambda p: [p])
+    if q[0] == "rename":
+        # The two checks are independent: each name in its best spelling.
+        got = []
+        for op, p in (("file-write-unlink", q[1]),
+                      ("file-write-create", q[2])):
+            ok = [a for a in names(p)
+                  if decide(forms, op, a, "REGULAR-FILE", params) == "allow"]
+            if not ok:
+                return "deny", q[1:3]
+            got.append(ok[0])
+        return "allow", got
+    vtype = q[2] if len(q) > 2 else "REGULAR-FILE"
+    for a in names(q[1]):
+        if decide(forms, q[0], a, vtype, params) == "allow":
+            return "allow", [a]
+    return "deny", [q[1]]
+
+
 def main():
-    if len(sys.argv) < 2:
+    args = sys.argv[1:]
+    fold = bool(args) and args[0] == "--fold"
+    if fold:
+        args = args[1:]
+    if not args:
         sys.stderr.write(__doc__)
         return 64
-    forms = parse(open(sys.argv[1]).read())
-    params = dict(a.split("=", 1) for a in sys.argv[2:])
+    forms = parse(open(args[0], encoding="utf-8").read())
+    params = dict(a.split("=", 1) for a in args[1:])
     for line in sys.stdin:
         q = line.split()
         if not q:
             continue
-        if q[0] == "rename":
-            v = "allow" if decide(forms, "file-write-unlink", q[1],
-                                  "REGULAR-FILE", params) == "allow" and \
-                decide(forms, "file-write-create", q[2], "REGULAR-FILE",
-                       params) == "allow" else "deny"
-        else:
-            v = decide(forms, q[0], q[1],
-                       q[2] if len(q) > 2 else "REGULAR-FILE", params)
-        print("%s %s" % (v, " ".join(q)))
+        v, names = judge(forms, q, params, fold)
+        shown = " ".join(q)
+        if fold and v == "allow" and \
+                names != q[1:3 if q[0] == "rename" else 2]:
+            shown += "  (as %s)" % ascii(" ".join(names))
+        print("%s %s" % (v, shown))
     return 0
 
 

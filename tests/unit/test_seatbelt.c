@@ -392,6 +392,16 @@ START_TEST(test_protected_patterns_and_ancestors)
 	    out, "deny file-write*", "/Users/dev/my project/keys/server.PEM"));
 	ck_assert(regex_denies(out, "deny file-write-unlink file-write-create",
 	    "/Users/dev/my project/.GITHUB"));
+	/* And in the other spellings a case-insensitive APFS volume folds
+	 * to the same name: U+212A KELVIN SIGN is k, U+FB02 is "fl", U+017F
+	 * LONG S is s. */
+	ck_assert(regex_denies(out, "deny file-write*",
+	    "/Users/dev/my project/.github/wor\xe2\x84\xaa"
+	    "flows/ci.yml"));
+	ck_assert(regex_denies(out, "deny file-write*",
+	    "/Users/dev/my project/.github/work\xef\xac\x82ows/ci.yml"));
+	ck_assert(regex_denies(
+	    out, "deny file-write*", "/Users/dev/my project/.\xc5\xbfl/x"));
 	/* A repository by any door: .hg, a bare repository's HEAD. */
 	ck_assert(regex_denies(
 	    out, "deny file-write*", "/Users/dev/my project/src/.hg/hgrc"));
