@@ -765,10 +765,49 @@ protect_lintstaged(FILE *fp, const char *ws)
 }
 
 /*
+ * The first |len| bytes of |p| (canonical) as a regex matching them in
+ * every spelling a case-insensitive volume takes (re_fold()): beneath a
+ * writable root of |roots| (NULL: none), the root as written (the allow
+ * of the root matches it so: another spelling of it is not writable) and
+ * the rest in every spelling; elsewhere the whole path, since reading is
+ * allowed under any name: "/Users/DEV/.SSH" is "/Users/dev/.ssh".
+ */
+static void
+re_path(FILE *fp, const char *p, size_t len, const char *const *roots,
+    size_t nroots)
+{
+	char buf[4096];
+	const char *rest;
+	struct fold_run r = { buf, 0, 0, 0, 1 };
+	size_t i;
+
+	snprintf(buf, sizeof(buf), "%.*s", (int)len, p);
+	for (i = 0; i < nroots; i++)
+		if (roots[i] != NULL && beneath(buf, roots[i], &rest)) {
+			re_literal(fp, roots[i]);
+			r.s = rest;
+			break;
+		}
+	r.n = strlen(r.s);
+	re_fold(fp, &r);
+}
+
+/* (deny OP) of |p| and beneath, in every spelling (re_path()). */
+static void
+deny_tree(FILE *fp, const char *op, const char *p, const char *const *roots,
+    size_t nroots)
+{
+	fprintf(fp, "(deny %s (regex #\"^", op);
+	re_path(fp, p, strlen(p), roots, nroots);
+	fprintf(fp, "(/.*)?$\"))\n");
+}
+
+/*
  * A credential store or a denied path |p| (canonical): never written,
  * and neither it nor an ancestor of it in a writable |root| (NULL: none)
- * unlinked or renamed.  Seatbelt matches names: a file moved elsewhere
- * in the workspace would be read there under its new name.
+ * unlinked or renamed, in any spelling.  Seatbelt matches names: a file
+ * moved elsewhere in the workspace would be read there under its new
+ * name.
  */
 static void
 pin(FILE *fp, const char *p, const char *const *roots, size_t nroots)
@@ -776,17 +815,15 @@ pin(FILE *fp, const char *p, const char *const *roots, size_t nroots)
 	const char *rest, *s;
 	size_t i;
 
-	fprintf(fp, "(deny file-write* (subpath ");
-	quote(fp, p);
-	fprintf(fp, "))\n");
+	deny_tree(fp, "file-write*", p, roots, nroots);
 	for (i = 0; i < nroots; i++) {
 		if (roots[i] == NULL || !beneath(p, roots[i], &rest) ||
 		    rest[0] == '\0')
 			continue;
 		for (s = rest; s != NULL; s = strchr(s + 1, '/')) {
-			fprintf(fp, "(deny file-write-unlink (literal \"");
-			fwrite(p, 1, (size_t)(s - p), fp);
-			fprintf(fp, "\"))\n");
+			fprintf(fp, "(deny file-write-unlink (regex #\"^");
+			re_path(fp, p, (size_t)(s - p), roots, nroots);
+			fprintf(fp, "$\"))\n");
 		}
 	}
 }
@@ -894,17 +931,13 @@ seatbelt_profile(
 	for (i = 0; (rc = secret(i, run, path, sizeof(path))) != -1; i++) {
 		if (rc != 0)
 			continue;
-		fprintf(fp, "(deny file-read* (subpath ");
-		quote(fp, path);
-		fprintf(fp, "))\n");
+		deny_tree(fp, "file-read*", path, NULL, 0);
 	}
 	for (i = 0; i < sp->ndeny_read; i++) {
 		if (resolve(sp->deny_read[i], run->home, path, sizeof(path)) !=
 		    0)
 			continue;
-		fprintf(fp, "(deny file-read* (subpath ");
-		quote(fp, path);
-		fprintf(fp, "))\n");
+		deny_tree(fp, "file-read*", path, NULL, 0);
 	}
 
 	fprintf(fp,
@@ -981,9 +1014,15 @@ seatbelt_profile(
 	if (run->gitdir != NULL) {
 		if ((rc = resolve(run->gitdir, NULL, path, sizeof(path))) != 0)
 			goto fail;
-		fprintf(fp, "(deny file-write* (subpath ");
-		quote(fp, path);
-		fprintf(fp, "))\n");
+		/* Outside the writable roots no spelling is writable. */
+		if (beneath(path, ws, &rest) ||
+		    (roots[1] != NULL && beneath(path, roots[1], &rest)))
+			deny_tree(fp, "file-write*", path, roots, 2);
+		else {
+			fprintf(fp, "(deny file-write* (subpath ");
+			quote(fp, path);
+			fprintf(fp, "))\n");
+		}
 	}
 	for (i = 0; i < run->nhooks; i++)
 		protect_hooks(fp, ws, run->hooks[i]);

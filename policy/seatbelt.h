@@ -40,7 +40,9 @@
  * (seatbelt_canonical()), and every name the rules above protect in the
  * workspace and the TMPDIR is matched in each spelling a case-insensitive
  * APFS volume takes for it (".GIT", ".\u017fl" for ".sl": seatbelt.c,
- * fold_other[]).
+ * fold_other[]), as is the whole path of each secret and denied path
+ * ("/USERS/dev/.SSH" for "/Users/dev/.ssh"; beneath the workspace or the
+ * TMPDIR, the part below it).
  */
 #ifndef AIRLOCK_SEATBELT_H
 #define AIRLOCK_SEATBELT_H

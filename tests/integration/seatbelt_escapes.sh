@@ -88,6 +88,15 @@ if profile deny "$H" --workspace "$W" --manifest "$M"; then
 	# The rest of the workspace stays writable, the sibling movable.
 	judge workspace_writable "$P" allow "file-write-create $w/app/main.c"
 	judge sibling_renamed "$P" allow "rename $w/app/main.c $w/app/b.c"
+	folded "$P" <<EOF
+fold_denied_file_unreadable deny file-read-data $w/app/secrets/db.env
+fold_denied_parent_not_renamed deny rename $w/app/secrets $w/x
+fold_denied_file_not_overwritten deny file-write-data $w/app/secrets/db.env
+fold_credential_store_unreadable deny file-read-data $w/gh/hosts.yml
+fold_credential_store_not_renamed deny rename $w/gh $w/x
+fold_credential_store_not_written deny file-write-create $w/gh/config.yml
+fold_sibling_renamed allow rename $w/app/main.c $w/app/b.c
+EOF
 fi
 
 # Every credential store the rest of airlock knows (policy/sensitive.c),
@@ -101,6 +110,16 @@ if profile creds "/Users/dev" --workspace "$T/ws"; then
 		    "file-read-data /Users/dev/$f"
 	done
 	judge "home_readable" "$P" allow "file-read-data /Users/dev/.zshrc"
+	# In every spelling: on a case-insensitive APFS volume ~/.SSH,
+	# /USERS/dev/.ssh and ~/.\u017fsh are ~/.ssh.
+	folded "$P" <<EOF
+fold_ssh_unreadable deny file-read-data /Users/dev/.ssh/id_ed25519
+fold_aws_unreadable deny file-read-data /Users/dev/.aws/credentials
+fold_keychains_unreadable deny file-read-data /Users/dev/Library/Keychains/login.keychain-db
+fold_system_keychains_unreadable deny file-read-data /Library/Keychains/System.keychain
+fold_gh_unreadable deny file-read-data /Users/dev/.config/gh/hosts.yml
+fold_home_readable allow file-read-data /Users/dev/.zshrc
+EOF
 fi
 
 # airlock's own directories where this environment puts them (here
@@ -115,6 +134,10 @@ if profile own "/Users/dev" --workspace "$T/ws"; then
 	judge state_host_key_unreadable "$P" deny "file-read-data /private$T/astate/keys/audit.key"
 	judge config_unreadable "$P" deny "file-read-data /private$T/aconf/audit.conf"
 	judge runtime_unreadable "$P" deny "file-read-data /private$T/arun/x"
+	folded "$P" <<EOF
+fold_state_secrets_key_unreadable deny file-read-data /private$T/astate/secrets.key
+fold_config_unreadable deny file-read-data /private$T/aconf/audit.conf
+EOF
 fi
 unset AIRLOCK_STATE_DIR AIRLOCK_CONFIG_DIR AIRLOCK_RUNTIME_DIR
 # A directory that cannot be written into a profile refuses it.

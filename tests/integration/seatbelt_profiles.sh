@@ -20,7 +20,10 @@ seen="/private$ws"
 golden() {
 	name=$1
 	shift
-	if ! HOME=/Users/dev "$AIRLOCK" profile --seatbelt \
+	# airlock's state directory where the goldens can name it (each path
+	# is written in every spelling: "@T@" could not stand for it).
+	if ! HOME=/Users/dev AIRLOCK_HOME=/Users/dev/.airlock-state \
+	    "$AIRLOCK" profile --seatbelt \
 	    --tmpdir /private/var/folders/xy/abc123/T/airlock.Q1w2e3 "$@" \
 	    > "$T/$name.raw" 2> "$T/$name.err"; then
 		fail "${name}_generates"

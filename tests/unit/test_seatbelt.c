@@ -132,7 +132,8 @@ expect_writes(const char *profile, const char *const *denied, size_t nd,
 		    "%s not writable", allowed[i]);
 }
 
-/* 1 if |path| is beneath a (subpath "...") of a rule starting |rule|. */
+/* 1 if |path| is beneath a (subpath "...") of a rule starting |rule|
+ * ("(deny file-read*"), or matches its (regex ...). */
 static int
 subpath_rule(const char *profile, const char *rule, const char *path)
 {
@@ -140,6 +141,8 @@ subpath_rule(const char *profile, const char *rule, const char *path)
 	const char *q;
 	size_t n;
 
+	if (regex_denies(profile, rule + 1, path))
+		return 1;
 	snprintf(head, sizeof(head), "%s (subpath \"", rule);
 	for (q = profile; (q = strstr(q, head)) != NULL; q++) {
 		q += strlen(head);
@@ -208,12 +211,22 @@ START_TEST(test_default_policy_matches_golden_profile)
 	ck_assert_ptr_null(strstr(out, "\"/private/tmp\""));
 	ck_assert_ptr_null(strstr(out, "\"/private/var/folders\""));
 	ck_assert_ptr_nonnull(strstr(out, "(deny network*)"));
-	ck_assert_ptr_nonnull(
-	    strstr(out, "(deny file-read* (subpath \"/Users/dev/.ssh\"))"));
+	/* In every spelling: on a case-insensitive APFS volume ~/.SSH,
+	 * /users/DEV/.ssh and ~/.\u017fsh (LONG S) are ~/.ssh, and U+00DF
+	 * is "ss". */
+	ck_assert_ptr_nonnull(strstr(out,
+	    "(deny file-read* (regex #\"^/[Uu]([Ss]|\xc5\xbf)[Ee][Rr]([Ss]|"
+	    "\xc5\xbf)/[Dd][Ee][Vv]/\\.(([Ss]|\xc5\xbf)([Ss]|\xc5\xbf)|"
+	    "\xc3\x9f|\xe1\xba\x9e)[Hh](/.*)?$\"))"));
+	ck_assert(
+	    regex_denies(out, "deny file-read*", "/users/DEV/.SSH/id_rsa"));
+	ck_assert(regex_denies(
+	    out, "deny file-read*", "/Users/dev/.\xc3\x9fh/id_rsa"));
+	ck_assert(!regex_denies(out, "deny file-read*", "/Users/dev/.sh"));
 	/* Not written, and after the allow of the workspace: SBPL's last
 	 * match wins. */
 	ck_assert_ptr_nonnull(strstr(strstr(out, "(allow file-write*\n"),
-	    "(deny file-write* (subpath \"/Users/dev/.ssh\"))"));
+	    "(deny file-write* (regex #\"^/[Uu]([Ss]|\xc5\xbf)[Ee][Rr]"));
 	ck_assert_int_eq(subpath_rule(out, "(allow file-write*\n   ",
 			     "/Users/dev/project/src/a.c"),
 	    1);
@@ -451,12 +464,20 @@ START_TEST(test_protected_patterns_and_ancestors)
 	sp.deny_read[0] = strdup("/Users/dev/my project/cfg/prod/db.env");
 	ck_assert_int_eq(seatbelt_profile(&sp, &r, &out), 0);
 	ck_assert_ptr_nonnull(strstr(strstr(out, "(allow file-write*\n"),
-	    "(deny file-write* (subpath \"/Users/dev/my project/cfg/prod/"
-	    "db.env\"))\n"
-	    "(deny file-write-unlink (literal \"/Users/dev/my project\"))\n"
-	    "(deny file-write-unlink (literal \"/Users/dev/my project/cfg\"))\n"
-	    "(deny file-write-unlink (literal \"/Users/dev/my "
-	    "project/cfg/prod\"))\n"));
+	    "(deny file-write* (regex #\"^/Users/dev/my project/[Cc][Ff][Gg]/"
+	    "[Pp][Rr][Oo][Dd]/[Dd][Bb]\\.[Ee][Nn][Vv](/.*)?$\"))\n"
+	    "(deny file-write-unlink (regex #\"^/Users/dev/my project$\"))\n"
+	    "(deny file-write-unlink (regex #\"^/Users/dev/my "
+	    "project/[Cc][Ff][Gg]$\"))\n"
+	    "(deny file-write-unlink (regex #\"^/Users/dev/my "
+	    "project/[Cc][Ff][Gg]/[Pp][Rr][Oo][Dd]$\"))\n"));
+	/* In every spelling a case-insensitive volume takes for it. */
+	ck_assert(regex_denies(
+	    out, "deny file-write-unlink", "/Users/dev/my project/CFG/Prod"));
+	ck_assert(regex_denies(
+	    out, "deny file-read*", "/Users/dev/my project/cfg/PROD/db.env"));
+	ck_assert(regex_denies(
+	    out, "deny file-read*", "/USERS/dev/.\xc5\xbfsh/id_rsa"));
 	ck_assert_int_eq(subpath_rule(out, "(deny file-write*",
 			     "/Users/dev/src/main.git/worktrees/p/HEAD"),
 	    1);
