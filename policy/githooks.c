@@ -1092,13 +1092,17 @@ git_hooks_find_path(const char *ws, struct git_hooks *h, char *err,
 	return rc;
 }
 
-/* 1 if workspace-relative |path| is |dir| or beneath it ("": all). */
+/* 1 if workspace-relative |path| is |dir| or beneath it ("": all), in
+ * any case: on a case-insensitive workspace (vfat, exFAT, an SMB share,
+ * WSL's /mnt/c, an ext4 casefold directory) ".HUSKY/_" is ".husky/_",
+ * and the kernel's name for a directory is the spelling that looked it
+ * up, which is the agent's when it made the lookup. */
 static int
 beneath(const char *path, const char *dir)
 {
 	size_t len = strlen(dir);
 
-	return len == 0 || (strncmp(path, dir, len) == 0 &&
+	return len == 0 || (strncasecmp(path, dir, len) == 0 &&
 	    (path[len] == '\0' || path[len] == '/'));
 }
 
@@ -1117,7 +1121,7 @@ is_one_of(const char *name, const char *const *names)
 	size_t k;
 
 	for (k = 0; names[k] != NULL; k++)
-		if (strcmp(name, names[k]) == 0)
+		if (strcasecmp(name, names[k]) == 0) /* beneath(): any case */
 			return 1;
 	return 0;
 }
@@ -1225,10 +1229,10 @@ git_hooks_keys(const struct git_hooks *h, const char *path)
 	unsigned keys = 0;
 
 	if (h->lintstaged != NULL && beneath(path, h->lintstaged) &&
-	    strcmp(base_name(path), "package.json") == 0 &&
+	    strcasecmp(base_name(path), "package.json") == 0 &&
 	    !in_node_modules(path))
 		keys |= GIT_HOOKS_KEY_LINTSTAGED;
-	if (h->husky_pkg != NULL && strcmp(path, h->husky_pkg) == 0)
+	if (h->husky_pkg != NULL && strcasecmp(path, h->husky_pkg) == 0)
 		keys |= GIT_HOOKS_KEY_HUSKY;
 	return keys;
 }

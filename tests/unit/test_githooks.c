@@ -140,6 +140,19 @@ START_TEST(test_husky)
 	ck_assert_int_eq(git_hooks_cover(&h, ".husky/_/h"), 1);
 	ck_assert_int_eq(git_hooks_cover(&h, ".huskyrc"), 0);
 	ck_assert_int_eq(git_hooks_cover(&h, "src/.husky/pre-commit"), 0);
+	/* In any case: on a case-insensitive workspace (vfat, exFAT, SMB,
+	 * WSL's /mnt/c, ext4 casefold) .HUSKY/_ is the hooks directory. */
+	ck_assert_int_eq(git_hooks_cover(&h, ".HUSKY/_/pre-commit"), 1);
+	ck_assert_int_eq(git_hooks_cover(&h, ".Husky/pre-push"), 1);
+	h.n = 0;
+	h.lintstaged = "";
+	h.husky_pkg = "package.json";
+	ck_assert_int_eq(git_hooks_cover(&h, "src/.LintStagedRC"), 1);
+	ck_assert_uint_eq(git_hooks_keys(&h, "web/Package.JSON"),
+	    GIT_HOOKS_KEY_LINTSTAGED);
+	ck_assert_uint_eq(git_hooks_keys(&h, "PACKAGE.json"),
+	    GIT_HOOKS_KEY_LINTSTAGED | GIT_HOOKS_KEY_HUSKY);
+	h.lintstaged = h.husky_pkg = NULL;
 }
 END_TEST
 
