@@ -10,6 +10,9 @@
 # "PATH=." or "PATH"), export "y"=$x (bash and dash split $x when the
 # name is quoted), and, where /bin/sh is bash, "wait -n -p PATH"
 # (PATH becomes a process id: a directory the agent made beforehand).
+# GIT_DIR=evil git status (and GIT_COMMON_DIR) read the config of a
+# repository the agent made under another name, whose core.fsmonitor
+# ran the agent's command.
 # Played for real through the broker, with dash as Debian's /bin/sh and
 # then with bash in a mount namespace of its own: each string now waits
 # for a human, and the agent's git never runs.
@@ -27,6 +30,12 @@ for d in . $(seq 2 200); do
 done
 : >"$ws/PATH=."
 : >"$ws/PATH"
+# ... and a repository of its own not named .git, whose config runs a
+# command whenever git reads the tree (core.fsmonitor).
+git init -q "$T/gd" && mv "$T/gd/.git" "$ws/evil" &&
+    git config -f "$ws/evil/config" core.fsmonitor \
+	": >'$ws/pwned-gitdir'; false" &&
+    chmod -R a+rX "$ws/evil" || fail "a repository named evil"
 
 # An allow-list: what no rule allows waits for a human.
 cat >"$T/m.yaml" <<EOF
@@ -55,6 +64,10 @@ shell_asks_denied PATH 'unset PATH; git status unset' \
     'export P*; git status export-glob' \
     'unset P*; git status unset-glob' \
     'export x=". PATH=."; export "y"=$x; git status quoted-name'
+# GIT_DIR names the repository git reads: its config's fsmonitor ran
+# under the rule that allows git status.
+shell_asks_denied GIT_DIR 'GIT_DIR=evil git status' \
+    'env GIT_COMMON_DIR=evil GIT_DIR=evil git status'
 mcp_stop
 
 mcp_start_bash_sh "$T/m.yaml" "$ws"
@@ -62,7 +75,8 @@ AIRLOCK=$REAL_AIRLOCK
 shell_asks_denied PATH ': & wait -n -p PATH; git status wait-p' \
     'export x=PATH; : & wait -n -p $x; git status wait-p-x'
 mcp_stop
-for f in unset export-x export-glob unset-glob quoted-name wait-p wait-p-x; do
+for f in unset export-x export-glob unset-glob quoted-name wait-p wait-p-x \
+    gitdir; do
 	check "the agent's git did not run ($f)" test ! -e "$ws/pwned-$f"
 done
 finish

@@ -164,6 +164,13 @@ static const struct row rows[] = {
 	S("echo $((1+2)) $(($# + 1)) $(($? * 2))", ALLOW),
 	S("echo ${a[1]} ${a[@]} ${#x} ${x:1:2} ${x:-y} ${x: -1}", ALLOW),
 	S("echo \"${x}\" \"$x\"", ALLOW),
+	/* GIT_DIR: git reads that directory's config (core.fsmonitor,
+	 * core.pager, hooks) */
+	T("GIT_DIR=x git status", ASK),
+	T("GIT_COMMON_DIR=x git status", ASK),
+	T("export GIT_DIR=x; git status", ASK),
+	T("env GIT_DIR=x git log", ASK),
+	T("GIT_WORK_TREE=. git status", ALLOW),
 	/* bash 5.3 runs the command in ${ cmd; } and ${| cmd; } */
 	S("echo ${ git push; }", ASK),
 	S("echo ${| git push; }", ASK),
