@@ -506,7 +506,7 @@ dangerous_var(const char *name, size_t n)
 		"RSYNC_CONNECT_PROG", "RUSTC", "RUSTC_WRAPPER",
 		"RUSTC_WORKSPACE_WRAPPER", "RUSTDOC", "JAVA_TOOL_OPTIONS",
 		"_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "HOME", "XDG_CONFIG_HOME",
-		"GIT_DIR", "GIT_COMMON_DIR", NULL };
+		"GIT_DIR", "GIT_COMMON_DIR", "GIT_ALLOW_PROTOCOL", NULL };
 	static const char *const prefixes[] = { "LD_", "BASH_FUNC_",
 		"GIT_CONFIG", "DYLD_", "CARGO_TARGET_", "CARGO_BUILD_",
 		"npm_config_", "NPM_CONFIG_", NULL };

@@ -89,6 +89,9 @@ held 'env -- NAME=value' P7 'rule 9 (dd): ask' "env -- X=1 $dd_=P7"
 held 'command -pp' P8 'rule 9 (dd): ask' "command -pp $dd_=P8"
 held 'git --upload-pack' P5 'runs a command' "git ls-remote --upload-pack='$dd_=P5 #' /nonexistent"
 held 'GIT_EXTERNAL_DIFF' P6 'setting GIT_EXTERNAL_DIFF' "GIT_EXTERNAL_DIFF='$dd_=P6 #' git diff --no-index fa fb"
+# git refuses ext:: URLs (a command) unless GIT_ALLOW_PROTOCOL allows it.
+held 'GIT_ALLOW_PROTOCOL=ext' P11 'setting GIT_ALLOW_PROTOCOL' \
+    "GIT_ALLOW_PROTOCOL=ext git ls-remote 'ext::sh -c $dd_=P11% #'"
 # A wrapper's option value or timeout's duration that is not a fixed
 # word: split, it ends the options early and what follows runs, with
 # the rules deciding the git status after it.

@@ -171,6 +171,13 @@ static const struct row rows[] = {
 	T("export GIT_DIR=x; git status", ASK),
 	T("env GIT_DIR=x git log", ASK),
 	T("GIT_WORK_TREE=. git status", ALLOW),
+	S("GIT_ALLOW_PROTOCOL=ext git fetch 'ext::sh -c git% push'", ASK),
+	/* git refuses ext:: unless allowed */
+	S("git fetch 'ext::sh -c git% push'", ALLOW),
+	S("git -c protocol.ext.allow=always fetch 'ext::sh -c git% push'", ASK),
+	S("git -c core.pager='git push #' log", ASK),
+	S("git -c core.fsmonitor='git push #' status", ASK),
+	S("git --config-env=core.pager=X log", ASK),
 	/* bash 5.3 runs the command in ${ cmd; } and ${| cmd; } */
 	S("echo ${ git push; }", ASK),
 	S("echo ${| git push; }", ASK),
