@@ -268,7 +268,8 @@ output_file(struct call *c, const char *rel, const char *data, size_t len,
 	int ranged =
 	    tool_has_input(t, "startLine") || tool_has_input(t, "endLine");
 	json_t *content;
-	size_t cleanlen;
+	size_t cleanlen, textlen;
+	const char *text;
 	char *clean;
 
 	/* The file's own digest, so that apply_patch binds to it. */
@@ -277,12 +278,17 @@ output_file(struct call *c, const char *rel, const char *data, size_t len,
 	 * Redacted whole before a range is picked or the cap cuts: a line
 	 * of a secret of several lines (a PEM key), or the head of one the
 	 * cap cut, is no form the redactor knows.  The lines are the
-	 * redacted text's, the same at every read.
+	 * redacted text's, the same at every read.  (Without secrets, the
+	 * file as it is: no copy.)
 	 */
-	clean = redacted(c->b, data, len, &cleanlen);
-	total = excerpt_count_lines(clean, cleanlen);
-	if (pick_lines(clean, cleanlen, start, end, total, &off, &n, out) !=
-	    0) {
+	if (redact_count(c->b->cfg.redact) > 0)
+		clean = redacted(c->b, data, len, &cleanlen);
+	else
+		clean = NULL;
+	text = clean != NULL ? clean : data;
+	textlen = clean != NULL ? cleanlen : len;
+	total = excerpt_count_lines(text, textlen);
+	if (pick_lines(text, textlen, start, end, total, &off, &n, out) != 0) {
 		free(clean);
 		return ACTION_ERROR;
 	}
@@ -303,7 +309,7 @@ output_file(struct call *c, const char *rel, const char *data, size_t len,
 		    "manifest can declare startLine/endLine)",
 		    t->name);
 	o.how = how;
-	content = excerpt_json(clean + off, n, &o, &info);
+	content = excerpt_json(text + off, n, &o, &info);
 	free(clean);
 	last = info.lines == 0 ? first : first + info.lines - 1;
 	if (info.truncated) {

@@ -86,16 +86,6 @@ static const struct {
 };
 
 /*
- * A string field's value, escaped and cut to |max| bytes, and quoted
- * ("...", a '"' in it as \" and a character drawn as one as \u{201D})
- * when it is empty or holds a space, '=' or '"'.  The agent chooses
- * many values (a refused call's tool name, a JSON-RPC id, a path): left
- * bare, "read_file decision=allow reason=ok" showed as fields of their
- * own, and a refused call read as an allowed one.  vis escaped every
- * backslash, and every blank but U+0020: a \" cannot be forged and
- * nothing else separates fields.
- */
-/*
  * Prints the escaped text |v| with each character drawn as a double
  * quote as \u{201D}, and with |quote| each '"' as \".
  */
@@ -120,6 +110,16 @@ put_quoted_body(FILE *fp, const char *v, int quote)
 	}
 }
 
+/*
+ * A string field's value, escaped and cut to |max| bytes, and quoted
+ * ("...", a '"' in it as \" and a character drawn as one as \u{201D})
+ * when it is empty or holds a space, '=' or '"'.  The agent chooses
+ * many values (a refused call's tool name, a JSON-RPC id, a path): left
+ * bare, "read_file decision=allow reason=ok" showed as fields of their
+ * own, and a refused call read as an allowed one.  vis escaped every
+ * backslash, and every blank but U+0020: a \" cannot be forged and
+ * nothing else separates fields.
+ */
 static void
 put_string(FILE *fp, const char *s, size_t max)
 {
