@@ -24,6 +24,7 @@ libairlock_a_SOURCES += \
 	broker/viewfreeze.c broker/viewfreeze.h \
 	broker/wsdigest.c broker/wsdigest.h \
 	broker/wsindex.c broker/wsindex.h \
+	broker/wsscan.c broker/wsscan.h \
 	broker/wsjob.c broker/wsjob.h \
 	broker/pins.c broker/pins.h \
 	broker/reqsig.c broker/reqsig.h

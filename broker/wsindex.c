@@ -5,13 +5,14 @@
  *
  * Entries are kept in walk order, which is bytewise order of their paths
  * with '/' below every other byte (a directory's entries come right after
- * it, before a sibling such as "a.c" after "a").  A refresh walks in the
- * same order and finds each file's old entry by advancing a cursor
- * through the old array: no hash table, no lookups, O(n) in all.
+ * it, before a sibling such as "a.c" after "a").  A refresh lists the
+ * tree on several threads (wsscan.h), each finding a file's old entry by
+ * a binary search of the old array, which they only read; then this
+ * thread goes through the listing in walk order, building the new array
+ * and the digest, and frees each directory's listing as it is done.
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -27,31 +28,11 @@
 #include <sodium.h>
 
 #include "broker/wsindex.h"
+#include "broker/wsscan.h"
 #include "common/errors.h"
 #include "common/util.h"
 
-#define HASH_LEN 32
-
-/*
- * Filesystems on which every write through a shared mapping to a page
- * that is clean moves mtime and ctime (their page_mkwrite() calls
- * file_update_time(), and writeback write-protects a page as it cleans
- * it): ext2/3/4, XFS, btrfs.  On others a hash is never reused: tmpfs
- * maps its pages writable on the first touch and never moves the times
- * for a write through a mapping, an overlay's mapping is of its upper
- * layer's file (which the overlay's descriptor cannot sync), and of the
- * rest nothing is known.
- */
-#define FS_EXT4 0xEF53
-#define FS_XFS 0x58465342
-#define FS_BTRFS 0x9123683E
-/*
- * An overlay (a copy-on-write session's view): its mapping is of the
- * upper layer's file, whose pages syncfs() on the overlay writes back
- * (the upper filesystem's, whole).  Trusted for the seal only, and only
- * when its upper layer is on one of the above (wsindex_trust_overlay()).
- */
-#define FS_OVERLAY 0x794C7630
+#define HASH_LEN WSSCAN_HASH_LEN
 
 struct wsent {
 	uint64_t dev, ino;
@@ -78,23 +59,16 @@ struct wsindex {
 	char seal[SHA256_HEX_LEN + 1]; /* of the last refresh, or "" */
 };
 
+/* The second pass: the listing, in walk order, into the new index. */
 struct walk {
 	struct wsindex *x;
-	struct table *old, *neu;
-	size_t oldpos;
-	int64_t now; /* ns, before the walk */
-	int trusted; /* the directory walked is on such a filesystem */
-	int overlay; /* ...or on the overlay synced (ovl_synced) */
-	int ovl_synced; /* the root's overlay was written back... */
-	int64_t ovl_since; /* ...from this time on (coarse clock, ns) */
-	dev_t ovl_dev; /* and is the one of this st_dev */
+	struct table *neu;
+	int64_t now; /* ns, before the listing */
+	int64_t ovl_since; /* the root's overlay written back from then on */
 	crypto_generichash_state st;
 	crypto_generichash_state seal; /* wsindex_seal() */
 	char path[PATH_MAX];
 	size_t plen;
-	char *err;
-	size_t errlen;
-	unsigned char buf[65536];
 };
 
 struct wsindex *
@@ -120,19 +94,12 @@ wsindex_free(struct wsindex *x)
 	free(x);
 }
 
-static int
-fs_trusted(const struct statfs *fs)
-{
-	return fs->f_type == FS_EXT4 || fs->f_type == FS_XFS ||
-	    fs->f_type == FS_BTRFS;
-}
-
 int
 wsindex_path_trusted(const char *path)
 {
 	struct statfs fs;
 
-	return statfs(path, &fs) == 0 && fs_trusted(&fs);
+	return statfs(path, &fs) == 0 && wsscan_fs_trusted(fs.f_type);
 }
 
 void
@@ -180,27 +147,47 @@ cmp_walk(const char *a, size_t alen, const char *b, size_t blen)
 	return alen < blen ? -1 : alen > blen;
 }
 
-/* The old entry for the current path, or NULL. */
+/* The entry of |old| for |path|, or NULL. */
 static const struct wsent *
-old_entry(struct walk *w)
+old_entry(const struct table *old, const char *path, size_t len)
 {
-	struct table *o = w->old;
 	const struct wsent *e;
+	size_t lo = 0, hi = old->n, mid;
 	int c;
 
-	while (w->oldpos < o->n) {
-		e = &o->ents[w->oldpos];
-		if (e->pathlen == w->plen &&
-		    memcmp(o->paths + e->path, w->path, w->plen) == 0) {
-			w->oldpos++;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		e = &old->ents[mid];
+		c = cmp_walk(old->paths + e->path, e->pathlen, path, len);
+		if (c == 0)
 			return e;
-		}
-		c = cmp_walk(o->paths + e->path, e->pathlen, w->path, w->plen);
-		if (c > 0)
-			return NULL;
-		w->oldpos++; /* gone from the tree */
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
 	return NULL;
+}
+
+static int
+same_stat(const struct wsent *e, const struct wsscan_stat *sb)
+{
+	return !e->racy && e->dev == sb->dev && e->ino == sb->ino &&
+	    e->size == sb->size && e->mtime == sb->mtime &&
+	    e->ctime == sb->ctime && e->mode == sb->mode;
+}
+
+/* wsscan's question: the old entry's hash, if its stat is the same. */
+static int
+reuse_old(void *arg, const char *path, size_t len, const struct wsscan_stat *st,
+    unsigned char hash[WSSCAN_HASH_LEN])
+{
+	const struct wsent *e = old_entry(arg, path, len);
+
+	if (e == NULL || !same_stat(e, st))
+		return 0;
+	memcpy(hash, e->hash, HASH_LEN);
+	return 1;
 }
 
 static int64_t
@@ -209,120 +196,8 @@ ts_ns(const struct timespec *ts)
 	return (int64_t)ts->tv_sec * 1000000000LL + ts->tv_nsec;
 }
 
-/* The message: why, then the path (its last 160 bytes at most). */
 static int
-fail(struct walk *w, int rc, const char *what)
-{
-	int e = errno;
-	size_t shown = w->plen > 160 ? 160 : w->plen;
-
-	snprintf(w->err, w->errlen, "%s: %s%.*s",
-	    rc == AL_ERR_SYSTEM ? strerror(e) : what,
-	    shown < w->plen ? "..." : "", w->plen == 0 ? 1 : (int)shown,
-	    w->plen == 0 ? "." : w->path + w->plen - shown);
-	errno = e;
-	return rc;
-}
-
-static void
-hash_segment(crypto_generichash_state *st, char kind, off_t off, off_t len)
-{
-	unsigned char h[17];
-	uint64_t o = (uint64_t)off, n = (uint64_t)len;
-
-	h[0] = (unsigned char)kind;
-	memcpy(h + 1, &o, 8);
-	memcpy(h + 9, &n, 8);
-	crypto_generichash_update(st, h, sizeof(h));
-}
-
-/*
- * Hashes a regular file's content into |md|: each data extent as ('D',
- * offset, length, bytes), each hole as ('H', offset, length), and a file
- * that shrank while being read as ('T', offset, length missing).  A file
- * with as many blocks as its size needs has no holes, and is read
- * without asking.
- *
- * Before it is read, its dirty pages are written back (on a trusted
- * filesystem): a page dirtied through a shared mapping stays writable
- * until then, and writes to it move no time, so a hash read before would
- * be reused after them.  Written back, each page is write-protected, and
- * the next write through any mapping faults and moves mtime and ctime.
- * *|untrusted| is set when that could not be done, or the file opened is
- * not the one |sb| is of: its hash is then not to be reused.  *|unsealed|
- * is set when it does not prove the file unwritten since (wsindex_seal()):
- * on a trusted filesystem, when that could not be done; anywhere, when
- * the file opened is not the one |sb| is of.
- */
-static int
-hash_file(struct walk *w, int dirfd, const char *name, const struct stat *sb,
-    unsigned char md[HASH_LEN], int *untrusted, int *unsealed)
-{
-	crypto_generichash_state st;
-	struct stat fsb;
-	off_t off = 0, data, hole, left, size = sb->st_size;
-	ssize_t n;
-	int fd, rc = 0, dense;
-
-	crypto_generichash_init(&st, NULL, 0, HASH_LEN);
-	if (size == 0) /* nothing to read */
-		return crypto_generichash_final(&st, md, HASH_LEN);
-	fd = openat(dirfd, name,
-	    O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd == -1)
-		return fail(w, AL_ERR_SYSTEM, NULL);
-	if (!w->trusted)
-		*untrusted = 1;
-	else if (sync_file_range(fd, 0, 0,
-		     SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
-			 SYNC_FILE_RANGE_WAIT_AFTER) == -1)
-		*untrusted = *unsealed = 1;
-	if (fstat(fd, &fsb) == -1 || fsb.st_dev != sb->st_dev ||
-	    fsb.st_ino != sb->st_ino)
-		*untrusted = *unsealed = 1;
-	dense = (off_t)sb->st_blocks * 512 >= size;
-	while (off < size && rc == 0) {
-		if (dense) {
-			data = off;
-			hole = size;
-		} else
-			fd_next_data(fd, off, size, &data, &hole);
-		if (data > off)
-			hash_segment(&st, 'H', off, data - off);
-		if (data >= size)
-			break;
-		hash_segment(&st, 'D', data, hole - data);
-		if (!dense && lseek(fd, data, SEEK_SET) == -1) {
-			rc = fail(w, AL_ERR_SYSTEM, NULL);
-			break;
-		}
-		for (left = hole - data; left > 0; left -= n) {
-			n = read(fd, w->buf,
-			    left < (off_t)sizeof(w->buf) ? (size_t)left
-							 : sizeof(w->buf));
-			if (n == -1 && errno == EINTR) {
-				n = 0;
-				continue;
-			}
-			if (n <= 0) {
-				/* Shrunk underneath us: the hash says so. */
-				if (n < 0)
-					rc = fail(w, AL_ERR_SYSTEM, NULL);
-				hash_segment(&st, 'T', hole - left, left);
-				break;
-			}
-			crypto_generichash_update(&st, w->buf, (size_t)n);
-		}
-		off = hole;
-	}
-	close(fd);
-	crypto_generichash_final(&st, md, HASH_LEN);
-	return rc;
-}
-
-static int
-add_entry(struct walk *w, const struct stat *sb, const unsigned char *md,
-    int untrusted)
+add_entry(struct walk *w, const struct wsscan_ent *f)
 {
 	struct table *t = w->neu;
 	struct wsent *e;
@@ -331,62 +206,56 @@ add_entry(struct walk *w, const struct stat *sb, const unsigned char *md,
 		t->cap = t->cap ? t->cap * 2 : 1024;
 		t->ents = reallocarray(t->ents, t->cap, sizeof(*t->ents));
 		if (t->ents == NULL)
-			return fail(w, AL_ERR_ALLOC, "out of memory");
+			return AL_ERR_ALLOC;
 	}
 	if (t->plen + w->plen > t->pcap) {
 		t->pcap = t->pcap ? t->pcap * 2 : 65536;
 		if (t->pcap < t->plen + w->plen)
 			t->pcap = t->plen + w->plen;
 		if ((t->paths = realloc(t->paths, t->pcap)) == NULL)
-			return fail(w, AL_ERR_ALLOC, "out of memory");
+			return AL_ERR_ALLOC;
 	}
 	e = &t->ents[t->n++];
-	e->dev = sb->st_dev;
-	e->ino = sb->st_ino;
-	e->size = sb->st_size;
-	e->mtime = ts_ns(&sb->st_mtim);
-	e->ctime = ts_ns(&sb->st_ctim);
-	e->mode = sb->st_mode;
+	e->dev = f->st.dev;
+	e->ino = f->st.ino;
+	e->size = f->st.size;
+	e->mtime = f->st.mtime;
+	e->ctime = f->st.ctime;
+	e->mode = f->st.mode;
 	e->path = t->plen;
 	e->pathlen = (uint32_t)w->plen;
 	memcpy(t->paths + t->plen, w->path, w->plen);
 	t->plen += w->plen;
-	memcpy(e->hash, md, HASH_LEN);
+	memcpy(e->hash, f->hash, HASH_LEN);
 	/* Written in the same tick as it was recorded: not to be trusted. */
 	e->racy = e->mtime >= w->now - WSINDEX_RACY_NS ||
 	    e->ctime >= w->now - WSINDEX_RACY_NS;
 	/* Nor a file whose writes through a mapping may move no time. */
-	if (untrusted)
+	if (f->untrusted)
 		e->racy = 1;
 	return 0;
 }
 
 static int
-same_stat(const struct wsent *e, const struct stat *sb)
+file_proves(
+    const struct walk *w, const struct wsscan_dir *d, const struct wsent *e)
 {
-	return !e->racy && e->dev == sb->st_dev && e->ino == sb->st_ino &&
-	    e->size == sb->st_size && e->mtime == ts_ns(&sb->st_mtim) &&
-	    e->ctime == ts_ns(&sb->st_ctim) && e->mode == sb->st_mode;
-}
-
-static int
-file_proves(const struct walk *w, const struct wsent *e)
-{
-	if (w->trusted)
+	if (d->trusted)
 		return 1;
 	/* The overlay written back: if it has not changed since. */
-	return w->overlay && e->mtime < w->ovl_since && e->ctime < w->ovl_since;
+	return d->overlay && e->mtime < w->ovl_since && e->ctime < w->ovl_since;
 }
 
 /*
- * Adds the file |e| (just recorded) to the seal: its path and stat.  It
- * proves nothing (the seal is then "") on a filesystem where a write
- * through a mapping may move no time; on the overlay, when it changed
- * since it was written back (a page of it may be writable: a write to it
- * would move nothing); and when |unsealed| (hash_file()).
+ * Adds the file |e| of |d| (just recorded) to the seal: its path and
+ * stat.  It proves nothing (the seal is then "") on a filesystem where a
+ * write through a mapping may move no time; on the overlay, when it
+ * changed since it was written back (a page of it may be writable: a
+ * write to it would move nothing); and when |unsealed| (wsscan.h).
  */
 static void
-seal_file(struct walk *w, const struct wsent *e, int unsealed)
+seal_file(struct walk *w, const struct wsscan_dir *d, const struct wsent *e,
+    int unsealed)
 {
 	int64_t v[6] = { (int64_t)w->plen, (int64_t)e->dev, (int64_t)e->ino,
 		e->size, e->mtime, e->ctime };
@@ -394,7 +263,7 @@ seal_file(struct walk *w, const struct wsent *e, int unsealed)
 
 	if (!w->x->want_seal)
 		return;
-	if (unsealed || !file_proves(w, e))
+	if (unsealed || !file_proves(w, d, e))
 		w->x->unsealed++;
 	crypto_generichash_update(
 	    &w->seal, (const unsigned char *)v, sizeof(v));
@@ -405,85 +274,19 @@ seal_file(struct walk *w, const struct wsent *e, int unsealed)
 }
 
 static int
-regular(struct walk *w, int dirfd, const char *name, const struct stat *sb)
+regular(struct walk *w, const struct wsscan_dir *d, const struct wsscan_ent *f)
 {
-	const struct wsent *e = old_entry(w);
-	unsigned char md[HASH_LEN];
-	int rc, untrusted = !w->trusted, unsealed = 0;
+	const struct wsent *e;
 
-	if (!untrusted && e != NULL && same_stat(e, sb))
-		memcpy(md, e->hash, HASH_LEN);
-	else {
-		if ((rc = hash_file(
-			 w, dirfd, name, sb, md, &untrusted, &unsealed)) != 0)
-			return rc;
+	if (add_entry(w, f) != 0)
+		return AL_ERR_ALLOC;
+	e = &w->neu->ents[w->neu->n - 1];
+	if (f->hashed)
 		w->x->hashed++;
-	}
-	if ((rc = add_entry(w, sb, md, untrusted)) != 0)
-		return rc;
-	if (w->neu->ents[w->neu->n - 1].racy)
+	if (e->racy)
 		w->x->racy++;
-	crypto_generichash_update(&w->st, md, HASH_LEN);
-	seal_file(w, w->neu->ents + w->neu->n - 1, unsealed);
-	return 0;
-}
-
-struct names {
-	char *buf;
-	size_t len, cap;
-	size_t *off;
-	size_t n, ocap;
-};
-
-static const char *sort_base;
-
-static int
-cmp_names(const void *a, const void *b)
-{
-	return strcmp(
-	    sort_base + *(const size_t *)a, sort_base + *(const size_t *)b);
-}
-
-static int
-read_names(struct walk *w, int dirfd, struct names *nm)
-{
-	DIR *d;
-	struct dirent *de;
-	size_t l;
-	int fd;
-
-	if ((fd = dup(dirfd)) == -1)
-		return fail(w, AL_ERR_SYSTEM, NULL);
-	if ((d = fdopendir(fd)) == NULL) {
-		close(fd);
-		return fail(w, AL_ERR_SYSTEM, NULL);
-	}
-	errno = 0;
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.' &&
-		    (de->d_name[1] == '\0' ||
-			(de->d_name[1] == '.' && de->d_name[2] == '\0') ||
-			(w->plen == 0 && strcmp(de->d_name, ".git") == 0)))
-			continue;
-		l = strlen(de->d_name) + 1;
-		if (nm->len + l > nm->cap) {
-			nm->cap = (nm->cap + l) * 2;
-			nm->buf = xreallocarray(nm->buf, nm->cap, 1);
-		}
-		if (nm->n == nm->ocap) {
-			nm->ocap = nm->ocap ? nm->ocap * 2 : 64;
-			nm->off =
-			    xreallocarray(nm->off, nm->ocap, sizeof(*nm->off));
-		}
-		memcpy(nm->buf + nm->len, de->d_name, l);
-		nm->off[nm->n++] = nm->len;
-		nm->len += l;
-	}
-	closedir(d);
-	if (nm->n > 1) {
-		sort_base = nm->buf;
-		qsort(nm->off, nm->n, sizeof(*nm->off), cmp_names);
-	}
+	crypto_generichash_update(&w->st, f->hash, HASH_LEN);
+	seal_file(w, d, e, f->unsealed);
 	return 0;
 }
 
@@ -493,74 +296,52 @@ hash_str(struct walk *w, const char *s, size_t len)
 	crypto_generichash_update(&w->st, (const unsigned char *)s, len);
 }
 
+/*
+ * Goes through |d|'s listing in walk order, and frees each
+ * subdirectory's once done.  Returns 0, or the error that stopped it,
+ * with its message in |err|: the first in walk order.
+ */
 static int
-walk_dir(struct walk *w, int dirfd)
+walk_dir(struct walk *w, struct wsscan_dir *d, char *err, size_t errlen)
 {
-	struct names nm = { 0 };
-	struct statfs fs;
-	struct stat sb;
-	char target[PATH_MAX];
-	const char *name;
-	size_t i, base = w->plen, l;
-	ssize_t tl;
-	int rc, sub, trusted, overlay;
+	struct wsscan_ent *f;
+	size_t i, base = w->plen;
+	int rc = 0;
 
-	/* Per directory: a mount beneath may be of another kind. */
-	trusted = fstatfs(dirfd, &fs) == 0 && fs_trusted(&fs);
-	/* The root's overlay only: another was not written back. */
-	overlay = !trusted && w->ovl_synced && fs.f_type == FS_OVERLAY &&
-	    fstat(dirfd, &sb) == 0 && sb.st_dev == w->ovl_dev;
-	if ((rc = read_names(w, dirfd, &nm)) != 0)
-		goto out;
-	for (i = 0; i < nm.n && rc == 0; i++) {
-		name = nm.buf + nm.off[i];
-		l = strlen(name);
-		if (base + l + 2 > sizeof(w->path)) {
-			w->plen = base;
-			rc = fail(w, AL_ERR_LIMIT, "path too long to digest");
-			break;
-		}
-		memcpy(w->path + base, name, l);
-		w->plen = base + l;
-		w->trusted = trusted; /* again after a subdirectory's walk */
-		w->overlay = overlay;
-		if (fstatat(dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) == -1) {
-			if (errno != ENOENT)
-				rc = fail(w, AL_ERR_SYSTEM, NULL);
-			continue;
-		}
+	for (i = 0; i < d->n && rc == 0; i++) {
+		f = &d->ents[i];
+		/* wsscan kept every path below PATH_MAX, with room for '/'. */
+		memcpy(w->path + base, d->text + f->name, f->namelen);
+		w->plen = base + f->namelen;
 		hash_str(w, w->path, w->plen);
-		if (S_ISREG(sb.st_mode)) {
-			hash_str(w, (sb.st_mode & 0111) ? "\0x" : "\0f", 3);
-			rc = regular(w, dirfd, name, &sb);
-		} else if (S_ISDIR(sb.st_mode)) {
+		switch (f->kind) {
+		case 'f':
+		case 'x':
+			hash_str(w, f->kind == 'x' ? "\0x" : "\0f", 3);
+			if ((rc = regular(w, d, f)) != 0)
+				snprintf(err, errlen, "out of memory");
+			break;
+		case 'd':
 			hash_str(w, "\0d", 3);
-			sub = openat(dirfd, name,
-			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (sub == -1) {
-				rc = fail(w, AL_ERR_SYSTEM, NULL);
-				break;
-			}
 			w->path[w->plen++] = '/';
-			rc = walk_dir(w, sub);
-			close(sub);
-		} else if (S_ISLNK(sb.st_mode)) {
+			rc = walk_dir(w, f->sub, err, errlen);
+			wsscan_free(f->sub);
+			f->sub = NULL;
+			break;
+		case 'l':
 			hash_str(w, "\0l", 3);
-			tl =
-			    readlinkat(dirfd, name, target, sizeof(target) - 1);
-			if (tl < 0 && errno != ENOENT) {
-				rc = fail(w, AL_ERR_SYSTEM, NULL);
-				break;
-			}
-			hash_str(w, target, tl < 0 ? 0 : (size_t)tl);
+			hash_str(w, d->text + f->target, f->targetlen);
 			hash_str(w, "", 1);
-		} else
+			break;
+		default:
 			hash_str(w, "\0o", 3);
+		}
 	}
-out:
 	w->plen = base;
-	free(nm.buf);
-	free(nm.off);
+	if (rc == 0 && d->rc != 0) {
+		snprintf(err, errlen, "%s", d->err);
+		rc = d->rc;
+	}
 	return rc;
 }
 
@@ -570,6 +351,8 @@ wsindex_refresh(struct wsindex *x, int rootfd, char hex[SHA256_HEX_LEN + 1],
 {
 	struct walk *w;
 	struct table neu = { 0 };
+	struct wsscan_opts opts = { .reuse = reuse_old, .arg = &x->cur };
+	struct wsscan_dir *tree = NULL;
 	struct timespec now;
 	struct statfs fs;
 	struct stat sb;
@@ -578,10 +361,7 @@ wsindex_refresh(struct wsindex *x, int rootfd, char hex[SHA256_HEX_LEN + 1],
 
 	w = xcalloc(1, sizeof(*w));
 	w->x = x;
-	w->old = &x->cur;
 	w->neu = &neu;
-	w->err = err;
-	w->errlen = errlen;
 	x->hashed = x->racy = x->unsealed = 0;
 	x->seal[0] = '\0';
 	clock_gettime(CLOCK_REALTIME, &now);
@@ -590,9 +370,10 @@ wsindex_refresh(struct wsindex *x, int rootfd, char hex[SHA256_HEX_LEN + 1],
 	crypto_generichash_init(&w->seal, NULL, 0, HASH_LEN);
 	/* rootfd may be O_PATH: reopen it for reading. */
 	if ((fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
-	    -1)
-		rc = fail(w, AL_ERR_SYSTEM, NULL);
-	else {
+	    -1) {
+		snprintf(err, errlen, "%s: .", strerror(errno));
+		rc = AL_ERR_SYSTEM;
+	} else {
 		/*
 		 * An overlay whose upper layer is trusted: every dirty page
 		 * of it is written back (write-protected) first.  A file
@@ -603,15 +384,19 @@ wsindex_refresh(struct wsindex *x, int rootfd, char hex[SHA256_HEX_LEN + 1],
 		 * earlier.
 		 */
 		if (x->overlay_ok && fstatfs(fd, &fs) == 0 &&
-		    fs.f_type == FS_OVERLAY && fstat(fd, &sb) == 0) {
+		    wsscan_fs_overlay(fs.f_type) && fstat(fd, &sb) == 0) {
 			clock_gettime(CLOCK_REALTIME_COARSE, &now);
 			w->ovl_since = ts_ns(&now);
-			w->ovl_dev = sb.st_dev;
-			w->ovl_synced = syncfs(fd) == 0;
+			opts.overlay_dev = sb.st_dev;
+			opts.overlay_synced = syncfs(fd) == 0;
 		}
-		rc = walk_dir(w, fd);
+		tree = wsscan_tree(fd, &opts);
 		close(fd);
+		/* The old entries served their turn: their memory goes now. */
+		table_free(&x->cur);
+		rc = walk_dir(w, tree, err, errlen);
 	}
+	wsscan_free(tree);
 	table_free(&x->cur);
 	if (rc == 0) {
 		x->cur = neu;

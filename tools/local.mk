@@ -58,6 +58,7 @@ FORMAT_FILES = policy/lefthook.c policy/lefthook.h tests/unit/test_lefthook.c \
 	broker/audit_fields.h broker/audit_ship.c broker/audit_ship.h common/paths.c \
 	common/paths.h bench/audit_key_bench.c supervisor/cmd_sessions.c \
 	supervisor/cmd_paths.c broker/wsindex.c broker/wsindex.h \
+	broker/wsscan.c broker/wsscan.h \
 	bench/wsindex_bench.c tests/unit/test_wsindex.c policy/manifest_limits.c \
 	policy/manifest_limits.h policy/shparse.c policy/shparse.h policy/shrules.c \
 	policy/shrules.h policy/manifest_rules.c policy/manifest_int.h \

@@ -2,16 +2,20 @@
 /* Copyright (c) 2026 The airlock authors */
 /*
  * wsindex: the racy rule, reuse of unchanged entries, the digest as a
- * function of content, kinds and modes, and the one-shot wsdigest.
+ * function of content, kinds and modes, the one-shot wsdigest, and the
+ * digest of a wide tree listed on several threads against one computed
+ * here from wsindex.h's definition.
  */
 #include "config.h"
 
 #include <check.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -171,6 +175,176 @@ START_TEST(test_wsindex_reuses_old_entries_sees_ctime)
 }
 END_TEST
 
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* BLAKE2b-256 of a file with no holes: ('D', 0, size) and its bytes. */
+static void
+ref_file(int dirfd, const char *name, off_t size, unsigned char md[32])
+{
+	crypto_generichash_state st;
+	unsigned char h[17], buf[4096];
+	uint64_t z = 0, n = (uint64_t)size;
+	ssize_t r;
+	int fd;
+
+	crypto_generichash_init(&st, NULL, 0, 32);
+	if (size > 0) {
+		h[0] = 'D';
+		memcpy(h + 1, &z, 8);
+		memcpy(h + 9, &n, 8);
+		crypto_generichash_update(&st, h, sizeof(h));
+		ck_assert_int_ge(fd = openat(dirfd, name, O_RDONLY), 0);
+		while ((r = read(fd, buf, sizeof(buf))) > 0)
+			crypto_generichash_update(&st, buf, (size_t)r);
+		close(fd);
+	}
+	crypto_generichash_final(&st, md, 32);
+}
+
+/* The digest as wsindex.h defines it, one directory at a time. */
+static void
+ref_walk(crypto_generichash_state *st, int dirfd, char *path, size_t plen)
+{
+	DIR *d;
+	struct dirent *de;
+	struct stat sb;
+	char *names[512], target[256];
+	unsigned char md[32];
+	size_t n = 0, i, l;
+	ssize_t tl;
+	int sub;
+
+	ck_assert_ptr_nonnull(d = fdopendir(dup(dirfd)));
+	while ((de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 &&
+		    strcmp(de->d_name, "..") != 0 &&
+		    !(plen == 0 && strcmp(de->d_name, ".git") == 0)) {
+			ck_assert_uint_lt(n, 512);
+			names[n++] = strdup(de->d_name);
+		}
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_str);
+	for (i = 0; i < n; i++) {
+		l = strlen(names[i]);
+		memcpy(path + plen, names[i], l);
+		crypto_generichash_update(
+		    st, (const unsigned char *)path, plen + l);
+		ck_assert_int_eq(
+		    fstatat(dirfd, names[i], &sb, AT_SYMLINK_NOFOLLOW), 0);
+		if (S_ISREG(sb.st_mode)) {
+			crypto_generichash_update(st,
+			    (const unsigned char *)((sb.st_mode & 0111)
+				    ? "\0x"
+				    : "\0f"),
+			    3);
+			ref_file(dirfd, names[i], sb.st_size, md);
+			crypto_generichash_update(st, md, 32);
+		} else if (S_ISDIR(sb.st_mode)) {
+			crypto_generichash_update(
+			    st, (const unsigned char *)"\0d", 3);
+			ck_assert_int_ge(
+			    sub = openat(dirfd, names[i], O_RDONLY), 0);
+			path[plen + l] = '/';
+			ref_walk(st, sub, path, plen + l + 1);
+			close(sub);
+		} else if (S_ISLNK(sb.st_mode)) {
+			crypto_generichash_update(
+			    st, (const unsigned char *)"\0l", 3);
+			tl =
+			    readlinkat(dirfd, names[i], target, sizeof(target));
+			ck_assert_int_ge(tl, 0);
+			crypto_generichash_update(
+			    st, (const unsigned char *)target, (size_t)tl);
+			crypto_generichash_update(
+			    st, (const unsigned char *)"", 1);
+		} else
+			crypto_generichash_update(
+			    st, (const unsigned char *)"\0o", 3);
+		free(names[i]);
+	}
+}
+
+/* The threads of this process (wsscan's must be gone after a refresh). */
+static int
+task_count(void)
+{
+	DIR *d;
+	struct dirent *de;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d = opendir("/proc/self/task"));
+	while ((de = readdir(d)) != NULL)
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/*
+ * A tree wider than the listing threads' queue (64 directories waiting),
+ * deep, with names created out of order and names that sort around '/'
+ * ("s1" and "s1.c": the directory's entries come between), executables,
+ * empty files, symlinks, a FIFO and a .git left out: the digest is the
+ * one wsindex.h defines, from the one-shot and the incremental index,
+ * and no thread is left behind.
+ */
+START_TEST(test_wsindex_wide_tree_digest_is_defined_one)
+{
+	struct wsindex *x = wsindex_new();
+	struct wsindex_stats s;
+	crypto_generichash_state st;
+	unsigned char md[32];
+	char want[SHA256_HEX_LEN + 1], h[SHA256_HEX_LEN + 1];
+	char rel[512], path[4096], err[256];
+	int i, j, k;
+
+	for (i = 0; i < 150; i++) {
+		k = (i * 37) % 150; /* out of order */
+		snprintf(rel, sizeof(rel), "%s/s%d", ws, k);
+		ck_assert_int_eq(mkdir(rel, 0755), 0);
+		snprintf(rel, sizeof(rel), "s%d.c", k);
+		put(rel, "sibling\n");
+		for (j = 0; j < 3; j++) {
+			snprintf(rel, sizeof(rel), "s%d/f%d", k, 2 - j);
+			put(rel, j == 1 ? "" : rel);
+		}
+		if (k % 10 == 0) {
+			snprintf(rel, sizeof(rel), "%s/s%d/sub", ws, k);
+			ck_assert_int_eq(mkdir(rel, 0755), 0);
+			snprintf(rel, sizeof(rel), "s%d/sub/deep", k);
+			put(rel, "deep\n");
+			snprintf(rel, sizeof(rel), "%s/s%d/sub/deep", ws, k);
+			ck_assert_int_eq(chmod(rel, 0755), 0);
+			snprintf(rel, sizeof(rel), "%s/s%d/sub/ln", ws, k);
+			ck_assert_int_eq(symlink("../f0", rel), 0);
+		}
+	}
+	snprintf(rel, sizeof(rel), "%s/fifo", ws);
+	ck_assert_int_eq(mkfifo(rel, 0600), 0);
+	snprintf(rel, sizeof(rel), "%s/.git", ws);
+	ck_assert_int_eq(mkdir(rel, 0755), 0);
+	put(".git/HEAD", "ref: refs/heads/main\n");
+
+	crypto_generichash_init(&st, NULL, 0, 32);
+	ref_walk(&st, rootfd, path, 0);
+	crypto_generichash_final(&st, md, 32);
+	sodium_bin2hex(want, sizeof(want), md, 32);
+
+	refresh(x, h, &s);
+	ck_assert_str_eq(h, want);
+	ck_assert_uint_eq(s.files, 3 + 150 * 4 + 15);
+	refresh(x, h, &s);
+	ck_assert_str_eq(h, want);
+	ck_assert_int_eq(wsdigest_compute(rootfd, h, err, sizeof(err)), 0);
+	ck_assert_str_eq(h, want);
+	ck_assert_int_eq(task_count(), 1);
+	wsindex_free(x);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -186,6 +360,7 @@ main(void)
 	tcase_add_test(tc, test_wsindex_racy_entries_are_hashed_again);
 	tcase_add_test(tc, test_wsindex_digest_is_of_content_kind_and_mode);
 	tcase_add_test(tc, test_wsindex_reuses_old_entries_sees_ctime);
+	tcase_add_test(tc, test_wsindex_wide_tree_digest_is_defined_one);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
