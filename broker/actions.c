@@ -440,7 +440,8 @@ act_apply_patch(struct call *c, json_t **out)
 			goto done;
 		}
 	}
-	wsdigest_files(paths, (const char *const *)old, lens, n, base);
+	wsdigest_files(c->b->cfg.redact, c->b->digest_key, paths,
+	    (const char *const *)old, lens, n, base);
 	if (strcmp(base, expected) != 0) {
 		*out = tool_error("base_mismatch", 0, NULL,
 		    "expectedBaseSha %.12s... does not match the current "
@@ -469,7 +470,8 @@ act_apply_patch(struct call *c, json_t **out)
 			contents[i] = ch[i].content;
 		for (i = 0; i < n; i++)
 			lens[i] = ch[i].len;
-		wsdigest_files(paths, contents, lens, n, newsha);
+		wsdigest_files(c->b->cfg.redact, c->b->digest_key, paths,
+		    contents, lens, n, newsha);
 		free(contents);
 	}
 	changed = json_array();

@@ -1283,6 +1283,7 @@ broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 	TAILQ_INIT(&b->landq);
 	TAILQ_INIT(&b->held);
 	b->view_userns = b->view_mntns = -1;
+	randombytes_buf(b->digest_key, sizeof(b->digest_key));
 	b->rootfd = open(cfg->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (b->rootfd == -1) {
 		snprintf(err, errlen, "workspace %s: %s", cfg->workspace,

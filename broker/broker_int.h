@@ -14,6 +14,7 @@
 
 #include "broker/broker.h"
 #include "broker/ledger.h"
+#include "broker/wsdigest.h"
 #include "common/util.h"
 #include "runner/runner.h"
 
@@ -285,6 +286,8 @@ struct broker {
 	int64_t			 ws_gen;	/* up at each write the broker
 						   makes to the workspace, and
 						   at a land's start and end */
+	/* Keys the digests of files holding a secret (wsdigest.h). */
+	unsigned char		 digest_key[WSDIGEST_KEY_LEN];
 };
 
 #define BROKER_STATE_NEW		0x1	/* before initialize */

@@ -272,8 +272,11 @@ output_file(struct call *c, const char *rel, const char *data, size_t len,
 	const char *text;
 	char *clean;
 
-	/* The file's own digest, so that apply_patch binds to it. */
-	sha256_hex(data, len, hex);
+	/*
+	 * The file's own digest, so that apply_patch binds to it: keyed
+	 * when it holds a secret, which the agent is shown redacted.
+	 */
+	wsdigest_content(c->b->cfg.redact, c->b->digest_key, data, len, hex);
 	/*
 	 * Redacted whole before a range is picked or the cap cuts: a line
 	 * of a secret of several lines (a PEM key), or the head of one the

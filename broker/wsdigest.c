@@ -7,6 +7,7 @@
 
 #include <sodium.h>
 
+#include "broker/redact.h"
 #include "broker/wsdigest.h"
 #include "broker/wsindex.h"
 #include "common/errors.h"
@@ -37,7 +38,24 @@ cmp_entries(const void *a, const void *b)
 }
 
 void
-wsdigest_files(const char *const *paths, const char *const *contents,
+wsdigest_content(const struct redact *r, const unsigned char *key,
+    const char *data, size_t len, char hex[SHA256_HEX_LEN + 1])
+{
+	unsigned char md[crypto_generichash_BYTES];
+
+	if (r == NULL || redact_count(r) == 0 ||
+	    !redact_contains(r, data, len)) {
+		sha256_hex(data, len, hex);
+		return;
+	}
+	crypto_generichash(md, sizeof(md), (const unsigned char *)data, len,
+	    key, WSDIGEST_KEY_LEN);
+	sodium_bin2hex(hex, SHA256_HEX_LEN + 1, md, sizeof(md));
+}
+
+void
+wsdigest_files(const struct redact *r, const unsigned char *key,
+    const char *const *paths, const char *const *contents,
     const size_t *lens, size_t n, char hex[SHA256_HEX_LEN + 1])
 {
 	struct file_entry		*e;
@@ -49,7 +67,7 @@ wsdigest_files(const char *const *paths, const char *const *contents,
 		if (contents[0] == NULL)
 			sha256_hex("", 0, hex);
 		else
-			sha256_hex(contents[0], lens[0], hex);
+			wsdigest_content(r, key, contents[0], lens[0], hex);
 		return;
 	}
 	e = xcalloc(n, sizeof(*e));
@@ -58,7 +76,8 @@ wsdigest_files(const char *const *paths, const char *const *contents,
 		if (contents[i] == NULL)
 			snprintf(e[i].sha, sizeof(e[i].sha), "-");
 		else
-			sha256_hex(contents[i], lens[i], e[i].sha);
+			wsdigest_content(r, key, contents[i], lens[i],
+			    e[i].sha);
 	}
 	qsort(e, n, sizeof(*e), cmp_entries);
 	crypto_hash_sha256_init(&st);

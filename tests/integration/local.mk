@@ -61,6 +61,9 @@ EXTRA_DIST += tests/integration/secret_rotated.sh
 # A secret value with a NUL byte is never granted.
 TESTS += tests/integration/secret_nul.sh
 EXTRA_DIST += tests/integration/secret_nul.sh
+# The digests of a file holding a granted secret are keyed.
+TESTS += tests/integration/secret_digest.sh
+EXTRA_DIST += tests/integration/secret_digest.sh
 # A bind that holds airlock's own state (the secret store) is refused.
 TESTS += tests/integration/bind_holds_state.sh
 EXTRA_DIST += tests/integration/bind_holds_state.sh

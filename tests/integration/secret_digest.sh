@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# The digests the agent gets of a workspace file that holds a granted
+# secret (read_file's sha256, the base apply_patch names when it refuses
+# one, and its newSha) are no offline test of a guess.  read_file shows
+# the rest of the file, so a plain SHA-256 of its raw bytes let the agent
+# try short passwords at leisure, outside every budget and the audit log.
+# They are keyed for the session, and apply_patch still binds to the
+# digest read_file gave; a file without a secret keeps its plain SHA-256.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/mcp_lib.sh"
+mcp_env
+unset AIRLOCK_PASSPHRASE
+ws=$(make_workspace)
+pw='hunter2!x'
+printf '%s' "$pw" | "$AIRLOCK" secret set DB_PASS
+printf 'user=app\npassword=%s\nport=5432\n' "$pw" >"$ws/db.ini"
+printf 'no secret here\n' >"$ws/plain.txt"
+cat >"$T/m.yaml" <<'YAML'
+tools:
+  - name: deploy
+    input: {}
+    output: { exitCode: integer }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 2000
+    command: ["true"]
+    secrets: [ { name: DB_PASS, env: DB_PASS } ]
+  - name: read_file
+    input: { path: workspace_relative_path }
+    output: { content: string, sha256: sha256 }
+    sideEffect: none
+    timeoutMs: 2000
+  - name: apply_patch
+    input: { patch: unified_diff, expectedBaseSha: sha256 }
+    output: { changedFiles: string_list, newSha: sha256 }
+    sideEffect: workspace_write
+    authorization: allow
+    timeoutMs: 5000
+YAML
+# The agent's offline test: the SHA-256 of the file with a guessed value.
+guess() {
+	printf 'user=app\npassword=%s\nport=%s\n' "$1" "$2" | sha256sum |
+	    cut -c1-64
+}
+patch='--- a/db.ini\n+++ b/db.ini\n@@ -3 +3 @@\n-port=5432\n+port=5433\n'
+zero=0000000000000000000000000000000000000000000000000000000000000000
+
+mcp_start "$T/m.yaml" "$ws"
+mcp_call read_file '{"path":"db.ini"}'
+expect_contains "read_file shows the password redacted" "$R" \
+    'password=[REDACTED:DB_PASS]'
+sha=$(jr '.result.structuredContent.sha256')
+check "read_file reports a digest" test "${#sha}" -eq 64
+expect_not_contains "read_file's sha256 is no offline test of the password" \
+    "$sha" "$(guess "$pw" 5432)"
+mcp_call apply_patch "{\"expectedBaseSha\":\"$zero\",\"patch\":\"$patch\"}"
+expect_error_class "a wrong expectedBaseSha is refused" base_mismatch
+expect_not_contains "... and the refusal gives no test of the password" \
+    "$R" "$(guess "$pw" 5432 | cut -c1-12)"
+mcp_call apply_patch "{\"expectedBaseSha\":\"$sha\",\"patch\":\"$patch\"}"
+expect_contains "apply_patch binds to the digest read_file gave" "$R" \
+    '"changedFiles":["db.ini"]'
+check "... the patch landed, the password kept" \
+    grep -qx "password=$pw" "$ws/db.ini"
+check "... on the line it changed" grep -qx "port=5433" "$ws/db.ini"
+expect_not_contains "its newSha is no offline test of the password" \
+    "$R" "$(guess "$pw" 5433)"
+# A file without a secret: its plain SHA-256, as the agent can compute.
+mcp_call read_file '{"path":"plain.txt"}'
+expect_eq "a file without a secret keeps its plain SHA-256" \
+    "$(jr '.result.structuredContent.sha256')" \
+    "$(sha256sum <"$ws/plain.txt" | cut -c1-64)"
+mcp_stop
+finish
