@@ -1265,6 +1265,12 @@ broker_dispatch(struct conn *k, const char *frame, size_t len)
 	jsonrpc_msg_clear(&msg);
 }
 
+const unsigned char *
+broker_digest_key(const struct broker *b)
+{
+	return redact_count(b->cfg.redact) > 0 ? b->digest_key : NULL;
+}
+
 struct broker *
 broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 {
@@ -1320,7 +1326,8 @@ broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 	/* A seal only where a gate needs one: the agent writes the
 	 * workspace (runcall.c, gate_seal()). */
 	if ((b->digester = wsdigester_new(cfg->loop, b->rootfd,
-		 b->m->agent.workspace_writable ? WSDIGEST_SEAL : 0)) == NULL ||
+		 b->m->agent.workspace_writable ? WSDIGEST_SEAL : 0,
+		 broker_digest_key(b))) == NULL ||
 	    (b->lander = lander_new(b)) == NULL) {
 		snprintf(err, errlen, "the %s: %s", b->digester == NULL ?
 		    "workspace digest worker" : "change-set lander",

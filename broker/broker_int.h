@@ -290,6 +290,12 @@ struct broker {
 	unsigned char		 digest_key[WSDIGEST_KEY_LEN];
 };
 
+/*
+ * The key of the workspace digest (wsindex_set_key()): b->digest_key
+ * when the session grants a secret, else NULL (the plain digest).
+ */
+const unsigned char	*broker_digest_key(const struct broker *b);
+
 #define BROKER_STATE_NEW		0x1	/* before initialize */
 #define BROKER_STATE_INITIALIZING	0x2	/* initialize answered */
 #define BROKER_STATE_READY		0x4	/* notifications/initialized seen */

@@ -47,7 +47,8 @@ cowview_attach(struct broker *b, int viewfd, const char *upper)
 	if ((b->digester = wsdigester_new(b->cfg.loop, b->rootfd,
 		 WSDIGEST_SEAL |
 		     (wsindex_path_trusted(upper) ? WSDIGEST_OVERLAY_TRUSTED
-						  : 0))) == NULL ||
+						  : 0),
+		 broker_digest_key(b))) == NULL ||
 	    (b->lander = lander_new(b)) == NULL)
 		return AL_ERR_SYSTEM;
 	/*

@@ -56,6 +56,8 @@ struct wsindex {
 	size_t hashed, racy, unsealed;
 	int overlay_ok; /* wsindex_trust_overlay() */
 	int want_seal; /* wsindex_want_seal() */
+	int keyed; /* wsindex_set_key() */
+	unsigned char key[WSINDEX_KEY_LEN];
 	char seal[SHA256_HEX_LEN + 1]; /* of the last refresh, or "" */
 };
 
@@ -106,6 +108,13 @@ void
 wsindex_want_seal(struct wsindex *x)
 {
 	x->want_seal = 1;
+}
+
+void
+wsindex_set_key(struct wsindex *x, const unsigned char *key)
+{
+	memcpy(x->key, key, WSINDEX_KEY_LEN);
+	x->keyed = 1;
 }
 
 void
@@ -366,7 +375,8 @@ wsindex_refresh(struct wsindex *x, int rootfd, char hex[SHA256_HEX_LEN + 1],
 	x->seal[0] = '\0';
 	clock_gettime(CLOCK_REALTIME, &now);
 	w->now = ts_ns(&now);
-	crypto_generichash_init(&w->st, NULL, 0, HASH_LEN);
+	crypto_generichash_init(&w->st, x->keyed ? x->key : NULL,
+	    x->keyed ? WSINDEX_KEY_LEN : 0, HASH_LEN);
 	crypto_generichash_init(&w->seal, NULL, 0, HASH_LEN);
 	/* rootfd may be O_PATH: reopen it for reading. */
 	if ((fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==

@@ -116,6 +116,16 @@ void wsindex_seal(const struct wsindex *, char hex[SHA256_HEX_LEN + 1]);
 void wsindex_want_seal(struct wsindex *);
 
 /*
+ * Keys every later digest: BLAKE2b-256 with key[0..WSINDEX_KEY_LEN)
+ * (copied) over the same entries.  A session that grants a secret keys
+ * it with a key random per session: a workspace file may hold the secret
+ * the agent is shown redacted, and an unkeyed digest of a tree the agent
+ * otherwise reads whole tests a guess of it offline.
+ */
+#define WSINDEX_KEY_LEN 32
+void wsindex_set_key(struct wsindex *, const unsigned char *key);
+
+/*
  * Trusts an overlay root for the seal: its upper layer is on ext2/3/4,
  * XFS or btrfs (the caller knows; the overlay's statfs() does not say).
  * Each refresh of such a root then starts with syncfs().

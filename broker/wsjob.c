@@ -51,7 +51,8 @@ struct wsdigester {
 	char seal[SHA256_HEX_LEN + 1]; /* ...and its seal */
 };
 
-static void __attribute__((noreturn)) worker(int rootfd, int fd, int flags)
+static void __attribute__((noreturn))
+worker(int rootfd, int fd, int flags, const unsigned char *key)
 {
 	unsigned char out[REPLY_LEN];
 	char hex[SHA256_HEX_LEN + 1], why[WHY_LEN], seal[SHA256_HEX_LEN + 1];
@@ -72,6 +73,8 @@ static void __attribute__((noreturn)) worker(int rootfd, int fd, int flags)
 		wsindex_trust_overlay(x);
 	if (flags & WSDIGEST_SEAL)
 		wsindex_want_seal(x);
+	if (key != NULL)
+		wsindex_set_key(x, key);
 	for (;;) {
 		ssize_t n = read(fd, &req, 1);
 
@@ -176,7 +179,7 @@ worker_event(int fd, int why, void *arg)
 }
 
 struct wsdigester *
-wsdigester_new(struct loop *l, int rootfd, int flags)
+wsdigester_new(struct loop *l, int rootfd, int flags, const unsigned char *key)
 {
 	struct wsdigester *d;
 	int sv[2], fd, e;
@@ -202,7 +205,7 @@ wsdigester_new(struct loop *l, int rootfd, int flags)
 		return NULL;
 	}
 	if (d->pid == 0)
-		worker(fd, sv[1], flags);
+		worker(fd, sv[1], flags, key);
 	close(sv[1]);
 	close(fd);
 	d->fd = sv[0];

@@ -6,8 +6,10 @@
 # one, and its newSha) are no offline test of a guess.  read_file shows
 # the rest of the file, so a plain SHA-256 of its raw bytes let the agent
 # try short passwords at leisure, outside every budget and the audit log.
-# They are keyed for the session, and apply_patch still binds to the
-# digest read_file gave; a file without a secret keeps its plain SHA-256.
+# Nor is the workspace digest, over every file's content.  They are keyed
+# for the session, and apply_patch still binds to the digest read_file
+# gave; a file without a secret keeps its plain SHA-256, and a session
+# that grants nothing its plain workspace digest.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -73,5 +75,36 @@ mcp_call read_file '{"path":"plain.txt"}'
 expect_eq "a file without a secret keeps its plain SHA-256" \
     "$(jr '.result.structuredContent.sha256')" \
     "$(sha256sum <"$ws/plain.txt" | cut -c1-64)"
+mcp_stop
+
+# The workspace digest (status, and what approvals show) is over every
+# file's content, and the agent reads all of it but the secret: unkeyed,
+# it was the same offline test (broker/wsindex.h spells it out).
+ws2="$T/ws2"
+mkdir "$ws2"
+printf 'user=app\npassword=%s\nport=5432\n' "$pw" >"$ws2/db.ini"
+tree() {	# the agent's offline digest of ws2 with db.ini holding GUESS
+	python3 - "$1" <<'PY'
+import hashlib, struct, sys
+data = b"user=app\npassword=%s\nport=5432\n" % sys.argv[1].encode()
+f = hashlib.blake2b(digest_size=32)
+f.update(b"D" + struct.pack("<QQ", 0, len(data)) + data)
+t = hashlib.blake2b(digest_size=32)
+t.update(b"db.ini" + b"\0f\0" + f.digest())
+print(t.hexdigest())
+PY
+}
+sed '/secrets:/d' "$T/m.yaml" >"$T/none.yaml"
+mcp_start "$T/none.yaml" "$ws2"
+mcp_rpc airlock/session/status '{}'
+expect_eq "granting nothing, the digest is the plain one the agent computes" \
+    "$(jr .result.workspaceDigest)" "$(tree "$pw")"
+mcp_stop
+mcp_start "$T/m.yaml" "$ws2"
+mcp_rpc airlock/session/status '{}'
+d=$(jr .result.workspaceDigest)
+check "a session granting a secret reports a digest" test "${#d}" -eq 64
+expect_not_contains "... which is no offline test of the password" "$d" \
+    "$(tree "$pw")"
 mcp_stop
 finish
