@@ -193,7 +193,8 @@ read_file(const char *path, size_t *len, struct stat *st)
 	size_t got = 0;
 	int fd;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	/* Never through a link: cmd_suggest() resolved the manifest's. */
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
 		return NULL;
 	if (fstat(fd, st) == -1 || !S_ISREG(st->st_mode) ||
 	    st->st_size > SUGGEST_MAX_MANIFEST) {
@@ -342,6 +343,7 @@ cmd_suggest(int argc, char **argv)
 	};
 	char logpath[PATH_MAX], err[1024], statedir[PATH_MAX];
 	char cfgdir[PATH_MAX], digest[65], mbuf[PATH_MAX], plan_hex[65];
+	char rbuf[PATH_MAX];
 	const char *mpath = NULL, *session, *want_digest, *stdirs[2];
 	const char *want_plan = NULL;
 	unsigned char md[32];
@@ -438,6 +440,24 @@ cmd_suggest(int argc, char **argv)
 			rpath = mbuf;
 		}
 		mpath = rpath;
+	}
+	/*
+	 * A manifest named through a link (a project's link to its team's
+	 * policy) is resolved once, here: the review names the file that
+	 * will change, the plan id binds to it, and --apply writes it beside
+	 * itself.  rename(2) over the link replaced the link with a copy,
+	 * the file it led to unchanged.  read_file() opens with O_NOFOLLOW:
+	 * a link put in its place since is refused, not followed.
+	 */
+	if (lstat(mpath, &st) == 0 && S_ISLNK(st.st_mode)) {
+		if (realpath(mpath, rbuf) == NULL) {
+			log_warn("%s", mpath);
+			status = EXIT_NOINPUT;
+			goto done;
+		}
+		log_warnx("note: %s is a symbolic link: the change is to %s",
+		    mpath, rbuf);
+		mpath = rbuf;
 	}
 	if ((text = read_file(mpath, &len, &st)) == NULL) {
 		log_warn("%s", mpath);

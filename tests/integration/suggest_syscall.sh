@@ -10,6 +10,8 @@
 # rest of the profile's deny list, so --apply took it off the list
 # without --allow-weakening.  Every name the default profile refuses
 # outright is there for what it opens: each must be flagged WEAKENS.
+# And --apply on a manifest named through a symbolic link writes the file
+# the link leads to, not a copy in the link's place.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
 mcp_env
@@ -46,4 +48,26 @@ expect_contains "... flagged" "$(cat "$T/err")" \
 expect_eq "--apply refuses it without --allow-weakening" "$rc" 1
 expect_contains "... saying why" "$(cat "$T/err")" "not applied: 1 change(s) weaken a protected class"
 check "... and the manifest is unchanged" cmp -s "$T/m.yaml" "$T/m.orig"
+
+# A manifest named through a symbolic link (a project's link to the
+# team's policy file): --apply replaced the link with a copy, the file it
+# led to unchanged, and the project left the team's policy silently.  The
+# link is resolved once: the review names the file that will change, and
+# --apply writes that file, beside itself, with its mode.
+ln -s m.yaml "$T/link.yaml"
+chmod 640 "$T/m.yaml"
+out=$("$AIRLOCK" suggest --manifest "$T/link.yaml" "$S" 2>"$T/err")
+plan=$(printf '%s\n' "$out" | sed -n 's/^# plan: \([0-9a-f]\{64\}\) .*/\1/p')
+expect_contains "a linked manifest: the diff names the file it leads to" \
+    "$out" "+++ $T/m.yaml"
+expect_contains "... and says so" "$(cat "$T/err")" \
+    "$T/link.yaml is a symbolic link: the change is to $T/m.yaml"
+"$AIRLOCK" suggest --manifest "$T/link.yaml" --apply --allow-weakening \
+    --plan "$plan" "$S" >/dev/null 2>"$T/err"; rc=$?
+expect_eq "--apply writes it" "$rc" 0
+check "... the link is still the link" test -L "$T/link.yaml"
+check "... the file it leads to has the change" grep -q mount_setattr "$T/m.yaml"
+expect_eq "... with its mode" "$(stat -c %a "$T/m.yaml")" 640
+expect_eq "... and nothing is left beside either" \
+    "$(ls "$T" | grep -c suggest)" 0
 finish
