@@ -40,8 +40,7 @@
 			    8 * 1024 * 1024)
 
 struct secrets {
-	char		*dir;
-	int		 dirfd;
+	int		 dirfd;	/* the directory checked: every access */
 	int		 kdf;
 	unsigned char	 salt[SALT_LEN];
 	uint64_t	 opslimit, memlimit;
@@ -200,43 +199,39 @@ read_file(int dirfd, const char *name, size_t max, unsigned char **out,
 	return 0;
 }
 
-/* Writes |name| in the store directory atomically, mode 0600. */
+/*
+ * Writes |name| in the store directory atomically, mode 0600: all of it
+ * through s->dirfd, the directory opened and checked, never by its path,
+ * which whoever may write a parent can point elsewhere meanwhile.  The
+ * temporary file is new (O_EXCL), never followed through a link.
+ */
 static int
 write_file_atomic(struct secrets *s, const char *name, const void *data,
     size_t len)
 {
-	char *path = NULL, *dst = NULL;
+	unsigned char rnd[8];
+	char tmp[32];
 	int fd, rc;
 
-	if (asprintf(&path, "%s/.secrets.XXXXXX", s->dir) < 0)
-		return AL_ERR_ALLOC;
-	if (asprintf(&dst, "%s/%s", s->dir, name) < 0) {
-		free(path);
-		return AL_ERR_ALLOC;
-	}
-	if ((fd = mkostemp(path, O_CLOEXEC)) == -1) {
-		rc = AL_ERR_SYSTEM;
-		goto out;
-	}
+	randombytes_buf(rnd, sizeof(rnd));
+	memcpy(tmp, ".secrets.", 9);
+	sodium_bin2hex(tmp + 9, sizeof(tmp) - 9, rnd, sizeof(rnd));
+	if ((fd = openat(s->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL |
+	    O_NOFOLLOW | O_CLOEXEC, 0600)) == -1)
+		return AL_ERR_SYSTEM;
 	if (fchmod(fd, 0600) == -1 || (rc = write_all(fd, data, len)) != 0 ||
 	    fsync(fd) == -1) {
-		rc = AL_ERR_SYSTEM;
 		close(fd);
-		unlink(path);
-		goto out;
+		unlinkat(s->dirfd, tmp, 0);
+		return AL_ERR_SYSTEM;
 	}
 	close(fd);
-	if (rename(path, dst) == -1) {
-		rc = AL_ERR_SYSTEM;
-		unlink(path);
-		goto out;
+	if (renameat(s->dirfd, tmp, s->dirfd, name) == -1) {
+		unlinkat(s->dirfd, tmp, 0);
+		return AL_ERR_SYSTEM;
 	}
 	(void)fsync(s->dirfd);
-	rc = 0;
- out:
-	free(path);
-	free(dst);
-	return rc;
+	return 0;
 }
 
 static int
@@ -471,8 +466,7 @@ secrets_open_kdf(const char *dir, const char *pass, size_t passlen,
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return AL_ERR_ALLOC;
 	s->dirfd = -1;
-	if ((s->dir = strdup(dir)) == NULL ||
-	    (s->key = sodium_malloc(KEY_LEN)) == NULL) {
+	if ((s->key = sodium_malloc(KEY_LEN)) == NULL) {
 		rc = AL_ERR_ALLOC;
 		goto fail;
 	}
@@ -573,7 +567,6 @@ secrets_close(struct secrets *s)
 	if (s->dirfd != -1)
 		close(s->dirfd);
 	sodium_free(s->key);
-	free(s->dir);
 	free(s);
 }
 

@@ -138,4 +138,31 @@ for f in secrets.db secrets.key; do
 	expect_contains "... as not a private file" "$out" "must be owned by you and private"
 done
 
+# The store is written through the directory opened and checked (ours,
+# private), not by its path: a store directory renamed away and another
+# put in its place (by whoever may write a parent) while `secret set`
+# waits for its value got the store, and the real one never changed (a
+# `secret rm` of a leaked token said it was gone).  The key file is
+# created once the directory is open: then it is swapped.
+p="$T/parent"
+mkdir -m 700 "$p"
+mkfifo "$T/fifo2"
+"$AIRLOCK" secret --dir "$p/store" set SWAPPED <"$T/fifo2" &
+spid=$!
+exec 7>"$T/fifo2"
+for i in $(seq 1000); do
+	[ -e "$p/store/secrets.key" ] && break
+	sleep 0.01	# polling for the key file, not synchronisation
+done
+mv "$p/store" "$p/real"
+mkdir -m 700 "$p/store"
+printf '%s' 'swapped-value-77' >&7
+exec 7>&-
+wait "$spid"
+expect_eq "set with its directory swapped succeeds" "$?" 0
+expect_eq "the store is in the directory checked" \
+    "$("$AIRLOCK" secret --dir "$p/real" list 2>&1)" SWAPPED
+expect_eq "... and nothing in the one put in its place" \
+    "$(ls -A "$p/store")" ""
+
 finish
