@@ -20,7 +20,8 @@ export AIRLOCK_HOME
 trap 'rc=$?; rm -rf "$T"; if [ "$TESTS_FINISHED" != 1 ] && [ "$rc" != 77 ]; then echo "not ok - the test script ended before finish"; exit 1; fi' EXIT
 
 pass() { TESTS_RUN=$((TESTS_RUN + 1)); echo "ok - $*"; }
-fail() { TESTS_RUN=$((TESTS_RUN + 1)); TESTS_FAILED=$((TESTS_FAILED + 1)); echo "not ok - $*"; stop_at_failure; }
+fail() { note_failure "$@"; stop_at_failure; }
+note_failure() { TESTS_RUN=$((TESTS_RUN + 1)); TESTS_FAILED=$((TESTS_FAILED + 1)); echo "not ok - $*"; }
 # AIRLOCK_TEST_FAIL_FAST=1 (make mutants): the first failure ends the
 # script (through its EXIT trap, which cleans up), since one failure is
 # the verdict; about half of the mutants' time went to the checks after
@@ -39,17 +40,17 @@ check() { name=$1; shift; if "$@"; then pass "$name"; else fail "$name"; fi; }
 expect_contains() {
 	case "$2" in
 	*"$3"*) pass "$1" ;;
-	*) fail "$1"; printf '  expected to contain: %s\n  got: %s\n' "$3" "$2" | head -c 4000 ;;
+	*) note_failure "$1"; printf '  expected to contain: %s\n  got: %s\n' "$3" "$2" | head -c 4000; stop_at_failure ;;
 	esac
 }
 expect_not_contains() {
 	case "$2" in
-	*"$3"*) fail "$1"; printf '  must not contain: %s\n  got: %s\n' "$3" "$2" | head -c 4000 ;;
+	*"$3"*) note_failure "$1"; printf '  must not contain: %s\n  got: %s\n' "$3" "$2" | head -c 4000; stop_at_failure ;;
 	*) pass "$1" ;;
 	esac
 }
 expect_eq() {
-	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1"; printf '  expected: %s\n  got: %s\n' "$3" "$2"; fi
+	if [ "$2" = "$3" ]; then pass "$1"; else note_failure "$1"; printf '  expected: %s\n  got: %s\n' "$3" "$2"; stop_at_failure; fi
 }
 
 # A scratch workspace: a copy of contrib/example-project.
