@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
@@ -460,4 +461,39 @@ git_pointer_target(const char *ws, char **out)
 	}
 	/* realpath() of a target that does not exist yet fails: refuse. */
 	return (*out = realpath(t, NULL)) == NULL ? -1 : 0;
+}
+
+/* The columns of the terminal |fd|, or 0. */
+static size_t
+tty_columns(int fd)
+{
+	struct winsize ws;
+
+	if (fd == -1 || !isatty(fd) || ioctl(fd, TIOCGWINSZ, &ws) == -1)
+		return 0;
+	return ws.ws_col;
+}
+
+size_t
+term_columns(void)
+{
+	const char *e = getenv("COLUMNS");
+	char *end;
+	size_t w;
+	long v;
+	int fd;
+
+	if ((w = tty_columns(STDOUT_FILENO)) > 0)
+		return w;
+	if (e != NULL && *e != '\0') {
+		errno = 0;
+		v = strtol(e, &end, 10);
+		if (errno == 0 && *end == '\0' && v > 0 && v < 100000)
+			return (size_t)v;
+	}
+	if ((fd = open("/dev/tty", O_RDONLY | O_NOCTTY | O_CLOEXEC)) != -1) {
+		w = tty_columns(fd);
+		close(fd);
+	}
+	return w > 0 ? w : 80;
 }

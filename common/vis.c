@@ -550,3 +550,75 @@ vis_fit(const char *src, size_t len, int flags, size_t max)
 	}
 	return i;
 }
+
+/*
+ * The columns of the unit that starts at s[i] (of n bytes, set in
+ * *used) when it starts at column |col|: a tab runs to the next multiple
+ * of 8, an escape (backslash, "\xNN", "\u{...}", "\s{...}") is its
+ * bytes, taken whole, and a character beyond ASCII counts as two, wide
+ * or not: an estimate that errs wide folds a row early, never late.
+ */
+static size_t
+fold_unit(const char *s, size_t i, size_t n, size_t col, size_t *used)
+{
+	const unsigned char *p = (const unsigned char *)s + i;
+	size_t avail = n - i, k;
+
+	*used = 1;
+	if (p[0] == '\t')
+		return 8 - col % 8;
+	if (p[0] == '\\' && avail >= 2) {
+		if (p[1] == 'x' && avail >= 4)
+			*used = 4;
+		else if ((p[1] == 'u' || p[1] == 's') && avail >= 3 &&
+		    p[2] == '{') {
+			for (k = 3; k < avail && k < 16 && p[k] != '}'; k++)
+				;
+			*used = k < avail && p[k] == '}' ? k + 1 : 2;
+		} else
+			*used = 2;
+		return *used;
+	}
+	if (p[0] < 0x80)
+		return 1;
+	for (k = 1; k < avail && k < 4 && (p[k] & 0xc0) == 0x80; k++)
+		;
+	*used = k;
+	return 2;
+}
+
+char *
+vis_fold(const char *s, size_t len, size_t width)
+{
+	const size_t marklen = sizeof(VIS_FOLD_MARK) - 1;
+	char *out = NULL;
+	size_t outlen = 0, i, used, w, col = 0;
+	FILE *fp;
+
+	if (width < VIS_FOLD_MIN)
+		width = VIS_FOLD_MIN;
+	if ((fp = open_memstream(&out, &outlen)) == NULL)
+		return NULL;
+	for (i = 0; i < len; i += used) {
+		if (s[i] == '\n') {
+			used = 1;
+			col = 0;
+			fputc('\n', fp);
+			continue;
+		}
+		w = fold_unit(s, i, len, col, &used);
+		if (col > marklen && col + w > width) {
+			fputc('\n', fp);
+			fputs(VIS_FOLD_MARK, fp);
+			col = marklen;
+			w = fold_unit(s, i, len, col, &used);
+		}
+		fwrite(s + i, 1, used, fp);
+		col += w;
+	}
+	if (fclose(fp) == EOF) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}

@@ -128,4 +128,26 @@ size_t vis_fit(const char *src, size_t len, int flags, size_t max);
 char *vis_dup_fit(
     const char *src, size_t len, int flags, size_t max, size_t *used);
 
+/*
+ * A line wider than the terminal wraps, and the terminal starts its next
+ * row with whatever the text holds there: an agent pads its reason, or a
+ * diff line, to the edge of an 80-column screen and writes "  evidence:"
+ * or " if (pw == ...)" after it, and that row reads as a line of
+ * airlock's own or as unchanged code.  So what is shown is folded first:
+ * each row after a line's first begins with VIS_FOLD_MARK, which no line
+ * shown begins with.
+ */
+#define VIS_FOLD_MARK ">> "
+#define VIS_FOLD_MIN 20
+
+/*
+ * Returns s[0..len) (text ready to show: escaped, lines ending in "\n")
+ * folded into rows of at most |width| columns (at least VIS_FOLD_MIN),
+ * every row after a line's first beginning with VIS_FOLD_MARK; malloc'd
+ * (caller frees), NULL if memory runs out.  An escape is never split,
+ * a tab runs to the next multiple of 8, and a character beyond ASCII
+ * counts as two columns.
+ */
+char *vis_fold(const char *s, size_t len, size_t width);
+
 #endif

@@ -284,25 +284,25 @@ for_each_session(
  * move a line and a bidi control cannot reorder one.
  */
 static void
-put_vis(const char *s, int flags)
+put_vis(FILE *fp, const char *s, int flags)
 {
 	char *v;
 
 	if ((v = vis_str(s, flags)) == NULL)
 		fatalx("out of memory");
-	fputs(v, stdout);
+	fputs(v, fp);
 	free(v);
 }
 
 /* A column: |s| escaped, then padded to |width|. */
 static void
-put_vis_col(const char *s, int width)
+put_vis_col(FILE *fp, const char *s, int width)
 {
 	char *v;
 
 	if ((v = vis_str(s, 0)) == NULL)
 		fatalx("out of memory");
-	printf("%-*s ", width, v);
+	fprintf(fp, "%-*s ", width, v);
 	free(v);
 }
 
@@ -312,13 +312,13 @@ put_vis_col(const char *s, int width)
  * and leaves JSON's own backslash escapes as they are (VIS_NOSLASH).
  */
 static void
-put_json(json_t *j, size_t jflags, int vflags)
+put_json(FILE *fp, json_t *j, size_t jflags, int vflags)
 {
 	char *s;
 
 	if ((s = json_dumps(j, jflags | JSON_ENCODE_ANY)) == NULL)
 		return;
-	put_vis(s, vflags | VIS_NOSLASH);
+	put_vis(fp, s, vflags | VIS_NOSLASH);
 	free(s);
 }
 
@@ -354,7 +354,7 @@ put_json_ascii(json_t *j)
  * and the first lines of each changed file as it is now).
  */
 static void
-print_execution(json_t *x, json_t *changed)
+print_execution(FILE *fp, json_t *x, json_t *changed)
 {
 	const char *path;
 	json_t *v;
@@ -362,55 +362,55 @@ print_execution(json_t *x, json_t *changed)
 
 	if (!json_is_object(x))
 		return;
-	printf("  argv:      ");
-	put_json(json_object_get(x, "argv"), JSON_COMPACT, 0);
-	printf("\n  cwd:       ");
-	put_vis(json_string_value(json_object_get(x, "cwd")), 0);
-	printf("\n  env:       ");
+	fprintf(fp, "  argv:      ");
+	put_json(fp, json_object_get(x, "argv"), JSON_COMPACT, 0);
+	fprintf(fp, "\n  cwd:       ");
+	put_vis(fp, json_string_value(json_object_get(x, "cwd")), 0);
+	fprintf(fp, "\n  env:       ");
 	json_array_foreach(json_object_get(x, "env"), i, v)
 	{
-		printf("%s", i ? " " : "");
-		put_vis(json_string_value(v), 0);
+		fprintf(fp, "%s", i ? " " : "");
+		put_vis(fp, json_string_value(v), 0);
 	}
-	printf("\n  pinned code:%s\n",
+	fprintf(fp, "\n  pinned code:%s\n",
 	    json_object_size(json_object_get(x, "pinned")) ? "" : " (none)");
 	json_object_foreach(json_object_get(x, "pinned"), path, v)
 	{
-		printf("    ");
-		put_vis(json_string_value(v), 0);
-		printf("  ");
-		put_vis(path, 0);
-		printf("\n");
+		fprintf(fp, "    ");
+		put_vis(fp, json_string_value(v), 0);
+		fprintf(fp, "  ");
+		put_vis(fp, path, 0);
+		fprintf(fp, "\n");
 	}
 	if (json_object_size(changed) == 0)
 		return;
-	printf("  CHANGED since an earlier approval (voided):\n");
+	fprintf(fp, "  CHANGED since an earlier approval (voided):\n");
 	json_object_foreach(changed, path, v)
 	{
 		const char *head =
 		    json_string_value(json_object_get(v, "nowHead"));
 
-		printf("    ");
-		put_vis(path, 0);
-		printf("\n      approvedSha: ");
-		put_vis(json_is_string(json_object_get(v, "approvedSha"))
+		fprintf(fp, "    ");
+		put_vis(fp, path, 0);
+		fprintf(fp, "\n      approvedSha: ");
+		put_vis(fp, json_is_string(json_object_get(v, "approvedSha"))
 			? json_string_value(json_object_get(v, "approvedSha"))
 			: "(absent)",
 		    0);
-		printf("\n      nowSha:      ");
-		put_vis(json_is_string(json_object_get(v, "nowSha"))
+		fprintf(fp, "\n      nowSha:      ");
+		put_vis(fp, json_is_string(json_object_get(v, "nowSha"))
 			? json_string_value(json_object_get(v, "nowSha"))
 			: "(absent)",
 		    0);
-		printf("\n");
+		fprintf(fp, "\n");
 		if (head != NULL) {
-			printf("      now begins:\n");
-			put_vis(head, VIS_MULTILINE);
-			printf("\n");
+			fprintf(fp, "      now begins:\n");
+			put_vis(fp, head, VIS_MULTILINE);
+			fprintf(fp, "\n");
 			/* A benign start would pass for the whole script. */
 			if (json_is_true(json_object_get(v, "nowHeadCut")))
-				printf("      ... CUT: the file goes on past "
-				    "these lines, unshown: read all of it "
+				fprintf(fp, "      ... CUT: the file goes on "
+				    "past these lines, unshown: read all of it "
 				    "(nowSha) before you decide\n");
 		}
 	}
@@ -446,15 +446,15 @@ args_for_display(json_t *args, const char *diff)
  */
 /* |d|'s string member |key| escaped, or "?". */
 static void
-put_member(json_t *d, const char *key)
+put_member(FILE *fp, json_t *d, const char *key)
 {
 	const char *v = json_string_value(json_object_get(d, key));
 
-	put_vis(v != NULL ? v : "?", 0);
+	put_vis(fp, v != NULL ? v : "?", 0);
 }
 
 static void
-print_widening(json_t *ev, json_t *x)
+print_widening(FILE *fp, json_t *ev, json_t *x)
 {
 	json_t *esc = json_object_get(ev, "escalation"), *d, *w;
 	const char *layer, *access;
@@ -465,12 +465,12 @@ print_widening(json_t *ev, json_t *x)
 		w = json_object_get(esc, "widening");
 	if (!json_is_object(esc) && !json_is_array(w))
 		return;
-	printf("  ESCALATION: re-runs call ");
+	fprintf(fp, "  ESCALATION: re-runs call ");
 	if (json_is_object(esc))
-		put_json(json_object_get(esc, "callId"), JSON_COMPACT, 0);
+		put_json(fp, json_object_get(esc, "callId"), JSON_COMPACT, 0);
 	else
-		printf("(refused earlier)");
-	printf(" once with, for that run only:\n");
+		fprintf(fp, "(refused earlier)");
+	fprintf(fp, " once with, for that run only:\n");
 	/*
 	 * Each part printed whole: a path the agent's command named may be
 	 * as long as PATH_MAX, and one cut to a buffer showed the approver
@@ -481,38 +481,38 @@ print_widening(json_t *ev, json_t *x)
 		layer = json_string_value(json_object_get(d, "layer"));
 		if (layer == NULL)
 			layer = "?";
-		printf("    ");
-		put_member(d, "denial");
-		printf("  ");
+		fprintf(fp, "    ");
+		put_member(fp, d, "denial");
+		fprintf(fp, "  ");
 		if (strcmp(layer, "network") == 0) {
-			printf("network ");
-			put_member(d, "host");
-			printf(" port %lld", (long long)json_integer_value(
+			fprintf(fp, "network ");
+			put_member(fp, d, "host");
+			fprintf(fp, " port %lld", (long long)json_integer_value(
 			    json_object_get(d, "port")));
 		} else if (strcmp(layer, "filesystem") == 0) {
 			access = json_string_value(json_object_get(d, "access"));
-			printf("%s ", access != NULL &&
+			fprintf(fp, "%s ", access != NULL &&
 			    strcmp(access, "write") == 0 ? "read-write" :
 			    "read-only");
-			put_member(d, "path");
+			put_member(fp, d, "path");
 			/* A bind follows links: where it leads, as bound. */
 			if (json_is_string(json_object_get(d, "resolved")) &&
 			    !json_equal(json_object_get(d, "resolved"),
 			    json_object_get(d, "path"))) {
-				printf(" (resolves to ");
-				put_member(d, "resolved");
-				printf(")");
+				fprintf(fp, " (resolves to ");
+				put_member(fp, d, "resolved");
+				fprintf(fp, ")");
 			}
 		} else if (strcmp(layer, "syscall") == 0) {
-			printf("syscall ");
-			put_member(d, "syscall");
+			fprintf(fp, "syscall ");
+			put_member(fp, d, "syscall");
 		} else {
-			printf("limit ");
-			put_member(d, "limit");
-			printf(" doubled from %lld", (long long)
+			fprintf(fp, "limit ");
+			put_member(fp, d, "limit");
+			fprintf(fp, " doubled from %lld", (long long)
 			    json_integer_value(json_object_get(d, "value")));
 		}
-		printf("\n");
+		fprintf(fp, "\n");
 	}
 }
 
@@ -591,7 +591,7 @@ approval_bound(json_t *p, char *why, size_t whylen)
  * 16 KiB to show), so it counts too.
  */
 static void
-print_length_note(json_t *p, const char *reason)
+print_length_note(FILE *fp, json_t *p, const char *reason)
 {
 	char *s, *v;
 	size_t len, rlen = 0;
@@ -613,15 +613,15 @@ print_length_note(json_t *p, const char *reason)
 		free(v);
 	}
 	if (len + rlen > REVIEW_LONG)
-		printf("  NOTE:      its arguments %stake %zu bytes to show: "
-		    "more than a screen, so the start of this action is "
-		    "above, out of sight; read it all (airlock pending -v | "
-		    "less) before you decide\n",
+		fprintf(fp, "  NOTE:      its arguments %stake %zu bytes to "
+		    "show: more than a screen, so the start of this action "
+		    "is above, out of sight; read it all (airlock pending -v "
+		    "| less) before you decide\n",
 		    rlen > 0 ? "and the agent's reason " : "", len + rlen);
 }
 
 static void
-print_approval(json_t *p, int verbose)
+render_approval(FILE *fp, json_t *p, int verbose)
 {
 	json_t *ev = json_object_get(p, "evidence");
 	const char *diff = json_string_value(json_object_get(ev, "diff"));
@@ -629,41 +629,41 @@ print_approval(json_t *p, int verbose)
 	    json_string_value(json_object_get(ev, "agentReason"));
 	json_t *args = args_for_display(json_object_get(p, "arguments"), diff);
 
-	put_vis_col(json_string_value(json_object_get(p, "id")), 10);
-	put_vis_col(json_string_value(json_object_get(p, "session")), 22);
-	put_vis_col(json_string_value(json_object_get(p, "tool")), 18);
-	printf("expires ");
-	put_vis(json_string_value(json_object_get(p, "expiresAt")), 0);
-	printf("\n");
-	print_widening(ev, json_object_get(p, "execution"));
+	put_vis_col(fp, json_string_value(json_object_get(p, "id")), 10);
+	put_vis_col(fp, json_string_value(json_object_get(p, "session")), 22);
+	put_vis_col(fp, json_string_value(json_object_get(p, "tool")), 18);
+	fprintf(fp, "expires ");
+	put_vis(fp, json_string_value(json_object_get(p, "expiresAt")), 0);
+	fprintf(fp, "\n");
+	print_widening(fp, ev, json_object_get(p, "execution"));
 	if (verbose) {
 		json_t *rest;
 
-		printf("  action:    ");
-		put_vis(json_string_value(json_object_get(p, "tool")), 0);
-		printf(" ");
+		fprintf(fp, "  action:    ");
+		put_vis(fp, json_string_value(json_object_get(p, "tool")), 0);
+		fprintf(fp, " ");
 		if (args != NULL)
-			put_json(args, JSON_COMPACT | JSON_SORT_KEYS, 0);
-		printf("\n  reason:    ");
+			put_json(fp, args, JSON_COMPACT | JSON_SORT_KEYS, 0);
+		fprintf(fp, "\n  reason:    ");
 		if (reason != NULL)
-			put_vis(reason, 0);
+			put_vis(fp, reason, 0);
 		else
-			printf("(the agent stated none)");
-		printf("\n  digest:    ");
-		put_vis(json_string_value(json_object_get(p, "digest")), 0);
-		printf("\n  requested: ");
-		put_vis(
+			fprintf(fp, "(the agent stated none)");
+		fprintf(fp, "\n  digest:    ");
+		put_vis(fp, json_string_value(json_object_get(p, "digest")), 0);
+		fprintf(fp, "\n  requested: ");
+		put_vis(fp,
 		    json_string_value(json_object_get(p, "requestedAt")), 0);
-		printf("\n");
+		fprintf(fp, "\n");
 		if (json_is_object(json_object_get(p, "execution")))
-			printf("  will run:\n");
-		print_execution(json_object_get(p, "execution"),
+			fprintf(fp, "  will run:\n");
+		print_execution(fp, json_object_get(p, "execution"),
 		    json_object_get(ev, "changed"));
 		/* Each line escaped; only the diff's real line breaks kept. */
 		if (diff != NULL) {
-			printf("  diff:\n");
-			put_vis(diff, VIS_MULTILINE);
-			printf("\n");
+			fprintf(fp, "  diff:\n");
+			put_vis(fp, diff, VIS_MULTILINE);
+			fprintf(fp, "\n");
 		}
 		/* The rest of the evidence: what is shown above is not again. */
 		if (json_is_object(ev)) {
@@ -672,20 +672,46 @@ print_approval(json_t *p, int verbose)
 			json_object_del(rest, "changed");
 			json_object_del(rest, "agentReason");
 			if (json_object_size(rest) > 0) {
-				printf("  evidence:  ");
-				put_json(rest, JSON_INDENT(2) | JSON_SORT_KEYS,
+				fprintf(fp, "  evidence:  ");
+				put_json(fp, rest,
+				    JSON_INDENT(2) | JSON_SORT_KEYS,
 				    VIS_KEEP_NL);
-				printf("\n");
+				fprintf(fp, "\n");
 			}
 			json_decref(rest);
 		}
-		print_length_note(p, reason);
+		print_length_note(fp, p, reason);
 	} else if (args != NULL) {
-		printf("  ");
-		put_json(args, JSON_COMPACT | JSON_SORT_KEYS, 0);
-		printf("\n");
+		fprintf(fp, "  ");
+		put_json(fp, args, JSON_COMPACT | JSON_SORT_KEYS, 0);
+		fprintf(fp, "\n");
 	}
 	json_decref(args);
+}
+
+/*
+ * |p| as render_approval() writes it, folded to the terminal's width
+ * (vis_fold()): a line of the agent's that the terminal wrapped began a
+ * row with whatever the agent put there, a forged "  evidence:" line or
+ * code that read as unchanged context.
+ */
+static void
+print_approval(json_t *p, int verbose)
+{
+	char *buf = NULL, *folded;
+	size_t len = 0;
+	FILE *fp;
+
+	if ((fp = open_memstream(&buf, &len)) == NULL)
+		fatal("open_memstream");
+	render_approval(fp, p, verbose);
+	if (fclose(fp) == EOF)
+		fatalx("out of memory");
+	if ((folded = vis_fold(buf, len, term_columns())) == NULL)
+		fatalx("out of memory");
+	fputs(folded, stdout);
+	free(folded);
+	free(buf);
 }
 
 struct listing {

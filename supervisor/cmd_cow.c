@@ -163,15 +163,21 @@ cmd_diff(int argc, char **argv)
 {
 	struct cow_ctx x;
 	const char *id, *digest;
+	char *folded;
 	int rc;
 
 	log_init("airlock diff", 0);
 	if (parse(argc, argv, "diff", &id, &digest) != 0)
 		return EXIT_USAGE;
 	if ((rc = ctx_open(&x, id, COWSESSION_NOLOCK)) == 0) {
-		if (fwrite(x.diff, 1, x.difflen, stdout) != x.difflen ||
-		    fflush(stdout) == EOF)
+		/* Folded to the terminal (vis_fold()); the digest is the
+		 * text's, whatever the width. */
+		if ((folded = vis_fold(x.diff, x.difflen, term_columns())) ==
+		    NULL)
+			fatalx("out of memory");
+		if (fputs(folded, stdout) == EOF || fflush(stdout) == EOF)
 			rc = EXIT_FAILED;
+		free(folded);
 		fprintf(stderr, "airlock: session %s: %zu %s, diff sha256 %s\n",
 		    x.cs->id, changeset_count(x.set),
 		    changeset_count(x.set) == 1 ? "entry" : "entries", x.sha);

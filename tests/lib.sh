@@ -15,6 +15,10 @@ T=$(mktemp -d /tmp/airlock-test.XXXXXX)
 # /var/lib/airlock), unless the test says otherwise.
 : "${AIRLOCK_HOME=$T/state}"
 export AIRLOCK_HOME
+# What airlock shows a person is folded to the terminal's width
+# (common/vis.h vis_fold()): the tests read whole lines, as on a wide
+# terminal, unless they set COLUMNS themselves.
+export COLUMNS=1000
 # A script that stops before finish() (a typo, a cut heredoc, set -e)
 # fails, unless it exits 77: a skip, with a message naming what is absent.
 trap 'rc=$?; rm -rf "$T"; if [ "$TESTS_FINISHED" != 1 ] && [ "$rc" != 77 ]; then echo "not ok - the test script ended before finish"; exit 1; fi' EXIT

@@ -55,4 +55,22 @@ expect_eq "no line of the display starts inside a name" \
 expect_contains "the labels are escaped as the header is" "$(cat "$T/d2")" \
     '--- a/x\ndiff --airlock a/README.md b/README.md'
 "$A" discard "$S" 2>/dev/null
+
+# A line padded to the edge of an 80-column terminal: the terminal
+# wrapped it, and the row after began " if (pw", an unchanged line of
+# context to the eye, not the added code it is.  The diff is folded to
+# the terminal's width, each row after a line's first marked ">> ".
+run_agent 'printf "%s\n" "var ok = check(pw); /* ..................................................... */ if (pw === \"letmein\") ok = true;" >login.js'
+COLUMNS=80 "$A" diff "$S" >"$T/d3" 2>"$T/d3err"; rc=$?
+expect_eq "diff of the padded line succeeds" "$rc" 0
+check "no line wider than the 80-column terminal" \
+    test "$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$T/d3")" -le 80
+expect_eq "on that terminal, no row reads as a line of context" \
+    "$(fold -w 80 "$T/d3" | grep -c '^ if (pw')" 0
+expect_contains "the tail is on a row marked as the added line's" "$(cat "$T/d3")" \
+    '>>  if (pw === "letmein") ok = true;'
+expect_eq "the digest is the text's, not the folded rows'" \
+    "$(sed -n 's/.*diff sha256 \([0-9a-f]*\).*/\1/p' "$T/d3err")" \
+    "$(COLUMNS=1000 "$A" diff "$S" 2>/dev/null | sha256sum | cut -c1-64)"
+"$A" discard "$S" 2>/dev/null
 finish

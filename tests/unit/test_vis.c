@@ -341,6 +341,49 @@ START_TEST(test_vis_dup_fit_escapes_as_in_the_whole)
 }
 END_TEST
 
+/*
+ * A line wider than the terminal is folded: no row is wider, and every
+ * row after a line's first begins with the mark, so that what the
+ * agent put at the terminal's edge ("  evidence:", code that looks
+ * unchanged) never begins a row of its own.
+ */
+static const struct {
+	const char *name;
+	const char *in;
+	size_t width;
+	const char *want;
+} folds[] = {
+	{ "short lines pass", "ab\ncd\n", 20, "ab\ncd\n" },
+	{ "exactly the width passes", "0123456789012345678\n", 19 + 1,
+	    "0123456789012345678\n" },
+	{ "a wide line is folded, its rows marked",
+	    "  reason:    x......  evidence:  {gates}\n", 20,
+	    "  reason:    x......\n" VIS_FOLD_MARK
+	    "  evidence:  {gat\n" VIS_FOLD_MARK "es}\n" },
+	{ "a diff line's tail is no context line",
+	    "+a = 1; /* ...... */ if (pw) ok();\n", 20,
+	    "+a = 1; /* ...... */\n" VIS_FOLD_MARK " if (pw) ok();\n" },
+	{ "an escape is not split", "0123456789012345\\u{202E}x", 20,
+	    "0123456789012345\n" VIS_FOLD_MARK "\\u{202E}x" },
+	{ "a tab runs to its stop", "\t\t\tabcdef", 28,
+	    "\t\t\tabcd\n" VIS_FOLD_MARK "ef" },
+	{ "non-ASCII counts two, never split", "0123456789012345678\xc3\xa9",
+	    20, "0123456789012345678\n" VIS_FOLD_MARK "\xc3\xa9" },
+	{ "a width below the least is the least", "012345678901234567890", 5,
+	    "01234567890123456789\n" VIS_FOLD_MARK "0" },
+};
+
+START_TEST(test_vis_fold_marks_every_row_after_the_first)
+{
+	char *v = vis_fold(folds[_i].in, strlen(folds[_i].in), folds[_i].width);
+
+	ck_assert_msg(v != NULL, "%s", folds[_i].name);
+	ck_assert_msg(strcmp(v, folds[_i].want) == 0, "%s: got \"%s\"",
+	    folds[_i].name, v);
+	free(v);
+}
+END_TEST
+
 static Suite *
 vis_suite(void)
 {
@@ -355,6 +398,8 @@ vis_suite(void)
 	tcase_add_test(tc, test_vis_dup_null_and_huge);
 	tcase_add_test(tc, test_vis_fit_never_splits);
 	tcase_add_test(tc, test_vis_dup_fit_escapes_as_in_the_whole);
+	tcase_add_loop_test(tc, test_vis_fold_marks_every_row_after_the_first,
+	    0, sizeof(folds) / sizeof(folds[0]));
 	suite_add_tcase(s, tc);
 	return s;
 }
