@@ -382,10 +382,10 @@ fold_loose(FILE *fp, const struct fold_run *r, size_t a, size_t b)
 	fputs(")+", fp);
 }
 
-/* |r| as a regular expression matching every name the volume takes for
- * it, cut into segments no character of fold_other crosses. */
+/* |r|, ASCII, as a regular expression matching every name the volume
+ * takes for it, cut into segments no character of fold_other crosses. */
 static void
-re_fold(FILE *fp, const struct fold_run *r)
+fold_ascii(FILE *fp, const struct fold_run *r)
 {
 	size_t a = 0, b;
 
@@ -398,6 +398,82 @@ re_fold(FILE *fp, const struct fold_run *r)
 			fold_seg(fp, r, a, b);
 		a = b;
 	}
+}
+
+/* 1 + the index in fold_other of the character at s[i], or 0. */
+static size_t
+fold_other_at(const char *s, size_t n, size_t i)
+{
+	size_t k, len;
+
+	for (k = 0; k < NFOLD; k++) {
+		len = strlen(fold_other[k].utf8);
+		if (len <= n - i && memcmp(s + i, fold_other[k].utf8, len) == 0)
+			return k + 1;
+	}
+	return 0;
+}
+
+/*
+ * A name that is not ASCII has other spellings there as well: NFC and
+ * NFD ("zo\u00eb" and "zoe\u0308" are one name), the other case of a
+ * non-ASCII letter ("ZO\u00cb"), its full folding ("\u0149" is
+ * "\u02bcn").  Rather than carry Unicode's tables, a run of non-ASCII
+ * characters is matched loosely, together with the ASCII character on
+ * each side of it (the base a combining mark composes with; the 'n' of
+ * U+0149's folding: no character's canonical caseless form has more
+ * ASCII around its first non-ASCII one, Unicode 14), as any part of a
+ * name holding a byte that is not printable ASCII: a character whose
+ * canonical caseless form is not ASCII has a non-ASCII character in every
+ * spelling.  Those of fold_other, whose form is ASCII, are first read as
+ * that ("stra\u00dfe" is "strasse").  Matching more only denies more.
+ */
+#define RE_NON_ASCII "[^/]*[^/ -~][^/]*"
+
+static void
+re_fold(FILE *fp, const struct fold_run *r)
+{
+	char *t = xcalloc(r->n + 1, 1);
+	struct fold_run seg = *r;
+	size_t m = 0, i, k, a, c0, c1;
+
+	/* No character of fold_other is shorter than its ASCII. */
+	for (i = 0; i < r->n;) {
+		if ((k = fold_other_at(r->s, r->n, i)) > 0) {
+			memcpy(t + m, fold_other[k - 1].ascii,
+			    strlen(fold_other[k - 1].ascii));
+			m += strlen(fold_other[k - 1].ascii);
+			i += strlen(fold_other[k - 1].utf8);
+		} else
+			t[m++] = r->s[i++];
+	}
+	seg.s = t;
+	for (a = 0;; a = c1) {
+		for (c0 = a; c0 < m && (unsigned char)t[c0] < 0x80; c0++)
+			;
+		if (c0 == m)
+			break;
+		for (c1 = c0; c1 < m && (unsigned char)t[c1] >= 0x80; c1++)
+			;
+		if (c0 > a && t[c0 - 1] != '/')
+			c0--;
+		if (c1 < m && t[c1] != '/')
+			c1++;
+		if (c0 > a) {
+			seg.s = t + a;
+			seg.n = c0 - a;
+			seg.open_head = a == 0 ? r->open_head : 1;
+			seg.open_tail = 1;
+			fold_ascii(fp, &seg);
+		}
+		fputs(RE_NON_ASCII, fp);
+	}
+	seg.s = t + a;
+	seg.n = m - a;
+	seg.open_head = a == 0 ? r->open_head : 1;
+	seg.open_tail = r->open_tail;
+	fold_ascii(fp, &seg);
+	free(t);
 }
 
 /*

@@ -122,6 +122,35 @@ fold_home_readable allow file-read-data /Users/dev/.zshrc
 EOF
 fi
 
+# Names that are not ASCII have other spellings on such a volume too:
+# NFC and NFD ("zo\u00eb" and "zoe\u0308" are one name: APFS compares
+# case-folded NFD), the other case of a non-ASCII letter ("ZO\u00cb"),
+# and a character that folds to ASCII is that ASCII ("stra\u00dfe" is
+# "strasse").  A home directory, a denyRead path or a protected pattern
+# holding one is denied in every spelling.
+zoe=$(printf 'zo\303\253')
+zoe_nfd=$(printf 'zoe\314\210')
+M="$T/nonascii.yaml"
+cp "$top_srcdir/tests/golden/workboard.yaml" "$M"
+cat >> "$M" <<YAML
+
+sandbox:
+  denyRead: [ "/Users/$zoe/stra$(printf '\303\237')e/key" ]
+  protected: [ ".git", "schl$(printf '\303\274')ssel*" ]
+YAML
+if profile nonascii "/Users/$zoe" --workspace "$T/ws" --manifest "$M"; then
+	w="/private$T/ws"
+	folded "$T/nonascii.sb" <<EOF
+nonascii_home_ssh_unreadable deny file-read-data /Users/$zoe/.ssh/id_ed25519
+nonascii_home_nfd_ssh_unreadable deny file-read-data /Users/$zoe_nfd/.ssh/id_ed25519
+nonascii_home_aws_unreadable deny file-read-data /Users/$zoe/.aws/credentials
+nonascii_denied_unreadable deny file-read-data /Users/$zoe/strasse/key
+nonascii_protected_denied deny file-write-create $w/a/schl$(printf 'u\314\210')sselbund
+nonascii_home_readable allow file-read-data /Users/$zoe/.zshrc
+nonascii_workspace_writable allow file-write-create $w/a/schlaf.txt
+EOF
+fi
+
 # airlock's own directories where this environment puts them (here
 # AIRLOCK_STATE_DIR...): the sealed secrets' key, the audit host key.
 mkdir -p "$T/astate/keys" "$T/aconf" "$T/arun"

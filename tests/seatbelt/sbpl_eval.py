@@ -24,7 +24,8 @@ Unicode D145: xnu's utf8_normalizeOptCaseFold(), bsd/sys/unicode.h; full
 foldings, as linux-apfs-rw's unicode.c and apfs-fuse's Unicode.cpp do):
 ".GIT", ".Git" and ".git" are one file, as are ".ssh" and ".\u017fsh"
 (LONG S), "hooks" and "hoo\u212aS" (KELVIN SIGN), "config" and
-"con\ufb01g" (the fi ligature).  Which spelling Seatbelt matches is not
+"con\ufb01g" (the fi ligature), "zo\u00eb" and "zoe\u0308" (NFC and
+NFD), "ZO\u00cb" and "zo\u00eb".  Which spelling Seatbelt matches is not
 documented: it builds the path from the name cache, whose names are those
 the lookups used, and a file being made has the name the caller gave.  So
 each path of a query stands for every spelling of it (spellings()), and
@@ -115,14 +116,25 @@ OTHER_SPELLINGS = {"k": ["\u212a"], "s": ["\u017f"],
 
 def spellings(path):
     """|path| and other names an APFS volume takes for it: the whole
-    path in upper, lower and swapped case, then each character (or run a
-    ligature stands for) changed alone, one spelling per change: a rule
-    built character by character that misses one misses it here."""
+    path in upper, lower and swapped case, in NFC and in NFD, then
+    each character (or run a ligature stands for) changed alone, one
+    spelling per change: a rule built character by character that misses
+    one misses it here."""
     out = [path, path.upper(), path.lower(), path.swapcase()]
+    for form in ("NFC", "NFD"):
+        q = unicodedata.normalize(form, path)
+        out += [q, q.upper(), q.lower()]
     low = path.lower()
     for i, c in enumerate(path):
-        if c.isalpha() and c.isascii():
+        if c.isalpha():
             out.append(path[:i] + c.swapcase() + path[i + 1:])
+        if not c.isascii():
+            # Alone in the other form; one that folds to ASCII as that.
+            for form in ("NFC", "NFD"):
+                out.append(path[:i] + unicodedata.normalize(form, c) +
+                           path[i + 1:])
+            if caseless(c).isascii():
+                out.append(path[:i] + caseless(c) + path[i + 1:])
         for seq, alts in OTHER_SPELLINGS.items():
             if low.startswith(seq, i):
                 for a in alts:
