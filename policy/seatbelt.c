@@ -483,9 +483,9 @@ re_fold(FILE *fp, const struct fold_run *r)
  * made where no .vscode stands is the editor's .vscode): '*' within the
  * component, '?' and a bracket expression as any one character (up to
  * four bytes: a character of UTF-8; or none, as a ligature next to it may
- * stand for it).  Matching more only protects more.  Not matched: a
- * ligature standing for letters on both sides of a '*' ("s*s" named
- * "\u00df").
+ * stand for it).  Matching more only protects more.  A ligature standing
+ * for letters on both sides of a wildcard ("s*s" named "\u00df") is
+ * matched by re_glob()'s variants.
  */
 /*
  * Where the bracket expression opening at c[i] closes, as fnmatch(3)
@@ -527,7 +527,7 @@ wildcard(const char *c, size_t i, size_t n)
 }
 
 static void
-re_glob(FILE *fp, const char *c, size_t n)
+glob_one(FILE *fp, const char *c, size_t n)
 {
 	char *lit = xcalloc(n + 1, 1);
 	size_t i, m = 0;
@@ -564,6 +564,148 @@ re_glob(FILE *fp, const char *c, size_t n)
 		after_wild = 1;
 	}
 	free(lit);
+}
+
+/*
+ * A character of fold_other can also stand for letters on both sides of
+ * a wildcard that takes none or one of them: "s*s" matches "\u00df"
+ * (folded "ss", the '*' empty), "f?i" and "f*f*i" match "\ufb03"
+ * ("ffi").  glob_one() spells a character of fold_other within one run of
+ * literals, or cut by the wildcard at its end, so each such stretch is
+ * also written out ("ss", "ffi") in a glob of its own, which matches no
+ * more than the pattern (a bracket written out as the letter it may not
+ * hold matches more, which only denies more).
+ */
+#define GLOB_VARIANTS 32
+
+struct glob_tok {
+	size_t at, end; /* its bytes in the glob */
+	int wild; /* 0: the literal ch; '*'; '?' (or a bracket) */
+	char ch;
+};
+
+/* The tokens of glob |c| (|n| bytes) into |t| (n entries): how many. */
+static size_t
+glob_tokens(const char *c, size_t n, struct glob_tok *t)
+{
+	size_t i = 0, m = 0;
+
+	while (i < n) {
+		t[m].at = i;
+		t[m].wild = 0;
+		if (c[i] == '*' || c[i] == '?')
+			t[m].wild = c[i++];
+		else if (wildcard(c, i, n)) {
+			t[m].wild = '?';
+			i = bracket_end(c, i, n) + 1;
+		} else {
+			if (c[i] == '\\' && i + 1 < n)
+				i++;
+			t[m].ch = c[i++];
+		}
+		t[m++].end = i;
+	}
+	return m;
+}
+
+struct glob_set {
+	char *v[GLOB_VARIANTS];
+	size_t n;
+	int full; /* a variant did not fit */
+};
+
+static void
+glob_add(struct glob_set *gs, char *g)
+{
+	size_t i;
+
+	for (i = 0; i < gs->n; i++)
+		if (strcmp(gs->v[i], g) == 0) {
+			free(g);
+			return;
+		}
+	if (gs->n == GLOB_VARIANTS) {
+		gs->full = 1;
+		free(g);
+		return;
+	}
+	gs->v[gs->n++] = g;
+}
+
+/*
+ * fold_other[k] from its letter |pos| on, against the tokens of |g| from
+ * |q|: the stretch began at token |p| with its letter |j|; the last
+ * literal it took so far is token |last|, its letter |lpos|.  Each
+ * stretch that took a wildcard and a literal after it is written out.
+ */
+static void
+glob_stretch(struct glob_set *gs, const char *g, const struct glob_tok *t,
+    size_t nt, size_t k, size_t p, size_t j, size_t q, size_t pos, int wild,
+    size_t last, size_t lpos)
+{
+	const char *a = fold_other[k].ascii;
+	size_t glen = strlen(g);
+	char *v;
+
+	if (wild && last > p && last + 1 == q) {
+		v = xcalloc(glen + 4, 1);
+		snprintf(v, glen + 4, "%.*s%.*s%s", (int)t[p].at, g,
+		    (int)(lpos + 1 - j), a + j, g + t[last].end);
+		glob_add(gs, v);
+	}
+	if (a[pos] == '\0' || q == nt)
+		return;
+	if (!t[q].wild) {
+		if (lower((unsigned char)t[q].ch) == a[pos])
+			glob_stretch(gs, g, t, nt, k, p, j, q + 1, pos + 1,
+			    wild, q, pos);
+		return;
+	}
+	glob_stretch(gs, g, t, nt, k, p, j, q + 1, pos + 1, 1, last, lpos);
+	if (t[q].wild == '*')
+		glob_stretch(gs, g, t, nt, k, p, j, q + 1, pos, 1, last, lpos);
+}
+
+/* The component |c| (|n| bytes) of a protected pattern as a regex: each
+ * of its variants (glob_stretch()), or any name if they do not fit. */
+static void
+re_glob(FILE *fp, const char *c, size_t n)
+{
+	struct glob_set gs = { { NULL }, 0, 0 };
+	struct glob_tok *t = xcalloc(n + 1, sizeof(*t));
+	size_t i, nt, p, k, j;
+	char *g = xcalloc(n + 1, 1);
+
+	memcpy(g, c, n);
+	glob_add(&gs, g);
+	for (i = 0; i < gs.n; i++) {
+		g = gs.v[i];
+		nt = glob_tokens(g, strlen(g), t);
+		for (p = 0; p < nt; p++)
+			for (k = 0; !t[p].wild && k < NFOLD; k++)
+				for (j = 0; fold_other[k].ascii[j] != '\0'; j++)
+					if (lower((unsigned char)t[p].ch) ==
+					    fold_other[k].ascii[j])
+						glob_stretch(&gs, g, t, nt, k,
+						    p, j, p + 1, j + 1, 0, p,
+						    j);
+	}
+	if (gs.full)
+		fputs("[^/]+", fp);
+	else if (gs.n == 1)
+		glob_one(fp, gs.v[0], strlen(gs.v[0]));
+	else {
+		fputc('(', fp);
+		for (i = 0; i < gs.n; i++) {
+			if (i > 0)
+				fputc('|', fp);
+			glob_one(fp, gs.v[i], strlen(gs.v[i]));
+		}
+		fputc(')', fp);
+	}
+	for (i = 0; i < gs.n; i++)
+		free(gs.v[i]);
+	free(t);
 }
 
 static int

@@ -260,11 +260,15 @@ cp "$top_srcdir/tests/golden/workboard.yaml" "$M"
 cat >> "$M" <<'YAML'
 
 sandbox:
-  protected: [ ".git", ".vscode", ".github/workflows", "*.key", "f?x", "config/secrets" ]
+  protected: [ ".git", ".vscode", ".github/workflows", "*.key", "f?x", "config/secrets", "s*s", "x/f?i", "y/f*f*i" ]
 YAML
 if profile fold "/Users/dev" --workspace "$T/fws" --manifest "$M"; then
 	w="/private$T/fws"
 	folded "$T/fold.sb" <<EOF
+fold_ligature_across_star_denied deny file-write-create $w/a/ss
+fold_ligature_across_question_denied deny file-write-create $w/x/ffi
+fold_ligature_across_stars_denied deny file-write-create $w/y/ffi
+fold_across_star_other_writable allow file-write-create $w/a/sx
 fold_sl_denied deny file-write-create $w/.sl/store
 fold_sl_at_depth_denied deny file-write-create $w/a/b/.sl/store
 fold_git_denied deny file-write-create $w/src/.git/config
