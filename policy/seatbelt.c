@@ -246,6 +246,36 @@ static const struct {
 
 #define NFOLD (sizeof(fold_other) / sizeof(fold_other[0]))
 
+/*
+ * An HFS+ volume (macOS can still make one, "Mac OS Extended") leaves
+ * these code points out of the names it compares: its case-insensitive
+ * comparison maps them to 0, ignored (Apple's TN1150, "Case-Insensitive
+ * String Comparison Algorithm"), so ".g\u200cit" is ".git" there: git's
+ * own is_hfs_dotgit() (utf8.c, next_hfs_char(): this list) is the fix for
+ * CVE-2014-9390.  Rather than let one stand anywhere in every regex, the
+ * profile denies every name holding one (an agent rarely needs them; a
+ * Persian name with U+200C is the cost).
+ */
+static const char *const hfs_ignorable[] = {
+	"\xe2\x80\x8c",
+	"\xe2\x80\x8d",
+	"\xe2\x80\x8e",
+	"\xe2\x80\x8f",
+	"\xe2\x80\xaa",
+	"\xe2\x80\xab",
+	"\xe2\x80\xac",
+	"\xe2\x80\xad",
+	"\xe2\x80\xae",
+	"\xe2\x81\xaa",
+	"\xe2\x81\xab",
+	"\xe2\x81\xac",
+	"\xe2\x81\xad",
+	"\xe2\x81\xae",
+	"\xe2\x81\xaf",
+	"\xef\xbb\xbf",
+	NULL,
+};
+
 /* A run of literal characters, to be matched as the volume folds it. */
 struct fold_run {
 	const char *s;
@@ -1186,6 +1216,15 @@ seatbelt_profile(
 		quote(fp, path);
 		fprintf(fp, ") (vnode-type CHARACTER-DEVICE)))\n");
 	}
+
+	/* HFS+ leaves them out of the names it compares (hfs_ignorable). */
+	fprintf(fp,
+	    "\n;; no name with a code point HFS+ ignores (U+200C..200F, "
+	    "U+202A..202E,\n;; U+206A..206F, U+FEFF): there .g\\u200cit "
+	    "is .git\n(deny file-read* file-write* (regex #\"(");
+	for (i = 0; hfs_ignorable[i] != NULL; i++)
+		fprintf(fp, "%s%s", i > 0 ? "|" : "", hfs_ignorable[i]);
+	fprintf(fp, ")\"))\n");
 
 	/* After the allow they narrow: in SBPL the last match wins. */
 	fprintf(fp,

@@ -262,6 +262,10 @@ cat >> "$M" <<'YAML'
 sandbox:
   protected: [ ".git", ".vscode", ".github/workflows", "*.key", "f?x", "config/secrets", "s*s", "x/f?i", "y/f*f*i" ]
 YAML
+# On an HFS+ volume (TN1150) a name compares without U+200C..U+200F,
+# U+202A..U+202E, U+206A..U+206F and U+FEFF: ".g\u200cit" is ".git".
+zwnj=$(printf '\342\200\214')
+bom=$(printf '\357\273\277')
 if profile fold "/Users/dev" --workspace "$T/fws" --manifest "$M"; then
 	w="/private$T/fws"
 	folded "$T/fold.sb" <<EOF
@@ -269,6 +273,9 @@ fold_ligature_across_star_denied deny file-write-create $w/a/ss
 fold_ligature_across_question_denied deny file-write-create $w/x/ffi
 fold_ligature_across_stars_denied deny file-write-create $w/y/ffi
 fold_across_star_other_writable allow file-write-create $w/a/sx
+hfs_git_denied deny file-write-create $w/.g${zwnj}it/description
+hfs_vscode_denied deny file-write-create $w/${bom}.vscode/tasks.json
+hfs_ssh_unreadable deny file-read-data /Users/dev/.s${zwnj}sh/id_ed25519
 fold_sl_denied deny file-write-create $w/.sl/store
 fold_sl_at_depth_denied deny file-write-create $w/a/b/.sl/store
 fold_git_denied deny file-write-create $w/src/.git/config

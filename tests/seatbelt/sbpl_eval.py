@@ -25,7 +25,9 @@ foldings, as linux-apfs-rw's unicode.c and apfs-fuse's Unicode.cpp do):
 ".GIT", ".Git" and ".git" are one file, as are ".ssh" and ".\u017fsh"
 (LONG S), "hooks" and "hoo\u212aS" (KELVIN SIGN), "config" and
 "con\ufb01g" (the fi ligature), "zo\u00eb" and "zoe\u0308" (NFC and
-NFD), "ZO\u00cb" and "zo\u00eb".  Which spelling Seatbelt matches is not
+NFD), "ZO\u00cb" and "zo\u00eb"; and as on an HFS+ volume, which leaves
+some code points out of names it compares (TN1150): ".g\u200cit" is
+".git" there.  Which spelling Seatbelt matches is not
 documented: it builds the path from the name cache, whose names are those
 the lookups used, and a file being made has the name the caller gave.  So
 each path of a query stands for every spelling of it (spellings()), and
@@ -98,8 +100,20 @@ def decide(forms, op, path, vtype, params):
     return verdict
 
 
+# The code points HFS+ leaves out when it compares names (TN1150, "Case-
+# Insensitive String Comparison Algorithm": its lower-case table maps
+# them to 0, ignored): the list git's utf8.c next_hfs_char() skips, the
+# fix for CVE-2014-9390, where ".g\u200cit" was ".git" on a Mac.
+HFS_IGNORABLE = "".join(chr(c) for c in list(range(0x200c, 0x2010)) +
+                        list(range(0x202a, 0x202f)) +
+                        list(range(0x206a, 0x2070)) + [0xfeff])
+
+
 def caseless(s):
-    """The canonical caseless form an APFS volume compares (D145)."""
+    """The canonical caseless form an APFS volume compares (D145), of
+    the name as HFS+ compares it too (its ignorable code points left
+    out): one equivalence for a volume of either kind."""
+    s = "".join(c for c in s if c not in HFS_IGNORABLE)
     return unicodedata.normalize(
         "NFD", unicodedata.normalize("NFD", s).casefold())
 
@@ -115,8 +129,10 @@ OTHER_SPELLINGS = {"k": ["\u212a"], "s": ["\u017f"],
 
 
 def spellings(path):
-    """|path| and other names an APFS volume takes for it: the whole
-    path in upper, lower and swapped case, in NFC and in NFD, then
+    """|path| and other names an APFS or HFS+ volume takes for it: the
+    whole path in upper, lower and swapped case, in NFC and in NFD, with
+    an ignorable code point of HFS+ before each character beneath each
+    directory, then
     each character (or run a ligature stands for) changed alone, one
     spelling per change: a rule built character by character that misses
     one misses it here."""
@@ -124,6 +140,13 @@ def spellings(path):
     for form in ("NFC", "NFD"):
         q = unicodedata.normalize(form, path)
         out += [q, q.upper(), q.lower()]
+    for j, c in enumerate(path):
+        # Beneath each directory (the rest of the rules keep a root's
+        # own spelling), before each character.
+        if c == "/":
+            out.append(path[:j + 1] + "".join(
+                HFS_IGNORABLE[i % len(HFS_IGNORABLE)] + d
+                for i, d in enumerate(path[j + 1:])))
     low = path.lower()
     for i, c in enumerate(path):
         if c.isalpha():
