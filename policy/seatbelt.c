@@ -624,7 +624,7 @@ glob_tokens(const char *c, size_t n, struct glob_tok *t)
 		t[m].at = i;
 		t[m].wild = 0;
 		if (c[i] == '*' || c[i] == '?')
-			t[m].wild = c[i++];
+			t[m].wild = (unsigned char)c[i++];
 		else if (wildcard(c, i, n)) {
 			t[m].wild = '?';
 			i = bracket_end(c, i, n) + 1;
