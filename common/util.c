@@ -475,7 +475,7 @@ tty_columns(int fd)
 }
 
 size_t
-term_columns(void)
+term_columns(int out)
 {
 	const char *e = getenv("COLUMNS");
 	char *end;
@@ -483,7 +483,7 @@ term_columns(void)
 	long v;
 	int fd;
 
-	if ((w = tty_columns(STDOUT_FILENO)) > 0)
+	if ((w = tty_columns(out)) > 0)
 		return w;
 	if (e != NULL && *e != '\0') {
 		errno = 0;

@@ -109,12 +109,13 @@ int	 path_is_beneath(const char *path, const char *dir);
 void	 proc_args_set(const char *title);
 
 /*
- * The width, in columns, of the terminal a person reads this process's
- * output on: standard output's; else $COLUMNS, a positive number; else
- * the controlling terminal's (where a pager draws what is piped to it);
+ * The width, in columns, of the terminal a person reads what this
+ * process writes to |fd| on (STDOUT_FILENO, or STDERR_FILENO for
+ * messages): |fd|'s own; else $COLUMNS, a positive number; else the
+ * controlling terminal's (where a pager draws what is piped to it);
  * else 80.
  */
-size_t	 term_columns(void);
+size_t	 term_columns(int fd);
 int	 fd_set_cloexec(int fd, int on);
 
 /*

@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -621,4 +622,25 @@ vis_fold(const char *s, size_t len, size_t width)
 		return NULL;
 	}
 	return out;
+}
+
+int
+vis_fold_printf(FILE *fp, size_t width, const char *fmt, ...)
+{
+	va_list ap;
+	char *s, *folded;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -1;
+	folded = vis_fold(s, (size_t)n, width);
+	free(s);
+	if (folded == NULL)
+		return -1;
+	(void)fputs(folded, fp);
+	free(folded);
+	return 0;
 }

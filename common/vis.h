@@ -67,6 +67,7 @@
 #define AIRLOCK_VIS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /*
  * Flags.  With none, the output is one line: newlines and tabs are
@@ -149,5 +150,16 @@ char *vis_dup_fit(
  * counts as two columns.
  */
 char *vis_fold(const char *s, size_t len, size_t width);
+
+/*
+ * Writes the text that |fmt| and its arguments make (escaped already,
+ * lines ending in "\n") to |fp|, folded as vis_fold() folds it to
+ * |width| (term_columns() of |fp|'s descriptor, taken once per command):
+ * the one way a line that quotes the agent is printed for a person.
+ * Returns 0, or -1 if memory runs out; a failed write is left in |fp|'s
+ * error indicator, as fprintf() leaves it.
+ */
+int vis_fold_printf(FILE *fp, size_t width, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -707,7 +707,7 @@ print_approval(json_t *p, int verbose)
 	render_approval(fp, p, verbose);
 	if (fclose(fp) == EOF)
 		fatalx("out of memory");
-	if ((folded = vis_fold(buf, len, term_columns())) == NULL)
+	if ((folded = vis_fold(buf, len, term_columns(STDOUT_FILENO))) == NULL)
 		fatalx("out of memory");
 	fputs(folded, stdout);
 	free(folded);

@@ -172,8 +172,8 @@ cmd_diff(int argc, char **argv)
 	if ((rc = ctx_open(&x, id, COWSESSION_NOLOCK)) == 0) {
 		/* Folded to the terminal (vis_fold()); the digest is the
 		 * text's, whatever the width. */
-		if ((folded = vis_fold(x.diff, x.difflen, term_columns())) ==
-		    NULL)
+		if ((folded = vis_fold(x.diff, x.difflen,
+			 term_columns(STDOUT_FILENO))) == NULL)
 			fatalx("out of memory");
 		if (fputs(folded, stdout) == EOF || fflush(stdout) == EOF)
 			rc = EXIT_FAILED;

@@ -384,6 +384,24 @@ START_TEST(test_vis_fold_marks_every_row_after_the_first)
 }
 END_TEST
 
+/* vis_fold_printf() writes what vis_fold() makes of the formatted text. */
+START_TEST(test_vis_fold_printf_folds_what_it_formats)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_int_eq(vis_fold_printf(fp, 20, "refused: %s: %s\n",
+			     "x......  evidence: ok", "git"),
+	    0);
+	ck_assert_int_eq(fclose(fp), 0);
+	ck_assert_str_eq(
+	    buf, "refused: x......  ev\n" VIS_FOLD_MARK "idence: ok: git\n");
+	free(buf);
+}
+END_TEST
+
 static Suite *
 vis_suite(void)
 {
@@ -400,6 +418,7 @@ vis_suite(void)
 	tcase_add_test(tc, test_vis_dup_fit_escapes_as_in_the_whole);
 	tcase_add_loop_test(tc, test_vis_fold_marks_every_row_after_the_first,
 	    0, sizeof(folds) / sizeof(folds[0]));
+	tcase_add_test(tc, test_vis_fold_printf_folds_what_it_formats);
 	suite_add_tcase(s, tc);
 	return s;
 }
