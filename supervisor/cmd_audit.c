@@ -26,6 +26,7 @@
 
 #include "common/errors.h"
 #include "common/log.h"
+#include "common/util.h"
 #include "common/vis.h"
 #include "broker/audit.h"
 #include "broker/audit_verify.h"
@@ -201,34 +202,49 @@ put_col(FILE *fp, const char *s, int width)
 
 #define AUDIT_MAX_SESSION_ID	128
 
+/*
+ * One record as a row, folded to |width| (vis_fold()): each value is cut
+ * to 80 bytes, but a row holds many, and the terminal's own wrap began a
+ * row with what the agent put at its edge (a JSON-RPC id, a path, a
+ * refused call's tool name): "9     2026-... approval_granted", a
+ * record of airlock's own to the eye.
+ */
 static void
-print_record(json_t *rec)
+print_record(json_t *rec, size_t width)
 {
 	json_t *fields = json_object_get(rec, "fields"), *v;
 	const char *key;
-	size_t sess_len;
+	char *buf = NULL;
+	size_t sess_len, len = 0;
 	int first = 1;
+	FILE *fp;
 
-	printf("%-5lld ", (long long)json_integer_value(json_object_get(rec,
-	    "seq")));
-	put_col(stdout, json_string_value(json_object_get(rec, "time")), 24);
-	put_col(stdout, json_string_value(json_object_get(rec, "event")), 16);
+	if ((fp = open_memstream(&buf, &len)) == NULL)
+		fatal("open_memstream");
+	fprintf(fp, "%-5lld ", (long long)json_integer_value(json_object_get(
+	    rec, "seq")));
+	put_col(fp, json_string_value(json_object_get(rec, "time")), 24);
+	put_col(fp, json_string_value(json_object_get(rec, "event")), 16);
 	/* The whole id, however long: it is what --session takes. */
-	put_safe(stdout, json_string_value(json_object_get(rec, "session")),
+	put_safe(fp, json_string_value(json_object_get(rec, "session")),
 	    AUDIT_MAX_SESSION_ID, 0);
 	sess_len = strlen(json_string_value(json_object_get(rec, "session")));
-	printf("%*s ", sess_len < 22 ? (int)(22 - sess_len) : 0, "");
+	fprintf(fp, "%*s ", sess_len < 22 ? (int)(22 - sess_len) : 0, "");
 	if (json_is_object(fields)) {
 		json_object_foreach(fields, key, v) {
 			if (!first)
-				fputc(' ', stdout);
+				fputc(' ', fp);
 			first = 0;
-			put_safe(stdout, key, 40, 0);
-			fputc('=', stdout);
-			put_value(stdout, v);
+			put_safe(fp, key, 40, 0);
+			fputc('=', fp);
+			put_value(fp, v);
 		}
 	}
-	fputc('\n', stdout);
+	fputc('\n', fp);
+	if (fclose(fp) == EOF || vis_fold_printf(stdout, width, "%s", buf) ==
+	    -1)
+		fatalx("out of memory");
+	free(buf);
 }
 
 /*
@@ -360,9 +376,13 @@ filter_match(const struct filter *f, json_t *rec)
 	return 1;
 }
 
-/* Prints one line of the log (without newline) as a row or as JSON. */
+/*
+ * Prints one line of the log (without newline) as a row folded to
+ * |width|, or (|json|) as it is, JSON, never folded.
+ */
 static void
-emit_line(const char *line, size_t len, int json, const struct filter *f)
+emit_line(const char *line, size_t len, int json, size_t width,
+    const struct filter *f)
 {
 	json_t *rec;
 
@@ -374,7 +394,7 @@ emit_line(const char *line, size_t len, int json, const struct filter *f)
 		if (json)
 			printf("%.*s\n", (int)len, line);
 		else
-			print_record(rec);
+			print_record(rec, width);
 	}
 	json_decref(rec);
 }
@@ -722,7 +742,7 @@ audit_show(int argc, char **argv)
 	struct filter f;
 	int ch, json = 0, i, status = 0;
 	char *line = NULL;
-	size_t cap = 0;
+	size_t cap = 0, width = term_columns(STDOUT_FILENO);
 	ssize_t n;
 	FILE *fp;
 
@@ -781,7 +801,7 @@ audit_show(int argc, char **argv)
 		while ((n = getline(&line, &cap, fp)) > 0) {
 			if (line[n - 1] == '\n')
 				n--;
-			emit_line(line, (size_t)n, json, &f);
+			emit_line(line, (size_t)n, json, width, &f);
 		}
 		fclose(fp);
 	}
@@ -792,7 +812,8 @@ audit_show(int argc, char **argv)
 
 /* Reads what is new in |fd| and prints every complete line. */
 static int
-follow_drain(int fd, char **acc, size_t *acclen, int json, int *ended)
+follow_drain(int fd, char **acc, size_t *acclen, int json, size_t width,
+    int *ended)
 {
 	char buf[65536], *nl, *start;
 	ssize_t n;
@@ -816,7 +837,7 @@ follow_drain(int fd, char **acc, size_t *acclen, int json, int *ended)
 	while (rest > 0 && (nl = memchr(start, '\n', rest)) != NULL) {
 		json_t *rec;
 
-		emit_line(start, (size_t)(nl - start), json, NULL);
+		emit_line(start, (size_t)(nl - start), json, width, NULL);
 		if ((rec = audit_record_parse(start, (size_t)(nl - start))) !=
 		    NULL) {
 			if (strcmp(json_string_value(json_object_get(rec,
@@ -886,7 +907,7 @@ audit_tail(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	char **ring, *line = NULL, *acc = NULL;
-	size_t cap = 0, acclen = 0;
+	size_t cap = 0, acclen = 0, width = term_columns(STDOUT_FILENO);
 	long nlines = 10, count = 0, i;
 	off_t off = 0;
 	int ch, follow = 0, json = 0, fd, ino, ended = 0, rc = 0;
@@ -949,7 +970,7 @@ audit_tail(int argc, char **argv)
 		json_t *rec;
 		char *l = ring[i % nlines];
 
-		emit_line(l, strlen(l), json, NULL);
+		emit_line(l, strlen(l), json, width, NULL);
 		if ((rec = audit_record_parse(l, strlen(l))) != NULL) {
 			if (strcmp(json_string_value(json_object_get(rec,
 			    "event")), "session_end") == 0)
@@ -977,7 +998,8 @@ audit_tail(int argc, char **argv)
 
 		if ((rc = follow_check(fd, path, &acclen)) != 0)
 			break;
-		if (follow_drain(fd, &acc, &acclen, json, &ended) == -1) {
+		if (follow_drain(fd, &acc, &acclen, json, width, &ended) ==
+		    -1) {
 			log_warn("%s", path);
 			rc = EXIT_AUDIT_NOINPUT;
 			break;

@@ -257,10 +257,15 @@ log_intent(const struct cow_ctx *x, const char *event, json_t *extra,
 	return a;
 }
 
+/*
+ * Each refused entry on a line of its own, folded to the terminal's
+ * width (vis_fold()): a path the session wrote, padded to the edge,
+ * began a row of its own with what it held after, a line of airlock's.
+ */
 static void
 print_refused(json_t *refused, const char *what)
 {
-	size_t i;
+	size_t i, width = term_columns(STDERR_FILENO);
 	json_t *r;
 
 	json_array_foreach(refused, i, r)
@@ -272,15 +277,19 @@ print_refused(json_t *refused, const char *what)
 		const char *why =
 		    json_string_value(json_object_get(r, "reason"));
 		char *vp = vis_str(path, 0);
+		int rc;
 
 		if (rule != NULL)
-			fprintf(stderr, "%s: %s: %s (%s)\n", what,
-			    vp != NULL ? vp : "?", rule,
+			rc = vis_fold_printf(stderr, width, "%s: %s: %s (%s)\n",
+			    what, vp != NULL ? vp : "?", rule,
 			    writepolicy_rule_text(rule));
 		else
-			fprintf(stderr, "%s: %s: %s\n", what,
-			    vp != NULL ? vp : "?", why != NULL ? why : "");
+			rc =
+			    vis_fold_printf(stderr, width, "%s: %s: %s\n", what,
+				vp != NULL ? vp : "?", why != NULL ? why : "");
 		free(vp);
+		if (rc == -1)
+			fatalx("out of memory");
 	}
 }
 

@@ -568,7 +568,7 @@ exec_land(const char *ws, const struct changeset_upper *u,
 	struct changeset *cs = NULL;
 	json_t *refused = NULL, *v, *e;
 	char err[512];
-	size_t i;
+	size_t i, width;
 	int rootfd, upperfd = -1, ret = EXIT_APPLY;
 
 	*landed = NULL;
@@ -601,21 +601,30 @@ exec_land(const char *ws, const struct changeset_upper *u,
 		goto done;
 	}
 
+	/*
+	 * Each entry on a line of its own, folded to the terminal's width
+	 * (vis_fold()): a name the command wrote, padded to the edge, began
+	 * a row of its own with what it held after, a line of airlock's.
+	 */
 	if (dryrun) {
+		width = term_columns(STDERR_FILENO);
 		v = changeset_describe(cs);
 		json_array_foreach (v, i, e) {
 			char *vp = vis_str(json_string_value(
 			    json_object_get(e, "path")), 0);
 
-			fprintf(stderr, "airlock exec: would apply: %s %s\n",
+			if (vis_fold_printf(stderr, width,
+			    "airlock exec: would apply: %s %s\n",
 			    json_string_value(json_object_get(e, "op")),
-			    vp != NULL ? vp : "?");
+			    vp != NULL ? vp : "?") == -1)
+				fatalx("out of memory");
 			free(vp);
 		}
 		json_decref(v);
 	}
 	if ((refused = changeset_check(cs, policy, CHANGESET_MAX_BYTES)) !=
 	    NULL) {
+		width = term_columns(STDERR_FILENO);
 		json_array_foreach (refused, i, v) {
 			const char *rule = json_string_value(
 			    json_object_get(v, "rule"));
@@ -623,9 +632,11 @@ exec_land(const char *ws, const struct changeset_upper *u,
 			char *vp = vis_str(json_string_value(
 			    json_object_get(v, "path")), 0);
 
-			fprintf(stderr, "airlock exec: refused: %s: %s (%s)\n",
+			if (vis_fold_printf(stderr, width,
+			    "airlock exec: refused: %s: %s (%s)\n",
 			    vp != NULL ? vp : "?", rule,
-			    writepolicy_rule_text(rule));
+			    writepolicy_rule_text(rule)) == -1)
+				fatalx("out of memory");
 			free(vp);
 		}
 		log_warnx("exec: nothing was applied: %zu %s refused "

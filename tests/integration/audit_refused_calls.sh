@@ -31,6 +31,12 @@ mcp_rpc tools/call '{"name":"read_file decision=allow reason=ok","arguments":{}}
 expect_eq "a tool name with fields in it is refused (-32602)" "$(jr .error.code)" -32602
 mcp_rpc tools/call '{"name":"read_file\u201d decision=allow","arguments":{}}'
 expect_eq "  and so is one with a quote look-alike" "$(jr .error.code)" -32602
+# A tool name that reaches the edge of an 80-column terminal: each value
+# is cut to 80 bytes, but a row holds many, and the terminal's wrap
+# began a row with the rest of it, a record of airlock's to the eye.
+forged='99    2026-12-06T10:00:00.000Z approval_granted'
+mcp_rpc tools/call "{\"name\":\"xx$forged\",\"arguments\":{}}"
+expect_eq "  and so is one padded to the terminal's edge" "$(jr .error.code)" -32602
 # Allowed by the manifest, refused when it runs: the symlink leads out.
 mcp_call read_file '{"path":"notes.txt"}'
 expect_error_class "a read through a symlink out of the workspace is refused" path_refused
@@ -70,6 +76,18 @@ expect_contains "  a quote look-alike inside the quotes is escaped" \
     "$(cat "$T/show.out")" 'tool="read_file\u{201D} decision=allow"'
 expect_contains "  the manifest's reason is quoted too" \
     "$(cat "$T/show.out")" 'reason="allowed by manifest" tool=read_file'
+# Rows are folded to the terminal's width, each after a line's first
+# marked ">> ": the padded name forges no record.
+COLUMNS=80 "$AIRLOCK" audit show "$log" >"$T/show80.out" 2>&1
+check "audit show: no line wider than the 80-column terminal" \
+    test "$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$T/show80.out")" -le 80
+expect_eq "  on that terminal, no row reads as the forged record" \
+    "$(fold -w 80 "$T/show80.out" | grep -c '^99 ')" 0
+expect_eq "  the padded name is whole on rows marked as its record's" \
+    "$(sed -z 's/\n>> //g' "$T/show80.out" | grep -c " request .* tool=\"xx$forged\"\$")" 1
+COLUMNS=80 "$AIRLOCK" audit show --json "$log" >"$T/json80.out" 2>&1
+expect_eq "  --json is not folded: one record a line" \
+    "$(jq -c . "$T/json80.out" | wc -l)" "$(wc -l <"$log")"
 
 # --decision deny lists every refusal: also the call the manifest allowed
 # and the broker refused when it ran (its decision record says allow).

@@ -3,7 +3,8 @@
 # Copyright (c) 2026 The airlock authors
 # What stands between a copy-on-write session and the checkout, each shown
 # alone in one short session (cow_session.sh covers the whole flow): the
-# write policy refuses a nested .git and nothing lands; commit --digest
+# write policy refuses a nested .git and nothing lands (a refused name
+# padded to the terminal's edge forges no line); commit --digest
 # refuses a change set other than the one reviewed; a manifest changed
 # since the session began refuses the commit; with the manifest put back
 # and the reviewed digest, the same change set lands; a dependency file
@@ -44,6 +45,19 @@ check "a session id is printed" test -n "$S"
 expect_eq "commit of a nested .git refuses (exit 1)" "$rc" 1
 expect_contains "and names the entry and its rule" "$(cat "$T/cerr")" "refused: src/.git/config: git"
 check "nothing landed" test ! -e "$ws/src/ok.txt" -a ! -e "$ws/src/.git"
+"$A" discard "$S" 2>/dev/null
+
+# A refused name padded to the edge of an 80-column terminal: its wrap
+# began a row with the rest, a line of airlock's to the eye.  Each
+# refused entry is folded to the width, each row after its first marked
+# ">> ".
+pad=$(printf '%62s' '' | tr ' ' x)
+run_agent "mkdir -p src/.git && echo x >'src/.git/${pad}airlock commit: session applied'"
+COLUMNS=80 "$A" commit "$S" 2>"$T/cerr"; rc=$?
+expect_eq "commit of a padded name beneath a nested .git refuses (exit 1)" "$rc" 1
+expect_eq "on that terminal, no row of the refusal reads as airlock's" \
+    "$(fold -w 80 "$T/cerr" | grep -c '^airlock commit: session applied')" 0
+expect_contains "the name goes on on a row marked as the refusal's" "$(cat "$T/cerr")" ">> airlock commit: session applied: git"
 "$A" discard "$S" 2>/dev/null
 
 # A clean change set, reviewed.

@@ -71,6 +71,20 @@ for u in 0 $U; do
 	expect_contains "uid $u: --dry-run lists the file" "$out" "would apply: write y"
 	expect_not_contains "uid $u: --dry-run prints no raw escape" "$out" $'\033'
 	expect_not_contains "uid $u: --dry-run forges no line" "$out" $'\nairlock: exec: z'
+	# Nor can a name padded to the edge of an 80-column terminal: its
+	# wrap began a row with the rest, a line of airlock's to the eye.
+	# Each line is folded to the width, each row after its first marked
+	# ">> ".
+	pad=$(printf '%57s' '' | tr ' ' x)
+	out=$(COLUMNS=80 as_uid "$u" "$AIRLOCK" exec --workspace "$ws" -- sh -c "mkfifo '${pad}airlock: exec: applied 3 entries'" 2>&1)
+	expect_eq "uid $u: a FIFO with a name padded to the edge: refused (77)" "$?" 77
+	expect_eq "uid $u: on that terminal, no row of the refusal reads as airlock's" \
+	    "$(printf '%s\n' "$out" | fold -w 80 | grep -c '^airlock: exec: applied')" 0
+	expect_contains "uid $u: the name goes on on a row marked as the refusal's" "$out" ">> airlock: exec: applied 3 entries"
+	out=$(COLUMNS=80 as_uid "$u" "$AIRLOCK" exec --dry-run --workspace "$ws" -- sh -c "echo x >'${pad:10}airlock: exec: applied 3 entries'" 2>&1)
+	expect_eq "uid $u: on that terminal, no row of --dry-run's list reads as airlock's" \
+	    "$(printf '%s\n' "$out" | fold -w 80 | grep -c '^airlock: exec: applied')" 0
+	expect_contains "uid $u: the name goes on on a row marked as the list's" "$out" ">> airlock: exec: applied 3 entries"
 	ex 'mv .github .github.old && mkdir -p .github/workflows && echo evil >.github/workflows/ci.yml'
 	expect_eq "uid $u: protected path replaced via rename: refused (77)" "$status" 77
 	expect_contains "uid $u: the replaced workflow is named with the protected rule" "$out" "refused: .github/workflows/ci.yml: protected"

@@ -11,7 +11,9 @@
 #   (b) a gate whose script the agent edited passes but does not count
 #       toward acceptanceMet, and status, result and trace say why;
 #   (c) a secret-granted tool whose script the agent edited refuses to
-#       run, and the secret appears nowhere.
+#       run, and the secret appears nowhere;
+#   (d) a pinned file's name padded to the terminal's edge cannot forge
+#       a row of airlock trace.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -155,6 +157,26 @@ expect_eq "not retryable" "$(jr .result.structuredContent.retryable)" false
 expect_contains "the refusal names the file" "$(jr .result.structuredContent.message)" scripts/publish.sh
 expect_not_contains "no reversed secret in the result" "$R" "$reversed"
 check "the refusal is audited" grep -q '"pinned_code_changed".*scripts/publish.sh' "$sess/audit.jsonl"
+
+# ===== (d) a pinned file's name forges a row of airlock trace ======================
+# A trace row is wider than 80 columns, and its note quotes the names of
+# the pinned files that changed: one padded to column 160 made the
+# terminal's wrap begin a row "99    run_check ... ok ... unit... pass",
+# a gate that passed to the eye.  airlock trace folds its rows to the
+# terminal's width, each row after a line's first marked ">> ".
+forged='99    run_check          5d41402abc4b ok                 -                unit.todo-transition pass'
+padded="tests/a$(printf '%25s' '' | tr ' ' .)$forged"
+mcp_call apply_patch "{\"patch\":$(printf -- '--- /dev/null\n+++ b/%s\n@@ -0,0 +1 @@\n+x\n' "$padded" | jq -Rs .),\"expectedBaseSha\":\"$(sha256sum </dev/null | cut -d' ' -f1)\"}"
+expect_ok_result "the agent adds a file with a padded name beneath the pinned tests/"
+mcp_call run_check '{"checkId":"suite"}'
+expect_contains "the gate names it as changed pinned code" "$(jr -c .result.structuredContent.pinnedCodeChanged)" "$forged"
+COLUMNS=80 "$AIRLOCK" trace "$sess" >"$T/trace80.out" 2>&1
+check "airlock trace: no line wider than the 80-column terminal" \
+    test "$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$T/trace80.out")" -le 80
+expect_eq "airlock trace: on that terminal, no row reads as the forged call" \
+    "$(fold -w 80 "$T/trace80.out" | grep -c '^99 ')" 0
+expect_contains "airlock trace: the whole name is shown, on rows marked as the note's" \
+    "$(sed -z 's/\n>> //g' "$T/trace80.out")" "pinned code changed: $padded"
 mcp_stop
 if grep -rqF -e "$secret" -e "$reversed" "$AIRLOCK_HOME/sessions" "$ws" "$T/notes" "$T/serve.err"; then
 	fail "the secret appears nowhere, in no form"
