@@ -227,7 +227,7 @@ http_head_parse(const char *buf, size_t len, size_t max_line, size_t max_head,
     struct http_head *h)
 {
 	const char *nl;
-	size_t pos = 0, eol, end, i;
+	size_t pos = 0, eol, end, i, n;
 	int lineno, rc, seen_te = 0;
 
 	memset(h, 0, sizeof(*h));
@@ -243,7 +243,15 @@ http_head_parse(const char *buf, size_t len, size_t max_line, size_t max_head,
 				return refuse(
 				    h, 400, "bare CR in request head");
 		}
-		if (lineno == 0 && eol - pos > max_line + (nl != NULL))
+		/*
+		 * The request line's length without its CR, which may be the
+		 * last byte so far: a line of max_line bytes whose LF has not
+		 * arrived yet waits for it.
+		 */
+		n = eol - pos;
+		if (n > 0 && buf[eol - 1] == '\r')
+			n--;
+		if (lineno == 0 && n > max_line)
 			return refuse(h, 400,
 			    "request line longer than %zu bytes", max_line);
 		if (nl == NULL) {

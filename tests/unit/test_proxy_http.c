@@ -260,18 +260,34 @@ START_TEST(test_head_limits_give_400_for_the_line_and_431_for_the_head)
 }
 END_TEST
 
-/* Every prefix of a valid head is "need more", never an error. */
+/*
+ * Every prefix of a valid head is "need more", never an error, also when
+ * the head is exactly as long as the limits allow (a request line of
+ * max_line bytes whose LF has not arrived yet; found by fuzz_proxy).
+ */
+static const char prefix_in[] = U "Content-Length: 3\r\nX-A: b\r\n\r\n";
+static const struct prefix_row {
+	size_t max_line, max_head;
+} prefix_rows[] = {
+	{ 8192, 32768 }, /* the proxy's defaults */
+	{ 27, 32768 }, /* the request line's length */
+	{ 27, sizeof(prefix_in) - 1 }, /* and the head's */
+};
+
 START_TEST(test_every_prefix_of_a_valid_head_waits_for_more)
 {
-	static const char in[] = U "Content-Length: 3\r\nX-A: b\r\n\r\n";
+	const struct prefix_row *r = &prefix_rows[_i];
 	static struct http_head h;
 	size_t n;
 
-	for (n = 0; n < sizeof(in) - 1; n++)
-		ck_assert_msg(http_head_parse(in, n, 8192, 32768, &h) == 0,
-		    "prefix %zu: %s", n, h.why);
-	ck_assert_int_eq(
-	    http_head_parse(in, sizeof(in) - 1, 8192, 32768, &h), 1);
+	for (n = 0; n < sizeof(prefix_in) - 1; n++)
+		ck_assert_msg(http_head_parse(prefix_in, n, r->max_line,
+				  r->max_head, &h) == 0,
+		    "limits %zu, %zu: prefix %zu: %s", r->max_line, r->max_head,
+		    n, h.why);
+	ck_assert_int_eq(http_head_parse(prefix_in, sizeof(prefix_in) - 1,
+			     r->max_line, r->max_head, &h),
+	    1);
 }
 END_TEST
 
@@ -291,7 +307,9 @@ main(void)
 	tcase_add_test(tc, test_head_parse_reports_fields_and_body_start);
 	tcase_add_test(
 	    tc, test_head_limits_give_400_for_the_line_and_431_for_the_head);
-	tcase_add_test(tc, test_every_prefix_of_a_valid_head_waits_for_more);
+	tcase_add_loop_test(tc,
+	    test_every_prefix_of_a_valid_head_waits_for_more, 0,
+	    NROWS(prefix_rows));
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
