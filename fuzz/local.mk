@@ -4,7 +4,8 @@
 # default build and "make check" do not).  fuzz/run SECONDS runs each.
 FUZZ_TARGETS = fuzz/fuzz_frame fuzz/fuzz_validate fuzz/fuzz_manifest \
 	fuzz/fuzz_path fuzz/fuzz_diff fuzz/fuzz_audit fuzz/fuzz_vis \
-	fuzz/fuzz_shparse fuzz/fuzz_yamledit fuzz/fuzz_gitconfig fuzz/fuzz_lefthook
+	fuzz/fuzz_shparse fuzz/fuzz_yamledit fuzz/fuzz_gitconfig fuzz/fuzz_lefthook \
+	fuzz/fuzz_proxy
 # The library sources the targets exercise, compiled once with
 # instrumentation (fuzzer-no-link) into fuzz/obj/.
 FUZZ_LIB_SRCS = common/buf.c common/errors.c common/log.c common/util.c \
@@ -16,7 +17,7 @@ FUZZ_LIB_SRCS = common/buf.c common/errors.c common/log.c common/util.c \
 	policy/manifest_limits.c common/approver_token.c common/paths.c \
 	policy/manifest_escalation.c policy/manifest_tools.c \
 	policy/seccomp_policy.c policy/yamledit.c policy/githooks.c \
-	policy/lefthook.c
+	policy/lefthook.c proxy/http.c
 FUZZ_CC = clang
 FUZZ_SAN = address,undefined
 FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
@@ -51,6 +52,7 @@ fuzz/fuzz_shparse: $(srcdir)/fuzz/fuzz_shparse.c
 fuzz/fuzz_yamledit: $(srcdir)/fuzz/fuzz_yamledit.c
 fuzz/fuzz_gitconfig: $(srcdir)/fuzz/fuzz_gitconfig.c
 fuzz/fuzz_lefthook: $(srcdir)/fuzz/fuzz_lefthook.c
+fuzz/fuzz_proxy: $(srcdir)/fuzz/fuzz_proxy.c
 
 clean-local: clean-fuzz
 clean-fuzz:
@@ -58,6 +60,7 @@ clean-fuzz:
 .PHONY: clean-fuzz
 
 EXTRA_DIST += fuzz/local.mk fuzz/run fuzz/json.dict fuzz/yaml.dict \
+	fuzz/proxy.dict fuzz/fuzz_proxy.c \
 	fuzz/fuzz_frame.c fuzz/fuzz_validate.c fuzz/fuzz_manifest.c \
 	fuzz/fuzz_path.c fuzz/fuzz_audit.c fuzz/fuzz_vis.c fuzz/corpus \
 	fuzz/fuzz_shparse.c fuzz/fuzz_yamledit.c fuzz/fuzz_gitconfig.c \
@@ -69,7 +72,7 @@ EXTRA_DIST += fuzz/local.mk fuzz/run fuzz/json.dict fuzz/yaml.dict \
 FUZZ_REPLAY = fuzz/replay_frame fuzz/replay_validate fuzz/replay_manifest \
 	fuzz/replay_path fuzz/replay_diff fuzz/replay_audit fuzz/replay_vis \
 	fuzz/replay_shparse fuzz/replay_yamledit fuzz/replay_gitconfig \
-	fuzz/replay_lefthook
+	fuzz/replay_lefthook fuzz/replay_proxy
 check_PROGRAMS += $(FUZZ_REPLAY)
 TESTS += $(FUZZ_REPLAY)
 fuzz_replay_cflags = $(AM_CFLAGS) -DFUZZ_SRCDIR='"$(abs_top_srcdir)"'
@@ -106,4 +109,7 @@ fuzz_replay_gitconfig_LDADD = libairlock.a $(AIRLOCK_LIBS)
 fuzz_replay_lefthook_SOURCES = fuzz/replay.c fuzz/fuzz_lefthook.c
 fuzz_replay_lefthook_CFLAGS = $(fuzz_replay_cflags) -DFUZZ_NAME='"lefthook"'
 fuzz_replay_lefthook_LDADD = libairlock.a $(AIRLOCK_LIBS)
+fuzz_replay_proxy_SOURCES = fuzz/replay.c fuzz/fuzz_proxy.c
+fuzz_replay_proxy_CFLAGS = $(fuzz_replay_cflags) -DFUZZ_NAME='"proxy"'
+fuzz_replay_proxy_LDADD = libairlock.a $(AIRLOCK_LIBS)
 EXTRA_DIST += fuzz/replay.c fuzz/regress

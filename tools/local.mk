@@ -36,7 +36,7 @@ FORMAT_FILES = policy/lefthook.c policy/lefthook.h tests/unit/test_lefthook.c \
 	common/vis.c common/vis.h tests/unit/test_vis.c \
 	runner/denials.c runner/denials.h tests/unit/test_runner_denials.c \
 	runner/fsdenials.c runner/fsdenials.h \
-	fuzz/fuzz_vis.c \
+	fuzz/fuzz_vis.c fuzz/fuzz_proxy.c \
 	broker/excerpt.c broker/excerpt.h broker/artifact.c broker/artifact.h \
 	broker/output.c broker/output.h tests/unit/test_excerpt.c \
 	broker/jobs.c broker/jobs.h broker/jobtext.c broker/jobtext.h \

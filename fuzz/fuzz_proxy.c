@@ -1,0 +1,711 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
+/*
+ * libFuzzer target for the egress proxy's parsers, the first code to read
+ * what sandboxed code sends the proxy: proxy/http.c http_head_parse (the
+ * request head) and proxy/rules.c rules_parse_authority (host[:port] and
+ * its host normalisation).  The SOCKS5 request parser (socks_head in
+ * proxy/proxy.c) answers the client itself and is not called here; the
+ * authorities it builds are, built the way it builds them.
+ *
+ * Each input is read as:
+ *   1. a request head, with the proxy's limits and with small ones, and
+ *      again in the prefixes the proxy sees as the head arrives;
+ *   2. the destination of a head that parses, cut out as conn_request()
+ *      does (CONNECT's target; an absolute http:// target's authority,
+ *      port 80 by default), and its Host value;
+ *   3. an authority, with no default port (CONNECT) and with 80;
+ *   4. a SOCKS5 CONNECT's destination: its first 4 or 16 bytes as an
+ *      address, or its bytes after the first two as a name, with a port
+ *      from two bytes.
+ *
+ * Invariants checked, beyond "does not crash" (ASan, UBSan):
+ *   - a refused head has status 400, 411 or 431 (431 alone with
+ *     AL_ERR_LIMIT) and a printable reason; "need more" is never said of
+ *     bytes that hold a blank line;
+ *   - a head that parses ends in CRLF CRLF, holds no NUL, bare CR or bare
+ *     LF; its request line is METHOD SP TARGET SP HTTP/1.x within the line
+ *     limit; every field is a token name, a colon and a trimmed value
+ *     with no control byte (so no CR, LF or NUL); there is at most one
+ *     Host (the one h->host names), at most one Content-Length (its
+ *     digits are h->content_length), no Transfer-Encoding, no Connection
+ *     naming a framing field, a Host in every HTTP/1.1 request but
+ *     CONNECT, no body framing on CONNECT;
+ *   - every prefix of that head asks for more bytes, the head alone parses
+ *     the same, and smaller limits never accept what the proxy's refuse;
+ *   - a parsed authority's host is 1..253 bytes, a name is lowercase
+ *     [a-z0-9_-] labels of 1..63 bytes joined by single dots (no leading
+ *     or trailing dot), is the input's host lowercased without its one
+ *     trailing dot, and is neither an IPv4 literal inet_aton(3) would read
+ *     (a resolver would) nor an IPv6 one; an IPv4 literal is in canonical
+ *     dotted-quad form and its bytes; an IPv6 literal came in brackets and
+ *     is inet_ntop's form of its bytes; the port is 1..65535, and the
+ *     default port only when none was written; a refusal gives a reason;
+ *   - the canonical form printed back, also in upper case, with a
+ *     trailing dot, or without the port when it is the default, parses to
+ *     the same destination; the input in upper or lower case parses the
+ *     same way;
+ *   - a host rule written from the canonical form allows the destination
+ *     (a name; a literal only if its address is public), the same host on
+ *     another port is not allowed, "*.host" never matches host itself and
+ *     "*.parent" matches it;
+ *   - a SOCKS5 address printed as the proxy prints it parses back to the
+ *     same bytes and port (port 0 refused); a SOCKS5 name never becomes an
+ *     IPv6 literal.
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/errors.h"
+#include "proxy/http.h"
+#include "proxy/rules.h"
+
+/* The proxy's defaults (proxy_limits_default) and small ones. */
+#define MAX_LINE 8192
+#define MAX_HEAD 32768
+#define SMALL_LINE 64
+#define SMALL_HEAD 512
+
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+static void
+fail(const char *what, const char *in, size_t len)
+{
+	fprintf(stderr, "fuzz_proxy: %s: input \"%.*s\"\n", what,
+	    (int)(len > 512 ? 512 : len), in);
+	abort();
+}
+
+static int
+is_tchar(unsigned char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	    (ch >= '0' && ch <= '9') ||
+	    (ch != '\0' && strchr("!#$%&'*+-.^_`|~", ch) != NULL);
+}
+
+static int
+span_is(const char *buf, struct http_span s, const char *name)
+{
+	return s.len == strlen(name) &&
+	    strncasecmp(buf + s.off, name, s.len) == 0;
+}
+
+/* Is the message (|cap| bytes) NUL-terminated, printable and non-empty? */
+static int
+reason_ok(const char *why, size_t cap)
+{
+	size_t i;
+
+	if (memchr(why, '\0', cap) == NULL || why[0] == '\0')
+		return 0;
+	for (i = 0; why[i] != '\0'; i++)
+		if ((unsigned char)why[i] < 0x20 ||
+		    (unsigned char)why[i] > 0x7e)
+			return 0;
+	return 1;
+}
+
+/* --- authorities ----------------------------------------------------------- */
+
+static int
+same_target(const struct rules_target *a, const struct rules_target *b)
+{
+	return strcmp(a->host, b->host) == 0 && a->port == b->port &&
+	    a->family == b->family && memcmp(a->addr, b->addr, 16) == 0;
+}
+
+/* Parses |s| (a NUL-terminated string) and wants exactly |want|. */
+static void
+expect_same(const char *s, uint16_t defport, const struct rules_target *want,
+    const char *what)
+{
+	struct rules_target t;
+	char why[RULES_REASON_MAX];
+
+	if (rules_parse_authority(
+		s, strlen(s), defport, &t, why, sizeof(why)) != 0 ||
+	    !same_target(&t, want)) {
+		fprintf(stderr,
+		    "fuzz_proxy: %s: %s parses as %s:%u, not %s:%u\n", what, s,
+		    t.host, t.port, want->host, want->port);
+		abort();
+	}
+}
+
+/* Is |s| (|n| bytes) numeric in the URL standard's sense? */
+static int
+numeric_label(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	if (n >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		for (i = 2; i < n; i++)
+			if (!isxdigit((unsigned char)s[i]))
+				return 0;
+		return 1;
+	}
+	for (i = 0; i < n; i++)
+		if (!isdigit((unsigned char)s[i]))
+			return 0;
+	return n > 0;
+}
+
+static void
+check_name(const char *in, size_t len, const struct rules_target *t)
+{
+	const char *h = t->host, *colon;
+	struct in_addr a4;
+	unsigned char a6[16];
+	size_t i, n = strlen(h), label = 0, last = 0, hlen;
+
+	for (i = 0; i < n; i++) {
+		if (h[i] == '.') {
+			if (label == 0)
+				fail("empty label in a parsed host", in, len);
+			label = 0;
+			last = i + 1;
+			continue;
+		}
+		if (!((h[i] >= 'a' && h[i] <= 'z') ||
+			(h[i] >= '0' && h[i] <= '9') || h[i] == '-' ||
+			h[i] == '_'))
+			fail("byte outside [a-z0-9_-] in a parsed host", in,
+			    len);
+		if (++label > 63)
+			fail("label longer than 63 bytes in a parsed host", in,
+			    len);
+	}
+	if (label == 0)
+		fail("parsed host ends in a dot or is empty", in, len);
+	if (numeric_label(h + last, n - last))
+		fail("name whose last label is a number", in, len);
+	if (inet_aton(h, &a4) != 0)
+		fail("name a resolver reads as an IPv4 literal", in, len);
+	if (inet_pton(AF_INET6, h, a6) == 1)
+		fail("name that is an IPv6 literal", in, len);
+	for (i = 0; i < 16; i++)
+		if (t->addr[i] != 0)
+			fail("name with an address", in, len);
+	/* The host written, lowercased, less one trailing dot. */
+	hlen =
+	    (colon = memchr(in, ':', len)) != NULL ? (size_t)(colon - in) : len;
+	if (hlen > 0 && in[hlen - 1] == '.')
+		hlen--;
+	if (hlen != n)
+		fail("parsed host is not the host written", in, len);
+	for (i = 0; i < n; i++)
+		if (tolower((unsigned char)in[i]) != h[i])
+			fail("parsed host is not the host written", in, len);
+}
+
+static void
+check_literal(const char *in, size_t len, const struct rules_target *t)
+{
+	unsigned char a[16];
+	char back[INET6_ADDRSTRLEN];
+	size_t i;
+
+	if (t->family == AF_INET) {
+		if (len > 0 && in[0] == '[')
+			fail("bracketed IPv4 literal", in, len);
+		if (inet_pton(AF_INET, t->host, a) != 1 ||
+		    memcmp(a, t->addr, 4) != 0)
+			fail("IPv4 literal does not hold its address", in, len);
+		for (i = 4; i < 16; i++)
+			if (t->addr[i] != 0)
+				fail("IPv4 literal with bytes past 4", in, len);
+		if (inet_ntop(AF_INET, t->addr, back, sizeof(back)) == NULL ||
+		    strcmp(back, t->host) != 0)
+			fail("IPv4 literal not in canonical form", in, len);
+		return;
+	}
+	if (len == 0 || in[0] != '[')
+		fail("IPv6 literal without brackets", in, len);
+	if (inet_ntop(AF_INET6, t->addr, back, sizeof(back)) == NULL ||
+	    strcmp(back, t->host) != 0)
+		fail("IPv6 literal not in inet_ntop form", in, len);
+}
+
+/* A host rule written from |canon| decides |t| as it should. */
+static void
+check_rules(
+    const char *in, size_t len, const struct rules_target *t, const char *canon)
+{
+	struct rules *r;
+	char rule[RULES_REASON_MAX], reason[RULES_REASON_MAX];
+	char pat[RULES_HOST_MAX + 16], err[RULES_REASON_MAX];
+	struct rules_target other;
+	const char *dot;
+	int allowed;
+
+	if ((r = rules_new()) == NULL)
+		abort();
+	if (rules_add_host(r, canon, err, sizeof(err)) != 0)
+		fail("the canonical form is not a host rule", in, len);
+	allowed = rules_check_target(
+	    r, t, rule, sizeof(rule), reason, sizeof(reason));
+	if (t->family == 0 ? !allowed
+			   : allowed !=
+		    (rules_classify(t->family, t->addr, NULL, 0) ==
+			ADDR_PUBLIC))
+		fail("host rule from the canonical form decides wrongly", in,
+		    len);
+	if (!allowed && !reason_ok(reason, sizeof(reason)))
+		fail("refusal without a reason", in, len);
+	other = *t;
+	other.port = t->port == 65535 ? 1 : t->port + 1;
+	if (rules_check_target(
+		r, &other, rule, sizeof(rule), reason, sizeof(reason)))
+		fail("host rule allows another port", in, len);
+	rules_free(r);
+	if (t->family != 0)
+		return;
+
+	/* "*.host" never matches host; "*.parent" matches host. */
+	if ((r = rules_new()) == NULL)
+		abort();
+	snprintf(pat, sizeof(pat), "*.%s:%u", t->host, t->port);
+	if (rules_add_host(r, pat, err, sizeof(err)) == 0 &&
+	    rules_check_target(
+		r, t, rule, sizeof(rule), reason, sizeof(reason)))
+		fail("*.host matches host itself", in, len);
+	rules_free(r);
+	if ((dot = strchr(t->host, '.')) == NULL ||
+	    strchr(dot + 1, '.') == NULL)
+		return;
+	if ((r = rules_new()) == NULL)
+		abort();
+	snprintf(pat, sizeof(pat), "*.%s:*", dot + 1);
+	if (rules_add_host(r, pat, err, sizeof(err)) != 0 ||
+	    !rules_check_target(
+		r, t, rule, sizeof(rule), reason, sizeof(reason)))
+		fail("*.parent does not match a subdomain", in, len);
+	rules_free(r);
+}
+
+/* Parses |len| bytes at |in| as an authority and checks the result. */
+static int
+check_authority(
+    const char *in, size_t len, uint16_t defport, struct rules_target *out)
+{
+	struct rules_target t, u;
+	char why[RULES_REASON_MAX], canon[RULES_HOST_MAX + 16];
+	const char *close;
+	char *alt;
+	size_t i, n;
+	int rc, rc2, written;
+
+	memset(why, 'X', sizeof(why));
+	rc = rules_parse_authority(in, len, defport, &t, why, sizeof(why));
+	if (memchr(why, '\0', sizeof(why)) == NULL)
+		fail("reason not terminated", in, len);
+	if (rc != 0) {
+		if (rc != AL_ERR_FORMAT)
+			fail("undocumented error code", in, len);
+		if (!reason_ok(why, sizeof(why)))
+			fail("refusal without a printable reason", in, len);
+	} else {
+		n = strnlen(t.host, sizeof(t.host));
+		if (why[0] != '\0')
+			fail("a reason for an authority that parsed", in, len);
+		if (n == 0 || n > 253)
+			fail("parsed host empty or longer than 253 bytes", in,
+			    len);
+		if (t.port == 0)
+			fail("port 0", in, len);
+		if (t.family == 0)
+			check_name(in, len, &t);
+		else if (t.family == AF_INET || t.family == AF_INET6)
+			check_literal(in, len, &t);
+		else
+			fail("unknown family", in, len);
+		/* A port was written iff ':' follows the host. */
+		if (t.family == AF_INET6)
+			written = (close = memchr(in, ']', len)) != NULL &&
+			    close + 1 < in + len;
+		else
+			written = memchr(in, ':', len) != NULL;
+		if (!written && (defport == 0 || t.port != defport))
+			fail("port not written, and not the default", in, len);
+
+		/* The canonical form, and its variants. */
+		snprintf(canon, sizeof(canon),
+		    t.family == AF_INET6 ? "[%s]:%u" : "%s:%u", t.host, t.port);
+		expect_same(canon, 0, &t, "canonical form");
+		expect_same(canon, t.port, &t, "canonical form");
+		for (i = 0; canon[i] != '\0'; i++)
+			canon[i] = (char)toupper((unsigned char)canon[i]);
+		expect_same(canon, 0, &t, "canonical form in upper case");
+		snprintf(canon, sizeof(canon),
+		    t.family == AF_INET6 ? "[%s]" : "%s", t.host);
+		expect_same(canon, t.port, &t, "canonical form, default port");
+		if (t.family != AF_INET6) {
+			snprintf(
+			    canon, sizeof(canon), "%s.:%u", t.host, t.port);
+			expect_same(
+			    canon, 0, &t, "canonical form, trailing dot");
+		}
+		snprintf(canon, sizeof(canon),
+		    t.family == AF_INET6 ? "[%s]:%u" : "%s:%u", t.host, t.port);
+		check_rules(in, len, &t, canon);
+	}
+
+	/* Case never matters. */
+	if ((alt = malloc(len + 1)) == NULL)
+		abort();
+	for (i = 0; i < len; i++)
+		alt[i] = (char)toupper((unsigned char)in[i]);
+	rc2 = rules_parse_authority(alt, len, defport, &u, why, sizeof(why));
+	if (rc2 != rc || (rc == 0 && !same_target(&t, &u)))
+		fail("upper case parses differently", in, len);
+	for (i = 0; i < len; i++)
+		alt[i] = (char)tolower((unsigned char)in[i]);
+	rc2 = rules_parse_authority(alt, len, defport, &u, why, sizeof(why));
+	if (rc2 != rc || (rc == 0 && !same_target(&t, &u)))
+		fail("lower case parses differently", in, len);
+	free(alt);
+	if (out != NULL)
+		*out = t;
+	return rc;
+}
+
+/* --- SOCKS5 destinations, built as socks_head() builds them --------------- */
+
+static void
+check_socks(const uint8_t *data, size_t size)
+{
+	struct rules_target t;
+	char a[INET6_ADDRSTRLEN], auth[RULES_HOST_MAX + 16];
+	uint16_t port;
+	size_t nlen;
+	int rc;
+
+	/* ATYP 1: four address bytes, then the port. */
+	if (size >= 6) {
+		port = (uint16_t)(data[4] << 8 | data[5]);
+		if (inet_ntop(AF_INET, data, a, sizeof(a)) == NULL)
+			abort();
+		snprintf(auth, sizeof(auth), "%s:%u", a, port);
+		rc = check_authority(auth, strlen(auth), 0, &t);
+		if (port == 0 ? rc == 0
+			      : rc != 0 || t.family != AF_INET ||
+			    memcmp(t.addr, data, 4) != 0 || t.port != port)
+			fail("SOCKS5 IPv4 address does not parse back", auth,
+			    strlen(auth));
+	}
+	/* ATYP 4: sixteen address bytes, then the port. */
+	if (size >= 18) {
+		port = (uint16_t)(data[16] << 8 | data[17]);
+		if (inet_ntop(AF_INET6, data, a, sizeof(a)) == NULL)
+			abort();
+		snprintf(auth, sizeof(auth), "[%s]:%u", a, port);
+		rc = check_authority(auth, strlen(auth), 0, &t);
+		if (port == 0 ? rc == 0
+			      : rc != 0 || t.family != AF_INET6 ||
+			    memcmp(t.addr, data, 16) != 0 || t.port != port)
+			fail("SOCKS5 IPv6 address does not parse back", auth,
+			    strlen(auth));
+	}
+	/* ATYP 3: the port, then a name of up to 255 bytes. */
+	if (size >= 2) {
+		port = (uint16_t)(data[0] << 8 | data[1]);
+		nlen = size - 2 > 255 ? 255 : size - 2;
+		/* The proxy refuses a name with ':' or NUL before parsing. */
+		if (memchr(data + 2, ':', nlen) != NULL ||
+		    memchr(data + 2, '\0', nlen) != NULL)
+			return;
+		snprintf(auth, sizeof(auth), "%.*s:%u", (int)nlen,
+		    (const char *)data + 2, port);
+		if (check_authority(auth, strlen(auth), 0, &t) == 0 &&
+		    (t.family == AF_INET6 || t.port != port))
+			fail("SOCKS5 name parsed wrongly", auth, strlen(auth));
+	}
+}
+
+/* --- request heads ------------------------------------------------------- */
+
+static int
+same_head(const struct http_head *a, const struct http_head *b)
+{
+	return a->len == b->len && strcmp(a->method, b->method) == 0 &&
+	    a->target.off == b->target.off && a->target.len == b->target.len &&
+	    a->minor == b->minor && a->is_connect == b->is_connect &&
+	    a->nfields == b->nfields &&
+	    memcmp(a->fields, b->fields, a->nfields * sizeof(a->fields[0])) ==
+	    0 &&
+	    a->has_host == b->has_host && a->host.off == b->host.off &&
+	    a->host.len == b->host.len && a->has_length == b->has_length &&
+	    a->content_length == b->content_length;
+}
+
+/* Does a Connection value list a field that frames or routes? */
+static int
+lists_framing(const char *v, size_t n)
+{
+	static const char *framing[] = { "content-length", "transfer-encoding",
+		"host" };
+	size_t i = 0, s, j;
+
+	while (i < n) {
+		while (i < n && strchr(" \t,", v[i]) != NULL)
+			i++;
+		for (s = i; i < n && strchr(" \t,", v[i]) == NULL; i++)
+			;
+		for (j = 0; j < 3; j++)
+			if (i - s == strlen(framing[j]) &&
+			    strncasecmp(v + s, framing[j], i - s) == 0)
+				return 1;
+	}
+	return 0;
+}
+
+static void
+check_fields(const char *buf, const struct http_head *h, size_t line1)
+{
+	const struct http_field *f;
+	size_t i, j, pos = line1, eol, nhost = 0, nlen = 0;
+	uint64_t cl;
+	const char *v, *cr;
+
+	for (i = 0; i < h->nfields; i++) {
+		f = &h->fields[i];
+		if ((cr = memchr(buf + pos, '\r', h->len - pos)) == NULL)
+			fail("field line without CR", buf, h->len);
+		eol = (size_t)(cr - buf);
+		if (f->name.off != pos || f->name.len == 0 ||
+		    buf[f->name.off + f->name.len] != ':')
+			fail("field name is not its line's start", buf, h->len);
+		for (j = 0; j < f->name.len; j++)
+			if (!is_tchar((unsigned char)buf[pos + j]))
+				fail("field name not a token", buf, h->len);
+		if (f->value.off <= f->name.off + f->name.len ||
+		    f->value.off + f->value.len > eol)
+			fail("field value outside its line", buf, h->len);
+		for (j = f->name.off + f->name.len + 1; j < f->value.off; j++)
+			if (buf[j] != ' ' && buf[j] != '\t')
+				fail("bytes between colon and value", buf,
+				    h->len);
+		for (j = f->value.off + f->value.len; j < eol; j++)
+			if (buf[j] != ' ' && buf[j] != '\t')
+				fail("bytes after the value", buf, h->len);
+		v = buf + f->value.off;
+		if (f->value.len > 0 &&
+		    (v[0] == ' ' || v[0] == '\t' ||
+			v[f->value.len - 1] == ' ' ||
+			v[f->value.len - 1] == '\t'))
+			fail("field value not trimmed", buf, h->len);
+		for (j = 0; j < f->value.len; j++)
+			if (((unsigned char)v[j] < 0x20 && v[j] != '\t') ||
+			    (unsigned char)v[j] == 0x7f)
+				fail("control byte (CR, LF, NUL...) in a value",
+				    buf, h->len);
+		if (span_is(buf, f->name, "host")) {
+			nhost++;
+			if (h->host.off != f->value.off ||
+			    h->host.len != f->value.len)
+				fail("h->host is not the Host field", buf,
+				    h->len);
+		} else if (span_is(buf, f->name, "content-length")) {
+			nlen++;
+			cl = 0;
+			if (f->value.len == 0)
+				fail("empty Content-Length accepted", buf,
+				    h->len);
+			for (j = 0; j < f->value.len; j++) {
+				if (v[j] < '0' || v[j] > '9' ||
+				    cl > ((uint64_t)INT64_MAX -
+					     (uint64_t)(v[j] - '0')) /
+					    10)
+					fail(
+					    "Content-Length not a 63-bit number",
+					    buf, h->len);
+				cl = cl * 10 + (uint64_t)(v[j] - '0');
+			}
+			if (cl != h->content_length)
+				fail("content_length is not the field's", buf,
+				    h->len);
+		} else if (span_is(buf, f->name, "transfer-encoding"))
+			fail("Transfer-Encoding accepted", buf, h->len);
+		else if (span_is(buf, f->name, "connection") &&
+		    lists_framing(v, f->value.len))
+			fail("Connection naming a framing field accepted", buf,
+			    h->len);
+		pos = eol + 2;
+	}
+	if (pos + 2 != h->len)
+		fail("fields do not cover the head", buf, h->len);
+	if (nhost > 1 || (nhost == 1) != (h->has_host != 0))
+		fail("not exactly the one Host h->has_host says", buf, h->len);
+	if (nlen > 1 || (nlen == 1) != (h->has_length != 0) ||
+	    (nlen == 0 && h->content_length != 0))
+		fail("Content-Length count or value", buf, h->len);
+	if (h->minor == 1 && !h->is_connect && !h->has_host)
+		fail("HTTP/1.1 request without Host", buf, h->len);
+	if (h->is_connect && h->has_length)
+		fail("CONNECT with a body", buf, h->len);
+}
+
+static void
+check_parsed(const char *buf, size_t len, const struct http_head *h)
+{
+	const char *sp1, *sp2, *cr;
+	size_t i, line, mlen;
+
+	if (h->len < 4 || h->len > len || h->len > MAX_HEAD ||
+	    memcmp(buf + h->len - 4, "\r\n\r\n", 4) != 0)
+		fail("head does not end in CRLF CRLF", buf, len);
+	for (i = 0; i < h->len; i++) {
+		if (buf[i] == '\0')
+			fail("NUL in a head that parsed", buf, len);
+		if (buf[i] == '\r' && buf[i + 1] != '\n')
+			fail("bare CR in a head that parsed", buf, len);
+		if (buf[i] == '\n' && (i == 0 || buf[i - 1] != '\r'))
+			fail("bare LF in a head that parsed", buf, len);
+	}
+	cr = memchr(buf, '\r', h->len);
+	line = (size_t)(cr - buf);
+	if (line > MAX_LINE)
+		fail("request line over the limit", buf, len);
+	/* METHOD SP TARGET SP HTTP/1.x */
+	mlen = strlen(h->method);
+	sp1 = buf + mlen;
+	if (mlen == 0 || mlen >= HTTP_METHOD_MAX ||
+	    memcmp(buf, h->method, mlen) != 0 || *sp1 != ' ')
+		fail("method is not the line's first word", buf, len);
+	for (i = 0; i < mlen; i++)
+		if (!is_tchar((unsigned char)h->method[i]))
+			fail("method not a token", buf, len);
+	if ((h->is_connect != 0) != (strcmp(h->method, "CONNECT") == 0))
+		fail("is_connect", buf, len);
+	if (h->target.off != mlen + 1 || h->target.len == 0)
+		fail("target is not the line's second word", buf, len);
+	for (i = 0; i < h->target.len; i++)
+		if ((unsigned char)buf[h->target.off + i] <= 0x20 ||
+		    (unsigned char)buf[h->target.off + i] >= 0x7f)
+			fail("space or control byte in the target", buf, len);
+	sp2 = buf + h->target.off + h->target.len;
+	if (*sp2 != ' ' || cr - sp2 != 9 ||
+	    memcmp(sp2 + 1, h->minor == 1 ? "HTTP/1.1" : "HTTP/1.0", 8) != 0 ||
+	    (h->minor != 0 && h->minor != 1))
+		fail("version is not the line's third word", buf, len);
+	check_fields(buf, h, line + 2);
+}
+
+/*
+ * The head |h| parsed under the limits alone parses the same, and its
+ * prefixes (as the proxy sees it arrive) ask for more.
+ */
+static void
+check_prefixes(const char *buf, const struct http_head *h, size_t max_line,
+    size_t max_head)
+{
+	static struct http_head again;
+	size_t i, k, line;
+
+	if (http_head_parse(buf, h->len, max_line, max_head, &again) != 1 ||
+	    !same_head(h, &again))
+		fail("the head alone parses differently", buf, h->len);
+	line = (size_t)((const char *)memchr(buf, '\r', h->len) - buf);
+	for (i = 0; i < 6; i++) {
+		k = i == 0   ? h->len - 1
+		    : i == 1 ? h->len - 2
+		    : i == 2 ? h->len - 3
+		    : i == 3 ? line
+		    : i == 4 ? line + 1
+			     : h->len / 2;
+		if (http_head_parse(buf, k, max_line, max_head, &again) != 0) {
+			fprintf(stderr,
+			    "fuzz_proxy: its first %zu bytes (limits %zu, %zu): "
+			    "%s\n",
+			    k, max_line, max_head, again.why);
+			fail(
+			    "a prefix of a valid head is refused", buf, h->len);
+		}
+	}
+}
+
+/* The destination, cut out as conn_request() cuts it. */
+static void
+check_destination(const char *buf, const struct http_head *h)
+{
+	const char *target = buf + h->target.off;
+	size_t tlen = h->target.len, alen;
+
+	if (h->is_connect)
+		check_authority(target, tlen, 0, NULL);
+	else if (tlen >= 7 && strncasecmp(target, "http://", 7) == 0) {
+		for (alen = 0; alen < tlen - 7; alen++)
+			if (strchr("/?#", target[7 + alen]) != NULL)
+				break;
+		check_authority(target + 7, alen, 80, NULL);
+	}
+	if (h->has_host)
+		check_authority(buf + h->host.off, h->host.len, 80, NULL);
+}
+
+static void
+check_head(const char *buf, size_t len)
+{
+	static struct http_head h, s;
+	int rc, src;
+
+	memset(&h, 0xa5, sizeof(h));
+	rc = http_head_parse(buf, len, MAX_LINE, MAX_HEAD, &h);
+	switch (rc) {
+	case 1:
+		if (h.status != 0 || h.why[0] != '\0')
+			fail("a head that parsed has a status", buf, len);
+		check_parsed(buf, len, &h);
+		check_prefixes(buf, &h, MAX_LINE, MAX_HEAD);
+		check_destination(buf, &h);
+		break;
+	case 0:
+		if (h.status != 0 || len >= MAX_HEAD ||
+		    memmem(buf, len, "\r\n\r\n", 4) != NULL)
+			fail("more bytes asked for a complete head", buf, len);
+		break;
+	case AL_ERR_FORMAT:
+	case AL_ERR_LIMIT:
+		if (h.status != 400 && h.status != 411 && h.status != 431)
+			fail("refusal with another status", buf, len);
+		if ((h.status == 431) != (rc == AL_ERR_LIMIT))
+			fail("431 and AL_ERR_LIMIT disagree", buf, len);
+		if (!reason_ok(h.why, sizeof(h.why)))
+			fail("refusal without a printable reason", buf, len);
+		break;
+	default:
+		fail("undocumented return", buf, len);
+	}
+
+	/* Small limits: never accept what the proxy's refuse. */
+	src = http_head_parse(buf, len, SMALL_LINE, SMALL_HEAD, &s);
+	if (src == 1 && (rc != 1 || !same_head(&h, &s)))
+		fail("small limits accept what large ones do not", buf, len);
+	if (src == 1)
+		check_prefixes(buf, &s, SMALL_LINE, SMALL_HEAD);
+	if (rc == 1 && src != 1 && h.len <= SMALL_HEAD &&
+	    (size_t)((const char *)memchr(buf, '\r', len) - buf) <= SMALL_LINE)
+		fail("small limits refuse a head within them", buf, len);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *in = size > 0 ? (const char *)data : "";
+
+	check_head(in, size);
+	check_authority(in, size, 0, NULL);
+	check_authority(in, size, 80, NULL);
+	check_socks(data, size);
+	return 0;
+}
