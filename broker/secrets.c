@@ -210,12 +210,12 @@ write_file_atomic(struct secrets *s, const char *name, const void *data,
     size_t len)
 {
 	unsigned char rnd[8];
-	char tmp[32];
+	char hex[2 * sizeof(rnd) + 1], tmp[32];
 	int fd, rc;
 
 	randombytes_buf(rnd, sizeof(rnd));
-	memcpy(tmp, ".secrets.", 9);
-	sodium_bin2hex(tmp + 9, sizeof(tmp) - 9, rnd, sizeof(rnd));
+	sodium_bin2hex(hex, sizeof(hex), rnd, sizeof(rnd));
+	snprintf(tmp, sizeof(tmp), ".secrets.%s", hex);
 	if ((fd = openat(s->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL |
 	    O_NOFOLLOW | O_CLOEXEC, 0600)) == -1)
 		return AL_ERR_SYSTEM;
