@@ -17,6 +17,7 @@
 #include "broker/broker_int.h"
 #include "broker/conn.h"
 #include "broker/escalate.h"
+#include "broker/fwatch.h"
 #include "broker/jsonrpc.h"
 #include "broker/ledger.h"
 #include "broker/loop.h"
@@ -61,12 +62,45 @@ approval_evidence(struct broker *b, struct call *c, const char *ws)
 	return ev;
 }
 
+/*
+ * Whether the agent writes the workspace and the watch of its writes has
+ * not seen all of it since the session began (broker_ws_gen(): blind).
+ * A digest binds what the approver saw to what runs only because every
+ * write made while it was taken is seen (broker.c, call_digest_done()):
+ * one in a directory the watch never had (past FWATCH_MAX_DIRS, deeper
+ * than FWATCH_MAX_DEPTH, made while its queue overflowed) left the grant's
+ * digest as the request's and ran unseen.  Such an approval fails closed.
+ */
+static int
+approval_unwatched(
+    struct call *c, const char *doing, const char *undone, json_t **out)
+{
+	int blind;
+
+	(void)broker_ws_gen(c->b, &blind);
+	if (!blind)
+		return 0;
+	*out = tool_error("workspace_unwatchable", 0, NULL,
+	    "%s %s, but the agent writes the workspace and airlock cannot "
+	    "watch all of it (over %d directories, deeper than %d, or more "
+	    "changes than the kernel queues): a change made between what "
+	    "the approver was shown and the run would go unseen; %s (run "
+	    "the agent with agent.workspace: ro)",
+	    c->tool->name, doing, FWATCH_MAX_DIRS, FWATCH_MAX_DEPTH, undone);
+	return 1;
+}
+
 void
 approval_digested(struct call *c, int rc, const char *hex)
 {
 	json_t *out = NULL;
 	int status;
 
+	if (approval_unwatched(c, "needs a human's approval",
+		"nobody was asked and nothing was done", &out)) {
+		call_complete(c, ACTION_ERROR, out);
+		return;
+	}
 	json_decref(c->binding);
 	if ((c->binding = action_plan(c, &out)) == NULL) {
 		call_complete(c, ACTION_ERROR, out);
@@ -229,6 +263,8 @@ approval_go(struct call *c)
 static void
 approval_grant_digested(struct call *c, int rc, const char *hex)
 {
+	json_t *out = NULL;
+
 	if (rc != 0) {
 		/* Not retryable: the same workspace fails the same way. */
 		call_complete(c, ACTION_ERROR,
@@ -237,6 +273,10 @@ approval_grant_digested(struct call *c, int rc, const char *hex)
 			"the workspace cannot be digested to check it against "
 			"what the approver saw; nothing was done: %s",
 			c->tool->name, hex));
+		return;
+	}
+	if (approval_unwatched(c, "was approved", "nothing was done", &out)) {
+		call_complete(c, ACTION_ERROR, out);
 		return;
 	}
 	snprintf(c->granted_ws, sizeof(c->granted_ws), "%s",

@@ -41,6 +41,7 @@ struct fwatch {
 	json_t *changed; /* path -> "created"|"modified"|"deleted" */
 	size_t more; /* past FWATCH_MAX_PATHS */
 	int incomplete; /* a queue overflow or too many dirs */
+	int unwatched; /* ...and so, for good, a directory may be unwatched */
 	uint64_t others; /* changes by others seen, ever */
 	int drained; /* fwatch_pending() read the queue this turn */
 	int count_only; /* fwatch_count_only(): nothing kept to report */
@@ -74,7 +75,7 @@ add_dir(struct fwatch *fw, const char *rel, int recurse)
 	int wd;
 
 	if (fw->ndirs >= FWATCH_MAX_DIRS || depth_of(rel) > FWATCH_MAX_DEPTH) {
-		fw->incomplete = 1;
+		fw->incomplete = fw->unwatched = 1;
 		return;
 	}
 	if (snprintf(path, sizeof(path), "%s%s%s", fw->root, *rel ? "/" : "",
@@ -82,7 +83,7 @@ add_dir(struct fwatch *fw, const char *rel, int recurse)
 		return;
 	if ((wd = inotify_add_watch(fw->fd, path, WATCH_MASK)) < 0) {
 		if (errno == ENOSPC)
-			fw->incomplete = 1;
+			fw->incomplete = fw->unwatched = 1;
 		return;
 	}
 	if ((size_t)wd >= fw->ndirs_cap) {
@@ -168,8 +169,9 @@ handle(struct fwatch *fw, const struct inotify_event *ev)
 	char path[PATH_MAX];
 	const char *dir, *change;
 
+	/* A directory made meanwhile was never told of: never watched. */
 	if (ev->mask & IN_Q_OVERFLOW) {
-		fw->incomplete = 1;
+		fw->incomplete = fw->unwatched = 1;
 		fw->others++;
 		return;
 	}
@@ -255,7 +257,9 @@ fwatch_others(struct fwatch *fw, int *complete)
 	if (fw == NULL)
 		return 0;
 	fwatch_drain(fw);
-	*complete = !fw->incomplete;
+	/* Not !incomplete: fwatch_tail() clears that once it has said so,
+	 * and the directories it could not watch stay unwatched. */
+	*complete = !fw->unwatched;
 	return fw->others;
 }
 

@@ -79,9 +79,11 @@ void fwatch_turn_end(struct fwatch *fw);
 /*
  * How many changes by others it has seen since it was made (a count that
  * only grows; the kernel's queue is read first), and in *complete
- * whether it sees them all: 0 once the queue overflowed or directories
- * went unwatched (FWATCH_MAX_DIRS, or the kernel's max_user_watches),
- * and for NULL.  The broker binds gates to it (broker.c).
+ * whether it sees them all: 0 for good (not only until fwatch_tail()
+ * has said the list may be incomplete) once the queue overflowed or a
+ * directory went unwatched (FWATCH_MAX_DIRS, FWATCH_MAX_DEPTH, or the
+ * kernel's max_user_watches), and for NULL.  The broker binds gates and
+ * approvals to it (broker.c, approvalflow.c).
  */
 uint64_t fwatch_others(struct fwatch *fw, int *complete);
 

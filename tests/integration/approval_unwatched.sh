@@ -1,0 +1,202 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# An approval binds the workspace the approver was shown: the grant
+# digests it again, and a write made while that digest is taken is seen
+# by the watch of the agent's writes and voids it (approval_workspace.sh).
+# The watch has bounds (8192 directories, 128 deep; the kernel's queue),
+# and a directory past them is not watched.  The attack, by an agent that
+# writes its workspace (agent.workspace: rw), from inside its sandbox:
+# "deploy" (approved) sources vendor/lib.sh; the agent puts vendor where
+# the watch does not reach (after 8200 directories of its own), asks for
+# the deploy, and while the grant's digest hashes a large file (after
+# vendor/lib.sh: the walk is sorted) it rewrites vendor/lib.sh.  Before,
+# the grant's digest was the request's, and the human's yes ran the
+# rewritten lib.sh ("deploying prod EVIL").  Now an approval whose
+# workspace the watch does not cover whole fails closed
+# (workspace_unwatchable): at the request, nobody is asked; at the grant
+# (the agent hid vendor while a human read the request, leaving the
+# workspace as it was shown), nothing runs.  A fully watched workspace is
+# approved and runs as before.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/mcp_lib.sh"
+mcp_env
+[ -x /usr/bin/python3 ] || { echo "# skip: no /usr/bin/python3"; exit 77; }
+# Fewer watches than the workspace's directories: none is fully watched.
+[ "$(cat /proc/sys/fs/inotify/max_user_watches)" -ge 16384 ] ||
+    { echo "# skip: fs.inotify.max_user_watches below 16384"; exit 77; }
+
+cat >"$T/m.yaml" <<EOF2
+types:
+  target: { type: string, maxLength: 32, pattern: "[a-z]+" }
+tools:
+  - name: deploy
+    input: { target: target }
+    output: { exitCode: integer, stdout: string }
+    command: ["sh", "deploy.sh", "{target}"]
+    sideEffect: external
+    authorization: approval
+    timeoutMs: 20000
+approvals:
+  approvers: [$(id -un)]
+  ttlSeconds: 30
+agent:
+  workspace: rw
+EOF2
+chmod 644 "$T/m.yaml"
+
+# The workspace: deploy.sh, vendor/lib.sh, a large file (zbig: hashed
+# after vendor/lib.sh) and pad/ with as many directories as make 8192
+# with the root, pad and vendor: the watch holds every one, and no more.
+ws="$T/ws"
+mkdir -p "$ws/pad" "$ws/vendor"
+(cd "$ws/pad" && seq 1 8189 | xargs mkdir)
+printf '#!/bin/sh\n. ./vendor/lib.sh\ngreet "$1"\n' >"$ws/deploy.sh"
+printf 'greet() { echo "deploying $1"; }\n' >"$ws/vendor/lib.sh"
+head -c 128M /dev/zero >"$ws/zbig"
+
+# The agent asks for three deploys, each with a progressToken; a reply is
+# printed as "AGENT reply N ...", and "AGENT READY N" once its request is
+# pending (its first progress notification) and the agent is set.
+#  1 "plain": nothing done meanwhile.
+#  2 "prod": while it waits, vendor is made again out of the watch (a new
+#    directory, with the same lib.sh moved in: the workspace is as the
+#    approver was shown it), zbig touched (hashed again by the grant), and
+#    lib.sh rewritten the moment the grant's digest opens zbig.
+#  3 "again": vendor is still out of the watch.
+cat >"$ws/agent.py" <<'EOF2'
+import ctypes, json, os, select, sys
+os.chdir(os.path.dirname(os.path.abspath(sys.argv[0])))
+rd = os.fdopen(3, "rb", buffering=0)
+wr = os.fdopen(os.dup(3), "wb", buffering=0)
+buf = b""
+def say(s):
+    print("AGENT " + s, flush=True)
+def send(o):
+    wr.write((json.dumps(o) + "\n").encode())
+def line():
+    global buf
+    while b"\n" not in buf:
+        d = rd.read(65536)
+        if not d:
+            return None
+        buf += d
+    l, buf = buf.split(b"\n", 1)
+    return json.loads(l)
+def reply(n, m):
+    say("reply %d %s" % (n, json.dumps(m, separators=(",", ":"))))
+def deploy(n, target, attack):
+    send({"jsonrpc": "2.0", "id": n, "method": "tools/call",
+          "params": {"name": "deploy", "arguments": {"target": target},
+                     "_meta": {"progressToken": n}}})
+    while True:
+        m = line()
+        if m is None or m.get("id") == n:
+            return reply(n, m)
+        if m.get("method") == "notifications/progress":
+            break
+    ifd = -1
+    if attack:
+        os.rename("vendor", "vendor.old")
+        os.mkdir("vendor")
+        os.rename("vendor.old/lib.sh", "vendor/lib.sh")
+        os.rmdir("vendor.old")
+        libc = ctypes.CDLL(None, use_errno=True)
+        ifd = libc.inotify_init1(0)
+        os.utime("zbig")
+        libc.inotify_add_watch(ifd, b"zbig", 0x20)  # IN_OPEN
+    say("READY %d" % n)
+    while True:
+        r, _, _ = select.select(([ifd] if ifd >= 0 else []) +
+                                ([] if buf else [rd]), [], [])
+        if ifd in r:
+            os.read(ifd, 4096)
+            with open("vendor/lib.sh", "w") as f:
+                f.write('greet() { echo "deploying $1 EVIL"; }\n')
+            say("rewrote lib.sh")
+            ifd = -1
+            continue
+        m = line()
+        if m is None or m.get("id") == n:
+            return reply(n, m)
+send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+      "params": {"protocolVersion": "2025-06-18"}})
+line()
+send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+deploy(2, "plain", False)
+deploy(3, "prod", True)
+deploy(4, "again", False)
+EOF2
+chmod -R a+rwX "$ws"
+
+OUT="$T/out"
+"$AIRLOCK" run --manifest "$T/m.yaml" --workspace "$ws" -- \
+    /usr/bin/python3 "$ws/agent.py" >"$OUT" 2>"$T/run.err" &
+RUN_PID=$!
+
+# step N: waits for the agent's request N to be pending (approves it with
+# "yes", denies it with "no") or answered; its reply into $R.
+step() {
+	local n=$1 i id
+
+	APPROVED=
+	for i in $(seq 300); do
+		grep -q "^AGENT \(READY\|reply\) $n" "$OUT" && break
+		sleep 0.1
+	done
+	if grep -q "^AGENT READY $n" "$OUT"; then
+		id=$("$AIRLOCK" pending --json 2>/dev/null |
+		    jq -r '.pending[] | select(.tool == "deploy") | .id' | head -n 1)
+		if [ "$2" = yes ]; then
+			"$AIRLOCK" approve "$id" --yes >/dev/null 2>&1
+			APPROVED=$id
+		else
+			"$AIRLOCK" deny "$id" --reason no >/dev/null 2>&1
+		fi
+	fi
+	for i in $(seq 300); do
+		grep -q "^AGENT reply $n" "$OUT" && break
+		# A voided approval is asked again: nobody says yes to it.
+		id=$("$AIRLOCK" pending --json 2>/dev/null |
+		    jq -r '.pending[] | select(.tool == "deploy") | .id' | head -n 1)
+		[ -n "$id" ] && [ "$id" != "$APPROVED" ] &&
+		    "$AIRLOCK" deny "$id" --reason stop >/dev/null 2>&1
+		sleep 0.1
+	done
+	R=$(sed -n "s/^AGENT reply $n //p" "$OUT")
+	mcp_error_body
+}
+deploys() { grep -c '"runner_start".*"deploy"' "$(newest_session)/audit.jsonl"; }
+
+# ===== fully watched: approved, it runs ==========================================
+step 2 yes
+check "a human approved the first deploy" test -n "$APPROVED"
+expect_eq "it ran the code shown" \
+    "$(jr .result.structuredContent.stdout)" "deploying plain"
+
+# ===== vendor made again out of the watch while the request waits ================
+step 3 yes
+check "a human approved the second deploy" test -n "$APPROVED"
+expect_contains "the agent rewrote lib.sh while the grant's digest was taken" \
+    "$(cat "$OUT")" "AGENT rewrote lib.sh"
+expect_eq "the yes is refused as unwatchable" \
+    "$(jr -c '[.result.structuredContent.errorClass, .result.structuredContent.retryable]')" \
+    '["workspace_unwatchable",false]'
+expect_contains "... nothing was done" \
+    "$(jr .result.structuredContent.message)" "was approved, but"
+expect_not_contains "the rewritten lib.sh did not run" "$R" EVIL
+expect_eq "no runner started for it" "$(deploys)" 1
+
+# ===== still out of the watch: refused at the request ============================
+step 4 no
+expect_eq "the next deploy is refused as unwatchable" \
+    "$(jr .result.structuredContent.errorClass)" workspace_unwatchable
+expect_contains "... nobody was asked" \
+    "$(jr .result.structuredContent.message)" "nobody was asked"
+check "... nor waited for" bash -c '! grep -q "^AGENT READY 4" "$1"' _ "$OUT"
+
+for i in $(seq 100); do kill -0 "$RUN_PID" 2>/dev/null || break; sleep 0.1; done
+kill "$RUN_PID" 2>/dev/null
+wait "$RUN_PID"
+finish
