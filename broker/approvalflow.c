@@ -153,6 +153,10 @@ approval_rebind(struct call *c, const char *when, json_t **out)
 
 	if (c->binding == NULL)
 		return -1;
+	/* At the grant, and again as it starts (a check digests it again). */
+	if (json_object_get(c->binding, "workspace") != NULL &&
+	    approval_unwatched(c, "was approved", "nothing was done", out))
+		return ACTION_ERROR;
 	if ((now = action_plan(c, out)) == NULL)
 		return ACTION_ERROR;
 	/* The workspace as it was at the grant (approval_grant_digested()). */
@@ -263,8 +267,6 @@ approval_go(struct call *c)
 static void
 approval_grant_digested(struct call *c, int rc, const char *hex)
 {
-	json_t *out = NULL;
-
 	if (rc != 0) {
 		/* Not retryable: the same workspace fails the same way. */
 		call_complete(c, ACTION_ERROR,
@@ -273,10 +275,6 @@ approval_grant_digested(struct call *c, int rc, const char *hex)
 			"the workspace cannot be digested to check it against "
 			"what the approver saw; nothing was done: %s",
 			c->tool->name, hex));
-		return;
-	}
-	if (approval_unwatched(c, "was approved", "nothing was done", &out)) {
-		call_complete(c, ACTION_ERROR, out);
 		return;
 	}
 	snprintf(c->granted_ws, sizeof(c->granted_ws), "%s",
