@@ -47,11 +47,19 @@ struct fwatch {
 	int count_only; /* fwatch_count_only(): nothing kept to report */
 };
 
-/* Names airlock never reports: its own temporary files, and .git. */
+/*
+ * Names airlock never reports, in the directory |dir|: its own temporary
+ * files, and .git, at the root only.  The workspace digest holds every
+ * other entry, a nested .git's files among them, and a grant's digest is
+ * bound to it because the watch sees every write made while it is taken:
+ * skipped at any depth, an rw agent's rewrite of src/.git/config, made
+ * while the grant's digest was taken, reached the run a human approved.
+ */
 static int
-skipped(const char *name)
+skipped(const char *dir, const char *name)
 {
-	return strncmp(name, ".airlock-", 9) == 0 || strcmp(name, ".git") == 0;
+	return *dir == '\0' &&
+	    (strncmp(name, ".airlock-", 9) == 0 || strcmp(name, ".git") == 0);
 }
 
 static void add_tree(struct fwatch *, const char *);
@@ -127,7 +135,7 @@ add_tree(struct fwatch *fw, const char *rel)
 		struct stat st;
 
 		if (strcmp(e->d_name, ".") == 0 ||
-		    strcmp(e->d_name, "..") == 0 || skipped(e->d_name))
+		    strcmp(e->d_name, "..") == 0 || skipped(rel, e->d_name))
 			continue;
 		if (e->d_type != DT_DIR &&
 		    (e->d_type != DT_UNKNOWN ||
@@ -184,7 +192,7 @@ handle(struct fwatch *fw, const struct inotify_event *ev)
 		fw->ndirs--;
 		return;
 	}
-	if (ev->len == 0 || ev->name[0] == '\0' || skipped(ev->name))
+	if (ev->len == 0 || ev->name[0] == '\0' || skipped(dir, ev->name))
 		return;
 	if (snprintf(path, sizeof(path), "%s%s%s", dir, *dir ? "/" : "",
 		ev->name) >= (int)sizeof(path))

@@ -4,8 +4,9 @@
  * fwatch: which workspace files changed by something other than the
  * agent's own calls (issue 13, item 6).
  *
- * An inotify watch on every directory of the workspace (skipping .git
- * and airlock's own .airlock-* names), read from the broker's event loop:
+ * An inotify watch on every directory of the workspace (skipping the
+ * root's .git and airlock's own .airlock-* names there: a nested .git is
+ * watched, as the digest holds it), read from the broker's event loop:
  * no rehash, no scan per call.  What the broker itself writes for a call
  * (write_file, apply_patch, a run's change set landing) is bracketed by
  * fwatch_own_begin()/fwatch_own_end() and not reported; everything else

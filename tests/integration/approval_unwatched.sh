@@ -4,20 +4,21 @@
 # An approval binds the workspace the approver was shown: the grant
 # digests it again, and a write made while that digest is taken is seen
 # by the watch of the agent's writes and voids it (approval_workspace.sh).
-# The watch has bounds (8192 directories, 128 deep; the kernel's queue),
-# and a directory past them is not watched.  The attack, by an agent that
-# writes its workspace (agent.workspace: rw), from inside its sandbox:
-# "deploy" (approved) sources vendor/lib.sh; the agent puts vendor where
-# the watch does not reach (after 8200 directories of its own), asks for
-# the deploy, and while the grant's digest hashes a large file (after
-# vendor/lib.sh: the walk is sorted) it rewrites vendor/lib.sh.  Before,
-# the grant's digest was the request's, and the human's yes ran the
-# rewritten lib.sh ("deploying prod EVIL").  Now an approval whose
-# workspace the watch does not cover whole fails closed
-# (workspace_unwatchable): at the request, nobody is asked; at the grant
-# (the agent hid vendor while a human read the request, leaving the
-# workspace as it was shown), nothing runs.  A fully watched workspace is
-# approved and runs as before.
+# What the watch does not see, the grant misses.  The attacks, by an agent
+# that writes its workspace (agent.workspace: rw), from inside its
+# sandbox: "deploy" (approved) sources vendor/lib.sh and reads the config
+# of a nested repository, sub; the agent rewrites one of them the moment
+# the grant's digest has read it (inotify; a large file keeps the digest,
+# and the run, a while behind).
+#  - sub/.git/config: the watch skipped .git at any depth (the digest
+#    holds a nested one); now only the root's, and the yes is void.
+#  - vendor/lib.sh, with vendor made again past the watch's 8192
+#    directories while the request waited (the workspace left as shown).
+# Before, the grant's digest was the request's, and the human's yes ran
+# the rewrite ("EVIL").  Now a nested .git is watched, and an approval
+# whose workspace the watch does not cover whole fails closed
+# (workspace_unwatchable): at the grant nothing runs, and later requests
+# are refused before anybody is asked.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -46,25 +47,30 @@ agent:
 EOF2
 chmod 644 "$T/m.yaml"
 
-# The workspace: deploy.sh, vendor/lib.sh, a large file (zbig: hashed
-# after vendor/lib.sh) and pad/ with as many directories as make 8192
-# with the root, pad and vendor: the watch holds every one, and no more.
+# The workspace: deploy.sh, vendor/lib.sh, a nested repository sub, a
+# large file (zbig: the digest takes a while) and pad/ with as many
+# directories as make 8192 in all: the watch holds every one, no more.
 ws="$T/ws"
 mkdir -p "$ws/pad" "$ws/vendor"
-(cd "$ws/pad" && seq 1 8189 | xargs mkdir)
-printf '#!/bin/sh\n. ./vendor/lib.sh\ngreet "$1"\n' >"$ws/deploy.sh"
-printf 'greet() { echo "deploying $1"; }\n' >"$ws/vendor/lib.sh"
-head -c 128M /dev/zero >"$ws/zbig"
+printf '#!/bin/sh\n. ./vendor/lib.sh\ngreet "$1" "$(git -C sub config deploy.note)"\n' >"$ws/deploy.sh"
+printf 'greet() { echo "deploying $1 $2"; }\n' >"$ws/vendor/lib.sh"
+# A nested repository (a vendored checkout): deploy.sh reads its config.
+git init -q "$ws/sub"
+git -C "$ws/sub" config deploy.note ok
+(cd "$ws/pad" && seq 1 $((8192 - $(find "$ws" -type d | wc -l))) | xargs mkdir)
+head -c 64M /dev/zero >"$ws/zbig"
 
 # The agent asks for three deploys, each with a progressToken; a reply is
 # printed as "AGENT reply N ...", and "AGENT READY N" once its request is
-# pending (its first progress notification) and the agent is set.
-#  1 "plain": nothing done meanwhile.
-#  2 "prod": while it waits, vendor is made again out of the watch (a new
-#    directory, with the same lib.sh moved in: the workspace is as the
-#    approver was shown it), zbig touched (hashed again by the grant), and
-#    lib.sh rewritten the moment the grant's digest opens zbig.
-#  3 "again": vendor is still out of the watch.
+# pending (its first progress notification) and the agent is set.  Each
+# attack touches a file the deploy reads and zbig (both hashed again by
+# the grant's digest) and rewrites that file the moment the grant's
+# digest has read it (inotify, IN_CLOSE_NOWRITE):
+#  2 "git": sub/.git/config (the watch skipped .git at any depth).
+#  3 "prod": vendor/lib.sh, with vendor made again out of the watch while
+#    the request waits (a new directory, the same lib.sh moved in: the
+#    workspace is as the approver was shown it).
+#  4 "again": vendor is still out of the watch.
 cat >"$ws/agent.py" <<'EOF2'
 import ctypes, json, os, select, sys
 os.chdir(os.path.dirname(os.path.abspath(sys.argv[0])))
@@ -97,24 +103,33 @@ def deploy(n, target, attack):
         if m.get("method") == "notifications/progress":
             break
     ifd = -1
-    if attack:
+    if attack == "pad":
         os.rename("vendor", "vendor.old")
         os.mkdir("vendor")
         os.rename("vendor.old/lib.sh", "vendor/lib.sh")
         os.rmdir("vendor.old")
+    if attack:
+        target = "vendor/lib.sh" if attack == "pad" else "sub/.git/config"
         libc = ctypes.CDLL(None, use_errno=True)
         ifd = libc.inotify_init1(0)
         os.utime("zbig")
-        libc.inotify_add_watch(ifd, b"zbig", 0x20)  # IN_OPEN
+        os.utime(target)
+        libc.inotify_add_watch(ifd, target.encode(), 0x10)
     say("READY %d" % n)
     while True:
         r, _, _ = select.select(([ifd] if ifd >= 0 else []) +
                                 ([] if buf else [rd]), [], [])
         if ifd in r:
             os.read(ifd, 4096)
-            with open("vendor/lib.sh", "w") as f:
-                f.write('greet() { echo "deploying $1 EVIL"; }\n')
-            say("rewrote lib.sh")
+            if attack == "pad":
+                with open("vendor/lib.sh", "w") as f:
+                    f.write('greet() { echo "deploying $1 EVIL"; }\n')
+            else:
+                with open("sub/.git/config") as f:
+                    c = f.read().replace("note = ok", "note = EVIL")
+                with open("sub/.git/config", "w") as f:
+                    f.write(c)
+            say("rewrote " + attack)
             ifd = -1
             continue
         m = line()
@@ -124,9 +139,9 @@ send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
       "params": {"protocolVersion": "2025-06-18"}})
 line()
 send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-deploy(2, "plain", False)
-deploy(3, "prod", True)
-deploy(4, "again", False)
+deploy(2, "git", "git")
+deploy(3, "prod", "pad")
+deploy(4, "again", None)
 EOF2
 chmod -R a+rwX "$ws"
 
@@ -169,24 +184,29 @@ step() {
 }
 deploys() { grep -c '"runner_start".*"deploy"' "$(newest_session)/audit.jsonl"; }
 
-# ===== fully watched: approved, it runs ==========================================
+# ===== a nested .git rewritten while the grant's digest is taken ==================
 step 2 yes
 check "a human approved the first deploy" test -n "$APPROVED"
-expect_eq "it ran the code shown" \
-    "$(jr .result.structuredContent.stdout)" "deploying plain"
+expect_contains "the agent rewrote sub/.git/config while the grant's digest was taken" \
+    "$(cat "$OUT")" "AGENT rewrote git"
+expect_contains "the watch saw it: the approval was voided" "$R" "was voided at grant"
+expect_eq "... and the new one denied" \
+    "$(jr .result.structuredContent.errorClass)" approval_denied
+expect_not_contains "the rewritten config did not reach a run" "$R" EVIL
+expect_eq "no runner started for it" "$(deploys)" 0
 
 # ===== vendor made again out of the watch while the request waits ================
 step 3 yes
 check "a human approved the second deploy" test -n "$APPROVED"
 expect_contains "the agent rewrote lib.sh while the grant's digest was taken" \
-    "$(cat "$OUT")" "AGENT rewrote lib.sh"
+    "$(cat "$OUT")" "AGENT rewrote pad"
 expect_eq "the yes is refused as unwatchable" \
     "$(jr -c '[.result.structuredContent.errorClass, .result.structuredContent.retryable]')" \
     '["workspace_unwatchable",false]'
 expect_contains "... nothing was done" \
     "$(jr .result.structuredContent.message)" "was approved, but"
 expect_not_contains "the rewritten lib.sh did not run" "$R" EVIL
-expect_eq "no runner started for it" "$(deploys)" 1
+expect_eq "no runner started for it either" "$(deploys)" 0
 
 # ===== still out of the watch: refused at the request ============================
 step 4 no
