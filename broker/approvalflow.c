@@ -16,6 +16,7 @@
 #include "broker/approvalflow.h"
 #include "broker/broker_int.h"
 #include "broker/conn.h"
+#include "broker/cowview.h"
 #include "broker/escalate.h"
 #include "broker/fwatch.h"
 #include "broker/jsonrpc.h"
@@ -258,6 +259,22 @@ approval_go(struct call *c)
 }
 
 /*
+ * The second digest of a grant (approval_grant_digested()): its seal must
+ * be the first's, or a regular file was written since the first read it
+ * (through a shared mapping, which no watch sees), and the grant's
+ * digest matches nothing.
+ */
+static void
+approval_grant_sealed(struct call *c, int rc, const char *hex)
+{
+	if (rc != 0 || c->digest_gen == -1 || c->ws_seal[0] == '\0' ||
+	    strcmp(c->ws_seal, c->grant_seal) != 0 ||
+	    strcmp(hex, c->granted_ws) != 0)
+		c->granted_ws[0] = '\0';
+	approval_go(c);
+}
+
+/*
  * The workspace as the grant finds it: what the approver was shown (the
  * request's digest) is what the command will read, or the approval is
  * void.  A tool that runs a script, a Makefile or package.json reads
@@ -267,6 +284,8 @@ approval_go(struct call *c)
 static void
 approval_grant_digested(struct call *c, int rc, const char *hex)
 {
+	json_t *out = NULL;
+
 	if (rc != 0) {
 		/* Not retryable: the same workspace fails the same way. */
 		call_complete(c, ACTION_ERROR,
@@ -279,6 +298,35 @@ approval_grant_digested(struct call *c, int rc, const char *hex)
 	}
 	snprintf(c->granted_ws, sizeof(c->granted_ws), "%s",
 	    c->digest_gen != -1 ? hex : "");
+	/*
+	 * An agent that writes the workspace can write a file through a
+	 * shared mapping once the digest has read it, and inotify sees no
+	 * such write: the workspace is digested once more, and the two
+	 * seals compared (broker/wsindex.h), as a gate's are after its run.
+	 * Where no seal can show that (tmpfs, ...) the call fails.
+	 */
+	if (c->granted_ws[0] != '\0' &&
+	    (cowview_active(c->b) || c->b->m->agent.workspace_writable)) {
+		if (c->ws_seal[0] == '\0') {
+			call_complete(c, ACTION_ERROR,
+			    tool_error("workspace_unsealable", 0, NULL,
+				"%s was approved, but the agent writes the "
+				"workspace and it is on a filesystem where a "
+				"write through a shared mapping moves no time "
+				"(tmpfs, or an overlay whose upper layer is not "
+				"ext2/3/4, XFS or btrfs): a change made after "
+				"the grant's digest read a file would go unseen; "
+				"nothing was done",
+				c->tool->name));
+			return;
+		}
+		snprintf(
+		    c->grant_seal, sizeof(c->grant_seal), "%s", c->ws_seal);
+		if (call_digest(c, approval_grant_sealed, &out) !=
+		    ACTION_PENDING)
+			call_complete(c, ACTION_ERROR, out);
+		return;
+	}
 	approval_go(c);
 }
 

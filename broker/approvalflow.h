@@ -10,8 +10,9 @@
  * shown), then parked in b->waiting with an approval request
  * (broker/approval.h) until a human decides.  While it waits the agent
  * gets a progress notification every 5 s when it asked for progress.
- * On a grant the workspace is digested again and the execution worked
- * out again (approval_rebind()): anything changed since the request
+ * On a grant the workspace is digested again (twice, seals compared,
+ * when the agent writes it) and the execution worked out again
+ * (approval_rebind()): anything changed since the request
  * voids the approval (an "approval_voided" record, a note in the
  * result) and a human is asked again, with what changed as evidence.
  * A denial or an expiry ends the call with approval_denied or

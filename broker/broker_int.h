@@ -119,6 +119,9 @@ struct call {
 	 * before it starts (act_run_check()): that digest replaces it.
 	 */
 	char			 granted_ws[65];
+	/* The seal of the grant's digest, while a second one is taken to
+	 * compare with it (approval_grant_digested()). */
+	char			 grant_seal[SHA256_HEX_LEN + 1];
 	/*
 	 * An exec tool with shell rules (policy/shrules.h): the rule that
 	 * decided the command string, shown to the approver, or "".

@@ -12,6 +12,9 @@
 # and the run, a while behind).
 #  - sub/.git/config: the watch skipped .git at any depth (the digest
 #    holds a nested one); now only the root's, and the yes is void.
+#  - vendor/lib.sh through a shared mapping, which inotify never sees;
+#    now, with such an agent, the grant digests the workspace twice and
+#    compares the seals (broker/wsindex.h), and the yes is void.
 #  - vendor/lib.sh, with vendor made again past the watch's 8192
 #    directories while the request waited (the workspace left as shown).
 # Before, the grant's digest was the request's, and the human's yes ran
@@ -67,12 +70,13 @@ head -c 64M /dev/zero >"$ws/zbig"
 # the grant's digest) and rewrites that file the moment the grant's
 # digest has read it (inotify, IN_CLOSE_NOWRITE):
 #  2 "git": sub/.git/config (the watch skipped .git at any depth).
-#  3 "prod": vendor/lib.sh, with vendor made again out of the watch while
+#  3 "mmap": vendor/lib.sh, through a shared mapping (no inotify event).
+#  4 "prod": vendor/lib.sh, with vendor made again out of the watch while
 #    the request waits (a new directory, the same lib.sh moved in: the
 #    workspace is as the approver was shown it).
-#  4 "again": vendor is still out of the watch.
+#  5 "again": vendor is still out of the watch.
 cat >"$ws/agent.py" <<'EOF2'
-import ctypes, json, os, select, sys
+import ctypes, json, mmap, os, select, sys
 os.chdir(os.path.dirname(os.path.abspath(sys.argv[0])))
 rd = os.fdopen(3, "rb", buffering=0)
 wr = os.fdopen(os.dup(3), "wb", buffering=0)
@@ -109,7 +113,11 @@ def deploy(n, target, attack):
         os.rename("vendor.old/lib.sh", "vendor/lib.sh")
         os.rmdir("vendor.old")
     if attack:
-        target = "vendor/lib.sh" if attack == "pad" else "sub/.git/config"
+        target = "sub/.git/config" if attack == "git" else "vendor/lib.sh"
+        if attack == "mmap":
+            mfd = os.open(target, os.O_RDWR)
+            mm = mmap.mmap(mfd, 0, mmap.MAP_SHARED,
+                           mmap.PROT_READ | mmap.PROT_WRITE)
         libc = ctypes.CDLL(None, use_errno=True)
         ifd = libc.inotify_init1(0)
         os.utime("zbig")
@@ -121,7 +129,10 @@ def deploy(n, target, attack):
                                 ([] if buf else [rd]), [], [])
         if ifd in r:
             os.read(ifd, 4096)
-            if attack == "pad":
+            if attack == "mmap":
+                at = mm.find(b"deploying")
+                mm[at:at + 9] = b"EVILEVIL!"
+            elif attack == "pad":
                 with open("vendor/lib.sh", "w") as f:
                     f.write('greet() { echo "deploying $1 EVIL"; }\n')
             else:
@@ -140,8 +151,9 @@ send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
 line()
 send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 deploy(2, "git", "git")
-deploy(3, "prod", "pad")
-deploy(4, "again", None)
+deploy(3, "mmap", "mmap")
+deploy(4, "prod", "pad")
+deploy(5, "again", None)
 EOF2
 chmod -R a+rwX "$ws"
 
@@ -195,9 +207,18 @@ expect_eq "... and the new one denied" \
 expect_not_contains "the rewritten config did not reach a run" "$R" EVIL
 expect_eq "no runner started for it" "$(deploys)" 0
 
-# ===== vendor made again out of the watch while the request waits ================
+# ===== vendor/lib.sh written through a shared mapping =============================
 step 3 yes
 check "a human approved the second deploy" test -n "$APPROVED"
+expect_contains "the agent wrote lib.sh through its mapping while the grant's digest was taken" \
+    "$(cat "$OUT")" "AGENT rewrote mmap"
+expect_contains "a second digest's seal saw it: the approval was voided" "$R" "was voided at grant"
+expect_not_contains "the rewritten lib.sh did not run" "$R" EVIL
+expect_eq "no runner started for it" "$(deploys)" 0
+
+# ===== vendor made again out of the watch while the request waits ================
+step 4 yes
+check "a human approved the third deploy" test -n "$APPROVED"
 expect_contains "the agent rewrote lib.sh while the grant's digest was taken" \
     "$(cat "$OUT")" "AGENT rewrote pad"
 expect_eq "the yes is refused as unwatchable" \
@@ -209,12 +230,12 @@ expect_not_contains "the rewritten lib.sh did not run" "$R" EVIL
 expect_eq "no runner started for it either" "$(deploys)" 0
 
 # ===== still out of the watch: refused at the request ============================
-step 4 no
+step 5 no
 expect_eq "the next deploy is refused as unwatchable" \
     "$(jr .result.structuredContent.errorClass)" workspace_unwatchable
 expect_contains "... nobody was asked" \
     "$(jr .result.structuredContent.message)" "nobody was asked"
-check "... nor waited for" bash -c '! grep -q "^AGENT READY 4" "$1"' _ "$OUT"
+check "... nor waited for" bash -c '! grep -q "^AGENT READY 5" "$1"' _ "$OUT"
 
 for i in $(seq 100); do kill -0 "$RUN_PID" 2>/dev/null || break; sleep 0.1; done
 kill "$RUN_PID" 2>/dev/null
