@@ -316,7 +316,9 @@ approval_grant_digested(struct call *c, int rc, const char *hex)
 				"(tmpfs, or an overlay whose upper layer is not "
 				"ext2/3/4, XFS or btrfs): a change made after "
 				"the grant's digest read a file would go unseen; "
-				"nothing was done",
+				"nothing was done (keep the workspace, and a cow "
+				"session's directory, on ext2/3/4, XFS or btrfs, or "
+				"give the agent a read-only workspace)",
 				c->tool->name));
 			return;
 		}
