@@ -413,10 +413,58 @@ writer_active(const char *path)
 	return held;
 }
 
-/* Verdict counts for a directory. */
+/*
+ * Verdict counts for a directory, and the session key of each log that
+ * verified with the first place it was found at: every log has a key of
+ * its own, so a key seen twice is one log counted twice.
+ */
 struct tally {
 	unsigned	closed, open, bad, untrusted, unreadable;
+	char		(*keys)[AUDIT_PUBKEY_HEX_LEN + 1];
+	char		**places;
+	size_t		nkeys;
 };
+
+/* The place of the log with session key |pk| seen before, or NULL. */
+static const char *
+tally_seen(const struct tally *tl, const char *pk)
+{
+	size_t i;
+
+	for (i = 0; i < tl->nkeys; i++)
+		if (strcmp(tl->keys[i], pk) == 0)
+			return tl->places[i];
+	return NULL;
+}
+
+static void
+tally_add(struct tally *tl, const char *pk, const char *place)
+{
+	char (*k)[AUDIT_PUBKEY_HEX_LEN + 1];
+	char **p;
+
+	if ((k = reallocarray(tl->keys, tl->nkeys + 1, sizeof(*k))) == NULL)
+		fatal("reallocarray");
+	tl->keys = k;
+	if ((p = reallocarray(tl->places, tl->nkeys + 1, sizeof(*p))) == NULL)
+		fatal("reallocarray");
+	tl->places = p;
+	snprintf(tl->keys[tl->nkeys], sizeof(*k), "%s", pk);
+	if ((tl->places[tl->nkeys] = strdup(place)) == NULL)
+		fatal("strdup");
+	tl->nkeys++;
+}
+
+static void
+tally_free(struct tally *tl)
+{
+	size_t i;
+
+	for (i = 0; i < tl->nkeys; i++)
+		free(tl->places[i]);
+	free(tl->places);
+	free(tl->keys);
+}
 
 static int
 status_exit(int st)
@@ -485,14 +533,28 @@ verify_file(const char *file, const char *path, const struct trusted *t,
 		tl->unreadable++;
 		return EXIT_AUDIT_NOINPUT;
 	}
-	/* A directory's logs: DIR/ID/audit.jsonl is session ID's. */
-	if (brief && (rc == AUDIT_VERIFY_CLOSED || rc == AUDIT_VERIFY_OPEN) &&
-	    !session_log_matches(file, res.session)) {
-		rc = res.status = AUDIT_VERIFY_BAD;
-		res.bad_line = 1;
-		snprintf(res.reason, sizeof(res.reason), "the log of session "
-		    "%s is in another session's directory: moved or replaced",
-		    res.session);
+	/*
+	 * A directory's logs: each at the place of its own session
+	 * (DIR/ID/audit.jsonl, DIR/ID/commits/NAME.jsonl, a shipped
+	 * DIR/ID.jsonl), and each once.
+	 */
+	if (brief && (rc == AUDIT_VERIFY_CLOSED || rc == AUDIT_VERIFY_OPEN)) {
+		const char *first = tally_seen(tl, res.pubkey);
+
+		if (!session_log_place_matches(file, res.session)) {
+			rc = res.status = AUDIT_VERIFY_BAD;
+			res.bad_line = 1;
+			snprintf(res.reason, sizeof(res.reason), "the log of "
+			    "session %s is in another session's directory or "
+			    "file: moved or replaced", res.session);
+		} else if (first != NULL) {
+			rc = res.status = AUDIT_VERIFY_BAD;
+			res.bad_line = 1;
+			snprintf(res.reason, sizeof(res.reason), "the same log "
+			    "as %s (session %s, same session key): a copy, "
+			    "counted twice", first, res.session);
+		} else
+			tally_add(tl, res.pubkey, path);
 	}
 	if (rc == AUDIT_VERIFY_UNTRUSTED) {
 		tl->untrusted++;
@@ -642,6 +704,7 @@ verify_dir(const char *dir, const struct trusted *t, int quiet)
 		free(logs[i]);
 	}
 	free(logs);
+	tally_free(&tl);
 	printf("%zu session(s): %u valid and closed, %u open, %u tampered, "
 	    "%u untrusted, %u unreadable%s\n", n, tl.closed, tl.open, tl.bad,
 	    tl.untrusted, tl.unreadable, t->n > 0 ? "" :

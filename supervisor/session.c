@@ -270,3 +270,33 @@ session_log_matches(const char *file, const char *session)
 	}
 	return strcmp(name, session) == 0;
 }
+
+int
+session_log_place_matches(const char *file, const char *session)
+{
+	char owner[PATH_MAX];
+	const char *base = strrchr(file, '/'), *p;
+	size_t n, dirlen;
+
+	base = base != NULL ? base + 1 : file;
+	if (strcmp(base, "audit.jsonl") == 0)
+		return session_log_matches(file, session);
+	n = strlen(base);
+	if (n <= 6 || strcmp(base + n - 6, ".jsonl") != 0)
+		return 0;
+	/* DIR/commits/NAME.jsonl: a commit log of the session DIR is. */
+	for (dirlen = (size_t)(base - file); dirlen > 0 &&
+	    file[dirlen - 1] == '/'; dirlen--)
+		;
+	for (p = file + dirlen; p > file && p[-1] != '/'; p--)
+		;
+	if ((size_t)(file + dirlen - p) == 7 && strncmp(p, "commits", 7) == 0) {
+		if (snprintf(owner, sizeof(owner), "%.*s%saudit.jsonl",
+		    (int)(p - file), file, p == file ? "./" : "") >=
+		    (int)sizeof(owner))
+			return 0;
+		return session_log_matches(owner, session);
+	}
+	/* DIR/NAME.jsonl: a shipped copy of session NAME's log. */
+	return strlen(session) == n - 6 && strncmp(base, session, n - 6) == 0;
+}

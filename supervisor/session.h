@@ -57,6 +57,17 @@ int	session_publish(struct session *s, char *err, size_t errlen);
  */
 int	session_log_matches(const char *file, const char *session);
 
+/*
+ * For a log found in a directory being verified: 1 if |session| (the
+ * log's own id) is the one its place names, else 0.  DIR/ID/audit.jsonl
+ * as session_log_matches(); DIR/ID/commits/NAME.jsonl (a commit log) is
+ * session ID's too; any other NAME.jsonl (a shipped copy, one file per
+ * session, named by it) is session NAME's.  Each verifies on its own:
+ * without this, a shipped session's copy replaced by another session's
+ * left every file "valid" and that session gone.
+ */
+int	session_log_place_matches(const char *file, const char *session);
+
 struct audit;
 struct manifest;
 

@@ -109,12 +109,14 @@ expect_contains "it names the other host key" "$out" \
 # decides the exit status (tampered 1, untrusted 3, open 2).
 D="$T/central"
 mkdir -p "$D"
-cp "$s1" "$D/a-real.jsonl"
+# (a shipped copy is named by its session: ID.jsonl)
+sid1=$(head -n 1 "$s1" | jq -r .session)
+cp "$s1" "$D/$sid1.jsonl"
 cp "$T/forged-strip.jsonl" "$D/b-strip.jsonl"
 out=$("$AIRLOCK" audit verify --key "$K/audit.pub" "$D"); rc=$?
 expect_eq "directory with an untrusted log: exit 3" "$rc" 3
 expect_contains "directory: the real one is valid" "$out" \
-    "$D/a-real.jsonl: valid and closed: session"
+    "$D/$sid1.jsonl: valid and closed: session"
 expect_contains "directory: the forged one is untrusted" "$out" \
     "$D/b-strip.jsonl: UNTRUSTED"
 expect_contains "directory: summary" "$out" \

@@ -54,6 +54,31 @@ for how in copy link; do
 done
 check "A's own log back: the state directory verifies" \
     "$AIRLOCK" audit verify --key "$K" "$AIRLOCK_HOME"
+
+# Shipped copies, one file per session named by it (docs/AUDIT.md,
+# central verification): before, A's copy replaced by B's left "2 valid
+# and closed" (exit 0), session A gone and the count unchanged.
+S="$T/ship"
+mkdir "$S"
+cp "$a" "$S/$ida.jsonl"
+cp "$b" "$S/$idb.jsonl"
+check "shipped copies verify" "$AIRLOCK" audit verify --key "$K" "$S"
+cp "$b" "$S/$ida.jsonl"
+out=$("$AIRLOCK" audit verify --key "$K" "$S" 2>&1); rc=$?
+expect_eq "shipped: A's copy replaced by B's: exit 1" "$rc" 1
+expect_contains "shipped: A's file is TAMPERED" "$out" \
+    "$S/$ida.jsonl: TAMPERED: line 1: the log of session $idb is in another session's directory or file"
+expect_contains "shipped: B's own is valid" "$out" "$S/$idb.jsonl: valid and closed"
+cp "$a" "$S/$ida.jsonl"
+# A log counted twice: B's whole log again as a commit log of B's (the
+# place names B, and every log has a session key of its own).
+mkdir "$(dirname "$b")/commits"
+cp "$b" "$(dirname "$b")/commits/2026-12-06T10:00:00-0.jsonl"
+out=$("$AIRLOCK" audit verify --key "$K" "$AIRLOCK_HOME" 2>&1); rc=$?
+expect_eq "a log twice in the state directory: exit 1" "$rc" 1
+expect_contains "the second place is TAMPERED, naming the first" "$out" \
+    "commits/2026-12-06T10:00:00-0.jsonl: TAMPERED: line 1: the same log as $b"
+rm -r "$(dirname "$b")/commits"
 # (an exec's session has no manifest file to plan against: suggest
 # stops there, past the log's check)
 expect_not_contains "... and airlock suggest takes it for A's" \
