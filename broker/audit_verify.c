@@ -273,6 +273,9 @@ verify_line(struct verifier *v, const char *line, size_t len)
 		copy_vis(res->session, sizeof(res->session), session);
 		snprintf(res->keykind, sizeof(res->keykind), "%s",
 		    json_is_string(kind) ? json_string_value(kind) : "?");
+		copy_vis(res->command, sizeof(res->command),
+		    json_is_string(json_object_get(fields, "command")) ?
+		    json_string_value(json_object_get(fields, "command")) : "");
 		copy_vis(res->first_time, sizeof(res->first_time),
 		    json_string_value(json_object_get(rec, "time")));
 	} else if (strcmp(event, "session_start") == 0) {

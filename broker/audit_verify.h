@@ -44,6 +44,9 @@ struct audit_verify_result {
 	char		keykind[16];	/* "session" or "long-term" */
 	char		hostkey[AUDIT_PUBKEY_HEX_LEN + 1]; /* certifier, or "" */
 	char		trust[16];	/* "host-key", "direct" or "none" */
+	char		command[16];	/* session_start's "command" (run,
+					 * serve, exec: a session's own log),
+					 * escaped, or "" (a commit log) */
 	char		head[AUDIT_HASH_HEX_LEN + 1];	/* hash of last good line */
 	char		first_time[64], last_time[64];
 };

@@ -541,12 +541,15 @@ verify_file(const char *file, const char *path, const struct trusted *t,
 	if (brief && (rc == AUDIT_VERIFY_CLOSED || rc == AUDIT_VERIFY_OPEN)) {
 		const char *first = tally_seen(tl, res.pubkey);
 
-		if (!session_log_place_matches(file, res.session)) {
+		if (!session_log_place_matches(file, res.session,
+		    res.command[0] != '\0')) {
 			rc = res.status = AUDIT_VERIFY_BAD;
 			res.bad_line = 1;
-			snprintf(res.reason, sizeof(res.reason), "the log of "
+			snprintf(res.reason, sizeof(res.reason), "the %s of "
 			    "session %s is in another session's directory or "
-			    "file: moved or replaced", res.session);
+			    "file, or in the place of another kind of log: "
+			    "moved or replaced", res.command[0] != '\0' ?
+			    "log" : "commit log", res.session);
 		} else if (first != NULL) {
 			rc = res.status = AUDIT_VERIFY_BAD;
 			res.bad_line = 1;

@@ -162,9 +162,10 @@ read_row(const char *dir, const char *id, unsigned char keys[][32],
 	    &res);
 	fclose(fp);
 	/* The log of another session copied over this one's verifies on its
-	 * own: this session's is gone (airlock audit verify DIR says so). */
+	 * own: this session's is gone (airlock audit verify DIR says so).
+	 * So does one of its commit logs (the same id, no "command"). */
 	if ((rc == AUDIT_VERIFY_CLOSED || rc == AUDIT_VERIFY_OPEN) &&
-	    strcmp(res.session, id) != 0)
+	    (strcmp(res.session, id) != 0 || res.command[0] == '\0'))
 		rc = AUDIT_VERIFY_BAD;
 	r->records = res.records;
 	r->running = writer_holds(path);

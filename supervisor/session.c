@@ -272,7 +272,8 @@ session_log_matches(const char *file, const char *session)
 }
 
 int
-session_log_place_matches(const char *file, const char *session)
+session_log_place_matches(const char *file, const char *session,
+    int own_log)
 {
 	char owner[PATH_MAX];
 	const char *base = strrchr(file, '/'), *p;
@@ -280,7 +281,7 @@ session_log_place_matches(const char *file, const char *session)
 
 	base = base != NULL ? base + 1 : file;
 	if (strcmp(base, "audit.jsonl") == 0)
-		return session_log_matches(file, session);
+		return own_log && session_log_matches(file, session);
 	n = strlen(base);
 	if (n <= 6 || strcmp(base + n - 6, ".jsonl") != 0)
 		return 0;
@@ -295,8 +296,9 @@ session_log_place_matches(const char *file, const char *session)
 		    (int)(p - file), file, p == file ? "./" : "") >=
 		    (int)sizeof(owner))
 			return 0;
-		return session_log_matches(owner, session);
+		return !own_log && session_log_matches(owner, session);
 	}
 	/* DIR/NAME.jsonl: a shipped copy of session NAME's log. */
-	return strlen(session) == n - 6 && strncmp(base, session, n - 6) == 0;
+	return own_log && strlen(session) == n - 6 &&
+	    strncmp(base, session, n - 6) == 0;
 }

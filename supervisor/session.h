@@ -59,14 +59,20 @@ int	session_log_matches(const char *file, const char *session);
 
 /*
  * For a log found in a directory being verified: 1 if |session| (the
- * log's own id) is the one its place names, else 0.  DIR/ID/audit.jsonl
- * as session_log_matches(); DIR/ID/commits/NAME.jsonl (a commit log) is
- * session ID's too; any other NAME.jsonl (a shipped copy, one file per
- * session, named by it) is session NAME's.  Each verifies on its own:
- * without this, a shipped session's copy replaced by another session's
- * left every file "valid" and that session gone.
+ * log's own id) is the one its place names and the log is of the kind
+ * the place holds, else 0.  |own_log| says the log is a session's own
+ * (its session_start names the command, run, serve or exec), not a
+ * commit log.  DIR/ID/audit.jsonl as session_log_matches(), a session's
+ * own log; DIR/ID/commits/NAME.jsonl a commit log of session ID; any
+ * other NAME.jsonl (a shipped copy, one file per session, named by it)
+ * session NAME's own log.  Each verifies on its own: without this, a
+ * shipped session's copy replaced by another session's left every file
+ * "valid" and that session gone, and a session's log replaced by one of
+ * its commit logs (the same session id) showed the session closed with
+ * nothing the agent did in it.
  */
-int	session_log_place_matches(const char *file, const char *session);
+int	session_log_place_matches(const char *file, const char *session,
+	    int own_log);
 
 struct audit;
 struct manifest;

@@ -70,15 +70,43 @@ expect_contains "shipped: A's file is TAMPERED" "$out" \
     "$S/$ida.jsonl: TAMPERED: line 1: the log of session $idb is in another session's directory or file"
 expect_contains "shipped: B's own is valid" "$out" "$S/$idb.jsonl: valid and closed"
 cp "$a" "$S/$ida.jsonl"
-# A log counted twice: B's whole log again as a commit log of B's (the
-# place names B, and every log has a session key of its own).
-mkdir "$(dirname "$b")/commits"
-cp "$b" "$(dirname "$b")/commits/2026-12-06T10:00:00-0.jsonl"
+
+# A session's own log replaced by one of its commit logs: the same
+# session id, certified by the same host key, closed.  Before, verify
+# said "valid and closed" and airlock sessions listed the session closed
+# and verified, with nothing the agent did in it.
+printf 'tools: []\nagent:\n  workspace: cow\n' >"$T/cow.yaml"
+printf '#!/bin/sh\necho changed >note.txt\n' >"$T/agent.sh"
+chmod 755 "$T/agent.sh"
+timeout 60 "$AIRLOCK" run --manifest "$T/cow.yaml" --workspace "$T/ws" \
+    -- "$T/agent.sh" >/dev/null 2>"$T/cow.err"
+c=$(sed -n 's/.*changes stay in session \([^ ]*\) until.*/\1/p' "$T/cow.err" | tail -n 1)
+check "a copy-on-write session" test -n "$c"
+"$AIRLOCK" commit "$c" >/dev/null 2>&1
+cl=$(ls "$AIRLOCK_HOME/sessions/$c/commits/"*.jsonl 2>/dev/null | head -n 1)
+check "its commit has a log of its own" test -n "$cl"
+check "the state directory with the commit log verifies" \
+    "$AIRLOCK" audit verify --key "$K" "$AIRLOCK_HOME"
+cp "$AIRLOCK_HOME/sessions/$c/audit.jsonl" "$T/c.orig"
+mv "$cl" "$AIRLOCK_HOME/sessions/$c/audit.jsonl"
+check "the commit log verifies on its own (sanity)" \
+    "$AIRLOCK" audit verify --key "$K" "$AIRLOCK_HOME/sessions/$c/audit.jsonl"
+out=$("$AIRLOCK" audit verify --key "$K" "$AIRLOCK_HOME" 2>&1); rc=$?
+expect_eq "a commit log in the place of the session's log: exit 1" "$rc" 1
+expect_contains "... TAMPERED, saying what it is" "$out" \
+    "sessions/$c/audit.jsonl: TAMPERED: line 1: the commit log of session $c"
+row=$("$AIRLOCK" sessions --json | jq -c --arg id "$c" '.. | objects | select(.id? == $id)')
+expect_contains "... and airlock sessions lists it as tampered" "$row" '"tampered"'
+mv "$AIRLOCK_HOME/sessions/$c/audit.jsonl" "$cl"
+cp "$T/c.orig" "$AIRLOCK_HOME/sessions/$c/audit.jsonl"
+# A log counted twice: the commit log again under another name, at a
+# place that names its session (every log has a session key of its own).
+cp "$cl" "$AIRLOCK_HOME/sessions/$c/commits/2099-01-01T00:00:00-0.jsonl"
 out=$("$AIRLOCK" audit verify --key "$K" "$AIRLOCK_HOME" 2>&1); rc=$?
 expect_eq "a log twice in the state directory: exit 1" "$rc" 1
 expect_contains "the second place is TAMPERED, naming the first" "$out" \
-    "commits/2026-12-06T10:00:00-0.jsonl: TAMPERED: line 1: the same log as $b"
-rm -r "$(dirname "$b")/commits"
+    "commits/2099-01-01T00:00:00-0.jsonl: TAMPERED: line 1: the same log as $cl"
+rm "$AIRLOCK_HOME/sessions/$c/commits/2099-01-01T00:00:00-0.jsonl"
 # (an exec's session has no manifest file to plan against: suggest
 # stops there, past the log's check)
 expect_not_contains "... and airlock suggest takes it for A's" \
