@@ -41,4 +41,4 @@ bench_audit_key_bench_LDADD = libairlock.a $(AIRLOCK_LIBS)
 check_PROGRAMS += bench/wsindex_bench
 bench_wsindex_bench_CFLAGS = $(AM_CFLAGS)
 bench_wsindex_bench_LDADD = libairlock.a $(AIRLOCK_LIBS)
-EXTRA_DIST += bench/wsindex.sh
+EXTRA_DIST += bench/wsindex.sh bench/wsindex_ab.sh
