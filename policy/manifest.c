@@ -796,7 +796,11 @@ parse_budget(struct lctx *c, const struct ynode *map)
 			    c->m->budget.max_tool_cost_usd != -1)
 				return lctx_err(c, n, g, "must be >= 0, or -1 for "
 				    "no limit");
-		} else if (get_int(c, n, g, -1, INT64_MAX,
+		} else if (get_int(c, n, g, -1,
+		    manifest_budget_slot(&c->m->budget, i) ==
+			    &c->m->budget.max_elapsed_minutes
+			? MANIFEST_ELAPSED_MINUTES_MAX
+			: INT64_MAX,
 		    manifest_budget_slot(&c->m->budget, i)) != 0)
 			return AL_ERR_FORMAT;
 	}

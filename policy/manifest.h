@@ -143,6 +143,14 @@ struct check {
 	int		  line, column;
 };
 
+/*
+ * The most runBudget.maxElapsedMinutes may be (about 1900 years): its
+ * milliseconds, added to a monotonic clock, must stay far from INT64_MAX.
+ * INT64_MAX minutes (meant as "no limit") wrapped when multiplied into
+ * milliseconds and stopped the session at its first call.
+ */
+#define MANIFEST_ELAPSED_MINUTES_MAX	1000000000
+
 /* The seed's runBudget; a value of -1 means "no limit". */
 struct run_budget {
 	int64_t	max_model_steps;

@@ -12,11 +12,39 @@
 # call came.  Now the session stops at its minute whether or not a call
 # comes (budget_stop, maxElapsedMinutes), the command is stopped with it,
 # and nothing of it lands.
+# A limit too large to count in milliseconds is refused when the manifest
+# loads: INT64_MAX minutes wrapped when multiplied into milliseconds, and
+# the session (and the agent's own sandbox) stopped at its first call.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
 mcp_env
 ws=$(make_workspace)
+
+# elapsed_manifest MINUTES: the manifest below with that limit, in $T/big.yaml.
+elapsed_manifest() {
+	cat >"$T/big.yaml" <<YAML
+tools:
+  - name: sh
+    action: exec
+    input: { command: string }
+    output: { exitCode: integer, stdout: string, stderr: string }
+    sideEffect: sandbox_process
+    timeoutMs: 20000
+runBudget:
+  maxElapsedMinutes: $1
+YAML
+}
+elapsed_manifest 9223372036854775807
+out=$("$AIRLOCK" check "$T/big.yaml" 2>&1)
+expect_eq "a limit of INT64_MAX minutes is refused when the manifest loads" "$?" 78
+expect_contains "... naming the field and the bound" "$out" \
+    "big.yaml:9:22: runBudget.maxElapsedMinutes: must be at most 1000000000"
+elapsed_manifest 1000000000
+mcp_start "$T/big.yaml" "$ws"
+mcp_call sh '{"command":"echo ran"}'
+expect_ok_result "the largest limit is a long session, not one stopped at once"
+mcp_stop
 cat >"$T/m.yaml" <<'YAML'
 tools:
   - name: sh

@@ -436,6 +436,10 @@ static const struct erow {
 	    "t.yaml:3:18: runBudget.maxModelSteps: expected an integer" },
 	{ "tools: []\nrunBudget:\n  maxModelSteps: -2\n",
 	    "t.yaml:3:18: runBudget.maxModelSteps: must be at least -1" },
+	/* Its milliseconds wrapped: "no limit" stopped the first call. */
+	{ "tools: []\nrunBudget:\n  maxElapsedMinutes: 9223372036854775807\n",
+	    "t.yaml:3:22: runBudget.maxElapsedMinutes: must be at most "
+	    "1000000000" },
 	{ "tools: []\nrunBudget:\n  maxToolCostUsd: -0.5\n",
 	    "t.yaml:3:19: runBudget.maxToolCostUsd: must be >= 0, or -1 for no "
 	    "limit" },
