@@ -223,6 +223,17 @@ TAILQ_HEAD(statusq, status_req);
 
 #define BROKER_MAX_CONNS	32
 
+/*
+ * Runners of one session at once, whatever runBudget.maxParallelProcesses
+ * says (its default is no limit).  Each holds one or two of the event
+ * loop's 1024 watches (broker/loop.c), as does every job_output waiting
+ * (JOB_WAITERS_MAX in jobs.c): an agent that sent a thousand calls at
+ * once took the last watch and the broker died ("too many watches"),
+ * its session with it.  Past this a call is "busy", like one past
+ * maxParallelProcesses.
+ */
+#define BROKER_MAX_RUNNERS	256
+
 /* Digests taken again (the workspace changed while one was read) before
  * a check runs regardless, or a status is answered with the last. */
 #define DIGEST_RETRIES 3

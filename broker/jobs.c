@@ -30,6 +30,15 @@
 #define EVENT_LINE_MAX 300 /* bytes of a line in an event */
 #define PENDING_MAX 20 /* events kept for the next result */
 #define WAIT_MAX_MS (10 * 60 * 1000)
+/*
+ * job_output calls waiting at once for news with a deadline (waitMs), all
+ * jobs together.  Each holds one of the event loop's watches
+ * (LOOP_MAX_WATCHES, 1024 for the whole broker): a thousand of them sent
+ * in one go took the last one, and the broker died ("too many watches")
+ * with its session.  A call that waits for a job's end (a job_kill, or a
+ * read while its set lands) holds none: the end answers it.
+ */
+#define JOB_WAITERS_MAX 128
 
 enum job_state { JOB_RUNNING, JOB_ENDED };
 
@@ -73,6 +82,7 @@ struct jobs {
 	unsigned seq;
 	json_t *pending; /* events for the next result */
 	size_t dropped; /* events past PENDING_MAX */
+	size_t nwaiters; /* parked calls holding a watch (job_park()) */
 };
 
 struct jobs *
@@ -461,8 +471,10 @@ waiter_answer(struct call *w)
 	json_t *out;
 
 	TAILQ_REMOVE(&j->waiters, w, entry);
-	if (w->watch > 0)
+	if (w->watch > 0) {
 		loop_unwatch(j->js->b->cfg.loop, w->watch);
+		j->js->nwaiters--;
+	}
 	w->watch = 0;
 	w->wait_job = NULL;
 	out = job_read(j);
@@ -486,8 +498,10 @@ jobs_take_waiter(struct jobs *js, const struct conn *conn, const json_t *id)
 			if (w->conn != conn || !json_equal(w->id, id))
 				continue;
 			TAILQ_REMOVE(&j->waiters, w, entry);
-			if (w->watch > 0)
+			if (w->watch > 0) {
 				loop_unwatch(js->b->cfg.loop, w->watch);
+				js->nwaiters--;
+			}
 			w->watch = 0;
 			w->wait_job = NULL;
 			return w;
@@ -518,6 +532,7 @@ waiter_deadline(int fd, int why, void *arg)
 	if (job_landing(w->wait_job)) {
 		loop_unwatch(w->b->cfg.loop, w->watch);
 		w->watch = 0;
+		w->wait_job->js->nwaiters--;
 		w->wait_end = 1;
 		return;
 	}
@@ -873,17 +888,33 @@ job_lookup(struct call *c, json_t **out)
 	return NULL;
 }
 
-/* Parks |c| on |j| until it has news (or ends) or |ms| pass. */
+/*
+ * Parks |c| on |j| until it has news or |ms| pass, or (|until_end|) until
+ * it ends, with no deadline: ACTION_PENDING, or ACTION_ERROR with *out
+ * "busy" (retryable) when JOB_WAITERS_MAX calls wait with a deadline
+ * already.
+ */
 static int
-job_park(struct call *c, struct job *j, int64_t ms, int until_end)
+job_park(struct call *c, struct job *j, int until_end, int64_t ms, json_t **out)
 {
+	if (!until_end) {
+		if (j->js->nwaiters >= JOB_WAITERS_MAX) {
+			*out = tool_error("busy", 1, NULL,
+			    "%d calls already wait on jobs; retry when one is "
+			    "answered",
+			    JOB_WAITERS_MAX);
+			return ACTION_ERROR;
+		}
+		c->watch = loop_watch(c->b->cfg.loop, -1,
+		    now_monotonic_ms() + ms, waiter_deadline, c);
+		if (c->watch < 0)
+			fatalx("too many watches");
+		j->js->nwaiters++;
+	} else
+		c->watch = 0;
 	c->wait_job = j;
 	c->wait_end = until_end;
 	TAILQ_INSERT_TAIL(&j->waiters, c, entry);
-	c->watch = loop_watch(
-	    c->b->cfg.loop, -1, now_monotonic_ms() + ms, waiter_deadline, c);
-	if (c->watch < 0)
-		fatalx("too many watches");
 	return ACTION_PENDING;
 }
 
@@ -909,12 +940,12 @@ jobs_act_output(struct call *c, json_t **out)
 		wait = json_integer_value(w);
 	}
 	if (job_landing(j))
-		return job_park(c, j, WAIT_MAX_MS, 1);
+		return job_park(c, j, 1, 0, out);
 	job_peek(j, &o, &ol, &e, &el);
 	job_settled(j, o, ol, e, el, &ol, &el);
 	if (wait > 0 && j->state == JOB_RUNNING && ol <= j->cur.out &&
 	    el <= j->cur.err)
-		return job_park(c, j, wait, 0);
+		return job_park(c, j, 0, wait, out);
 	*out = job_read(j);
 	(void)broker_audit(c->b, "job_read",
 	    json_pack("{s:O, s:s, s:s}", "id", c->id, "jobId", j->name,
@@ -933,7 +964,7 @@ jobs_act_kill(struct call *c, json_t **out)
 	    json_pack("{s:O, s:s, s:s}", "id", c->id, "jobId", j->name,
 		"status", job_status(j)));
 	if (job_landing(j))
-		return job_park(c, j, WAIT_MAX_MS, 1);
+		return job_park(c, j, 1, 0, out);
 	if (j->state == JOB_ENDED || j->c == NULL || j->c->proc == NULL) {
 		*out = job_read(j);
 		return ACTION_DONE;
@@ -941,7 +972,7 @@ jobs_act_kill(struct call *c, json_t **out)
 	j->killed = 1;
 	runner_proc_kill(j->c->proc);
 	/* The end comes through the loop; answer then. */
-	return job_park(c, j, WAIT_MAX_MS, 1);
+	return job_park(c, j, 1, 0, out);
 }
 
 json_t *

@@ -779,6 +779,13 @@ call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 		    "one ends");
 		return ACTION_ERROR;
 	}
+	if (b->nrunning >= BROKER_MAX_RUNNERS) {
+		*out = tool_error("busy", 1, NULL,
+		    "%d processes already run, as many as airlock runs at once "
+		    "for a session; retry when one ends",
+		    BROKER_MAX_RUNNERS);
+		return ACTION_ERROR;
+	}
 	/* No run outlives the session's maxElapsedMinutes (a call may have
 	 * waited for a human since it was admitted). */
 	if ((left = ledger_time_left(b->ledger, now_monotonic_ms())) == 0) {

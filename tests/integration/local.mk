@@ -296,3 +296,6 @@ EXTRA_DIST += tests/integration/exec_end_large.sh
 EXTRA_DIST += tests/integration/exec_spare.sh
 TESTS += tests/integration/serve_reply_batch.sh
 EXTRA_DIST += tests/integration/serve_reply_batch.sh
+# A flood of waiting calls or commands kills no broker (its loop's watches).
+TESTS += tests/integration/call_flood.sh
+EXTRA_DIST += tests/integration/call_flood.sh

@@ -1,0 +1,142 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# The broker's event loop holds at most 1024 watches (broker/loop.c), and
+# every runner and every job_output or job_kill that waits holds one.  An
+# agent that sent a thousand calls at once took the last one and the
+# broker died ("too many watches"), its session, the agent and every run
+# with it:
+#   (a) job_output with waitMs on a running job: now at most 128 wait at
+#       once, all jobs together; the rest are "busy" (retryable) at once,
+#       and once the waiters are answered, others may wait again; a
+#       job_kill waits for the job's end with no deadline (no watch):
+#       a thousand of them at once are all answered;
+#   (b) commands with runBudget.maxParallelProcesses unset (its default,
+#       no limit): now at most 256 runners at once; the rest are "busy",
+#       like calls past maxParallelProcesses.
+# The agent floods from inside its sandbox, through "airlock connect".
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/mcp_lib.sh"
+mcp_env
+ws=$(make_workspace)
+
+cat >"$T/m.yaml" <<'YAML'
+tools:
+  - name: server
+    command: ["sh", "-c", "while :; do sleep 1; done"]
+    output: { exitCode: integer }
+    sideEffect: sandbox_process
+    timeoutMs: 60000
+    jobs: { maxBlockMs: 5000 }
+  - name: nap
+    command: ["sleep", "40"]
+    output: { exitCode: integer }
+    sideEffect: none
+    timeoutMs: 60000
+  - name: job_output
+    action: job_output
+    input: { jobId: string, waitMs: integer? }
+    output: { jobId: string, status: string, output: string, exitCode: integer? }
+    sideEffect: none
+    timeoutMs: 2000
+  - name: job_kill
+    action: job_kill
+    input: { jobId: string }
+    output: { jobId: string, status: string, exitCode: integer? }
+    sideEffect: none
+    timeoutMs: 2000
+YAML
+
+# The agent.  send FRAME...: to the broker; upto PATTERN: waits (20 s at
+# most) until a reply matching PATTERN came back.
+cat >"$T/agent.sh" <<EOF
+#!/bin/sh
+exec 3>&-
+mkfifo /tmp/in || exit 1
+env -i $AIRLOCK connect </tmp/in >/tmp/out 2>/tmp/err &
+exec 4>/tmp/in
+send() { printf '%s\n' "\$@" >&4; }
+upto() {
+	i=0
+	while ! grep -q "\$1" /tmp/out && [ \$i -lt 200 ]; do
+		sleep 0.1; i=\$((i + 1))
+	done
+}
+call() { printf '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"%s","arguments":%s}}\n' "\$1" "\$2" "\$3"; }
+send '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
+    '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+call 2 server '{"blockMs":100}' >&4
+upto '"id":2,.*"jobId":"job-1"'
+# (a) 1100 job_output calls that wait, in one go.
+i=1000; while [ \$i -lt 2100 ]; do
+	call \$i job_output '{"jobId":"job-1","waitMs":600000}'; i=\$((i + 1))
+done >&4
+send '{"jsonrpc":"2.0","id":3,"method":"ping"}'
+upto '"id":3,"result"'
+call 4 job_kill '{"jobId":"job-1"}' >&4
+upto '"id":4,"result"'
+call 5 server '{"blockMs":100}' >&4
+upto '"id":5,.*"jobId":"job-2"'
+call 6 job_output '{"jobId":"job-2","waitMs":300}' >&4
+upto '"id":6,"result"'
+# And 1000 job_kill calls of it in one go: each waits for its end.
+i=5000; while [ \$i -lt 6000 ]; do
+	call \$i job_kill '{"jobId":"job-2"}'; i=\$((i + 1))
+done >&4
+upto '"id":5999,"result"'
+# (b) 1100 commands at once.
+i=3000; while [ \$i -lt 4100 ]; do
+	call \$i nap '{}'; i=\$((i + 1))
+done >&4
+send '{"jsonrpc":"2.0","id":8,"method":"ping"}'
+upto '"id":8,"result"'
+exec 4>&-
+cat /tmp/out
+EOF
+chmod 755 "$T/agent.sh"
+
+timeout 120 "$AIRLOCK" run --manifest "$T/m.yaml" --workspace "$ws" -- "$T/agent.sh" >"$T/out" 2>"$T/err"
+rc=$?
+expect_eq "the session ends with the agent (exit status 0)" "$rc" 0 ||
+    tail -5 "$T/err" | sed 's/^/# /'
+check "the broker did not die of its watches" sh -c "! grep -q 'too many watches' '$T/err'"
+
+# reply ID: the reply with that id.
+reply() { grep "^{\"jsonrpc\":\"2.0\",\"id\":$1," "$T/out"; }
+# busy FROM TO: how many replies with ids in [FROM, TO) say busy.
+busy() {
+	jq -r --argjson a "$1" --argjson b "$2" \
+	    'select((.id | type) == "number" and .id >= $a and .id < $b) |
+	    .result.content[0].text | fromjson? | .errorClass' "$T/out" |
+	    grep -c '^busy$'
+}
+
+# (a)
+check "a ping after 1100 waiting job_output calls is answered" test -n "$(reply 3)"
+expect_eq "128 of them wait, the other 972 are busy" "$(busy 1000 2100)" 972
+R=$(reply 2099)
+expect_contains "... saying so" "$(jr '.result.content[0].text')" \
+    '128 calls already wait on jobs; retry when one is answered'
+expect_eq "... retryable" "$(jr '.result.content[0].text | fromjson | .retryable')" true
+killed=$(jq -r 'select((.id | type) == "number" and .id >= 1000 and .id < 2100) |
+    .result.structuredContent.status // empty' "$T/out" | grep -c '^killed$')
+expect_eq "the job's kill answered the 128 that waited" "$killed" 128
+R=$(reply 6)
+expect_eq "then a job_output may wait again (its 300 ms ran out, no busy)" \
+    "$(jr '.result.isError')" false
+killed=$(jq -r 'select((.id | type) == "number" and .id >= 5000 and .id < 6000) |
+    .result.structuredContent.status // empty' "$T/out" | grep -c '^killed$')
+expect_eq "1000 job_kill calls sent at once are all answered, killed" "$killed" 1000
+
+# (b)
+check "a ping after 1100 commands is answered" test -n "$(reply 8)"
+expect_eq "256 of them run, the other 844 are busy" "$(busy 3000 4100)" 844
+R=$(reply 4099)
+expect_contains "... saying so" "$(jr '.result.content[0].text')" \
+    '256 processes already run, as many as airlock runs at once for a session'
+log=$(sed -n 's/.*audit log \(.*\)$/\1/p' "$T/err" | tail -1)
+expect_eq "256 nap runners started" \
+    "$(grep -c '"event":"runner_start".*"tool":"nap"' "$log")" 256
+check "the log verifies" "$AIRLOCK" audit verify "$log"
+finish
