@@ -375,10 +375,14 @@ void
 call_complete(struct call *c, int status, json_t *out)
 {
 	struct result_shaped r;
+	int refused;
 
 	/* A background job's result is kept for job_output instead. */
 	if (jobs_complete(c, status, out))
 		return;
+	/* Refused (not "busy", "retry"): runBudget.maxRefusedCalls. */
+	refused = status == ACTION_ERROR &&
+	    !json_is_true(json_object_get(out, "retryable"));
 	result_shape(c, status, out, &r);
 	if (broker_audit(c->b, "result", json_pack("{s:O, s:s, s:b, s:s?, s:I}",
 	    "id", c->id, "tool", c->tool->name, "isError", r.is_error,
@@ -387,8 +391,11 @@ call_complete(struct call *c, int status, json_t *out)
 		free(r.line);
 		conn_error(c->conn, c->id, JSONRPC_REFUSED,
 		    "audit log cannot be written; result withheld");
-	} else
+	} else {
+		if (refused)
+			ledger_refused(c->b->ledger);
 		conn_send(c->conn, r.line);
+	}
 	json_decref(r.structured);
 	call_free(c);
 }
@@ -890,26 +897,19 @@ static void tools_call(struct conn *, struct jsonrpc_msg *);
 /*
  * A tools/call refused before it is a call (no tool name, arguments that
  * are not an object, a tool the manifest does not have) is a request all
- * the same: its request and decision ("invalid") are recorded, then the
- * JSON-RPC error |fmt| is sent; if they cannot be, the usual "audit log
- * cannot be written" refusal is sent instead.
+ * the same: its request and decision (|decision|, with |msg| as the
+ * reason) are recorded and counted (runBudget.maxRefusedCalls), then the
+ * JSON-RPC error |code| with |msg| is sent; if they cannot be recorded,
+ * the usual "audit log cannot be written" refusal is sent instead.
  */
 static void
-refuse_call(struct conn *k, json_t *id, json_t *name, json_t *args,
-    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
-static void
-refuse_call(struct conn *k, json_t *id, json_t *name, json_t *args,
-    const char *fmt, ...)
+refuse_call_as(struct conn *k, json_t *id, json_t *name, json_t *args,
+    int code, const char *decision, const char *msg)
 {
 	struct broker *b = k->b;
 	const char *tool = json_string_value(name);
-	char digest[SHA256_HEX_LEN + 1], msg[512], *text;
-	va_list ap;
+	char digest[SHA256_HEX_LEN + 1], *text;
 
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	text = json_dumps(args != NULL ? args : json_null(),
 	    JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
 	sha256_hex(text != NULL ? text : "", text != NULL ? strlen(text) : 0,
@@ -919,13 +919,69 @@ refuse_call(struct conn *k, json_t *id, json_t *name, json_t *args,
 	    (broker_audit(b, "request", json_pack("{s:O?, s:s?, s:s}", "id",
 	    id, "tool", tool, "argsDigest", digest)) != 0 ||
 	    broker_audit(b, "decision", json_pack("{s:O?, s:s?, s:s, s:s}",
-	    "id", id, "tool", tool, "decision", "invalid", "reason", msg)) !=
+	    "id", id, "tool", tool, "decision", decision, "reason", msg)) !=
 	    0)) {
 		conn_error(k, id, JSONRPC_REFUSED,
 		    "audit log cannot be written; refusing requests");
 		return;
 	}
-	conn_error(k, id, JSONRPC_INVALID_PARAMS, "%s", msg);
+	ledger_refused(b->ledger);
+	conn_error(k, id, code, "%s", msg);
+}
+
+static void
+refuse_call(struct conn *k, json_t *id, json_t *name, json_t *args,
+    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void
+refuse_call(struct conn *k, json_t *id, json_t *name, json_t *args,
+    const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	refuse_call_as(k, id, name, args, JSONRPC_INVALID_PARAMS, "invalid",
+	    msg);
+}
+
+/*
+ * runBudget.maxRefusedCalls is spent: an agent refused that often is
+ * looping, and each refusal is a signed record or two, written at the
+ * broker's speed.  This call is the last one: recorded (decision "deny",
+ * the limit as its reason) and answered with the reason, the stop and the
+ * cut-off recorded; then every connection is closed and no other is
+ * accepted, so that nothing the agent sends grows the log any more.
+ */
+static void
+refusals_spent(struct conn *k, json_t *id, json_t *name, json_t *args)
+{
+	struct broker *b = k->b;
+	struct conn *c, *next;
+	char msg[256];
+
+	snprintf(msg, sizeof(msg), "the run budget is exhausted "
+	    "(maxRefusedCalls: %lld calls were refused); the session is "
+	    "stopped", (long long)ledger_refused_calls(b->ledger));
+	refuse_call_as(k, id, name, args, JSONRPC_REFUSED, "deny", msg);
+	broker_budget_stop(b, "maxRefusedCalls");
+	log_warnx("%s: the agent is cut off", msg);
+	(void)broker_audit(b, "agent_cut_off", json_pack("{s:s, s:I}",
+	    "limit", "maxRefusedCalls", "refusedCalls",
+	    (json_int_t)ledger_refused_calls(b->ledger)));
+	if (b->listen_watch > 0) {
+		loop_unwatch(b->cfg.loop, b->listen_watch);
+		b->listen_watch = 0;
+	}
+	/* conn_close() signs the batch and sends the held replies first. */
+	for (c = TAILQ_FIRST(&b->conns); c != NULL; c = next) {
+		c->refs++;
+		conn_close(c);
+		next = TAILQ_NEXT(c, entry);
+		conn_unref(c);
+	}
 }
 
 /*
@@ -956,6 +1012,10 @@ tools_call(struct conn *k, struct jsonrpc_msg *msg)
 
 	name = json_object_get(msg->params, "name");
 	args = json_object_get(msg->params, "arguments");
+	if (ledger_refusals_spent(b->ledger)) {
+		refusals_spent(k, msg->id, name, args);
+		return;
+	}
 	if (!json_is_object(msg->params) || !json_is_string(name)) {
 		refuse_call(k, msg->id, name, args,
 		    "tools/call needs params.name (a string)");

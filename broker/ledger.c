@@ -41,6 +41,7 @@ struct ledger {
 	const struct manifest	*m;
 	int64_t			 started;
 	int64_t			 steps;
+	int64_t			 refused;	/* tools/call refused */
 	double			 cost;
 	char			**changed;	/* distinct paths written, sorted */
 	size_t			 nchanged;
@@ -161,6 +162,25 @@ ledger_admit(struct ledger *l, const struct tool *t, int64_t now_ms,
 	l->steps++;
 	l->cost += t->cost_usd;
 	return 0;
+}
+
+void
+ledger_refused(struct ledger *l)
+{
+	l->refused++;
+}
+
+int64_t
+ledger_refused_calls(const struct ledger *l)
+{
+	return l->refused;
+}
+
+int
+ledger_refusals_spent(const struct ledger *l)
+{
+	return l->m->budget.max_refused_calls >= 0 &&
+	    l->refused >= l->m->budget.max_refused_calls;
 }
 
 static int
@@ -513,7 +533,7 @@ ledger_status(const struct ledger *l, const char *ws_digest, int64_t now_ms)
 	size_t			 i;
 
 	pinned = json_array();
-	budgets = json_pack("{s:o, s:o, s:o, s:o, s:o}",
+	budgets = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}",
 	    "maxModelSteps", budget_entry((double)l->steps,
 	    (double)b->max_model_steps),
 	    "maxElapsedMinutes", budget_entry((double)(now_ms - l->started) /
@@ -522,7 +542,9 @@ ledger_status(const struct ledger *l, const char *ws_digest, int64_t now_ms)
 	    (double)b->max_changed_files),
 	    "maxAddedDependencies", budget_entry((double)l->deps,
 	    (double)b->max_added_dependencies),
-	    "maxToolCostUsd", budget_entry(l->cost, b->max_tool_cost_usd));
+	    "maxToolCostUsd", budget_entry(l->cost, b->max_tool_cost_usd),
+	    "maxRefusedCalls", budget_entry((double)l->refused,
+	    (double)b->max_refused_calls));
 	gates = json_array();
 	for (i = 0; i < l->ngates; i++) {
 		const struct gate *g = &l->gates[i];

@@ -43,6 +43,16 @@ int	ledger_admit(struct ledger *l, const struct tool *t, int64_t now_ms,
 	    size_t running, char *limit, size_t limitlen);
 
 /*
+ * Refused calls (runBudget.maxRefusedCalls).  ledger_refused() counts one;
+ * ledger_refused_calls() returns the count; ledger_refusals_spent()
+ * returns 1 once runBudget.maxRefusedCalls calls were refused: the
+ * session must then be stopped before it answers another call.
+ */
+void	ledger_refused(struct ledger *l);
+int64_t	ledger_refused_calls(const struct ledger *l);
+int	ledger_refusals_spent(const struct ledger *l);
+
+/*
  * The milliseconds left of runBudget.maxElapsedMinutes at |now_ms| (on
  * ledger_new()'s clock; 0 once it has passed), or INT64_MAX without one.
  */

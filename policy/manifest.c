@@ -747,7 +747,8 @@ const char *const action_names[] = {
 const char *const manifest_budget_keys[] = {
 	"maxModelSteps", "maxPatchAttemptsPerGate", "maxElapsedMinutes",
 	"maxChangedFiles", "maxAddedDependencies", "maxToolCostUsd",
-	"maxParallelProcesses", "stopOnRepeatedFailureFingerprint", NULL
+	"maxParallelProcesses", "stopOnRepeatedFailureFingerprint",
+	"maxRefusedCalls", NULL
 };
 
 int64_t *
@@ -759,6 +760,7 @@ manifest_budget_slot(struct run_budget *b, size_t i)
 		&b->max_added_dependencies, NULL,
 		&b->max_parallel_processes,
 		&b->stop_on_repeated_failure_fingerprint,
+		&b->max_refused_calls,
 	};
 	return slots[i];
 }
@@ -772,6 +774,7 @@ budget_defaults(struct run_budget *b)
 		if (manifest_budget_slot(b, i) != NULL)
 			*manifest_budget_slot(b, i) = -1;
 	b->max_tool_cost_usd = -1;
+	b->max_refused_calls = MANIFEST_REFUSED_CALLS_DEFAULT;
 }
 
 static int

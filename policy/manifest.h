@@ -151,6 +151,14 @@ struct check {
  */
 #define MANIFEST_ELAPSED_MINUTES_MAX	1000000000
 
+/*
+ * runBudget.maxRefusedCalls when the manifest says nothing: every refused
+ * call is a signed record or two, and an agent refused in a loop wrote
+ * them at the broker's speed (27 MB of log a second) until the session's
+ * time ran out.
+ */
+#define MANIFEST_REFUSED_CALLS_DEFAULT	1000
+
 /* The seed's runBudget; a value of -1 means "no limit". */
 struct run_budget {
 	int64_t	max_model_steps;
@@ -161,6 +169,8 @@ struct run_budget {
 	double	max_tool_cost_usd;		/* < 0: no limit */
 	int64_t	max_parallel_processes;
 	int64_t	stop_on_repeated_failure_fingerprint;
+	/* tools/call requests refused (MANIFEST_REFUSED_CALLS_DEFAULT). */
+	int64_t	max_refused_calls;
 };
 
 struct resource_limits {

@@ -299,3 +299,6 @@ EXTRA_DIST += tests/integration/serve_reply_batch.sh
 # A flood of waiting calls or commands kills no broker (its loop's watches).
 TESTS += tests/integration/call_flood.sh
 EXTRA_DIST += tests/integration/call_flood.sh
+# An agent refused in a loop is cut off (runBudget.maxRefusedCalls).
+TESTS += tests/integration/refused_flood.sh
+EXTRA_DIST += tests/integration/refused_flood.sh

@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# An agent refused in a loop: every refused tools/call is a signed
+# request and decision (and result) in the audit log, and the broker
+# refuses 47k calls a second: an agent that sent "shell_exec" in a loop
+# wrote 27 MB of log a second until maxElapsedMinutes ran out, filling
+# the host's disk and burying the session in records no reviewer reads.
+# Now runBudget.maxRefusedCalls (1000 by default) bounds them: the next
+# call is refused with the reason, the stop and the cut-off are recorded,
+# and the broker closes the agent's connections.  The agent floods from
+# inside its sandbox, through "airlock connect", with three kinds of
+# refusal: a tool it does not have, a tool the manifest denies, a read
+# out of the workspace.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/mcp_lib.sh"
+mcp_env
+ws=$(make_workspace)
+
+cat >"$T/m.yaml" <<'YAML'
+tools:
+  - name: read_file
+    action: read_file
+    input: { path: workspace_relative_path }
+    output: { content: string }
+    sideEffect: none
+    timeoutMs: 2000
+  - name: deploy
+    command: ["true"]
+    output: { exitCode: integer }
+    sideEffect: external
+    timeoutMs: 2000
+    authorization: deny
+YAML
+"$AIRLOCK" check "$T/m.yaml" >/dev/null 2>&1
+expect_eq "the manifest loads (maxRefusedCalls unset: its default)" "$?" 0
+printf 'tools: []\nrunBudget:\n  maxRefusedCalls: -2\n' >"$T/bad.yaml"
+expect_contains "a maxRefusedCalls below -1 is refused" \
+    "$("$AIRLOCK" check "$T/bad.yaml" 2>&1)" "runBudget.maxRefusedCalls"
+
+# 3000 refused calls in one go, then a ping.
+cat >"$T/agent.sh" <<EOF
+#!/bin/sh
+exec 3>&-
+mkfifo /tmp/in || exit 1
+env -i $AIRLOCK connect </tmp/in >/tmp/out 2>/tmp/err &
+pid=\$!
+exec 4>/tmp/in
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
+    '{"jsonrpc":"2.0","method":"notifications/initialized"}' >&4
+i=1000; while [ \$i -lt 4000 ]; do
+	printf '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"shell_exec","arguments":{}}}\n' \$i
+	printf '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"deploy","arguments":{}}}\n' \$((i + 1))
+	printf '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"../../etc/passwd"}}}\n' \$((i + 2))
+	i=\$((i + 3))
+done >&4 2>/dev/null
+printf '%s\n' '{"jsonrpc":"2.0","id":2,"method":"ping"}' >&4 2>/dev/null
+exec 4>&-
+wait \$pid
+cat /tmp/out
+EOF
+chmod 755 "$T/agent.sh"
+
+timeout 60 "$AIRLOCK" run --manifest "$T/m.yaml" --workspace "$ws" -- "$T/agent.sh" >"$T/out" 2>"$T/err"
+rc=$?
+expect_eq "the session ends stopped by its budget (exit status 75)" "$rc" 75 ||
+    tail -5 "$T/err" | sed 's/^/# /'
+replies=$(grep -c '"id":[0-9]*,"\(error\|result\)"' "$T/out")
+expect_eq "1000 refusals, then the call that stops the session, are answered" \
+    "$replies" 1002
+R=$(grep '"id":2000,' "$T/out")
+expect_eq "  the last one is refused (-32001)" "$(jr .error.code)" -32001
+expect_contains "  saying why" "$(jr .error.message)" \
+    "the run budget is exhausted (maxRefusedCalls: 1000 calls were refused); the session is stopped"
+check "  and nothing after it is answered" sh -c "! grep -q '\"id\":2001,' '$T/out'"
+
+log=$(sed -n 's/.*audit log \(.*\)$/\1/p' "$T/err" | tail -1)
+"$AIRLOCK" audit verify "$log" >"$T/verify.out" 2>&1
+expect_eq "the log verifies, valid and closed" "$?" 0
+check "the log stays small ($(wc -c <"$log") bytes)" test "$(wc -c <"$log")" -lt 1500000
+expect_eq "every refused call is in it, the last one too" \
+    "$(grep -c '"event":"request"' "$log")" 1001
+expect_eq "  the last one's decision names the limit" \
+    "$(jq -r 'select(.event == "decision" and .fields.id == 2000) | .fields.decision + " " + .fields.reason' "$log")" \
+    "deny the run budget is exhausted (maxRefusedCalls: 1000 calls were refused); the session is stopped"
+expect_eq "the stop is recorded" \
+    "$(jq -r 'select(.event == "budget_stop") | .fields.limit' "$log")" maxRefusedCalls
+expect_eq "  and so is the cut-off" \
+    "$(jq -r 'select(.event == "agent_cut_off") | "\(.fields.limit) \(.fields.refusedCalls)"' "$log")" \
+    "maxRefusedCalls 1001"
+finish
