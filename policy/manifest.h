@@ -157,7 +157,7 @@ struct check {
  * them at the broker's speed (27 MB of log a second) until the session's
  * time ran out.
  */
-#define MANIFEST_REFUSED_CALLS_DEFAULT	1000
+#define MANIFEST_REFUSED_CALLS_DEFAULT	10000
 
 /* The seed's runBudget; a value of -1 means "no limit". */
 struct run_budget {

@@ -6,7 +6,7 @@
 # refuses 47k calls a second: an agent that sent "shell_exec" in a loop
 # wrote 27 MB of log a second until maxElapsedMinutes ran out, filling
 # the host's disk and burying the session in records no reviewer reads.
-# Now runBudget.maxRefusedCalls (1000 by default) bounds them: the next
+# Now runBudget.maxRefusedCalls (10000 by default, 1000 here) bounds them: the next
 # call is refused with the reason, the stop and the cut-off are recorded,
 # and the broker closes the agent's connections.  The agent floods from
 # inside its sandbox, through "airlock connect", with three kinds of
@@ -32,9 +32,11 @@ tools:
     sideEffect: external
     timeoutMs: 2000
     authorization: deny
+runBudget:
+  maxRefusedCalls: 1000
 YAML
 "$AIRLOCK" check "$T/m.yaml" >/dev/null 2>&1
-expect_eq "the manifest loads (maxRefusedCalls unset: its default)" "$?" 0
+expect_eq "the manifest loads" "$?" 0
 printf 'tools: []\nrunBudget:\n  maxRefusedCalls: -2\n' >"$T/bad.yaml"
 expect_contains "a maxRefusedCalls below -1 is refused" \
     "$("$AIRLOCK" check "$T/bad.yaml" 2>&1)" "runBudget.maxRefusedCalls"
