@@ -39,6 +39,7 @@
 #include "broker/wswrite.h"
 #include "policy/writepolicy.h"
 #include "policy/path.h"
+#include "policy/sensitive.h"
 
 #define READ_FILE_MAX	(16 * 1024 * 1024)	/* read whole, for sha256 */
 
@@ -68,6 +69,25 @@ read_limit(const struct call *c)
 }
 
 /*
+ * A workspace path the runner's sandbox masks (sandbox.denyRead, which
+ * may name a path inside the workspace) is as absent for the broker's
+ * reads and writes: |fd| is the open object (or the directory that is to
+ * hold it).  Returns 0, or ACTION_ERROR with *out set.
+ */
+static int
+deny_read_check(struct call *c, int fd, const char *rel, json_t **out)
+{
+	const char *why;
+
+	if ((why = sensitive_fd_denied(fd, c->b->m->sandbox.deny_read,
+	    c->b->m->sandbox.ndeny_read)) == NULL)
+		return 0;
+	*out = tool_error("path_refused", 0, NULL, "%s: refused: %s "
+	    "(sandbox.denyRead hides it from the agent)", rel, why);
+	return ACTION_ERROR;
+}
+
+/*
  * Reads a whole regular file beneath the workspace.  Returns 0 with
  * *data (caller frees) or ACTION_ERROR with *out set.
  */
@@ -84,6 +104,10 @@ read_workspace_file(struct call *c, const char *rel, char **data,
 	if (path_resolve(c->b->rootfd, rel, O_RDONLY | O_NOCTTY | O_NONBLOCK,
 	    &fd, err, sizeof(err)) != 0) {
 		*out = tool_error("path_refused", 0, NULL, "%s", err);
+		return ACTION_ERROR;
+	}
+	if (deny_read_check(c, fd, rel, out) != 0) {
+		close(fd);
 		return ACTION_ERROR;
 	}
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
@@ -415,7 +439,8 @@ act_apply_patch(struct call *c, json_t **out)
 			goto done;
 		}
 		if (wswrite_read(c->b->rootfd, paths[i], WRITE_MAX, &old[i],
-		    &lens[i], err, sizeof(err)) != 0) {
+		    &lens[i], c->b->m->sandbox.deny_read,
+		    c->b->m->sandbox.ndeny_read, err, sizeof(err)) != 0) {
 			*out = tool_error("path_refused", 0, NULL, "%s", err);
 			goto done;
 		}
@@ -495,9 +520,11 @@ done:
 
 #define LIST_MAX	1000
 
+/* A directory sandbox.denyRead hides (|deny|) is listed, as the mask that
+ * the sandbox shows in its place, but not walked. */
 static int
-list_walk(int dirfd, const char *prefix, int recursive, json_t *files,
-    int *truncated)
+list_walk(int dirfd, const char *prefix, int recursive,
+    const struct sandbox_policy *deny, json_t *files, int *truncated)
 {
 	DIR		*d;
 	struct dirent	*de;
@@ -525,12 +552,15 @@ list_walk(int dirfd, const char *prefix, int recursive, json_t *files,
 		snprintf(path, sizeof(path), "%s%s%s", prefix, de->d_name,
 		    S_ISDIR(st.st_mode) ? "/" : "");
 		json_array_append_new(files, json_string(path));
-		if (recursive && S_ISDIR(st.st_mode)) {
+		if (recursive && S_ISDIR(st.st_mode) &&
+		    !sensitive_stat_denied(&st, deny->deny_read,
+		    deny->ndeny_read)) {
 			int sub = openat(dirfd, de->d_name, O_RDONLY |
 			    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 			if (sub != -1) {
-				(void)list_walk(sub, path, 1, files, truncated);
+				(void)list_walk(
+				    sub, path, 1, deny, files, truncated);
 				close(sub);
 			}
 		}
@@ -563,13 +593,17 @@ act_list_files(struct call *c, json_t **out)
 		*out = tool_error("path_refused", 0, NULL, "%s", err);
 		return ACTION_ERROR;
 	}
+	if (deny_read_check(c, fd, rel, out) != 0) {
+		close(fd);
+		return ACTION_ERROR;
+	}
 	snprintf(prefix, sizeof(prefix), "%s", strcmp(rel, ".") == 0 ? "" :
 	    rel);
 	if (prefix[0] != '\0' && prefix[strlen(prefix) - 1] != '/')
 		strncat(prefix, "/", sizeof(prefix) - strlen(prefix) - 1);
 	files = json_array();
 	(void)list_walk(fd, prefix, json_is_true(json_object_get(c->args,
-	    "recursive")), files, &truncated);
+	    "recursive")), &c->b->m->sandbox, files, &truncated);
 	close(fd);
 	n = json_array_size(files);
 	v = xcalloc(n ? n : 1, sizeof(*v));
@@ -717,6 +751,10 @@ act_search(struct call *c, json_t **out)
 	if (path_resolve(c->b->rootfd, rel, O_PATH, &fd, err,
 	    sizeof(err)) != 0) {
 		*out = tool_error("path_refused", 0, NULL, "%s", err);
+		return ACTION_ERROR;
+	}
+	if (deny_read_check(c, fd, rel, out) != 0) {
+		close(fd);
 		return ACTION_ERROR;
 	}
 	close(fd);

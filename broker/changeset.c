@@ -478,7 +478,7 @@ hook_keys_changed(const struct changeset *cs, const struct git_hooks *h,
 		return 0;
 	if (e->kind != WP_FILE ||
 	    wswrite_read(upperfd, e->path, GIT_HOOKS_KEYS_MAX_BYTES, &after,
-		&alen, err, sizeof(err)) != 0 ||
+		&alen, NULL, 0, err, sizeof(err)) != 0 ||
 	    after == NULL)
 		return 1;
 	rc = wswrite_hook_keys_changed(h, cs->rootfd, e->path, after, alen);

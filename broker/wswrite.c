@@ -20,6 +20,7 @@
 #include "common/util.h"
 #include "policy/githooks.h"
 #include "policy/path.h"
+#include "policy/sensitive.h"
 #include "policy/writepolicy.h"
 
 int
@@ -121,7 +122,7 @@ wswrite_hook_keys_changed(const struct git_hooks *h, int rootfd,
 	if (keys == 0)
 		return 0;
 	if (wswrite_read(rootfd, path, GIT_HOOKS_KEYS_MAX_BYTES, &before, &blen,
-	    err, sizeof(err)) != 0)
+	    NULL, 0, err, sizeof(err)) != 0)
 		return 1;
 	rc = git_hooks_keys_changed(keys, before, blen, after, alen);
 	free(before);
@@ -264,16 +265,22 @@ check_target(int dirfd, const char *base, const char *path, struct stat *st,
 
 int
 wswrite_read(int rootfd, const char *path, size_t max, char **data,
-    size_t *len, char *err, size_t errlen)
+    size_t *len, char *const *deny, size_t ndeny, char *err, size_t errlen)
 {
 	struct stat	 st;
-	const char	*base;
+	const char	*base, *why;
 	int		 dirfd, fd, exists, rc;
 
 	*data = NULL;
 	*len = 0;
 	if ((rc = open_parent(rootfd, path, &dirfd, &base, err, errlen)) != 0)
 		return rc;
+	if ((why = sensitive_fd_denied(dirfd, deny, ndeny)) != NULL) {
+		close(dirfd);
+		snprintf(err, errlen, "%s: refused: %s (sandbox.denyRead "
+		    "hides it from the agent)", path, why);
+		return AL_ERR_PATH;
+	}
 	if ((rc = check_target(dirfd, base, path, &st, &exists, err,
 	    errlen)) != 0 || !exists) {
 		close(dirfd);
@@ -290,6 +297,12 @@ wswrite_read(int rootfd, const char *path, size_t max, char **data,
 	if (fd == -1) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return AL_ERR_SYSTEM;
+	}
+	if ((why = sensitive_fd_denied(fd, deny, ndeny)) != NULL) {
+		close(fd);
+		snprintf(err, errlen, "%s: refused: %s (sandbox.denyRead "
+		    "hides it from the agent)", path, why);
+		return AL_ERR_PATH;
 	}
 	*data = read_fd_upto(fd, (size_t)st.st_size, len);
 	close(fd);

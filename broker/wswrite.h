@@ -62,11 +62,14 @@ int	wswrite_hook_keys_changed(const struct git_hooks *h, int rootfd,
 
 /*
  * Reads the current content of |path| beneath |rootfd| (NULL if absent)
- * with the same checks as a write.  Returns 0 with *data (caller frees,
- * NUL-terminated) or a negative code with a message in err.
+ * with the same checks as a write, and refused (AL_ERR_PATH) when it, or
+ * the directory that would hold it, is or is beneath one of
+ * deny[0..ndeny) (sensitive_fd_denied()).  Returns 0 with *data (caller
+ * frees, NUL-terminated) or a negative code with a message in err.
  */
 int	wswrite_read(int rootfd, const char *path, size_t max, char **data,
-	    size_t *len, char *err, size_t errlen)
+	    size_t *len, char *const *deny, size_t ndeny, char *err,
+	    size_t errlen)
 	    __attribute__((warn_unused_result));
 
 /*

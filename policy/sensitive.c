@@ -113,6 +113,54 @@ sensitive_forbidden(
 	return NULL;
 }
 
+int
+sensitive_stat_denied(const struct stat *st, char *const *deny, size_t ndeny)
+{
+	struct stat ds;
+	size_t i;
+
+	for (i = 0; i < ndeny; i++)
+		if (stat(deny[i], &ds) == 0 && ds.st_dev == st->st_dev &&
+		    ds.st_ino == st->st_ino)
+			return 1;
+	return 0;
+}
+
+const char *
+sensitive_fd_denied(int fd, char *const *deny, size_t ndeny)
+{
+	char link[64], path[PATH_MAX], *slash;
+	struct stat st;
+	ssize_t n;
+	size_t i;
+
+	if (ndeny == 0)
+		return NULL;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	if (fstat(fd, &st) == -1 ||
+	    (n = readlink(link, path, sizeof(path))) <= 0 ||
+	    (size_t)n >= sizeof(path) || path[0] != '/')
+		return "its place cannot be told";
+	path[n] = '\0';
+	if (sensitive_stat_denied(&st, deny, ndeny))
+		return "a denyRead path";
+	for (i = 0; i < ndeny; i++)
+		if (beneath(path, deny[i]))
+			return "a denyRead path";
+	/* Its directories up to "/", as the kernel names them. */
+	while ((slash = strrchr(path, '/')) != NULL && path[1] != '\0') {
+		if (slash == path)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		if (stat(path, &st) == -1)
+			return "its place cannot be told";
+		if (sensitive_stat_denied(&st, deny, ndeny))
+			return "beneath a denyRead path";
+	}
+	return NULL;
+}
+
 /* What sensitive_tree() checks each entry's path against, or NULL. */
 struct tree_names {
 	char *const *deny;

@@ -41,6 +41,24 @@ const char *sensitive_forbidden(const char *path, char *const *deny,
     size_t ndeny, char *why, size_t whylen);
 
 /*
+ * What the broker reads or writes for the agent in its workspace must be
+ * hidden where the runner's sandbox masks it (sandbox.denyRead, which may
+ * name a path inside the workspace): one rule for every action.
+ * sensitive_fd_denied() says whether the open |fd| is, or is beneath, one
+ * of deny[0..ndeny) (absolute) as it is now: by device and inode along
+ * the path the kernel names |fd| by (a symbolic or hard link, "./", "//",
+ * a trailing "/" or a case variant on a case-insensitive directory reach
+ * the same objects), and by that path's name.  NULL, or a short reason;
+ * one too when |fd|'s place cannot be told (fail closed).
+ * sensitive_stat_denied() is 1 when |st| is the object a deny path
+ * leads to now (stat(2) follows it, as the runner's mask does), else 0.
+ */
+const char *sensitive_fd_denied(int fd, char *const *deny, size_t ndeny);
+struct stat;
+int sensitive_stat_denied(
+    const struct stat *st, char *const *deny, size_t ndeny);
+
+/*
  * sensitive_holds_own() is 1 when binding the absolute |path| would show
  * airlock's own state, runtime or configuration directory (common/paths.h;
  * the secret store and its key, the audit keys, the sessions' control

@@ -61,4 +61,66 @@ status=$?
 expect_eq "tilde_without_home_is_a_usage_error" "$status" 64
 expect_not_contains "tilde_without_home_reads_nothing" "$out" "db-password-4711"
 
+# The agent's broker calls: a denyRead path inside the workspace, masked
+# for the agent's own processes, was read, listed and patched by the
+# broker for it (read_file, list_files, apply_patch's base), by any
+# name: a link in the workspace, "./", "//", a trailing "/".  Each is
+# refused now (sensitive_fd_denied()); the rest still reads.
+ws="$T/ws2"
+mkdir -p "$ws/secrets"
+echo "TOPSECRET-env" > "$ws/.env"
+echo "TOPSECRET-dir" > "$ws/secrets/key"
+echo "public" > "$ws/README"
+ln -s secrets "$ws/lk"
+ln -s .env "$ws/envlink"
+M2="$T/broker.yaml"
+cat > "$M2" <<YAML
+tools:
+  - name: read_file
+    input: { path: workspace_relative_path }
+    output: { content: string, sha256: string }
+    sideEffect: none
+    timeoutMs: 2000
+  - name: list_files
+    input: { path: "workspace_relative_path?", recursive: "boolean?" }
+    output: { files: string_list, truncated: boolean }
+    sideEffect: none
+    timeoutMs: 2000
+  - name: apply_patch
+    input: { patch: unified_diff, expectedBaseSha: sha256 }
+    output: { changedFiles: string_list, newSha: sha256 }
+    sideEffect: workspace_write
+    timeoutMs: 5000
+sandbox:
+  denyRead: [ "$ws/.env", "$ws/secrets" ]
+YAML
+patch='--- a/.env\n+++ b/.env\n@@ -1 +1 @@\n-x\n+y\n'
+zero=0000000000000000000000000000000000000000000000000000000000000000
+cat > "$T/agent.sh" <<EOF
+#!/bin/sh
+exec 3>&-
+for a in '{"name":"read_file","arguments":{"path":"README"}}' \
+    '{"name":"read_file","arguments":{"path":".env"}}' \
+    '{"name":"read_file","arguments":{"path":"./secrets//key"}}' \
+    '{"name":"read_file","arguments":{"path":"lk/key"}}' \
+    '{"name":"read_file","arguments":{"path":"envlink"}}' \
+    '{"name":"list_files","arguments":{"path":".","recursive":true}}' \
+    '{"name":"list_files","arguments":{"path":"lk/"}}' \
+    '{"name":"apply_patch","arguments":{"patch":"$patch","expectedBaseSha":"$zero"}}'; do
+	printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
+	    '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+	    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":\$a}" |
+	    env -i $AIRLOCK connect | grep '"id":2'
+done
+EOF
+chmod 755 "$T/agent.sh"
+out=$(timeout 60 "$AIRLOCK" run --manifest "$M2" --workspace "$ws" -- \
+    "$T/agent.sh" 2>&1)
+expect_contains "broker_reads_the_rest" "$out" 'public'
+expect_not_contains "broker_read_file_hides_denied" "$out" "TOPSECRET"
+expect_not_contains "broker_list_files_hides_denied" "$out" "secrets/key"
+expect_not_contains "broker_list_through_link_hides_denied" "$out" '"lk/key"'
+refused=$(printf '%s\n' "$out" | grep -c 'sandbox.denyRead hides it')
+expect_eq "broker_refuses_each_denied_name" "$refused" 6
+
 finish
