@@ -48,18 +48,30 @@ struct fwatch {
 };
 
 /*
- * Names airlock never reports, in the directory |dir|: its own temporary
- * files, and .git, at the root only.  The workspace digest holds every
- * other entry, a nested .git's files among them, and a grant's digest is
- * bound to it because the watch sees every write made while it is taken:
- * skipped at any depth, an rw agent's rewrite of src/.git/config, made
- * while the grant's digest was taken, reached the run a human approved.
+ * The name airlock never watches, in the directory |dir|: .git, at the
+ * root only.  The workspace digest holds every other entry, a nested
+ * .git's files among them, and a grant's digest is bound to it because
+ * the watch sees every write made while it is taken: skipped at any
+ * depth, an rw agent's rewrite of src/.git/config, made while the
+ * grant's digest was taken, reached the run a human approved.
  */
 static int
 skipped(const char *dir, const char *name)
 {
-	return *dir == '\0' &&
-	    (strncmp(name, ".airlock-", 9) == 0 || strcmp(name, ".git") == 0);
+	return *dir == '\0' && strcmp(name, ".git") == 0;
+}
+
+/*
+ * A path beneath a root name beginning with ".airlock-" (an apply's
+ * trash): counted as a change, as the digest holds it, but never
+ * reported to the agent.  Unwatched, an rw agent's .airlock-note,
+ * rewritten once the grant's second digest had read it, reached the run
+ * a human approved.
+ */
+static int
+own_name(const char *path)
+{
+	return strncmp(path, ".airlock-", 9) == 0;
 }
 
 static void add_tree(struct fwatch *, const char *);
@@ -202,7 +214,7 @@ handle(struct fwatch *fw, const struct inotify_event *ev)
 	if (fw->own)
 		return;
 	fw->others++;
-	if (fw->count_only)
+	if (fw->count_only || own_name(path))
 		return;
 	if (ev->mask & (IN_CREATE | IN_MOVED_TO))
 		change = "created";

@@ -5,8 +5,9 @@
  * agent's own calls (issue 13, item 6).
  *
  * An inotify watch on every directory of the workspace (skipping the
- * root's .git and airlock's own .airlock-* names there: a nested .git is
- * watched, as the digest holds it), read from the broker's event loop:
+ * root's .git: a nested .git is watched, as the digest holds it; a change
+ * beneath a root .airlock-* name, airlock's own, is counted but not
+ * reported), read from the broker's event loop:
  * no rehash, no scan per call.  What the broker itself writes for a call
  * (write_file, apply_patch, a run's change set landing) is bracketed by
  * fwatch_own_begin()/fwatch_own_end() and not reported; everything else

@@ -258,6 +258,9 @@ TESTS += tests/integration/approval_check_workspace.sh
 EXTRA_DIST += tests/integration/approval_check_workspace.sh
 TESTS += tests/integration/approval_unwatched.sh
 EXTRA_DIST += tests/integration/approval_unwatched.sh
+# A root .airlock-* name is watched for a grant too (counted, not reported).
+TESTS += tests/integration/approval_own_names.sh
+EXTRA_DIST += tests/integration/approval_own_names.sh
 TESTS += tests/integration/cow_runner_race.sh
 EXTRA_DIST += tests/integration/cow_runner_race.sh
 TESTS += tests/integration/audit_record_too_large.sh
