@@ -354,6 +354,28 @@ walk_dir(struct walk *w, struct wsscan_dir *d, char *err, size_t errlen)
 	return rc;
 }
 
+/*
+ * The coarse real-time clock once it has moved past its present value:
+ * at most a tick away (1-10 ms).  Should it not move within 100 ms, its
+ * value then, which leaves files of that tick unproven (fail closed).
+ */
+static int64_t
+coarse_next_tick(void)
+{
+	struct timespec ts, nap = { 0, 1000000 };
+	int64_t t0, t;
+	int i;
+
+	clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+	t0 = t = ts_ns(&ts);
+	for (i = 0; i < 100 && t <= t0; i++) {
+		nanosleep(&nap, NULL);
+		clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+		t = ts_ns(&ts);
+	}
+	return t;
+}
+
 int
 wsindex_refresh(struct wsindex *x, int rootfd, char hex[SHA256_HEX_LEN + 1],
     char *err, size_t errlen)
@@ -391,12 +413,14 @@ wsindex_refresh(struct wsindex *x, int rootfd, char hex[SHA256_HEX_LEN + 1],
 		 * written through a mapping since, and its page left
 		 * writable: it breaks the seal (seal_file()).  The coarse
 		 * clock: a time the kernel gives an inode later is no
-		 * earlier.
+		 * earlier.  The instant is the coarse clock's next tick: a
+		 * file written in the tick the refresh began in (a change
+		 * set that landed just before) is then older than it, not
+		 * taken for one written meanwhile.
 		 */
 		if (x->overlay_ok && fstatfs(fd, &fs) == 0 &&
 		    wsscan_fs_overlay(fs.f_type) && fstat(fd, &sb) == 0) {
-			clock_gettime(CLOCK_REALTIME_COARSE, &now);
-			w->ovl_since = ts_ns(&now);
+			w->ovl_since = coarse_next_tick();
 			opts.overlay_dev = sb.st_dev;
 			opts.overlay_synced = syncfs(fd) == 0;
 		}
