@@ -275,7 +275,7 @@ wswrite_read(int rootfd, const char *path, size_t max, char **data,
 	*len = 0;
 	if ((rc = open_parent(rootfd, path, &dirfd, &base, err, errlen)) != 0)
 		return rc;
-	if ((why = sensitive_fd_denied(dirfd, deny, ndeny)) != NULL) {
+	if ((why = sensitive_at_denied(dirfd, base, deny, ndeny)) != NULL) {
 		close(dirfd);
 		snprintf(err, errlen, "%s: refused: %s (sandbox.denyRead "
 		    "hides it from the agent)", path, why);
@@ -475,7 +475,7 @@ wswrite_apply(int rootfd, const struct sandbox_policy *p,
 {
 	struct pending	*pd;
 	struct stat	 st, dst;
-	const char	*base, *rule;
+	const char	*base, *rule, *why;
 	size_t		 i;
 	int		 rc = 0;
 
@@ -496,6 +496,14 @@ wswrite_apply(int rootfd, const struct sandbox_policy *p,
 		    err, errlen)) != 0)
 			break;
 		snprintf(pd[i].base, sizeof(pd[i].base), "%s", base);
+		/* Hidden from the agent: neither created nor replaced. */
+		if ((why = sensitive_at_denied(pd[i].dirfd, base, p->deny_read,
+		    p->ndeny_read)) != NULL) {
+			snprintf(err, errlen, "%s: refused: %s (sandbox.denyRead "
+			    "hides it from the agent)", c->path, why);
+			rc = AL_ERR_PATH;
+			break;
+		}
 		if (canonical_path(rootfd, pd[i].dirfd, base, pd[i].canon,
 		    sizeof(pd[i].canon)) != 0) {
 			snprintf(err, errlen, "%s: cannot tell where it is",

@@ -161,6 +161,39 @@ sensitive_fd_denied(int fd, char *const *deny, size_t ndeny)
 	return NULL;
 }
 
+const char *
+sensitive_at_denied(
+    int dirfd, const char *base, char *const *deny, size_t ndeny)
+{
+	char link[64], path[PATH_MAX];
+	const char *why;
+	struct stat st;
+	ssize_t n;
+	size_t i;
+	int m;
+
+	if (ndeny == 0)
+		return NULL;
+	if ((why = sensitive_fd_denied(dirfd, deny, ndeny)) != NULL)
+		return why;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
+	if ((n = readlink(link, path, sizeof(path))) <= 0 ||
+	    (size_t)n >= sizeof(path) || path[0] != '/')
+		return "its place cannot be told";
+	m = snprintf(
+	    path + n, sizeof(path) - (size_t)n, "%s%s", n > 1 ? "/" : "", base);
+	if (m < 0 || (size_t)m >= sizeof(path) - (size_t)n)
+		return "its place cannot be told";
+	for (i = 0; i < ndeny; i++)
+		if (beneath(path, deny[i]))
+			return "a denyRead path";
+	if (fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) == -1)
+		return errno == ENOENT ? NULL : "its place cannot be told";
+	if (sensitive_stat_denied(&st, deny, ndeny))
+		return "a denyRead path";
+	return NULL;
+}
+
 /* What sensitive_tree() checks each entry's path against, or NULL. */
 struct tree_names {
 	char *const *deny;

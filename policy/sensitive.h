@@ -54,6 +54,15 @@ const char *sensitive_forbidden(const char *path, char *const *deny,
  * leads to now (stat(2) follows it, as the runner's mask does), else 0.
  */
 const char *sensitive_fd_denied(int fd, char *const *deny, size_t ndeny);
+/*
+ * The same for the entry |base| (one name, no "/") of the open directory
+ * |dirfd|, present or not: the directory by sensitive_fd_denied(), the
+ * entry by its name and, when it exists, by its device and inode.  What
+ * the broker writes for the agent passes it, as what it reads does: a
+ * denied file is neither read, created nor replaced.
+ */
+const char *sensitive_at_denied(
+    int dirfd, const char *base, char *const *deny, size_t ndeny);
 struct stat;
 int sensitive_stat_denied(
     const struct stat *st, char *const *deny, size_t ndeny);

@@ -1083,6 +1083,42 @@ cow_workspace(const struct runner_plan *p, const char *lower, int *vcsfd)
 	return mfd;
 }
 
+/*
+ * Each directory between |top|, a writable bind, and the denied path
+ * |deny| beneath it is bound on itself before the mask: a mount point
+ * cannot be renamed (EBUSY).  Before, "mv conf c2" in a writable
+ * workspace carried a masked conf/secrets to c2/secrets, a name the
+ * next runner's mask (made from names) and the broker's checks did not
+ * know, and they showed it.  MS_REC keeps the binds beneath (.git, the
+ * protected paths); a bind keeps the flags of the mount it comes from.
+ */
+static void
+pin_parents(const struct runner_plan *p, const char *deny, const char *top)
+{
+	char path[RUNNER_MAX_PATH];
+	struct stat st;
+	size_t n = strlen(top), i;
+
+	while (n > 0 && top[n - 1] == '/')
+		n--;
+	if (strncmp(deny, top, n) != 0 || deny[n] != '/')
+		return;
+	for (i = n + 1; deny[i] != '\0'; i++) {
+		if (deny[i] != '/' || deny[i - 1] == '/')
+			continue;
+		if (i >= sizeof(path)) {
+			errno = ENAMETOOLONG;
+			fail(p, "pin", deny);
+		}
+		memcpy(path, deny, i);
+		path[i] = '\0';
+		if (lstat(path, &st) == -1 || !S_ISDIR(st.st_mode))
+			return;
+		if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) == -1)
+			fail(p, "pin the parent of a denied path", path);
+	}
+}
+
 static void
 build_root(const struct runner_plan *p)
 {
@@ -1290,6 +1326,13 @@ build_root(const struct runner_plan *p)
 	}
 	/* Denied paths that are visible through some bind get masked; the
 	 * masks come from the read-only root, so the binds are read-only. */
+	for (i = 0; i < p->ndeny; i++) {
+		pin_parents(p, p->deny[i], p->workspace);
+		if (sp->home != NULL)
+			pin_parents(p, p->deny[i], sp->home);
+		for (j = 0; j < sp->nread_write; j++)
+			pin_parents(p, p->deny[i], sp->read_write[j]);
+	}
 	for (i = 0; i < p->ndeny; i++) {
 		if (stat(p->deny[i], &st) == -1)
 			continue;

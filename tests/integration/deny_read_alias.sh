@@ -123,4 +123,63 @@ expect_not_contains "broker_list_through_link_hides_denied" "$out" '"lk/key"'
 refused=$(printf '%s\n' "$out" | grep -c 'sandbox.denyRead hides it')
 expect_eq "broker_refuses_each_denied_name" "$refused" 6
 
+# An rw agent: a masked path cannot be carried to another name by
+# renaming a directory above it ("mv conf c2" left c2/secrets unmasked
+# for the agent's next runner and for the broker's read_file, which
+# know denied paths by name): each such directory is a mount point in
+# the sandbox now (EBUSY).  And the broker writes no denied path for it:
+# write_file replaced the masked .env (a deploy's credentials) and
+# created files in a denied directory.
+ws="$T/ws3"
+mkdir -p "$ws/conf/secrets"
+echo "TOPSECRET-env" > "$ws/.env"
+echo "TOPSECRET-key" > "$ws/conf/secrets/key"
+chown -R 65534:65534 "$ws"
+M3="$T/rw.yaml"
+cat > "$M3" <<YAML
+tools:
+  - name: read_file
+    input: { path: workspace_relative_path }
+    output: { content: string, sha256: string }
+    sideEffect: none
+    timeoutMs: 2000
+  - name: write_file
+    input: { path: workspace_relative_path, content: string }
+    output: { path: string, sha256: string, bytes: integer, changedFiles: string_list }
+    sideEffect: workspace_write
+    timeoutMs: 2000
+agent:
+  workspace: rw
+sandbox:
+  denyRead: [ "$ws/.env", "$ws/conf/secrets" ]
+YAML
+cat > "$T/agent3.sh" <<EOF
+#!/bin/sh
+exec 3>&-
+mv conf c2 2>&1 || echo "RENAME REFUSED"
+cat c2/secrets/key conf/secrets/key
+for a in '{"name":"read_file","arguments":{"path":"c2/secrets/key"}}' \
+    '{"name":"write_file","arguments":{"path":".env","content":"EVIL=1"}}' \
+    '{"name":"write_file","arguments":{"path":"conf/secrets/x","content":"EVIL=1"}}' \
+    '{"name":"write_file","arguments":{"path":"conf/ok","content":"fine"}}'; do
+	printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
+	    '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+	    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":\$a}" |
+	    env -i $AIRLOCK connect | grep '"id":2'
+done
+EOF
+chmod 755 "$T/agent3.sh"
+out=$(cd "$ws" && timeout 60 "$AIRLOCK" run --manifest "$M3" --workspace "$ws" \
+    -- "$T/agent3.sh" 2>&1)
+expect_contains "rename_above_denied_refused" "$out" "Device or resource busy"
+expect_not_contains "rename_does_not_unmask" "$out" "TOPSECRET"
+expect_eq "denied_dir_kept_its_name" "$(cat "$ws/conf/secrets/key")" \
+    "TOPSECRET-key"
+expect_eq "broker_write_file_keeps_denied" "$(cat "$ws/.env")" "TOPSECRET-env"
+expect_eq "broker_write_file_creates_no_denied" \
+    "$(ls "$ws/conf/secrets")" "key"
+refused=$(printf '%s\n' "$out" | grep -c 'sandbox.denyRead hides it')
+expect_eq "broker_refuses_each_denied_write" "$refused" 2
+expect_eq "broker_writes_the_rest" "$(cat "$ws/conf/ok")" "fine"
+
 finish
