@@ -74,6 +74,26 @@ read_limit(const struct call *c)
  * reads and writes: |fd| is the open object (or the directory that is to
  * hold it).  Returns 0, or ACTION_ERROR with *out set.
  */
+/*
+ * |rel| did not resolve (|err|): path_refused, saying "refused" when the
+ * deepest place on its way is denied, so that an absent name in a denied
+ * directory reads as a present one.
+ */
+static int
+resolve_refused(struct call *c, const char *rel, const char *err,
+    json_t **out)
+{
+	const char *why;
+
+	if ((why = wswrite_missing_denied(c->b->rootfd, rel,
+	    c->b->m->sandbox.deny_read, c->b->m->sandbox.ndeny_read)) != NULL)
+		*out = tool_error("path_refused", 0, NULL, "%s: refused: %s "
+		    "(sandbox.denyRead hides it from the agent)", rel, why);
+	else
+		*out = tool_error("path_refused", 0, NULL, "%s", err);
+	return ACTION_ERROR;
+}
+
 static int
 deny_read_check(struct call *c, int fd, const char *rel, json_t **out)
 {
@@ -102,10 +122,8 @@ read_workspace_file(struct call *c, const char *rel, char **data,
 	*data = NULL;
 	*len = 0;
 	if (path_resolve(c->b->rootfd, rel, O_RDONLY | O_NOCTTY | O_NONBLOCK,
-	    &fd, err, sizeof(err)) != 0) {
-		*out = tool_error("path_refused", 0, NULL, "%s", err);
-		return ACTION_ERROR;
-	}
+	    &fd, err, sizeof(err)) != 0)
+		return resolve_refused(c, rel, err, out);
 	if (deny_read_check(c, fd, rel, out) != 0) {
 		close(fd);
 		return ACTION_ERROR;
@@ -312,6 +330,13 @@ commit_changes(struct call *c, const struct ws_change *changes, size_t n,
 		if ((rc = wswrite_where(c->b->rootfd, changes[i].path,
 		    where[i], PATH_REL_MAX + 1, err, sizeof(err))) != 0) {
 			/* As wswrite_apply() would refuse it. */
+			if (wswrite_missing_denied(
+			    c->b->rootfd, changes[i].path,
+			    c->b->m->sandbox.deny_read,
+			    c->b->m->sandbox.ndeny_read) != NULL) {
+				resolve_refused(c, changes[i].path, err, out);
+				goto refused;
+			}
 			*out = tool_error(rc == AL_ERR_PATH ? "path_refused" :
 			    "write_failed", 0, NULL, "nothing was written: %s",
 			    err);
@@ -589,10 +614,8 @@ act_list_files(struct call *c, json_t **out)
 	if (rel == NULL || strcmp(rel, ".") == 0)
 		rel = ".";
 	if (path_resolve(c->b->rootfd, rel, O_RDONLY | O_DIRECTORY, &fd, err,
-	    sizeof(err)) != 0) {
-		*out = tool_error("path_refused", 0, NULL, "%s", err);
-		return ACTION_ERROR;
-	}
+	    sizeof(err)) != 0)
+		return resolve_refused(c, rel, err, out);
 	if (deny_read_check(c, fd, rel, out) != 0) {
 		close(fd);
 		return ACTION_ERROR;
@@ -749,10 +772,8 @@ act_search(struct call *c, json_t **out)
 		rel = ".";
 	/* The path is checked here too, so that a refusal is explained. */
 	if (path_resolve(c->b->rootfd, rel, O_PATH, &fd, err,
-	    sizeof(err)) != 0) {
-		*out = tool_error("path_refused", 0, NULL, "%s", err);
-		return ACTION_ERROR;
-	}
+	    sizeof(err)) != 0)
+		return resolve_refused(c, rel, err, out);
 	if (deny_read_check(c, fd, rel, out) != 0) {
 		close(fd);
 		return ACTION_ERROR;

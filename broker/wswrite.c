@@ -263,6 +263,36 @@ check_target(int dirfd, const char *base, const char *path, struct stat *st,
 	return 0;
 }
 
+const char *
+wswrite_missing_denied(int rootfd, const char *path, char *const *deny,
+    size_t ndeny)
+{
+	char		 buf[PATH_REL_MAX + 1], *slash;
+	const char	*why;
+	int		 fd, n;
+
+	if (ndeny == 0)
+		return NULL;
+	n = snprintf(buf, sizeof(buf), "%s", path);
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return NULL;
+	/* The deepest place that resolves, up to the workspace itself. */
+	for (;;) {
+		if (path_resolve(rootfd, buf[0] != '\0' ? buf : ".", O_PATH,
+		    &fd, NULL, 0) == 0) {
+			why = sensitive_fd_denied(fd, deny, ndeny);
+			close(fd);
+			return why;
+		}
+		if (buf[0] == '\0')
+			return NULL;
+		if ((slash = strrchr(buf, '/')) != NULL)
+			*slash = '\0';
+		else
+			buf[0] = '\0';
+	}
+}
+
 int
 wswrite_read(int rootfd, const char *path, size_t max, char **data,
     size_t *len, char *const *deny, size_t ndeny, char *err, size_t errlen)
@@ -273,8 +303,15 @@ wswrite_read(int rootfd, const char *path, size_t max, char **data,
 
 	*data = NULL;
 	*len = 0;
-	if ((rc = open_parent(rootfd, path, &dirfd, &base, err, errlen)) != 0)
+	if ((rc = open_parent(rootfd, path, &dirfd, &base, err, errlen)) != 0) {
+		if ((why = wswrite_missing_denied(rootfd, path, deny, ndeny)) !=
+		    NULL) {
+			snprintf(err, errlen, "%s: refused: %s (sandbox.denyRead "
+			    "hides it from the agent)", path, why);
+			return AL_ERR_PATH;
+		}
 		return rc;
+	}
 	if ((why = sensitive_at_denied(dirfd, base, deny, ndeny)) != NULL) {
 		close(dirfd);
 		snprintf(err, errlen, "%s: refused: %s (sandbox.denyRead "
@@ -493,8 +530,16 @@ wswrite_apply(int rootfd, const struct sandbox_policy *p,
 			break;
 		}
 		if ((rc = open_parent(rootfd, c->path, &pd[i].dirfd, &base,
-		    err, errlen)) != 0)
+		    err, errlen)) != 0) {
+			if ((why = wswrite_missing_denied(rootfd, c->path,
+			    p->deny_read, p->ndeny_read)) != NULL) {
+				snprintf(err, errlen, "%s: refused: %s "
+				    "(sandbox.denyRead hides it from the agent)",
+				    c->path, why);
+				rc = AL_ERR_PATH;
+			}
 			break;
+		}
 		snprintf(pd[i].base, sizeof(pd[i].base), "%s", base);
 		/* Hidden from the agent: neither created nor replaced. */
 		if ((why = sensitive_at_denied(pd[i].dirfd, base, p->deny_read,

@@ -67,6 +67,17 @@ int	wswrite_hook_keys_changed(const struct git_hooks *h, int rootfd,
  * deny[0..ndeny) (sensitive_fd_denied()).  Returns 0 with *data (caller
  * frees, NUL-terminated) or a negative code with a message in err.
  */
+/*
+ * A |path| beneath |rootfd| that does not resolve (absent, not a
+ * directory on the way, refused as it is) is told apart from a denied
+ * one only where it is not beneath one of deny[0..ndeny): the deepest
+ * place on its way that resolves is checked (sensitive_fd_denied()).
+ * NULL, or the reason to say "refused" in place of the error, so that
+ * which names a denied directory holds cannot be probed.
+ */
+const char *wswrite_missing_denied(int rootfd, const char *path,
+	    char *const *deny, size_t ndeny);
+
 int	wswrite_read(int rootfd, const char *path, size_t max, char **data,
 	    size_t *len, char *const *deny, size_t ndeny, char *err,
 	    size_t errlen)

@@ -129,7 +129,9 @@ expect_eq "broker_refuses_each_denied_name" "$refused" 6
 # know denied paths by name): each such directory is a mount point in
 # the sandbox now (EBUSY).  And the broker writes no denied path for it:
 # write_file replaced the masked .env (a deploy's credentials) and
-# created files in a denied directory.
+# created files in a denied directory.  Nor does an absent name in a
+# denied directory answer otherwise than a present one: "no such file"
+# told which names it held.
 ws="$T/ws3"
 mkdir -p "$ws/conf/secrets"
 echo "TOPSECRET-env" > "$ws/.env"
@@ -161,6 +163,8 @@ cat c2/secrets/key conf/secrets/key
 for a in '{"name":"read_file","arguments":{"path":"c2/secrets/key"}}' \
     '{"name":"write_file","arguments":{"path":".env","content":"EVIL=1"}}' \
     '{"name":"write_file","arguments":{"path":"conf/secrets/x","content":"EVIL=1"}}' \
+    '{"name":"read_file","arguments":{"path":"conf/secrets/nokey"}}' \
+    '{"name":"write_file","arguments":{"path":"conf/secrets/sub/x","content":"x"}}' \
     '{"name":"write_file","arguments":{"path":"conf/ok","content":"fine"}}'; do
 	printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
 	    '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
@@ -179,7 +183,9 @@ expect_eq "broker_write_file_keeps_denied" "$(cat "$ws/.env")" "TOPSECRET-env"
 expect_eq "broker_write_file_creates_no_denied" \
     "$(ls "$ws/conf/secrets")" "key"
 refused=$(printf '%s\n' "$out" | grep -c 'sandbox.denyRead hides it')
-expect_eq "broker_refuses_each_denied_write" "$refused" 2
+expect_eq "broker_refuses_each_denied_write" "$refused" 4
+probed=$(printf '%s\n' "$out" | grep -c 'conf/secrets/[a-z]*: no such file')
+expect_eq "broker_denied_names_not_probed" "$probed" 0
 expect_eq "broker_writes_the_rest" "$(cat "$ws/conf/ok")" "fine"
 
 finish
