@@ -234,6 +234,65 @@ cap_last(void)
 
 static int	write_file(const char *path, const char *text);
 
+/* Is |real| (resolved) beneath a place a sandbox may write? */
+static int
+writable_place(const struct runner_plan *pl, const char *real)
+{
+	const struct sandbox_policy *sp = pl->policy;
+	char top[PATH_MAX];
+	size_t i;
+
+	if (path_is_beneath(real, pl->workspace))
+		return 1;
+	if (sp->home != NULL && realpath(sp->home, top) != NULL &&
+	    path_is_beneath(real, top))
+		return 1;
+	for (i = 0; i < sp->nread_write; i++)
+		if (realpath(sp->read_write[i], top) != NULL &&
+		    path_is_beneath(real, top))
+			return 1;
+	return 0;
+}
+
+/*
+ * A denied path |e| named through a symbolic link that lies in a place a
+ * sandbox may write (the workspace, agent.home, a readWrite entry): the
+ * agent could point the link elsewhere, and the next run's mask, made
+ * from the name, would miss what it hid.  The link is written to |link|
+ * (1), else 0.
+ */
+static int
+deny_through_link(
+    const struct runner_plan *pl, const char *e, char *link, size_t linklen)
+{
+	char p[PATH_MAX], real[PATH_MAX], *slash;
+	struct stat st;
+	size_t i;
+
+	for (i = 1; e[i - 1] != '\0'; i++) {
+		if ((e[i] != '/' && e[i] != '\0') || e[i - 1] == '/')
+			continue;
+		if (i >= sizeof(p))
+			return 0;
+		memcpy(p, e, i);
+		p[i] = '\0';
+		if (lstat(p, &st) == -1)
+			return 0;
+		if (!S_ISLNK(st.st_mode))
+			continue;
+		slash = strrchr(p, '/');
+		*slash = '\0';
+		if (realpath(p[0] != '\0' ? p : "/", real) != NULL &&
+		    writable_place(pl, real)) {
+			*slash = '/';
+			snprintf(link, linklen, "%s", p);
+			return 1;
+		}
+		*slash = '/';
+	}
+	return 0;
+}
+
 /* Is |dir| a denied path, or beneath one, so that its mask hides it? */
 static int
 masked(const struct runner_plan *pl, const char *dir)
@@ -418,6 +477,14 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 		    &e)) != NULL) {
 			snprintf(err, errlen, "denied path %s: %s",
 			    sp->deny_read[i], why);
+			return AL_ERR_PATH;
+		}
+		if (deny_through_link(pl, e, real, sizeof(real))) {
+			snprintf(err, errlen, "denied path %s leads through the "
+			    "link %s, which a sandbox may rewrite: name the "
+			    "path it leads to in sandbox.denyRead",
+			    sp->deny_read[i], real);
+			free(e);
 			return AL_ERR_PATH;
 		}
 		deny_add(pl, e);

@@ -188,4 +188,25 @@ probed=$(printf '%s\n' "$out" | grep -c 'conf/secrets/[a-z]*: no such file')
 expect_eq "broker_denied_names_not_probed" "$probed" 0
 expect_eq "broker_writes_the_rest" "$(cat "$ws/conf/ok")" "fine"
 
+# A denied path named through a link in the workspace: the agent
+# pointed the link elsewhere (config -> fake) and the next session's
+# mask, made from the name, hid fake/secrets while real/config/secrets
+# showed.  Such a denyRead is refused; the path it leads to is named.
+ws="$T/ws4"
+mkdir -p "$ws/real/config/secrets"
+echo "TOPSECRET-linked" > "$ws/real/config/secrets/key"
+ln -s real/config "$ws/config"
+chown -R -h 65534:65534 "$ws"
+sed "s|\"$T/ws3/conf/secrets\"|\"$ws/config/secrets\"|" "$M3" > "$T/link.yaml"
+cat > "$T/agent4.sh" <<'EOF'
+#!/bin/sh
+cat real/config/secrets/key
+rm config && mkdir -p fake/secrets && ln -s fake config
+EOF
+chmod 755 "$T/agent4.sh"
+out=$(for i in 1 2; do cd "$ws" && timeout 60 "$AIRLOCK" run --manifest \
+    "$T/link.yaml" --workspace "$ws" -- "$T/agent4.sh" 2>&1; done)
+expect_not_contains "deny_through_link_not_retargeted" "$out" "TOPSECRET"
+expect_contains "deny_through_link_refused" "$out" "leads through the link"
+
 finish
