@@ -97,6 +97,7 @@ result_shape(struct call *c, int status, json_t *out, struct result_shaped *r)
 {
 	struct broker	*b = c->b;
 	json_t		*structured, *text_extra = NULL, *note, **extra;
+	json_t		*gate_note = NULL;
 	char		*text, *line, err[512];
 	const char	*eclass = NULL;
 	size_t		 nextra;
@@ -108,6 +109,10 @@ result_shape(struct call *c, int status, json_t *out, struct result_shaped *r)
 		text_extra = json_object_get(out, "_text");
 		if (text_extra != NULL)
 			json_incref(text_extra);
+		/* Why a check's result counts toward no gate (runcall.c). */
+		gate_note = json_object_get(out, "_note");
+		if (gate_note != NULL)
+			json_incref(gate_note);
 		structured = project_output(c, out, err, sizeof(err));
 		/* The sandbox's hint reaches the model in every form. */
 		if (structured != NULL && json_is_string(hint))
@@ -129,7 +134,9 @@ result_shape(struct call *c, int status, json_t *out, struct result_shaped *r)
 	if (b->cfg.redact != NULL) {
 		if (redact_json(b->cfg.redact, structured) < 0 ||
 		    (text_extra != NULL &&
-		    redact_json(b->cfg.redact, text_extra) < 0))
+		    redact_json(b->cfg.redact, text_extra) < 0) ||
+		    (gate_note != NULL &&
+		    redact_json(b->cfg.redact, gate_note) < 0))
 			fatalx("out of memory redacting a result");
 	}
 	if (is_error)
@@ -148,8 +155,9 @@ result_shape(struct call *c, int status, json_t *out, struct result_shaped *r)
 	text = jsonout_dumps(structured);
 	if (text == NULL)
 		fatalx("out of memory encoding a result");
-	/* Text blocks after the first: what the sandbox refused, the excerpt,
-	 * then voided approvals. */
+	/* Text blocks after the first: what the sandbox refused, why a
+	 * check's result counts toward no gate, the excerpt, then voided
+	 * approvals. */
 	if (!json_is_string(text_extra) || (!is_error &&
 	    json_object_get(structured, "output") != NULL)) {
 		json_decref(text_extra);
@@ -157,12 +165,18 @@ result_shape(struct call *c, int status, json_t *out, struct result_shaped *r)
 	}
 	/* What the sandbox refused, right after the result itself. */
 	note = escalate_note(c);
-	nextra = (note != NULL) + (text_extra != NULL) +
+	if (!json_is_string(gate_note)) {
+		json_decref(gate_note);
+		gate_note = NULL;
+	}
+	nextra = (note != NULL) + (gate_note != NULL) + (text_extra != NULL) +
 	    json_array_size(c->voided);
 	extra = xcalloc(nextra + 1, sizeof(*extra));
 	nextra = 0;
 	if (note != NULL)
 		extra[nextra++] = note;
+	if (gate_note != NULL)
+		extra[nextra++] = gate_note;
 	if (text_extra != NULL)
 		extra[nextra++] = text_extra;
 	if (c->voided != NULL) {
@@ -190,6 +204,7 @@ result_shape(struct call *c, int status, json_t *out, struct result_shaped *r)
 	free(text);
 	free(extra);
 	json_decref(text_extra);
+	json_decref(gate_note);
 	json_decref(note);
 	r->line = line;
 	r->structured = structured;

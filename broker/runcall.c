@@ -75,6 +75,26 @@ runner_output(struct call *c, const struct runner_result *res, const char *uri)
 }
 
 /*
+ * Adds |msg| to the notes of |out| ("_note"): a text block of the reply
+ * of its own, before the output's, whatever the contract declares (a
+ * declared "output" field drops the output's text block, not this).
+ */
+static void
+add_note(json_t *out, const char *msg)
+{
+	json_t *old = json_object_get(out, "_note");
+	char *both;
+
+	if (!json_is_string(old)) {
+		json_object_set_new(out, "_note", json_string(msg));
+		return;
+	}
+	xasprintf(&both, "%s%s", json_string_value(old), msg);
+	json_object_set_new(out, "_note", json_string(both));
+	free(both);
+}
+
+/*
  * After a check ran: its pinned code is hashed again (an edit during the
  * run counts as much as one before it).  If any changed, the result says
  * so and will not count toward acceptance.
@@ -82,7 +102,7 @@ runner_output(struct call *c, const struct runner_result *res, const char *uri)
 static void
 gate_pins_after(struct call *c, json_t *out)
 {
-	json_t *after, *text;
+	json_t *after;
 	char files[200], *msg;
 
 	after = broker_pins_changed(c->b, c->check, NULL);
@@ -98,14 +118,12 @@ gate_pins_after(struct call *c, json_t *out)
 	    "pinned code changed: %s; does "
 	    "not count toward acceptance",
 	    files);
-	text = json_object_get(out, "_text");
 	xasprintf(&msg,
 	    "airlock: this result of %s does not count toward "
 	    "acceptance: its pinned code changed since the session started "
-	    "(%s)\n%s",
-	    c->check->id, files,
-	    json_is_string(text) ? json_string_value(text) : "");
-	json_object_set_new(out, "_text", json_string(msg));
+	    "(%s)\n",
+	    c->check->id, files);
+	add_note(out, msg);
 	free(msg);
 	(void)broker_audit(c->b, "gate_pinned_code_changed",
 	    json_pack("{s:O, s:s, s:O}", "id", c->id, "check", c->check->id,
@@ -132,7 +150,6 @@ gate_written_during(struct call *c, json_t *out)
 	static const char written[] = "the workspace was written (or could "
 				      "not be watched) while it ran; run it "
 				      "again";
-	json_t *text;
 	char *msg;
 
 	if (!c->ws_written)
@@ -146,13 +163,11 @@ gate_written_during(struct call *c, json_t *out)
 		? "its filesystem cannot show the workspace unwritten"
 		: "the workspace was written (or could not be "
 		  "watched) while it ran");
-	text = json_object_get(out, "_text");
 	xasprintf(&msg,
 	    "airlock: this result of %s does not count toward acceptance: "
-	    "%s\n%s",
-	    c->check->id, c->ws_unsealed ? unsealed : written,
-	    json_is_string(text) ? json_string_value(text) : "");
-	json_object_set_new(out, "_text", json_string(msg));
+	    "%s\n",
+	    c->check->id, c->ws_unsealed ? unsealed : written);
+	add_note(out, msg);
 	free(msg);
 	(void)broker_audit(c->b, "gate_workspace_written",
 	    json_pack("{s:O, s:s, s:b}", "id", c->id, "check", c->check->id,

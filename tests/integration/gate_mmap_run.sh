@@ -46,7 +46,7 @@ play() {
 tools:
   - name: run_check
     input: { checkId: approved_check }
-    output: { exitCode: integer, stdout: string }
+    output: { exitCode: integer, output: string }
     sideEffect: sandbox_process
     timeoutMs: 30000
 checks:
