@@ -47,25 +47,7 @@ head -c 64M /dev/zero >"$ws/zbig"
 # The agent asks for a deploy with a progressToken and, once it is
 # pending ("AGENT READY 2"), rewrites .airlock-note the moment the
 # grant's second digest has read it (its second IN_CLOSE_NOWRITE).
-cat >"$ws/agent.py" <<'EOF2'
-import ctypes, json, os, select, sys, time
-os.chdir(os.path.dirname(os.path.abspath(sys.argv[0])))
-rd = os.fdopen(3, "rb", buffering=0)
-wr = os.fdopen(os.dup(3), "wb", buffering=0)
-buf = b""
-def say(s):
-    print("AGENT " + s, flush=True)
-def send(o):
-    wr.write((json.dumps(o) + "\n").encode())
-def line():
-    global buf
-    while b"\n" not in buf:
-        d = rd.read(65536)
-        if not d:
-            return None
-        buf += d
-    l, buf = buf.split(b"\n", 1)
-    return json.loads(l)
+{ cat "$top_srcdir/tests/integration/mcp_agent.py"; cat <<'EOF2'
 send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
       "params": {"protocolVersion": "2025-06-18"}})
 line()
@@ -109,6 +91,7 @@ if m is None:
             break
 say("reply 2 " + json.dumps(m, separators=(",", ":")))
 EOF2
+} >"$ws/agent.py"
 chmod -R a+rwX "$ws"
 
 OUT="$T/out"

@@ -75,25 +75,7 @@ head -c 64M /dev/zero >"$ws/zbig"
 #    the request waits (a new directory, the same lib.sh moved in: the
 #    workspace is as the approver was shown it).
 #  5 "again": vendor is still out of the watch.
-cat >"$ws/agent.py" <<'EOF2'
-import ctypes, json, mmap, os, select, sys
-os.chdir(os.path.dirname(os.path.abspath(sys.argv[0])))
-rd = os.fdopen(3, "rb", buffering=0)
-wr = os.fdopen(os.dup(3), "wb", buffering=0)
-buf = b""
-def say(s):
-    print("AGENT " + s, flush=True)
-def send(o):
-    wr.write((json.dumps(o) + "\n").encode())
-def line():
-    global buf
-    while b"\n" not in buf:
-        d = rd.read(65536)
-        if not d:
-            return None
-        buf += d
-    l, buf = buf.split(b"\n", 1)
-    return json.loads(l)
+{ cat "$top_srcdir/tests/integration/mcp_agent.py"; cat <<'EOF2'
 def reply(n, m):
     say("reply %d %s" % (n, json.dumps(m, separators=(",", ":"))))
 def deploy(n, target, attack):
@@ -155,6 +137,7 @@ deploy(3, "mmap", "mmap")
 deploy(4, "prod", "pad")
 deploy(5, "again", None)
 EOF2
+} >"$ws/agent.py"
 chmod -R a+rwX "$ws"
 
 OUT="$T/out"

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 The airlock authors
 # Integration tests of the broker, the run supervisor and approvals,
 # driving the built airlock binary over MCP (bash + jq).
-EXTRA_DIST += tests/integration/mcp_lib.sh
+EXTRA_DIST += tests/integration/mcp_lib.sh tests/integration/mcp_agent.py
 TESTS += tests/integration/mcp_protocol.sh
 EXTRA_DIST += tests/integration/mcp_protocol.sh
 TESTS += tests/integration/tools.sh
