@@ -69,12 +69,6 @@ read_limit(const struct call *c)
 }
 
 /*
- * A workspace path the runner's sandbox masks (sandbox.denyRead, which
- * may name a path inside the workspace) is as absent for the broker's
- * reads and writes: |fd| is the open object (or the directory that is to
- * hold it).  Returns 0, or ACTION_ERROR with *out set.
- */
-/*
  * |rel| did not resolve (|err|): path_refused, saying "refused" when the
  * deepest place on its way is denied, so that an absent name in a denied
  * directory reads as a present one.
@@ -83,27 +77,35 @@ static int
 resolve_refused(struct call *c, const char *rel, const char *err,
     json_t **out)
 {
+	char text[512];
 	const char *why;
 
 	if ((why = wswrite_missing_denied(c->b->rootfd, rel,
-	    c->b->m->sandbox.deny_read, c->b->m->sandbox.ndeny_read)) != NULL)
-		*out = tool_error("path_refused", 0, NULL, "%s: refused: %s "
-		    "(sandbox.denyRead hides it from the agent)", rel, why);
-	else
-		*out = tool_error("path_refused", 0, NULL, "%s", err);
+	    c->b->m->sandbox.deny_read, c->b->m->sandbox.ndeny_read)) != NULL) {
+		wswrite_denied_text(text, sizeof(text), rel, why);
+		err = text;
+	}
+	*out = tool_error("path_refused", 0, NULL, "%s", err);
 	return ACTION_ERROR;
 }
 
+/*
+ * A workspace path the runner's sandbox masks (sandbox.denyRead, which
+ * may name a path inside the workspace) is as absent for the broker's
+ * reads and writes: |fd| is the open object (or the directory that is to
+ * hold it).  Returns 0, or ACTION_ERROR with *out set.
+ */
 static int
 deny_read_check(struct call *c, int fd, const char *rel, json_t **out)
 {
+	char text[512];
 	const char *why;
 
 	if ((why = sensitive_fd_denied(fd, c->b->m->sandbox.deny_read,
 	    c->b->m->sandbox.ndeny_read)) == NULL)
 		return 0;
-	*out = tool_error("path_refused", 0, NULL, "%s: refused: %s "
-	    "(sandbox.denyRead hides it from the agent)", rel, why);
+	wswrite_denied_text(text, sizeof(text), rel, why);
+	*out = tool_error("path_refused", 0, NULL, "%s", text);
 	return ACTION_ERROR;
 }
 

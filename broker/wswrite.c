@@ -263,6 +263,13 @@ check_target(int dirfd, const char *base, const char *path, struct stat *st,
 	return 0;
 }
 
+void
+wswrite_denied_text(char *buf, size_t len, const char *path, const char *why)
+{
+	snprintf(buf, len, "%s: refused: %s (sandbox.denyRead hides it from "
+	    "the agent)", path, why);
+}
+
 const char *
 wswrite_missing_denied(int rootfd, const char *path, char *const *deny,
     size_t ndeny)
@@ -293,6 +300,31 @@ wswrite_missing_denied(int rootfd, const char *path, char *const *deny,
 	}
 }
 
+/*
+ * open_parent() for what the agent may see: |path| refused, as absent or
+ * present alike, where sandbox.denyRead (deny[0..ndeny)) hides it.
+ */
+static int
+open_parent_shown(int rootfd, const char *path, char *const *deny,
+    size_t ndeny, int *dirfd, const char **base, char *err, size_t errlen)
+{
+	const char	*why;
+	int		 rc;
+
+	if ((rc = open_parent(rootfd, path, dirfd, base, err, errlen)) != 0) {
+		if ((why = wswrite_missing_denied(rootfd, path, deny, ndeny)) ==
+		    NULL)
+			return rc;
+	} else if ((why = sensitive_at_denied(*dirfd, *base, deny, ndeny)) ==
+	    NULL)
+		return 0;
+	else
+		close(*dirfd);
+	*dirfd = -1;
+	wswrite_denied_text(err, errlen, path, why);
+	return AL_ERR_PATH;
+}
+
 int
 wswrite_read(int rootfd, const char *path, size_t max, char **data,
     size_t *len, char *const *deny, size_t ndeny, char *err, size_t errlen)
@@ -303,21 +335,9 @@ wswrite_read(int rootfd, const char *path, size_t max, char **data,
 
 	*data = NULL;
 	*len = 0;
-	if ((rc = open_parent(rootfd, path, &dirfd, &base, err, errlen)) != 0) {
-		if ((why = wswrite_missing_denied(rootfd, path, deny, ndeny)) !=
-		    NULL) {
-			snprintf(err, errlen, "%s: refused: %s (sandbox.denyRead "
-			    "hides it from the agent)", path, why);
-			return AL_ERR_PATH;
-		}
+	if ((rc = open_parent_shown(rootfd, path, deny, ndeny, &dirfd, &base,
+	    err, errlen)) != 0)
 		return rc;
-	}
-	if ((why = sensitive_at_denied(dirfd, base, deny, ndeny)) != NULL) {
-		close(dirfd);
-		snprintf(err, errlen, "%s: refused: %s (sandbox.denyRead "
-		    "hides it from the agent)", path, why);
-		return AL_ERR_PATH;
-	}
 	if ((rc = check_target(dirfd, base, path, &st, &exists, err,
 	    errlen)) != 0 || !exists) {
 		close(dirfd);
@@ -337,8 +357,7 @@ wswrite_read(int rootfd, const char *path, size_t max, char **data,
 	}
 	if ((why = sensitive_fd_denied(fd, deny, ndeny)) != NULL) {
 		close(fd);
-		snprintf(err, errlen, "%s: refused: %s (sandbox.denyRead "
-		    "hides it from the agent)", path, why);
+		wswrite_denied_text(err, errlen, path, why);
 		return AL_ERR_PATH;
 	}
 	*data = read_fd_upto(fd, (size_t)st.st_size, len);
@@ -512,7 +531,7 @@ wswrite_apply(int rootfd, const struct sandbox_policy *p,
 {
 	struct pending	*pd;
 	struct stat	 st, dst;
-	const char	*base, *rule, *why;
+	const char	*base, *rule;
 	size_t		 i;
 	int		 rc = 0;
 
@@ -529,26 +548,11 @@ wswrite_apply(int rootfd, const struct sandbox_policy *p,
 			rc = AL_ERR_DENIED;
 			break;
 		}
-		if ((rc = open_parent(rootfd, c->path, &pd[i].dirfd, &base,
-		    err, errlen)) != 0) {
-			if ((why = wswrite_missing_denied(rootfd, c->path,
-			    p->deny_read, p->ndeny_read)) != NULL) {
-				snprintf(err, errlen, "%s: refused: %s "
-				    "(sandbox.denyRead hides it from the agent)",
-				    c->path, why);
-				rc = AL_ERR_PATH;
-			}
-			break;
-		}
-		snprintf(pd[i].base, sizeof(pd[i].base), "%s", base);
 		/* Hidden from the agent: neither created nor replaced. */
-		if ((why = sensitive_at_denied(pd[i].dirfd, base, p->deny_read,
-		    p->ndeny_read)) != NULL) {
-			snprintf(err, errlen, "%s: refused: %s (sandbox.denyRead "
-			    "hides it from the agent)", c->path, why);
-			rc = AL_ERR_PATH;
+		if ((rc = open_parent_shown(rootfd, c->path, p->deny_read,
+		    p->ndeny_read, &pd[i].dirfd, &base, err, errlen)) != 0)
 			break;
-		}
+		snprintf(pd[i].base, sizeof(pd[i].base), "%s", base);
 		if (canonical_path(rootfd, pd[i].dirfd, base, pd[i].canon,
 		    sizeof(pd[i].canon)) != 0) {
 			snprintf(err, errlen, "%s: cannot tell where it is",

@@ -78,6 +78,10 @@ int	wswrite_hook_keys_changed(const struct git_hooks *h, int rootfd,
 const char *wswrite_missing_denied(int rootfd, const char *path,
 	    char *const *deny, size_t ndeny);
 
+/* The one text of such a refusal of |path| for |why|, into |buf|. */
+void	wswrite_denied_text(char *buf, size_t len, const char *path,
+	    const char *why);
+
 int	wswrite_read(int rootfd, const char *path, size_t max, char **data,
 	    size_t *len, char *const *deny, size_t ndeny, char *err,
 	    size_t errlen)
