@@ -117,11 +117,13 @@ echo "# VmRSS after 500 calls ${rss1} kB, 5000 ${rss2} kB," \
 expect_eq open_descriptors_stay_flat_over_5000_calls "$fds2" "$fds1"
 expect_eq open_descriptors_stay_flat_over_15000_calls "$fds3" "$fds1"
 # Up to 5000 calls the bounded tables fill (request ids, idempotency
-# results of 200 runs) and 50 concurrent runners set the heap's high
-# water mark: allow 1 MiB.  After that, memory must not move by more
-# than the allocator's slack (128 KiB) over 10000 calls.
+# results of 200 runs) and concurrent runners set the heap's high water
+# mark: 0.83-0.92 MiB here, 1.04 MiB on a CI machine, so allow 2 MiB (a
+# leak of 500 bytes a call still fails it).  After that, memory must
+# not move by more than the allocator's slack (128 KiB) over 10000 calls
+# (13 bytes a call).
 check resident_memory_bounded_over_first_5000_calls \
-    test "$((rss2 - rss1))" -le $((1024 * slack))
+    test "$((rss2 - rss1))" -le $((2048 * slack))
 check resident_memory_flat_from_5000_to_15000_calls \
     test "$((rss3 - rss2))" -le $((128 * slack))
 check broker_seccomp_filter_is_on \
