@@ -833,22 +833,63 @@ add_target(char **v, size_t *n, const char *p, const char *home)
 	return v;
 }
 
+/*
+ * 1 when the deny_read path |p| ("~" from |run|'s home) leads through a
+ * link in the workspace or the run's TMPDIR, named in |err|.
+ */
+static int
+deny_through_link(
+    const char *p, const struct seatbelt_run *run, char *err, size_t errlen)
+{
+	char buf[4096], link[4096], *roots[2];
+	const char *e = p;
+	int rc;
+
+	if (p[0] == '~' && (p[1] == '/' || p[1] == '\0')) {
+		if (run->home == NULL ||
+		    (size_t)snprintf(buf, sizeof(buf), "%s%s", run->home,
+			p + 1) >= sizeof(buf))
+			return 0;
+		e = buf;
+	}
+	roots[0] = realpath(run->workspace, NULL);
+	roots[1] = run->tmpdir != NULL ? realpath(run->tmpdir, NULL) : NULL;
+	rc = sensitive_link_rewritable(
+	    e, (const char *const *)roots, 2, link, sizeof(link));
+	free(roots[0]);
+	free(roots[1]);
+	if (rc)
+		snprintf(err, errlen,
+		    "denied path %s leads through the link %s, which a "
+		    "sandbox may rewrite: name the path it leads to in "
+		    "sandbox.denyRead",
+		    p, link);
+	return rc;
+}
+
 int
-seatbelt_run_secrets(
-    const struct sandbox_policy *sp, const char *home, char ***out, size_t *n)
+seatbelt_run_secrets(const struct sandbox_policy *sp,
+    const struct seatbelt_run *run, char ***out, size_t *n, char *err,
+    size_t errlen)
 {
 	int (*const dirs[])(char *, size_t) = { paths_state_dir,
 		paths_runtime_dir, paths_config_dir };
 	char buf[4096], rel[256], **v;
+	const char *home = run->home;
 	size_t i, nd = sizeof(dirs) / sizeof(dirs[0]);
 
-	v = xcalloc(nd + 1, sizeof(*v));
+	*out = NULL;
 	*n = 0;
+	for (i = 0; i < sp->ndeny_read; i++)
+		if (deny_through_link(sp->deny_read[i], run, err, errlen))
+			return AL_ERR_DENIED;
+	v = xcalloc(nd + 1, sizeof(*v));
 	for (i = 0; i < nd; i++) {
 		if (dirs[i](buf, sizeof(buf)) != 0) {
 			seatbelt_run_secrets_free(v, *n);
-			*out = NULL;
 			*n = 0;
+			snprintf(err, errlen,
+			    "airlock's own directories cannot be named");
 			return AL_ERR_LIMIT;
 		}
 		v[(*n)++] = xstrdup(buf);

@@ -101,11 +101,20 @@ extern const char *const seatbelt_launchservices_helpers[];
  * and each of |sp|'s deny_read paths ("~" from |home|) resolves to when
  * a symlink is on its way (realpath(3)): Seatbelt matches the resolved
  * name, so a ~/.aws linked to ~/dotfiles/aws is read there.  Links
- * beneath a store are not followed.  Reads the environment and the
- * filesystem.  Returns 0 or AL_ERR_LIMIT; on error *out is NULL.
+ * beneath a store are not followed.  "~" comes from |run|'s home.
+ *
+ * A deny_read path named through a symbolic link that lies in the
+ * workspace or the run's TMPDIR (|run|'s, resolved; a profile that takes
+ * TMPDIR as a parameter knows only the workspace) is refused: the
+ * sandbox may point the link elsewhere, and the next run's profile, made
+ * from the name, would deny the decoy (sensitive_link_rewritable(), as
+ * the Linux runner refuses it).  Reads the environment and the
+ * filesystem.  Returns 0, AL_ERR_LIMIT, or AL_ERR_DENIED with the reason
+ * in |err| (|errlen| bytes); on error *out is NULL.
  */
-int seatbelt_run_secrets(const struct sandbox_policy *sp, const char *home,
-    char ***out, size_t *n) __attribute__((warn_unused_result));
+int seatbelt_run_secrets(const struct sandbox_policy *sp,
+    const struct seatbelt_run *run, char ***out, size_t *n, char *err,
+    size_t errlen) __attribute__((warn_unused_result));
 void seatbelt_run_secrets_free(char **v, size_t n);
 
 /*

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/paths.h"
+#include "common/util.h"
 #include "policy/sensitive.h"
 
 const char *const sensitive_cred_stores[] = { ".ssh", ".aws", ".gnupg",
@@ -322,4 +323,39 @@ sensitive_tree(const char *path, char *const *deny, size_t ndeny)
 		       "or other protected path (or more than 4096 entries, "
 		       "or cannot be read whole)";
 	return NULL;
+}
+
+int
+sensitive_link_rewritable(const char *path, const char *const *roots,
+    size_t nroots, char *link, size_t linklen)
+{
+	char p[PATH_MAX], real[PATH_MAX], *slash;
+	struct stat st;
+	size_t i, k;
+
+	if (path[0] != '/')
+		return 0;
+	for (i = 1; path[i - 1] != '\0'; i++) {
+		if ((path[i] != '/' && path[i] != '\0') || path[i - 1] == '/')
+			continue;
+		if (i >= sizeof(p))
+			return 0;
+		memcpy(p, path, i);
+		p[i] = '\0';
+		if (lstat(p, &st) == -1)
+			return 0;
+		if (!S_ISLNK(st.st_mode))
+			continue;
+		slash = strrchr(p, '/');
+		*slash = '\0';
+		if (realpath(p[0] != '\0' ? p : "/", real) != NULL)
+			for (k = 0; k < nroots; k++)
+				if (roots[k] != NULL &&
+				    path_is_beneath(real, roots[k])) {
+					*slash = '/';
+					snprintf(link, linklen, "%s", p);
+					return 1;
+				}
+	}
+	return 0;
 }

@@ -106,6 +106,22 @@ int sensitive_plain_tree(const char *path);
  */
 const char *sensitive_tree(const char *path, char *const *deny, size_t ndeny);
 
+/*
+ * A mask or rule made from a denied path's name is only as good as the
+ * links on its way: one the sandbox may rewrite points elsewhere by the
+ * next run, and the name then hides a decoy.  sensitive_link_rewritable()
+ * walks the absolute |path| from the root, as named; the first of its
+ * prefixes that is a symbolic link (lstat(2)) and whose directory, as
+ * resolved now, is one of roots[0..nroots) or beneath one (resolved
+ * paths; NULL entries skipped) is written to |link| (|linklen| bytes) and
+ * 1 returned.  0 when there is none or a part of |path| does not exist
+ * (nothing further can be a link).  Reads the filesystem.  The Linux
+ * runner (runner/runner.c) and the Seatbelt profile (policy/seatbelt.c)
+ * refuse such a denyRead path.
+ */
+int sensitive_link_rewritable(const char *path, const char *const *roots,
+    size_t nroots, char *link, size_t linklen);
+
 /* Does |path| hold |comp| ("a" or "a/b") as whole consecutive components? */
 int path_has_components(const char *path, const char *comp);
 

@@ -234,26 +234,6 @@ cap_last(void)
 
 static int	write_file(const char *path, const char *text);
 
-/* Is |real| (resolved) beneath a place a sandbox may write? */
-static int
-writable_place(const struct runner_plan *pl, const char *real)
-{
-	const struct sandbox_policy *sp = pl->policy;
-	char top[PATH_MAX];
-	size_t i;
-
-	if (path_is_beneath(real, pl->workspace))
-		return 1;
-	if (sp->home != NULL && realpath(sp->home, top) != NULL &&
-	    path_is_beneath(real, top))
-		return 1;
-	for (i = 0; i < sp->nread_write; i++)
-		if (realpath(sp->read_write[i], top) != NULL &&
-		    path_is_beneath(real, top))
-			return 1;
-	return 0;
-}
-
 /*
  * A denied path |e| named through a symbolic link that lies in a place a
  * sandbox may write (the workspace, agent.home, a readWrite entry): the
@@ -265,32 +245,23 @@ static int
 deny_through_link(
     const struct runner_plan *pl, const char *e, char *link, size_t linklen)
 {
-	char p[PATH_MAX], real[PATH_MAX], *slash;
-	struct stat st;
-	size_t i;
+	const struct sandbox_policy *sp = pl->policy;
+	char **roots;
+	size_t i, n = 0;
+	int rc;
 
-	for (i = 1; e[i - 1] != '\0'; i++) {
-		if ((e[i] != '/' && e[i] != '\0') || e[i - 1] == '/')
-			continue;
-		if (i >= sizeof(p))
-			return 0;
-		memcpy(p, e, i);
-		p[i] = '\0';
-		if (lstat(p, &st) == -1)
-			return 0;
-		if (!S_ISLNK(st.st_mode))
-			continue;
-		slash = strrchr(p, '/');
-		*slash = '\0';
-		if (realpath(p[0] != '\0' ? p : "/", real) != NULL &&
-		    writable_place(pl, real)) {
-			*slash = '/';
-			snprintf(link, linklen, "%s", p);
-			return 1;
-		}
-		*slash = '/';
-	}
-	return 0;
+	roots = xcalloc(sp->nread_write + 2, sizeof(*roots));
+	roots[n++] = xstrdup(pl->workspace);
+	if (sp->home != NULL)
+		roots[n++] = realpath(sp->home, NULL);
+	for (i = 0; i < sp->nread_write; i++)
+		roots[n++] = realpath(sp->read_write[i], NULL);
+	rc = sensitive_link_rewritable(
+	    e, (const char *const *)roots, n, link, linklen);
+	for (i = 0; i < n; i++)
+		free(roots[i]);
+	free(roots);
+	return rc;
 }
 
 /* Is |dir| a denied path, or beneath one, so that its mask hides it? */

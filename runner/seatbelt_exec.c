@@ -73,13 +73,14 @@ runner_seatbelt_exec(const struct sandbox_policy *sp, const char *workspace,
 	run.proxy_port = 0;
 	/* airlock's own directories, wherever this environment puts them,
 	 * and what a secret resolves to through a symlink. */
-	if ((rc = seatbelt_run_secrets(sp, run.home, &secrets,
-	    &nsecrets)) == 0) {
+	if ((rc = seatbelt_run_secrets(sp, &run, &secrets, &nsecrets, err,
+	    sizeof(err))) == 0) {
 		run.secrets = (const char *const *)secrets;
 		run.nsecrets = nsecrets;
 		rc = seatbelt_profile(sp, &run, &profile);
 		seatbelt_run_secrets_free(secrets, nsecrets);
-	}
+	} else
+		log_warnx("%s", err);
 	free(gitdir);
 	git_hooks_list_free(&hooks);
 	if (rc != 0) {

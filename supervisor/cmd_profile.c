@@ -144,12 +144,15 @@ cmd_profile(int argc, char **argv)
 	}
 	/* airlock's own directories, wherever this environment puts them,
 	 * and what a secret resolves to through a symlink. */
-	if ((rc = seatbelt_run_secrets(
-		 policy, run.home, &secrets, &nsecrets)) == 0) {
-		run.secrets = (const char *const *)secrets;
-		run.nsecrets = nsecrets;
-		rc = seatbelt_profile(policy, &run, &profile);
+	if (seatbelt_run_secrets(
+		policy, &run, &secrets, &nsecrets, err, sizeof(err)) != 0) {
+		log_warnx("profile: %s", err);
+		rc = EXIT_CONFIG;
+		goto out;
 	}
+	run.secrets = (const char *const *)secrets;
+	run.nsecrets = nsecrets;
+	rc = seatbelt_profile(policy, &run, &profile);
 	if (rc == 0) {
 		fputs(profile, stdout);
 		free(profile);
@@ -163,6 +166,7 @@ cmd_profile(int argc, char **argv)
 		    ws, al_strerror(rc));
 		rc = EXIT_CONFIG;
 	}
+out:
 	free(ws);
 	free(gitdir);
 	seatbelt_run_secrets_free(secrets, nsecrets);

@@ -105,6 +105,36 @@ HOME="$T/badhome" "$AIRLOCK" profile --seatbelt --workspace "$T/husky" > /dev/nu
 expect_eq "unreadable_git_config_is_refused" "$?" 78
 expect_contains "unreadable_git_config_says_why" "$(cat "$T/err")" "cannot read git's config"
 
+# A denied path named through a link the sandbox may rewrite (in the
+# workspace, or in the run's TMPDIR): the agent points the link at a
+# decoy, and the next profile, made from the name, denies the decoy.
+mkdir -p "$T/lk/real/secrets" "$T/lk/decoy" "$T/lktmp/real" "$T/out"
+ln -s real "$T/lk/conf"
+ln -s "$T/lktmp/real" "$T/lktmp/conf"
+ln -s "$T/lk/real" "$T/out/conf"
+cp "$top_srcdir/tests/golden/workboard.yaml" "$T/lk.yaml"
+printf '\nsandbox:\n  denyRead: [ "%s" ]\n' "$T/lk/conf/secrets" \
+    >> "$T/lk.yaml"
+"$AIRLOCK" profile --seatbelt --workspace "$T/lk" --manifest "$T/lk.yaml" \
+    > "$T/lk.sb" 2> "$T/err"
+expect_eq "deny_through_workspace_link_is_refused" "$?" 78
+expect_contains "deny_through_workspace_link_names_it" "$(cat "$T/err")" \
+    "denied path $T/lk/conf/secrets leads through the link $T/lk/conf,"
+expect_eq "deny_through_workspace_link_no_profile" "$(wc -c < "$T/lk.sb")" 0
+sed -i "s|$T/lk/conf/secrets|$T/lktmp/conf/x|" "$T/lk.yaml"
+"$AIRLOCK" profile --seatbelt --workspace "$T/lk" --manifest "$T/lk.yaml" \
+    --tmpdir "$T/lktmp" > /dev/null 2> "$T/err"
+expect_eq "deny_through_tmpdir_link_is_refused" "$?" 78
+expect_contains "deny_through_tmpdir_link_names_it" "$(cat "$T/err")" \
+    "leads through the link $T/lktmp/conf,"
+# A link the sandbox cannot write, and the path it leads to, are fine.
+for p in "$T/out/conf/secrets" "$T/lk/real/secrets"; do
+	sed -i "s|denyRead: \[ .* \]|denyRead: [ \"$p\" ]|" "$T/lk.yaml"
+	"$AIRLOCK" profile --seatbelt --workspace "$T/lk" \
+	    --manifest "$T/lk.yaml" > /dev/null 2> "$T/err"
+	expect_eq "deny_$(basename "$(dirname "$(dirname "$p")")")_profile_made" "$?" 0
+done
+
 # Workspaces a profile must not make writable.
 for w in /tmp /; do
 	"$AIRLOCK" profile --seatbelt --workspace "$w" > /dev/null 2> "$T/err"
