@@ -133,6 +133,11 @@ exec {MCP_IN}>&-
 sleep 2
 timeout 30 cat <&"$MCP_OUT" >"$T/replies2"
 exec {MCP_OUT}<&-
+# A broker stuck in a write would never go: bounded, not a bare wait.
+serve_gone() { ! kill -0 "$MCP_PID" 2>/dev/null; }
+check "airlock serve exits once its input has ended and its replies are read" \
+    wait_for serve_gone
+kill -KILL "$MCP_PID" 2>/dev/null
 wait "$MCP_PID"
 expect_eq "after the end of its input the agent still gets every reply" \
     "$(grep -c '"result":{}' "$T/replies2")" 10000
