@@ -1370,6 +1370,14 @@ broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 		return NULL;
 	}
 	b->ledger = ledger_new(b->m, now_monotonic_ms());
+	if (cfg->carry != NULL && ledger_restore(b->ledger, cfg->carry,
+	    now_monotonic_ms(), err, errlen) != 0) {
+		ledger_free(b->ledger);
+		broker_unpin_all(b);
+		close(b->rootfd);
+		free(b);
+		return NULL;
+	}
 	if (b->m->budget.max_elapsed_minutes >= 0 &&
 	    (b->elapsed_watch = loop_watch(cfg->loop, -1, now_monotonic_ms() +
 	    ledger_time_left(b->ledger, now_monotonic_ms()), elapsed_up,
@@ -1510,6 +1518,10 @@ broker_free(struct broker *b)
 		conn_free(k);
 	wsdigester_free(b->digester);
 	lander_free(b->lander);
+	/* What a resumed run of the session carries on from. */
+	if (b->cfg.record_budget)
+		(void)broker_audit(b, "run_budget",
+		    ledger_export(b->ledger, now_monotonic_ms()));
 	ledger_free(b->ledger);
 	denials_free(b->denials);
 	artifact_store_free(b->artifacts);

@@ -48,6 +48,12 @@ struct broker_config {
 	 * written).  Accepted connections do not call it. */
 	void			(*on_close)(void *arg);
 	void			*arg;
+	/* A resumed copy-on-write session's spent budget (ledger_restore(),
+	 * borrowed), or NULL: the run begins with none spent. */
+	const json_t		*carry;
+	/* Whether broker_free() records what the session spent
+	 * (ledger_export()) as "run_budget", for a later resume. */
+	int			 record_budget;
 };
 
 /*

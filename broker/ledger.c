@@ -45,6 +45,7 @@ struct ledger {
 	double			 cost;
 	char			**changed;	/* distinct paths written, sorted */
 	size_t			 nchanged;
+	int64_t			 changed_extra;	/* carried, paths unknown */
 	int64_t			 deps;
 	char			**dep_real;	/* ledger_dependency_real() */
 	size_t			 ndep_real;
@@ -270,7 +271,8 @@ ledger_admit_write(struct ledger *l, const char *const *paths, size_t n,
 			deps++;
 	}
 	if (b->max_changed_files >= 0 &&
-	    (int64_t)(l->nchanged + fresh) > b->max_changed_files) {
+	    (int64_t)(l->nchanged + fresh) + l->changed_extra >
+	    b->max_changed_files) {
 		rc = stop_with(l, "maxChangedFiles", limit, limitlen);
 		goto out;
 	}
@@ -538,7 +540,8 @@ ledger_status(const struct ledger *l, const char *ws_digest, int64_t now_ms)
 	    (double)b->max_model_steps),
 	    "maxElapsedMinutes", budget_entry((double)(now_ms - l->started) /
 	    60000.0, (double)b->max_elapsed_minutes),
-	    "maxChangedFiles", budget_entry((double)l->nchanged,
+	    "maxChangedFiles", budget_entry((double)l->nchanged +
+	    (double)l->changed_extra,
 	    (double)b->max_changed_files),
 	    "maxAddedDependencies", budget_entry((double)l->deps,
 	    (double)b->max_added_dependencies),
@@ -580,4 +583,150 @@ int64_t
 ledger_steps(const struct ledger *l)
 {
 	return l->steps;
+}
+
+json_t *
+ledger_export(const struct ledger *l, int64_t now_ms)
+{
+	json_t	*paths, *gates, *fails;
+	size_t	 i, bytes = 0;
+	int64_t	 extra = l->changed_extra;
+
+	paths = json_array();
+	for (i = 0; i < l->nchanged; i++) {
+		bytes += strlen(l->changed[i]) + 4;
+		if (bytes > LEDGER_CARRY_PATH_BYTES) {
+			extra += (int64_t)(l->nchanged - i);
+			break;
+		}
+		json_array_append_new(paths, json_string(l->changed[i]));
+	}
+	gates = json_array();
+	for (i = 0; i < l->ngates; i++)
+		if (l->gates[i].ran)
+			json_array_append_new(gates, json_pack("{s:s, s:i, s:I}",
+			    "checkId", l->gates[i].check,
+			    "exitCode", l->gates[i].exit_code,
+			    "patchAttempts", (json_int_t)l->gates[i].attempts));
+	fails = json_array();
+	for (i = 0; i < l->nfps; i++)
+		json_array_append_new(fails, json_pack("{s:s, s:I}",
+		    "fingerprint", l->fps[i].fp,
+		    "count", (json_int_t)l->fps[i].count));
+	return json_pack("{s:I, s:I, s:f, s:I, s:I, s:o, s:I, s:s?, s:o, s:o}",
+	    "steps", (json_int_t)l->steps,
+	    "refusedCalls", (json_int_t)l->refused,
+	    "costUsd", l->cost,
+	    "elapsedMs", (json_int_t)(now_ms - l->started),
+	    "addedDependencies", (json_int_t)l->deps,
+	    "changedFiles", paths,
+	    "changedUncounted", (json_int_t)extra,
+	    "stopped", l->stopped,
+	    "gates", gates,
+	    "failures", fails);
+}
+
+/* A count of |o|: a non-negative integer, or -1. */
+static int64_t
+carried_count(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+
+	if (!json_is_integer(v) || json_integer_value(v) < 0)
+		return -1;
+	return json_integer_value(v);
+}
+
+static int
+restore_fail(char *err, size_t errlen, const char *what)
+{
+	snprintf(err, errlen, "the carried budget has no valid %s", what);
+	return AL_ERR_FORMAT;
+}
+
+int
+ledger_restore(struct ledger *l, const json_t *carry, int64_t now_ms,
+    char *err, size_t errlen)
+{
+	const json_t	*paths, *gates, *fails, *e, *v;
+	struct gate	*g;
+	size_t		 i, n;
+	int64_t		 steps, refused, elapsed, deps, extra, count;
+
+	steps = carried_count(carry, "steps");
+	refused = carried_count(carry, "refusedCalls");
+	elapsed = carried_count(carry, "elapsedMs");
+	deps = carried_count(carry, "addedDependencies");
+	extra = carried_count(carry, "changedUncounted");
+	v = json_object_get(carry, "costUsd");
+	if (!json_is_object(carry) || steps < 0 || refused < 0 ||
+	    elapsed < 0 || deps < 0 || extra < 0 || !json_is_number(v) ||
+	    json_number_value(v) < 0)
+		return restore_fail(err, errlen, "counters");
+	paths = json_object_get(carry, "changedFiles");
+	gates = json_object_get(carry, "gates");
+	fails = json_object_get(carry, "failures");
+	if (!json_is_array(paths) || !json_is_array(gates) ||
+	    !json_is_array(fails))
+		return restore_fail(err, errlen, "lists");
+	e = json_object_get(carry, "stopped");
+	if (e != NULL && !json_is_null(e) && !json_is_string(e))
+		return restore_fail(err, errlen, "stop reason");
+	/* A fresh ledger's first paths: sorted, each once. */
+	n = json_array_size(paths);
+	for (i = 0; i < n; i++)
+		if (!json_is_string(json_array_get(paths, i)))
+			return restore_fail(err, errlen, "changed files");
+	if (l->nchanged == 0 && n > 0) {
+		l->changed = xcalloc(n, sizeof(*l->changed));
+		for (i = 0; i < n; i++)
+			l->changed[i] = xstrdup(
+			    json_string_value(json_array_get(paths, i)));
+		qsort(l->changed, n, sizeof(*l->changed), cmp_path);
+		for (i = 0; i < n; i++)
+			if (l->nchanged > 0 && strcmp(l->changed[i],
+			    l->changed[l->nchanged - 1]) == 0)
+				free(l->changed[i]);
+			else
+				l->changed[l->nchanged++] = l->changed[i];
+	}
+	for (i = 0; i < json_array_size(gates); i++) {
+		e = json_array_get(gates, i);
+		v = json_object_get(e, "checkId");
+		count = carried_count(e, "patchAttempts");
+		if (!json_is_string(v) || count < 0 ||
+		    !json_is_integer(json_object_get(e, "exitCode")) ||
+		    (g = gate_find(l, json_string_value(v))) == NULL)
+			return restore_fail(err, errlen, "gates");
+		g->ran = 1;
+		g->exit_code = (int)json_integer_value(
+		    json_object_get(e, "exitCode"));
+		/* Stale on every digest, "" included: never counts. */
+		snprintf(g->ws, sizeof(g->ws), "carried");
+		g->attempts = count;
+	}
+	for (i = 0; i < json_array_size(fails); i++) {
+		struct fingerprint *f;
+
+		e = json_array_get(fails, i);
+		v = json_object_get(e, "fingerprint");
+		count = carried_count(e, "count");
+		if (!json_is_string(v) || count < 0 ||
+		    strlen(json_string_value(v)) != SHA256_HEX_LEN)
+			return restore_fail(err, errlen, "failures");
+		l->fps = xreallocarray(l->fps, l->nfps + 1, sizeof(*l->fps));
+		f = &l->fps[l->nfps++];
+		memset(f, 0, sizeof(*f));
+		snprintf(f->fp, sizeof(f->fp), "%s", json_string_value(v));
+		f->count = count;
+	}
+	l->steps += steps;
+	l->refused += refused;
+	l->cost += json_number_value(json_object_get(carry, "costUsd"));
+	l->deps += deps;
+	l->changed_extra += extra;
+	l->started = now_ms - elapsed;
+	if (json_is_string(e = json_object_get(carry, "stopped")))
+		ledger_stop(l, json_string_value(e));
+	return 0;
 }

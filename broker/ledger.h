@@ -133,6 +133,26 @@ json_t	*ledger_status(const struct ledger *l, const char *ws_digest,
  */
 int	ledger_acceptance_met(const struct ledger *l, const char *ws_digest);
 
+/*
+ * Carrying a session's budget into a resumed run (airlock run --resume).
+ * ledger_export() returns what the session spent up to |now_ms| (a new
+ * object, the "run_budget" audit record): steps, refused calls, cost,
+ * elapsed milliseconds (this run's plus what it carried), added
+ * dependencies, the changed paths (past LEDGER_CARRY_PATH_BYTES of them
+ * only their number), the stop reason, every gate that ran (its last
+ * exit code and patch attempts) and every failure fingerprint's count.
+ * ledger_restore() adds such an object to a fresh ledger at |now_ms|:
+ * the counters go on from it; a gate is restored failed or passed but
+ * bound to no workspace digest (stale: a pass never counts toward
+ * acceptance in the resumed run), so its patch attempts keep counting;
+ * a stop stays a stop.  Returns 0, or AL_ERR_FORMAT (nothing to trust:
+ * the ledger must not be used) with the reason in err[0..errlen).
+ */
+#define LEDGER_CARRY_PATH_BYTES	(256 * 1024)
+json_t	*ledger_export(const struct ledger *l, int64_t now_ms);
+int	ledger_restore(struct ledger *l, const json_t *carry, int64_t now_ms,
+	    char *err, size_t errlen) __attribute__((warn_unused_result));
+
 /* Returns the number of steps (tool calls) admitted so far. */
 int64_t	ledger_steps(const struct ledger *l);
 

@@ -438,9 +438,11 @@ cmd_run(int argc, char **argv)
 	memset(&req, 0, sizeof(req));
 	cowrun_init(&cow);
 	if ((want_cow || resume != NULL || m->agent.workspace_cow) &&
-	    cowrun_prepare(&cow, s, sv.audit, m, sv.workspace, resume, &req,
-	    err, sizeof(err)) != 0) {
+	    (rc = cowrun_prepare(&cow, s, sv.audit, m, sv.workspace, resume,
+	    &req, err, sizeof(err))) != 0) {
 		log_warnx("%s", err);
+		/* A session whose budget is spent: as a run it stopped. */
+		status = rc == AL_ERR_BUDGET ? EXIT_BUDGET : EXIT_USAGE;
 		agent_socket_close(&as);
 		service_close(&sv);
 		for (i = 0; env[i] != NULL; i++)
@@ -451,7 +453,7 @@ cmd_run(int argc, char **argv)
 		free(policy.read_only);
 		agent_bin_free(ab);
 		overrides_free(&ov);
-		return EXIT_USAGE;
+		return status;
 	}
 	/* In a copy-on-write session the agent writes its overlay. */
 	if (cow.cs != NULL)
@@ -462,6 +464,11 @@ cmd_run(int argc, char **argv)
 	req.policy = &policy;
 	req.timeout_ms = m->budget.max_elapsed_minutes > 0 ?
 	    m->budget.max_elapsed_minutes * 60 * 1000 : 0;
+	/* A resumed session has what its earlier runs left of it. */
+	if (req.timeout_ms > 0 && cow.time_left_ms < req.timeout_ms)
+		req.timeout_ms = cow.time_left_ms;
+	sv.carry = cow.carry;
+	sv.record_budget = cow.cs != NULL;
 	req.stdin_fd = STDIN_FILENO;
 	req.passthrough = 1;
 	req.keep_fds = keep;

@@ -16,7 +16,9 @@
 #include <sodium.h>
 
 #include "broker/audit.h"
+#include "broker/audit_verify.h"
 #include "broker/cowview.h"
+#include "broker/ledger.h"
 #include "broker/viewfreeze.h"
 #include "common/errors.h"
 #include "policy/manifest.h"
@@ -24,7 +26,9 @@
 #include "runner/runner.h"
 #include "supervisor/cowrun.h"
 #include "supervisor/cowsession.h"
+#include "supervisor/hostkey.h"
 #include "supervisor/session.h"
+#include "common/util.h"
 
 /* How long the agent's sandbox may take to mount its workspace. */
 #define VIEW_WAIT_MS 60000
@@ -34,6 +38,7 @@ cowrun_init(struct cowrun *cr)
 {
 	memset(cr, 0, sizeof(*cr));
 	cr->sock[0] = cr->sock[1] = -1;
+	cr->time_left_ms = INT64_MAX;
 }
 
 int
@@ -48,6 +53,200 @@ cowrun_kernel_ok(char *rel, size_t rellen)
 	}
 	snprintf(rel, rellen, "%s", u.release);
 	return maj > 5 || (maj == 5 && min >= 11);
+}
+
+/*
+ * The run that last used the session: cs->dir/last_run, or the run
+ * that made it (before any run wrote last_run).  0, or -1 said.
+ */
+static int
+last_run(const struct cowsession *cs, char id[64], char *err, size_t errlen)
+{
+	char path[PATH_MAX + 16], buf[80];
+	FILE *fp;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/last_run", cs->dir);
+	if ((fp = fopen(path, "re")) == NULL) {
+		if (errno != ENOENT) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			return -1;
+		}
+		snprintf(id, 64, "%s", cs->id);
+		return 0;
+	}
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	if (n > 0 && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	if (n == 0 || n >= 64 ||
+	    strspn(buf,
+		"0123456789abcdefghijklmnopqrstu"
+		"vwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_") != n) {
+		snprintf(err, errlen, "%s: not a session id", path);
+		return -1;
+	}
+	memcpy(id, buf, n + 1);
+	return 0;
+}
+
+/* Records |id| (this run) as the session's last run, durably. */
+static int
+set_last_run(
+    const struct cowsession *cs, const char *id, char *err, size_t errlen)
+{
+	char path[PATH_MAX + 16], tmp[PATH_MAX + 16];
+	FILE *fp;
+	int ok;
+
+	snprintf(path, sizeof(path), "%s/last_run", cs->dir);
+	snprintf(tmp, sizeof(tmp), "%s/last_run.new", cs->dir);
+	if ((fp = fopen(tmp, "we")) == NULL) {
+		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+		return AL_ERR_IO;
+	}
+	ok = fprintf(fp, "%s\n", id) > 0 && fflush(fp) == 0 &&
+	    fsync(fileno(fp)) == 0;
+	if (fclose(fp) != 0 || !ok || rename(tmp, path) == -1) {
+		snprintf(err, errlen, "%s: cannot be written", path);
+		(void)unlink(tmp);
+		return AL_ERR_IO;
+	}
+	return 0;
+}
+
+/*
+ * The "run_budget" record of the run |run|'s log, which must verify,
+ * closed, under a trusted host key.  Returns 0 with *out (a new
+ * reference), or a negative code said.
+ */
+static int
+read_carry(const struct cowsession *cs, const char *run, json_t **out,
+    char *err, size_t errlen)
+{
+	unsigned char keys[HOSTKEY_MAX_TRUSTED][32];
+	struct audit_verify_result res;
+	char path[PATH_MAX + 128], *slash, *line = NULL;
+	size_t nkeys, cap = 0;
+	ssize_t n;
+	json_t *rec, *carry = NULL;
+	FILE *fp;
+	int rc;
+
+	*out = NULL;
+	/* STATE/sessions/ID/cow: the run's log is STATE/sessions/RUN. */
+	snprintf(path, sizeof(path), "%s", cs->dir);
+	if ((slash = strrchr(path, '/')) != NULL)
+		*slash = '\0';
+	if (slash == NULL || (slash = strrchr(path, '/')) == NULL) {
+		snprintf(err, errlen, "%s: not a session directory", cs->dir);
+		return AL_ERR_FORMAT;
+	}
+	snprintf(slash + 1, sizeof(path) - (size_t)(slash + 1 - path),
+	    "%s/audit.jsonl", run);
+	if ((nkeys = hostkey_trusted(keys, HOSTKEY_MAX_TRUSTED)) == 0) {
+		snprintf(
+		    err, errlen, "no trusted host key to verify %s with", path);
+		return AL_ERR_CRYPTO;
+	}
+	if ((fp = fopen(path, "re")) == NULL) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return AL_ERR_SYSTEM;
+	}
+	rc = audit_verify_fp_trusted(
+	    fp, (const unsigned char(*)[32])keys, nkeys, NULL, &res);
+	if (rc == AUDIT_VERIFY_OPEN) {
+		snprintf(err, errlen,
+		    "its last run %s did not end (its audit "
+		    "log %s has no session_end): what it spent is unknown",
+		    run, path);
+		fclose(fp);
+		return AL_ERR_CONFLICT;
+	}
+	if (rc != AUDIT_VERIFY_CLOSED ||
+	    !session_log_matches(path, res.session) ||
+	    strcmp(res.session, run) != 0) {
+		snprintf(err, errlen,
+		    "the audit log of its last run, %s, "
+		    "does not verify%s%s",
+		    path, res.reason[0] ? ": " : "", res.reason);
+		fclose(fp);
+		return rc < 0 ? rc : AL_ERR_CRYPTO;
+	}
+	rewind(fp);
+	while ((n = getline(&line, &cap, fp)) > 0) {
+		if ((rec = audit_record_parse(line, (size_t)n - 1)) == NULL)
+			continue;
+		if (strcmp(json_string_value(json_object_get(rec, "event")),
+			"run_budget") == 0) {
+			json_decref(carry);
+			carry = json_incref(json_object_get(rec, "fields"));
+		}
+		json_decref(rec);
+	}
+	free(line);
+	fclose(fp);
+	if (carry == NULL) {
+		snprintf(err, errlen,
+		    "its last run %s recorded no run budget "
+		    "in %s (an older airlock?)",
+		    run, path);
+		return AL_ERR_NOT_FOUND;
+	}
+	*out = carry;
+	return 0;
+}
+
+/*
+ * What the resumed session spent, from its last run's log, into
+ * cr->carry; refused when it cannot be known or is spent.
+ */
+static int
+carry_budget(
+    struct cowrun *cr, const struct manifest *m, char *err, size_t errlen)
+{
+	struct ledger *l;
+	char run[64], why[PATH_MAX + 512];
+	const char *spent = NULL;
+	int64_t now = now_monotonic_ms();
+	int rc;
+
+	if (last_run(cr->cs, run, why, sizeof(why)) != 0 ||
+	    (rc = read_carry(cr->cs, run, &cr->carry, why, sizeof(why))) != 0) {
+		snprintf(err, errlen,
+		    "session %s cannot be resumed: %s; "
+		    "airlock diff, commit or discard it",
+		    cr->cs->id, why);
+		return AL_ERR_CONFLICT;
+	}
+	l = ledger_new(m, now);
+	if ((rc = ledger_restore(l, cr->carry, now, why, sizeof(why))) != 0) {
+		ledger_free(l);
+		snprintf(err, errlen,
+		    "session %s cannot be resumed: %s (run "
+		    "%s)",
+		    cr->cs->id, why, run);
+		return rc;
+	}
+	cr->time_left_ms = ledger_time_left(l, now);
+	if (ledger_stopped(l) != NULL)
+		spent = ledger_stopped(l);
+	else if (cr->time_left_ms == 0)
+		spent = "maxElapsedMinutes";
+	else if (m->budget.max_model_steps >= 0 &&
+	    ledger_steps(l) >= m->budget.max_model_steps)
+		spent = "maxModelSteps";
+	else if (ledger_refusals_spent(l))
+		spent = "maxRefusedCalls";
+	if (spent != NULL)
+		snprintf(err, errlen,
+		    "session %s has spent its run budget "
+		    "(runBudget.%s, as of run %s): it cannot be resumed; "
+		    "airlock diff, commit or discard it",
+		    cr->cs->id, spent, run);
+	ledger_free(l);
+	return spent != NULL ? AL_ERR_BUDGET : 0;
 }
 
 int
@@ -93,7 +292,11 @@ cowrun_prepare(struct cowrun *cr, const struct session *s, struct audit *a,
 			    cr->cs->id, cr->cs->userxattr ? "without" : "as");
 			rc = AL_ERR_CONFLICT;
 		}
+		if (rc == 0)
+			rc = carry_budget(cr, m, err, errlen);
 		if (rc != 0) {
+			json_decref(cr->carry);
+			cr->carry = NULL;
 			cowsession_free(cr->cs);
 			cr->cs = NULL;
 			return rc;
@@ -109,14 +312,18 @@ cowrun_prepare(struct cowrun *cr, const struct session *s, struct audit *a,
 		rc = AL_ERR_SYSTEM;
 		goto fail;
 	}
-	f = json_pack("{s:s, s:b, s:s}", "cowSession", cr->cs->id, "resumed",
-	    cr->resumed, "upper", cr->cs->upper);
+	f = json_pack("{s:s, s:b, s:s, s:O?}", "cowSession", cr->cs->id,
+	    "resumed", cr->resumed, "upper", cr->cs->upper, "carried",
+	    cr->carry);
 	rc = audit_append(a, "cow_session", f);
 	json_decref(f);
 	if (rc != 0) {
 		snprintf(err, errlen, "the audit log cannot be written");
 		goto fail;
 	}
+	/* Before the agent starts: a crash leaves this run's open log. */
+	if ((rc = set_last_run(cr->cs, s->id, err, errlen)) != 0)
+		goto fail;
 	req->upper_dir = cr->cs->upper;
 	req->work_dir = cr->cs->work;
 	req->upper_durable = 1;
@@ -202,6 +409,8 @@ cowrun_end(struct cowrun *cr)
 			close(cr->sock[i]);
 			cr->sock[i] = -1;
 		}
+	json_decref(cr->carry);
+	cr->carry = NULL;
 	if (cr->cs == NULL)
 		return;
 	fprintf(stderr,

@@ -8,6 +8,15 @@
  * cowrun_prepare() creates the session (or, with |resume|, opens and
  * locks an earlier one for the same workspace and manifest), records it
  * in the audit log ("cow_session") and points |req| at its upper layer;
+ * the session's file last_run names the run now using it.  A resumed
+ * session carries its run budget on: the last run's audit log (named by
+ * last_run) must verify, closed, under a trusted host key, and hold the
+ * "run_budget" record its broker wrote at its end (broker_config's
+ * record_budget); that is cr->carry.  A log that cannot be read or
+ * verified, a run that did not end (crashed: what it spent is unknown),
+ * a session a budget stopped or whose maxElapsedMinutes,
+ * maxModelSteps or maxRefusedCalls are spent: refused
+ * (AL_ERR_BUDGET for a spent budget), nothing started.
  * the agent's runner then sends back its workspace overlay.
  * cowrun_attach(), right after runner_start(), receives it and makes it
  * the broker's workspace (broker/cowview.h) before any request is
@@ -19,6 +28,9 @@
 #define AIRLOCK_COWRUN_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
 
 struct audit;
 struct broker;
@@ -30,6 +42,11 @@ struct cowrun {
 	struct cowsession *cs; /* NULL: not a copy-on-write session */
 	int sock[2]; /* the view comes on sock[0] */
 	int resumed;
+	/* Resumed: what the session spent (its last run's "run_budget"
+	 * record, for broker_config.carry) and the milliseconds left of
+	 * runBudget.maxElapsedMinutes (INT64_MAX: no limit). */
+	json_t *carry;
+	int64_t time_left_ms;
 };
 
 void cowrun_init(struct cowrun *cr);

@@ -245,6 +245,8 @@ service_start_broker(struct service *sv, int in_fd, int out_fd,
 	cfg.out_fd = out_fd;
 	cfg.on_close = on_close;
 	cfg.arg = arg;
+	cfg.carry = sv->carry;
+	cfg.record_budget = sv->record_budget;
 	if ((sv->broker = broker_new(&cfg, err, sizeof(err))) == NULL)
 		fatalx("%s", err);
 }

@@ -34,6 +34,9 @@ struct service {
 	int			 sigwatch;
 	struct broker		*broker;
 	struct audit_ship	*ship;		/* journald/syslog copies, or NULL */
+	/* broker_config's carry and record_budget (a copy-on-write run). */
+	const json_t		*carry;
+	int			 record_budget;
 };
 
 /*

@@ -8,7 +8,9 @@
 # refuses a change set other than the one reviewed; a manifest changed
 # since the session began refuses the commit; with the manifest put back
 # and the reviewed digest, the same change set lands; a dependency file
-# over maxAddedDependencies lands nothing.  Fast on purpose:
+# over maxAddedDependencies lands nothing; a resumed session goes on
+# with the run budget its earlier runs spent (a stopped one, or one whose
+# last log does not verify, is not resumed at all).  Fast on purpose:
 # `make mutants` maps the commit's guards here.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
@@ -35,6 +37,7 @@ run_agent() {	# BODY [airlock run options...]
 	chmod 755 "$T/agent.sh"
 	timeout 60 "$A" run --manifest "$T/m.yaml" --workspace "$ws" "$@" \
 	    -- "$T/agent.sh" >"$T/out" 2>"$T/err"
+	RC=$?
 	S=$(sed -n 's/.*changes stay in session \([^ ]*\) until.*/\1/p' "$T/err" | tail -1)
 }
 
@@ -91,4 +94,30 @@ run_agent 'echo "{}" >package.json && echo two >src/two.txt'
 expect_eq "commit over maxAddedDependencies refuses (exit 1)" "$rc" 1
 expect_contains "and names the budget" "$(cat "$T/cerr")" "over runBudget.maxAddedDependencies"
 check "nothing landed" test ! -e "$ws/package.json" -a ! -e "$ws/src/two.txt"
+
+# The run budget is the session's, not each run's: --resume carries on
+# what the earlier runs spent.  Before, every resume began with none
+# spent, and a loop that resumed a stopped session went on for ever.
+{ cat "$T/m.orig"; printf 'runBudget:\n  maxModelSteps: 3\n'; } >"$T/m.yaml"
+wf() { printf '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"src/%s","content":"x"}}}' "$1" "$2"; }
+run_agent "$(connect_calls "$(wf 2 s1)" "$(wf 3 s2)")"
+CS=$S
+up="$AIRLOCK_HOME/sessions/$CS/cow/upper"
+check "two steps in the first run" test -e "$up/src/s1" -a -e "$up/src/s2"
+run_agent "$(connect_calls "$(wf 2 s3)" "$(wf 3 s4)")" --resume "$CS"
+expect_eq "the resumed run stops at the session's third step (exit 75)" "$RC" 75
+check "its first call was the third step" test -e "$up/src/s3"
+check "its second was over maxModelSteps and wrote nothing" test ! -e "$up/src/s4"
+expect_contains "the broker said which budget" "$(cat "$T/out")" "maxModelSteps"
+last=$(cat "$AIRLOCK_HOME/sessions/$CS/cow/last_run")
+cp "$AIRLOCK_HOME/sessions/$last/audit.jsonl" "$T/last.jsonl"
+sed -i 's/"steps":3/"steps":0/' "$AIRLOCK_HOME/sessions/$last/audit.jsonl"
+run_agent 'echo RAN >src/ran' --resume "$CS"
+expect_eq "a resume whose last log was edited refuses (exit 64)" "$RC" 64
+expect_contains "and says the log does not verify" "$(cat "$T/err")" "does not verify"
+cp "$T/last.jsonl" "$AIRLOCK_HOME/sessions/$last/audit.jsonl"
+run_agent 'echo RAN >src/ran' --resume "$CS"
+expect_eq "a stopped session is not resumed (exit 75)" "$RC" 75
+expect_contains "and the refusal names the budget" "$(cat "$T/err")" "has spent its run budget (runBudget.maxModelSteps"
+check "its agent never ran" test ! -e "$up/src/ran"
 finish
