@@ -248,6 +248,64 @@ START_TEST(test_ledger_gate_with_changed_pinned_code_does_not_count)
 }
 END_TEST
 
+START_TEST(test_ledger_restore_carries_the_budget_but_no_pass)
+{
+	struct manifest		*m = load(3, "100");
+	struct ledger		*l = ledger_new(m, 0), *r;
+	const struct tool	*t = manifest_tool(m, "read_file");
+	const char		*a[] = { "a.c" }, *b[] = { "b.c" };
+	json_t			*carry, *st;
+	char			 lim[64], fp[65], err[256];
+
+	ck_assert_int_eq(ledger_admit(l, t, 0, 0, lim, sizeof(lim)), 0);
+	ck_assert_int_eq(ledger_admit(l, t, 0, 0, lim, sizeof(lim)), 0);
+	ledger_refused(l);
+	ck_assert_int_eq(ledger_admit_write(l, a, 1, 0, lim, sizeof(lim)), 0);
+	ck_assert_int_eq(ledger_record_check(l, "unit", 0, "", 0, "d1", NULL,
+	    fp), 0);
+	ck_assert_int_eq(ledger_acceptance_met(l, "d1"), 1);
+	carry = ledger_export(l, 20 * 1000);
+	ledger_free(l);
+
+	/* Resumed on another clock: what was spent is spent. */
+	r = ledger_new(m, 5000);
+	ck_assert_int_eq(ledger_restore(r, carry, 5000, err, sizeof(err)), 0);
+	ck_assert_int_eq(ledger_steps(r), 2);
+	ck_assert_int_eq(ledger_refused_calls(r), 1);
+	ck_assert_int_eq(ledger_time_left(r, 5000), 40 * 1000);
+	/* The pass is stale on every digest, "" included. */
+	ck_assert_int_eq(ledger_acceptance_met(r, "d1"), 0);
+	ck_assert_int_eq(ledger_acceptance_met(r, ""), 0);
+	st = ledger_status(r, "", 5000);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
+	    json_object_get(st, "gates"), 0), "state")), "stale");
+	json_decref(st);
+	/* a.c again is no new file; b.c is the second of two. */
+	ck_assert_int_eq(ledger_admit_write(r, a, 1, 0, lim, sizeof(lim)), 0);
+	ck_assert_int_eq(ledger_admit_write(r, b, 1, 0, lim, sizeof(lim)), 0);
+	ck_assert_int_eq(ledger_admit(r, t, 5000, 0, lim, sizeof(lim)), 0);
+	ck_assert_int_eq(ledger_admit(r, t, 5000, 0, lim, sizeof(lim)),
+	    AL_ERR_BUDGET);
+	ck_assert_str_eq(lim, "maxModelSteps");
+	json_decref(carry);
+
+	/* A stop is carried; what does not parse is refused. */
+	carry = ledger_export(r, 6000);
+	ledger_free(r);
+	r = ledger_new(m, 0);
+	ck_assert_int_eq(ledger_restore(r, carry, 0, err, sizeof(err)), 0);
+	ck_assert_str_eq(ledger_stopped(r), "maxModelSteps");
+	ledger_free(r);
+	json_object_set_new(carry, "steps", json_integer(-1));
+	r = ledger_new(m, 0);
+	ck_assert_int_eq(ledger_restore(r, carry, 0, err, sizeof(err)),
+	    AL_ERR_FORMAT);
+	ledger_free(r);
+	json_decref(carry);
+	manifest_free(m);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -264,6 +322,7 @@ main(void)
 	tcase_add_test(tc, test_ledger_idempotency_replay_conflict_in_flight);
 	tcase_add_test(tc, test_ledger_acceptance_only_on_the_current_digest);
 	tcase_add_test(tc, test_ledger_gate_with_changed_pinned_code_does_not_count);
+	tcase_add_test(tc, test_ledger_restore_carries_the_budget_but_no_pass);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
