@@ -16,6 +16,7 @@
 #include "common/paths.h"
 #include "common/util.h"
 #include "policy/sensitive.h"
+#include "policy/vcsdirs.h"
 
 const char *const sensitive_cred_stores[] = { ".ssh", ".aws", ".gnupg",
 	".netrc", ".docker", ".kube", ".config/gh", ".config/gcloud", ".azure",
@@ -358,4 +359,110 @@ sensitive_link_rewritable(const char *path, const char *const *roots,
 				}
 	}
 	return 0;
+}
+
+/*
+ * |p| as it resolves now into |out|: itself; or, where it does not exist
+ * (a denied file not made yet), its directory resolved and its last
+ * component appended; else |p| with its trailing slashes dropped.
+ */
+static void
+resolve_now(const char *p, char out[PATH_MAX])
+{
+	char dir[PATH_MAX], *slash;
+	size_t n;
+
+	snprintf(dir, sizeof(dir), "%s", p);
+	for (n = strlen(dir); n > 1 && dir[n - 1] == '/'; n--)
+		dir[n - 1] = '\0';
+	if (realpath(dir, out) != NULL)
+		return;
+	if ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
+		*slash = '\0';
+		if (realpath(dir, out) != NULL &&
+		    (size_t)snprintf(out + strlen(out), PATH_MAX - strlen(out),
+			"/%s", slash + 1) < PATH_MAX - strlen(out))
+			return;
+		*slash = '/';
+	}
+	snprintf(out, PATH_MAX, "%s", dir);
+}
+
+/* Does some deny path, by its name or as it resolves now, hold |p|? */
+static int
+vcs_masked(const char *p, char *const *deny, size_t ndeny)
+{
+	char real[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < ndeny; i++) {
+		if (beneath(p, deny[i]))
+			return 1;
+		resolve_now(deny[i], real);
+		if (beneath(p, real))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Does the directory |dir| hold version-control metadata that no deny
+ * path masks, for the denied |d| beneath it?  1 with its path in |meta|
+ * (also when it cannot be looked at), else 0.
+ */
+static int
+vcs_meta_exposed(const char *dir, const char *d, char *const *deny,
+    size_t ndeny, char meta[PATH_MAX])
+{
+	struct stat st;
+	size_t k;
+
+	for (k = 0; vcs_dirs[k] != NULL; k++) {
+		if ((size_t)snprintf(
+			meta, PATH_MAX, "%s/%s", dir, vcs_dirs[k]) >= PATH_MAX)
+			return 1;
+		if (lstat(meta, &st) == -1) {
+			if (errno == ENOENT || errno == ENOTDIR)
+				continue;
+			return 1;
+		}
+		/* The store's own files (.git/config) are not in its history. */
+		if (!beneath(d, meta) && !vcs_masked(meta, deny, ndeny))
+			return 1;
+	}
+	return 0;
+}
+
+const char *
+sensitive_vcs_exposed(const char *top, char *const *deny, size_t ndeny,
+    char *store, size_t storelen)
+{
+	char d[PATH_MAX], dir[PATH_MAX], meta[PATH_MAX], *s;
+	size_t i, n = strlen(top);
+	int pass;
+
+	while (n > 0 && top[n - 1] == '/')
+		n--;
+	for (i = 0; i < ndeny; i++)
+		for (pass = 0; pass < 2; pass++) {
+			if (pass == 0)
+				resolve_now(deny[i], d);
+			else
+				snprintf(d, sizeof(d), "%s", deny[i]);
+			/* Strictly beneath |top|: d[n] is the '/' after it. */
+			if (strncmp(d, top, n) != 0 || d[n] != '/' ||
+			    d[n + 1] == '\0')
+				continue;
+			/* |top| and each directory between it and d. */
+			for (s = d + n; s != NULL; s = strchr(s + 1, '/')) {
+				snprintf(
+				    dir, sizeof(dir), "%.*s", (int)(s - d), d);
+				if (vcs_meta_exposed(
+					dir, d, deny, ndeny, meta)) {
+					snprintf(store, storelen, "%s", meta);
+					return deny[i];
+				}
+			}
+		}
+	return NULL;
 }

@@ -122,6 +122,26 @@ const char *sensitive_tree(const char *path, char *const *deny, size_t ndeny);
 int sensitive_link_rewritable(const char *path, const char *const *roots,
     size_t nroots, char *link, size_t linklen);
 
+/*
+ * A denyRead path inside a repository that a sandbox shows is hidden by
+ * name only: its content may be in the repository's store (a commit,
+ * the index, a stash, a pack: "git show HEAD:.env"), which the sandbox
+ * reads.  Which objects hold it cannot be told cheaply (any commit of
+ * its history may), so the store itself must be masked.
+ * sensitive_vcs_exposed() looks, for each deny[0..ndeny) strictly
+ * beneath the directory |top| (absolute, resolved: the workspace or a
+ * bind's source), by its name and as it resolves now, in |top| and in
+ * each directory between |top| and it, for version-control metadata
+ * (vcs_dirs: a .git directory, or the .git file of a worktree or a
+ * submodule, .hg, .jj, .sl) that no deny path masks (one naming the
+ * metadata itself or a directory above it).  Returns the first such
+ * deny[i], with the metadata's path in |store| (|storelen| bytes), or
+ * NULL.  A place that cannot be looked at counts as holding metadata
+ * (fail closed).  Reads the filesystem.
+ */
+const char *sensitive_vcs_exposed(const char *top, char *const *deny,
+    size_t ndeny, char *store, size_t storelen);
+
 /* Does |path| hold |comp| ("a" or "a/b") as whole consecutive components? */
 int path_has_components(const char *path, const char *comp);
 

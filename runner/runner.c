@@ -385,6 +385,32 @@ plan_binds(struct runner_plan *pl, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * A denied path in a repository the sandbox shows (the workspace's, or a
+ * bind's) would be read through its history ("git show HEAD:.env"):
+ * the run is refused unless the repository's metadata is denied too.
+ */
+static int
+plan_vcs_stores(struct runner_plan *pl, char *err, size_t errlen)
+{
+	char store[PATH_MAX];
+	const char *d;
+	size_t i;
+
+	d = sensitive_vcs_exposed(pl->workspace, pl->deny, pl->ndeny, store,
+	    sizeof(store));
+	for (i = 0; d == NULL && i < pl->nbinds; i++)
+		if (pl->binds[i].how == PLAN_BIND)
+			d = sensitive_vcs_exposed(pl->binds[i].src, pl->deny,
+			    pl->ndeny, store, sizeof(store));
+	if (d == NULL)
+		return 0;
+	snprintf(err, errlen, "denied path %s may be in the history of %s, "
+	    "which the sandbox reads (git show HEAD:...): deny the "
+	    "repository too, or keep the secret out of it", d, store);
+	return AL_ERR_PATH;
+}
+
 static int
 plan_init(struct runner_plan *pl, const struct runner_request *req,
     char *err, size_t errlen)
@@ -509,6 +535,8 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 			return AL_ERR_PATH;
 		}
 	if ((rc = plan_binds(pl, err, errlen)) != 0)
+		return rc;
+	if ((rc = plan_vcs_stores(pl, err, errlen)) != 0)
 		return rc;
 	pl->landlock_abi = sp->landlock ? runner_landlock_abi() : 0;
 	pl->cap_last = cap_last();

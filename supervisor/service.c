@@ -15,6 +15,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "broker/selfsandbox.h"
+#include "policy/sensitive.h"
 #include "supervisor/commands.h"
 #include "supervisor/hostkey.h"
 #include "supervisor/session.h"
@@ -155,6 +156,28 @@ allow_syscalls_refused(const struct manifest *m)
 	return 0;
 }
 
+/*
+ * A sandbox.denyRead path in the workspace's repository may be read
+ * through its history, by the agent's git and the broker's read_file of
+ * .git: the session is refused, naming both, unless the repository's
+ * metadata is denied too (each runner checks again: runner/runner.c).
+ */
+static int
+vcs_store_shown(const struct manifest *m, const char *ws)
+{
+	char store[PATH_MAX];
+	const char *d;
+
+	if ((d = sensitive_vcs_exposed(ws, m->sandbox.deny_read,
+	    m->sandbox.ndeny_read, store, sizeof(store))) == NULL)
+		return 0;
+	log_warnx("sandbox.denyRead path %s may be in the history of %s, "
+	    "which the agent reads (git show HEAD:..., read_file): add %s "
+	    "to sandbox.denyRead too, or keep the secret out of the "
+	    "repository", d, store, store);
+	return -1;
+}
+
 int
 service_open(struct service *sv, const char *command, const char *mpath,
     const char *wpath, char *const *agent_argv, json_t *overrides)
@@ -174,6 +197,10 @@ service_open(struct service *sv, const char *command, const char *mpath,
 	if ((rc = setup_workspace(wpath, sv->workspace)) != 0) {
 		manifest_free(sv->m);
 		return rc;
+	}
+	if (vcs_store_shown(sv->m, sv->workspace) != 0) {
+		manifest_free(sv->m);
+		return EXIT_CONFIG;
 	}
 	setup_protect_manifest(sv->m, sv->workspace);
 	if (session_create(&sv->session, err, sizeof(err)) != 0)

@@ -209,4 +209,46 @@ out=$(for i in 1 2; do cd "$ws" && timeout 60 "$AIRLOCK" run --manifest \
 expect_not_contains "deny_through_link_not_retargeted" "$out" "TOPSECRET"
 expect_contains "deny_through_link_refused" "$out" "leads through the link"
 
+# A denied file that git tracks: the sandbox refused "cat .env" and
+# printed it for "git show HEAD:.env" (the index, a stash, any commit or
+# pack holds it as well).  A denyRead path in a repository the sandbox
+# shows is refused now, by every run and by the session, naming the
+# repository, unless its metadata is denied too; so is one beneath any
+# other store on its way (.hg, .jj, .sl, a submodule's .git).
+if command -v git >/dev/null 2>&1; then
+	ws="$T/ws5"
+	mkdir -p "$ws/sub"
+	echo "TOPSECRET-tracked" > "$ws/.env"
+	echo "public" > "$ws/README"
+	git -C "$ws" init -q
+	git -C "$ws" add .env README
+	git -C "$ws" -c user.name=t -c user.email=t@t commit -qm init
+	chown -R 65534:65534 "$ws"
+	steal='cat .env; git -c safe.directory="*" show HEAD:.env; cat README'
+	out=$(cd "$ws" && "$AIRLOCK" exec --workspace "$ws" \
+	    --deny-read "$ws/.env" -- sh -c "$steal" 2>&1)
+	expect_not_contains "git_history_hides_denied" "$out" "TOPSECRET"
+	expect_contains "git_history_refused" "$out" \
+	    "may be in the history of $ws/.git"
+	out=$(cd "$ws" && "$AIRLOCK" exec --workspace "$ws" \
+	    --deny-read "$ws/.env" --deny-read "$ws/.git/" -- \
+	    sh -c "$steal" 2>&1)
+	expect_contains "git_denied_too_runs" "$out" "public"
+	expect_not_contains "git_denied_too_hides" "$out" "TOPSECRET"
+	sed -e "s|$T/ws3/.env|$ws/.env|" -e "s|, \"$T/ws3/conf/secrets\"||" \
+	    "$M3" > "$T/git.yaml"
+	out=$(cd "$ws" && timeout 60 "$AIRLOCK" serve --manifest \
+	    "$T/git.yaml" --workspace "$ws" </dev/null 2>&1)
+	expect_eq "git_history_session_refused" "$?" 78
+	expect_contains "git_history_session_says_how" "$out" \
+	    "add $ws/.git to sandbox.denyRead too"
+	mkdir "$ws/sub/.hg"
+	echo "TOPSECRET-hg" > "$ws/sub/key"
+	out=$(cd "$ws" && "$AIRLOCK" exec --workspace "$ws" \
+	    --deny-read "$ws/sub/key" --deny-read "$ws/.git" -- \
+	    cat README 2>&1)
+	expect_contains "nested_store_refused" "$out" \
+	    "may be in the history of $ws/sub/.hg"
+fi
+
 finish
