@@ -406,6 +406,43 @@ vcs_masked(const char *p, char *const *deny, size_t ndeny)
 }
 
 /*
+ * 1 if the directory |dfd| (consumed) holds only directories, to any
+ * depth; 0 if it holds anything else, cannot be read, or holds more
+ * than SENSITIVE_PLAIN_MAX entries (*seen counts them).
+ */
+static int
+only_dirs(int dfd, size_t *seen)
+{
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
+	int fd, ok = 1;
+
+	if ((d = fdopendir(dfd)) == NULL) {
+		close(dfd);
+		return 0;
+	}
+	while (ok && (errno = 0, e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (++*seen > SENSITIVE_PLAIN_MAX ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) ==
+			-1 ||
+		    !S_ISDIR(st.st_mode)) {
+			ok = 0;
+			continue;
+		}
+		fd = openat(dirfd(d), e->d_name,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		ok = fd != -1 && only_dirs(fd, seen);
+	}
+	if (errno != 0)
+		ok = 0;
+	closedir(d);
+	return ok;
+}
+
+/*
  * Does the directory |dir| hold version-control metadata that no deny
  * path masks, for the denied |d| beneath it?  1 with its path in |meta|
  * (also when it cannot be looked at), else 0.
@@ -415,7 +452,8 @@ vcs_meta_exposed(const char *dir, const char *d, char *const *deny,
     size_t ndeny, char meta[PATH_MAX])
 {
 	struct stat st;
-	size_t k;
+	size_t k, seen;
+	int fd;
 
 	for (k = 0; vcs_dirs[k] != NULL; k++) {
 		if ((size_t)snprintf(
@@ -426,8 +464,16 @@ vcs_meta_exposed(const char *dir, const char *d, char *const *deny,
 				continue;
 			return 1;
 		}
-		/* The store's own files (.git/config) are not in its history. */
-		if (!beneath(d, meta) && !vcs_masked(meta, deny, ndeny))
+		/* The store's own files (.git/config) are not in its history;
+		 * a tree of empty directories holds none. */
+		if (beneath(d, meta) || vcs_masked(meta, deny, ndeny))
+			continue;
+		seen = 0;
+		if (!S_ISDIR(st.st_mode) ||
+		    (fd = open(meta,
+			 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) ==
+			-1 ||
+		    !only_dirs(fd, &seen))
 			return 1;
 	}
 	return 0;

@@ -132,9 +132,11 @@ int sensitive_link_rewritable(const char *path, const char *const *roots,
  * beneath the directory |top| (absolute, resolved: the workspace or a
  * bind's source), by its name and as it resolves now, in |top| and in
  * each directory between |top| and it, for version-control metadata
- * (vcs_dirs: a .git directory, or the .git file of a worktree or a
- * submodule, .hg, .jj, .sl) that no deny path masks (one naming the
- * metadata itself or a directory above it).  Returns the first such
+ * (vcs_dirs: .git, .hg, .jj, .sl; a directory holding anything but
+ * directories, or a file or link, such as the .git file of a worktree or
+ * a submodule) that
+ * no deny path masks (one naming the metadata itself or a directory
+ * above it).  Returns the first such
  * deny[i], with the metadata's path in |store| (|storelen| bytes), or
  * NULL.  A place that cannot be looked at counts as holding metadata
  * (fail closed).  Reads the filesystem.

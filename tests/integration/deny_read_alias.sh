@@ -214,7 +214,8 @@ expect_contains "deny_through_link_refused" "$out" "leads through the link"
 # pack holds it as well).  A denyRead path in a repository the sandbox
 # shows is refused now, by every run and by the session, naming the
 # repository, unless its metadata is denied too; so is one beneath any
-# other store on its way (.hg, .jj, .sl, a submodule's .git).
+# other store on its way (.hg, .jj, .sl, a submodule's .git).  An
+# empty .git holds nothing (exec_manifest_policy.sh has one).
 if command -v git >/dev/null 2>&1; then
 	ws="$T/ws5"
 	mkdir -p "$ws/sub"
@@ -243,6 +244,7 @@ if command -v git >/dev/null 2>&1; then
 	expect_contains "git_history_session_says_how" "$out" \
 	    "add $ws/.git to sandbox.denyRead too"
 	mkdir "$ws/sub/.hg"
+	echo "store" > "$ws/sub/.hg/requires"
 	echo "TOPSECRET-hg" > "$ws/sub/key"
 	out=$(cd "$ws" && "$AIRLOCK" exec --workspace "$ws" \
 	    --deny-read "$ws/sub/key" --deny-read "$ws/.git" -- \
