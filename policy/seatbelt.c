@@ -874,8 +874,8 @@ seatbelt_run_secrets(const struct sandbox_policy *sp,
 {
 	int (*const dirs[])(char *, size_t) = { paths_state_dir,
 		paths_runtime_dir, paths_config_dir };
-	char buf[4096], rel[256], **v;
-	const char *home = run->home;
+	char buf[4096], rel[256], store[PATH_MAX], **v, *ws;
+	const char *home = run->home, *d;
 	size_t i, nd = sizeof(dirs) / sizeof(dirs[0]);
 
 	*out = NULL;
@@ -883,6 +883,19 @@ seatbelt_run_secrets(const struct sandbox_policy *sp,
 	for (i = 0; i < sp->ndeny_read; i++)
 		if (deny_through_link(sp->deny_read[i], run, err, errlen))
 			return AL_ERR_DENIED;
+	if ((ws = realpath(run->workspace, NULL)) != NULL) {
+		d = sensitive_vcs_exposed(
+		    ws, sp->deny_read, sp->ndeny_read, store, sizeof(store));
+		free(ws);
+		if (d != NULL) {
+			snprintf(err, errlen,
+			    "denied path %s may be in the history of %s, which "
+			    "the sandbox reads (git show HEAD:...): deny the "
+			    "repository too, or keep the secret out of it",
+			    d, store);
+			return AL_ERR_DENIED;
+		}
+	}
 	v = xcalloc(nd + 1, sizeof(*v));
 	for (i = 0; i < nd; i++) {
 		if (dirs[i](buf, sizeof(buf)) != 0) {

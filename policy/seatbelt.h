@@ -108,8 +108,11 @@ extern const char *const seatbelt_launchservices_helpers[];
  * TMPDIR as a parameter knows only the workspace) is refused: the
  * sandbox may point the link elsewhere, and the next run's profile, made
  * from the name, would deny the decoy (sensitive_link_rewritable(), as
- * the Linux runner refuses it).  Reads the environment and the
- * filesystem.  Returns 0, AL_ERR_LIMIT, or AL_ERR_DENIED with the reason
+ * the Linux runner refuses it); so is one in a repository of the
+ * workspace whose metadata no deny_read path masks
+ * (sensitive_vcs_exposed(): its history may hold it).  Reads the
+ * environment and the filesystem.  Returns 0, AL_ERR_LIMIT, or
+ * AL_ERR_DENIED with the reason
  * in |err| (|errlen| bytes); on error *out is NULL.
  */
 int seatbelt_run_secrets(const struct sandbox_policy *sp,

@@ -135,6 +135,23 @@ for p in "$T/out/conf/secrets" "$T/lk/real/secrets"; do
 	expect_eq "deny_$(basename "$(dirname "$(dirname "$p")")")_profile_made" "$?" 0
 done
 
+# A denied file in a repository the sandbox reads: its history may hold
+# it (git show HEAD:.env), so the repository must be denied as well.
+mkdir -p "$T/repo/.git/objects/ab"
+: > "$T/repo/.git/objects/ab/cdef"
+cp "$top_srcdir/tests/golden/workboard.yaml" "$T/repo.yaml"
+printf '\nsandbox:\n  denyRead: [ "%s" ]\n' "$T/repo/.env" >> "$T/repo.yaml"
+"$AIRLOCK" profile --seatbelt --workspace "$T/repo" \
+    --manifest "$T/repo.yaml" > /dev/null 2> "$T/err"
+expect_eq "deny_in_repository_is_refused" "$?" 78
+expect_contains "deny_in_repository_names_both" "$(cat "$T/err")" \
+    "denied path $T/repo/.env may be in the history of $T/repo/.git,"
+sed -i "s|denyRead: \[ .* \]|denyRead: [ \"$T/repo/.env\", \"$T/repo/.git\" ]|" \
+    "$T/repo.yaml"
+"$AIRLOCK" profile --seatbelt --workspace "$T/repo" \
+    --manifest "$T/repo.yaml" > /dev/null 2> "$T/err"
+expect_eq "deny_in_denied_repository_profile_made" "$?" 0
+
 # Workspaces a profile must not make writable.
 for w in /tmp /; do
 	"$AIRLOCK" profile --seatbelt --workspace "$w" > /dev/null 2> "$T/err"
