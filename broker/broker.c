@@ -844,10 +844,14 @@ idempotent_replay(struct broker *b, struct call *c, json_t **out)
 		return 0;
 	rc = ledger_replay(b->ledger, c->tool->name, c->idem_key,
 	    c->args_digest, &prev);
-	if (rc == AL_ERR_CONFLICT) {
+	if (rc == AL_ERR_CONFLICT || rc == 3) {
 		c->idem_key = NULL;
 		*out = tool_error("idempotency_conflict", 0, NULL,
-		    "idempotencyKey was used before with other arguments");
+		    rc == 3 ? "idempotencyKey was used in an earlier run of "
+			      "this session, whose result is not kept: use "
+			      "a new key to run the call again"
+			    : "idempotencyKey was used before with other "
+			      "arguments");
 		return 1;
 	}
 	if (rc == 0) {

@@ -51,6 +51,9 @@ struct ledger {
 	size_t			 ndep_real;
 	struct idem		*idem;
 	size_t			 nidem;
+	char			(*carried)[SHA256_HEX_LEN + 1];	/* keys of
+					   earlier runs (idem_name()), sorted */
+	size_t			 ncarried;
 	struct gate		*gates;
 	size_t			 ngates;
 	struct fingerprint	*fps;
@@ -92,6 +95,7 @@ ledger_free(struct ledger *l)
 		json_decref(l->idem[i].result);
 	}
 	free(l->idem);
+	free(l->carried);
 	for (i = 0; i < l->ngates; i++)
 		json_decref(l->gates[i].pinned);
 	free(l->gates);
@@ -315,13 +319,39 @@ out:
 	return rc;
 }
 
+/* What an earlier run's key is carried as: SHA-256 of TOOL NUL KEY. */
+static void
+idem_name(const char *tool, const char *key, char hex[SHA256_HEX_LEN + 1])
+{
+	size_t	 nt = strlen(tool), nk = strlen(key);
+	char	*buf = xcalloc(1, nt + nk + 2);
+
+	memcpy(buf, tool, nt);
+	memcpy(buf + nt + 1, key, nk);
+	sha256_hex(buf, nt + nk + 1, hex);
+	free(buf);
+}
+
+static int
+cmp_hex(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
 int
 ledger_replay(struct ledger *l, const char *tool, const char *key,
     const char *args_digest, json_t **result)
 {
-	size_t i;
+	char	 hex[SHA256_HEX_LEN + 1];
+	size_t	 i;
 
 	*result = NULL;
+	if (l->ncarried > 0) {
+		idem_name(tool, key, hex);
+		if (bsearch(hex, l->carried, l->ncarried, sizeof(*l->carried),
+		    cmp_hex) != NULL)
+			return 3;
+	}
 	for (i = 0; i < l->nidem; i++) {
 		if (strcmp(l->idem[i].tool, tool) != 0 ||
 		    strcmp(l->idem[i].key, key) != 0)
@@ -588,7 +618,8 @@ ledger_steps(const struct ledger *l)
 json_t *
 ledger_export(const struct ledger *l, int64_t now_ms)
 {
-	json_t	*paths, *gates, *fails;
+	json_t	*paths, *gates, *fails, *keys;
+	char	 hex[SHA256_HEX_LEN + 1];
 	size_t	 i, bytes = 0;
 	int64_t	 extra = l->changed_extra;
 
@@ -613,7 +644,23 @@ ledger_export(const struct ledger *l, int64_t now_ms)
 		json_array_append_new(fails, json_pack("{s:s, s:I}",
 		    "fingerprint", l->fps[i].fp,
 		    "count", (json_int_t)l->fps[i].count));
-	return json_pack("{s:I, s:I, s:f, s:I, s:I, s:o, s:I, s:s?, s:o, s:o}",
+	/* Every key used, in flight or done: past LEDGER_MAX_KEYS, those
+	 * of earlier runs go first. */
+	keys = json_array();
+	i = l->ncarried + l->nidem > LEDGER_MAX_KEYS ?
+	    l->ncarried + l->nidem - LEDGER_MAX_KEYS : 0;
+	for (; i < l->ncarried + l->nidem; i++) {
+		if (i < l->ncarried) {
+			json_array_append_new(keys,
+			    json_string(l->carried[i]));
+			continue;
+		}
+		idem_name(l->idem[i - l->ncarried].tool,
+		    l->idem[i - l->ncarried].key, hex);
+		json_array_append_new(keys, json_string(hex));
+	}
+	return json_pack(
+	    "{s:I, s:I, s:f, s:I, s:I, s:o, s:I, s:s?, s:o, s:o, s:o}",
 	    "steps", (json_int_t)l->steps,
 	    "refusedCalls", (json_int_t)l->refused,
 	    "costUsd", l->cost,
@@ -623,7 +670,8 @@ ledger_export(const struct ledger *l, int64_t now_ms)
 	    "changedUncounted", (json_int_t)extra,
 	    "stopped", l->stopped,
 	    "gates", gates,
-	    "failures", fails);
+	    "failures", fails,
+	    "idempotencyKeys", keys);
 }
 
 /* A count of |o|: a non-negative integer, or -1. */
@@ -648,7 +696,7 @@ int
 ledger_restore(struct ledger *l, const json_t *carry, int64_t now_ms,
     char *err, size_t errlen)
 {
-	const json_t	*paths, *gates, *fails, *e, *v;
+	const json_t	*paths, *gates, *fails, *keys, *e, *v;
 	struct gate	*g;
 	size_t		 i, n;
 	int64_t		 steps, refused, elapsed, deps, extra, count;
@@ -666,9 +714,14 @@ ledger_restore(struct ledger *l, const json_t *carry, int64_t now_ms,
 	paths = json_object_get(carry, "changedFiles");
 	gates = json_object_get(carry, "gates");
 	fails = json_object_get(carry, "failures");
+	keys = json_object_get(carry, "idempotencyKeys");
 	if (!json_is_array(paths) || !json_is_array(gates) ||
-	    !json_is_array(fails))
+	    !json_is_array(fails) || !json_is_array(keys) ||
+	    json_array_size(keys) > LEDGER_MAX_KEYS)
 		return restore_fail(err, errlen, "lists");
+	for (i = 0; i < json_array_size(keys); i++)
+		if (!is_sha256_hex(json_string_value(json_array_get(keys, i))))
+			return restore_fail(err, errlen, "idempotency keys");
 	e = json_object_get(carry, "stopped");
 	if (e != NULL && !json_is_null(e) && !json_is_string(e))
 		return restore_fail(err, errlen, "stop reason");
@@ -719,6 +772,15 @@ ledger_restore(struct ledger *l, const json_t *carry, int64_t now_ms,
 		memset(f, 0, sizeof(*f));
 		snprintf(f->fp, sizeof(f->fp), "%s", json_string_value(v));
 		f->count = count;
+	}
+	if (l->ncarried == 0 && json_array_size(keys) > 0) {
+		n = json_array_size(keys);
+		l->carried = xcalloc(n, sizeof(*l->carried));
+		for (i = 0; i < n; i++)
+			snprintf(l->carried[i], sizeof(l->carried[i]), "%s",
+			    json_string_value(json_array_get(keys, i)));
+		qsort(l->carried, n, sizeof(*l->carried), cmp_hex);
+		l->ncarried = n;
 	}
 	l->steps += steps;
 	l->refused += refused;

@@ -89,8 +89,10 @@ int	ledger_admit_write(struct ledger *l, const char *const *paths,
 /*
  * Idempotency.  ledger_replay() looks up |key| for |tool|: returns 0 if
  * unseen; 1 with *result (borrowed) for the same arguments; 2 if the same
- * call is still in flight (remembered with a NULL result); AL_ERR_CONFLICT
- * for other arguments.  ledger_remember() stores |result| (referenced; NULL
+ * call is still in flight (remembered with a NULL result); 3 if an
+ * earlier run of the session used it (ledger_restore(): its result is not
+ * kept, and running the call again would repeat its effect);
+ * AL_ERR_CONFLICT for other arguments.  ledger_remember() stores |result| (referenced; NULL
  * marks the call in flight), replacing what the key held.
  */
 int	ledger_replay(struct ledger *l, const char *tool, const char *key,
@@ -140,12 +142,15 @@ int	ledger_acceptance_met(const struct ledger *l, const char *ws_digest);
  * elapsed milliseconds (this run's plus what it carried), added
  * dependencies, the changed paths (past LEDGER_CARRY_PATH_BYTES of them
  * only their number), the stop reason, every gate that ran (its last
- * exit code and patch attempts) and every failure fingerprint's count.
+ * exit code and patch attempts), every failure fingerprint's count and
+ * the idempotency keys used (as SHA-256 of TOOL NUL KEY; the newest
+ * LEDGER_MAX_KEYS, those of earlier runs dropped first).
  * ledger_restore() adds such an object to a fresh ledger at |now_ms|:
  * the counters go on from it; a gate is restored failed or passed but
  * bound to no workspace digest (stale: a pass never counts toward
  * acceptance in the resumed run), so its patch attempts keep counting;
- * a stop stays a stop.  Returns 0, or AL_ERR_FORMAT (nothing to trust:
+ * a stop stays a stop; a carried idempotency key is refused
+ * (ledger_replay()'s 3).  Returns 0, or AL_ERR_FORMAT (nothing to trust:
  * the ledger must not be used) with the reason in err[0..errlen).
  */
 #define LEDGER_CARRY_PATH_BYTES	(256 * 1024)

@@ -120,4 +120,27 @@ run_agent 'echo RAN >src/ran' --resume "$CS"
 expect_eq "a stopped session is not resumed (exit 75)" "$RC" 75
 expect_contains "and the refusal names the budget" "$(cat "$T/err")" "has spent its run budget (runBudget.maxModelSteps"
 check "its agent never ran" test ! -e "$up/src/ran"
+
+# An idempotency key is the session's too: a retry in a resumed run with
+# a key an earlier run used would repeat the call's effect (its result
+# is not kept), so it is refused; a new key runs.
+sed '/^agent:/,$d' "$T/m.orig" >"$T/m.yaml"
+cat >>"$T/m.yaml" <<'EOF'
+  - name: run_check
+    input: { checkId: approved_check, idempotencyKey: string }
+    output: { exitCode: integer, durationMs: integer }
+    sideEffect: sandbox_process
+    timeoutMs: 20000
+checks:
+  ok: ["true"]
+agent:
+  workspace: cow
+EOF
+rc_call() { printf '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"run_check","arguments":{"checkId":"ok","idempotencyKey":"%s"}}}' "$1" "$2"; }
+run_agent "$(connect_calls "$(rc_call 2 k1)")"
+expect_contains "a check with key k1 runs" "$(cat "$T/out")" '"exitCode":0'
+run_agent "$(connect_calls "$(rc_call 2 k1)" "$(rc_call 3 k2)")" --resume "$S"
+expect_contains "k1 again after a resume is refused" "$(cat "$T/out")" \
+    'used in an earlier run of this session'
+expect_eq "... and k2 runs" "$(grep -c '"exitCode":0' "$T/out")" 1
 finish

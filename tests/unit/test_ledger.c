@@ -264,6 +264,8 @@ START_TEST(test_ledger_restore_carries_the_budget_but_no_pass)
 	ck_assert_int_eq(ledger_record_check(l, "unit", 0, "", 0, "d1", NULL,
 	    fp), 0);
 	ck_assert_int_eq(ledger_acceptance_met(l, "d1"), 1);
+	ledger_remember(l, "run_check", "k1", "a1", json_true());
+	ledger_remember(l, "deploy", "k2", "a2", NULL);	/* in flight */
 	carry = ledger_export(l, 20 * 1000);
 	ledger_free(l);
 
@@ -273,6 +275,11 @@ START_TEST(test_ledger_restore_carries_the_budget_but_no_pass)
 	ck_assert_int_eq(ledger_steps(r), 2);
 	ck_assert_int_eq(ledger_refused_calls(r), 1);
 	ck_assert_int_eq(ledger_time_left(r, 5000), 40 * 1000);
+	/* Keys used before, done or in flight, are refused; others not. */
+	ck_assert_int_eq(ledger_replay(r, "run_check", "k1", "a1", &st), 3);
+	ck_assert_int_eq(ledger_replay(r, "deploy", "k2", "a2", &st), 3);
+	ck_assert_int_eq(ledger_replay(r, "run_check", "k2", "a1", &st), 0);
+	ck_assert_int_eq(ledger_replay(r, "deploy", "k1", "a1", &st), 0);
 	/* The pass is stale on every digest, "" included. */
 	ck_assert_int_eq(ledger_acceptance_met(r, "d1"), 0);
 	ck_assert_int_eq(ledger_acceptance_met(r, ""), 0);
@@ -295,7 +302,17 @@ START_TEST(test_ledger_restore_carries_the_budget_but_no_pass)
 	r = ledger_new(m, 0);
 	ck_assert_int_eq(ledger_restore(r, carry, 0, err, sizeof(err)), 0);
 	ck_assert_str_eq(ledger_stopped(r), "maxModelSteps");
+	/* Carried on through a second resume. */
+	ck_assert_int_eq(ledger_replay(r, "run_check", "k1", "a1", &st), 3);
 	ledger_free(r);
+	json_array_append_new(json_object_get(carry, "idempotencyKeys"),
+	    json_string("not a digest"));
+	r = ledger_new(m, 0);
+	ck_assert_int_eq(ledger_restore(r, carry, 0, err, sizeof(err)),
+	    AL_ERR_FORMAT);
+	ledger_free(r);
+	json_array_remove(json_object_get(carry, "idempotencyKeys"),
+	    json_array_size(json_object_get(carry, "idempotencyKeys")) - 1);
 	json_object_set_new(carry, "steps", json_integer(-1));
 	r = ledger_new(m, 0);
 	ck_assert_int_eq(ledger_restore(r, carry, 0, err, sizeof(err)),
