@@ -6,24 +6,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/log.h"
+#include "common/util.h"
 #include "common/vis.h"
 
 static const char *log_progname = "airlock";
 static int log_verbosity;
+static size_t log_width; /* 0: not taken yet */
 
 void
 log_init(const char *progname, int verbosity)
 {
 	log_progname = progname;
 	log_verbosity = verbosity;
+	log_width = term_columns(STDERR_FILENO);
 }
 
 /*
- * Messages quote tool names, file lines, results and errors that the
- * agent can shape, and they go to a person's terminal: the formatted
- * message is escaped (common/vis.h) as a whole before it is written.
+ * Messages quote tool names, file lines, results, paths and errors that
+ * the agent can shape, and they go to a person's terminal: the formatted
+ * message is escaped (common/vis.h) as a whole, and the line is folded
+ * to the terminal's width (vis_fold()) before it is written.  A path
+ * the agent padded to the edge began the terminal's next row with
+ * whatever it held after, "airlock run: session ... ended" to the eye.
  */
 static void log_vmsg(const char *, int, const char *, va_list)
     __attribute__((format(printf, 3, 0)));
@@ -32,22 +39,34 @@ static void
 log_vmsg(const char *func, int with_errno, const char *fmt, va_list ap)
 {
 	int saved = errno;
-	char *msg = NULL, *safe = NULL;
+	char *msg = NULL, *safe = NULL, *line = NULL, *folded = NULL;
 
-	fprintf(stderr, "%s: ", log_progname);
-	if (func != NULL)
-		fprintf(stderr, "%s: ", func);
 	if (vasprintf(&msg, fmt, ap) == -1)
 		msg = NULL;
 	if (msg != NULL)
 		safe = vis_str(msg, 0);
-	/* Without memory, the format (ours, constant) rather than nothing. */
-	fputs(safe != NULL ? safe : fmt, stderr);
+	if (asprintf(&line, "%s: %s%s%s%s%s\n", log_progname,
+	    func != NULL ? func : "", func != NULL ? ": " : "",
+	    safe != NULL ? safe : fmt, with_errno ? ": " : "",
+	    with_errno ? strerror(saved) : "") == -1)
+		line = NULL;
+	if (line != NULL) {
+		if (log_width == 0)
+			log_width = term_columns(STDERR_FILENO);
+		folded = vis_fold(line, strlen(line), log_width);
+	}
+	/*
+	 * Without memory, the format (ours, constant, short) rather than
+	 * nothing, and never the agent's text unfolded.
+	 */
+	if (folded != NULL)
+		fputs(folded, stderr);
+	else
+		fprintf(stderr, "%s: %s\n", log_progname, fmt);
+	free(folded);
+	free(line);
 	free(safe);
 	free(msg);
-	if (with_errno)
-		fprintf(stderr, ": %s", strerror(saved));
-	fputc('\n', stderr);
 	errno = saved;
 }
 

@@ -127,6 +127,16 @@ print(2)"
 	check "uid $u: no file with special bits anywhere in the workspace" \
 	    test -z "$(find "$ws" -perm /7000)"
 done
+# A diagnostic (log_warnx) that names a path the command chose is folded
+# too: a denied write to /usr padded to the edge of an 80-column terminal
+# began a row "airlock: exec: applied 3 entries" below airlock's own
+# "denied:" line.
+pad=$(printf '%41s' '' | tr ' ' x)
+out=$(cd "$T/ws0" && COLUMNS=80 "$AIRLOCK" exec --workspace "$T/ws0" -- touch "/usr/${pad}airlock: exec: applied 3 entries" 2>&1)
+expect_contains "a denied write padded to the edge is reported" "$out" "airlock: denied: filesystem write /usr/$pad"
+expect_eq "on that terminal, no row of the denial reads as airlock's" \
+    "$(printf '%s\n' "$out" | fold -w 80 | grep -c '^airlock: exec: applied')" 0
+expect_contains "the path goes on on a row marked as the denial's" "$out" $'\n>> airlock: exec: applied 3 entries (mount)'
 cd /
 out=$("$AIRLOCK" exec --cow --dry-run -- true 2>&1)
 expect_eq "--cow with --dry-run is a usage error" "$?" 64
