@@ -271,7 +271,12 @@ verify_line(struct verifier *v, const char *line, size_t len)
 		    json_string_value(pk));
 		snprintf(v->session, sizeof(v->session), "%s", session);
 		copy_vis(res->session, sizeof(res->session), session);
-		snprintf(res->keykind, sizeof(res->keykind), "%s",
+		/*
+		 * Whoever signed the log chose it: a log signed with a key
+		 * of one's own verifies (NOT pinned), and "session\e[8m"
+		 * concealed the words that say so.
+		 */
+		copy_vis(res->keykind, sizeof(res->keykind),
 		    json_is_string(kind) ? json_string_value(kind) : "?");
 		copy_vis(res->command, sizeof(res->command),
 		    json_is_string(json_object_get(fields, "command")) ?

@@ -41,7 +41,7 @@ struct audit_verify_result {
 	char		reason[256];	/* why bad_line is bad */
 	char		session[129];
 	char		pubkey[AUDIT_PUBKEY_HEX_LEN + 1];
-	char		keykind[16];	/* "session" or "long-term" */
+	char		keykind[16];	/* "session" or "long-term"; escaped */
 	char		hostkey[AUDIT_PUBKEY_HEX_LEN + 1]; /* certifier, or "" */
 	char		trust[16];	/* "host-key", "direct" or "none" */
 	char		command[16];	/* session_start's "command" (run,

@@ -9,7 +9,8 @@
 # erased the word TAMPERED from the line, printed a clean verdict in its
 # place and concealed everything after it (the rest of the report, the
 # directory summary).  The exit status still said 1; a person reading the
-# screen saw "valid and closed".
+# screen saw "valid and closed".  Nor can a log signed with a key of
+# one's own, through the key kind its session_start names.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -66,4 +67,15 @@ cp "$T/cut.jsonl" "$T/ship/$(printf 'x\033[2K\r.jsonl')"
 expect_eq "the directory's verdict is TAMPERED (exit 1)" "$?" 1
 check "  and the report holds no terminal control from names or logs" clean "$T/v3.out"
 expect_contains "  with the summary in view" "$(cat "$T/v3.out")" "1 tampered"
+
+# 4. A log signed with a key of one's own verifies, NOT pinned, and its
+# session_start names its key's kind: "session" and ESC[8m (conceal) hid
+# the words "NOT pinned: proves internal consistency only" and the rest.
+"$top_builddir/tests/unit/audit_writer" -K "$(printf 'session\033[8m')" "$T/own-key.jsonl" ||
+    fail "a log of one's own key is written"
+"$AIRLOCK" audit verify "$T/own-key.jsonl" >"$T/v4.out" 2>&1
+expect_eq "a log of one's own key is valid so far (exit 2)" "$?" 2
+check "  and the report holds no terminal control from its key kind" clean "$T/v4.out"
+expect_contains "  showing the kind escaped, NOT pinned after it" "$(cat "$T/v4.out")" \
+    '(session\e[8m, NOT pinned: proves internal consistency only)'
 finish

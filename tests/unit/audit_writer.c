@@ -16,6 +16,9 @@
  *               (repeatable, after the -n records)
  *   -F FILLER   disk-full test: fill the filesystem with FILLER, show
  *               that appends fail closed, free the space, append again
+ *   -K KIND     write only a session_start whose "key" is KIND, signed
+ *               with a fresh key: a log anyone with a key of their own
+ *               can write, whatever its bytes
  */
 #include "config.h"
 
@@ -26,6 +29,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+
+#include <sodium.h>
 
 #include "common/errors.h"
 #include "broker/audit.h"
@@ -89,6 +94,50 @@ fill(const char *filler)
 	return errno == ENOSPC ? 0 : -1;
 }
 
+/* -K: LOG holds one signed session_start whose "key" is |kind|. */
+static int
+forge_start(const char *path, const char *session, const char *kind)
+{
+	unsigned char pk[crypto_sign_PUBLICKEYBYTES];
+	unsigned char sk[crypto_sign_SECRETKEYBYTES], sig[crypto_sign_BYTES];
+	char pkhex[2 * crypto_sign_PUBLICKEYBYTES + 1];
+	char b64[sodium_base64_ENCODED_LEN(crypto_sign_BYTES,
+	    sodium_base64_VARIANT_ORIGINAL)];
+	char prev[65];
+	json_t *rec;
+	char *body;
+	FILE *fp;
+	int rc;
+
+	if (sodium_init() < 0)
+		return -1;
+	crypto_sign_keypair(pk, sk);
+	sodium_bin2hex(pkhex, sizeof(pkhex), pk, sizeof(pk));
+	memset(prev, '0', 64);
+	prev[64] = '\0';
+	rec = json_pack("{s:s, s:{s:s, s:i, s:s, s:s}, s:s, s:i, s:s, s:s}",
+	    "event", "session_start", "fields", "key", kind, "pid", 1,
+	    "pubkey", pkhex, "version", PACKAGE_VERSION, "prev", prev, "seq", 1,
+	    "session", session, "time", "2026-12-06T10:00:00.000Z");
+	if (rec == NULL ||
+	    (body = json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS)) == NULL)
+		return -1;
+	json_decref(rec);
+	crypto_sign_detached(sig, NULL, (unsigned char *)body, strlen(body),
+	    sk);
+	sodium_bin2base64(b64, sizeof(b64), sig, sizeof(sig),
+	    sodium_base64_VARIANT_ORIGINAL);
+	if ((fp = fopen(path, "w")) == NULL) {
+		free(body);
+		return -1;
+	}
+	fprintf(fp, "%.*s,\"sig\":\"%s\"}\n", (int)(strlen(body) - 1), body,
+	    b64);
+	free(body);
+	rc = fclose(fp) == EOF ? -1 : 0;
+	return rc;
+}
+
 static off_t
 file_size(const char *path)
 {
@@ -101,13 +150,13 @@ int
 main(int argc, char **argv)
 {
 	const char *keyfile = NULL, *session = "test-session", *filler = NULL;
-	const char *extra = NULL, *events[32];
+	const char *extra = NULL, *events[32], *kind = NULL;
 	size_t nev = 0, k;
 	struct audit *a;
 	int ch, n = 8, leave_open = 0, hold = 0, i, rc, tries, batch = 0;
 	off_t before;
 
-	while ((ch = getopt(argc, argv, "b:k:S:n:oH:F:x:E:")) != -1) {
+	while ((ch = getopt(argc, argv, "b:k:S:n:oH:F:x:E:K:")) != -1) {
 		switch (ch) {
 		case 'k': keyfile = optarg; break;
 		case 'S': session = optarg; break;
@@ -117,6 +166,7 @@ main(int argc, char **argv)
 		case 'H': hold = atoi(optarg); break;
 		case 'F': filler = optarg; break;
 		case 'x': extra = optarg; break;
+		case 'K': kind = optarg; break;
 		case 'E':
 			if (nev < 32)
 				events[nev++] = optarg;
@@ -130,6 +180,8 @@ main(int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		return 64;
+	if (kind != NULL)
+		return forge_start(argv[optind], session, kind) == 0 ? 0 : 1;
 	rc = keyfile != NULL ?
 	    audit_open_with_key(argv[optind], session, keyfile, &a) :
 	    audit_open(argv[optind], session, &a);
