@@ -628,13 +628,21 @@ int
 vis_fold_printf(FILE *fp, size_t width, const char *fmt, ...)
 {
 	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vis_fold_vprintf(fp, width, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int
+vis_fold_vprintf(FILE *fp, size_t width, const char *fmt, va_list ap)
+{
 	char *s, *folded;
 	int n;
 
-	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (n < 0)
+	if ((n = vasprintf(&s, fmt, ap)) < 0)
 		return -1;
 	folded = vis_fold(s, (size_t)n, width);
 	free(s);

@@ -66,6 +66,7 @@
 #ifndef AIRLOCK_VIS_H
 #define AIRLOCK_VIS_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -161,5 +162,9 @@ char *vis_fold(const char *s, size_t len, size_t width);
  */
 int vis_fold_printf(FILE *fp, size_t width, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* vis_fold_printf() with a va_list. */
+int vis_fold_vprintf(FILE *fp, size_t width, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
 
 #endif

@@ -14,6 +14,7 @@
 #include <glob.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -508,6 +509,31 @@ trust_text(const struct audit_verify_result *res, int pinned)
 }
 
 /*
+ * verify's report, a line at a time, folded to the width of the terminal
+ * it goes to (vis_fold(); taken once, in audit_verify_cmd()): a file
+ * name in a shipped directory, or a cause quoted from a tampered log,
+ * padded to the terminal's edge began a row of its own, a verdict of
+ * another log ("LOG: valid and closed") to the eye.
+ */
+static size_t verify_width;
+
+static void verify_say(const char *, ...)
+    __attribute__((format(printf, 1, 2)));
+
+static void
+verify_say(const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vis_fold_vprintf(stdout, verify_width, fmt, ap);
+	va_end(ap);
+	if (rc == -1)
+		fatalx("out of memory");
+}
+
+/*
  * Verifies |file| and prints its verdict under the name |path| (|file|
  * escaped: a file name in a shipped directory is anyone's to choose): a
  * full report, or (|brief|) one line.  Returns the exit status for it.
@@ -561,15 +587,16 @@ verify_file(const char *file, const char *path, const struct trusted *t,
 	}
 	if (rc == AUDIT_VERIFY_UNTRUSTED) {
 		tl->untrusted++;
-		printf("%s: %s\n", path, res.reason);
+		verify_say("%s: %s\n", path, res.reason);
 		return EXIT_AUDIT_UNTRUSTED;
 	}
 	if (rc == AUDIT_VERIFY_BAD) {
 		tl->bad++;
-		printf("%s: TAMPERED: line %llu: %s\n", path,
+		verify_say("%s: TAMPERED: line %llu: %s\n", path,
 		    (unsigned long long)res.bad_line, res.reason);
 		if (!quiet && !brief)
-			printf("%s: %llu record(s) before line %llu verified\n",
+			verify_say(
+			    "%s: %llu record(s) before line %llu verified\n",
 			    path, (unsigned long long)res.records,
 			    (unsigned long long)res.bad_line);
 		return EXIT_AUDIT_BAD;
@@ -579,7 +606,8 @@ verify_file(const char *file, const char *path, const struct trusted *t,
 	else
 		tl->closed++;
 	if (brief) {
-		printf("%s: %s: session %s, %llu records, %s to %s, %s\n", path,
+		verify_say("%s: %s: session %s, %llu records, %s to %s, %s\n",
+		    path,
 		    rc == AUDIT_VERIFY_OPEN ? (writer_active(file) ?
 		    "valid, running" : "valid, OPEN (crashed or cut off)") :
 		    "valid and closed", res.session,
@@ -588,21 +616,21 @@ verify_file(const char *file, const char *path, const struct trusted *t,
 		return status_exit(rc);
 	}
 	if (rc == AUDIT_VERIFY_OPEN)
-		printf("%s: valid so far but %s; %s\n", path, res.reason,
+		verify_say("%s: valid so far but %s; %s\n", path, res.reason,
 		    writer_active(file) ? "a writer holds the log: the "
 		    "session is still running" : "no writer holds the log: "
 		    "the session crashed or its tail was cut off");
 	else
-		printf("%s: valid and closed\n", path);
+		verify_say("%s: valid and closed\n", path);
 	if (!quiet) {
-		printf("  session  %s\n  records  %llu\n  from     %s\n"
+		verify_say("  session  %s\n  records  %llu\n  from     %s\n"
 		    "  to       %s\n  key      %s (%s, %s)\n",
 		    res.session, (unsigned long long)res.records,
 		    res.first_time, res.last_time, res.pubkey, res.keykind,
 		    trust_text(&res, t->n > 0));
 		if (res.hostkey[0] != '\0')
-			printf("  host key %s\n", res.hostkey);
-		printf("  head     %s\n", res.head);
+			verify_say("  host key %s\n", res.hostkey);
+		verify_say("  head     %s\n", res.head);
 	}
 	return status_exit(rc);
 }
@@ -708,7 +736,7 @@ verify_dir(const char *dir, const struct trusted *t, int quiet)
 	}
 	free(logs);
 	tally_free(&tl);
-	printf("%zu session(s): %u valid and closed, %u open, %u tampered, "
+	verify_say("%zu session(s): %u valid and closed, %u open, %u tampered, "
 	    "%u untrusted, %u unreadable%s\n", n, tl.closed, tl.open, tl.bad,
 	    tl.untrusted, tl.unreadable, t->n > 0 ? "" :
 	    " (no --key: internal consistency only)");
@@ -733,6 +761,7 @@ audit_verify_cmd(int argc, char **argv)
 	unsigned char tmp[32];
 
 	memset(&t, 0, sizeof(t));
+	verify_width = term_columns(STDOUT_FILENO);
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "k:K:H:q", opts, NULL)) != -1) {
 		switch (ch) {

@@ -10,7 +10,8 @@
 # place and concealed everything after it (the rest of the report, the
 # directory summary).  The exit status still said 1; a person reading the
 # screen saw "valid and closed".  Nor can a log signed with a key of
-# one's own, through the key kind its session_start names.
+# one's own, through the key kind its session_start names, nor a file
+# name padded to the terminal's edge (each line is folded).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -67,6 +68,20 @@ cp "$T/cut.jsonl" "$T/ship/$(printf 'x\033[2K\r.jsonl')"
 expect_eq "the directory's verdict is TAMPERED (exit 1)" "$?" 1
 check "  and the report holds no terminal control from names or logs" clean "$T/v3.out"
 expect_contains "  with the summary in view" "$(cat "$T/v3.out")" "1 tampered"
+
+# 3b. Nor a file named to wrap: padded to the edge of an 80-column
+# terminal, the rest of its name began a row of its own, another log's
+# clean verdict to the eye.  Each line is folded, each row after a
+# line's first marked ">> ".
+mkdir "$T/ship2"
+pad=$(printf "%$((80 - ${#T} - 7))s" '' | tr ' ' x)
+cp "$T/cut.jsonl" "$T/ship2/${pad}LOG: valid and closed: session s1, 18 records.jsonl"
+COLUMNS=80 "$AIRLOCK" audit verify "$T/ship2" >"$T/v3b.out" 2>&1
+expect_eq "a directory with a file named to wrap is TAMPERED (exit 1)" "$?" 1
+expect_eq "  on that terminal, no row reads as a clean verdict" \
+    "$(fold -w 80 "$T/v3b.out" | grep -c '^LOG: valid and closed')" 0
+expect_contains "  the name goes on on a row marked as its line's" "$(cat "$T/v3b.out")" \
+    $'\n>> LOG: valid and closed: session s1'
 
 # 4. A log signed with a key of one's own verifies, NOT pinned, and its
 # session_start names its key's kind: "session" and ESC[8m (conceal) hid
