@@ -34,6 +34,7 @@
 #include "common/errors.h"
 #include "common/log.h"
 #include "common/paths.h"
+#include "common/util.h"
 #include "common/vis.h"
 #include "broker/audit.h"
 #include "broker/audit_verify.h"
@@ -48,15 +49,23 @@
 
 #define SUGGEST_MAX_MANIFEST YAMLEDIT_MAX_TEXT
 
-/* Prints |s| to |fp| escaped for a terminal: it came from the log. */
-static void
-put_safe(FILE *fp, const char *s)
+/*
+ * |s| escaped for a terminal, line by line (its line breaks are its
+ * own), malloc'd: it came from the log, and the agent chose much of it
+ * (paths, call ids).  What holds it is printed with vis_fold_printf():
+ * a call id padded to the terminal's edge began a row of the diff with
+ * the rest of it, "  readWrite:" to the eye, a line of the manifest.
+ */
+static char *
+safe_text(const char *s)
 {
 	const char *nl;
-	size_t n;
-	char *v;
+	char *out = NULL, *v;
+	size_t n, outlen = 0;
+	FILE *fp;
 
-	/* Line by line: the line breaks are the text's own. */
+	if ((fp = open_memstream(&out, &outlen)) == NULL)
+		fatal("open_memstream");
 	for (; *s != '\0'; s += n) {
 		nl = strchr(s, '\n');
 		n = nl != NULL ? (size_t)(nl - s) : strlen(s);
@@ -69,6 +78,9 @@ put_safe(FILE *fp, const char *s)
 			n++;
 		}
 	}
+	if (fclose(fp) == EOF)
+		fatalx("out of memory");
+	return out;
 }
 
 /*
@@ -360,7 +372,7 @@ cmd_suggest(int argc, char **argv)
 	ssize_t llen;
 	char *text = NULL, *diff = NULL;
 	const char *newtext;
-	size_t len, newlen, i, nstdirs = 0;
+	size_t len, newlen, i, nstdirs = 0, width;
 	int ch, apply = 0, allow_weak = 0, json = 0, explicit = 0, rc;
 	int status = 0;
 
@@ -519,14 +531,19 @@ cmd_suggest(int argc, char **argv)
 	if (udiff_make(text, len, newtext, newlen, mpath, mpath, &diff) != 0)
 		fatalx("cannot make the diff");
 	plan_id(mpath, text, len, newtext, newlen, plan_hex);
+	width = term_columns(STDERR_FILENO);
 	for (i = 0; i < plan->n; i++)
 		if (plan->changes[i].weakens != NULL) {
-			fputs("WEAKENS: ", stderr);
-			put_safe(stderr, plan->changes[i].key);
-			fputs(": ", stderr);
-			put_safe(stderr, plan->changes[i].weakens);
-			fputc('\n', stderr);
+			char *k = safe_text(plan->changes[i].key);
+			char *w = safe_text(plan->changes[i].weakens);
+
+			if (vis_fold_printf(
+				stderr, width, "WEAKENS: %s: %s\n", k, w) == -1)
+				fatalx("out of memory");
+			free(k);
+			free(w);
 		}
+	width = term_columns(STDOUT_FILENO);
 	if (json) {
 		j = suggest_plan_json(plan);
 		if (j == NULL)
@@ -547,8 +564,13 @@ cmd_suggest(int argc, char **argv)
 			printf("# %zu denial(s); the manifest already allows "
 			       "everything that can be allowed\n",
 			    plan->denials);
-		else
-			put_safe(stdout, diff);
+		else {
+			char *d = safe_text(diff);
+
+			if (vis_fold_printf(stdout, width, "%s", d) == -1)
+				fatalx("out of memory");
+			free(d);
+		}
 		if (plan->dropped > 0)
 			printf("# note: %zu denial(s) past the planner's caps "
 			       "were left out: review the log (airlock audit "
@@ -556,9 +578,12 @@ cmd_suggest(int argc, char **argv)
 			    plan->dropped);
 		for (i = 0; i < plan->n; i++)
 			if (plan->changes[i].kind == SUGGEST_NOTE) {
-				fputs("# ", stdout);
-				put_safe(stdout, plan->changes[i].reason);
-				fputc('\n', stdout);
+				char *r = safe_text(plan->changes[i].reason);
+
+				if (vis_fold_printf(
+					stdout, width, "# %s\n", r) == -1)
+					fatalx("out of memory");
+				free(r);
 			}
 		if (diff[0] != '\0')
 			printf("# plan: %s (airlock suggest --apply --plan "

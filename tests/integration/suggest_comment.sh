@@ -9,7 +9,8 @@
 # adds a readOnly entry for a credential store that the reviewer sees as
 # part of a comment (and cat shows on the comment's line), that is not
 # flagged WEAKENS, and that --apply writes without --allow-weakening.
-# The comment must keep them on its line.
+# The comment must keep them on its line, and an id padded to the
+# terminal's edge must not begin a row of the diff (each line is folded).
 if [ -z "${AIRLOCK_SUGGEST_TEST_NS:-}" ]; then
 	AIRLOCK_SUGGEST_TEST_NS=1 exec unshare --mount bash "$0" "$@"
 fi
@@ -95,4 +96,22 @@ expect_eq "the manifest it wrote gains exactly the refused files" \
 expect_eq "... and no credential store" "$(grep -c '/srv/u/.ssh' "$T/canon")" 0
 expect_eq "the ids stay on one comment line" \
     "$(grep -c '# airlock suggest: allow read /srv/data/input.csv (call 7     - /srv/u/.ssh     #: d1; call 7     - /srv/u/.ssh     #: d1; call 7     - /srv/u/.ssh     #: d1)' "$T/m.yaml")" 1
+
+# Nor can an id padded to the edge of an 80-column terminal: the wrap
+# began a row with the rest of it, "  readWrite:" to the eye, an
+# unchanged line of the manifest that the entry after it seemed to join.
+# Each line of the diff is folded, each row after its first marked ">> ".
+cp "$T/m.before" "$T/m.yaml"
+lead='+    # airlock suggest: allow read /srv/data/input.csv (call '
+pad=$(printf "%$((80 - ${#lead}))s" '' | tr ' ' x)
+mcp_start "$T/m.yaml" "$ws"
+printf 'cat /srv/data/input.csv\n' >"$ws/build.sh"
+mcp_send '{"jsonrpc":"2.0","id":"'"$pad"'  readWrite:","method":"tools/call","params":{"name":"build","arguments":{}}}'
+mcp_recv 30
+mcp_stop
+out=$(COLUMNS=80 "$AIRLOCK" suggest "$(newest_session)" 2>&1)
+expect_contains "the padded id's call is proposed" "$out" "(call $pad"
+expect_eq "on that terminal, no row of the diff reads as the manifest's" \
+    "$(printf '%s\n' "$out" | fold -w 80 | grep -c '^  readWrite:')" 0
+expect_contains "the id goes on on a row marked as its line's" "$out" $'\n>>   readWrite:'
 finish
