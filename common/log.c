@@ -32,11 +32,14 @@ log_init(const char *progname, int verbosity)
  * the agent padded to the edge began the terminal's next row with
  * whatever it held after, "airlock run: session ... ended" to the eye.
  */
+#define LOG_ERRNO 0x01 /* ": strerror(errno)" after the message */
+#define LOG_NONAME 0x02 /* no "progname: " before it (log_bare()) */
+
 static void log_vmsg(const char *, int, const char *, va_list)
     __attribute__((format(printf, 3, 0)));
 
 static void
-log_vmsg(const char *func, int with_errno, const char *fmt, va_list ap)
+log_vmsg(const char *func, int flags, const char *fmt, va_list ap)
 {
 	int saved = errno;
 	char *msg = NULL, *safe = NULL, *line = NULL, *folded = NULL;
@@ -45,10 +48,11 @@ log_vmsg(const char *func, int with_errno, const char *fmt, va_list ap)
 		msg = NULL;
 	if (msg != NULL)
 		safe = vis_str(msg, 0);
-	if (asprintf(&line, "%s: %s%s%s%s%s\n", log_progname,
-	    func != NULL ? func : "", func != NULL ? ": " : "",
-	    safe != NULL ? safe : fmt, with_errno ? ": " : "",
-	    with_errno ? strerror(saved) : "") == -1)
+	if (safe == NULL || asprintf(&line, "%s%s%s%s%s%s%s\n",
+	    flags & LOG_NONAME ? "" : log_progname,
+	    flags & LOG_NONAME ? "" : ": ", func != NULL ? func : "",
+	    func != NULL ? ": " : "", safe, flags & LOG_ERRNO ? ": " : "",
+	    flags & LOG_ERRNO ? strerror(saved) : "") == -1)
 		line = NULL;
 	if (line != NULL) {
 		if (log_width == 0)
@@ -56,8 +60,8 @@ log_vmsg(const char *func, int with_errno, const char *fmt, va_list ap)
 		folded = vis_fold(line, strlen(line), log_width);
 	}
 	/*
-	 * Without memory, the format (ours, constant, short) rather than
-	 * nothing, and never the agent's text unfolded.
+	 * Without memory, the format (ours, constant) rather than nothing,
+	 * and never the agent's text unescaped or unfolded.
 	 */
 	if (folded != NULL)
 		fputs(folded, stderr);
@@ -76,7 +80,7 @@ log_warn(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	log_vmsg(NULL, 1, fmt, ap);
+	log_vmsg(NULL, LOG_ERRNO, fmt, ap);
 	va_end(ap);
 }
 
@@ -115,12 +119,22 @@ log_debug(const char *fmt, ...)
 }
 
 void
+log_bare(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vmsg(NULL, LOG_NONAME, fmt, ap);
+	va_end(ap);
+}
+
+void
 fatal_impl(const char *func, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	log_vmsg(func, 1, fmt, ap);
+	log_vmsg(func, LOG_ERRNO, fmt, ap);
 	va_end(ap);
 	exit(1);
 }

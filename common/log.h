@@ -15,11 +15,21 @@
 /* Sets the program name printed before each message; verbosity 0..2. */
 void	log_init(const char *progname, int verbosity);
 
-/* Messages go to stderr: "progname: message[: strerror(errno)]". */
+/*
+ * Messages go to stderr: "progname: message[: strerror(errno)]", the
+ * message escaped (common/vis.h) and the line folded to the terminal's
+ * width (vis_fold(); taken in log_init()).
+ */
 void	log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void	log_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void	log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void	log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * A message as log_warnx() writes it (escaped, folded), but without the
+ * program's name: for a line whose form is fixed, a manifest's error
+ * "FILE:LINE:COLUMN: FIELD: problem" as compilers print one.
+ */
+void	log_bare(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Print and _exit(1)-free exit(1); fatal() adds strerror(errno). */
 void	fatal_impl(const char *func, const char *fmt, ...)

@@ -30,7 +30,8 @@ setup_manifest(const char *path)
 	else
 		rc = manifest_load_verified(path, &m, err, sizeof(err));
 	if (rc != 0) {
-		fprintf(stderr, "airlock: %s\n", err);
+		/* The manifest's words: escaped, folded (log_warnx()). */
+		log_warnx("%s", err);
 		return NULL;
 	}
 	return m;
