@@ -14,21 +14,25 @@
 
 static const char *log_progname = "airlock";
 static int log_verbosity;
-static size_t log_width; /* 0: not taken yet */
+static size_t log_width; /* 0: not folded (no terminal) */
+static int log_width_taken;
 
 void
 log_init(const char *progname, int verbosity)
 {
 	log_progname = progname;
 	log_verbosity = verbosity;
-	log_width = term_columns(STDERR_FILENO);
+	log_width = term_columns_known(STDERR_FILENO);
+	log_width_taken = 1;
 }
 
 /*
  * Messages quote tool names, file lines, results, paths and errors that
  * the agent can shape, and they go to a person's terminal: the formatted
  * message is escaped (common/vis.h) as a whole, and the line is folded
- * to the terminal's width (vis_fold()) before it is written.  A path
+ * to the terminal's width (vis_fold()) before it is written; where no
+ * terminal is found (term_columns_known(): a daemon's stderr, journald)
+ * it stays one line, for the tools that read it.  A path
  * the agent padded to the edge began the terminal's next row with
  * whatever it held after, "airlock run: session ... ended" to the eye.
  */
@@ -55,9 +59,12 @@ log_vmsg(const char *func, int flags, const char *fmt, va_list ap)
 	    flags & LOG_ERRNO ? strerror(saved) : "") == -1)
 		line = NULL;
 	if (line != NULL) {
-		if (log_width == 0)
-			log_width = term_columns(STDERR_FILENO);
-		folded = vis_fold(line, strlen(line), log_width);
+		if (!log_width_taken) {
+			log_width = term_columns_known(STDERR_FILENO);
+			log_width_taken = 1;
+		}
+		folded = log_width > 0 ? vis_fold(line, strlen(line), log_width)
+				       : xstrdup(line);
 	}
 	/*
 	 * Without memory, the format (ours, constant) rather than nothing,

@@ -475,7 +475,7 @@ tty_columns(int fd)
 }
 
 size_t
-term_columns(int out)
+term_columns_known(int out)
 {
 	const char *e = getenv("COLUMNS");
 	char *end;
@@ -495,5 +495,13 @@ term_columns(int out)
 		w = tty_columns(fd);
 		close(fd);
 	}
+	return w;
+}
+
+size_t
+term_columns(int out)
+{
+	size_t w = term_columns_known(out);
+
 	return w > 0 ? w : 80;
 }

@@ -113,9 +113,12 @@ void	 proc_args_set(const char *title);
  * process writes to |fd| on (STDOUT_FILENO, or STDERR_FILENO for
  * messages): |fd|'s own; else $COLUMNS, a positive number; else the
  * controlling terminal's (where a pager draws what is piped to it);
- * else 80.
+ * else 80.  term_columns_known() is the same but 0 where no terminal
+ * and no $COLUMNS is found (a daemon's stderr, journald): messages there
+ * are read by tools as much as by people, and are not folded.
  */
 size_t	 term_columns(int fd);
+size_t	 term_columns_known(int fd);
 int	 fd_set_cloexec(int fd, int on);
 
 /*
