@@ -682,36 +682,85 @@ search_file_holds_secret(struct call *c, const char *rel)
 }
 
 /*
+ * Why the workspace file |rel| (a name grep gave) is hidden by
+ * sandbox.denyRead, or NULL: by its name, or as the object a denied path
+ * is (a hard link to a denied file, which the runner's mask, made from
+ * names, does not cover), or what it leads to (a link grep followed).
+ * A name whose directory no longer resolves cannot be checked and is
+ * taken to be hidden ("its place cannot be told").
+ */
+static const char *
+search_file_denied(struct call *c, const char *rel)
+{
+	char		*const *deny = c->b->m->sandbox.deny_read;
+	size_t		 ndeny = c->b->m->sandbox.ndeny_read;
+	char		 base[PATH_MAX];
+	const char	*why;
+	struct stat	 st;
+	int		 dirfd;
+
+	if (ndeny == 0)
+		return NULL;
+	if (path_resolve_parent(c->b->rootfd, rel, &dirfd, base,
+	    sizeof(base), NULL, 0) != 0)
+		return "its place cannot be told";
+	if ((why = sensitive_at_denied(dirfd, base, deny, ndeny)) == NULL &&
+	    fstatat(dirfd, base, &st, 0) == 0 &&
+	    sensitive_stat_denied(&st, deny, ndeny))
+		why = "a denyRead path";
+	close(dirfd);
+	return why;
+}
+
+/* What search_add() carries from one line of grep's to the next. */
+struct search_state {
+	char	*last;		/* the file of the line before, or NULL */
+	int	 withheld;	/* its matches are withheld */
+	int	 cut;		/* the line before held no name's end */
+};
+
+/*
  * Appends grep -Z's line[0..len) ("FILE\0LINE:TEXT") to |matches| as
  * "FILE:LINE:TEXT", cut at SEARCH_LINE_MAX bytes; or, for a file that
- * holds a secret, one note in place of all its matches.  |*last| and
- * |*held| remember the file before (grep gives a file's matches in a
- * row).  A line without a name (a file name holding a newline) is
- * dropped when the session holds secrets: its file cannot be checked.
+ * sandbox.denyRead hides or that holds a secret, one note in place of
+ * all its matches.  |st| remembers the file before (grep gives a file's
+ * matches in a row).  When the session holds secrets or denies paths,
+ * a file whose name holds a newline is dropped: its name comes in
+ * pieces, the last of which may name another file, and it cannot be
+ * checked.
  */
 static void
 search_add(struct call *c, json_t *matches, const char *line, size_t len,
-    char **last, int *held)
+    struct search_state *st)
 {
-	const char	*nul = memchr(line, '\0', len);
+	const char	*nul = memchr(line, '\0', len), *why;
 	int		 secrets = redact_count(c->b->cfg.redact) > 0;
-	char		*buf, *clean;
+	int		 checked = secrets || c->b->m->sandbox.ndeny_read > 0;
+	char		*buf, *clean, text[512];
 	size_t		 n;
 
-	if (nul == NULL && secrets)
+	if (checked && (nul == NULL || st->cut)) {
+		st->cut = nul == NULL;
 		return;
-	if (secrets && (*last == NULL || strcmp(*last, line) != 0)) {
-		free(*last);
-		*last = xstrdup(line);
-		if ((*held = search_file_holds_secret(c, line))) {
-			clean = utf8_sanitize(line, nul - line);
+	}
+	if (checked && (st->last == NULL || strcmp(st->last, line) != 0)) {
+		free(st->last);
+		st->last = xstrdup(line);
+		st->withheld = 1;
+		clean = utf8_sanitize(line, nul - line);
+		if ((why = search_file_denied(c, line)) != NULL) {
+			wswrite_denied_text(text, sizeof(text), clean, why);
+			json_array_append_new(matches, json_sprintf(
+			    "%s; its matches are withheld", text));
+		} else if (secrets && search_file_holds_secret(c, line))
 			json_array_append_new(matches, json_sprintf(
 			    "%s: matches withheld: the file holds a granted "
 			    "secret (read_file shows it redacted)", clean));
-			free(clean);
-		}
+		else
+			st->withheld = 0;
+		free(clean);
 	}
-	if (secrets && *held)
+	if (checked && st->withheld)
 		return;
 	n = len < SEARCH_LINE_MAX ? len : SEARCH_LINE_MAX;
 	buf = xcalloc(n + 1, 1);
@@ -724,17 +773,64 @@ search_add(struct call *c, json_t *matches, const char *line, size_t len,
 	free(buf);
 }
 
+/*
+ * grep's trouble (its stderr, err[0..len)) when all of it is paths that
+ * sandbox.denyRead hides: the runner masks them (mode 0), so grep says
+ * "grep: NAME: Permission denied" for each and exits 2.  Appends a note
+ * for each such name to |notes| (the name is shown, as list_files shows
+ * it; nothing of what it holds) and returns 0; returns -1, leaving what
+ * it appended, when any line is something else: the search failed.
+ */
+static int
+search_skipped(struct call *c, const char *err, size_t len, json_t *notes)
+{
+	static const char	 pre[] = "grep: ", post[] = ": Permission denied";
+	const char		*p, *end = err + len, *nl, *why;
+	char			*name, *clean, text[512];
+	size_t			 n;
+
+	if (c->b->m->sandbox.ndeny_read == 0 || len == 0)
+		return -1;
+	for (p = err; p < end; p = nl + 1) {
+		if ((nl = memchr(p, '\n', end - p)) == NULL)
+			return -1;	/* cut short */
+		n = nl - p;
+		if (n <= strlen(pre) + strlen(post) ||
+		    memcmp(p, pre, strlen(pre)) != 0 ||
+		    memcmp(nl - strlen(post), post, strlen(post)) != 0 ||
+		    memchr(p, '\0', n) != NULL)
+			return -1;
+		n -= strlen(pre) + strlen(post);
+		name = xcalloc(n + 1, 1);
+		memcpy(name, p + strlen(pre), n);
+		if ((why = search_file_denied(c, name)) == NULL ||
+		    strcmp(why, "its place cannot be told") == 0) {
+			free(name);
+			return -1;
+		}
+		clean = utf8_sanitize(name, strlen(name));
+		wswrite_denied_text(text, sizeof(text), clean, why);
+		json_array_append_new(notes, json_sprintf("%s; not searched",
+		    text));
+		free(clean);
+		free(name);
+	}
+	return 0;
+}
+
 static int
 search_finish(struct call *c, const struct runner_result *res, json_t *cmd,
     json_t **out)
 {
-	json_t		*matches = json_array();
-	char		*last = NULL;
-	const char	*p = res->out, *end = res->out + res->out_len, *nl;
-	int		 truncated = res->truncated, held = 0;
+	json_t			*matches = json_array();
+	struct search_state	 st = { NULL, 0, 0 };
+	const char		*p = res->out, *end = res->out + res->out_len, *nl;
+	int			 truncated = res->truncated;
 
-	/* grep: 0 found, 1 nothing found, 2 trouble. */
-	if (!res->exited || res->exit_code > 1) {
+	/* grep: 0 found, 1 nothing found, 2 trouble: the paths it could
+	 * not read are skipped when each is a denied one. */
+	if (!res->exited || res->exit_code > 2 || (res->exit_code == 2 &&
+	    search_skipped(c, res->err, res->err_len, matches) != 0)) {
 		json_decref(matches);
 		*out = tool_error("search_failed", 0, res->hint,
 		    "search failed: %s", json_string_value(json_object_get(cmd,
@@ -749,9 +845,9 @@ search_finish(struct call *c, const struct runner_result *res, json_t *cmd,
 			break;
 		}
 		if (nl > p)
-			search_add(c, matches, p, nl - p, &last, &held);
+			search_add(c, matches, p, nl - p, &st);
 	}
-	free(last);
+	free(st.last);
 	*out = json_pack("{s:o, s:b}", "matches", matches, "truncated",
 	    truncated);
 	return ACTION_DONE;

@@ -123,6 +123,53 @@ expect_not_contains "broker_list_through_link_hides_denied" "$out" '"lk/key"'
 refused=$(printf '%s\n' "$out" | grep -c 'sandbox.denyRead hides it')
 expect_eq "broker_refuses_each_denied_name" "$refused" 6
 
+# search over a tree holding denied paths failed whole ("grep: ./.env:
+# Permission denied", the runner's mask): it skips them now and says so,
+# naming them as list_files does; and a hard link to a denied file,
+# which the runner's mask (made from names) does not cover, has its
+# matches withheld, as has any name that reaches a denied object: a
+# search of docs/ alone showed its lines.
+echo "TOPSECRET-hardlinked" > "$ws/id_key"
+mkdir "$ws/docs"
+ln "$ws/id_key" "$ws/docs/notes.txt"
+echo "public SECRET word" > "$ws/doc.txt"
+sed -e "s|denyRead: \[|denyRead: [ \"$ws/id_key\",|" \
+    -e 's|^sandbox:|  - name: search\
+    input: { pattern: string, path: "workspace_relative_path?" }\
+    output: { matches: string_list, truncated: boolean }\
+    sideEffect: none\
+    timeoutMs: 10000\
+sandbox:|' "$M2" > "$T/search.yaml"
+cat > "$T/search.sh" <<EOF
+#!/bin/sh
+exec 3>&-
+for a in '{"name":"search","arguments":{"pattern":"SECRET"}}' \\
+    '{"name":"search","arguments":{"pattern":"SECRET","path":".//"}}' \\
+    '{"name":"search","arguments":{"pattern":"SECRET","path":"docs"}}' \\
+    '{"name":"search","arguments":{"pattern":"SECRET","path":"lk/"}}'; do
+	printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \\
+	    '{"jsonrpc":"2.0","method":"notifications/initialized"}' \\
+	    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":\$a}" |
+	    env -i $AIRLOCK connect | grep '"id":2'
+done
+EOF
+chmod 755 "$T/search.sh"
+out=$(timeout 60 "$AIRLOCK" run --manifest "$T/search.yaml" --workspace \
+    "$ws" -- "$T/search.sh" 2>&1)
+expect_contains "search_skips_denied_finds_the_rest" "$out" \
+    './doc.txt:1:public SECRET word'
+expect_contains "search_names_what_it_skipped" "$out" \
+    './.env: refused: a denyRead path (sandbox.denyRead hides it from the agent); not searched'
+expect_contains "search_withholds_a_hard_link" "$out" \
+    'docs/notes.txt: refused: a denyRead path'
+expect_not_contains "search_shows_no_denied_content" "$out" "TOPSECRET"
+expect_not_contains "search_does_not_fail_whole" "$out" "search_failed"
+searched=$(printf '%s\n' "$out" | grep -c '"isError":false')
+expect_eq "search_by_each_name_succeeds" "$searched" 3
+expect_contains "search_through_link_refused" "$out" \
+    'lk/: refused: a denyRead path'
+
+
 # An rw agent: a masked path cannot be carried to another name by
 # renaming a directory above it ("mv conf c2" left c2/secrets unmasked
 # for the agent's next runner and for the broker's read_file, which
