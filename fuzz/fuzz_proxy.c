@@ -4,9 +4,9 @@
  * libFuzzer target for the egress proxy's parsers, the first code to read
  * what sandboxed code sends the proxy: proxy/http.c http_head_parse (the
  * request head) and proxy/rules.c rules_parse_authority (host[:port] and
- * its host normalisation).  The SOCKS5 request parser (socks_head in
- * proxy/proxy.c) answers the client itself and is not called here; the
- * authorities it builds are, built the way it builds them.
+ * its host normalisation), and proxy/socks.c socks_greeting_parse and
+ * socks_request_parse (the SOCKS5 greeting and CONNECT request) with the
+ * authorities they print.
  *
  * Each input is read as:
  *   1. a request head, with the proxy's limits and with small ones, and
@@ -15,9 +15,10 @@
  *      does (CONNECT's target; an absolute http:// target's authority,
  *      port 80 by default), and its Host value;
  *   3. an authority, with no default port (CONNECT) and with 80;
- *   4. a SOCKS5 CONNECT's destination: its first 4 or 16 bytes as an
- *      address, or its bytes after the first two as a name, with a port
- *      from two bytes.
+ *   4. a SOCKS5 greeting and, after one that parses, a request; a
+ *      request alone; and a request of each address type whose address
+ *      (4 or 16 bytes, or a name of the input's length less 2) and port
+ *      are the input's bytes.
  *
  * Invariants checked, beyond "does not crash" (ASan, UBSan):
  *   - a refused head has status 400, 411 or 431 (431 alone with
@@ -49,9 +50,15 @@
  *     (a name; a literal only if its address is public), the same host on
  *     another port is not allowed, "*.host" never matches host itself and
  *     "*.parent" matches it;
- *   - a SOCKS5 address printed as the proxy prints it parses back to the
- *     same bytes and port (port 0 refused); a SOCKS5 name never becomes an
- *     IPv6 literal.
+ *   - a SOCKS5 greeting or request is accepted only when whole and as
+ *     RFC 1928 says (version 5, "no authentication" offered, CONNECT,
+ *     reserved byte 0, address type 1, 3 or 4), its length is what its
+ *     bytes say, every prefix asks for more, and it alone parses the
+ *     same; "need more" is never said of a whole one; a refusal comes
+ *     with a printable reason, and never before a request's fifth byte;
+ *   - a SOCKS5 address's authority parses back to the same bytes and
+ *     port (port 0 refused); a name is the bytes sent, holds no ':', and
+ *     never becomes an IPv6 literal.
  */
 #include "config.h"
 
@@ -68,6 +75,7 @@
 #include "common/errors.h"
 #include "proxy/http.h"
 #include "proxy/rules.h"
+#include "proxy/socks.h"
 
 /* The proxy's defaults (proxy_limits_default) and small ones. */
 #define MAX_LINE 8192
@@ -379,57 +387,173 @@ check_authority(
 	return rc;
 }
 
-/* --- SOCKS5 destinations, built as socks_head() builds them --------------- */
+/* --- SOCKS5 (proxy/socks.c) ---------------------------------------------- */
 
+static int
+socks_rc_ok(int rc)
+{
+	return rc == 1 || rc == 0 || rc == AL_ERR_FORMAT ||
+	    rc == AL_ERR_UNSUPPORTED;
+}
+
+static void
+check_greeting(const unsigned char *d, size_t size)
+{
+	struct socks_greeting g, g2;
+	const char *in = (const char *)d;
+	size_t i;
+	int rc;
+
+	memset(&g, 0xa5, sizeof(g));
+	rc = socks_greeting_parse(d, size, &g);
+	if (!socks_rc_ok(rc))
+		fail("SOCKS5 greeting: undocumented return", in, size);
+	if (memchr(g.why, '\0', sizeof(g.why)) == NULL)
+		fail("SOCKS5 greeting: reason not terminated", in, size);
+	if (rc >= 0 && g.why[0] != '\0')
+		fail("SOCKS5 greeting: a reason without a refusal", in, size);
+	if (rc < 0 && !reason_ok(g.why, sizeof(g.why)))
+		fail("SOCKS5 greeting: refusal without a printable reason", in,
+		    size);
+	if (rc == 0 && size >= 2 && d[0] == 5 && size >= 2 + (size_t)d[1])
+		fail("SOCKS5 greeting: more bytes asked for a whole one", in,
+		    size);
+	if (rc == 0 && size >= 1 && d[0] != 5)
+		fail("SOCKS5 greeting: more bytes asked for a bad version", in,
+		    size);
+	if (rc == 1) {
+		if (d[0] != 5 || g.len != 2 + (size_t)d[1] || g.len > size ||
+		    d[1] == 0 || memchr(d + 2, 0, d[1]) == NULL)
+			fail("SOCKS5 greeting accepted wrongly", in, size);
+		/* As it arrives: each prefix asks for more. */
+		for (i = 0; i < g.len; i++)
+			if (socks_greeting_parse(d, i, &g2) != 0)
+				fail("SOCKS5 greeting: a prefix is refused", in,
+				    size);
+		if (socks_greeting_parse(d, g.len, &g2) != 1 || g2.len != g.len)
+			fail("SOCKS5 greeting alone parses differently", in,
+			    size);
+	}
+}
+
+/* The prefixes of a request that parsed ask for more; it alone parses
+ * the same. */
+static void
+check_request_prefixes(
+    const unsigned char *d, size_t size, const struct socks_request *r)
+{
+	static struct socks_request r2;
+	size_t i;
+
+	for (i = 0; i < r->len; i++)
+		if (socks_request_parse(d, i, &r2) != 0)
+			fail("SOCKS5 request: a prefix is not 'need more'",
+			    (const char *)d, size);
+	if (socks_request_parse(d, r->len, &r2) != 1 || r2.len != r->len ||
+	    strcmp(r2.authority, r->authority) != 0 || r2.port != r->port ||
+	    r2.atyp != r->atyp || memcmp(r2.addr, r->addr, 16) != 0 ||
+	    strcmp(r2.name, r->name) != 0)
+		fail("SOCKS5 request alone parses differently", (const char *)d,
+		    size);
+}
+
+/* Parses |d| as a request, checks it, and its authority as the proxy
+ * then parses it. */
+static void
+check_request(const unsigned char *d, size_t size)
+{
+	static struct socks_request r;
+	const char *in = (const char *)d;
+	struct rules_target t;
+	size_t alen, nlen;
+	int rc;
+
+	memset(&r, 0xa5, sizeof(r));
+	rc = socks_request_parse(d, size, &r);
+	if (!socks_rc_ok(rc))
+		fail("SOCKS5 request: undocumented return", in, size);
+	if (memchr(r.why, '\0', sizeof(r.why)) == NULL)
+		fail("SOCKS5 request: reason not terminated", in, size);
+	if (rc >= 0 && r.why[0] != '\0')
+		fail("SOCKS5 request: a reason without a refusal", in, size);
+	if (rc < 0 && !reason_ok(r.why, sizeof(r.why)))
+		fail("SOCKS5 request: refusal without a printable reason", in,
+		    size);
+	if (rc < 0 && size < 5)
+		fail("SOCKS5 request refused before its fifth byte", in, size);
+	if (rc == 0 && size >= 5 && d[0] == 5 && d[1] == 1 && d[2] == 0 &&
+	    (d[3] == 1 || d[3] == 3 || d[3] == 4)) {
+		alen = d[3] == 1 ? 4 : d[3] == 4 ? 16 : 1 + (size_t)d[4];
+		if (size >= 4 + alen + 2)
+			fail("SOCKS5 request: more bytes asked for a whole one",
+			    in, size);
+	}
+	if (rc != 1)
+		return;
+	if (d[0] != 5 || d[1] != 1 || d[2] != 0 || r.cmd != 1 || r.atyp != d[3])
+		fail("SOCKS5 request accepted wrongly", in, size);
+	alen = r.atyp == SOCKS_ATYP_IPV4 ? 4
+	    : r.atyp == SOCKS_ATYP_IPV6	 ? 16
+	    : r.atyp == SOCKS_ATYP_NAME	 ? 1 + (size_t)d[4]
+					 : 0;
+	if (alen == 0 || r.len != 4 + alen + 2 || r.len > size ||
+	    r.port != (uint16_t)(d[4 + alen] << 8 | d[5 + alen]))
+		fail("SOCKS5 request: length or port", in, size);
+	if (memchr(r.authority, '\0', sizeof(r.authority)) == NULL)
+		fail("SOCKS5 authority not terminated", in, size);
+	check_request_prefixes(d, size, &r);
+	rc = check_authority(r.authority, strlen(r.authority), 0, &t);
+	if (r.atyp == SOCKS_ATYP_NAME) {
+		nlen = strlen(r.name);
+		if (nlen != d[4] || memcmp(r.name, d + 5, nlen) != 0 ||
+		    memchr(r.name, ':', nlen) != NULL)
+			fail("SOCKS5 name is not the bytes sent", in, size);
+		if (rc == 0 && (t.family == AF_INET6 || t.port != r.port))
+			fail("SOCKS5 name parsed wrongly", r.authority,
+			    strlen(r.authority));
+		return;
+	}
+	if (memcmp(r.addr, d + 4, alen) != 0)
+		fail("SOCKS5 address is not the bytes sent", in, size);
+	if (r.port == 0 ? rc == 0
+			: rc != 0 ||
+		    t.family !=
+			(r.atyp == SOCKS_ATYP_IPV4 ? AF_INET : AF_INET6) ||
+		    memcmp(t.addr, r.addr, alen) != 0 || t.port != r.port)
+		fail("SOCKS5 address does not parse back", r.authority,
+		    strlen(r.authority));
+}
+
+/*
+ * The input as a greeting and, after one that parsed, a request, as the
+ * proxy reads them; as a request alone; and its bytes as the address of
+ * a request of each type (a name of up to 255 bytes).
+ */
 static void
 check_socks(const uint8_t *data, size_t size)
 {
-	struct rules_target t;
-	char a[INET6_ADDRSTRLEN], auth[RULES_HOST_MAX + 16];
-	uint16_t port;
-	size_t nlen;
-	int rc;
+	static unsigned char req[4 + 1 + 255 + 2 + 16];
+	struct socks_greeting g;
+	size_t n;
 
-	/* ATYP 1: four address bytes, then the port. */
-	if (size >= 6) {
-		port = (uint16_t)(data[4] << 8 | data[5]);
-		if (inet_ntop(AF_INET, data, a, sizeof(a)) == NULL)
-			abort();
-		snprintf(auth, sizeof(auth), "%s:%u", a, port);
-		rc = check_authority(auth, strlen(auth), 0, &t);
-		if (port == 0 ? rc == 0
-			      : rc != 0 || t.family != AF_INET ||
-			    memcmp(t.addr, data, 4) != 0 || t.port != port)
-			fail("SOCKS5 IPv4 address does not parse back", auth,
-			    strlen(auth));
-	}
-	/* ATYP 4: sixteen address bytes, then the port. */
-	if (size >= 18) {
-		port = (uint16_t)(data[16] << 8 | data[17]);
-		if (inet_ntop(AF_INET6, data, a, sizeof(a)) == NULL)
-			abort();
-		snprintf(auth, sizeof(auth), "[%s]:%u", a, port);
-		rc = check_authority(auth, strlen(auth), 0, &t);
-		if (port == 0 ? rc == 0
-			      : rc != 0 || t.family != AF_INET6 ||
-			    memcmp(t.addr, data, 16) != 0 || t.port != port)
-			fail("SOCKS5 IPv6 address does not parse back", auth,
-			    strlen(auth));
-	}
-	/* ATYP 3: the port, then a name of up to 255 bytes. */
-	if (size >= 2) {
-		port = (uint16_t)(data[0] << 8 | data[1]);
-		nlen = size - 2 > 255 ? 255 : size - 2;
-		/* The proxy refuses a name with ':' or NUL before parsing. */
-		if (memchr(data + 2, ':', nlen) != NULL ||
-		    memchr(data + 2, '\0', nlen) != NULL)
-			return;
-		snprintf(auth, sizeof(auth), "%.*s:%u", (int)nlen,
-		    (const char *)data + 2, port);
-		if (check_authority(auth, strlen(auth), 0, &t) == 0 &&
-		    (t.family == AF_INET6 || t.port != port))
-			fail("SOCKS5 name parsed wrongly", auth, strlen(auth));
-	}
+	check_greeting(data, size);
+	if (socks_greeting_parse(data, size, &g) == 1)
+		check_request(data + g.len, size - g.len);
+	check_request(data, size);
+	memcpy(req, "\x05\x01\x00", 3);
+	n = size > sizeof(req) - 4 ? sizeof(req) - 4 : size;
+	req[3] = SOCKS_ATYP_IPV4;
+	memcpy(req + 4, data, n);
+	check_request(req, 4 + n);
+	req[3] = SOCKS_ATYP_IPV6;
+	check_request(req, 4 + n);
+	req[3] = SOCKS_ATYP_NAME;
+	n = size > sizeof(req) - 5 ? sizeof(req) - 5 : size;
+	req[4] = (unsigned char)(size < 2 ? 0
+		: size - 2 > 255	  ? 255
+					  : size - 2);
+	memcpy(req + 5, data, n);
+	check_request(req, 5 + n);
 }
 
 /* --- request heads ------------------------------------------------------- */

@@ -65,6 +65,7 @@
 #include "proxy/proxy.h"
 #include "proxy/resolver.h"
 #include "proxy/rules.h"
+#include "proxy/socks.h"
 
 #define RELAY_BUF	131072
 #define MAX_ADDRS	16
@@ -1173,30 +1174,29 @@ conn_connected(struct proxy *p, struct conn *c)
 /* --- SOCKS5 (RFC 1928, CONNECT with no authentication only) ------------------- */
 
 /*
- * Parses what has arrived of a SOCKS5 greeting and request.  A SOCKS5
- * CONNECT is decided exactly like an HTTP CONNECT: the same authority
- * parser (so a domain with odd bytes or a non-canonical IPv4 literal is
- * refused), the same rules, the same resolution and address checks.
+ * Parses what has arrived of a SOCKS5 greeting and request
+ * (proxy/socks.h).  A SOCKS5 CONNECT is decided exactly like an HTTP
+ * CONNECT: the same authority parser (so a domain with odd bytes or a
+ * non-canonical IPv4 literal is refused), the same rules, the same
+ * resolution and address checks.
  */
 static void
 socks_head(struct proxy *p, struct conn *c)
 {
-	unsigned char *h = (unsigned char *)c->head;
-	char auth[RULES_HOST_MAX + 16];
-	char a[INET6_ADDRSTRLEN];
+	const unsigned char *h = (const unsigned char *)c->head;
+	struct socks_greeting g;
+	struct socks_request r;
 	struct rules_target t;
-	size_t need, alen, rest;
-	uint16_t port;
+	size_t need, rest;
+	int rc;
 
 	c->socks = 1;
 	snprintf(c->method, sizeof(c->method), "SOCKS5");
 	if (c->socks_stage == 0) {
-		if (c->headlen < 2 || c->headlen < 2 + (size_t)h[1])
+		if ((rc = socks_greeting_parse(h, c->headlen, &g)) == 0)
 			return;
-		need = 2 + (size_t)h[1];
-		if (h[1] == 0 || memchr(h + 2, 0x00, h[1]) == NULL) {
-			conn_refuse(p, c, 400, "error", "SOCKS5 client offers "
-			    "no 'no authentication' method");
+		if (rc < 0) {
+			conn_refuse(p, c, 400, "error", "%s", g.why);
 			return;
 		}
 		/* A fresh socket's send buffer always takes two bytes. */
@@ -1205,59 +1205,19 @@ socks_head(struct proxy *p, struct conn *c)
 			conn_close(p, c);
 			return;
 		}
-		memmove(c->head, c->head + need, c->headlen - need);
-		c->headlen -= need;
+		memmove(c->head, c->head + g.len, c->headlen - g.len);
+		c->headlen -= g.len;
 		c->socks_stage = 1;
 	}
-	if (c->headlen < 5)
+	if ((rc = socks_request_parse(h, c->headlen, &r)) == 0)
 		return;
-	if (h[0] != 5 || h[2] != 0) {
-		conn_refuse(p, c, 400, "error", "malformed SOCKS5 request");
-		return;
-	}
-	if (h[1] != 1) {
-		conn_refuse(p, c, 400, "error", "SOCKS5 command %u not "
-		    "supported (CONNECT only)", h[1]);
+	if (rc < 0) {
+		conn_refuse(p, c, 400, "error", "%s", r.why);
 		return;
 	}
-	switch (h[3]) {
-	case 1:
-		alen = 4;
-		break;
-	case 4:
-		alen = 16;
-		break;
-	case 3:
-		alen = 1 + (size_t)h[4];
-		break;
-	default:
-		conn_refuse(p, c, 400, "error", "SOCKS5 address type %u not "
-		    "supported", h[3]);
-		return;
-	}
-	need = 4 + alen + 2;
-	if (c->headlen < need)
-		return;
-	port = (uint16_t)(h[4 + alen] << 8 | h[5 + alen]);
-	if (h[3] == 1 || h[3] == 4) {
-		if (inet_ntop(h[3] == 1 ? AF_INET : AF_INET6, h + 4, a,
-		    sizeof(a)) == NULL) {
-			conn_refuse(p, c, 400, "error", "bad SOCKS5 address");
-			return;
-		}
-		snprintf(auth, sizeof(auth), h[3] == 1 ? "%s:%u" : "[%s]:%u",
-		    a, port);
-	} else {
-		/* Every byte of the name goes through the same parser. */
-		if (memchr(h + 5, ':', h[4]) != NULL ||
-		    memchr(h + 5, '\0', h[4]) != NULL) {
-			conn_refuse(p, c, 400, "error", "bad SOCKS5 host name");
-			return;
-		}
-		snprintf(auth, sizeof(auth), "%.*s:%u", (int)h[4],
-		    (const char *)h + 5, port);
-	}
-	if (conn_destination(p, c, auth, strlen(auth), 0, &t) != 0)
+	need = r.len;
+	if (conn_destination(p, c, r.authority, strlen(r.authority), 0,
+	    &t) != 0)
 		return;
 	rest = c->headlen - need;
 	if (p->lim.max_bytes != 0 && rest > p->lim.max_bytes) {

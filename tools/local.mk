@@ -30,6 +30,7 @@ FORMAT_FILES = policy/lefthook.c policy/lefthook.h tests/unit/test_lefthook.c \
 	fuzz/fuzz_audit.c supervisor/agent_bin.c supervisor/agent_bin.h \
 	tests/unit/test_agent_bin.c supervisor/overrides.c supervisor/overrides.h \
 	proxy/http.c proxy/http.h tests/unit/test_proxy_http.c \
+	proxy/socks.c proxy/socks.h tests/unit/test_proxy_socks.c \
 	supervisor/agent_socket.c supervisor/agent_socket.h \
 	broker/wsjob.c broker/wsjob.h broker/pins.c broker/pins.h tests/unit/test_pins.c \
 	broker/landjob.c broker/landjob.h \
