@@ -778,11 +778,13 @@ search_add(struct call *c, json_t *matches, const char *line, size_t len,
  * sandbox.denyRead hides: the runner masks them (mode 0), so grep says
  * "grep: NAME: Permission denied" for each and exits 2.  Appends a note
  * for each such name to |notes| (the name is shown, as list_files shows
- * it; nothing of what it holds) and returns 0; returns -1, leaving what
- * it appended, when any line is something else: the search failed.
+ * it; nothing of what it holds), up to SEARCH_MAX_MATCHES (then sets
+ * *truncated), and returns 0; returns -1, leaving what it appended, when
+ * any line is something else: the search failed.
  */
 static int
-search_skipped(struct call *c, const char *err, size_t len, json_t *notes)
+search_skipped(struct call *c, const char *err, size_t len, json_t *notes,
+    int *truncated)
 {
 	static const char	 pre[] = "grep: ", post[] = ": Permission denied";
 	const char		*p, *end = err + len, *nl, *why;
@@ -808,12 +810,16 @@ search_skipped(struct call *c, const char *err, size_t len, json_t *notes)
 			free(name);
 			return -1;
 		}
-		clean = utf8_sanitize(name, strlen(name));
+		free(name);
+		if (json_array_size(notes) >= SEARCH_MAX_MATCHES) {
+			*truncated = 1;
+			continue;
+		}
+		clean = utf8_sanitize(p + strlen(pre), n);
 		wswrite_denied_text(text, sizeof(text), clean, why);
 		json_array_append_new(notes, json_sprintf("%s; not searched",
 		    text));
 		free(clean);
-		free(name);
 	}
 	return 0;
 }
@@ -830,7 +836,8 @@ search_finish(struct call *c, const struct runner_result *res, json_t *cmd,
 	/* grep: 0 found, 1 nothing found, 2 trouble: the paths it could
 	 * not read are skipped when each is a denied one. */
 	if (!res->exited || res->exit_code > 2 || (res->exit_code == 2 &&
-	    search_skipped(c, res->err, res->err_len, matches) != 0)) {
+	    search_skipped(c, res->err, res->err_len, matches,
+	    &truncated) != 0)) {
 		json_decref(matches);
 		*out = tool_error("search_failed", 0, res->hint,
 		    "search failed: %s", json_string_value(json_object_get(cmd,
