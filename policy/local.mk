@@ -8,6 +8,10 @@ check_PROGRAMS += tests/unit/test_diff
 TESTS += tests/unit/test_diff
 tests_unit_test_diff_CFLAGS = $(unit_cflags)
 tests_unit_test_diff_LDADD = $(unit_ldadd)
+check_PROGRAMS += tests/unit/test_sensitive
+TESTS += tests/unit/test_sensitive
+tests_unit_test_sensitive_CFLAGS = $(unit_cflags)
+tests_unit_test_sensitive_LDADD = $(unit_ldadd)
 EXTRA_DIST += fuzz/fuzz_diff.c fuzz/corpus/diff docs/PATCHES.md
 # --- end diff ---
 libairlock_a_SOURCES += \

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -511,4 +512,275 @@ sensitive_vcs_exposed(const char *top, char *const *deny, size_t ndeny,
 			}
 		}
 	return NULL;
+}
+
+/* A name, found beneath a deny path, of an object that has several. */
+struct link_name {
+	dev_t dev;
+	ino_t ino;
+	nlink_t nlink;
+	dev_t pdev; /* the directory holding the name */
+	ino_t pino;
+	char *path; /* as the walk reached it */
+	const char *root; /* the deny path it is beneath, as resolved */
+};
+
+struct link_walk {
+	struct link_name *v;
+	size_t n;
+	size_t seen;
+	size_t max;
+	const char *root;
+	char path[PATH_MAX];
+	char *msg;
+	size_t msglen;
+};
+
+/* Fails the walk at |path|, which cannot be read whole: -1. */
+static int
+links_unreadable(struct link_walk *w, const char *path, int err)
+{
+	snprintf(w->msg, w->msglen,
+	    "%s (a denied path or in one): %s; what a denied path holds "
+	    "is checked for other names (hard links) its mask would not "
+	    "hide, and this cannot be",
+	    path, strerror(err));
+	return -1;
+}
+
+static void
+links_note(struct link_walk *w, const struct stat *st, const struct stat *dir)
+{
+	struct link_name *l;
+
+	w->v = xreallocarray(w->v, w->n + 1, sizeof(*w->v));
+	l = &w->v[w->n++];
+	l->dev = st->st_dev;
+	l->ino = st->st_ino;
+	l->nlink = st->st_nlink;
+	l->pdev = dir->st_dev;
+	l->pino = dir->st_ino;
+	l->path = xstrdup(w->path);
+	l->root = w->root;
+}
+
+/* Walks the directory |dfd| (consumed), named w->path: 0, or -1. */
+static int
+links_walk(struct link_walk *w, int dfd)
+{
+	struct stat dst, st;
+	struct dirent *e;
+	size_t len = strlen(w->path);
+	DIR *d;
+	int fd, n, rc = 0;
+
+	if (fstat(dfd, &dst) == -1 || (d = fdopendir(dfd)) == NULL) {
+		n = errno;
+		close(dfd);
+		return links_unreadable(w, w->path, n);
+	}
+	while (rc == 0 && (errno = 0, e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (++w->seen > w->max) {
+			snprintf(w->msg, w->msglen,
+			    "denied path %s: more than %zu entries (with the "
+			    "other denied paths) to check, at every sandbox "
+			    "start, for other names (hard links) its mask "
+			    "would not hide: deny smaller directories, or the "
+			    "files themselves",
+			    w->root, w->max);
+			rc = -1;
+			break;
+		}
+		n = snprintf(w->path + len, sizeof(w->path) - len, "%s%s",
+		    len > 0 && w->path[len - 1] == '/' ? "" : "/", e->d_name);
+		if (n < 0 || (size_t)n >= sizeof(w->path) - len) {
+			w->path[len] = '\0';
+			rc = links_unreadable(w, w->path, ENAMETOOLONG);
+			break;
+		}
+		/* A name gone since readdir() shows nothing. */
+		if (e->d_type != DT_DIR &&
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) ==
+			-1) {
+			if (errno != ENOENT)
+				rc = links_unreadable(w, w->path, errno);
+		} else if (e->d_type == DT_DIR || S_ISDIR(st.st_mode)) {
+			fd = openat(dirfd(d), e->d_name,
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (fd != -1)
+				rc = links_walk(w, fd);
+			else if (errno != ENOENT)
+				rc = links_unreadable(w, w->path, errno);
+		} else if (st.st_nlink > 1)
+			links_note(w, &st, &dst);
+		w->path[len] = '\0';
+	}
+	if (rc == 0 && errno != 0)
+		rc = links_unreadable(w, w->path, errno);
+	closedir(d);
+	return rc;
+}
+
+static int
+link_name_cmp(const void *a, const void *b)
+{
+	const struct link_name *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	if (x->pdev != y->pdev)
+		return x->pdev < y->pdev ? -1 : 1;
+	if (x->pino != y->pino)
+		return x->pino < y->pino ? -1 : 1;
+	return strcmp(strrchr(x->path, '/'), strrchr(y->path, '/'));
+}
+
+/*
+ * The top of the filesystem that holds |path| (absolute, resolved), as
+ * far as its parents tell (the same st_dev): where find -xdev looks.
+ */
+static void
+links_fs_top(const char *path, dev_t dev, char top[PATH_MAX])
+{
+	char dir[PATH_MAX], *slash;
+	struct stat st;
+
+	snprintf(top, PATH_MAX, "/");
+	snprintf(dir, sizeof(dir), "%s", path);
+	while ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
+		*slash = '\0';
+		if (stat(dir, &st) == -1 || st.st_dev != dev)
+			return;
+		snprintf(top, PATH_MAX, "%s", dir);
+	}
+}
+
+/*
+ * Each object of v[0..n) (sorted) that has more names than were found:
+ * NULL, or the first, written to |msg|.
+ */
+static const char *
+links_unhidden(const struct link_name *v, size_t n, char *msg, size_t msglen)
+{
+	char top[PATH_MAX];
+	const struct link_name *l;
+	size_t i, j, names;
+	nlink_t most;
+
+	for (i = 0; i < n; i = j) {
+		names = 1;
+		most = v[i].nlink;
+		for (j = i + 1;
+		     j < n && v[j].dev == v[i].dev && v[j].ino == v[i].ino;
+		     j++) {
+			if (link_name_cmp(&v[j - 1], &v[j]) != 0)
+				names++;
+			if (v[j].nlink > most)
+				most = v[j].nlink;
+		}
+		if (names >= most)
+			continue;
+		l = &v[i];
+		links_fs_top(l->path, l->dev, top);
+		snprintf(msg, msglen,
+		    "%s%s%s has %ju names (hard links), %zu denied: the mask "
+		    "hides names, not the file; find the others (find %s "
+		    "-xdev -samefile %s), then remove or deny them",
+		    strcmp(l->path, l->root) == 0 ? "denied path " : "",
+		    l->path,
+		    strcmp(l->path, l->root) == 0 ? "" : ", in a denied path,",
+		    (uintmax_t)most, names, top, l->path);
+		return msg;
+	}
+	return NULL;
+}
+
+const char *
+sensitive_deny_linked(
+    char *const *deny, size_t ndeny, size_t max, char *msg, size_t msglen)
+{
+	struct link_walk w;
+	struct stat st, dst;
+	const char *ret = NULL;
+	char **roots, *slash;
+	size_t i, j, nroots = 0;
+	int fd;
+
+	if (ndeny == 0)
+		return NULL;
+	memset(&w, 0, sizeof(w));
+	w.max = max;
+	w.msg = msg;
+	w.msglen = msglen;
+	roots = xcalloc(ndeny, sizeof(*roots));
+	/* As the mask follows it; an absent one hides nothing. */
+	for (i = 0; i < ndeny; i++) {
+		if ((roots[nroots] = realpath(deny[i], NULL)) != NULL)
+			nroots++;
+		else if (errno != ENOENT && errno != ENOTDIR) {
+			links_unreadable(&w, deny[i], errno);
+			ret = msg;
+			goto out;
+		}
+	}
+	for (i = 0; i < nroots; i++) {
+		/* One beneath another, or named twice, is walked once. */
+		for (j = 0; j < nroots; j++)
+			if (j != i &&
+			    (holds(roots[j], roots[i]) ||
+				(j < i && strcmp(roots[j], roots[i]) == 0)))
+				break;
+		if (j < nroots)
+			continue;
+		w.root = roots[i];
+		snprintf(w.path, sizeof(w.path), "%s", roots[i]);
+		if (lstat(roots[i], &st) == -1) {
+			if (errno == ENOENT)
+				continue;
+			links_unreadable(&w, roots[i], errno);
+			ret = msg;
+			goto out;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			if ((fd = open(roots[i],
+				 O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+				     O_CLOEXEC)) == -1) {
+				links_unreadable(&w, roots[i], errno);
+				ret = msg;
+				goto out;
+			}
+			if (links_walk(&w, fd) != 0) {
+				ret = msg;
+				goto out;
+			}
+			continue;
+		}
+		if (st.st_nlink <= 1)
+			continue;
+		/* Its directory, for a name reached twice to count once. */
+		slash = strrchr(w.path, '/');
+		*slash = '\0';
+		if (stat(slash == w.path ? "/" : w.path, &dst) == -1) {
+			links_unreadable(&w, w.path, errno);
+			ret = msg;
+			goto out;
+		}
+		*slash = '/';
+		links_note(&w, &st, &dst);
+	}
+	if (w.n > 1)
+		qsort(w.v, w.n, sizeof(*w.v), link_name_cmp);
+	ret = links_unhidden(w.v, w.n, msg, msglen);
+out:
+	for (i = 0; i < w.n; i++)
+		free(w.v[i].path);
+	free(w.v);
+	for (i = 0; i < nroots; i++)
+		free(roots[i]);
+	free(roots);
+	return ret;
 }

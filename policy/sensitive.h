@@ -144,6 +144,29 @@ int sensitive_link_rewritable(const char *path, const char *const *roots,
 const char *sensitive_vcs_exposed(const char *top, char *const *deny,
     size_t ndeny, char *store, size_t storelen);
 
+/*
+ * A mask made from a denied path's name hides that name, and a hard link
+ * is another name for the same file: "cat d/copy" printed a denied key
+ * that d/copy was a link to.  sensitive_deny_linked() looks at each of
+ * deny[0..ndeny) (absolute, "~" expanded) as it resolves now, as the
+ * mask follows it, and, for a directory, at everything beneath it (the
+ * walk crosses mounts, as the mask hides them too, and follows no link
+ * below the top): each object that is not a directory (directories
+ * cannot be hard-linked) and has more names than the walk found beneath
+ * the deny paths (st_nlink) has one the mask does not hide.  A name
+ * reached twice (two deny paths, or one named through a link and as it
+ * resolves) counts once.  An absent deny path hides nothing and is
+ * passed.  NULL when there is none; else the first such object, or a
+ * place that cannot be read whole, or a walk past |max| entries in all
+ * (fail closed: SENSITIVE_LINKS_MAX for a sandbox, whose every start
+ * walks them), is written to |msg| (|msglen| bytes) with the remedy and
+ * |msg| returned.  Reads the filesystem.
+ */
+#define SENSITIVE_LINKS_MAX 10000
+
+const char *sensitive_deny_linked(
+    char *const *deny, size_t ndeny, size_t max, char *msg, size_t msglen);
+
 /* Does |path| hold |comp| ("a" or "a/b") as whole consecutive components? */
 int path_has_components(const char *path, const char *comp);
 

@@ -69,7 +69,8 @@ FORMAT_FILES = policy/lefthook.c policy/lefthook.h tests/unit/test_lefthook.c \
 	policy/manifest_escalation.c policy/manifest_tools.c broker/denials.c \
 	broker/denials.h \
 	broker/escalate.c broker/escalate.h tests/unit/test_broker_denials.c \
-	policy/sensitive.c policy/sensitive.h broker/reqsig.c broker/reqsig.h \
+	policy/sensitive.c policy/sensitive.h tests/unit/test_sensitive.c \
+	broker/reqsig.c broker/reqsig.h \
 	supervisor/trustkeys.c supervisor/trustkeys.h
 
 lint: $(BUILT_SOURCES) config.h
