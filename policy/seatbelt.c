@@ -867,6 +867,38 @@ deny_through_link(
 	return rc;
 }
 
+/*
+ * Seatbelt denies by name as the Linux masks do: another name (a hard
+ * link) of a denied file, or of one beneath a denied directory, is
+ * refused (sensitive_deny_linked(), the runner's check).  0, or
+ * AL_ERR_DENIED with err.
+ */
+static int
+deny_linked(
+    const struct sandbox_policy *sp, const char *home, char *err, size_t errlen)
+{
+	char **e;
+	size_t i, n = 0;
+	int rc = 0;
+
+	e = xcalloc(sp->ndeny_read + 1, sizeof(*e));
+	for (i = 0; i < sp->ndeny_read; i++) {
+		const char *p = sp->deny_read[i];
+
+		if (p[0] != '~' || (p[1] != '/' && p[1] != '\0'))
+			e[n++] = xstrdup(p);
+		else if (home != NULL)
+			xasprintf(&e[n++], "%s%s", home, p + 1);
+	}
+	if (sensitive_deny_linked(e, n, SENSITIVE_LINKS_MAX, err, errlen) !=
+	    NULL)
+		rc = AL_ERR_DENIED;
+	for (i = 0; i < n; i++)
+		free(e[i]);
+	free(e);
+	return rc;
+}
+
 int
 seatbelt_run_secrets(const struct sandbox_policy *sp,
     const struct seatbelt_run *run, char ***out, size_t *n, char *err,
@@ -883,6 +915,8 @@ seatbelt_run_secrets(const struct sandbox_policy *sp,
 	for (i = 0; i < sp->ndeny_read; i++)
 		if (deny_through_link(sp->deny_read[i], run, err, errlen))
 			return AL_ERR_DENIED;
+	if (deny_linked(sp, home, err, errlen) != 0)
+		return AL_ERR_DENIED;
 	if ((ws = realpath(run->workspace, NULL)) != NULL) {
 		d = sensitive_vcs_exposed(
 		    ws, sp->deny_read, sp->ndeny_read, store, sizeof(store));

@@ -538,6 +538,11 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 		return rc;
 	if ((rc = plan_vcs_stores(pl, err, errlen)) != 0)
 		return rc;
+	/* The masks hide names: another name (a hard link) of a denied
+	 * file, or of one beneath a denied directory, refuses the run. */
+	if (sensitive_deny_linked(pl->deny, pl->ndeny,
+	    SENSITIVE_LINKS_MAX, err, errlen) != NULL)
+		return AL_ERR_PATH;
 	pl->landlock_abi = sp->landlock ? runner_landlock_abi() : 0;
 	pl->cap_last = cap_last();
 	pl->root = geteuid() == 0;

@@ -125,13 +125,13 @@ expect_eq "broker_refuses_each_denied_name" "$refused" 6
 
 # search over a tree holding denied paths failed whole ("grep: ./.env:
 # Permission denied", the runner's mask): it skips them now and says so,
-# naming them as list_files does; and a hard link to a denied file,
-# which the runner's mask (made from names) does not cover, has its
-# matches withheld, as has any name that reaches a denied object: a
-# search of docs/ alone showed its lines.
+# naming them as list_files does.  A hard link to a denied file, which
+# the runner's mask (made from names) does not cover, had its lines
+# shown: the runner refuses to start now while one exists (below), and
+# the broker still withholds the matches of any name that reaches a
+# denied object.
 echo "TOPSECRET-hardlinked" > "$ws/id_key"
 mkdir "$ws/docs"
-ln "$ws/id_key" "$ws/docs/notes.txt"
 echo "public SECRET word" > "$ws/doc.txt"
 sed -e "s|denyRead: \[|denyRead: [ \"$ws/id_key\",|" \
     -e 's|^sandbox:|  - name: search\
@@ -160,15 +160,76 @@ expect_contains "search_skips_denied_finds_the_rest" "$out" \
     './doc.txt:1:public SECRET word'
 expect_contains "search_names_what_it_skipped" "$out" \
     './.env: refused: a denyRead path (sandbox.denyRead hides it from the agent); not searched'
-expect_contains "search_withholds_a_hard_link" "$out" \
-    'docs/notes.txt: refused: a denyRead path'
 expect_not_contains "search_shows_no_denied_content" "$out" "TOPSECRET"
 expect_not_contains "search_does_not_fail_whole" "$out" "search_failed"
 searched=$(printf '%s\n' "$out" | grep -c '"isError":false')
 expect_eq "search_by_each_name_succeeds" "$searched" 3
 expect_contains "search_through_link_refused" "$out" \
     'lk/: refused: a denyRead path'
+ln "$ws/id_key" "$ws/docs/notes.txt"
+out=$(timeout 60 "$AIRLOCK" run --manifest "$T/search.yaml" --workspace \
+    "$ws" -- "$T/search.sh" 2>&1)
+expect_not_contains "search_hard_link_hidden" "$out" "TOPSECRET"
+expect_contains "search_hard_link_refused" "$out" \
+    "denied path $ws/id_key has 2 names (hard links), 1 denied"
+rm "$ws/docs/notes.txt"
 
+# A hard link is another name for a denied file, and the masks hide
+# names: "cat d/copy" printed the denied key that d/copy is a link to,
+# in airlock exec, the agent's own sandbox and every runner, and so did
+# a link to a file beneath a denied directory.  A run is refused now
+# while a denied file has a name that no denyRead path holds, naming it
+# and how to find the others; one whose names are all denied runs.
+ws="$T/ws6"
+mkdir -p "$ws/d" "$ws/sec/sub"
+echo "TOPSECRET-linked-key" > "$ws/key"
+ln "$ws/key" "$ws/d/copy"
+echo "TOPSECRET-in-dir" > "$ws/sec/sub/k2"
+ln "$ws/sec/sub/k2" "$ws/k2link"
+ln "$ws/sec/sub/k2" "$ws/sec/k2same"
+echo "public" > "$ws/README"
+chown -R 65534:65534 "$ws"
+steal='cat README d/copy k2link key sec/sub/k2; ln key made 2>&1'
+out=$(cd "$ws" && "$AIRLOCK" exec --workspace "$ws" \
+    --deny-read "$ws/key" -- sh -c "$steal" 2>&1)
+expect_not_contains "hard_link_to_denied_hidden" "$out" "TOPSECRET"
+expect_contains "hard_link_to_denied_refused" "$out" \
+    "denied path $ws/key has 2 names (hard links), 1 denied"
+expect_contains "hard_link_refusal_says_how" "$out" "-samefile $ws/key"
+out=$(cd "$ws" && "$AIRLOCK" exec --workspace "$ws" \
+    --deny-read "$ws/sec" -- sh -c "$steal" 2>&1)
+expect_not_contains "hard_link_beneath_denied_dir_hidden" "$out" "TOPSECRET"
+expect_contains "hard_link_beneath_denied_dir_refused" "$out" \
+    ", in a denied path, has 3 names (hard links), 2 denied"
+# Every name denied (one through a directory, one named twice): it runs,
+# and the agent cannot make a new name for a masked one (EXDEV).
+out=$(cd "$ws" && "$AIRLOCK" exec --workspace "$ws" --deny-read "$ws/key" \
+    --deny-read "$ws/d" --deny-read "$ws/sec/" --deny-read "$ws/k2link" \
+    --deny-read "$ws/key" --deny-read "$ws/absent" -- sh -c "$steal" 2>&1)
+expect_contains "hard_links_all_denied_run" "$out" "public"
+expect_not_contains "hard_links_all_denied_hidden" "$out" "TOPSECRET"
+expect_contains "no_new_link_to_masked" "$out" "Invalid cross-device link"
+# The agent's own sandbox.
+cat > "$T/link.yaml" <<YAML
+tools:
+  - name: read_file
+    input: { path: workspace_relative_path }
+    output: { content: string, sha256: string }
+    sideEffect: none
+    timeoutMs: 2000
+sandbox:
+  denyRead: [ "$ws/sec" ]
+YAML
+out=$(cd "$ws" && timeout 60 "$AIRLOCK" run --manifest "$T/link.yaml" \
+    --workspace "$ws" -- sh -c 'cat k2link' 2>&1)
+expect_not_contains "agent_hard_link_hidden" "$out" "TOPSECRET"
+expect_contains "agent_hard_link_refused" "$out" \
+    "cannot start the agent: $ws/sec/"
+# The Seatbelt profile denies by name too.
+out=$("$AIRLOCK" profile --seatbelt --manifest "$T/link.yaml" \
+    --workspace "$ws" 2>&1)
+expect_contains "seatbelt_hard_link_refused" "$out" \
+    ", in a denied path, has 3 names (hard links), 2 denied"
 
 # An rw agent: a masked path cannot be carried to another name by
 # renaming a directory above it ("mv conf c2" left c2/secrets unmasked
