@@ -326,8 +326,8 @@ idem_name(const char *tool, const char *key, char hex[SHA256_HEX_LEN + 1])
 	size_t	 nt = strlen(tool), nk = strlen(key);
 	char	*buf = xcalloc(1, nt + nk + 2);
 
-	memcpy(buf, tool, nt);
-	memcpy(buf + nt + 1, key, nk);
+	memcpy(buf, tool, nt + 1);
+	memcpy(buf + nt + 1, key, nk + 1);
 	sha256_hex(buf, nt + nk + 1, hex);
 	free(buf);
 }
