@@ -73,4 +73,34 @@ expect_eq "the digest is the text's, not the folded rows'" \
     "$(sed -n 's/.*diff sha256 \([0-9a-f]*\).*/\1/p' "$T/d3err")" \
     "$(COLUMNS=1000 "$A" diff "$S" 2>/dev/null | sha256sum | cut -c1-64)"
 "$A" discard "$S" 2>/dev/null
+
+# Renames.  A removed file and a new one with its bytes and mode show as
+# "rename from" (the removal hidden), so the mode must match too: README
+# renamed to run.sh and made executable is a new file of mode 100755.
+# And each file is read once: every new file was opened and compared
+# with every removed one, so 2000 removed and 2000 others written (the
+# same size, other bytes) kept airlock diff and commit busy for minutes
+# (3000 of each: five), with nothing for the person to review.
+mkdir "$ws/old"
+i=0
+while [ $i -lt 2000 ]; do printf 'old %05d\n' $i >"$ws/old/f$i"; i=$((i + 1)); done
+echo kept >"$ws/keep.md"
+run_agent 'rm -rf old && mkdir new && i=0 &&
+while [ $i -lt 2000 ]; do printf "new %05d\n" $i >new/g$i; i=$((i + 1)); done
+mv keep.md kept.md && mv README.md run.sh && chmod 755 run.sh'
+timeout 30 "$A" diff "$S" >"$T/d4" 2>"$T/d4err"; rc=$?
+expect_eq "diff of 2000 removed and 2000 new files ends in time" "$rc" 0
+expect_contains "a file moved with its bytes and mode is a rename" \
+    "$(cat "$T/d4")" "rename from keep.md
+rename to kept.md"
+expect_contains "one made executable is a new file of its mode" \
+    "$(cat "$T/d4")" "diff --airlock a/run.sh b/run.sh
+new file mode 100755"
+expect_contains "and its removed source is shown" "$(cat "$T/d4")" \
+    "diff --airlock a/README.md b/README.md
+deleted file mode 100644"
+expect_eq "no new file of other bytes is a rename" \
+    "$(grep -c '^rename from old/' "$T/d4")" 0
+"$A" discard "$S" 2>/dev/null
+rm -rf "$ws/old"
 finish
