@@ -155,24 +155,18 @@ open_parent(
 	    rootfd, dir, flags | O_DIRECTORY, dirfd, NULL, 0);
 }
 
-/* 0 with *st if |path| exists in the workspace, 1 if absent, or < 0. */
+/*
+ * 0 with *st if |path| exists in the workspace, 1 if absent, or < 0.  A
+ * path beneath a symlink of the workspace is absent: the walk reaches it
+ * only through a directory of the upper layer that replaces the link.
+ * Before, it could not be told, and a session whose agent made a
+ * symlinked directory a real one (rm lnk; mkdir lnk; echo x >lnk/f)
+ * could be neither diffed, committed nor discarded.
+ */
 static int
 real_lstat(int rootfd, const char *path, struct stat *st)
 {
-	const char *name;
-	int dfd, rc;
-
-	rc = open_parent(rootfd, path, O_PATH, &dfd, &name);
-	if (rc == AL_ERR_NOT_FOUND ||
-	    (rc == AL_ERR_SYSTEM && (errno == ENOTDIR || errno == ENOENT)))
-		return 1;
-	if (rc != 0)
-		return rc;
-	rc = fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW);
-	close(dfd);
-	if (rc == -1)
-		return errno == ENOENT || errno == ENOTDIR ? 1 : AL_ERR_SYSTEM;
-	return 0;
+	return path_lstat_beneath(rootfd, path, st);
 }
 
 static int

@@ -206,6 +206,42 @@ path_resolve_walk(int rootfd, const char *rel, int open_flags, int *out_fd,
 }
 
 int
+path_lstat_beneath(int rootfd, const char *rel, struct stat *st)
+{
+	char buf[PATH_REL_MAX + 1], *p, *slash;
+	int dfd, nfd, r;
+
+	if ((r = syntax(rel, NULL, 0)) != 0)
+		return r;
+	snprintf(buf, sizeof(buf), "%s", rel);
+	if ((dfd = openat(rootfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return AL_ERR_SYSTEM;
+	for (p = buf; (slash = strchr(p, '/')) != NULL; p = slash + 1) {
+		*slash = '\0';
+		if (*p == '\0' || strcmp(p, ".") == 0)
+			continue;
+		/* A symlink fails O_NOFOLLOW | O_DIRECTORY with ENOTDIR. */
+		if ((nfd = openat(dfd, p, O_PATH | O_NOFOLLOW | O_DIRECTORY |
+		    O_CLOEXEC)) == -1) {
+			r = errno == ENOENT || errno == ENOTDIR ||
+			    errno == ELOOP ? 1 : AL_ERR_SYSTEM;
+			close(dfd);
+			return r;
+		}
+		close(dfd);
+		dfd = nfd;
+	}
+	if (*p == '\0')
+		p = ".";
+	if (fstatat(dfd, p, st, AT_SYMLINK_NOFOLLOW) == -1)
+		r = errno == ENOENT || errno == ENOTDIR ? 1 : AL_ERR_SYSTEM;
+	else
+		r = 0;
+	close(dfd);
+	return r;
+}
+
+int
 path_resolve(int rootfd, const char *rel, int open_flags, int *out_fd,
     char *err, size_t errlen)
 {

@@ -28,6 +28,8 @@
 #ifndef AIRLOCK_PATH_H
 #define AIRLOCK_PATH_H
 
+#include <sys/stat.h>
+
 #include <stddef.h>
 
 #define PATH_REL_MAX	4096
@@ -53,6 +55,16 @@ int	path_resolve(int rootfd, const char *rel, int open_flags, int *out_fd,
  */
 int	path_resolve_walk(int rootfd, const char *rel, int open_flags,
 	    int *out_fd, char *err, size_t errlen)
+	    __attribute__((warn_unused_result));
+
+/*
+ * lstat(2) of |rel| beneath |rootfd| as path_resolve_walk() walks it, no
+ * symlink followed: 0 with *st when it is there; 1 when it is not: a
+ * component is missing, or one above it is not a directory (a symlink
+ * included: nothing beneath a link is the workspace's at that path); or
+ * AL_ERR_PATH (the syntax) or AL_ERR_SYSTEM (errno set).
+ */
+int	path_lstat_beneath(int rootfd, const char *rel, struct stat *st)
 	    __attribute__((warn_unused_result));
 
 /*

@@ -526,8 +526,10 @@ cowdiff_text(const struct changeset *cs, int upperfd, int rootfd, char **out,
 	v = xcalloc(n + 1, sizeof(*v));
 	for (i = 0; i < n; i++) {
 		(void)changeset_item(cs, i, &v[i].ci);
-		v[i].real = fstatat(rootfd, v[i].ci.path, &v[i].rst,
-				AT_SYMLINK_NOFOLLOW) == 0;
+		/* As the set was collected: no symlink of the checkout
+		 * followed. */
+		v[i].real =
+		    path_lstat_beneath(rootfd, v[i].ci.path, &v[i].rst) == 0;
 	}
 	qsort(v, n, sizeof(*v), cmp_items);
 	find_renames(v, n, upperfd, rootfd);

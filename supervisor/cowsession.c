@@ -23,6 +23,7 @@
 #include "common/errors.h"
 #include "common/util.h"
 #include "policy/manifest.h"
+#include "policy/path.h"
 #include "supervisor/cowsession.h"
 #include "supervisor/session.h"
 
@@ -483,8 +484,16 @@ cowsession_conflicts(const struct cowsession *cs, const char *const *paths,
 		int exists;
 
 		/* The paths come from a walk that followed no symlink; a
-		 * symlinked ancestor in the checkout reads as "absent". */
-		exists = fstatat(wsfd, paths[i], &st, AT_SYMLINK_NOFOLLOW) == 0;
+		 * symlinked ancestor in the checkout reads as "absent" (it
+		 * was followed, and the set's new lnk/f conflicted with the
+		 * file f of the directory lnk pointed to). */
+		if ((exists = path_lstat_beneath(wsfd, paths[i], &st)) < 0) {
+			json_array_append_new(out,
+			    json_pack("{s:s, s:s}", "path", paths[i], "reason",
+				"cannot be examined in the checkout"));
+			continue;
+		}
+		exists = exists == 0;
 		key.path = (char *)paths[i];
 		r = bsearch(&key, recs, nrec, sizeof(*recs), cmp_rec);
 		why = NULL;

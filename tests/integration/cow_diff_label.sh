@@ -74,6 +74,31 @@ expect_eq "the digest is the text's, not the folded rows'" \
     "$(COLUMNS=1000 "$A" diff "$S" 2>/dev/null | sha256sum | cut -c1-64)"
 "$A" discard "$S" 2>/dev/null
 
+# A symlinked directory of the checkout made a real one: lnk -> real
+# becomes a directory holding its own f, beside real/f.  What is beneath
+# the link in the checkout was followed or could not be told: "lnk/f:
+# cannot tell what it replaces", and the session could be neither
+# diffed, committed nor discarded.
+mkdir "$ws/real"
+echo theirs >"$ws/real/f"
+ln -s real "$ws/lnk"
+run_agent 'rm lnk && mkdir lnk && echo mine >lnk/f'
+"$A" diff "$S" >"$T/d5" 2>"$T/d5err"; rc=$?
+expect_eq "diff of a link made a directory succeeds" "$rc" 0
+expect_contains "it shows the link removed" "$(cat "$T/d5")" \
+    "diff --airlock a/lnk b/lnk
+deleted symlink
+new directory lnk/ mode 0755"
+expect_contains "and lnk/f a new file, not real/f changed" "$(cat "$T/d5")" \
+    "diff --airlock a/lnk/f b/lnk/f
+new file mode 100644"
+"$A" commit "$S" 2>"$T/c5err"; rc=$?
+expect_eq "it commits (no conflict with real/f)" "$rc" 0
+check "lnk is a directory now" test -d "$ws/lnk" -a ! -L "$ws/lnk"
+expect_eq "holding the agent's f" "$(cat "$ws/lnk/f" 2>/dev/null)" mine
+expect_eq "and real/f is untouched" "$(cat "$ws/real/f")" theirs
+rm -rf "$ws/real" "$ws/lnk"
+
 # Renames.  A removed file and a new one with its bytes and mode show as
 # "rename from" (the removal hidden), so the mode must match too: README
 # renamed to run.sh and made executable is a new file of mode 100755.
