@@ -57,6 +57,42 @@ open_beneath(int rootfd, const char *path)
 	return fd;
 }
 
+/*
+ * Whether the |n| bytes |buf| are text but for their NULs: valid UTF-8
+ * (a sequence cut at the end of a full probe aside) with no control
+ * character but whitespace, backspace and escape.  bash and node run a
+ * script with a NUL in a comment, which made it a binary file, shown as
+ * "Binary files ... differ": a tests/run.sh that ran "curl ... | sh"
+ * showed nothing of it.  A binary format fails this at once (a PNG's
+ * \x89, an ELF's \x7f, a gzip's \x1f\x8b).
+ */
+static int
+text_but_nuls(const char *buf, size_t n)
+{
+	char t[BINARY_PROBE];
+	size_t i, len = 0, cut;
+	unsigned char c;
+
+	for (i = 0; i < n; i++) {
+		c = (unsigned char)buf[i];
+		if (c == '\0')
+			continue;
+		if ((c < 0x20 && strchr("\t\n\v\f\r\b\033", c) == NULL) ||
+		    c == 0x7f)
+			return 0;
+		t[len++] = (char)c;
+	}
+	for (cut = 0; cut < 4 && cut <= len; cut++) {
+		if (utf8_valid(t, len - cut))
+			return 1;
+		if (n < BINARY_PROBE)
+			break;
+	}
+	return 0;
+}
+
+/* A NUL in the first BINARY_PROBE bytes of |fd|, and not text but for
+ * them (text_but_nuls()). */
 static int
 is_binary(int fd)
 {
@@ -66,7 +102,8 @@ is_binary(int fd)
 	if (fd == -1)
 		return 0;
 	n = pread(fd, buf, sizeof(buf), 0);
-	return n > 0 && memchr(buf, '\0', (size_t)n) != NULL;
+	return n > 0 && memchr(buf, '\0', (size_t)n) != NULL &&
+	    !text_but_nuls(buf, (size_t)n);
 }
 
 static int
@@ -137,8 +174,10 @@ run_diff(
 		snprintf(news, sizeof(news), "/dev/fd/4");
 		/* Labels of diff's own: the path, which may hold a newline,
 		 * is written below, escaped. */
-		execlp(DIFF_PROG, DIFF_PROG, "-u", "--label", "a", "--label",
-		    "b", olds, news, (char *)NULL);
+		/* -a: which file is binary is is_binary()'s to say; a
+		 * NUL past its probe, or text with NULs, is shown. */
+		execlp(DIFF_PROG, DIFF_PROG, "-a", "-u", "--label", "a",
+		    "--label", "b", olds, news, (char *)NULL);
 		_exit(127);
 	}
 	close(pfd[1]);

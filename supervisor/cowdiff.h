@@ -16,7 +16,8 @@
  *   sha256 HEX                            a written file's bytes as
  *                                         they would land (the digest
  *                                         of the text binds them)
- *   Binary files a/PATH and b/PATH differ a NUL in the first 8 KiB
+ *   Binary files a/PATH and b/PATH differ a NUL in the first 8 KiB, and
+ *                                         not text but for its NULs
  *   symlink PATH -> TARGET                a new or changed symlink
  *   new directory PATH/ mode 0755         and "deleted directory",
  *                                         "directory mode PATH/ A -> B"
