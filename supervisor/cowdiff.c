@@ -527,7 +527,14 @@ file_block(FILE *fp, struct item *it, int upperfd, int rootfd, char *err,
 		    (unsigned)(S_IFREG | it->ci.mode));
 	}
 	rc = put_sha256(fp, it->ci.path, newfd, err, errlen);
-	if (rc == 0 && (is_binary(newfd) || is_binary(oldfd))) {
+	/*
+	 * An edit of a text file is shown whatever the new bytes are: a
+	 * script made binary (a byte that is not UTF-8 beside a NUL in a
+	 * comment, which bash and node run past) hid the lines added
+	 * after it.
+	 */
+	if (rc == 0 && (oldfd == -1 || is_binary(oldfd)) &&
+	    (is_binary(newfd) || is_binary(oldfd))) {
 		fputs("Binary files ", fp);
 		fputs(oldfd != -1 ? "a/" : "/dev/null", fp);
 		if (oldfd != -1)

@@ -17,7 +17,9 @@
  *                                         they would land (the digest
  *                                         of the text binds them)
  *   Binary files a/PATH and b/PATH differ a NUL in the first 8 KiB, and
- *                                         not text but for its NULs
+ *                                         not text but for its NULs; a
+ *                                         change of a text file is
+ *                                         always shown as text
  *   symlink PATH -> TARGET                a new or changed symlink
  *   new directory PATH/ mode 0755         and "deleted directory",
  *                                         "directory mode PATH/ A -> B"
