@@ -420,24 +420,26 @@ find_renames(struct item *v, size_t n, int upperfd, int rootfd)
 	struct stat st;
 	int fd, ofd;
 
-	for (i = 0; i < n; i++) {
-		if (v[i].ci.kind == WP_FILE && !v[i].real) {
-			if ((fd = open_beneath(upperfd, v[i].ci.path)) == -1)
-				continue;
-			if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-				nw[nn].idx = i;
-				nw[nn].size = st.st_size;
-				nw[nn].mode = v[i].ci.mode;
-				nsizes[nn++] = st.st_size;
-			}
-			close(fd);
-		} else if (v[i].ci.kind == WP_DELETE && v[i].real &&
+	for (i = 0; i < n; i++)
+		if (v[i].ci.kind == WP_DELETE && v[i].real &&
 		    S_ISREG(v[i].rst.st_mode)) {
 			gone[ng].idx = i;
 			gone[ng].size = v[i].rst.st_size;
 			gone[ng].mode = v[i].rst.st_mode & 0777;
 			gsizes[ng++] = v[i].rst.st_size;
 		}
+	/* Nothing removed (the usual set): no new file is opened. */
+	for (i = 0; i < n && ng > 0; i++) {
+		if (v[i].ci.kind != WP_FILE || v[i].real ||
+		    (fd = open_beneath(upperfd, v[i].ci.path)) == -1)
+			continue;
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+			nw[nn].idx = i;
+			nw[nn].size = st.st_size;
+			nw[nn].mode = v[i].ci.mode;
+			nsizes[nn++] = st.st_size;
+		}
+		close(fd);
 	}
 	qsort(nsizes, nn, sizeof(*nsizes), cmp_off);
 	qsort(gsizes, ng, sizeof(*gsizes), cmp_off);
