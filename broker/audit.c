@@ -966,6 +966,12 @@ audit_seq(const struct audit *a)
 	return a->seq;
 }
 
+uint64_t
+audit_size(const struct audit *a)
+{
+	return (uint64_t)a->size + a->plen;
+}
+
 void
 audit_set_sync(struct audit *a, int mode)
 {

@@ -244,6 +244,11 @@ const char *audit_head(const struct audit *a);
 
 /* Returns the seq of the last record written (0 before session_start). */
 uint64_t audit_seq(const struct audit *a);
+/*
+ * Returns the bytes of the log's records: those written and those of the
+ * open batch, still to be written (runBudget.maxAuditMiB).
+ */
+uint64_t audit_size(const struct audit *a);
 
 /*
  * When each record reaches the disk.  AUDIT_SYNC_KEY (the default):

@@ -959,26 +959,28 @@ refuse_call(struct conn *k, json_t *id, json_t *name, json_t *args,
  * cut-off recorded; then every connection is closed and no other is
  * accepted, so that nothing the agent sends grows the log any more.
  */
+/*
+ * The agent is cut off: |limit| stopped the session (budget_stop), the
+ * cut-off is recorded with |fields| (taken), every connection is closed,
+ * no other is accepted (conns_stop_listening()), and the supervisor is
+ * told (broker_on_cut_off()), with |why|, so that it stops the agent: a
+ * session over for its broker is over for its agent too.
+ */
 static void
-refusals_spent(struct conn *k, json_t *id, json_t *name, json_t *args)
+agent_cut_off(struct broker *b, const char *limit, const char *why,
+    json_t *fields)
 {
-	struct broker *b = k->b;
 	struct conn *c, *next;
-	char msg[256];
 
-	snprintf(msg, sizeof(msg), "the run budget is exhausted "
-	    "(maxRefusedCalls: %lld calls were refused); the session is "
-	    "stopped", (long long)ledger_refused_calls(b->ledger));
-	refuse_call_as(k, id, name, args, JSONRPC_REFUSED, "deny", msg);
-	broker_budget_stop(b, "maxRefusedCalls");
-	log_warnx("%s: the agent is cut off", msg);
-	(void)broker_audit(b, "agent_cut_off", json_pack("{s:s, s:I}",
-	    "limit", "maxRefusedCalls", "refusedCalls",
-	    (json_int_t)ledger_refused_calls(b->ledger)));
-	if (b->listen_watch > 0) {
-		loop_unwatch(b->cfg.loop, b->listen_watch);
-		b->listen_watch = 0;
+	if (b->cut_off) {
+		json_decref(fields);
+		return;
 	}
+	b->cut_off = 1;
+	broker_budget_stop(b, limit);
+	log_warnx("%s: the agent is cut off", why);
+	(void)broker_audit(b, "agent_cut_off", fields);
+	conns_stop_listening(b);
 	/* conn_close() signs the batch and sends the held replies first. */
 	for (c = TAILQ_FIRST(&b->conns); c != NULL; c = next) {
 		c->refs++;
@@ -986,6 +988,63 @@ refusals_spent(struct conn *k, json_t *id, json_t *name, json_t *args)
 		next = TAILQ_NEXT(c, entry);
 		conn_unref(c);
 	}
+	if (b->on_cut_off != NULL)
+		b->on_cut_off(b->cut_off_arg, why);
+}
+
+void
+broker_on_cut_off(struct broker *b, void (*fn)(void *, const char *),
+    void *arg)
+{
+	b->on_cut_off = fn;
+	b->cut_off_arg = arg;
+}
+
+static void
+refusals_spent(struct conn *k, json_t *id, json_t *name, json_t *args)
+{
+	struct broker *b = k->b;
+	char msg[256];
+
+	snprintf(msg, sizeof(msg), "the run budget is exhausted "
+	    "(maxRefusedCalls: %lld calls were refused); the session is "
+	    "stopped", (long long)ledger_refused_calls(b->ledger));
+	refuse_call_as(k, id, name, args, JSONRPC_REFUSED, "deny", msg);
+	agent_cut_off(b, "maxRefusedCalls", msg, json_pack("{s:s, s:I}",
+	    "limit", "maxRefusedCalls", "refusedCalls",
+	    (json_int_t)ledger_refused_calls(b->ledger)));
+}
+
+/*
+ * Allowed calls, "busy" refusals, artifact reads and connections are
+ * records too, and nothing else bounds them without maxModelSteps: an
+ * agent that read one file in a loop wrote 13 MB of log a second.  The
+ * log's size is checked before each frame and connection is served, so
+ * that it ends at most one frame's records past the limit.
+ */
+int
+broker_audit_spent(const struct broker *b)
+{
+	int64_t mib = b->m->budget.max_audit_mib;
+
+	return b->cfg.audit != NULL && mib > 0 &&
+	    audit_size(b->cfg.audit) >= (uint64_t)mib * 1024 * 1024;
+}
+
+void
+broker_audit_cut_off(struct broker *b, struct conn *k, json_t *id)
+{
+	uint64_t size = b->cfg.audit != NULL ? audit_size(b->cfg.audit) : 0;
+	char msg[256];
+
+	snprintf(msg, sizeof(msg), "the run budget is exhausted "
+	    "(maxAuditMiB: the audit log holds %llu bytes, at most %lld MiB); "
+	    "the session is stopped", (unsigned long long)size,
+	    (long long)b->m->budget.max_audit_mib);
+	if (k != NULL && id != NULL)
+		conn_error(k, id, JSONRPC_REFUSED, "%s", msg);
+	agent_cut_off(b, "maxAuditMiB", msg, json_pack("{s:s, s:I}",
+	    "limit", "maxAuditMiB", "auditBytes", (json_int_t)size));
 }
 
 /*
@@ -1302,6 +1361,12 @@ broker_dispatch(struct conn *k, const char *frame, size_t len)
 	json_decref(id);
 	if (msg.kind == JSONRPC_RESPONSE) {
 		/* The broker sends no requests; stray responses are dropped. */
+		jsonrpc_msg_clear(&msg);
+		return;
+	}
+	if (broker_audit_spent(k->b)) {
+		broker_audit_cut_off(k->b, k,
+		    msg.kind == JSONRPC_REQUEST ? msg.id : NULL);
 		jsonrpc_msg_clear(&msg);
 		return;
 	}

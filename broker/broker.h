@@ -86,6 +86,16 @@ typedef int (*broker_peer_fn)(int fd, const struct ucred *cred, void *arg,
 int		 broker_listen(struct broker *b, int fd, broker_peer_fn peer_ok,
 		    void *arg);
 
+/*
+ * Calls |fn|(|arg|, |why|) once, when the broker cuts the agent off: a
+ * budget that ends the session for the agent (runBudget.maxRefusedCalls,
+ * runBudget.maxAuditMiB) was spent, every connection is closed and no
+ * other is accepted.  |why| (borrowed for the call) is the reason, as the
+ * agent was told it.  The caller stops the agent.
+ */
+void		 broker_on_cut_off(struct broker *b,
+		    void (*fn)(void *arg, const char *why), void *arg);
+
 /* Returns 1 if a hard budget stopped the session, else 0. */
 int		 broker_budget_stopped(const struct broker *b);
 

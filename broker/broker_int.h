@@ -267,6 +267,9 @@ struct broker {
 	unsigned		 artifact_seq;
 	struct artifact_store	*artifacts;	/* the session's outputs */
 	int			 budget_stopped;
+	int			 cut_off;	/* agent_cut_off: no more agent */
+	void			(*on_cut_off)(void *, const char *);
+	void			*cut_off_arg;
 	int			 elapsed_watch;	/* maxElapsedMinutes, or 0 */
 	struct ledger		*ledger;
 	struct wsdigester	*digester;	/* the workspace digest worker */
@@ -363,6 +366,18 @@ void		 broker_turn_end(void *arg);
  * the broker; later calls get budget_exhausted.
  */
 void		 broker_budget_stop(struct broker *b, const char *limit);
+
+/*
+ * runBudget.maxAuditMiB.  broker_audit_spent() returns 1 once the audit
+ * log holds that much; every frame of the agent's and every connection
+ * asks it first, since each can add records.  broker_audit_cut_off()
+ * then ends the session: the budget stop and the cut-off are recorded,
+ * the request |id| of |k| (either may be NULL) answered with the reason,
+ * every connection closed and no other accepted.
+ */
+int		 broker_audit_spent(const struct broker *b);
+void		 broker_audit_cut_off(struct broker *b, struct conn *k,
+		    json_t *id);
 /*
  * Tells the ledger where each dependency file really is (a link may make
  * it another file: ledger_dependency_real()), before it counts a write.

@@ -641,6 +641,12 @@ broker_accept(int fd, int why, void *arg)
 			log_warn("accept");
 		return;
 	}
+	/* Its "connect" record would be one more past the limit. */
+	if (broker_audit_spent(b)) {
+		close(s);
+		broker_audit_cut_off(b, NULL, NULL);
+		return;
+	}
 	memset(&cred, 0, sizeof(cred));
 	why_not[0] = '\0';
 	if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cred, &len) == -1)
@@ -666,6 +672,25 @@ broker_accept(int fd, int why, void *arg)
 	    (json_int_t)k->seq, "pid", (json_int_t)cred.pid, "uid",
 	    (json_int_t)cred.uid)) != 0)
 		conn_close(k);
+}
+
+void
+conns_stop_listening(struct broker *b)
+{
+	int s;
+
+	if (b->listen_watch > 0) {
+		loop_unwatch(b->cfg.loop, b->listen_watch);
+		b->listen_watch = 0;
+	}
+	if (b->listen_fd == -1)
+		return;
+	if (shutdown(b->listen_fd, SHUT_RDWR) == -1)
+		log_warn("shutting down the agent's broker socket");
+	/* The listener is non-blocking (agent_socket_open()). */
+	while ((s = accept4(b->listen_fd, NULL, NULL, SOCK_CLOEXEC)) != -1)
+		close(s);
+	b->listen_fd = -1;
 }
 
 int

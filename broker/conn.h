@@ -64,6 +64,14 @@ void		 conn_free(struct conn *k);
 /* Stops reading every connection's input (calls are held). */
 void		 conns_pause_input(struct broker *b);
 
+/*
+ * Accepts no more connections (the agent is cut off): the listening
+ * socket is shut down, so that a later connect(2) is refused at once
+ * (ECONNREFUSED) instead of waiting in its backlog for ever, and those
+ * already waiting there are closed unserved.  NULL listener is fine.
+ */
+void		 conns_stop_listening(struct broker *b);
+
 /* Reads agent input again: first the frames already read, then more. */
 void		 conns_resume_input(struct broker *b);
 

@@ -748,7 +748,7 @@ const char *const manifest_budget_keys[] = {
 	"maxModelSteps", "maxPatchAttemptsPerGate", "maxElapsedMinutes",
 	"maxChangedFiles", "maxAddedDependencies", "maxToolCostUsd",
 	"maxParallelProcesses", "stopOnRepeatedFailureFingerprint",
-	"maxRefusedCalls", NULL
+	"maxRefusedCalls", "maxAuditMiB", NULL
 };
 
 int64_t *
@@ -760,7 +760,7 @@ manifest_budget_slot(struct run_budget *b, size_t i)
 		&b->max_added_dependencies, NULL,
 		&b->max_parallel_processes,
 		&b->stop_on_repeated_failure_fingerprint,
-		&b->max_refused_calls,
+		&b->max_refused_calls, &b->max_audit_mib,
 	};
 	return slots[i];
 }
@@ -775,6 +775,7 @@ budget_defaults(struct run_budget *b)
 			*manifest_budget_slot(b, i) = -1;
 	b->max_tool_cost_usd = -1;
 	b->max_refused_calls = MANIFEST_REFUSED_CALLS_DEFAULT;
+	b->max_audit_mib = MANIFEST_AUDIT_MIB_DEFAULT;
 }
 
 static int
@@ -799,6 +800,15 @@ parse_budget(struct lctx *c, const struct ynode *map)
 			    c->m->budget.max_tool_cost_usd != -1)
 				return lctx_err(c, n, g, "must be >= 0, or -1 for "
 				    "no limit");
+		} else if (manifest_budget_slot(&c->m->budget, i) ==
+		    &c->m->budget.max_audit_mib) {
+			if (get_int(c, n, g, -1, MANIFEST_AUDIT_MIB_MAX,
+			    &c->m->budget.max_audit_mib) != 0)
+				return AL_ERR_FORMAT;
+			/* 0 would stop the session at its first request. */
+			if (c->m->budget.max_audit_mib == 0)
+				return lctx_err(c, n, g, "must be at least 1 "
+				    "(MiB), or -1 for no limit");
 		} else if (get_int(c, n, g, -1,
 		    manifest_budget_slot(&c->m->budget, i) ==
 			    &c->m->budget.max_elapsed_minutes

@@ -159,6 +159,16 @@ struct check {
  */
 #define MANIFEST_REFUSED_CALLS_DEFAULT	10000
 
+/*
+ * runBudget.maxAuditMiB when the manifest says nothing, and the most it
+ * may be.  Allowed calls and "busy" refusals are signed records too, and
+ * no other limit bounds them when maxModelSteps is unset: an agent that
+ * read one file in a loop wrote 13 MB of log a second, a retry of a
+ * "busy" call 9 MB.  An honest session of 15000 calls writes about 12 MiB.
+ */
+#define MANIFEST_AUDIT_MIB_DEFAULT	1024
+#define MANIFEST_AUDIT_MIB_MAX		(1024 * 1024)
+
 /* The seed's runBudget; a value of -1 means "no limit". */
 struct run_budget {
 	int64_t	max_model_steps;
@@ -171,6 +181,8 @@ struct run_budget {
 	int64_t	stop_on_repeated_failure_fingerprint;
 	/* tools/call requests refused (MANIFEST_REFUSED_CALLS_DEFAULT). */
 	int64_t	max_refused_calls;
+	/* MiB of audit log (MANIFEST_AUDIT_MIB_DEFAULT); -1: no limit. */
+	int64_t	max_audit_mib;
 };
 
 struct resource_limits {

@@ -95,6 +95,12 @@ broker_fd(const char *sock)
 	}
 	if ((s = dial(SANDBOX_BROKER_SOCKET)) != -1)
 		return s;
+	if (errno == ECONNREFUSED) {
+		log_warnx("%s: the broker accepts no more connections: the "
+		    "session is over (a run budget stopped it, or it is "
+		    "ending)", SANDBOX_BROKER_SOCKET);
+		return -1;
+	}
 	if (errno != ENOENT) {
 		log_warn("%s", SANDBOX_BROKER_SOCKET);
 		return -1;

@@ -41,17 +41,38 @@
 
 #define AGENT_FD	3
 
+/*
+ * Once the broker has cut the agent off (a budget that ends the session:
+ * broker_on_cut_off()), the agent has this long to end by itself (an MCP
+ * client sees its connection end); then its whole sandbox is killed.  Left
+ * running, it kept the session open until maxElapsedMinutes, if any.
+ */
+#define AGENT_CUT_OFF_GRACE_MS	5000
+
 struct run_state {
 	struct loop		*loop;
 	struct runner_proc	*agent;
 	int			 agent_watch;
 	int			 agent_done;
+	int64_t			 kill_at;	/* cut off: killed then, or 0 */
+	int			 killed;
 };
 
 static void
 run_usage(void)
 {
 	cli_usage("run");
+}
+
+/* The agent's next deadline: its own, or the end of its cut-off grace. */
+static int64_t
+agent_deadline(const struct run_state *rs)
+{
+	int64_t d = runner_proc_deadline(rs->agent);
+
+	if (rs->kill_at != 0 && !rs->killed && rs->kill_at < d)
+		d = rs->kill_at;
+	return d;
 }
 
 static void
@@ -61,13 +82,37 @@ agent_event(int fd, int why, void *arg)
 
 	(void)fd;
 	(void)why;
+	if (rs->kill_at != 0 && !rs->killed &&
+	    now_monotonic_ms() >= rs->kill_at) {
+		log_warnx("the agent did not end within %d s of its cut-off: "
+		    "killed", AGENT_CUT_OFF_GRACE_MS / 1000);
+		runner_proc_kill(rs->agent);
+		rs->killed = 1;
+	}
 	if (runner_proc_step(rs->agent) != 0) {
 		rs->agent_done = 1;
 		loop_unwatch(rs->loop, rs->agent_watch);
 		loop_stop(rs->loop);
 	} else
 		loop_set_deadline(rs->loop, rs->agent_watch,
-		    runner_proc_deadline(rs->agent));
+		    agent_deadline(rs));
+}
+
+/* The broker cut the agent off (|why|, said already): it is stopped. */
+static void
+agent_cut_off(void *arg, const char *why)
+{
+	struct run_state *rs = arg;
+
+	(void)why;
+	if (rs->agent_done || rs->kill_at != 0)
+		return;
+	log_warnx("the session is over: stopping the agent (killed if it "
+	    "has not ended within %d s)", AGENT_CUT_OFF_GRACE_MS / 1000);
+	rs->kill_at = now_monotonic_ms() + AGENT_CUT_OFF_GRACE_MS;
+	if (rs->agent_watch > 0)
+		loop_set_deadline(rs->loop, rs->agent_watch,
+		    agent_deadline(rs));
 }
 
 static void
@@ -531,6 +576,7 @@ cmd_run(int argc, char **argv)
 	}
 	rs.agent_watch = loop_watch(rs.loop, runner_proc_fd(rs.agent),
 	    runner_proc_deadline(rs.agent), agent_event, &rs);
+	broker_on_cut_off(sv.broker, agent_cut_off, &rs);
 	log_info("session %s; audit log %s", s->id, s->audit_path);
 
 	if (loop_run(rs.loop) != 0)

@@ -443,6 +443,16 @@ static const struct erow {
 	{ "tools: []\nrunBudget:\n  maxToolCostUsd: -0.5\n",
 	    "t.yaml:3:19: runBudget.maxToolCostUsd: must be >= 0, or -1 for no "
 	    "limit" },
+	/* The audit log's bound: 0 would stop at once, none is -1. */
+	{ "tools: []\nrunBudget:\n  maxAuditMiB: 0\n",
+	    "t.yaml:3:16: runBudget.maxAuditMiB: must be at least 1 (MiB), or "
+	    "-1 for no limit" },
+	{ "tools: []\nrunBudget:\n  maxAuditMiB: -2\n",
+	    "t.yaml:3:16: runBudget.maxAuditMiB: must be at least -1" },
+	{ "tools: []\nrunBudget:\n  maxAuditMiB: 1048577\n",
+	    "t.yaml:3:16: runBudget.maxAuditMiB: must be at most 1048576" },
+	{ "tools: []\nrunBudget:\n  maxAuditMiB: 1.5\n",
+	    "t.yaml:3:16: runBudget.maxAuditMiB: expected an integer" },
 	{ "tools: []\nrunBudget: [1]\n",
 	    "t.yaml:2:12: runBudget: expected a mapping, got a list" },
 	/* sandbox:, approvals:, agent:, limits: */
@@ -758,6 +768,10 @@ START_TEST(test_extensions_load_with_their_meaning)
 	/* Budget keys left out mean "no limit". */
 	ck_assert_int_eq(m->budget.max_model_steps, -1);
 	ck_assert(m->budget.max_tool_cost_usd == -1);
+	/* ...except the two that bound what the agent can make airlock
+	 * write (records in the audit log). */
+	ck_assert_int_eq(m->budget.max_refused_calls, 10000);
+	ck_assert_int_eq(m->budget.max_audit_mib, 1024);
 	manifest_free(m);
 }
 END_TEST
