@@ -301,6 +301,7 @@ call_remember(struct call *c, json_t *result)
 		    strcmp(f->idem_key, c->idem_key) != 0)
 			continue;
 		TAILQ_REMOVE(&b->followers, f, entry);
+		b->nfollowers--;
 		broker_trace(b, f, "replay", "retry while in flight");
 		conn_send(f->conn, jsonrpc_encode_result(f->id, result));
 		call_free(f);
@@ -828,6 +829,14 @@ budget_refuses(struct broker *b, struct call *c, json_t **out)
 }
 
 /*
+ * A retry of a call still running waits for its result, with no timer:
+ * at most FOLLOWERS_MAX wait at once, and the others are "busy".  An
+ * agent that retried a running call in a loop held every retry until the
+ * call ended (100000 retries: 265 MB of the broker's memory).
+ */
+#define FOLLOWERS_MAX	256
+
+/*
  * Idempotency: a side-effecting call with an idempotencyKey is done once.
  * Returns 1 when the call was answered here (a replay, or a conflict with
  * *out set).
@@ -860,7 +869,16 @@ idempotent_replay(struct broker *b, struct call *c, json_t **out)
 		    c->args_digest, NULL);
 		return 0;
 	}
+	if (rc == 2 && b->nfollowers >= FOLLOWERS_MAX) {
+		/* The running call's key is not this retry's to free. */
+		c->idem_key = NULL;
+		*out = tool_error("busy", 1, NULL, "%d retries already wait "
+		    "for calls with their idempotencyKey still running; retry "
+		    "when this one has ended", FOLLOWERS_MAX);
+		return 1;
+	}
 	if (rc == 2) {
+		b->nfollowers++;
 		(void)broker_audit(b, "idempotent_retry_waits", json_pack(
 		    "{s:O, s:s, s:s}", "id", c->id, "tool", c->tool->name,
 		    "idempotencyKey", c->idem_key));

@@ -262,6 +262,7 @@ struct broker {
 	struct callq		 running;	/* calls with a runner */
 	struct callq		 waiting;	/* calls waiting for a human */
 	struct callq		 followers;	/* retries of calls in flight */
+	size_t			 nfollowers;	/* ...at most FOLLOWERS_MAX */
 	struct callq		 digesting;	/* waiting for the workspace digest */
 	struct statusq		 statuses;	/* status requests digesting */
 	unsigned		 artifact_seq;

@@ -118,6 +118,7 @@ cancel_take(struct broker *b, struct conn *k, const json_t *id,
 	TAILQ_FOREACH(c, &b->followers, entry)
 		if (cancel_matches(c, k, id)) {
 			TAILQ_REMOVE(&b->followers, c, entry);
+			b->nfollowers--;
 			*out = c;
 			return CANCEL_FOLLOWER;
 		}

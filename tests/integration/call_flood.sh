@@ -13,7 +13,11 @@
 #       a thousand of them at once are all answered;
 #   (b) commands with runBudget.maxParallelProcesses unset (its default,
 #       no limit): now at most 256 runners at once; the rest are "busy",
-#       like calls past maxParallelProcesses.
+#       like calls past maxParallelProcesses;
+#   (c) retries of a call still running, with its idempotencyKey: each
+#       waited for its result with no timer nor bound (100000 retries held
+#       265 MB of the broker's memory); now at most 256 wait at once, and
+#       the rest are "busy" at once.
 # The agent floods from inside its sandbox, through "airlock connect".
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
@@ -33,6 +37,12 @@ tools:
     command: ["sleep", "40"]
     output: { exitCode: integer }
     sideEffect: none
+    timeoutMs: 60000
+  - name: slow
+    command: ["sleep", "40"]
+    input: { idempotencyKey: string }
+    output: { exitCode: integer }
+    sideEffect: sandbox_process
     timeoutMs: 60000
   - name: job_output
     action: job_output
@@ -85,6 +95,16 @@ i=5000; while [ \$i -lt 6000 ]; do
 	call \$i job_kill '{"jobId":"job-2"}'; i=\$((i + 1))
 done >&4
 upto '"id":5999,"result"'
+# (c) A call with an idempotencyKey runs; 300 retries of it in one go;
+# then it is cancelled, and the retries that waited get its answer.
+call 7 slow '{"idempotencyKey":"k1"}' >&4
+i=7000; while [ \$i -lt 7300 ]; do
+	call \$i slow '{"idempotencyKey":"k1"}'; i=\$((i + 1))
+done >&4
+send '{"jsonrpc":"2.0","id":9,"method":"ping"}'
+upto '"id":9,"result"'
+send '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}'
+upto '"id":7,'
 # (b) 1100 commands at once.
 i=3000; while [ \$i -lt 4100 ]; do
 	call \$i nap '{}'; i=\$((i + 1))
@@ -128,6 +148,17 @@ expect_eq "then a job_output may wait again (its 300 ms ran out, no busy)" \
 killed=$(jq -r 'select((.id | type) == "number" and .id >= 5000 and .id < 6000) |
     .result.structuredContent.status // empty' "$T/out" | grep -c '^killed$')
 expect_eq "1000 job_kill calls sent at once are all answered, killed" "$killed" 1000
+
+# (c)
+expect_eq "256 retries of a running call wait, the other 44 are busy" \
+    "$(busy 7000 7300)" 44
+R=$(reply 7299)
+expect_contains "... saying so" "$(jr '.result.content[0].text')" \
+    '256 retries already wait for calls with their idempotencyKey still running; retry when this one has ended'
+expect_eq "... retryable" "$(jr '.result.content[0].text | fromjson | .retryable')" true
+waited=$(jq -r 'select((.id | type) == "number" and .id >= 7000 and .id < 7300) |
+    .result.content[0].text | fromjson? | .errorClass' "$T/out" | grep -c '^cancelled$')
+expect_eq "the 256 that waited got the call's own answer (cancelled)" "$waited" 256
 
 # (b)
 check "a ping after 1100 commands is answered" test -n "$(reply 8)"
