@@ -115,7 +115,7 @@ exec sleep 600
 EOF
 chmod 755 "$T/agent3.sh"
 sed 's/maxRefusedCalls: 1000/maxRefusedCalls: 1/' "$T/m.yaml" >"$T/m3.yaml"
-timeout 30 "$AIRLOCK" run --manifest "$T/m3.yaml" --workspace "$ws" -- "$T/agent3.sh" >"$T/out" 2>"$T/err"
+timeout 20 "$AIRLOCK" run --manifest "$T/m3.yaml" --workspace "$ws" -- "$T/agent3.sh" >"$T/out" 2>"$T/err"
 rc=$?
 expect_eq "an agent that runs on after its cut-off: the session ends (exit status 75)" "$rc" 75 ||
     tail -5 "$T/err" | sed 's/^/# /'
@@ -145,7 +145,7 @@ tools:
     sideEffect: none
     timeoutMs: 2000
   - name: nap
-    command: ["sleep", "30"]
+    command: ["sleep", "10"]
     output: { exitCode: integer }
     sideEffect: sandbox_process
     timeoutMs: 60000
