@@ -529,7 +529,12 @@ scan_ansic(struct ps *ps, struct wbuf *b)
 				add_utf8(b, v);
 			continue;
 		}
-		if (c == 'c' && (d = at(ps, 0)) != -1) {
+		/* \cX is a control character, but bash's reader pairs a
+		   backslash with the one byte after it only: the quote in
+		   $'\c' ends the string (so does dash's), and a backslash
+		   after \c starts an escape of its own. */
+		if (c == 'c' && (d = at(ps, 0)) != -1 && d != '\'' &&
+		    d != '\\') {
 			wb_addc(b, (char)(d & 0x1f));
 			ps->pos++;
 			continue;

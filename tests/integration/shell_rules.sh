@@ -102,6 +102,13 @@ expect_contains "the error names the shell-reading-stdin rule" "$(jr .result.str
 shell "git 'push' \"--force\" origin main"
 expect_error_class "a force push spelled with quotes is refused" denied
 expect_contains "... by the force-push rule" "$(jr .result.structuredContent.message)" "rule 11 (git push --force"
+# \c in $'...' pairs with one byte: the quote after it ends the string
+# in bash and dash alike.  The rules read the quote as the control
+# character and the rest of the line as quoted text, and allowed echo.
+shell "echo \$'\\c'; sudo id; touch CQUOTE #'"
+expect_error_class "sudo after \$'\\c' is refused" denied
+expect_contains "... by the sudo rule" "$(jr .result.structuredContent.message)" "rule 1 (sudo|doas"
+check "... and nothing ran" test ! -e "$ws/CQUOTE"
 shell 'echo $(sudo id)'
 expect_error_class "sudo inside a command substitution is refused" denied
 expect_eq "no approval was opened for any of them" "$(npending)" 0

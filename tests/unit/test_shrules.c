@@ -94,6 +94,12 @@ static const struct row rows[] = {
 	S("git $'push'", ASK),
 	S("echo $'\\''", ASK),
 	S("$\"git\" push", ASK),
+	/* \c pairs with one byte, as every escape: the quote after it
+	   ends $'...' in bash and dash alike, and what follows runs */
+	S("echo $'\\c'; git push #'", ASK),
+	T("echo $'\\c'; touch x #'", ASK),
+	T("echo $'\\c\\\\'; echo ok", ALLOW),
+	T("echo $'\\c\\''; touch x #'", ASK),
 	/* a line continuation is removed before the shell reads operators,
 	   "$" expansions and assignments: sh runs what the comment says */
 	S("echo \"$\\\n(git push --force)\"", ASK), /* $(git push ...) */
