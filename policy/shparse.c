@@ -730,11 +730,17 @@ scan_word(struct ps *ps, struct shword *w)
 		case '"':
 			scan_dquote(ps, &b, &flags);
 			break;
-		case '$':
-			scan_dollar(ps, &b, &flags, 0);
+		case '$': {
+			unsigned f = 0;
+
+			scan_dollar(ps, &b, &f, 0);
+			if (f & (SHW_PARAM | SHW_CMDSUB | SHW_ARITH))
+				f |= SHW_SPLIT;
+			flags |= f;
 			break;
+		}
 		case '`':
-			flags |= SHW_CMDSUB;
+			flags |= SHW_CMDSUB | SHW_SPLIT;
 			scan_backquote(ps, 0);
 			wb_add(&b, "`...`", 5);
 			break;

@@ -48,6 +48,10 @@
    readonly ..., an assignment whose value neither dash nor bash splits
    or globs.  Not a reason for a word not to be fixed. */
 #define SHW_ASSIGN 0x200
+/* An expansion outside double quotes ($x, $(...), `...`, $((...))):
+   the shell splits its result into any number of words.  Not a reason
+   for a word not to be fixed (the expansion is). */
+#define SHW_SPLIT 0x400
 /* Flags that make the word's text differ from what will run. */
 #define SHW_NOT_FIXED \
 	(SHW_PARAM | SHW_CMDSUB | SHW_ARITH | SHW_GLOB | SHW_BRACE | \

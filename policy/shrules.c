@@ -318,13 +318,66 @@ check_arith_word(const struct shword *w, struct one *o)
  * or a subscript naming a variable.
  */
 static int
-name_evaluates(const struct shword *w)
+name_evaluates(const char *s)
 {
-	size_t eq = strcspn(w->text, "="), b = strcspn(w->text, "[");
+	size_t eq = strcspn(s, "="), b = strcspn(s, "[");
 
-	if (strcspn(w->text, "$`") < eq)
+	if (strcspn(s, "$`") < eq)
 		return 1;
-	return b < eq && names_variable(w->text + b + 1, eq - b - 1);
+	return b < eq && names_variable(s + b + 1, eq - b - 1);
+}
+
+/*
+ * printf's options, up to its format: bash evaluates a subscript in the
+ * NAME of "-v NAME" or "-vNAME", and a word there that is not fixed may
+ * be such an option itself ("printf $o %s 1" with o='-vb[x]').
+ */
+static void
+check_printf_v(const struct shword *w, size_t n, struct one *o)
+{
+	const char *a;
+	size_t j;
+
+	for (j = 1; j < n; j++) {
+		if (!fixed(&w[j])) {
+			set_why(o,
+			    "printf with an option that is not a fixed word "
+			    "(it may be -v and a name bash evaluates)");
+			return;
+		}
+		a = w[j].text;
+		if (strncmp(a, "-v", 2) != 0)
+			return;
+		if (a[2] == '\0' && ++j < n &&
+		    (!fixed(&w[j]) || name_evaluates(w[j].text)))
+			set_why(o, "printf -v with a name bash evaluates");
+		else if (a[2] != '\0' && name_evaluates(a + 2))
+			set_why(o, "printf -v with a name bash evaluates");
+	}
+}
+
+/*
+ * test -v NAME (bash) evaluates a subscript in NAME.  A word that may
+ * expand to several (split, a glob, braces) may hold both, and a single
+ * word that is not fixed may be either: "test $a" with a='-v b[x]'.
+ */
+static void
+check_test_v(const char *name, const struct shword *w, size_t n, struct one *o)
+{
+	size_t j;
+
+	for (j = 1; j < n; j++)
+		if (w[j].flags & (SHW_SPLIT | SHW_GLOB | SHW_BRACE)) {
+			set_why(o,
+			    "%s with a word that may expand to several (one "
+			    "may be -v and a name bash evaluates)",
+			    name);
+			return;
+		}
+	for (j = 1; j + 1 < n; j++)
+		if ((!fixed(&w[j]) || strcmp(w[j].text, "-v") == 0) &&
+		    (!fixed(&w[j + 1]) || name_evaluates(w[j + 1].text)))
+			set_why(o, "%s -v with a name bash evaluates", name);
 }
 
 /*
@@ -450,13 +503,12 @@ check_bash_builtin(
 				return;
 			}
 		}
-	if (strcmp(name, "test") == 0 || strcmp(name, "[") == 0 ||
-	    strcmp(name, "printf") == 0) {
-		for (j = 1; j + 1 < n; j++)
-			if (fixed(&w[j]) && strcmp(w[j].text, "-v") == 0 &&
-			    name_evaluates(&w[j + 1]))
-				set_why(o, "%s -v with a name bash evaluates",
-				    name);
+	if (strcmp(name, "printf") == 0) {
+		check_printf_v(w, n, o);
+		return;
+	}
+	if (strcmp(name, "test") == 0 || strcmp(name, "[") == 0) {
+		check_test_v(name, w, n, o);
 		return;
 	}
 	if (!in_list(name, takes_names))
@@ -476,7 +528,7 @@ check_bash_builtin(
 	}
 	for (j = 1; j < n; j++)
 		if (!(fixed(&w[j]) && w[j].text[0] == '-') &&
-		    name_evaluates(&w[j])) {
+		    name_evaluates(w[j].text)) {
 			set_why(o,
 			    "%s given a name bash evaluates (an expansion, "
 			    "or a subscript naming a variable)",
@@ -538,15 +590,45 @@ name_len(const char *s)
 	return n;
 }
 
-/* |s| names a variable that is set (by read, for, printf -v ...). */
+/*
+ * Bash's variables with the integer attribute from the start: bash
+ * evaluates whatever is assigned to them as arithmetic, a variable's
+ * value too, so that with x='a[$(git push)]' read from a file,
+ * "RANDOM=x", "for OPTIND in x" or "read RANDOM <f" run git push.
+ */
+static int
+integer_var(const char *name, size_t n)
+{
+	static const char *const ints[] = { "RANDOM", "SRANDOM", "OPTIND",
+		"HISTCMD", NULL };
+	size_t i;
+
+	for (i = 0; ints[i] != NULL; i++)
+		if (strlen(ints[i]) == n && strncmp(name, ints[i], n) == 0)
+			return 1;
+	return 0;
+}
+
+/* |s| names a variable that is set (by read, for, printf -v ...), as
+   NAME or, where the value is known, NAME=value or NAME+=value. */
 static void
 check_set_name(const char *s, struct one *o)
 {
-	size_t n = name_len(s);
+	size_t n = name_len(s), v;
 
 	if (n > 0 && dangerous_var(s, n))
 		set_why(o, "setting %.*s changes what runs",
 		    (int)(n < 40 ? n : 40), s);
+	if (n == 0 || !integer_var(s, n))
+		return;
+	/* A number as written is all such a value may be. */
+	v = n + (s[n] == '+') + 1;
+	if (!((s[n] == '=' || (s[n] == '+' && s[n + 1] == '=')) &&
+		strspn(s + v, "0123456789") == strlen(s + v)))
+		set_why(o,
+		    "setting %.*s to what may not be a number: bash "
+		    "evaluates it as arithmetic",
+		    (int)n, s);
 }
 
 static void

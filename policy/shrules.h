@@ -74,11 +74,14 @@ struct shverdict {
  * word; an assignment that changes how commands are found or run (PATH,
  * ENV, BASH_ENV, IFS, LD_*, HOME, BASH_CMDS, ...), however it is set
  * (NAME+=, export, read, for NAME, printf -v, ${NAME:=}, set -k,
- * wait -p) or unset; bash's history expansion turned on (set -H, set -o
+ * wait -p) or unset; an assignment to bash's integer variables (RANDOM,
+ * SRANDOM, OPTIND, HISTCMD) of what may not be a number (bash evaluates
+ * it as arithmetic); bash's history expansion turned on (set -H, set -o
  * history), which rewrites the lines that follow; bash's jobs -x; a word
  * that is not fixed given to a builtin that takes variables' names
  * (export $x, unset P*), but for an unquoted NAME=... given to export
- * and the like named plainly;
+ * and the like named plainly; printf -v or test -v with a name bash
+ * evaluates, or a word that may be one among printf's options or in test;
  * eval, exec, source, ., alias, trap, builtin, hash, enable, fc, a
  * function definition; wrappers that run
  * another command they are not seen through (sudo, doas, su, xargs,

@@ -27,6 +27,9 @@ ws=$(make_workspace)
 printf 'a[$(>%s/pwned-arith)]\n' "$ws" >"$ws/arith.txt"
 printf 'a[$(>%s/pwned-name)]\n' "$ws" >"$ws/name.txt"
 printf '$(>%s/pwned-prompt)\n' "$ws" >"$ws/prompt.txt"
+for f in random optind printfv; do
+	printf 'a[$(>%s/pwned-%s)]\n' "$ws" "$f" >"$ws/$f.txt"
+done
 
 shell_rules_manifest "$T/m.yaml"
 
@@ -67,7 +70,17 @@ echo !!:1:t\\'"
 # '$(dd ...)' x" ran dd, the rules seeing a quoted argument.
 shell_asks_denied "compgen -W with an expansion" \
     "compgen -W '\$($dd_=pwned-compgen)' x"
-for f in procsub cmds alias append setk time time-not time-group jobs hist compgen; do
+# Bash's integer variables (RANDOM, SRANDOM, OPTIND, HISTCMD) evaluate
+# what is assigned to them as arithmetic, a variable's value too, and
+# printf -vNAME (attached, which the rules did not look at) evaluates
+# NAME's subscript: each ran the file's command, the rules seeing read,
+# an assignment, a for loop and printf.
+shell_asks_denied "bash evaluates it as arithmetic" \
+    'read x <random.txt; RANDOM=x' \
+    'read x <optind.txt; for OPTIND in x; do :; done'
+shell_asks_denied "printf with an option that is not a fixed word" \
+    'read x <printfv.txt; printf -vb[x] %s 1'
+for f in procsub cmds alias append setk time time-not time-group jobs hist compgen random optind printfv; do
 	check "nothing hidden ran ($f)" test ! -e "$ws/pwned-$f"
 done
 check "nothing of the files ran (arithmetic)" test ! -e "$ws/pwned-arith"

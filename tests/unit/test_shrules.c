@@ -160,6 +160,28 @@ static const struct row rows[] = {
 	S("printf -v \"$x\" 1", ASK),
 	S("test -v 'a[$(git push)]'", ASK),
 	S("[ -v \"$x\" ]", ASK),
+	/* -v NAME attached, or an option or a name that is not fixed */
+	S("printf -vb[x] %s 1", ASK),
+	S("printf -v\"$o\" %s 1", ASK),
+	S("printf $o %s 1", ASK),
+	S("printf -v a \"$o\" %s 1", ASK),
+	S("for x in \"a[\\$\"; do for y in \"$x(git push)]\"; do "
+	  "printf -vb[y] %s 1; done; done",
+	    ASK),
+	S("test $a", ASK),
+	S("test \"$a\" \"$b\"", ASK),
+	S("test -v \"$x\"", ASK),
+	/* bash's integer variables evaluate what is assigned to them */
+	S("read x <f; RANDOM=x", ASK),
+	S("read x <f; for OPTIND in x; do :; done", ASK),
+	S("read SRANDOM <f", ASK),
+	S("getopts x HISTCMD", ASK),
+	S("export OPTIND=x", ASK),
+	S("declare OPTIND=\"$n\"", ASK),
+	T("for x in \"a[\\$\"; do for y in \"$x(touch p)]\"; do "
+	  "for RANDOM in y; do echo; done; done; done",
+	    ASK),
+	S("OPTIND=1 RANDOM+=12; export OPTIND=\"1\"", ALLOW),
 	S("declare 'a[$(git push)]=1'", ASK),
 	S("echo 'a[$(git push)]'", ASK),
 	S("read x <f; echo \"${x@P}\"", ASK),
@@ -170,6 +192,8 @@ static const struct row rows[] = {
 	S("echo $((1+2)) $(($# + 1)) $(($? * 2))", ALLOW),
 	S("echo ${a[1]} ${a[@]} ${#x} ${x:1:2} ${x:-y} ${x: -1}", ALLOW),
 	S("echo \"${x}\" \"$x\"", ALLOW),
+	S("printf -v b -- '%s\\n' \"$x\"; printf -vc %s $x", ALLOW),
+	S("test -n \"$x\" && test \"$x\" = \"$y\" && test -d ~/x", ALLOW),
 	/* GIT_DIR: git reads that directory's config (core.fsmonitor,
 	 * core.pager, hooks) */
 	T("GIT_DIR=x git status", ASK),
