@@ -1225,11 +1225,17 @@ check_command(
 	}
 	if (strcmp(name, "cd") == 0 || strcmp(name, "pushd") == 0 ||
 	    strcmp(name, "popd") == 0) {
-		for (j = 1; j < n && fixed(&w[j]) &&
-		     (strcmp(w[j].text, "-P") == 0 ||
-			 strcmp(w[j].text, "-L") == 0);
+		/* Options (-L, -P, bash's -e and -@, also together), then
+		   "--": the directory follows ("cd -- /etc" goes there, and
+		   "cd --" home).  A directory that begins with "-" or "+"
+		   is none ("cd -" is $OLDPWD, "pushd +1" the stack's). */
+		for (j = 1; j < n && fixed(&w[j]) && w[j].len > 1 &&
+		     w[j].text[0] == '-' &&
+		     strspn(w[j].text + 1, "LPe@") == w[j].len - 1;
 		     j++)
 			;
+		if (j < n && fixed(&w[j]) && strcmp(w[j].text, "--") == 0)
+			j++;
 		if (j >= n || strcmp(name, "popd") == 0)
 			set_why(
 			    o, "%s to a directory outside the workspace", name);
@@ -1238,7 +1244,8 @@ check_command(
 			    "%s to a directory that is not a fixed "
 			    "word",
 			    name);
-		else if (!path_ok(w[j].text, ws, 0))
+		else if (w[j].text[0] == '-' || w[j].text[0] == '+' ||
+		    !path_ok(w[j].text, ws, 0))
 			set_why(o, "%s outside the workspace (%.40s)", name,
 			    w[j].text);
 		return;

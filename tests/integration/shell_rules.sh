@@ -90,6 +90,13 @@ expect_contains "the rule is named" "$("$AIRLOCK" pending -v)" "rule 12 (git pus
 mcp_wait_id 103
 check "... and did not run" test ! -e "$ws/TRICK2"
 
+# cd with "--" or options before its directory, or "-" (the previous
+# one): the rules took "--" for the directory and let the string leave
+# the workspace, and come back to it.
+id=110 last=$id4
+shell_asks_denied "cd outside the workspace (/tmp)" 'cd -- /tmp; cd -; touch CDOUT'
+check "... and did not run" test ! -e "$ws/CDOUT"
+
 # ===== deny: refused without asking =================================================
 shell 'ls; sudo id; touch DENIED1'
 expect_error_class "sudo is refused" denied

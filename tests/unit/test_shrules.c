@@ -494,6 +494,15 @@ static const struct row rows[] = {
 	S("cd src && make", ALLOW),
 	S("cd ..", ASK),
 	S("cd", ASK),
+	/* "--" and options before the directory, "-" ($OLDPWD), "--"
+	   alone ($HOME) */
+	S("cd -- /etc", ASK),
+	S("cd -e /etc", ASK),
+	S("cd -LP /etc", ASK),
+	S("cd -", ASK),
+	S("cd --", ASK),
+	S("pushd +1", ASK),
+	S("cd -P -- src && cd -L src", ALLOW),
 	S("cd " WS "/src && ls", ALLOW),
 	S("echo hi > /etc/passwd", ASK),
 	S("echo hi > out.txt", ALLOW),
