@@ -1162,7 +1162,14 @@ check_command(
 		"script", "expect", "sg", "newgrp", "eatmydata", "faketime",
 		"torsocks", "proxychains", "proxychains4", "dbus-launch",
 		"xvfb-run", "catchsegv", "awk", "gawk", "mawk", "nawk", "env",
-		NULL };
+		/* util-linux, moreutils, daemontools, init helpers ...,
+		   found on most hosts and run the rest of their words */
+		"prlimit", "setarch", "linux32", "linux64", "i386", "x86_64",
+		"uname26", "numactl", "cgexec", "capsh", "runcon", "ssh-agent",
+		"dbus-run-session", "systemd-inhibit", "unbuffer", "chpst",
+		"daemonize", "start-stop-daemon", "run-parts", "sem", "ifne",
+		"chronic", "entr", "tini", "dumb-init", "nocache", "cpulimit",
+		"lckdo", "with-lock-ex", "fakechroot", NULL };
 	static const char *const setters[] = { "export", "readonly", "local",
 		"declare", "typeset", NULL };
 	const char *name;

@@ -116,6 +116,12 @@ shell "echo \$'\\c'; sudo id; touch CQUOTE #'"
 expect_error_class "sudo after \$'\\c' is refused" denied
 expect_contains "... by the sudo rule" "$(jr .result.structuredContent.message)" "rule 1 (sudo|doas"
 check "... and nothing ran" test ! -e "$ws/CQUOTE"
+# Wrappers the rules did not know ran their words unseen (prlimit and
+# setarch are util-linux's, on every Linux host).
+shell 'prlimit -- sudo id; touch PRLIMIT'
+expect_error_class "sudo behind prlimit is refused" denied
+expect_contains "... by the sudo rule" "$(jr .result.structuredContent.message)" "rule 1 (sudo|doas"
+check "... and nothing ran" test ! -e "$ws/PRLIMIT"
 shell 'echo $(sudo id)'
 expect_error_class "sudo inside a command substitution is refused" denied
 expect_eq "no approval was opened for any of them" "$(npending)" 0
