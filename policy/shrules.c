@@ -1030,9 +1030,10 @@ may_be_option(const struct shword *w)
 	    strchr("*?[{", w->text[0]) != NULL;
 }
 
-/* git's subcommand: its first operand after the global options. */
-static const char *
-git_subcommand(const struct shword *w, size_t n)
+/* The index of git's subcommand: its first operand after the global
+   options; |n| if there is none. */
+static size_t
+git_subcommand_at(const struct shword *w, size_t n)
 {
 	static const char *const takes_value[] = { "-C", "-c", "--git-dir",
 		"--work-tree", "--namespace", "--super-prefix", "--config-env",
@@ -1043,9 +1044,17 @@ git_subcommand(const struct shword *w, size_t n)
 		if (in_list(w[j].text, takes_value))
 			j++;
 		else if (w[j].text[0] != '-')
-			return w[j].text;
+			return j;
 	}
-	return "";
+	return n;
+}
+
+static const char *
+git_subcommand(const struct shword *w, size_t n)
+{
+	size_t j = git_subcommand_at(w, n);
+
+	return j < n ? w[j].text : "";
 }
 
 /*
@@ -1304,6 +1313,45 @@ rule_match(const struct shrule *r, const struct shword *w, size_t n)
 	return 1;
 }
 
+/*
+ * git's global options move its subcommand out of a rule's place: "git
+ * --no-pager push --force" and "git --git-dir=.git push" run git push.
+ * A rule that asks or denies still decides git and the words from the
+ * subcommand on, if it is stricter; allow rules stay literal.
+ */
+static void
+raise_git(const struct shell_rules *r, const struct shword *w, size_t n,
+    struct one *o)
+{
+	struct shword *t;
+	size_t s = git_subcommand_at(w, n), k;
+	int m;
+
+	if (s <= 1 || s >= n)
+		return;
+	if ((t = calloc(n - s + 1, sizeof(*t))) == NULL) {
+		set_why(o, "out of memory");
+		return;
+	}
+	t[0] = w[0];
+	memcpy(t + 1, w + s, (n - s) * sizeof(*t));
+	for (k = 0; k < r->nrules; k++) {
+		if (r->rules[k].decision == SHD_ALLOW ||
+		    r->rules[k].decision <= o->d ||
+		    (m = rule_match(&r->rules[k], t, n - s + 1)) == 0)
+			continue;
+		if (m == 2)
+			set_why(o,
+			    "a word that is not fixed where rule %zu looks",
+			    k + 1);
+		else {
+			o->d = r->rules[k].decision;
+			o->rule = (int)k;
+		}
+	}
+	free(t);
+}
+
 static void
 decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
     const char *ws, struct one *o)
@@ -1340,6 +1388,8 @@ decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
 		o->rule = (int)i;
 		break;
 	}
+	if (strcmp(base_name(w[start].text), "git") == 0)
+		raise_git(r, w + start, n - start, o);
 	/*
 	 * What an unresolvable command runs is unknown, but where its words
 	 * hold a command a rule asks about or denies (sudo rm -rf /, xargs

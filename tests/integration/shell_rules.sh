@@ -116,6 +116,11 @@ shell "echo \$'\\c'; sudo id; touch CQUOTE #'"
 expect_error_class "sudo after \$'\\c' is refused" denied
 expect_contains "... by the sudo rule" "$(jr .result.structuredContent.message)" "rule 1 (sudo|doas"
 check "... and nothing ran" test ! -e "$ws/CQUOTE"
+# git's global options moved push out of the force-push rule's place.
+shell 'git --no-pager push --force origin main; touch GITOPT'
+expect_error_class "a force push behind --no-pager is refused" denied
+expect_contains "... by the force-push rule" "$(jr .result.structuredContent.message)" "rule 11 (git push --force"
+check "... and nothing ran" test ! -e "$ws/GITOPT"
 # Wrappers the rules did not know ran their words unseen (prlimit and
 # setarch are util-linux's, on every Linux host).
 shell 'prlimit -- sudo id; touch PRLIMIT'

@@ -427,6 +427,14 @@ static const struct row rows[] = {
 	S("awk '{print $1}' f", ASK),
 	S("git -c alias.st='!sh' st", ASK),
 	S("git -C sub push", ASK),
+	/* git's global options before the subcommand: ask and deny rules
+	   still see it, allow rules stay literal */
+	S("git --no-pager push --force", DENY),
+	S("git --git-dir=.git push", ASK),
+	S("git -p --bare reset --hard", ASK),
+	S("git --no-pager push $x", ASK),
+	S("git --no-pager status && git -P log", ALLOW),
+	T("git --no-pager status", ASK),
 	/* wrappers */
 	S("sudo ls", DENY),
 	S("sudo -u root git push", DENY),
