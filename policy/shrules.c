@@ -348,10 +348,9 @@ check_printf_v(const struct shword *w, size_t n, struct one *o)
 		a = w[j].text;
 		if (strncmp(a, "-v", 2) != 0)
 			return;
-		if (a[2] == '\0' && ++j < n &&
-		    (!fixed(&w[j]) || name_evaluates(w[j].text)))
-			set_why(o, "printf -v with a name bash evaluates");
-		else if (a[2] != '\0' && name_evaluates(a + 2))
+		if ((a[2] == '\0' && ++j < n &&
+			(!fixed(&w[j]) || name_evaluates(w[j].text))) ||
+		    (a[2] != '\0' && name_evaluates(a + 2)))
 			set_why(o, "printf -v with a name bash evaluates");
 	}
 }
@@ -1388,7 +1387,7 @@ decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
 		o->rule = (int)i;
 		break;
 	}
-	if (strcmp(base_name(w[start].text), "git") == 0)
+	if (fixed(&w[start]) && strcmp(base_name(w[start].text), "git") == 0)
 		raise_git(r, w + start, n - start, o);
 	/*
 	 * What an unresolvable command runs is unknown, but where its words
