@@ -393,9 +393,12 @@ skip_brace_param(struct ps *ps, int in_dq, int level)
 			fail(ps, "a { inside ${...}");
 			return;
 		}
-		if (c == '`' || (c == '$' && (d == '(' || d == '\'')) ||
+		if (c == '`' ||
+		    (c == '$' && (d == '(' || d == '\'' || d == '"')) ||
 		    ((c == '<' || c == '>') && d == '(')) {
-			fail(ps, "a substitution or $'...' inside ${...}");
+			fail(ps,
+			    "a substitution, $'...' or $\"...\" inside "
+			    "${...}");
 			return;
 		}
 		ps->pos++;
@@ -573,7 +576,7 @@ scan_dollar(struct ps *ps, struct wbuf *b, unsigned *flags, int in_dq)
 		scan_ansic(ps, b);
 	} else if (c == '"' && !in_dq) {
 		/* bash's $"..." (dash: a literal "$" and "...") */
-		*flags |= SHW_ANSIC;
+		*flags |= SHW_ANSIC | SHW_LOCALE;
 		ps->pos++;
 	} else if (c != -1 && is_name_start(c)) {
 		*flags |= SHW_PARAM;

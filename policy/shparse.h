@@ -52,6 +52,10 @@
    the shell splits its result into any number of words.  Not a reason
    for a word not to be fixed (the expansion is). */
 #define SHW_SPLIT 0x400
+/* bash's $"...": translated through the message catalog that TEXTDOMAIN
+   and TEXTDOMAINDIR name (a file the agent may write), and the
+   translation expanded as in "...", substitutions too. */
+#define SHW_LOCALE 0x800
 /* Flags that make the word's text differ from what will run. */
 #define SHW_NOT_FIXED \
 	(SHW_PARAM | SHW_CMDSUB | SHW_ARITH | SHW_GLOB | SHW_BRACE | \

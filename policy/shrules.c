@@ -313,6 +313,22 @@ check_arith_word(const struct shword *w, struct one *o)
 }
 
 /*
+ * bash translates $"..." through the message catalog TEXTDOMAIN and
+ * TEXTDOMAINDIR name, and expands the translation as it does "...":
+ * with a catalog the agent wrote, whose translation of "hi" is
+ * $(git push), "echo $"hi"" runs git push (the variables set on an
+ * earlier line, even by for loops).
+ */
+static void
+check_locale_word(const struct shword *w, struct one *o)
+{
+	if (w->flags & SHW_LOCALE)
+		set_why(o,
+		    "$\"...\": bash translates it with a message catalog "
+		    "and expands the translation");
+}
+
+/*
  * Whether word |w|, given to a bash builtin as a variable's name (NAME or
  * NAME=value), makes bash evaluate something: an expansion in the name,
  * or a subscript naming a variable.
@@ -1466,15 +1482,18 @@ decide_cmd(const struct shell_rules *r, const struct shcmd *c, const char *ws,
 	for (i = 0; i < c->nassigns; i++) {
 		check_assignment(&c->assigns[i], o);
 		check_arith_word(&c->assigns[i], o);
+		check_locale_word(&c->assigns[i], o);
 	}
 	for (i = 0; i < c->nwords; i++) {
 		if (c->words[i].flags & SHW_CMDSUB)
 			set_why(o, "a command or process substitution");
 		check_arith_word(&c->words[i], o);
+		check_locale_word(&c->words[i], o);
 	}
 	for (i = 0; i < c->nredirs; i++) {
 		check_arith_word(&c->redirs[i].target, o);
 		check_arith_word(&c->redirs[i].body, o);
+		check_locale_word(&c->redirs[i].target, o);
 	}
 	check_redirs(c, ws, o);
 	/* "for NAME in ...": NAME is set */

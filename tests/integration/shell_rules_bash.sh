@@ -30,6 +30,18 @@ printf '$(>%s/pwned-prompt)\n' "$ws" >"$ws/prompt.txt"
 for f in random optind printfv; do
 	printf 'a[$(>%s/pwned-%s)]\n' "$ws" "$f" >"$ws/$f.txt"
 done
+# A message catalog whose translation of "hi" is a command substitution.
+mkdir -p "$ws/C.UTF-8/LC_MESSAGES"
+python3 - "$ws/C.UTF-8/LC_MESSAGES/x.mo" "\$(>$ws/pwned-locale)" <<'PY'
+import struct, sys
+ids, strs = [b"", b"hi"], [b"Content-Type: text/plain; charset=UTF-8\n", sys.argv[2].encode()]
+n, off = len(ids), 28 + 16 * 2
+tab, data = [], b""
+for s in ids + strs:
+    tab += [len(s), off + len(data)]
+    data += s + b"\0"
+open(sys.argv[1], "wb").write(struct.pack("<7I", 0x950412de, 0, n, 28, 28 + 8 * n, 0, 0) + struct.pack("<%dI" % len(tab), *tab) + data)
+PY
 
 shell_rules_manifest "$T/m.yaml"
 
@@ -80,7 +92,14 @@ shell_asks_denied "bash evaluates it as arithmetic" \
     'read x <optind.txt; for OPTIND in x; do :; done'
 shell_asks_denied "printf with an option that is not a fixed word" \
     'read x <printfv.txt; printf -vb[x] %s 1'
-for f in procsub cmds alias append setk time time-not time-group jobs hist compgen random optind printfv; do
+# bash translates $"..." at parse time through the catalog TEXTDOMAIN and
+# TEXTDOMAINDIR name (set on an earlier line), and expands the
+# translation as it does "...": the agent's catalog ran its command,
+# the rules seeing three assignments and an echo.
+shell_asks_denied "bash translates it with a message catalog" \
+    'TEXTDOMAINDIR=. TEXTDOMAIN=x LC_ALL=C.UTF-8
+echo $"hi"'
+for f in procsub cmds alias append setk time time-not time-group jobs hist compgen random optind printfv locale; do
 	check "nothing hidden ran ($f)" test ! -e "$ws/pwned-$f"
 done
 check "nothing of the files ran (arithmetic)" test ! -e "$ws/pwned-arith"

@@ -94,6 +94,15 @@ static const struct row rows[] = {
 	S("git $'push'", ASK),
 	S("echo $'\\''", ASK),
 	S("$\"git\" push", ASK),
+	/* bash translates $"..." through a catalog the string may name,
+	   and expands the translation: substitutions run */
+	T("echo $\"hi\"", ASK),
+	T("for TEXTDOMAIN in x; do for TEXTDOMAINDIR in .; do echo; done; "
+	  "done\necho $\"hi\"",
+	    ASK),
+	T("echo ${x:-$\"hi\"}", ASK),
+	T("echo \"${x:-$\"hi\"}\"", ASK),
+	T("echo \"$\"hi\"\" '$\"hi\"'", ALLOW),
 	/* \c pairs with one byte, as every escape: the quote after it
 	   ends $'...' in bash and dash alike, and what follows runs */
 	S("echo $'\\c'; git push #'", ASK),
