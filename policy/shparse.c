@@ -1239,6 +1239,26 @@ parse_list(struct ps *ps, int term)
 	}
 }
 
+/*
+ * Whether a byte >= 0x80 comes right before a backslash.  In a locale of
+ * double-byte characters (GBK, Big5, Shift JIS: the agent may set
+ * LC_ALL on an earlier line, even with a for loop), bash reads such a
+ * byte and the backslash after it as one character, so that the quote
+ * or newline the reader took as escaped is not: with LC_ALL=zh_CN.GBK,
+ * 'echo "\xbf\"; git push<newline>echo "' runs git push.  dash reads
+ * bytes.
+ */
+static int
+byte_before_backslash(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len; i++)
+		if ((unsigned char)s[i] >= 0x80 && s[i + 1] == '\\')
+			return 1;
+	return 0;
+}
+
 int
 shparse_dialects_differ(const char *s, size_t len)
 {
@@ -1277,6 +1297,11 @@ shparse_as(const char *s, size_t len, int dialect, struct shparse **out)
 		fail(&ps, "longer than %d bytes", SHPARSE_MAX_INPUT);
 	else if (memchr(s, '\0', len) != NULL)
 		fail(&ps, "a NUL byte");
+	else if (byte_before_backslash(s, len))
+		fail(&ps,
+		    "a non-ASCII byte before a backslash (bash in a GBK, "
+		    "Big5 or Shift JIS locale reads the two as one "
+		    "character)");
 	else {
 		parse_list(&ps, 0);
 		if (!ps.failed && ps.nhd > 0)

@@ -23,7 +23,9 @@
  * and dash end it at different places), bash's ((...)) and for ((...)),
  * a word directly before "(" that ends in @ ! * + ? (bash's extglob
  * reads "@(...)" as one word, with no comments in it), here-documents
- * left open at the end, and any quote, substitution or group left open.
+ * left open at the end, a byte >= 0x80 right before a backslash (bash in
+ * a GBK or Big5 locale reads the two as one character), $"..." inside
+ * ${...}, and any quote, substitution or group left open.
  */
 #ifndef AIRLOCK_SHPARSE_H
 #define AIRLOCK_SHPARSE_H

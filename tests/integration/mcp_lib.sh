@@ -216,11 +216,15 @@ shell() { mcp_call shell "{\"command\":$(js "$1")}"; }
 # mcp_start_bash_sh MANIFEST WORKSPACE: mcp_start with airlock serve in a
 # mount namespace where /bin/sh is bash (as on Fedora or macOS), checked
 # with a first shell call; the real binary stays in $REAL_AIRLOCK.
+# With LOCALE_DIR set, that directory is also mounted over /usr/lib/locale.
 mcp_start_bash_sh() {
+	local loc=:
+
+	[ -z "${LOCALE_DIR:-}" ] || loc="mount --bind $LOCALE_DIR /usr/lib/locale"
 	cat >"$T/airlock-bash-sh" <<EOF
 #!/bin/bash
 exec unshare -m --propagation private bash -c \
-    'mount --bind /bin/bash /bin/sh && exec "\$0" "\$@"' "$AIRLOCK" "\$@"
+    'mount --bind /bin/bash /bin/sh && $loc && exec "\$0" "\$@"' "$AIRLOCK" "\$@"
 EOF
 	chmod 755 "$T/airlock-bash-sh"
 	REAL_AIRLOCK=$AIRLOCK

@@ -43,6 +43,16 @@ for s in ids + strs:
 open(sys.argv[1], "wb").write(struct.pack("<7I", 0x950412de, 0, n, 28, 28 + 8 * n, 0, 0) + struct.pack("<%dI" % len(tab), *tab) + data)
 PY
 
+# A locale of double-byte characters (GBK) the sandbox can see, in this
+# namespace only: compiled into $T, mounted over /usr/lib/locale.
+LOCALE_DIR=
+if command -v localedef >/dev/null && [ -e /usr/share/i18n/charmaps/GBK.gz ]; then
+	mkdir -p "$T/loc/usr/lib/locale"
+	[ ! -d /usr/lib/locale/C.utf8 ] || cp -R /usr/lib/locale/C.utf8 "$T/loc/usr/lib/locale/"
+	localedef --prefix="$T/loc" -i zh_CN -f GBK zh_CN.GBK >/dev/null 2>&1 &&
+	    LOCALE_DIR=$T/loc/usr/lib/locale
+fi
+
 shell_rules_manifest "$T/m.yaml"
 
 # airlock serve where /bin/sh is bash.
@@ -99,6 +109,20 @@ shell_asks_denied "printf with an option that is not a fixed word" \
 shell_asks_denied "bash translates it with a message catalog" \
     'TEXTDOMAINDIR=. TEXTDOMAIN=x LC_ALL=C.UTF-8
 echo $"hi"'
+# In a GBK locale (LC_ALL set on an earlier line, here by a for loop)
+# bash reads a byte >= 0x80 and the backslash after it as one character:
+# the quote the rules took as escaped ended the string, and dd ran with
+# the rules seeing an echo of one long argument.  ("\xe4\xb8\x81" is
+# valid UTF-8 for the JSON; GBK pairs e4 b8, then 81 and the backslash.)
+if [ -n "$LOCALE_DIR" ]; then
+	shell_asks_denied "a non-ASCII byte before a backslash" \
+	    "for LC_ALL in zh_CN.GBK; do echo; done
+echo \"$(printf '\344\270\201')\\\"; $dd_=pwned-gbk
+echo \""
+	check "nothing hidden ran (gbk)" test ! -e "$ws/pwned-gbk"
+else
+	echo "# no GBK locale to compile (localedef, its charmap): skipped"
+fi
 for f in procsub cmds alias append setk time time-not time-group jobs hist compgen random optind printfv locale; do
 	check "nothing hidden ran ($f)" test ! -e "$ws/pwned-$f"
 done

@@ -103,6 +103,13 @@ static const struct row rows[] = {
 	T("echo ${x:-$\"hi\"}", ASK),
 	T("echo \"${x:-$\"hi\"}\"", ASK),
 	T("echo \"$\"hi\"\" '$\"hi\"'", ALLOW),
+	/* in a GBK locale bash reads a byte >= 0x80 and a backslash as one
+	   character: the quote after them ends the string */
+	S("for LC_ALL in zh_CN.GBK; do :; done\n"
+	  "echo \"\xe4\xb8\x81\\\"; git push\necho \"",
+	    ASK),
+	T("echo \xc3\xa9\\; touch x", ASK),
+	T("echo '\xc3\xa9' \"\xc3\xa9\" \xc3\xa9 '\\'", ALLOW),
 	/* \c pairs with one byte, as every escape: the quote after it
 	   ends $'...' in bash and dash alike, and what follows runs */
 	S("echo $'\\c'; git push #'", ASK),
