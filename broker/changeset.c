@@ -60,6 +60,9 @@ struct cs_entry {
 	gid_t gid;
 	int in_git_dir; /* beneath a directory that holds a HEAD, or a
 			   hooks directory of git's config */
+	char *dest; /* symlink: where it leads (mark_links()), or NULL */
+	int dest_in_git_dir; /* symlink: that is in a git or hooks
+				directory, or cannot be told */
 };
 
 struct changeset {
@@ -480,6 +483,168 @@ hook_keys_changed(const struct changeset *cs, const struct git_hooks *h,
 	return rc;
 }
 
+/* Links are followed at most this many times, as the kernel's 40. */
+#define CS_MAX_HOPS 40
+
+static int
+cmp_entry_path(const void *a, const void *b)
+{
+	const struct cs_entry *const *x = a, *const *y = b;
+
+	return strcmp((*x)->path, (*y)->path);
+}
+
+/*
+ * The text of the symlink at workspace path |path| once the set lands
+ * (|links|: the set's symlinks, sorted; else the checkout's) into
+ * *text (caller frees): 1; 0 when no symlink is there; -1 when it
+ * cannot be told.
+ */
+static int
+link_text(const struct changeset *cs, struct cs_entry *const *links,
+    size_t nlinks, const char *path, char **text)
+{
+	struct cs_entry key, *kp = &key, *const * hit;
+	char buf[PATH_REL_MAX];
+	const char *name;
+	struct stat st;
+	ssize_t len;
+	int fd, rc;
+
+	*text = NULL;
+	key.path = (char *)path;
+	if ((hit = bsearch(
+		 &kp, links, nlinks, sizeof(*links), cmp_entry_path)) != NULL) {
+		*text = xstrdup((*hit)->target);
+		return 1;
+	}
+	if ((rc = real_lstat(cs->rootfd, path, &st)) != 0)
+		return rc == 1 ? 0 : -1;
+	if (!S_ISLNK(st.st_mode))
+		return 0;
+	if (open_parent(cs->rootfd, path, O_PATH, &fd, &name) != 0)
+		return -1;
+	len = readlinkat(fd, name, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len < 0)
+		return -1;
+	buf[len] = '\0';
+	*text = xstrdup(buf);
+	return 1;
+}
+
+/*
+ * Where symlink |e| leads once the set lands, workspace-relative ("" the
+ * root), into |out|: its target read from its directory, each symlink on
+ * the way (the set's, else the checkout's) followed in turn, as the
+ * kernel would.  0; 1 when it leaves the workspace (no rule of the
+ * workspace's applies there; the symlink rule judges e's own text); -1
+ * when it cannot be told (a loop, a link that cannot be read, too long).
+ */
+static int
+link_dest(const struct changeset *cs, struct cs_entry *const *links,
+    size_t nlinks, const struct cs_entry *e, char *out, size_t outlen)
+{
+	char cur[PATH_REL_MAX], pre[PATH_REL_MAX], next[PATH_REL_MAX];
+	char *text;
+	size_t i;
+	int hops = 0, rc;
+
+	if (writepolicy_link_resolve(e->path, e->target, cur, sizeof(cur)) != 0)
+		return 1;
+again:
+	for (i = 0; cur[i] != '\0' || i > 0; i++) {
+		if (cur[i] != '/' && cur[i] != '\0')
+			continue;
+		memcpy(pre, cur, i);
+		pre[i] = '\0';
+		if ((rc = link_text(cs, links, nlinks, pre, &text)) < 0)
+			return -1;
+		if (rc == 1) {
+			if (++hops > CS_MAX_HOPS) {
+				free(text);
+				return -1;
+			}
+			rc = writepolicy_link_resolve(
+			    pre, text, next, sizeof(next));
+			free(text);
+			if (rc != 0)
+				return 1;
+			if (cur[i] == '/' &&
+			    (size_t)snprintf(pre, sizeof(pre), "%s%s%s", next,
+				next[0] != '\0' ? "/" : "",
+				cur + i + 1) >= sizeof(pre))
+				return -1;
+			snprintf(
+			    cur, sizeof(cur), "%s", cur[i] == '/' ? pre : next);
+			goto again;
+		}
+		if (cur[i] == '\0')
+			break;
+	}
+	if ((size_t)snprintf(out, outlen, "%s", cur) >= outlen)
+		return -1;
+	return 0;
+}
+
+/*
+ * Whether |dest| (workspace-relative, "" the root) is in a git
+ * directory of the checkout (itself or a directory above it holds a
+ * HEAD) or a hooks directory of git's config, or is the ancestor of one
+ * (the root aside): a write through a link to it lands there.
+ */
+static int
+dest_hooked(
+    const struct changeset *cs, const struct git_hooks *h, const char *dest)
+{
+	char dir[PATH_REL_MAX];
+	size_t i, len = strlen(dest);
+
+	if (git_hooks_cover(h, dest))
+		return 1;
+	for (i = 0; len > 0 && i < h->n; i++)
+		if (strncmp(h->dir[i], dest, len) == 0 && h->dir[i][len] == '/')
+			return 1;
+	if (len >= sizeof(dir))
+		return 1;
+	memcpy(dir, dest, len + 1);
+	for (i = len;; i--) {
+		if (i == len || dir[i] == '/') {
+			dir[i] = '\0';
+			if (holds_head(cs, dir))
+				return 1;
+		}
+		if (i == 0)
+			break;
+	}
+	return holds_head(cs, "");
+}
+
+/* Fills each symlink's dest and dest_in_git_dir (see struct cs_entry). */
+static void
+mark_links(struct changeset *cs, const struct git_hooks *h)
+{
+	struct cs_entry **links = xcalloc(cs->n, sizeof(*links));
+	char dest[PATH_REL_MAX];
+	size_t i, n = 0;
+	int rc;
+
+	for (i = 0; i < cs->n; i++)
+		if (cs->e[i].kind == WP_SYMLINK && cs->e[i].target != NULL)
+			links[n++] = &cs->e[i];
+	qsort(links, n, sizeof(*links), cmp_entry_path);
+	for (i = 0; i < n; i++) {
+		rc = link_dest(cs, links, n, links[i], dest, sizeof(dest));
+		if (rc < 0)
+			links[i]->dest_in_git_dir = 1;
+		else if (rc == 0) {
+			links[i]->dest = xstrdup(dest);
+			links[i]->dest_in_git_dir = dest_hooked(cs, h, dest);
+		}
+	}
+	free(links);
+}
+
 /*
  * Marks the entries in a hooks directory of git's config (core.hooksPath:
  * policy/githooks.h) as the git rule's, as those beneath a HEAD are.  A
@@ -500,6 +665,7 @@ mark_hooks(struct changeset *cs, int upperfd, char *err, size_t errlen)
 		if (git_hooks_cover(&h, cs->e[i].path) ||
 		    hook_keys_changed(cs, &h, upperfd, &cs->e[i]))
 			cs->e[i].in_git_dir = 1;
+	mark_links(cs, &h);
 	git_hooks_free(&h);
 	return 0;
 }
@@ -545,6 +711,7 @@ changeset_free(struct changeset *cs)
 	for (i = 0; i < cs->n; i++) {
 		free(cs->e[i].path);
 		free(cs->e[i].target);
+		free(cs->e[i].dest);
 	}
 	free(cs->e);
 	strv_free_n(cs->removals, cs->nremovals);
@@ -576,6 +743,8 @@ changeset_check(const struct changeset *cs, const struct sandbox_policy *p,
 		we.nlink = e->nlink;
 		we.target = e->target;
 		we.in_git_dir = e->in_git_dir;
+		we.target_dest = e->dest;
+		we.target_in_git_dir = e->dest_in_git_dir;
 		if ((rule = writepolicy_check(p, &we)) != NULL) {
 			/* The path as JSON can hold (U+FFFD for what is
 			 * not UTF-8): no refusal may be lost. */

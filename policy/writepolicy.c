@@ -174,6 +174,69 @@ airlock_hit(const struct comps *ec)
 		ec->c[0], WP_AIRLOCK_PREFIX, strlen(WP_AIRLOCK_PREFIX)) == 0;
 }
 
+/* Appends component |c| to |out| (|*len| bytes so far); -1 if it does
+ * not fit. */
+static int
+append(char *out, size_t outlen, size_t *len, const char *c)
+{
+	int n =
+	    snprintf(out + *len, outlen - *len, "%s%s", *len > 0 ? "/" : "", c);
+
+	if (n < 0 || (size_t)n >= outlen - *len)
+		return -1;
+	*len += (size_t)n;
+	return 0;
+}
+
+int
+writepolicy_link_resolve(
+    const char *path, const char *target, char *out, size_t outlen)
+{
+	struct comps ec, tc;
+	size_t i, ups, len = 0;
+
+	if (outlen == 0)
+		return -1;
+	out[0] = '\0';
+	/* symlink_escapes(): only a leading run of ".." climbs, and no
+	 * higher than the workspace. */
+	if (split(path, &ec) != 0 || ec.n == 0 ||
+	    symlink_escapes(&ec, target) || split(target, &tc) != 0)
+		return -1;
+	for (ups = 0; ups < tc.n && strcmp(tc.c[ups], "..") == 0; ups++)
+		;
+	for (i = 0; i + ups < ec.n - 1; i++)
+		if (append(out, outlen, &len, ec.c[i]) != 0)
+			return -1;
+	for (i = ups; i < tc.n; i++)
+		if (append(out, outlen, &len, tc.c[i]) != 0)
+			return -1;
+	return 0;
+}
+
+/*
+ * 1 if a symlink leading to |dest| (workspace-relative, "" the root)
+ * would have what writes through it written where the git, airlock or
+ * protected rule guards: the path itself, beneath it, or a protected
+ * path's ancestor that the pattern begins at (".github" for
+ * ".github/workflows").  |in_git_dir|: the caller found |dest| in a git
+ * directory or a hooks directory of git's config.
+ */
+static int
+dest_guarded(const struct sandbox_policy *p, const char *dest, int in_git_dir)
+{
+	struct comps dc;
+
+	if (in_git_dir)
+		return 1;
+	if (split(dest, &dc) != 0)
+		return 1;
+	if (dc.n == 0)
+		return 0;
+	return git_hit(&dc, WP_FILE, 0) || airlock_hit(&dc) ||
+	    protected_hit(p, &dc, WP_FILE);
+}
+
 static const char *
 path_rules(const struct sandbox_policy *p, const struct comps *ec,
     enum wp_kind kind, int in_git_dir)
@@ -222,6 +285,17 @@ writepolicy_check(const struct sandbox_policy *p, const struct wp_entry *e)
 		return path_rules(p, &ec, e->kind, e->in_git_dir);
 	if (e->kind == WP_SYMLINK && symlink_escapes(&ec, e->target))
 		return WP_RULE_SYMLINK;
+	if (e->kind == WP_SYMLINK) {
+		char dest[WP_MAX_PATH];
+
+		if (e->target_dest != NULL)
+			snprintf(dest, sizeof(dest), "%s", e->target_dest);
+		else if (writepolicy_link_resolve(
+			     e->path, e->target, dest, sizeof(dest)) != 0)
+			return WP_RULE_SYMLINK;
+		if (dest_guarded(p, dest, e->target_in_git_dir))
+			return WP_RULE_SYMLINK_TARGET;
+	}
 	return NULL;
 }
 
@@ -254,6 +328,13 @@ writepolicy_rule_text(const char *rule)
 		{ WP_RULE_SYMLINK,
 		    "a symbolic link may not point outside the "
 		    "workspace" },
+		{ WP_RULE_SYMLINK_TARGET,
+		    "a symbolic link may not lead to what the git, airlock "
+		    "or protected rule guards (.git and its kin, a git "
+		    "directory, a hooks directory of git's config, "
+		    "sandbox.protected), nor to a protected path's "
+		    "ancestor: what writes through it later would write "
+		    "there" },
 		{ WP_RULE_GIT,
 		    "no .git, .hg, .jj or .sl, nor a file named HEAD (a git "
 		    "directory's), nor anything in a directory holding one or "

@@ -17,6 +17,14 @@
  *                 from the link's directory, leaves the workspace, or
  *                 has a ".." after a name (the name may be a symlink
  *                 that climbs: s/../../x with s -> ../..)
+ *   symlink_target  a symlink that leads (its target read from its
+ *                 directory, through the links on the way where the
+ *                 caller follows them: target_dest) to what the git,
+ *                 airlock or protected rule guards, or to a protected
+ *                 path's ancestor where its pattern begins (".github"
+ *                 for ".github/workflows"): a build that later writes
+ *                 out/pre-commit with out -> .git/hooks plants a hook.
+ *                 The workspace root itself is not guarded.
  *   git           a ".git" component at any depth (a directory, or a
  *                 ".git" file with "gitdir:"), whether or not it exists,
  *                 or a ".hg", ".jj" or ".sl" (Mercurial and Sapling run
@@ -66,12 +74,21 @@ struct wp_entry {
 	const char *target; /* WP_SYMLINK: the link's text */
 	int in_git_dir; /* the caller found a HEAD in a directory above
 			   the path in the workspace: a git directory */
+	/* WP_SYMLINK: where the link leads, workspace-relative ("" the
+	 * root), as the caller resolved it through the links on the way;
+	 * NULL: its target read lexically (writepolicy_link_resolve()). */
+	const char *target_dest;
+	int target_in_git_dir; /* WP_SYMLINK: the caller found where it
+				  leads in a git directory or a hooks
+				  directory of git's config, or could
+				  not tell */
 };
 
 #define WP_RULE_SPECIAL_FILE "special_file"
 #define WP_RULE_SPECIAL_BITS "special_bits"
 #define WP_RULE_HARD_LINK "hard_link"
 #define WP_RULE_SYMLINK "symlink"
+#define WP_RULE_SYMLINK_TARGET "symlink_target"
 #define WP_RULE_GIT "git"
 #define WP_RULE_PROTECTED "protected"
 #define WP_RULE_NAME "name"
@@ -95,6 +112,15 @@ const char *writepolicy_check(
  * the path as given and on where it really resolves.
  */
 const char *writepolicy_path(const struct sandbox_policy *p, const char *path);
+
+/*
+ * Where a symlink at workspace-relative |path| with text |target| leads,
+ * read lexically from its directory, into |out| (|outlen| bytes):
+ * workspace-relative, "" for the root.  0, or -1 when the target leaves
+ * the workspace or could (the symlink rule), or does not fit.
+ */
+int writepolicy_link_resolve(
+    const char *path, const char *target, char *out, size_t outlen);
 
 /* Returns a sentence explaining |rule| (static), for messages. */
 const char *writepolicy_rule_text(const char *rule);

@@ -10,7 +10,9 @@
 # and the reviewed digest, the same change set lands; a dependency file
 # over maxAddedDependencies lands nothing; a resumed session goes on
 # with the run budget its earlier runs spent (a stopped one, or one whose
-# last log does not verify, is not resumed at all).  Fast on purpose:
+# last log does not verify, is not resumed at all); a symlink that leads
+# into .git, a git directory or a hooks directory lands nothing, and no
+# hook planted through one runs at git commit.  Fast on purpose:
 # `make mutants` maps the commit's guards here.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
@@ -143,4 +145,37 @@ run_agent "$(connect_calls "$(rc_call 2 k1)" "$(rc_call 3 k2)")" --resume "$S"
 expect_contains "k1 again after a resume is refused" "$(cat "$T/out")" \
     'used in an earlier run of this session'
 expect_eq "... and k2 runs" "$(grep -c '"exitCode":0' "$T/out")" 1
+
+# A symlink that leads into a repository's metadata or a hooks directory
+# lands nothing: airlock writes nothing through it, but the person's
+# tools do, and a build that wrote out/pre-commit with out -> .githooks
+# (core.hooksPath) planted a hook that ran at the next git commit.  Read from the link's
+# own directory, through the links on the way (the session's and the
+# checkout's: lk -> fixtures, then lk/repo.git/config is a git
+# directory's config), in any case.
+if command -v git >/dev/null; then
+	cp "$T/m.orig" "$T/m.yaml"
+	git -C "$ws" init -q
+	git -C "$ws" config core.hooksPath .githooks
+	mkdir -p "$ws/fixtures/repo.git" "$ws/.githooks"
+	echo 'ref: refs/heads/main' >"$ws/fixtures/repo.git/HEAD"
+	run_agent 'ln -s .githooks out && ln -s ../.git/hooks src/h &&
+ln -s ./.GIT/config gcfg && ln -s fixtures lk && ln -s lk/repo.git/config c &&
+ln -s .githooks/pre-commit hk && echo ok >src/fine.txt'
+	"$A" commit "$S" 2>"$T/cerr"; rc=$?
+	expect_eq "commit of links into .git and hooks refuses (exit 1)" "$rc" 1
+	for l in out src/h gcfg c hk; do
+		expect_contains "refuses $l with the symlink_target rule" \
+		    "$(cat "$T/cerr")" "refused: $l: symlink_target (a symbolic link may not lead to"
+	done
+	expect_eq "lk itself leads nowhere guarded" "$(grep -c 'refused: lk:' "$T/cerr")" 0
+	check "nothing landed" test ! -e "$ws/src/fine.txt" -a ! -L "$ws/out" -a ! -L "$ws/c"
+	# The person's build, then a commit: no hook of the agent's runs.
+	[ -L "$ws/out" ] && printf '#!/bin/sh\ntouch %s/PLANTED\n' "$T" >"$ws/out/pre-commit" &&
+	    chmod 755 "$ws/out/pre-commit"
+	git -C "$ws" add -A >/dev/null 2>&1
+	git -C "$ws" -c user.name=t -c user.email=t@t commit -qm x >/dev/null 2>&1
+	check "no hook planted through a link ran at git commit" test ! -e "$T/PLANTED"
+	"$A" discard "$S" 2>/dev/null
+fi
 finish

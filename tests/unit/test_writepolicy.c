@@ -26,19 +26,19 @@ struct row {
 
 #define F(p, m) \
 	{ \
-		(p), WP_FILE, (m), 1, NULL, 0 \
+		(p), WP_FILE, (m), 1, NULL, 0, NULL, 0 \
 	}
 #define D(p, m) \
 	{ \
-		(p), WP_DIR, (m), 1, NULL, 0 \
+		(p), WP_DIR, (m), 1, NULL, 0, NULL, 0 \
 	}
 #define L(p, t) \
 	{ \
-		(p), WP_SYMLINK, 0777, 1, (t), 0 \
+		(p), WP_SYMLINK, 0777, 1, (t), 0, NULL, 0 \
 	}
 #define X(p) \
 	{ \
-		(p), WP_DELETE, 0, 0, NULL, 0 \
+		(p), WP_DELETE, 0, 0, NULL, 0, NULL, 0 \
 	}
 
 static const struct row rows[] = {
@@ -52,13 +52,14 @@ static const struct row rows[] = {
 	{ "setgid file", F("x", 02755), WP_RULE_SPECIAL_BITS },
 	{ "setgid world-writable dir", D("d", 02777), WP_RULE_SPECIAL_BITS },
 	{ "sticky dir", D("d", 01777), WP_RULE_SPECIAL_BITS },
-	{ "device node", { "dev", WP_DEVICE, 0666, 1, NULL, 0 },
+	{ "device node", { "dev", WP_DEVICE, 0666, 1, NULL, 0, NULL, 0 },
 	    WP_RULE_SPECIAL_FILE },
-	{ "fifo", { "src/pipe", WP_FIFO, 0644, 1, NULL, 0 },
+	{ "fifo", { "src/pipe", WP_FIFO, 0644, 1, NULL, 0, NULL, 0 },
 	    WP_RULE_SPECIAL_FILE },
-	{ "socket", { "s", WP_SOCKET, 0755, 1, NULL, 0 },
+	{ "socket", { "s", WP_SOCKET, 0755, 1, NULL, 0, NULL, 0 },
 	    WP_RULE_SPECIAL_FILE },
-	{ "hard link", { "a", WP_FILE, 0644, 2, NULL, 0 }, WP_RULE_HARD_LINK },
+	{ "hard link", { "a", WP_FILE, 0644, 2, NULL, 0, NULL, 0 },
+	    WP_RULE_HARD_LINK },
 	{ "top-level .git file", F(".git/config", 0644), WP_RULE_GIT },
 	{ "nested .git dir", D("src/.git", 0755), WP_RULE_GIT },
 	{ "nested .git config", F("src/.git/config", 0644), WP_RULE_GIT },
@@ -94,16 +95,17 @@ static const struct row rows[] = {
 	{ "removing a HEAD is fine", X("fixtures/repo/HEAD"), NULL },
 	{ "HEAD.md is fine", F("docs/HEAD.md", 0644), NULL },
 	{ "a file in a git directory the workspace has",
-	    { "fixtures/repo.git/config", WP_FILE, 0644, 1, NULL, 1 },
+	    { "fixtures/repo.git/config", WP_FILE, 0644, 1, NULL, 1, NULL, 0 },
 	    WP_RULE_GIT },
 	{ "a directory in a git directory the workspace has",
-	    { "fixtures/repo.git/hooks", WP_DIR, 0755, 1, NULL, 1 },
+	    { "fixtures/repo.git/hooks", WP_DIR, 0755, 1, NULL, 1, NULL, 0 },
 	    WP_RULE_GIT },
 	{ "a symlink in a git directory the workspace has",
-	    { "fixtures/repo.git/x", WP_SYMLINK, 0777, 1, "y", 1 },
+	    { "fixtures/repo.git/x", WP_SYMLINK, 0777, 1, "y", 1, NULL, 0 },
 	    WP_RULE_GIT },
 	{ "a removal in a git directory the workspace has",
-	    { "fixtures/repo.git/description", WP_DELETE, 0, 0, NULL, 1 },
+	    { "fixtures/repo.git/description", WP_DELETE, 0, 0, NULL, 1, NULL,
+		0 },
 	    NULL },
 	{ "protected file", F(".github/workflows/ci.yml", 0644),
 	    WP_RULE_PROTECTED },
@@ -144,6 +146,31 @@ static const struct row rows[] = {
 	    L("d1/d2/l", "s/../../../etc/passwd"), WP_RULE_SYMLINK },
 	{ "dot-dot after a name", L("a/l", "b/../c"), WP_RULE_SYMLINK },
 	{ "leading dot-dots then names", L("a/b/l", "../../c/d"), NULL },
+	{ "a symlink to .git/config", L("gcfg", ".git/config"),
+	    WP_RULE_SYMLINK_TARGET },
+	{ "a symlink to a .git", L("gdir", ".git"), WP_RULE_SYMLINK_TARGET },
+	{ "a symlink up to .git/hooks", L("src/h", "../.git/hooks"),
+	    WP_RULE_SYMLINK_TARGET },
+	{ "a symlink to .GIT, another case", L("a/b/g", "../../.GIT/hooks"),
+	    WP_RULE_SYMLINK_TARGET },
+	{ "a symlink to a nested .hg", L("h", "./sub/.hg/hgrc"),
+	    WP_RULE_SYMLINK_TARGET },
+	{ "a symlink to a protected file", L("docs/k", "../x/secrets/k"),
+	    WP_RULE_SYMLINK_TARGET },
+	{ "a symlink to a protected path's ancestor", L("w", ".github"),
+	    WP_RULE_SYMLINK_TARGET },
+	{ "a symlink to a HEAD", L("s/h", "HEAD"), WP_RULE_SYMLINK_TARGET },
+	{ "a symlink to airlock's trash", L("s/t", "../.airlock-trash-1"),
+	    WP_RULE_SYMLINK_TARGET },
+	{ "a symlink the caller found leading into a hooks directory",
+	    { "out", WP_SYMLINK, 0777, 1, "tools", 0, "tools/hooks", 1 },
+	    WP_RULE_SYMLINK_TARGET },
+	{ "a symlink the caller followed to .git",
+	    { "out", WP_SYMLINK, 0777, 1, "l/hooks", 0, ".git/hooks", 0 },
+	    WP_RULE_SYMLINK_TARGET },
+	{ "a symlink to the workspace root", L("a/root", ".."), NULL },
+	{ "a symlink to .github's sibling", L("w", ".github-io"), NULL },
+	{ "a symlink to .gitignore", L("i", ".gitignore"), NULL },
 	{ "dot-dot in the entry path", F("a/../b", 0644), WP_RULE_PROTECTED },
 	{ "empty path", F("", 0644), WP_RULE_PROTECTED },
 	{ "plain delete", X("src/old.c"), NULL },
@@ -187,6 +214,40 @@ START_TEST(test_writepolicy_path_matches_check)
 	ck_assert_str_eq(
 	    writepolicy_path(&p, "x/secrets/k"), WP_RULE_PROTECTED);
 	ck_assert_str_ne(writepolicy_rule_text(WP_RULE_GIT), WP_RULE_GIT);
+	ck_assert_str_ne(writepolicy_rule_text(WP_RULE_SYMLINK_TARGET),
+	    WP_RULE_SYMLINK_TARGET);
+}
+END_TEST
+
+START_TEST(test_writepolicy_link_resolve)
+{
+	static const struct {
+		const char *path, *target, *want; /* want NULL: -1 */
+	} r[] = {
+		{ "gcfg", ".git/config", ".git/config" },
+		{ "a/b/h", "../../.git/hooks", ".git/hooks" },
+		{ "a/b/h", "../c/./d", "a/c/d" },
+		{ "a/l", "..", "" },
+		{ "a/l", "../..", NULL },
+		{ "a/l", "/etc", NULL },
+		{ "a/l", "b/../c", NULL },
+		{ "l", ".", "" },
+	};
+	char out[256];
+	size_t i;
+	int rc;
+
+	for (i = 0; i < sizeof(r) / sizeof(r[0]); i++) {
+		rc = writepolicy_link_resolve(
+		    r[i].path, r[i].target, out, sizeof(out));
+		if (r[i].want == NULL)
+			ck_assert_msg(rc == -1, "%s -> %s: %d %s", r[i].path,
+			    r[i].target, rc, out);
+		else
+			ck_assert_msg(rc == 0 && strcmp(out, r[i].want) == 0,
+			    "%s -> %s: %d %s", r[i].path, r[i].target, rc, out);
+	}
+	ck_assert_int_eq(writepolicy_link_resolve("a", "bcdef", out, 4), -1);
 }
 END_TEST
 
@@ -198,6 +259,7 @@ suite(void)
 
 	tcase_add_loop_test(
 	    tc, test_writepolicy_table, 0, sizeof(rows) / sizeof(rows[0]));
+	tcase_add_test(tc, test_writepolicy_link_resolve);
 	tcase_add_test(tc, test_writepolicy_path_matches_check);
 	suite_add_tcase(s, tc);
 	return s;
