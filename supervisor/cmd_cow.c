@@ -21,6 +21,10 @@
  * checkout.  Each commit and discard gets its own signed log,
  * SESSION/commits/TIME-N.jsonl (the session's own log was closed when its
  * run ended), which "airlock audit verify" checks like any other.
+ *
+ * discard builds neither change set nor diff (what the agent left can
+ * make either fail or stall): its record counts the upper layer's
+ * entries, and the session is emptied at any depth.
  */
 #include "config.h"
 
@@ -79,8 +83,12 @@ ctx_free(struct cow_ctx *x)
 	cowsession_free(x->cs);
 }
 
+/*
+ * Opens the session |id| (locked as |lock| says), both roots, and rolls
+ * back an interrupted apply into the checkout: no change set, no diff.
+ */
 static int
-ctx_open(struct cow_ctx *x, const char *id, int lock)
+ctx_open_session(struct cow_ctx *x, const char *id, int lock)
 {
 	char err[PATH_MAX + 256];
 	json_t *report = NULL;
@@ -112,6 +120,18 @@ ctx_open(struct cow_ctx *x, const char *id, int lock)
 		log_warnx("%s: rolled back %d interrupted apply(s)",
 		    x->cs->workspace, rc);
 	json_decref(report);
+	return 0;
+}
+
+/* ctx_open_session(), then the change set and its diff. */
+static int
+ctx_open(struct cow_ctx *x, const char *id, int lock)
+{
+	char err[PATH_MAX + 256];
+	int rc;
+
+	if ((rc = ctx_open_session(x, id, lock)) != 0)
+		return rc;
 	if ((rc = changeset_collect(x->upperfd, x->rootfd, x->cs->userxattr,
 		 &x->set, err, sizeof(err))) != 0 ||
 	    (rc = cowdiff_text(x->set, x->upperfd, x->rootfd, &x->diff,
@@ -226,8 +246,9 @@ commit_log(const struct cowsession *cs, char *path, size_t pathlen)
 
 /*
  * Opens a new log for the session (its path into |logpath|) and writes
- * |event| durably: the workspace, the diff's sha256, the entry count, the
- * uid, and the fields of |extra| (a new reference, consumed).  Returns the
+ * |event| durably: the workspace, the uid, and the fields of |extra|
+ * (a commit's diff sha256 and entry count, a discard's count of the upper
+ * layer; a new reference, consumed).  Returns the
  * open log, or NULL (said, with "nothing is |what|") when either fails:
  * no record, no change.
  */
@@ -239,9 +260,8 @@ log_intent(const struct cow_ctx *x, const char *event, json_t *extra,
 	json_t *f;
 	int rc = -1;
 
-	f = json_pack("{s:s, s:s, s:I, s:I}", "workspace", x->cs->workspace,
-	    "diffSha256", x->sha, "entries",
-	    (json_int_t)changeset_count(x->set), "uid", (json_int_t)getuid());
+	f = json_pack("{s:s, s:I}", "workspace", x->cs->workspace, "uid",
+	    (json_int_t)getuid());
 	if ((a = commit_log(x->cs, logpath, logpathlen)) != NULL && f != NULL &&
 	    extra != NULL && json_object_update(f, extra) == 0)
 		rc = audit_append_durable(a, event, f);
@@ -477,8 +497,9 @@ cmd_commit(int argc, char **argv)
 	}
 	/* The evidence first: no record, no commit. */
 	if ((a = log_intent(&x, "cow_commit",
-		 json_pack(
-		     "{s:b}", "approvalRequired", m->agent.commit_approval),
+		 json_pack("{s:s, s:I, s:b}", "diffSha256", x.sha, "entries",
+		     (json_int_t)changeset_count(x.set), "approvalRequired",
+		     m->agent.commit_approval),
 		 "applied", logpath, sizeof(logpath))) == NULL) {
 		rc = EXIT_FAILED;
 		goto out;
@@ -529,15 +550,23 @@ cmd_discard(int argc, char **argv)
 	struct audit *a;
 	const char *id, *digest;
 	char err[1024], logpath[PATH_MAX + 64];
-	int rc;
+	unsigned long long count;
+	int rc, complete;
 
 	log_init("airlock discard", 0);
 	if (parse(argc, argv, "discard", &id, &digest) != 0)
 		return EXIT_USAGE;
-	if ((rc = ctx_open(&x, id, COWSESSION_LOCK)) != 0)
+	/* No change set and no diff: whatever the agent left that makes
+	 * either fail or stall (a tree nested past their depth) must not
+	 * keep a person from throwing the session away.  The record counts
+	 * what the upper layer holds. */
+	if ((rc = ctx_open_session(&x, id, COWSESSION_LOCK)) != 0)
 		goto out;
-	if ((a = log_intent(&x, "cow_discard", json_object(), "discarded",
-		 logpath, sizeof(logpath))) == NULL) {
+	cowsession_count(x.cs, &count, &complete);
+	if ((a = log_intent(&x, "cow_discard",
+		 json_pack("{s:I, s:b}", "upperEntries", (json_int_t)count,
+		     "counted", complete),
+		 "discarded", logpath, sizeof(logpath))) == NULL) {
 		rc = EXIT_FAILED;
 		goto out;
 	}
@@ -547,9 +576,11 @@ cmd_discard(int argc, char **argv)
 		rc = EXIT_FAILED;
 		goto out;
 	}
-	fprintf(stderr, "airlock: session %s: %zu %s discarded; log %s\n",
-	    x.cs->id, changeset_count(x.set),
-	    changeset_count(x.set) == 1 ? "entry" : "entries", logpath);
+	fprintf(stderr,
+	    "airlock: session %s: %s%llu %s of its upper layer discarded; "
+	    "log %s\n",
+	    x.cs->id, complete ? "" : "at least ", count,
+	    count == 1 ? "entry" : "entries", logpath);
 	rc = 0;
 out:
 	ctx_free(&x);

@@ -82,57 +82,192 @@ take_lock(struct cowsession *cs, char *err, size_t errlen)
 	return 0;
 }
 
-/* Removes everything beneath directory |dfd| (not |dfd| itself). */
-static void
+/* Where a directory moved up by drain() goes in the directory emptied. */
+#define EMPTY_MOVED ".airlock-discard-"
+
+/*
+ * Empties directory |sub|, an entry of |top|: removes what is not a
+ * directory and moves each directory up into |top| under a new name, to
+ * be emptied there in turn.  Returns how many entries went.
+ */
+static size_t
+drain(int top, int sub, unsigned long *serial)
+{
+	DIR *d;
+	struct dirent *de;
+	struct stat st;
+	char name[64];
+	size_t gone = 0;
+	int dup, rc;
+
+	if ((dup = fcntl(sub, F_DUPFD_CLOEXEC, 0)) == -1)
+		return 0;
+	if ((d = fdopendir(dup)) == NULL) {
+		close(dup);
+		return 0;
+	}
+	rewinddir(d);
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if (fstatat(sub, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
+			continue;
+		if (!S_ISDIR(st.st_mode)) {
+			gone += unlinkat(sub, de->d_name, 0) == 0;
+			continue;
+		}
+		/* Moving a directory to another parent needs write
+		 * permission on it (its ".."). */
+		(void)!fchmodat(sub, de->d_name, 0700, 0);
+		do {
+			snprintf(
+			    name, sizeof(name), EMPTY_MOVED "%lu", (*serial)++);
+			rc = renameat2(
+			    sub, de->d_name, top, name, RENAME_NOREPLACE);
+		} while (rc == -1 && errno == EEXIST);
+		gone += rc == 0;
+	}
+	closedir(d);
+	return gone;
+}
+
+/*
+ * Removes everything beneath directory |dfd| (not |dfd| itself), at any
+ * depth, holding no more than two directories open: each directory in
+ * |dfd| is drained (its directories moved up into |dfd|) and removed,
+ * and again until |dfd| is empty.  The recursion it replaced held two
+ * descriptors a level, and at the default limit of 1024 left a tree the
+ * agent nested 2000 deep where it was, the session "discarded".
+ * Returns 0 when |dfd| is empty, -1 when what is left cannot be removed.
+ */
+static int
 empty_dir(int dfd)
+{
+	unsigned long serial = 0;
+	struct dirent *de;
+	struct stat st;
+	size_t seen, gone;
+	DIR *d;
+	int fd, dup;
+
+	do {
+		if ((dup = fcntl(dfd, F_DUPFD_CLOEXEC, 0)) == -1)
+			return -1;
+		if ((d = fdopendir(dup)) == NULL) {
+			close(dup);
+			return -1;
+		}
+		rewinddir(d);
+		seen = gone = 0;
+		while ((de = readdir(d)) != NULL) {
+			if (strcmp(de->d_name, ".") == 0 ||
+			    strcmp(de->d_name, "..") == 0)
+				continue;
+			seen++;
+			if (fstatat(dfd, de->d_name, &st,
+				AT_SYMLINK_NOFOLLOW) == -1)
+				continue;
+			if (!S_ISDIR(st.st_mode)) {
+				gone += unlinkat(dfd, de->d_name, 0) == 0;
+				continue;
+			}
+			/* The agent may have left a directory it cannot
+			 * enter; overlayfs leaves its work directory mode 0. */
+			(void)!fchmodat(dfd, de->d_name, 0700, 0);
+			if ((fd = openat(dfd, de->d_name,
+				 O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+				     O_CLOEXEC)) != -1) {
+				gone += drain(dfd, fd, &serial);
+				close(fd);
+			}
+			gone += unlinkat(dfd, de->d_name, AT_REMOVEDIR) == 0;
+		}
+		closedir(d);
+	} while (seen > 0 && gone > 0);
+	return seen == 0 ? 0 : -1;
+}
+
+/* Counts the entries beneath directory |dfd| into *n (see
+ * cowsession_count()). */
+static void
+count_dir(int dfd, int depth, unsigned long long *n, int *complete)
 {
 	DIR *d;
 	struct dirent *de;
 	struct stat st;
 	int fd, dup;
 
-	if ((dup = fcntl(dfd, F_DUPFD_CLOEXEC, 0)) == -1)
+	if (depth > BASE_MAX_DEPTH) {
+		*complete = 0;
 		return;
+	}
+	if ((dup = fcntl(dfd, F_DUPFD_CLOEXEC, 0)) == -1) {
+		*complete = 0;
+		return;
+	}
 	if ((d = fdopendir(dup)) == NULL) {
 		close(dup);
+		*complete = 0;
 		return;
 	}
 	while ((de = readdir(d)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)
 			continue;
-		if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
-			continue;
-		if (!S_ISDIR(st.st_mode)) {
-			(void)unlinkat(dfd, de->d_name, 0);
+		(*n)++;
+		if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1) {
+			*complete = 0;
 			continue;
 		}
-		/* The agent may have left a directory it cannot enter;
-		 * overlayfs leaves its work directory mode 0. */
-		(void)!fchmodat(dfd, de->d_name, 0700, 0);
+		if (!S_ISDIR(st.st_mode))
+			continue;
 		if ((fd = openat(dfd, de->d_name,
-			 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) !=
+			 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) ==
 		    -1) {
-			empty_dir(fd);
-			close(fd);
+			*complete = 0;
+			continue;
 		}
-		(void)unlinkat(dfd, de->d_name, AT_REMOVEDIR);
+		count_dir(fd, depth + 1, n, complete);
+		close(fd);
 	}
 	closedir(d);
+}
+
+void
+cowsession_count(
+    const struct cowsession *cs, unsigned long long *entries, int *complete)
+{
+	int fd;
+
+	*entries = 0;
+	*complete = 1;
+	if ((fd = open(cs->upper,
+		 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+		*complete = 0;
+		return;
+	}
+	count_dir(fd, 0, entries, complete);
+	close(fd);
 }
 
 static int
 empty_path(const char *path, char *err, size_t errlen)
 {
-	int fd;
+	int fd, rc;
 
 	if ((fd = open(path,
 		 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return AL_ERR_SYSTEM;
 	}
-	empty_dir(fd);
+	rc = empty_dir(fd);
 	close(fd);
+	if (rc != 0) {
+		snprintf(err, errlen, "%s: what it holds cannot all be removed",
+		    path);
+		return AL_ERR_SYSTEM;
+	}
 	return 0;
 }
 

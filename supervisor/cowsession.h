@@ -101,6 +101,16 @@ json_t *cowsession_conflicts(const struct cowsession *cs,
     const char *const *paths, size_t n, int *rc, char *err, size_t errlen);
 
 /*
+ * Counts what the session's upper layer holds (every file, directory,
+ * symlink and whiteout, none followed), for the record of a discard:
+ * no diff is built, so nothing the agent left can make it fail or
+ * stall.  Never fails: *complete is 0 when part could not be read or lies
+ * deeper than 256 levels (then *entries is what was counted).
+ */
+void cowsession_count(
+    const struct cowsession *cs, unsigned long long *entries, int *complete);
+
+/*
  * Empties the upper and work directories and records the checkout
  * anew: after a commit or a discard the session continues from the
  * checkout as it then is.

@@ -7,7 +7,9 @@
 #       nothing lands, and it keeps serving (it used to die of SIGSEGV,
 #       ending the session);
 #   (b) a copy-on-write agent session that makes one: airlock commit
-#       refuses it (exit 1) and lands nothing, instead of crashing.
+#       refuses it (exit 1) and lands nothing, instead of crashing;
+#       airlock discard throws it away (it built the diff first, and
+#       refused too).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -50,7 +52,18 @@ timeout 60 "$A" commit "$S" 2>"$T/cerr"; rc=$?
 expect_eq "commit of a 2000-deep tree refuses (exit 1)" "$rc" 1
 expect_contains "and says it is too deep" "$(cat "$T/cerr")" "nested deeper than"
 check "nothing landed" test ! -e "$ws/a"
-"$A" discard "$S" >/dev/null 2>&1
+# The person can still throw it away: discard builds no change set and
+# no diff (it refused with them, exit 1, and kept the tree), and empties
+# the upper layer at the default limit of 1024 descriptors.
+up="$AIRLOCK_HOME/sessions/$S/cow/upper"
+(ulimit -n 1024; timeout 60 "$A" discard "$S" 2>"$T/xerr"); rc=$?
+expect_eq "discard of a session whose diff fails succeeds" "$rc" 0
+expect_eq "and empties its upper layer" "$(ls -A "$up")" ""
+log=$(ls "$AIRLOCK_HOME/sessions/$S/commits/"*.jsonl 2>/dev/null | tail -1)
+expect_contains "its log counts what it discarded" "$(grep -s cow_discard "$log")" '"upperEntries":'
+expect_eq "after discard, the diff is empty" "$("$A" diff "$S" 2>&1; echo "rc=$?")" \
+    "airlock: session $S: 0 entries, diff sha256 $(printf '' | sha256sum | cut -d' ' -f1)
+rc=0"
 
 # (c) an agent that writes the checkout itself (rw) makes one: the
 # broker's watch of the workspace follows new directories as they come,
