@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "broker/applyjournal.h"
@@ -591,7 +592,8 @@ again:
  * Whether |dest| (workspace-relative, "" the root) is in a git
  * directory of the checkout (itself or a directory above it holds a
  * HEAD) or a hooks directory of git's config, or is the ancestor of one
- * (the root aside): a write through a link to it lands there.
+ * (the root aside; any case, as git_hooks_cover()): a write through a
+ * link to it lands there.
  */
 static int
 dest_hooked(
@@ -603,7 +605,8 @@ dest_hooked(
 	if (git_hooks_cover(h, dest))
 		return 1;
 	for (i = 0; len > 0 && i < h->n; i++)
-		if (strncmp(h->dir[i], dest, len) == 0 && h->dir[i][len] == '/')
+		if (strncasecmp(h->dir[i], dest, len) == 0 &&
+		    h->dir[i][len] == '/')
 			return 1;
 	if (len >= sizeof(dir))
 		return 1;

@@ -150,21 +150,23 @@ expect_eq "... and k2 runs" "$(grep -c '"exitCode":0' "$T/out")" 1
 # lands nothing: airlock writes nothing through it, but the person's
 # tools do, and a build that wrote out/pre-commit with out -> .githooks
 # (core.hooksPath) planted a hook that ran at the next git commit.  Read from the link's
-# own directory, through the links on the way (the session's and the
-# checkout's: lk -> fixtures, then lk/repo.git/config is a git
-# directory's config), in any case.
+# own directory, through the links on the way (the session's, lk ->
+# fixtures, and the checkout's, vend -> fixtures: then lk/repo.git/config
+# is a git directory's config), in any case.
 if command -v git >/dev/null; then
 	cp "$T/m.orig" "$T/m.yaml"
 	git -C "$ws" init -q
 	git -C "$ws" config core.hooksPath .githooks
 	mkdir -p "$ws/fixtures/repo.git" "$ws/.githooks"
 	echo 'ref: refs/heads/main' >"$ws/fixtures/repo.git/HEAD"
+	ln -s fixtures "$ws/vend"
 	run_agent 'ln -s .githooks out && ln -s ../.git/hooks src/h &&
 ln -s ./.GIT/config gcfg && ln -s fixtures lk && ln -s lk/repo.git/config c &&
-ln -s .githooks/pre-commit hk && echo ok >src/fine.txt'
+ln -s .githooks/pre-commit hk && ln -s .GitHooks/pre-push hk2 &&
+ln -s vend/repo.git/hooks d && echo ok >src/fine.txt'
 	"$A" commit "$S" 2>"$T/cerr"; rc=$?
 	expect_eq "commit of links into .git and hooks refuses (exit 1)" "$rc" 1
-	for l in out src/h gcfg c hk; do
+	for l in out src/h gcfg c hk hk2 d; do
 		expect_contains "refuses $l with the symlink_target rule" \
 		    "$(cat "$T/cerr")" "refused: $l: symlink_target (a symbolic link may not lead to"
 	done
