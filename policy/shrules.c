@@ -1126,7 +1126,12 @@ check_code_options(
 			((strcmp(sub, "clone") == 0 ||
 			     strcmp(sub, "ls-remote") == 0) &&
 			    short_opt(a, 'u')) ||
-			(strcmp(sub, "bisect") == 0 && strcmp(a, "run") == 0)))
+			(strcmp(sub, "bisect") == 0 && strcmp(a, "run") == 0) ||
+			(strcmp(sub, "send-email") == 0 &&
+			    (long_opt(a, "--to-cmd", 5) ||
+				long_opt(a, "--cc-cmd", 5) ||
+				long_opt(a, "--header-cmd", 4) ||
+				long_opt(a, "--smtp-server", 4)))))
 			set_why(o, "git %s %.20s runs a command", sub, a);
 		if (strcmp(name, "tar") == 0 &&
 		    (short_opt(a, 'I') || short_opt(a, 'F') ||
