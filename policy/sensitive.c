@@ -218,10 +218,13 @@ holds(const char *p, const char *dir)
 /*
  * The walk of sensitive_plain_tree() and sensitive_tree(): |dfd| is
  * consumed; with |names|, names->path is the directory's path and each
- * entry's path must not be sensitive_forbidden().
+ * entry's path must not be sensitive_forbidden().  1 if every entry, to
+ * any depth, is a directory, or (unless |dirs_only|) a regular file or
+ * a symbolic link; 0 if one is not, a place cannot be read, or past
+ * SENSITIVE_PLAIN_MAX entries (*seen counts them).
  */
 static int
-plain_walk(int dfd, size_t *seen, struct tree_names *names)
+plain_walk(int dfd, size_t *seen, struct tree_names *names, int dirs_only)
 {
 	DIR *d;
 	struct dirent *e;
@@ -259,9 +262,10 @@ plain_walk(int dfd, size_t *seen, struct tree_names *names)
 		if (S_ISDIR(st.st_mode)) {
 			fd = openat(dirfd(d), e->d_name,
 			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			ok = fd != -1 && plain_walk(fd, seen, names);
+			ok = fd != -1 && plain_walk(fd, seen, names, dirs_only);
 		} else
-			ok = S_ISREG(st.st_mode) || S_ISLNK(st.st_mode);
+			ok = !dirs_only &&
+			    (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode));
 		if (names != NULL)
 			names->path[len] = '\0';
 	}
@@ -287,7 +291,7 @@ plain_tree(const char *path, struct tree_names *names)
 		return 0;
 	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
 		return 0;
-	return plain_walk(fd, &seen, names);
+	return plain_walk(fd, &seen, names, 0);
 }
 
 int
@@ -407,43 +411,6 @@ vcs_masked(const char *p, char *const *deny, size_t ndeny)
 }
 
 /*
- * 1 if the directory |dfd| (consumed) holds only directories, to any
- * depth; 0 if it holds anything else, cannot be read, or holds more
- * than SENSITIVE_PLAIN_MAX entries (*seen counts them).
- */
-static int
-only_dirs(int dfd, size_t *seen)
-{
-	struct dirent *e;
-	struct stat st;
-	DIR *d;
-	int fd, ok = 1;
-
-	if ((d = fdopendir(dfd)) == NULL) {
-		close(dfd);
-		return 0;
-	}
-	while (ok && (errno = 0, e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		if (++*seen > SENSITIVE_PLAIN_MAX ||
-		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) ==
-			-1 ||
-		    !S_ISDIR(st.st_mode)) {
-			ok = 0;
-			continue;
-		}
-		fd = openat(dirfd(d), e->d_name,
-		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		ok = fd != -1 && only_dirs(fd, seen);
-	}
-	if (errno != 0)
-		ok = 0;
-	closedir(d);
-	return ok;
-}
-
-/*
  * Does the directory |dir| hold version-control metadata that no deny
  * path masks, for the denied |d| beneath it?  1 with its path in |meta|
  * (also when it cannot be looked at), else 0.
@@ -474,7 +441,7 @@ vcs_meta_exposed(const char *dir, const char *d, char *const *deny,
 		    (fd = open(meta,
 			 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) ==
 			-1 ||
-		    !only_dirs(fd, &seen))
+		    !plain_walk(fd, &seen, NULL, 1))
 			return 1;
 	}
 	return 0;
