@@ -237,6 +237,7 @@ read_weakens(struct planner *pl, const char *p)
 {
 	const struct suggest_ctx *c = pl->ctx;
 	char real[PATH_MAX], buf[4600], *why;
+	const char *tree;
 
 	if ((why = read_weakens_named(pl, p)) != NULL)
 		return why;
@@ -253,6 +254,18 @@ read_weakens(struct planner *pl, const char *p)
 		    "read-only bind still lets the runner use (or holds more "
 		    "than %d entries, or cannot be read whole, to tell)",
 		    p, SENSITIVE_PLAIN_MAX);
+		return pstrdup(pl, buf);
+	}
+	/*
+	 * A bind is of the whole tree, as an escalation's protected class
+	 * has it: a credential store at any depth (a CI box's
+	 * /srv/ci/deploy/.ssh), a denyRead path or airlock's own directories
+	 * beneath it are bound with it, not only in $HOME.
+	 */
+	if ((tree = sensitive_tree(realpath(p, real) != NULL ? real : p,
+		 (char *const *)c->deny_read, c->ndeny_read)) != NULL) {
+		snprintf(buf, sizeof(buf),
+		    "%s %s, which a read-only bind of it opens too", p, tree);
 		return pstrdup(pl, buf);
 	}
 	if (c->agent_home != NULL && c->agent_home[0] == '/' &&

@@ -10,7 +10,8 @@
 # human to apply suggest's change.  suggest must flag it WEAKENS as the
 # escalation's class has it, and --apply must refuse it without
 # --allow-weakening; with it, the runner does reach the socket (what the
-# flag is about).
+# flag is about).  The same for a directory holding a credential store
+# at any depth outside $HOME.
 if [ -z "${AIRLOCK_SUGGEST_TEST_NS:-}" ]; then
 	AIRLOCK_SUGGEST_TEST_NS=1 exec unshare --mount bash "$0" "$@"
 fi
@@ -75,5 +76,32 @@ mcp_start "$T/m.yaml" "$ws"
 mcp_call build '{}'
 expect_contains "applied anyway, the read-only bind still reaches the host service" \
     "$(jr -r '.result.structuredContent.stdout')" "HOST-SERVICE-42"
+mcp_stop
+# A directory holding a credential store at any depth, not in $HOME (a
+# CI box's deploy key): an escalation refuses it as protected
+# (sensitive_tree()), and suggest flagged only a socket beneath it, so
+# the human's plain --apply bound the key into every later run.
+mkdir -p /srv/ci/deploy/.ssh
+echo "DEPLOY-KEY-7" >/srv/ci/deploy/.ssh/id_ed25519
+cp "$T/m.orig" "$T/m.yaml"
+printf 'ls /srv/ci\n' >"$ws/build.sh"
+mcp_start "$T/m.yaml" "$ws"
+mcp_call build '{}'
+mcp_stop
+S=$(newest_session)
+out=$("$AIRLOCK" suggest "$S" 2>"$T/err")
+plan=$(printf '%s\n' "$out" | sed -n 's/^# plan: \([0-9a-f]\{64\}\) .*/\1/p')
+expect_contains "suggest proposes the directory holding a key" "$out" "+    - /srv/ci"
+expect_contains "... flagged: a credential store is beneath it" "$(cat "$T/err")" \
+    "WEAKENS: sandbox.readOnly: /srv/ci is or holds a socket, device, FIFO, credential store"
+"$AIRLOCK" suggest --apply --plan "$plan" "$S" >/dev/null 2>"$T/err"; rc=$?
+expect_eq "--apply refuses it without --allow-weakening" "$rc" 1
+check "... and the manifest is unchanged" cmp -s "$T/m.yaml" "$T/m.orig"
+"$AIRLOCK" suggest --apply --plan "$plan" --allow-weakening "$S" >/dev/null 2>&1
+printf 'cat /srv/ci/deploy/.ssh/id_ed25519\n' >"$ws/build.sh"
+mcp_start "$T/m.yaml" "$ws"
+mcp_call build '{}'
+expect_contains "applied anyway, the run reads the key beneath it" \
+    "$(jr -r '.result.structuredContent.stdout')" "DEPLOY-KEY-7"
 mcp_stop
 finish
