@@ -897,6 +897,34 @@ refs_text(
 #undef PUT
 }
 
+/*
+ * Why entry |e| weakens: every value's reason, joined by "; ", or NULL.
+ * Each is named: with only the first, a human accepting a socket's
+ * directory was not told that the next value was a credential store.
+ */
+static char *
+weak_join(struct planner *pl, const struct sentry *e)
+{
+	char *out = NULL, *n;
+	size_t i, len = 0, add;
+
+	for (i = 0; i < e->nvals; i++) {
+		if (e->vals[i].weak == NULL)
+			continue;
+		add = strlen(e->vals[i].weak) + 2;
+		if ((n = realloc(out, len + add + 1)) == NULL) {
+			free(out);
+			pl->oom = 1;
+			return NULL;
+		}
+		out = n;
+		snprintf(out + len, add + 1, "%s%s", len > 0 ? "; " : "",
+		    e->vals[i].weak);
+		len += strlen(out + len);
+	}
+	return out;
+}
+
 /* Builds the public change for entry |e|. */
 static int
 finish_entry(
@@ -932,11 +960,10 @@ finish_entry(
 			refs_text(pl, &e->vals[i], refs, sizeof(refs));
 			PUT("%s%s %s", i > 0 ? ", " : "", e->vals[i].value,
 			    refs);
-			if (e->vals[i].weak != NULL && wk == NULL)
-				wk = e->vals[i].weak;
 		}
 		if (e->tool != NULL)
 			PUT(" for tool %s", e->tool);
+		wk = weak_join(pl, e);
 		break;
 	case SUGGEST_RAISE:
 		for (i = 0; i < e->nvals; i++)
@@ -968,7 +995,7 @@ finish_entry(
 	}
 	if (wk != NULL) {
 		PUT(" # WEAKENS: %s", wk);
-		c->weakens = pstrdup(pl, wk);
+		c->weakens = wk;
 	}
 #undef PUT
 	c->reason = pstrdup(pl, reason);

@@ -104,4 +104,21 @@ mcp_call build '{}'
 expect_contains "applied anyway, the run reads the key beneath it" \
     "$(jr -r '.result.structuredContent.stdout')" "DEPLOY-KEY-7"
 mcp_stop
+
+# Two weakening values under one key: the review named only the first's
+# reason, so a human who accepted a socket directory (or a path in the
+# agent's own home) with --allow-weakening was never told that the
+# second one was a credential store.  Each is named.
+cp "$T/m.orig" "$T/m.yaml"
+printf 'ls /srv/svc; cat /srv/ci/deploy/.ssh/id_ed25519\n' >"$ws/build.sh"
+mcp_start "$T/m.yaml" "$ws"
+mcp_call build '{}'
+mcp_stop
+S=$(newest_session)
+out=$("$AIRLOCK" suggest "$S" 2>"$T/err")
+expect_contains "suggest proposes both paths" "$out" "+    - /srv/ci/deploy/.ssh/id_ed25519"
+expect_contains "the first is flagged" "$(cat "$T/err")" \
+    "WEAKENS: sandbox.readOnly: /srv/svc is or holds a socket"
+expect_contains "... and so is the credential store after it" "$(cat "$T/err")" \
+    "/srv/ci/deploy/.ssh/id_ed25519 is in a credential store"
 finish
