@@ -1414,6 +1414,7 @@ parse_manifest(struct lctx *c, const struct ynode *root)
 		return AL_ERR_FORMAT;
 	if ((n = ynode_get(root, "agent")) != NULL && parse_agent(c, n) != 0)
 		return AL_ERR_FORMAT;
+	c->m->sandbox.agent_home = c->m->agent.home;
 	if ((n = ynode_get(root, "output")) != NULL && parse_output(c, n) != 0)
 		return AL_ERR_FORMAT;
 	if ((n = ynode_get(root, "escalation")) != NULL &&

@@ -245,6 +245,12 @@ struct sandbox_policy {
 						   read-write at its own path
 						   (the agent's persistent home),
 						   or NULL; borrowed */
+	const char		*agent_home;	/* agent.home as the manifest
+						   names it, or NULL: a place
+						   the agent writes, whether
+						   or not this sandbox binds
+						   it (a link there may be
+						   rewritten); borrowed */
 	const char		*broker_dir;	/* a host directory bound
 						   read-only at
 						   SANDBOX_BROKER_DIR (the

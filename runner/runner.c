@@ -235,14 +235,16 @@ cap_last(void)
 static int	write_file(const char *path, const char *text);
 
 /*
- * A denied path |e| named through a symbolic link that lies in a place a
- * sandbox may write (the workspace, agent.home, a readWrite entry): the
- * agent could point the link elsewhere, and the next run's mask, made
- * from the name, would miss what it hid.  The link is written to |link|
- * (1), else 0.
+ * Is the absolute |e| named through a symbolic link that lies in a place
+ * a sandbox may write (the workspace, agent.home, bound here or not: the
+ * agent writes it while the broker's runners start, a readWrite entry)?
+ * The agent could point the link elsewhere: the next run's mask of a
+ * denied path, made from the name, would miss what it hid, and a bind
+ * would show what the reviewer of the name never saw.  The link is
+ * written to |link| (1), else 0.
  */
 static int
-deny_through_link(
+through_rewritable_link(
     const struct runner_plan *pl, const char *e, char *link, size_t linklen)
 {
 	const struct sandbox_policy *sp = pl->policy;
@@ -250,10 +252,12 @@ deny_through_link(
 	size_t i, n = 0;
 	int rc;
 
-	roots = xcalloc(sp->nread_write + 2, sizeof(*roots));
+	roots = xcalloc(sp->nread_write + 3, sizeof(*roots));
 	roots[n++] = xstrdup(pl->workspace);
 	if (sp->home != NULL)
 		roots[n++] = realpath(sp->home, NULL);
+	if (sp->agent_home != NULL)
+		roots[n++] = realpath(sp->agent_home, NULL);
 	for (i = 0; i < sp->nread_write; i++)
 		roots[n++] = realpath(sp->read_write[i], NULL);
 	rc = sensitive_link_rewritable(
@@ -348,6 +352,19 @@ plan_bind_one(struct runner_plan *pl, const char *path, int rw,
 	    sizeof(why2)) == NULL) {
 		snprintf(err, errlen, "%s path %s leads to %s, %s: refused",
 		    rw ? "read-write" : "read-only", path, real, what);
+		return AL_ERR_DENIED;
+	}
+	/*
+	 * Through a link the agent may rewrite, the directory it leads to
+	 * now is walked as an escalation's is (sensitive_tree()): a link to
+	 * /srv/ci showed the deploy/.ssh it holds, whose name no check saw.
+	 */
+	if (strcmp(path, real) != 0 &&
+	    through_rewritable_link(pl, path, lnk, sizeof(lnk)) &&
+	    (what = sensitive_tree(real, pl->deny, pl->ndeny)) != NULL) {
+		snprintf(err, errlen, "%s path %s leads through the link %s, "
+		    "which a sandbox may rewrite, to %s, which %s: refused",
+		    rw ? "read-write" : "read-only", path, lnk, real, what);
 		return AL_ERR_DENIED;
 	}
 	b->src = xstrdup(real);
@@ -514,7 +531,7 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 			    sp->deny_read[i], why);
 			return AL_ERR_PATH;
 		}
-		if (deny_through_link(pl, e, real, sizeof(real))) {
+		if (through_rewritable_link(pl, e, real, sizeof(real))) {
 			snprintf(err, errlen, "denied path %s leads through the "
 			    "link %s, which a sandbox may rewrite: name the "
 			    "path it leads to in sandbox.denyRead",

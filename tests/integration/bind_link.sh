@@ -71,4 +71,40 @@ YAML
 	    "$(jr .result.structuredContent.stdout)" PUBLIC-DATA
 	mcp_stop >/dev/null
 done
+
+# Through a link in agent.home (the agent's to rewrite), where the entry
+# leads now is walked as an escalation's widening is: a link to a
+# directory whose ci holds a credential store, though no name on the way
+# is a store, showed the key.
+H="$V/ah"
+mkdir -p "$H" "$V/bad/ci/deploy/.ssh" "$V/ok/ci"
+echo SECRET-DEPLOY-KEY >"$V/bad/ci/deploy/.ssh/id"
+echo fine >"$V/ok/ci/x"
+chmod -R a+rX "$V"
+cat >"$T/m.yaml" <<YAML
+tools:
+  - name: sh
+    action: exec
+    input: { command: string }
+    output: { exitCode: integer, stdout: string, stderr: string }
+    sideEffect: sandbox_process
+    timeoutMs: 30000
+sandbox:
+  readOnly: ["$H/t/ci"]
+agent:
+  home: $H
+YAML
+ln -s "$V/ok" "$H/t"
+mcp_start "$T/m.yaml" "$ws"
+mcp_call sh "{\"command\":\"cat $H/t/ci/x\"}"
+expect_eq "through a link in agent.home, a plain directory is bound" \
+    "$(jr .result.structuredContent.stdout)" fine
+rm "$H/t"
+ln -s "$V/bad" "$H/t"
+mcp_call sh "{\"command\":\"cat $H/t/ci/deploy/.ssh/id\"}"
+check "one the agent pointed where ci holds a credential store shows nothing of it" \
+    test "${R#*SECRET-DEPLOY-KEY}" = "$R"
+expect_contains "... it is refused, naming the link and why" "$R" \
+    "read-only path $H/t/ci leads through the link $H/t, which a sandbox may rewrite, to $V/bad/ci, which is or holds"
+mcp_stop >/dev/null
 finish
