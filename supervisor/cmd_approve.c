@@ -585,20 +585,18 @@ approval_bound(json_t *p, char *why, size_t whylen)
  */
 #define REVIEW_LONG 2048
 
-/*
- * The agent's stated reason is shown after the arguments: as padding it
- * pushes them out of sight just as well (4096 bytes of controls take
- * 16 KiB to show), so it counts too.
- */
-static void
-print_length_note(FILE *fp, json_t *p, const char *reason)
+/* How many bytes |j| takes to show as JSON (escaped, as put_json()). */
+static size_t
+shown_json_len(json_t *j)
 {
 	char *s, *v;
-	size_t len, rlen = 0;
+	size_t len;
 
-	if ((s = json_dumps(json_object_get(p, "arguments"), JSON_COMPACT |
-	    JSON_SORT_KEYS | JSON_ENCODE_ANY)) == NULL)
-		return;
+	if (j == NULL)
+		return 0;
+	if ((s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS |
+	    JSON_ENCODE_ANY)) == NULL)
+		return 0;
 	/* As shown: a long run of blanks is a few bytes (vis). */
 	v = vis_str(s, VIS_NOSLASH);
 	free(s);
@@ -606,18 +604,44 @@ print_length_note(FILE *fp, json_t *p, const char *reason)
 		fatalx("out of memory");
 	len = strlen(v);
 	free(v);
+	return len;
+}
+
+/*
+ * The agent's stated reason is shown after the arguments: as padding it
+ * pushes them out of sight just as well (4096 bytes of controls take
+ * 16 KiB to show), so it counts too.  So does an escalation: its widening
+ * is shown first, and it and the evidence's list of what the call was
+ * denied name paths the agent's command named (16 of 4 KB each, each
+ * also in its hint): a read of another user's file at the top scrolled
+ * away under hundreds of KB of harmless paths of the agent's own home,
+ * with no note, for the arguments ({}) were short.
+ */
+static void
+print_length_note(FILE *fp, json_t *p, const char *reason)
+{
+	json_t *ev = json_object_get(p, "evidence");
+	size_t len, rlen = 0, elen;
+	char *v;
+
+	len = shown_json_len(json_object_get(p, "arguments"));
 	if (reason != NULL) {
 		if ((v = vis_str(reason, 0)) == NULL)
 			fatalx("out of memory");
 		rlen = strlen(v);
 		free(v);
 	}
-	if (len + rlen > REVIEW_LONG)
-		fprintf(fp, "  NOTE:      its arguments %stake %zu bytes to "
+	elen = shown_json_len(json_object_get(ev, "escalation")) +
+	    shown_json_len(json_object_get(json_object_get(p, "execution"),
+	    "widening"));
+	if (len + rlen + elen > REVIEW_LONG)
+		fprintf(fp, "  NOTE:      its arguments%s%s take %zu bytes to "
 		    "show: more than a screen, so the start of this action "
 		    "is above, out of sight; read it all (airlock pending -v "
 		    "| less) before you decide\n",
-		    rlen > 0 ? "and the agent's reason " : "", len + rlen);
+		    rlen > 0 ? (elen > 0 ? ", the agent's reason" :
+		    " and the agent's reason") : "",
+		    elen > 0 ? " and its escalation" : "", len + rlen + elen);
 }
 
 static void

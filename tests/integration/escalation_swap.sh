@@ -10,6 +10,8 @@
 # approval waits, the agent replaces the file with a symlink to a
 # credential store.  The approved re-run must not get the store: the bind
 # follows no symlink, so the run fails closed and nothing is read.
+# Then an escalation padded past a screen: its first widening (another
+# user's file) must not scroll away unsaid (see the second part).
 if [ -z "${AIRLOCK_ESC_TEST_NS:-}" ]; then
 	AIRLOCK_ESC_TEST_NS=1 exec unshare --mount bash "$0" "$@"
 fi
@@ -108,4 +110,80 @@ expect_not_contains "the re-run did not read the credential store through the sw
     "$R" "SECRET-KEY-42"
 expect_eq "... it was not run at all: the path is refused as it is now" "$(r_class)" escalation_refused
 expect_eq "... and says why" "$(jr -r .result.structuredContent.reason)" forbidden
+# --- The widening scrolled out of sight ------------------------------------
+# The agent escalates a read of another user's file (d1, shown first)
+# together with 15 reads of files it made in its own home under paths of
+# 3,000 bytes: the widening lines, and the evidence's denied list and
+# hints that name them again, take hundreds of KB, and the person saw
+# next to the prompt only harmless paths of the agent's own home.  Its
+# arguments ({}) and reason were short, so the review had no note that
+# its start was out of sight.
+mkdir -p /srv/u/private
+echo PAYROLL-7 >/srv/u/private/payroll.csv
+chmod 755 /srv/u/private
+chmod 644 /srv/u/private/payroll.csv
+sed -e 's/name: build/name: report/' -e 's/build\.sh/report.sh/' "$T/m.yaml" >"$T/m2.yaml"
+cat >"$ws/report.sh" <<'EOF'
+cat /srv/u/private/payroll.csv
+seg=$(printf '%0250d' 0)
+for i in 01 02 03 04 05 06 07 08 09 10 11 12 13 14 15; do
+	cat "/srv/agenthome/pad/$i/$seg/$seg/$seg/$seg/$seg/$seg/$seg/$seg/$seg/$seg/cache.txt"
+done
+EOF
+cat >"$ws/scroll.sh" <<'AGENT'
+#!/bin/sh
+seg=$(printf '%0250d' 0)
+for i in 01 02 03 04 05 06 07 08 09 10 11 12 13 14 15; do
+	d="$HOME/pad/$i/$seg/$seg/$seg/$seg/$seg/$seg/$seg/$seg/$seg/$seg"
+	mkdir -p "$d" && echo cache >"$d/cache.txt"
+done
+exec 4<&3
+{
+	printf '%s\n' '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}'
+	printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+	printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"report","arguments":{}}}'
+} >&3
+while IFS= read -r line <&4; do
+	case $line in
+	*'"method":'*) continue ;;
+	*'"id":0,'*) continue ;;
+	*'"id":1,'*)
+		printf 'R1 %s\n' "$line"
+		printf '%s\n' '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"escalate","arguments":{"callId":1,"denied":["d1","d2","d3","d4","d5","d6","d7","d8","d9","d10","d11","d12","d13","d14","d15","d16"],"reason":"the report reads its caches"}}}' >&3
+		;;
+	*'"id":2,'*)
+		printf 'R2 %s\n' "$line"
+		break
+		;;
+	esac
+done
+echo DONE
+AGENT
+chmod 755 "$ws/scroll.sh"
+: >"$OUT"
+"$AIRLOCK" run --manifest "$T/m2.yaml" --workspace "$ws" -- "$ws/scroll.sh" \
+    >"$OUT" 2>"$T/run2.err" &
+RUN_PID=$!
+appr_reply 1 || { echo "not ok - no reply to the report"; cat "$T/run2.err"; exit 1; }
+expect_eq "the report was refused the private file first and 15 padded files of the agent's home" \
+    "$(jr -c '[.result.structuredContent.denied[0].path, (.result.structuredContent.denied | length)]')" \
+    '["/srv/u/private/payroll.csv",16]'
+id=
+for i in $(seq 200); do
+	id=$("$AIRLOCK" pending --json 2>/dev/null | jq -r '.pending[] | select(.tool == "report") | .id' | head -n 1)
+	[ -n "$id" ] && break
+	sleep 0.1
+done
+[ -n "$id" ] || { echo "not ok - the padded escalation opened no approval"; cat "$OUT" "$T/run2.err"; exit 1; }
+echo n | "$AIRLOCK" approve "$id" >"$T/scroll.out" 2>&1
+expect_contains "the review shows the private file, at its top" \
+    "$(head -n 3 "$T/scroll.out")" "read-only /srv/u/private/payroll.csv"
+expect_not_contains "... which is out of sight next to the prompt" \
+    "$(tail -c 4096 "$T/scroll.out")" "payroll"
+expect_contains "... so the review says its start is out of sight, next to the prompt" \
+    "$(tail -n 3 "$T/scroll.out")" "NOTE:      its arguments, the agent's reason and its escalation take"
+"$AIRLOCK" deny --reason "padded" "$id" >/dev/null 2>&1
+appr_reply 2 || { echo "not ok - no reply to the padded escalation"; cat "$OUT" "$T/run2.err"; exit 1; }
+appr_agent_stop
+expect_error_class "the padded escalation was denied: nothing ran" approval_denied
 finish
