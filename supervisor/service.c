@@ -178,6 +178,39 @@ vcs_store_shown(const struct manifest *m, const char *ws)
 	return -1;
 }
 
+/*
+ * The approvals inbox where the agent writes (the workspace, agent.home,
+ * a readWrite entry): it would read the signed tokens there, and fill
+ * the inbox with tokens of other sessions that every scan leaves in
+ * place, so that the person's answer is never read.  Refused, naming
+ * both.
+ */
+static int
+inbox_agent_writes(const struct manifest *m, const char *ws)
+{
+	const char *inbox = m->approvals.inbox, *place;
+	char in[PATH_MAX], real[PATH_MAX];
+	size_t i;
+
+	if (inbox == NULL)
+		return 0;
+	if (realpath(inbox, in) == NULL)
+		snprintf(in, sizeof(in), "%s", inbox);
+	for (i = 0; i < m->sandbox.nread_write + 2; i++) {
+		place = i == 0 ? ws : i == 1 ? m->agent.home :
+		    m->sandbox.read_write[i - 2];
+		if (place == NULL || realpath(place, real) == NULL ||
+		    (!path_is_beneath(in, real) && !path_is_beneath(inbox, real)))
+			continue;
+		log_warnx("approvals.inbox %s lies in %s, which the agent "
+		    "writes: it could read the tokens and fill the inbox so "
+		    "that an answer is never read; move the inbox out",
+		    inbox, place);
+		return -1;
+	}
+	return 0;
+}
+
 int
 service_open(struct service *sv, const char *command, const char *mpath,
     const char *wpath, char *const *agent_argv, json_t *overrides)
@@ -198,7 +231,8 @@ service_open(struct service *sv, const char *command, const char *mpath,
 		manifest_free(sv->m);
 		return rc;
 	}
-	if (vcs_store_shown(sv->m, sv->workspace) != 0) {
+	if (vcs_store_shown(sv->m, sv->workspace) != 0 ||
+	    inbox_agent_writes(sv->m, sv->workspace) != 0) {
 		manifest_free(sv->m);
 		return EXIT_CONFIG;
 	}

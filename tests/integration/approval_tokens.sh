@@ -54,6 +54,15 @@ expect_contains "a malformed key is a manifest error" "$out" "approvals.keys[0]:
 printf 'tools: []\napprovals:\n  inbox: /tmp/x\n' >"$T/bad2.yaml"
 out=$("$AIRLOCK" check "$T/bad2.yaml" 2>&1)
 expect_contains "an inbox without keys is a manifest error" "$out" "an inbox needs approvals.keys"
+# An inbox the agent writes: it would read the tokens, and fill the inbox
+# with other sessions' tokens that each scan leaves, so that the answer
+# is never read.  The session does not start.
+sed "s|inbox: $INBOX|inbox: $ws/.inbox|" "$T/m.yaml" >"$T/m-ws.yaml"
+"$AIRLOCK" serve --manifest "$T/m-ws.yaml" --workspace "$ws" </dev/null \
+    >/dev/null 2>"$T/err"
+expect_eq "an inbox in the workspace refuses the session (78)" "$?" 78
+expect_contains "... saying why" "$(cat "$T/err")" \
+    "approvals.inbox $ws/.inbox lies in $ws, which the agent writes"
 
 cat >"$ws/calls" <<'EOF'
 {"name":"deploy","arguments":{"target":"alpha"}}
