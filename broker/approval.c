@@ -361,6 +361,29 @@ pending_expired(int fd, int why, void *arg)
 	(void)pending_finish(p->owner, p, APPROVAL_EXPIRED, NULL, NULL);
 }
 
+static int
+was_decided(const struct approvals *a, const char *id)
+{
+	size_t i, n = a->ndecided < DECIDED_RING ? a->ndecided : DECIDED_RING;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(a->decided[i], id) == 0)
+			return 1;
+	return 0;
+}
+
+/* Is |id| another pending request's, or one decided in this session? */
+static int
+id_in_use(const struct approvals *a, const struct pending *p, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < APPROVAL_MAX_PENDING; i++)
+		if (&a->p[i] != p && strcmp(a->p[i].id, id) == 0)
+			return 1;
+	return was_decided(a, id);
+}
+
 const char *
 approvals_request(struct approvals *a, const char *tool, json_t *args,
     json_t *execution, json_t *evidence, int64_t wait_ms,
@@ -382,9 +405,13 @@ approvals_request(struct approvals *a, const char *tool, json_t *args,
 		}
 	if (p == NULL)
 		return NULL;
-	randombytes_buf(rnd, sizeof(rnd));
-	snprintf(p->id, sizeof(p->id), "%02x%02x%02x%02x", rnd[0], rnd[1],
-	    rnd[2], rnd[3]);
+	/* Never an id this session knows: a token for the old request would
+	 * name the new one. */
+	do {
+		randombytes_buf(rnd, sizeof(rnd));
+		snprintf(p->id, sizeof(p->id), "%02x%02x%02x%02x", rnd[0],
+		    rnd[1], rnd[2], rnd[3]);
+	} while (id_in_use(a, p, p->id));
 	p->tool = xstrdup(tool);
 	p->args = json_deep_copy(args);
 	p->execution = execution != NULL ? json_deep_copy(execution) : NULL;
@@ -477,17 +504,6 @@ key_in(const unsigned char pk[32], const unsigned char (*set)[32], size_t n)
 
 	for (i = 0; i < n; i++)
 		if (sodium_memcmp(set[i], pk, 32) == 0)
-			return 1;
-	return 0;
-}
-
-static int
-was_decided(const struct approvals *a, const char *id)
-{
-	size_t i, n = a->ndecided < DECIDED_RING ? a->ndecided : DECIDED_RING;
-
-	for (i = 0; i < n; i++)
-		if (strcmp(a->decided[i], id) == 0)
 			return 1;
 	return 0;
 }
