@@ -1065,6 +1065,38 @@ broker_audit_cut_off(struct broker *b, struct conn *k, json_t *id)
 	    "limit", "maxAuditMiB", "auditBytes", (json_int_t)size));
 }
 
+/* The cut-off egress_recorded() asked for, from the loop. */
+static void
+egress_spent(int fd, int why, void *arg)
+{
+	struct broker *b = arg;
+
+	(void)fd;
+	(void)why;
+	loop_unwatch(b->cfg.loop, b->egress_watch);
+	b->egress_watch = 0;
+	broker_audit_cut_off(b, NULL, NULL);
+}
+
+/*
+ * An "egress" record was written (egress_on_record()): a sandbox that
+ * connects to its proxy in a loop writes one a connection, and sends
+ * the broker no frame, whose check (broker_dispatch()) never came; the
+ * log grew past maxAuditMiB at the proxy's speed.  The cut-off is made
+ * from the loop: this can run inside a call's end (egress_denials()).
+ */
+static void
+egress_recorded(void *arg)
+{
+	struct broker *b = arg;
+
+	if (b->cut_off || b->egress_watch > 0 || !broker_audit_spent(b))
+		return;
+	if ((b->egress_watch = loop_watch(b->cfg.loop, -1,
+	    now_monotonic_ms(), egress_spent, b)) < 0)
+		fatalx("loop_watch");
+}
+
 /*
  * A tools/call's records go into the audit batch of this turn: request,
  * decision and, for a refusal or a read_file, the result.  Anything
@@ -1470,6 +1502,8 @@ broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 	    ledger_time_left(b->ledger, now_monotonic_ms()), elapsed_up,
 	    b)) < 0)
 		fatalx("loop_watch");
+	if (b->cfg.egress != NULL)
+		egress_on_record(b->cfg.egress, egress_recorded, b);
 	b->denials = denials_new();
 	{
 		char dir[PATH_MAX + 16];
@@ -1535,6 +1569,10 @@ broker_free(struct broker *b)
 		loop_unwatch(b->cfg.loop, b->listen_watch);
 	if (b->elapsed_watch > 0)
 		loop_unwatch(b->cfg.loop, b->elapsed_watch);
+	if (b->egress_watch > 0)
+		loop_unwatch(b->cfg.loop, b->egress_watch);
+	if (b->cfg.egress != NULL)
+		egress_on_record(b->cfg.egress, NULL, NULL);
 	/* No more input, no more replies: the session is over. */
 	for (k = TAILQ_FIRST(&b->conns); k != NULL; k = TAILQ_NEXT(k, entry)) {
 		k->closed = 1;

@@ -272,6 +272,7 @@ struct broker {
 	void			(*on_cut_off)(void *, const char *);
 	void			*cut_off_arg;
 	int			 elapsed_watch;	/* maxElapsedMinutes, or 0 */
+	int			 egress_watch;	/* egress_recorded(), or 0 */
 	struct ledger		*ledger;
 	struct wsdigester	*digester;	/* the workspace digest worker */
 	/*

@@ -33,6 +33,8 @@ struct egress {
 	struct buf	*evbuf;
 	json_t		*labels;	/* sandbox -> [key, who] */
 	json_t		*denied;	/* sandbox -> [{host, port, ...}] */
+	void		(*on_record)(void *);	/* egress_on_record() */
+	void		*on_record_arg;
 };
 
 struct egress *
@@ -169,7 +171,16 @@ egress_event(int fd, int why, void *arg)
 		if (audit_append(e->audit, "egress", j) != 0)
 			log_warnx("cannot record an egress event");
 		json_decref(j);
+		if (e->on_record != NULL)
+			e->on_record(e->on_record_arg);
 	}
+}
+
+void
+egress_on_record(struct egress *e, void (*fn)(void *), void *arg)
+{
+	e->on_record = fn;
+	e->on_record_arg = arg;
 }
 
 static int

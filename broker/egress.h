@@ -56,6 +56,15 @@ void		 egress_label(struct egress *e, const char *sandbox,
  */
 json_t		*egress_denials(struct egress *e, const char *sandbox);
 
+/*
+ * Has |fn|(|arg|) called after each "egress" record is written (NULL: no
+ * more): the broker bounds the log's size (runBudget.maxAuditMiB), and a
+ * sandbox that connects in a loop writes a record a connection without a
+ * request to the broker.
+ */
+void		 egress_on_record(struct egress *e, void (*fn)(void *),
+		    void *arg);
+
 /* Stops serving |sandbox|; its connections are closed. */
 void		 egress_detach(struct egress *e, const char *sandbox);
 

@@ -56,6 +56,8 @@ struct run_state {
 	int			 agent_done;
 	int64_t			 kill_at;	/* cut off: killed then, or 0 */
 	int			 killed;
+	struct egress		*egress;	/* the agent's, or NULL */
+	const char		*egress_id;
 };
 
 static void
@@ -105,6 +107,11 @@ agent_cut_off(void *arg, const char *why)
 	struct run_state *rs = arg;
 
 	(void)why;
+	/* Each connection to its proxy is a record too (maxAuditMiB). */
+	if (rs->egress != NULL) {
+		egress_detach(rs->egress, rs->egress_id);
+		rs->egress = NULL;
+	}
 	if (rs->agent_done || rs->kill_at != 0)
 		return;
 	log_warnx("the session is over: stopping the agent (killed if it "
@@ -573,6 +580,8 @@ cmd_run(int argc, char **argv)
 			runner_proc_kill(rs.agent);
 		}
 		close(psock[0]);
+		rs.egress = sv.egress;
+		rs.egress_id = s->id;
 	}
 	rs.agent_watch = loop_watch(rs.loop, runner_proc_fd(rs.agent),
 	    runner_proc_deadline(rs.agent), agent_event, &rs);

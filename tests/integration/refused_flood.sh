@@ -202,4 +202,44 @@ expect_eq "  and so is the cut-off" \
     "$(jq -r 'select(.event == "agent_cut_off") | .fields.limit' "$log")" maxAuditMiB
 expect_eq "  and the nap stopped with it" \
     "$(jq -r 'select(.event == "run_stopped") | .fields.limit' "$log")" maxAuditMiB
+# Each connection to the agent's egress proxy is an "egress" record, and
+# the broker checked the log's size only before a frame or a connection
+# of its own: an agent that connected to its proxy in a loop (a refused
+# CONNECT) wrote the log past maxAuditMiB at the proxy's speed, to the
+# end of maxElapsedMinutes.  The record that fills the log cuts the
+# agent off now, and its proxy stops serving it.
+cat >"$T/m4.yaml" <<'YAML'
+tools: []
+agent:
+  network: ["api.example.com:443"]
+runBudget:
+  maxAuditMiB: 1
+YAML
+h=$(printf '%0250d' 0 | tr 0 h)
+cat >"$T/agent4.sh" <<AGENT
+#!/bin/bash
+exec 3>&-
+i=0; while [ \$i -lt 2500 ]; do
+	exec 5<>/dev/tcp/127.0.0.1/3128 || { echo "refused at \$i"; exit 9; }
+	printf 'CONNECT $h.example:443 HTTP/1.1\r\nHost: x\r\n\r\n' >&5
+	head -c 64 <&5 >/dev/null 2>&1
+	exec 5>&-
+	i=\$((i + 1))
+done
+echo "all 2500 served"
+AGENT
+chmod 755 "$T/agent4.sh"
+timeout 60 "$AIRLOCK" run --manifest "$T/m4.yaml" --workspace "$ws" -- "$T/agent4.sh" >"$T/out" 2>"$T/err"
+rc=$?
+expect_eq "a flood of egress connections ends stopped by maxAuditMiB (exit status 75)" "$rc" 75 ||
+    tail -5 "$T/err" | sed 's/^/# /'
+check "  the proxy stopped serving the agent ($(cat "$T/out"))" \
+    grep -q '^refused at' "$T/out"
+log=$(sed -n 's/.*audit log \(.*\)$/\1/p' "$T/err" | tail -1)
+"$AIRLOCK" audit verify "$log" >"$T/verify.out" 2>&1
+expect_eq "  the log verifies, valid and closed" "$?" 0
+size=$(wc -c <"$log")
+check "  the log stays near 1 MiB ($size bytes)" test "$size" -lt 1100000
+expect_eq "  the cut-off is recorded" \
+    "$(jq -r 'select(.event == "agent_cut_off") | .fields.limit' "$log")" maxAuditMiB
 finish
