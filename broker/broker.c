@@ -516,15 +516,16 @@ broker_unpin_all(struct broker *b)
 
 int
 broker_save_artifact(struct broker *b, const char *label, const char *data,
-    size_t len, char *uri, size_t urilen)
+    size_t len, char *uri, size_t urilen, char *digest)
 {
 	char	*clean;
 	size_t	 cleanlen;
 	int	 rc;
 
-	/* Nothing a granted secret looks like is stored. */
+	/* Nothing a granted secret looks like is stored, or digested. */
 	if (redact_buf(b->cfg.redact, data, len, &clean, &cleanlen) < 0)
 		fatalx("out of memory redacting an artifact");
+	sha256_hex(clean, cleanlen, digest);
 	rc = artifact_save(b->artifacts, label, clean, cleanlen, uri, urilen);
 	free(clean);
 	return rc;

@@ -462,8 +462,14 @@ void		 call_answer_early(struct call *c, json_t *structured,
 void		 broker_notify(struct broker *b, const char *method,
 		    json_t *params);
 
-/* Saves |data| as a new artifact; writes its URI to uri[0..urilen). */
+/*
+ * Saves |data|, redacted, as a new artifact; writes its URI to
+ * uri[0..urilen) and the SHA-256 (hex) of the redacted bytes, what the
+ * artifact holds, to |digest| (SHA256_HEX_LEN + 1 bytes): a digest of
+ * the bytes as printed would test a guess of a secret in them.
+ */
 int		 broker_save_artifact(struct broker *b, const char *label,
-		    const char *data, size_t len, char *uri, size_t urilen);
+		    const char *data, size_t len, char *uri, size_t urilen,
+		    char *digest);
 
 #endif

@@ -387,10 +387,9 @@ call_runner_event(int fd, int why, void *arg)
 
 		memcpy(all, res->out, res->out_len);
 		memcpy(all + res->out_len, res->err, res->err_len);
-		sha256_hex(all, n, digest);
 		(void)broker_save_artifact(b,
 		    c->check != NULL ? c->check->id : c->tool->name, all, n,
-		    c->uri, sizeof(c->uri));
+		    c->uri, sizeof(c->uri), digest);
 		free(all);
 	}
 	jobs_ended(c, res, c->uri);

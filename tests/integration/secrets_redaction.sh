@@ -43,6 +43,18 @@ if grep -rqF -e "$secret" -e "$b64" -e "$url" "$AIRLOCK_HOME/sessions"; then
 else
 	pass "artifacts and audit log hold no form of the secret"
 fi
+# The runner_end record's outputDigest is of what the artifact holds, the
+# output redacted: a SHA-256 of the output as printed, all of it but the
+# secret shown to the agent (and to whoever reads the log), tested a
+# guessed secret offline.
+raw=$(printf 'plain=%s\n%s\nurl=%s\n' "$secret" "$b64" "$url" | sha256sum | cut -d' ' -f1)
+art=$(find "$AIRLOCK_HOME/sessions" -path '*/artifacts/*-publish.log' -type f)
+odig=$(jq -r 'select(.event == "runner_end") | .fields.outputDigest' \
+    "$AIRLOCK_HOME"/sessions/*/audit.jsonl)
+check "the run's output was kept as an artifact" test -s "$art"
+check "outputDigest is the digest of the redacted artifact" \
+    test "$odig" = "$(sha256sum <"$art" | cut -d' ' -f1)"
+check "... not of the output as printed, secret and all" test "$odig" != "$raw"
 if grep -qF -e "$secret" "$AIRLOCK_HOME/secrets.db"; then
 	fail "the store does not hold the plain value"
 else
