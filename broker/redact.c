@@ -209,6 +209,38 @@ hex_encode(unsigned char *dst, const unsigned char *v, size_t len, int upper)
 }
 
 /*
+ * The value as a JSON string's inside, as jq, jansson and Python's json
+ * print it: '"' and '\\' escaped, \b \f \n \r \t by name, other
+ * control bytes as \u00xx (lowercase, also uppercase when |upper|), the
+ * rest as is.  A PEM key printed by a tool that prints JSON is one line
+ * with "\n" between its lines, none of them a form of the key.
+ */
+static size_t
+json_escape(unsigned char *dst, const unsigned char *v, size_t len,
+    int upper)
+{
+	static const char from[] = "\b\f\n\r\t\"\\", to[] = "bfnrt\"\\";
+	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	const char *e;
+	size_t i, o = 0;
+
+	for (i = 0; i < len; i++) {
+		if ((e = memchr(from, v[i], sizeof(from) - 1)) != NULL) {
+			dst[o++] = '\\';
+			dst[o++] = (unsigned char)to[e - from];
+		} else if (v[i] >= 0x20)
+			dst[o++] = v[i];
+		else {
+			memcpy(dst + o, "\\u00", 4);
+			dst[o + 4] = digits[v[i] >> 4];
+			dst[o + 5] = digits[v[i] & 0xf];
+			o += 6;
+		}
+	}
+	return o;
+}
+
+/*
  * The base64 characters that depend only on the secret when it starts
  * at byte |k| (0..2) of an encoded stream: character i covers bits
  * [6i, 6i + 6), and the secret covers bits [8k, 8(k + len)).
@@ -318,8 +350,9 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	s->taglen = (size_t)snprintf(s->tag, sizeof(s->tag), "[REDACTED:%s]",
 	    name);
 	/*
-	 * raw + 2 hex + 3 percent + 4 whole base64 + 6 fragments; each
-	 * at most 3 * len + 8 bytes with its NUL.
+	 * raw + 2 hex + 3 percent + 2 JSON (6 * len each) + 4 whole
+	 * base64 + 6 fragments; each but JSON at most 3 * len + 8 bytes
+	 * with its NUL.
 	 */
 	cap = 16 * (3 * len + 8);
 	if ((s->block = sodium_malloc(cap)) == NULL)
@@ -348,6 +381,12 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 		goto fail;
 	dst = form_reserve(s, 3 * len);
 	if ((rc = form_commit(r, si, percent_encode(dst, v, len, 0, 1))) != 0)
+		goto fail;
+	dst = form_reserve(s, 6 * len);
+	if ((rc = form_commit(r, si, json_escape(dst, v, len, 0))) != 0)
+		goto fail;
+	dst = form_reserve(s, 6 * len);
+	if ((rc = form_commit(r, si, json_escape(dst, v, len, 1))) != 0)
 		goto fail;
 	if ((rc = add_base64_forms(r, si, v, len,
 	    sodium_base64_VARIANT_ORIGINAL,

@@ -10,6 +10,10 @@
  *   - percent-encoding (RFC 3986: every byte outside A-Z a-z 0-9 - . _ ~
  *     as %XX, uppercase and lowercase hex digits), and the form-encoding
  *     variant where a space is "+";
+ *   - the inside of a JSON string as jq, jansson and Python's json print
+ *     it: '"' and backslash escaped, the five named control escapes, any
+ *     other control byte as a \u00XX escape in lowercase or uppercase hex
+ *     (a PEM key in a tool's JSON is one line);
  *   - base64 and base64url, with and without "=" padding;
  *   - the inner part of base64/base64url when the value is embedded in a
  *     longer encoded stream at byte offset 0, 1 or 2 modulo 3 (so
@@ -24,8 +28,10 @@
  * it is too short to redact without destroying unrelated text, so it is
  * ungrantable.  The redactor does not catch other transformations
  * (compression, encryption, reversal, splitting across two writes, JSON
- * escapes inside raw buffers, hex in mixed case or with
- * separators); see docs/AUDIT.md.
+ * escapes other than those above: an escaped "/", a \uXXXX spelling of
+ * a printable or non-ASCII character; UTF-16, escape sequences or
+ * zero-width characters between the characters, hex in mixed case or
+ * with separators); see docs/AUDIT.md.
  *
  * All derived forms are held in sodium_malloc'd memory and wiped by
  * redact_free().

@@ -164,6 +164,30 @@ expect_contains "search: so are the long line's" "$R" \
 expect_not_contains "search gives no line of the key" "$out" "MIIEpQIBAAKCAQEA3xQ7k"
 rm -f "$ws/deploy.pem" "$ws/long.txt" "$ws/plain.txt"
 
+# A tool that prints JSON (its config, a service account, its environment)
+# escapes a PEM key's line breaks as "\n" and a quote or backslash in a
+# token: the key came back whole, on one line, and the token with its
+# backslashes, neither a form the redactor knew.
+printf '%s' 'pa"ss\w0rd' | "$AIRLOCK" secret set QUOTED
+cat >"$T/json.yaml" <<'YAML'
+tools:
+  - name: show_config
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: none
+    timeoutMs: 5000
+    command: ["sh", "-c", "jq -cn --arg k \"$DEPLOY_KEY\" --arg q \"$QUOTED\" '{key: $k, q: $q}'"]
+    secrets: [ { name: DEPLOY_KEY, env: DEPLOY_KEY }, { name: QUOTED, env: QUOTED } ]
+YAML
+out=$(printf '%s\n' \
+    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}' \
+    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"show_config","arguments":{}}}' |
+    "$AIRLOCK" serve --manifest "$T/json.yaml" --workspace "$ws")
+expect_contains "a JSON-escaped PEM key is redacted" "$out" \
+    '{\"key\":\"[REDACTED:DEPLOY_KEY]\",\"q\":\"[REDACTED:QUOTED]\"}'
+expect_not_contains "... no line of it comes back" "$out" "PEMLINEONE"
+expect_not_contains "... nor the escaped token" "$out" 'w0rd'
+
 # The agent: no secret in its environment, and the store, its key and the
 # state directory are not in its view at all.
 {

@@ -262,6 +262,34 @@ START_TEST(test_redact_json_drops_a_string_it_cannot_rewrite)
 }
 END_TEST
 
+/*
+ * A tool that prints JSON escapes a quote, a backslash and a line break
+ * (jq, jansson, Python's json: "\n"; other control bytes "\u00xx", in
+ * lowercase or uppercase hex).
+ */
+START_TEST(test_redact_json_escaped_form)
+{
+	static const char v[] = "q\"b\\s\nk\x1bz";
+	static const char *const in[] = {
+		"{\"k\":\"q\\\"b\\\\s\\nk\\u001bz\"}",
+		"{\"k\":\"q\\\"b\\\\s\\nk\\u001Bz\"}",
+	};
+	struct redact *r;
+	char *out;
+	size_t i, outlen;
+
+	ck_assert_ptr_nonnull(r = redact_new());
+	ck_assert_int_eq(redact_add(r, "J", v, strlen(v)), 0);
+	for (i = 0; i < 2; i++) {
+		ck_assert_int_eq(
+		    redact_buf(r, in[i], strlen(in[i]), &out, &outlen), 1);
+		ck_assert_str_eq(out, "{\"k\":\"[REDACTED:J]\"}");
+		free(out);
+	}
+	redact_free(r);
+}
+END_TEST
+
 START_TEST(test_redact_json_tree_values_and_keys)
 {
 	struct redact *r;
@@ -305,6 +333,7 @@ redact_suite(void)
 	tcase_add_test(tc, test_redact_binary_buffer_with_nul);
 	tcase_add_test(tc, test_redact_null_redactor_copies);
 	tcase_add_test(tc, test_redact_json_tree_values_and_keys);
+	tcase_add_test(tc, test_redact_json_escaped_form);
 	tcase_add_test(tc, test_redact_json_drops_a_string_it_cannot_rewrite);
 	suite_add_tcase(s, tc);
 	return s;
