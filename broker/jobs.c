@@ -219,10 +219,12 @@ job_peek(const struct job *j, const char **out, size_t *outlen,
 
 /*
  * How much of what the job printed a read may give out: all of it once it
- * ended; while it runs, not a tail that begins like a secret (or a form
- * of one) that the next bytes could complete, which would reach the agent
- * in pieces the redactor cannot recognise.  That tail waits for the next
- * read.
+ * ended; while it runs, not its last redact_longest() - 1 bytes, where a
+ * secret (or a form of one) the next bytes complete may have begun and
+ * would reach the agent in pieces the redactor cannot recognise.  That
+ * tail waits for the next read, whatever it holds: held back only when it
+ * began like a secret, a tail the agent had the job echo told it whether
+ * its guess was the secret's beginning, a byte at a time.
  */
 static void
 job_settled(const struct job *j, const char *out, size_t outlen,
@@ -236,10 +238,10 @@ job_settled(const struct job *j, const char *out, size_t outlen,
 		return;
 	if (outlen > j->cur.out)
 		*giveout = j->cur.out +
-		    redact_settled(r, out + j->cur.out, outlen - j->cur.out);
+		    redact_release(r, out + j->cur.out, outlen - j->cur.out);
 	if (errlen > j->cur.err)
 		*giveerr = j->cur.err +
-		    redact_settled(r, err + j->cur.err, errlen - j->cur.err);
+		    redact_release(r, err + j->cur.err, errlen - j->cur.err);
 }
 
 static const char *job_status(const struct job *j);

@@ -98,9 +98,9 @@ output_settle_cut(const struct broker *b, struct runner_result *res)
 {
 	if (!res->truncated && !res->timed_out && res->exited)
 		return;
-	res->out_len = redact_settled(b->cfg.redact, res->out, res->out_len);
+	res->out_len = redact_release(b->cfg.redact, res->out, res->out_len);
 	res->out[res->out_len] = '\0';
-	res->err_len = redact_settled(b->cfg.redact, res->err, res->err_len);
+	res->err_len = redact_release(b->cfg.redact, res->err, res->err_len);
 	res->err[res->err_len] = '\0';
 }
 

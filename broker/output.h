@@ -29,8 +29,10 @@ size_t output_cap(const struct broker *b, const struct tool *t);
  * A capture the runner's output cap cut (res->truncated), or of a command
  * killed (a timeout, a signal) while it wrote, may end in the first bytes
  * of a secret, which no redactor can recognise: each stream of such a
- * capture loses the tail that begins like a secret or one of its forms
- * (redact_settled()).  Called once, on the result as the runner
+ * capture loses its last redact_longest() - 1 bytes, whatever they hold,
+ * save a form that begins before them (redact_release()): dropped only
+ * when it began like a secret, a tail the agent had a tool echo told it
+ * whether its guess was the secret's beginning.  Called once, on the result as the runner
  * gave it, before anything reads it (artifact, jobs, excerpts).
  */
 void output_settle_cut(const struct broker *b, struct runner_result *res);

@@ -556,6 +556,28 @@ redact_settled(const struct redact *r, const void *inp, size_t len)
 	return len;
 }
 
+size_t
+redact_release(const struct redact *r, const void *inp, size_t len)
+{
+	const unsigned char *in = inp;
+	size_t i, span, keep = redact_longest(r);
+
+	if (keep == 0)
+		return len;
+	keep--;
+	if (len <= keep)
+		return 0;
+	/* The scan of redact_buf(), up to the held-back tail. */
+	for (i = 0; i < len - keep; ) {
+		if (r->start[in[i]] != r->start[in[i] + 1] &&
+		    match_at(r, in, len, i, &span) != NULL)
+			i += span;
+		else
+			i++;
+	}
+	return i;
+}
+
 /* Appends src[0..n) to the growing output. */
 static int
 out_put(char **buf, size_t *cap, size_t *o, const void *src, size_t n)

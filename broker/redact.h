@@ -115,6 +115,19 @@ size_t		 redact_settled(const struct redact *r, const void *in,
 		    size_t len);
 
 /*
+ * Returns how many leading bytes of in[0..len), a stream that may still
+ * grow, to give out now, whatever they hold: all but the last
+ * redact_longest() - 1, and past those only to the end of a form that
+ * begins before them (every such form is whole in in[0..len)).  Unlike
+ * redact_settled(), what is held back does not depend on whether the
+ * tail begins like a secret: text the agent has a tool echo, held back
+ * only when it was the beginning of a secret, told it the secret a byte
+ * at a time.  len for a NULL or empty |r|.
+ */
+size_t		 redact_release(const struct redact *r, const void *in,
+		    size_t len);
+
+/*
  * Redacts every string in the tree |root| in place: string values,
  * and object keys.  Returns the number of replacements or AL_ERR_ALLOC.
  */

@@ -64,7 +64,10 @@ fi
 # A capture cut by the output cap in the middle of the secret: the piece
 # before the cut is no whole form the redactor knows, and it is dropped,
 # from the result and from the artifact the agent can read.  So is the
-# piece a command killed by its timeout was writing.
+# piece a command killed by its timeout was writing.  What is dropped is
+# the capture's tail where a form could have begun, whatever it holds
+# (jobs_redaction.sh: dropped only when it began like the secret, it
+# told a guess echoed there).
 cat >"$T/cut.yaml" <<'YAML'
 sandbox:
   limits: { outputBytes: 1000 }
@@ -83,14 +86,26 @@ tools:
     sideEffect: external
     authorization: allow
     timeoutMs: 1000
-    command: ["sh", "-c", "echo started; printf %s \"$API_TOKEN\" | head -c 9; sleep 10"]
+    command: ["sh", "-c", "echo started; head -c 200 /dev/zero | tr '\\0' y; echo; printf %s \"$API_TOKEN\" | head -c 9; sleep 10"]
+    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+  - name: echo_cut
+    input: { name: string }
+    output: { exitCode: integer, stdout: string, artifactUri: string }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 5000
+    command: ["sh", "echo_cut.sh", "{name}"]
     secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
 YAML
 rm -rf "$AIRLOCK_HOME/sessions"
+# The agent's text where the cap cuts: 992 bytes, then the text.
+printf '%s\n' 'printf "%0992d%s%0100d" 0 "$1" 0' >"$ws/echo_cut.sh"
 out=$(printf '%s\n' \
     '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}' \
     '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"publish","arguments":{}}}' \
-    '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slow","arguments":{}}}' |
+    '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slow","arguments":{}}}' \
+    '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo_cut","arguments":{"name":"sup3r/s3"}}}' \
+    '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo_cut","arguments":{"name":"sup3r/s4"}}}' |
     "$AIRLOCK" serve --manifest "$T/cut.yaml" --workspace "$ws")
 expect_contains "the command killed while it wrote timed out" "$out" 'ran past its 1000 ms limit'
 expect_not_contains "the result holds no piece of the secret the cap cut" "$out" "sup3r/s3c"
@@ -99,6 +114,13 @@ check "the run's output was kept as an artifact" test -s "$art"
 check "... its x's up to the cut are there" grep -q xxxxxxxxxx "$art"
 art=$(find "$AIRLOCK_HOME/sessions" -path '*/artifacts/*-slow.log' -type f)
 check "... so was the killed command's, up to the secret" grep -qx started "$art"
+# A cut tail dropped only when it began like the secret told a guess the
+# agent had a tool echo there ("sup3r/s3" dropped, "sup3r/s4" kept):
+# what is dropped does not depend on what it holds.
+set -- $(find "$AIRLOCK_HOME/sessions" -path '*/artifacts/*-echo_cut.log' -type f -exec wc -c {} + | grep -v total | awk '{print $1}')
+check "the cap cut both echoes" test $# -eq 2
+expect_eq "the cut drops as much after a guess that is the secret's beginning as after one that is not" "${1:-}" "${2:-x}"
+rm -f "$ws/echo_cut.sh"
 if grep -rqF -e "sup3r/s3c" "$AIRLOCK_HOME/sessions"; then
 	fail "neither the artifact nor the audit log holds the piece"
 else

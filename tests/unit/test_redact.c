@@ -290,6 +290,32 @@ START_TEST(test_redact_json_escaped_form)
 }
 END_TEST
 
+/*
+ * redact_release() holds back the same tail whatever it holds, and gives
+ * a form that begins before the tail whole.
+ */
+START_TEST(test_redact_release_ignores_content)
+{
+	struct redact *r;
+	size_t keep;
+
+	ck_assert_ptr_nonnull(r = redact_new());
+	ck_assert_uint_eq(redact_release(r, "abc", 3), 3);
+	ck_assert_int_eq(redact_add(r, "S", "s3cr", 4), 0);
+	keep = redact_longest(r) - 1;
+	ck_assert_uint_eq(keep, 3 * 8 - 3);
+	ck_assert_uint_eq(redact_release(r, "abc", 3), 0);
+	ck_assert_uint_eq(redact_release(r,
+	    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxs3", 32), 32 - keep);
+	ck_assert_uint_eq(redact_release(r,
+	    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxq3", 32), 32 - keep);
+	/* s3cr at 10 begins before the tail: given whole. */
+	ck_assert_uint_eq(redact_release(r,
+	    "xxxxxxxxxxs3crxxxxxxxxxxxxxxxxxx", 32), 14);
+	redact_free(r);
+}
+END_TEST
+
 START_TEST(test_redact_json_tree_values_and_keys)
 {
 	struct redact *r;
@@ -334,6 +360,7 @@ redact_suite(void)
 	tcase_add_test(tc, test_redact_null_redactor_copies);
 	tcase_add_test(tc, test_redact_json_tree_values_and_keys);
 	tcase_add_test(tc, test_redact_json_escaped_form);
+	tcase_add_test(tc, test_redact_release_ignores_content);
 	tcase_add_test(tc, test_redact_json_drops_a_string_it_cannot_rewrite);
 	suite_add_tcase(s, tc);
 	return s;
