@@ -48,9 +48,11 @@ for f in common/*.[ch] policy/*.[ch] broker/*.[ch] supervisor/*.[ch] \
 	policy/default_manifest.c) continue ;;
 	# Runs only in the runner child after clone(), in the proxy
 	# process, or in the patch jail.
-	# (proxy/ipc.c spawns the proxy from the broker: privileged.)
+	# (proxy/ipc.c spawns the proxy from the broker: privileged;
+	# proxy/http.c and proxy/socks.c parse requests in the proxy.)
 	# policy/diff.c is called only from the jail's side of patchjail.c.
 	runner/child.c|runner/landlock.c|proxy/proxy.[ch]|proxy/rules.[ch]|\
+	proxy/http.[ch]|proxy/socks.[ch]|\
 	supervisor/cmd_proxy.c|supervisor/cmd_patch_jail.c|policy/diff.[ch])
 		n=$(sloc "$f"); unpriv=$((unpriv + n)); side=confined ;;
 	broker/patchjail.c)
