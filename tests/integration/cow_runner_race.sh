@@ -26,7 +26,7 @@ tools:
     timeoutMs: 20000
     secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
   - name: slowjob
-    command: ["sh", "-c", "sleep 3; git -C src --no-optional-locks diff; sleep 3"]
+    command: ["sh", "-c", "sleep 3; git -C src --no-optional-locks diff; head -c 400 /dev/zero | tr '\\0' x; echo; sleep 3"]
     output: { exitCode: integer }
     sideEffect: sandbox_process
     timeoutMs: 20000
@@ -48,6 +48,9 @@ chmod 644 "$T/m.yaml"
 # The agent: calls the slow check, PLANT meanwhile (after 1.5 s), then
 # reads the check's artifact; or, with "job", starts slowjob as a job and
 # reads its output while it runs (after git ran) and once it ended.
+# slowjob prints 400 bytes after the diff, more than the redactor holds
+# back of a running job's output (redact_release(): the longest form of
+# the secret), so that a read while it runs would give the diff out.
 agent_script() {	# PLANT [job]
 	local calls
 	if [ "${2:-}" = job ]; then
