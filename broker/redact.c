@@ -231,10 +231,12 @@ json_escape(unsigned char *dst, const unsigned char *v, size_t len,
 		} else if (v[i] >= 0x20)
 			dst[o++] = v[i];
 		else {
-			memcpy(dst + o, "\\u00", 4);
-			dst[o + 4] = digits[v[i] >> 4];
-			dst[o + 5] = digits[v[i] & 0xf];
-			o += 6;
+			dst[o++] = '\\';
+			dst[o++] = 'u';
+			dst[o++] = '0';
+			dst[o++] = '0';
+			dst[o++] = (unsigned char)digits[v[i] >> 4];
+			dst[o++] = (unsigned char)digits[v[i] & 0xf];
 		}
 	}
 	return o;
