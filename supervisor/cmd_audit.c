@@ -943,21 +943,28 @@ follow_drain(int fd, char **acc, size_t *acclen, int json, size_t width,
 		rest -= (size_t)(nl - start) + 1;
 		start = nl + 1;
 	}
-	if (rest > 0)	/* *acc may be NULL when nothing is held */
-		memmove(*acc, start, rest);
-	*acclen = rest;
+	/*
+	 * An incomplete line is not kept: it is read again from its start
+	 * next time.  The broker may undo it (a write that failed part way)
+	 * and append the next record before the follower looks again, and
+	 * read on from behind the undone bytes that record came out
+	 * mangled.
+	 */
+	if (rest > 0 && lseek(fd, -(off_t)rest, SEEK_CUR) == -1)
+		return -1;
+	*acclen = 0;
 	fflush(stdout);
 	return 0;
 }
 
 /*
  * Before each read of a followed log: 0 if |fd| still is the file at
- * |path| and holds everything read from it.  A cut that takes back only
- * the incomplete line held in *acclen (a write the broker undid) drops
- * that part and reads on from the cut; a cut below what was printed, or
- * another file at |path|, stops the follower (1): records shown are no
- * longer in the log, and what comes next would be read from the wrong
- * place or not at all.
+ * |path| and holds everything read from it (follow_drain() leaves |fd|
+ * at the end of the last complete line, so *acclen is 0 here and an
+ * undone write is read again from its line's start).  A cut below what
+ * was printed, or another file at |path|, stops the follower (1):
+ * records shown are no longer in the log, and what comes next would be
+ * read from the wrong place or not at all.
  */
 static int
 follow_check(int fd, const char *path, size_t *acclen)
