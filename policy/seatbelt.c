@@ -758,20 +758,29 @@ rel_ok(const char *rel)
 	return 1;
 }
 
+/*
+ * |p| with a leading "~" made |home| (written to |buf|), or |p| as it is;
+ * NULL when there is no |home| for it or the path does not fit.
+ */
+static const char *
+tilde(const char *p, const char *home, char buf[4096])
+{
+	if (p[0] != '~' || (p[1] != '/' && p[1] != '\0'))
+		return p;
+	if (home == NULL ||
+	    (size_t)snprintf(buf, 4096, "%s%s", home, p + 1) >= 4096)
+		return NULL;
+	return buf;
+}
+
 /* Canonicalises the absolute |in| into |out|; "~" from |home|. */
 static int
 resolve(const char *in, const char *home, char *out, size_t outlen)
 {
 	char buf[4096];
 
-	if (in[0] == '~' && (in[1] == '/' || in[1] == '\0')) {
-		if (home == NULL)
-			return 1;
-		if ((size_t)snprintf(buf, sizeof(buf), "%s%s", home, in + 1) >=
-		    sizeof(buf))
-			return AL_ERR_PATH;
-		in = buf;
-	}
+	if ((in = tilde(in, home, buf)) == NULL)
+		return home == NULL ? 1 : AL_ERR_PATH;
 	if (seatbelt_canonical(in, out, outlen) != 0 || !printable(out))
 		return AL_ERR_PATH;
 	return 0;
@@ -816,13 +825,8 @@ add_target(char **v, size_t *n, const char *p, const char *home)
 {
 	char buf[4096], real[PATH_MAX], a[4096], b[4096];
 
-	if (p[0] == '~' && (p[1] == '/' || p[1] == '\0')) {
-		if (home == NULL ||
-		    (size_t)snprintf(buf, sizeof(buf), "%s%s", home, p + 1) >=
-			sizeof(buf))
-			return v;
-		p = buf;
-	}
+	if ((p = tilde(p, home, buf)) == NULL)
+		return v;
 	if (p[0] != '/' || realpath(p, real) == NULL ||
 	    seatbelt_canonical(p, a, sizeof(a)) != 0 ||
 	    seatbelt_canonical(real, b, sizeof(b)) != 0 || strcmp(a, b) == 0)
@@ -842,16 +846,11 @@ deny_through_link(
     const char *p, const struct seatbelt_run *run, char *err, size_t errlen)
 {
 	char buf[4096], link[4096], *roots[2];
-	const char *e = p;
+	const char *e;
 	int rc;
 
-	if (p[0] == '~' && (p[1] == '/' || p[1] == '\0')) {
-		if (run->home == NULL ||
-		    (size_t)snprintf(buf, sizeof(buf), "%s%s", run->home,
-			p + 1) >= sizeof(buf))
-			return 0;
-		e = buf;
-	}
+	if ((e = tilde(p, run->home, buf)) == NULL)
+		return 0;
 	roots[0] = realpath(run->workspace, NULL);
 	roots[1] = run->tmpdir != NULL ? realpath(run->tmpdir, NULL) : NULL;
 	rc = sensitive_link_rewritable(
@@ -922,11 +921,7 @@ seatbelt_run_secrets(const struct sandbox_policy *sp,
 		    ws, sp->deny_read, sp->ndeny_read, store, sizeof(store));
 		free(ws);
 		if (d != NULL) {
-			snprintf(err, errlen,
-			    "denied path %s may be in the history of %s, which "
-			    "the sandbox reads (git show HEAD:...): deny the "
-			    "repository too, or keep the secret out of it",
-			    d, store);
+			snprintf(err, errlen, SENSITIVE_VCS_SHOWN, d, store);
 			return AL_ERR_DENIED;
 		}
 	}

@@ -143,6 +143,11 @@ int sensitive_link_rewritable(const char *path, const char *const *roots,
  */
 const char *sensitive_vcs_exposed(const char *top, char *const *deny,
     size_t ndeny, char *store, size_t storelen);
+/* The refusal of a sandbox for it: the deny path, then the metadata. */
+#define SENSITIVE_VCS_SHOWN \
+	"denied path %s may be in the history of %s, which the sandbox " \
+	"reads (git show HEAD:...): deny the repository too, or keep the " \
+	"secret out of it"
 
 /*
  * A mask made from a denied path's name hides that name, and a hard link

@@ -422,9 +422,7 @@ plan_vcs_stores(struct runner_plan *pl, char *err, size_t errlen)
 			    pl->ndeny, store, sizeof(store));
 	if (d == NULL)
 		return 0;
-	snprintf(err, errlen, "denied path %s may be in the history of %s, "
-	    "which the sandbox reads (git show HEAD:...): deny the "
-	    "repository too, or keep the secret out of it", d, store);
+	snprintf(err, errlen, SENSITIVE_VCS_SHOWN, d, store);
 	return AL_ERR_PATH;
 }
 
