@@ -91,8 +91,60 @@ text_but_nuls(const char *buf, size_t n)
 	return 0;
 }
 
-/* A NUL in the first BINARY_PROBE bytes of |fd|, and not text but for
- * them (text_but_nuls()). */
+/*
+ * Whether the |n| bytes |buf| begin as a binary format does: images,
+ * fonts, archives, executables and objects, databases.  Only a file in
+ * such a format is shown as binary: a byte that is not UTF-8, or a
+ * control character, in a comment hid a new script as well as a NUL
+ * did (bash and node run past both), and no rule over which bytes a
+ * file holds tells a script from data.  A format not listed here is
+ * shown as text, each byte that is not text escaped: long, never
+ * hidden.
+ */
+static int
+binary_magic(const char *buf, size_t n)
+{
+	static const struct {
+		size_t off, len;
+		const char *sig;
+	} magic[] = {
+		{ 0, 4, "\177ELF" }, { 0, 2, "MZ" }, /* PE, DOS */
+		{ 0, 4, "\376\355\372\316" }, /* Mach-O */
+		{ 0, 4, "\376\355\372\317" }, { 0, 4, "\316\372\355\376" },
+		{ 0, 4, "\317\372\355\376" },
+		{ 0, 4, "\312\376\272\276" }, /* fat Mach-O, Java class */
+		{ 0, 4, "\0asm" }, { 0, 8, "!<arch>\n" }, /* ar: .a, .deb */
+		{ 0, 8, "\211PNG\r\n\032\n" },
+		{ 0, 3, "\377\330\377" }, /* JPEG */
+		{ 0, 6, "GIF87a" }, { 0, 6, "GIF89a" },
+		{ 0, 4, "RIFF" }, /* WebP, WAV, AVI */
+		{ 0, 2, "BM" }, { 0, 4, "\0\0\1\0" }, /* ICO */
+		{ 0, 4, "II*\0" }, /* TIFF */
+		{ 0, 4, "MM\0*" }, { 4, 4, "ftyp" }, /* MP4, HEIC, AVIF */
+		{ 0, 4, "OggS" }, { 0, 4, "fLaC" }, { 0, 3, "ID3" },
+		{ 0, 4, "\0\1\0\0" }, /* TrueType */
+		{ 0, 4, "OTTO" }, { 0, 4, "wOFF" }, { 0, 4, "wOF2" },
+		{ 0, 4, "PK\3\4" }, /* zip, jar, wheel, OOXML */
+		{ 0, 4, "PK\5\6" }, { 0, 2, "\037\213" }, /* gzip */
+		{ 0, 3, "BZh" }, { 0, 6, "\3757zXZ\0" },
+		{ 0, 4, "\050\265\057\375" }, /* zstd */
+		{ 0, 6, "7z\274\257\047\034" }, { 257, 5, "ustar" }, /* tar */
+		{ 0, 16, "SQLite format 3\0" }, { 0, 5, "%PDF-" },
+		{ 0, 4, "PACK" }, /* a git pack */
+		{ 0, 4, "\377tOc" }, /* a git pack index */
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(magic) / sizeof(magic[0]); i++)
+		if (n >= magic[i].off + magic[i].len &&
+		    memcmp(buf + magic[i].off, magic[i].sig, magic[i].len) == 0)
+			return 1;
+	/* Python's bytecode: a version's number, then "\r\n". */
+	return n >= 16 && buf[2] == '\r' && buf[3] == '\n';
+}
+
+/* A NUL in the first BINARY_PROBE bytes of |fd|, not text but for them
+ * (text_but_nuls()), in a binary format (binary_magic()). */
 static int
 is_binary(int fd)
 {
@@ -103,7 +155,7 @@ is_binary(int fd)
 		return 0;
 	n = pread(fd, buf, sizeof(buf), 0);
 	return n > 0 && memchr(buf, '\0', (size_t)n) != NULL &&
-	    !text_but_nuls(buf, (size_t)n);
+	    !text_but_nuls(buf, (size_t)n) && binary_magic(buf, (size_t)n);
 }
 
 static int

@@ -16,10 +16,13 @@
  *   sha256 HEX                            a written file's bytes as
  *                                         they would land (the digest
  *                                         of the text binds them)
- *   Binary files a/PATH and b/PATH differ a NUL in the first 8 KiB, and
- *                                         not text but for its NULs; a
- *                                         change of a text file is
- *                                         always shown as text
+ *   Binary files a/PATH and b/PATH differ a binary format (an image,
+ *                                         an archive, an executable: its
+ *                                         first bytes) with a NUL in the
+ *                                         first 8 KiB, not text but for
+ *                                         its NULs; any other new file,
+ *                                         and a change of a text file,
+ *                                         is shown as text
  *   symlink PATH -> TARGET                a new or changed symlink
  *   new directory PATH/ mode 0755         and "deleted directory",
  *                                         "directory mode PATH/ A -> B"
