@@ -547,7 +547,7 @@ static int
 file_block(FILE *fp, struct item *it, int upperfd, int rootfd, char *err,
     size_t errlen)
 {
-	int newfd, oldfd = -1, rc = 0;
+	int newfd, oldfd = -1, old_bin, rc = 0;
 
 	if ((newfd = open_beneath(upperfd, it->ci.path)) == -1) {
 		snprintf(err, errlen, "%s: cannot be read in the session",
@@ -581,14 +581,16 @@ file_block(FILE *fp, struct item *it, int upperfd, int rootfd, char *err,
 		    (unsigned)(S_IFREG | it->ci.mode));
 	}
 	rc = put_sha256(fp, it->ci.path, newfd, err, errlen);
+	old_bin = oldfd != -1 && is_binary(oldfd);
 	/*
 	 * An edit of a text file is shown whatever the new bytes are: a
 	 * script made binary (a byte that is not UTF-8 beside a NUL in a
 	 * comment, which bash and node run past) hid the lines added
-	 * after it.
+	 * after it.  And a binary file is binary only while it stays one:
+	 * a vendored tool (an ELF the build runs) made a shell script
+	 * showed as "Binary files ... differ", its curl | sh unseen.
 	 */
-	if (rc == 0 && (oldfd == -1 || is_binary(oldfd)) &&
-	    (is_binary(newfd) || is_binary(oldfd))) {
+	if (rc == 0 && (oldfd == -1 || old_bin) && is_binary(newfd)) {
 		fputs("Binary files ", fp);
 		fputs(oldfd != -1 ? "a/" : "/dev/null", fp);
 		if (oldfd != -1)
@@ -596,6 +598,11 @@ file_block(FILE *fp, struct item *it, int upperfd, int rootfd, char *err,
 		fputs(" and b/", fp);
 		put_vis(fp, it->ci.path);
 		fputs(" differ\n", fp);
+	} else if (rc == 0 && old_bin) {
+		fputs("Binary file a/", fp);
+		put_vis(fp, it->ci.path);
+		fputs(" replaced by text, shown whole\n", fp);
+		rc = new_file_diff(fp, it->ci.path, newfd, err, errlen);
 	} else if (rc == 0 && oldfd == -1)
 		rc = new_file_diff(fp, it->ci.path, newfd, err, errlen);
 	else if (rc == 0)

@@ -23,6 +23,9 @@
  *                                         its NULs; any other new file,
  *                                         and a change of a text file,
  *                                         is shown as text
+ *   Binary file a/PATH replaced by text, shown whole
+ *                                         then every line of the new
+ *                                         file, as a new file's
  *   symlink PATH -> TARGET                a new or changed symlink
  *   new directory PATH/ mode 0755         and "deleted directory",
  *                                         "directory mode PATH/ A -> B"
