@@ -139,8 +139,11 @@ binary_magic(const char *buf, size_t n)
 		if (n >= magic[i].off + magic[i].len &&
 		    memcmp(buf + magic[i].off, magic[i].sig, magic[i].len) == 0)
 			return 1;
-	/* Python's bytecode: a version's number, then "\r\n". */
-	return n >= 16 && buf[2] == '\r' && buf[3] == '\n';
+	/* Python 3's bytecode: a version's number (2816 to 4095), "\r\n",
+	 * then flags 0 to 3. */
+	return n >= 16 && (unsigned char)buf[1] >= 0x0b &&
+	    (unsigned char)buf[1] <= 0x0f && buf[2] == '\r' && buf[3] == '\n' &&
+	    buf[5] == 0 && buf[6] == 0 && buf[7] == 0;
 }
 
 /* A NUL in the first BINARY_PROBE bytes of |fd|, not text but for them
