@@ -217,10 +217,13 @@ writepolicy_link_resolve(
 /*
  * 1 if a symlink leading to |dest| (workspace-relative, "" the root)
  * would have what writes through it written where the git, airlock or
- * protected rule guards: the path itself, beneath it, or a protected
+ * protected rule guards: the path itself, beneath it, a protected
  * path's ancestor that the pattern begins at (".github" for
- * ".github/workflows").  |in_git_dir|: the caller found |dest| in a git
- * directory or a hooks directory of git's config.
+ * ".github/workflows"), or the workspace root, beneath which all of
+ * them are: an archive unpacked into out/ with out -> . names
+ * .git/hooks/pre-commit where no review shows it.  |in_git_dir|: the
+ * caller found |dest| in a git directory or a hooks directory of git's
+ * config.
  */
 static int
 dest_guarded(const struct sandbox_policy *p, const char *dest, int in_git_dir)
@@ -232,7 +235,7 @@ dest_guarded(const struct sandbox_policy *p, const char *dest, int in_git_dir)
 	if (split(dest, &dc) != 0)
 		return 1;
 	if (dc.n == 0)
-		return 0;
+		return 1; /* the root: every guarded path is beneath it */
 	return git_hit(&dc, WP_FILE, 0) || airlock_hit(&dc) ||
 	    protected_hit(p, &dc, WP_FILE);
 }
@@ -333,8 +336,8 @@ writepolicy_rule_text(const char *rule)
 		    "or protected rule guards (.git and its kin, a git "
 		    "directory, a hooks directory of git's config, "
 		    "sandbox.protected), nor to a protected path's "
-		    "ancestor: what writes through it later would write "
-		    "there" },
+		    "ancestor or the workspace root: what writes through "
+		    "it later would write there" },
 		{ WP_RULE_GIT,
 		    "no .git, .hg, .jj or .sl, nor a file named HEAD (a git "
 		    "directory's), nor anything in a directory holding one or "

@@ -24,7 +24,9 @@
  *                 path's ancestor where its pattern begins (".github"
  *                 for ".github/workflows"): a build that later writes
  *                 out/pre-commit with out -> .git/hooks plants a hook.
- *                 The workspace root itself is not guarded.
+ *                 So is one to the workspace root itself ("" as
+ *                 target_dest): an archive unpacked into out/ with
+ *                 out -> . names .git/hooks/pre-commit unseen.
  *   git           a ".git" component at any depth (a directory, or a
  *                 ".git" file with "gitdir:"), whether or not it exists,
  *                 or a ".hg", ".jj" or ".sl" (Mercurial and Sapling run

@@ -180,4 +180,31 @@ ln -s vend/repo.git/hooks d && echo ok >src/fine.txt'
 	check "no hook planted through a link ran at git commit" test ! -e "$T/PLANTED"
 	"$A" discard "$S" 2>/dev/null
 fi
+
+# A symlink to the workspace root is the same door: what writes through
+# it names the rest, and an archive names it unseen (the review shows
+# the archive as binary).  A build that unpacked the agent's assets.tar
+# into out/, with out -> ., wrote its .git/hooks/pre-commit, which ran
+# at the person's next git commit.
+if command -v git >/dev/null && command -v tar >/dev/null; then
+	git -C "$ws" config --unset core.hooksPath
+	run_agent "d=\$(mktemp -d) && mkdir -p \"\$d/.git/hooks\" &&
+printf '#!/bin/sh\\ntouch $T/PLANTED2\\n' >\"\$d/.git/hooks/pre-commit\" &&
+chmod 755 \"\$d/.git/hooks/pre-commit\" &&
+tar -cf assets.tar -C \"\$d\" .git && ln -s . out && mkdir -p sub && ln -s .. sub/up"
+	"$A" commit "$S" 2>"$T/cerr"; rc=$?
+	expect_eq "commit of links to the workspace root refuses (exit 1)" "$rc" 1
+	for l in out sub/up; do
+		expect_contains "refuses $l with the symlink_target rule" \
+		    "$(cat "$T/cerr")" "refused: $l: symlink_target (a symbolic link may not lead to"
+	done
+	check "nothing landed" test ! -e "$ws/assets.tar" -a ! -L "$ws/out"
+	# The person's build unpacks its assets, then commits.
+	[ -L "$ws/out" ] && tar --no-same-owner -xf "$ws/assets.tar" -C "$ws/out"
+	git -C "$ws" add -A >/dev/null 2>&1
+	git -C "$ws" -c user.name=t -c user.email=t@t commit -qm y >/dev/null 2>&1
+	check "no hook unpacked through a link to the root ran at git commit" \
+	    test ! -e "$T/PLANTED2"
+	"$A" discard "$S" 2>/dev/null
+fi
 finish
