@@ -304,6 +304,33 @@ read_fd_upto(int fd, size_t size, size_t *len)
 	return buf;
 }
 
+char *
+read_fd_whole(int fd, size_t max, size_t *len)
+{
+	char *buf = xcalloc(1, max + 1), probe;
+	size_t got = 0;
+	ssize_t n;
+	int e;
+
+	for (;;) {
+		n = got < max ? read(fd, buf + got, max - got)
+			      : read(fd, &probe, 1);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == 0)
+			break;
+		if (n == -1 || got == max) {
+			e = n == -1 ? errno : EFBIG;
+			free(buf);
+			errno = e;
+			return NULL;
+		}
+		got += (size_t)n;
+	}
+	*len = got;
+	return buf;
+}
+
 void
 fd_next_data(int fd, off_t off, off_t size, off_t *data, off_t *end)
 {

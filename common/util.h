@@ -63,6 +63,12 @@ int	 close_fds_from(int lowfd, const int *keep, size_t n);
  * what was read.
  */
 char	*read_fd_upto(int fd, size_t size, size_t *len);
+/*
+ * Reads |fd| to its end into a new NUL-terminated buffer (caller frees),
+ * *len what was read; NULL with errno EFBIG if it holds more than |max|
+ * bytes, or with the read's errno: never a part taken for the whole.
+ */
+char	*read_fd_whole(int fd, size_t max, size_t *len);
 
 /*
  * The next extent of data of the regular file |fd|, |size| bytes long, at

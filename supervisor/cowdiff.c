@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <signal.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -29,6 +31,12 @@
 #define DIFF_PROG "diff"
 #define BINARY_PROBE 8000
 #define DIFF_MAX_OUT ((size_t)256 * 1024 * 1024)
+/* A change that cannot be shown whole is not shown in part: the part
+ * left out could be anything. */
+#define TOO_LARGE \
+	"%s: the change is over 256 MiB of diff: not shown (a part could " \
+	"hide the rest); discard the session, or review and copy the file " \
+	"by hand"
 
 struct item {
 	struct changeset_item ci;
@@ -203,7 +211,7 @@ run_diff(
 	static const char binary[] = "Binary files a and b differ\n";
 	char *v, *outbuf, *body;
 	char olds[32], news[32];
-	int pfd[2], status;
+	int pfd[2], status, saved;
 	size_t len;
 	pid_t pid;
 
@@ -236,10 +244,19 @@ run_diff(
 		_exit(127);
 	}
 	close(pfd[1]);
-	outbuf = read_fd_upto(pfd[0], DIFF_MAX_OUT, &len);
+	outbuf = read_fd_whole(pfd[0], DIFF_MAX_OUT, &len);
+	saved = errno;
 	close(pfd[0]);
+	/* What is not read whole is not shown: diff(1) is not waited on
+	 * to fill a pipe nobody reads. */
+	if (outbuf == NULL)
+		(void)kill(pid, SIGKILL);
 	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
 		;
+	if (outbuf == NULL && saved == EFBIG) {
+		snprintf(err, errlen, TOO_LARGE, path);
+		return AL_ERR_LIMIT;
+	}
 	if (outbuf == NULL || !WIFEXITED(status) || WEXITSTATUS(status) > 1) {
 		free(outbuf);
 		snprintf(err, errlen,
@@ -297,9 +314,13 @@ new_file_diff(FILE *fp, const char *path, int fd, char *err, size_t errlen)
 	char *buf, *v, *p, *end;
 	size_t len, lines = 0;
 
-	if ((buf = read_fd_upto(fd, DIFF_MAX_OUT, &len)) == NULL) {
-		snprintf(
-		    err, errlen, "%s: cannot be read in the session", path);
+	if ((buf = read_fd_whole(fd, DIFF_MAX_OUT, &len)) == NULL) {
+		if (errno == EFBIG) {
+			snprintf(err, errlen, TOO_LARGE, path);
+			return AL_ERR_LIMIT;
+		}
+		snprintf(err, errlen, "%s: cannot be read in the session: %s",
+		    path, strerror(errno));
 		return AL_ERR_SYSTEM;
 	}
 	if (len == 0) {

@@ -590,7 +590,7 @@ cowsession_conflicts(const struct cowsession *cs, const char *const *paths,
 	*rc = 0;
 	snprintf(path, sizeof(path), "%s/base", cs->dir);
 	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1 ||
-	    (buf = read_fd_upto(fd, (size_t)1 << 31, &len)) == NULL) {
+	    (buf = read_fd_whole(fd, (size_t)1 << 31, &len)) == NULL) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		if (fd != -1)
 			close(fd);
