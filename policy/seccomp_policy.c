@@ -8,7 +8,7 @@
  * perf, keyrings, modules), or undoes another layer (mount, namespaces,
  * ptrace, setgroups, personality flags that turn off ASLR), or reaches
  * outside the sandbox (TIOCSTI/TIOCLINUX on an inherited terminal, exotic
- * socket families).  clone3 gets ENOSYS so that libc falls back to clone,
+ * socket families, from socket(2) and socketpair(2) alike).  clone3 gets ENOSYS so that libc falls back to clone,
  * whose flags a classic filter can inspect.
  */
 #include "config.h"
@@ -297,6 +297,12 @@ compile_default(struct table *t)
 		if (af != SCP_AF_UNIX && af != SCP_AF_INET)
 			add_cond(t, "socket", eperm, 0, SCP_OP_EQ, 0, af);
 	add_cond(t, "socket", eperm, 0, SCP_OP_GT, 0, SCP_AF_INET6);
+	/*
+	 * socketpair(2) makes its two sockets with the family's own create
+	 * (loading its module), and AF_TIPC pairs them: AF_UNIX alone.
+	 */
+	add_cond(t, "socketpair", eperm, 0, SCP_OP_EQ, 0, 0);
+	add_cond(t, "socketpair", eperm, 0, SCP_OP_GT, 0, SCP_AF_UNIX);
 }
 
 static void
@@ -308,9 +314,10 @@ compile_strict(struct table *t, int plain_modes)
 	int skip;
 
 	for (i = 0; strict_allowed[i] != NULL; i++) {
-		/* name_to_handle_at and personality are listed only to be
-		 * skipped: they get conditions or stay denied. */
+		/* name_to_handle_at, personality and socketpair are listed
+		 * only to be skipped: they get conditions or stay denied. */
 		skip = strcmp(strict_allowed[i], "personality") == 0 ||
+		    strcmp(strict_allowed[i], "socketpair") == 0 ||
 		    (plain_modes && is_mode_setter(strict_allowed[i]));
 		for (j = 0; seccomp_denied_syscalls[j] != NULL; j++)
 			if (strcmp(strict_allowed[i],
@@ -330,6 +337,7 @@ compile_strict(struct table *t, int plain_modes)
 	add_cond(t, "socket", allow, 0, SCP_OP_EQ, 0, SCP_AF_UNIX);
 	add_cond(t, "socket", allow, 0, SCP_OP_EQ, 0, SCP_AF_INET);
 	add_cond(t, "socket", allow, 0, SCP_OP_EQ, 0, SCP_AF_INET6);
+	add_cond(t, "socketpair", allow, 0, SCP_OP_EQ, 0, SCP_AF_UNIX);
 	for (i = 0; i < sizeof(strict_ioctls) / sizeof(strict_ioctls[0]); i++)
 		add_cond(t, "ioctl", allow, 1, SCP_OP_MASKED_EQ,
 		    0xffffffffULL, strict_ioctls[i]);

@@ -108,14 +108,14 @@ DENIED="ptrace process_vm_readv process_vm_writev mount umount2 pivot_root \
     io_uring_setup io_uring_enter io_uring_register kexec_load kexec_file_load \
     init_module finit_module delete_module open_by_handle_at name_to_handle_at \
     reboot swapon swapoff acct settimeofday clock_settime clock_adjtime \
-    adjtimex setgroups clone personality socket ioctl"
+    adjtimex setgroups clone personality socket socketpair ioctl"
 for sc in ptrace process_vm_readv process_vm_writev mount umount2 pivot_root \
     move_mount open_tree fsopen fsmount fsconfig fspick mount_setattr unshare \
     setns keyctl add_key request_key bpf perf_event_open userfaultfd \
     io_uring_setup io_uring_enter io_uring_register kexec_load kexec_file_load \
     init_module finit_module delete_module open_by_handle_at name_to_handle_at \
     reboot swapon swapoff acct settimeofday clock_settime clock_adjtime \
-    adjtimex setgroups clone personality socket ioctl; do
+    adjtimex setgroups clone personality socket socketpair ioctl; do
 	probe syscall "$sc" 64
 	expect_contains "seccomp_refuses_${sc}" "$out" "$sc: errno=EPERM"
 done

@@ -106,6 +106,13 @@ static const struct row default_rows[] = {
 	{ "socket", { 3 }, EPERM_ },
 	{ "socket", { 9 }, EPERM_ },
 	{ "socket", { 0x100000001ULL }, EPERM_ },
+	/* socketpair: AF_UNIX only (the family's create runs first). */
+	{ "socketpair", { 1, 1 }, ALLOW },
+	{ "socketpair", { 0 }, EPERM_ },
+	{ "socketpair", { 16 /* NETLINK */ }, EPERM_ },
+	{ "socketpair", { 30 /* TIPC: pairs */ }, EPERM_ },
+	{ "socketpair", { 40 /* VSOCK */ }, EPERM_ },
+	{ "socketpair", { 0x100000001ULL }, EPERM_ },
 };
 
 static const struct row strict_rows[] = {
@@ -125,6 +132,9 @@ static const struct row strict_rows[] = {
 	{ "personality", { 0x40000 }, EPERM_ },
 	{ "socket", { 1 }, ALLOW },
 	{ "socket", { 16 }, EPERM_ },
+	{ "socketpair", { 1 }, ALLOW },
+	{ "socketpair", { 30 /* TIPC */ }, EPERM_ },
+	{ "socketpair", { 2 }, EPERM_ },
 	{ "ioctl", { 0, 0x5401 }, ALLOW },
 	{ "ioctl", { 0, 0x5412 }, EPERM_ },
 	{ "ioctl", { 0, 0x541c }, EPERM_ },
