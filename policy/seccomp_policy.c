@@ -7,9 +7,10 @@
  * an ordinary build or test never needs (bpf, io_uring, userfaultfd,
  * perf, keyrings, modules), or undoes another layer (mount, namespaces,
  * ptrace, setgroups, personality flags that turn off ASLR), or reaches
- * outside the sandbox (TIOCSTI/TIOCLINUX on an inherited terminal, exotic
- * socket families, from socket(2) and socketpair(2) alike).  clone3 gets ENOSYS so that libc falls back to clone,
- * whose flags a classic filter can inspect.
+ * outside the sandbox (TIOCSTI, TIOCLINUX and TIOCSETD on an inherited
+ * terminal; exotic socket families, from socket(2) and socketpair(2)
+ * alike).  clone3 gets ENOSYS so that libc falls back to clone, whose
+ * flags a classic filter can inspect.
  */
 #include "config.h"
 
@@ -30,6 +31,7 @@
 #define SCP_CLONE_NEWNET	0x40000000ULL
 #define SCP_TIOCSTI		0x5412ULL
 #define SCP_TIOCLINUX		0x541cULL
+#define SCP_TIOCSETD		0x5423ULL
 #define SCP_AF_UNIX		1
 #define SCP_AF_INET		2
 #define SCP_AF_INET6		10
@@ -292,6 +294,10 @@ compile_default(struct table *t)
 	    SCP_TIOCSTI);
 	add_cond(t, "ioctl", eperm, 1, SCP_OP_MASKED_EQ, 0xffffffffULL,
 	    SCP_TIOCLINUX);
+	/* A line discipline outlives the sandbox on an inherited terminal
+	 * (N_NULL drops what the user types) and loads its module. */
+	add_cond(t, "ioctl", eperm, 1, SCP_OP_MASKED_EQ, 0xffffffffULL,
+	    SCP_TIOCSETD);
 	/* Families other than AF_UNIX, AF_INET, AF_INET6. */
 	for (af = 0; af < SCP_AF_INET6; af++)
 		if (af != SCP_AF_UNIX && af != SCP_AF_INET)

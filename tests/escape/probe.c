@@ -249,6 +249,15 @@ main(int argc, char **argv)
 
 		return report(a, ioctl(0, TIOCLINUX, &sub));
 	}
+	if (strcmp(a, "tiocsetd") == 0) {
+		int ldisc = 27;	/* N_NULL: the terminal's input is dropped */
+
+		if (!isatty(0)) {
+			printf("tiocsetd: stdin is not a tty\n");
+			return 2;
+		}
+		return report(a, ioctl(0, TIOCSETD, &ldisc));
+	}
 	if (strcmp(a, "exec") == 0 && argc > 2) {
 		execv(arg, argv + 2);
 		return report(a, -1);

@@ -168,16 +168,23 @@ for sc in getpid $DENIED clone3; do
 done
 
 # --- terminals ---
+# A line discipline set on the caller's terminal outlives the sandbox (N_NULL
+# drops what the user types; others load their module where it may).
 python3 - "$AIRLOCK" > "$T/tty.out" 2>&1 <<'PY'
-import os, pty, subprocess, sys
+import array, fcntl, os, pty, subprocess, sys, termios
 a = sys.argv[1]
 m, s = pty.openpty()
-for attack in ("tiocsti", "tioclinux"):
+for attack in ("tiocsti", "tioclinux", "tiocsetd"):
     subprocess.run([a, "exec", "--", "./probe", attack], stdin=s)
+d = array.array("i", [-1])
+fcntl.ioctl(s, termios.TIOCGETD, d)
+print("ldisc after: %d" % d[0])
 PY
 tty=$(cat "$T/tty.out")
 expect_contains "tiocsti_on_inherited_tty_refused" "$tty" "tiocsti: errno=EPERM"
 expect_contains "tioclinux_refused" "$tty" "tioclinux: errno=EPERM"
+expect_contains "tiocsetd_on_inherited_tty_refused" "$tty" "tiocsetd: errno=EPERM"
+expect_contains "inherited_tty_keeps_its_line_discipline" "$tty" "ldisc after: 0"
 
 # --- privileges ---
 cp "$PROBE_SRC" "$ws/suid-probe"

@@ -92,6 +92,9 @@ static const struct row default_rows[] = {
 	{ "ioctl", { 0, 0xffffffff00005412ULL }, EPERM_ },
 	{ "ioctl", { 0, 0x541c }, EPERM_ },
 	{ "ioctl", { 0, 0x100000000000541cULL }, EPERM_ },
+	{ "ioctl", { 0, 0x5423 /* TIOCSETD */ }, EPERM_ },
+	{ "ioctl", { 0, 0xffffffff00005423ULL }, EPERM_ },
+	{ "ioctl", { 0, 0x5424 /* TIOCGETD */ }, ALLOW },
 	{ "ioctl", { 0, 0x5401 /* TCGETS */ }, ALLOW },
 	{ "ioctl", { 0, 0x5413 /* TIOCGWINSZ */ }, ALLOW },
 	/* socket families. */
@@ -138,6 +141,7 @@ static const struct row strict_rows[] = {
 	{ "ioctl", { 0, 0x5401 }, ALLOW },
 	{ "ioctl", { 0, 0x5412 }, EPERM_ },
 	{ "ioctl", { 0, 0x541c }, EPERM_ },
+	{ "ioctl", { 0, 0x5423 }, EPERM_ },
 };
 
 /*
