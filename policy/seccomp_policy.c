@@ -7,8 +7,8 @@
  * an ordinary build or test never needs (bpf, io_uring, userfaultfd,
  * perf, keyrings, modules), or undoes another layer (mount, namespaces,
  * ptrace, setgroups, personality flags that turn off ASLR), or reaches
- * outside the sandbox (TIOCSTI, TIOCLINUX and TIOCSETD on an inherited
- * terminal; exotic socket families, from socket(2) and socketpair(2)
+ * outside the sandbox (TIOCSTI, TIOCLINUX, TIOCSETD and TIOCEXCL on an
+ * inherited terminal; exotic socket families, from socket(2) and socketpair(2)
  * alike).  clone3 gets ENOSYS so that libc falls back to clone, whose
  * flags a classic filter can inspect.
  */
@@ -32,6 +32,7 @@
 #define SCP_TIOCSTI		0x5412ULL
 #define SCP_TIOCLINUX		0x541cULL
 #define SCP_TIOCSETD		0x5423ULL
+#define SCP_TIOCEXCL		0x540cULL
 #define SCP_AF_UNIX		1
 #define SCP_AF_INET		2
 #define SCP_AF_INET6		10
@@ -298,6 +299,10 @@ compile_default(struct table *t)
 	 * (N_NULL drops what the user types) and loads its module. */
 	add_cond(t, "ioctl", eperm, 1, SCP_OP_MASKED_EQ, 0xffffffffULL,
 	    SCP_TIOCSETD);
+	/* So does exclusive mode: the user's sudo, su or ssh can no longer
+	 * open the terminal (EBUSY). */
+	add_cond(t, "ioctl", eperm, 1, SCP_OP_MASKED_EQ, 0xffffffffULL,
+	    SCP_TIOCEXCL);
 	/* Families other than AF_UNIX, AF_INET, AF_INET6. */
 	for (af = 0; af < SCP_AF_INET6; af++)
 		if (af != SCP_AF_UNIX && af != SCP_AF_INET)

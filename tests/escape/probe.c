@@ -258,6 +258,13 @@ main(int argc, char **argv)
 		}
 		return report(a, ioctl(0, TIOCSETD, &ldisc));
 	}
+	if (strcmp(a, "tiocexcl") == 0) {
+		if (!isatty(0)) {
+			printf("tiocexcl: stdin is not a tty\n");
+			return 2;
+		}
+		return report(a, ioctl(0, TIOCEXCL));
+	}
 	if (strcmp(a, "exec") == 0 && argc > 2) {
 		execv(arg, argv + 2);
 		return report(a, -1);

@@ -169,22 +169,28 @@ done
 
 # --- terminals ---
 # A line discipline set on the caller's terminal outlives the sandbox (N_NULL
-# drops what the user types; others load their module where it may).
+# drops what the user types; others load their module where it may), and
+# so does exclusive mode (the user's sudo, ssh or su cannot open it: EBUSY).
 python3 - "$AIRLOCK" > "$T/tty.out" 2>&1 <<'PY'
 import array, fcntl, os, pty, subprocess, sys, termios
 a = sys.argv[1]
 m, s = pty.openpty()
-for attack in ("tiocsti", "tioclinux", "tiocsetd"):
+for attack in ("tiocsti", "tioclinux", "tiocsetd", "tiocexcl"):
     subprocess.run([a, "exec", "--", "./probe", attack], stdin=s)
 d = array.array("i", [-1])
 fcntl.ioctl(s, termios.TIOCGETD, d)
 print("ldisc after: %d" % d[0])
+d = array.array("i", [-1])
+fcntl.ioctl(s, 0x80045440, d)	# TIOCGEXCL
+print("exclusive after: %d" % d[0])
 PY
 tty=$(cat "$T/tty.out")
 expect_contains "tiocsti_on_inherited_tty_refused" "$tty" "tiocsti: errno=EPERM"
 expect_contains "tioclinux_refused" "$tty" "tioclinux: errno=EPERM"
 expect_contains "tiocsetd_on_inherited_tty_refused" "$tty" "tiocsetd: errno=EPERM"
 expect_contains "inherited_tty_keeps_its_line_discipline" "$tty" "ldisc after: 0"
+expect_contains "tiocexcl_on_inherited_tty_refused" "$tty" "tiocexcl: errno=EPERM"
+expect_contains "inherited_tty_stays_shared" "$tty" "exclusive after: 0"
 
 # --- privileges ---
 cp "$PROBE_SRC" "$ws/suid-probe"

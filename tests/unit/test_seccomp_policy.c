@@ -95,6 +95,8 @@ static const struct row default_rows[] = {
 	{ "ioctl", { 0, 0x5423 /* TIOCSETD */ }, EPERM_ },
 	{ "ioctl", { 0, 0xffffffff00005423ULL }, EPERM_ },
 	{ "ioctl", { 0, 0x5424 /* TIOCGETD */ }, ALLOW },
+	{ "ioctl", { 0, 0x540c /* TIOCEXCL */ }, EPERM_ },
+	{ "ioctl", { 0, 0x540d /* TIOCNXCL */ }, ALLOW },
 	{ "ioctl", { 0, 0x5401 /* TCGETS */ }, ALLOW },
 	{ "ioctl", { 0, 0x5413 /* TIOCGWINSZ */ }, ALLOW },
 	/* socket families. */
@@ -142,6 +144,7 @@ static const struct row strict_rows[] = {
 	{ "ioctl", { 0, 0x5412 }, EPERM_ },
 	{ "ioctl", { 0, 0x541c }, EPERM_ },
 	{ "ioctl", { 0, 0x5423 }, EPERM_ },
+	{ "ioctl", { 0, 0x540c }, EPERM_ },
 };
 
 /*
