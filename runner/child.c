@@ -335,15 +335,29 @@ build_proc(const struct runner_plan *p)
 	}
 }
 
+/*
+ * The inodes a tmpfs of |mb| may hold: two per page of its size.  They
+ * are kernel memory, charged to no cgroup where the run has none (an
+ * ordinary user's), and the tmpfs default is half the RAM's pages: a run
+ * that made two million empty files in /tmp pinned 2 GB of it.  A file
+ * with data takes a page anyway; the second is for directories and
+ * empty files.
+ */
+static long long
+tmpfs_inodes(int64_t mb)
+{
+	return mb > (1LL << 30) ? 1LL << 39 : (long long)mb * 512;
+}
+
 static void
 mount_tmpfs(const struct runner_plan *p, const char *path, int64_t mb)
 {
-	char opts[64];
+	char opts[96];
 
 	if (mb <= 0)
 		mb = 64;
-	snprintf(opts, sizeof(opts), "size=%lldm,mode=1777",
-	    (long long)mb);
+	snprintf(opts, sizeof(opts), "size=%lldm,nr_inodes=%lld,mode=1777",
+	    (long long)mb, tmpfs_inodes(mb));
 	if (mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, opts) == -1)
 		fail(p, "mount tmpfs", path);
 }
@@ -965,9 +979,10 @@ static int
 cow_workspace(const struct runner_plan *p, const char *lower, int *vcsfd)
 {
 	struct stat st;
-	char opts[64], lbuf[2 * RUNNER_MAX_PATH + 2];
+	char opts[96], lbuf[2 * RUNNER_MAX_PATH + 2];
 	char ubuf[RUNNER_MAX_PATH], wbuf[RUNNER_MAX_PATH];
 	const char *upper = PARK_UPPER "/upper", *work = PARK_UPPER "/work";
+	int64_t mb;
 	int fd, mfd;
 
 	if (p->upper_fd != -1) {
@@ -987,9 +1002,10 @@ cow_workspace(const struct runner_plan *p, const char *lower, int *vcsfd)
 		upper = cat(p, ubuf, OLDROOT, p->upper_dir);
 		work = cat(p, wbuf, OLDROOT, p->work_dir);
 	} else {
-		snprintf(opts, sizeof(opts), "size=%lldm,mode=0755",
-		    (long long)(p->policy->limits.tmp_size_mb > 0 ?
-		    p->policy->limits.tmp_size_mb : 64));
+		mb = p->policy->limits.tmp_size_mb > 0 ?
+		    p->policy->limits.tmp_size_mb : 64;
+		snprintf(opts, sizeof(opts), "size=%lldm,nr_inodes=%lld,"
+		    "mode=0755", (long long)mb, tmpfs_inodes(mb));
 		if (mount("tmpfs", PARK_UPPER, "tmpfs", MS_NOSUID | MS_NODEV,
 		    opts) == -1)
 			fail(p, "mount tmpfs", "the upper layer");

@@ -209,6 +209,23 @@ cmd_fill(const char *path)
 			return report("fill", -1);
 }
 
+/* Empty files in |dir| until a create fails (or 100000 of them). */
+static int
+cmd_inodes(const char *dir)
+{
+	char path[4096];
+	int fd, n;
+
+	for (n = 0; n < 100000; n++) {
+		snprintf(path, sizeof(path), "%s/i%d", dir, n);
+		if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644)) == -1)
+			break;
+		close(fd);
+	}
+	printf("inodes: %d files\n", n);
+	return report("inodes", n < 100000 ? -1 : 0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -294,6 +311,8 @@ main(int argc, char **argv)
 		return cmd_memory_bomb();
 	if (strcmp(a, "fill") == 0)
 		return cmd_fill(arg);
+	if (strcmp(a, "inodes") == 0)
+		return cmd_inodes(arg);
 	fprintf(stderr, "probe: unknown attack '%s'\n", a);
 	return 2;
 }

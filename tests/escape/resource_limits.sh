@@ -36,6 +36,18 @@ rm -f "$ws/big"
 
 run --limit tmp=4 -- ./probe fill /tmp/big
 expect_contains "tmp_fill_stops_at_tmpfs_size" "$out" "fill: errno=ENOSPC"
+# Empty files take no blocks but an inode each, kernel memory that no
+# cgroup bounds where the run has none: two inodes per page of the size
+# (4 MB: 2048; the tmpfs default was half the RAM's pages).
+for where in tmp:/tmp shm:/dev/shm cow:"$ws"; do
+	name=${where%%:*} d=${where#*:} copt=
+	[ "$name" = cow ] && copt=--cow
+	run --limit tmp=4 $copt -- ./probe inodes "$d"
+	expect_contains "${name}_inodes_run_out" "$out" "inodes: errno=ENOSPC"
+	n=$(printf '%s\n' "$out" | sed -n 's/^inodes: \([0-9]*\) files$/\1/p')
+	check "${name}_inodes_bounded_by_its_size (${n:-no} files)" \
+	    test "${n:-99999}" -le 2048
+done
 
 run --limit cpu=1 -- sh -c 'while :; do :; done'
 expect_eq "cpu_limit_kills_with_sigxcpu" "$status" 152
