@@ -51,6 +51,12 @@
 #define CONTROL_MAX_FRAME	(64 * 1024)
 #define DECIDED_RING		256	/* ids remembered to name a replay */
 #define WITHDRAWN_RING		64	/* ids remembered to name a withdrawal */
+/*
+ * Actions a human denied, remembered for the rest of the session: one
+ * asked again is refused at once (approvals_request()).  Each entry took
+ * a person's denial to make, so the ring is not the agent's to flush.
+ */
+#define DENIED_RING		1024
 #define INBOX_MAX_FILES		64	/* files taken per inbox event */
 /*
  * Entries looked at per inbox event: sessions started from one manifest
@@ -78,6 +84,7 @@ struct pending {
 	json_t			*evidence;
 	json_t			*attestation;	/* reqsig.h, or NULL */
 	char			 digest[65];
+	char			 key[65];	/* approvals_action_key() */
 	int64_t			 requested;		/* wall ms */
 	int64_t			 expires;		/* wall ms */
 	int			 watch;			/* expiry timer */
@@ -123,6 +130,11 @@ struct approvals {
 	size_t			 ndecided;
 	char			 withdrawn[WITHDRAWN_RING][16];
 	size_t			 nwithdrawn;
+	struct {
+		char		 key[65];	/* approvals_action_key() */
+		char		 id[16];	/* the approval denied */
+	}			 denied[DENIED_RING];
+	size_t			 ndenied;
 	int			 refusals;	/* records that may be written now */
 	int64_t			 refusals_at;	/* when one was last added, ms */
 	json_int_t		 suppressed;	/* refusals not recorded since */
@@ -168,6 +180,35 @@ approvals_digest(const char *tool, json_t *args, json_t *execution,
 	}
 	crypto_hash_sha256_final(&st, md);
 	sodium_bin2hex(hex, 65, md, sizeof(md));
+}
+
+void
+approvals_action_key(const char *tool, json_t *args, json_t *execution,
+    char hex[65])
+{
+	json_t *e = NULL;
+
+	if (json_is_object(execution) &&
+	    json_object_get(execution, "workspace") != NULL) {
+		if ((e = json_copy(execution)) == NULL)
+			fatalx("json_copy");
+		json_object_del(e, "workspace");
+		execution = e;
+	}
+	approvals_digest(tool, args, execution, hex);
+	json_decref(e);
+}
+
+/* The approval a human denied with action key |key|, or NULL. */
+static const char *
+denied_before(const struct approvals *a, const char *key)
+{
+	size_t i, n = a->ndenied < DENIED_RING ? a->ndenied : DENIED_RING;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(a->denied[i].key, key) == 0)
+			return a->denied[i].id;
+	return NULL;
 }
 
 static void uid_name(uid_t uid, char *out, size_t outlen);
@@ -343,11 +384,55 @@ pending_finish(struct approvals *a, struct pending *p,
 	    approver, text);
 	json_decref(f);
 	memcpy(a->decided[a->ndecided++ % DECIDED_RING], p->id, sizeof(p->id));
+	if (outcome == APPROVAL_DENIED && denied_before(a, p->key) == NULL) {
+		size_t slot = a->ndenied++ % DENIED_RING;
+
+		memcpy(a->denied[slot].key, p->key, sizeof(p->key));
+		memcpy(a->denied[slot].id, p->id, sizeof(p->id));
+	}
 	if (p->watch > 0)
 		loop_unwatch(a->loop, p->watch);
 	pending_clear(p);
 	done(arg, outcome, approver, text);
 	return 0;
+}
+
+/*
+ * After a human denied approval |id| (action key |key|, copied by the
+ * caller: the slot is gone), denies every other pending approval of the
+ * same action with the same words: an agent that asked one thing many
+ * times must not leave the copies of a "no" waiting for a "yes".
+ */
+static void
+deny_same(struct approvals *a, const char *key, const char *id,
+    const char *approver, const char *text)
+{
+	char by[512];
+	size_t i;
+
+	if (snprintf(by, sizeof(by), "%s (the same action as approval %s)",
+	    approver != NULL ? approver : "?", id) < 0)
+		by[0] = '\0';
+	for (i = 0; i < APPROVAL_MAX_PENDING; i++)
+		if (a->p[i].id[0] != '\0' && strcmp(a->p[i].key, key) == 0)
+			(void)pending_finish(a, &a->p[i], APPROVAL_DENIED, by,
+			    text);
+}
+
+/* pending_finish(), and a denial denies the same action pending again. */
+static int
+pending_decide(struct approvals *a, struct pending *p,
+    enum approval_outcome outcome, const char *approver, const char *text)
+{
+	char key[65], id[16];
+	int rc;
+
+	memcpy(key, p->key, sizeof(key));
+	memcpy(id, p->id, sizeof(id));
+	if ((rc = pending_finish(a, p, outcome, approver, text)) == 0 &&
+	    outcome == APPROVAL_DENIED)
+		deny_same(a, key, id, approver, text);
+	return rc;
 }
 
 static void
@@ -387,17 +472,40 @@ id_in_use(const struct approvals *a, const struct pending *p, const char *id)
 const char *
 approvals_request(struct approvals *a, const char *tool, json_t *args,
     json_t *execution, json_t *evidence, int64_t wait_ms,
-    approval_done_fn done, void *arg, int *unrecorded)
+    approval_done_fn done, void *arg, enum approval_refusal *refused,
+    char *why, size_t whylen)
 {
 	struct pending	*p = NULL;
 	unsigned char	 rnd[4];
-	char		*msg;
+	char		*msg, key[65], digest[65];
+	const char	*was;
 	int64_t		 ttl;
 	size_t		 i;
 	json_t		*f;
 	int		 rc;
 
-	*unrecorded = 0;
+	*refused = APPROVAL_REFUSED_BUSY;
+	snprintf(why, whylen, "too many approvals are pending");
+	/*
+	 * Asked again after a human said no: refused without asking, or an
+	 * agent could ask until a tired person clicked yes (approval
+	 * fatigue).  Recorded, even if the record fails: nothing runs.
+	 */
+	approvals_action_key(tool, args, execution, key);
+	if ((was = denied_before(a, key)) != NULL) {
+		*refused = APPROVAL_REFUSED_DENIED;
+		snprintf(why, whylen, "a human denied this same %s call in "
+		    "this session (approval %s); airlock does not ask again "
+		    "for it: nobody was asked and nothing was done (change "
+		    "the approach, or ask for something else)", tool, was);
+		approvals_digest(tool, args, execution, digest);
+		f = json_pack("{s:s, s:s, s:s, s:s}", "tool", tool, "digest",
+		    digest, "deniedApproval", was, "reason",
+		    "denied_before");
+		(void)a->audit(a->audit_arg, "approval_repeat_refused", f);
+		json_decref(f);
+		return NULL;
+	}
 	for (i = 0; i < APPROVAL_MAX_PENDING; i++)
 		if (a->p[i].id[0] == '\0') {
 			p = &a->p[i];
@@ -405,6 +513,7 @@ approvals_request(struct approvals *a, const char *tool, json_t *args,
 		}
 	if (p == NULL)
 		return NULL;
+	memcpy(p->key, key, sizeof(key));
 	/* Never an id this session knows: a token for the old request would
 	 * name the new one. */
 	do {
@@ -441,7 +550,11 @@ approvals_request(struct approvals *a, const char *tool, json_t *args,
 		if (p->watch > 0)
 			loop_unwatch(a->loop, p->watch);
 		pending_clear(p);
-		*unrecorded = 1;
+		*refused = APPROVAL_REFUSED_UNRECORDED;
+		snprintf(why, whylen, "the audit log cannot record this "
+		    "approval request (the log cannot be written, or the "
+		    "request is too large to record); nobody was asked and "
+		    "nothing was done");
 		return NULL;
 	}
 	if (p->attestation != NULL)
@@ -597,7 +710,7 @@ approvals_token(struct approvals *a, json_t *tok, const char *via, char *why,
 	    name != NULL ? name : "", name != NULL ? ", " : "", pktext,
 	    via) < 0)
 		by[0] = '\0';
-	if (pending_finish(a, p, strcmp(decision, "approve") == 0 ?
+	if (pending_decide(a, p, strcmp(decision, "approve") == 0 ?
 	    APPROVAL_GRANTED : APPROVAL_DENIED, by, text) != 0) {
 		snprintf(why, whylen, "the audit log cannot record the grant; "
 		    "approval %.16s stays pending and nothing was done", id);
@@ -945,7 +1058,7 @@ client_request(struct client *c, const char *frame, size_t len)
 	} else if (strcmp(op, "deny") == 0 && (text == NULL || text[0] == '\0')) {
 		client_reply(c, json_pack("{s:s}", "error",
 		    "a denial needs a reason"));
-	} else if (pending_finish(a, &a->p[i], strcmp(op, "approve") == 0 ?
+	} else if (pending_decide(a, &a->p[i], strcmp(op, "approve") == 0 ?
 	    APPROVAL_GRANTED : APPROVAL_DENIED, who, text) != 0) {
 		client_reply(c, json_pack("{s:s}", "error",
 		    "the audit log cannot record the grant; the approval stays "

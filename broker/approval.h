@@ -97,6 +97,13 @@ void		 approvals_set_attester(struct approvals *a,
 /* Removes the socket, expires nothing further, frees.  NULL is fine. */
 void		 approvals_free(struct approvals *a);
 
+/* Why approvals_request() asked nobody. */
+enum approval_refusal {
+	APPROVAL_REFUSED_BUSY,		/* too many approvals pending */
+	APPROVAL_REFUSED_UNRECORDED,	/* approval_created not recorded */
+	APPROVAL_REFUSED_DENIED,	/* a human denied this very action */
+};
+
 /*
  * Creates a pending approval for |tool| with |args| (borrowed; stored in
  * canonical form), |execution| (borrowed, may be NULL: what will run,
@@ -107,14 +114,21 @@ void		 approvals_free(struct approvals *a);
  * sandbox, broker/notify.h) on "created", and again when the approval is
  * granted, denied, expires or is withdrawn.  Returns the
  * approval's id (a static-lifetime string inside the table, valid until
- * |done| runs) or NULL: with *unrecorded set to 1 when its
+ * |done| runs) or NULL with *refused set and |why| (whylen bytes) saying
+ * why in words for the agent: APPROVAL_REFUSED_UNRECORDED when its
  * approval_created record could not be written (nothing is pending, and
- * the call must be refused), else 0 (too many approvals pending).
+ * the call must be refused), APPROVAL_REFUSED_BUSY when too many
+ * approvals are pending, APPROVAL_REFUSED_DENIED when a human denied
+ * the same action earlier in this session (approvals_action_key(); an
+ * approval_repeat_refused record names that denial): a denied action is
+ * not asked again, so that an agent cannot ask until a tired person says
+ * yes.  Denying an approval also denies every other pending one of the
+ * same action.
  */
 const char	*approvals_request(struct approvals *a, const char *tool,
 		    json_t *args, json_t *execution, json_t *evidence,
 		    int64_t wait_ms, approval_done_fn done, void *arg,
-		    int *unrecorded);
+		    enum approval_refusal *refused, char *why, size_t whylen);
 
 /*
  * Applies a signed decision token (common/approver_token.h) that came
@@ -171,6 +185,16 @@ int		 approvals_runtime_dir(char *out, size_t outlen);
  * the environment's names and the digests of the pinned code.  Pure.
  */
 void		 approvals_digest(const char *tool, json_t *args,
+		    json_t *execution, char hex[65]);
+
+/*
+ * What makes two requests the same action to the person asked: the
+ * digest (approvals_digest()) of |tool|, |args| and |execution| without
+ * its "workspace" member.  The workspace digest is a hex string nobody
+ * reads: an agent that wrote a file between two asks changed it, but
+ * asked the same question again.  Pure.
+ */
+void		 approvals_action_key(const char *tool, json_t *args,
 		    json_t *execution, char hex[65]);
 
 #endif

@@ -390,12 +390,28 @@ approval_done(void *arg, enum approval_outcome outcome, const char *approver,
 	call_complete(c, ACTION_ERROR, out);
 }
 
+/* The errorClass of a request nobody was asked about. */
+static const char *
+refusal_class(enum approval_refusal refused)
+{
+	switch (refused) {
+	case APPROVAL_REFUSED_UNRECORDED:
+		return "audit_unavailable";
+	case APPROVAL_REFUSED_DENIED:
+		return "approval_denied";
+	case APPROVAL_REFUSED_BUSY:
+		break;
+	}
+	return "busy";
+}
+
 int
 call_await_approval(struct call *c, json_t *evidence, json_t **out)
 {
 	struct broker *b = c->b;
 	const char *id;
-	int unrecorded;
+	enum approval_refusal refused;
+	char why[512];
 
 	if (b->cfg.approvals == NULL) {
 		json_decref(evidence);
@@ -416,18 +432,11 @@ call_await_approval(struct call *c, json_t *evidence, json_t **out)
 	id = approvals_request(b->cfg.approvals, c->tool->name, c->args,
 	    c->binding, evidence,
 	    c->esc != NULL ? escalate_wait_ms(c) : c->tool->timeout_ms,
-	    approval_done, c, &unrecorded);
+	    approval_done, c, &refused, why, sizeof(why));
 	json_decref(evidence);
-	if (id == NULL && unrecorded) {
-		*out = tool_error("audit_unavailable", 0, NULL,
-		    "the audit log cannot record this approval request (the "
-		    "log cannot be written, or the request is too large to "
-		    "record); nobody was asked and nothing was done");
-		return ACTION_ERROR;
-	}
 	if (id == NULL) {
-		*out = tool_error(
-		    "busy", 1, NULL, "too many approvals are pending");
+		*out = tool_error(refusal_class(refused),
+		    refused == APPROVAL_REFUSED_BUSY, NULL, "%s", why);
 		return ACTION_ERROR;
 	}
 	snprintf(c->approval, sizeof(c->approval), "%s", id);

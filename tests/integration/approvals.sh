@@ -282,4 +282,94 @@ expect_error_class "with an unsafe runtime dir a tool needing approval is refuse
 stop_agent
 chmod 700 "$AIRLOCK_RUNTIME_DIR"
 
+# ===== Asked again after a denial (approval fatigue) ========================================
+# An agent that was told no asks the same thing again, and again, until a
+# tired person clicks yes: here it changes the workspace in between (so
+# the workspace digest differs) and gives a new reason, then asks for one
+# action three times at once.  The denied action is refused at once,
+# nobody asked; one denial of the three copies denies them all.
+{ manifest /dev/stdout 60 | sed '/^approvals:/,$d'; cat <<'EOF'
+  - name: write_file
+    input: { path: workspace_relative_path, content: string }
+    output: { sha256: sha256 }
+    sideEffect: workspace_write
+    timeoutMs: 5000
+approvals:
+  approvers: [root]
+  ttlSeconds: 60
+EOF
+} >"$T/fatigue.yaml"
+cat >"$ws/fatigue.sh" <<'EOF'
+#!/bin/sh
+call() { printf '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}\n' "$1" "$2" >&3; }
+get() {
+	while IFS= read -r line <&3; do
+		case $line in *'"method":'*) continue ;; esac
+		printf 'R %s\n' "$line"
+		return
+	done
+}
+printf '%s\n' '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}' >&3
+IFS= read -r line <&3
+printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/initialized"}' >&3
+call 1 '{"name":"deploy","arguments":{"target":"again"}}'; get
+call 2 '{"name":"write_file","arguments":{"path":"junk.txt","content":"x"}}'; get
+call 3 '{"name":"deploy","arguments":{"target":"again"},"_meta":{"reason":"fixed now, please"}}'; get
+call 4 '{"name":"deploy","arguments":{"target":"twin"}}'
+call 5 '{"name":"deploy","arguments":{"target":"twin"}}'
+call 6 '{"name":"deploy","arguments":{"target":"twin"}}'
+get; get; get
+echo DONE
+EOF
+chmod 755 "$ws/fatigue.sh"
+: >"$OUT"
+"$AIRLOCK" run --manifest "$T/fatigue.yaml" --workspace "$ws" -- "$ws/fatigue.sh" \
+    >"$OUT" 2>"$T/run.err" &
+RUN_PID=$!
+# freply N: waits (up to 20 s) for the fatigue agent's reply to call N.
+freply() {
+	local i
+	for i in $(seq 200); do
+		R=$(sed -n 's/^R //p' "$OUT" | jq -c --argjson n "$1" 'select(.id == $n)' 2>/dev/null)
+		[ -n "$R" ] && { mcp_error_body; return 0; }
+		sleep 0.1
+	done
+	R=
+	return 1
+}
+id=$(pending_id again)
+check "the first ask is pending" test -n "$id"
+"$AIRLOCK" deny "$id" --reason "no deploys today" >/dev/null 2>&1
+freply 1
+expect_error_class "the first ask is denied" approval_denied
+freply 2
+expect_ok_result "the agent changed the workspace"
+check "  (the file is there)" test -f "$ws/junk.txt"
+freply 3
+expect_error_class "the same action asked again is refused at once" approval_denied
+expect_contains "  saying it was denied and is not asked again" \
+    "$(jr .result.structuredContent.message)" "does not ask again"
+expect_eq "  not retryable" "$(jr .result.structuredContent.retryable)" false
+sess=$(newest_session)
+expect_eq "only the first ask reached a human" \
+    "$(grep '"approval_created"' "$sess/audit.jsonl" | grep -c '"target":"again"')" 1
+check "the refusal is audited, naming the denial" \
+    grep -q "\"approval_repeat_refused\".*\"deniedApproval\":\"$id\"" "$sess/audit.jsonl"
+for i in $(seq 200); do
+	n=$("$AIRLOCK" pending --json 2>/dev/null | jq '[.pending[] | select(.arguments.target == "twin")] | length')
+	[ "$n" = 3 ] && break
+	sleep 0.1
+done
+expect_eq "three copies of one action are pending" "$n" 3
+id=$(pending_id twin)
+"$AIRLOCK" deny "$id" --reason "one is enough" >/dev/null 2>&1
+for n in 4 5 6; do
+	freply $n
+	expect_error_class "copy $n is denied with the first" approval_denied
+done
+expect_contains "nothing is left pending to say yes to" "$("$AIRLOCK" pending)" "nothing pending"
+expect_eq "each copy's denial is audited" \
+    "$(grep -c '"approval_denied".*"one is enough"' "$sess/audit.jsonl")" 3
+stop_agent
+
 finish

@@ -161,11 +161,12 @@ event() { audit | jq -c --arg e "$1" "select(.event == \$e) | .fields${2:+ | sel
 	esc 1 '["d1"]'							# 7 denied by the human
 	esc 1 '["d1"]'							# 8 used
 	echo '{"name":"fetch","arguments":{}}'				# 9
-	esc 9 '["d1"]'							# 10 approved
+	esc 9 '["d1"]'							# 10 denied before
 	esc 9 '["d1"]'							# 11 used
 	echo '{"name":"fetch","arguments":{}}'				# 12
 	echo '{"name":"fetch_two","arguments":{}}'			# 13
 	esc 13 '["d2"]'							# 14 approved
+	esc 13 '["d2"]'							# 15 used
 } >"$ws/calls"
 # The agent, from inside its real sandbox, first tries to reach the
 # approvals' control socket to approve for itself, then runs its calls.
@@ -238,13 +239,14 @@ expect_eq "a denial escalated once cannot be asked for again: used" "$(jr -c '.r
 
 appr_reply 9
 expect_eq "a new call is refused the same way" "$(jr -c '.result.structuredContent.denied | length')" 1
-id=$(pending_id fetch) || fail "the second escalation opens an approval"
-"$AIRLOCK" approve "$id" --yes >/dev/null 2>&1
+# The same widening of the same call, asked for again after the human's
+# no: refused at once, nobody asked (approval fatigue, approvals.sh).
 appr_reply 10
-expect_contains "approved: the re-run reaches the host it was refused" "$(jr .result.structuredContent.stdout)" "hello from airlock test server"
-expect_eq "... and was refused nothing" "$(jr '.result.structuredContent.denied // "none"')" none
+expect_eq "the escalation a human denied, asked again for a new call, is refused at once" \
+    "$(jr -c '.result.structuredContent | [.errorClass, .retryable]')" '["approval_denied",false]'
+expect_contains "... saying it is not asked again" "$(jr .result.structuredContent.message)" "does not ask again"
 appr_reply 11
-expect_eq "an approved escalation is single-use: used" "$(jr -c '.result.structuredContent | [.errorClass, .reason]')" '["escalation_refused","used"]'
+expect_eq "an escalation is single-use, asked or not: used" "$(jr -c '.result.structuredContent | [.errorClass, .reason]')" '["escalation_refused","used"]'
 appr_reply 12
 expect_eq "nothing persists: the next ordinary call is refused as before" \
     "$(jr -c '.result.structuredContent.denied[0] | [.host, .port]')" "[\"127.0.0.1\",$SP]"
@@ -261,6 +263,8 @@ expect_contains "the re-run gets what was asked for" "${out#*SECOND}" "hello fro
 expect_contains "... and not what else its first run was refused" "${out%%SECOND*}" "403"
 expect_eq "... which it is refused again, in its own denied list" \
     "$(jr -c '[.result.structuredContent.denied[] | .host]')" '["10.0.0.5"]'
+appr_reply 15
+expect_eq "an approved escalation is single-use: used" "$(jr -c '.result.structuredContent | [.errorClass, .reason]')" '["escalation_refused","used"]'
 appr_agent_stop
 
 expect_contains "the agent cannot see the approvals' runtime directory" "$(grep ATTACK-LS "$OUT")" "rc=2"
@@ -272,15 +276,15 @@ expect_eq "one sandbox_denial record per denial, in the contract's form" \
     "$(event sandbox_denial '.id == 1' | jq -c '[.tool, .denial, .layer, .source, .host, .port, .allowWith, (.hint | length > 0)]')" \
     "[\"fetch\",\"d1\",\"network\",\"proxy\",\"127.0.0.1\",$SP,\"tools[0].allowAddresses (tool fetch)\",true]"
 expect_eq "refusals are audited with their reasons" \
-    "$(event escalation_refused | jq -r '"\(.id):\(.reason)"' | tr '\n' ' ')" "2:unknownCall 3:notDenied 5:notEnabled 8:used 11:used "
+    "$(event escalation_refused | jq -r '"\(.id):\(.reason)"' | tr '\n' ' ')" "2:unknownCall 3:notDenied 5:notEnabled 8:used 11:used 15:used "
 expect_eq "escalation_request names the call, the widening and the approval" \
-    "$(event escalation_request '.id == 10' | jq -c '[.callId, .tool, .widening[0].host, .widening[0].port, .reason, (.approval | length > 0)]')" \
-    "[9,\"fetch\",\"127.0.0.1\",$SP,\"the build needs the mirror\",true]"
+    "$(event escalation_request '.id == 14' | jq -c '[.callId, .tool, .widening[0].host, .widening[0].port, .reason, (.approval | length > 0)]')" \
+    "[13,\"fetch_two\",\"127.0.0.1\",$SP,\"the build needs the mirror\",true]"
 expect_eq "escalation_decision records each outcome" \
-    "$(event escalation_decision | jq -r '"\(.id):\(.callId):\(.outcome)"' | tr '\n' ' ')" "7:1:denied 10:9:approved 14:13:approved "
-appr=$(event escalation_request '.id == 10' | jq -r .approval)
+    "$(event escalation_decision | jq -r '"\(.id):\(.callId):\(.outcome)"' | tr '\n' ' ')" "7:1:denied 14:13:approved "
+appr=$(event escalation_request '.id == 14' | jq -r .approval)
 expect_eq "the re-run's runner_start carries the approval id" \
-    "$(event runner_start '.id == 10' | jq -r .escalation)" "$appr"
+    "$(event runner_start '.id == 14' | jq -r .escalation)" "$appr"
 expect_eq "an ordinary run's runner_start carries none" \
     "$(event runner_start '.id == 12' | jq -r '.escalation // "none"')" none
 check "the session's log verifies" "$AIRLOCK" audit verify "$(newest_session)/audit.jsonl"
