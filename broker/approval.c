@@ -469,6 +469,29 @@ id_in_use(const struct approvals *a, const struct pending *p, const char *id)
 	return was_decided(a, id);
 }
 
+/*
+ * The arguments that say what |tool| asks for: all of them, but of a
+ * request_approval only its "action": its "reason" and "evidenceUris"
+ * are the agent's case for it, like a call's _meta.reason, and a new
+ * case for an action denied is the same question again.  Returns |args|
+ * or a new object in *made (else NULL there), which the caller frees.
+ */
+static json_t *
+request_asked(const struct approvals *a, const char *tool, json_t *args,
+    json_t **made)
+{
+	const struct tool *t = manifest_tool(a->m, tool);
+
+	*made = NULL;
+	if (t == NULL || t->action != ACTION_REQUEST_APPROVAL ||
+	    !json_is_object(args))
+		return args;
+	if ((*made = json_pack("{s:O?}", "action",
+	    json_object_get(args, "action"))) == NULL)
+		fatalx("json_pack");
+	return *made;
+}
+
 const char *
 approvals_request(struct approvals *a, const char *tool, json_t *args,
     json_t *execution, json_t *evidence, int64_t wait_ms,
@@ -481,7 +504,7 @@ approvals_request(struct approvals *a, const char *tool, json_t *args,
 	const char	*was;
 	int64_t		 ttl;
 	size_t		 i;
-	json_t		*f;
+	json_t		*f, *kargs;
 	int		 rc;
 
 	*refused = APPROVAL_REFUSED_BUSY;
@@ -491,7 +514,9 @@ approvals_request(struct approvals *a, const char *tool, json_t *args,
 	 * agent could ask until a tired person clicked yes (approval
 	 * fatigue).  Recorded, even if the record fails: nothing runs.
 	 */
-	approvals_action_key(tool, args, execution, key);
+	approvals_action_key(tool, request_asked(a, tool, args, &kargs),
+	    execution, key);
+	json_decref(kargs);
 	if ((was = denied_before(a, key)) != NULL) {
 		*refused = APPROVAL_REFUSED_DENIED;
 		snprintf(why, whylen, "a human denied this same %s call in "

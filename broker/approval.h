@@ -119,7 +119,8 @@ enum approval_refusal {
  * approval_created record could not be written (nothing is pending, and
  * the call must be refused), APPROVAL_REFUSED_BUSY when too many
  * approvals are pending, APPROVAL_REFUSED_DENIED when a human denied
- * the same action earlier in this session (approvals_action_key(); an
+ * the same action earlier in this session (approvals_action_key() of
+ * the arguments, of a request_approval only its "action"; an
  * approval_repeat_refused record names that denial): a denied action is
  * not asked again, so that an agent cannot ask until a tired person says
  * yes.  Denying an approval also denies every other pending one of the

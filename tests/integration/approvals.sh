@@ -319,6 +319,8 @@ call 4 '{"name":"deploy","arguments":{"target":"twin"}}'
 call 5 '{"name":"deploy","arguments":{"target":"twin"}}'
 call 6 '{"name":"deploy","arguments":{"target":"twin"}}'
 get; get; get
+call 7 '{"name":"request_approval","arguments":{"action":"push to main","reason":"because","evidenceUris":[]}}'; get
+call 8 '{"name":"request_approval","arguments":{"action":"push to main","reason":"the tests pass now","evidenceUris":["airlock://x/artifacts/2"]}}'; get
 echo DONE
 EOF
 chmod 755 "$ws/fatigue.sh"
@@ -367,9 +369,21 @@ for n in 4 5 6; do
 	freply $n
 	expect_error_class "copy $n is denied with the first" approval_denied
 done
-expect_contains "nothing is left pending to say yes to" "$("$AIRLOCK" pending)" "nothing pending"
+expect_eq "no copy is left pending to say yes to" \
+    "$("$AIRLOCK" pending --json | jq '[.pending[] | select(.arguments.target == "twin")] | length')" 0
 expect_eq "each copy's denial is audited" \
     "$(grep -c '"approval_denied".*"one is enough"' "$sess/audit.jsonl")" 3
+# request_approval: a new reason or new evidence for an action denied is
+# the same question again.
+id=$(pending_id_tool request_approval)
+"$AIRLOCK" deny "$id" --reason "not now" >/dev/null 2>&1
+freply 7
+expect_eq "request_approval denied: rejected" "$(jr .result.structuredContent.decision)" rejected
+freply 8
+expect_error_class "the same request_approval action with a new reason is refused at once" approval_denied
+expect_contains "  not asked again" "$(jr .result.structuredContent.message)" "does not ask again"
+expect_eq "  only the first reached a human" \
+    "$(grep -c '"approval_created".*"push to main"' "$sess/audit.jsonl")" 1
 stop_agent
 
 finish
