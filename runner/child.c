@@ -59,6 +59,10 @@
 #define OLDROOT		"/.oldroot"
 #define MASK_FILE	"/.airlock-masked"
 #define MASK_DIR	"/.airlock-masked.d"
+/* A socket's mask: connect() to it passes the permission check and finds
+ * no socket (ECONNREFUSED, as when the service is down); the mount it
+ * comes from is read-only, so nothing can be written there either. */
+#define MASK_SOCK	"/.airlock-socket"
 /*
  * Where the overlay's layers are mounted while it is made: over two
  * directories of the old root, so that they leave with it in the one
@@ -972,11 +976,15 @@ receive_idmap(const struct runner_plan *p)
  * the run.  With p->upper_dir: the upper layer is that host directory,
  * airlock's, and the writes stay there for the broker to check and apply
  * as a change set; with p->upper_fd, the same in the broker's detached
- * tmpfs.  Either way the real workspace is untouched.  Returns
- * a detached mount.
+ * tmpfs.  With |ro|: no upper layer at all, the workspace over an empty
+ * directory (an overlay needs two layers then), read-only.  Either way
+ * the real workspace is untouched, and a unix socket bound in it on the
+ * host refuses a connection made through the overlay (ECONNREFUSED): its
+ * inode there is the overlay's.  Returns a detached mount.
  */
 static int
-cow_workspace(const struct runner_plan *p, const char *lower, int *vcsfd)
+cow_workspace(const struct runner_plan *p, const char *lower, int *vcsfd,
+    int ro)
 {
 	struct stat st;
 	char opts[96], lbuf[2 * RUNNER_MAX_PATH + 2];
@@ -985,7 +993,9 @@ cow_workspace(const struct runner_plan *p, const char *lower, int *vcsfd)
 	int64_t mb;
 	int fd, mfd;
 
-	if (p->upper_fd != -1) {
+	if (ro)
+		;
+	else if (p->upper_fd != -1) {
 		/* The caller's tmpfs joins the old root (PARK_UPPER).  A
 		 * kernel that cannot move it there still reaches it through
 		 * this process's /proc. */
@@ -1042,12 +1052,25 @@ cow_workspace(const struct runner_plan *p, const char *lower, int *vcsfd)
 		}
 		close(lfd);
 	}
-	if (chown(upper, st.st_uid, st.st_gid) == -1 && p->root)
+	if (!ro && chown(upper, st.st_uid, st.st_gid) == -1 && p->root)
 		fail(p, "chown", upper);
-	if (chmod(upper, st.st_mode & 07777) == -1)
+	if (!ro && chmod(upper, st.st_mode & 07777) == -1)
 		fail(p, "chmod", upper);
 	if ((fd = fsopen("overlay", FSOPEN_CLOEXEC)) == -1)
 		fail(p, "fsopen", "overlay");
+	if (ro) {
+		/* The overlay's root takes the topmost layer's owner and
+		 * mode: the workspace's. */
+		if ((size_t)snprintf(lbuf, sizeof(lbuf), "%s:%s", lower,
+		    MASK_DIR) >= sizeof(lbuf)) {
+			errno = ENAMETOOLONG;
+			fail(p, "overlay option", "lowerdir");
+		}
+		fsconf(p, fd, "lowerdir", lbuf);
+		if (!p->root)
+			fsconf(p, fd, "userxattr", NULL);
+		goto create;
+	}
 	if (p->lower_upper != NULL) {
 		/* The checkout's own repository metadata, for vcs_real(). */
 		vcs_open(p, lower, vcsfd);
@@ -1089,6 +1112,7 @@ cow_workspace(const struct runner_plan *p, const char *lower, int *vcsfd)
 		if (!p->upper_durable)
 			fsconf(p, fd, "volatile", NULL);
 	}
+create:
 	if (fsconfig(fd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == -1)
 		fail(p, "create overlay", p->workspace);
 	if ((mfd = fsmount(fd, FSMOUNT_CLOEXEC, 0)) == -1)
@@ -1097,6 +1121,123 @@ cow_workspace(const struct runner_plan *p, const char *lower, int *vcsfd)
 	/* The overlay holds its own references to its layers; they leave
 	 * with the old root. */
 	return mfd;
+}
+
+/*
+ * The unix sockets beneath a workspace bound as it is (live_workspace,
+ * runner.h): connect() needs only write permission on a socket's inode,
+ * which neither a read-only mount nor landlock takes away, so each one
+ * is masked by an empty file (MASK_SOCK), through its directory's
+ * descriptor (no path is looked up again).  The walk crosses the mounts
+ * beneath the workspace, which the sandbox sees too, follows no
+ * symlink, and is bounded: past SOCK_MAX_* the run fails (a setup
+ * error) rather than leave a socket unmasked.  A directory the walk
+ * may not list but may pass through fails it too; one it may not even
+ * pass through is skipped (the command, with no more rights, cannot
+ * reach into it either).
+ */
+#define SOCK_MAX_DEPTH		256
+#define SOCK_MAX_ENTRIES	(1L << 22)
+#define SOCK_MAX_MASKS		4096
+
+static long sock_entries;
+static long sock_masks;
+
+static void
+sockets_mask_dir(const struct runner_plan *p, int dfd, char *path,
+    size_t len, int depth)
+{
+	char buf[1024] __attribute__((aligned(8)));
+	struct vcs_dirent *de;
+	struct stat st;
+	mode_t mode;
+	long n, off;
+	size_t sub;
+	int fd, mfd;
+
+	if (depth > SOCK_MAX_DEPTH)
+		failx(p, "the workspace nests more than 256 directories deep; "
+		    "airlock looks no deeper for unix sockets to mask");
+	while ((n = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0) {
+		for (off = 0; off < n; off += de->d_reclen) {
+			de = (struct vcs_dirent *)(buf + off);
+			if (strcmp(de->d_name, ".") == 0 ||
+			    strcmp(de->d_name, "..") == 0)
+				continue;
+			if (++sock_entries > SOCK_MAX_ENTRIES)
+				failx(p, "the workspace holds more than "
+				    "4194304 entries; airlock looks no further "
+				    "for unix sockets to mask");
+			sub = len + 1 + strlen(de->d_name);
+			if (sub >= RUNNER_MAX_PATH) {
+				errno = ENAMETOOLONG;
+				fail(p, "path", de->d_name);
+			}
+			path[len] = '/';
+			memcpy(path + len + 1, de->d_name, sub - len);
+			if (de->d_type != DT_UNKNOWN)
+				mode = DTTOIF(de->d_type);
+			else if (fstatat(dfd, de->d_name, &st,
+			    AT_SYMLINK_NOFOLLOW) == 0)
+				mode = st.st_mode & S_IFMT;
+			else if (errno == ENOENT)
+				mode = 0;
+			else
+				fail(p, "stat", path);
+			if (S_ISSOCK(mode)) {
+				if (++sock_masks > SOCK_MAX_MASKS)
+					failx(p, "the workspace holds more than "
+					    "4096 unix sockets; airlock masks "
+					    "no more");
+				if ((mfd = open_tree(AT_FDCWD, MASK_SOCK,
+				    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) == -1)
+					fail(p, "open_tree", MASK_SOCK);
+				if (move_mount(mfd, "", dfd, de->d_name,
+				    MOVE_MOUNT_F_EMPTY_PATH) == -1 &&
+				    errno != ENOENT)
+					fail(p, "mask the unix socket", path);
+				close(mfd);
+			} else if (S_ISDIR(mode)) {
+				if ((fd = openat(dfd, de->d_name, O_RDONLY |
+				    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) != -1) {
+					sockets_mask_dir(p, fd, path, sub,
+					    depth + 1);
+					close(fd);
+				} else if (errno != ENOENT && (errno != EACCES ||
+				    faccessat(dfd, de->d_name, X_OK,
+				    AT_EACCESS) == 0))
+					fail(p, "list (to mask its unix sockets)",
+					    path);
+			}
+			path[len] = '\0';
+		}
+	}
+	if (n == -1)
+		fail(p, "list (to mask its unix sockets)", path);
+}
+
+static void
+sockets_mask(const struct runner_plan *p, const char *ws)
+{
+	char path[RUNNER_MAX_PATH];
+	size_t len;
+	int fd;
+
+	sock_entries = 0;
+	sock_masks = 0;
+	len = strlen(ws);
+	while (len > 0 && ws[len - 1] == '/')
+		len--;
+	if (len >= sizeof(path)) {
+		errno = ENAMETOOLONG;
+		fail(p, "path", ws);
+	}
+	memcpy(path, ws, len);
+	path[len] = '\0';
+	if ((fd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		fail(p, "open", ws);
+	sockets_mask_dir(p, fd, path, len, 0);
+	close(fd);
 }
 
 /*
@@ -1142,7 +1283,7 @@ build_root(const struct runner_plan *p)
 	char buf[RUNNER_MAX_PATH], path[RUNNER_MAX_PATH];
 	struct stat st;
 	size_t i, j, nlate = 0;
-	int fd, wsfd, homefd, brokerfd, vcsfd[VCS_DIRS];
+	int fd, wsfd, homefd, brokerfd, vcsfd[VCS_DIRS], ro, bound;
 	int late[RUNNER_MAX_LATE], late_dir[RUNNER_MAX_LATE];
 	int rwfd[RUNNER_MAX_RW], rwdir[RUNNER_MAX_RW];
 
@@ -1166,6 +1307,10 @@ build_root(const struct runner_plan *p)
 	close(fd);
 	if (mkdir(MASK_DIR, 0) == -1)
 		fail(p, "mkdir", MASK_DIR);
+	if ((fd = open(MASK_SOCK, O_CREAT | O_WRONLY | O_CLOEXEC, 0)) == -1 ||
+	    fchmod(fd, 0666) == -1)
+		fail(p, "create", MASK_SOCK);
+	close(fd);
 
 	for (i = 0; sandbox_system_dirs[i] != NULL; i++)
 		bind_host(p, sandbox_system_dirs[i], 0);
@@ -1213,13 +1358,21 @@ build_root(const struct runner_plan *p)
 			make_point(p, sp->read_write[i], rwdir[i]);
 	}
 	receive_idmap(p);
-	/* The workspace last: its overlay's layers cover parts of the old
-	 * root (PARK_UPPER, PARK_LOWER). */
+	/*
+	 * The workspace last: its overlay's layers cover parts of the old
+	 * root (PARK_UPPER, PARK_LOWER).  A read-only workspace is an
+	 * overlay too, with no upper layer, unless the run needs the live
+	 * one (the agent's sandbox): a socket a host service has bound in
+	 * the workspace refuses connections there.
+	 */
+	ro = !p->live_workspace && !CHANGES(p) && p->lower_upper == NULL &&
+	    (p->workspace_readonly || sp->workspace_readonly);
+	bound = 0;
 	if (((sp->workspace == WORKSPACE_COW || CHANGES(p)) &&
-	    !p->workspace_readonly) || p->lower_upper != NULL)
+	    !p->workspace_readonly) || p->lower_upper != NULL || ro)
 		wsfd = cow_workspace(p, cat(p, buf, OLDROOT, p->workspace),
-		    vcsfd);
-	else if ((wsfd = open_tree(AT_FDCWD, cat(p, buf, OLDROOT,
+		    vcsfd, ro);
+	else if ((bound = 1, wsfd = open_tree(AT_FDCWD, cat(p, buf, OLDROOT,
 	    p->workspace), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
 	    AT_RECURSIVE)) == -1)
 		fail(p, "open workspace", p->workspace);
@@ -1356,6 +1509,8 @@ build_root(const struct runner_plan *p)
 		    p->deny[i], NULL, MS_BIND, NULL) == -1)
 			fail(p, "mask", p->deny[i]);
 	}
+	if (bound)
+		sockets_mask(p, p->workspace);
 }
 
 static void

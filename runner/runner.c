@@ -487,6 +487,7 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 	pl->upper_fd = req->upper_mnt ? req->upper_fd : -1;
 	pl->netns_fd = -1;
 	pl->workspace_readonly = req->workspace_readonly;
+	pl->live_workspace = req->live_workspace;
 	pl->upper_durable = req->upper_durable;
 	pl->lower_upper = req->lower_upper;
 	if (pl->lower_upper != NULL &&

@@ -91,6 +91,23 @@ struct runner_request {
 	int			 upper_fd;
 	int			 workspace_readonly;
 	/*
+	 * |live_workspace|: the workspace is bound as it is, not through an
+	 * overlay, so that the command sees the caller's own writes to it at
+	 * once (the agent's sandbox under airlock run: an overlay's cached
+	 * lookups would hide new files).  Each unix socket beneath it when
+	 * the sandbox is built is then masked by an empty file (connect()
+	 * needs only write permission on a socket, which no read-only mount
+	 * or landlock rule takes away); a socket bound there later stays
+	 * reachable.  The walk is bounded: a workspace with more entries,
+	 * depth or sockets than the runner looks through fails the run
+	 * (a setup error).  0, every other run: a read-only workspace is an
+	 * overlay with no upper layer, on which no socket bound on the host
+	 * accepts a connection (ECONNREFUSED).  A writable workspace that
+	 * is not an overlay (sandbox.workspace: direct, no change set) is
+	 * bound and walked as a live one is.
+	 */
+	int			 live_workspace;
+	/*
 	 * Copy-on-write agent sessions (supervisor/cowsession.h).
 	 *
 	 * |upper_durable|: with |upper_dir|, the overlay is not "volatile":

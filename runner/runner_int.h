@@ -119,6 +119,7 @@ struct runner_plan {
 	const char	*work_dir;
 	int		 upper_fd;	/* see runner_request; -1: none */
 	int		 workspace_readonly;
+	int		 live_workspace;	/* see runner_request */
 	int		 upper_durable;	/* see runner_request */
 	const char	*lower_upper;	/* see runner_request */
 	struct git_hooks_list hooks;	/* with lower_upper: the

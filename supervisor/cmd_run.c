@@ -513,6 +513,8 @@ cmd_run(int argc, char **argv)
 	req.argv = argv + optind;
 	req.envp = env;
 	req.workspace = sv.workspace;
+	/* The agent sees the broker's writes at once (runner.h). */
+	req.live_workspace = 1;
 	req.policy = &policy;
 	req.timeout_ms = m->budget.max_elapsed_minutes > 0 ?
 	    m->budget.max_elapsed_minutes * 60 * 1000 : 0;

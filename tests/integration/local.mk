@@ -305,3 +305,7 @@ EXTRA_DIST += tests/integration/call_flood.sh
 # An agent refused in a loop is cut off (runBudget.maxRefusedCalls).
 TESTS += tests/integration/refused_flood.sh
 EXTRA_DIST += tests/integration/refused_flood.sh
+# A host service's unix socket in the workspace: no sandbox reaches it
+# (a read-only runner's overlay; the agent's masks).
+TESTS += tests/integration/workspace_socket.sh
+EXTRA_DIST += tests/integration/workspace_socket.sh
