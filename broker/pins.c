@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,11 +165,45 @@ add_dir(struct collect *k, int dirfd, const char *prefix, int depth)
 }
 
 /*
- * One path: a file named by argv (|optional|: only if it is one) or by a
- * pin list (recorded whatever it is, absent included).
+ * The path beneath the workspace of what |fd| is open on, symlinks
+ * resolved, into |real| ("." for the root).  Returns 0, or -1 when the
+ * kernel cannot tell (no /proc) or it is not beneath the workspace.
  */
 static int
-add_path(struct collect *k, const char *rel, int optional)
+real_rel(struct collect *k, int fd, char *real, size_t len)
+{
+	char link[64], root[PATH_MAX + 1], path[PATH_MAX + 1];
+	ssize_t n, r;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", k->rootfd);
+	if ((r = readlink(link, root, sizeof(root) - 1)) <= 0)
+		return -1;
+	root[r] = '\0';
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	if ((n = readlink(link, path, sizeof(path) - 1)) <= 0)
+		return -1;
+	path[n] = '\0';
+	if (strcmp(root, "/") == 0)
+		r = 0;
+	if (strncmp(path, root, r) != 0)
+		return -1;
+	if (path[r] == '\0')
+		return snprintf(real, len, ".") >= (int)len ? -1 : 0;
+	if (path[r] != '/' || path[r + 1] == '\0')
+		return -1;
+	return snprintf(real, len, "%s", path + r + 1) >= (int)len ? -1 : 0;
+}
+
+/*
+ * One path: a file named by argv (|optional|: only if it is one) or by a
+ * pin list (recorded whatever it is, absent included).  With |real| not
+ * NULL and the path an argv file or directory, sets *real to its path
+ * with symlinks resolved, or to "/" when that cannot be told (else
+ * leaves it as it was).
+ */
+static int
+add_path(struct collect *k, const char *rel, int optional, char *real,
+    size_t reallen)
 {
 	char e[256], key[PATH_REL_MAX + 1], why[PATH_REL_MAX + 300];
 	struct stat st;
@@ -199,6 +234,10 @@ add_path(struct collect *k, const char *rel, int optional)
 		snprintf(k->err, k->errlen, "%s: %s", key, strerror(errno));
 		return AL_ERR_SYSTEM;
 	}
+	if (real != NULL && optional &&
+	    (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) &&
+	    real_rel(k, fd, real, reallen) != 0)
+		snprintf(real, reallen, "/");
 	if (S_ISDIR(st.st_mode)) {
 		if (optional) {
 			close(fd);
@@ -215,13 +254,214 @@ add_path(struct collect *k, const char *rel, int optional)
 	return rc;
 }
 
+/* |name| up to its first dot is a Python identifier (any byte >= 0x80
+ * may be part of one). */
 static int
-is_make(const char *prog)
+py_stem(const char *name)
+{
+	const unsigned char *p = (const unsigned char *)name;
+
+	if (*p == '.' || *p == '\0' || (*p >= '0' && *p <= '9'))
+		return 0;
+	for (; *p != '\0' && *p != '.'; p++)
+		if (!(*p == '_' || *p >= 0x80 || (*p >= 'a' && *p <= 'z') ||
+			(*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+			return 0;
+	return 1;
+}
+
+/* What Python's path finder imports a module from: N.py, N.pyc, N.so
+ * and N.TAG.so, N an identifier. */
+static int
+py_module_file(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!py_stem(name))
+		return 0;
+	return (n > 3 && strcmp(name + n - 3, ".py") == 0) ||
+	    (n > 4 && strcmp(name + n - 4, ".pyc") == 0) ||
+	    (n > 3 && strcmp(name + n - 3, ".so") == 0);
+}
+
+/*
+ * What Python imports from the directory |dir| ("." for the root) ahead
+ * of its standard library and installed packages, when |dir| is
+ * sys.path[0]: every module file directly in it, and the __init__ of
+ * every package directly in it.  A name created later is a new entry of
+ * the set, so a tools/json.py the agent writes is a change.  __pycache__
+ * is not pinned: runs write it, and the runner's environment points
+ * PYTHONPYCACHEPREFIX away from the workspace, so none is read.
+ */
+static int
+add_py_dir(struct collect *k, const char *dir)
+{
+	char path[PATH_REL_MAX + 1], sub[PATH_REL_MAX + 1];
+	const char *pre = strcmp(dir, ".") == 0 ? "" : dir;
+	const char *sep = pre[0] != '\0' ? "/" : "";
+	struct dirent *de, *de2;
+	DIR *d, *d2;
+	int fd, fd2, rc = 0;
+
+	if (path_resolve(
+		k->rootfd, dir, O_RDONLY | O_DIRECTORY, &fd, NULL, 0) != 0)
+		return add(k, dir, "refused:not a directory");
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		snprintf(k->err, k->errlen, "%s: %s", dir, strerror(errno));
+		return AL_ERR_SYSTEM;
+	}
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		if ((size_t)snprintf(path, sizeof(path), "%s%s%s", pre, sep,
+			de->d_name) >= sizeof(path))
+			continue;
+		if (py_module_file(de->d_name)) {
+			rc = add_path(k, path, 0, NULL, 0);
+			continue;
+		}
+		if (strchr(de->d_name, '.') != NULL || !py_stem(de->d_name) ||
+		    strcmp(de->d_name, "__pycache__") == 0)
+			continue;
+		/* A package: its __init__ runs on import. */
+		if (path_resolve(k->rootfd, path, O_RDONLY | O_DIRECTORY, &fd2,
+			NULL, 0) != 0)
+			continue; /* not a directory beneath the workspace */
+		if ((d2 = fdopendir(fd2)) == NULL) {
+			close(fd2);
+			rc = add(k, path, "refused:unreadable directory");
+			continue;
+		}
+		while (rc == 0 && (de2 = readdir(d2)) != NULL)
+			if (strncmp(de2->d_name, "__init__.", 9) == 0 &&
+			    py_module_file(de2->d_name) &&
+			    (size_t)snprintf(sub, sizeof(sub), "%s/%s", path,
+				de2->d_name) < sizeof(sub))
+				rc = add_path(k, sub, 0, NULL, 0);
+		closedir(d2);
+	}
+	closedir(d);
+	return rc;
+}
+
+/*
+ * The node_modules directories node looks a bare require() up in from
+ * the directory |dir|: dir/node_modules, then each parent's, up to the
+ * workspace root's; each pinned whole, or recorded absent.
+ */
+static int
+add_node_dirs(struct collect *k, const char *dir)
+{
+	char d[PATH_REL_MAX + 1], path[PATH_REL_MAX + 32], *slash;
+	int rc = 0;
+
+	snprintf(d, sizeof(d), "%s", strcmp(dir, ".") == 0 ? "" : dir);
+	for (;;) {
+		snprintf(path, sizeof(path), "%s%snode_modules", d,
+		    d[0] != '\0' ? "/" : "");
+		if (json_object_get(k->set, path) == NULL &&
+		    (rc = add_path(k, path, 0, NULL, 0)) != 0) {
+			if (rc == AL_ERR_LIMIT) {
+				char why[256];
+
+				snprintf(why, sizeof(why), "%s", k->err);
+				snprintf(k->err, k->errlen,
+				    "%s is on node's module lookup path, so "
+				    "it is pinned whole: %s; pin a smaller "
+				    "tree or run the tool from elsewhere",
+				    path, why);
+			}
+			return rc;
+		}
+		if (d[0] == '\0')
+			return 0;
+		if ((slash = strrchr(d, '/')) != NULL)
+			*slash = '\0';
+		else
+			d[0] = '\0';
+	}
+}
+
+static const char *
+base_name(const char *prog)
 {
 	const char *p = strrchr(prog, '/');
 
-	p = p != NULL ? p + 1 : prog;
+	return p != NULL ? p + 1 : prog;
+}
+
+/* python, python3, python3.12, python2.7 */
+static int
+is_python(const char *prog)
+{
+	const char *p = base_name(prog);
+
+	if (strncmp(p, "python", 6) != 0)
+		return 0;
+	for (p += 6; *p != '\0'; p++)
+		if (!(*p == '.' || (*p >= '0' && *p <= '9')))
+			return 0;
+	return 1;
+}
+
+static int
+is_node(const char *prog)
+{
+	const char *p = base_name(prog);
+
+	return strcmp(p, "node") == 0 || strcmp(p, "nodejs") == 0;
+}
+
+static int
+is_make(const char *prog)
+{
+	const char *p = base_name(prog);
+
 	return strcmp(p, "make") == 0 || strcmp(p, "gmake") == 0;
+}
+
+/*
+ * The module search of an interpreter |argv| runs (python, node; after
+ * "env" too), for its argument |real| (a workspace file or directory as
+ * resolved, "/" when that could not be told) or, with |real| NULL, for
+ * the working directory (the workspace root) that -c, -m, -e use.
+ */
+static int
+add_interp(
+    struct collect *k, char *const *argv, const char *a, const char *real)
+{
+	char dir[PATH_REL_MAX + 1], *slash;
+	const char *prog = argv[0];
+	struct stat st;
+	int fd;
+
+	if (strcmp(base_name(prog), "env") == 0 && argv[1] != NULL)
+		prog = argv[1];
+	if (!is_python(prog) && !is_node(prog))
+		return 0;
+	if (real != NULL && strcmp(real, "/") == 0) {
+		snprintf(k->err, k->errlen,
+		    "cannot tell where %s lies with its symlinks resolved "
+		    "(is /proc mounted?)",
+		    a);
+		return AL_ERR_SYSTEM;
+	}
+	snprintf(dir, sizeof(dir), "%s", real != NULL ? real : ".");
+	if (real != NULL) {
+		/* A script: its directory.  Python runs a directory
+		 * argument's __main__.py with the directory first. */
+		if (path_resolve(k->rootfd, dir, O_RDONLY, &fd, NULL, 0) != 0)
+			return 0;
+		if (fstat(fd, &st) == -1)
+			st.st_mode = 0;
+		close(fd);
+		if (!S_ISDIR(st.st_mode)) {
+			if ((slash = strrchr(dir, '/')) != NULL)
+				*slash = '\0';
+			else
+				snprintf(dir, sizeof(dir), ".");
+		}
+	}
+	return is_python(prog) ? add_py_dir(k, dir) : add_node_dirs(k, dir);
 }
 
 int
@@ -231,8 +471,9 @@ pins_collect(int rootfd, const char *workspace, char *const *argv,
 	static const char *const makefiles[] = { "GNUmakefile", "makefile",
 		"Makefile", NULL };
 	struct collect k;
+	char real[PATH_REL_MAX + 1];
 	size_t i, wl = strlen(workspace);
-	int rc = 0;
+	int rc = 0, script = 0;
 
 	*out = NULL;
 	memset(&k, 0, sizeof(k));
@@ -244,21 +485,36 @@ pins_collect(int rootfd, const char *workspace, char *const *argv,
 	for (i = 0; rc == 0 && argv != NULL && argv[i] != NULL; i++) {
 		const char *a = argv[i];
 
+		if (i > 0 && !script && a[0] == '-' && a[1] != '-' &&
+		    strpbrk(a + 1, "cmep") != NULL) {
+			/* -c, -m (python), -e, -p (node) before any
+			 * script: code found from the working directory,
+			 * and no script follows. */
+			script = 1;
+			if ((rc = add_interp(&k, argv, a, NULL)) != 0)
+				break;
+		}
 		if (a[0] == '/') {
 			if (wl < 2 || strncmp(a, workspace, wl) != 0 ||
 			    a[wl] != '/')
 				continue;
 			a += wl + 1;
 		}
-		rc = add_path(&k, a, 1);
+		real[0] = '\0';
+		rc = add_path(&k, a, 1, real, sizeof(real));
+		/* The first file argument is the interpreter's script. */
+		if (rc == 0 && i > 0 && !script && real[0] != '\0') {
+			script = 1;
+			rc = add_interp(&k, argv, a, real);
+		}
 	}
 	if (rc == 0 && argv != NULL && argv[0] != NULL && is_make(argv[0]))
 		for (i = 0; rc == 0 && makefiles[i] != NULL; i++)
-			rc = add_path(&k, makefiles[i], 0);
+			rc = add_path(&k, makefiles[i], 0, NULL, 0);
 	for (i = 0; rc == 0 && pin != NULL && pin[i] != NULL; i++)
-		rc = add_path(&k, pin[i], 0);
+		rc = add_path(&k, pin[i], 0, NULL, 0);
 	for (i = 0; rc == 0 && pin2 != NULL && pin2[i] != NULL; i++)
-		rc = add_path(&k, pin2[i], 0);
+		rc = add_path(&k, pin2[i], 0, NULL, 0);
 	if (rc != 0) {
 		json_decref(k.set);
 		return rc;

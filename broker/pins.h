@@ -10,6 +10,11 @@
  *     the workspace counts as its relative path);
  *   - Makefile, GNUmakefile and makefile when argv[0] is make or gmake
  *     (recorded absent when missing: making one later is a change);
+ *   - for python (python3, python3.N; also after env): every module
+ *     file (NAME.py, .pyc, .so) and package __init__ directly in its
+ *     script's real directory (the root for -c/-m), which Python imports
+ *     from ahead of its standard library; for node: every node_modules
+ *     from the script's directory up to the root, whole or absent;
  *   - every path of its manifest "pin:" list; a directory pins every
  *     entry beneath it, a missing path is recorded absent.
  * Files are opened through path_resolve() (beneath the workspace; a

@@ -44,6 +44,26 @@ setup(void)
 	put("tests/run.sh", "exit 1\n");
 	put("tests/lib.sh", "true\n");
 	put("Makefile", "test:\n");
+	put("conftest.py", "\n");
+	snprintf(path, sizeof(path), "%s/tools", ws);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/tools/lib", ws);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/tools/notpkg", ws);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/tools/__pycache__", ws);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	put("tools/deploy.py", "import helper\n");
+	put("tools/helper.py", "\n");
+	put("tools/9lives.py", "\n");
+	put("tools/data.txt", "\n");
+	put("tools/lib/__init__.py", "\n");
+	put("tools/lib/x.py", "\n");
+	put("tools/notpkg/readme", "\n");
+	put("tools/__pycache__/helper.cpython-311.pyc", "\n");
+	put("tools/run.js", "\n");
+	snprintf(path, sizeof(path), "%s/link.py", ws);
+	ck_assert_int_eq(symlink("tools/deploy.py", path), 0);
 	snprintf(path, sizeof(path), "%s/out.sh", ws);
 	ck_assert_int_eq(symlink("/etc/passwd", path), 0);
 	snprintf(path, sizeof(path), "%s/tests/passwd", ws);
@@ -93,6 +113,24 @@ START_TEST(test_pins_argv_files_make_and_directories)
 		    "tests/lib.sh,tests/passwd,tests/run.sh" },
 		{ { "true", NULL }, { "missing.sh", NULL }, "missing.sh" },
 		{ { "sh", "out.sh", NULL }, { NULL }, "out.sh" },
+		/* Python: what it imports from the script's directory
+		 * first (sys.path[0]), not __pycache__ nor non-names. */
+		{ { "python3", "tools/deploy.py", NULL }, { NULL },
+		    "tools/deploy.py,tools/helper.py,tools/lib/__init__.py" },
+		{ { "/usr/bin/env", "python3.11", "tools/deploy.py", NULL },
+		    { NULL },
+		    "tools/deploy.py,tools/helper.py,tools/lib/__init__.py" },
+		{ { "sh", "tools/deploy.py", NULL }, { NULL },
+		    "tools/deploy.py" },
+		{ { "python3", "-m", "tools.deploy", NULL }, { NULL },
+		    "conftest.py,link.py" },
+		/* Its real directory: the symlink's target's. */
+		{ { "python3", "link.py", NULL }, { NULL },
+		    "link.py,tools/deploy.py,tools/helper.py,"
+		    "tools/lib/__init__.py" },
+		/* Node: node_modules from the script's directory up. */
+		{ { "node", "tools/run.js", "conftest.py", NULL }, { NULL },
+		    "conftest.py,node_modules,tools/node_modules,tools/run.js" },
 	};
 	size_t i;
 
@@ -163,6 +201,29 @@ START_TEST(test_pins_changed_names_edits_creations_and_removals)
 }
 END_TEST
 
+START_TEST(test_pins_python_module_created_beside_the_script_is_a_change)
+{
+	const char *argv[] = { "python3", "tools/deploy.py", NULL };
+	json_t *was = collect((char *const *)argv, NULL), *now, *ch;
+	char path[512];
+
+	put("tools/json.py", "x\n");
+	snprintf(path, sizeof(path), "%s/tools/requests", ws);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	put("tools/requests/__init__.py", "x\n");
+	now = collect((char *const *)argv, NULL);
+	ch = pins_changed(was, now);
+	ck_assert_uint_eq(json_array_size(ch), 2);
+	ck_assert_str_eq(
+	    json_string_value(json_array_get(ch, 0)), "tools/json.py");
+	ck_assert_str_eq(json_string_value(json_array_get(ch, 1)),
+	    "tools/requests/__init__.py");
+	json_decref(ch);
+	json_decref(was);
+	json_decref(now);
+}
+END_TEST
+
 START_TEST(test_pins_refuse_a_file_past_the_cap)
 {
 	const char *pin[] = { "big", NULL };
@@ -196,6 +257,8 @@ main(void)
 	tcase_add_test(tc, test_pins_never_follow_a_symlink_out);
 	tcase_add_test(
 	    tc, test_pins_changed_names_edits_creations_and_removals);
+	tcase_add_test(
+	    tc, test_pins_python_module_created_beside_the_script_is_a_change);
 	tcase_add_test(tc, test_pins_refuse_a_file_past_the_cap);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
