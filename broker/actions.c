@@ -214,6 +214,10 @@ check_env(const struct check *chk, const char *workspace)
 		"LANG=C.UTF-8",
 		"HOME=/tmp",
 		"TMPDIR=/tmp",
+		/* Python reads no bytecode cache from the workspace, where
+		 * the agent could forge one for a pinned module (and writes
+		 * none there): nothing can lie beneath /dev/null. */
+		"PYTHONPYCACHEPREFIX=/dev/null/pycache",
 		NULL
 	};
 	size_t	 n = 0, i;
