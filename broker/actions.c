@@ -1046,8 +1046,8 @@ action_plan(struct call *c, json_t **out)
 	for (i = 0; argv != NULL && argv[i] != NULL; i++)
 		json_array_append_new(jargv, json_string(argv[i]));
 	rc = pins_collect(c->b->rootfd, c->b->cfg.workspace, argv,
-	    c->tool->pin, ck != NULL ? ck->pin : NULL, &pins, err,
-	    sizeof(err));
+	    c->tool->pin, ck != NULL ? ck->pin : NULL, c->tool->nsecrets > 0,
+	    &pins, err, sizeof(err));
 	strv_free(argv);
 	if (rc != 0) {
 		json_decref(jargv);

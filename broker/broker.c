@@ -442,14 +442,14 @@ broker_pins_changed(struct broker *b, const struct check *ck,
 	if (ck != NULL) {
 		was = b->check_pins[ck - b->m->checks];
 		if (pins_collect(b->rootfd, b->cfg.workspace, ck->argv, ck->pin,
-		    NULL, &now, err, sizeof(err)) != 0)
+		    NULL, 0, &now, err, sizeof(err)) != 0)
 			now = NULL;
 	} else if (t == NULL)
 		return json_array();	/* nothing pinned, nothing changed */
 	else {
 		was = b->tool_pins[t - b->m->tools];
 		if (pins_collect(b->rootfd, b->cfg.workspace, t->command,
-		    t->pin, NULL, &now, err, sizeof(err)) != 0)
+		    t->pin, NULL, t->nsecrets > 0, &now, err, sizeof(err)) != 0)
 			now = NULL;
 	}
 	if (now == NULL) {
@@ -479,7 +479,7 @@ broker_pin_all(struct broker *b, char *err, size_t errlen)
 	b->tool_pins = xcalloc(m->ntools + 1, sizeof(*b->tool_pins));
 	for (i = 0; i < m->nchecks; i++)
 		if (pins_collect(b->rootfd, b->cfg.workspace,
-		    m->checks[i].argv, m->checks[i].pin, NULL,
+		    m->checks[i].argv, m->checks[i].pin, NULL, 0,
 		    &b->check_pins[i], why, sizeof(why)) != 0) {
 			snprintf(err, errlen, "check %s: pinned code: %s",
 			    m->checks[i].id, why);
@@ -492,7 +492,8 @@ broker_pin_all(struct broker *b, char *err, size_t errlen)
 		    manifest_tool_authorization(m, t) != AUTHZ_APPROVAL)
 			continue;
 		if (pins_collect(b->rootfd, b->cfg.workspace, t->command,
-		    t->pin, NULL, &b->tool_pins[i], why, sizeof(why)) != 0) {
+		    t->pin, NULL, t->nsecrets > 0, &b->tool_pins[i], why,
+		    sizeof(why)) != 0) {
 			snprintf(err, errlen, "tool %s: pinned code: %s",
 			    t->name, why);
 			return -1;

@@ -466,14 +466,15 @@ add_interp(
 
 int
 pins_collect(int rootfd, const char *workspace, char *const *argv,
-    char *const *pin, char *const *pin2, json_t **out, char *err, size_t errlen)
+    char *const *pin, char *const *pin2, int interp, json_t **out, char *err,
+    size_t errlen)
 {
 	static const char *const makefiles[] = { "GNUmakefile", "makefile",
 		"Makefile", NULL };
 	struct collect k;
 	char real[PATH_REL_MAX + 1];
 	size_t i, wl = strlen(workspace);
-	int rc = 0, script = 0;
+	int rc = 0, script = !interp; /* no module search to pin */
 
 	*out = NULL;
 	memset(&k, 0, sizeof(k));

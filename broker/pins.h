@@ -10,7 +10,10 @@
  *     the workspace counts as its relative path);
  *   - Makefile, GNUmakefile and makefile when argv[0] is make or gmake
  *     (recorded absent when missing: making one later is a change);
- *   - for python (python3, python3.N; also after env): every module
+ *   - with |interp| (a tool granted a secret: its code must be all
+ *     pinned; a check runs the agent's code by design, and an approval
+ *     binds the whole workspace's digest), for python (python3,
+ *     python3.N; also after env): every module
  *     file (NAME.py, .pyc, .so) and package __init__ directly in its
  *     script's real directory (the root for -c/-m), which Python imports
  *     from ahead of its standard library; for node: every node_modules
@@ -50,7 +53,8 @@
  * Reads at most PINS_TOTAL_MAX bytes: fine on the event loop.
  */
 int pins_collect(int rootfd, const char *workspace, char *const *argv,
-    char *const *pin, char *const *pin2, json_t **out, char *err, size_t errlen)
+    char *const *pin, char *const *pin2, int interp, json_t **out, char *err,
+    size_t errlen)
     __attribute__((warn_unused_result));
 
 /*

@@ -91,7 +91,7 @@ collect(char *const *argv, char *const *pin)
 	char err[256];
 
 	ck_assert_int_eq(
-	    pins_collect(rootfd, ws, argv, pin, NULL, &set, err, sizeof(err)),
+	    pins_collect(rootfd, ws, argv, pin, NULL, 1, &set, err, sizeof(err)),
 	    0);
 	return set;
 }
@@ -224,6 +224,37 @@ START_TEST(test_pins_python_module_created_beside_the_script_is_a_change)
 }
 END_TEST
 
+/*
+ * Only a tool granted a secret pins its interpreter's module search: a
+ * check runs the agent's code by design (tests import what it writes),
+ * and a new module beside its script must not make every gate stale.
+ */
+START_TEST(test_pins_check_pins_its_script_only)
+{
+	const char *argv[] = { "python3", "tools/deploy.py", NULL };
+	const char *nargv[] = { "node", "tools/run.js", NULL };
+	json_t *set, *keys;
+	char err[256];
+
+	ck_assert_int_eq(pins_collect(rootfd, ws, (char *const *)argv, NULL,
+			     NULL, 0, &set, err, sizeof(err)),
+	    0);
+	keys = pins_changed(NULL, set);
+	ck_assert_uint_eq(json_array_size(keys), 1);
+	ck_assert_str_eq(
+	    json_string_value(json_array_get(keys, 0)), "tools/deploy.py");
+	json_decref(keys);
+	json_decref(set);
+	ck_assert_int_eq(pins_collect(rootfd, ws, (char *const *)nargv, NULL,
+			     NULL, 0, &set, err, sizeof(err)),
+	    0);
+	keys = pins_changed(NULL, set);
+	ck_assert_uint_eq(json_array_size(keys), 1);
+	json_decref(keys);
+	json_decref(set);
+}
+END_TEST
+
 START_TEST(test_pins_refuse_a_file_past_the_cap)
 {
 	const char *pin[] = { "big", NULL };
@@ -237,7 +268,7 @@ START_TEST(test_pins_refuse_a_file_past_the_cap)
 	ck_assert_int_eq(ftruncate(fd, (off_t)1 << 30), 0);
 	close(fd);
 	ck_assert_int_eq(pins_collect(rootfd, ws, NULL, (char *const *)pin,
-			     NULL, &set, err, sizeof(err)),
+			     NULL, 1, &set, err, sizeof(err)),
 	    AL_ERR_LIMIT);
 	ck_assert_ptr_null(set);
 	ck_assert_ptr_nonnull(strstr(err, "big"));
@@ -259,6 +290,7 @@ main(void)
 	    tc, test_pins_changed_names_edits_creations_and_removals);
 	tcase_add_test(
 	    tc, test_pins_python_module_created_beside_the_script_is_a_change);
+	tcase_add_test(tc, test_pins_check_pins_its_script_only);
 	tcase_add_test(tc, test_pins_refuse_a_file_past_the_cap);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
