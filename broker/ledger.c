@@ -549,8 +549,8 @@ ledger_acceptance_met(const struct ledger *l, const char *ws_digest)
 	return 1;
 }
 
-static json_t *
-budget_entry(double used, double limit)
+json_t *
+ledger_budget_entry(double used, double limit)
 {
 	if (limit < 0)
 		return json_pack("{s:f, s:n}", "used", used, "limit");
@@ -562,22 +562,40 @@ ledger_status(const struct ledger *l, const char *ws_digest, int64_t now_ms)
 {
 	const struct run_budget	*b = &l->m->budget;
 	json_t			*gates, *budgets, *st, *e, *pinned;
+	int64_t			 attempts = 0, repeats = 0;
 	size_t			 i;
 
+	/* As ledger_admit_write() and ledger_record_check() count them. */
+	for (i = 0; i < l->ngates; i++)
+		if (l->gates[i].ran && l->gates[i].exit_code != 0 &&
+		    gate_required(l->m, l->gates[i].check) &&
+		    l->gates[i].attempts > attempts)
+			attempts = l->gates[i].attempts;
+	for (i = 0; i < l->nfps; i++)
+		if (l->fps[i].count > repeats)
+			repeats = l->fps[i].count;
 	pinned = json_array();
 	budgets = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}",
-	    "maxModelSteps", budget_entry((double)l->steps,
+	    "maxModelSteps", ledger_budget_entry((double)l->steps,
 	    (double)b->max_model_steps),
-	    "maxElapsedMinutes", budget_entry((double)(now_ms - l->started) /
+	    "maxElapsedMinutes", ledger_budget_entry((double)(now_ms - l->started) /
 	    60000.0, (double)b->max_elapsed_minutes),
-	    "maxChangedFiles", budget_entry((double)l->nchanged +
+	    "maxChangedFiles", ledger_budget_entry((double)l->nchanged +
 	    (double)l->changed_extra,
 	    (double)b->max_changed_files),
-	    "maxAddedDependencies", budget_entry((double)l->deps,
+	    "maxAddedDependencies", ledger_budget_entry((double)l->deps,
 	    (double)b->max_added_dependencies),
-	    "maxToolCostUsd", budget_entry(l->cost, b->max_tool_cost_usd),
-	    "maxRefusedCalls", budget_entry((double)l->refused,
+	    "maxToolCostUsd", ledger_budget_entry(l->cost, b->max_tool_cost_usd),
+	    "maxRefusedCalls", ledger_budget_entry((double)l->refused,
 	    (double)b->max_refused_calls));
+	json_object_set_new(budgets, "maxPatchAttemptsPerGate",
+	    ledger_budget_entry((double)attempts,
+	    (double)b->max_patch_attempts_per_gate));
+	/* 0 stops nothing (ledger_record_check()). */
+	json_object_set_new(budgets, "stopOnRepeatedFailureFingerprint",
+	    ledger_budget_entry((double)repeats,
+	    b->stop_on_repeated_failure_fingerprint > 0 ?
+	    (double)b->stop_on_repeated_failure_fingerprint : -1));
 	gates = json_array();
 	for (i = 0; i < l->ngates; i++) {
 		const struct gate *g = &l->gates[i];

@@ -118,6 +118,12 @@ int	ledger_record_check(struct ledger *l, const char *check_id,
 	    char fingerprint_out[65]);
 
 /*
+ * One budget of a status: {used, limit}, limit null when |limit| < 0 (no
+ * limit).  Returns a new reference.
+ */
+json_t	*ledger_budget_entry(double used, double limit);
+
+/*
  * The session's status for airlock/session/status: budgets used and
  * their limits, every gate's state on |ws_digest| (pass, fail, stale,
  * not_run) with the pinned code that had changed when it ran

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "broker/audit.h"
 #include "broker/broker_int.h"
 #include "broker/conn.h"
 #include "broker/jobs.h"
@@ -107,7 +108,7 @@ status_digested(void *arg, int rc, const char *hex, const char *why)
 	struct status_req	*r = arg;
 	struct conn		*k = r->conn;
 	struct broker		*b = k->b;
-	json_t			*st;
+	json_t			*st, *budgets;
 	int			 blind;
 
 	r->wsjob = NULL;
@@ -130,6 +131,15 @@ status_digested(void *arg, int rc, const char *hex, const char *why)
 		return;
 	}
 	st = ledger_status(b->ledger, hex, now_monotonic_ms());
+	/* The broker's own counts: every runBudget key has its entry. */
+	budgets = json_object_get(st, "budgets");
+	json_object_set_new(budgets, "maxParallelProcesses",
+	    ledger_budget_entry((double)b->nrunning,
+	    (double)b->m->budget.max_parallel_processes));
+	json_object_set_new(budgets, "maxAuditMiB",
+	    ledger_budget_entry(b->cfg.audit != NULL ?
+	    (double)audit_size(b->cfg.audit) / (1024.0 * 1024.0) : 0,
+	    (double)b->m->budget.max_audit_mib));
 	json_object_set_new(st, "session", json_string(b->cfg.session_id));
 	json_object_set_new(st, "steps", json_integer(ledger_steps(b->ledger)));
 	json_object_set_new(st, "workspaceIndex",

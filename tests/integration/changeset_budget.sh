@@ -51,6 +51,16 @@ mcp_call write_file '{"path":"notes.txt","content":"x"}'
 expect_eq "write_file: applied" "$(jr .result.isError)" false
 used maxChangedFiles
 expect_eq "write_file counts one changed file" "$USED" 1
+# Every runBudget key is in the status, with its use and its limit
+# (null: none): maxAuditMiB, maxParallelProcesses, maxPatchAttemptsPerGate
+# and stopOnRepeatedFailureFingerprint were missing.
+mcp_rpc airlock/session/status '{}'
+expect_eq "the status shows every runBudget key, each with use and limit" \
+    "$(jr -c '[.result.budgets | to_entries[] | select((.value | has("used")) and (.value | has("limit"))) | .key] | sort')" \
+    '["maxAddedDependencies","maxAuditMiB","maxChangedFiles","maxElapsedMinutes","maxModelSteps","maxParallelProcesses","maxPatchAttemptsPerGate","maxRefusedCalls","maxToolCostUsd","stopOnRepeatedFailureFingerprint"]'
+expect_eq "... the audit log's MiB against maxAuditMiB's default" \
+    "$(jr '.result.budgets.maxAuditMiB | (.used > 0 and .used < 1), .limit')" "true
+1024"
 mcp_call run_check '{"checkId":"many"}' 60
 expect_eq "a check creating 60 files: applied" "$(jr .result.structuredContent.exitCode)" 0
 used maxChangedFiles
