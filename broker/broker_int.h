@@ -265,6 +265,7 @@ struct broker {
 	size_t			 nfollowers;	/* ...at most FOLLOWERS_MAX */
 	struct callq		 digesting;	/* waiting for the workspace digest */
 	struct statusq		 statuses;	/* status requests digesting */
+	size_t			 nstatuses;	/* ...at most STATUSES_MAX */
 	unsigned		 artifact_seq;
 	struct artifact_store	*artifacts;	/* the session's outputs */
 	int			 budget_stopped;

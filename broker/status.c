@@ -43,6 +43,7 @@ status_free(struct status_req *r)
 
 	json_decref(r->id);
 	free(r);
+	k->b->nstatuses--;
 	k->ncalls--;
 	conn_maybe_close(k);
 	conn_unref(k);
@@ -150,6 +151,16 @@ status_digested(void *arg, int rc, const char *hex, const char *why)
 }
 
 /*
+ * Requests wait for a digest, all of them for as long as a change set
+ * lands, and nothing else bounds them (they are not audited): an agent
+ * that sent 300000 during a land of 40000 files made the broker hold
+ * 200 MB, then answer them all in one turn.  Past STATUSES_MAX waiting,
+ * all connections together, one more is refused at once.  They share
+ * one digest, so a client needs no more.
+ */
+#define STATUSES_MAX	64
+
+/*
  * The status needs the workspace digest: it is answered when that is in,
  * also after the agent's end of input (it counts as a call in flight).
  */
@@ -159,6 +170,13 @@ status_request(struct conn *k, struct jsonrpc_msg *msg)
 	struct broker		*b = k->b;
 	struct status_req	*r;
 
+	if (b->nstatuses >= STATUSES_MAX) {
+		conn_error(k, msg->id, JSONRPC_REFUSED, "busy: %d status "
+		    "requests already wait for the workspace digest; ask "
+		    "again when one is answered", STATUSES_MAX);
+		return;
+	}
+	b->nstatuses++;
 	r = xcalloc(1, sizeof(*r));
 	r->conn = k;
 	r->id = json_incref(msg->id);

@@ -18,6 +18,11 @@
 #       waited for its result with no timer nor bound (100000 retries held
 #       265 MB of the broker's memory); now at most 256 wait at once, and
 #       the rest are "busy" at once.
+#   (d) airlock/session/status requests: each waited for a workspace
+#       digest, all of them while a change set landed, with no bound
+#       (300000 sent during a land of 40000 files held 200 MB of the
+#       broker's memory, then were answered in one turn); now at most 64
+#       wait at once, and the rest are refused (-32001, busy) at once.
 # The agent floods from inside its sandbox, through "airlock connect".
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
@@ -111,6 +116,16 @@ i=3000; while [ \$i -lt 4100 ]; do
 done >&4
 send '{"jsonrpc":"2.0","id":8,"method":"ping"}'
 upto '"id":8,"result"'
+# (d) 200 status requests in one write: each waits for a digest.
+i=8000; while [ \$i -lt 8200 ]; do
+	printf '{"jsonrpc":"2.0","id":%s,"method":"airlock/session/status","params":{}}\n' \$i
+	i=\$((i + 1))
+done >/tmp/statuses
+cat /tmp/statuses >&4
+i=0
+while [ "\$(grep -c '"id":8[01][0-9][0-9],' /tmp/out)" -lt 200 ] && [ \$i -lt 200 ]; do
+	sleep 0.1; i=\$((i + 1))
+done
 exec 4>&-
 cat /tmp/out
 EOF
@@ -166,6 +181,18 @@ expect_eq "256 of them run, the other 844 are busy" "$(busy 3000 4100)" 844
 R=$(reply 4099)
 expect_contains "... saying so" "$(jr '.result.content[0].text')" \
     '256 processes already run, as many as airlock runs at once for a session'
+# (d)
+statuses=$(jq -r 'select((.id | type) == "number" and .id >= 8000 and .id < 8200) |
+    if .result.workspaceDigest then "status" else .error.code end' "$T/out")
+expect_eq "200 status requests sent at once are all answered" \
+    "$(printf '%s\n' "$statuses" | grep -c .)" 200
+check "at most 64 wait for the digest, the others are refused at once" \
+    test "$(printf '%s\n' "$statuses" | grep -c '^-32001$')" -gt 0
+check "... and at least 64 get their status" \
+    test "$(printf '%s\n' "$statuses" | grep -c '^status$')" -ge 64
+R=$(reply 8199)
+expect_contains "... saying so" "$(jr '.error.message')" \
+    'busy: 64 status requests already wait for the workspace digest; ask again when one is answered'
 log=$(sed -n 's/.*audit log \(.*\)$/\1/p' "$T/err" | tail -1)
 expect_eq "256 nap runners started" \
     "$(grep -c '"event":"runner_start".*"tool":"nap"' "$log")" 256
