@@ -281,7 +281,7 @@ act_run_check(struct call *c, json_t **out)
 	}
 	/* The gate's result binds to the digest taken before it runs. */
 	c->runs_after_digest = 1;
-	return call_digest(c, run_check_digested, out);
+	return call_digest_new(c, run_check_digested, out);
 }
 
 #define WRITE_MAX	(4 * 1024 * 1024)	/* bytes per file written */

@@ -264,6 +264,7 @@ struct broker {
 	struct callq		 followers;	/* retries of calls in flight */
 	size_t			 nfollowers;	/* ...at most FOLLOWERS_MAX */
 	struct callq		 digesting;	/* waiting for the workspace digest */
+	size_t			 ndigesting;	/* its length */
 	struct statusq		 statuses;	/* status requests digesting */
 	size_t			 nstatuses;	/* ...at most STATUSES_MAX */
 	unsigned		 artifact_seq;
@@ -414,6 +415,14 @@ void		 join_paths(json_t *list, char *buf, size_t len);
  */
 int		 call_digest(struct call *c, void (*then)(struct call *c, int rc,
 		    const char *hex), json_t **out);
+
+/*
+ * call_digest() for a new call (a check's digest before its run, or a
+ * call's before its approval), or ACTION_ERROR with *out "busy"
+ * (retryable) when DIGEST_WAIT_MAX calls already wait for one.
+ */
+int		 call_digest_new(struct call *c, void (*then)(struct call *c,
+		    int rc, const char *hex), json_t **out);
 
 /*
  * What |c| will run, for an approval to bind to: {argv, cwd, env,

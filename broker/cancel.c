@@ -97,6 +97,7 @@ cancel_take(struct broker *b, struct conn *k, const json_t *id,
 	TAILQ_FOREACH(c, &b->digesting, entry)
 		if (cancel_matches(c, k, id)) {
 			TAILQ_REMOVE(&b->digesting, c, entry);
+			b->ndigesting--;
 			wsjob_cancel(c->wsjob);
 			c->wsjob = NULL;
 			/* Its run ended: the digest after it (gate_seal()). */

@@ -259,6 +259,7 @@ gate_sealed(void *arg, int rc, const char *hex, const char *why)
 	(void)hex;
 	(void)why;
 	TAILQ_REMOVE(&b->digesting, c, entry);
+	b->ndigesting--;
 	c->wsjob = NULL;
 	if (rc != 0 || seal[0] == '\0') {
 		c->ws_written = 1;
@@ -301,6 +302,7 @@ gate_seal(struct call *c)
 		return 0;
 	}
 	TAILQ_INSERT_TAIL(&b->digesting, c, entry);
+	b->ndigesting++;
 	return 1;
 }
 

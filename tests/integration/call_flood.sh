@@ -22,7 +22,11 @@
 #       digest, all of them while a change set landed, with no bound
 #       (300000 sent during a land of 40000 files held 200 MB of the
 #       broker's memory, then were answered in one turn); now at most 64
-#       wait at once, and the rest are refused (-32001, busy) at once.
+#       wait at once, and the rest are refused (-32001, busy) at once;
+#   (e) calls that wait for a digest before they run or ask a human (a
+#       run_check, a call that needs approval): unbounded outside a land
+#       (100000 sent while 100000 fresh files were digested held 145 MB);
+#       now at most 256 wait at once, and the rest are "busy" at once.
 # The agent floods from inside its sandbox, through "airlock connect".
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
@@ -61,6 +65,13 @@ tools:
     output: { jobId: string, status: string, exitCode: integer? }
     sideEffect: none
     timeoutMs: 2000
+  - name: run_check
+    input: { checkId: approved_check }
+    output: { exitCode: integer }
+    sideEffect: sandbox_process
+    timeoutMs: 60000
+checks:
+  t: ["true"]
 YAML
 
 # The agent.  send FRAME...: to the broker; upto PATTERN: waits (20 s at
@@ -124,6 +135,15 @@ done >/tmp/statuses
 cat /tmp/statuses >&4
 i=0
 while [ "\$(grep -c '"id":8[01][0-9][0-9],' /tmp/out)" -lt 200 ] && [ \$i -lt 200 ]; do
+	sleep 0.1; i=\$((i + 1))
+done
+# (e) 300 run_check calls in one write: each waits for a digest first.
+i=9000; while [ \$i -lt 9300 ]; do
+	call \$i run_check '{"checkId":"t"}'; i=\$((i + 1))
+done >/tmp/checks
+cat /tmp/checks >&4
+i=0
+while [ "\$(grep -c '"id":9[0-2][0-9][0-9],' /tmp/out)" -lt 300 ] && [ \$i -lt 200 ]; do
 	sleep 0.1; i=\$((i + 1))
 done
 exec 4>&-
@@ -193,6 +213,15 @@ check "... and at least 64 get their status" \
 R=$(reply 8199)
 expect_contains "... saying so" "$(jr '.error.message')" \
     'busy: 64 status requests already wait for the workspace digest; ask again when one is answered'
+# (e)
+digest_busy=$(jq -r 'select((.id | type) == "number" and .id >= 9000 and .id < 9300) |
+    .result.content[0].text' "$T/out" | grep -c 'calls already wait for the workspace digest')
+check "of 300 run_check calls sent at once, at most 256 wait for the digest, the others are busy at once" \
+    test "$digest_busy" -gt 0
+R=$(reply 9299)
+expect_contains "... saying so" "$(jr '.result.content[0].text')" \
+    '256 calls already wait for the workspace digest; retry when one is answered'
+expect_eq "... retryable" "$(jr '.result.content[0].text | fromjson | .retryable')" true
 log=$(sed -n 's/.*audit log \(.*\)$/\1/p' "$T/err" | tail -1)
 expect_eq "256 nap runners started" \
     "$(grep -c '"event":"runner_start".*"tool":"nap"' "$log")" 256
