@@ -39,6 +39,12 @@
  * read while its set lands) holds none: the end answers it.
  */
 #define JOB_WAITERS_MAX 128
+/*
+ * Calls parked until a job's end (job_kill, a read while its writes
+ * land) hold no watch, but memory until then, and a job's set may wait
+ * behind a land as long as the agent can make one: at most this many.
+ */
+#define JOB_END_WAITERS_MAX 256
 
 enum job_state { JOB_RUNNING, JOB_ENDED };
 
@@ -83,6 +89,7 @@ struct jobs {
 	json_t *pending; /* events for the next result */
 	size_t dropped; /* events past PENDING_MAX */
 	size_t nwaiters; /* parked calls holding a watch (job_park()) */
+	size_t nend_waiters; /* parked until a job's end, no watch */
 };
 
 struct jobs *
@@ -476,7 +483,8 @@ waiter_answer(struct call *w)
 	if (w->watch > 0) {
 		loop_unwatch(j->js->b->cfg.loop, w->watch);
 		j->js->nwaiters--;
-	}
+	} else
+		j->js->nend_waiters--;
 	w->watch = 0;
 	w->wait_job = NULL;
 	out = job_read(j);
@@ -503,7 +511,8 @@ jobs_take_waiter(struct jobs *js, const struct conn *conn, const json_t *id)
 			if (w->watch > 0) {
 				loop_unwatch(js->b->cfg.loop, w->watch);
 				js->nwaiters--;
-			}
+			} else
+				js->nend_waiters--;
 			w->watch = 0;
 			w->wait_job = NULL;
 			return w;
@@ -535,6 +544,8 @@ waiter_deadline(int fd, int why, void *arg)
 		loop_unwatch(w->b->cfg.loop, w->watch);
 		w->watch = 0;
 		w->wait_job->js->nwaiters--;
+		/* Past the bound, if need be: it was let in already. */
+		w->wait_job->js->nend_waiters++;
 		w->wait_end = 1;
 		return;
 	}
@@ -912,8 +923,17 @@ job_park(struct call *c, struct job *j, int until_end, int64_t ms, json_t **out)
 		if (c->watch < 0)
 			fatalx("too many watches");
 		j->js->nwaiters++;
-	} else
+	} else {
+		if (j->js->nend_waiters >= JOB_END_WAITERS_MAX) {
+			*out = tool_error("busy", 1, NULL,
+			    "%d calls already wait for jobs to end; retry when "
+			    "one is answered",
+			    JOB_END_WAITERS_MAX);
+			return ACTION_ERROR;
+		}
 		c->watch = 0;
+		j->js->nend_waiters++;
+	}
 	c->wait_job = j;
 	c->wait_end = until_end;
 	TAILQ_INSERT_TAIL(&j->waiters, c, entry);
