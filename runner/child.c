@@ -526,7 +526,6 @@ struct vcs_plant {
 
 static struct vcs_plant vcs_plants[VCS_MAX_PLANTS];
 static size_t vcs_nplants;
-static long vcs_entries;
 
 struct vcs_dirent {
 	uint64_t	d_ino;
@@ -535,6 +534,79 @@ struct vcs_dirent {
 	unsigned char	d_type;
 	char		d_name[];
 };
+
+/*
+ * A bounded walk of a tree by its directories' descriptors (getdents,
+ * no allocation: the runner's child walks with what it has).  |path|
+ * (RUNNER_MAX_PATH bytes) holds the walked directory's path, |len|
+ * bytes, for messages; each entry's is appended while it is visited.
+ * A walk past max_depth or max_entries fails the run with the walk's
+ * own words (failx); a name gone since it was listed is passed over.
+ */
+struct tree_walk {
+	int	 max_depth;
+	long	 max_entries;
+	long	 entries;
+	const char *too_deep;	/* failx() text past max_depth */
+	const char *too_many;	/* failx() text past max_entries */
+	const char *unreadable;	/* fail() text of a directory not listed */
+	/* Called for each entry, |name| in |dfd|, its path |path| (|sub|
+	 * bytes), its type |mode| (S_IFMT bits); descends by calling
+	 * tree_walk_dir() itself. */
+	void	(*visit)(const struct runner_plan *, struct tree_walk *,
+		    int dfd, const char *name, char *path, size_t sub,
+		    mode_t mode, int depth);
+	void	*arg;
+};
+
+static void
+tree_walk_dir(const struct runner_plan *p, struct tree_walk *w, int dfd,
+    char *path, size_t len, int depth)
+{
+	char buf[1024] __attribute__((aligned(8)));
+	struct vcs_dirent *de;
+	struct stat st;
+	mode_t mode;
+	long n, off;
+	size_t sub;
+
+	if (depth > w->max_depth)
+		failx(p, w->too_deep);
+	while ((n = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0) {
+		for (off = 0; off < n; off += de->d_reclen) {
+			de = (struct vcs_dirent *)(buf + off);
+			if (strcmp(de->d_name, ".") == 0 ||
+			    strcmp(de->d_name, "..") == 0)
+				continue;
+			if (++w->entries > w->max_entries)
+				failx(p, w->too_many);
+			sub = len + (len > 0) + strlen(de->d_name);
+			if (sub >= RUNNER_MAX_PATH) {
+				errno = ENAMETOOLONG;
+				fail(p, "path", de->d_name);
+			}
+			if (len > 0)
+				path[len] = '/';
+			memcpy(path + len + (len > 0), de->d_name,
+			    sub - len - (len > 0) + 1);
+			if (de->d_type != DT_UNKNOWN)
+				mode = DTTOIF(de->d_type);
+			else if (fstatat(dfd, de->d_name, &st,
+			    AT_SYMLINK_NOFOLLOW) == 0)
+				mode = st.st_mode & S_IFMT;
+			else if (errno == ENOENT)
+				mode = 0;
+			else
+				fail(p, "stat", path);
+			if (mode != 0)
+				w->visit(p, w, dfd, de->d_name, path, sub, mode,
+				    depth);
+			path[len] = '\0';
+		}
+	}
+	if (n == -1)
+		fail(p, w->unreadable, len > 0 ? path : "view");
+}
 
 /* Whether |name| in a directory at |depth| (0: the root) is a plant. */
 static int
@@ -604,81 +676,25 @@ vcs_record(const struct runner_plan *p, int lowerfd, const char *rel,
  * so that a level costs the stack only its getdents buffer.
  */
 static void
-vcs_walk_dir(const struct runner_plan *p, int lowerfd, int dfd, char *path,
-    size_t len, int depth)
+vcs_visit(const struct runner_plan *p, struct tree_walk *w, int dfd,
+    const char *name, char *path, size_t sub, mode_t mode, int depth)
 {
-	char buf[1024] __attribute__((aligned(8)));
-	struct vcs_dirent *de;
-	struct stat st;
-	mode_t mode;
-	long n, off;
-	size_t sub;
 	int fd;
 
-	if (depth > VCS_MAX_DEPTH)
-		failx(p, "the session's changes nest more than 256 directories "
-		    "deep; a runner checks no deeper for repository metadata");
-	while ((n = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0) {
-		for (off = 0; off < n; off += de->d_reclen) {
-			de = (struct vcs_dirent *)(buf + off);
-			if (strcmp(de->d_name, ".") == 0 ||
-			    strcmp(de->d_name, "..") == 0)
-				continue;
-			if (++vcs_entries > VCS_MAX_ENTRIES)
-				failx(p, "the session's changes hold more than "
-				    "1048576 entries; a runner checks no more "
-				    "for repository metadata");
-			sub = len + (len > 0) + strlen(de->d_name);
-			if (sub >= RUNNER_MAX_PATH) {
-				errno = ENAMETOOLONG;
-				fail(p, "path", de->d_name);
-			}
-			if (len > 0)
-				path[len] = '/';
-			memcpy(path + len + (len > 0), de->d_name,
-			    sub - len - (len > 0) + 1);
-			switch (de->d_type) {
-			case DT_DIR:
-				mode = S_IFDIR;
-				break;
-			case DT_REG:
-				mode = S_IFREG;
-				break;
-			case DT_LNK:
-				mode = S_IFLNK;
-				break;
-			case DT_UNKNOWN:
-				if (fstatat(dfd, de->d_name, &st,
-				    AT_SYMLINK_NOFOLLOW) == -1)
-					fail(p, "stat the session's", path);
-				mode = st.st_mode & S_IFMT;
-				break;
-			default:
-				mode = DTTOIF(de->d_type);
-				break;
-			}
-			/* A whiteout (char 0/0): the name is removed from
-			 * the view; the agent makes no other device. */
-			if (S_ISCHR(mode))
-				;
-			else if (vcs_planted(de->d_name, depth,
-			    S_ISDIR(mode)))
-				vcs_record(p, lowerfd, path, mode);
-			else if (S_ISDIR(mode) && (depth > 0 ||
-			    !vcs_dir_exact(de->d_name))) {
-				/* (The root's .git, .hg etc.: covered whole.) */
-				if ((fd = openat(dfd, de->d_name, O_RDONLY |
-				    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
-					fail(p, "open the session's", path);
-				vcs_walk_dir(p, lowerfd, fd, path, sub,
-				    depth + 1);
-				close(fd);
-			}
-			path[len] = '\0';
-		}
+	/* A whiteout (char 0/0): the name is removed from the view; the
+	 * agent makes no other device. */
+	if (S_ISCHR(mode))
+		return;
+	if (vcs_planted(name, depth, S_ISDIR(mode)))
+		vcs_record(p, *(int *)w->arg, path, mode);
+	else if (S_ISDIR(mode) && (depth > 0 || !vcs_dir_exact(name))) {
+		/* (The root's .git, .hg etc.: covered whole.) */
+		if ((fd = openat(dfd, name, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC)) == -1)
+			fail(p, "open the session's", path);
+		tree_walk_dir(p, w, fd, path, sub, depth + 1);
+		close(fd);
 	}
-	if (n == -1)
-		fail(p, "read the session's", len > 0 ? path : "view");
 }
 
 /*
@@ -688,18 +704,29 @@ vcs_walk_dir(const struct runner_plan *p, int lowerfd, int dfd, char *path,
 static void
 vcs_walk(const struct runner_plan *p, const char *lower)
 {
+	struct tree_walk w = {
+		.max_depth = VCS_MAX_DEPTH,
+		.max_entries = VCS_MAX_ENTRIES,
+		.too_deep = "the session's changes nest more than 256 "
+		    "directories deep; a runner checks no deeper for "
+		    "repository metadata",
+		.too_many = "the session's changes hold more than 1048576 "
+		    "entries; a runner checks no more for repository metadata",
+		.unreadable = "read the session's",
+		.visit = vcs_visit,
+	};
 	char buf[RUNNER_MAX_PATH], path[RUNNER_MAX_PATH];
 	int ufd, lfd;
 
 	vcs_nplants = 0;
-	vcs_entries = 0;
 	if ((ufd = open(cat(p, buf, OLDROOT, p->lower_upper), O_RDONLY |
 	    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
 		fail(p, "open the session's upper layer", p->lower_upper);
 	if ((lfd = open(lower, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
 		fail(p, "open workspace", p->workspace);
 	path[0] = '\0';
-	vcs_walk_dir(p, lfd, ufd, path, 0, 0);
+	w.arg = &lfd;
+	tree_walk_dir(p, &w, ufd, path, 0, 0);
 	close(lfd);
 	close(ufd);
 }
@@ -1140,90 +1167,53 @@ create:
 #define SOCK_MAX_ENTRIES	(1L << 22)
 #define SOCK_MAX_MASKS		4096
 
-static long sock_entries;
 static long sock_masks;
 
 static void
-sockets_mask_dir(const struct runner_plan *p, int dfd, char *path,
-    size_t len, int depth)
+sockets_visit(const struct runner_plan *p, struct tree_walk *w, int dfd,
+    const char *name, char *path, size_t sub, mode_t mode, int depth)
 {
-	char buf[1024] __attribute__((aligned(8)));
-	struct vcs_dirent *de;
-	struct stat st;
-	mode_t mode;
-	long n, off;
-	size_t sub;
 	int fd, mfd;
 
-	if (depth > SOCK_MAX_DEPTH)
-		failx(p, "the workspace nests more than 256 directories deep; "
-		    "airlock looks no deeper for unix sockets to mask");
-	while ((n = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0) {
-		for (off = 0; off < n; off += de->d_reclen) {
-			de = (struct vcs_dirent *)(buf + off);
-			if (strcmp(de->d_name, ".") == 0 ||
-			    strcmp(de->d_name, "..") == 0)
-				continue;
-			if (++sock_entries > SOCK_MAX_ENTRIES)
-				failx(p, "the workspace holds more than "
-				    "4194304 entries; airlock looks no further "
-				    "for unix sockets to mask");
-			sub = len + 1 + strlen(de->d_name);
-			if (sub >= RUNNER_MAX_PATH) {
-				errno = ENAMETOOLONG;
-				fail(p, "path", de->d_name);
-			}
-			path[len] = '/';
-			memcpy(path + len + 1, de->d_name, sub - len);
-			if (de->d_type != DT_UNKNOWN)
-				mode = DTTOIF(de->d_type);
-			else if (fstatat(dfd, de->d_name, &st,
-			    AT_SYMLINK_NOFOLLOW) == 0)
-				mode = st.st_mode & S_IFMT;
-			else if (errno == ENOENT)
-				mode = 0;
-			else
-				fail(p, "stat", path);
-			if (S_ISSOCK(mode)) {
-				if (++sock_masks > SOCK_MAX_MASKS)
-					failx(p, "the workspace holds more than "
-					    "4096 unix sockets; airlock masks "
-					    "no more");
-				if ((mfd = open_tree(AT_FDCWD, MASK_SOCK,
-				    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) == -1)
-					fail(p, "open_tree", MASK_SOCK);
-				if (move_mount(mfd, "", dfd, de->d_name,
-				    MOVE_MOUNT_F_EMPTY_PATH) == -1 &&
-				    errno != ENOENT)
-					fail(p, "mask the unix socket", path);
-				close(mfd);
-			} else if (S_ISDIR(mode)) {
-				if ((fd = openat(dfd, de->d_name, O_RDONLY |
-				    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) != -1) {
-					sockets_mask_dir(p, fd, path, sub,
-					    depth + 1);
-					close(fd);
-				} else if (errno != ENOENT && (errno != EACCES ||
-				    faccessat(dfd, de->d_name, X_OK,
-				    AT_EACCESS) == 0))
-					fail(p, "list (to mask its unix sockets)",
-					    path);
-			}
-			path[len] = '\0';
-		}
+	if (S_ISSOCK(mode)) {
+		if (++sock_masks > SOCK_MAX_MASKS)
+			failx(p, "the workspace holds more than 4096 unix "
+			    "sockets; airlock masks no more");
+		if ((mfd = open_tree(AT_FDCWD, MASK_SOCK, OPEN_TREE_CLONE |
+		    OPEN_TREE_CLOEXEC)) == -1)
+			fail(p, "open_tree", MASK_SOCK);
+		if (move_mount(mfd, "", dfd, name, MOVE_MOUNT_F_EMPTY_PATH) ==
+		    -1 && errno != ENOENT)
+			fail(p, "mask the unix socket", path);
+		close(mfd);
+	} else if (S_ISDIR(mode)) {
+		if ((fd = openat(dfd, name, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC)) != -1) {
+			tree_walk_dir(p, w, fd, path, sub, depth + 1);
+			close(fd);
+		} else if (errno != ENOENT && (errno != EACCES ||
+		    faccessat(dfd, name, X_OK, AT_EACCESS) == 0))
+			fail(p, "list (to mask its unix sockets)", path);
 	}
-	if (n == -1)
-		fail(p, "list (to mask its unix sockets)", path);
 }
 
 static void
 sockets_mask(const struct runner_plan *p, const char *ws)
 {
+	struct tree_walk w = {
+		.max_depth = SOCK_MAX_DEPTH,
+		.max_entries = SOCK_MAX_ENTRIES,
+		.too_deep = "the workspace nests more than 256 directories "
+		    "deep; airlock looks no deeper for unix sockets to mask",
+		.too_many = "the workspace holds more than 4194304 entries; "
+		    "airlock looks no further for unix sockets to mask",
+		.unreadable = "list (to mask its unix sockets)",
+		.visit = sockets_visit,
+	};
 	char path[RUNNER_MAX_PATH];
 	size_t len;
 	int fd;
 
-	sock_entries = 0;
 	sock_masks = 0;
 	len = strlen(ws);
 	while (len > 0 && ws[len - 1] == '/')
@@ -1236,7 +1226,7 @@ sockets_mask(const struct runner_plan *p, const char *ws)
 	path[len] = '\0';
 	if ((fd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
 		fail(p, "open", ws);
-	sockets_mask_dir(p, fd, path, len, 0);
+	tree_walk_dir(p, &w, fd, path, len, 0);
 	close(fd);
 }
 
