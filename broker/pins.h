@@ -54,8 +54,7 @@
  */
 int pins_collect(int rootfd, const char *workspace, char *const *argv,
     char *const *pin, char *const *pin2, int interp, json_t **out, char *err,
-    size_t errlen)
-    __attribute__((warn_unused_result));
+    size_t errlen) __attribute__((warn_unused_result));
 
 /*
  * The paths whose digest differs between the sets |was| and |now|

@@ -90,8 +90,8 @@ collect(char *const *argv, char *const *pin)
 	json_t *set;
 	char err[256];
 
-	ck_assert_int_eq(
-	    pins_collect(rootfd, ws, argv, pin, NULL, 1, &set, err, sizeof(err)),
+	ck_assert_int_eq(pins_collect(rootfd, ws, argv, pin, NULL, 1, &set, err,
+			     sizeof(err)),
 	    0);
 	return set;
 }
