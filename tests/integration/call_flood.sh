@@ -93,6 +93,13 @@ upto() {
 	done
 }
 call() { printf '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"%s","arguments":%s}}\n' "\$1" "\$2" "\$3"; }
+# Until COUNT lines of the output match PATTERN, 20 s at most.
+answered() {
+	i=0
+	while [ "\$(grep -c "\$1" /tmp/out)" -lt "\$2" ] && [ \$i -lt 200 ]; do
+		sleep 0.1; i=\$((i + 1))
+	done
+}
 send '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
     '{"jsonrpc":"2.0","method":"notifications/initialized"}'
 call 2 server '{"blockMs":100}' >&4
@@ -137,19 +144,13 @@ i=8000; while [ \$i -lt 8200 ]; do
 	i=\$((i + 1))
 done >/tmp/statuses
 cat /tmp/statuses >&4
-i=0
-while [ "\$(grep -c '"id":8[01][0-9][0-9],' /tmp/out)" -lt 200 ] && [ \$i -lt 200 ]; do
-	sleep 0.1; i=\$((i + 1))
-done
+answered '"id":8[01][0-9][0-9],' 200
 # (e) 300 run_check calls in one write: each waits for a digest first.
 i=9000; while [ \$i -lt 9300 ]; do
 	call \$i run_check '{"checkId":"t"}'; i=\$((i + 1))
 done >/tmp/checks
 cat /tmp/checks >&4
-i=0
-while [ "\$(grep -c '"id":9[0-2][0-9][0-9],' /tmp/out)" -lt 300 ] && [ \$i -lt 200 ]; do
-	sleep 0.1; i=\$((i + 1))
-done
+answered '"id":9[0-2][0-9][0-9],' 300
 exec 4>&-
 cat /tmp/out
 EOF
