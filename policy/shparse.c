@@ -64,6 +64,9 @@ struct ps {
 					   follow (read once the command
 					   before it is pushed) */
 	int dialect; /* SHPARSE_BASH or SHPARSE_DASH */
+	int cond; /* inside bash's [[ ... ]] */
+	int regex; /* the next word is the operand of
+					   [[ =~: read as bash reads it */
 };
 
 /* A growing byte buffer for a word's text. */
@@ -74,7 +77,7 @@ struct wbuf {
 
 static void parse_list(struct ps *, int);
 static size_t skip_bnl(const struct ps *, size_t);
-static int scan_word(struct ps *, struct shword *);
+static int scan_word(struct ps *, struct shword *, int);
 
 static void fail(struct ps *ps, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -666,14 +669,21 @@ extglob_before(const struct ps *ps, size_t wstart)
 /*
  * One word, from ps->pos.  Returns 0 with *w filled (caller frees
  * w->text), or -1 (ps->failed).
+ *
+ * |regex|: the word after =~ in bash's [[ ... ]].  Bash reads "|" and
+ * "(" in it as text, and inside the parentheses blanks, newlines,
+ * operators and "#" too, up to the matching ")": with "[[ x =~ (a #) ]];
+ * sudo id", bash ran sudo where a reader taking "#" for a comment saw
+ * none.  Quotes, escapes, $(...) and backquotes nest as in any word; a
+ * ${ inside the parentheses, which bash does not pair there, fails.
  */
 static int
-scan_word(struct ps *ps, struct shword *w)
+scan_word(struct ps *ps, struct shword *w, int regex)
 {
 	struct wbuf b = { NULL, 0, 0 };
 	size_t wstart = ps->pos;
 	unsigned flags = 0;
-	int c, braces = 0;
+	int c, braces = 0, group = 0;
 
 	wb_add(&b, "", 0);
 	while (!ps->failed && (c = at(ps, 0)) != -1) {
@@ -689,6 +699,26 @@ scan_word(struct ps *ps, struct shword *w)
 			fail(ps,
 			    "a word directly before \"(\" (bash's extglob "
 			    "reads @(...) as one word)");
+			break;
+		}
+		if (regex &&
+		    (c == '(' || c == ')' || c == '|' ||
+			(group > 0 &&
+			    (is_blank(c) || c == '\n' || is_opchar(c))))) {
+			if (c == ')' && group == 0)
+				break;
+			if (c == '\n' && ps->nhd > 0) {
+				fail(ps,
+				    "a here-document inside [[ =~ (...) ]]");
+				break;
+			}
+			group += c == '(' ? 1 : c == ')' ? -1 : 0;
+			wb_addc(&b, (char)c);
+			ps->pos++;
+			continue;
+		}
+		if (regex && group > 0 && c == '$' && at(ps, 1) == '{') {
+			fail(ps, "${ inside [[ =~ (...) ]]");
 			break;
 		}
 		if (is_blank(c) || c == '\n' || is_opchar(c))
@@ -774,6 +804,8 @@ scan_word(struct ps *ps, struct shword *w)
 			break;
 		}
 	}
+	if (!ps->failed && group > 0)
+		fail(ps, "unterminated \"(\" in [[ =~ ]]");
 	if (ps->failed) {
 		free(b.p);
 		return -1;
@@ -913,8 +945,9 @@ next_token(struct ps *ps)
 	struct tok *t = &ps->cur;
 	size_t i, n, m, oend[3];
 	char ob[3];
-	int c;
+	int c, regex = ps->regex;
 
+	ps->regex = 0;
 	word_free(&t->w);
 	memset(t, 0, sizeof(*t));
 	if (ps->hd_due) {
@@ -956,7 +989,8 @@ next_token(struct ps *ps)
 	    at(ps, skip_bnl(ps, n + 1)) != '(')
 		ps->pos += n;
 	c = at(ps, 0);
-	if (is_opchar(c) && !((c == '<' || c == '>') && at(ps, 1) == '(')) {
+	if (is_opchar(c) && !((c == '<' || c == '>') && at(ps, 1) == '(') &&
+	    !(regex && (c == '(' || c == '|'))) {
 		/* Its characters, as the shell joins them. */
 		for (m = 0, n = 0; m < sizeof(ob) && at(ps, n) != -1; m++) {
 			ob[m] = (char)at(ps, n);
@@ -991,7 +1025,7 @@ next_token(struct ps *ps)
 		t->strip = ops[i].strip;
 		return;
 	}
-	if (scan_word(ps, &t->w) != 0) {
+	if (scan_word(ps, &t->w, regex) != 0) {
 		t->type = T_EOF;
 		return;
 	}
@@ -1031,6 +1065,32 @@ static int
 is_assignment(const struct ps *ps, const struct tok *t)
 {
 	return is_assignment_as(ps, t, 1);
+}
+
+/*
+ * Bash's [[ ... ]] (its first word, or after time and its -p), up to
+ * its "]]", across the "&&" and "||" in it: the word after each =~ is
+ * read as bash reads a regular expression (scan_word).  dash has no
+ * [[, and refuses the "(" such a word may hold.
+ */
+static void
+cond_word(struct ps *ps, const struct shcmd *c)
+{
+	const struct shword *w = &c->words[c->nwords - 1];
+	size_t i;
+
+	if (w->flags == SHW_GLOB && strcmp(w->text, "[[") == 0 &&
+	    c->nassigns == 0 && c->nredirs == 0) {
+		for (i = 0; i + 1 < c->nwords; i++)
+			if (!is_keyword(&c->words[i], "time") &&
+			    !is_keyword(&c->words[i], "-p"))
+				break;
+		if (i + 1 == c->nwords)
+			ps->cond = 1;
+	} else if (ps->cond && is_keyword(w, "]]"))
+		ps->cond = 0;
+	else if (ps->cond && is_keyword(w, "=~"))
+		ps->regex = 1;
 }
 
 static void
@@ -1149,6 +1209,7 @@ parse_simple(struct ps *ps)
 			if (is_assignment_as(ps, &ps->cur, 0))
 				ps->cur.w.flags |= SHW_ASSIGN;
 			add_word(&c.words, &c.nwords, &ps->cur.w);
+			cond_word(ps, &c);
 		}
 		next_token(ps);
 		/* NAME ( ) ...: a function definition. */

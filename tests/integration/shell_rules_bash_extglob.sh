@@ -39,5 +39,35 @@ echo +\\
 for f in at param bnl; do
 	check "dd did not run ($f)" test ! -e "$ws/pwned-$f"
 done
+
+# The operand of =~ in [[ ... ]] is read the same way: bash takes "|"
+# and "(...)" in it as text, and blanks, operators, "#" and newlines
+# inside the parentheses.  The reader took "[[ x =~ (a #) ]]; sh -s ..."
+# for an unresolvable [[ and a comment: a human was asked about a
+# string whose "sh -s" the shipped rules deny, and bash ran it when
+# approved (as it runs the echo here).  Now the command is seen, and
+# denied at once.
+npending() { "$AIRLOCK" pending 2>/dev/null | awk '$3 == "shell"' | wc -l; }
+call_async 150 "$(js '[[ x =~ (a #) ]]; echo ran-after-regex')"
+pid=$(pending_shell "${last:-}")
+check "control: [[ ... ]] waits for a human" test -n "$pid"
+"$AIRLOCK" approve "$pid" --yes >/dev/null 2>&1
+mcp_wait_id 150
+expect_contains "control: approved, bash runs what follows (a #)" \
+    "$(jr .result.structuredContent.stdout)" ran-after-regex
+n0=$(npending)
+k=0
+for cmd in "[[ x =~ (a #) ]]; sh -s <<<'touch pwned-regex'" \
+    "[[ x =~ y && x =~ (a |
+#) ]] || sh -s <<<'touch pwned-regex'"; do
+	k=$((k + 1))
+	mcp_call shell "{\"command\":$(js "$cmd")}" 10
+	expect_error_class "[[ =~ (... #) ]] then sh -s ($k): denied at once" \
+	    denied
+	expect_contains "... by the shell-from-stdin rule" \
+	    "$(jr .result.structuredContent.message)" "(sh|bash|dash"
+done
+expect_eq "... with no approval opened" "$(npending)" "$n0"
+check "sh -s did not run" test ! -e "$ws/pwned-regex"
 mcp_stop
 finish

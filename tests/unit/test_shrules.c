@@ -639,6 +639,23 @@ static const struct row rows[] = {
 	S("! (true)", ALLOW),
 	S("echo @ (x)", ALLOW),
 	S("echo '@'(x)", ALLOW),
+	/* the operand of =~ in [[ ]]: "|" and "(...)" are text, and
+	   inside the parentheses blanks, operators, "#" and newlines;
+	   bash ran the sudo the reader took for a comment */
+	S("[[ x =~ (a #) ]]; sudo id", DENY),
+	S("[[ x =~ x(#) ]]; sudo id", DENY),
+	S("[[ x =~ (a\n#) ]]; sudo id", DENY),
+	S("[[ x =~ y && z =~ (#) ]]; sudo id", DENY),
+	S("time -p [[ x =~ (#) ]]; sudo id", DENY),
+	S("if ! [[ x =~ (#) ]]; then :; fi; sudo id", DENY),
+	S("[[ x =~ (a <<E) ]]\nsudo id\nE", DENY),
+	S("[[ x =~ (\"#)\" \\)#) ]]; sudo id", DENY),
+	S("[[ x =~ ($(sudo id)#) ]]", DENY),
+	S("[[ x =~ a|b ]] && sudo id", DENY),
+	S("[[ $x =~ ^(sudo|doas) ]] && echo hi", ASK),
+	S("[[ x =~ (${x:-)}) #) ]]; sudo id", ASK),
+	S("cat <<E; [[ x =~ (a\n#) ]]\nE\n", ASK),
+	S("[[ x =~ (a #", ASK),
 	/* what the parser does not follow */
 	S("echo 'unterminated", ASK),
 	S("echo \"unterminated", ASK),
