@@ -1107,8 +1107,13 @@ check_code_options(
 		    (strcmp(a, "-exec") == 0 || strcmp(a, "-execdir") == 0 ||
 			strcmp(a, "-ok") == 0 || strcmp(a, "-okdir") == 0))
 			set_why(o, "find %s runs a command", a);
+		/* clone's -c and --config set the new repository's
+		   config before it fetches: "git clone --config
+		   protocol.ext.allow=always 'ext::sudo id' d" runs sudo,
+		   and so do -cNAME=VALUE and --conf=NAME=VALUE. */
 		if (strcmp(name, "git") == 0 &&
-		    (strcmp(a, "-c") == 0 ||
+		    (strcmp(a, "-c") == 0 || long_opt(a, "--config", 4) ||
+			(strcmp(sub, "clone") == 0 && short_opt(a, 'c')) ||
 			strncmp(a, "--config-env", 12) == 0 ||
 			strncmp(a, "--exec-path", 11) == 0))
 			set_why(o, "git %s can make git run code", a);

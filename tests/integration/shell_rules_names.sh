@@ -12,7 +12,10 @@
 # (PATH becomes a process id: a directory the agent made beforehand).
 # GIT_DIR=evil git status (and GIT_COMMON_DIR) read the config of a
 # repository the agent made under another name, whose core.fsmonitor
-# ran the agent's command.
+# ran the agent's command.  git clone's --config (also -cNAME=VALUE and
+# --conf=) sets the new repository's config before it fetches:
+# protocol.ext.allow=always let an "ext::" URL run a command under the
+# rule that allows git clone.
 # Played for real through the broker, with dash as Debian's /bin/sh and
 # then with bash in a mount namespace of its own: each string now waits
 # for a human, and the agent's git never runs.
@@ -49,7 +52,7 @@ tools:
     default: ask
     unresolvable: ask
     rules:
-      - { prefix: [git, [status, diff, log]], decision: allow }
+      - { prefix: [git, [status, diff, log, clone]], decision: allow }
       - { prefix: [[export, unset, wait, getopts, echo, ":"]], decision: allow }
 approvals:
   approvers: [$(id -un)]
@@ -68,6 +71,11 @@ shell_asks_denied PATH 'unset PATH; git status unset' \
 # under the rule that allows git status.
 shell_asks_denied GIT_DIR 'GIT_DIR=evil git status' \
     'env GIT_COMMON_DIR=evil GIT_DIR=evil git status'
+ext='ext::sh -c touch% pwned-clone'
+shell_asks_denied "can make git run code" \
+    "git clone -q --config protocol.ext.allow=always '$ext-config' d1" \
+    "git clone -q -cprotocol.ext.allow=always '$ext-glued' d2" \
+    "git clone -q --conf=protocol.ext.allow=always '$ext-abbrev' d3"
 mcp_stop
 
 mcp_start_bash_sh "$T/m.yaml" "$ws"
@@ -78,5 +86,9 @@ mcp_stop
 for f in unset export-x export-glob unset-glob quoted-name wait-p wait-p-x \
     gitdir; do
 	check "the agent's git did not run ($f)" test ! -e "$ws/pwned-$f"
+done
+for f in config glued abbrev; do
+	check "git clone's ext:: command did not run ($f)" \
+	    test ! -e "$ws/pwned-clone-$f"
 done
 finish

@@ -224,6 +224,14 @@ static const struct row rows[] = {
 	S("git -c core.pager='git push #' log", ASK),
 	S("git -c core.fsmonitor='git push #' status", ASK),
 	S("git --config-env=core.pager=X log", ASK),
+	/* clone's -c and --config set the new repository's config
+	   before it fetches */
+	S("git clone --config protocol.ext.allow=always 'ext::sh -c x' d", ASK),
+	S("git clone --config=protocol.ext.allow=always 'ext::sh -c x' d", ASK),
+	S("git clone --conf=core.sshCommand=x ssh://h/r d", ASK),
+	S("git clone -qccore.hooksPath=h src dst", ASK),
+	S("git clone -b main --depth 1 https://example.com/r.git", ALLOW),
+	S("git log --color --format=%H", ALLOW),
 	/* git subcommands whose options run a command string */
 	S("git rebase -x 'sudo id' HEAD~1", ASK),
 	S("git rebase --exec='sudo id' HEAD~1", ASK),
