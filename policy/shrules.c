@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/util.h"
 #include "policy/shparse.h"
 #include "policy/shrules.h"
 
@@ -1441,40 +1442,88 @@ decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
 			}
 }
 
+/* Raises *d to the strictest rule a command of |code| matches. */
+static void
+raise_by_text(const struct shell_rules *r, const char *code, size_t len,
+    const char *ws, int depth, enum shdecision *d, int *rule)
+{
+	struct shparse *p;
+	struct one sub;
+	size_t i;
+
+	(void)shparse(code, len, &p);
+	for (i = 0; i < p->ncmds; i++) {
+		decide_cmd(r, &p->cmds[i], ws, &sub, depth + 1);
+		if (sub.rule >= 0 && sub.d > *d) {
+			*d = sub.d;
+			*rule = sub.rule;
+		}
+	}
+	shparse_free(p);
+}
+
 /*
- * sh -c 'CODE': the code is unresolvable as a whole (the shell may be
- * another one, with other options), but a command in it that a rule asks
- * about or denies still raises the decision.  |depth| bounds nesting.
+ * Code text run by an unresolvable command, at its start or behind a
+ * wrapper the rules do not see through: sh -c 'CODE' (xargs sh -c
+ * 'CODE', find -exec sh -c 'CODE' ;), eval's words joined by blanks,
+ * trap 'CODE' ....  The code is unresolvable as a whole (the shell may
+ * be another one, with other options), but a command in it that a rule
+ * asks about or denies still raises the decision: eval 'sudo id' is
+ * denied as sudo id is.  Only the first such word of a command is read,
+ * and |depth| bounds nesting, so that the work stays linear in the
+ * string.
  */
 static void
 raise_by_code(const struct shell_rules *r, const struct one *o, const char *ws,
     int depth, enum shdecision *d, int *rule)
 {
-	struct shparse *p;
-	struct one sub;
-	size_t j, i;
+	const struct shword *w;
+	const char *name;
+	char *code;
+	size_t j, k, n, len;
 
-	if (o->nwords < 3 || depth > 4 ||
-	    !is_shell(base_name(o->words[0].text)))
+	if (depth > 4)
 		return;
-	for (j = 1; j + 1 < o->nwords; j++) {
-		const struct shword *a = &o->words[j];
-
-		if (!fixed(a) || a->text[0] != '-' ||
-		    strchr(a->text, 'c') == NULL ||
-		    strncmp(a->text, "--", 2) == 0)
+	for (k = 0; k < o->nwords; k++) {
+		w = o->words + k;
+		n = o->nwords - k;
+		if (!fixed(&w[0]))
 			continue;
-		if (!fixed(&o->words[j + 1]))
-			return;
-		(void)shparse(o->words[j + 1].text, o->words[j + 1].len, &p);
-		for (i = 0; i < p->ncmds; i++) {
-			decide_cmd(r, &p->cmds[i], ws, &sub, depth + 1);
-			if (sub.rule >= 0 && sub.d > *d) {
-				*d = sub.d;
-				*rule = sub.rule;
+		name = base_name(w[0].text);
+		if (strcmp(name, "eval") == 0) {
+			for (len = 0, j = 1; j < n; j++)
+				len += w[j].len + 1;
+			code = xreallocarray(NULL, len + 1, 1);
+			for (len = 0, j = 1; j < n; j++) {
+				memcpy(code + len, w[j].text, w[j].len);
+				len += w[j].len;
+				code[len++] = ' ';
 			}
+			raise_by_text(r, code, len, ws, depth, d, rule);
+			free(code);
+			return;
 		}
-		shparse_free(p);
+		if (strcmp(name, "trap") == 0) {
+			j = n > 1 && strcmp(w[1].text, "--") == 0 ? 2 : 1;
+			if (j < n && fixed(&w[j]))
+				raise_by_text(
+				    r, w[j].text, w[j].len, ws, depth, d, rule);
+			return;
+		}
+		if (!is_shell(name))
+			continue;
+		for (j = 1; j + 1 < n; j++) {
+			const struct shword *a = &w[j];
+
+			if (!fixed(a) || a->text[0] != '-' ||
+			    strchr(a->text, 'c') == NULL ||
+			    strncmp(a->text, "--", 2) == 0)
+				continue;
+			if (fixed(&w[j + 1]))
+				raise_by_text(r, w[j + 1].text, w[j + 1].len,
+				    ws, depth, d, rule);
+			return;
+		}
 		return;
 	}
 }

@@ -129,6 +129,19 @@ expect_contains "... by the sudo rule" "$(jr .result.structuredContent.message)"
 check "... and nothing ran" test ! -e "$ws/PRLIMIT"
 shell 'echo $(sudo id)'
 expect_error_class "sudo inside a command substitution is refused" denied
+# Code text that an unresolvable command runs: eval's words, trap's
+# action, sh -c behind xargs.  Only sh -c's was read, and the others
+# waited for a human, who could approve a command the rules deny.
+for cmd in "eval 'sudo id'; touch EVAL" "trap 'sudo id' EXIT; touch TRAP" \
+    "echo . | xargs sh -c 'sudo id'; touch XARGS"; do
+	mcp_call shell "{\"command\":$(js "$cmd")}" 10
+	expect_error_class "${cmd%%;*}: refused" denied
+	expect_contains "... by the sudo rule" \
+	    "$(jr .result.structuredContent.message)" "rule 1 (sudo|doas"
+done
+for f in EVAL TRAP XARGS; do
+	check "... and nothing ran ($f)" test ! -e "$ws/$f"
+done
 expect_eq "no approval was opened for any of them" "$(npending)" 0
 check "the refusal is audited with the rule" \
     grep -qE '"decision":"deny","id":[0-9]+,"reason":"rule 1 \(sudo\|doas.*on `sudo id`' "$audit"
