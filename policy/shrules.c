@@ -575,9 +575,12 @@ dangerous_var(const char *name, size_t n)
 		"RUSTC_WORKSPACE_WRAPPER", "RUSTDOC", "JAVA_TOOL_OPTIONS",
 		"_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "HOME", "XDG_CONFIG_HOME",
 		"GIT_DIR", "GIT_COMMON_DIR", "GIT_ALLOW_PROTOCOL", NULL };
+	/* GIT_TEST_*: git's test hooks, read by every release
+	   (GIT_TEST_FSMONITOR='cmd' git status runs cmd). */
 	static const char *const prefixes[] = { "LD_", "BASH_FUNC_",
-		"GIT_CONFIG", "DYLD_", "CARGO_TARGET_", "CARGO_BUILD_",
-		"npm_config_", "NPM_CONFIG_", NULL };
+		"GIT_CONFIG", "GIT_TEST_", "GIT_DIFFTOOL_EXTCMD", "DYLD_",
+		"CARGO_TARGET_", "CARGO_BUILD_", "npm_config_", "NPM_CONFIG_",
+		NULL };
 	char buf[64];
 	size_t i;
 

@@ -15,7 +15,8 @@
 # ran the agent's command.  git clone's --config (also -cNAME=VALUE and
 # --conf=) sets the new repository's config before it fetches:
 # protocol.ext.allow=always let an "ext::" URL run a command under the
-# rule that allows git clone.
+# rule that allows git clone.  GIT_TEST_FSMONITOR='cmd' git status ran
+# cmd (git's test hooks are in every release).
 # Played for real through the broker, with dash as Debian's /bin/sh and
 # then with bash in a mount namespace of its own: each string now waits
 # for a human, and the agent's git never runs.
@@ -39,6 +40,9 @@ git init -q "$T/gd" && mv "$T/gd/.git" "$ws/evil" &&
     git config -f "$ws/evil/config" core.fsmonitor \
 	": >'$ws/pwned-gitdir'; false" &&
     chmod -R a+rX "$ws/evil" || fail "a repository named evil"
+
+# ... and the checkout's own repository, which git status reads.
+git init -q "$ws" || fail "git init"
 
 # An allow-list: what no rule allows waits for a human.
 cat >"$T/m.yaml" <<EOF
@@ -71,6 +75,11 @@ shell_asks_denied PATH 'unset PATH; git status unset' \
 # under the rule that allows git status.
 shell_asks_denied GIT_DIR 'GIT_DIR=evil git status' \
     'env GIT_COMMON_DIR=evil GIT_DIR=evil git status'
+# git's test hooks are read by every release: GIT_TEST_FSMONITOR is
+# core.fsmonitor, a command git status runs.
+shell_asks_denied GIT_TEST_FSMONITOR \
+    "GIT_TEST_FSMONITOR='touch pwned-fsmonitor; false' git status" \
+    "export GIT_TEST_FSMONITOR='touch pwned-fsmonitor; false'; git status"
 ext='ext::sh -c touch% pwned-clone'
 shell_asks_denied "can make git run code" \
     "git clone -q --config protocol.ext.allow=always '$ext-config' d1" \
@@ -87,6 +96,8 @@ for f in unset export-x export-glob unset-glob quoted-name wait-p wait-p-x \
     gitdir; do
 	check "the agent's git did not run ($f)" test ! -e "$ws/pwned-$f"
 done
+check "GIT_TEST_FSMONITOR's command did not run" \
+    test ! -e "$ws/pwned-fsmonitor"
 for f in config glued abbrev; do
 	check "git clone's ext:: command did not run ($f)" \
 	    test ! -e "$ws/pwned-clone-$f"

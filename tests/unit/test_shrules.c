@@ -218,6 +218,10 @@ static const struct row rows[] = {
 	T("env GIT_DIR=x git log", ASK),
 	T("GIT_WORK_TREE=. git status", ALLOW),
 	S("GIT_ALLOW_PROTOCOL=ext git fetch 'ext::sh -c git% push'", ASK),
+	/* git's test hooks: GIT_TEST_FSMONITOR is core.fsmonitor */
+	T("GIT_TEST_FSMONITOR='git push #' git status", ASK),
+	T("export GIT_TEST_FSMONITOR=x; git status", ASK),
+	S("GIT_DIFFTOOL_EXTCMD='git push #' git difftool", ASK),
 	/* git refuses ext:: unless allowed */
 	S("git fetch 'ext::sh -c git% push'", ALLOW),
 	S("git -c protocol.ext.allow=always fetch 'ext::sh -c git% push'", ASK),
