@@ -949,6 +949,8 @@ is_interpreter(const char *name)
 static void
 check_shell(const struct shword *w, size_t n, struct one *o, int interp)
 {
+	static const char *const codemods[] = { "timeit", "code", "asyncio",
+		"pdb", "idlelib", "idlelib.idle", NULL };
 	const char *name = base_name(w[0].text);
 	size_t j;
 
@@ -998,6 +1000,15 @@ check_shell(const struct shword *w, size_t n, struct one *o, int interp)
 		    (strcmp(a, "-V") == 0 || strcmp(a, "-h") == 0 ||
 			strcmp(a, "-v") == 0))
 			return;
+		/* A module is an operand, but some evaluate code text
+		   from their arguments or standard input: "python3 -m
+		   timeit 'os.system(...)'" ran it as "python3 -c" does. */
+		if (interp && strcmp(a, "-m") == 0 && j + 1 < n &&
+		    fixed(&w[j + 1]) && in_list(w[j + 1].text, codemods)) {
+			set_why(o, "%s -m %.20s runs code text", name,
+			    w[j + 1].text);
+			return;
+		}
 		if (interp && strcmp(a, "-m") == 0)
 			return; /* a module, which is an operand */
 		if (interp &&
@@ -1087,7 +1098,7 @@ check_code_options(
 {
 	static const char *const progs[] = { "find", "git", "tar", "rsync",
 		"vi", "vim", "nvim", "ex", "make", "gmake", "sort", "zip", "rg",
-		NULL };
+		"cmake", "npm", "pnpm", "yarn", NULL };
 	const char *a, *sub = "";
 	size_t j;
 	int vim = 0;
@@ -1182,6 +1193,20 @@ check_code_options(
 			set_why(o, "zip %.24s runs a command", a);
 		if (strcmp(name, "rg") == 0 && long_opt(a, "--pre", 5))
 			set_why(o, "rg %.24s runs a command", a);
+		/* npm exec (also x), pnpm and yarn exec and dlx run any
+		   command, from PATH too, also behind global options */
+		if ((strcmp(name, "npm") == 0 || strcmp(name, "pnpm") == 0 ||
+			strcmp(name, "yarn") == 0) &&
+		    (strcmp(a, "exec") == 0 || strcmp(a, "dlx") == 0 ||
+			(j == 1 && strcmp(a, "x") == 0)))
+			set_why(o, "%s %.8s runs a command", name, a);
+		if (strcmp(name, "cmake") == 0 && strcmp(a, "-E") == 0 &&
+		    j + 1 < n &&
+		    (strcmp(w[j + 1].text, "env") == 0 ||
+			strcmp(w[j + 1].text, "time") == 0 ||
+			strcmp(w[j + 1].text, "chdir") == 0))
+			set_why(
+			    o, "cmake -E %.8s runs a command", w[j + 1].text);
 	}
 }
 
@@ -1207,7 +1232,10 @@ check_command(
 		"dbus-run-session", "systemd-inhibit", "unbuffer", "chpst",
 		"daemonize", "start-stop-daemon", "run-parts", "sem", "ifne",
 		"chronic", "entr", "tini", "dumb-init", "nocache", "cpulimit",
-		"lckdo", "with-lock-ex", "fakechroot", NULL };
+		"lckdo", "with-lock-ex", "fakechroot",
+		/* a program read from standard input or arguments:
+		   m4's esyscmd, ed's !command; terminal multiplexers */
+		"m4", "ed", "tmux", "screen", NULL };
 	static const char *const setters[] = { "export", "readonly", "local",
 		"declare", "typeset", NULL };
 	const char *name;

@@ -97,6 +97,20 @@ id=110 last=$id4
 shell_asks_denied "cd outside the workspace (/tmp)" 'cd -- /tmp; cd -; touch CDOUT'
 check "... and did not run" test ! -e "$ws/CDOUT"
 
+# Programs that run code text or a command the rules did not know of,
+# each allowed before by the shipped default: python's timeit module
+# (its statement is code, as -c's is), cmake -E env (a wrapper), m4's
+# esyscmd read from standard input.  The dd behind cmake now meets its
+# own rule.
+shell_asks_denied "runs code text" \
+    "python3 -m timeit -n1 -r1 '__import__(\"os\").system(\"touch PYTIMEIT\")'"
+shell_asks_denied "rule 9 (dd): ask" \
+    'cmake -E env dd if=/dev/zero count=1 of=CMAKEDD'
+shell_asks_denied "m4 runs a command" "echo 'esyscmd(touch M4)' | m4"
+for f in PYTIMEIT CMAKEDD M4; do
+	check "... and did not run ($f)" test ! -e "$ws/$f"
+done
+
 # ===== deny: refused without asking =================================================
 shell 'ls; sudo id; touch DENIED1'
 expect_error_class "sudo is refused" denied
