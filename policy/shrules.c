@@ -1054,10 +1054,19 @@ may_be_option(const struct shword *w)
 		return 0;
 	if (w->flags & (SHW_PARAM | SHW_CMDSUB | SHW_ARITH))
 		return 1;
+	if ((w->flags & (SHW_GLOB | SHW_BRACE)) == 0)
+		return 0;
 	/* "*" matches a file named "-xgit push"; a glob after "src/" does
 	   not. */
-	return (w->flags & (SHW_GLOB | SHW_BRACE)) != 0 &&
-	    strchr("*?[{", w->text[0]) != NULL;
+	if (strchr("*?[{", w->text[0]) != NULL)
+		return 1;
+	/* Nor does an option's name end where the reader thinks: "--upl*"
+	   matches a file named "--upload-pack=CMD", and bash expands
+	   "--u{p,p}load-pack=CMD" to that option, twice.  A pattern in
+	   the value of a --NAME=VALUE (--grep=fix*) keeps the name. */
+	return w->text[0] == '-' &&
+	    !(w->text[1] == '-' &&
+		strcspn(w->text, "=") < strcspn(w->text, "*?[{"));
 }
 
 /* The index of git's subcommand: its first operand after the global

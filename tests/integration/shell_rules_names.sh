@@ -16,7 +16,9 @@
 # --conf=) sets the new repository's config before it fetches:
 # protocol.ext.allow=always let an "ext::" URL run a command under the
 # rule that allows git clone.  GIT_TEST_FSMONITOR='cmd' git status ran
-# cmd (git's test hooks are in every release).
+# cmd (git's test hooks are in every release).  An option's name that
+# is a pattern ("--upl*" and a file named "--upload-pack=CMD", bash's
+# "--u{p,p}load-pack=CMD") ran CMD under the rule that allows git clone.
 # Played for real through the broker, with dash as Debian's /bin/sh and
 # then with bash in a mount namespace of its own: each string now waits
 # for a human, and the agent's git never runs.
@@ -43,6 +45,9 @@ git init -q "$T/gd" && mv "$T/gd/.git" "$ws/evil" &&
 
 # ... and the checkout's own repository, which git status reads.
 git init -q "$ws" || fail "git init"
+# ... and a file whose name is an option that runs a command, for a
+# glob to expand to.
+: >"$ws/--upload-pack=touch pwned-glob; false"
 
 # An allow-list: what no rule allows waits for a human.
 cat >"$T/m.yaml" <<EOF
@@ -85,12 +90,19 @@ shell_asks_denied "can make git run code" \
     "git clone -q --config protocol.ext.allow=always '$ext-config' d1" \
     "git clone -q -cprotocol.ext.allow=always '$ext-glued' d2" \
     "git clone -q --conf=protocol.ext.allow=always '$ext-abbrev' d3"
+# A glob or (bash) a brace expansion where an option's name is: "--upl*"
+# expands to that file's name, "--u{p,p}load-pack=..." to the option
+# twice, and git ran the command under the rule that allows git clone.
+shell_asks_denied "it may be an option that runs a command" \
+    "git clone -q --upl* 'file://$ws' d4"
 mcp_stop
 
 mcp_start_bash_sh "$T/m.yaml" "$ws"
 AIRLOCK=$REAL_AIRLOCK
 shell_asks_denied PATH ': & wait -n -p PATH; git status wait-p' \
     'export x=PATH; : & wait -n -p $x; git status wait-p-x'
+shell_asks_denied "it may be an option that runs a command" \
+    "git clone -q --u{p,p}load-pack='touch pwned-brace; false' 'file://$ws' d5"
 mcp_stop
 for f in unset export-x export-glob unset-glob quoted-name wait-p wait-p-x \
     gitdir; do
@@ -98,6 +110,10 @@ for f in unset export-x export-glob unset-glob quoted-name wait-p wait-p-x \
 done
 check "GIT_TEST_FSMONITOR's command did not run" \
     test ! -e "$ws/pwned-fsmonitor"
+for f in glob brace; do
+	check "git clone's --upload-pack did not run ($f)" \
+	    test ! -e "$ws/pwned-$f"
+done
 for f in config glued abbrev; do
 	check "git clone's ext:: command did not run ($f)" \
 	    test ! -e "$ws/pwned-clone-$f"

@@ -235,6 +235,15 @@ static const struct row rows[] = {
 	S("git clone --conf=core.sshCommand=x ssh://h/r d", ASK),
 	S("git clone -qccore.hooksPath=h src dst", ASK),
 	S("git clone -b main --depth 1 https://example.com/r.git", ALLOW),
+	/* a pattern where an option's name is may expand to any option:
+	   a file named "--upload-pack=CMD", bash's brace expansion */
+	S("git clone --upl* file:///r d", ASK),
+	S("git fetch --u{p,p}load-pack='sudo id' .", ASK),
+	S("tar -c --to-comm{a,a}nd=x -f t.tar .", ASK),
+	S("find . -e{x,x}ec x \\;", ASK),
+	S("git fetch -u* .", ASK),
+	S("git log --grep=fix*", ALLOW),
+	S("git log --format='%H {x}'", ALLOW),
 	S("git log --color --format=%H", ALLOW),
 	/* git subcommands whose options run a command string */
 	S("git rebase -x 'sudo id' HEAD~1", ASK),
