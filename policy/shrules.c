@@ -1112,6 +1112,16 @@ check_code_options(
 	size_t j;
 	int vim = 0;
 
+	/* sqlite3's dot-commands (.shell, .system, .once '|cmd') and
+	   edit() run programs; its -safe, first, forbids them all. */
+	if (strcmp(name, "sqlite3") == 0 &&
+	    !(n > 1 && fixed(&w[1]) &&
+		(strcmp(w[1].text, "-safe") == 0 ||
+		    strcmp(w[1].text, "--safe") == 0))) {
+		set_why(
+		    o, "sqlite3 without -safe first runs .shell and edit()");
+		return;
+	}
 	if (!in_list(name, progs))
 		return;
 	if (strcmp(name, "git") == 0)

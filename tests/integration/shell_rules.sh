@@ -107,7 +107,14 @@ shell_asks_denied "runs code text" \
 shell_asks_denied "rule 9 (dd): ask" \
     'cmake -E env dd if=/dev/zero count=1 of=CMAKEDD'
 shell_asks_denied "m4 runs a command" "echo 'esyscmd(touch M4)' | m4"
-for f in PYTIMEIT CMAKEDD M4; do
+# sqlite3's edit() runs the program it names, and .shell and .once
+# '|cmd' too, unless -safe comes first.
+shell_asks_denied "sqlite3 without -safe" \
+    "sqlite3 :memory: \"select edit('x', 'touch SQLEDIT')\""
+shell "sqlite3 -safe :memory: \"select edit('x', 'touch SQLSAFE')\""
+expect_contains "sqlite3 -safe runs, and refuses edit()" \
+    "$(jr .result.structuredContent.stderr)" "safe mode"
+for f in PYTIMEIT CMAKEDD M4 SQLEDIT SQLSAFE; do
 	check "... and did not run ($f)" test ! -e "$ws/$f"
 done
 
