@@ -1689,6 +1689,66 @@ verdict_from(
 		    shdecision_name(o->d));
 }
 
+/*
+ * A string the parser cannot follow (case, ((...)), a quote bash and
+ * dash end at different places, an unterminated group ...) is
+ * unresolvable as a whole, but the shell may still run a command in it
+ * that a rule denies: "case x in *) sudo id;; esac".  Its words, read
+ * loosely (quotes and backslashes dropped, split at blanks and at every
+ * operator character), raise *v to the strictest rule above it that
+ * matches at any position, as an unresolvable command's words do.  At
+ * most SHPARSE_MAX_WORDS words are read.
+ */
+static void
+raise_loosely(const struct shell_rules *r, const char *cmd, size_t len,
+    struct shverdict *v)
+{
+	struct shword *w;
+	char *buf;
+	size_t i, k, n = 0, o = 0;
+	int in = 0;
+
+	buf = xreallocarray(NULL, len + 1, 1);
+	w = xreallocarray(NULL, SHPARSE_MAX_WORDS, sizeof(*w));
+	for (i = 0; i <= len && n < SHPARSE_MAX_WORDS; i++) {
+		unsigned char c = i < len ? (unsigned char)cmd[i] : ' ';
+
+		if (c == '\'' || c == '"' || c == '\\')
+			continue;
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\0' ||
+		    strchr(";&|()<>`{}", c) != NULL) {
+			if (in) {
+				buf[o++] = '\0';
+				w[n].len = strlen(w[n].text);
+				n++;
+				in = 0;
+			}
+			continue;
+		}
+		if (!in) {
+			memset(&w[n], 0, sizeof(w[n]));
+			w[n].text = buf + o;
+			in = 1;
+		}
+		buf[o++] = (char)c;
+	}
+	for (i = 0; i < n; i++)
+		for (k = 0; k < r->nrules; k++)
+			if (r->rules[k].decision > v->decision &&
+			    rule_match(&r->rules[k], w + i, n - i) == 1) {
+				struct one o1;
+
+				memset(&o1, 0, sizeof(o1));
+				o1.d = r->rules[k].decision;
+				o1.rule = (int)k;
+				o1.words = w + i;
+				o1.nwords = n - i;
+				verdict_from(r, &o1, v);
+			}
+	free(w);
+	free(buf);
+}
+
 /* Decides |cmd| as |dialect| reads it. */
 static void
 decide_string(const struct shell_rules *r, const char *cmd, size_t len,
@@ -1722,6 +1782,8 @@ decide_string(const struct shell_rules *r, const char *cmd, size_t len,
 		    p->err, shdecision_name(r->unresolvable));
 		have = 1;
 	}
+	if (rc != 0)
+		raise_loosely(r, cmd, len, v);
 	if (!have) {
 		v->decision = r->dflt;
 		v->rule = -1;

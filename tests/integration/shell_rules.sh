@@ -163,6 +163,20 @@ done
 for f in EVAL TRAP XARGS; do
 	check "... and nothing ran ($f)" test ! -e "$ws/$f"
 done
+# A string the parser cannot follow (case, bash's ((...))) was
+# unresolvable as a whole: a human was asked about a command a rule
+# denies, and the shell runs it if approved.  Its words, read loosely,
+# still meet the deny rule.
+for cmd in 'case x in *) touch CASE; rm -r -f . ;; esac' \
+    '((1)); touch ARITH; rm -r -f .'; do
+	mcp_call shell "{\"command\":$(js "$cmd")}" 10
+	expect_error_class "${cmd%%;*}: refused" denied
+	expect_contains "... by the recursive removal rule" \
+	    "$(jr .result.structuredContent.message)" ': deny, on `rm -r'
+done
+for f in CASE ARITH; do
+	check "... and nothing ran ($f)" test ! -e "$ws/$f"
+done
 expect_eq "no approval was opened for any of them" "$(npending)" 0
 check "the refusal is audited with the rule" \
     grep -qE '"decision":"deny","id":[0-9]+,"reason":"rule 1 \(sudo\|doas.*on `sudo id`' "$audit"

@@ -118,9 +118,9 @@ static const struct row rows[] = {
 	T("echo $'\\c\\''; touch x #'", ASK),
 	/* a line continuation is removed before the shell reads operators,
 	   "$" expansions and assignments: sh runs what the comment says */
-	S("echo \"$\\\n(git push --force)\"", ASK), /* $(git push ...) */
-	S("echo ${x:-$\\\n(git push --force)}", ASK),
-	S("echo $((1+$\\\n(git push --force)))", ASK),
+	S("echo \"$\\\n(git push --force)\"", DENY), /* $(git push ...) */
+	S("echo ${x:-$\\\n(git push --force)}", DENY),
+	S("echo $((1+$\\\n(git push --force)))", DENY),
 	S("CMD=git; $\\\nCMD push --force", ASK), /* $CMD push --force */
 	S("$\\\n'\\x67it' push", ASK), /* bash: $'\x67it' push */
 	S("PA\\\nTH=/ws/bin git status", ASK), /* PATH=/ws/bin git ... */
@@ -713,10 +713,16 @@ static const struct row rows[] = {
 	S("[[ x =~ ($(sudo id)#) ]]", DENY),
 	S("[[ x =~ a|b ]] && sudo id", DENY),
 	S("[[ $x =~ ^(sudo|doas) ]] && echo hi", ASK),
-	S("[[ x =~ (${x:-)}) #) ]]; sudo id", ASK),
+	S("[[ x =~ (${x:-)}) #) ]]; sudo id", DENY),
 	S("cat <<E; [[ x =~ (a\n#) ]]\nE\n", ASK),
 	S("[[ x =~ (a #", ASK),
 	/* what the parser does not follow */
+	/* ... still holds what a rule denies, read loosely */
+	S("case x in *) sudo id;; esac", DENY),
+	S("case x in *) 'git' push -f;; esac", DENY),
+	S("((1)); bash -s <<<x", DENY),
+	S("case x in *) git push;; esac", ASK),
+	S("case x in *) echo hi;; esac", ASK),
 	S("echo 'unterminated", ASK),
 	S("echo \"unterminated", ASK),
 	S("(git status", ASK),
