@@ -1350,6 +1350,21 @@ static void decide_cmd(const struct shell_rules *, const struct shcmd *,
 
 /* ---- matching ---- */
 
+/* Whether |w|, a fixed word, is the first element of |r| (by its last
+   path component for a rule that is not allow). */
+static int
+rule_match_word(const struct shrule *r, const struct shword *w)
+{
+	size_t k;
+
+	for (k = 0; k < r->prefix[0].nalts; k++)
+		if (strcmp(w->text, r->prefix[0].alts[k]) == 0 ||
+		    (r->decision != SHD_ALLOW &&
+			strcmp(base_name(w->text), r->prefix[0].alts[k]) == 0))
+			return 1;
+	return 0;
+}
+
 /* 1: matches, 0: does not, 2: might (a word that is not fixed). */
 static int
 rule_match(const struct shrule *r, const struct shword *w, size_t n)
@@ -1390,21 +1405,18 @@ rule_match(const struct shrule *r, const struct shword *w, size_t n)
 }
 
 /*
- * git's global options move its subcommand out of a rule's place: "git
- * --no-pager push --force" and "git --git-dir=.git push" run git push.
- * A rule that asks or denies still decides git and the words from the
- * subcommand on, if it is stricter; allow rules stay literal.
+ * Decides |w| (the command word) with the words from |s| on, as if the
+ * ones between were not there, by the rules that ask or deny and are
+ * stricter than o->d; allow rules stay literal.
  */
 static void
-raise_git(const struct shell_rules *r, const struct shword *w, size_t n,
-    struct one *o)
+raise_at(const struct shell_rules *r, const struct shword *w, size_t n,
+    size_t s, struct one *o)
 {
 	struct shword *t;
-	size_t s = git_subcommand_at(w, n), k;
+	size_t k;
 	int m;
 
-	if (s <= 1 || s >= n)
-		return;
 	if ((t = calloc(n - s + 1, sizeof(*t))) == NULL) {
 		set_why(o, "out of memory");
 		return;
@@ -1426,6 +1438,65 @@ raise_git(const struct shell_rules *r, const struct shword *w, size_t n,
 		}
 	}
 	free(t);
+}
+
+/*
+ * Options before a subcommand move it out of a rule's place: "git
+ * --no-pager push --force" and "git --git-dir=.git push" run git push,
+ * "npm -w pkg publish" publishes, "cargo +nightly publish" and "docker
+ * --context c push" too.  A rule that asks or denies still decides the
+ * command word and the words from the subcommand on, if it is stricter.
+ * git's options are known; for another program, whose options may or
+ * may not take the next word as a value, each word that may be the
+ * subcommand is tried: one after an option ("-w", "+nightly"), or after
+ * an option's possible value.
+ */
+static void
+raise_sub(const struct shell_rules *r, const struct shword *w, size_t n,
+    struct one *o)
+{
+	size_t s, k;
+	int value = 0;
+
+	if (strcmp(base_name(w[0].text), "git") == 0) {
+		s = git_subcommand_at(w, n);
+		if (s > 1 && s < n)
+			raise_at(r, w, n, s, o);
+		return;
+	}
+	for (k = 0; k < r->nrules; k++)
+		if (r->rules[k].decision != SHD_ALLOW &&
+		    r->rules[k].decision > o->d && r->rules[k].nprefix > 1 &&
+		    rule_match_word(&r->rules[k], &w[0]))
+			break;
+	if (k == r->nrules || n < 3 || !fixed(&w[1]) ||
+	    (w[1].text[0] != '-' && w[1].text[0] != '+'))
+		return;
+	for (s = 1; s < n; s++) {
+		int opt = fixed(&w[s]) &&
+		    (w[s].text[0] == '-' || w[s].text[0] == '+') &&
+		    strcmp(w[s].text, "--") != 0;
+
+		if (s > 32) {
+			set_why(o, "more than 32 options before a subcommand");
+			return;
+		}
+		if (!opt && s > 1)
+			raise_at(r, w, n, s, o);
+		if (strcmp(w[s].text, "--") == 0) {
+			if (s + 1 < n)
+				raise_at(r, w, n, s + 1, o);
+			return;
+		}
+		/* the next word may be this option's value, or the
+		   subcommand */
+		if (opt)
+			value = strchr(w[s].text, '=') == NULL;
+		else if (value)
+			value = 0;
+		else
+			return;
+	}
 }
 
 static void
@@ -1464,8 +1535,8 @@ decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
 		o->rule = (int)i;
 		break;
 	}
-	if (fixed(&w[start]) && strcmp(base_name(w[start].text), "git") == 0)
-		raise_git(r, w + start, n - start, o);
+	if (fixed(&w[start]))
+		raise_sub(r, w + start, n - start, o);
 	/*
 	 * What an unresolvable command runs is unknown, but where its words
 	 * hold a command a rule asks about or denies (sudo rm -rf /, xargs

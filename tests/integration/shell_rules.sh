@@ -107,6 +107,10 @@ shell_asks_denied "runs code text" \
 shell_asks_denied "rule 9 (dd): ask" \
     'cmake -E env dd if=/dev/zero count=1 of=CMAKEDD'
 shell_asks_denied "m4 runs a command" "echo 'esyscmd(touch M4)' | m4"
+# An option before a subcommand moved it out of the publishing rule's
+# place: npm ran "publish" with no human asked.
+shell_asks_denied "rule 23 (npm|yarn|pnpm publish" \
+    'npm --offline -w pkg publish; touch NPMPUB'
 # sqlite3's edit() runs the program it names, and .shell and .once
 # '|cmd' too, unless -safe comes first.
 shell_asks_denied "sqlite3 without -safe" \
@@ -114,7 +118,7 @@ shell_asks_denied "sqlite3 without -safe" \
 shell "sqlite3 -safe :memory: \"select edit('x', 'touch SQLSAFE')\""
 expect_contains "sqlite3 -safe runs, and refuses edit()" \
     "$(jr .result.structuredContent.stderr)" "safe mode"
-for f in PYTIMEIT CMAKEDD M4 SQLEDIT SQLSAFE; do
+for f in PYTIMEIT CMAKEDD M4 SQLEDIT SQLSAFE NPMPUB; do
 	check "... and did not run ($f)" test ! -e "$ws/$f"
 done
 

@@ -487,6 +487,17 @@ static const struct row rows[] = {
 	S("find . -name '*.o' -delete", ALLOW),
 	S("python3 -c 'import os'", ASK),
 	S("python3 script.py", ALLOW),
+	/* options before another program's subcommand: each word that
+	   may be the subcommand is tried by the rules that ask or deny */
+	S("npm -w pkg publish", ASK),
+	S("npm --workspace=pkg publish", ASK),
+	S("cargo +nightly publish", ASK),
+	S("docker --context c push img", ASK),
+	S("poetry -v -- publish", ASK),
+	S("mvn -B deploy", ASK),
+	S("npm install publish", ALLOW),
+	S("cargo build --release", ALLOW),
+	S("docker run --rm -v x:/y img push", ALLOW),
 	S("python3 -m pytest -q", ALLOW),
 	/* modules that evaluate code text, programs that run a command
 	   or a program from standard input */
