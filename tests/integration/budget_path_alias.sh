@@ -3,7 +3,7 @@
 # Copyright (c) 2026 The airlock authors
 # maxAddedDependencies counts a broker write by the file it lands on, not
 # by the name the agent gave: "./requirements.txt", "deps//package.json",
-# or a link "alias" -> "." the agent's own check made (a write or a
+# or a link "alias" -> "deps" the agent's own check made (a write or a
 # patch through it) each rewrote a dependency file with the budget at
 # 0 and counted none (status: used 0), since the ledger compared the
 # given string with the manifest's "requirements.txt".  And a run that
@@ -36,7 +36,7 @@ tools:
     sideEffect: workspace_write
     timeoutMs: 5000
 checks:
-  alias: ["ln", "-s", ".", "alias"]
+  alias: ["ln", "-s", "deps", "alias"]
   relink: ["sh", "-c", "mv requirements.txt reqs.txt && ln -s reqs.txt requirements.txt"]
   append: ["sh", "-c", "echo evilpkg==6.6.6 >>requirements.txt"]
 dependencyFiles: [ "requirements.txt", "deps/package.json" ]
@@ -81,29 +81,29 @@ write_alias deps//package.json deps/package.json
 write_alias ./deps/./package.json deps/package.json
 
 # A link of the agent's own making: a check's change set lands "alias"
-# -> "." (a link inside the workspace: the write policy allows it), then
-# write_file goes through it.
+# -> "deps" (a link inside the workspace: the write policy allows it; one
+# to the workspace's root it refuses), then write_file goes through it.
 reset_deps
 rm -f "$ws/alias"
 mcp_start "$T/m.yaml" "$ws"
 mcp_call run_check '{"checkId":"alias"}' 60
-expect_eq "the check's link landed" "$(readlink "$ws/alias")" .
-mcp_call write_file '{"path":"alias/requirements.txt","content":"evilpkg==6.6.6\n"}'
-expect_eq "write_file alias/requirements.txt: budget_exhausted" \
+expect_eq "the check's link landed" "$(readlink "$ws/alias")" deps
+mcp_call write_file '{"path":"alias/package.json","content":"{\"dependencies\":{\"evilpkg\":\"6.6.6\"}}\n"}'
+expect_eq "write_file alias/package.json: budget_exhausted" \
     "$(jr .result.structuredContent.errorClass)" budget_exhausted
-expect_eq "requirements.txt unchanged" "$(cat "$ws/requirements.txt")" "requests==2.0"
+expect_eq "deps/package.json unchanged" "$(cat "$ws/deps/package.json")" '{"dependencies":{}}'
 mcp_stop
 
 # apply_patch takes the same road (its parser refuses a "." component,
 # not a link).
 reset_deps
-printf -- '--- a/alias/requirements.txt\n+++ b/alias/requirements.txt\n@@ -1 +1,2 @@\n requests==2.0\n+evilpkg==6.6.6\n' >"$T/p.diff"
-base=$(sha256sum <"$ws/requirements.txt" | cut -d' ' -f1)
+printf -- '--- a/alias/package.json\n+++ b/alias/package.json\n@@ -1 +1,2 @@\n {"dependencies":{}}\n+{"dependencies":{"evilpkg":"6.6.6"}}\n' >"$T/p.diff"
+base=$(sha256sum <"$ws/deps/package.json" | cut -d' ' -f1)
 mcp_start "$T/m.yaml" "$ws"
 mcp_call apply_patch "{\"patch\":$(json_str "$T/p.diff"),\"expectedBaseSha\":\"$base\"}"
-expect_eq "apply_patch of alias/requirements.txt: budget_exhausted" \
+expect_eq "apply_patch of alias/package.json: budget_exhausted" \
     "$(jr .result.structuredContent.errorClass)" budget_exhausted
-expect_eq "requirements.txt unchanged by the patch" "$(cat "$ws/requirements.txt")" "requests==2.0"
+expect_eq "deps/package.json unchanged by the patch" "$(cat "$ws/deps/package.json")" '{"dependencies":{}}'
 mcp_stop
 rm -f "$ws/alias"
 
