@@ -315,6 +315,73 @@ writepolicy_path(const struct sandbox_policy *p, const char *path)
 	return writepolicy_check(p, &e);
 }
 
+/*
+ * Configuration that names a program its tool runs at the person's next
+ * ordinary command.  Each is text that reads as settings, not code, and
+ * some tools read past any first bytes: npm obeyed the script-shell of
+ * an .npmrc that began as a PNG does, which airlock diff showed as
+ * "Binary files ... differ".  A pattern is the path's last components.
+ */
+static const struct {
+	const char *pattern, *runs;
+} runs_on[] = {
+	{ ".npmrc",
+	    "npm: the shell, node options and git of its scripts "
+	    "(script-shell, node-options, git)" },
+	{ ".yarnrc", "yarn: the program every yarn command runs (yarn-path)" },
+	{ ".yarnrc.yml",
+	    "yarn: the program every yarn command runs (yarnPath), its "
+	    "plugins" },
+	{ ".pnpmfile.cjs", "pnpm: code run at every install" },
+	{ ".cargo/config.toml",
+	    "cargo: the programs it runs (build.rustc-wrapper, linker, "
+	    "runner, alias)" },
+	{ ".cargo/config",
+	    "cargo: the programs it runs (build.rustc-wrapper, linker, "
+	    "runner, alias)" },
+	{ "rust-toolchain.toml",
+	    "cargo, rustc (rustup): the toolchain whose programs run "
+	    "(path)" },
+	{ "rust-toolchain",
+	    "cargo, rustc (rustup): the toolchain whose programs run "
+	    "(path)" },
+	{ ".envrc", "direnv: a shell script run on entering the directory" },
+	{ "site-packages/*.pth",
+	    "python: a line beginning with import runs at every start" },
+	{ "dist-packages/*.pth",
+	    "python: a line beginning with import runs at every start" },
+	{ ".pre-commit-config.yaml", "pre-commit: the commands its hooks run" },
+	{ "gradle/wrapper/gradle-wrapper.properties",
+	    "./gradlew: the gradle it fetches and runs (distributionUrl)" },
+	{ ".mvn/jvm.config", "mvn: the options of its JVM (-javaagent)" },
+	{ ".mvn/extensions.xml", "mvn: extensions it loads and runs" },
+	{ "Directory.Build.props",
+	    "dotnet, msbuild: imported by every project beneath" },
+	{ "Directory.Build.targets",
+	    "dotnet, msbuild: imported by every project beneath" },
+};
+
+const char *
+writepolicy_runs_on(const char *path)
+{
+	struct comps ec, pc;
+	size_t i, j;
+
+	if (path == NULL || split(path, &ec) != 0)
+		return NULL;
+	for (i = 0; i < sizeof(runs_on) / sizeof(runs_on[0]); i++) {
+		if (split(runs_on[i].pattern, &pc) != 0 || pc.n > ec.n)
+			continue;
+		for (j = 0; j < pc.n; j++)
+			if (fnmatch(pc.c[j], ec.c[ec.n - pc.n + j],
+				FNM_CASEFOLD) != 0)
+				break;
+		if (j == pc.n)
+			return runs_on[i].runs;
+	}
+	return NULL;
+}
+
 const char *
 writepolicy_rule_text(const char *rule)
 {

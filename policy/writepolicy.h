@@ -124,6 +124,17 @@ const char *writepolicy_path(const struct sandbox_policy *p, const char *path);
 int writepolicy_link_resolve(
     const char *path, const char *target, char *out, size_t outlen);
 
+/*
+ * Not a rule: whether the file at workspace-relative |path| is one a
+ * tool reads as its configuration and that names a program the tool
+ * runs (.npmrc's script-shell, rust-toolchain.toml's path, a
+ * site-packages .pth's import lines), so that landing it makes the
+ * person's next ordinary npm, cargo or python run code of the agent's.
+ * Returns NULL, or a static "TOOL: what" for airlock diff's "RUNS ON"
+ * line; any depth, any case.
+ */
+const char *writepolicy_runs_on(const char *path);
+
 /* Returns a sentence explaining |rule| (static), for messages. */
 const char *writepolicy_rule_text(const char *rule);
 

@@ -26,6 +26,7 @@
 #include "common/util.h"
 #include "common/vis.h"
 #include "policy/path.h"
+#include "policy/writepolicy.h"
 #include "supervisor/cowdiff.h"
 
 #define DIFF_PROG "diff"
@@ -556,6 +557,21 @@ find_renames(struct item *v, size_t n, int upperfd, int rootfd)
 	free(gsizes);
 }
 
+/*
+ * "RUNS ON TOOL: what" under a block's header when |path| configures a
+ * program its tool runs (writepolicy_runs_on()): a one-line .npmrc or
+ * rust-toolchain.toml reads as settings, and makes the person's next npm
+ * or cargo run a script of the agent's.
+ */
+static void
+runs_on(FILE *fp, const char *path)
+{
+	const char *runs = writepolicy_runs_on(path);
+
+	if (runs != NULL)
+		fprintf(fp, "RUNS ON %s\n", runs);
+}
+
 static void
 header(FILE *fp, const char *path)
 {
@@ -588,10 +604,12 @@ file_block(FILE *fp, struct item *it, int upperfd, int rootfd, char *err,
 		fputs("\nrename to ", fp);
 		put_vis(fp, it->ci.path);
 		fputc('\n', fp);
+		runs_on(fp, it->ci.path);
 		close(newfd);
 		return 0;
 	}
 	header(fp, it->ci.path);
+	runs_on(fp, it->ci.path);
 	if (it->real && S_ISREG(it->rst.st_mode)) {
 		oldfd = open_beneath(rootfd, it->ci.path);
 		if ((it->rst.st_mode & 07777) != it->ci.mode)
@@ -613,8 +631,12 @@ file_block(FILE *fp, struct item *it, int upperfd, int rootfd, char *err,
 	 * after it.  And a binary file is binary only while it stays one:
 	 * a vendored tool (an ELF the build runs) made a shell script
 	 * showed as "Binary files ... differ", its curl | sh unseen.
+	 * Nor is a file that configures what a tool runs ever binary:
+	 * npm read an .npmrc that began as a PNG does past its first
+	 * bytes to its script-shell.
 	 */
-	if (rc == 0 && (oldfd == -1 || old_bin) && is_binary(newfd)) {
+	if (rc == 0 && (oldfd == -1 || old_bin) &&
+	    writepolicy_runs_on(it->ci.path) == NULL && is_binary(newfd)) {
 		fputs("Binary files ", fp);
 		fputs(oldfd != -1 ? "a/" : "/dev/null", fp);
 		if (oldfd != -1)
@@ -680,6 +702,7 @@ cowdiff_text(const struct changeset *cs, int upperfd, int rootfd, char **out,
 			break;
 		case WP_SYMLINK:
 			header(fp, it->ci.path);
+			runs_on(fp, it->ci.path);
 			fputs("symlink ", fp);
 			put_vis(fp, it->ci.path);
 			fputs(" -> ", fp);

@@ -7,6 +7,12 @@
  * One block per path, in byte order of the path (deterministic):
  *
  *   diff --airlock a/PATH b/PATH          every block starts so
+ *   RUNS ON TOOL: what                    a written file or symlink
+ *                                         that configures a program
+ *                                         its tool runs (.npmrc,
+ *                                         rust-toolchain.toml:
+ *                                         writepolicy_runs_on()); such
+ *                                         a file is never binary
  *   new file mode 100644                  a file the checkout lacks
  *   deleted file mode 100644              a file removed
  *   old mode 100644 / new mode 100755     a mode change (also 4755:

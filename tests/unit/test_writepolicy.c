@@ -255,6 +255,45 @@ START_TEST(test_writepolicy_link_resolve)
 }
 END_TEST
 
+/* Files that configure a program their tool runs are marked for the
+ * diff, at any depth and in any case; their look-alikes are not. */
+START_TEST(test_writepolicy_runs_on_marks_configs_that_run_programs)
+{
+	static const struct {
+		const char *path, *tool; /* tool NULL: not marked */
+	} r[] = {
+		{ ".npmrc", "npm:" },
+		{ "pkg/a/.NPMRC", "npm:" },
+		{ ".yarnrc.yml", "yarn:" },
+		{ "rust-toolchain.toml", "cargo, rustc (rustup):" },
+		{ "crates/x/.cargo/config.toml", "cargo:" },
+		{ ".cargo/config", "cargo:" },
+		{ ".venv/lib/python3.11/site-packages/zz.pth", "python:" },
+		{ ".envrc", "direnv:" },
+		{ "gradle/wrapper/gradle-wrapper.properties", "./gradlew:" },
+		{ "npmrc", NULL },
+		{ "docs/.npmrc.md", NULL },
+		{ "cargo/config.toml", NULL },
+		{ "zz.pth", NULL },
+		{ "package.json", NULL },
+		{ "", NULL },
+	};
+	const char *got;
+	size_t i;
+
+	for (i = 0; i < sizeof(r) / sizeof(r[0]); i++) {
+		got = writepolicy_runs_on(r[i].path);
+		if (r[i].tool == NULL)
+			ck_assert_msg(got == NULL, "%s: %s", r[i].path, got);
+		else
+			ck_assert_msg(got != NULL &&
+				strncmp(got, r[i].tool, strlen(r[i].tool)) == 0,
+			    "%s: %s", r[i].path, got ? got : "(none)");
+	}
+	ck_assert_ptr_null(writepolicy_runs_on(NULL));
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -265,6 +304,8 @@ suite(void)
 	    tc, test_writepolicy_table, 0, sizeof(rows) / sizeof(rows[0]));
 	tcase_add_test(tc, test_writepolicy_link_resolve);
 	tcase_add_test(tc, test_writepolicy_path_matches_check);
+	tcase_add_test(
+	    tc, test_writepolicy_runs_on_marks_configs_that_run_programs);
 	suite_add_tcase(s, tc);
 	return s;
 }
