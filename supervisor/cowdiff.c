@@ -588,6 +588,7 @@ file_block(FILE *fp, struct item *it, int upperfd, int rootfd, char *err,
     size_t errlen)
 {
 	int newfd, oldfd = -1, old_bin, rc = 0;
+	int config = writepolicy_runs_on(it->ci.path) != NULL;
 
 	if ((newfd = open_beneath(upperfd, it->ci.path)) == -1) {
 		snprintf(err, errlen, "%s: cannot be read in the session",
@@ -635,8 +636,11 @@ file_block(FILE *fp, struct item *it, int upperfd, int rootfd, char *err,
 	 * npm read an .npmrc that began as a PNG does past its first
 	 * bytes to its script-shell.
 	 */
-	if (rc == 0 && (oldfd == -1 || old_bin) &&
-	    writepolicy_runs_on(it->ci.path) == NULL && is_binary(newfd)) {
+	if (rc == 0 && config && (oldfd == -1 || old_bin))
+		rc = oldfd == -1
+		    ? new_file_diff(fp, it->ci.path, newfd, err, errlen)
+		    : run_diff(fp, it->ci.path, oldfd, newfd, err, errlen);
+	else if (rc == 0 && (oldfd == -1 || old_bin) && is_binary(newfd)) {
 		fputs("Binary files ", fp);
 		fputs(oldfd != -1 ? "a/" : "/dev/null", fp);
 		if (oldfd != -1)
