@@ -225,6 +225,9 @@ writepolicy_link_resolve(
  * caller found |dest| in a git directory or a hooks directory of git's
  * config.
  */
+static const char *path_rules(
+    const struct sandbox_policy *, const struct comps *, enum wp_kind, int);
+
 static int
 dest_guarded(const struct sandbox_policy *p, const char *dest, int in_git_dir)
 {
@@ -236,20 +239,112 @@ dest_guarded(const struct sandbox_policy *p, const char *dest, int in_git_dir)
 		return 1;
 	if (dc.n == 0)
 		return 1; /* the root: every guarded path is beneath it */
-	return git_hit(&dc, WP_FILE, 0) || airlock_hit(&dc) ||
-	    protected_hit(p, &dc, WP_FILE);
+	return path_rules(p, &dc, WP_FILE, 0) != NULL;
+}
+
+/*
+ * What a case-insensitive Linux filesystem takes a name for beyond
+ * ASCII's case: ext4's and f2fs's casefold compare names case-folded
+ * and decomposed (utf8 "nfdicf"), so ".\u017fl" is ".sl" there,
+ * "hoo\u212as" "hooks", ".vs\ufb01..." a ligature's letters; before
+ * Linux 6.13 they also left out the code points HFS+ ignores, so
+ * ".g\u200cit" was ".git".  The same lists as policy/seatbelt.c's
+ * fold_other and hfs_ignorable.  And WSL's /mnt/c is NTFS, where
+ * "git~1" is .git's short name (git's own is_ntfs_dotgit()).
+ */
+static const struct {
+	const char *utf8, *ascii; /* "": left out */
+} wp_fold[] = {
+	{ "\xe2\x84\xaa", "k" }, /* U+212A KELVIN SIGN */
+	{ "\xc5\xbf", "s" }, /* U+017F LATIN SMALL LETTER LONG S */
+	{ "\xc3\x9f", "ss" }, /* U+00DF, U+1E9E: sharp s */
+	{ "\xe1\xba\x9e", "ss" },
+	{ "\xef\xac\x80", "ff" }, /* U+FB00..FB06, the Latin ligatures */
+	{ "\xef\xac\x81", "fi" },
+	{ "\xef\xac\x82", "fl" },
+	{ "\xef\xac\x83", "ffi" },
+	{ "\xef\xac\x84", "ffl" },
+	{ "\xef\xac\x85", "st" },
+	{ "\xef\xac\x86", "st" },
+	{ "\xcd\xbe", ";" }, /* U+037E GREEK QUESTION MARK (NFD: ';') */
+	{ "\xe1\xbf\xaf", "`" }, /* U+1FEF GREEK VARIA (NFD: '`') */
+	{ "\xe2\x80\x8c", "" }, /* U+200C..200F, 202A..202E, 206A..206F, */
+	{ "\xe2\x80\x8d", "" }, /* U+FEFF: ignorable */
+	{ "\xe2\x80\x8e", "" },
+	{ "\xe2\x80\x8f", "" },
+	{ "\xe2\x80\xaa", "" },
+	{ "\xe2\x80\xab", "" },
+	{ "\xe2\x80\xac", "" },
+	{ "\xe2\x80\xad", "" },
+	{ "\xe2\x80\xae", "" },
+	{ "\xe2\x81\xaa", "" },
+	{ "\xe2\x81\xab", "" },
+	{ "\xe2\x81\xac", "" },
+	{ "\xe2\x81\xad", "" },
+	{ "\xe2\x81\xae", "" },
+	{ "\xe2\x81\xaf", "" },
+	{ "\xef\xbb\xbf", "" },
+};
+
+/*
+ * |in| with each component as such a filesystem takes it, into |out|;
+ * 0 if no component changed.  A fold is never longer than what it
+ * replaces, so what |in| holds fits.
+ */
+static int
+fold_comps(const struct comps *in, struct comps *out)
+{
+	size_t i, k, len = 0, l;
+	const char *s;
+	int changed = 0;
+
+	out->n = in->n;
+	for (i = 0; i < in->n; i++) {
+		out->c[i] = out->buf + len;
+		if (strcasecmp(in->c[i], "git~1") == 0) {
+			memcpy(out->buf + len, ".git", 5);
+			len += 5;
+			changed = 1;
+			continue;
+		}
+		for (s = in->c[i]; *s != '\0';) {
+			for (k = 0; k < sizeof(wp_fold) / sizeof(wp_fold[0]);
+			     k++) {
+				l = strlen(wp_fold[k].utf8);
+				if (strncmp(s, wp_fold[k].utf8, l) == 0)
+					break;
+			}
+			if (k == sizeof(wp_fold) / sizeof(wp_fold[0])) {
+				out->buf[len++] = *s++;
+				continue;
+			}
+			l = strlen(wp_fold[k].ascii);
+			memcpy(out->buf + len, wp_fold[k].ascii, l);
+			len += l;
+			s += strlen(wp_fold[k].utf8);
+			changed = 1;
+		}
+		out->buf[len++] = '\0';
+	}
+	return changed;
 }
 
 static const char *
 path_rules(const struct sandbox_policy *p, const struct comps *ec,
     enum wp_kind kind, int in_git_dir)
 {
-	if (git_hit(ec, kind, in_git_dir))
-		return WP_RULE_GIT;
-	if (airlock_hit(ec))
-		return WP_RULE_AIRLOCK;
-	if (protected_hit(p, ec, kind))
-		return WP_RULE_PROTECTED;
+	struct comps fc;
+	const struct comps *v[2] = { ec, &fc };
+	size_t i, n = fold_comps(ec, &fc) ? 2 : 1;
+
+	for (i = 0; i < n; i++) {
+		if (git_hit(v[i], kind, in_git_dir))
+			return WP_RULE_GIT;
+		if (airlock_hit(v[i]))
+			return WP_RULE_AIRLOCK;
+		if (protected_hit(p, v[i], kind))
+			return WP_RULE_PROTECTED;
+	}
 	return NULL;
 }
 

@@ -72,6 +72,29 @@ static const struct row rows[] = {
 	{ ".HG, case-folded", F("lib/.HG/hgrc", 0644), WP_RULE_GIT },
 	{ "deleting a nested .hg", X("src/.hg/hgrc"), WP_RULE_GIT },
 	{ ".hgignore is fine", F(".hgignore", 0644), NULL },
+	/* Folded as a casefold ext4 or f2fs takes a name (and, before
+	 * Linux 6.13, its ignorable code points left out), and NTFS's
+	 * short name of .git on WSL's /mnt/c. */
+	{ ".\u017fl (long s) is .sl", F("src/.\xc5\xbfl/config", 0644),
+	    WP_RULE_GIT },
+	{ "wor\u212aflows (Kelvin) is workflows",
+	    F(".github/wor\342\204\252flows/ci.yml", 0644), WP_RULE_PROTECTED },
+	{ ".g\u200cit is .git", F("src/.g\xe2\x80\x8cit/config", 0644),
+	    WP_RULE_GIT },
+	{ "HE\ufeffAD is HEAD", F("src/HE\357\273\277AD", 0644), WP_RULE_GIT },
+	{ "GIT~1 is .git's short name", F("GIT~1/hooks/pre-commit", 0644),
+	    WP_RULE_GIT },
+	{ ".airlock\u2010 is not folded", F(".airlock\xe2\x80\x90x", 0644),
+	    NULL },
+	{ ".airloc\u212a-trash is airlock's",
+	    F(".airloc\xe2\x84\xaa-trash-1/j", 0644), WP_RULE_AIRLOCK },
+	{ "\u017fecrets is protected", F("\305\277ecrets/k", 0644),
+	    WP_RULE_PROTECTED },
+	{ "x.pe\u200dm is a .pem", F("x.pe\xe2\x80\x8dm", 0644),
+	    WP_RULE_PROTECTED },
+	{ "a plain non-ASCII name is fine",
+	    F("docs/\xc3\xa9t\xc3\xa9.md", 0644), NULL },
+	{ "a link to .\u017fl", L("l", ".\xc5\xbfl"), WP_RULE_SYMLINK_TARGET },
 	/* Sapling's .sl/config runs [hooks] as hg's hgrc does; jj's
 	 * .jj/repo/config.toml names the pager, editor and tools it runs. */
 	{ "nested .sl config", F("src/.sl/config", 0644), WP_RULE_GIT },
