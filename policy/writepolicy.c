@@ -441,6 +441,21 @@ static const struct {
 	    "cargo, rustc (rustup): the toolchain whose programs run "
 	    "(path)" },
 	{ ".envrc", "direnv: a shell script run on entering the directory" },
+	{ ".env",
+	    "direnv (dotenv in .envrc): variables of every command run here "
+	    "(LD_PRELOAD, NODE_OPTIONS, BASH_ENV)" },
+	{ ".yarn/releases/*", "yarn: the yarn every yarn command runs" },
+	{ ".yarn/plugins/*", "yarn: a plugin every yarn command loads" },
+	{ ".yarn/plugins/*/*", "yarn: a plugin every yarn command loads" },
+	{ "*.code-workspace",
+	    "VS Code, opening it: its settings and tasks (runOn "
+	    "folderOpen)" },
+	{ ".devcontainer.json",
+	    "VS Code Dev Containers: initializeCommand runs on the host" },
+	{ ".devcontainer/devcontainer.json",
+	    "VS Code Dev Containers: initializeCommand runs on the host" },
+	{ ".devcontainer/*/devcontainer.json",
+	    "VS Code Dev Containers: initializeCommand runs on the host" },
 	{ "site-packages/*.pth",
 	    "python: a line beginning with import runs at every start" },
 	{ "dist-packages/*.pth",
