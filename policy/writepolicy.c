@@ -428,6 +428,12 @@ static const struct {
 	    "yarn: the program every yarn command runs (yarnPath), its "
 	    "plugins" },
 	{ ".pnpmfile.cjs", "pnpm: code run at every install" },
+	{ "pnpm-workspace.yaml",
+	    "pnpm: its settings (scriptShell, nodeOptions, pnpmfile)" },
+	{ "bunfig.toml", "bun: the scripts it preloads (preload)" },
+	{ "pyvenv.cfg",
+	    "python: the interpreter whose standard library this "
+	    "environment loads (home)" },
 	{ ".cargo/config.toml",
 	    "cargo: the programs it runs (build.rustc-wrapper, linker, "
 	    "runner, alias)" },
