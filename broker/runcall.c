@@ -499,18 +499,28 @@ call_landed(struct call *c, int rc, json_t *out)
 	}
 	if (c->check != NULL) {
 		char fp[SHA256_HEX_LEN + 1];
-		size_t n = res->out_len + res->err_len;
-		char *all = xcalloc(1, n + 1);
+		size_t n = res->out_len + res->err_len, cleanlen;
+		char *all = xcalloc(1, n + 1), *clean;
 		int code = res->exited ? res->exit_code : 128 + res->signal;
 
 		memcpy(all, res->out, res->out_len);
 		memcpy(all + res->out_len, res->err, res->err_len);
+		/*
+		 * The fingerprint (in the result and the audit log) is an
+		 * unkeyed SHA-256 of the first error lines: of the output as
+		 * printed, it tested a guessed secret offline against lines
+		 * the result shows redacted.  So it is of the output redacted.
+		 */
+		if (redact_buf(b->cfg.redact, all, n, &clean, &cleanlen) < 0)
+			fatalx("%s: out of memory redacting", __func__);
+		free(all);
 		gate_pins_after(c, out);
 		gate_written_during(c, out);
 		/* No digest is bound to a run the broker wrote under. */
-		rc = ledger_record_check(b->ledger, c->check->id, code, all, n,
-		    c->ws_written ? "" : c->ws_digest, c->pinned_changed, fp);
-		free(all);
+		rc = ledger_record_check(b->ledger, c->check->id, code, clean,
+		    cleanlen, c->ws_written ? "" : c->ws_digest,
+		    c->pinned_changed, fp);
+		free(clean);
 		json_object_set_new(
 		    out, "workspaceDigest", json_string(c->ws_digest));
 		snprintf(c->gate, sizeof(c->gate), "%s %s%s", c->check->id,

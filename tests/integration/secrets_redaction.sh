@@ -61,6 +61,36 @@ else
 	pass "the store does not hold the plain value"
 fi
 
+# A failing check's failureFingerprint (in its result and the audit log)
+# is of its first error-looking lines: of the output as printed, it was an
+# unkeyed SHA-256 over the secret (digits folded) and text the result
+# shows, a test of a guessed secret offline.  It is of the output redacted.
+cat >"$T/fp.yaml" <<'YAML'
+tools:
+  - name: run_check
+    input: { checkId: approved_check }
+    output: { exitCode: integer, stdout: string, failureFingerprint: string? }
+    sideEffect: sandbox_process
+    authorization: allow
+    timeoutMs: 5000
+    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+checks:
+  login: ["sh", "-c", "echo \"Error: token $API_TOKEN rejected\"; exit 1"]
+YAML
+rm -rf "$AIRLOCK_HOME/sessions"
+out=$(printf '%s\n' \
+    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}' \
+    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_check","arguments":{"checkId":"login"}}}' |
+    "$AIRLOCK" serve --manifest "$T/fp.yaml" --workspace "$ws")
+expect_contains "the check failed with the secret redacted" "$out" 'Error: token [REDACTED:API_TOKEN] rejected'
+fp=$(printf '%s\n' "$out" | jq -r 'select(.id == 2) | .result.structuredContent.failureFingerprint')
+guess=$(printf 'login\n1\nError: token %s rejected\n' "$(printf '%s' "$secret" | sed 's/[0-9][0-9]*/#/g')" | sha256sum | cut -d' ' -f1)
+redfp=$(printf 'login\n1\nError: token [REDACTED:API_TOKEN] rejected\n' | sha256sum | cut -d' ' -f1)
+check "the failure has a fingerprint" test -n "$fp" -a "$fp" != null
+check "... which a guess of the secret does not reproduce" test "$fp" != "$guess"
+check "... it is of the output redacted" test "$fp" = "$redfp"
+check "... in the audit log too" test "$(jq -r 'select(.event == "check_failure") | .fields.fingerprint' "$AIRLOCK_HOME"/sessions/*/audit.jsonl)" = "$redfp"
+
 # A capture cut by the output cap in the middle of the secret: the piece
 # before the cut is no whole form the redactor knows, and it is dropped,
 # from the result and from the artifact the agent can read.  So is the
