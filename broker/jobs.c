@@ -321,9 +321,13 @@ line_matched(const char *line, size_t len, size_t rule, void *arg)
  * a PEM key) is a piece per line, each too short for the redactor, and an
  * event per line gave it all out.  So the scan takes, from where it is,
  * the longest run of whole lines that no secret (or form of one) runs
- * past or could run past once more bytes come (redact_settled()),
- * redacts that run as one text and matches the rules against its lines:
- * a rule sees what the agent would be given.
+ * past, short of the stream's tail a form could still be completing
+ * (redact_release_lines()), redacts that run as one text and matches the
+ * rules against its lines: a rule sees what the agent would be given.
+ * The tail is held back whatever it holds: held back only when it began
+ * like a secret (redact_settled()), the line of a guess the agent had a
+ * tool echo, in hex (which may go on past a line break), was pushed at
+ * once unless it was the beginning of the secret's hex.
  */
 static void
 job_scan_stream(struct job *j, struct jobtext_scan *s, const char *data,
@@ -333,23 +337,16 @@ job_scan_stream(struct job *j, struct jobtext_scan *s, const char *data,
 	struct jobtext_scan piece;
 	const char *w;
 	char *clean;
-	size_t wlen, cut, safe, cleanlen;
+	size_t wlen, cut, cleanlen;
 
 	if (s->done >= len)
 		return;
 	w = data + s->done;
 	wlen = len - s->done;
-	cut = final ? wlen : redact_settled(r, w, wlen);
-	while (!final) {
-		/* Whole lines only; then no form may cross the cut. */
-		while (cut > 0 && w[cut - 1] != '\n')
-			cut--;
-		if (cut == 0)
-			return;
-		if ((safe = redact_settled(r, w, cut)) == cut)
-			break;
-		cut = safe;
-	}
+	/* Whole lines, the stream's tail held back whatever it holds. */
+	cut = final ? wlen : redact_release_lines(r, w, wlen);
+	if (cut == 0)
+		return;
 	if (redact_buf(r, w, cut, &clean, &cleanlen) < 0)
 		fatalx("%s: out of memory redacting", __func__);
 	memset(&piece, 0, sizeof(piece));

@@ -580,6 +580,34 @@ redact_release(const struct redact *r, const void *inp, size_t len)
 	return i;
 }
 
+size_t
+redact_release_lines(const struct redact *r, const void *inp, size_t len)
+{
+	const unsigned char *in = inp;
+	size_t i, span, line = 0, keep = redact_longest(r);
+
+	if (keep == 0) {
+		for (i = len; i > 0 && in[i - 1] != '\n'; i--)
+			;
+		return i;
+	}
+	keep--;
+	if (len <= keep)
+		return 0;
+	/*
+	 * The scan of redact_release(); a line ends past a "\n" the scan
+	 * stands on (a match's last byte too), never inside a match.
+	 */
+	for (i = 0; i < len - keep; i++) {
+		if (r->start[in[i]] != r->start[in[i] + 1] &&
+		    match_at(r, in, len, i, &span) != NULL)
+			i += span - 1;
+		if (in[i] == '\n')
+			line = i + 1;
+	}
+	return line;
+}
+
 /* Appends src[0..n) to the growing output. */
 static int
 out_put(char **buf, size_t *cap, size_t *o, const void *src, size_t n)

@@ -128,6 +128,17 @@ size_t		 redact_release(const struct redact *r, const void *in,
 		    size_t len);
 
 /*
+ * Returns how many leading bytes of in[0..len), a stream that may still
+ * grow, to give out now as whole lines: the end of the last line break
+ * in what redact_release() gives out that no form matched runs across
+ * (0 if none).  What is held back does not depend on whether the tail
+ * begins like a secret, as for redact_release().  The last line break
+ * in[0..len) holds, for a NULL or empty |r|.
+ */
+size_t		 redact_release_lines(const struct redact *r, const void *in,
+		    size_t len);
+
+/*
  * Redacts every string in the tree |root| in place: string values,
  * and object keys.  Returns the number of replacements or AL_ERR_ALLOC.
  */

@@ -15,6 +15,9 @@ secret='sup3r/s3cret+value'
 printf '%s' "$secret" | "$AIRLOCK" secret set API_TOKEN
 ws=$(make_workspace)
 # Prints the agent's text, one write after 200 bytes of its own, and runs on.
+# Prints the agent's text as a line, then "ready" and a long line on
+# stderr, and runs on.
+printf '%s\n' 'printf "ERR %s\n" "$1"; printf "ready\n%0300d\n" 0 >&2; exec sleep 20' >"$ws/ev.sh"
 printf '%s\n' 'trap "exit 0" TERM; printf "%0200d%s" 0 "$1"; sleep 20 & wait' >"$ws/serve.sh"
 
 M="$T/m.yaml"
@@ -38,6 +41,14 @@ tools:
     command: ["sh", "serve.sh", "{name}"]
     secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
     jobs: { maxBlockMs: 5000 }
+  - name: serve_ev
+    input: { name: string }
+    output: { exitCode: integer }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 20000
+    command: ["sh", "ev.sh", "{name}"]
+    jobs: { maxBlockMs: 5000, events: [ { match: "." } ] }
   - name: job_kill
     action: job_kill
     input: { jobId: string }
@@ -91,5 +102,44 @@ given sup3x job-3
 wrong=$n
 expect_eq "a read gives as much of a tail that begins like the secret as of one that does not" "$right" "$wrong"
 expect_eq "... holding back the same tail, whatever it holds" "$wrong" 100
+
+# The same for a job's pushed events (jobs.events): a line was pushed once
+# no form of a secret could run past it, so the line of a guess the agent
+# had a tool echo, in hex (a hex form may go on past a line break), was
+# held back while it was the beginning of the secret's hex and pushed at
+# once when it was not, the secret a byte at a time from any tool with an
+# event rule, granted a secret or not.  Now a running job's events hold
+# back the same tail as its reads, whatever it holds.
+# pushed GUESS JOB: sets ev=1 if the guess's line was pushed by the time
+# the stderr line printed after it was, and two reads later.
+pushed() {
+	local deadline=$((SECONDS + 20)) seen=
+
+	: >"$T/notes"
+	mcp_call serve_ev "{\"name\":\"$1\",\"blockMs\":0}"
+	seen+=$(jr '.result.structuredContent.events[]?.line')$'\n'
+	while ! grep -q '"line":"ready"' "$T/notes" &&
+	    ! [[ $seen == *$'\n'ready$'\n'* ]] && [ $SECONDS -lt $deadline ]; do
+		mcp_call job_output "{\"jobId\":\"$2\",\"waitMs\":500}"
+		seen+=$(jr '.result.structuredContent.events[]?.line')$'\n'
+	done
+	mcp_call job_output "{\"jobId\":\"$2\",\"waitMs\":100}"
+	seen+=$(jr '.result.structuredContent.events[]?.line')$'\n'
+	mcp_call job_output "{\"jobId\":\"$2\",\"waitMs\":100}"
+	seen+=$(jr '.result.structuredContent.events[]?.line')$'\n'
+	check "$2: its stderr line was pushed" test $SECONDS -lt $deadline
+	ev=0
+	if grep -qF "\"line\":\"ERR $1\"" "$T/notes" ||
+	    [[ $seen == *"ERR $1"* ]]; then
+		ev=1
+	fi
+}
+# hex of "sup3r/s3", the secret's beginning, and of "sup3r/s4"
+pushed 73757033722f7333 job-4
+right=$ev
+pushed 73757033722f7334 job-5
+wrong=$ev
+expect_eq "an event is held back as long for a guess that begins the secret's hex as for one that does not" "$right" "$wrong"
+expect_eq "... held back while it is in the stream's tail, whatever it holds" "$wrong" 0
 mcp_stop
 finish

@@ -316,6 +316,32 @@ START_TEST(test_redact_release_ignores_content)
 }
 END_TEST
 
+/*
+ * redact_release_lines() gives whole lines short of the same tail,
+ * whatever it holds, and never cuts inside a form broken into lines.
+ */
+START_TEST(test_redact_release_lines_ignores_content)
+{
+	struct redact *r;
+
+	ck_assert_ptr_nonnull(r = redact_new());
+	ck_assert_uint_eq(redact_release_lines(r, "ab\ncd", 5), 3);
+	ck_assert_int_eq(redact_add(r, "S", "s3cr", 4), 0);
+	/* 7333 begins the hex of s3cr, 7334 does not: the same lines. */
+	ck_assert_uint_eq(redact_release_lines(r,
+	    "xxxx\nyyyyyyyyyyyyyyyyyyyyyyyy\n7333\n", 35), 5);
+	ck_assert_uint_eq(redact_release_lines(r,
+	    "xxxx\nyyyyyyyyyyyyyyyyyyyyyyyy\n7334\n", 35), 5);
+	/* The hex of s3cr over two lines, before the tail: given whole. */
+	ck_assert_uint_eq(redact_release_lines(r,
+	    "xxxx\n73\n336372\nzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz", 45), 15);
+	/* ... and its line break is no place to cut. */
+	ck_assert_uint_eq(redact_release_lines(r,
+	    "xxxx\n7333\n6372zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz", 45), 5);
+	redact_free(r);
+}
+END_TEST
+
 START_TEST(test_redact_json_tree_values_and_keys)
 {
 	struct redact *r;
@@ -361,6 +387,7 @@ redact_suite(void)
 	tcase_add_test(tc, test_redact_json_tree_values_and_keys);
 	tcase_add_test(tc, test_redact_json_escaped_form);
 	tcase_add_test(tc, test_redact_release_ignores_content);
+	tcase_add_test(tc, test_redact_release_lines_ignores_content);
 	tcase_add_test(tc, test_redact_json_drops_a_string_it_cannot_rewrite);
 	suite_add_tcase(s, tc);
 	return s;
