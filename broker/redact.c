@@ -243,6 +243,32 @@ json_escape(unsigned char *dst, const unsigned char *v, size_t len,
 }
 
 /*
+ * The value as a shell prints it quoted: inside single quotes, each "'"
+ * as |q| ("'\\''": bash's xtrace, set and alias; "'\"'\"'": Python's
+ * shlex.quote), or inside double quotes (|q| NULL) with "\\" before each
+ * '$', '`', '"' and '\\' (bash's export -p and declare -p).  A script
+ * that traces itself printed a password holding a quote in pieces.
+ */
+static size_t
+shell_quote(unsigned char *dst, const unsigned char *v, size_t len,
+    const char *q)
+{
+	size_t i, o = 0, ql = q != NULL ? strlen(q) : 0;
+
+	for (i = 0; i < len; i++) {
+		if (q != NULL && v[i] == '\'') {
+			memcpy(dst + o, q, ql);
+			o += ql;
+			continue;
+		}
+		if (q == NULL && memchr("$`\"\\", v[i], 4) != NULL)
+			dst[o++] = '\\';
+		dst[o++] = v[i];
+	}
+	return o;
+}
+
+/*
  * The base64 characters that depend only on the secret when it starts
  * at byte |k| (0..2) of an encoded stream: character i covers bits
  * [6i, 6i + 6), and the secret covers bits [8k, 8(k + len)).
@@ -352,11 +378,11 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	s->taglen = (size_t)snprintf(s->tag, sizeof(s->tag), "[REDACTED:%s]",
 	    name);
 	/*
-	 * raw + 2 hex + 3 percent + 2 JSON (6 * len each) + 4 whole
-	 * base64 + 6 fragments; each but JSON at most 3 * len + 8 bytes
-	 * with its NUL.
+	 * raw + 2 hex + 3 percent + 2 JSON (6 * len each) + 3 shell-quoted
+	 * (5 * len at most) + 4 whole base64 + 6 fragments; each but JSON
+	 * and shell at most 3 * len + 8 bytes with its NUL.
 	 */
-	cap = 16 * (3 * len + 8);
+	cap = 22 * (3 * len + 8);
 	if ((s->block = sodium_malloc(cap)) == NULL)
 		return AL_ERR_ALLOC;
 	s->cap = cap;
@@ -389,6 +415,16 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 		goto fail;
 	dst = form_reserve(s, 6 * len);
 	if ((rc = form_commit(r, si, json_escape(dst, v, len, 1))) != 0)
+		goto fail;
+	dst = form_reserve(s, 4 * len);
+	if ((rc = form_commit(r, si, shell_quote(dst, v, len, "'\\''"))) != 0)
+		goto fail;
+	dst = form_reserve(s, 5 * len);
+	if ((rc = form_commit(r, si, shell_quote(dst, v, len, "'\"'\"'"))) !=
+	    0)
+		goto fail;
+	dst = form_reserve(s, 2 * len);
+	if ((rc = form_commit(r, si, shell_quote(dst, v, len, NULL))) != 0)
 		goto fail;
 	if ((rc = add_base64_forms(r, si, v, len,
 	    sodium_base64_VARIANT_ORIGINAL,

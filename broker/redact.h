@@ -14,6 +14,10 @@
  *     it: '"' and backslash escaped, the five named control escapes, any
  *     other control byte as a \u00XX escape in lowercase or uppercase hex
  *     (a PEM key in a tool's JSON is one line);
+ *   - the value as a shell prints it quoted: inside single quotes with
+ *     each "'" as "'\\''" (bash's xtrace, set, alias) or "'\"'\"'"
+ *     (Python's shlex.quote), and inside double quotes with a backslash
+ *     before each '$', '`', '"' and backslash (export -p, declare -p);
  *   - base64 and base64url, with and without "=" padding;
  *   - the inner part of base64/base64url when the value is embedded in a
  *     longer encoded stream at byte offset 0, 1 or 2 modulo 3 (so
@@ -31,7 +35,8 @@
  * escapes other than those above: an escaped "/", a \uXXXX spelling of
  * a printable or non-ASCII character; UTF-16, escape sequences or
  * zero-width characters between the characters, hex in mixed case or
- * with separators); see docs/AUDIT.md.
+ * with separators, other shell quoting: printf %q, $'...'); see
+ * docs/AUDIT.md.
  *
  * All derived forms are held in sodium_malloc'd memory and wiped by
  * redact_free().

@@ -240,6 +240,42 @@ expect_contains "a JSON-escaped PEM key is redacted" "$out" \
 expect_not_contains "... no line of it comes back" "$out" "PEMLINEONE"
 expect_not_contains "... nor the escaped token" "$out" 'w0rd'
 
+# A shell quotes a value it prints: bash's xtrace, `set` and `alias` put
+# a quote as '\'' and Python's shlex.quote as '"'"', `export -p` and
+# `declare -p` put \ before a $, `, " or \.  A granted script that
+# traces itself when asked to (the agent gives it "debug") printed a
+# password with a quote or a $ in pieces the redactor did not know.
+printf '%s' "0pen'Se\$ame\`now" | "$AIRLOCK" secret set SHELLPW
+cat >"$ws/deploy.sh" <<'SH'
+[ "$1" = debug ] && set -x
+: "login with $SHELLPW"
+set +x
+export -p | grep SHELLPW
+printf '%s\n' "'$(printf %s "$SHELLPW" | sed "s/'/'\"'\"'/g")'"
+SH
+cat >"$T/quote.yaml" <<'YAML'
+tools:
+  - name: deploy
+    input: { mode: string }
+    output: { exitCode: integer, stdout: string, stderr: string }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 5000
+    command: ["bash", "deploy.sh", "{mode}"]
+    secrets: [ { name: SHELLPW, env: SHELLPW } ]
+YAML
+out=$(printf '%s\n' \
+    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}' \
+    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"deploy","arguments":{"mode":"debug"}}}' |
+    "$AIRLOCK" serve --manifest "$T/quote.yaml" --workspace "$ws")
+expect_contains "the traced script ran" "$out" "+ : 'login with [REDACTED:SHELLPW]'"
+expect_contains "... export -p's form is redacted" "$out" 'declare -x SHELLPW=\"[REDACTED:SHELLPW]\"'
+expect_contains "... so is shlex.quote's" "$out" "'[REDACTED:SHELLPW]'"
+expect_not_contains "no piece of the password comes back" "$out" 'Se\\$ame'
+expect_not_contains "... nor the other" "$out" "0pen'"
+expect_not_contains "... nor after its quote" "$out" "Se\$ame"
+rm -f "$ws/deploy.sh"
+
 # The agent: no secret in its environment, and the store, its key and the
 # state directory are not in its view at all.
 {
