@@ -174,15 +174,21 @@ is_unreserved(unsigned char c)
 	    c == '~';
 }
 
+/*
+ * Percent-encoding; the bytes in |keep| (not NUL) are left as they are:
+ * "/" as Python's urllib.parse.quote leaves it (safe="/", for a URL's
+ * path), "!'()*" as JavaScript's encodeURIComponent does.
+ */
 static size_t
 percent_encode(unsigned char *dst, const unsigned char *v, size_t len,
-    int lower, int plus)
+    int lower, int plus, const char *keep)
 {
 	const char *digits = lower ? "0123456789abcdef" : "0123456789ABCDEF";
 	size_t i, o = 0;
 
 	for (i = 0; i < len; i++) {
-		if (is_unreserved(v[i]))
+		if (is_unreserved(v[i]) ||
+		    (v[i] != '\0' && strchr(keep, v[i]) != NULL))
 			dst[o++] = v[i];
 		else if (plus && v[i] == ' ')
 			dst[o++] = '+';
@@ -378,7 +384,7 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	s->taglen = (size_t)snprintf(s->tag, sizeof(s->tag), "[REDACTED:%s]",
 	    name);
 	/*
-	 * raw + 2 hex + 3 percent + 2 JSON (6 * len each) + 3 shell-quoted
+	 * raw + 2 hex + 5 percent + 2 JSON (6 * len each) + 3 shell-quoted
 	 * (5 * len at most) + 4 whole base64 + 6 fragments; each but JSON
 	 * and shell at most 3 * len + 8 bytes with its NUL.
 	 */
@@ -402,13 +408,24 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	    0)
 		goto fail;
 	dst = form_reserve(s, 3 * len);
-	if ((rc = form_commit(r, si, percent_encode(dst, v, len, 0, 0))) != 0)
+	if ((rc = form_commit(r, si,
+	    percent_encode(dst, v, len, 0, 0, ""))) != 0)
 		goto fail;
 	dst = form_reserve(s, 3 * len);
-	if ((rc = form_commit(r, si, percent_encode(dst, v, len, 1, 0))) != 0)
+	if ((rc = form_commit(r, si,
+	    percent_encode(dst, v, len, 1, 0, ""))) != 0)
 		goto fail;
 	dst = form_reserve(s, 3 * len);
-	if ((rc = form_commit(r, si, percent_encode(dst, v, len, 0, 1))) != 0)
+	if ((rc = form_commit(r, si,
+	    percent_encode(dst, v, len, 0, 1, ""))) != 0)
+		goto fail;
+	dst = form_reserve(s, 3 * len);
+	if ((rc = form_commit(r, si, percent_encode(dst, v, len, 0, 0, "/"))) !=
+	    0)
+		goto fail;
+	dst = form_reserve(s, 3 * len);
+	if ((rc = form_commit(r, si,
+	    percent_encode(dst, v, len, 0, 0, "!'()*"))) != 0)
 		goto fail;
 	dst = form_reserve(s, 6 * len);
 	if ((rc = form_commit(r, si, json_escape(dst, v, len, 0))) != 0)

@@ -8,8 +8,10 @@
  *   - the raw value;
  *   - lowercase and uppercase hex;
  *   - percent-encoding (RFC 3986: every byte outside A-Z a-z 0-9 - . _ ~
- *     as %XX, uppercase and lowercase hex digits), and the form-encoding
- *     variant where a space is "+";
+ *     as %XX, uppercase and lowercase hex digits), the form-encoding
+ *     variant where a space is "+", and two that leave some bytes as they
+ *     are: "/" (Python's urllib.parse.quote) and "!'()*" (JavaScript's
+ *     encodeURIComponent);
  *   - the inside of a JSON string as jq, jansson and Python's json print
  *     it: '"' and backslash escaped, the five named control escapes, any
  *     other control byte as a \u00XX escape in lowercase or uppercase hex

@@ -21,7 +21,7 @@ tools:
     sideEffect: external
     authorization: allow
     timeoutMs: 5000
-    command: ["sh", "-c", "echo plain=$API_TOKEN; printf %s \"$API_TOKEN\" | base64; echo url=sup3r%2Fs3cret%2Bvalue"]
+    command: ["sh", "-c", "echo plain=$API_TOKEN; printf %s \"$API_TOKEN\" | base64; echo url=sup3r%2Fs3cret%2Bvalue; echo path=/keys/$(printf %s \"$API_TOKEN\" | sed 's/+/%2B/g')"]
     secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
   - name: read_file
     input: { path: workspace_relative_path }
@@ -38,6 +38,10 @@ expect_contains "the granted tool ran with the secret" "$out" 'plain=[REDACTED:A
 expect_not_contains "result hides the plain value" "$out" "$secret"
 expect_not_contains "result hides the base64 form" "$out" "$b64"
 expect_not_contains "result hides the URL-encoded form" "$out" "$url"
+# Python's urllib.parse.quote keeps "/" (its default safe="/"), as a URL's
+# path takes it: the token came back with only its "+" encoded.
+expect_contains "... and the form with its / kept" "$out" 'path=/keys/[REDACTED:API_TOKEN]'
+expect_not_contains "... which is hidden" "$out" 'sup3r/s3cret%2Bvalue'
 if grep -rqF -e "$secret" -e "$b64" -e "$url" "$AIRLOCK_HOME/sessions"; then
 	fail "artifacts and audit log hold no form of the secret"
 else
@@ -47,7 +51,7 @@ fi
 # output redacted: a SHA-256 of the output as printed, all of it but the
 # secret shown to the agent (and to whoever reads the log), tested a
 # guessed secret offline.
-raw=$(printf 'plain=%s\n%s\nurl=%s\n' "$secret" "$b64" "$url" | sha256sum | cut -d' ' -f1)
+raw=$(printf 'plain=%s\n%s\nurl=%s\npath=/keys/%s\n' "$secret" "$b64" "$url" 'sup3r/s3cret%2Bvalue' | sha256sum | cut -d' ' -f1)
 art=$(find "$AIRLOCK_HOME/sessions" -path '*/artifacts/*-publish.log' -type f)
 odig=$(jq -r 'select(.event == "runner_end") | .fields.outputDigest' \
     "$AIRLOCK_HOME"/sessions/*/audit.jsonl)
