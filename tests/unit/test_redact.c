@@ -31,6 +31,8 @@ static const struct {
 	    "[REDACTED:PW]", 1 },
 	{ "form-encoded with plus", "pw=p%40ss+word%2F%2B%3Fx9",
 	    "pw=[REDACTED:PW]", 1 },
+	{ "percent-encoded, / kept (urllib.parse.quote)",
+	    "/keys/p%40ss%20word/%2B%3Fx9", "/keys/[REDACTED:PW]", 1 },
 	{ "base64 padded", "x cEBzcyB3b3JkLys/eDk= y", "x [REDACTED:PW] y", 1 },
 	{ "base64 unpadded", "cEBzcyB3b3JkLys/eDk", "[REDACTED:PW]", 1 },
 	{ "base64url padded", "cEBzcyB3b3JkLys_eDk=", "[REDACTED:PW]", 1 },
