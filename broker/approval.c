@@ -213,6 +213,72 @@ denied_before(const struct approvals *a, const char *key)
 
 static void uid_name(uid_t uid, char *out, size_t outlen);
 
+/* Remembers that approval |id| denied the action |key|, once. */
+static void
+denied_add(struct approvals *a, const char *key, const char *id)
+{
+	size_t slot;
+
+	if (denied_before(a, key) != NULL)
+		return;
+	slot = a->ndenied++ % DENIED_RING;
+	snprintf(a->denied[slot].key, sizeof(a->denied[slot].key), "%s", key);
+	snprintf(a->denied[slot].id, sizeof(a->denied[slot].id), "%s", id);
+}
+
+json_t *
+approvals_denied_export(const struct approvals *a)
+{
+	json_t *list = json_array();
+	size_t i, n;
+
+	if (list == NULL)
+		fatalx("json_array");
+	if (a == NULL)
+		return list;
+	/* Oldest first: a restore adds them in the order they were made. */
+	n = a->ndenied < DENIED_RING ? a->ndenied : DENIED_RING;
+	for (i = a->ndenied - n; i < a->ndenied; i++)
+		json_array_append_new(list, json_pack("{s:s, s:s}", "key",
+		    a->denied[i % DENIED_RING].key, "approval",
+		    a->denied[i % DENIED_RING].id));
+	return list;
+}
+
+int
+approvals_denied_restore(struct approvals *a, const json_t *list,
+    char *err, size_t errlen)
+{
+	const json_t *e;
+	const char *key, *id;
+	size_t i;
+
+	if (!json_is_array(list) || json_array_size(list) > DENIED_RING) {
+		snprintf(err, errlen, "the carried budget has no valid list "
+		    "of denied actions (deniedActions; an older airlock?)");
+		return AL_ERR_FORMAT;
+	}
+	for (i = 0; i < json_array_size(list); i++) {
+		e = json_array_get(list, i);
+		key = json_string_value(json_object_get(e, "key"));
+		id = json_string_value(json_object_get(e, "approval"));
+		if (!is_sha256_hex(key) || id == NULL || id[0] == '\0' ||
+		    strlen(id) >= sizeof(a->denied[0].id) ||
+		    strspn(id, "0123456789abcdef") != strlen(id)) {
+			snprintf(err, errlen, "the carried budget has an "
+			    "invalid denied action (deniedActions[%zu])", i);
+			return AL_ERR_FORMAT;
+		}
+	}
+	for (i = 0; a != NULL && i < json_array_size(list); i++) {
+		e = json_array_get(list, i);
+		denied_add(a, json_string_value(json_object_get(e, "key")),
+		    json_string_value(json_object_get(e, "approval")));
+	}
+	return 0;
+}
+
+
 /*
  * Records the refusal |event| with |f| (borrowed) unless refusals come
  * faster than REFUSALS_BURST then one a second: then it is counted, and
@@ -384,12 +450,8 @@ pending_finish(struct approvals *a, struct pending *p,
 	    approver, text);
 	json_decref(f);
 	memcpy(a->decided[a->ndecided++ % DECIDED_RING], p->id, sizeof(p->id));
-	if (outcome == APPROVAL_DENIED && denied_before(a, p->key) == NULL) {
-		size_t slot = a->ndenied++ % DENIED_RING;
-
-		memcpy(a->denied[slot].key, p->key, sizeof(p->key));
-		memcpy(a->denied[slot].id, p->id, sizeof(p->id));
-	}
+	if (outcome == APPROVAL_DENIED)
+		denied_add(a, p->key, p->id);
 	if (p->watch > 0)
 		loop_unwatch(a->loop, p->watch);
 	pending_clear(p);

@@ -97,6 +97,23 @@ void		 approvals_set_attester(struct approvals *a,
 /* Removes the socket, expires nothing further, frees.  NULL is fine. */
 void		 approvals_free(struct approvals *a);
 
+/*
+ * Carrying the session's denials into a resumed run (airlock run
+ * --resume): approvals_denied_export() returns the actions a human
+ * denied in this run or that it carried, each {"key": the action key
+ * (approvals_action_key()), "approval": the id denied}, oldest first,
+ * the newest 1024 at most (a new array; |a| NULL: empty).
+ * approvals_denied_restore() adds such a list (borrowed) to |a|: those
+ * actions are refused at once like one denied in this run (|a| NULL:
+ * only checks the list).  Returns 0, or AL_ERR_FORMAT (no list, more
+ * than 1024, a malformed entry) with nothing added and the reason in
+ * err[0..errlen).
+ */
+json_t		*approvals_denied_export(const struct approvals *a);
+int		 approvals_denied_restore(struct approvals *a,
+		    const json_t *list, char *err, size_t errlen)
+		    __attribute__((warn_unused_result));
+
 /* Why approvals_request() asked nobody. */
 enum approval_refusal {
 	APPROVAL_REFUSED_BUSY,		/* too many approvals pending */

@@ -1518,8 +1518,10 @@ broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 		return NULL;
 	}
 	b->ledger = ledger_new(b->m, now_monotonic_ms());
-	if (cfg->carry != NULL && ledger_restore(b->ledger, cfg->carry,
-	    now_monotonic_ms(), err, errlen) != 0) {
+	if (cfg->carry != NULL && (ledger_restore(b->ledger, cfg->carry,
+	    now_monotonic_ms(), err, errlen) != 0 ||
+	    (cfg->approvals != NULL && approvals_denied_restore(cfg->approvals,
+	    json_object_get(cfg->carry, "deniedActions"), err, errlen) != 0))) {
 		ledger_free(b->ledger);
 		broker_unpin_all(b);
 		close(b->rootfd);
@@ -1673,9 +1675,15 @@ broker_free(struct broker *b)
 	wsdigester_free(b->digester);
 	lander_free(b->lander);
 	/* What a resumed run of the session carries on from. */
-	if (b->cfg.record_budget)
-		(void)broker_audit(b, "run_budget",
-		    ledger_export(b->ledger, now_monotonic_ms()));
+	if (b->cfg.record_budget) {
+		json_t *rb = ledger_export(b->ledger, now_monotonic_ms());
+
+		/* The actions a human denied are not asked again after a
+		 * resume either (approvals_request()). */
+		json_object_set_new(rb, "deniedActions",
+		    approvals_denied_export(b->cfg.approvals));
+		(void)broker_audit(b, "run_budget", rb);
+	}
 	ledger_free(b->ledger);
 	denials_free(b->denials);
 	artifact_store_free(b->artifacts);

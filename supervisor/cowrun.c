@@ -15,6 +15,7 @@
 
 #include <sodium.h>
 
+#include "broker/approval.h"
 #include "broker/audit.h"
 #include "broker/audit_verify.h"
 #include "broker/cowview.h"
@@ -221,7 +222,10 @@ carry_budget(
 		return AL_ERR_CONFLICT;
 	}
 	l = ledger_new(m, now);
-	if ((rc = ledger_restore(l, cr->carry, now, why, sizeof(why))) != 0) {
+	if ((rc = ledger_restore(l, cr->carry, now, why, sizeof(why))) != 0 ||
+	    (rc = approvals_denied_restore(NULL,
+		 json_object_get(cr->carry, "deniedActions"), why,
+		 sizeof(why))) != 0) {
 		ledger_free(l);
 		snprintf(err, errlen,
 		    "session %s cannot be resumed: %s (run "

@@ -386,4 +386,35 @@ expect_eq "  only the first reached a human" \
     "$(grep -c '"approval_created".*"push to main"' "$sess/audit.jsonl")" 1
 stop_agent
 
+# ===== A denial outlives the run: airlock run --resume ===================================
+# The agent's session is copy-on-write; the human denies a deploy; the run
+# ends; the agent resumes the session and asks the same thing again: it is
+# refused at once, nobody is asked (the denial came back from the verified
+# log's run_budget record).
+manifest "$T/cow.yaml" 60
+echo 'agent: { workspace: cow }' >>"$T/cow.yaml"
+echo '{"name":"deploy","arguments":{"target":"resumed"}}' >"$ws/calls_resume"
+start_agent "$T/cow.yaml" calls_resume
+id=$(pending_id resumed)
+check "the first run's ask is pending" test -n "$id"
+"$AIRLOCK" deny "$id" --reason "not this week" >/dev/null 2>&1
+reply 1
+expect_error_class "the first run's ask is denied" approval_denied
+stop_agent
+S=$(sed -n 's/.*changes stay in session \([^ ]*\) until.*/\1/p' "$T/run.err" | tail -1)
+check "the run leaves a session to resume" test -n "$S"
+: >"$OUT"
+"$AIRLOCK" run --manifest "$T/cow.yaml" --workspace "$ws" --resume "$S" -- \
+    "$ws/agent.sh" "$ws/calls_resume" >"$OUT" 2>"$T/run.err" &
+RUN_PID=$!
+reply 1
+expect_error_class "after a resume, the denied action is refused at once" approval_denied
+expect_contains "  saying a human denied it" "$(jr .result.structuredContent.message)" "approval $id"
+stop_agent
+sess=$(newest_session)
+expect_eq "  nobody was asked in the resumed run" "$(grep -c '"approval_created"' "$sess/audit.jsonl")" 0
+check "  the refusal is audited, naming the denial" \
+    grep -q "\"approval_repeat_refused\".*\"deniedApproval\":\"$id\"" "$sess/audit.jsonl"
+"$AIRLOCK" discard "$S" >/dev/null 2>&1
+
 finish
