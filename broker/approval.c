@@ -57,6 +57,16 @@
  * a person's denial to make, so the ring is not the agent's to flush.
  */
 #define DENIED_RING		1024
+/*
+ * Approvals a session may ask of people per minute (a rolling minute):
+ * each pages them through the notify hook, and its withdrawal (the
+ * agent cancelled the call) pages them again.  A cancel is retryable
+ * and counts toward no budget, so an agent that asked and cancelled in
+ * a loop, with new arguments each time (none denied), paged without
+ * end.
+ */
+#define ASKS_PER_MINUTE		16
+#define ASK_WINDOW_MS		60000
 #define INBOX_MAX_FILES		64	/* files taken per inbox event */
 /*
  * Entries looked at per inbox event: sessions started from one manifest
@@ -135,6 +145,8 @@ struct approvals {
 		char		 id[16];	/* the approval denied */
 	}			 denied[DENIED_RING];
 	size_t			 ndenied;
+	int64_t			 asked[ASKS_PER_MINUTE]; /* monotonic ms */
+	size_t			 nasked;
 	int			 refusals;	/* records that may be written now */
 	int64_t			 refusals_at;	/* when one was last added, ms */
 	json_int_t		 suppressed;	/* refusals not recorded since */
@@ -564,7 +576,7 @@ approvals_request(struct approvals *a, const char *tool, json_t *args,
 	unsigned char	 rnd[4];
 	char		*msg, key[65], digest[65];
 	const char	*was;
-	int64_t		 ttl;
+	int64_t		 ttl, since;
 	size_t		 i;
 	json_t		*f, *kargs;
 	int		 rc;
@@ -590,6 +602,25 @@ approvals_request(struct approvals *a, const char *tool, json_t *args,
 		    digest, "deniedApproval", was, "reason",
 		    "denied_before");
 		(void)a->audit(a->audit_arg, "approval_repeat_refused", f);
+		json_decref(f);
+		return NULL;
+	}
+	/* The oldest of the last ASKS_PER_MINUTE asked, within the minute. */
+	since = now_monotonic_ms() - a->asked[a->nasked % ASKS_PER_MINUTE];
+	if (a->nasked >= ASKS_PER_MINUTE && since < ASK_WINDOW_MS) {
+		*refused = APPROVAL_REFUSED_RATE;
+		snprintf(why, whylen, "%d approvals were asked of a human in "
+		    "the last minute, the most a session may ask (each pages "
+		    "a person, and a withdrawn one pages them again): nobody "
+		    "was asked and nothing was done; ask again in %lld "
+		    "seconds", ASKS_PER_MINUTE,
+		    (long long)((ASK_WINDOW_MS - since + 999) / 1000));
+		approvals_digest(tool, args, execution, digest);
+		f = json_pack("{s:s, s:s, s:i, s:i, s:s}", "tool", tool,
+		    "digest", digest, "asked", ASKS_PER_MINUTE,
+		    "windowSeconds", ASK_WINDOW_MS / 1000, "reason",
+		    "approval_rate");
+		(void)a->audit(a->audit_arg, "approval_rate_refused", f);
 		json_decref(f);
 		return NULL;
 	}
@@ -648,6 +679,7 @@ approvals_request(struct approvals *a, const char *tool, json_t *args,
 		json_object_set(f, REQSIG_MEMBER, p->attestation);
 	notifier_fire(a->notify, "created", a->session, f, NULL, NULL);
 	json_decref(f);
+	a->asked[a->nasked++ % ASKS_PER_MINUTE] = now_monotonic_ms();
 	return p->id;
 }
 

@@ -119,6 +119,7 @@ enum approval_refusal {
 	APPROVAL_REFUSED_BUSY,		/* too many approvals pending */
 	APPROVAL_REFUSED_UNRECORDED,	/* approval_created not recorded */
 	APPROVAL_REFUSED_DENIED,	/* a human denied this very action */
+	APPROVAL_REFUSED_RATE,		/* 16 were asked in the last minute */
 };
 
 /*
@@ -141,7 +142,9 @@ enum approval_refusal {
  * approval_repeat_refused record names that denial): a denied action is
  * not asked again, so that an agent cannot ask until a tired person says
  * yes.  Denying an approval also denies every other pending one of the
- * same action.
+ * same action.  APPROVAL_REFUSED_RATE when 16 approvals were asked in
+ * the last minute (an approval_rate_refused record says so): each asked
+ * pages a person, and one withdrawn pages them again.
  */
 const char	*approvals_request(struct approvals *a, const char *tool,
 		    json_t *args, json_t *execution, json_t *evidence,

@@ -399,6 +399,8 @@ refusal_class(enum approval_refusal refused)
 		return "audit_unavailable";
 	case APPROVAL_REFUSED_DENIED:
 		return "approval_denied";
+	case APPROVAL_REFUSED_RATE:
+		return "approval_rate_limited";
 	case APPROVAL_REFUSED_BUSY:
 		break;
 	}
@@ -436,7 +438,8 @@ call_await_approval(struct call *c, json_t *evidence, json_t **out)
 	json_decref(evidence);
 	if (id == NULL) {
 		*out = tool_error(refusal_class(refused),
-		    refused == APPROVAL_REFUSED_BUSY, NULL, "%s", why);
+		    refused == APPROVAL_REFUSED_BUSY ||
+		    refused == APPROVAL_REFUSED_RATE, NULL, "%s", why);
 		return ACTION_ERROR;
 	}
 	snprintf(c->approval, sizeof(c->approval), "%s", id);

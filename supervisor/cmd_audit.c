@@ -271,7 +271,7 @@ static const struct decision_kind {
 	    "connection_refused", "sandbox_denial", "budget_stop",
 	    "secret_refused", "escalation_refused", "approval_token_refused",
 	    "cow_commit_refused", "run_refused", "approval_repeat_refused",
-	    NULL },
+	    "approval_rate_refused", NULL },
 	    { "deny", "invalid", NULL },
 	    { "path_refused", "denied", "secret_unavailable",
 	    "escalation_refused", "pinned_code_changed", "output_withheld",

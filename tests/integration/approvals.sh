@@ -417,4 +417,65 @@ check "  the refusal is audited, naming the denial" \
     grep -q "\"approval_repeat_refused\".*\"deniedApproval\":\"$id\"" "$sess/audit.jsonl"
 "$AIRLOCK" discard "$S" >/dev/null 2>&1
 
+# ===== Ask and cancel in a loop: at most 16 approvals a minute ===========================
+# The agent asks for 8 deploys at once, each with new arguments; once a
+# call's approval is pending (its first progress notification) it cancels
+# the call (notifications/cancelled: withdrawn, retryable); 5 rounds.
+# Each ask and each withdrawal pages the human through the notify hook;
+# before, all 40 were asked.  Now the 17th within a minute is refused at
+# once (approval_rate_limited, retryable), nobody asked.
+cat >"$ws/pager.sh" <<'EOF'
+#!/bin/sh
+printf '%s\n' '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}' >&3
+IFS= read -r line <&3
+printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/initialized"}' >&3
+for b in 1 2 3 4 5; do
+	pend=
+	for j in 1 2 3 4 5 6 7 8; do
+		n=$((b * 10 + j))
+		printf '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"deploy","arguments":{"target":"page%s"},"_meta":{"progressToken":"p%d"}}}\n' \
+		    $n "$(echo $n | tr 0-9 a-j)" $n >&3
+	done
+	seen=0
+	while [ $seen -lt 8 ] && IFS= read -r line <&3; do
+		case $line in
+		*'"notifications/progress"'*)
+			n=$(printf '%s' "$line" | sed -n 's/.*"progressToken":"p\([0-9]*\)".*/\1/p')
+			case " $pend " in *" $n "*) continue ;; esac
+			pend="$pend $n"; seen=$((seen + 1)) ;;
+		*'"method":'*) ;;
+		*) printf 'R %s\n' "$line"; seen=$((seen + 1)) ;;
+		esac
+	done
+	for n in $pend; do
+		printf '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%d,"reason":"never mind"}}\n' $n >&3
+	done
+	for n in $pend; do
+		while IFS= read -r line <&3; do
+			case $line in *'"method":'*) continue ;; esac
+			printf 'R %s\n' "$line"; break
+		done
+	done
+done
+echo DONE
+EOF
+chmod 755 "$ws/pager.sh"
+: >"$OUT"
+"$AIRLOCK" run --manifest "$T/appr.yaml" --workspace "$ws" -- "$ws/pager.sh" \
+    >"$OUT" 2>"$T/run.err" &
+RUN_PID=$!
+for i in $(seq 400); do grep -q DONE "$OUT" && break; sleep 0.1; done
+check "the paging agent ran its 5 rounds" grep -q DONE "$OUT"
+stop_agent
+sess=$(newest_session)
+bodies() { sed -n 's/^R //p' "$OUT" | jq -c '.result.content[0].text | fromjson? // empty'; }
+cls() { bodies | jq -r '.errorClass' | grep -c "^$1\$"; }
+expect_eq "16 approvals were asked of a human" "$(grep -c '"approval_created"' "$sess/audit.jsonl")" 16
+expect_eq "  and withdrawn by the agent's cancels" "$(grep -c '"approval_withdrawn"' "$sess/audit.jsonl")" 16
+expect_eq "the other 24 asks were refused at once" "$(cls approval_rate_limited)" 24
+expect_eq "  each audited" "$(grep -c '"approval_rate_refused"' "$sess/audit.jsonl")" 24
+R=$(bodies | jq -c 'select(.errorClass == "approval_rate_limited")' | head -1)
+expect_contains "  saying why and when to ask again" "$(jr .message)" "approvals were asked of a human in the last minute"
+expect_eq "  retryable" "$(jr .retryable)" true
+
 finish
