@@ -439,7 +439,8 @@ call_await_approval(struct call *c, json_t *evidence, json_t **out)
 	if (id == NULL) {
 		*out = tool_error(refusal_class(refused),
 		    refused == APPROVAL_REFUSED_BUSY ||
-		    refused == APPROVAL_REFUSED_RATE, NULL, "%s", why);
+			refused == APPROVAL_REFUSED_RATE,
+		    NULL, "%s", why);
 		return ACTION_ERROR;
 	}
 	snprintf(c->approval, sizeof(c->approval), "%s", id);
