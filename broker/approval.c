@@ -971,11 +971,42 @@ inbox_event(int fd, int why, void *arg)
 	inbox_scan(a);
 }
 
+int
+approvals_inbox_safe(const char *dir, const struct stat *st, uid_t uid,
+    char *why, size_t whylen)
+{
+	if (!S_ISDIR(st->st_mode)) {
+		snprintf(why, whylen, "approvals.inbox %s is not a directory",
+		    dir);
+		return 0;
+	}
+	if (st->st_uid != 0 && st->st_uid != uid) {
+		snprintf(why, whylen, "approvals.inbox %s belongs to uid %lu, "
+		    "not to root or to the user running airlock (uid %lu): "
+		    "its owner could remove the tokens in it (a denial never "
+		    "read) or fill it; chown it", dir,
+		    (unsigned long)st->st_uid, (unsigned long)uid);
+		return 0;
+	}
+	if ((st->st_mode & (S_IWGRP | S_IWOTH)) != 0 &&
+	    (st->st_mode & S_ISVTX) == 0) {
+		snprintf(why, whylen, "approvals.inbox %s is writable by %s "
+		    "(mode %04o) without the sticky bit: another user could "
+		    "remove or rename the tokens in it (a denial never read); "
+		    "chmod g-w,o-w it, or +t for a carrier of another user",
+		    dir, (st->st_mode & S_IWOTH) != 0 ? "others" : "its group",
+		    (unsigned)(st->st_mode & 07777));
+		return 0;
+	}
+	return 1;
+}
+
 /* Opens and watches the inbox.  Returns 0 or -1 with |err| set. */
 static int
 inbox_open(struct approvals *a, char *err, size_t errlen)
 {
 	const char	*dir = a->m->approvals.inbox;
+	char		 watched[64];
 	struct stat	 st;
 
 	if (dir == NULL)
@@ -987,8 +1018,12 @@ inbox_open(struct approvals *a, char *err, size_t errlen)
 		    strerror(errno));
 		return -1;
 	}
+	if (!approvals_inbox_safe(dir, &st, geteuid(), err, errlen))
+		return -1;
+	/* The directory just checked, not what the path names by now. */
+	snprintf(watched, sizeof(watched), "/proc/self/fd/%d", a->inbox_fd);
 	if ((a->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) == -1 ||
-	    inotify_add_watch(a->inotify_fd, dir, IN_CLOSE_WRITE |
+	    inotify_add_watch(a->inotify_fd, watched, IN_CLOSE_WRITE |
 	    IN_MOVED_TO) == -1) {
 		snprintf(err, errlen, "approvals.inbox %s: inotify: %s", dir,
 		    strerror(errno));

@@ -35,6 +35,7 @@
 #include <limits.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 
@@ -195,6 +196,19 @@ int		 approvals_withdraw(struct approvals *a, const char *id,
  * peer may do; otherwise the socket is 0600.
  */
 int		 approvals_shared(const struct manifest *m);
+
+/*
+ * Whether the approvals inbox |dir| (approvals.inbox) is safe to read
+ * tokens from: a directory owned by root or by |uid| (the user running
+ * airlock), not writable by group or others unless its sticky bit is
+ * set.  Another user who could write it without the sticky bit could
+ * remove or rename the tokens in it (a denial the approver sent, never
+ * read) or fill it; its owner could do that and more.  |st| is its
+ * fstat(2) or lstat(2).  Returns 1, or 0 with the reason, naming |dir|
+ * and what to do, in why[0..whylen).  Pure.
+ */
+int		 approvals_inbox_safe(const char *dir, const struct stat *st,
+		    uid_t uid, char *why, size_t whylen);
 
 /* Writes the runtime directory (control sockets live there). */
 int		 approvals_runtime_dir(char *out, size_t outlen);

@@ -2,10 +2,14 @@
 /* Copyright (c) 2026 The airlock authors */
 #include "config.h"
 
+#include <sys/stat.h>
+
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <sodium.h>
 
@@ -211,6 +215,35 @@ inbox_agent_writes(const struct manifest *m, const char *ws)
 	return 0;
 }
 
+/*
+ * An approvals inbox that exists must be safe to read tokens from
+ * (approvals_inbox_safe(): owned by root or by us, not writable by
+ * group or others without the sticky bit): refused, saying why.  One
+ * that does not exist yet is made 0700 (the broker checks again what
+ * it opened).
+ */
+static int
+inbox_unsafe(const struct manifest *m)
+{
+	char why[PATH_MAX + 256];
+	struct stat st;
+
+	if (m->approvals.inbox == NULL)
+		return 0;
+	if (lstat(m->approvals.inbox, &st) == -1) {
+		if (errno == ENOENT)
+			return 0;
+		log_warnx("approvals.inbox %s: %s", m->approvals.inbox,
+		    strerror(errno));
+		return -1;
+	}
+	if (approvals_inbox_safe(m->approvals.inbox, &st, geteuid(), why,
+	    sizeof(why)))
+		return 0;
+	log_warnx("%s", why);
+	return -1;
+}
+
 int
 service_open(struct service *sv, const char *command, const char *mpath,
     const char *wpath, char *const *agent_argv, json_t *overrides)
@@ -232,7 +265,8 @@ service_open(struct service *sv, const char *command, const char *mpath,
 		return rc;
 	}
 	if (vcs_store_shown(sv->m, sv->workspace) != 0 ||
-	    inbox_agent_writes(sv->m, sv->workspace) != 0) {
+	    inbox_agent_writes(sv->m, sv->workspace) != 0 ||
+	    inbox_unsafe(sv->m) != 0) {
 		manifest_free(sv->m);
 		return EXIT_CONFIG;
 	}

@@ -63,6 +63,37 @@ sed "s|inbox: $INBOX|inbox: $ws/.inbox|" "$T/m.yaml" >"$T/m-ws.yaml"
 expect_eq "an inbox in the workspace refuses the session (78)" "$?" 78
 expect_contains "... saying why" "$(cat "$T/err")" \
     "approvals.inbox $ws/.inbox lies in $ws, which the agent writes"
+# An inbox another local user may write without the sticky bit, or that
+# belongs to another user: they could remove or rename a token in it (a
+# denial the approver sent, never read) or fill it.  Refused at start;
+# before, the session ran and read tokens from it.
+SHARED="$T/shared-inbox"
+sed "s|inbox: $INBOX|inbox: $SHARED|" "$T/m.yaml" >"$T/m-shared.yaml"
+serve_shared() {
+	"$AIRLOCK" serve --manifest "$T/m-shared.yaml" --workspace "$ws" </dev/null \
+	    >/dev/null 2>"$T/err"
+}
+mkdir -p "$SHARED"
+chmod 0777 "$SHARED"
+serve_shared
+expect_eq "an inbox others may write (0777) refuses the session (78)" "$?" 78
+expect_contains "... saying why" "$(cat "$T/err")" \
+    "approvals.inbox $SHARED is writable by others (mode 0777) without the sticky bit"
+chmod 0770 "$SHARED"
+serve_shared
+expect_eq "an inbox its group may write (0770) refuses the session (78)" "$?" 78
+expect_contains "... saying why" "$(cat "$T/err")" "is writable by its group (mode 0770)"
+chmod 0700 "$SHARED"
+chown 65534 "$SHARED"
+serve_shared
+expect_eq "an inbox of another user refuses the session (78)" "$?" 78
+expect_contains "... saying why" "$(cat "$T/err")" \
+    "approvals.inbox $SHARED belongs to uid 65534, not to root or to the user running airlock"
+chown 0 "$SHARED"
+chmod 01777 "$SHARED"
+serve_shared
+expect_eq "a sticky inbox others may write (1777) is accepted" "$?" 0
+rmdir "$SHARED"
 
 cat >"$ws/calls" <<'EOF'
 {"name":"deploy","arguments":{"target":"alpha"}}
