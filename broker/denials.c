@@ -140,6 +140,17 @@ add_runner(json_t *list, const struct runner_result *res)
 
 		switch (rd->layer) {
 		case RUNNER_DENY_FS:
+			/*
+			 * The path is what the command's error line named:
+			 * the agent's bytes.  One that is not UTF-8 cannot be
+			 * a JSON string (nor a manifest's path): json_pack()
+			 * failed and add() stopped the broker, so a script
+			 * printing "touch: cannot touch '/opt/\xff':
+			 * Read-only file system" ended the session at will,
+			 * its last batch unwritten.  It is no denial.
+			 */
+			if (!utf8_valid(rd->path, strlen(rd->path)))
+				break;
 			if (strcmp(rd->access, "write") == 0)
 				snprintf(hint, sizeof(hint),
 				    "the sandbox (%s) "

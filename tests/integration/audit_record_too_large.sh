@@ -57,4 +57,27 @@ expect_eq "  and no record was too large" \
     "$(jq -r 'select(.event == "record_too_large") | .fields.event' "$log")" ""
 check "no line of the log is over 1 MiB" \
     test "$(LC_ALL=C awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$log")" -le 1048576
+
+# A record the agent makes that JSON cannot hold: a sandbox denial is
+# read from the command's error lines, and a path in one that is not
+# UTF-8 made json_pack() fail, which stopped the broker ("out of memory
+# building a denial"): the call had no answer, the session ended at the
+# agent's will, its last batch unwritten and its log open.  Now such a
+# path is no denial; the others of the run are recorded as before.
+script="printf \"touch: cannot touch '/usr/\\377x': Read-only file system\\n\" >&2
+printf \"touch: cannot touch '/usr/airlock-probe': Read-only file system\\n\" >&2"
+mcp_start "$T/m.yaml" "$ws"
+mcp_call write_file "$(jq -nc --arg c "$script" '{path: "build.sh", content: $c}')" 20
+expect_ok_result "the agent writes a script naming a path that is not UTF-8"
+mcp_call run_check '{"checkId":"build"}' 60
+expect_eq "  the run is answered (the broker is still there)" "$(jr .result.structuredContent.exitCode)" 0
+mcp_call write_file '{"path":"after.txt","content":"x"}' 20
+expect_ok_result "  and the session goes on"
+mcp_stop
+expect_eq "  the session ends cleanly" "$?" 0
+log="$(newest_session)/audit.jsonl"
+"$AIRLOCK" audit verify "$log" >"$T/verify.out" 2>&1
+expect_eq "  its log verifies, valid and closed" "$?" 0
+expect_eq "  the run's other denial is recorded" \
+    "$(jq -r 'select(.event == "sandbox_denial") | .fields.path' "$log")" "/usr/airlock-probe"
 finish
