@@ -40,18 +40,57 @@ struct collect {
 	size_t errlen;
 };
 
+/*
+ * |s| as JSON can hold it: |tag| and the hex of its bytes when it is not
+ * UTF-8 (one to one, and never a workspace-relative path nor another
+ * value of a set: a tag begins with '/' or "symlink-bytes:"), else NULL
+ * (|s| itself will do).  Caller frees.
+ */
+static char *
+not_utf8(const char *s, const char *tag)
+{
+	size_t len = strlen(s), tl = strlen(tag), i;
+	char *out;
+
+	if (utf8_valid(s, len))
+		return NULL;
+	out = xcalloc(1, tl + 2 * len + 1);
+	memcpy(out, tag, tl);
+	for (i = 0; i < len; i++)
+		snprintf(out + tl + 2 * i, 3, "%02x", (unsigned char)s[i]);
+	return out;
+}
+
 static int
 add(struct collect *k, const char *path, const char *digest)
 {
+	/*
+	 * A name, or a link's text, that is not UTF-8 (a link a run's
+	 * change set landed, a file of the checkout or of a view the agent
+	 * writes) cannot be a JSON key or string: json_object_set_new()
+	 * failed and fatalx() stopped the broker when the check ran, and
+	 * every later session on the workspace as it started.
+	 */
+	char *key = not_utf8(path, "/not-utf-8/");
+	char *val = strncmp(digest, "symlink:", 8) == 0
+	    ? not_utf8(digest + 8, "symlink-bytes:")
+	    : NULL;
+	int rc = 0;
+
+	if (key != NULL)
+		path = key;
+	if (val != NULL)
+		digest = val;
 	if (json_object_get(k->set, path) == NULL &&
 	    json_object_size(k->set) >= PINS_ENTRIES_MAX) {
 		snprintf(k->err, k->errlen, "more than %d pinned files",
 		    PINS_ENTRIES_MAX);
-		return AL_ERR_LIMIT;
-	}
-	if (json_object_set_new(k->set, path, json_string(digest)) != 0)
+		rc = AL_ERR_LIMIT;
+	} else if (json_object_set_new(k->set, path, json_string(digest)) != 0)
 		fatalx("json_object_set_new");
-	return 0;
+	free(key);
+	free(val);
+	return rc;
 }
 
 /* Hashes the regular file open on |fd| as |path| into the set. */

@@ -275,6 +275,41 @@ START_TEST(test_pins_refuse_a_file_past_the_cap)
 }
 END_TEST
 
+/* A name or a link's text that is not UTF-8: JSON cannot hold it, and
+ * the set held no such key or value (fatalx() stopped the broker). */
+START_TEST(test_pins_hold_names_and_links_that_are_not_utf8)
+{
+	const char *pin[] = { "tests/", NULL };
+	char path[512], err[256];
+	json_t *set, *set2, *changed;
+
+	snprintf(path, sizeof(path), "%s/tests/\xff", ws);
+	ck_assert_int_eq(close(open(path, O_WRONLY | O_CREAT, 0644)), 0);
+	snprintf(path, sizeof(path), "%s/tests/l", ws);
+	ck_assert_int_eq(symlink("\xfe", path), 0);
+	ck_assert_int_eq(pins_collect(rootfd, ws, NULL, (char *const *)pin,
+			     NULL, 1, &set, err, sizeof(err)),
+	    0);
+	ck_assert_ptr_nonnull(
+	    json_object_get(set, "/not-utf-8/74657374732fff"));
+	ck_assert_str_eq(json_string_value(json_object_get(set, "tests/l")),
+	    "symlink-bytes:fe");
+	/* One to one: another link text is a change. */
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(symlink("\xfd", path), 0);
+	ck_assert_int_eq(pins_collect(rootfd, ws, NULL, (char *const *)pin,
+			     NULL, 1, &set2, err, sizeof(err)),
+	    0);
+	changed = pins_changed(set, set2);
+	ck_assert_int_eq(json_array_size(changed), 1);
+	ck_assert_str_eq(
+	    json_string_value(json_array_get(changed, 0)), "tests/l");
+	json_decref(changed);
+	json_decref(set);
+	json_decref(set2);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -292,6 +327,7 @@ main(void)
 	    tc, test_pins_python_module_created_beside_the_script_is_a_change);
 	tcase_add_test(tc, test_pins_check_pins_its_script_only);
 	tcase_add_test(tc, test_pins_refuse_a_file_past_the_cap);
+	tcase_add_test(tc, test_pins_hold_names_and_links_that_are_not_utf8);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
