@@ -261,8 +261,8 @@ job_event(
 {
 	struct jobs *js = j->js;
 	json_t *ev, *params;
-	char *clean, text[EVENT_LINE_MAX + 1];
-	size_t cleanlen;
+	char *clean, *valid, text[EVENT_LINE_MAX + 1];
+	size_t cleanlen, n;
 	int warn;
 
 	if (j->nevents >= JOB_EVENTS_MAX) {
@@ -272,10 +272,21 @@ job_event(
 	j->nevents++;
 	if (redact_buf(js->b->cfg.redact, line, len, &clean, &cleanlen) < 0)
 		fatalx("%s: out of memory redacting", __func__);
-	snprintf(text, sizeof(text), "%.*s",
-	    (int)(cleanlen > EVENT_LINE_MAX ? EVENT_LINE_MAX : cleanlen),
-	    clean);
+	/*
+	 * UTF-8, cut between characters: the line is the command's bytes,
+	 * and json_pack() failed on a byte that is not UTF-8, or on a
+	 * character cut at EVENT_LINE_MAX (a line of 200 "é" after an odd
+	 * byte), and fatalx() stopped the broker.
+	 */
+	valid = utf8_sanitize(clean, cleanlen);
 	free(clean);
+	if ((n = strlen(valid)) > EVENT_LINE_MAX)
+		for (n = EVENT_LINE_MAX;
+		     n > 0 && ((unsigned char)valid[n] & 0xc0) == 0x80; n--)
+			;
+	memcpy(text, valid, n);
+	text[n] = '\0';
+	free(valid);
 	ev = json_pack("{s:s, s:s, s:s, s:I}", "jobId", j->name, "event", kind,
 	    "line", text, "rule", (json_int_t)rule);
 	if (ev == NULL)

@@ -34,6 +34,13 @@ tools:
     command: ["sh", "-c", "printf %s \"$API_TOKEN\" | base64 | head -n1; sleep 1; printf %s \"$API_TOKEN\" | base64 | tail -n +2; printf '%s\\n' \"$DEPLOY_KEY\" | head -n2; sleep 1; printf %s \"$DEPLOY_KEY\" | tail -n +3; sleep 1; echo; echo done"]
     secrets: [ { name: API_TOKEN, env: API_TOKEN }, { name: DEPLOY_KEY, env: DEPLOY_KEY } ]
     jobs: { maxBlockMs: 5000, events: [ { match: "." } ] }
+  - name: wide
+    input: {}
+    output: { exitCode: integer }
+    sideEffect: none
+    timeoutMs: 20000
+    command: ["sh", "-c", "sleep 1; printf x; for i in $(seq 200); do printf '\\303\\251'; done; printf '\\n\\377 bad\\n'; sleep 1; echo wide-done"]
+    jobs: { maxBlockMs: 5000, events: [ { match: "." } ] }
   - name: job_output
     action: job_output
     input: { jobId: string, waitMs: integer? }
@@ -73,5 +80,24 @@ for where in notes events; do
 	expect_not_contains "no $where gave out the key's first line" "$text" "Qw7Er5Ty"
 	expect_not_contains "... nor its last" "$text" "Df4Gh6Jk"
 done
+
+# An event's line is the command's bytes, cut to 300: json_pack() failed
+# on a byte that is not UTF-8, or on an "é" cut in two at byte 300, and
+# fatalx() stopped the broker (any job printing a long line of accented
+# text did so).  Now the line is UTF-8, cut between characters.
+mcp_call wide '{"blockMs":300}'
+expect_ok_result "a job printing a long line of accented text starts"
+status=$(jr .result.structuredContent.status)
+deadline=$((SECONDS + 30))
+while [ "$status" = running ] && [ $SECONDS -lt $deadline ]; do
+	mcp_call job_output '{"jobId":"job-2","waitMs":5000}'
+	status=$(jr .result.structuredContent.status)
+done
+expect_eq "  it ends, the broker still there" "$status" exited
+notes=$(cat "$T/notes" 2>/dev/null)
+expect_contains "  its long line was pushed, cut between characters" "$notes" \
+    "\"line\":\"x$(for i in $(seq 149); do printf '\303\251'; done)\""
+expect_contains "  a byte that is not UTF-8 as U+FFFD" "$notes" $'"line":"\xef\xbf\xbd bad"'
+expect_contains "  and its last line" "$notes" '"line":"wide-done"'
 mcp_stop
 finish
