@@ -8,6 +8,9 @@
  */
 #include "config.h"
 
+#include <arpa/inet.h>
+#include <sys/socket.h>
+
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -20,6 +23,7 @@
 #include "policy/sensitive.h"
 #include "policy/suggest.h"
 #include "policy/yamledit.h"
+#include "proxy/rules.h"
 
 #define SUGGEST_MAX_ENTRIES 256
 #define SUGGEST_MAX_VALUES 256
@@ -277,6 +281,35 @@ read_weakens(struct planner *pl, const char *p)
 		return pstrdup(pl, buf);
 	}
 	return NULL;
+}
+
+/*
+ * Why connecting to |host| weakens a protected class, or NULL: an IP
+ * literal of a class the egress proxy refuses unless allowAddresses
+ * names it (rules_classify(): loopback, private, link-local, the cloud's
+ * metadata...).  An agent reaches such an address from its tool just to
+ * be refused, and the suggestion proposed 169.254.169.254:80 (the
+ * instance's credentials) or 127.0.0.1:2375 (a host's Docker API)
+ * plain, which --apply wrote without --allow-weakening.
+ */
+static char *
+net_weakens(struct planner *pl, const char *host)
+{
+	unsigned char addr[16];
+	char desc[RULES_REASON_MAX], buf[RULES_REASON_MAX + 512];
+	int family;
+
+	if (inet_pton(AF_INET, host, addr) == 1)
+		family = AF_INET;
+	else if (inet_pton(AF_INET6, host, addr) == 1)
+		family = AF_INET6;
+	else
+		return NULL;
+	if (rules_classify(family, addr, desc, sizeof(desc)) == ADDR_PUBLIC)
+		return NULL;
+	snprintf(buf, sizeof(buf),
+	    "%s is a %s address, which only allowAddresses opens", host, desc);
+	return pstrdup(pl, buf);
 }
 
 /* Is |s| one of |list| (NULL-terminated)? */
@@ -547,7 +580,9 @@ add_denial(struct planner *pl, json_t *d, const char *call, const char *tool)
 			e = entry_get(pl, SUGGEST_ADD, layer, key, cp, n,
 			    tbuf[0] != '\0' ? tbuf : NULL, "connections to");
 		}
-		entry_ref(pl, e, vbuf, call, denial);
+		if ((v = entry_ref(pl, e, vbuf, call, denial)) != NULL &&
+		    v->weak == NULL)
+			v->weak = net_weakens(pl, host);
 		return 0;
 	}
 	if (strcmp(layer, "syscall") == 0) {

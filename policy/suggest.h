@@ -38,7 +38,9 @@
  * FIFO or a directory holding one (sensitive_plain_tree()), or when it
  * allows a dangerous syscall (ptrace, bpf, mount, keyctl, kexec*, module
  * loading, perf_event_open, userfaultfd, unshare, setns...: every name
- * of seccomp_denied_syscalls, and pidfd_getfd, kcmp, fanotify_init...).
+ * of seccomp_denied_syscalls, and pidfd_getfd, kcmp, fanotify_init...),
+ * or a connection to an address that is not public (rules_classify():
+ * loopback, private, link-local, the cloud's metadata...).
  */
 #ifndef AIRLOCK_SUGGEST_H
 #define AIRLOCK_SUGGEST_H

@@ -86,7 +86,12 @@ out=$("$AIRLOCK" suggest "$S" 2>"$T/err"); rc=$?
 expect_eq "network: exit 0" "$rc" 0
 golden "network: the diff of the recorded manifest is the golden one" \
     network.diff "$(printf '%s\n' "$out" | norm)"
-expect_eq "network: nothing weakens, nothing on stderr" "$(cat "$T/err")" ""
+# The tool reached a private address only to be refused: allowing it
+# opens the local network (a metadata or loopback address, the cloud's
+# credentials or the host's services), which was proposed plain and
+# applied without --allow-weakening.
+expect_eq "network: a private address WEAKENS, said on stderr" "$(cat "$T/err")" \
+    "WEAKENS: tools[0].allowAddresses: 10.0.0.5 is a private (RFC 1918) address, which only allowAddresses opens"
 j=$("$AIRLOCK" suggest --json "$S")
 # Changes come in the order of their first denial, and the session's
 # calls run side by side: compared by key.
@@ -142,6 +147,10 @@ expect_eq "... and leaves the file alone" "$(tail -n 1 "$T/m.yaml")" "# edited a
 cp "$T/m.orig" "$T/m.yaml"
 chmod 0640 "$T/m.yaml"
 out=$("$AIRLOCK" suggest --apply --plan "$(plan_of "$S")" "$S" 2>&1); rc=$?
+expect_eq "--apply: the private address needs --allow-weakening (exit 1)" "$rc" 1
+expect_contains "... saying why" "$out" "not applied: 1 change(s) weaken a protected class"
+check "... and the manifest is unchanged" cmp -s "$T/m.yaml" "$T/m.orig"
+out=$("$AIRLOCK" suggest --apply --allow-weakening --plan "$(plan_of "$S")" "$S" 2>&1); rc=$?
 expect_eq "--apply: exit 0" "$rc" 0
 expect_contains "--apply: says where" "$out" "applied to $T/m.yaml"
 golden "--apply: the file is the golden result" network.applied.yaml "$(norm <"$T/m.yaml")"

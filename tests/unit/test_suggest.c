@@ -135,7 +135,7 @@ static const struct row rows[] = {
 	{ "egress_record_is_attributed_to_the_running_call",
 	    "[" REC("runner_start", "{\"id\":4,\"tool\":\"fetch\"}") "," REC(
 		"egress",
-		"{\"sandbox\":\"s-1\",\"host\":\"10.0.0.5\","
+		"{\"sandbox\":\"s-1\",\"host\":\"93.184.216.34\","
 		"\"port\":80,\"decision\":\"deny\",\"reason\":\"not allowed\","
 		"\"allowWith\":\"tools[1].allowAddresses (tool fetch)\"}") "," REC("runner_end",
 		"{\"id\":4}") "," REC("egress",
@@ -143,22 +143,42 @@ static const struct row rows[] = {
 	    0,
 	    "{\"changes\":[{\"key\":\"tools[1].allowAddresses\",\"kind\":"
 	    "\"add\",\"layer\":\"network\",\"reason\":\"airlock suggest: "
-	    "allow connections to 10.0.0.5:80 (call 4) for tool fetch\","
-	    "\"tool\":\"fetch\",\"values\":[\"10.0.0.5:80\"],\"weakens\":"
+	    "allow connections to 93.184.216.34:80 (call 4) for tool fetch\","
+	    "\"tool\":\"fetch\",\"values\":[\"93.184.216.34:80\"],\"weakens\":"
 	    "null}],\"denials\":1,\"dropped\":0,\"notes\":[]}",
 	    NULL },
 	{ "network_without_allow_with_goes_to_the_tools_own_key",
 	    "[" REC("sandbox_denial",
 		"{\"id\":5,\"tool\":\"fetch\","
 		"\"denial\":\"d1\",\"layer\":\"network\",\"source\":"
-		"\"proxy\",\"host\":\"10.1.2.3\",\"port\":8080}") "]",
+		"\"proxy\",\"host\":\"93.184.216.35\",\"port\":8080}") "]",
 	    0,
 	    "{\"changes\":[{\"key\":\"tools[fetch].allowAddresses\","
 	    "\"kind\":\"add\",\"layer\":\"network\",\"reason\":"
-	    "\"airlock suggest: allow connections to 10.1.2.3:8080 (call 5: "
+	    "\"airlock suggest: allow connections to 93.184.216.35:8080 (call 5: "
 	    "d1) for tool fetch\",\"tool\":\"fetch\",\"values\":"
-	    "[\"10.1.2.3:8080\"],\"weakens\":null}],\"denials\":1,"
+	    "[\"93.184.216.35:8080\"],\"weakens\":null}],\"denials\":1,"
 	    "\"dropped\":0,\"notes\":[]}",
+	    NULL },
+	{ "network_to_a_metadata_or_loopback_address_weakens",
+	    "[" NET("6", "d1", "169.254.169.254", "80",
+		"tools[0].allowAddresses (tool fetch)") "," NET("6", "d2",
+		"127.0.0.1", "2375",
+		"tools[0].allowAddresses (tool fetch)") "]",
+	    0,
+	    "{\"changes\":[{\"key\":\"tools[0].allowAddresses\",\"kind\":"
+	    "\"add\",\"layer\":\"network\",\"reason\":\"airlock suggest: "
+	    "allow connections to 169.254.169.254:80 (call 6: d1), "
+	    "127.0.0.1:2375 (call 6: d2) for tool fetch # WEAKENS: "
+	    "169.254.169.254 is a cloud metadata (169.254.169.254) address, "
+	    "which only allowAddresses opens; 127.0.0.1 is a loopback "
+	    "(127.0.0.0/8) address, which only allowAddresses opens\","
+	    "\"tool\":\"fetch\",\"values\":[\"169.254.169.254:80\","
+	    "\"127.0.0.1:2375\"],\"weakens\":\"169.254.169.254 is a cloud "
+	    "metadata (169.254.169.254) address, which only allowAddresses "
+	    "opens; 127.0.0.1 is a loopback (127.0.0.0/8) address, which only "
+	    "allowAddresses opens\"}],\"denials\":2,\"dropped\":0,"
+	    "\"notes\":[]}",
 	    NULL },
 	{ "egress_and_broker_records_of_one_refusal_count_once",
 	    "[" REC("runner_start", "{\"id\":4,\"tool\":\"fetch\"}") "," REC(
