@@ -119,7 +119,7 @@ manifest_escalation_top(struct lctx *c, const struct ynode *n)
 	struct escalation_policy *ep = &c->m->escalation;
 	const struct ynode *v;
 	char g[64];
-	size_t i;
+	size_t i, j;
 
 	if (is_null(n))
 		return 0;
@@ -127,13 +127,30 @@ manifest_escalation_top(struct lctx *c, const struct ynode *n)
 		return lctx_err(c, n, "escalation",
 		    "expected a mapping with "
 		    "forbid and expiresSeconds");
-	for (i = 0; i + 1 < n->n; i += 2)
-		if (strcmp(n->v[i]->s, "forbid") != 0 &&
-		    strcmp(n->v[i]->s, "expiresSeconds") != 0)
-			return lctx_err(c, n->v[i], "escalation",
+	/*
+	 * Every key a scalar, known and given once: a key that is a list has
+	 * no string to compare, and of a key given twice only the first was
+	 * read, where other YAML readers keep the last ("forbid: []" above
+	 * a later "forbid: [write]" forbade nothing).
+	 */
+	for (i = 0; i + 1 < n->n; i += 2) {
+		const struct ynode *k = n->v[i];
+
+		if (k->kind != Y_SCALAR)
+			return lctx_err(c, k, "escalation",
+			    "a key must be a scalar");
+		if (strcmp(k->s, "forbid") != 0 &&
+		    strcmp(k->s, "expiresSeconds") != 0)
+			return lctx_err(c, k, "escalation",
 			    "unknown key "
 			    "\"%s\" (expected forbid or expiresSeconds)",
-			    n->v[i]->s);
+			    k->s);
+		for (j = 0; j < i; j += 2)
+			if (strcmp(n->v[j]->s, k->s) == 0) {
+				snprintf(g, sizeof(g), "escalation.%s", k->s);
+				return lctx_err(c, k, g, "duplicate key");
+			}
+	}
 	if ((v = ynode_get(n, "forbid")) != NULL && !is_null(v)) {
 		if (v->kind != Y_SEQ)
 			return lctx_err(c, v, "escalation.forbid",
@@ -158,7 +175,9 @@ manifest_escalation_top(struct lctx *c, const struct ynode *n)
 		char *end;
 		long long x;
 
-		if (v->kind != Y_SCALAR || v->s[0] < '0' || v->s[0] > '9')
+		/* Plain and without a leading zero (YAML 1.1 reads 010 as 8). */
+		if (v->kind != Y_SCALAR || !v->plain || v->s[0] < '1' ||
+		    v->s[0] > '9')
 			return lctx_err(c, v, "escalation.expiresSeconds",
 			    "expected an integer from 1 to %d", EXPIRES_MAX_S);
 		x = strtoll(v->s, &end, 10);
