@@ -137,8 +137,8 @@ manifest_escalation_top(struct lctx *c, const struct ynode *n)
 		const struct ynode *k = n->v[i];
 
 		if (k->kind != Y_SCALAR)
-			return lctx_err(c, k, "escalation",
-			    "a key must be a scalar");
+			return lctx_err(
+			    c, k, "escalation", "a key must be a scalar");
 		if (strcmp(k->s, "forbid") != 0 &&
 		    strcmp(k->s, "expiresSeconds") != 0)
 			return lctx_err(c, k, "escalation",
