@@ -854,6 +854,18 @@ parse_limits(struct lctx *c, const struct ynode *map, const char *field,
 		if (get_int(c, n, fld(g, field, manifest_limit_keys[i]), 0,
 		    INT64_MAX / (1024 * 1024), manifest_limit_slot(l, i)) != 0)
 			return AL_ERR_FORMAT;
+		/*
+		 * 0 sets no limit (or the built-in size, for tmpSizeMb and
+		 * outputBytes), where a reader takes "processes: 0" for none
+		 * allowed; it is written only where the page says "0: no
+		 * limit".
+		 */
+		if (*manifest_limit_slot(l, i) == 0 &&
+		    strcmp(manifest_limit_keys[i], "cpuSeconds") != 0 &&
+		    strcmp(manifest_limit_keys[i], "addressSpaceMb") != 0)
+			return lctx_err(c, n, g, "0 would set no limit at all, "
+			    "not a limit of none: give a positive number, or "
+			    "leave the key out for its default");
 		l->asked |= limit_asked_bit(manifest_limit_keys[i]);
 	}
 	return 0;
