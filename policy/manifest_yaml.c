@@ -111,6 +111,65 @@ yerr_mark(struct lctx *c, yaml_mark_t mark, const char *fmt, ...)
 	return lctx_err(c, &pos, "yaml", "%s", msg);
 }
 
+/*
+ * Characters that show nothing, or reorder what follows them, where they
+ * are: zero-width spaces and joiners, the directional marks, embeddings,
+ * overrides and isolates ("Trojan Source"), the invisible operators and
+ * a byte-order mark past the first character.  With one in a key, a
+ * path, an argument or a comment, what loads is not what a reviewer
+ * reads: ".git/\u200bhooks" protects nothing, an argv with U+202E shows
+ * its words in another order.
+ */
+static int
+invisible_char(unsigned long cp)
+{
+	return cp == 0x00ad || cp == 0x061c || cp == 0x180e ||
+	    (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x202a && cp <= 0x202e) ||
+	    (cp >= 0x2060 && cp <= 0x2064) || (cp >= 0x2066 && cp <= 0x206f) ||
+	    cp == 0xfeff;
+}
+
+/* Refuses any invisible_char() in |data|, naming its line and column. */
+static int
+ytext_check(struct lctx *c, const char *data, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)data;
+	struct ynode pos;
+	unsigned long cp;
+	size_t i = 0, k, nb;
+	int line = 1, col = 1;
+
+	/* A byte-order mark opening the file is YAML's, not text. */
+	if (len >= 3 && s[0] == 0xef && s[1] == 0xbb && s[2] == 0xbf)
+		i = 3;
+	while (i < len) {
+		if (s[i] == '\n' || s[i] == '\r') {
+			if (s[i] == '\r' && i + 1 < len && s[i + 1] == '\n')
+				i++;
+			i++;
+			line++;
+			col = 1;
+			continue;
+		}
+		nb = s[i] < 0x80 ? 1 : s[i] >= 0xf0 ? 4 : s[i] >= 0xe0 ? 3 :
+		    s[i] >= 0xc0 ? 2 : 1;
+		cp = nb == 1 ? s[i] : s[i] & (0x7f >> nb);
+		for (k = 1; k < nb && i + k < len; k++)
+			cp = cp << 6 | (s[i + k] & 0x3f);
+		if (invisible_char(cp)) {
+			memset(&pos, 0, sizeof(pos));
+			pos.line = line;
+			pos.col = col;
+			return lctx_err(c, &pos, "yaml", "invisible or "
+			    "reordering character U+%04lX (it makes what "
+			    "loads differ from what a reader sees)", cp);
+		}
+		i += nb;
+		col++;
+	}
+	return 0;
+}
+
 int
 ytree_parse(struct lctx *c, const char *data, size_t len, struct ynode **out)
 {
@@ -121,6 +180,8 @@ ytree_parse(struct lctx *c, const char *data, size_t len, struct ynode **out)
 	int ndocs = 0, done = 0, r = 0;
 
 	*out = NULL;
+	if ((r = ytext_check(c, data, len)) != 0)
+		return r;
 	if (!yaml_parser_initialize(&p))
 		return AL_ERR_ALLOC;
 	yaml_parser_set_input_string(&p, (const unsigned char *)data, len);
