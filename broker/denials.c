@@ -2,6 +2,7 @@
 /* Copyright (c) 2026 The airlock authors */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <limits.h>
@@ -13,6 +14,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "policy/sensitive.h"
+#include "proxy/rules.h"
 
 struct denials {
 	struct denial_call calls[DENIALS_CALLS_MAX];
@@ -429,6 +431,24 @@ path_protected(
 		   real, m->sandbox.deny_read, m->sandbox.ndeny_read) != NULL;
 }
 
+int
+denials_metadata(json_t *d)
+{
+	const char *host = json_string_value(json_object_get(d, "host"));
+	unsigned char addr[16];
+	int family;
+
+	if (host == NULL)
+		return 0;
+	if (inet_pton(AF_INET, host, addr) == 1)
+		family = AF_INET;
+	else if (inet_pton(AF_INET6, host, addr) == 1)
+		family = AF_INET6;
+	else
+		return 0;
+	return rules_classify(family, addr, NULL, 0) == ADDR_METADATA;
+}
+
 unsigned
 denials_class(const struct manifest *m, const char *workspace, json_t *d)
 {
@@ -437,8 +457,11 @@ denials_class(const struct manifest *m, const char *workspace, json_t *d)
 
 	if (layer == NULL)
 		return ESCALATE_CLASS_PROTECTED;
+	/* The cloud's metadata service hands out the machine's own
+	 * credentials: a credential store, never widened to. */
 	if (strcmp(layer, "network") == 0)
-		return ESCALATE_CLASS_NETWORK;
+		return denials_metadata(d) ? ESCALATE_CLASS_PROTECTED
+					   : ESCALATE_CLASS_NETWORK;
 	if (strcmp(layer, "syscall") == 0)
 		return ESCALATE_CLASS_SYSCALL;
 	if (strcmp(layer, "limit") == 0)

@@ -78,6 +78,14 @@ json_t *denial_call_get(const struct denial_call *dc, const char *did);
 void denials_summary(json_t *list, char *buf, size_t len);
 
 /*
+ * Returns 1 if network denial |d| names, as an IP literal, an address
+ * the egress proxy classifies as the cloud's metadata service
+ * (rules_classify(): 169.254.169.254, fd00:ec2::254, 168.63.129.16, or
+ * one embedding them), else 0.
+ */
+int denials_metadata(json_t *d);
+
+/*
  * The escalation class of denial |d| (an ESCALATE_CLASS_* bit): network,
  * syscall, limit, or for a filesystem denial read or write, unless the
  * path is protected (ESCALATE_CLASS_PROTECTED): any path under .git or a
@@ -89,7 +97,8 @@ void denials_summary(json_t *list, char *buf, size_t len);
  * as it resolves.  A bind is of a whole tree, so a directory that holds
  * any of these, a socket, device or FIFO, or |workspace| itself is
  * protected too (sensitive_tree()).  Anything malformed is protected
- * too.  Reads the filesystem.
+ * too.  A network denial of the cloud's metadata address
+ * (denials_metadata()) is protected.  Reads the filesystem.
  */
 unsigned denials_class(
     const struct manifest *m, const char *workspace, json_t *d);

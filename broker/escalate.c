@@ -273,7 +273,14 @@ escalate_call(struct conn *k, json_t *id, json_t *params)
 		cls = denials_class(b->m, b->cfg.workspace, d);
 		if (cls == ESCALATE_CLASS_PROTECTED ||
 		    (b->m->escalation.forbid & cls) != 0) {
-			if (cls == ESCALATE_CLASS_PROTECTED)
+			if (cls == ESCALATE_CLASS_PROTECTED &&
+			    denials_metadata(d))
+				snprintf(msg, sizeof(msg),
+				    "%s is the cloud's metadata service, "
+				    "which hands out this machine's cloud "
+				    "credentials: never widened",
+				    json_string_value(v));
+			else if (cls == ESCALATE_CLASS_PROTECTED)
 				snprintf(msg, sizeof(msg),
 				    "%s touches a "
 				    "protected path (.git, protected patterns, "

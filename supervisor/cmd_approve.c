@@ -10,9 +10,11 @@
  */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <ifaddrs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +34,7 @@
 #include "common/paths.h"
 #include "common/util.h"
 #include "common/vis.h"
+#include "proxy/rules.h"
 #include "supervisor/cli.h"
 #include "supervisor/commands.h"
 #include "supervisor/trustkeys.h"
@@ -453,9 +456,107 @@ put_member(FILE *fp, json_t *d, const char *key)
 	put_vis(fp, v != NULL ? v : "?", 0);
 }
 
+/* Is |addr| (|family|) one of this machine's interfaces' addresses? */
+static int
+addr_is_local(int family, const unsigned char *addr)
+{
+	struct ifaddrs *ifa, *i;
+	const unsigned char *a;
+	int found = 0;
+
+	if (getifaddrs(&ifa) == -1)
+		return 0;
+	for (i = ifa; i != NULL && !found; i = i->ifa_next) {
+		if (i->ifa_addr == NULL || i->ifa_addr->sa_family != family)
+			continue;
+		if (family == AF_INET)
+			a = (const unsigned char *)&(
+			    (struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr;
+		else
+			a = (const unsigned char *)&(
+			    (struct sockaddr_in6 *)(void *)i->ifa_addr)
+				->sin6_addr;
+		found = memcmp(a, addr, family == AF_INET ? 4 : 16) == 0;
+	}
+	freeifaddrs(ifa);
+	return found;
+}
+
+/*
+ * What a network widening |d| reaches that is not the internet, or NULL:
+ * an IP literal the egress proxy refuses unless allowAddresses names it
+ * (rules_classify(): the cloud's metadata, loopback, private, link-local
+ * ...), or an address of this machine.  A yes opened 127.0.0.1:2375 (a
+ * Docker API: root on the host) or 169.254.169.254 (the instance's cloud
+ * credentials) shown as one more "network HOST port P" line.  A host
+ * name is resolved by the proxy, which refuses such an address still.
+ * |desc| gets what the address is.
+ */
+static const char *
+widening_warning(json_t *d, char *desc, size_t desclen)
+{
+	const char *host = json_string_value(json_object_get(d, "host"));
+	const char *layer = json_string_value(json_object_get(d, "layer"));
+	unsigned char addr[16];
+	enum addr_class c;
+	int family;
+
+	if (host == NULL || layer == NULL || strcmp(layer, "network") != 0)
+		return NULL;
+	if (inet_pton(AF_INET, host, addr) == 1)
+		family = AF_INET;
+	else if (inet_pton(AF_INET6, host, addr) == 1)
+		family = AF_INET6;
+	else
+		return NULL;
+	c = rules_classify(family, addr, desc, desclen);
+	if (c == ADDR_METADATA)
+		return "WIDENS TO CLOUD METADATA (this machine's cloud "
+		       "credentials)";
+	if (c == ADDR_LOOPBACK || c == ADDR_UNSPECIFIED ||
+	    c == ADDR_THIS_NETWORK)
+		return "WIDENS TO THIS MACHINE'S SERVICES";
+	if (addr_is_local(family, addr)) {
+		snprintf(desc, desclen, "an address of this machine");
+		return "WIDENS TO THIS MACHINE'S SERVICES";
+	}
+	if (c != ADDR_PUBLIC)
+		return "WIDENS TO THE LOCAL NETWORK'S SERVICES";
+	return NULL;
+}
+
+/*
+ * The warnings of widening |w|, again at the end of the long view, the
+ * last lines before the prompt: the widening is shown first and may
+ * have scrolled away.
+ */
+static void
+print_widening_warnings(FILE *fp, json_t *w)
+{
+	char desc[RULES_REASON_MAX];
+	const char *warn;
+	json_t *d;
+	size_t i;
+
+	json_array_foreach(w, i, d)
+	{
+		if ((warn = widening_warning(d, desc, sizeof(desc))) == NULL)
+			continue;
+		fprintf(fp, "  WARNING:   escalation ");
+		put_member(fp, d, "denial");
+		fprintf(fp, " %s: ", warn);
+		put_member(fp, d, "host");
+		fprintf(fp, " port %lld is %s\n",
+		    (long long)json_integer_value(json_object_get(d, "port")),
+		    desc);
+	}
+}
+
 static void
 print_widening(FILE *fp, json_t *ev, json_t *x)
 {
+	char desc[RULES_REASON_MAX];
+	const char *warn;
 	json_t *esc = json_object_get(ev, "escalation"), *d, *w;
 	const char *layer, *access;
 	size_t i;
@@ -489,6 +590,12 @@ print_widening(FILE *fp, json_t *ev, json_t *x)
 			put_member(fp, d, "host");
 			fprintf(fp, " port %lld", (long long)json_integer_value(
 			    json_object_get(d, "port")));
+			if ((warn = widening_warning(d, desc, sizeof(desc))) !=
+			    NULL)
+				fprintf(fp, "\n        WARNING: %s: it is %s, "
+				    "not the internet; the egress proxy "
+				    "refuses it unless the manifest's "
+				    "allowAddresses names it", warn, desc);
 		} else if (strcmp(layer, "filesystem") == 0) {
 			access = json_string_value(json_object_get(d, "access"));
 			fprintf(fp, "%s ", access != NULL &&
@@ -652,6 +759,7 @@ render_approval(FILE *fp, json_t *p, int verbose)
 	const char *reason =
 	    json_string_value(json_object_get(ev, "agentReason"));
 	json_t *args = args_for_display(json_object_get(p, "arguments"), diff);
+	json_t *w;
 
 	put_vis_col(fp, json_string_value(json_object_get(p, "id")), 10);
 	put_vis_col(fp, json_string_value(json_object_get(p, "session")), 22);
@@ -705,6 +813,11 @@ render_approval(FILE *fp, json_t *p, int verbose)
 			json_decref(rest);
 		}
 		print_length_note(fp, p, reason);
+		if ((w = json_object_get(json_object_get(p, "execution"),
+		    "widening")) == NULL)
+			w = json_object_get(json_object_get(ev, "escalation"),
+			    "widening");
+		print_widening_warnings(fp, w);
 	} else if (args != NULL) {
 		fprintf(fp, "  ");
 		put_json(fp, args, JSON_COMPACT | JSON_SORT_KEYS, 0);

@@ -61,6 +61,15 @@ tools:
     command: ["bash", "-c", '$(get 10.0.0.5:80); echo; echo SECOND; $(get "127.0.0.1:$SP")']
     network: ["api.example.com:443"]
     escalation: ask
+  - name: fetch_meta
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: network
+    authorization: allow
+    timeoutMs: 10000
+    command: ["bash", "-c", '$(get 169.254.169.254:80); $(get "[fd00:ec2::254]:80")']
+    network: ["api.example.com:443"]
+    escalation: ask
 approvals:
   approvers: [root]
   ttlSeconds: 60
@@ -167,6 +176,9 @@ event() { audit | jq -c --arg e "$1" "select(.event == \$e) | .fields${2:+ | sel
 	echo '{"name":"fetch_two","arguments":{}}'			# 13
 	esc 13 '["d2"]'							# 14 approved
 	esc 13 '["d2"]'							# 15 used
+	echo '{"name":"fetch_meta","arguments":{}}'			# 16
+	esc 16 '["d1"]'							# 17 protected
+	esc 16 '["d2"]'							# 18 protected
 } >"$ws/calls"
 # The agent, from inside its real sandbox, first tries to reach the
 # approvals' control socket to approve for itself, then runs its calls.
@@ -230,6 +242,16 @@ expect_contains "pending names the escalation and exactly what the run gets" \
 echo n | "$AIRLOCK" approve "$id" >"$T/prompt.out" 2>&1
 expect_contains "the approve prompt shows the widening too" "$(cat "$T/prompt.out")" \
     "    d1  network 127.0.0.1 port $SP"
+# A widening to this machine's own services (a Docker API on loopback)
+# is not one more "network HOST port" line among others.
+expect_contains "... with a warning that it reaches this machine's services" "$(cat "$T/prompt.out")" \
+    "    d1  network 127.0.0.1 port $SP
+        WARNING: WIDENS TO THIS MACHINE'S SERVICES: it is loopback (127.0.0.0/8), not the internet"
+expect_contains "... again the last thing before the prompt" "$(tail -n 2 "$T/prompt.out")" \
+    "  WARNING:   escalation d1 WIDENS TO THIS MACHINE'S SERVICES: 127.0.0.1 port $SP is loopback (127.0.0.0/8)
+Approve this exact action?"
+expect_contains "pending warns too" "$("$AIRLOCK" pending 2>&1)" \
+    "WARNING: WIDENS TO THIS MACHINE'S SERVICES: it is loopback"
 "$AIRLOCK" deny "$id" --reason "not that mirror" >/dev/null 2>&1
 appr_reply 7
 expect_eq "a denied escalation is a tool error saying so" "$(r_class)" approval_denied
@@ -265,6 +287,17 @@ expect_eq "... which it is refused again, in its own denied list" \
     "$(jr -c '[.result.structuredContent.denied[] | .host]')" '["10.0.0.5"]'
 appr_reply 15
 expect_eq "an approved escalation is single-use: used" "$(jr -c '.result.structuredContent | [.errorClass, .reason]')" '["escalation_refused","used"]'
+appr_reply 16
+expect_eq "a refused fetch of the cloud's metadata service, IPv4 and IPv6" \
+    "$(jr -c '[.result.structuredContent.denied[] | .denial + "=" + .host]')" '["d1=169.254.169.254","d2=fd00:ec2::254"]'
+appr_reply 17
+expect_eq "the metadata address (the instance's credentials) is never widened: protected" \
+    "$(jr -c '.result.structuredContent | [.errorClass, .reason, .class]')" '["escalation_refused","forbidden","protected"]'
+expect_contains "... saying why" "$(jr .result.structuredContent.message)" \
+    "d1 is the cloud's metadata service, which hands out this machine's cloud credentials"
+appr_reply 18
+expect_eq "... nor its IPv6 address" \
+    "$(jr -c '.result.structuredContent | [.errorClass, .reason, .class]')" '["escalation_refused","forbidden","protected"]'
 appr_agent_stop
 
 expect_contains "the agent cannot see the approvals' runtime directory" "$(grep ATTACK-LS "$OUT")" "rc=2"
@@ -276,7 +309,7 @@ expect_eq "one sandbox_denial record per denial, in the contract's form" \
     "$(event sandbox_denial '.id == 1' | jq -c '[.tool, .denial, .layer, .source, .host, .port, .allowWith, (.hint | length > 0)]')" \
     "[\"fetch\",\"d1\",\"network\",\"proxy\",\"127.0.0.1\",$SP,\"tools[0].allowAddresses (tool fetch)\",true]"
 expect_eq "refusals are audited with their reasons" \
-    "$(event escalation_refused | jq -r '"\(.id):\(.reason)"' | tr '\n' ' ')" "2:unknownCall 3:notDenied 5:notEnabled 8:used 11:used 15:used "
+    "$(event escalation_refused | jq -r '"\(.id):\(.reason)"' | tr '\n' ' ')" "2:unknownCall 3:notDenied 5:notEnabled 8:used 11:used 15:used 17:forbidden 18:forbidden "
 expect_eq "escalation_request names the call, the widening and the approval" \
     "$(event escalation_request '.id == 14' | jq -c '[.callId, .tool, .widening[0].host, .widening[0].port, .reason, (.approval | length > 0)]')" \
     "[13,\"fetch_two\",\"127.0.0.1\",$SP,\"the build needs the mirror\",true]"

@@ -179,6 +179,15 @@ static const struct {
 	unsigned want;
 } rows[] = {
 	{ "network", NULL, NULL, ESCALATE_CLASS_NETWORK },
+	/* A network row's path is its host: the cloud's metadata service
+	 * hands out the machine's credentials, never widened. */
+	{ "network", NULL, "169.254.169.254", ESCALATE_CLASS_PROTECTED },
+	{ "network", NULL, "fd00:ec2::254", ESCALATE_CLASS_PROTECTED },
+	{ "network", NULL, "::ffff:169.254.169.254", ESCALATE_CLASS_PROTECTED },
+	{ "network", NULL, "168.63.129.16", ESCALATE_CLASS_PROTECTED },
+	{ "network", NULL, "169.254.169.253", ESCALATE_CLASS_NETWORK },
+	{ "network", NULL, "127.0.0.1", ESCALATE_CLASS_NETWORK },
+	{ "network", NULL, "metadata.google.internal", ESCALATE_CLASS_NETWORK },
 	{ "syscall", NULL, NULL, ESCALATE_CLASS_SYSCALL },
 	{ "limit", NULL, NULL, ESCALATE_CLASS_LIMIT },
 	{ "filesystem", "read", "/opt/data/x", ESCALATE_CLASS_READ },
@@ -237,9 +246,11 @@ START_TEST(test_denials_class_table)
 			     strlen(manifest_text), &m, err, sizeof(err)),
 	    0);
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		json_t *d =
-		    json_pack("{s:s?, s:s?, s:s?}", "layer", rows[i].layer,
-			"access", rows[i].access, "path", rows[i].path);
+		int net = rows[i].layer != NULL &&
+		    strcmp(rows[i].layer, "network") == 0;
+		json_t *d = json_pack("{s:s?, s:s?, s:s?}", "layer",
+		    rows[i].layer, "access", rows[i].access,
+		    net ? "host" : "path", rows[i].path);
 
 		ck_assert_msg(denials_class(m, "/w", d) == rows[i].want,
 		    "row %zu (%s %s): got %s, want %s", i,
