@@ -58,11 +58,22 @@ fail(char *err, size_t errlen, int code, const char *msg)
 	return code;
 }
 
+/* 2^53 - 1: the largest integer every JSON reader holds exactly. */
+#define ID_SAFE_MAX 9007199254740991LL
+
 static int
 id_valid(const json_t *id)
 {
-	/* MCP: a string or an integer; never null. */
-	return json_is_string(id) || json_is_integer(id);
+	/*
+	 * MCP: a string or an integer; never null.  An integer beyond
+	 * +-(2^53 - 1) is refused: the audit log signs it exactly, but jq
+	 * and JavaScript, where a reviewer reads the log, round it, and two
+	 * calls, 2^53 and 2^53 + 1, read as one.
+	 */
+	if (json_is_integer(id))
+		return json_integer_value(id) >= -ID_SAFE_MAX &&
+		    json_integer_value(id) <= ID_SAFE_MAX;
+	return json_is_string(id);
 }
 
 int
@@ -112,7 +123,8 @@ jsonrpc_decode(const char *frame, size_t len, struct jsonrpc_msg *msg,
 	if (id != NULL && !id_valid(id)) {
 		json_decref(root);
 		return fail(err, errlen, JSONRPC_INVALID_REQUEST,
-		    "\"id\" must be a string or an integer");
+		    "\"id\" must be a string or an integer from "
+		    "-(2^53-1) to 2^53-1 (beyond, JSON readers round it)");
 	}
 	msg->root = root;
 	msg->id = id;

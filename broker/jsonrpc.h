@@ -7,7 +7,9 @@
  * Checks, in order: UTF-8 validity, nesting depth (before the parser sees
  * the text), JSON syntax with duplicate object keys refused, then the
  * JSON-RPC envelope.  Batches (arrays) are refused: MCP 2025-06-18 removed
- * them.
+ * them.  An id is a string or an integer from -(2^53-1) to 2^53-1: MCP
+ * allows any integer, but jq and JavaScript round a larger one, and two
+ * calls would read as one in the audit log (JSONRPC_INVALID_REQUEST).
  */
 #ifndef AIRLOCK_JSONRPC_H
 #define AIRLOCK_JSONRPC_H

@@ -120,18 +120,28 @@ put_quoted_body(FILE *fp, const char *v, int quote)
  * bare, "read_file decision=allow reason=ok" showed as fields of their
  * own, and a refused call read as an allowed one.  vis escaped every
  * backslash, and every blank but U+0020: a \" cannot be forged and
- * nothing else separates fields.
+ * nothing else separates fields.  A string that would read bare as
+ * another JSON value is quoted too: the JSON-RPC id "7" showed as
+ * id=7, the integer 7's own form, and two calls read as one.
  */
 static void
 put_string(FILE *fp, const char *s, size_t max)
 {
 	size_t len, n;
+	json_t *other;
 	char *v;
+	int bare;
 
 	len = strlen(s);
 	if ((v = vis_dup_fit(s, len, 0, max, &n)) == NULL)
 		fatalx("out of memory");
-	if (len > 0 && strpbrk(v, " =\"") == NULL) {
+	bare = len > 0 && strpbrk(v, " =\"") == NULL;
+	if (bare && n == len &&
+	    (other = json_loads(v, JSON_DECODE_ANY, NULL)) != NULL) {
+		bare = 0;
+		json_decref(other);
+	}
+	if (bare) {
 		fprintf(fp, "%s%s", v, n < len ? "..." : "");
 		free(v);
 		return;

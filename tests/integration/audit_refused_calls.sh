@@ -43,6 +43,14 @@ expect_error_class "a read through a symlink out of the workspace is refused" pa
 id_escape=$MCP_ID
 mcp_call read_file '{"path":"README.md"}'
 expect_ok_result "a good call still runs"
+# Two calls, with the string id "9001" and the integer id 9001: audit
+# show printed both as id=9001, one call to the eye.
+mcp_send '{"jsonrpc":"2.0","id":"9001","method":"tools/call","params":{"name":"read_file","arguments":{"path":"README.md"}}}'
+mcp_wait_id 9001
+expect_eq "a call with the string id \"9001\" runs" "$(jr ".id | type")" string
+mcp_send '{"jsonrpc":"2.0","id":9001,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"README.md"}}}'
+mcp_wait_id 9001
+expect_eq "  and one with the integer id 9001" "$(jr ".id | type")" number
 mcp_stop
 
 log="$(newest_session)/audit.jsonl"
@@ -76,6 +84,10 @@ expect_contains "  a quote look-alike inside the quotes is escaped" \
     "$(cat "$T/show.out")" 'tool="read_file\u{201D} decision=allow"'
 expect_contains "  the manifest's reason is quoted too" \
     "$(cat "$T/show.out")" 'reason="allowed by manifest" tool=read_file'
+expect_eq "audit show quotes the string id \"9001\"" \
+    "$(grep -c ' request .* id="9001" ' "$T/show.out")" 1
+expect_eq "  and not the integer id 9001: two calls, not one" \
+    "$(grep -c ' request .* id=9001 ' "$T/show.out")" 1
 # Rows are folded to the terminal's width, each after a line's first
 # marked ">> ": the padded name forges no record.
 COLUMNS=80 "$AIRLOCK" audit show "$log" >"$T/show80.out" 2>&1

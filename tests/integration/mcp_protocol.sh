@@ -119,6 +119,11 @@ frame missing-jsonrpc -32600:209 '{"id":209,"method":"ping"}'
 frame null-id -32600:null '{"jsonrpc":"2.0","id":null,"method":"ping"}'
 frame float-id -32600:null '{"jsonrpc":"2.0","id":1.5,"method":"ping"}'
 frame object-id -32600:null '{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}'
+# An integer id beyond 2^53-1: jq and JavaScript, where a reviewer reads
+# the audit log, round it, and 2^53 and 2^53+1 read as one call.
+frame unsafe-id -32600:null '{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}'
+frame unsafe-negative-id -32600:null '{"jsonrpc":"2.0","id":-9007199254740993,"method":"ping"}'
+frame largest-safe-id result:9007199254740991 '{"jsonrpc":"2.0","id":9007199254740991,"method":"ping"}'
 frame method-not-string -32600:210 '{"jsonrpc":"2.0","id":210,"method":7}'
 frame empty-method -32600:211 '{"jsonrpc":"2.0","id":211,"method":""}'
 frame params-scalar -32600:212 '{"jsonrpc":"2.0","id":212,"method":"ping","params":"x"}'

@@ -45,6 +45,17 @@ static const struct row {
 	    JSONRPC_INVALID_REQUEST, 0, 0 },
 	{ "real id", "{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"m\"}", 0,
 	    JSONRPC_INVALID_REQUEST, 0, 0 },
+	/* Beyond 2^53-1, jq and JavaScript round it: two calls read as one. */
+	{ "id 2^53-1", "{\"jsonrpc\":\"2.0\",\"id\":9007199254740991,"
+	    "\"method\":\"m\"}", 0, 0, JSONRPC_REQUEST, 1 },
+	{ "id -(2^53-1)", "{\"jsonrpc\":\"2.0\",\"id\":-9007199254740991,"
+	    "\"method\":\"m\"}", 0, 0, JSONRPC_REQUEST, 1 },
+	{ "id 2^53", "{\"jsonrpc\":\"2.0\",\"id\":9007199254740992,"
+	    "\"method\":\"m\"}", 0, JSONRPC_INVALID_REQUEST, 0, 0 },
+	{ "id -2^53", "{\"jsonrpc\":\"2.0\",\"id\":-9007199254740992,"
+	    "\"method\":\"m\"}", 0, JSONRPC_INVALID_REQUEST, 0, 0 },
+	{ "id 2^63-1", "{\"jsonrpc\":\"2.0\",\"id\":9223372036854775807,"
+	    "\"method\":\"m\"}", 0, JSONRPC_INVALID_REQUEST, 0, 0 },
 	{ "empty method", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\"}", 0,
 	    JSONRPC_INVALID_REQUEST, 0, 1 },
 	{ "method not a string", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":3}",
