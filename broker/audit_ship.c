@@ -267,20 +267,50 @@ journald_message(char *msg, size_t msglen, const char *ev, const char *sess,
 	free(ed);
 }
 
-/* 4 (warning) for a refusal or a human's denial, else 6 (info). */
+static const char *const refusal_events[] = { "approval_denied",
+	"approval_expired", "approval_refused_peer", "approval_voided",
+	"change_refused", "connection_refused", "sandbox_denial", "budget_stop",
+	"secret_refused", "escalation_refused", "approval_token_refused",
+	"cow_commit_refused", "run_refused", "approval_repeat_refused",
+	"approval_rate_refused", NULL };
+static const char *const refusal_decisions[] = { "deny", "invalid", NULL };
+static const char *const refusal_classes[] = { "path_refused", "denied",
+	"secret_unavailable", "escalation_refused", "pinned_code_changed",
+	"output_withheld", NULL };
+
+static int
+in_list(const char *s, const char *const *list)
+{
+	size_t i;
+
+	for (i = 0; s != NULL && list[i] != NULL; i++)
+		if (strcmp(s, list[i]) == 0)
+			return 1;
+	return 0;
+}
+
+int
+audit_is_refusal(json_t *rec)
+{
+	return in_list(json_string_value(json_object_get(rec, "event")),
+		   refusal_events) ||
+	    in_list(field(rec, "decision"), refusal_decisions) ||
+	    in_list(field(rec, "errorClass"), refusal_classes);
+}
+
+/*
+ * 4 (warning) for a refusal (audit_is_refusal(): what `airlock audit
+ * --decision deny` lists) or a decision other than allow (sent to a
+ * human), else 6 (info).  Before, change_refused, secret_refused,
+ * escalation_refused and a call refused as it ran went out at 6, and a
+ * watch on warnings missed them.
+ */
 static int
 severity(json_t *rec)
 {
-	const char *ev = json_string_value(json_object_get(rec, "event"));
 	const char *d = field(rec, "decision");
 
-	if (ev == NULL)
-		return 6;
-	if (strcmp(ev, "approval_denied") == 0 ||
-	    strcmp(ev, "sandbox_denial") == 0 ||
-	    strcmp(ev, "budget_stop") == 0 ||
-	    strcmp(ev, "approval_refused_peer") == 0 ||
-	    (d != NULL && strcmp(d, "allow") != 0))
+	if (audit_is_refusal(rec) || (d != NULL && strcmp(d, "allow") != 0))
 		return 4;
 	return 6;
 }

@@ -54,6 +54,16 @@ int audit_ship_load(const char *path, struct audit_ship **out, char *err,
  */
 void audit_ship_record(void *ship, const char *line, size_t len, json_t *rec);
 
+/*
+ * Returns 1 if record |rec| (borrowed) is a refusal, else 0: one of the
+ * events that are refusals (approval_denied, sandbox_denial,
+ * change_refused, secret_refused, escalation_refused, ...), a
+ * "decision" of deny or invalid, or an "errorClass" of a call refused
+ * as it ran (path_refused, denied, ...).  What `airlock audit --decision
+ * deny` lists, and what the copies send at PRIORITY 4 (warning).
+ */
+int audit_is_refusal(json_t *rec);
+
 /* Copies not sent so far, over all outputs. */
 uint64_t audit_ship_dropped(const struct audit_ship *s);
 

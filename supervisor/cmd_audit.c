@@ -30,6 +30,7 @@
 #include "common/util.h"
 #include "common/vis.h"
 #include "broker/audit.h"
+#include "broker/audit_ship.h"
 #include "broker/audit_verify.h"
 #include "supervisor/cli.h"
 #include "supervisor/commands.h"
@@ -276,16 +277,8 @@ static const struct decision_kind {
 } decision_kinds[] = {
 	{ "allow", { "approval_granted", NULL }, { "allow", NULL }, { NULL },
 	    "allowed by policy or by a human" },
-	{ "deny", { "approval_denied", "approval_expired",
-	    "approval_refused_peer", "approval_voided", "change_refused",
-	    "connection_refused", "sandbox_denial", "budget_stop",
-	    "secret_refused", "escalation_refused", "approval_token_refused",
-	    "cow_commit_refused", "run_refused", "approval_repeat_refused",
-	    "approval_rate_refused", NULL },
-	    { "deny", "invalid", NULL },
-	    { "path_refused", "denied", "secret_unavailable",
-	    "escalation_refused", "pinned_code_changed", "output_withheld",
-	    NULL },
+	/* audit_is_refusal(): the copies send the same at warning. */
+	{ "deny", { NULL }, { NULL }, { NULL },
 	    "every refusal: by policy, by validation, when the call ran (a "
 	    "path, a secret), by a human, by expiry, by the sandbox or a "
 	    "budget" },
@@ -333,6 +326,8 @@ decision_match(const struct decision_kind *k, json_t *rec)
 	    "decision");
 	size_t i;
 
+	if (strcmp(k->name, "deny") == 0)
+		return audit_is_refusal(rec);
 	for (i = 0; ev != NULL && k->events[i] != NULL; i++)
 		if (strcmp(ev, k->events[i]) == 0)
 			return 1;

@@ -17,6 +17,7 @@ mcp_env
 export AIRLOCK_CONFIG_DIR="$T/etc"
 mkdir -p "$AIRLOCK_CONFIG_DIR"
 ws=$(make_workspace)
+ln -s /etc/passwd "$ws/out"
 
 M="$T/m.yaml"
 cat >"$M" <<'YAML'
@@ -40,6 +41,8 @@ session() {
 	mcp_start "$M" "$ws"
 	mcp_call deploy '{"target":"production"}'
 	mcp_call read_file '{"path":"../escape"}'
+	# Allowed by the manifest, refused as it runs: path_refused.
+	mcp_call read_file '{"path":"out"}'
 	mcp_stop
 	L=$(newest_session)/audit.jsonl
 }
@@ -83,6 +86,15 @@ expect_contains "syslog: structured data names the session" "$first" \
     "[airlock@32473 session=\"$(basename "$(dirname "$L")")\" event=\"session_start\" seq=\"1\"]"
 expect_contains "syslog: a refusal is a warning with its decision" \
     "$(grep 'event="decision"' "$T/syslog.out" | grep invalid)" "<156>1 "
+# Every refusal airlock audit --decision deny lists is a warning (local3
+# = 19: <156>): a call refused as it ran (path_refused) went out as info,
+# as did change_refused, secret_refused and escalation_refused.
+deny=$("$AIRLOCK" audit show --json --decision deny "$L" | jq -r .seq | sort -n | tr '\n' ' ')
+expect_contains "syslog: --decision deny lists the call refused as it ran" \
+    "$("$AIRLOCK" audit show --json --decision deny "$L" | jq -r '.fields.errorClass // empty')" path_refused
+warned=$(sed -n 's/^<156>1 .* seq="\([0-9]*\)".*/\1/p' "$T/syslog.out" | sort -n | tr '\n' ' ')
+expect_eq "syslog: every refusal --decision deny lists is a warning" \
+    "$(comm -23 <(tr ' ' '\n' <<<"$deny" | sed '/^$/d' | sort) <(tr ' ' '\n' <<<"$warned" | sed '/^$/d' | sort) | wc -l)" 0
 expect_contains "syslog: tool and decision in the structured data" \
     "$(grep 'event="decision"' "$T/syslog.out" | head -n 1)" \
     'tool="deploy" decision="allow"]'
