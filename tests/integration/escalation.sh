@@ -21,6 +21,9 @@ fi
 mcp_env
 H="$top_builddir/tests/proxy_helper"
 "$H" lo-up || { echo "not ok - cannot bring up lo"; exit 1; }
+# 10.0.0.5 is this machine's (an address of its own, private); 10.0.0.6
+# is another host's on its network.
+ip addr add 10.0.0.5/32 dev lo || { echo "not ok - cannot add 10.0.0.5 to lo"; exit 1; }
 "$H" serve "$T/srv" 60 &
 i=0; while [ ! -s "$T/srv" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 read SP SRVPID < "$T/srv"
@@ -68,6 +71,15 @@ tools:
     authorization: allow
     timeoutMs: 10000
     command: ["bash", "-c", '$(get 169.254.169.254:80); $(get "[fd00:ec2::254]:80")']
+    network: ["api.example.com:443"]
+    escalation: ask
+  - name: fetch_priv
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: network
+    authorization: allow
+    timeoutMs: 10000
+    command: ["bash", "-c", '$(get 10.0.0.5:80); $(get 10.0.0.6:80)']
     network: ["api.example.com:443"]
     escalation: ask
 approvals:
@@ -179,6 +191,8 @@ event() { audit | jq -c --arg e "$1" "select(.event == \$e) | .fields${2:+ | sel
 	echo '{"name":"fetch_meta","arguments":{}}'			# 16
 	esc 16 '["d1"]'							# 17 protected
 	esc 16 '["d2"]'							# 18 protected
+	echo '{"name":"fetch_priv","arguments":{}}'			# 19
+	esc 19 '["d1","d2"]'						# 20 denied by the human
 } >"$ws/calls"
 # The agent, from inside its real sandbox, first tries to reach the
 # approvals' control socket to approve for itself, then runs its calls.
@@ -298,6 +312,17 @@ expect_contains "... saying why" "$(jr .result.structuredContent.message)" \
 appr_reply 18
 expect_eq "... nor its IPv6 address" \
     "$(jr -c '.result.structuredContent | [.errorClass, .reason, .class]')" '["escalation_refused","forbidden","protected"]'
+id=$(pending_id fetch_priv) || fail "escalating two private addresses opens an approval"
+PV=$("$AIRLOCK" pending 2>&1)
+expect_contains "an address of this machine's own is marked so" "$PV" \
+    "    d1  network 10.0.0.5 port 80
+        WARNING: WIDENS TO THIS MACHINE'S SERVICES: it is an address of this machine, not the internet"
+expect_contains "... another host's private address as the local network's" "$PV" \
+    "    d2  network 10.0.0.6 port 80
+        WARNING: WIDENS TO THE LOCAL NETWORK'S SERVICES: it is private (RFC 1918), not the internet"
+"$AIRLOCK" deny "$id" --reason "not the host" >/dev/null 2>&1
+appr_reply 20
+expect_eq "... and denied, nothing runs" "$(r_class)" approval_denied
 appr_agent_stop
 
 expect_contains "the agent cannot see the approvals' runtime directory" "$(grep ATTACK-LS "$OUT")" "rc=2"
@@ -314,7 +339,7 @@ expect_eq "escalation_request names the call, the widening and the approval" \
     "$(event escalation_request '.id == 14' | jq -c '[.callId, .tool, .widening[0].host, .widening[0].port, .reason, (.approval | length > 0)]')" \
     "[13,\"fetch_two\",\"127.0.0.1\",$SP,\"the build needs the mirror\",true]"
 expect_eq "escalation_decision records each outcome" \
-    "$(event escalation_decision | jq -r '"\(.id):\(.callId):\(.outcome)"' | tr '\n' ' ')" "7:1:denied 14:13:approved "
+    "$(event escalation_decision | jq -r '"\(.id):\(.callId):\(.outcome)"' | tr '\n' ' ')" "7:1:denied 14:13:approved 20:19:denied "
 appr=$(event escalation_request '.id == 14' | jq -r .approval)
 expect_eq "the re-run's runner_start carries the approval id" \
     "$(event runner_start '.id == 14' | jq -r .escalation)" "$appr"
