@@ -363,6 +363,14 @@ writepolicy_check(const struct sandbox_policy *p, const struct wp_entry *e)
 	/* Refusals, audit records and the apply journal are JSON. */
 	if (!utf8_valid(e->path, strlen(e->path)))
 		return WP_RULE_NAME;
+	/*
+	 * So is what reads a link's text back out of the workspace (a pin
+	 * set, a later session's records): one that is not UTF-8 is
+	 * refused at the land, not met by each reader after it.
+	 */
+	if (e->kind == WP_SYMLINK && e->target != NULL &&
+	    !utf8_valid(e->target, strlen(e->target)))
+		return WP_RULE_NAME;
 	switch (e->kind) {
 	case WP_DEVICE:
 	case WP_FIFO:
@@ -526,7 +534,8 @@ writepolicy_rule_text(const char *rule)
 		    "directory's), nor anything in a directory holding one or "
 		    "in a hooks directory of git's config (core.hooksPath), "
 		    "may be written, at any depth" },
-		{ WP_RULE_NAME, "a path must be valid UTF-8" },
+		{ WP_RULE_NAME,
+		    "a path, and a symbolic link's text, must be valid UTF-8" },
 		{ WP_RULE_AIRLOCK,
 		    "names beginning with .airlock- at the workspace root "
 		    "are airlock's own (an apply's trash and journal)" },

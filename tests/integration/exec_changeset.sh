@@ -58,8 +58,16 @@ for u in 0 $U; do
 	# record once failed to hold it, and the set passed).
 	ex 'd=$(printf "\377"); mkdir -p "$d/.git" && echo x >"$d/.git/config" && cp /bin/sh "$d/s" && chmod 4755 "$d/s"'
 	expect_eq "uid $u: .git beneath a name that is not UTF-8: refused (77)" "$status" 77
-	expect_contains "uid $u: named with the name rule" "$out" ": name (a path must be valid UTF-8)"
+	expect_contains "uid $u: named with the name rule" "$out" ": name (a path, and a symbolic link's text, must be valid UTF-8)"
 	check "uid $u: nothing under that name on the host" test -z "$(find "$ws" -name '.git' -o -perm /7000)"
+	# Nor a link's text: it landed (only names were checked), and each
+	# reader of the workspace that builds JSON had to meet it (a pin set
+	# once stopped the broker on one).
+	ex 'ln -s "$(printf "x\377")" lnk && ln -s "$(printf "\303\251")" ok'
+	expect_eq "uid $u: a link whose text is not UTF-8: refused (77)" "$status" 77
+	expect_contains "uid $u: the link is named with the name rule" "$out" "refused: lnk: name"
+	expect_not_contains "uid $u: the UTF-8 link is not refused" "$out" "refused: ok"
+	check "uid $u: no link on the host" test ! -L "$ws/lnk" -a ! -L "$ws/ok"
 	# A name the run chose cannot paint the terminal: the refusal and
 	# --dry-run's list print it escaped (a newline once forged a line,
 	# an ESC[2K erased one).

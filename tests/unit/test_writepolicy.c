@@ -158,6 +158,8 @@ static const struct row rows[] = {
 	    WP_RULE_PROTECTED },
 	{ "secretsfile is not secrets", F("secretsfile", 0644), NULL },
 	{ "relative symlink inside", L("src/link", "../README.md"), NULL },
+	{ "a link whose text is not UTF-8", L("src/l", "x\377"), WP_RULE_NAME },
+	{ "a link whose text is UTF-8", L("src/l", "\303\251"), NULL },
 	{ "relative symlink in place", L("a/b/l", "c/d"), NULL },
 	{ "absolute symlink", L("src/l", "/etc/passwd"), WP_RULE_SYMLINK },
 	{ "symlink climbing out", L("src/shadow", "../../etc/shadow"),
