@@ -567,7 +567,7 @@ list_walk(int dirfd, const char *prefix, int recursive,
 		return AL_ERR_SYSTEM;
 	}
 	while ((de = readdir(d)) != NULL && !*truncated) {
-		char		 path[4096];
+		char		 path[4096], *shown;
 		struct stat	 st;
 
 		if (strcmp(de->d_name, ".") == 0 ||
@@ -582,7 +582,15 @@ list_walk(int dirfd, const char *prefix, int recursive,
 			continue;
 		snprintf(path, sizeof(path), "%s%s%s", prefix, de->d_name,
 		    S_ISDIR(st.st_mode) ? "/" : "");
-		json_array_append_new(files, json_string(path));
+		/*
+		 * A name that is not UTF-8 is listed with U+FFFD for each
+		 * byte that is not, as search shows it: json_string()
+		 * refused it, and the entry and all beneath it went
+		 * unlisted, with nothing to say so.
+		 */
+		shown = utf8_sanitize(path, strlen(path));
+		json_array_append_new(files, json_string(shown));
+		free(shown);
 		if (recursive && S_ISDIR(st.st_mode) &&
 		    !sensitive_stat_denied(&st, deny->deny_read,
 		    deny->ndeny_read)) {

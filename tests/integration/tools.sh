@@ -224,6 +224,15 @@ expect_not_contains "list_files recursive does not descend a symlink out" "$R" "
 expect_not_contains "list_files recursive does not list .git" "$R" ".git/config"
 mcp_call list_files '{"path":"src","recursive":true}'
 expect_eq "list_files of a subdirectory" "$(jr -c '.result.structuredContent.files')" '["src/todo.sh"]'
+# A name that is not UTF-8 is listed, with U+FFFD (JSON cannot hold the
+# byte): it and all beneath it went unlisted, silently.
+mkdir -p "$ws/odd/$(printf 'x\377')"
+: >"$ws/odd/$(printf 'x\377')/inner.txt"
+: >"$ws/odd/$(printf 'y\376z')"
+mcp_call list_files '{"path":"odd","recursive":true}'
+expect_eq "list_files shows names that are not UTF-8, and what is beneath them" \
+    "$(jr -c '.result.structuredContent.files')" $'["odd/x\357\277\275/","odd/x\357\277\275/inner.txt","odd/y\357\277\275z"]'
+rm -rf "$ws/odd"
 
 # --- search ---------------------------------------------------------------------
 echo "todo_complete in git" >"$ws/.git/grepme"
