@@ -959,23 +959,28 @@ refuse_call_as(struct conn *k, json_t *id, json_t *name, json_t *args,
 {
 	struct broker *b = k->b;
 	const char *tool = json_string_value(name);
-	char digest[SHA256_HEX_LEN + 1], *text;
+	char digest[SHA256_HEX_LEN + 1], *text, *why;
 
 	text = json_dumps(args != NULL ? args : json_null(),
 	    JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
 	sha256_hex(text != NULL ? text : "", text != NULL ? strlen(text) : 0,
 	    digest);
 	free(text);
+	/* The reason may end in a character cut in two ("%.128s"): the
+	 * decision record, without it, was written with no fields. */
+	why = utf8_sanitize(msg, strlen(msg));
 	if (b->cfg.audit != NULL &&
 	    (broker_audit(b, "request", json_pack("{s:O?, s:s?, s:s}", "id",
 	    id, "tool", tool, "argsDigest", digest)) != 0 ||
 	    broker_audit(b, "decision", json_pack("{s:O?, s:s?, s:s, s:s}",
-	    "id", id, "tool", tool, "decision", decision, "reason", msg)) !=
+	    "id", id, "tool", tool, "decision", decision, "reason", why)) !=
 	    0)) {
+		free(why);
 		conn_error(k, id, JSONRPC_REFUSED,
 		    "audit log cannot be written; refusing requests");
 		return;
 	}
+	free(why);
 	ledger_refused(b->ledger);
 	conn_error(k, id, code, "%s", msg);
 }

@@ -260,8 +260,17 @@ char *
 jsonrpc_encode_error(json_t *id, int code, const char *message, json_t *data)
 {
 	json_t *e;
+	char *clean;
 
-	e = json_pack("{s:i, s:s}", "code", code, "message", message);
+	/*
+	 * A message quotes the agent's bytes cut at a bound ("unknown
+	 * tool: %.128s", a 512-byte buffer): a character cut in two is not
+	 * UTF-8, json_pack() failed, and conn_send() stopped the broker on
+	 * one call with a long name of accented letters.  U+FFFD for it.
+	 */
+	clean = utf8_sanitize(message, strlen(message));
+	e = json_pack("{s:i, s:s}", "code", code, "message", clean);
+	free(clean);
 	if (e == NULL)
 		return NULL;
 	if (data != NULL)

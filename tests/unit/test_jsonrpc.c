@@ -131,6 +131,21 @@ START_TEST(test_jsonrpc_encoders_end_in_newline)
 }
 END_TEST
 
+/* A message quoting the agent cut inside a character ("unknown tool:
+ * %.128s") is still an error reply: NULL stopped the broker. */
+START_TEST(test_jsonrpc_error_message_cut_in_a_character)
+{
+	char *b = jsonrpc_encode_error(
+	    NULL, -32602, "unknown tool: x\xc3\xa9\xc3", NULL);
+
+	ck_assert_ptr_nonnull(b);
+	ck_assert_str_eq(b, "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":"
+	    "{\"code\":-32602,\"message\":"
+	    "\"unknown tool: x\xc3\xa9\xef\xbf\xbd\"}}\n");
+	free(b);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -143,6 +158,7 @@ main(void)
 	    sizeof(rows) / sizeof(rows[0]));
 	tcase_add_test(tc, test_jsonrpc_depth_limit);
 	tcase_add_test(tc, test_jsonrpc_encoders_end_in_newline);
+	tcase_add_test(tc, test_jsonrpc_error_message_cut_in_a_character);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
