@@ -696,6 +696,30 @@ jobs_step(struct call *c)
 	job_wake(c->job);
 }
 
+/*
+ * Keeps |msg| as |j|'s error: UTF-8 (U+FFFD for a byte that is not),
+ * cut between characters.  A sandbox's setup error quotes the agent's
+ * names (a path too long in its view) cut at 256 bytes by the runner,
+ * and a refusal quotes its paths: a byte that is not UTF-8, or a
+ * character cut in two, made json_pack() of job_output's answer fail,
+ * and fatalx() stopped the broker.
+ */
+static void
+job_set_error(struct job *j, const char *msg)
+{
+	char *valid = utf8_sanitize(msg, strlen(msg));
+	size_t n = strlen(valid);
+
+	if (n >= sizeof(j->error_msg)) {
+		n = sizeof(j->error_msg) - 1;
+		while (n > 0 && ((unsigned char)valid[n] & 0xc0) == 0x80)
+			n--;
+	}
+	memcpy(j->error_msg, valid, n);
+	j->error_msg[n] = '\0';
+	free(valid);
+}
+
 void
 jobs_ended(struct call *c, const struct runner_result *res, const char *uri)
 {
@@ -722,8 +746,7 @@ jobs_ended(struct call *c, const struct runner_result *res, const char *uri)
 		j->never_ran = 1;
 		snprintf(
 		    j->error_class, sizeof(j->error_class), "sandbox_setup");
-		snprintf(
-		    j->error_msg, sizeof(j->error_msg), "%s", res->setup_error);
+		job_set_error(j, res->setup_error);
 	}
 	snprintf(j->uri, sizeof(j->uri), "%s", uri);
 	j->state = JOB_ENDED;
@@ -793,8 +816,7 @@ jobs_complete(struct call *c, int status, json_t *out)
 
 		snprintf(j->error_class, sizeof(j->error_class), "%s",
 		    ec != NULL ? ec : "error");
-		snprintf(j->error_msg, sizeof(j->error_msg), "%s",
-		    msg != NULL ? msg : "");
+		job_set_error(j, msg != NULL ? msg : "");
 	}
 	json_decref(out);
 	rec = json_pack("{s:O, s:s, s:s, s:i, s:s, s:I, s:s}", "id", c->id,
@@ -831,8 +853,7 @@ jobs_landed(struct call *c, int rc, const json_t *out)
 	msg = json_string_value(json_object_get(out, "message"));
 	snprintf(j->error_class, sizeof(j->error_class), "%s",
 	    ec != NULL ? ec : "error");
-	snprintf(
-	    j->error_msg, sizeof(j->error_msg), "%s", msg != NULL ? msg : "");
+	job_set_error(j, msg != NULL ? msg : "");
 }
 
 json_t *
