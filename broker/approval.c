@@ -65,7 +65,6 @@
  * a loop, with new arguments each time (none denied), paged without
  * end.
  */
-#define ASKS_PER_MINUTE		16
 #define ASK_WINDOW_MS		60000
 #define INBOX_MAX_FILES		64	/* files taken per inbox event */
 /*
@@ -145,7 +144,8 @@ struct approvals {
 		char		 id[16];	/* the approval denied */
 	}			 denied[DENIED_RING];
 	size_t			 ndenied;
-	int64_t			 asked[ASKS_PER_MINUTE]; /* monotonic ms */
+	/* When the last approvals were asked (monotonic ms), a ring. */
+	int64_t			 asked[APPROVALS_MAX_ASKS_PER_MINUTE];
 	size_t			 nasked;
 	int			 refusals;	/* records that may be written now */
 	int64_t			 refusals_at;	/* when one was last added, ms */
@@ -577,7 +577,7 @@ approvals_request(struct approvals *a, const char *tool, json_t *args,
 	char		*msg, key[65], digest[65];
 	const char	*was;
 	int64_t		 ttl, since;
-	size_t		 i;
+	size_t		 i, asks;
 	json_t		*f, *kargs;
 	int		 rc;
 
@@ -605,19 +605,24 @@ approvals_request(struct approvals *a, const char *tool, json_t *args,
 		json_decref(f);
 		return NULL;
 	}
-	/* The oldest of the last ASKS_PER_MINUTE asked, within the minute. */
-	since = now_monotonic_ms() - a->asked[a->nasked % ASKS_PER_MINUTE];
-	if (a->nasked >= ASKS_PER_MINUTE && since < ASK_WINDOW_MS) {
+	/* The oldest of the last approvals.maxAsksPerMinute asked, within
+	 * the minute. */
+	asks = (size_t)a->m->approvals.max_asks_per_minute;
+	if (asks < 1 || asks > APPROVALS_MAX_ASKS_PER_MINUTE)
+		asks = 1;	/* the loader's bounds; fail closed */
+	since = a->nasked < asks ? ASK_WINDOW_MS : now_monotonic_ms() -
+	    a->asked[(a->nasked - asks) % APPROVALS_MAX_ASKS_PER_MINUTE];
+	if (since < ASK_WINDOW_MS) {
 		*refused = APPROVAL_REFUSED_RATE;
-		snprintf(why, whylen, "%d approvals were asked of a human in "
-		    "the last minute, the most a session may ask (each pages "
-		    "a person, and a withdrawn one pages them again): nobody "
-		    "was asked and nothing was done; ask again in %lld "
-		    "seconds", ASKS_PER_MINUTE,
+		snprintf(why, whylen, "%zu approvals were asked of a human in "
+		    "the last minute, the most a session may ask "
+		    "(approvals.maxAsksPerMinute; each pages a person, and a "
+		    "withdrawn one pages them again): nobody was asked and "
+		    "nothing was done; ask again in %lld seconds", asks,
 		    (long long)((ASK_WINDOW_MS - since + 999) / 1000));
 		approvals_digest(tool, args, execution, digest);
-		f = json_pack("{s:s, s:s, s:i, s:i, s:s}", "tool", tool,
-		    "digest", digest, "asked", ASKS_PER_MINUTE,
+		f = json_pack("{s:s, s:s, s:I, s:i, s:s}", "tool", tool,
+		    "digest", digest, "asked", (json_int_t)asks,
 		    "windowSeconds", ASK_WINDOW_MS / 1000, "reason",
 		    "approval_rate");
 		(void)a->audit(a->audit_arg, "approval_rate_refused", f);
@@ -679,7 +684,8 @@ approvals_request(struct approvals *a, const char *tool, json_t *args,
 		json_object_set(f, REQSIG_MEMBER, p->attestation);
 	notifier_fire(a->notify, "created", a->session, f, NULL, NULL);
 	json_decref(f);
-	a->asked[a->nasked++ % ASKS_PER_MINUTE] = now_monotonic_ms();
+	a->asked[a->nasked++ % APPROVALS_MAX_ASKS_PER_MINUTE] =
+	    now_monotonic_ms();
 	return p->id;
 }
 

@@ -998,8 +998,8 @@ parse_sandbox(struct lctx *c, const struct ynode *map)
 }
 
 static const char *const approvals_keys[] = {
-	"approvers", "ttlSeconds", "notify", "keys", "revokedKeys", "inbox",
-	NULL
+	"approvers", "ttlSeconds", "maxAsksPerMinute", "notify", "keys",
+	"revokedKeys", "inbox", NULL
 };
 
 /* One approvers entry: a user (name or uid) or a group ("group:X", "@X"). */
@@ -1196,6 +1196,10 @@ parse_approvals(struct lctx *c, const struct ynode *map)
 	    get_int(c, n, "approvals.ttlSeconds", 1, 30 * 86400,
 	    &a->ttl_seconds) != 0)
 		return AL_ERR_FORMAT;
+	if ((n = ynode_get(map, "maxAsksPerMinute")) != NULL &&
+	    get_int(c, n, "approvals.maxAsksPerMinute", 1,
+	    APPROVALS_MAX_ASKS_PER_MINUTE, &a->max_asks_per_minute) != 0)
+		return AL_ERR_FORMAT;
 	if ((n = ynode_get(map, "notify")) != NULL) {
 		if (n->kind == Y_MAP) {
 			if (parse_notify(c, n) != 0)
@@ -1335,6 +1339,7 @@ defaults(struct manifest *m)
 	sandbox_policy_init_defaults(&m->sandbox);
 	m->approvals.approvers = xcalloc(1, sizeof(uid_t));
 	m->approvals.ttl_seconds = 900;
+	m->approvals.max_asks_per_minute = 16;
 	net_init(&m->approvals.notify_net);
 	m->approvals.notify_events = NOTIFY_EV_CREATED | NOTIFY_EV_DECIDED |
 	    NOTIFY_EV_EXPIRED | NOTIFY_EV_WITHDRAWN;

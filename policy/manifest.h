@@ -312,8 +312,13 @@ struct approval_policy {
 	unsigned	 notify_events;	/* NOTIFY_EV_* */
 	int64_t		 notify_timeout_ms;
 	int64_t		 ttl_seconds;
+	int64_t		 max_asks_per_minute;	/* approvals asked of people */
 	char		**notify;	/* hook argv, NULL-terminated, or NULL */
 };
+
+/* The most approvals.maxAsksPerMinute may be (broker/approval.c keeps a
+ * ring of that many ask times). */
+#define APPROVALS_MAX_ASKS_PER_MINUTE 600
 
 /* The agent process of "airlock run". */
 struct agent_profile {

@@ -402,8 +402,9 @@ manifest_print_canonical(const struct manifest *m, FILE *fp)
 	}
 	if (m->approvals.inbox != NULL)
 		fprintf(fp, "  inbox: %s\n", m->approvals.inbox);
-	fprintf(fp, "  ttlSeconds: %lld\n  notify: ",
-	    (long long)m->approvals.ttl_seconds);
+	fprintf(fp, "  ttlSeconds: %lld\n  maxAsksPerMinute: %lld\n  notify: ",
+	    (long long)m->approvals.ttl_seconds,
+	    (long long)m->approvals.max_asks_per_minute);
 	pstrv(fp, m->approvals.notify);
 	if (m->approvals.notify_net.nhosts > 0 || m->approvals.nnotify_env > 0) {
 		fputs("  notifyNetwork: ", fp);
