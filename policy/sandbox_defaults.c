@@ -60,7 +60,7 @@ void
 sandbox_policy_init_defaults(struct sandbox_policy *p)
 {
 	static const char *const protected[] = { ".git", ".vscode", ".idea",
-		NULL };
+		".devcontainer", ".devcontainer.json", NULL };
 
 	memset(p, 0, sizeof(*p));
 	p->uid = 65534;

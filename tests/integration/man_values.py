@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: ISC
 # Copyright (c) 2026 The airlock authors
 """The value lists of the man pages against the code's tables: each list a
-page gives (sideEffect, authorization and action values, audit decisions,
-commands, exit statuses) must be exactly the set the code has.  Prints TAP-
-like "ok"/"not ok" lines; exit 1 on any mismatch.  Run by man_values.sh."""
+page gives (sideEffect, authorization and action values, the default
+protected list, audit decisions, commands, exit statuses) must be exactly
+the set the code has.  Prints TAP-like "ok"/"not ok" lines; exit 1 on any
+mismatch.  Run by man_values.sh."""
 import re
 import sys
 
@@ -59,6 +60,12 @@ same("authorization values (airlock-manifest(5))",
 same("action values (airlock-manifest(5))",
      man_after(M5, ".It Ic action : No enum", "Actions that"),
      c_array("policy/manifest.c", "action_names"))
+
+# The default of sandbox.protected: sandbox_defaults.c's list.
+m = re.search(r"^\.It Ic protected : .* default Li \[(.*)\]$", read(M5), re.M)
+same("sandbox.protected default (airlock-manifest(5))",
+     {w.strip() for w in m.group(1).split(",")} if m else set(),
+     c_array("policy/sandbox_defaults.c", "protected"))
 
 # The values `audit show --decision` takes: cmd_audit.c's table of
 # decision kinds, and "approval_required", the broker's own word for ask.

@@ -100,7 +100,9 @@ START_TEST(test_seed_workboard_manifest_loads_unmodified)
 	ck_assert_str_eq(m->sandbox.protected[0], ".git");
 	ck_assert_str_eq(m->sandbox.protected[1], ".vscode");
 	ck_assert_str_eq(m->sandbox.protected[2], ".idea");
-	ck_assert_ptr_null(m->sandbox.protected[3]);
+	ck_assert_str_eq(m->sandbox.protected[3], ".devcontainer");
+	ck_assert_str_eq(m->sandbox.protected[4], ".devcontainer.json");
+	ck_assert_ptr_null(m->sandbox.protected[5]);
 	ck_assert_int_eq(m->approvals.ttl_seconds, 900);
 	ck_assert_uint_eq(m->max_frame_bytes, 1048576);
 	manifest_free(m);

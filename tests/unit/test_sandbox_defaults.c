@@ -30,13 +30,16 @@ START_TEST(test_defaults_protect_git_in_heap_arrays)
 	size_t i;
 
 	sandbox_policy_init_defaults(&p);
-	/* The repository, and the editors' project settings that run code
-	 * when the human opens the checkout (docs/SECURITY.md). */
-	ck_assert_uint_eq(p.nprotected, 3);
+	/* The repository, and the editors' project settings and dev
+	 * container configurations that run code on the human's host when
+	 * the checkout is opened (docs/SECURITY.md). */
+	ck_assert_uint_eq(p.nprotected, 5);
 	ck_assert_str_eq(p.protected[0], ".git");
 	ck_assert_str_eq(p.protected[1], ".vscode");
 	ck_assert_str_eq(p.protected[2], ".idea");
-	ck_assert_ptr_null(p.protected[3]);
+	ck_assert_str_eq(p.protected[3], ".devcontainer");
+	ck_assert_str_eq(p.protected[4], ".devcontainer.json");
+	ck_assert_ptr_null(p.protected[5]);
 	ck_assert_uint_gt(p.nread_only, 7);
 	ck_assert_str_eq(p.read_only[0], "/usr");
 	ck_assert_ptr_null(p.read_only[p.nread_only]);
