@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <ifaddrs.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -447,6 +448,101 @@ denials_metadata(json_t *d)
 	else
 		return 0;
 	return rules_classify(family, addr, NULL, 0) == ADDR_METADATA;
+}
+
+/* Is |addr| (|family|) one of this machine's interfaces' addresses? */
+static int
+addr_is_local(int family, const unsigned char *addr)
+{
+	struct ifaddrs *ifa, *i;
+	const unsigned char *a;
+	int found = 0;
+
+	if (getifaddrs(&ifa) == -1)
+		return 0;
+	for (i = ifa; i != NULL && !found; i = i->ifa_next) {
+		if (i->ifa_addr == NULL || i->ifa_addr->sa_family != family)
+			continue;
+		if (family == AF_INET)
+			a = (const unsigned char *)&(
+			    (struct sockaddr_in *)(void *)i->ifa_addr)
+				->sin_addr;
+		else
+			a = (const unsigned char *)&(
+			    (struct sockaddr_in6 *)(void *)i->ifa_addr)
+				->sin6_addr;
+		found = memcmp(a, addr, family == AF_INET ? 4 : 16) == 0;
+	}
+	freeifaddrs(ifa);
+	return found;
+}
+
+/*
+ * A yes opened 127.0.0.1:2375 (a Docker API: root on the host) or
+ * 169.254.169.254 (the instance's cloud credentials) shown as one more
+ * "network HOST port P" line.
+ */
+const char *
+denials_warning(json_t *d, char *desc, size_t desclen)
+{
+	const char *host = json_string_value(json_object_get(d, "host"));
+	const char *layer = json_string_value(json_object_get(d, "layer"));
+	unsigned char addr[16];
+	enum addr_class c;
+	int family;
+
+	if (desclen > 0)
+		desc[0] = '\0';
+	if (host == NULL || layer == NULL || strcmp(layer, "network") != 0)
+		return NULL;
+	if (inet_pton(AF_INET, host, addr) == 1)
+		family = AF_INET;
+	else if (inet_pton(AF_INET6, host, addr) == 1)
+		family = AF_INET6;
+	else
+		return NULL;
+	c = rules_classify(family, addr, desc, desclen);
+	if (c == ADDR_METADATA)
+		return "WIDENS TO CLOUD METADATA (this machine's cloud "
+		       "credentials)";
+	if (c == ADDR_LOOPBACK || c == ADDR_UNSPECIFIED ||
+	    c == ADDR_THIS_NETWORK)
+		return "WIDENS TO THIS MACHINE'S SERVICES";
+	if (addr_is_local(family, addr)) {
+		snprintf(desc, desclen, "an address of this machine");
+		return "WIDENS TO THIS MACHINE'S SERVICES";
+	}
+	if (c != ADDR_PUBLIC)
+		return "WIDENS TO THE LOCAL NETWORK'S SERVICES";
+	return NULL;
+}
+
+json_t *
+denials_warnings(json_t *w)
+{
+	char desc[RULES_REASON_MAX], *line;
+	const char *warn, *id;
+	json_t *out = json_array(), *d;
+	size_t i;
+
+	if (out == NULL)
+		fatalx("json_array");
+	json_array_foreach(w, i, d)
+	{
+		if ((warn = denials_warning(d, desc, sizeof(desc))) == NULL)
+			continue;
+		id = json_string_value(json_object_get(d, "denial"));
+		xasprintf(&line, "%s %s: %s port %lld is %s",
+		    id != NULL ? id : "?", warn,
+		    json_string_value(json_object_get(d, "host")),
+		    (long long)json_integer_value(json_object_get(d, "port")),
+		    desc);
+		/* ASCII: an IP literal, airlock's denial id and words. */
+		if (json_array_append_new(out, json_string(line)) != 0)
+			fatalx("json_array_append_new");
+		free(line);
+	}
+	return out;
 }
 
 unsigned

@@ -86,6 +86,28 @@ void denials_summary(json_t *list, char *buf, size_t len);
 int denials_metadata(json_t *d);
 
 /*
+ * What network denial (or widening) |d| reaches that is not the
+ * internet, or NULL: an IP literal the egress proxy refuses unless
+ * allowAddresses names it (rules_classify(): the cloud's metadata,
+ * loopback, private, link-local ...), or an address of this machine's
+ * interfaces (getifaddrs(3): the view of the machine that calls it).
+ * Returns "WIDENS TO THIS MACHINE'S SERVICES", "WIDENS TO THE LOCAL
+ * NETWORK'S SERVICES" or "WIDENS TO CLOUD METADATA (...)"; |desc| gets
+ * what the address is ("loopback (127.0.0.0/8)").  A host name is
+ * resolved by the proxy, which refuses such an address still: NULL.
+ */
+const char *denials_warning(json_t *d, char *desc, size_t desclen);
+
+/*
+ * The warnings of widening |w| (an array of denials), one string each,
+ * "d1 WIDENS TO THIS MACHINE'S SERVICES: 127.0.0.1 port 2375 is
+ * loopback (127.0.0.0/8)" (denials_warning()), as the approval's
+ * evidence carries them (escalation.warnings) and airlock approve
+ * prints them.  A new array, empty when none.
+ */
+json_t *denials_warnings(json_t *w);
+
+/*
  * The escalation class of denial |d| (an ESCALATE_CLASS_* bit): network,
  * syscall, limit, or for a filesystem denial read or write, unless the
  * path is protected (ESCALATE_CLASS_PROTECTED): any path under .git or a

@@ -414,12 +414,19 @@ escalate_evidence(struct call *c, json_t *evidence)
 {
 	if (c->esc == NULL || !json_is_object(evidence))
 		return;
+	/*
+	 * What the widening reaches that is not the internet, as this
+	 * machine (the broker's, where the re-run runs) sees it: an approver
+	 * elsewhere (a notify hook's chat message, approve --sign on another
+	 * machine) cannot tell this machine's own addresses.
+	 */
 	json_object_set_new(evidence, "escalation",
 	    json_pack("{s:O, s:O, "
-		      "s:O, s:O, s:s}",
+		      "s:O, s:o, s:O, s:s}",
 		"callId", c->esc->call_id, "denied", c->esc->denied, "widening",
-		c->esc->widening, "reason", c->esc->reason, "scope",
-		"this one re-run only; nothing is kept"));
+		c->esc->widening, "warnings",
+		denials_warnings(c->esc->widening), "reason", c->esc->reason,
+		"scope", "this one re-run only; nothing is kept"));
 }
 
 json_t *

@@ -14,7 +14,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
-#include <ifaddrs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +27,7 @@
 #include <sodium.h>
 
 #include "broker/approval.h"
+#include "broker/denials.h"
 #include "broker/reqsig.h"
 #include "common/approver_token.h"
 #include "common/log.h"
@@ -456,100 +456,45 @@ put_member(FILE *fp, json_t *d, const char *key)
 	put_vis(fp, v != NULL ? v : "?", 0);
 }
 
-/* Is |addr| (|family|) one of this machine's interfaces' addresses? */
-static int
-addr_is_local(int family, const unsigned char *addr)
-{
-	struct ifaddrs *ifa, *i;
-	const unsigned char *a;
-	int found = 0;
-
-	if (getifaddrs(&ifa) == -1)
-		return 0;
-	for (i = ifa; i != NULL && !found; i = i->ifa_next) {
-		if (i->ifa_addr == NULL || i->ifa_addr->sa_family != family)
-			continue;
-		if (family == AF_INET)
-			a = (const unsigned char *)&(
-			    (struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr;
-		else
-			a = (const unsigned char *)&(
-			    (struct sockaddr_in6 *)(void *)i->ifa_addr)
-				->sin6_addr;
-		found = memcmp(a, addr, family == AF_INET ? 4 : 16) == 0;
-	}
-	freeifaddrs(ifa);
-	return found;
-}
-
-/*
- * What a network widening |d| reaches that is not the internet, or NULL:
- * an IP literal the egress proxy refuses unless allowAddresses names it
- * (rules_classify(): the cloud's metadata, loopback, private, link-local
- * ...), or an address of this machine.  A yes opened 127.0.0.1:2375 (a
- * Docker API: root on the host) or 169.254.169.254 (the instance's cloud
- * credentials) shown as one more "network HOST port P" line.  A host
- * name is resolved by the proxy, which refuses such an address still.
- * |desc| gets what the address is.
- */
-static const char *
-widening_warning(json_t *d, char *desc, size_t desclen)
-{
-	const char *host = json_string_value(json_object_get(d, "host"));
-	const char *layer = json_string_value(json_object_get(d, "layer"));
-	unsigned char addr[16];
-	enum addr_class c;
-	int family;
-
-	if (host == NULL || layer == NULL || strcmp(layer, "network") != 0)
-		return NULL;
-	if (inet_pton(AF_INET, host, addr) == 1)
-		family = AF_INET;
-	else if (inet_pton(AF_INET6, host, addr) == 1)
-		family = AF_INET6;
-	else
-		return NULL;
-	c = rules_classify(family, addr, desc, desclen);
-	if (c == ADDR_METADATA)
-		return "WIDENS TO CLOUD METADATA (this machine's cloud "
-		       "credentials)";
-	if (c == ADDR_LOOPBACK || c == ADDR_UNSPECIFIED ||
-	    c == ADDR_THIS_NETWORK)
-		return "WIDENS TO THIS MACHINE'S SERVICES";
-	if (addr_is_local(family, addr)) {
-		snprintf(desc, desclen, "an address of this machine");
-		return "WIDENS TO THIS MACHINE'S SERVICES";
-	}
-	if (c != ADDR_PUBLIC)
-		return "WIDENS TO THE LOCAL NETWORK'S SERVICES";
-	return NULL;
-}
-
 /*
  * The warnings of widening |w|, again at the end of the long view, the
  * last lines before the prompt: the widening is shown first and may
- * have scrolled away.
+ * have scrolled away.  First those of the evidence |ev|: the broker's,
+ * who knows its machine's own addresses (escalation.warnings,
+ * denials_warnings()); then any this machine finds that the evidence
+ * does not say (approve --sign elsewhere, or evidence without them).
  */
 static void
-print_widening_warnings(FILE *fp, json_t *w)
+print_widening_warnings(FILE *fp, json_t *ev, json_t *w)
 {
-	char desc[RULES_REASON_MAX];
-	const char *warn;
-	json_t *d;
-	size_t i;
+	json_t *said = json_object_get(
+		   json_object_get(ev, "escalation"), "warnings"),
+	       *mine = denials_warnings(w), *v, *s;
+	size_t i, j;
+	int dup;
 
-	json_array_foreach(w, i, d)
+	json_array_foreach(said, i, v)
 	{
-		if ((warn = widening_warning(d, desc, sizeof(desc))) == NULL)
+		if (!json_is_string(v))
 			continue;
 		fprintf(fp, "  WARNING:   escalation ");
-		put_member(fp, d, "denial");
-		fprintf(fp, " %s: ", warn);
-		put_member(fp, d, "host");
-		fprintf(fp, " port %lld is %s\n",
-		    (long long)json_integer_value(json_object_get(d, "port")),
-		    desc);
+		put_vis(fp, json_string_value(v), 0);
+		fprintf(fp, "\n");
 	}
+	json_array_foreach(mine, i, v)
+	{
+		dup = 0;
+		json_array_foreach(said, j, s)
+		{
+			dup |= json_equal(s, v);
+		}
+		if (dup)
+			continue;
+		fprintf(fp, "  WARNING:   escalation %s%s\n",
+		    json_string_value(v),
+		    json_is_array(said) ? " (as this machine sees it)" : "");
+	}
+	json_decref(mine);
 }
 
 static void
@@ -590,7 +535,7 @@ print_widening(FILE *fp, json_t *ev, json_t *x)
 			put_member(fp, d, "host");
 			fprintf(fp, " port %lld", (long long)json_integer_value(
 			    json_object_get(d, "port")));
-			if ((warn = widening_warning(d, desc, sizeof(desc))) !=
+			if ((warn = denials_warning(d, desc, sizeof(desc))) !=
 			    NULL)
 				fprintf(fp, "\n        WARNING: %s: it is %s, "
 				    "not the internet; the egress proxy "
@@ -817,7 +762,7 @@ render_approval(FILE *fp, json_t *p, int verbose)
 		    "widening")) == NULL)
 			w = json_object_get(json_object_get(ev, "escalation"),
 			    "widening");
-		print_widening_warnings(fp, w);
+		print_widening_warnings(fp, ev, w);
 	} else if (args != NULL) {
 		fprintf(fp, "  ");
 		put_json(fp, args, JSON_COMPACT | JSON_SORT_KEYS, 0);

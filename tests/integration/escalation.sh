@@ -85,6 +85,7 @@ tools:
 approvals:
   approvers: [root]
   ttlSeconds: 60
+  notify: { command: [cat], events: [created] }
 $2
 YAML
 	"$AIRLOCK" check "$1" >/dev/null || { echo "not ok - the test manifest does not load"; "$AIRLOCK" check "$1"; exit 1; }
@@ -320,6 +321,18 @@ expect_contains "an address of this machine's own is marked so" "$PV" \
 expect_contains "... another host's private address as the local network's" "$PV" \
     "    d2  network 10.0.0.6 port 80
         WARNING: WIDENS TO THE LOCAL NETWORK'S SERVICES: it is private (RFC 1918), not the internet"
+# The warnings are the approval's, as the broker's machine sees them
+# (its own 10.0.0.5): recorded, signed and handed to a notify hook (a
+# chat bot, a web page) that never sees approve's display.
+PRIV_ID=$id
+PRIV_WARN='["d1 WIDENS TO THIS MACHINE'"'"'S SERVICES: 10.0.0.5 port 80 is an address of this machine","d2 WIDENS TO THE LOCAL NETWORK'"'"'S SERVICES: 10.0.0.6 port 80 is private (RFC 1918)"]'
+expect_eq "the approval_created record carries the widening's warnings" \
+    "$(audit | jq -c --arg id "$id" 'select(.event == "approval_created" and .fields.id == $id) | .fields.evidence.escalation.warnings')" "$PRIV_WARN"
+expect_contains "approve shows the broker's warnings before the prompt" \
+    "$(echo n | "$AIRLOCK" approve "$id" 2>&1 | tail -n 3)" \
+    "  WARNING:   escalation d1 WIDENS TO THIS MACHINE'S SERVICES: 10.0.0.5 port 80 is an address of this machine
+  WARNING:   escalation d2 WIDENS TO THE LOCAL NETWORK'S SERVICES: 10.0.0.6 port 80 is private (RFC 1918)
+Approve this exact action?"
 "$AIRLOCK" deny "$id" --reason "not the host" >/dev/null 2>&1
 appr_reply 20
 expect_eq "... and denied, nothing runs" "$(r_class)" approval_denied
@@ -346,6 +359,8 @@ expect_eq "the re-run's runner_start carries the approval id" \
 expect_eq "an ordinary run's runner_start carries none" \
     "$(event runner_start '.id == 12' | jq -r '.escalation // "none"')" none
 check "the session's log verifies" "$AIRLOCK" audit verify "$(newest_session)/audit.jsonl"
+expect_eq "the notify hook's created payload carries the warnings" \
+    "$(event approval_notify ".approval == \"$PRIV_ID\"" | jq -r .output | jq -c .approval.evidence.escalation.warnings)" "$PRIV_WARN"
 
 # A forbidden class is refused without asking.
 {
