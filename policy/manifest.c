@@ -778,11 +778,53 @@ budget_defaults(struct run_budget *b)
 	b->max_audit_mib = MANIFEST_AUDIT_MIB_DEFAULT;
 }
 
+/*
+ * Budgets whose 0 a reviewer cannot read right: every other budget's 0
+ * allows none (maxChangedFiles: 0, no file changes; maxToolCostUsd: 0,
+ * free tools only), a session that can still do something.  These left
+ * nothing to do, or meant the opposite of the others' 0: maxElapsedMinutes
+ * stopped the session before its first call while airlock run gave the
+ * agent no deadline at all (it kept running, every call refused);
+ * maxModelSteps refused every call and maxRefusedCalls the first one,
+ * refused or not; stopOnRepeatedFailureFingerprint: 0 was "off", where
+ * its -1 is too.  NULL for a key whose 0 is allowed.
+ */
+static const char *
+budget_zero_refused(const char *key)
+{
+	static const struct {
+		const char *key;
+		const char *why;
+	} zero[] = {
+		{ "maxElapsedMinutes",
+		    "0 would stop the session before its first call, and "
+		    "airlock run would give the agent no deadline: give at "
+		    "least 1 (minute), or -1 for no limit" },
+		{ "maxModelSteps",
+		    "0 would refuse every call, the first one included: give "
+		    "at least 1, or -1 for no limit" },
+		{ "maxRefusedCalls",
+		    "0 would stop the session at its first call, refused or "
+		    "not: give at least 1, or -1 for no limit" },
+		{ "stopOnRepeatedFailureFingerprint",
+		    "0 reads as no limit to some and as stop at once to "
+		    "others: give at least 1 (stop at that many failures "
+		    "with one fingerprint), or -1 for off" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(zero) / sizeof(zero[0]); i++)
+		if (strcmp(zero[i].key, key) == 0)
+			return zero[i].why;
+	return NULL;
+}
+
 static int
 parse_budget(struct lctx *c, const struct ynode *map)
 {
 	char g[FIELD_MAX];
 	const struct ynode *n;
+	const char *why;
 	size_t i;
 
 	if (is_null(map))
@@ -816,6 +858,10 @@ parse_budget(struct lctx *c, const struct ynode *map)
 			: INT64_MAX,
 		    manifest_budget_slot(&c->m->budget, i)) != 0)
 			return AL_ERR_FORMAT;
+		else if (*manifest_budget_slot(&c->m->budget, i) == 0 &&
+		    (why = budget_zero_refused(manifest_budget_keys[i])) !=
+			NULL)
+			return lctx_err(c, n, g, "%s", why);
 	}
 	return 0;
 }
