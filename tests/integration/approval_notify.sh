@@ -144,6 +144,15 @@ printf '%s\n' "$R" | AIRLOCK_SLACK_WEBHOOK_URL="http://127.0.0.1:$PORT/slack-wit
 expect_eq "slack-webhook: withdrawn is said" "$(jq -r .text "$T"/recv/*slack-withdrawn)" \
     ":heavy_multiplication_x: approval \`$id3\` of \`deploy\` withdrawn (the agent cancelled the call (notifications/cancelled)); nothing ran"
 rm -f "$T"/recv/*slack-withdrawn
+# An escalation's warnings (the session's, escalation.sh) are said too:
+# the channel is all such an approver sees of the request.
+printf '%s\n' "$R" | jq -c '.event = "created" | .approval.evidence = {escalation: {warnings: ["d1 WIDENS TO THIS MACHINE'"'"'S SERVICES: 127.0.0.1 port 2375 is loopback (127.0.0.0/8)"]}}' |
+    AIRLOCK_SLACK_WEBHOOK_URL="http://127.0.0.1:$PORT/slack-created" \
+    sh "$top_srcdir/contrib/notify/slack-webhook.sh" >/dev/null
+expect_contains "slack-webhook: an escalation's warnings are said" "$(jq -r .text "$T"/recv/*slack-created)" \
+    "airlock approve --sign --host-key\`.
+:warning: escalation d1 WIDENS TO THIS MACHINE'S SERVICES: 127.0.0.1 port 2375 is loopback (127.0.0.0/8)"
+rm -f "$T"/recv/*slack-created
 # The session is stopped (SIGTERM) with an approval pending: nobody
 # will run it either.
 mcp_send '{"jsonrpc":"2.0","id":"c2","method":"tools/call","params":{"name":"deploy","arguments":{"target":"epsilon"}}}'
