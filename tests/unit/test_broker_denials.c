@@ -264,6 +264,38 @@ START_TEST(test_denials_class_table)
 }
 END_TEST
 
+/*
+ * The approval's warnings: one string per network widening that is not
+ * the internet, as approve prints it after "escalation "; a public
+ * address, a host name and a filesystem widening get none.
+ */
+START_TEST(test_denials_warnings_mark_what_is_not_the_internet)
+{
+	json_t *w = json_pack("[{s:s, s:s, s:s, s:i}, {s:s, s:s, s:s, s:i},"
+			      " {s:s, s:s, s:s, s:i}, {s:s, s:s, s:s, s:i},"
+			      " {s:s, s:s, s:s}]",
+	    "denial", "d1", "layer", "network", "host", "127.0.0.1", "port",
+	    2375, "denial", "d2", "layer", "network", "host", "93.184.216.34",
+	    "port", 443, "denial", "d3", "layer", "network", "host", "10.0.0.6",
+	    "port", 80, "denial", "d4", "layer", "network", "host",
+	    "db.internal", "port", 5432, "denial", "d5", "layer", "filesystem",
+	    "path", "/opt/x");
+	json_t *got = denials_warnings(w);
+	char *text = json_dumps(got, JSON_COMPACT);
+
+	ck_assert_str_eq(text,
+	    "[\"d1 WIDENS TO THIS MACHINE'S SERVICES: 127.0.0.1 port 2375 is "
+	    "loopback (127.0.0.0/8)\",\"d3 WIDENS TO THE LOCAL NETWORK'S "
+	    "SERVICES: 10.0.0.6 port 80 is private (RFC 1918)\"]");
+	free(text);
+	json_decref(got);
+	got = denials_warnings(NULL);
+	ck_assert_int_eq(json_array_size(got), 0);
+	json_decref(got);
+	json_decref(w);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -276,6 +308,7 @@ suite(void)
 	tcase_add_test(tc, test_denials_build_is_bounded_and_null_when_none);
 	tcase_add_test(tc, test_denials_store_drops_the_oldest);
 	tcase_add_test(tc, test_denials_class_table);
+	tcase_add_test(tc, test_denials_warnings_mark_what_is_not_the_internet);
 	suite_add_tcase(s, tc);
 	return s;
 }
