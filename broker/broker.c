@@ -414,8 +414,12 @@ join_paths(json_t *list, char *buf, size_t len)
 		int n = snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
 		    json_string_value(v));
 
-		if (n < 0 || (size_t)n >= len - off)
+		/* Cut, it ends between characters (json_string() of a
+		 * note quoting it would fail and drop the note). */
+		if (n < 0 || (size_t)n >= len - off) {
+			(void)utf8_trim(buf);
 			break;
+		}
 		off += n;
 	}
 }

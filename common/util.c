@@ -190,6 +190,37 @@ utf8_sanitize(const char *data, size_t len)
 	return out;
 }
 
+size_t
+utf8_trim(char *s)
+{
+	size_t	len = strlen(s), i = len, need;
+	unsigned char c;
+
+	while (i > 0 && len - i < 3 && ((unsigned char)s[i - 1] & 0xc0) == 0x80)
+		i--;
+	if (i == 0)
+		return len;
+	c = (unsigned char)s[i - 1];
+	need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+	if (len - (i - 1) < need) {
+		s[i - 1] = '\0';
+		return i - 1;
+	}
+	return len;
+}
+
+void
+utf8_fit(char *dst, size_t size, const char *src)
+{
+	char *valid = utf8_sanitize(src, strlen(src));
+
+	if (size == 0)
+		fatalx("utf8_fit: no room");
+	snprintf(dst, size, "%s", valid);
+	free(valid);
+	(void)utf8_trim(dst);
+}
+
 int64_t
 now_monotonic_ms(void)
 {

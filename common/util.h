@@ -37,6 +37,18 @@ int	 utf8_valid(const char *data, size_t len);
  */
 char	*utf8_sanitize(const char *data, size_t len);
 
+/*
+ * Cuts |s| before a character its end is inside of (a bounded snprintf()
+ * or %.Ns cut it in two there); returns the new strlen(s).
+ */
+size_t	 utf8_trim(char *s);
+
+/*
+ * Copies |src| to dst[0..size) as UTF-8 (U+FFFD for each byte that is
+ * not), cut between characters when it does not fit.
+ */
+void	 utf8_fit(char *dst, size_t size, const char *src);
+
 /* Monotonic milliseconds, and wall-clock milliseconds since the epoch. */
 int64_t	 now_monotonic_ms(void);
 int64_t	 now_wall_ms(void);

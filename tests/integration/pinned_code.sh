@@ -65,6 +65,7 @@ tools:
 checks:
   unit.todo-transition: ["sh", "tests/run.sh", "todo-transition"]
   suite: { argv: ["true"], pin: [tests/] }
+  names: { argv: ["true"], pin: [u/] }
 gates:
   required: [unit.todo-transition]
 approvals:
@@ -74,6 +75,7 @@ EOF
 
 printf '#!/bin/sh\necho "deploying $1"\n' >"$ws/deploy.sh"
 mkdir -p "$ws/scripts"
+mkdir -p "$ws/u"
 printf '#!/bin/sh\necho published\n' >"$ws/scripts/publish.sh"
 secret='n0t-for-the-agent-42'
 reversed=$(printf '%s' "$secret" | rev)
@@ -189,6 +191,18 @@ ln -s "$(printf '\377')" "$ws/tests/l"
 mcp_call run_check '{"checkId":"suite"}'
 expect_contains "the next check runs (the broker is still there), naming the link as changed" \
     "$(jr -c .result.structuredContent.pinnedCodeChanged)" '"tests/l"'
+
+# ===== (f) a changed name cut inside a character ==================================
+# The note names the changed files in 200 bytes: u/ and 100 characters
+# of two bytes were cut inside the 99th, json_string() of the note
+# failed, and the result said nothing of the gate not counting.
+long=$(printf 'é%.0s' $(seq 100))
+mcp_call apply_patch "{\"patch\":$(printf -- '--- /dev/null\n+++ b/u/%s\n@@ -0,0 +1 @@\n+x\n' "$long" | jq -Rs .),\"expectedBaseSha\":\"$(sha256sum </dev/null | cut -d' ' -f1)\"}"
+expect_ok_result "the agent adds u/ and 100 accented letters beneath the pinned u/"
+mcp_call run_check '{"checkId":"names"}'
+expect_eq "the gate names it as changed pinned code" "$(jr -r '.result.structuredContent.pinnedCodeChanged[0]')" "u/$long"
+expect_contains "the result's text says the gate does not count, naming it cut between characters" \
+    "$(jr '.result.content[].text')" "does not count toward acceptance: its pinned code changed since the session started (u/$(printf 'é%.0s' $(seq 98)))"
 mcp_stop
 "$AIRLOCK" serve --manifest "$T/m.yaml" --workspace "$ws" </dev/null >/dev/null 2>"$T/serve2.err"
 expect_eq "a new session on the workspace starts (and ends)" "$?" 0
