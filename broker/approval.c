@@ -753,6 +753,7 @@ approvals_token(struct approvals *a, json_t *tok, const char *via, char *why,
 	const struct approval_policy *ap = &a->m->approvals;
 	unsigned char	 pk[32];
 	char		 pktext[APPROVER_PK_TEXT], by[256];
+	char		 idq[17], sessq[65];
 	const char	*id, *session, *digest, *decision, *text, *name = NULL;
 	const char	*cls = NULL;
 	struct pending	*p = NULL;
@@ -769,6 +770,9 @@ approvals_token(struct approvals *a, json_t *tok, const char *via, char *why,
 	}
 	approver_pk_encode(pk, pktext);
 	session = json_string_value(json_object_get(tok, "session"));
+	/* Quoted in a refusal, which is JSON: cut between characters. */
+	utf8_fit(idq, sizeof(idq), id);
+	utf8_fit(sessq, sizeof(sessq), session);
 	digest = json_string_value(json_object_get(tok, "digest"));
 	decision = json_string_value(json_object_get(tok, "decision"));
 	text = json_string_value(json_object_get(tok, "text"));
@@ -792,8 +796,8 @@ approvals_token(struct approvals *a, json_t *tok, const char *via, char *why,
 	}
 	if (strcmp(session, a->session) != 0) {
 		cls = "wrong_session";
-		snprintf(why, whylen, "the token is for session %.64s, not %s",
-		    session, a->session);
+		snprintf(why, whylen, "the token is for session %s, not %s",
+		    sessq, a->session);
 		goto refuse;
 	}
 	if (expires * 1000 <= now_wall_ms()) {
@@ -817,7 +821,7 @@ approvals_token(struct approvals *a, json_t *tok, const char *via, char *why,
 		snprintf(why, whylen, was_decided(a, id) ?
 		    "replay: approval %.16s was already decided" :
 		    "no such pending approval %.16s (decided, expired or "
-		    "unknown)", id);
+		    "unknown)", idq);
 		goto refuse;
 	}
 	if (strcmp(digest, p->digest) != 0) {
@@ -838,7 +842,7 @@ approvals_token(struct approvals *a, json_t *tok, const char *via, char *why,
 	if (pending_decide(a, p, strcmp(decision, "approve") == 0 ?
 	    APPROVAL_GRANTED : APPROVAL_DENIED, by, text) != 0) {
 		snprintf(why, whylen, "the audit log cannot record the grant; "
-		    "approval %.16s stays pending and nothing was done", id);
+		    "approval %s stays pending and nothing was done", idq);
 		return AL_ERR_IO;
 	}
 	return 0;

@@ -239,7 +239,11 @@ approver_token_check(
 			if (strcmp(known[i], k) == 0)
 				break;
 		if (known[i] == NULL) {
-			snprintf(why, whylen, "unknown member \"%.64s\"", k);
+			char name[65];
+
+			/* Cut between characters: the refusal is JSON. */
+			utf8_fit(name, sizeof(name), k);
+			snprintf(why, whylen, "unknown member \"%s\"", name);
 			return AL_ERR_FORMAT;
 		}
 	}

@@ -212,10 +212,14 @@ utf8_trim(char *s)
 void
 utf8_fit(char *dst, size_t size, const char *src)
 {
-	char *valid = utf8_sanitize(src, strlen(src));
+	char *cut = xstrdup(src), *valid;
 
 	if (size == 0)
 		fatalx("utf8_fit: no room");
+	/* A character |src| was already cut inside of goes, not U+FFFD. */
+	(void)utf8_trim(cut);
+	valid = utf8_sanitize(cut, strlen(cut));
+	free(cut);
 	snprintf(dst, size, "%s", valid);
 	free(valid);
 	(void)utf8_trim(dst);

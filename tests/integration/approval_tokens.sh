@@ -250,6 +250,18 @@ check "the grant names the key and the channel" grep -q '"approval_granted".*"by
 out=$(deliver "$T/alice.tok")
 expect_contains "the same token again is a replay" "$out" "replay"
 check "... and audited as replay" test "$(refusals replay)" = 1
+# A member named with accented letters (any local user may hand the
+# socket a token): the refusal quotes the name cut at 64 bytes, inside a
+# character; JSON could not hold the reason, the carrier got no answer
+# and approval_token_refused was recorded with no fields at all.
+accented=$(printf '\342\202\254%.0s' $(seq 30))
+jq -c --arg k "$accented" '. + {($k): 1}' "$T/alice.tok" >"$T/member.tok"
+out=$(deliver "$T/member.tok")
+expect_contains "a token with an unknown member of accented letters is refused, cut between characters" \
+    "$out" "unknown member \"$(printf '\342\202\254%.0s' $(seq 21))\""
+expect_eq "... and audited as malformed, naming the reason and the channel" \
+    "$(grep '"approval_token_refused"' "$sess/audit.jsonl" | grep 'unknown member' |
+	grep '"refused":"malformed"' | grep -c '"via":"control socket, uid')" 1
 
 # The inbox: a deny token renamed in; then a bad file; then a grant.
 id=$(appr_pending_id beta)

@@ -11,6 +11,7 @@
 
 #include "common/approver_token.h"
 #include "common/errors.h"
+#include "common/util.h"
 
 static unsigned char pk[32], sk[64], pk2[32], sk2[64];
 
@@ -120,6 +121,23 @@ START_TEST(malformed)
 	    approver_token_check(t, got, why, sizeof(why)), AL_ERR_FORMAT);
 	ck_assert_ptr_nonnull(strstr(why, "unknown member"));
 	json_object_del(t, "extra");
+	/* A member named with 30 euro signs: quoted cut between characters
+	 * (64 bytes cut the 22nd in two), or the refusal is no JSON. */
+	{
+		char name[91];
+		int i;
+
+		for (i = 0; i < 30; i++)
+			memcpy(name + 3 * i, "\xe2\x82\xac", 3);
+		name[90] = '\0';
+		json_object_set_new(t, name, json_true());
+		ck_assert_int_eq(approver_token_check(t, got, why, sizeof(why)),
+		    AL_ERR_FORMAT);
+		ck_assert_int_eq(utf8_valid(why, strlen(why)), 1);
+		ck_assert_uint_eq(
+		    strlen(why), strlen("unknown member \"\"") + 63);
+		json_object_del(t, name);
+	}
 	json_object_set_new(t, "version", json_integer(2));
 	ck_assert_int_eq(
 	    approver_token_check(t, got, why, sizeof(why)), AL_ERR_FORMAT);
