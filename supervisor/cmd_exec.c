@@ -544,8 +544,17 @@ land_record(size_t applied, const char *error, json_t *refused, int dryrun)
 
 	if (r == NULL)
 		fatalx("out of memory");
-	if (error != NULL)
-		json_object_set_new(r, "error", json_string(error));
+	/*
+	 * UTF-8, U+FFFD for a byte that is not: the error quotes a name the
+	 * command wrote, and json_string() of one that is not UTF-8 failed,
+	 * leaving the record without the reason nothing was applied.
+	 */
+	if (error != NULL) {
+		char *valid = utf8_sanitize(error, strlen(error));
+
+		json_object_set_new(r, "error", json_string(valid));
+		free(valid);
+	}
 	if (dryrun)
 		json_object_set_new(r, "dryRun", json_true());
 	if (refused != NULL) {
