@@ -165,22 +165,32 @@ add_tree(struct fwatch *fw, const char *rel)
 
 /* Records a change of |path| by others. */
 static void
-note(struct fwatch *fw, const char *path, const char *change)
+note(struct fwatch *fw, const char *name, const char *change)
 {
+	/*
+	 * A key of JSON is UTF-8: U+FFFD for a byte that is not (as
+	 * list_files shows it), or json_object_set_new() refused the name
+	 * and the change was dropped from the notice without a word.
+	 */
+	char *path = utf8_sanitize(name, strlen(name));
 	const char *was = json_string_value(json_object_get(fw->changed, path));
 
 	if (was == NULL && json_object_size(fw->changed) >= FWATCH_MAX_PATHS) {
 		fw->more++;
+		free(path);
 		return;
 	}
 	/* Created, then written: still new; deleted, then created: modified. */
 	if (was != NULL && strcmp(was, "created") == 0 &&
-	    strcmp(change, "modified") == 0)
+	    strcmp(change, "modified") == 0) {
+		free(path);
 		return;
+	}
 	if (was != NULL && strcmp(was, "deleted") == 0 &&
 	    strcmp(change, "created") == 0)
 		change = "modified";
 	json_object_set_new(fw->changed, path, json_string(change));
+	free(path);
 }
 
 static void

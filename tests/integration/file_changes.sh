@@ -65,6 +65,14 @@ expect_contains "... naming the file" "$(jr '.result.content[-1].text')" "create
 expect_eq "its own result comes first" "$(jr -c '.result.content[0].text | fromjson | has("files")')" true
 mcp_call list_files '{}'
 expect_eq "they are given once" "$(jr -c .result.structuredContent.fileChanges)" null
+# A name that is not UTF-8 (Latin-1 é): JSON refused it as a key and the
+# change was left out of the notice, which then said nothing at all.
+echo "x" >"$ws/$(printf 'caf\351.txt')"
+mcp_call list_files '{}'
+expect_eq "a change under a name that is not UTF-8 is listed, U+FFFD for the byte" "$(files)" \
+    "[\"created caf$(printf '\357\277\275').txt\"]"
+rm -f "$ws/$(printf 'caf\351.txt')"
+mcp_call list_files '{}'
 
 rm "$ws/human.txt"
 mkdir "$ws/newdir"
