@@ -111,6 +111,32 @@ START_TEST(test_fd_next_data)
 }
 END_TEST
 
+/* utf8_trim(), utf8_fit(): cut between characters, never inside one. */
+START_TEST(test_utf8_cut)
+{
+	char s[16], d[6];
+
+	strcpy(s, "ab\xe2\x82");	/* a euro sign cut after 2 of 3 bytes */
+	ck_assert_uint_eq(utf8_trim(s), 2);
+	ck_assert_str_eq(s, "ab");
+	strcpy(s, "a\xf0\x9f\x98");	/* an emoji cut after 3 of 4 */
+	ck_assert_uint_eq(utf8_trim(s), 1);
+	strcpy(s, "a\xe2\x82\xac");	/* whole: kept */
+	ck_assert_uint_eq(utf8_trim(s), 4);
+	strcpy(s, "abc");
+	ck_assert_uint_eq(utf8_trim(s), 3);
+	s[0] = '\0';
+	ck_assert_uint_eq(utf8_trim(s), 0);
+	/* 6 bytes hold a, a euro sign and one byte of the next: cut there. */
+	utf8_fit(d, sizeof(d), "a\xe2\x82\xac\xe2\x82\xac");
+	ck_assert_str_eq(d, "a\xe2\x82\xac");
+	/* A byte that is not UTF-8 is U+FFFD; a character cut at the end of
+	 * the source goes, not U+FFFD. */
+	utf8_fit(s, sizeof(s), "\xff!\xe2\x82");
+	ck_assert_str_eq(s, "\xef\xbf\xbd!");
+}
+END_TEST
+
 int
 main(void)
 {
@@ -126,6 +152,7 @@ main(void)
 	tcase_add_test(tc, test_utc_time_every_day);
 	tcase_add_test(tc, test_format_rfc3339);
 	tcase_add_test(tc, test_fd_next_data);
+	tcase_add_test(tc, test_utf8_cut);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
