@@ -71,10 +71,11 @@ add(struct collect *k, const char *path, const char *digest)
 	 * failed and fatalx() stopped the broker when the check ran, and
 	 * every later session on the workspace as it started.
 	 */
-	char *key = not_utf8(path, "/not-utf-8/");
-	char *val = strncmp(digest, "symlink:", 8) == 0
-	    ? not_utf8(digest + 8, "symlink-bytes:")
+	const char *text = strncmp(digest, "symlink:", 8) == 0
+	    ? strchr(digest, ':') + 1
 	    : NULL;
+	char *key = not_utf8(path, "/not-utf-8/");
+	char *val = text != NULL ? not_utf8(text, "symlink-bytes:") : NULL;
 	int rc = 0;
 
 	if (key != NULL)
