@@ -55,7 +55,7 @@ not_utf8(const char *s, const char *tag)
 	if (utf8_valid(s, len))
 		return NULL;
 	out = xcalloc(1, tl + 2 * len + 1);
-	memcpy(out, tag, tl);
+	memcpy(out, tag, tl + 1); /* its NUL, written over below */
 	for (i = 0; i < len; i++)
 		snprintf(out + tl + 2 * i, 3, "%02x", (unsigned char)s[i]);
 	return out;

@@ -259,15 +259,16 @@ static size_t
 shell_quote(unsigned char *dst, const unsigned char *v, size_t len,
     const char *q)
 {
-	size_t i, o = 0, ql = q != NULL ? strlen(q) : 0;
+	size_t i, j, o = 0, ql = q != NULL ? strlen(q) : 0;
 
 	for (i = 0; i < len; i++) {
 		if (q != NULL && v[i] == '\'') {
-			memcpy(dst + o, q, ql);
-			o += ql;
+			for (j = 0; j < ql; j++)
+				dst[o++] = (unsigned char)q[j];
 			continue;
 		}
-		if (q == NULL && memchr("$`\"\\", v[i], 4) != NULL)
+		if (q == NULL && v[i] != '\0' &&
+		    strchr("$`\"\\", v[i]) != NULL)
 			dst[o++] = '\\';
 		dst[o++] = v[i];
 	}
