@@ -13,6 +13,9 @@
  *     - prefix: [sh]
  *       exact: true                    # "sh" and nothing after it
  *       decision: deny
+ *     - prefix: [mvn, deploy]
+ *       anywhere: true                 # "mvn clean deploy" too (not allow)
+ *       decision: ask
  *   default: allow                     # no rule matched (default: ask)
  *   unresolvable: ask                  # ask or deny, never allow
  */
@@ -66,7 +69,7 @@ parse_rule(
     struct lctx *c, const struct ynode *e, const char *field, struct shrule *r)
 {
 	static const char *const keys[] = { "prefix", "decision", "exact",
-		"comment", NULL };
+		"anywhere", "comment", NULL };
 	char f[700], g[740];
 	const struct ynode *n, *p;
 	size_t i, j;
@@ -86,7 +89,7 @@ parse_rule(
 		if (keys[j] == NULL)
 			return lctx_err(c, e->v[i], f,
 			    "unknown key (expected "
-			    "prefix, decision, exact, comment)");
+			    "prefix, decision, exact, anywhere, comment)");
 		for (j = 0; j < i; j += 2)
 			if (strcmp(e->v[j]->s, e->v[i]->s) == 0)
 				return lctx_err(c, e->v[i], f, "duplicate key");
@@ -137,6 +140,20 @@ parse_rule(
 		    (strcmp(n->s, "true") != 0 && strcmp(n->s, "false") != 0))
 			return lctx_err(c, n, f, "expected true or false");
 		r->exact = strcmp(n->s, "true") == 0;
+	}
+	/* anywhere: the words after the first at any later positions.  Not
+	   for allow, which would allow "mvn deploy -Dx=test" by its test,
+	   nor with exact, which asks for no word between. */
+	if ((n = ynode_get(e, "anywhere")) != NULL) {
+		snprintf(f, sizeof(f), "%s.anywhere", field);
+		if (n->kind != Y_SCALAR || !n->plain ||
+		    (strcmp(n->s, "true") != 0 && strcmp(n->s, "false") != 0))
+			return lctx_err(c, n, f, "expected true or false");
+		r->anywhere = strcmp(n->s, "true") == 0;
+		if (r->anywhere && (r->decision == SHD_ALLOW || r->exact))
+			return lctx_err(c, n, f,
+			    "anywhere is for ask and deny rules without "
+			    "exact");
 	}
 	if ((n = ynode_get(e, "comment")) != NULL) {
 		snprintf(f, sizeof(f), "%s.comment", field);

@@ -862,8 +862,11 @@ read_heredocs(struct ps *ps)
 				}
 			if (n == dlen && memcmp(line, h->delim, n) == 0)
 				break;
-			if (h->quoted)
+			if (h->quoted) {
+				wb_add(&b, line, n);
+				wb_addc(&b, '\n');
 				continue;
+			}
 			if (n > 0 && line[n - 1] == '\\') {
 				fail(ps,
 				    "a line continuation in an unquoted "
@@ -888,7 +891,10 @@ read_heredocs(struct ps *ps)
 			free(body->text);
 			body->text = b.p;
 			body->len = b.len;
-			body->flags = SHW_PARAM | SHW_ARITH;
+			/* A quoted delimiter's body is text, kept for a
+			   shell that reads it as its program. */
+			body->flags =
+			    h->quoted ? SHW_QUOTED : SHW_PARAM | SHW_ARITH;
 		} else
 			free(b.p);
 	}

@@ -85,9 +85,11 @@ enum shredir_op {
 struct shredir {
 	enum shredir_op op;
 	struct shword target;
-	struct shword body; /* SHR_HEREDOC with an unquoted delimiter:
-					   the body as written (the shell expands
-					   it like a word in "..."); else text
+	struct shword body; /* SHR_HEREDOC: the body as written; with
+					   an unquoted delimiter the shell expands
+					   it like a word in "..." (flags
+					   SHW_PARAM | SHW_ARITH), with a quoted
+					   one it is text (SHW_QUOTED); else text
 					   NULL */
 };
 

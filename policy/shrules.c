@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,8 @@ struct one {
 	char whybuf[96];
 	const struct shword *words; /* the command as matched */
 	size_t nwords;
+	int stdin_prog; /* a shell or interpreter reading its program
+				   from standard input or a descriptor */
 };
 
 static const char *const decision_names[] = { "allow", "ask", "deny" };
@@ -158,6 +161,45 @@ check_redirs(const struct shcmd *c, const char *ws, struct one *o)
 			    "a redirection outside the workspace (%.40s)",
 			    t->text);
 	}
+}
+
+/*
+ * Whether |p| names a descriptor the command already holds: /dev/stdin,
+ * /dev/fd/N, /proc/self/fd/N or /proc/thread-self/fd/N, also spelled
+ * with doubled slashes or "." components.  A program read from one comes
+ * from a pipe or a here-document, as from "-": "curl ... | sh
+ * /dev/stdin", "| bash /proc/self/fd/0" and "sh /dev/fd/3 3<&0".
+ */
+static int
+fd_path(const char *p)
+{
+	static const char *const dirs[] = { "/dev/fd/", "/proc/self/fd/",
+		"/proc/thread-self/fd/", NULL };
+	char buf[64];
+	size_t i, o = 0, n;
+
+	if (p[0] != '/')
+		return 0;
+	for (i = 0; p[i] != '\0'; i++) {
+		if (p[i] == '/' && o > 0 && buf[o - 1] == '/')
+			continue;
+		if (p[i] == '.' && o > 0 && buf[o - 1] == '/' &&
+		    (p[i + 1] == '/' || p[i + 1] == '\0'))
+			continue;
+		if (o + 1 >= sizeof(buf))
+			return 0;
+		buf[o++] = p[i];
+	}
+	buf[o] = '\0';
+	if (strcmp(buf, "/dev/stdin") == 0)
+		return 1;
+	for (i = 0; dirs[i] != NULL; i++) {
+		n = strlen(dirs[i]);
+		if (strncmp(buf, dirs[i], n) == 0 && buf[n] != '\0' &&
+		    strspn(buf + n, "0123456789") == strlen(buf + n))
+			return 1;
+	}
+	return 0;
 }
 
 /* ---- bash arithmetic ---- */
@@ -969,6 +1011,7 @@ check_shell(const struct shword *w, size_t n, struct one *o, int interp)
 			    "%s reading its program from standard "
 			    "input",
 			    name);
+			o->stdin_prog = 1;
 			return;
 		}
 		if (strcmp(a, "--") == 0) {
@@ -992,7 +1035,16 @@ check_shell(const struct shword *w, size_t n, struct one *o, int interp)
 				return;
 			continue;
 		}
-		if (strpbrk(a + 1, interp ? "cCeErpBR" : "cs") != NULL) {
+		if (!interp && strchr(a + 1, 'c') == NULL &&
+		    strchr(a + 1, 's') != NULL) {
+			set_why(o,
+			    "%s reading its program from standard "
+			    "input",
+			    name);
+			o->stdin_prog = 1;
+			return;
+		}
+		if (strpbrk(a + 1, interp ? "cCeErpBR" : "c") != NULL) {
 			set_why(o, "%s %.20s runs code text", name, a);
 			return;
 		}
@@ -1018,8 +1070,11 @@ check_shell(const struct shword *w, size_t n, struct one *o, int interp)
 		if (!interp && strpbrk(a + 1, "o") != NULL)
 			j++; /* -o OPTION */
 	}
-	if (j >= n)
-		set_why(o, "%s reading its program from standard input", name);
+	if (j >= n || strcmp(w[j].text, "-") == 0 || fd_path(w[j].text)) {
+		set_why(o, "%s reading its program from %s", name,
+		    j >= n ? "standard input" : "a descriptor");
+		o->stdin_prog = 1;
+	}
 }
 
 /* ---- options that run a command ---- */
@@ -1107,7 +1162,7 @@ check_code_options(
 {
 	static const char *const progs[] = { "find", "git", "tar", "rsync",
 		"vi", "vim", "nvim", "ex", "make", "gmake", "sort", "zip", "rg",
-		"cmake", "npm", "pnpm", "yarn", NULL };
+		"cmake", "npm", "pnpm", "yarn", "npx", "pnpx", NULL };
 	const char *a, *sub = "";
 	size_t j;
 	int vim = 0;
@@ -1219,6 +1274,9 @@ check_code_options(
 		    (strcmp(a, "exec") == 0 || strcmp(a, "dlx") == 0 ||
 			(j == 1 && strcmp(a, "x") == 0)))
 			set_why(o, "%s %.8s runs a command", name, a);
+		if ((strcmp(name, "npx") == 0 || strcmp(name, "pnpx") == 0) &&
+		    (strcmp(a, "-c") == 0 || long_opt(a, "--call", 6)))
+			set_why(o, "%s %.8s runs code text", name, a);
 		if (strcmp(name, "cmake") == 0 && strcmp(a, "-E") == 0 &&
 		    j + 1 < n &&
 		    (strcmp(w[j + 1].text, "env") == 0 ||
@@ -1365,39 +1423,70 @@ rule_match_word(const struct shrule *r, const struct shword *w)
 	return 0;
 }
 
-/* 1: matches, 0: does not, 2: might (a word that is not fixed). */
+/* Whether |w| is element |i| of |r|'s prefix: 1: it is, 0: it is not,
+   2: it might be (a word that is not fixed). */
+static int
+elem_match(const struct shrule *r, size_t i, const struct shword *w)
+{
+	size_t k;
+
+	/* A glob, tilde or $'...' as written (or decoded) matches a rule
+	   that names it (rm -rf ~, rm -rf *), for rules that are not
+	   allow. */
+	if (!fixed(w) &&
+	    (r->decision == SHD_ALLOW ||
+		(w->flags & SHW_NOT_FIXED &
+		    ~(SHW_GLOB | SHW_TILDE | SHW_BRACE | SHW_ANSIC)) != 0))
+		return 2;
+	for (k = 0; k < r->prefix[i].nalts; k++) {
+		const char *alt = r->prefix[i].alts[k];
+
+		if (strcmp(w->text, alt) == 0)
+			return 1;
+		if (i == 0 && r->decision != SHD_ALLOW &&
+		    strchr(w->text, '/') != NULL &&
+		    strcmp(base_name(w->text), alt) == 0)
+			return 1;
+	}
+	/* A glob, brace or tilde could still expand to the word; a glob
+	   alone only if it matches it (bash's nocaseglob ignores case):
+	   "--grep=fix*" is not "push". */
+	if ((w->flags & SHW_NOT_FIXED) == SHW_GLOB) {
+		for (k = 0; k < r->prefix[i].nalts; k++)
+			if (fnmatch(w->text, r->prefix[i].alts[k],
+				FNM_CASEFOLD) == 0)
+				return 2;
+		return 0;
+	}
+	return (w->flags & (SHW_NOT_FIXED & ~SHW_ANSIC)) != 0 ? 2 : 0;
+}
+
+/*
+ * 1: matches, 0: does not, 2: might (a word that is not fixed).  An
+ * "anywhere" rule finds the words of its prefix after the first at any
+ * later positions, in order ("mvn clean deploy" is [mvn, deploy]).
+ */
 static int
 rule_match(const struct shrule *r, const struct shword *w, size_t n)
 {
-	size_t i, k;
+	size_t i, j;
+	int m, maybe = 0;
 
+	if (r->anywhere) {
+		if (n == 0 || (m = elem_match(r, 0, &w[0])) != 1)
+			return n == 0 ? 0 : m;
+		for (i = 1, j = 1; i < r->nprefix && j < n; j++)
+			if ((m = elem_match(r, i, &w[j])) == 1)
+				i++;
+			else if (m == 2)
+				maybe = 1;
+		return i == r->nprefix ? 1 : maybe ? 2 : 0;
+	}
 	for (i = 0; i < r->nprefix; i++) {
 		if (i >= n)
 			return 0;
-		/* A glob, tilde or $'...' as written (or decoded) matches a
-		   rule that names it (rm -rf ~, rm -rf *), for rules that
-		   are not allow. */
-		if (!fixed(&w[i]) &&
-		    (r->decision == SHD_ALLOW ||
-			(w[i].flags & SHW_NOT_FIXED &
-			    ~(SHW_GLOB | SHW_TILDE | SHW_BRACE | SHW_ANSIC)) !=
-			    0))
-			return 2;
-		for (k = 0; k < r->prefix[i].nalts; k++) {
-			const char *alt = r->prefix[i].alts[k];
-
-			if (strcmp(w[i].text, alt) == 0)
-				break;
-			if (i == 0 && r->decision != SHD_ALLOW &&
-			    strchr(w[i].text, '/') != NULL &&
-			    strcmp(base_name(w[i].text), alt) == 0)
-				break;
-		}
-		/* A glob, brace or tilde could still expand to the word. */
-		if (k == r->prefix[i].nalts)
-			return (w[i].flags & (SHW_NOT_FIXED & ~SHW_ANSIC)) != 0
-			    ? 2
-			    : 0;
+		if ((m = elem_match(r, i, &w[i])) != 1)
+			return m;
 	}
 	if (r->exact && n > r->nprefix)
 		return fixed(&w[r->nprefix]) ? 0 : 2;
@@ -1537,6 +1626,24 @@ decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
 	}
 	if (fixed(&w[start]))
 		raise_sub(r, w + start, n - start, o);
+	/* A program read from standard input or a descriptor is "-" to
+	   the rules that ask or deny: "sh /dev/stdin", "bash -x" and
+	   "python3 -u" read what "sh -" does. */
+	if (o->stdin_prog) {
+		struct shword t[2];
+
+		t[0] = w[start];
+		memset(&t[1], 0, sizeof(t[1]));
+		t[1].text = (char *)"-";
+		t[1].len = 1;
+		for (i = 0; i < r->nrules; i++)
+			if (r->rules[i].decision != SHD_ALLOW &&
+			    r->rules[i].decision > o->d &&
+			    rule_match(&r->rules[i], t, 2) == 1) {
+				o->d = r->rules[i].decision;
+				o->rule = (int)i;
+			}
+	}
 	/*
 	 * What an unresolvable command runs is unknown, but where its words
 	 * hold a command a rule asks about or denies (sudo rm -rf /, xargs
@@ -1583,28 +1690,77 @@ raise_by_text(const struct shell_rules *r, const char *code, size_t len,
 	shparse_free(p);
 }
 
+/* Raises *d by the words w[0..n) joined by blanks, read as code text. */
+static void
+raise_by_words(const struct shell_rules *r, const struct shword *w, size_t n,
+    const char *ws, int depth, enum shdecision *d, int *rule)
+{
+	char *code;
+	size_t j, len;
+
+	for (len = 0, j = 0; j < n; j++)
+		len += w[j].len + 1;
+	code = xreallocarray(NULL, len + 1, 1);
+	for (len = 0, j = 0; j < n; j++) {
+		memcpy(code + len, w[j].text, w[j].len);
+		len += w[j].len;
+		code[len++] = ' ';
+	}
+	raise_by_text(r, code, len, ws, depth, d, rule);
+	free(code);
+}
+
+/* Raises *d by the here-documents and here-strings of |c|: the program
+   of a shell that reads it from standard input or a descriptor. */
+static void
+raise_by_input(const struct shell_rules *r, const struct shcmd *c,
+    const char *ws, int depth, enum shdecision *d, int *rule)
+{
+	const struct shredir *rd;
+	size_t i;
+
+	for (i = 0; c != NULL && i < c->nredirs; i++) {
+		rd = &c->redirs[i];
+		if (rd->op == SHR_HEREDOC && rd->body.text != NULL)
+			raise_by_text(
+			    r, rd->body.text, rd->body.len, ws, depth, d, rule);
+		else if (rd->op == SHR_HERESTR && fixed(&rd->target))
+			raise_by_text(r, rd->target.text, rd->target.len, ws,
+			    depth, d, rule);
+	}
+}
+
 /*
  * Code text run by an unresolvable command, at its start or behind a
  * wrapper the rules do not see through: sh -c 'CODE' (xargs sh -c
  * 'CODE', find -exec sh -c 'CODE' ;), eval's words joined by blanks,
- * trap 'CODE' ....  The code is unresolvable as a whole (the shell may
- * be another one, with other options), but a command in it that a rule
- * asks about or denies still raises the decision: eval 'sudo id' is
- * denied as sudo id is.  Only the first such word of a command is read,
- * and |depth| bounds nesting, so that the work stays linear in the
- * string.
+ * trap 'CODE' ..., npm exec -c 'CODE' (also --call and pnpm's
+ * --shell-mode, the words after it joined), and the here-document or
+ * here-string that a shell reading standard input or a descriptor runs
+ * (bash <<EOF, source /dev/stdin <<EOF).  The code is unresolvable as a
+ * whole (the shell may be another one, with other options), but a
+ * command in it that a rule asks about or denies still raises the
+ * decision: eval 'sudo id' is denied as sudo id is.  Only the first such
+ * word of a command is read, and |depth| bounds nesting, so that the
+ * work stays linear in the string.
  */
 static void
-raise_by_code(const struct shell_rules *r, const struct one *o, const char *ws,
-    int depth, enum shdecision *d, int *rule)
+raise_by_code(const struct shell_rules *r, const struct shcmd *c,
+    const struct one *o, const char *ws, int depth, enum shdecision *d,
+    int *rule)
 {
+	static const char *const npms[] = { "npm", "npx", "pnpm", "pnpx",
+		"yarn", NULL };
 	const struct shword *w;
 	const char *name;
-	char *code;
-	size_t j, k, n, len;
+	size_t j, k, n;
 
 	if (depth > 4)
 		return;
+	if (o->stdin_prog) {
+		raise_by_input(r, c, ws, depth, d, rule);
+		return;
+	}
 	for (k = 0; k < o->nwords; k++) {
 		w = o->words + k;
 		n = o->nwords - k;
@@ -1612,16 +1768,7 @@ raise_by_code(const struct shell_rules *r, const struct one *o, const char *ws,
 			continue;
 		name = base_name(w[0].text);
 		if (strcmp(name, "eval") == 0) {
-			for (len = 0, j = 1; j < n; j++)
-				len += w[j].len + 1;
-			code = xreallocarray(NULL, len + 1, 1);
-			for (len = 0, j = 1; j < n; j++) {
-				memcpy(code + len, w[j].text, w[j].len);
-				len += w[j].len;
-				code[len++] = ' ';
-			}
-			raise_by_text(r, code, len, ws, depth, d, rule);
-			free(code);
+			raise_by_words(r, w + 1, n - 1, ws, depth, d, rule);
 			return;
 		}
 		if (strcmp(name, "trap") == 0) {
@@ -1629,6 +1776,30 @@ raise_by_code(const struct shell_rules *r, const struct one *o, const char *ws,
 			if (j < n && fixed(&w[j]))
 				raise_by_text(
 				    r, w[j].text, w[j].len, ws, depth, d, rule);
+			return;
+		}
+		if ((strcmp(name, "source") == 0 || strcmp(name, ".") == 0) &&
+		    n > 1 && fixed(&w[1]) && fd_path(w[1].text)) {
+			raise_by_input(r, c, ws, depth, d, rule);
+			return;
+		}
+		if (in_list(name, npms)) {
+			for (j = 1; j < n; j++) {
+				const char *a = w[j].text;
+
+				if (strncmp(a, "--call=", 7) == 0) {
+					raise_by_text(r, a + 7, w[j].len - 7,
+					    ws, depth, d, rule);
+					return;
+				}
+				if (strcmp(a, "-c") == 0 ||
+				    strcmp(a, "--call") == 0 ||
+				    strcmp(a, "--shell-mode") == 0) {
+					raise_by_words(r, w + j + 1, n - j - 1,
+					    ws, depth, d, rule);
+					return;
+				}
+			}
 			return;
 		}
 		if (!is_shell(name))
@@ -1672,7 +1843,8 @@ decide_cmd(const struct shell_rules *r, const struct shcmd *c, const char *ws,
 	}
 	for (i = 0; i < c->nredirs; i++) {
 		check_arith_word(&c->redirs[i].target, o);
-		check_arith_word(&c->redirs[i].body, o);
+		if ((c->redirs[i].body.flags & SHW_QUOTED) == 0)
+			check_arith_word(&c->redirs[i].body, o);
 		check_locale_word(&c->redirs[i].target, o);
 	}
 	check_redirs(c, ws, o);
@@ -1689,7 +1861,7 @@ decide_cmd(const struct shell_rules *r, const struct shcmd *c, const char *ws,
 		o->nwords = c->nassigns;
 	}
 	if (o->why != NULL)
-		raise_by_code(r, o, ws, depth, &o->d, &o->rule);
+		raise_by_code(r, c, o, ws, depth, &o->d, &o->rule);
 	if (o->why != NULL && o->d < r->unresolvable) {
 		o->d = r->unresolvable;
 		o->rule = -2;
@@ -1965,6 +2137,8 @@ shrules_print(const struct shell_rules *r, FILE *fp, int indent)
 		    shdecision_name(ru->decision));
 		if (ru->exact)
 			fprintf(fp, "%*s    exact: true\n", indent, "");
+		if (ru->anywhere)
+			fprintf(fp, "%*s    anywhere: true\n", indent, "");
 		if (ru->comment != NULL) {
 			fprintf(fp, "%*s    comment: ", indent, "");
 			print_word(fp, ru->comment);

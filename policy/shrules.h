@@ -10,7 +10,9 @@
  * after quote removal, leading VAR=value assignments and the wrappers
  * env, command, nice, nohup, timeout, time and stdbuf (with their own
  * options) are set aside, equal the prefix (with "exact", no more words
- * follow).  The command word also matches by its last path component
+ * follow; with "anywhere", an ask or deny rule's words after the first may
+ * be found at any later positions, in order: "mvn clean deploy" is
+ * [mvn, deploy]).  The command word also matches by its last path component
  * ("/usr/bin/git" is "git"), except for allow rules.  The first rule that
  * matches decides; no rule: the default.  A command the rules cannot see
  * through (shrules_decide's list of causes) is "unresolvable", which is
@@ -40,6 +42,7 @@ struct shrule {
 	struct shrule_elem *prefix;
 	size_t nprefix;
 	int exact; /* no further words */
+	int anywhere; /* prefix[1..] at any later words, in order */
 	enum shdecision decision;
 	char *comment; /* may be NULL */
 	int line; /* in the manifest */

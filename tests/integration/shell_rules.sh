@@ -17,6 +17,9 @@
 . "$top_srcdir/tests/integration/mcp_lib.sh"
 mcp_env
 ws=$(make_workspace)
+# The agent's Maven wrapper: it leaves a mark where it runs.
+printf '#!/bin/sh\ntouch MVNW\n' >"$ws/mvnw"
+chmod 755 "$ws/mvnw"
 
 {
 	cat "$top_srcdir/contrib/manifests/shell-rules.yaml"
@@ -24,7 +27,7 @@ ws=$(make_workspace)
 } >"$T/m.yaml"
 check "airlock check accepts the shipped rule set" "$AIRLOCK" check "$T/m.yaml"
 expect_contains "airlock check summarises the rules" "$("$AIRLOCK" check "$T/m.yaml")" \
-    "shell rules: 41 (default allow, unresolvable ask)"
+    "shell rules: 43 (default allow, unresolvable ask)"
 printf 'tools:\n  - { name: sh, action: exec, sideEffect: none, timeoutMs: 1, unresolvable: allow }\n' >"$T/bad.yaml"
 expect_contains "unresolvable: allow is refused, with file, line and field" \
     "$("$AIRLOCK" check "$T/bad.yaml" 2>&1)" "bad.yaml:2:"
@@ -109,7 +112,7 @@ shell_asks_denied "rule 9 (dd): ask" \
 shell_asks_denied "m4 runs a command" "echo 'esyscmd(touch M4)' | m4"
 # An option before a subcommand moved it out of the publishing rule's
 # place: npm ran "publish" with no human asked.
-shell_asks_denied "rule 23 (npm|yarn|pnpm publish" \
+shell_asks_denied "rule 24 (npm|yarn|pnpm publish" \
     'npm --offline -w pkg publish; touch NPMPUB'
 # sqlite3's edit() runs the program it names, and .shell and .once
 # '|cmd' too, unless -safe comes first.
@@ -118,7 +121,13 @@ shell_asks_denied "sqlite3 without -safe" \
 shell "sqlite3 -safe :memory: \"select edit('x', 'touch SQLSAFE')\""
 expect_contains "sqlite3 -safe runs, and refuses edit()" \
     "$(jr .result.structuredContent.stderr)" "safe mode"
-for f in PYTIMEIT CMAKEDD M4 SQLEDIT SQLSAFE NPMPUB; do
+# A goal that is not the first word (mvn clean deploy) was out of the
+# publishing rule's place, and git http-push publishes as git push
+# does: both ran with no human asked.
+shell_asks_denied "rule 30 (mvn|./mvnw deploy" './mvnw -q clean deploy'
+shell_asks_denied "rule 13 (git send-pack|http-push): ask" \
+    'git http-push https://example.invalid/r.git main; touch HTTPPUSH'
+for f in PYTIMEIT CMAKEDD M4 SQLEDIT SQLSAFE NPMPUB MVNW HTTPPUSH; do
 	check "... and did not run ($f)" test ! -e "$ws/$f"
 done
 
@@ -133,7 +142,7 @@ expect_error_class "curl | sh is refused" denied
 expect_contains "the error names the shell-reading-stdin rule" "$(jr .result.structuredContent.message)" "(sh|bash|dash"
 shell "git 'push' \"--force\" origin main"
 expect_error_class "a force push spelled with quotes is refused" denied
-expect_contains "... by the force-push rule" "$(jr .result.structuredContent.message)" "rule 11 (git push --force"
+expect_contains "... by the force-push rule" "$(jr .result.structuredContent.message)" "rule 11 (git push|send-pack|http-push --force"
 # \c in $'...' pairs with one byte: the quote after it ends the string
 # in bash and dash alike.  The rules read the quote as the control
 # character and the rest of the line as quoted text, and allowed echo.
@@ -144,7 +153,7 @@ check "... and nothing ran" test ! -e "$ws/CQUOTE"
 # git's global options moved push out of the force-push rule's place.
 shell 'git --no-pager push --force origin main; touch GITOPT'
 expect_error_class "a force push behind --no-pager is refused" denied
-expect_contains "... by the force-push rule" "$(jr .result.structuredContent.message)" "rule 11 (git push --force"
+expect_contains "... by the force-push rule" "$(jr .result.structuredContent.message)" "rule 11 (git push|send-pack|http-push --force"
 check "... and nothing ran" test ! -e "$ws/GITOPT"
 # Wrappers the rules did not know ran their words unseen (prlimit and
 # setarch are util-linux's, on every Linux host).
@@ -165,6 +174,32 @@ for cmd in "eval 'sudo id'; touch EVAL" "trap 'sudo id' EXIT; touch TRAP" \
 	    "$(jr .result.structuredContent.message)" "rule 1 (sudo|doas"
 done
 for f in EVAL TRAP XARGS; do
+	check "... and nothing ran ($f)" test ! -e "$ws/$f"
+done
+# A shell reading its program from /dev/stdin or /proc/self/fd/0 reads
+# what "sh -" does, and git send-pack --force force-pushes as git push
+# --force does: each ran under the shipped default.
+for cmd in "echo 'touch STDIN' | sh /dev/stdin" \
+    "echo 'touch PROCFD' | bash /proc/self/fd/0" \
+    'git send-pack --force ./r.git main; touch SENDPACK'; do
+	shell "$cmd"
+	expect_error_class "${cmd%%;*}: refused" denied
+	expect_contains "... by the shell's or the force-push rule" \
+	    "$(jr .result.structuredContent.message)" ": deny, on \`"
+done
+# The code text of npm exec -c and of a here-document that source reads
+# from /dev/stdin met the rules as sh -c's does: they waited for a
+# human, who could approve what the rules deny.
+for cmd in "npm exec -c 'sudo id'; touch NPMC" "source /dev/stdin <<'EOF'
+sudo id
+EOF
+touch SOURCE"; do
+	mcp_call shell "{\"command\":$(js "$cmd")}" 10
+	expect_error_class "${cmd%%;*}: refused" denied
+	expect_contains "... by the sudo rule" \
+	    "$(jr .result.structuredContent.message)" "rule 1 (sudo|doas"
+done
+for f in STDIN PROCFD SENDPACK NPMC SOURCE; do
 	check "... and nothing ran ($f)" test ! -e "$ws/$f"
 done
 # A string the parser cannot follow (case, bash's ((...))) was
