@@ -124,7 +124,7 @@ expect_contains "sqlite3 -safe runs, and refuses edit()" \
 # A goal that is not the first word (mvn clean deploy) was out of the
 # publishing rule's place, and git http-push publishes as git push
 # does: both ran with no human asked.
-shell_asks_denied "rule 30 (mvn|./mvnw deploy" './mvnw -q clean deploy'
+shell_asks_denied "rule 30 (mvn|./mvnw deploy" './mvnw clean deploy'
 shell_asks_denied "rule 13 (git send-pack|http-push): ask" \
     'git http-push https://example.invalid/r.git main; touch HTTPPUSH'
 for f in PYTIMEIT CMAKEDD M4 SQLEDIT SQLSAFE NPMPUB MVNW HTTPPUSH; do
