@@ -1710,6 +1710,21 @@ raise_by_words(const struct shell_rules *r, const struct shword *w, size_t n,
 	free(code);
 }
 
+/* Raises *d by each fixed word of w[1..n) that reads as code: one that
+   holds a blank, an operator character or a substitution. */
+static void
+raise_by_words_as_code(const struct shell_rules *r, const struct shword *w,
+    size_t n, const char *ws, int depth, enum shdecision *d, int *rule)
+{
+	size_t j;
+
+	for (j = 1; j < n; j++)
+		if (fixed(&w[j]) &&
+		    strpbrk(w[j].text, " \t\n;&|<>()`$") != NULL)
+			raise_by_text(
+			    r, w[j].text, w[j].len, ws, depth, d, rule);
+}
+
 /* Raises *d by the here-documents and here-strings of |c|: the program
    of a shell that reads it from standard input or a descriptor. */
 static void
@@ -1737,12 +1752,17 @@ raise_by_input(const struct shell_rules *r, const struct shcmd *c,
  * trap 'CODE' ..., npm exec -c 'CODE' (also --call and pnpm's
  * --shell-mode, the words after it joined), and the here-document or
  * here-string that a shell reading standard input or a descriptor runs
- * (bash <<EOF, source /dev/stdin <<EOF).  The code is unresolvable as a
+ * (bash <<EOF, source /dev/stdin <<EOF).  Any other unresolvable
+ * command's words that read as code (a blank, an operator character, a
+ * substitution) are read as code text too: a wrapper or builtin may run
+ * them through a shell (watch 'CODE', script -c, flock -c, parallel,
+ * env -S, mapfile -C and compgen -C's callbacks, bash's subscript in
+ * test -v 'a[$(CODE)]').  The code is unresolvable as a
  * whole (the shell may be another one, with other options), but a
  * command in it that a rule asks about or denies still raises the
- * decision: eval 'sudo id' is denied as sudo id is.  Only the first such
- * word of a command is read, and |depth| bounds nesting, so that the
- * work stays linear in the string.
+ * decision: eval 'sudo id' is denied as sudo id is.  Each word is read
+ * once at each level, and |depth| bounds nesting, so that the work stays
+ * linear in the string.
  */
 static void
 raise_by_code(const struct shell_rules *r, const struct shcmd *c,
@@ -1804,6 +1824,9 @@ raise_by_code(const struct shell_rules *r, const struct shcmd *c,
 		}
 		if (!is_shell(name))
 			continue;
+		if (k > 0)
+			raise_by_words_as_code(
+			    r, o->words, k, ws, depth, d, rule);
 		for (j = 1; j + 1 < n; j++) {
 			const struct shword *a = &w[j];
 
@@ -1818,6 +1841,7 @@ raise_by_code(const struct shell_rules *r, const struct shcmd *c,
 		}
 		return;
 	}
+	raise_by_words_as_code(r, o->words, o->nwords, ws, depth, d, rule);
 }
 
 static void

@@ -69,14 +69,15 @@ shell_asks_denied "bash evaluates" 'read x <arith.txt; echo $((x))' \
 dd_='dd if=/dev/zero count=1 of'
 shell_asks_denied unresolvable "echo \${x:-<($dd_=pwned-procsub)}; sleep 1" \
     "read BASH_CMDS <<< /bin/dd; 0 if=/dev/zero count=1 of=pwned-cmds" \
-    "shopt -s expand_aliases; for BASH_ALIASES in '$dd_=pwned-alias'; do :; done
-0" \
     "GIT_SSH_COMMAND+='$dd_=pwned-append #' git ls-remote ssh://h/x" \
     "set -k; git ls-remote ssh://h/x GIT_SSH_COMMAND='$dd_=pwned-setk #'"
 # bash's time is a keyword that times a pipeline: "time X=1 dd ...",
 # "time ! dd ..." and "time { dd ...; }" run dd; the rules decided a
 # program named "X=1", "!" or "{".
+# (The alias's text, read as code, meets the dd rule.)
 shell_asks_denied "rule 9 (dd): ask" "time X=1 $dd_=pwned-time" \
+    "shopt -s expand_aliases; for BASH_ALIASES in '$dd_=pwned-alias'; do :; done
+0" \
     "time ! $dd_=pwned-time-not" "time { $dd_=pwned-time-group; }"
 # bash builtins that run what the rules took for words: "jobs -x dd ..."
 # runs dd (its jobspecs replaced by process groups), and with history on
@@ -90,7 +91,8 @@ echo 'x/;dd count=0 of=pwned-hist;'
 echo !!:1:t\\'"
 # compgen -W expands its word list as bash does a word: "compgen -W
 # '$(dd ...)' x" ran dd, the rules seeing a quoted argument.
-shell_asks_denied "compgen -W with an expansion" \
+# (The word list, read as code, meets the dd rule.)
+shell_asks_denied "rule 9 (dd): ask" \
     "compgen -W '\$($dd_=pwned-compgen)' x"
 # Bash's integer variables (RANDOM, SRANDOM, OPTIND, HISTCMD) evaluate
 # what is assigned to them as arithmetic, a variable's value too, and
