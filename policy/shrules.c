@@ -1604,8 +1604,10 @@ decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
 			    w[start].text);
 		start = next;
 	}
-	if (o->why == NULL)
-		check_command(w + start, n - start, ws, start == 0, o);
+	/* Also when the command is already unresolvable: a shell reading
+	   standard input is matched as "NAME -" whatever else it holds
+	   (sh -s >$x). */
+	check_command(w + start, n - start, ws, start == 0, o);
 	o->words = w + start;
 	o->nwords = n - start;
 	o->d = r->dflt;

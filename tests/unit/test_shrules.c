@@ -496,6 +496,8 @@ static const struct row rows[] = {
 	S("python3 -u /dev/stdin", DENY),
 	S("python3 -u", DENY),
 	S("sh /dev/fd", ALLOW),
+	S("sh -s >$x", DENY),
+	S("bash /dev/stdin 2>$log", DENY),
 	S("sh /dev/stdout.sh", ALLOW),
 	T("sh /dev/stdin", ASK),
 	/* code text of a here-document a shell or source reads, and of
