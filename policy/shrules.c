@@ -1713,18 +1713,28 @@ raise_by_words(const struct shell_rules *r, const struct shword *w, size_t n,
 }
 
 /* Raises *d by each fixed word of w[1..n) that reads as code: one that
-   holds a blank, an operator character or a substitution. */
+   holds a blank, an operator character or a substitution.  Of a
+   NAME=VALUE or --NAME=VALUE word, the value is read (alias x='sudo
+   id', --exec='sudo id'); each byte once. */
 static void
 raise_by_words_as_code(const struct shell_rules *r, const struct shword *w,
     size_t n, const char *ws, int depth, enum shdecision *d, int *rule)
 {
-	size_t j;
+	static const char code[] = " \t\n;&|<>()`$";
+	const char *t;
+	size_t j, eq;
 
-	for (j = 1; j < n; j++)
-		if (fixed(&w[j]) &&
-		    strpbrk(w[j].text, " \t\n;&|<>()`$") != NULL)
-			raise_by_text(
-			    r, w[j].text, w[j].len, ws, depth, d, rule);
+	for (j = 1; j < n; j++) {
+		if (!fixed(&w[j]) || strpbrk(w[j].text, code) == NULL)
+			continue;
+		t = w[j].text;
+		eq = strcspn(t, "=");
+		if (t[eq] == '=' && strcspn(t, code) > eq)
+			raise_by_text(r, t + eq + 1, w[j].len - eq - 1, ws,
+			    depth, d, rule);
+		else
+			raise_by_text(r, t, w[j].len, ws, depth, d, rule);
+	}
 }
 
 /* Raises *d by the here-documents and here-strings of |c|: the program

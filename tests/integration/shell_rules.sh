@@ -189,19 +189,19 @@ for cmd in "echo 'touch STDIN' | sh /dev/stdin" \
 done
 # The code text of npm exec -c, of a here-document that source reads
 # from /dev/stdin, and the words of a wrapper that runs them through a
-# shell or splits them (flock -c, env -S) meet the rules as sh -c's
+# shell or splits them (flock -c, env -S, an alias's value) meet the rules as sh -c's
 # does: they waited for a human, who could approve what the rules deny.
 for cmd in "npm exec -c 'sudo id'; touch NPMC" "source /dev/stdin <<'EOF'
 sudo id
 EOF
 touch SOURCE" "env -S 'sudo id'; touch ENVS" \
-    "flock lock -c 'sudo id'; touch FLOCK"; do
+    "flock lock -c 'sudo id'; touch FLOCK" "alias x='sudo id'; touch ALIAS"; do
 	mcp_call shell "{\"command\":$(js "$cmd")}" 10
 	expect_error_class "${cmd%%;*}: refused" denied
 	expect_contains "... by the sudo rule" \
 	    "$(jr .result.structuredContent.message)" "rule 1 (sudo|doas"
 done
-for f in STDIN PROCFD SENDPACK NPMC SOURCE ENVS FLOCK; do
+for f in STDIN PROCFD SENDPACK NPMC SOURCE ENVS FLOCK ALIAS; do
 	check "... and nothing ran ($f)" test ! -e "$ws/$f"
 done
 # A string the parser cannot follow (case, bash's ((...))) was

@@ -87,7 +87,7 @@ held "\"\${x:-'}\"" P3 "a ' inside" "echo \"\${x:-'}\"; $dd_=P3; echo \"'}\""
 held '&> read as & and >' P4 'rule 9 (dd): ask' "echo hi &>/dev/null $dd_=P4"
 held 'env -- NAME=value' P7 'rule 9 (dd): ask' "env -- X=1 $dd_=P7"
 held 'command -pp' P8 'rule 9 (dd): ask' "command -pp $dd_=P8"
-held 'git --upload-pack' P5 'runs a command' "git ls-remote --upload-pack='$dd_=P5 #' /nonexistent"
+held 'git --upload-pack' P5 'rule 9 (dd): ask' "git ls-remote --upload-pack='$dd_=P5 #' /nonexistent"
 held 'GIT_EXTERNAL_DIFF' P6 'setting GIT_EXTERNAL_DIFF' "GIT_EXTERNAL_DIFF='$dd_=P6 #' git diff --no-index fa fb"
 # git refuses ext:: URLs (a command) unless GIT_ALLOW_PROTOCOL allows it.
 held 'GIT_ALLOW_PROTOCOL=ext' P11 'setting GIT_ALLOW_PROTOCOL' \
