@@ -466,6 +466,7 @@ static const struct row rows[] = {
 	S("eval 'echo hi'", ASK),
 	S("trap 'echo hi' EXIT", ASK),
 	S("eval git push --force", DENY),
+	S("eval 'git push' --force", DENY),
 	S("exec git status", ASK),
 	S("exec 3>&1", ASK),
 	/* a goal or option anywhere after the command word */
