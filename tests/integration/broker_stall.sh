@@ -93,6 +93,8 @@ mcp_wait_id "$slow_id" 240
 expect_error_class "the slow check is killed at its limit" timeout
 dur=$(jr .result.structuredContent.durationMs)
 echo "# a 1500 ms limit fired after $dur ms of run"
-check "the timeout fires within 100 ms of its limit ($dur ms)" test "${dur:-0}" -ge 1500 -a "${dur:-99999}" -lt 1600
+# (Within 500 ms: the ASan build beside a whole suite fired it after
+# 1607 ms; a timer behind the digest fires seconds late.)
+check "the timeout fires within 500 ms of its limit ($dur ms)" test "${dur:-0}" -ge 1500 -a "${dur:-99999}" -lt 2000
 mcp_stop
 finish
