@@ -441,11 +441,7 @@ denials_metadata(json_t *d)
 
 	if (host == NULL)
 		return 0;
-	if (inet_pton(AF_INET, host, addr) == 1)
-		family = AF_INET;
-	else if (inet_pton(AF_INET6, host, addr) == 1)
-		family = AF_INET6;
-	else
+	if (rules_parse_literal(host, &family, addr) != 0)
 		return 0;
 	return rules_classify(family, addr, NULL, 0) == ADDR_METADATA;
 }
@@ -495,11 +491,7 @@ denials_warning(json_t *d, char *desc, size_t desclen)
 		desc[0] = '\0';
 	if (host == NULL || layer == NULL || strcmp(layer, "network") != 0)
 		return NULL;
-	if (inet_pton(AF_INET, host, addr) == 1)
-		family = AF_INET;
-	else if (inet_pton(AF_INET6, host, addr) == 1)
-		family = AF_INET6;
-	else
+	if (rules_parse_literal(host, &family, addr) != 0)
 		return NULL;
 	c = rules_classify(family, addr, desc, desclen);
 	if (c == ADDR_METADATA)

@@ -299,11 +299,7 @@ net_weakens(struct planner *pl, const char *host)
 	char desc[RULES_REASON_MAX], buf[RULES_REASON_MAX + 512];
 	int family;
 
-	if (inet_pton(AF_INET, host, addr) == 1)
-		family = AF_INET;
-	else if (inet_pton(AF_INET6, host, addr) == 1)
-		family = AF_INET6;
-	else
+	if (rules_parse_literal(host, &family, addr) != 0)
 		return NULL;
 	if (rules_classify(family, addr, desc, sizeof(desc)) == ADDR_PUBLIC)
 		return NULL;

@@ -205,6 +205,18 @@ classify_v4(const unsigned char *addr, const char **desc)
 	return ADDR_PUBLIC;
 }
 
+int
+rules_parse_literal(const char *host, int *family, unsigned char addr[16])
+{
+	if (inet_pton(AF_INET, host, addr) == 1)
+		*family = AF_INET;
+	else if (inet_pton(AF_INET6, host, addr) == 1)
+		*family = AF_INET6;
+	else
+		return -1;
+	return 0;
+}
+
 enum addr_class
 rules_classify(int family, const unsigned char *addr, char *desc,
     size_t desclen)

@@ -144,6 +144,14 @@ int		 rules_check_addr(const struct rules *r, const struct sockaddr *sa,
 enum addr_class	 rules_classify(int family, const unsigned char *addr, char *desc,
 		    size_t desclen);
 
+/*
+ * Parses |host| as an IPv4 or IPv6 address literal into |addr| (16
+ * bytes; 4 used for IPv4) and *family (AF_INET, AF_INET6): 0, or -1
+ * when it is not one (a name).
+ */
+int		 rules_parse_literal(const char *host, int *family,
+		    unsigned char addr[16]);
+
 /* Returns the short static name of |c| ("loopback", "private", ...). */
 const char	*rules_class_name(enum addr_class c);
 
