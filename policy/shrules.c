@@ -175,7 +175,7 @@ fd_path(const char *p)
 {
 	static const char *const dirs[] = { "/dev/fd/", "/proc/self/fd/",
 		"/proc/thread-self/fd/", NULL };
-	char buf[64];
+	char buf[64] = "";
 	size_t i, o = 0, n;
 
 	if (p[0] != '/')
