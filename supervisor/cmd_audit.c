@@ -261,38 +261,37 @@ print_record(json_t *rec, size_t width)
 
 /*
  * --decision: what each value matches.  A record matches when its event
- * is one of |events| (any fields), when its "fields.decision" is one of
- * |values| (any event: decision, egress), or when its "fields.errorClass"
- * is one of |classes| (result, job_end): a call the manifest allowed can
- * still be refused when it runs (a path that resolves outside the
- * workspace, a denied path, a secret), and its decision record says
+ * is one of |events| (any fields) or its "fields.decision" is one of
+ * |values| (any event: decision, egress); "deny" is every refusal
+ * (audit_is_refusal(), broker/audit_ship.h), a call refused as it ran
+ * too (its "fields.errorClass": a path that resolves outside the
+ * workspace, a denied path, a secret), whose decision record says
  * "allow".
  */
 static const struct decision_kind {
 	const char	*name;
 	const char	*events[16];
 	const char	*values[3];
-	const char	*classes[8];
 	const char	*help;
 } decision_kinds[] = {
-	{ "allow", { "approval_granted", NULL }, { "allow", NULL }, { NULL },
+	{ "allow", { "approval_granted", NULL }, { "allow", NULL },
 	    "allowed by policy or by a human" },
 	/* audit_is_refusal(): the copies send the same at warning. */
-	{ "deny", { NULL }, { NULL }, { NULL },
+	{ "deny", { NULL }, { NULL },
 	    "every refusal: by policy, by validation, when the call ran (a "
 	    "path, a secret), by a human, by expiry, by the sandbox or a "
 	    "budget" },
-	{ "invalid", { NULL }, { "invalid", NULL }, { NULL },
+	{ "invalid", { NULL }, { "invalid", NULL },
 	    "arguments refused by validation" },
 	{ "ask", { "approval_created", NULL }, { "approval_required", NULL },
-	    { NULL }, "sent to a human for approval" },
-	{ "approved", { "approval_granted", NULL }, { NULL }, { NULL },
+	    "sent to a human for approval" },
+	{ "approved", { "approval_granted", NULL }, { NULL },
 	    "approved by a human" },
-	{ "denied", { "approval_denied", NULL }, { NULL }, { NULL },
+	{ "denied", { "approval_denied", NULL }, { NULL },
 	    "denied by a human" },
-	{ "expired", { "approval_expired", NULL }, { NULL }, { NULL },
+	{ "expired", { "approval_expired", NULL }, { NULL },
 	    "nobody decided in time" },
-	{ NULL, { NULL }, { NULL }, { NULL }, NULL }
+	{ NULL, { NULL }, { NULL }, NULL }
 };
 
 static const struct decision_kind *
@@ -333,10 +332,6 @@ decision_match(const struct decision_kind *k, json_t *rec)
 			return 1;
 	for (i = 0; json_is_string(v) && k->values[i] != NULL; i++)
 		if (strcmp(json_string_value(v), k->values[i]) == 0)
-			return 1;
-	v = json_object_get(json_object_get(rec, "fields"), "errorClass");
-	for (i = 0; json_is_string(v) && k->classes[i] != NULL; i++)
-		if (strcmp(json_string_value(v), k->classes[i]) == 0)
 			return 1;
 	return 0;
 }
