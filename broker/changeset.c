@@ -328,8 +328,12 @@ walk_one(struct changeset *cs, int ufd, const char *name, const char *path,
 	gid = cs->gid;
 	/* The world-write bit lands only where the checkout has it on the
 	 * same kind of file: a run's chmod 777 left a root-owned file or
-	 * directory that any local user could change. */
-	keep = real == 0 && (st.st_mode & S_IFMT) == (rst.st_mode & S_IFMT)
+	 * directory that any local user could change.  Nor where the
+	 * checkout's directory had the sticky bit, which never lands: a
+	 * run's chmod -t of a 1777 directory let any local user delete or
+	 * replace the owner's files in it. */
+	keep = real == 0 && (st.st_mode & S_IFMT) == (rst.st_mode & S_IFMT) &&
+		!(rst.st_mode & S_ISVTX)
 	    ? rst.st_mode & S_IWOTH
 	    : 0;
 	mode = st.st_mode & 07777 & ~(S_IWOTH & ~keep);

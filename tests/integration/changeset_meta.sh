@@ -6,7 +6,10 @@
 # 4242, and from inside a copy-on-write agent's sandbox as root:
 # - modes: a run's "chmod 777" landed a root-owned world-writable file
 #   and directory in the checkout, anyone's to change; the world-write
-#   bit now lands only where the checkout already had it;
+#   bit now lands only where the checkout already had it; and a run's
+#   "chmod -t" of a 1777 directory landed it 777, where any local user
+#   could delete or replace the owner's files: the world-write bit now
+#   goes with the sticky bit;
 # - extended attributes and times: where the upper layer is on the
 #   checkout's filesystem (an ordinary user's run, every commit) the file
 #   itself moves, and it brought the run's user.* attribute, the
@@ -31,14 +34,18 @@ for u in 0 4242; do
 	ws="$T/ws$u"
 	mkdir -p "$ws/shared" "$T/st$u"
 	chmod 777 "$ws/shared"
+	mkdir -p "$ws/drop"
+	echo "echo deploy" >"$ws/drop/deploy.sh"
 	echo open >"$ws/open.txt"
 	chmod 666 "$ws/open.txt"
 	echo plain >"$ws/plain.txt"
 	chown -R "$u:$u" "$ws" "$T/st$u"
+	chmod 1777 "$ws/drop"
 	cd "$ws" || exit 1
 	out=$(as_uid "$u" "$A" exec --workspace "$ws" -- sh -c '
 		echo "echo hi" >new.sh && chmod 777 new.sh && mkdir wd && chmod 777 wd &&
 		chmod 666 plain.txt && echo more >>open.txt && chmod 757 shared &&
+		chmod 777 drop &&
 		'"$py"' -c "import os; os.setxattr(\"new.sh\", \"user.planted\", b\"1\")" &&
 		touch -d 2001-01-01 new.sh && stat -c "%a %n" new.sh wd' 2>&1)
 	expect_eq "uid $u: the run lands" "$?" 0
@@ -48,6 +55,11 @@ for u in 0 4242; do
 	expect_eq "uid $u: a file chmod 666 lands 664" "$(stat -c %a "$ws/plain.txt")" 664
 	expect_eq "uid $u: a file that was world-writable keeps its mode" "$(stat -c %a "$ws/open.txt")" 666
 	expect_eq "uid $u: so does a directory whose mode the run changed" "$(stat -c %a "$ws/shared")" 757
+	expect_eq "uid $u: a 1777 directory chmod -t lands without the world-write bit" \
+	    "$(stat -c %a "$ws/drop")" 775
+	as_uid 4343 mv "$ws/drop/deploy.sh" "$ws/drop/x" 2>/dev/null
+	expect_eq "uid $u: ... so another local user cannot replace the file in it" \
+	    "$(cat "$ws/drop/deploy.sh" 2>&1)" "echo deploy"
 	expect_eq "uid $u: nothing else in the checkout is world-writable" \
 	    "$(cd "$ws" && find . -perm -o+w | sort | tr '\n' ' ')" "./open.txt ./shared "
 	expect_eq "uid $u: the run's user.* attribute did not land" "$(xattrs "$ws/new.sh")" ""
