@@ -507,6 +507,30 @@ writepolicy_runs_on(const char *path)
 }
 
 const char *
+writepolicy_runs_on_beneath(const char *path)
+{
+	struct comps ec, pc;
+	size_t i, j, k;
+
+	if (path == NULL || split(path, &ec) != 0)
+		return NULL;
+	/* The path's last k components are a pattern's first k. */
+	for (i = 0; i < sizeof(runs_on) / sizeof(runs_on[0]); i++) {
+		if (split(runs_on[i].pattern, &pc) != 0)
+			continue;
+		for (k = 1; k < pc.n && k <= ec.n; k++) {
+			for (j = 0; j < k; j++)
+				if (fnmatch(pc.c[j], ec.c[ec.n - k + j],
+					FNM_CASEFOLD) != 0)
+					break;
+			if (j == k)
+				return runs_on[i].runs;
+		}
+	}
+	return NULL;
+}
+
+const char *
 writepolicy_rule_text(const char *rule)
 {
 	static const struct {

@@ -135,6 +135,17 @@ int writepolicy_link_resolve(
  */
 const char *writepolicy_runs_on(const char *path);
 
+/* The most components of a path writepolicy_runs_on() looks at. */
+#define WP_RUNS_ON_COMPS 3
+
+/*
+ * Not a rule: whether a tool reads a file of the kind
+ * writepolicy_runs_on() names beneath |path|, for a symlink there: a
+ * link named .cargo leads where cargo reads config.toml.  Returns NULL,
+ * or the same static "TOOL: what"; any depth, any case.
+ */
+const char *writepolicy_runs_on_beneath(const char *path);
+
 /* Returns a sentence explaining |rule| (static), for messages. */
 const char *writepolicy_rule_text(const char *rule);
 

@@ -12,6 +12,7 @@
 
 #include <signal.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -558,18 +559,297 @@ find_renames(struct item *v, size_t n, int upperfd, int rootfd)
 }
 
 /*
- * "RUNS ON TOOL: what" under a block's header when |path| configures a
- * program its tool runs (writepolicy_runs_on()): a one-line .npmrc or
- * rust-toolchain.toml reads as settings, and makes the person's next npm
- * or cargo run a script of the agent's.
+ * The symlinks of the workspace as the set lands (the set's, and the
+ * checkout's where the set has nothing): a tool reads its configuration
+ * through them.  A session's .cargo -> c beside c/config.toml, or the
+ * checkout's .npmrc -> conf/npmrc beside a changed conf/npmrc, showed
+ * the file unmarked, and the person's next cargo build or npm test ran
+ * the program it names.  Sorted by dest.
  */
-static void
-runs_on(FILE *fp, const char *path)
-{
-	const char *runs = writepolicy_runs_on(path);
+struct link {
+	char *path;
+	char *dest; /* where its text leads, one hop, "" the root */
+};
 
-	if (runs != NULL)
-		fprintf(fp, "RUNS ON %s\n", runs);
+struct links {
+	struct link *v;
+	size_t n, cap;
+};
+
+/* The most directories deep the checkout is walked for its links. */
+#define LINKS_MAX_DEPTH 256
+/* The most names one path is looked at by (its own among them). */
+#define ALIAS_MAX 256
+#define ALIAS_TOO_MANY \
+	"a tool, maybe: the path has more names through symlinks than " \
+	"are looked at"
+
+static void
+links_add(struct links *l, const char *path, const char *target)
+{
+	char dest[PATH_REL_MAX];
+
+	/* A link leaving the workspace leads to no file of the set. */
+	if (writepolicy_link_resolve(path, target, dest, sizeof(dest)) != 0)
+		return;
+	if (l->n == l->cap) {
+		l->cap = l->cap > 0 ? 2 * l->cap : 64;
+		l->v = xreallocarray(l->v, l->cap, sizeof(*l->v));
+	}
+	l->v[l->n].path = xstrdup(path);
+	l->v[l->n++].dest = xstrdup(dest);
+}
+
+static void
+links_free(struct links *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		free(l->v[i].path);
+		free(l->v[i].dest);
+	}
+	free(l->v);
+}
+
+static int
+cmp_link_dest(const void *a, const void *b)
+{
+	return strcmp(
+	    ((const struct link *)a)->dest, ((const struct link *)b)->dest);
+}
+
+/* Whether the set (|v|, |n| items, sorted) has an entry at |path|. */
+static int
+in_set(const struct item *v, size_t n, const char *path)
+{
+	struct item key;
+
+	key.ci.path = path;
+	return bsearch(&key, v, n, sizeof(*v), cmp_items) != NULL;
+}
+
+/*
+ * Adds the symlinks beneath the checkout's directory |dirfd| (workspace
+ * path |path|, |plen| bytes) that the set leaves in place; a .git at
+ * the root is not walked.  0, or -1 with errno (a directory that cannot
+ * be read, too deep, a name too long: the labels could not be told).
+ */
+static int
+walk_links(struct links *l, const struct item *v, size_t n, int dirfd,
+    char *path, size_t plen, int depth)
+{
+	char target[PATH_REL_MAX];
+	struct dirent *de;
+	struct stat st;
+	size_t nlen;
+	ssize_t tl;
+	DIR *d;
+	int fd, sub, rc = 0, type;
+
+	if (depth > LINKS_MAX_DEPTH) {
+		errno = ELOOP;
+		return -1;
+	}
+	if ((fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return -1;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return -1;
+	}
+	while (rc == 0 && (errno = 0, de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0 ||
+		    (plen == 0 && strcmp(de->d_name, ".git") == 0))
+			continue;
+		type = de->d_type;
+		if (type == DT_UNKNOWN) {
+			if (fstatat(dirfd, de->d_name, &st,
+				AT_SYMLINK_NOFOLLOW) == -1) {
+				rc = -1;
+				break;
+			}
+			type = S_ISLNK(st.st_mode) ? DT_LNK
+			    : S_ISDIR(st.st_mode)  ? DT_DIR
+						   : DT_REG;
+		}
+		if (type != DT_LNK && type != DT_DIR)
+			continue;
+		nlen = strlen(de->d_name);
+		if (plen + nlen + 2 > PATH_REL_MAX) {
+			errno = ENAMETOOLONG;
+			rc = -1;
+			break;
+		}
+		if (plen > 0)
+			path[plen] = '/';
+		memcpy(path + plen + (plen > 0), de->d_name, nlen + 1);
+		if (type == DT_LNK) {
+			tl = readlinkat(
+			    dirfd, de->d_name, target, sizeof(target) - 1);
+			if (tl < 0) {
+				rc = -1;
+				break;
+			}
+			target[tl] = '\0';
+			if (!in_set(v, n, path))
+				links_add(l, path, target);
+		} else if ((sub = openat(dirfd, de->d_name,
+				O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+				    O_CLOEXEC)) == -1)
+			rc = -1;
+		else {
+			rc = walk_links(l, v, n, sub, path,
+			    plen + (plen > 0) + nlen, depth + 1);
+			close(sub);
+		}
+		path[plen] = '\0';
+	}
+	if (rc == 0 && errno != 0)
+		rc = -1;
+	fd = errno;
+	closedir(d);
+	errno = fd;
+	return rc;
+}
+
+/*
+ * The workspace's links as the set lands (struct links): the set's,
+ * and the checkout's.  0, or an error in err.
+ */
+static int
+links_collect(struct links *l, const struct item *v, size_t n, int rootfd,
+    char *err, size_t errlen)
+{
+	char path[PATH_REL_MAX] = "";
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].ci.kind == WP_SYMLINK && v[i].ci.target != NULL)
+			links_add(l, v[i].ci.path, v[i].ci.target);
+	if (walk_links(l, v, n, rootfd, path, 0, 0) != 0) {
+		snprintf(err, errlen,
+		    "the checkout's symlinks cannot be listed (%s%s%s): what "
+		    "a tool reads through them cannot be told",
+		    path, path[0] != '\0' ? ": " : "", strerror(errno));
+		return AL_ERR_SYSTEM;
+	}
+	qsort(l->v, l->n, sizeof(*l->v), cmp_link_dest);
+	return 0;
+}
+
+/* Whether |as[0..n)| holds |s|. */
+static int
+seen(char *const *as, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(as[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * What a tool runs of the file or symlink |path| (writepolicy_runs_on(),
+ * and for a symlink writepolicy_runs_on_beneath()), under its own name
+ * or under any name a link of |l| gives it: a link to it, or to a
+ * directory above it.  Only its last WP_RUNS_ON_COMPS components are
+ * looked at, so only a link to it or to one of its nearest directories
+ * names it anew.  Returns the static text, or NULL; *as is the name it
+ * is read by (caller frees; NULL when its own, or when it has more
+ * names than are looked at: then it is told for what it may be),
+ * *beneath whether a tool reads beneath that name.
+ */
+static const char *
+label_of(const struct links *l, const char *path, int islink, char **as,
+    int *beneath)
+{
+	char *names[ALIAS_MAX], buf[PATH_REL_MAX], alias[PATH_REL_MAX];
+	const char *runs = NULL, *rest;
+	struct link key, *hit;
+	size_t nn = 1, i, k, j, len;
+
+	*as = NULL;
+	*beneath = 0;
+	names[0] = xstrdup(path);
+	for (i = 0; i < nn && runs == NULL; i++) {
+		if ((runs = writepolicy_runs_on(names[i])) == NULL && islink &&
+		    (runs = writepolicy_runs_on_beneath(names[i])) != NULL)
+			*beneath = 1;
+		if (runs != NULL) {
+			if (i > 0)
+				*as = xstrdup(names[i]);
+			break;
+		}
+		/* A link to it, or to its nearest directories (the root
+		 * among them): the rest after that directory is the same
+		 * beneath the link. */
+		for (k = 0, len = strlen(names[i]); k < WP_RUNS_ON_COMPS; k++) {
+			memcpy(buf, names[i], len);
+			buf[len] = '\0';
+			rest = names[i][len] == '\0' ? ""
+			    : len == 0		     ? names[i]
+						     : names[i] + len + 1;
+			key.dest = buf;
+			hit = bsearch(
+			    &key, l->v, l->n, sizeof(*l->v), cmp_link_dest);
+			while (hit != NULL && hit > l->v &&
+			    strcmp(hit[-1].dest, buf) == 0)
+				hit--;
+			for (j = hit != NULL ? (size_t)(hit - l->v) : l->n;
+			     j < l->n && strcmp(l->v[j].dest, buf) == 0 &&
+			     runs == NULL;
+			     j++) {
+				if ((size_t)snprintf(alias, sizeof(alias),
+					"%s%s%s", l->v[j].path,
+					rest[0] != '\0' ? "/" : "",
+					rest) >= sizeof(alias) ||
+				    seen(names, nn, alias))
+					continue;
+				if (nn == ALIAS_MAX)
+					runs = ALIAS_TOO_MANY;
+				else
+					names[nn++] = xstrdup(alias);
+			}
+			if (len == 0)
+				break;
+			while (len > 0 && names[i][len - 1] != '/')
+				len--;
+			if (len > 0)
+				len--;
+		}
+	}
+	for (i = 0; i < nn; i++)
+		free(names[i]);
+	return runs;
+}
+
+/*
+ * "RUNS ON TOOL: what" under a block's header when |path| configures a
+ * program its tool runs (label_of()): a one-line .npmrc or
+ * rust-toolchain.toml reads as settings, and makes the person's next npm
+ * or cargo run a script of the agent's.  With the name the tool reads it
+ * by, when that is another.  Returns whether it printed one.
+ */
+static int
+runs_on(FILE *fp, const struct links *l, const char *path, int islink)
+{
+	const char *runs;
+	char *as;
+	int beneath;
+
+	if ((runs = label_of(l, path, islink, &as, &beneath)) == NULL)
+		return 0;
+	fprintf(fp, "RUNS ON %s", runs);
+	if (as != NULL || beneath) {
+		fputs(beneath ? " (read beneath " : " (read as ", fp);
+		put_vis(fp, as != NULL ? as : path);
+		fputs(beneath ? "/)" : ")", fp);
+	}
+	fputc('\n', fp);
+	free(as);
+	return 1;
 }
 
 static void
@@ -584,11 +864,10 @@ header(FILE *fp, const char *path)
 
 /* One written file: new, modified, renamed. */
 static int
-file_block(FILE *fp, struct item *it, int upperfd, int rootfd, char *err,
-    size_t errlen)
+file_block(FILE *fp, const struct links *l, struct item *it, int upperfd,
+    int rootfd, char *err, size_t errlen)
 {
-	int newfd, oldfd = -1, old_bin, rc = 0;
-	int config = writepolicy_runs_on(it->ci.path) != NULL;
+	int newfd, oldfd = -1, old_bin, rc = 0, config;
 
 	if ((newfd = open_beneath(upperfd, it->ci.path)) == -1) {
 		snprintf(err, errlen, "%s: cannot be read in the session",
@@ -605,12 +884,12 @@ file_block(FILE *fp, struct item *it, int upperfd, int rootfd, char *err,
 		fputs("\nrename to ", fp);
 		put_vis(fp, it->ci.path);
 		fputc('\n', fp);
-		runs_on(fp, it->ci.path);
+		(void)runs_on(fp, l, it->ci.path, 0);
 		close(newfd);
 		return 0;
 	}
 	header(fp, it->ci.path);
-	runs_on(fp, it->ci.path);
+	config = runs_on(fp, l, it->ci.path, 0);
 	if (it->real && S_ISREG(it->rst.st_mode)) {
 		oldfd = open_beneath(rootfd, it->ci.path);
 		if ((it->rst.st_mode & 07777) != it->ci.mode)
@@ -673,10 +952,11 @@ int
 cowdiff_text(const struct changeset *cs, int upperfd, int rootfd, char **out,
     size_t *outlen, char *err, size_t errlen)
 {
+	struct links links = { NULL, 0, 0 };
 	struct item *v;
 	size_t n = changeset_count(cs), i;
 	FILE *fp;
-	int rc = 0;
+	int rc;
 
 	*out = NULL;
 	*outlen = 0;
@@ -689,8 +969,14 @@ cowdiff_text(const struct changeset *cs, int upperfd, int rootfd, char **out,
 		    path_lstat_beneath(rootfd, v[i].ci.path, &v[i].rst) == 0;
 	}
 	qsort(v, n, sizeof(*v), cmp_items);
+	if ((rc = links_collect(&links, v, n, rootfd, err, errlen)) != 0) {
+		links_free(&links);
+		free(v);
+		return rc;
+	}
 	find_renames(v, n, upperfd, rootfd);
 	if ((fp = open_memstream(out, outlen)) == NULL) {
+		links_free(&links);
 		free(v);
 		snprintf(err, errlen, "out of memory");
 		return AL_ERR_ALLOC;
@@ -702,11 +988,12 @@ cowdiff_text(const struct changeset *cs, int upperfd, int rootfd, char **out,
 			continue;
 		switch (it->ci.kind) {
 		case WP_FILE:
-			rc = file_block(fp, it, upperfd, rootfd, err, errlen);
+			rc = file_block(
+			    fp, &links, it, upperfd, rootfd, err, errlen);
 			break;
 		case WP_SYMLINK:
 			header(fp, it->ci.path);
-			runs_on(fp, it->ci.path);
+			(void)runs_on(fp, &links, it->ci.path, 1);
 			fputs("symlink ", fp);
 			put_vis(fp, it->ci.path);
 			fputs(" -> ", fp);
@@ -756,6 +1043,7 @@ cowdiff_text(const struct changeset *cs, int upperfd, int rootfd, char **out,
 		snprintf(err, errlen, "out of memory");
 		rc = AL_ERR_ALLOC;
 	}
+	links_free(&links);
 	free(v);
 	if (rc != 0) {
 		free(*out);

@@ -12,7 +12,11 @@
  *                                         its tool runs (.npmrc,
  *                                         rust-toolchain.toml:
  *                                         writepolicy_runs_on()); such
- *                                         a file is never binary
+ *                                         a file is never binary; one
+ *                                         a tool reads through a
+ *                                         symlink, and the link, say
+ *                                         "(read as NAME)", "(read
+ *                                         beneath NAME/)"
  *   new file mode 100644                  a file the checkout lacks
  *   deleted file mode 100644              a file removed
  *   old mode 100644 / new mode 100755     a mode change (also 4755:
@@ -54,8 +58,10 @@ struct changeset;
 /*
  * Writes the text for |cs| (collected from the upper layer |upperfd|
  * against the checkout |rootfd|) into a new buffer *out of *outlen bytes
- * (caller frees; "" when the set is empty).  Returns 0, or a negative
- * code with a message in err[0..errlen).
+ * (caller frees; "" when the set is empty).  The checkout is walked for
+ * its symlinks, for the labels.  Returns 0, or a negative code with a
+ * message in err[0..errlen) (AL_ERR_SYSTEM also when the checkout
+ * cannot be walked).
  */
 int cowdiff_text(const struct changeset *cs, int upperfd, int rootfd,
     char **out, size_t *outlen, char *err, size_t errlen)

