@@ -1530,6 +1530,76 @@ raise_at(const struct shell_rules *r, const struct shword *w, size_t n,
 }
 
 /*
+ * How git push (send-pack, http-push) also spells the options the rules
+ * name: "+main" forces, ":main" deletes, "-uf" holds -f, and "--forc"
+ * and "--force-with-lease=main" are abbreviated or carry a value.
+ */
+static const char *
+git_push_word(const char *a)
+{
+	static const char *const longs[] = { "--force", "--force-with-lease",
+		"--mirror", "--delete", "--prune", NULL };
+	size_t i;
+
+	if (a[0] == '+')
+		return "--force";
+	if (a[0] == ':')
+		return "--delete";
+	if (a[0] != '-' || a[1] == '\0')
+		return NULL;
+	if (a[1] == '-') {
+		for (i = 0; longs[i] != NULL; i++)
+			if (long_opt(a, longs[i], 4))
+				return longs[i];
+		return NULL;
+	}
+	/* a cluster up to -o, whose value is the rest */
+	for (i = 1; a[i] != '\0' && a[i] != 'o'; i++)
+		if (a[i] == 'f')
+			return "-f";
+		else if (a[i] == 'd')
+			return "-d";
+	return NULL;
+}
+
+/*
+ * git takes options after its subcommand's operands ("git push origin
+ * main --force", "git reset HEAD~1 --hard"): a rule that asks or denies
+ * decides git, the subcommand w[s] and the words from each later one on,
+ * as if the ones between were not there; a push's word as the rules
+ * spell it (git_push_word).
+ */
+static void
+raise_git_later(const struct shell_rules *r, const struct shword *w,
+    size_t n, size_t s, struct one *o)
+{
+	struct shword *t;
+	const char *c;
+	size_t j;
+	int push;
+
+	push = strcmp(w[s].text, "push") == 0 ||
+	    strcmp(w[s].text, "send-pack") == 0 ||
+	    strcmp(w[s].text, "http-push") == 0;
+	t = xreallocarray(NULL, n + 1, sizeof(*t));
+	for (j = s + 1; j < n; j++) {
+		c = push && fixed(&w[j]) ? git_push_word(w[j].text) : NULL;
+		if (c == NULL && j == s + 1)
+			continue;
+		t[0] = w[0];
+		t[1] = w[s];
+		memcpy(t + 2, w + j, (n - j) * sizeof(*t));
+		if (c != NULL) {
+			t[2].text = (char *)c;
+			t[2].len = strlen(c);
+			t[2].flags = 0;
+		}
+		raise_at(r, t, n - j + 2, 1, o);
+	}
+	free(t);
+}
+
+/*
  * Options before a subcommand move it out of a rule's place: "git
  * --no-pager push --force" and "git --git-dir=.git push" run git push,
  * "npm -w pkg publish" publishes, "cargo +nightly publish" and "docker
@@ -1551,6 +1621,8 @@ raise_sub(const struct shell_rules *r, const struct shword *w, size_t n,
 		s = git_subcommand_at(w, n);
 		if (s > 1 && s < n)
 			raise_at(r, w, n, s, o);
+		if (s < n)
+			raise_git_later(r, w, n, s, o);
 		return;
 	}
 	for (k = 0; k < r->nrules; k++)

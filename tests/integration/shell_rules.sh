@@ -155,6 +155,20 @@ shell 'git --no-pager push --force origin main; touch GITOPT'
 expect_error_class "a force push behind --no-pager is refused" denied
 expect_contains "... by the force-push rule" "$(jr .result.structuredContent.message)" "rule 11 (git push|send-pack|http-push --force"
 check "... and nothing ran" test ! -e "$ws/GITOPT"
+# git takes options after the refspec, and spells a force push and a
+# remote deletion without the rule's words: each waited for a human,
+# who could approve what the rules deny.
+n=0
+for cmd in 'git push origin main --force' 'git push origin +main' \
+    'git push origin HEAD --force-with-lease' 'git push -uf origin main' \
+    'git push --forc origin main' 'git push origin :main'; do
+	n=$((n + 1))
+	mcp_call shell "{\"command\":$(js "$cmd; touch GITLATE$n")}" 10
+	expect_error_class "$cmd: refused" denied
+	expect_contains "... by the force-push rule" \
+	    "$(jr .result.structuredContent.message)" "rule 11 (git push|send-pack|http-push --force"
+	check "... and nothing ran" test ! -e "$ws/GITLATE$n"
+done
 # Wrappers the rules did not know ran their words unseen (prlimit and
 # setarch are util-linux's, on every Linux host).
 shell 'prlimit -- sudo id; touch PRLIMIT'
