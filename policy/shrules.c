@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/util.h"
 #include "policy/shparse.h"
@@ -28,6 +29,7 @@ struct one {
 	char whybuf[96];
 	const struct shword *words; /* the command as matched */
 	size_t nwords;
+	size_t script; /* a shell's script operand, or 0 */
 	int stdin_prog; /* a shell or interpreter reading its program
 				   from standard input or a descriptor */
 };
@@ -1074,7 +1076,8 @@ check_shell(const struct shword *w, size_t n, struct one *o, int interp)
 		set_why(o, "%s reading its program from %s", name,
 		    j >= n ? "standard input" : "a descriptor");
 		o->stdin_prog = 1;
-	}
+	} else if (!interp)
+		o->script = j;
 }
 
 /* ---- options that run a command ---- */
@@ -1408,6 +1411,62 @@ static void decide_cmd(const struct shell_rules *, const struct shcmd *,
 
 /* ---- matching ---- */
 
+/* Whether |t| (|n| bytes) begins |alt| as Gradle abbreviates a task:
+   each camel-case part a prefix of the task's, or in any case. */
+static int
+camel_prefix(const char *t, size_t n, const char *alt)
+{
+	const char *q = alt;
+	size_t i;
+
+	if (n <= strlen(alt) && strncasecmp(t, alt, n) == 0)
+		return 1;
+	for (i = 0; i < n; i++, q++) {
+		if (isupper((unsigned char)t[i]))
+			while (*q != '\0' && !isupper((unsigned char)*q))
+				q++;
+		if (*q == '\0' || *q != t[i])
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Whether |a|, a build tool's argument, names the task or goal |alt| of
+ * an "anywhere" rule another way: by a task path or project
+ * (":app:publish", "app/publish"), by a plugin's full name
+ * ("org.apache.maven.plugins:maven-deploy-plugin:3.1.1:deploy" is
+ * deploy, and ...:deploy-file is deploy:deploy-file), as one of sbt's
+ * ";clean;publish" commands, or abbreviated as Gradle takes it, each
+ * camel-case part a prefix of the task's ("pub", "pTS" is
+ * publishToSonatype, "uA" uploadArchives).
+ */
+static int
+task_match(const char *a, const char *alt)
+{
+	const char *p, *e, *t, *q;
+	size_t n;
+
+	if (a[0] == '-' || a[0] == '\0')
+		return 0;
+	if ((t = strrchr(alt, ':')) != NULL)
+		alt = t + 1;
+	for (p = a; *p != '\0'; p = *e != '\0' ? e + 1 : e) {
+		e = p + strcspn(p, ";");
+		for (t = p, q = p; q < e; q++)
+			if (*q == ':' || *q == '/')
+				t = q + 1;
+		while (t < e && *t == ' ')
+			t++;
+		n = (size_t)(e - t);
+		while (n > 0 && t[n - 1] == ' ')
+			n--;
+		if (n > 0 && camel_prefix(t, n, alt))
+			return 1;
+	}
+	return 0;
+}
+
 /* Whether |w|, a fixed word, is the first element of |r| (by its last
    path component for a rule that is not allow). */
 static int
@@ -1418,7 +1477,8 @@ rule_match_word(const struct shrule *r, const struct shword *w)
 	for (k = 0; k < r->prefix[0].nalts; k++)
 		if (strcmp(w->text, r->prefix[0].alts[k]) == 0 ||
 		    (r->decision != SHD_ALLOW &&
-			strcmp(base_name(w->text), r->prefix[0].alts[k]) == 0))
+			strcmp(base_name(w->text),
+			    base_name(r->prefix[0].alts[k])) == 0))
 			return 1;
 	return 0;
 }
@@ -1444,8 +1504,9 @@ elem_match(const struct shrule *r, size_t i, const struct shword *w)
 		if (strcmp(w->text, alt) == 0)
 			return 1;
 		if (i == 0 && r->decision != SHD_ALLOW &&
-		    strchr(w->text, '/') != NULL &&
-		    strcmp(base_name(w->text), alt) == 0)
+		    strcmp(base_name(w->text), base_name(alt)) == 0)
+			return 1;
+		if (i > 0 && r->anywhere && task_match(w->text, alt))
 			return 1;
 	}
 	/* A glob, brace or tilde could still expand to the word; a glob
@@ -1718,6 +1779,11 @@ decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
 				o->rule = (int)i;
 			}
 	}
+	/* A shell running a script file is the script, with its
+	   arguments, to the rules that ask or deny: "sh ./mvnw deploy" is
+	   "./mvnw deploy". */
+	if (o->script > 0 && o->script < n - start)
+		raise_at(r, w + start + o->script, n - start - o->script, 1, o);
 	/*
 	 * What an unresolvable command runs is unknown, but where its words
 	 * hold a command a rule asks about or denies (sudo rm -rf /, xargs

@@ -12,8 +12,11 @@
  * options) are set aside, equal the prefix (with "exact", no more words
  * follow; with "anywhere", an ask or deny rule's words after the first may
  * be found at any later positions, in order: "mvn clean deploy" is
- * [mvn, deploy]).  The command word also matches by its last path component
- * ("/usr/bin/git" is "git"), except for allow rules.  The first rule that
+ * [mvn, deploy]; also by a word's last ':' or '/' component, in sbt's
+ * ';'-separated commands, and as Gradle abbreviates a task: ":app:publish",
+ * "pTS").  A shell running a script file is also the script with its
+ * arguments.  The command word also matches by its last path component
+ * and the rule's ("/usr/bin/git" is "git"), except for allow rules.  The first rule that
  * matches decides; no rule: the default.  A command the rules cannot see
  * through (shrules_decide's list of causes) is "unresolvable", which is
  * never allow.  The string's decision is the strictest of its commands'

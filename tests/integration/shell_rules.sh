@@ -19,11 +19,13 @@ mcp_env
 ws=$(make_workspace)
 # The agent's Maven wrapper: it leaves a mark where it runs.
 printf '#!/bin/sh\ntouch MVNW\n' >"$ws/mvnw"
-chmod 755 "$ws/mvnw"
+printf '#!/bin/sh\ntouch GRADLEW\n' >"$ws/gradlew"
+chmod 755 "$ws/mvnw" "$ws/gradlew"
 
+# The human played here answers more than the 16 asks a minute allowed.
 {
 	cat "$top_srcdir/contrib/manifests/shell-rules.yaml"
-	printf 'approvals:\n  approvers: [%s]\n  ttlSeconds: 60\n' "$(id -un)"
+	printf 'approvals:\n  approvers: [%s]\n  ttlSeconds: 60\n  maxAsksPerMinute: 60\n' "$(id -un)"
 } >"$T/m.yaml"
 check "airlock check accepts the shipped rule set" "$AIRLOCK" check "$T/m.yaml"
 expect_contains "airlock check summarises the rules" "$("$AIRLOCK" check "$T/m.yaml")" \
@@ -127,7 +129,15 @@ expect_contains "sqlite3 -safe runs, and refuses edit()" \
 shell_asks_denied "rule 30 (mvn|./mvnw deploy" './mvnw clean deploy'
 shell_asks_denied "rule 13 (git send-pack|http-push): ask" \
     'git http-push https://example.invalid/r.git main; touch HTTPPUSH'
-for f in PYTIMEIT CMAKEDD M4 SQLEDIT SQLSAFE NPMPUB MVNW HTTPPUSH; do
+# The wrapper run by a shell or named by another path, a Gradle task
+# path or abbreviation, and a Maven plugin's full name: each published
+# with no human asked.
+shell_asks_denied "rule 30 (mvn|./mvnw deploy" 'sh ./mvnw deploy' \
+    "$ws/mvnw deploy" \
+    'mvn org.apache.maven.plugins:maven-deploy-plugin:3.1.1:deploy'
+shell_asks_denied "rule 31 (gradle|./gradlew publish" './gradlew :app:publish' \
+    './gradlew pTS'
+for f in PYTIMEIT CMAKEDD M4 SQLEDIT SQLSAFE NPMPUB MVNW GRADLEW HTTPPUSH; do
 	check "... and did not run ($f)" test ! -e "$ws/$f"
 done
 
