@@ -1165,7 +1165,8 @@ check_code_options(
 {
 	static const char *const progs[] = { "find", "git", "tar", "rsync",
 		"vi", "vim", "nvim", "ex", "make", "gmake", "sort", "zip", "rg",
-		"cmake", "npm", "pnpm", "yarn", "npx", "pnpx", NULL };
+		"cmake", "npm", "pnpm", "yarn", "npx", "pnpx", "split", "man",
+		NULL };
 	const char *a, *sub = "";
 	size_t j;
 	int vim = 0;
@@ -1270,6 +1271,14 @@ check_code_options(
 			set_why(o, "zip %.24s runs a command", a);
 		if (strcmp(name, "rg") == 0 && long_opt(a, "--pre", 5))
 			set_why(o, "rg %.24s runs a command", a);
+		/* split --filter runs its shell command on each piece; man
+		   runs the pager of -P and the browser of -H */
+		if (strcmp(name, "split") == 0 && long_opt(a, "--filter", 4))
+			set_why(o, "split %.24s runs a command", a);
+		if (strcmp(name, "man") == 0 &&
+		    (short_opt(a, 'P') || short_opt(a, 'H') ||
+			long_opt(a, "--pager", 4) || long_opt(a, "--html", 4)))
+			set_why(o, "man %.24s runs a command", a);
 		/* npm exec (also x), pnpm and yarn exec and dlx run any
 		   command, from PATH too, also behind global options */
 		if ((strcmp(name, "npm") == 0 || strcmp(name, "pnpm") == 0 ||

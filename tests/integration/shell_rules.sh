@@ -188,15 +188,19 @@ check "... and nothing ran" test ! -e "$ws/PRLIMIT"
 shell 'echo $(sudo id)'
 expect_error_class "sudo inside a command substitution is refused" denied
 # Code text that an unresolvable command runs: eval's words, trap's
-# action, sh -c behind xargs.  Only sh -c's was read, and the others
+# action, sh -c behind xargs, split's --filter and man's pager (these
+# two were allowed, and ran).  Only sh -c's was read, and the others
 # waited for a human, who could approve a command the rules deny.
 for cmd in "eval 'sudo id'; touch EVAL" "trap 'sudo id' EXIT; touch TRAP" \
-    "echo . | xargs sh -c 'sudo id'; touch XARGS"; do
+    "echo . | xargs sh -c 'sudo id'; touch XARGS" \
+    "split --filter='sudo id' /dev/null; touch SPLIT" \
+    "man -P 'sudo id' ls; touch MANP"; do
 	mcp_call shell "{\"command\":$(js "$cmd")}" 10
 	expect_error_class "${cmd%%;*}: refused" denied
 	expect_contains "... by the sudo rule" \
 	    "$(jr .result.structuredContent.message)" "rule 1 (sudo|doas"
 done
+check "split and man did not run" test ! -e "$ws/SPLIT" -a ! -e "$ws/MANP"
 for f in EVAL TRAP XARGS; do
 	check "... and nothing ran ($f)" test ! -e "$ws/$f"
 done
