@@ -418,6 +418,45 @@ act_write_file(struct call *c, json_t **out)
 }
 
 /*
+ * Whether a file old[0..n) of a patch holds a secret the session's
+ * redactor knows, in any form it matches.
+ */
+static int
+patch_holds_secret(struct call *c, char *const *old, const size_t *lens,
+    size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (old[i] != NULL &&
+		    redact_contains(c->b->cfg.redact, old[i], lens[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * A hunk that does not apply is told with the file's line it met
+ * ("found ..."), C-escaped and cut at 72 bytes: a line of a granted PEM
+ * key, or a token's head before the cut, is no form the redactor
+ * knows.  When a file of the patch holds a secret, |err| keeps only what
+ * comes before the first " does not apply" (the file, the hunk and its
+ * header: the agent's own text), or none of it.
+ */
+static void
+patch_err_unquoted(char *err, size_t errlen)
+{
+	static const char why[] = ": a file of the patch holds a granted "
+	    "secret, so no line of it is quoted (read_file shows it redacted)";
+	char *p;
+
+	if ((p = strstr(err, " does not apply")) != NULL)
+		snprintf(p, errlen - (size_t)(p - err), " does not apply%s",
+		    why);
+	else
+		snprintf(err, errlen, "a hunk does not apply%s", why);
+}
+
+/*
  * apply_patch: the jail parses, the broker checks expectedBaseSha against
  * the files as they are now, the jail applies, the broker writes all the
  * files or none.
@@ -507,6 +546,8 @@ act_apply_patch(struct call *c, json_t **out)
 	}
 	if ((rc = patchjail_apply(j, (const char *const *)old, lens, n,
 	    &results, err, sizeof(err))) != 0) {
+		if (patch_holds_secret(c, old, lens, n))
+			patch_err_unquoted(err, sizeof(err));
 		*out = tool_error(rc == AL_ERR_CONFLICT ? "patch_conflict" :
 		    "internal", 0, NULL, "patch refused: %s", err);
 		goto done;

@@ -9,7 +9,8 @@
 # Nor is the workspace digest, over every file's content.  They are keyed
 # for the session, and apply_patch still binds to the digest read_file
 # gave; a file without a secret keeps its plain SHA-256, and a session
-# that grants nothing its plain workspace digest.
+# that grants nothing its plain workspace digest.  A hunk that does not
+# apply to such a file quotes no line of it.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -76,6 +77,36 @@ expect_eq "a file without a secret keeps its plain SHA-256" \
     "$(jr '.result.structuredContent.sha256')" \
     "$(sha256sum <"$ws/plain.txt" | cut -c1-64)"
 mcp_stop
+
+# A hunk that does not apply is told with the file's line it met,
+# escaped and cut at 72 bytes: a line of a granted PEM key, or a token's
+# head before the cut, came back in a piece the redactor does not know.
+# A patch of a file that holds a secret quotes no line of it.
+printf -- '-----BEGIN TEST KEY-----\nMIIEpQIBAAKCAQEA3xQ7kPEMLINEONE\nZmFrZWtleWxpbmV0d29QRU1MSU5FVFdP\n-----END TEST KEY-----' >"$ws/deploy.pem"
+"$AIRLOCK" secret set DEPLOY_KEY <"$ws/deploy.pem"
+{ head -c 66 /dev/zero | tr '\0' x; printf '%s\n' "$pw"; } >"$ws/long.txt"
+sed 's/secrets: \[ { name: DB_PASS, env: DB_PASS } \]/secrets: [ { name: DB_PASS, env: DB_PASS }, { name: DEPLOY_KEY, env: DEPLOY_KEY } ]/' \
+    "$T/m.yaml" >"$T/key.yaml"
+mcp_start "$T/key.yaml" "$ws"
+for f in deploy.pem long.txt plain.txt; do
+	mcp_call read_file "{\"path\":\"$f\"}"
+	eval "sha_${f%%.*}=\$(jr '.result.structuredContent.sha256')"
+done
+mcp_call apply_patch "{\"expectedBaseSha\":\"$sha_deploy\",\"patch\":\"--- a/deploy.pem\\n+++ b/deploy.pem\\n@@ -2 +2 @@\\n-x\\n+y\\n\"}"
+expect_error_class "a hunk that does not fit the key file is refused" \
+    patch_conflict
+expect_contains "... naming the file and the hunk" "$R" \
+    "file 'deploy.pem': hunk 1 (@@ -2 +2 @@) does not apply: a file of the patch holds a granted secret"
+expect_not_contains "... and quoting no line of the key" "$R" PEMLINEONE
+mcp_call apply_patch "{\"expectedBaseSha\":\"$sha_long\",\"patch\":\"--- a/long.txt\\n+++ b/long.txt\\n@@ -1 +1 @@\\n-x\\n+y\\n\"}"
+expect_error_class "a hunk that does not fit the token's line is refused" \
+    patch_conflict
+expect_not_contains "... giving no head of the password" "$R" hunter
+mcp_call apply_patch "{\"expectedBaseSha\":\"$sha_plain\",\"patch\":\"--- a/plain.txt\\n+++ b/plain.txt\\n@@ -1 +1 @@\\n-x\\n+y\\n\"}"
+expect_contains "a file without a secret still has the line quoted" "$R" \
+    'found \\\"no secret here\\\\n\\\"'
+mcp_stop
+rm -f "$ws/deploy.pem" "$ws/long.txt"
 
 # The workspace digest (status, and what approvals show) is over every
 # file's content, and the agent reads all of it but the secret: unkeyed,
