@@ -11,6 +11,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -711,27 +712,73 @@ tool_env(const char *workspace)
 #define SEARCH_LINE_MAX		512
 
 /*
+ * Whether a line of grep -F's |pattern| (each line is a pattern of its
+ * own; an empty one matches every line) occurs in text[0..len), a file
+ * as read_file shows it, outside every "[REDACTED:NAME]": there it occurs
+ * in the file as it is, too.  |text| is changed: each such tag becomes
+ * line breaks, which no pattern holds.
+ */
+static int
+search_shown_matches(char *text, size_t len, const char *pattern)
+{
+	static const char	 tag[] = "[REDACTED:";
+	const char		*p, *nl;
+	char			*t = text, *end = text + len, *q;
+	size_t			 n;
+
+	while ((t = memmem(t, end - t, tag, sizeof(tag) - 1)) != NULL) {
+		q = t + sizeof(tag) - 1;
+		while (q < end && (isalnum((unsigned char)*q) || *q == '_' ||
+		    *q == '.' || *q == '-'))
+			q++;
+		if (q < end && *q == ']')
+			memset(t, '\n', q + 1 - t);
+		t++;
+	}
+	for (p = pattern; p != NULL; p = nl != NULL ? nl + 1 : NULL) {
+		nl = strchr(p, '\n');
+		n = nl != NULL ? (size_t)(nl - p) : strlen(p);
+		if (n == 0 || memmem(text, len, p, n) != NULL)
+			return 1;
+	}
+	return 0;
+}
+
+/*
  * Whether the workspace file |rel| holds a secret the session's redactor
  * knows, in any form it matches (or cannot be read whole to tell: then
- * it is taken to).  Its matches are withheld: grep gives a secret of
- * several lines (a PEM key) back a line at a time and a line is cut at
- * SEARCH_LINE_MAX bytes, and the redactor recognises neither piece.
+ * it is taken to): 0 if not; else 1 if the search's pattern matches what
+ * read_file shows of it outside every redaction, -1 if not.  Its matches
+ * are withheld: grep gives a secret of several lines (a PEM key) back a
+ * line at a time and a line is cut at SEARCH_LINE_MAX bytes, and the
+ * redactor recognises neither piece.  Nor may the note that stands for
+ * them tell more than read_file does: given whenever grep matched, it
+ * told whether the secret held the pattern ("TOKEN=s", "TOKEN=t", ...),
+ * the secret a byte at a time.
  */
 static int
 search_file_holds_secret(struct call *c, const char *rel)
 {
 	json_t	*err = NULL;
-	char	*data;
-	size_t	 len;
-	int	 held;
+	char	*data, *clean;
+	size_t	 len, cleanlen;
+	int	 shown;
 
 	if (read_workspace_file(c, rel, &data, &len, &err) != 0) {
 		json_decref(err);
-		return 1;
+		return -1;
 	}
-	held = redact_contains(c->b->cfg.redact, data, len);
+	if (!redact_contains(c->b->cfg.redact, data, len)) {
+		free(data);
+		return 0;
+	}
+	if (redact_buf(c->b->cfg.redact, data, len, &clean, &cleanlen) < 0)
+		fatalx("%s: out of memory redacting", __func__);
 	free(data);
-	return held;
+	shown = search_shown_matches(clean, cleanlen, arg_string(c,
+	    "pattern"));
+	free(clean);
+	return shown ? 1 : -1;
 }
 
 /*
@@ -789,6 +836,7 @@ search_add(struct call *c, json_t *matches, const char *line, size_t len,
 	const char	*nul = memchr(line, '\0', len), *why;
 	int		 secrets = redact_count(c->b->cfg.redact) > 0;
 	int		 checked = secrets || c->b->m->sandbox.ndeny_read > 0;
+	int		 held;
 	char		*buf, *clean, text[512];
 	size_t		 n;
 
@@ -805,11 +853,14 @@ search_add(struct call *c, json_t *matches, const char *line, size_t len,
 			wswrite_denied_text(text, sizeof(text), clean, why);
 			json_array_append_new(matches, json_sprintf(
 			    "%s; its matches are withheld", text));
-		} else if (secrets && search_file_holds_secret(c, line))
-			json_array_append_new(matches, json_sprintf(
-			    "%s: matches withheld: the file holds a granted "
-			    "secret (read_file shows it redacted)", clean));
-		else
+		} else if (secrets &&
+		    (held = search_file_holds_secret(c, line)) != 0) {
+			if (held > 0)
+				json_array_append_new(matches, json_sprintf(
+				    "%s: matches withheld: the file holds a "
+				    "granted secret (read_file shows it "
+				    "redacted)", clean));
+		} else
 			st->withheld = 0;
 		free(clean);
 	}

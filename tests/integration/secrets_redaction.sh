@@ -198,7 +198,10 @@ out=$(printf '%s\n' \
     '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"deploy.pem"}}}' \
     '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"long.txt"}}}' \
     '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"search","arguments":{"pattern":"PEMLINE"}}}' \
-    '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search","arguments":{"pattern":"xxxxx"}}}' |
+    '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search","arguments":{"pattern":"xxxxx"}}}' \
+    '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"search","arguments":{"pattern":"xsup3r/s3"}}}' \
+    '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"search","arguments":{"pattern":"xsup3r/s4"}}}' \
+    '{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"search","arguments":{"pattern":"KEY"}}}' |
     "$AIRLOCK" serve --manifest "$T/read.yaml" --workspace "$ws")
 expect_contains "read_file shows the key file redacted" "$out" '"content":"[REDACTED:DEPLOY_KEY]"'
 expect_contains "... as one line, whatever range is asked" "$out" 'no lines 2-2: the text has 1 lines'
@@ -208,16 +211,29 @@ expect_not_contains "... nor the other" "$out" "ZmFrZWtleWxpbmV0d29QRU1MSU5FVFdP
 expect_contains "the long line was cut by the cap" "$out" '[...]\n[airlock: 0 of 1 lines'
 expect_not_contains "the cut gives no head of the token" "$out" "sup3r/s3"
 # search: grep gives the key a line at a time and cuts a line at 512
-# bytes; a file that holds a granted secret has its matches withheld.
+# bytes; a file that holds a granted secret has its matches withheld,
+# and is named only when the pattern matches what read_file shows of it.
 R=$(printf '%s\n' "$out" | grep '"id":6,')
 expect_contains "search: a file without a secret is matched as before" \
     "$R" '"./plain.txt:1:a PEMLINE of no secret"'
-expect_contains "search: the key file's matches are withheld" "$R" \
-    './deploy.pem: matches withheld: the file holds a granted secret'
+expect_not_contains "search: the key file, all of it the key, is not named" \
+    "$R" 'deploy.pem'
 R=$(printf '%s\n' "$out" | grep '"id":7,')
 expect_contains "search: so are the long line's" "$R" \
     './long.txt: matches withheld'
 expect_not_contains "search gives no line of the key" "$out" "MIIEpQIBAAKCAQEA3xQ7k"
+# ... and the note is given as read_file shows the file: given whenever
+# grep matched, it told whether the secret held the pattern, and a guess
+# a byte longer each time ("xsup3r/s3", "xsup3r/s4") read the token.
+R=$(printf '%s\n' "$out" | grep '"id":8,')
+expect_not_contains "search: no note for a pattern only the secret holds" \
+    "$R" 'long.txt'
+R9=$(printf '%s\n' "$out" | grep '"id":9,')
+expect_eq "... the same answer as for a wrong guess" \
+    "$(printf '%s' "$R" | sed 's/"id":8,/"id":9,/')" "$R9"
+R=$(printf '%s\n' "$out" | grep '"id":10,')
+expect_not_contains "... nor for one that only the redactor's tag holds" \
+    "$R" 'deploy.pem'
 rm -f "$ws/deploy.pem" "$ws/long.txt" "$ws/plain.txt"
 
 # A tool that prints JSON (its config, a service account, its environment)
