@@ -458,6 +458,35 @@ patch_err_unquoted(char *err, size_t errlen)
 }
 
 /*
+ * Whether new[0..newlen), what a patch makes of old[0..oldlen), holds
+ * fewer granted secrets whole (in the forms the redactor matches) than
+ * old did.  A patch keeps the bytes it does not touch, and a hunk that
+ * only adds lines quotes none: one inserted inside a PEM key (or that
+ * changed its guessable BEGIN line) left the key's other lines in a file
+ * read_file then showed unredacted.  The agent, who sees the secret as
+ * a tag only, can make no new one.
+ */
+static int
+patch_breaks_secret(struct call *c, const char *old, size_t oldlen,
+    const char *new, size_t newlen)
+{
+	const struct redact	*r = c->b->cfg.redact;
+	char			*clean;
+	size_t			 cleanlen;
+	int			 was, now;
+
+	if (old == NULL || new == NULL || !redact_contains(r, old, oldlen))
+		return 0;
+	if ((was = redact_buf(r, old, oldlen, &clean, &cleanlen)) < 0)
+		fatalx("%s: out of memory redacting", __func__);
+	free(clean);
+	if ((now = redact_buf(r, new, newlen, &clean, &cleanlen)) < 0)
+		fatalx("%s: out of memory redacting", __func__);
+	free(clean);
+	return now < was;
+}
+
+/*
  * apply_patch: the jail parses, the broker checks expectedBaseSha against
  * the files as they are now, the jail applies, the broker writes all the
  * files or none.
@@ -558,6 +587,15 @@ act_apply_patch(struct call *c, json_t **out)
 
 		ch[i].content = json_string_value(r);
 		ch[i].len = json_is_string(r) ? json_string_length(r) : 0;
+		if (patch_breaks_secret(c, old[i], lens[i], ch[i].content,
+		    ch[i].len)) {
+			*out = tool_error("denied", 0, NULL, "%s: nothing was "
+			    "written: the patch breaks up a granted secret the "
+			    "file holds (read_file shows it as a [REDACTED:...] "
+			    "tag); change the lines around it, not inside it",
+			    paths[i]);
+			goto done;
+		}
 	}
 	if (commit_changes(c, ch, n, 1, out) != 0)
 		goto done;

@@ -10,7 +10,8 @@
 # for the session, and apply_patch still binds to the digest read_file
 # gave; a file without a secret keeps its plain SHA-256, and a session
 # that grants nothing its plain workspace digest.  A hunk that does not
-# apply to such a file quotes no line of it.
+# apply to such a file quotes no line of it, and a patch may not break
+# the secret up.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -105,6 +106,24 @@ expect_not_contains "... giving no head of the password" "$R" hunter
 mcp_call apply_patch "{\"expectedBaseSha\":\"$sha_plain\",\"patch\":\"--- a/plain.txt\\n+++ b/plain.txt\\n@@ -1 +1 @@\\n-x\\n+y\\n\"}"
 expect_contains "a file without a secret still has the line quoted" "$R" \
     'found \\\"no secret here\\\\n\\\"'
+# A hunk that only adds lines quotes none of the file: one inside the key
+# (or one that changed its BEGIN line, which every PEM key has) left the
+# key's other lines where read_file showed them unredacted.
+cp "$ws/deploy.pem" "$T/deploy.before"
+mcp_call apply_patch "{\"expectedBaseSha\":\"$sha_deploy\",\"patch\":\"--- a/deploy.pem\\n+++ b/deploy.pem\\n@@ -1,0 +2 @@\\n+junk\\n\"}"
+expect_error_class "a line added inside the key is refused" denied
+expect_contains "... saying why" "$R" \
+    'deploy.pem: nothing was written: the patch breaks up a granted secret'
+mcp_call apply_patch "{\"expectedBaseSha\":\"$sha_deploy\",\"patch\":\"--- a/deploy.pem\\n+++ b/deploy.pem\\n@@ -1 +1 @@\\n------BEGIN TEST KEY-----\\n+x\\n\"}"
+expect_error_class "so is a change of its BEGIN line" denied
+check "... the key file is as it was" cmp -s "$ws/deploy.pem" "$T/deploy.before"
+mcp_call read_file '{"path":"deploy.pem"}'
+expect_not_contains "... and read_file shows no line of it" "$R" PEMLINEONE
+mcp_call read_file '{"path":"db.ini"}'
+sha=$(jr '.result.structuredContent.sha256')
+mcp_call apply_patch "{\"expectedBaseSha\":\"$sha\",\"patch\":\"--- a/db.ini\\n+++ b/db.ini\\n@@ -1,0 +2 @@\\n+host=db\\n\"}"
+expect_ok_result "a line added beside the password is written"
+check "... the password whole on its line" grep -qx "password=$pw" "$ws/db.ini"
 mcp_stop
 rm -f "$ws/deploy.pem" "$ws/long.txt"
 
