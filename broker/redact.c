@@ -480,31 +480,69 @@ line_break(const unsigned char *in, size_t len, size_t k)
 }
 
 /*
- * Matches |fm| at in[i..len), a wrapped form with at most one line break
- * between two of its characters.  Returns the number of bytes the match
- * takes, or 0, setting *partial if in[i..len) is the beginning of the
- * form but not all of it (a "\r" at the end may begin a break).
+ * Returns the length of the ANSI CSI sequence (ESC "[", parameter and
+ * intermediate bytes, a final byte) at in[k..len) when it is at most
+ * |max| bytes, else 0, setting *more if in[k..len) is the beginning of
+ * one that more bytes could complete.
+ */
+static size_t
+csi_len(const unsigned char *in, size_t len, size_t k, size_t max, int *more)
+{
+	size_t n;
+
+	*more = 0;
+	if (in[k] != 0x1b)
+		return 0;
+	for (n = 1; k + n < len && n < max; n++) {
+		if (n == 1) {
+			if (in[k + 1] != '[')
+				return 0;
+		} else if (in[k + n] >= 0x40 && in[k + n] <= 0x7e)
+			return n + 1;
+		else if (in[k + n] < 0x20 || in[k + n] > 0x3f)
+			return 0;
+	}
+	*more = k + n == len && n < max;
+	return 0;
+}
+
+/*
+ * Matches |fm| at in[i..len).  Between two of its characters may stand
+ * ANSI CSI sequences, REDACT_MAX_ESC bytes of them in all (grep
+ * --color=always colours a match inside the secret, a logger a word),
+ * and in a wrapped form at most one line break.  Returns the number of
+ * bytes the match takes, or 0, setting *partial if in[i..len) is the
+ * beginning of the form but not all of it (a "\r" or an escape sequence
+ * at the end may go on).
  */
 static size_t
 form_match(const struct redact_form *fm, const unsigned char *in,
     size_t len, size_t i, int *partial)
 {
-	size_t j, k, br;
+	size_t j, k, n, br, esc = 0;
+	int broke, more;
 
 	*partial = 0;
-	if (!fm->wrap) {
-		if (len - i >= fm->len)
-			return memcmp(fm->p, in + i, fm->len) == 0 ?
-			    fm->len : 0;
-		*partial = memcmp(fm->p, in + i, len - i) == 0;
-		return 0;
-	}
+	if (len - i >= fm->len && memcmp(fm->p, in + i, fm->len) == 0)
+		return fm->len;
 	for (j = 0, k = i; j < fm->len; j++, k++) {
-		if (j > 0 && k < len && in[k] != fm->p[j] &&
-		    (br = line_break(in, len, k)) > 0)
-			k += br;
-		else if (j > 0 && k + 1 == len && in[k] == '\r')
-			k++;	/* a break begun */
+		for (broke = 0; j > 0 && k < len && in[k] != fm->p[j]; ) {
+			if (fm->wrap && !broke &&
+			    (br = line_break(in, len, k)) > 0) {
+				k += br;
+				broke = 1;
+			} else if (fm->wrap && !broke && k + 1 == len &&
+			    in[k] == '\r')
+				k++;	/* a break begun */
+			else if ((n = csi_len(in, len, k, REDACT_MAX_ESC - esc,
+			    &more)) > 0) {
+				k += n;
+				esc += n;
+			} else if (more)
+				k = len;
+			else
+				break;
+		}
 		if (k == len) {
 			*partial = 1;
 			return 0;
@@ -531,6 +569,7 @@ match_at(const struct redact *r, const unsigned char *in, size_t len,
 
 		/* Every form is at least 4 bytes: test byte 1 inline. */
 		if (len - i < fm->len || (fm->p[1] != in[i + 1] &&
+		    in[i + 1] != 0x1b &&
 		    !(fm->wrap && (in[i + 1] == '\n' || in[i + 1] == '\r'))))
 			continue;
 		if ((*span = form_match(fm, in, len, i, &partial)) > 0)
@@ -563,10 +602,13 @@ redact_longest(const struct redact *r)
 {
 	size_t i, n, longest = 0;
 
-	/* A wrapped form takes up to 2 more bytes between characters. */
+	/*
+	 * A wrapped form takes up to 2 more bytes between characters, any
+	 * form REDACT_MAX_ESC more of escape sequences.
+	 */
 	for (i = 0; r != NULL && i < r->nforms; i++) {
-		n = r->forms[i].wrap ? 3 * r->forms[i].len - 2 :
-		    r->forms[i].len;
+		n = (r->forms[i].wrap ? 3 * r->forms[i].len - 2 :
+		    r->forms[i].len) + REDACT_MAX_ESC;
 		if (n > longest)
 			longest = n;
 	}

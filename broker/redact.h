@@ -28,6 +28,10 @@
  * A hex or base64 form also matches broken into lines, with one "\n" or
  * "\r\n" between any two of its characters (base64(1) breaks at 76
  * columns, xxd -p at 60), so a match may take up to 3 * len - 2 bytes.
+ * Any form also matches with ANSI CSI escape sequences (ESC "[" ...,
+ * colours and the like) between two of its characters, up to
+ * REDACT_MAX_ESC bytes of them in one match: grep --color=always
+ * colours the part of a secret its pattern matched, a logger a word.
  * Longer matches win over shorter ones at the same position.
  *
  * A secret shorter than REDACT_MIN_LEN bytes is refused (AL_ERR_LIMIT):
@@ -35,8 +39,9 @@
  * ungrantable.  The redactor does not catch other transformations
  * (compression, encryption, reversal, splitting across two writes, JSON
  * escapes other than those above: an escaped "/", a \uXXXX spelling of
- * a printable or non-ASCII character; UTF-16, escape sequences or
- * zero-width characters between the characters, hex in mixed case or
+ * a printable or non-ASCII character; UTF-16, more escape sequences
+ * than above, other escape sequences (OSC, a lone ESC) or zero-width
+ * characters between the characters, hex in mixed case or
  * with separators, other shell quoting: printf %q, $'...'); see
  * docs/AUDIT.md.
  *
@@ -52,6 +57,7 @@
 
 #define REDACT_MIN_LEN		4	/* bytes; shorter secrets are ungrantable */
 #define REDACT_MIN_INNER	6	/* chars of an unaligned base64 fragment */
+#define REDACT_MAX_ESC		64	/* bytes of escape sequences in a match */
 #define REDACT_MAX_LEN		65536	/* bytes of one secret value */
 #define REDACT_MAX_NAME		64
 
