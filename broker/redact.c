@@ -276,6 +276,61 @@ shell_quote(unsigned char *dst, const unsigned char *v, size_t len,
 }
 
 /*
+ * The value as bash's printf %q prints it when it holds no control byte:
+ * a backslash before each byte of bash's set (shquote.c), before "~"
+ * after ":" or "=", and, when |first| (the value begins a word), before
+ * a leading "#" or "~".
+ */
+static size_t
+backslash_quote(unsigned char *dst, const unsigned char *v, size_t len,
+    int first)
+{
+	static const char special[] = " \t\n!\"$&'()*,;<>?[\\]^`{|}";
+	size_t i, o = 0;
+
+	for (i = 0; i < len; i++) {
+		if ((v[i] != '\0' && strchr(special, v[i]) != NULL) ||
+		    (i == 0 && first && (v[i] == '#' || v[i] == '~')) ||
+		    (i > 0 && v[i] == '~' && (v[i - 1] == ':' ||
+		    v[i - 1] == '=')))
+			dst[o++] = '\\';
+		dst[o++] = v[i];
+	}
+	return o;
+}
+
+/*
+ * The inside of bash's $'...', as printf %q, ${var@Q} and declare -p
+ * print a value that holds a control byte (a PEM key's line breaks):
+ * "\\" and "'" escaped, ESC as \E, \a \b \f \n \r \t \v by name, other
+ * control bytes as \ooo, and bytes over 0x7f as they are (a UTF-8
+ * locale) or, when |high|, as \ooo too (the C locale).
+ */
+static size_t
+ansic_quote(unsigned char *dst, const unsigned char *v, size_t len,
+    int high)
+{
+	static const char esc[] = "\033\a\b\f\n\r\t\v\\'", name[] = "Eabfnrtv\\'";
+	const char *e;
+	size_t i, o = 0;
+
+	for (i = 0; i < len; i++) {
+		if ((e = memchr(esc, v[i], sizeof(esc) - 1)) != NULL) {
+			dst[o++] = '\\';
+			dst[o++] = (unsigned char)name[e - esc];
+		} else if (v[i] < 0x20 || v[i] == 0x7f ||
+		    (high && v[i] > 0x7f)) {
+			dst[o++] = '\\';
+			dst[o++] = (unsigned char)('0' + (v[i] >> 6));
+			dst[o++] = (unsigned char)('0' + ((v[i] >> 3) & 7));
+			dst[o++] = (unsigned char)('0' + (v[i] & 7));
+		} else
+			dst[o++] = v[i];
+	}
+	return o;
+}
+
+/*
  * The base64 characters that depend only on the secret when it starts
  * at byte |k| (0..2) of an encoded stream: character i covers bits
  * [6i, 6i + 6), and the secret covers bits [8k, 8(k + len)).
@@ -386,10 +441,11 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	    name);
 	/*
 	 * raw + 2 hex + 5 percent + 2 JSON (6 * len each) + 3 shell-quoted
-	 * (5 * len at most) + 4 whole base64 + 6 fragments; each but JSON
-	 * and shell at most 3 * len + 8 bytes with its NUL.
+	 * (5 * len at most) + 2 backslash-quoted (2 * len) + 2 $'...' (4 *
+	 * len) + 4 whole base64 + 6 fragments; each but JSON and shell at
+	 * most 3 * len + 8 bytes with its NUL.
 	 */
-	cap = 22 * (3 * len + 8);
+	cap = 26 * (3 * len + 8);
 	if ((s->block = sodium_malloc(cap)) == NULL)
 		return AL_ERR_ALLOC;
 	s->cap = cap;
@@ -443,6 +499,18 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 		goto fail;
 	dst = form_reserve(s, 2 * len);
 	if ((rc = form_commit(r, si, shell_quote(dst, v, len, NULL))) != 0)
+		goto fail;
+	dst = form_reserve(s, 2 * len);
+	if ((rc = form_commit(r, si, backslash_quote(dst, v, len, 1))) != 0)
+		goto fail;
+	dst = form_reserve(s, 2 * len);
+	if ((rc = form_commit(r, si, backslash_quote(dst, v, len, 0))) != 0)
+		goto fail;
+	dst = form_reserve(s, 4 * len);
+	if ((rc = form_commit(r, si, ansic_quote(dst, v, len, 0))) != 0)
+		goto fail;
+	dst = form_reserve(s, 4 * len);
+	if ((rc = form_commit(r, si, ansic_quote(dst, v, len, 1))) != 0)
 		goto fail;
 	if ((rc = add_base64_forms(r, si, v, len,
 	    sodium_base64_VARIANT_ORIGINAL,

@@ -20,6 +20,12 @@
  *     each "'" as "'\\''" (bash's xtrace, set, alias) or "'\"'\"'"
  *     (Python's shlex.quote), and inside double quotes with a backslash
  *     before each '$', '`', '"' and backslash (export -p, declare -p);
+ *   - the value as bash's printf %q prints it: a backslash before each
+ *     byte of bash's special set (a leading '#' or '~' with or without
+ *     one), and the inside of $'...' (printf %q, ${var@Q} and declare -p
+ *     of a value holding a control byte): "\\" and "'" escaped, the named
+ *     escapes (\E for ESC), other control bytes as \ooo, bytes over 0x7f
+ *     as they are or as \ooo (the C locale);
  *   - base64 and base64url, with and without "=" padding;
  *   - the inner part of base64/base64url when the value is embedded in a
  *     longer encoded stream at byte offset 0, 1 or 2 modulo 3 (so
@@ -42,7 +48,7 @@
  * a printable or non-ASCII character; UTF-16, more escape sequences
  * than above, other escape sequences (OSC, a lone ESC) or zero-width
  * characters between the characters, hex in mixed case or
- * with separators, other shell quoting: printf %q, $'...'); see
+ * with separators, other shell quoting: zsh's or Python's repr()); see
  * docs/AUDIT.md.
  *
  * All derived forms are held in sodium_malloc'd memory and wiped by

@@ -7,12 +7,22 @@
 #  - coloured: grep --color=always puts the ANSI escape sequences of its
 #    highlight between the secret's characters when its pattern matched
 #    a part of it.
+#  - quoted by bash: printf %q puts a backslash before each of a
+#    password's special characters, and printf %q, ${var@Q} and
+#    declare -p print a value holding a control byte, a PEM key's line
+#    breaks, a JSON key file's quotes, as $'...' with \n between its
+#    lines.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
 mcp_env
 secret='Zq8x Lr2$Wv9&Kt4(Ym7)Pn3'
 printf '%s' "$secret" | "$AIRLOCK" secret set API_TOKEN
+# A service account's JSON key: quotes, line breaks, and "\n" in its PEM.
+pem=$(printf '%s\n' '{' '  "type": "service_account",' \
+    '  "private_key": "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIHq8x2Lr9Wv4Kt7Ym3Pn6Bc1Hd5Fs0Jg8Ae2Ui4Oy7Tx\n-----END PRIVATE KEY-----\n"' \
+    '}')
+printf '%s' "$pem" | "$AIRLOCK" secret set SIGNING_KEY
 ws=$(make_workspace)
 
 M="$T/m.yaml"
@@ -26,6 +36,14 @@ tools:
     timeoutMs: 10000
     command: ["sh", "-c", "printf 'token: %s\\n' \"$API_TOKEN\" | grep --color=always Lr2; printf 'token: %s\\n' \"$API_TOKEN\" | grep --color=always -E 'Kt4|Pn'"]
     secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+  - name: quoted
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 10000
+    command: ["bash", "-c", "printf 'token=%q\\n' \"$API_TOKEN\"; printf 'key=%q\\n' \"$KEY\"; echo \"${KEY@Q}\"; declare -p KEY"]
+    secrets: [ { name: API_TOKEN, env: API_TOKEN }, { name: SIGNING_KEY, env: KEY } ]
 YAML
 
 # plain TEXT: TEXT without its ANSI escape sequences, as the agent reads it.
@@ -42,9 +60,25 @@ check "both coloured lines were redacted ($n)" test "$n" -eq 2
 expect_not_contains "no escape sequence is left inside the secret" "$(plain "$out")" "Lr2"
 expect_not_contains "... nor the secret, its colours taken out" "$(plain "$(jr '.result.content[].text')")" "$secret"
 
+mcp_call quoted '{}'
+expect_ok_result "the quoting tool ran"
+out=$(jr .result.structuredContent.stdout)
+expect_contains "printf %q of the password was redacted" "$out" "token=[REDACTED:API_TOKEN]"
+expect_contains "... and of the key" "$out" "key=\$'[REDACTED:SIGNING_KEY]'"
+n=$(printf '%s' "$out" | grep -c "\[REDACTED:SIGNING_KEY\]'\$")
+check "the key's \${KEY@Q} and declare -p were redacted ($n)" test "$n" -eq 3
+expect_not_contains "no backslash-quoted piece of the password" "$out" 'Kt4\(Ym7'
+expect_not_contains "... nor it, the backslashes taken out" "$(printf '%s' "$out" | tr -d '\\')" "$secret"
+expect_not_contains "no line of the key" "$(jr .)" "MC4CAQAwBQYDK2VwBCIEIHq8x2"
+
 mcp_stop
 art=$(find "$sess/artifacts" -name '*-colour.log' -type f)
 check "the run's output was kept as an artifact" test -s "$art"
 expect_not_contains "... which holds no coloured secret" "$(plain "$(cat "$art")")" "$secret"
 expect_not_contains "the audit log holds no form of it" "$(plain "$(cat "$sess/audit.jsonl")")" "$secret"
+if grep -rqF -e 'Kt4\(Ym7' -e MC4CAQAwBQYDK2VwBCIEIHq8x2 "$sess"; then
+	fail "artifacts and audit log hold no quoted form of a secret"
+else
+	pass "artifacts and audit log hold no quoted form of a secret"
+fi
 finish

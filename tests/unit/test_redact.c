@@ -48,6 +48,7 @@ static const struct {
 	    "dX[REDACTED:PW]eno=", 1 },
 	{ "coloured by grep --color=always inside it",
 	    "t=p@ss \033[01;31m\033[Kwo\033[m\033[Krd/+?x9.", "t=[REDACTED:PW].", 1 },
+	{ "bash printf %q", "pw=p@ss\\ word/+\\?x9\n", "pw=[REDACTED:PW]\n", 1 },
 	{ "no secret: unchanged", "nothing to see here", "nothing to see here",
 	    0 },
 	{ "a prefix of the secret is not replaced", "p@ss wor", "p@ss wor", 0 },
