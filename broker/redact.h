@@ -30,7 +30,8 @@
  *   - the inner part of base64/base64url when the value is embedded in a
  *     longer encoded stream at byte offset 0, 1 or 2 modulo 3 (so
  *     "Basic base64(user:secret)" and `echo secret | base64` are caught),
- *     when that inner part is at least REDACT_MIN_INNER characters long.
+ *     when that inner part is at least REDACT_MIN_INNER characters long
+ *     (a 4-byte secret's is 4 or 5);
  * A hex or base64 form also matches broken into lines, with one "\n" or
  * "\r\n" between any two of its characters (base64(1) breaks at 76
  * columns, xxd -p at 60), so a match may take up to 3 * len - 2 bytes.
@@ -62,7 +63,7 @@
 #include <jansson.h>
 
 #define REDACT_MIN_LEN		4	/* bytes; shorter secrets are ungrantable */
-#define REDACT_MIN_INNER	6	/* chars of an unaligned base64 fragment */
+#define REDACT_MIN_INNER	4	/* chars of an unaligned base64 fragment */
 #define REDACT_MAX_ESC		64	/* bytes of escape sequences in a match */
 #define REDACT_MAX_LEN		65536	/* bytes of one secret value */
 #define REDACT_MAX_NAME		64

@@ -12,6 +12,9 @@
 #    declare -p print a value holding a control byte, a PEM key's line
 #    breaks, a JSON key file's quotes, as $'...' with \n between its
 #    lines.
+#  - base64 of a 4-byte secret inside a longer stream: the part that is
+#    the secret's alone is 4 or 5 characters, and fragments shorter than
+#    6 were not redacted, so "user:PIN" through base64 came back whole.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -23,6 +26,8 @@ pem=$(printf '%s\n' '{' '  "type": "service_account",' \
     '  "private_key": "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIHq8x2Lr9Wv4Kt7Ym3Pn6Bc1Hd5Fs0Jg8Ae2Ui4Oy7Tx\n-----END PRIVATE KEY-----\n"' \
     '}')
 printf '%s' "$pem" | "$AIRLOCK" secret set SIGNING_KEY
+pin='k9#Q'
+printf '%s' "$pin" | "$AIRLOCK" secret set PIN
 ws=$(make_workspace)
 
 M="$T/m.yaml"
@@ -44,6 +49,14 @@ tools:
     timeoutMs: 10000
     command: ["bash", "-c", "printf 'token=%q\\n' \"$API_TOKEN\"; printf 'key=%q\\n' \"$KEY\"; echo \"${KEY@Q}\"; declare -p KEY"]
     secrets: [ { name: API_TOKEN, env: API_TOKEN }, { name: SIGNING_KEY, env: KEY } ]
+  - name: pin64
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 10000
+    command: ["bash", "-c", "for p in '' x xy; do printf '%s%s:user\\n' \"$p\" \"$PIN\" | base64; printf 'ci:%s%s--' \"$p\" \"$PIN\" | basenc --base64url; echo; done"]
+    secrets: [ { name: PIN, env: PIN } ]
 YAML
 
 # plain TEXT: TEXT without its ANSI escape sequences, as the agent reads it.
@@ -70,6 +83,20 @@ check "the key's \${KEY@Q} and declare -p were redacted ($n)" test "$n" -eq 3
 expect_not_contains "no backslash-quoted piece of the password" "$out" 'Kt4\(Ym7'
 expect_not_contains "... nor it, the backslashes taken out" "$(printf '%s' "$out" | tr -d '\\')" "$secret"
 expect_not_contains "no line of the key" "$(jr .)" "MC4CAQAwBQYDK2VwBCIEIHq8x2"
+
+mcp_call pin64 '{}'
+expect_ok_result "the base64 tool ran"
+out=$(jr .result.structuredContent.stdout)
+n=$(printf '%s' "$out" | grep -c '\[REDACTED:PIN\]')
+check "each of the 6 lines was redacted ($n)" test "$n" -eq 6
+for p in '' x xy; do
+	f=$(printf '%s%s:user\n' "$p" "$pin" | base64)
+	expect_not_contains "no base64 of ${p}PIN:user" "$(jr .)" "$f"
+	f=$(printf 'ci:%s%s--' "$p" "$pin" | basenc --base64url)
+	expect_not_contains "... nor base64url of ci:${p}PIN--" "$(jr .)" "$f"
+done
+decoded=$(printf '%s\n' "$out" | while read -r l; do printf '%s' "$l" | base64 -d 2>/dev/null; printf '%s' "$l" | basenc -d --base64url 2>/dev/null; done)
+expect_not_contains "... nor any line that decodes to the PIN" "$decoded" "$pin"
 
 mcp_stop
 art=$(find "$sess/artifacts" -name '*-colour.log' -type f)
