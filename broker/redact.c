@@ -248,6 +248,78 @@ json_escape(unsigned char *dst, const unsigned char *v, size_t len,
 	return o;
 }
 
+#define JSON_ASCII	0x1	/* a character over 0x7f as \\uxxxx */
+#define JSON_SLASH	0x2	/* "/" as "\\/" */
+#define JSON_HTML	0x4	/* "<", ">", "&" as \\u003c, \\u003e, \\u0026 */
+
+/* Writes \uxxxx for the UTF-16 code unit |u|, lowercase; returns 6. */
+static size_t
+json_u(unsigned char *dst, unsigned int u)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	dst[0] = '\\';
+	dst[1] = 'u';
+	dst[2] = (unsigned char)digits[(u >> 12) & 0xf];
+	dst[3] = (unsigned char)digits[(u >> 8) & 0xf];
+	dst[4] = (unsigned char)digits[(u >> 4) & 0xf];
+	dst[5] = (unsigned char)digits[u & 0xf];
+	return 6;
+}
+
+/*
+ * The value as a JSON string's inside, as other printers print it:
+ * Python's json with its default ensure_ascii (JSON_ASCII: a password's
+ * accented letter as \u00e9), PHP's json_encode (JSON_ASCII |
+ * JSON_SLASH: a token's "/" as "\/"), Go's encoding/json (JSON_HTML: a
+ * password's "&" as \u0026).  Control bytes as json_escape() writes
+ * them, lowercase; a byte that begins no UTF-8 character as it is.
+ */
+static size_t
+json_escape_as(unsigned char *dst, const unsigned char *v, size_t len,
+    int flags)
+{
+	static const char ctl[] = "\b\f\n\r\t\"\\", nm[] = "bfnrt\"\\";
+	const char *e;
+	unsigned int c;
+	size_t i, n, k, o = 0;
+
+	for (i = 0; i < len; i++) {
+		n = v[i] >= 0xf0 && v[i] < 0xf5 ? 4 : v[i] >= 0xe0 ? 3 :
+		    v[i] >= 0xc2 ? 2 : 1;
+		if (n > 1 && (flags & JSON_ASCII) && v[i] < 0xf5 &&
+		    len - i >= n) {
+			c = v[i] & (0xff >> (n + 1));
+			for (k = 1; k < n && (v[i + k] & 0xc0) == 0x80; k++)
+				c = c << 6 | (v[i + k] & 0x3f);
+			if (k == n && c >= 0x80 && (c < 0xd800 || c > 0xdfff) &&
+			    c <= 0x10ffff) {
+				if (c > 0xffff) {
+					o += json_u(dst + o, 0xd800 +
+					    ((c - 0x10000) >> 10));
+					o += json_u(dst + o, 0xdc00 +
+					    ((c - 0x10000) & 0x3ff));
+				} else
+					o += json_u(dst + o, c);
+				i += n - 1;
+				continue;
+			}
+		}
+		if ((e = memchr(ctl, v[i], sizeof(ctl) - 1)) != NULL) {
+			dst[o++] = '\\';
+			dst[o++] = (unsigned char)nm[e - ctl];
+		} else if (v[i] == '/' && (flags & JSON_SLASH)) {
+			dst[o++] = '\\';
+			dst[o++] = '/';
+		} else if (v[i] < 0x20 || ((flags & JSON_HTML) &&
+		    (v[i] == '<' || v[i] == '>' || v[i] == '&')))
+			o += json_u(dst + o, v[i]);
+		else
+			dst[o++] = v[i];
+	}
+	return o;
+}
+
 /*
  * The value as a shell prints it quoted: inside single quotes, each "'"
  * as |q| ("'\\''": bash's xtrace, set and alias; "'\"'\"'": Python's
@@ -440,12 +512,12 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	s->taglen = (size_t)snprintf(s->tag, sizeof(s->tag), "[REDACTED:%s]",
 	    name);
 	/*
-	 * raw + 2 hex + 5 percent + 2 JSON (6 * len each) + 3 shell-quoted
+	 * raw + 2 hex + 5 percent + 5 JSON (6 * len each) + 3 shell-quoted
 	 * (5 * len at most) + 2 backslash-quoted (2 * len) + 2 $'...' (4 *
 	 * len) + 4 whole base64 + 6 fragments; each but JSON and shell at
 	 * most 3 * len + 8 bytes with its NUL.
 	 */
-	cap = 26 * (3 * len + 8);
+	cap = 32 * (3 * len + 8);
 	if ((s->block = sodium_malloc(cap)) == NULL)
 		return AL_ERR_ALLOC;
 	s->cap = cap;
@@ -489,6 +561,18 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 		goto fail;
 	dst = form_reserve(s, 6 * len);
 	if ((rc = form_commit(r, si, json_escape(dst, v, len, 1))) != 0)
+		goto fail;
+	dst = form_reserve(s, 6 * len);
+	if ((rc = form_commit(r, si,
+	    json_escape_as(dst, v, len, JSON_ASCII))) != 0)
+		goto fail;
+	dst = form_reserve(s, 6 * len);
+	if ((rc = form_commit(r, si,
+	    json_escape_as(dst, v, len, JSON_ASCII | JSON_SLASH))) != 0)
+		goto fail;
+	dst = form_reserve(s, 6 * len);
+	if ((rc = form_commit(r, si,
+	    json_escape_as(dst, v, len, JSON_HTML))) != 0)
 		goto fail;
 	dst = form_reserve(s, 4 * len);
 	if ((rc = form_commit(r, si, shell_quote(dst, v, len, "'\\''"))) != 0)

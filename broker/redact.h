@@ -15,7 +15,10 @@
  *   - the inside of a JSON string as jq, jansson and Python's json print
  *     it: '"' and backslash escaped, the five named control escapes, any
  *     other control byte as a \u00XX escape in lowercase or uppercase hex
- *     (a PEM key in a tool's JSON is one line);
+ *     (a PEM key in a tool's JSON is one line); and as Python's json
+ *     (ensure_ascii: a character over U+007F as lowercase \uxxxx, or a
+ *     surrogate pair), PHP's json_encode (that, and "/" as "\/") and Go's
+ *     encoding/json ("<", ">", "&" as \u003c, \u003e, \u0026) print it;
  *   - the value as a shell prints it quoted: inside single quotes with
  *     each "'" as "'\\''" (bash's xtrace, set, alias) or "'\"'\"'"
  *     (Python's shlex.quote), and inside double quotes with a backslash
@@ -45,8 +48,8 @@
  * it is too short to redact without destroying unrelated text, so it is
  * ungrantable.  The redactor does not catch other transformations
  * (compression, encryption, reversal, splitting across two writes, JSON
- * escapes other than those above: an escaped "/", a \uXXXX spelling of
- * a printable or non-ASCII character; UTF-16, more escape sequences
+ * escapes other than those above: uppercase \uXXXX for a non-ASCII
+ * character, a \uXXXX spelling of another printable one; UTF-16, more escape sequences
  * than above, other escape sequences (OSC, a lone ESC) or zero-width
  * characters between the characters, hex in mixed case or
  * with separators, other shell quoting: zsh's or Python's repr()); see

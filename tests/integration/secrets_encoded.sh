@@ -15,6 +15,9 @@
 #  - base64 of a 4-byte secret inside a longer stream: the part that is
 #    the secret's alone is 4 or 5 characters, and fragments shorter than
 #    6 were not redacted, so "user:PIN" through base64 came back whole.
+#  - JSON from Python (ensure_ascii, its default: a password's accented
+#    letters as \u00e9), and as PHP's json_encode ("/" as "\/" too) and
+#    Go's encoding/json ("&" as \u0026) print it, here through Python.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -26,6 +29,8 @@ pem=$(printf '%s\n' '{' '  "type": "service_account",' \
     '  "private_key": "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIHq8x2Lr9Wv4Kt7Ym3Pn6Bc1Hd5Fs0Jg8Ae2Ui4Oy7Tx\n-----END PRIVATE KEY-----\n"' \
     '}')
 printf '%s' "$pem" | "$AIRLOCK" secret set SIGNING_KEY
+dbpw='Sécurité&Zq8x/Lr2'
+printf '%s' "$dbpw" | "$AIRLOCK" secret set DB_PASSWORD
 pin='k9#Q'
 printf '%s' "$pin" | "$AIRLOCK" secret set PIN
 ws=$(make_workspace)
@@ -57,6 +62,14 @@ tools:
     timeoutMs: 10000
     command: ["bash", "-c", "for p in '' x xy; do printf '%s%s:user\\n' \"$p\" \"$PIN\" | base64; printf 'ci:%s%s--' \"$p\" \"$PIN\" | basenc --base64url; echo; done"]
     secrets: [ { name: PIN, env: PIN } ]
+  - name: dbjson
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 10000
+    command: ["python3", "-c", "import json, os; p = os.environb[b'PW'].decode(); print(json.dumps({'py': p})); print(json.dumps({'php': p}).replace('/', '\\\\/')); print(json.dumps({'go': p}, ensure_ascii=False).replace('&', '\\\\u0026'))"]
+    secrets: [ { name: DB_PASSWORD, env: PW } ]
 YAML
 
 # plain TEXT: TEXT without its ANSI escape sequences, as the agent reads it.
@@ -97,6 +110,16 @@ for p in '' x xy; do
 done
 decoded=$(printf '%s\n' "$out" | while read -r l; do printf '%s' "$l" | base64 -d 2>/dev/null; printf '%s' "$l" | basenc -d --base64url 2>/dev/null; done)
 expect_not_contains "... nor any line that decodes to the PIN" "$decoded" "$pin"
+
+mcp_call dbjson '{}'
+expect_ok_result "the JSON tool ran"
+out=$(jr .result.structuredContent.stdout)
+for k in py php go; do
+	expect_contains "its $k JSON was redacted" "$out" "{\"$k\": \"[REDACTED:DB_PASSWORD]\"}"
+done
+decoded=$(printf '%s\n' "$out" | jq -r '.[]' 2>/dev/null)
+expect_not_contains "... no line decodes to the password" "$decoded" "$dbpw"
+expect_not_contains "... nor holds a piece of it" "$out" 'Zq8x'
 
 mcp_stop
 art=$(find "$sess/artifacts" -name '*-colour.log' -type f)

@@ -49,6 +49,8 @@ static const struct {
 	{ "coloured by grep --color=always inside it",
 	    "t=p@ss \033[01;31m\033[Kwo\033[m\033[Krd/+?x9.", "t=[REDACTED:PW].", 1 },
 	{ "bash printf %q", "pw=p@ss\\ word/+\\?x9\n", "pw=[REDACTED:PW]\n", 1 },
+	{ "PHP json_encode: / as \\/", "{\"pw\":\"p@ss word\\/+?x9\"}",
+	    "{\"pw\":\"[REDACTED:PW]\"}", 1 },
 	{ "no secret: unchanged", "nothing to see here", "nothing to see here",
 	    0 },
 	{ "a prefix of the secret is not replaced", "p@ss wor", "p@ss wor", 0 },
@@ -274,10 +276,17 @@ END_TEST
  */
 START_TEST(test_redact_json_escaped_form)
 {
-	static const char v[] = "q\"b\\s\nk\x1bz";
+	/* é, U+1F600 (a surrogate pair), "&" and "/". */
+	static const char v[] = "q\"b\\s\nk\x1bz\xc3\xa9\xf0\x9f\x98\x80&/";
 	static const char *const in[] = {
-		"{\"k\":\"q\\\"b\\\\s\\nk\\u001bz\"}",
-		"{\"k\":\"q\\\"b\\\\s\\nk\\u001Bz\"}",
+		"{\"k\":\"q\\\"b\\\\s\\nk\\u001bz\xc3\xa9\xf0\x9f\x98\x80&/\"}",
+		"{\"k\":\"q\\\"b\\\\s\\nk\\u001Bz\xc3\xa9\xf0\x9f\x98\x80&/\"}",
+		/* Python's json.dumps (ensure_ascii) */
+		"{\"k\":\"q\\\"b\\\\s\\nk\\u001bz\\u00e9\\ud83d\\ude00&/\"}",
+		/* PHP's json_encode */
+		"{\"k\":\"q\\\"b\\\\s\\nk\\u001bz\\u00e9\\ud83d\\ude00&\\/\"}",
+		/* Go's encoding/json */
+		"{\"k\":\"q\\\"b\\\\s\\nk\\u001bz\xc3\xa9\xf0\x9f\x98\x80\\u0026/\"}",
 	};
 	struct redact *r;
 	char *out;
@@ -285,7 +294,7 @@ START_TEST(test_redact_json_escaped_form)
 
 	ck_assert_ptr_nonnull(r = redact_new());
 	ck_assert_int_eq(redact_add(r, "J", v, strlen(v)), 0);
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
 		ck_assert_int_eq(
 		    redact_buf(r, in[i], strlen(in[i]), &out, &outlen), 1);
 		ck_assert_str_eq(out, "{\"k\":\"[REDACTED:J]\"}");
