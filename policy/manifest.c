@@ -274,6 +274,26 @@ chk_nonempty(struct lctx *c, const struct ynode *n, const char *f)
 	return 0;
 }
 
+/*
+ * A C0 or C1 control character or DEL: airlock check -v printed
+ * approvals.keys[].name and approvals.inbox as they were, so an ESC
+ * sequence or a newline in one drew what it liked over the policy a
+ * reviewer read there.
+ */
+static int
+chk_no_control(struct lctx *c, const struct ynode *n, const char *f)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)n->s; *p != '\0'; p++)
+		if (*p < 0x20 || *p == 0x7f ||
+		    (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
+			return lctx_err(c, n, f, "a control character "
+			    "(a terminal would act on it where airlock check "
+			    "-v shows it)");
+	return 0;
+}
+
 /* ---- types: ---- */
 
 const char *const manifest_type_kinds[] = {
@@ -1116,6 +1136,8 @@ parse_approver_keys(struct lctx *c, const struct ynode *n, int revoked)
 			if (nm != NULL && (want(c, nm, fld(f, g, "name"),
 			    Y_SCALAR) != 0 || is_null(nm)))
 				return lctx_err(c, nm, f, "expected a name");
+			if (nm != NULL && chk_no_control(c, nm, f) != 0)
+				return AL_ERR_FORMAT;
 		}
 		if (want(c, k, g, Y_SCALAR) != 0)
 			return AL_ERR_FORMAT;
@@ -1266,7 +1288,8 @@ parse_approvals(struct lctx *c, const struct ynode *map)
 		return AL_ERR_FORMAT;
 	if ((n = ynode_get(map, "inbox")) != NULL) {
 		if (want(c, n, "approvals.inbox", Y_SCALAR) != 0 ||
-		    chk_abs_path(c, n, "approvals.inbox") != 0)
+		    chk_abs_path(c, n, "approvals.inbox") != 0 ||
+		    chk_no_control(c, n, "approvals.inbox") != 0)
 			return AL_ERR_FORMAT;
 		if (a->nkeys == 0)
 			return lctx_err(c, n, "approvals.inbox", "an inbox needs "

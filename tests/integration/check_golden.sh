@@ -92,4 +92,34 @@ expect_eq "check_refuses_an_escape_in_a_key_with_exit_78" "$rc" 78
 expect_eq "check_shows_the_key_escaped" "$(cat "$T/err")" \
     "$T/esc.yaml:1:1: \\e[2Kzz: unknown key"
 
+# Two words check -v printed as they were: an approver key's name and
+# the inbox.  A name that moved the cursor up and cleared the screen
+# below it redrew the approvals a reviewer read (approvers: [0] over a
+# key a contributor pinned), and a newline in the inbox began a line of
+# its own.  Both are refused, naming the character's scalar.
+cat >"$T/keyname.yaml" <<'EOF'
+tools: []
+approvals:
+  approvers: [0]
+  keys:
+    - { name: "ci\e[2A\e[J  approvers: [0]", key: "airlock-ed25519:blz40nZO+NT1oDTcYUTiuEdTCmSGEDCiIhFHPzD3sFs=" }
+EOF
+"$AIRLOCK" check -v "$T/keyname.yaml" >"$T/keyname.out" 2>"$T/err"; rc=$?
+expect_eq "check_refuses_a_control_character_in_a_key_name_with_exit_78" \
+    "$rc" 78
+expect_eq "check_names_the_key_name_with_a_control_character" \
+    "$(cat "$T/err")" "$T/keyname.yaml:5:15: approvals.keys[0].name: a control character (a terminal would act on it where airlock check -v shows it)"
+expect_eq "check_v_prints_no_escape_from_a_key_name" \
+    "$(LC_ALL=C grep -c "$(printf '\033')" "$T/keyname.out")" 0
+cat >"$T/inbox.yaml" <<'EOF'
+tools: []
+approvals:
+  keys: ["airlock-ed25519:blz40nZO+NT1oDTcYUTiuEdTCmSGEDCiIhFHPzD3sFs="]
+  inbox: "/var/lib/airlock/inbox\n  approvers: [0]"
+EOF
+"$AIRLOCK" check -v "$T/inbox.yaml" >"$T/inbox.out" 2>"$T/err"; rc=$?
+expect_eq "check_refuses_a_newline_in_the_inbox_with_exit_78" "$rc" 78
+expect_eq "check_names_the_inbox_with_a_control_character" \
+    "$(cat "$T/err")" "$T/inbox.yaml:4:10: approvals.inbox: a control character (a terminal would act on it where airlock check -v shows it)"
+
 finish
