@@ -185,6 +185,11 @@ ytree_parse(struct lctx *c, const char *data, size_t len, struct ynode **out)
 	if (!yaml_parser_initialize(&p))
 		return AL_ERR_ALLOC;
 	yaml_parser_set_input_string(&p, (const unsigned char *)data, len);
+	/*
+	 * UTF-8 only: libyaml took a UTF-16 file by its byte-order mark,
+	 * and ytext_check(), which reads UTF-8, saw none of its characters.
+	 */
+	yaml_parser_set_encoding(&p, YAML_UTF8_ENCODING);
 	while (!done) {
 		if (!yaml_parser_parse(&p, &ev)) {
 			if (p.context != NULL)

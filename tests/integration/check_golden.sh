@@ -122,4 +122,26 @@ expect_eq "check_refuses_a_newline_in_the_inbox_with_exit_78" "$rc" 78
 expect_eq "check_names_the_inbox_with_a_control_character" \
     "$(cat "$T/err")" "$T/inbox.yaml:4:10: approvals.inbox: a control character (a terminal would act on it where airlock check -v shows it)"
 
+# A manifest saved as UTF-16 (an editor's "Unicode"): libyaml took it by
+# its byte-order mark, and the refusal of invisible characters, which
+# reads UTF-8, saw none of its characters: ".github/<U+200B>workflows"
+# loaded, protecting nothing, where PyYAML and an editor show
+# ".github/workflows".  A manifest is UTF-8.
+u16() {	# ASCII to UTF-16LE after a byte-order mark; "@" is U+200B
+	printf '\377\376'
+	for o in $(printf '%s' "$1" | od -An -v -to1); do
+		if [ "$o" = 100 ]; then printf '\013\040'
+		else printf "\\$o\\000"; fi
+	done
+}
+u16 'tools: []
+sandbox: { protected: [".git", ".github/@workflows"] }
+' >"$T/utf16.yaml"
+"$AIRLOCK" check -v "$T/utf16.yaml" >"$T/utf16.out" 2>"$T/err"; rc=$?
+expect_eq "check_refuses_a_utf16_manifest_with_exit_78" "$rc" 78
+expect_eq "check_names_the_utf16_manifest_not_utf8" "$(cat "$T/err")" \
+    "$T/utf16.yaml:1:1: yaml: invalid leading UTF-8 octet"
+expect_eq "check_v_shows_no_zero_width_space_from_a_utf16_manifest" \
+    "$(LC_ALL=C grep -c "$(printf '\342\200\213')" "$T/utf16.out")" 0
+
 finish
