@@ -129,6 +129,26 @@ invisible_char(unsigned long cp)
 	    cp == 0xfeff;
 }
 
+/* The first invisible_char() in the UTF-8 of |s|, or 0. */
+static unsigned long
+invisible_in(const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	unsigned long cp;
+	size_t i, k, nb;
+
+	for (i = 0; i < len; i += nb) {
+		nb = u[i] < 0x80 ? 1 : u[i] >= 0xf0 ? 4 : u[i] >= 0xe0 ? 3 :
+		    u[i] >= 0xc0 ? 2 : 1;
+		cp = nb == 1 ? u[i] : u[i] & (0x7f >> nb);
+		for (k = 1; k < nb && i + k < len; k++)
+			cp = cp << 6 | (u[i + k] & 0x3f);
+		if (invisible_char(cp))
+			return cp;
+	}
+	return 0;
+}
+
 /* Refuses any invisible_char() in |data|, naming its line and column. */
 static int
 ytext_check(struct lctx *c, const char *data, size_t len)
@@ -177,6 +197,7 @@ ytree_parse(struct lctx *c, const char *data, size_t len, struct ynode **out)
 	yaml_event_t ev;
 	struct ynode *stack[YAML_MAX_DEPTH], *n, *root = NULL;
 	size_t depth = 0, nnodes = 0;
+	unsigned long cp;
 	int ndocs = 0, done = 0, r = 0;
 
 	*out = NULL;
@@ -229,6 +250,16 @@ ytree_parse(struct lctx *c, const char *data, size_t len, struct ynode **out)
 			    ev.data.scalar.length) != NULL) {
 				r = yerr_mark(c, ev.start_mark,
 				    "NUL byte in a scalar");
+				break;
+			}
+			/* The same characters written as escapes ("\u200b"):
+			   a reader of the file sees six letters, but check -v
+			   and yq print the character, which shows nothing. */
+			if ((cp = invisible_in((const char *)ev.data.scalar.value,
+			    ev.data.scalar.length)) != 0) {
+				r = yerr_mark(c, ev.start_mark, "invisible or "
+				    "reordering character U+%04lX written as an "
+				    "escape", cp);
 				break;
 			}
 			n = xcalloc(1, sizeof(*n));

@@ -213,7 +213,7 @@ START_TEST(test_canonical_form_keeps_awkward_strings)
 	    "tools:\n"
 	    "  - name: read_file\n"
 	    "    description: \"tab\\there \\\"q\\\" back\\\\slash nl\\n"
-	    " nel\\N ls\\L ps\\P bom\\uFEFF bell\\a caf\\u00e9 # not a comment\"\n"
+	    " nel\\N ls\\L ps\\P bell\\a caf\\u00e9 # not a comment\"\n"
 	    "    sideEffect: none\n"
 	    "    timeoutMs: 1\n"
 	    "checks:\n"
