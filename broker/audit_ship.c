@@ -274,9 +274,10 @@ static const char *const refusal_events[] = { "approval_denied",
 	"cow_commit_refused", "run_refused", "approval_repeat_refused",
 	"approval_rate_refused", NULL };
 static const char *const refusal_decisions[] = { "deny", "invalid", NULL };
+/* A call the manifest allowed, refused as it ran: its decision is "allow". */
 static const char *const refusal_classes[] = { "path_refused", "denied",
 	"secret_unavailable", "escalation_refused", "pinned_code_changed",
-	"output_withheld", NULL };
+	"output_withheld", "budget_exhausted", NULL };
 
 static int
 in_list(const char *s, const char *const *list)

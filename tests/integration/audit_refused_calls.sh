@@ -125,4 +125,35 @@ expect_eq "audit show --decision deny lists the refused symlink read" \
     "$("$AIRLOCK" audit show --json --decision deny "$log" |
     jq -r --argjson id "$id_escape" 'select(.fields.id == $id) |
     "\(.event) \(.fields.errorClass)"')" "result path_refused"
+# A call refused by a run budget: after the budget_stop, every call the
+# manifest allows is refused (budget_exhausted) with a decision of allow.
+# Before, --decision deny listed the budget_stop and none of the calls
+# the agent went on to make, refused one by one.
+cat >"$T/budget.yaml" <<'EOF2'
+tools:
+  - name: write_file
+    input: { path: workspace_relative_path, content: string }
+    output: { sha256: sha256 }
+    sideEffect: workspace_write
+    timeoutMs: 2000
+runBudget:
+  maxChangedFiles: 1
+EOF2
+mcp_start "$T/budget.yaml" "$ws"
+mcp_call write_file '{"path":"a.txt","content":"a"}' 10
+expect_ok_result "budget: the first write is within maxChangedFiles"
+mcp_call write_file '{"path":"b.txt","content":"b"}' 10
+expect_error_class "budget: the second write stops the session" budget_exhausted
+mcp_call write_file '{"path":".git/hooks/post-checkout","content":"x"}' 10
+expect_error_class "budget: a later write is refused too" budget_exhausted
+id_after=$MCP_ID
+blog="$(newest_session)/audit.jsonl"
+mcp_stop
+expect_eq "budget: audit show --decision deny lists the call refused after the stop" \
+    "$("$AIRLOCK" audit show --json --decision deny "$blog" |
+    jq -r --argjson id "$id_after" 'select(.fields.id == $id) |
+    "\(.event) \(.fields.errorClass)"')" "result budget_exhausted"
+expect_eq "  and the one that stopped it, with the budget_stop" \
+    "$("$AIRLOCK" audit show --json --decision deny "$blog" | jq -r .event | tr '\n' ' ')" \
+    "budget_stop result result "
 finish
