@@ -807,19 +807,30 @@ audit_verify_cmd(int argc, char **argv)
 	return verify_one(path, &t, head, quiet, 0, &tl);
 }
 
-/* Warns on stderr if |path| does not verify; show/tail still print. */
+/*
+ * Warns on stderr if |path| does not verify, or ends before session_end
+ * with no writer holding it; show still prints.  A log cut back to a
+ * batch's end verifies as open: show printed what was left of it, the
+ * agent's last calls cut off, without a word.
+ */
 static void
 warn_unverified(const char *path)
 {
 	struct audit_verify_result res;
 	FILE *fp;
+	int rc;
 
 	if ((fp = fopen(path, "re")) == NULL)
 		return;
-	if (audit_verify_fp(fp, NULL, NULL, &res) == AUDIT_VERIFY_BAD)
+	rc = audit_verify_fp(fp, NULL, NULL, &res);
+	fclose(fp);
+	if (rc == AUDIT_VERIFY_BAD)
 		log_warnx("warning: %s does not verify: line %llu: %s", path,
 		    (unsigned long long)res.bad_line, res.reason);
-	fclose(fp);
+	else if (rc == AUDIT_VERIFY_OPEN && !writer_active(path))
+		log_warnx("warning: %s has no session_end and no writer holds "
+		    "it: the session crashed or its tail was cut off (%s)",
+		    path, res.reason);
 }
 
 static int

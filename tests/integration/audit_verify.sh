@@ -188,6 +188,21 @@ expect_eq "show --until and --session keep every record" "$n" 18
 out=$("$AIRLOCK" audit show "$T/edit-value" 2>&1 >/dev/null)
 expect_contains "show warns about a log that does not verify" "$out" \
     "does not verify: line 2"
+# A log whose tail was cut off (here its session_end; a whole batch, the
+# agent's last calls, goes the same way) verifies as open, exit 2.
+# Before, show printed what was left without a word.
+out=$("$AIRLOCK" audit show "$T/trunc-line" 2>&1 >/dev/null)
+expect_contains "show warns about a log with no session_end and no writer" \
+    "$out" "has no session_end and no writer holds it"
+expect_contains "  saying its tail may have been cut off" "$out" \
+    "its tail was cut off"
+expect_eq "  and still shows it" \
+    "$("$AIRLOCK" audit show --json "$T/trunc-line" 2>/dev/null | wc -l)" 17
+out=$(flock -x "$T/trunc-line" "$AIRLOCK" audit show "$T/trunc-line" 2>&1 >/dev/null)
+expect_eq "show does not warn about a running session's log (a writer's lock)" \
+    "$out" ""
+out=$("$AIRLOCK" audit show "$L" 2>&1 >/dev/null)
+expect_eq "show does not warn about a closed log" "$out" ""
 
 # show escapes terminal controls written into the log by an agent.
 esc=$(printf '\033]0;pwned\007\033[2J')
