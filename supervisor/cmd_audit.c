@@ -811,20 +811,31 @@ audit_verify_cmd(int argc, char **argv)
  * Warns on stderr if |path| does not verify, or ends before session_end
  * with no writer holding it; show still prints.  A log cut back to a
  * batch's end verifies as open: show printed what was left of it, the
- * agent's last calls cut off, without a word.
+ * agent's last calls cut off, without a word.  Pinned to this host's
+ * trusted.pub when it has one, as airlock sessions is: checked against
+ * no key, a log re-signed under a key of one's own without the
+ * certificate, records removed, was shown without a word.
  */
 static void
 warn_unverified(const char *path)
 {
+	unsigned char keys[HOSTKEY_MAX_TRUSTED][32];
 	struct audit_verify_result res;
+	size_t nkeys;
 	FILE *fp;
 	int rc;
 
 	if ((fp = fopen(path, "re")) == NULL)
 		return;
-	rc = audit_verify_fp(fp, NULL, NULL, &res);
+	nkeys = hostkey_trusted(keys, HOSTKEY_MAX_TRUSTED);
+	rc = audit_verify_fp_trusted(fp, nkeys > 0 ?
+	    (const unsigned char (*)[32])keys : NULL, nkeys, NULL, &res);
 	fclose(fp);
-	if (rc == AUDIT_VERIFY_BAD)
+	if (rc == AUDIT_VERIFY_UNTRUSTED)
+		log_warnx("warning: %s is not signed nor certified by a key of "
+		    "this host's trusted.pub: re-signed, or from another host "
+		    "(airlock audit verify --key-file): %s", path, res.reason);
+	else if (rc == AUDIT_VERIFY_BAD)
 		log_warnx("warning: %s does not verify: line %llu: %s", path,
 		    (unsigned long long)res.bad_line, res.reason);
 	else if (rc == AUDIT_VERIFY_OPEN && !writer_active(path))

@@ -95,6 +95,17 @@ expect_not_contains "forgery without a certificate: never valid" "$out" valid
 out=$("$AIRLOCK" audit verify "$T/forged-strip.jsonl"); rc=$?
 expect_contains "without --key the same log is only consistent" "$out" \
     "NOT pinned: proves internal consistency only"
+# The forgery read with audit show, on the host whose trusted.pub does not
+# list its key (as airlock sessions reads it: untrusted).  Before, show
+# verified it against no key at all: consistent, so no warning, and the
+# reviewer read a session with its deploy gone.
+out=$("$AIRLOCK" audit show "$T/forged-strip.jsonl" 2>&1 >/dev/null)
+expect_contains "audit show warns of a forgery this host's keys do not certify" \
+    "$out" "not signed nor certified by a key of this host's trusted.pub"
+out=$("$AIRLOCK" audit show "$s1" 2>&1 >/dev/null)
+expect_eq "  and not of the real log" "$out" ""
+out=$(AIRLOCK_HOME="$T/nokeys" "$AIRLOCK" audit show "$T/forged-strip.jsonl" 2>&1 >/dev/null)
+expect_eq "  nor, on a host without trusted.pub, of a consistent log" "$out" ""
 # Certified by the attacker's own "host" key.
 "$AIRLOCK" audit key "$T/attacker.key" >/dev/null
 "$FORGE" -m self -h "$T/attacker.key" deploy "$s1" "$T/forged-self.jsonl"
