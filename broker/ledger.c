@@ -15,9 +15,14 @@
 #define LEDGER_MAX_KEYS		4096	/* idempotency keys remembered */
 #define FINGERPRINT_LINES	5	/* error lines that make a fingerprint */
 
+/*
+ * A key is kept as its name (idem_name(): SHA-256 of TOOL NUL KEY), not
+ * whole: a key is any string the contract allows, 256 KiB for a plain
+ * string, and 4096 of them held a gigabyte of the broker's memory and
+ * made each lookup compare as much (200 ms a call).
+ */
 struct idem {
-	char	*tool;
-	char	*key;
+	char	 name[SHA256_HEX_LEN + 1];
 	char	 args[SHA256_HEX_LEN + 1];
 	json_t	*result;
 };
@@ -89,11 +94,8 @@ ledger_free(struct ledger *l)
 	for (i = 0; i < l->ndep_real; i++)
 		free(l->dep_real[i]);
 	free(l->dep_real);
-	for (i = 0; i < l->nidem; i++) {
-		free(l->idem[i].tool);
-		free(l->idem[i].key);
+	for (i = 0; i < l->nidem; i++)
 		json_decref(l->idem[i].result);
-	}
 	free(l->idem);
 	free(l->carried);
 	for (i = 0; i < l->ngates; i++)
@@ -319,7 +321,7 @@ out:
 	return rc;
 }
 
-/* What an earlier run's key is carried as: SHA-256 of TOOL NUL KEY. */
+/* What a key is kept and carried as: SHA-256 of TOOL NUL KEY. */
 static void
 idem_name(const char *tool, const char *key, char hex[SHA256_HEX_LEN + 1])
 {
@@ -346,15 +348,13 @@ ledger_replay(struct ledger *l, const char *tool, const char *key,
 	size_t	 i;
 
 	*result = NULL;
-	if (l->ncarried > 0) {
-		idem_name(tool, key, hex);
-		if (bsearch(hex, l->carried, l->ncarried, sizeof(*l->carried),
-		    cmp_hex) != NULL)
-			return 3;
-	}
+	idem_name(tool, key, hex);
+	if (l->ncarried > 0 &&
+	    bsearch(hex, l->carried, l->ncarried, sizeof(*l->carried),
+		cmp_hex) != NULL)
+		return 3;
 	for (i = 0; i < l->nidem; i++) {
-		if (strcmp(l->idem[i].tool, tool) != 0 ||
-		    strcmp(l->idem[i].key, key) != 0)
+		if (strcmp(l->idem[i].name, hex) != 0)
 			continue;
 		if (strcmp(l->idem[i].args, args_digest) != 0)
 			return AL_ERR_CONFLICT;
@@ -369,11 +369,12 @@ ledger_remember(struct ledger *l, const char *tool, const char *key,
     const char *args_digest, json_t *result)
 {
 	struct idem	*e;
+	char		 hex[SHA256_HEX_LEN + 1];
 	size_t		 i;
 
+	idem_name(tool, key, hex);
 	for (i = 0; i < l->nidem; i++) {
-		if (strcmp(l->idem[i].tool, tool) != 0 ||
-		    strcmp(l->idem[i].key, key) != 0)
+		if (strcmp(l->idem[i].name, hex) != 0)
 			continue;
 		json_decref(l->idem[i].result);
 		l->idem[i].result = result != NULL ? json_incref(result) : NULL;
@@ -383,8 +384,6 @@ ledger_remember(struct ledger *l, const char *tool, const char *key,
 	}
 	if (l->nidem == LEDGER_MAX_KEYS) {
 		/* Forget the oldest key: a replay then runs again, visibly. */
-		free(l->idem[0].tool);
-		free(l->idem[0].key);
 		json_decref(l->idem[0].result);
 		memmove(l->idem, l->idem + 1,
 		    (l->nidem - 1) * sizeof(*l->idem));
@@ -392,8 +391,7 @@ ledger_remember(struct ledger *l, const char *tool, const char *key,
 	}
 	l->idem = xreallocarray(l->idem, l->nidem + 1, sizeof(*l->idem));
 	e = &l->idem[l->nidem++];
-	e->tool = xstrdup(tool);
-	e->key = xstrdup(key);
+	memcpy(e->name, hex, sizeof(e->name));
 	snprintf(e->args, sizeof(e->args), "%s", args_digest);
 	e->result = result != NULL ? json_incref(result) : NULL;
 }
@@ -401,14 +399,13 @@ ledger_remember(struct ledger *l, const char *tool, const char *key,
 void
 ledger_forget(struct ledger *l, const char *tool, const char *key)
 {
-	size_t i;
+	char	 hex[SHA256_HEX_LEN + 1];
+	size_t	 i;
 
+	idem_name(tool, key, hex);
 	for (i = 0; i < l->nidem; i++) {
-		if (strcmp(l->idem[i].tool, tool) != 0 ||
-		    strcmp(l->idem[i].key, key) != 0)
+		if (strcmp(l->idem[i].name, hex) != 0)
 			continue;
-		free(l->idem[i].tool);
-		free(l->idem[i].key);
 		json_decref(l->idem[i].result);
 		memmove(l->idem + i, l->idem + i + 1,
 		    (l->nidem - i - 1) * sizeof(*l->idem));
@@ -637,7 +634,6 @@ json_t *
 ledger_export(const struct ledger *l, int64_t now_ms)
 {
 	json_t	*paths, *gates, *fails, *keys;
-	char	 hex[SHA256_HEX_LEN + 1];
 	size_t	 i, bytes = 0;
 	int64_t	 extra = l->changed_extra;
 
@@ -673,9 +669,8 @@ ledger_export(const struct ledger *l, int64_t now_ms)
 			    json_string(l->carried[i]));
 			continue;
 		}
-		idem_name(l->idem[i - l->ncarried].tool,
-		    l->idem[i - l->ncarried].key, hex);
-		json_array_append_new(keys, json_string(hex));
+		json_array_append_new(keys,
+		    json_string(l->idem[i - l->ncarried].name));
 	}
 	return json_pack(
 	    "{s:I, s:I, s:f, s:I, s:I, s:o, s:I, s:s?, s:o, s:o, s:o}",

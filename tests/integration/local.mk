@@ -32,6 +32,7 @@ TESTS += tests/integration/slow_reader.sh
 # maxParallelProcesses for every runner, approved or not.
 TESTS += tests/integration/budget_parallel.sh
 TESTS += tests/integration/idem_busy.sh
+TESTS += tests/integration/idem_keys_memory.sh
 TESTS += tests/integration/job_land_status.sh
 TESTS += tests/integration/budget_stop_jobs.sh
 TESTS += tests/integration/job_end_notice.sh
@@ -43,6 +44,7 @@ TESTS += tests/integration/fingerprint_race.sh
 TESTS += tests/integration/budget_stop_start.sh
 EXTRA_DIST += tests/integration/budget_parallel.sh
 EXTRA_DIST += tests/integration/idem_busy.sh
+EXTRA_DIST += tests/integration/idem_keys_memory.sh
 EXTRA_DIST += tests/integration/job_land_status.sh
 EXTRA_DIST += tests/integration/budget_stop_jobs.sh
 EXTRA_DIST += tests/integration/job_end_notice.sh
