@@ -1410,9 +1410,8 @@ defaults(struct manifest *m)
 	m->approvals.ttl_seconds = 900;
 	m->approvals.max_asks_per_minute = 16;
 	net_init(&m->approvals.notify_net);
-	m->approvals.notify_events = NOTIFY_EV_CREATED | NOTIFY_EV_DECIDED |
-	    NOTIFY_EV_EXPIRED | NOTIFY_EV_WITHDRAWN;
-	m->approvals.notify_timeout_ms = 10000;
+	m->approvals.notify_events = NOTIFY_EV_ALL;
+	m->approvals.notify_timeout_ms = NOTIFY_TIMEOUT_MS_DEFAULT;
 	net_init(&m->agent.network);
 	m->agent.env_pass = xcalloc(1, sizeof(char *));
 	m->agent.workspace_writable = 0;

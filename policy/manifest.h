@@ -287,6 +287,10 @@ struct exact_bind {
 #define NOTIFY_EV_DECIDED	0x2	/* granted or denied */
 #define NOTIFY_EV_EXPIRED	0x4
 #define NOTIFY_EV_WITHDRAWN	0x8	/* the agent cancelled the call */
+#define NOTIFY_EV_ALL		(NOTIFY_EV_CREATED | NOTIFY_EV_DECIDED | \
+				    NOTIFY_EV_EXPIRED | NOTIFY_EV_WITHDRAWN)
+/* approvals.notify.timeoutMs when none is given. */
+#define NOTIFY_TIMEOUT_MS_DEFAULT 10000
 
 /* An Ed25519 public key allowed to sign decisions (issue 16). */
 struct approver_key {

@@ -128,6 +128,93 @@ pnet(FILE *fp, const char *indent, const struct net_allow *na)
 	pstrv(fp, na->addresses);
 }
 
+/* The notify hook's events, in the loader's words. */
+static const struct {
+	unsigned bit;
+	const char *name;
+} notify_event_names[] = {
+	{ NOTIFY_EV_CREATED, "created" },
+	{ NOTIFY_EV_DECIDED, "decided" },
+	{ NOTIFY_EV_EXPIRED, "expired" },
+	{ NOTIFY_EV_WITHDRAWN, "withdrawn" },
+};
+
+/*
+ * approvals: as the loader reads it back: groups among the approvers as
+ * "group:GID", keys as {name, key} entries, revokedKeys, and notify as
+ * a list when it is the command alone, else as a mapping.
+ */
+static void
+papprovals(FILE *fp, const struct approval_policy *a)
+{
+	char pk[APPROVER_PK_TEXT], gid[32];
+	size_t i, n = 0;
+	int plain;
+
+	fputs("approvals:\n  approvers: [", fp);
+	for (i = 0; i < a->napprovers; i++)
+		fprintf(fp, "%s%lu", n++ ? ", " : "",
+		    (unsigned long)a->approvers[i]);
+	for (i = 0; i < a->ngroups; i++) {
+		fputs(n++ ? ", " : "", fp);
+		snprintf(gid, sizeof(gid), "group:%lu",
+		    (unsigned long)a->approver_groups[i]);
+		pq(fp, gid);
+	}
+	fputs("]\n", fp);
+	if (a->nkeys > 0)
+		fputs("  keys:\n", fp);
+	for (i = 0; i < a->nkeys; i++) {
+		approver_pk_encode(a->keys[i].pk, pk);
+		fputs("    - {", fp);
+		if (a->keys[i].name != NULL) {
+			fputs("name: ", fp);
+			pq(fp, a->keys[i].name);
+			fputs(", ", fp);
+		}
+		fputs("key: ", fp);
+		pq(fp, pk);
+		fputs("}\n", fp);
+	}
+	if (a->nrevoked > 0)
+		fputs("  revokedKeys: [", fp);
+	for (i = 0; i < a->nrevoked; i++) {
+		approver_pk_encode(a->revoked[i], pk);
+		fputs(i > 0 ? ", " : "", fp);
+		pq(fp, pk);
+	}
+	if (a->nrevoked > 0)
+		fputs("]\n", fp);
+	if (a->inbox != NULL) {
+		fputs("  inbox: ", fp);
+		pq(fp, a->inbox);
+		fputc('\n', fp);
+	}
+	fprintf(fp, "  ttlSeconds: %lld\n  maxAsksPerMinute: %lld\n",
+	    (long long)a->ttl_seconds, (long long)a->max_asks_per_minute);
+	plain = a->notify_net.nhosts == 0 && a->nnotify_env == 0 &&
+	    a->notify_events == NOTIFY_EV_ALL &&
+	    a->notify_timeout_ms == NOTIFY_TIMEOUT_MS_DEFAULT;
+	if (a->notify == NULL || plain) {
+		fputs("  notify: ", fp);
+		pstrv(fp, a->notify);
+		return;
+	}
+	fputs("  notify:\n    command: ", fp);
+	pstrv(fp, a->notify);
+	pnet(fp, "    ", &a->notify_net);
+	fputs("    env: ", fp);
+	pstrv(fp, a->notify_env);
+	fputs("    events: [", fp);
+	for (i = n = 0; i < sizeof(notify_event_names) /
+	    sizeof(notify_event_names[0]); i++)
+		if (a->notify_events & notify_event_names[i].bit)
+			fprintf(fp, "%s%s", n++ ? ", " : "",
+			    notify_event_names[i].name);
+	fprintf(fp, "]\n    timeoutMs: %lld\n",
+	    (long long)a->notify_timeout_ms);
+}
+
 /* The shortest decimal form that reads back as the same double. */
 static void
 pnum(FILE *fp, double d)
@@ -373,45 +460,7 @@ manifest_print_canonical(const struct manifest *m, FILE *fp)
 	}
 	manifest_escalation_print(m, fp);
 
-	fputs("approvals:\n  approvers: [", fp);
-	for (i = 0; i < m->approvals.napprovers; i++)
-		fprintf(fp, "%s%lu", i ? ", " : "",
-		    (unsigned long)m->approvals.approvers[i]);
-	fputs("]\n", fp);
-	if (m->approvals.ngroups > 0) {
-		fputs("  approverGroups: [", fp);
-		for (i = 0; i < m->approvals.ngroups; i++)
-			fprintf(fp, "%s%lu", i ? ", " : "",
-			    (unsigned long)m->approvals.approver_groups[i]);
-		fputs("]\n", fp);
-	}
-	for (i = 0; i < m->approvals.nkeys; i++) {
-		char pk[APPROVER_PK_TEXT];
-
-		approver_pk_encode(m->approvals.keys[i].pk, pk);
-		fprintf(fp, "  key: %s%s%s\n", pk,
-		    m->approvals.keys[i].name != NULL ? " " : "",
-		    m->approvals.keys[i].name != NULL ?
-		    m->approvals.keys[i].name : "");
-	}
-	for (i = 0; i < m->approvals.nrevoked; i++) {
-		char pk[APPROVER_PK_TEXT];
-
-		approver_pk_encode(m->approvals.revoked[i], pk);
-		fprintf(fp, "  revokedKey: %s\n", pk);
-	}
-	if (m->approvals.inbox != NULL)
-		fprintf(fp, "  inbox: %s\n", m->approvals.inbox);
-	fprintf(fp, "  ttlSeconds: %lld\n  maxAsksPerMinute: %lld\n  notify: ",
-	    (long long)m->approvals.ttl_seconds,
-	    (long long)m->approvals.max_asks_per_minute);
-	pstrv(fp, m->approvals.notify);
-	if (m->approvals.notify_net.nhosts > 0 || m->approvals.nnotify_env > 0) {
-		fputs("  notifyNetwork: ", fp);
-		pstrv(fp, m->approvals.notify_net.hosts);
-		fputs("  notifyEnv: ", fp);
-		pstrv(fp, m->approvals.notify_env);
-	}
+	papprovals(fp, &m->approvals);
 
 	fputs("agent:\n", fp);
 	pnet(fp, "  ", &m->agent.network);

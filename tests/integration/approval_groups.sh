@@ -34,7 +34,7 @@ manifest "$T/owner.yaml" '[]'
 manifest "$T/at.yaml" '["@4300", 4243]'
 
 out=$("$AIRLOCK" check "$T/at.yaml" -v 2>&1)
-expect_contains "@GID is a group approver (airlock check -v)" "$out" "approverGroups: [4300]"
+expect_contains "@GID is a group approver (airlock check -v)" "$out" 'approvers: [4243, "group:4300"]'
 printf 'tools: []\napprovals:\n  approvers: ["group:no-such-group-xyz"]\n' >"$T/bad.yaml"
 out=$("$AIRLOCK" check "$T/bad.yaml" 2>&1)
 expect_contains "an unknown group is a manifest error" "$out" 'unknown group "no-such-group-xyz"'
