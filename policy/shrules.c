@@ -1640,8 +1640,8 @@ git_push_word(const char *a)
  * spell it (git_push_word).
  */
 static void
-raise_git_later(const struct shell_rules *r, const struct shword *w,
-    size_t n, size_t s, struct one *o)
+raise_git_later(const struct shell_rules *r, const struct shword *w, size_t n,
+    size_t s, struct one *o)
 {
 	struct shword *t;
 	const char *c;
