@@ -10,6 +10,7 @@
 #include "broker/ledger.h"
 #include "broker/pins.h"
 #include "common/errors.h"
+#include "common/sha256.h"
 #include "common/util.h"
 
 #define LEDGER_MAX_KEYS		4096	/* idempotency keys remembered */
@@ -48,8 +49,16 @@ struct ledger {
 	int64_t			 steps;
 	int64_t			 refused;	/* tools/call refused */
 	double			 cost;
-	char			**changed;	/* distinct paths written, sorted */
+	unsigned char		(*changed)[SHA256_BYTES];	/* SHA-256
+					   of each distinct path written,
+					   sorted */
 	size_t			 nchanged;
+	char			*names;		/* the first paths of them,
+					   NUL-terminated, for the carry */
+	size_t			 names_len;
+	size_t			 names_size;
+	size_t			 nnames;
+	size_t			 names_bytes;	/* as ledger_export() counts */
 	int64_t			 changed_extra;	/* carried, paths unknown */
 	int64_t			 deps;
 	char			**dep_real;	/* ledger_dependency_real() */
@@ -88,9 +97,8 @@ ledger_free(struct ledger *l)
 
 	if (l == NULL)
 		return;
-	for (i = 0; i < l->nchanged; i++)
-		free(l->changed[i]);
 	free(l->changed);
+	free(l->names);
 	for (i = 0; i < l->ndep_real; i++)
 		free(l->dep_real[i]);
 	free(l->dep_real);
@@ -196,17 +204,77 @@ cmp_path(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+static int
+cmp_digest(const void *a, const void *b)
+{
+	return memcmp(a, b, SHA256_BYTES);
+}
+
 /*
- * Whether |path| is among the first |n| changed paths (sorted): searched,
- * not scanned, since a change set holds up to 256k paths and the session
- * every path it ever wrote (a scan per path, and a comparison of each
- * path with every other, stalled the event loop for half a minute).
+ * Whether the path of SHA-256 |h| is among the first |n| changed paths
+ * (sorted by digest): searched, not scanned, since a change set holds up
+ * to 256k paths and the session every path it ever wrote (a scan per
+ * path, and a comparison of each path with every other, stalled the
+ * event loop for half a minute).  A path is kept as its digest, 32 bytes,
+ * not whole: a run that made 20,000 files of 4 KiB paths held 78 MiB of
+ * the broker's memory for the rest of the session, and every run as
+ * much again.
  */
 static int
-is_changed(const struct ledger *l, size_t n, const char *path)
+is_changed(const struct ledger *l, size_t n,
+    const unsigned char h[SHA256_BYTES])
 {
-	return n > 0 && bsearch(&path, l->changed, n, sizeof(*l->changed),
-	    cmp_path) != NULL;
+	return n > 0 && bsearch(h, l->changed, n, sizeof(*l->changed),
+	    cmp_digest) != NULL;
+}
+
+/*
+ * Records the distinct paths v[0..nv) of digests h[0..nv), |fresh| of
+ * them not changed before, and names each new one for the carry while
+ * the names fit LEDGER_CARRY_PATH_BYTES (ledger_export() counts the rest).
+ */
+static void
+add_changed(struct ledger *l, const char *const *v,
+    unsigned char (*h)[SHA256_BYTES], size_t nv, size_t fresh)
+{
+	size_t i, len, old = l->nchanged;
+
+	if (fresh == 0)
+		return;
+	l->changed = xreallocarray(l->changed, l->nchanged + fresh,
+	    sizeof(*l->changed));
+	for (i = 0; i < nv; i++) {
+		if (is_changed(l, old, h[i]))
+			continue;
+		memcpy(l->changed[l->nchanged++], h[i], SHA256_BYTES);
+		len = strlen(v[i]);
+		if (l->names_bytes + len + 4 > LEDGER_CARRY_PATH_BYTES)
+			continue;
+		if (l->names_len + len + 1 > l->names_size) {
+			while (l->names_len + len + 1 > l->names_size)
+				l->names_size = l->names_size > 0 ?
+				    l->names_size * 2 : 4096;
+			l->names = xreallocarray(l->names, l->names_size, 1);
+		}
+		memcpy(l->names + l->names_len, v[i], len + 1);
+		l->names_len += len + 1;
+		l->names_bytes += len + 4;
+		l->nnames++;
+	}
+	qsort(l->changed, l->nchanged, sizeof(*l->changed), cmp_digest);
+}
+
+/* Sorts |v|, drops its duplicates; returns how many are left. */
+static size_t
+sort_unique(const char **v, size_t n)
+{
+	size_t i, nv = 0;
+
+	qsort(v, n, sizeof(*v), cmp_path);
+	for (i = 0; i < n; i++)
+		if (nv == 0 || strcmp(v[i], v[nv - 1]) != 0)
+			v[nv++] = v[i];
+	return nv;
 }
 
 static int
@@ -254,7 +322,8 @@ ledger_admit_write(struct ledger *l, const char *const *paths, size_t n,
 {
 	const struct run_budget	*b = &l->m->budget;
 	const char		**v;
-	size_t			 i, nv = 0, fresh = 0, old;
+	unsigned char		(*h)[SHA256_BYTES];
+	size_t			 i, nv, fresh = 0;
 	int64_t			 deps = 0;
 	int			 rc;
 
@@ -266,12 +335,11 @@ ledger_admit_write(struct ledger *l, const char *const *paths, size_t n,
 	v = xcalloc(n > 0 ? n : 1, sizeof(*v));
 	if (n > 0)
 		memcpy(v, paths, n * sizeof(*v));
-	qsort(v, n, sizeof(*v), cmp_path);
-	for (i = 0; i < n; i++)
-		if (nv == 0 || strcmp(v[i], v[nv - 1]) != 0)
-			v[nv++] = v[i];
+	nv = sort_unique(v, n);
+	h = xcalloc(nv > 0 ? nv : 1, sizeof(*h));
 	for (i = 0; i < nv; i++) {
-		if (!is_changed(l, l->nchanged, v[i]))
+		sha256(h[i], v[i], strlen(v[i]));
+		if (!is_changed(l, l->nchanged, h[i]))
 			fresh++;
 		if (is_dependency_file(l, v[i]))
 			deps++;
@@ -304,19 +372,11 @@ ledger_admit_write(struct ledger *l, const char *const *paths, size_t n,
 			if (l->gates[i].ran && l->gates[i].exit_code != 0)
 				l->gates[i].attempts++;
 	}
-	/* The new paths, then the whole list in order again. */
-	if (fresh > 0) {
-		l->changed = xreallocarray(l->changed, l->nchanged + fresh,
-		    sizeof(*l->changed));
-		old = l->nchanged;
-		for (i = 0; i < nv; i++)
-			if (!is_changed(l, old, v[i]))
-				l->changed[l->nchanged++] = xstrdup(v[i]);
-		qsort(l->changed, l->nchanged, sizeof(*l->changed), cmp_path);
-	}
+	add_changed(l, v, h, nv, fresh);
 	l->deps += deps;
 	rc = 0;
 out:
+	free(h);
 	free(v);
 	return rc;
 }
@@ -633,19 +693,23 @@ ledger_steps(const struct ledger *l)
 json_t *
 ledger_export(const struct ledger *l, int64_t now_ms)
 {
-	json_t	*paths, *gates, *fails, *keys;
-	size_t	 i, bytes = 0;
-	int64_t	 extra = l->changed_extra;
+	json_t		 *paths, *gates, *fails, *keys;
+	const char	**v;
+	size_t		  i, off;
+	int64_t		  extra = l->changed_extra;
 
-	paths = json_array();
-	for (i = 0; i < l->nchanged; i++) {
-		bytes += strlen(l->changed[i]) + 4;
-		if (bytes > LEDGER_CARRY_PATH_BYTES) {
-			extra += (int64_t)(l->nchanged - i);
-			break;
-		}
-		json_array_append_new(paths, json_string(l->changed[i]));
+	/* The paths named (add_changed()) in order, the rest counted. */
+	v = xcalloc(l->nnames > 0 ? l->nnames : 1, sizeof(*v));
+	for (i = 0, off = 0; i < l->nnames; i++) {
+		v[i] = l->names + off;
+		off += strlen(v[i]) + 1;
 	}
+	qsort(v, l->nnames, sizeof(*v), cmp_path);
+	paths = json_array();
+	for (i = 0; i < l->nnames; i++)
+		json_array_append_new(paths, json_string(v[i]));
+	free(v);
+	extra += (int64_t)(l->nchanged - l->nnames);
 	gates = json_array();
 	for (i = 0; i < l->ngates; i++)
 		if (l->gates[i].ran)
@@ -710,6 +774,8 @@ ledger_restore(struct ledger *l, const json_t *carry, int64_t now_ms,
     char *err, size_t errlen)
 {
 	const json_t	*paths, *gates, *fails, *keys, *e, *v;
+	const char	**pv;
+	unsigned char	(*h)[SHA256_BYTES];
 	struct gate	*g;
 	size_t		 i, n;
 	int64_t		 steps, refused, elapsed, deps, extra, count;
@@ -744,17 +810,16 @@ ledger_restore(struct ledger *l, const json_t *carry, int64_t now_ms,
 		if (!json_is_string(json_array_get(paths, i)))
 			return restore_fail(err, errlen, "changed files");
 	if (l->nchanged == 0 && n > 0) {
-		l->changed = xcalloc(n, sizeof(*l->changed));
+		pv = xcalloc(n, sizeof(*pv));
 		for (i = 0; i < n; i++)
-			l->changed[i] = xstrdup(
-			    json_string_value(json_array_get(paths, i)));
-		qsort(l->changed, n, sizeof(*l->changed), cmp_path);
+			pv[i] = json_string_value(json_array_get(paths, i));
+		n = sort_unique(pv, n);
+		h = xcalloc(n, sizeof(*h));
 		for (i = 0; i < n; i++)
-			if (l->nchanged > 0 && strcmp(l->changed[i],
-			    l->changed[l->nchanged - 1]) == 0)
-				free(l->changed[i]);
-			else
-				l->changed[l->nchanged++] = l->changed[i];
+			sha256(h[i], pv[i], strlen(pv[i]));
+		add_changed(l, pv, h, n, n);
+		free(h);
+		free(pv);
 	}
 	for (i = 0; i < json_array_size(gates); i++) {
 		e = json_array_get(gates, i);

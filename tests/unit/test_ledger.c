@@ -323,6 +323,79 @@ START_TEST(test_ledger_restore_carries_the_budget_but_no_pass)
 }
 END_TEST
 
+/*
+ * Changed paths are kept as their SHA-256, and named for the carry only
+ * up to LEDGER_CARRY_PATH_BYTES: the count stays exact in the session
+ * (a path written again is no new file) and across a resume (the named
+ * paths are known again, the rest carried as a number).
+ */
+START_TEST(test_ledger_changed_paths_counted_exactly_and_carried)
+{
+	static const char	 y[] =
+	    "tools:\n"
+	    "  - name: read_file\n"
+	    "    input: { path: workspace_relative_path }\n"
+	    "    output: { content: string }\n"
+	    "    sideEffect: none\n"
+	    "    timeoutMs: 1000\n"
+	    "runBudget:\n"
+	    "  maxChangedFiles: 101\n";
+	struct manifest		*m;
+	struct ledger		*l, *r;
+	json_t			*carry, *st;
+	char			*buf, lim[64], err[512];
+	const char		*v[100], *one[1];
+	size_t			 i, named;
+
+	ck_assert_msg(manifest_load_buffer("t.yaml", y, sizeof(y) - 1, &m,
+	    err, sizeof(err)) == 0, "%s", err);
+	/* 100 paths of 4000 bytes: 400 KB of names. */
+	buf = calloc(100, 4001);
+	ck_assert_ptr_nonnull(buf);
+	for (i = 0; i < 100; i++) {
+		memset(buf + i * 4001, 'd', 3995);
+		snprintf(buf + i * 4001 + 3995, 6, "%05zu", i);
+		v[i] = buf + i * 4001;
+	}
+	l = ledger_new(m, 0);
+	ck_assert_int_eq(ledger_admit_write(l, v, 50, 0, lim, sizeof(lim)), 0);
+	ck_assert_int_eq(ledger_admit_write(l, v, 100, 0, lim, sizeof(lim)),
+	    0);
+	ck_assert_int_eq(ledger_admit_write(l, v + 20, 80, 0, lim,
+	    sizeof(lim)), 0);
+	st = ledger_status(l, "", 0);
+	ck_assert_int_eq((int)json_number_value(json_object_get(
+	    json_object_get(json_object_get(st, "budgets"), "maxChangedFiles"),
+	    "used")), 100);
+	json_decref(st);
+	carry = ledger_export(l, 0);
+	ledger_free(l);
+	named = json_array_size(json_object_get(carry, "changedFiles"));
+	ck_assert_uint_eq(named, LEDGER_CARRY_PATH_BYTES / 4004);
+	ck_assert_int_eq(json_integer_value(json_object_get(carry,
+	    "changedUncounted")), (json_int_t)(100 - named));
+
+	/* A named path again is none new; one more fits, two do not. */
+	r = ledger_new(m, 0);
+	ck_assert_int_eq(ledger_restore(r, carry, 0, err, sizeof(err)), 0);
+	one[0] = json_string_value(json_array_get(json_object_get(carry,
+	    "changedFiles"), named - 1));
+	ck_assert_int_eq(ledger_admit_write(r, one, 1, 0, lim, sizeof(lim)),
+	    0);
+	one[0] = "new.c";
+	ck_assert_int_eq(ledger_admit_write(r, one, 1, 0, lim, sizeof(lim)),
+	    0);
+	one[0] = "newer.c";
+	ck_assert_int_eq(ledger_admit_write(r, one, 1, 0, lim, sizeof(lim)),
+	    AL_ERR_BUDGET);
+	ck_assert_str_eq(lim, "maxChangedFiles");
+	ledger_free(r);
+	json_decref(carry);
+	free(buf);
+	manifest_free(m);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -340,6 +413,7 @@ main(void)
 	tcase_add_test(tc, test_ledger_acceptance_only_on_the_current_digest);
 	tcase_add_test(tc, test_ledger_gate_with_changed_pinned_code_does_not_count);
 	tcase_add_test(tc, test_ledger_restore_carries_the_budget_but_no_pass);
+	tcase_add_test(tc, test_ledger_changed_paths_counted_exactly_and_carried);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
