@@ -286,6 +286,15 @@ act_run_check(struct call *c, json_t **out)
 }
 
 #define WRITE_MAX	(4 * 1024 * 1024)	/* bytes per file written */
+/*
+ * Bytes of workspace files one apply_patch reads, all its files
+ * together.  A patch of a few KiB names 256 files, and links to one
+ * directory make every one of them the same 4 MiB file: read whole
+ * before the base check, such a patch held 1 GiB of the broker's
+ * memory (4 GiB once its base matched and the files went to the
+ * applier) and stalled its event loop for seconds.
+ */
+#define PATCH_READ_MAX	(4 * WRITE_MAX)
 
 static void
 free_where(char **where, size_t n)
@@ -502,7 +511,7 @@ act_apply_patch(struct call *c, json_t **out)
 	char			**old = NULL, err[1024], base[SHA256_HEX_LEN + 1];
 	char			 newsha[SHA256_HEX_LEN + 1];
 	const char		**paths = NULL;
-	size_t			*lens = NULL, n = 0, i;
+	size_t			*lens = NULL, n = 0, i, left = PATCH_READ_MAX;
 	int			 rc, status = ACTION_ERROR;
 
 	if (!json_is_string(patch) || expected == NULL) {
@@ -538,12 +547,23 @@ act_apply_patch(struct call *c, json_t **out)
 			    "the patch parser answered nonsense");
 			goto done;
 		}
-		if (wswrite_read(c->b->rootfd, paths[i], WRITE_MAX, &old[i],
-		    &lens[i], c->b->m->sandbox.deny_read,
-		    c->b->m->sandbox.ndeny_read, err, sizeof(err)) != 0) {
-			*out = tool_error("path_refused", 0, NULL, "%s", err);
+		/* No file is read past what the patch has left to read. */
+		if ((rc = wswrite_read(c->b->rootfd, paths[i],
+		    left < WRITE_MAX ? left : WRITE_MAX, &old[i], &lens[i],
+		    c->b->m->sandbox.deny_read, c->b->m->sandbox.ndeny_read,
+		    err, sizeof(err))) != 0) {
+			if (rc == AL_ERR_LIMIT && left < WRITE_MAX)
+				*out = tool_error("too_large", 0, NULL,
+				    "patch refused: the files it changes hold "
+				    "more than %d bytes in all (%s goes over); "
+				    "nothing was read further: split the patch",
+				    PATCH_READ_MAX, paths[i]);
+			else
+				*out = tool_error("path_refused", 0, NULL,
+				    "%s", err);
 			goto done;
 		}
+		left -= lens[i];
 		if (old[i] != NULL && !utf8_valid(old[i], lens[i])) {
 			*out = tool_error("binary_file", 0, NULL,
 			    "%s is not UTF-8 text; apply_patch edits text only",

@@ -1,0 +1,138 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# apply_patch reads the files it changes into the privileged broker, on
+# its event loop, before the base check; each file may be 4 MiB and a
+# patch may name 256.  Links to one directory make every name the same
+# file: a patch of 14 KiB naming l000/big.txt ... l255/big.txt, with
+# each lNNN a link to the directory holding a 4 MiB file, held 1 GiB of
+# the broker's memory (VmHWM 1028 MiB) and kept a ping behind it
+# waiting 10 s, only to be refused base_mismatch; with its base right,
+# 4 GiB and 127 s.  Now a patch reads at most 16 MiB of files in all,
+# and the file that would go over is refused (too_large) unread.
+# The agent sends, from inside its sandbox through "airlock connect":
+# a patch of four such files (16 MiB, read: base_mismatch), three of
+# 256 pipelined, a ping, and a patch of one file with its base right.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/mcp_lib.sh"
+mcp_env
+ws=$(make_workspace)
+command -v python3 >/dev/null || { echo "# skip: no python3"; exit 77; }
+
+# A 4 MiB text file (WRITE_MAX, the most a patch may change) and 256
+# links to its directory.
+mkdir "$ws/d"
+{
+	echo a
+	head -c 4194302 /dev/zero | tr '\0' x | fold -w 99
+} | head -c 4194304 >"$ws/d/big.txt"
+for i in $(seq -w 0 255); do ln -s d "$ws/l$i"; done
+
+cat >"$T/m.yaml" <<'YAML'
+tools:
+  - name: apply_patch
+    input: { patch: unified_diff, expectedBaseSha: sha256 }
+    output: { changedFiles: string_list, newSha: sha256 }
+    sideEffect: workspace_write
+    timeoutMs: 60000
+YAML
+
+cat >"$T/agent.py" <<EOF
+#!/usr/bin/python3
+import hashlib, json, os, subprocess, time
+p = subprocess.Popen(["$AIRLOCK", "connect"], stdin=subprocess.PIPE,
+    stdout=subprocess.PIPE, env={}, bufsize=0)
+def send(o):
+    p.stdin.write((json.dumps(o) + "\n").encode())
+def recv():
+    line = p.stdout.readline()
+    return json.loads(line) if line else None
+def patch(i, paths, base):
+    text = "".join("--- a/%s\n+++ b/%s\n@@ -1 +1 @@\n-a\n+b\n" % (q, q)
+        for q in paths)
+    send({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+        "params": {"name": "apply_patch", "arguments": {"patch": text,
+        "expectedBaseSha": base}}})
+send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {},
+    "clientInfo": {"name": "t", "version": "1"}}})
+recv()
+send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+print("READY", flush=True)
+while not os.path.exists("$ws/started"):
+    time.sleep(0.05)
+links = ["l%03d/big.txt" % i for i in range(256)]
+patch(1, links[:4], "0" * 64)
+for i in (2, 3, 4):
+    patch(i, links, "0" * 64)
+send({"jsonrpc": "2.0", "id": 5, "method": "ping"})
+patch(6, ["d/big.txt"],
+    hashlib.sha256(open("d/big.txt", "rb").read()).hexdigest())
+got = {}
+while len(got) < 6:
+    r = recv()
+    if r is None:
+        break
+    got[r["id"]] = r
+for i in sorted(got):
+    print("REPLY %d %s" % (i, json.dumps(got[i])), flush=True)
+print("DONE", flush=True)
+while not os.path.exists("$ws/measured"):
+    time.sleep(0.05)
+p.stdin.close()
+p.wait()
+EOF
+chmod 755 "$T/agent.py"
+
+"$AIRLOCK" run --manifest "$T/m.yaml" --workspace "$ws" -- \
+    "$T/agent.py" >"$T/out" 2>"$T/err" &
+pid=$!
+
+# up_to PATTERN SECONDS: waits until the agent printed PATTERN.
+up_to() {
+	local i=0
+	while ! grep -q "$1" "$T/out" && [ "$i" -lt $(($2 * 10)) ] &&
+	    kill -0 "$pid" 2>/dev/null; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep -q "$1" "$T/out"
+}
+hwm() { awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status"; }
+reply() { R=$(sed -n "s/^REPLY $1 //p" "$T/out"); }
+tool_class() { jr '.result.content[0].text | fromjson | .errorClass'; }
+tool_text() { jr '.result.content[0].text | fromjson | .message'; }
+
+up_to READY 20
+check "the agent is connected" grep -q READY "$T/out"
+before=$(hwm)
+touch "$ws/started"
+up_to DONE 300
+check "every call was answered" grep -q DONE "$T/out"
+after=$(hwm)
+touch "$ws/measured"
+wait "$pid"
+expect_eq "the session ends" "$?" 0
+echo "# the broker's peak resident memory: $((before / 1024)) MiB, then $((after / 1024)) MiB"
+check "the broker's peak stays under 128 MiB (was $((after / 1024)) MiB)" \
+    test "$after" -lt 131072
+
+reply 1
+expect_eq "a patch of four 4 MiB files (16 MiB) is read and checked" \
+    "$(tool_class)" base_mismatch
+for i in 2 3 4; do
+	reply "$i"
+	expect_eq "patch $i of 256 links to one 4 MiB file: too_large" \
+	    "$(tool_class)" too_large
+	expect_eq "patch $i is refused at the fifth file, unread" \
+	    "$(tool_text)" "patch refused: the files it changes hold more than 16777216 bytes in all (l004/big.txt goes over); nothing was read further: split the patch"
+done
+reply 5
+expect_eq "the ping behind them is answered" "$(jr '.result | length')" 0
+reply 6
+expect_eq "a patch of one 4 MiB file applies" \
+    "$(jr '.result.isError // false')" false
+expect_eq "it changed the file's first line" "$(head -n 1 "$ws/d/big.txt")" b
+rm -f "$ws/started" "$ws/measured"
+finish
