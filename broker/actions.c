@@ -599,7 +599,8 @@ act_apply_patch(struct call *c, json_t **out)
 		if (patch_holds_secret(c, old, lens, n))
 			patch_err_unquoted(err, sizeof(err));
 		*out = tool_error(rc == AL_ERR_CONFLICT ? "patch_conflict" :
-		    "internal", 0, NULL, "patch refused: %s", err);
+		    rc == AL_ERR_LIMIT ? "too_large" : "internal", 0, NULL,
+		    "patch refused: %s", err);
 		goto done;
 	}
 	for (i = 0; i < n; i++) {

@@ -40,6 +40,15 @@ send_obj(int fd, json_t *obj)
 	char	*s;
 	int	 rc;
 
+	/*
+	 * Not built when the other side would refuse it: JSON writes a
+	 * control character in 6 bytes, and 16 MiB of them became a
+	 * message of 96 MiB (226 MiB of the broker's memory at its peak).
+	 */
+	if (json_dumpb(obj, NULL, 0, JSON_COMPACT) >= JAIL_MAX_FRAME) {
+		json_decref(obj);
+		return AL_ERR_LIMIT;
+	}
 	s = json_dumps(obj, JSON_COMPACT);
 	json_decref(obj);
 	if (s == NULL)
@@ -172,7 +181,14 @@ patchjail_apply(struct patchjail *j, const char *const *contents,
 	msg = json_pack("{s:o}", "contents", arr);
 	json_decref(j->reply);
 	j->reply = NULL;
-	if (msg == NULL || send_obj(j->to, msg) != 0 ||
+	rc = msg == NULL ? AL_ERR_ALLOC : send_obj(j->to, msg);
+	if (rc == AL_ERR_LIMIT) {
+		snprintf(err, errlen, "the files it changes are more than %d "
+		    "bytes as the applier reads them (JSON, a control "
+		    "character 6 bytes)", JAIL_MAX_FRAME);
+		return AL_ERR_LIMIT;
+	}
+	if (rc != 0 ||
 	    (j->reply = recv_obj(j->in, j->from, JAIL_TIMEOUT_MS)) == NULL) {
 		snprintf(err, errlen, "the patch applier did not answer");
 		return AL_ERR_SYSTEM;

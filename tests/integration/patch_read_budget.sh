@@ -9,10 +9,15 @@
 # the broker's memory (VmHWM 1028 MiB) and kept a ping behind it
 # waiting 10 s, only to be refused base_mismatch; with its base right,
 # 4 GiB and 127 s.  Now a patch reads at most 16 MiB of files in all,
-# and the file that would go over is refused (too_large) unread.
+# and the file that would go over is refused (too_large) unread.  Nor
+# is what the applier would refuse built: four names of a 4 MiB file
+# of control characters, its base right, became 96 MiB of JSON for the
+# applier (6 bytes a character) that it refused at 64 MiB, the broker
+# at 226 MiB meanwhile; now too_large before the message is built.
 # The agent sends, from inside its sandbox through "airlock connect":
 # a patch of four such files (16 MiB, read: base_mismatch), three of
-# 256 pipelined, a ping, and a patch of one file with its base right.
+# 256 pipelined, a ping, the control characters, and a patch of one
+# file with its base right.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -28,6 +33,13 @@ mkdir "$ws/d"
 	head -c 4194302 /dev/zero | tr '\0' x | fold -w 99
 } | head -c 4194304 >"$ws/d/big.txt"
 for i in $(seq -w 0 255); do ln -s d "$ws/l$i"; done
+# And one of control characters (UTF-8 text, 6 bytes each in JSON).
+mkdir "$ws/c"
+{
+	echo a
+	head -c 4194302 /dev/zero | tr '\0' '\001' | fold -w 99
+} | head -c 4194304 >"$ws/c/ctl.txt"
+for i in 0 1 2 3; do ln -s c "$ws/m$i"; done
 
 cat >"$T/m.yaml" <<'YAML'
 tools:
@@ -67,10 +79,13 @@ patch(1, links[:4], "0" * 64)
 for i in (2, 3, 4):
     patch(i, links, "0" * 64)
 send({"jsonrpc": "2.0", "id": 5, "method": "ping"})
-patch(6, ["d/big.txt"],
-    hashlib.sha256(open("d/big.txt", "rb").read()).hexdigest())
+sha = lambda f: hashlib.sha256(open(f, "rb").read()).hexdigest()
+ctl = ["m%d/ctl.txt" % i for i in range(4)]
+patch(7, ctl, hashlib.sha256(b"".join(q.encode() + b"\\0" +
+    sha("c/ctl.txt").encode() + b"\\n" for q in ctl)).hexdigest())
+patch(6, ["d/big.txt"], sha("d/big.txt"))
 got = {}
-while len(got) < 6:
+while len(got) < 7:
     r = recv()
     if r is None:
         break
@@ -130,6 +145,11 @@ for i in 2 3 4; do
 done
 reply 5
 expect_eq "the ping behind them is answered" "$(jr '.result | length')" 0
+reply 7
+expect_eq "16 MiB of control characters, its base right: too_large" \
+    "$(tool_class)" too_large
+expect_eq "they are not sent to the applier as 96 MiB of JSON" \
+    "$(tool_text)" "patch refused: the files it changes are more than 67108864 bytes as the applier reads them (JSON, a control character 6 bytes)"
 reply 6
 expect_eq "a patch of one 4 MiB file applies" \
     "$(jr '.result.isError // false')" false
