@@ -632,37 +632,89 @@ line_break(const unsigned char *in, size_t len, size_t k)
 }
 
 /*
- * Returns the length of the ANSI CSI sequence (ESC "[", parameter and
- * intermediate bytes, a final byte) at in[k..len) when it is at most
- * |max| bytes, else 0, setting *more if in[k..len) is the beginning of
- * one that more bytes could complete.
+ * Returns the length of the terminal escape sequence at in[k..len) when
+ * it is at most |max| bytes, else 0, setting *more if in[k..len) is the
+ * beginning of one that more bytes could complete:
+ *   - CSI: ESC "[" or the 8-bit 0x9b, parameter and intermediate bytes,
+ *     a final byte (colours);
+ *   - a string: ESC "]" (OSC: a hyperlink, a title), "P", "^" or "_",
+ *     up to BEL or ESC "\";
+ *   - ESC, intermediate bytes and a final byte (ESC "(" "B" selects a
+ *     charset: tput sgr0 prints it);
+ *   - ESC and one byte of 0x30-0x7e (ESC "7") unless that byte is
+ *     |want|, the byte the match needs next; else a lone ESC.
  */
 static size_t
-csi_len(const unsigned char *in, size_t len, size_t k, size_t max, int *more)
+esc_len(const unsigned char *in, size_t len, size_t k, size_t max,
+    unsigned char want, int *more)
 {
-	size_t n;
+	size_t n, seq = 0;
+	unsigned char c;
 
 	*more = 0;
-	if (in[k] != 0x1b)
+	if (max == 0 || (in[k] != 0x1b && in[k] != 0x9b))
 		return 0;
-	for (n = 1; k + n < len && n < max; n++) {
-		if (n == 1) {
-			if (in[k + 1] != '[')
-				return 0;
-		} else if (in[k + n] >= 0x40 && in[k + n] <= 0x7e)
-			return n + 1;
-		else if (in[k + n] < 0x20 || in[k + n] > 0x3f)
-			return 0;
+	if (in[k] == 0x9b)
+		c = '[', n = 1;
+	else if (k + 1 == len) {
+		*more = 1;
+		return 0;
+	} else
+		c = in[k + 1], n = 2;
+	if (c != '[' && c != ']' && c != 'P' && c != '^' && c != '_' &&
+	    (c < 0x20 || c > 0x2f)) {
+		if (c >= 0x30 && c <= 0x7e && c != want)
+			return max >= 2 ? 2 : 0;
+		return 1;	/* a lone ESC */
 	}
-	*more = k + n == len && n < max;
-	return 0;
+	for (; seq == 0 && k + n < len && n < max; n++) {
+		if (c == '[') {
+			if (in[k + n] >= 0x40 && in[k + n] <= 0x7e)
+				seq = n + 1;
+			else if (in[k + n] < 0x20 || in[k + n] > 0x3f)
+				break;
+		} else if (c == ']' || c == 'P' || c == '^' || c == '_') {
+			if (in[k + n] == 0x07)
+				seq = n + 1;
+			else if (in[k + n] != 0x1b)
+				continue;
+			else if (k + n + 1 == len) {
+				*more = n + 2 <= max;
+				return 0;
+			} else if (in[k + n + 1] == '\\' && n + 2 <= max)
+				seq = n + 2;
+			else
+				break;
+		} else {
+			if (in[k + n] >= 0x30 && in[k + n] <= 0x7e)
+				seq = n + 1;
+			else if (in[k + n] < 0x20 || in[k + n] > 0x2f)
+				break;
+		}
+	}
+	if (seq == 0 && k + n == len) {
+		*more = n < max;
+		return 0;
+	}
+	if (in[k] == 0x9b)
+		return seq;
+	/*
+	 * A lone ESC before the byte the match needs, when the sequence it
+	 * would begin is not followed by it ("$" then ESC "$" "W": a
+	 * charset).
+	 */
+	if (seq == 0 || (c == want && (k + seq == len ||
+	    (in[k + seq] != want && in[k + seq] != 0x1b &&
+	    in[k + seq] != 0x9b))))
+		return 1;
+	return seq;
 }
 
 /*
  * Matches |fm| at in[i..len).  Between two of its characters may stand
- * ANSI CSI sequences, REDACT_MAX_ESC bytes of them in all (grep
- * --color=always colours a match inside the secret, a logger a word),
- * and in a wrapped form at most one line break.  Returns the number of
+ * terminal escape sequences (esc_len()), REDACT_MAX_ESC bytes of them in
+ * all (grep --color=always colours a match inside the secret, a logger a
+ * word, ls a hyperlink), and in a wrapped form at most one line break.  Returns the number of
  * bytes the match takes, or 0, setting *partial if in[i..len) is the
  * beginning of the form but not all of it (a "\r" or an escape sequence
  * at the end may go on).
@@ -686,8 +738,8 @@ form_match(const struct redact_form *fm, const unsigned char *in,
 			} else if (fm->wrap && !broke && k + 1 == len &&
 			    in[k] == '\r')
 				k++;	/* a break begun */
-			else if ((n = csi_len(in, len, k, REDACT_MAX_ESC - esc,
-			    &more)) > 0) {
+			else if ((n = esc_len(in, len, k, REDACT_MAX_ESC - esc,
+			    fm->p[j], &more)) > 0) {
 				k += n;
 				esc += n;
 			} else if (more)
@@ -721,7 +773,7 @@ match_at(const struct redact *r, const unsigned char *in, size_t len,
 
 		/* Every form is at least 4 bytes: test byte 1 inline. */
 		if (len - i < fm->len || (fm->p[1] != in[i + 1] &&
-		    in[i + 1] != 0x1b &&
+		    in[i + 1] != 0x1b && in[i + 1] != 0x9b &&
 		    !(fm->wrap && (in[i + 1] == '\n' || in[i + 1] == '\r'))))
 			continue;
 		if ((*span = form_match(fm, in, len, i, &partial)) > 0)

@@ -38,10 +38,13 @@
  * A hex or base64 form also matches broken into lines, with one "\n" or
  * "\r\n" between any two of its characters (base64(1) breaks at 76
  * columns, xxd -p at 60), so a match may take up to 3 * len - 2 bytes.
- * Any form also matches with ANSI CSI escape sequences (ESC "[" ...,
- * colours and the like) between two of its characters, up to
- * REDACT_MAX_ESC bytes of them in one match: grep --color=always
- * colours the part of a secret its pattern matched, a logger a word.
+ * Any form also matches with terminal escape sequences between two of
+ * its characters, up to REDACT_MAX_ESC bytes of them in one match: CSI
+ * (ESC "[" or 0x9b ..., colours: grep --color=always colours the part
+ * of a secret its pattern matched, a logger a word), OSC and the other
+ * strings (ESC "]", "P", "^" or "_" up to BEL or ESC "\": a terminal
+ * hyperlink, a title), ESC, intermediate bytes and a final byte (ESC
+ * "(" "B", as tput sgr0 prints), ESC and one other byte, a lone ESC.
  * Longer matches win over shorter ones at the same position.
  *
  * A secret shorter than REDACT_MIN_LEN bytes is refused (AL_ERR_LIMIT):
@@ -49,9 +52,11 @@
  * ungrantable.  The redactor does not catch other transformations
  * (compression, encryption, reversal, splitting across two writes, JSON
  * escapes other than those above: uppercase \uXXXX for a non-ASCII
- * character, a \uXXXX spelling of another printable one; UTF-16, more escape sequences
- * than above, other escape sequences (OSC, a lone ESC) or zero-width
- * characters between the characters, hex in mixed case or
+ * character, a \uXXXX spelling of another printable one; UTF-16, more
+ * escape sequences than above (a hyperlink whose URL takes it past
+ * REDACT_MAX_ESC bytes), other escape sequences: 8-bit C1 controls other
+ * than CSI (0x9d), zero-width characters between the characters, hex in
+ * mixed case or
  * with separators, other shell quoting: zsh's or Python's repr()); see
  * docs/AUDIT.md.
  *

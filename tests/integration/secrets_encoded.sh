@@ -18,6 +18,9 @@
 #  - JSON from Python (ensure_ascii, its default: a password's accented
 #    letters as \u00e9), and as PHP's json_encode ("/" as "\/" too) and
 #    Go's encoding/json ("&" as \u0026) print it, here through Python.
+#  - with terminal sequences other than CSI between its characters: an
+#    OSC hyperlink or title (ESC ] ... BEL or ESC \), an 8-bit CSI (0x9b),
+#    a charset selection (ESC ( B, as tput sgr0 prints it), a lone ESC.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -70,10 +73,37 @@ tools:
     timeoutMs: 10000
     command: ["python3", "-c", "import json, os; p = os.environb[b'PW'].decode(); print(json.dumps({'py': p})); print(json.dumps({'php': p}).replace('/', '\\\\/')); print(json.dumps({'go': p}, ensure_ascii=False).replace('&', '\\\\u0026'))"]
     secrets: [ { name: DB_PASSWORD, env: PW } ]
+  - name: term
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 10000
+    command: ["bash", "-c", "t=$API_TOKEN; printf 'link: %s\\e]8;;https://ci.example/run/7\\e\\\\%s\\e]8;;\\e\\\\%s\\n' \"${t:0:7}\" \"${t:7:9}\" \"${t:16}\"; printf 'title: %s\\e]0;build\\a%s\\n' \"${t:0:12}\" \"${t:12}\"; printf 'sgr0: %s\\e(B\\e[m%s\\n' \"${t:0:10}\" \"${t:10}\"; printf 'csi8: %s\\x9b1m%s\\x9bm%s\\n' \"${t:0:5}\" \"${t:5:5}\" \"${t:10}\"; printf 'lone: %s\\e%s\\n' \"${t:0:8}\" \"${t:8}\""]
+    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
 YAML
 
 # plain TEXT: TEXT without its ANSI escape sequences, as the agent reads it.
 plain() { printf '%s' "$1" | sed 's/\x1b\[[0-9;]*[A-Za-z]//g'; }
+# piece SECRET < TEXT: the first 6 bytes of SECRET that TEXT holds, as
+# it is, its terminal sequences taken out, or its hex dumps decoded (an
+# offset, bytes in hex separated by spaces or colons, or 2-byte words
+# byte-swapped, as od -x prints them); "" if none.
+piece() {
+	python3 -c 'import re, sys
+s = sys.argv[1].encode()
+t = sys.stdin.buffer.read()
+p = re.sub(rb"\x1b\][^\x07\x1b]*(\x07|\x1b\\\\)|(\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|\x1b[ -/]+[0-~]|\x1b", b"", t)
+d = e = b""
+for l in t.splitlines():
+	l = re.sub(rb"^[0-9a-fA-F]+:? ", b"", l)
+	for w in re.split(rb"[ :]+", l):
+		if re.fullmatch(rb"(?:[0-9a-fA-F]{2})+", w):
+			d += bytes.fromhex(w.decode())
+			e += bytes.fromhex(w.decode())[::-1]
+b = [s[i:i + 6] for i in range(len(s) - 5) if any(s[i:i + 6] in x for x in (t, p, d, e))]
+print(b[0].decode() if b else "")' "$1"
+}
 
 mcp_start "$M" "$ws"
 sess=$(newest_session)
@@ -121,11 +151,24 @@ decoded=$(printf '%s\n' "$out" | jq -r '.[]' 2>/dev/null)
 expect_not_contains "... no line decodes to the password" "$decoded" "$dbpw"
 expect_not_contains "... nor holds a piece of it" "$out" 'Zq8x'
 
+mcp_call term '{}'
+expect_ok_result "the terminal sequence tool ran"
+out=$(jr .result.structuredContent.stdout)
+for l in link title sgr0 csi8 lone; do
+	expect_contains "$l: the secret was redacted" "$out" "$l: [REDACTED:API_TOKEN]"
+done
+expect_eq "no piece of it, its terminal sequences taken out" \
+    "$(printf '%s' "$out" | piece "$secret")" ""
+
 mcp_stop
 art=$(find "$sess/artifacts" -name '*-colour.log' -type f)
 check "the run's output was kept as an artifact" test -s "$art"
 expect_not_contains "... which holds no coloured secret" "$(plain "$(cat "$art")")" "$secret"
 expect_not_contains "the audit log holds no form of it" "$(plain "$(cat "$sess/audit.jsonl")")" "$secret"
+for f in "$sess"/artifacts/*-term.log; do
+	expect_eq "$(basename "$f") holds no piece of the secret" \
+	    "$(piece "$secret" <"$f")" ""
+done
 if grep -rqF -e 'Kt4\(Ym7' -e MC4CAQAwBQYDK2VwBCIEIHq8x2 "$sess"; then
 	fail "artifacts and audit log hold no quoted form of a secret"
 else

@@ -213,6 +213,38 @@ START_TEST(test_redact_wrapped_forms)
 }
 END_TEST
 
+/*
+ * Terminal sequences other than CSI (OSC, 8-bit CSI, a charset, a lone
+ * ESC) may stand between a secret's characters.
+ */
+START_TEST(test_redact_terminal_sequences)
+{
+	static const struct {
+		const char	*in, *out;
+	} c[] = {
+		{ "secret\x1b]8;;https://x/\x1b\\-token\x1b]8;;\a-42 k",
+		  "[REDACTED:TOK] k" },
+		{ "secret-\x9b" "1mtoken\x9bm-42", "[REDACTED:TOK]" },
+		{ "secret-to\x1b(B\x1b[mken-42", "[REDACTED:TOK]" },
+		{ "secret\x1b-token-42", "[REDACTED:TOK]" },
+		{ "secret-\x1b" "7token-42", "[REDACTED:TOK]" },
+	};
+	struct redact *r;
+	char *out;
+	size_t i, outlen;
+
+	ck_assert_ptr_nonnull(r = redact_new());
+	ck_assert_int_eq(redact_add(r, "TOK", "secret-token-42", 15), 0);
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		ck_assert_int_ge(redact_buf(r, c[i].in, strlen(c[i].in), &out,
+		    &outlen), 0);
+		ck_assert_str_eq(out, c[i].out);
+		free(out);
+	}
+	redact_free(r);
+}
+END_TEST
+
 START_TEST(test_redact_binary_buffer_with_nul)
 {
 	static const char in[] = "a\0" PW "\0b";
@@ -405,6 +437,7 @@ redact_suite(void)
 	tcase_add_test(tc, test_redact_holds_exactly_the_value);
 	tcase_add_test(tc, test_redact_settled_holds_back_a_secret_begun);
 	tcase_add_test(tc, test_redact_wrapped_forms);
+	tcase_add_test(tc, test_redact_terminal_sequences);
 	tcase_add_test(tc, test_redact_binary_buffer_with_nul);
 	tcase_add_test(tc, test_redact_null_redactor_copies);
 	tcase_add_test(tc, test_redact_json_tree_values_and_keys);
