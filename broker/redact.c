@@ -24,8 +24,27 @@ struct redact_form {
 	const unsigned char	*p;
 	size_t			 len;
 	size_t			 secret;	/* index into secrets */
-	int			 wrap;		/* may be broken into lines */
+	int			 wrap;		/* FORM_LINES, FORM_DUMP */
 };
+
+#define FORM_LINES	0x1	/* may be broken into lines */
+#define FORM_DUMP	0x2	/* hex: may be laid out as a hex dump */
+
+/*
+ * A hex dump (xxd, hexdump -C, od -t x1, bytes.hex(":")): between two
+ * bytes at most DUMP_SEP of " ", ":" or "-"; or a change of line at
+ * most every DUMP_LINE bytes: the rest of the line (separators, the
+ * ASCII column) in at most DUMP_GAP printable bytes, a line break, the
+ * next line's offset (up to 12 hex digits), ":" and up to 3 spaces after
+ * it in at most DUMP_OFF.  A
+ * match that changed lines takes the rest of its last line too, at most
+ * DUMP_REST printable bytes: its ASCII column shows the secret's tail.
+ */
+#define DUMP_SEP	2
+#define DUMP_LINE	16
+#define DUMP_GAP	20
+#define DUMP_OFF	16
+#define DUMP_REST	68
 
 struct redact_secret {
 	char		 tag[REDACT_MAX_NAME + 16];	/* "[REDACTED:NAME]" */
@@ -212,6 +231,34 @@ hex_encode(unsigned char *dst, const unsigned char *v, size_t len, int upper)
 		dst[2 * i + 1] = digits[v[i] & 0xf];
 	}
 	return 2 * len;
+}
+
+/*
+ * The value's hex as od -x and hexdump print it, in little-endian 2-byte
+ * words, byte-swapped, when the value begins at byte |odd| (0 or 1) of a
+ * word: "??" stands for the hex of a byte of the word that is not the
+ * value's (form_eq() takes any hex digit for it).
+ */
+static size_t
+hex_swapped(unsigned char *dst, const unsigned char *v, size_t len, int odd)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i, b, o = 0;
+	int half;
+
+	/* Word i / 2 holds the value's bytes i - odd and i + 1 - odd. */
+	for (i = 0; i < len + (size_t)odd; i += 2)
+		for (half = 1; half >= 0; half--) {
+			b = i + (size_t)half;
+			if (b < (size_t)odd || b - (size_t)odd >= len) {
+				dst[o++] = '?';
+				dst[o++] = '?';
+				continue;
+			}
+			dst[o++] = (unsigned char)digits[v[b - (size_t)odd] >> 4];
+			dst[o++] = (unsigned char)digits[v[b - (size_t)odd] & 0xf];
+		}
+	return o;
 }
 
 /*
@@ -421,13 +468,15 @@ add_base64_forms(struct redact *r, size_t si, const unsigned char *v,
 	if ((dst = form_reserve(s, elen)) == NULL)
 		return AL_ERR_INTERNAL;
 	sodium_bin2base64((char *)dst, elen, v, len, variant_pad);
-	if ((rc = form_commit_wrap(r, si, strlen((char *)dst), 1)) != 0)
+	if ((rc = form_commit_wrap(r, si, strlen((char *)dst),
+	    FORM_LINES)) != 0)
 		return rc;
 	elen = sodium_base64_ENCODED_LEN(len, variant_nopad);
 	if ((dst = form_reserve(s, elen)) == NULL)
 		return AL_ERR_INTERNAL;
 	sodium_bin2base64((char *)dst, elen, v, len, variant_nopad);
-	if ((rc = form_commit_wrap(r, si, strlen((char *)dst), 1)) != 0)
+	if ((rc = form_commit_wrap(r, si, strlen((char *)dst),
+	    FORM_LINES)) != 0)
 		return rc;
 
 	/* Fragments at each alignment. */
@@ -453,7 +502,7 @@ add_base64_forms(struct redact *r, size_t si, const unsigned char *v,
 			break;
 		}
 		memcpy(dst, enc + first, n);
-		rc = form_commit_wrap(r, si, n, 1);
+		rc = form_commit_wrap(r, si, n, FORM_LINES);
 	}
 	sodium_free(enc);
 	sodium_free(tmp);
@@ -512,7 +561,7 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	s->taglen = (size_t)snprintf(s->tag, sizeof(s->tag), "[REDACTED:%s]",
 	    name);
 	/*
-	 * raw + 2 hex + 5 percent + 5 JSON (6 * len each) + 3 shell-quoted
+	 * raw + 2 hex + 2 swapped hex (2 * len + 4) + 5 percent + 5 JSON (6 * len each) + 3 shell-quoted
 	 * (5 * len at most) + 2 backslash-quoted (2 * len) + 2 $'...' (4 *
 	 * len) + 4 whole base64 + 6 fragments; each but JSON and shell at
 	 * most 3 * len + 8 bytes with its NUL.
@@ -529,13 +578,19 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 		goto fail;
 	s->vlen = len;
 	dst = form_reserve(s, 2 * len);
-	if ((rc = form_commit_wrap(r, si, hex_encode(dst, v, len, 0), 1)) !=
-	    0)
+	if ((rc = form_commit_wrap(r, si, hex_encode(dst, v, len, 0),
+	    FORM_LINES | FORM_DUMP)) != 0)
 		goto fail;
 	dst = form_reserve(s, 2 * len);
-	if ((rc = form_commit_wrap(r, si, hex_encode(dst, v, len, 1), 1)) !=
-	    0)
+	if ((rc = form_commit_wrap(r, si, hex_encode(dst, v, len, 1),
+	    FORM_LINES | FORM_DUMP)) != 0)
 		goto fail;
+	for (n = 0; n < 2; n++) {
+		dst = form_reserve(s, 2 * len + 4);
+		if ((rc = form_commit_wrap(r, si, hex_swapped(dst, v, len,
+		    (int)n), FORM_LINES | FORM_DUMP)) != 0)
+			goto fail;
+	}
 	dst = form_reserve(s, 3 * len);
 	if ((rc = form_commit(r, si,
 	    percent_encode(dst, v, len, 0, 0, ""))) != 0)
@@ -618,6 +673,27 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	sodium_free(s->block);
 	r->nsecrets--;
 	return rc;
+}
+
+/* Is |c| the hex digit |want|, or any lowercase one for a "?"? */
+static int
+hex_eq(unsigned char want, unsigned char c)
+{
+	if (want == '?')
+		return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+	return c == want;
+}
+
+/*
+ * Does |c| stand for byte |j| of |fm|?  A hex form's "?" (hex_swapped())
+ * stands for any lowercase hex digit.
+ */
+static int
+form_eq(const struct redact_form *fm, size_t j, unsigned char c)
+{
+	if (fm->wrap & FORM_DUMP)
+		return hex_eq(fm->p[j], c);
+	return fm->p[j] == c;
 }
 
 /* Returns the length of the line break at in[k..len): "\n", "\r\n", or 0. */
@@ -711,38 +787,112 @@ esc_len(const unsigned char *in, size_t len, size_t k, size_t max,
 }
 
 /*
+ * Returns the length of the gap between two bytes of a hex dump at
+ * in[k..len), if the byte after it is |want| or an escape sequence:
+ * separators, or (when |change|) a change of line; else 0, setting
+ * *more if in[k..len) is the beginning of one.  *changed is set for a
+ * change of line.
+ */
+static size_t
+dump_gap(const unsigned char *in, size_t len, size_t k, unsigned char want,
+    int change, int *more, int *changed)
+{
+	size_t n, d;
+
+	*more = *changed = 0;
+	for (n = 0; k + n < len && n < DUMP_SEP &&
+	    (in[k + n] == ' ' || in[k + n] == ':' || in[k + n] == '-'); n++)
+		;
+	if (n > 0 && k + n < len && (hex_eq(want, in[k + n]) ||
+	    in[k + n] == 0x1b || in[k + n] == 0x9b))
+		return n;
+	if (!change)
+		goto end;
+	/* The rest of the line, its ASCII column. */
+	for (n = 0; k + n < len && n <= DUMP_GAP && in[k + n] >= 0x20 &&
+	    in[k + n] < 0x7f; n++)
+		;
+	if (n > DUMP_GAP || k + n == len)
+		goto end;
+	if (in[k + n] == '\r' && k + n + 1 < len && in[k + n + 1] == '\n')
+		n++;
+	else if (in[k + n] == '\r' && k + n + 1 == len) {
+		*more = 1;
+		return 0;
+	}
+	if (in[k + n++] != '\n')
+		return 0;
+	/* The next line's offset, ":" (xxd), one to three spaces. */
+	for (d = 0; k + n < len && d < DUMP_OFF - 4 && ((in[k + n] >= '0' &&
+	    in[k + n] <= '9') || ((in[k + n] | 0x20) >= 'a' &&
+	    (in[k + n] | 0x20) <= 'f')); d++)
+		n++;
+	if (k + n < len && d > 0 && in[k + n] == ':')
+		n++;
+	for (d = 0; k + n < len && d < 3 && in[k + n] == ' '; d++)
+		n++;
+	if (k + n == len)
+		goto end;
+	if (d == 0 || (!hex_eq(want, in[k + n]) && in[k + n] != 0x1b &&
+	    in[k + n] != 0x9b))
+		return 0;
+	*changed = 1;
+	return n;
+ end:
+	*more = k + n == len;
+	return 0;
+}
+
+/*
  * Matches |fm| at in[i..len).  Between two of its characters may stand
  * terminal escape sequences (esc_len()), REDACT_MAX_ESC bytes of them in
  * all (grep --color=always colours a match inside the secret, a logger a
- * word, ls a hyperlink), and in a wrapped form at most one line break.  Returns the number of
- * bytes the match takes, or 0, setting *partial if in[i..len) is the
- * beginning of the form but not all of it (a "\r" or an escape sequence
- * at the end may go on).
+ * word, ls a hyperlink), in a wrapped form at most one line break, and
+ * between two bytes of a hex form a hex dump's gap (dump_gap()).
+ * Returns the number of bytes the match takes, or 0, setting *partial
+ * if in[i..len) is the beginning of the form but not all of it (a "\r"
+ * or an escape sequence at the end may go on), or all of it in a hex
+ * dump whose last line may go on.
  */
 static size_t
 form_match(const struct redact_form *fm, const unsigned char *in,
     size_t len, size_t i, int *partial)
 {
-	size_t j, k, n, br, esc = 0;
-	int broke, more;
+	size_t j, k, n, br, esc = 0, changes = 0, last = 0;
+	int broke, more, pend, changed, edge;
 
 	*partial = 0;
 	if (len - i >= fm->len && memcmp(fm->p, in + i, fm->len) == 0)
 		return fm->len;
 	for (j = 0, k = i; j < fm->len; j++, k++) {
-		for (broke = 0; j > 0 && k < len && in[k] != fm->p[j]; ) {
-			if (fm->wrap && !broke &&
+		/* A hex dump's gaps fall between two bytes. */
+		edge = (fm->wrap & FORM_DUMP) && j % 2 == 0;
+		for (broke = 0; j > 0 && k < len && !form_eq(fm, j, in[k]); ) {
+			more = 0;
+			if (edge && !broke && (n = dump_gap(in, len, k,
+			    fm->p[j], changes == 0 || j / 2 - last >= DUMP_LINE,
+			    &more, &changed)) > 0) {
+				k += n;
+				broke = 1;
+				if (changed) {
+					changes++;
+					last = j / 2;
+				}
+				continue;
+			}
+			pend = more;
+			if ((fm->wrap & FORM_LINES) && !broke &&
 			    (br = line_break(in, len, k)) > 0) {
 				k += br;
 				broke = 1;
-			} else if (fm->wrap && !broke && k + 1 == len &&
-			    in[k] == '\r')
+			} else if ((fm->wrap & FORM_LINES) && !broke &&
+			    k + 1 == len && in[k] == '\r')
 				k++;	/* a break begun */
 			else if ((n = esc_len(in, len, k, REDACT_MAX_ESC - esc,
 			    fm->p[j], &more)) > 0) {
 				k += n;
 				esc += n;
-			} else if (more)
+			} else if (more || pend)
 				k = len;
 			else
 				break;
@@ -751,10 +901,16 @@ form_match(const struct redact_form *fm, const unsigned char *in,
 			*partial = 1;
 			return 0;
 		}
-		if (in[k] != fm->p[j])
+		if (!form_eq(fm, j, in[k]))
 			return 0;
 	}
-	return k - i;
+	/* A dump's last line: its ASCII column holds the secret's tail. */
+	for (n = 0; changes > 0 && k + n < len && n < DUMP_REST &&
+	    in[k + n] >= 0x20 && in[k + n] < 0x7f; n++)
+		;
+	if (changes > 0 && k + n == len && n < DUMP_REST)
+		*partial = 1;
+	return k + n - i;
 }
 
 /*
@@ -774,7 +930,8 @@ match_at(const struct redact *r, const unsigned char *in, size_t len,
 		/* Every form is at least 4 bytes: test byte 1 inline. */
 		if (len - i < fm->len || (fm->p[1] != in[i + 1] &&
 		    in[i + 1] != 0x1b && in[i + 1] != 0x9b &&
-		    !(fm->wrap && (in[i + 1] == '\n' || in[i + 1] == '\r'))))
+		    !((fm->wrap & FORM_LINES) &&
+		    (in[i + 1] == '\n' || in[i + 1] == '\r'))))
 			continue;
 		if ((*span = form_match(fm, in, len, i, &partial)) > 0)
 			return fm;
@@ -807,12 +964,18 @@ redact_longest(const struct redact *r)
 	size_t i, n, longest = 0;
 
 	/*
-	 * A wrapped form takes up to 2 more bytes between characters, any
-	 * form REDACT_MAX_ESC more of escape sequences.
+	 * A wrapped form takes up to 2 more bytes between characters (a
+	 * break, a dump's separators), any form REDACT_MAX_ESC more of
+	 * escape sequences; a hex dump's change of line, every DUMP_LINE
+	 * bytes, up to DUMP_GAP + DUMP_OFF more, and the rest of its last
+	 * line.
 	 */
 	for (i = 0; r != NULL && i < r->nforms; i++) {
-		n = (r->forms[i].wrap ? 3 * r->forms[i].len - 2 :
-		    r->forms[i].len) + REDACT_MAX_ESC;
+		n = ((r->forms[i].wrap & FORM_LINES) ?
+		    3 * r->forms[i].len - 2 : r->forms[i].len) + REDACT_MAX_ESC;
+		if (r->forms[i].wrap & FORM_DUMP)
+			n += (1 + r->forms[i].len / 2 / DUMP_LINE) *
+			    (DUMP_GAP + DUMP_OFF) + DUMP_REST;
 		if (n > longest)
 			longest = n;
 	}

@@ -18,6 +18,12 @@
 #  - JSON from Python (ensure_ascii, its default: a password's accented
 #    letters as \u00e9), and as PHP's json_encode ("/" as "\/" too) and
 #    Go's encoding/json ("&" as \u0026) print it, here through Python.
+#  - in a hex dump: xxd, xxd -g1 -u, hexdump -C, od -A x -t x1z, Python's
+#    bytes.hex(":") put spaces or colons between the bytes of its hex and
+#    broke it over lines, an offset before each and the secret's own bytes
+#    in the ASCII column after; od -x and hexdump with no option print
+#    it in 2-byte words, byte-swapped; the hex matched only unbroken, or
+#    broken once by a bare line break.
 #  - with terminal sequences other than CSI between its characters: an
 #    OSC hyperlink or title (ESC ] ... BEL or ESC \), an 8-bit CSI (0x9b),
 #    a charset selection (ESC ( B, as tput sgr0 prints it), a lone ESC.
@@ -73,6 +79,14 @@ tools:
     timeoutMs: 10000
     command: ["python3", "-c", "import json, os; p = os.environb[b'PW'].decode(); print(json.dumps({'py': p})); print(json.dumps({'php': p}).replace('/', '\\\\/')); print(json.dumps({'go': p}, ensure_ascii=False).replace('&', '\\\\u0026'))"]
     secrets: [ { name: DB_PASSWORD, env: PW } ]
+  - name: dumps
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 10000
+    command: ["bash", "-c", "for d in xxd 'xxd -g1 -u' 'hexdump -C' 'od -A x -t x1z' 'od -x' hexdump; do echo \"== $d\"; printf 'token: %s\\n' \"$API_TOKEN\" | $d; done; echo '== python'; python3 -c \"import os; t = os.environb[b'API_TOKEN']; print(t.hex(':')); print(t.hex(' ').upper())\""]
+    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
   - name: term
     input: {}
     output: { exitCode: integer, stdout: string }
@@ -151,6 +165,22 @@ decoded=$(printf '%s\n' "$out" | jq -r '.[]' 2>/dev/null)
 expect_not_contains "... no line decodes to the password" "$decoded" "$dbpw"
 expect_not_contains "... nor holds a piece of it" "$out" 'Zq8x'
 
+mcp_call dumps '{}'
+expect_ok_result "the hex dump tool ran"
+out=$(jr .result.structuredContent.stdout)
+for d in xxd 'xxd -g1 -u' 'hexdump -C' 'od -A x -t x1z' 'od -x' hexdump; do
+	s=$(printf '%s\n' "$out" | sed -n "/^== $d\$/,/^==/p")
+	n=$(printf '%s' "$s" | grep -c 'REDACTED:API_TOKEN')
+	check "$d: its dump over two lines was redacted once ($n)" test "$n" -eq 1
+	expect_eq "... no piece of the secret in its hex or ASCII column" \
+	    "$(printf '%s' "$s" | piece "$secret")" ""
+done
+s=$(printf '%s\n' "$out" | sed -n '/^== python$/,$p')
+n=$(printf '%s' "$s" | grep -cx '\[REDACTED:API_TOKEN\]')
+check "bytes.hex(':') and .hex(' ').upper() were redacted ($n)" test "$n" -eq 2
+expect_eq "no piece of the secret decodes from any dump" \
+    "$(printf '%s' "$(jr .)" | piece "$secret")" ""
+
 mcp_call term '{}'
 expect_ok_result "the terminal sequence tool ran"
 out=$(jr .result.structuredContent.stdout)
@@ -165,7 +195,7 @@ art=$(find "$sess/artifacts" -name '*-colour.log' -type f)
 check "the run's output was kept as an artifact" test -s "$art"
 expect_not_contains "... which holds no coloured secret" "$(plain "$(cat "$art")")" "$secret"
 expect_not_contains "the audit log holds no form of it" "$(plain "$(cat "$sess/audit.jsonl")")" "$secret"
-for f in "$sess"/artifacts/*-term.log; do
+for f in "$sess"/artifacts/*-dumps.log "$sess"/artifacts/*-term.log; do
 	expect_eq "$(basename "$f") holds no piece of the secret" \
 	    "$(piece "$secret" <"$f")" ""
 done

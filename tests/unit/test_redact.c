@@ -214,14 +214,41 @@ START_TEST(test_redact_wrapped_forms)
 END_TEST
 
 /*
+ * A hex dump puts separators between the bytes of a secret's hex and
+ * breaks it over lines, an offset before each and the secret's bytes in
+ * the ASCII column after: the match runs to the end of its last line.
  * Terminal sequences other than CSI (OSC, 8-bit CSI, a charset, a lone
- * ESC) may stand between a secret's characters.
+ * ESC) may stand between its characters.
  */
-START_TEST(test_redact_terminal_sequences)
+START_TEST(test_redact_hex_dumps_and_terminal_sequences)
 {
 	static const struct {
 		const char	*in, *out;
 	} c[] = {
+		{ "00000000: 6964 3a20 7365 6372 6574 2d74 6f6b 656e  "
+		  "id: secret-token\n00000010: 2d34 32                  "
+		  "                -42\n",
+		  "00000000: 6964 3a20 [REDACTED:TOK]\n" },
+		{ "00000000  69 64 3a 20 73 65 63 72  65 74 2d 74 6f 6b 65 6e"
+		  "  |id: secret-token|\n00000010  2d 34 32              "
+		  "                            |-42|\n00000013\n",
+		  "00000000  69 64 3a 20 [REDACTED:TOK]\n00000013\n" },
+		{ "00000000: 73 65 63 72 65 74 2d 74  secret-t\r\n"
+		  "00000008: 6f 6b 65 6e 2d 34 32     oken-42\r\n",
+		  "00000000: [REDACTED:TOK]\r\n" },
+		{ "k 73:65:63:72:65:74:2d:74:6f:6b:65:6e:2d:34:32 k",
+		  "k [REDACTED:TOK] k" },
+		{ "k 73 65 63 72 65 74 2D 74 6F 6B 65 6E 2D 34 32",
+		  "k [REDACTED:TOK]" },
+		{ "k 73 65 63 72 65 74 2d 74 6f 6b 65 6e 2d 34 33",
+		  "k 73 65 63 72 65 74 2d 74 6f 6b 65 6e 2d 34 33" },
+		{ "73 65   63 72", "73 65   63 72" },
+		{ "0000000 6573 7263 7465 742d 6b6f 6e65 342d 0a32\n"
+		  "0000020\n", "0000000 [REDACTED:TOK]\n0000020\n" },
+		{ "0000000 2078 6573 7263 7465 742d 6b6f 6e65 342d\n"
+		  "0000020 0032\n", "0000000 2078 [REDACTED:TOK]\n" },
+		{ "0000000 6573 7263 7465 742d 6b6f 6e65 342d 0a31\n",
+		  "0000000 6573 7263 7465 742d 6b6f 6e65 342d 0a31\n" },
 		{ "secret\x1b]8;;https://x/\x1b\\-token\x1b]8;;\a-42 k",
 		  "[REDACTED:TOK] k" },
 		{ "secret-\x9b" "1mtoken\x9bm-42", "[REDACTED:TOK]" },
@@ -232,6 +259,7 @@ START_TEST(test_redact_terminal_sequences)
 	struct redact *r;
 	char *out;
 	size_t i, outlen;
+	const char *grow;
 
 	ck_assert_ptr_nonnull(r = redact_new());
 	ck_assert_int_eq(redact_add(r, "TOK", "secret-token-42", 15), 0);
@@ -241,6 +269,10 @@ START_TEST(test_redact_terminal_sequences)
 		ck_assert_str_eq(out, c[i].out);
 		free(out);
 	}
+	/* A dump's last line not yet ended is not settled. */
+	grow = "x 00000000: 7365 6372 6574 2d74 6f6b 656e 2d34  "
+	    "secret-token-4\n00000010: 32                    2";
+	ck_assert_uint_eq(redact_settled(r, grow, strlen(grow)), 12);
 	redact_free(r);
 }
 END_TEST
@@ -343,24 +375,29 @@ END_TEST
 START_TEST(test_redact_release_ignores_content)
 {
 	struct redact *r;
-	char in[129];
+	char in[513];
 	size_t keep;
 
 	ck_assert_ptr_nonnull(r = redact_new());
 	ck_assert_uint_eq(redact_release(r, "abc", 3), 3);
 	ck_assert_int_eq(redact_add(r, "S", "s3cr", 4), 0);
 	keep = redact_longest(r) - 1;
-	ck_assert_uint_eq(keep, 3 * 8 - 3 + REDACT_MAX_ESC);
+	/*
+	 * Its od -x hex at an odd byte (12 characters: "??" for the other
+	 * bytes of its first and last words) broken into lines, or a dump's
+	 * change of line and the rest of its last line.
+	 */
+	ck_assert_uint_eq(keep, 3 * 12 - 3 + REDACT_MAX_ESC + 36 + 68);
 	ck_assert_uint_eq(redact_release(r, "abc", 3), 0);
-	memset(in, 'x', 128);
-	in[128] = '\0';
+	memset(in, 'x', 512);
+	in[512] = '\0';
 	memcpy(in + 126, "s3", 2);
-	ck_assert_uint_eq(redact_release(r, in, 128), 128 - keep);
+	ck_assert_uint_eq(redact_release(r, in, 512), 512 - keep);
 	memcpy(in + 126, "q3", 2);
-	ck_assert_uint_eq(redact_release(r, in, 128), 128 - keep);
+	ck_assert_uint_eq(redact_release(r, in, 512), 512 - keep);
 	/* s3cr begins a byte before the tail: given whole. */
-	memcpy(in + 128 - keep - 1, "s3cr", 4);
-	ck_assert_uint_eq(redact_release(r, in, 128), 128 - keep + 3);
+	memcpy(in + 512 - keep - 1, "s3cr", 4);
+	ck_assert_uint_eq(redact_release(r, in, 512), 512 - keep + 3);
 	redact_free(r);
 }
 END_TEST
@@ -372,27 +409,27 @@ END_TEST
 START_TEST(test_redact_release_lines_ignores_content)
 {
 	struct redact *r;
-	char in[129];
+	char in[513];
 
 	ck_assert_ptr_nonnull(r = redact_new());
 	ck_assert_uint_eq(redact_release_lines(r, "ab\ncd", 5), 3);
 	ck_assert_int_eq(redact_add(r, "S", "s3cr", 4), 0);
 	/* 7333 begins the hex of s3cr, 7334 does not: the same lines. */
-	memset(in, 'y', 128);
-	in[128] = '\0';
+	memset(in, 'y', 512);
+	in[512] = '\0';
 	memcpy(in, "xxxx\n", 5);
-	memcpy(in + 122, "\n7333\n", 6);
-	ck_assert_uint_eq(redact_release_lines(r, in, 128), 5);
-	memcpy(in + 122, "\n7334\n", 6);
-	ck_assert_uint_eq(redact_release_lines(r, in, 128), 5);
+	memcpy(in + 506, "\n7333\n", 6);
+	ck_assert_uint_eq(redact_release_lines(r, in, 512), 5);
+	memcpy(in + 506, "\n7334\n", 6);
+	ck_assert_uint_eq(redact_release_lines(r, in, 512), 5);
 	/* The hex of s3cr over two lines, before the tail: given whole. */
-	memset(in, 'z', 128);
+	memset(in, 'z', 512);
 	memcpy(in, "xxxx\n73\n336372\n", 15);
-	ck_assert_uint_eq(redact_release_lines(r, in, 128), 15);
+	ck_assert_uint_eq(redact_release_lines(r, in, 512), 15);
 	/* ... and its line break is no place to cut. */
-	memset(in, 'z', 128);
+	memset(in, 'z', 512);
 	memcpy(in, "xxxx\n7333\n6372", 14);
-	ck_assert_uint_eq(redact_release_lines(r, in, 128), 5);
+	ck_assert_uint_eq(redact_release_lines(r, in, 512), 5);
 	redact_free(r);
 }
 END_TEST
@@ -437,7 +474,7 @@ redact_suite(void)
 	tcase_add_test(tc, test_redact_holds_exactly_the_value);
 	tcase_add_test(tc, test_redact_settled_holds_back_a_secret_begun);
 	tcase_add_test(tc, test_redact_wrapped_forms);
-	tcase_add_test(tc, test_redact_terminal_sequences);
+	tcase_add_test(tc, test_redact_hex_dumps_and_terminal_sequences);
 	tcase_add_test(tc, test_redact_binary_buffer_with_nul);
 	tcase_add_test(tc, test_redact_null_redactor_copies);
 	tcase_add_test(tc, test_redact_json_tree_values_and_keys);
