@@ -135,6 +135,8 @@ TESTS += tests/integration/shell_rules_names.sh
 EXTRA_DIST += tests/integration/shell_rules_names.sh
 TESTS += tests/integration/shell_rules_splice.sh
 EXTRA_DIST += tests/integration/shell_rules_splice.sh
+TESTS += tests/integration/shell_rules_spellings.sh
+EXTRA_DIST += tests/integration/shell_rules_spellings.sh
 # --- end shellgate ---
 
 # --- escalation: denial records and one-call escalation (issue 18) ---

@@ -975,7 +975,7 @@ is_interpreter(const char *name)
 		"php", "lua", "luajit", "tclsh", "wish", NULL };
 	static const char *const exact[] = { "node", "nodejs", "bun", "deno",
 		"Rscript", "osascript", "pwsh", "powershell", "irb", "jshell",
-		"ghci", "julia", NULL };
+		"ghci", "julia", "guile", NULL };
 	size_t i, n;
 
 	if (in_list(name, exact))
@@ -1155,6 +1155,49 @@ git_subcommand(const struct shword *w, size_t n)
 }
 
 /*
+ * dc (whose "!" runs a command) and gnuplot (system(), "!"): a program
+ * given as text (-e, --expression) or read from standard input (no file
+ * operand, "-", a descriptor) is code the rules cannot see, as an
+ * interpreter's is; a script file is an operand.
+ */
+static void
+check_script_prog(
+    const char *name, const struct shword *w, size_t n, struct one *o)
+{
+	size_t j;
+	int file = 0;
+
+	for (j = 1; j < n; j++) {
+		const char *a = w[j].text;
+
+		if (!fixed(&w[j])) {
+			set_why(o,
+			    "%s with an argument that is not a fixed "
+			    "word",
+			    name);
+			return;
+		}
+		if (strcmp(a, "-") == 0 || fd_path(a)) {
+			set_why(o, "%s reading its program from %s", name,
+			    "standard input or a descriptor");
+			return;
+		}
+		if (short_opt(a, 'e') || long_opt(a, "--expression", 3)) {
+			set_why(o, "%s %.20s runs code text", name, a);
+			return;
+		}
+		if (strcmp(a, "-V") == 0 || strcmp(a, "-h") == 0 ||
+		    long_opt(a, "--version", 5) || long_opt(a, "--help", 4))
+			return;
+		if (a[0] != '-' || strcmp(a, "-f") == 0 ||
+		    strcmp(a, "-c") == 0 || strncmp(a, "--file=", 7) == 0)
+			file = 1;
+	}
+	if (!file)
+		set_why(o, "%s reading its program from standard input", name);
+}
+
+/*
  * Programs that run a command named by an option (find -exec, git rebase
  * -x, tar --to-command, make --eval ...): such an option, or an argument
  * that may expand to one, makes the command unresolvable.
@@ -1166,7 +1209,7 @@ check_code_options(
 	static const char *const progs[] = { "find", "git", "tar", "rsync",
 		"vi", "vim", "nvim", "ex", "make", "gmake", "sort", "zip", "rg",
 		"cmake", "npm", "pnpm", "yarn", "npx", "pnpx", "split", "man",
-		NULL };
+		"emacs", "mvn", "mvnw", "ctest", NULL };
 	const char *a, *sub = "";
 	size_t j;
 	int vim = 0;
@@ -1181,6 +1224,10 @@ check_code_options(
 		    o, "sqlite3 without -safe first runs .shell and edit()");
 		return;
 	}
+	if (strcmp(name, "dc") == 0 || strcmp(name, "gnuplot") == 0) {
+		check_script_prog(name, w, n, o);
+		return;
+	}
 	if (!in_list(name, progs))
 		return;
 	if (strcmp(name, "git") == 0)
@@ -1189,7 +1236,12 @@ check_code_options(
 	    strcmp(name, "nvim") == 0 || strcmp(name, "ex") == 0;
 	for (j = 1; j < n; j++) {
 		a = w[j].text;
-		if (may_be_option(&w[j])) {
+		/* a pattern in the value of mvn's -DNAME=VALUE keeps the
+		   name (-Dtest=Foo*) */
+		if (may_be_option(&w[j]) &&
+		    !((strcmp(name, "mvn") == 0 || strcmp(name, "mvnw") == 0) &&
+			strncmp(a, "-D", 2) == 0 &&
+			strcspn(a, "=") < strcspn(a, "*?[{"))) {
 			set_why(o,
 			    "%s with an argument that is not a fixed word "
 			    "(it may be an option that runs a command)",
@@ -1289,6 +1341,28 @@ check_code_options(
 		if ((strcmp(name, "npx") == 0 || strcmp(name, "pnpx") == 0) &&
 		    (strcmp(a, "-c") == 0 || long_opt(a, "--call", 6)))
 			set_why(o, "%s %.8s runs code text", name, a);
+		/* emacs evaluates --eval's Lisp (shell-command runs a
+		   program); mvn exec:exec runs -Dexec.executable with
+		   -Dexec.args; cmake -P and ctest -S run a CMake script
+		   (execute_process), from a file or from standard input */
+		if (strcmp(name, "emacs") == 0 &&
+		    (long_opt(a, "--eval", 4) || strcmp(a, "-eval") == 0 ||
+			long_opt(a, "--execute", 5) ||
+			strcmp(a, "-execute") == 0))
+			set_why(o, "emacs %.16s runs code text", a);
+		if ((strcmp(name, "mvn") == 0 || strcmp(name, "mvnw") == 0) &&
+		    (strstr(a, "exec.executable") != NULL ||
+			strstr(a, "exec.args") != NULL))
+			set_why(o, "mvn %.24s runs a command", a);
+		if (((strcmp(name, "cmake") == 0 && strcmp(a, "-P") == 0) ||
+			(strcmp(name, "ctest") == 0 &&
+			    (strcmp(a, "-S") == 0 || strcmp(a, "-SP") == 0 ||
+				strcmp(a, "-SR") == 0))) &&
+		    j + 1 < n &&
+		    (strcmp(w[j + 1].text, "-") == 0 ||
+			fd_path(w[j + 1].text)))
+			set_why(o, "%s %s reads a script from a descriptor",
+			    name, a);
 		if (strcmp(name, "cmake") == 0 && strcmp(a, "-E") == 0 &&
 		    j + 1 < n &&
 		    (strcmp(w[j + 1].text, "env") == 0 ||
@@ -1960,6 +2034,21 @@ raise_by_code(const struct shell_rules *r, const struct shcmd *c,
 		if ((strcmp(name, "source") == 0 || strcmp(name, ".") == 0) &&
 		    n > 1 && fixed(&w[1]) && fd_path(w[1].text)) {
 			raise_by_input(r, c, ws, depth, d, rule);
+			return;
+		}
+		/* dc's "!" runs the rest of its line */
+		if (strcmp(name, "dc") == 0) {
+			for (j = 1; j < n; j++) {
+				const char *t = w[j].text, *e;
+
+				while (fixed(&w[j]) &&
+				    (t = strchr(t, '!')) != NULL) {
+					e = t + 1 + strcspn(t + 1, "\n");
+					raise_by_text(r, t + 1, e - t - 1, ws,
+					    depth, d, rule);
+					t = e;
+				}
+			}
 			return;
 		}
 		if (in_list(name, npms)) {

@@ -97,8 +97,9 @@ struct shverdict {
  * other than /bin or /usr/bin (./nohup); a shell with -c or -s or
  * reading a script from stdin; an
  * interpreter with a code option (python -c, node -e, perl -e, ruby -e,
- * php -r, ...) or none at all; awk; an option that runs a command
- * (git --upload-pack, rebase -x, make --eval, -f or NAME:=, tar
+ * php -r, guile -c, ...) or none at all; dc -e and gnuplot -e, or with
+ * no file; emacs --eval; mvn -Dexec.executable=; awk; an option that
+ * runs a command (git --upload-pack, rebase -x, make --eval, -f or NAME:=, tar
  * --to-command, sort --compress-program, ..., also abbreviated) or an
  * argument of such a program that may expand to one; cd to a place
  * outside the workspace;

@@ -1,0 +1,50 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# Shell rules, with the shipped rule set (contrib/manifests/shell-rules.yaml,
+# default allow, unresolvable ask) played for real through the broker:
+#   - programs that run command text given as arguments, or read their
+#     program from standard input, ran under the shipped default: dc -e
+#     ('!' runs a command), gnuplot -e, guile -c, emacs --eval, mvn
+#     exec:exec -Dexec.executable=, cmake -P /dev/stdin and ctest -S
+#     /dev/stdin (execute_process).  Each now waits for a human, and
+#     dc's "!" command text meets the rules (sudo there is denied).
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/mcp_lib.sh"
+mcp_env
+ws=$(make_workspace)
+shell_rules_manifest "$T/m.yaml"
+mcp_start "$T/m.yaml" "$ws"
+
+shell 'echo fine'
+expect_ok_result "control: an allowed command runs"
+
+# ===== programs that run command text =====================================
+id=100 last=
+shell_asks_denied "dc -e runs code text" "dc -e '!touch DC' ; touch DC2"
+shell_asks_denied "gnuplot -e runs code text" "gnuplot -e 'system(\"touch GNUPLOT\")'"
+shell_asks_denied "guile -c runs code text" "guile -c '(system \"touch GUILE\")'"
+shell_asks_denied "emacs --eval runs code text" \
+    "emacs --batch --eval '(shell-command \"touch EMACS\")'"
+shell_asks_denied "mvn -Dexec.executable=touch runs a command" \
+    'mvn -q -o exec:exec -Dexec.executable=touch -Dexec.args=MVNEXEC'
+shell_asks_denied "cmake -P reads a script from a descriptor" \
+    "cmake -P /dev/stdin <<'EOF'
+execute_process(COMMAND touch CMAKEP)
+EOF"
+shell_asks_denied "ctest -S reads a script from a descriptor" \
+    "ctest -S /dev/stdin <<'EOF'
+execute_process(COMMAND touch CTESTS)
+EOF"
+shell "dc -e '!sudo id'; touch DC3"
+expect_error_class "dc -e '!sudo id' is refused" denied
+expect_contains "... by the sudo rule, its command read as code" \
+    "$(jr .result.structuredContent.message)" "rule 1 (sudo|doas"
+for f in DC DC2 DC3 GNUPLOT GUILE EMACS MVNEXEC CMAKEP CTESTS; do
+	check "... and nothing ran ($f)" test ! -e "$ws/$f"
+done
+shell 'cmake -P /dev/null && echo cmake-ran'
+expect_ok_result "control: cmake -P with a script file still runs"
+mcp_stop
+finish
