@@ -1804,6 +1804,93 @@ raise_sub(const struct shell_rules *r, const struct shword *w, size_t n,
 	}
 }
 
+/*
+ * Whether chmod's mode |m| sets the setuid or setgid bit, as chmod reads
+ * it: an octal number with 4 or 2 in its thousands digit ("4777",
+ * "04777", "2755"), or a symbolic clause of a comma list that adds or
+ * sets "s" ("u=rwxs", "+xs", "a+rwxs", "o-w,u+s").  "u+s", "g+s" or
+ * NULL.
+ */
+static const char *
+chmod_setid(const char *m)
+{
+	const char *c, *e, *p;
+	unsigned long v;
+	int u, g;
+
+	if (m[0] != '\0' && strspn(m, "01234567") == strlen(m)) {
+		v = strtoul(m, NULL, 8);
+		if (v > 07777)
+			return NULL;
+		return (v & 04000) ? "u+s" : (v & 02000) ? "g+s" : NULL;
+	}
+	for (c = m; *c != '\0'; c = *e != '\0' ? e + 1 : e) {
+		e = c + strcspn(c, ",");
+		p = c + strspn(c, "ugoa");
+		if (p > e)
+			p = e;
+		u = p == c || memchr(c, 'u', p - c) != NULL ||
+		    memchr(c, 'a', p - c) != NULL;
+		g = p == c || memchr(c, 'g', p - c) != NULL ||
+		    memchr(c, 'a', p - c) != NULL;
+		for (; p < e; p++) {
+			if (*p != '+' && *p != '=')
+				continue;
+			for (p++; p < e && strchr("+-=", *p) == NULL; p++)
+				if (*p == 's' && (u || g))
+					return u ? "u+s" : "g+s";
+			p--;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * chmod's mode as chmod finds it, among its options (-R, -v, ...; a
+ * word such as "-x,u+s" is a mode) and after "--": one that sets the
+ * setuid or setgid bit is decided as "chmod u+s" (or g+s) by the rules
+ * that ask or deny.  --reference copies a mode the rules cannot see.
+ */
+static void
+raise_chmod(const struct shell_rules *r, const struct shword *w, size_t n,
+    struct one *o)
+{
+	struct shword t[2];
+	const char *a, *s = NULL;
+	size_t j;
+	int opts = 1;
+
+	for (j = 1; j < n && s == NULL; j++) {
+		if (!fixed(&w[j]))
+			return; /* a rule's prefix meets it */
+		a = w[j].text;
+		if (opts && strcmp(a, "--") == 0) {
+			opts = 0;
+			continue;
+		}
+		if (opts && long_opt(a, "--reference", 5)) {
+			set_why(o, "chmod %.20s copies a mode the rules cannot "
+			    "see", a);
+			return;
+		}
+		if (opts && strncmp(a, "--", 2) == 0)
+			continue;
+		if (opts && a[0] == '-' &&
+		    strspn(a + 1, "Rcfv") == strlen(a + 1))
+			continue;
+		s = chmod_setid(a);
+		if (!opts || a[0] != '-')
+			break; /* the mode; files follow */
+	}
+	if (s == NULL)
+		return;
+	t[0] = w[0];
+	memset(&t[1], 0, sizeof(t[1]));
+	t[1].text = (char *)s;
+	t[1].len = strlen(s);
+	raise_at(r, t, 2, 1, o);
+}
+
 static void
 decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
     const char *ws, struct one *o)
@@ -1844,6 +1931,8 @@ decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
 	}
 	if (fixed(&w[start]))
 		raise_sub(r, w + start, n - start, o);
+	if (fixed(&w[start]) && strcmp(base_name(w[start].text), "chmod") == 0)
+		raise_chmod(r, w + start, n - start, o);
 	/* A program read from standard input or a descriptor is "-" to
 	   the rules that ask or deny: "sh /dev/stdin", "bash -x" and
 	   "python3 -u" read what "sh -" does. */

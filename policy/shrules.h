@@ -15,7 +15,9 @@
  * [mvn, deploy]; also by a word's last ':' or '/' component, in sbt's
  * ';'-separated commands, and as Gradle abbreviates a task: ":app:publish",
  * "pTS").  A shell running a script file is also the script with its
- * arguments.  The command word also matches by its last path component
+ * arguments.  chmod's mode is read as chmod reads it: one that sets
+ * the setuid or setgid bit is "chmod u+s" (or g+s) to ask and deny
+ * rules.  The command word also matches by its last path component
  * and the rule's ("/usr/bin/git" is "git"), except for allow rules.  The first rule that
  * matches decides; no rule: the default.  A command the rules cannot see
  * through (shrules_decide's list of causes) is "unresolvable", which is

@@ -8,7 +8,14 @@
 #     ('!' runs a command), gnuplot -e, guile -c, emacs --eval, mvn
 #     exec:exec -Dexec.executable=, cmake -P /dev/stdin and ctest -S
 #     /dev/stdin (execute_process).  Each now waits for a human, and
-#     dc's "!" command text meets the rules (sudo there is denied).
+#     dc's "!" command text meets the rules (sudo there is denied);
+#   - chmod's mode read as chmod reads it: an octal mode with a setuid or
+#     setgid digit (4777, 04777), a symbolic clause adding "s" (u=rwxs,
+#     +xs, o-w,u+s, a word "-x,u+s" among the options, a mode after
+#     "-R --") set the bit under the shipped default; now the
+#     setuid/setgid rule denies them; --reference waits for a human.
+#     (The lander refuses a run whose changes hold such a bit all the
+#     same: the rule is the layer in front of it.)
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -46,5 +53,24 @@ for f in DC DC2 DC3 GNUPLOT GUILE EMACS MVNEXEC CMAKEP CTESTS; do
 done
 shell 'cmake -P /dev/null && echo cmake-ran'
 expect_ok_result "control: cmake -P with a script file still runs"
+
+# ===== chmod's mode as chmod reads it ======================================
+# The deny rule for setuid and setgid bits named a few words (u+s, 4755
+# ...): these spellings set the bit under the shipped default.
+n=0
+for mode in 4777 04777 u=rwxs +xs a+rwxs g+s,u+s o-w,u+s -x,u+s '-R -- 6755'; do
+	n=$((n + 1))
+	shell "touch SUID$n && chmod $mode SUID$n"
+	expect_error_class "chmod $mode: refused" denied
+	expect_contains "... by the setuid/setgid rule" \
+	    "$(jr .result.structuredContent.message)" "rule 2 (chmod u+s|g+s"
+	check "... and nothing ran (SUID$n)" test ! -e "$ws/SUID$n"
+done
+shell_asks_denied "chmod --reference=suidfile copies a mode the rules cannot see" \
+    'touch REF && chmod --reference=suidfile REF'
+check "... and nothing ran (REF)" test ! -e "$ws/REF"
+shell 'touch plain && chmod 755 plain && chmod -R go-w plain && stat -c %a plain'
+expect_ok_result "control: chmod without setuid or setgid still runs"
+expect_eq "... and sets the mode" "$(jr .result.structuredContent.stdout)" 755
 mcp_stop
 finish
