@@ -1891,6 +1891,155 @@ raise_chmod(const struct shell_rules *r, const struct shword *w, size_t n,
 	raise_at(r, t, 2, 1, o);
 }
 
+/* |p| with doubled and trailing slashes and "." components gone and
+   ".." climbing, as an absolute path, into out (PATH_MAX bytes); -1 if
+   it does not fit. */
+static int
+lexical_path(const char *p, char *out, size_t outlen)
+{
+	const char *q, *e;
+	size_t len = 0;
+
+	out[0] = '\0';
+	for (q = p; *q != '\0'; q = e) {
+		q += strspn(q, "/");
+		e = q + strcspn(q, "/");
+		if (e == q || (e - q == 1 && q[0] == '.'))
+			continue;
+		if (e - q == 2 && q[0] == '.' && q[1] == '.') {
+			while (len > 0 && out[--len] != '/')
+				;
+			out[len] = '\0';
+			continue;
+		}
+		if (len + 1 + (size_t)(e - q) + 1 > outlen)
+			return -1;
+		out[len++] = '/';
+		memcpy(out + len, q, e - q);
+		len += e - q;
+		out[len] = '\0';
+	}
+	if (len == 0)
+		snprintf(out, outlen, "/");
+	return 0;
+}
+
+/*
+ * rm's arguments as rm reads them: option clusters (-rfv), abbreviated
+ * long options (--rec), "--", options after operands (GNU rm permutes
+ * them).  A recursive removal is decided, for each operand, as "rm -rf
+ * PLACE" (or "rm -r PLACE") by the rules that ask or deny, PLACE the
+ * directory removed as the rules name it: doubled and trailing slashes
+ * and "." components gone, ".." climbing; the workspace is "." (by its
+ * absolute path, as "$PWD", or climbed out of and back into: ../ws), a
+ * directory above it "..", the root "/", another place its absolute
+ * path.  A relative operand is resolved from the workspace and from
+ * each depth beneath it that its ".." components could climb out of (cd
+ * may have gone there first).  --no-preserve-root anywhere is "rm
+ * --no-preserve-root".
+ */
+static void
+raise_rm(const struct shell_rules *r, const struct shword *w, size_t n,
+    const char *ws, struct one *o)
+{
+	char path[4096 + 70 + 4096], buf[8192], wsn[4096];
+	struct shword t[3];
+	const char *a, *opt, *place;
+	size_t i, j, k, ups, depth;
+	int opts = 1, rec = 0, force = 0, npr = 0;
+
+	for (j = 1; j < n; j++) {
+		a = w[j].text;
+		if (!fixed(&w[j]) || !opts || a[0] != '-' || a[1] == '\0')
+			continue;
+		if (strcmp(a, "--") == 0)
+			opts = 0;
+		else if (a[1] == '-') {
+			rec |= long_opt(a, "--recursive", 3);
+			force |= long_opt(a, "--force", 3);
+			npr |= long_opt(a, "--no-preserve-root", 3);
+		} else {
+			rec |= strpbrk(a + 1, "rR") != NULL;
+			force |= strchr(a + 1, 'f') != NULL;
+		}
+	}
+	memset(t, 0, sizeof(t));
+	t[0] = w[0];
+	if (npr) {
+		t[1].text = (char *)"--no-preserve-root";
+		t[1].len = strlen(t[1].text);
+		raise_at(r, t, 2, 1, o);
+	}
+	if (!rec || ws == NULL || lexical_path(ws, wsn, sizeof(wsn)) != 0)
+		return;
+	opt = force ? "-rf" : "-r";
+	t[1].text = (char *)opt;
+	t[1].len = strlen(opt);
+	for (j = 1, opts = 1; j < n; j++) {
+		a = w[j].text;
+		if (opts && fixed(&w[j]) && strcmp(a, "--") == 0) {
+			opts = 0;
+			continue;
+		}
+		if (opts && fixed(&w[j]) && a[0] == '-' && a[1] != '\0')
+			continue;
+		if (!fixed(&w[j])) {
+			/* "$PWD" is the working directory: ".", and
+			   "$HOME" the home directory: "~" */
+			if ((w[j].flags & SHW_NOT_FIXED) == SHW_PARAM &&
+			    (strcmp(a, "$PWD") == 0 ||
+				strcmp(a, "${PWD}") == 0))
+				t[2].text = (char *)".";
+			else if ((w[j].flags & SHW_NOT_FIXED) == SHW_PARAM &&
+			    (strcmp(a, "$HOME") == 0 ||
+				strcmp(a, "${HOME}") == 0))
+				t[2].text = (char *)"~";
+			else
+				t[2] = w[j]; /* a glob, tilde ... as written */
+			t[2].len = strlen(t[2].text);
+			raise_at(r, t, 3, 1, o);
+			continue;
+		}
+		for (ups = 0, k = 0; a[k] != '\0'; k++)
+			ups += a[k] == '.' && a[k + 1] == '.';
+		for (depth = 0; depth <= (a[0] == '/' ? 0 : ups) && depth < 32;
+		     depth++) {
+			/* the directories cd went down are \001 */
+			k = 0;
+			if (a[0] != '/') {
+				k = strlen(wsn);
+				memcpy(path, wsn, k);
+				path[k++] = '/';
+				for (i = 0; i < depth; i++) {
+					path[k++] = '\001';
+					path[k++] = '/';
+				}
+			}
+			if (k + strlen(a) + 1 > sizeof(path))
+				break;
+			memcpy(path + k, a, strlen(a) + 1);
+			if (lexical_path(path, buf, sizeof(buf)) != 0)
+				break;
+			if (strchr(buf, '\001') != NULL &&
+			    strchr(a, '\001') == NULL)
+				continue; /* beneath the working directory */
+			k = strlen(buf);
+			if (strcmp(buf, wsn) == 0)
+				place = ".";
+			else if (strcmp(buf, "/") == 0)
+				place = "/";
+			else if (strncmp(wsn, buf, k) == 0 && wsn[k] == '/')
+				place = "..";
+			else
+				place = buf;
+			memset(&t[2], 0, sizeof(t[2]));
+			t[2].text = (char *)place;
+			t[2].len = strlen(place);
+			raise_at(r, t, 3, 1, o);
+		}
+	}
+}
+
 static void
 decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
     const char *ws, struct one *o)
@@ -1933,6 +2082,8 @@ decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
 		raise_sub(r, w + start, n - start, o);
 	if (fixed(&w[start]) && strcmp(base_name(w[start].text), "chmod") == 0)
 		raise_chmod(r, w + start, n - start, o);
+	if (fixed(&w[start]) && strcmp(base_name(w[start].text), "rm") == 0)
+		raise_rm(r, w + start, n - start, ws, o);
 	/* A program read from standard input or a descriptor is "-" to
 	   the rules that ask or deny: "sh /dev/stdin", "bash -x" and
 	   "python3 -u" read what "sh -" does. */

@@ -17,7 +17,10 @@
  * "pTS").  A shell running a script file is also the script with its
  * arguments.  chmod's mode is read as chmod reads it: one that sets
  * the setuid or setgid bit is "chmod u+s" (or g+s) to ask and deny
- * rules.  The command word also matches by its last path component
+ * rules; rm's arguments as rm reads them: a recursive removal is
+ * "rm -rf PLACE" for each operand, PLACE the directory removed ("." the
+ * workspace by any name, ".." above it, "/" the root).  The command word
+ * also matches by its last path component
  * and the rule's ("/usr/bin/git" is "git"), except for allow rules.  The first rule that
  * matches decides; no rule: the default.  A command the rules cannot see
  * through (shrules_decide's list of causes) is "unresolvable", which is

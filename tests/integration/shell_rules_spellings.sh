@@ -16,6 +16,10 @@
 #     setuid/setgid rule denies them; --reference waits for a human.
 #     (The lander refuses a run whose changes hold such a bit all the
 #     same: the rule is the layer in front of it.)
+#   - rm's arguments read as rm reads them: rm -rfv /home, rm -rf --
+#     /home, rm -rf /home/, rm --rec -f /home, rm -rf build /etc, and the
+#     workspace by its absolute path, as "$PWD", as ../ws or src/.. ran
+#     under the shipped default; the recursive-removal rule denies them.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -72,5 +76,29 @@ check "... and nothing ran (REF)" test ! -e "$ws/REF"
 shell 'touch plain && chmod 755 plain && chmod -R go-w plain && stat -c %a plain'
 expect_ok_result "control: chmod without setuid or setgid still runs"
 expect_eq "... and sets the mode" "$(jr .result.structuredContent.stdout)" 755
+
+# ===== rm's arguments as rm reads them =====================================
+# The recursive-removal rules named words at fixed places: a cluster with
+# another letter, "--", a trailing slash, an abbreviated long option, a
+# second operand, and the workspace by its absolute path, as "$PWD" or
+# climbed out of and back into, all ran under the shipped default.
+# ("false &&" keeps the removal from running even where the rules let
+# it; the mark shows whether the string ran.)
+n=0
+for cmd in 'rm -rfv /home' 'rm -vrf /home' 'rm -rf -- /home' 'rm -rf /home/' \
+    'rm --rec -f /home' 'rm -r -f -- /' 'rm -rf build /etc' "rm -rf $ws" \
+    'rm -rf "$PWD"' "rm -rf ../${ws##*/}" 'rm -rf src/..'; do
+	n=$((n + 1))
+	shell "touch RM$n; false && $cmd"
+	expect_error_class "$cmd: refused" denied
+	expect_contains "... by the recursive removal rule" \
+	    "$(jr .result.structuredContent.message)" "rule 5 (rm -rf|-fr"
+	expect_contains "... naming the command" \
+	    "$(jr .result.structuredContent.message)" "on \`${cmd//\"/}\`"
+	check "... and nothing ran (RM$n)" test ! -e "$ws/RM$n"
+done
+shell 'mkdir -p build/x && rm -rfv build/ && test ! -e build && echo removed'
+expect_ok_result "control: rm -rfv of a directory in the workspace still runs"
+expect_contains "... and removes it" "$(jr .result.structuredContent.stdout)" removed
 mcp_stop
 finish
