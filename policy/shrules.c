@@ -1154,6 +1154,265 @@ git_subcommand(const struct shword *w, size_t n)
 	return j < n ? w[j].text : "";
 }
 
+/* ---- sed scripts ---- */
+
+static void raise_by_text(const struct shell_rules *, const char *, size_t,
+    const char *, int, enum shdecision *, int *);
+
+/* Where the command text a sed script runs raises a decision. */
+struct sedraise {
+	const struct shell_rules *r;
+	const char *ws;
+	int depth;
+	enum shdecision *d;
+	int *rule;
+};
+
+/* The index of the delimiter |c| that ends the regex or replacement
+   from s[i] (a backslash escapes the byte after it), or |len|. */
+static size_t
+sed_delim(const char *s, size_t len, size_t i, int c)
+{
+	for (; i < len && s[i] != c; i++)
+		if (s[i] == '\\')
+			i++;
+	return i < len ? i : len;
+}
+
+/* Skips one address at s[*i]: a number (first~step), $, /RE/ or \cREc
+   with I and M flags, and +N or ~N after a comma.  -1: unreadable. */
+static int
+sed_addr(const char *s, size_t len, size_t *i)
+{
+	size_t k = *i;
+	int c;
+
+	if (k < len && (s[k] == '+' || s[k] == '~'))
+		k++;
+	if (k < len && isdigit((unsigned char)s[k])) {
+		while (k < len &&
+		    (isdigit((unsigned char)s[k]) || s[k] == '~'))
+			k++;
+	} else if (k < len && s[k] == '$')
+		k++;
+	else if (k < len && (s[k] == '/' || s[k] == '\\')) {
+		c = s[k] == '/' ? '/' : k + 1 < len ? s[k + 1] : '\n';
+		k += s[k] == '/' ? 1 : 2;
+		if (c == '\n' || c == '\\' ||
+		    (k = sed_delim(s, len, k, c)) >= len)
+			return -1;
+		for (k++; k < len && (s[k] == 'I' || s[k] == 'M'); k++)
+			;
+	}
+	*i = k;
+	return 0;
+}
+
+/*
+ * Reads the sed script s[0..len) as GNU sed does: addresses, commands,
+ * blocks, labels, the text of a, i and c, the file of r, R, w and W, s
+ * and y with any delimiter.  Returns 1 if the script runs commands: e
+ * (its text, or with none the pattern space) or s's e flag (the
+ * replacement); -1 if it cannot be read; 0 otherwise.  With |sr|, the
+ * text of e and the replacement of s///e raise sr->d as code text.
+ */
+static int
+sed_script(const char *s, size_t len, const struct sedraise *sr)
+{
+	size_t i = 0, k, e, m, o;
+	int code = 0, cmd, c;
+	char *t;
+
+	for (;;) {
+		while (i < len && (isspace((unsigned char)s[i]) || s[i] == ';'))
+			i++;
+		if (i >= len)
+			return code;
+		if (s[i] == '#') {
+			while (i < len && s[i] != '\n')
+				i++;
+			continue;
+		}
+		if (sed_addr(s, len, &i) != 0)
+			return -1;
+		while (i < len && isblank((unsigned char)s[i]))
+			i++;
+		if (i < len && s[i] == ',') {
+			for (i++; i < len && isblank((unsigned char)s[i]); i++)
+				;
+			if (sed_addr(s, len, &i) != 0)
+				return -1;
+		}
+		while (i < len && (isblank((unsigned char)s[i]) || s[i] == '!'))
+			i++;
+		if (i >= len)
+			return -1;
+		cmd = s[i++];
+		if (strchr("{}", cmd) != NULL)
+			continue;
+		if (strchr(":btTvaicrRwWe", cmd) != NULL) {
+			/* to the end of the line (a label, b, t, T and v
+			   also to a ';'); a, i and c's text continues past
+			   an escaped newline */
+			for (k = i; i < len && s[i] != '\n'; i++)
+				if (strchr(":btTv", cmd) != NULL && s[i] == ';')
+					break;
+				else if (strchr("aic", cmd) != NULL &&
+				    s[i] == '\\')
+					i++;
+			if (cmd == 'e') {
+				code = 1;
+				if (sr != NULL)
+					raise_by_text(sr->r, s + k, i - k,
+					    sr->ws, sr->depth, sr->d, sr->rule);
+			}
+			continue;
+		}
+		if (cmd == 's' || cmd == 'y') {
+			if (i >= len || s[i] == '\n' || s[i] == '\\')
+				return -1;
+			c = s[i++];
+			if ((i = sed_delim(s, len, i, c)) >= len)
+				return -1;
+			k = ++i; /* the replacement */
+			if ((e = sed_delim(s, len, i, c)) >= len)
+				return -1;
+			for (i = e + 1; cmd == 's' && i < len &&
+			     strchr("gpiImMe0123456789", s[i]) != NULL;
+			     i++) {
+				if (s[i] != 'e')
+					continue;
+				code = 1;
+				if (sr == NULL)
+					continue;
+				/* the replacement, escapes undone, runs */
+				t = xreallocarray(NULL, e - k + 1, 1);
+				for (m = k, o = 0; m < e; m++) {
+					if (s[m] == '\\' && m + 1 < e)
+						m++;
+					t[o++] = s[m];
+				}
+				raise_by_text(sr->r, t, o, sr->ws, sr->depth,
+				    sr->d, sr->rule);
+				free(t);
+			}
+			if (cmd == 's' && i < len && s[i] == 'w') {
+				while (i < len && s[i] != '\n')
+					i++;
+				continue;
+			}
+		} else if (strchr("lLqQ", cmd) != NULL) {
+			while (i < len && (isblank((unsigned char)s[i]) ||
+			    isdigit((unsigned char)s[i])))
+				i++;
+		} else if (strchr("=dDgGhHnNpPxzF", cmd) == NULL)
+			return -1;
+		while (i < len && isblank((unsigned char)s[i]))
+			i++;
+		if (i < len && strchr(";\n}#", s[i]) == NULL)
+			return -1;
+	}
+}
+
+/*
+ * sed's scripts, found as GNU sed finds them: -e SCRIPT, -eSCRIPT and
+ * --expression (also in a cluster: -ne, and after operands), else the
+ * first operand; -i's suffix is the rest of its cluster (-i.bak, -ie is
+ * the suffix "e").  A script that runs commands (sed_script), one read
+ * from a file (-f, --file), one that cannot be read, and an argument
+ * that may expand to an option make the command unresolvable, unless
+ * --sandbox forbids e, r and w.  With |sr|, the command text raises its
+ * decision instead.
+ */
+static void
+check_sed(const struct shword *w, size_t n, struct one *o,
+    const struct sedraise *sr)
+{
+	const char *a, *why = NULL, *scr;
+	size_t j, k;
+	int opts = 1, given = 0, sandbox = 0, rc;
+
+	for (j = 1; j < n; j++)
+		if (fixed(&w[j]) && long_opt(w[j].text, "--sandbox", 4))
+			sandbox = 1;
+	for (j = 1; j < n && (why == NULL || sr != NULL); j++) {
+		a = w[j].text;
+		if (opts && may_be_option(&w[j])) {
+			why = "sed with an argument that is not a fixed word "
+			      "(it may be an option that runs a command)";
+			break;
+		}
+		if (!fixed(&w[j]) || !opts || a[0] != '-' || a[1] == '\0')
+			continue;
+		if (strcmp(a, "--") == 0) {
+			opts = 0;
+			continue;
+		}
+		scr = NULL;
+		if (long_opt(a, "--expression", 3)) {
+			given = 1;
+			scr = strchr(a, '=') != NULL ? strchr(a, '=') + 1
+			    : j + 1 < n		  ? w[++j].text
+						  : NULL;
+		} else if (long_opt(a, "--file", 4)) {
+			given = 1;
+			why = "sed -f reads a script the rules cannot see";
+		} else if (a[1] != '-') {
+			for (k = 1; a[k] != '\0'; k++) {
+				if (a[k] == 'i')
+					break; /* the rest is a suffix */
+				if (a[k] == 'f') {
+					given = 1;
+					why = "sed -f reads a script the rules "
+					      "cannot see";
+					break;
+				}
+				if (a[k] == 'l') {
+					j += a[k + 1] == '\0';
+					break;
+				}
+				if (a[k] == 'e') {
+					given = 1;
+					scr = a[k + 1] != '\0' ? a + k + 1
+					    : j + 1 < n	   ? w[++j].text
+							   : NULL;
+					break;
+				}
+			}
+		}
+		if (scr != NULL && !fixed(&w[j]))
+			why = "a sed script that is not a fixed word";
+		else if (scr != NULL &&
+		    (rc = sed_script(scr, strlen(scr), sr)) != 0)
+			why = rc < 0 ? "a sed script the rules cannot read"
+				     : "a sed script that runs commands (e)";
+	}
+	for (j = 1, opts = 1; !given && why == NULL && j < n; j++) {
+		a = w[j].text;
+		if (opts && fixed(&w[j]) && strcmp(a, "--") == 0) {
+			opts = 0;
+			continue;
+		}
+		if (opts && fixed(&w[j]) && a[0] == '-' && a[1] != '\0') {
+			/* an option's value is the next word */
+			if ((a[1] != '-' && strchr(a, 'i') == NULL &&
+				a[strlen(a) - 1] == 'l') ||
+			    (long_opt(a, "--line-length", 3) &&
+				strchr(a, '=') == NULL))
+				j++;
+			continue;
+		}
+		if (!fixed(&w[j]))
+			why = "a sed script that is not a fixed word";
+		else if ((rc = sed_script(a, w[j].len, sr)) != 0)
+			why = rc < 0 ? "a sed script the rules cannot read"
+				     : "a sed script that runs commands (e)";
+		break;
+	}
+	if (why != NULL && !sandbox && o != NULL)
+		set_why(o, "%s", why);
+}
+
 /*
  * dc (whose "!" runs a command) and gnuplot (system(), "!"): a program
  * given as text (-e, --expression) or read from standard input (no file
@@ -1226,6 +1485,10 @@ check_code_options(
 	}
 	if (strcmp(name, "dc") == 0 || strcmp(name, "gnuplot") == 0) {
 		check_script_prog(name, w, n, o);
+		return;
+	}
+	if (strcmp(name, "sed") == 0) {
+		check_sed(w, n, o, NULL);
 		return;
 	}
 	if (!in_list(name, progs))
@@ -2274,6 +2537,13 @@ raise_by_code(const struct shell_rules *r, const struct shcmd *c,
 		if ((strcmp(name, "source") == 0 || strcmp(name, ".") == 0) &&
 		    n > 1 && fixed(&w[1]) && fd_path(w[1].text)) {
 			raise_by_input(r, c, ws, depth, d, rule);
+			return;
+		}
+		/* sed's e command and s///e flag run their text */
+		if (strcmp(name, "sed") == 0) {
+			struct sedraise sr = { r, ws, depth, d, rule };
+
+			check_sed(w, n, NULL, &sr);
 			return;
 		}
 		/* dc's "!" runs the rest of its line */

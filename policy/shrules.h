@@ -103,7 +103,9 @@ struct shverdict {
  * reading a script from stdin; an
  * interpreter with a code option (python -c, node -e, perl -e, ruby -e,
  * php -r, guile -c, ...) or none at all; dc -e and gnuplot -e, or with
- * no file; emacs --eval; mvn -Dexec.executable=; awk; an option that
+ * no file; emacs --eval; mvn -Dexec.executable=; a sed script that runs
+ * commands (e, s///e; its text is read as code), read from a file (-f)
+ * or not readable; awk; an option that
  * runs a command (git --upload-pack, rebase -x, make --eval, -f or NAME:=, tar
  * --to-command, sort --compress-program, ..., also abbreviated) or an
  * argument of such a program that may expand to one; cd to a place

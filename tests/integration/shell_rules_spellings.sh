@@ -19,7 +19,11 @@
 #   - rm's arguments read as rm reads them: rm -rfv /home, rm -rf --
 #     /home, rm -rf /home/, rm --rec -f /home, rm -rf build /etc, and the
 #     workspace by its absolute path, as "$PWD", as ../ws or src/.. ran
-#     under the shipped default; the recursive-removal rule denies them.
+#     under the shipped default; the recursive-removal rule denies them;
+#   - GNU sed's e command and s///e flag (sed -n '1e sudo id' f, sed
+#     's/.*/sudo id/e' f, also behind --expression and a second -e) ran
+#     their command text; a script that runs commands is now unresolvable
+#     and its command text meets the rules, and sed -f waits for a human.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -100,5 +104,32 @@ done
 shell 'mkdir -p build/x && rm -rfv build/ && test ! -e build && echo removed'
 expect_ok_result "control: rm -rfv of a directory in the workspace still runs"
 expect_contains "... and removes it" "$(jr .result.structuredContent.stdout)" removed
+
+# ===== GNU sed's e command and s///e flag ==================================
+# sed's e runs its text (or the pattern space) as a command, and s///e
+# the replacement: under the shipped default these ran whatever they
+# said, sudo too.  Now a script that runs commands is unresolvable, its
+# command text read as code (sudo there is denied), and so is one read
+# from a file (-f).
+printf 'a line\n' >"$ws/f"
+n=0
+for cmd in "sed -n '1e sudo id' f" "sed 's/.*/sudo id/e' f" \
+    "sed --expression='1e sudo id' f" "sed -i.bak -e 's/a/b/' -e '2e sudo id' f"; do
+	n=$((n + 1))
+	shell "touch SED$n; $cmd"
+	expect_error_class "$cmd: refused" denied
+	expect_contains "... by the sudo rule" \
+	    "$(jr .result.structuredContent.message)" "rule 1 (sudo|doas"
+	check "... and nothing ran (SED$n)" test ! -e "$ws/SED$n"
+done
+shell_asks_denied "a sed script that runs commands (e)" \
+    "sed 's/.*/touch SEDE/e' f" "sed -n '1e touch SEDE' f"
+echo '1e touch SEDF' >"$ws/script.sed"
+shell_asks_denied "sed -f reads a script the rules cannot see" "sed -n -f script.sed f"
+check "... and nothing ran (SEDE, SEDF)" test ! -e "$ws/SEDE" -a ! -e "$ws/SEDF"
+shell "sed 's/a/e/' f && sed -i 's/line/LINE/g' f && cat f"
+expect_ok_result "control: ordinary sed scripts still run"
+expect_eq "... and edit the file" "$(jr .result.structuredContent.stdout)" "e line
+a LINE"
 mcp_stop
 finish
