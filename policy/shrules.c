@@ -2070,9 +2070,9 @@ raise_sub(const struct shell_rules *r, const struct shword *w, size_t n,
 /*
  * Whether chmod's mode |m| sets the setuid or setgid bit, as chmod reads
  * it: an octal number with 4 or 2 in its thousands digit ("4777",
- * "04777", "2755"), or a symbolic clause of a comma list that adds or
- * sets "s" ("u=rwxs", "+xs", "a+rwxs", "o-w,u+s").  "u+s", "g+s" or
- * NULL.
+ * "04777", "2755", also after + or =: "+4000", "=2755"), or a symbolic
+ * clause of a comma list that adds or sets "s" ("u=rwxs", "+xs",
+ * "a+rwxs", "o-w,u+s").  "u+s", "g+s" or NULL.
  */
 static const char *
 chmod_setid(const char *m)
@@ -2099,6 +2099,10 @@ chmod_setid(const char *m)
 		for (; p < e; p++) {
 			if (*p != '+' && *p != '=')
 				continue;
+			/* "+4000", "=2755": an octal operand */
+			v = strtoul(p + 1, NULL, 8);
+			if (isdigit((unsigned char)p[1]) && (v & 06000) != 0)
+				return (v & 04000) ? "u+s" : "g+s";
 			for (p++; p < e && strchr("+-=", *p) == NULL; p++)
 				if (*p == 's' && (u || g))
 					return u ? "u+s" : "g+s";

@@ -66,7 +66,8 @@ expect_ok_result "control: cmake -P with a script file still runs"
 # The deny rule for setuid and setgid bits named a few words (u+s, 4755
 # ...): these spellings set the bit under the shipped default.
 n=0
-for mode in 4777 04777 u=rwxs +xs a+rwxs g+s,u+s o-w,u+s -x,u+s '-R -- 6755'; do
+for mode in 4777 04777 u=rwxs +xs a+rwxs g+s,u+s o-w,u+s -x,u+s '-R -- 6755' \
+    +4000 u+x,=2755; do
 	n=$((n + 1))
 	shell "touch SUID$n && chmod $mode SUID$n"
 	expect_error_class "chmod $mode: refused" denied
