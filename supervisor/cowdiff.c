@@ -623,7 +623,7 @@ cmp_link_dest(const void *a, const void *b)
 static int
 in_set(const struct item *v, size_t n, const char *path)
 {
-	struct item key;
+	struct item key = { 0 };
 
 	key.ci.path = path;
 	return bsearch(&key, v, n, sizeof(*v), cmp_items) != NULL;
@@ -767,7 +767,7 @@ label_of(const struct links *l, const char *path, int islink, char **as,
 {
 	char *names[ALIAS_MAX], buf[PATH_REL_MAX], alias[PATH_REL_MAX];
 	const char *runs = NULL, *rest;
-	struct link key, *hit;
+	struct link key = { 0 }, *hit;
 	size_t nn = 1, i, k, j, len;
 
 	*as = NULL;
