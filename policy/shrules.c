@@ -1173,7 +1173,7 @@ struct sedraise {
 static size_t
 sed_delim(const char *s, size_t len, size_t i, int c)
 {
-	for (; i < len && s[i] != c; i++)
+	for (; i < len && (unsigned char)s[i] != c; i++)
 		if (s[i] == '\\')
 			i++;
 	return i < len ? i : len;
@@ -1190,13 +1190,14 @@ sed_addr(const char *s, size_t len, size_t *i)
 	if (k < len && (s[k] == '+' || s[k] == '~'))
 		k++;
 	if (k < len && isdigit((unsigned char)s[k])) {
-		while (k < len &&
-		    (isdigit((unsigned char)s[k]) || s[k] == '~'))
+		while (k < len && (isdigit((unsigned char)s[k]) || s[k] == '~'))
 			k++;
 	} else if (k < len && s[k] == '$')
 		k++;
 	else if (k < len && (s[k] == '/' || s[k] == '\\')) {
-		c = s[k] == '/' ? '/' : k + 1 < len ? s[k + 1] : '\n';
+		c = s[k] == '/'	  ? '/'
+		    : k + 1 < len ? (unsigned char)s[k + 1]
+				  : '\n';
 		k += s[k] == '/' ? 1 : 2;
 		if (c == '\n' || c == '\\' ||
 		    (k = sed_delim(s, len, k, c)) >= len)
@@ -1247,7 +1248,7 @@ sed_script(const char *s, size_t len, const struct sedraise *sr)
 			i++;
 		if (i >= len)
 			return -1;
-		cmd = s[i++];
+		cmd = (unsigned char)s[i++];
 		if (strchr("{}", cmd) != NULL)
 			continue;
 		if (strchr(":btTvaicrRwWe", cmd) != NULL) {
@@ -1271,7 +1272,7 @@ sed_script(const char *s, size_t len, const struct sedraise *sr)
 		if (cmd == 's' || cmd == 'y') {
 			if (i >= len || s[i] == '\n' || s[i] == '\\')
 				return -1;
-			c = s[i++];
+			c = (unsigned char)s[i++];
 			if ((i = sed_delim(s, len, i, c)) >= len)
 				return -1;
 			k = ++i; /* the replacement */
@@ -1302,8 +1303,9 @@ sed_script(const char *s, size_t len, const struct sedraise *sr)
 				continue;
 			}
 		} else if (strchr("lLqQ", cmd) != NULL) {
-			while (i < len && (isblank((unsigned char)s[i]) ||
-			    isdigit((unsigned char)s[i])))
+			while (i < len &&
+			    (isblank((unsigned char)s[i]) ||
+				isdigit((unsigned char)s[i])))
 				i++;
 		} else if (strchr("=dDgGhHnNpPxzF", cmd) == NULL)
 			return -1;
@@ -1325,8 +1327,8 @@ sed_script(const char *s, size_t len, const struct sedraise *sr)
  * decision instead.
  */
 static void
-check_sed(const struct shword *w, size_t n, struct one *o,
-    const struct sedraise *sr)
+check_sed(
+    const struct shword *w, size_t n, struct one *o, const struct sedraise *sr)
 {
 	const char *a, *why = NULL, *scr;
 	size_t j, k;
@@ -1352,8 +1354,8 @@ check_sed(const struct shword *w, size_t n, struct one *o,
 		if (long_opt(a, "--expression", 3)) {
 			given = 1;
 			scr = strchr(a, '=') != NULL ? strchr(a, '=') + 1
-			    : j + 1 < n		  ? w[++j].text
-						  : NULL;
+			    : j + 1 < n		     ? w[++j].text
+						     : NULL;
 		} else if (long_opt(a, "--file", 4)) {
 			given = 1;
 			why = "sed -f reads a script the rules cannot see";
@@ -1374,8 +1376,8 @@ check_sed(const struct shword *w, size_t n, struct one *o,
 				if (a[k] == 'e') {
 					given = 1;
 					scr = a[k + 1] != '\0' ? a + k + 1
-					    : j + 1 < n	   ? w[++j].text
-							   : NULL;
+					    : j + 1 < n	       ? w[++j].text
+							       : NULL;
 					break;
 				}
 			}
@@ -1622,8 +1624,7 @@ check_code_options(
 			    (strcmp(a, "-S") == 0 || strcmp(a, "-SP") == 0 ||
 				strcmp(a, "-SR") == 0))) &&
 		    j + 1 < n &&
-		    (strcmp(w[j + 1].text, "-") == 0 ||
-			fd_path(w[j + 1].text)))
+		    (strcmp(w[j + 1].text, "-") == 0 || fd_path(w[j + 1].text)))
 			set_why(o, "%s %s reads a script from a descriptor",
 			    name, a);
 		if (strcmp(name, "cmake") == 0 && strcmp(a, "-E") == 0 &&
@@ -2136,8 +2137,10 @@ raise_chmod(const struct shell_rules *r, const struct shword *w, size_t n,
 			continue;
 		}
 		if (opts && long_opt(a, "--reference", 5)) {
-			set_why(o, "chmod %.20s copies a mode the rules cannot "
-			    "see", a);
+			set_why(o,
+			    "chmod %.20s copies a mode the rules cannot "
+			    "see",
+			    a);
 			return;
 		}
 		if (opts && strncmp(a, "--", 2) == 0)

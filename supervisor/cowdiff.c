@@ -734,7 +734,8 @@ links_collect(struct links *l, const struct item *v, size_t n, int rootfd,
 		    path, path[0] != '\0' ? ": " : "", strerror(errno));
 		return AL_ERR_SYSTEM;
 	}
-	qsort(l->v, l->n, sizeof(*l->v), cmp_link_dest);
+	if (l->n > 0)
+		qsort(l->v, l->n, sizeof(*l->v), cmp_link_dest);
 	return 0;
 }
 
@@ -792,8 +793,9 @@ label_of(const struct links *l, const char *path, int islink, char **as,
 			    : len == 0		     ? names[i]
 						     : names[i] + len + 1;
 			key.dest = buf;
-			hit = bsearch(
-			    &key, l->v, l->n, sizeof(*l->v), cmp_link_dest);
+			hit = l->n == 0 ? NULL
+					: bsearch(&key, l->v, l->n,
+					      sizeof(*l->v), cmp_link_dest);
 			while (hit != NULL && hit > l->v &&
 			    strcmp(hit[-1].dest, buf) == 0)
 				hit--;
