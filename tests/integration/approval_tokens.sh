@@ -47,7 +47,7 @@ approvals:
 EOF
 } >"$T/m.yaml"
 out=$("$AIRLOCK" check -v "$T/m.yaml" 2>&1)
-expect_contains "airlock check -v shows the pinned key" "$out" "key: $(cat "$K/alice.pub") alice"
+expect_contains "airlock check -v shows the pinned key" "$out" "- {name: \"alice\", key: \"$(cat "$K/alice.pub")\"}"
 printf 'tools: []\napprovals:\n  keys: ["airlock-ed25519:AAAA"]\n' >"$T/bad.yaml"
 out=$("$AIRLOCK" check "$T/bad.yaml" 2>&1)
 expect_contains "a malformed key is a manifest error" "$out" "approvals.keys[0]: not an approver public key"
