@@ -78,21 +78,7 @@ p.wait()
 EOF
 chmod 755 "$T/agent.py"
 
-"$AIRLOCK" run --manifest "$T/m.yaml" --workspace "$ws" -- \
-    "$T/agent.py" >"$T/out" 2>"$T/err" &
-pid=$!
-
-# up_to PATTERN SECONDS: waits until the agent printed PATTERN.
-up_to() {
-	local i=0
-	while ! grep -q "$1" "$T/out" && [ "$i" -lt $(($2 * 10)) ] &&
-	    kill -0 "$pid" 2>/dev/null; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	grep -q "$1" "$T/out"
-}
-rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status"; }
+agent_run_start "$T/m.yaml" "$ws" "$T/agent.py"
 
 up_to READY 20
 check "the agent is connected" grep -q READY "$T/out"

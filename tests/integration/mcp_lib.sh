@@ -284,3 +284,28 @@ connect_calls() {
 	for c in "$@"; do printf " '%s'" "$c"; done
 	printf "; sleep %s; } | %s connect\n" "${CONNECT_HOLD:-0}" "$A"
 }
+
+# An agent program under "airlock run", for the tests that measure the
+# broker (the run's own process) while the agent talks to it through
+# "airlock connect" (idem_keys_memory.sh, changed_paths_memory.sh,
+# patch_read_budget.sh).
+# agent_run_start MANIFEST WS AGENT: starts it, its output in $T/out;
+# sets $pid.
+agent_run_start() {
+	"$AIRLOCK" run --manifest "$1" --workspace "$2" -- "$3" \
+	    >"$T/out" 2>"$T/err" &
+	pid=$!
+}
+# up_to PATTERN SECONDS: waits until the agent printed PATTERN.
+up_to() {
+	local i=0
+	while ! grep -q "$1" "$T/out" && [ "$i" -lt $(($2 * 10)) ] &&
+	    kill -0 "$pid" 2>/dev/null; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep -q "$1" "$T/out"
+}
+# The broker's resident memory, and its peak, in KiB.
+rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status"; }
+hwm() { awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status"; }

@@ -100,21 +100,7 @@ p.wait()
 EOF
 chmod 755 "$T/agent.py"
 
-"$AIRLOCK" run --manifest "$T/m.yaml" --workspace "$ws" -- \
-    "$T/agent.py" >"$T/out" 2>"$T/err" &
-pid=$!
-
-# up_to PATTERN SECONDS: waits until the agent printed PATTERN.
-up_to() {
-	local i=0
-	while ! grep -q "$1" "$T/out" && [ "$i" -lt $(($2 * 10)) ] &&
-	    kill -0 "$pid" 2>/dev/null; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	grep -q "$1" "$T/out"
-}
-hwm() { awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status"; }
+agent_run_start "$T/m.yaml" "$ws" "$T/agent.py"
 minflt() { awk '{ sub(/.*\) /, ""); print $8 }' "/proc/$pid/stat"; }
 reply() { R=$(sed -n "s/^REPLY $1 //p" "$T/out"); }
 tool_class() { jr '.result.content[0].text | fromjson | .errorClass'; }
