@@ -18,7 +18,7 @@ M="$T/jobs.yaml"
 cat >"$M" <<YAML
 tools:
   - name: slow
-    command: ["sh", "-c", "echo start; for i in 1 2 3; do echo tick \$i; sleep 0.3; done; echo 'FAIL: boom'; exit 3"]
+    command: ["sh", "-c", "echo start; for i in 1 2 3; do echo tick \$i; sleep 0.8; done; echo 'FAIL: boom'; exit 3"]
     output: { exitCode: integer }
     sideEffect: sandbox_process
     timeoutMs: 20000
