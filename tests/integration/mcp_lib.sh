@@ -292,6 +292,16 @@ connect_calls() {
 # agent_run_start MANIFEST WS AGENT: starts it, its output in $T/out;
 # sets $pid.
 agent_run_start() {
+	# AddressSanitizer keeps freed memory in a quarantine and maps
+	# shadow memory: in the sanitizer build (distcheck) the memory and
+	# page-fault bounds are $mem_slack times looser; the normal build,
+	# which the mutants run, keeps them strict.
+	mem_slack=1
+	if grep -q __asan_init "$AIRLOCK"; then
+		mem_slack=8
+		ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0
+		export ASAN_OPTIONS
+	fi
 	"$AIRLOCK" run --manifest "$1" --workspace "$2" -- "$3" \
 	    >"$T/out" 2>"$T/err" &
 	pid=$!
