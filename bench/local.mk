@@ -42,3 +42,5 @@ check_PROGRAMS += bench/wsindex_bench
 bench_wsindex_bench_CFLAGS = $(AM_CFLAGS)
 bench_wsindex_bench_LDADD = libairlock.a $(AIRLOCK_LIBS)
 EXTRA_DIST += bench/wsindex.sh bench/wsindex_ab.sh
+# apply_patch round trips and the ping wait behind 16 MiB patches (bench/patch.sh).
+EXTRA_DIST += bench/patch.sh

@@ -33,7 +33,8 @@
 #include "broker/output.h"
 #include "broker/egress.h"
 #include "broker/escalate.h"
-#include "broker/patchjail.h"
+#include "broker/landjob.h"
+#include "broker/patchland.h"
 #include "broker/pins.h"
 #include "broker/redact.h"
 #include "broker/wsdigest.h"
@@ -285,39 +286,16 @@ act_run_check(struct call *c, json_t **out)
 	return call_digest_new(c, run_check_digested, out);
 }
 
-#define WRITE_MAX	(4 * 1024 * 1024)	/* bytes per file written */
 /*
- * Bytes of workspace files one apply_patch reads, all its files
- * together.  A patch of a few KiB names 256 files, and links to one
- * directory make every one of them the same 4 MiB file: read whole
- * before the base check, such a patch held 1 GiB of the broker's
- * memory (4 GiB once its base matched and the files went to the
- * applier) and stalled its event loop for seconds.
- */
-#define PATCH_READ_MAX	(4 * WRITE_MAX)
-
-static void
-free_where(char **where, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(where[i]);
-	free(where);
-}
-
-/*
- * Applies |changes| after the budget admits them; fills *out with an
- * error or returns 0.
+ * Writes write_file's change |ch| after the budget admits it; fills *out
+ * with an error or returns 0.
  */
 static int
-commit_changes(struct call *c, const struct ws_change *changes, size_t n,
-    int is_patch, json_t **out)
+commit_change(struct call *c, const struct ws_change *ch, json_t **out)
 {
-	const char	**paths, *rule = NULL;
-	char		**where, limit[64], err[512];
-	size_t		  i;
-	int		  rc;
+	const char	*where[1], *rule = NULL;
+	char		*landing, limit[64], err[512];
+	int		 rc;
 
 	if (viewfreeze_active(c->b)) {
 		*out = tool_error("busy", 1, NULL, "nothing was written: the "
@@ -325,46 +303,14 @@ commit_changes(struct call *c, const struct ws_change *changes, size_t n,
 		    "and the network uses it; retry when it ends");
 		return ACTION_ERROR;
 	}
-	paths = xcalloc(n ? n : 1, sizeof(*paths));
-	where = xcalloc(n ? n : 1, sizeof(*where));
-	for (i = 0; i < n; i++) {
-		/* The one write policy, as for every run's change set. */
-		if ((rule = wswrite_rule(&c->b->m->sandbox, &changes[i],
-		    changes[i].path)) != NULL) {
-			*out = tool_error("denied", 0, NULL, "%s: %s",
-			    changes[i].path, writepolicy_rule_text(rule));
-			json_object_set_new(*out, "rule", json_string(rule));
-			goto refused;
-		}
-		/*
-		 * Counted by the file it lands on, as a change set's are:
-		 * "./requirements.txt" or "link/requirements.txt" (link ->
-		 * ".") rewrote a dependency file that the budget, comparing
-		 * names, counted as none.
-		 */
-		where[i] = xcalloc(1, PATH_REL_MAX + 1);
-		if ((rc = wswrite_where(c->b->rootfd, changes[i].path,
-		    where[i], PATH_REL_MAX + 1, err, sizeof(err))) != 0) {
-			/* As wswrite_apply() would refuse it. */
-			if (wswrite_missing_denied(
-			    c->b->rootfd, changes[i].path,
-			    c->b->m->sandbox.deny_read,
-			    c->b->m->sandbox.ndeny_read) != NULL) {
-				resolve_refused(c, changes[i].path, err, out);
-				goto refused;
-			}
-			*out = tool_error(rc == AL_ERR_PATH ? "path_refused" :
-			    "write_failed", 0, NULL, "nothing was written: %s",
-			    err);
-			goto refused;
-		}
-		paths[i] = where[i];
-	}
+	if (writes_checked(c->b, ch, 1, &landing, out) != 0)
+		return ACTION_ERROR;
+	where[0] = landing;
 	broker_dependency_real(c->b);
-	rc = ledger_admit_write(c->b->ledger, paths, n, is_patch, limit,
+	/* An attempt at a failing gate, as a patch is. */
+	rc = ledger_admit_write(c->b->ledger, where, 1, 1, limit,
 	    sizeof(limit));
-	free_where(where, n);
-	free(paths);
+	free(landing);
 	if (rc == AL_ERR_BUDGET) {
 		broker_budget_stop(c->b, limit);
 		*out = tool_error("budget_exhausted", 0, NULL,
@@ -376,23 +322,14 @@ commit_changes(struct call *c, const struct ws_change *changes, size_t n,
 	c->b->ws_gen++;
 	/* The agent's own writes are not news to it (broker/fwatch.h). */
 	fwatch_own_begin(c->b->fwatch);
-	rc = wswrite_apply(c->b->rootfd, &c->b->m->sandbox, changes, n,
-	    &rule, err, sizeof(err));
+	rc = wswrite_apply(c->b->rootfd, &c->b->m->sandbox, ch, 1, &rule, err,
+	    sizeof(err));
 	fwatch_own_end(c->b->fwatch);
 	if (rc != 0) {
-		*out = tool_error(rc == AL_ERR_PATH ? "path_refused" :
-		    rc == AL_ERR_DENIED ? "denied" : rc == AL_ERR_CONFLICT ?
-		    "conflict" : "write_failed", rc == AL_ERR_IO, NULL,
-		    "nothing was written: %s", err);
-		if (rc == AL_ERR_DENIED && rule != NULL)
-			json_object_set_new(*out, "rule", json_string(rule));
+		*out = writes_error(rc, rule, err);
 		return ACTION_ERROR;
 	}
 	return 0;
-refused:
-	free_where(where, n);
-	free(paths);
-	return ACTION_ERROR;
 }
 
 static int
@@ -417,8 +354,7 @@ act_write_file(struct call *c, json_t **out)
 		    "content is larger than %d bytes", WRITE_MAX);
 		return ACTION_ERROR;
 	}
-	/* An attempt at a failing gate, as a patch is. */
-	if (commit_changes(c, &ch, 1, 1, out) != 0)
+	if (commit_change(c, &ch, out) != 0)
 		return ACTION_ERROR;
 	sha256_hex(ch.content, ch.len, hex);
 	*out = json_pack("{s:s, s:s, s:I, s:[s]}", "path", ch.path,
@@ -428,226 +364,65 @@ act_write_file(struct call *c, json_t **out)
 }
 
 /*
- * Whether a file old[0..n) of a patch holds a secret the session's
- * redactor knows, in any form it matches.
- */
-static int
-patch_holds_secret(struct call *c, char *const *old, const size_t *lens,
-    size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (old[i] != NULL &&
-		    redact_contains(c->b->cfg.redact, old[i], lens[i]))
-			return 1;
-	return 0;
-}
-
-/*
- * A hunk that does not apply is told with the file's line it met
- * ("found ..."), C-escaped and cut at 72 bytes: a line of a granted PEM
- * key, or a token's head before the cut, is no form the redactor
- * knows.  When a file of the patch holds a secret, |err| keeps only what
- * comes before the first " does not apply" (the file, the hunk and its
- * header: the agent's own text), or none of it.
+ * The end of a patch's land (broker/patchland.h): the workspace is the
+ * others' again.
  */
 static void
-patch_err_unquoted(char *err, size_t errlen)
+patch_landed(struct call *c, int rc, json_t *out)
 {
-	static const char why[] = ": a file of the patch holds a granted "
-	    "secret, so no line of it is quoted (read_file shows it redacted)";
-	char *p;
+	struct broker *b = c->b;
 
-	if ((p = strstr(err, " does not apply")) != NULL)
-		snprintf(p, errlen - (size_t)(p - err), " does not apply%s",
-		    why);
-	else
-		snprintf(err, errlen, "a hunk does not apply%s", why);
+	if (c->job == NULL)
+		fwatch_own_end(b->fwatch);
+	b->ws_gen++;
+	b->landing = NULL;
+	call_complete(c, rc == 0 ? ACTION_DONE : ACTION_ERROR, out);
+	lands_resume(b);
+	if (b->landing == NULL)
+		calls_release(b);
 }
 
 /*
- * Whether new[0..newlen), what a patch makes of old[0..oldlen), holds
- * fewer granted secrets whole (in the forms the redactor matches) than
- * old did.  A patch keeps the bytes it does not touch, and a hunk that
- * only adds lines quotes none: one inserted inside a PEM key (or that
- * changed its guessable BEGIN line) left the key's other lines in a file
- * read_file then showed unredacted.  The agent, who sees the secret as
- * a tag only, can make no new one.
- */
-static int
-patch_breaks_secret(struct call *c, const char *old, size_t oldlen,
-    const char *new, size_t newlen)
-{
-	const struct redact	*r = c->b->cfg.redact;
-	char			*clean;
-	size_t			 cleanlen;
-	int			 was, now;
-
-	if (old == NULL || new == NULL || !redact_contains(r, old, oldlen))
-		return 0;
-	if ((was = redact_buf(r, old, oldlen, &clean, &cleanlen)) < 0)
-		fatalx("%s: out of memory redacting", __func__);
-	free(clean);
-	if ((now = redact_buf(r, new, newlen, &clean, &cleanlen)) < 0)
-		fatalx("%s: out of memory redacting", __func__);
-	free(clean);
-	return now < was;
-}
-
-/*
- * apply_patch: the jail parses, the broker checks expectedBaseSha against
- * the files as they are now, the jail applies, the broker writes all the
- * files or none.
+ * apply_patch: the lander does the work (broker/patchland.h), while every
+ * other reader and writer of the workspace is held, as for a run's
+ * change set; the loop counts the budgets and answers.
  */
 static int
 act_apply_patch(struct call *c, json_t **out)
 {
-	const char		*expected = arg_string(c, "expectedBaseSha");
-	json_t			*patch = json_object_get(c->args, "patch");
-	struct patchjail	*j = NULL;
-	json_t			*files, *results, *changed;
-	struct ws_change	*ch = NULL;
-	char			**old = NULL, err[1024], base[SHA256_HEX_LEN + 1];
-	char			 newsha[SHA256_HEX_LEN + 1];
-	const char		**paths = NULL;
-	size_t			*lens = NULL, n = 0, i, left = PATCH_READ_MAX;
-	int			 rc, status = ACTION_ERROR;
+	struct broker	*b = c->b;
+	const char	*expected = arg_string(c, "expectedBaseSha");
+	json_t		*patch = json_object_get(c->args, "patch");
+	char		 hex[SHA256_HEX_LEN + 1];
 
 	if (!json_is_string(patch) || expected == NULL) {
 		*out = tool_error("invalid_arguments", 0, NULL,
 		    "apply_patch needs patch and expectedBaseSha");
 		return ACTION_ERROR;
 	}
-	sha256_hex(json_string_value(patch), json_string_length(patch), base);
-	snprintf(c->patch_hash, sizeof(c->patch_hash), "%.16s", base);
-	if ((rc = patchjail_parse(json_string_value(patch),
-	    json_string_length(patch), &j, &files, err, sizeof(err))) != 0) {
-		*out = tool_error(rc == AL_ERR_SYSTEM ? "internal" :
-		    rc == AL_ERR_PATH ? "path_refused" : "malformed_patch",
-		    rc == AL_ERR_SYSTEM, NULL, "patch refused: %s", err);
-		goto done;
+	sha256_hex(json_string_value(patch), json_string_length(patch), hex);
+	snprintf(c->patch_hash, sizeof(c->patch_hash), "%.16s", hex);
+	if (viewfreeze_active(b)) {
+		*out = tool_error("busy", 1, NULL, "nothing was written: the "
+		    "session's view is read-only while a run granted a secret "
+		    "and the network uses it; retry when it ends");
+		return ACTION_ERROR;
 	}
-	n = json_array_size(files);
-	paths = xcalloc(n, sizeof(*paths));
-	old = xcalloc(n, sizeof(*old));
-	lens = xcalloc(n, sizeof(*lens));
-	ch = xcalloc(n, sizeof(*ch));
-	for (i = 0; i < n; i++) {
-		json_t		*f = json_array_get(files, i);
-		const char	*kind = json_string_value(json_object_get(f,
-		    "kind"));
-
-		/* Copied: the jail's next reply replaces this one. */
-		if (json_string_value(json_object_get(f, "path")) != NULL)
-			paths[i] = xstrdup(json_string_value(
-			    json_object_get(f, "path")));
-		if (paths[i] == NULL || kind == NULL) {
-			*out = tool_error("internal", 0, NULL,
-			    "the patch parser answered nonsense");
-			goto done;
-		}
-		/* No file is read past what the patch has left to read. */
-		if ((rc = wswrite_read(c->b->rootfd, paths[i],
-		    left < WRITE_MAX ? left : WRITE_MAX, &old[i], &lens[i],
-		    c->b->m->sandbox.deny_read, c->b->m->sandbox.ndeny_read,
-		    err, sizeof(err))) != 0) {
-			if (rc == AL_ERR_LIMIT && left < WRITE_MAX)
-				*out = tool_error("too_large", 0, NULL,
-				    "patch refused: the files it changes hold "
-				    "more than %d bytes in all (%s goes over); "
-				    "nothing was read further: split the patch",
-				    PATCH_READ_MAX, paths[i]);
-			else
-				*out = tool_error("path_refused", 0, NULL,
-				    "%s", err);
-			goto done;
-		}
-		left -= lens[i];
-		if (old[i] != NULL && !utf8_valid(old[i], lens[i])) {
-			*out = tool_error("binary_file", 0, NULL,
-			    "%s is not UTF-8 text; apply_patch edits text only",
-			    paths[i]);
-			goto done;
-		}
-		ch[i].path = paths[i];
-		ch[i].must_exist = strcmp(kind, "create") != 0;
-		if (!ch[i].must_exist && old[i] != NULL) {
-			*out = tool_error("conflict", 0, NULL,
-			    "the patch creates %s, which already exists",
-			    paths[i]);
-			goto done;
-		}
-		if (ch[i].must_exist && old[i] == NULL) {
-			*out = tool_error("conflict", 0, NULL,
-			    "the patch changes %s, which does not exist",
-			    paths[i]);
-			goto done;
-		}
+	/* Calls are decided only when nothing lands (call_hold()); should
+	 * one come all the same, it is refused, not run beside the land. */
+	if (b->landing != NULL) {
+		*out = tool_error("busy", 1, NULL, "nothing was written: a "
+		    "change set is landing; retry");
+		return ACTION_ERROR;
 	}
-	wsdigest_files(c->b->cfg.redact, c->b->digest_key, paths,
-	    (const char *const *)old, lens, n, base);
-	if (strcmp(base, expected) != 0) {
-		*out = tool_error("base_mismatch", 0, NULL,
-		    "expectedBaseSha %.12s... does not match the current "
-		    "content (%.12s...): read the files again and rebase the "
-		    "patch", expected, base);
-		goto done;
-	}
-	if ((rc = patchjail_apply(j, (const char *const *)old, lens, n,
-	    &results, err, sizeof(err))) != 0) {
-		if (patch_holds_secret(c, old, lens, n))
-			patch_err_unquoted(err, sizeof(err));
-		*out = tool_error(rc == AL_ERR_CONFLICT ? "patch_conflict" :
-		    rc == AL_ERR_LIMIT ? "too_large" : "internal", 0, NULL,
-		    "patch refused: %s", err);
-		goto done;
-	}
-	for (i = 0; i < n; i++) {
-		json_t *r = json_array_get(results, i);
-
-		ch[i].content = json_string_value(r);
-		ch[i].len = json_is_string(r) ? json_string_length(r) : 0;
-		if (patch_breaks_secret(c, old[i], lens[i], ch[i].content,
-		    ch[i].len)) {
-			*out = tool_error("denied", 0, NULL, "%s: nothing was "
-			    "written: the patch breaks up a granted secret the "
-			    "file holds (read_file shows it as a [REDACTED:...] "
-			    "tag); change the lines around it, not inside it",
-			    paths[i]);
-			goto done;
-		}
-	}
-	if (commit_changes(c, ch, n, 1, out) != 0)
-		goto done;
-	{
-		const char **contents = xcalloc(n, sizeof(*contents));
-
-		for (i = 0; i < n; i++)
-			contents[i] = ch[i].content;
-		for (i = 0; i < n; i++)
-			lens[i] = ch[i].len;
-		wsdigest_files(c->b->cfg.redact, c->b->digest_key, paths,
-		    contents, lens, n, newsha);
-		free(contents);
-	}
-	changed = json_array();
-	for (i = 0; i < n; i++)
-		json_array_append_new(changed, json_string(paths[i]));
-	*out = json_pack("{s:o, s:s}", "changedFiles", changed,
-	    "newSha", newsha);
-	status = ACTION_DONE;
-done:
-	for (i = 0; old != NULL && i < n; i++)
-		free(old[i]);
-	for (i = 0; paths != NULL && i < n; i++)
-		free((char *)paths[i]);
-	free(old);
-	free(lens);
-	free(ch);
-	free(paths);
-	patchjail_free(j);
-	return status;
+	b->landing = c;
+	b->ws_gen++;
+	/* The agent's own writes are not news to it (broker/fwatch.h). */
+	if (c->job == NULL)
+		fwatch_own_begin(b->fwatch);
+	landjob_start_patch(c, json_string_value(patch),
+	    json_string_length(patch), expected, patch_landed);
+	return ACTION_PENDING;
 }
 
 #define LIST_MAX	1000

@@ -25,9 +25,17 @@
  *   'O' applied (after a 'y')
  *   'F' not applied (after a 'y'): an int code, then why
  * Every frame but 'A' ends the land, sent after the upper layer is gone.
+ *
+ * A patch (apply_patch, broker/patchland.h) lands the same way: the
+ * descriptor is a memfd holding its text, the 'A' frame counts its
+ * files, and it ends with
+ *   'O' applied: the call's result, JSON
+ *   'P' not applied (before its 'A' or after a 'y'): an error body, JSON
+ *   'N' the loop said no
  */
 #include "config.h"
 
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -47,6 +55,7 @@
 #include "broker/changeset.h"
 #include "broker/landjob.h"
 #include "broker/ledger.h"
+#include "broker/patchland.h"
 #include "broker/redact.h"
 #include "common/errors.h"
 #include "common/log.h"
@@ -75,6 +84,7 @@ struct lander {
 	int rc;
 	json_t *out;
 	size_t entries;
+	int patch; /* the land is a patch's */
 };
 
 /* A land, as the loop hands it over (with one descriptor). */
@@ -82,6 +92,8 @@ struct land_req {
 	char secrets; /* the tool was granted a secret */
 	char tmpfs; /* the descriptor is the run's tmpfs, else its upper */
 	char dir[PATH_MAX]; /* the upper layer's directory to remove, or "" */
+	char patch; /* the descriptor is a patch's text (a memfd) */
+	char expected[SHA256_HEX_LEN + 1]; /* its expectedBaseSha */
 };
 
 /* The process's side. */
@@ -287,10 +299,100 @@ refused_text(json_t *refused)
 }
 
 /*
- * Collects and checks the set, and, when the loop says yes, applies it.
- * The reply that ends it is |*type| with |*payload| (allocated) of
- * |*len| bytes, or type 0 when the loop said no.
+ * Sends the 'A' frame of |count| entries writing paths[0..n) and waits
+ * for the loop's verdict: 'y' to apply, anything else not.
  */
+static char
+admitted(int fd, uint64_t count, const char *const *paths, size_t n)
+{
+	char *payload, verdict;
+	size_t i, len, off;
+	ssize_t rc;
+
+	for (len = sizeof(count), i = 0; i < n; i++)
+		len += strlen(paths[i]) + 1;
+	payload = xcalloc(1, len);
+	memcpy(payload, &count, sizeof(count));
+	for (off = sizeof(count), i = 0; i < n; i++) {
+		memcpy(payload + off, paths[i], strlen(paths[i]) + 1);
+		off += strlen(paths[i]) + 1;
+	}
+	send_frame(fd, 'A', payload, len);
+	free(payload);
+	do
+		rc = read(fd, &verdict, 1);
+	while (rc == -1 && errno == EINTR);
+	return rc == 1 ? verdict : 'n';
+}
+
+/* The whole text of the patch in |pfd| (a memfd): 0, or -1. */
+static int
+patch_text(int pfd, char **text, size_t *len)
+{
+	struct stat st;
+	size_t off;
+	ssize_t n;
+
+	if (fstat(pfd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size > FRAME_MAX)
+		return -1;
+	*len = (size_t)st.st_size;
+	*text = xcalloc(1, *len + 1);
+	for (off = 0; off < *len; off += (size_t)n) {
+		if ((n = pread(pfd, *text + off, *len - off, (off_t)off)) ==
+			-1 &&
+		    errno == EINTR) {
+			n = 0;
+			continue;
+		}
+		if (n <= 0) {
+			free(*text);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A patch's land (patchland.h): prepared, counted by the loop, applied
+ * on its yes.  The frame that ends it is |*type| with |*payload|.
+ */
+static void
+patch_work(struct broker *b, int fd, int pfd, const char *expected, char *type,
+    char **payload, size_t *len)
+{
+	struct patchland *pl = NULL;
+	const char *const *where;
+	json_t *out = NULL;
+	char *text;
+	size_t tlen, n;
+
+	*type = 'P';
+	*payload = NULL;
+	*len = 0;
+	if (patch_text(pfd, &text, &tlen) != 0) {
+		out = tool_error("internal", 1, NULL,
+		    "nothing was written: the patch could not be handed over");
+	} else {
+		if (patchland_prepare(b, text, tlen, expected, &pl, &out) ==
+		    0) {
+			where = patchland_where(pl, &n);
+			if (admitted(fd, n, where, n) != 'y')
+				*type = 'N';
+			else if (patchland_apply(pl, &out) == 0)
+				*type = 'O';
+		}
+		patchland_free(pl);
+		free(text);
+	}
+	if (*type == 'N')
+		return;
+	if (out == NULL || (*payload = json_dumps(out, JSON_COMPACT)) == NULL)
+		_exit(1);
+	json_decref(out);
+	*len = strlen(*payload);
+}
+
 /*
  * Collects and checks the set read from |upperfd|, and, when the loop
  * says yes, applies it.  The frame that ends it is |*type| with
@@ -304,8 +406,7 @@ land_work(struct broker *b, int secrets, int fd, int upperfd, char *type,
 	const char **paths;
 	json_t *refused;
 	char err[512], verdict;
-	size_t i, n, off;
-	uint64_t count;
+	size_t n;
 	int rc;
 
 	*type = 'N';
@@ -333,24 +434,9 @@ land_work(struct broker *b, int secrets, int fd, int upperfd, char *type,
 		goto out;
 	}
 	paths = changeset_paths(cs, &n);
-	for (*len = sizeof(count), i = 0; i < n; i++)
-		*len += strlen(paths[i]) + 1;
-	*payload = xcalloc(1, *len);
-	count = changeset_count(cs);
-	memcpy(*payload, &count, sizeof(count));
-	for (off = sizeof(count), i = 0; i < n; i++) {
-		memcpy(*payload + off, paths[i], strlen(paths[i]) + 1);
-		off += strlen(paths[i]) + 1;
-	}
+	verdict = admitted(fd, changeset_count(cs), paths, n);
 	free(paths);
-	send_frame(fd, 'A', *payload, *len);
-	free(*payload);
-	*payload = NULL;
-	*len = 0;
-	do
-		rc = (int)read(fd, &verdict, 1);
-	while (rc == -1 && errno == EINTR);
-	if (rc != 1 || verdict != 'y')
+	if (verdict != 'y')
 		goto out;
 	if ((rc = changeset_apply(cs, upperfd, b->rootfd, err, sizeof(err))) ==
 	    0) {
@@ -384,6 +470,7 @@ recv_req(int fd, struct land_req *req, int *given)
 			return 0;
 	}
 	req->dir[sizeof(req->dir) - 1] = '\0';
+	req->expected[sizeof(req->expected) - 1] = '\0';
 	return *given != -1;
 }
 
@@ -400,6 +487,14 @@ static void __attribute__((noreturn)) lander_main(struct broker *b, int fd)
 	(void)prctl(PR_SET_NAME, "airlock-lander");
 	signal(SIGPIPE, SIG_IGN);
 	while (recv_req(fd, &req, &given)) {
+		if (req.patch) {
+			patch_work(
+			    b, fd, given, req.expected, &type, &payload, &len);
+			close(given);
+			send_frame(fd, type, payload, len);
+			free(payload);
+			continue;
+		}
 		upperfd = req.tmpfs
 		    ? openat(given, "upper",
 			  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -644,7 +739,13 @@ admit(struct lander *l, char *payload, size_t len)
 	broker_dependency_real(b);
 	rc = ledger_admit_write(
 	    b->ledger, paths, n, c->check == NULL, limit, sizeof(limit));
-	if (rc == AL_ERR_BUDGET) {
+	if (rc == AL_ERR_BUDGET && l->patch) {
+		broker_budget_stop(b, limit);
+		decide(l, -1,
+		    tool_error("budget_exhausted", 0, NULL,
+			"the run budget is exhausted (%s); nothing was written",
+			limit));
+	} else if (rc == AL_ERR_BUDGET) {
 		json_t *refused = json_pack("[{s:s, s:s}]", "path",
 		    budget_entry(b->m, paths, n, limit), "rule", limit);
 
@@ -710,13 +811,26 @@ frame(struct lander *l, char type, char *payload, size_t len)
 		json_decref(msg);
 		return 1;
 	case 'O':
-		if (l->said_yes && !l->decided) {
+		msg = l->patch ? json_loadb(payload, len, 0, NULL) : NULL;
+		if (l->said_yes && !l->decided &&
+		    (!l->patch || json_is_object(msg))) {
 			(void)broker_audit(l->b, "change_applied",
 			    json_pack("{s:O, s:I}", "id", c->id, "entries",
 				(json_int_t)l->entries));
-			decide(l, 0, NULL);
-		} else
+			decide(l, 0, msg);
+		} else {
+			json_decref(msg);
 			decide(l, -1, nonsense());
+		}
+		return 1;
+	case 'P':
+		msg = l->patch ? json_loadb(payload, len, 0, NULL) : NULL;
+		if (json_is_string(json_object_get(msg, "errorClass")))
+			decide(l, -1, msg);
+		else {
+			json_decref(msg);
+			decide(l, -1, nonsense());
+		}
 		return 1;
 	case 'F':
 		if (!l->said_yes || len < sizeof(rc)) {
@@ -850,11 +964,39 @@ lander_event(int fd, int why, void *arg)
 	}
 }
 
+/*
+ * Hands |req| with the descriptor |given| to the lander for |c|; |fn| is
+ * called when it ends.  Returns 0, or -1 after |fn| was called with the
+ * error.
+ */
+static int
+land_send(struct call *c, int given, struct land_req *req, landjob_fn fn)
+{
+	struct lander *l = c->b->lander;
+
+	if ((l->pid == -1 && lander_spawn(l) != 0) ||
+	    proxy_send_fd(l->fd, given, req, sizeof(*req)) != 0) {
+		fn(c, -1,
+		    tool_error("write_failed", 1, NULL,
+			"nothing was applied: the landing process: %s",
+			strerror(errno)));
+		return -1;
+	}
+	l->c = c;
+	l->fn = fn;
+	l->said_yes = l->decided = 0;
+	l->rc = 0;
+	l->out = NULL;
+	l->entries = 0;
+	l->patch = req->patch;
+	c->land = l;
+	return 0;
+}
+
 void
 landjob_start(struct call *c, landjob_fn fn)
 {
 	struct broker *b = c->b;
-	struct lander *l = b->lander;
 	struct land_req req;
 	int given;
 
@@ -891,26 +1033,39 @@ landjob_start(struct call *c, landjob_fn fn)
 	req.tmpfs = c->changes_fd != -1;
 	if (c->changes != NULL)
 		snprintf(req.dir, sizeof(req.dir), "%s", c->changes);
-	if ((l->pid == -1 && lander_spawn(l) != 0) ||
-	    proxy_send_fd(l->fd, given, &req, sizeof(req)) != 0) {
+	if (land_send(c, given, &req, fn) != 0) {
 		if (given != c->changes_fd)
 			close(given);
-		fn(c, -1,
-		    tool_error("write_failed", 1, NULL,
-			"nothing was applied: the landing process: %s",
-			strerror(errno)));
 		return;
 	}
 	/* The process holds the upper layer now (landjob.h). */
 	close(given);
 	c->changes_fd = -1;
-	l->c = c;
-	l->fn = fn;
-	l->said_yes = l->decided = 0;
-	l->rc = 0;
-	l->out = NULL;
-	l->entries = 0;
-	c->land = l;
+}
+
+void
+landjob_start_patch(struct call *c, const char *patch, size_t len,
+    const char *expected, landjob_fn fn)
+{
+	struct land_req req;
+	int pfd;
+
+	if ((pfd = memfd_create("airlock-patch", MFD_CLOEXEC)) == -1 ||
+	    write_all(pfd, patch, len) != 0) {
+		if (pfd != -1)
+			close(pfd);
+		fn(c, -1,
+		    tool_error("internal", 1, NULL,
+			"nothing was written: the patch cannot be handed to "
+			"the landing process: %s",
+			strerror(errno)));
+		return;
+	}
+	memset(&req, 0, sizeof(req));
+	req.patch = 1;
+	snprintf(req.expected, sizeof(req.expected), "%s", expected);
+	(void)land_send(c, pfd, &req, fn);
+	close(pfd);
 }
 
 void

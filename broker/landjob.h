@@ -40,8 +40,8 @@ struct lander;
 #define LANDJOB_REFUSED_MAX 1000
 
 /*
- * Called once, from the loop: |rc| 0 when the set landed or was empty,
- * else -1 with |out| an error body (change_refused, budget_exhausted,
+ * Called once, from the loop: |rc| 0 when the set landed or was empty
+ * (|out| NULL, or a patch's result), else -1 with |out| an error body (change_refused, budget_exhausted,
  * write_failed; owned by the callee).  The change_applied or
  * change_refused record has been written.
  */
@@ -63,6 +63,15 @@ void lander_free(struct lander *l);
  * c->changes_fd is closed here, the directory is removed by the lander.
  */
 void landjob_start(struct call *c, landjob_fn fn);
+
+/*
+ * Lands the patch |patch| (|len| bytes, copied) of |c|, an apply_patch
+ * call, checked against |expected| (patchland.h), through c->b->lander,
+ * which must be idle.  |fn| is called once, from the loop or from here:
+ * |rc| 0 with |out| the call's result, or -1 with an error body.
+ */
+void landjob_start_patch(struct call *c, const char *patch, size_t len,
+    const char *expected, landjob_fn fn);
 
 /* Forgets |c|'s land in flight (the broker's end): |fn| is not called. */
 void landjob_abandon(struct call *c);

@@ -17,6 +17,7 @@ libairlock_a_SOURCES += \
 	broker/ledger.c broker/ledger.h \
 	broker/loop.c broker/loop.h \
 	broker/patchjail.c broker/patchjail.h \
+	broker/patchland.c broker/patchland.h \
 	broker/wswrite.c broker/wswrite.h \
 	broker/applyjournal.c broker/applyjournal.h \
 	broker/changeset.c broker/changeset.h \

@@ -33,7 +33,7 @@ FORMAT_FILES = policy/lefthook.c policy/lefthook.h tests/unit/test_lefthook.c \
 	proxy/socks.c proxy/socks.h tests/unit/test_proxy_socks.c \
 	supervisor/agent_socket.c supervisor/agent_socket.h \
 	broker/wsjob.c broker/wsjob.h broker/pins.c broker/pins.h tests/unit/test_pins.c \
-	broker/landjob.c broker/landjob.h \
+	broker/landjob.c broker/landjob.h broker/patchland.c broker/patchland.h \
 	common/vis.c common/vis.h tests/unit/test_vis.c \
 	runner/denials.c runner/denials.h tests/unit/test_runner_denials.c \
 	runner/fsdenials.c runner/fsdenials.h \
