@@ -1084,6 +1084,12 @@ parse_approver(struct lctx *c, const struct ynode *e, const char *g)
 			char *end;
 			unsigned long gid;
 
+			/* As get_int(): "group:0042" read as 42 here, where a
+			 * reader who takes 0042 for octal expects group 34. */
+			if (name[0] == '0' && name[1] != '\0')
+				return lctx_err(c, e, g, "group id \"%s\" has "
+				    "leading zeros, which some read as octal: "
+				    "write it in decimal without them", name);
 			errno = 0;
 			gid = strtoul(name, &end, 10);
 			if (*end != '\0' || errno != 0 || gid > 0xfffffffeUL)
