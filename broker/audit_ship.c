@@ -274,10 +274,24 @@ static const char *const refusal_events[] = { "approval_denied",
 	"cow_commit_refused", "run_refused", "approval_repeat_refused",
 	"approval_rate_refused", NULL };
 static const char *const refusal_decisions[] = { "deny", "invalid", NULL };
-/* A call the manifest allowed, refused as it ran: its decision is "allow". */
+/*
+ * The errorClass of a call the broker refused to run, or whose effect or
+ * output it withheld, for what the call asked: the manifest, a human (or
+ * nobody in time), a budget or limit of the session, or a check of the
+ * agent's request (its path, arguments, key, secret, pinned code).  Such
+ * a call's decision record may say "allow".  Not here, failures: the call
+ * ran and failed, or the workspace or machine could not do it (internal,
+ * write_failed, sandbox_setup, timeout, resource_limit, cancelled,
+ * not_found, too_large, conflict, audit_unavailable, workspace_*, ...).
+ * idempotency_conflict and busy were left out: an agent replaying keys
+ * with other arguments, or flooding calls past maxParallelProcesses, left
+ * no trace in --decision deny.
+ */
 static const char *const refusal_classes[] = { "path_refused", "denied",
 	"secret_unavailable", "escalation_refused", "pinned_code_changed",
-	"output_withheld", "budget_exhausted", NULL };
+	"output_withheld", "budget_exhausted", "idempotency_conflict", "busy",
+	"invalid_arguments", "approval_required", "approval_denied",
+	"approval_expired", "approval_rate_limited", "change_refused", NULL };
 
 static int
 in_list(const char *s, const char *const *list)

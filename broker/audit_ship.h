@@ -58,9 +58,11 @@ void audit_ship_record(void *ship, const char *line, size_t len, json_t *rec);
  * Returns 1 if record |rec| (borrowed) is a refusal, else 0: one of the
  * events that are refusals (approval_denied, sandbox_denial,
  * change_refused, secret_refused, escalation_refused, ...), a
- * "decision" of deny or invalid, or an "errorClass" of a call refused
- * as it ran (path_refused, denied, ...).  What `airlock audit --decision
- * deny` lists, and what the copies send at PRIORITY 4 (warning).
+ * "decision" of deny or invalid, or an "errorClass" of a call the broker
+ * refused to run (path_refused, denied, busy, idempotency_conflict, ...;
+ * not one that ran and failed, such as timeout).  What `airlock audit
+ * --decision deny` lists, and what the copies send at PRIORITY 4
+ * (warning).
  */
 int audit_is_refusal(json_t *rec);
 

@@ -279,8 +279,8 @@ static const struct decision_kind {
 	/* audit_is_refusal(): the copies send the same at warning. */
 	{ "deny", { NULL }, { NULL },
 	    "every refusal: by policy, by validation, when the call ran (a "
-	    "path, a secret), by a human, by expiry, by the sandbox or a "
-	    "budget" },
+	    "path, a secret), by a human, by expiry, by the sandbox, a "
+	    "budget or a limit (busy, a reused idempotency key)" },
 	{ "invalid", { NULL }, { "invalid", NULL },
 	    "arguments refused by validation" },
 	{ "ask", { "approval_created", NULL }, { "approval_required", NULL },

@@ -156,4 +156,61 @@ expect_eq "budget: audit show --decision deny lists the call refused after the s
 expect_eq "  and the one that stopped it, with the budget_stop" \
     "$("$AIRLOCK" audit show --json --decision deny "$blog" | jq -r .event | tr '\n' ' ')" \
     "budget_stop result result "
+
+# Calls the broker refused to run that --decision deny left out: a
+# replayed idempotencyKey with other arguments (idempotency_conflict)
+# and a call beyond maxParallelProcesses (busy).  Their decision records
+# say allow, and a reviewer asking for every refusal saw none of them: an
+# agent probing keys, or flooding calls past the limit, left no trace
+# there.  A call that ran and failed (a timeout) is a failure, not a
+# refusal, and stays out.
+cat >"$T/refuse.yaml" <<'EOF2'
+tools:
+  - name: write_file
+    input: { path: workspace_relative_path, content: string, idempotencyKey: string }
+    output: { sha256: sha256 }
+    sideEffect: workspace_write
+    timeoutMs: 2000
+  - name: hold
+    input: { secs: integer }
+    output: { exitCode: integer }
+    command: ["sleep", "{secs}"]
+    sideEffect: sandbox_process
+    timeoutMs: 20000
+  - name: short
+    input: { secs: integer }
+    output: { exitCode: integer }
+    command: ["sleep", "{secs}"]
+    sideEffect: sandbox_process
+    timeoutMs: 500
+runBudget:
+  maxParallelProcesses: 1
+EOF2
+mcp_start "$T/refuse.yaml" "$ws"
+mcp_call write_file '{"path":"k.txt","content":"a","idempotencyKey":"k1"}' 10
+expect_ok_result "refusals: a write with a key runs"
+mcp_call write_file '{"path":"k.txt","content":"b","idempotencyKey":"k1"}' 10
+expect_error_class "refusals: the same key with other arguments is refused" idempotency_conflict
+id_conflict=$MCP_ID
+mcp_send '{"jsonrpc":"2.0","id":"h1","method":"tools/call","params":{"name":"hold","arguments":{"secs":3}}}'
+sleep 0.5
+mcp_send '{"jsonrpc":"2.0","id":"b1","method":"tools/call","params":{"name":"hold","arguments":{"secs":0}}}'
+mcp_wait_id b1 10
+expect_error_class "refusals: a call beyond maxParallelProcesses is refused" busy
+mcp_wait_id h1 20
+expect_ok_result "  the call that held the slot ran"
+mcp_call short '{"secs":5}' 10
+expect_error_class "refusals: a call that runs past its timeout fails" timeout
+id_timeout=$MCP_ID
+rlog="$(newest_session)/audit.jsonl"
+mcp_stop
+refused() {	# the errorClass of each result --decision deny lists
+	"$AIRLOCK" audit show --json --decision deny "$rlog" |
+	    jq -r 'select(.event == "result") | "\(.fields.id) \(.fields.errorClass)"' |
+	    tr '\n' ';'
+}
+expect_eq "refusals: --decision deny lists the idempotency conflict and the busy call, not the timeout" \
+    "$(refused)" "$id_conflict idempotency_conflict;b1 busy;"
+expect_eq "  the timeout's result is in the log" \
+    "$(jq -r --argjson id "$id_timeout" 'select(.event == "result" and .fields.id == $id) | .fields.errorClass' "$rlog")" timeout
 finish

@@ -88,9 +88,12 @@ session() {
 session
 s1=$S
 out=$("$AIRLOCK" audit show --json --decision deny "$AIRLOCK_HOME/sessions/$s1/audit.jsonl")
+# Its decision and its result (errorClass invalid_arguments), as a call
+# the manifest denies shows its decision and its result (denied).
 expect_eq "a real refused path: --decision deny shows it" \
-    "$(jq -r '"\(.event) \(.fields.decision) \(.session)"' <<<"$out")" \
-    "decision invalid $s1"
+    "$(jq -r '"\(.event) \(.fields.decision // .fields.errorClass) \(.session)"' <<<"$out")" \
+    "decision invalid $s1
+result invalid_arguments $s1"
 
 # --- sessions list ---------------------------------------------------------
 session
