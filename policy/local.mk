@@ -20,6 +20,7 @@ libairlock_a_SOURCES += \
 	policy/manifest_sig.c policy/manifest_sig.h \
 	policy/manifest_limits.c policy/manifest_limits.h \
 	policy/manifest_escalation.c policy/manifest_tools.c \
+	policy/lookalike.c policy/lookalike.h \
 	policy/path.c policy/path.h \
 	policy/types.c policy/types.h \
 	policy/vcsdirs.c policy/vcsdirs.h \

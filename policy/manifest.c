@@ -35,6 +35,7 @@
 #include "policy/manifest.h"
 #include "policy/manifest_limits.h"
 #include "policy/manifest_int.h"
+#include "policy/lookalike.h"
 #include "policy/shrules.h"
 #include "policy/sandbox_defaults.h"
 #include "policy/types.h"
@@ -69,11 +70,57 @@ ident_ok(const char *s, int dots)
 	return 1;
 }
 
+/*
+ * A path whose letters a reader takes for others (lookalike.h): with
+ * ".g<U+0456>t/hooks" in sandbox.protected, a Cyrillic i, a reviewer read
+ * that .git was protected, and nothing was.  Names the character's
+ * column where the text stands in the file as it loads.
+ */
+static int
+chk_lookalike(struct lctx *c, const struct ynode *n, const char *f)
+{
+	struct lookalike la;
+	struct ynode pos;
+	char reads[256], what[200], where[80];
+
+	if (!lookalike_path(n->s, n->len, &la))
+		return 0;
+	pos = *n;
+	if (n->text_col > 0)
+		pos.col = n->text_col + (int)la.index;
+	if (la.name[0] >= 'a' && la.name[0] <= 'z')
+		snprintf(what, sizeof(what), "U+%04lX (%s)", la.cp, la.name);
+	else
+		snprintf(what, sizeof(what), "U+%04lX %s", la.cp, la.name);
+	if (la.why == LOOKALIKE_MIXED)
+		snprintf(where, sizeof(where), "among %s in one word",
+		    la.among);
+	else if (la.why == LOOKALIKE_WHOLE)
+		snprintf(where, sizeof(where), "in a word of look-alikes "
+		    "of ASCII letters only");
+	else
+		snprintf(where, sizeof(where), "a look-alike of ASCII");
+	if (la.ascii != 0) {
+		lookalike_reads_as(n->s, n->len, reads, sizeof(reads));
+		return lctx_err(c, &pos, f, "%s, which reads as \"%c\", %s: "
+		    "the path reads as \"%s\" and names another file", what,
+		    la.ascii, where, reads);
+	}
+	if (la.why == LOOKALIKE_FORM)
+		return lctx_err(c, &pos, f, "%s, a look-alike of ASCII letters "
+		    "or digits: the path names another file than it reads as",
+		    what);
+	return lctx_err(c, &pos, f, "%s %s: keep a word to one script, "
+	    "where no look-alike of ASCII hides", what, where);
+}
+
 int
 chk_abs_path(struct lctx *c, const struct ynode *n, const char *f)
 {
 	const char *p;
 
+	if (chk_lookalike(c, n, f) != 0)
+		return AL_ERR_FORMAT;
 	if (n->s[0] != '/')
 		return lctx_err(c, n, f, "expected an absolute path");
 	for (p = n->s; (p = strstr(p, "/..")) != NULL; p += 3)
@@ -89,7 +136,7 @@ chk_ws_path(struct lctx *c, const struct ynode *n, const char *f)
 
 	if ((why = type_path_syntax_error(n->s, n->len)) != NULL)
 		return lctx_err(c, n, f, "not a workspace-relative path: %s", why);
-	return 0;
+	return chk_lookalike(c, n, f);
 }
 
 /* A dependency file: a workspace-relative path naming a file. */
@@ -1030,8 +1077,8 @@ parse_sandbox(struct lctx *c, const struct ynode *map)
 		s->nread_only = 0;
 	}
 	if ((n = ynode_get(map, "denyRead")) != NULL) {
-		if (get_strlist(c, n, "sandbox.denyRead", NULL, &s->deny_read,
-		    &s->ndeny_read) != 0 ||
+		if (get_strlist(c, n, "sandbox.denyRead", chk_lookalike,
+		    &s->deny_read, &s->ndeny_read) != 0 ||
 		    deny_read_paths(c, n, s->deny_read) != 0)
 			return AL_ERR_FORMAT;
 	}

@@ -22,6 +22,9 @@ struct ynode {
 	char *s; /* Y_SCALAR: NUL-terminated text */
 	size_t len;
 	int plain; /* unquoted scalar */
+	/* Y_SCALAR: the column of its text's first character when the text
+	 * stands in the file as it loads, on one line (no escapes), else 0. */
+	int text_col;
 	struct ynode **v; /* Y_SEQ: items; Y_MAP: key, value, ... */
 	size_t n, cap;
 };

@@ -190,6 +190,39 @@ ytext_check(struct lctx *c, const char *data, size_t len)
 	return 0;
 }
 
+/*
+ * The column of a scalar's first character in the file, when its text is
+ * there character for character on one line (plain, or quoted with no
+ * escape and no doubled quote); else 0.  libyaml counts columns in
+ * characters, as ytext_check() does.
+ */
+static int
+text_column(const yaml_event_t *ev)
+{
+	const unsigned char *v = ev->data.scalar.value;
+	size_t i, nchars = 0, quotes;
+
+	switch (ev->data.scalar.style) {
+	case YAML_PLAIN_SCALAR_STYLE:
+		quotes = 0;
+		break;
+	case YAML_SINGLE_QUOTED_SCALAR_STYLE:
+	case YAML_DOUBLE_QUOTED_SCALAR_STYLE:
+		quotes = 2;
+		break;
+	default:
+		return 0;
+	}
+	if (ev->start_mark.line != ev->end_mark.line)
+		return 0;
+	for (i = 0; i < ev->data.scalar.length; i++)
+		if ((v[i] & 0xc0) != 0x80)
+			nchars++;
+	if (ev->end_mark.column - ev->start_mark.column != nchars + quotes)
+		return 0;
+	return (int)ev->start_mark.column + 1 + (quotes != 0);
+}
+
 int
 ytree_parse(struct lctx *c, const char *data, size_t len, struct ynode **out)
 {
@@ -268,6 +301,7 @@ ytree_parse(struct lctx *c, const char *data, size_t len, struct ynode **out)
 			memcpy(n->s, ev.data.scalar.value, ev.data.scalar.length);
 			n->len = ev.data.scalar.length;
 			n->plain = ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+			n->text_col = text_column(&ev);
 			break;
 		case YAML_SEQUENCE_START_EVENT:
 		case YAML_MAPPING_START_EVENT:

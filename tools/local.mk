@@ -71,7 +71,8 @@ FORMAT_FILES = policy/lefthook.c policy/lefthook.h tests/unit/test_lefthook.c \
 	broker/escalate.c broker/escalate.h tests/unit/test_broker_denials.c \
 	policy/sensitive.c policy/sensitive.h tests/unit/test_sensitive.c \
 	broker/reqsig.c broker/reqsig.h \
-	supervisor/trustkeys.c supervisor/trustkeys.h
+	supervisor/trustkeys.c supervisor/trustkeys.h \
+	policy/lookalike.c policy/lookalike.h
 
 lint: $(BUILT_SOURCES) config.h
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \

@@ -164,4 +164,59 @@ expect_eq "check_refuses_a_duplicate_among_60001_keys_with_exit_78" "$rc" 78
 expect_contains "check_names_the_later_duplicate_among_many" "$(cat "$T/err")" \
     ":60002:3: types.k5: duplicate key"
 
+# Letters that look like others (bad/lookalike_protected.yaml): a path
+# list of the manifest holding a letter of another script among Latin
+# ones, a component of look-alikes only, or a form of '/' or '*' read as
+# one thing and named another: ".g<U+0456>thub/workflows" protected no
+# file.  Each list of paths is checked, naming the character's column.
+lookalike() {	# NAME YAML EXPECTED-ERROR
+	printf '%s\n' "$2" >"$T/$1.yaml"
+	"$AIRLOCK" check "$T/$1.yaml" >/dev/null 2>"$T/err"; rc=$?
+	expect_eq "check_refuses_${1}_with_exit_78" "$rc" 78
+	expect_eq "check_names_${1}" "$(cat "$T/err")" "$T/$1.yaml:$3"
+}
+lookalike lookalike_deny_read_whole 'tools: []
+sandbox: { denyRead: ["~/.ѕѕһ"] }' \
+    '2:27: sandbox.denyRead[0]: U+0455 CYRILLIC SMALL LETTER DZE, which reads as "s", in a word of look-alikes of ASCII letters only: the path reads as "~/.ssh" and names another file'
+lookalike lookalike_protected_slash 'tools: []
+sandbox: { protected: [".github／workflows"] }' \
+    '2:32: sandbox.protected[0]: U+FF0F FULLWIDTH SOLIDUS, which reads as "/", a look-alike of ASCII: the path reads as ".github/workflows" and names another file'
+lookalike lookalike_protected_plain 'tools: []
+sandbox:
+  protected:
+    - .vscοde' \
+    '4:11: sandbox.protected[0]: U+03BF GREEK SMALL LETTER OMICRON, which reads as "o", among Latin letters in one word: the path reads as ".vscode" and names another file'
+lookalike lookalike_protected_escape 'tools: []
+sandbox: { protected: [".vsc\u03bfde"] }' \
+    '2:24: sandbox.protected[0]: U+03BF GREEK SMALL LETTER OMICRON, which reads as "o", among Latin letters in one word: the path reads as ".vscode" and names another file'
+lookalike lookalike_read_only 'tools: []
+sandbox: { readOnly: ["/еtc"] }' \
+    '2:25: sandbox.readOnly[0]: U+0435 CYRILLIC SMALL LETTER IE, which reads as "e", among Latin letters in one word: the path reads as "/etc" and names another file'
+lookalike lookalike_pin 'tools: []
+checks:
+  unit: { argv: [make, test], pin: [Makefile, "scrіpts/"] }' \
+    '3:51: checks.unit.pin[1]: U+0456 CYRILLIC SMALL LETTER BYELORUSSIAN-UKRAINIAN I, which reads as "i", among Latin letters in one word: the path reads as "scripts/" and names another file'
+lookalike lookalike_dependency_files 'tools: []
+dependencyFiles: [package.json, "pаckage-lock.json"]' \
+    '2:35: dependencyFiles[1]: U+0430 CYRILLIC SMALL LETTER A, which reads as "a", among Latin letters in one word: the path reads as "package-lock.json" and names another file'
+lookalike lookalike_mixed_unlike 'tools: []
+sandbox: { protected: ["reportД"] }' \
+    '2:31: sandbox.protected[0]: U+0414 (a Cyrillic letter) among Latin letters in one word: keep a word to one script, where no look-alike of ASCII hides'
+# A name wholly in one script of its own stays a name: Cyrillic, Greek,
+# CJK (fullwidth Latin letters beside CJK ones too), accented Latin.
+cat >"$T/scripts.yaml" <<'EOF'
+tools: []
+sandbox:
+  protected: [".git", "документы/отчёт", "Ελληνικά", "資料/ＡＢＣ社", "café/naïve", "kırmızı"]
+  denyRead: ["~/документы"]
+  readOnly: ["/opt/データ"]
+dependencyFiles: ["пакет.json"]
+EOF
+"$AIRLOCK" check -v "$T/scripts.yaml" >"$T/scripts.out" 2>"$T/err"; rc=$?
+expect_eq "check_accepts_names_wholly_in_one_script" "$rc" 0
+[ -s "$T/err" ] && cat "$T/err"
+for name in документы/отчёт Ελληνικά 資料/ＡＢＣ社 café/naïve kırmızı /opt/データ пакет.json; do
+	expect_contains "check_v_prints_the_name_$name" "$(cat "$T/scripts.out")" "$name"
+done
+
 finish

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
+/*
+ * lookalike: characters of a manifest's path that a reader takes for
+ * other, ASCII ones.  With ".g<U+0456>t/hooks" in sandbox.protected (a
+ * Cyrillic i) a reviewer reads that .git is protected, and nothing is:
+ * the pattern names another directory.  Pure; no allocation.
+ *
+ * A path is read word by word (a word: the letters and digits between
+ * '/', '.', '-', a space or any other ASCII punctuation), and refused
+ * for:
+ *  - a character that is ASCII in another form wherever it stands:
+ *    fullwidth path or glob punctuation ("\uFF0F" for '/', "\uFF0A"
+ *    for '*'), the division and fraction slashes, dot leaders, asterisk
+ *    operators, mathematical letters and digits, Roman numerals, and the
+ *    IPA letters drawn as a, g, i, j, l;
+ *  - letters of two of the scripts whose letters look like Latin ones
+ *    (Latin, Greek, Cyrillic, Armenian, Cherokee, fullwidth Latin) in
+ *    one word: ".g<U+0456>t", "c<U+043E>nfig";
+ *  - a word whose letters are all of one of those other scripts and
+ *    each the look-alike of an ASCII letter: "<U+0455><U+0455><U+04BB>"
+ *    reads as "ssh".
+ * A word wholly in one script with letters of its own, such as Cyrillic
+ * "<U+043E><U+0442><U+0447><U+0451><U+0442>" (in "<...>.pdf" too), Greek
+ * or CJK, is taken, and so is a Latin one with accents
+ * ("caf<U+00E9>"), or dotless i ("k<U+0131>rm<U+0131>z<U+0131>").
+ */
+#ifndef AIRLOCK_LOOKALIKE_H
+#define AIRLOCK_LOOKALIKE_H
+
+#include <stddef.h>
+
+enum lookalike_why {
+	LOOKALIKE_FORM = 1, /* ASCII in another form, anywhere */
+	LOOKALIKE_MIXED, /* scripts mixed in one word */
+	LOOKALIKE_WHOLE /* a word of look-alikes only */
+};
+
+struct lookalike {
+	enum lookalike_why why;
+	unsigned long cp; /* the character refused */
+	char ascii; /* the ASCII character it reads as, or 0 */
+	const char *name; /* its Unicode name, or a description */
+	size_t index; /* its place in the string, from 0, in characters */
+	const char *among; /* LOOKALIKE_MIXED: "Latin letters", ... */
+};
+
+/*
+ * Returns 0 if the UTF-8 path |s| (|len| bytes) holds no look-alike;
+ * else 1 with *out describing the first one refused.  *out is cleared
+ * first.
+ */
+int lookalike_path(const char *s, size_t len, struct lookalike *out);
+
+/*
+ * Writes to |buf| (|size| bytes) |s| with each look-alike character of
+ * the table replaced by the ASCII one it reads as: what a reader sees.
+ */
+void lookalike_reads_as(const char *s, size_t len, char *buf, size_t size);
+
+#endif
