@@ -71,13 +71,15 @@ ident_ok(const char *s, int dots)
 }
 
 /*
- * A path whose letters a reader takes for others (lookalike.h): with
- * ".g<U+0456>t/hooks" in sandbox.protected, a Cyrillic i, a reviewer read
- * that .git was protected, and nothing was.  Names the character's
- * column where the text stands in the file as it loads.
+ * A path, or a shell rule's word, whose letters a reader takes for others
+ * (lookalike.h): with ".g<U+0456>thub/workflows" in sandbox.protected, a
+ * Cyrillic i, a reviewer read that the CI workflows were protected, and
+ * nothing was; a deny rule's "<U+0455>udo" denied no sudo.  Names the
+ * character's column where the text stands in the file as it loads.
  */
 static int
-chk_lookalike(struct lctx *c, const struct ynode *n, const char *f)
+lookalike_err(struct lctx *c, const struct ynode *n, const char *f,
+    const char *noun, const char *names)
 {
 	struct lookalike la;
 	struct ynode pos;
@@ -103,15 +105,26 @@ chk_lookalike(struct lctx *c, const struct ynode *n, const char *f)
 	if (la.ascii != 0) {
 		lookalike_reads_as(n->s, n->len, reads, sizeof(reads));
 		return lctx_err(c, &pos, f, "%s, which reads as \"%c\", %s: "
-		    "the path reads as \"%s\" and names another file", what,
-		    la.ascii, where, reads);
+		    "the %s reads as \"%s\" and %s", what, la.ascii, where,
+		    noun, reads, names);
 	}
 	if (la.why == LOOKALIKE_FORM)
 		return lctx_err(c, &pos, f, "%s, a look-alike of ASCII letters "
-		    "or digits: the path names another file than it reads as",
-		    what);
+		    "or digits: the %s %s than it reads as", what, noun, names);
 	return lctx_err(c, &pos, f, "%s %s: keep a word to one script, "
 	    "where no look-alike of ASCII hides", what, where);
+}
+
+int
+chk_lookalike(struct lctx *c, const struct ynode *n, const char *f)
+{
+	return lookalike_err(c, n, f, "path", "names another file");
+}
+
+int
+chk_lookalike_word(struct lctx *c, const struct ynode *n, const char *f)
+{
+	return lookalike_err(c, n, f, "word", "matches another command");
 }
 
 int

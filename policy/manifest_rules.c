@@ -60,6 +60,9 @@ word(struct lctx *c, const struct ynode *n, const char *field, char **out)
 			return lctx_err(c, n, field,
 			    "a control character in a "
 			    "word");
+	/* A deny rule's "<U+0455>udo" (a Cyrillic s) denied no sudo. */
+	if (chk_lookalike_word(c, n, field) != 0)
+		return AL_ERR_FORMAT;
 	*out = xstrdup(n->s);
 	return 0;
 }

@@ -202,6 +202,19 @@ dependencyFiles: [package.json, "pаckage-lock.json"]' \
 lookalike lookalike_mixed_unlike 'tools: []
 sandbox: { protected: ["reportД"] }' \
     '2:31: sandbox.protected[0]: U+0414 (a Cyrillic letter) among Latin letters in one word: keep a word to one script, where no look-alike of ASCII hides'
+# A shell rule's word: a deny rule for "rm -rf <U+0455>rc" (a Cyrillic s)
+# denied no removal of src, a reviewer reading that it was denied.
+lookalike lookalike_shell_rule 'tools:
+  - name: shell
+    action: exec
+    input: { command: string }
+    output: { exitCode: integer }
+    sideEffect: sandbox_process
+    timeoutMs: 1000
+    default: allow
+    rules:
+      - { prefix: [rm, [-rf, -fr], ѕrc], decision: deny }' \
+    '10:36: tools[0].rules[0].prefix[2]: U+0455 CYRILLIC SMALL LETTER DZE, which reads as "s", among Latin letters in one word: the word reads as "src" and matches another command'
 # A name wholly in one script of its own stays a name: Cyrillic, Greek,
 # CJK (fullwidth Latin letters beside CJK ones too), accented Latin.
 cat >"$T/scripts.yaml" <<'EOF'
