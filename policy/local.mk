@@ -50,6 +50,10 @@ policy/default_manifest.c: $(srcdir)/contrib/manifests/default.yaml $(srcdir)/po
 	  echo '    sizeof(airlock_default_manifest) - 1;'; \
 	} > $@.tmp && mv $@.tmp $@
 
+check_PROGRAMS += tests/unit/test_lookalike
+TESTS += tests/unit/test_lookalike
+tests_unit_test_lookalike_CFLAGS = $(unit_cflags)
+tests_unit_test_lookalike_LDADD = $(unit_ldadd)
 check_PROGRAMS += tests/unit/test_types tests/unit/test_manifest tests/unit/test_path
 TESTS += tests/unit/test_types tests/unit/test_manifest tests/unit/test_path
 tests_unit_test_types_CFLAGS = $(unit_cflags)
