@@ -24,7 +24,8 @@ struct glyph {
 	const char *name;
 };
 
-/* Letters of Greek, Cyrillic, Armenian and Cherokee drawn as ASCII ones. */
+/* Letters of Greek, Cyrillic, Armenian and Cherokee drawn as ASCII ones.
+ * Both tables are sorted by code point: find() searches them. */
 static const struct glyph letters[] = {
 	{ 0x037F, 'J', "GREEK CAPITAL LETTER YOT" },
 	{ 0x0391, 'A', "GREEK CAPITAL LETTER ALPHA" },
@@ -121,6 +122,20 @@ static const struct glyph forms[] = {
 	{ 0x2024, '.', "ONE DOT LEADER" },
 	{ 0x2044, '/', "FRACTION SLASH" },
 	{ 0x204E, '*', "LOW ASTERISK" },
+	{ 0x2160, 'I', "ROMAN NUMERAL ONE" },
+	{ 0x2164, 'V', "ROMAN NUMERAL FIVE" },
+	{ 0x2169, 'X', "ROMAN NUMERAL TEN" },
+	{ 0x216C, 'L', "ROMAN NUMERAL FIFTY" },
+	{ 0x216D, 'C', "ROMAN NUMERAL ONE HUNDRED" },
+	{ 0x216E, 'D', "ROMAN NUMERAL FIVE HUNDRED" },
+	{ 0x216F, 'M', "ROMAN NUMERAL ONE THOUSAND" },
+	{ 0x2170, 'i', "SMALL ROMAN NUMERAL ONE" },
+	{ 0x2174, 'v', "SMALL ROMAN NUMERAL FIVE" },
+	{ 0x2179, 'x', "SMALL ROMAN NUMERAL TEN" },
+	{ 0x217C, 'l', "SMALL ROMAN NUMERAL FIFTY" },
+	{ 0x217D, 'c', "SMALL ROMAN NUMERAL ONE HUNDRED" },
+	{ 0x217E, 'd', "SMALL ROMAN NUMERAL FIVE HUNDRED" },
+	{ 0x217F, 'm', "SMALL ROMAN NUMERAL ONE THOUSAND" },
 	{ 0x2215, '/', "DIVISION SLASH" },
 	{ 0x2216, '\\', "SET MINUS" },
 	{ 0x2217, '*', "ASTERISK OPERATOR" },

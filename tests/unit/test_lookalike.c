@@ -75,9 +75,11 @@ static const struct {
 	{ "one dot leader", "\xe2\x80\xa4git", FORM, 0x2024, 0, ".git" },
 	{ "mathematical g", "\xf0\x9d\x97\x80it", FORM, 0x1d5c0, 0, NULL },
 	{ "roman numeral",
-	    "\xe2\x85\xb0"
+	    ".\xe2\x85\xb0"
 	    "dea",
-	    FORM, 0x2170, 0, NULL },
+	    FORM, 0x2170, 1, ".idea" },
+	{ "roman numeral of two letters", "\xe2\x85\xab", FORM, 0x216b, 0,
+	    NULL },
 	{ "ipa script g", ".\xc9\xa1it", FORM, 0x261, 1, ".git" },
 };
 
