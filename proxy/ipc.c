@@ -254,16 +254,28 @@ static const char *const proxy_syscalls[] = {
 	"rseq", "sched_yield", "sched_getaffinity", "wait4", "waitid",
 };
 
-int
-proxy_confine(void)
+/*
+ * What the resolver keeper may do beyond that: fork a resolver, which
+ * sets its parent-death signal and no_new_privs and installs the
+ * proxy's filter on top of this one, and kill and reap a resolver.
+ */
+static const char *const keeper_syscalls[] = {
+	"clone", "clone3", "fork", "vfork", "kill", "socketpair", "prctl",
+	"seccomp",
+};
+
+static int
+confine_with(const char *const *extra, size_t nextra)
 {
 	struct addrinfo hints, *res = NULL;
 	scmp_filter_ctx ctx;
-	size_t i;
+	size_t i, n = sizeof(proxy_syscalls) / sizeof(proxy_syscalls[0]);
 	int rc, nr;
 
 #if defined(__SANITIZE_ADDRESS__)
 	/* The sanitizers' runtime needs calls a served proxy never makes. */
+	(void)extra;
+	(void)nextra;
 	return 0;
 #endif
 	/* Load the resolver's modules and files before the filter. */
@@ -273,10 +285,9 @@ proxy_confine(void)
 		freeaddrinfo(res);
 	if ((ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM))) == NULL)
 		return AL_ERR_ALLOC;
-	for (i = 0; i < sizeof(proxy_syscalls) / sizeof(proxy_syscalls[0]);
-	    i++) {
-		if ((nr = seccomp_syscall_resolve_name(proxy_syscalls[i])) ==
-		    __NR_SCMP_ERROR)
+	for (i = 0; i < n + nextra; i++) {
+		if ((nr = seccomp_syscall_resolve_name(i < n ?
+		    proxy_syscalls[i] : extra[i - n])) == __NR_SCMP_ERROR)
 			continue;	/* not on this architecture */
 		if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0)) != 0) {
 			seccomp_release(ctx);
@@ -294,17 +305,45 @@ proxy_confine(void)
 }
 
 int
+proxy_confine(void)
+{
+	return confine_with(NULL, 0);
+}
+
+int
+proxy_confine_keeper(void)
+{
+	return confine_with(keeper_syscalls,
+	    sizeof(keeper_syscalls) / sizeof(keeper_syscalls[0]));
+}
+
+int
 proxy_start_resolvers(struct proxy *p, int n)
 {
-	pid_t pid;
-	int i, fd;
+	struct resolver_keep_req req = { .kill_pid = 0 };
+	struct resolver_keep_rep rep;
+	size_t len;
+	pid_t kpid;
+	int i, kfd, fd, rc;
 
+	if ((kpid = proxy_resolver_keeper_spawn(&kfd)) < 0)
+		return (int)kpid;
 	for (i = 0; i < n; i++) {
-		if ((pid = proxy_resolver_spawn(&fd)) < 0)
-			return (int)pid;
-		if (proxy_add_resolver(p, fd) != 0)
+		fd = -1;
+		if ((rc = proxy_send_fd(kfd, -1, &req, sizeof(req))) != 0 ||
+		    (rc = proxy_recv_fd(kfd, &fd, &rep, sizeof(rep), &len)) !=
+		    1 || len != sizeof(rep) || fd < 0 || rep.pid <= 0) {
+			if (fd >= 0)
+				close(fd);
+			close(kfd);
+			return rc < 0 ? rc : AL_ERR_SYSTEM;
+		}
+		if (proxy_add_resolver(p, fd, rep.pid) != 0) {
+			close(kfd);
 			return AL_ERR_LIMIT;
+		}
 	}
+	proxy_set_resolver_keeper(p, kfd);
 	return 0;
 }
 

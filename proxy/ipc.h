@@ -95,7 +95,17 @@ void	proxy_drop_privileges(void);
 int	proxy_confine(void);
 
 /*
- * Forks |n| resolver processes (proxy/resolver.h) and gives them to |p|.
+ * The resolver keeper's filter (proxy/resolver.h): proxy_confine()'s
+ * calls and those that forking, confining, killing and reaping a
+ * resolver needs (clone, kill, socketpair, prctl, seccomp).  Same
+ * returns.
+ */
+int	proxy_confine_keeper(void);
+
+/*
+ * Forks the resolver keeper, has it fork |n| resolver processes
+ * (proxy/resolver.h) and gives them and the keeper to |p|, which asks
+ * the keeper for a new resolver in place of one that hung or died.
  * Call before proxy_confine(), which forbids fork.  Returns 0 or a
  * negative code.
  */

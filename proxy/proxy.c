@@ -8,6 +8,9 @@
  *   HEAD        reading the request head (bounded: max_line, max_header;
  *               checked by http_head_parse(), strict RFC 9112 framing)
  *   RESOLVING   waiting for a resolver process to look the name up
+ *               (queued oldest first; one sandbox holds at most all
+ *               resolvers but one; PROXY_LOOKUP_MS per lookup, then the
+ *               resolver is killed and replaced: see proxy_add_resolver())
  *   CONNECTING  non-blocking connect to the first checked address, then
  *               the next one on failure
  *   RELAY       copying bytes both ways (byte cap, idle timeout)
@@ -154,17 +157,25 @@ struct listener {
 	struct rules		*rules;
 	int			 nconns;	/* counted connections */
 	int			 nextra;	/* over-cap replies in flight */
+	int			 nlookups;	/* resolvers busy with its lookups */
 };
 
 struct resolver_slot {
 	int			 fd;		/* -1: gone */
+	pid_t			 pid;
 	uint64_t		 busy;		/* id of the lookup it runs, or 0 */
+	int64_t			 deadline_ms;	/* of that lookup */
+	struct listener		*owner;		/* whose lookup it runs (NULL: a
+						   removed sandbox's) */
+	int			 replacing;	/* the keeper was asked for a new
+						   resolver in its place */
 };
 
 struct proxy {
 	struct proxy_limits	 lim;
 	struct resolver_slot	 res[PROXY_RESOLVERS_MAX];
 	size_t			 nres, nres_live;
+	int			 keeper_fd;	/* -1: none */
 	uint64_t		 next_id;
 	int			 event_fd;
 	int			 ctl_fd;
@@ -175,7 +186,8 @@ struct proxy {
 	struct pollfd		*pfds;
 	void			**pown;		/* per pollfd: listener or conn */
 	int			*pkind;		/* 0 listener, 1 client, 2 server,
-						   3 control */
+						   3 control, 4 resolver,
+						   5 resolver keeper */
 	size_t			 pcap;
 };
 
@@ -211,6 +223,7 @@ proxy_new(const struct proxy_limits *lim, int event_fd)
 		p->lim.connect_ms = 10000;
 	p->event_fd = event_fd;
 	p->ctl_fd = -1;
+	p->keeper_fd = -1;
 	return p;
 }
 
@@ -270,18 +283,26 @@ proxy_add_listener(struct proxy *p, int listen_fd, const char *sandbox,
 }
 
 int
-proxy_add_resolver(struct proxy *p, int fd)
+proxy_add_resolver(struct proxy *p, int fd, pid_t pid)
 {
 	if (p->nres == PROXY_RESOLVERS_MAX) {
 		close(fd);
 		return AL_ERR_LIMIT;
 	}
 	(void)fd_set_nonblock(fd, 1);
+	memset(&p->res[p->nres], 0, sizeof(p->res[0]));
 	p->res[p->nres].fd = fd;
-	p->res[p->nres].busy = 0;
+	p->res[p->nres].pid = pid;
 	p->nres++;
 	p->nres_live++;
 	return 0;
+}
+
+void
+proxy_set_resolver_keeper(struct proxy *p, int keeper_fd)
+{
+	p->keeper_fd = keeper_fd;
+	(void)fd_set_nonblock(keeper_fd, 1);
 }
 
 void
@@ -403,12 +424,17 @@ proxy_remove_listener(struct proxy *p, const char *sandbox)
 {
 	struct listener **lp, *l;
 	struct conn *c, *next;
+	size_t i;
 
 	for (lp = &p->listeners; *lp != NULL; lp = &(*lp)->next)
 		if (strcmp((*lp)->sandbox, sandbox) == 0)
 			break;
 	if ((l = *lp) == NULL)
 		return AL_ERR_NOT_FOUND;
+	/* Its lookups still running end with nobody to answer. */
+	for (i = 0; i < p->nres; i++)
+		if (p->res[i].owner == l)
+			p->res[i].owner = NULL;
 	for (c = p->conns; c != NULL; c = next) {
 		next = c->next;
 		if (c->l == l) {
@@ -436,6 +462,8 @@ proxy_free(struct proxy *p)
 		close(p->ctl_fd);
 	if (p->event_fd >= 0)
 		close(p->event_fd);
+	if (p->keeper_fd >= 0)
+		close(p->keeper_fd);
 	for (i = 0; i < p->nres; i++)
 		if (p->res[i].fd >= 0)
 			close(p->res[i].fd);
@@ -606,6 +634,7 @@ out_add(char *out, size_t *olen, size_t cap, const char *s, size_t n)
 }
 
 static void conn_resolve(struct proxy *, struct conn *, const struct rules_target *);
+static void resolver_replace(struct proxy *, struct resolver_slot *);
 static void socks_head(struct proxy *, struct conn *);
 
 /*
@@ -975,36 +1004,139 @@ conn_resolved(struct proxy *p, struct conn *c, const struct resolver_rep *rep)
 	conn_connect_next(p, c);
 }
 
+/*
+ * The most lookups one sandbox may have running: all resolvers but one,
+ * so that a sandbox whose names never resolve (a DNS server that does
+ * not answer, a zone whose server hangs) leaves a resolver to the
+ * others' lookups.
+ */
+static int
+lookups_cap(const struct proxy *p)
+{
+	return p->nres > 1 ? (int)p->nres - 1 : 1;
+}
+
+/* The oldest waiting lookup of a sandbox under its cap, or NULL. */
+static struct conn *
+next_lookup(struct proxy *p)
+{
+	struct conn *c, *best = NULL;
+
+	for (c = p->conns; c != NULL; c = c->next)
+		if (c->state == ST_RESOLVING && !c->res_sent &&
+		    c->l->nlookups < lookups_cap(p) &&
+		    (best == NULL || c->id < best->id))
+			best = c;
+	return best;
+}
+
 /* Hands waiting lookups to idle resolver processes. */
 static void
 dispatch_resolves(struct proxy *p)
 {
 	struct resolver_req req;
+	struct resolver_slot *slot;
 	struct conn *c;
 	size_t i;
 
 	for (i = 0; i < p->nres; i++) {
-		if (p->res[i].fd < 0 || p->res[i].busy != 0)
+		slot = &p->res[i];
+		if (slot->fd < 0 || slot->busy != 0)
 			continue;
-		for (c = p->conns; c != NULL; c = c->next)
-			if (c->state == ST_RESOLVING && !c->res_sent)
-				break;
-		if (c == NULL)
+		if ((c = next_lookup(p)) == NULL)
 			return;
 		memset(&req, 0, sizeof(req));
 		req.id = c->id;
 		snprintf(req.host, sizeof(req.host), "%s", c->host);
-		if (send(p->res[i].fd, &req, sizeof(req), MSG_NOSIGNAL) !=
+		if (send(slot->fd, &req, sizeof(req), MSG_NOSIGNAL) !=
 		    sizeof(req)) {
 			log_warn("%s: resolver", __func__);
-			close(p->res[i].fd);
-			p->res[i].fd = -1;
-			p->nres_live--;
+			resolver_replace(p, slot);
 			continue;
 		}
-		p->res[i].busy = c->id;
+		slot->busy = c->id;
+		slot->deadline_ms = now_monotonic_ms() + PROXY_LOOKUP_MS;
+		slot->owner = c->l;
+		c->l->nlookups++;
 		c->res_sent = 1;
 	}
+}
+
+/* The slot's lookup is over (answered, failed or abandoned). */
+static void
+resolver_release(struct resolver_slot *slot)
+{
+	if (slot->busy != 0 && slot->owner != NULL)
+		slot->owner->nlookups--;
+	slot->busy = 0;
+	slot->owner = NULL;
+}
+
+/*
+ * Drops a resolver that hung or died and asks the keeper to kill it and
+ * start another in its place; keeper_input() fills the slot again.  A
+ * killed lookup can only be cut short this way: getaddrinfo() cannot be
+ * interrupted from outside its process.
+ */
+static void
+resolver_replace(struct proxy *p, struct resolver_slot *slot)
+{
+	struct resolver_keep_req req;
+
+	resolver_release(slot);
+	if (slot->fd >= 0) {
+		close(slot->fd);
+		slot->fd = -1;
+		p->nres_live--;
+	}
+	memset(&req, 0, sizeof(req));
+	req.kill_pid = (int32_t)slot->pid;
+	slot->pid = 0;
+	if (p->keeper_fd >= 0 && send(p->keeper_fd, &req, sizeof(req),
+	    MSG_NOSIGNAL) == sizeof(req))
+		slot->replacing = 1;
+	else
+		log_warnx("%s: resolver not replaced", __func__);
+}
+
+/* The keeper sent a new resolver (or went away). */
+static void
+keeper_input(struct proxy *p)
+{
+	struct resolver_keep_rep rep;
+	size_t len, i;
+	int fd, rc;
+
+	rc = proxy_recv_fd(p->keeper_fd, &fd, &rep, sizeof(rep), &len);
+	if (rc < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (rc != 1) {
+		log_warnx("%s: resolver keeper gone", __func__);
+		close(p->keeper_fd);
+		p->keeper_fd = -1;
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;	/* reap it */
+		for (i = 0; i < p->nres; i++)
+			p->res[i].replacing = 0;
+		return;
+	}
+	for (i = 0; i < p->nres; i++)
+		if (p->res[i].replacing)
+			break;
+	if (i == p->nres || len != sizeof(rep) || fd < 0 || rep.pid <= 0) {
+		if (fd >= 0)
+			close(fd);
+		if (i < p->nres)
+			p->res[i].replacing = 0;
+		log_warnx("%s: no new resolver", __func__);
+		return;
+	}
+	(void)fd_set_nonblock(fd, 1);
+	p->res[i].fd = fd;
+	p->res[i].pid = rep.pid;
+	p->res[i].replacing = 0;
+	p->nres_live++;
+	dispatch_resolves(p);
 }
 
 /* A resolver answered (or died). */
@@ -1019,18 +1151,16 @@ resolver_input(struct proxy *p, struct resolver_slot *slot)
 	n = recv(slot->fd, &rep, sizeof(rep), 0);
 	if (n == -1 && (errno == EAGAIN || errno == EINTR))
 		return;
-	slot->busy = 0;
 	if (n != (ssize_t)sizeof(rep)) {
 		log_warnx("%s: resolver process gone", __func__);
-		while (waitpid(-1, NULL, WNOHANG) > 0)
-			;	/* reap it */
-		close(slot->fd);
-		slot->fd = -1;
-		p->nres_live--;
+		resolver_replace(p, slot);
 		memset(&rep, 0, sizeof(rep));
 		rep.id = busy;
 		rep.gai_rc = EAI_SYSTEM;
-	}
+	} else if (rep.id != busy)
+		return;		/* not the lookup it was given */
+	else
+		resolver_release(slot);
 	for (c = p->conns; c != NULL; c = c->next)
 		if (c->id == rep.id && c->state == ST_RESOLVING)
 			break;
@@ -1042,6 +1172,38 @@ resolver_input(struct proxy *p, struct resolver_slot *slot)
 			conn_resolved(p, c, &rep);
 	}
 	dispatch_resolves(p);
+}
+
+/*
+ * Lookups past their deadline: the client gets 504 and the resolver,
+ * still inside getaddrinfo(), is killed and replaced.
+ */
+static void
+expire_lookups(struct proxy *p, int64_t now)
+{
+	struct resolver_slot *slot;
+	struct conn *c;
+	uint64_t id;
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < p->nres; i++) {
+		slot = &p->res[i];
+		if (slot->fd < 0 || slot->busy == 0 || now < slot->deadline_ms)
+			continue;
+		n++;
+		id = slot->busy;
+		resolver_replace(p, slot);
+		for (c = p->conns; c != NULL; c = c->next)
+			if (c->id == id && c->state == ST_RESOLVING)
+				break;
+		if (c != NULL)
+			conn_refuse(p, c, 504, "error", "name lookup of %s "
+			    "timed out: no answer within %d s", c->host,
+			    PROXY_LOOKUP_MS / 1000);
+	}
+	if (n > 0)
+		dispatch_resolves(p);
 }
 
 static void
@@ -1070,7 +1232,7 @@ conn_resolve(struct proxy *p, struct conn *c, const struct rules_target *t)
 		s6->sin6_port = htons(t->port);
 		c->addrlens[0] = sizeof(*s6);
 		c->naddrs = 1;
-	} else if (p->nres_live > 0) {
+	} else if (p->nres > 0) {
 		/*
 		 * Only names that passed the allowlist get here.  The answer
 		 * is used once and never looked up again.
@@ -1683,10 +1845,16 @@ build_pollset(struct proxy *p, size_t *np, int *timeout)
 	for (l = p->listeners; l != NULL; l = l->next)
 		if (pfd_add(p, &n, l->fd, POLLIN, l, 0))
 			return -1;
-	for (i = 0; i < p->nres; i++)
-		if (p->res[i].fd >= 0 && pfd_add(p, &n, p->res[i].fd, POLLIN,
-		    &p->res[i], 4))
+	for (i = 0; i < p->nres; i++) {
+		if (p->res[i].fd < 0)
+			continue;
+		if (pfd_add(p, &n, p->res[i].fd, POLLIN, &p->res[i], 4))
 			return -1;
+		if (p->res[i].busy != 0 && p->res[i].deadline_ms < soonest)
+			soonest = p->res[i].deadline_ms;
+	}
+	if (p->keeper_fd >= 0 && pfd_add(p, &n, p->keeper_fd, POLLIN, NULL, 5))
+		return -1;
 	for (c = p->conns; c != NULL; c = c->next) {
 		ce = se = 0;
 		switch (c->state) {
@@ -1736,6 +1904,7 @@ expire(struct proxy *p)
 	struct conn *c, *next;
 	int64_t now = now_monotonic_ms();
 
+	expire_lookups(p, now);
 	for (c = p->conns; c != NULL; c = next) {
 		next = c->next;
 		switch (c->state) {
@@ -1820,6 +1989,10 @@ proxy_run(struct proxy *p, volatile sig_atomic_t *stop)
 			case 4:
 				if (((struct resolver_slot *)p->pown[i])->fd >= 0)
 					resolver_input(p, p->pown[i]);
+				break;
+			case 5:
+				if (p->keeper_fd >= 0)
+					keeper_input(p);
 				break;
 			case 0:
 				/* The listener may have been removed. */

@@ -28,11 +28,14 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "proxy/rules.h"
 
 #define PROXY_SANDBOX_ID_MAX	64	/* [A-Za-z0-9._:-], 1..64 bytes */
 #define PROXY_RESOLVERS_MAX	8	/* resolver processes per proxy */
+#define PROXY_LOOKUP_MS		10000	/* one lookup's deadline in a
+					   resolver process */
 
 struct proxy_limits {
 	size_t		max_line;	/* request line bytes (8192) */
@@ -77,13 +80,26 @@ int		 proxy_add_listener(struct proxy *p, int listen_fd,
 int		 proxy_remove_listener(struct proxy *p, const char *sandbox);
 
 /*
- * Takes |fd|, the proxy's end of a resolver process's socket
- * (proxy/resolver.h).  Lookups go to idle resolvers, so a slow one does
- * not stall the loop; with no resolver, names are looked up inline
- * (blocking).  Returns 0, or AL_ERR_LIMIT past PROXY_RESOLVERS_MAX (fd
- * closed).
+ * Takes |fd|, the proxy's end of the socket of resolver process |pid|
+ * (proxy/resolver.h).  Lookups go to idle resolvers, oldest request
+ * first, so a slow one does not stall the loop; one sandbox has at most
+ * all resolvers but one busy with its lookups (with a single resolver,
+ * that one), counted until each lookup ends even if its client has
+ * gone, so that a sandbox whose names hang cannot hold every resolver.
+ * A lookup still running after PROXY_LOOKUP_MS is answered with 504
+ * and its resolver replaced (proxy_set_resolver_keeper()).  With no
+ * resolver, names are looked up inline (blocking).  Returns 0, or
+ * AL_ERR_LIMIT past PROXY_RESOLVERS_MAX (fd closed).
  */
-int		 proxy_add_resolver(struct proxy *p, int fd);
+int		 proxy_add_resolver(struct proxy *p, int fd, pid_t pid);
+
+/*
+ * Takes |keeper_fd|, the socket of the resolver keeper that forked the
+ * resolvers (proxy/resolver.h).  The proxy asks it to kill a resolver
+ * whose lookup ran past its deadline (or that died) and to start
+ * another; without a keeper such a resolver is dropped, not replaced.
+ */
+void		 proxy_set_resolver_keeper(struct proxy *p, int keeper_fd);
 
 /*
  * Takes |ctl_fd|, a SOCK_SEQPACKET socket on which the supervisor sends

@@ -6,6 +6,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <resolv.h>
@@ -127,6 +128,90 @@ proxy_resolver_spawn(int *fd_out)
 		close(sv[0]);
 		return AL_ERR_SYSTEM;
 	}
+	*fd_out = sv[0];
+	return pid;
+}
+
+/*
+ * The keeper's loop.  It trusts nothing in a request but its shape: a
+ * pid to kill is acted on only if it is one of the keeper's own
+ * resolvers, so a proxy that has been taken over cannot have it signal
+ * anything else.
+ */
+static void __attribute__((noreturn))
+keeper_serve(int fd)
+{
+	pid_t kids[RESOLVER_KEEPER_MAX];
+	struct resolver_keep_req req;
+	struct resolver_keep_rep rep;
+	size_t nkids = 0, i;
+	pid_t pid;
+	ssize_t n;
+	int rfd;
+
+	for (;;) {
+		n = recv(fd, &req, sizeof(req), 0);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			_exit(0);	/* its resolvers die with it */
+		if ((size_t)n != sizeof(req))
+			continue;
+		for (i = 0; i < nkids; i++) {
+			if (req.kill_pid > 0 && kids[i] == req.kill_pid) {
+				(void)kill(kids[i], SIGKILL);
+				while (waitpid(kids[i], NULL, 0) == -1 &&
+				    errno == EINTR)
+					;
+			} else if (waitpid(kids[i], NULL, WNOHANG) != kids[i])
+				continue;
+			kids[i--] = kids[--nkids];	/* gone */
+		}
+		rep.pid = -1;
+		rfd = -1;
+		if (nkids < RESOLVER_KEEPER_MAX &&
+		    (pid = proxy_resolver_spawn(&rfd)) > 0) {
+			kids[nkids++] = pid;
+			rep.pid = (int32_t)pid;
+		}
+		if (proxy_send_fd(fd, rfd, &rep, sizeof(rep)) != 0)
+			_exit(0);
+		if (rfd >= 0)
+			close(rfd);
+	}
+}
+
+pid_t
+proxy_resolver_keeper_spawn(int *fd_out)
+{
+	int sv[2];
+	pid_t pid, parent = getpid();
+
+	*fd_out = -1;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1)
+		return AL_ERR_SYSTEM;
+	if ((pid = fork()) == -1) {
+		close(sv[0]);
+		close(sv[1]);
+		return AL_ERR_SYSTEM;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
+			fatal("prctl(PR_SET_PDEATHSIG)");
+		if (getppid() != parent)
+			_exit(0);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_IGN);
+		if (close_fds_from(3, &sv[1], 1) != 0)
+			fatal("close_fds_from");
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
+			fatal("prctl(PR_SET_NO_NEW_PRIVS)");
+		if (proxy_confine_keeper() != 0)
+			fatal("seccomp");
+		keeper_serve(sv[1]);
+	}
+	close(sv[1]);
 	*fd_out = sv[0];
 	return pid;
 }

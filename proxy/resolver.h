@@ -55,4 +55,33 @@ pid_t	proxy_resolver_spawn(int *fd_out);
  */
 void	proxy_resolve(const struct resolver_req *req, struct resolver_rep *rep);
 
+/*
+ * The keeper's protocol, one SOCK_SEQPACKET message each way: the proxy
+ * sends a struct resolver_keep_req; the keeper kills and reaps
+ * |kill_pid| if that is one of its resolvers (0: none), forks a new
+ * resolver and answers with a struct resolver_keep_rep holding its pid
+ * and, as SCM_RIGHTS, the proxy's end of its socket; pid -1 and no
+ * descriptor if it could not (RESOLVER_KEEPER_MAX resolvers alive, or
+ * fork failed).  Nothing else crosses: the keeper reads no names.
+ */
+#define RESOLVER_KEEPER_MAX	16	/* resolvers alive at once */
+
+struct resolver_keep_req {
+	int32_t		kill_pid;
+};
+
+struct resolver_keep_rep {
+	int32_t		pid;
+};
+
+/*
+ * Forks the keeper.  The child keeps only its end of a new socketpair
+ * and stderr, dies with its parent, installs proxy_confine_keeper()'s
+ * filter and serves until its socket closes; its resolvers die with it.
+ * Call before proxy_confine(), which forbids fork.  Returns the
+ * keeper's pid with the parent's end (close-on-exec, blocking) in
+ * *fd_out, or a negative code.
+ */
+pid_t	proxy_resolver_keeper_spawn(int *fd_out);
+
 #endif
