@@ -18,7 +18,8 @@ timeout 60 "$AIRLOCK" exec --workspace "$ws" --allow-host example.com:443 \
     -- sh -c 'sleep 3; exit 7' >"$T/out" 2>"$T/err" &
 tpid=$!
 # The exec (timeout's child) and its proxy: the exec's child that runs
-# the same program and has the proxy's resolvers for children.
+# the same program and has the proxy's resolver keeper for a child (and
+# the resolvers for grandchildren).
 exec_pid() { pgrep -P "$tpid" | head -n 1; }
 proxy_pid() {
 	_ep=$(exec_pid)
@@ -34,8 +35,13 @@ proxy_pid() {
 }
 found() { proxy=$(proxy_pid) && [ -n "$proxy" ]; }
 check "the exec's proxy is found (sanity)" wait_for found
-resolvers=$(pgrep -P "${proxy:-0}" | tr '\n' ' ')
-check "the proxy has its resolvers (sanity: it is the proxy)" test -n "$resolvers"
+resolvers_up() {
+	keeper=$(pgrep -P "${proxy:-0}" | tr '\n' ' ')
+	resolvers="$keeper $(for k in $keeper; do pgrep -P "$k"; done | tr '\n' ' ')"
+	[ "$(echo $resolvers | wc -w)" -eq 5 ]
+}
+check "the proxy has its resolver keeper, and the keeper its four resolvers (sanity: it is the proxy)" \
+    wait_for resolvers_up
 # Not found (a loaded machine: the command ended first): stop here, since
 # "kill -STOP 0" would stop this test's whole process group, make too.
 if [ -z "$proxy" ]; then
