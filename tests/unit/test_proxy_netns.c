@@ -169,6 +169,37 @@ proc_status_has(pid_t pid, const char *needle)
 	return strstr(buf, needle) != NULL;
 }
 
+/* Fills kids[0..cap) with |pid|'s children; returns how many. */
+static int
+children_of(pid_t pid, pid_t *kids, int cap)
+{
+	char path[64];
+	FILE *fp;
+	long k;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/children", (long)pid,
+	    (long)pid);
+	if ((fp = fopen(path, "r")) == NULL)
+		return -1;
+	while (n < cap && fscanf(fp, "%ld", &k) == 1)
+		kids[n++] = (pid_t)k;
+	fclose(fp);
+	return n;
+}
+
+/* Is |pid| unprivileged and confined as the proxy is? */
+static int
+confined_as_proxy(pid_t pid)
+{
+	return proc_status_has(pid, "Uid:\t65534\t65534\t65534\t65534") &&
+	    proc_status_has(pid, "NoNewPrivs:\t1")
+#if !defined(__SANITIZE_ADDRESS__)
+	    && proc_status_has(pid, "Seccomp:\t2")
+#endif
+	    ;
+}
+
 START_TEST(test_sandbox_reaches_allowed_host_only_through_proxy)
 {
 	struct proxy_limits lim;
@@ -176,8 +207,8 @@ START_TEST(test_sandbox_reaches_allowed_host_only_through_proxy)
 	const char *allow[] = { "pypi.org:443", NULL };
 	const char *allow_ip[] = { ip_rule, NULL };
 	uint16_t srv_port, port;
-	pid_t srv, px, child;
-	int evp[2], sv[2], ctl, lfd, status, i;
+	pid_t srv, px, child, kids[PROXY_RESOLVERS + 2];
+	int evp[2], sv[2], ctl, lfd, status, i, j;
 	size_t len;
 	ssize_t n;
 
@@ -213,6 +244,22 @@ START_TEST(test_sandbox_reaches_allowed_host_only_through_proxy)
 	for (i = 0; i < 500 && count_fds(px) > 6 + PROXY_RESOLVERS; i++)
 		usleep(20000);
 	ck_assert_int_le(count_fds(px), 6 + PROXY_RESOLVERS);
+
+	/*
+	 * Its one child, the resolver keeper (which may fork and kill), and
+	 * the keeper's children, the resolvers, run unprivileged and
+	 * confined too.
+	 */
+	ck_assert_int_eq(children_of(px, kids, 2), 1);
+	ck_assert_int_eq(children_of(kids[0], kids + 1, PROXY_RESOLVERS + 1),
+	    PROXY_RESOLVERS);
+	for (j = 0; j <= PROXY_RESOLVERS; j++) {
+		for (i = 0; i < 500 && !confined_as_proxy(kids[j]); i++)
+			usleep(20000);
+		ck_assert_msg(confined_as_proxy(kids[j]), "%s %ld is not "
+		    "confined", j == 0 ? "the resolver keeper" : "resolver",
+		    (long)kids[j]);
+	}
 
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
 	    sv), 0);
