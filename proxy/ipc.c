@@ -21,6 +21,7 @@
 #include <netdb.h>
 #include <grp.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,15 +258,43 @@ static const char *const proxy_syscalls[] = {
 /*
  * What the resolver keeper may do beyond that: fork a resolver, which
  * sets its parent-death signal and no_new_privs and installs the
- * proxy's filter on top of this one, and kill and reap a resolver.
+ * proxy's filter on top of this one, and SIGKILL a resolver.  clone
+ * without a namespace flag (glibc's fork() uses clone, never clone3,
+ * whose flags a filter cannot see); kill with SIGKILL and a positive
+ * pid only (not -1, every process of the uid; 0, its process group, is
+ * its own session's: the keeper calls setsid()).
  */
+#define CLONE_NEW_ANY	(CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | \
+			    CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | \
+			    CLONE_NEWNET)
 static const char *const keeper_syscalls[] = {
-	"clone", "clone3", "fork", "vfork", "kill", "socketpair", "prctl",
-	"seccomp",
+	"socketpair", "prctl", "seccomp",
 };
 
 static int
-confine_with(const char *const *extra, size_t nextra)
+keeper_rules(scmp_filter_ctx ctx)
+{
+	size_t i;
+	int rc, nr;
+
+	for (i = 0; i < sizeof(keeper_syscalls) / sizeof(keeper_syscalls[0]);
+	    i++) {
+		if ((nr = seccomp_syscall_resolve_name(keeper_syscalls[i])) ==
+		    __NR_SCMP_ERROR)
+			continue;
+		if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0)) != 0)
+			return rc;
+	}
+	if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
+	    SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEW_ANY, 0))) != 0)
+		return rc;
+	return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(kill), 2,
+	    SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffff80000000ULL, 0),
+	    SCMP_A1(SCMP_CMP_EQ, SIGKILL));
+}
+
+static int
+confine_with(int keeper)
 {
 	struct addrinfo hints, *res = NULL;
 	scmp_filter_ctx ctx;
@@ -274,8 +303,7 @@ confine_with(const char *const *extra, size_t nextra)
 
 #if defined(__SANITIZE_ADDRESS__)
 	/* The sanitizers' runtime needs calls a served proxy never makes. */
-	(void)extra;
-	(void)nextra;
+	(void)keeper;
 	return 0;
 #endif
 	/* Load the resolver's modules and files before the filter. */
@@ -285,15 +313,20 @@ confine_with(const char *const *extra, size_t nextra)
 		freeaddrinfo(res);
 	if ((ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM))) == NULL)
 		return AL_ERR_ALLOC;
-	for (i = 0; i < n + nextra; i++) {
-		if ((nr = seccomp_syscall_resolve_name(i < n ?
-		    proxy_syscalls[i] : extra[i - n])) == __NR_SCMP_ERROR)
+	for (i = 0; i < n; i++) {
+		if ((nr = seccomp_syscall_resolve_name(proxy_syscalls[i])) ==
+		    __NR_SCMP_ERROR)
 			continue;	/* not on this architecture */
 		if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0)) != 0) {
 			seccomp_release(ctx);
 			errno = -rc;
 			return AL_ERR_SYSTEM;
 		}
+	}
+	if (keeper && (rc = keeper_rules(ctx)) != 0) {
+		seccomp_release(ctx);
+		errno = -rc;
+		return AL_ERR_SYSTEM;
 	}
 	rc = seccomp_load(ctx);
 	seccomp_release(ctx);
@@ -307,14 +340,13 @@ confine_with(const char *const *extra, size_t nextra)
 int
 proxy_confine(void)
 {
-	return confine_with(NULL, 0);
+	return confine_with(0);
 }
 
 int
 proxy_confine_keeper(void)
 {
-	return confine_with(keeper_syscalls,
-	    sizeof(keeper_syscalls) / sizeof(keeper_syscalls[0]));
+	return confine_with(1);
 }
 
 int

@@ -96,9 +96,9 @@ int	proxy_confine(void);
 
 /*
  * The resolver keeper's filter (proxy/resolver.h): proxy_confine()'s
- * calls and those that forking, confining, killing and reaping a
- * resolver needs (clone, kill, socketpair, prctl, seccomp).  Same
- * returns.
+ * calls and those that forking, confining and killing a resolver needs:
+ * clone without namespace flags, kill with SIGKILL and a positive pid,
+ * socketpair, prctl, seccomp.  Same returns.
  */
 int	proxy_confine_keeper(void);
 

@@ -158,8 +158,8 @@ keeper_serve(int fd)
 		if ((size_t)n != sizeof(req))
 			continue;
 		for (i = 0; i < nkids; i++) {
-			if (req.kill_pid > 0 && kids[i] == req.kill_pid) {
-				(void)kill(kids[i], SIGKILL);
+			if (req.kill_pid > 0 && kids[i] == req.kill_pid &&
+			    kill(kids[i], SIGKILL) == 0) {
 				while (waitpid(kids[i], NULL, 0) == -1 &&
 				    errno == EINTR)
 					;
@@ -201,6 +201,9 @@ proxy_resolver_keeper_spawn(int *fd_out)
 			fatal("prctl(PR_SET_PDEATHSIG)");
 		if (getppid() != parent)
 			_exit(0);
+		/* Its process group is its own (see proxy_confine_keeper()). */
+		if (setsid() == -1)
+			fatal("setsid");
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGINT, SIG_IGN);
 		if (close_fds_from(3, &sv[1], 1) != 0)

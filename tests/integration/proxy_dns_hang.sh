@@ -8,8 +8,9 @@
 # (each lookup as long as the host's resolver options allow: here 60 s),
 # so every other lookup, of any sandbox the proxy serves, waited its 30 s
 # and got 504.  Now a lookup has PROXY_LOOKUP_MS (10 s), after which its
-# resolver is killed and replaced, and one sandbox holds at most all
-# resolvers but one.
+# resolver is killed and replaced (checked on a standalone "airlock
+# proxy": its keeper's resolvers are renewed), and one sandbox holds at
+# most all resolvers but one.
 #
 # The test runs in a private network and mount namespace: a DNS server
 # on its loopback (python3) answers real.test with 127.0.0.1 and never
@@ -186,4 +187,29 @@ else
 fi
 expect_eq "... which were still hung then, and each answered 504 at its deadline" \
     "$(printf '%s\n' "$hang" | grep -c '^hung | HTTP/1.1 504 Gateway Timeout X-Airlock-Reason: name lookup of h[0-9].hang.test timed out')" "4"
+
+# The resolvers of hung lookups are killed, not left inside getaddrinfo()
+# (here for 60 s more): after three lookups reach their deadline, the
+# keeper of a standalone "airlock proxy" has four resolvers again, and
+# only one of the four it had before (the one that was idle).
+"$AIRLOCK" proxy --listen 127.0.0.1:0 --port-file "$T/pport" \
+    --allow '*.hang.test:443' 2>"$T/proxy.err" &
+PXPID=$!
+trap 'kill $DNSPID $PXPID 2>/dev/null; [ -n "$SRVPID" ] && kill -TERM "-$SRVPID" 2>/dev/null; rm -rf "$T"; [ "$TESTS_FINISHED" = 1 ] || { echo "not ok - ended before finish"; exit 1; }' EXIT
+resolvers() { for k in $(pgrep -P "$PXPID"); do pgrep -P "$k"; done | sort; }
+four() { [ -s "$T/pport" ] && [ "$(resolvers | wc -l)" -eq 4 ]; }
+check "the standalone proxy has its keeper and four resolvers (sanity)" wait_for four
+before=$(resolvers)
+read -r PP < "$T/pport"
+bash -c 'for i in 1 2 3; do exec {fd}<>/dev/tcp/127.0.0.1/'"$PP"'; printf "CONNECT k%d.hang.test:443 HTTP/1.1\r\n\r\n" $i >&$fd; fds+=($fd); done
+    for fd in "${fds[@]}"; do timeout 30 head -n 1 <&$fd | tr -d "\r"; echo; done' >"$T/k.out"
+expect_eq "the three hung lookups are answered 504" \
+    "$(grep -c '^HTTP/1.1 504 Gateway Timeout' "$T/k.out")" "3"
+renewed() {
+	now=$(resolvers)
+	[ "$(printf '%s\n' "$now" | wc -l)" -eq 4 ] &&
+	    [ "$(printf '%s\n' "$before" "$now" | sort | uniq -d | wc -l)" -eq 1 ]
+}
+check "... and the keeper has four resolvers again, three of them new: the hung ones were killed" \
+    wait_for renewed
 finish
