@@ -32,34 +32,18 @@ YAML
 
 # The agent: READY once initialized, then the flood, FILLED, and (once
 # the test has measured the broker, "$ws/measured") the retries.
-cat >"$T/agent.py" <<EOF
-#!/usr/bin/python3
-import json, os, subprocess, sys, time
-p = subprocess.Popen(["$AIRLOCK", "connect"], stdin=subprocess.PIPE,
-    stdout=subprocess.PIPE, env={}, bufsize=0)
-def send(o):
-    p.stdin.write((json.dumps(o) + "\n").encode())
-def recv():
-    line = p.stdout.readline()
-    return json.loads(line) if line else None
-def call(i, key, content):
-    send({"jsonrpc": "2.0", "id": i, "method": "tools/call",
-        "params": {"name": "save", "arguments": {"path": "f.txt",
-        "content": content, "idempotencyKey": key}}})
-send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-    "protocolVersion": "2025-06-18", "capabilities": {},
-    "clientInfo": {"name": "t", "version": "1"}}})
-recv()
-send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-print("READY", flush=True)
-while not os.path.exists("$ws/started"):
-    time.sleep(0.05)
+{
+	agent_py_head
+	cat <<EOF
+def save(i, key, content):
+    call(i, "save", {"path": "f.txt", "content": content,
+        "idempotencyKey": key})
 key = lambda i: "k" * 262000 + "%06d" % i
 n, sent, done, errors = 600, 0, 0, 0
 while done < n:
     while sent < n and sent - done < 32:
         sent += 1
-        call(sent, key(sent), "x")
+        save(sent, key(sent), "x")
     r = recv()
     if r is None:
         break
@@ -69,13 +53,14 @@ while done < n:
 print("FILLED %d errors %d" % (done, errors), flush=True)
 while not os.path.exists("$ws/measured"):
     time.sleep(0.05)
-call(9001, key(1), "x")
+save(9001, key(1), "x")
 print("REPLAY " + json.dumps(recv()), flush=True)
-call(9002, key(2), "y")
+save(9002, key(2), "y")
 print("CONFLICT " + json.dumps(recv()), flush=True)
 p.stdin.close()
 p.wait()
 EOF
+} >"$T/agent.py"
 chmod 755 "$T/agent.py"
 
 agent_run_start "$T/m.yaml" "$ws" "$T/agent.py"

@@ -285,6 +285,38 @@ connect_calls() {
 	printf "; sleep %s; } | %s connect\n" "${CONNECT_HOLD:-0}" "$A"
 }
 
+# agent_py_head: the start of an agent program in Python, run inside the
+# agent's sandbox, that talks to the broker through "airlock connect":
+# send(o), recv(), call(i, tool, args) (a tools/call), the session
+# initialized, then READY printed and a wait for "$ws/started" (the test
+# has measured the broker before).  A test appends its own part.
+agent_py_head() {
+	cat <<EOF
+#!/usr/bin/python3
+import hashlib, json, os, subprocess, sys, threading, time
+p = subprocess.Popen(["$AIRLOCK", "connect"], stdin=subprocess.PIPE,
+    stdout=subprocess.PIPE, env={}, bufsize=0)
+send_lock = threading.Lock()
+def send(o):
+    with send_lock:
+        p.stdin.write((json.dumps(o) + "\n").encode())
+def recv():
+    line = p.stdout.readline()
+    return json.loads(line) if line else None
+def call(i, tool, args):
+    send({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+        "params": {"name": tool, "arguments": args}})
+send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {},
+    "clientInfo": {"name": "t", "version": "1"}}})
+recv()
+send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+print("READY", flush=True)
+while not os.path.exists("$ws/started"):
+    time.sleep(0.05)
+EOF
+}
+
 # An agent program under "airlock run", for the tests that measure the
 # broker (the run's own process) while the agent talks to it through
 # "airlock connect" (idem_keys_memory.sh, changed_paths_memory.sh,

@@ -50,29 +50,9 @@ tools:
     timeoutMs: 10000
 YAML
 
-cat >"$T/agent.py" <<EOF
-#!/usr/bin/python3
-import hashlib, json, os, subprocess, threading, time
-p = subprocess.Popen(["$AIRLOCK", "connect"], stdin=subprocess.PIPE,
-    stdout=subprocess.PIPE, env={}, bufsize=0)
-lock = threading.Lock()
-def send(o):
-    with lock:
-        p.stdin.write((json.dumps(o) + "\n").encode())
-def recv():
-    line = p.stdout.readline()
-    return json.loads(line) if line else None
-def call(i, name, args):
-    send({"jsonrpc": "2.0", "id": i, "method": "tools/call",
-        "params": {"name": name, "arguments": args}})
-send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-    "protocolVersion": "2025-06-18", "capabilities": {},
-    "clientInfo": {"name": "t", "version": "1"}}})
-recv()
-send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-print("READY", flush=True)
-while not os.path.exists("$ws/started"):
-    time.sleep(0.05)
+{
+	agent_py_head
+	cat <<EOF
 sha = lambda b: hashlib.sha256(b).hexdigest()
 def base(files):
     return sha(b"".join(q.encode() + b"\\0" +
@@ -131,6 +111,7 @@ print("DONE", flush=True)
 p.stdin.close()
 p.wait()
 EOF
+} >"$T/agent.py"
 chmod 755 "$T/agent.py"
 
 agent_run_start "$T/m.yaml" "$ws" "$T/agent.py"

@@ -50,30 +50,13 @@ tools:
     timeoutMs: 60000
 YAML
 
-cat >"$T/agent.py" <<EOF
-#!/usr/bin/python3
-import hashlib, json, os, subprocess, time
-p = subprocess.Popen(["$AIRLOCK", "connect"], stdin=subprocess.PIPE,
-    stdout=subprocess.PIPE, env={}, bufsize=0)
-def send(o):
-    p.stdin.write((json.dumps(o) + "\n").encode())
-def recv():
-    line = p.stdout.readline()
-    return json.loads(line) if line else None
+{
+	agent_py_head
+	cat <<EOF
 def patch(i, paths, base):
     text = "".join("--- a/%s\n+++ b/%s\n@@ -1 +1 @@\n-a\n+b\n" % (q, q)
         for q in paths)
-    send({"jsonrpc": "2.0", "id": i, "method": "tools/call",
-        "params": {"name": "apply_patch", "arguments": {"patch": text,
-        "expectedBaseSha": base}}})
-send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-    "protocolVersion": "2025-06-18", "capabilities": {},
-    "clientInfo": {"name": "t", "version": "1"}}})
-recv()
-send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-print("READY", flush=True)
-while not os.path.exists("$ws/started"):
-    time.sleep(0.05)
+    call(i, "apply_patch", {"patch": text, "expectedBaseSha": base})
 links = ["l%03d/big.txt" % i for i in range(256)]
 patch(1, links[:4], "0" * 64)
 for i in (2, 3, 4):
@@ -98,6 +81,7 @@ while not os.path.exists("$ws/measured"):
 p.stdin.close()
 p.wait()
 EOF
+} >"$T/agent.py"
 chmod 755 "$T/agent.py"
 
 agent_run_start "$T/m.yaml" "$ws" "$T/agent.py"
