@@ -93,43 +93,12 @@ resolver_serve(int fd)
 	}
 }
 
+static pid_t spawn_child(int *, int);
+
 pid_t
 proxy_resolver_spawn(int *fd_out)
 {
-	int sv[2];
-	pid_t pid, parent = getpid();
-
-	*fd_out = -1;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1)
-		return AL_ERR_SYSTEM;
-	if ((pid = fork()) == -1) {
-		close(sv[0]);
-		close(sv[1]);
-		return AL_ERR_SYSTEM;
-	}
-	if (pid == 0) {
-		close(sv[0]);
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
-			fatal("prctl(PR_SET_PDEATHSIG)");
-		if (getppid() != parent)
-			_exit(0);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGINT, SIG_IGN);
-		if (close_fds_from(3, &sv[1], 1) != 0)
-			fatal("close_fds_from");
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
-			fatal("prctl(PR_SET_NO_NEW_PRIVS)");
-		if (proxy_confine() != 0)
-			fatal("seccomp");
-		resolver_serve(sv[1]);
-	}
-	close(sv[1]);
-	if (fd_set_nonblock(sv[0], 1) != 0) {
-		close(sv[0]);
-		return AL_ERR_SYSTEM;
-	}
-	*fd_out = sv[0];
-	return pid;
+	return spawn_child(fd_out, 0);
 }
 
 /*
@@ -181,8 +150,15 @@ keeper_serve(int fd)
 	}
 }
 
-pid_t
-proxy_resolver_keeper_spawn(int *fd_out)
+/*
+ * Forks a child of the proxy's on a socketpair of which it keeps its end
+ * only: it dies with its parent, sets no_new_privs and its seccomp filter,
+ * then serves, the keeper (|keeper|, in a session of its own) or a
+ * resolver.  Returns its pid with *fd_out our end (a resolver's not
+ * blocking), or AL_ERR_SYSTEM.
+ */
+static pid_t
+spawn_child(int *fd_out, int keeper)
 {
 	int sv[2];
 	pid_t pid, parent = getpid();
@@ -201,8 +177,9 @@ proxy_resolver_keeper_spawn(int *fd_out)
 			fatal("prctl(PR_SET_PDEATHSIG)");
 		if (getppid() != parent)
 			_exit(0);
-		/* Its process group is its own (see proxy_confine_keeper()). */
-		if (setsid() == -1)
+		/* The keeper's process group is its own (see
+		 * proxy_confine_keeper()). */
+		if (keeper && setsid() == -1)
 			fatal("setsid");
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGINT, SIG_IGN);
@@ -210,11 +187,25 @@ proxy_resolver_keeper_spawn(int *fd_out)
 			fatal("close_fds_from");
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
 			fatal("prctl(PR_SET_NO_NEW_PRIVS)");
-		if (proxy_confine_keeper() != 0)
+		if (keeper && proxy_confine_keeper() != 0)
 			fatal("seccomp");
-		keeper_serve(sv[1]);
+		if (!keeper && proxy_confine() != 0)
+			fatal("seccomp");
+		if (keeper)
+			keeper_serve(sv[1]);
+		resolver_serve(sv[1]);
 	}
 	close(sv[1]);
+	if (!keeper && fd_set_nonblock(sv[0], 1) != 0) {
+		close(sv[0]);
+		return AL_ERR_SYSTEM;
+	}
 	*fd_out = sv[0];
 	return pid;
+}
+
+pid_t
+proxy_resolver_keeper_spawn(int *fd_out)
+{
+	return spawn_child(fd_out, 1);
 }
