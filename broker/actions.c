@@ -112,19 +112,19 @@ deny_read_check(struct call *c, int fd, const char *rel, json_t **out)
 }
 
 /*
- * Reads a whole regular file beneath the workspace.  Returns 0 with
- * *data (caller frees) or ACTION_ERROR with *out set.
+ * Opens a regular file beneath the workspace, no larger than
+ * READ_FILE_MAX.  Returns 0 with *fdp and *size, or ACTION_ERROR with
+ * *out set.
  */
 static int
-read_workspace_file(struct call *c, const char *rel, char **data,
-    size_t *len, json_t **out)
+open_workspace_file(struct call *c, const char *rel, int *fdp, size_t *size,
+    json_t **out)
 {
 	char		 err[256];
 	struct stat	 st;
 	int		 fd;
 
-	*data = NULL;
-	*len = 0;
+	*fdp = -1;
 	if (path_resolve(c->b->rootfd, rel, O_RDONLY | O_NOCTTY | O_NONBLOCK,
 	    &fd, err, sizeof(err)) != 0)
 		return resolve_refused(c, rel, err, out);
@@ -145,36 +145,91 @@ read_workspace_file(struct call *c, const char *rel, char **data,
 		    rel, (long long)st.st_size, READ_FILE_MAX);
 		return ACTION_ERROR;
 	}
-	*data = read_fd_upto(fd, (size_t)st.st_size, len);
+	*fdp = fd;
+	*size = (size_t)st.st_size;
+	return 0;
+}
+
+/*
+ * Reads a whole regular file beneath the workspace.  Returns 0 with
+ * *data (caller frees) or ACTION_ERROR with *out set.
+ */
+static int
+read_workspace_file(struct call *c, const char *rel, char **data,
+    size_t *len, json_t **out)
+{
+	size_t	size;
+	int	fd;
+
+	*data = NULL;
+	*len = 0;
+	if (open_workspace_file(c, rel, &fd, &size, out) != 0)
+		return ACTION_ERROR;
+	*data = read_fd_upto(fd, size, len);
 	close(fd);
 	return 0;
 }
 
+/*
+ * The end of a land a call made itself (a patch, a large file read):
+ * the call is answered, then the next set lands or the calls held go
+ * on.
+ */
+static void
+own_land_over(struct call *c, int rc, json_t *out)
+{
+	struct broker *b = c->b;
+
+	b->landing = NULL;
+	call_complete(c, rc == 0 ? ACTION_DONE : ACTION_ERROR, out);
+	lands_resume(b);
+	if (b->landing == NULL)
+		calls_release(b);
+}
+
+/*
+ * A file larger than this is read, hashed, redacted and cut by the
+ * lander (broker/landjob.h), off the loop, while the workspace's other
+ * readers and writers are held: done on the loop, a read of a 4 MiB
+ * file kept every other call, a ping too, waiting 0.2-0.3 s (16 MiB:
+ * over a second).  One this size takes the loop some 15 ms.
+ */
+#define READ_ON_LOOP_MAX	(256 * 1024)
+
 static int
 act_read_file(struct call *c, json_t **out)
 {
+	struct broker	*b = c->b;
 	const char	*rel = arg_string(c, "path");
-	char		*data;
-	size_t		 len;
-	int		 status;
+	uintptr_t	 at = (uintptr_t)c->tool, tools = (uintptr_t)b->m->tools;
+	int64_t		 start, end;
+	size_t		 size, tool = 0;
+	int		 fd, status, listed;
 
 	if (rel == NULL) {
 		*out = tool_error("invalid_arguments", 0, NULL,
 		    "read_file needs a path");
 		return ACTION_ERROR;
 	}
-	if (read_workspace_file(c, rel, &data, &len, out) != 0)
+	if (open_workspace_file(c, rel, &fd, &size, out) != 0)
 		return ACTION_ERROR;
-	if (!utf8_valid(data, len) || memchr(data, '\0', len) != NULL) {
-		free(data);
-		*out = tool_error("binary_file", 0, NULL,
-		    "%s is not UTF-8 text; read_file returns text only", rel);
-		return ACTION_ERROR;
-	}
+	start = output_line_arg(c->args, "startLine");
+	end = output_line_arg(c->args, "endLine");
+	/* The lander finds the tool by its place in the manifest. */
+	listed = at >= tools && (at - tools) % sizeof(*c->tool) == 0 &&
+	    (tool = (at - tools) / sizeof(*c->tool)) < b->m->ntools;
 	/* Capped, or a line range: broker/output.c. */
-	status = output_file(c, rel, data, len, read_limit(c), out);
-	free(data);
-	return status;
+	if (size <= READ_ON_LOOP_MAX || b->landing != NULL || !listed) {
+		status = output_file(b, c->tool, start, end, rel, fd, size,
+		    read_limit(c), out);
+		close(fd);
+		return status;
+	}
+	b->landing = c;
+	landjob_start_read(c, fd, tool, rel, start, end, size, read_limit(c),
+	    own_land_over);
+	close(fd);
+	return ACTION_PENDING;
 }
 
 static char **
@@ -370,16 +425,10 @@ act_write_file(struct call *c, json_t **out)
 static void
 patch_landed(struct call *c, int rc, json_t *out)
 {
-	struct broker *b = c->b;
-
 	if (c->job == NULL)
-		fwatch_own_end(b->fwatch);
-	b->ws_gen++;
-	b->landing = NULL;
-	call_complete(c, rc == 0 ? ACTION_DONE : ACTION_ERROR, out);
-	lands_resume(b);
-	if (b->landing == NULL)
-		calls_release(b);
+		fwatch_own_end(c->b->fwatch);
+	c->b->ws_gen++;
+	own_land_over(c, rc, out);
 }
 
 /*

@@ -30,6 +30,9 @@
 #ifndef AIRLOCK_LANDJOB_H
 #define AIRLOCK_LANDJOB_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include <jansson.h>
 
 struct broker;
@@ -72,6 +75,18 @@ void landjob_start(struct call *c, landjob_fn fn);
  */
 void landjob_start_patch(struct call *c, const char *patch, size_t len,
     const char *expected, landjob_fn fn);
+
+/*
+ * read_file of the open regular file |fd| (|size| bytes; borrowed: the
+ * lander gets its own), |rel| as asked, for |c| whose tool is the
+ * manifest's |tool|th, lines |start|..|end| (output_line_arg()), at
+ * most |limit| bytes (output_file()), through c->b->lander, which must
+ * be idle: a large file is read, hashed, redacted and cut off the loop.
+ * |fn| is called once, from the loop or from here: |rc| 0 with |out|
+ * the call's result, or -1 with an error body.
+ */
+void landjob_start_read(struct call *c, int fd, size_t tool, const char *rel,
+    int64_t start, int64_t end, size_t size, size_t limit, landjob_fn fn);
 
 /* Forgets |c|'s land in flight (the broker's end): |fn| is not called. */
 void landjob_abandon(struct call *c);

@@ -254,29 +254,39 @@ pick_lines(const char *data, size_t len, int64_t start, int64_t end,
 	return 0;
 }
 
-int
-output_file(struct call *c, const char *rel, const char *data, size_t len,
-    size_t limit, json_t **out)
+int64_t
+output_line_arg(const json_t *args, const char *name)
 {
-	const struct tool *t = c->tool;
+	return arg_int(args, name);
+}
+
+int
+output_file(struct broker *b, const struct tool *t, int64_t start, int64_t end,
+    const char *rel, int fd, size_t size, size_t limit, json_t **out)
+{
 	struct excerpt_opts o;
 	struct excerpt_info info;
 	char hex[SHA256_HEX_LEN + 1], how[256];
-	int64_t start = arg_int(c->args, "startLine");
-	int64_t end = arg_int(c->args, "endLine");
-	size_t total, off, n, first, last;
+	size_t total, off, n, first, last, len;
 	int ranged =
 	    tool_has_input(t, "startLine") || tool_has_input(t, "endLine");
 	json_t *content;
 	size_t cleanlen, textlen;
 	const char *text;
-	char *clean;
+	char *clean, *data;
 
+	data = read_fd_upto(fd, size, &len);
+	if (!utf8_valid(data, len) || memchr(data, '\0', len) != NULL) {
+		free(data);
+		*out = tool_error("binary_file", 0, NULL,
+		    "%s is not UTF-8 text; read_file returns text only", rel);
+		return ACTION_ERROR;
+	}
 	/*
 	 * The file's own digest, so that apply_patch binds to it: keyed
 	 * when it holds a secret, which the agent is shown redacted.
 	 */
-	wsdigest_content(c->b->cfg.redact, c->b->digest_key, data, len, hex);
+	wsdigest_content(b->cfg.redact, b->digest_key, data, len, hex);
 	/*
 	 * Redacted whole before a range is picked or the cap cuts: a line
 	 * of a secret of several lines (a PEM key), or the head of one the
@@ -284,8 +294,8 @@ output_file(struct call *c, const char *rel, const char *data, size_t len,
 	 * redacted text's, the same at every read.  (Without secrets, the
 	 * file as it is: no copy.)
 	 */
-	if (redact_count(c->b->cfg.redact) > 0)
-		clean = redacted(c->b, data, len, &cleanlen);
+	if (redact_count(b->cfg.redact) > 0)
+		clean = redacted(b, data, len, &cleanlen);
 	else
 		clean = NULL;
 	text = clean != NULL ? clean : data;
@@ -293,12 +303,12 @@ output_file(struct call *c, const char *rel, const char *data, size_t len,
 	total = excerpt_count_lines(text, textlen);
 	if (pick_lines(text, textlen, start, end, total, &off, &n, out) != 0) {
 		free(clean);
+		free(data);
 		return ACTION_ERROR;
 	}
 	first = start > 0 ? (size_t)start : 1;
 	memset(&o, 0, sizeof(o));
-	o.cap =
-	    ranged && output_cap(c->b, t) < limit ? output_cap(c->b, t) : limit;
+	o.cap = ranged && output_cap(b, t) < limit ? output_cap(b, t) : limit;
 	o.head_only = 1;
 	o.first_line = first;
 	if (ranged)
@@ -314,6 +324,7 @@ output_file(struct call *c, const char *rel, const char *data, size_t len,
 	o.how = how;
 	content = excerpt_json(text + off, n, &o, &info);
 	free(clean);
+	free(data);
 	last = info.lines == 0 ? first : first + info.lines - 1;
 	if (info.truncated) {
 		/* The last line shown whole: the one before the marker. */

@@ -14,6 +14,7 @@
 #define AIRLOCK_OUTPUT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -57,18 +58,24 @@ char *output_text(struct broker *b, const struct tool *t, const char *data,
     size_t len, int failed, const char *how);
 
 /*
- * read_file's result for the file |rel| read whole into data[0..len):
- * content (lines startLine..endLine of the call's arguments when given,
- * else the whole file; cut with a marker to |limit|, or to the tool's
- * cap when the tool declares a range), sha256 of the whole
- * file, path, size, totalLines, startLine, endLine, truncated.  The
- * file is redacted whole before the lines are picked and cut, so the
- * lines are counted in the redacted text (a granted secret of several
- * lines is one).  Returns
- * ACTION_DONE or ACTION_ERROR with *out set.
+ * read_file's result for the file |rel|, the regular file |fd| of |size|
+ * bytes (read here, at most |size| bytes; refused as binary_file unless
+ * UTF-8 text without NUL): content (lines start..end, as
+ * output_line_arg() reads them, when given, else the whole file; cut
+ * with a marker to |limit|, or to |t|'s cap when |t| declares a range),
+ * sha256 of the whole file, path, size, totalLines, startLine, endLine,
+ * truncated.  The file is redacted whole before the lines are picked
+ * and cut, so the lines are counted in the redacted text (a granted
+ * secret of several lines is one).  Uses nothing of the call or the
+ * loop: the lander runs it for a large file (broker/landjob.h).
+ * Returns ACTION_DONE or ACTION_ERROR with *out set.
  */
-int output_file(struct call *c, const char *rel, const char *data, size_t len,
-    size_t limit, json_t **out);
+int output_file(struct broker *b, const struct tool *t, int64_t start,
+    int64_t end, const char *rel, int fd, size_t size, size_t limit,
+    json_t **out);
+
+/* An optional line number of |args|: 0 when absent, -1 when below 1. */
+int64_t output_line_arg(const json_t *args, const char *name);
 
 /* The read_output action (an action_fn). */
 int output_act_read(struct call *c, json_t **out);

@@ -296,12 +296,13 @@ agent_py_head() {
 import hashlib, json, os, subprocess, sys, threading, time
 p = subprocess.Popen(["$AIRLOCK", "connect"], stdin=subprocess.PIPE,
     stdout=subprocess.PIPE, env={}, bufsize=0)
+p_out = os.fdopen(p.stdout.fileno(), "rb", 65536)
 send_lock = threading.Lock()
 def send(o):
     with send_lock:
         p.stdin.write((json.dumps(o) + "\n").encode())
 def recv():
-    line = p.stdout.readline()
+    line = p_out.readline()
     return json.loads(line) if line else None
 def call(i, tool, args):
     send({"jsonrpc": "2.0", "id": i, "method": "tools/call",
