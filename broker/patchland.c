@@ -244,6 +244,32 @@ read_files(struct patchland *pl, json_t *files, json_t **out)
 }
 
 /*
+ * Whether two files of |pl| land on one (the parser refuses a name
+ * given twice, not "d/x" and "l/x" with l -> d): the second rename of
+ * wswrite_apply() failed, the patch was refused write_failed,
+ * retryable, after the budgets had counted it, and an agent sent it
+ * again and again uncounted by runBudget.maxRefusedCalls.  Refused
+ * here, before the budgets see it, as the parser refuses a name given
+ * twice; 1 with *out set.
+ */
+static int
+lands_twice(const struct patchland *pl, json_t **out)
+{
+	size_t i, j;
+
+	for (i = 0; i < pl->n; i++)
+		for (j = 0; j < i; j++)
+			if (strcmp(pl->where[i], pl->where[j]) == 0) {
+				*out = tool_error("malformed_patch", 0, NULL,
+				    "patch refused: %s and %s are the same "
+				    "file (%s); change each file once",
+				    pl->paths[j], pl->paths[i], pl->where[i]);
+				return 1;
+			}
+	return 0;
+}
+
+/*
  * The jail parses, the files are read and checked against expectedBaseSha
  * as they are now, the jail applies, the result is checked.
  */
@@ -312,7 +338,8 @@ patchland_prepare(struct broker *b, const char *patch, size_t len,
 			goto refused;
 		}
 	}
-	if (writes_checked(b, pl->ch, pl->n, pl->where, out) != 0)
+	if (writes_checked(b, pl->ch, pl->n, pl->where, out) != 0 ||
+	    lands_twice(pl, out))
 		goto refused;
 	*plp = pl;
 	return 0;

@@ -55,8 +55,8 @@ json_t *writes_error(int rc, const char *rule, const char *err);
  * (at most PATCH_READ_MAX bytes), checks them against |expected| (the
  * call's expectedBaseSha), has the jail apply it and checks the result:
  * no granted secret quoted or broken up, the write policy
- * (writes_checked()).  Returns 0 with *pl, or -1 with *out an error
- * body.
+ * (writes_checked()), no file changed under two names (malformed_patch).
+ * Returns 0 with *pl, or -1 with *out an error body.
  */
 int patchland_prepare(struct broker *b, const char *patch, size_t len,
     const char *expected, struct patchland **pl, json_t **out);

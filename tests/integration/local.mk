@@ -178,6 +178,8 @@ EXTRA_DIST += tests/integration/changeset_budget.sh
 # or a link to "." is the dependency file.
 TESTS += tests/integration/budget_path_alias.sh
 EXTRA_DIST += tests/integration/budget_path_alias.sh
+TESTS += tests/integration/patch_same_file.sh
+EXTRA_DIST += tests/integration/patch_same_file.sh
 # airlock profile --seatbelt: goldens and the SBPL lint (issue 19).
 TESTS += tests/integration/seatbelt_profiles.sh
 EXTRA_DIST += tests/integration/seatbelt_profiles.sh tests/seatbelt
