@@ -287,6 +287,24 @@ applyjournal_begin(int wsfd, const json_t *journal, char *trash,
 	return 0;
 }
 
+int
+applyjournal_failed(int e)
+{
+	switch (e) {
+	case ENOSPC:
+	case EDQUOT:
+	case EIO:
+	case ENOMEM:
+	case EAGAIN:
+	case EINTR:
+	case ENFILE:
+	case EMFILE:
+		return AL_ERR_IO;
+	default:
+		return AL_ERR_SYSTEM;
+	}
+}
+
 void
 applyjournal_rm_tree(int dfd, const char *name)
 {

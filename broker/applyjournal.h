@@ -132,4 +132,15 @@ int applyjournal_recover(int rootfd, const struct sandbox_policy *p,
 /* Removes |name| in |dfd| and everything beneath it; no link followed. */
 void applyjournal_rm_tree(int dfd, const char *name);
 
+/*
+ * The code of an apply's step (a write, a rename, a sync) that failed
+ * with errno |e|: AL_ERR_IO, which the call's error says is retryable,
+ * only where the same apply may succeed later (a full disk or quota, an
+ * I/O error, no memory or descriptors); else AL_ERR_SYSTEM, not
+ * retryable.  A directory a run made 0555 refused the broker's rename
+ * (EACCES, as an ordinary user) every time, and a retryable refusal is
+ * not counted by runBudget.maxRefusedCalls.
+ */
+int applyjournal_failed(int e);
+
 #endif

@@ -942,7 +942,7 @@ write_entry(const struct cs_entry *e, int upperfd, int dfd, const char *name,
     int same_fs, int *made, char *err, size_t errlen)
 {
 	struct stat st;
-	int in, outfd;
+	int in, outfd, e_errno;
 
 	if (e->kind == WP_SYMLINK) {
 		if (symlinkat(e->target, dfd, name) == -1)
@@ -1001,8 +1001,9 @@ write_entry(const struct cs_entry *e, int upperfd, int dfd, const char *name,
 	close(outfd);
 	return 0;
 fail:
-	snprintf(err, errlen, "%s: %s", e->path, strerror(errno));
-	return AL_ERR_IO;
+	e_errno = errno;
+	snprintf(err, errlen, "%s: %s", e->path, strerror(e_errno));
+	return applyjournal_failed(e_errno);
 }
 
 static int
@@ -1050,9 +1051,10 @@ apply_entry(const struct cs_entry *e, int upperfd, int rootfd, int same_fs,
 		close(dfd);
 		return 0;
 	}
-	snprintf(err, errlen, "%s: %s", e->path, strerror(errno));
+	rc = errno;
+	snprintf(err, errlen, "%s: %s", e->path, strerror(rc));
 	close(dfd);
-	return AL_ERR_IO;
+	return applyjournal_failed(rc);
 }
 
 /*
@@ -1156,9 +1158,9 @@ changeset_apply(const struct changeset *cs, int upperfd, int rootfd, char *err,
 		}
 		snprintf(idx, sizeof(idx), "%zu", i);
 		if (renameat(dfd, name, trashfd, idx) == -1) {
+			rc = applyjournal_failed(errno);
 			snprintf(err, errlen, "%s: %s", cs->removals[i],
 			    strerror(errno));
-			rc = AL_ERR_IO;
 		}
 		close(dfd);
 	}

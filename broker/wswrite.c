@@ -388,7 +388,7 @@ static int
 write_new(int trashfd, const char *name, const struct pending *pd,
     const struct ws_change *c, char *err, size_t errlen)
 {
-	int	fd;
+	int	fd, e;
 
 	fd = openat(trashfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 	    O_CLOEXEC, 0600);
@@ -401,9 +401,10 @@ write_new(int trashfd, const char *name, const struct pending *pd,
 		errno = 0;
 	if (fchmod(fd, pd->mode) == -1 ||
 	    write_all(fd, c->content, c->len) != 0 || fsync(fd) == -1) {
-		snprintf(err, errlen, "%s: %s", c->path, strerror(errno));
+		e = errno;
+		snprintf(err, errlen, "%s: %s", c->path, strerror(e));
 		close(fd);
-		return AL_ERR_IO;
+		return applyjournal_failed(e);
 	}
 	close(fd);
 	return 0;
@@ -479,9 +480,9 @@ land(int rootfd, const struct ws_change *changes, struct pending *pd,
 			continue;
 		snprintf(name, sizeof(name), "%zu", k++);
 		if (renameat(pd[i].dirfd, pd[i].base, trashfd, name) == -1) {
+			rc = applyjournal_failed(errno);
 			snprintf(err, errlen, "%s: %s", changes[i].path,
 			    strerror(errno));
-			rc = AL_ERR_IO;
 		}
 	}
 	for (i = 0; i < n && rc == 0; i++) {
@@ -490,9 +491,9 @@ land(int rootfd, const struct ws_change *changes, struct pending *pd,
 		new_name(name, sizeof(name), i);
 		if (renameat2(trashfd, name, pd[i].dirfd, pd[i].base,
 		    RENAME_NOREPLACE) == -1) {
+			rc = applyjournal_failed(errno);
 			snprintf(err, errlen, "%s: %s", changes[i].path,
 			    strerror(errno));
-			rc = AL_ERR_IO;
 			break;
 		}
 		made++;

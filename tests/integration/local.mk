@@ -180,6 +180,8 @@ TESTS += tests/integration/budget_path_alias.sh
 EXTRA_DIST += tests/integration/budget_path_alias.sh
 TESTS += tests/integration/patch_same_file.sh
 EXTRA_DIST += tests/integration/patch_same_file.sh
+TESTS += tests/integration/write_refused_nonroot.sh
+EXTRA_DIST += tests/integration/write_refused_nonroot.sh
 # airlock profile --seatbelt: goldens and the SBPL lint (issue 19).
 TESTS += tests/integration/seatbelt_profiles.sh
 EXTRA_DIST += tests/integration/seatbelt_profiles.sh tests/seatbelt
