@@ -101,16 +101,11 @@ trace_col(const char *s, size_t width)
 void
 broker_dependency_real(struct broker *b)
 {
-	const struct manifest *m = b->m;
-	char **real, buf[PATH_REL_MAX + 1];
-	size_t i, n = 0;
+	char **real;
+	size_t i, n;
 
-	real = xcalloc(m->ndependency_files + 1, sizeof(*real));
-	for (i = 0; i < m->ndependency_files; i++)
-		if (wswrite_real(b->rootfd, m->dependency_files[i], buf,
-		    sizeof(buf)) == 0 &&
-		    strcmp(buf, m->dependency_files[i]) != 0)
-			real[n++] = xstrdup(buf);
+	real = wswrite_dependency_real(b->rootfd, b->m->dependency_files,
+	    b->m->ndependency_files, &n);
 	ledger_dependency_real(b->ledger, (const char *const *)real, n);
 	for (i = 0; i < n; i++)
 		free(real[i]);

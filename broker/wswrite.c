@@ -232,6 +232,22 @@ wswrite_where(int rootfd, const char *path, char *out, size_t outlen,
 	return rc != 0 ? AL_ERR_PATH : 0;
 }
 
+char **
+wswrite_dependency_real(int rootfd, char *const *files, size_t nfiles,
+    size_t *n)
+{
+	char	**real, buf[PATH_REL_MAX + 1];
+	size_t	  i;
+
+	real = xcalloc(nfiles + 1, sizeof(*real));
+	*n = 0;
+	for (i = 0; i < nfiles; i++)
+		if (wswrite_real(rootfd, files[i], buf, sizeof(buf)) == 0 &&
+		    strcmp(buf, files[i]) != 0)
+			real[(*n)++] = xstrdup(buf);
+	return real;
+}
+
 /* Checks the existing target: a regular file with one link, or absent. */
 static int
 check_target(int dirfd, const char *base, const char *path, struct stat *st,

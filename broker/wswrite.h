@@ -108,6 +108,15 @@ int	wswrite_real(int rootfd, const char *path, char *out, size_t outlen)
 	    __attribute__((warn_unused_result));
 
 /*
+ * The dependency files files[0..nfiles) beneath |rootfd| that a link
+ * (theirs or a directory's above them) makes other files: where each
+ * really is (wswrite_real()), *n of them, for ledger_dependency_real().
+ * The caller frees each string and the array.
+ */
+char	**wswrite_dependency_real(int rootfd, char *const *files,
+	    size_t nfiles, size_t *n);
+
+/*
  * Applies changes[0..n) atomically as described above.  Returns 0, or a
  * negative code with a message in err; on failure nothing has changed.
  * AL_ERR_DENIED: the write policy refused where a change really lands,

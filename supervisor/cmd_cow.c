@@ -45,6 +45,7 @@
 #include "broker/audit.h"
 #include "broker/changeset.h"
 #include "broker/ledger.h"
+#include "broker/wswrite.h"
 #include "common/errors.h"
 #include "common/log.h"
 #include "common/util.h"
@@ -394,16 +395,28 @@ approver_ok(const struct manifest *m, uid_t uid)
 
 /*
  * The run budget's file counts, by the broker's own ledger: 1 (|limit|
- * named) when landing |paths| would go over maxChangedFiles or
- * maxAddedDependencies.
+ * named) when landing |paths| in the checkout |rootfd| would go over
+ * maxChangedFiles or maxAddedDependencies.  A dependency file that a
+ * link of the checkout makes another file is that file too, as the
+ * broker counts it: with requirements.txt -> requirements/base.txt, a
+ * session that appended to requirements/base.txt landed with
+ * maxAddedDependencies: 0.
  */
 static int
-over_budget(const struct manifest *m, const char **paths, size_t n, char *limit,
-    size_t limitlen)
+over_budget(const struct manifest *m, int rootfd, const char **paths, size_t n,
+    char *limit, size_t limitlen)
 {
 	struct ledger *l = ledger_new(m, now_monotonic_ms());
+	char **real;
+	size_t i, nreal;
 	int rc;
 
+	real = wswrite_dependency_real(
+	    rootfd, m->dependency_files, m->ndependency_files, &nreal);
+	ledger_dependency_real(l, (const char *const *)real, nreal);
+	for (i = 0; i < nreal; i++)
+		free(real[i]);
+	free(real);
 	rc = ledger_admit_write(l, paths, n, 0, limit, limitlen);
 	ledger_free(l);
 	return rc != 0;
@@ -456,7 +469,7 @@ cmd_commit(int argc, char **argv)
 		goto out;
 	}
 	paths = changeset_paths(x.set, &n);
-	if (over_budget(m, paths, n, limit, sizeof(limit))) {
+	if (over_budget(m, x.rootfd, paths, n, limit, sizeof(limit))) {
 		free(paths);
 		log_warnx("session %s changes %zu files, over runBudget.%s: "
 			  "nothing is applied",

@@ -8,7 +8,8 @@
 # refuses a change set other than the one reviewed; a manifest changed
 # since the session began refuses the commit; with the manifest put back
 # and the reviewed digest, the same change set lands; a dependency file
-# over maxAddedDependencies lands nothing; a resumed session goes on
+# over maxAddedDependencies lands nothing, also written through a link
+# of the checkout to it; a resumed session goes on
 # with the run budget its earlier runs spent (a stopped one, or one whose
 # last log does not verify, is not resumed at all); a symlink that leads
 # into .git, a git directory or a hooks directory lands nothing, and no
@@ -96,6 +97,22 @@ run_agent 'echo "{}" >package.json && echo two >src/two.txt'
 expect_eq "commit over maxAddedDependencies refuses (exit 1)" "$rc" 1
 expect_contains "and names the budget" "$(cat "$T/cerr")" "over runBudget.maxAddedDependencies"
 check "nothing landed" test ! -e "$ws/package.json" -a ! -e "$ws/src/two.txt"
+"$A" discard "$S" 2>/dev/null
+# Counted by the file it lands on, as the broker counts: with the
+# checkout's requirements.txt a link to requirements/base.txt (a common
+# layout), a session that appended to requirements/base.txt was counted
+# no dependency, and landed with maxAddedDependencies 0.
+mkdir -p "$ws/requirements"
+echo "requests==2.0" >"$ws/requirements/base.txt"
+ln -s requirements/base.txt "$ws/requirements.txt"
+{ cat "$T/m.orig"; printf 'dependencyFiles: [requirements.txt]\nrunBudget:\n  maxAddedDependencies: 0\n'; } >"$T/m.yaml"
+run_agent 'echo evilpkg==6.6.6 >>requirements/base.txt'
+"$A" commit "$S" 2>"$T/cerr"; rc=$?
+expect_eq "commit through the dependency file's link refuses (exit 1)" "$rc" 1
+expect_contains "and names the budget" "$(cat "$T/cerr")" "over runBudget.maxAddedDependencies"
+expect_eq "the dependency file unchanged" "$(cat "$ws/requirements.txt")" "requests==2.0"
+"$A" discard "$S" 2>/dev/null
+rm -rf "${ws:?}/requirements" "$ws/requirements.txt"
 
 # The run budget is the session's, not each run's: --resume carries on
 # what the earlier runs spent.  Before, every resume began with none
