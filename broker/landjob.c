@@ -602,14 +602,20 @@ static const char *
 budget_entry(const struct manifest *m, const char *const *paths, size_t n,
     const char *limit)
 {
-	size_t i, j;
+	size_t i, j, len;
 
 	if (strcmp(limit, "maxAddedDependencies") != 0)
 		return ".";
+	/* The file, or a directory on its way (ledger.c). */
 	for (i = 0; i < n; i++)
-		for (j = 0; j < m->ndependency_files; j++)
-			if (strcmp(paths[i], m->dependency_files[j]) == 0)
+		for (j = 0; j < m->ndependency_files; j++) {
+			len = strlen(paths[i]);
+			if (strncmp(paths[i], m->dependency_files[j], len) ==
+				0 &&
+			    (m->dependency_files[j][len] == '\0' ||
+				m->dependency_files[j][len] == '/'))
 				return paths[i];
+		}
 	return ".";
 }
 

@@ -277,16 +277,35 @@ sort_unique(const char **v, size_t n)
 	return nv;
 }
 
+/*
+ * Whether a change of |path| changes dependency file |file|: it is the
+ * file, or a directory on its way.  A run that made "deps" a link to
+ * "evil" (where "deps" was a link to "vendor", or absent) and wrote
+ * evil/package.json changed what deps/package.json holds, while its
+ * change set named only "deps" and "evil/package.json": no dependency
+ * was counted.  A directory on the way removed is counted by the files
+ * it held as well; one whose mode changed counts too, erring toward a
+ * count.
+ */
+static int
+changes_file(const char *path, const char *file)
+{
+	size_t n = strlen(path);
+
+	return strncmp(path, file, n) == 0 &&
+	    (file[n] == '\0' || file[n] == '/');
+}
+
 static int
 is_dependency_file(const struct ledger *l, const char *path)
 {
 	size_t i;
 
 	for (i = 0; i < l->m->ndependency_files; i++)
-		if (strcmp(l->m->dependency_files[i], path) == 0)
+		if (changes_file(path, l->m->dependency_files[i]))
 			return 1;
 	for (i = 0; i < l->ndep_real; i++)
-		if (strcmp(l->dep_real[i], path) == 0)
+		if (changes_file(path, l->dep_real[i]))
 			return 1;
 	return 0;
 }

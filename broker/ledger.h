@@ -81,7 +81,9 @@ void	ledger_dependency_real(struct ledger *l, const char *const *real,
  * apply_patch, write_file, a command's change set; not a check's own
  * output), the attempts per failing gate.  Returns 0 (and records them), or
  * AL_ERR_BUDGET with the limit named (the session is stopped; nothing
- * recorded).  A changed path is kept as its SHA-256, and named for
+ * recorded).  A path changes a dependency file when it is the file or a
+ * directory on its way (a link retargeted there changes what the file
+ * holds).  A changed path is kept as its SHA-256, and named for
  * ledger_export() only up to LEDGER_CARRY_PATH_BYTES.
  */
 int	ledger_admit_write(struct ledger *l, const char *const *paths,

@@ -9,7 +9,8 @@
 # given string with the manifest's "requirements.txt".  And a run that
 # made requirements.txt a link to reqs.txt was counted once, then every
 # later run appended to reqs.txt uncounted.  And the manifest's own
-# "./requirements.txt" matched no write.
+# "./requirements.txt" matched no write.  And a run that retargeted a
+# link on its way ("deps" -> "evil") was counted no dependency.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -39,6 +40,7 @@ checks:
   alias: ["ln", "-s", "deps", "alias"]
   relink: ["sh", "-c", "mv requirements.txt reqs.txt && ln -s reqs.txt requirements.txt"]
   append: ["sh", "-c", "echo evilpkg==6.6.6 >>requirements.txt"]
+  retarget: ["sh", "-c", "mkdir evil && echo EVIL >evil/package.json && rm deps && ln -s evil deps"]
 dependencyFiles: [ "requirements.txt", "deps/package.json" ]
 runBudget:
   maxChangedFiles: 50
@@ -148,6 +150,27 @@ for path in requirements.txt deps/package.json; do
 	expect_eq "$path not made" "$(test -e "$ws/$path" && echo made)" ""
 	mcp_stop
 done
+manifest
+
+# A link on the dependency file's way, retargeted: with "deps" a link to
+# "vendor", a run that made it a link to "evil" and wrote
+# evil/package.json changed what deps/package.json holds, and its change
+# set ("deps", "evil/package.json") was counted no dependency.
+DEPS=0 manifest
+reset_deps
+mv "$ws/deps" "$ws/vendor"
+ln -s vendor "$ws/deps"
+mcp_start "$T/m.yaml" "$ws"
+mcp_call run_check '{"checkId":"retarget"}' 60
+expect_eq "retargeting the link above the dependency file: refused" \
+    "$(jr .result.structuredContent.errorClass)" change_refused
+expect_contains "the refusal names the link and maxAddedDependencies" \
+    "$(jr -c .result.structuredContent.refused)" '{"path":"deps","rule":"maxAddedDependencies"}'
+expect_eq "deps still leads to vendor" "$(readlink "$ws/deps")" vendor
+expect_eq "no evil/package.json" "$(test -e "$ws/evil" && echo made)" ""
+mcp_stop
+rm -f "$ws/deps"
+mv "$ws/vendor" "$ws/deps"
 manifest
 
 # Writes elsewhere still land, counting no dependency.

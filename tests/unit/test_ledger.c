@@ -27,7 +27,7 @@ static const char yaml[] =
     "checks:\n"
     "  unit: [\"true\"]\n"
     "gates: { required: [unit] }\n"
-    "dependencyFiles: [package.json]\n"
+    "dependencyFiles: [package.json, web/app/package.json]\n"
     "runBudget:\n"
     "  maxModelSteps: %d\n"
     "  maxPatchAttemptsPerGate: 2\n"
@@ -121,6 +121,47 @@ START_TEST(test_ledger_changed_files_and_dependencies)
 	    AL_ERR_BUDGET);
 	ck_assert_str_eq(lim, "maxAddedDependencies");
 	ledger_free(l);
+	manifest_free(m);
+}
+END_TEST
+
+/*
+ * A change of a directory on a dependency file's way (a link made or
+ * retargeted there) changes what the file holds: it counts.
+ */
+START_TEST(test_ledger_dependency_counted_by_the_directories_on_its_way)
+{
+	static const struct {
+		const char	*path;
+		int		 counts;
+	} rows[] = {
+		{ "web/app/package.json", 1 },
+		{ "web/app", 1 },
+		{ "web", 1 },
+		{ "we", 0 },
+		{ "web/ap", 0 },
+		{ "webx", 0 },
+		{ "web/app/package.json.bak", 0 },
+		{ "web/app/package.jso", 0 },
+		{ "web/other", 0 },
+	};
+	struct manifest	*m = load(100, "100");
+	struct ledger	*l;
+	const char	*one[1], *dep[] = { "package.json" };
+	char		 lim[64];
+	size_t		 i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		l = ledger_new(m, 0);
+		/* maxAddedDependencies is 1: a second dependency stops. */
+		ck_assert_int_eq(
+		    ledger_admit_write(l, dep, 1, 0, lim, sizeof(lim)), 0);
+		one[0] = rows[i].path;
+		ck_assert_msg(ledger_admit_write(l, one, 1, 0, lim,
+		    sizeof(lim)) == (rows[i].counts ? AL_ERR_BUDGET : 0),
+		    "%s", rows[i].path);
+		ledger_free(l);
+	}
 	manifest_free(m);
 }
 END_TEST
@@ -407,6 +448,8 @@ main(void)
 	tcase_add_test(tc, test_ledger_steps_stop_the_session);
 	tcase_add_test(tc, test_ledger_cost_elapsed_and_parallel);
 	tcase_add_test(tc, test_ledger_changed_files_and_dependencies);
+	tcase_add_test(tc,
+	    test_ledger_dependency_counted_by_the_directories_on_its_way);
 	tcase_add_test(tc, test_ledger_patch_attempts_per_failing_gate);
 	tcase_add_test(tc, test_ledger_repeated_fingerprint_after_patches_stops);
 	tcase_add_test(tc, test_ledger_idempotency_replay_conflict_in_flight);
