@@ -1621,7 +1621,7 @@ broker_free(struct broker *b)
 	}
 	/* A set landing lands or not; the rest go with the session. */
 	if ((c = b->landing) != NULL) {
-		landjob_abandon(c);
+		landjob_settle(c);
 		lander_free(b->lander);
 		b->lander = NULL;
 		if (c->job == NULL)

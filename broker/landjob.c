@@ -1183,6 +1183,50 @@ landjob_start_patch(struct call *c, const char *patch, size_t len,
 	close(pfd);
 }
 
+/* The outcome of a settled land goes to no one (landjob_settle()). */
+static void
+settled(struct call *c, int rc, json_t *out)
+{
+	(void)c;
+	(void)rc;
+	json_decref(out);
+}
+
+void
+landjob_settle(struct call *c)
+{
+	struct lander *l = c->land;
+	ssize_t n;
+
+	if (l != NULL && l->c == c && l->said_yes && !l->decided &&
+	    l->pid != -1) {
+		l->fn = settled;
+		(void)fd_set_nonblock(l->fd, 0);
+		while (l->c == c) {
+			if (l->cap - l->len < 4096) {
+				l->cap = l->cap * 2 + 4096;
+				l->buf = xreallocarray(l->buf, l->cap, 1);
+			}
+			n = read(l->fd, l->buf + l->len, l->cap - l->len);
+			if (n == -1 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				(void)frames(l);
+				lander_lost(l);
+				break;
+			}
+			l->len += (size_t)n;
+			if (frames(l) != 0) {
+				if (l->c != NULL)
+					decide(l, -1, nonsense());
+				lander_lost(l);
+				break;
+			}
+		}
+	}
+	landjob_abandon(c);
+}
+
 void
 landjob_start_read(struct call *c, int fd, size_t tool, const char *rel,
     int64_t start, int64_t end, size_t size, size_t limit, landjob_fn fn)

@@ -91,4 +91,16 @@ void landjob_start_read(struct call *c, int fd, size_t tool, const char *rel,
 /* Forgets |c|'s land in flight (the broker's end): |fn| is not called. */
 void landjob_abandon(struct call *c);
 
+/*
+ * At the broker's end, |c|'s land in flight, if any: when the process
+ * was told yes (change_landing is in the log), waits for it to end and
+ * records what came of it, change_applied (or, for a process lost,
+ * the rollback: apply_recovered), as the loop would have; |fn| is not
+ * called, the call is not told.  A land cut off by a budget stop that
+ * ended the session applied its set, and the log ended at
+ * change_landing, which reads as a land cut short.  Then as
+ * landjob_abandon().
+ */
+void landjob_settle(struct call *c);
+
 #endif

@@ -182,6 +182,8 @@ TESTS += tests/integration/patch_same_file.sh
 EXTRA_DIST += tests/integration/patch_same_file.sh
 TESTS += tests/integration/write_refused_nonroot.sh
 EXTRA_DIST += tests/integration/write_refused_nonroot.sh
+TESTS += tests/integration/land_cut_off.sh
+EXTRA_DIST += tests/integration/land_cut_off.sh
 # airlock profile --seatbelt: goldens and the SBPL lint (issue 19).
 TESTS += tests/integration/seatbelt_profiles.sh
 EXTRA_DIST += tests/integration/seatbelt_profiles.sh tests/seatbelt
