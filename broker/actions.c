@@ -45,6 +45,13 @@
 
 #define READ_FILE_MAX	(16 * 1024 * 1024)	/* read whole, for sha256 */
 
+/* Why a write is refused while a run approved by a human runs: it reads
+ * the workspace its approver was shown (broker/runcall.h). */
+#define APPROVED_RUNNING_MSG "nothing was written: a run a human " \
+	"approved is running on the workspace the approver was shown, and " \
+	"nothing is written beneath it until it ends; retry when it ends"
+
+
 /* The workspace-relative path argument of a call, or NULL. */
 static const char *
 arg_string(struct call *c, const char *name)
@@ -358,6 +365,10 @@ commit_change(struct call *c, const struct ws_change *ch, json_t **out)
 		    "and the network uses it; retry when it ends");
 		return ACTION_ERROR;
 	}
+	if (runcall_ws_still(c->b)) {
+		*out = tool_error("busy", 1, NULL, APPROVED_RUNNING_MSG);
+		return ACTION_ERROR;
+	}
 	if (writes_checked(c->b, ch, 1, &landing, out) != 0)
 		return ACTION_ERROR;
 	where[0] = landing;
@@ -455,6 +466,10 @@ act_apply_patch(struct call *c, json_t **out)
 		*out = tool_error("busy", 1, NULL, "nothing was written: the "
 		    "session's view is read-only while a run granted a secret "
 		    "and the network uses it; retry when it ends");
+		return ACTION_ERROR;
+	}
+	if (runcall_ws_still(b)) {
+		*out = tool_error("busy", 1, NULL, APPROVED_RUNNING_MSG);
 		return ACTION_ERROR;
 	}
 	/* Calls are decided only when nothing lands (call_hold()); should

@@ -235,8 +235,9 @@ call_free(struct call *c)
 	if (c == NULL)
 		return;
 	jobs_call_gone(c);
-	/* A run that never got to its end still lets go of the view. */
-	if (viewfreeze_release(c))
+	/* A run that never got to its end still lets go of the view, and
+	 * of the workspace an approved run held still. */
+	if (viewfreeze_release(c) | runcall_ws_release(c))
 		lands_resume(c->b);
 	k = c->conn;
 	json_decref(c->id);

@@ -85,6 +85,9 @@ struct call {
 	int			 secret_watched;
 	int			 view_frozen;	/* holds the view read-only
 						   (broker/viewfreeze.h) */
+	int			 ws_still;	/* an approved run: holds the
+						   broker's writes off the
+						   workspace (runcall.h) */
 	int64_t			 secret_gen;
 	/* |hex| is the digest, or when rc != 0 why there is none. */
 	void			(*digested)(struct call *c, int rc,
@@ -249,6 +252,9 @@ struct broker {
 						   read-only (viewfreeze.h) */
 	int			 view_stuck;	/* ...and it could not be
 						   made writable again */
+	int			 ws_still;	/* approved runs running: no
+						   write_file, patch or set
+						   lands (runcall.h) */
 	int			 view_userns;	/* the view's namespaces, or */
 	int			 view_mntns;	/* -1 (viewfreeze_set_ns()) */
 	struct connq		 conns;

@@ -378,7 +378,7 @@ call_runner_event(int fd, int why, void *arg)
 	/* Its processes are gone: the view may be written again, and the
 	 * sets that waited land (after the check above: they are not the
 	 * view written while it ran). */
-	if (viewfreeze_release(c))
+	if (viewfreeze_release(c) | runcall_ws_release(c))
 		lands_resume(b);
 	output_settle_cut(b, res);
 	runner_layers_string(res->layers, layers, sizeof(layers));
@@ -575,6 +575,12 @@ call_land(struct call *c)
 			"(view_thaw_failed); nothing of the run was applied"));
 		return;
 	}
+	/* While a run a human approved runs, sets wait to land
+	 * (runcall_ws_still()). */
+	if (runcall_ws_still(b)) {
+		TAILQ_INSERT_TAIL(&b->landq, c, entry);
+		return;
+	}
 	/* While a run holds the view read-only, sets wait to land. */
 	if (b->landing != NULL || viewfreeze_active(b)) {
 		TAILQ_INSERT_TAIL(&b->landq, c, entry);
@@ -589,12 +595,38 @@ lands_resume(struct broker *b)
 {
 	struct call *next;
 
-	if (b->landing != NULL || viewfreeze_active(b) ||
+	if (b->landing != NULL || viewfreeze_active(b) || runcall_ws_still(b) ||
 	    (next = TAILQ_FIRST(&b->landq)) == NULL)
 		return;
 	TAILQ_REMOVE(&b->landq, next, entry);
 	b->landing = next;
 	land_begin(next);
+}
+
+int
+runcall_ws_still(const struct broker *b)
+{
+	return b->ws_still > 0;
+}
+
+int
+runcall_ws_release(struct call *c)
+{
+	if (!c->ws_still)
+		return 0;
+	c->ws_still = 0;
+	return --c->b->ws_still == 0;
+}
+
+/* |c| runs under a human's yes: the broker writes nothing beneath it
+ * until its processes are gone (runcall.h). */
+static void
+runcall_ws_hold(struct call *c)
+{
+	if (c->approved[0] == '\0' || c->ws_still)
+		return;
+	c->ws_still = 1;
+	c->b->ws_still++;
 }
 
 static void
@@ -871,6 +903,7 @@ call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 		}
 		return ACTION_ERROR;
 	}
+	runcall_ws_hold(c);
 	rc = runner_start(&c->req, &c->proc, err, sizeof(err));
 	if (rc == 0)
 		c->ran = 1;

@@ -53,9 +53,24 @@ int call_start_runner(struct call *c, int64_t timeout_ms, json_t **out);
  */
 void call_landed(struct call *c, int rc, json_t *out);
 
-/* Lands the next set waiting, once nothing lands and the view is
- * writable (broker/viewfreeze.h). */
+/* Lands the next set waiting, once nothing lands, the view is
+ * writable (broker/viewfreeze.h) and no approved run runs. */
 void lands_resume(struct broker *b);
+
+/*
+ * An approved run reads the workspace as it runs (a script it sources,
+ * a Makefile's recipes), and its approval binds the workspace digest
+ * taken before it started: a write_file, a patch or another run's change
+ * set landing while it runs would hand it code the approver never saw.
+ * So from just before its runner starts until its processes are gone the
+ * broker writes nothing there: write_file and apply_patch are refused
+ * "busy" (runcall_ws_still()) and change sets wait to land.
+ * runcall_ws_still() is whether such a run holds the workspace;
+ * runcall_ws_release() lets go of |c|'s hold, if it has one, and returns
+ * 1 when it was the last (the sets waiting may land: lands_resume()).
+ */
+int runcall_ws_still(const struct broker *b);
+int runcall_ws_release(struct call *c);
 
 /* Frees a run's result (c->res); NULL is fine. */
 void call_result_free(struct runner_result *res);
