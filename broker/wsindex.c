@@ -306,6 +306,21 @@ hash_str(struct walk *w, const char *s, size_t len)
 }
 
 /*
+ * A file's or directory's permission bits, two bytes little-endian: a
+ * check or an approved run reads the tree as its modes let it (a
+ * directory no one may enter lists as empty, an unreadable file as
+ * absent), so they are part of the content a gate or an approval binds.
+ */
+static void
+hash_perm(struct walk *w, uint16_t perm)
+{
+	unsigned char b[2] = { (unsigned char)(perm & 0xff),
+		(unsigned char)(perm >> 8) };
+
+	crypto_generichash_update(&w->st, b, sizeof(b));
+}
+
+/*
  * Goes through |d|'s listing in walk order, and frees each
  * subdirectory's once done.  Returns 0, or the error that stopped it,
  * with its message in |err|: the first in walk order.
@@ -327,11 +342,13 @@ walk_dir(struct walk *w, struct wsscan_dir *d, char *err, size_t errlen)
 		case 'f':
 		case 'x':
 			hash_str(w, f->kind == 'x' ? "\0x" : "\0f", 3);
+			hash_perm(w, f->perm);
 			if ((rc = regular(w, d, f)) != 0)
 				snprintf(err, errlen, "out of memory");
 			break;
 		case 'd':
 			hash_str(w, "\0d", 3);
+			hash_perm(w, f->perm);
 			w->path[w->plen++] = '/';
 			rc = walk_dir(w, f->sub, err, errlen);
 			wsscan_free(f->sub);

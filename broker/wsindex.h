@@ -7,9 +7,12 @@
  * The digest is BLAKE2b-256 over every entry beneath the root except
  * .git, in walk order (each directory's names sorted bytewise, a
  * directory's entries right after it): its path, its kind ("d", "f",
- * "x" for an executable file, "l", "o" for anything else), and for a
- * regular file the BLAKE2b-256 of its content, for a symlink its target
- * text (symlinks are never followed).  A file's content is hashed extent
+ * "x" for an executable file, "l", "o" for anything else), for a regular
+ * file or a directory its permission bits (st_mode & 07777, two bytes
+ * little-endian: a directory nobody may enter lists as empty to a check,
+ * a file nobody may read as absent), and for a regular file the
+ * BLAKE2b-256 of its content, for a symlink its target text (symlinks
+ * are never followed).  A file's content is hashed extent
  * by extent (data with its offset and length, holes as their offset and
  * length only), so a sparse file costs what it stores.
  *

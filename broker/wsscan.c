@@ -295,6 +295,8 @@ regular(struct scanner *s, struct wsscan_dir *d, int dirfd, const char *name,
 	struct wsscan_ent *e =
 	    new_ent(d, name, l, (sb->st_mode & 0111) ? 'x' : 'f');
 
+	e->perm = (uint16_t)(sb->st_mode & 07777);
+
 	e->st.dev = sb->st_dev;
 	e->st.ino = sb->st_ino;
 	e->st.size = sb->st_size;
@@ -387,6 +389,7 @@ list_dir(struct scanner *s, struct wsscan_dir *d, int dirfd)
 				break;
 			}
 			e = new_ent(d, name, l, 'd');
+			e->perm = (uint16_t)(sb.st_mode & 07777);
 			e->sub = xcalloc(1, sizeof(*e->sub));
 			s->path[s->plen++] = '/';
 			subdir(s, e->sub, sub);

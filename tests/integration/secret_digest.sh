@@ -134,13 +134,14 @@ ws2="$T/ws2"
 mkdir "$ws2"
 printf 'user=app\npassword=%s\nport=5432\n' "$pw" >"$ws2/db.ini"
 tree() {	# the agent's offline digest of ws2 with db.ini holding GUESS
-	python3 - "$1" <<'PY'
-import hashlib, struct, sys
+	python3 - "$1" "$ws2/db.ini" <<'PY'
+import hashlib, os, struct, sys
 data = b"user=app\npassword=%s\nport=5432\n" % sys.argv[1].encode()
 f = hashlib.blake2b(digest_size=32)
 f.update(b"D" + struct.pack("<QQ", 0, len(data)) + data)
 t = hashlib.blake2b(digest_size=32)
-t.update(b"db.ini" + b"\0f\0" + f.digest())
+mode = struct.pack("<H", os.stat(sys.argv[2]).st_mode & 0o7777)
+t.update(b"db.ini" + b"\0f\0" + mode + f.digest())
 print(t.hexdigest())
 PY
 }

@@ -104,14 +104,15 @@ END_TEST
 
 /*
  * The same content gives the same digest whatever the history; one more
- * byte, a mode bit, a rename or a new empty file changes it.
+ * byte, a mode bit (a file's, a directory's), a rename or a new empty
+ * file changes it.
  */
 START_TEST(test_wsindex_digest_is_of_content_kind_and_mode)
 {
 	struct wsindex *x = wsindex_new();
 	struct wsindex_stats s;
 	char h0[SHA256_HEX_LEN + 1], h[SHA256_HEX_LEN + 1];
-	char err[256], path[512];
+	char h1[SHA256_HEX_LEN + 1], err[256], path[512];
 
 	refresh(x, h0, &s);
 	ck_assert_int_eq(wsdigest_compute(rootfd, h, err, sizeof(err)), 0);
@@ -127,6 +128,23 @@ START_TEST(test_wsindex_digest_is_of_content_kind_and_mode)
 	refresh(x, h, &s);
 	ck_assert_str_ne(h, h0);
 	ck_assert_int_eq(chmod(path, 0644), 0);
+	refresh(x, h, &s);
+	ck_assert_str_eq(h, h0);
+	/* Modes a check reads the tree by: unreadable, a closed directory. */
+	ck_assert_int_eq(chmod(path, 0600), 0);
+	refresh(x, h, &s);
+	ck_assert_str_ne(h, h0);
+	ck_assert_int_eq(chmod(path, 0644), 0);
+	snprintf(path, sizeof(path), "%s/d", ws);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	refresh(x, h1, &s);
+	ck_assert_int_eq(chmod(path, 0), 0);
+	refresh(x, h, &s);
+	ck_assert_str_ne(h, h1);
+	ck_assert_int_eq(chmod(path, 0755), 0);
+	refresh(x, h, &s);
+	ck_assert_str_eq(h, h1);
+	ck_assert_int_eq(rmdir(path), 0);
 	put("c", "");
 	refresh(x, h, &s);
 	ck_assert_str_ne(h, h0);
@@ -205,6 +223,15 @@ ref_file(int dirfd, const char *name, off_t size, unsigned char md[32])
 	crypto_generichash_final(&st, md, 32);
 }
 
+/* A file's or directory's permission bits, as wsindex.h defines them. */
+static void
+ref_perm(crypto_generichash_state *st, const struct stat *sb)
+{
+	unsigned char b[2] = { sb->st_mode & 0xff, (sb->st_mode >> 8) & 017 };
+
+	crypto_generichash_update(st, b, 2);
+}
+
 /* The digest as wsindex.h defines it, one directory at a time. */
 static void
 ref_walk(crypto_generichash_state *st, int dirfd, char *path, size_t plen)
@@ -241,11 +268,13 @@ ref_walk(crypto_generichash_state *st, int dirfd, char *path, size_t plen)
 				    ? "\0x"
 				    : "\0f"),
 			    3);
+			ref_perm(st, &sb);
 			ref_file(dirfd, names[i], sb.st_size, md);
 			crypto_generichash_update(st, md, 32);
 		} else if (S_ISDIR(sb.st_mode)) {
 			crypto_generichash_update(
 			    st, (const unsigned char *)"\0d", 3);
+			ref_perm(st, &sb);
 			ck_assert_int_ge(
 			    sub = openat(dirfd, names[i], O_RDONLY), 0);
 			path[plen + l] = '/';
