@@ -88,6 +88,8 @@ struct call {
 	int			 ws_still;	/* an approved run: holds the
 						   broker's writes off the
 						   workspace (runcall.h) */
+	int64_t			 still_gen;	/* ...broker_ws_gen() as it
+						   started */
 	int64_t			 secret_gen;
 	/* |hex| is the digest, or when rc != 0 why there is none. */
 	void			(*digested)(struct call *c, int rc,

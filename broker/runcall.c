@@ -242,6 +242,7 @@ secret_run_tampered(struct call *c, struct runner_result *res)
 }
 static void call_land(struct call *);
 static void call_land_done(struct call *, int, json_t *);
+static int approved_run_written(struct call *);
 
 /*
  * The digest after a check's run is back: the run counts only if its
@@ -340,7 +341,7 @@ call_runner_event(int fd, int why, void *arg)
 	char layers[256], digest[SHA256_HEX_LEN + 1];
 	json_t *denied = NULL;
 	int64_t gen;
-	int rc, blind, unrecorded, tampered;
+	int rc, blind, unrecorded, tampered, written;
 
 	(void)fd;
 	(void)why;
@@ -375,6 +376,8 @@ call_runner_event(int fd, int why, void *arg)
 	}
 	/* Before any of its output is kept anywhere. */
 	tampered = secret_run_tampered(c, res);
+	/* Before the hold is let go (the sets waiting would move it). */
+	written = approved_run_written(c);
 	/* Its processes are gone: the view may be written again, and the
 	 * sets that waited land (after the check above: they are not the
 	 * view written while it ran). */
@@ -440,6 +443,15 @@ call_runner_event(int fd, int why, void *arg)
 			"ran with a secret (or could not be watched): its output "
 			"is withheld and nothing of it was applied; run it again "
 			"while nothing writes",
+			c->tool->name));
+	else if (written)
+		call_landed(c, -1,
+		    tool_error("workspace_written", 0, NULL,
+			"the workspace was written (or could not be watched) "
+			"while %s, approved by a human, ran: it may have read "
+			"what the approver was never shown; nothing of it was "
+			"applied (give the agent a read-only workspace or a "
+			"copy-on-write one)",
 			c->tool->name));
 	else if (unrecorded || audit_flush(b->cfg.audit) != 0)
 		call_landed(c, -1,
@@ -623,10 +635,37 @@ runcall_ws_release(struct call *c)
 static void
 runcall_ws_hold(struct call *c)
 {
+	int blind;
+
 	if (c->approved[0] == '\0' || c->ws_still)
 		return;
 	c->ws_still = 1;
 	c->b->ws_still++;
+	c->still_gen = broker_ws_gen(c->b, &blind);
+}
+
+/*
+ * Whether the workspace was written while |c|, approved by a human, ran
+ * (or the watch could not see all of it).  The broker wrote nothing
+ * meanwhile (runcall_ws_still()), and a copy-on-write view was held
+ * read-only (broker/viewfreeze.h), but an agent that writes the checkout
+ * itself (agent.workspace: rw) cannot be held off: its rewrite of a
+ * script the run sourced once it had started ran on the human's yes.
+ * That is not undone, but nothing of such a run lands, the agent is told
+ * it failed, and the audit log says so (approved_run_written).
+ */
+static int
+approved_run_written(struct call *c)
+{
+	int blind;
+
+	if (!c->ws_still ||
+	    (broker_ws_gen(c->b, &blind) == c->still_gen && !blind))
+		return 0;
+	(void)broker_audit(c->b, "approved_run_written",
+	    json_pack("{s:O, s:s, s:s}", "id", c->id, "tool", c->tool->name,
+		"approval", c->approved));
+	return 1;
 }
 
 static void

@@ -103,7 +103,20 @@ viewfreeze_set_ns(struct broker *b, int userns, int mntns)
 int
 viewfreeze_needed(const struct call *c, size_t hosts)
 {
-	return c->tool->nsecrets > 0 && hosts > 0 && cowview_active(c->b);
+	if (!cowview_active(c->b))
+		return 0;
+	/* A human's yes holds for the view the approver was shown: the run
+	 * reads it as it goes (a script it sources after a while). */
+	return (c->tool->nsecrets > 0 && hosts > 0) || c->approved[0] != '\0';
+}
+
+/* Why |c| needs the view still, for its refusals. */
+static const char *
+freeze_why(const struct call *c)
+{
+	return c->approved[0] != '\0'
+	    ? "was approved by a human on the session's view as it was shown"
+	    : "runs with a secret and the network";
 }
 
 int
@@ -123,21 +136,20 @@ viewfreeze_hold(struct call *c, json_t **out)
 		/* A set landing writes the view: the run waits its turn. */
 		if (b->landing != NULL) {
 			*out = tool_error("busy", 1, NULL,
-			    "%s runs with a secret and the network, which "
-			    "needs the session's view still, and a change set "
-			    "is landing in it; nothing was run; retry",
-			    c->tool->name);
+			    "%s %s, which needs the session's view still, and "
+			    "a change set is landing in it; nothing was run; "
+			    "retry",
+			    c->tool->name, freeze_why(c));
 			return -1;
 		}
 		if (view_switch(b, 1) == -1) {
 			if (errno == EBUSY)
 				*out = tool_error("busy", 1, NULL,
-				    "%s runs with a secret and the network, "
-				    "which needs the session's view still, "
-				    "and a file of it is open for writing; "
-				    "nothing was run; retry once nothing "
-				    "writes the workspace",
-				    c->tool->name);
+				    "%s %s, which needs the session's view "
+				    "still, and a file of it is open for "
+				    "writing; nothing was run; retry once "
+				    "nothing writes the workspace",
+				    c->tool->name, freeze_why(c));
 			else
 				*out = tool_error("sandbox_setup", 0, NULL,
 				    "cannot make the session's view "

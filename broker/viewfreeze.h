@@ -2,7 +2,7 @@
 /* Copyright (c) 2026 The airlock authors */
 /*
  * viewfreeze: a copy-on-write session's view is read-only while a run
- * granted both a secret and the network runs.
+ * granted both a secret and the network, or one a human approved, runs.
  *
  * Such a run sees the agent's view live (broker/cowview.h).  Its runner
  * masks the repositories the agent planted before it started
@@ -35,8 +35,11 @@ struct broker;
 struct call;
 
 /*
- * Whether |c|, granted secrets, in a copy-on-write session, with |hosts|
- * allowed on the network, must hold the view read-only while it runs.
+ * Whether |c|, in a copy-on-write session, must hold the view read-only
+ * while it runs: granted secrets with |hosts| allowed on the network, or
+ * approved by a human (the run reads the view as it goes, and an agent
+ * that rewrote a script it sources once it had started ran code the
+ * approver never saw: approval_run_still.sh).
  */
 int viewfreeze_needed(const struct call *c, size_t hosts);
 
