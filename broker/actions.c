@@ -51,7 +51,6 @@
 	"approved is running on the workspace the approver was shown, and " \
 	"nothing is written beneath it until it ends; retry when it ends"
 
-
 /* The workspace-relative path argument of a call, or NULL. */
 static const char *
 arg_string(struct call *c, const char *name)
