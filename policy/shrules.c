@@ -989,6 +989,30 @@ is_interpreter(const char *name)
 	return 0;
 }
 
+/*
+ * A word among the options of a program that reads code (a shell, an
+ * interpreter, dc, gnuplot): one that is not fixed may be a code option,
+ * and "-" (with |fds|, also a descriptor's path) is the program read
+ * from standard input, which the rules match as "NAME -" where
+ * |stdin_prog|.  Sets o->why and returns 1 for either.
+ */
+static int
+program_word(const char *name, const struct shword *w, int fds, int stdin_prog,
+    struct one *o)
+{
+	if (!fixed(w)) {
+		set_why(
+		    o, "%s with an argument that is not a fixed word", name);
+		return 1;
+	}
+	if (strcmp(w->text, "-") != 0 && !(fds && fd_path(w->text)))
+		return 0;
+	set_why(o, "%s reading its program from %s", name,
+	    strcmp(w->text, "-") == 0 ? "standard input" : "a descriptor");
+	o->stdin_prog |= stdin_prog;
+	return 1;
+}
+
 /* A shell: -c or -s or no script operand all run code the rules do not see. */
 static void
 check_shell(const struct shword *w, size_t n, struct one *o, int interp)
@@ -1001,21 +1025,8 @@ check_shell(const struct shword *w, size_t n, struct one *o, int interp)
 	for (j = 1; j < n; j++) {
 		const char *a = w[j].text;
 
-		if (!fixed(&w[j])) {
-			set_why(o,
-			    "%s with an argument that is not a fixed "
-			    "word",
-			    name);
+		if (program_word(name, &w[j], 0, 1, o))
 			return;
-		}
-		if (strcmp(a, "-") == 0) {
-			set_why(o,
-			    "%s reading its program from standard "
-			    "input",
-			    name);
-			o->stdin_prog = 1;
-			return;
-		}
 		if (strcmp(a, "--") == 0) {
 			j++;
 			break;
@@ -1431,18 +1442,8 @@ check_script_prog(
 	for (j = 1; j < n; j++) {
 		const char *a = w[j].text;
 
-		if (!fixed(&w[j])) {
-			set_why(o,
-			    "%s with an argument that is not a fixed "
-			    "word",
-			    name);
+		if (program_word(name, &w[j], 1, 0, o))
 			return;
-		}
-		if (strcmp(a, "-") == 0 || fd_path(a)) {
-			set_why(o, "%s reading its program from %s", name,
-			    "standard input or a descriptor");
-			return;
-		}
 		if (short_opt(a, 'e') || long_opt(a, "--expression", 3)) {
 			set_why(o, "%s %.20s runs code text", name, a);
 			return;
