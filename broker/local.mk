@@ -138,6 +138,8 @@ TESTS += tests/integration/shell_rules_splice.sh
 EXTRA_DIST += tests/integration/shell_rules_splice.sh
 TESTS += tests/integration/shell_rules_spellings.sh
 EXTRA_DIST += tests/integration/shell_rules_spellings.sh
+TESTS += tests/integration/shell_rules_readers.sh
+EXTRA_DIST += tests/integration/shell_rules_readers.sh
 # --- end shellgate ---
 
 # --- escalation: denial records and one-call escalation (issue 18) ---

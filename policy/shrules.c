@@ -32,6 +32,7 @@ struct one {
 	size_t script; /* a shell's script operand, or 0 */
 	int stdin_prog; /* a shell or interpreter reading its program
 				   from standard input or a descriptor */
+	int depth; /* commands inside commands (raise_by_argv) */
 };
 
 static const char *const decision_names[] = { "allow", "ask", "deny" };
@@ -1327,6 +1328,14 @@ sed_script(const char *s, size_t len, const struct sedraise *sr)
 	}
 }
 
+/* GNU sed, also by the name it has where the system's sed is another
+   (gsed on the BSDs and macOS, from Homebrew or pkgsrc). */
+static int
+is_sed(const char *name)
+{
+	return strcmp(name, "sed") == 0 || strcmp(name, "gsed") == 0;
+}
+
 /*
  * sed's scripts, found as GNU sed finds them: -e SCRIPT, -eSCRIPT and
  * --expression (also in a cluster: -ne, and after operands), else the
@@ -1490,7 +1499,7 @@ check_code_options(
 		check_script_prog(name, w, n, o);
 		return;
 	}
-	if (strcmp(name, "sed") == 0) {
+	if (is_sed(name)) {
 		check_sed(w, n, o, NULL);
 		return;
 	}
@@ -1616,6 +1625,21 @@ check_code_options(
 			long_opt(a, "--execute", 5) ||
 			strcmp(a, "-execute") == 0))
 			set_why(o, "emacs %.16s runs code text", a);
+		/* ... and loads and runs Lisp from a file (the agent's, or
+		   standard input: -l /dev/stdin) as sed -f reads a script:
+		   -l, --load, --script, -x (a script's #! line), an
+		   --init-directory's init.el, and calls a function by
+		   name (-f batch-byte-compile, eshell-batch-file ...),
+		   also abbreviated as emacs takes them */
+		if (strcmp(name, "emacs") == 0 &&
+		    (strcmp(a, "-l") == 0 || strcmp(a, "-load") == 0 ||
+			long_opt(a, "--load", 4) || strcmp(a, "-script") == 0 ||
+			long_opt(a, "--script", 4) || strcmp(a, "-x") == 0 ||
+			long_opt(a, "--init-directory", 5) ||
+			strcmp(a, "-f") == 0 || strcmp(a, "-funcall") == 0 ||
+			long_opt(a, "--funcall", 5)))
+			set_why(
+			    o, "emacs %.20s runs Lisp the rules cannot see", a);
 		if ((strcmp(name, "mvn") == 0 || strcmp(name, "mvnw") == 0) &&
 		    (strstr(a, "exec.executable") != NULL ||
 			strstr(a, "exec.args") != NULL))
@@ -2162,6 +2186,92 @@ raise_chmod(const struct shell_rules *r, const struct shword *w, size_t n,
 	raise_at(r, t, 2, 1, o);
 }
 
+/*
+ * install's mode as install reads it (GNU's, BSD's): -m MODE, -mMODE, in a
+ * cluster (-Dm4755, or -Dm and the next word), --mode=MODE or --mode MODE,
+ * abbreviated (--mo), also after operands (GNU permutes them), past the
+ * values of -g, -o, -S and -t.  install sets it as chmod does, so one
+ * that sets the setuid or setgid bit is "chmod u+s" (or g+s) to the rules
+ * that ask or deny.  A mode that is not a fixed word, an argument that
+ * may expand to -m and a mode, and --strip-program (which install runs)
+ * are unresolvable.
+ */
+static void
+raise_install(const struct shell_rules *r, const struct shword *w, size_t n,
+    struct one *o)
+{
+	static const char *const longs[] = { "--group", "--mode", "--owner",
+		"--suffix", "--target-directory", NULL };
+	static const size_t mins[] = { 3, 3, 3, 4, 3 };
+	struct shword t[2];
+	const struct shword *mw;
+	const char *a, *mode, *s;
+	size_t j, k, i;
+	int opts = 1;
+
+	for (j = 1; j < n; j++) {
+		a = w[j].text;
+		if (opts && may_be_option(&w[j])) {
+			set_why(o,
+			    "install with an argument that is not a fixed "
+			    "word (it may be -m and a setuid mode)");
+			return;
+		}
+		if (!fixed(&w[j]) || !opts || a[0] != '-' || a[1] == '\0')
+			continue;
+		if (strcmp(a, "--") == 0) {
+			opts = 0;
+			continue;
+		}
+		if (long_opt(a, "--strip-program", 8)) {
+			set_why(o, "install %.24s runs a command", a);
+			return;
+		}
+		mode = NULL;
+		mw = &w[j];
+		if (a[1] == '-') {
+			for (i = 0; longs[i] != NULL; i++)
+				if (long_opt(a, longs[i], mins[i]))
+					break;
+			if (longs[i] == NULL)
+				continue;
+			if (strchr(a, '=') != NULL)
+				mode = strchr(a, '=') + 1;
+			else if (j + 1 < n)
+				mode = (mw = &w[++j])->text;
+			if (strcmp(longs[i], "--mode") != 0)
+				continue;
+		} else {
+			for (k = 1; a[k] != '\0'; k++)
+				if (strchr("gmoSt", a[k]) != NULL)
+					break;
+			if (a[k] == '\0')
+				continue;
+			if (a[k + 1] != '\0')
+				mode = a + k + 1;
+			else if (j + 1 < n)
+				mode = (mw = &w[++j])->text;
+			if (a[k] != 'm')
+				continue;
+		}
+		if (mode == NULL)
+			continue;
+		if (!fixed(mw)) {
+			set_why(
+			    o, "install with a mode that is not a fixed word");
+			return;
+		}
+		if ((s = chmod_setid(mode)) == NULL)
+			continue;
+		memset(t, 0, sizeof(t));
+		t[0].text = (char *)"chmod";
+		t[0].len = 5;
+		t[1].text = (char *)s;
+		t[1].len = strlen(s);
+		raise_at(r, t, 2, 1, o);
+	}
+}
+
 /* |p| with doubled and trailing slashes and "." components gone and
    ".." climbing, as an absolute path, into out (PATH_MAX bytes); -1 if
    it does not fit. */
@@ -2196,27 +2306,134 @@ lexical_path(const char *p, char *out, size_t outlen)
 }
 
 /*
+ * Decides the recursive removal of |a|, rm's operand (or find's starting
+ * point with -delete), as t[0] t[1] PLACE (raise_rm), |wsn| the
+ * workspace's lexical path; with |skip_ws| the workspace itself is no
+ * PLACE.
+ */
+static void
+raise_rm_place(const struct shell_rules *r, struct shword *t, const char *a,
+    const char *wsn, int skip_ws, struct one *o)
+{
+	char path[4096 + 70 + 4096], buf[8192];
+	const char *place;
+	size_t i, k, ups, depth;
+
+	for (ups = 0, k = 0; a[k] != '\0'; k++)
+		ups += a[k] == '.' && a[k + 1] == '.';
+	for (depth = 0; depth <= (a[0] == '/' ? 0 : ups) && depth < 32;
+	     depth++) {
+		/* the directories cd went down are \001 */
+		k = 0;
+		if (a[0] != '/') {
+			k = strlen(wsn);
+			memcpy(path, wsn, k);
+			path[k++] = '/';
+			for (i = 0; i < depth; i++) {
+				path[k++] = '\001';
+				path[k++] = '/';
+			}
+		}
+		if (k + strlen(a) + 1 > sizeof(path))
+			break;
+		memcpy(path + k, a, strlen(a) + 1);
+		if (lexical_path(path, buf, sizeof(buf)) != 0)
+			break;
+		if (strchr(buf, '\001') != NULL && strchr(a, '\001') == NULL)
+			continue; /* beneath the working directory */
+		k = strlen(buf);
+		if (strcmp(buf, wsn) == 0)
+			place = ".";
+		else if (strcmp(buf, "/") == 0)
+			place = "/";
+		else if (strncmp(wsn, buf, k) == 0 && wsn[k] == '/')
+			place = "..";
+		else
+			place = buf;
+		if (skip_ws && strcmp(place, ".") == 0)
+			continue;
+		memset(&t[2], 0, sizeof(t[2]));
+		t[2].text = (char *)place;
+		t[2].len = strlen(place);
+		raise_at(r, t, 3, 1, o);
+	}
+}
+
+/*
+ * A word that is "$PWD" or "${PWD}" and fixed text after a '/': the
+ * working directory, "." and that text (rm_operand, find_start_point).
+ * Its text has no other '$' or '`': the expansion is the $PWD, not text
+ * quoted as '$PWD' beside another expansion.  Into out; 0, or -1 if it is
+ * no such word.
+ */
+static int
+pwd_operand(const struct shword *w, char *out, size_t outlen)
+{
+	const char *a = w->text, *rest;
+
+	if ((w->flags & SHW_NOT_FIXED) != SHW_PARAM)
+		return -1;
+	if (strncmp(a, "$PWD", 4) == 0)
+		rest = a + 4;
+	else if (strncmp(a, "${PWD}", 6) == 0)
+		rest = a + 6;
+	else
+		return -1;
+	if ((rest[0] != '\0' && rest[0] != '/') ||
+	    strpbrk(rest, "$`") != NULL ||
+	    (size_t)snprintf(out, outlen, ".%s", rest) >= outlen)
+		return -1;
+	return 0;
+}
+
+/* Decides the removal of the operand |w| as t[0] t[1] PLACE: a fixed
+   word or a "$PWD/..." one resolved (raise_rm_place), "$HOME" as "~",
+   another as written (a glob, a tilde ...). */
+static void
+raise_rm_operand(const struct shell_rules *r, struct shword *t,
+    const struct shword *w, const char *wsn, int skip_ws, struct one *o)
+{
+	char pwd[4096];
+
+	if (fixed(w)) {
+		raise_rm_place(r, t, w->text, wsn, skip_ws, o);
+		return;
+	}
+	if (pwd_operand(w, pwd, sizeof(pwd)) == 0) {
+		raise_rm_place(r, t, pwd, wsn, skip_ws, o);
+		return;
+	}
+	if ((w->flags & SHW_NOT_FIXED) == SHW_PARAM &&
+	    (strcmp(w->text, "$HOME") == 0 || strcmp(w->text, "${HOME}") == 0))
+		t[2].text = (char *)"~";
+	else
+		t[2] = *w;
+	t[2].len = strlen(t[2].text);
+	raise_at(r, t, 3, 1, o);
+}
+
+/*
  * rm's arguments as rm reads them: option clusters (-rfv), abbreviated
  * long options (--rec), "--", options after operands (GNU rm permutes
  * them).  A recursive removal is decided, for each operand, as "rm -rf
  * PLACE" (or "rm -r PLACE") by the rules that ask or deny, PLACE the
  * directory removed as the rules name it: doubled and trailing slashes
  * and "." components gone, ".." climbing; the workspace is "." (by its
- * absolute path, as "$PWD", or climbed out of and back into: ../ws), a
- * directory above it "..", the root "/", another place its absolute
- * path.  A relative operand is resolved from the workspace and from
- * each depth beneath it that its ".." components could climb out of (cd
- * may have gone there first).  --no-preserve-root anywhere is "rm
- * --no-preserve-root".
+ * absolute path, as "$PWD", "$PWD/", or climbed out of and back into:
+ * ../ws), a directory above it "..", the root "/", another place its
+ * absolute path.  A relative operand (and "$PWD/..." one) is resolved
+ * from the workspace and from each depth beneath it that its ".."
+ * components could climb out of (cd may have gone there first).
+ * --no-preserve-root anywhere is "rm --no-preserve-root".
  */
 static void
 raise_rm(const struct shell_rules *r, const struct shword *w, size_t n,
     const char *ws, struct one *o)
 {
-	char path[4096 + 70 + 4096], buf[8192], wsn[4096];
+	char wsn[4096];
 	struct shword t[3];
-	const char *a, *opt, *place;
-	size_t i, j, k, ups, depth;
+	const char *a, *opt;
+	size_t j;
 	int opts = 1, rec = 0, force = 0, npr = 0;
 
 	for (j = 1; j < n; j++) {
@@ -2254,61 +2471,216 @@ raise_rm(const struct shell_rules *r, const struct shword *w, size_t n,
 		}
 		if (opts && fixed(&w[j]) && a[0] == '-' && a[1] != '\0')
 			continue;
+		raise_rm_operand(r, t, &w[j], wsn, 0, o);
+	}
+}
+
+static void decide_words(const struct shell_rules *, const struct shword *,
+    size_t, const char *, struct one *);
+
+/*
+ * Decides w[0..n), a command that another runs (find -exec's, busybox's
+ * applet), as a command of its own, and raises o to its decision where a
+ * rule made it stricter.  The command running it stays what it was
+ * (unresolvable: find -exec, busybox); nesting is bounded.
+ */
+static void
+raise_by_argv(const struct shell_rules *r, const struct shword *w, size_t n,
+    const char *ws, struct one *o)
+{
+	struct one sub;
+
+	if (n == 0 || o->depth >= 4)
+		return;
+	memset(&sub, 0, sizeof(sub));
+	sub.depth = o->depth + 1;
+	sub.d = r->dflt;
+	sub.rule = -1;
+	decide_words(r, w, n, ws, &sub);
+	if (sub.rule >= 0 && sub.d > o->d) {
+		o->d = sub.d;
+		o->rule = sub.rule;
+	}
+}
+
+/*
+ * find's command of -exec, -execdir, -ok or -okdir, w[0..n) up to its
+ * ";" or "{} +", decided for the starting point |sp| (raise_by_argv):
+ * each "{}" in a word is the path find found, the starting point first
+ * (find / -exec rm -rf {} + removes "/").
+ */
+static void
+raise_find_exec(const struct shell_rules *r, const struct shword *w, size_t n,
+    const struct shword *sp, const char *ws, struct one *o)
+{
+	struct shword *t;
+	const char *p, *q;
+	size_t j, k, len;
+	int brace;
+
+	t = xreallocarray(NULL, n, sizeof(*t));
+	for (j = 0; j < n; j++) {
+		t[j] = w[j];
+		if (w[j].text == NULL || strstr(w[j].text, "{}") == NULL)
+			continue;
+		for (k = 0, p = w[j].text; (p = strstr(p, "{}")) != NULL;
+		     p += 2)
+			k++;
+		len = w[j].len + k * sp->len;
+		t[j].text = xreallocarray(NULL, len + 1, 1);
+		/* an unquoted "{}" is no brace expansion; another brace
+		   may be */
+		brace = 0;
+		for (len = 0, p = w[j].text; (q = strstr(p, "{}")) != NULL;
+		     p = q + 2) {
+			brace |= strcspn(p, "{}") < (size_t)(q - p);
+			memcpy(t[j].text + len, p, q - p);
+			len += q - p;
+			memcpy(t[j].text + len, sp->text, sp->len);
+			len += sp->len;
+		}
+		memcpy(t[j].text + len, p, strlen(p) + 1);
+		t[j].len = len + strlen(p);
+		brace |= strpbrk(p, "{}") != NULL;
+		if (!brace)
+			t[j].flags &= ~SHW_BRACE;
+		t[j].flags |= sp->flags;
+	}
+	raise_by_argv(r, t, n, ws, o);
+	for (j = 0; j < n; j++)
+		if (t[j].text != w[j].text)
+			free(t[j].text);
+	free(t);
+}
+
+/* Whether find's starting point |sp| names the workspace (|wsn|, its
+   lexical path), as rm's operand would: ".", "$PWD", its path. */
+static int
+find_is_workspace(const struct shword *sp, const char *wsn)
+{
+	char a[4096], path[8192], buf[8192];
+
+	if (fixed(sp))
+		snprintf(a, sizeof(a), "%s", sp->text);
+	else if (pwd_operand(sp, a, sizeof(a)) != 0)
+		return 0;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s",
+		a[0] == '/' ? "" : wsn, a) >= sizeof(path) ||
+	    lexical_path(path, buf, sizeof(buf)) != 0)
+		return 0;
+	return strcmp(buf, wsn) == 0;
+}
+
+/*
+ * find's arguments as find reads them: the options -H, -L, -P, -D DEBUG
+ * and -OLEVEL, the starting points (up to the first word that begins
+ * with '-', '(' or '!'; none is "."), then the expression.  The command
+ * of each -exec, -execdir, -ok and -okdir is decided as a command for
+ * each starting point (raise_find_exec): find -exec stays unresolvable,
+ * but "find / -exec rm -rf {} +" is denied as rm -rf / is.  With -delete,
+ * each starting point is removed as rm -r removes it: "rm -rf PLACE" to
+ * the rules that ask or deny (raise_rm), but for the workspace itself
+ * where a test comes before -delete ("find . -name '*.o' -delete"
+ * selects; "find . -delete" is rm -rf .); so, after a test, -exec's "{}"
+ * is a path beneath the workspace, not the workspace ("find . -name
+ * '*.o' -exec rm -rf {} +").  What a test selects is not evaluated.  At
+ * most 32 starting points are decided so; more are unresolvable.
+ */
+static void
+raise_find(const struct shell_rules *r, const struct shword *w, size_t n,
+    const char *ws, struct one *o)
+{
+	/* primaries that select nothing, and those that take a value */
+	static const char *const plain[] = { "-delete", "-depth", "-d", "-xdev",
+		"-mount", "-noleaf", "-ignore_readdir_race",
+		"-noignore_readdir_race", "-warn", "-nowarn", "-daystart",
+		"-follow", "-print", "-print0", "-ls", "-true", "(", ")",
+		NULL };
+	static const char *const valued[] = { "-mindepth", "-maxdepth",
+		"-regextype", NULL };
+	static const struct shword dot = { (char *)".", 1, 0 };
+	char wsn[4096], below[4096];
+	struct shword t[3], bw;
+	const struct shword *sp;
+	size_t j, k, e, s0, ns;
+	int del = 0, all = 0, selects = 0;
+
+	if (ws == NULL || lexical_path(ws, wsn, sizeof(wsn)) != 0)
+		wsn[0] = '\0';
+
+	for (j = 1; j < n && fixed(&w[j]); j++) {
+		if (strcmp(w[j].text, "-D") == 0)
+			j++;
+		else if (strcmp(w[j].text, "-H") != 0 &&
+		    strcmp(w[j].text, "-L") != 0 &&
+		    strcmp(w[j].text, "-P") != 0 &&
+		    strncmp(w[j].text, "-O", 2) != 0)
+			break;
+	}
+	for (s0 = j; j < n &&
+	     !(fixed(&w[j]) && w[j].text[0] != '\0' &&
+		 strchr("-(!", w[j].text[0]) != NULL);
+	     j++)
+		;
+	ns = j - s0;
+	if (ns > 32) {
+		set_why(o, "find with more than 32 starting points");
+		return;
+	}
+	for (; j < n; j++) {
 		if (!fixed(&w[j])) {
-			/* "$PWD" is the working directory: ".", and
-			   "$HOME" the home directory: "~" */
-			if ((w[j].flags & SHW_NOT_FIXED) == SHW_PARAM &&
-			    (strcmp(a, "$PWD") == 0 ||
-				strcmp(a, "${PWD}") == 0))
-				t[2].text = (char *)".";
-			else if ((w[j].flags & SHW_NOT_FIXED) == SHW_PARAM &&
-			    (strcmp(a, "$HOME") == 0 ||
-				strcmp(a, "${HOME}") == 0))
-				t[2].text = (char *)"~";
-			else
-				t[2] = w[j]; /* a glob, tilde ... as written */
-			t[2].len = strlen(t[2].text);
-			raise_at(r, t, 3, 1, o);
+			selects = 1;
 			continue;
 		}
-		for (ups = 0, k = 0; a[k] != '\0'; k++)
-			ups += a[k] == '.' && a[k + 1] == '.';
-		for (depth = 0; depth <= (a[0] == '/' ? 0 : ups) && depth < 32;
-		     depth++) {
-			/* the directories cd went down are \001 */
-			k = 0;
-			if (a[0] != '/') {
-				k = strlen(wsn);
-				memcpy(path, wsn, k);
-				path[k++] = '/';
-				for (i = 0; i < depth; i++) {
-					path[k++] = '\001';
-					path[k++] = '/';
-				}
-			}
-			if (k + strlen(a) + 1 > sizeof(path))
-				break;
-			memcpy(path + k, a, strlen(a) + 1);
-			if (lexical_path(path, buf, sizeof(buf)) != 0)
-				break;
-			if (strchr(buf, '\001') != NULL &&
-			    strchr(a, '\001') == NULL)
-				continue; /* beneath the working directory */
-			k = strlen(buf);
-			if (strcmp(buf, wsn) == 0)
-				place = ".";
-			else if (strcmp(buf, "/") == 0)
-				place = "/";
-			else if (strncmp(wsn, buf, k) == 0 && wsn[k] == '/')
-				place = "..";
-			else
-				place = buf;
-			memset(&t[2], 0, sizeof(t[2]));
-			t[2].text = (char *)place;
-			t[2].len = strlen(place);
-			raise_at(r, t, 3, 1, o);
+		if (strcmp(w[j].text, "-delete") == 0) {
+			del = 1;
+			all |= !selects;
 		}
+		if (in_list(w[j].text, valued)) {
+			j++;
+			continue;
+		}
+		if (strcmp(w[j].text, "-exec") != 0 &&
+		    strcmp(w[j].text, "-execdir") != 0 &&
+		    strcmp(w[j].text, "-ok") != 0 &&
+		    strcmp(w[j].text, "-okdir") != 0) {
+			selects |= !in_list(w[j].text, plain);
+			continue;
+		}
+		for (e = j + 1; e < n; e++)
+			if (fixed(&w[e]) &&
+			    (strcmp(w[e].text, ";") == 0 ||
+				(strcmp(w[e].text, "+") == 0 &&
+				    strcmp(w[e - 1].text, "{}") == 0)))
+				break;
+		for (k = 0; k < (ns > 0 ? ns : 1); k++) {
+			sp = ns > 0 ? &w[s0 + k] : &dot;
+			/* after a test, the workspace's files, not the
+			   workspace: a path beneath it */
+			if (selects && wsn[0] != '\0' &&
+			    find_is_workspace(sp, wsn) &&
+			    (size_t)snprintf(below, sizeof(below), "%s/{}",
+				sp->text) < sizeof(below)) {
+				bw = *sp;
+				bw.text = below;
+				bw.len = strlen(below);
+				sp = &bw;
+			}
+			raise_find_exec(r, w + j + 1, e - j - 1, sp, ws, o);
+		}
+		selects = 1; /* its command's status is a test */
+		j = e;
 	}
+	if (!del || wsn[0] == '\0')
+		return;
+	memset(t, 0, sizeof(t));
+	t[0].text = (char *)"rm";
+	t[0].len = 2;
+	t[1].text = (char *)"-rf";
+	t[1].len = 3;
+	for (k = 0; k < (ns > 0 ? ns : 1); k++)
+		raise_rm_operand(
+		    r, t, ns > 0 ? &w[s0 + k] : &dot, wsn, !all, o);
 }
 
 static void
@@ -2355,6 +2727,20 @@ decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
 		raise_chmod(r, w + start, n - start, o);
 	if (fixed(&w[start]) && strcmp(base_name(w[start].text), "rm") == 0)
 		raise_rm(r, w + start, n - start, ws, o);
+	if (fixed(&w[start]) &&
+	    strcmp(base_name(w[start].text), "install") == 0)
+		raise_install(r, w + start, n - start, o);
+	if (fixed(&w[start]) && strcmp(base_name(w[start].text), "find") == 0)
+		raise_find(r, w + start, n - start, ws, o);
+	/* busybox and toybox run the applet their first operand names
+	   (busybox rm -rf /home): unresolvable, and the applet's words a
+	   command of their own */
+	if (fixed(&w[start]) &&
+	    (strcmp(base_name(w[start].text), "busybox") == 0 ||
+		strcmp(base_name(w[start].text), "toybox") == 0) &&
+	    start + 1 < n &&
+	    !(fixed(&w[start + 1]) && w[start + 1].text[0] == '-'))
+		raise_by_argv(r, w + start + 1, n - start - 1, ws, o);
 	/* A program read from standard input or a descriptor is "-" to
 	   the rules that ask or deny: "sh /dev/stdin", "bash -x" and
 	   "python3 -u" read what "sh -" does. */
@@ -2548,7 +2934,7 @@ raise_by_code(const struct shell_rules *r, const struct shcmd *c,
 			return;
 		}
 		/* sed's e command and s///e flag run their text */
-		if (strcmp(name, "sed") == 0) {
+		if (is_sed(name)) {
 			struct sedraise sr = { r, ws, depth, d, rule };
 
 			check_sed(w, n, NULL, &sr);
