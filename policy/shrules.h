@@ -17,9 +17,14 @@
  * "pTS").  A shell running a script file is also the script with its
  * arguments.  chmod's mode is read as chmod reads it: one that sets
  * the setuid or setgid bit is "chmod u+s" (or g+s) to ask and deny
- * rules; rm's arguments as rm reads them: a recursive removal is
- * "rm -rf PLACE" for each operand, PLACE the directory removed ("." the
- * workspace by any name, ".." above it, "/" the root).  The command word
+ * rules, and so is install's -m; rm's arguments as rm reads them: a
+ * recursive removal is "rm -rf PLACE" for each operand, PLACE the
+ * directory removed ("." the workspace by any name, "$PWD/" too, ".."
+ * above it, "/" the root), and so is find -delete's starting point
+ * (not the workspace after a test); the command of find -exec (each {}
+ * the starting point) and busybox's applet are decided as commands by
+ * ask and deny rules, find and busybox staying unresolvable.  The
+ * command word
  * also matches by its last path component
  * and the rule's ("/usr/bin/git" is "git"), except for allow rules.  The first rule that
  * matches decides; no rule: the default.  A command the rules cannot see
@@ -103,7 +108,9 @@ struct shverdict {
  * reading a script from stdin; an
  * interpreter with a code option (python -c, node -e, perl -e, ruby -e,
  * php -r, guile -c, ...) or none at all; dc -e and gnuplot -e, or with
- * no file; emacs --eval; mvn -Dexec.executable=; a sed script that runs
+ * no file; emacs --eval, -l, --load, --script, -x, -f; install
+ * --strip-program or a mode that is not a fixed word; mvn
+ * -Dexec.executable=; a sed (or gsed) script that runs
  * commands (e, s///e; its text is read as code), read from a file (-f)
  * or not readable; awk; an option that
  * runs a command (git --upload-pack, rebase -x, make --eval, -f or NAME:=, tar
