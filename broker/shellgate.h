@@ -19,7 +19,9 @@
  * AUTHZ_DENY).  A tool without rules: t->authorization, unchanged.  Sets
  * c->shell_rule to the rule that decided, and, for AUTHZ_DENY, *out to a
  * "denied" tool error naming it (caller owns).  A command holding a NUL
- * byte is refused the same way.  Pure apart from c and *out.
+ * byte is refused the same way.  Reads the workspace (b->rootfd) only to
+ * tell where a recursive removal's operand leads (shrules_decide_fs);
+ * writes nothing but c and *out.
  */
 enum authorization shellgate_decide(
     struct broker *b, struct call *c, json_t **out);

@@ -33,6 +33,8 @@ struct one {
 	int stdin_prog; /* a shell or interpreter reading its program
 				   from standard input or a descriptor */
 	int depth; /* commands inside commands (raise_by_argv) */
+	const struct shfs *fs; /* where the workspace's paths lead, or
+				   NULL */
 };
 
 static const char *const decision_names[] = { "allow", "ask", "deny" };
@@ -1779,7 +1781,7 @@ check_command(
 }
 
 static void decide_cmd(const struct shell_rules *, const struct shcmd *,
-    const char *, struct one *, int);
+    const char *, const struct shfs *, struct one *, int);
 
 /* ---- matching ---- */
 
@@ -2306,6 +2308,53 @@ lexical_path(const char *p, char *out, size_t outlen)
 }
 
 /*
+ * Where rm -r (or find -delete) of the operand |a|, beneath the
+ * workspace by its lexical path |rel|, leads as the runner resolves it,
+ * asked of o->fs: the symlinks on the way are the workspace's, which the
+ * agent may have made ("rm -rf r/" with r -> ../.. removes what is
+ * there).  A relative operand is asked about as written, ".." and all
+ * (the kernel follows a link before it climbs); an absolute one by
+ * |rel|, and with a trailing slash (or "/.") its last component is
+ * followed too, as rm follows it.  Out of the workspace, or where that
+ * cannot be told: unresolvable.  Returns 1 if it is the workspace
+ * itself (r -> .), which the rules name ".".
+ */
+static int
+rm_leads(const struct shword *t, const char *a, const char *rel, int skip_ws,
+    struct one *o)
+{
+	char buf[4096];
+	size_t n = strlen(a);
+	int follow = n > 0 &&
+	    (a[n - 1] == '/' || (n > 1 && a[n - 1] == '.' && a[n - 2] == '/'));
+
+	if (o->fs == NULL)
+		return 0;
+	if ((size_t)snprintf(buf, sizeof(buf), "%s%s", a[0] == '/' ? rel : a,
+		a[0] == '/' && follow ? "/" : "") >= sizeof(buf)) {
+		set_why(o, "%s %s of a path too long to follow", t[0].text,
+		    t[1].text);
+		return 0;
+	}
+	switch (o->fs->where(o->fs->arg, buf)) {
+	case SHFS_INSIDE:
+		return 0;
+	case SHFS_ROOT:
+		return !skip_ws;
+	case SHFS_OUT:
+		set_why(o,
+		    "%s %s through a symlink that leads out of the "
+		    "workspace (%.40s)",
+		    t[0].text, t[1].text, a);
+		return 0;
+	default:
+		set_why(o, "%s %s of %.40s: where it leads cannot be told",
+		    t[0].text, t[1].text, a);
+		return 0;
+	}
+}
+
+/*
  * Decides the recursive removal of |a|, rm's operand (or find's starting
  * point with -delete), as t[0] t[1] PLACE (raise_rm), |wsn| the
  * workspace's lexical path; with |skip_ws| the workspace itself is no
@@ -2317,7 +2366,7 @@ raise_rm_place(const struct shell_rules *r, struct shword *t, const char *a,
 {
 	char path[4096 + 70 + 4096], buf[8192];
 	const char *place;
-	size_t i, k, ups, depth;
+	size_t i, k, ups, depth, wl = strlen(wsn);
 
 	for (ups = 0, k = 0; a[k] != '\0'; k++)
 		ups += a[k] == '.' && a[k + 1] == '.';
@@ -2350,6 +2399,9 @@ raise_rm_place(const struct shell_rules *r, struct shword *t, const char *a,
 			place = "..";
 		else
 			place = buf;
+		if (depth == 0 && place == buf && strncmp(buf, wsn, wl) == 0 &&
+		    buf[wl] == '/' && rm_leads(t, a, buf + wl + 1, skip_ws, o))
+			place = ".";
 		if (skip_ws && strcmp(place, ".") == 0)
 			continue;
 		memset(&t[2], 0, sizeof(t[2]));
@@ -2494,6 +2546,7 @@ raise_by_argv(const struct shell_rules *r, const struct shword *w, size_t n,
 		return;
 	memset(&sub, 0, sizeof(sub));
 	sub.depth = o->depth + 1;
+	sub.fs = o->fs;
 	sub.d = r->dflt;
 	sub.rule = -1;
 	decide_words(r, w, n, ws, &sub);
@@ -2801,7 +2854,7 @@ raise_by_text(const struct shell_rules *r, const char *code, size_t len,
 
 	(void)shparse(code, len, &p);
 	for (i = 0; i < p->ncmds; i++) {
-		decide_cmd(r, &p->cmds[i], ws, &sub, depth + 1);
+		decide_cmd(r, &p->cmds[i], ws, NULL, &sub, depth + 1);
 		if (sub.rule >= 0 && sub.d > *d) {
 			*d = sub.d;
 			*rule = sub.rule;
@@ -2998,11 +3051,12 @@ raise_by_code(const struct shell_rules *r, const struct shcmd *c,
 
 static void
 decide_cmd(const struct shell_rules *r, const struct shcmd *c, const char *ws,
-    struct one *o, int depth)
+    const struct shfs *fs, struct one *o, int depth)
 {
 	size_t i;
 
 	memset(o, 0, sizeof(*o));
+	o->fs = fs;
 	o->why = c->why;
 	o->d = r->dflt;
 	o->rule = -1;
@@ -3171,7 +3225,7 @@ raise_loosely(const struct shell_rules *r, const char *cmd, size_t len,
 /* Decides |cmd| as |dialect| reads it. */
 static void
 decide_string(const struct shell_rules *r, const char *cmd, size_t len,
-    const char *ws, int dialect, struct shverdict *v)
+    const char *ws, const struct shfs *fs, int dialect, struct shverdict *v)
 {
 	struct shparse *p;
 	struct one o;
@@ -3183,7 +3237,7 @@ decide_string(const struct shell_rules *r, const char *cmd, size_t len,
 	for (i = 0; i < p->ncmds; i++) {
 		const struct shcmd *c = &p->cmds[i];
 
-		decide_cmd(r, c, ws, &o, 0);
+		decide_cmd(r, c, ws, fs, &o, 0);
 		if (c->header && o.why == NULL)
 			continue; /* "for x in a b": runs nothing */
 		if (!have || o.d > v->decision) {
@@ -3216,18 +3270,25 @@ decide_string(const struct shell_rules *r, const char *cmd, size_t len,
 
 /* The stricter of the readings of bash and dash, where they differ. */
 enum shdecision
-shrules_decide(const struct shell_rules *r, const char *cmd, size_t len,
-    const char *ws, struct shverdict *v)
+shrules_decide_fs(const struct shell_rules *r, const char *cmd, size_t len,
+    const char *ws, const struct shfs *fs, struct shverdict *v)
 {
 	struct shverdict dash;
 
-	decide_string(r, cmd, len, ws, SHPARSE_BASH, v);
+	decide_string(r, cmd, len, ws, fs, SHPARSE_BASH, v);
 	if (shparse_dialects_differ(cmd, len)) {
-		decide_string(r, cmd, len, ws, SHPARSE_DASH, &dash);
+		decide_string(r, cmd, len, ws, fs, SHPARSE_DASH, &dash);
 		if (dash.decision > v->decision)
 			*v = dash;
 	}
 	return v->decision;
+}
+
+enum shdecision
+shrules_decide(const struct shell_rules *r, const char *cmd, size_t len,
+    const char *ws, struct shverdict *v)
+{
+	return shrules_decide_fs(r, cmd, len, ws, NULL, v);
 }
 
 enum shdecision

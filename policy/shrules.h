@@ -126,6 +126,38 @@ struct shverdict {
 enum shdecision shrules_decide(const struct shell_rules *r, const char *cmd,
     size_t len, const char *workspace, struct shverdict *v);
 
+/* Where a path of the workspace leads, as a runner would resolve it. */
+enum shfs_where {
+	SHFS_INSIDE, /* beneath the workspace, or not there */
+	SHFS_ROOT, /* the workspace itself */
+	SHFS_OUT, /* outside it: a symlink or ".." on the way */
+	SHFS_UNKNOWN, /* cannot be told (a loop, an error) */
+};
+
+/*
+ * The file system beneath the workspace, for what the rules cannot tell
+ * from words: |where| is given a path relative to the workspace as an
+ * operand spells it (".." components may occur); its last component is
+ * followed only when it ends in "/" or "/.".
+ */
+struct shfs {
+	enum shfs_where (*where)(void *arg, const char *rel);
+	void *arg;
+};
+
+/*
+ * shrules_decide, and where |fs| (may be NULL) says that a recursive
+ * removal's operand beneath the workspace (rm -r, find -delete and the
+ * -exec command decided for a starting point) goes through a symlink out
+ * of it, or cannot tell, the command is unresolvable; an operand that
+ * leads to the workspace itself is "." (rm -rf r/ with r -> .).  Only
+ * the workspace's paths as the string starts are asked about: a link the
+ * same string makes, or a cd before the removal, are not followed.
+ */
+enum shdecision shrules_decide_fs(const struct shell_rules *r, const char *cmd,
+    size_t len, const char *workspace, const struct shfs *fs,
+    struct shverdict *v);
+
 /*
  * Decides one argv (already words: no parsing, no redirections), as
  * shrules_decide decides one simple command; |workspace| as there.

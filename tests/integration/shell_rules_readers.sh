@@ -23,8 +23,14 @@
 #   - emacs -l FILE, --load, --script, -x and -f run Lisp from a file the
 #     agent wrote, or standard input (-l /dev/stdin): they ran under the
 #     shipped default, as sed -f had; now they wait for a human.
+#   - rm -rf r/ with r a symlink the workspace holds (one the agent
+#     planted) to a directory outside it ran under the shipped default,
+#     the rules reading r/ as a directory beneath the workspace: the
+#     broker now asks the workspace where the operand leads (out of it
+#     waits for a human; r -> . is the workspace, denied as rm -rf . is).
 # Controls: find . -name '*.c', find . -name '*.o' -delete, install -m 644,
-# sed -n 1p and gnuplot's or python3's script file (an operand) still run.
+# sed -n 1p, python3's script file (an operand) and rm -rf of a link
+# itself still run.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -112,5 +118,30 @@ printf 'print("py")\n' >"$ws/x.py"
 shell 'python3 x.py'
 expect_ok_result "control: python3 with a script file still runs"
 expect_eq "... and runs it" "$(jr .result.structuredContent.stdout)" py
+# ===== rm -r through a symlink the workspace holds ============================
+# A link the agent planted (r -> a directory outside the workspace; self
+# -> the workspace itself): rm -rf r/ removes what r leads to, and the
+# rules, reading words, saw r/ beneath the workspace: under the shipped
+# default it ran.  The broker now asks the workspace where the operand
+# leads: out of it waits for a human, the workspace itself is ".".
+mkdir -p "$T/outside/keep"
+touch "$T/outside/keep/precious"
+ln -s ../outside "$ws/r"
+ln -s . "$ws/self"
+mkdir -p "$ws/src/up"
+ln -s ../../.. "$ws/src/up/top"
+shell_asks_denied "rm -rf through a symlink that leads out of the workspace (r/)" \
+    'touch RL1; false && rm -rf r/'
+shell_asks_denied "rm -rf through a symlink that leads out of the workspace" \
+    'touch RL2; false && rm -rf r/keep' 'touch RL3; false && find r/ -delete' \
+    "touch RL4; false && rm -rf $ws/src/up/top/"
+denied 'rm -rf self/' "rule 5 (rm -rf|-fr"
+denied 'rm -rfv ./self/.' "rule 5 (rm -rf|-fr"
+check "... and nothing ran (RL1-RL4)" \
+    test ! -e "$ws/RL1" -a ! -e "$ws/RL2" -a ! -e "$ws/RL3" -a ! -e "$ws/RL4"
+shell 'mkdir -p build/x && rm -rf build/ && rm -rf r self && ls -d r self build 2>&1 | wc -l'
+expect_ok_result "control: rm -rf of a directory, and of the links themselves, still runs"
+check "... the links are gone from the workspace" test ! -L "$ws/r" -a ! -L "$ws/self"
+check "... and what r led to is untouched" test -e "$T/outside/keep/precious"
 mcp_stop
 finish

@@ -1150,6 +1150,82 @@ START_TEST(test_command_string_gets_its_decision)
 }
 END_TEST
 
+/*
+ * A workspace where r is a symlink out of it (r -> ../..), self one to
+ * the workspace itself (self -> .), and loop one that cannot be told;
+ * what the hook is asked is what the runner's kernel would follow
+ * (shrules.h: the last component only before a "/").
+ */
+static enum shfs_where
+fake_where(void *arg, const char *rel)
+{
+	size_t n = strlen(rel);
+	int follow = n > 0 && rel[n - 1] == '/';
+
+	(void)arg;
+	if (strncmp(rel, "r/", 2) == 0 || strncmp(rel, "./r/", 4) == 0 ||
+	    strncmp(rel, "src/../r/", 9) == 0)
+		return SHFS_OUT;
+	if (strncmp(rel, "loop/", 5) == 0)
+		return SHFS_UNKNOWN;
+	if (follow &&
+	    (strcmp(rel, "self/") == 0 || strcmp(rel, "self/./") == 0))
+		return SHFS_ROOT;
+	return SHFS_INSIDE;
+}
+
+struct fsrow {
+	const char *cmd;
+	enum shdecision want;
+	const char *why;
+};
+
+static const struct fsrow fsrows[] = {
+	{ "rm -rf r/", SHD_ASK, "through a symlink that leads out" },
+	{ "rm -rf r/x", SHD_ASK, "through a symlink that leads out" },
+	{ "rm -r ./r/", SHD_ASK, "through a symlink that leads out" },
+	{ "rm -rf src/../r/", SHD_ASK, "through a symlink that leads out" },
+	{ "rm -rf " WS "/r/", SHD_ASK, "through a symlink that leads out" },
+	{ "rm -rf -- build r/", SHD_ASK, "through a symlink that leads out" },
+	{ "find r/ -delete", SHD_ASK, "through a symlink that leads out" },
+	{ "find r/ -exec rm -rf {} +", SHD_ASK, "find -exec" },
+	{ "busybox rm -rf r/", SHD_ASK, "busybox" },
+	{ "rm -rf loop/", SHD_ASK, "where it leads cannot be told" },
+	{ "rm -rf self/", SHD_DENY, "rule 5 (rm -rf" },
+	{ "rm -rf " WS "/self/.", SHD_DENY, "rule 5 (rm -rf" },
+	{ "find self/ -delete", SHD_DENY, "rule 5 (rm -rf" },
+	/* not followed: the link itself, or nothing through it */
+	{ "rm -rf r", SHD_ALLOW, "default" },
+	{ "rm -rf self", SHD_ALLOW, "default" },
+	{ "rm -f r/x", SHD_ALLOW, "default" },
+	{ "rm -rf build/ src/x", SHD_ALLOW, "default" },
+	{ "find self/ -name '*.o' -delete", SHD_ALLOW, "default" },
+	{ "find . -name '*.o' -exec rm -rf {} +", SHD_ASK, "find -exec" },
+};
+
+START_TEST(test_removal_through_a_symlink_out_is_unresolvable)
+{
+	const struct fsrow *r = &fsrows[_i];
+	struct shfs fs = { fake_where, NULL };
+	struct shverdict v;
+	enum shdecision d;
+
+	load_sets();
+	d = shrules_decide_fs(
+	    rules_of(shipped), r->cmd, strlen(r->cmd), WS, &fs, &v);
+	ck_assert_msg(d == r->want && strstr(v.reason, r->why) != NULL,
+	    "fs row %d: \"%s\": got %s (%s), want %s (%s)", _i, r->cmd,
+	    shdecision_name(d), v.reason, shdecision_name(r->want), r->why);
+	/* without the hook, the words alone */
+	if (r->want == SHD_ASK && strstr(r->why, "symlink") != NULL)
+		ck_assert_int_ne(shrules_decide(rules_of(shipped), r->cmd,
+				     strlen(r->cmd), WS, &v),
+		    SHD_ASK);
+	manifest_free(shipped);
+	manifest_free(testset);
+}
+END_TEST
+
 START_TEST(test_verdict_names_the_rule)
 {
 	struct shverdict v;
@@ -1293,6 +1369,9 @@ suite(void)
 	tcase_add_loop_test(tc, test_command_string_gets_its_decision, 0,
 	    (int)(sizeof(rows) / sizeof(rows[0])));
 	tcase_add_test(tc, test_verdict_names_the_rule);
+	tcase_add_loop_test(tc,
+	    test_removal_through_a_symlink_out_is_unresolvable, 0,
+	    (int)(sizeof(fsrows) / sizeof(fsrows[0])));
 	tcase_add_test(tc, test_parser_reads_words_after_quote_removal);
 	tcase_add_loop_test(tc, test_manifest_refuses_bad_rules, 0,
 	    (int)(sizeof(bads) / sizeof(bads[0])));
