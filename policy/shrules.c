@@ -21,6 +21,20 @@
 #include "policy/shparse.h"
 #include "policy/shrules.h"
 
+/*
+ * Where the workspace's paths lead (shrules_decide_fs), and the working
+ * directories a command of the string may run in, relative to the
+ * workspace: "" and each place a cd before it may have gone (a cd may
+ * fail, or be in a subshell: each is kept).  |lost|: more than CWDS_MAX.
+ */
+#define CWDS_MAX 16
+struct fsctx {
+	const struct shfs *fs;
+	char cwds[CWDS_MAX][1024];
+	size_t ncwds;
+	int lost;
+};
+
 /* The decision of one command. */
 struct one {
 	enum shdecision d;
@@ -33,7 +47,7 @@ struct one {
 	int stdin_prog; /* a shell or interpreter reading its program
 				   from standard input or a descriptor */
 	int depth; /* commands inside commands (raise_by_argv) */
-	const struct shfs *fs; /* where the workspace's paths lead, or
+	const struct fsctx *fc; /* where the workspace's paths lead, or
 				   NULL */
 };
 
@@ -1664,6 +1678,112 @@ check_code_options(
 	}
 }
 
+/*
+ * |p|, a directory beneath the workspace |ws| as written (path_ok), as a
+ * path relative to it: "src/x" for "src/x" and for ws + "/src/x"; -1 if
+ * it does not fit.
+ */
+static int
+ws_relative(const char *p, const char *ws, char *out, size_t outlen)
+{
+	size_t n;
+
+	if (p[0] == '/') {
+		n = strlen(ws);
+		while (n > 1 && ws[n - 1] == '/')
+			n--;
+		p += n;
+		p += strspn(p, "/");
+	}
+	return (size_t)snprintf(out, outlen, "%s", p) < outlen ? 0 : -1;
+}
+
+/* cd to |p| (path_ok) goes where the workspace's symlinks lead: out of
+   it (cd r with r -> /etc) is outside, as "cd /etc" is. */
+static void
+cd_leads(const char *p, const char *ws, struct one *o)
+{
+	const struct fsctx *fc = o->fc;
+	char rel[1024], buf[2100];
+	size_t i;
+	enum shfs_where wh;
+
+	if (fc == NULL)
+		return;
+	if (ws_relative(p, ws, rel, sizeof(rel)) != 0) {
+		set_why(o, "cd to a path too long to follow");
+		return;
+	}
+	for (i = 0; i < (p[0] == '/' ? 1 : fc->ncwds); i++) {
+		snprintf(buf, sizeof(buf), "%s%s%s/",
+		    p[0] == '/' ? "" : fc->cwds[i],
+		    p[0] == '/' || fc->cwds[i][0] == '\0' ? "" : "/", rel);
+		wh = fc->fs->where(fc->fs->arg, buf);
+		if (wh == SHFS_OUT || wh == SHFS_UNKNOWN) {
+			set_why(o,
+			    "cd through a symlink that leads out of the "
+			    "workspace (%.40s)",
+			    p);
+			return;
+		}
+	}
+}
+
+/*
+ * After command |c|: a cd (or pushd) to a fixed directory beneath the
+ * workspace adds, to each working directory the string may be in, that
+ * directory beneath it (a relative one) or itself (an absolute one).
+ */
+static void
+follow_cd(const struct shcmd *c, const char *ws, struct fsctx *fc)
+{
+	const struct shword *w = c->words;
+	char rel[1024];
+	size_t n = c->nwords, j, i, k;
+
+	if (fc == NULL || c->header)
+		return;
+	/* the shell's own cd behind "command" or bash's "time" */
+	while (n > 0 && fixed(&w[0]) &&
+	    (strcmp(w[0].text, "command") == 0 ||
+		strcmp(w[0].text, "time") == 0)) {
+		for (w++, n--; n > 0 && fixed(&w[0]) && w[0].text[0] == '-';
+		     w++, n--)
+			;
+	}
+	if (n == 0 || !fixed(&w[0]) ||
+	    (strcmp(w[0].text, "cd") != 0 && strcmp(w[0].text, "pushd") != 0))
+		return;
+	for (j = 1;
+	     j < n && fixed(&w[j]) && w[j].len > 1 && w[j].text[0] == '-' &&
+	     strspn(w[j].text + 1, "LPe@") == w[j].len - 1;
+	     j++)
+		;
+	if (j < n && fixed(&w[j]) && strcmp(w[j].text, "--") == 0)
+		j++;
+	if (j >= n || !fixed(&w[j]) || w[j].text[0] == '-' ||
+	    w[j].text[0] == '+' || !path_ok(w[j].text, ws, 0))
+		return; /* unresolvable already */
+	if (ws_relative(w[j].text, ws, rel, sizeof(rel)) != 0) {
+		fc->lost = 1;
+		return;
+	}
+	for (i = 0, k = fc->ncwds; i < (w[j].text[0] == '/' ? 1 : k); i++) {
+		if (fc->ncwds == CWDS_MAX) {
+			fc->lost = 1;
+			return;
+		}
+		if ((size_t)snprintf(fc->cwds[fc->ncwds], sizeof(fc->cwds[0]),
+			"%s%s%s", w[j].text[0] == '/' ? "" : fc->cwds[i],
+			w[j].text[0] == '/' || fc->cwds[i][0] == '\0' ? ""
+								      : "/",
+			rel) >= sizeof(fc->cwds[0]))
+			fc->lost = 1;
+		else
+			fc->ncwds++;
+	}
+}
+
 /* |plain|: w[0] is the simple command's first word (no wrapper). */
 static void
 check_command(
@@ -1775,13 +1895,15 @@ check_command(
 		    !path_ok(w[j].text, ws, 0))
 			set_why(o, "%s outside the workspace (%.40s)", name,
 			    w[j].text);
+		else
+			cd_leads(w[j].text, ws, o);
 		return;
 	}
 	check_code_options(name, w, n, o);
 }
 
 static void decide_cmd(const struct shell_rules *, const struct shcmd *,
-    const char *, const struct shfs *, struct one *, int);
+    const char *, const struct fsctx *, struct one *, int);
 
 /* ---- matching ---- */
 
@@ -2308,50 +2430,77 @@ lexical_path(const char *p, char *out, size_t outlen)
 }
 
 /*
- * Where rm -r (or find -delete) of the operand |a|, beneath the
- * workspace by its lexical path |rel|, leads as the runner resolves it,
- * asked of o->fs: the symlinks on the way are the workspace's, which the
- * agent may have made ("rm -rf r/" with r -> ../.. removes what is
- * there).  A relative operand is asked about as written, ".." and all
- * (the kernel follows a link before it climbs); an absolute one by
- * |rel|, and with a trailing slash (or "/.") its last component is
+ * Where rm -r (or find -delete) of the operand |a| leads as the runner
+ * resolves it, asked of o->fc: the symlinks on the way are the
+ * workspace's, which the agent may have made ("rm -rf r/" with r ->
+ * ../.. removes what is there).  A relative operand is asked about as
+ * written, ".." and all (the kernel follows a link before it climbs),
+ * from each directory a cd before it may have gone to, where it is
+ * beneath the workspace as the words read (one that climbs out is
+ * decided by its words); an absolute one beneath the workspace by its
+ * path there.  With a trailing slash (or "/.") its last component is
  * followed too, as rm follows it.  Out of the workspace, or where that
- * cannot be told: unresolvable.  Returns 1 if it is the workspace
- * itself (r -> .), which the rules name ".".
+ * cannot be told: unresolvable.  Returns 1 if it is the workspace itself
+ * (r -> .), which the rules name ".", unless |skip_ws|.
  */
 static int
-rm_leads(const struct shword *t, const char *a, const char *rel, int skip_ws,
+rm_leads(const struct shword *t, const char *a, const char *wsn, int skip_ws,
     struct one *o)
 {
-	char buf[4096];
-	size_t n = strlen(a);
+	const struct fsctx *fc = o->fc;
+	char q[4096], path[8192], lex[8192];
+	size_t n = strlen(a), wl = strlen(wsn), i;
 	int follow = n > 0 &&
 	    (a[n - 1] == '/' || (n > 1 && a[n - 1] == '.' && a[n - 2] == '/'));
+	int root = 0;
 
-	if (o->fs == NULL)
+	if (fc == NULL)
 		return 0;
-	if ((size_t)snprintf(buf, sizeof(buf), "%s%s", a[0] == '/' ? rel : a,
-		a[0] == '/' && follow ? "/" : "") >= sizeof(buf)) {
-		set_why(o, "%s %s of a path too long to follow", t[0].text,
-		    t[1].text);
-		return 0;
-	}
-	switch (o->fs->where(o->fs->arg, buf)) {
-	case SHFS_INSIDE:
-		return 0;
-	case SHFS_ROOT:
-		return !skip_ws;
-	case SHFS_OUT:
-		set_why(o,
-		    "%s %s through a symlink that leads out of the "
-		    "workspace (%.40s)",
-		    t[0].text, t[1].text, a);
-		return 0;
-	default:
-		set_why(o, "%s %s of %.40s: where it leads cannot be told",
-		    t[0].text, t[1].text, a);
+	if (a[0] != '/' && fc->lost) {
+		set_why(o, "%s %s after more cd's than the rules follow",
+		    t[0].text, t[1].text);
 		return 0;
 	}
+	for (i = 0; i < (a[0] == '/' ? 1 : fc->ncwds); i++) {
+		/* q: the path from the workspace as written; lex: where
+		   the words put it */
+		if (a[0] == '/')
+			snprintf(path, sizeof(path), "%s", a);
+		else
+			snprintf(path, sizeof(path), "%s/%s%s%s", wsn,
+			    fc->cwds[i], fc->cwds[i][0] == '\0' ? "" : "/", a);
+		if (lexical_path(path, lex, sizeof(lex)) != 0 ||
+		    strncmp(lex, wsn, wl) != 0 || lex[wl] != '/')
+			continue;
+		if ((size_t)snprintf(q, sizeof(q), "%s",
+			a[0] == '/' ? lex + wl + 1 : path + wl + 1) >=
+		    sizeof(q) - 1) {
+			set_why(o, "%s %s of a path too long to follow",
+			    t[0].text, t[1].text);
+			return 0;
+		}
+		if (a[0] == '/' && follow)
+			strcat(q, "/");
+		switch (fc->fs->where(fc->fs->arg, q)) {
+		case SHFS_INSIDE:
+			break;
+		case SHFS_ROOT:
+			root |= !skip_ws;
+			break;
+		case SHFS_OUT:
+			set_why(o,
+			    "%s %s through a symlink that leads out of the "
+			    "workspace (%.40s)",
+			    t[0].text, t[1].text, a);
+			break;
+		default:
+			set_why(o,
+			    "%s %s of %.40s: where it leads cannot be told",
+			    t[0].text, t[1].text, a);
+			break;
+		}
+	}
+	return root;
 }
 
 /*
@@ -2366,8 +2515,14 @@ raise_rm_place(const struct shell_rules *r, struct shword *t, const char *a,
 {
 	char path[4096 + 70 + 4096], buf[8192];
 	const char *place;
-	size_t i, k, ups, depth, wl = strlen(wsn);
+	size_t i, k, ups, depth;
 
+	if (rm_leads(t, a, wsn, skip_ws, o)) {
+		memset(&t[2], 0, sizeof(t[2]));
+		t[2].text = (char *)".";
+		t[2].len = 1;
+		raise_at(r, t, 3, 1, o);
+	}
 	for (ups = 0, k = 0; a[k] != '\0'; k++)
 		ups += a[k] == '.' && a[k + 1] == '.';
 	for (depth = 0; depth <= (a[0] == '/' ? 0 : ups) && depth < 32;
@@ -2399,9 +2554,6 @@ raise_rm_place(const struct shell_rules *r, struct shword *t, const char *a,
 			place = "..";
 		else
 			place = buf;
-		if (depth == 0 && place == buf && strncmp(buf, wsn, wl) == 0 &&
-		    buf[wl] == '/' && rm_leads(t, a, buf + wl + 1, skip_ws, o))
-			place = ".";
 		if (skip_ws && strcmp(place, ".") == 0)
 			continue;
 		memset(&t[2], 0, sizeof(t[2]));
@@ -2546,7 +2698,7 @@ raise_by_argv(const struct shell_rules *r, const struct shword *w, size_t n,
 		return;
 	memset(&sub, 0, sizeof(sub));
 	sub.depth = o->depth + 1;
-	sub.fs = o->fs;
+	sub.fc = o->fc;
 	sub.d = r->dflt;
 	sub.rule = -1;
 	decide_words(r, w, n, ws, &sub);
@@ -3051,12 +3203,12 @@ raise_by_code(const struct shell_rules *r, const struct shcmd *c,
 
 static void
 decide_cmd(const struct shell_rules *r, const struct shcmd *c, const char *ws,
-    const struct shfs *fs, struct one *o, int depth)
+    const struct fsctx *fc, struct one *o, int depth)
 {
 	size_t i;
 
 	memset(o, 0, sizeof(*o));
-	o->fs = fs;
+	o->fc = fc;
 	o->why = c->why;
 	o->d = r->dflt;
 	o->rule = -1;
@@ -3228,16 +3380,23 @@ decide_string(const struct shell_rules *r, const char *cmd, size_t len,
     const char *ws, const struct shfs *fs, int dialect, struct shverdict *v)
 {
 	struct shparse *p;
+	struct fsctx *fc = NULL;
 	struct one o;
 	size_t i;
 	int rc, have = 0;
 
 	memset(v, 0, sizeof(*v));
+	if (fs != NULL) {
+		fc = xcalloc(1, sizeof(*fc));
+		fc->fs = fs;
+		fc->ncwds = 1;
+	}
 	rc = shparse_as(cmd, len, dialect, &p);
 	for (i = 0; i < p->ncmds; i++) {
 		const struct shcmd *c = &p->cmds[i];
 
-		decide_cmd(r, c, ws, fs, &o, 0);
+		decide_cmd(r, c, ws, fc, &o, 0);
+		follow_cd(c, ws, fc);
 		if (c->header && o.why == NULL)
 			continue; /* "for x in a b": runs nothing */
 		if (!have || o.d > v->decision) {
@@ -3266,6 +3425,7 @@ decide_string(const struct shell_rules *r, const char *cmd, size_t len,
 		    shdecision_name(r->dflt));
 	}
 	shparse_free(p);
+	free(fc);
 }
 
 /* The stricter of the readings of bash and dash, where they differ. */

@@ -150,9 +150,12 @@ struct shfs {
  * removal's operand beneath the workspace (rm -r, find -delete and the
  * -exec command decided for a starting point) goes through a symlink out
  * of it, or cannot tell, the command is unresolvable; an operand that
- * leads to the workspace itself is "." (rm -rf r/ with r -> .).  Only
- * the workspace's paths as the string starts are asked about: a link the
- * same string makes, or a cd before the removal, are not followed.
+ * leads to the workspace itself is "." (rm -rf r/ with r -> .).  A
+ * relative operand is asked about from each directory a cd earlier in
+ * the string may have gone to (more than 16: unresolvable), and so is
+ * cd's directory (one out of the workspace is unresolvable).  The
+ * workspace is asked about as the string starts: a link the same string
+ * makes is not seen.
  */
 enum shdecision shrules_decide_fs(const struct shell_rules *r, const char *cmd,
     size_t len, const char *workspace, const struct shfs *fs,

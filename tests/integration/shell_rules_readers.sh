@@ -26,8 +26,10 @@
 #   - rm -rf r/ with r a symlink the workspace holds (one the agent
 #     planted) to a directory outside it ran under the shipped default,
 #     the rules reading r/ as a directory beneath the workspace: the
-#     broker now asks the workspace where the operand leads (out of it
-#     waits for a human; r -> . is the workspace, denied as rm -rf . is).
+#     broker now asks the workspace where the operand leads, from each
+#     directory a cd in the string may have gone to (out of it waits for
+#     a human; r -> . is the workspace, denied as rm -rf . is), and where
+#     a cd goes (cd r went out of the workspace).
 # Controls: find . -name '*.c', find . -name '*.o' -delete, install -m 644,
 # sed -n 1p, python3's script file (an operand) and rm -rf of a link
 # itself still run.
@@ -135,10 +137,17 @@ shell_asks_denied "rm -rf through a symlink that leads out of the workspace (r/)
 shell_asks_denied "rm -rf through a symlink that leads out of the workspace" \
     'touch RL2; false && rm -rf r/keep' 'touch RL3; false && find r/ -delete' \
     "touch RL4; false && rm -rf $ws/src/up/top/"
+# ... also from where a cd went, and cd itself through such a link
+# (cd r went out of the workspace, where cd /tmp waits for a human).
+shell_asks_denied "rm -rf through a symlink that leads out of the workspace (up/top/)" \
+    'touch RL5; cd src && false && rm -rf up/top/'
+shell_asks_denied "cd through a symlink that leads out of the workspace (r)" \
+    'touch RL6; cd r && false && rm -rf keep'
 denied 'rm -rf self/' "rule 5 (rm -rf|-fr"
 denied 'rm -rfv ./self/.' "rule 5 (rm -rf|-fr"
-check "... and nothing ran (RL1-RL4)" \
-    test ! -e "$ws/RL1" -a ! -e "$ws/RL2" -a ! -e "$ws/RL3" -a ! -e "$ws/RL4"
+for f in RL1 RL2 RL3 RL4 RL5 RL6; do
+	check "... and nothing ran ($f)" test ! -e "$ws/$f"
+done
 shell 'mkdir -p build/x && rm -rf build/ && rm -rf r self && ls -d r self build 2>&1 | wc -l'
 expect_ok_result "control: rm -rf of a directory, and of the links themselves, still runs"
 check "... the links are gone from the workspace" test ! -L "$ws/r" -a ! -L "$ws/self"

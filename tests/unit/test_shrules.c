@@ -1157,17 +1157,29 @@ END_TEST
  * (shrules.h: the last component only before a "/").
  */
 static enum shfs_where
-fake_where(void *arg, const char *rel)
+fake_where(void *arg, const char *path)
 {
-	size_t n = strlen(rel);
-	int follow = n > 0 && rel[n - 1] == '/';
+	char rel[256], *d, *s;
+	size_t n = strlen(path);
+	int follow = n > 0 && path[n - 1] == '/';
 
 	(void)arg;
+	/* no link but r and src/q on the way: "sub/../" climbs back */
+	snprintf(rel, sizeof(rel), "%s", path);
+	while ((d = strstr(rel, "/../")) != NULL && d > rel &&
+	    strncmp(d - 1, "./", 2) != 0) {
+		for (s = d - 1; s > rel && s[-1] != '/'; s--)
+			;
+		memmove(s, d + 4, strlen(d + 4) + 1);
+	}
 	if (strncmp(rel, "r/", 2) == 0 || strncmp(rel, "./r/", 4) == 0 ||
 	    strncmp(rel, "src/../r/", 9) == 0)
 		return SHFS_OUT;
 	if (strncmp(rel, "loop/", 5) == 0)
 		return SHFS_UNKNOWN;
+	/* src/q leads out; q does not */
+	if (strncmp(rel, "src/q/", 6) == 0)
+		return SHFS_OUT;
 	if (follow &&
 	    (strcmp(rel, "self/") == 0 || strcmp(rel, "self/./") == 0))
 		return SHFS_ROOT;
@@ -1201,6 +1213,23 @@ static const struct fsrow fsrows[] = {
 	{ "rm -rf build/ src/x", SHD_ALLOW, "default" },
 	{ "find self/ -name '*.o' -delete", SHD_ALLOW, "default" },
 	{ "find . -name '*.o' -exec rm -rf {} +", SHD_ASK, "find -exec" },
+	/* cd goes where the links lead, and rm's operand is asked about
+	   from each directory a cd may have gone to */
+	{ "cd r && rm -rf keep", SHD_ASK, "cd through a symlink" },
+	{ "cd loop", SHD_ASK, "cd through a symlink" },
+	{ "cd src/q/x", SHD_ASK, "cd through a symlink" },
+	{ "cd src && cd q", SHD_ASK, "cd through a symlink" },
+	{ "cd src && rm -rf q/", SHD_ASK, "through a symlink that leads out" },
+	{ "cd src; (rm -rf q/x)", SHD_ASK, "through a symlink that leads out" },
+	{ "command cd src; rm -rf q/", SHD_ASK, "through a symlink" },
+	{ "time cd -P src; rm -rf q/", SHD_ASK, "through a symlink" },
+	{ "cd " WS "/src && rm -rf q/", SHD_ASK, "through a symlink" },
+	{ "cd src && cd sub && rm -rf ../q/", SHD_ASK, "through a symlink" },
+	{ "cd a; cd b; cd c; cd d; cd e; rm -rf x", SHD_ASK,
+	    "after more cd's than the rules follow" },
+	{ "rm -rf q/", SHD_ALLOW, "default" },
+	{ "cd src && rm -rf build/ q", SHD_ALLOW, "default" },
+	{ "cd a; cd b; cd c; cd d; rm -rf x", SHD_ALLOW, "default" },
 };
 
 START_TEST(test_removal_through_a_symlink_out_is_unresolvable)
