@@ -26,14 +26,27 @@
  * directories a command of the string may run in, relative to the
  * workspace: "" and each place a cd before it may have gone (a cd may
  * fail, or be in a subshell: each is kept).  |lost|: more than CWDS_MAX.
+ * At most ASKED_MAX paths of a string are asked about (each is a system
+ * call in the broker); past them, a removal is unresolvable.
  */
 #define CWDS_MAX 16
+#define ASKED_MAX 1024
 struct fsctx {
 	const struct shfs *fs;
 	char cwds[CWDS_MAX][1024];
 	size_t ncwds;
 	int lost;
+	size_t asked;
 };
+
+/* fc->fs->where(rel), or SHFS_UNKNOWN past ASKED_MAX questions. */
+static enum shfs_where
+fs_where(struct fsctx *fc, const char *rel)
+{
+	if (++fc->asked > ASKED_MAX)
+		return SHFS_UNKNOWN;
+	return fc->fs->where(fc->fs->arg, rel);
+}
 
 /* The decision of one command. */
 struct one {
@@ -47,7 +60,9 @@ struct one {
 	int stdin_prog; /* a shell or interpreter reading its program
 				   from standard input or a descriptor */
 	int depth; /* commands inside commands (raise_by_argv) */
-	const struct fsctx *fc; /* where the workspace's paths lead, or
+	size_t spent; /* ...their words, for the outermost */
+	size_t *budget; /* the outermost's spent, or NULL */
+	struct fsctx *fc; /* where the workspace's paths lead, or
 				   NULL */
 };
 
@@ -1703,7 +1718,7 @@ ws_relative(const char *p, const char *ws, char *out, size_t outlen)
 static void
 cd_leads(const char *p, const char *ws, struct one *o)
 {
-	const struct fsctx *fc = o->fc;
+	struct fsctx *fc = o->fc;
 	char rel[1024], buf[2100];
 	size_t i;
 	enum shfs_where wh;
@@ -1718,7 +1733,7 @@ cd_leads(const char *p, const char *ws, struct one *o)
 		snprintf(buf, sizeof(buf), "%s%s%s/",
 		    p[0] == '/' ? "" : fc->cwds[i],
 		    p[0] == '/' || fc->cwds[i][0] == '\0' ? "" : "/", rel);
-		wh = fc->fs->where(fc->fs->arg, buf);
+		wh = fs_where(fc, buf);
 		if (wh == SHFS_OUT || wh == SHFS_UNKNOWN) {
 			set_why(o,
 			    "cd through a symlink that leads out of the "
@@ -1903,7 +1918,7 @@ check_command(
 }
 
 static void decide_cmd(const struct shell_rules *, const struct shcmd *,
-    const char *, const struct fsctx *, struct one *, int);
+    const char *, struct fsctx *, struct one *, int);
 
 /* ---- matching ---- */
 
@@ -2447,7 +2462,7 @@ static int
 rm_leads(const struct shword *t, const char *a, const char *wsn, int skip_ws,
     struct one *o)
 {
-	const struct fsctx *fc = o->fc;
+	struct fsctx *fc = o->fc;
 	char q[4096], path[8192], lex[8192];
 	size_t n = strlen(a), wl = strlen(wsn), i;
 	int follow = n > 0 &&
@@ -2481,7 +2496,7 @@ rm_leads(const struct shword *t, const char *a, const char *wsn, int skip_ws,
 		}
 		if (a[0] == '/' && follow)
 			strcat(q, "/");
-		switch (fc->fs->where(fc->fs->arg, q)) {
+		switch (fs_where(fc, q)) {
 		case SHFS_INSIDE:
 			break;
 		case SHFS_ROOT:
@@ -2686,8 +2701,13 @@ static void decide_words(const struct shell_rules *, const struct shword *,
  * Decides w[0..n), a command that another runs (find -exec's, busybox's
  * applet), as a command of its own, and raises o to its decision where a
  * rule made it stricter.  The command running it stays what it was
- * (unresolvable: find -exec, busybox); nesting is bounded.
+ * (unresolvable: find -exec, busybox).  Nesting is bounded, and so are
+ * the words of such commands one command holds (find's -exec commands,
+ * once for each starting point, at each level), to four times the words
+ * a string may have: past it, they are not decided, and the command is
+ * unresolvable.
  */
+#define INNER_WORDS_MAX (4 * SHPARSE_MAX_WORDS)
 static void
 raise_by_argv(const struct shell_rules *r, const struct shword *w, size_t n,
     const char *ws, struct one *o)
@@ -2696,8 +2716,16 @@ raise_by_argv(const struct shell_rules *r, const struct shword *w, size_t n,
 
 	if (n == 0 || o->depth >= 4)
 		return;
+	if (o->budget == NULL)
+		o->budget = &o->spent;
+	if ((*o->budget += n) > INNER_WORDS_MAX) {
+		set_why(o, "more than %d words of commands inside a command",
+		    INNER_WORDS_MAX);
+		return;
+	}
 	memset(&sub, 0, sizeof(sub));
 	sub.depth = o->depth + 1;
+	sub.budget = o->budget;
 	sub.fc = o->fc;
 	sub.d = r->dflt;
 	sub.rule = -1;
@@ -3203,7 +3231,7 @@ raise_by_code(const struct shell_rules *r, const struct shcmd *c,
 
 static void
 decide_cmd(const struct shell_rules *r, const struct shcmd *c, const char *ws,
-    const struct fsctx *fc, struct one *o, int depth)
+    struct fsctx *fc, struct one *o, int depth)
 {
 	size_t i;
 

@@ -1255,6 +1255,30 @@ START_TEST(test_removal_through_a_symlink_out_is_unresolvable)
 }
 END_TEST
 
+/* Each operand asked about is a system call in the broker: a string
+   asks about at most 1024, and past them a removal waits for a human. */
+START_TEST(test_workspace_asked_about_1024_paths_at_most)
+{
+	struct shfs fs = { fake_where, NULL };
+	struct shverdict v;
+	char cmd[16 + 1100 * 3];
+	size_t i, n;
+
+	load_sets();
+	for (n = 0; n < 2; n++) {
+		snprintf(cmd, sizeof(cmd), "rm -rf");
+		for (i = 0; i < (n == 0 ? 1000 : 1100); i++)
+			strcat(cmd, " d/");
+		ck_assert_int_eq(shrules_decide_fs(rules_of(shipped), cmd,
+				     strlen(cmd), WS, &fs, &v),
+		    n == 0 ? SHD_ALLOW : SHD_ASK);
+	}
+	ck_assert_ptr_nonnull(strstr(v.reason, "cannot be told"));
+	manifest_free(shipped);
+	manifest_free(testset);
+}
+END_TEST
+
 START_TEST(test_verdict_names_the_rule)
 {
 	struct shverdict v;
@@ -1398,6 +1422,7 @@ suite(void)
 	tcase_add_loop_test(tc, test_command_string_gets_its_decision, 0,
 	    (int)(sizeof(rows) / sizeof(rows[0])));
 	tcase_add_test(tc, test_verdict_names_the_rule);
+	tcase_add_test(tc, test_workspace_asked_about_1024_paths_at_most);
 	tcase_add_loop_test(tc,
 	    test_removal_through_a_symlink_out_is_unresolvable, 0,
 	    (int)(sizeof(fsrows) / sizeof(fsrows[0])));
