@@ -2464,6 +2464,7 @@ rm_leads(const struct shword *t, const char *a, const char *wsn, int skip_ws,
 {
 	struct fsctx *fc = o->fc;
 	char q[4096], path[8192], lex[8192];
+	const char *src;
 	size_t n = strlen(a), wl = strlen(wsn), i;
 	int follow = n > 0 &&
 	    (a[n - 1] == '/' || (n > 1 && a[n - 1] == '.' && a[n - 2] == '/'));
@@ -2487,15 +2488,21 @@ rm_leads(const struct shword *t, const char *a, const char *wsn, int skip_ws,
 		if (lexical_path(path, lex, sizeof(lex)) != 0 ||
 		    strncmp(lex, wsn, wl) != 0 || lex[wl] != '/')
 			continue;
-		if ((size_t)snprintf(q, sizeof(q), "%s",
-			a[0] == '/' ? lex + wl + 1 : path + wl + 1) >=
-		    sizeof(q) - 1) {
+		/* an absolute one spelt with the workspace's path as
+		   written, else by where the words put it */
+		if (a[0] != '/')
+			src = path + wl + 1;
+		else if (strncmp(a, wsn, wl) == 0 && a[wl] == '/')
+			src = a + wl + 1;
+		else
+			src = NULL;
+		if ((size_t)snprintf(q, sizeof(q), "%s%s",
+			src != NULL ? src : lex + wl + 1,
+			src == NULL && follow ? "/" : "") >= sizeof(q)) {
 			set_why(o, "%s %s of a path too long to follow",
 			    t[0].text, t[1].text);
 			return 0;
 		}
-		if (a[0] == '/' && follow)
-			strcat(q, "/");
 		switch (fs_where(fc, q)) {
 		case SHFS_INSIDE:
 			break;
@@ -2622,6 +2629,7 @@ raise_rm_operand(const struct shell_rules *r, struct shword *t,
 		raise_rm_place(r, t, pwd, wsn, skip_ws, o);
 		return;
 	}
+	memset(&t[2], 0, sizeof(t[2]));
 	if ((w->flags & SHW_NOT_FIXED) == SHW_PARAM &&
 	    (strcmp(w->text, "$HOME") == 0 || strcmp(w->text, "${HOME}") == 0))
 		t[2].text = (char *)"~";
@@ -2864,6 +2872,13 @@ raise_find(const struct shell_rules *r, const struct shword *w, size_t n,
 		if (!fixed(&w[j])) {
 			selects = 1;
 			continue;
+		}
+		/* the starting points read from a file */
+		if (strcmp(w[j].text, "-files0-from") == 0) {
+			set_why(o,
+			    "find -files0-from reads its starting points from "
+			    "a file");
+			return;
 		}
 		if (strcmp(w[j].text, "-delete") == 0) {
 			del = 1;

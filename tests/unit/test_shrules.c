@@ -888,6 +888,7 @@ static const struct row rows[] = {
 	S("find . -exec rm -rf x{} +", ASK),
 	S("find . -name '*.c'", ALLOW),
 	S("find . -type f -print0", ALLOW),
+	S("find -files0-from list -name x -delete", ASK),
 	S("find src -maxdepth 1 -newer x -ls", ALLOW),
 	/* the workspace by $PWD and a path */
 	S("rm -rf \"$PWD/\"", DENY),
@@ -1161,7 +1162,8 @@ fake_where(void *arg, const char *path)
 {
 	char rel[256], *d, *s;
 	size_t n = strlen(path);
-	int follow = n > 0 && path[n - 1] == '/';
+	int follow = n > 0 &&
+	    (path[n - 1] == '/' || (n > 1 && strcmp(path + n - 2, "/.") == 0));
 
 	(void)arg;
 	/* no link but r and src/q on the way: "sub/../" climbs back */
@@ -1180,8 +1182,7 @@ fake_where(void *arg, const char *path)
 	/* src/q leads out; q does not */
 	if (strncmp(rel, "src/q/", 6) == 0)
 		return SHFS_OUT;
-	if (follow &&
-	    (strcmp(rel, "self/") == 0 || strcmp(rel, "self/./") == 0))
+	if (follow && (strcmp(rel, "self/") == 0 || strcmp(rel, "self/.") == 0))
 		return SHFS_ROOT;
 	return SHFS_INSIDE;
 }
@@ -1213,6 +1214,8 @@ static const struct fsrow fsrows[] = {
 	{ "rm -rf build/ src/x", SHD_ALLOW, "default" },
 	{ "find self/ -name '*.o' -delete", SHD_ALLOW, "default" },
 	{ "find . -name '*.o' -exec rm -rf {} +", SHD_ASK, "find -exec" },
+	{ "rm -rf " WS "/src/../r/", SHD_ASK, "through a symlink" },
+	{ "rm -rf /./ws/r/", SHD_ASK, "through a symlink" },
 	/* cd goes where the links lead, and rm's operand is asked about
 	   from each directory a cd may have gone to */
 	{ "cd r && rm -rf keep", SHD_ASK, "cd through a symlink" },
