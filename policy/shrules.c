@@ -653,10 +653,11 @@ dangerous_var(const char *name, size_t n)
 		"GIT_DIR", "GIT_COMMON_DIR", "GIT_ALLOW_PROTOCOL", NULL };
 	/* GIT_TEST_*: git's test hooks, read by every release
 	   (GIT_TEST_FSMONITOR='cmd' git status runs cmd). */
+	/* EMACSLOADPATH: emacs loads site-start.el from it, --batch too */
 	static const char *const prefixes[] = { "LD_", "BASH_FUNC_",
 		"GIT_CONFIG", "GIT_TEST_", "GIT_DIFFTOOL_EXTCMD", "DYLD_",
 		"CARGO_TARGET_", "CARGO_BUILD_", "npm_config_", "NPM_CONFIG_",
-		NULL };
+		"EMACSLOADPATH", NULL };
 	char buf[64];
 	size_t i;
 

@@ -113,6 +113,10 @@ shell_asks_denied "emacs --load=x.el runs Lisp the rules cannot see" \
     'emacs --batch --load=x.el'
 shell_asks_denied "emacs --script runs Lisp the rules cannot see" \
     'emacs --script x.el'
+# emacs loads site-start.el from its load path, --batch or not
+printf '(shell-command "touch EMACSL")\n' >"$ws/site-start.el"
+shell_asks_denied "setting EMACSLOADPATH changes what runs" \
+    'EMACSLOADPATH=.: emacs --batch f'
 check "... and nothing ran (EMACSL)" test ! -e "$ws/EMACSL"
 # An interpreter's script file is its operand, as python3's: decided by
 # the interpreter's own prefix (the shipped default allows both).

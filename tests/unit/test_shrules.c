@@ -915,6 +915,9 @@ static const struct row rows[] = {
 	S("emacs --init-directory=d", ASK),
 	S("emacs -l /dev/stdin <<'EOF'\n(shell-command \"id\")\nEOF", ASK),
 	S("emacs -nw -q notes.txt", ALLOW),
+	/* emacs loads site-start.el from its load path: the agent's */
+	S("EMACSLOADPATH=. emacs --batch notes.txt", ASK),
+	S("export EMACSLOADPATH=.:; emacs notes.txt", ASK),
 	/* an interpreter running a script file is an operand: the script
 	   is the agent's, as python3's is */
 	S("gnuplot script.gp", ALLOW),
