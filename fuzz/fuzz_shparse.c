@@ -18,7 +18,10 @@
  *     words, gets a stricter decision than the whole string (the
  *     strictest part wins);
  *   - a verdict always says why (a non-empty reason) and names the rule
- *     it reports.
+ *     it reports;
+ *   - a workspace that answers where a path leads (shrules_decide_fs,
+ *     here by a hash of the path) only makes a decision stricter, never
+ *     looser, and its verdict says why too.
  */
 #include "config.h"
 
@@ -112,10 +115,23 @@ argv_of(const struct shcmd *c)
 	return v;
 }
 
+/* A workspace whose every path leads somewhere, by a hash of it. */
+static enum shfs_where
+hashed_where(void *arg, const char *rel)
+{
+	unsigned h = 5381;
+
+	(void)arg;
+	while (*rel != '\0')
+		h = h * 33 + (unsigned char)*rel++;
+	return (enum shfs_where)(h % 4);
+}
+
 static void
 check_set(const struct shell_rules *r, const char *s, size_t len,
     int only_rules_allow)
 {
+	struct shfs fs = { hashed_where, NULL };
 	struct shverdict v, sub;
 	struct shparse *p;
 	size_t i, j, k;
@@ -124,6 +140,10 @@ check_set(const struct shell_rules *r, const char *s, size_t len,
 
 	(void)shrules_decide(r, s, len, "/ws", &v);
 	if (v.reason[0] == '\0' || v.rule >= (int)r->nrules || v.rule < -2)
+		abort();
+	if (shrules_decide_fs(r, s, len, "/ws", &fs, &sub) < v.decision ||
+	    sub.reason[0] == '\0' || sub.rule >= (int)r->nrules ||
+	    sub.rule < -2)
 		abort();
 	if (v.rule >= 0 && v.decision != r->rules[v.rule].decision &&
 	    v.decision != r->unresolvable)
