@@ -23,7 +23,9 @@
  * above it, "/" the root), and so is find -delete's starting point
  * (not the workspace after a test); the command of find -exec (each {}
  * the starting point) and busybox's applet are decided as commands by
- * ask and deny rules, find and busybox staying unresolvable.  The
+ * ask and deny rules, find and busybox staying unresolvable (so is find
+ * with -files0-from or more than 32 starting points, and a command
+ * holding more than 16384 words of such commands).  The
  * command word
  * also matches by its last path component
  * and the rule's ("/usr/bin/git" is "git"), except for allow rules.  The first rule that
