@@ -33,18 +33,20 @@ struct redact_form {
 /*
  * A hex dump (xxd, hexdump -C, od -t x1, bytes.hex(":")): between two
  * bytes at most DUMP_SEP of " ", ":" or "-"; or a change of line at
- * most every DUMP_LINE bytes: the rest of the line (separators, the
- * ASCII column) in at most DUMP_GAP printable bytes, a line break, the
- * next line's offset (up to 12 hex digits), ":" and up to 3 spaces after
- * it in at most DUMP_OFF.  A
- * match that changed lines takes the rest of its last line too, at most
- * DUMP_REST printable bytes: its ASCII column shows the secret's tail.
+ * most every DUMP_LINE bytes (xxd -c 8, od -w8): the rest of the line
+ * (separators, the ASCII column) in at most DUMP_GAP printable bytes
+ * (xxd -c 32 and od -t x1z -w32 end a line with 34 and 36), a line
+ * break, the next line's offset (up to 12 hex digits), ":" and up to 3
+ * spaces after it in at most DUMP_OFF.  A match that changed lines
+ * takes the rest of its last line too, at most DUMP_REST printable
+ * bytes (a line of 32 bytes, od -t x1z -w32's 129 past its first
+ * byte): its ASCII column shows the secret's tail.
  */
 #define DUMP_SEP	2
-#define DUMP_LINE	16
-#define DUMP_GAP	20
+#define DUMP_LINE	8
+#define DUMP_GAP	40
 #define DUMP_OFF	16
-#define DUMP_REST	68
+#define DUMP_REST	144
 
 struct redact_secret {
 	char		 tag[REDACT_MAX_NAME + 16];	/* "[REDACTED:NAME]" */
@@ -60,6 +62,7 @@ struct redact {
 	struct redact_form	*forms;	/* by first byte, then longest first */
 	size_t			 nforms;
 	size_t			 start[257];	/* forms[start[c]..start[c+1]) begin with c */
+	uint64_t		 pairs[256 * 4];	/* pair_may() */
 };
 
 struct redact *
@@ -234,31 +237,63 @@ hex_encode(unsigned char *dst, const unsigned char *v, size_t len, int upper)
 }
 
 /*
- * The value's hex as od -x and hexdump print it, in little-endian 2-byte
- * words, byte-swapped, when the value begins at byte |odd| (0 or 1) of a
- * word: "??" stands for the hex of a byte of the word that is not the
- * value's (form_eq() takes any hex digit for it).
+ * The value's hex as a dump of little-endian words of |word| bytes (2:
+ * od -x, hexdump; 4: od -t x4, xxd -e; 8: od -t x8) prints it, each
+ * word's bytes reversed, when the value begins at byte |off| of a word:
+ * "??" stands for the hex of a byte of a word that is not the value's
+ * (form_eq() takes any hex digit for it).  The "??" before the value's
+ * first byte and after its last are left out: the form begins and ends
+ * with a byte of the value.
  */
 static size_t
-hex_swapped(unsigned char *dst, const unsigned char *v, size_t len, int odd)
+hex_words(unsigned char *dst, const unsigned char *v, size_t len,
+    size_t word, size_t off)
 {
 	static const char digits[] = "0123456789abcdef";
-	size_t i, b, o = 0;
-	int half;
+	size_t w, b, o = 0, first = SIZE_MAX, last = 0;
 
-	/* Word i / 2 holds the value's bytes i - odd and i + 1 - odd. */
-	for (i = 0; i < len + (size_t)odd; i += 2)
-		for (half = 1; half >= 0; half--) {
-			b = i + (size_t)half;
-			if (b < (size_t)odd || b - (size_t)odd >= len) {
+	/* Byte b of the dumped stream is the value's byte b - off. */
+	for (w = 0; w < off + len; w += word)
+		for (b = w + word; b-- > w; ) {
+			if (b < off || b - off >= len) {
 				dst[o++] = '?';
 				dst[o++] = '?';
 				continue;
 			}
-			dst[o++] = (unsigned char)digits[v[b - (size_t)odd] >> 4];
-			dst[o++] = (unsigned char)digits[v[b - (size_t)odd] & 0xf];
+			if (first == SIZE_MAX)
+				first = o;
+			dst[o++] = (unsigned char)digits[v[b - off] >> 4];
+			dst[o++] = (unsigned char)digits[v[b - off] & 0xf];
+			last = o;
 		}
-	return o;
+	memmove(dst, dst + first, last - first);
+	return last - first;
+}
+
+/*
+ * The value as a hex dump's ASCII column shows it (xxd, hexdump -C,
+ * od -t x1z): a byte outside " " to "~" as ".", the dots before its
+ * first shown byte and after its last left out.  0 (no form) when it
+ * shows every byte as it is (the raw form), or fewer than
+ * REDACT_MIN_LEN of them: a column of dots is no secret.
+ */
+static size_t
+ascii_column(unsigned char *dst, const unsigned char *v, size_t len)
+{
+	size_t i, o = 0, shown = 0, dots = 0, end = 0;
+
+	for (i = 0; i < len; i++) {
+		if (v[i] >= 0x20 && v[i] < 0x7f) {
+			dst[o++] = v[i];
+			end = o;
+			shown++;
+		} else if (o > 0) {
+			dst[o++] = '.';
+			dots++;
+		} else
+			dots++;
+	}
+	return dots == 0 || shown < REDACT_MIN_LEN ? 0 : end;
 }
 
 /*
@@ -516,22 +551,56 @@ form_cmp(const void *a, const void *b)
 
 	if (x->p[0] != y->p[0])
 		return x->p[0] < y->p[0] ? -1 : 1;
+	if (x->p[1] != y->p[1])
+		return x->p[1] < y->p[1] ? -1 : 1;
 	if (x->len != y->len)
 		return x->len > y->len ? -1 : 1;
 	return x->secret < y->secret ? -1 : x->secret > y->secret;
 }
 
-/* Sorts the forms and rebuilds the first-byte index. */
+static void
+pair_set(struct redact *r, unsigned char c0, unsigned char c1)
+{
+	r->pairs[c0 * 4 + c1 / 64] |= (uint64_t)1 << (c1 % 64);
+}
+
+/*
+ * Can a form begin with in[i], in[i + 1]: its first two bytes, or its
+ * first byte and an escape sequence, or (a wrapped form) a line break?
+ */
+static int
+pair_may(const struct redact *r, const unsigned char *in, size_t len,
+    size_t i)
+{
+	return len - i >= 2 &&
+	    ((r->pairs[in[i] * 4 + in[i + 1] / 64] >> (in[i + 1] % 64)) & 1);
+}
+
+/*
+ * Sorts the forms by their first byte, then their second, then longest
+ * first, and rebuilds the first-byte index and the pairs pair_may()
+ * takes.
+ */
 static void
 forms_index(struct redact *r)
 {
+	const struct redact_form *fm;
 	size_t f, c;
 
 	qsort(r->forms, r->nforms, sizeof(*r->forms), form_cmp);
+	memset(r->pairs, 0, sizeof(r->pairs));
 	for (c = 0, f = 0; c < 256; c++) {
 		r->start[c] = f;
-		while (f < r->nforms && r->forms[f].p[0] == c)
-			f++;
+		for (; f < r->nforms && r->forms[f].p[0] == c; f++) {
+			fm = &r->forms[f];
+			pair_set(r, fm->p[0], fm->p[1]);
+			pair_set(r, fm->p[0], 0x1b);
+			pair_set(r, fm->p[0], 0x9b);
+			if (fm->wrap & FORM_LINES) {
+				pair_set(r, fm->p[0], '\n');
+				pair_set(r, fm->p[0], '\r');
+			}
+		}
 	}
 	r->start[256] = r->nforms;
 }
@@ -542,7 +611,7 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	const unsigned char *v = value;
 	struct redact_secret *ns, *s;
 	unsigned char *dst;
-	size_t si, n, cap;
+	size_t si, n, w, cap;
 	int rc;
 
 	if (!name_valid(name))
@@ -564,9 +633,11 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	 * raw + 2 hex + 2 swapped hex (2 * len + 4) + 5 percent + 5 JSON (6 * len each) + 3 shell-quoted
 	 * (5 * len at most) + 2 backslash-quoted (2 * len) + 2 $'...' (4 *
 	 * len) + 4 whole base64 + 6 fragments; each but JSON and shell at
-	 * most 3 * len + 8 bytes with its NUL.
+	 * most 3 * len + 8 bytes with its NUL; and 12 hex forms in 4- and
+	 * 8-byte words (2 * (len + 16) each, "??" included) and the ASCII
+	 * column (len).
 	 */
-	cap = 32 * (3 * len + 8);
+	cap = 32 * (3 * len + 8) + 13 * (2 * len + 32);
 	if ((s->block = sodium_malloc(cap)) == NULL)
 		return AL_ERR_ALLOC;
 	s->cap = cap;
@@ -585,12 +656,17 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	if ((rc = form_commit_wrap(r, si, hex_encode(dst, v, len, 1),
 	    FORM_LINES | FORM_DUMP)) != 0)
 		goto fail;
-	for (n = 0; n < 2; n++) {
-		dst = form_reserve(s, 2 * len + 4);
-		if ((rc = form_commit_wrap(r, si, hex_swapped(dst, v, len,
-		    (int)n), FORM_LINES | FORM_DUMP)) != 0)
-			goto fail;
-	}
+	/* Little-endian words of 2, 4 and 8 bytes, at each offset. */
+	for (w = 2; w <= 8; w *= 2)
+		for (n = 0; n < w; n++) {
+			dst = form_reserve(s, 2 * (len + 2 * w));
+			if ((rc = form_commit_wrap(r, si, hex_words(dst, v, len,
+			    w, n), FORM_LINES | FORM_DUMP)) != 0)
+				goto fail;
+		}
+	dst = form_reserve(s, len);
+	if ((rc = form_commit(r, si, ascii_column(dst, v, len))) != 0)
+		goto fail;
 	dst = form_reserve(s, 3 * len);
 	if ((rc = form_commit(r, si,
 	    percent_encode(dst, v, len, 0, 0, ""))) != 0)
@@ -685,7 +761,7 @@ hex_eq(unsigned char want, unsigned char c)
 }
 
 /*
- * Does |c| stand for byte |j| of |fm|?  A hex form's "?" (hex_swapped())
+ * Does |c| stand for byte |j| of |fm|?  A hex form's "?" (hex_words())
  * stands for any lowercase hex digit.
  */
 static int
@@ -787,28 +863,71 @@ esc_len(const unsigned char *in, size_t len, size_t k, size_t max,
 }
 
 /*
+ * xxd -e prints the bytes a dump's last word lacks as two spaces each,
+ * before the hex of the bytes it has.  Returns the length of the spaces
+ * at in[k..len) when they are 1 or 2 of a separator and then 2 to 2 * |q|
+ * for that many "??" characters of the form, followed by a hex digit,
+ * setting *pad to the characters they stand for; else 0, setting *more
+ * if in[k..len) is all spaces.
+ */
+static size_t
+word_pad(const unsigned char *in, size_t len, size_t k, size_t q,
+    size_t *pad, int *more)
+{
+	size_t n;
+
+	*pad = 0;
+	for (n = 0; k + n < len && n <= 2 * q + 2 && in[k + n] == ' '; n++)
+		;
+	if (k + n == len) {
+		*more = n <= 2 * q + 2;
+		return 0;
+	}
+	*pad = n - 1 - (n - 1) % 2;
+	if (q == 0 || n < 3 || *pad > 2 * q || !hex_eq('?', in[k + n])) {
+		*pad = 0;
+		return 0;
+	}
+	return n;
+}
+
+/*
  * Returns the length of the gap between two bytes of a hex dump at
  * in[k..len), if the byte after it is |want| or an escape sequence:
  * separators, or (when |change|) a change of line; else 0, setting
  * *more if in[k..len) is the beginning of one.  *changed is set for a
- * change of line.
+ * change of line.  When the form has |q| bytes of "??" there, the gap
+ * may end in a last word's padding (word_pad()): *pad is set to the
+ * form's characters it stands for.  |lines_only| takes a change of line
+ * only.
  */
 static size_t
 dump_gap(const unsigned char *in, size_t len, size_t k, unsigned char want,
-    int change, int *more, int *changed)
+    int change, size_t q, int lines_only, size_t *pad, int *more,
+    int *changed)
 {
-	size_t n, d;
+	size_t n, d, w;
 
 	*more = *changed = 0;
+	*pad = 0;
 	for (n = 0; k + n < len && n < DUMP_SEP &&
 	    (in[k + n] == ' ' || in[k + n] == ':' || in[k + n] == '-'); n++)
 		;
-	if (n > 0 && k + n < len && (hex_eq(want, in[k + n]) ||
+	if (!lines_only && n > 0 && k + n < len && (hex_eq(want, in[k + n]) ||
 	    in[k + n] == 0x1b || in[k + n] == 0x9b))
 		return n;
-	if (!change)
+	if (!lines_only && q > 0 &&
+	    (w = word_pad(in, len, k, q, pad, more)) > 0)
+		return w;
+	if (*more)
+		return 0;
+	/*
+	 * The rest of the line, its ASCII column: it begins with a separator
+	 * or is empty (a scan of it at each byte a hex form's match stopped
+	 * at halved the throughput).
+	 */
+	if (!change || (n == 0 && in[k] != '\r' && in[k] != '\n'))
 		goto end;
-	/* The rest of the line, its ASCII column. */
 	for (n = 0; k + n < len && n <= DUMP_GAP && in[k + n] >= 0x20 &&
 	    in[k + n] < 0x7f; n++)
 		;
@@ -829,6 +948,13 @@ dump_gap(const unsigned char *in, size_t len, size_t k, unsigned char want,
 		n++;
 	if (k + n < len && d > 0 && in[k + n] == ':')
 		n++;
+	if (d > 0 && q > 0 && (w = word_pad(in, len, k + n, q, pad,
+	    more)) > 0) {
+		*changed = 1;
+		return n + w;
+	}
+	if (*more)
+		return 0;
 	for (d = 0; k + n < len && d < 3 && in[k + n] == ' '; d++)
 		n++;
 	if (k + n == len)
@@ -854,25 +980,55 @@ dump_gap(const unsigned char *in, size_t len, size_t k, unsigned char want,
  * or an escape sequence at the end may go on), or all of it in a hex
  * dump whose last line may go on.
  */
-static size_t
-form_match(const struct redact_form *fm, const unsigned char *in,
-    size_t len, size_t i, int *partial)
-{
-	size_t j, k, n, br, esc = 0, changes = 0, last = 0;
-	int broke, more, pend, changed, edge;
+/* Where a match stands: byte j of the form at byte k of the input. */
+struct match_at {
+	size_t	j, k, esc, changes, last;
+	int	broke;		/* a gap or a break taken before byte j */
+};
 
-	*partial = 0;
-	if (len - i >= fm->len && memcmp(fm->p, in + i, fm->len) == 0)
-		return fm->len;
-	for (j = 0, k = i; j < fm->len; j++, k++) {
+static size_t
+form_match_from(const struct redact_form *fm, const unsigned char *in,
+    size_t len, size_t i, struct match_at at, int forks, int *partial)
+{
+	struct match_at alt;
+	size_t j = at.j, k = at.k, esc = at.esc, changes = at.changes;
+	size_t last = at.last, n, m, q, pad, br;
+	int broke = at.broke, more, pend, changed, edge, change, altpartial;
+
+	for (; j < fm->len; j++, k++, broke = 0) {
 		/* A hex dump's gaps fall between two bytes. */
 		edge = (fm->wrap & FORM_DUMP) && j % 2 == 0;
-		for (broke = 0; j > 0 && k < len && !form_eq(fm, j, in[k]); ) {
+		for (; j > 0 && k < len && !form_eq(fm, j, in[k]); ) {
 			more = 0;
+			/* The "??" bytes here, that a last word may lack. */
+			for (q = 0; edge && j + q < fm->len &&
+			    fm->p[j + q] == '?'; q++)
+				;
+			change = changes == 0 || j / 2 - last >= DUMP_LINE;
 			if (edge && !broke && (n = dump_gap(in, len, k,
-			    fm->p[j], changes == 0 || j / 2 - last >= DUMP_LINE,
-			    &more, &changed)) > 0) {
+			    fm->p[j], change, q / 2, 0, &pad, &more,
+			    &changed)) > 0) {
+				/*
+				 * "??" (any hex digit) after separators may be
+				 * the ASCII column's first character: the
+				 * match may also go on at the next line.
+				 */
+				if (!changed && q > 0 && change && forks > 0 &&
+				    (alt.k = dump_gap(in, len, k, fm->p[j], 1,
+				    q / 2, 1, &alt.j, &more, &changed)) > 0) {
+					alt.j += j;
+					alt.k += k;
+					alt.esc = esc;
+					alt.changes = changes + 1;
+					alt.last = alt.j / 2;
+					alt.broke = 1;
+					if ((m = form_match_from(fm, in, len, i,
+					    alt, forks - 1, &altpartial)) > 0)
+						return m;
+					*partial = altpartial;
+				}
 				k += n;
+				j += pad;
 				broke = 1;
 				if (changed) {
 					changes++;
@@ -913,6 +1069,19 @@ form_match(const struct redact_form *fm, const unsigned char *in,
 	return k + n - i;
 }
 
+static size_t
+form_match(const struct redact_form *fm, const unsigned char *in,
+    size_t len, size_t i, int *partial)
+{
+	struct match_at at = { 0, i, 0, 0, 0, 0 };
+
+	*partial = 0;
+	if (len - i >= fm->len && memcmp(fm->p, in + i, fm->len) == 0)
+		return fm->len;
+	/* One fork: the "??" of a form's last word come after one gap. */
+	return form_match_from(fm, in, len, i, at, 1, partial);
+}
+
 /*
  * Returns the longest form that starts at in[i], or NULL; *span is the
  * number of bytes its match takes.
@@ -921,19 +1090,43 @@ static const struct redact_form *
 match_at(const struct redact *r, const unsigned char *in, size_t len,
     size_t i, size_t *span)
 {
-	size_t f;
+	const struct redact_form *fm, *best = NULL;
+	size_t f, lo, hi, mid, n;
+	unsigned char c = in[i + 1];
 	int partial;
 
-	for (f = r->start[in[i]]; f < r->start[in[i] + 1]; f++) {
-		const struct redact_form *fm = &r->forms[f];
-
-		/* Every form is at least 4 bytes: test byte 1 inline. */
-		if (len - i < fm->len || (fm->p[1] != in[i + 1] &&
-		    in[i + 1] != 0x1b && in[i + 1] != 0x9b &&
-		    !((fm->wrap & FORM_LINES) &&
-		    (in[i + 1] == '\n' || in[i + 1] == '\r'))))
-			continue;
-		if ((*span = form_match(fm, in, len, i, &partial)) > 0)
+	lo = r->start[in[i]];
+	hi = r->start[in[i] + 1];
+	if (c == 0x1b || c == 0x9b || c == '\n' || c == '\r') {
+		/* Byte 1 may begin a sequence or a break: every form. */
+		for (f = lo; f < hi; f++) {
+			fm = &r->forms[f];
+			if (len - i < fm->len || (fm->p[1] != c &&
+			    (c == '\n' || c == '\r') &&
+			    !(fm->wrap & FORM_LINES)))
+				continue;
+			if (best != NULL && (fm->len < best->len ||
+			    (fm->len == best->len && fm->secret >= best->secret)))
+				continue;
+			if ((n = form_match(fm, in, len, i, &partial)) > 0) {
+				best = fm;
+				*span = n;
+			}
+		}
+		return best;
+	}
+	/* Else the forms whose byte 1 is in[i + 1], the longest first. */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (r->forms[mid].p[1] < c)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (f = lo; f < r->start[in[i] + 1] && r->forms[f].p[1] == c; f++) {
+		fm = &r->forms[f];
+		if (len - i >= fm->len &&
+		    (*span = form_match(fm, in, len, i, &partial)) > 0)
 			return fm;
 	}
 	return NULL;
@@ -991,7 +1184,7 @@ redact_contains(const struct redact *r, const void *inp, size_t len)
 	if (r == NULL || r->nforms == 0)
 		return 0;
 	for (i = 0; i < len; i++)
-		if (r->start[in[i]] != r->start[in[i] + 1] &&
+		if (pair_may(r, in, len, i) &&
 		    match_at(r, in, len, i, &span) != NULL)
 			return 1;
 	return 0;
@@ -1013,7 +1206,8 @@ redact_settled(const struct redact *r, const void *inp, size_t len)
 		}
 		if (partial_at(r, in, len, i))
 			return i;
-		if (match_at(r, in, len, i, &span) != NULL)
+		if (pair_may(r, in, len, i) &&
+		    match_at(r, in, len, i, &span) != NULL)
 			i += span;
 		else
 			i++;
@@ -1034,7 +1228,7 @@ redact_release(const struct redact *r, const void *inp, size_t len)
 		return 0;
 	/* The scan of redact_buf(), up to the held-back tail. */
 	for (i = 0; i < len - keep; ) {
-		if (r->start[in[i]] != r->start[in[i] + 1] &&
+		if (pair_may(r, in, len, i) &&
 		    match_at(r, in, len, i, &span) != NULL)
 			i += span;
 		else
@@ -1062,7 +1256,7 @@ redact_release_lines(const struct redact *r, const void *inp, size_t len)
 	 * stands on (a match's last byte too), never inside a match.
 	 */
 	for (i = 0; i < len - keep; i++) {
-		if (r->start[in[i]] != r->start[in[i] + 1] &&
+		if (pair_may(r, in, len, i) &&
 		    match_at(r, in, len, i, &span) != NULL)
 			i += span - 1;
 		if (in[i] == '\n')
@@ -1106,7 +1300,7 @@ redact_buf(const struct redact *r, const void *inp, size_t len, char **out,
 		return AL_ERR_ALLOC;
 	/* Unmatched bytes in[run..i) are copied in one go. */
 	for (i = 0; i < len; ) {
-		if (r == NULL || r->start[in[i]] == r->start[in[i] + 1] ||
+		if (r == NULL || !pair_may(r, in, len, i) ||
 		    (fm = match_at(r, in, len, i, &span)) == NULL) {
 			i++;
 			continue;

@@ -85,7 +85,7 @@
 
 #define REDACT_MIN_LEN		4	/* bytes; shorter secrets are ungrantable */
 #define REDACT_MIN_INNER	4	/* chars of an unaligned base64 fragment */
-#define REDACT_MAX_ESC		64	/* bytes of escape sequences in a match */
+#define REDACT_MAX_ESC		1024	/* bytes of escape sequences in a match */
 #define REDACT_MAX_LEN		65536	/* bytes of one secret value */
 #define REDACT_MAX_NAME		64
 

@@ -14,11 +14,11 @@ mcp_env
 secret='sup3r/s3cret+value'
 printf '%s' "$secret" | "$AIRLOCK" secret set API_TOKEN
 ws=$(make_workspace)
-# Prints the agent's text, one write after 500 bytes of its own, and runs on.
+# Prints the agent's text, one write after 2500 bytes of its own, and runs on.
 # Prints the agent's text as a line, then "ready" and a long line on
 # stderr, and runs on.
-printf '%s\n' 'printf "ERR %s\n" "$1"; printf "ready\n%0500d\n" 0 >&2; exec sleep 20' >"$ws/ev.sh"
-printf '%s\n' 'trap "exit 0" TERM; printf "%0500d%s" 0 "$1"; sleep 20 & wait' >"$ws/serve.sh"
+printf '%s\n' 'printf "ERR %s\n" "$1"; printf "ready\n%02500d\n" 0 >&2; exec sleep 20' >"$ws/ev.sh"
+printf '%s\n' 'trap "exit 0" TERM; printf "%02500d%s" 0 "$1"; sleep 20 & wait' >"$ws/serve.sh"
 
 M="$T/m.yaml"
 cat >"$M" <<'YAML'
@@ -101,11 +101,12 @@ right=$n
 given sup3x job-3
 wrong=$n
 expect_eq "a read gives as much of a tail that begins like the secret as of one that does not" "$right" "$wrong"
-# 505 bytes less the longest form but one: the hex as od -x prints it at
-# an odd byte (40 characters) broken into lines (3 * 40 - 2), 64 bytes of
-# escape sequences (REDACT_MAX_ESC), and laid out as a hex dump, two
-# changes of line (2 * 36) and the rest of its last line (68).
-expect_eq "... holding back the same tail, whatever it holds" "$wrong" 184
+# 2505 bytes less the longest form but one: the hex as od -t x8 prints
+# it at byte 7 of a word (64 characters, "??" for the words' other
+# bytes) broken into lines (3 * 64 - 2), 1024 bytes of escape sequences
+# (REDACT_MAX_ESC), and laid out as a hex dump, five changes of line (one
+# every 8 bytes, 5 * 56) and the rest of its last line (144).
+expect_eq "... holding back the same tail, whatever it holds" "$wrong" 868
 
 # The same for a job's pushed events (jobs.events): a line was pushed once
 # no form of a secret could run past it, so the line of a guess the agent

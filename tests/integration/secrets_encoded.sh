@@ -27,6 +27,16 @@
 #  - with terminal sequences other than CSI between its characters: an
 #    OSC hyperlink or title (ESC ] ... BEL or ESC \), an 8-bit CSI (0x9b),
 #    a charset selection (ESC ( B, as tput sgr0 prints it), a lone ESC.
+#  - in a hex dump of 4- or 8-byte little-endian words (od -t x4,
+#    od -t x8, xxd -e: each word's bytes reversed), of 8 or 32 bytes a
+#    line (xxd -c 8, xxd -c 32, od -w8, od -w32): the hex came back in
+#    words the agent reverses, or in lines the redactor did not follow;
+#    xxd -e prints the bytes a last word lacks as spaces.
+#  - with over 64 bytes of terminal sequences between its characters: a
+#    hyperlink with a long URL inside it, or a colour a character at a
+#    time.
+#  - in a dump's ASCII column on one line when it holds a byte the dump
+#    shows as "." (a non-ASCII letter): the rest of it as it is.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -42,6 +52,8 @@ dbpw='Sécurité&Zq8x/Lr2'
 printf '%s' "$dbpw" | "$AIRLOCK" secret set DB_PASSWORD
 pin='k9#Q'
 printf '%s' "$pin" | "$AIRLOCK" secret set PIN
+upw='Zk7ü#Lm4pQ'
+printf '%s' "$upw" | "$AIRLOCK" secret set LOGIN_PW
 ws=$(make_workspace)
 
 M="$T/m.yaml"
@@ -95,6 +107,38 @@ tools:
     timeoutMs: 10000
     command: ["bash", "-c", "t=$API_TOKEN; printf 'link: %s\\e]8;;https://ci.example/run/7\\e\\\\%s\\e]8;;\\e\\\\%s\\n' \"${t:0:7}\" \"${t:7:9}\" \"${t:16}\"; printf 'title: %s\\e]0;build\\a%s\\n' \"${t:0:12}\" \"${t:12}\"; printf 'sgr0: %s\\e(B\\e[m%s\\n' \"${t:0:10}\" \"${t:10}\"; printf 'csi8: %s\\x9b1m%s\\x9bm%s\\n' \"${t:0:5}\" \"${t:5:5}\" \"${t:10}\"; printf 'lone: %s\\e%s\\n' \"${t:0:8}\" \"${t:8}\""]
     secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+  - name: words
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 10000
+    command: ["bash", "-c", "for d in 'od -t x2' 'od -t x4' 'od -t x8' 'xxd -e' 'od -A x -t x4z' 'xxd -e -g 8'; do echo \"== $d\"; printf 'token: %s\\n' \"$API_TOKEN\" | $d; done; for d in 'xxd -e' 'xxd -e -g 8' 'xxd -e -g 2' 'xxd -e -c 8'; do echo \"== $d, its last word cut\"; printf 'x%s' \"$API_TOKEN\" | $d; done"]
+    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+  - name: widths
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 10000
+    command: ["bash", "-c", "for d in 'xxd -c 8' 'xxd -c 32' 'xxd -c 8 -g 1' 'od -A x -t x1z -w8' 'od -A x -t x1z -w32' 'od -t x1 -w8' 'od -x -w32'; do echo \"== $d\"; printf 'the api token is: %s\\n' \"$API_TOKEN\" | $d; done"]
+    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+  - name: longesc
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 10000
+    command: ["bash", "-c", "t=$API_TOKEN; u=https://ci.example.com/acme/payments-service/-/jobs/$(printf '%0320d' 7)/artifacts/browse/build/logs; printf 'link: %s\\e]8;;%s\\e\\\\%s\\e]8;;\\e\\\\%s\\n' \"${t:0:7}\" \"$u\" \"${t:7:9}\" \"${t:16}\"; printf 'each: %s\\n' \"$t\" | sed 's/[^ :a-z]/\\x1b[1;31m&\\x1b[0m/g'"]
+    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+  - name: dotted
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 10000
+    command: ["bash", "-c", "for d in xxd 'hexdump -C' 'od -A x -t x1z' 'xxd -c 32'; do echo \"== $d\"; printf 'pw: %s\\n' \"$PW\" | $d; done"]
+    secrets: [ { name: LOGIN_PW, env: PW } ]
 YAML
 
 # plain TEXT: TEXT without its ANSI escape sequences, as the agent reads it.
@@ -190,15 +234,73 @@ done
 expect_eq "no piece of it, its terminal sequences taken out" \
     "$(printf '%s' "$out" | piece "$secret")" ""
 
+mcp_call words '{}'
+expect_ok_result "the word dump tool ran"
+out=$(jr .result.structuredContent.stdout)
+for d in 'od -t x2' 'od -t x4' 'od -t x8' 'xxd -e' 'od -A x -t x4z' 'xxd -e -g 8'; do
+	s=$(printf '%s\n' "$out" | sed -n "/^== $d\$/,/^==/p")
+	n=$(printf '%s' "$s" | grep -c 'REDACTED:API_TOKEN')
+	check "$d: its dump in little-endian words was redacted ($n)" test "$n" -ge 1
+	expect_eq "... no piece of the secret, each word's bytes reversed" \
+	    "$(printf '%s' "$s" | piece "$secret")" ""
+done
+# xxd -e prints the bytes a last word lacks as spaces.
+for d in 'xxd -e' 'xxd -e -g 8' 'xxd -e -g 2' 'xxd -e -c 8'; do
+	s=$(printf '%s\n' "$out" | sed -n "/^== $d, its last word cut\$/,/^==/p")
+	n=$(printf '%s' "$s" | grep -c 'REDACTED:API_TOKEN')
+	check "$d: its dump ending in a cut word was redacted ($n)" test "$n" -ge 1
+	expect_eq "... no piece of the secret in it" \
+	    "$(printf '%s' "$s" | piece "$secret")" ""
+done
+
+mcp_call widths '{}'
+expect_ok_result "the dump width tool ran"
+out=$(jr .result.structuredContent.stdout)
+for d in 'xxd -c 8' 'xxd -c 32' 'xxd -c 8 -g 1' 'od -A x -t x1z -w8' 'od -A x -t x1z -w32' 'od -t x1 -w8' 'od -x -w32'; do
+	s=$(printf '%s\n' "$out" | sed -n "/^== $d\$/,/^==/p")
+	n=$(printf '%s' "$s" | grep -c 'REDACTED:API_TOKEN')
+	check "$d: its dump over lines of 8 or 32 bytes was redacted ($n)" test "$n" -ge 1
+	expect_eq "... no piece of the secret in its hex or ASCII column" \
+	    "$(printf '%s' "$s" | piece "$secret")" ""
+done
+
+mcp_call longesc '{}'
+expect_ok_result "the long escape sequence tool ran"
+out=$(jr .result.structuredContent.stdout)
+for l in link each; do
+	expect_contains "$l: the secret was redacted" "$(plain "$out")" \
+	    "$l: [REDACTED:API_TOKEN]"
+done
+expect_eq "no piece of it, its terminal sequences taken out" \
+    "$(printf '%s' "$out" | piece "$secret")" ""
+
+mcp_call dotted '{}'
+expect_ok_result "the one-line dump tool ran"
+out=$(jr .result.structuredContent.stdout)
+for d in xxd 'hexdump -C' 'od -A x -t x1z' 'xxd -c 32'; do
+	s=$(printf '%s\n' "$out" | sed -n "/^== $d\$/,/^==/p")
+	n=$(printf '%s' "$s" | grep -c 'REDACTED:LOGIN_PW')
+	check "$d: the password's hex on one line was redacted ($n)" test "$n" -ge 1
+	expect_not_contains "... and its ASCII column, the non-ASCII letter a dot" \
+	    "$s" "Lm4pQ"
+	expect_eq "... no piece of the password" \
+	    "$(printf '%s' "$s" | piece "$upw")" ""
+done
+
 mcp_stop
 art=$(find "$sess/artifacts" -name '*-colour.log' -type f)
 check "the run's output was kept as an artifact" test -s "$art"
 expect_not_contains "... which holds no coloured secret" "$(plain "$(cat "$art")")" "$secret"
 expect_not_contains "the audit log holds no form of it" "$(plain "$(cat "$sess/audit.jsonl")")" "$secret"
-for f in "$sess"/artifacts/*-dumps.log "$sess"/artifacts/*-term.log; do
+for f in "$sess"/artifacts/*-dumps.log "$sess"/artifacts/*-term.log \
+    "$sess"/artifacts/*-words.log "$sess"/artifacts/*-widths.log \
+    "$sess"/artifacts/*-longesc.log; do
 	expect_eq "$(basename "$f") holds no piece of the secret" \
 	    "$(piece "$secret" <"$f")" ""
 done
+f=$(find "$sess/artifacts" -name '*-dotted.log' -type f)
+expect_eq "$(basename "$f") holds no piece of the password" \
+    "$(piece "$upw" <"$f")" ""
 if grep -rqF -e 'Kt4\(Ym7' -e MC4CAQAwBQYDK2VwBCIEIHq8x2 "$sess"; then
 	fail "artifacts and audit log hold no quoted form of a secret"
 else

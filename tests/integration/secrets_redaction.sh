@@ -104,7 +104,7 @@ check "... in the audit log too" test "$(jq -r 'select(.event == "check_failure"
 # told a guess echoed there).
 cat >"$T/cut.yaml" <<'YAML'
 sandbox:
-  limits: { outputBytes: 1000 }
+  limits: { outputBytes: 4000 }
 tools:
   - name: publish
     input: {}
@@ -112,7 +112,7 @@ tools:
     sideEffect: external
     authorization: allow
     timeoutMs: 5000
-    command: ["sh", "-c", "head -c 985 /dev/zero | tr '\\0' x; echo \"$API_TOKEN\""]
+    command: ["sh", "-c", "head -c 3985 /dev/zero | tr '\\0' x; echo \"$API_TOKEN\""]
     secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
   - name: slow
     input: {}
@@ -120,7 +120,7 @@ tools:
     sideEffect: external
     authorization: allow
     timeoutMs: 1000
-    command: ["sh", "-c", "echo started; head -c 400 /dev/zero | tr '\\0' y; echo; printf %s \"$API_TOKEN\" | head -c 9; sleep 10"]
+    command: ["sh", "-c", "echo started; head -c 2400 /dev/zero | tr '\\0' y; echo; printf %s \"$API_TOKEN\" | head -c 9; sleep 10"]
     secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
   - name: echo_cut
     input: { name: string }
@@ -132,8 +132,8 @@ tools:
     secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
 YAML
 rm -rf "$AIRLOCK_HOME/sessions"
-# The agent's text where the cap cuts: 992 bytes, then the text.
-printf '%s\n' 'printf "%0992d%s%0100d" 0 "$1" 0' >"$ws/echo_cut.sh"
+# The agent's text where the cap cuts: 3992 bytes, then the text.
+printf '%s\n' 'printf "%03992d%s%0100d" 0 "$1" 0' >"$ws/echo_cut.sh"
 out=$(printf '%s\n' \
     '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}' \
     '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"publish","arguments":{}}}' \

@@ -277,6 +277,83 @@ START_TEST(test_redact_hex_dumps_and_terminal_sequences)
 }
 END_TEST
 
+/*
+ * A dump of little-endian 4- or 8-byte words (od -t x4, od -t x8,
+ * xxd -e) reverses each word's bytes; a dump of 8 or 32 bytes a line
+ * (xxd -c 8, od -w8, xxd -c 32) changes lines at other intervals; a
+ * one-line dump's ASCII column shows a byte outside " " to "~" as ".";
+ * a hyperlink or a colour a character at a time puts over 64 bytes of
+ * escape sequences inside the secret.
+ */
+START_TEST(test_redact_dump_words_widths_and_ascii_column)
+{
+	static const struct {
+		const char	*in, *out;
+	} c[] = {
+		{ "0000000 203a6469 72636573 742d7465 6e656b6f\n"
+		  "0000020 0a32342d\n0000024\n",
+		  "0000000 203a6469 [REDACTED:TOK]\n0000024\n" },
+		{ "0000000 72636573203a6469 6e656b6f742d7465\n"
+		  "0000020 000000000a32342d\n0000024\n",
+		  "0000000 [REDACTED:TOK]\n0000024\n" },
+		{ "00000000: 203a6469 72636573 742d7465 6e656b6f  "
+		  "id: secret-token\n00000010: 0a32342d                  "
+		  "           -42.\n",
+		  "00000000: 203a6469 [REDACTED:TOK]\n" },
+		/* the other bytes of its last word are not its own */
+		{ "0000000 203a6469 72636573 742d7465 6e656b6f\n"
+		  "0000020 0a32342e\n",
+		  "0000000 203a6469 72636573 742d7465 6e656b6f\n"
+		  "0000020 0a32342e\n" },
+		{ "00000000: 6d79 2069 643a 2073  my id: s\n"
+		  "00000008: 6563 7265 742d 746f  ecret-to\n"
+		  "00000010: 6b65 6e2d 3432 0a    ken-42.\n",
+		  "00000000: 6d79 2069 643a 20[REDACTED:TOK]\n" },
+		{ "000000 69 64 3a 20 73 65 63 72  >id: secr<\n"
+		  "000008 65 74 2d 74 6f 6b 65 6e  >et-token<\n"
+		  "000010 2d 34 32 0a              >-42.<\n000014\n",
+		  "000000 69 64 3a 20 [REDACTED:TOK]\n000014\n" },
+		{ "00000000: 7468 6520 6964 206f 6620 7468 6973 206f 6e65 "
+		  "2069 733a 2073 6563 7265 742d 746f  the id of this one "
+		  "is: secret-to\n00000020: 6b65 6e2d 3432 0a              "
+		  "                                                  "
+		  "ken-42.\n",
+		  "00000000: 7468 6520 6964 206f 6620 7468 6973 206f 6e65 "
+		  "2069 733a 20[REDACTED:TOK]\n" },
+		{ "00000000: 6b3a 2073 e963 7265 742d 746f 6b0a       "
+		  "k: s.cret-tok.\n",
+		  "00000000: 6b3a 20[REDACTED:DOT]0a       k: "
+		  "[REDACTED:DOT].\n" },
+		{ "secret\x1b]8;;https://ci.example/aaaaaaaaaaaaaaaaaaaaaaaaa"
+		  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		  "\x1b\\-token\x1b]8;;\x1b\\-42 k",
+		  "[REDACTED:TOK] k" },
+		{ "s\x1b[1m" "e\x1b[0mc\x1b[1mr\x1b[0me\x1b[1mt\x1b[0m-"
+		  "\x1b[1mt\x1b[0mo\x1b[1mk\x1b[0me\x1b[1mn\x1b[0m-42",
+		  "[REDACTED:TOK]" },
+		/* a column of dots and 2 bytes shown is no form */
+		{ "..ab..", "..ab.." },
+	};
+	struct redact *r;
+	char *out;
+	size_t i, outlen;
+
+	ck_assert_ptr_nonnull(r = redact_new());
+	ck_assert_int_eq(redact_add(r, "TOK", "secret-token-42", 15), 0);
+	ck_assert_int_eq(redact_add(r, "DOT", "s\xe9" "cret-tok", 10), 0);
+	ck_assert_int_eq(redact_add(r, "BIN", "\x01\x02" "ab\x03\x04", 6), 0);
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		ck_assert_int_ge(redact_buf(r, c[i].in, strlen(c[i].in), &out,
+		    &outlen), 0);
+		ck_assert_str_eq(out, c[i].out);
+		free(out);
+	}
+	redact_free(r);
+}
+END_TEST
+
 START_TEST(test_redact_binary_buffer_with_nul)
 {
 	static const char in[] = "a\0" PW "\0b";
@@ -375,7 +452,7 @@ END_TEST
 START_TEST(test_redact_release_ignores_content)
 {
 	struct redact *r;
-	char in[513];
+	char in[2049];
 	size_t keep;
 
 	ck_assert_ptr_nonnull(r = redact_new());
@@ -383,21 +460,21 @@ START_TEST(test_redact_release_ignores_content)
 	ck_assert_int_eq(redact_add(r, "S", "s3cr", 4), 0);
 	keep = redact_longest(r) - 1;
 	/*
-	 * Its od -x hex at an odd byte (12 characters: "??" for the other
-	 * bytes of its first and last words) broken into lines, or a dump's
-	 * change of line and the rest of its last line.
+	 * Its od -t x8 hex across two words (32 characters: "??" for the
+	 * other 12 bytes of the words) broken into lines, or a dump's
+	 * changes of line (one every 8 bytes) and the rest of its last line.
 	 */
-	ck_assert_uint_eq(keep, 3 * 12 - 3 + REDACT_MAX_ESC + 36 + 68);
+	ck_assert_uint_eq(keep, 3 * 32 - 3 + REDACT_MAX_ESC + 3 * 56 + 144);
 	ck_assert_uint_eq(redact_release(r, "abc", 3), 0);
-	memset(in, 'x', 512);
-	in[512] = '\0';
+	memset(in, 'x', 2048);
+	in[2048] = '\0';
 	memcpy(in + 126, "s3", 2);
-	ck_assert_uint_eq(redact_release(r, in, 512), 512 - keep);
+	ck_assert_uint_eq(redact_release(r, in, 2048), 2048 - keep);
 	memcpy(in + 126, "q3", 2);
-	ck_assert_uint_eq(redact_release(r, in, 512), 512 - keep);
+	ck_assert_uint_eq(redact_release(r, in, 2048), 2048 - keep);
 	/* s3cr begins a byte before the tail: given whole. */
-	memcpy(in + 512 - keep - 1, "s3cr", 4);
-	ck_assert_uint_eq(redact_release(r, in, 512), 512 - keep + 3);
+	memcpy(in + 2048 - keep - 1, "s3cr", 4);
+	ck_assert_uint_eq(redact_release(r, in, 2048), 2048 - keep + 3);
 	redact_free(r);
 }
 END_TEST
@@ -409,27 +486,27 @@ END_TEST
 START_TEST(test_redact_release_lines_ignores_content)
 {
 	struct redact *r;
-	char in[513];
+	char in[2049];
 
 	ck_assert_ptr_nonnull(r = redact_new());
 	ck_assert_uint_eq(redact_release_lines(r, "ab\ncd", 5), 3);
 	ck_assert_int_eq(redact_add(r, "S", "s3cr", 4), 0);
 	/* 7333 begins the hex of s3cr, 7334 does not: the same lines. */
-	memset(in, 'y', 512);
-	in[512] = '\0';
+	memset(in, 'y', 2048);
+	in[2048] = '\0';
 	memcpy(in, "xxxx\n", 5);
-	memcpy(in + 506, "\n7333\n", 6);
-	ck_assert_uint_eq(redact_release_lines(r, in, 512), 5);
-	memcpy(in + 506, "\n7334\n", 6);
-	ck_assert_uint_eq(redact_release_lines(r, in, 512), 5);
+	memcpy(in + 2042, "\n7333\n", 6);
+	ck_assert_uint_eq(redact_release_lines(r, in, 2048), 5);
+	memcpy(in + 2042, "\n7334\n", 6);
+	ck_assert_uint_eq(redact_release_lines(r, in, 2048), 5);
 	/* The hex of s3cr over two lines, before the tail: given whole. */
-	memset(in, 'z', 512);
+	memset(in, 'z', 2048);
 	memcpy(in, "xxxx\n73\n336372\n", 15);
-	ck_assert_uint_eq(redact_release_lines(r, in, 512), 15);
+	ck_assert_uint_eq(redact_release_lines(r, in, 2048), 15);
 	/* ... and its line break is no place to cut. */
-	memset(in, 'z', 512);
+	memset(in, 'z', 2048);
 	memcpy(in, "xxxx\n7333\n6372", 14);
-	ck_assert_uint_eq(redact_release_lines(r, in, 512), 5);
+	ck_assert_uint_eq(redact_release_lines(r, in, 2048), 5);
 	redact_free(r);
 }
 END_TEST
@@ -475,6 +552,7 @@ redact_suite(void)
 	tcase_add_test(tc, test_redact_settled_holds_back_a_secret_begun);
 	tcase_add_test(tc, test_redact_wrapped_forms);
 	tcase_add_test(tc, test_redact_hex_dumps_and_terminal_sequences);
+	tcase_add_test(tc, test_redact_dump_words_widths_and_ascii_column);
 	tcase_add_test(tc, test_redact_binary_buffer_with_nul);
 	tcase_add_test(tc, test_redact_null_redactor_copies);
 	tcase_add_test(tc, test_redact_json_tree_values_and_keys);
