@@ -40,13 +40,18 @@ struct redact_form {
  * spaces after it in at most DUMP_OFF.  A match that changed lines
  * takes the rest of its last line too, at most DUMP_REST printable
  * bytes (a line of 32 bytes, od -t x1z -w32's 129 past its first
- * byte): its ASCII column shows the secret's tail.
+ * byte): its ASCII column shows the secret's tail.  Where a line's
+ * ASCII column begins with the hex digit the match needs, both the
+ * separators and the change of line may be right: a match tries the
+ * change of line first, at most DUMP_FORKS times (the secret's hex had
+ * been given out whole when the separators were taken).
  */
 #define DUMP_SEP	2
 #define DUMP_LINE	8
 #define DUMP_GAP	40
 #define DUMP_OFF	16
 #define DUMP_REST	144
+#define DUMP_FORKS	64	/* ways a match of a form may try */
 
 struct redact_secret {
 	char		 tag[REDACT_MAX_NAME + 16];	/* "[REDACTED:NAME]" */
@@ -988,12 +993,13 @@ struct match_at {
 
 static size_t
 form_match_from(const struct redact_form *fm, const unsigned char *in,
-    size_t len, size_t i, struct match_at at, int forks, int *partial)
+    size_t len, size_t i, struct match_at at, int *forks, int *partial)
 {
 	struct match_at alt;
 	size_t j = at.j, k = at.k, esc = at.esc, changes = at.changes;
 	size_t last = at.last, n, m, q, pad, br;
-	int broke = at.broke, more, pend, changed, edge, change, altpartial;
+	int broke = at.broke, more, pend, changed, edge, change;
+	int altmore, altchanged, altpartial;
 
 	for (; j < fm->len; j++, k++, broke = 0) {
 		/* A hex dump's gaps fall between two bytes. */
@@ -1009,23 +1015,26 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 			    fm->p[j], change, q / 2, 0, &pad, &more,
 			    &changed)) > 0) {
 				/*
-				 * "??" (any hex digit) after separators may be
-				 * the ASCII column's first character: the
-				 * match may also go on at the next line.
+				 * The hex digit after separators may be the
+				 * ASCII column's first character: the match
+				 * may also go on at the next line.
 				 */
-				if (!changed && q > 0 && change && forks > 0 &&
+				if (!changed && change && *forks > 0 &&
 				    (alt.k = dump_gap(in, len, k, fm->p[j], 1,
-				    q / 2, 1, &alt.j, &more, &changed)) > 0) {
+				    q / 2, 1, &alt.j, &altmore,
+				    &altchanged)) > 0) {
 					alt.j += j;
 					alt.k += k;
 					alt.esc = esc;
 					alt.changes = changes + 1;
 					alt.last = alt.j / 2;
 					alt.broke = 1;
+					(*forks)--;
+					altpartial = 0;
 					if ((m = form_match_from(fm, in, len, i,
-					    alt, forks - 1, &altpartial)) > 0)
+					    alt, forks, &altpartial)) > 0)
 						return m;
-					*partial = altpartial;
+					*partial |= altpartial;
 				}
 				k += n;
 				j += pad;
@@ -1074,12 +1083,12 @@ form_match(const struct redact_form *fm, const unsigned char *in,
     size_t len, size_t i, int *partial)
 {
 	struct match_at at = { 0, i, 0, 0, 0, 0 };
+	int forks = DUMP_FORKS;
 
 	*partial = 0;
 	if (len - i >= fm->len && memcmp(fm->p, in + i, fm->len) == 0)
 		return fm->len;
-	/* One fork: the "??" of a form's last word come after one gap. */
-	return form_match_from(fm, in, len, i, at, 1, partial);
+	return form_match_from(fm, in, len, i, at, &forks, partial);
 }
 
 /*
@@ -1106,7 +1115,8 @@ match_at(const struct redact *r, const unsigned char *in, size_t len,
 			    !(fm->wrap & FORM_LINES)))
 				continue;
 			if (best != NULL && (fm->len < best->len ||
-			    (fm->len == best->len && fm->secret >= best->secret)))
+			    (fm->len == best->len &&
+			    fm->secret >= best->secret)))
 				continue;
 			if ((n = form_match(fm, in, len, i, &partial)) > 0) {
 				best = fm;

@@ -31,7 +31,9 @@
 #    od -t x8, xxd -e: each word's bytes reversed), of 8 or 32 bytes a
 #    line (xxd -c 8, xxd -c 32, od -w8, od -w32): the hex came back in
 #    words the agent reverses, or in lines the redactor did not follow;
-#    xxd -e prints the bytes a last word lacks as spaces.
+#    xxd -e prints the bytes a last word lacks as spaces; and where a
+#    line's ASCII column began with the hex digit the secret's next byte
+#    begins with, that digit was taken for it and the match failed.
 #  - with over 64 bytes of terminal sequences between its characters: a
 #    hyperlink with a long URL inside it, or a colour a character at a
 #    time.
@@ -121,7 +123,7 @@ tools:
     sideEffect: external
     authorization: allow
     timeoutMs: 10000
-    command: ["bash", "-c", "for d in 'xxd -c 8' 'xxd -c 32' 'xxd -c 8 -g 1' 'od -A x -t x1z -w8' 'od -A x -t x1z -w32' 'od -t x1 -w8' 'od -x -w32'; do echo \"== $d\"; printf 'the api token is: %s\\n' \"$API_TOKEN\" | $d; done"]
+    command: ["bash", "-c", "for d in 'xxd -c 8' 'xxd -c 32' 'xxd -c 8 -g 1' 'od -A x -t x1z -w8' 'od -A x -t x1z -w32' 'od -t x1 -w8' 'od -x -w32'; do echo \"== $d\"; printf 'the api token is: %s\\n' \"$API_TOKEN\" | $d; done; echo '== xxd, its ASCII column a hex digit'; printf '3 tokens:%s\\n' \"$API_TOKEN\" | xxd"]
     secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
   - name: longesc
     input: {}
@@ -256,7 +258,7 @@ done
 mcp_call widths '{}'
 expect_ok_result "the dump width tool ran"
 out=$(jr .result.structuredContent.stdout)
-for d in 'xxd -c 8' 'xxd -c 32' 'xxd -c 8 -g 1' 'od -A x -t x1z -w8' 'od -A x -t x1z -w32' 'od -t x1 -w8' 'od -x -w32'; do
+for d in 'xxd -c 8' 'xxd -c 32' 'xxd -c 8 -g 1' 'od -A x -t x1z -w8' 'od -A x -t x1z -w32' 'od -t x1 -w8' 'od -x -w32' 'xxd, its ASCII column a hex digit'; do
 	s=$(printf '%s\n' "$out" | sed -n "/^== $d\$/,/^==/p")
 	n=$(printf '%s' "$s" | grep -c 'REDACTED:API_TOKEN')
 	check "$d: its dump over lines of 8 or 32 bytes was redacted ($n)" test "$n" -ge 1

@@ -333,6 +333,18 @@ START_TEST(test_redact_dump_words_widths_and_ascii_column)
 		{ "s\x1b[1m" "e\x1b[0mc\x1b[1mr\x1b[0me\x1b[1mt\x1b[0m-"
 		  "\x1b[1mt\x1b[0mo\x1b[1mk\x1b[0me\x1b[1mn\x1b[0m-42",
 		  "[REDACTED:TOK]" },
+		/* its ASCII column begins with the hex digit it needs next */
+		{ "00000000: 3278 7365 6372 6574  2xsecret\n"
+		  "00000008: 2d74 6f6b 656e 2d34  -token-4\n"
+		  "00000010: 32                   2\n",
+		  "00000000: 3278 [REDACTED:TOK]\n" },
+		/* ... and its next line too: the same line goes on */
+		{ "73 65 63 72\n0000004 65 74 2d 74 6f 6b 65 6e 2d 34 32\n",
+		  "[REDACTED:TOK]\n" },
+		/* xxd -e's spaces for the bytes its last word lacks */
+		{ "00000000: 72636573 742d7465 6e656b6f  secret-token\n"
+		  "0000000c:   32342d                    -42\n",
+		  "00000000: [REDACTED:TOK]\n" },
 		/* a column of dots and 2 bytes shown is no form */
 		{ "..ab..", "..ab.." },
 	};
