@@ -7,8 +7,13 @@
  * For each secret the redactor matches, byte for byte:
  *   - the raw value;
  *   - lowercase and uppercase hex, and lowercase hex in little-endian
- *     2-byte words (od -x, hexdump with no option), byte-swapped, the
- *     value at an even or an odd byte of a word;
+ *     words of 2 bytes (od -x, hexdump with no option), 4 (od -t x4,
+ *     xxd -e) and 8 (od -t x8, xxd -e -g 8), each word's bytes
+ *     reversed, the value at any byte of a word (the spaces xxd -e
+ *     prints for the bytes a cut last word lacks stand for them);
+ *   - the value as a hex dump's ASCII column shows it, a byte outside
+ *     " " to "~" as "." (xxd, hexdump -C, od -t x1z), when it holds
+ *     such a byte and shows 4 or more as they are;
  *   - percent-encoding (RFC 3986: every byte outside A-Z a-z 0-9 - . _ ~
  *     as %XX, uppercase and lowercase hex digits), the form-encoding
  *     variant where a space is "+", and two that leave some bytes as they
@@ -42,12 +47,13 @@
  * columns, xxd -p at 60), so a match may take up to 3 * len - 2 bytes.
  * A hex form also matches laid out as a hex dump: between two bytes up
  * to 2 of " ", ":" or "-" (xxd and its -g1, hexdump -C, od -t x1, od -x,
- * Python's bytes.hex(":")), and, at most once every 16 bytes (their
- * default line), a change of line: the rest of the line (its ASCII
- * column) in at most 20 printable bytes, a line break, the next line's
- * offset (up to 12 hex digits, an optional ":", 1 to 3 spaces).  A
- * match that changed lines runs on to the end of its last line (at most
- * 68 printable bytes), whose ASCII column shows the secret's tail.
+ * Python's bytes.hex(":")), and, at most once every 8 bytes (xxd -c 8,
+ * od -w8), a change of line: the rest of the line (its ASCII column) in
+ * at most 40 printable bytes (xxd -c 32, od -t x1z -w32), a line break,
+ * the next line's offset (up to 12 hex digits, an optional ":", 1 to 3
+ * spaces).  A match that changed lines runs on to the end of its last
+ * line (at most 144 printable bytes: a line of 32), whose ASCII column
+ * shows the secret's tail.
  * Any form also matches with terminal escape sequences between two of
  * its characters, up to REDACT_MAX_ESC bytes of them in one match: CSI
  * (ESC "[" or 0x9b ..., colours: grep --color=always colours the part
@@ -66,12 +72,12 @@
  * escape sequences than above (a hyperlink whose URL takes it past
  * REDACT_MAX_ESC bytes), other escape sequences: 8-bit C1 controls other
  * than CSI (0x9d), zero-width characters between the characters, hex in
- * mixed case, hex dumped in 4- or 8-byte words (od -t x4), in fewer than
- * 16 bytes a line after its first change of line (xxd -c 8), with other
- * separators or a line's ASCII column past 20 bytes (xxd -c 32); the
- * ASCII column of a secret dumped on one line when the secret holds a
- * byte the dump shows as "."; other shell quoting: zsh's or Python's
- * repr()); see docs/AUDIT.md.
+ * mixed case, hex in uppercase little-endian words (hexdump -e with
+ * %08X), in fewer than 8 bytes a line after its first change of line
+ * (xxd -c 4), with other separators (xxd -i) or a line's ASCII column
+ * past 40 bytes (xxd -c 64); the ASCII column of a secret dumped on one
+ * line that shows fewer than 4 of its bytes; other shell quoting: zsh's
+ * or Python's repr()); see docs/AUDIT.md.
  *
  * All derived forms are held in sodium_malloc'd memory and wiped by
  * redact_free().
