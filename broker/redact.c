@@ -64,7 +64,7 @@ struct redact_secret {
 struct redact {
 	struct redact_secret	*secrets;
 	size_t			 nsecrets;
-	struct redact_form	*forms;	/* by first byte, then longest first */
+	struct redact_form	*forms;	/* by first 2 bytes, longest first */
 	size_t			 nforms;
 	size_t			 start[257];	/* forms[start[c]..start[c+1]) begin with c */
 	uint64_t		 pairs[256 * 4];	/* pair_may() */
@@ -1016,10 +1016,12 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 			    &changed)) > 0) {
 				/*
 				 * The hex digit after separators may be the
-				 * ASCII column's first character: the match
-				 * may also go on at the next line.
+				 * ASCII column's first character (after two
+				 * spaces: xxd): the match may also go on at the
+				 * next line.
 				 */
-				if (!changed && change && *forks > 0 &&
+				if (!changed && n >= 2 && change &&
+				    *forks > 0 &&
 				    (alt.k = dump_gap(in, len, k, fm->p[j], 1,
 				    q / 2, 1, &alt.j, &altmore,
 				    &altchanged)) > 0) {
