@@ -861,6 +861,29 @@ search_finish(struct call *c, const struct runner_result *res, json_t *cmd,
 	return ACTION_DONE;
 }
 
+/*
+ * The runner's line_keep for search in a session holding secrets
+ * (runner/runner.h): grep's lines of a file holding a granted secret are
+ * neither kept nor counted against the output cap; one line of its name
+ * stands for them when its note is due (search_file_holds_secret()).
+ * Counted, they told what the secret held all the same: with files of
+ * the agent's making that filled the cap to its last byte, "truncated"
+ * came back for TOKEN=s and not for TOKEN=t, and where grep read the
+ * secret's file first, the last line shown was cut earlier.  A file
+ * sandbox.denyRead hides is kept, for search_add()'s note.
+ */
+static int
+search_line_keep(void *arg, const char *name)
+{
+	struct call	*c = arg;
+	int		 held;
+
+	if (search_file_denied(c, name) != NULL)
+		return 1;
+	held = search_file_holds_secret(c, name);
+	return held == 0 ? 1 : held > 0 ? 2 : 0;
+}
+
 static int
 act_search(struct call *c, json_t **out)
 {
@@ -899,6 +922,12 @@ act_search(struct call *c, json_t **out)
 	c->argv[8] = xstrdup(rel);
 	c->envp = tool_env(c->b->cfg.workspace);
 	c->finish = search_finish;
+	if (redact_count(c->b->cfg.redact) > 0) {
+		c->line_keep = search_line_keep;
+		/* Each file kept gives a match or a note, and no more than
+		 * SEARCH_MAX_MATCHES are shown. */
+		c->line_names_max = SEARCH_MAX_MATCHES + 1;
+	}
 	return call_start_runner(c, c->tool->timeout_ms, out);
 }
 

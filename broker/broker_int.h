@@ -58,6 +58,10 @@ struct call {
 	int			(*finish)(struct call *c,
 				    const struct runner_result *res,
 				    json_t *cmd, json_t **out);
+	/* The runner's line_keep (runner/runner.h), called with the call;
+	 * NULL: all of stdout is kept. */
+	int			(*line_keep)(void *c, const char *name);
+	size_t			 line_names_max;
 	char			 ws_digest[SHA256_HEX_LEN + 1];	/* run_check */
 	/* While the workspace digest is computed (off the loop). */
 	struct wsjob		*wsjob;

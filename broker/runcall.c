@@ -934,6 +934,9 @@ call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 	    ? (size_t)b->m->sandbox.limits.output_bytes
 	    : 1024 * 1024;
 	c->req.stdin_fd = -1;
+	c->req.line_keep = c->line_keep;
+	c->req.line_arg = c;
+	c->req.line_names_max = c->line_names_max;
 	if (escalate_prepare_run(c, out) != 0 ||
 	    changeset_call_prepare(c, out) != 0) {
 		if (c->req.use_proxy) {

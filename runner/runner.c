@@ -79,8 +79,21 @@ struct stream {
 	size_t	 len;
 };
 
+/* stdout read through req->line_keep (runner.h), a line at a time. */
+struct lines {
+	char	 name[PATH_MAX + 1];	/* the line's NAME so far */
+	size_t	 nlen;			/* may pass sizeof(name): too long */
+	int	 body;			/* past the NAME's NUL */
+	int	 keep;			/* the line is kept */
+	int	 cut;			/* the line before had no NUL */
+	char	*last;			/* the NAME asked about last */
+	int	 verdict;		/* and line_keep()'s answer */
+	size_t	 names;			/* NAMEs kept, or stood for */
+};
+
 struct runner_proc {
 	const struct runner_request *req;
+	struct lines		*lines;		/* with req->line_keep */
 	char			 warning[256];	/* limits not enforced */
 	struct runner_plan	 plan;
 	pid_t			 pid;
@@ -767,6 +780,9 @@ proc_free(struct runner_proc *p)
 	free(p->denials);
 	free(p->out.buf);
 	free(p->err.buf);
+	if (p->lines != NULL)
+		free(p->lines->last);
+	free(p->lines);
 	runner_cgroup_destroy(p->cg);
 	plan_free(&p->plan);
 	free(p);
@@ -1213,6 +1229,115 @@ err_tee(const char *buf, size_t len)
 	}
 }
 
+/* Keeps data[0..n) of |s| while under the cap, drops the rest. */
+static void
+stream_keep(struct runner_proc *p, struct stream *s, const char *data,
+    size_t n)
+{
+	size_t keep, used = p->out.len + p->err.len;
+
+	keep = used >= p->cap ? 0 : p->cap - used;
+	if (keep > n)
+		keep = n;
+	if (keep < n)
+		p->truncated = 1;
+	if (keep > 0) {
+		s->buf = xreallocarray(s->buf, s->len + keep + 1, 1);
+		memcpy(s->buf + s->len, data, keep);
+		s->len += keep;
+		s->buf[s->len] = '\0';
+	}
+}
+
+/*
+ * The line's NAME has ended: whether its line is kept, asking
+ * req->line_keep() once for each run of lines of one NAME; the NAME
+ * goes to the cap when kept, or once as a line of its own ("NAME NUL
+ * NL") for an answer of 2.
+ */
+static void
+lines_named(struct runner_proc *p, struct lines *ln)
+{
+	int fresh, full;
+
+	ln->body = 1;
+	ln->keep = 0;
+	if (ln->cut || ln->nlen >= sizeof(ln->name)) {
+		ln->cut = 0;
+		return;
+	}
+	ln->name[ln->nlen] = '\0';
+	fresh = ln->last == NULL || strcmp(ln->last, ln->name) != 0;
+	/*
+	 * Past the cap, or past the NAMEs shown, nothing more is kept: the
+	 * output is truncated at the first NAME that would have been (one
+	 * whose lines are dropped tells nothing), and then no more NAMEs
+	 * are asked about (each may mean reading a file).
+	 */
+	full = p->out.len + p->err.len >= p->cap ||
+	    (p->req->line_names_max > 0 &&
+	    ln->names >= p->req->line_names_max);
+	if (fresh && full && p->truncated)
+		return;
+	if (fresh) {
+		free(ln->last);
+		ln->last = xstrdup(ln->name);
+		ln->verdict = p->req->line_keep(p->req->line_arg, ln->name);
+		if (full) {
+			p->truncated |= ln->verdict != 0;
+			ln->verdict = 0;
+			return;
+		}
+		ln->names += ln->verdict != 0;
+	}
+	if (ln->verdict == 1) {
+		ln->keep = 1;
+		stream_keep(p, &p->out, ln->name, ln->nlen + 1);
+	} else if (ln->verdict == 2 && fresh) {
+		stream_keep(p, &p->out, ln->name, ln->nlen + 1);
+		stream_keep(p, &p->out, "\n", 1);
+	}
+}
+
+/*
+ * Feeds stdout's data[0..n) through req->line_keep(): the lines it does
+ * not keep are not kept, nor counted against the cap.
+ */
+static void
+lines_feed(struct runner_proc *p, const char *data, size_t n)
+{
+	struct lines *ln = p->lines;
+	const char *e;
+	size_t i = 0, k;
+
+	while (i < n) {
+		if (ln->body) {
+			e = memchr(data + i, '\n', n - i);
+			k = e != NULL ? (size_t)(e - (data + i)) + 1 : n - i;
+			if (ln->keep)
+				stream_keep(p, &p->out, data + i, k);
+			i += k;
+			if (e != NULL)
+				ln->body = ln->keep = 0, ln->nlen = 0;
+			continue;
+		}
+		if (data[i] == '\0')
+			lines_named(p, ln);
+		else if (data[i] == '\n') {
+			/* No NAME's end: a NAME holding a newline, whose
+			 * last piece may name another file. */
+			ln->cut = 1;
+			ln->nlen = 0;
+		} else {
+			if (ln->nlen < sizeof(ln->name))
+				ln->name[ln->nlen] = data[i];
+			if (ln->nlen <= sizeof(ln->name))
+				ln->nlen++;
+		}
+		i++;
+	}
+}
+
 /*
  * Reads what |s| has; keeps it while under the cap, drops the rest.  A
  * passed-through stderr is written on as it comes, its head kept.
@@ -1221,7 +1346,7 @@ static void
 stream_read(struct runner_proc *p, struct stream *s)
 {
 	char tmp[16384];
-	size_t keep, used;
+	size_t keep;
 	ssize_t n;
 
 	while (s->fd != -1) {
@@ -1250,18 +1375,12 @@ stream_read(struct runner_proc *p, struct stream *s)
 			}
 			continue;
 		}
-		used = p->out.len + p->err.len;
-		keep = used >= p->cap ? 0 : p->cap - used;
-		if (keep > (size_t)n)
-			keep = n;
-		if (keep < (size_t)n)
-			p->truncated = 1;
-		if (keep > 0) {
-			s->buf = xreallocarray(s->buf, s->len + keep + 1, 1);
-			memcpy(s->buf + s->len, tmp, keep);
-			s->len += keep;
-			s->buf[s->len] = '\0';
-		}
+		if (s == &p->out && p->req->line_keep != NULL) {
+			if (p->lines == NULL)
+				p->lines = xcalloc(1, sizeof(*p->lines));
+			lines_feed(p, tmp, (size_t)n);
+		} else
+			stream_keep(p, s, tmp, (size_t)n);
 	}
 }
 

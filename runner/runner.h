@@ -45,6 +45,24 @@ struct runner_request {
 	int64_t			 timeout_ms;	/* wall clock; <= 0: none */
 	size_t			 output_cap;	/* bytes kept of stdout+stderr */
 	int			 stdin_fd;	/* -1: /dev/null */
+	/*
+	 * With |line_keep|, stdout is read as grep -Z prints it, lines of
+	 * NAME NUL TEXT, and only the lines kept are kept and counted
+	 * against |output_cap|: line_keep(line_arg, NAME) says, once for
+	 * each run of lines of one NAME, 1 to keep them, 0 to drop them,
+	 * or 2 to drop them but keep "NAME NUL NL" once in their place.
+	 * A line with no NUL (a NAME holding a newline), the one after it,
+	 * and a NAME longer than PATH_MAX are dropped.  What a dropped line
+	 * held then neither shows nor moves where the cap cuts (search:
+	 * the lines of a file holding a granted secret).  Once the cap is
+	 * reached, or |line_names_max| NAMEs (if not 0) were kept or stood
+	 * for, the lines of a new NAME are dropped; the first such NAME that
+	 * line_keep() would have kept sets truncated, and no NAME after it
+	 * is asked about.
+	 */
+	int			(*line_keep)(void *line_arg, const char *name);
+	void			*line_arg;
+	size_t			 line_names_max;
 	int			 passthrough;	/* 1: stdout/stderr are the
 						   caller's (airlock exec) */
 	/*

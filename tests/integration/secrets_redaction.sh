@@ -234,7 +234,54 @@ expect_eq "... the same answer as for a wrong guess" \
 R=$(printf '%s\n' "$out" | grep '"id":10,')
 expect_not_contains "... nor for one that only the redactor's tag holds" \
     "$R" 'deploy.pem'
-rm -f "$ws/deploy.pem" "$ws/long.txt" "$ws/plain.txt"
+rm -f "$ws/deploy.pem" "$ws/plain.txt"
+# ... nor may the output cap: grep's lines of the secret's file counted
+# against it.  A file of the agent's making whose matches fill the cap to
+# its last byte (a second pattern line, PADMARK, matches it) made
+# "truncated" come back when the secret's file matched too (xsup3r/s3,
+# the secret's beginning) and not for a wrong guess (s4) where grep read
+# the pad first; where it read the secret's file first, the pad's last
+# line was cut instead.  Its two lines are NAME NUL "N:" LINE NL as grep
+# -nZ prints them: 2 * (NAME + 4) + 11 + the first line's bytes, of the
+# 4096 the cap keeps.  The pad at the top and in src/: grep reads the
+# directory's entries in its order, one before long.txt, one after here.
+cat >"$T/cap.yaml" <<'YAML'
+sandbox:
+  limits: { outputBytes: 4096 }
+tools:
+  - name: deploy
+    input: {}
+    output: { exitCode: integer }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 2000
+    command: ["true"]
+    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+  - name: search
+    input: { pattern: string, path: "workspace_relative_path?" }
+    output: { matches: string_list, truncated: boolean }
+    sideEffect: none
+    timeoutMs: 10000
+YAML
+for pad in pad.txt src/pad.txt; do
+	{ printf 'PADMARK'
+	  head -c $((4096 - 19 - 2 * (${#pad} + 2) - 7)) /dev/zero | tr '\0' z
+	  printf '\nPADMARK-end\n'; } >"$ws/$pad"
+	out=$(printf '%s\n' \
+	    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}' \
+	    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"pattern":"xsup3r/s3\nPADMARK"}}}' \
+	    '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search","arguments":{"pattern":"xsup3r/s4\nPADMARK"}}}' |
+	    "$AIRLOCK" serve --manifest "$T/cap.yaml" --workspace "$ws")
+	R2=$(printf '%s\n' "$out" | grep '"id":2,')
+	R3=$(printf '%s\n' "$out" | grep '"id":3,')
+	expect_contains "search ($pad): the pad that fills the cap is shown whole" \
+	    "$R3" "\"./$pad:2:PADMARK-end\""
+	expect_contains "... and not truncated" "$R3" '"truncated":false'
+	expect_eq "... the same answer when the secret's file matches too" \
+	    "$(printf '%s' "$R2" | sed 's/"id":2,/"id":3,/')" "$R3"
+	rm -f "$ws/$pad"
+done
+rm -f "$ws/long.txt"
 
 # A tool that prints JSON (its config, a service account, its environment)
 # escapes a PEM key's line breaks as "\n" and a quote or backslash in a
