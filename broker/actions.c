@@ -870,7 +870,8 @@ search_finish(struct call *c, const struct runner_result *res, json_t *cmd,
  * the agent's making that filled the cap to its last byte, "truncated"
  * came back for TOKEN=s and not for TOKEN=t, and where grep read the
  * secret's file first, the last line shown was cut earlier.  A file
- * sandbox.denyRead hides is kept, for search_add()'s note.
+ * sandbox.denyRead hides (or whose place cannot be told) is one line
+ * of its name too, for search_add()'s note.
  */
 static int
 search_line_keep(void *arg, const char *name)
@@ -879,7 +880,7 @@ search_line_keep(void *arg, const char *name)
 	int		 held;
 
 	if (search_file_denied(c, name) != NULL)
-		return 1;
+		return 2;
 	held = search_file_holds_secret(c, name);
 	return held == 0 ? 1 : held > 0 ? 2 : 0;
 }
