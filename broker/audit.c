@@ -142,6 +142,27 @@ event_is_key(const char *e)
 	return 0;
 }
 
+/*
+ * Writes a new key into the empty key file |fd| (locked): 0, or an
+ * error with the file left empty.
+ */
+static int
+keyfile_make(int fd, unsigned char seed[32])
+{
+	int rc;
+
+	randombytes_buf(seed, AUDIT_SEED_LEN);
+	rc = write_all(fd, seed, AUDIT_SEED_LEN);
+	if (rc == 0 && fsync(fd) == -1)
+		rc = AL_ERR_SYSTEM;
+	if (rc != 0) {
+		sodium_memzero(seed, AUDIT_SEED_LEN);
+		if (ftruncate(fd, 0) == -1)
+			rc = AL_ERR_SYSTEM;
+	}
+	return rc;
+}
+
 int
 audit_keyfile_load(const char *keyfile, int create, unsigned char seed[32])
 {
@@ -149,23 +170,18 @@ audit_keyfile_load(const char *keyfile, int create, unsigned char seed[32])
 	ssize_t n;
 	int fd, rc;
 
-	if (create) {
-		fd = open(keyfile, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-		    O_CLOEXEC, 0600);
-		if (fd != -1) {
-			randombytes_buf(seed, AUDIT_SEED_LEN);
-			rc = write_all(fd, seed, AUDIT_SEED_LEN);
-			if (rc == 0 && fsync(fd) == -1)
-				rc = AL_ERR_SYSTEM;
-			close(fd);
-			if (rc != 0)
-				unlink(keyfile);
-			return rc;
-		}
-		if (errno != EEXIST)
-			return AL_ERR_SYSTEM;
-	}
-	if ((fd = open(keyfile, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+	/*
+	 * Made under a lock, in a file that may be empty: a process killed
+	 * between creating the file and writing its key (the first apply,
+	 * the first session) left one of 0 bytes, and every later load
+	 * failed (AL_ERR_FORMAT): no change set, write_file or apply_patch
+	 * landed again, in any session, until a human removed it.  An
+	 * empty key file was never a key: nothing was sealed or signed
+	 * with it, and it is made now as if absent.
+	 */
+	fd = open(keyfile, (create ? O_RDWR | O_CREAT : O_RDONLY) |
+	    O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd == -1)
 		return errno == ENOENT ? AL_ERR_NOT_FOUND : AL_ERR_SYSTEM;
 	if (fstat(fd, &st) == -1) {
 		close(fd);
@@ -176,12 +192,30 @@ audit_keyfile_load(const char *keyfile, int create, unsigned char seed[32])
 		close(fd);
 		return AL_ERR_DENIED;
 	}
+	if (create) {
+		/* Another process may be making it: its key, once written,
+		 * is the one. */
+		while (flock(fd, LOCK_EX) == -1)
+			if (errno != EINTR) {
+				close(fd);
+				return AL_ERR_SYSTEM;
+			}
+		if (fstat(fd, &st) == -1) {
+			close(fd);
+			return AL_ERR_SYSTEM;
+		}
+		if (st.st_size == 0) {
+			rc = keyfile_make(fd, seed);
+			close(fd);
+			return rc;
+		}
+	}
 	if (st.st_size != AUDIT_SEED_LEN) {
 		close(fd);
 		return AL_ERR_FORMAT;
 	}
 	do {
-		n = read(fd, seed, AUDIT_SEED_LEN);
+		n = pread(fd, seed, AUDIT_SEED_LEN, 0);
 	} while (n == -1 && errno == EINTR);
 	close(fd);
 	if (n != AUDIT_SEED_LEN)

@@ -214,9 +214,10 @@ int	audit_key_public(const char *keyfile, int create,
 
 /*
  * Reads the 32 random bytes in the key file |keyfile| into |seed|,
- * creating the file (mode 0600, fsynced) first when |create| and it is
- * absent.  The file must be a regular file of the euid's, private
- * (AL_ERR_DENIED), of 32 bytes (AL_ERR_FORMAT).  Returns 0,
+ * making the key (mode 0600, fsynced, under flock) first when |create|
+ * and the file is absent or empty (what a process killed as it made
+ * the key leaves).  The file must be a regular file of the euid's,
+ * private (AL_ERR_DENIED), of 32 bytes (AL_ERR_FORMAT).  Returns 0,
  * AL_ERR_NOT_FOUND if absent and !create, or AL_ERR_SYSTEM (errno).
  */
 int	audit_keyfile_load(const char *keyfile, int create,

@@ -193,4 +193,34 @@ check "a corrupt journal: the trash is kept for a human" test -d "$T/ws/.airlock
 expect_eq "a corrupt journal: airlock serve refuses to start" "$?" 1
 expect_contains "a corrupt journal: serve says why" "$(cat "$T/serve-corrupt.err")" "apply journal cannot be read"
 check "a corrupt journal: serve keeps the trash too" test -d "$T/ws/.airlock-trash-0123456789abcdef"
+
+# Killed as it made the key that seals journals (the first apply of a
+# host: open with O_CREAT, then write and fsync): the key file was left
+# empty, every later load refused it, and no apply landed again, in any
+# session (exec and serve: "nothing was applied: apply journal: Bad
+# message") until a human removed it.  An empty key file is made now as
+# if absent, under a lock.  So for the audit log's host key.
+reset 0
+export AIRLOCK_HOME="$T/fresh"
+mkdir -p "$AIRLOCK_HOME"
+"$AIRLOCK" audit key >/dev/null 2>&1
+strace -o /dev/null -P "$AIRLOCK_HOME/keys/apply.key" -e trace=write \
+    -e inject=write:signal=SIGKILL \
+    "$AIRLOCK" exec --workspace "$T/ws" -- sh -c 'echo x >made' >/dev/null 2>&1
+expect_eq "killed making the apply key: it was left empty" \
+    "$(stat -c %s "$AIRLOCK_HOME/keys/apply.key")" 0
+out=$("$AIRLOCK" exec --workspace "$T/ws" -- sh -c 'echo y >made2' 2>&1)
+expect_eq "... the next apply lands all the same" "$?" 0
+check "... its file is there" test -f "$T/ws/made2"
+expect_not_contains "... no journal refused" "$out" "Bad message"
+expect_eq "... the key is made whole" \
+    "$(stat -c %s "$AIRLOCK_HOME/keys/apply.key")" 32
+rm -f "$AIRLOCK_HOME/keys/audit.key" "$AIRLOCK_HOME/keys/audit.pub"
+strace -o /dev/null -P "$AIRLOCK_HOME/keys/audit.key" -e trace=write \
+    -e inject=write:signal=SIGKILL "$AIRLOCK" audit key >/dev/null 2>&1
+expect_eq "killed making the audit host key: it was left empty" \
+    "$(stat -c %s "$AIRLOCK_HOME/keys/audit.key")" 0
+"$AIRLOCK" audit key >/dev/null 2>&1
+expect_eq "... the next airlock audit key makes it" "$?" 0
+expect_eq "... whole" "$(stat -c %s "$AIRLOCK_HOME/keys/audit.key")" 32
 finish
