@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "broker/approvalflow.h"
@@ -862,27 +863,72 @@ search_finish(struct call *c, const struct runner_result *res, json_t *cmd,
 }
 
 /*
- * The runner's line_keep for search in a session holding secrets
- * (runner/runner.h): grep's lines of a file holding a granted secret are
- * neither kept nor counted against the output cap; one line of its name
- * stands for them when its note is due (search_file_holds_secret()).
- * Counted, they told what the secret held all the same: with files of
- * the agent's making that filled the cap to its last byte, "truncated"
- * came back for TOKEN=s and not for TOKEN=t, and where grep read the
- * secret's file first, the last line shown was cut earlier.  A file
- * sandbox.denyRead hides (or whose place cannot be told) is one line
- * of its name too, for search_add()'s note.
+ * Whether the workspace path |rel| (a name grep gave), or a directory on
+ * its way, may not be what it was when the search began at |since|
+ * (CLOCK_REALTIME): written, replaced, renamed or made since (a ctime
+ * before |since| is the kernel's word that none of that happened; a
+ * coarse ctime lags by a tick at most, and grep reads nothing that soon
+ * after: its sandbox is still being made), a symlink, or gone.
+ */
+static int
+search_path_changed(struct call *c, const char *rel,
+    const struct timespec *since)
+{
+	char		 path[PATH_MAX], *p;
+	struct stat	 st;
+	size_t		 n = strlen(rel);
+
+	if (n >= sizeof(path))
+		return 1;
+	memcpy(path, rel, n + 1);
+	for (;;) {
+		if (fstatat(c->b->rootfd, path, &st, AT_SYMLINK_NOFOLLOW) ==
+		    -1 || S_ISLNK(st.st_mode) ||
+		    st.st_ctim.tv_sec > since->tv_sec ||
+		    (st.st_ctim.tv_sec == since->tv_sec &&
+		    st.st_ctim.tv_nsec >= since->tv_nsec))
+			return 1;
+		if ((p = strrchr(path, '/')) == NULL)
+			return 0;
+		*p = '\0';
+		if (path[0] == '\0' || strcmp(path, ".") == 0)
+			return 0;
+	}
+}
+
+/*
+ * The runner's line_keep for search in a session holding secrets or
+ * denying paths (runner/runner.h): grep's lines of a file holding a
+ * granted secret are neither kept nor counted against the output cap;
+ * one line of its name stands for them when its note is due
+ * (search_file_holds_secret()).  Counted, they told what the secret held
+ * all the same: with files of the agent's making that filled the cap to
+ * its last byte, "truncated" came back for TOKEN=s and not for TOKEN=t,
+ * and where grep read the secret's file first, the last line shown was
+ * cut earlier.  A file sandbox.denyRead hides (or whose place cannot be
+ * told) is one line of its name too, for search_add()'s note.
+ *
+ * The file is read here after grep read it: a write_file sent while the
+ * search ran (grep holds its output until it has a buffer's worth, or
+ * ends) put a decoy where the secret's file was, the decoy was checked,
+ * and grep's lines of the secret's file, a PEM key's a line at a time,
+ * were shown.  A file whose path changed since the search began is
+ * dropped, checked after it was read.
  */
 static int
 search_line_keep(void *arg, const char *name)
 {
 	struct call	*c = arg;
-	int		 held;
+	int		 held, verdict;
 
 	if (search_file_denied(c, name) != NULL)
-		return 2;
-	held = search_file_holds_secret(c, name);
-	return held == 0 ? 1 : held > 0 ? 2 : 0;
+		verdict = 2;
+	else {
+		held = redact_count(c->b->cfg.redact) > 0 ?
+		    search_file_holds_secret(c, name) : 0;
+		verdict = held == 0 ? 1 : held > 0 ? 2 : 0;
+	}
+	return search_path_changed(c, name, &c->search_since) ? 0 : verdict;
 }
 
 static int
@@ -923,7 +969,9 @@ act_search(struct call *c, json_t **out)
 	c->argv[8] = xstrdup(rel);
 	c->envp = tool_env(c->b->cfg.workspace);
 	c->finish = search_finish;
-	if (redact_count(c->b->cfg.redact) > 0) {
+	if (redact_count(c->b->cfg.redact) > 0 ||
+	    c->b->m->sandbox.ndeny_read > 0) {
+		(void)clock_gettime(CLOCK_REALTIME, &c->search_since);
 		c->line_keep = search_line_keep;
 		/* Each file kept gives a match or a note, and no more than
 		 * SEARCH_MAX_MATCHES are shown. */

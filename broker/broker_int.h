@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include <sys/queue.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -62,6 +63,7 @@ struct call {
 	 * NULL: all of stdout is kept. */
 	int			(*line_keep)(void *c, const char *name);
 	size_t			 line_names_max;
+	struct timespec		 search_since;	/* CLOCK_REALTIME */
 	char			 ws_digest[SHA256_HEX_LEN + 1];	/* run_check */
 	/* While the workspace digest is computed (off the loop). */
 	struct wsjob		*wsjob;

@@ -283,6 +283,96 @@ for pad in pad.txt src/pad.txt; do
 done
 rm -f "$ws/long.txt"
 
+# ... nor may a file put in the secret's file's place while grep runs:
+# the broker read the file after grep did (grep gives its lines when its
+# buffer fills, or at its end), a write_file sent meanwhile left a decoy
+# there, the decoy was checked and grep's lines of the key were shown,
+# one line at a time.  The key's file is read first (the first name of
+# the directory before many/, 30000 files grep reads after it); the
+# write_file is sent once grep runs.
+mkdir "$ws/many"
+python3 -c 'import sys
+for i in range(30000):
+    open("%s/many/f%05d.txt" % (sys.argv[1], i), "w").write("nothing\n")' "$ws"
+key=
+for k in a b c d e f g h i j k l m n o p q r s t u v w x y z; do
+	touch "$ws/$k.pem"
+	if [ "$(ls -U "$ws" | grep -x -e "$k.pem" -e many | head -n 1)" = "$k.pem" ]; then
+		key=$k.pem
+		break
+	fi
+	rm -f "$ws/$k.pem"
+done
+check "a key file named before many/ in the directory's order" test -n "$key"
+printf -- '-----BEGIN TEST KEY-----\nMIIEpQIBAAKCAQEA3xQ7kPEMLINEONE\nZmFrZWtleWxpbmV0d29QRU1MSU5FVFdP\n-----END TEST KEY-----' >"$ws/$key"
+cat >"$T/race.yaml" <<'YAML'
+tools:
+  - name: deploy
+    input: {}
+    output: { exitCode: integer }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 2000
+    command: ["true"]
+    secrets: [ { name: DEPLOY_KEY, env: DEPLOY_KEY } ]
+  - name: search
+    input: { pattern: string, path: "workspace_relative_path?" }
+    output: { matches: string_list, truncated: boolean }
+    sideEffect: none
+    timeoutMs: 60000
+  - name: write_file
+    input: { path: workspace_relative_path, content: string }
+    output: { sha256: sha256, bytes: integer }
+    sideEffect: workspace_write
+    timeoutMs: 10000
+YAML
+cat >"$T/race.py" <<'PYRACE'
+import json, os, subprocess, sys, time
+airlock, manifest, ws, key = sys.argv[1:5]
+p = subprocess.Popen([airlock, "serve", "--manifest", manifest,
+    "--workspace", ws], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    bufsize=0)
+def send(o):
+    p.stdin.write((json.dumps(o) + "\n").encode())
+send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18"}})
+p.stdout.readline()
+send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+    "name": "search", "arguments": {"pattern": "PEMLINE"}}})
+def grep_runs():
+    for d in os.listdir("/proc"):
+        try:
+            a = open("/proc/%s/cmdline" % d, "rb").read().split(b"\0")
+        except OSError:
+            continue
+        if a[:2] == [b"grep", b"-rnIFZ"] and b"PEMLINE" in a:
+            return True
+    return False
+t0 = time.monotonic()
+while not grep_runs() and time.monotonic() - t0 < 20:
+    time.sleep(0.005)
+time.sleep(0.05)
+send({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+    "name": "write_file", "arguments": {"path": key,
+    "content": "a decoy PEMLINE\n"}}})
+got = {}
+while len(got) < 2:
+    r = json.loads(p.stdout.readline())
+    got[r["id"]] = r
+print(json.dumps(got[2]))
+print(json.dumps(got[3]))
+p.stdin.close()
+p.wait()
+PYRACE
+out=$(python3 "$T/race.py" "$AIRLOCK" "$T/race.yaml" "$ws" "$key")
+R=$(printf '%s\n' "$out" | grep '"id": 2,')
+expect_eq "the decoy was written while grep ran" \
+    "$(printf '%s\n' "$out" | grep '"id": 3,' | jq '.result.isError')" false
+expect_not_contains "search gives no line of the key whose file was replaced meanwhile" \
+    "$R" "MIIEpQIBAAKCAQEA3xQ7k"
+expect_not_contains "... nor the decoy's, which grep never read" "$R" "a decoy"
+rm -rf "${ws:?}/many" "${ws:?}/$key"
+
 # A tool that prints JSON (its config, a service account, its environment)
 # escapes a PEM key's line breaks as "\n" and a quote or backslash in a
 # token: the key came back whole, on one line, and the token with its
