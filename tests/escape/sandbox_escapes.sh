@@ -148,7 +148,18 @@ for sc in getpid $DENIED clone3; do
 		    "x32 ABI system call"
 		expect_contains "x32_${sc}_name_in_the_hint" "$out" "($sc)" ;;
 	esac
-	# Never a wrong name: a stale record must not be reported.
+	# Never a wrong name: a stale record must not be reported.  Another
+	# test's sandbox killed in the same window (make check and
+	# distcheck run two at a time: agent_escapes.sh kills its probes
+	# too) may be named instead, as docs/SANDBOX.md says: up to three
+	# fresh windows before failing.
+	for retry in 1 2 3; do
+		case $out in *"system call "[0-9]*) ;; *) break ;; esac
+		case $out in *"($sc)"*) break ;; esac
+		echo "# another run's kill was named ($retry); again in a fresh window"
+		sleep 5
+		probe syscall "$sc" x32
+	done
 	case $out in
 	*"system call "[0-9]*) expect_contains "x32_${sc}_name_is_right" "$out" "($sc)" ;;
 	esac
