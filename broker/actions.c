@@ -165,7 +165,7 @@ static int
 read_workspace_file(struct call *c, const char *rel, char **data,
     size_t *len, json_t **out)
 {
-	size_t	size;
+	size_t	size = 0;
 	int	fd;
 
 	*data = NULL;

@@ -1102,8 +1102,8 @@ land_send(struct call *c, int given, struct land_req *req, landjob_fn fn)
 	l->rc = 0;
 	l->out = NULL;
 	l->entries = 0;
-	l->patch = req->patch;
-	l->read = req->read;
+	l->patch = req->patch != 0;
+	l->read = req->read != 0;
 	c->land = l;
 	return 0;
 }

@@ -42,14 +42,15 @@ where_walk(int rootfd, char *p)
 		if (strcmp(p, "..") == 0 ||
 		    (s - p >= 3 && strcmp(s - 3, "/..") == 0))
 			return SHFS_UNKNOWN;
-		if (*p != '\0' &&
-		    fstatat(rootfd, p, &st, AT_SYMLINK_NOFOLLOW) != 0)
-			return errno == ENOENT || errno == ENOTDIR
-			    ? SHFS_INSIDE
-			    : SHFS_UNKNOWN;
+		if (*p != '\0') {
+			if (fstatat(rootfd, p, &st, AT_SYMLINK_NOFOLLOW) != 0)
+				return errno == ENOENT || errno == ENOTDIR
+				    ? SHFS_INSIDE
+				    : SHFS_UNKNOWN;
+			if (S_ISLNK(st.st_mode))
+				return SHFS_UNKNOWN;
+		}
 		*s = c;
-		if (*p != '\0' && S_ISLNK(st.st_mode))
-			return SHFS_UNKNOWN;
 		if (c == '\0')
 			return SHFS_INSIDE;
 	}
