@@ -290,7 +290,7 @@ keeper_rules(scmp_filter_ctx ctx)
 		return rc;
 	return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(kill), 2,
 	    SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffff80000000ULL, 0),
-	    SCMP_A1(SCMP_CMP_EQ, SIGKILL));
+	    SCMP_A1(SCMP_CMP_EQ, SIGKILL, 0));
 }
 
 static int
