@@ -335,32 +335,21 @@ admitted(int fd, uint64_t count, const char *const *paths, size_t n)
 	return rc == 1 ? verdict : 'n';
 }
 
-/* The whole text of the patch in |pfd| (a memfd): 0, or -1. */
+/* The whole text of the patch in |pfd| (a memfd the loop wrote, its
+ * offset at the end): 0, or -1. */
 static int
 patch_text(int pfd, char **text, size_t *len)
 {
 	struct stat st;
-	size_t off;
-	ssize_t n;
 
 	if (fstat(pfd, &st) == -1 || !S_ISREG(st.st_mode) ||
-	    (uint64_t)st.st_size > FRAME_MAX)
+	    (uint64_t)st.st_size > FRAME_MAX || lseek(pfd, 0, SEEK_SET) != 0)
 		return -1;
-	*len = (size_t)st.st_size;
-	*text = xcalloc(1, *len + 1);
-	for (off = 0; off < *len; off += (size_t)n) {
-		if ((n = pread(pfd, *text + off, *len - off, (off_t)off)) ==
-			-1 &&
-		    errno == EINTR) {
-			n = 0;
-			continue;
-		}
-		if (n <= 0) {
-			free(*text);
-			return -1;
-		}
-	}
-	return 0;
+	*text = read_fd_upto(pfd, (size_t)st.st_size, len);
+	if (*len == (size_t)st.st_size)
+		return 0;
+	free(*text);
+	return -1;
 }
 
 /*
