@@ -88,18 +88,22 @@ struct lander {
 	int rc;
 	json_t *out;
 	size_t entries;
-	int patch; /* the land is a patch's */
-	int read; /* the land is a large file's read (read_file) */
+	char kind; /* LAND_RUN, LAND_PATCH or LAND_READ */
 };
+
+/* What a land is: a run's change set (the default), a patch
+ * (patchland.h) or a large file's read (output_file()). */
+#define LAND_RUN 0
+#define LAND_PATCH 1
+#define LAND_READ 2
 
 /* A land, as the loop hands it over (with one descriptor). */
 struct land_req {
 	char secrets; /* the tool was granted a secret */
 	char tmpfs; /* the descriptor is the run's tmpfs, else its upper */
 	char dir[PATH_MAX]; /* the upper layer's directory to remove, or "" */
-	char patch; /* the descriptor is a patch's text (a memfd) */
+	char kind; /* LAND_*: what the descriptor is */
 	char expected[SHA256_HEX_LEN + 1]; /* its expectedBaseSha */
-	char read; /* the descriptor is a file read_file returns */
 	uint32_t tool; /* read: the tool's place in the manifest */
 	int64_t start, end; /* read: the lines asked (output_line_arg()) */
 	uint64_t size, limit; /* read: the file's size, what it returns */
@@ -548,8 +552,8 @@ static void __attribute__((noreturn)) lander_main(struct broker *b, int fd)
 	(void)prctl(PR_SET_NAME, "airlock-lander");
 	signal(SIGPIPE, SIG_IGN);
 	while (recv_req(fd, &req, &given)) {
-		if (req.patch || req.read) {
-			if (req.patch)
+		if (req.kind != LAND_RUN) {
+			if (req.kind == LAND_PATCH)
 				patch_work(b, fd, given, req.expected, &type,
 				    &payload, &len);
 			else
@@ -810,7 +814,7 @@ admit(struct lander *l, char *payload, size_t len)
 	broker_dependency_real(b);
 	rc = ledger_admit_write(
 	    b->ledger, paths, n, c->check == NULL, limit, sizeof(limit));
-	if (rc == AL_ERR_BUDGET && l->patch) {
+	if (rc == AL_ERR_BUDGET && l->kind == LAND_PATCH) {
 		broker_budget_stop(b, limit);
 		decide(l, -1,
 		    tool_error("budget_exhausted", 0, NULL,
@@ -903,7 +907,7 @@ frame(struct lander *l, char type, char *payload, size_t len)
 		json_decref(msg);
 		return 1;
 	case 'O':
-		if (l->read) {
+		if (l->kind == LAND_READ) {
 			msg = content_of(payload, len);
 			if (json_is_object(msg))
 				decide(l, 0, msg);
@@ -913,9 +917,10 @@ frame(struct lander *l, char type, char *payload, size_t len)
 			}
 			return 1;
 		}
-		msg = l->patch ? json_loadb(payload, len, 0, NULL) : NULL;
+		msg = l->kind == LAND_PATCH ? json_loadb(payload, len, 0, NULL)
+					    : NULL;
 		if (l->said_yes && !l->decided &&
-		    (!l->patch || json_is_object(msg))) {
+		    (l->kind != LAND_PATCH || json_is_object(msg))) {
 			(void)broker_audit(l->b, "change_applied",
 			    json_pack("{s:O, s:I}", "id", c->id, "entries",
 				(json_int_t)l->entries));
@@ -926,7 +931,7 @@ frame(struct lander *l, char type, char *payload, size_t len)
 		}
 		return 1;
 	case 'P':
-		msg = l->patch || l->read ? json_loadb(payload, len, 0, NULL)
+		msg = l->kind != LAND_RUN ? json_loadb(payload, len, 0, NULL)
 					  : NULL;
 		if (json_is_string(json_object_get(msg, "errorClass")))
 			decide(l, -1, msg);
@@ -1091,8 +1096,7 @@ land_send(struct call *c, int given, struct land_req *req, landjob_fn fn)
 	l->rc = 0;
 	l->out = NULL;
 	l->entries = 0;
-	l->patch = req->patch != 0;
-	l->read = req->read != 0;
+	l->kind = req->kind;
 	c->land = l;
 	return 0;
 }
@@ -1166,7 +1170,7 @@ landjob_start_patch(struct call *c, const char *patch, size_t len,
 		return;
 	}
 	memset(&req, 0, sizeof(req));
-	req.patch = 1;
+	req.kind = LAND_PATCH;
 	snprintf(req.expected, sizeof(req.expected), "%s", expected);
 	(void)land_send(c, pfd, &req, fn);
 	close(pfd);
@@ -1223,7 +1227,7 @@ landjob_start_read(struct call *c, int fd, size_t tool, const char *rel,
 	struct land_req req;
 
 	memset(&req, 0, sizeof(req));
-	req.read = 1;
+	req.kind = LAND_READ;
 	req.tool = (uint32_t)tool;
 	req.start = start;
 	req.end = end;
