@@ -1047,6 +1047,12 @@ audit_end(struct audit *a)
 	return rc;
 }
 
+int
+audit_sync(struct audit *a)
+{
+	return a->broken || fdatasync(a->fd) == -1 ? AL_ERR_IO : 0;
+}
+
 void
 audit_close(struct audit *a)
 {

@@ -96,6 +96,13 @@ int	audit_lost(struct audit *a);
  */
 int	audit_end(struct audit *a);
 
+/*
+ * Forces what was written to the disk (fdatasync), for a log whose
+ * records were written with syncing off (audit_set_sync()): 0, or
+ * AL_ERR_IO.  Nothing is cut back: the records' effects have left.
+ */
+int	audit_sync(struct audit *a) __attribute__((warn_unused_result));
+
 /* audit_end() unless called already, closes, wipes the key.  NULL is
  * fine. */
 void	audit_close(struct audit *a);

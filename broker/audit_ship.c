@@ -40,6 +40,7 @@ struct audit_ship {
 	struct ship_out out[SHIP_MAX];
 	size_t n;
 	char host[256];
+	int sync_exec_end; /* "sync exec-end": audit_ship_sync_exec_end() */
 };
 
 static const struct {
@@ -77,14 +78,26 @@ parse_line(struct audit_ship *s, char *line, char *why, size_t whylen)
 	struct ship_out *o;
 	size_t n = 0, i;
 
-	for (p = strtok_r(line, " \t\r\n", &save); p != NULL && n < 4;
+	/* A word that begins with '#' begins a comment, to the line's end. */
+	for (p = strtok_r(line, " \t\r\n", &save); p != NULL && p[0] != '#' &&
+	     n < 4;
 	     p = strtok_r(NULL, " \t\r\n", &save))
 		tok[n++] = p;
-	if (n == 0 || tok[0][0] == '#')
+	if (p != NULL && p[0] == '#')
+		p = NULL;
+	if (n == 0)
 		return 0;
 	if (p != NULL || n == 4) {
 		snprintf(why, whylen, "too many words");
 		return -1;
+	}
+	if (strcmp(tok[0], "sync") == 0) {
+		if (n != 2 || strcmp(tok[1], "exec-end") != 0) {
+			snprintf(why, whylen, "sync takes one word: exec-end");
+			return -1;
+		}
+		s->sync_exec_end = 1;
+		return 0;
 	}
 	if (s->n == SHIP_MAX) {
 		snprintf(why, whylen, "more than %d outputs", SHIP_MAX);
@@ -549,6 +562,12 @@ size_t
 audit_ship_count(const struct audit_ship *s)
 {
 	return s != NULL ? s->n : 0;
+}
+
+int
+audit_ship_sync_exec_end(const struct audit_ship *s)
+{
+	return s != NULL && s->sync_exec_end;
 }
 
 void

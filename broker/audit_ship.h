@@ -72,6 +72,14 @@ uint64_t audit_ship_dropped(const struct audit_ship *s);
 /* Number of outputs configured. */
 size_t audit_ship_count(const struct audit_ship *s);
 
+/*
+ * 1 if the configuration says "sync exec-end": airlock exec waits for its
+ * exec_end and session_end to be synced to the disk before it exits, not
+ * only written (supervisor/exec_audit.h).  0 without the line (or |s|
+ * NULL).
+ */
+int audit_ship_sync_exec_end(const struct audit_ship *s);
+
 /* Closes the sockets and frees |s|.  NULL is fine. */
 void audit_ship_free(struct audit_ship *s);
 

@@ -405,7 +405,7 @@ runner_cgroup_create(const struct resource_limits *lim, unsigned *enforced)
 		return c;
 none:
 	*enforced = 0;
-	runner_cgroup_destroy(c);
+	runner_cgroup_destroy(c, NULL, NULL);
 	return NULL;
 }
 
@@ -610,7 +610,8 @@ runner_cgroup_watch(struct runner_cgroup *c)
 }
 
 void
-runner_cgroup_destroy(struct runner_cgroup *c)
+runner_cgroup_destroy(struct runner_cgroup *c,
+    void (*left)(void *arg, const char *path), void *arg)
 {
 	struct timespec ts = { 0, 1000000 };
 	size_t i;
@@ -627,9 +628,12 @@ runner_cgroup_destroy(struct runner_cgroup *c)
 		if (c->path[i] == NULL)
 			continue;
 		/* The last tasks may still be on their way out. */
-		for (tries = 0; rmdir(c->path[i]) == -1 && errno == EBUSY &&
-		    tries < 200; tries++)
-			nanosleep(&ts, NULL);
+		if (left != NULL)
+			left(arg, c->path[i]);
+		else
+			for (tries = 0; rmdir(c->path[i]) == -1 &&
+			     errno == EBUSY && tries < 200; tries++)
+				nanosleep(&ts, NULL);
 		free(c->path[i]);
 		free(c->procs[i]);
 		free(c->tasks[i]);

@@ -783,7 +783,7 @@ proc_free(struct runner_proc *p)
 	if (p->lines != NULL)
 		free(p->lines->last);
 	free(p->lines);
-	runner_cgroup_destroy(p->cg);
+	runner_cgroup_destroy(p->cg, p->req->cgroup_left, p->req->cgroup_left_arg);
 	plan_free(&p->plan);
 	free(p);
 }

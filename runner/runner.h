@@ -203,6 +203,16 @@ struct runner_request {
 	 * the exec is over (exec_audit_hold()).
 	 */
 	int			*mntns_out;
+	/*
+	 * Non-NULL: the run's cgroup directories, empty once it is over,
+	 * are given to it (each path once, borrowed for the call) to remove
+	 * instead of removed before runner_run() returns: airlock exec has
+	 * its audit writer remove them after the exec is over
+	 * (exec_audit_rmdir()).  One left behind is removed by the next
+	 * run that makes cgroups in the same place (once its pid is gone).
+	 */
+	void			(*cgroup_left)(void *arg, const char *path);
+	void			*cgroup_left_arg;
 };
 
 /*

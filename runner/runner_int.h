@@ -267,7 +267,11 @@ void	runner_cgroup_kill(struct runner_cgroup *cg);
 void	runner_cgroup_watch(struct runner_cgroup *cg);
 /* 1 if the memory limit was hit, 2 if the pids limit was, else 0. */
 int	runner_cgroup_limit_hit(struct runner_cgroup *cg);
-/* Removes it and frees |cg|. */
-void	runner_cgroup_destroy(struct runner_cgroup *cg);
+/*
+ * Removes it and frees |cg|.  With |left| non-NULL, each directory is
+ * given to left(arg, path) to remove instead (runner_request.cgroup_left).
+ */
+void	runner_cgroup_destroy(struct runner_cgroup *cg,
+    void (*left)(void *arg, const char *path), void *arg);
 
 #endif

@@ -1023,6 +1023,9 @@ cmd_exec(int argc, char **argv)
 	xst.egress = ov.nhosts > 0;
 	xst.mntns = &mntns;
 	req.mntns_out = &mntns;
+	/* The empty cgroups too: removed by the writer, after us. */
+	req.cgroup_left = exec_audit_rmdir;
+	req.cgroup_left_arg = xa;
 	req.on_status = exec_on_status;
 	req.status_arg = &xst;
 	if (overlay && upper.mnt_fd != -1) {
@@ -1086,6 +1089,13 @@ cmd_exec(int argc, char **argv)
 	snprintf(logpath, sizeof(logpath), "%s", exec_audit_path(xa));
 	exec_audit_hold(xa, mntns);
 	mntns = -1;
+	/* The upper layer, done with: the writer drops it after us. */
+	if (overlay) {
+		(void)exec_audit_finish(xa, jend);
+		exec_audit_hand(xa, upper.mnt_fd != -1 ?
+		    fcntl(upper.mnt_fd, F_DUPFD_CLOEXEC, 0) : -1);
+		changeset_upper_free(&upper);
+	}
 	if (exec_audit_end(xa, jend) != 0)
 		log_warnx("exec: cannot write the audit log %s", logpath);
 	xa = NULL;

@@ -19,6 +19,8 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <syslog.h>
+#include <time.h>
 
 #include "broker/audit.h"
 #include "broker/audit_ship.h"
@@ -52,7 +54,11 @@ struct exec_audit {
 	int netns_fd; /* a spare's network namespace, or -1 */
 	int hold_fd; /* for the writer to drop after us (exec_audit_hold) */
 	char *start_text; /* exec_start, until the writer is settled */
+	char *rmdirs[EXEC_RMDIR_MAX]; /* exec_audit_rmdir(), not yet handed */
+	size_t nrmdirs;
 };
+
+static void hand_rmdirs(struct exec_audit *x);
 
 /*
  * The writer's niceness until the caller waits for it (root only: only
@@ -318,27 +324,61 @@ make_way(void)
 	(void)sched_yield();
 }
 
+/* Descriptors kept after exec_end (exec_audit_hand(), exec_audit_rmdir()),
+ * at most. */
+#define HANDED_MAX 8
+
+/* rmdir(2) of |name| in |dirfd|, again while the cgroup's last tasks are
+ * on their way out (EBUSY), 200 ms at most. */
+static void
+rmdir_settled(int dirfd, const char *name)
+{
+	struct timespec ts = { 0, 1000000 };
+	int tries;
+
+	for (tries = 0; unlinkat(dirfd, name, AT_REMOVEDIR) == -1 &&
+	     errno == EBUSY && tries < 200; tries++)
+		nanosleep(&ts, NULL);
+}
+
 /*
  * What the exec handed over with exec_end (exec_audit_hold(): the
- * sandbox's mount namespace) is dropped once the exec has let go of the
- * connection, which it does as it exits: taking the namespace down is
- * then off the way to its exit status.  Whatever else comes meanwhile is
- * discarded; 10 s at most.
+ * sandbox's mount namespace) and after it (exec_audit_hand(): the upper
+ * layer's tmpfs) is dropped once the exec has let go of the connection,
+ * which it does as it exits: taking the namespace and the tmpfs down is
+ * then off the way to its exit status.  Descriptors past HANDED_MAX are
+ * closed as they come; 10 s at most.
  */
 static void
 drop_after_exec(struct exec_spare *sp, int fd, int held)
 {
-	char buf[64];
-	size_t len;
-	int extra;
+	char buf[NAME_MAX + 2], names[HANDED_MAX][NAME_MAX + 1];
+	int handed[HANDED_MAX], extra;
+	size_t len, n = 0;
 
-	if (held == -1)
-		return;
 	while (exec_spare_wait(sp, fd, 10000) == 1 &&
-	    proxy_recv_fd(fd, &extra, buf, sizeof(buf), &len) == 1)
-		if (extra != -1)
+	    proxy_recv_fd(fd, &extra, buf, sizeof(buf) - 1, &len) == 1) {
+		if (extra == -1)
+			continue;
+		if (n == HANDED_MAX) {
 			close(extra);
-	close(held);
+			continue;
+		}
+		/* "h", or "r" and the name of a cgroup to remove in it. */
+		buf[len] = '\0';
+		copy_str(names[n], sizeof(names[n]),
+		    len > 1 && buf[0] == 'r' ? buf + 1 : "");
+		handed[n++] = extra;
+	}
+	if (held != -1)
+		close(held);
+	while (n > 0) {
+		n--;
+		if (names[n][0] != '\0' && strchr(names[n], '/') == NULL &&
+		    strcmp(names[n], "..") != 0 && strcmp(names[n], ".") != 0)
+			rmdir_settled(handed[n], names[n]);
+		close(handed[n]);
+	}
 }
 
 /*
@@ -347,9 +387,11 @@ drop_after_exec(struct exec_spare *sp, int fd, int held)
  * the exec, or because the exec is gone) exec_end and session_end.  |p|
  * is ready or holds the error to answer with.  Returns 1 if the run was
  * called off before exec_start and |p| is still ready for another (the
- * session was never in sight), else 0: |p| is used up.  The last answer
- * says whether the writer will |stay| on as a spare (its exec then does
- * not wait for it to exit).
+ * session was never in sight), else 0: |p| is used up; -1 when the end
+ * records, written and answered, could not be synced after (the disk
+ * failed: the writer must not stay on).  The last answer says whether
+ * the writer will |stay| on as a spare (its exec then does not wait for
+ * it to exit).
  */
 static int
 writer_serve(struct exec_spare *sp, int fd, struct writer_prep *p, int stay)
@@ -358,7 +400,7 @@ writer_serve(struct exec_spare *sp, int fd, struct writer_prep *p, int stay)
 	size_t errlen = sizeof(p->err);
 	json_t *given, *end;
 	char *text;
-	int ok = err[0] == '\0', held = -1;
+	int ok = err[0] == '\0', held = -1, later, lost = 0;
 
 	/* {"context": session_start_context(), "start": exec_start's}. */
 	if (!exec_spare_wait(sp, fd, -1) ||
@@ -413,25 +455,43 @@ writer_serve(struct exec_spare *sp, int fd, struct writer_prep *p, int stay)
 		free(text);
 	} else
 		end = json_pack("{s:b}", "supervisorLost", 1);
-	/* Written with session_end: one signature, one sync. */
+	/*
+	 * Written with session_end: one write, one signature.  Synced before
+	 * the answer with "sync exec-end" in audit.conf; else right after
+	 * it, off the way to the exit status, which (like a broker's reply)
+	 * leaves once the record that decides it is written, signed and
+	 * chained (docs/AUDIT.md).
+	 */
+	later = !audit_ship_sync_exec_end(p->ship);
+	if (later)
+		audit_set_sync(p->a, AUDIT_SYNC_NONE);
 	audit_batch(p->a, 1);
 	ok = audit_append(p->a, "exec_end", json_is_object(end) ? end : NULL) ==
 	    0;
 	json_decref(end);
 	ok = audit_end(p->a) == 0 && ok;
-	/* On the disk: the exit status may leave.  What comes after (the
-	 * freeing, the mount namespace, the next session) yields to the
+	/* Written: the exit status may leave.  What comes after (the sync,
+	 * the freeing, the mount namespace, the next session) yields to the
 	 * exec, which is on its way out (root only, as at the start). */
 	if (geteuid() == 0)
 		(void)setpriority(PRIO_PROCESS, 0, WRITER_NICE);
 	(void)send_msg(
 	    fd, ok ? (stay ? "0S" : "0") : (stay ? "1S" : "1"), stay ? 2 : 1);
 	make_way();
+	if (ok && later && audit_sync(p->a) != 0) {
+		/* Our stderr is /dev/null (writer_main()), the exec gone. */
+		syslog(LOG_DAEMON | LOG_ERR,
+		    "airlock exec: the audit log %s: exec_end and "
+		    "session_end were written but could not be synced "
+		    "to the disk: %m",
+		    p->sess.audit_path);
+		lost = 1;
+	}
 	audit_close(p->a);
 	p->a = NULL;
 	writer_release(p);
 	drop_after_exec(sp, fd, held);
-	return 0;
+	return lost ? -1 : 0;
 }
 
 /*
@@ -562,6 +622,12 @@ static void __attribute__((noreturn)) writer_main(int fd)
 		ready = writer_serve(
 		    &sp, fd, &p, seconds > 0 && served + 1 < SPARE_SESSIONS);
 		close(fd);
+		/* A disk that failed a sync: the next exec forks a writer
+		 * of its own, whose exec_start must be synced first. */
+		if (ready == -1) {
+			ready = 0;
+			seconds = 0;
+		}
 		if (served == 0) {
 			/* Out of the exec's session and directory. */
 			(void)setsid();
@@ -712,12 +778,14 @@ exec_audit_start(struct exec_audit *x, json_t *start, const struct manifest *m,
 static void
 writer_done(struct exec_audit *x)
 {
+	/* The network namespace made ahead, the sandbox's: taken down
+	 * when the writer drops it, after us (exec_audit_hand()). */
+	exec_audit_hand(x, x->netns_fd);
+	x->netns_fd = -1;
+	hand_rmdirs(x);
 	if (x->fd != -1)
 		close(x->fd);
 	x->fd = -1;
-	if (x->netns_fd != -1)
-		close(x->netns_fd);
-	x->netns_fd = -1;
 	if (x->hold_fd != -1)
 		close(x->hold_fd);
 	x->hold_fd = -1;
@@ -815,10 +883,69 @@ exec_audit_finish(struct exec_audit *x, json_t *end)
 		/* It was woken on this CPU: it gets it until it waits on
 		 * the disk, rather than after the teardown below. */
 		make_way();
+		hand_rmdirs(x);
 	}
 	/* Its answer is awaited by exec_audit_end(): the write and the
 	 * sync overlap the sandbox's teardown. */
 	return x->end_rc;
+}
+
+/*
+ * Hands the cgroups queued by exec_audit_rmdir() to the writer (|x->sent|):
+ * the parent directory of each, with its name.  Those it cannot take are
+ * removed here and now.
+ */
+static void
+hand_rmdirs(struct exec_audit *x)
+{
+	char msg[NAME_MAX + 2], *slash;
+	int dfd;
+
+	while (x->nrmdirs > 0) {
+		char *path = x->rmdirs[--x->nrmdirs];
+
+		dfd = -1;
+		if ((slash = strrchr(path, '/')) != NULL && slash != path &&
+		    strlen(slash + 1) <= NAME_MAX && x->sent && x->fd != -1) {
+			*slash = '\0';
+			dfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+			*slash = '/';
+		}
+		msg[0] = 'r';
+		copy_str(msg + 1, sizeof(msg) - 1, slash != NULL ? slash + 1 : "");
+		if (dfd == -1 ||
+		    proxy_send_fd(x->fd, dfd, msg, strlen(msg)) != 0)
+			rmdir_settled(AT_FDCWD, path);
+		if (dfd != -1)
+			close(dfd);
+		free(path);
+	}
+}
+
+void
+exec_audit_rmdir(void *arg, const char *path)
+{
+	struct exec_audit *x = arg;
+	char *copy;
+
+	if (x == NULL || x->nrmdirs == EXEC_RMDIR_MAX ||
+	    (copy = strdup(path)) == NULL) {
+		rmdir_settled(AT_FDCWD, path);
+		return;
+	}
+	x->rmdirs[x->nrmdirs++] = copy;
+	if (x->sent)
+		hand_rmdirs(x);
+}
+
+void
+exec_audit_hand(struct exec_audit *x, int fd)
+{
+	if (fd == -1)
+		return;
+	if (x != NULL && x->sent && x->fd != -1)
+		(void)proxy_send_fd(x->fd, fd, "h", 1);
+	close(fd);
 }
 
 void

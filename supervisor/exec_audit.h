@@ -123,6 +123,24 @@ int exec_audit_finish(struct exec_audit *x, json_t *end);
 void exec_audit_hold(struct exec_audit *x, int fd);
 
 /*
+ * Hands |fd| (taken; -1: nothing) to the writer after exec_end, for it to
+ * close once the exec has let go of the connection, as exec_audit_hold()
+ * does (only while the writer holds that): the upper layer's tmpfs, whose
+ * last close unmounts it and waits for an RCU grace period.  Without a
+ * writer told exec_end, closed at once.
+ */
+void exec_audit_hand(struct exec_audit *x, int fd);
+
+/*
+ * A runner_request.cgroup_left (runner.h), |arg| the exec_audit: the
+ * run's empty cgroup |path| is removed by the writer after the exec is
+ * over (handed with or after exec_end), off the way to the exit status;
+ * without a writer told exec_end by exec_audit_end(), here and now.
+ */
+#define EXEC_RMDIR_MAX 4
+void exec_audit_rmdir(void *arg, const char *path);
+
+/*
  * A runner_request.on_status (runner.h): exec_audit_finish() with the
  * command's exitCode or signal, as soon as it has ended, while the
  * sandbox is torn down (the same record exec_audit_end() would write).
@@ -131,8 +149,11 @@ void exec_audit_on_status(void *arg, int wait_status);
 
 /*
  * exec_audit_finish(x, end), waits for the writer to have written exec_end
- * and session_end to the disk, and frees |x| (NULL: nothing).  Returns 0,
- * or -1 if a record could not be written.
+ * and session_end (written and signed; synced too with "sync exec-end" in
+ * audit.conf, else synced by the writer after its answer: docs/AUDIT.md),
+ * hands it the network namespace made ahead and the cgroups to remove,
+ * and frees |x| (NULL: nothing).  Returns 0, or -1 if a record could not
+ * be written.
  */
 int exec_audit_end(struct exec_audit *x, json_t *end);
 

@@ -73,9 +73,9 @@ before() { [ -n "$1" ] && [ -n "$2" ] && [ "$1" -lt "$2" ]; }
 check "the proxy is forked (line ${lastfork:-none}) before the first thread (line ${thread:-none})" \
     before "$lastfork" "$thread"
 
-# exec_end and session_end are synced while the sandbox is torn down,
-# but airlock exec does not exit (its status is the record's outside
-# effect) before they are on the disk: their fdatasync held 300 ms.
+# exec_end and session_end are written before airlock exec exits (its
+# status is the record's outside effect) and synced by the writer: their
+# fdatasync held 300 ms (exec_end_written.sh times it).
 rm -rf "$AIRLOCK_HOME"
 strace -f -qq -o /dev/null -e trace=fdatasync \
     -e inject=fdatasync:delay_enter=300000:when=2 \
@@ -137,11 +137,15 @@ check "...though the sandbox was already being built (clone at line ${first_ns:-
 expect_eq "...and no exec_start is left (the empty log and its session removed)" \
     "$(ls -A "$AIRLOCK_HOME/sessions" | wc -l)" 0
 
-# exec_end's sync fails (the second fdatasync: exec_end and session_end
-# go out in one write and one sync): the command has run, and airlock
-# exec says the log could not be written, with the command's status.
+# With "sync exec-end" in audit.conf, exec_end's sync fails (the second
+# fdatasync: exec_end and session_end go out in one write and one sync):
+# the command has run, and airlock exec says the log could not be
+# written, with the command's status.  (By default the sync comes after
+# the status: exec_end_written.sh.)
 rm -rf "$AIRLOCK_HOME"
-strace -f -qq -o "$T/trace" -e trace=fdatasync \
+mkdir -p "$T/conf"
+echo "sync exec-end" >"$T/conf/audit.conf"
+AIRLOCK_CONFIG_DIR="$T/conf" strace -f -qq -o "$T/trace" -e trace=fdatasync \
     -e inject=fdatasync:error=EIO:when=2 \
     "$AIRLOCK" exec --workspace "$ws" -- /bin/sh -c "exit 3" 2>"$T/err"
 expect_eq "exec_end not on the disk: the command's status" "$?" 3
