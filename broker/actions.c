@@ -710,6 +710,27 @@ search_file_denied(struct call *c, const char *rel)
 	return why;
 }
 
+/*
+ * How search shows the matches of the workspace file |rel| (a name grep
+ * gave), in a session that holds secrets or denies paths: 0 as they are;
+ * 1 as one note of its name (it holds a granted secret and the pattern
+ * matches what read_file shows of it); -1 not at all: it holds a secret
+ * and the pattern matches none of what read_file shows, or
+ * sandbox.denyRead hides it (search_file_denied(): a hard link to a
+ * denied file, made while the session ran, which read_file refuses).  A
+ * denied file is named in no note: given only when grep matched it, a
+ * note told whether the denied file held the pattern ("PIN=4" named the
+ * link, "PIN=5" did not).
+ */
+static int
+search_file_shown(struct call *c, const char *rel)
+{
+	if (search_file_denied(c, rel) != NULL)
+		return -1;
+	return redact_count(c->b->cfg.redact) > 0 ?
+	    search_file_holds_secret(c, rel) : 0;
+}
+
 /* What search_add() carries from one line of grep's to the next. */
 struct search_state {
 	char	*last;		/* the file of the line before, or NULL */
@@ -720,22 +741,25 @@ struct search_state {
 /*
  * Appends grep -Z's line[0..len) ("FILE\0LINE:TEXT") to |matches| as
  * "FILE:LINE:TEXT", cut at SEARCH_LINE_MAX bytes; or, for a file that
- * sandbox.denyRead hides or that holds a secret, one note in place of
- * all its matches.  |st| remembers the file before (grep gives a file's
- * matches in a row).  When the session holds secrets or denies paths,
- * a file whose name holds a newline is dropped: its name comes in
- * pieces, the last of which may name another file, and it cannot be
- * checked.
+ * holds a secret, one note in place of all its matches.  A file that
+ * sandbox.denyRead hides (a hard link to a denied file: the runner's
+ * mask hides names) is left out, note and all, as search_line_keep()
+ * leaves it out: named only when grep matched it, the note told whether
+ * the denied file held the pattern.  |st| remembers the file before
+ * (grep gives a file's matches in a row).  When the session holds
+ * secrets or denies paths, a file whose name holds a newline is dropped:
+ * its name comes in pieces, the last of which may name another file,
+ * and it cannot be checked.
  */
 static void
 search_add(struct call *c, json_t *matches, const char *line, size_t len,
     struct search_state *st)
 {
-	const char	*nul = memchr(line, '\0', len), *why;
-	int		 secrets = redact_count(c->b->cfg.redact) > 0;
-	int		 checked = secrets || c->b->m->sandbox.ndeny_read > 0;
+	const char	*nul = memchr(line, '\0', len);
+	int		 checked = redact_count(c->b->cfg.redact) > 0 ||
+			    c->b->m->sandbox.ndeny_read > 0;
 	int		 held;
-	char		*buf, *clean, text[512];
+	char		*buf, *clean;
 	size_t		 n;
 
 	if (checked && (nul == NULL || st->cut)) {
@@ -745,22 +769,15 @@ search_add(struct call *c, json_t *matches, const char *line, size_t len,
 	if (checked && (st->last == NULL || strcmp(st->last, line) != 0)) {
 		free(st->last);
 		st->last = xstrdup(line);
-		st->withheld = 1;
-		clean = utf8_sanitize(line, nul - line);
-		if ((why = search_file_denied(c, line)) != NULL) {
-			wswrite_denied_text(text, sizeof(text), clean, why);
+		held = search_file_shown(c, line);
+		st->withheld = held != 0;
+		if (held > 0) {
+			clean = utf8_sanitize(line, nul - line);
 			json_array_append_new(matches, json_sprintf(
-			    "%s; its matches are withheld", text));
-		} else if (secrets &&
-		    (held = search_file_holds_secret(c, line)) != 0) {
-			if (held > 0)
-				json_array_append_new(matches, json_sprintf(
-				    "%s: matches withheld: the file holds a "
-				    "granted secret (read_file shows it "
-				    "redacted)", clean));
-		} else
-			st->withheld = 0;
-		free(clean);
+			    "%s: matches withheld: the file holds a granted "
+			    "secret (read_file shows it redacted)", clean));
+			free(clean);
+		}
 	}
 	if (checked && st->withheld)
 		return;
@@ -905,8 +922,11 @@ search_path_changed(struct call *c, const char *rel,
  * all the same: with files of the agent's making that filled the cap to
  * its last byte, "truncated" came back for TOKEN=s and not for TOKEN=t,
  * and where grep read the secret's file first, the last line shown was
- * cut earlier.  A file sandbox.denyRead hides (or whose place cannot be
- * told) is one line of its name too, for search_add()'s note.
+ * cut earlier.  A file sandbox.denyRead hides (a hard link to a denied
+ * file, made while the session ran: the runner's mask hides names; or
+ * one whose place cannot be told) is dropped whole, as read_file refuses
+ * it: a note of its name, given only when grep matched it, told whether
+ * the denied file held the pattern.
  *
  * The file is read here after grep read it: a write_file sent while the
  * search ran (grep holds its output until it has a buffer's worth, or
@@ -921,13 +941,8 @@ search_line_keep(void *arg, const char *name)
 	struct call	*c = arg;
 	int		 held, verdict;
 
-	if (search_file_denied(c, name) != NULL)
-		verdict = 2;
-	else {
-		held = redact_count(c->b->cfg.redact) > 0 ?
-		    search_file_holds_secret(c, name) : 0;
-		verdict = held == 0 ? 1 : held > 0 ? 2 : 0;
-	}
+	held = search_file_shown(c, name);
+	verdict = held == 0 ? 1 : held > 0 ? 2 : 0;
 	return search_path_changed(c, name, &c->search_since) ? 0 : verdict;
 }
 
