@@ -248,6 +248,7 @@ call_free(struct call *c)
 	json_decref(c->voided);
 	json_decref(c->pinned_changed);
 	json_decref(c->denied);
+	json_decref(c->modes_dropped);
 	escalate_free(c->esc);
 	for (i = 0; c->argv != NULL && c->argv[i] != NULL; i++)
 		free(c->argv[i]);

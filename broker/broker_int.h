@@ -51,6 +51,9 @@ struct call {
 	char			*changes_upper;
 	char			*changes_work;
 	int			 changes_fd;	/* or a detached tmpfs; -1 */
+	/* The mode bits of the run's set that did not land (its land's
+	 * modesDropped, broker/landjob.h), for its result; or NULL. */
+	json_t			*modes_dropped;
 	/*
 	 * Turns the runner's result into the action's (ACTION_DONE or
 	 * ACTION_ERROR and *out); |cmd| is the generic command output

@@ -38,6 +38,8 @@
 #include "policy/writepolicy.h"
 
 #define CS_MAX_ENTRIES (256 * 1024)
+/* Mode drops kept to be told (changeset_dropped()); the rest counted. */
+#define CS_DROPPED_KEPT 1000
 /* Directory levels walked: each is a stack frame of several KiB. */
 #define CS_MAX_DEPTH 256
 
@@ -52,7 +54,9 @@ struct cs_entry {
 	char *path;
 	enum wp_kind kind;
 	enum cs_op op;
-	mode_t mode;
+	mode_t mode; /* what lands */
+	mode_t kept; /* the special bits of |mode| the workspace's
+			directory had already (landing keeps them) */
 	mode_t old_mode; /* CS_CHMOD: the mode it had */
 	nlink_t nlink;
 	char *target; /* symlink text */
@@ -76,6 +80,9 @@ struct changeset {
 	gid_t gid;
 	int userxattr;
 	int rootfd;
+	json_t *dropped; /* [{path, mode, landed}]: bits that do not land,
+			    the first CS_DROPPED_KEPT */
+	size_t ndropped; /* how many in all */
 };
 
 static struct cs_entry *
@@ -292,6 +299,73 @@ holds_head(const struct changeset *cs, const char *dir)
 	return rc <= 0;
 }
 
+/* Notes in |cs| that |path|, |asked| in the upper layer, lands |landed|. */
+static void
+note_dropped(
+    struct changeset *cs, const char *path, mode_t asked, mode_t landed)
+{
+	char a[8], l[8], *safe;
+
+	if (cs->ndropped++ >= CS_DROPPED_KEPT)
+		return;
+	if (cs->dropped == NULL)
+		cs->dropped = json_array();
+	snprintf(a, sizeof(a), "%04o", (unsigned)asked);
+	snprintf(l, sizeof(l), "%04o", (unsigned)landed);
+	safe = utf8_sanitize(path, strlen(path));
+	json_array_append_new(cs->dropped,
+	    json_pack("{s:s, s:s, s:s}", "path", safe, "mode", a, "landed", l));
+	free(safe);
+}
+
+/*
+ * The mode that lands for |st|, an entry of the upper directory |ufd| at
+ * |path|, where the workspace has |rst| (NULL: nothing): in *mode, with
+ * in *kept the special bits of it that the workspace's directory had
+ * already.  A bit that does not land is noted (note_dropped()).
+ *  - The world-write bit lands only where the workspace has it on the
+ *    same kind of file: a run's chmod 777 left a root-owned file or
+ *    directory that any local user could change.  Nor where the run took
+ *    the sticky bit off the workspace's directory: a run's chmod -t of a
+ *    1777 directory let any local user delete or replace the owner's
+ *    files in it.
+ *  - A setgid bit the kernel gave a directory the run made in a setgid
+ *    directory (it is inherited) does not land: no setgid bit lands.
+ *  - The setuid, setgid and sticky bits a workspace's directory has stay
+ *    when the run changes its other bits (they are not the run's to
+ *    land), or left alone: a 1777 directory the run wrote a file into
+ *    was a mode change, its world-write bit dropped, and refused.
+ * Any other special bit is the run's: writepolicy_check() refuses it.
+ * 0, or an errno.
+ */
+static int
+landed_mode(struct changeset *cs, int ufd, const char *path,
+    const struct stat *st, const struct stat *rst, mode_t *mode, mode_t *kept)
+{
+	struct stat pst;
+	mode_t asked = st->st_mode & 07777, keep = 0, drop = 0;
+	int same =
+	    rst != NULL && (st->st_mode & S_IFMT) == (rst->st_mode & S_IFMT);
+
+	*mode = asked;
+	*kept = 0;
+	if (same && S_ISDIR(st->st_mode))
+		*kept = asked & rst->st_mode & (S_ISUID | S_ISGID | S_ISVTX);
+	if (same && (!(rst->st_mode & S_ISVTX) || (asked & S_ISVTX)))
+		keep = rst->st_mode & S_IWOTH;
+	drop = asked & S_IWOTH & ~keep;
+	if (!same && S_ISDIR(st->st_mode) && (asked & S_ISGID)) {
+		if (fstat(ufd, &pst) == -1)
+			return errno;
+		if (pst.st_mode & S_ISGID)
+			drop |= S_ISGID;
+	}
+	*mode = asked & ~drop;
+	if (drop != 0)
+		note_dropped(cs, path, asked, *mode);
+	return 0;
+}
+
 /* One name of the upper directory |ufd| at workspace path |path|;
  * |gitdir|: the directory it is in is, or is beneath, a git directory. */
 static int
@@ -304,7 +378,7 @@ walk_one(struct changeset *cs, int ufd, const char *name, const char *path,
 	ssize_t len;
 	uid_t uid;
 	gid_t gid;
-	mode_t mode, keep;
+	mode_t mode, kept;
 	int real, fd, rc;
 
 	if (fstatat(ufd, name, &st, AT_SYMLINK_NOFOLLOW) == -1) {
@@ -326,17 +400,11 @@ walk_one(struct changeset *cs, int ufd, const char *name, const char *path,
 	 * one was: the real one goes (to the trash, until the end). */
 	uid = cs->uid;
 	gid = cs->gid;
-	/* The world-write bit lands only where the checkout has it on the
-	 * same kind of file: a run's chmod 777 left a root-owned file or
-	 * directory that any local user could change.  Nor where the
-	 * checkout's directory had the sticky bit, which never lands: a
-	 * run's chmod -t of a 1777 directory let any local user delete or
-	 * replace the owner's files in it. */
-	keep = real == 0 && (st.st_mode & S_IFMT) == (rst.st_mode & S_IFMT) &&
-		!(rst.st_mode & S_ISVTX)
-	    ? rst.st_mode & S_IWOTH
-	    : 0;
-	mode = st.st_mode & 07777 & ~(S_IWOTH & ~keep);
+	if ((rc = landed_mode(cs, ufd, path, &st, real == 0 ? &rst : NULL,
+		 &mode, &kept)) != 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(rc));
+		return AL_ERR_SYSTEM;
+	}
 	if (real == 0 &&
 	    (S_ISDIR(st.st_mode) != S_ISDIR(rst.st_mode) ||
 		!S_ISDIR(st.st_mode))) {
@@ -370,6 +438,7 @@ walk_one(struct changeset *cs, int ufd, const char *name, const char *path,
 			}
 			e->op = real != 0 ? CS_MKDIR : CS_CHMOD;
 			e->mode = mode;
+			e->kept = real != 0 ? 0 : kept;
 			e->old_mode = real != 0 ? 0 : rst.st_mode & 07777;
 			e->in_git_dir = gitdir;
 		}
@@ -722,7 +791,29 @@ changeset_free(struct changeset *cs)
 	}
 	free(cs->e);
 	strv_free_n(cs->removals, cs->nremovals);
+	json_decref(cs->dropped);
 	free(cs);
+}
+
+json_t *
+changeset_dropped(
+    const struct changeset *cs, size_t max, size_t max_bytes, size_t *total)
+{
+	json_t *out, *d;
+	size_t i, bytes = 0;
+
+	*total = cs->ndropped;
+	if (*total == 0)
+		return NULL;
+	out = json_array();
+	for (i = 0; i < json_array_size(cs->dropped) && i < max; i++) {
+		d = json_array_get(cs->dropped, i);
+		bytes += strlen(json_string_value(json_object_get(d, "path")));
+		if (bytes > max_bytes)
+			break;
+		json_array_append(out, d);
+	}
+	return out;
 }
 
 size_t
@@ -746,7 +837,7 @@ changeset_check(const struct changeset *cs, const struct sandbox_policy *p,
 
 		we.path = e->path;
 		we.kind = e->kind;
-		we.mode = e->mode;
+		we.mode = e->mode & ~e->kept;
 		we.nlink = e->nlink;
 		we.target = e->target;
 		we.in_git_dir = e->in_git_dir;
@@ -1036,7 +1127,7 @@ apply_entry(const struct cs_entry *e, int upperfd, int rootfd, int same_fs,
 			break;
 		if (e->op == CS_MKDIR && fchown(fd, e->uid, e->gid) == -1)
 			errno = 0;
-		rc = fchmod(fd, e->mode & 0777);
+		rc = fchmod(fd, (e->mode & 0777) | e->kept);
 		close(fd);
 		if (rc == -1)
 			break;

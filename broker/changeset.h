@@ -29,8 +29,12 @@
  * (changeset_recover()).  Files land with mode & 0777, owned by the
  * replaced file's owner or, when new, by the workspace root's owner;
  * the world-write bit only where the workspace had it on that path
- * already (the entries carry the mode that lands); a moved file without
- * the layer's extended attributes and with the time of the apply.
+ * already (the entries carry the mode that lands); no setuid, setgid or
+ * sticky bit but those a workspace directory had already, kept when the
+ * run changes its other bits (any other is the run's, and refused; a
+ * setgid bit a new directory inherited is dropped: changeset_dropped());
+ * a moved file without the layer's extended attributes and with the
+ * time of the apply.
  */
 #ifndef AIRLOCK_CHANGESET_H
 #define AIRLOCK_CHANGESET_H
@@ -66,6 +70,22 @@ void changeset_free(struct changeset *cs);
 
 /* The number of entries, and the files among them (not directories). */
 size_t changeset_count(const struct changeset *cs);
+
+/*
+ * The mode bits of the set that do not land, or NULL if none: a new
+ * array of {path, mode: the upper layer's, landed: what lands} (octal
+ * strings), one for each path that asked for a world-write bit the
+ * workspace did not have there, or for a setgid bit a directory it made
+ * got from its setgid directory; the first |max| of them (at most 1000),
+ * as many as fit in |max_bytes| of paths (the agent chooses them: a
+ * record must fit a line of the audit log).  *total gets how many there
+ * are in all.
+ * Recorded with the land (the change_applied audit record, the call's
+ * result, exec_end, cow_applied), so that a mode a run set and did not
+ * get is not dropped unsaid.
+ */
+json_t *changeset_dropped(
+    const struct changeset *cs, size_t max, size_t max_bytes, size_t *total);
 
 /*
  * Checks every entry against |p| and the set's file bytes against

@@ -22,7 +22,8 @@
  *       paths it writes or removes, each NUL-terminated; the process then
  *       waits for one byte from the loop, 'y' (apply) or anything else
  *   'N' not applied: the loop said no
- *   'O' applied (after a 'y')
+ *   'O' applied (after a 'y'); its payload, when mode bits did not land
+ *       (changeset_dropped()): {"modesDropped": [{path, mode, landed}...]}
  *   'F' not applied (after a 'y'): an int code, then why
  * Every frame but 'A' ends the land, sent after the upper layer is gone.
  *
@@ -312,6 +313,27 @@ refused_text(json_t *refused)
 	return text;
 }
 
+/* Bytes of paths in a change_applied record's modesDropped, as in a
+ * change_refused record's entries (refused_for_log()). */
+#define LANDJOB_DROPPED_BYTES (256 * 1024)
+
+/* The 'O' frame's payload for |dropped| (stolen, changeset_dropped())
+ * of |total| in all. */
+static char *
+dropped_text(json_t *dropped, size_t total)
+{
+	json_t *msg;
+	char *text;
+
+	msg = json_pack("{s:o, s:I}", "modesDropped", dropped,
+	    "modesDroppedTotal", (json_int_t)total);
+	text = msg != NULL ? json_dumps(msg, JSON_COMPACT) : NULL;
+	json_decref(msg);
+	if (text == NULL)
+		_exit(1);
+	return text;
+}
+
 /*
  * Sends the 'A' frame of |count| entries writing paths[0..n) and waits
  * for the loop's verdict: 'y' to apply, anything else not.
@@ -468,7 +490,7 @@ land_work(struct broker *b, int secrets, int fd, int upperfd, char *type,
 {
 	struct changeset *cs = NULL;
 	const char **paths;
-	json_t *refused;
+	json_t *refused, *dropped;
 	char err[512], verdict;
 	size_t n;
 	int rc;
@@ -505,6 +527,11 @@ land_work(struct broker *b, int secrets, int fd, int upperfd, char *type,
 	if ((rc = changeset_apply(cs, upperfd, b->rootfd, err, sizeof(err))) ==
 	    0) {
 		*type = 'O';
+		if ((dropped = changeset_dropped(cs, LANDJOB_REFUSED_MAX,
+			 LANDJOB_DROPPED_BYTES, &n)) != NULL) {
+			*payload = dropped_text(dropped, n);
+			*len = strlen(*payload);
+		}
 		goto out;
 	}
 	*type = 'F';
@@ -861,6 +888,26 @@ content_of(const char *payload, size_t len)
 	return msg;
 }
 
+/*
+ * The change_applied record's fields for |c|'s land of |entries| entries
+ * whose 'O' frame said |msg| (NULL: nothing): the mode bits that did not
+ * land, when a run's did not (changeset_dropped()).
+ */
+static json_t *
+applied_fields(const struct call *c, size_t entries, const json_t *msg)
+{
+	json_t *f = json_pack(
+	    "{s:O, s:I}", "id", c->id, "entries", (json_int_t)entries);
+	json_t *dropped = json_object_get(msg, "modesDropped");
+
+	if (json_is_array(dropped)) {
+		json_object_set(f, "modesDropped", dropped);
+		json_object_set(f, "modesDroppedTotal",
+		    json_object_get(msg, "modesDroppedTotal"));
+	}
+	return f;
+}
+
 /* Handles one whole frame; 1 when it ended the land. */
 static int
 frame(struct lander *l, char type, char *payload, size_t len)
@@ -917,13 +964,14 @@ frame(struct lander *l, char type, char *payload, size_t len)
 			}
 			return 1;
 		}
-		msg = l->kind == LAND_PATCH ? json_loadb(payload, len, 0, NULL)
-					    : NULL;
+		msg = l->kind == LAND_PATCH || len > 0
+		    ? json_loadb(payload, len, 0, NULL)
+		    : NULL;
 		if (l->said_yes && !l->decided &&
-		    (l->kind != LAND_PATCH || json_is_object(msg))) {
+		    (l->kind != LAND_PATCH || json_is_object(msg)) &&
+		    (len == 0 || json_is_object(msg))) {
 			(void)broker_audit(l->b, "change_applied",
-			    json_pack("{s:O, s:I}", "id", c->id, "entries",
-				(json_int_t)l->entries));
+			    applied_fields(c, l->entries, msg));
 			decide(l, 0, msg);
 		} else {
 			json_decref(msg);

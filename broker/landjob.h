@@ -44,8 +44,10 @@ struct lander;
 
 /*
  * Called once, from the loop: |rc| 0 when the set landed or was empty
- * (|out| NULL, or a patch's result), else -1 with |out| an error body (change_refused, budget_exhausted,
- * write_failed; owned by the callee).  The change_applied or
+ * (|out| NULL, a patch's result, or for a run whose mode bits did not
+ * all land {"modesDropped": [{path, mode, landed}...], "modesDroppedTotal":
+ * n}), else -1 with |out| an error body (change_refused, budget_exhausted,
+ * write_failed); owned by the callee.  The change_applied or
  * change_refused record has been written.
  */
 typedef void (*landjob_fn)(struct call *c, int rc, json_t *out);

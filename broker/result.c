@@ -105,6 +105,7 @@ result_shape(struct call *c, int status, json_t *out, struct result_shaped *r)
 
 	if (!is_error) {
 		json_t *hint = json_object_get(out, "hint");
+		json_t *dropped = json_object_get(out, "modesDropped");
 
 		text_extra = json_object_get(out, "_text");
 		if (text_extra != NULL)
@@ -114,9 +115,12 @@ result_shape(struct call *c, int status, json_t *out, struct result_shaped *r)
 		if (gate_note != NULL)
 			json_incref(gate_note);
 		structured = project_output(c, out, err, sizeof(err));
-		/* The sandbox's hint reaches the model in every form. */
+		/* The sandbox's hint reaches the model in every form, and so
+		 * do the mode bits of a run's set that did not land. */
 		if (structured != NULL && json_is_string(hint))
 			json_object_set(structured, "hint", hint);
+		if (structured != NULL && json_is_array(dropped))
+			json_object_set(structured, "modesDropped", dropped);
 		json_decref(out);
 		if (structured == NULL) {
 			log_warnx("tool %s: result does not fit its contract: %s",

@@ -469,6 +469,10 @@ call_runner_event(int fd, int why, void *arg)
 static void
 call_done_ran(struct call *c, int status, json_t *out)
 {
+	/* A run's mode bits that did not land are told, as the audit
+	 * record's change_applied tells them. */
+	if (c->modes_dropped != NULL && json_is_object(out))
+		json_object_set(out, "modesDropped", c->modes_dropped);
 	call_result_free(c->res);
 	c->res = NULL;
 	call_complete(c, status, out);
@@ -491,6 +495,9 @@ call_landed(struct call *c, int rc, json_t *out)
 		call_done_ran(c, ACTION_ERROR, out);
 		return;
 	}
+	json_decref(c->modes_dropped);
+	c->modes_dropped = json_incref(json_object_get(out, "modesDropped"));
+	json_decref(out);
 	if (res->setup_failed) {
 		out = tool_error("sandbox_setup", 0, NULL,
 		    "the sandbox could not be built: %s", res->setup_error);

@@ -60,6 +60,11 @@
 
 #define EXIT_REFUSED 1 /* policy, conflicts, approval: nothing applied */
 #define EXIT_FAILED 1 /* the session or the checkout cannot be read */
+/* At most this many modesDropped entries in cow_applied (the count is whole). */
+#define COW_DROPPED_RECORDED 1000
+/* ... and as many as fit in this many bytes of paths: the record must fit
+ * a line of the log. */
+#define COW_DROPPED_BYTES (256 * 1024)
 
 /* What every command needs: the session, both roots, its change set. */
 struct cow_ctx {
@@ -430,7 +435,8 @@ cmd_commit(int argc, char **argv)
 	struct audit *a = NULL;
 	const char *id, *digest, **paths;
 	char err[1024], logpath[PATH_MAX + 64], limit[64];
-	json_t *refused, *f;
+	json_t *refused, *f, *dropped;
+	size_t ndropped;
 	size_t n;
 	int rc, arc;
 
@@ -529,6 +535,13 @@ cmd_commit(int argc, char **argv)
 		goto out;
 	}
 	f = json_pack("{s:s}", "diffSha256", x.sha);
+	/* The mode bits that did not land, as a run's change_applied. */
+	if ((dropped = changeset_dropped(x.set, COW_DROPPED_RECORDED,
+		 COW_DROPPED_BYTES, &ndropped)) != NULL) {
+		json_object_set_new(
+		    f, "modesDroppedTotal", json_integer((json_int_t)ndropped));
+		json_object_set_new(f, "modesDropped", dropped);
+	}
 	arc = audit_append(a, "cow_applied", f);
 	json_decref(f);
 	if (arc != 0)

@@ -569,6 +569,36 @@ land_record(size_t applied, const char *error, json_t *refused, int dryrun)
 	return r;
 }
 
+/*
+ * Tells of the mode bits of |cs| that did not land (changeset_dropped()):
+ * a line on stderr for each of the first LAND_REFUSED_RECORDED, and
+ * exec_end's changeSet |r| (NULL: the command wrote nothing) gets them
+ * as modesDropped, with modesDroppedTotal.
+ */
+static void
+land_dropped(json_t *r, const struct changeset *cs)
+{
+	json_t *dropped, *d;
+	size_t i, n;
+
+	dropped = changeset_dropped(cs, LAND_REFUSED_RECORDED, 256 * 1024, &n);
+	for (i = 0; i < json_array_size(dropped); i++) {
+		d = json_array_get(dropped, i);
+		log_warnx("exec: %s: mode %s landed as %s (a world-write bit "
+			  "lands only where the workspace had it, an "
+			  "inherited setgid bit never)",
+		    json_string_value(json_object_get(d, "path")),
+		    json_string_value(json_object_get(d, "mode")),
+		    json_string_value(json_object_get(d, "landed")));
+	}
+	if (r != NULL && n > 0) {
+		json_object_set(r, "modesDropped", dropped);
+		json_object_set_new(
+		    r, "modesDroppedTotal", json_integer((json_int_t)n));
+	}
+	json_decref(dropped);
+}
+
 static int
 exec_land(const char *ws, const struct changeset_upper *u,
     const struct sandbox_policy *policy, int dryrun, int rc,
@@ -669,6 +699,7 @@ exec_land(const char *ws, const struct changeset_upper *u,
 	/* A command that wrote nothing adds nothing to exec_end. */
 	if (changeset_count(cs) > 0)
 		*landed = land_record(changeset_count(cs), NULL, NULL, 0);
+	land_dropped(*landed, cs);
 	ret = rc;
 done:
 	json_decref(refused);

@@ -118,6 +118,10 @@ sha=$(sed -n 's/.*diff sha256 \([0-9a-f]*\).*/\1/p' "$T/derr")
 expect_eq "cow: commit with the new diff's digest lands" "$?" 0
 expect_eq "cow: the bytes that landed are the ones reviewed" "$(od -An -c "$ws/tool.bin" | tr -d ' \n')" '177ELF\0EVIL!!'
 expect_eq "cow: the committed file has no world-write bit" "$(stat -c %a "$ws/base.txt")" 775
+log=$(sed -n 's/.*; log \(.*\)$/\1/p' "$T/cerr")
+expect_eq "cow: cow_applied says so (modesDropped)" \
+    "$(jq -c 'select(.event == "cow_applied") | .fields.modesDropped' "$log" 2>&1)" \
+    '[{"landed":"0775","mode":"0777","path":"base.txt"}]'
 expect_eq "cow: no attribute of the layer's landed (user.*, trusted.overlay.*)" "$(xattrs "$ws/base.txt")" ""
 expect_eq "cow: nor the time the agent set" "$(( $(stat -c %Y "$ws/base.txt") > $(date -d 2020-01-01 +%s) ))" 1
 expect_eq "cow: the committed file is the agent's" "$(cat "$ws/base.txt")" "base

@@ -341,3 +341,7 @@ EXTRA_DIST += tests/integration/workspace_socket.sh
 # leaves it out, matched or not (no note telling a guess right).
 TESTS += tests/integration/search_hard_link.sh
 EXTRA_DIST += tests/integration/search_hard_link.sh
+# The modes a run sets: special bits refused where the run set them, an
+# inherited setgid bit and a world-write bit dropped and each drop told.
+TESTS += tests/integration/changeset_mode_bits.sh
+EXTRA_DIST += tests/integration/changeset_mode_bits.sh
