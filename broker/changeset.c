@@ -795,6 +795,12 @@ changeset_free(struct changeset *cs)
 	free(cs);
 }
 
+int
+changeset_has_dropped(const struct changeset *cs)
+{
+	return cs->ndropped > 0;
+}
+
 json_t *
 changeset_dropped(
     const struct changeset *cs, size_t max, size_t max_bytes, size_t *total)

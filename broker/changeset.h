@@ -84,6 +84,9 @@ size_t changeset_count(const struct changeset *cs);
  * result, exec_end, cow_applied), so that a mode a run set and did not
  * get is not dropped unsaid.
  */
+/* Whether any mode bit of the set does not land (changeset_dropped()). */
+int changeset_has_dropped(const struct changeset *cs);
+
 json_t *changeset_dropped(
     const struct changeset *cs, size_t max, size_t max_bytes, size_t *total);
 

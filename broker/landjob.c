@@ -15,7 +15,8 @@
  * answers in frames: a type byte, the payload's length (a uint64_t in
  * host order: both ends are this program) and the payload.
  *   'U' the upper layer could not be read (payload: why)
- *   'E' the run changed nothing
+ *   'E' the run changed nothing; its payload as 'O''s (mode bits that
+ *       did not land: a chmod o+w of a directory, all it did)
  *   'R' entries refused: {"total": n, "refused": [{path, rule}...]}, at
  *       most LANDJOB_REFUSED_MAX listed
  *   'A' the set passed its checks: a uint64_t count of entries, then the
@@ -317,21 +318,24 @@ refused_text(json_t *refused)
  * change_refused record's entries (refused_for_log()). */
 #define LANDJOB_DROPPED_BYTES (256 * 1024)
 
-/* The 'O' frame's payload for |dropped| (stolen, changeset_dropped())
- * of |total| in all. */
-static char *
-dropped_text(json_t *dropped, size_t total)
+/* The 'O' (or 'E') frame's payload for the mode bits of |cs| that did
+ * not land (changeset_dropped()), in *payload and *len; none if none. */
+static void
+dropped_payload(const struct changeset *cs, char **payload, size_t *len)
 {
-	json_t *msg;
-	char *text;
+	json_t *dropped, *msg;
+	size_t total;
 
+	if ((dropped = changeset_dropped(cs, LANDJOB_REFUSED_MAX,
+		 LANDJOB_DROPPED_BYTES, &total)) == NULL)
+		return;
 	msg = json_pack("{s:o, s:I}", "modesDropped", dropped,
 	    "modesDroppedTotal", (json_int_t)total);
-	text = msg != NULL ? json_dumps(msg, JSON_COMPACT) : NULL;
+	*payload = msg != NULL ? json_dumps(msg, JSON_COMPACT) : NULL;
 	json_decref(msg);
-	if (text == NULL)
+	if (*payload == NULL)
 		_exit(1);
-	return text;
+	*len = strlen(*payload);
 }
 
 /*
@@ -490,7 +494,7 @@ land_work(struct broker *b, int secrets, int fd, int upperfd, char *type,
 {
 	struct changeset *cs = NULL;
 	const char **paths;
-	json_t *refused, *dropped;
+	json_t *refused;
 	char err[512], verdict;
 	size_t n;
 	int rc;
@@ -506,7 +510,10 @@ land_work(struct broker *b, int secrets, int fd, int upperfd, char *type,
 		return;
 	}
 	if (changeset_count(cs) == 0) {
+		/* A run whose only change was a mode bit that does not land
+		 * (chmod o+w of a directory) changed nothing: it is told. */
 		*type = 'E';
+		dropped_payload(cs, payload, len);
 		goto out;
 	}
 	if ((refused = changeset_check(
@@ -527,11 +534,7 @@ land_work(struct broker *b, int secrets, int fd, int upperfd, char *type,
 	if ((rc = changeset_apply(cs, upperfd, b->rootfd, err, sizeof(err))) ==
 	    0) {
 		*type = 'O';
-		if ((dropped = changeset_dropped(cs, LANDJOB_REFUSED_MAX,
-			 LANDJOB_DROPPED_BYTES, &n)) != NULL) {
-			*payload = dropped_text(dropped, n);
-			*len = strlen(*payload);
-		}
+		dropped_payload(cs, payload, len);
 		goto out;
 	}
 	*type = 'F';
@@ -928,7 +931,13 @@ frame(struct lander *l, char type, char *payload, size_t len)
 		(void)write_all(l->fd, "n", 1);
 		return 0;
 	case 'E':
-		decide(l, 0, NULL);
+		msg = len > 0 ? json_loadb(payload, len, 0, NULL) : NULL;
+		if (len == 0 || json_is_object(msg))
+			decide(l, 0, msg);
+		else {
+			json_decref(msg);
+			decide(l, -1, nonsense());
+		}
 		return 1;
 	case 'N':
 		decide(l, -1, nonsense());

@@ -696,8 +696,9 @@ exec_land(const char *ws, const struct changeset_upper *u,
 		*landed = land_record(0, err, NULL, 0);
 		goto done;
 	}
-	/* A command that wrote nothing adds nothing to exec_end. */
-	if (changeset_count(cs) > 0)
+	/* A command that wrote nothing adds nothing to exec_end (a mode
+	 * bit that did not land is something: chmod o+w of a directory). */
+	if (changeset_count(cs) > 0 || changeset_has_dropped(cs))
 		*landed = land_record(changeset_count(cs), NULL, NULL, 0);
 	land_dropped(*landed, cs);
 	ret = rc;

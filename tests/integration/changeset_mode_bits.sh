@@ -67,6 +67,14 @@ expect_eq "world-write: the result lists each drop" \
     "$(jr -c '[.result.structuredContent.modesDropped[] | [.path, .mode, .landed]] | sort')" \
     '[["d","0757","0755"],["wd","0777","0775"],["ww","0666","0664"]]'
 
+# A run whose only change does not land changed nothing, and is told.
+sh_call 'chmod o+w d'
+expect_ok_result "world-write only: the run succeeds"
+expect_eq "world-write only: the directory keeps its mode" "$(mode d)" 755
+expect_eq "world-write only: the result says so" \
+    "$(jr -c '[.result.structuredContent.modesDropped[] | [.path, .mode, .landed]]')" \
+    '[["d","0757","0755"]]'
+
 # A directory made inside a setgid directory: lands without the bit.
 sh_call 'mkdir -p sg/new/deep && echo x >sg/new/deep/f'
 expect_ok_result "inherited setgid: the set lands"
