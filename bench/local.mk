@@ -16,6 +16,12 @@ EXTRA_DIST += bench/pipe.sh
 # Runner start-up by cgroup interface (v1 attach, v2 clone3) vs bwrap.
 EXTRA_DIST += bench/cgroup_startup.sh bench/start_under_load.sh
 EXTRA_DIST += bench/broker bench/bench.yaml
+# redact_buf() MB/s over a build log, random hex and xxd dumps
+# (bench/redact_bench.c; docs/PERFORMANCE.md, "Redaction throughput").
+EXTRA_PROGRAMS += bench/redact_bench
+bench_redact_bench_CFLAGS = $(AM_CFLAGS)
+bench_redact_bench_LDADD = libairlock.a $(AIRLOCK_LIBS)
+CLEANFILES += bench/redact_bench
 # audit: appends per second, signed+chained vs plain (bench/audit.sh).
 check_PROGRAMS += bench/audit_bench
 bench_audit_bench_CFLAGS = $(AM_CFLAGS)
