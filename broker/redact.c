@@ -32,25 +32,32 @@ struct redact_form {
 
 /*
  * A hex dump (xxd, hexdump -C, od -t x1, bytes.hex(":")): between two
- * bytes at most DUMP_SEP of " ", ":" or "-"; or a change of line at
- * most every DUMP_LINE bytes (xxd -c 8, od -w8): the rest of the line
- * (separators, the ASCII column) in at most DUMP_GAP printable bytes
- * (xxd -c 32 and od -t x1z -w32 end a line with 34 and 36), a line
- * break, the next line's offset (up to 12 hex digits), ":" and up to 3
- * spaces after it in at most DUMP_OFF.  A match that changed lines
- * takes the rest of its last line too, at most DUMP_REST printable
- * bytes (a line of 32 bytes, od -t x1z -w32's 129 past its first
- * byte): its ASCII column shows the secret's tail.  Where a line's
- * ASCII column begins with the hex digit the match needs, both the
- * separators and the change of line may be right: a match tries the
+ * bytes at most DUMP_SEP of " ", ":" or "-"; or a C array's or an
+ * escaped string's prefix ("0x", "0X" or "\\x", xxd -i), after an
+ * optional "," and up to 2 spaces or a line break and up to DUMP_INDENT
+ * blanks; or a change of line: the rest of the line (separators, the
+ * ASCII column) in printable bytes, a line break, the next line's
+ * offset (up to 12 hex digits), ":" and up to 3 spaces after it in at
+ * most DUMP_OFF.  The rest of a line is at most DUMP_COL bytes on the
+ * match's first line (xxd -c 64 and od -t x1z -w64 end a line with 66
+ * and 68), and on a later one the bytes the match took on it and
+ * DUMP_PAD (a line there is the secret's alone, its ASCII column as
+ * wide as it: xxd -c 4 changes lines every 4 bytes).  A match that
+ * changed lines takes the rest of its last line too, at most DUMP_REST
+ * printable bytes (a line of 64 bytes, od -t x1z -w64's 257 past its
+ * first byte): its ASCII column shows the secret's tail.  Where a
+ * line's ASCII column begins with the hex digit the match needs, both
+ * the separators and the change of line may be right: a match tries the
  * change of line first, at most DUMP_FORKS times (the secret's hex had
  * been given out whole when the separators were taken).
  */
 #define DUMP_SEP	2
-#define DUMP_LINE	8
-#define DUMP_GAP	40
+#define DUMP_INDENT	6
+#define DUMP_PREFIX	(1 + 2 + DUMP_INDENT + 2)	/* ",\r\n" blanks "0x" */
+#define DUMP_COL	72
+#define DUMP_PAD	8
 #define DUMP_OFF	16
-#define DUMP_REST	144
+#define DUMP_REST	264
 #define DUMP_FORKS	64	/* ways a match of a form may try */
 
 struct redact_secret {
@@ -228,10 +235,11 @@ percent_encode(unsigned char *dst, const unsigned char *v, size_t len,
 	return o;
 }
 
+/* The value's hex, lowercase (it matches uppercase too: hex_eq()). */
 static size_t
-hex_encode(unsigned char *dst, const unsigned char *v, size_t len, int upper)
+hex_encode(unsigned char *dst, const unsigned char *v, size_t len)
 {
-	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	static const char digits[] = "0123456789abcdef";
 	size_t i;
 
 	for (i = 0; i < len; i++) {
@@ -570,6 +578,25 @@ pair_set(struct redact *r, unsigned char c0, unsigned char c1)
 }
 
 /*
+ * A hex dump form matches uppercase hex too: its first two bytes with
+ * either or both of their letters raised.
+ */
+static void
+pair_set_upper(struct redact *r, unsigned char c0, unsigned char c1)
+{
+	unsigned char u0 = c0 >= 'a' && c0 <= 'f' ? c0 - 0x20 : c0;
+	unsigned char u1 = c1 >= 'a' && c1 <= 'f' ? c1 - 0x20 : c1;
+
+	pair_set(r, u0, c1);
+	pair_set(r, c0, u1);
+	pair_set(r, u0, u1);
+	pair_set(r, u0, 0x1b);
+	pair_set(r, u0, 0x9b);
+	pair_set(r, u0, '\n');
+	pair_set(r, u0, '\r');
+}
+
+/*
  * Can a form begin with in[i], in[i + 1]: its first two bytes, or its
  * first byte and an escape sequence, or (a wrapped form) a line break?
  */
@@ -599,6 +626,8 @@ forms_index(struct redact *r)
 		for (; f < r->nforms && r->forms[f].p[0] == c; f++) {
 			fm = &r->forms[f];
 			pair_set(r, fm->p[0], fm->p[1]);
+			if (fm->wrap & FORM_DUMP)
+				pair_set_upper(r, fm->p[0], fm->p[1]);
 			pair_set(r, fm->p[0], 0x1b);
 			pair_set(r, fm->p[0], 0x9b);
 			if (fm->wrap & FORM_LINES) {
@@ -654,14 +683,13 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 		goto fail;
 	s->vlen = len;
 	dst = form_reserve(s, 2 * len);
-	if ((rc = form_commit_wrap(r, si, hex_encode(dst, v, len, 0),
+	if ((rc = form_commit_wrap(r, si, hex_encode(dst, v, len),
 	    FORM_LINES | FORM_DUMP)) != 0)
 		goto fail;
-	dst = form_reserve(s, 2 * len);
-	if ((rc = form_commit_wrap(r, si, hex_encode(dst, v, len, 1),
-	    FORM_LINES | FORM_DUMP)) != 0)
-		goto fail;
-	/* Little-endian words of 2, 4 and 8 bytes, at each offset. */
+	/*
+	 * Little-endian words of 2, 4 and 8 bytes, at each offset (a hex
+	 * form in lowercase matches uppercase too: hex_eq()).
+	 */
 	for (w = 2; w <= 8; w *= 2)
 		for (n = 0; n < w; n++) {
 			dst = form_reserve(s, 2 * (len + 2 * w));
@@ -756,10 +784,28 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	return rc;
 }
 
-/* Is |c| the hex digit |want|, or any lowercase one for a "?"? */
+/* Is |c| an uppercase hex digit (a dump form may match it, xxd -u)? */
+static int
+is_upper_hex(unsigned char c)
+{
+	return c >= 'A' && c <= 'F';
+}
+
+/* |c| with an uppercase hex digit lowered: the byte a dump form holds. */
+static unsigned char
+hex_lower(unsigned char c)
+{
+	return is_upper_hex(c) ? (unsigned char)(c | 0x20) : c;
+}
+
+/*
+ * Is |c| the hex digit |want| (lowercase) in either case, or any hex
+ * digit for a "?"?
+ */
 static int
 hex_eq(unsigned char want, unsigned char c)
 {
+	c = hex_lower(c);
 	if (want == '?')
 		return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
 	return c == want;
@@ -767,7 +813,7 @@ hex_eq(unsigned char want, unsigned char c)
 
 /*
  * Does |c| stand for byte |j| of |fm|?  A hex form's "?" (hex_words())
- * stands for any lowercase hex digit.
+ * stands for any hex digit.
  */
 static int
 form_eq(const struct redact_form *fm, size_t j, unsigned char c)
@@ -896,47 +942,110 @@ word_pad(const unsigned char *in, size_t len, size_t k, size_t q,
 	return n;
 }
 
+/* Does |c| begin the byte |want| of a match: it, or an escape sequence? */
+static int
+dump_next(unsigned char want, unsigned char c)
+{
+	return hex_eq(want, c) || c == 0x1b || c == 0x9b;
+}
+
+/*
+ * Returns the length of a C array's or an escaped string's gap between
+ * two bytes at in[k..len), if the byte after it is |want| or an escape
+ * sequence (xxd -i: ", 0x" and ",\n  0x"; "\\x"): an optional ",", up
+ * to 2 spaces or a line break and up to DUMP_INDENT blanks, then "0x",
+ * "0X" or "\\x"; else 0, setting *more if in[k..len) is the beginning
+ * of one.
+ */
+static size_t
+prefix_gap(const unsigned char *in, size_t len, size_t k, unsigned char want,
+    int *more)
+{
+	size_t n = 0, b, d;
+
+	*more = 0;
+	if (in[k] == ',')
+		n++;
+	if (k + n < len && (b = line_break(in, len, k + n)) > 0) {
+		n += b;
+		for (d = 0; k + n < len && d < DUMP_INDENT &&
+		    (in[k + n] == ' ' || in[k + n] == '\t'); d++)
+			n++;
+	} else
+		for (d = 0; k + n < len && d < 2 && in[k + n] == ' '; d++)
+			n++;
+	if (k + n == len || (in[k + n] == '\r' && k + n + 1 == len)) {
+		*more = 1;
+		return 0;
+	}
+	if (in[k + n] != '0' && in[k + n] != '\\')
+		return 0;
+	if (k + n + 1 == len) {
+		*more = 1;
+		return 0;
+	}
+	if (in[k + n + 1] != 'x' && (in[k + n + 1] != 'X' || in[k + n] != '0'))
+		return 0;
+	if (k + n + 2 == len) {
+		*more = 1;
+		return 0;
+	}
+	return dump_next(want, in[k + n + 2]) ? n + 2 : 0;
+}
+
 /*
  * Returns the length of the gap between two bytes of a hex dump at
  * in[k..len), if the byte after it is |want| or an escape sequence:
- * separators, or (when |change|) a change of line; else 0, setting
- * *more if in[k..len) is the beginning of one.  *changed is set for a
- * change of line.  When the form has |q| bytes of "??" there, the gap
- * may end in a last word's padding (word_pad()): *pad is set to the
- * form's characters it stands for.  |lines_only| takes a change of line
- * only.
+ * separators, a C array's prefix (prefix_gap()), or (when |col| > 0) a
+ * change of line whose line's rest is at most |col| bytes; else 0,
+ * setting *more if in[k..len) is the beginning of one.  *changed is set
+ * for a change of line.  When the form has |q| bytes of "??" there, the
+ * gap may end in a last word's padding (word_pad()): *pad is set to the
+ * form's characters it stands for.  |mode| GAP_LINES takes a change of
+ * line only, GAP_LINES | GAP_BARE one whose next line has no offset.
  */
+#define GAP_LINES	0x1
+#define GAP_BARE	0x2
+
 static size_t
 dump_gap(const unsigned char *in, size_t len, size_t k, unsigned char want,
-    int change, size_t q, int lines_only, size_t *pad, int *more,
+    size_t col, size_t q, int mode, size_t *pad, int *more,
     int *changed)
 {
-	size_t n, d, w;
+	size_t n, d, w, nl;
+	int pmore, lines_only = mode & GAP_LINES;
 
 	*more = *changed = 0;
 	*pad = 0;
 	for (n = 0; k + n < len && n < DUMP_SEP &&
 	    (in[k + n] == ' ' || in[k + n] == ':' || in[k + n] == '-'); n++)
 		;
-	if (!lines_only && n > 0 && k + n < len && (hex_eq(want, in[k + n]) ||
-	    in[k + n] == 0x1b || in[k + n] == 0x9b))
+	if (!lines_only && n > 0 && k + n < len && dump_next(want, in[k + n]))
 		return n;
+	if (!lines_only && (w = prefix_gap(in, len, k, want, &pmore)) > 0)
+		return w;
 	if (!lines_only && q > 0 &&
 	    (w = word_pad(in, len, k, q, pad, more)) > 0)
 		return w;
-	if (*more)
+	if (*more || (!lines_only && pmore)) {
+		*more = 1;
 		return 0;
+	}
 	/*
-	 * The rest of the line, its ASCII column: it begins with a separator
-	 * or is empty (a scan of it at each byte a hex form's match stopped
-	 * at halved the throughput).
+	 * The rest of the line, its ASCII column: it begins with two
+	 * separators (xxd's "  ", hexdump -C's "  |", od's "  >") or is
+	 * separators alone (a scan of it at each byte a hex form's match
+	 * stopped at halved the throughput; after a single space, xxd's
+	 * next group).
 	 */
-	if (!change || (n == 0 && in[k] != '\r' && in[k] != '\n'))
+	if (col == 0 || k + n == len)
 		goto end;
-	for (n = 0; k + n < len && n <= DUMP_GAP && in[k + n] >= 0x20 &&
+	if (n < DUMP_SEP && in[k + n] != '\r' && in[k + n] != '\n')
+		return 0;
+	for (n = 0; k + n < len && n <= col && in[k + n] >= 0x20 &&
 	    in[k + n] < 0x7f; n++)
 		;
-	if (n > DUMP_GAP || k + n == len)
+	if (n > col || k + n == len)
 		goto end;
 	if (in[k + n] == '\r' && k + n + 1 < len && in[k + n + 1] == '\n')
 		n++;
@@ -946,6 +1055,16 @@ dump_gap(const unsigned char *in, size_t len, size_t k, unsigned char want,
 	}
 	if (in[k + n++] != '\n')
 		return 0;
+	nl = n;
+	/* No offset (hexdump -e '4/4 "%08X "'). */
+	if (mode & GAP_BARE) {
+		if (k + n == len)
+			goto end;
+		if (!dump_next(want, in[k + n]))
+			return 0;
+		*changed = 1;
+		return n;
+	}
 	/* The next line's offset, ":" (xxd), one to three spaces. */
 	for (d = 0; k + n < len && d < DUMP_OFF - 4 && ((in[k + n] >= '0' &&
 	    in[k + n] <= '9') || ((in[k + n] | 0x20) >= 'a' &&
@@ -964,14 +1083,33 @@ dump_gap(const unsigned char *in, size_t len, size_t k, unsigned char want,
 		n++;
 	if (k + n == len)
 		goto end;
-	if (d == 0 || (!hex_eq(want, in[k + n]) && in[k + n] != 0x1b &&
-	    in[k + n] != 0x9b))
-		return 0;
+	if (d == 0 || !dump_next(want, in[k + n])) {
+		if (!dump_next(want, in[k + nl]))
+			return 0;
+		n = nl;		/* no offset */
+	}
 	*changed = 1;
 	return n;
  end:
 	*more = k + n == len;
 	return 0;
+}
+
+/*
+ * Can a gap inside a match begin with |c|: a dump's separator or prefix
+ * (dump_gap()), a line break, an escape sequence?  Most bytes that
+ * stop a match cannot, and are not looked at further.
+ */
+static int
+gap_may_begin(unsigned char c)
+{
+	switch (c) {
+	case ' ': case ':': case '-': case ',': case '0': case '\\':
+	case '\r': case '\n': case 0x1b: case 0x9b:
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 /*
@@ -997,34 +1135,41 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 {
 	struct match_at alt;
 	size_t j = at.j, k = at.k, esc = at.esc, changes = at.changes;
-	size_t last = at.last, n, m, q, pad, br;
-	int broke = at.broke, more, pend, changed, edge, change;
+	size_t last = at.last, n, m, q, pad, br, col;
+	int broke = at.broke, more, pend, changed, edge;
 	int altmore, altchanged, altpartial;
 
 	for (; j < fm->len; j++, k++, broke = 0) {
 		/* A hex dump's gaps fall between two bytes. */
 		edge = (fm->wrap & FORM_DUMP) && j % 2 == 0;
 		for (; j > 0 && k < len && !form_eq(fm, j, in[k]); ) {
+			if (!gap_may_begin(in[k]))
+				break;
 			more = 0;
 			/* The "??" bytes here, that a last word may lack. */
 			for (q = 0; edge && j + q < fm->len &&
 			    fm->p[j + q] == '?'; q++)
 				;
-			change = changes == 0 || j / 2 - last >= DUMP_LINE;
+			/*
+			 * A line's rest: the first line's any ASCII column, a
+			 * later one's that of the bytes the match took on it.
+			 */
+			col = changes == 0 ? DUMP_COL : j / 2 - last + DUMP_PAD;
 			if (edge && !broke && (n = dump_gap(in, len, k,
-			    fm->p[j], change, q / 2, 0, &pad, &more,
+			    fm->p[j], col, q / 2, 0, &pad, &more,
 			    &changed)) > 0) {
 				/*
 				 * The hex digit after separators may be the
 				 * ASCII column's first character (after two
 				 * spaces: xxd): the match may also go on at the
-				 * next line.
+				 * next line.  A line's offset may be the next
+				 * line's hex, with no offset (hexdump -e).
 				 */
-				if (!changed && n >= 2 && change &&
-				    *forks > 0 &&
-				    (alt.k = dump_gap(in, len, k, fm->p[j], 1,
-				    q / 2, 1, &alt.j, &altmore,
-				    &altchanged)) > 0) {
+				if ((changed || n >= 2) && *forks > 0 &&
+				    (alt.k = dump_gap(in, len, k, fm->p[j], col,
+				    q / 2, changed ? GAP_LINES | GAP_BARE :
+				    GAP_LINES, &alt.j, &altmore,
+				    &altchanged)) > 0 && alt.k != n) {
 					alt.j += j;
 					alt.k += k;
 					alt.esc = esc;
@@ -1094,27 +1239,31 @@ form_match(const struct redact_form *fm, const unsigned char *in,
 }
 
 /*
- * Returns the longest form that starts at in[i], or NULL; *span is the
- * number of bytes its match takes.
+ * Returns the longest of the forms that begin with byte |c0| (and, when
+ * the input's next byte begins no escape sequence or break, |c1|) that
+ * matches at in[i], or NULL; *span is the number of bytes its match
+ * takes.  |dump_only| tries the hex dump forms only (c0 and c1 lowered
+ * from the input's uppercase: a dump form matches either case).
  */
 static const struct redact_form *
-match_at(const struct redact *r, const unsigned char *in, size_t len,
-    size_t i, size_t *span)
+match_from(const struct redact *r, const unsigned char *in, size_t len,
+    size_t i, unsigned char c0, unsigned char c1, int dump_only,
+    size_t *span)
 {
 	const struct redact_form *fm, *best = NULL;
 	size_t f, lo, hi, mid, n;
-	unsigned char c = in[i + 1];
 	int partial;
 
-	lo = r->start[in[i]];
-	hi = r->start[in[i] + 1];
-	if (c == 0x1b || c == 0x9b || c == '\n' || c == '\r') {
+	lo = r->start[c0];
+	hi = r->start[c0 + 1];
+	if (c1 == 0x1b || c1 == 0x9b || c1 == '\n' || c1 == '\r') {
 		/* Byte 1 may begin a sequence or a break: every form. */
 		for (f = lo; f < hi; f++) {
 			fm = &r->forms[f];
-			if (len - i < fm->len || (fm->p[1] != c &&
-			    (c == '\n' || c == '\r') &&
-			    !(fm->wrap & FORM_LINES)))
+			if (len - i < fm->len || (fm->p[1] != c1 &&
+			    (c1 == '\n' || c1 == '\r') &&
+			    !(fm->wrap & FORM_LINES)) ||
+			    (dump_only && !(fm->wrap & FORM_DUMP)))
 				continue;
 			if (best != NULL && (fm->len < best->len ||
 			    (fm->len == best->len &&
@@ -1127,17 +1276,18 @@ match_at(const struct redact *r, const unsigned char *in, size_t len,
 		}
 		return best;
 	}
-	/* Else the forms whose byte 1 is in[i + 1], the longest first. */
+	/* Else the forms whose byte 1 is c1, the longest first. */
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (r->forms[mid].p[1] < c)
+		if (r->forms[mid].p[1] < c1)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (f = lo; f < r->start[in[i] + 1] && r->forms[f].p[1] == c; f++) {
+	for (f = lo; f < r->start[c0 + 1] && r->forms[f].p[1] == c1; f++) {
 		fm = &r->forms[f];
-		if (len - i >= fm->len &&
+		if ((!dump_only || (fm->wrap & FORM_DUMP)) &&
+		    len - i >= fm->len &&
 		    (*span = form_match(fm, in, len, i, &partial)) > 0)
 			return fm;
 	}
@@ -1145,8 +1295,35 @@ match_at(const struct redact *r, const unsigned char *in, size_t len,
 }
 
 /*
+ * Returns the longest form that starts at in[i], or NULL; *span is the
+ * number of bytes its match takes.  A hex dump form is held in
+ * lowercase and matches uppercase hex too (xxd -u, hexdump -e "%08X"):
+ * where in[i] or in[i + 1] is an uppercase hex digit, the dump forms
+ * that begin with them lowered are tried too.
+ */
+static const struct redact_form *
+match_at(const struct redact *r, const unsigned char *in, size_t len,
+    size_t i, size_t *span)
+{
+	const struct redact_form *fm, *up;
+	size_t n = 0;
+
+	fm = match_from(r, in, len, i, in[i], in[i + 1], 0, span);
+	if (!is_upper_hex(in[i]) && !is_upper_hex(in[i + 1]))
+		return fm;
+	up = match_from(r, in, len, i, hex_lower(in[i]), hex_lower(in[i + 1]),
+	    1, &n);
+	if (up == NULL || (fm != NULL && (fm->len > up->len ||
+	    (fm->len == up->len && fm->secret <= up->secret))))
+		return fm;
+	*span = n;
+	return up;
+}
+
+/*
  * Does in[i..len) hold the beginning of a form, but not all of it (the
- * stream it is from may still be growing)?
+ * stream it is from may still be growing)?  A dump form's beginning in
+ * uppercase too.
  */
 static int
 partial_at(const struct redact *r, const unsigned char *in, size_t len,
@@ -1156,6 +1333,16 @@ partial_at(const struct redact *r, const unsigned char *in, size_t len,
 	int partial;
 
 	for (f = r->start[in[i]]; f < r->start[in[i] + 1]; f++) {
+		(void)form_match(&r->forms[f], in, len, i, &partial);
+		if (partial)
+			return 1;
+	}
+	if (!is_upper_hex(in[i]))
+		return 0;
+	for (f = r->start[hex_lower(in[i])]; f < r->start[hex_lower(in[i]) + 1];
+	    f++) {
+		if (!(r->forms[f].wrap & FORM_DUMP))
+			continue;
 		(void)form_match(&r->forms[f], in, len, i, &partial);
 		if (partial)
 			return 1;
@@ -1171,16 +1358,20 @@ redact_longest(const struct redact *r)
 	/*
 	 * A wrapped form takes up to 2 more bytes between characters (a
 	 * break, a dump's separators), any form REDACT_MAX_ESC more of
-	 * escape sequences; a hex dump's change of line, every DUMP_LINE
-	 * bytes, up to DUMP_GAP + DUMP_OFF more, and the rest of its last
-	 * line.
+	 * escape sequences; a hex dump, between two bytes, a C array's
+	 * prefix (DUMP_PREFIX) or a change of line: the first up to
+	 * DUMP_COL + DUMP_OFF more, a later one the bytes the match took on
+	 * its line and DUMP_PAD + DUMP_OFF (8 more for a "\r\n" and a last
+	 * word's padding), and the rest of its last line.
 	 */
+	_Static_assert(DUMP_PREFIX <= DUMP_PAD + DUMP_OFF + 8,
+	    "a C array's prefix fits the bound of a change of line");
 	for (i = 0; r != NULL && i < r->nforms; i++) {
 		n = ((r->forms[i].wrap & FORM_LINES) ?
 		    3 * r->forms[i].len - 2 : r->forms[i].len) + REDACT_MAX_ESC;
 		if (r->forms[i].wrap & FORM_DUMP)
-			n += (1 + r->forms[i].len / 2 / DUMP_LINE) *
-			    (DUMP_GAP + DUMP_OFF) + DUMP_REST;
+			n += DUMP_COL + DUMP_OFF + 8 + r->forms[i].len / 2 *
+			    (1 + DUMP_PAD + DUMP_OFF + 8) + DUMP_REST;
 		if (n > longest)
 			longest = n;
 	}
@@ -1212,7 +1403,8 @@ redact_settled(const struct redact *r, const void *inp, size_t len)
 		return len;
 	/* The scan of redact_buf(), stopping where a form may begin. */
 	for (i = 0; i < len; ) {
-		if (r->start[in[i]] == r->start[in[i] + 1]) {
+		if (r->start[in[i]] == r->start[in[i] + 1] &&
+		    !is_upper_hex(in[i])) {
 			i++;
 			continue;
 		}

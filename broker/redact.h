@@ -6,10 +6,10 @@
  *
  * For each secret the redactor matches, byte for byte:
  *   - the raw value;
- *   - lowercase and uppercase hex, and lowercase hex in little-endian
- *     words of 2 bytes (od -x, hexdump with no option), 4 (od -t x4,
- *     xxd -e) and 8 (od -t x8, xxd -e -g 8), each word's bytes
- *     reversed, the value at any byte of a word (the spaces xxd -e
+ *   - hex in either case (mixed too: xxd -u, hexdump -e "%08X"), and in
+ *     little-endian words of 2 bytes (od -x, hexdump with no option),
+ *     4 (od -t x4, xxd -e) and 8 (od -t x8, xxd -e -g 8), each word's
+ *     bytes reversed, the value at any byte of a word (the spaces xxd -e
  *     prints for the bytes a cut last word lacks stand for them);
  *   - the value as a hex dump's ASCII column shows it, a byte outside
  *     " " to "~" as "." (xxd, hexdump -C, od -t x1z), when it holds
@@ -47,13 +47,18 @@
  * columns, xxd -p at 60), so a match may take up to 3 * len - 2 bytes.
  * A hex form also matches laid out as a hex dump: between two bytes up
  * to 2 of " ", ":" or "-" (xxd and its -g1, hexdump -C, od -t x1, od -x,
- * Python's bytes.hex(":")), and, at most once every 8 bytes (xxd -c 8,
- * od -w8), a change of line: the rest of the line (its ASCII column) in
- * at most 40 printable bytes (xxd -c 32, od -t x1z -w32), a line break,
- * the next line's offset (up to 12 hex digits, an optional ":", 1 to 3
- * spaces).  A match that changed lines runs on to the end of its last
- * line (at most 144 printable bytes: a line of 32), whose ASCII column
- * shows the secret's tail.
+ * Python's bytes.hex(":")), or a C array's or an escaped string's
+ * prefix ("0x", "0X", "\x") after an optional "," and up to 2 spaces or
+ * a line break and an indent (xxd -i), or a change of line: the rest of
+ * the line (its ASCII column, after 2 separators, or none) in printable
+ * bytes, at most 72 on the match's first line (xxd -c 64, od -t x1z
+ * -w64) and on a later one as many as the bytes the match took on it
+ * and 8 (a line there is the secret's alone: xxd -c 4, xxd -c 1), a line
+ * break, the next line's offset (up to 12 hex digits, an optional ":",
+ * 1 to 3 spaces) or none (hexdump -e '4/4 "%08X " "\n"').  A match that
+ * changed lines runs on to the end of its last line (at most 264
+ * printable bytes: a line of 64), whose ASCII column shows the secret's
+ * tail.
  * Any form also matches with terminal escape sequences between two of
  * its characters, up to REDACT_MAX_ESC bytes of them in one match: CSI
  * (ESC "[" or 0x9b ..., colours: grep --color=always colours the part
@@ -71,13 +76,13 @@
  * character, a \uXXXX spelling of another printable one; UTF-16, more
  * escape sequences than above (a hyperlink whose URL takes it past
  * REDACT_MAX_ESC bytes), other escape sequences: 8-bit C1 controls other
- * than CSI (0x9d), zero-width characters between the characters, hex in
- * mixed case, hex in uppercase little-endian words (hexdump -e with
- * %08X), in fewer than 8 bytes a line after its first change of line
- * (xxd -c 4), with other separators (xxd -i) or a line's ASCII column
- * past 40 bytes (xxd -c 64); the ASCII column of a secret dumped on one
- * line that shows fewer than 4 of its bytes; other shell quoting: zsh's
- * or Python's repr()); see docs/AUDIT.md.
+ * than CSI (0x9d), zero-width characters between the characters, a hex
+ * dump whose first line's ASCII column is past 72 bytes (xxd -c 128,
+ * od -w256) or whose last line's rest is past 264, a dump of other
+ * separators (od -c's characters, a C array in decimal), the ASCII
+ * column of a secret dumped on one line that shows fewer than 4 of its
+ * bytes; other shell quoting: zsh's or Python's repr()); see
+ * docs/AUDIT.md.
  *
  * All derived forms are held in sodium_malloc'd memory and wiped by
  * redact_free().

@@ -14,11 +14,11 @@ mcp_env
 secret='sup3r/s3cret+value'
 printf '%s' "$secret" | "$AIRLOCK" secret set API_TOKEN
 ws=$(make_workspace)
-# Prints the agent's text, one write after 2500 bytes of its own, and runs on.
+# Prints the agent's text, one write after 4000 bytes of its own, and runs on.
 # Prints the agent's text as a line, then "ready" and a long line on
 # stderr, and runs on.
-printf '%s\n' 'printf "ERR %s\n" "$1"; printf "ready\n%02500d\n" 0 >&2; exec sleep 20' >"$ws/ev.sh"
-printf '%s\n' 'trap "exit 0" TERM; printf "%02500d%s" 0 "$1"; sleep 20 & wait' >"$ws/serve.sh"
+printf '%s\n' 'printf "ERR %s\n" "$1"; printf "ready\n%04000d\n" 0 >&2; exec sleep 20' >"$ws/ev.sh"
+printf '%s\n' 'trap "exit 0" TERM; printf "%04000d%s" 0 "$1"; sleep 20 & wait' >"$ws/serve.sh"
 
 M="$T/m.yaml"
 cat >"$M" <<'YAML'
@@ -101,12 +101,15 @@ right=$n
 given sup3x job-3
 wrong=$n
 expect_eq "a read gives as much of a tail that begins like the secret as of one that does not" "$right" "$wrong"
-# 2505 bytes less the longest form but one: the hex as od -t x8 prints
+# 4005 bytes less the longest form but one: the hex as od -t x8 prints
 # it at byte 7 of a word (64 characters, "??" for the words' other
 # bytes) broken into lines (3 * 64 - 2), 1024 bytes of escape sequences
-# (REDACT_MAX_ESC), and laid out as a hex dump, five changes of line (one
-# every 8 bytes, 5 * 56) and the rest of its last line (144).
-expect_eq "... holding back the same tail, whatever it holds" "$wrong" 868
+# (REDACT_MAX_ESC), and laid out as a hex dump: a first change of line
+# after an ASCII column of up to 72 bytes and an offset (96), each of
+# its 32 bytes on a line of its own (xxd -c 1: 32 * 33, the byte in the
+# ASCII column, its padding, an offset) and the rest of its last line
+# (264: a line of 64).
+expect_eq "... holding back the same tail, whatever it holds" "$wrong" 1376
 
 # The same for a job's pushed events (jobs.events): a line was pushed once
 # no form of a secret could run past it, so the line of a guess the agent

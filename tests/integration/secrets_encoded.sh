@@ -39,6 +39,12 @@
 #    time.
 #  - in a dump's ASCII column on one line when it holds a byte the dump
 #    shows as "." (a non-ASCII letter): the rest of it as it is.
+#  - in a dump in uppercase words (xxd -e -u, hexdump -e with %08X or
+#    %04X, its lines without an offset), as a C array (xxd -i, xxd -i -u:
+#    ", 0x" between the bytes), of fewer than 8 bytes a line (xxd -c 4,
+#    xxd -c 6, od -w4: a change of line every 4 bytes) or with an ASCII
+#    column over 40 bytes (xxd -c 64, od -w64): the hex came back for the
+#    agent to decode, and the ASCII column its bytes as they are.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -141,27 +147,52 @@ tools:
     timeoutMs: 10000
     command: ["bash", "-c", "for d in xxd 'hexdump -C' 'od -A x -t x1z' 'xxd -c 32'; do echo \"== $d\"; printf 'pw: %s\\n' \"$PW\" | $d; done"]
     secrets: [ { name: LOGIN_PW, env: PW } ]
+  - name: dumpforms
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 10000
+    command:
+      - bash
+      - -c
+      - |
+        p='the api token of the payments service, production, is: '
+        for d in 'xxd -u' 'xxd -e -u' "hexdump -e '4/4 \"%08X \" \"\\n\"'" \
+            "hexdump -e '8/2 \"%04X \" \"\\n\"'" 'xxd -i' 'xxd -i -u' \
+            'xxd -c 4' 'xxd -u -c 4' 'xxd -c 6' 'od -A x -t x1z -w4' \
+            'xxd -c 64' 'od -A x -t x1z -w64'; do
+          echo "== $d"
+          printf '%s%s\n' "$p" "$API_TOKEN" | eval "$d"
+        done
+    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
 YAML
 
 # plain TEXT: TEXT without its ANSI escape sequences, as the agent reads it.
 plain() { printf '%s' "$1" | sed 's/\x1b\[[0-9;]*[A-Za-z]//g'; }
 # piece SECRET < TEXT: the first 6 bytes of SECRET that TEXT holds, as
 # it is, its terminal sequences taken out, or its hex dumps decoded (an
-# offset, bytes in hex separated by spaces or colons, or 2-byte words
-# byte-swapped, as od -x prints them); "" if none.
+# offset or none, bytes in hex of either case separated by spaces,
+# colons or a C array's ", 0x", or words byte-swapped, as od -x prints
+# them); "" if none.
 piece() {
 	python3 -c 'import re, sys
 s = sys.argv[1].encode()
 t = sys.stdin.buffer.read()
 p = re.sub(rb"\x1b\][^\x07\x1b]*(\x07|\x1b\\\\)|(\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|\x1b[ -/]+[0-~]|\x1b", b"", t)
-d = e = b""
+d = e = f = g = b""
 for l in t.splitlines():
-	l = re.sub(rb"^[0-9a-fA-F]+:? ", b"", l)
-	for w in re.split(rb"[ :]+", l):
+	l = re.sub(rb",? *0[xX]", b" ", l)
+	for o, w in [(0, w) for w in re.split(rb"[ :]+", re.sub(rb"^[0-9a-fA-F]+:? ", b"", l))] + [(1, w) for w in re.split(rb"[ :]+", l)]:
 		if re.fullmatch(rb"(?:[0-9a-fA-F]{2})+", w):
-			d += bytes.fromhex(w.decode())
-			e += bytes.fromhex(w.decode())[::-1]
-b = [s[i:i + 6] for i in range(len(s) - 5) if any(s[i:i + 6] in x for x in (t, p, d, e))]
+			x = bytes.fromhex(w.decode())
+			if o:
+				f += x
+				g += x[::-1]
+			else:
+				d += x
+				e += x[::-1]
+b = [s[i:i + 6] for i in range(len(s) - 5) if any(s[i:i + 6] in x for x in (t, p, d, e, f, g))]
 print(b[0].decode() if b else "")' "$1"
 }
 
@@ -289,6 +320,20 @@ for d in xxd 'hexdump -C' 'od -A x -t x1z' 'xxd -c 32'; do
 	    "$(printf '%s' "$s" | piece "$upw")" ""
 done
 
+mcp_call dumpforms '{}'
+expect_ok_result "the dump form tool ran"
+out=$(jr .result.structuredContent.stdout)
+for d in 'xxd -u' 'xxd -e -u' "hexdump -e '4/4 \"%08X \" \"\\n\"'" \
+    "hexdump -e '8/2 \"%04X \" \"\\n\"'" 'xxd -i' 'xxd -i -u' 'xxd -c 4' \
+    'xxd -u -c 4' 'xxd -c 6' 'od -A x -t x1z -w4' 'xxd -c 64' \
+    'od -A x -t x1z -w64'; do
+	s=$(printf '%s\n' "$out" | h="== $d" awk '$0 == ENVIRON["h"] { on = 1; next } /^== / { on = 0 } on')
+	n=$(printf '%s' "$s" | grep -c 'REDACTED:API_TOKEN')
+	check "$d: the secret in it was redacted ($n)" test "$n" -ge 1
+	expect_eq "... no piece of the secret in its hex or ASCII column" \
+	    "$(printf '%s' "$s" | piece "$secret")" ""
+done
+
 mcp_stop
 art=$(find "$sess/artifacts" -name '*-colour.log' -type f)
 check "the run's output was kept as an artifact" test -s "$art"
@@ -296,7 +341,7 @@ expect_not_contains "... which holds no coloured secret" "$(plain "$(cat "$art")
 expect_not_contains "the audit log holds no form of it" "$(plain "$(cat "$sess/audit.jsonl")")" "$secret"
 for f in "$sess"/artifacts/*-dumps.log "$sess"/artifacts/*-term.log \
     "$sess"/artifacts/*-words.log "$sess"/artifacts/*-widths.log \
-    "$sess"/artifacts/*-longesc.log; do
+    "$sess"/artifacts/*-longesc.log "$sess"/artifacts/*-dumpforms.log; do
 	expect_eq "$(basename "$f") holds no piece of the secret" \
 	    "$(piece "$secret" <"$f")" ""
 done

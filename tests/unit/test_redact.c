@@ -366,6 +366,97 @@ START_TEST(test_redact_dump_words_widths_and_ascii_column)
 }
 END_TEST
 
+/*
+ * A dump in uppercase (xxd -u, xxd -e -u, hexdump -e '4/4 "%08X "', its
+ * lines without an offset), as a C array (xxd -i: ", 0x" between bytes,
+ * a line break and an indent every few), as "\x" escapes, of fewer than
+ * 8 bytes a line (xxd -c 4: a change of line every 4 bytes) or with an
+ * ASCII column over 40 bytes (xxd -c 48): each gave the secret back.
+ */
+START_TEST(test_redact_dump_case_arrays_and_widths)
+{
+	static const struct {
+		const char	*in, *out;
+	} c[] = {
+		{ "00000000: 203A6469 72636573 742D7465 6E656B6F  "
+		  "id: secret-token\n00000010: 0A32342D                   "
+		  "          -42.\n",
+		  "00000000: 203A6469 [REDACTED:TOK]\n" },
+		{ "203A6469 72636573 742D7465 6E656B6F\n0A32342D         "
+		  "                  \n",
+		  "203A6469 [REDACTED:TOK]\n" },
+		{ "k 73 65 63 72 65 74 2D 74 6f 6B 65 6e 2d 34 32 k",
+		  "k [REDACTED:TOK] k" },
+		{ "  0x69, 0x64, 0x3a, 0x20, 0x73, 0x65, 0x63, 0x72,\n"
+		  "  0x65, 0x74, 0x2d, 0x74, 0x6f, 0x6b, 0x65, 0x6e,\n"
+		  "  0x2d, 0x34, 0x32, 0x0a\n",
+		  "  0x69, 0x64, 0x3a, 0x20, 0x[REDACTED:TOK], 0x0a\n" },
+		{ "{0X73,0X65,0X63,0X72,0X65,0X74,0X2D,0X74,0X6F,0X6B,0X65,"
+		  "0X6E,0X2D,0X34,0X32}",
+		  "{0X[REDACTED:TOK]}" },
+		{ "b'\\x73\\x65\\x63\\x72\\x65\\x74\\x2d\\x74\\x6f\\x6b\\x65"
+		  "\\x6e\\x2d\\x34\\x32'",
+		  "b'\\x[REDACTED:TOK]'" },
+		{ "00000000: 6b65 793d  key=\n00000004: 7365 6372  secr\n"
+		  "00000008: 6574 2d74  et-t\n0000000c: 6f6b 656e  oken\n"
+		  "00000010: 2d34 32    -42\n",
+		  "00000000: 6b65 793d  key=\n00000004: [REDACTED:TOK]\n" },
+		{ "00000000: 7468 6520 6964 206f 6620 7468 6973 206f 6e65 "
+		  "2069 7320 6865 7265 2c20 616e 6420 6974 2069 733a 2073 "
+		  "6563 7265 742d 746f  the id of this one is here, and it is:"
+		  " secret-to\n00000030: 6b65 6e2d 3432 0a                   "
+		  "                                                          "
+		  "                                           ken-42.\n",
+		  "00000000: 7468 6520 6964 206f 6620 7468 6973 206f 6e65 "
+		  "2069 7320 6865 7265 2c20 616e 6420 6974 2069 733a 20"
+		  "[REDACTED:TOK]\n" },
+	};
+	/* Ordinary dumps, and dumps of the secret with its last byte changed. */
+	static const char *const same[] = {
+		"00000000: 6275 696c 6420 6f6b 0a                   build ok.\n",
+		"00000000: 203A6469 72636573 742D7465 6E656B6F  "
+		"id: secret-token\n00000010: 0A33342D                   "
+		"          -43.\n",
+		"  0x73, 0x65, 0x63, 0x72, 0x65, 0x74, 0x2d, 0x74, 0x6f, 0x6b,"
+		" 0x65, 0x6e,\n  0x2d, 0x34, 0x33\n",
+		"00000000: 7365 6372  secr\n00000004: 6574 2d74  et-t\n"
+		"00000008: 6f6b 656e  oken\n0000000c: 2d34 33    -43\n",
+		"DEADBEEF 0BADF00D 73656372 65742D74\n6F6B656E 2D343300\n",
+		"0x73, 0x65, 0x63, 0x72, 0x65, 0x74, 0x2d, 0x74, 0x6f, 0x6b, "
+		"0x65, 0x6e, 0x2d, 0x34",
+		"00000000  6d 61 6b 65 5b 32 5d 3a  20 4c 65 61 76 69 6e 67  "
+		"|make[2]: Leaving|\n00000010  20 64 69 72 65 63 74 6f  72 79 "
+		"20 2f 62 75 69 6c  | directory /buil|\n00000020  64 2f 73 72 "
+		"63 0a                                 |d/src.|\n00000026\n",
+		"  0x6d, 0x61, 0x6b, 0x65, 0x3a, 0x20,\n  0x6f, 0x6b, 0x20, "
+		"0x30, 0x78, 0x34,\n  0x31, 0x0a\n",
+		"00000000: 7374 6174  stat\n00000004: 7573 3D32  us=2\n"
+		"00000008: 3030 204F  00 O\n0000000c: 4B0A       K.\n",
+	};
+	struct redact *r;
+	char *out;
+	size_t i, outlen;
+
+	ck_assert_ptr_nonnull(r = redact_new());
+	ck_assert_int_eq(redact_add(r, "TOK", "secret-token-42", 15), 0);
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		ck_assert_int_ge(redact_buf(r, c[i].in, strlen(c[i].in), &out,
+		    &outlen), 1);
+		ck_assert_str_eq(out, c[i].out);
+		free(out);
+	}
+	for (i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		ck_assert_int_eq(redact_buf(r, same[i], strlen(same[i]), &out,
+		    &outlen), 0);
+		ck_assert_str_eq(out, same[i]);
+		free(out);
+		ck_assert_int_eq(redact_contains(r, same[i], strlen(same[i])),
+		    0);
+	}
+	redact_free(r);
+}
+END_TEST
+
 START_TEST(test_redact_binary_buffer_with_nul)
 {
 	static const char in[] = "a\0" PW "\0b";
@@ -474,9 +565,13 @@ START_TEST(test_redact_release_ignores_content)
 	/*
 	 * Its od -t x8 hex across two words (32 characters: "??" for the
 	 * other 12 bytes of the words) broken into lines, or a dump's
-	 * changes of line (one every 8 bytes) and the rest of its last line.
+	 * changes of line: the first after an ASCII column of up to 72
+	 * bytes and an offset (96 in all), each of the 16 bytes on a line of
+	 * its own (33: the byte in the ASCII column, its padding, an
+	 * offset), and the rest of its last line (264: a line of 64).
 	 */
-	ck_assert_uint_eq(keep, 3 * 32 - 3 + REDACT_MAX_ESC + 3 * 56 + 144);
+	ck_assert_uint_eq(keep, 3 * 32 - 3 + REDACT_MAX_ESC + 96 + 16 * 33 +
+	    264);
 	ck_assert_uint_eq(redact_release(r, "abc", 3), 0);
 	memset(in, 'x', 2048);
 	in[2048] = '\0';
@@ -565,6 +660,7 @@ redact_suite(void)
 	tcase_add_test(tc, test_redact_wrapped_forms);
 	tcase_add_test(tc, test_redact_hex_dumps_and_terminal_sequences);
 	tcase_add_test(tc, test_redact_dump_words_widths_and_ascii_column);
+	tcase_add_test(tc, test_redact_dump_case_arrays_and_widths);
 	tcase_add_test(tc, test_redact_binary_buffer_with_nul);
 	tcase_add_test(tc, test_redact_null_redactor_copies);
 	tcase_add_test(tc, test_redact_json_tree_values_and_keys);
