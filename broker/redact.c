@@ -29,6 +29,7 @@ struct redact_form {
 
 #define FORM_LINES	0x1	/* may be broken into lines */
 #define FORM_DUMP	0x2	/* hex: may be laid out as a hex dump */
+#define FORM_CHARS	0x4	/* od -c's fields: may change lines */
 
 /*
  * A hex dump (xxd, hexdump -C, od -t x1, bytes.hex(":")): between two
@@ -307,6 +308,46 @@ ascii_column(unsigned char *dst, const unsigned char *v, size_t len)
 			dots++;
 	}
 	return dots == 0 || shown < REDACT_MIN_LEN ? 0 : end;
+}
+
+/*
+ * The value as od -c and hexdump -c print it: each byte in a field of 4
+ * columns, right-aligned: a printable byte as it is, NUL, BEL, BS, FF,
+ * LF, CR, HT and VT as \0 \a \b \f \n \r \t \v, any other as 3 octal
+ * digits.  The first field's padding is left out: the form begins with
+ * the value's first byte.  A change of line may stand before a field
+ * (FORM_CHARS, chars_line()).
+ */
+static size_t
+char_fields(unsigned char *dst, const unsigned char *v, size_t len)
+{
+	static const char named[8] = "\0\a\b\f\n\r\t\v", names[] = "0abfnrtv";
+	const char *e;
+	unsigned char u[3];
+	size_t i, w, o = 0;
+
+	for (i = 0; i < len; i++) {
+		if (v[i] >= 0x20 && v[i] < 0x7f) {
+			u[0] = v[i];
+			w = 1;
+		} else if ((e = memchr(named, v[i], sizeof(named))) != NULL) {
+			u[0] = '\\';
+			u[1] = (unsigned char)names[e - named];
+			w = 2;
+		} else {
+			u[0] = (unsigned char)('0' + (v[i] >> 6));
+			u[1] = (unsigned char)('0' + ((v[i] >> 3) & 7));
+			u[2] = (unsigned char)('0' + (v[i] & 7));
+			w = 3;
+		}
+		if (i > 0) {
+			memset(dst + o, ' ', 4 - w);
+			o += 4 - w;
+		}
+		memcpy(dst + o, u, w);
+		o += w;
+	}
+	return o;
 }
 
 /*
@@ -630,7 +671,7 @@ forms_index(struct redact *r)
 				pair_set_upper(r, fm->p[0], fm->p[1]);
 			pair_set(r, fm->p[0], 0x1b);
 			pair_set(r, fm->p[0], 0x9b);
-			if (fm->wrap & FORM_LINES) {
+			if (fm->wrap & (FORM_LINES | FORM_CHARS)) {
 				pair_set(r, fm->p[0], '\n');
 				pair_set(r, fm->p[0], '\r');
 			}
@@ -669,9 +710,9 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	 * len) + 4 whole base64 + 6 fragments; each but JSON and shell at
 	 * most 3 * len + 8 bytes with its NUL; and 12 hex forms in 4- and
 	 * 8-byte words (2 * (len + 16) each, "??" included) and the ASCII
-	 * column (len).
+	 * column (len); and od -c's fields (4 * len).
 	 */
-	cap = 32 * (3 * len + 8) + 13 * (2 * len + 32);
+	cap = 32 * (3 * len + 8) + 13 * (2 * len + 32) + 4 * len;
 	if ((s->block = sodium_malloc(cap)) == NULL)
 		return AL_ERR_ALLOC;
 	s->cap = cap;
@@ -699,6 +740,10 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 		}
 	dst = form_reserve(s, len);
 	if ((rc = form_commit(r, si, ascii_column(dst, v, len))) != 0)
+		goto fail;
+	dst = form_reserve(s, 4 * len);
+	if ((rc = form_commit_wrap(r, si, char_fields(dst, v, len),
+	    FORM_CHARS)) != 0)
 		goto fail;
 	dst = form_reserve(s, 3 * len);
 	if ((rc = form_commit(r, si,
@@ -1096,6 +1141,36 @@ dump_gap(const unsigned char *in, size_t len, size_t k, unsigned char want,
 }
 
 /*
+ * Returns the length of od -c's or hexdump -c's change of line at
+ * in[k..len), if a space (the next field's padding) follows it: a line
+ * break and the next line's offset (1 to 12 hex digits, an optional
+ * ":"); else 0, setting *more if in[k..len) is the beginning of one.
+ */
+static size_t
+chars_line(const unsigned char *in, size_t len, size_t k, int *more)
+{
+	size_t n, d;
+
+	*more = 0;
+	if (in[k] == '\r' && k + 1 == len) {
+		*more = 1;
+		return 0;
+	}
+	if ((n = line_break(in, len, k)) == 0)
+		return 0;
+	for (d = 0; k + n < len && d < DUMP_OFF - 4 && hex_eq('?', in[k + n]);
+	    d++)
+		n++;
+	if (k + n < len && d > 0 && in[k + n] == ':')
+		n++;
+	if (k + n == len) {
+		*more = 1;
+		return 0;
+	}
+	return d > 0 && in[k + n] == ' ' ? n : 0;
+}
+
+/*
  * Can a gap inside a match begin with |c|: a dump's separator or prefix
  * (dump_gap()), a line break, an escape sequence?  Most bytes that
  * stop a match cannot, and are not looked at further.
@@ -1192,6 +1267,14 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 				}
 				continue;
 			}
+			/* od -c's change of line, before a field's padding. */
+			if ((fm->wrap & FORM_CHARS) && !broke &&
+			    fm->p[j] == ' ' &&
+			    (n = chars_line(in, len, k, &more)) > 0) {
+				k += n;
+				broke = 1;
+				continue;
+			}
 			pend = more;
 			if ((fm->wrap & FORM_LINES) && !broke &&
 			    (br = line_break(in, len, k)) > 0) {
@@ -1262,7 +1345,7 @@ match_from(const struct redact *r, const unsigned char *in, size_t len,
 			fm = &r->forms[f];
 			if (len - i < fm->len || (fm->p[1] != c1 &&
 			    (c1 == '\n' || c1 == '\r') &&
-			    !(fm->wrap & FORM_LINES)) ||
+			    !(fm->wrap & (FORM_LINES | FORM_CHARS))) ||
 			    (dump_only && !(fm->wrap & FORM_DUMP)))
 				continue;
 			if (best != NULL && (fm->len < best->len ||
@@ -1286,9 +1369,14 @@ match_from(const struct redact *r, const unsigned char *in, size_t len,
 	}
 	for (f = lo; f < r->start[c0 + 1] && r->forms[f].p[1] == c1; f++) {
 		fm = &r->forms[f];
-		if ((!dump_only || (fm->wrap & FORM_DUMP)) &&
-		    len - i >= fm->len &&
-		    (*span = form_match(fm, in, len, i, &partial)) > 0)
+		/*
+		 * Byte 1 matched as it is: a byte 2 that is not the form's and
+		 * begins no gap ends the match there (most tries end so).
+		 */
+		if ((dump_only && !(fm->wrap & FORM_DUMP)) || len - i < fm->len ||
+		    (!form_eq(fm, 2, in[i + 2]) && !gap_may_begin(in[i + 2])))
+			continue;
+		if ((*span = form_match(fm, in, len, i, &partial)) > 0)
 			return fm;
 	}
 	return NULL;
@@ -1362,7 +1450,9 @@ redact_longest(const struct redact *r)
 	 * prefix (DUMP_PREFIX) or a change of line: the first up to
 	 * DUMP_COL + DUMP_OFF more, a later one the bytes the match took on
 	 * its line and DUMP_PAD + DUMP_OFF (8 more for a "\r\n" and a last
-	 * word's padding), and the rest of its last line.
+	 * word's padding), and the rest of its last line; od -c's fields, a
+	 * line break and an offset before any field but the first (each at
+	 * least 2 bytes).
 	 */
 	_Static_assert(DUMP_PREFIX <= DUMP_PAD + DUMP_OFF + 8,
 	    "a C array's prefix fits the bound of a change of line");
@@ -1372,6 +1462,8 @@ redact_longest(const struct redact *r)
 		if (r->forms[i].wrap & FORM_DUMP)
 			n += DUMP_COL + DUMP_OFF + 8 + r->forms[i].len / 2 *
 			    (1 + DUMP_PAD + DUMP_OFF + 8) + DUMP_REST;
+		if (r->forms[i].wrap & FORM_CHARS)
+			n += (r->forms[i].len / 2 + 1) * (2 + DUMP_OFF);
 		if (n > longest)
 			longest = n;
 	}

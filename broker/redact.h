@@ -11,6 +11,9 @@
  *     4 (od -t x4, xxd -e) and 8 (od -t x8, xxd -e -g 8), each word's
  *     bytes reversed, the value at any byte of a word (the spaces xxd -e
  *     prints for the bytes a cut last word lacks stand for them);
+ *   - the value as od -c and hexdump -c print it, each byte in a field
+ *     of 4 columns (a control byte as \n or \ooo), over lines with an
+ *     offset before each;
  *   - the value as a hex dump's ASCII column shows it, a byte outside
  *     " " to "~" as "." (xxd, hexdump -C, od -t x1z), when it holds
  *     such a byte and shows 4 or more as they are;
@@ -79,7 +82,8 @@
  * than CSI (0x9d), zero-width characters between the characters, a hex
  * dump whose first line's ASCII column is past 72 bytes (xxd -c 128,
  * od -w256) or whose last line's rest is past 264, a dump of other
- * separators (od -c's characters, a C array in decimal), the ASCII
+ * separators (od -a's names, a C array in decimal, od -t x1 -c's hex
+ * lines with a line of characters under each), the ASCII
  * column of a secret dumped on one line that shows fewer than 4 of its
  * bytes; other shell quoting: zsh's or Python's repr()); see
  * docs/AUDIT.md.

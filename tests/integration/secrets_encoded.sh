@@ -45,6 +45,8 @@
 #    xxd -c 6, od -w4: a change of line every 4 bytes) or with an ASCII
 #    column over 40 bytes (xxd -c 64, od -w64): the hex came back for the
 #    agent to decode, and the ASCII column its bytes as they are.
+#  - as od -c and hexdump -c print it, each byte in a field of 4 columns,
+#    over lines of any width: the secret came back to be read off.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -161,7 +163,8 @@ tools:
         for d in 'xxd -u' 'xxd -e -u' "hexdump -e '4/4 \"%08X \" \"\\n\"'" \
             "hexdump -e '8/2 \"%04X \" \"\\n\"'" 'xxd -i' 'xxd -i -u' \
             'xxd -c 4' 'xxd -u -c 4' 'xxd -c 6' 'od -A x -t x1z -w4' \
-            'xxd -c 64' 'od -A x -t x1z -w64'; do
+            'xxd -c 64' 'od -A x -t x1z -w64' 'od -c' 'od -c -w64' \
+            'hexdump -c' 'od -A x -c -w4'; do
           echo "== $d"
           printf '%s%s\n' "$p" "$API_TOKEN" | eval "$d"
         done
@@ -174,14 +177,16 @@ plain() { printf '%s' "$1" | sed 's/\x1b\[[0-9;]*[A-Za-z]//g'; }
 # it is, its terminal sequences taken out, or its hex dumps decoded (an
 # offset or none, bytes in hex of either case separated by spaces,
 # colons or a C array's ", 0x", or words byte-swapped, as od -x prints
-# them); "" if none.
+# them; or fields of 4 columns, as od -c prints them); "" if none.
 piece() {
 	python3 -c 'import re, sys
 s = sys.argv[1].encode()
 t = sys.stdin.buffer.read()
 p = re.sub(rb"\x1b\][^\x07\x1b]*(\x07|\x1b\\\\)|(\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|\x1b[ -/]+[0-~]|\x1b", b"", t)
-d = e = f = g = b""
+d = e = f = g = h = b""
 for l in t.splitlines():
+	c = re.sub(rb"^[0-9a-fA-F]+:?", b"", l)
+	h += b"".join(c[i + 3:i + 4] for i in range(0, len(c), 4))
 	l = re.sub(rb",? *0[xX]", b" ", l)
 	for o, w in [(0, w) for w in re.split(rb"[ :]+", re.sub(rb"^[0-9a-fA-F]+:? ", b"", l))] + [(1, w) for w in re.split(rb"[ :]+", l)]:
 		if re.fullmatch(rb"(?:[0-9a-fA-F]{2})+", w):
@@ -192,7 +197,7 @@ for l in t.splitlines():
 			else:
 				d += x
 				e += x[::-1]
-b = [s[i:i + 6] for i in range(len(s) - 5) if any(s[i:i + 6] in x for x in (t, p, d, e, f, g))]
+b = [s[i:i + 6] for i in range(len(s) - 5) if any(s[i:i + 6] in x for x in (t, p, d, e, f, g, h))]
 print(b[0].decode() if b else "")' "$1"
 }
 
@@ -326,7 +331,8 @@ out=$(jr .result.structuredContent.stdout)
 for d in 'xxd -u' 'xxd -e -u' "hexdump -e '4/4 \"%08X \" \"\\n\"'" \
     "hexdump -e '8/2 \"%04X \" \"\\n\"'" 'xxd -i' 'xxd -i -u' 'xxd -c 4' \
     'xxd -u -c 4' 'xxd -c 6' 'od -A x -t x1z -w4' 'xxd -c 64' \
-    'od -A x -t x1z -w64'; do
+    'od -A x -t x1z -w64' 'od -c' 'od -c -w64' 'hexdump -c' \
+    'od -A x -c -w4'; do
 	s=$(printf '%s\n' "$out" | h="== $d" awk '$0 == ENVIRON["h"] { on = 1; next } /^== / { on = 0 } on')
 	n=$(printf '%s' "$s" | grep -c 'REDACTED:API_TOKEN')
 	check "$d: the secret in it was redacted ($n)" test "$n" -ge 1

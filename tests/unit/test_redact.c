@@ -371,7 +371,9 @@ END_TEST
  * lines without an offset), as a C array (xxd -i: ", 0x" between bytes,
  * a line break and an indent every few), as "\x" escapes, of fewer than
  * 8 bytes a line (xxd -c 4: a change of line every 4 bytes) or with an
- * ASCII column over 40 bytes (xxd -c 48): each gave the secret back.
+ * ASCII column over 40 bytes (xxd -c 48), as od -c prints it (each byte
+ * in a field of 4 columns, a control byte as \001): each gave the
+ * secret back.
  */
 START_TEST(test_redact_dump_case_arrays_and_widths)
 {
@@ -410,6 +412,12 @@ START_TEST(test_redact_dump_case_arrays_and_widths)
 		  "00000000: 7468 6520 6964 206f 6620 7468 6973 206f 6e65 "
 		  "2069 7320 6865 7265 2c20 616e 6420 6974 2069 733a 20"
 		  "[REDACTED:TOK]\n" },
+		{ "0000000   i   d   :       s   e   c   r   e   t   -   t   o   k"
+		  "   e   n\n0000020   -   4   2  \\n\n0000024\n",
+		  "0000000   i   d   :       [REDACTED:TOK]  \\n\n0000024\n" },
+		{ "000000   k 001   c   t\n000004   l   -   v   a\n"
+		  "000008   l   9  \\n\n00000b\n",
+		  "000000   k [REDACTED:CTL]  \\n\n00000b\n" },
 	};
 	/* Ordinary dumps, and dumps of the secret with its last byte changed. */
 	static const char *const same[] = {
@@ -432,6 +440,9 @@ START_TEST(test_redact_dump_case_arrays_and_widths)
 		"0x30, 0x78, 0x34,\n  0x31, 0x0a\n",
 		"00000000: 7374 6174  stat\n00000004: 7573 3D32  us=2\n"
 		"00000008: 3030 204F  00 O\n0000000c: 4B0A       K.\n",
+		"0000000   i   d   :       s   e   c   r   e   t   -   t   o   k"
+		"   e   n\n0000020   -   4   3  \\n\n0000024\n",
+		"0000000   b   u   i   l   d       o   k  \\n\n0000011\n",
 	};
 	struct redact *r;
 	char *out;
@@ -439,6 +450,7 @@ START_TEST(test_redact_dump_case_arrays_and_widths)
 
 	ck_assert_ptr_nonnull(r = redact_new());
 	ck_assert_int_eq(redact_add(r, "TOK", "secret-token-42", 15), 0);
+	ck_assert_int_eq(redact_add(r, "CTL", "\001ctl-val9", 9), 0);
 	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		ck_assert_int_ge(redact_buf(r, c[i].in, strlen(c[i].in), &out,
 		    &outlen), 1);
