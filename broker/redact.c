@@ -1038,13 +1038,26 @@ prefix_gap(const unsigned char *in, size_t len, size_t k, unsigned char want,
 	return dump_next(want, in[k + n + 2]) ? n + 2 : 0;
 }
 
+/* Does a line's rest p[0..n) hold more than separators: an ASCII column? */
+static int
+rest_shown(const unsigned char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != ' ' && p[i] != ':' && p[i] != '-')
+			return 1;
+	return 0;
+}
+
 /*
  * Returns the length of the gap between two bytes of a hex dump at
  * in[k..len), if the byte after it is |want| or an escape sequence:
  * separators, a C array's prefix (prefix_gap()), or (when |col| > 0) a
  * change of line whose line's rest is at most |col| bytes; else 0,
  * setting *more if in[k..len) is the beginning of one.  *changed is set
- * for a change of line.  When the form has |q| bytes of "??" there, the
+ * for a change of line: 2 when the line's rest held more than
+ * separators (an ASCII column), else 1.  When the form has |q| bytes of "??" there, the
  * gap may end in a last word's padding (word_pad()): *pad is set to the
  * form's characters it stands for.  |mode| GAP_LINES takes a change of
  * line only, GAP_LINES | GAP_BARE one whose next line has no offset.
@@ -1057,7 +1070,7 @@ dump_gap(const unsigned char *in, size_t len, size_t k, unsigned char want,
     size_t col, size_t q, int mode, size_t *pad, int *more,
     int *changed)
 {
-	size_t n, d, w, nl;
+	size_t n, d, w, nl, rest;
 	int pmore, lines_only = mode & GAP_LINES;
 
 	*more = *changed = 0;
@@ -1092,6 +1105,7 @@ dump_gap(const unsigned char *in, size_t len, size_t k, unsigned char want,
 		;
 	if (n > col || k + n == len)
 		goto end;
+	rest = n;
 	if (in[k + n] == '\r' && k + n + 1 < len && in[k + n + 1] == '\n')
 		n++;
 	else if (in[k + n] == '\r' && k + n + 1 == len) {
@@ -1107,7 +1121,7 @@ dump_gap(const unsigned char *in, size_t len, size_t k, unsigned char want,
 			goto end;
 		if (!dump_next(want, in[k + n]))
 			return 0;
-		*changed = 1;
+		*changed = 1 + rest_shown(in + k, rest);
 		return n;
 	}
 	/* The next line's offset, ":" (xxd), one to three spaces. */
@@ -1119,7 +1133,7 @@ dump_gap(const unsigned char *in, size_t len, size_t k, unsigned char want,
 		n++;
 	if (d > 0 && q > 0 && (w = word_pad(in, len, k + n, q, pad,
 	    more)) > 0) {
-		*changed = 1;
+		*changed = 1 + rest_shown(in + k, rest);
 		return n + w;
 	}
 	if (*more)
@@ -1133,7 +1147,7 @@ dump_gap(const unsigned char *in, size_t len, size_t k, unsigned char want,
 			return 0;
 		n = nl;		/* no offset */
 	}
-	*changed = 1;
+	*changed = 1 + rest_shown(in + k, rest);
 	return n;
  end:
 	*more = k + n == len;
@@ -1202,6 +1216,7 @@ gap_may_begin(unsigned char c)
 struct match_at {
 	size_t	j, k, esc, changes, last;
 	int	broke;		/* a gap or a break taken before byte j */
+	int	column;		/* a change of line passed an ASCII column */
 };
 
 static size_t
@@ -1211,7 +1226,7 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 	struct match_at alt;
 	size_t j = at.j, k = at.k, esc = at.esc, changes = at.changes;
 	size_t last = at.last, n, m, q, pad, br, col;
-	int broke = at.broke, more, pend, changed, edge;
+	int broke = at.broke, column = at.column, more, pend, changed, edge;
 	int altmore, altchanged, altpartial;
 
 	for (; j < fm->len; j++, k++, broke = 0) {
@@ -1251,6 +1266,7 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 					alt.changes = changes + 1;
 					alt.last = alt.j / 2;
 					alt.broke = 1;
+					alt.column = column || altchanged > 1;
 					(*forks)--;
 					altpartial = 0;
 					if ((m = form_match_from(fm, in, len, i,
@@ -1264,6 +1280,7 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 				if (changed) {
 					changes++;
 					last = j / 2;
+					column |= changed > 1;
 				}
 				continue;
 			}
@@ -1299,11 +1316,14 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 		if (!form_eq(fm, j, in[k]))
 			return 0;
 	}
-	/* A dump's last line: its ASCII column holds the secret's tail. */
-	for (n = 0; changes > 0 && k + n < len && n < DUMP_REST &&
+	/*
+	 * A dump's last line: its ASCII column holds the secret's tail (a
+	 * dump with none, xxd -p, hexdump -e, keeps the rest of the line).
+	 */
+	for (n = 0; column && k + n < len && n < DUMP_REST &&
 	    in[k + n] >= 0x20 && in[k + n] < 0x7f; n++)
 		;
-	if (changes > 0 && k + n == len && n < DUMP_REST)
+	if (column && k + n == len && n < DUMP_REST)
 		*partial = 1;
 	return k + n - i;
 }
@@ -1312,7 +1332,7 @@ static size_t
 form_match(const struct redact_form *fm, const unsigned char *in,
     size_t len, size_t i, int *partial)
 {
-	struct match_at at = { 0, i, 0, 0, 0, 0 };
+	struct match_at at = { 0, i, 0, 0, 0, 0, 0 };
 	int forks = DUMP_FORKS;
 
 	*partial = 0;

@@ -59,9 +59,9 @@
  * and 8 (a line there is the secret's alone: xxd -c 4, xxd -c 1), a line
  * break, the next line's offset (up to 12 hex digits, an optional ":",
  * 1 to 3 spaces) or none (hexdump -e '4/4 "%08X " "\n"').  A match that
- * changed lines runs on to the end of its last line (at most 264
- * printable bytes: a line of 64), whose ASCII column shows the secret's
- * tail.
+ * changed lines past an ASCII column runs on to the end of its last line
+ * (at most 264 printable bytes: a line of 64), whose ASCII column shows
+ * the secret's tail (a dump without one, xxd -p, keeps the line's rest).
  * Any form also matches with terminal escape sequences between two of
  * its characters, up to REDACT_MAX_ESC bytes of them in one match: CSI
  * (ESC "[" or 0x9b ..., colours: grep --color=always colours the part

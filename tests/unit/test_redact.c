@@ -386,7 +386,10 @@ START_TEST(test_redact_dump_case_arrays_and_widths)
 		  "00000000: 203A6469 [REDACTED:TOK]\n" },
 		{ "203A6469 72636573 742D7465 6E656B6F\n0A32342D         "
 		  "                  \n",
-		  "203A6469 [REDACTED:TOK]\n" },
+		  "203A6469 [REDACTED:TOK]                           \n" },
+		/* xxd -p: no ASCII column, the rest of the line is kept */
+		{ "7878207365637265742d\n746f6b656e2d34322079\n",
+		  "787820[REDACTED:TOK]2079\n" },
 		{ "k 73 65 63 72 65 74 2D 74 6f 6B 65 6e 2d 34 32 k",
 		  "k [REDACTED:TOK] k" },
 		{ "  0x69, 0x64, 0x3a, 0x20, 0x73, 0x65, 0x63, 0x72,\n"
