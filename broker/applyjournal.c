@@ -134,10 +134,26 @@ applyjournal_write(int trashfd, const char *name, const json_t *journal)
 	return fsync(trashfd);
 }
 
+/* applyjournal_watch()'s: this process's only. */
+static applyjournal_watch_fn watch_fn;
+static void *watch_arg;
+
+void
+applyjournal_watch(applyjournal_watch_fn fn, void *arg)
+{
+	watch_fn = fn;
+	watch_arg = arg;
+}
+
 int
 applyjournal_commit(int trashfd)
 {
-	return renameat(trashfd, APPLYJOURNAL_NAME, trashfd, APPLYJOURNAL_DONE);
+	if (renameat(trashfd, APPLYJOURNAL_NAME, trashfd, APPLYJOURNAL_DONE) ==
+	    -1)
+		return -1;
+	if (watch_fn != NULL)
+		watch_fn(NULL, watch_arg);
+	return 0;
 }
 
 /* Splits |path| into a parent directory descriptor and a name. */
@@ -276,6 +292,8 @@ applyjournal_begin(int wsfd, const json_t *journal, char *trash,
 		(void)unlinkat(wsfd, trash, AT_REMOVEDIR);
 		return AL_ERR_SYSTEM;
 	}
+	if (watch_fn != NULL)
+		watch_fn(trash, watch_arg);
 	if (flock(*trashfd, LOCK_EX) == -1 || fsync(wsfd) == -1 ||
 	    applyjournal_write(*trashfd, trash, journal) != 0) {
 		snprintf(err, errlen, "apply journal: %s", strerror(errno));

@@ -97,6 +97,19 @@ int applyjournal_begin(int wsfd, const json_t *journal, char *trash,
 int applyjournal_commit(int trashfd);
 
 /*
+ * Who is told of this process's applies: fn(trash, arg) once
+ * applyjournal_begin() has made the trash directory |trash|, before its
+ * journal or any change, and fn(NULL, arg) once applyjournal_commit()
+ * has passed the commit point, before the trash is deleted.  The lander
+ * (broker/landjob.c) tells the loop, which must know, should the lander
+ * be lost, whether its apply landed: a trash still holding "done" says
+ * so, but one whose "done" is deleted, or that is gone, says nothing.
+ * NULL (the default): no one.
+ */
+typedef void (*applyjournal_watch_fn)(const char *trash, void *arg);
+void applyjournal_watch(applyjournal_watch_fn fn, void *arg);
+
+/*
  * Undoes the journaled apply in |trashfd| beneath the workspace |wsfd|
  * (an O_RDONLY directory descriptor): the first |ndone| steps (SIZE_MAX:
  * all, when it is not known how far the apply got) and every removal.  Returns 0 when everything was put

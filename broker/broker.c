@@ -1512,7 +1512,7 @@ broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 		return NULL;
 	}
 	/* An apply killed last time is rolled back before anything else. */
-	if (changeset_broker_recover(b, err, errlen) != 0) {
+	if (changeset_broker_recover(b, NULL, NULL, err, errlen) != 0) {
 		close(b->rootfd);
 		free(b);
 		return NULL;

@@ -1308,12 +1308,22 @@ changeset_recover(int rootfd, const struct sandbox_policy *p, json_t **report,
 
 /* The broker's side. */
 
+/* Whether |v| is the string |s|. */
+static int
+str_eq(const json_t *v, const char *s)
+{
+	return json_is_string(v) && strcmp(json_string_value(v), s) == 0;
+}
+
 int
-changeset_broker_recover(struct broker *b, char *err, size_t errlen)
+changeset_broker_recover(struct broker *b, const char *trash, int *finished,
+    char *err, size_t errlen)
 {
 	json_t *report, *v;
 	size_t i;
 
+	if (finished != NULL)
+		*finished = 0;
 	if (changeset_recover(b->rootfd, &b->m->sandbox, &report, err, errlen) <
 	    0) {
 		(void)broker_audit(b, "apply_recovered",
@@ -1325,6 +1335,10 @@ changeset_broker_recover(struct broker *b, char *err, size_t errlen)
 		log_warnx("workspace: an interrupted apply (%s): %s",
 		    json_string_value(json_object_get(v, "trash")),
 		    json_string_value(json_object_get(v, "action")));
+		if (finished != NULL && trash != NULL &&
+		    str_eq(json_object_get(v, "trash"), trash))
+			*finished =
+			    str_eq(json_object_get(v, "action"), "finished");
 		if (broker_audit(b, "apply_recovered", json_incref(v)) != 0) {
 			snprintf(
 			    err, errlen, "the audit log cannot be written");

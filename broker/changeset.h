@@ -197,10 +197,13 @@ int changeset_recover(int rootfd, const struct sandbox_policy *p,
 int changeset_call_prepare(struct call *c, json_t **out);
 /*
  * changeset_recover() on the broker's workspace, each apply recovered
- * audited as an "apply_recovered" record.  Returns 0, or -1 with err
- * (the broker must not start).
+ * audited as an "apply_recovered" record.  *finished (when |finished|
+ * is not NULL) says whether the trash directory |trash| (NULL: none)
+ * was found past its commit point ("finished": its apply landed).
+ * Returns 0, or -1 with err (the broker must not start).
  */
-int changeset_broker_recover(struct broker *b, char *err, size_t errlen);
+int changeset_broker_recover(struct broker *b, const char *trash, int *finished,
+    char *err, size_t errlen);
 void changeset_call_clear(struct call *c);
 
 #endif

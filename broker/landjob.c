@@ -22,15 +22,24 @@
  *   'A' the set passed its checks: a uint64_t count of entries, then the
  *       paths it writes or removes, each NUL-terminated; the process then
  *       waits for one byte from the loop, 'y' (apply) or anything else
+ *   'T' (after a 'y') its apply's trash directory is made (payload: its
+ *       name), before the journal and any change (applyjournal_watch())
+ *   'C' (after a 'T') its apply passed the commit point: it landed
  *   'N' not applied: the loop said no
  *   'O' applied (after a 'y'); its payload, when mode bits did not land
  *       (changeset_dropped()): {"modesDropped": [{path, mode, landed}...]}
  *   'F' not applied (after a 'y'): an int code, then why
- * Every frame but 'A' ends the land, sent after the upper layer is gone.
+ * Every frame but 'A', 'T', 'C' and 'W' ends the land, sent after the
+ * upper layer is gone.  Should the process be lost after a 'y', the
+ * set landed if it said 'C', or if its trash is found past the commit
+ * point ("done" in it); else it was rolled back or never begun
+ * (lost_after_yes()).
  *
  * A patch (apply_patch, broker/patchland.h) lands the same way: the
  * descriptor is a memfd holding its text, the 'A' frame counts its
- * files, and it ends with
+ * files, a 'y' is followed by
+ *   'W' the call's result, JSON, should the patch land (before its 'T'),
+ * and it ends with
  *   'O' applied: the call's result, JSON
  *   'P' not applied (before its 'A' or after a 'y'): an error body, JSON
  *   'N' the loop said no
@@ -91,6 +100,9 @@ struct lander {
 	json_t *out;
 	size_t entries;
 	char kind; /* LAND_RUN, LAND_PATCH or LAND_READ */
+	char trash[64]; /* the apply's trash directory ('T'), or "" */
+	int committed; /* the apply passed its commit point ('C') */
+	json_t *staged; /* a patch's result, should it land ('W') */
 };
 
 /* What a land is: a run's change set (the default), a patch
@@ -125,6 +137,31 @@ send_frame(int fd, char type, const void *payload, size_t len)
 	if (write_all(fd, head, sizeof(head)) != 0 ||
 	    (len > 0 && write_all(fd, payload, len) != 0))
 		_exit(1);
+}
+
+/* A frame of |msg| (stolen) as compact JSON. */
+static void
+send_json_frame(int fd, char type, json_t *msg)
+{
+	char *text = msg != NULL ? json_dumps(msg, JSON_COMPACT) : NULL;
+
+	json_decref(msg);
+	if (text == NULL)
+		_exit(1);
+	send_frame(fd, type, text, strlen(text));
+	free(text);
+}
+
+/* The loop is told of an apply's trash and commit point ('T', 'C'). */
+static void
+tell_apply(const char *trash, void *arg)
+{
+	int fd = *(const int *)arg;
+
+	if (trash != NULL)
+		send_frame(fd, 'T', trash, strlen(trash));
+	else
+		send_frame(fd, 'C', NULL, 0);
 }
 
 /*
@@ -469,8 +506,11 @@ patch_work(struct broker *b, int fd, int pfd, const char *expected, char *type,
 			where = patchland_where(pl, &n);
 			if (admitted(fd, n, where, n) != 'y')
 				*type = 'N';
-			else if (patchland_apply(pl, &out) == 0)
-				*type = 'O';
+			else {
+				send_json_frame(fd, 'W', patchland_result(pl));
+				if (patchland_apply(pl, &out) == 0)
+					*type = 'O';
+			}
 		}
 		patchland_free(pl);
 		free(text);
@@ -581,6 +621,7 @@ static void __attribute__((noreturn)) lander_main(struct broker *b, int fd)
 	/* What ps(1) shows for it. */
 	(void)prctl(PR_SET_NAME, "airlock-lander");
 	signal(SIGPIPE, SIG_IGN);
+	applyjournal_watch(tell_apply, &fd);
 	while (recv_req(fd, &req, &given)) {
 		if (req.kind != LAND_RUN) {
 			if (req.kind == LAND_PATCH)
@@ -774,6 +815,7 @@ lander_free(struct lander *l)
 		return;
 	lander_reap(l);
 	json_decref(l->out);
+	json_decref(l->staged);
 	free(l->buf);
 	free(l);
 }
@@ -930,6 +972,28 @@ frame(struct lander *l, char type, char *payload, size_t len)
 		decide(l, -1, nonsense());
 		(void)write_all(l->fd, "n", 1);
 		return 0;
+	case 'T':
+		if (!l->said_yes || l->trash[0] != '\0' || len == 0 ||
+		    len >= sizeof(l->trash) || memchr(payload, '\0', len))
+			decide(l, -1, nonsense());
+		else
+			memcpy(l->trash, payload, len);
+		return 0;
+	case 'C':
+		if (l->trash[0] == '\0' || len != 0)
+			decide(l, -1, nonsense());
+		else
+			l->committed = 1;
+		return 0;
+	case 'W':
+		msg = json_loadb(payload, len, 0, NULL);
+		if (!l->said_yes || l->kind != LAND_PATCH ||
+		    l->staged != NULL || !json_is_object(msg)) {
+			json_decref(msg);
+			decide(l, -1, nonsense());
+		} else
+			l->staged = msg;
+		return 0;
 	case 'E':
 		msg = len > 0 ? json_loadb(payload, len, 0, NULL) : NULL;
 		if (len == 0 || json_is_object(msg))
@@ -1067,30 +1131,70 @@ frames(struct lander *l)
 	return rc;
 }
 
+/*
+ * The process of |l| was lost after a yes, and may have been applying:
+ * an apply cut short is put back (changeset_broker_recover()), and the
+ * call told what is in the workspace now.  The set landed when the
+ * process said it passed the commit point ('C'), or when its trash
+ * ('T') is found past it (killed between the two); then the call has
+ * the outcome it would have had (a patch's result, 'W') and the log
+ * change_applied, as for an 'O'.  Else nothing of it is in the
+ * workspace (rolled back, or never begun).  The budgets counted it at
+ * its 'A' either way, as they count an apply that fails ('F').
+ */
+static void
+lost_after_yes(struct lander *l)
+{
+	struct call *c = l->c;
+	char err[512];
+	const char *trash = l->trash[0] != '\0' ? l->trash : NULL;
+	int finished = 0, recovered;
+
+	recovered = changeset_broker_recover(
+			l->b, trash, &finished, err, sizeof(err)) == 0;
+	if (!l->committed && !finished) {
+		decide(l, -1,
+		    recovered ? tool_error("write_failed", 1, NULL,
+				    "nothing was applied: the landing "
+				    "process was lost")
+			      : tool_error("write_failed", 0, NULL,
+				    "the landing process was lost and the "
+				    "workspace could not be put back: %s",
+				    err));
+		return;
+	}
+	(void)broker_audit(l->b, "change_applied",
+	    json_pack("{s:O, s:I, s:b}", "id", c->id, "entries",
+		(json_int_t)l->entries, "landerLost", 1));
+	if (!recovered)
+		decide(l, -1,
+		    tool_error("write_failed", 0, NULL,
+			"the changes were applied, but the landing process "
+			"was lost and an interrupted apply could not be put "
+			"back: %s",
+			err));
+	else if (l->kind == LAND_PATCH && l->staged != NULL)
+		decide(l, 0, json_incref(l->staged));
+	else if (l->kind == LAND_PATCH)
+		decide(l, -1,
+		    tool_error("write_failed", 0, NULL,
+			"the patch was applied, but its result was lost with "
+			"the landing process: read the files again"));
+	else
+		decide(l, 0, NULL);
+}
+
 /* The process is lost (or no longer trusted): the land in flight, if any,
- * fails, rolled back if it may have been applying. */
+ * fails, rolled back if it may have been applying, unless it landed. */
 static void
 lander_lost(struct lander *l)
 {
-	char err[512];
-
 	lander_reap(l);
 	if (l->c == NULL)
 		return;
-	if (!l->decided && l->said_yes) {
-		/* It may have been applying: put the workspace back. */
-		if (changeset_broker_recover(l->b, err, sizeof(err)) != 0)
-			decide(l, -1,
-			    tool_error("write_failed", 0, NULL,
-				"the landing process was lost and the "
-				"workspace could not be put back: %s",
-				err));
-		else
-			decide(l, -1,
-			    tool_error("write_failed", 1, NULL,
-				"nothing was applied: the landing process "
-				"was lost"));
-	} else
+	if (!l->decided && l->said_yes)
+		lost_after_yes(l);
+	else
 		decide(l, -1,
 		    tool_error("write_failed", 1, NULL,
 			"nothing was applied: the landing process was lost"));
@@ -1149,11 +1253,14 @@ land_send(struct call *c, int given, struct land_req *req, landjob_fn fn)
 	}
 	l->c = c;
 	l->fn = fn;
-	l->said_yes = l->decided = 0;
+	l->said_yes = l->decided = l->committed = 0;
 	l->rc = 0;
 	l->out = NULL;
 	l->entries = 0;
 	l->kind = req->kind;
+	l->trash[0] = '\0';
+	json_decref(l->staged);
+	l->staged = NULL;
 	c->land = l;
 	return 0;
 }

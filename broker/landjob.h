@@ -20,8 +20,10 @@
  * journalled).  Either way it then removes the upper layer (a large one
  * takes time to free too), and only then is the call told.  If the
  * process is lost after a yes, the loop rolls the workspace back from
- * the journal (changeset_recover()) before it answers; the next land
- * forks a new one.
+ * the journal (changeset_recover()) before it answers, unless the apply
+ * had passed its commit point (the process said so, or its trash holds
+ * "done"): then the set landed, and the call is told so as if the
+ * process had ended well; the next land forks a new one.
  *
  * The caller lands one set at a time and holds every other reader and
  * writer of the workspace meanwhile (broker.c): nothing sees a
@@ -97,7 +99,8 @@ void landjob_abandon(struct call *c);
  * At the broker's end, |c|'s land in flight, if any: when the process
  * was told yes (change_landing is in the log), waits for it to end and
  * records what came of it, change_applied (or, for a process lost,
- * the rollback: apply_recovered), as the loop would have; |fn| is not
+ * the recovery, apply_recovered, and change_applied if it had landed),
+ * as the loop would have; |fn| is not
  * called, the call is not told.  A land cut off by a budget stop that
  * ended the session applied its set, and the log ended at
  * change_landing, which reads as a land cut short.  Then as

@@ -355,14 +355,37 @@ patchland_where(const struct patchland *pl, size_t *n)
 	return (const char *const *)pl->where;
 }
 
+json_t *
+patchland_result(const struct patchland *pl)
+{
+	const char **contents;
+	json_t *changed;
+	char newsha[SHA256_HEX_LEN + 1];
+	size_t i, *lens;
+
+	contents = xcalloc(pl->n + 1, sizeof(*contents));
+	lens = xcalloc(pl->n + 1, sizeof(*lens));
+	for (i = 0; i < pl->n; i++) {
+		contents[i] = pl->ch[i].content;
+		lens[i] = pl->ch[i].len;
+	}
+	wsdigest_files(pl->b->cfg.redact, pl->b->digest_key,
+	    (const char *const *)pl->paths, contents, lens, pl->n, newsha);
+	free(contents);
+	free(lens);
+	changed = json_array();
+	for (i = 0; i < pl->n; i++)
+		json_array_append_new(changed, json_string(pl->paths[i]));
+	return json_pack(
+	    "{s:o, s:s}", "changedFiles", changed, "newSha", newsha);
+}
+
 int
 patchland_apply(struct patchland *pl, json_t **out)
 {
 	struct broker *b = pl->b;
-	const char *rule = NULL, **contents;
-	json_t *changed;
-	char err[512], newsha[SHA256_HEX_LEN + 1];
-	size_t i;
+	const char *rule = NULL;
+	char err[512];
 	int rc;
 
 	if ((rc = wswrite_apply(b->rootfd, &b->m->sandbox, pl->ch, pl->n, &rule,
@@ -370,19 +393,7 @@ patchland_apply(struct patchland *pl, json_t **out)
 		*out = writes_error(rc, rule, err);
 		return -1;
 	}
-	contents = xcalloc(pl->n + 1, sizeof(*contents));
-	for (i = 0; i < pl->n; i++) {
-		contents[i] = pl->ch[i].content;
-		pl->lens[i] = pl->ch[i].len;
-	}
-	wsdigest_files(b->cfg.redact, b->digest_key,
-	    (const char *const *)pl->paths, contents, pl->lens, pl->n, newsha);
-	free(contents);
-	changed = json_array();
-	for (i = 0; i < pl->n; i++)
-		json_array_append_new(changed, json_string(pl->paths[i]));
-	*out =
-	    json_pack("{s:o, s:s}", "changedFiles", changed, "newSha", newsha);
+	*out = patchland_result(pl);
 	return 0;
 }
 

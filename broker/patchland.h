@@ -66,10 +66,13 @@ const char *const *patchland_where(const struct patchland *pl, size_t *n);
 
 /*
  * Writes the changes of |pl| (wswrite_apply()).  Returns 0 with *out
- * the call's result ({changedFiles, newSha}), or -1 with *out an error
+ * the call's result (patchland_result()), or -1 with *out an error
  * body; nothing was written then.
  */
 int patchland_apply(struct patchland *pl, json_t **out);
+
+/* The call's result once |pl| is written: {changedFiles, newSha}. */
+json_t *patchland_result(const struct patchland *pl);
 
 /* Frees |pl| (and ends its jail).  NULL is fine. */
 void patchland_free(struct patchland *pl);

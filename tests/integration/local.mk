@@ -184,6 +184,8 @@ TESTS += tests/integration/write_refused_nonroot.sh
 EXTRA_DIST += tests/integration/write_refused_nonroot.sh
 TESTS += tests/integration/land_cut_off.sh
 EXTRA_DIST += tests/integration/land_cut_off.sh
+TESTS += tests/integration/lander_lost.sh
+EXTRA_DIST += tests/integration/lander_lost.sh
 # airlock profile --seatbelt: goldens and the SBPL lint (issue 19).
 TESTS += tests/integration/seatbelt_profiles.sh
 EXTRA_DIST += tests/integration/seatbelt_profiles.sh tests/seatbelt
