@@ -327,6 +327,17 @@ patchland_prepare(struct broker *b, const char *patch, size_t len,
 
 		pl->ch[i].content = json_string_value(r);
 		pl->ch[i].len = json_is_string(r) ? json_string_length(r) : 0;
+		/* A result may be the old file and the patch: a 4 MiB file
+		 * with a line added landed larger than write_file may
+		 * write, and no later patch could read it (read_files()). */
+		if (pl->ch[i].len > WRITE_MAX) {
+			*out = tool_error("too_large", 0, NULL,
+			    "patch refused: %s would be %zu bytes, more than "
+			    "the %d a file the broker writes may hold (as "
+			    "write_file); nothing was written",
+			    pl->paths[i], pl->ch[i].len, WRITE_MAX);
+			goto refused;
+		}
 		if (breaks_secret(b->cfg.redact, pl->old[i], pl->lens[i],
 			pl->ch[i].content, pl->ch[i].len)) {
 			*out = tool_error("denied", 0, NULL,

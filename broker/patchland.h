@@ -54,8 +54,9 @@ json_t *writes_error(int rc, const char *rule, const char *err);
  * Parses |patch| (|len| bytes) in the jail, reads the files it changes
  * (at most PATCH_READ_MAX bytes), checks them against |expected| (the
  * call's expectedBaseSha), has the jail apply it and checks the result:
- * no granted secret quoted or broken up, the write policy
- * (writes_checked()), no file changed under two names (malformed_patch).
+ * no granted secret quoted or broken up, no file larger than WRITE_MAX
+ * (too_large), the write policy (writes_checked()), no file changed
+ * under two names (malformed_patch).
  * Returns 0 with *pl, or -1 with *out an error body.
  */
 int patchland_prepare(struct broker *b, const char *patch, size_t len,

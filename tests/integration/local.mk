@@ -186,6 +186,8 @@ TESTS += tests/integration/land_cut_off.sh
 EXTRA_DIST += tests/integration/land_cut_off.sh
 TESTS += tests/integration/lander_lost.sh
 EXTRA_DIST += tests/integration/lander_lost.sh
+TESTS += tests/integration/patch_result_too_large.sh
+EXTRA_DIST += tests/integration/patch_result_too_large.sh
 # airlock profile --seatbelt: goldens and the SBPL lint (issue 19).
 TESTS += tests/integration/seatbelt_profiles.sh
 EXTRA_DIST += tests/integration/seatbelt_profiles.sh tests/seatbelt
