@@ -86,6 +86,16 @@ writes_checked(struct broker *b, const struct ws_change *changes, size_t n,
 			    0, NULL, "nothing was written: %s", err);
 		goto refused;
 	}
+	/* Whatever wswrite_apply() would refuse (a target that is a
+	 * directory, a link or linked twice), before the budgets count it:
+	 * two write_file calls of a directory named package.json spent
+	 * maxAddedDependencies: 2 and stopped the session. */
+	rule = NULL;
+	if ((rc = wswrite_check(
+		 b->rootfd, p, changes, n, &rule, err, sizeof(err))) != 0) {
+		*out = writes_error(rc, rule, err);
+		goto refused;
+	}
 	return 0;
 refused:
 	for (i = 0; i < n; i++) {

@@ -541,21 +541,21 @@ land(int rootfd, const struct ws_change *changes, struct pending *pd,
 	return rc;
 }
 
-int
-wswrite_apply(int rootfd, const struct sandbox_policy *p,
-    const struct ws_change *changes, size_t n, const char **denied, char *err,
-    size_t errlen)
+/*
+ * Every check of changes[0..n) wswrite_apply() makes before it touches
+ * anything, each one's place into pd[0..n) (their dirfd, -1 before, the
+ * caller's to close).  0, or a code as wswrite_apply()'s.
+ */
+static int
+check_all(int rootfd, const struct sandbox_policy *p,
+    const struct ws_change *changes, struct pending *pd, size_t n,
+    const char **denied, char *err, size_t errlen)
 {
-	struct pending	*pd;
 	struct stat	 st, dst;
 	const char	*base, *rule;
 	size_t		 i;
 	int		 rc = 0;
 
-	pd = xcalloc(n ? n : 1, sizeof(*pd));
-	for (i = 0; i < n; i++)
-		pd[i].dirfd = -1;
-	/* Every check first: nothing is touched until all pass. */
 	for (i = 0; i < n && rc == 0; i++) {
 		const struct ws_change *c = &changes[i];
 
@@ -615,11 +615,45 @@ wswrite_apply(int rootfd, const struct sandbox_policy *p,
 			pd[i].mode = 0644;
 		}
 	}
-	if (rc == 0 && n > 0)
+	return rc;
+}
+
+/* Checks changes[0..n) (check_all()), then lands them if |apply|. */
+static int
+check_and_land(int rootfd, const struct sandbox_policy *p,
+    const struct ws_change *changes, size_t n, int apply,
+    const char **denied, char *err, size_t errlen)
+{
+	struct pending	*pd;
+	size_t		 i;
+	int		 rc;
+
+	pd = xcalloc(n ? n : 1, sizeof(*pd));
+	for (i = 0; i < n; i++)
+		pd[i].dirfd = -1;
+	/* Every check first: nothing is touched until all pass. */
+	rc = check_all(rootfd, p, changes, pd, n, denied, err, errlen);
+	if (rc == 0 && n > 0 && apply)
 		rc = land(rootfd, changes, pd, n, err, errlen);
 	for (i = 0; i < n; i++)
 		if (pd[i].dirfd != -1)
 			close(pd[i].dirfd);
 	free(pd);
 	return rc;
+}
+
+int
+wswrite_check(int rootfd, const struct sandbox_policy *p,
+    const struct ws_change *changes, size_t n, const char **denied, char *err,
+    size_t errlen)
+{
+	return check_and_land(rootfd, p, changes, n, 0, denied, err, errlen);
+}
+
+int
+wswrite_apply(int rootfd, const struct sandbox_policy *p,
+    const struct ws_change *changes, size_t n, const char **denied, char *err,
+    size_t errlen)
+{
+	return check_and_land(rootfd, p, changes, n, 1, denied, err, errlen);
 }

@@ -126,4 +126,16 @@ int	wswrite_apply(int rootfd, const struct sandbox_policy *p,
 	    const struct ws_change *changes, size_t n, const char **rule,
 	    char *err, size_t errlen) __attribute__((warn_unused_result));
 
+/*
+ * Every check wswrite_apply() makes of changes[0..n) before it touches
+ * anything (the write policy where each really lands, its directory, an
+ * existing target a regular file of one link, must_exist and may_exist),
+ * and nothing else: the same codes and *rule, nothing written.  Made
+ * before the budgets count a write (patchland.h, writes_checked()): a
+ * write refused here after they had counted it spent them on nothing.
+ */
+int	wswrite_check(int rootfd, const struct sandbox_policy *p,
+	    const struct ws_change *changes, size_t n, const char **rule,
+	    char *err, size_t errlen) __attribute__((warn_unused_result));
+
 #endif

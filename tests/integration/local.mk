@@ -188,6 +188,8 @@ TESTS += tests/integration/lander_lost.sh
 EXTRA_DIST += tests/integration/lander_lost.sh
 TESTS += tests/integration/patch_result_too_large.sh
 EXTRA_DIST += tests/integration/patch_result_too_large.sh
+TESTS += tests/integration/write_refused_budget.sh
+EXTRA_DIST += tests/integration/write_refused_budget.sh
 # airlock profile --seatbelt: goldens and the SBPL lint (issue 19).
 TESTS += tests/integration/seatbelt_profiles.sh
 EXTRA_DIST += tests/integration/seatbelt_profiles.sh tests/seatbelt
