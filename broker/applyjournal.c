@@ -362,6 +362,36 @@ applyjournal_rm_tree(int dfd, const char *name)
 	(void)unlinkat(dfd, name, AT_REMOVEDIR);
 }
 
+void
+applyjournal_remove(int wsfd, const char *trash)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd, dup;
+
+	fd = openat(
+	    wsfd, trash, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd != -1 && (dup = fcntl(fd, F_DUPFD_CLOEXEC, 0)) != -1) {
+		if ((d = fdopendir(dup)) == NULL)
+			close(dup);
+		else {
+			while ((de = readdir(d)) != NULL)
+				if (strcmp(de->d_name, ".") != 0 &&
+				    strcmp(de->d_name, "..") != 0 &&
+				    strcmp(de->d_name, APPLYJOURNAL_NAME) !=
+					0 &&
+				    strcmp(de->d_name, APPLYJOURNAL_DONE) != 0)
+					applyjournal_rm_tree(fd, de->d_name);
+			closedir(d);
+		}
+		(void)unlinkat(fd, APPLYJOURNAL_NAME, 0);
+		(void)unlinkat(fd, APPLYJOURNAL_DONE, 0);
+	}
+	if (fd != -1)
+		close(fd);
+	applyjournal_rm_tree(wsfd, trash);
+}
+
 /* Reads the journal in |trashfd|: 1 with *out, 0 if absent, -1. */
 static int
 read_journal(int trashfd, const char *name, json_t **out)
@@ -556,7 +586,7 @@ recover_one(const struct sandbox_policy *p, int wsfd, const char *name,
 		close(tfd);
 		return 0;
 	}
-	applyjournal_rm_tree(wsfd, name);
+	applyjournal_remove(wsfd, name);
 	close(tfd);
 	return 0;
 }

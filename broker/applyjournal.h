@@ -146,6 +146,16 @@ int applyjournal_recover(int rootfd, const struct sandbox_policy *p,
 void applyjournal_rm_tree(int dfd, const char *name);
 
 /*
+ * Removes the trash directory |trash| of an apply finished or rolled
+ * back in |wsfd|: everything in it, then its journal or its "done",
+ * then itself, so that an apply killed meanwhile is still recovered
+ * from what is left.  In the order a directory is read, "done" went
+ * before the files the apply had removed: killed between, the trash
+ * held the old files and no marker, and recovery left it for a human.
+ */
+void applyjournal_remove(int wsfd, const char *trash);
+
+/*
  * The code of an apply's step (a write, a rename, a sync) that failed
  * with errno |e|: AL_ERR_IO, which the call's error says is retryable,
  * only where the same apply may succeed later (a full disk or quota, an

@@ -1293,7 +1293,7 @@ changeset_apply(const struct changeset *cs, int upperfd, int rootfd, char *err,
 		return rc;
 	}
 	json_decref(journal);
-	rm_tree(wsfd, trash);
+	applyjournal_remove(wsfd, trash);
 	close(trashfd);
 	close(wsfd);
 	return rc;

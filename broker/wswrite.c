@@ -536,7 +536,7 @@ land(int rootfd, const struct ws_change *changes, struct pending *pd,
 	}
 	json_decref(journal);
 	close(trashfd);
-	applyjournal_rm_tree(wsfd, trash);
+	applyjournal_remove(wsfd, trash);
 	close(wsfd);
 	return rc;
 }

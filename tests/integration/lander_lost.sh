@@ -100,12 +100,17 @@ check "before: the log has the rollback" \
 
 # After it: right after (before the lander could say so: recovery finds
 # "done" and says "finished"), while deleting the trash ("done" still
-# there), and as the trash directory itself goes (its "done" gone:
-# recovery finds an empty trash, and only the lander's word tells).
-for where in "at the commit point" "after the commit point" "as the trash goes"; do
+# there), at the old a.txt in the trash ("0": "done" used to go first
+# when the directory listed it first, and the trash was left for a
+# human, holding the old file), and as the trash directory itself goes
+# (its "done" gone: recovery finds an empty trash, and only the
+# lander's word tells).
+for where in "at the commit point" "after the commit point" \
+    "at the old file in the trash" "as the trash goes"; do
 	case $where in
-	at*) kill_lander "$where" renameat done after ;;
+	at\ the\ commit*) kill_lander "$where" renameat done after ;;
 	after*) kill_lander "$where" unlinkat done ;;
+	*old\ file*) kill_lander "$where" unlinkat 0 ;;
 	*) kill_lander "$where" unlinkat "$ws" ;;
 	esac
 	expect_eq "$where: the patch is in place" "$(cat "$ws/a.txt")" two
@@ -125,6 +130,8 @@ for where in "at the commit point" "after the commit point" "as the trash goes";
 	    "$(jr .result.budgets.maxChangedFiles.used)" 1
 	expect_eq "$where: no trash left" \
 	    "$(compgen -G "$ws/.airlock-trash-*" | wc -l)" 0
+	expect_eq "$where: none left for a human" \
+	    "$(grep -c '"action":"left"' "$L")" 0
 	"$AIRLOCK" audit verify "$L" >"$T/verify" 2>&1
 	expect_contains "$where: the log verifies" "$(cat "$T/verify")" \
 	    "valid and closed"
