@@ -64,7 +64,7 @@ kill_lander() {
 	mcp_start "$T/m.yaml" "$ws"
 	lp=$(lander_pid)
 	[ "${4:-}" = after ] && how=delay_exit=4s
-	timeout 60 strace -qq -o /dev/null -p "$lp" -P "$3" -e trace="$2" \
+	timeout 30 strace -qq -o /dev/null -p "$lp" -P "$3" -e trace="$2" \
 	    -e inject="$2:$how" 2>/dev/null &
 	sp=$!
 	check "$where: strace is attached to the lander" wait_for traced "$lp"
