@@ -1146,6 +1146,7 @@ static void
 lost_after_yes(struct lander *l)
 {
 	struct call *c = l->c;
+	json_t *fields;
 	char err[512];
 	const char *trash = l->trash[0] != '\0' ? l->trash : NULL;
 	int finished = 0, recovered;
@@ -1163,9 +1164,10 @@ lost_after_yes(struct lander *l)
 				    err));
 		return;
 	}
-	(void)broker_audit(l->b, "change_applied",
-	    json_pack("{s:O, s:I, s:b}", "id", c->id, "entries",
-		(json_int_t)l->entries, "landerLost", 1));
+	/* A run's mode bits that did not land went with its 'O' frame. */
+	fields = applied_fields(c, l->entries, NULL);
+	json_object_set_new(fields, "landerLost", json_true());
+	(void)broker_audit(l->b, "change_applied", fields);
 	if (!recovered)
 		decide(l, -1,
 		    tool_error("write_failed", 0, NULL,
