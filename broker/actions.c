@@ -392,6 +392,8 @@ commit_change(struct call *c, const struct ws_change *ch, json_t **out)
 	    sizeof(err));
 	fwatch_own_end(c->b->fwatch);
 	if (rc != 0) {
+		/* Nothing was written (wswrite_apply() undid it). */
+		ledger_write_undone(c->b->ledger);
 		*out = writes_error(rc, rule, err);
 		return ACTION_ERROR;
 	}

@@ -899,6 +899,7 @@ admit(struct lander *l, char *payload, size_t len)
 		broker_budget_stop(b, limit);
 		decide(l, -1, refusal(c, refused, 1));
 	} else if (!land_announced(l, n)) {
+		ledger_write_undone(b->ledger);
 		decide(l, -1,
 		    tool_error("audit_unavailable", 1, NULL,
 			"the audit log cannot be written; nothing of the run was "
@@ -1054,9 +1055,12 @@ frame(struct lander *l, char type, char *payload, size_t len)
 	case 'P':
 		msg = l->kind != LAND_RUN ? json_loadb(payload, len, 0, NULL)
 					  : NULL;
-		if (json_is_string(json_object_get(msg, "errorClass")))
+		if (json_is_string(json_object_get(msg, "errorClass"))) {
+			/* After a yes: the patch was undone (patchland.h). */
+			if (l->said_yes && !l->committed)
+				ledger_write_undone(l->b->ledger);
 			decide(l, -1, msg);
-		else {
+		} else {
 			json_decref(msg);
 			decide(l, -1, nonsense());
 		}
@@ -1067,6 +1071,9 @@ frame(struct lander *l, char type, char *payload, size_t len)
 			return 1;
 		}
 		memcpy(&rc, payload, sizeof(rc));
+		/* The set was undone (changeset_apply()). */
+		if (!l->committed)
+			ledger_write_undone(l->b->ledger);
 		snprintf(text, sizeof(text), "%.*s", (int)(len - sizeof(rc)),
 		    payload + sizeof(rc));
 		decide(l, -1,
@@ -1154,6 +1161,8 @@ lost_after_yes(struct lander *l)
 	recovered = changeset_broker_recover(
 			l->b, trash, &finished, err, sizeof(err)) == 0;
 	if (!l->committed && !finished) {
+		if (recovered) /* rolled back, or never begun */
+			ledger_write_undone(l->b->ledger);
 		decide(l, -1,
 		    recovered ? tool_error("write_failed", 1, NULL,
 				    "nothing was applied: the landing "

@@ -34,6 +34,7 @@ struct gate {
 	int	 exit_code;
 	char	 ws[SHA256_HEX_LEN + 1];
 	int64_t	 attempts;	/* patches since this gate last passed */
+	int	 last_tried;	/* the last write admitted counted one */
 	json_t	*pinned;	/* pinned code changed when it ran, or NULL */
 };
 
@@ -61,6 +62,8 @@ struct ledger {
 	size_t			 names_bytes;	/* as ledger_export() counts */
 	int64_t			 changed_extra;	/* carried, paths unknown */
 	int64_t			 deps;
+	int64_t			 last_deps;	/* the last write admitted's */
+	int			 last_open;	/* ... not taken back yet */
 	char			**dep_real;	/* ledger_dependency_real() */
 	size_t			 ndep_real;
 	struct idem		*idem;
@@ -346,6 +349,7 @@ ledger_admit_write(struct ledger *l, const char *const *paths, size_t n,
 	int64_t			 deps = 0;
 	int			 rc;
 
+	l->last_open = 0;
 	if (l->stopped != NULL) {
 		snprintf(limit, limitlen, "%s", l->stopped);
 		return AL_ERR_BUDGET;
@@ -387,17 +391,36 @@ ledger_admit_write(struct ledger *l, const char *const *paths, size_t n,
 				goto out;
 			}
 		}
-		for (i = 0; i < l->ngates; i++)
-			if (l->gates[i].ran && l->gates[i].exit_code != 0)
-				l->gates[i].attempts++;
+	}
+	for (i = 0; i < l->ngates; i++) {
+		l->gates[i].last_tried = is_patch &&
+		    b->max_patch_attempts_per_gate >= 0 && l->gates[i].ran &&
+		    l->gates[i].exit_code != 0;
+		l->gates[i].attempts += l->gates[i].last_tried;
 	}
 	add_changed(l, v, h, nv, fresh);
 	l->deps += deps;
+	l->last_deps = deps;
+	l->last_open = 1;
 	rc = 0;
 out:
 	free(h);
 	free(v);
 	return rc;
+}
+
+void
+ledger_write_undone(struct ledger *l)
+{
+	size_t	 i;
+
+	if (!l->last_open)
+		return;
+	l->last_open = 0;
+	l->deps -= l->last_deps;
+	for (i = 0; i < l->ngates; i++)
+		if (l->gates[i].last_tried && l->gates[i].attempts > 0)
+			l->gates[i].attempts--;
 }
 
 /* What a key is kept and carried as: SHA-256 of TOOL NUL KEY. */

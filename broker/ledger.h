@@ -90,6 +90,17 @@ int	ledger_admit_write(struct ledger *l, const char *const *paths,
 	    size_t n, int is_patch, char *limit, size_t limitlen);
 
 /*
+ * The write ledger_admit_write() last admitted changed nothing (it
+ * failed and was undone, or was never made): its added dependencies
+ * and its patch attempts at failing gates are taken back (a disk full
+ * once spent maxAddedDependencies on every retry of a write of
+ * package.json).  Its changed paths stay counted: a path counts once,
+ * so its retry costs nothing more.  Once per admitted write; a second
+ * call does nothing.
+ */
+void	ledger_write_undone(struct ledger *l);
+
+/*
  * Idempotency.  ledger_replay() looks up |key| for |tool|: returns 0 if
  * unseen; 1 with *result (borrowed) for the same arguments; 2 if the same
  * call is still in flight (remembered with a NULL result); 3 if an

@@ -54,4 +54,64 @@ mcp_rpc airlock/session/status '{}'
 expect_eq "... one dependency counted" \
     "$(jr .result.budgets.maxAddedDependencies.used)" 1
 mcp_stop
+
+# A write that fails after the budgets counted it (the disk said EIO:
+# strace, attached to the broker or its lander, injects it into the
+# first fsync of the workspace) is undone, and so is its count: a full
+# disk spent maxAddedDependencies on every retry, and the session
+# stopped for dependencies never added.
+traced() { ! grep -q '^TracerPid:[[:space:]]*0$' "/proc/$1/status"; }
+lander_pid() {
+	local p
+	for p in $(pgrep -P "$MCP_PID"); do
+		[ "$(cat "/proc/$p/comm" 2>/dev/null)" = airlock-lander ] &&
+		    echo "$p"
+	done
+}
+cat >"$T/m2.yaml" <<'EOF2'
+tools:
+  - name: write_file
+    input: { path: workspace_relative_path, content: string }
+    output: { sha256: sha256, bytes: integer }
+    sideEffect: workspace_write
+    timeoutMs: 10000
+  - name: apply_patch
+    input: { patch: unified_diff, expectedBaseSha: sha256 }
+    output: { changedFiles: string_list, newSha: sha256 }
+    sideEffect: workspace_write
+    timeoutMs: 10000
+dependencyFiles: [ "package.json" ]
+runBudget:
+  maxAddedDependencies: 1
+EOF2
+printf -- '--- a/package.json\n+++ b/package.json\n@@ -1 +1 @@\n-{}\n+{"a": 1}\n' >"$T/p.diff"
+patch_args="{\"patch\":$(json_str "$T/p.diff"),\"expectedBaseSha\":\"$(printf '{}\n' | sha256sum | cut -d' ' -f1)\"}"
+for tool in write_file apply_patch; do
+	printf '{}\n' >"$ws/package.json"
+	mcp_start "$T/m2.yaml" "$ws"
+	case $tool in
+	write_file) pid=$MCP_PID args='{"path":"package.json","content":"{\"a\": 1}\n"}' ;;
+	*) pid=$(lander_pid) args=$patch_args ;;
+	esac
+	timeout 30 strace -qq -o /dev/null -p "$pid" -P "$ws" -e trace=fsync \
+	    -e inject=fsync:error=EIO:when=1 2>/dev/null &
+	sp=$!
+	check "$tool: strace is attached" wait_for traced "$pid"
+	mcp_call "$tool" "$args"
+	expect_error_class "$tool failing on EIO: write_failed" write_failed
+	expect_eq "... retryable" "$(jr .result.structuredContent.retryable)" true
+	expect_eq "... the file is as it was" "$(cat "$ws/package.json")" '{}'
+	mcp_rpc airlock/session/status '{}'
+	expect_eq "... no dependency counted" \
+	    "$(jr .result.budgets.maxAddedDependencies.used)" 0
+	mcp_call "$tool" "$args"
+	expect_ok_result "$tool retried: applied"
+	expect_eq "... written" "$(cat "$ws/package.json")" '{"a": 1}'
+	mcp_rpc airlock/session/status '{}'
+	expect_eq "... one dependency counted" \
+	    "$(jr .result.budgets.maxAddedDependencies.used)" 1
+	kill "$sp" 2>/dev/null
+	wait "$sp" 2>/dev/null
+	mcp_stop
+done
 finish

@@ -196,6 +196,46 @@ START_TEST(test_ledger_patch_attempts_per_failing_gate)
 }
 END_TEST
 
+/* A write admitted that changed nothing gives back its dependencies and
+ * its patch attempts, once; its changed paths stay counted. */
+START_TEST(test_ledger_write_undone_gives_back_its_count)
+{
+	struct manifest	*m = load(100, "100");
+	struct ledger	*l = ledger_new(m, 0);
+	const char	*dep[] = { "package.json" };
+	char		 lim[64], fp[65];
+	json_t		*st;
+
+	ck_assert_int_eq(ledger_record_check(l, "unit", 1, "FAIL x", 6, "d1", NULL,
+	    fp), 0);
+	/* maxAddedDependencies 1, maxPatchAttemptsPerGate 2: undone, the
+	 * same write goes through three times and more. */
+	ck_assert_int_eq(ledger_admit_write(l, dep, 1, 1, lim, sizeof(lim)), 0);
+	ledger_write_undone(l);
+	ledger_write_undone(l);	/* once only */
+	ck_assert_int_eq(ledger_admit_write(l, dep, 1, 1, lim, sizeof(lim)), 0);
+	ledger_write_undone(l);
+	ck_assert_int_eq(ledger_admit_write(l, dep, 1, 1, lim, sizeof(lim)), 0);
+	st = ledger_status(l, "d1", 0);
+	ck_assert_int_eq((int)json_real_value(json_object_get(json_object_get(
+	    json_object_get(st, "budgets"), "maxAddedDependencies"), "used")), 1);
+	ck_assert_int_eq((int)json_real_value(json_object_get(json_object_get(
+	    json_object_get(st, "budgets"), "maxChangedFiles"), "used")), 1);
+	json_decref(st);
+	/* Not undone: the next is over both. */
+	ck_assert_int_eq(ledger_admit_write(l, dep, 1, 1, lim, sizeof(lim)),
+	    AL_ERR_BUDGET);
+	/* A refused write is not one to give back: nothing changes. */
+	ledger_write_undone(l);
+	st = ledger_status(l, "d1", 0);
+	ck_assert_int_eq((int)json_real_value(json_object_get(json_object_get(
+	    json_object_get(st, "budgets"), "maxAddedDependencies"), "used")), 1);
+	json_decref(st);
+	ledger_free(l);
+	manifest_free(m);
+}
+END_TEST
+
 START_TEST(test_ledger_repeated_fingerprint_after_patches_stops)
 {
 	struct manifest	*m = load(100, "100");
@@ -451,6 +491,7 @@ main(void)
 	tcase_add_test(tc,
 	    test_ledger_dependency_counted_by_the_directories_on_its_way);
 	tcase_add_test(tc, test_ledger_patch_attempts_per_failing_gate);
+	tcase_add_test(tc, test_ledger_write_undone_gives_back_its_count);
 	tcase_add_test(tc, test_ledger_repeated_fingerprint_after_patches_stops);
 	tcase_add_test(tc, test_ledger_idempotency_replay_conflict_in_flight);
 	tcase_add_test(tc, test_ledger_acceptance_only_on_the_current_digest);
