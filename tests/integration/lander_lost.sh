@@ -42,14 +42,6 @@ base=$(printf 'one\n' | sha256sum | cut -d' ' -f1)
 args="{\"patch\":$(json_str "$T/p.diff"),\"expectedBaseSha\":\"$base\"}"
 call="{\"name\":\"apply_patch\",\"arguments\":$args}"
 
-lander_pid() {
-	local p
-	for p in $(pgrep -P "$MCP_PID"); do
-		[ "$(cat "/proc/$p/comm" 2>/dev/null)" = airlock-lander ] &&
-		    echo "$p"
-	done
-}
-traced() { ! grep -q '^TracerPid:[[:space:]]*0$' "/proc/$1/status"; }
 
 done_there() { compgen -G "$ws/.airlock-trash-*/done" >/dev/null; }
 
@@ -62,12 +54,12 @@ kill_lander() {
 	local where=$1 lp sp how=signal=KILL
 	printf 'one\n' >"$ws/a.txt"
 	mcp_start "$T/m.yaml" "$ws"
-	lp=$(lander_pid)
+	lp=$(mcp_lander_pid)
 	[ "${4:-}" = after ] && how=delay_exit=4s
 	timeout 30 strace -qq -o /dev/null -p "$lp" -P "$3" -e trace="$2" \
 	    -e inject="$2:$how" 2>/dev/null &
 	sp=$!
-	check "$where: strace is attached to the lander" wait_for traced "$lp"
+	check "$where: strace is attached to the lander" wait_for pid_traced "$lp"
 	if [ "${4:-}" = after ]; then
 		mcp_send "{\"jsonrpc\":\"2.0\",\"id\":99,\"method\":\"tools/call\",\"params\":$call}"
 		check "$where: the commit point is passed" wait_for done_there

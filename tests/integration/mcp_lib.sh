@@ -8,6 +8,7 @@
 # mcp_rpc METHOD PARAMS   a request; the reply (JSON text) is left in $R
 # mcp_call TOOL ARGS      tools/call; the reply is left in $R
 # mcp_stop                closes its stdin, waits; returns its exit status
+# mcp_lander_pid          the pid of its lander; pid_traced PID: strace on it
 # jr [OPTS] FILTER        jq -r over $R
 #
 # Replies are matched by id; notifications met on the way are kept in
@@ -133,6 +134,18 @@ mcp_stop() {
 	rc=$?
 	return $rc
 }
+
+# mcp_lander_pid: the pid of the broker's lander (airlock-lander,
+# broker/landjob.h), to attach strace to.  pid_traced PID: whether a
+# tracer is attached to PID.
+mcp_lander_pid() {
+	local p
+	for p in $(pgrep -P "$MCP_PID"); do
+		[ "$(cat "/proc/$p/comm" 2>/dev/null)" = airlock-lander ] &&
+		    echo "$p"
+	done
+}
+pid_traced() { ! grep -q '^TracerPid:[[:space:]]*0$' "/proc/$1/status"; }
 
 # The session directory of the newest session under $AIRLOCK_HOME.
 newest_session() {

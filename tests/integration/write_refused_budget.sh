@@ -60,14 +60,6 @@ mcp_stop
 # first fsync of the workspace) is undone, and so is its count: a full
 # disk spent maxAddedDependencies on every retry, and the session
 # stopped for dependencies never added.
-traced() { ! grep -q '^TracerPid:[[:space:]]*0$' "/proc/$1/status"; }
-lander_pid() {
-	local p
-	for p in $(pgrep -P "$MCP_PID"); do
-		[ "$(cat "/proc/$p/comm" 2>/dev/null)" = airlock-lander ] &&
-		    echo "$p"
-	done
-}
 cat >"$T/m2.yaml" <<'EOF2'
 tools:
   - name: write_file
@@ -91,12 +83,12 @@ for tool in write_file apply_patch; do
 	mcp_start "$T/m2.yaml" "$ws"
 	case $tool in
 	write_file) pid=$MCP_PID args='{"path":"package.json","content":"{\"a\": 1}\n"}' ;;
-	*) pid=$(lander_pid) args=$patch_args ;;
+	*) pid=$(mcp_lander_pid) args=$patch_args ;;
 	esac
 	timeout 30 strace -qq -o /dev/null -p "$pid" -P "$ws" -e trace=fsync \
 	    -e inject=fsync:error=EIO:when=1 2>/dev/null &
 	sp=$!
-	check "$tool: strace is attached" wait_for traced "$pid"
+	check "$tool: strace is attached" wait_for pid_traced "$pid"
 	mcp_call "$tool" "$args"
 	expect_error_class "$tool failing on EIO: write_failed" write_failed
 	expect_eq "... retryable" "$(jr .result.structuredContent.retryable)" true
