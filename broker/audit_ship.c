@@ -79,8 +79,8 @@ parse_line(struct audit_ship *s, char *line, char *why, size_t whylen)
 	size_t n = 0, i;
 
 	/* A word that begins with '#' begins a comment, to the line's end. */
-	for (p = strtok_r(line, " \t\r\n", &save); p != NULL && p[0] != '#' &&
-	     n < 4;
+	for (p = strtok_r(line, " \t\r\n", &save);
+	     p != NULL && p[0] != '#' && n < 4;
 	     p = strtok_r(NULL, " \t\r\n", &save))
 		tok[n++] = p;
 	if (p != NULL && p[0] == '#')

@@ -337,7 +337,8 @@ rmdir_settled(int dirfd, const char *name)
 	int tries;
 
 	for (tries = 0; unlinkat(dirfd, name, AT_REMOVEDIR) == -1 &&
-	     errno == EBUSY && tries < 200; tries++)
+	     errno == EBUSY && tries < 200;
+	     tries++)
 		nanosleep(&ts, NULL);
 }
 
@@ -912,7 +913,8 @@ hand_rmdirs(struct exec_audit *x)
 			*slash = '/';
 		}
 		msg[0] = 'r';
-		copy_str(msg + 1, sizeof(msg) - 1, slash != NULL ? slash + 1 : "");
+		copy_str(
+		    msg + 1, sizeof(msg) - 1, slash != NULL ? slash + 1 : "");
 		if (dfd == -1 ||
 		    proxy_send_fd(x->fd, dfd, msg, strlen(msg)) != 0)
 			rmdir_settled(AT_FDCWD, path);
