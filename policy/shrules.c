@@ -31,12 +31,22 @@
  */
 #define CWDS_MAX 16
 #define ASKED_MAX 1024
+#define LINKS_MAX 64
 struct fsctx {
 	const struct shfs *fs;
 	char cwds[CWDS_MAX][1024];
 	size_t ncwds;
 	int lost;
 	size_t asked;
+	/* links the string may make (follow_links): the link's absolute
+	   path, lexically, and where it leads as written (NULL: not
+	   known); |links_lost|: more than LINKS_MAX, or a name that is not
+	   a fixed word */
+	struct {
+		char *name, *target;
+	} links[LINKS_MAX];
+	size_t nlinks;
+	int links_lost;
 };
 
 /* fc->fs->where(rel), or SHFS_UNKNOWN past ASKED_MAX questions. */
@@ -1391,7 +1401,10 @@ check_sed(
 			sandbox = 1;
 	for (j = 1; j < n && (why == NULL || sr != NULL); j++) {
 		a = w[j].text;
-		if (opts && may_be_option(&w[j])) {
+		/* "dir/$x" in quotes is one word that begins "dir/" */
+		if (opts && may_be_option(&w[j]) &&
+		    ((w[j].flags & SHW_SPLIT) ||
+			strchr("$`*?[{~-", a[0]) != NULL)) {
 			why = "sed with an argument that is not a fixed word "
 			      "(it may be an option that runs a command)";
 			break;
@@ -2334,7 +2347,10 @@ raise_chmod(const struct shell_rules *r, const struct shword *w, size_t n,
  * that sets the setuid or setgid bit is "chmod u+s" (or g+s) to the rules
  * that ask or deny.  A mode that is not a fixed word, an argument that
  * may expand to -m and a mode, and --strip-program (which install runs)
- * are unresolvable.
+ * are unresolvable.  mkdir, mknod and mkfifo set their -m / --mode as
+ * install does (coreutils chmods after creating where the mode holds
+ * the setuid or setgid bit): their arguments are read the same way (an
+ * option only install has makes theirs fail, and run nothing).
  */
 static void
 raise_install(const struct shell_rules *r, const struct shword *w, size_t n,
@@ -2351,10 +2367,14 @@ raise_install(const struct shell_rules *r, const struct shword *w, size_t n,
 
 	for (j = 1; j < n; j++) {
 		a = w[j].text;
-		if (opts && may_be_option(&w[j])) {
+		/* "dir/$x" in quotes is one word that begins "dir/" */
+		if (opts && may_be_option(&w[j]) &&
+		    ((w[j].flags & SHW_SPLIT) ||
+			strchr("$`*?[{~-", a[0]) != NULL)) {
 			set_why(o,
-			    "install with an argument that is not a fixed "
-			    "word (it may be -m and a setuid mode)");
+			    "%s with an argument that is not a fixed "
+			    "word (it may be -m and a setuid mode)",
+			    base_name(w[0].text));
 			return;
 		}
 		if (!fixed(&w[j]) || !opts || a[0] != '-' || a[1] == '\0')
@@ -2364,7 +2384,8 @@ raise_install(const struct shell_rules *r, const struct shword *w, size_t n,
 			continue;
 		}
 		if (long_opt(a, "--strip-program", 8)) {
-			set_why(o, "install %.24s runs a command", a);
+			set_why(o, "%s %.24s runs a command",
+			    base_name(w[0].text), a);
 			return;
 		}
 		mode = NULL;
@@ -2397,8 +2418,8 @@ raise_install(const struct shell_rules *r, const struct shword *w, size_t n,
 		if (mode == NULL)
 			continue;
 		if (!fixed(mw)) {
-			set_why(
-			    o, "install with a mode that is not a fixed word");
+			set_why(o, "%s with a mode that is not a fixed word",
+			    base_name(w[0].text));
 			return;
 		}
 		if ((s = chmod_setid(mode)) == NULL)
@@ -2613,6 +2634,325 @@ pwd_operand(const struct shword *w, char *out, size_t outlen)
 	return 0;
 }
 
+/*
+ * ---- links the string makes ----
+ *
+ * The workspace is asked about as the string starts (shrules_decide_fs),
+ * so a link that a command of the same string makes is not there yet:
+ * "ln -s / x && rm -rf x/" removes the root through x.  Before the
+ * string is decided, each name its ln, link, cp and mv may make a link
+ * of is recorded (from each directory a cd before it may have gone to,
+ * whatever the order of the commands: a loop runs a later one again),
+ * with where the link leads where the words say (ln -s TARGET NAME), or
+ * not known (a hard link, which may be one to a symlink; what cp -r,
+ * -a, -P, -s or -l and mv put there, which may be a symlink re-rooted).
+ */
+
+/* Records the link |lname| (absolute, as written) to |t| (ln's target
+   word, NULL: not known): from the link's directory, or from |cwd|
+   with |relative| (ln -r). */
+static void
+link_record(struct fsctx *fc, const char *lname, const char *t, const char *cwd,
+    int relative)
+{
+	char lex[4096], tgt[8192];
+	const char *slash = strrchr(lname, '/');
+	int len;
+
+	if (fc->nlinks == LINKS_MAX ||
+	    lexical_path(lname, lex, sizeof(lex)) != 0) {
+		fc->links_lost = 1;
+		return;
+	}
+	if (t == NULL || t[0] == '/')
+		len = snprintf(tgt, sizeof(tgt), "%s", t != NULL ? t : "");
+	else if (relative)
+		len = snprintf(tgt, sizeof(tgt), "%s/%s", cwd, t);
+	else
+		len = snprintf(tgt, sizeof(tgt), "%.*s/%s",
+		    (int)(slash - lname), lname, t);
+	if (len < 0 || (size_t)len >= sizeof(tgt)) {
+		fc->links_lost = 1;
+		return;
+	}
+	fc->links[fc->nlinks].name = xstrdup(lex);
+	fc->links[fc->nlinks].target = t != NULL ? xstrdup(tgt) : NULL;
+	fc->nlinks++;
+}
+
+/*
+ * Records the links an ln, link, cp or mv of |ntargets| targets (or
+ * sources) and the operand |name| makes: |name| itself (but with
+ * |indir|, -t DIR, or more than one target), and |name|/BASE for each
+ * target (name may be a directory), from each working directory.  With
+ * |symbolic| (ln -s) a link leads to its target word; else not known.
+ */
+static void
+link_names(struct fsctx *fc, const char *wsn, const char *name,
+    const struct shword *const *targets, size_t ntargets, int indir,
+    int symbolic, int relative)
+{
+	char cwd[4096 + 1024], lname[8192 + 1024];
+	const char *t, *tb, *b;
+	size_t i, k;
+
+	for (i = 0; i < (name[0] == '/' ? 1 : fc->ncwds); i++) {
+		snprintf(cwd, sizeof(cwd), "%s%s%s", wsn,
+		    fc->cwds[i][0] == '\0' ? "" : "/", fc->cwds[i]);
+		if ((size_t)snprintf(lname, sizeof(lname), "%s%s%s",
+			name[0] == '/' ? "" : cwd, name[0] == '/' ? "" : "/",
+			name) >= sizeof(lname) - 4096) {
+			fc->links_lost = 1;
+			return;
+		}
+		if (!indir && ntargets <= 1)
+			link_record(fc, lname,
+			    symbolic && ntargets == 1 ? targets[0]->text : NULL,
+			    cwd, relative);
+		for (k = 0; k < ntargets; k++) {
+			t = targets[k]->text;
+			for (tb = t + strlen(t); tb > t && tb[-1] == '/'; tb--)
+				;
+			for (b = tb; b > t && b[-1] != '/'; b--)
+				;
+			/* ln refuses ".." and "/" as a name's base */
+			if (tb - b == 0 ||
+			    (tb - b <= 2 && strspn(b, ".") >= (size_t)(tb - b)))
+				continue;
+			snprintf(lname + strlen(lname), 4096, "/%.*s",
+			    (int)(tb - b), b);
+			link_record(
+			    fc, lname, symbolic ? t : NULL, cwd, relative);
+			*strrchr(lname, '/') = '\0';
+		}
+	}
+}
+
+/*
+ * After command |c| (a wrapper set aside): the links its ln, link, cp
+ * or mv may make (link_names).  An operand that is not a fixed word
+ * makes the links unknown (links_lost).  cp makes links with -s, -l,
+ * and copies symlinks as they are with -r, -R, -a, -d, -P (and their
+ * long forms, --preserve=links); mv moves one.
+ */
+static void
+follow_links(const struct shcmd *c, const char *wsn, struct fsctx *fc)
+{
+	const struct shword *w = c->words, *ops[64];
+	struct one scratch;
+	const char *name, *a, *dir = NULL;
+	size_t n = c->nwords, start = 0, next, j, nops = 0;
+	int opts = 1, symbolic = 0, relative = 0, links = 0, ln, cp;
+
+	if (fc == NULL || c->header || n == 0)
+		return;
+	memset(&scratch, 0, sizeof(scratch));
+	while (start < n && fixed(&w[start]) &&
+	    (next = unwrap(w, n, start, &scratch)) != start)
+		start = next;
+	if (start >= n || !fixed(&w[start]))
+		return;
+	name = base_name(w[start].text);
+	ln = strcmp(name, "ln") == 0 || strcmp(name, "link") == 0;
+	cp = strcmp(name, "cp") == 0;
+	if (!ln && !cp && strcmp(name, "mv") != 0)
+		return;
+	links = !cp;
+	for (j = start + 1; j < n; j++) {
+		if (!fixed(&w[j])) {
+			fc->links_lost = 1;
+			return;
+		}
+		a = w[j].text;
+		if (opts && strcmp(a, "--") == 0) {
+			opts = 0;
+			continue;
+		}
+		if (!opts || a[0] != '-' || a[1] == '\0') {
+			if (nops == sizeof(ops) / sizeof(ops[0])) {
+				fc->links_lost = 1;
+				return;
+			}
+			ops[nops++] = &w[j];
+			continue;
+		}
+		if (a[1] == '-') {
+			if (long_opt(a, "--target-directory", 3) &&
+			    strchr(a, '=') != NULL)
+				dir = strchr(a, '=') + 1;
+			else if (long_opt(a, "--target-directory", 3) &&
+			    j + 1 < n)
+				dir = w[++j].text;
+			else if (long_opt(a, "--suffix", 4) &&
+			    strchr(a, '=') == NULL)
+				j++;
+			symbolic |= ln && long_opt(a, "--symbolic", 4);
+			relative |= ln && long_opt(a, "--relative", 4);
+			links |= long_opt(a, "--symbolic-link", 4) ||
+			    long_opt(a, "--link", 4) ||
+			    long_opt(a, "--recursive", 4) ||
+			    long_opt(a, "--archive", 3) ||
+			    long_opt(a, "--no-dereference", 4) ||
+			    (long_opt(a, "--preserve", 4) &&
+				(strstr(a, "links") != NULL ||
+				    strstr(a, "all") != NULL));
+			continue;
+		}
+		for (a++; *a != '\0'; a++) {
+			if (*a == 't' || *a == 'S') {
+				if (a[1] != '\0' && *a == 't')
+					dir = a + 1;
+				else if (a[1] == '\0' && j + 1 < n)
+					dir = *a == 't' ? w[++j].text
+							: (j++, dir);
+				break;
+			}
+			symbolic |= ln && *a == 's';
+			relative |= ln && *a == 'r';
+			links |= cp && strchr("slrRadP", *a) != NULL;
+		}
+	}
+	/* a value taken (-t "$d") that is not a fixed word */
+	for (j = start + 1; j < n; j++)
+		if (!fixed(&w[j])) {
+			fc->links_lost = 1;
+			return;
+		}
+	if (!links || nops == 0)
+		return;
+	if (dir != NULL)
+		link_names(fc, wsn, dir, ops, nops, 1, symbolic, relative);
+	else if (nops == 1) /* ln TARGET: ./BASE */
+		link_names(fc, wsn, ".", ops, 1, 1, symbolic, relative);
+	else
+		link_names(fc, wsn, ops[nops - 1]->text, ops, nops - 1, 0,
+		    symbolic, relative);
+}
+
+/*
+ * Whether |a|, a removal's operand, goes through a link the string makes
+ * (follow_links), walked from |base| (absolute; "" for an absolute
+ * operand): each component followed (one that more follow, or the last
+ * one with a trailing "/" or "/."), from where ".." has climbed.  Its
+ * text up to |lit| is fixed; past it, where |tail_follows| (an
+ * expansion, a glob with a '/' after it), any link beneath the
+ * directory reached may be followed.  0: it does not; 1:
+ * through a link of known target, |out| the operand through it
+ * (absolute, as written); 2: through one whose target is not known.
+ */
+static int
+through_link(const struct fsctx *fc, const char *base, const char *a,
+    size_t lit, int tail_follows, char *out, size_t outlen)
+{
+	char cur[8192];
+	const char *q, *e;
+	size_t i, len;
+
+	if ((size_t)snprintf(cur, sizeof(cur), "%s", base) >= sizeof(cur))
+		return 2;
+	len = strlen(cur);
+	for (q = a; (size_t)(q - a) < lit; q = e) {
+		q += strspn(q, "/");
+		e = q + strcspn(q, "/");
+		if ((size_t)(e - a) > lit || e == q)
+			break; /* the component holds what is not fixed */
+		if (e - q == 1 && q[0] == '.')
+			continue;
+		if (e - q == 2 && q[0] == '.' && q[1] == '.') {
+			while (len > 0 && cur[--len] != '/')
+				;
+			cur[len] = '\0';
+			continue;
+		}
+		if (len + 1 + (size_t)(e - q) + 1 > sizeof(cur))
+			return 2;
+		cur[len++] = '/';
+		memcpy(cur + len, q, e - q);
+		len += e - q;
+		cur[len] = '\0';
+		if (*e != '/')
+			continue; /* not followed: nothing comes after it */
+		for (i = 0; i < fc->nlinks; i++) {
+			if (strcmp(fc->links[i].name, len > 0 ? cur : "/") != 0)
+				continue;
+			if (fc->links[i].target == NULL)
+				return 2;
+			return (size_t)snprintf(out, outlen, "%s/%s",
+				   fc->links[i].target,
+				   e + strspn(e, "/")) < outlen
+			    ? 1
+			    : 2;
+		}
+	}
+	if (a[lit] == '\0' || !tail_follows)
+		return 0;
+	/* an expansion, or a glob with a '/' after it: any link beneath
+	   where the fixed part went may be followed */
+	for (i = 0; i < fc->nlinks; i++)
+		if (strncmp(fc->links[i].name, cur, len) == 0 &&
+		    fc->links[i].name[len] == '/')
+			return 2;
+	return 0;
+}
+
+/*
+ * Decides the recursive removal of |a| (|lit| bytes of it fixed) where
+ * it goes through a link the string makes (through_link), from each
+ * working directory: through one of known target, as the removal of
+ * what the link leads to (raise_rm_place; out of the workspace is
+ * unresolvable, as through a link the workspace holds); through one not
+ * known, unresolvable.  At most 8 links are followed in turn.
+ */
+static void
+raise_rm_linked(const struct shell_rules *r, struct shword *t, const char *a,
+    size_t lit, int tail_follows, const char *wsn, int skip_ws, struct one *o)
+{
+	struct fsctx *fc = o->fc;
+	char base[4096 + 1024], cur[4096], next[4096], lex[8192];
+	size_t i, k, wl = strlen(wsn), tail = strlen(a) - lit;
+	int rc;
+
+	if (fc == NULL || (fc->nlinks == 0 && !fc->links_lost))
+		return;
+	if (fc->links_lost) {
+		if (a[lit] != '\0' || strchr(a, '/') != NULL)
+			set_why(o,
+			    "%s %s of %.40s after links the rules cannot "
+			    "tell were made",
+			    t[0].text, t[1].text, a);
+		return;
+	}
+	for (i = 0; i < (a[0] == '/' ? 1 : fc->ncwds); i++) {
+		snprintf(base, sizeof(base), "%s%s%s", a[0] == '/' ? "" : wsn,
+		    a[0] == '/' || fc->cwds[i][0] == '\0' ? "" : "/",
+		    a[0] == '/' ? "" : fc->cwds[i]);
+		if ((size_t)snprintf(cur, sizeof(cur), "%s", a) >= sizeof(cur))
+			rc = 2;
+		else
+			rc = through_link(fc, base, cur, lit, tail_follows,
+			    next, sizeof(next));
+		for (k = 0; rc == 1 && k < 8; k++) {
+			snprintf(cur, sizeof(cur), "%s", next);
+			rc = through_link(fc, "", cur, strlen(cur) - tail,
+			    tail_follows, next, sizeof(next));
+		}
+		if (rc == 0 && k > 0) {
+			if (lexical_path(cur, lex, sizeof(lex)) != 0 ||
+			    strncmp(lex, wsn, wl) != 0 ||
+			    (lex[wl] != '/' && lex[wl] != '\0'))
+				set_why(o,
+				    "%s %s of %.40s through a link the string "
+				    "makes, that leads out of the workspace",
+				    t[0].text, t[1].text, a);
+			raise_rm_place(r, t, cur, wsn, skip_ws, o);
+		} else if (rc != 0)
+			set_why(o,
+			    "%s %s of %.40s through a link the string makes, "
+			    "to where the rules cannot tell",
+			    t[0].text, t[1].text, a);
+	}
+}
+
 /* Decides the removal of the operand |w| as t[0] t[1] PLACE: a fixed
    word or a "$PWD/..." one resolved (raise_rm_place), "$HOME" as "~",
    another as written (a glob, a tilde ...). */
@@ -2621,15 +2961,24 @@ raise_rm_operand(const struct shell_rules *r, struct shword *t,
     const struct shword *w, const char *wsn, int skip_ws, struct one *o)
 {
 	char pwd[4096];
+	size_t lit;
 
 	if (fixed(w)) {
+		raise_rm_linked(r, t, w->text, w->len, 0, wsn, skip_ws, o);
 		raise_rm_place(r, t, w->text, wsn, skip_ws, o);
 		return;
 	}
 	if (pwd_operand(w, pwd, sizeof(pwd)) == 0) {
+		raise_rm_linked(r, t, pwd, strlen(pwd), 0, wsn, skip_ws, o);
 		raise_rm_place(r, t, pwd, wsn, skip_ws, o);
 		return;
 	}
+	/* a glob matches no '/'; an expansion may make one */
+	lit = strcspn(w->text, "*?[{$`\\~");
+	raise_rm_linked(r, t, w->text, lit,
+	    (w->flags & (SHW_NOT_FIXED & ~SHW_GLOB)) != 0 ||
+		strchr(w->text + lit, '/') != NULL,
+	    wsn, skip_ws, o);
 	memset(&t[2], 0, sizeof(t[2]));
 	if ((w->flags & SHW_NOT_FIXED) == SHW_PARAM &&
 	    (strcmp(w->text, "$HOME") == 0 || strcmp(w->text, "${HOME}") == 0))
@@ -2705,6 +3054,8 @@ raise_rm(const struct shell_rules *r, const struct shword *w, size_t n,
 
 static void decide_words(const struct shell_rules *, const struct shword *,
     size_t, const char *, struct one *);
+static void raise_by_code(const struct shell_rules *, const struct shcmd *,
+    const struct one *, const char *, int, enum shdecision *, int *);
 
 /*
  * Decides w[0..n), a command that another runs (find -exec's, busybox's
@@ -2739,6 +3090,9 @@ raise_by_argv(const struct shell_rules *r, const struct shword *w, size_t n,
 	sub.d = r->dflt;
 	sub.rule = -1;
 	decide_words(r, w, n, ws, &sub);
+	/* the code it runs (find . -exec sh -c 'CODE' _ {} ;) */
+	if (sub.why != NULL)
+		raise_by_code(r, NULL, &sub, ws, sub.depth, &sub.d, &sub.rule);
 	if (sub.rule >= 0 && sub.d > o->d) {
 		o->d = sub.d;
 		o->rule = sub.rule;
@@ -2814,38 +3168,391 @@ find_is_workspace(const struct shword *sp, const char *wsn)
 }
 
 /*
+ * How far a part of find's expression narrows what an action after it
+ * applies to: FX_NO (it may be every file, the starting point too),
+ * FX_YES (only files a test selects, beneath the starting point), or
+ * FX_MAYBE (a test the rules cannot tell, such as -mtime, or a command's
+ * status).  Ordered so that "or" is the larger and "and" the smaller.
+ */
+enum fx_narrow {
+	FX_NO,
+	FX_MAYBE,
+	FX_YES,
+};
+
+#define FX_MAX(a, b) ((a) > (b) ? (a) : (b))
+#define FX_MIN(a, b) ((a) < (b) ? (a) : (b))
+
+/* Reading find's expression: its words, the starting points, and what
+   its actions met. */
+struct fx {
+	const struct shell_rules *r;
+	const struct shword *w;
+	size_t n, j;
+	const struct shword *sp; /* starting points, ns of them */
+	size_t ns;
+	const char *ws, *wsn;
+	struct one *o;
+	int bad; /* a word find would not take there */
+	int depth; /* of "(" and "!" */
+	enum fx_narrow del; /* the least narrowed -delete */
+	int has_del;
+};
+
+/* Whether a -name/-path pattern |p| holds a character that must be there
+   (outside [...], not * or ?): FX_YES; only '*': FX_NO; else FX_MAYBE. */
+static enum fx_narrow
+fx_glob(const char *p)
+{
+	size_t i;
+
+	if (p[0] != '\0' && strspn(p, "*") == strlen(p))
+		return FX_NO;
+	for (i = 0; p[i] != '\0'; i++) {
+		if (p[i] == '\\' && p[i + 1] != '\0')
+			return FX_YES;
+		if (p[i] == '[') {
+			i += matching(p + i, '[', ']');
+			if (p[i] == '\0')
+				return FX_MAYBE;
+			continue;
+		}
+		if (p[i] != '*' && p[i] != '?')
+			return FX_YES;
+	}
+	return FX_MAYBE;
+}
+
+/* A -regex: one made of ".*^$" matches every path (FX_NO); one without
+   alternatives or groups that holds a literal character not made
+   optional by a quantifier, FX_YES; else FX_MAYBE. */
+static enum fx_narrow
+fx_regex(const char *p)
+{
+	size_t i;
+
+	if (strspn(p, ".*^$") == strlen(p))
+		return FX_NO;
+	if (strpbrk(p, "|(") != NULL)
+		return FX_MAYBE;
+	for (i = 0; p[i] != '\0'; i++) {
+		if (p[i] == '[') {
+			i += matching(p + i, '[', ']');
+			if (p[i] == '\0')
+				return FX_MAYBE;
+			continue;
+		}
+		if (p[i] == '\\' &&
+		    (p[i + 1] == '\0' || isalnum((unsigned char)p[i + 1]) ||
+			strchr("<>`'{}", p[i + 1]) != NULL)) {
+			i += p[i + 1] != '\0';
+			continue; /* \w, \b, \{ ...: no literal */
+		}
+		if (p[i] == '\\')
+			i++;
+		else if (!isalnum((unsigned char)p[i]) && p[i] != '/' &&
+		    p[i] != '_' && p[i] != '-')
+			continue;
+		if (strchr("*?+{\\", p[i + 1]) == NULL)
+			return FX_YES;
+	}
+	return FX_MAYBE;
+}
+
+/* The primaries find takes, but the actions (fx_action) and operators:
+   how many words follow, and how far a true one narrows. */
+struct fx_primary {
+	const char *name;
+	int nargs;
+	int narrow; /* an fx_narrow; tests by their argument:
+				   -1 a glob, -2 a regex, -3 a file type */
+	int always_true;
+};
+
+static const struct fx_primary fx_primaries[] = {
+	/* options and actions that are true for every file */
+	{ "-depth", 0, FX_NO, 1 },
+	{ "-d", 0, FX_NO, 1 },
+	{ "-xdev", 0, FX_NO, 1 },
+	{ "-mount", 0, FX_NO, 1 },
+	{ "-noleaf", 0, FX_NO, 1 },
+	{ "-ignore_readdir_race", 0, FX_NO, 1 },
+	{ "-noignore_readdir_race", 0, FX_NO, 1 },
+	{ "-warn", 0, FX_NO, 1 },
+	{ "-nowarn", 0, FX_NO, 1 },
+	{ "-daystart", 0, FX_NO, 1 },
+	{ "-follow", 0, FX_NO, 1 },
+	{ "-print", 0, FX_NO, 1 },
+	{ "-print0", 0, FX_NO, 1 },
+	{ "-ls", 0, FX_NO, 1 },
+	{ "-true", 0, FX_NO, 1 },
+	{ "-prune", 0, FX_NO, 1 },
+	{ "-quit", 0, FX_NO, 1 },
+	{ "-maxdepth", 1, FX_NO, 1 },
+	{ "-mindepth", 1, FX_NO, 1 },
+	{ "-regextype", 1, FX_NO, 1 },
+	{ "-fprint", 1, FX_NO, 1 },
+	{ "-fprint0", 1, FX_NO, 1 },
+	{ "-fls", 1, FX_NO, 1 },
+	{ "-printf", 1, FX_NO, 1 },
+	{ "-fprintf", 2, FX_NO, 1 },
+	/* tests */
+	{ "-false", 0, FX_YES, 0 },
+	{ "-empty", 0, FX_YES, 0 },
+	{ "-samefile", 1, FX_YES, 0 },
+	{ "-inum", 1, FX_YES, 0 },
+	{ "-lname", 1, FX_YES, 0 },
+	{ "-ilname", 1, FX_YES, 0 },
+	{ "-name", 1, -1, 0 },
+	{ "-iname", 1, -1, 0 },
+	{ "-path", 1, -1, 0 },
+	{ "-ipath", 1, -1, 0 },
+	{ "-wholename", 1, -1, 0 },
+	{ "-iwholename", 1, -1, 0 },
+	{ "-regex", 1, -2, 0 },
+	{ "-iregex", 1, -2, 0 },
+	{ "-type", 1, -3, 0 },
+	{ "-xtype", 1, -3, 0 },
+	/* tests that may hold for every file of a workspace (the agent
+	   owns and reads them all; times and sizes by any bound) */
+	{ "-nouser", 0, FX_MAYBE, 0 },
+	{ "-nogroup", 0, FX_MAYBE, 0 },
+	{ "-readable", 0, FX_MAYBE, 0 },
+	{ "-writable", 0, FX_MAYBE, 0 },
+	{ "-executable", 0, FX_MAYBE, 0 },
+	{ "-size", 1, FX_MAYBE, 0 },
+	{ "-perm", 1, FX_MAYBE, 0 },
+	{ "-user", 1, FX_MAYBE, 0 },
+	{ "-group", 1, FX_MAYBE, 0 },
+	{ "-uid", 1, FX_MAYBE, 0 },
+	{ "-gid", 1, FX_MAYBE, 0 },
+	{ "-links", 1, FX_MAYBE, 0 },
+	{ "-amin", 1, FX_MAYBE, 0 },
+	{ "-atime", 1, FX_MAYBE, 0 },
+	{ "-cmin", 1, FX_MAYBE, 0 },
+	{ "-ctime", 1, FX_MAYBE, 0 },
+	{ "-mmin", 1, FX_MAYBE, 0 },
+	{ "-mtime", 1, FX_MAYBE, 0 },
+	{ "-used", 1, FX_MAYBE, 0 },
+	{ "-fstype", 1, FX_MAYBE, 0 },
+	{ "-context", 1, FX_MAYBE, 0 },
+	{ "-newer", 1, FX_MAYBE, 0 },
+	{ "-anewer", 1, FX_MAYBE, 0 },
+	{ "-cnewer", 1, FX_MAYBE, 0 },
+	{ NULL, 0, FX_NO, 0 },
+};
+
+static void fx_comma(
+    struct fx *, enum fx_narrow, enum fx_narrow *, enum fx_narrow *);
+
+/*
+ * -exec, -execdir, -ok or -okdir at x->j: its command, up to ";" or
+ * "{} +", decided for each starting point (raise_find_exec): the
+ * starting point itself where nothing narrows the files it runs for
+ * (|reach| FX_NO), else a path beneath it.
+ */
+static void
+fx_exec(struct fx *x, enum fx_narrow reach)
+{
+	static const struct shword dot = { (char *)".", 1, 0 };
+	const struct shword *w = x->w, *sp;
+	struct shword bw;
+	char below[4096];
+	size_t e, k, j = x->j;
+
+	for (e = j + 1; e < x->n; e++)
+		if (fixed(&w[e]) &&
+		    (strcmp(w[e].text, ";") == 0 ||
+			(strcmp(w[e].text, "+") == 0 &&
+			    strcmp(w[e - 1].text, "{}") == 0)))
+			break;
+	x->bad |= e == x->n;
+	for (k = 0; k < (x->ns > 0 ? x->ns : 1); k++) {
+		sp = x->ns > 0 ? &x->sp[k] : &dot;
+		/* narrowed, the workspace's files, not the workspace: a
+		   path beneath it */
+		if (reach != FX_NO && x->wsn[0] != '\0' &&
+		    find_is_workspace(sp, x->wsn) &&
+		    (size_t)snprintf(below, sizeof(below), "%s/{}", sp->text) <
+			sizeof(below)) {
+			bw = *sp;
+			bw.text = below;
+			bw.len = strlen(below);
+			sp = &bw;
+		}
+		raise_find_exec(x->r, w + j + 1, e - j - 1, sp, x->ws, x->o);
+	}
+	x->j = e < x->n ? e + 1 : e;
+}
+
+/* One primary at x->j, reached as |reach| narrows: its truth's *N and
+   its falsity's *F. */
+static void
+fx_primary(
+    struct fx *x, enum fx_narrow reach, enum fx_narrow *N, enum fx_narrow *F)
+{
+	const struct fx_primary *p;
+	const char *a = x->w[x->j].text, *v;
+
+	*N = FX_NO;
+	*F = FX_NO;
+	if (strcmp(a, "-delete") == 0) {
+		x->del = x->has_del ? FX_MIN(x->del, reach) : reach;
+		x->has_del = 1;
+		x->j++;
+		return;
+	}
+	if (strcmp(a, "-exec") == 0 || strcmp(a, "-execdir") == 0 ||
+	    strcmp(a, "-ok") == 0 || strcmp(a, "-okdir") == 0) {
+		fx_exec(x, reach);
+		*N = *F = FX_MAYBE; /* the command's status */
+		return;
+	}
+	/* -newerXY is -newer to the rules */
+	if (strncmp(a, "-newer", 6) == 0 && strlen(a) == 8)
+		a = "-newer";
+	for (p = fx_primaries; p->name != NULL; p++)
+		if (strcmp(a, p->name) == 0)
+			break;
+	if (p->name == NULL || x->j + p->nargs >= x->n) {
+		x->bad = 1; /* find refuses it: narrows nothing */
+		x->j++;
+		return;
+	}
+	v = p->nargs > 0 ? x->w[x->j + 1].text : "";
+	x->j += 1 + p->nargs;
+	if (p->always_true) {
+		*F = FX_YES; /* never false */
+		return;
+	}
+	*N = p->narrow == -1  ? fx_glob(v)
+	    : p->narrow == -2 ? fx_regex(v)
+	    : p->narrow == -3 ? (strlen(v) == 1 ? FX_YES : FX_MAYBE)
+			      : (enum fx_narrow)p->narrow;
+}
+
+/* "!" and "(...)" or a primary. */
+static void
+fx_unary(
+    struct fx *x, enum fx_narrow reach, enum fx_narrow *N, enum fx_narrow *F)
+{
+	const char *a;
+
+	if (x->j >= x->n || ++x->depth > 64) {
+		x->bad = 1;
+		x->j = x->n;
+		*N = *F = FX_NO;
+		return;
+	}
+	a = x->w[x->j].text;
+	if (strcmp(a, "!") == 0 || strcmp(a, "-not") == 0) {
+		x->j++;
+		fx_unary(x, reach, F, N);
+	} else if (strcmp(a, "(") == 0) {
+		x->j++;
+		fx_comma(x, reach, N, F);
+		if (x->j < x->n && strcmp(x->w[x->j].text, ")") == 0)
+			x->j++;
+		else
+			x->bad = 1;
+	} else
+		fx_primary(x, reach, N, F);
+	x->depth--;
+}
+
+/* Whether x->j ends an "and" list: ")", "-o", "," or the end. */
+static int
+fx_and_ends(const struct fx *x)
+{
+	const char *a;
+
+	if (x->j >= x->n)
+		return 1;
+	a = x->w[x->j].text;
+	return strcmp(a, ")") == 0 || strcmp(a, "-o") == 0 ||
+	    strcmp(a, "-or") == 0 || strcmp(a, ",") == 0;
+}
+
+/* a [-a] b ...: b is reached where a held. */
+static void
+fx_and(struct fx *x, enum fx_narrow reach, enum fx_narrow *N, enum fx_narrow *F)
+{
+	enum fx_narrow n2, f2;
+
+	fx_unary(x, reach, N, F);
+	while (!fx_and_ends(x)) {
+		if (strcmp(x->w[x->j].text, "-a") == 0 ||
+		    strcmp(x->w[x->j].text, "-and") == 0)
+			x->j++;
+		fx_unary(x, FX_MAX(reach, *N), &n2, &f2);
+		*F = FX_MIN(*F, FX_MAX(*N, f2));
+		*N = FX_MAX(*N, n2);
+	}
+}
+
+/* a -o b ...: b is reached where a failed. */
+static void
+fx_or(struct fx *x, enum fx_narrow reach, enum fx_narrow *N, enum fx_narrow *F)
+{
+	enum fx_narrow n2, f2;
+
+	fx_and(x, reach, N, F);
+	while (x->j < x->n &&
+	    (strcmp(x->w[x->j].text, "-o") == 0 ||
+		strcmp(x->w[x->j].text, "-or") == 0)) {
+		x->j++;
+		fx_and(x, FX_MAX(reach, *F), &n2, &f2);
+		*N = FX_MIN(*N, FX_MAX(*F, n2));
+		*F = FX_MAX(*F, f2);
+	}
+}
+
+/* a , b ...: each is reached; the list is what its last is. */
+static void
+fx_comma(
+    struct fx *x, enum fx_narrow reach, enum fx_narrow *N, enum fx_narrow *F)
+{
+	fx_or(x, reach, N, F);
+	while (x->j < x->n && strcmp(x->w[x->j].text, ",") == 0) {
+		x->j++;
+		fx_or(x, reach, N, F);
+	}
+}
+
+/*
  * find's arguments as find reads them: the options -H, -L, -P, -D DEBUG
  * and -OLEVEL, the starting points (up to the first word that begins
- * with '-', '(' or '!'; none is "."), then the expression.  The command
- * of each -exec, -execdir, -ok and -okdir is decided as a command for
- * each starting point (raise_find_exec): find -exec stays unresolvable,
- * but "find / -exec rm -rf {} +" is denied as rm -rf / is.  With -delete,
- * each starting point is removed as rm -r removes it: "rm -rf PLACE" to
- * the rules that ask or deny (raise_rm), but for the workspace itself
- * where a test comes before -delete ("find . -name '*.o' -delete"
- * selects; "find . -delete" is rm -rf .); so, after a test, -exec's "{}"
- * is a path beneath the workspace, not the workspace ("find . -name
- * '*.o' -exec rm -rf {} +").  What a test selects is not evaluated.  At
- * most 32 starting points are decided so; more are unresolvable.
+ * with '-', '(' or '!'; none is "."), then the expression, read as find
+ * reads it (operators "!", -not, -a, -and, -o, -or, "," and
+ * parentheses, with their precedence; each primary with the words it
+ * takes), for how far what is true before each action narrows the
+ * files it applies to.  A test narrows when it holds a character a name
+ * must have (-name '*.o', -type f, -empty ...), not when it may hold for
+ * every file (-name '*', a negated test, the other side of an -o, a time
+ * or a size), nor for certain.  The command of each -exec, -execdir, -ok
+ * and -okdir is decided as a command for each starting point
+ * (raise_find_exec): find -exec stays unresolvable, but "find / -exec
+ * rm -rf {} +" is denied as rm -rf / is.  With -delete, each starting
+ * point is removed as rm -r removes it: "rm -rf PLACE" to the rules that
+ * ask or deny (raise_rm), but for the workspace itself where a test
+ * narrows the files deleted ("find . -name '*.o' -delete" selects;
+ * "find . -delete" and "find . ! -name x -delete" are rm -rf .; "find .
+ * -mtime +9 -delete" cannot be told, and is unresolvable); so, after a
+ * test that narrows, -exec's "{}" is a path beneath the workspace, not
+ * the workspace ("find . -name '*.o' -exec rm -rf {} +").  At most 32
+ * starting points are decided so; more are unresolvable, and so is an
+ * expression find would refuse.
  */
 static void
 raise_find(const struct shell_rules *r, const struct shword *w, size_t n,
     const char *ws, struct one *o)
 {
-	/* primaries that select nothing, and those that take a value */
-	static const char *const plain[] = { "-delete", "-depth", "-d", "-xdev",
-		"-mount", "-noleaf", "-ignore_readdir_race",
-		"-noignore_readdir_race", "-warn", "-nowarn", "-daystart",
-		"-follow", "-print", "-print0", "-ls", "-true", "(", ")",
-		NULL };
-	static const char *const valued[] = { "-mindepth", "-maxdepth",
-		"-regextype", NULL };
 	static const struct shword dot = { (char *)".", 1, 0 };
-	char wsn[4096], below[4096];
-	struct shword t[3], bw;
-	const struct shword *sp;
-	size_t j, k, e, s0, ns;
-	int del = 0, all = 0, selects = 0;
+	char wsn[4096];
+	struct shword t[3];
+	struct fx x;
+	enum fx_narrow N, F;
+	size_t j, k, s0, ns;
 
 	if (ws == NULL || lexical_path(ws, wsn, sizeof(wsn)) != 0)
 		wsn[0] = '\0';
@@ -2869,59 +3576,43 @@ raise_find(const struct shell_rules *r, const struct shword *w, size_t n,
 		set_why(o, "find with more than 32 starting points");
 		return;
 	}
-	for (; j < n; j++) {
-		if (!fixed(&w[j])) {
-			selects = 1;
-			continue;
-		}
-		/* the starting points read from a file */
-		if (strcmp(w[j].text, "-files0-from") == 0) {
+	for (k = j; k < n; k++)
+		if (fixed(&w[k]) && strcmp(w[k].text, "-files0-from") == 0) {
+			/* the starting points read from a file */
 			set_why(o,
 			    "find -files0-from reads its starting points from "
 			    "a file");
 			return;
 		}
-		if (strcmp(w[j].text, "-delete") == 0) {
-			del = 1;
-			all |= !selects;
+	memset(&x, 0, sizeof(x));
+	x.r = r;
+	x.w = w;
+	x.n = n;
+	x.j = j;
+	x.sp = w + s0;
+	x.ns = ns;
+	x.ws = ws;
+	x.wsn = wsn;
+	x.o = o;
+	x.del = FX_YES;
+	while (x.j < n) {
+		fx_comma(&x, FX_NO, &N, &F);
+		if (x.j < n) { /* a stray ")" */
+			x.bad = 1;
+			x.j++;
 		}
-		if (in_list(w[j].text, valued)) {
-			j++;
-			continue;
-		}
-		if (strcmp(w[j].text, "-exec") != 0 &&
-		    strcmp(w[j].text, "-execdir") != 0 &&
-		    strcmp(w[j].text, "-ok") != 0 &&
-		    strcmp(w[j].text, "-okdir") != 0) {
-			selects |= !in_list(w[j].text, plain);
-			continue;
-		}
-		for (e = j + 1; e < n; e++)
-			if (fixed(&w[e]) &&
-			    (strcmp(w[e].text, ";") == 0 ||
-				(strcmp(w[e].text, "+") == 0 &&
-				    strcmp(w[e - 1].text, "{}") == 0)))
-				break;
-		for (k = 0; k < (ns > 0 ? ns : 1); k++) {
-			sp = ns > 0 ? &w[s0 + k] : &dot;
-			/* after a test, the workspace's files, not the
-			   workspace: a path beneath it */
-			if (selects && wsn[0] != '\0' &&
-			    find_is_workspace(sp, wsn) &&
-			    (size_t)snprintf(below, sizeof(below), "%s/{}",
-				sp->text) < sizeof(below)) {
-				bw = *sp;
-				bw.text = below;
-				bw.len = strlen(below);
-				sp = &bw;
-			}
-			raise_find_exec(r, w + j + 1, e - j - 1, sp, ws, o);
-		}
-		selects = 1; /* its command's status is a test */
-		j = e;
 	}
-	if (!del || wsn[0] == '\0')
+	if (x.bad)
+		set_why(o, "find with an expression find would not take");
+	if (!x.has_del || wsn[0] == '\0')
 		return;
+	if (x.del == FX_MAYBE)
+		for (k = 0; k < (ns > 0 ? ns : 1); k++)
+			if (find_is_workspace(ns > 0 ? &w[s0 + k] : &dot, wsn))
+				set_why(o,
+				    "find -delete of the workspace's files, "
+				    "narrowed by a test the rules cannot "
+				    "tell");
 	memset(t, 0, sizeof(t));
 	t[0].text = (char *)"rm";
 	t[0].len = 2;
@@ -2929,13 +3620,16 @@ raise_find(const struct shell_rules *r, const struct shword *w, size_t n,
 	t[1].len = 3;
 	for (k = 0; k < (ns > 0 ? ns : 1); k++)
 		raise_rm_operand(
-		    r, t, ns > 0 ? &w[s0 + k] : &dot, wsn, !all, o);
+		    r, t, ns > 0 ? &w[s0 + k] : &dot, wsn, x.del != FX_NO, o);
 }
 
 static void
 decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
     const char *ws, struct one *o)
 {
+	/* programs that set a new file's mode by -m as chmod would */
+	static const char *const setmode_progs[] = { "install", "mkdir",
+		"mknod", "mkfifo", NULL };
 	size_t i, start = 0, next;
 	int m;
 
@@ -2977,7 +3671,7 @@ decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
 	if (fixed(&w[start]) && strcmp(base_name(w[start].text), "rm") == 0)
 		raise_rm(r, w + start, n - start, ws, o);
 	if (fixed(&w[start]) &&
-	    strcmp(base_name(w[start].text), "install") == 0)
+	    in_list(base_name(w[start].text), setmode_progs))
 		raise_install(r, w + start, n - start, o);
 	if (fixed(&w[start]) && strcmp(base_name(w[start].text), "find") == 0)
 		raise_find(r, w + start, n - start, ws, o);
@@ -3124,6 +3818,96 @@ raise_by_input(const struct shell_rules *r, const struct shcmd *c,
 	}
 }
 
+/* Whether the fixed word |w| reads the same wherever it is spliced into
+   shell code (no blank, quote, operator or expansion character). */
+static int
+splices_plainly(const struct shword *w)
+{
+	return fixed(w) &&
+	    strspn(w->text,
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		"0123456789._/+,=:@%{}-") == w->len;
+}
+
+/*
+ * Raises *d by the code of sh -c CODE NAME ARG... with its positional
+ * parameters ($0 NAME, $1 ..., "$@", $*, ${N}) replaced by the words
+ * given ("find . -exec sh -c 'rm -rf "$1"' _ {} \;" removes the
+ * starting point): outside single quotes, where each word given splices
+ * plainly (else the parameter is left as written).  Raising only: the
+ * code as written is decided too.
+ */
+static void
+raise_by_shell_args(const struct shell_rules *r, const char *code, size_t len,
+    const struct shword *args, size_t nargs, const char *ws, int depth,
+    enum shdecision *d, int *rule)
+{
+	char *out;
+	size_t i, k, o = 0, cap = len + 1, m, num;
+	int sq = 0, dq = 0, all;
+
+	/* each '$' may become every word given, with "" " between */
+	for (m = 0, k = 0; k < nargs; k++)
+		m += args[k].len + 3;
+	for (i = 0; i < len; i++)
+		if (code[i] == '$' && (cap += m) > 65536)
+			return;
+	out = xreallocarray(NULL, cap, 1);
+	for (i = 0; i < len; i++) {
+		if (sq || code[i] != '$' || i + 1 >= len) {
+			if (code[i] == '\'' && !dq)
+				sq = !sq;
+			else if (code[i] == '"' && !sq)
+				dq = !dq;
+			else if (code[i] == '\\' && !sq && i + 1 < len)
+				out[o++] = code[i++];
+			out[o++] = code[i];
+			continue;
+		}
+		/* $N, ${N}, $@, $* */
+		m = 1;
+		if (code[i + 1] == '{' && i + 2 < len &&
+		    isdigit((unsigned char)code[i + 2]))
+			m = 2;
+		all = m == 1 && (code[i + 1] == '@' || code[i + 1] == '*');
+		if (!all && !isdigit((unsigned char)code[i + m])) {
+			out[o++] = code[i];
+			continue;
+		}
+		num = all ? 1 : strtoul(code + i + m, NULL, 10);
+		k = i + m +
+		    (all	     ? 1
+			    : m == 1 ? 1
+				     : strspn(code + i + m, "0123456789"));
+		if (m == 2 && (k >= len || code[k] != '}')) {
+			out[o++] = code[i];
+			continue;
+		}
+		k += m == 2;
+		for (m = num; m < (all ? nargs : num + 1); m++)
+			if (m < nargs && !splices_plainly(&args[m]))
+				break;
+		if (m < (all ? nargs : num + 1)) {
+			out[o++] = code[i];
+			continue; /* left as written */
+		}
+		for (m = num; m < (all ? nargs : num + 1) && m < nargs; m++) {
+			if (m > num) {
+				if (dq)
+					out[o++] = '"';
+				out[o++] = ' ';
+				if (dq)
+					out[o++] = '"';
+			}
+			memcpy(out + o, args[m].text, args[m].len);
+			o += args[m].len;
+		}
+		i = k - 1;
+	}
+	raise_by_text(r, out, o, ws, depth, d, rule);
+	free(out);
+}
+
 /*
  * Code text run by an unresolvable command, at its start or behind a
  * wrapper the rules do not see through: sh -c 'CODE' (xargs sh -c
@@ -3235,9 +4019,13 @@ raise_by_code(const struct shell_rules *r, const struct shcmd *c,
 			    strchr(a->text, 'c') == NULL ||
 			    strncmp(a->text, "--", 2) == 0)
 				continue;
-			if (fixed(&w[j + 1]))
+			if (fixed(&w[j + 1])) {
 				raise_by_text(r, w[j + 1].text, w[j + 1].len,
 				    ws, depth, d, rule);
+				raise_by_shell_args(r, w[j + 1].text,
+				    w[j + 1].len, w + j + 2, n - j - 2, ws,
+				    depth, d, rule);
+			}
 			return;
 		}
 		return;
@@ -3426,6 +4214,7 @@ decide_string(const struct shell_rules *r, const char *cmd, size_t len,
 	struct shparse *p;
 	struct fsctx *fc = NULL;
 	struct one o;
+	char wsn[4096];
 	size_t i;
 	int rc, have = 0;
 
@@ -3436,6 +4225,18 @@ decide_string(const struct shell_rules *r, const char *cmd, size_t len,
 		fc->ncwds = 1;
 	}
 	rc = shparse_as(cmd, len, dialect, &p);
+	if (fc != NULL) {
+		/* the links the string makes, before any command runs */
+		if (ws == NULL || lexical_path(ws, wsn, sizeof(wsn)) != 0)
+			fc->links_lost = 1;
+		for (i = 0; i < p->ncmds && !fc->links_lost; i++) {
+			follow_links(&p->cmds[i], wsn, fc);
+			follow_cd(&p->cmds[i], ws, fc);
+		}
+		fc->ncwds = 1;
+		fc->lost = 0;
+		fc->cwds[0][0] = '\0';
+	}
 	for (i = 0; i < p->ncmds; i++) {
 		const struct shcmd *c = &p->cmds[i];
 
@@ -3469,6 +4270,10 @@ decide_string(const struct shell_rules *r, const char *cmd, size_t len,
 		    shdecision_name(r->dflt));
 	}
 	shparse_free(p);
+	for (i = 0; fc != NULL && i < fc->nlinks; i++) {
+		free(fc->links[i].name);
+		free(fc->links[i].target);
+	}
 	free(fc);
 }
 
