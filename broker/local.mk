@@ -140,6 +140,8 @@ TESTS += tests/integration/shell_rules_spellings.sh
 EXTRA_DIST += tests/integration/shell_rules_spellings.sh
 TESTS += tests/integration/shell_rules_readers.sh
 EXTRA_DIST += tests/integration/shell_rules_readers.sh
+TESTS += tests/integration/shell_rules_find_links.sh
+EXTRA_DIST += tests/integration/shell_rules_find_links.sh
 # --- end shellgate ---
 
 # --- escalation: denial records and one-call escalation (issue 18) ---

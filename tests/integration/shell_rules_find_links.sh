@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# Shell rules, with the shipped rule set (contrib/manifests/shell-rules.yaml,
+# default allow, unresolvable ask) played for real through the broker:
+#   - find's expression is read as find reads it: "find . ! -name x
+#     -delete", "find . -name x -o -delete", "-prune -o -delete" and
+#     "-name '*'" wiped the workspace under the shipped default (any word
+#     before -delete counted as a test that narrows it); they are now the
+#     recursive removal rule's, and a test the rules cannot tell (-mtime)
+#     waits for a human.  sh -c's $1 is the word find gives it: "find .
+#     -exec sh -c 'rm -rf "$1"' _ {} \;" only waited for a human, who
+#     could approve what the rules deny;
+#   - mkdir, mknod and mkfifo -m set a setuid or setgid mode under the
+#     shipped default, as install -m had: now the setuid/setgid rule's;
+#   - a link made by the same string was not in the workspace when the
+#     broker asked it: "ln -s / x && rm -rf x/" ran; a removal through a
+#     link the string makes is now the removal of where it leads, or
+#     waits for a human where that is out of the workspace or not known
+#     (mv, cp -s).
+# Controls: find with a name that narrows (negated beside it), mkdir -m
+# 755, and rm -rf of a link the string made (the link itself) still run.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/mcp_lib.sh"
+mcp_env
+ws=$(make_workspace)
+shell_rules_manifest "$T/m.yaml"
+mcp_start "$T/m.yaml" "$ws"
+
+# denied CMD RULE: CMD (behind a mark and "false && { ...; }", so that
+# nothing runs even where the rules let it) is refused by RULE, naming
+# CMD.
+n=0
+denied() {
+	n=$((n + 1))
+	shell "touch MARK$n; false && { $1; }"
+	expect_error_class "$1: refused" denied
+	expect_contains "... by $2" "$(jr .result.structuredContent.message)" "$2"
+	check "... and nothing ran (MARK$n)" test ! -e "$ws/MARK$n"
+}
+
+# ===== find's expression ====================================================
+for cmd in 'find . ! -name x -delete' 'find . -not -name keep -delete' \
+    "find . -name '*' -delete" 'find . -name x -o -delete' \
+    'find . -path ./keep -prune -o -delete' 'find . -name x , -delete' \
+    'find . -name x -o -exec rm -rf {} +' \
+    "find . -exec sh -c 'rm -rf \"\$1\"' _ {} \\;" \
+    "find . -exec sh -c 'rm -rf \"\$@\"' sh {} +"; do
+	denied "$cmd" "rule 5 (rm -rf|-fr"
+done
+id=1000 last=
+shell_asks_denied "find -delete of the workspace's files, narrowed by a test the rules cannot tell" \
+    'touch FM; find . -mtime +9 -delete'
+check "... and nothing ran (FM)" test ! -e "$ws/FM"
+touch "$ws/a.tmp" "$ws/keep.tmp" "$ws/b.c"
+shell "find . -name '*.tmp' ! -name keep.tmp -delete && ls *.tmp *.c"
+expect_ok_result "control: find with a name that narrows, beside a negated one, still runs"
+expect_eq "... and deletes what it selects" "$(jr .result.structuredContent.stdout)" "b.c
+keep.tmp"
+
+# ===== mkdir, mknod, mkfifo -m ==============================================
+for cmd in 'mkdir -m 4755 d' 'mkdir -m g+s d' 'mkdir -pm2755 d' \
+    'mknod -m 4755 n p' 'mkfifo -m 6755 p' 'mkdir --mode=u+s d'; do
+	denied "$cmd" "rule 2 (chmod u+s|g+s"
+done
+shell 'mkdir -m 750 d && stat -c %a d'
+expect_ok_result "control: mkdir -m without setuid or setgid still runs"
+expect_eq "... and sets the mode" "$(jr .result.structuredContent.stdout)" "750"
+
+# ===== removal through a link the same string makes =========================
+mkdir -p "$T/outside/keep"
+touch "$T/outside/keep/precious"
+for cmd in 'ln -s / x && rm -rf x/' 'ln -s ../../../../../../.. up; rm -rf up/' \
+    'ln -s .. y; rm -rf y/' 'ln -sf /etc e && rm -rf e/' 'ln -s x y; ln -s / x; rm -rf y/' \
+    'ln -s / x; find x/ -name a -delete'; do
+	denied "$cmd" "rule 5 (rm -rf|-fr"
+done
+shell_asks_denied "through a link the string makes, that leads out of the workspace" \
+    "touch LO1; ln -s $T/outside o && rm -rf o/keep" 'touch LO4; ln -s .. y; rm -rf y/*'
+shell_asks_denied "through a link the string makes, to where the rules cannot tell" \
+    "touch LO2; ln -s $T/outside l && mv l m && rm -rf m/" \
+    "touch LO3; cp -s $T/outside/keep/precious p && rm -rf p/"
+for f in LO1 LO2 LO3 LO4; do
+	check "... and nothing ran ($f)" test ! -e "$ws/$f"
+done
+check "... and what the links led to is untouched" test -e "$T/outside/keep/precious"
+shell "ln -s $T/outside o && rm -rf o && ls -d o 2>&1 | wc -l"
+expect_ok_result "control: rm -rf of a link the string made (the link itself) still runs"
+check "... what it led to is untouched" test -e "$T/outside/keep/precious"
+mcp_stop
+finish
