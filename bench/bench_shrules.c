@@ -8,8 +8,9 @@
  *
  * usage: bench_shrules MANIFEST [ROUNDS]
  * Each round times one batch per input (short, a pipeline, a 4 KiB
- * script with a here-document) and one batch of fork+exec+wait of
- * /bin/true, interleaved; prints the median microseconds per call with
+ * script with a here-document, and find's expression with links and
+ * removals decided with a workspace hook, as the broker decides) and
+ * one batch of fork+exec+wait of /bin/true, interleaved; prints the median microseconds per call with
  * the minimum and maximum, and the ratio to fork+exec.
  */
 #include "config.h"
@@ -44,6 +45,15 @@ cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The broker's hook asks the workspace; here nothing is a link. */
+static enum shfs_where
+inside(void *arg, const char *rel)
+{
+	(void)arg;
+	(void)rel;
+	return SHFS_INSIDE;
+}
+
 static double
 spawn_us(void)
 {
@@ -66,13 +76,14 @@ int
 main(int argc, char **argv)
 {
 	static char big[4200];
-	const char *inputs[3];
-	const char *names[3] = { "git status", "pipeline of 4",
-		"4 KiB script + heredoc" };
+	static const struct shfs fs = { inside, NULL };
+	const char *inputs[4];
+	const char *names[4] = { "git status", "pipeline of 4",
+		"4 KiB script + heredoc", "find, ln, rm -r (fs hook)" };
 	const struct shell_rules *r;
 	struct manifest *m;
 	struct shverdict v;
-	double *t[4], med[4];
+	double *t[5], med[5];
 	char err[512];
 	int rounds, i, k, b;
 	size_t off = 0;
@@ -104,34 +115,38 @@ main(int argc, char **argv)
 	inputs[0] = "git status";
 	inputs[1] = "git log --oneline | grep -v wip | sort | head -20 >o";
 	inputs[2] = big;
-	for (k = 0; k < 4; k++)
+	inputs[3] = "cd src && ln -s ../build out && find . \\( -name '*.o' "
+		    "-o -name '*.a' \\) ! -path './keep/*' -delete && "
+		    "mv out old && rm -rf old build/x/ ../tmp/";
+	for (k = 0; k < 5; k++)
 		t[k] = calloc((size_t)rounds, sizeof(double));
 	for (i = 0; i < rounds; i++) {
-		for (k = 0; k < 3; k++) {
+		for (k = 0; k < 4; k++) {
 			double t0 = now_us();
 
 			for (b = 0; b < BATCH; b++)
-				(void)shrules_decide(
-				    r, inputs[k], strlen(inputs[k]), "/ws", &v);
+				(void)shrules_decide_fs(r, inputs[k],
+				    strlen(inputs[k]), "/ws",
+				    k == 3 ? &fs : NULL, &v);
 			t[k][i] = (now_us() - t0) / BATCH;
 		}
-		t[3][i] = spawn_us();
+		t[4][i] = spawn_us();
 	}
-	for (k = 0; k < 4; k++) {
+	for (k = 0; k < 5; k++) {
 		qsort(t[k], (size_t)rounds, sizeof(double), cmp);
 		med[k] = t[k][rounds / 2];
 	}
 	printf("%-26s %12s %12s %12s %10s\n", "input", "median us", "min us",
 	    "max us", "/ spawn");
-	for (k = 0; k < 3; k++)
+	for (k = 0; k < 4; k++)
 		printf("%-26s %12.2f %12.2f %12.2f %10.4f\n", names[k], med[k],
-		    t[k][0], t[k][rounds - 1], med[k] / med[3]);
+		    t[k][0], t[k][rounds - 1], med[k] / med[4]);
 	printf("%-26s %12.2f %12.2f %12.2f %10.4f\n", "fork+exec /bin/true",
-	    med[3], t[3][0], t[3][rounds - 1], 1.0);
+	    med[4], t[4][0], t[4][rounds - 1], 1.0);
 	printf("(%d rounds, %d decisions or %d spawns per batch, "
 	       "interleaved)\n",
 	    rounds, BATCH, SPAWNS);
-	for (k = 0; k < 4; k++)
+	for (k = 0; k < 5; k++)
 		free(t[k]);
 	manifest_free(m);
 	return 0;

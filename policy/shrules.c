@@ -70,6 +70,7 @@ struct one {
 	int stdin_prog; /* a shell or interpreter reading its program
 				   from standard input or a descriptor */
 	int depth; /* commands inside commands (raise_by_argv) */
+	int code_depth; /* code text inside commands (raise_by_code) */
 	size_t spent; /* ...their words, for the outermost */
 	size_t *budget; /* the outermost's spent, or NULL */
 	struct fsctx *fc; /* where the workspace's paths lead, or
@@ -1932,7 +1933,7 @@ check_command(
 }
 
 static void decide_cmd(const struct shell_rules *, const struct shcmd *,
-    const char *, struct fsctx *, struct one *, int);
+    const char *, struct fsctx *, struct one *, int, size_t *);
 
 /* ---- matching ---- */
 
@@ -3054,8 +3055,10 @@ raise_rm(const struct shell_rules *r, const struct shword *w, size_t n,
 
 static void decide_words(const struct shell_rules *, const struct shword *,
     size_t, const char *, struct one *);
-static void raise_by_code(const struct shell_rules *, const struct shcmd *,
-    const struct one *, const char *, int, enum shdecision *, int *);
+static size_t shell_code_at(const struct shword *, size_t);
+static void raise_by_shell_args(const struct shell_rules *, const char *,
+    size_t, const struct shword *, size_t, const char *, int, size_t *,
+    enum shdecision *, int *);
 
 /*
  * Decides w[0..n), a command that another runs (find -exec's, busybox's
@@ -3065,7 +3068,8 @@ static void raise_by_code(const struct shell_rules *, const struct shcmd *,
  * the words of such commands one command holds (find's -exec commands,
  * once for each starting point, at each level), to four times the words
  * a string may have: past it, they are not decided, and the command is
- * unresolvable.
+ * unresolvable.  The code such a command runs (sh -c CODE) is read
+ * too, each of its bytes counted as a word.
  */
 #define INNER_WORDS_MAX (4 * SHPARSE_MAX_WORDS)
 static void
@@ -3073,6 +3077,7 @@ raise_by_argv(const struct shell_rules *r, const struct shword *w, size_t n,
     const char *ws, struct one *o)
 {
 	struct one sub;
+	size_t c;
 
 	if (n == 0 || o->depth >= 4)
 		return;
@@ -3090,9 +3095,24 @@ raise_by_argv(const struct shell_rules *r, const struct shword *w, size_t n,
 	sub.d = r->dflt;
 	sub.rule = -1;
 	decide_words(r, w, n, ws, &sub);
-	/* the code it runs (find . -exec sh -c 'CODE' _ {} ;) */
-	if (sub.why != NULL)
-		raise_by_code(r, NULL, &sub, ws, sub.depth, &sub.d, &sub.rule);
+	/* the code it runs (find . -exec sh -c 'CODE' _ {} ;), with the
+	   words it is given: of a command of the string itself, and read
+	   one level down at most (raise_by_code's last), so that the work
+	   stays bounded */
+	if (sub.why != NULL && o->code_depth == 0 && sub.nwords > 0 &&
+	    fixed(&sub.words[0]) && is_shell(base_name(sub.words[0].text)) &&
+	    (c = shell_code_at(sub.words, sub.nwords)) > 0 &&
+	    fixed(&sub.words[c])) {
+		if ((*o->budget += sub.words[c].len) > INNER_WORDS_MAX)
+			set_why(o,
+			    "more than %d words of commands inside a command",
+			    INNER_WORDS_MAX);
+		else
+			raise_by_shell_args(r, sub.words[c].text,
+			    sub.words[c].len, sub.words + c + 1,
+			    sub.nwords - c - 1, ws, 4, o->budget, &sub.d,
+			    &sub.rule);
+	}
 	if (sub.rule >= 0 && sub.d > o->d) {
 		o->d = sub.d;
 		o->rule = sub.rule;
@@ -3733,10 +3753,12 @@ decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
 			}
 }
 
-/* Raises *d to the strictest rule a command of |code| matches. */
+/* Raises *d to the strictest rule a command of |code| matches, the
+   commands inside its commands counted against |budget| (raise_by_argv;
+   NULL: each command's own). */
 static void
-raise_by_text(const struct shell_rules *r, const char *code, size_t len,
-    const char *ws, int depth, enum shdecision *d, int *rule)
+raise_by_text_in(const struct shell_rules *r, const char *code, size_t len,
+    const char *ws, int depth, size_t *budget, enum shdecision *d, int *rule)
 {
 	struct shparse *p;
 	struct one sub;
@@ -3744,13 +3766,21 @@ raise_by_text(const struct shell_rules *r, const char *code, size_t len,
 
 	(void)shparse(code, len, &p);
 	for (i = 0; i < p->ncmds; i++) {
-		decide_cmd(r, &p->cmds[i], ws, NULL, &sub, depth + 1);
+		decide_cmd(r, &p->cmds[i], ws, NULL, &sub, depth + 1, budget);
 		if (sub.rule >= 0 && sub.d > *d) {
 			*d = sub.d;
 			*rule = sub.rule;
 		}
 	}
 	shparse_free(p);
+}
+
+/* Raises *d to the strictest rule a command of |code| matches. */
+static void
+raise_by_text(const struct shell_rules *r, const char *code, size_t len,
+    const char *ws, int depth, enum shdecision *d, int *rule)
+{
+	raise_by_text_in(r, code, len, ws, depth, NULL, d, rule);
 }
 
 /* Raises *d by the words w[0..n) joined by blanks, read as code text. */
@@ -3818,6 +3848,21 @@ raise_by_input(const struct shell_rules *r, const struct shcmd *c,
 	}
 }
 
+/* The index of the code word of a shell's words w[0..n) after its -c
+   (in a cluster: -ec), or 0. */
+static size_t
+shell_code_at(const struct shword *w, size_t n)
+{
+	size_t j;
+
+	for (j = 1; j + 1 < n; j++)
+		if (fixed(&w[j]) && w[j].text[0] == '-' &&
+		    strchr(w[j].text, 'c') != NULL &&
+		    strncmp(w[j].text, "--", 2) != 0)
+			return j + 1;
+	return 0;
+}
+
 /* Whether the fixed word |w| reads the same wherever it is spliced into
    shell code (no blank, quote, operator or expansion character). */
 static int
@@ -3840,7 +3885,7 @@ splices_plainly(const struct shword *w)
 static void
 raise_by_shell_args(const struct shell_rules *r, const char *code, size_t len,
     const struct shword *args, size_t nargs, const char *ws, int depth,
-    enum shdecision *d, int *rule)
+    size_t *budget, enum shdecision *d, int *rule)
 {
 	char *out;
 	size_t i, k, o = 0, cap = len + 1, m, num;
@@ -3904,7 +3949,7 @@ raise_by_shell_args(const struct shell_rules *r, const char *code, size_t len,
 		}
 		i = k - 1;
 	}
-	raise_by_text(r, out, o, ws, depth, d, rule);
+	raise_by_text_in(r, out, o, ws, depth, budget, d, rule);
 	free(out);
 }
 
@@ -4012,21 +4057,12 @@ raise_by_code(const struct shell_rules *r, const struct shcmd *c,
 		if (k > 0)
 			raise_by_words_as_code(
 			    r, o->words, k, ws, depth, d, rule);
-		for (j = 1; j + 1 < n; j++) {
-			const struct shword *a = &w[j];
-
-			if (!fixed(a) || a->text[0] != '-' ||
-			    strchr(a->text, 'c') == NULL ||
-			    strncmp(a->text, "--", 2) == 0)
-				continue;
-			if (fixed(&w[j + 1])) {
-				raise_by_text(r, w[j + 1].text, w[j + 1].len,
-				    ws, depth, d, rule);
-				raise_by_shell_args(r, w[j + 1].text,
-				    w[j + 1].len, w + j + 2, n - j - 2, ws,
-				    depth, d, rule);
-			}
-			return;
+		j = shell_code_at(w, n);
+		if (j > 0 && fixed(&w[j])) {
+			raise_by_text(
+			    r, w[j].text, w[j].len, ws, depth, d, rule);
+			raise_by_shell_args(r, w[j].text, w[j].len, w + j + 1,
+			    n - j - 1, ws, depth, NULL, d, rule);
 		}
 		return;
 	}
@@ -4035,12 +4071,14 @@ raise_by_code(const struct shell_rules *r, const struct shcmd *c,
 
 static void
 decide_cmd(const struct shell_rules *r, const struct shcmd *c, const char *ws,
-    struct fsctx *fc, struct one *o, int depth)
+    struct fsctx *fc, struct one *o, int depth, size_t *budget)
 {
 	size_t i;
 
 	memset(o, 0, sizeof(*o));
+	o->budget = budget;
 	o->fc = fc;
+	o->code_depth = depth;
 	o->why = c->why;
 	o->d = r->dflt;
 	o->rule = -1;
@@ -4240,7 +4278,7 @@ decide_string(const struct shell_rules *r, const char *cmd, size_t len,
 	for (i = 0; i < p->ncmds; i++) {
 		const struct shcmd *c = &p->cmds[i];
 
-		decide_cmd(r, c, ws, fc, &o, 0);
+		decide_cmd(r, c, ws, fc, &o, 0, NULL);
 		follow_cd(c, ws, fc);
 		if (c->header && o.why == NULL)
 			continue; /* "for x in a b": runs nothing */
