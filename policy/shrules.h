@@ -17,15 +17,19 @@
  * "pTS").  A shell running a script file is also the script with its
  * arguments.  chmod's mode is read as chmod reads it: one that sets
  * the setuid or setgid bit is "chmod u+s" (or g+s) to ask and deny
- * rules, and so is install's -m; rm's arguments as rm reads them: a
- * recursive removal is "rm -rf PLACE" for each operand, PLACE the
- * directory removed ("." the workspace by any name, "$PWD/" too, ".."
- * above it, "/" the root), and so is find -delete's starting point
- * (not the workspace after a test); the command of find -exec (each {}
- * the starting point) and busybox's applet are decided as commands by
- * ask and deny rules, find and busybox staying unresolvable (so is find
- * with -files0-from or more than 32 starting points, and a command
- * holding more than 16384 words of such commands).  The
+ * rules, and so is the -m of install, mkdir, mknod and mkfifo; rm's
+ * arguments as rm reads them: a recursive removal is "rm -rf PLACE" for
+ * each operand, PLACE the directory removed ("." the workspace by any
+ * name, "$PWD/" too, ".." above it, "/" the root), and so is find
+ * -delete's starting point (not the workspace where a test that narrows
+ * holds before it, find's expression read as find reads it: "find . !
+ * -name x -delete" is rm -rf .; a test the rules cannot tell, -mtime,
+ * is unresolvable); the command of find -exec (each {} the starting
+ * point; a sh -c's $1, "$@" the words given) and busybox's applet are
+ * decided as commands by ask and deny rules, find and busybox staying
+ * unresolvable (so is find with -files0-from, more than 32 starting
+ * points or an expression find refuses, and a command holding more
+ * than 16384 words of such commands).  The
  * command word
  * also matches by its last path component
  * and the rule's ("/usr/bin/git" is "git"), except for allow rules.  The first rule that
@@ -156,8 +160,12 @@ struct shfs {
  * relative operand is asked about from each directory a cd earlier in
  * the string may have gone to (more than 16: unresolvable), and so is
  * cd's directory (one out of the workspace is unresolvable).  The
- * workspace is asked about as the string starts: a link the same string
- * makes is not seen.
+ * workspace is asked about as the string starts, so the names the
+ * string's ln, link, cp (-s, -l, -r, -a, -P, -d) and mv may link are
+ * recorded first: a removal through one is that of where the link leads
+ * (ln -s / x && rm -rf x/ is rm -rf /), or unresolvable where that is
+ * out of the workspace or not known (mv, a hard link; more than 64
+ * names, or one that is not a fixed word).
  */
 enum shdecision shrules_decide_fs(const struct shell_rules *r, const char *cmd,
     size_t len, const char *workspace, const struct shfs *fs,
