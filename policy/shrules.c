@@ -1728,8 +1728,28 @@ ws_relative(const char *p, const char *ws, char *out, size_t outlen)
 	return (size_t)snprintf(out, outlen, "%s", p) < outlen ? 0 : -1;
 }
 
+static int lexical_path(const char *, char *, size_t);
+static int through_link(const struct fsctx *, const char *, const char *,
+    size_t, int, char *, size_t);
+
+/* Whether cd to |rel| (from the workspace |ws|, followed) goes through a
+   link the string makes (follow_links), or one the rules lost. */
+static int
+cd_linked(const struct fsctx *fc, const char *ws, const char *rel)
+{
+	char wsn[4096], out[4096];
+
+	if (fc->links_lost)
+		return 1;
+	if (fc->nlinks == 0)
+		return 0;
+	return lexical_path(ws, wsn, sizeof(wsn)) != 0 ||
+	    through_link(fc, wsn, rel, strlen(rel), 0, out, sizeof(out)) != 0;
+}
+
 /* cd to |p| (path_ok) goes where the workspace's symlinks lead: out of
-   it (cd r with r -> /etc) is outside, as "cd /etc" is. */
+   it (cd r with r -> /etc) is outside, as "cd /etc" is; so is cd through
+   a link the same string makes. */
 static void
 cd_leads(const char *p, const char *ws, struct one *o)
 {
@@ -1748,6 +1768,11 @@ cd_leads(const char *p, const char *ws, struct one *o)
 		snprintf(buf, sizeof(buf), "%s%s%s/",
 		    p[0] == '/' ? "" : fc->cwds[i],
 		    p[0] == '/' || fc->cwds[i][0] == '\0' ? "" : "/", rel);
+		if (cd_linked(fc, ws, buf)) {
+			set_why(
+			    o, "cd through a link the string makes (%.40s)", p);
+			return;
+		}
 		wh = fs_where(fc, buf);
 		if (wh == SHFS_OUT || wh == SHFS_UNKNOWN) {
 			set_why(o,
@@ -2909,7 +2934,8 @@ raise_rm_linked(const struct shell_rules *r, struct shword *t, const char *a,
     size_t lit, int tail_follows, const char *wsn, int skip_ws, struct one *o)
 {
 	struct fsctx *fc = o->fc;
-	char base[4096 + 1024], cur[4096], next[4096], lex[8192];
+	char cur[4096], next[4096], lex[8192];
+	const char *pre;
 	size_t i, k, wl = strlen(wsn), tail = strlen(a) - lit;
 	int rc;
 
@@ -2924,14 +2950,16 @@ raise_rm_linked(const struct shell_rules *r, struct shword *t, const char *a,
 		return;
 	}
 	for (i = 0; i < (a[0] == '/' ? 1 : fc->ncwds); i++) {
-		snprintf(base, sizeof(base), "%s%s%s", a[0] == '/' ? "" : wsn,
-		    a[0] == '/' || fc->cwds[i][0] == '\0' ? "" : "/",
-		    a[0] == '/' ? "" : fc->cwds[i]);
-		if ((size_t)snprintf(cur, sizeof(cur), "%s", a) >= sizeof(cur))
+		/* from the workspace, the working directory's own path
+		   walked too (cd x with x a link the string makes) */
+		pre = a[0] == '/' || fc->cwds[i][0] == '\0' ? "" : fc->cwds[i];
+		if ((size_t)snprintf(cur, sizeof(cur), "%s%s%s", pre,
+			pre[0] == '\0' ? "" : "/", a) >= sizeof(cur))
 			rc = 2;
 		else
-			rc = through_link(fc, base, cur, lit, tail_follows,
-			    next, sizeof(next));
+			rc = through_link(fc, a[0] == '/' ? "" : wsn, cur,
+			    lit + strlen(cur) - strlen(a), tail_follows, next,
+			    sizeof(next));
 		for (k = 0; rc == 1 && k < 8; k++) {
 			snprintf(cur, sizeof(cur), "%s", next);
 			rc = through_link(fc, "", cur, strlen(cur) - tail,

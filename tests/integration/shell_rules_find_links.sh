@@ -73,7 +73,7 @@ mkdir -p "$T/outside/keep"
 touch "$T/outside/keep/precious"
 for cmd in 'ln -s / x && rm -rf x/' 'ln -s ../../../../../../.. up; rm -rf up/' \
     'ln -s .. y; rm -rf y/' 'ln -sf /etc e && rm -rf e/' 'ln -s x y; ln -s / x; rm -rf y/' \
-    'ln -s / x; find x/ -name a -delete'; do
+    'ln -s / x; find x/ -name a -delete' 'ln -s / x; cd x && rm -rf etc/'; do
 	denied "$cmd" "rule 5 (rm -rf|-fr"
 done
 shell_asks_denied "through a link the string makes, that leads out of the workspace" \
