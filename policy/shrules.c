@@ -11,6 +11,7 @@
 
 #include <ctype.h>
 #include <fnmatch.h>
+#include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -3243,68 +3244,121 @@ struct fx {
 	struct one *o;
 	int bad; /* a word find would not take there */
 	int depth; /* of "(" and "!" */
+	const char *regextype; /* the last -regextype's, or NULL */
 	enum fx_narrow del; /* the least narrowed -delete */
 	int has_del;
 };
 
-/* Whether a -name/-path pattern |p| holds a character that must be there
-   (outside [...], not * or ?): FX_YES; only '*': FX_NO; else FX_MAYBE. */
-static enum fx_narrow
-fx_glob(const char *p)
-{
-	size_t i;
+/*
+ * Names no test can expect, for telling whether a pattern narrows: it
+ * does not where it matches each of them (beneath a starting point, for
+ * a path), as -name's "*" and "?*", -path's "*" and (under ".") the
+ * dot, the slash and the star do.
+ */
+static const char *const fx_probes[] = { "\001", "\001\002\003",
+	"\001\002\003\004\005\006\007\016\017\020\021\022\023", NULL };
 
-	if (p[0] != '\0' && strspn(p, "*") == strlen(p))
-		return FX_NO;
+/* Emacs's regex syntax (find's default) as POSIX's extended one: \( \)
+   \| \{ \} are operators, ( ) | { } themselves; -1 for what has no
+   counterpart (\w, \b, \<, \`, ...). */
+static int
+fx_emacs_ere(const char *p, char *out, size_t outlen)
+{
+	size_t i, o = 0, k;
+
 	for (i = 0; p[i] != '\0'; i++) {
-		if (p[i] == '\\' && p[i + 1] != '\0')
-			return FX_YES;
+		if (o + 4 >= outlen)
+			return -1;
 		if (p[i] == '[') {
-			i += matching(p + i, '[', ']');
-			if (p[i] == '\0')
-				return FX_MAYBE;
-			continue;
-		}
-		if (p[i] != '*' && p[i] != '?')
-			return FX_YES;
+			k = matching(p + i, '[', ']');
+			if (p[i + k] == '\0' || o + k + 2 >= outlen)
+				return -1;
+			memcpy(out + o, p + i, k + 1);
+			o += k + 1;
+			i += k;
+		} else if (p[i] == '\\' && p[i + 1] != '\0' &&
+		    strchr("()|{}", p[i + 1]) != NULL)
+			out[o++] = p[++i];
+		else if (strchr("()|{}", p[i]) != NULL) {
+			out[o++] = '\\';
+			out[o++] = p[i];
+		} else if (p[i] == '\\' &&
+		    (p[i + 1] == '\0' || isalnum((unsigned char)p[i + 1]) ||
+			strchr("<>`'_=", p[i + 1]) != NULL))
+			return -1;
+		else if (p[i] == '\\') {
+			out[o++] = p[i++];
+			out[o++] = p[i];
+		} else
+			out[o++] = p[i];
 	}
-	return FX_MAYBE;
+	out[o] = '\0';
+	return 0;
 }
 
-/* A -regex: one made of ".*^$" matches every path (FX_NO); one without
-   alternatives or groups that holds a literal character not made
-   optional by a quantifier, FX_YES; else FX_MAYBE. */
-static enum fx_narrow
-fx_regex(const char *p)
+/* Whether |re| matches all of |s|. */
+static int
+fx_re_full(const regex_t *re, const char *s)
 {
-	size_t i;
+	regmatch_t m;
 
-	if (strspn(p, ".*^$") == strlen(p))
-		return FX_NO;
-	if (strpbrk(p, "|(") != NULL)
-		return FX_MAYBE;
-	for (i = 0; p[i] != '\0'; i++) {
-		if (p[i] == '[') {
-			i += matching(p + i, '[', ']');
-			if (p[i] == '\0')
+	return regexec(re, s, 1, &m, 0) == 0 && m.rm_so == 0 &&
+	    (size_t)m.rm_eo == strlen(s);
+}
+
+/*
+ * How far a test of a name (|kind| 0: -name, -iname), a path (1: -path,
+ * -wholename) or a regex of the path (2: -regex, in x->regextype)
+ * narrows: not (FX_NO) where it matches each probe (fx_probes) beneath
+ * some starting point, or a probe two deep; FX_YES where it does not;
+ * FX_MAYBE where it cannot be read.
+ */
+static enum fx_narrow
+fx_pattern(const struct fx *x, const char *pat, int kind, int icase)
+{
+	static const struct shword dot = { (char *)".", 1, 0 };
+	char ere[4096], path[4096 + 64];
+	const struct shword *sp;
+	regex_t re;
+	size_t k, i, all;
+	int ext = 1;
+
+	if (kind == 2) {
+		if (x->regextype == NULL ||
+		    strcmp(x->regextype, "emacs") == 0) {
+			if (fx_emacs_ere(pat, ere, sizeof(ere)) != 0)
 				return FX_MAYBE;
-			continue;
-		}
-		if (p[i] == '\\' &&
-		    (p[i + 1] == '\0' || isalnum((unsigned char)p[i + 1]) ||
-			strchr("<>`'{}", p[i + 1]) != NULL)) {
-			i += p[i + 1] != '\0';
-			continue; /* \w, \b, \{ ...: no literal */
-		}
-		if (p[i] == '\\')
-			i++;
-		else if (!isalnum((unsigned char)p[i]) && p[i] != '/' &&
-		    p[i] != '_' && p[i] != '-')
-			continue;
-		if (strchr("*?+{\\", p[i + 1]) == NULL)
-			return FX_YES;
+			pat = ere;
+		} else if (strcmp(x->regextype, "posix-basic") == 0)
+			ext = 0;
+		else if (strcmp(x->regextype, "posix-extended") != 0)
+			return FX_MAYBE;
+		if (regcomp(&re, pat,
+			(ext ? REG_EXTENDED : 0) | (icase ? REG_ICASE : 0)) !=
+		    0)
+			return FX_MAYBE;
 	}
-	return FX_MAYBE;
+	for (k = 0; k < (x->ns > 0 ? x->ns : 1); k++) {
+		sp = x->ns > 0 ? &x->sp[k] : &dot;
+		for (all = 1, i = 0; all && i < 4; i++) {
+			snprintf(path, sizeof(path), "%.4000s%s%s%s%s",
+			    kind == 0 ? "" : sp->text, kind == 0 ? "" : "/",
+			    fx_probes[i % 3], i == 3 ? "/" : "",
+			    i == 3 ? fx_probes[0] : "");
+			if (kind == 0 && i == 3)
+				break; /* a name holds no '/' */
+			if (kind == 2)
+				all = fx_re_full(&re, path);
+			else
+				all = fnmatch(pat, path,
+					  icase ? FNM_CASEFOLD : 0) == 0;
+		}
+		if (all)
+			break;
+	}
+	if (kind == 2)
+		regfree(&re);
+	return all ? FX_NO : FX_YES;
 }
 
 /* The primaries find takes, but the actions (fx_action) and operators:
@@ -3313,7 +3367,9 @@ struct fx_primary {
 	const char *name;
 	int nargs;
 	int narrow; /* an fx_narrow; tests by their argument:
-				   -1 a glob, -2 a regex, -3 a file type */
+				   -1 a name, -2 a path, -3 a regex, -4 a
+				   file type; -5, -6, -7 as -1 to -3 but
+				   ignoring case */
 	int always_true;
 };
 
@@ -3352,15 +3408,15 @@ static const struct fx_primary fx_primaries[] = {
 	{ "-lname", 1, FX_YES, 0 },
 	{ "-ilname", 1, FX_YES, 0 },
 	{ "-name", 1, -1, 0 },
-	{ "-iname", 1, -1, 0 },
-	{ "-path", 1, -1, 0 },
-	{ "-ipath", 1, -1, 0 },
-	{ "-wholename", 1, -1, 0 },
-	{ "-iwholename", 1, -1, 0 },
-	{ "-regex", 1, -2, 0 },
-	{ "-iregex", 1, -2, 0 },
-	{ "-type", 1, -3, 0 },
-	{ "-xtype", 1, -3, 0 },
+	{ "-iname", 1, -5, 0 },
+	{ "-path", 1, -2, 0 },
+	{ "-ipath", 1, -6, 0 },
+	{ "-wholename", 1, -2, 0 },
+	{ "-iwholename", 1, -6, 0 },
+	{ "-regex", 1, -3, 0 },
+	{ "-iregex", 1, -7, 0 },
+	{ "-type", 1, -4, 0 },
+	{ "-xtype", 1, -4, 0 },
 	/* tests that may hold for every file of a workspace (the agent
 	   owns and reads them all; times and sizes by any bound) */
 	{ "-nouser", 0, FX_MAYBE, 0 },
@@ -3469,14 +3525,18 @@ fx_primary(
 	}
 	v = p->nargs > 0 ? x->w[x->j + 1].text : "";
 	x->j += 1 + p->nargs;
+	if (strcmp(a, "-regextype") == 0)
+		x->regextype = v;
 	if (p->always_true) {
 		*F = FX_YES; /* never false */
 		return;
 	}
-	*N = p->narrow == -1  ? fx_glob(v)
-	    : p->narrow == -2 ? fx_regex(v)
-	    : p->narrow == -3 ? (strlen(v) == 1 ? FX_YES : FX_MAYBE)
-			      : (enum fx_narrow)p->narrow;
+	if (p->narrow == -4)
+		*N = strlen(v) == 1 ? FX_YES : FX_MAYBE;
+	else if (p->narrow < 0)
+		*N = fx_pattern(x, v, (-p->narrow - 1) % 4, p->narrow <= -5);
+	else
+		*N = (enum fx_narrow)p->narrow;
 }
 
 /* "!" and "(...)" or a primary. */

@@ -44,6 +44,7 @@ denied() {
 for cmd in 'find . ! -name x -delete' 'find . -not -name keep -delete' \
     "find . -name '*' -delete" 'find . -name x -o -delete' \
     'find . -path ./keep -prune -o -delete' 'find . -name x , -delete' \
+    "find . -path './*' -delete" "find . -regex '.+' -delete" \
     'find . -name x -o -exec rm -rf {} +' \
     "find . -exec sh -c 'rm -rf \"\$1\"' _ {} \\;" \
     "find . -exec sh -c 'rm -rf \"\$@\"' sh {} +"; do
