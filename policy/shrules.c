@@ -3246,7 +3246,8 @@ struct fx {
 	int depth; /* of "(" and "!" */
 	const char *regextype; /* the last -regextype's, or NULL */
 	enum fx_narrow del; /* the least narrowed -delete */
-	int has_del;
+	int has_del, has_exec;
+	int follow_all; /* -follow: as -L */
 };
 
 /*
@@ -3508,6 +3509,7 @@ fx_primary(
 	}
 	if (strcmp(a, "-exec") == 0 || strcmp(a, "-execdir") == 0 ||
 	    strcmp(a, "-ok") == 0 || strcmp(a, "-okdir") == 0) {
+		x->has_exec = 1;
 		fx_exec(x, reach);
 		*N = *F = FX_MAYBE; /* the command's status */
 		return;
@@ -3527,6 +3529,7 @@ fx_primary(
 	x->j += 1 + p->nargs;
 	if (strcmp(a, "-regextype") == 0)
 		x->regextype = v;
+	x->follow_all |= strcmp(a, "-follow") == 0;
 	if (p->always_true) {
 		*F = FX_YES; /* never false */
 		return;
@@ -3659,8 +3662,11 @@ raise_find(const struct shell_rules *r, const struct shword *w, size_t n,
 	char wsn[4096];
 	struct shword t[3];
 	struct fx x;
+	struct shword spw;
+	char spf[4096];
 	enum fx_narrow N, F;
 	size_t j, k, s0, ns;
+	int follow = 0;
 
 	if (ws == NULL || lexical_path(ws, wsn, sizeof(wsn)) != 0)
 		wsn[0] = '\0';
@@ -3668,10 +3674,13 @@ raise_find(const struct shell_rules *r, const struct shword *w, size_t n,
 	for (j = 1; j < n && fixed(&w[j]); j++) {
 		if (strcmp(w[j].text, "-D") == 0)
 			j++;
-		else if (strcmp(w[j].text, "-H") != 0 &&
-		    strcmp(w[j].text, "-L") != 0 &&
-		    strcmp(w[j].text, "-P") != 0 &&
-		    strncmp(w[j].text, "-O", 2) != 0)
+		else if (strcmp(w[j].text, "-H") == 0 ||
+		    strcmp(w[j].text, "-L") == 0 ||
+		    strcmp(w[j].text, "-P") == 0)
+			follow = w[j].text[1] == 'H' ? 1
+			    : w[j].text[1] == 'L'    ? 2
+						     : 0;
+		else if (strncmp(w[j].text, "-O", 2) != 0)
 			break;
 	}
 	for (s0 = j; j < n &&
@@ -3712,6 +3721,12 @@ raise_find(const struct shell_rules *r, const struct shword *w, size_t n,
 	}
 	if (x.bad)
 		set_why(o, "find with an expression find would not take");
+	/* -L (or -follow) goes through each link beneath the starting
+	   points; -H through the starting points themselves */
+	if ((follow == 2 || x.follow_all) && (x.has_del || x.has_exec))
+		set_why(o,
+		    "find -L follows the links beneath its starting "
+		    "points, which the rules do not see");
 	if (!x.has_del || wsn[0] == '\0')
 		return;
 	if (x.del == FX_MAYBE)
@@ -3726,9 +3741,16 @@ raise_find(const struct shell_rules *r, const struct shword *w, size_t n,
 	t[0].len = 2;
 	t[1].text = (char *)"-rf";
 	t[1].len = 3;
-	for (k = 0; k < (ns > 0 ? ns : 1); k++)
-		raise_rm_operand(
-		    r, t, ns > 0 ? &w[s0 + k] : &dot, wsn, x.del != FX_NO, o);
+	for (k = 0; k < (ns > 0 ? ns : 1); k++) {
+		spw = ns > 0 ? w[s0 + k] : dot;
+		if ((follow > 0 || x.follow_all) && fixed(&spw) &&
+		    (size_t)snprintf(spf, sizeof(spf), "%s/", spw.text) <
+			sizeof(spf)) {
+			spw.text = spf; /* followed, as "sp/" is */
+			spw.len = strlen(spf);
+		}
+		raise_rm_operand(r, t, &spw, wsn, x.del != FX_NO, o);
+	}
 }
 
 static void

@@ -17,7 +17,10 @@
 #     broker asked it: "ln -s / x && rm -rf x/" ran; a removal through a
 #     link the string makes is now the removal of where it leads, or
 #     waits for a human where that is out of the workspace or not known
-#     (mv, cp -s).
+#     (mv, cp -s);
+#   - find -H r -delete removes what r leads to, and find -L follows each
+#     link beneath its starting points: they ran through a link the
+#     workspace held, out of it.
 # Controls: find with a name that narrows (negated beside it), mkdir -m
 # 755, and rm -rf of a link the string made (the link itself) still run.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -86,6 +89,17 @@ for f in LO1 LO2 LO3 LO4; do
 	check "... and nothing ran ($f)" test ! -e "$ws/$f"
 done
 check "... and what the links led to is untouched" test -e "$T/outside/keep/precious"
+# find -H removes what its starting point leads to, and -L goes through
+# every link beneath it: a link the workspace holds (r -> ../outside)
+ln -s ../outside "$ws/r"
+shell_asks_denied "through a symlink that leads out of the workspace (r/)" \
+    'touch LO5; find -H r -delete'
+shell_asks_denied "find -L follows the links beneath its starting points" \
+    'touch LO6; find -L . -name precious -delete'
+for f in LO5 LO6; do
+	check "... and nothing ran ($f)" test ! -e "$ws/$f"
+done
+rm "$ws/r"
 shell "ln -s $T/outside o && rm -rf o && ls -d o 2>&1 | wc -l"
 expect_ok_result "control: rm -rf of a link the string made (the link itself) still runs"
 check "... what it led to is untouched" test -e "$T/outside/keep/precious"
