@@ -68,6 +68,16 @@ for cmd in 'mkdir -m 4755 d' 'mkdir -m g+s d' 'mkdir -pm2755 d' \
     'mknod -m 4755 n p' 'mkfifo -m 6755 p' 'mkdir --mode=u+s d'; do
 	denied "$cmd" "rule 2 (chmod u+s|g+s"
 done
+# cp --preserve=mode copies a mode the rules cannot see (a file's, on
+# disk): the rules let it run, and the write policy keeps the bit from
+# landing.
+cp /bin/true "$ws/suid"
+chmod 4755 "$ws/suid"
+shell 'cp --preserve=mode suid x && cp -a suid y'
+expect_error_class "cp --preserve=mode of a setuid file: its changes refused" change_refused
+expect_contains "... for the bit" "$(jr .result.structuredContent.message)" "setuid, setgid and sticky bits"
+check "... and nothing landed" test ! -e "$ws/x" -a ! -e "$ws/y"
+rm -f "$ws/suid"
 shell 'mkdir -m 750 d && stat -c %a d'
 expect_ok_result "control: mkdir -m without setuid or setgid still runs"
 expect_eq "... and sets the mode" "$(jr .result.structuredContent.stdout)" "750"
