@@ -3324,6 +3324,18 @@ fx_pattern(const struct fx *x, const char *pat, int kind, int icase)
 	size_t k, i, all;
 	int ext = 1;
 
+	/* bounded work: no long pattern or starting point, no
+	   back-reference (whose matching may take exponential time) */
+	if (strlen(pat) > 512)
+		return FX_MAYBE;
+	for (i = 0; kind == 2 && pat[i] != '\0'; i++)
+		if (pat[i] == '\\' && pat[++i] >= '1' && pat[i] <= '9')
+			return FX_MAYBE;
+		else if (pat[i] == '\0')
+			break;
+	for (k = 0; kind != 0 && k < x->ns; k++)
+		if (x->sp[k].len > 512)
+			return FX_MAYBE;
 	if (kind == 2) {
 		if (x->regextype == NULL ||
 		    strcmp(x->regextype, "emacs") == 0) {

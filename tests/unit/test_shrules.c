@@ -925,6 +925,7 @@ static const struct row rows[] = {
 	S("find . -regextype posix-extended -regex '(.*)' -delete", DENY),
 	S("find . -regextype egrep -regex '.*' -delete", ASK),
 	S("find . -regex '.*\\w' -delete", ASK),
+	S("find . -regex '\\(.*\\)\\1' -delete", ASK),
 	S("find . -name '[a-z]?' -delete", ALLOW),
 	S("find . -path './build/*' -delete", ALLOW),
 	S("find . -regex '.*\\.\\(o\\|a\\)' -delete", ALLOW),
