@@ -28,8 +28,9 @@
  * point; a sh -c's $1, "$@" the words given) and busybox's applet are
  * decided as commands by ask and deny rules, find and busybox staying
  * unresolvable (so is find with -files0-from, more than 32 starting
- * points or an expression find refuses, and a command holding more
- * than 16384 words of such commands).  The
+ * points, an expression find refuses, or -L or -follow with -delete or
+ * -exec, and a command holding more than 16384 words of such commands;
+ * find -H's starting points are followed).  The
  * command word
  * also matches by its last path component
  * and the rule's ("/usr/bin/git" is "git"), except for allow rules.  The first rule that
