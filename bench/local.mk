@@ -3,13 +3,15 @@
 # bench
 
 # Broker round trips (bench/broker): not built by default.
-EXTRA_PROGRAMS = bench/mcp_bench bench/mcp_pipe bench/cgroup_attach
+EXTRA_PROGRAMS = bench/mcp_bench bench/cgroup_attach
 # The cost of a cgroup placement by kernel interface (bench/cgroup_attach).
 bench_cgroup_attach_SOURCES = bench/cgroup_attach.c
 CLEANFILES += bench/cgroup_attach
 bench_mcp_bench_SOURCES = bench/mcp_bench.c
 CLEANFILES += bench/mcp_bench
-# Pipelined throughput, 64 in flight, binaries interleaved (bench/pipe.sh).
+# Pipelined throughput, 64 in flight, binaries interleaved (bench/pipe.sh);
+# built for the tests too (tests/integration/bench_pipe_runs.sh).
+check_PROGRAMS += bench/mcp_pipe
 bench_mcp_pipe_SOURCES = bench/mcp_pipe.c
 CLEANFILES += bench/mcp_pipe
 EXTRA_DIST += bench/pipe.sh

@@ -215,6 +215,8 @@ TESTS += tests/integration/budget_elapsed.sh
 EXTRA_DIST += tests/integration/budget_elapsed.sh
 TESTS += tests/integration/exec_audit_gate.sh
 EXTRA_DIST += tests/integration/exec_audit_gate.sh
+TESTS += tests/integration/bench_pipe_runs.sh
+EXTRA_DIST += tests/integration/bench_pipe_runs.sh
 TESTS += tests/integration/exec_end_written.sh
 EXTRA_DIST += tests/integration/exec_end_written.sh
 # One unmount in the child, every helper reaped, the writer's priority.
