@@ -328,18 +328,34 @@ make_way(void)
  * at most. */
 #define HANDED_MAX 8
 
-/* rmdir(2) of |name| in |dirfd|, again while the cgroup's last tasks are
- * on their way out (EBUSY), 200 ms at most. */
+/* A cgroup to remove, as the exec hands it: "r", its inode number, '/'
+ * and its name in the directory sent with it. */
+#define RMDIR_MSG (NAME_MAX + 32)
+
+/*
+ * rmdir(2) of |name| in |dirfd|, again while the cgroup's last tasks are
+ * on their way out (EBUSY), 200 ms at most.  With |ino| non-zero, only
+ * while |name| is still that directory: the writer removes it after the
+ * exec has exited, and by then its pid may be another airlock's, whose
+ * collect_stale() removed it and whose make_dir() took the name again
+ * (runner/cgroup.c): that cgroup is not ours to remove.
+ */
 static void
-rmdir_settled(int dirfd, const char *name)
+rmdir_settled(int dirfd, const char *name, ino_t ino)
 {
 	struct timespec ts = { 0, 1000000 };
+	struct stat st;
 	int tries;
 
-	for (tries = 0; unlinkat(dirfd, name, AT_REMOVEDIR) == -1 &&
-	     errno == EBUSY && tries < 200;
-	     tries++)
+	for (tries = 0; tries <= 200; tries++) {
+		if (ino != 0 &&
+		    (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+			!S_ISDIR(st.st_mode) || st.st_ino != ino))
+			return;
+		if (unlinkat(dirfd, name, AT_REMOVEDIR) == 0 || errno != EBUSY)
+			return;
 		nanosleep(&ts, NULL);
+	}
 }
 
 /*
@@ -353,8 +369,9 @@ rmdir_settled(int dirfd, const char *name)
 static void
 drop_after_exec(struct exec_spare *sp, int fd, int held)
 {
-	char buf[NAME_MAX + 2], names[HANDED_MAX][NAME_MAX + 1];
+	char buf[RMDIR_MSG], names[HANDED_MAX][NAME_MAX + 1], *name;
 	int handed[HANDED_MAX], extra;
+	ino_t inos[HANDED_MAX];
 	size_t len, n = 0;
 
 	while (exec_spare_wait(sp, fd, 10000) == 1 &&
@@ -365,10 +382,13 @@ drop_after_exec(struct exec_spare *sp, int fd, int held)
 			close(extra);
 			continue;
 		}
-		/* "h", or "r" and the name of a cgroup to remove in it. */
+		/* "h", or "r", the inode, '/' and the name of a cgroup to
+		 * remove in it (one whose inode is not given: none). */
 		buf[len] = '\0';
+		inos[n] =
+		    buf[0] == 'r' ? (ino_t)strtoull(buf + 1, &name, 10) : 0;
 		copy_str(names[n], sizeof(names[n]),
-		    len > 1 && buf[0] == 'r' ? buf + 1 : "");
+		    inos[n] != 0 && *name == '/' ? name + 1 : "");
 		handed[n++] = extra;
 	}
 	if (held != -1)
@@ -377,7 +397,7 @@ drop_after_exec(struct exec_spare *sp, int fd, int held)
 		n--;
 		if (names[n][0] != '\0' && strchr(names[n], '/') == NULL &&
 		    strcmp(names[n], "..") != 0 && strcmp(names[n], ".") != 0)
-			rmdir_settled(handed[n], names[n]);
+			rmdir_settled(handed[n], names[n], inos[n]);
 		close(handed[n]);
 	}
 }
@@ -893,13 +913,15 @@ exec_audit_finish(struct exec_audit *x, json_t *end)
 
 /*
  * Hands the cgroups queued by exec_audit_rmdir() to the writer (|x->sent|):
- * the parent directory of each, with its name.  Those it cannot take are
- * removed here and now.
+ * the parent directory of each, with its name and its inode (the writer
+ * removes that directory, not another that has its name by then).  Those
+ * it cannot take are removed here and now.
  */
 static void
 hand_rmdirs(struct exec_audit *x)
 {
-	char msg[NAME_MAX + 2], *slash;
+	char msg[RMDIR_MSG], *slash;
+	struct stat st;
 	int dfd;
 
 	while (x->nrmdirs > 0) {
@@ -912,12 +934,18 @@ hand_rmdirs(struct exec_audit *x)
 			dfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 			*slash = '/';
 		}
-		msg[0] = 'r';
-		copy_str(
-		    msg + 1, sizeof(msg) - 1, slash != NULL ? slash + 1 : "");
+		if (dfd != -1 &&
+		    (fstatat(dfd, slash + 1, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+			st.st_ino == 0)) {
+			close(dfd);
+			dfd = -1;
+		}
+		if (dfd != -1)
+			snprintf(msg, sizeof(msg), "r%llu/%s",
+			    (unsigned long long)st.st_ino, slash + 1);
 		if (dfd == -1 ||
 		    proxy_send_fd(x->fd, dfd, msg, strlen(msg)) != 0)
-			rmdir_settled(AT_FDCWD, path);
+			rmdir_settled(AT_FDCWD, path, 0);
 		if (dfd != -1)
 			close(dfd);
 		free(path);
@@ -932,7 +960,7 @@ exec_audit_rmdir(void *arg, const char *path)
 
 	if (x == NULL || x->nrmdirs == EXEC_RMDIR_MAX ||
 	    (copy = strdup(path)) == NULL) {
-		rmdir_settled(AT_FDCWD, path);
+		rmdir_settled(AT_FDCWD, path, 0);
 		return;
 	}
 	x->rmdirs[x->nrmdirs++] = copy;

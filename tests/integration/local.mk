@@ -219,6 +219,8 @@ TESTS += tests/integration/bench_pipe_runs.sh
 EXTRA_DIST += tests/integration/bench_pipe_runs.sh
 TESTS += tests/integration/exec_end_written.sh
 EXTRA_DIST += tests/integration/exec_end_written.sh
+TESTS += tests/integration/exec_cgroup_name_reused.sh
+EXTRA_DIST += tests/integration/exec_cgroup_name_reused.sh
 # One unmount in the child, every helper reaped, the writer's priority.
 TESTS += tests/integration/exec_lean_start.sh
 EXTRA_DIST += tests/integration/exec_lean_start.sh
