@@ -56,6 +56,7 @@ struct exec_audit {
 	char *start_text; /* exec_start, until the writer is settled */
 	char *rmdirs[EXEC_RMDIR_MAX]; /* exec_audit_rmdir(), not yet handed */
 	size_t nrmdirs;
+	int defer; /* the writer outlives us: exec_audit_defers() */
 };
 
 static void hand_rmdirs(struct exec_audit *x);
@@ -699,12 +700,34 @@ writer_fork(struct exec_audit *x)
 	return 0;
 }
 
+/* The initial pid namespace's /proc/self/ns/pid inode (the kernel's
+ * PROC_PID_INIT_INO). */
+#define PID_NS_INIT_INO 0xEFFFFFFCU
+
+/*
+ * 1 if the writer will outlive this process for the work it does after
+ * exec_end (the sync, the cgroups): this process is in the initial pid
+ * namespace, whose init does not end.  In another one (a container, an
+ * "unshare -pf") the namespace's init may end with airlock exec (airlock
+ * exec its init, or its init's command), and the kernel then kills every
+ * process left in it, the writer with its sync and rmdirs to do.
+ */
+static int
+exec_audit_defers(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/pid", &st) == 0 &&
+	    st.st_ino == PID_NS_INIT_INO;
+}
+
 struct exec_audit *
 exec_audit_begin(void)
 {
 	struct exec_audit *x;
 
 	x = xcalloc(1, sizeof(*x));
+	x->defer = exec_audit_defers();
 	x->pid = -1;
 	x->fd = -1;
 	x->netns_fd = -1;
@@ -952,13 +975,27 @@ hand_rmdirs(struct exec_audit *x)
 	}
 }
 
+/* fdatasync(2) of the log at |path| (the writer's file: the records it
+ * wrote reach the disk through any descriptor of it).  0 or -1. */
+static int
+log_sync(const char *path)
+{
+	int fd, rc;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	rc = fdatasync(fd);
+	close(fd);
+	return rc;
+}
+
 void
 exec_audit_rmdir(void *arg, const char *path)
 {
 	struct exec_audit *x = arg;
 	char *copy;
 
-	if (x == NULL || x->nrmdirs == EXEC_RMDIR_MAX ||
+	if (x == NULL || !x->defer || x->nrmdirs == EXEC_RMDIR_MAX ||
 	    (copy = strdup(path)) == NULL) {
 		rmdir_settled(AT_FDCWD, path, 0);
 		return;
@@ -1018,6 +1055,10 @@ exec_audit_end(struct exec_audit *x, json_t *end)
 	/* "0" (written) or "1", and "S" when the writer stays as a spare. */
 	if (x->sent &&
 	    (recv_msg(x->fd, reply, sizeof(reply)) < 1 || reply[0] != '0'))
+		x->end_rc = -1;
+	/* Written: on the disk too before we exit, if the writer may not
+	 * outlive us to sync them (exec_audit_defers()). */
+	if (x->sent && x->end_rc == 0 && !x->defer && log_sync(x->path) != 0)
 		x->end_rc = -1;
 	x->stays = x->sent && reply[0] != '\0' && reply[1] == 'S';
 	rc = x->end_rc;

@@ -135,7 +135,9 @@ void exec_audit_hand(struct exec_audit *x, int fd);
  * A runner_request.cgroup_left (runner.h), |arg| the exec_audit: the
  * run's empty cgroup |path| is removed by the writer after the exec is
  * over (handed with or after exec_end), off the way to the exit status;
- * without a writer told exec_end by exec_audit_end(), here and now.
+ * without a writer told exec_end by exec_audit_end(), or outside the
+ * initial pid namespace (whose init may end with us, and the writer with
+ * it), here and now.
  */
 #define EXEC_RMDIR_MAX 4
 void exec_audit_rmdir(void *arg, const char *path);
@@ -150,7 +152,8 @@ void exec_audit_on_status(void *arg, int wait_status);
 /*
  * exec_audit_finish(x, end), waits for the writer to have written exec_end
  * and session_end (written and signed; synced too with "sync exec-end" in
- * audit.conf, else synced by the writer after its answer: docs/AUDIT.md),
+ * audit.conf or outside the initial pid namespace, else synced by the
+ * writer after its answer: docs/AUDIT.md),
  * hands it the network namespace made ahead and the cgroups to remove,
  * and frees |x| (NULL: nothing).  Returns 0, or -1 if a record could not
  * be written.

@@ -221,6 +221,8 @@ TESTS += tests/integration/exec_end_written.sh
 EXTRA_DIST += tests/integration/exec_end_written.sh
 TESTS += tests/integration/exec_cgroup_name_reused.sh
 EXTRA_DIST += tests/integration/exec_cgroup_name_reused.sh
+TESTS += tests/integration/exec_pidns_init_ends.sh
+EXTRA_DIST += tests/integration/exec_pidns_init_ends.sh
 # One unmount in the child, every helper reaped, the writer's priority.
 TESTS += tests/integration/exec_lean_start.sh
 EXTRA_DIST += tests/integration/exec_lean_start.sh
