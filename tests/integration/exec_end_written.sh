@@ -57,7 +57,9 @@ untrace() { kill "$tracer" 2>/dev/null; wait "$tracer" 2>/dev/null; }
 trace_spare fdatasync:delay_enter=3000000:when=2
 check "a spare writer to serve the exec" [ -n "$sp" ]
 t0=$(ms)
-"$AIRLOCK" exec -- /bin/sh -c 'exit 5'
+"$AIRLOCK" exec -- /bin/sh -c 'exit 5' &
+xpid=$!
+wait "$xpid"
 rc=$?
 t1=$(ms)
 expect_eq "a slow exec_end sync: the status passes through" "$rc" 5
@@ -70,7 +72,8 @@ expect_eq "...and verify" "$?" 0
 check "...the writer synced them after" wait_for grep -q 'fdatasync.*= 0 (DELAYED)' "$T/trace"
 untrace
 check "...and stays on as a spare" wait_for has_spare
-left=$(find /sys/fs/cgroup -maxdepth 4 -name "airlock-*" -type d 2>/dev/null | wc -l)
+# (Its own, airlock-PID-SEQ: other runs on the machine have theirs.)
+left=$(find /sys/fs/cgroup -maxdepth 4 -name "airlock-$xpid-*" -type d 2>/dev/null | wc -l)
 expect_eq "...having removed the exec's empty cgroups" "$left" 0
 
 # 2. Default: exec_end's sync fails after the answer.  The status is
