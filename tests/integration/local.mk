@@ -219,10 +219,8 @@ TESTS += tests/integration/bench_pipe_runs.sh
 EXTRA_DIST += tests/integration/bench_pipe_runs.sh
 TESTS += tests/integration/exec_end_written.sh
 EXTRA_DIST += tests/integration/exec_end_written.sh
-TESTS += tests/integration/exec_cgroup_name_reused.sh
-EXTRA_DIST += tests/integration/exec_cgroup_name_reused.sh
-TESTS += tests/integration/exec_pidns_init_ends.sh
-EXTRA_DIST += tests/integration/exec_pidns_init_ends.sh
+TESTS += tests/integration/exec_writer_after_exit.sh
+EXTRA_DIST += tests/integration/exec_writer_after_exit.sh
 # One unmount in the child, every helper reaped, the writer's priority.
 TESTS += tests/integration/exec_lean_start.sh
 EXTRA_DIST += tests/integration/exec_lean_start.sh

@@ -1,26 +1,38 @@
 #!/bin/bash
 # SPDX-License-Identifier: ISC
 # Copyright (c) 2026 The airlock authors
-# airlock exec hands its empty cgroups to its audit writer, which removes
-# them after the exec has exited (exec_audit_rmdir(): the parent
-# directory and the name).  By then the exec's pid may be another
-# airlock's (pids wrap; another pid namespace), whose collect_stale()
-# removes a cgroup named airlock-PID-* with its own pid and whose
-# make_dir() takes the same name again for its own run (runner/cgroup.c).
-# The writer used to remove that new cgroup by its name: while empty
-# (before the new run's command is placed in it) it went, and the new run
-# failed ("joining the runner's cgroup").  Now the exec hands the
-# directory's inode with its name and the writer removes only that
-# directory.  Attacked on a cgroup2 hierarchy mounted privately
-# (AIRLOCK_CGROUP2_ROOT): the writer is kept waiting for the exec to let
-# go (a copy of the exec's end of its socket, taken with pidfd_getfd()),
-# the exec exits, and the name is taken again as a new airlock with its
-# pid would (rmdir, mkdir); then the writer is let go.
+# airlock exec exits once its end records are written; its audit writer
+# syncs them and removes the exec's empty cgroups after it has exited
+# (exec_audit_rmdir(): the parent directory and the name; docs/AUDIT.md).
+# On a cgroup2 hierarchy mounted privately (AIRLOCK_CGROUP2_ROOT):
+#
+# 1. By then the exec's pid may be another airlock's (pids wrap; another
+#    pid namespace), whose collect_stale() removes a cgroup named
+#    airlock-PID-* with its own pid and whose make_dir() takes the same
+#    name again for its own run (runner/cgroup.c).  The writer used to
+#    remove that new cgroup by its name: while empty (before the new
+#    run's command is placed in it) it went, and the new run failed
+#    ("joining the runner's cgroup").  Now the exec hands the directory's
+#    inode with its name and the writer removes only that directory.
+#    Attacked with the writer kept waiting for the exec to let go (a copy
+#    of the exec's end of its socket, taken with pidfd_getfd()): the exec
+#    exits, the name is taken again as a new airlock with its pid would
+#    (rmdir, mkdir), then the writer is let go.
+# 2. In a pid namespace whose init ends with airlock exec (a container
+#    whose entrypoint runs it, "unshare -pf sh -c 'airlock exec ...'"),
+#    the kernel kills the writer as the init exits: the sync never came
+#    and the cgroups were left behind, one set each run (named with a pid
+#    of that namespace, which an airlock outside it sees alive and never
+#    collects).  Now, outside the initial pid namespace, airlock exec
+#    syncs the records and removes its cgroups itself before it exits.
+#    Attacked with the writer's deferred sync held 1 s (strace).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 
 skip() { echo "SKIP: $*"; TESTS_FINISHED=1; exit 77; }
 [ "$(id -u)" -eq 0 ] || skip "mounting a cgroup2 hierarchy and pidfd_getfd() need root"
+command -v strace >/dev/null || { echo "Bail out! strace is needed (Debian package strace)"; exit 99; }
+unshare -pf --mount-proc true 2>/dev/null || skip "no pid namespaces (unshare -pf)"
 if [ "${1:-}" != inner ]; then
 	unshare -m --propagation private bash "$(realpath "$0")" inner
 	st=$?
@@ -39,7 +51,7 @@ ws=$(make_workspace)
 io="$T/io"; mkdir "$io"; chmod 777 "$io"
 cd "$ws" || exit 1
 
-# The exec, its command waiting on $io/go.
+# 1. The exec, its command waiting on $io/go.
 mkfifo "$io/go"
 "$AIRLOCK" exec --rw "$io" -- sh -c "read x <'$io/go'" >/dev/null 2>"$T/err" &
 xpid=$!
@@ -97,4 +109,21 @@ rmdir "$cgroup" 2>/dev/null
 "$AIRLOCK" exec -- true
 check "the next exec's empty cgroup is removed by its writer" \
     wait_for sh -c "! ls -d '$root'/airlock-* >/dev/null 2>&1"
+
+# 2. airlock exec in a new pid namespace, whose init (sh) exits after it.
+# Each process's second fdatasync is held 1 s: the writer's deferred one
+# (its first is exec_start's).
+strace -f -qq -o "$T/trace" -e trace=fdatasync,exit_group \
+    -e inject=fdatasync:delay_enter=1000000:when=2 \
+    unshare -pf --mount-proc sh -c '"$0" exec -- sh -c "exit 7"; echo "rc=$?"' \
+    "$AIRLOCK" >"$T/out" 2>"$T/err"
+expect_eq "in a pid namespace that ends with it: the command's status passes through" "$(cat "$T/out")" "rc=7"
+log=$(newest_session_log "$AIRLOCK_HOME")
+expect_eq "...the end records are written" "$(jq -r .event "$log" | tr '\n' ' ')" \
+    "session_start exec_start exec_end session_end "
+synced=$(grep -cE 'fdatasync(\(| resumed>).*= 0$' "$T/trace")
+check "...and synced before the namespace ended ($synced syncs done, exec_start's and one more)" \
+    [ "$synced" -ge 2 ]
+check "...and no cgroup of the exec's is left behind" \
+    sh -c "! ls -d '$root'/airlock-* 2>/dev/null"
 finish
