@@ -103,6 +103,21 @@ else
 	mcp_json=/run/airlock/mcp.json
 fi
 
+# doc_argv NAME [--interactive] [-- ARG...]: doc_words = the command that
+# docs/WRAPPING.md gives for NAME, its task the prompt, the ARGs before it,
+# as shell words for `eval "set -- $doc_words"`
+# (tests/agents/doc_command.py); fails when the doc has none.
+doc_argv() {
+	_n=$1
+	shift
+	_w=$(python3 "$top_srcdir/tests/agents/doc_command.py" \
+	    "$top_srcdir/docs/WRAPPING.md" "$_n" --task "$prompt" "$@") || {
+		fail "docs/WRAPPING.md gives the command for $_n"
+		return 1
+	}
+	doc_words=$_w
+}
+
 # Per agent: its environment (agent_env, NAME=VALUE lines), its files in
 # $home, its argv (set --), and what the log check expects.
 agent_env="LANG=C.UTF-8
@@ -113,10 +128,16 @@ claude)
 	agent_env="$agent_env
 ANTHROPIC_API_KEY=mock-key
 ANTHROPIC_BASE_URL=$url"
-	set -- claude -p "$prompt" --model mock-model \
-		--mcp-config "$mcp_json" --strict-mcp-config \
-		--tools "" --allowedTools "mcp__airlock__*" \
-		--settings '{"env":{"ENABLE_TOOL_SEARCH":"false","CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC":"1"}}'
+	if [ $mode = run ]; then
+		# docs/WRAPPING.md's command, as written, with -p "TASK".
+		doc_argv claude || { finish; exit; }
+		eval "set -- $doc_words"
+	else
+		set -- claude -p "$prompt" --model mock-model \
+			--mcp-config "$mcp_json" --strict-mcp-config \
+			--tools "" --allowedTools "mcp__airlock__*" \
+			--settings '{"env":{"ENABLE_TOOL_SEARCH":"false","CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC":"1"}}'
+	fi
 	check_opts="--only-airlock"
 	;;
 codex)
@@ -130,20 +151,29 @@ CODEX_HOME=$home/.codex"
 	# offers tools in code mode (mockmodel.py), where Codex's own
 	# apply_patch is a nested tool too: in run mode the mock tries it,
 	# and the read-only workspace must refuse it.
-	set -- codex exec --skip-git-repo-check \
-		--dangerously-bypass-approvals-and-sandbox \
-		-c model_provider=mock -c model_providers.mock.name=mock \
-		-c "model_providers.mock.base_url=\"$url/v1\"" \
-		-c model_providers.mock.env_key=OPENAI_API_KEY \
-		-c model_providers.mock.wire_api=responses \
-		-c model_providers.mock.supports_websockets=false \
-		-c "mcp_servers.airlock.command=\"$mcp_cmd\"" \
-		-c "mcp_servers.airlock.args=[$mcp_args]" \
-		--disable shell_tool --disable multi_agent --disable goals \
-		--disable apps --disable plugins --disable sleep_tool \
-		--disable image_generation --disable tool_suggest \
-		--disable skill_search -c web_search=disabled \
-		"$prompt"
+	# The gateway provider of contrib/agents/codex.yaml's header.
+	codex_gw="-c model_provider=mock -c model_providers.mock.name=mock
+		-c model_providers.mock.base_url=\"$url/v1\"
+		-c model_providers.mock.env_key=OPENAI_API_KEY
+		-c model_providers.mock.wire_api=responses
+		-c model_providers.mock.supports_websockets=false"
+	if [ $mode = run ]; then
+		# docs/WRAPPING.md's command, as written, "TASK" the prompt.
+		# shellcheck disable=SC2086
+		doc_argv codex -- $codex_gw || { finish; exit; }
+		eval "set -- $doc_words"
+	else
+		# shellcheck disable=SC2086
+		set -- codex exec --skip-git-repo-check \
+			--dangerously-bypass-approvals-and-sandbox $codex_gw \
+			-c "mcp_servers.airlock.command=\"$mcp_cmd\"" \
+			-c "mcp_servers.airlock.args=[$mcp_args]" \
+			--disable shell_tool --disable multi_agent --disable goals \
+			--disable apps --disable plugins --disable sleep_tool \
+			--disable image_generation --disable tool_suggest \
+			--disable skill_search -c web_search=disabled \
+			"$prompt"
+	fi
 	# Codex gives an MCP server only a few variables of its own
 	# environment: airlock serve needs its state directory.
 	[ $mode = serve ] && set -- "$@" \
@@ -239,6 +269,42 @@ $v"; done
 	rc=$?
 fi
 IFS=$old_ifs
+# The log of that run (the interactive one below adds to the mock's).
+cp "$T/mock.log" "$T/mock.run.log"
+
+# Codex's interactive form, as docs/WRAPPING.md writes it, on a terminal
+# (script(1)) with the prompt as its first message: an airlock tool's
+# result reaches the model.  The TUI does not exit by itself: it is
+# stopped once that is seen (or after 60 s).
+if [ $mode = run ] && [ $name = codex ] && command -v script >/dev/null 2>&1; then
+	# shellcheck disable=SC2086
+	if doc_argv codex --interactive -- $codex_gw; then
+		results() { grep -c '"airlock_results": [1-9]' "$T/mock.log"; }
+		before=$(results)
+		envw=
+		for v in $agent_env; do
+			# A terminal the TUI accepts (it refuses TERM=dumb).
+			[ "$v" = TERM=dumb ] && v=TERM=xterm
+			envw="$envw --env '$v'"
+		done
+		TERM=xterm script -qfec "'$AIRLOCK' run --manifest '$manifest' \
+		    --workspace '$ws' --allow-host 127.0.0.1:$port $envw -- $doc_words" \
+		    "$T/interactive.typescript" </dev/null >/dev/null 2>&1 &
+		ipid=$!
+		i=0
+		while [ "$(results)" -le "$before" ] && [ $i -lt 600 ] &&
+		    kill -0 "$ipid" 2>/dev/null; do
+			sleep 0.1; i=$((i + 1))
+		done
+		after=$(results)
+		kill "$ipid" 2>/dev/null
+		wait "$ipid" 2>/dev/null
+		expect_eq "Codex's interactive form (WRAPPING.md) called airlock's tools" \
+		    "$([ "$after" -gt "$before" ] && echo yes)" yes
+		[ "$after" -gt "$before" ] ||
+		    tail -c 2000 "$T/interactive.typescript" | tr -c '[:print:]\n' ' ' | sed 's/^/#   /'
+	fi
+fi
 kill $mock_pid 2>/dev/null
 wait $mock_pid 2>/dev/null
 
@@ -254,7 +320,7 @@ fi
 
 # The model side.
 # shellcheck disable=SC2086
-if python3 "$top_srcdir/tests/agents/check_log.py" "$T/mock.log" $check_opts >"$T/check.out"; then
+if python3 "$top_srcdir/tests/agents/check_log.py" "$T/mock.run.log" $check_opts >"$T/check.out"; then
 	cat "$T/check.out"; pass "the mock model's log checks"
 else
 	cat "$T/check.out"; fail "the mock model's log checks"
