@@ -305,6 +305,33 @@ if [ $mode = run ] && [ $name = codex ] && command -v script >/dev/null 2>&1; th
 		    tail -c 2000 "$T/interactive.typescript" | tr -c '[:print:]\n' ' ' | sed 's/^/#   /'
 	fi
 fi
+# Claude Code's interactive form, as docs/WRAPPING.md writes it, on a
+# terminal: its first start checks that it reaches api.anthropic.com and
+# platform.claude.com (GET /api/hello, /v1/oauth/hello), whatever
+# ANTHROPIC_BASE_URL says.  The profile must let both through its proxy:
+# here they do not resolve (no internet), so Claude stops, but no
+# connection may be refused by the profile's rules.
+if [ $mode = run ] && [ $name = claude ] && command -v script >/dev/null 2>&1; then
+	if doc_argv claude --interactive; then
+		envw=
+		for v in $agent_env; do
+			[ "$v" = TERM=dumb ] && v=TERM=xterm
+			envw="$envw --env '$v'"
+		done
+		# (no task: the connectivity check comes before any prompt)
+		words=$(echo "$doc_words" | sed "s/ 'Fix the failing test[^']*'\$//")
+		TERM=xterm timeout 60 script -qfec "'$AIRLOCK' run --manifest '$manifest' \
+		    --workspace '$ws' --allow-host 127.0.0.1:$port $envw -- $words" \
+		    "$T/claude-interactive.typescript" </dev/null >/dev/null 2>&1
+		ilog=$(tr -d '\r' <"$T/claude-interactive.typescript" |
+		    sed -n 's/.*airlock: session .* ended; audit log \(.*\)$/\1/p' | tail -1)
+		egress=$(grep '"event":"egress"' "$ilog" 2>/dev/null)
+		expect_contains "Claude's interactive form checked platform.claude.com" \
+		    "$egress" '"host":"platform.claude.com"'
+		expect_not_contains "the profile refused none of its connections" \
+		    "$egress" '"decision":"deny"'
+	fi
+fi
 kill $mock_pid 2>/dev/null
 wait $mock_pid 2>/dev/null
 
