@@ -209,7 +209,12 @@ gemini)
 	agent_env="$agent_env
 GEMINI_API_KEY=mock-key
 GOOGLE_GEMINI_BASE_URL=$url"
-	set -- gemini --skip-trust --allowed-mcp-server-names airlock -p "$prompt"
+	if [ $mode = run ]; then
+		doc_argv gemini || { finish; exit; }
+		eval "set -- $doc_words"
+	else
+		set -- gemini --skip-trust --allowed-mcp-server-names airlock -p "$prompt"
+	fi
 	check_opts="--only-airlock"
 	;;
 opencode)
@@ -224,7 +229,12 @@ OPENCODE_DISABLE_MODELS_FETCH=1
 OPENCODE_DISABLE_AUTOUPDATE=1
 OPENCODE_DISABLE_LSP_DOWNLOAD=1
 OPENCODE_CONFIG_CONTENT={\"provider\":{\"mock\":{\"npm\":\"@ai-sdk/anthropic\",\"name\":\"mock\",\"options\":{\"baseURL\":\"$url/v1\",\"apiKey\":\"{env:ANTHROPIC_API_KEY}\"},\"models\":{\"mock-model\":{\"name\":\"mock-model\",\"tool_call\":true,\"limit\":{\"context\":200000,\"output\":8192}}}}},\"model\":\"mock/mock-model\",\"mcp\":{\"airlock\":{\"type\":\"local\",\"command\":[$oc_cmd],\"enabled\":true}},\"tools\":{\"*\":false,\"airlock_*\":true}}"
-	set -- opencode run "$prompt"
+	if [ $mode = run ]; then
+		doc_argv opencode || { finish; exit; }
+		eval "set -- $doc_words"
+	else
+		set -- opencode run "$prompt"
+	fi
 	check_opts="--only-airlock"
 	;;
 esac
@@ -258,12 +268,22 @@ if [ $mode = serve ]; then
 		</dev/null >"$T/agent.out" 2>"$T/agent.err")
 	rc=$?
 else
+	# As WRAPPING.md says: the variables exported (the profile's
+	# agent.env must name them to reach the agent), only the gateway's
+	# address given for the one run (--env NAME=VALUE, section 4).
 	envflags=
-	for v in $agent_env; do envflags="$envflags
+	exported=
+	for v in $agent_env; do
+		case $v in
+		*_BASE_URL=*) envflags="$envflags
 --env
-$v"; done
+$v" ;;
+		*) exported="$exported
+$v" ;;
+		esac
+	done
 	# shellcheck disable=SC2086
-	timeout "$AGENT_TIMEOUT" "$AIRLOCK" run --manifest "$manifest" \
+	timeout "$AGENT_TIMEOUT" env $exported "$AIRLOCK" run --manifest "$manifest" \
 		--workspace "$ws" --allow-host "127.0.0.1:$port" $envflags \
 		-- "$@" </dev/null >"$T/agent.out" 2>"$T/agent.err"
 	rc=$?
