@@ -151,7 +151,9 @@ CODEX_HOME=$home/.codex"
 	# offers tools in code mode (mockmodel.py), where Codex's own
 	# apply_patch is a nested tool too: in run mode the mock tries it,
 	# and the read-only workspace must refuse it.
-	# The gateway provider of contrib/agents/codex.yaml's header.
+	# The gateway provider of contrib/agents/codex.yaml's header (the
+	# quotes are the TOML string's, literal on purpose).
+	# shellcheck disable=SC2089
 	codex_gw="-c model_provider=mock -c model_providers.mock.name=mock
 		-c model_providers.mock.base_url=\"$url/v1\"
 		-c model_providers.mock.env_key=OPENAI_API_KEY
@@ -159,11 +161,11 @@ CODEX_HOME=$home/.codex"
 		-c model_providers.mock.supports_websockets=false"
 	if [ $mode = run ]; then
 		# docs/WRAPPING.md's command, as written, "TASK" the prompt.
-		# shellcheck disable=SC2086
+		# shellcheck disable=SC2086,SC2090
 		doc_argv codex -- $codex_gw || { finish; exit; }
 		eval "set -- $doc_words"
 	else
-		# shellcheck disable=SC2086
+		# shellcheck disable=SC2086,SC2090
 		set -- codex exec --skip-git-repo-check \
 			--dangerously-bypass-approvals-and-sandbox $codex_gw \
 			-c "mcp_servers.airlock.command=\"$mcp_cmd\"" \
@@ -297,7 +299,7 @@ cp "$T/mock.log" "$T/mock.run.log"
 # result reaches the model.  The TUI does not exit by itself: it is
 # stopped once that is seen (or after 60 s).
 if [ $mode = run ] && [ $name = codex ] && command -v script >/dev/null 2>&1; then
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086,SC2090
 	if doc_argv codex --interactive -- $codex_gw; then
 		results() { grep -c '"airlock_results": [1-9]' "$T/mock.log"; }
 		before=$(results)
