@@ -135,3 +135,16 @@ finish() {
 	echo "# $TESTS_RUN checks, $TESTS_FAILED failed"
 	[ "$TESTS_FAILED" -eq 0 ]
 }
+
+# spare_pid: the pid of airlock exec's spare audit writer under $ST (its
+# state directory): the process holding its prepared log open.
+spare_pid() {
+	local p
+	for p in /proc/[0-9]*; do
+		if ls -l "$p/fd" 2>/dev/null | grep -q "$ST/spare/.*/spare.jsonl"; then
+			echo "${p#/proc/}"
+			return 0
+		fi
+	done
+	return 1
+}

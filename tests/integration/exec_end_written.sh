@@ -24,17 +24,6 @@ export AIRLOCK_CONFIG_DIR="$T/conf"
 mkdir -p "$AIRLOCK_CONFIG_DIR"
 ST=$AIRLOCK_HOME
 
-# spare_pid: the spare writer's pid (the process holding its prepared log).
-spare_pid() {
-	local p
-	for p in /proc/[0-9]*; do
-		if ls -l "$p/fd" 2>/dev/null | grep -q "$ST/spare/.*/spare.jsonl"; then
-			echo "${p#/proc/}"
-			return 0
-		fi
-	done
-	return 1
-}
 has_spare() { spare_pid >/dev/null; }
 ms() { date +%s%3N; }
 events() { jq -r .event "$1" | tr '\n' ' '; }

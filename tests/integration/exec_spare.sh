@@ -31,17 +31,6 @@ cfg=$AIRLOCK_CONFIG_DIR
 sock() { find "$ST/spare" -maxdepth 1 -name 'exec-*.sock' ! -name '*-held-*' 2>/dev/null | head -n 1; }
 # held PID: the socket of writer PID while it serves an exec ("" when none).
 held() { find "$ST/spare" -maxdepth 1 -name "exec-*-held-$1.sock" 2>/dev/null | head -n 1; }
-# spare_pid: the spare's pid: the process holding its prepared log open.
-spare_pid() {
-	local p
-	for p in /proc/[0-9]*; do
-		if ls -l "$p/fd" 2>/dev/null | grep -q "$ST/spare/.*/spare.jsonl"; then
-			echo "${p#/proc/}"
-			return 0
-		fi
-	done
-	return 1
-}
 has_sock() { [ -n "$(sock)" ]; }
 no_sock() { [ -z "$(sock)" ]; }
 no_prepared() { [ -z "$(find "$ST/spare" -mindepth 1 -type d)" ]; }
