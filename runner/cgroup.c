@@ -609,13 +609,35 @@ runner_cgroup_watch(struct runner_cgroup *c)
 		watch_one(&c->watch[W_PIDS_PEAK], pids, "pids.peak");
 }
 
+/*
+ * runner.h.  (airlock exec's audit writer removes a cgroup after the exec
+ * has exited, by when its pid may be another airlock's, whose
+ * collect_stale() removed it and whose make_dir() took the name again:
+ * the inode tells them apart.)
+ */
+void
+runner_cgroup_rmdir(int dirfd, const char *name, ino_t ino)
+{
+	struct timespec ts = { 0, 1000000 };
+	struct stat st;
+	int tries;
+
+	for (tries = 0; tries <= 200; tries++) {
+		if (ino != 0 &&
+		    (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+			!S_ISDIR(st.st_mode) || st.st_ino != ino))
+			return;
+		if (unlinkat(dirfd, name, AT_REMOVEDIR) == 0 || errno != EBUSY)
+			return;
+		nanosleep(&ts, NULL);
+	}
+}
+
 void
 runner_cgroup_destroy(struct runner_cgroup *c,
     void (*left)(void *arg, const char *path), void *arg)
 {
-	struct timespec ts = { 0, 1000000 };
 	size_t i;
-	int tries;
 
 	if (c == NULL)
 		return;
@@ -631,9 +653,7 @@ runner_cgroup_destroy(struct runner_cgroup *c,
 		if (left != NULL)
 			left(arg, c->path[i]);
 		else
-			for (tries = 0; rmdir(c->path[i]) == -1 &&
-			     errno == EBUSY && tries < 200; tries++)
-				nanosleep(&ts, NULL);
+			runner_cgroup_rmdir(AT_FDCWD, c->path[i], 0);
 		free(c->path[i]);
 		free(c->procs[i]);
 		free(c->tasks[i]);

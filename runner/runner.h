@@ -216,6 +216,13 @@ struct runner_request {
 };
 
 /*
+ * rmdir(2) of the cgroup |name| in |dirfd| (AT_FDCWD: a path), again
+ * while its last tasks are on their way out (EBUSY), 200 ms at most.
+ * With |ino| non-zero, only while |name| is still that directory.
+ */
+void	runner_cgroup_rmdir(int dirfd, const char *name, ino_t ino);
+
+/*
  * A fresh network namespace for runner_request.netns_ahead: its
  * descriptor, or -1.  As root.  The calling thread makes it and goes
  * back to its own (it exits the process, fatal(), if it cannot), so

@@ -20,7 +20,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <syslog.h>
-#include <time.h>
 
 #include "broker/audit.h"
 #include "broker/audit_ship.h"
@@ -334,32 +333,6 @@ make_way(void)
 #define RMDIR_MSG (NAME_MAX + 32)
 
 /*
- * rmdir(2) of |name| in |dirfd|, again while the cgroup's last tasks are
- * on their way out (EBUSY), 200 ms at most.  With |ino| non-zero, only
- * while |name| is still that directory: the writer removes it after the
- * exec has exited, and by then its pid may be another airlock's, whose
- * collect_stale() removed it and whose make_dir() took the name again
- * (runner/cgroup.c): that cgroup is not ours to remove.
- */
-static void
-rmdir_settled(int dirfd, const char *name, ino_t ino)
-{
-	struct timespec ts = { 0, 1000000 };
-	struct stat st;
-	int tries;
-
-	for (tries = 0; tries <= 200; tries++) {
-		if (ino != 0 &&
-		    (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
-			!S_ISDIR(st.st_mode) || st.st_ino != ino))
-			return;
-		if (unlinkat(dirfd, name, AT_REMOVEDIR) == 0 || errno != EBUSY)
-			return;
-		nanosleep(&ts, NULL);
-	}
-}
-
-/*
  * What the exec handed over with exec_end (exec_audit_hold(): the
  * sandbox's mount namespace) and after it (exec_audit_hand(): the upper
  * layer's tmpfs) is dropped once the exec has let go of the connection,
@@ -398,7 +371,7 @@ drop_after_exec(struct exec_spare *sp, int fd, int held)
 		n--;
 		if (names[n][0] != '\0' && strchr(names[n], '/') == NULL &&
 		    strcmp(names[n], "..") != 0 && strcmp(names[n], ".") != 0)
-			rmdir_settled(handed[n], names[n], inos[n]);
+			runner_cgroup_rmdir(handed[n], names[n], inos[n]);
 		close(handed[n]);
 	}
 }
@@ -968,7 +941,7 @@ hand_rmdirs(struct exec_audit *x)
 			    (unsigned long long)st.st_ino, slash + 1);
 		if (dfd == -1 ||
 		    proxy_send_fd(x->fd, dfd, msg, strlen(msg)) != 0)
-			rmdir_settled(AT_FDCWD, path, 0);
+			runner_cgroup_rmdir(AT_FDCWD, path, 0);
 		if (dfd != -1)
 			close(dfd);
 		free(path);
@@ -997,7 +970,7 @@ exec_audit_rmdir(void *arg, const char *path)
 
 	if (x == NULL || !x->defer || x->nrmdirs == EXEC_RMDIR_MAX ||
 	    (copy = strdup(path)) == NULL) {
-		rmdir_settled(AT_FDCWD, path, 0);
+		runner_cgroup_rmdir(AT_FDCWD, path, 0);
 		return;
 	}
 	x->rmdirs[x->nrmdirs++] = copy;
