@@ -166,7 +166,7 @@ host_exists(const struct runner_fs_view *v, const char *path, int parent)
 	char dir[RUNNER_MAX_DENIAL_PATH];
 	char *slash;
 
-	if (v->exists(path))
+	if (v->exists(path, v->exists_arg))
 		return 1;
 	if (!parent)
 		return 0;
@@ -174,7 +174,7 @@ host_exists(const struct runner_fs_view *v, const char *path, int parent)
 	if ((slash = strrchr(dir, '/')) == NULL || slash == dir)
 		return 0;
 	*slash = '\0';
-	return v->exists(dir);
+	return v->exists(dir, v->exists_arg);
 }
 
 static size_t

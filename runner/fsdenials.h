@@ -51,8 +51,12 @@ struct runner_fs_view {
 	size_t ndeny;
 	const char *const *protected; /* workspace-relative */
 	size_t nprotected;
-	/* 1 if |path| exists on the host (lstat), else 0. */
-	int (*exists)(const char *path);
+	/*
+	 * 1 if |path| exists on the host (lstat) where the runner's own
+	 * user could find it, else 0; |exists_arg| is passed on.
+	 */
+	int (*exists)(const char *path, void *arg);
+	void *exists_arg;
 };
 
 /*

@@ -39,6 +39,8 @@ tests_unit_test_runner_denials_CFLAGS = $(unit_cflags)
 tests_unit_test_runner_denials_LDADD = $(unit_ldadd)
 TESTS += tests/integration/sandbox_denials.sh
 EXTRA_DIST += tests/integration/sandbox_denials.sh
+TESTS += tests/integration/denial_existence.sh
+EXTRA_DIST += tests/integration/denial_existence.sh
 
 # The runner's seccomp programs for the default and strict profiles,
 # compiled at build time by tools/seccomp_gen (from runner/seccomp.c

@@ -1700,12 +1700,68 @@ limit_denials(struct runner_proc *p, const struct runner_result *res,
 		    "timeout", "wallClock", (long long)p->req->timeout_ms);
 }
 
+/* Whether |uid| and |gid| alone (a runner has no other groups) may
+ * search the directory |st| is of. */
 static int
-path_exists(const char *path)
+dir_searchable(const struct stat *st, uid_t uid, gid_t gid)
 {
+	if (!S_ISDIR(st->st_mode))
+		return 0;
+	if (st->st_uid == uid)
+		return (st->st_mode & S_IXUSR) != 0;
+	if (st->st_gid == gid)
+		return (st->st_mode & S_IXGRP) != 0;
+	return (st->st_mode & S_IXOTH) != 0;
+}
+
+/* Whether every directory above the absolute |path|, as the kernel
+ * follows it, may be searched by |uid| and |gid| (ACLs are not read:
+ * one that grants more only hides a denial). */
+static int
+parents_searchable(const char *path, uid_t uid, gid_t gid)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	char *s;
+
+	if (path[0] != '/' ||
+	    snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return 0;
+	if (stat("/", &st) == -1 || !dir_searchable(&st, uid, gid))
+		return 0;
+	for (s = dir + 1; (s = strchr(s, '/')) != NULL; *s++ = '/') {
+		*s = '\0';
+		if (stat(dir, &st) == -1 || !dir_searchable(&st, uid, gid))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * fs_denials()' |exists|: |path| exists on the host, and the runner's
+ * own user could have found it there.  Run as root, the broker sees
+ * every name: a line the command printed ("cat: /root/x: No such file
+ * or directory") told it whether a file existed in a directory that its
+ * user, on the host, may not even search (the names in another user's
+ * 0700 home).  Through a link, the directories it leads through count
+ * too (realpath: the agent may leave one in its own home).
+ */
+static int
+path_exists(const char *path, void *arg)
+{
+	const struct runner_plan *pl = arg;
+	char real[PATH_MAX];
 	struct stat st;
 
-	return lstat(path, &st) == 0;
+	if (lstat(path, &st) == -1)
+		return 0;
+	/* Not root: we are the runner's user, and lstat(2) says no more. */
+	if (!pl->root)
+		return 1;
+	if (!parents_searchable(path, pl->uid, pl->gid))
+		return 0;
+	return realpath(path, real) == NULL ||
+	    parents_searchable(real, pl->uid, pl->gid);
 }
 
 /* The filesystem refusals stderr reports, checked against our policy. */
@@ -1750,6 +1806,7 @@ fs_denials(struct runner_proc *p, const char *err, size_t len)
 	v.protected = (const char *const *)sp->protected;
 	v.nprotected = sp->nprotected;
 	v.exists = path_exists;
+	v.exists_arg = (void *)pl;
 	(void)runner_fs_denials(&v, pl->cwd, err, len, denials(p),
 	    &p->ndenials);
 	for (i = 0; i < netc; i++)

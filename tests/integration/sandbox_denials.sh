@@ -103,6 +103,9 @@ expect_not_contains "i386_call_not_a_notification" "$out" \
 # Filesystem: the command's own report, checked against the policy.
 # (Not beneath /tmp: the sandbox's /tmp is its own.)
 hostdir=$(mktemp -d /var/tmp/airlock-denials.XXXXXX)
+# Searchable by the runner's user: a path it could not find on the host
+# is no denial (denial_existence.sh).
+chmod 755 "$hostdir"
 secret="$hostdir/host-only-secret"
 echo s > "$secret"
 run -- cat "$secret"
