@@ -351,6 +351,33 @@ put_json_ascii(json_t *j)
 }
 
 /*
+ * Each line of a changed file's first lines (the agent's to write),
+ * escaped and begun with HEAD_MARK, which no line of airlock's own
+ * begins with.  Written as they were, at the start of a row, a line
+ * "  evidence:  {\"gates\": [...\"passed\": true}]}" in a rewritten
+ * deploy.sh read as airlock's own evidence of gates the session never
+ * gave, above the real one.
+ */
+#define HEAD_MARK "      | "
+
+static void
+put_head(FILE *fp, const char *head)
+{
+	const char *nl;
+	char *v;
+	size_t n;
+
+	for (; *head != '\0'; head += n + (nl != NULL)) {
+		nl = strchr(head, '\n');
+		n = nl != NULL ? (size_t)(nl - head) : strlen(head);
+		if ((v = vis_dup(head, n, VIS_KEEP_TAB)) == NULL)
+			fatalx("out of memory");
+		fprintf(fp, "%s%s\n", HEAD_MARK, v);
+		free(v);
+	}
+}
+
+/*
  * What will run, as the digest binds it: the argv, the working
  * directory, the environment's names and each pinned file's digest; and,
  * when an earlier approval was voided, what changed since (the digests
@@ -408,8 +435,7 @@ print_execution(FILE *fp, json_t *x, json_t *changed)
 		fprintf(fp, "\n");
 		if (head != NULL) {
 			fprintf(fp, "      now begins:\n");
-			put_vis(fp, head, VIS_MULTILINE);
-			fprintf(fp, "\n");
+			put_head(fp, head);
 			/* A benign start would pass for the whole script. */
 			if (json_is_true(json_object_get(v, "nowHeadCut")))
 				fprintf(fp, "      ... CUT: the file goes on "
@@ -636,6 +662,7 @@ approval_bound(json_t *p, char *why, size_t whylen)
  * to the prompt, when the arguments are longer than a screen holds.
  */
 #define REVIEW_LONG 2048
+#define REVIEW_ROW 80	/* a row of the terminal, in bytes, at least */
 
 /* How many bytes |j| takes to show as JSON (escaped, as put_json()). */
 static size_t
@@ -672,8 +699,9 @@ shown_json_len(json_t *j)
 static void
 print_length_note(FILE *fp, json_t *p, const char *reason)
 {
-	json_t *ev = json_object_get(p, "evidence");
-	size_t len, rlen = 0, elen;
+	json_t *ev = json_object_get(p, "evidence"), *c;
+	const char *parts[4], *path, *head, *line;
+	size_t len, rlen = 0, elen, hlen = 0, n, k = 0, i;
 	char *v;
 
 	len = shown_json_len(json_object_get(p, "arguments"));
@@ -686,14 +714,42 @@ print_length_note(FILE *fp, json_t *p, const char *reason)
 	elen = shown_json_len(json_object_get(ev, "escalation")) +
 	    shown_json_len(json_object_get(json_object_get(p, "execution"),
 	    "widening"));
-	if (len + rlen + elen > REVIEW_LONG)
-		fprintf(fp, "  NOTE:      its arguments%s%s take %zu bytes to "
-		    "show: more than a screen, so the start of this action "
-		    "is above, out of sight; read it all (airlock pending -v "
-		    "| less) before you decide\n",
-		    rlen > 0 ? (elen > 0 ? ", the agent's reason" :
-		    " and the agent's reason") : "",
-		    elen > 0 ? " and its escalation" : "", len + rlen + elen);
+	/*
+	 * A changed file's first lines (put_head()), each a row at least:
+	 * 40 short ones are more than a screen, and a payload on the first
+	 * scrolled out of sight under 39 lines of the agent's.
+	 */
+	json_object_foreach(json_object_get(ev, "changed"), path, c)
+	{
+		if ((head = json_string_value(json_object_get(c,
+		    "nowHead"))) == NULL)
+			continue;
+		if ((v = vis_str(head, VIS_MULTILINE)) == NULL)
+			fatalx("out of memory");
+		for (line = v; *line != '\0'; line += n + (line[n] != '\0')) {
+			n = strcspn(line, "\n");
+			hlen += n + strlen(HEAD_MARK) < REVIEW_ROW ? REVIEW_ROW :
+			    n + strlen(HEAD_MARK);
+		}
+		free(v);
+	}
+	if (len + rlen + elen + hlen <= REVIEW_LONG)
+		return;
+	parts[k++] = "its arguments";
+	if (rlen > 0)
+		parts[k++] = "the agent's reason";
+	if (elen > 0)
+		parts[k++] = "its escalation";
+	if (hlen > 0)
+		parts[k++] = "the changed files' first lines";
+	fprintf(fp, "  NOTE:      ");
+	for (i = 0; i < k; i++)
+		fprintf(fp, "%s%s", i == 0 ? "" : i + 1 == k ? " and " : ", ",
+		    parts[i]);
+	fprintf(fp, " take %zu bytes to show: more than a screen, so the "
+	    "start of this action is above, out of sight; read it all "
+	    "(airlock pending -v | less) before you decide\n",
+	    len + rlen + elen + hlen);
 }
 
 static void
