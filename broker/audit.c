@@ -543,17 +543,27 @@ audit_lost(struct audit *a)
 	return lost;
 }
 
-/* fsync(2) the directory holding |path| so the new entry survives. */
+/*
+ * fsync(2) the directory holding |path| and the one above it, so that
+ * both new entries survive: the log's in its session's directory, and
+ * the session directory's own in STATE/sessions (made there, or moved
+ * there from STATE/spare when a spare is adopted).  Without the second,
+ * a file system that does not journal metadata (ext2, ext4 without a
+ * journal) could, after a power loss, leave a synced log in a directory
+ * that no name leads to, or under STATE/spare where no command looks.
+ */
 static void
 sync_parent(const char *path)
 {
-	char *copy;
-	int dfd;
+	char *copy, *dir;
+	int dfd, i;
 
 	if ((copy = strdup(path)) == NULL)
 		return;
-	if ((dfd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC))
-	    != -1) {
+	for (i = 0, dir = dirname(copy); i < 2; i++, dir = dirname(dir)) {
+		if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
+		    -1)
+			break;
 		(void)fsync(dfd);
 		close(dfd);
 	}

@@ -219,6 +219,8 @@ TESTS += tests/integration/bench_pipe_runs.sh
 EXTRA_DIST += tests/integration/bench_pipe_runs.sh
 TESTS += tests/integration/exec_end_written.sh
 EXTRA_DIST += tests/integration/exec_end_written.sh
+TESTS += tests/integration/audit_dirs_synced.sh
+EXTRA_DIST += tests/integration/audit_dirs_synced.sh
 TESTS += tests/integration/exec_writer_after_exit.sh
 EXTRA_DIST += tests/integration/exec_writer_after_exit.sh
 # One unmount in the child, every helper reaped, the writer's priority.

@@ -1,0 +1,66 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# A session's first records are synced with the names that lead to them:
+# the log's entry in its session directory and the session directory's
+# own in STATE/sessions (made there by airlock serve and a forked exec
+# writer, moved there from STATE/spare by an adopted spare).  On a file
+# system that does not journal metadata (ext4 without a journal, as on
+# the machines this is tested on), a power loss could otherwise leave a
+# synced log where no name leads, or under STATE/spare where no command
+# looks (broker/audit.c, sync_parent()).  Checked with strace: after the
+# log's first fdatasync, each of the two directories is opened and
+# fsync'd, by every kind of session.
+. "$top_srcdir/tests/lib.sh"
+command -v strace >/dev/null || { echo "Bail out! strace is needed (Debian package strace)"; exit 99; }
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+ws=$(make_workspace)
+cd "$ws" || exit 1
+ST=$AIRLOCK_HOME
+
+# synced TRACE DIR: DIR was opened and fsync'd after a fdatasync, by the
+# same process (strace -f lines: "PID call").
+synced() {
+	awk -v dir="\"$2\"," '
+	$2 ~ /^fdatasync\(/ { data[$1] = 1 }
+	$2 ~ /^openat\(/ && $3 == dir && /O_DIRECTORY/ && data[$1] {
+		fd[$1 " " $NF] = 1 }
+	$2 ~ /^fsync\(/ { f = $2; sub(/^fsync\(/, "", f); sub(/\).*/, "", f)
+		if (fd[$1 " " f]) found = 1 }
+	END { exit !found }' "$1"
+}
+
+# 1. An exec whose writer is forked (no spare).
+AIRLOCK_EXEC_SPARE=0 strace -f -qq -o "$T/fork.trace" \
+    -e trace=openat,fsync,fdatasync "$AIRLOCK" exec -- /bin/true
+expect_eq "an exec with a forked writer runs" "$?" 0
+log=$(newest_session_log "$ST")
+check "...its session's directory is synced" synced "$T/fork.trace" "$(dirname "$log")"
+check "...and STATE/sessions, which names it" synced "$T/fork.trace" "$ST/sessions"
+
+# 2. An exec served by a spare writer (traced while it waits).
+"$AIRLOCK" exec -- /bin/true
+has_spare() { spare_pid >/dev/null; }
+wait_for has_spare
+sp=$(spare_pid)
+check "a spare writer waits" [ -n "$sp" ]
+strace -f -qq -p "$sp" -o "$T/spare.trace" -e trace=openat,fsync,fdatasync &
+tracer=$!
+wait_for sh -c "grep -q '^TracerPid:[[:space:]]*$tracer\$' /proc/$sp/status"
+"$AIRLOCK" exec -- /bin/true
+expect_eq "an exec served by the spare runs" "$?" 0
+kill "$tracer" 2>/dev/null; wait "$tracer" 2>/dev/null
+log=$(newest_session_log "$ST")
+check "...its session's directory (moved from STATE/spare) is synced" \
+    synced "$T/spare.trace" "$(dirname "$log")"
+check "...and STATE/sessions, where it was moved" synced "$T/spare.trace" "$ST/sessions"
+
+# 3. A broker session (airlock serve).
+strace -f -qq -o "$T/serve.trace" -e trace=openat,fsync,fdatasync \
+    "$AIRLOCK" serve --workspace "$ws" </dev/null >/dev/null 2>"$T/serve.err"
+expect_eq "airlock serve starts and ends" "$?" 0
+log=$(newest_session_log "$ST")
+check "...its session's directory is synced" synced "$T/serve.trace" "$(dirname "$log")"
+check "...and STATE/sessions" synced "$T/serve.trace" "$ST/sessions"
+
+finish
