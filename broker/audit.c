@@ -556,17 +556,13 @@ static void
 sync_parent(const char *path)
 {
 	char *copy, *dir;
-	int dfd, i;
+	int i;
 
 	if ((copy = strdup(path)) == NULL)
 		return;
-	for (i = 0, dir = dirname(copy); i < 2; i++, dir = dirname(dir)) {
-		if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
-		    -1)
+	for (i = 0, dir = dirname(copy); i < 2; i++, dir = dirname(dir))
+		if (fsync_dir(dir) != 0)
 			break;
-		(void)fsync(dfd);
-		close(dfd);
-	}
 	free(copy);
 }
 

@@ -414,6 +414,18 @@ write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
+int
+fsync_dir(const char *dir)
+{
+	int fd, rc;
+
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return AL_ERR_SYSTEM;
+	rc = fsync(fd) == -1 ? AL_ERR_SYSTEM : 0;
+	close(fd);
+	return rc;
+}
+
 static int
 fd_flag(int fd, int getcmd, int setcmd, int flag, int on)
 {

@@ -101,6 +101,10 @@ int	 stat_unchanged(const struct stat *a, const struct stat *b);
 /* Writes all of |len| bytes, restarting on EINTR/short writes. 0 or AL_ERR_SYSTEM. */
 int	 write_all(int fd, const void *data, size_t len);
 
+/* fsync(2) of the directory |dir|, so that the names made, renamed or
+ * removed in it survive a power loss.  0 or AL_ERR_SYSTEM. */
+int	 fsync_dir(const char *dir);
+
 /* Sets or clears O_NONBLOCK / FD_CLOEXEC.  0 or AL_ERR_SYSTEM. */
 int	 fd_set_nonblock(int fd, int on);
 

@@ -86,9 +86,10 @@ holds(const char *path, const char *text)
 	return n == (ssize_t)len && memcmp(buf, text, len) == 0;
 }
 
-/* Appends |hex| to trusted.pub unless it is listed already. */
+/* Appends |hex| to trusted.pub unless it is listed already (then sets
+ * *added). */
 static int
-trust_add(const char *dir, const char *hex)
+trust_add(const char *dir, const char *hex, int *added)
 {
 	char path[PATH_MAX], line[256], stamp[80];
 	time_t now = time(NULL);
@@ -109,6 +110,7 @@ trust_add(const char *dir, const char *hex)
 	}
 	if ((fp = fopen(path, "ae")) == NULL)
 		return AL_ERR_SYSTEM;
+	*added = 1;
 	utc_time(now, &tm);
 	snprintf(stamp, sizeof(stamp), "%04d-%02d-%02dT%02d:%02d:%02dZ",
 	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
@@ -122,18 +124,27 @@ trust_add(const char *dir, const char *hex)
 	return rc;
 }
 
-/* Makes audit.pub name |hex| (rewritten only when it does not: every
- * session start passes here) and trusted.pub list it. */
+/*
+ * Makes audit.pub name |hex| (rewritten only when it does not: every
+ * session start passes here) and trusted.pub list it.  When it wrote
+ * anything, or |made| (the key file was just made or renamed into
+ * place), the directory is synced too: a session certified by a new key
+ * whose name, or whose line in trusted.pub, a power loss took back would
+ * no longer verify (on a file system that does not journal metadata).
+ */
 static int
-publish(const char *dir, const char *hex, char *err, size_t errlen)
+publish(const char *dir, const char *hex, int made, char *err, size_t errlen)
 {
 	char path[PATH_MAX], text[AUDIT_PUBKEY_HEX_LEN + 2];
+	int wrote = made;
 
 	snprintf(text, sizeof(text), "%s\n", hex);
 	if (snprintf(path, sizeof(path), "%s/audit.pub", dir) >=
 		(int)sizeof(path) ||
-	    (!holds(path, text) && write_public(path, text) != 0) ||
-	    trust_add(dir, hex) != 0) {
+	    (!holds(path, text) &&
+		(wrote = 1, write_public(path, text) != 0)) ||
+	    trust_add(dir, hex, &wrote) != 0 ||
+	    (wrote && fsync_dir(dir) != 0)) {
 		snprintf(err, errlen,
 		    "cannot write the public key files in "
 		    "%s: %s",
@@ -152,8 +163,14 @@ make_dir(const char *dir, char *err, size_t errlen)
 		snprintf(err, errlen, "state directory path too long");
 		return AL_ERR_LIMIT;
 	}
-	if ((mkdir(state, 0700) == -1 && errno != EEXIST) ||
-	    (mkdir(dir, 0700) == -1 && errno != EEXIST)) {
+	if ((mkdir(state, 0700) == -1 && errno != EEXIST)) {
+		snprintf(
+		    err, errlen, "cannot create %s: %s", dir, strerror(errno));
+		return AL_ERR_SYSTEM;
+	}
+	if (mkdir(dir, 0700) == 0)
+		(void)fsync_dir(state); /* its name, as publish() does */
+	else if (errno != EEXIST) {
 		snprintf(
 		    err, errlen, "cannot create %s: %s", dir, strerror(errno));
 		return AL_ERR_SYSTEM;
@@ -249,7 +266,7 @@ hostkey_ensure(char hex[AUDIT_PUBKEY_HEX_LEN + 1], char *err, size_t errlen)
 		key_error(rc, path, err, errlen);
 		return rc;
 	}
-	if ((rc = publish(dir, hex, err, errlen)) != 0)
+	if ((rc = publish(dir, hex, !have_before, err, errlen)) != 0)
 		return rc;
 	/*
 	 * The public files after publish() wrote them; the key file must be
@@ -289,7 +306,7 @@ hostkey_rotate(char oldhex[AUDIT_PUBKEY_HEX_LEN + 1],
 		return rc;
 	}
 	/* The old public key must be listed before its secret goes. */
-	if ((rc = publish(dir, oldhex, err, errlen)) != 0)
+	if ((rc = publish(dir, oldhex, 0, err, errlen)) != 0)
 		return rc;
 	(void)unlink(next);
 	if ((rc = audit_key_public(next, 1, newhex)) != 0) {
@@ -301,7 +318,7 @@ hostkey_rotate(char oldhex[AUDIT_PUBKEY_HEX_LEN + 1],
 		unlink(next);
 		return AL_ERR_SYSTEM;
 	}
-	return publish(dir, newhex, err, errlen);
+	return publish(dir, newhex, 1, err, errlen);
 }
 
 size_t

@@ -10,7 +10,10 @@
 # synced log where no name leads, or under STATE/spare where no command
 # looks (broker/audit.c, sync_parent()).  Checked with strace: after the
 # log's first fdatasync, each of the two directories is opened and
-# fsync'd, by every kind of session.
+# fsync'd, by every kind of session.  The host key's files are named as
+# durably when they are made or rotated (supervisor/hostkey.c): a
+# session certified by a key that a power loss took back would no
+# longer verify.
 . "$top_srcdir/tests/lib.sh"
 command -v strace >/dev/null || { echo "Bail out! strace is needed (Debian package strace)"; exit 99; }
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
@@ -30,10 +33,24 @@ synced() {
 	END { exit !found }' "$1"
 }
 
-# 1. An exec whose writer is forked (no spare).
+# dir_synced TRACE DIR: DIR was opened and fsync'd by one process.
+dir_synced() {
+	awk -v dir="\"$2\"," '
+	$2 ~ /^openat\(/ && $3 == dir && /O_DIRECTORY/ { fd[$1 " " $NF] = 1 }
+	$2 ~ /^fsync\(/ { f = $2; sub(/^fsync\(/, "", f); sub(/\).*/, "", f)
+		if (fd[$1 " " f]) found = 1 }
+	END { exit !found }' "$1"
+}
+
+# 1. An exec whose writer is forked (no spare), the first command of
+# this state directory: it makes the host key too.
+check "no host key yet" [ ! -e "$ST/keys/audit.key" ]
 AIRLOCK_EXEC_SPARE=0 strace -f -qq -o "$T/fork.trace" \
     -e trace=openat,fsync,fdatasync "$AIRLOCK" exec -- /bin/true
 expect_eq "an exec with a forked writer runs" "$?" 0
+check "...the host key it made is named durably (keys/ synced)" \
+    dir_synced "$T/fork.trace" "$ST/keys"
+check "...and keys/ itself (STATE synced)" dir_synced "$T/fork.trace" "$ST"
 log=$(newest_session_log "$ST")
 check "...its session's directory is synced" synced "$T/fork.trace" "$(dirname "$log")"
 check "...and STATE/sessions, which names it" synced "$T/fork.trace" "$ST/sessions"
@@ -62,5 +79,11 @@ expect_eq "airlock serve starts and ends" "$?" 0
 log=$(newest_session_log "$ST")
 check "...its session's directory is synced" synced "$T/serve.trace" "$(dirname "$log")"
 check "...and STATE/sessions" synced "$T/serve.trace" "$ST/sessions"
+
+# 4. A rotated host key: renamed into place, the new one listed.
+strace -f -qq -o "$T/rotate.trace" -e trace=openat,fsync,fdatasync \
+    "$AIRLOCK" audit key --rotate >/dev/null 2>"$T/rotate.err"
+expect_eq "airlock audit key --rotate" "$?" 0
+check "...keys/ is synced after the rename" dir_synced "$T/rotate.trace" "$ST/keys"
 
 finish
