@@ -384,7 +384,7 @@ commit_change(struct call *c, const struct ws_change *ch, json_t **out)
 		    limit);
 		return ACTION_ERROR;
 	}
-	/* A digest under way is taken again (broker.c, call_digest_done()). */
+	/* A digest under way is taken again (call.c, call_digest_done()). */
 	c->b->ws_gen++;
 	/* The agent's own writes are not news to it (broker/fwatch.h). */
 	fwatch_own_begin(c->b->fwatch);

@@ -67,7 +67,7 @@ approval_evidence(struct broker *b, struct call *c, const char *ws)
  * Whether the agent writes the workspace and the watch of its writes has
  * not seen all of it since the session began (broker_ws_gen(): blind).
  * A digest binds what the approver saw to what runs only because every
- * write made while it was taken is seen (broker.c, call_digest_done()):
+ * write made while it was taken is seen (call.c, call_digest_done()):
  * one in a directory the watch never had (past FWATCH_MAX_DIRS, deeper
  * than FWATCH_MAX_DEPTH, made while its queue overflowed) left the grant's
  * digest as the request's and ran unseen.  Such an approval fails closed.

@@ -19,7 +19,8 @@
  * approval_expired; nothing runs.
  *
  * The call lifecycle it uses (call_complete(), call_digest(),
- * call_hold(), broker_trace()) is broker.c's (broker_int.h).
+ * call_hold()) is call.c's (call.h), broker_trace() broker.c's
+ * (broker_int.h).
  */
 #ifndef AIRLOCK_APPROVALFLOW_H
 #define AIRLOCK_APPROVALFLOW_H

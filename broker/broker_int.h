@@ -175,7 +175,7 @@ struct call {
 	struct runner_result	*res;
 	char			 uri[256];
 	/*
-	 * Held while a change set lands (broker.c, call_hold()): HOLD_*,
+	 * Held while a change set lands (call.c, call_hold()): HOLD_*,
 	 * 0 when not held, and the request's params for HOLD_DECIDE.
 	 */
 	int			 held;
@@ -360,9 +360,6 @@ json_t		*tool_error(const char *error_class, int retryable,
 		    const char *hint, const char *fmt, ...)
 		    __attribute__((format(printf, 4, 5)));
 
-/* Finishes |c| with (status, out) as an action would return them. */
-void		 call_complete(struct call *c, int status, json_t *out);
-
 /* Appends an audit record; returns 0 or AL_ERR_IO. */
 int		 broker_audit(struct broker *b, const char *event, json_t *fields);
 /*
@@ -411,35 +408,9 @@ json_t		*broker_budget_error(struct broker *b, const char *limit);
 void		 broker_trace(struct broker *b, struct call *c,
 		    const char *decision, const char *note);
 
-/*
- * Holds |c| while a change set lands (|kind| HOLD_*, |params| borrowed,
- * kept for the release): 1, or 0 if none lands and |c| goes on now.
- */
-int		 call_hold(struct call *c, int kind, json_t *params);
-/* Goes on with every call held while a set landed, in the order they
- * were held, once none lands. */
-void		 calls_release(struct broker *b);
-
 /* Joins the strings of |list| with ", " into buf[0..len) (cut short if
  * it does not fit). */
 void		 join_paths(json_t *list, char *buf, size_t len);
-
-/*
- * Computes the workspace digest off the event loop, then calls
- * |then|(c, rc, hex) from the loop, which must finish the call (start a
- * runner, await an approval, or call_complete()).  Returns ACTION_PENDING,
- * or ACTION_ERROR with *out set.
- */
-int		 call_digest(struct call *c, void (*then)(struct call *c, int rc,
-		    const char *hex), json_t **out);
-
-/*
- * call_digest() for a new call (a check's digest before its run, or a
- * call's before its approval), or ACTION_ERROR with *out "busy"
- * (retryable) when DIGEST_WAIT_MAX calls already wait for one.
- */
-int		 call_digest_new(struct call *c, void (*then)(struct call *c,
-		    int rc, const char *hex), json_t **out);
 
 /*
  * What |c| will run, for an approval to bind to: {argv, cwd, env,
@@ -468,23 +439,6 @@ json_t		*broker_pins_changed(struct broker *b, const struct check *ck,
  */
 void		 broker_call_decide(struct call *c, json_t *params);
 
-/* Frees |c| (its connection reference too) without answering it. */
-void		 call_free(struct call *c);
-
-/*
- * Remembers |result| (borrowed) for an idempotent call's retries, and
- * answers the retries that arrived while it ran with it.
- */
-void		 call_remember(struct call *c, json_t *result);
-
-/*
- * Answers |c|'s request now with |structured| (borrowed) and the extra
- * text block |text| (or NULL), redacted, with the late-injected tail,
- * audited; releases the connection.  |c| lives on (as a background job).
- */
-void		 call_answer_early(struct call *c, json_t *structured,
-		    const char *text);
-
 /* Sends the notification |method| with |params| (borrowed) to every ready connection. */
 void		 broker_notify(struct broker *b, const char *method,
 		    json_t *params);
@@ -498,5 +452,7 @@ void		 broker_notify(struct broker *b, const char *method,
 int		 broker_save_artifact(struct broker *b, const char *label,
 		    const char *data, size_t len, char *uri, size_t urilen,
 		    char *digest);
+
+#include "broker/call.h"
 
 #endif

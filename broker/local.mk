@@ -7,6 +7,7 @@ libairlock_a_SOURCES += \
 	broker/runcall.c broker/runcall.h \
 	broker/notify.c broker/notify.h \
 	broker/broker.c broker/broker.h broker/broker_int.h \
+	broker/call.c broker/call.h \
 	broker/conn.c broker/conn.h broker/status.c broker/status.h \
 	broker/cancel.c broker/cancel.h \
 	broker/result.c broker/result.h \

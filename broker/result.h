@@ -2,7 +2,7 @@
 /* Copyright (c) 2026 The airlock authors */
 /*
  * result: a tools/call's reply, shaped from what its action produced, for
- * the call lifecycle in broker.c (call_complete(), call_answer_early()),
+ * the call lifecycle in call.c (call_complete(), call_answer_early()),
  * which audits the result and then sends the line, or withholds it.
  */
 #ifndef AIRLOCK_RESULT_H
