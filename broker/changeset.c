@@ -281,7 +281,7 @@ is_opaque(const struct changeset *cs, int fd)
 }
 
 static int walk(
-    struct changeset *, int, const char *, int, int, char *, size_t);
+    struct changeset *, int, const char *, int, int, gid_t, char *, size_t);
 
 /*
  * Whether the workspace's directory |dir| holds a HEAD, which makes it a
@@ -366,11 +366,26 @@ landed_mode(struct changeset *cs, int ufd, const char *path,
 	return 0;
 }
 
+/*
+ * The group of what the run makes in the workspace's directory |rst|
+ * (lstat), which lands with |mode|: as the kernel gives it, the
+ * directory's own group where it is setgid (a group-shared directory;
+ * a file the run made there landed with the workspace root's group,
+ * and the group-write bit a umask of 002 gives went to that group),
+ * else the workspace root's.
+ */
+static gid_t
+made_group(const struct changeset *cs, const struct stat *rst, mode_t mode)
+{
+	return (rst->st_mode & mode & S_ISGID) ? rst->st_gid : cs->gid;
+}
+
 /* One name of the upper directory |ufd| at workspace path |path|;
- * |gitdir|: the directory it is in is, or is beneath, a git directory. */
+ * |gitdir|: the directory it is in is, or is beneath, a git directory;
+ * |group|: what the run makes in it lands with (made_group()). */
 static int
 walk_one(struct changeset *cs, int ufd, const char *name, const char *path,
-    int opaque_ctx, int gitdir, char *err, size_t errlen)
+    int opaque_ctx, int gitdir, gid_t group, char *err, size_t errlen)
 {
 	struct stat st, rst;
 	struct cs_entry *e;
@@ -399,7 +414,7 @@ walk_one(struct changeset *cs, int ufd, const char *name, const char *path,
 	/* A file, or something of another type, stands where the real
 	 * one was: the real one goes (to the trash, until the end). */
 	uid = cs->uid;
-	gid = cs->gid;
+	gid = group;
 	if ((rc = landed_mode(cs, ufd, path, &st, real == 0 ? &rst : NULL,
 		 &mode, &kept)) != 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(rc));
@@ -422,6 +437,11 @@ walk_one(struct changeset *cs, int ufd, const char *name, const char *path,
 	}
 	if (S_ISDIR(st.st_mode)) {
 		int child_opaque;
+		/* A directory made in a setgid one takes its group, and so
+		 * does what is made beneath it (the kernel gives it the
+		 * setgid bit, which does not land: landed_mode()). */
+		gid_t child_group =
+		    real != 0 ? group : made_group(cs, &rst, mode);
 
 		if ((fd = openat(ufd, name,
 			 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) ==
@@ -437,12 +457,14 @@ walk_one(struct changeset *cs, int ufd, const char *name, const char *path,
 				return AL_ERR_LIMIT;
 			}
 			e->op = real != 0 ? CS_MKDIR : CS_CHMOD;
+			e->gid = gid;
 			e->mode = mode;
 			e->kept = real != 0 ? 0 : kept;
 			e->old_mode = real != 0 ? 0 : rst.st_mode & 07777;
 			e->in_git_dir = gitdir;
 		}
-		return walk(cs, fd, path, child_opaque, gitdir, err, errlen);
+		return walk(cs, fd, path, child_opaque, gitdir, child_group,
+		    err, errlen);
 	}
 	if (S_ISREG(st.st_mode))
 		e = add(cs, path, WP_FILE);
@@ -479,10 +501,11 @@ walk_one(struct changeset *cs, int ufd, const char *name, const char *path,
 }
 
 /* Walks upper directory |fd| (consumed) at workspace path |dir|; |gitdir|:
- * a directory above it is a git directory. */
+ * a directory above it is a git directory; |group|: what the run makes in
+ * |dir| lands with. */
 static int
 walk(struct changeset *cs, int fd, const char *dir, int opaque_ctx, int gitdir,
-    char *err, size_t errlen)
+    gid_t group, char *err, size_t errlen)
 {
 	char **names, **real = NULL, *path;
 	size_t n, nreal = 0, i;
@@ -517,8 +540,8 @@ walk(struct changeset *cs, int fd, const char *dir, int opaque_ctx, int gitdir,
 	}
 	for (i = 0; i < n && rc == 0; i++) {
 		path = join(dir, names[i]);
-		rc = walk_one(
-		    cs, ufd, names[i], path, opaque_ctx, gitdir, err, errlen);
+		rc = walk_one(cs, ufd, names[i], path, opaque_ctx, gitdir,
+		    group, err, errlen);
 		free(path);
 	}
 	if (names != NULL)
@@ -768,7 +791,7 @@ changeset_collect(int upperfd, int rootfd, int userxattr,
 		changeset_free(cs);
 		return AL_ERR_SYSTEM;
 	}
-	if ((rc = walk(cs, fd, "", 0, 0, err, errlen)) != 0 ||
+	if ((rc = walk(cs, fd, "", 0, 0, cs->gid, err, errlen)) != 0 ||
 	    (rc = mark_hooks(cs, upperfd, err, errlen)) != 0) {
 		changeset_free(cs);
 		return rc;

@@ -27,7 +27,9 @@
  * that journal and the trash is put back; if the applying process is
  * killed, the next start on that workspace does the same
  * (changeset_recover()).  Files land with mode & 0777, owned by the
- * replaced file's owner or, when new, by the workspace root's owner;
+ * replaced file's owner or, when new, by the workspace root's owner,
+ * in its group (but in a setgid directory of the workspace, or beneath
+ * a directory the set makes there: that directory's group);
  * the world-write bit only where the workspace had it on that path
  * already (the entries carry the mode that lands); no setuid, setgid or
  * sticky bit but those a workspace directory had already, kept when the
