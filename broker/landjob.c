@@ -26,6 +26,9 @@
  *       name), before the journal and any change (applyjournal_watch())
  *   'C' (after a 'T') its apply passed the commit point: it landed
  *   'N' not applied: the loop said no
+ *   'W' (after a 'y', before its 'T') its 'O''s payload, should the set
+ *       land, when it has one: sent ahead, for a lander lost past its
+ *       commit point
  *   'O' applied (after a 'y'); its payload, when mode bits did not land
  *       (changeset_dropped()): {"modesDropped": [{path, mode, landed}...]}
  *   'F' not applied (after a 'y'): an int code, then why
@@ -102,7 +105,8 @@ struct lander {
 	char kind; /* LAND_RUN, LAND_PATCH or LAND_READ */
 	char trash[64]; /* the apply's trash directory ('T'), or "" */
 	int committed; /* the apply passed its commit point ('C') */
-	json_t *staged; /* a patch's result, should it land ('W') */
+	json_t *staged; /* a patch's result, or a run's 'O' payload, should
+			   it land ('W') */
 };
 
 /* What a land is: a run's change set (the default), a patch
@@ -571,12 +575,17 @@ land_work(struct broker *b, int secrets, int fd, int upperfd, char *type,
 	free(paths);
 	if (verdict != 'y')
 		goto out;
+	/* What the 'O' will say, ahead: should this process be lost past
+	 * the commit point, the loop records it all the same. */
+	dropped_payload(cs, payload, len);
+	if (*payload != NULL)
+		send_frame(fd, 'W', *payload, *len);
 	if ((rc = changeset_apply(cs, upperfd, b->rootfd, err, sizeof(err))) ==
 	    0) {
 		*type = 'O';
-		dropped_payload(cs, payload, len);
 		goto out;
 	}
+	free(*payload);
 	*type = 'F';
 	*len = sizeof(rc) + strlen(err);
 	*payload = xcalloc(1, *len);
@@ -988,8 +997,8 @@ frame(struct lander *l, char type, char *payload, size_t len)
 		return 0;
 	case 'W':
 		msg = json_loadb(payload, len, 0, NULL);
-		if (!l->said_yes || l->kind != LAND_PATCH ||
-		    l->staged != NULL || !json_is_object(msg)) {
+		if (!l->said_yes || l->kind == LAND_READ || l->staged != NULL ||
+		    !json_is_object(msg)) {
 			json_decref(msg);
 			decide(l, -1, nonsense());
 		} else
@@ -1173,8 +1182,9 @@ lost_after_yes(struct lander *l)
 				    err));
 		return;
 	}
-	/* A run's mode bits that did not land went with its 'O' frame. */
-	fields = applied_fields(c, l->entries, NULL);
+	/* A run's mode bits that did not land, sent ahead ('W'). */
+	fields = applied_fields(
+	    c, l->entries, l->kind == LAND_RUN ? l->staged : NULL);
 	json_object_set_new(fields, "landerLost", json_true());
 	(void)broker_audit(l->b, "change_applied", fields);
 	if (!recovered)
@@ -1192,7 +1202,7 @@ lost_after_yes(struct lander *l)
 			"the patch was applied, but its result was lost with "
 			"the landing process: read the files again"));
 	else
-		decide(l, 0, NULL);
+		decide(l, 0, json_incref(l->staged));
 }
 
 /* The process is lost (or no longer trusted): the land in flight, if any,

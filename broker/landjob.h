@@ -48,7 +48,8 @@ struct lander;
  * Called once, from the loop: |rc| 0 when the set landed or was empty
  * (|out| NULL, a patch's result, or for a run whose mode bits did not
  * all land {"modesDropped": [{path, mode, landed}...], "modesDroppedTotal":
- * n}), else -1 with |out| an error body (change_refused, budget_exhausted,
+ * n}, even when the lander was lost past its commit point), else -1
+ * with |out| an error body (change_refused, budget_exhausted,
  * write_failed); owned by the callee.  The change_applied or
  * change_refused record has been written.
  */

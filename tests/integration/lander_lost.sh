@@ -130,8 +130,10 @@ for where in "at the commit point" "after the commit point" \
 done
 
 # A run's change set, killed after its commit point: the run's result,
-# and change_applied.
-call='{"name":"sh","arguments":{"command":"echo two >a.txt"}}'
+# and change_applied, each with the mode bits that did not land (they
+# went with the lander's last word, and were lost with it: neither
+# said the run's chmod 666 landed 0664).
+call='{"name":"sh","arguments":{"command":"echo two >a.txt && chmod 666 a.txt"}}'
 kill_lander "a run's set" unlinkat done
 expect_eq "a run's set: it is in place" "$(cat "$ws/a.txt")" two
 expect_ok_result "a run's set: the agent is told the run's result"
@@ -140,4 +142,12 @@ expect_eq "a run's set: its exit code" \
 expect_eq "a run's set: the log says it was applied" \
     "$(jq -c 'select(.event == "change_applied") | .fields.landerLost' "$L")" \
     true
+expect_eq "a run's set: the file lands without the world-write bit" \
+    "$(stat -c %a "$ws/a.txt")" 664
+expect_eq "a run's set: the agent is told of the bit dropped" \
+    "$(jr -S -c .result.structuredContent.modesDropped)" \
+    '[{"landed":"0664","mode":"0666","path":"a.txt"}]'
+expect_eq "a run's set: so is the log" \
+    "$(jq -c 'select(.event == "change_applied") | [.fields.modesDropped, .fields.modesDroppedTotal]' "$L")" \
+    '[[{"landed":"0664","mode":"0666","path":"a.txt"}],1]'
 finish
