@@ -837,10 +837,35 @@ changeset_dropped(
 	out = json_array();
 	for (i = 0; i < json_array_size(cs->dropped) && i < max; i++) {
 		d = json_array_get(cs->dropped, i);
-		bytes += strlen(json_string_value(json_object_get(d, "path")));
+		bytes +=
+		    json_str_len(json_string_value(json_object_get(d, "path")));
 		if (bytes > max_bytes)
 			break;
 		json_array_append(out, d);
+	}
+	return out;
+}
+
+json_t *
+changeset_refused_few(const json_t *refused, size_t max, size_t max_bytes)
+{
+	json_t *out = json_array(), *e, *v;
+	const char *k;
+	size_t i, bytes = 0;
+
+	for (i = 0; i < json_array_size(refused) && i < max; i++) {
+		e = json_array_get(refused, i);
+		/* "key":value, and a number at its longest. */
+		json_object_foreach(e, k, v)
+		{
+			bytes += strlen(k) + 4;
+			bytes += json_is_string(v)
+			    ? json_str_len(json_string_value(v)) + 2
+			    : 24;
+		}
+		if (bytes > max_bytes)
+			break;
+		json_array_append(out, e);
 	}
 	return out;
 }

@@ -79,8 +79,9 @@ size_t changeset_count(const struct changeset *cs);
  * strings), one for each path that asked for a world-write bit the
  * workspace did not have there, or for a setgid bit a directory it made
  * got from its setgid directory; the first |max| of them (at most 1000),
- * as many as fit in |max_bytes| of paths (the agent chooses them: a
- * record must fit a line of the audit log).  *total gets how many there
+ * as many as fit in |max_bytes| of paths as JSON writes them (the agent
+ * chooses them: a record must fit a line of the audit log, and a
+ * control character takes 6 bytes there).  *total gets how many there
  * are in all.
  * Recorded with the land (the change_applied audit record, the call's
  * result, exec_end, cow_applied), so that a mode a run set and did not
@@ -99,6 +100,17 @@ json_t *changeset_dropped(
  */
 json_t *changeset_check(const struct changeset *cs,
     const struct sandbox_policy *p, int64_t max_bytes);
+
+/*
+ * The first entries of |refused| (changeset_check()'s, or any array of
+ * objects of strings: {path, rule}, {path, reason}) for a record of the
+ * audit log: a new array of at most |max| of them, as many as fit in
+ * |max_bytes| as JSON writes them (the run names the paths, and a
+ * control character takes 6 bytes there), so that the record fits a
+ * line of the log (AUDIT_MAX_LINE): one too large is not written.
+ */
+json_t *changeset_refused_few(
+    const json_t *refused, size_t max, size_t max_bytes);
 
 /*
  * The paths the set changes, for the budget counters (borrowed strings,

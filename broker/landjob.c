@@ -694,7 +694,8 @@ budget_entry(const struct manifest *m, const char *const *paths, size_t n,
 
 /*
  * The entries of a change_refused record: |refused|'s first ones, as many
- * as fit in CHANGE_REFUSED_LOG_BYTES of paths and rules, so that the
+ * as fit in CHANGE_REFUSED_LOG_BYTES of paths and rules as JSON writes
+ * them (changeset_refused_few()), so that the
  * record always fits a line of the log (AUDIT_MAX_LINE): a run's paths
  * are the agent's to choose, and a record too large would not be written.
  */
@@ -703,25 +704,8 @@ budget_entry(const struct manifest *m, const char *const *paths, size_t n,
 static json_t *
 refused_for_log(json_t *refused)
 {
-	json_t *out, *e;
-	size_t i, bytes = 0;
-
-	if ((out = json_array()) == NULL)
-		fatalx("out of memory");
-	for (i = 0; i < json_array_size(refused); i++) {
-		const char *p, *r;
-
-		e = json_array_get(refused, i);
-		p = json_string_value(json_object_get(e, "path"));
-		r = json_string_value(json_object_get(e, "rule"));
-
-		bytes +=
-		    (p != NULL ? strlen(p) : 0) + (r != NULL ? strlen(r) : 0);
-		if (bytes > CHANGE_REFUSED_LOG_BYTES)
-			break;
-		json_array_append(out, e);
-	}
-	return out;
+	return changeset_refused_few(
+	    refused, SIZE_MAX, CHANGE_REFUSED_LOG_BYTES);
 }
 
 /* The error body for |refused| (stolen), of |total| entries refused in

@@ -209,6 +209,24 @@ utf8_trim(char *s)
 	return len;
 }
 
+size_t
+json_str_len(const char *s)
+{
+	const unsigned char	*p;
+	size_t			 n = 0;
+
+	for (p = (const unsigned char *)s; *p != '\0'; p++) {
+		if (*p == '"' || *p == '\\' || *p == '\b' || *p == '\f' ||
+		    *p == '\n' || *p == '\r' || *p == '\t')
+			n += 2;
+		else if (*p < 0x20)
+			n += 6;
+		else
+			n++;
+	}
+	return n;
+}
+
 void
 utf8_fit(char *dst, size_t size, const char *src)
 {

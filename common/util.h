@@ -49,6 +49,16 @@ size_t	 utf8_trim(char *s);
  */
 void	 utf8_fit(char *dst, size_t size, const char *src);
 
+/*
+ * The bytes the NUL-terminated |s| takes inside a JSON string as jansson
+ * writes it (without JSON_ENSURE_ASCII): 6 for a control character
+ * (\u00XX), 2 for a quote, a backslash, \b, \f, \n, \r or \t, 1 for any
+ * other byte.  A record that lists names a sandboxed run chose is
+ * bounded by this, not strlen(): a name of control characters is six
+ * times as long in the audit log.
+ */
+size_t	 json_str_len(const char *s);
+
 /* Monotonic milliseconds, and wall-clock milliseconds since the epoch. */
 int64_t	 now_monotonic_ms(void);
 int64_t	 now_wall_ms(void);

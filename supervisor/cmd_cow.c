@@ -60,10 +60,11 @@
 
 #define EXIT_REFUSED 1 /* policy, conflicts, approval: nothing applied */
 #define EXIT_FAILED 1 /* the session or the checkout cannot be read */
-/* At most this many modesDropped entries in cow_applied (the count is whole). */
+/* At most this many modesDropped entries in cow_applied, and refused
+ * or conflicting ones in cow_commit_refused (the count is whole). */
 #define COW_DROPPED_RECORDED 1000
-/* ... and as many as fit in this many bytes of paths: the record must fit
- * a line of the log. */
+/* ... and as many as fit in this many bytes of paths as JSON writes them
+ * (changeset_refused_few()): the record must fit a line of the log. */
 #define COW_DROPPED_BYTES (256 * 1024)
 
 /* What every command needs: the session, both roots, its change set. */
@@ -330,8 +331,16 @@ log_refusal(const struct cowsession *cs, const char *sha, const char *why,
 
 	if ((a = commit_log(cs, path, sizeof(path))) == NULL)
 		return;
-	f = json_pack("{s:s, s:s, s:s, s:O?}", "workspace", cs->workspace,
-	    "diffSha256", sha, "reason", why, "entries", entries);
+	f = json_pack("{s:s, s:s, s:s}", "workspace", cs->workspace,
+	    "diffSha256", sha, "reason", why);
+	/* The agent names them: as many as fit a line of the log. */
+	if (entries != NULL) {
+		json_object_set_new(f, "entries",
+		    changeset_refused_few(
+			entries, COW_DROPPED_RECORDED, COW_DROPPED_BYTES));
+		json_object_set_new(f, "total",
+		    json_integer((json_int_t)json_array_size(entries)));
+	}
 	if (audit_append(a, "cow_commit_refused", f) != 0)
 		log_warnx("%s: the refusal could not be recorded", path);
 	json_decref(f);

@@ -532,15 +532,18 @@ exec_on_status(void *arg, int wait_status)
 	}
 }
 
-/* At most this many refused entries are recorded in exec_end. */
+/* At most this many refused entries are recorded in exec_end, in at
+ * most this many bytes as JSON writes them (changeset_refused_few()):
+ * 64 paths of 4 KiB of control characters made an exec_end of 1.5 MiB,
+ * over a line of the log, and it was not written. */
 #define LAND_REFUSED_RECORDED 64
+#define LAND_REFUSED_BYTES (256 * 1024)
 
 /* exec_end's changeSet: {applied: n} and what stopped it, if anything. */
 static json_t *
 land_record(size_t applied, const char *error, json_t *refused, int dryrun)
 {
 	json_t *r = json_pack("{s:I}", "applied", (json_int_t)applied), *few;
-	size_t i;
 
 	if (r == NULL)
 		fatalx("out of memory");
@@ -558,10 +561,8 @@ land_record(size_t applied, const char *error, json_t *refused, int dryrun)
 	if (dryrun)
 		json_object_set_new(r, "dryRun", json_true());
 	if (refused != NULL) {
-		few = json_array();
-		for (i = 0; i < json_array_size(refused) &&
-		     i < LAND_REFUSED_RECORDED; i++)
-			json_array_append(few, json_array_get(refused, i));
+		few = changeset_refused_few(refused, LAND_REFUSED_RECORDED,
+		    LAND_REFUSED_BYTES);
 		json_object_set_new(r, "refused", few);
 		json_object_set_new(r, "refusedTotal",
 		    json_integer((json_int_t)json_array_size(refused)));
@@ -581,7 +582,8 @@ land_dropped(json_t *r, const struct changeset *cs)
 	json_t *dropped, *d;
 	size_t i, n;
 
-	dropped = changeset_dropped(cs, LAND_REFUSED_RECORDED, 256 * 1024, &n);
+	dropped = changeset_dropped(cs, LAND_REFUSED_RECORDED,
+	    LAND_REFUSED_BYTES, &n);
 	for (i = 0; i < json_array_size(dropped); i++) {
 		d = json_array_get(dropped, i);
 		log_warnx("exec: %s: mode %s landed as %s (a world-write bit "

@@ -360,3 +360,6 @@ EXTRA_DIST += tests/integration/changeset_mode_bits.sh
 # The group of a file a run makes in a setgid directory: the directory's.
 TESTS += tests/integration/changeset_setgid_group.sh
 EXTRA_DIST += tests/integration/changeset_setgid_group.sh
+# Records listing a run's names fit a line of the log as JSON writes them.
+TESTS += tests/integration/changeset_record_names.sh
+EXTRA_DIST += tests/integration/changeset_record_names.sh
