@@ -12,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <jansson.h>
+
 #include "common/util.h"
 
 static void
@@ -137,6 +139,25 @@ START_TEST(test_utf8_cut)
 }
 END_TEST
 
+/* json_str_len(): what jansson writes, escapes and all. */
+START_TEST(test_json_str_len)
+{
+	static const char *const v[] = { "", "plain/path", "a\"b\\c",
+		"\b\f\n\r\t", "\001\037\177", "z\xc3\xa9/\xe2\x80\xae" };
+	size_t i;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		json_t *j = json_string(v[i]);
+		char *text = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY);
+
+		/* The quotes are not counted. */
+		ck_assert_uint_eq(json_str_len(v[i]), strlen(text) - 2);
+		free(text);
+		json_decref(j);
+	}
+}
+END_TEST
+
 int
 main(void)
 {
@@ -153,6 +174,7 @@ main(void)
 	tcase_add_test(tc, test_format_rfc3339);
 	tcase_add_test(tc, test_fd_next_data);
 	tcase_add_test(tc, test_utf8_cut);
+	tcase_add_test(tc, test_json_str_len);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
