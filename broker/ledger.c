@@ -240,7 +240,7 @@ static void
 add_changed(struct ledger *l, const char *const *v,
     unsigned char (*h)[SHA256_BYTES], size_t nv, size_t fresh)
 {
-	size_t i, len, old = l->nchanged;
+	size_t i, len, jlen, old = l->nchanged;
 
 	if (fresh == 0)
 		return;
@@ -250,8 +250,13 @@ add_changed(struct ledger *l, const char *const *v,
 		if (is_changed(l, old, h[i]))
 			continue;
 		memcpy(l->changed[l->nchanged++], h[i], SHA256_BYTES);
+		/* As the run_budget record writes it: a control character
+		 * in 6 bytes (json_str_len()).  Counted by strlen(), 1000
+		 * paths of them made a record over a line of the log, and
+		 * the session could not be resumed. */
 		len = strlen(v[i]);
-		if (l->names_bytes + len + 4 > LEDGER_CARRY_PATH_BYTES)
+		jlen = json_str_len(v[i]);
+		if (l->names_bytes + jlen + 4 > LEDGER_CARRY_PATH_BYTES)
 			continue;
 		if (l->names_len + len + 1 > l->names_size) {
 			while (l->names_len + len + 1 > l->names_size)
@@ -261,7 +266,7 @@ add_changed(struct ledger *l, const char *const *v,
 		}
 		memcpy(l->names + l->names_len, v[i], len + 1);
 		l->names_len += len + 1;
-		l->names_bytes += len + 4;
+		l->names_bytes += jlen + 4;
 		l->nnames++;
 	}
 	qsort(l->changed, l->nchanged, sizeof(*l->changed), cmp_digest);

@@ -84,7 +84,8 @@ void	ledger_dependency_real(struct ledger *l, const char *const *real,
  * recorded).  A path changes a dependency file when it is the file or a
  * directory on its way (a link retargeted there changes what the file
  * holds).  A changed path is kept as its SHA-256, and named for
- * ledger_export() only up to LEDGER_CARRY_PATH_BYTES.
+ * ledger_export() only up to LEDGER_CARRY_PATH_BYTES as JSON writes
+ * them (json_str_len()).
  */
 int	ledger_admit_write(struct ledger *l, const char *const *paths,
 	    size_t n, int is_patch, char *limit, size_t limitlen);

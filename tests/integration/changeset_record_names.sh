@@ -10,10 +10,14 @@
 # record_too_large stood for the record of a set that landed; so did
 # 1000 FIFOs so named for change_refused, and 64 of them at 3.7 KiB
 # paths for airlock exec's exec_end; and airlock commit's
-# cow_commit_refused listed every entry refused, whatever their size.
-# Now each lists as many as fit as JSON writes them (and counts them
-# all).  From inside the sandbox: an exec tool over MCP, airlock exec,
-# and a copy-on-write agent.
+# cow_commit_refused listed every entry refused, whatever their size;
+# and the run_budget record, which carries the paths a copy-on-write
+# session changed into its resumed run, named 256 KiB of them by their
+# length: a run's 1000 such files made it too large, and the session
+# could not be resumed ("recorded no run budget").  Now each lists as
+# many as fit as JSON writes them (and counts them all).  From inside
+# the sandbox: an exec tool over MCP, airlock exec, and a copy-on-write
+# agent (natively, and through its exec tool).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -78,4 +82,55 @@ expect_eq "cow: cow_commit_refused counts the entries" \
     "$(jq -r 'select(.event == "cow_commit_refused") | .fields.total' "$C" 2>&1)" 1000
 n=$(jq -r 'select(.event == "cow_commit_refused") | .fields.entries | length' "$C" 2>&1)
 check "  and lists as many as fit ($n)" test "${n:-0}" -ge 100
+"$AIRLOCK" discard "$S" >/dev/null 2>&1
+
+# A copy-on-write agent whose exec tool makes 1000 such files: the
+# session's run_budget names them, and the session resumes.
+cat >"$T/cow.yaml" <<'EOF2'
+tools:
+  - name: sh
+    action: exec
+    input: { command: string }
+    output: { exitCode: integer }
+    sideEffect: sandbox_process
+    timeoutMs: 30000
+agent:
+  workspace: cow
+EOF2
+A=$(realpath "$AIRLOCK")
+cat >"$T/agent.py" <<PY
+#!/usr/bin/python3
+import json, subprocess
+p = subprocess.Popen(["$A", "connect"], stdin=subprocess.PIPE,
+    stdout=subprocess.PIPE, env={}, bufsize=0)
+def rpc(i, method, params):
+    p.stdin.write((json.dumps({"jsonrpc": "2.0", "id": i,
+        "method": method, "params": params}) + "\n").encode())
+    return json.loads(p.stdout.readline())
+rpc(0, "initialize", {"protocolVersion": "2025-06-18",
+    "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}})
+p.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+r = rpc(1, "tools/call", {"name": "sh", "arguments": {"command":
+    'c=\$(printf "\\001%.0s" \$(seq 250)); mkdir g && cd g && '
+    'for i in \$(seq 1000); do : >"\$c\$i"; done'}})
+print("RAN %s" % r.get("result", {}).get("structuredContent", {}).get("exitCode"), flush=True)
+p.stdin.close()
+p.wait()
+PY
+chmod 755 "$T/agent.py"
+timeout 120 "$AIRLOCK" run --manifest "$T/cow.yaml" --workspace "$ws" -- "$T/agent.py" >"$T/out" 2>"$T/err"
+S=$(sed -n 's/.*changes stay in session \([^ ]*\) until.*/\1/p' "$T/err" | tail -1)
+expect_eq "cow: the agent's run made its files" "$(cat "$T/out")" "RAN 0"
+L="$AIRLOCK_HOME/sessions/$S/audit.jsonl"
+expect_eq "cow: no record was too large" \
+    "$(jq -r 'select(.event == "record_too_large") | .fields.event' "$L" 2>&1)" ""
+n=$(jq -r 'select(.event == "run_budget") | .fields.changedFiles | length' "$L" 2>&1)
+check "cow: run_budget names as many as fit ($n)" test "${n:-0}" -ge 100
+expect_eq "cow: and counts the rest" \
+    "$(jq -r 'select(.event == "run_budget") | .fields.changedUncounted' "$L" 2>&1)" $((1000 - ${n:-0}))
+printf '#!/bin/sh\necho resumed\n' >"$T/agent2.sh"
+chmod 755 "$T/agent2.sh"
+timeout 60 "$AIRLOCK" run --manifest "$T/cow.yaml" --workspace "$ws" --resume "$S" -- "$T/agent2.sh" >"$T/out" 2>"$T/err"
+expect_eq "cow: the session resumes" "$? $(cat "$T/out")" "0 resumed"
+"$AIRLOCK" discard "$S" >/dev/null 2>&1
 finish
