@@ -533,9 +533,10 @@ budget_refuses(struct broker *b, struct call *c, json_t **out)
 	char	limit[64];
 	int	rc;
 
-	/* A check digesting the workspace is as good as running. */
+	/* A check digesting the workspace is as good as running, and so
+	 * is a run whose set waits to land (runcall_waiting_to_land()). */
 	rc = ledger_admit(b->ledger, c->tool, now_monotonic_ms(),
-	    b->nrunning + b->nstarting,
+	    b->nrunning + b->nstarting + runcall_waiting_to_land(b),
 	    limit, sizeof(limit));
 	if (rc == 0)
 		return 0;

@@ -622,6 +622,19 @@ lands_resume(struct broker *b)
 	land_begin(next);
 }
 
+size_t
+runcall_waiting_to_land(const struct broker *b)
+{
+	const struct call *c;
+	size_t n = 0;
+
+	TAILQ_FOREACH(c, &b->landq, entry)
+	{
+		n++;
+	}
+	return n;
+}
+
 int
 runcall_ws_still(const struct broker *b)
 {
@@ -876,14 +889,15 @@ call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 	 * have waited for a human (or a digest) while others started.
 	 */
 	if (b->m->budget.max_parallel_processes >= 0 &&
-	    (int64_t)b->nrunning >= b->m->budget.max_parallel_processes) {
+	    (int64_t)(b->nrunning + runcall_waiting_to_land(b)) >=
+		b->m->budget.max_parallel_processes) {
 		*out = tool_error("busy", 1, NULL,
 		    "maxParallelProcesses "
 		    "processes already run (maxParallelProcesses); retry when "
 		    "one ends");
 		return ACTION_ERROR;
 	}
-	if (b->nrunning >= BROKER_MAX_RUNNERS) {
+	if (b->nrunning + runcall_waiting_to_land(b) >= BROKER_MAX_RUNNERS) {
 		*out = tool_error("busy", 1, NULL,
 		    "%d processes already run, as many as airlock runs at once "
 		    "for a session; retry when one ends",

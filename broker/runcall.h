@@ -58,6 +58,17 @@ void call_landed(struct call *c, int rc, json_t *out);
 void lands_resume(struct broker *b);
 
 /*
+ * The runs of |b| whose processes are gone but whose change sets wait to
+ * land: each holds its upper layer (up to CHANGESET_MAX_BYTES of memory
+ * in a tmpfs) until it lands, so each counts as running for
+ * maxParallelProcesses and BROKER_MAX_RUNNERS.  While a run a human
+ * approved ran (or a view was held still), an agent ran one command
+ * after another, each ending with 2 GiB written, and every one of them
+ * waited with its upper layer: maxParallelProcesses bounded none.
+ */
+size_t runcall_waiting_to_land(const struct broker *b);
+
+/*
  * An approved run reads the workspace as it runs (a script it sources,
  * a Makefile's recipes), and its approval binds the workspace digest
  * taken before it started: a write_file, a patch or another run's change

@@ -15,6 +15,7 @@
 #include "broker/jobs.h"
 #include "broker/jsonrpc.h"
 #include "broker/ledger.h"
+#include "broker/runcall.h"
 #include "broker/status.h"
 #include "broker/wsdigest.h"
 #include "broker/wsindex.h"
@@ -135,7 +136,8 @@ status_digested(void *arg, int rc, const char *hex, const char *why)
 	/* The broker's own counts: every runBudget key has its entry. */
 	budgets = json_object_get(st, "budgets");
 	json_object_set_new(budgets, "maxParallelProcesses",
-	    ledger_budget_entry((double)b->nrunning,
+	    ledger_budget_entry((double)(b->nrunning +
+	    runcall_waiting_to_land(b)),
 	    (double)b->m->budget.max_parallel_processes));
 	json_object_set_new(budgets, "maxAuditMiB",
 	    ledger_budget_entry(b->cfg.audit != NULL ?

@@ -363,3 +363,6 @@ EXTRA_DIST += tests/integration/changeset_setgid_group.sh
 # Records listing a run's names fit a line of the log as JSON writes them.
 TESTS += tests/integration/changeset_record_names.sh
 EXTRA_DIST += tests/integration/changeset_record_names.sh
+# A run whose set waits to land counts for maxParallelProcesses.
+TESTS += tests/integration/budget_landq.sh
+EXTRA_DIST += tests/integration/budget_landq.sh
