@@ -14,7 +14,12 @@ Code, Codex, Gemini CLI and opencode:
   POST /v1beta/models/M:generateContent         Gemini
   POST /v1beta/models/M:countTokens             Gemini
   GET  /v1/models, /v1beta/models      model lists
+  GET  /api/hello, /v1/oauth/hello     200 (Claude Code's first-start check)
   anything else                        404 with a JSON error body
+
+With --tls-port N --tls-cert F --tls-key F it also serves the same on
+127.0.0.1:N over TLS (F: PEM files), for a test that makes the vendors'
+own host names resolve to it (tests/agents/run_agent.sh).
 
 The "model" is stateless: each request's conversation decides the next
 step.  It finds the tools whose names end in the airlock tool names
@@ -44,7 +49,7 @@ Codex's own apply_patch add a file, which airlock's read-only workspace
 must refuse (logged as "own_write").
 
 usage: mockmodel.py [--port N] [--port-file F] --log F [--patch F] [--dump-dir D]
-                    [--own-write]
+                    [--own-write] [--tls-port N --tls-cert F --tls-key F]
 """
 
 import argparse
@@ -430,6 +435,11 @@ class Handler(BaseHTTPRequestHandler):
                                                  "generateContent"]}]})
             log({"method": "GET", "path": path, "api": "gemini-models", "status": 200})
             return
+        if path in ("/api/hello", "/v1/oauth/hello"):
+            self.send_json(200, {"message": "hello"})
+            log({"method": "GET", "path": path, "api": "hello", "status": 200,
+                 "host": self.headers.get("Host", "")})
+            return
         if path in ("/", "/health", "/healthz"):
             self.send_json(200, {"ok": True})
             return
@@ -709,6 +719,18 @@ class Handler(BaseHTTPRequestHandler):
             self.send_json(200, [resp])
 
 
+def serve_tls(port, cert, key):
+    """The same handler on 127.0.0.1:port over TLS, in a thread."""
+    import ssl
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    srv = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    srv.daemon_threads = True
+    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    sys.stderr.write("mockmodel: listening on 127.0.0.1:%d (TLS)\n" % port)
+
+
 def main():
     global PATCH, LOG_PATH, DUMP_DIR, OWN_WRITE
     ap = argparse.ArgumentParser()
@@ -719,7 +741,12 @@ def main():
     ap.add_argument("--dump-dir", help="write each POST body here (debugging)")
     ap.add_argument("--own-write", action="store_true",
                     help="in Codex's code mode, first try its own apply_patch")
+    ap.add_argument("--tls-port", type=int, help="also serve over TLS on this port")
+    ap.add_argument("--tls-cert", help="the TLS listener's certificate chain (PEM)")
+    ap.add_argument("--tls-key", help="its private key (PEM)")
     a = ap.parse_args()
+    if a.tls_port is not None and not (a.tls_cert and a.tls_key):
+        ap.error("--tls-port needs --tls-cert and --tls-key")
     OWN_WRITE = a.own_write
     LOG_PATH = a.log
     DUMP_DIR = a.dump_dir
@@ -734,6 +761,8 @@ def main():
             f.write("%d\n" % port)
         os.rename(tmp, a.port_file)
     sys.stderr.write("mockmodel: listening on 127.0.0.1:%d\n" % port)
+    if a.tls_port is not None:
+        serve_tls(a.tls_port, a.tls_cert, a.tls_key)
     sys.stderr.flush()
     try:
         srv.serve_forever()

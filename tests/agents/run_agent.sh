@@ -136,7 +136,7 @@ ANTHROPIC_BASE_URL=$url"
 		set -- claude -p "$prompt" --model mock-model \
 			--mcp-config "$mcp_json" --strict-mcp-config \
 			--tools "" --allowedTools "mcp__airlock__*" \
-			--settings '{"env":{"ENABLE_TOOL_SEARCH":"false","CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC":"1"}}'
+			--settings '{"env":{"ENABLE_TOOL_SEARCH":"false","CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC":"1","CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL":"1"}}'
 	fi
 	check_opts="--only-airlock"
 	;;
@@ -328,20 +328,115 @@ if [ $mode = run ] && [ $name = codex ] && command -v script >/dev/null 2>&1; th
 	fi
 fi
 # Claude Code's interactive form, as docs/WRAPPING.md writes it, on a
-# terminal: its first start checks that it reaches api.anthropic.com and
-# platform.claude.com (GET /api/hello, /v1/oauth/hello), whatever
-# ANTHROPIC_BASE_URL says.  The profile must let both through its proxy:
-# here they do not resolve (no internet), so Claude stops, but no
-# connection may be refused by the profile's rules.
-if [ $mode = run ] && [ $name = claude ] && command -v script >/dev/null 2>&1; then
-	if doc_argv claude --interactive; then
+# terminal, by a newcomer: a fresh home, its first-start screens answered
+# as WRAPPING.md says, then the task typed at its prompt.  Its first start
+# checks that it reaches api.anthropic.com and platform.claude.com (GET
+# /api/hello, /v1/oauth/hello), whatever ANTHROPIC_BASE_URL says: here
+# both names are this machine's.  As root, in a private mount and network
+# namespace (unshare -mn): there /etc/hosts, which airlock's proxy reads
+# (getaddrinfo), names 127.0.0.1 for both; a second mock model serves
+# them over TLS on 127.0.0.1:443 with a certificate of a throwaway CA,
+# which Claude trusts through NODE_EXTRA_CA_CERTS, given with --env and
+# the CA's directory with --ro (WRAPPING.md section 4), as the proxy's
+# loopback address is with --allow-host 127.0.0.1:443.  Nothing outside
+# the namespaces changes, and the profile is the one shipped.
+# Without root (or unshare, ip, openssl) only the first start's check is
+# looked at: it is refused by no rule of the profile.
+claude_tty() {
+	tls=$T/tls
+	_name=$name	# (check() sets name)
+	mkdir -p "$tls/ca" "$T/ws2" "$T/home2"
+	cp -R "$top_srcdir/tests/agents/fixture/." "$T/ws2"
+	chmod -R u+w "$T/ws2"
+	chown 65534:65534 "$T/home2"
+	sed -e "s|^  home: .*|  home: $T/home2|" "$manifest" >"$T/manifest2.yaml"
+	if ! (openssl req -x509 -newkey rsa:2048 -nodes -days 2 \
+	    -subj /CN=airlock-test-ca -keyout "$tls/ca.key" -out "$tls/ca/ca.pem" &&
+	    openssl req -newkey rsa:2048 -nodes -subj /CN=api.anthropic.com \
+	    -keyout "$tls/leaf.key" -out "$tls/leaf.csr" &&
+	    printf 'subjectAltName=DNS:api.anthropic.com,DNS:platform.claude.com\nextendedKeyUsage=serverAuth\n' >"$tls/ext" &&
+	    openssl x509 -req -in "$tls/leaf.csr" -CA "$tls/ca/ca.pem" \
+	    -CAkey "$tls/ca.key" -CAcreateserial -days 2 -extfile "$tls/ext" \
+	    -out "$tls/leaf.pem") >"$tls/openssl.out" 2>&1; then
+		fail "the test's CA and certificate were made"
+		sed 's/^/#   /' "$tls/openssl.out"
+		return
+	fi
+	chmod 755 "$tls/ca"
+	chmod 644 "$tls/ca/ca.pem"
+	printf '127.0.0.1 localhost\n127.0.0.1 api.anthropic.com platform.claude.com\n' >"$tls/hosts"
+	# The newcomer's answers (docs/WRAPPING.md, Claude Code): the theme;
+	# Yes, use the API key (up: the default is No); the security notes;
+	# Yes, trust the folder (down: the default is "No, exit"); the task at
+	# the prompt, once airlock's server connected; /exit after the answer.
+	# shellcheck disable=SC2016
+	unshare -mn sh -c '
+		ip link set lo up && mount --bind "$1/hosts" /etc/hosts || exit 125
+		T=$2; shift 2
+		python3 "$top_srcdir/tests/agents/mockmodel.py" --log "$T/mock2.log" \
+		    --port-file "$T/port2" --tls-port 443 --tls-cert "$T/tls/leaf.pem" \
+		    --tls-key "$T/tls/leaf.key" >"$T/mock2.err" 2>&1 &
+		m=$!
+		i=0
+		while [ ! -s "$T/port2" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+		p=$(cat "$T/port2")
+		words=$1; shift
+		eval "set -- $words"
+		TERM=xterm python3 "$top_srcdir/tests/agents/tty_drive.py" \
+		    --typescript "$T/claude-interactive.typescript" --timeout 150 \
+		    --step "Dark mode=>{enter}" \
+		    --step "Do you want to use this API key?=>{up}{enter}" \
+		    --step "Press Enter to continue=>{enter}" \
+		    --step "Yes, I trust this folder=>{down}{enter}" \
+		    --step "shift+tab to cycle=>{wait}{wait}{wait}$prompt{wait}{enter}" \
+		    --step "done (list_files=>{wait}/exit{wait}{enter}" \
+		    -- "$AIRLOCK" run --manifest "$T/manifest2.yaml" --workspace "$T/ws2" \
+		    --allow-host "127.0.0.1:$p" --allow-host 127.0.0.1:443 \
+		    --ro "$T/tls/ca" --env NODE_EXTRA_CA_CERTS="$T/tls/ca/ca.pem" \
+		    --env LANG=C.UTF-8 --env TERM=xterm --env ANTHROPIC_API_KEY=mock-key \
+		    --env ANTHROPIC_BASE_URL="http://127.0.0.1:$p" -- "$@"
+		rc=$?
+		kill $m
+		exit $rc' sh "$tls" "$T" "$words" >"$T/tty.out" 2>&1
+	rc2=$?
+	[ $rc2 = 125 ] && { fail "the private namespaces were set up"; cat "$T/tty.out"; return; }
+	expect_eq "Claude's interactive form (WRAPPING.md) went through its first start and the task" "$rc2" 0
+	[ $rc2 = 0 ] || sed 's/^/#   /' "$T/tty.out"
+	expect_contains "its first start reached api.anthropic.com and platform.claude.com" \
+	    "$(grep '"api": "hello"' "$T/mock2.log" 2>/dev/null | grep '"status": 200' |
+	    sed -n 's/.*"host": "\([^"]*\)".*/\1/p' | sort | tr '\n' ' ')" \
+	    "api.anthropic.com platform.claude.com "
+	# shellcheck disable=SC2086
+	if python3 "$top_srcdir/tests/agents/check_log.py" "$T/mock2.log" $check_opts >"$T/check2.out"; then
+		pass "the interactive session's model log checks"
+	else
+		sed 's/^/#   /' "$T/check2.out"; fail "the interactive session's model log checks"
+	fi
+	check "the interactive session's workspace has the fix" grep -q '"$i" -le "$n"' "$T/ws2/src/calc.sh"
+	check "and its test passes" sh -c "make -s -C '$T/ws2' test >/dev/null 2>&1"
+	ilog=$(tr -d '\r' <"$T/claude-interactive.typescript" |
+	    sed -n 's/.*airlock: session .* ended; audit log \(.*\)$/\1/p' | tail -1)
+	check "the interactive session's audit log verifies" sh -c "'$AIRLOCK' audit verify '$ilog' >/dev/null 2>&1"
+	expect_contains "its trace shows the patch" \
+	    "$("$AIRLOCK" trace "$(basename "$(dirname "$ilog")")" 2>&1)" apply_patch
+	egress=$(grep '"event":"egress"' "$ilog" 2>/dev/null)
+	expect_contains "the proxy let platform.claude.com through" "$egress" '"host":"platform.claude.com"'
+	expect_not_contains "the profile refused none of its connections" "$egress" '"decision":"deny"'
+	name=$_name
+}
+if [ $mode = run ] && [ $name = claude ] && doc_argv claude --interactive; then
+	# (no task: it is typed at the prompt)
+	words=$(echo "$doc_words" | sed "s/ 'Fix the failing test[^']*'\$//")
+	if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null 2>&1 &&
+	    command -v ip >/dev/null 2>&1 && command -v openssl >/dev/null 2>&1; then
+		export top_srcdir AIRLOCK prompt
+		claude_tty
+	elif command -v script >/dev/null 2>&1; then
 		envw=
 		for v in $agent_env; do
 			[ "$v" = TERM=dumb ] && v=TERM=xterm
 			envw="$envw --env '$v'"
 		done
-		# (no task: the connectivity check comes before any prompt)
-		words=$(echo "$doc_words" | sed "s/ 'Fix the failing test[^']*'\$//")
 		TERM=xterm timeout 60 script -qfec "'$AIRLOCK' run --manifest '$manifest' \
 		    --workspace '$ws' --allow-host 127.0.0.1:$port $envw -- $words" \
 		    "$T/claude-interactive.typescript" </dev/null >/dev/null 2>&1
