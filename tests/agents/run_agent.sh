@@ -383,7 +383,7 @@ claude_tty() {
 		words=$1; shift
 		eval "set -- $words"
 		TERM=xterm python3 "$top_srcdir/tests/agents/tty_drive.py" \
-		    --typescript "$T/claude-interactive.typescript" --timeout 150 \
+		    --typescript "$T/claude-interactive.typescript" --timeout 120 \
 		    --step "Dark mode=>{enter}" \
 		    --step "Do you want to use this API key?=>{up}{enter}" \
 		    --step "Press Enter to continue=>{enter}" \
@@ -420,7 +420,8 @@ claude_tty() {
 	expect_contains "its trace shows the patch" \
 	    "$("$AIRLOCK" trace "$(basename "$(dirname "$ilog")")" 2>&1)" apply_patch
 	egress=$(grep '"event":"egress"' "$ilog" 2>/dev/null)
-	expect_contains "the proxy let platform.claude.com through" "$egress" '"host":"platform.claude.com"'
+	expect_contains "the proxy let platform.claude.com through" \
+	    "$(echo "$egress" | grep '"decision":"allow"')" '"host":"platform.claude.com"'
 	expect_not_contains "the profile refused none of its connections" "$egress" '"decision":"deny"'
 	name=$_name
 }

@@ -13,7 +13,7 @@ second's pause.  After the last step it waits for CMD to exit.
 
 Everything CMD wrote goes to the typescript F.  Exit status: CMD's, or 1
 when a step's TEXT did not show within the timeout (S seconds in all,
-default 120; CMD is then killed and the message names the step and ends
+default 120; CMD is then sent SIGTERM, and what it still writes goes to F and the message names the step and ends
 with the screen's last text).
 """
 
@@ -53,16 +53,32 @@ def type_keys(fd, keys):
         time.sleep(0.3)
 
 
-def stop(pid):
-    """Ends the command that overran: SIGTERM, then SIGKILL after 5 s."""
+def stop(pid, fd, ts):
+    """Ends the command that overran: SIGTERM, then SIGKILL after 10 s;
+    what it still writes (its last words) goes on to the typescript."""
     os.kill(pid, signal.SIGTERM)
-    for _ in range(50):
+    end = time.monotonic() + 10
+    while time.monotonic() < end:
         done, status = os.waitpid(pid, os.WNOHANG)
         if done != 0:
-            return status
-        time.sleep(0.1)
-    os.kill(pid, signal.SIGKILL)
-    return os.waitpid(pid, 0)[1]
+            break
+        if select.select([fd], [], [], 0.1)[0]:
+            try:
+                ts.write(os.read(fd, 65536))
+            except OSError:
+                time.sleep(0.1)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        status = os.waitpid(pid, 0)[1]
+    while select.select([fd], [], [], 0.2)[0]:
+        try:
+            data = os.read(fd, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        ts.write(data)
+    return status
 
 
 def main():
@@ -107,7 +123,10 @@ def main():
                 ts.write(data)
                 ts.flush()
                 seen = (seen + data)[-200000:]
-    status = stop(pid) if time.monotonic() > deadline else os.waitpid(pid, 0)[1]
+        if time.monotonic() > deadline:
+            status = stop(pid, fd, ts)
+        else:
+            status = os.waitpid(pid, 0)[1]
     if steps:
         sys.stderr.write("tty_drive: %r did not show; the screen ended with: %s\n"
                          % (steps[0][0], plain(seen)[-600:]))
