@@ -379,10 +379,14 @@ claude_tty() {
 		m=$!
 		i=0
 		while [ ! -s "$T/port2" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+		[ -s "$T/port2" ] || { cat "$T/mock2.err"; kill $m; exit 125; }
 		p=$(cat "$T/port2")
 		words=$1; shift
 		eval "set -- $words"
-		TERM=xterm python3 "$top_srcdir/tests/agents/tty_drive.py" \
+		# As WRAPPING.md says: the key exported (and TERM, LANG: the
+		# profile passes them on), the gateway given with --env.
+		LANG=C.UTF-8 TERM=xterm ANTHROPIC_API_KEY=mock-key \
+		    python3 "$top_srcdir/tests/agents/tty_drive.py" \
 		    --typescript "$T/claude-interactive.typescript" --timeout 120 \
 		    --step "Dark mode=>{enter}" \
 		    --step "Do you want to use this API key?=>{up}{enter}" \
@@ -393,13 +397,16 @@ claude_tty() {
 		    -- "$AIRLOCK" run --manifest "$T/manifest2.yaml" --workspace "$T/ws2" \
 		    --allow-host "127.0.0.1:$p" --allow-host 127.0.0.1:443 \
 		    --ro "$T/tls/ca" --env NODE_EXTRA_CA_CERTS="$T/tls/ca/ca.pem" \
-		    --env LANG=C.UTF-8 --env TERM=xterm --env ANTHROPIC_API_KEY=mock-key \
 		    --env ANTHROPIC_BASE_URL="http://127.0.0.1:$p" -- "$@"
 		rc=$?
 		kill $m
 		exit $rc' sh "$tls" "$T" "$words" >"$T/tty.out" 2>&1
 	rc2=$?
-	[ $rc2 = 125 ] && { fail "the private namespaces were set up"; cat "$T/tty.out"; return; }
+	if [ $rc2 = 125 ]; then
+		fail "the private namespaces and the TLS mock were set up"
+		sed 's/^/#   /' "$T/tty.out"
+		return
+	fi
 	expect_eq "Claude's interactive form (WRAPPING.md) went through its first start and the task" "$rc2" 0
 	[ $rc2 = 0 ] || sed 's/^/#   /' "$T/tty.out"
 	expect_contains "its first start reached api.anthropic.com and platform.claude.com" \
