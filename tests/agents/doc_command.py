@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: ISC
 # Copyright (c) 2026 The airlock authors
-"""doc_command.py WRAPPING.md NAME [--interactive] [--task TEXT [-- ARG...]]:
+"""doc_command.py WRAPPING.md NAME [--interactive] [--task TEXT [-- ARG...]]
+| --screens:
 the agent command that
 docs/WRAPPING.md gives for NAME (claude, codex, gemini, opencode), as one
 line of shell words (for `eval set --`), so that make check-agents runs
@@ -18,8 +19,14 @@ is added (WRAPPING.md: 'Add -p "TASK" for a non-interactive run'), or,
 with --interactive, TEXT as the first prompt (a positional argument); the
 ARGs after `--` go before it (the test's model address).
 
+doc_command.py WRAPPING.md NAME --screens: the first-start screens of
+the section's table whose header begins "| The screen shows" (Claude
+Code's), one line each, as tests/agents/tty_drive.py steps: TEXT=>KEYS,
+TEXT the first "quoted" text of the row's first column and KEYS its Keys
+column (Enter, Up, Down, Esc, comma-separated) as {enter}{up}...
+
 Exit status: 0, 64 usage, or 1 (with a message) when the section or the
-command asked for is missing.
+command (or table) asked for is missing.
 """
 
 import re
@@ -70,7 +77,39 @@ def agent_argvs(text, name):
     return out, None
 
 
+KEY_NAMES = {"Enter": "{enter}", "Up": "{up}", "Down": "{down}", "Esc": "{esc}"}
+
+
+def screens(text, name):
+    """The rows of the section's "| The screen shows" table as
+    tty_drive.py steps, or (None, why)."""
+    sec = section(text, HEADINGS[name])
+    if sec is None:
+        return None, "no section %r" % HEADINGS[name]
+    m = re.search(r"^\| The screen shows.*\n\|[-| ]+\n((?:\|.*\n)+)", sec, re.M)
+    if m is None:
+        return None, "no table of first-start screens (\"| The screen shows\")"
+    out = []
+    for row in m.group(1).splitlines():
+        cells = [c.strip() for c in row.strip().strip("|").split("|")]
+        shown = re.search(r'"([^"]+)"', cells[0])
+        keys = [k.strip() for k in cells[-1].split(",")]
+        if shown is None or len(cells) < 3 or any(k not in KEY_NAMES for k in keys):
+            return None, "a screen's row needs a \"quoted\" text and Keys of %s: %r" % (
+                ", ".join(KEY_NAMES), row)
+        out.append("%s=>%s" % (shown.group(1), "".join(KEY_NAMES[k] for k in keys)))
+    return out, None
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[3] == "--screens" and sys.argv[2] in HEADINGS:
+        with open(sys.argv[1]) as f:
+            steps, err = screens(f.read(), sys.argv[2])
+        if err is not None:
+            sys.stderr.write("doc_command.py: %s: %s: %s\n" % (sys.argv[1], HEADINGS[sys.argv[2]], err))
+            return 1
+        print("\n".join(steps))
+        return 0
     args = sys.argv[3:]
     extra = []
     if "--" in args:
@@ -81,7 +120,7 @@ def main():
         task = args[args.index("--task") + 1]
     if len(sys.argv) < 3 or sys.argv[2] not in HEADINGS or ("--task" in args and task is None):
         sys.stderr.write("usage: doc_command.py WRAPPING.md claude|codex|gemini|opencode"
-                         " [--interactive] [--task TEXT [-- ARG...]]\n")
+                         " [--interactive] [--task TEXT [-- ARG...]] | --screens\n")
         return 64
     with open(sys.argv[1]) as f:
         text = f.read()

@@ -365,10 +365,15 @@ claude_tty() {
 	chmod 755 "$tls/ca"
 	chmod 644 "$tls/ca/ca.pem"
 	printf '127.0.0.1 localhost\n127.0.0.1 api.anthropic.com platform.claude.com\n' >"$tls/hosts"
-	# The newcomer's answers (docs/WRAPPING.md, Claude Code): the theme;
-	# Yes, use the API key (up: the default is No); the security notes;
-	# Yes, trust the folder (down: the default is "No, exit"); the task at
-	# the prompt, once airlock's server connected; /exit after the answer.
+	# The newcomer's answers: WRAPPING.md's table of first-start screens
+	# (the theme, Yes to the API key, the security notes, Yes to the
+	# folder); then the task at the prompt, once airlock's server has
+	# connected, and /exit after the answer.
+	if ! python3 "$top_srcdir/tests/agents/doc_command.py" \
+	    "$top_srcdir/docs/WRAPPING.md" claude --screens >"$T/screens"; then
+		fail "docs/WRAPPING.md gives Claude Code's first-start answers"
+		return
+	fi
 	# shellcheck disable=SC2016
 	unshare -mn sh -c '
 		ip link set lo up && mount --bind "$1/hosts" /etc/hosts || exit 125
@@ -388,10 +393,7 @@ claude_tty() {
 		LANG=C.UTF-8 TERM=xterm ANTHROPIC_API_KEY=mock-key \
 		    python3 "$top_srcdir/tests/agents/tty_drive.py" \
 		    --typescript "$T/claude-interactive.typescript" --timeout 120 \
-		    --step "Dark mode=>{enter}" \
-		    --step "Do you want to use this API key?=>{up}{enter}" \
-		    --step "Press Enter to continue=>{enter}" \
-		    --step "Yes, I trust this folder=>{down}{enter}" \
+		    --steps-file "$T/screens" \
 		    --step "shift+tab to cycle=>{wait}{wait}{wait}$prompt{wait}{enter}" \
 		    --step "done (list_files=>{wait}/exit{wait}{enter}" \
 		    -- "$AIRLOCK" run --manifest "$T/manifest2.yaml" --workspace "$T/ws2" \

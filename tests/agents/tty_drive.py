@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: ISC
 # Copyright (c) 2026 The airlock authors
-"""tty_drive.py --typescript F [--timeout S] [--step TEXT=>KEYS]... -- CMD...:
+"""tty_drive.py --typescript F [--timeout S] [--steps-file G] [--step TEXT=>KEYS]...
+-- CMD...:
 run CMD on a terminal (a pty, 40x120) and answer its screens as a person
 would, for tests/agents/run_agent.sh (Claude Code's interactive form).
 
-Each --step waits until TEXT shows on the terminal (in what CMD wrote
+Each step (the lines of G, then the --step ones) waits until TEXT shows on the terminal (in what CMD wrote
 since the previous step, escape sequences dropped, whitespace ignored:
 full-screen programs move the cursor between words), then types KEYS:
 text, with {enter}, {up}, {down}, {esc} for those keys and {wait} for a
@@ -85,10 +86,14 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--typescript", required=True)
     ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--steps-file", help="steps, one TEXT=>KEYS a line, before the --step ones")
     ap.add_argument("--step", action="append", default=[])
     ap.add_argument("cmd", nargs="+")
     a = ap.parse_args()
     steps = []
+    if a.steps_file:
+        with open(a.steps_file) as f:
+            a.step[:0] = [line for line in f.read().splitlines() if line]
     for s in a.step:
         if "=>" not in s:
             ap.error("--step TEXT=>KEYS")
@@ -108,6 +113,7 @@ def main():
         while True:
             if steps and steps[0][0] in plain(seen):
                 seen = b""
+                time.sleep(0.5)     # the rest of the screen
                 type_keys(fd, steps.pop(0)[1])
                 continue
             if time.monotonic() > deadline:
