@@ -291,7 +291,7 @@ wswrite_missing_denied(int rootfd, const char *path, char *const *deny,
     size_t ndeny)
 {
 	char		 buf[PATH_REL_MAX + 1], *slash;
-	const char	*why;
+	const char	*why, *next = NULL;
 	int		 fd, n;
 
 	if (ndeny == 0)
@@ -299,20 +299,31 @@ wswrite_missing_denied(int rootfd, const char *path, char *const *deny,
 	n = snprintf(buf, sizeof(buf), "%s", path);
 	if (n < 0 || (size_t)n >= sizeof(buf))
 		return NULL;
-	/* The deepest place that resolves, up to the workspace itself. */
+	/*
+	 * The deepest place that resolves, up to the workspace itself, and
+	 * the first name on the way that does not, by its name: a denied
+	 * path absent when a sandbox started is whited out in its view
+	 * (runner/child.c absent_layer()) whatever the host has made since.
+	 */
 	for (;;) {
 		if (path_resolve(rootfd, buf[0] != '\0' ? buf : ".", O_PATH,
 		    &fd, NULL, 0) == 0) {
 			why = sensitive_fd_denied(fd, deny, ndeny);
+			if (why == NULL && next != NULL)
+				why = sensitive_at_denied(
+				    fd, next, deny, ndeny);
 			close(fd);
 			return why;
 		}
 		if (buf[0] == '\0')
 			return NULL;
-		if ((slash = strrchr(buf, '/')) != NULL)
+		if ((slash = strrchr(buf, '/')) != NULL) {
 			*slash = '\0';
-		else
+			next = path + (slash - buf) + 1;
+		} else {
+			next = path;
 			buf[0] = '\0';
+		}
 	}
 }
 

@@ -105,6 +105,31 @@ sandbox_policy_free_arrays(struct sandbox_policy *p)
 	strv_free(&p->protected, &p->nprotected);
 }
 
+/*
+ * Drops the empty and "." components of the absolute path |e| in place
+ * ("/a//./b" is "/a/b"): a denied path absent on the host is matched by
+ * its name alone, with no inode to compare.
+ */
+static void
+lexical_clean(char *e)
+{
+	char *r = e, *w = e;
+
+	while (*r != '\0') {
+		if (r[0] == '/' && (r[1] == '/' ||
+		    (r[1] == '.' && (r[2] == '/' || r[2] == '\0')))) {
+			r += r[1] == '/' ? 1 : 2;
+			continue;
+		}
+		*w++ = *r++;
+	}
+	*w = '\0';
+	if (e[0] == '\0') {
+		e[0] = '/';
+		e[1] = '\0';
+	}
+}
+
 const char *
 sandbox_deny_read_path(const char *s, const char *home, char **out)
 {
@@ -126,6 +151,7 @@ sandbox_deny_read_path(const char *s, const char *home, char **out)
 			free(e);
 			return "'..' component";
 		}
+	lexical_clean(e);
 	for (n = strlen(e); n > 1 && e[n - 1] == '/'; n--)
 		e[n - 1] = '\0';
 	*out = e;

@@ -39,8 +39,8 @@ void	sandbox_policy_free_arrays(struct sandbox_policy *p);
  * sandbox.denyRead's and "airlock exec --deny-read"'s rule for one path
  * |s|: absolute, or "~" or "~/..." with |home| (the caller's $HOME, may
  * be NULL) absolute; no ".." component.  On success stores the absolute
- * path, "~" expanded and trailing slashes dropped ("/a/.env/" names the
- * file too), in *out (caller frees) and returns NULL; else sets *out to
+ * path, "~" expanded, empty and "." components and trailing slashes
+ * dropped ("/a//./.env/" names "/a/.env"), in *out (caller frees) and returns NULL; else sets *out to
  * NULL and returns a static reason.  Stops the process if memory runs
  * out.
  */

@@ -27,6 +27,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
@@ -63,6 +64,9 @@
  * no socket (ECONNREFUSED, as when the service is down); the mount it
  * comes from is read-only, so nothing can be written there either. */
 #define MASK_SOCK	"/.airlock-socket"
+/* A layer above the workspace's holding a whiteout for each denied path
+ * absent when the run starts (absent_layer()). */
+#define MASK_ABSENT	"/.airlock-absent"
 /*
  * Where the overlay's layers are mounted while it is made: over two
  * directories of the old root, so that they leave with it in the one
@@ -997,6 +1001,119 @@ receive_idmap(const struct runner_plan *p)
 	}
 }
 
+/* Makes the mask layer's directory |dir| with the owner and mode of
+ * |real|, the workspace's directory it stands over in the overlay (which
+ * shows the topmost layer's). */
+static void
+absent_dir_like(const struct runner_plan *p, const char *dir,
+    const char *real)
+{
+	struct stat st;
+
+	if (stat(real, &st) == -1)
+		fail(p, "stat", real);
+	if (mkdir(dir, 0700) == -1 && errno != EEXIST)
+		fail(p, "mkdir", dir);
+	if (chown(dir, st.st_uid, st.st_gid) == -1 && p->root)
+		fail(p, "chown", dir);
+	if (chmod(dir, st.st_mode & 07777) == -1)
+		fail(p, "chmod", dir);
+}
+
+/*
+ * Whites out |rel| ("/a/b/c", beneath the workspace |lower|) in
+ * MASK_ABSENT, with the directories on its way made like the
+ * workspace's.
+ */
+static void
+absent_whiteout(const struct runner_plan *p, const char *lower, char *rel)
+{
+	char real[RUNNER_MAX_PATH], mask[RUNNER_MAX_PATH];
+	size_t j;
+
+	absent_dir_like(p, MASK_ABSENT, lower);
+	for (j = 1; rel[j] != '\0'; j++) {
+		if (rel[j] != '/')
+			continue;
+		rel[j] = '\0';
+		absent_dir_like(p, cat(p, mask, MASK_ABSENT, rel),
+		    cat(p, real, lower, rel));
+		rel[j] = '/';
+	}
+	if (mknod(cat(p, mask, MASK_ABSENT, rel), S_IFCHR, makedev(0, 0)) ==
+	    -1 && errno != EEXIST)
+		fail(p, "whiteout", mask);
+}
+
+/* |path| ("/a//./b/") as "/a/b" in |rel| (RUNNER_MAX_PATH bytes). */
+static void
+absent_rel(const struct runner_plan *p, const char *path, char *rel)
+{
+	size_t j = 0, k;
+
+	while (*path != '\0') {
+		while (*path == '/')
+			path++;
+		k = strcspn(path, "/");
+		if (k > 0 && !(k == 1 && path[0] == '.')) {
+			if (j + 1 + k >= RUNNER_MAX_PATH) {
+				errno = ENAMETOOLONG;
+				fail(p, "path", path);
+			}
+			rel[j++] = '/';
+			memcpy(rel + j, path, k);
+			j += k;
+		}
+		path += k;
+	}
+	rel[j] = '\0';
+}
+
+/*
+ * Each denied path beneath the workspace that |lower| (the workspace as
+ * the overlay's lower layer) does not hold is whited out at its first
+ * missing component in MASK_ABSENT, a layer the overlay puts above
+ * |lower|.  A mask is a mount, which needs a place: such a path was
+ * masked by nothing, and a file made there on the host once the run had
+ * started (a .env the user wrote, a key a tool fetched) showed through
+ * to a job or a copy-on-write agent.  What the run itself makes there
+ * is in its own upper layer, above the whiteout.  Returns 1 if the
+ * layer is needed, else 0 (and makes nothing).
+ */
+static int
+absent_layer(const struct runner_plan *p, const char *lower)
+{
+	char real[RUNNER_MAX_PATH], rel[RUNNER_MAX_PATH];
+	struct stat st;
+	size_t i, j, n = strlen(p->workspace);
+	int made = 0;
+	char c;
+
+	for (i = 0; i < p->ndeny; i++) {
+		if (strncmp(p->deny[i], p->workspace, n) != 0 ||
+		    p->deny[i][n] != '/')
+			continue;
+		absent_rel(p, p->deny[i] + n, rel);
+		for (j = 1; rel[j - 1] != '\0'; j++) {
+			if ((c = rel[j]) != '/' && c != '\0')
+				continue;
+			rel[j] = '\0';
+			if (lstat(cat(p, real, lower, rel), &st) == -1) {
+				if (errno == ENOENT) {
+					absent_whiteout(p, lower, rel);
+					made = 1;
+				}
+				break;
+			}
+			/* Present: the mask mounted over it covers it. */
+			if (c == '\0' || !S_ISDIR(st.st_mode))
+				break;
+			rel[j] = c;
+		}
+	}
+	return made;
+}
+
 /*
  * An overlay whose lower layer is the workspace.  WORKSPACE_COW: the
  * upper layer is a tmpfs of tmp_size_mb; the command's writes vanish with
@@ -1014,7 +1131,8 @@ cow_workspace(const struct runner_plan *p, const char *lower, int *vcsfd,
     int ro)
 {
 	struct stat st;
-	char opts[96], lbuf[2 * RUNNER_MAX_PATH + 2];
+	char opts[96], lbuf[2 * RUNNER_MAX_PATH + sizeof(MASK_ABSENT) + 2];
+	const char *absent;
 	char ubuf[RUNNER_MAX_PATH], wbuf[RUNNER_MAX_PATH];
 	const char *upper = PARK_UPPER "/upper", *work = PARK_UPPER "/work";
 	int64_t mb;
@@ -1083,13 +1201,15 @@ cow_workspace(const struct runner_plan *p, const char *lower, int *vcsfd,
 		fail(p, "chown", upper);
 	if (!ro && chmod(upper, st.st_mode & 07777) == -1)
 		fail(p, "chmod", upper);
+	/* The denied paths absent now, whited out above the workspace. */
+	absent = absent_layer(p, lower) ? MASK_ABSENT ":" : "";
 	if ((fd = fsopen("overlay", FSOPEN_CLOEXEC)) == -1)
 		fail(p, "fsopen", "overlay");
 	if (ro) {
 		/* The overlay's root takes the topmost layer's owner and
 		 * mode: the workspace's. */
-		if ((size_t)snprintf(lbuf, sizeof(lbuf), "%s:%s", lower,
-		    MASK_DIR) >= sizeof(lbuf)) {
+		if ((size_t)snprintf(lbuf, sizeof(lbuf), "%s%s:%s", absent,
+		    lower, MASK_DIR) >= sizeof(lbuf)) {
 			errno = ENAMETOOLONG;
 			fail(p, "overlay option", "lowerdir");
 		}
@@ -1106,14 +1226,20 @@ cow_workspace(const struct runner_plan *p, const char *lower, int *vcsfd,
 		/* The checkout's git hooks, for hooks_cover(). */
 		hooks_open(p, lower);
 		/* A session's changes over the workspace (lower_upper). */
-		if ((size_t)snprintf(lbuf, sizeof(lbuf), "%s%s:%s", OLDROOT,
-		    p->lower_upper, lower) >= sizeof(lbuf)) {
+		if ((size_t)snprintf(lbuf, sizeof(lbuf), "%s%s:%s%s", OLDROOT,
+		    p->lower_upper, absent, lower) >= sizeof(lbuf)) {
 			errno = ENAMETOOLONG;
 			fail(p, "overlay option", "lowerdir");
 		}
 		fsconf(p, fd, "lowerdir", lbuf);
-	} else
-		fsconf(p, fd, "lowerdir", lower);
+	} else {
+		if ((size_t)snprintf(lbuf, sizeof(lbuf), "%s%s", absent,
+		    lower) >= sizeof(lbuf)) {
+			errno = ENAMETOOLONG;
+			fail(p, "overlay option", "lowerdir");
+		}
+		fsconf(p, fd, "lowerdir", lbuf);
+	}
 	fsconf(p, fd, "upperdir", upper);
 	fsconf(p, fd, "workdir", work);
 	if (!p->root)

@@ -32,6 +32,8 @@ TESTS += tests/integration/exec_manifest_policy.sh
 EXTRA_DIST += tests/integration/exec_manifest_policy.sh
 TESTS += tests/integration/deny_read_alias.sh
 EXTRA_DIST += tests/integration/deny_read_alias.sh
+TESTS += tests/integration/deny_read_absent.sh
+EXTRA_DIST += tests/integration/deny_read_absent.sh
 
 check_PROGRAMS += tests/unit/test_runner_denials
 TESTS += tests/unit/test_runner_denials

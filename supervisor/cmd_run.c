@@ -309,6 +309,31 @@ secret_beside_rw_agent(const struct manifest *m, int host_writes,
 	return -1;
 }
 
+/*
+ * A denied path in the workspace that does not exist: the agent's
+ * sandbox binds the workspace live (ro, rw), where nothing can mask an
+ * absent path, so a file made there while the agent runs is shown to
+ * it (runners and a cow agent white it out: runner/child.c).  Says so.
+ */
+static void
+warn_absent_denied(const struct manifest *m, const char *workspace)
+{
+	char real[PATH_MAX];
+	struct stat st;
+	size_t i;
+
+	if (realpath(workspace, real) == NULL)
+		return;
+	for (i = 0; i < m->sandbox.ndeny_read; i++)
+		if (path_is_beneath(m->sandbox.deny_read[i], real) &&
+		    lstat(m->sandbox.deny_read[i], &st) == -1 &&
+		    errno == ENOENT)
+			log_warnx("sandbox.denyRead %s does not exist: a file "
+			    "made there while the agent runs is not hidden "
+			    "from it (agent.workspace: cow hides it)",
+			    m->sandbox.deny_read[i]);
+}
+
 int
 cmd_run(int argc, char **argv)
 {
@@ -510,6 +535,8 @@ cmd_run(int argc, char **argv)
 	/* In a copy-on-write session the agent writes its overlay. */
 	if (cow.cs != NULL)
 		policy.workspace_readonly = 0;
+	else
+		warn_absent_denied(m, sv.workspace);
 	req.argv = argv + optind;
 	req.envp = env;
 	req.workspace = sv.workspace;

@@ -1,0 +1,118 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# A denyRead path absent when a sandbox starts: a mask is a mount, which
+# needs a place, so nothing was masked there, and a file the user made
+# there once the sandbox was up (a .env, a key in secrets/) was read by a
+# runner that was still running (a job, a slow check) and by a
+# copy-on-write agent.  Each overlay now whites such a path out in a
+# layer above the workspace (before, only a negative dentry left by the
+# sandbox's own lookup at its start hid it, until the kernel dropped it).
+# The broker's read_file refuses it by name in a copy-on-write session
+# too (it said "no such file"), and a later runner masks what is there
+# at its start.
+. "$top_srcdir/tests/lib.sh"
+
+chmod 755 "$T"
+ws="$T/ws"
+mkdir -p "$ws/conf"
+echo public > "$ws/README"
+echo 0 > "$ws/go"
+chmod 666 "$ws/go"
+mk="mask-$$"
+cat > "$T/m.yaml" <<EOF
+tools:
+  - name: read_file
+    input: { path: workspace_relative_path }
+    output: { content: string, sha256: string }
+    sideEffect: none
+    timeoutMs: 2000
+  - name: run_check
+    input: { checkId: approved_check, idempotencyKey: string }
+    output: { exitCode: integer, artifactUri: string, durationMs: integer, output: string }
+    sideEffect: sandbox_process
+    timeoutMs: 20000
+checks:
+  slow: { argv: ["sh", "-c", "while [ \"\$(cat go)\" != 1 ]; do sleep 0.05; done; cat README .env secrets/key conf/db/pw", "$mk-check"], timeoutMs: 15000 }
+  later: { argv: ["sh", "-c", "cat .env secrets/key conf/db/pw"], timeoutMs: 15000 }
+agent:
+  workspace: cow
+sandbox:
+  denyRead: [ "$ws/.env", "$ws//secrets/", "$ws/./conf/db/pw" ]
+EOF
+chown -R 65534:65534 "$ws"
+
+# make_secrets MARKER: once a process whose argv holds MARKER is up, the
+# user writes the denied files, then says go.
+make_secrets() {
+	i=0
+	while ! pgrep -f "$1" >/dev/null && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	echo "ENV-SECRET-$2" > "$ws/.env"
+	mkdir -p "$ws/secrets" "$ws/conf/db"
+	echo "DIR-SECRET-$2" > "$ws/secrets/key"
+	echo "DEEP-SECRET-$2" > "$ws/conf/db/pw"
+	chown -R 65534:65534 "$ws"
+	# The sandbox's own lookup of the absent path at its start left a
+	# negative dentry that hid the file only until memory was short:
+	# drop it, as the kernel may at any time.
+	echo 2 > /proc/sys/vm/drop_caches 2>/dev/null
+	echo 1 > "$ws/go"
+}
+
+INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
+READY='{"jsonrpc":"2.0","method":"notifications/initialized"}'
+call() {
+	printf '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":%s}' "$1"
+}
+
+# A runner up before the files are made (a check that waits, as a job
+# or a slow test would), then one started after, through the agent's
+# MCP socket; the copy-on-write agent itself reads once they are made.
+cat > "$T/agent.sh" <<EOF
+#!/bin/sh
+exec 3>&-
+cd "$ws"
+printf '%s\n' '$INIT' '$READY' '$(call '{"name":"run_check","arguments":{"checkId":"slow","idempotencyKey":"k1"}}')' |
+    env -i $AIRLOCK connect | grep '"id":2'
+echo "AGENT: \$(cat .env secrets/key conf/db/pw 2>&1)"
+printf '%s\n' '$INIT' '$READY' '$(call '{"name":"run_check","arguments":{"checkId":"later","idempotencyKey":"k2"}}')' |
+    env -i $AIRLOCK connect | grep '"id":2'
+for p in .env secrets/key conf/db/pw; do
+	printf '%s\n' '$INIT' '$READY' "\$(printf '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"%s"}}}' \$p)" |
+	    env -i $AIRLOCK connect | grep '"id":2'
+done
+EOF
+chmod 755 "$T/agent.sh"
+make_secrets "$mk-check" 1 &
+out=$(AIRLOCK_HOME="$T/home" AIRLOCK_RUNTIME_DIR="$T/run" timeout 60 \
+    "$AIRLOCK" run --manifest "$T/m.yaml" --workspace "$ws" -- \
+    "$T/agent.sh" 2>&1)
+wait
+# The slow check read README once the files were made (it printed
+# "public" only then); nothing of theirs came back from any sandbox.
+expect_contains "runner_ran_after_the_files" "$out" 'public\\ncat: .env: No such file or directory'
+expect_not_contains "running_runner_and_cow_agent_mask_absent_file" "$out" "ENV-SECRET"
+expect_not_contains "running_runner_and_cow_agent_mask_absent_dir" "$out" "DIR-SECRET"
+expect_not_contains "running_runner_and_cow_agent_mask_absent_deep_path" "$out" "DEEP-SECRET"
+expect_contains "cow_agent_sees_nothing_there" "$out" \
+    'AGENT: cat: .env: No such file or directory'
+expect_contains "later_runner_masks_what_is_there" "$out" \
+    'cat: .env: Permission denied'
+expect_eq "broker_refuses_each" \
+    "$(printf '%s\n' "$out" | grep -c 'sandbox.denyRead hides it')" 3
+
+# The agent's own sandbox with agent.workspace ro (the default) binds the
+# workspace live, where an absent path cannot be masked: the start says
+# so for each such path, and not for one that is there.
+rm -rf "$ws/secrets"
+sed '/^agent:/d; /workspace: cow/d' "$T/m.yaml" > "$T/live.yaml"
+out=$(AIRLOCK_HOME="$T/home" AIRLOCK_RUNTIME_DIR="$T/run" timeout 60 \
+    "$AIRLOCK" run --manifest "$T/live.yaml" --workspace "$ws" -- true 2>&1)
+expect_contains "live_agent_warns_of_absent_path" "$out" \
+    "sandbox.denyRead $ws/secrets does not exist: a file made there while the agent runs is not hidden from it"
+expect_not_contains "live_agent_no_warning_for_present_path" "$out" \
+    "$ws/.env does not exist"
+finish
