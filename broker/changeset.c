@@ -878,7 +878,7 @@ changeset_count(const struct changeset *cs)
 
 json_t *
 changeset_check(const struct changeset *cs, const struct sandbox_policy *p,
-    int64_t max_bytes)
+    int rootfd, int64_t max_bytes)
 {
 	json_t *refused = json_array();
 	struct wp_entry we;
@@ -897,7 +897,12 @@ changeset_check(const struct changeset *cs, const struct sandbox_policy *p,
 		we.in_git_dir = e->in_git_dir;
 		we.target_dest = e->dest;
 		we.target_in_git_dir = e->dest_in_git_dir;
-		if ((rule = writepolicy_check(p, &we)) != NULL) {
+		rule = writepolicy_check(p, &we);
+		if (rule == NULL &&
+		    wswrite_denied(
+			rootfd, e->path, p->deny_read, p->ndeny_read) != NULL)
+			rule = WP_RULE_DENIED;
+		if (rule != NULL) {
 			/* The path as JSON can hold (U+FFFD for what is
 			 * not UTF-8): no refusal may be lost. */
 			char *safe = utf8_sanitize(e->path, strlen(e->path));

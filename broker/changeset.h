@@ -95,11 +95,14 @@ json_t *changeset_dropped(
 
 /*
  * Checks every entry against |p| and the set's file bytes against
- * |max_bytes| (<= 0: none).  Returns NULL if all pass, else a new array
- * of {path, rule} for each entry refused.
+ * |max_bytes| (<= 0: none), and refuses (rule "denied") an entry that
+ * sandbox.denyRead hides in the workspace |rootfd| (wswrite_denied()),
+ * as write_file does: a run created a denied path its sandbox showed as
+ * absent, and it landed.  Returns NULL if all pass, else a new array of
+ * {path, rule} for each entry refused.
  */
 json_t *changeset_check(const struct changeset *cs,
-    const struct sandbox_policy *p, int64_t max_bytes);
+    const struct sandbox_policy *p, int rootfd, int64_t max_bytes);
 
 /*
  * The first entries of |refused| (changeset_check()'s, or any array of

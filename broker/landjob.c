@@ -561,7 +561,7 @@ land_work(struct broker *b, int secrets, int fd, int upperfd, char *type,
 		goto out;
 	}
 	if ((refused = changeset_check(
-		 cs, &b->m->sandbox, CHANGESET_MAX_BYTES)) != NULL ||
+		 cs, &b->m->sandbox, b->rootfd, CHANGESET_MAX_BYTES)) != NULL ||
 	    (secrets &&
 		(refused = secret_refusals(cs, upperfd, b->cfg.redact)) !=
 		    NULL)) {

@@ -327,6 +327,22 @@ wswrite_missing_denied(int rootfd, const char *path, char *const *deny,
 	}
 }
 
+const char *
+wswrite_denied(int rootfd, const char *path, char *const *deny, size_t ndeny)
+{
+	const char *base, *why;
+	char err[256];
+	int dirfd;
+
+	if (ndeny == 0)
+		return NULL;
+	if (open_parent(rootfd, path, &dirfd, &base, err, sizeof(err)) != 0)
+		return wswrite_missing_denied(rootfd, path, deny, ndeny);
+	why = sensitive_at_denied(dirfd, base, deny, ndeny);
+	close(dirfd);
+	return why;
+}
+
 /*
  * open_parent() for what the agent may see: |path| refused, as absent or
  * present alike, where sandbox.denyRead (deny[0..ndeny)) hides it.

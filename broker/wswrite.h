@@ -78,6 +78,16 @@ int	wswrite_hook_keys_changed(const struct git_hooks *h, int rootfd,
 const char *wswrite_missing_denied(int rootfd, const char *path,
 	    char *const *deny, size_t ndeny);
 
+/*
+ * Why |path| beneath |rootfd|, present or not, is hidden by
+ * deny[0..ndeny) (sandbox.denyRead) as the broker's own writes refuse
+ * it: its directory or the path denied, by device and inode or by name
+ * (sensitive_at_denied()), or, where it does not resolve, the deepest
+ * place on its way (wswrite_missing_denied()).  NULL if it is not.
+ */
+const char *wswrite_denied(int rootfd, const char *path, char *const *deny,
+	    size_t ndeny);
+
 /* The one text of such a refusal of |path| for |why|, into |buf|. */
 void	wswrite_denied_text(char *buf, size_t len, const char *path,
 	    const char *why);

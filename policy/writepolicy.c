@@ -566,6 +566,9 @@ writepolicy_rule_text(const char *rule)
 		{ WP_RULE_SECRET,
 		    "a run granted a secret may not write it into the "
 		    "workspace (a file's content, a link or a name)" },
+		{ WP_RULE_DENIED,
+		    "sandbox.denyRead hides the path from the agent: a run "
+		    "may neither create nor replace it" },
 		{ WP_RULE_PROTECTED,
 		    "the path is protected by the manifest "
 		    "(sandbox.protected), at any depth" },

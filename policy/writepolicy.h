@@ -97,6 +97,9 @@ struct wp_entry {
 #define WP_RULE_AIRLOCK "airlock"
 /* Not writepolicy_check()'s: a secret-granted run's set (broker). */
 #define WP_RULE_SECRET "secret"
+/* Not writepolicy_check()'s: a path sandbox.denyRead hides, present or
+ * not (broker/changeset.c, changeset_check()). */
+#define WP_RULE_DENIED "denied"
 
 /* The prefix of airlock's own names in the workspace root. */
 #define WP_AIRLOCK_PREFIX ".airlock-"

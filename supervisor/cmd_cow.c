@@ -472,7 +472,7 @@ cmd_commit(int argc, char **argv)
 		goto out;
 	}
 	if ((refused = changeset_check(
-		 x.set, &m->sandbox, CHANGESET_MAX_BYTES)) != NULL) {
+		 x.set, &m->sandbox, x.rootfd, CHANGESET_MAX_BYTES)) != NULL) {
 		print_refused(refused, "refused");
 		log_warnx("session %s: %zu %s refused by the write policy: "
 			  "nothing is applied",

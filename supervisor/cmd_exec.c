@@ -663,7 +663,7 @@ exec_land(const char *ws, const struct changeset_upper *u,
 		}
 		json_decref(v);
 	}
-	if ((refused = changeset_check(cs, policy, CHANGESET_MAX_BYTES)) !=
+	if ((refused = changeset_check(cs, policy, rootfd, CHANGESET_MAX_BYTES)) !=
 	    NULL) {
 		width = term_columns(STDERR_FILENO);
 		json_array_foreach (refused, i, v) {

@@ -35,6 +35,7 @@ tools:
 checks:
   slow: { argv: ["sh", "-c", "while [ \"\$(cat go)\" != 1 ]; do sleep 0.05; done; cat README .env secrets/key conf/db/pw", "$mk-check"], timeoutMs: 15000 }
   later: { argv: ["sh", "-c", "cat .env secrets/key conf/db/pw"], timeoutMs: 15000 }
+  plant: { argv: ["sh", "-c", "mkdir -p secrets conf/db; echo PLANTED > secrets/key; echo PLANTED > conf/db/pw; echo PLANTED > .env; echo planted"], timeoutMs: 15000 }
 agent:
   workspace: cow
 sandbox:
@@ -106,13 +107,28 @@ expect_eq "broker_refuses_each" \
 
 # The agent's own sandbox with agent.workspace ro (the default) binds the
 # workspace live, where an absent path cannot be masked: the start says
-# so for each such path, and not for one that is there.
-rm -rf "$ws/secrets"
+# so for each such path, and not for one that is there.  A run creating
+# a denied path its sandbox showed as absent landed it in the
+# workspace, which write_file refuses (a deploy's config of the agent's
+# making): its change set is refused now, rule "denied".
+rm -rf "$ws/secrets" "$ws/conf/db"
 sed '/^agent:/d; /workspace: cow/d' "$T/m.yaml" > "$T/live.yaml"
+cat > "$T/plant.sh" <<EOF
+#!/bin/sh
+exec 3>&-
+printf '%s\n' '$INIT' '$READY' '$(call '{"name":"run_check","arguments":{"checkId":"plant","idempotencyKey":"k3"}}')' |
+    env -i $AIRLOCK connect | grep '"id":2'
+EOF
+chmod 755 "$T/plant.sh"
 out=$(AIRLOCK_HOME="$T/home" AIRLOCK_RUNTIME_DIR="$T/run" timeout 60 \
-    "$AIRLOCK" run --manifest "$T/live.yaml" --workspace "$ws" -- true 2>&1)
+    "$AIRLOCK" run --manifest "$T/live.yaml" --workspace "$ws" -- \
+    "$T/plant.sh" 2>&1)
 expect_contains "live_agent_warns_of_absent_path" "$out" \
     "sandbox.denyRead $ws/secrets does not exist: a file made there while the agent runs is not hidden from it"
 expect_not_contains "live_agent_no_warning_for_present_path" "$out" \
     "$ws/.env does not exist"
+expect_contains "planted_denied_paths_refused" "$out" \
+    'sandbox.denyRead hides the path from the agent: a run may neither create nor replace it'
+expect_eq "planted_file_not_landed" "$(ls "$ws/secrets" "$ws/conf/db" 2>/dev/null)" ""
+expect_eq "present_denied_file_kept" "$(cat "$ws/.env")" "ENV-SECRET-1"
 finish
