@@ -64,9 +64,6 @@
  * no socket (ECONNREFUSED, as when the service is down); the mount it
  * comes from is read-only, so nothing can be written there either. */
 #define MASK_SOCK	"/.airlock-socket"
-/* A layer above the workspace's holding a whiteout for each denied path
- * absent when the run starts (absent_layer()). */
-#define MASK_ABSENT	"/.airlock-absent"
 /*
  * Where the overlay's layers are mounted while it is made: over two
  * directories of the old root, so that they leave with it in the one
@@ -79,6 +76,10 @@
  */
 #define PARK_UPPER	OLDROOT "/proc"
 #define PARK_LOWER	OLDROOT "/sys"
+/* A layer above the workspace's holding a whiteout for each denied path
+ * absent when the run starts (absent_layer()), parked the same way: the
+ * sandbox does not see it. */
+#define PARK_ABSENT	OLDROOT "/dev"
 /* The run's writes form a change set for the caller (runner_request). */
 #define CHANGES(p)	((p)->upper_dir != NULL || (p)->upper_fd != -1)
 
@@ -1022,7 +1023,7 @@ absent_dir_like(const struct runner_plan *p, const char *dir,
 
 /*
  * Whites out |rel| ("/a/b/c", beneath the workspace |lower|) in
- * MASK_ABSENT, with the directories on its way made like the
+ * PARK_ABSENT, with the directories on its way made like the
  * workspace's.
  */
 static void
@@ -1031,18 +1032,27 @@ absent_whiteout(const struct runner_plan *p, const char *lower, char *rel)
 	char real[RUNNER_MAX_PATH], mask[RUNNER_MAX_PATH];
 	size_t j;
 
-	absent_dir_like(p, MASK_ABSENT, lower);
 	for (j = 1; rel[j] != '\0'; j++) {
 		if (rel[j] != '/')
 			continue;
 		rel[j] = '\0';
-		absent_dir_like(p, cat(p, mask, MASK_ABSENT, rel),
+		absent_dir_like(p, cat(p, mask, PARK_ABSENT, rel),
 		    cat(p, real, lower, rel));
 		rel[j] = '/';
 	}
-	if (mknod(cat(p, mask, MASK_ABSENT, rel), S_IFCHR, makedev(0, 0)) ==
+	if (mknod(cat(p, mask, PARK_ABSENT, rel), S_IFCHR, makedev(0, 0)) ==
 	    -1 && errno != EEXIST)
 		fail(p, "whiteout", mask);
+}
+
+/* The layer's tmpfs, its root made like the workspace's |lower|. */
+static void
+absent_mount(const struct runner_plan *p, const char *lower)
+{
+	if (mount("tmpfs", PARK_ABSENT, "tmpfs", MS_NOSUID | MS_NODEV,
+	    "size=1m,nr_inodes=4096,mode=0700") == -1)
+		fail(p, "mount tmpfs", "the absent paths' layer");
+	absent_dir_like(p, PARK_ABSENT, lower);
 }
 
 /* |path| ("/a//./b/") as "/a/b" in |rel| (RUNNER_MAX_PATH bytes). */
@@ -1072,13 +1082,13 @@ absent_rel(const struct runner_plan *p, const char *path, char *rel)
 /*
  * Each denied path beneath the workspace that |lower| (the workspace as
  * the overlay's lower layer) does not hold is whited out at its first
- * missing component in MASK_ABSENT, a layer the overlay puts above
+ * missing component in PARK_ABSENT, a layer the overlay puts above
  * |lower|.  A mask is a mount, which needs a place: such a path was
  * masked by nothing, and a file made there on the host once the run had
  * started (a .env the user wrote, a key a tool fetched) showed through
  * to a job or a copy-on-write agent.  What the run itself makes there
- * is in its own upper layer, above the whiteout.  Returns 1 if the
- * layer is needed, else 0 (and makes nothing).
+ * is in its own upper layer, above the whiteout.  The layer is a tmpfs
+ * of its own, made only when needed.  Returns 1 if it is, else 0.
  */
 static int
 absent_layer(const struct runner_plan *p, const char *lower)
@@ -1100,8 +1110,9 @@ absent_layer(const struct runner_plan *p, const char *lower)
 			rel[j] = '\0';
 			if (lstat(cat(p, real, lower, rel), &st) == -1) {
 				if (errno == ENOENT) {
+					if (!made++)
+						absent_mount(p, lower);
 					absent_whiteout(p, lower, rel);
-					made = 1;
 				}
 				break;
 			}
@@ -1131,7 +1142,7 @@ cow_workspace(const struct runner_plan *p, const char *lower, int *vcsfd,
     int ro)
 {
 	struct stat st;
-	char opts[96], lbuf[2 * RUNNER_MAX_PATH + sizeof(MASK_ABSENT) + 2];
+	char opts[96], lbuf[2 * RUNNER_MAX_PATH + sizeof(PARK_ABSENT) + 2];
 	const char *absent;
 	char ubuf[RUNNER_MAX_PATH], wbuf[RUNNER_MAX_PATH];
 	const char *upper = PARK_UPPER "/upper", *work = PARK_UPPER "/work";
@@ -1202,7 +1213,7 @@ cow_workspace(const struct runner_plan *p, const char *lower, int *vcsfd,
 	if (!ro && chmod(upper, st.st_mode & 07777) == -1)
 		fail(p, "chmod", upper);
 	/* The denied paths absent now, whited out above the workspace. */
-	absent = absent_layer(p, lower) ? MASK_ABSENT ":" : "";
+	absent = absent_layer(p, lower) ? PARK_ABSENT ":" : "";
 	if ((fd = fsopen("overlay", FSOPEN_CLOEXEC)) == -1)
 		fail(p, "fsopen", "overlay");
 	if (ro) {
