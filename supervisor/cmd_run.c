@@ -309,29 +309,58 @@ secret_beside_rw_agent(const struct manifest *m, int host_writes,
 	return -1;
 }
 
+/* The first of roots[0..n) that |path| lies beneath, or NULL. */
+static const char *
+beneath_any(const char *path, char *const *roots, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (roots[i] != NULL && path_is_beneath(path, roots[i]))
+			return roots[i];
+	return NULL;
+}
+
 /*
- * A denied path in the workspace that does not exist: the agent's
- * sandbox binds the workspace live (ro, rw), where nothing can mask an
- * absent path, so a file made there while the agent runs is shown to
- * it (runners and a cow agent white it out: runner/child.c).  Says so.
+ * A denied path that does not exist, beneath a bind of the agent's
+ * sandbox: the workspace when |live| (ro, rw: a cow agent's overlay
+ * whites it out, runner/child.c absent_layer()), a readOnly or
+ * readWrite entry, agent.home.  Nothing can mask an absent path in a
+ * bind, so a file made there while the agent runs is shown to it.  Says
+ * so, naming the bind.
  */
 static void
-warn_absent_denied(const struct manifest *m, const char *workspace)
+warn_absent_denied(const struct manifest *m, const struct sandbox_policy *p,
+    const char *workspace, int live)
 {
-	char real[PATH_MAX];
+	char real[PATH_MAX], *ws[2] = { NULL, NULL }, *home[1];
+	const char *in;
 	struct stat st;
 	size_t i;
 
-	if (realpath(workspace, real) == NULL)
-		return;
-	for (i = 0; i < m->sandbox.ndeny_read; i++)
-		if (path_is_beneath(m->sandbox.deny_read[i], real) &&
-		    lstat(m->sandbox.deny_read[i], &st) == -1 &&
-		    errno == ENOENT)
-			log_warnx("sandbox.denyRead %s does not exist: a file "
-			    "made there while the agent runs is not hidden "
-			    "from it (agent.workspace: cow hides it)",
-			    m->sandbox.deny_read[i]);
+	if (live && realpath(workspace, real) != NULL)
+		ws[0] = real;
+	ws[1] = (char *)workspace;
+	home[0] = (char *)p->home;
+	for (i = 0; i < m->sandbox.ndeny_read; i++) {
+		const char *d = m->sandbox.deny_read[i];
+
+		if (lstat(d, &st) == 0 || errno != ENOENT)
+			continue;
+		if ((in = beneath_any(d, ws, live ? 2 : 0)) == NULL &&
+		    (in = beneath_any(d, p->read_only, p->nread_only)) ==
+			NULL &&
+		    (in = beneath_any(d, p->read_write, p->nread_write)) ==
+			NULL &&
+		    (in = beneath_any(d, home, 1)) == NULL)
+			continue;
+		log_warnx("sandbox.denyRead %s does not exist: a file made "
+		    "there while the agent runs is not hidden from it (%s is "
+		    "bound live%s)", d, in,
+		    live && (in == ws[0] || in == ws[1]) ?
+			"; agent.workspace: cow hides it" :
+			"");
+	}
 }
 
 int
@@ -535,8 +564,7 @@ cmd_run(int argc, char **argv)
 	/* In a copy-on-write session the agent writes its overlay. */
 	if (cow.cs != NULL)
 		policy.workspace_readonly = 0;
-	else
-		warn_absent_denied(m, sv.workspace);
+	warn_absent_denied(m, &policy, sv.workspace, cow.cs == NULL);
 	req.argv = argv + optind;
 	req.envp = env;
 	req.workspace = sv.workspace;

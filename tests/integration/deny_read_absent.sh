@@ -15,7 +15,7 @@
 
 chmod 755 "$T"
 ws="$T/ws"
-mkdir -p "$ws/conf"
+mkdir -p "$ws/conf" "$T/cfg"
 echo public > "$ws/README"
 echo 0 > "$ws/go"
 chmod 666 "$ws/go"
@@ -39,7 +39,8 @@ checks:
 agent:
   workspace: cow
 sandbox:
-  denyRead: [ "$ws/.env", "$ws//secrets/", "$ws/./conf/db/pw" ]
+  readOnly: [ "$T/cfg" ]
+  denyRead: [ "$ws/.env", "$ws//secrets/", "$ws/./conf/db/pw", "$T/cfg/gh" ]
 EOF
 chown -R 65534:65534 "$ws"
 
@@ -100,6 +101,10 @@ expect_not_contains "running_runner_and_cow_agent_mask_absent_dir" "$out" "DIR-S
 expect_not_contains "running_runner_and_cow_agent_mask_absent_deep_path" "$out" "DEEP-SECRET"
 expect_contains "cow_agent_sees_nothing_there" "$out" \
     'AGENT: cat: .env: No such file or directory'
+expect_not_contains "cow_agent_no_warning_for_workspace" "$out" \
+    "sandbox.denyRead $ws/.env does not exist"
+expect_contains "cow_agent_warns_of_absent_path_in_bind" "$out" \
+    "sandbox.denyRead $T/cfg/gh does not exist"
 expect_contains "later_runner_masks_what_is_there" "$out" \
     'cat: .env: Permission denied'
 expect_eq "broker_refuses_each" \
@@ -124,7 +129,9 @@ out=$(AIRLOCK_HOME="$T/home" AIRLOCK_RUNTIME_DIR="$T/run" timeout 60 \
     "$AIRLOCK" run --manifest "$T/live.yaml" --workspace "$ws" -- \
     "$T/plant.sh" 2>&1)
 expect_contains "live_agent_warns_of_absent_path" "$out" \
-    "sandbox.denyRead $ws/secrets does not exist: a file made there while the agent runs is not hidden from it"
+    "sandbox.denyRead $ws/secrets does not exist: a file made there while the agent runs is not hidden from it ($ws is bound live; agent.workspace: cow hides it)"
+expect_contains "live_agent_warns_of_absent_path_in_bind" "$out" \
+    "sandbox.denyRead $T/cfg/gh does not exist: a file made there while the agent runs is not hidden from it ($T/cfg is bound live)"
 expect_not_contains "live_agent_no_warning_for_present_path" "$out" \
     "$ws/.env does not exist"
 expect_contains "planted_denied_paths_refused" "$out" \
