@@ -76,10 +76,12 @@
  */
 #define PARK_UPPER	OLDROOT "/proc"
 #define PARK_LOWER	OLDROOT "/sys"
-/* A layer above the workspace's holding a whiteout for each denied path
- * absent when the run starts (absent_layer()), parked the same way: the
- * sandbox does not see it. */
-#define PARK_ABSENT	OLDROOT "/dev"
+/* A tmpfs for the layers of the overlays that hide denied paths (each
+ * absent path's whiteout, absent_layer(); a read-only bind made an
+ * overlay, masked_tree()), made only when one is needed and gone before
+ * the command runs (park_drop()): each overlay holds its own clones of
+ * its layers. */
+#define PARK_MASKS	"/.airlock-park"
 /* The run's writes form a change set for the caller (runner_request). */
 #define CHANGES(p)	((p)->upper_dir != NULL || (p)->upper_fd != -1)
 
@@ -247,6 +249,19 @@ make_link(const struct runner_plan *p, const char *path, const char *text)
 		fail(p, "symlink", path);
 }
 
+static int masked_tree(const struct runner_plan *, const char *, int);
+static int park_made; /* PARK_MASKS is mounted */
+
+/* The masks' layers leave, once every overlay of them is made. */
+static void
+park_drop(const struct runner_plan *p)
+{
+	if (!park_made)
+		return;
+	if (umount2(PARK_MASKS, MNT_DETACH) == -1 || rmdir(PARK_MASKS) == -1)
+		fail(p, "remove", PARK_MASKS);
+}
+
 /* Binds host path |path| (under OLDROOT) at the same path, if it exists. */
 static void
 bind_host(const struct runner_plan *p, const char *path, int required)
@@ -264,6 +279,8 @@ bind_host(const struct runner_plan *p, const char *path, int required)
 		if (b->how != PLAN_BIND)
 			return;
 		fd = planned_tree(p, b, &st);
+		if (S_ISDIR(st.st_mode))
+			fd = masked_tree(p, path, fd);
 		make_point(p, path, S_ISDIR(st.st_mode));
 		if (move_mount(fd, "", AT_FDCWD, path,
 		    MOVE_MOUNT_F_EMPTY_PATH) == -1)
@@ -1003,8 +1020,8 @@ receive_idmap(const struct runner_plan *p)
 }
 
 /* Makes the mask layer's directory |dir| with the owner and mode of
- * |real|, the workspace's directory it stands over in the overlay (which
- * shows the topmost layer's). */
+ * |real|, the directory it stands over in the overlay (which shows the
+ * topmost layer's). */
 static void
 absent_dir_like(const struct runner_plan *p, const char *dir,
     const char *real)
@@ -1022,12 +1039,12 @@ absent_dir_like(const struct runner_plan *p, const char *dir,
 }
 
 /*
- * Whites out |rel| ("/a/b/c", beneath the workspace |lower|) in
- * PARK_ABSENT, with the directories on its way made like the
- * workspace's.
+ * Whites out |rel| ("/a/b/c", beneath |lower|) in the layer |layer|,
+ * with the directories on its way made like |lower|'s.
  */
 static void
-absent_whiteout(const struct runner_plan *p, const char *lower, char *rel)
+absent_whiteout(const struct runner_plan *p, const char *lower,
+    const char *layer, char *rel)
 {
 	char real[RUNNER_MAX_PATH], mask[RUNNER_MAX_PATH];
 	size_t j;
@@ -1036,23 +1053,27 @@ absent_whiteout(const struct runner_plan *p, const char *lower, char *rel)
 		if (rel[j] != '/')
 			continue;
 		rel[j] = '\0';
-		absent_dir_like(p, cat(p, mask, PARK_ABSENT, rel),
+		absent_dir_like(p, cat(p, mask, layer, rel),
 		    cat(p, real, lower, rel));
 		rel[j] = '/';
 	}
-	if (mknod(cat(p, mask, PARK_ABSENT, rel), S_IFCHR, makedev(0, 0)) ==
-	    -1 && errno != EEXIST)
+	if (mknod(cat(p, mask, layer, rel), S_IFCHR, makedev(0, 0)) == -1 &&
+	    errno != EEXIST)
 		fail(p, "whiteout", mask);
 }
 
-/* The layer's tmpfs, its root made like the workspace's |lower|. */
-static void
-absent_mount(const struct runner_plan *p, const char *lower)
+/* PARK_MASKS/|name| (a new directory) in |out|, the tmpfs made first. */
+static const char *
+park_dir(const struct runner_plan *p, const char *name, char *out)
 {
-	if (mount("tmpfs", PARK_ABSENT, "tmpfs", MS_NOSUID | MS_NODEV,
-	    "size=1m,nr_inodes=4096,mode=0700") == -1)
-		fail(p, "mount tmpfs", "the absent paths' layer");
-	absent_dir_like(p, PARK_ABSENT, lower);
+	if (!park_made++ && (mkdir(PARK_MASKS, 0700) == -1 ||
+	    mount("tmpfs", PARK_MASKS, "tmpfs", MS_NOSUID | MS_NODEV,
+	    "size=1m,nr_inodes=4096,mode=0700") == -1))
+		fail(p, "mount tmpfs", "the masks' layers");
+	cat(p, out, PARK_MASKS "/", name);
+	if (mkdir(out, 0700) == -1)
+		fail(p, "mkdir", out);
+	return out;
 }
 
 /* |path| ("/a//./b/") as "/a/b" in |rel| (RUNNER_MAX_PATH bytes). */
@@ -1080,28 +1101,29 @@ absent_rel(const struct runner_plan *p, const char *path, char *rel)
 }
 
 /*
- * Each denied path beneath the workspace that |lower| (the workspace as
- * the overlay's lower layer) does not hold is whited out at its first
- * missing component in PARK_ABSENT, a layer the overlay puts above
- * |lower|.  A mask is a mount, which needs a place: such a path was
+ * Each denied path beneath |top| (the workspace, or a read-only bind,
+ * as the sandbox names it) that |lower| (the same as the overlay's lower
+ * layer) does not hold is whited out at its first missing component in
+ * a layer the overlay puts above |lower|, PARK_MASKS/|name|.  A mask is a mount, which needs a place: such a path was
  * masked by nothing, and a file made there on the host once the run had
  * started (a .env the user wrote, a key a tool fetched) showed through
  * to a job or a copy-on-write agent.  What the run itself makes there
- * is in its own upper layer, above the whiteout.  The layer is a tmpfs
- * of its own, made only when needed.  Returns 1 if it is, else 0.
+ * is in its own upper layer, above the whiteout.  The layer is made
+ * only when needed: its path in |layer| (RUNNER_MAX_PATH bytes), or
+ * NULL.
  */
-static int
-absent_layer(const struct runner_plan *p, const char *lower)
+static const char *
+absent_layer(const struct runner_plan *p, const char *top, const char *lower,
+    const char *name, char *layer)
 {
 	char real[RUNNER_MAX_PATH], rel[RUNNER_MAX_PATH];
 	struct stat st;
-	size_t i, j, n = strlen(p->workspace);
+	size_t i, j, n = strlen(top);
 	int made = 0;
 	char c;
 
 	for (i = 0; i < p->ndeny; i++) {
-		if (strncmp(p->deny[i], p->workspace, n) != 0 ||
-		    p->deny[i][n] != '/')
+		if (strncmp(p->deny[i], top, n) != 0 || p->deny[i][n] != '/')
 			continue;
 		absent_rel(p, p->deny[i] + n, rel);
 		for (j = 1; rel[j - 1] != '\0'; j++) {
@@ -1111,8 +1133,9 @@ absent_layer(const struct runner_plan *p, const char *lower)
 			if (lstat(cat(p, real, lower, rel), &st) == -1) {
 				if (errno == ENOENT) {
 					if (!made++)
-						absent_mount(p, lower);
-					absent_whiteout(p, lower, rel);
+						absent_dir_like(p, park_dir(p,
+						    name, layer), lower);
+					absent_whiteout(p, lower, layer, rel);
 				}
 				break;
 			}
@@ -1122,7 +1145,63 @@ absent_layer(const struct runner_plan *p, const char *lower)
 			rel[j] = c;
 		}
 	}
-	return made;
+	return made ? layer : NULL;
+}
+
+/*
+ * The read-only bind of |path| (its tree detached as |tfd|, consumed)
+ * where a denied path lies beneath it: an overlay of the tree instead,
+ * with the absent denied paths whited out above it (absent_layer()).  A
+ * mask is a mount, and one on the host's own dentry is detached by the
+ * kernel when the file is renamed over from another mount namespace:
+ * "aws configure" or "gh auth login" replacing a masked token while a
+ * job or the agent ran unmasked it there, as did a token written once
+ * the sandbox was up.  The overlay's dentries are its own: a rename in
+ * the tree beneath does not touch a mask on them.  What it costs: a
+ * name the sandbox looked up before the host made it stays absent to
+ * it, and the mounts beneath the tree are not shown.  Returns the
+ * overlay (detached), or |tfd| itself where nothing is denied beneath.
+ */
+static int
+masked_tree(const struct runner_plan *p, const char *path, int tfd)
+{
+	static int nmasked;
+	char tree[RUNNER_MAX_PATH], layer[RUNNER_MAX_PATH], name[32];
+	char lbuf[2 * RUNNER_MAX_PATH + sizeof(MASK_DIR) + 3];
+	const char *absent;
+	size_t i, n = strlen(path);
+	int fd, mfd;
+
+	for (i = 0; i < p->ndeny; i++)
+		if (strncmp(p->deny[i], path, n) == 0 && p->deny[i][n] == '/')
+			break;
+	if (i == p->ndeny)
+		return tfd;
+	snprintf(name, sizeof(name), "tree%d", nmasked);
+	if (move_mount(tfd, "", AT_FDCWD, park_dir(p, name, tree),
+	    MOVE_MOUNT_F_EMPTY_PATH) == -1)
+		fail(p, "park", path);
+	close(tfd);
+	snprintf(name, sizeof(name), "absent%d", nmasked++);
+	absent = absent_layer(p, path, tree, name, layer);
+	/* An overlay with no upper layer needs two lower ones. */
+	if ((size_t)snprintf(lbuf, sizeof(lbuf), "%s%s%s:%s",
+	    absent != NULL ? absent : "", absent != NULL ? ":" : "", tree,
+	    MASK_DIR) >= sizeof(lbuf)) {
+		errno = ENAMETOOLONG;
+		fail(p, "overlay option", "lowerdir");
+	}
+	if ((fd = fsopen("overlay", FSOPEN_CLOEXEC)) == -1)
+		fail(p, "fsopen", "overlay");
+	fsconf(p, fd, "lowerdir", lbuf);
+	if (!p->root)
+		fsconf(p, fd, "userxattr", NULL);
+	if (fsconfig(fd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == -1)
+		fail(p, "create overlay", path);
+	if ((mfd = fsmount(fd, FSMOUNT_CLOEXEC, 0)) == -1)
+		fail(p, "fsmount", path);
+	close(fd);
+	return mfd;
 }
 
 /*
@@ -1142,7 +1221,8 @@ cow_workspace(const struct runner_plan *p, const char *lower, int *vcsfd,
     int ro)
 {
 	struct stat st;
-	char opts[96], lbuf[2 * RUNNER_MAX_PATH + sizeof(PARK_ABSENT) + 2];
+	char opts[96], lbuf[3 * RUNNER_MAX_PATH + 2];
+	char layer[RUNNER_MAX_PATH];
 	const char *absent;
 	char ubuf[RUNNER_MAX_PATH], wbuf[RUNNER_MAX_PATH];
 	const char *upper = PARK_UPPER "/upper", *work = PARK_UPPER "/work";
@@ -1213,13 +1293,14 @@ cow_workspace(const struct runner_plan *p, const char *lower, int *vcsfd,
 	if (!ro && chmod(upper, st.st_mode & 07777) == -1)
 		fail(p, "chmod", upper);
 	/* The denied paths absent now, whited out above the workspace. */
-	absent = absent_layer(p, lower) ? PARK_ABSENT ":" : "";
+	absent = absent_layer(p, p->workspace, lower, "absent", layer);
 	if ((fd = fsopen("overlay", FSOPEN_CLOEXEC)) == -1)
 		fail(p, "fsopen", "overlay");
 	if (ro) {
 		/* The overlay's root takes the topmost layer's owner and
 		 * mode: the workspace's. */
-		if ((size_t)snprintf(lbuf, sizeof(lbuf), "%s%s:%s", absent,
+		if ((size_t)snprintf(lbuf, sizeof(lbuf), "%s%s%s:%s",
+		    absent != NULL ? absent : "", absent != NULL ? ":" : "",
 		    lower, MASK_DIR) >= sizeof(lbuf)) {
 			errno = ENAMETOOLONG;
 			fail(p, "overlay option", "lowerdir");
@@ -1237,14 +1318,16 @@ cow_workspace(const struct runner_plan *p, const char *lower, int *vcsfd,
 		/* The checkout's git hooks, for hooks_cover(). */
 		hooks_open(p, lower);
 		/* A session's changes over the workspace (lower_upper). */
-		if ((size_t)snprintf(lbuf, sizeof(lbuf), "%s%s:%s%s", OLDROOT,
-		    p->lower_upper, absent, lower) >= sizeof(lbuf)) {
+		if ((size_t)snprintf(lbuf, sizeof(lbuf), "%s%s:%s%s%s", OLDROOT,
+		    p->lower_upper, absent != NULL ? absent : "",
+		    absent != NULL ? ":" : "", lower) >= sizeof(lbuf)) {
 			errno = ENAMETOOLONG;
 			fail(p, "overlay option", "lowerdir");
 		}
 		fsconf(p, fd, "lowerdir", lbuf);
 	} else {
-		if ((size_t)snprintf(lbuf, sizeof(lbuf), "%s%s", absent,
+		if ((size_t)snprintf(lbuf, sizeof(lbuf), "%s%s%s",
+		    absent != NULL ? absent : "", absent != NULL ? ":" : "",
 		    lower) >= sizeof(lbuf)) {
 			errno = ENAMETOOLONG;
 			fail(p, "overlay option", "lowerdir");
@@ -1453,6 +1536,9 @@ build_root(const struct runner_plan *p)
 		else {
 			late[nlate] = detach_host(p, p->extra_ro[i],
 			    &late_dir[nlate]);
+			if (late[nlate] != -1 && late_dir[nlate])
+				late[nlate] = masked_tree(p, p->extra_ro[i],
+				    late[nlate]);
 			nlate++;
 		}
 	build_dev(p);
@@ -1514,6 +1600,7 @@ build_root(const struct runner_plan *p)
 		(void)mount_setattr(wsfd, "", AT_EMPTY_PATH | AT_RECURSIVE,
 		    &ma, sizeof(ma));
 	}
+	park_drop(p);
 	if (umount2(OLDROOT, MNT_DETACH) == -1)
 		fail(p, "umount", OLDROOT);
 	if (rmdir(OLDROOT) == -1)

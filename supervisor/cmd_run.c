@@ -322,10 +322,11 @@ beneath_any(const char *path, char *const *roots, size_t n)
 }
 
 /*
- * A denied path that does not exist, beneath a bind of the agent's
- * sandbox: the workspace when |live| (ro, rw: a cow agent's overlay
- * whites it out, runner/child.c absent_layer()), a readOnly or
- * readWrite entry, agent.home.  Nothing can mask an absent path in a
+ * A denied path that does not exist, beneath a writable bind of the
+ * agent's sandbox: the workspace when |live| (ro, rw: a cow agent's
+ * overlay whites it out, runner/child.c absent_layer()), a readWrite
+ * entry, agent.home (a readOnly entry holding one is an overlay that
+ * whites it out: masked_tree()).  Nothing can mask an absent path in a
  * bind, so a file made there while the agent runs is shown to it.  Says
  * so, naming the bind.
  */
@@ -348,8 +349,6 @@ warn_absent_denied(const struct manifest *m, const struct sandbox_policy *p,
 		if (lstat(d, &st) == 0 || errno != ENOENT)
 			continue;
 		if ((in = beneath_any(d, ws, live ? 2 : 0)) == NULL &&
-		    (in = beneath_any(d, p->read_only, p->nread_only)) ==
-			NULL &&
 		    (in = beneath_any(d, p->read_write, p->nread_write)) ==
 			NULL &&
 		    (in = beneath_any(d, home, 1)) == NULL)

@@ -16,6 +16,7 @@
 chmod 755 "$T"
 ws="$T/ws"
 mkdir -p "$ws/conf" "$T/cfg"
+echo TOK-OLD > "$T/cfg/tok"
 echo public > "$ws/README"
 echo 0 > "$ws/go"
 chmod 666 "$ws/go"
@@ -33,14 +34,14 @@ tools:
     sideEffect: sandbox_process
     timeoutMs: 20000
 checks:
-  slow: { argv: ["sh", "-c", "while [ \"\$(cat go)\" != 1 ]; do sleep 0.05; done; cat README .env secrets/key conf/db/pw", "$mk-check"], timeoutMs: 15000 }
+  slow: { argv: ["sh", "-c", "while [ \"\$(cat go)\" != 1 ]; do sleep 0.05; done; cat README .env secrets/key conf/db/pw $T/cfg/tok $T/cfg/gh/hosts", "$mk-check"], timeoutMs: 15000 }
   later: { argv: ["sh", "-c", "cat .env secrets/key conf/db/pw"], timeoutMs: 15000 }
   plant: { argv: ["sh", "-c", "mkdir -p secrets conf/db; echo PLANTED > secrets/key; echo PLANTED > conf/db/pw; echo PLANTED > .env; echo planted"], timeoutMs: 15000 }
 agent:
   workspace: cow
 sandbox:
   readOnly: [ "$T/cfg" ]
-  denyRead: [ "$ws/.env", "$ws//secrets/", "$ws/./conf/db/pw", "$T/cfg/gh" ]
+  denyRead: [ "$ws/.env", "$ws//secrets/", "$ws/./conf/db/pw", "$T/cfg/gh", "$T/cfg/tok" ]
 EOF
 chown -R 65534:65534 "$ws"
 
@@ -56,12 +57,18 @@ make_secrets() {
 	mkdir -p "$ws/secrets" "$ws/conf/db"
 	echo "DIR-SECRET-$2" > "$ws/secrets/key"
 	echo "DEEP-SECRET-$2" > "$ws/conf/db/pw"
+	# A token in a readOnly entry: one made, one replaced as most
+	# tools write a file (a new one renamed over it).
+	mkdir -p "$T/cfg/gh"
+	echo "GH-SECRET-$2" > "$T/cfg/gh/hosts"
+	echo "TOK-SECRET-$2" > "$T/cfg/tok.new"
+	mv "$T/cfg/tok.new" "$T/cfg/tok"
 	chown -R 65534:65534 "$ws"
 	# The sandbox's own lookup of the absent path at its start left a
 	# negative dentry that hid the file only until memory was short:
 	# drop it, as the kernel may at any time.
 	echo 2 > /proc/sys/vm/drop_caches 2>/dev/null
-	echo 1 > "$ws/go"
+	echo "$3" > "$ws/go"
 }
 
 INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
@@ -79,7 +86,7 @@ exec 3>&-
 cd "$ws"
 printf '%s\n' '$INIT' '$READY' '$(call '{"name":"run_check","arguments":{"checkId":"slow","idempotencyKey":"k1"}}')' |
     env -i $AIRLOCK connect | grep '"id":2'
-echo "AGENT: \$(cat .env secrets/key conf/db/pw 2>&1)"
+echo "AGENT: \$(cat .env secrets/key conf/db/pw $T/cfg/tok $T/cfg/gh/hosts 2>&1)"
 printf '%s\n' '$INIT' '$READY' '$(call '{"name":"run_check","arguments":{"checkId":"later","idempotencyKey":"k2"}}')' |
     env -i $AIRLOCK connect | grep '"id":2'
 for p in .env secrets/key conf/db/pw; do
@@ -88,7 +95,7 @@ for p in .env secrets/key conf/db/pw; do
 done
 EOF
 chmod 755 "$T/agent.sh"
-make_secrets "$mk-check" 1 &
+make_secrets "$mk-check" 1 1 &
 out=$(AIRLOCK_HOME="$T/home" AIRLOCK_RUNTIME_DIR="$T/run" timeout 60 \
     "$AIRLOCK" run --manifest "$T/m.yaml" --workspace "$ws" -- \
     "$T/agent.sh" 2>&1)
@@ -99,11 +106,13 @@ expect_contains "runner_ran_after_the_files" "$out" 'public\\ncat: .env: No such
 expect_not_contains "running_runner_and_cow_agent_mask_absent_file" "$out" "ENV-SECRET"
 expect_not_contains "running_runner_and_cow_agent_mask_absent_dir" "$out" "DIR-SECRET"
 expect_not_contains "running_runner_and_cow_agent_mask_absent_deep_path" "$out" "DEEP-SECRET"
+expect_not_contains "running_runner_and_cow_agent_mask_absent_in_bind" "$out" "GH-SECRET"
+expect_not_contains "running_runner_and_cow_agent_mask_renamed_in_bind" "$out" "TOK-"
 expect_contains "cow_agent_sees_nothing_there" "$out" \
     'AGENT: cat: .env: No such file or directory'
 expect_not_contains "cow_agent_no_warning_for_workspace" "$out" \
     "sandbox.denyRead $ws/.env does not exist"
-expect_contains "cow_agent_warns_of_absent_path_in_bind" "$out" \
+expect_not_contains "cow_agent_no_warning_for_readonly_entry" "$out" \
     "sandbox.denyRead $T/cfg/gh does not exist"
 expect_contains "later_runner_masks_what_is_there" "$out" \
     'cat: .env: Permission denied'
@@ -115,27 +124,37 @@ expect_eq "broker_refuses_each" \
 # so for each such path, and not for one that is there.  A run creating
 # a denied path its sandbox showed as absent landed it in the
 # workspace, which write_file refuses (a deploy's config of the agent's
-# making): its change set is refused now, rule "denied".
-rm -rf "$ws/secrets" "$ws/conf/db"
+# making): its change set is refused now, rule "denied".  A readOnly
+# entry holding a denied path is an overlay in the live agent's sandbox
+# too: a token made there, or renamed over a masked one, stays hidden.
+rm -rf "$ws/secrets" "$ws/conf/db" "$T/cfg/gh"
 sed '/^agent:/d; /workspace: cow/d' "$T/m.yaml" > "$T/live.yaml"
 cat > "$T/plant.sh" <<EOF
 #!/bin/sh
 exec 3>&-
 printf '%s\n' '$INIT' '$READY' '$(call '{"name":"run_check","arguments":{"checkId":"plant","idempotencyKey":"k3"}}')' |
     env -i $AIRLOCK connect | grep '"id":2'
+cd "$ws"
+sh -c 'while [ "\$(cat go)" != 2 ]; do sleep 0.05; done' "$mk-live"
+echo "LIVE: \$(cat $T/cfg/tok $T/cfg/gh/hosts 2>&1)"
 EOF
 chmod 755 "$T/plant.sh"
+make_secrets "$mk-live" 2 2 &
 out=$(AIRLOCK_HOME="$T/home" AIRLOCK_RUNTIME_DIR="$T/run" timeout 60 \
     "$AIRLOCK" run --manifest "$T/live.yaml" --workspace "$ws" -- \
     "$T/plant.sh" 2>&1)
+wait
+expect_contains "live_agent_ran_after_the_tokens" "$out" "LIVE: cat: $T/cfg/tok: Permission denied"
+expect_not_contains "live_agent_masks_renamed_in_bind" "$out" "TOK-SECRET-2"
+expect_not_contains "live_agent_masks_absent_in_bind" "$out" "GH-SECRET-2"
 expect_contains "live_agent_warns_of_absent_path" "$out" \
     "sandbox.denyRead $ws/secrets does not exist: a file made there while the agent runs is not hidden from it ($ws is bound live; agent.workspace: cow hides it)"
-expect_contains "live_agent_warns_of_absent_path_in_bind" "$out" \
-    "sandbox.denyRead $T/cfg/gh does not exist: a file made there while the agent runs is not hidden from it ($T/cfg is bound live)"
+expect_not_contains "live_agent_no_warning_for_readonly_entry" "$out" \
+    "sandbox.denyRead $T/cfg/gh does not exist"
 expect_not_contains "live_agent_no_warning_for_present_path" "$out" \
     "$ws/.env does not exist"
 expect_contains "planted_denied_paths_refused" "$out" \
     'sandbox.denyRead hides the path from the agent: a run may neither create nor replace it'
-expect_eq "planted_file_not_landed" "$(ls "$ws/secrets" "$ws/conf/db" 2>/dev/null)" ""
-expect_eq "present_denied_file_kept" "$(cat "$ws/.env")" "ENV-SECRET-1"
+expect_eq "planted_files_not_landed" "$(grep -rl PLANTED "$ws")" ""
+expect_eq "present_denied_file_kept" "$(cat "$ws/.env")" "ENV-SECRET-2"
 finish
