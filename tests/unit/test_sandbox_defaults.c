@@ -97,6 +97,33 @@ START_TEST(test_default_read_only_lists_system_paths)
 }
 END_TEST
 
+/* A denied path absent on the host is matched by its name alone: empty
+ * and "." components go, as trailing slashes do. */
+START_TEST(test_deny_read_path_drops_empty_and_dot_components)
+{
+	static const struct {
+		const char *in, *home, *out;
+	} rows[] = {
+		{ "/a//./b/", NULL, "/a/b" },
+		{ "/ws/./conf/db/pw", NULL, "/ws/conf/db/pw" },
+		{ "/ws//secrets//", NULL, "/ws/secrets" },
+		{ "/a/.b/.", NULL, "/a/.b" },
+		{ "/.", NULL, "/" },
+		{ "//", NULL, "/" },
+		{ "~/x//./y", "/h", "/h/x/y" },
+	};
+	size_t i;
+	char *out;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		ck_assert_ptr_null(
+		    sandbox_deny_read_path(rows[i].in, rows[i].home, &out));
+		ck_assert_str_eq(out, rows[i].out);
+		free(out);
+	}
+}
+END_TEST
+
 START_TEST(test_system_dirs_are_absolute)
 {
 	size_t i;
@@ -122,6 +149,7 @@ main(void)
 	tcase_add_test(tc, test_defaults_protect_git_in_heap_arrays);
 	tcase_add_test(tc, test_default_limits);
 	tcase_add_test(tc, test_system_dirs_are_absolute);
+	tcase_add_test(tc, test_deny_read_path_drops_empty_and_dot_components);
 	tcase_add_test(tc, test_default_read_only_lists_system_paths);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
