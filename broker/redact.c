@@ -40,13 +40,13 @@ struct redact_form {
  * ASCII column) in printable bytes, a line break, the next line's
  * offset (up to 12 hex digits), ":" and up to 3 spaces after it in at
  * most DUMP_OFF.  The rest of a line is at most DUMP_COL bytes on the
- * match's first line (xxd -c 64 and od -t x1z -w64 end a line with 66
- * and 68), and on a later one the bytes the match took on it and
+ * match's first line (xxd -c 256, the widest xxd prints, and
+ * od -t x1z -w256 end a line with 258 and 260), and on a later one the bytes the match took on it and
  * DUMP_PAD (a line there is the secret's alone, its ASCII column as
  * wide as it: xxd -c 4 changes lines every 4 bytes).  A match that
  * changed lines takes the rest of its last line too, at most DUMP_REST
- * printable bytes (a line of 64 bytes, od -t x1z -w64's 257 past its
- * first byte): its ASCII column shows the secret's tail.  Where a
+ * printable bytes (a line of 256 bytes, od -t x1z -w256's 1,025 past
+ * its first byte): its ASCII column shows the secret's tail.  Where a
  * line's ASCII column begins with the hex digit the match needs, both
  * the separators and the change of line may be right: a match tries the
  * change of line first, at most DUMP_FORKS times (the secret's hex had
@@ -55,11 +55,22 @@ struct redact_form {
 #define DUMP_SEP	2
 #define DUMP_INDENT	6
 #define DUMP_PREFIX	(1 + 2 + DUMP_INDENT + 2)	/* ",\r\n" blanks "0x" */
-#define DUMP_COL	72
+#define DUMP_COL	264
 #define DUMP_PAD	8
 #define DUMP_OFF	16
-#define DUMP_REST	264
+#define DUMP_REST	1032
 #define DUMP_FORKS	64	/* ways a match of a form may try */
+/*
+ * od -t x1 -c prints a line of characters under each line of hex, and
+ * od -c -t x1 a line of hex under each of characters: a change of line
+ * of either form may pass one such line, at most DUMP_UNDER bytes on
+ * the match's first line (od -t x1 -c -w64's 263) and on a later one
+ * DUMP_OFF and 4 more than 4 for each byte the match took on its line
+ * (od's fields are 4 columns wide).  A match that passed one takes the
+ * rest of its last line and the line under it too: it shows the
+ * secret's tail.
+ */
+#define DUMP_UNDER	272
 
 struct redact_secret {
 	char		 tag[REDACT_MAX_NAME + 16];	/* "[REDACTED:NAME]" */
@@ -351,6 +362,120 @@ char_fields(unsigned char *dst, const unsigned char *v, size_t len)
 }
 
 /*
+ * The value as od -b prints it: each byte as 3 octal digits, a space
+ * between two (a change of line may stand before a space: FORM_CHARS).
+ */
+static size_t
+octal_fields(unsigned char *dst, const unsigned char *v, size_t len)
+{
+	size_t i, o = 0;
+
+	for (i = 0; i < len; i++) {
+		if (i > 0)
+			dst[o++] = ' ';
+		dst[o++] = (unsigned char)('0' + (v[i] >> 6));
+		dst[o++] = (unsigned char)('0' + ((v[i] >> 3) & 7));
+		dst[o++] = (unsigned char)('0' + (v[i] & 7));
+	}
+	return o;
+}
+
+/*
+ * The value as od -a prints it: each byte, its high bit dropped, in a
+ * field of 4 columns, right-aligned: a control byte, the space and DEL
+ * by their ASCII names ("nul", "sp", "del"), any other as it is.  The
+ * first field's padding is left out, as char_fields() does.
+ */
+static size_t
+named_fields(unsigned char *dst, const unsigned char *v, size_t len)
+{
+	static const char names[33][4] = { "nul", "soh", "stx", "etx", "eot",
+	    "enq", "ack", "bel", "bs", "ht", "nl", "vt", "ff", "cr", "so", "si",
+	    "dle", "dc1", "dc2", "dc3", "dc4", "nak", "syn", "etb", "can", "em",
+	    "sub", "esc", "fs", "gs", "rs", "us", "sp" };
+	unsigned char c;
+	const char *u;
+	size_t i, w, o = 0;
+	char one[2] = { 0, 0 };
+
+	for (i = 0; i < len; i++) {
+		c = v[i] & 0x7f;
+		if (c <= ' ')
+			u = names[c];
+		else if (c == 0x7f)
+			u = "del";
+		else {
+			one[0] = (char)c;
+			u = one;
+		}
+		w = strlen(u);
+		if (i > 0) {
+			memset(dst + o, ' ', 4 - w);
+			o += 4 - w;
+		}
+		memcpy(dst + o, u, w);
+		o += w;
+	}
+	return o;
+}
+
+/*
+ * The value with |sep| after each of its bytes but the last, as
+ * `sed 's/./& /g'`, `fold -w 1` or a loop printing a character a line
+ * print it.
+ */
+static size_t
+spaced(unsigned char *dst, const unsigned char *v, size_t len,
+    unsigned char sep)
+{
+	size_t i, o = 0;
+
+	for (i = 0; i < len; i++) {
+		if (i > 0)
+			dst[o++] = sep;
+		dst[o++] = v[i];
+	}
+	return o;
+}
+
+/* The value's bytes in reverse order (rev(1)). */
+static size_t
+reversed(unsigned char *dst, const unsigned char *v, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		dst[i] = v[len - 1 - i];
+	return len;
+}
+
+/*
+ * RFC 4648 base32 of v[0..len), "=" padded to 8 characters when |pad|:
+ * character i holds bits [5i, 5i + 5) of the value.
+ */
+static size_t
+base32_encode(unsigned char *dst, const unsigned char *v, size_t len,
+    int pad)
+{
+	static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+	size_t i, b, o = 0, bits = 8 * len;
+
+	for (b = 0; b < bits; b += 5) {
+		unsigned int x = 0;
+
+		for (i = b; i < b + 5; i++) {
+			x <<= 1;
+			if (i < bits)
+				x |= (v[i / 8] >> (7 - i % 8)) & 1;
+		}
+		dst[o++] = (unsigned char)digits[x];
+	}
+	for (; pad && o % 8 != 0; )
+		dst[o++] = '=';
+	return o;
+}
+
+/*
  * The value as a JSON string's inside, as jq, jansson and Python's json
  * print it: '"' and '\\' escaped, \b \f \n \r \t by name, other
  * control bytes as \u00xx (lowercase, also uppercase when |upper|), the
@@ -598,6 +723,53 @@ add_base64_forms(struct redact *r, size_t si, const unsigned char *v,
 	return rc;
 }
 
+/*
+ * base32 (base32(1), basenc --base32), padded and not, and the
+ * characters that depend only on the secret when it starts at byte |k|
+ * (0..4) of an encoded stream (bits [8k, 8(k + len))), when they are at
+ * least REDACT_MIN_INNER.
+ */
+static int
+add_base32_forms(struct redact *r, size_t si, const unsigned char *v,
+    size_t len)
+{
+	struct redact_secret *s = &r->secrets[si];
+	unsigned char *tmp, *enc, *dst;
+	size_t k, first, last, n;
+	int rc;
+
+	dst = form_reserve(s, 8 * ((len + 4) / 5));
+	if ((rc = form_commit_wrap(r, si, base32_encode(dst, v, len, 1),
+	    FORM_LINES)) != 0)
+		return rc;
+	dst = form_reserve(s, 8 * ((len + 4) / 5));
+	if ((rc = form_commit_wrap(r, si, base32_encode(dst, v, len, 0),
+	    FORM_LINES)) != 0)
+		return rc;
+	if ((tmp = sodium_malloc(len + 4)) == NULL)
+		return AL_ERR_ALLOC;
+	if ((enc = sodium_malloc(8 * ((len + 8) / 5) + 8)) == NULL) {
+		sodium_free(tmp);
+		return AL_ERR_ALLOC;
+	}
+	for (k = 0; k < 5 && rc == 0; k++) {
+		memset(tmp, 0, k);
+		memcpy(tmp + k, v, len);
+		(void)base32_encode(enc, tmp, k + len, 0);
+		first = (8 * k + 4) / 5;
+		last = (8 * (k + len)) / 5;
+		if (last <= first || last - first < REDACT_MIN_INNER)
+			continue;
+		n = last - first;
+		dst = form_reserve(s, n);
+		memcpy(dst, enc + first, n);
+		rc = form_commit_wrap(r, si, n, FORM_LINES);
+	}
+	sodium_free(enc);
+	sodium_free(tmp);
+	return rc;
+}
+
 static int
 form_cmp(const void *a, const void *b)
 {
@@ -710,9 +882,12 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	 * len) + 4 whole base64 + 6 fragments; each but JSON and shell at
 	 * most 3 * len + 8 bytes with its NUL; and 12 hex forms in 4- and
 	 * 8-byte words (2 * (len + 16) each, "??" included) and the ASCII
-	 * column (len); and od -c's fields (4 * len).
+	 * column (len); and od -c's fields (4 * len); od -b's and od -a's
+	 * fields (4 * len each), 2 spaced (2 * len each), the reversed value
+	 * (len), 2 whole base32 and 5 fragments (2 * len + 8 at most each).
 	 */
-	cap = 32 * (3 * len + 8) + 13 * (2 * len + 32) + 4 * len;
+	cap = 32 * (3 * len + 8) + 13 * (2 * len + 32) + 4 * len +
+	    13 * len + 7 * (2 * len + 8);
 	if ((s->block = sodium_malloc(cap)) == NULL)
 		return AL_ERR_ALLOC;
 	s->cap = cap;
@@ -744,6 +919,23 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	dst = form_reserve(s, 4 * len);
 	if ((rc = form_commit_wrap(r, si, char_fields(dst, v, len),
 	    FORM_CHARS)) != 0)
+		goto fail;
+	dst = form_reserve(s, 4 * len);
+	if ((rc = form_commit_wrap(r, si, octal_fields(dst, v, len),
+	    FORM_CHARS)) != 0)
+		goto fail;
+	dst = form_reserve(s, 4 * len);
+	if ((rc = form_commit_wrap(r, si, named_fields(dst, v, len),
+	    FORM_CHARS)) != 0)
+		goto fail;
+	dst = form_reserve(s, 2 * len);
+	if ((rc = form_commit(r, si, spaced(dst, v, len, ' '))) != 0)
+		goto fail;
+	dst = form_reserve(s, 2 * len);
+	if ((rc = form_commit(r, si, spaced(dst, v, len, '\n'))) != 0)
+		goto fail;
+	dst = form_reserve(s, len);
+	if ((rc = form_commit(r, si, reversed(dst, v, len))) != 0)
 		goto fail;
 	dst = form_reserve(s, 3 * len);
 	if ((rc = form_commit(r, si,
@@ -812,6 +1004,8 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	if ((rc = add_base64_forms(r, si, v, len,
 	    sodium_base64_VARIANT_URLSAFE,
 	    sodium_base64_VARIANT_URLSAFE_NO_PADDING)) != 0)
+		goto fail;
+	if ((rc = add_base32_forms(r, si, v, len)) != 0)
 		goto fail;
 	forms_index(r);
 	return 0;
@@ -1038,6 +1232,33 @@ prefix_gap(const unsigned char *in, size_t len, size_t k, unsigned char want,
 	return dump_next(want, in[k + n + 2]) ? n + 2 : 0;
 }
 
+/*
+ * Returns the length of a line of at most |max| printable bytes at
+ * in[k..len), its line break included (a line under another, od -t x1
+ * -c: DUMP_UNDER); else 0, setting *more if in[k..len) may be the
+ * beginning of one.
+ */
+static size_t
+under_line(const unsigned char *in, size_t len, size_t k, size_t max,
+    int *more)
+{
+	size_t n, b;
+
+	*more = 0;
+	for (n = 0; k + n < len && n <= max && in[k + n] >= 0x20 &&
+	    in[k + n] < 0x7f; n++)
+		;
+	if (n > max)
+		return 0;
+	if (k + n == len || (in[k + n] == '\r' && k + n + 1 == len)) {
+		*more = 1;
+		return 0;
+	}
+	if ((b = line_break(in, len, k + n)) == 0)
+		return 0;
+	return n + b;
+}
+
 /* Does a line's rest p[0..n) hold more than separators: an ASCII column? */
 static int
 rest_shown(const unsigned char *p, size_t n)
@@ -1061,17 +1282,23 @@ rest_shown(const unsigned char *p, size_t n)
  * gap may end in a last word's padding (word_pad()): *pad is set to the
  * form's characters it stands for.  |mode| GAP_LINES takes a change of
  * line only, GAP_LINES | GAP_BARE one whose next line has no offset.
+ * When |under| > 0 a change of line may pass a line of at most |under|
+ * bytes (under_line()) when the next one is not the dump's: *changed
+ * has GAP_UNDER set then.
  */
 #define GAP_LINES	0x1
 #define GAP_BARE	0x2
+#define GAP_CHANGED	0x1	/* *changed: a change of line */
+#define GAP_COLUMN	0x2	/* ... past an ASCII column */
+#define GAP_UNDER	0x4	/* ... past a line under the line */
 
 static size_t
 dump_gap(const unsigned char *in, size_t len, size_t k, unsigned char want,
-    size_t col, size_t q, int mode, size_t *pad, int *more,
+    size_t col, size_t q, int mode, size_t under, size_t *pad, int *more,
     int *changed)
 {
-	size_t n, d, w, nl, rest;
-	int pmore, lines_only = mode & GAP_LINES;
+	size_t n, d, w, nl, rest, u;
+	int pmore, lines_only = mode & GAP_LINES, passed = 0;
 
 	*more = *changed = 0;
 	*pad = 0;
@@ -1121,9 +1348,10 @@ dump_gap(const unsigned char *in, size_t len, size_t k, unsigned char want,
 			goto end;
 		if (!dump_next(want, in[k + n]))
 			return 0;
-		*changed = 1 + rest_shown(in + k, rest);
+		*changed = GAP_CHANGED | rest_shown(in + k, rest) << 1;
 		return n;
 	}
+ next:
 	/* The next line's offset, ":" (xxd), one to three spaces. */
 	for (d = 0; k + n < len && d < DUMP_OFF - 4 && ((in[k + n] >= '0' &&
 	    in[k + n] <= '9') || ((in[k + n] | 0x20) >= 'a' &&
@@ -1133,7 +1361,8 @@ dump_gap(const unsigned char *in, size_t len, size_t k, unsigned char want,
 		n++;
 	if (d > 0 && q > 0 && (w = word_pad(in, len, k + n, q, pad,
 	    more)) > 0) {
-		*changed = 1 + rest_shown(in + k, rest);
+		*changed = GAP_CHANGED | rest_shown(in + k, rest) << 1 |
+		    passed << 2;
 		return n + w;
 	}
 	if (*more)
@@ -1143,11 +1372,19 @@ dump_gap(const unsigned char *in, size_t len, size_t k, unsigned char want,
 	if (k + n == len)
 		goto end;
 	if (d == 0 || !dump_next(want, in[k + n])) {
-		if (!dump_next(want, in[k + nl]))
-			return 0;
+		if (!dump_next(want, in[k + nl])) {
+			/* A line under this one (od -t x1 -c), once. */
+			if (passed || under == 0)
+				return 0;
+			if ((u = under_line(in, len, k + nl, under, more)) == 0)
+				return 0;
+			n = nl += u;
+			passed = 1;
+			goto next;
+		}
 		n = nl;		/* no offset */
 	}
-	*changed = 1 + rest_shown(in + k, rest);
+	*changed = GAP_CHANGED | rest_shown(in + k, rest) << 1 | passed << 2;
 	return n;
  end:
 	*more = k + n == len;
@@ -1156,32 +1393,49 @@ dump_gap(const unsigned char *in, size_t len, size_t k, unsigned char want,
 
 /*
  * Returns the length of od -c's or hexdump -c's change of line at
- * in[k..len), if a space (the next field's padding) follows it: a line
- * break and the next line's offset (1 to 12 hex digits, an optional
- * ":"); else 0, setting *more if in[k..len) is the beginning of one.
+ * in[k..len), up to the |pad| spaces before the next field's |want|: a
+ * line break, the next line's offset (1 to 12 hex digits, an optional
+ * ":") or none, and the spaces past |pad| (od -t x1 -c's lines of
+ * characters have no offset, blanks in its place); when |under| > 0
+ * and the next line is not so, it may be a line of at most |under|
+ * bytes under this one (od -c -t x1, under_line()), setting *passed;
+ * else 0, setting *more if in[k..len) is the beginning of one.
  */
 static size_t
-chars_line(const unsigned char *in, size_t len, size_t k, int *more)
+chars_line(const unsigned char *in, size_t len, size_t k, unsigned char want,
+    size_t pad, size_t under, int *more, int *passed)
 {
-	size_t n, d;
+	size_t n, m, d, sp, u;
 
-	*more = 0;
+	*more = *passed = 0;
 	if (in[k] == '\r' && k + 1 == len) {
 		*more = 1;
 		return 0;
 	}
 	if ((n = line_break(in, len, k)) == 0)
 		return 0;
-	for (d = 0; k + n < len && d < DUMP_OFF - 4 && hex_eq('?', in[k + n]);
-	    d++)
-		n++;
-	if (k + n < len && d > 0 && in[k + n] == ':')
-		n++;
-	if (k + n == len) {
-		*more = 1;
-		return 0;
+	for (;;) {
+		m = n;
+		for (d = 0; k + m < len && d < DUMP_OFF - 4 &&
+		    hex_eq('?', in[k + m]); d++)
+			m++;
+		if (k + m < len && d > 0 && in[k + m] == ':')
+			m++;
+		for (sp = 0; k + m + sp < len && in[k + m + sp] == ' '; sp++)
+			;
+		if (k + m + sp == len) {
+			*more = 1;
+			return 0;
+		}
+		if (sp >= pad && in[k + m + sp] == want)
+			return m + sp - pad;
+		if (*passed || under == 0)
+			return 0;
+		if ((u = under_line(in, len, k + n, under, more)) == 0)
+			return 0;
+		n += u;
+		*passed = 1;
 	}
-	return d > 0 && in[k + n] == ' ' ? n : 0;
 }
 
 /*
@@ -1217,6 +1471,7 @@ struct match_at {
 	size_t	j, k, esc, changes, last;
 	int	broke;		/* a gap or a break taken before byte j */
 	int	column;		/* a change of line passed an ASCII column */
+	int	under;		/* ... a line under its line (DUMP_UNDER) */
 };
 
 static size_t
@@ -1225,9 +1480,9 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 {
 	struct match_at alt;
 	size_t j = at.j, k = at.k, esc = at.esc, changes = at.changes;
-	size_t last = at.last, n, m, q, pad, br, col;
+	size_t last = at.last, n, m, q, pad, br, col, under;
 	int broke = at.broke, column = at.column, more, pend, changed, edge;
-	int altmore, altchanged, altpartial;
+	int altmore, altchanged, altpartial, passed, below = at.under;
 
 	for (; j < fm->len; j++, k++, broke = 0) {
 		/* A hex dump's gaps fall between two bytes. */
@@ -1245,8 +1500,10 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 			 * later one's that of the bytes the match took on it.
 			 */
 			col = changes == 0 ? DUMP_COL : j / 2 - last + DUMP_PAD;
+			under = changes == 0 ? DUMP_UNDER :
+			    DUMP_OFF + 4 + 4 * (j / 2 - last);
 			if (edge && !broke && (n = dump_gap(in, len, k,
-			    fm->p[j], col, q / 2, 0, &pad, &more,
+			    fm->p[j], col, q / 2, 0, under, &pad, &more,
 			    &changed)) > 0) {
 				/*
 				 * The hex digit after separators may be the
@@ -1258,7 +1515,7 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 				if ((changed || n >= 2) && *forks > 0 &&
 				    (alt.k = dump_gap(in, len, k, fm->p[j], col,
 				    q / 2, changed ? GAP_LINES | GAP_BARE :
-				    GAP_LINES, &alt.j, &altmore,
+				    GAP_LINES, under, &alt.j, &altmore,
 				    &altchanged)) > 0 && alt.k != n) {
 					alt.j += j;
 					alt.k += k;
@@ -1266,7 +1523,10 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 					alt.changes = changes + 1;
 					alt.last = alt.j / 2;
 					alt.broke = 1;
-					alt.column = column || altchanged > 1;
+					alt.column = column ||
+					    (altchanged & GAP_COLUMN);
+					alt.under = below ||
+					    (altchanged & GAP_UNDER);
 					(*forks)--;
 					altpartial = 0;
 					if ((m = form_match_from(fm, in, len, i,
@@ -1280,16 +1540,25 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 				if (changed) {
 					changes++;
 					last = j / 2;
-					column |= changed > 1;
+					column |= (changed & GAP_COLUMN) != 0;
+					below |= (changed & GAP_UNDER) != 0;
 				}
 				continue;
 			}
 			/* od -c's change of line, before a field's padding. */
-			if ((fm->wrap & FORM_CHARS) && !broke &&
-			    fm->p[j] == ' ' &&
-			    (n = chars_line(in, len, k, &more)) > 0) {
+			for (pad = 0; (fm->wrap & FORM_CHARS) &&
+			    j + pad < fm->len && fm->p[j + pad] == ' '; pad++)
+				;
+			under = changes == 0 ? DUMP_UNDER :
+			    DUMP_OFF + 4 + j - last;
+			if (!broke && pad > 0 && j + pad < fm->len &&
+			    (n = chars_line(in, len, k, fm->p[j + pad], pad,
+			    under, &more, &passed)) > 0) {
 				k += n;
 				broke = 1;
+				changes++;
+				last = j;
+				below |= passed;
 				continue;
 			}
 			pend = more;
@@ -1320,11 +1589,20 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 	 * A dump's last line: its ASCII column holds the secret's tail (a
 	 * dump with none, xxd -p, hexdump -e, keeps the rest of the line).
 	 */
-	for (n = 0; column && k + n < len && n < DUMP_REST &&
+	for (n = 0; (column || below) && k + n < len && n < DUMP_REST &&
 	    in[k + n] >= 0x20 && in[k + n] < 0x7f; n++)
 		;
-	if (column && k + n == len && n < DUMP_REST)
+	if ((column || below) && k + n == len && n < DUMP_REST)
 		*partial = 1;
+	/* ... and the line under it (od -t x1 -c): the secret's tail. */
+	if (below && k + n < len && (m = line_break(in, len, k + n)) > 0) {
+		n += m;
+		for (m = 0; k + n < len && m < DUMP_UNDER &&
+		    in[k + n] >= 0x20 && in[k + n] < 0x7f; m++)
+			n++;
+		if (k + n == len && m < DUMP_UNDER)
+			*partial = 1;
+	}
 	return k + n - i;
 }
 
@@ -1332,7 +1610,7 @@ static size_t
 form_match(const struct redact_form *fm, const unsigned char *in,
     size_t len, size_t i, int *partial)
 {
-	struct match_at at = { 0, i, 0, 0, 0, 0, 0 };
+	struct match_at at = { 0, i, 0, 0, 0, 0, 0, 0 };
 	int forks = DUMP_FORKS;
 
 	*partial = 0;
@@ -1472,7 +1750,11 @@ redact_longest(const struct redact *r)
 	 * its line and DUMP_PAD + DUMP_OFF (8 more for a "\r\n" and a last
 	 * word's padding), and the rest of its last line; od -c's fields, a
 	 * line break and an offset before any field but the first (each at
-	 * least 2 bytes).
+	 * least 2 bytes); either, passing lines under its lines (od -t x1
+	 * -c), the first and the last DUMP_UNDER and a line break, a later
+	 * one DUMP_OFF + 4 and 4 for each byte the match took on its line
+	 * (in od -c's fields, 4 form bytes a byte), and od -c's rest of its
+	 * last line.
 	 */
 	_Static_assert(DUMP_PREFIX <= DUMP_PAD + DUMP_OFF + 8,
 	    "a C array's prefix fits the bound of a change of line");
@@ -1481,9 +1763,13 @@ redact_longest(const struct redact *r)
 		    3 * r->forms[i].len - 2 : r->forms[i].len) + REDACT_MAX_ESC;
 		if (r->forms[i].wrap & FORM_DUMP)
 			n += DUMP_COL + DUMP_OFF + 8 + r->forms[i].len / 2 *
-			    (1 + DUMP_PAD + DUMP_OFF + 8) + DUMP_REST;
+			    (1 + DUMP_PAD + DUMP_OFF + 8) + DUMP_REST +
+			    2 * (DUMP_UNDER + 2) + r->forms[i].len / 2 *
+			    (DUMP_OFF + 4) + 2 * r->forms[i].len;
 		if (r->forms[i].wrap & FORM_CHARS)
-			n += (r->forms[i].len / 2 + 1) * (2 + DUMP_OFF);
+			n += (r->forms[i].len / 2 + 1) * (2 + DUMP_OFF) +
+			    2 * (DUMP_UNDER + 2) + (r->forms[i].len / 2 + 1) *
+			    (DUMP_OFF + 4) + r->forms[i].len + DUMP_REST;
 		if (n > longest)
 			longest = n;
 	}

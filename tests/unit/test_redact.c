@@ -570,7 +570,7 @@ END_TEST
 START_TEST(test_redact_release_ignores_content)
 {
 	struct redact *r;
-	char in[2049];
+	char in[8193];
 	size_t keep;
 
 	ck_assert_ptr_nonnull(r = redact_new());
@@ -580,23 +580,26 @@ START_TEST(test_redact_release_ignores_content)
 	/*
 	 * Its od -t x8 hex across two words (32 characters: "??" for the
 	 * other 12 bytes of the words) broken into lines, or a dump's
-	 * changes of line: the first after an ASCII column of up to 72
-	 * bytes and an offset (96 in all), each of the 16 bytes on a line of
-	 * its own (33: the byte in the ASCII column, its padding, an
-	 * offset), and the rest of its last line (264: a line of 64).
+	 * changes of line: the first after an ASCII column of up to 264
+	 * bytes and an offset (288 in all), each of the 16 bytes on a line
+	 * of its own (33: the byte in the ASCII column, its padding, an
+	 * offset), the rest of its last line (1032: a line of 256), and
+	 * lines under its lines (od -t x1 -c): the first and the last (274
+	 * each, a line break with them), a later one's 20 and 4 a byte (16
+	 * * 20 + 2 * 32).
 	 */
-	ck_assert_uint_eq(keep, 3 * 32 - 3 + REDACT_MAX_ESC + 96 + 16 * 33 +
-	    264);
+	ck_assert_uint_eq(keep, 3 * 32 - 3 + REDACT_MAX_ESC + 288 + 16 * 33 +
+	    1032 + 2 * 274 + 16 * 20 + 2 * 32);
 	ck_assert_uint_eq(redact_release(r, "abc", 3), 0);
-	memset(in, 'x', 2048);
-	in[2048] = '\0';
+	memset(in, 'x', 8192);
+	in[8192] = '\0';
 	memcpy(in + 126, "s3", 2);
-	ck_assert_uint_eq(redact_release(r, in, 2048), 2048 - keep);
+	ck_assert_uint_eq(redact_release(r, in, 8192), 8192 - keep);
 	memcpy(in + 126, "q3", 2);
-	ck_assert_uint_eq(redact_release(r, in, 2048), 2048 - keep);
+	ck_assert_uint_eq(redact_release(r, in, 8192), 8192 - keep);
 	/* s3cr begins a byte before the tail: given whole. */
-	memcpy(in + 2048 - keep - 1, "s3cr", 4);
-	ck_assert_uint_eq(redact_release(r, in, 2048), 2048 - keep + 3);
+	memcpy(in + 8192 - keep - 1, "s3cr", 4);
+	ck_assert_uint_eq(redact_release(r, in, 8192), 8192 - keep + 3);
 	redact_free(r);
 }
 END_TEST
@@ -608,27 +611,27 @@ END_TEST
 START_TEST(test_redact_release_lines_ignores_content)
 {
 	struct redact *r;
-	char in[2049];
+	char in[8193];
 
 	ck_assert_ptr_nonnull(r = redact_new());
 	ck_assert_uint_eq(redact_release_lines(r, "ab\ncd", 5), 3);
 	ck_assert_int_eq(redact_add(r, "S", "s3cr", 4), 0);
 	/* 7333 begins the hex of s3cr, 7334 does not: the same lines. */
-	memset(in, 'y', 2048);
-	in[2048] = '\0';
+	memset(in, 'y', 8192);
+	in[8192] = '\0';
 	memcpy(in, "xxxx\n", 5);
-	memcpy(in + 2042, "\n7333\n", 6);
-	ck_assert_uint_eq(redact_release_lines(r, in, 2048), 5);
-	memcpy(in + 2042, "\n7334\n", 6);
-	ck_assert_uint_eq(redact_release_lines(r, in, 2048), 5);
+	memcpy(in + 8186, "\n7333\n", 6);
+	ck_assert_uint_eq(redact_release_lines(r, in, 8192), 5);
+	memcpy(in + 8186, "\n7334\n", 6);
+	ck_assert_uint_eq(redact_release_lines(r, in, 8192), 5);
 	/* The hex of s3cr over two lines, before the tail: given whole. */
-	memset(in, 'z', 2048);
+	memset(in, 'z', 8192);
 	memcpy(in, "xxxx\n73\n336372\n", 15);
-	ck_assert_uint_eq(redact_release_lines(r, in, 2048), 15);
+	ck_assert_uint_eq(redact_release_lines(r, in, 8192), 15);
 	/* ... and its line break is no place to cut. */
-	memset(in, 'z', 2048);
+	memset(in, 'z', 8192);
 	memcpy(in, "xxxx\n7333\n6372", 14);
-	ck_assert_uint_eq(redact_release_lines(r, in, 2048), 5);
+	ck_assert_uint_eq(redact_release_lines(r, in, 8192), 5);
 	redact_free(r);
 }
 END_TEST
