@@ -30,6 +30,8 @@ struct redact_form {
 #define FORM_LINES	0x1	/* may be broken into lines */
 #define FORM_DUMP	0x2	/* hex: may be laid out as a hex dump */
 #define FORM_CHARS	0x4	/* od -c's fields: may change lines */
+#define FORM_UNDER	0x8	/* ... past a line under each (DUMP_UNDER) */
+#define FORM_SED	0x10	/* may be broken by "\\" and a line break */
 
 /*
  * A hex dump (xxd, hexdump -C, od -t x1, bytes.hex(":")): between two
@@ -40,12 +42,12 @@ struct redact_form {
  * ASCII column) in printable bytes, a line break, the next line's
  * offset (up to 12 hex digits), ":" and up to 3 spaces after it in at
  * most DUMP_OFF.  The rest of a line is at most DUMP_COL bytes on the
- * match's first line (xxd -c 256, the widest xxd prints, and
- * od -t x1z -w256 end a line with 258 and 260), and on a later one the bytes the match took on it and
+ * match's first line (xxd -c 128 and od -t x1z -w128 end a line with
+ * 130 and 132), and on a later one the bytes the match took on it and
  * DUMP_PAD (a line there is the secret's alone, its ASCII column as
  * wide as it: xxd -c 4 changes lines every 4 bytes).  A match that
  * changed lines takes the rest of its last line too, at most DUMP_REST
- * printable bytes (a line of 256 bytes, od -t x1z -w256's 1,025 past
+ * printable bytes (a line of 128 bytes, od -t x1z -w128's 513 past
  * its first byte): its ASCII column shows the secret's tail.  Where a
  * line's ASCII column begins with the hex digit the match needs, both
  * the separators and the change of line may be right: a match tries the
@@ -55,22 +57,26 @@ struct redact_form {
 #define DUMP_SEP	2
 #define DUMP_INDENT	6
 #define DUMP_PREFIX	(1 + 2 + DUMP_INDENT + 2)	/* ",\r\n" blanks "0x" */
-#define DUMP_COL	264
+#define DUMP_COL	136
 #define DUMP_PAD	8
 #define DUMP_OFF	16
-#define DUMP_REST	1032
+#define DUMP_REST	520
 #define DUMP_FORKS	64	/* ways a match of a form may try */
 /*
  * od -t x1 -c prints a line of characters under each line of hex, and
  * od -c -t x1 a line of hex under each of characters: a change of line
- * of either form may pass one such line, at most DUMP_UNDER bytes on
- * the match's first line (od -t x1 -c -w64's 263) and on a later one
- * DUMP_OFF and 4 more than 4 for each byte the match took on its line
- * (od's fields are 4 columns wide).  A match that passed one takes the
- * rest of its last line and the line under it too: it shows the
- * secret's tail.
+ * of the hex form (not its words) or od -c's, od -a's or od -b's fields
+ * (FORM_UNDER) may pass one such line, at most DUMP_UNDER bytes on
+ * the match's first line (od -t x1 -c -w32's 135) and on a later one,
+ * when the match took UNDER_MIN bytes or more on it, DUMP_OFF and 4
+ * more than 4 for each (od's fields are 4 columns wide).  A match that passed one takes the
+ * rest of its last line (at most DUMP_UNDER bytes, or DUMP_REST past
+ * an ASCII column) and the line under it too: it shows the secret's
+ * tail.  Each byte of these bounds is a byte of every running job's
+ * held-back tail (redact_longest()).
  */
-#define DUMP_UNDER	272
+#define DUMP_UNDER	144
+#define UNDER_MIN	4
 
 struct redact_secret {
 	char		 tag[REDACT_MAX_NAME + 16];	/* "[REDACTED:NAME]" */
@@ -438,6 +444,72 @@ spaced(unsigned char *dst, const unsigned char *v, size_t len,
 	return o;
 }
 
+/*
+ * The value as sed's l command prints it (sed -n l): "\\" doubled, \a
+ * \b \f \r \t \v by name, any other byte outside " " to "~" as \ooo, a
+ * line break as "$" and the break.  sed breaks a line longer than 69
+ * with "\\" and a line break (FORM_SED).
+ */
+static size_t
+sed_l(unsigned char *dst, const unsigned char *v, size_t len)
+{
+	static const char named[] = "\a\b\f\r\t\v\\", names[] = "abfrtv\\";
+	const char *e;
+	size_t i, o = 0;
+
+	for (i = 0; i < len; i++) {
+		if (v[i] == '\n') {
+			dst[o++] = '$';
+			dst[o++] = '\n';
+		} else if ((e = memchr(named, v[i], sizeof(named) - 1)) !=
+		    NULL) {
+			dst[o++] = '\\';
+			dst[o++] = (unsigned char)names[e - named];
+		} else if (v[i] < 0x20 || v[i] > 0x7e) {
+			dst[o++] = '\\';
+			dst[o++] = (unsigned char)('0' + (v[i] >> 6));
+			dst[o++] = (unsigned char)('0' + ((v[i] >> 3) & 7));
+			dst[o++] = (unsigned char)('0' + (v[i] & 7));
+		} else
+			dst[o++] = v[i];
+	}
+	return o;
+}
+
+/*
+ * The value as cat -v prints it: a control byte as "^" and the byte
+ * 0x40 above it ("^A", DEL as "^?"), a byte over 0x7f as "M-" and the
+ * same for its low 7 bits; a tab and a line break as they are, or, when
+ * |all| (cat -A), as "^I" and as "$" and the break.
+ */
+static size_t
+caret_notation(unsigned char *dst, const unsigned char *v, size_t len,
+    int all)
+{
+	unsigned char c;
+	size_t i, o = 0;
+
+	for (i = 0; i < len; i++) {
+		if (v[i] == '\n' && all)
+			dst[o++] = '$';
+		if (v[i] == '\n' || (v[i] == '\t' && !all)) {
+			dst[o++] = v[i];
+			continue;
+		}
+		c = v[i] & 0x7f;
+		if (v[i] > 0x7f) {
+			dst[o++] = 'M';
+			dst[o++] = '-';
+		}
+		if (c < 0x20 || c == 0x7f) {
+			dst[o++] = '^';
+			c = c == 0x7f ? '?' : (unsigned char)(c + 0x40);
+		}
+		dst[o++] = c;
+	}
+	return o;
+}
+
 /* The value's bytes in reverse order (rev(1)). */
 static size_t
 reversed(unsigned char *dst, const unsigned char *v, size_t len)
@@ -758,7 +830,7 @@ add_base32_forms(struct redact *r, size_t si, const unsigned char *v,
 		(void)base32_encode(enc, tmp, k + len, 0);
 		first = (8 * k + 4) / 5;
 		last = (8 * (k + len)) / 5;
-		if (last <= first || last - first < REDACT_MIN_INNER)
+		if (last < first + REDACT_MIN_INNER)
 			continue;
 		n = last - first;
 		dst = form_reserve(s, n);
@@ -847,6 +919,8 @@ forms_index(struct redact *r)
 				pair_set(r, fm->p[0], '\n');
 				pair_set(r, fm->p[0], '\r');
 			}
+			if (fm->wrap & FORM_SED)
+				pair_set(r, fm->p[0], '\\');
 		}
 	}
 	r->start[256] = r->nforms;
@@ -884,10 +958,11 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	 * 8-byte words (2 * (len + 16) each, "??" included) and the ASCII
 	 * column (len); and od -c's fields (4 * len); od -b's and od -a's
 	 * fields (4 * len each), 2 spaced (2 * len each), the reversed value
-	 * (len), 2 whole base32 and 5 fragments (2 * len + 8 at most each).
+	 * (len), 2 whole base32 and 5 fragments (2 * len + 8 at most each),
+	 * sed -n l's, cat -v's and cat -A's (4 * len each).
 	 */
 	cap = 32 * (3 * len + 8) + 13 * (2 * len + 32) + 4 * len +
-	    13 * len + 7 * (2 * len + 8);
+	    13 * len + 7 * (2 * len + 8) + 12 * len;
 	if ((s->block = sodium_malloc(cap)) == NULL)
 		return AL_ERR_ALLOC;
 	s->cap = cap;
@@ -900,7 +975,7 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	s->vlen = len;
 	dst = form_reserve(s, 2 * len);
 	if ((rc = form_commit_wrap(r, si, hex_encode(dst, v, len),
-	    FORM_LINES | FORM_DUMP)) != 0)
+	    FORM_LINES | FORM_DUMP | FORM_UNDER)) != 0)
 		goto fail;
 	/*
 	 * Little-endian words of 2, 4 and 8 bytes, at each offset (a hex
@@ -918,15 +993,15 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 		goto fail;
 	dst = form_reserve(s, 4 * len);
 	if ((rc = form_commit_wrap(r, si, char_fields(dst, v, len),
-	    FORM_CHARS)) != 0)
+	    FORM_CHARS | FORM_UNDER)) != 0)
 		goto fail;
 	dst = form_reserve(s, 4 * len);
 	if ((rc = form_commit_wrap(r, si, octal_fields(dst, v, len),
-	    FORM_CHARS)) != 0)
+	    FORM_CHARS | FORM_UNDER)) != 0)
 		goto fail;
 	dst = form_reserve(s, 4 * len);
 	if ((rc = form_commit_wrap(r, si, named_fields(dst, v, len),
-	    FORM_CHARS)) != 0)
+	    FORM_CHARS | FORM_UNDER)) != 0)
 		goto fail;
 	dst = form_reserve(s, 2 * len);
 	if ((rc = form_commit(r, si, spaced(dst, v, len, ' '))) != 0)
@@ -936,6 +1011,15 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 		goto fail;
 	dst = form_reserve(s, len);
 	if ((rc = form_commit(r, si, reversed(dst, v, len))) != 0)
+		goto fail;
+	dst = form_reserve(s, 4 * len);
+	if ((rc = form_commit_wrap(r, si, sed_l(dst, v, len), FORM_SED)) != 0)
+		goto fail;
+	dst = form_reserve(s, 4 * len);
+	if ((rc = form_commit(r, si, caret_notation(dst, v, len, 0))) != 0)
+		goto fail;
+	dst = form_reserve(s, 4 * len);
+	if ((rc = form_commit(r, si, caret_notation(dst, v, len, 1))) != 0)
 		goto fail;
 	dst = form_reserve(s, 3 * len);
 	if ((rc = form_commit(r, si,
@@ -1439,17 +1523,50 @@ chars_line(const unsigned char *in, size_t len, size_t k, unsigned char want,
 }
 
 /*
- * Can a gap inside a match begin with |c|: a dump's separator or prefix
- * (dump_gap()), a line break, an escape sequence?  Most bytes that
- * stop a match cannot, and are not looked at further.
+ * od -c's change of line in a match of the fields |fm| at in[k..len),
+ * before byte |j| of the form (a field's padding): chars_line() for the
+ * field there, passing a line under the line (FORM_UNDER): at most
+ * DUMP_UNDER on the match's first line (|took| SIZE_MAX), and on a
+ * later one, when the match took UNDER_MIN fields or more on it (|took|
+ * bytes of the form), DUMP_OFF and 4 more than those.
+ */
+static size_t
+chars_change(const struct redact_form *fm, const unsigned char *in,
+    size_t len, size_t j, size_t k, size_t took, int *more, int *passed)
+{
+	size_t pad, under;
+
+	*more = *passed = 0;
+	for (pad = 0; j + pad < fm->len && fm->p[j + pad] == ' '; pad++)
+		;
+	if (pad == 0 || j + pad == fm->len)
+		return 0;
+	under = !(fm->wrap & FORM_UNDER) ? 0 : took == SIZE_MAX ?
+	    DUMP_UNDER : took < 4 * UNDER_MIN - 3 ? 0 : DUMP_OFF + 4 + took;
+	return chars_line(in, len, k, fm->p[j + pad], pad, under, more,
+	    passed);
+}
+
+/*
+ * Can a gap inside a match of |fm| begin with |c|: an escape sequence,
+ * a line break (a wrapped form, a dump's or od -c's change of line), a
+ * dump's separator or prefix (dump_gap())?  Most bytes that stop a
+ * match cannot, and are not looked at further (a form of fields or of
+ * spaced characters that begins "c " is not tried at each "c -" of a
+ * build log).
  */
 static int
-gap_may_begin(unsigned char c)
+gap_may_begin(const struct redact_form *fm, unsigned char c)
 {
 	switch (c) {
-	case ' ': case ':': case '-': case ',': case '0': case '\\':
-	case '\r': case '\n': case 0x1b: case 0x9b:
+	case 0x1b: case 0x9b:
 		return 1;
+	case '\r': case '\n':
+		return (fm->wrap & (FORM_LINES | FORM_DUMP | FORM_CHARS)) != 0;
+	case '\\':
+		return (fm->wrap & (FORM_DUMP | FORM_SED)) != 0;
+	case ' ': case ':': case '-': case ',': case '0':
+		return (fm->wrap & FORM_DUMP) != 0;
 	default:
 		return 0;
 	}
@@ -1480,15 +1597,30 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 {
 	struct match_at alt;
 	size_t j = at.j, k = at.k, esc = at.esc, changes = at.changes;
-	size_t last = at.last, n, m, q, pad, br, col, under;
+	size_t last = at.last, n, m, q, pad, br, col, under, rest;
 	int broke = at.broke, column = at.column, more, pend, changed, edge;
 	int altmore, altchanged, altpartial, passed, below = at.under;
 
 	for (; j < fm->len; j++, k++, broke = 0) {
+		/*
+		 * sed's break of a long line, "\\" and a line break: no form
+		 * byte is a "\\" before a line break (sed_l()).
+		 */
+		if ((fm->wrap & FORM_SED) && j > 0 && k < len &&
+		    in[k] == '\\') {
+			if (k + 1 == len) {
+				*partial = 1;
+				return 0;
+			}
+			if (in[k + 1] == '\n') {
+				k += 2;
+				broke = 1;
+			}
+		}
 		/* A hex dump's gaps fall between two bytes. */
 		edge = (fm->wrap & FORM_DUMP) && j % 2 == 0;
 		for (; j > 0 && k < len && !form_eq(fm, j, in[k]); ) {
-			if (!gap_may_begin(in[k]))
+			if (!gap_may_begin(fm, in[k]))
 				break;
 			more = 0;
 			/* The "??" bytes here, that a last word may lack. */
@@ -1500,7 +1632,8 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 			 * later one's that of the bytes the match took on it.
 			 */
 			col = changes == 0 ? DUMP_COL : j / 2 - last + DUMP_PAD;
-			under = changes == 0 ? DUMP_UNDER :
+			under = !(fm->wrap & FORM_UNDER) ? 0 : changes == 0 ?
+			    DUMP_UNDER : j / 2 - last < UNDER_MIN ? 0 :
 			    DUMP_OFF + 4 + 4 * (j / 2 - last);
 			if (edge && !broke && (n = dump_gap(in, len, k,
 			    fm->p[j], col, q / 2, 0, under, &pad, &more,
@@ -1546,14 +1679,10 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 				continue;
 			}
 			/* od -c's change of line, before a field's padding. */
-			for (pad = 0; (fm->wrap & FORM_CHARS) &&
-			    j + pad < fm->len && fm->p[j + pad] == ' '; pad++)
-				;
-			under = changes == 0 ? DUMP_UNDER :
-			    DUMP_OFF + 4 + j - last;
-			if (!broke && pad > 0 && j + pad < fm->len &&
-			    (n = chars_line(in, len, k, fm->p[j + pad], pad,
-			    under, &more, &passed)) > 0) {
+			if ((fm->wrap & FORM_CHARS) && !broke &&
+			    (in[k] == '\n' || in[k] == '\r') &&
+			    (n = chars_change(fm, in, len, j, k, changes == 0 ?
+			    SIZE_MAX : j - last, &more, &passed)) > 0) {
 				k += n;
 				broke = 1;
 				changes++;
@@ -1589,10 +1718,11 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 	 * A dump's last line: its ASCII column holds the secret's tail (a
 	 * dump with none, xxd -p, hexdump -e, keeps the rest of the line).
 	 */
-	for (n = 0; (column || below) && k + n < len && n < DUMP_REST &&
-	    in[k + n] >= 0x20 && in[k + n] < 0x7f; n++)
+	rest = column ? DUMP_REST : below ? DUMP_UNDER : 0;
+	for (n = 0; k + n < len && n < rest && in[k + n] >= 0x20 &&
+	    in[k + n] < 0x7f; n++)
 		;
-	if ((column || below) && k + n == len && n < DUMP_REST)
+	if (rest > 0 && k + n == len && n < rest)
 		*partial = 1;
 	/* ... and the line under it (od -t x1 -c): the secret's tail. */
 	if (below && k + n < len && (m = line_break(in, len, k + n)) > 0) {
@@ -1637,13 +1767,16 @@ match_from(const struct redact *r, const unsigned char *in, size_t len,
 
 	lo = r->start[c0];
 	hi = r->start[c0 + 1];
-	if (c1 == 0x1b || c1 == 0x9b || c1 == '\n' || c1 == '\r') {
+	if (c1 == 0x1b || c1 == 0x9b || c1 == '\n' || c1 == '\r' ||
+	    c1 == '\\') {
 		/* Byte 1 may begin a sequence or a break: every form. */
 		for (f = lo; f < hi; f++) {
 			fm = &r->forms[f];
 			if (len - i < fm->len || (fm->p[1] != c1 &&
 			    (c1 == '\n' || c1 == '\r') &&
 			    !(fm->wrap & (FORM_LINES | FORM_CHARS))) ||
+			    (fm->p[1] != c1 && c1 == '\\' &&
+			    !(fm->wrap & FORM_SED)) ||
 			    (dump_only && !(fm->wrap & FORM_DUMP)))
 				continue;
 			if (best != NULL && (fm->len < best->len ||
@@ -1672,7 +1805,8 @@ match_from(const struct redact *r, const unsigned char *in, size_t len,
 		 * begins no gap ends the match there (most tries end so).
 		 */
 		if ((dump_only && !(fm->wrap & FORM_DUMP)) || len - i < fm->len ||
-		    (!form_eq(fm, 2, in[i + 2]) && !gap_may_begin(in[i + 2])))
+		    (!form_eq(fm, 2, in[i + 2]) &&
+		    !gap_may_begin(fm, in[i + 2])))
 			continue;
 		if ((*span = form_match(fm, in, len, i, &partial)) > 0)
 			return fm;
@@ -1750,11 +1884,11 @@ redact_longest(const struct redact *r)
 	 * its line and DUMP_PAD + DUMP_OFF (8 more for a "\r\n" and a last
 	 * word's padding), and the rest of its last line; od -c's fields, a
 	 * line break and an offset before any field but the first (each at
-	 * least 2 bytes); either, passing lines under its lines (od -t x1
-	 * -c), the first and the last DUMP_UNDER and a line break, a later
-	 * one DUMP_OFF + 4 and 4 for each byte the match took on its line
-	 * (in od -c's fields, 4 form bytes a byte), and od -c's rest of its
-	 * last line.
+	 * least 2 bytes); a FORM_UNDER form, passing lines under its lines
+	 * (od -t x1 -c), the first and the last DUMP_UNDER and a line break,
+	 * a later one, after UNDER_MIN bytes or more, DUMP_OFF + 4 and 4 for
+	 * each byte the match took on its line (in od -c's fields, a byte's
+	 * 4 bytes of the form), and od -c's rest of its last line.
 	 */
 	_Static_assert(DUMP_PREFIX <= DUMP_PAD + DUMP_OFF + 8,
 	    "a C array's prefix fits the bound of a change of line");
@@ -1763,13 +1897,19 @@ redact_longest(const struct redact *r)
 		    3 * r->forms[i].len - 2 : r->forms[i].len) + REDACT_MAX_ESC;
 		if (r->forms[i].wrap & FORM_DUMP)
 			n += DUMP_COL + DUMP_OFF + 8 + r->forms[i].len / 2 *
-			    (1 + DUMP_PAD + DUMP_OFF + 8) + DUMP_REST +
-			    2 * (DUMP_UNDER + 2) + r->forms[i].len / 2 *
-			    (DUMP_OFF + 4) + 2 * r->forms[i].len;
+			    (1 + DUMP_PAD + DUMP_OFF + 8) + DUMP_REST;
 		if (r->forms[i].wrap & FORM_CHARS)
-			n += (r->forms[i].len / 2 + 1) * (2 + DUMP_OFF) +
-			    2 * (DUMP_UNDER + 2) + (r->forms[i].len / 2 + 1) *
-			    (DUMP_OFF + 4) + r->forms[i].len + DUMP_REST;
+			n += (r->forms[i].len / 2 + 1) * (2 + DUMP_OFF);
+		if (r->forms[i].wrap & FORM_SED)
+			n += 2 * r->forms[i].len;
+		if ((r->forms[i].wrap & (FORM_UNDER | FORM_DUMP)) ==
+		    (FORM_UNDER | FORM_DUMP))
+			n += 2 * (DUMP_UNDER + 2) + r->forms[i].len / 2 /
+			    UNDER_MIN * (DUMP_OFF + 4) + 2 * r->forms[i].len;
+		if ((r->forms[i].wrap & (FORM_UNDER | FORM_CHARS)) ==
+		    (FORM_UNDER | FORM_CHARS))
+			n += 3 * DUMP_UNDER + 4 + ((r->forms[i].len / 4 + 1) /
+			    UNDER_MIN + 1) * (DUMP_OFF + 4) + r->forms[i].len;
 		if (n > longest)
 			longest = n;
 	}

@@ -105,11 +105,11 @@ expect_eq "a read gives as much of a tail that begins like the secret as of one 
 # it at byte 7 of a word (64 characters, "??" for the words' other
 # bytes) broken into lines (3 * 64 - 2), 1024 bytes of escape sequences
 # (REDACT_MAX_ESC), and laid out as a hex dump: a first change of line
-# after an ASCII column of up to 72 bytes and an offset (96), each of
+# after an ASCII column of up to 136 bytes and an offset (160), each of
 # its 32 bytes on a line of its own (xxd -c 1: 32 * 33, the byte in the
 # ASCII column, its padding, an offset) and the rest of its last line
-# (264: a line of 64).
-expect_eq "... holding back the same tail, whatever it holds" "$wrong" 1376
+# (520: a line of 128).
+expect_eq "... holding back the same tail, whatever it holds" "$wrong" 1056
 
 # The same for a job's pushed events (jobs.events): a line was pushed once
 # no form of a secret could run past it, so the line of a guess the agent

@@ -10,19 +10,27 @@
 #    came back, the secret's head and tail.
 #  - od -a names a byte ("sp" for a space), od -b prints each byte in
 #    octal: no form of the secret looked so.
-#  - a dump of 128 or 256 bytes a line (xxd -c 128, xxd -c 256,
-#    od -w128, od -w256) with the secret across two lines: the first
+#  - a dump of 96 or 128 bytes a line (xxd -c 96, xxd -c 128, od -w128)
+#    with the secret across two lines: the first
 #    line's ASCII column was past the 72 bytes a match could pass, and
 #    the hex came back to be decoded, its tail in the ASCII column.
 #  - base32 at each of the 5 byte offsets of a longer stream, the
 #    secret reversed (rev), a character a line (sed 's/./&\n/g') and a
 #    space between its characters (sed 's/./& /g').
+#  - sed -n l breaks a line at 69 columns with a "\" (a 93-character
+#    token printed after a label came back in two pieces), and prints a
+#    key's control bytes as \ooo; cat -v and cat -A print them as ^X
+#    and M-x: no form of the secret looked so.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
 mcp_env
 secret='Zq8x Lr2$Wv9&Kt4(Ym7)Pn3'
 printf '%s' "$secret" | "$AIRLOCK" secret set API_TOKEN
+long=ghp_Zq8xLr2Wv9Kt4Ym7Pn3Bc6Hd1Fs5Jg0Ae8Ui2Oy4Tx7Rw9Qe3Lk6Mn1Vb5Zc4Xa8Sd2Fg6Hj0Kl3Qw7Er1Ty5Ui9Op
+printf '%s' "$long" | "$AIRLOCK" secret set LONG_TOKEN
+bin=$'k\001Zq8\211x\tLr2\177Wv9&Kt4\033Ym7\377Pn3'
+printf '%s' "$bin" | "$AIRLOCK" secret set BIN_KEY
 ws=$(make_workspace)
 
 M="$T/m.yaml"
@@ -39,10 +47,10 @@ tools:
       - -c
       - |
         for d in 'od -t x1 -c' 'od -A n -t x1 -c' 'od -c -t x1' \
-            'od -t x1 -a' 'od -t x1 -c -w4' 'od -A x -t x1 -c -w64' \
+            'od -t x1 -a' 'od -t x1 -c -w4' 'od -A x -t x1 -c -w32' \
             'od -a' 'od -A n -a -w4' 'od -b' 'od -A n -b -w4'; do
           echo "== $d"
-          printf 'token: %s\n' "$API_TOKEN" | eval "$d"
+          printf 'the api token: %s\n' "$API_TOKEN" | eval "$d"
         done
     secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
   - name: wide
@@ -55,8 +63,8 @@ tools:
       - bash
       - -c
       - |
-        for d in 'xxd -c 128' 'od -A x -t x1z -w128' 'xxd -c 256' \
-            'od -A x -t x1z -w256' 'od -t x1 -w256'; do
+        for d in 'xxd -c 96' 'xxd -c 128' 'od -A x -t x1z -w128' \
+            'od -t x1 -w128'; do
           echo "== $d"
           w=${d##* }; w=${w#-w}
           { head -c $((w - 12)) /dev/zero | tr '\0' a
@@ -84,18 +92,39 @@ tools:
         echo '== spaced'
         printf '%s\n' "$API_TOKEN" | sed 's/./& /g'
     secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+  - name: escaped
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 10000
+    command:
+      - bash
+      - -c
+      - |
+        echo '== sed -n l, its line broken'
+        printf 'the api token of the payments service: %s\n' "$LONG" | sed -n l
+        for d in 'sed -n l' 'cat -v' 'cat -A'; do
+          echo "== $d"
+          printf 'key=%s\n' "$BIN" | $d
+        done
+    secrets: [ { name: LONG_TOKEN, env: LONG }, { name: BIN_KEY, env: BIN } ]
 YAML
 
 # leak SECRET < TEXT: the first 6 bytes of SECRET that TEXT holds, read
 # off or decoded: as it is, reversed, its blanks taken out (spaced
 # characters, od -c's and od -a's fields), the hex or octal bytes of its
 # lines joined across the lines that hold none (od -t x1 -c), or a
-# line's base32; "" if none.
+# line's base32, sed -n l's escapes and broken lines undone, cat -v's
+# ^X and M-x undone; "" if none.
 leak() {
-	python3 -c 'import base64, re, sys
-s = sys.argv[1].encode()
+	python3 -c 'import base64, os, re, sys
+s = os.fsencode(sys.argv[1])
 t = sys.stdin.buffer.read()
 views = [t, t[::-1], re.sub(rb"\s+", b"", t)]
+sed = {b"a": 7, b"b": 8, b"f": 12, b"r": 13, b"t": 9, b"v": 11, b"\\": 92}
+views.append(re.sub(rb"\\([0-7]{3}|[abfrtv\\])", lambda m: bytes([int(m[1], 8) & 0xff if len(m[1]) == 3 else sed[m[1]]]), t.replace(b"\\\n", b"")))
+views.append(re.sub(rb"(M-)?(\^[?@-_]|[\x00-\xff])", lambda m: bytes([((127 if m[2] == b"^?" else m[2][1] - 64) if m[2][:1] == b"^" and len(m[2]) == 2 else m[2][0]) | (128 if m[1] else 0)]), t))
 hx = oc = b""
 for l in t.splitlines():
 	w = l.split()
@@ -113,7 +142,7 @@ for l in t.splitlines():
 			pass
 views += [hx, oc]
 b = [s[i:i + 6] for i in range(len(s) - 5) if any(s[i:i + 6] in v for v in views)]
-print(b[0].decode() if b else "")' "$1"
+print(b[0].decode(errors="replace") if b else "")' "$1" || echo "(leak failed)"
 }
 # section NAME: the lines of $out after "== NAME", up to the next "==".
 section() { printf '%s\n' "$out" | h="== $1" awk '$0 == ENVIRON["h"] { on = 1; next } /^== / { on = 0 } on'; }
@@ -125,7 +154,7 @@ mcp_call oddumps '{}'
 expect_ok_result "the od tool ran"
 out=$(jr .result.structuredContent.stdout)
 for d in 'od -t x1 -c' 'od -A n -t x1 -c' 'od -c -t x1' 'od -t x1 -a' \
-    'od -t x1 -c -w4' 'od -A x -t x1 -c -w64' 'od -a' 'od -A n -a -w4' \
+    'od -t x1 -c -w4' 'od -A x -t x1 -c -w32' 'od -a' 'od -A n -a -w4' \
     'od -b' 'od -A n -b -w4'; do
 	s=$(section "$d")
 	n=$(printf '%s' "$s" | grep -c 'REDACTED:API_TOKEN')
@@ -137,8 +166,8 @@ done
 mcp_call wide '{}'
 expect_ok_result "the wide dump tool ran"
 out=$(jr .result.structuredContent.stdout)
-for d in 'xxd -c 128' 'od -A x -t x1z -w128' 'xxd -c 256' \
-    'od -A x -t x1z -w256' 'od -t x1 -w256'; do
+for d in 'xxd -c 96' 'xxd -c 128' 'od -A x -t x1z -w128' \
+    'od -t x1 -w128'; do
 	s=$(section "$d")
 	n=$(printf '%s' "$s" | grep -c 'REDACTED:API_TOKEN')
 	check "$d: the secret across its two lines was redacted ($n)" test "$n" -ge 1
@@ -158,9 +187,23 @@ done
 expect_eq "no piece of it, decoded, reversed or its blanks taken out" \
     "$(printf '%s' "$out" | leak "$secret")" ""
 
+mcp_call escaped '{}'
+expect_ok_result "the escaping tool ran"
+out=$(jr .result.structuredContent.stdout)
+n=$(section 'sed -n l, its line broken' | grep -c 'REDACTED:LONG_TOKEN')
+check "sed -n l of the long token over two lines was redacted ($n)" test "$n" -eq 1
+expect_eq "... no piece of it, its lines joined" \
+    "$(section 'sed -n l, its line broken' | leak "$long")" ""
+for d in 'sed -n l' 'cat -v' 'cat -A'; do
+	n=$(section "$d" | grep -c 'REDACTED:BIN_KEY')
+	check "$d: the key's escaped control bytes were redacted ($n)" test "$n" -eq 1
+	expect_eq "... no piece of it, its escapes undone" \
+	    "$(section "$d" | leak "$bin")" ""
+done
+
 mcp_stop
 for f in "$sess"/artifacts/*-oddumps.log "$sess"/artifacts/*-wide.log \
-    "$sess"/artifacts/*-encodings.log; do
+    "$sess"/artifacts/*-encodings.log "$sess"/artifacts/*-escaped.log; do
 	expect_eq "$(basename "$f") holds no piece of the secret" \
 	    "$(leak "$secret" <"$f")" ""
 done

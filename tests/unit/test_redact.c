@@ -3,6 +3,7 @@
 /* Unit tests for broker/redact.c: every encoding of a secret is replaced. */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -472,6 +473,156 @@ START_TEST(test_redact_dump_case_arrays_and_widths)
 }
 END_TEST
 
+/*
+ * xxd -c |width| of in[0..n) into out (xxd's layout: an offset, 2-byte
+ * groups, two spaces, the ASCII column).
+ */
+static size_t
+mini_xxd(char *out, const char *in, size_t n, size_t width)
+{
+	size_t l, b, o = 0;
+
+	for (l = 0; l < n; l += width) {
+		o += (size_t)sprintf(out + o, "%08zx:", l);
+		for (b = l; b < l + width; b++) {
+			if ((b - l) % 2 == 0)
+				out[o++] = ' ';
+			if (b < n)
+				o += (size_t)sprintf(out + o, "%02x",
+				    (unsigned char)in[b]);
+			else
+				o += (size_t)sprintf(out + o, "  ");
+		}
+		o += (size_t)sprintf(out + o, "  ");
+		for (b = l; b < l + width && b < n; b++)
+			out[o++] = in[b] >= 0x20 && in[b] < 0x7f ? in[b] : '.';
+		out[o++] = '\n';
+	}
+	out[o] = '\0';
+	return o;
+}
+
+/*
+ * od -t x1 -c and od -c -t x1 (a line of characters under each line of
+ * hex, or of hex under characters), od -b, od -a, a dump of 64 or 128
+ * bytes a line with the secret across two, base32 at any offset, the
+ * secret reversed or a separator between its characters, sed -n l's
+ * broken line, a key's control bytes as sed -n l, cat -v and cat -A
+ * print them; and the same layout of another value unchanged.
+ */
+START_TEST(test_redact_od_fields_wide_dumps_and_transforms)
+{
+	static const struct {
+		const char	*in, *out;
+		int		 count;
+	} cases[] = {
+		{ "0000000  70  77  3d  70  40  73  73  20\n"
+		    "          p   w   =   p   @   s   s    \n"
+		    "0000010  77  6f  72  64  2f  2b  3f  78\n"
+		    "          w   o   r   d   /   +   ?   x\n"
+		    "0000020  39  3b  0a\n"
+		    "          9   ;  \\n\n"
+		    "0000023\n",
+		    "0000000  70  77  3d  [REDACTED:PW]\n0000023\n", 1 },
+		{ "0000000   p   w   =   p   @   s   s    \n"
+		    "         70  77  3d  70  40  73  73  20\n"
+		    "0000010   w   o   r   d   /   +   ?   x\n"
+		    "         77  6f  72  64  2f  2b  3f  78\n"
+		    "0000020   9   ;  \\n\n"
+		    "         39  3b  0a\n"
+		    "0000023\n",
+		    "0000000   p   w   =   [REDACTED:PW]\n0000023\n", 1 },
+		{ "0000000 160 167 075 160 100 163 163 040\n"
+		    "0000010 167 157 162 144 057 053 077 170\n"
+		    "0000020 071 073 012\n",
+		    "0000000 160 167 075 [REDACTED:PW] 073 012\n", 1 },
+		{ "   p   w   =   p   @   s   s  sp   w   o   r   d   /\n"
+		    "   +   ?   x   9   ;  nl\n",
+		    "   p   w   =   [REDACTED:PW]   ;  nl\n", 1 },
+		{ "OBAHG4ZAO5XXEZBPFM7XQOI=\nPBYEA43TEB3W64TEF4VT66BZ\n"
+		    "PB4XU4CAONZSA53POJSC6KZ7PA4Q====\n",
+		    "[REDACTED:PW]\nPB[REDACTED:PW]\nPB4XU[REDACTED:PW]Q====\n", 3 },
+		{ "rev: 9x?+/drow ss@p\n", "rev: [REDACTED:PW]\n", 1 },
+		{ "p @ s s   w o r d / + ? x 9 \n", "[REDACTED:PW] \n", 1 },
+		{ "p\n@\ns\ns\n \nw\no\nr\nd\n/\n+\n?\nx\n9\n",
+		    "[REDACTED:PW]\n", 1 },
+		/* Another value (wore): nothing under a line is taken. */
+		{ "0000000  70  77  3d  70  40  73  73  20\n"
+		    "          p   w   =   p   @   s   s    \n"
+		    "0000010  77  6f  72  65  2f  2b  3f  78\n"
+		    "          w   o   r   e   /   +   ?   x\n"
+		    "0000020  39  3b  0a\n"
+		    "          9   ;  \\n\n", NULL, 0 },
+		{ "0000000   p   w   =   p   @   s   s    \n"
+		    "         70  77  3d  70  40  73  73  20\n"
+		    "0000010   w   o   r   e   /   +   ?   x\n"
+		    "         77  6f  72  65  2f  2b  3f  78\n", NULL, 0 },
+		{ "N52GQZLS p w o r d x 9 p @ s s\n", NULL, 0 },
+		/* sed -n l breaks a line at 69 columns with "\\". */
+		{ "pw=p@ss wo\\\nrd/+?x9$\n", "pw=[REDACTED:PW]$\n", 1 },
+		{ "pw=p@ss wo\\\nre/+?x9$\n", NULL, 0 },
+	};
+	/* A key with control bytes, as sed -n l, cat -v and cat -A show it. */
+	static const char key[] = "k\001Zq\211x\tL\177w\033";
+	static const struct {
+		const char	*in, *out;
+		int		 count;
+	} keyed[] = {
+		{ "k=k\\001Zq\\211x\\tL\\177w\\033$\n", "k=[REDACTED:K]$\n", 1 },
+		{ "k=k\\001Zq\\211\\\nx\\tL\\177w\\033$\n", "k=[REDACTED:K]$\n",
+		    1 },
+		{ "k=k^AZqM-^Ix\tL^?w^[\n", "k=[REDACTED:K]\n", 1 },
+		{ "k=k^AZqM-^Ix^IL^?w^[$\n", "k=[REDACTED:K]$\n", 1 },
+		{ "k=k^AZqM-^Ix^IL^?w^A$\n", NULL, 0 },
+	};
+	struct redact *rk;
+	struct redact *r;
+	char in[2048], dump[8192], *out;
+	size_t i, n, w, outlen;
+	int rc;
+
+	ck_assert_ptr_nonnull(r = redact_new());
+	ck_assert_int_eq(redact_add(r, "PW", PW, strlen(PW)), 0);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		rc = redact_buf(r, cases[i].in, strlen(cases[i].in), &out,
+		    &outlen);
+		ck_assert_msg(rc == cases[i].count, "case %zu: %d, want %d",
+		    i, rc, cases[i].count);
+		ck_assert_msg(strcmp(out, cases[i].out != NULL ? cases[i].out :
+		    cases[i].in) == 0, "case %zu: got '%s'", i, out);
+		free(out);
+	}
+	ck_assert_ptr_nonnull(rk = redact_new());
+	ck_assert_int_eq(redact_add(rk, "K", key, strlen(key)), 0);
+	for (i = 0; i < sizeof(keyed) / sizeof(keyed[0]); i++) {
+		rc = redact_buf(rk, keyed[i].in, strlen(keyed[i].in), &out,
+		    &outlen);
+		ck_assert_msg(rc == keyed[i].count, "key %zu: %d, want %d",
+		    i, rc, keyed[i].count);
+		ck_assert_msg(strcmp(out, keyed[i].out != NULL ? keyed[i].out :
+		    keyed[i].in) == 0, "key %zu: got '%s'", i, out);
+		free(out);
+	}
+	redact_free(rk);
+	/* The secret across two lines of 64 or 128 bytes, and another. */
+	for (w = 64; w <= 128; w *= 2) {
+		memset(in, 'x', w - 8);
+		memcpy(in + w - 8, PW "!\n", strlen(PW) + 2);
+		n = mini_xxd(dump, in, w - 8 + strlen(PW) + 2, w);
+		ck_assert_int_eq(redact_buf(r, dump, n, &out, &outlen), 1);
+		ck_assert_ptr_nonnull(strstr(out, "7878 [REDACTED:PW]\n"));
+		ck_assert_ptr_null(strstr(out, "x9"));
+		free(out);
+		in[w - 8 + 9] = 'e';	/* p@ss wore */
+		n = mini_xxd(dump, in, w - 8 + strlen(PW) + 2, w);
+		ck_assert_int_eq(redact_buf(r, dump, n, &out, &outlen), 0);
+		ck_assert_str_eq(out, dump);
+		free(out);
+	}
+	redact_free(r);
+}
+END_TEST
+
 START_TEST(test_redact_binary_buffer_with_nul)
 {
 	static const char in[] = "a\0" PW "\0b";
@@ -580,16 +731,13 @@ START_TEST(test_redact_release_ignores_content)
 	/*
 	 * Its od -t x8 hex across two words (32 characters: "??" for the
 	 * other 12 bytes of the words) broken into lines, or a dump's
-	 * changes of line: the first after an ASCII column of up to 264
-	 * bytes and an offset (288 in all), each of the 16 bytes on a line
+	 * changes of line: the first after an ASCII column of up to 136
+	 * bytes and an offset (160 in all), each of the 16 bytes on a line
 	 * of its own (33: the byte in the ASCII column, its padding, an
-	 * offset), the rest of its last line (1032: a line of 256), and
-	 * lines under its lines (od -t x1 -c): the first and the last (274
-	 * each, a line break with them), a later one's 20 and 4 a byte (16
-	 * * 20 + 2 * 32).
+	 * offset), and the rest of its last line (520: a line of 128).
 	 */
-	ck_assert_uint_eq(keep, 3 * 32 - 3 + REDACT_MAX_ESC + 288 + 16 * 33 +
-	    1032 + 2 * 274 + 16 * 20 + 2 * 32);
+	ck_assert_uint_eq(keep, 3 * 32 - 3 + REDACT_MAX_ESC + 160 + 16 * 33 +
+	    520);
 	ck_assert_uint_eq(redact_release(r, "abc", 3), 0);
 	memset(in, 'x', 8192);
 	in[8192] = '\0';
@@ -679,6 +827,7 @@ redact_suite(void)
 	tcase_add_test(tc, test_redact_hex_dumps_and_terminal_sequences);
 	tcase_add_test(tc, test_redact_dump_words_widths_and_ascii_column);
 	tcase_add_test(tc, test_redact_dump_case_arrays_and_widths);
+	tcase_add_test(tc, test_redact_od_fields_wide_dumps_and_transforms);
 	tcase_add_test(tc, test_redact_binary_buffer_with_nul);
 	tcase_add_test(tc, test_redact_null_redactor_copies);
 	tcase_add_test(tc, test_redact_json_tree_values_and_keys);
