@@ -1523,6 +1523,30 @@ chars_line(const unsigned char *in, size_t len, size_t k, unsigned char want,
 }
 
 /*
+ * sed's break of a long line in a match of |fm| at in[k..len), before
+ * byte |j| of the form: "\\" and a line break (2), or the line break
+ * alone when the "\\" before it was taken for the form's own (1: no
+ * byte of sed_l()'s is a "\\" before a line break); else 0, setting
+ * *more if in[k..len) is a "\\" that may begin one.
+ */
+static size_t
+sed_break(const struct redact_form *fm, const unsigned char *in,
+    size_t len, size_t j, size_t k, int *more)
+{
+	*more = 0;
+	if (in[k] == '\\' && k + 1 == len) {
+		*more = 1;
+		return 0;
+	}
+	if (in[k] == '\\' && in[k + 1] == '\n')
+		return 2;
+	if (in[k] == '\n' && k > 0 && in[k - 1] == '\\' &&
+	    fm->p[j - 1] == '\\')
+		return 1;
+	return 0;
+}
+
+/*
  * od -c's change of line in a match of the fields |fm| at in[k..len),
  * before byte |j| of the form (a field's padding): chars_line() for the
  * field there, passing a line under the line (FORM_UNDER): at most
@@ -1602,24 +1626,23 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 	int altmore, altchanged, altpartial, passed, below = at.under;
 
 	for (; j < fm->len; j++, k++, broke = 0) {
-		/*
-		 * sed's break of a long line, "\\" and a line break: no form
-		 * byte is a "\\" before a line break (sed_l()).
-		 */
-		if ((fm->wrap & FORM_SED) && j > 0 && k < len &&
-		    in[k] == '\\') {
-			if (k + 1 == len) {
-				*partial = 1;
-				return 0;
-			}
-			if (in[k + 1] == '\n') {
-				k += 2;
-				broke = 1;
-			}
-		}
 		/* A hex dump's gaps fall between two bytes. */
 		edge = (fm->wrap & FORM_DUMP) && j % 2 == 0;
 		for (; j > 0 && k < len && !form_eq(fm, j, in[k]); ) {
+			more = 0;
+			if ((fm->wrap & FORM_SED) && !broke &&
+			    (n = sed_break(fm, in, len, j, k, &more)) > 0) {
+				/* The "\\" taken for the form's: again. */
+				if (in[k] == '\n')
+					j--;
+				k += n;
+				broke = 1;
+				continue;
+			}
+			if ((fm->wrap & FORM_SED) && more) {
+				k = len;	/* a break begun */
+				continue;
+			}
 			if (!gap_may_begin(fm, in[k]))
 				break;
 			more = 0;

@@ -13,7 +13,18 @@
  *     prints for the bytes a cut last word lacks stand for them);
  *   - the value as od -c and hexdump -c print it, each byte in a field
  *     of 4 columns (a control byte as \n or \ooo), over lines with an
- *     offset before each;
+ *     offset before each or none; as od -a prints it (its names: "sp",
+ *     "nl", the high bit dropped) and as od -b prints it (3 octal digits
+ *     and a space a byte);
+ *   - base32 (RFC 4648, padded or not, and the part that is the value's
+ *     alone at byte offset 0 to 4 of a longer stream), the value
+ *     reversed (rev), with a space or a line break between its
+ *     characters (sed 's/./& /g', fold -w 1);
+ *   - the value as sed -n l prints it ("\\" doubled, \a \b \f \r \t \v,
+ *     other bytes outside " " to "~" as \ooo, a line break as "$" and
+ *     the break), a long line broken anywhere with "\\" and a line break;
+ *     as cat -v ("^A", "M-^I", "^?") and cat -A (a tab as "^I" too, a
+ *     line's end as "$") print it;
  *   - the value as a hex dump's ASCII column shows it, a byte outside
  *     " " to "~" as "." (xxd, hexdump -C, od -t x1z), when it holds
  *     such a byte and shows 4 or more as they are;
@@ -54,14 +65,19 @@
  * prefix ("0x", "0X", "\x") after an optional "," and up to 2 spaces or
  * a line break and an indent (xxd -i), or a change of line: the rest of
  * the line (its ASCII column, after 2 separators, or none) in printable
- * bytes, at most 72 on the match's first line (xxd -c 64, od -t x1z
- * -w64) and on a later one as many as the bytes the match took on it
+ * bytes, at most 136 on the match's first line (xxd -c 128, od -t x1z
+ * -w128) and on a later one as many as the bytes the match took on it
  * and 8 (a line there is the secret's alone: xxd -c 4, xxd -c 1), a line
  * break, the next line's offset (up to 12 hex digits, an optional ":",
  * 1 to 3 spaces) or none (hexdump -e '4/4 "%08X " "\n"').  A match that
  * changed lines past an ASCII column runs on to the end of its last line
- * (at most 264 printable bytes: a line of 64), whose ASCII column shows
+ * (at most 520 printable bytes: a line of 128), whose ASCII column shows
  * the secret's tail (a dump without one, xxd -p, keeps the line's rest).
+ * The hex form (not its words) and od -c's, od -a's and od -b's fields
+ * also pass a line under each of their lines (od -t x1 -c prints one of
+ * characters under each line of hex, od -c -t x1 one of hex under each
+ * of characters; up to 32 bytes a line), and a match that passed one
+ * takes the rest of its last line and the line under it.
  * Any form also matches with terminal escape sequences between two of
  * its characters, up to REDACT_MAX_ESC bytes of them in one match: CSI
  * (ESC "[" or 0x9b ..., colours: grep --color=always colours the part
@@ -74,16 +90,19 @@
  * A secret shorter than REDACT_MIN_LEN bytes is refused (AL_ERR_LIMIT):
  * it is too short to redact without destroying unrelated text, so it is
  * ungrantable.  The redactor does not catch other transformations
- * (compression, encryption, reversal, splitting across two writes, JSON
+ * (compression, encryption, substitutions such as rot13, other
+ * separators between the characters, base32hex, lowercase base32,
+ * base58, base85, decimal dumps (od -t d1), hex with a bare comma
+ * between bytes, splitting across two writes, JSON
  * escapes other than those above: uppercase \uXXXX for a non-ASCII
  * character, a \uXXXX spelling of another printable one; UTF-16, more
  * escape sequences than above (a hyperlink whose URL takes it past
  * REDACT_MAX_ESC bytes), other escape sequences: 8-bit C1 controls other
  * than CSI (0x9d), zero-width characters between the characters, a hex
- * dump whose first line's ASCII column is past 72 bytes (xxd -c 128,
- * od -w256) or whose last line's rest is past 264, a dump of other
- * separators (od -a's names, a C array in decimal, od -t x1 -c's hex
- * lines with a line of characters under each), the ASCII
+ * dump whose first line's ASCII column is past 136 bytes (xxd -c 256,
+ * od -w256) or whose last line's rest is past 520, od -t x1 -c of more
+ * than 32 bytes a line or in words (od -t x2 -c), a C array in decimal,
+ * the ASCII
  * column of a secret dumped on one line that shows fewer than 4 of its
  * bytes; other shell quoting: zsh's or Python's repr()); see
  * docs/AUDIT.md.
