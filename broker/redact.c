@@ -1477,7 +1477,9 @@ dump_gap(const unsigned char *in, size_t len, size_t k, unsigned char want,
 
 /*
  * Returns the length of od -c's or hexdump -c's change of line at
- * in[k..len), up to the |pad| spaces before the next field's |want|: a
+ * in[k..len), up to the |pad| spaces before the next field, field[0..
+ * flen) followed by a space or the line's end (not a line of hex's
+ * "2e" for a field "2"): a
  * line break, the next line's offset (1 to 12 hex digits, an optional
  * ":") or none, and the spaces past |pad| (od -t x1 -c's lines of
  * characters have no offset, blanks in its place); when |under| > 0
@@ -1486,10 +1488,11 @@ dump_gap(const unsigned char *in, size_t len, size_t k, unsigned char want,
  * else 0, setting *more if in[k..len) is the beginning of one.
  */
 static size_t
-chars_line(const unsigned char *in, size_t len, size_t k, unsigned char want,
-    size_t pad, size_t under, int *more, int *passed)
+chars_line(const unsigned char *in, size_t len, size_t k,
+    const unsigned char *field, size_t flen, size_t pad, size_t under,
+    int *more, int *passed)
 {
-	size_t n, m, d, sp, u;
+	size_t n, m, d, sp, u, f;
 
 	*more = *passed = 0;
 	if (in[k] == '\r' && k + 1 == len) {
@@ -1511,7 +1514,17 @@ chars_line(const unsigned char *in, size_t len, size_t k, unsigned char want,
 			*more = 1;
 			return 0;
 		}
-		if (sp >= pad && in[k + m + sp] == want)
+		/* The whole field, then a space or the line's end. */
+		f = k + m + sp;
+		for (d = 0; d < flen && f + d < len && in[f + d] == field[d];
+		    d++)
+			;
+		if (sp >= pad && f + d == len) {
+			*more = 1;
+			return 0;
+		}
+		if (sp >= pad && d == flen && (in[f + d] == ' ' ||
+		    in[f + d] == '\r' || in[f + d] == '\n'))
 			return m + sp - pad;
 		if (*passed || under == 0)
 			return 0;
@@ -1558,16 +1571,19 @@ static size_t
 chars_change(const struct redact_form *fm, const unsigned char *in,
     size_t len, size_t j, size_t k, size_t took, int *more, int *passed)
 {
-	size_t pad, under;
+	size_t pad, under, flen;
 
 	*more = *passed = 0;
 	for (pad = 0; j + pad < fm->len && fm->p[j + pad] == ' '; pad++)
 		;
-	if (pad == 0 || j + pad == fm->len)
+	for (flen = 0; j + pad + flen < fm->len &&
+	    fm->p[j + pad + flen] != ' '; flen++)
+		;
+	if (pad == 0 || flen == 0)
 		return 0;
 	under = !(fm->wrap & FORM_UNDER) ? 0 : took == SIZE_MAX ?
 	    DUMP_UNDER : took < 4 * UNDER_MIN - 3 ? 0 : DUMP_OFF + 4 + took;
-	return chars_line(in, len, k, fm->p[j + pad], pad, under, more,
+	return chars_line(in, len, k, fm->p + j + pad, flen, pad, under, more,
 	    passed);
 }
 

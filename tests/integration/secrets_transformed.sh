@@ -7,7 +7,9 @@
 #  - od -t x1 -c and od -t x1 -a print a line of characters under each
 #    line of hex, od -c -t x1 a line of hex under each of characters:
 #    neither form's change of line crossed the other's line, so both
-#    came back, the secret's head and tail.
+#    came back, the secret's head and tail (and, where a line of hex
+#    began with the character the secret's next field needed, "2e" for
+#    a "2", that line was taken for the next line of characters).
 #  - od -a names a byte ("sp" for a space), od -b prints each byte in
 #    octal: no form of the secret looked so.
 #  - a dump of 96 or 128 bytes a line (xxd -c 96, xxd -c 128, od -w128)
@@ -51,6 +53,12 @@ tools:
             'od -a' 'od -A n -a -w4' 'od -b' 'od -A n -b -w4'; do
           echo "== $d"
           printf 'the api token: %s\n' "$API_TOKEN" | eval "$d"
+        done
+        echo '== at each offset'
+        for o in $(seq 0 15); do
+          for d in 'od -c -t x1' 'od -A n -t x1 -c'; do
+            printf '%*s%s!\n' "$o" '' "$API_TOKEN" | $d
+          done
         done
     secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
   - name: wide
@@ -162,6 +170,11 @@ for d in 'od -t x1 -c' 'od -A n -t x1 -c' 'od -c -t x1' 'od -t x1 -a' \
 	expect_eq "... no piece of it in its hex, octal or characters" \
 	    "$(printf '%s' "$s" | leak "$secret")" ""
 done
+
+s=$(section 'at each offset')
+n=$(printf '%s' "$s" | grep -c 'REDACTED:API_TOKEN')
+check "od -c -t x1 and od -t x1 -c at each of 16 offsets were redacted ($n)" test "$n" -eq 32
+expect_eq "... no piece of it in any" "$(printf '%s' "$s" | leak "$secret")" ""
 
 mcp_call wide '{}'
 expect_ok_result "the wide dump tool ran"

@@ -532,6 +532,15 @@ START_TEST(test_redact_od_fields_wide_dumps_and_transforms)
 		    "         39  3b  0a\n"
 		    "0000023\n",
 		    "0000000   p   w   =   [REDACTED:PW]\n0000023\n", 1 },
+		/* The line of hex under begins with the next field's "9". */
+		{ "0000000 220   a   b   p   @   s   s       w   o   r   d   /"
+		    "   +   ?   x\n"
+		    "         90  61  62  70  40  73  73  20  77  6f  72  64  2f"
+		    "  2b  3f  78\n"
+		    "0000020   9   !  \\n\n"
+		    "         39  21  0a\n"
+		    "0000023\n",
+		    "0000000 220   a   b   [REDACTED:PW]\n0000023\n", 1 },
 		{ "0000000 160 167 075 160 100 163 163 040\n"
 		    "0000010 167 157 162 144 057 053 077 170\n"
 		    "0000020 071 073 012\n",
