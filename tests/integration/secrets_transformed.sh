@@ -18,7 +18,8 @@
 #    the hex came back to be decoded, its tail in the ASCII column.
 #  - base32 at each of the 5 byte offsets of a longer stream, the
 #    secret reversed (rev), a character a line (sed 's/./&\n/g') and a
-#    space between its characters (sed 's/./& /g').
+#    space between its characters (sed 's/./& /g'), its bytes in decimal
+#    as Python's list(bytes) and a Node Buffer's JSON print them.
 #  - sed -n l breaks a line at 69 columns with a "\" (a 93-character
 #    token printed after a label came back in two pieces), and prints a
 #    key's control bytes as \ooo; cat -v and cat -A print them as ^X
@@ -99,6 +100,8 @@ tools:
         printf '%s\n' "$API_TOKEN" | sed 's/./&\n/g'
         echo '== spaced'
         printf '%s\n' "$API_TOKEN" | sed 's/./& /g'
+        echo '== decimal'
+        python3 -c 'import json, os; b = os.environb[b"API_TOKEN"]; print(list(b)); print(json.dumps({"type": "Buffer", "data": list(b)}, separators=(",", ":")))'
     secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
   - name: escaped
     input: {}
@@ -197,6 +200,9 @@ for d in rev 'a character a line' spaced; do
 	n=$(section "$d" | grep -c 'REDACTED:API_TOKEN')
 	check "$d: the secret was redacted ($n)" test "$n" -eq 1
 done
+s=$(section decimal)
+expect_contains "Python's list(bytes) was redacted" "$s" '[[REDACTED:API_TOKEN]]'
+expect_contains "... and a Buffer's JSON" "$s" '"data":[[REDACTED:API_TOKEN]]'
 expect_eq "no piece of it, decoded, reversed or its blanks taken out" \
     "$(printf '%s' "$out" | leak "$secret")" ""
 

@@ -552,6 +552,12 @@ START_TEST(test_redact_od_fields_wide_dumps_and_transforms)
 		    "PB4XU4CAONZSA53POJSC6KZ7PA4Q====\n",
 		    "[REDACTED:PW]\nPB[REDACTED:PW]\nPB4XU[REDACTED:PW]Q====\n", 3 },
 		{ "rev: 9x?+/drow ss@p\n", "rev: [REDACTED:PW]\n", 1 },
+		{ "[112, 64, 115, 115, 32, 119, 111, 114, 100, 47, 43, 63, 120, "
+		    "57]", "[[REDACTED:PW]]", 1 },
+		{ "[112,64,115,115,32,119,111,114,100,47,43,63,120,57,0]",
+		    "[[REDACTED:PW],0]", 1 },
+		{ "[112, 64, 115, 115, 32, 119, 111, 114, 100, 47, 43, 63, 120, "
+		    "58]", NULL, 0 },
 		{ "p @ s s   w o r d / + ? x 9 \n", "[REDACTED:PW] \n", 1 },
 		{ "p\n@\ns\ns\n \nw\no\nr\nd\n/\n+\n?\nx\n9\n",
 		    "[REDACTED:PW]\n", 1 },
