@@ -328,6 +328,34 @@ ascii_column(unsigned char *dst, const unsigned char *v, size_t len)
 	return dots == 0 || shown < REDACT_MIN_LEN ? 0 : end;
 }
 
+/* Writes |c| as 3 octal digits (od -b, od -c, \ooo); returns 3. */
+static size_t
+octal3(unsigned char *dst, unsigned char c)
+{
+	dst[0] = (unsigned char)('0' + (c >> 6));
+	dst[1] = (unsigned char)('0' + ((c >> 3) & 7));
+	dst[2] = (unsigned char)('0' + (c & 7));
+	return 3;
+}
+
+/*
+ * Writes the field u[0..w) (w <= 4) right-aligned in 4 columns, as od -c
+ * and od -a print a byte, or, for the |first| field of a form, without
+ * its padding; returns the bytes written.
+ */
+static size_t
+put_field(unsigned char *dst, const void *u, size_t w, int first)
+{
+	size_t o = 0;
+
+	if (!first) {
+		memset(dst, ' ', 4 - w);
+		o = 4 - w;
+	}
+	memcpy(dst + o, u, w);
+	return o + w;
+}
+
 /*
  * The value as od -c and hexdump -c print it: each byte in a field of 4
  * columns, right-aligned: a printable byte as it is, NUL, BEL, BS, FF,
@@ -352,18 +380,9 @@ char_fields(unsigned char *dst, const unsigned char *v, size_t len)
 			u[0] = '\\';
 			u[1] = (unsigned char)names[e - named];
 			w = 2;
-		} else {
-			u[0] = (unsigned char)('0' + (v[i] >> 6));
-			u[1] = (unsigned char)('0' + ((v[i] >> 3) & 7));
-			u[2] = (unsigned char)('0' + (v[i] & 7));
-			w = 3;
-		}
-		if (i > 0) {
-			memset(dst + o, ' ', 4 - w);
-			o += 4 - w;
-		}
-		memcpy(dst + o, u, w);
-		o += w;
+		} else
+			w = octal3(u, v[i]);
+		o += put_field(dst + o, u, w, i == 0);
 	}
 	return o;
 }
@@ -380,9 +399,7 @@ octal_fields(unsigned char *dst, const unsigned char *v, size_t len)
 	for (i = 0; i < len; i++) {
 		if (i > 0)
 			dst[o++] = ' ';
-		dst[o++] = (unsigned char)('0' + (v[i] >> 6));
-		dst[o++] = (unsigned char)('0' + ((v[i] >> 3) & 7));
-		dst[o++] = (unsigned char)('0' + (v[i] & 7));
+		o += octal3(dst + o, v[i]);
 	}
 	return o;
 }
@@ -402,7 +419,7 @@ named_fields(unsigned char *dst, const unsigned char *v, size_t len)
 	    "sub", "esc", "fs", "gs", "rs", "us", "sp" };
 	unsigned char c;
 	const char *u;
-	size_t i, w, o = 0;
+	size_t i, o = 0;
 	char one[2] = { 0, 0 };
 
 	for (i = 0; i < len; i++) {
@@ -415,13 +432,7 @@ named_fields(unsigned char *dst, const unsigned char *v, size_t len)
 			one[0] = (char)c;
 			u = one;
 		}
-		w = strlen(u);
-		if (i > 0) {
-			memset(dst + o, ' ', 4 - w);
-			o += 4 - w;
-		}
-		memcpy(dst + o, u, w);
-		o += w;
+		o += put_field(dst + o, u, strlen(u), i == 0);
 	}
 	return o;
 }
@@ -468,9 +479,7 @@ sed_l(unsigned char *dst, const unsigned char *v, size_t len)
 			dst[o++] = (unsigned char)names[e - named];
 		} else if (v[i] < 0x20 || v[i] > 0x7e) {
 			dst[o++] = '\\';
-			dst[o++] = (unsigned char)('0' + (v[i] >> 6));
-			dst[o++] = (unsigned char)('0' + ((v[i] >> 3) & 7));
-			dst[o++] = (unsigned char)('0' + (v[i] & 7));
+			o += octal3(dst + o, v[i]);
 		} else
 			dst[o++] = v[i];
 	}
@@ -750,9 +759,7 @@ ansic_quote(unsigned char *dst, const unsigned char *v, size_t len,
 		} else if (v[i] < 0x20 || v[i] == 0x7f ||
 		    (high && v[i] > 0x7f)) {
 			dst[o++] = '\\';
-			dst[o++] = (unsigned char)('0' + (v[i] >> 6));
-			dst[o++] = (unsigned char)('0' + ((v[i] >> 3) & 7));
-			dst[o++] = (unsigned char)('0' + (v[i] & 7));
+			o += octal3(dst + o, v[i]);
 		} else
 			dst[o++] = v[i];
 	}

@@ -19,7 +19,9 @@
  *   - base32 (RFC 4648, padded or not, and the part that is the value's
  *     alone at byte offset 0 to 4 of a longer stream), the value
  *     reversed (rev), with a space or a line break between its
- *     characters (sed 's/./& /g', fold -w 1);
+ *     characters (sed 's/./& /g', fold -w 1), its bytes in decimal with
+ *     ", " or "," between two (Python's list(bytes), a Node Buffer's
+ *     JSON);
  *   - the value as sed -n l prints it ("\\" doubled, \a \b \f \r \t \v,
  *     other bytes outside " " to "~" as \ooo, a line break as "$" and
  *     the break), a long line broken anywhere with "\\" and a line break;
@@ -92,7 +94,8 @@
  * ungrantable.  The redactor does not catch other transformations
  * (compression, encryption, substitutions such as rot13, other
  * separators between the characters, base32hex, lowercase base32,
- * base58, base85, decimal dumps (od -t d1), hex with a bare comma
+ * base58, base85, other decimal dumps (od -t d1, od -t u1, hexdump -e
+ * '/1 "%d "'), hex with a bare comma
  * between bytes, splitting across two writes, JSON
  * escapes other than those above: uppercase \uXXXX for a non-ASCII
  * character, a \uXXXX spelling of another printable one; UTF-16, more

@@ -473,6 +473,29 @@ START_TEST(test_redact_dump_case_arrays_and_widths)
 }
 END_TEST
 
+/* An input, what redact_buf() makes of it (NULL: the same), how many. */
+struct redact_case {
+	const char	*in, *out;
+	int		 count;
+};
+
+static void
+expect_cases(const struct redact *r, const struct redact_case *c, size_t n)
+{
+	char *out;
+	size_t i, outlen;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		rc = redact_buf(r, c[i].in, strlen(c[i].in), &out, &outlen);
+		ck_assert_msg(rc == c[i].count, "case %zu: %d, want %d", i, rc,
+		    c[i].count);
+		ck_assert_msg(strcmp(out, c[i].out != NULL ? c[i].out :
+		    c[i].in) == 0, "case %zu: got '%s'", i, out);
+		free(out);
+	}
+}
+
 /*
  * xxd -c |width| of in[0..n) into out (xxd's layout: an offset, 2-byte
  * groups, two spaces, the ASCII column).
@@ -512,10 +535,7 @@ mini_xxd(char *out, const char *in, size_t n, size_t width)
  */
 START_TEST(test_redact_od_fields_wide_dumps_and_transforms)
 {
-	static const struct {
-		const char	*in, *out;
-		int		 count;
-	} cases[] = {
+	static const struct redact_case cases[] = {
 		{ "0000000  70  77  3d  70  40  73  73  20\n"
 		    "          p   w   =   p   @   s   s    \n"
 		    "0000010  77  6f  72  64  2f  2b  3f  78\n"
@@ -579,10 +599,7 @@ START_TEST(test_redact_od_fields_wide_dumps_and_transforms)
 	};
 	/* A key with control bytes, as sed -n l, cat -v and cat -A show it. */
 	static const char key[] = "k\001Zq\211x\tL\177w\033";
-	static const struct {
-		const char	*in, *out;
-		int		 count;
-	} keyed[] = {
+	static const struct redact_case keyed[] = {
 		{ "k=k\\001Zq\\211x\\tL\\177w\\033$\n", "k=[REDACTED:K]$\n", 1 },
 		{ "k=k\\001Zq\\211\\\nx\\tL\\177w\\033$\n", "k=[REDACTED:K]$\n",
 		    1 },
@@ -593,31 +610,14 @@ START_TEST(test_redact_od_fields_wide_dumps_and_transforms)
 	struct redact *rk;
 	struct redact *r;
 	char in[2048], dump[8192], *out;
-	size_t i, n, w, outlen;
-	int rc;
+	size_t n, w, outlen;
 
 	ck_assert_ptr_nonnull(r = redact_new());
 	ck_assert_int_eq(redact_add(r, "PW", PW, strlen(PW)), 0);
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		rc = redact_buf(r, cases[i].in, strlen(cases[i].in), &out,
-		    &outlen);
-		ck_assert_msg(rc == cases[i].count, "case %zu: %d, want %d",
-		    i, rc, cases[i].count);
-		ck_assert_msg(strcmp(out, cases[i].out != NULL ? cases[i].out :
-		    cases[i].in) == 0, "case %zu: got '%s'", i, out);
-		free(out);
-	}
+	expect_cases(r, cases, sizeof(cases) / sizeof(cases[0]));
 	ck_assert_ptr_nonnull(rk = redact_new());
 	ck_assert_int_eq(redact_add(rk, "K", key, strlen(key)), 0);
-	for (i = 0; i < sizeof(keyed) / sizeof(keyed[0]); i++) {
-		rc = redact_buf(rk, keyed[i].in, strlen(keyed[i].in), &out,
-		    &outlen);
-		ck_assert_msg(rc == keyed[i].count, "key %zu: %d, want %d",
-		    i, rc, keyed[i].count);
-		ck_assert_msg(strcmp(out, keyed[i].out != NULL ? keyed[i].out :
-		    keyed[i].in) == 0, "key %zu: got '%s'", i, out);
-		free(out);
-	}
+	expect_cases(rk, keyed, sizeof(keyed) / sizeof(keyed[0]));
 	redact_free(rk);
 	/* The secret across two lines of 64 or 128 bytes, and another. */
 	for (w = 64; w <= 128; w *= 2) {
