@@ -2493,6 +2493,50 @@ lexical_path(const char *p, char *out, size_t outlen)
 	return 0;
 }
 
+/* ---- patterns ---- */
+
+/*
+ * Names no test can expect, for telling whether a pattern (find's test,
+ * rm's glob) selects: it does not where it matches each of them
+ * (beneath a starting point, for a path), as -name's "*" and "?*",
+ * -path's "*" and (under ".") the dot, the slash and the star do.
+ */
+static const char *const odd_names[] = { "\001", "\001\002\003",
+	"\001\002\003\004\005\006\007\016\017\020\021\022\023", NULL };
+
+/*
+ * Names a workspace holds: nor does a pattern select that matches a
+ * quarter of them or more (-name '*[a-z]*', '[ -~]*', '*.*', -regex
+ * '\./[a-z].*', rm -rf [a-z]*), though it misses the names no test
+ * expects; one that selects ("*.o", "*.py", "build", -path "./build"
+ * and what is below it) matches a few.
+ */
+static const char *const common_names[] = { "Makefile", "README.md", "LICENSE",
+	"CHANGELOG", "Dockerfile", "main.c", "util.h", "app.py", "test_app.py",
+	"index.js", "lib.rs", "main.go", "go.mod", "package.json", "Cargo.toml",
+	"setup.cfg", "yarn.lock", "notes.txt", "x.tar.gz", ".gitignore", ".env",
+	"src", "tests", "docs", "bin", "_build", "a", "Z", "0",
+	"2024-01-01.log", "foo bar", "\303\251t\303\251.md", NULL };
+#define NCOMMON_NAMES (sizeof(common_names) / sizeof(common_names[0]) - 1)
+
+/* Whether the pattern |pat| of a name (fnmatch |flags|) selects nothing
+   in particular: it matches each of odd_names or a quarter of
+   common_names. */
+static int
+name_pattern_broad(const char *pat, int flags)
+{
+	size_t i, common;
+
+	for (i = 0; odd_names[i] != NULL; i++)
+		if (fnmatch(pat, odd_names[i], flags) != 0)
+			break;
+	if (odd_names[i] == NULL)
+		return 1;
+	for (common = 0, i = 0; i < NCOMMON_NAMES; i++)
+		common += fnmatch(pat, common_names[i], flags) == 0;
+	return common * 4 >= NCOMMON_NAMES;
+}
+
 /*
  * Where rm -r (or find -delete) of the operand |a| leads as the runner
  * resolves it, asked of o->fc: the symlinks on the way are the
@@ -2983,6 +3027,54 @@ raise_rm_linked(const struct shell_rules *r, struct shword *t, const char *a,
 	}
 }
 
+/*
+ * Decides the removal of the glob |w| (its text fixed for its first
+ * |lit| bytes) where its directory, the fixed part to its last '/'
+ * before the pattern, is known: where the pattern of the last component
+ * selects nothing in particular (name_pattern_broad: a star, "?" and a
+ * star, "[a-z]" and a star), as the removal of that directory ("./"
+ * and a star, "src/../[a-z]" and a star are "rm -rf .", "//" and a star
+ * "rm -rf /"), else by where the directory leads (rm_leads: "r/" and a
+ * star, with r a symlink out of the workspace, is unresolvable).  A
+ * glob before a '/' ("r?/", "src/[a-z]/x") may match a directory that
+ * is such a symlink, which rm follows: with a workspace to ask,
+ * unresolvable.
+ */
+static void
+raise_rm_glob(const struct shell_rules *r, struct shword *t,
+    const struct shword *w, size_t lit, const char *wsn, int skip_ws,
+    struct one *o)
+{
+	char dir[4096];
+	size_t k, wl = strlen(wsn);
+
+	if ((w->flags & SHW_NOT_FIXED & ~(SHW_GLOB | SHW_BRACE)) != 0)
+		return;
+	for (k = lit; k > 0 && w->text[k - 1] != '/'; k--)
+		;
+	if (k + 2 > sizeof(dir)) {
+		set_why(o, "%s %s of a path too long to follow", t[0].text,
+		    t[1].text);
+		return;
+	}
+	memcpy(dir, w->text, k);
+	snprintf(dir + k, sizeof(dir) - k, "%s", k == 0 ? "./" : "");
+	if (strchr(w->text + lit, '/') != NULL) {
+		if (o->fc != NULL &&
+		    (dir[0] != '/' ||
+			(strncmp(dir, wsn, wl) == 0 && dir[wl] == '/')))
+			set_why(o,
+			    "%s %s of %.40s: a directory the pattern matches "
+			    "may be a symlink out of the workspace",
+			    t[0].text, t[1].text, w->text);
+		return;
+	}
+	if (name_pattern_broad(w->text + k, FNM_PERIOD))
+		raise_rm_place(r, t, dir, wsn, skip_ws, o);
+	else
+		(void)rm_leads(t, dir, wsn, 1, o);
+}
+
 /* Decides the removal of the operand |w| as t[0] t[1] PLACE: a fixed
    word or a "$PWD/..." one resolved (raise_rm_place), "$HOME" as "~",
    another as written (a glob, a tilde ...). */
@@ -3009,6 +3101,7 @@ raise_rm_operand(const struct shell_rules *r, struct shword *t,
 	    (w->flags & (SHW_NOT_FIXED & ~SHW_GLOB)) != 0 ||
 		strchr(w->text + lit, '/') != NULL,
 	    wsn, skip_ws, o);
+	raise_rm_glob(r, t, w, lit, wsn, skip_ws, o);
 	memset(&t[2], 0, sizeof(t[2]));
 	if ((w->flags & SHW_NOT_FIXED) == SHW_PARAM &&
 	    (strcmp(w->text, "$HOME") == 0 || strcmp(w->text, "${HOME}") == 0))
@@ -3250,15 +3343,6 @@ struct fx {
 	int follow_all; /* -follow: as -L */
 };
 
-/*
- * Names no test can expect, for telling whether a pattern narrows: it
- * does not where it matches each of them (beneath a starting point, for
- * a path), as -name's "*" and "?*", -path's "*" and (under ".") the
- * dot, the slash and the star do.
- */
-static const char *const fx_probes[] = { "\001", "\001\002\003",
-	"\001\002\003\004\005\006\007\016\017\020\021\022\023", NULL };
-
 /* Emacs's regex syntax (find's default) as POSIX's extended one: \( \)
    \| \{ \} are operators, ( ) | { } themselves; -1 for what has no
    counterpart (\w, \b, \<, \`, ...). */
@@ -3307,21 +3391,38 @@ fx_re_full(const regex_t *re, const char *s)
 	    (size_t)m.rm_eo == strlen(s);
 }
 
+/* Whether the test of a path (fx_pattern's |kind| 1, or 2 with |re|
+   compiled) matches |name| beneath the starting point |sp|; |name2|, if
+   not NULL, beneath |name|. */
+static int
+fx_matches(const regex_t *re, const char *pat, int kind, int icase,
+    const struct shword *sp, const char *name, const char *name2)
+{
+	char path[4096 + 64];
+
+	snprintf(path, sizeof(path), "%.4000s/%s%s%s", sp->text, name,
+	    name2 != NULL ? "/" : "", name2 != NULL ? name2 : "");
+	if (kind == 2)
+		return fx_re_full(re, path);
+	return fnmatch(pat, path, icase ? FNM_CASEFOLD : 0) == 0;
+}
+
 /*
  * How far a test of a name (|kind| 0: -name, -iname), a path (1: -path,
  * -wholename) or a regex of the path (2: -regex, in x->regextype)
- * narrows: not (FX_NO) where it matches each probe (fx_probes) beneath
- * some starting point, or a probe two deep; FX_YES where it does not;
- * FX_MAYBE where it cannot be read.
+ * narrows: not (FX_NO) where, beneath some starting point, it matches
+ * each probe (odd_names; a path also a probe two deep) or a quarter of
+ * the common names (common_names); FX_YES where it does not; FX_MAYBE
+ * where it cannot be read.
  */
 static enum fx_narrow
 fx_pattern(const struct fx *x, const char *pat, int kind, int icase)
 {
 	static const struct shword dot = { (char *)".", 1, 0 };
-	char ere[4096], path[4096 + 64];
+	char ere[4096];
 	const struct shword *sp;
 	regex_t re;
-	size_t k, i, all;
+	size_t k, i, all, common;
 	int ext = 1;
 
 	/* bounded work: no long pattern or starting point, no
@@ -3333,7 +3434,11 @@ fx_pattern(const struct fx *x, const char *pat, int kind, int icase)
 			return FX_MAYBE;
 		else if (pat[i] == '\0')
 			break;
-	for (k = 0; kind != 0 && k < x->ns; k++)
+	if (kind == 0)
+		return name_pattern_broad(pat, icase ? FNM_CASEFOLD : 0)
+		    ? FX_NO
+		    : FX_YES;
+	for (k = 0; k < x->ns; k++)
 		if (x->sp[k].len > 512)
 			return FX_MAYBE;
 	if (kind == 2) {
@@ -3351,23 +3456,18 @@ fx_pattern(const struct fx *x, const char *pat, int kind, int icase)
 		    0)
 			return FX_MAYBE;
 	}
-	for (k = 0; k < (x->ns > 0 ? x->ns : 1); k++) {
+	for (all = 0, k = 0; !all && k < (x->ns > 0 ? x->ns : 1); k++) {
 		sp = x->ns > 0 ? &x->sp[k] : &dot;
-		for (all = 1, i = 0; all && i < 4; i++) {
-			snprintf(path, sizeof(path), "%.4000s%s%s%s%s",
-			    kind == 0 ? "" : sp->text, kind == 0 ? "" : "/",
-			    fx_probes[i % 3], i == 3 ? "/" : "",
-			    i == 3 ? fx_probes[0] : "");
-			if (kind == 0 && i == 3)
-				break; /* a name holds no '/' */
-			if (kind == 2)
-				all = fx_re_full(&re, path);
-			else
-				all = fnmatch(pat, path,
-					  icase ? FNM_CASEFOLD : 0) == 0;
-		}
+		for (all = 1, i = 0; all && odd_names[i] != NULL; i++)
+			all = fx_matches(
+			    &re, pat, kind, icase, sp, odd_names[i], NULL);
 		if (all)
-			break;
+			all = fx_matches(&re, pat, kind, icase, sp,
+			    odd_names[0], odd_names[0]);
+		for (common = 0, i = 0; !all && i < NCOMMON_NAMES; i++)
+			common += fx_matches(
+			    &re, pat, kind, icase, sp, common_names[i], NULL);
+		all |= common * 4 >= NCOMMON_NAMES;
 	}
 	if (kind == 2)
 		regfree(&re);
@@ -3546,8 +3646,10 @@ fx_primary(
 		*F = FX_YES; /* never false */
 		return;
 	}
-	if (p->narrow == -4)
-		*N = strlen(v) == 1 ? FX_YES : FX_MAYBE;
+	if (p->narrow == -4) /* every regular file is no selection */
+		*N = strchr(v, 'f') != NULL ? FX_NO
+		    : strlen(v) == 1	    ? FX_YES
+					    : FX_MAYBE;
 	else if (p->narrow < 0)
 		*N = fx_pattern(x, v, (-p->narrow - 1) % 4, p->narrow <= -5);
 	else
