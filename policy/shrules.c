@@ -1183,6 +1183,15 @@ may_be_option(const struct shword *w)
 		strcspn(w->text, "=") < strcspn(w->text, "*?[{"));
 }
 
+/* Whether |w| expands to one word: not split, globbed or brace-expanded,
+   and no "$@" or "${a[@]}" (quoted, as many words as there are). */
+static int
+one_word(const struct shword *w)
+{
+	return (w->flags & (SHW_SPLIT | SHW_GLOB | SHW_BRACE)) == 0 &&
+	    strchr(w->text, '@') == NULL;
+}
+
 /* The index of git's subcommand: its first operand after the global
    options; |n| if there is none. */
 static size_t
@@ -2373,8 +2382,10 @@ raise_chmod(const struct shell_rules *r, const struct shword *w, size_t n,
  * values of -g, -o, -S and -t.  install sets it as chmod does, so one
  * that sets the setuid or setgid bit is "chmod u+s" (or g+s) to the rules
  * that ask or deny.  A mode that is not a fixed word, an argument that
- * may expand to -m and a mode, and --strip-program (which install runs)
- * are unresolvable.  mkdir, mknod and mkfifo set their -m / --mode as
+ * may expand to -m and a mode (but for one that expands to one word, with
+ * no operand beside it: as an option it leaves none, and nothing is
+ * made), and --strip-program (which install runs) are unresolvable.
+ * mkdir, mknod and mkfifo set their -m / --mode as
  * install does (coreutils chmods after creating where the mode holds
  * the setuid or setgid bit): their arguments are read the same way (an
  * option only install has makes theirs fail, and run nothing).
@@ -2387,9 +2398,9 @@ raise_install(const struct shell_rules *r, const struct shword *w, size_t n,
 		"--suffix", "--target-directory", NULL };
 	static const size_t mins[] = { 3, 3, 3, 4, 3 };
 	struct shword t[2];
-	const struct shword *mw;
+	const struct shword *mw, *lone = NULL;
 	const char *a, *mode, *s;
-	size_t j, k, i;
+	size_t j, k, i, maybe = 0, operands = 0;
 	int opts = 1;
 
 	for (j = 1; j < n; j++) {
@@ -2398,14 +2409,14 @@ raise_install(const struct shell_rules *r, const struct shword *w, size_t n,
 		if (opts && may_be_option(&w[j]) &&
 		    ((w[j].flags & SHW_SPLIT) ||
 			strchr("$`*?[{~-", a[0]) != NULL)) {
-			set_why(o,
-			    "%s with an argument that is not a fixed "
-			    "word (it may be -m and a setuid mode)",
-			    base_name(w[0].text));
-			return;
-		}
-		if (!fixed(&w[j]) || !opts || a[0] != '-' || a[1] == '\0')
+			maybe++;
+			lone = &w[j];
 			continue;
+		}
+		if (!fixed(&w[j]) || !opts || a[0] != '-' || a[1] == '\0') {
+			operands++;
+			continue;
+		}
 		if (strcmp(a, "--") == 0) {
 			opts = 0;
 			continue;
@@ -2458,6 +2469,14 @@ raise_install(const struct shell_rules *r, const struct shword *w, size_t n,
 		t[1].len = strlen(s);
 		raise_at(r, t, 2, 1, o);
 	}
+	/* one word that is an option leaves no operand: nothing is made
+	   ("mkdir -p \"$d\""); with an operand, or as more words, it may
+	   be -m and a mode */
+	if (maybe > 1 || (maybe == 1 && (operands > 0 || !one_word(lone))))
+		set_why(o,
+		    "%s with an argument that is not a fixed word (it may "
+		    "be -m and a setuid mode)",
+		    base_name(w[0].text));
 }
 
 /* |p| with doubled and trailing slashes and "." components gone and

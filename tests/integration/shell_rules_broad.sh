@@ -16,7 +16,9 @@
 #     directory;
 #   - and its directory was not asked about: with r a link out of the
 #     workspace, "rm -rf r/*" removed what r leads to, where "rm -rf
-#     r/x" waited for a human; a glob before a '/' ("r*/") too.
+#     r/x" waited for a human; a glob before a '/' ("r*/") too;
+#   - mkdir -p "$d" waited for a human (one quoted word may be -m and a
+#     mode, but then mkdir has no operand and makes nothing): it runs.
 # Controls: find -name '*.o' -delete, rm -rf build/* and rm -f *.o run.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
@@ -83,5 +85,16 @@ shell "find . -name '*.o' -delete && rm -rf build/* && rm -f *.tmp"
 expect_ok_result "control: find -name '*.o' -delete, rm -rf build/* and rm -f *.tmp run"
 check "... and remove what they select" test ! -e "$ws/a.o" -a ! -e "$ws/build/x" -a ! -e "$ws/c.tmp"
 check "... and nothing else" test -d "$ws/build" -a -e "$ws/README.md" -a -e "$ws/src/main.c"
+
+# ===== mkdir of one quoted word runs ========================================
+# "$d" may be an option (-m4755), but then mkdir has no operand and makes
+# nothing: it waited for a human.  Beside an operand, it may not run.
+mcp_call shell "{\"command\":$(js 'd=made/here; mkdir -p "$d" && mkdir "$d/x" && ls -d made/here/x')}" 10
+expect_ok_result 'control: mkdir -p "$d" runs'
+expect_eq "... and makes the directory" "$(jr .result.structuredContent.stdout)" "made/here/x"
+id=2000 last=
+shell_asks_denied "mkdir with an argument that is not a fixed word" \
+    'd=-m4755; mkdir -p "$d" made2' 'mkdir -p $d'
+check "... and nothing was made" test ! -e "$ws/made2"
 mcp_stop
 finish

@@ -871,6 +871,22 @@ static const struct row rows[] = {
 	S("mkdir -m 755 d", ALLOW),
 	S("mkdir -p a/b \"build/$v\"", ALLOW),
 	S("mkfifo -m 600 p", ALLOW),
+	/* one word that may be an option, with no operand beside it:
+	   as an option it leaves none, and nothing is made */
+	S("mkdir -p \"$d\"", ALLOW),
+	S("mkdir \"$d/x\"", ALLOW),
+	S("mkdir -m 755 \"$d\"", ALLOW),
+	S("install -d \"$d\"", ALLOW),
+	S("mkfifo \"$p\"", ALLOW),
+	S("mkdir -p \"$d\" x", ASK),
+	S("mkdir -p x \"$d\"", ASK),
+	S("mkdir -p \"$d\" \"$e\"", ASK),
+	S("mkdir -p $d", ASK),
+	S("mkdir -p \"$@\"", ASK),
+	S("mkdir -p \"${a[@]}\"", ASK),
+	S("mkdir -p \"$d\"*", ASK),
+	S("mknod \"$n\" p", ASK),
+	S("mkdir \"$d\" -m 4755", DENY),
 	/* find's -delete removes as rm -r does, and its -exec command is a
 	   command */
 	S("find / -delete", DENY),
