@@ -3493,6 +3493,61 @@ fx_pattern(const struct fx *x, const char *pat, int kind, int icase)
 	return all ? FX_NO : FX_YES;
 }
 
+/*
+ * How far a test with a bound narrows (-size, -links, -perm, a time in
+ * days or, for -amin, -cmin and -mmin, minutes): not (FX_NO) where the
+ * bound holds for every file a workspace is likely to hold, -size -N
+ * over a mebibyte (GNU find rounds a size up to its unit: -size -N is
+ * N - 1 units at most) or +0, -links 1, +0 or -N, -perm -0 or /0 (no
+ * bit asked for), a time within ten years (-mtime -3650); else it
+ * cannot be told (FX_MAYBE): -mtime +7, -size +1M, -newer f.
+ */
+static enum fx_narrow
+fx_bound(const char *name, const char *v)
+{
+	static const char units[] = "bcwkMG";
+	static const unsigned long long bytes[] = { 512, 1, 2, 1024,
+		1024 * 1024, 1024 * 1024 * 1024 };
+	unsigned long long n, unit = 512;
+	const char *u;
+	char sign = 0, *end;
+
+	if (strcmp(name, "-perm") == 0)
+		return (v[0] == '-' || v[0] == '/') && v[1] != '\0' &&
+			v[1 + strspn(v + 1, "0")] == '\0'
+		    ? FX_NO
+		    : FX_MAYBE;
+	if (*v == '+' || *v == '-')
+		sign = *v++;
+	if (!isdigit((unsigned char)*v))
+		return FX_MAYBE;
+	/* a bound past the range is past every file's */
+	n = strtoull(v, &end, 10);
+	if (strcmp(name, "-size") == 0) {
+		if (*end != '\0') {
+			if ((u = strchr(units, *end)) == NULL || end[1] != '\0')
+				return FX_MAYBE;
+			unit = bytes[u - units];
+		}
+		return (sign == '-' && n > 0 &&
+			   n - 1 >= (1024 * 1024 + unit - 1) / unit) ||
+			(sign == '+' && n == 0)
+		    ? FX_NO
+		    : FX_MAYBE;
+	}
+	if (*end != '\0')
+		return FX_MAYBE;
+	if (strcmp(name, "-links") == 0)
+		return (sign == 0 && n == 1) || (sign == '+' && n == 0) ||
+			(sign == '-' && n >= 2)
+		    ? FX_NO
+		    : FX_MAYBE;
+	return sign == '-' &&
+		n >= (strstr(name, "min") != NULL ? 3650ULL * 24 * 60 : 3650)
+	    ? FX_NO
+	    : FX_MAYBE;
+}
+
 /* The primaries find takes, but the actions (fx_action) and operators:
    how many words follow, and how far a true one narrows. */
 struct fx_primary {
@@ -3501,7 +3556,7 @@ struct fx_primary {
 	int narrow; /* an fx_narrow; tests by their argument:
 				   -1 a name, -2 a path, -3 a regex, -4 a
 				   file type; -5, -6, -7 as -1 to -3 but
-				   ignoring case */
+				   ignoring case; -8 a bound (fx_bound) */
 	int always_true;
 };
 
@@ -3549,27 +3604,30 @@ static const struct fx_primary fx_primaries[] = {
 	{ "-iregex", 1, -7, 0 },
 	{ "-type", 1, -4, 0 },
 	{ "-xtype", 1, -4, 0 },
+	/* tests that hold for every file the agent may delete: it reads
+	   and writes them all */
+	{ "-readable", 0, FX_NO, 0 },
+	{ "-writable", 0, FX_NO, 0 },
 	/* tests that may hold for every file of a workspace (the agent
-	   owns and reads them all; times and sizes by any bound) */
+	   owns them all; times and sizes by a bound, -8, that fx_bound
+	   reads) */
 	{ "-nouser", 0, FX_MAYBE, 0 },
 	{ "-nogroup", 0, FX_MAYBE, 0 },
-	{ "-readable", 0, FX_MAYBE, 0 },
-	{ "-writable", 0, FX_MAYBE, 0 },
 	{ "-executable", 0, FX_MAYBE, 0 },
-	{ "-size", 1, FX_MAYBE, 0 },
-	{ "-perm", 1, FX_MAYBE, 0 },
+	{ "-size", 1, -8, 0 },
+	{ "-perm", 1, -8, 0 },
 	{ "-user", 1, FX_MAYBE, 0 },
 	{ "-group", 1, FX_MAYBE, 0 },
 	{ "-uid", 1, FX_MAYBE, 0 },
 	{ "-gid", 1, FX_MAYBE, 0 },
-	{ "-links", 1, FX_MAYBE, 0 },
-	{ "-amin", 1, FX_MAYBE, 0 },
-	{ "-atime", 1, FX_MAYBE, 0 },
-	{ "-cmin", 1, FX_MAYBE, 0 },
-	{ "-ctime", 1, FX_MAYBE, 0 },
-	{ "-mmin", 1, FX_MAYBE, 0 },
-	{ "-mtime", 1, FX_MAYBE, 0 },
-	{ "-used", 1, FX_MAYBE, 0 },
+	{ "-links", 1, -8, 0 },
+	{ "-amin", 1, -8, 0 },
+	{ "-atime", 1, -8, 0 },
+	{ "-cmin", 1, -8, 0 },
+	{ "-ctime", 1, -8, 0 },
+	{ "-mmin", 1, -8, 0 },
+	{ "-mtime", 1, -8, 0 },
+	{ "-used", 1, -8, 0 },
 	{ "-fstype", 1, FX_MAYBE, 0 },
 	{ "-context", 1, FX_MAYBE, 0 },
 	{ "-newer", 1, FX_MAYBE, 0 },
@@ -3665,7 +3723,9 @@ fx_primary(
 		*F = FX_YES; /* never false */
 		return;
 	}
-	if (p->narrow == -4) /* every regular file is no selection */
+	if (p->narrow == -8)
+		*N = fx_bound(a, v);
+	else if (p->narrow == -4) /* every regular file is no selection */
 		*N = strchr(v, 'f') != NULL ? FX_NO
 		    : strlen(v) == 1	    ? FX_YES
 					    : FX_MAYBE;

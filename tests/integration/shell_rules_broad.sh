@@ -8,7 +8,10 @@
 #     -delete", "-name '*[a-z]*'", "-regex '\./[ -~]*'" and "-type f"
 #     wiped the workspace under the shipped default; a pattern that
 #     matches a quarter of the names a workspace holds, and -type f, now
-#     select nothing in particular (rm -rf . to the rules);
+#     select nothing in particular (rm -rf . to the rules), and so do a
+#     bound every file meets (-size -100G, -links 1, -writable, -mtime
+#     -99999), which waited for a human, who could approve what the
+#     rules deny;
 #   - a glob operand of rm -r was decided as written: "rm -rf src/../*",
 #     "rm -rf WS/*" (the workspace by its path), "rm -rf [a-z]*" and
 #     "rm -rf //*" ran, though the rule denies "rm -rf *" and "/*"; a
@@ -53,7 +56,8 @@ denied() {
 for cmd in "find . -name '*[a-z]*' -delete" "find . -iname '[[:alnum:]_.-]*' -delete" \
     "find . -name '*[[:print:]]*' -delete" "find . -regex '\\./[ -~]*' -delete" \
     "find . -path './[ -~]*' -delete" 'find . -type f -delete' \
-    "find . -name '*.*' -delete"; do
+    "find . -name '*.*' -delete" 'find . -size -100G -delete' \
+    'find . -links 1 -delete' 'find . -writable -delete' 'find . -mtime -99999 -delete'; do
 	denied "$cmd" "rule 5 (rm -rf|-fr"
 done
 

@@ -990,6 +990,30 @@ static const struct row rows[] = {
 	S("find . -path '*/node_modules/*' -delete", ALLOW),
 	S("find . -type l -delete", ALLOW),
 	S("find . -type f -name '*.tmp' -delete", ALLOW),
+	/* a bound that holds for every file a workspace is likely to hold:
+	   every file; another cannot be told */
+	S("find . -size -100G -delete", DENY),
+	S("find . -size -2M -delete", DENY),
+	S("find . -size -2049 -delete", DENY),
+	S("find . -size +0 -delete", DENY),
+	S("find . -size -99999999999999999999999G -delete", DENY),
+	S("find . -links 1 -delete", DENY),
+	S("find . -links -2 -delete", DENY),
+	S("find . -perm /000 -delete", DENY),
+	S("find . -mtime -3650 -delete", DENY),
+	S("find . -mmin -5256000 -delete", DENY),
+	S("find . -writable -delete", DENY),
+	S("find . -readable -delete", DENY),
+	S("find . -size -1M -delete", ASK), /* empty files: rounded up */
+	S("find . -size -2048 -delete", ASK),
+	S("find . -size +1M -delete", ASK),
+	S("find . -size 1k -delete", ASK),
+	S("find . -links 2 -delete", ASK),
+	S("find . -perm 644 -delete", ASK),
+	S("find . -mtime +7 -delete", ASK),
+	S("find . -mmin -60 -delete", ASK),
+	S("find . -newer x -delete", ASK),
+	S("find . -name '*.log' -size -100G -delete", ALLOW),
 	/* rm -r of a glob that selects nothing in particular removes what
 	   its directory holds */
 	S("rm -rf ./*", DENY),
