@@ -20,12 +20,16 @@
  * rules, and so is the -m of install, mkdir, mknod and mkfifo; rm's
  * arguments as rm reads them: a recursive removal is "rm -rf PLACE" for
  * each operand, PLACE the directory removed ("." the workspace by any
- * name, "$PWD/" too, ".." above it, "/" the root), and so is find
- * -delete's starting point (not the workspace where a test that narrows
- * holds before it, find's expression read as find reads it: "find . !
- * -name x -delete" is rm -rf .; a test the rules cannot tell, -mtime,
- * is unresolvable); the command of find -exec (each {} the starting
- * point; a sh -c's $1, "$@" the words given) and busybox's applet are
+ * name, "$PWD/" too, ".." above it, "/" the root; a glob whose last
+ * component selects nothing in particular, matching a quarter of the
+ * names a workspace commonly holds, its directory: "rm -rf src/../" and
+ * a star is rm -rf .), and so is find -delete's starting point (not the
+ * workspace where a test that narrows holds before it, find's
+ * expression read as find reads it: "find . ! -name x -delete", "-name
+ * '*[a-z]*'", "-type f" and "-size -100G" are rm -rf .; a test the
+ * rules cannot tell, -mtime +7, is unresolvable); the command of find
+ * -exec (each {} the starting point; a sh -c's $1, "$@" the words
+ * given) and busybox's applet are
  * decided as commands by ask and deny rules, find and busybox staying
  * unresolvable (so is find with -files0-from, more than 32 starting
  * points, an expression find refuses, or -L or -follow with -delete or
@@ -157,7 +161,9 @@ struct shfs {
  * removal's operand beneath the workspace (rm -r, find -delete and the
  * -exec command decided for a starting point) goes through a symlink out
  * of it, or cannot tell, the command is unresolvable; an operand that
- * leads to the workspace itself is "." (rm -rf r/ with r -> .).  A
+ * leads to the workspace itself is "." (rm -rf r/ with r -> .); so is a
+ * glob's fixed directory (rm -rf r/ and a star), and a glob before a "/"
+ * (r?/), which may match such a link, is unresolvable.  A
  * relative operand is asked about from each directory a cd earlier in
  * the string may have gone to (more than 16: unresolvable), and so is
  * cd's directory (one out of the workspace is unresolvable).  The
