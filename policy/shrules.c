@@ -2551,7 +2551,8 @@ name_pattern_broad(const char *pat, int flags)
 			break;
 	if (odd_names[i] == NULL)
 		return 1;
-	for (common = 0, i = 0; i < NCOMMON_NAMES; i++)
+	for (common = 0, i = 0; i < NCOMMON_NAMES && common * 4 < NCOMMON_NAMES;
+	     i++)
 		common += fnmatch(pat, common_names[i], flags) == 0;
 	return common * 4 >= NCOMMON_NAMES;
 }
@@ -3344,6 +3345,10 @@ enum fx_narrow {
 #define FX_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define FX_MIN(a, b) ((a) < (b) ? (a) : (b))
 
+/* The names one find's patterns are tried on, at most: a few patterns
+   beneath each of 32 starting points. */
+#define FX_TRIES_MAX 2048
+
 /* Reading find's expression: its words, the starting points, and what
    its actions met. */
 struct fx {
@@ -3360,6 +3365,7 @@ struct fx {
 	enum fx_narrow del; /* the least narrowed -delete */
 	int has_del, has_exec;
 	int follow_all; /* -follow: as -L */
+	size_t tries; /* names a pattern was tried on (fx_pattern) */
 };
 
 /* Emacs's regex syntax (find's default) as POSIX's extended one: \( \)
@@ -3432,10 +3438,10 @@ fx_matches(const regex_t *re, const char *pat, int kind, int icase,
  * narrows: not (FX_NO) where, beneath some starting point, it matches
  * each probe (odd_names; a path also a probe two deep) or a quarter of
  * the common names (common_names); FX_YES where it does not; FX_MAYBE
- * where it cannot be read.
+ * where it cannot be read, or past FX_TRIES_MAX names tried.
  */
 static enum fx_narrow
-fx_pattern(const struct fx *x, const char *pat, int kind, int icase)
+fx_pattern(struct fx *x, const char *pat, int kind, int icase)
 {
 	static const struct shword dot = { (char *)".", 1, 0 };
 	char ere[4096];
@@ -3445,8 +3451,12 @@ fx_pattern(const struct fx *x, const char *pat, int kind, int icase)
 	int ext = 1;
 
 	/* bounded work: no long pattern or starting point, no
-	   back-reference (whose matching may take exponential time) */
+	   back-reference (whose matching may take exponential time), and
+	   at most FX_TRIES_MAX names tried in one find */
 	if (strlen(pat) > 512)
+		return FX_MAYBE;
+	x->tries += (NCOMMON_NAMES + 4) * (kind == 0 || x->ns == 0 ? 1 : x->ns);
+	if (x->tries > FX_TRIES_MAX)
 		return FX_MAYBE;
 	for (i = 0; kind == 2 && pat[i] != '\0'; i++)
 		if (pat[i] == '\\' && pat[++i] >= '1' && pat[i] <= '9')
@@ -3483,7 +3493,9 @@ fx_pattern(const struct fx *x, const char *pat, int kind, int icase)
 		if (all)
 			all = fx_matches(&re, pat, kind, icase, sp,
 			    odd_names[0], odd_names[0]);
-		for (common = 0, i = 0; !all && i < NCOMMON_NAMES; i++)
+		for (common = 0, i = 0;
+		     !all && i < NCOMMON_NAMES && common * 4 < NCOMMON_NAMES;
+		     i++)
 			common += fx_matches(
 			    &re, pat, kind, icase, sp, common_names[i], NULL);
 		all |= common * 4 >= NCOMMON_NAMES;

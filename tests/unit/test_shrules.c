@@ -1480,6 +1480,31 @@ START_TEST(test_workspace_asked_about_1024_paths_at_most)
 }
 END_TEST
 
+/* A find's patterns are tried on at most 2048 names (each a fnmatch or
+   regexec): past them, a pattern cannot be told, and -delete of the
+   workspace waits for a human. */
+START_TEST(test_find_patterns_tried_on_2048_names_at_most)
+{
+	struct shverdict v;
+	char cmd[64 + 60 * 12];
+	size_t i, n;
+
+	load_sets();
+	for (n = 0; n < 2; n++) {
+		snprintf(cmd, sizeof(cmd), "find .");
+		for (i = 0; i < (n == 0 ? 40 : 60); i++)
+			strcat(cmd, " -name x -o");
+		strcat(cmd, " -name '*' -delete");
+		ck_assert_int_eq(
+		    shrules_decide(rules_of(shipped), cmd, strlen(cmd), WS, &v),
+		    n == 0 ? SHD_DENY : SHD_ASK);
+	}
+	ck_assert_ptr_nonnull(strstr(v.reason, "narrowed by a test the rules"));
+	manifest_free(shipped);
+	manifest_free(testset);
+}
+END_TEST
+
 START_TEST(test_verdict_names_the_rule)
 {
 	struct shverdict v;
@@ -1624,6 +1649,7 @@ suite(void)
 	    (int)(sizeof(rows) / sizeof(rows[0])));
 	tcase_add_test(tc, test_verdict_names_the_rule);
 	tcase_add_test(tc, test_workspace_asked_about_1024_paths_at_most);
+	tcase_add_test(tc, test_find_patterns_tried_on_2048_names_at_most);
 	tcase_add_loop_test(tc,
 	    test_removal_through_a_symlink_out_is_unresolvable, 0,
 	    (int)(sizeof(fsrows) / sizeof(fsrows[0])));
