@@ -3417,15 +3417,18 @@ fx_re_full(const regex_t *re, const char *s)
 }
 
 /* Whether the test of a path (fx_pattern's |kind| 1, or 2 with |re|
-   compiled) matches |name| beneath the starting point |sp|; |name2|, if
-   not NULL, beneath |name|. */
+   compiled) matches |name| beneath the starting point |sp|, as find
+   prints the path; |name2|, if not NULL, beneath |name|. */
 static int
 fx_matches(const regex_t *re, const char *pat, int kind, int icase,
     const struct shword *sp, const char *name, const char *name2)
 {
 	char path[4096 + 64];
 
-	snprintf(path, sizeof(path), "%.4000s/%s%s%s", sp->text, name,
+	/* find joins them with a '/' unless the starting point ends in
+	   one: "find ./" prints "./x" */
+	snprintf(path, sizeof(path), "%.4000s%s%s%s%s", sp->text,
+	    sp->len > 0 && sp->text[sp->len - 1] == '/' ? "" : "/", name,
 	    name2 != NULL ? "/" : "", name2 != NULL ? name2 : "");
 	if (kind == 2)
 		return fx_re_full(re, path);

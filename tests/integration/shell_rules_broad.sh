@@ -11,7 +11,8 @@
 #     select nothing in particular (rm -rf . to the rules), and so do a
 #     bound every file meets (-size -100G, -links 1, -writable, -mtime
 #     -99999), which waited for a human, who could approve what the
-#     rules deny;
+#     rules deny; and a path under "find ./" was tried as ".//x", where
+#     find prints "./x": "find ./ -path './[!/]*' -delete" ran;
 #   - a glob operand of rm -r was decided as written: "rm -rf src/../*",
 #     "rm -rf WS/*" (the workspace by its path), "rm -rf [a-z]*" and
 #     "rm -rf //*" ran, though the rule denies "rm -rf *" and "/*"; a
@@ -57,7 +58,8 @@ for cmd in "find . -name '*[a-z]*' -delete" "find . -iname '[[:alnum:]_.-]*' -de
     "find . -name '*[[:print:]]*' -delete" "find . -regex '\\./[ -~]*' -delete" \
     "find . -path './[ -~]*' -delete" 'find . -type f -delete' \
     "find . -name '*.*' -delete" 'find . -size -100G -delete' \
-    'find . -links 1 -delete' 'find . -writable -delete' 'find . -mtime -99999 -delete'; do
+    'find . -links 1 -delete' 'find . -writable -delete' 'find . -mtime -99999 -delete' \
+    "find ./ -path './[!/]*' -delete"; do
 	denied "$cmd" "rule 5 (rm -rf|-fr"
 done
 

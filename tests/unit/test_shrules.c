@@ -990,6 +990,13 @@ static const struct row rows[] = {
 	S("find . -path '*/node_modules/*' -delete", ALLOW),
 	S("find . -type l -delete", ALLOW),
 	S("find . -type f -name '*.tmp' -delete", ALLOW),
+	/* "find ./" prints "./x", not ".//x" */
+	S("find ./ -path './[!/]*' -delete", DENY),
+	S("find ./ -regex '\\./[a-z].*' -delete", DENY),
+	S("find " WS "/ -path '" WS "/[!/]*' -delete", DENY),
+	S("find .// -path './/[a-z]*' -delete", DENY),
+	S("find .// -path './[a-z]*' -delete", ALLOW),
+	S("find ./ -path './build/*' -delete", ALLOW),
 	/* a bound that holds for every file a workspace is likely to hold:
 	   every file; another cannot be told */
 	S("find . -size -100G -delete", DENY),
