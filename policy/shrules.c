@@ -2558,6 +2558,26 @@ name_pattern_broad(const char *pat, int flags)
 }
 
 /*
+ * The directory of the last component that |p|'s byte |lit| is in (its
+ * text to that component's '/', or "./" where there is none), into
+ * |dir|; returns where that component begins, or (size_t)-1 if it does
+ * not fit.
+ */
+static size_t
+glob_dir(const char *p, size_t lit, char *dir, size_t dirlen)
+{
+	size_t k;
+
+	for (k = lit; k > 0 && p[k - 1] != '/'; k--)
+		;
+	if (k + 3 > dirlen)
+		return (size_t)-1;
+	memcpy(dir, p, k);
+	snprintf(dir + k, dirlen - k, "%s", k == 0 ? "./" : "");
+	return k;
+}
+
+/*
  * Where rm -r (or find -delete) of the operand |a| leads as the runner
  * resolves it, asked of o->fc: the symlinks on the way are the
  * workspace's, which the agent may have made ("rm -rf r/" with r ->
@@ -3001,7 +3021,7 @@ raise_rm_linked(const struct shell_rules *r, struct shword *t, const char *a,
 	struct fsctx *fc = o->fc;
 	char cur[4096], next[4096], lex[8192];
 	const char *pre;
-	size_t i, k, wl = strlen(wsn), tail = strlen(a) - lit;
+	size_t i, k, g, wl = strlen(wsn), tail = strlen(a) - lit;
 	int rc;
 
 	if (fc == NULL || (fc->nlinks == 0 && !fc->links_lost))
@@ -3038,6 +3058,15 @@ raise_rm_linked(const struct shell_rules *r, struct shword *t, const char *a,
 				    "%s %s of %.40s through a link the string "
 				    "makes, that leads out of the workspace",
 				    t[0].text, t[1].text, a);
+			/* a glob there that selects nothing in particular:
+			   what its directory holds (ln -s . s; s/ and a
+			   star) */
+			if (tail > 0 &&
+			    strchr(cur + strlen(cur) - tail, '/') == NULL &&
+			    (g = glob_dir(cur, strlen(cur) - tail, lex,
+				 sizeof(lex))) != (size_t)-1 &&
+			    name_pattern_broad(cur + g, FNM_PERIOD))
+				raise_rm_place(r, t, lex, wsn, skip_ws, o);
 			raise_rm_place(r, t, cur, wsn, skip_ws, o);
 		} else if (rc != 0)
 			set_why(o,
@@ -3070,15 +3099,11 @@ raise_rm_glob(const struct shell_rules *r, struct shword *t,
 
 	if ((w->flags & SHW_NOT_FIXED & ~(SHW_GLOB | SHW_BRACE)) != 0)
 		return;
-	for (k = lit; k > 0 && w->text[k - 1] != '/'; k--)
-		;
-	if (k + 2 > sizeof(dir)) {
+	if ((k = glob_dir(w->text, lit, dir, sizeof(dir))) == (size_t)-1) {
 		set_why(o, "%s %s of a path too long to follow", t[0].text,
 		    t[1].text);
 		return;
 	}
-	memcpy(dir, w->text, k);
-	snprintf(dir + k, sizeof(dir) - k, "%s", k == 0 ? "./" : "");
 	if (strchr(w->text + lit, '/') != NULL) {
 		if (o->fc != NULL &&
 		    (dir[0] != '/' ||

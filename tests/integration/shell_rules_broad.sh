@@ -17,7 +17,8 @@
 #     "rm -rf WS/*" (the workspace by its path), "rm -rf [a-z]*" and
 #     "rm -rf //*" ran, though the rule denies "rm -rf *" and "/*"; a
 #     glob that selects nothing in particular is now the removal of its
-#     directory;
+#     directory, also through a link the string makes ("ln -s . s; rm
+#     -rf s/*" ran);
 #   - and its directory was not asked about: with r a link out of the
 #     workspace, "rm -rf r/*" removed what r leads to, where "rm -rf
 #     r/x" waited for a human; a glob before a '/' ("r*/") too;
@@ -65,7 +66,8 @@ done
 
 # ===== rm -r of a glob ======================================================
 for cmd in 'rm -rf src/../*' "rm -rf $ws/*" 'rm -rf [a-z]*' 'rm -rf ./*' \
-    'rm -rf //*' 'rm -rf /./*' 'rm -rf ../*' 'find ./* -delete'; do
+    'rm -rf //*' 'rm -rf /./*' 'rm -rf ../*' 'find ./* -delete' \
+    'ln -s . s; rm -rf s/*' 'ln -s . s; rm -rf s/[a-z]*'; do
 	denied "$cmd" "rule 5 (rm -rf|-fr"
 done
 

@@ -1406,6 +1406,13 @@ static const struct fsrow fsrows[] = {
 	{ "rm -rf src/*", SHD_ALLOW, "default" },
 	{ "rm -rf q/*.o", SHD_ALLOW, "default" },
 	{ "rm -rf /tmp/*/x", SHD_ALLOW, "default" },
+	/* and through a link the string makes */
+	{ "ln -s . s; rm -rf s/*", SHD_DENY, "rule 5 (rm -rf" },
+	{ "ln -s . s; rm -rf s/[a-z]*", SHD_DENY, "rule 5 (rm -rf" },
+	{ "ln -s / x; rm -rf x/[a-z]*", SHD_DENY, "rule 5 (rm -rf" },
+	{ "ln -s . s; find s/* -delete", SHD_DENY, "rule 5 (rm -rf" },
+	{ "ln -s . s; rm -rf s/*.o", SHD_ALLOW, "default" },
+	{ "ln -s src s; rm -rf s/[a-z]*", SHD_ALLOW, "default" },
 	{ "cd src && rm -rf build/ q", SHD_ALLOW, "default" },
 	{ "cd a; cd b; cd c; cd d; rm -rf x", SHD_ALLOW, "default" },
 	/* a link the same string makes, not yet in the workspace */
