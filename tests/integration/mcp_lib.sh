@@ -206,6 +206,7 @@ EOF
 # call_async ID JSONSTR   the same, sent with ID, not waited for
 # pending_shell [NOT]     mcp_pending shell [NOT]
 # js TEXT                 TEXT as a JSON string
+# shell_denied CMD RULE   CMD refused by RULE, and nothing ran (below)
 
 # mcp_pending TOOL [NOT]: waits (20 s) for a pending approval of TOOL
 # other than NOT; prints its id.
@@ -271,6 +272,17 @@ shell_asks_denied() {
 		    approval_denied
 		last=$pid
 	done
+}
+
+# shell_denied CMD RULE: CMD, behind a mark and "false && { ...; }" (so
+# that nothing runs even where the rules let it), is refused by RULE,
+# named in the message, and the mark was not made.  $n counts the marks.
+shell_denied() {
+	n=$((${n:-0} + 1))
+	shell "touch MARK$n; false && { $1; }"
+	expect_error_class "$1: refused" denied
+	expect_contains "... by $2" "$(jr .result.structuredContent.message)" "$2"
+	check "... and nothing ran (MARK$n)" test ! -e "$ws/MARK$n"
 }
 
 # shell_rules_manifest FILE: contrib/manifests/shell-rules.yaml, with the

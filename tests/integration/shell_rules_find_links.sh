@@ -31,18 +31,6 @@ ws=$(make_workspace)
 shell_rules_manifest "$T/m.yaml"
 mcp_start "$T/m.yaml" "$ws"
 
-# denied CMD RULE: CMD (behind a mark and "false && { ...; }", so that
-# nothing runs even where the rules let it) is refused by RULE, naming
-# CMD.
-n=0
-denied() {
-	n=$((n + 1))
-	shell "touch MARK$n; false && { $1; }"
-	expect_error_class "$1: refused" denied
-	expect_contains "... by $2" "$(jr .result.structuredContent.message)" "$2"
-	check "... and nothing ran (MARK$n)" test ! -e "$ws/MARK$n"
-}
-
 # ===== find's expression ====================================================
 for cmd in 'find . ! -name x -delete' 'find . -not -name keep -delete' \
     "find . -name '*' -delete" 'find . -name x -o -delete' \
@@ -51,7 +39,7 @@ for cmd in 'find . ! -name x -delete' 'find . -not -name keep -delete' \
     'find . -name x -o -exec rm -rf {} +' \
     "find . -exec sh -c 'rm -rf \"\$1\"' _ {} \\;" \
     "find . -exec sh -c 'rm -rf \"\$@\"' sh {} +"; do
-	denied "$cmd" "rule 5 (rm -rf|-fr"
+	shell_denied "$cmd" "rule 5 (rm -rf|-fr"
 done
 id=1000 last=
 shell_asks_denied "find -delete of the workspace's files, narrowed by a test the rules cannot tell" \
@@ -66,7 +54,7 @@ keep.tmp"
 # ===== mkdir, mknod, mkfifo -m ==============================================
 for cmd in 'mkdir -m 4755 d' 'mkdir -m g+s d' 'mkdir -pm2755 d' \
     'mknod -m 4755 n p' 'mkfifo -m 6755 p' 'mkdir --mode=u+s d'; do
-	denied "$cmd" "rule 2 (chmod u+s|g+s"
+	shell_denied "$cmd" "rule 2 (chmod u+s|g+s"
 done
 # cp --preserve=mode copies a mode the rules cannot see (a file's, on
 # disk): the rules let it run, and the write policy keeps the bit from
@@ -87,11 +75,12 @@ mkdir -p "$T/outside/keep"
 touch "$T/outside/keep/precious"
 for cmd in 'ln -s / x && rm -rf x/' 'ln -s ../../../../../../.. up; rm -rf up/' \
     'ln -s .. y; rm -rf y/' 'ln -sf /etc e && rm -rf e/' 'ln -s x y; ln -s / x; rm -rf y/' \
-    'ln -s / x; find x/ -name a -delete' 'ln -s / x; cd x && rm -rf etc/'; do
-	denied "$cmd" "rule 5 (rm -rf|-fr"
+    'ln -s / x; find x/ -name a -delete' 'ln -s / x; cd x && rm -rf etc/' \
+    'ln -s .. y; rm -rf y/*'; do
+	shell_denied "$cmd" "rule 5 (rm -rf|-fr"
 done
 shell_asks_denied "through a link the string makes, that leads out of the workspace" \
-    "touch LO1; ln -s $T/outside o && rm -rf o/keep" 'touch LO4; ln -s .. y; rm -rf y/*'
+    "touch LO1; ln -s $T/outside o && rm -rf o/keep" 'touch LO4; ln -s .. y; rm -rf y/*.o'
 shell_asks_denied "through a link the string makes, to where the rules cannot tell" \
     "touch LO2; ln -s $T/outside l && mv l m && rm -rf m/" \
     "touch LO3; cp -s $T/outside/keep/precious p && rm -rf p/"
