@@ -229,25 +229,38 @@ hostport_literal(const char *s, struct rules_target *t)
 	return t->family != 0;
 }
 
+/*
+ * The proxy's own rule syntax ("*.com", "127.1", "1.1.1.1." are refused
+ * there): an entry it would refuse makes every run fail, so say it now.
+ */
+static int
+chk_proxy_rule(struct lctx *c, const struct ynode *n, const char *f)
+{
+	struct rules *r;
+	char why[RULES_REASON_MAX];
+	int rc;
+
+	if ((r = rules_new()) == NULL)
+		return AL_ERR_ALLOC;
+	rc = rules_add_host(r, n->s, why, sizeof(why));
+	rules_free(r);
+	if (rc != 0)
+		return lctx_err(c, n, f, "%s", why);
+	return 0;
+}
+
 /* A "network" entry: a name, or the IP literal of a public address. */
 static int
 chk_net_host(struct lctx *c, const struct ynode *n, const char *f)
 {
 	struct rules_target t;
-	struct rules *r;
 	char desc[RULES_REASON_MAX], list[FIELD_MAX], *dot;
 	int rc;
 
 	if (chk_hostport(c, n, f) != 0)
 		return AL_ERR_FORMAT;
-	/* The proxy's own rule syntax ("*.com", "127.1" are refused there):
-	 * an entry it would refuse makes every run fail, so say it now. */
-	if ((r = rules_new()) == NULL)
-		return AL_ERR_ALLOC;
-	rc = rules_add_host(r, n->s, desc, sizeof(desc));
-	rules_free(r);
-	if (rc != 0)
-		return lctx_err(c, n, f, "%s", desc);
+	if ((rc = chk_proxy_rule(c, n, f)) != 0)
+		return rc;
 	if (!hostport_literal(n->s, &t) ||
 	    rules_classify(t.family, t.addr, desc, sizeof(desc)) ==
 	    ADDR_PUBLIC)
@@ -275,7 +288,7 @@ chk_net_address(struct lctx *c, const struct ynode *n, const char *f)
 		return lctx_err(c, n, f, "expected an IP address and port "
 		    "(\"127.0.0.1:8080\", \"[::1]:8080\"); names belong in "
 		    "network");
-	return 0;
+	return chk_proxy_rule(c, n, f);
 }
 
 /*

@@ -545,6 +545,15 @@ rules_add_host(struct rules *r, const char *pattern, char *err,
 		    "address", pattern);
 		return AL_ERR_FORMAT;
 	}
+	/*
+	 * "1.1.1.1." names 1.1.1.1, but the same text is no IP rule: the
+	 * supervisor makes one of every literal, and it would not parse.
+	 */
+	if (t.family == AF_INET && colon[-1] == '.') {
+		set_msg(err, errlen, "%s: an IP address with a trailing dot "
+		    "(write %s)", pattern, t.host);
+		return AL_ERR_FORMAT;
+	}
 	if (hr.wildcard && strchr(t.host, '.') == NULL) {
 		set_msg(err, errlen, "%s: a wildcard needs at least two labels "
 		    "after \"*.\" (no \"*.com\")", pattern);

@@ -21,7 +21,7 @@
  * matches "a.example.com" and "a.b.example.com", never "example.com"
  * nor "badexample.com"; the suffix needs two labels, so "*.com" is
  * refused); or an IPv4 literal in canonical dotted-quad
- * form, or an IPv6 literal in brackets.  PORT is required: a number in
+ * form (no trailing dot), or an IPv6 literal in brackets.  PORT is required: a number in
  * 1..65535, or "*" for any port (an explicit, visible choice).
  *
  * IP rule syntax: CIDR [":" PORT], where CIDR is "a.b.c.d[/len]" or
@@ -84,7 +84,9 @@ void		 rules_free(struct rules *r);
 /*
  * Adds a host rule (syntax above).  Returns 0, AL_ERR_FORMAT with a
  * message in err (always NUL-terminated when errlen > 0), or
- * AL_ERR_ALLOC.  |pattern| is copied.
+ * AL_ERR_ALLOC.  |pattern| is copied.  An IPv4 literal with a trailing
+ * dot ("1.1.1.1.:443") is refused: a name may end in one, but the
+ * literal's IP rule (rules_add_ip()) could not be written that way.
  */
 int		 rules_add_host(struct rules *r, const char *pattern, char *err,
 		    size_t errlen);

@@ -75,6 +75,17 @@ sed 's/allowAddresses:/network:/' "$T/m.yaml" >"$T/bad.yaml"
 out=$("$AIRLOCK" check "$T/bad.yaml" 2>&1)
 expect_contains "a loopback host entry is refused, naming allowAddresses" \
     "$out" "tools[0].network[0]: 127.0.0.1:$SP is a loopback (127.0.0.0/8) address, reachable only through an explicit rule: use tools[0].allowAddresses"
+# An IP literal with a trailing dot is refused at load, in either list:
+# it loaded, and every run of the tool then failed (its IP rule did not
+# parse in the proxy).
+for key in allowAddresses network; do
+	sed "0,/allowAddresses: \[\"127.0.0.1:$SP\"\]/s//$key: [\"1.1.1.1.:$SP\"]/" \
+	    "$T/m.yaml" >"$T/dot.yaml"
+	out=$("$AIRLOCK" check "$T/dot.yaml" 2>&1)
+	expect_eq "$key: an IP literal with a trailing dot fails the check (exit 78)" "$?" 78
+	expect_contains "... naming the entry" "$out" \
+	    "tools[0].$key[0]: 1.1.1.1.:$SP: an IP address with a trailing dot (write 1.1.1.1)"
+done
 
 call() {
 	printf '%s\n' \

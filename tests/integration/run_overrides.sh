@@ -59,6 +59,14 @@ for cmd in run exec; do
 	bad "--env of a bad name" "--env A-B: not an environment variable name" --env A-B
 	bad "--env AIRLOCK_*" "--env AIRLOCK_FD: set by airlock itself" --env AIRLOCK_FD=9
 	bad "--env HTTPS_PROXY" "--env https_proxy: set by airlock itself" --env https_proxy=x
+	# An IP literal with a trailing dot passed this check and then made
+	# an IP rule the proxy refused: the run failed with 71 instead.
+	bad "--allow-host 1.1.1.1.:443" \
+	    "--allow-host 1.1.1.1.:443: 1.1.1.1.:443: an IP address with a trailing dot (write 1.1.1.1)" \
+	    --allow-host 1.1.1.1.:443
+	bad "--allow-host 1.1.1.1." \
+	    "--allow-host 1.1.1.1.: 1.1.1.1.:443: an IP address with a trailing dot (write 1.1.1.1)" \
+	    --allow-host 1.1.1.1.
 done
 mkdir -p "$AIRLOCK_HOME"
 out=$(timeout 60 "$AIRLOCK" run --workspace "$ws" --allow-host 'bad host' -- true 2>&1)

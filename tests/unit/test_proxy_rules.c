@@ -208,6 +208,7 @@ static const struct syntax_row {
 	{ 0, "example.com:*", 1 },
 	{ 0, "Example.COM.:443", 1 },
 	{ 0, "8.8.8.8:53", 1 },
+	{ 0, "8.8.8.8.:53", 0 },		/* its IP rule would not parse */
 	{ 0, "[2001:db8::1]:443", 1 },
 	{ 0, "example.com", 0 },		/* port is required */
 	{ 0, "*:443", 0 },
