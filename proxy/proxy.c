@@ -75,6 +75,8 @@
 #define DRAIN_MS	2000
 #define DRAIN_BYTES	(256 * 1024)
 #define ACCEPT_BURST	16
+#define ACCEPT_PAUSE_MS	250	/* listeners unwatched when out of
+				   descriptors (EMFILE, ENFILE) */
 #define RESOLVE_MS	30000
 
 enum conn_state {
@@ -181,6 +183,8 @@ struct proxy {
 	int			 ctl_fd;
 	int			 ctl_closed;
 	struct listener		*listeners;
+	int64_t			 accept_resume_ms;	/* no accept() before */
+	int			 accept_short;	/* out of descriptors: said so */
 	struct conn		*conns;
 	size_t			 nconns;
 	struct pollfd		*pfds;
@@ -1641,6 +1645,23 @@ conn_io(struct proxy *p, struct conn *c, int kind, short revents)
 
 /* --- accept and control --------------------------------------------------------- */
 
+/*
+ * accept() on |l| failed for want of descriptors (or memory): the
+ * connection stays queued and the listener readable, so calling again
+ * at once would spin.  No listener is watched for ACCEPT_PAUSE_MS; the
+ * first failure of a shortage is logged, the retries are not.
+ */
+static void
+accept_pause(struct proxy *p, struct listener *l)
+{
+	if (!p->accept_short)
+		log_warn("%s: accept on %s (not accepting for %d ms at a "
+		    "time until it succeeds)", __func__, l->sandbox,
+		    ACCEPT_PAUSE_MS);
+	p->accept_short = 1;
+	p->accept_resume_ms = now_monotonic_ms() + ACCEPT_PAUSE_MS;
+}
+
 static void
 listener_accept(struct proxy *p, struct listener *l)
 {
@@ -1650,12 +1671,16 @@ listener_accept(struct proxy *p, struct listener *l)
 	for (i = 0; i < ACCEPT_BURST; i++) {
 		fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd == -1) {
-			if (errno != EAGAIN && errno != EINTR &&
+			if (errno == EMFILE || errno == ENFILE ||
+			    errno == ENOBUFS || errno == ENOMEM)
+				accept_pause(p, l);
+			else if (errno != EAGAIN && errno != EINTR &&
 			    errno != ECONNABORTED)
 				log_warn("%s: accept on %s", __func__,
 				    l->sandbox);
 			return;
 		}
+		p->accept_short = 0;
 		if (l->nconns >= p->lim.max_conns &&
 		    l->nextra >= p->lim.max_conns) {
 			close(fd);	/* far over the cap: no reply */
@@ -1842,9 +1867,12 @@ build_pollset(struct proxy *p, size_t *np, int *timeout)
 
 	if (p->ctl_fd >= 0 && pfd_add(p, &n, p->ctl_fd, POLLIN, NULL, 3))
 		return -1;
-	for (l = p->listeners; l != NULL; l = l->next)
-		if (pfd_add(p, &n, l->fd, POLLIN, l, 0))
-			return -1;
+	if (now >= p->accept_resume_ms) {
+		for (l = p->listeners; l != NULL; l = l->next)
+			if (pfd_add(p, &n, l->fd, POLLIN, l, 0))
+				return -1;
+	} else if (p->accept_resume_ms < soonest)
+		soonest = p->accept_resume_ms;
 	for (i = 0; i < p->nres; i++) {
 		if (p->res[i].fd < 0)
 			continue;

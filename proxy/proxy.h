@@ -113,7 +113,9 @@ void		 proxy_set_control(struct proxy *p, int ctl_fd);
  * 500 ms and after every signal) or the control peer hangs up.  Returns
  * 0, or AL_ERR_SYSTEM if poll() itself failed.  The caller must ignore
  * SIGPIPE (splice() to a closed socket raises it).  Each relayed
- * connection holds six descriptors (two sockets, two pipes).
+ * connection holds six descriptors (two sockets, two pipes); out of
+ * descriptors, the listeners are left unwatched for 250 ms at a time
+ * (logged once) and their queued connections wait.
  */
 int		 proxy_run(struct proxy *p, volatile sig_atomic_t *stop);
 

@@ -92,6 +92,23 @@ wait_for() {
 	return 1
 }
 
+# exec_proxy_pid PID: the egress proxy of the "airlock exec" that is the
+# child of PID (a timeout(1) wrapping it): the exec's child that runs the
+# same program and has the proxy's resolver keeper for a child (and the
+# resolvers for grandchildren).  Fails while there is none.
+exec_proxy_pid() {
+	_ep=$(pgrep -P "$1" | head -n 1)
+	[ -n "$_ep" ] || return 1
+	for _c in $(pgrep -P "$_ep"); do
+		[ "$(cat "/proc/$_c/comm" 2>/dev/null)" = airlock-init ] && continue
+		if [ "$(pgrep -P "$_c" | wc -l)" -ge 1 ]; then
+			echo "$_c"
+			return 0
+		fi
+	done
+	return 1
+}
+
 # newest_session_log [STATE]: the audit log of the newest session under
 # STATE (default $AIRLOCK_HOME), by its session_start's time, in ms (a
 # file's or directory's mtime may tie with the last session's).

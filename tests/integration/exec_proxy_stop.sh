@@ -17,23 +17,8 @@ mkdir -p "$ws"
 timeout 60 "$AIRLOCK" exec --workspace "$ws" --allow-host example.com:443 \
     -- sh -c 'sleep 3; exit 7' >"$T/out" 2>"$T/err" &
 tpid=$!
-# The exec (timeout's child) and its proxy: the exec's child that runs
-# the same program and has the proxy's resolver keeper for a child (and
-# the resolvers for grandchildren).
-exec_pid() { pgrep -P "$tpid" | head -n 1; }
-proxy_pid() {
-	_ep=$(exec_pid)
-	[ -n "$_ep" ] || return 1
-	for _c in $(pgrep -P "$_ep"); do
-		[ "$(cat "/proc/$_c/comm" 2>/dev/null)" = airlock-init ] && continue
-		if [ "$(pgrep -P "$_c" | wc -l)" -ge 1 ]; then
-			echo "$_c"
-			return 0
-		fi
-	done
-	return 1
-}
-found() { proxy=$(proxy_pid) && [ -n "$proxy" ]; }
+# The exec (timeout's child) and its proxy (tests/lib.sh).
+found() { proxy=$(exec_proxy_pid "$tpid") && [ -n "$proxy" ]; }
 check "the exec's proxy is found (sanity)" wait_for found
 resolvers_up() {
 	keeper=$(pgrep -P "${proxy:-0}" | tr '\n' ' ')

@@ -329,6 +329,10 @@ EXTRA_DIST += tests/integration/proxy_dns_hang.sh
 # does not stop: the exec ends, with its exec_end.
 TESTS += tests/integration/exec_proxy_stop.sh
 EXTRA_DIST += tests/integration/exec_proxy_stop.sh
+# The proxy out of descriptors does not spin on its readable listener,
+# and serves the queued connection once descriptors are free.
+TESTS += tests/integration/proxy_emfile.sh
+EXTRA_DIST += tests/integration/proxy_emfile.sh
 # A hooks directory of git's config (core.hooksPath, husky's .husky/_)
 # is the git rule's: a planted hook is refused.
 TESTS += tests/integration/changeset_hookspath.sh
