@@ -75,6 +75,8 @@
 #define DRAIN_MS	2000
 #define DRAIN_BYTES	(256 * 1024)
 #define ACCEPT_BURST	16
+#define OVER_CAP_REPORT_MS 1000	/* connections closed over the cap:
+					   one record a second at most */
 #define ACCEPT_PAUSE_MS	250	/* listeners unwatched when out of
 				   descriptors (EMFILE, ENFILE) */
 #define RESOLVE_MS	30000
@@ -160,6 +162,10 @@ struct listener {
 	int			 nconns;	/* counted connections */
 	int			 nextra;	/* over-cap replies in flight */
 	int			 nlookups;	/* resolvers busy with its lookups */
+	uint64_t		 over_cap;	/* closed with no reply since the
+						   last over-cap record */
+	int64_t			 over_cap_wall;	/* the first of them */
+	int64_t			 over_cap_due;	/* their record is due then */
 };
 
 struct resolver_slot {
@@ -324,18 +330,34 @@ proxy_nconns(const struct proxy *p)
 
 /* --- events --------------------------------------------------------------- */
 
+/* Writes |o| (taken; NULL: nothing) as one line on the event descriptor. */
+static void
+event_write(struct proxy *p, json_t *o)
+{
+	char *s;
+
+	if (o == NULL)
+		return;
+	s = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
+	json_decref(o);
+	if (s == NULL)
+		return;
+	if (write_all(p->event_fd, s, strlen(s)) != 0 ||
+	    write_all(p->event_fd, "\n", 1) != 0)
+		log_warn("%s: event write", __func__);
+	free(s);
+}
+
 static void
 conn_event(struct proxy *p, struct conn *c)
 {
 	char ts[64];
-	json_t *o;
-	char *s;
 
 	if (p->event_fd < 0 || c->evented)
 		return;
 	c->evented = 1;
 	format_rfc3339(c->start_wall, ts);
-	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:s, "
+	event_write(p, json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:s, "
 	    "s:i, s:I, s:I, s:I, s:s}",
 	    "ts", ts,
 	    "event", "proxy.connection",
@@ -351,17 +373,47 @@ conn_event(struct proxy *p, struct conn *c)
 	    "bytes_up", (json_int_t)c->bytes_up,
 	    "bytes_down", (json_int_t)c->bytes_down,
 	    "duration_ms", (json_int_t)(now_monotonic_ms() - c->start_ms),
-	    "end", c->end != NULL ? c->end : "closed");
-	if (o == NULL)
+	    "end", c->end != NULL ? c->end : "closed"));
+}
+
+/*
+ * The connections of |l| closed over the cap since its last such record,
+ * as one record (none when there were none).
+ */
+static void
+over_cap_event(struct proxy *p, struct listener *l)
+{
+	char ts[64], reason[RULES_REASON_MAX];
+
+	if (l->over_cap == 0)
 		return;
-	s = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
-	json_decref(o);
-	if (s == NULL)
-		return;
-	if (write_all(p->event_fd, s, strlen(s)) != 0 ||
-	    write_all(p->event_fd, "\n", 1) != 0)
-		log_warn("%s: event write", __func__);
-	free(s);
+	format_rfc3339(l->over_cap_wall, ts);
+	snprintf(reason, sizeof(reason), "connection limit reached: %d "
+	    "concurrent connections and %d refusals in flight: closed without "
+	    "a reply", p->lim.max_conns, p->lim.max_conns);
+	if (p->event_fd >= 0)
+		event_write(p, json_pack("{s:s, s:s, s:s, s:I, s:s, s:s}",
+		    "ts", ts,
+		    "event", "proxy.over_cap",
+		    "sandbox", l->sandbox,
+		    "connections", (json_int_t)l->over_cap,
+		    "decision", "deny",
+		    "reason", reason));
+	l->over_cap = 0;
+}
+
+/*
+ * A connection of |l| was closed over the cap with no reply: counted, and
+ * reported within OVER_CAP_REPORT_MS (expire()), so that a flood of them
+ * makes a record a second, not one each.
+ */
+static void
+over_cap_count(struct listener *l)
+{
+	if (l->over_cap++ == 0) {
+		l->over_cap_wall = now_wall_ms();
+		l->over_cap_due = now_monotonic_ms() + OVER_CAP_REPORT_MS;
+	}
 }
 
 /* --- connection lifetime ---------------------------------------------------- */
@@ -446,6 +498,7 @@ proxy_remove_listener(struct proxy *p, const char *sandbox)
 			conn_close(p, c);
 		}
 	}
+	over_cap_event(p, l);
 	*lp = l->next;
 	close(l->fd);
 	rules_free(l->rules);
@@ -1684,6 +1737,7 @@ listener_accept(struct proxy *p, struct listener *l)
 		if (l->nconns >= p->lim.max_conns &&
 		    l->nextra >= p->lim.max_conns) {
 			close(fd);	/* far over the cap: no reply */
+			over_cap_count(l);
 			continue;
 		}
 		if ((c = calloc(1, sizeof(*c))) == NULL) {
@@ -1873,6 +1927,9 @@ build_pollset(struct proxy *p, size_t *np, int *timeout)
 				return -1;
 	} else if (p->accept_resume_ms < soonest)
 		soonest = p->accept_resume_ms;
+	for (l = p->listeners; l != NULL; l = l->next)
+		if (l->over_cap > 0 && l->over_cap_due < soonest)
+			soonest = l->over_cap_due;
 	for (i = 0; i < p->nres; i++) {
 		if (p->res[i].fd < 0)
 			continue;
@@ -1929,10 +1986,14 @@ build_pollset(struct proxy *p, size_t *np, int *timeout)
 static void
 expire(struct proxy *p)
 {
+	struct listener *l;
 	struct conn *c, *next;
 	int64_t now = now_monotonic_ms();
 
 	expire_lookups(p, now);
+	for (l = p->listeners; l != NULL; l = l->next)
+		if (l->over_cap > 0 && now >= l->over_cap_due)
+			over_cap_event(p, l);
 	for (c = p->conns; c != NULL; c = next) {
 		next = c->next;
 		switch (c->state) {

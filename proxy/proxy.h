@@ -18,7 +18,11 @@
  * connects only to addresses that passed; it never interprets responses
  * and so never follows redirects.  Refusals are HTTP errors carrying an
  * X-Airlock-Reason header that names the rule.  Every client connection
- * ends in exactly one JSON line on the event descriptor.
+ * ends in exactly one JSON line on the event descriptor ("proxy.connection"),
+ * but those closed with no reply over the cap (max_conns counted and
+ * max_conns 429s in flight): they are counted per listener and reported
+ * in one "proxy.over_cap" line {sandbox, connections} at most a second
+ * after the first, and when the listener is removed.
  *
  * Nothing here exits or forks; proxy/ipc.h has the OS glue.
  */

@@ -184,6 +184,8 @@ struct exec_proxy {
 	int		 ev;		/* -1: none */
 	struct buf	*evbuf;
 	json_int_t	 connections, refused;
+	json_int_t	 over_cap;	/* closed over the cap, no reply (and
+					   no record of their own) */
 	json_t		*denied;	/* the first refusals */
 };
 
@@ -217,16 +219,18 @@ exec_proxy_start(struct exec_proxy *xp)
 }
 
 /*
- * Reads what the proxy reported (one JSON line per connection; a denial
- * is written before the client can read it): counts every connection
- * and keeps the first refusals.  Drained while the command runs, or the proxy
+ * Reads what the proxy reported (one JSON line per connection, or per
+ * batch of connections closed over its cap; a denial is written before
+ * the client can read it): counts every connection and keeps the first
+ * refusals.  Drained while the command runs, or the proxy
  * would stall on a full pipe.  Returns 0 at end of file (or on an
  * error: nothing more can be read), 1 otherwise.
  */
 static int
 exec_proxy_events(struct exec_proxy *xp)
 {
-	const char *frame, *decision;
+	const char *frame, *decision, *event;
+	json_int_t over;
 	size_t len;
 	json_t *j;
 	ssize_t n;
@@ -238,6 +242,16 @@ exec_proxy_events(struct exec_proxy *xp)
 	while ((rc = buf_next_frame(xp->evbuf, &frame, &len)) != 0) {
 		if (rc < 0 || (j = json_loadb(frame, len, 0, NULL)) == NULL)
 			continue;
+		event = json_string_value(json_object_get(j, "event"));
+		if (event != NULL && strcmp(event, "proxy.over_cap") == 0) {
+			over = json_integer_value(json_object_get(j,
+			    "connections"));
+			xp->connections += over;
+			xp->refused += over;
+			xp->over_cap += over;
+			json_decref(j);
+			continue;
+		}
 		decision = json_string_value(json_object_get(j, "decision"));
 		xp->connections++;
 		/* Refused: the proxy answered with an error of its own. */
@@ -290,7 +304,7 @@ exec_proxy_stop(struct exec_proxy *xp)
 /*
  * After the command: stops the proxy, names each refused connection on
  * stderr (escaped, like the sandbox's denials) and returns exec_end's
- * "egress" {connections, refused, denied: the first refusals}.
+ * "egress" {connections, refused, overCap, denied: the first refusals}.
  */
 static json_t *
 exec_proxy_report(struct exec_proxy *xp)
@@ -310,12 +324,18 @@ exec_proxy_report(struct exec_proxy *xp)
 		    json_string_value(json_object_get(d, "reason")) != NULL ?
 		    json_string_value(json_object_get(d, "reason")) : "");
 	}
-	if (xp->refused > (json_int_t)json_array_size(xp->denied))
+	if (xp->refused - xp->over_cap >
+	    (json_int_t)json_array_size(xp->denied))
 		log_warnx("denied: network: %lld more connections (proxy)",
-		    (long long)(xp->refused -
+		    (long long)(xp->refused - xp->over_cap -
 		    (json_int_t)json_array_size(xp->denied)));
-	return json_pack("{s:I, s:I, s:O}", "connections", xp->connections,
-	    "refused", xp->refused, "denied", xp->denied);
+	if (xp->over_cap > 0)
+		log_warnx("denied: network: %lld connections over the proxy's "
+		    "cap closed without a reply (proxy)",
+		    (long long)xp->over_cap);
+	return json_pack("{s:I, s:I, s:I, s:O}", "connections",
+	    xp->connections, "refused", xp->refused, "overCap", xp->over_cap,
+	    "denied", xp->denied);
 }
 
 /*
@@ -802,7 +822,7 @@ cmd_exec(int argc, char **argv)
 	char **env = NULL, *cwd = NULL, layers[256], err[512];
 	char state[PATH_MAX], ws_real[PATH_MAX], logpath[PATH_MAX];
 	struct exec_audit *xa = NULL;
-	struct exec_proxy xp = { -1, -1, -1, NULL, 0, 0, NULL };
+	struct exec_proxy xp = { -1, -1, -1, NULL, 0, 0, 0, NULL };
 	json_t *start, *jend, *jargv, *landed = NULL, *egress;
 	struct exec_status xst;
 	struct overrides ov;

@@ -12,7 +12,7 @@
  *   exec_end    {exitCode | signal | timedOut | setupFailed}, and
  *               changeSet {applied, refused, refusedTotal, error, dryRun}
  *               when the command wrote anything, and egress {connections,
- *               refused, denied} with --allow-host (cmd_exec.c)
+ *               refused, overCap, denied} with --allow-host (cmd_exec.c)
  *
  * and the "session_start" and "session_end" that audit_open_certified()
  * and audit_close() write: the session key certified by the host key, the

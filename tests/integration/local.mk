@@ -333,6 +333,10 @@ EXTRA_DIST += tests/integration/exec_proxy_stop.sh
 # and serves the queued connection once descriptors are free.
 TESTS += tests/integration/proxy_emfile.sh
 EXTRA_DIST += tests/integration/proxy_emfile.sh
+# Connections past the proxy's cap, closed with no reply, are counted:
+# records plus counts equal the connections a sandbox opened.
+TESTS += tests/integration/proxy_over_cap.sh
+EXTRA_DIST += tests/integration/proxy_over_cap.sh
 # A hooks directory of git's config (core.hooksPath, husky's .husky/_)
 # is the git rule's: a planted hook is refused.
 TESTS += tests/integration/changeset_hookspath.sh
