@@ -66,7 +66,9 @@ is_ip_literal(const char *h)
 
 /*
  * A refused connection: says in its record which manifest key would
- * allow it, and keeps it for egress_denials().
+ * allow it, and keeps it for egress_denials().  A refusal that names no
+ * destination (the connection cap's 429, sent before any request is
+ * read) is one no manifest key allows: it is neither.
  */
 static void
 egress_note_denial(struct egress *e, json_t *j)
@@ -78,7 +80,8 @@ egress_note_denial(struct egress *e, json_t *j)
 	char		 allow[400];
 	int		 ip;
 
-	if (sb == NULL || host == NULL || strcmp(json_string_value(
+	if (sb == NULL || host == NULL || host[0] == '\0' ||
+	    strcmp(json_string_value(
 	    json_object_get(j, "decision")) != NULL ? json_string_value(
 	    json_object_get(j, "decision")) : "", "deny") != 0)
 		return;

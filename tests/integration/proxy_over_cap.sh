@@ -67,4 +67,12 @@ expect_eq "... each naming the sandbox and the cap" \
     "$(jq -c 'select(.event == "egress" and .fields.event == "proxy.over_cap") | .fields | [.decision, .reason]' "$log" | sort -u)" \
     '["deny","connection limit reached: 64 concurrent connections and 64 refusals in flight: closed without a reply"]'
 check "the log verifies" "$AIRLOCK" audit verify "$log" >/dev/null
+# The 429s name no destination: nothing in the manifest would allow
+# them.  Their records said "allowWith", and the result's hint told the
+# model to add ":0" to tools[0].network.
+expect_eq "the result does not ask for \":0\" in the manifest" \
+    "$(printf '%s' "$out" | jq -c '.result.structuredContent | [.hint, ([.denied[]? | select(.host == "")] | length)]')" \
+    '[null,0]'
+expect_eq "... nor does any egress record" \
+    "$(jq -c 'select(.event == "egress" and .fields.allowWith != null) | .fields.allowWith' "$log" | sort -u)" ""
 finish
