@@ -337,6 +337,10 @@ EXTRA_DIST += tests/integration/proxy_emfile.sh
 # records plus counts equal the connections a sandbox opened.
 TESTS += tests/integration/proxy_over_cap.sh
 EXTRA_DIST += tests/integration/proxy_over_cap.sh
+# A sandbox that spends its uid's pipe budget (the proxy's uid too) does
+# not leave the proxy relaying other sessions through 8 KiB pipes.
+TESTS += tests/integration/proxy_pipe_pages.sh
+EXTRA_DIST += tests/integration/proxy_pipe_pages.sh
 # A hooks directory of git's config (core.hooksPath, husky's .husky/_)
 # is the git rule's: a planted hook is refused.
 TESTS += tests/integration/changeset_hookspath.sh
