@@ -317,6 +317,14 @@ exec_proxy_report(struct exec_proxy *xp)
 	json_array_foreach (xp->denied, i, d) {
 		host = json_string_value(json_object_get(d, "host"));
 		host = host != NULL ? host : "";
+		/* The cap's 429 comes before any request: no destination. */
+		if (host[0] == '\0') {
+			log_warnx("denied: network (proxy): %s",
+			    json_string_value(json_object_get(d, "reason")) !=
+			    NULL ? json_string_value(json_object_get(d,
+			    "reason")) : "");
+			continue;
+		}
 		log_warnx("denied: network %s%s%s:%lld (proxy): %s",
 		    strchr(host, ':') != NULL ? "[" : "", host,
 		    strchr(host, ':') != NULL ? "]" : "",

@@ -38,6 +38,10 @@ check "... saying how many were closed over the cap ($(printf '%s' "$rec" | jq -
 check "... counted as refused" test "$(printf '%s' "$rec" | jq '.refused - .overCap')" -ge 64
 expect_contains "stderr says so" "$(cat "$T/err")" \
     "connections over the proxy's cap closed without a reply"
+# The 429s name no destination: they were printed as "network :0".
+expect_contains "a 429 is printed without a destination" "$(cat "$T/err")" \
+    "airlock: denied: network (proxy): connection limit reached: 64 concurrent connections for sandbox exec"
+expect_not_contains "... not as network :0" "$(cat "$T/err")" "network :0"
 
 # The same flood from a tool, into the session's audit log.
 cat > "$T/m.yaml" <<YAML
