@@ -1178,9 +1178,7 @@ lost_after_yes(struct lander *l)
 			"was lost and an interrupted apply could not be put "
 			"back: %s",
 			err));
-	else if (l->kind == LAND_PATCH && l->staged != NULL)
-		decide(l, 0, json_incref(l->staged));
-	else if (l->kind == LAND_PATCH)
+	else if (l->kind == LAND_PATCH && l->staged == NULL)
 		decide(l, -1,
 		    tool_error("write_failed", 0, NULL,
 			"the patch was applied, but its result was lost with "

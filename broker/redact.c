@@ -531,15 +531,11 @@ static size_t
 decimal_joined(unsigned char *dst, const unsigned char *v, size_t len,
     const char *sep)
 {
-	size_t i, o = 0, sl = strlen(sep);
+	size_t i, o = 0;
 
-	for (i = 0; i < len; i++) {
-		if (i > 0) {
-			memcpy(dst + o, sep, sl);
-			o += sl;
-		}
-		o += (size_t)sprintf((char *)dst + o, "%u", v[i]);
-	}
+	for (i = 0; i < len; i++)
+		o += (size_t)sprintf((char *)dst + o, "%s%u", i > 0 ? sep : "",
+		    v[i]);
 	return o;
 }
 
