@@ -61,27 +61,39 @@ check "its evidence has a workspace digest" test "${#shown}" -eq 64
 # The agent's part: each digest opens aaa/ as it starts its walk.  The
 # grant's digest is the first open after the yes; the second is run_check's
 # own digest: lib.sh is rewritten then, after the grant compared its digest.
+# A fanotify permission event holds that open until lib.sh is rewritten,
+# so the digest sees the new lib.sh however busy the machine is (an
+# inotify watch, which does not hold it, let the write come after the
+# check had run when the CPUs were taken: a mutant that compares nothing
+# survived that way).
 python3 - "$ws" "$T/armed" <<'EOF2' &
 import ctypes, os, struct, sys
 ws, armed = sys.argv[1], sys.argv[2]
 libc = ctypes.CDLL(None, use_errno=True)
-IN_OPEN = 0x20
-fd = libc.inotify_init1(0)
-if fd < 0 or libc.inotify_add_watch(fd, os.path.join(ws, "aaa").encode(),
-                                    IN_OPEN) < 0:
-    sys.exit("inotify: %s" % os.strerror(ctypes.get_errno()))
+libc.fanotify_mark.argtypes = [ctypes.c_int, ctypes.c_uint, ctypes.c_uint64,
+                               ctypes.c_int, ctypes.c_char_p]
+FAN_CLASS_CONTENT, FAN_OPEN_PERM, FAN_ONDIR = 0x4, 0x10000, 0x40000000
+FAN_MARK_ADD, FAN_ALLOW, AT_FDCWD = 0x1, 0x1, -100
+fd = libc.fanotify_init(FAN_CLASS_CONTENT, os.O_RDONLY)
+if fd < 0 or libc.fanotify_mark(fd, FAN_MARK_ADD, FAN_OPEN_PERM | FAN_ONDIR,
+                                AT_FDCWD, os.path.join(ws, "aaa").encode()) < 0:
+    sys.exit("fanotify: %s" % os.strerror(ctypes.get_errno()))
 open(armed, "w").close()
 opens = 0
 while opens < 2:
-    buf = os.read(fd, 65536)
+    buf = os.read(fd, 4096)
     off = 0
     while off < len(buf):
-        wd, mask, cookie, ln = struct.unpack_from("iIII", buf, off)
-        off += 16 + ln
-        if mask & IN_OPEN:
+        ln, _, _, _, mask, efd, pid = struct.unpack_from("IBBHQii", buf, off)
+        off += ln
+        if mask & FAN_OPEN_PERM:
             opens += 1
-with open(os.path.join(ws, "lib.sh"), "w") as f:
-    f.write('greet() { echo "PWNED: code nobody approved"; }\n')
+            if opens == 2:
+                with open(os.path.join(ws, "lib.sh"), "w") as f:
+                    f.write('greet() { echo "PWNED: code nobody approved"; }\n')
+            os.write(fd, struct.pack("iI", efd, FAN_ALLOW))
+        if efd >= 0:
+            os.close(efd)
 EOF2
 agent=$!
 wait_for test -e "$T/armed"
