@@ -1104,10 +1104,11 @@ absent_rel(const struct runner_plan *p, const char *path, char *rel)
  * Each denied path beneath |top| (the workspace, or a read-only bind,
  * as the sandbox names it) that |lower| (the same as the overlay's lower
  * layer) does not hold is whited out at its first missing component in
- * a layer the overlay puts above |lower|, PARK_MASKS/|name|.  A mask is a mount, which needs a place: such a path was
- * masked by nothing, and a file made there on the host once the run had
- * started (a .env the user wrote, a key a tool fetched) showed through
- * to a job or a copy-on-write agent.  What the run itself makes there
+ * a layer the overlay puts above |lower|, PARK_MASKS/|name|.  A mask
+ * is a mount, which needs a place: such a path was masked by nothing,
+ * and a file made there on the host once the run had started (a .env
+ * the user wrote, a key a tool fetched) showed through to a job or a
+ * copy-on-write agent.  What the run itself makes there
  * is in its own upper layer, above the whiteout.  The layer is made
  * only when needed: its path in |layer| (RUNNER_MAX_PATH bytes), or
  * NULL.

@@ -136,15 +136,22 @@ static int
 publish(const char *dir, const char *hex, int made, char *err, size_t errlen)
 {
 	char path[PATH_MAX], text[AUDIT_PUBKEY_HEX_LEN + 2];
-	int wrote = made;
+	int wrote = made, rc = 0;
 
 	snprintf(text, sizeof(text), "%s\n", hex);
 	if (snprintf(path, sizeof(path), "%s/audit.pub", dir) >=
-		(int)sizeof(path) ||
-	    (!holds(path, text) &&
-		(wrote = 1, write_public(path, text) != 0)) ||
-	    trust_add(dir, hex, &wrote) != 0 ||
-	    (wrote && fsync_dir(dir) != 0)) {
+	    (int)sizeof(path)) {
+		errno = ENAMETOOLONG;
+		rc = AL_ERR_SYSTEM;
+	} else if (!holds(path, text)) {
+		wrote = 1;
+		rc = write_public(path, text);
+	}
+	if (rc == 0)
+		rc = trust_add(dir, hex, &wrote);
+	if (rc == 0 && wrote)
+		rc = fsync_dir(dir);
+	if (rc != 0) {
 		snprintf(err, errlen,
 		    "cannot write the public key files in "
 		    "%s: %s",
@@ -163,9 +170,9 @@ make_dir(const char *dir, char *err, size_t errlen)
 		snprintf(err, errlen, "state directory path too long");
 		return AL_ERR_LIMIT;
 	}
-	if ((mkdir(state, 0700) == -1 && errno != EEXIST)) {
-		snprintf(
-		    err, errlen, "cannot create %s: %s", dir, strerror(errno));
+	if (mkdir(state, 0700) == -1 && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create %s: %s", state,
+		    strerror(errno));
 		return AL_ERR_SYSTEM;
 	}
 	if (mkdir(dir, 0700) == 0)
