@@ -113,8 +113,8 @@ while [ "$round" -le "$rounds" ]; do
 	*) order="base bwrap airlock" ;;
 	esac
 	for who in $order; do
+		# shellcheck disable=SC2086 # $B: the command's words
 		case $who in
-		# shellcheck disable=SC2086 # the command's words
 		bwrap) batch bwrap "$d/home" $B >>"$d/round" ;;
 		airlock) batch airlock "$d/home" "$airlock" exec -- true >>"$d/round" ;;
 		base) [ -z "$base" ] || batch base "$d/home-base" "$base" exec -- true >>"$d/round" ;;
