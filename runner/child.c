@@ -1494,7 +1494,7 @@ build_root(const struct runner_plan *p)
 	char buf[RUNNER_MAX_PATH], path[RUNNER_MAX_PATH];
 	struct stat st;
 	size_t i, j, nlate = 0;
-	int fd, wsfd, homefd, brokerfd, vcsfd[VCS_DIRS], ro, bound;
+	int fd, wsfd, homefd, brokerfd, vcsfd[VCS_DIRS], bound;
 	int late[RUNNER_MAX_LATE], late_dir[RUNNER_MAX_LATE];
 	int rwfd[RUNNER_MAX_RW], rwdir[RUNNER_MAX_RW];
 
@@ -1579,14 +1579,11 @@ build_root(const struct runner_plan *p)
 	 * one (the agent's sandbox): a socket a host service has bound in
 	 * the workspace refuses connections there.
 	 */
-	ro = !p->live_workspace && !CHANGES(p) && p->lower_upper == NULL &&
-	    (p->workspace_readonly || sp->workspace_readonly);
-	bound = 0;
-	if (((sp->workspace == WORKSPACE_COW || CHANGES(p)) &&
-	    !p->workspace_readonly) || p->lower_upper != NULL || ro)
+	bound = plan_ws_view(p) == PLAN_WS_LIVE;
+	if (!bound)
 		wsfd = cow_workspace(p, cat(p, buf, OLDROOT, p->workspace),
-		    vcsfd, ro);
-	else if ((bound = 1, wsfd = open_tree(AT_FDCWD, cat(p, buf, OLDROOT,
+		    vcsfd, plan_ws_view(p) == PLAN_WS_OVERLAY_RO);
+	else if ((wsfd = open_tree(AT_FDCWD, cat(p, buf, OLDROOT,
 	    p->workspace), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
 	    AT_RECURSIVE)) == -1)
 		fail(p, "open workspace", p->workspace);

@@ -34,6 +34,8 @@ TESTS += tests/integration/deny_read_alias.sh
 EXTRA_DIST += tests/integration/deny_read_alias.sh
 TESTS += tests/integration/deny_read_absent.sh
 EXTRA_DIST += tests/integration/deny_read_absent.sh
+TESTS += tests/integration/deny_read_live_bind.sh
+EXTRA_DIST += tests/integration/deny_read_live_bind.sh
 
 check_PROGRAMS += tests/unit/test_runner_denials
 TESTS += tests/unit/test_runner_denials

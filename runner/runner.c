@@ -477,6 +477,111 @@ plan_deny_links(struct runner_plan *pl, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * |path| in |out| with its deepest existing ancestor resolved (realpath)
+ * and the rest as it is: an absent denied path named through a link (a
+ * HOME under a linked /home) still meets the bind it lies in.
+ */
+static void
+resolve_existing(const char *path, char *out, size_t outlen)
+{
+	char head[PATH_MAX], real[PATH_MAX], *slash;
+
+	snprintf(out, outlen, "%s", path);
+	if ((size_t)snprintf(head, sizeof(head), "%s", path) >= sizeof(head))
+		return;
+	while (realpath(head, real) == NULL) {
+		if ((errno != ENOENT && errno != ENOTDIR) ||
+		    (slash = strrchr(head, '/')) == NULL || slash == head)
+			return;
+		*slash = '\0';
+	}
+	snprintf(out, outlen, "%s%s", strcmp(real, "/") == 0 ? "" : real,
+	    path + strlen(head));
+}
+
+/* The bind of the sandbox that |deny| (as named, and |res|, as resolved)
+ * lies in, or NULL: |name| as the policy names it, |real| resolved. */
+static const char *
+beneath_bind(const char *deny, const char *res, const char *name,
+    const char *real)
+{
+	if (name != NULL && path_is_beneath(deny, name))
+		return name;
+	if (real != NULL && path_is_beneath(res, real))
+		return name != NULL ? name : real;
+	return NULL;
+}
+
+/*
+ * A denied path in a bind the host writes while the sandbox runs (the
+ * workspace bound as it is, PLAN_WS_LIVE; a readWrite entry; agent.home)
+ * is masked by a mount on the dentry its name has at the start, and
+ * nothing else can hide it there: a bind is no overlay (whose whiteouts
+ * would hide an absent name, absent_layer(), but whose cached lookups
+ * would hide new files from the agent), and landlock grants only.  So
+ * an absent one was shown once the host made it (a .env written while
+ * the agent ran), and a file renamed over a masked one on the host (as
+ * editors, sed -i and credential tools write a file) detached the mask
+ * (the kernel drops mounts on a dentry replaced from another mount
+ * namespace) and was shown.  Only a mask over a directory that stays
+ * survives what is made or renamed inside it.  Each other one refuses
+ * the run, naming the path, the bind and what would hide it: 0, or
+ * AL_ERR_PATH with err.
+ */
+static int
+plan_deny_live(const struct runner_plan *pl, char *err, size_t errlen)
+{
+	const struct sandbox_policy *sp = pl->policy;
+	char res[PATH_MAX], real[PATH_MAX], hreal[PATH_MAX];
+	const char *in, *fix;
+	struct stat st;
+	size_t i, j;
+	int e;
+
+	for (i = 0; i < pl->ndeny; i++) {
+		resolve_existing(pl->deny[i], res, sizeof(res));
+		fix = "use agent.workspace: cow (airlock run --cow), whose "
+		    "overlay hides it";
+		in = plan_ws_view(pl) != PLAN_WS_LIVE ? NULL :
+		    beneath_bind(pl->deny[i], res, NULL, pl->workspace);
+		for (j = 0; in == NULL && j < sp->nread_write; j++) {
+			fix = "bind that entry read-only (sandbox.readOnly, "
+			    "--ro), whose overlay hides it";
+			in = beneath_bind(pl->deny[i], res, sp->read_write[j],
+			    realpath(sp->read_write[j], real));
+		}
+		if (in == NULL && sp->home != NULL) {
+			fix = "keep it out of agent.home";
+			in = beneath_bind(pl->deny[i], res, sp->home,
+			    realpath(sp->home, hreal));
+		}
+		if (in == NULL)
+			continue;
+		e = stat(pl->deny[i], &st) == -1 ? errno : 0;
+		if (e == 0 && S_ISDIR(st.st_mode))
+			continue;
+		if (e == 0)
+			snprintf(err, errlen, "denied path %s is not a "
+			    "directory, and %s is bound live: a file renamed "
+			    "over it on the host (as editors and most tools "
+			    "write one) would not be hidden, the mask staying "
+			    "on the old one; %s, or deny a directory that "
+			    "holds it", pl->deny[i], in, fix);
+		else if (e == ENOENT || e == ENOTDIR)
+			snprintf(err, errlen, "denied path %s does not exist, "
+			    "and %s is bound live: a file made there while the "
+			    "sandbox runs would not be hidden (a mask needs a "
+			    "place); %s, or deny a directory made before the "
+			    "start that holds it", pl->deny[i], in, fix);
+		else
+			snprintf(err, errlen, "denied path %s, in %s (bound "
+			    "live): %s", pl->deny[i], in, strerror(e));
+		return AL_ERR_PATH;
+	}
+	return 0;
+}
+
 static int
 plan_init(struct runner_plan *pl, const struct runner_request *req,
     char *err, size_t errlen)
@@ -606,6 +711,8 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 	if ((rc = plan_vcs_stores(pl, err, errlen)) != 0)
 		return rc;
 	if ((rc = plan_deny_links(pl, err, errlen)) != 0)
+		return rc;
+	if ((rc = plan_deny_live(pl, err, errlen)) != 0)
 		return rc;
 	pl->landlock_abi = sp->landlock ? runner_landlock_abi() : 0;
 	pl->cap_last = cap_last();

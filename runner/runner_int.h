@@ -134,6 +134,35 @@ struct runner_plan {
 					   clone made one */
 };
 
+/*
+ * How the sandbox shows the workspace: through an overlay with no upper
+ * layer (PLAN_WS_OVERLAY_RO: a read-only run that needs no live view),
+ * through one with an upper layer (PLAN_WS_OVERLAY: copy-on-write, a
+ * change set, a session's layer), or bound as it is (PLAN_WS_LIVE: the
+ * agent's sandbox, sandbox.workspace direct), where whatever the host
+ * does to it shows at once.  Pure: the parent's checks and the child's
+ * build_root() decide alike.
+ */
+enum plan_ws_view {
+	PLAN_WS_LIVE,
+	PLAN_WS_OVERLAY,
+	PLAN_WS_OVERLAY_RO
+};
+
+static inline enum plan_ws_view
+plan_ws_view(const struct runner_plan *p)
+{
+	int changes = p->upper_dir != NULL || p->upper_fd != -1;
+
+	if (!p->live_workspace && !changes && p->lower_upper == NULL &&
+	    (p->workspace_readonly || p->policy->workspace_readonly))
+		return PLAN_WS_OVERLAY_RO;
+	if (((p->policy->workspace == WORKSPACE_COW || changes) &&
+	    !p->workspace_readonly) || p->lower_upper != NULL)
+		return PLAN_WS_OVERLAY;
+	return PLAN_WS_LIVE;
+}
+
 /* The child: builds the sandbox and executes the command.  Never returns. */
 void	runner_child(const struct runner_plan *plan)
 	    __attribute__((noreturn));

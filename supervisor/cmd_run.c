@@ -309,59 +309,6 @@ secret_beside_rw_agent(const struct manifest *m, int host_writes,
 	return -1;
 }
 
-/* The first of roots[0..n) that |path| lies beneath, or NULL. */
-static const char *
-beneath_any(const char *path, char *const *roots, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (roots[i] != NULL && path_is_beneath(path, roots[i]))
-			return roots[i];
-	return NULL;
-}
-
-/*
- * A denied path that does not exist, beneath a writable bind of the
- * agent's sandbox: the workspace when |live| (ro, rw: a cow agent's
- * overlay whites it out, runner/child.c absent_layer()), a readWrite
- * entry, agent.home (a readOnly entry holding one is an overlay that
- * whites it out: masked_tree()).  Nothing can mask an absent path in a
- * bind, so a file made there while the agent runs is shown to it.  Says
- * so, naming the bind.
- */
-static void
-warn_absent_denied(const struct manifest *m, const struct sandbox_policy *p,
-    const char *workspace, int live)
-{
-	char real[PATH_MAX], *ws[2] = { NULL, NULL }, *home[1];
-	const char *in;
-	struct stat st;
-	size_t i;
-
-	if (live && realpath(workspace, real) != NULL)
-		ws[0] = real;
-	ws[1] = (char *)workspace;
-	home[0] = (char *)p->home;
-	for (i = 0; i < m->sandbox.ndeny_read; i++) {
-		const char *d = m->sandbox.deny_read[i];
-
-		if (lstat(d, &st) == 0 || errno != ENOENT)
-			continue;
-		if ((in = beneath_any(d, ws, live ? 2 : 0)) == NULL &&
-		    (in = beneath_any(d, p->read_write, p->nread_write)) ==
-			NULL &&
-		    (in = beneath_any(d, home, 1)) == NULL)
-			continue;
-		log_warnx("sandbox.denyRead %s does not exist: a file made "
-		    "there while the agent runs is not hidden from it (%s is "
-		    "bound live%s)", d, in,
-		    live && (in == ws[0] || in == ws[1]) ?
-			"; agent.workspace: cow hides it" :
-			"");
-	}
-}
-
 int
 cmd_run(int argc, char **argv)
 {
@@ -563,7 +510,8 @@ cmd_run(int argc, char **argv)
 	/* In a copy-on-write session the agent writes its overlay. */
 	if (cow.cs != NULL)
 		policy.workspace_readonly = 0;
-	warn_absent_denied(m, &policy, sv.workspace, cow.cs == NULL);
+	/* A denied path the live binds cannot hide refuses the start
+	 * (runner.c plan_deny_live()). */
 	req.argv = argv + optind;
 	req.envp = env;
 	req.workspace = sv.workspace;

@@ -110,49 +110,51 @@ expect_not_contains "running_runner_and_cow_agent_mask_absent_in_bind" "$out" "G
 expect_not_contains "running_runner_and_cow_agent_mask_renamed_in_bind" "$out" "TOK-"
 expect_contains "cow_agent_sees_nothing_there" "$out" \
     'AGENT: cat: .env: No such file or directory'
-expect_not_contains "cow_agent_no_warning_for_workspace" "$out" \
-    "sandbox.denyRead $ws/.env does not exist"
-expect_not_contains "cow_agent_no_warning_for_readonly_entry" "$out" \
-    "sandbox.denyRead $T/cfg/gh does not exist"
+expect_not_contains "cow_agent_not_refused" "$out" "cannot start the agent"
 expect_contains "later_runner_masks_what_is_there" "$out" \
     'cat: .env: Permission denied'
 expect_eq "broker_refuses_each" \
     "$(printf '%s\n' "$out" | grep -c 'sandbox.denyRead hides it')" 3
 
 # The agent's own sandbox with agent.workspace ro (the default) binds the
-# workspace live, where an absent path cannot be masked: the start says
-# so for each such path, and not for one that is there.  A run creating
-# a denied path its sandbox showed as absent landed it in the
-# workspace, which write_file refuses (a deploy's config of the agent's
-# making): its change set is refused now, rule "denied".  A readOnly
-# entry holding a denied path is an overlay in the live agent's sandbox
-# too: a token made there, or renamed over a masked one, stays hidden.
+# workspace live, where an absent path cannot be masked, nor a present
+# file once the host renames another over it: such a denied path refuses
+# the start now (deny_read_live_bind.sh), where it only warned of the
+# absent ones.  A readOnly entry holding a denied path is an overlay in
+# the live agent's sandbox: a token made there, or renamed over a masked
+# one, stays hidden.  A run creating a denied path its sandbox showed as
+# absent landed it in the workspace, which write_file refuses (a
+# deploy's config of the agent's making): its change set is refused now,
+# rule "denied" (through airlock serve's MCP, which starts no agent).
 rm -rf "$ws/secrets" "$ws/conf/db" "$T/cfg/gh"
 sed '/^agent:/d; /workspace: cow/d' "$T/m.yaml" > "$T/live.yaml"
-cat > "$T/plant.sh" <<EOF
+out=$(AIRLOCK_HOME="$T/home" AIRLOCK_RUNTIME_DIR="$T/run" timeout 60 \
+    "$AIRLOCK" run --manifest "$T/live.yaml" --workspace "$ws" -- true 2>&1)
+expect_contains "live_agent_refuses_what_it_cannot_hide" "$out" \
+    "cannot start the agent: denied path $ws/.env is not a directory, and $ws is bound live"
+sed "s|denyRead: .*|denyRead: [ \"$T/cfg/gh\", \"$T/cfg/tok\" ]|" \
+    "$T/live.yaml" > "$T/live2.yaml"
+cat > "$T/live.sh" <<EOF
 #!/bin/sh
 exec 3>&-
-printf '%s\n' '$INIT' '$READY' '$(call '{"name":"run_check","arguments":{"checkId":"plant","idempotencyKey":"k3"}}')' |
-    env -i $AIRLOCK connect | grep '"id":2'
 cd "$ws"
 sh -c 'while [ "\$(cat go)" != 2 ]; do sleep 0.05; done' "$mk-live"
 echo "LIVE: \$(cat $T/cfg/tok $T/cfg/gh/hosts 2>&1)"
 EOF
-chmod 755 "$T/plant.sh"
+chmod 755 "$T/live.sh"
 make_secrets "$mk-live" 2 2 &
 out=$(AIRLOCK_HOME="$T/home" AIRLOCK_RUNTIME_DIR="$T/run" timeout 60 \
-    "$AIRLOCK" run --manifest "$T/live.yaml" --workspace "$ws" -- \
-    "$T/plant.sh" 2>&1)
+    "$AIRLOCK" run --manifest "$T/live2.yaml" --workspace "$ws" -- \
+    "$T/live.sh" 2>&1)
 wait
 expect_contains "live_agent_ran_after_the_tokens" "$out" "LIVE: cat: $T/cfg/tok: Permission denied"
 expect_not_contains "live_agent_masks_renamed_in_bind" "$out" "TOK-SECRET-2"
 expect_not_contains "live_agent_masks_absent_in_bind" "$out" "GH-SECRET-2"
-expect_contains "live_agent_warns_of_absent_path" "$out" \
-    "sandbox.denyRead $ws/secrets does not exist: a file made there while the agent runs is not hidden from it ($ws is bound live; agent.workspace: cow hides it)"
-expect_not_contains "live_agent_no_warning_for_readonly_entry" "$out" \
-    "sandbox.denyRead $T/cfg/gh does not exist"
-expect_not_contains "live_agent_no_warning_for_present_path" "$out" \
-    "$ws/.env does not exist"
+rm -rf "$ws/secrets" "$ws/conf/db"
+out=$(printf '%s\n' "$INIT" "$READY" \
+    "$(call '{"name":"run_check","arguments":{"checkId":"plant","idempotencyKey":"k3"}}')" |
+    AIRLOCK_HOME="$T/home" AIRLOCK_RUNTIME_DIR="$T/run" timeout 60 \
+    "$AIRLOCK" serve --manifest "$T/live.yaml" --workspace "$ws" 2>&1)
 expect_contains "planted_denied_paths_refused" "$out" \
     'sandbox.denyRead hides the path from the agent: a run may neither create nor replace it'
 expect_eq "planted_files_not_landed" "$(grep -rl PLANTED "$ws")" ""

@@ -96,26 +96,30 @@ sandbox:
 YAML
 patch='--- a/.env\n+++ b/.env\n@@ -1 +1 @@\n-x\n+y\n'
 zero=0000000000000000000000000000000000000000000000000000000000000000
-cat > "$T/agent.sh" <<EOF
-#!/bin/sh
-exec 3>&-
-for a in '{"name":"read_file","arguments":{"path":"README"}}' \
+# serve_calls MANIFEST WS CALL...: each tools/call's params CALL, through
+# airlock serve's MCP (a denied file in a workspace the agent's sandbox
+# binds live refuses its start: deny_read_live_bind.sh).
+serve_calls() {
+	m=$1 w=$2
+	shift 2
+	{
+		printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
+		    '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+		i=2
+		for a in "$@"; do
+			printf '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}\n' $i "$a"
+			i=$((i + 1))
+		done
+	} | timeout 60 "$AIRLOCK" serve --manifest "$m" --workspace "$w" 2>&1
+}
+out=$(serve_calls "$M2" "$ws" '{"name":"read_file","arguments":{"path":"README"}}' \
     '{"name":"read_file","arguments":{"path":".env"}}' \
     '{"name":"read_file","arguments":{"path":"./secrets//key"}}' \
     '{"name":"read_file","arguments":{"path":"lk/key"}}' \
     '{"name":"read_file","arguments":{"path":"envlink"}}' \
     '{"name":"list_files","arguments":{"path":".","recursive":true}}' \
     '{"name":"list_files","arguments":{"path":"lk/"}}' \
-    '{"name":"apply_patch","arguments":{"patch":"$patch","expectedBaseSha":"$zero"}}'; do
-	printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
-	    '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
-	    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":\$a}" |
-	    env -i $AIRLOCK connect | grep '"id":2'
-done
-EOF
-chmod 755 "$T/agent.sh"
-out=$(timeout 60 "$AIRLOCK" run --manifest "$M2" --workspace "$ws" -- \
-    "$T/agent.sh" 2>&1)
+    "{\"name\":\"apply_patch\",\"arguments\":{\"patch\":\"$patch\",\"expectedBaseSha\":\"$zero\"}}")
 expect_contains "broker_reads_the_rest" "$out" 'public'
 expect_not_contains "broker_read_file_hides_denied" "$out" "TOPSECRET"
 expect_not_contains "broker_list_files_hides_denied" "$out" "secrets/key"
@@ -140,22 +144,14 @@ sed -e "s|denyRead: \[|denyRead: [ \"$ws/id_key\",|" \
     sideEffect: none\
     timeoutMs: 10000\
 sandbox:|' "$M2" > "$T/search.yaml"
-cat > "$T/search.sh" <<EOF
-#!/bin/sh
-exec 3>&-
-for a in '{"name":"search","arguments":{"pattern":"SECRET"}}' \\
-    '{"name":"search","arguments":{"pattern":"SECRET","path":".//"}}' \\
-    '{"name":"search","arguments":{"pattern":"SECRET","path":"docs"}}' \\
-    '{"name":"search","arguments":{"pattern":"SECRET","path":"lk/"}}'; do
-	printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \\
-	    '{"jsonrpc":"2.0","method":"notifications/initialized"}' \\
-	    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":\$a}" |
-	    env -i $AIRLOCK connect | grep '"id":2'
-done
-EOF
-chmod 755 "$T/search.sh"
-out=$(timeout 60 "$AIRLOCK" run --manifest "$T/search.yaml" --workspace \
-    "$ws" -- "$T/search.sh" 2>&1)
+search_all() {
+	serve_calls "$T/search.yaml" "$ws" \
+	    '{"name":"search","arguments":{"pattern":"SECRET"}}' \
+	    '{"name":"search","arguments":{"pattern":"SECRET","path":".//"}}' \
+	    '{"name":"search","arguments":{"pattern":"SECRET","path":"docs"}}' \
+	    '{"name":"search","arguments":{"pattern":"SECRET","path":"lk/"}}'
+}
+out=$(search_all)
 expect_contains "search_skips_denied_finds_the_rest" "$out" \
     './doc.txt:1:public SECRET word'
 expect_contains "search_names_what_it_skipped" "$out" \
@@ -167,8 +163,7 @@ expect_eq "search_by_each_name_succeeds" "$searched" 3
 expect_contains "search_through_link_refused" "$out" \
     'lk/: refused: a denyRead path'
 ln "$ws/id_key" "$ws/docs/notes.txt"
-out=$(timeout 60 "$AIRLOCK" run --manifest "$T/search.yaml" --workspace \
-    "$ws" -- "$T/search.sh" 2>&1)
+out=$(search_all)
 expect_not_contains "search_hard_link_hidden" "$out" "TOPSECRET"
 expect_contains "search_hard_link_refused" "$out" \
     "denied path $ws/id_key has 2 names (hard links), 1 denied"
@@ -269,7 +264,6 @@ exec 3>&-
 mv conf c2 2>&1 || echo "RENAME REFUSED"
 cat c2/secrets/key conf/secrets/key
 for a in '{"name":"read_file","arguments":{"path":"c2/secrets/key"}}' \
-    '{"name":"write_file","arguments":{"path":".env","content":"EVIL=1"}}' \
     '{"name":"write_file","arguments":{"path":"conf/secrets/x","content":"EVIL=1"}}' \
     '{"name":"read_file","arguments":{"path":"conf/secrets/nokey"}}' \
     '{"name":"write_file","arguments":{"path":"conf/secrets/sub/x","content":"x"}}' \
@@ -281,8 +275,15 @@ for a in '{"name":"read_file","arguments":{"path":"c2/secrets/key"}}' \
 done
 EOF
 chmod 755 "$T/agent3.sh"
-out=$(cd "$ws" && timeout 60 "$AIRLOCK" run --manifest "$M3" --workspace "$ws" \
-    -- "$T/agent3.sh" 2>&1)
+# The agent's own sandbox binds the workspace live, where a denied file
+# refuses the start (deny_read_live_bind.sh): the agent's session denies
+# the directory, the broker's write_file below the file too.
+sed "s|\"$ws/.env\", ||" "$M3" > "$T/rwdir.yaml"
+out=$(cd "$ws" && timeout 60 "$AIRLOCK" run --manifest "$T/rwdir.yaml" \
+    --workspace "$ws" -- "$T/agent3.sh" 2>&1)
+out="$out
+$(serve_calls "$M3" "$ws" \
+    '{"name":"write_file","arguments":{"path":".env","content":"EVIL=1"}}')"
 expect_contains "rename_above_denied_refused" "$out" "Device or resource busy"
 expect_not_contains "rename_does_not_unmask" "$out" "TOPSECRET"
 expect_eq "denied_dir_kept_its_name" "$(cat "$ws/conf/secrets/key")" \

@@ -1,0 +1,134 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# A denyRead path in a bind the host writes while the agent runs (the
+# workspace of an agent.workspace ro or rw agent, bound live; a --rw or
+# readWrite entry; agent.home) is masked by a mount on the name's dentry
+# at the start.  A file the host made there later (absent at the start:
+# nothing to mount on) and a file renamed over a masked one on the host
+# (the kernel detaches the mask from the replaced dentry) were read by
+# the agent; `airlock run` only warned of the absent ones.  Such a path
+# now refuses the start, naming it, the bind and what hides it.  A
+# denied directory that exists keeps its mask whatever is made or
+# renamed inside it, and still runs.
+. "$top_srcdir/tests/lib.sh"
+
+chmod 755 "$T"
+ws="$T/ws"
+mkdir -p "$ws/secrets" "$T/rwd"
+echo public > "$ws/README"
+echo KEY-OLD > "$ws/secrets/key"
+echo TOK-OLD > "$T/rwd/tok"
+chown -R 65534:65534 "$ws" "$T/rwd"
+mk="live-$$"
+
+# manifest FILE AGENT-LINES DENIED...: a manifest whose agent section is
+# AGENT-LINES and whose denyRead lists DENIED.
+manifest() {
+	f=$1 agent=$2
+	shift 2
+	deny=$(printf '"%s", ' "$@")
+	cat > "$f" <<EOF
+tools:
+  - name: read_file
+    input: { path: workspace_relative_path }
+    output: { content: string, sha256: string }
+    sideEffect: none
+    timeoutMs: 2000
+$agent
+sandbox:
+  denyRead: [ ${deny%, } ]
+EOF
+}
+
+# host_acts N CMDS: once the agent's waiting step N is up (or the run
+# has ended), the host runs CMDS and says go.
+host_acts() {
+	i=0
+	while ! pgrep -f "$mk-$1" >/dev/null && [ ! -e "$T/done" ] &&
+	    [ $i -lt 400 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	sh -c "$2"
+	chown -R 65534:65534 "$ws" "$T/rwd" 2>/dev/null
+	# A negative dentry left by a lookup at the start hides a new file
+	# only until the kernel drops it, as it may at any time.
+	echo 2 > /proc/sys/vm/drop_caches 2>/dev/null
+	echo go > "$ws/go"
+}
+
+# attack N MANIFEST HOST-CMDS FILES [ARGS]: the agent waits until the host
+# has run HOST-CMDS, then reads FILES; prints all that airlock printed.
+attack() {
+	n=$1 m=$2 cmds=$3 files=$4
+	shift 4
+	rm -f "$ws/go" "$T/done"
+	cat > "$T/agent$n.sh" <<EOF
+#!/bin/sh
+exec 3>&-
+sh -c 'while [ ! -e "$ws/go" ]; do sleep 0.05; done' "$mk-$n"
+echo "AGENT$n: \$(cat $files 2>&1)"
+EOF
+	chmod 755 "$T/agent$n.sh"
+	host_acts "$n" "$cmds" &
+	AIRLOCK_HOME="$T/home" AIRLOCK_RUNTIME_DIR="$T/run" timeout 60 \
+	    "$AIRLOCK" run --manifest "$m" --workspace "$ws" "$@" -- \
+	    "$T/agent$n.sh" 2>&1
+	touch "$T/done"
+	wait
+}
+
+# (1) A .env absent at the start, written by the user while the (ro,
+# the default) agent runs.
+manifest "$T/m1.yaml" "" "$ws/.env"
+out=$(attack 1 "$T/m1.yaml" "echo ENV-SECRET-1 > $ws/.env" "$ws/.env")
+expect_not_contains "absent_in_live_workspace_not_read" "$out" "ENV-SECRET-1"
+expect_contains "absent_in_live_workspace_refused" "$out" \
+    "cannot start the agent: denied path $ws/.env does not exist, and $ws is bound live: a file made there while the sandbox runs would not be hidden (a mask needs a place); use agent.workspace: cow (airlock run --cow), whose overlay hides it"
+
+# (2) A masked .env replaced as editors and credential tools write one:
+# a new file renamed over it, in an rw agent's workspace.
+echo ENV-OLD > "$ws/.env"
+chown 65534:65534 "$ws/.env"
+manifest "$T/m2.yaml" "agent: { workspace: rw }" "$ws/.env"
+out=$(attack 2 "$T/m2.yaml" \
+    "echo ENV-SECRET-2 > $ws/.env.new && mv $ws/.env.new $ws/.env" "$ws/.env")
+expect_not_contains "renamed_over_in_live_workspace_not_read" "$out" \
+    "ENV-SECRET-2"
+expect_contains "renamed_over_in_live_workspace_refused" "$out" \
+    "cannot start the agent: denied path $ws/.env is not a directory, and $ws is bound live: a file renamed over it on the host"
+
+# (3) The same in an entry bound read-write (--rw).
+manifest "$T/m3.yaml" "" "$T/rwd/tok"
+out=$(attack 3 "$T/m3.yaml" \
+    "echo TOK-SECRET-3 > $T/rwd/tok.new && mv $T/rwd/tok.new $T/rwd/tok" \
+    "$T/rwd/tok" --rw "$T/rwd")
+expect_not_contains "renamed_over_in_rw_entry_not_read" "$out" "TOK-SECRET-3"
+expect_contains "renamed_over_in_rw_entry_refused" "$out" \
+    "denied path $T/rwd/tok is not a directory, and $T/rwd is bound live"
+expect_contains "rw_entry_names_the_fix" "$out" \
+    "bind that entry read-only (sandbox.readOnly, --ro)"
+
+# (4) A token directory absent at the start in agent.home, made by a
+# login while the agent runs.
+manifest "$T/m4.yaml" "agent: { home: $T/ahome }" "$T/ahome/gh"
+out=$(attack 4 "$T/m4.yaml" \
+    "mkdir -p $T/ahome/gh && echo GH-SECRET-4 > $T/ahome/gh/hosts" \
+    "$T/ahome/gh/hosts")
+expect_not_contains "absent_in_agent_home_not_read" "$out" "GH-SECRET-4"
+expect_contains "absent_in_agent_home_refused" "$out" \
+    "denied path $T/ahome/gh does not exist, and $T/ahome is bound live"
+
+# (5) A denied directory that exists: its mask is on the directory, which
+# what is made or renamed inside it does not detach.  It still runs.
+manifest "$T/m5.yaml" "" "$ws/secrets"
+rm -f "$ws/.env"
+out=$(attack 5 "$T/m5.yaml" \
+    "echo NEW-SECRET-5 > $ws/secrets/new && echo KEY-SECRET-5 > $ws/secrets/k.tmp && mv $ws/secrets/k.tmp $ws/secrets/key" \
+    "$ws/README $ws/secrets/new $ws/secrets/key")
+expect_contains "denied_dir_runs" "$out" "AGENT5: public"
+expect_contains "denied_dir_masked" "$out" "secrets/new: Permission denied"
+expect_not_contains "denied_dir_hides_new_files" "$out" "NEW-SECRET-5"
+expect_not_contains "denied_dir_hides_renamed_files" "$out" "KEY-SECRET-5"
+finish
