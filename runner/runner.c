@@ -541,18 +541,18 @@ plan_deny_live(const struct runner_plan *pl, char *err, size_t errlen)
 
 	for (i = 0; i < pl->ndeny; i++) {
 		resolve_existing(pl->deny[i], res, sizeof(res));
-		fix = "use agent.workspace: cow (airlock run --cow), whose "
-		    "overlay hides it";
+		fix = "use agent.workspace: cow (--cow), or deny an existing "
+		    "directory that holds it";
 		in = plan_ws_view(pl) != PLAN_WS_LIVE ? NULL :
 		    beneath_bind(pl->deny[i], res, NULL, pl->workspace);
 		for (j = 0; in == NULL && j < sp->nread_write; j++) {
-			fix = "bind that entry read-only (sandbox.readOnly, "
-			    "--ro), whose overlay hides it";
+			fix = "bind it read-only (readOnly, --ro), or deny an "
+			    "existing directory that holds it";
 			in = beneath_bind(pl->deny[i], res, sp->read_write[j],
 			    realpath(sp->read_write[j], real));
 		}
 		if (in == NULL && sp->home != NULL) {
-			fix = "keep it out of agent.home";
+			fix = "deny an existing directory that holds it";
 			in = beneath_bind(pl->deny[i], res, sp->home,
 			    realpath(sp->home, hreal));
 		}
@@ -563,17 +563,13 @@ plan_deny_live(const struct runner_plan *pl, char *err, size_t errlen)
 			continue;
 		if (e == 0)
 			snprintf(err, errlen, "denied path %s is not a "
-			    "directory, and %s is bound live: a file renamed "
-			    "over it on the host (as editors and most tools "
-			    "write one) would not be hidden, the mask staying "
-			    "on the old one; %s, or deny a directory that "
-			    "holds it", pl->deny[i], in, fix);
+			    "directory, in %s, bound live: one renamed over it "
+			    "on the host would not be hidden; %s", pl->deny[i],
+			    in, fix);
 		else if (e == ENOENT || e == ENOTDIR)
-			snprintf(err, errlen, "denied path %s does not exist, "
-			    "and %s is bound live: a file made there while the "
-			    "sandbox runs would not be hidden (a mask needs a "
-			    "place); %s, or deny a directory made before the "
-			    "start that holds it", pl->deny[i], in, fix);
+			snprintf(err, errlen, "denied path %s is absent from "
+			    "%s, bound live: a file made there later would not "
+			    "be hidden; %s", pl->deny[i], in, fix);
 		else
 			snprintf(err, errlen, "denied path %s, in %s (bound "
 			    "live): %s", pl->deny[i], in, strerror(e));

@@ -131,7 +131,7 @@ sed '/^agent:/d; /workspace: cow/d' "$T/m.yaml" > "$T/live.yaml"
 out=$(AIRLOCK_HOME="$T/home" AIRLOCK_RUNTIME_DIR="$T/run" timeout 60 \
     "$AIRLOCK" run --manifest "$T/live.yaml" --workspace "$ws" -- true 2>&1)
 expect_contains "live_agent_refuses_what_it_cannot_hide" "$out" \
-    "cannot start the agent: denied path $ws/.env is not a directory, and $ws is bound live"
+    "cannot start the agent: denied path $ws/.env is not a directory, in $ws, bound live"
 sed "s|denyRead: .*|denyRead: [ \"$T/cfg/gh\", \"$T/cfg/tok\" ]|" \
     "$T/live.yaml" > "$T/live2.yaml"
 cat > "$T/live.sh" <<EOF

@@ -85,7 +85,7 @@ manifest "$T/m1.yaml" "" "$ws/.env"
 out=$(attack 1 "$T/m1.yaml" "echo ENV-SECRET-1 > $ws/.env" "$ws/.env")
 expect_not_contains "absent_in_live_workspace_not_read" "$out" "ENV-SECRET-1"
 expect_contains "absent_in_live_workspace_refused" "$out" \
-    "cannot start the agent: denied path $ws/.env does not exist, and $ws is bound live: a file made there while the sandbox runs would not be hidden (a mask needs a place); use agent.workspace: cow (airlock run --cow), whose overlay hides it"
+    "cannot start the agent: denied path $ws/.env is absent from $ws, bound live: a file made there later would not be hidden; use agent.workspace: cow (--cow), or deny an existing directory that holds it"
 
 # (2) A masked .env replaced as editors and credential tools write one:
 # a new file renamed over it, in an rw agent's workspace.
@@ -97,7 +97,7 @@ out=$(attack 2 "$T/m2.yaml" \
 expect_not_contains "renamed_over_in_live_workspace_not_read" "$out" \
     "ENV-SECRET-2"
 expect_contains "renamed_over_in_live_workspace_refused" "$out" \
-    "cannot start the agent: denied path $ws/.env is not a directory, and $ws is bound live: a file renamed over it on the host"
+    "cannot start the agent: denied path $ws/.env is not a directory, in $ws, bound live: one renamed over it on the host would not be hidden"
 
 # (3) The same in an entry bound read-write (--rw).
 manifest "$T/m3.yaml" "" "$T/rwd/tok"
@@ -106,9 +106,16 @@ out=$(attack 3 "$T/m3.yaml" \
     "$T/rwd/tok" --rw "$T/rwd")
 expect_not_contains "renamed_over_in_rw_entry_not_read" "$out" "TOK-SECRET-3"
 expect_contains "renamed_over_in_rw_entry_refused" "$out" \
-    "denied path $T/rwd/tok is not a directory, and $T/rwd is bound live"
+    "denied path $T/rwd/tok is not a directory, in $T/rwd, bound live"
 expect_contains "rw_entry_names_the_fix" "$out" \
-    "bind that entry read-only (sandbox.readOnly, --ro)"
+    "bind it read-only (readOnly, --ro)"
+
+# airlock exec binds a --rw entry live too.
+out=$(AIRLOCK_HOME="$T/home" "$AIRLOCK" exec --workspace "$ws" --rw "$T/rwd" \
+    --deny-read "$T/rwd/new" -- cat "$T/rwd/tok" 2>&1)
+expect_contains "exec_absent_in_rw_entry_refused" "$out" \
+    "denied path $T/rwd/new is absent from $T/rwd, bound live"
+expect_not_contains "exec_refused_before_the_command" "$out" "TOK-"
 
 # (4) A token directory absent at the start in agent.home, made by a
 # login while the agent runs.
@@ -118,7 +125,7 @@ out=$(attack 4 "$T/m4.yaml" \
     "$T/ahome/gh/hosts")
 expect_not_contains "absent_in_agent_home_not_read" "$out" "GH-SECRET-4"
 expect_contains "absent_in_agent_home_refused" "$out" \
-    "denied path $T/ahome/gh does not exist, and $T/ahome is bound live"
+    "denied path $T/ahome/gh is absent from $T/ahome, bound live"
 
 # (5) A denied directory that exists: its mask is on the directory, which
 # what is made or renamed inside it does not detach.  It still runs.
