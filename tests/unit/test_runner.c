@@ -544,6 +544,47 @@ START_TEST(test_idmap_holder_reads_only_its_pipe)
 }
 END_TEST
 
+/* How each kind of run sees the workspace (plan_ws_view()): only the
+ * agent's sandbox and a writable run with no change set bind it live,
+ * where a denied path must be an existing directory (plan_deny_live()). */
+static const struct {
+	int live, upper, lower_upper, ro_req, ro_policy, cow;
+	enum plan_ws_view view;
+} ws_rows[] = {
+	/* The agent's sandbox, ro or rw. */
+	{ 1, 0, 0, 0, 1, 0, PLAN_WS_LIVE },
+	{ 1, 0, 0, 0, 0, 0, PLAN_WS_LIVE },
+	/* A copy-on-write agent: its session's layer. */
+	{ 1, 1, 1, 0, 0, 0, PLAN_WS_OVERLAY },
+	/* A runner with a change set; a cow one with none. */
+	{ 0, 1, 0, 0, 0, 0, PLAN_WS_OVERLAY },
+	{ 0, 0, 0, 0, 0, 1, PLAN_WS_OVERLAY },
+	/* A sideEffect: none tool, a read-only manifest. */
+	{ 0, 0, 0, 1, 0, 0, PLAN_WS_OVERLAY_RO },
+	{ 0, 0, 0, 0, 1, 0, PLAN_WS_OVERLAY_RO },
+	/* sandbox.workspace: direct with no change set. */
+	{ 0, 0, 0, 0, 0, 0, PLAN_WS_LIVE },
+};
+
+START_TEST(test_workspace_view_of_each_kind_of_run)
+{
+	struct sandbox_policy sp;
+	struct runner_plan pl;
+
+	memset(&sp, 0, sizeof(sp));
+	memset(&pl, 0, sizeof(pl));
+	sp.workspace = ws_rows[_i].cow ? WORKSPACE_COW : WORKSPACE_DIRECT;
+	sp.workspace_readonly = ws_rows[_i].ro_policy;
+	pl.policy = &sp;
+	pl.live_workspace = ws_rows[_i].live;
+	pl.upper_fd = -1;
+	pl.upper_dir = ws_rows[_i].upper ? "/state/upper" : NULL;
+	pl.lower_upper = ws_rows[_i].lower_upper ? "/state/layer" : NULL;
+	pl.workspace_readonly = ws_rows[_i].ro_req;
+	ck_assert_int_eq(plan_ws_view(&pl), ws_rows[_i].view);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -557,6 +598,8 @@ main(void)
 	    0, sizeof(bpf_rows) / sizeof(bpf_rows[0]));
 	tcase_add_loop_test(tc, test_prebuilt_filter_is_a_fresh_compile, 0,
 	    4);
+	tcase_add_loop_test(tc, test_workspace_view_of_each_kind_of_run, 0,
+	    sizeof(ws_rows) / sizeof(ws_rows[0]));
 	tcase_add_test(tc, test_run_captures_stdout_and_stderr_separately);
 	tcase_add_test(tc,
 	    test_run_truncates_output_at_the_cap_and_drains_the_rest);
