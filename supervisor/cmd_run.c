@@ -553,7 +553,17 @@ cmd_run(int argc, char **argv)
 	service_start_broker(&sv, sv_fds[1], sv_fds[1], broker_closed, &rs);
 
 	if (runner_start(&req, &rs.agent, err, sizeof(err)) != 0) {
+		char why[sizeof(err)];
+		json_t *f;
+
 		log_warnx("cannot start the agent: %s", err);
+		/* Why (a denied path a live bind cannot hide, say), for
+		 * the reviewer of the log; a path in it may not be UTF-8. */
+		utf8_fit(why, sizeof(why), err);
+		f = json_pack("{s:s}", "reason", why);
+		if (f == NULL || audit_append(sv.audit, "run_refused", f) != 0)
+			log_warnx("the audit log cannot be written");
+		json_decref(f);
 		agent_socket_close(&as);
 		service_close(&sv);
 		agent_bin_free(ab);

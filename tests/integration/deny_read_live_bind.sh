@@ -86,6 +86,9 @@ out=$(attack 1 "$T/m1.yaml" "echo ENV-SECRET-1 > $ws/.env" "$ws/.env")
 expect_not_contains "absent_in_live_workspace_not_read" "$out" "ENV-SECRET-1"
 expect_contains "absent_in_live_workspace_refused" "$out" \
     "cannot start the agent: denied path $ws/.env is absent from $ws, bound live: a file made there later would not be hidden; use agent.workspace: cow (--cow), or deny an existing directory that holds it"
+expect_contains "absent_in_live_workspace_audited" \
+    "$(cat "$T"/home/sessions/*/audit.jsonl)" \
+    '"event":"run_refused","fields":{"reason":"denied path '"$ws"'/.env is absent from '
 
 # (2) A masked .env replaced as editors and credential tools write one:
 # a new file renamed over it, in an rw agent's workspace.
