@@ -217,8 +217,8 @@ main(int argc, char **argv)
 		return 1;
 	}
 	proxy_limits_default(&lim);
-	if ((px = proxy_spawn(&lim, -1, &ctl)) < 0) {
-		fprintf(stderr, "proxy_spawn: %s\n", al_strerror(px));
+	if ((px = proxy_spawn(&lim, -1, &ctl, err, sizeof(err))) < 0) {
+		fprintf(stderr, "proxy_spawn: %s: %s\n", al_strerror(px), err);
 		return 1;
 	}
 	if ((lfd = proxy_listener_in_current_netns(&px_port)) < 0) {

@@ -190,7 +190,8 @@ static int
 egress_start(struct egress *e, char *err, size_t errlen)
 {
 	struct proxy_limits	lim;
-	int			evp[2];
+	char			why[256];
+	int			evp[2], rc;
 
 	if (e->pid > 0)
 		return 0;
@@ -199,12 +200,14 @@ egress_start(struct egress *e, char *err, size_t errlen)
 		return AL_ERR_SYSTEM;
 	}
 	proxy_limits_default(&lim);
-	if ((e->pid = proxy_spawn(&lim, evp[1], &e->ctl)) < 0) {
+	if ((e->pid = proxy_spawn(&lim, evp[1], &e->ctl, why,
+	    sizeof(why))) < 0) {
+		rc = e->pid;
 		e->pid = 0;
 		close(evp[0]);
 		close(evp[1]);
-		snprintf(err, errlen, "cannot start the egress proxy");
-		return AL_ERR_SYSTEM;
+		snprintf(err, errlen, "cannot start the egress proxy: %s", why);
+		return rc;
 	}
 	close(evp[1]);
 	e->ev = evp[0];

@@ -21,6 +21,7 @@
 #include <netdb.h>
 #include <grp.h>
 #include <poll.h>
+#include <pwd.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -199,17 +200,152 @@ proxy_recv_fd(int sock, int *fd_out, void *msg, size_t cap, size_t *len_out)
 	return 1;
 }
 
+int
+proxy_uid_configured(uid_t *uid, char *err, size_t errlen)
+{
+	const char *v = getenv(PROXY_UID_ENV);
+	unsigned long long n;
+	char *end;
+
+	*uid = PROXY_UID_DEFAULT;
+	if (v == NULL)
+		return 0;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	if (v[0] < '1' || v[0] > '9' || *end != '\0' || errno != 0 ||
+	    n > 4294967294ULL) {
+		snprintf(err, errlen, "%s=%.32s is not a uid from 1 to "
+		    "4294967294", PROXY_UID_ENV, v);
+		return AL_ERR_FORMAT;
+	}
+	*uid = (uid_t)n;
+	return 0;
+}
+
+/*
+ * Whether |id| falls in a subordinate range of |file| ("owner:first:count"
+ * lines, subuid(5)): 1 with the owner in |owner|, 0 if not or the file
+ * does not exist, -1 if it cannot be read.
+ */
+static int
+subid_owner(const char *file, unsigned long id, char *owner, size_t len)
+{
+	char line[512], *first, *count;
+	unsigned long lo, n;
+	FILE *fp;
+	int in = 0;
+
+	if ((fp = fopen(file, "re")) == NULL)
+		return errno == ENOENT ? 0 : -1;
+	while (!in && fgets(line, sizeof(line), fp) != NULL) {
+		if ((first = strchr(line, ':')) == NULL ||
+		    (count = strchr(first + 1, ':')) == NULL)
+			continue;
+		*first++ = '\0';
+		*count++ = '\0';
+		lo = strtoul(first, NULL, 10);
+		n = strtoul(count, NULL, 10);
+		if (id >= lo && id - lo < n) {
+			snprintf(owner, len, "%.64s", line);
+			in = 1;
+		}
+	}
+	if (ferror(fp))
+		in = -1;
+	fclose(fp);
+	return in;
+}
+
+/*
+ * Whether |id| is mapped in this process's user namespace: 1 when a line
+ * of |map| (/proc/self/uid_map or gid_map: "first outside count") covers
+ * it, 0 when none does, -1 when the map cannot be read.
+ */
+static int
+id_mapped(const char *map, unsigned long id)
+{
+	unsigned long first, outside, count;
+	FILE *fp;
+	int in = 0;
+
+	if ((fp = fopen(map, "re")) == NULL)
+		return -1;
+	while (!in && fscanf(fp, "%lu %lu %lu", &first, &outside, &count) == 3)
+		in = id >= first && id - first < count;
+	fclose(fp);
+	return in;
+}
+
+/*
+ * Whether getpwuid() or getgrgid() returning NULL with |e| in errno
+ * failed, rather than found no entry (getpwuid(3) lists 0, ENOENT,
+ * ESRCH, EBADF and EPERM for "not found").
+ */
+static int
+lookup_failed(int e)
+{
+	return e != 0 && e != ENOENT && e != ESRCH && e != EBADF &&
+	    e != EPERM;
+}
+
+int
+proxy_uid_choose(uid_t *uid, char *err, size_t errlen)
+{
+	static const char *const files[] = { "/etc/subuid", "/etc/subgid" };
+	const struct passwd *pw;
+	const struct group *gr;
+	char owner[128];
+	size_t i;
+	int rc;
+
+	if ((rc = proxy_uid_configured(uid, err, errlen)) != 0)
+		return rc;
+	if (id_mapped("/proc/self/uid_map", *uid) != 1 ||
+	    id_mapped("/proc/self/gid_map", *uid) != 1) {
+		snprintf(err, errlen, "the egress proxy's uid %lu is not mapped "
+		    "in airlock's user namespace (set %s to a mapped, unused "
+		    "uid)", (unsigned long)*uid, PROXY_UID_ENV);
+		return AL_ERR_DENIED;
+	}
+	errno = 0;
+	if ((pw = getpwuid(*uid)) != NULL || lookup_failed(errno)) {
+		snprintf(err, errlen, "the egress proxy's uid %lu %s%.64s "
+		    "(set %s to an unused uid)", (unsigned long)*uid,
+		    pw != NULL ? "is the account " : "cannot be looked up",
+		    pw != NULL ? pw->pw_name : "", PROXY_UID_ENV);
+		return AL_ERR_DENIED;
+	}
+	errno = 0;
+	if ((gr = getgrgid((gid_t)*uid)) != NULL || lookup_failed(errno)) {
+		snprintf(err, errlen, "the egress proxy's gid %lu %s%.64s "
+		    "(set %s to an unused uid)", (unsigned long)*uid,
+		    gr != NULL ? "is the group " : "cannot be looked up",
+		    gr != NULL ? gr->gr_name : "", PROXY_UID_ENV);
+		return AL_ERR_DENIED;
+	}
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		if ((rc = subid_owner(files[i], *uid, owner,
+		    sizeof(owner))) == 0)
+			continue;
+		snprintf(err, errlen, "the egress proxy's uid %lu %s%.64s "
+		    "(set %s to an unused uid)", (unsigned long)*uid,
+		    rc < 0 ? "cannot be checked against " : "is in a "
+		    "subordinate range of ", rc < 0 ? files[i] : owner,
+		    PROXY_UID_ENV);
+		return AL_ERR_DENIED;
+	}
+	return 0;
+}
+
 void
-proxy_drop_privileges(void)
+proxy_drop_privileges(uid_t uid)
 {
 	if (geteuid() == 0) {
 		if (setgroups(0, NULL) == -1)
 			fatal("setgroups");
-		if (setresgid(PROXY_UNPRIV_GID, PROXY_UNPRIV_GID,
-		    PROXY_UNPRIV_GID) == -1)
+		if (setresgid((gid_t)uid, (gid_t)uid, (gid_t)uid) == -1)
 			fatal("setresgid");
-		if (setresuid(PROXY_UNPRIV_UID, PROXY_UNPRIV_UID,
-		    PROXY_UNPRIV_UID) == -1)
+		if (setresuid(uid, uid, uid) == -1)
 			fatal("setresuid");
 		if (setuid(0) != -1 || setgid(0) != -1)
 			fatalx("privileges were not dropped");
@@ -393,7 +529,8 @@ on_term(int sig)
  * and either completes or the process dies.
  */
 static void __attribute__((noreturn))
-proxy_child(const struct proxy_limits *lim, int event_fd, int ctl, pid_t parent)
+proxy_child(const struct proxy_limits *lim, int event_fd, int ctl, pid_t parent,
+    uid_t uid)
 {
 	struct sigaction sa;
 	struct proxy *p;
@@ -408,7 +545,7 @@ proxy_child(const struct proxy_limits *lim, int event_fd, int ctl, pid_t parent)
 		keep[nkeep++] = event_fd;
 	if (close_fds_from(3, keep, (size_t)nkeep) != 0)
 		fatal("close_fds_from");
-	proxy_drop_privileges();
+	proxy_drop_privileges(uid);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_term;
 	sigemptyset(&sa.sa_mask);
@@ -431,22 +568,29 @@ proxy_child(const struct proxy_limits *lim, int event_fd, int ctl, pid_t parent)
 }
 
 pid_t
-proxy_spawn(const struct proxy_limits *lim, int event_fd, int *ctl_out)
+proxy_spawn(const struct proxy_limits *lim, int event_fd, int *ctl_out,
+    char *err, size_t errlen)
 {
-	int sv[2];
+	int sv[2], rc;
 	pid_t pid, parent = getpid();
+	uid_t uid = 0;
 
 	*ctl_out = -1;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1)
+	if (geteuid() == 0 && (rc = proxy_uid_choose(&uid, err, errlen)) != 0)
+		return rc;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1) {
+		snprintf(err, errlen, "socketpair: %s", strerror(errno));
 		return AL_ERR_SYSTEM;
+	}
 	if ((pid = fork()) == -1) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
 		close(sv[0]);
 		close(sv[1]);
 		return AL_ERR_SYSTEM;
 	}
 	if (pid == 0) {
 		close(sv[0]);
-		proxy_child(lim, event_fd, sv[1], parent);
+		proxy_child(lim, event_fd, sv[1], parent, uid);
 	}
 	close(sv[1]);
 	*ctl_out = sv[0];

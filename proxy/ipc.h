@@ -31,8 +31,36 @@
 #include "proxy/proxy.h"
 
 #define PROXY_CTL_MAX		65536	/* bytes in one control message */
-#define PROXY_UNPRIV_UID	65534	/* nobody, when started as root */
-#define PROXY_UNPRIV_GID	65534
+
+/*
+ * The proxy's own uid when airlock runs as root (docs/PROXY.md, "The
+ * proxy's own uid"): not the runners' (65534 by default), so that no
+ * sandboxed command shares the kernel's per-user budgets with it, and a
+ * proxy taken over by the bytes it parses cannot reach a sandbox
+ * (/proc/PID/mem, /proc/PID/root, signals).  PROXY_UID_ENV overrides
+ * PROXY_UID_DEFAULT; the gid is the same number.
+ */
+#define PROXY_UID_DEFAULT	65533	/* unused in systemd's uid ranges */
+#define PROXY_UID_ENV		"AIRLOCK_PROXY_UID"
+
+/*
+ * The configured proxy uid: PROXY_UID_ENV when set, else
+ * PROXY_UID_DEFAULT.  No lookup.  Returns 0 with *uid set, or
+ * AL_ERR_FORMAT when the variable is not a decimal uid in 1..4294967294
+ * (with the reason in |err|).
+ */
+int	proxy_uid_configured(uid_t *uid, char *err, size_t errlen);
+
+/*
+ * proxy_uid_configured(), refused (AL_ERR_DENIED, the reason in |err|)
+ * when the uid, or the gid of the same number, is not mapped in this
+ * user namespace (setresuid() would fail), when the uid names an
+ * account or the number a group, or either falls in a range of
+ * /etc/subuid or /etc/subgid (an account's user namespaces could run as
+ * it); and when any of these cannot be looked up.  Call as root, before
+ * proxy_drop_privileges().
+ */
+int	proxy_uid_choose(uid_t *uid, char *err, size_t errlen);
 
 /*
  * Brings the loopback interface of the current network namespace up
@@ -79,11 +107,11 @@ int	proxy_recv_fd(int sock, int *fd_out, void *msg, size_t cap,
 	    size_t *len_out);
 
 /*
- * When running as root: drops to PROXY_UNPRIV_UID/GID with no
- * supplementary groups.  Always sets no_new_privs.  Irreversible: on any
- * failure the process dies (fatal).
+ * When running as root: drops to uid and gid |uid| (from
+ * proxy_uid_choose()) with no supplementary groups.  Always sets
+ * no_new_privs.  Irreversible: on any failure the process dies (fatal).
  */
-void	proxy_drop_privileges(void);
+void	proxy_drop_privileges(uid_t uid);
 
 /*
  * Installs the proxy process's seccomp filter (an allowlist of the calls
@@ -118,7 +146,9 @@ void	proxy_raise_nofile(void);
 /*
  * Forks the proxy process.  The child keeps only |event_fd| (may be -1),
  * its end of a new control socket and stderr; when started as root it
- * drops to PROXY_UNPRIV_UID/GID with no supplementary groups (or dies),
+ * drops to proxy_uid_choose()'s uid with no supplementary groups (or
+ * dies; a uid refused there is refused here, before the fork, with the
+ * reason in |err|),
  * it always sets no_new_privs and a parent-death signal, forks
  * PROXY_RESOLVERS resolver processes, installs the seccomp filter of
  * proxy_confine(); then it
@@ -128,7 +158,7 @@ void	proxy_raise_nofile(void);
  * negative code.  The caller still owns |event_fd| in the parent.
  */
 pid_t	proxy_spawn(const struct proxy_limits *lim, int event_fd,
-	    int *ctl_out);
+	    int *ctl_out, char *err, size_t errlen);
 
 /*
  * Stops the proxy |pid| from proxy_spawn() (the caller has closed its

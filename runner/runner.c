@@ -143,6 +143,26 @@ plan_free(struct runner_plan *pl)
 }
 
 /*
+ * 1 (with the reason in |err|) when a root runner's |uid| or |gid| is the
+ * egress proxy's (proxy_uid_configured()): a sandbox of that uid would
+ * share the proxy's per-user budgets and could reach its processes.
+ * An unreadable setting is the proxy's refusal to make, not the runner's.
+ */
+static int
+runner_is_proxy_uid(uid_t uid, gid_t gid, char *err, size_t errlen)
+{
+	char why[128];
+	uid_t proxy;
+
+	if (proxy_uid_configured(&proxy, why, sizeof(why)) != 0 ||
+	    (uid != proxy && gid != (gid_t)proxy))
+		return 0;
+	snprintf(err, errlen, "the runner uid/gid must not be the egress "
+	    "proxy's (%lu, %s)", (unsigned long)proxy, PROXY_UID_ENV);
+	return 1;
+}
+
+/*
  * The checkout's git hooks, for a runner of a session's view (with
  * lower_upper): the view's git reads the checkout's config (vcs_real()
  * in child.c), whose hooks directories, included files and hook
@@ -719,6 +739,8 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 		snprintf(err, errlen, "the runner uid/gid must not be 0");
 		return AL_ERR_DENIED;
 	}
+	if (pl->root && runner_is_proxy_uid(pl->uid, pl->gid, err, errlen))
+		return AL_ERR_DENIED;
 	/*
 	 * As root, the runner's uid does not own the workspace: an idmapped
 	 * mount shows the owner's files as the runner's, and what the runner

@@ -198,6 +198,7 @@ static int
 exec_proxy_start(struct exec_proxy *xp)
 {
 	struct proxy_limits lim;
+	char why[256];
 	int evp[2];
 
 	xp->ctl = -1;
@@ -208,10 +209,10 @@ exec_proxy_start(struct exec_proxy *xp)
 		fatalx("out of memory");
 	xp->ev = evp[0];
 	proxy_limits_default(&lim);
-	xp->pid = proxy_spawn(&lim, evp[1], &xp->ctl);
+	xp->pid = proxy_spawn(&lim, evp[1], &xp->ctl, why, sizeof(why));
 	close(evp[1]);
 	if (xp->pid < 0) {
-		log_warnx("exec: cannot start the egress proxy");
+		log_warnx("exec: cannot start the egress proxy: %s", why);
 		xp->pid = -1;
 		return -1;
 	}

@@ -145,6 +145,7 @@ cmd_proxy(int argc, char **argv)
 	char err[RULES_REASON_MAX];
 	uint64_t v;
 	uint16_t port;
+	uid_t uid = 0;
 	int ch, lfd, efd = -1, rc, verbose = 0;
 
 	proxy_limits_default(&lim);
@@ -224,6 +225,8 @@ cmd_proxy(int argc, char **argv)
 	if (rules_count(rules) == 0)
 		log_warnx("no --allow or --allow-ip: every request is refused");
 	log_init("airlock proxy", verbose);
+	if (geteuid() == 0 && proxy_uid_choose(&uid, err, sizeof(err)) != 0)
+		fatalx("%s", err);
 	if (events != NULL && (efd = open(events, O_WRONLY | O_APPEND |
 	    O_CREAT | O_CLOEXEC, 0600)) == -1)
 		fatal("open %s", events);
@@ -237,7 +240,7 @@ cmd_proxy(int argc, char **argv)
 		if (fclose(fp) != 0)
 			fatal("write %s", port_file);
 	}
-	proxy_drop_privileges();
+	proxy_drop_privileges(uid);
 	proxy_raise_nofile();
 
 	memset(&sa, 0, sizeof(sa));

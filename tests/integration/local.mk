@@ -317,6 +317,10 @@ EXTRA_DIST += tests/integration/proxy_sandboxed.sh
 # source it picks for it: a secondary address, a prefix on lo, AnyIP.
 TESTS += tests/integration/proxy_own_local.sh
 EXTRA_DIST += tests/integration/proxy_own_local.sh
+# The proxy has a uid of its own: taken over, it cannot reach a sandbox
+# (/proc/PID/environ, mem, root; signals); uids it may not have.
+TESTS += tests/integration/proxy_own_uid.sh
+EXTRA_DIST += tests/integration/proxy_own_uid.sh
 # A name under a wildcard grant that does not exist is not looked up
 # again with resolv.conf's search domain (another host).
 TESTS += tests/integration/proxy_dns_search.sh

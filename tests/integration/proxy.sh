@@ -319,7 +319,7 @@ expect_contains "idle end is recorded" "$(cat "$T/idle.events")" '"end":"idle ti
 
 # --- the process ------------------------------------------------------------------
 st=$(cat "/proc/$PID_main/status")
-expect_contains "proxy run as root drops to uid 65534" "$st" "Uid:	65534	65534	65534	65534"
+expect_contains "proxy run as root drops to its own uid, 65533" "$st" "Uid:	65533	65533	65533	65533"
 expect_contains "proxy sets no_new_privs" "$st" "NoNewPrivs:	1"
 if grep -q __asan_init "$AIRLOCK"; then
 	pass "proxy seccomp filter (not applied in sanitizer builds)"

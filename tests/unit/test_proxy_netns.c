@@ -192,7 +192,7 @@ children_of(pid_t pid, pid_t *kids, int cap)
 static int
 confined_as_proxy(pid_t pid)
 {
-	return proc_status_has(pid, "Uid:\t65534\t65534\t65534\t65534") &&
+	return proc_status_has(pid, "Uid:\t65533\t65533\t65533\t65533") &&
 	    proc_status_has(pid, "NoNewPrivs:\t1")
 #if !defined(__SANITIZE_ADDRESS__)
 	    && proc_status_has(pid, "Seccomp:\t2")
@@ -216,7 +216,8 @@ START_TEST(test_sandbox_reaches_allowed_host_only_through_proxy)
 	snprintf(ip_rule, sizeof(ip_rule), "127.0.0.1/32:%u", srv_port);
 	ck_assert_int_eq(pipe(evp), 0);
 	proxy_limits_default(&lim);
-	ck_assert_int_gt(px = proxy_spawn(&lim, evp[1], &ctl), 0);
+	ck_assert_int_gt(px = proxy_spawn(&lim, evp[1], &ctl, err,
+	    sizeof(err)), 0);
 	close(evp[1]);
 
 	/* The proxy process runs unprivileged and confined. */
@@ -226,10 +227,10 @@ START_TEST(test_sandbox_reaches_allowed_host_only_through_proxy)
 	for (i = 0; i < 500 && !proc_status_has(px, "Seccomp:\t2"); i++)
 #endif
 		usleep(20000);
-	ck_assert_msg(proc_status_has(px, "Uid:\t65534\t65534\t65534\t65534"),
-	    "proxy did not drop to uid 65534");
-	ck_assert_msg(proc_status_has(px, "Gid:\t65534\t65534\t65534\t65534"),
-	    "proxy did not drop to gid 65534");
+	ck_assert_msg(proc_status_has(px, "Uid:\t65533\t65533\t65533\t65533"),
+	    "proxy did not drop to uid 65533");
+	ck_assert_msg(proc_status_has(px, "Gid:\t65533\t65533\t65533\t65533"),
+	    "proxy did not drop to gid 65533");
 	ck_assert(proc_status_has(px, "NoNewPrivs:\t1"));
 #if !defined(__SANITIZE_ADDRESS__)
 	ck_assert_msg(proc_status_has(px, "Seccomp:\t2"), "no seccomp filter");
