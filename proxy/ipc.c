@@ -288,6 +288,17 @@ lookup_failed(int e)
 	    e != EPERM;
 }
 
+/* Says why the proxy may not have |uid|: "the egress proxy's uid N WHY
+ * NAME (set ...)".  Returns AL_ERR_DENIED. */
+static int
+uid_refused(uid_t uid, const char *why, const char *name, char *err,
+    size_t errlen)
+{
+	snprintf(err, errlen, "the egress proxy's uid %lu %s%.64s (set %s to "
+	    "an unused uid)", (unsigned long)uid, why, name, PROXY_UID_ENV);
+	return AL_ERR_DENIED;
+}
+
 int
 proxy_uid_choose(uid_t *uid, char *err, size_t errlen)
 {
@@ -301,38 +312,28 @@ proxy_uid_choose(uid_t *uid, char *err, size_t errlen)
 	if ((rc = proxy_uid_configured(uid, err, errlen)) != 0)
 		return rc;
 	if (id_mapped("/proc/self/uid_map", *uid) != 1 ||
-	    id_mapped("/proc/self/gid_map", *uid) != 1) {
-		snprintf(err, errlen, "the egress proxy's uid %lu is not mapped "
-		    "in airlock's user namespace (set %s to a mapped, unused "
-		    "uid)", (unsigned long)*uid, PROXY_UID_ENV);
-		return AL_ERR_DENIED;
-	}
+	    id_mapped("/proc/self/gid_map", *uid) != 1)
+		return uid_refused(*uid, "is not mapped in airlock's user "
+		    "namespace", "", err, errlen);
 	errno = 0;
-	if ((pw = getpwuid(*uid)) != NULL || lookup_failed(errno)) {
-		snprintf(err, errlen, "the egress proxy's uid %lu %s%.64s "
-		    "(set %s to an unused uid)", (unsigned long)*uid,
-		    pw != NULL ? "is the account " : "cannot be looked up",
-		    pw != NULL ? pw->pw_name : "", PROXY_UID_ENV);
-		return AL_ERR_DENIED;
-	}
+	if ((pw = getpwuid(*uid)) != NULL)
+		return uid_refused(*uid, "is the account ", pw->pw_name, err,
+		    errlen);
+	if (lookup_failed(errno))
+		return uid_refused(*uid, "cannot be looked up", "", err, errlen);
 	errno = 0;
-	if ((gr = getgrgid((gid_t)*uid)) != NULL || lookup_failed(errno)) {
-		snprintf(err, errlen, "the egress proxy's gid %lu %s%.64s "
-		    "(set %s to an unused uid)", (unsigned long)*uid,
-		    gr != NULL ? "is the group " : "cannot be looked up",
-		    gr != NULL ? gr->gr_name : "", PROXY_UID_ENV);
-		return AL_ERR_DENIED;
-	}
+	if ((gr = getgrgid((gid_t)*uid)) != NULL)
+		return uid_refused(*uid, "is the gid of the group ", gr->gr_name,
+		    err, errlen);
+	if (lookup_failed(errno))
+		return uid_refused(*uid, "cannot be looked up as a gid", "", err,
+		    errlen);
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		if ((rc = subid_owner(files[i], *uid, owner,
-		    sizeof(owner))) == 0)
-			continue;
-		snprintf(err, errlen, "the egress proxy's uid %lu %s%.64s "
-		    "(set %s to an unused uid)", (unsigned long)*uid,
-		    rc < 0 ? "cannot be checked against " : "is in a "
-		    "subordinate range of ", rc < 0 ? files[i] : owner,
-		    PROXY_UID_ENV);
-		return AL_ERR_DENIED;
+		rc = subid_owner(files[i], *uid, owner, sizeof(owner));
+		if (rc != 0)
+			return uid_refused(*uid, rc < 0 ? "cannot be checked "
+			    "against " : "is in a subordinate range of ",
+			    rc < 0 ? files[i] : owner, err, errlen);
 	}
 	return 0;
 }

@@ -130,7 +130,7 @@ expect_contains "an account's uid is refused" "$(refused 65534)" \
 g=$(getent group | awk -F: '{ print $3 }' | while read -r g; do
 	getent passwd "$g" >/dev/null || { echo "$g"; break; }; done)
 expect_contains "a group's gid is refused (group $g)" "$(refused "$g")" \
-    "the egress proxy's gid $g is the group $(getent group "$g" | cut -d: -f1)"
+    "the egress proxy's uid $g is the gid of the group $(getent group "$g" | cut -d: -f1)"
 for bad in 0 abc 4294967295 0123; do
 	expect_contains "AIRLOCK_PROXY_UID=$bad is refused" "$(refused "$bad")" \
 	    "AIRLOCK_PROXY_UID=$bad is not a uid from 1 to 4294967294"
@@ -172,7 +172,7 @@ expect_contains "... naming the uid's account" "$out" \
 out=$(unshare --user --map-root-user "$AIRLOCK" exec --workspace "$ws" \
     --allow-host example.com:443 -- true 2>&1; echo "status $?")
 expect_contains "a uid not mapped in airlock's user namespace is refused" "$out" \
-    "the egress proxy's uid 65533 is not mapped in airlock's user namespace"
+    "the egress proxy's uid 65533 is not mapped in airlock's user namespace (set AIRLOCK_PROXY_UID to an unused uid)"
 expect_contains "... and the exec does not run" "$out" "status 71"
 # A runner may not have the proxy's uid, network or not.
 out=$(AIRLOCK_PROXY_UID=65534 "$AIRLOCK" exec --workspace "$ws" -- true 2>&1)
