@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
 # Copyright (c) 2026 The airlock authors
-# The egress proxy runs as the sandboxes' uid (65534 under root, the
-# user's own otherwise), and the kernel's pipe budget is per user
+# The egress proxy runs as the sandboxes' uid without root (the user's
+# own; under root it ran as 65534 too, until it had a uid of its own:
+# proxy_own_uid.sh), and the kernel's pipe budget is per user
 # (fs.pipe-user-pages-soft, 64 MiB): a sandbox that holds 64 pipes of
 # 1 MiB makes every later pipe of that uid 8 KiB, the proxy's relay pipes
 # for other sessions included (they were 256 KiB; a 500 MiB download over
