@@ -64,6 +64,10 @@
  * no socket (ECONNREFUSED, as when the service is down); the mount it
  * comes from is read-only, so nothing can be written there either. */
 #define MASK_SOCK	"/.airlock-socket"
+/* The agents' project configuration's masks: empty, readable, so that an
+ * agent reads no settings there rather than fails on them. */
+#define EMPTY_FILE	"/.airlock-empty"
+#define EMPTY_DIR	"/.airlock-empty.d"
 /*
  * Where the overlay's layers are mounted while it is made: over two
  * directories of the old root, so that they leave with it in the one
@@ -1418,6 +1422,59 @@ sockets_visit(const struct runner_plan *p, struct tree_walk *w, int dfd,
 	}
 }
 
+/*
+ * The agents' own project configuration at the workspace's top: a cloned
+ * repository's hooks, helpers, MCP servers, plugins, models and
+ * environment for Claude Code, Codex, Gemini CLI and opencode, which the
+ * agent started there would read (docs/WRAPPING.md).  The agent's sandbox
+ * (live_workspace) sees each one present at its start as an empty
+ * directory or file (EMPTY_DIR, EMPTY_FILE), read-only; a name that is a
+ * symbolic link is masked where it leads, when that is in the workspace
+ * (elsewhere the sandbox shows nothing the repository put there), and one
+ * that leads to the workspace itself fails the start.  The broker's tools
+ * and the runners still see them.
+ */
+static const char *const agent_config[] = {
+	".claude", ".mcp.json", ".codex", ".gemini", ".env", ".opencode",
+	"opencode.json", "opencode.jsonc", NULL
+};
+
+static void
+agent_config_mask(const struct runner_plan *p)
+{
+	char path[RUNNER_MAX_PATH], real[PATH_MAX];
+	struct stat st;
+	size_t i, n;
+
+	n = strlen(p->workspace);
+	for (i = 0; agent_config[i] != NULL; i++) {
+		cat(p, real, p->workspace, "/");
+		cat(p, path, real, agent_config[i]);
+		if (realpath(path, real) == NULL) {
+			/* Absent, or nothing the agent could read either. */
+			if (errno == ENOENT || errno == ENOTDIR ||
+			    errno == ELOOP || errno == EACCES)
+				continue;
+			fail(p, "resolve the agent's configuration", path);
+		}
+		/* A link to the workspace itself shows its top as the
+		 * configuration (.claude/settings.json its settings.json):
+		 * no mask can cover that. */
+		if (strcmp(real, p->workspace) == 0) {
+			errno = ELOOP;
+			fail(p, "mask the agent's configuration (a link to the "
+			    "workspace)", path);
+		}
+		if (strncmp(real, p->workspace, n) != 0 || real[n] != '/')
+			continue;
+		if (stat(real, &st) == -1)
+			fail(p, "stat the agent's configuration", real);
+		if (mount(S_ISDIR(st.st_mode) ? EMPTY_DIR : EMPTY_FILE, real,
+		    NULL, MS_BIND, NULL) == -1)
+			fail(p, "mask the agent's configuration", real);
+	}
+}
+
 static void
 sockets_mask(const struct runner_plan *p, const char *ws)
 {
@@ -1522,6 +1579,12 @@ build_root(const struct runner_plan *p)
 	    fchmod(fd, 0666) == -1)
 		fail(p, "create", MASK_SOCK);
 	close(fd);
+	if ((fd = open(EMPTY_FILE, O_CREAT | O_WRONLY | O_CLOEXEC, 0)) == -1 ||
+	    fchmod(fd, 0444) == -1)
+		fail(p, "create", EMPTY_FILE);
+	close(fd);
+	if (mkdir(EMPTY_DIR, 0555) == -1 || chmod(EMPTY_DIR, 0555) == -1)
+		fail(p, "mkdir", EMPTY_DIR);
 
 	for (i = 0; sandbox_system_dirs[i] != NULL; i++)
 		bind_host(p, sandbox_system_dirs[i], 0);
@@ -1723,6 +1786,8 @@ build_root(const struct runner_plan *p)
 	}
 	if (bound)
 		sockets_mask(p, p->workspace);
+	if (p->live_workspace)
+		agent_config_mask(p);
 }
 
 static void

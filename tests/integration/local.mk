@@ -367,6 +367,8 @@ EXTRA_DIST += tests/integration/refused_flood.sh
 # (a read-only runner's overlay; the agent's masks).
 TESTS += tests/integration/workspace_socket.sh
 EXTRA_DIST += tests/integration/workspace_socket.sh
+TESTS += tests/integration/agent_project_config.sh
+EXTRA_DIST += tests/integration/agent_project_config.sh
 # A hard link to a denyRead file made while a session runs: search
 # leaves it out, matched or not (no note telling a guess right).
 TESTS += tests/integration/search_hard_link.sh
