@@ -55,6 +55,12 @@ echo "# $name ($("$name" --version 2>/dev/null | head -1)), mode $mode"
 ws="$T/ws"
 cp -R "$top_srcdir/tests/agents/fixture" "$ws"
 chmod -R u+w "$ws"	# a distcheck source tree is read-only
+# A cloned repository's own agent configuration, hostile (hostile/: hooks,
+# helpers, MCP servers, tools, models, environment and plugins of each
+# agent's project settings, each leaving $HOME/pwned-WHAT if it runs, or
+# naming a model pwned-model-*): under airlock run, as docs/WRAPPING.md
+# says, none of it may take effect.
+[ $mode = run ] && cp -R "$top_srcdir/tests/agents/hostile/." "$ws"
 home="$T/home"
 mkdir -p "$home" "$T/state"
 export AIRLOCK_HOME="$T/state" AIRLOCK_RUNTIME_DIR="$T/run"
@@ -134,7 +140,7 @@ ANTHROPIC_BASE_URL=$url"
 		eval "set -- $doc_words"
 	else
 		set -- claude -p "$prompt" --model mock-model \
-			--mcp-config "$mcp_json" --strict-mcp-config \
+			--mcp-config "$mcp_json" --strict-mcp-config --setting-sources user \
 			--tools "" --allowedTools "mcp__airlock__*" \
 			--settings '{"env":{"ENABLE_TOOL_SEARCH":"false","CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC":"1","CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL":"1"}}'
 	fi
@@ -230,6 +236,7 @@ ANTHROPIC_API_KEY=mock-key
 OPENCODE_DISABLE_MODELS_FETCH=1
 OPENCODE_DISABLE_AUTOUPDATE=1
 OPENCODE_DISABLE_LSP_DOWNLOAD=1
+OPENCODE_DISABLE_PROJECT_CONFIG=1
 OPENCODE_CONFIG_CONTENT={\"provider\":{\"mock\":{\"npm\":\"@ai-sdk/anthropic\",\"name\":\"mock\",\"options\":{\"baseURL\":\"$url/v1\",\"apiKey\":\"{env:ANTHROPIC_API_KEY}\"},\"models\":{\"mock-model\":{\"name\":\"mock-model\",\"tool_call\":true,\"limit\":{\"context\":200000,\"output\":8192}}}}},\"model\":\"mock/mock-model\",\"mcp\":{\"airlock\":{\"type\":\"local\",\"command\":[$oc_cmd],\"enabled\":true}},\"tools\":{\"*\":false,\"airlock_*\":true}}"
 	if [ $mode = run ]; then
 		doc_argv opencode || { finish; exit; }
@@ -295,10 +302,10 @@ IFS=$old_ifs
 cp "$T/mock.log" "$T/mock.run.log"
 
 # Codex's interactive form, as docs/WRAPPING.md writes it, on a terminal
-# (script(1)) with the prompt as its first message: an airlock tool's
+# (tty_drive.py) with the prompt as its first message: an airlock tool's
 # result reaches the model.  The TUI does not exit by itself: it is
 # stopped once that is seen (or after 60 s).
-if [ $mode = run ] && [ $name = codex ] && command -v script >/dev/null 2>&1; then
+if [ $mode = run ] && [ $name = codex ]; then
 	# shellcheck disable=SC2086,SC2090
 	if doc_argv codex --interactive -- $codex_gw; then
 		results() { grep -c '"airlock_results": [1-9]' "$T/mock.log"; }
@@ -309,9 +316,18 @@ if [ $mode = run ] && [ $name = codex ] && command -v script >/dev/null 2>&1; th
 			[ "$v" = TERM=dumb ] && v=TERM=xterm
 			envw="$envw --env '$v'"
 		done
-		TERM=xterm script -qfec "'$AIRLOCK' run --manifest '$manifest' \
-		    --workspace '$ws' --allow-host 127.0.0.1:$port $envw -- $doc_words" \
-		    "$T/interactive.typescript" </dev/null >/dev/null 2>&1 &
+		# Its screens (WRAPPING.md's table: the workspace has a
+		# .codex, hostile/'s) answered as the doc says.
+		python3 "$top_srcdir/tests/agents/doc_command.py" \
+		    "$top_srcdir/docs/WRAPPING.md" codex --screens \
+		    >"$T/codex-screens" ||
+			fail "docs/WRAPPING.md gives Codex's first-start answers"
+		TERM=xterm python3 "$top_srcdir/tests/agents/tty_drive.py" \
+		    --typescript "$T/interactive.typescript" --timeout 60 \
+		    --steps-file "$T/codex-screens" -- sh -c "'$AIRLOCK' run \
+		    --manifest '$manifest' --workspace '$ws' \
+		    --allow-host 127.0.0.1:$port $envw -- $doc_words" \
+		    </dev/null >"$T/codex-tty.out" 2>&1 &
 		ipid=$!
 		i=0
 		while [ "$(results)" -le "$before" ] && [ $i -lt 600 ] &&
@@ -347,6 +363,7 @@ claude_tty() {
 	_name=$name	# (check() sets name)
 	mkdir -p "$tls/ca" "$T/ws2" "$T/home2"
 	cp -R "$top_srcdir/tests/agents/fixture/." "$T/ws2"
+	cp -R "$top_srcdir/tests/agents/hostile/." "$T/ws2"
 	chmod -R u+w "$T/ws2"
 	chown 65534:65534 "$T/home2"
 	sed -e "s|^  home: .*|  home: $T/home2|" "$manifest" >"$T/manifest2.yaml"
@@ -421,6 +438,12 @@ claude_tty() {
 	else
 		sed 's/^/#   /' "$T/check2.out"; fail "the interactive session's model log checks"
 	fi
+	# Its folder trusted as WRAPPING.md says, the workspace's own
+	# configuration (hostile/) still ran nothing.
+	expect_eq "the interactive session's workspace configuration ran nothing" \
+	    "$(cd "$T/home2" && ls -d pwned-* 2>/dev/null | tr '\n' ' ')" ""
+	expect_not_contains "nor chose its model" \
+	    "$(grep -o '"model": "[^"]*"' "$T/mock2.log" 2>/dev/null | sort -u)" pwned-model
 	check "the interactive session's workspace has the fix" grep -q '"$i" -le "$n"' "$T/ws2/src/calc.sh"
 	check "and its test passes" sh -c "make -s -C '$T/ws2' test >/dev/null 2>&1"
 	ilog=$(tr -d '\r' <"$T/claude-interactive.typescript" |
@@ -488,6 +511,13 @@ check "the change is the patch and nothing else" \
 	sh -c "diff -u '$top_srcdir/tests/agents/fixture/src/calc.sh' '$ws/src/calc.sh' | grep -c '^[-+][^-+]' | grep -qx 2"
 check "the agent's own write tool left no file in the workspace" \
 	[ ! -e "$ws/own-write.txt" ]
+# What the workspace's own agent configuration (hostile/) tried: nothing
+# of it ran (each would have left $HOME/pwned-WHAT), and its model was
+# not the one asked for.
+expect_eq "the workspace's agent configuration ran nothing (hooks, helpers, MCP servers, plugins)" \
+	"$(cd "$home" && ls -d pwned-* 2>/dev/null | tr '\n' ' ')" ""
+expect_not_contains "nor chose the model" \
+	"$(grep -o '"model": "[^"]*"' "$T/mock.run.log" | sort -u)" pwned-model
 
 # The session: its trace and its audit log.
 if [ $mode = run ]; then
