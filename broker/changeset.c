@@ -56,7 +56,8 @@ struct cs_entry {
 	enum cs_op op;
 	mode_t mode; /* what lands */
 	mode_t kept; /* the special bits of |mode| the workspace's
-			directory had already (landing keeps them) */
+			directory had already, or a new directory
+			inherited (landing keeps them) */
 	mode_t old_mode; /* CS_CHMOD: the mode it had */
 	nlink_t nlink;
 	char *target; /* symlink text */
@@ -322,7 +323,8 @@ note_dropped(
  * The mode that lands for |st|, an entry of the upper directory |ufd| at
  * |path|, where the workspace has |rst| (NULL: nothing): in *mode, with
  * in *kept the special bits of it that the workspace's directory had
- * already.  A bit that does not land is noted (note_dropped()).
+ * already, or that a new directory has from its setgid parent.  A bit
+ * that does not land is noted (note_dropped()).
  *  - The world-write bit lands only where the workspace has it on the
  *    same kind of file: a run's chmod 777 left a root-owned file or
  *    directory that any local user could change.  Nor where the run took
@@ -330,7 +332,11 @@ note_dropped(
  *    1777 directory let any local user delete or replace the owner's
  *    files in it.
  *  - A setgid bit the kernel gave a directory the run made in a setgid
- *    directory (it is inherited) does not land: no setgid bit lands.
+ *    directory (it is inherited) lands, kept: what is made in it later,
+ *    outside any sandbox, takes the shared group as it would have had
+ *    the owner made it (it landed without the bit, and the owner's next
+ *    file there had the owner's group).  A setgid bit the run set
+ *    itself is refused (writepolicy_check()).
  *  - The setuid, setgid and sticky bits a workspace's directory has stay
  *    when the run changes its other bits (they are not the run's to
  *    land), or left alone: a 1777 directory the run wrote a file into
@@ -358,7 +364,7 @@ landed_mode(struct changeset *cs, int ufd, const char *path,
 		if (fstat(ufd, &pst) == -1)
 			return errno;
 		if (pst.st_mode & S_ISGID)
-			drop |= S_ISGID;
+			*kept = S_ISGID;
 	}
 	*mode = asked & ~drop;
 	if (drop != 0)
@@ -439,7 +445,7 @@ walk_one(struct changeset *cs, int ufd, const char *name, const char *path,
 		int child_opaque;
 		/* A directory made in a setgid one takes its group, and so
 		 * does what is made beneath it (the kernel gives it the
-		 * setgid bit, which does not land: landed_mode()). */
+		 * setgid bit, which lands with it: landed_mode()). */
 		gid_t child_group =
 		    real != 0 ? group : made_group(cs, &rst, mode);
 
@@ -459,7 +465,7 @@ walk_one(struct changeset *cs, int ufd, const char *name, const char *path,
 			e->op = real != 0 ? CS_MKDIR : CS_CHMOD;
 			e->gid = gid;
 			e->mode = mode;
-			e->kept = real != 0 ? 0 : kept;
+			e->kept = kept;
 			e->old_mode = real != 0 ? 0 : rst.st_mode & 07777;
 			e->in_git_dir = gitdir;
 		}

@@ -33,8 +33,9 @@
  * the world-write bit only where the workspace had it on that path
  * already (the entries carry the mode that lands); no setuid, setgid or
  * sticky bit but those a workspace directory had already, kept when the
- * run changes its other bits (any other is the run's, and refused; a
- * setgid bit a new directory inherited is dropped: changeset_dropped());
+ * run changes its other bits, and the setgid bit a new directory
+ * inherited from a setgid directory (any other is the run's, and
+ * refused);
  * a moved file without the layer's extended attributes and with the
  * time of the apply.
  */

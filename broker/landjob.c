@@ -990,9 +990,15 @@ frame(struct lander *l, char type, char *payload, size_t len)
 		return 0;
 	case 'E':
 		msg = len > 0 ? json_loadb(payload, len, 0, NULL) : NULL;
-		if (len == 0 || json_is_object(msg))
+		if (len == 0 || json_is_object(msg)) {
+			/* Nothing to land, but a mode the run set did not:
+			 * the log says so, as for a set that landed (a run's
+			 * chmod o+w of a directory was in no record). */
+			if (json_is_array(json_object_get(msg, "modesDropped")))
+				(void)broker_audit(l->b, "change_applied",
+				    applied_fields(c, 0, msg));
 			decide(l, 0, msg);
-		else {
+		} else {
 			json_decref(msg);
 			decide(l, -1, nonsense());
 		}

@@ -11,8 +11,13 @@
 #   run set, the mode that landed);
 # - a directory a run made inside a setgid directory of the checkout
 #   (a group-shared one) got the setgid bit from the kernel, and the
-#   whole set was refused for it: it lands now without the bit (no
-#   setgid bit lands), noted;
+#   whole set was refused for it; then it landed without the bit, so
+#   what the owner made in it later had the owner's group, not the
+#   shared one: it lands with the bit now, as the kernel gives it to
+#   the owner's own mkdir (a bit the run sets itself is refused);
+# - a run whose only change was a world-write bit that does not land
+#   (chmod o+w of a directory) was told in its result and recorded
+#   nowhere: a change_applied of 0 entries lists the drop now;
 # - a file written into a 1777 directory of the checkout made the
 #   directory a mode change (its world-write bit dropped, its sticky bit
 #   kept) and refused the set; a chmod of a setgid or sticky directory
@@ -75,15 +80,17 @@ expect_eq "world-write only: the result says so" \
     "$(jr -c '[.result.structuredContent.modesDropped[] | [.path, .mode, .landed]]')" \
     '[["d","0757","0755"]]'
 
-# A directory made inside a setgid directory: lands without the bit.
+# A directory made inside a setgid directory: lands with the bit, as the
+# owner's own mkdir there would have it.
 sh_call 'mkdir -p sg/new/deep && echo x >sg/new/deep/f'
 expect_ok_result "inherited setgid: the set lands"
-expect_eq "inherited setgid: no setgid bit lands" "$(mode sg/new) $(mode sg/new/deep)" "755 755"
+expect_eq "inherited setgid: the setgid bit lands" "$(mode sg/new) $(mode sg/new/deep)" "2755 2755"
 expect_eq "inherited setgid: the file lands" "$(cat "$ws/sg/new/deep/f" 2>&1)" x
 expect_eq "inherited setgid: the checkout's directory keeps its own" "$(mode sg)" 2775
-expect_eq "inherited setgid: noted" \
-    "$(jr -c '[.result.structuredContent.modesDropped[] | [.path, .mode, .landed]] | sort')" \
-    '[["sg/new","2755","0755"],["sg/new/deep","2755","0755"]]'
+expect_eq "inherited setgid: nothing dropped" \
+    "$(jr -c .result.structuredContent.modesDropped)" null
+# ... but not one the run moved out of it, nor one it set on its own.
+refused "setgid directory moved out of a setgid one" 'mkdir sg/mv && mv sg/mv mvd' mvd
 
 # A checkout's sticky directory written into, and its special bits kept.
 sh_call 'echo x >st/nf'
@@ -131,7 +138,10 @@ expect_eq "the change_applied record lists the drops" \
     '[["d","0757","0755"],["wd","0777","0775"],["ww","0666","0664"]]'
 expect_eq "the change_applied record counts them" \
     "$(jq -c 'select(.event == "change_applied" and .fields.modesDropped != null) | .fields.modesDroppedTotal' "$sess/audit.jsonl" 2>&1 | tr '\n' ' ')" \
-    "3 2 1 1000 "
-check "no setuid or setgid bit landed but the checkout's own" \
-    test "$(cd "$ws" && find . -perm /6000 | sort | tr '\n' ' ')" = "./sg "
+    "3 1 1 1000 "
+expect_eq "world-write only: a change_applied of 0 entries records the drop" \
+    "$(jq -c 'select(.event == "change_applied" and .fields.entries == 0) | [.fields.modesDropped[] | [.path, .mode, .landed]]' "$sess/audit.jsonl" 2>&1)" \
+    '[["d","0757","0755"]]'
+check "no setuid or setgid bit landed but the checkout's own and inherited" \
+    test "$(cd "$ws" && find . -perm /6000 | sort | tr '\n' ' ')" = "./sg ./sg/new ./sg/new/deep "
 finish

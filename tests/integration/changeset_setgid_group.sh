@@ -11,7 +11,9 @@
 # users (4244) had team/ 2775 team, and a run's team/f landed 0664
 # users: writable by every user in users.  Now it lands with the
 # directory's group, through the broker (an exec tool) and airlock
-# exec, from inside the sandbox.  (As root the runner sees only the
+# exec, from inside the sandbox; and a directory made there lands with
+# the setgid bit the kernel gave it (it landed without it, and the files
+# the owner made in it afterwards had the owner's group).  (As root the runner sees only the
 # root's group on an idmapped mount: a directory of another group is
 # not written at all.)
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -53,8 +55,12 @@ expect_ok_result "the set lands"
 expect_eq "the run wrote it all" "$(jr .result.structuredContent.exitCode)" 0
 mcp_stop
 expect_eq "a file made in the setgid directory has its group" "$(grp team/f)" "4243 664"
-expect_eq "a directory made there too (without the bit)" "$(grp team/d)" "4243 775"
-expect_eq "and what is made beneath it" "$(grp team/d/e) $(grp team/d/e/g)" "4243 775 4243 664"
+expect_eq "a directory made there too, with the bit (as the kernel gives it)" "$(grp team/d)" "4243 2775"
+expect_eq "and what is made beneath it" "$(grp team/d/e) $(grp team/d/e/g)" "4243 2775 4243 664"
+# The owner's own file there later, outside any sandbox: the directory
+# landed without the setgid bit, and this file had the owner's group.
+setpriv --reuid=4242 --regid=4244 --groups=4243 sh -c "umask 002; echo o >'$ws/team/d/later'"
+expect_eq "the owner's later file in that directory has the shared group" "$(grp team/d/later)" "4243 664"
 expect_eq "a symlink made there" "$(stat -c %g "$ws/team/l")" 4243
 expect_eq "a file made in a setgid directory beneath it" "$(grp team/old/h)" "4243 664"
 expect_eq "a modified file keeps its own group" "$(grp team/mod)" "4243 644"
@@ -64,5 +70,5 @@ expect_eq "nothing in team/ has the root's group" "$(find "$ws/team" -gid 4244)"
 # airlock exec lands the same way.
 (cd "$ws" && "$AIRLOCK" exec --workspace "$ws" -- sh -c 'umask 002; echo x >team/xf; mkdir team/xd; echo y >team/xd/g') >"$T/exec.out" 2>&1
 expect_eq "exec: a file made in the setgid directory has its group" "$(grp team/xf)" "4243 664"
-expect_eq "exec: and a directory, and what is beneath it" "$(grp team/xd) $(grp team/xd/g)" "4243 775 4243 664"
+expect_eq "exec: and a directory, and what is beneath it" "$(grp team/xd) $(grp team/xd/g)" "4243 2775 4243 664"
 finish
