@@ -4,17 +4,22 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <ifaddrs.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "broker/denials.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "policy/sensitive.h"
+#include "policy/writepolicy.h"
 #include "proxy/rules.h"
 
 struct denials {
@@ -473,10 +478,97 @@ addr_is_local(int family, const unsigned char *addr)
 	return found;
 }
 
+/* Whether a user's home directory (the passwd database's) is |p| or
+ * beneath it. */
+static int
+holds_home(const char *p)
+{
+	struct passwd *pw;
+	int found = 0;
+
+	setpwent();
+	while (!found && (pw = getpwent()) != NULL)
+		found = pw->pw_dir != NULL && pw->pw_dir[0] == '/' &&
+		    strcmp(pw->pw_dir, "/") != 0 &&
+		    (strcmp(p, pw->pw_dir) == 0 || holds_dir(p, pw->pw_dir));
+	endpwent();
+	return found;
+}
+
+/*
+ * What at |p|, a path a run may write, runs as code at someone's next
+ * ordinary action, outside any sandbox (writepolicy_runs_on()), into
+ * desc[0..desclen): 1, or 0 when nothing does.  A file the table names,
+ * a directory a tool reads such a file beneath (.vscode), a directory
+ * holding one of its plain names (.bashrc), or a home directory or one
+ * above it (where the run makes ~/.bashrc).  Only the table's words go
+ * into |desc|: |p| is the agent's.
+ */
+static int
+runs_at(const char *p, char *desc, size_t desclen)
+{
+	const char *runs, *name;
+	struct stat st;
+	size_t i;
+	int dfd, found = 0;
+
+	if ((runs = writepolicy_runs_on(p)) != NULL) {
+		snprintf(desc, desclen, "RUNS ON %s", runs);
+		return 1;
+	}
+	if ((runs = writepolicy_runs_on_beneath(p)) != NULL) {
+		snprintf(desc, desclen, "beneath it, RUNS ON %s", runs);
+		return 1;
+	}
+	if (stat(p, &st) == -1 || !S_ISDIR(st.st_mode))
+		return 0;
+	if (holds_home(p)) {
+		snprintf(desc, desclen,
+		    "a home directory, or one holding homes: the run may make "
+		    "a shell's start-up files (.bashrc, .profile, .zshrc), "
+		    "which that user's next shell runs");
+		return 1;
+	}
+	if ((dfd = open(p, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC)) ==
+	    -1)
+		return 0;
+	for (i = 0;
+	     !found && (name = writepolicy_runs_on_name(i, &runs)) != NULL; i++)
+		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			snprintf(desc, desclen, "it holds %s: RUNS ON %s", name,
+			    runs);
+			found = 1;
+		}
+	close(dfd);
+	return found;
+}
+
+/* A filesystem write widening's warning (denials_warning()). */
+static const char *
+write_warning(json_t *d, char *desc, size_t desclen)
+{
+	const char *access = json_string_value(json_object_get(d, "access"));
+	const char *path = json_string_value(json_object_get(d, "path"));
+	const char *resolved =
+	    json_string_value(json_object_get(d, "resolved"));
+	char real[PATH_MAX];
+
+	if (access == NULL || strcmp(access, "write") != 0 || path == NULL)
+		return NULL;
+	/* The bind follows links: the path as named, and where it leads. */
+	if (runs_at(path, desc, desclen) ||
+	    (resolved != NULL && runs_at(resolved, desc, desclen)) ||
+	    (realpath(path, real) != NULL && runs_at(real, desc, desclen)))
+		return "WRITES WHAT RUNS LATER, OUTSIDE ANY SANDBOX";
+	return NULL;
+}
+
 /*
  * A yes opened 127.0.0.1:2375 (a Docker API: root on the host) or
  * 169.254.169.254 (the instance's cloud credentials) shown as one more
- * "network HOST port P" line.
+ * "network HOST port P" line; and a write of ~/.bashrc shown as one
+ * more "read-write PATH" line, which bash ran at the person's next
+ * shell, outside any sandbox.
  */
 const char *
 denials_warning(json_t *d, char *desc, size_t desclen)
@@ -489,6 +581,8 @@ denials_warning(json_t *d, char *desc, size_t desclen)
 
 	if (desclen > 0)
 		desc[0] = '\0';
+	if (layer != NULL && strcmp(layer, "filesystem") == 0)
+		return write_warning(d, desc, desclen);
 	if (host == NULL || layer == NULL || strcmp(layer, "network") != 0)
 		return NULL;
 	if (rules_parse_literal(host, &family, addr) != 0)
@@ -524,12 +618,18 @@ denials_warnings(json_t *w)
 		if ((warn = denials_warning(d, desc, sizeof(desc))) == NULL)
 			continue;
 		id = json_string_value(json_object_get(d, "denial"));
-		xasprintf(&line, "%s %s: %s port %lld is %s",
-		    id != NULL ? id : "?", warn,
-		    json_string_value(json_object_get(d, "host")),
-		    (long long)json_integer_value(json_object_get(d, "port")),
-		    desc);
-		/* ASCII: an IP literal, airlock's denial id and words. */
+		if (json_object_get(d, "host") == NULL)
+			xasprintf(&line, "%s %s: %s", id != NULL ? id : "?",
+			    warn, desc);
+		else
+			xasprintf(&line, "%s %s: %s port %lld is %s",
+			    id != NULL ? id : "?", warn,
+			    json_string_value(json_object_get(d, "host")),
+			    (long long)json_integer_value(
+				json_object_get(d, "port")),
+			    desc);
+		/* ASCII: an IP literal, airlock's denial id and words (a
+		 * path's warning names none of it). */
 		if (json_array_append_new(out, json_string(line)) != 0)
 			fatalx("json_array_append_new");
 		free(line);

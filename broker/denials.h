@@ -95,6 +95,13 @@ int denials_metadata(json_t *d);
  * NETWORK'S SERVICES" or "WIDENS TO CLOUD METADATA (...)"; |desc| gets
  * what the address is ("loopback (127.0.0.0/8)").  A host name is
  * resolved by the proxy, which refuses such an address still: NULL.
+ * For a filesystem write, what it lets the run write that runs as code
+ * at someone's next ordinary action, outside any sandbox, as this
+ * machine's files are: a file writepolicy_runs_on() names (~/.bashrc,
+ * a .npmrc), a directory holding one or beneath which a tool reads one,
+ * a home directory or one above homes (the passwd database's); returns
+ * "WRITES WHAT RUNS LATER, OUTSIDE ANY SANDBOX", and |desc| gets what
+ * runs it in the table's words only (the path is the agent's).
  */
 const char *denials_warning(json_t *d, char *desc, size_t desclen);
 

@@ -483,7 +483,31 @@ static const struct {
 	    "dotnet, msbuild: imported by every project beneath" },
 	{ "Directory.Build.targets",
 	    "dotnet, msbuild: imported by every project beneath" },
+	/*
+	 * A shell's start-up files: run by the next shell of the user
+	 * whose home holds them (a checkout of dotfiles is linked into
+	 * one; a workspace may be one), outside any sandbox.
+	 */
+	{ ".bashrc", "bash: every interactive shell runs it" },
+	{ ".bash_profile", "bash: every login shell runs it" },
+	{ ".bash_login", "bash: every login shell runs it" },
+	{ ".bash_logout", "bash: every login shell runs it as it exits" },
+	{ ".profile", "sh, bash: every login shell runs it" },
+	{ ".zshenv", "zsh: every zsh runs it, a script's too" },
+	{ ".zshrc", "zsh: every interactive shell runs it" },
+	{ ".zprofile", "zsh: every login shell runs it" },
+	{ ".zlogin", "zsh: every login shell runs it" },
+	/* sandbox.protected's by default: marked where a manifest's list
+	 * leaves .vscode out. */
+	{ ".vscode/tasks.json",
+	    "VS Code, opening the folder: a task with runOn folderOpen" },
+	{ ".vscode/settings.json",
+	    "VS Code, opening the folder: the programs its extensions run "
+	    "(git.path, python.defaultInterpreterPath, "
+	    "terminal.integrated.env)" },
 };
+
+#define RUNS_ON_N (sizeof(runs_on) / sizeof(runs_on[0]))
 
 const char *
 writepolicy_runs_on(const char *path)
@@ -493,7 +517,7 @@ writepolicy_runs_on(const char *path)
 
 	if (path == NULL || split(path, &ec) != 0)
 		return NULL;
-	for (i = 0; i < sizeof(runs_on) / sizeof(runs_on[0]); i++) {
+	for (i = 0; i < RUNS_ON_N; i++) {
 		if (split(runs_on[i].pattern, &pc) != 0 || pc.n > ec.n)
 			continue;
 		for (j = 0; j < pc.n; j++)
@@ -515,7 +539,7 @@ writepolicy_runs_on_beneath(const char *path)
 	if (path == NULL || split(path, &ec) != 0)
 		return NULL;
 	/* The path's last k components are a pattern's first k. */
-	for (i = 0; i < sizeof(runs_on) / sizeof(runs_on[0]); i++) {
+	for (i = 0; i < RUNS_ON_N; i++) {
 		if (split(runs_on[i].pattern, &pc) != 0)
 			continue;
 		for (k = 1; k < pc.n && k <= ec.n; k++) {
@@ -527,6 +551,19 @@ writepolicy_runs_on_beneath(const char *path)
 				return runs_on[i].runs;
 		}
 	}
+	return NULL;
+}
+
+const char *
+writepolicy_runs_on_name(size_t i, const char **runs)
+{
+	size_t k;
+
+	for (k = 0; k < RUNS_ON_N; k++)
+		if (strpbrk(runs_on[k].pattern, "/*?[") == NULL && i-- == 0) {
+			*runs = runs_on[k].runs;
+			return runs_on[k].pattern;
+		}
 	return NULL;
 }
 

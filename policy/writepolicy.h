@@ -131,8 +131,11 @@ int writepolicy_link_resolve(
  * Not a rule: whether the file at workspace-relative |path| is one a
  * tool reads as its configuration and that names a program the tool
  * runs (.npmrc's script-shell, rust-toolchain.toml's path, a
- * site-packages .pth's import lines), so that landing it makes the
- * person's next ordinary npm, cargo or python run code of the agent's.
+ * site-packages .pth's import lines), or that a program runs as code
+ * at the person's next ordinary action (a shell's start-up files,
+ * .bashrc, .profile, .zshrc; .vscode/tasks.json on opening the
+ * folder), so that landing it makes the person's next ordinary npm,
+ * cargo, python or shell run code of the agent's, outside any sandbox.
  * Returns NULL, or a static "TOOL: what" for airlock diff's "RUNS ON"
  * line; any depth, any case.
  */
@@ -148,6 +151,14 @@ const char *writepolicy_runs_on(const char *path);
  * or the same static "TOOL: what"; any depth, any case.
  */
 const char *writepolicy_runs_on_beneath(const char *path);
+
+/*
+ * The |i|th (from 0) of the names writepolicy_runs_on() marks that are
+ * one plain name (".bashrc", ".npmrc"; no directory, no wildcard), and
+ * in *runs its "TOOL: what"; NULL past the last.  For a directory a
+ * widening lets a run write: which of them it holds.
+ */
+const char *writepolicy_runs_on_name(size_t i, const char **runs);
 
 /* Returns a sentence explaining |rule| (static), for messages. */
 const char *writepolicy_rule_text(const char *rule);

@@ -581,6 +581,11 @@ print_widening(FILE *fp, json_t *ev, json_t *x)
 				put_member(fp, d, "resolved");
 				fprintf(fp, ")");
 			}
+			/* ~/.bashrc: run at the person's next shell. */
+			if ((warn = denials_warning(d, desc, sizeof(desc))) !=
+			    NULL)
+				fprintf(fp, "\n        WARNING: %s: %s", warn,
+				    desc);
 		} else if (strcmp(layer, "syscall") == 0) {
 			fprintf(fp, "syscall ");
 			put_member(fp, d, "syscall");

@@ -190,6 +190,32 @@ else
 	"$A" discard "$S" 2>/dev/null
 fi
 
+# A shell's start-up files run at the next shell of the user whose home
+# holds them (a dotfiles checkout is linked into one, a workspace may be
+# one), outside any sandbox: a new .bashrc, .profile or a nested .zshenv
+# showed as plain text, unmarked.  Each is marked now; a Makefile is code
+# by its name (the reviewer's to read as code), not marked.
+run_agent 'echo "touch bash-ran" >.bashrc
+echo ". ./.bashrc" >.profile
+mkdir -p dot && echo "touch zsh-ran" >dot/.zshenv
+printf "all:\n\ttrue\n" >Makefile'
+"$A" diff "$S" >"$T/d8s" 2>/dev/null
+expect_contains "a new .bashrc is marked" "$(cat "$T/d8s")" \
+    "diff --airlock a/.bashrc b/.bashrc
+RUNS ON bash: every interactive shell runs it"
+expect_contains "a .profile is marked" "$(cat "$T/d8s")" \
+    "diff --airlock a/.profile b/.profile
+RUNS ON sh, bash: every login shell runs it"
+expect_contains "a nested .zshenv is marked" "$(cat "$T/d8s")" \
+    "diff --airlock a/dot/.zshenv b/dot/.zshenv
+RUNS ON zsh: every zsh runs it"
+expect_eq "the Makefile is not marked" "$(grep -c '^RUNS ON' "$T/d8s")" 3
+"$A" commit "$S" 2>/dev/null
+(cd "$ws" && HOME=$ws timeout 10 bash -i -c true >/dev/null 2>&1 </dev/null)
+check "the control: the next interactive bash there runs that .bashrc" test -e "$ws/bash-ran"
+rm -f "$ws/.bashrc" "$ws/.profile" "$ws/Makefile" "$ws/bash-ran"
+rm -rf "$ws/dot"
+
 # Such a file reached through a symlink is one too: a tool opens
 # .npmrc or .cargo/config.toml and the kernel follows the link.  The
 # checkout's .npmrc -> conf/npmrc, its target changed, and a link the

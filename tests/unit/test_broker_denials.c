@@ -4,9 +4,13 @@
 #include "config.h"
 
 #include <check.h>
+#include <fcntl.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "broker/denials.h"
 #include "common/util.h"
@@ -296,6 +300,62 @@ START_TEST(test_denials_warnings_mark_what_is_not_the_internet)
 }
 END_TEST
 
+/* A filesystem write widening's warning (write_warning()), or "". */
+static const char *
+write_warned(const char *path, const char *access, char *desc, size_t len)
+{
+	json_t *d = json_pack("{s:s, s:s, s:s, s:s}", "denial", "d1", "layer",
+	    "filesystem", "path", path, "access", access);
+	const char *w = denials_warning(d, desc, len);
+
+	json_decref(d);
+	return w != NULL ? w : "";
+}
+
+/*
+ * A write the run is let make that runs as code later, outside any
+ * sandbox: a start-up file, a directory holding one or beneath which a
+ * tool reads one, a home directory.  A log file, or a read, is none.
+ */
+START_TEST(test_denials_warning_marks_writes_that_run_later)
+{
+	char dir[] = "/tmp/test_denials.XXXXXX", p[256], desc[512];
+	const char *runs = "WRITES WHAT RUNS LATER, OUTSIDE ANY SANDBOX";
+	struct passwd *pw = getpwuid(0);
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(p, sizeof(p), "%s/home", dir);
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/home/.zshrc", dir);
+	ck_assert_int_eq(close(open(p, O_CREAT | O_WRONLY, 0644)), 0);
+	snprintf(p, sizeof(p), "%s/home/.bashrc", dir);
+	ck_assert_str_eq(write_warned(p, "write", desc, sizeof(desc)), runs);
+	ck_assert_str_eq(desc, "RUNS ON bash: every interactive shell runs it");
+	ck_assert_str_eq(write_warned(p, "read", desc, sizeof(desc)), "");
+	snprintf(p, sizeof(p), "%s/home", dir);
+	ck_assert_str_eq(write_warned(p, "write", desc, sizeof(desc)), runs);
+	ck_assert_str_eq(desc,
+	    "it holds .zshrc: RUNS ON zsh: every interactive shell runs it");
+	snprintf(p, sizeof(p), "%s/home/.vscode", dir);
+	ck_assert_str_eq(write_warned(p, "write", desc, sizeof(desc)), runs);
+	ck_assert_msg(
+	    strncmp(desc, "beneath it, RUNS ON VS Code", 27) == 0, "%s", desc);
+	snprintf(p, sizeof(p), "%s/log.txt", dir);
+	ck_assert_str_eq(write_warned(p, "write", desc, sizeof(desc)), "");
+	ck_assert_str_eq(write_warned(dir, "write", desc, sizeof(desc)), "");
+	/* A home directory, where the run makes the start-up files. */
+	ck_assert_ptr_nonnull(pw);
+	ck_assert_str_eq(
+	    write_warned(pw->pw_dir, "write", desc, sizeof(desc)), runs);
+	ck_assert_msg(strncmp(desc, "a home directory", 16) == 0, "%s", desc);
+	snprintf(p, sizeof(p), "%s/home/.zshrc", dir);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/home", dir);
+	rmdir(p);
+	rmdir(dir);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -309,6 +369,7 @@ suite(void)
 	tcase_add_test(tc, test_denials_store_drops_the_oldest);
 	tcase_add_test(tc, test_denials_class_table);
 	tcase_add_test(tc, test_denials_warnings_mark_what_is_not_the_internet);
+	tcase_add_test(tc, test_denials_warning_marks_writes_that_run_later);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -312,6 +312,17 @@ START_TEST(test_writepolicy_runs_on_marks_configs_that_run_programs)
 		{ "cargo/config.toml", NULL },
 		{ "zz.pth", NULL },
 		{ "package.json", NULL },
+		{ ".bashrc", "bash:" },
+		{ "dotfiles/.BASH_PROFILE", "bash:" },
+		{ ".profile", "sh, bash:" },
+		{ "home/u/.zshenv", "zsh:" },
+		{ ".zshrc", "zsh:" },
+		{ ".vscode/tasks.json", "VS Code, opening the folder:" },
+		{ "a/.vscode/settings.json", "VS Code, opening the folder:" },
+		{ "bashrc", NULL },
+		{ ".bashrc.d/x.sh", NULL },
+		{ "Makefile", NULL },
+		{ "tasks.json", NULL },
 		{ "", NULL },
 	};
 	const char *got;
