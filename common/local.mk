@@ -8,6 +8,7 @@ libairlock_a_SOURCES += \
 	common/util.c common/util.h \
 	common/sha256.c common/sha256.h \
 	common/vis.c common/vis.h \
+	common/lookalike.c common/lookalike.h \
 	common/approver_token.c common/approver_token.h
 
 check_PROGRAMS += tests/unit/test_sha256
@@ -22,6 +23,10 @@ check_PROGRAMS += tests/unit/test_vis
 TESTS += tests/unit/test_vis
 tests_unit_test_vis_CFLAGS = $(unit_cflags)
 tests_unit_test_vis_LDADD = $(unit_ldadd)
+check_PROGRAMS += tests/unit/test_lookalike
+TESTS += tests/unit/test_lookalike
+tests_unit_test_lookalike_CFLAGS = $(unit_cflags)
+tests_unit_test_lookalike_LDADD = $(unit_ldadd)
 check_PROGRAMS += tests/unit/test_approver_token
 TESTS += tests/unit/test_approver_token
 tests_unit_test_approver_token_CFLAGS = $(unit_cflags)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "common/lookalike.h"
 #include "common/vis.h"
 
 /* The longest escape of one character: "\u{E007F}" is 9 bytes. */
@@ -226,143 +227,154 @@ vis_marks_before(const unsigned char *s, size_t off)
 }
 
 /*
- * Letters of other scripts drawn as a Latin letter (or digit) is: the
- * Cyrillic, Greek, Armenian and Lisu look-alikes, the fullwidth Latin
- * letters and digits, and the mathematical alphanumerics (a bold or
- * script "a" is still read as "a").  "src/p\u{0430}y.py" (a Cyrillic a)
- * shows as "src/pay.py" does, and is another file to every program.
- * Sorted; inclusive ranges.
- */
-static const struct vis_range vis_lookalike_ranges[] = {
-	{ 0x0391, 0x0392 }, /* Greek A B */
-	{ 0x0395, 0x0397 }, /* E Z H */
-	{ 0x0399, 0x039a }, /* I K */
-	{ 0x039c, 0x039d }, /* M N */
-	{ 0x039f, 0x039f }, /* O */
-	{ 0x03a1, 0x03a1 }, /* P */
-	{ 0x03a4, 0x03a5 }, /* T Y */
-	{ 0x03a7, 0x03a7 }, /* X */
-	{ 0x03bd, 0x03bd }, /* v */
-	{ 0x03bf, 0x03bf }, /* o */
-	{ 0x03c1, 0x03c1 }, /* p */
-	{ 0x03f2, 0x03f3 }, /* c j */
-	{ 0x0405, 0x0406 }, /* Cyrillic S I */
-	{ 0x0408, 0x0408 }, /* J */
-	{ 0x0410, 0x0410 }, /* A */
-	{ 0x0412, 0x0412 }, /* B */
-	{ 0x0415, 0x0415 }, /* E */
-	{ 0x041a, 0x041a }, /* K */
-	{ 0x041c, 0x041e }, /* M H O */
-	{ 0x0420, 0x0423 }, /* P C T Y */
-	{ 0x0425, 0x0425 }, /* X */
-	{ 0x0430, 0x0430 }, /* a */
-	{ 0x0435, 0x0435 }, /* e */
-	{ 0x043e, 0x043e }, /* o */
-	{ 0x0440, 0x0441 }, /* p c */
-	{ 0x0443, 0x0443 }, /* y */
-	{ 0x0445, 0x0445 }, /* x */
-	{ 0x0455, 0x0456 }, /* s i */
-	{ 0x0458, 0x0458 }, /* j */
-	{ 0x04ae, 0x04ae }, /* Y */
-	{ 0x04bb, 0x04bb }, /* h */
-	{ 0x04c0, 0x04c0 }, /* I */
-	{ 0x04cf, 0x04cf }, /* l */
-	{ 0x0500, 0x0501 }, /* D d */
-	{ 0x051a, 0x051d }, /* Q q W w */
-	{ 0x0566, 0x0566 }, /* Armenian q */
-	{ 0x0570, 0x0570 }, /* h */
-	{ 0x0578, 0x0578 }, /* n */
-	{ 0x057d, 0x057d }, /* u */
-	{ 0x0581, 0x0581 }, /* g */
-	{ 0x0585, 0x0585 }, /* o */
-	{ 0xa4d0, 0xa4f7 }, /* Lisu, capitals drawn as Latin ones */
-	{ 0xff10, 0xff19 }, /* fullwidth digits */
-	{ 0xff21, 0xff3a }, /* fullwidth A-Z */
-	{ 0xff41, 0xff5a }, /* fullwidth a-z */
-	{ 0x1d400, 0x1d7ff }, /* mathematical alphanumerics */
-};
-
-static int
-vis_lookalike(uint32_t c)
-{
-	return vis_in_ranges(c, vis_lookalike_ranges,
-	    sizeof(vis_lookalike_ranges) / sizeof(vis_lookalike_ranges[0]));
-}
-
-/*
- * A look-alike is shown escaped when every non-ASCII letter of its word
- * is one: "p\u{0430}ypal" among Latin letters, "\u{0440}\u{0430}\u{0443}"
- * (Cyrillic letters that spell "pay"), not a Russian or Greek word that
- * has letters of its own.  A word is a run of letters and digits: ASCII
- * ones, and code points from U+00C0 up that pass unescaped, but for
- * combining marks and the punctuation and symbol blocks.  Anything vis
- * escapes ends a word, and so does a backslash: the escaped text, read
- * again, cuts the same words (its escapes add only ASCII, which does not
- * count).  At most VIS_WORD_MAX characters are looked at either way.
+ * A letter of another script drawn as a Latin one ("src/p\u{0430}y.py",
+ * a Cyrillic a, shows as "src/pay.py" does, and is another file to every
+ * program) is escaped by the rules and the table that refuse it in a
+ * manifest's path (common/lookalike.h; a table of vis's own, narrower,
+ * let "p\u{03B1}ypal", a Greek alpha, "p\u{0251}ypal", an IPA one, and
+ * "src\u{2215}x", a division slash, reach the approval screen as they
+ * read): ASCII in another form wherever it stands, and each letter of
+ * the scripts that pass for Latin (Greek, Cyrillic, Armenian, Cherokee,
+ * fullwidth) in a word lookalike_path() refuses: "p\u{0430}ypal" among
+ * Latin letters, "\u{0440}\u{0430}\u{0443}" (Cyrillic letters that spell
+ * "pay"), not a Russian or Greek word that has letters of its own.  A
+ * word is a run of letters and digits: ASCII ones, and code points from
+ * U+00C0 up that pass unescaped, but for combining marks and the
+ * punctuation and symbol blocks.  Anything vis escapes ends a word, and
+ * so does a backslash: the escaped text, read again, cuts the same
+ * words, and those of a word whose letters were escaped hold none of
+ * them (its escapes add only ASCII).  A word of more than VIS_WORD_MAX
+ * characters is not judged: each such letter in it is escaped.
  */
 #define VIS_WORD_MAX 64
 
-/* The kind of |c| in a word: 0 not in one, 1 ASCII, 2 other, 3 look-alike. */
+/* Whether |c| is a character of a word (see above). */
 static int
-vis_word_kind(uint32_t c)
+vis_word_char(uint32_t c)
 {
 	if (c < 0x80)
 		return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') ||
 		    (c >= 'a' && c <= 'z');
-	if (c < 0xc0 || vis_hidden(c) || vis_mark(c) ||
-	    (c >= 0x2000 && c <= 0x2bff) || (c >= 0x3000 && c <= 0x303f) ||
-	    (c >= 0xfe30 && c <= 0xfe4f) || (c >= 0xff00 && c <= 0xff0f) ||
-	    (c >= 0xff1a && c <= 0xff20) || (c >= 0xff3b && c <= 0xff40) ||
-	    (c >= 0xff5b && c <= 0xff65))
-		return 0;
-	return vis_lookalike(c) ? 3 : 2;
+	return !(c < 0xc0 || vis_hidden(c) || vis_mark(c) ||
+	    lookalike_form(c) || (c >= 0x2000 && c <= 0x2bff) ||
+	    (c >= 0x3000 && c <= 0x303f) || (c >= 0xfe30 && c <= 0xfe4f) ||
+	    (c >= 0xff00 && c <= 0xff0f) || (c >= 0xff1a && c <= 0xff20) ||
+	    (c >= 0xff3b && c <= 0xff40) || (c >= 0xff5b && c <= 0xff65));
 }
 
 /*
- * The code point that ends just before s[off], and its length, or 0 if
- * the bytes there are not one whole UTF-8 character.
+ * The character that starts at s[off] (off < len), ASCII or valid UTF-8,
+ * and its length; 0 if the bytes there are neither.
  */
 static size_t
-vis_utf8_before(const unsigned char *s, size_t off, uint32_t *cp)
+vis_char_at(const unsigned char *s, size_t off, size_t len, uint32_t *cp)
+{
+	if (s[off] < 0x80) {
+		*cp = s[off];
+		return 1;
+	}
+	return vis_utf8(s + off, len - off, cp);
+}
+
+/*
+ * The character that ends just before s[off], and its length, or 0 if
+ * the bytes there are not one whole character.
+ */
+static size_t
+vis_char_before(const unsigned char *s, size_t off, uint32_t *cp)
 {
 	size_t w;
 
 	for (w = 1; w <= 4 && w <= off; w++)
 		if ((s[off - w] & 0xc0) != 0x80)
-			return vis_utf8(s + off - w, w, cp) == w ? w : 0;
+			return vis_char_at(s, off - w, off, cp) == w ? w : 0;
 	return 0;
 }
 
-/* Whether the look-alike of |n| bytes at s[off] is to be escaped. */
 static int
-vis_lookalike_shown(const unsigned char *s, size_t off, size_t n, size_t len)
+vis_hex(unsigned char c)
 {
-	uint32_t cp;
-	size_t i, w, k;
-	int kind;
-
-	for (i = off, k = 0; k < VIS_WORD_MAX; k++, i -= w)
-		if ((w = vis_utf8_before(s, i, &cp)) == 0 ||
-		    (kind = vis_word_kind(cp)) == 0)
-			break;
-		else if (kind == 2)
-			return 0;
-	for (i = off + n, k = 0; k < VIS_WORD_MAX && i < len; k++, i += w)
-		if ((w = vis_utf8(s + i, len - i, &cp)) == 0 ||
-		    (kind = vis_word_kind(cp)) == 0)
-			break;
-		else if (kind == 2)
-			return 0;
-	return 1;
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
 }
+
+/*
+ * Whether s[i] is the letter or a hex digit of what reads as one of
+ * vis's own escapes ("\t", "\x01"), after a backslash: not of a word.
+ * The escaped text, read again, must cut the words it cut ("\x01" for a
+ * control byte before "λλ" made "x01λλ" a word of Latin and Greek).
+ */
+static int
+vis_escape_tail(const unsigned char *s, size_t i)
+{
+	return (i >= 1 && s[i - 1] == '\\' && s[i] != '\0' &&
+		   strchr("xabtnvfre", s[i]) != NULL) ||
+	    (i >= 2 && s[i - 2] == '\\' && s[i - 1] == 'x' && vis_hex(s[i])) ||
+	    (i >= 3 && s[i - 3] == '\\' && s[i - 2] == 'x' &&
+		vis_hex(s[i - 1]) && vis_hex(s[i]));
+}
+
+/*
+ * What vis_lookalike_shown() found for the letters of s[start..end):
+ * all of a word's letters take the same answer, so a text of Cyrillic
+ * words is judged a word at a time, not a letter at a time (4 MiB of
+ * them took 4 s).
+ */
+struct vis_memo {
+	const unsigned char *s;
+	size_t start, end;
+	int shown;
+};
+
+/*
+ * Whether the letter of |n| bytes at s[off], of a script that passes for
+ * Latin, is to be escaped: its word is refused, or too long to judge.
+ * Every letter of a word sees the whole word (or finds it too long),
+ * so all of its letters are escaped or none; |memo| (NULL: none) holds
+ * the last answer.
+ */
+static int
+vis_lookalike_shown(const unsigned char *s, size_t off, size_t n, size_t len,
+    struct vis_memo *memo)
+{
+	struct lookalike la;
+	size_t start = off, end = off + n, back, ahead, w;
+	uint32_t cp;
+	int shown;
+
+	if (memo != NULL && memo->s == s && off >= memo->start &&
+	    off < memo->end)
+		return memo->shown;
+
+	for (back = 0;
+	     back < VIS_WORD_MAX && (w = vis_char_before(s, start, &cp)) != 0 &&
+	     vis_word_char(cp) && !vis_escape_tail(s, start - w);
+	     back++)
+		start -= w;
+	for (ahead = 0; ahead < VIS_WORD_MAX && end < len &&
+	     (w = vis_char_at(s, end, len, &cp)) != 0 && vis_word_char(cp) &&
+	     !vis_escape_tail(s, end);
+	     ahead++)
+		end += w;
+	shown = back + ahead + 1 > VIS_WORD_MAX ||
+	    lookalike_path((const char *)s + start, end - start, &la);
+	if (memo != NULL) {
+		memo->s = s;
+		memo->start = start;
+		memo->end = end;
+		memo->shown = shown;
+	}
+	return shown;
+}
+
 /*
  * Escapes the one character at s[off..len) (off < len) into out: |s|
- * is the whole text, for the blanks and marks before it.  Returns the output
+ * is the whole text, for the blanks, marks and words around it (|memo|,
+ * NULL or the caller's, holds the last word judged).  Returns the output
  * length; *used is the number of input bytes taken.
  */
 static size_t
 vis_step(const unsigned char *s, size_t off, size_t len, int flags, char *out,
-    size_t *used)
+    size_t *used, struct vis_memo *memo)
 {
 	const unsigned char *p = s + off;
 	size_t avail = len - off;
@@ -406,7 +418,9 @@ vis_step(const unsigned char *s, size_t off, size_t len, int flags, char *out,
 		return (size_t)snprintf(out, VIS_STEP_MAX, "\\x%02x", p[0]);
 	*used = n;
 	if (vis_hidden(cp) || (vis_mark(cp) && vis_marks_before(s, off)) ||
-	    (vis_lookalike(cp) && vis_lookalike_shown(s, off, n, len)))
+	    lookalike_form(cp) ||
+	    (lookalike_foreign(cp) &&
+		vis_lookalike_shown(s, off, n, len, memo)))
 		return (size_t)snprintf(
 		    out, VIS_STEP_MAX, "\\u{%04X}", (unsigned)cp);
 	memcpy(out, p, n);
@@ -423,6 +437,7 @@ static int
 vis_escape(char *dst, size_t dstlen, const unsigned char *p, size_t n,
     size_t len, int flags, size_t *outlen)
 {
+	struct vis_memo memo = { NULL, 0, 0, 0 };
 	char step[VIS_STEP_MAX];
 	size_t off = 0, used, k, i;
 	int rc = 0;
@@ -430,7 +445,7 @@ vis_escape(char *dst, size_t dstlen, const unsigned char *p, size_t n,
 	if (outlen != NULL)
 		*outlen = 0;
 	for (i = 0; i < n; i += used) {
-		k = vis_step(p, i, len, flags, step, &used);
+		k = vis_step(p, i, len, flags, step, &used, &memo);
 		/* off + k + 1 <= dstlen, written so that it cannot wrap */
 		if (rc == 0 && (dstlen == 0 || dstlen - 1 - off < k))
 			rc = AL_ERR_LIMIT;
@@ -518,7 +533,7 @@ vis_run_len(const unsigned char *p, size_t avail, int flags, size_t *used)
 		return 0;
 	run = vis_blanks(p, avail, flags, SIZE_MAX);
 	for (i = 0; i < run; i += n)
-		out += vis_step(p, i, run, flags, step, &n);
+		out += vis_step(p, i, run, flags, step, &n, NULL);
 	*used = run;
 	return out;
 }
@@ -527,6 +542,7 @@ size_t
 vis_fit(const char *src, size_t len, int flags, size_t max)
 {
 	const unsigned char *p = (const unsigned char *)src;
+	struct vis_memo memo = { NULL, 0, 0, 0 };
 	char step[VIS_STEP_MAX];
 	size_t out = 0, used, n, i;
 
@@ -544,7 +560,7 @@ vis_fit(const char *src, size_t len, int flags, size_t max)
 			out += n;
 			continue;
 		}
-		n = vis_step(p, i, len, flags, step, &used);
+		n = vis_step(p, i, len, flags, step, &used, &memo);
 		if (max - out < n)
 			break;
 		out += n;

@@ -47,15 +47,22 @@
  *   row (spaces, and tabs       a run that long shows as nothing over
  *   where they are kept)        whole lines, enough to push what follows
  *                               (or came before) off the screen
- *   a letter of another script  \u{0430}: Cyrillic, Greek, Armenian
- *   drawn as a Latin one, in a  and Lisu look-alikes, fullwidth Latin
- *   word whose other non-ASCII  letters and digits, mathematical
- *   letters are all such        alphanumerics; "p\u{0430}ypal" and
- *   look-alikes too             "\u{0440}\u{0430}\u{0443}" (Cyrillic "pay")
+ *   what a manifest's path is   \u{0430}: by common/lookalike.h's
+ *   refused for as a look-alike table and rule, one for both: ASCII
+ *   of ASCII                    in another form anywhere (fullwidth
+ *                               punctuation, the division slash, Roman
+ *                               numerals, mathematical letters, Lisu,
+ *                               IPA a g i j l); each Greek, Cyrillic,
+ *                               Armenian, Cherokee or fullwidth letter
+ *                               of a word lookalike_path() refuses:
+ *                               "p\u{0430}ypal", "config\u{0436}" and
+ *                               "\u{0440}\u{0430}\u{0443}" (Cyrillic "pay")
  *                               are shown so, a Russian or Greek word
  *                               with letters of its own is not.  A word
  *                               is a run of letters and digits; anything
- *                               escaped, a mark or a backslash ends it
+ *                               escaped, a mark or a backslash ends it;
+ *                               in a word of more than 64 characters
+ *                               each such letter is escaped
  *   backslash                   \\ (so that an escape cannot be forged)
  *
  * Everything else, including all other valid printable UTF-8, passes

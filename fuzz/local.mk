@@ -15,7 +15,7 @@ FUZZ_LIB_SRCS = common/buf.c common/errors.c common/log.c common/util.c \
 	policy/path.c policy/diff.c policy/sandbox_defaults.c proxy/rules.c \
 	policy/shparse.c policy/shrules.c policy/manifest_rules.c \
 	policy/manifest_limits.c common/approver_token.c common/paths.c \
-	policy/manifest_escalation.c policy/manifest_tools.c policy/lookalike.c \
+	policy/manifest_escalation.c policy/manifest_tools.c common/lookalike.c \
 	policy/seccomp_policy.c policy/yamledit.c policy/githooks.c \
 	policy/lefthook.c proxy/http.c proxy/socks.c
 FUZZ_CC = clang

@@ -20,7 +20,6 @@ libairlock_a_SOURCES += \
 	policy/manifest_sig.c policy/manifest_sig.h \
 	policy/manifest_limits.c policy/manifest_limits.h \
 	policy/manifest_escalation.c policy/manifest_tools.c \
-	policy/lookalike.c policy/lookalike.h \
 	policy/path.c policy/path.h \
 	policy/types.c policy/types.h \
 	policy/vcsdirs.c policy/vcsdirs.h \
@@ -50,10 +49,6 @@ policy/default_manifest.c: $(srcdir)/contrib/manifests/default.yaml $(srcdir)/po
 	  echo '    sizeof(airlock_default_manifest) - 1;'; \
 	} > $@.tmp && mv $@.tmp $@
 
-check_PROGRAMS += tests/unit/test_lookalike
-TESTS += tests/unit/test_lookalike
-tests_unit_test_lookalike_CFLAGS = $(unit_cflags)
-tests_unit_test_lookalike_LDADD = $(unit_ldadd)
 check_PROGRAMS += tests/unit/test_types tests/unit/test_manifest tests/unit/test_path
 TESTS += tests/unit/test_types tests/unit/test_manifest tests/unit/test_path
 tests_unit_test_types_CFLAGS = $(unit_cflags)

@@ -35,7 +35,7 @@
 #include "policy/manifest.h"
 #include "policy/manifest_limits.h"
 #include "policy/manifest_int.h"
-#include "policy/lookalike.h"
+#include "common/lookalike.h"
 #include "policy/shrules.h"
 #include "policy/sandbox_defaults.h"
 #include "policy/types.h"

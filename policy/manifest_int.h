@@ -161,7 +161,7 @@ int ident_ok(const char *s, int dots);
 int chk_abs_path(struct lctx *c, const struct ynode *n, const char *f);
 int chk_env_name(struct lctx *c, const struct ynode *n, const char *f);
 /* str_check_fn: a path, or a shell rule's word, with no letter a reader
- * takes for another (policy/lookalike.h); the error names its column. */
+ * takes for another (common/lookalike.h); the error names its column. */
 int chk_lookalike(struct lctx *c, const struct ynode *n, const char *f);
 int chk_lookalike_word(struct lctx *c, const struct ynode *n, const char *f);
 /*

@@ -72,7 +72,7 @@ FORMAT_FILES = policy/lefthook.c policy/lefthook.h tests/unit/test_lefthook.c \
 	policy/sensitive.c policy/sensitive.h tests/unit/test_sensitive.c \
 	broker/reqsig.c broker/reqsig.h \
 	supervisor/trustkeys.c supervisor/trustkeys.h \
-	policy/lookalike.c policy/lookalike.h tests/unit/test_lookalike.c
+	common/lookalike.c common/lookalike.h tests/unit/test_lookalike.c
 
 lint: $(BUILT_SOURCES) config.h
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \

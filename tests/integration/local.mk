@@ -259,6 +259,8 @@ EXTRA_DIST += tests/integration/approval_review.sh
 # What the approver is shown is what runs, all of it (red team rt-mcp).
 TESTS += tests/integration/approval_hidden.sh
 EXTRA_DIST += tests/integration/approval_hidden.sh
+TESTS += tests/integration/approval_lookalike.sh
+EXTRA_DIST += tests/integration/approval_lookalike.sh
 TESTS += tests/integration/escalation_void.sh
 EXTRA_DIST += tests/integration/escalation_void.sh
 TESTS += tests/integration/approval_refusal_flood.sh

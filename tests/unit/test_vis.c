@@ -5,10 +5,12 @@
 
 #include <check.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/errors.h"
+#include "common/lookalike.h"
 #include "common/vis.h"
 
 #define ONE 0
@@ -174,6 +176,41 @@ static const struct {
 	    "\xce\xba\xce\xb1\xce\xbb\xce\xb7" },
 	{ "latin accents stay", "na\xc3\xafve caf\xc3\xa9", 0, ONE,
 	    "na\xc3\xafve caf\xc3\xa9" },
+	/*
+	 * The manifest's table and rules (common/lookalike.h): each of these
+	 * a manifest's path is refused for, and vis's own narrower table
+	 * showed raw.
+	 */
+	{ "greek alpha among latin", "p\xce\xb1ypal", 0, ONE,
+	    "p\\u{03B1}ypal" },
+	{ "ipa alpha, anywhere", "p\xc9\x91ypal", 0, ONE, "p\\u{0251}ypal" },
+	{ "division slash", "src\xe2\x88\x95x", 0, ONE, "src\\u{2215}x" },
+	{ "fullwidth solidus",
+	    "a\xef\xbc\x8f"
+	    "b",
+	    0, ONE, "a\\u{FF0F}b" },
+	{ "roman numeral",
+	    "\xe2\x85\xa0"
+	    "d",
+	    0, ONE, "\\u{2160}d" },
+	{ "cherokee letters that spell AB", "\xe1\x8e\xaa\xe1\x8f\xb4", 0, ONE,
+	    "\\u{13AA}\\u{13F4}" },
+	{ "cyrillic a beside a latin accent",
+	    "c\xd0\xb0"
+	    "f\xc3\xa9",
+	    0, ONE, "c\\u{0430}f\xc3\xa9" },
+	{ "each cyrillic letter of a mixed word", "config\xd0\xb6", 0, ONE,
+	    "config\\u{0436}" },
+	{ "fullwidth digit in a latin word", "log\xef\xbc\x91", 0, ONE,
+	    "log\\u{FF11}" },
+	/* vis's own escapes end a word read again: "\x01" before a Greek
+	 * word is not "x01" of Latin letters beside it. */
+	{ "an escape ends the word", "\x01\xce\xbb\xce\xbb", 0, ONE,
+	    "\\x01\xce\xbb\xce\xbb" },
+	{ "a tab escape too", "\t\xce\xbb", 0, ONE, "\\t\xce\xbb" },
+	{ "a cjk word keeps its fullwidth digit",
+	    "\xe7\xac\xac\xef\xbc\x91\xe7\xab\xa0", 0, ONE,
+	    "\xe7\xac\xac\xef\xbc\x91\xe7\xab\xa0" },
 	/* A backslash, a mark or an escape ends the word (so that the
 	 * escaped text cuts the same words when read again). */
 	{ "a word ends at a backslash", "\xd0\xb0\xd0\xb1\\x", 0, ONE,
@@ -202,11 +239,47 @@ static const struct {
 START_TEST(test_vis_table)
 {
 	size_t len = rows[_i].len != 0 ? rows[_i].len : strlen(rows[_i].in);
-	char *got = vis_dup(rows[_i].in, len, rows[_i].flags);
+	char *got = vis_dup(rows[_i].in, len, rows[_i].flags), *again;
 
 	ck_assert_msg(got != NULL, "%s: NULL", rows[_i].name);
 	ck_assert_msg(strcmp(got, rows[_i].want) == 0, "%s: got \"%s\"",
 	    rows[_i].name, got);
+	/* Already safe: a second pass (backslashes left alone) is a no-op. */
+	again = vis_dup(got, strlen(got), rows[_i].flags | VIS_NOSLASH);
+	ck_assert_msg(again != NULL && strcmp(again, got) == 0,
+	    "%s: again \"%s\"", rows[_i].name, again);
+	free(again);
+	free(got);
+}
+END_TEST
+
+/*
+ * A word of more than 64 characters is not judged: each letter of the
+ * scripts that pass for Latin in it is escaped, so all of a word's
+ * letters take one answer (a Cyrillic zhe then 70 Cyrillic a: judged
+ * 64 at a time, the a's far from the zhe were a word of look-alikes and
+ * the zhe's a Russian word).
+ */
+START_TEST(test_vis_long_word_is_escaped_whole)
+{
+	char in[2 + 70 * 2 + 1], want[8 + 70 * 8 + 1], *got;
+	size_t i;
+
+	memcpy(in, "\xd0\xb6", 2);
+	memcpy(want, "\\u{0436}", 8);
+	for (i = 0; i < 70; i++) {
+		memcpy(in + 2 + 2 * i, "\xd0\xb0", 2);
+		memcpy(want + 8 + 8 * i, "\\u{0430}", 8);
+	}
+	in[sizeof(in) - 1] = '\0';
+	want[sizeof(want) - 1] = '\0';
+	got = vis_dup(in, strlen(in), ONE);
+	ck_assert_str_eq(got, want);
+	free(got);
+	/* 64 of them are judged: a Russian word's. */
+	in[2 + 63 * 2] = '\0';
+	got = vis_dup(in, strlen(in), ONE);
+	ck_assert_str_eq(got, in);
 	free(got);
 }
 END_TEST
@@ -301,6 +374,58 @@ START_TEST(test_vis_fit_never_splits)
 	ck_assert_uint_eq(vis_fit(s, len, ONE, 16), 9); /* not half of é */
 	ck_assert_uint_eq(vis_fit(s, len, ONE, 17), 11);
 	ck_assert_uint_eq(vis_fit(s, len, ONE, 100), len);
+}
+END_TEST
+
+/*
+ * Whatever a manifest's path is refused for (lookalike_path()), vis
+ * marks: every code point up to U+2FFFF, alone, between Latin letters,
+ * after a Latin word and doubled, is escaped by vis wherever the
+ * manifest's check refuses the text.  And the escape, read again,
+ * is no longer refused.
+ */
+START_TEST(test_vis_marks_what_the_manifest_refuses)
+{
+	/* Before the character, after it, and whether it comes twice. */
+	static const struct {
+		const char *pre, *post;
+		int twice;
+	} ctx[] = { { "", "", 0 }, { "a", "b", 0 }, { "config", "", 0 },
+		{ "", "", 1 } };
+	struct lookalike la;
+	char ch[5], text[64];
+	uint32_t cp;
+	size_t n, k, len;
+	char *v;
+
+	for (cp = 0x80; cp <= 0x2ffff; cp++) {
+		if (cp >= 0xd800 && cp <= 0xdfff)
+			continue;
+		n = cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+		ch[0] = (char)(n == 2 ? 0xc0 | (cp >> 6)
+			: n == 3      ? 0xe0 | (cp >> 12)
+				      : 0xf0 | (cp >> 18));
+		for (k = 1; k < n; k++)
+			ch[k] =
+			    (char)(0x80 | ((cp >> (6 * (n - 1 - k))) & 0x3f));
+		ch[n] = '\0';
+		for (k = 0; k < sizeof(ctx) / sizeof(ctx[0]); k++) {
+			snprintf(text, sizeof(text), "%s%s%s%s", ctx[k].pre, ch,
+			    ctx[k].twice ? ch : "", ctx[k].post);
+			len = strlen(text);
+			if (!lookalike_path(text, len, &la))
+				continue;
+			v = vis_dup(text, len, ONE);
+			ck_assert_ptr_nonnull(v);
+			ck_assert_msg(strstr(v, "\\u{") != NULL,
+			    "U+%04X in \"%s\": refused, shown as \"%s\"",
+			    (unsigned)cp, text, v);
+			ck_assert_msg(!lookalike_path(v, strlen(v), &la),
+			    "U+%04X in \"%s\": its escape \"%s\" is refused",
+			    (unsigned)cp, text, v);
+			free(v);
+		}
+	}
 }
 END_TEST
 
@@ -416,6 +541,8 @@ vis_suite(void)
 	tcase_add_test(tc, test_vis_dup_null_and_huge);
 	tcase_add_test(tc, test_vis_fit_never_splits);
 	tcase_add_test(tc, test_vis_dup_fit_escapes_as_in_the_whole);
+	tcase_add_test(tc, test_vis_marks_what_the_manifest_refuses);
+	tcase_add_test(tc, test_vis_long_word_is_escaped_whole);
 	tcase_add_loop_test(tc, test_vis_fold_marks_every_row_after_the_first,
 	    0, sizeof(folds) / sizeof(folds[0]));
 	tcase_add_test(tc, test_vis_fold_printf_folds_what_it_formats);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /* Copyright (c) 2026 The airlock authors */
 /*
- * lookalike: see lookalike.h.  The tables hold the letters of Unicode's
+ * lookalike: see lookalike.h.  The one table of look-alikes: the
+ * manifest's paths are refused by it, and vis (common/vis.c) marks by it
+ * what a person is shown.  The tables hold the letters of Unicode's
  * confusables (UTS #39) that are drawn as an ASCII letter in the scripts
  * a reader takes for Latin (a subset: each one a reader cannot tell from
  * its ASCII letter in a usual font), and the forms of '/', '.', '*',
@@ -16,7 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "policy/lookalike.h"
+#include "common/lookalike.h"
 
 struct glyph {
 	unsigned long cp;
@@ -199,10 +201,11 @@ script_of(unsigned long cp)
 		return SC_ARMENIAN;
 	if ((cp >= 0x13a0 && cp <= 0x13ff) || (cp >= 0xab70 && cp <= 0xabbf))
 		return SC_CHEROKEE;
-	if ((cp >= 0xff21 && cp <= 0xff3a) || (cp >= 0xff41 && cp <= 0xff5a))
+	/* Fullwidth digits too: "log\uFF11" is Latin and fullwidth in one
+	 * word, "\uFF11\uFF12" a word of look-alikes only. */
+	if ((cp >= 0xff21 && cp <= 0xff3a) || (cp >= 0xff41 && cp <= 0xff5a) ||
+	    (cp >= 0xff10 && cp <= 0xff19))
 		return SC_FULLWIDTH;
-	if (cp >= 0xff10 && cp <= 0xff19) /* fullwidth digits: a digit */
-		return SC_NONE;
 	return SC_OTHER;
 }
 
@@ -275,7 +278,27 @@ form_of(unsigned long cp, struct lookalike *out)
 		out->name = "a Roman numeral";
 		return 1;
 	}
+	if (cp >= 0xa4d0 && cp <= 0xa4f7) {
+		out->name = "a Lisu letter, drawn as a Latin capital";
+		return 1;
+	}
 	return 0;
+}
+
+int
+lookalike_form(unsigned long cp)
+{
+	struct lookalike f;
+
+	return form_of(cp, &f);
+}
+
+int
+lookalike_foreign(unsigned long cp)
+{
+	enum script sc = script_of(cp);
+
+	return sc != SC_NONE && sc != SC_LATIN && sc != SC_OTHER;
 }
 
 /* What a letter of |sc| reads as, or 0 if it looks like no ASCII one. */

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: ISC */
 /* Copyright (c) 2026 The airlock authors */
 /*
- * lookalike: characters of a manifest's path that a reader takes for
- * other, ASCII ones.  With ".g<U+0456>t/hooks" in sandbox.protected (a
- * Cyrillic i) a reviewer reads that .git is protected, and nothing is:
- * the pattern names another directory.  Pure; no allocation.
+ * lookalike: characters that a reader takes for other, ASCII ones: in a
+ * manifest's path (refused: with ".g<U+0456>t/hooks" in
+ * sandbox.protected, a Cyrillic i, a reviewer reads that .git is
+ * protected, and nothing is: the pattern names another directory), and
+ * in what a person is shown (common/vis.h marks them by the same rules:
+ * its own, narrower table let "p<U+03B1>ypal", a Greek alpha, or
+ * "src<U+2215>x" reach the approval screen unmarked).  Pure; no
+ * allocation.
  *
  * A path is read word by word (a word: the letters and digits between
  * '/', '.', '-', a space or any other ASCII punctuation), and refused
@@ -12,11 +16,12 @@
  *  - a character that is ASCII in another form wherever it stands:
  *    fullwidth path or glob punctuation ("\uFF0F" for '/', "\uFF0A"
  *    for '*'), the division and fraction slashes, dot leaders, asterisk
- *    operators, mathematical letters and digits, Roman numerals, and the
- *    IPA letters drawn as a, g, i, j, l;
+ *    operators, mathematical letters and digits, Roman numerals, the
+ *    Lisu letters (each drawn as a Latin capital), and the IPA letters
+ *    drawn as a, g, i, j, l;
  *  - letters of two of the scripts whose letters look like Latin ones
- *    (Latin, Greek, Cyrillic, Armenian, Cherokee, fullwidth Latin) in
- *    one word: ".g<U+0456>t", "c<U+043E>nfig";
+ *    (Latin, Greek, Cyrillic, Armenian, Cherokee, fullwidth Latin
+ *    letters and digits) in one word: ".g<U+0456>t", "c<U+043E>nfig";
  *  - a word whose letters are all of one of those other scripts and
  *    each the look-alike of an ASCII letter: "<U+0455><U+0455><U+04BB>"
  *    reads as "ssh".
@@ -51,6 +56,19 @@ struct lookalike {
  * first.
  */
 int lookalike_path(const char *s, size_t len, struct lookalike *out);
+
+/*
+ * Whether |cp| is ASCII in another form, refused (and marked by vis)
+ * wherever it stands: the first kind above.
+ */
+int lookalike_form(unsigned long cp);
+
+/*
+ * Whether |cp| is a letter of one of the scripts, other than Latin, whose
+ * letters pass for Latin ones (Greek, Cyrillic, Armenian, Cherokee,
+ * fullwidth Latin): in a word lookalike_path() refuses, vis marks each.
+ */
+int lookalike_foreign(unsigned long cp);
 
 /*
  * Writes to |buf| (|size| bytes) |s| with each look-alike character of

@@ -1,0 +1,74 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# The approval screen marks every look-alike the manifest's check refuses:
+# one table and one rule (common/lookalike.h) for both.  vis kept a table
+# of its own, narrower: an agent's approval-gated fetch of
+# "https://p<U+03B1>ypal.com/" (a Greek alpha), "p<U+0251>ypal" (an IPA
+# one), "src<U+2215>deploy.sh" (a division slash), "c<U+0430>nfig<U+0436>"
+# (a Cyrillic a in a word with a Cyrillic letter of its own) and Cherokee
+# letters that spell "AB" reached `airlock approve` as they read, while a
+# manifest naming the same text in sandbox.protected was refused for
+# each.  Now approve and pending show each escaped, and what they escape
+# is what `airlock check` refuses.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/mcp_lib.sh"
+mcp_env
+ws=$(make_workspace)
+
+# Each text as JSON escapes (for the agent), and as the screen shows it.
+names=('p\u03b1ypal' 'p\u0251ypal' 'src\u2215deploy.sh' 'c\u0430nfig\u0436' '\u13aa\u13f4')
+shown=('p\u{03B1}ypal' 'p\u{0251}ypal' 'src\u{2215}deploy.sh' 'c\u{0430}nfig\u{0436}' '\u{13AA}\u{13F4}')
+cps=(03B1 0251 2215 0430 13AA)
+
+# The manifest's check refuses each (the policy's side of the table).
+for i in "${!names[@]}"; do
+	printf 'sandbox:\n  protected: ["%s"]\ntools: []\n' "${names[$i]}" >"$T/p$i.yaml"
+	out=$("$AIRLOCK" check "$T/p$i.yaml" 2>&1)
+	check "check refuses ${shown[$i]} in sandbox.protected" test $? -ne 0
+	expect_contains "... for U+${cps[$i]}" "$out" ": U+${cps[$i]} "
+done
+
+cat >"$T/m.yaml" <<'EOF2'
+tools:
+  - name: fetch
+    command: ["echo", "fetching", "{url}"]
+    input: { url: string }
+    output: { exitCode: integer }
+    sideEffect: sandbox_process
+    authorization: approval
+    timeoutMs: 60000
+approvals:
+  ttlSeconds: 60
+EOF2
+pending_tool() {	# TOOL: waits for a pending approval of TOOL; its id
+	local i id
+	for i in $(seq 200); do
+		id=$("$AIRLOCK" pending --json 2>/dev/null | jq -r --arg t "$1" '.pending[] | select(.tool == $t) | .id' 2>/dev/null | head -n 1)
+		[ -n "$id" ] && { echo "$id"; return 0; }
+		sleep 0.1
+	done
+	return 1
+}
+mcp_start "$T/m.yaml" "$ws"
+url="https://${names[0]}.com/ ${names[1]} ${names[2]} ${names[3]} ${names[4]}"
+mcp_send "{\"jsonrpc\":\"2.0\",\"id\":\"la\",\"method\":\"tools/call\",\"params\":{\"name\":\"fetch\",\"arguments\":{\"url\":\"$url\"}}}"
+id=$(pending_tool fetch)
+check "the look-alike call waits for approval" test -n "$id"
+echo n | "$AIRLOCK" approve "$id" >"$T/approve.out" 2>&1
+"$AIRLOCK" pending >"$T/pending.out" 2>&1
+"$AIRLOCK" pending -v >"$T/pendingv.out" 2>&1
+for f in approve pending pendingv; do
+	for i in "${!names[@]}"; do
+		expect_contains "$f: ${shown[$i]} is shown escaped" "$(cat "$T/$f.out")" "${shown[$i]}"
+	done
+	check "$f: nothing but printable ASCII and newlines" \
+	    bash -c '! LC_ALL=C grep -q "[^ -~]" "$1"' _ "$T/$f.out"
+done
+expect_contains "the approver was asked, and said no" "$(cat "$T/approve.out")" "not approved"
+"$AIRLOCK" deny --reason "look-alike" "$id" >/dev/null 2>&1
+mcp_wait_id la 20
+expect_error_class "the look-alike call was denied, nothing ran" approval_denied
+mcp_stop
+finish
