@@ -34,6 +34,7 @@
 #include "common/paths.h"
 #include "common/util.h"
 #include "common/vis.h"
+#include "policy/writepolicy.h"
 #include "proxy/rules.h"
 #include "supervisor/cli.h"
 #include "supervisor/commands.h"
@@ -757,6 +758,55 @@ print_length_note(FILE *fp, json_t *p, const char *reason)
 	    len + rlen + elen + hlen);
 }
 
+/* A row for workspace file path[0..len) when it runs later. */
+static void
+put_runs_on(FILE *fp, const char *path, size_t len)
+{
+	const char *runs;
+	char *s;
+
+	if (len >= PATH_MAX || memchr(path, '\0', len) != NULL)
+		return;
+	s = xcalloc(1, len + 1);
+	memcpy(s, path, len);
+	if ((runs = writepolicy_runs_on(s)) != NULL) {
+		fprintf(fp, "  WARNING:   writes ");
+		put_vis(fp, s, 0);
+		fprintf(fp, ", which runs later, outside any sandbox: "
+		    "RUNS ON %s\n", runs);
+	}
+	free(s);
+}
+
+/*
+ * A warning row, the last before the prompt, for each workspace file the
+ * action writes that runs as code at a later, unsandboxed action
+ * (writepolicy_runs_on(): a shell's start-up files, .envrc, .npmrc,
+ * ...): a string argument that names one (write_file's path), and each
+ * file the diff writes ("+++ b/PATH").  A write_file of .bashrc showed
+ * as one more path and content.
+ */
+static void
+print_runs_on(FILE *fp, json_t *args, const char *diff)
+{
+	const char *k, *line, *end;
+	json_t *v;
+
+	json_object_foreach(args, k, v)
+	{
+		if (json_is_string(v))
+			put_runs_on(fp, json_string_value(v),
+			    json_string_length(v));
+	}
+	for (line = diff; line != NULL && *line != '\0'; line = end) {
+		if ((end = strchr(line, '\n')) != NULL)
+			end++;
+		if (strncmp(line, "+++ b/", 6) == 0)
+			put_runs_on(fp, line + 6,
+			    strcspn(line + 6, "\t\r\n"));
+	}
+}
+
 static void
 render_approval(FILE *fp, json_t *p, int verbose)
 {
@@ -829,6 +879,7 @@ render_approval(FILE *fp, json_t *p, int verbose)
 		put_json(fp, args, JSON_COMPACT | JSON_SORT_KEYS, 0);
 		fprintf(fp, "\n");
 	}
+	print_runs_on(fp, json_object_get(p, "arguments"), diff);
 	json_decref(args);
 }
 
