@@ -504,6 +504,83 @@ add_interp(
 	return is_python(prog) ? add_py_dir(k, dir) : add_node_dirs(k, dir);
 }
 
+/*
+ * What a python option cluster |a| ("-bWignore", "-m", "-Bc") means for
+ * the module search, read as python reads it: a letter that takes an
+ * argument takes the rest of the cluster, or the next argv element when
+ * the rest is empty (*rest is set to the rest).  -Wignore was read as
+ * holding -e (code from the working directory, no script), and the
+ * script that followed had its directory's modules left unpinned.
+ */
+enum py_opt { PYOPT_FLAGS, PYOPT_ARG, PYOPT_CODE, PYOPT_MODULE };
+
+static enum py_opt
+py_option(const char *a, const char **rest)
+{
+	const char *p;
+
+	*rest = "";
+	for (p = a + 1; *p != '\0'; p++) {
+		*rest = p + 1;
+		if (*p == 'c')
+			return PYOPT_CODE;
+		if (*p == 'm')
+			return PYOPT_MODULE;
+		if (*p == 'W' || *p == 'X')
+			return PYOPT_ARG;
+	}
+	return PYOPT_FLAGS;
+}
+
+/*
+ * The module "python -m |mod|" runs, found from the workspace root
+ * (sys.path[0]; the root's own modules are add_py_dir(".")'s): for
+ * a.b.c, every module file and package __init__ directly in a and in
+ * a/b (a/b/c.py, a/b/c.so, a/b/c/__init__.py and the packages' own
+ * __init__ files that run on import), and a/b/c/__main__.py, which runs
+ * when c is a package; each recorded absent when missing, so a module
+ * made later, shadowing an installed one, is a change.  No argv element
+ * names these files: python3 -m tools.deploy ran the agent's rewrite of
+ * tools/deploy.py with the tool's secret.  A name that is not a dotted
+ * identifier is no module python imports from here, and pins nothing.
+ */
+static int
+add_py_module(struct collect *k, const char *mod)
+{
+	char path[PATH_REL_MAX + 1];
+	const char *seg, *dot;
+	size_t len = 0, n;
+	int rc = 0;
+
+	if (mod[0] == '\0' ||
+	    strlen(mod) > PATH_REL_MAX - sizeof("/__main__.py"))
+		return 0;
+	for (seg = mod; *seg != '\0'; seg = dot + 1) {
+		dot = strchr(seg, '.');
+		n = dot != NULL ? (size_t)(dot - seg) : strlen(seg);
+		if (n == 0 || !py_stem(seg))
+			return 0;
+		if (dot == NULL)
+			break;
+		if (dot[1] == '\0')
+			return 0;
+	}
+	for (seg = mod; rc == 0; seg = dot + 1) {
+		dot = strchr(seg, '.');
+		n = dot != NULL ? (size_t)(dot - seg) : strlen(seg);
+		len += (size_t)snprintf(path + len, sizeof(path) - len,
+		    "%s%.*s", len > 0 ? "/" : "", (int)n, seg);
+		if (dot == NULL)
+			break;
+		rc = add_py_dir(k, path);
+	}
+	if (rc == 0) {
+		snprintf(path + len, sizeof(path) - len, "/__main__.py");
+		rc = add_path(k, path, 0, NULL, 0);
+	}
+	return rc;
+}
+
 int
 pins_collect(int rootfd, const char *workspace, char *const *argv,
     char *const *pin, char *const *pin2, int interp, json_t **out, char *err,
@@ -513,8 +590,10 @@ pins_collect(int rootfd, const char *workspace, char *const *argv,
 		"Makefile", NULL };
 	struct collect k;
 	char real[PATH_REL_MAX + 1];
-	size_t i, wl = strlen(workspace);
+	const char *prog, *rest;
+	size_t i, wl = strlen(workspace), optarg = 0;
 	int rc = 0, script = !interp; /* no module search to pin */
+	enum py_opt opt;
 
 	*out = NULL;
 	memset(&k, 0, sizeof(k));
@@ -523,10 +602,31 @@ pins_collect(int rootfd, const char *workspace, char *const *argv,
 	k.errlen = errlen;
 	if ((k.set = json_object()) == NULL)
 		fatalx("json_object");
+	prog = argv != NULL && argv[0] != NULL ? argv[0] : "";
+	if (strcmp(base_name(prog), "env") == 0 && argv[1] != NULL)
+		prog = argv[1];
 	for (i = 0; rc == 0 && argv != NULL && argv[i] != NULL; i++) {
 		const char *a = argv[i];
 
-		if (i > 0 && !script && a[0] == '-' && a[1] != '-' &&
+		if (i > 0 && !script && is_python(prog) && a[0] == '-' &&
+		    a[1] != '-' && a[1] != '\0') {
+			opt = py_option(a, &rest);
+			if (opt == PYOPT_ARG && rest[0] == '\0')
+				optarg = i + 1; /* not the script */
+			if (opt == PYOPT_CODE || opt == PYOPT_MODULE) {
+				/* Code found from the working directory,
+				 * and no script follows. */
+				script = 1;
+				rc = add_interp(&k, argv, a, NULL);
+			}
+			if (rc == 0 && opt == PYOPT_MODULE &&
+			    (rest[0] != '\0' || argv[i + 1] != NULL))
+				rc = add_py_module(
+				    &k, rest[0] != '\0' ? rest : argv[i + 1]);
+			if (rc != 0)
+				break;
+		} else if (i > 0 && !script && !is_python(prog) &&
+		    a[0] == '-' && a[1] != '-' &&
 		    strpbrk(a + 1, "cmep") != NULL) {
 			/* -c, -m (python), -e, -p (node) before any
 			 * script: code found from the working directory,
@@ -544,7 +644,8 @@ pins_collect(int rootfd, const char *workspace, char *const *argv,
 		real[0] = '\0';
 		rc = add_path(&k, a, 1, real, sizeof(real));
 		/* The first file argument is the interpreter's script. */
-		if (rc == 0 && i > 0 && !script && real[0] != '\0') {
+		if (rc == 0 && i > 0 && !script && real[0] != '\0' &&
+		    i != optarg) {
 			script = 1;
 			rc = add_interp(&k, argv, a, real);
 		}

@@ -16,7 +16,10 @@
  *     python3.N; also after env): every module
  *     file (NAME.py, .pyc, .so) and package __init__ directly in its
  *     script's real directory (the root for -c/-m), which Python imports
- *     from ahead of its standard library; for node: every node_modules
+ *     from ahead of its standard library (options read as python reads
+ *     them: -W and -X take an argument), and for -m a.b.c every module
+ *     file and package __init__ directly in a and a/b and
+ *     a/b/c/__main__.py, whole or absent; for node: every node_modules
  *     from the script's directory up to the root, whole or absent;
  *   - every path of its manifest "pin:" list; a directory pins every
  *     entry beneath it, a missing path is recorded absent.

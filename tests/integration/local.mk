@@ -63,6 +63,8 @@ EXTRA_DIST += tests/integration/budget_stop_start.sh
 # Secrets only for pinned code: exec and run_check.
 TESTS += tests/integration/secret_grant_code.sh
 EXTRA_DIST += tests/integration/secret_grant_code.sh
+TESTS += tests/integration/secret_grant_module.sh
+EXTRA_DIST += tests/integration/secret_grant_module.sh
 # A secret changed in the store mid-session is not handed out.
 TESTS += tests/integration/secret_rotated.sh
 EXTRA_DIST += tests/integration/secret_rotated.sh

@@ -122,8 +122,23 @@ START_TEST(test_pins_argv_files_make_and_directories)
 		    "tools/deploy.py,tools/helper.py,tools/lib/__init__.py" },
 		{ { "sh", "tools/deploy.py", NULL }, { NULL },
 		    "tools/deploy.py" },
+		/* -m: the module's own file and its package's modules,
+		 * a package's __main__ recorded absent. */
 		{ { "python3", "-m", "tools.deploy", NULL }, { NULL },
+		    "conftest.py,link.py,tools/deploy.py,"
+		    "tools/deploy/__main__.py,tools/helper.py,"
+		    "tools/lib/__init__.py" },
+		{ { "python3", "-Im", "pytest", NULL }, { NULL },
+		    "conftest.py,link.py,pytest/__main__.py" },
+		{ { "python3", "-Bc", "import tools.deploy", NULL }, { NULL },
 		    "conftest.py,link.py" },
+		/* An option's argument is not -e, nor the script. */
+		{ { "python3", "-Wignore", "tools/deploy.py", NULL }, { NULL },
+		    "tools/deploy.py,tools/helper.py,tools/lib/__init__.py" },
+		{ { "python3", "-X", "conftest.py", "tools/deploy.py", NULL },
+		    { NULL },
+		    "conftest.py,tools/deploy.py,tools/helper.py,"
+		    "tools/lib/__init__.py" },
 		/* Its real directory: the symlink's target's. */
 		{ { "python3", "link.py", NULL }, { NULL },
 		    "link.py,tools/deploy.py,tools/helper.py,"
