@@ -241,6 +241,7 @@ secret_run_tampered(struct call *c, struct runner_result *res)
 	return 1;
 }
 static void call_land(struct call *);
+static void check_record(struct call *, const struct runner_result *, json_t *);
 static void call_land_done(struct call *, int, json_t *);
 static int approved_run_written(struct call *);
 
@@ -434,9 +435,13 @@ call_runner_event(int fd, int why, void *arg)
 			"nothing of it was applied"));
 	else if (c->budget_killed)
 		call_landed(c, -1, jobs_stop_error(c));
-	else if (res->timed_out || res->oom_killed)
-		call_landed(c, -1, cut_off_error(c, res));
-	else if (tampered)
+	else if (res->timed_out || res->oom_killed) {
+		json_t *out = cut_off_error(c, res);
+
+		if (c->check != NULL)
+			check_record(c, res, out);
+		call_landed(c, -1, out);
+	} else if (tampered)
 		call_landed(c, -1,
 		    tool_error("output_withheld", 1, NULL,
 			"the agent's view of the workspace was written while %s "
@@ -478,11 +483,64 @@ call_done_ran(struct call *c, int status, json_t *out)
 	call_complete(c, status, out);
 }
 
+/*
+ * A check's run is over: its result is recorded in the ledger (its gate,
+ * its failure fingerprint) and told in |out|, a result or the error of
+ * a run cut off (cut_off_error()).  A run its timeout or memory limit
+ * cut off failed, exit code 128 + the signal: recorded nowhere, a check
+ * that hung left its gate as it was (not_run) and was counted by neither
+ * maxPatchAttemptsPerGate nor stopOnRepeatedFailureFingerprint, so an
+ * agent patched and re-ran it without end.
+ */
+static void
+check_record(struct call *c, const struct runner_result *res, json_t *out)
+{
+	struct broker *b = c->b;
+	char fp[SHA256_HEX_LEN + 1];
+	size_t n = res->out_len + res->err_len, cleanlen;
+	char *all = xcalloc(1, n + 1), *clean;
+	int code = res->exited ? res->exit_code : 128 + res->signal;
+	int rc;
+
+	if (code == 0 && (res->timed_out || res->oom_killed))
+		code = 128 + 9; /* cut off: a failure, whatever it said */
+	memcpy(all, res->out, res->out_len);
+	memcpy(all + res->out_len, res->err, res->err_len);
+	/*
+	 * The fingerprint (in the result and the audit log) is an
+	 * unkeyed SHA-256 of the first error lines: of the output as
+	 * printed, it tested a guessed secret offline against lines
+	 * the result shows redacted.  So it is of the output redacted.
+	 */
+	if (redact_buf(b->cfg.redact, all, n, &clean, &cleanlen) < 0)
+		fatalx("%s: out of memory redacting", __func__);
+	free(all);
+	gate_pins_after(c, out);
+	gate_written_during(c, out);
+	/* No digest is bound to a run the broker wrote under. */
+	rc = ledger_record_check(b->ledger, c->check->id, code, clean, cleanlen,
+	    c->ws_written ? "" : c->ws_digest, c->pinned_changed, fp);
+	free(clean);
+	json_object_set_new(out, "workspaceDigest", json_string(c->ws_digest));
+	snprintf(c->gate, sizeof(c->gate), "%s %s%s", c->check->id,
+	    code == 0 ? "pass" : "fail",
+	    json_array_size(c->pinned_changed) > 0 || c->ws_written ? " (void)"
+								    : "");
+	if (fp[0] != '\0') {
+		json_object_set_new(out, "failureFingerprint", json_string(fp));
+		(void)broker_audit(b, "check_failure",
+		    json_pack("{s:O, s:s, s:i, s:s, s:s}", "id", c->id, "check",
+			c->check->id, "exitCode", code, "fingerprint", fp,
+			"workspaceDigest", c->ws_digest));
+	}
+	if (rc == AL_ERR_BUDGET)
+		broker_budget_stop(b, "stopOnRepeatedFailureFingerprint");
+}
+
 /* What follows the land of |c|'s change set: the call's answer. */
 void
 call_landed(struct call *c, int rc, json_t *out)
 {
-	struct broker *b = c->b;
 	const struct runner_result *res = c->res;
 
 	jobs_landed(c, rc, out);
@@ -516,50 +574,8 @@ call_landed(struct call *c, int rc, json_t *out)
 		call_done_ran(c, st, fout);
 		return;
 	}
-	if (c->check != NULL) {
-		char fp[SHA256_HEX_LEN + 1];
-		size_t n = res->out_len + res->err_len, cleanlen;
-		char *all = xcalloc(1, n + 1), *clean;
-		int code = res->exited ? res->exit_code : 128 + res->signal;
-
-		memcpy(all, res->out, res->out_len);
-		memcpy(all + res->out_len, res->err, res->err_len);
-		/*
-		 * The fingerprint (in the result and the audit log) is an
-		 * unkeyed SHA-256 of the first error lines: of the output as
-		 * printed, it tested a guessed secret offline against lines
-		 * the result shows redacted.  So it is of the output redacted.
-		 */
-		if (redact_buf(b->cfg.redact, all, n, &clean, &cleanlen) < 0)
-			fatalx("%s: out of memory redacting", __func__);
-		free(all);
-		gate_pins_after(c, out);
-		gate_written_during(c, out);
-		/* No digest is bound to a run the broker wrote under. */
-		rc = ledger_record_check(b->ledger, c->check->id, code, clean,
-		    cleanlen, c->ws_written ? "" : c->ws_digest,
-		    c->pinned_changed, fp);
-		free(clean);
-		json_object_set_new(
-		    out, "workspaceDigest", json_string(c->ws_digest));
-		snprintf(c->gate, sizeof(c->gate), "%s %s%s", c->check->id,
-		    code == 0 ? "pass" : "fail",
-		    json_array_size(c->pinned_changed) > 0 || c->ws_written
-			? " (void)"
-			: "");
-		if (fp[0] != '\0') {
-			json_object_set_new(
-			    out, "failureFingerprint", json_string(fp));
-			(void)broker_audit(b, "check_failure",
-			    json_pack("{s:O, s:s, s:i, s:s, s:s}", "id", c->id,
-				"check", c->check->id, "exitCode", code,
-				"fingerprint", fp, "workspaceDigest",
-				c->ws_digest));
-		}
-		if (rc == AL_ERR_BUDGET)
-			broker_budget_stop(
-			    b, "stopOnRepeatedFailureFingerprint");
-	}
+	if (c->check != NULL)
+		check_record(c, res, out);
 	call_done_ran(c, ACTION_DONE, out);
 }
 
