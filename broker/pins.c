@@ -460,6 +460,51 @@ is_make(const char *prog)
 }
 
 /*
+ * Where in |argv| the program it runs is: 0, or after "env" and its
+ * assignments (NAME=VALUE) and options (-i, -0, -u NAME, --unset=NAME,
+ * ...).  "env PYTHONUNBUFFERED=1 python3 tools/deploy.py" was taken
+ * for a program named PYTHONUNBUFFERED=1, not python, and the script's
+ * directory went unpinned.  Returns -1 when that cannot be told (an
+ * option this does not know, such as -S, which splits a string into
+ * the program and its arguments, or -C, which moves the working
+ * directory the module search starts from).
+ */
+static int
+prog_index(char *const *argv)
+{
+	static const char *const flags[] = { "-", "-i", "-0", "-v",
+		"--ignore-environment", "--null", "--debug", NULL };
+	const char *a;
+	size_t i, j;
+
+	if (argv == NULL || argv[0] == NULL ||
+	    strcmp(base_name(argv[0]), "env") != 0)
+		return 0;
+	for (i = 1; (a = argv[i]) != NULL; i++) {
+		if (strcmp(a, "--") == 0)
+			return argv[i + 1] != NULL ? (int)i + 1 : -1;
+		if (a[0] != '-') {
+			if (strchr(a, '=') == NULL)
+				return i < INT_MAX ? (int)i : -1;
+			continue; /* NAME=VALUE */
+		}
+		for (j = 0; flags[j] != NULL; j++)
+			if (strcmp(a, flags[j]) == 0)
+				break;
+		if (flags[j] != NULL || strncmp(a, "--unset=", 8) == 0 ||
+		    (strncmp(a, "-u", 2) == 0 && a[2] != '\0'))
+			continue;
+		if ((strcmp(a, "-u") == 0 || strcmp(a, "--unset") == 0) &&
+		    argv[i + 1] != NULL) {
+			i++;
+			continue;
+		}
+		return -1;
+	}
+	return -1;
+}
+
+/*
  * The module search of an interpreter |argv| runs (python, node; after
  * "env" too), for its argument |real| (a workspace file or directory as
  * resolved, "/" when that could not be told) or, with |real| NULL, for
@@ -470,12 +515,18 @@ add_interp(
     struct collect *k, char *const *argv, const char *a, const char *real)
 {
 	char dir[PATH_REL_MAX + 1], *slash;
-	const char *prog = argv[0];
+	const char *prog;
 	struct stat st;
-	int fd;
+	int fd, pi = prog_index(argv);
 
-	if (strcmp(base_name(prog), "env") == 0 && argv[1] != NULL)
-		prog = argv[1];
+	if (pi < 0) {
+		snprintf(k->err, k->errlen,
+		    "cannot tell which program %s runs: give it no option but "
+		    "-i, -0, -v or -u",
+		    argv[0]);
+		return AL_ERR_SYSTEM;
+	}
+	prog = argv[pi];
 	if (!is_python(prog) && !is_node(prog))
 		return 0;
 	if (real != NULL && strcmp(real, "/") == 0) {
@@ -593,6 +644,7 @@ pins_collect(int rootfd, const char *workspace, char *const *argv,
 	const char *prog, *rest;
 	size_t i, wl = strlen(workspace), optarg = 0;
 	int rc = 0, script = !interp; /* no module search to pin */
+	int pi;
 	enum py_opt opt;
 
 	*out = NULL;
@@ -602,13 +654,19 @@ pins_collect(int rootfd, const char *workspace, char *const *argv,
 	k.errlen = errlen;
 	if ((k.set = json_object()) == NULL)
 		fatalx("json_object");
-	prog = argv != NULL && argv[0] != NULL ? argv[0] : "";
-	if (strcmp(base_name(prog), "env") == 0 && argv[1] != NULL)
-		prog = argv[1];
+	pi = interp ? prog_index(argv) : 0;
+	prog = argv != NULL && argv[0] != NULL && pi >= 0 ? argv[pi] : "";
 	for (i = 0; rc == 0 && argv != NULL && argv[i] != NULL; i++) {
 		const char *a = argv[i];
 
-		if (i > 0 && !script && is_python(prog) && a[0] == '-' &&
+		if (!script && pi < 0) {
+			/* add_interp() says why. */
+			rc = add_interp(&k, argv, a, NULL);
+			break;
+		}
+		if (i <= (size_t)pi) {
+			/* The program, env and its own arguments. */
+		} else if (!script && is_python(prog) && a[0] == '-' &&
 		    a[1] != '-' && a[1] != '\0') {
 			opt = py_option(a, &rest);
 			if (opt == PYOPT_ARG && rest[0] == '\0')
@@ -625,9 +683,8 @@ pins_collect(int rootfd, const char *workspace, char *const *argv,
 				    &k, rest[0] != '\0' ? rest : argv[i + 1]);
 			if (rc != 0)
 				break;
-		} else if (i > 0 && !script && !is_python(prog) &&
-		    a[0] == '-' && a[1] != '-' &&
-		    strpbrk(a + 1, "cmep") != NULL) {
+		} else if (!script && !is_python(prog) && a[0] == '-' &&
+		    a[1] != '-' && strpbrk(a + 1, "cmep") != NULL) {
 			/* -c, -m (python), -e, -p (node) before any
 			 * script: code found from the working directory,
 			 * and no script follows. */
@@ -644,7 +701,7 @@ pins_collect(int rootfd, const char *workspace, char *const *argv,
 		real[0] = '\0';
 		rc = add_path(&k, a, 1, real, sizeof(real));
 		/* The first file argument is the interpreter's script. */
-		if (rc == 0 && i > 0 && !script && real[0] != '\0' &&
+		if (rc == 0 && i > (size_t)pi && !script && real[0] != '\0' &&
 		    i != optarg) {
 			script = 1;
 			rc = add_interp(&k, argv, a, real);

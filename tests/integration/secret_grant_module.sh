@@ -10,7 +10,10 @@
 #       "e", read as -e (code from the working directory, no script),
 #       so the script's directory was not searched for modules and a
 #       bin/json.py the agent wrote ran with the secret;
-#   (c) python3 -m tools.pkg runs tools/pkg/__main__.py: likewise.
+#   (c) python3 -m tools.pkg runs tools/pkg/__main__.py: likewise;
+#   (d) env PYTHONUNBUFFERED=1 python3 env/run.py was taken for a
+#       program named PYTHONUNBUFFERED=1, not python: env/json.py, the
+#       agent's, ran with the secret.
 # Each is refused (pinned_code_changed, naming the file), audited, and
 # the secret is nowhere the agent can read.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -18,12 +21,13 @@
 . "$top_srcdir/tests/integration/mcp_lib.sh"
 mcp_env
 ws=$(make_workspace)
-mkdir -p "$ws/tools/pkg" "$ws/bin"
+mkdir -p "$ws/tools/pkg" "$ws/bin" "$ws/env"
 : >"$ws/tools/__init__.py"
 : >"$ws/tools/pkg/__init__.py"
 printf 'import json\nprint(json.dumps({"deployed": "prod"}))\n' >"$ws/tools/deploy.py"
 printf 'print("packaged")\n' >"$ws/tools/pkg/__main__.py"
 printf 'import json\nprint(json.dumps({"ran": "bin"}))\n' >"$ws/bin/run.py"
+printf 'import json\nprint(json.dumps({"ran": "env"}))\n' >"$ws/env/run.py"
 
 cat >"$T/m.yaml" <<'EOF2'
 tools:
@@ -44,6 +48,14 @@ tools:
     input: {}
     output: { exitCode: integer, stdout: string }
     command: ["python3", "-Wignore", "bin/run.py"]
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 10000
+    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+  - name: deploy_env
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    command: ["env", "PYTHONUNBUFFERED=1", "python3", "env/run.py"]
     sideEffect: external
     authorization: allow
     timeoutMs: 10000
@@ -73,6 +85,8 @@ mcp_call deploy_w '{}'
 expect_eq "(b) the script runs" "$(jr .result.structuredContent.stdout)" '{"ran": "bin"}'
 mcp_call pkg '{}'
 expect_eq "(c) the package runs" "$(jr .result.structuredContent.stdout)" packaged
+mcp_call deploy_env '{}'
+expect_eq "(d) the script after env runs" "$(jr .result.structuredContent.stdout)" '{"ran": "env"}'
 
 # (a) python3 -m tools.deploy
 mcp_call write_file "{\"path\":\"tools/deploy.py\",\"content\":\"$evil\"}"
@@ -98,6 +112,14 @@ mcp_call pkg '{}'
 expect_error_class "(c) the package's __main__ is not run with the secret" pinned_code_changed
 expect_contains "(c) the message names tools/pkg/__main__.py" "$(jr .result.structuredContent.message)" "tools/pkg/__main__.py"
 expect_not_contains "(c) the spaced secret is not in the result" "$R" "$spaced"
+
+# (d) env PYTHONUNBUFFERED=1 python3 env/run.py
+mcp_call write_file "{\"path\":\"env/json.py\",\"content\":\"$evil\"}"
+expect_ok_result "(d) the agent writes env/json.py beside the script"
+mcp_call deploy_env '{}'
+expect_error_class "(d) the tool that would import it is not run with the secret" pinned_code_changed
+expect_contains "(d) the message names env/json.py" "$(jr .result.structuredContent.message)" "env/json.py"
+expect_not_contains "(d) the spaced secret is not in the result" "$R" "$spaced"
 mcp_stop
 
 check "the refusals are audited" grep -q '"pinned_code_changed"' "$sess/audit.jsonl"

@@ -99,7 +99,7 @@ collect(char *const *argv, char *const *pin)
 START_TEST(test_pins_argv_files_make_and_directories)
 {
 	static const struct {
-		const char *argv[5];
+		const char *argv[6];
 		const char *pin[3];
 		const char *want; /* sorted keys, "," separated */
 	} rows[] = {
@@ -122,6 +122,15 @@ START_TEST(test_pins_argv_files_make_and_directories)
 		    "tools/deploy.py,tools/helper.py,tools/lib/__init__.py" },
 		{ { "sh", "tools/deploy.py", NULL }, { NULL },
 		    "tools/deploy.py" },
+		/* env's assignments and options before the program. */
+		{ { "env", "PYTHONUNBUFFERED=1", "python3", "tools/deploy.py" },
+		    { NULL },
+		    "tools/deploy.py,tools/helper.py,tools/lib/__init__.py" },
+		{ { "env", "-u", "conftest.py", "python3", "tools/deploy.py",
+		      NULL },
+		    { NULL },
+		    "conftest.py,tools/deploy.py,tools/helper.py,"
+		    "tools/lib/__init__.py" },
 		/* -m: the module's own file and its package's modules,
 		 * a package's __main__ recorded absent. */
 		{ { "python3", "-m", "tools.deploy", NULL }, { NULL },
@@ -270,6 +279,27 @@ START_TEST(test_pins_check_pins_its_script_only)
 }
 END_TEST
 
+/* env -S (or -C) hides which program runs, and from where: a tool
+ * granted a secret cannot be pinned, and is refused; a check, which
+ * pins its argv's files only, is not. */
+START_TEST(test_pins_refuse_env_that_hides_its_program)
+{
+	const char *argv[] = { "env", "-S", "python3 tools/deploy.py", NULL };
+	json_t *set;
+	char err[256];
+
+	ck_assert_int_ne(pins_collect(rootfd, ws, (char *const *)argv, NULL,
+			     NULL, 1, &set, err, sizeof(err)),
+	    0);
+	ck_assert_ptr_null(set);
+	ck_assert_ptr_nonnull(strstr(err, "cannot tell which program"));
+	ck_assert_int_eq(pins_collect(rootfd, ws, (char *const *)argv, NULL,
+			     NULL, 0, &set, err, sizeof(err)),
+	    0);
+	json_decref(set);
+}
+END_TEST
+
 START_TEST(test_pins_refuse_a_file_past_the_cap)
 {
 	const char *pin[] = { "big", NULL };
@@ -341,6 +371,7 @@ main(void)
 	tcase_add_test(
 	    tc, test_pins_python_module_created_beside_the_script_is_a_change);
 	tcase_add_test(tc, test_pins_check_pins_its_script_only);
+	tcase_add_test(tc, test_pins_refuse_env_that_hides_its_program);
 	tcase_add_test(tc, test_pins_refuse_a_file_past_the_cap);
 	tcase_add_test(tc, test_pins_hold_names_and_links_that_are_not_utf8);
 	suite_add_tcase(s, tc);
