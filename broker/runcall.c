@@ -241,7 +241,8 @@ secret_run_tampered(struct call *c, struct runner_result *res)
 	return 1;
 }
 static void call_land(struct call *);
-static void check_record(struct call *, const struct runner_result *, json_t *);
+static void check_record(
+    struct call *, const struct runner_result *, json_t *, int);
 static void call_land_done(struct call *, int, json_t *);
 static int approved_run_written(struct call *);
 
@@ -439,7 +440,7 @@ call_runner_event(int fd, int why, void *arg)
 		json_t *out = cut_off_error(c, res);
 
 		if (c->check != NULL)
-			check_record(c, res, out);
+			check_record(c, res, out, 1);
 		call_landed(c, -1, out);
 	} else if (tampered)
 		call_landed(c, -1,
@@ -493,7 +494,8 @@ call_done_ran(struct call *c, int status, json_t *out)
  * agent patched and re-ran it without end.
  */
 static void
-check_record(struct call *c, const struct runner_result *res, json_t *out)
+check_record(
+    struct call *c, const struct runner_result *res, json_t *out, int failed)
 {
 	struct broker *b = c->b;
 	char fp[SHA256_HEX_LEN + 1];
@@ -502,8 +504,8 @@ check_record(struct call *c, const struct runner_result *res, json_t *out)
 	int code = res->exited ? res->exit_code : 128 + res->signal;
 	int rc;
 
-	if (code == 0 && (res->timed_out || res->oom_killed))
-		code = 128 + 9; /* cut off: a failure, whatever it said */
+	if (code == 0 && failed)
+		code = 1; /* whatever it said */
 	memcpy(all, res->out, res->out_len);
 	memcpy(all + res->out_len, res->err, res->err_len);
 	/*
@@ -575,7 +577,7 @@ call_landed(struct call *c, int rc, json_t *out)
 		return;
 	}
 	if (c->check != NULL)
-		check_record(c, res, out);
+		check_record(c, res, out, 0);
 	call_done_ran(c, ACTION_DONE, out);
 }
 
@@ -704,6 +706,15 @@ approved_run_written(struct call *c)
 	return 1;
 }
 
+/* Whether |out| is the lander's refusal of a run's change set. */
+static int
+change_refused(json_t *out)
+{
+	const char *cls = json_string_value(json_object_get(out, "errorClass"));
+
+	return cls != NULL && strcmp(cls, "change_refused") == 0;
+}
+
 static void
 call_land_done(struct call *c, int rc, json_t *out)
 {
@@ -719,6 +730,13 @@ call_land_done(struct call *c, int rc, json_t *out)
 	if ((next = TAILQ_FIRST(&b->landq)) != NULL)
 		TAILQ_REMOVE(&b->landq, next, entry);
 	b->landing = next;
+	/* A check whose writes were refused failed, and is recorded so:
+	 * unrecorded, an agent whose tests left a link out of the
+	 * workspace re-ran a failing check without end, counted by
+	 * neither maxPatchAttemptsPerGate nor a fingerprint. */
+	if (rc != 0 && c->check != NULL && c->res != NULL &&
+	    change_refused(out))
+		check_record(c, c->res, out, 1);
 	call_landed(c, rc, out);
 	if (next != NULL)
 		land_begin(next);

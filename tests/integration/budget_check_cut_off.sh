@@ -7,13 +7,19 @@
 # maxPatchAttemptsPerGate.  Before, such a run was recorded nowhere in
 # the ledger: an agent whose check hung (a test it broke into a loop)
 # patched and re-ran it without end, neither budget ever counting, the
-# gate "not_run" in the session status.
+# gate "not_run" in the session status.  So was a check whose change set
+# the write policy refused (change_refused): an agent's test that leaves
+# a link out of the workspace made every failing run of it uncounted.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
 mcp_env
 
-manifest() {	# BUDGET (a runBudget line)
+manifest() {	# BUDGET (a runBudget line) [CHECK argv]
+	local check=${2:-}
+
+	[ -n "$check" ] ||
+	    check='["sh", "-c", "echo FAIL: still waiting for the lock; sleep 30"]'
 	cat <<EOF2
 tools:
   - name: write_file
@@ -27,7 +33,7 @@ tools:
     sideEffect: sandbox_process
     timeoutMs: 700
 checks:
-  unit: ["sh", "-c", "echo 'FAIL: still waiting for the lock'; sleep 30"]
+  unit: $check
 gates:
   required: [unit]
 runBudget:
@@ -75,4 +81,18 @@ expect_eq "after a timed-out check, the second patch stops the session" \
     "$got" "w:ok c:timeout w:ok c:timeout w:budget_exhausted c:budget_exhausted w:budget_exhausted c:budget_exhausted"
 expect_eq "the stop is audited" \
     "$(grep -c '"budget_stop".*maxPatchAttemptsPerGate' "$sess/audit.jsonl")" 1
+
+manifest "stopOnRepeatedFailureFingerprint: 2" '["sh", "tests/run.sh"]' >"$T/rf.yaml"
+ws=$(make_workspace)
+mkdir -p "$ws/tests"
+printf 'ln -sf /etc/passwd leak\necho "FAIL: the same failure"\nexit 1\n' >"$ws/tests/run.sh"
+mcp_start "$T/rf.yaml" "$ws"
+got=$(loop)
+sess=$(newest_session)
+mcp_stop
+expect_eq "a check whose writes are refused, failing the same twice, stops the session" \
+    "$got" "w:ok c:change_refused w:ok c:change_refused w:budget_exhausted c:budget_exhausted w:budget_exhausted c:budget_exhausted"
+expect_eq "the stop is audited" \
+    "$(grep -c '"budget_stop".*stopOnRepeatedFailureFingerprint' "$sess/audit.jsonl")" 1
+check "nothing of it landed" test ! -L "$ws/leak"
 finish
