@@ -34,6 +34,7 @@ struct gate {
 	int	 exit_code;
 	char	 ws[SHA256_HEX_LEN + 1];
 	int64_t	 attempts;	/* patches since this gate last passed */
+	int	 failing;	/* failed, and passed since only void */
 	int	 last_tried;	/* the last write admitted counted one */
 	json_t	*pinned;	/* pinned code changed when it ran, or NULL */
 };
@@ -387,8 +388,7 @@ ledger_admit_write(struct ledger *l, const char *const *paths, size_t n,
 		for (i = 0; i < l->ngates; i++) {
 			struct gate *g = &l->gates[i];
 
-			if (!g->ran || g->exit_code == 0 ||
-			    !gate_required(l->m, g->check))
+			if (!g->failing || !gate_required(l->m, g->check))
 				continue;
 			if (g->attempts + 1 > b->max_patch_attempts_per_gate) {
 				rc = stop_with(l, "maxPatchAttemptsPerGate",
@@ -399,8 +399,7 @@ ledger_admit_write(struct ledger *l, const char *const *paths, size_t n,
 	}
 	for (i = 0; i < l->ngates; i++) {
 		l->gates[i].last_tried = is_patch &&
-		    b->max_patch_attempts_per_gate >= 0 && l->gates[i].ran &&
-		    l->gates[i].exit_code != 0;
+		    b->max_patch_attempts_per_gate >= 0 && l->gates[i].failing;
 		l->gates[i].attempts += l->gates[i].last_tried;
 	}
 	add_changed(l, v, h, nv, fresh);
@@ -599,8 +598,19 @@ ledger_record_check(struct ledger *l, const char *check_id, int exit_code,
 		json_decref(g->pinned);
 		g->pinned = json_array_size(pinned_changed) > 0 ?
 		    json_deep_copy(pinned_changed) : NULL;
-		if (exit_code == 0 && g->pinned == NULL)
+		/*
+		 * A pass that counts toward no gate (its pinned code
+		 * changed, or no digest is bound to it) ends no failure:
+		 * it ended the count of patch attempts, and an agent that
+		 * wrote "exit 0" into the check's script, ran it, and put
+		 * the script back patched uncounted from then on.
+		 */
+		if (exit_code != 0)
+			g->failing = 1;
+		else if (g->pinned == NULL && ws_digest[0] != '\0') {
+			g->failing = 0;
 			g->attempts = 0;
+		}
 	}
 	if (exit_code == 0)
 		return 0;
@@ -671,7 +681,7 @@ ledger_status(const struct ledger *l, const char *ws_digest, int64_t now_ms)
 
 	/* As ledger_admit_write() and ledger_record_check() count them. */
 	for (i = 0; i < l->ngates; i++)
-		if (l->gates[i].ran && l->gates[i].exit_code != 0 &&
+		if (l->gates[i].failing &&
 		    gate_required(l->m, l->gates[i].check) &&
 		    l->gates[i].attempts > attempts)
 			attempts = l->gates[i].attempts;
@@ -760,10 +770,11 @@ ledger_export(const struct ledger *l, int64_t now_ms)
 	gates = json_array();
 	for (i = 0; i < l->ngates; i++)
 		if (l->gates[i].ran)
-			json_array_append_new(gates, json_pack("{s:s, s:i, s:I}",
+			json_array_append_new(gates, json_pack("{s:s, s:i, s:I, s:b}",
 			    "checkId", l->gates[i].check,
 			    "exitCode", l->gates[i].exit_code,
-			    "patchAttempts", (json_int_t)l->gates[i].attempts));
+			    "patchAttempts", (json_int_t)l->gates[i].attempts,
+			    "failing", l->gates[i].failing));
 	fails = json_array();
 	for (i = 0; i < l->nfps; i++)
 		json_array_append_new(fails, json_pack("{s:s, s:I}",
@@ -879,6 +890,8 @@ ledger_restore(struct ledger *l, const json_t *carry, int64_t now_ms,
 		g->ran = 1;
 		g->exit_code = (int)json_integer_value(
 		    json_object_get(e, "exitCode"));
+		g->failing = g->exit_code != 0 ||
+		    json_is_true(json_object_get(e, "failing"));
 		/* Stale on every digest, "" included: never counts. */
 		snprintf(g->ws, sizeof(g->ws), "carried");
 		g->attempts = count;

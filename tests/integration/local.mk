@@ -45,6 +45,7 @@ TESTS += tests/integration/rw_secret_plant.sh
 TESTS += tests/integration/cut_off_lands_nothing.sh
 TESTS += tests/integration/fingerprint_race.sh
 TESTS += tests/integration/budget_check_cut_off.sh
+TESTS += tests/integration/budget_void_pass.sh
 TESTS += tests/integration/budget_stop_start.sh
 EXTRA_DIST += tests/integration/budget_parallel.sh
 EXTRA_DIST += tests/integration/idem_busy.sh
@@ -61,6 +62,7 @@ EXTRA_DIST += tests/integration/rw_secret_plant.sh
 EXTRA_DIST += tests/integration/cut_off_lands_nothing.sh
 EXTRA_DIST += tests/integration/fingerprint_race.sh
 EXTRA_DIST += tests/integration/budget_check_cut_off.sh
+EXTRA_DIST += tests/integration/budget_void_pass.sh
 EXTRA_DIST += tests/integration/budget_stop_start.sh
 # Secrets only for pinned code: exec and run_check.
 TESTS += tests/integration/secret_grant_code.sh

@@ -192,6 +192,38 @@ START_TEST(test_ledger_patch_attempts_per_failing_gate)
 	ck_assert_str_eq(fp, "");
 	ck_assert_int_eq(ledger_admit_write(l, a, 1, 1, lim, sizeof(lim)), 0);
 	ledger_free(l);
+
+	/* A void pass (no digest bound: written during its run; or its
+	 * pinned code changed) ends no failure: the count goes on, also
+	 * in a resumed run. */
+	l = ledger_new(m, 0);
+	ck_assert_int_eq(ledger_record_check(l, "unit", 1, "FAIL x", 6, "d1", NULL,
+	    fp), 0);
+	ck_assert_int_eq(ledger_admit_write(l, a, 1, 1, lim, sizeof(lim)), 0);
+	ck_assert_int_eq(ledger_record_check(l, "unit", 0, "", 0, "", NULL, fp), 0);
+	{
+		json_t *pin = json_pack("[s]", "tests/run.sh"), *carry;
+		struct ledger *r = ledger_new(m, 0);
+		char err[128];
+
+		ck_assert_int_eq(ledger_record_check(l, "unit", 0, "", 0, "d3",
+		    pin, fp), 0);
+		json_decref(pin);
+		carry = ledger_export(l, 0);
+		ck_assert_int_eq(ledger_restore(r, carry, 0, err, sizeof(err)),
+		    0);
+		json_decref(carry);
+		ck_assert_int_eq(ledger_admit_write(r, a, 1, 1, lim, sizeof(lim)),
+		    0);
+		ck_assert_int_eq(ledger_admit_write(r, a, 1, 1, lim, sizeof(lim)),
+		    AL_ERR_BUDGET);
+		ledger_free(r);
+	}
+	ck_assert_int_eq(ledger_admit_write(l, a, 1, 1, lim, sizeof(lim)), 0);
+	ck_assert_int_eq(ledger_admit_write(l, a, 1, 1, lim, sizeof(lim)),
+	    AL_ERR_BUDGET);
+	ck_assert_str_eq(lim, "maxPatchAttemptsPerGate");
+	ledger_free(l);
 	manifest_free(m);
 }
 END_TEST
