@@ -537,6 +537,9 @@ check_record(
 	}
 	if (rc == AL_ERR_BUDGET)
 		broker_budget_stop(b, "stopOnRepeatedFailureFingerprint");
+	/* An error's fields say it; the note is for a result's text. */
+	if (failed)
+		json_object_del(out, "_note");
 }
 
 /* What follows the land of |c|'s change set: the call's answer. */
