@@ -122,7 +122,9 @@ void	ledger_forget(struct ledger *l, const char *tool, const char *key);
  * the command's output, used for the failure fingerprint.
  * |pinned_changed| (a JSON array of paths, borrowed; NULL or empty when
  * none) names the check's pinned code that differed from the session
- * start when it ran: such a result never counts toward acceptance.
+ * start when it ran: such a result never counts toward acceptance, nor
+ * does one on |ws_digest| "" (no digest bound); such a pass leaves a
+ * failing gate failing (its patch attempts go on counting).
  * Returns 0, or AL_ERR_BUDGET if the fingerprint repeated too often (the
  * session is stopped).  *fingerprint_out (65 bytes) receives the
  * fingerprint of a failure, or "" for a pass.

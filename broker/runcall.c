@@ -487,11 +487,12 @@ call_done_ran(struct call *c, int status, json_t *out)
 /*
  * A check's run is over: its result is recorded in the ledger (its gate,
  * its failure fingerprint) and told in |out|, a result or the error of
- * a run cut off (cut_off_error()).  A run its timeout or memory limit
- * cut off failed, exit code 128 + the signal: recorded nowhere, a check
- * that hung left its gate as it was (not_run) and was counted by neither
- * maxPatchAttemptsPerGate nor stopOnRepeatedFailureFingerprint, so an
- * agent patched and re-ran it without end.
+ * a run that failed whatever it exited with (|failed|: exit code 1 if
+ * it said 0): one its timeout or memory limit cut off (cut_off_error(),
+ * 128 + the signal), or whose change set was refused.  Recorded nowhere,
+ * such a check left its gate as it was (not_run) and was counted by
+ * neither maxPatchAttemptsPerGate nor stopOnRepeatedFailureFingerprint,
+ * so an agent patched and re-ran it without end.
  */
 static void
 check_record(
