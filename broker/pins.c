@@ -705,6 +705,17 @@ pins_collect(int rootfd, const char *workspace, char *const *argv,
 		    i != optarg) {
 			script = 1;
 			rc = add_interp(&k, argv, a, real);
+		} else if (rc == 0 && interp && i > (size_t)pi &&
+		    real[0] != '\0' && is_node(prog)) {
+			/*
+			 * Node: which file is the script is not told by
+			 * its options (-r FILE, --import FILE, --loader
+			 * FILE preload code before it), so every file
+			 * argument's node_modules are pinned: node -r
+			 * ./hook.js web/publish.js took the hook for the
+			 * script, and web/node_modules went unpinned.
+			 */
+			rc = add_interp(&k, argv, a, real);
 		}
 	}
 	if (rc == 0 && argv != NULL && argv[0] != NULL && is_make(argv[0]))

@@ -13,7 +13,11 @@
 #   (c) python3 -m tools.pkg runs tools/pkg/__main__.py: likewise;
 #   (d) env PYTHONUNBUFFERED=1 python3 env/run.py was taken for a
 #       program named PYTHONUNBUFFERED=1, not python: env/json.py, the
-#       agent's, ran with the secret.
+#       agent's, ran with the secret;
+#   (e) node -r ./hook.js web/publish.js: the preloaded hook was taken
+#       for the script, and the require() of web/publish.js looked in
+#       web/node_modules, unpinned: the agent's package there ran with
+#       the secret.
 # Each is refused (pinned_code_changed, naming the file), audited, and
 # the secret is nowhere the agent can read.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -21,7 +25,10 @@
 . "$top_srcdir/tests/integration/mcp_lib.sh"
 mcp_env
 ws=$(make_workspace)
-mkdir -p "$ws/tools/pkg" "$ws/bin" "$ws/env"
+mkdir -p "$ws/tools/pkg" "$ws/bin" "$ws/env" "$ws/web/node_modules"
+: >"$ws/web/node_modules/.keep"
+printf '// preloaded\n' >"$ws/hook.js"
+printf 'let l;\ntry { l = require("leftpad"); } catch (e) { l = null; }\nconsole.log(l ? "with leftpad" : "published");\n' >"$ws/web/publish.js"
 : >"$ws/tools/__init__.py"
 : >"$ws/tools/pkg/__init__.py"
 printf 'import json\nprint(json.dumps({"deployed": "prod"}))\n' >"$ws/tools/deploy.py"
@@ -60,6 +67,14 @@ tools:
     authorization: allow
     timeoutMs: 10000
     secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+  - name: publish_r
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    command: ["node", "-r", "./hook.js", "web/publish.js"]
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 10000
+    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
   - name: pkg
     input: {}
     output: { exitCode: integer, stdout: string }
@@ -87,6 +102,8 @@ mcp_call pkg '{}'
 expect_eq "(c) the package runs" "$(jr .result.structuredContent.stdout)" packaged
 mcp_call deploy_env '{}'
 expect_eq "(d) the script after env runs" "$(jr .result.structuredContent.stdout)" '{"ran": "env"}'
+mcp_call publish_r '{}'
+expect_eq "(e) the node script after its preload runs" "$(jr .result.structuredContent.stdout)" published
 
 # (a) python3 -m tools.deploy
 mcp_call write_file "{\"path\":\"tools/deploy.py\",\"content\":\"$evil\"}"
@@ -120,6 +137,15 @@ mcp_call deploy_env '{}'
 expect_error_class "(d) the tool that would import it is not run with the secret" pinned_code_changed
 expect_contains "(d) the message names env/json.py" "$(jr .result.structuredContent.message)" "env/json.py"
 expect_not_contains "(d) the spaced secret is not in the result" "$R" "$spaced"
+
+# (e) node -r ./hook.js web/publish.js
+node_evil='console.log([...(process.env.API_TOKEN || "")].join(","));'
+mcp_call write_file "{\"path\":\"web/node_modules/leftpad.js\",\"content\":$(printf '%s\n' "$node_evil" | jq -Rs .)}"
+expect_ok_result "(e) the agent writes web/node_modules/leftpad.js"
+mcp_call publish_r '{}'
+expect_error_class "(e) the tool that would require it is not run with the secret" pinned_code_changed
+expect_contains "(e) the message names the package" "$(jr .result.structuredContent.message)" "web/node_modules/leftpad.js"
+expect_not_contains "(e) the spaced secret is not in the result" "$R" "$spaced"
 mcp_stop
 
 check "the refusals are audited" grep -q '"pinned_code_changed"' "$sess/audit.jsonl"

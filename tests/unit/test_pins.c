@@ -155,6 +155,10 @@ START_TEST(test_pins_argv_files_make_and_directories)
 		/* Node: node_modules from the script's directory up. */
 		{ { "node", "tools/run.js", "conftest.py", NULL }, { NULL },
 		    "conftest.py,node_modules,tools/node_modules,tools/run.js" },
+		/* A preloaded file is no script: each file's, every one. */
+		{ { "node", "-r", "conftest.py", "tools/run.js", NULL },
+		    { NULL },
+		    "conftest.py,node_modules,tools/node_modules,tools/run.js" },
 	};
 	size_t i;
 
