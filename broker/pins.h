@@ -20,7 +20,10 @@
  *     them: -W and -X take an argument), and for -m a.b.c every module
  *     file and package __init__ directly in a and a/b and
  *     a/b/c/__main__.py, whole or absent; for node: every node_modules
- *     from the script's directory up to the root, whole or absent;
+ *     from each file argument's directory (a preload, -r FILE, comes
+ *     before the script) up to the root, whole or absent; the program
+ *     is the one after env's assignments and -i, -0, -v, -u NAME (any
+ *     other env option: AL_ERR_SYSTEM, the program cannot be told);
  *   - every path of its manifest "pin:" list; a directory pins every
  *     entry beneath it, a missing path is recorded absent.
  * Files are opened through path_resolve() (beneath the workspace; a
