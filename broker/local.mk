@@ -145,6 +145,8 @@ TESTS += tests/integration/shell_rules_find_links.sh
 EXTRA_DIST += tests/integration/shell_rules_find_links.sh
 TESTS += tests/integration/shell_rules_broad.sh
 EXTRA_DIST += tests/integration/shell_rules_broad.sh
+TESTS += tests/integration/shell_rules_removals.sh
+EXTRA_DIST += tests/integration/shell_rules_removals.sh
 # --- end shellgate ---
 
 # --- escalation: denial records and one-call escalation (issue 18) ---

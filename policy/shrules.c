@@ -71,6 +71,12 @@ struct one {
 	int stdin_prog; /* a shell or interpreter reading its program
 				   from standard input or a descriptor */
 	int depth; /* commands inside commands (raise_by_argv) */
+	int walked; /* run by find -exec for each file beneath its
+				   starting point: an operand that is the
+				   starting point stands for its tree */
+	int words_read; /* its words read as the program reads
+				   them, the commands it runs among them
+				   decided (find): no other word is one */
 	int code_depth; /* code text inside commands (raise_by_code) */
 	size_t spent; /* ...their words, for the outermost */
 	size_t *budget; /* the outermost's spent, or NULL */
@@ -3158,6 +3164,33 @@ raise_rm_operand(const struct shell_rules *r, struct shword *t,
 }
 
 /*
+ * A command that destroys each file its operand |w| names, but not a
+ * directory (rm without -r, truncate -s0): a glob whose last component
+ * selects nothing in particular (name_pattern_broad) destroys its
+ * directory's files wholesale, and is decided as that directory's
+ * removal, t[0] t[1] PLACE (raise_rm_place: rm -f * and truncate -s0 *
+ * are rm -rf .); a fixed word, a narrow pattern (*.o), or a pattern
+ * before a '/' names files.
+ */
+static void
+raise_rm_files(const struct shell_rules *r, struct shword *t,
+    const struct shword *w, const char *wsn, struct one *o)
+{
+	char dir[4096];
+	size_t lit, k;
+
+	if (fixed(w) ||
+	    (w->flags & SHW_NOT_FIXED & ~(SHW_GLOB | SHW_BRACE)) != 0)
+		return;
+	lit = strcspn(w->text, "*?[{");
+	if (strchr(w->text + lit, '/') != NULL ||
+	    (k = glob_dir(w->text, lit, dir, sizeof(dir))) == (size_t)-1)
+		return;
+	if (name_pattern_broad(w->text + k, FNM_PERIOD))
+		raise_rm_place(r, t, dir, wsn, 0, o);
+}
+
+/*
  * rm's arguments as rm reads them: option clusters (-rfv), abbreviated
  * long options (--rec), "--", options after operands (GNU rm permutes
  * them).  A recursive removal is decided, for each operand, as "rm -rf
@@ -3169,7 +3202,11 @@ raise_rm_operand(const struct shell_rules *r, struct shword *t,
  * absolute path.  A relative operand (and "$PWD/..." one) is resolved
  * from the workspace and from each depth beneath it that its ".."
  * components could climb out of (cd may have gone there first).
- * --no-preserve-root anywhere is "rm --no-preserve-root".
+ * --no-preserve-root anywhere is "rm --no-preserve-root".  Without -r,
+ * rm removes the files a glob names: one that selects nothing in
+ * particular is its directory's removal (raise_rm_files: rm -f * is rm
+ * -rf .); run by find -exec for each file (o->walked), rm is recursive
+ * (find . -exec rm {} + is rm -r .).
  */
 static void
 raise_rm(const struct shell_rules *r, const struct shword *w, size_t n,
@@ -3203,8 +3240,9 @@ raise_rm(const struct shell_rules *r, const struct shword *w, size_t n,
 		t[1].len = strlen(t[1].text);
 		raise_at(r, t, 2, 1, o);
 	}
-	if (!rec || ws == NULL || lexical_path(ws, wsn, sizeof(wsn)) != 0)
+	if (ws == NULL || lexical_path(ws, wsn, sizeof(wsn)) != 0)
 		return;
+	rec |= o->walked;
 	opt = force ? "-rf" : "-r";
 	t[1].text = (char *)opt;
 	t[1].len = strlen(opt);
@@ -3216,8 +3254,364 @@ raise_rm(const struct shell_rules *r, const struct shword *w, size_t n,
 		}
 		if (opts && fixed(&w[j]) && a[0] == '-' && a[1] != '\0')
 			continue;
-		raise_rm_operand(r, t, &w[j], wsn, 0, o);
+		if (rec)
+			raise_rm_operand(r, t, &w[j], wsn, 0, o);
+		else
+			raise_rm_files(r, t, &w[j], wsn, o);
 	}
+}
+
+/* "rm -rf", as the removals that are not rm's own are named. */
+static void
+rm_rf_words(struct shword t[3])
+{
+	memset(t, 0, 3 * sizeof(*t));
+	t[0].text = (char *)"rm";
+	t[0].len = 2;
+	t[1].text = (char *)"-rf";
+	t[1].len = 3;
+}
+
+/*
+ * The value of the option at w[*j], for a program whose short options in
+ * |shortv| and long options |longv| (NULL-terminated, each abbreviated
+ * to no fewer than |min| bytes) take one, as getopt_long reads it: the
+ * rest of a cluster or of "--NAME=", else the next word (*j moves past
+ * it), into *val.  Returns the short option, or the long one's first
+ * letter after "--"; 0 if w[*j] is no such option.  A value that is not
+ * a fixed word is "" with *fixedv 0.
+ */
+static int
+opt_value(const struct shword *w, size_t n, size_t *j, const char *shortv,
+    const char *const *longv, size_t min, const char **val, int *fixedv)
+{
+	const char *a = w[*j].text, *c;
+	size_t k;
+
+	*val = NULL;
+	*fixedv = 1;
+	c = NULL;
+	if (a[1] == '-') {
+		for (k = 0; longv[k] != NULL; k++)
+			if (long_opt(a, longv[k], min))
+				break;
+		if (longv[k] == NULL)
+			return 0;
+		if (strchr(a, '=') != NULL) {
+			*val = strchr(a, '=') + 1;
+			return longv[k][2];
+		}
+	} else {
+		for (c = a + 1; *c != '\0' && strchr(shortv, *c) == NULL; c++)
+			;
+		if (*c == '\0')
+			return 0;
+		if (c[1] != '\0') {
+			*val = c + 1;
+			return *c;
+		}
+	}
+	if (*j + 1 >= n) {
+		*val = "";
+		return c != NULL ? *c : a[2];
+	}
+	++*j;
+	*fixedv = fixed(&w[*j]);
+	*val = *fixedv ? w[*j].text : "";
+	return c != NULL ? *c : a[2];
+}
+
+/*
+ * truncate to a size that may shrink a file destroys what it held:
+ * "truncate -s0 *" empties each file a glob names, and is decided as rm
+ * of them (raise_rm_files: a glob that selects nothing in particular is
+ * rm -rf of its directory).  A size with "+", ">" or "%" in front only
+ * grows a file; any other, or a reference's (-r), may shrink it.  One
+ * that is not a fixed word may be either: where an operand would be a
+ * removal a rule asks about or denies, the command is unresolvable.
+ * Run by find -exec for each file, its operand stands for the tree
+ * (find . -exec truncate -s0 {} + is rm -rf .).
+ */
+static void
+raise_truncate(const struct shell_rules *r, const struct shword *w, size_t n,
+    const char *ws, struct one *o)
+{
+	static const char *const longv[] = { "--size", "--reference", NULL };
+	char wsn[4096];
+	struct shword t[3];
+	struct one scratch, *so = o;
+	const char *a, *v;
+	size_t j, pass;
+	int opts, shrink = 0, fv, c;
+
+	if (ws == NULL || lexical_path(ws, wsn, sizeof(wsn)) != 0)
+		return;
+	rm_rf_words(t);
+	for (pass = 0; pass < 2; pass++)
+		for (j = 1, opts = 1; j < n; j++) {
+			a = w[j].text;
+			if (opts && fixed(&w[j]) && strcmp(a, "--") == 0) {
+				opts = 0;
+				continue;
+			}
+			if (opts && fixed(&w[j]) && a[0] == '-' &&
+			    a[1] != '\0') {
+				c = opt_value(
+				    w, n, &j, "sr", longv, 3, &v, &fv);
+				if (c == 's')
+					v += strspn(v, " \t");
+				if (c == 'r' ||
+				    (c == 's' && fv &&
+					(strchr("+>%", v[0]) == NULL ||
+					    v[0] == '\0')))
+					shrink = 1;
+				else if (c == 's' && !fv && !shrink)
+					shrink = 2;
+				continue;
+			}
+			if (pass == 0 || !shrink)
+				continue;
+			if (shrink == 2 && so == o) {
+				scratch = *o;
+				scratch.why = NULL;
+				so = &scratch;
+			}
+			if (o->walked)
+				raise_rm_operand(r, t, &w[j], wsn, 0, so);
+			else
+				raise_rm_files(r, t, &w[j], wsn, so);
+		}
+	if (so != o && scratch.d > o->d)
+		set_why(o,
+		    "truncate to a size that is not a fixed word, of what "
+		    "rule %d names",
+		    scratch.rule + 1);
+}
+
+/*
+ * mv out of the workspace removes each source from it, as rm -r would:
+ * "mv * /tmp" and "mv ./[star] ../x" are rm -rf . (raise_rm_operand),
+ * "mv src /tmp" is rm -rf src.  The destination is the last operand, or
+ * -t's directory; one beneath the workspace as the words read keeps
+ * what it moves.  One that is not a fixed word may be either: where a
+ * source would be a removal a rule asks about or denies, the command is
+ * unresolvable ("mv * "$d"").
+ */
+static void
+raise_mv(const struct shell_rules *r, const struct shword *w, size_t n,
+    const char *ws, struct one *o)
+{
+	static const char *const longv[] = { "--target-directory", "--suffix",
+		NULL };
+	char wsn[4096];
+	struct shword t[3], *ops;
+	struct one scratch;
+	const char *a, *v, *dest = NULL;
+	size_t j, nops = 0, nsrc;
+	int opts = 1, fv, c, dest_fixed = 1;
+
+	if (ws == NULL || lexical_path(ws, wsn, sizeof(wsn)) != 0)
+		return;
+	ops = xreallocarray(NULL, n, sizeof(*ops));
+	for (j = 1; j < n; j++) {
+		a = w[j].text;
+		if (opts && fixed(&w[j]) && strcmp(a, "--") == 0) {
+			opts = 0;
+			continue;
+		}
+		if (opts && fixed(&w[j]) && a[0] == '-' && a[1] != '\0') {
+			/* -S and --suffix take a value; -t and
+			   --target-directory the destination */
+			c = opt_value(w, n, &j, "St", longv, 4, &v, &fv);
+			if (c == 't') {
+				dest = v;
+				dest_fixed = fv;
+			}
+			continue;
+		}
+		ops[nops++] = w[j];
+	}
+	nsrc = nops;
+	if (dest == NULL && nops >= 2) {
+		nsrc = nops - 1;
+		dest = ops[nsrc].text;
+		dest_fixed = fixed(&ops[nsrc]);
+	}
+	if (dest == NULL || (dest_fixed && path_ok(dest, ws, 0))) {
+		free(ops);
+		return;
+	}
+	rm_rf_words(t);
+	if (dest_fixed)
+		for (j = 0; j < nsrc; j++)
+			raise_rm_operand(r, t, &ops[j], wsn, 0, o);
+	else {
+		scratch = *o;
+		scratch.why = NULL;
+		for (j = 0; j < nsrc; j++)
+			raise_rm_operand(r, t, &ops[j], wsn, 0, &scratch);
+		if (scratch.d > o->d)
+			set_why(o,
+			    "mv to a place that is not a fixed word, of what "
+			    "rule %d names",
+			    scratch.rule + 1);
+	}
+	free(ops);
+}
+
+static int find_is_workspace(const struct shword *, const char *);
+
+/*
+ * Whether the removal of |w| may be the workspace itself: a fixed word
+ * or "$PWD" that names it, a glob whose directory does (a pattern that
+ * selects nothing in particular), or a word that is not fixed.
+ */
+static int
+may_be_workspace(const struct shword *w, const char *wsn)
+{
+	struct shword d;
+	char dir[4096];
+	size_t lit, k;
+
+	if (fixed(w) || pwd_operand(w, dir, sizeof(dir)) == 0)
+		return find_is_workspace(w, wsn);
+	if ((w->flags & SHW_NOT_FIXED & ~(SHW_GLOB | SHW_BRACE)) != 0)
+		return 1;
+	lit = strcspn(w->text, "*?[{");
+	if (strchr(w->text + lit, '/') != NULL ||
+	    (k = glob_dir(w->text, lit, dir, sizeof(dir))) == (size_t)-1 ||
+	    !name_pattern_broad(w->text + k, FNM_PERIOD))
+		return 0;
+	memset(&d, 0, sizeof(d));
+	d.text = dir;
+	d.len = strlen(dir);
+	return find_is_workspace(&d, wsn);
+}
+
+/*
+ * git rm and git clean remove files of the workspace.  "git rm -r"
+ * (also "-rf", "-f -r") of a pathspec is rm -r of it, and so is a
+ * pathspec git globs itself ('*' matches in every directory); without
+ * -r, a shell glob names files (raise_rm_files): "git rm -rf .", "git rm
+ * -r '*'" and "git rm -f -r *" are rm -rf . (--cached and -n remove
+ * nothing); run by find -exec for each file, git rm is recursive.  git clean removes what git does not track beneath each
+ * pathspec (the working directory where there is none), which the
+ * rules cannot tell: of the workspace it is unresolvable, as find -mtime
+ * +7 -delete is, and of a place above it rm -rf PLACE ("git clean -fdx"
+ * waits for a human; "git clean -fd /" is rm -rf /).  git follows no
+ * symlink to remove, so the workspace is not asked about.  A pathspec
+ * read from a file, one with magic other than ":/" (the top, taken to
+ * be the workspace), and -C, --work-tree or --git-dir before the
+ * subcommand are unresolvable.
+ */
+static void
+raise_git_rm(const struct shell_rules *r, const struct shword *w, size_t n,
+    const char *ws, struct one *o)
+{
+	static const char *const longv[] = { "--exclude", NULL };
+	static const struct shword dot = { (char *)".", 1, 0 };
+	char wsn[4096];
+	struct shword t[3], q;
+	struct fsctx *fc;
+	const char *a, *v, *sub;
+	size_t j, s;
+	int opts = 1, clean, rec = 0, none = 0, fromfile = 0, moved = 0;
+	int fv, nps = 0;
+
+	s = git_subcommand_at(w, n);
+	if (s >= n || !fixed(&w[s]) || ws == NULL ||
+	    lexical_path(ws, wsn, sizeof(wsn)) != 0)
+		return;
+	sub = w[s].text;
+	clean = strcmp(sub, "clean") == 0;
+	if (!clean && strcmp(sub, "rm") != 0)
+		return;
+	for (j = 1; j < s; j++)
+		moved |= strcmp(w[j].text, "-C") == 0 ||
+		    long_opt(w[j].text, "--work-tree", 11) ||
+		    long_opt(w[j].text, "--git-dir", 9);
+	/* options: wherever they are, up to "--" */
+	for (j = s + 1; j < n; j++) {
+		a = w[j].text;
+		if (!opts || !fixed(&w[j]) || a[0] != '-' || a[1] == '\0')
+			continue;
+		if (strcmp(a, "--") == 0)
+			opts = 0;
+		else if (clean &&
+		    opt_value(w, n, &j, "e", longv, 3, &v, &fv) != 0)
+			continue;
+		else if (long_opt(a, "--dry-run", 3) ||
+		    (!clean && long_opt(a, "--cached", 3)))
+			none = 1;
+		else if (long_opt(a, "--pathspec-from-file", 13))
+			fromfile = 1;
+		else if (a[1] != '-') {
+			none |= short_opt(a, 'n');
+			rec |= short_opt(a, 'r');
+		}
+	}
+	if (none)
+		return;
+	rec |= o->walked;
+	if (fromfile || moved) {
+		set_why(o, "git %s %s", sub,
+		    fromfile ? "reads its pathspecs from a file"
+			     : "after -C, --work-tree or --git-dir");
+		return;
+	}
+	rm_rf_words(t);
+	fc = o->fc;
+	o->fc = NULL;
+	for (j = s + 1, opts = 1; j <= n; j++) {
+		if (j == n) {
+			if (!clean || nps > 0)
+				break;
+			q = dot; /* the working directory */
+		} else {
+			a = w[j].text;
+			if (opts && fixed(&w[j]) && strcmp(a, "--") == 0) {
+				opts = 0;
+				continue;
+			}
+			if (opts && fixed(&w[j]) && a[0] == '-' &&
+			    a[1] != '\0') {
+				if (clean)
+					(void)opt_value(
+					    w, n, &j, "e", longv, 3, &v, &fv);
+				continue;
+			}
+			nps++;
+			q = w[j];
+		}
+		if (fixed(&q) && q.text[0] == ':') {
+			if (strncmp(q.text, ":/", 2) != 0 || q.text[2] == '(' ||
+			    q.text[2] == ':') {
+				set_why(o,
+				    "git %s of a pathspec with magic (%.40s)",
+				    sub, q.text);
+				continue;
+			}
+			q.text += 2;
+			q.len -= 2;
+			if (q.len == 0)
+				q = dot;
+		}
+		/* git globs a pathspec itself, in every directory */
+		if (fixed(&q) && strpbrk(q.text, "*?[") != NULL)
+			q.flags |= SHW_GLOB;
+		if (clean && may_be_workspace(&q, wsn))
+			set_why(o,
+			    "git clean of the workspace removes the files "
+			    "git does not track, which the rules cannot "
+			    "tell");
+		else if (clean)
+			raise_rm_operand(r, t, &q, wsn, 1, o);
+		else if (rec || (j < n && fixed(&w[j]) && (q.flags & SHW_GLOB)))
+			raise_rm_operand(r, t, &q, wsn, 0, o);
+		else
+			raise_rm_files(r, t, &q, wsn, o);
+	}
+	o->fc = fc;
 }
 
 static void decide_words(const struct shell_rules *, const struct shword *,
@@ -3241,7 +3635,7 @@ static void raise_by_shell_args(const struct shell_rules *, const char *,
 #define INNER_WORDS_MAX (4 * SHPARSE_MAX_WORDS)
 static void
 raise_by_argv(const struct shell_rules *r, const struct shword *w, size_t n,
-    const char *ws, struct one *o)
+    const char *ws, int walked, struct one *o)
 {
 	struct one sub;
 	size_t c;
@@ -3257,6 +3651,7 @@ raise_by_argv(const struct shell_rules *r, const struct shword *w, size_t n,
 	}
 	memset(&sub, 0, sizeof(sub));
 	sub.depth = o->depth + 1;
+	sub.walked = walked;
 	sub.budget = o->budget;
 	sub.fc = o->fc;
 	sub.d = r->dflt;
@@ -3329,7 +3724,7 @@ raise_find_exec(const struct shell_rules *r, const struct shword *w, size_t n,
 			t[j].flags &= ~SHW_BRACE;
 		t[j].flags |= sp->flags;
 	}
-	raise_by_argv(r, t, n, ws, o);
+	raise_by_argv(r, t, n, ws, 1, o);
 	for (j = 0; j < n; j++)
 		if (t[j].text != w[j].text)
 			free(t[j].text);
@@ -3954,6 +4349,8 @@ raise_find(const struct shell_rules *r, const struct shword *w, size_t n,
 	}
 	if (x.bad)
 		set_why(o, "find with an expression find would not take");
+	else
+		o->words_read = 1;
 	/* -L (or -follow) goes through each link beneath the starting
 	   points; -H through the starting points themselves */
 	if ((follow == 2 || x.follow_all) && (x.has_del || x.has_exec))
@@ -4038,6 +4435,13 @@ decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
 		raise_install(r, w + start, n - start, o);
 	if (fixed(&w[start]) && strcmp(base_name(w[start].text), "find") == 0)
 		raise_find(r, w + start, n - start, ws, o);
+	if (fixed(&w[start]) &&
+	    strcmp(base_name(w[start].text), "truncate") == 0)
+		raise_truncate(r, w + start, n - start, ws, o);
+	if (fixed(&w[start]) && strcmp(base_name(w[start].text), "mv") == 0)
+		raise_mv(r, w + start, n - start, ws, o);
+	if (fixed(&w[start]) && strcmp(base_name(w[start].text), "git") == 0)
+		raise_git_rm(r, w + start, n - start, ws, o);
 	/* busybox and toybox run the applet their first operand names
 	   (busybox rm -rf /home): unresolvable, and the applet's words a
 	   command of their own */
@@ -4046,7 +4450,8 @@ decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
 		strcmp(base_name(w[start].text), "toybox") == 0) &&
 	    start + 1 < n &&
 	    !(fixed(&w[start + 1]) && w[start + 1].text[0] == '-'))
-		raise_by_argv(r, w + start + 1, n - start - 1, ws, o);
+		raise_by_argv(
+		    r, w + start + 1, n - start - 1, ws, o->walked, o);
 	/* A program read from standard input or a descriptor is "-" to
 	   the rules that ask or deny: "sh /dev/stdin", "bash -x" and
 	   "python3 -u" read what "sh -" does. */
@@ -4075,7 +4480,7 @@ decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
 	 * hold a command a rule asks about or denies (sudo rm -rf /, xargs
 	 * git push), that rule raises the decision.
 	 */
-	for (i = start + 1; o->why != NULL && i < n; i++) {
+	for (i = start + 1; o->why != NULL && !o->words_read && i < n; i++) {
 		size_t k;
 
 		for (k = 0; k < r->nrules; k++)

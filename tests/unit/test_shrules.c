@@ -1038,6 +1038,32 @@ static const struct row rows[] = {
 	S("rm -rf *.o", ALLOW),
 	S("rm -rf src/*.o", ALLOW),
 	S("find ./* -name '*.o' -delete", ASK), /* as written, too */
+	/* removals that are not rm -r: what a glob that selects nothing in
+	   particular names, or their operand, is removed (rmrows) */
+	S("truncate -s0 *", DENY),
+	S("truncate -s 0 ./*", DENY),
+	S("mv * /tmp", DENY),
+	S("mv ./* ../x", DENY),
+	S("git rm -rf .", DENY),
+	S("git rm -f -r *", DENY),
+	S("rm -f *", DENY),
+	S("find . -exec rm {} +", DENY),
+	S("find . -exec rm -rf {} \\;", DENY),
+	S("git clean -fdx", ASK),
+	S("truncate -s 0 src/*", ALLOW),
+	S("truncate -s0 main.c", ALLOW),
+	S("mv * sub/", ALLOW),
+	S("mv src /tmp", ALLOW),
+	S("git rm -r --cached .", ALLOW),
+	S("git rm -rf src", ALLOW),
+	S("rm -f *.o", ALLOW),
+	/* a reference file is no command; a starting point is removed */
+	S("find . -newer passwd -delete", ASK),
+	S("find . -newer passwd -name '*.o' -delete", ALLOW),
+	S("find / -name passwd -delete", DENY),
+	S("find / -newer passwd -delete", DENY),
+	S("find . -newer x -exec passwd \\;", DENY),
+	S("find . -name x passwd", DENY), /* find refuses it: read loosely */
 	/* the workspace by $PWD and a path */
 	S("rm -rf \"$PWD/\"", DENY),
 	S("rm -rf \"${PWD}/\"", DENY),
@@ -1470,6 +1496,144 @@ START_TEST(test_removal_through_a_symlink_out_is_unresolvable)
 }
 END_TEST
 
+/*
+ * Removals other than rm -r, under a rule set that names only rm's
+ * (default allow): each is decided as the removal of what it names
+ * (shrules.h), and git clean of the workspace, which removes what git
+ * does not track, is unresolvable; |why| is in the reason.
+ */
+static const char rm_manifest[] =
+    "tools:\n"
+    "  - name: sh\n"
+    "    action: exec\n"
+    "    input: { command: string }\n"
+    "    sideEffect: sandbox_process\n"
+    "    timeoutMs: 1000\n"
+    "    default: allow\n"
+    "    unresolvable: ask\n"
+    "    rules:\n"
+    "      - { prefix: [rm, [-rf, -r], [., \"*\", /, ..]], decision: deny }\n"
+    "      - { prefix: [passwd], decision: deny }\n";
+
+static const struct fsrow rmrows[] = {
+	/* truncate to a size that may shrink: a glob's files */
+	{ "truncate -s0 *", SHD_DENY, "rule 1" },
+	{ "truncate -s 0 ./*", SHD_DENY, "rule 1" },
+	{ "truncate -s 0 src/../*", SHD_DENY, "rule 1" },
+	{ "truncate --size=0 *", SHD_DENY, "rule 1" },
+	{ "truncate --si 5 *", SHD_DENY, "rule 1" },
+	{ "truncate -cs0 *", SHD_DENY, "rule 1" },
+	{ "truncate -r ref *", SHD_DENY, "rule 1" },
+	{ "truncate -s -1 -- *", SHD_DENY, "rule 1" },
+	{ "truncate -s0 /*", SHD_DENY, "rule 1" },
+	{ "truncate -s \"$n\" *", SHD_ASK, "a size that is not a fixed word" },
+	{ "truncate -s +5 *", SHD_ALLOW, "default" },
+	{ "truncate -s '>5' *", SHD_ALLOW, "default" },
+	{ "truncate -s %4K *", SHD_ALLOW, "default" },
+	{ "truncate -s 0 src/*", SHD_ALLOW, "default" },
+	{ "truncate -s0 *.log", SHD_ALLOW, "default" },
+	{ "truncate -s0 main.c .", SHD_ALLOW, "default" },
+	{ "truncate -s0 \"$f\"", SHD_ALLOW, "default" },
+	/* mv out of the workspace: its sources */
+	{ "mv * /tmp", SHD_DENY, "rule 1" },
+	{ "mv ./* ../x", SHD_DENY, "rule 1" },
+	{ "mv . /tmp/x", SHD_DENY, "rule 1" },
+	{ "mv -t /tmp *", SHD_DENY, "rule 1" },
+	{ "mv -t/tmp *", SHD_DENY, "rule 1" },
+	{ "mv --target-directory=/tmp ./*", SHD_DENY, "rule 1" },
+	{ "mv -S .bak * /tmp", SHD_DENY, "rule 1" },
+	{ "mv -- * /tmp", SHD_DENY, "rule 1" },
+	{ "mv src/../* ~/x", SHD_ASK, "mv to a place that is not a fixed" },
+	{ "mv * \"$d\"", SHD_ASK, "mv to a place that is not a fixed" },
+	{ "mv \"$f\" /tmp/", SHD_ASK, "not fixed where rule 1 looks" },
+	{ "mv * sub/", SHD_ALLOW, "default" },
+	{ "mv -t sub ./*", SHD_ALLOW, "default" },
+	{ "mv src /tmp", SHD_ALLOW, "default" },
+	{ "mv src ../", SHD_ALLOW, "default" },
+	{ "mv \"$f\" \"$f.bak\"", SHD_ALLOW, "default" },
+	{ "mv -S /tmp a b", SHD_ALLOW, "default" },
+	/* git rm -r, or of a pathspec git globs */
+	{ "git rm -rf .", SHD_DENY, "rule 1" },
+	{ "git rm -r .", SHD_DENY, "rule 1" },
+	{ "git rm -f -r *", SHD_DENY, "rule 1" },
+	{ "git rm -rq -- .", SHD_DENY, "rule 1" },
+	{ "git rm '*'", SHD_DENY, "rule 1" },
+	{ "git rm -f *", SHD_DENY, "rule 1" },
+	{ "git rm -rf :/", SHD_DENY, "rule 1" },
+	{ "git rm -r ../", SHD_DENY, "rule 1" },
+	{ "git rm -r ':(top)'", SHD_ASK, "a pathspec with magic" },
+	{ "git rm --pathspec-from-file=l", SHD_ASK, "from a file" },
+	{ "git --work-tree=/ rm -rf x", SHD_ASK, "after -C" },
+	{ "git rm -r --cached .", SHD_ALLOW, "default" },
+	{ "git rm --cac -rf .", SHD_ALLOW, "default" },
+	{ "git rm -n -r .", SHD_ALLOW, "default" },
+	{ "git rm -rf src", SHD_ALLOW, "default" },
+	{ "git rm -f '*.c'", SHD_ALLOW, "default" },
+	{ "git rm main.c", SHD_ALLOW, "default" },
+	/* git clean: of the workspace, what git does not track */
+	{ "git clean -fdx", SHD_ASK, "git clean of the workspace" },
+	{ "git clean -f", SHD_ASK, "git clean of the workspace" },
+	{ "git clean -fd -e keep", SHD_ASK, "git clean of the workspace" },
+	{ "git clean -fd '*'", SHD_ASK, "git clean of the workspace" },
+	{ "git clean -fd :/", SHD_ASK, "git clean of the workspace" },
+	{ "git clean -fd ./", SHD_ASK, "git clean of the workspace" },
+	{ "git clean -fd ':!keep'", SHD_ASK, "a pathspec with magic" },
+	{ "git clean -fd ..", SHD_DENY, "rule 1" },
+	{ "git clean -f /", SHD_DENY, "rule 1" },
+	{ "git clean -fdn", SHD_ALLOW, "default" },
+	{ "git clean --dry-run -fd", SHD_ALLOW, "default" },
+	{ "git clean -fd -e . build", SHD_ALLOW, "default" },
+	{ "git clean -fdx build/", SHD_ALLOW, "default" },
+	/* rm without -r: a glob's files */
+	{ "rm -f *", SHD_DENY, "rule 1" },
+	{ "rm ./*", SHD_DENY, "rule 1" },
+	{ "rm -f src/../*", SHD_DENY, "rule 1" },
+	{ "rm -f *.o", SHD_ALLOW, "default" },
+	{ "rm -f src/*", SHD_ALLOW, "default" },
+	{ "rm -f */x", SHD_ALLOW, "default" },
+	/* run by find -exec for each file beneath: recursive */
+	{ "find . -exec rm {} +", SHD_DENY, "rule 1" },
+	{ "find . -type f -exec rm -f {} \\;", SHD_DENY, "rule 1" },
+	{ "find / -exec rm {} +", SHD_DENY, "rule 1" },
+	{ "find . -exec env rm {} +", SHD_DENY, "rule 1" },
+	{ "find . -exec busybox rm {} +", SHD_DENY, "rule 1" },
+	{ "find . -exec truncate -s0 {} +", SHD_DENY, "rule 1" },
+	{ "find . -exec mv {} /tmp \\;", SHD_DENY, "rule 1" },
+	{ "find . -exec git rm -q {} +", SHD_DENY, "rule 1" },
+	{ "find . -name '*.o' -exec rm {} +", SHD_ASK, "find -exec" },
+	{ "find . -name x -exec mv {} /tmp \\;", SHD_ASK, "find -exec" },
+	/* a word of find's expression is no command */
+	{ "find . -newer passwd -delete", SHD_ASK, "narrowed by a test" },
+	{ "find . -newer passwd -name '*.o' -delete", SHD_ALLOW, "default" },
+	{ "find . -name passwd -delete", SHD_ALLOW, "default" },
+	{ "find . -samefile passwd -newer x -delete", SHD_ALLOW, "default" },
+	{ "find / -newer passwd -delete", SHD_DENY, "rule 1" },
+	{ "find / -name passwd -delete", SHD_DENY, "rule 1" },
+	{ "find . -newer x -exec passwd \\;", SHD_DENY, "rule 2" },
+	{ "find . -newer x -ok passwd \\;", SHD_DENY, "rule 2" },
+	{ "find . -name x passwd", SHD_DENY, "rule 2" },
+	{ "find . -newer x ( passwd", SHD_DENY, "rule 2" },
+};
+
+START_TEST(test_removal_of_what_a_command_names)
+{
+	const struct fsrow *r = &rmrows[_i];
+	struct manifest *m;
+	struct shverdict v;
+	enum shdecision d;
+	char err[512];
+
+	if (manifest_load_buffer("rm.yaml", rm_manifest,
+		sizeof(rm_manifest) - 1, &m, err, sizeof(err)) != 0)
+		ck_abort_msg("rm set: %s", err);
+	d = shrules_decide(rules_of(m), r->cmd, strlen(r->cmd), WS, &v);
+	ck_assert_msg(d == r->want && strstr(v.reason, r->why) != NULL,
+	    "rm row %d: \"%s\": got %s (%s), want %s (%s)", _i, r->cmd,
+	    shdecision_name(d), v.reason, shdecision_name(r->want), r->why);
+	manifest_free(m);
+}
+END_TEST
+
 /* Each operand asked about is a system call in the broker: a string
    asks about at most 1024, and past them a removal waits for a human. */
 START_TEST(test_workspace_asked_about_1024_paths_at_most)
@@ -1663,6 +1827,8 @@ suite(void)
 	    (int)(sizeof(rows) / sizeof(rows[0])));
 	tcase_add_test(tc, test_verdict_names_the_rule);
 	tcase_add_test(tc, test_workspace_asked_about_1024_paths_at_most);
+	tcase_add_loop_test(tc, test_removal_of_what_a_command_names, 0,
+	    sizeof(rmrows) / sizeof(rmrows[0]));
 	tcase_add_test(tc, test_find_patterns_tried_on_2048_names_at_most);
 	tcase_add_loop_test(tc,
 	    test_removal_through_a_symlink_out_is_unresolvable, 0,
