@@ -3186,8 +3186,9 @@ raise_rm_files(const struct shell_rules *r, struct shword *t,
 	if (strchr(w->text + lit, '/') != NULL ||
 	    (k = glob_dir(w->text, lit, dir, sizeof(dir))) == (size_t)-1)
 		return;
-	if (name_pattern_broad(w->text + k, FNM_PERIOD))
-		raise_rm_place(r, t, dir, wsn, 0, o);
+	if (!name_pattern_broad(w->text + k, FNM_PERIOD))
+		return; /* files in particular */
+	raise_rm_place(r, t, dir, wsn, 0, o);
 }
 
 /*
