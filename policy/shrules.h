@@ -34,7 +34,17 @@
  * unresolvable (so is find with -files0-from, more than 32 starting
  * points, an expression find refuses, or -L or -follow with -delete or
  * -exec, and a command holding more than 16384 words of such commands;
- * find -H's starting points are followed).  The
+ * find -H's starting points are followed; of a find whose expression
+ * was read, no word but -exec's command is a command).  Other removals
+ * are "rm -rf PLACE" too: rm without -r, truncate to a size that may
+ * shrink and git rm without -r, of a glob that selects nothing in
+ * particular, its directory (rm -f * is rm -rf .); mv to a destination
+ * outside the workspace, each source (unresolvable where that
+ * destination, or truncate's size, is not a fixed word and a rule would
+ * ask or deny); git rm -r, and a pathspec git globs, each pathspec; an
+ * rm, truncate, mv or git rm that find -exec runs is recursive (find .
+ * -exec rm {} + is rm -r .); git clean of the workspace, which removes
+ * what git does not track, is unresolvable.  The
  * command word
  * also matches by its last path component
  * and the rule's ("/usr/bin/git" is "git"), except for allow rules.  The first rule that
