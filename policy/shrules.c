@@ -3390,13 +3390,43 @@ raise_truncate(const struct shell_rules *r, const struct shword *w, size_t n,
 }
 
 /*
+ * Whether mv's destination |dest|, beneath the workspace by its words,
+ * may lead out of it: through a symlink the workspace holds or one the
+ * string makes (rm_leads, raise_rm_linked, as for "dest/"), or where
+ * that cannot be told: "mv * sub/" with sub -> /tmp moves the workspace
+ * away.  The links the string makes are those recorded before one that
+ * cannot be told (the mv's own glob is such a one: its links are
+ * beneath |dest|, not on the way to it).
+ */
+static int
+mv_dest_out(const struct shell_rules *r, const char *dest, const char *wsn,
+    struct one *o)
+{
+	struct one scratch = *o;
+	struct shword t[3];
+	char d[4096];
+	int lost = o->fc->links_lost;
+
+	if ((size_t)snprintf(d, sizeof(d), "%s/", dest) >= sizeof(d))
+		return 1;
+	rm_rf_words(t);
+	scratch.why = NULL;
+	(void)rm_leads(t, d, wsn, 1, &scratch);
+	o->fc->links_lost = 0;
+	raise_rm_linked(r, t, d, strlen(d), 0, wsn, 1, &scratch);
+	o->fc->links_lost = lost;
+	return scratch.why != NULL || scratch.d > o->d;
+}
+
+/*
  * mv out of the workspace removes each source from it, as rm -r would:
  * "mv * /tmp" and "mv ./[star] ../x" are rm -rf . (raise_rm_operand),
  * "mv src /tmp" is rm -rf src.  The destination is the last operand, or
  * -t's directory; one beneath the workspace as the words read keeps
- * what it moves.  One that is not a fixed word may be either: where a
- * source would be a removal a rule asks about or denies, the command is
- * unresolvable ("mv * "$d"").
+ * what it moves.  One that is not a fixed word may be either, and so
+ * may one that leads through a link (mv_dest_out): where a source would
+ * be a removal a rule asks about or denies, the command is unresolvable
+ * ("mv * "$d"", "mv * r/" with r -> /tmp), as rm -rf r/ is.
  */
 static void
 raise_mv(const struct shell_rules *r, const struct shword *w, size_t n,
@@ -3409,7 +3439,7 @@ raise_mv(const struct shell_rules *r, const struct shword *w, size_t n,
 	struct one scratch;
 	const char *a, *v, *dest = NULL;
 	size_t j, nops = 0, nsrc;
-	int opts = 1, fv, c, dest_fixed = 1;
+	int opts = 1, fv, c, dest_fixed = 1, linked = 0;
 
 	if (ws == NULL || lexical_path(ws, wsn, sizeof(wsn)) != 0)
 		return;
@@ -3423,7 +3453,7 @@ raise_mv(const struct shell_rules *r, const struct shword *w, size_t n,
 		if (opts && fixed(&w[j]) && a[0] == '-' && a[1] != '\0') {
 			/* -S and --suffix take a value; -t and
 			   --target-directory the destination */
-			c = opt_value(w, n, &j, "St", longv, 4, &v, &fv);
+			c = opt_value(w, n, &j, "St", longv, 3, &v, &fv);
 			if (c == 't') {
 				dest = v;
 				dest_fixed = fv;
@@ -3438,12 +3468,14 @@ raise_mv(const struct shell_rules *r, const struct shword *w, size_t n,
 		dest = ops[nsrc].text;
 		dest_fixed = fixed(&ops[nsrc]);
 	}
-	if (dest == NULL || (dest_fixed && path_ok(dest, ws, 0))) {
+	if (dest != NULL && dest_fixed && path_ok(dest, ws, 0))
+		linked = o->fc != NULL && mv_dest_out(r, dest, wsn, o);
+	if (dest == NULL || (dest_fixed && path_ok(dest, ws, 0) && !linked)) {
 		free(ops);
 		return;
 	}
 	rm_rf_words(t);
-	if (dest_fixed)
+	if (dest_fixed && !linked)
 		for (j = 0; j < nsrc; j++)
 			raise_rm_operand(r, t, &ops[j], wsn, 0, o);
 	else {
@@ -3452,9 +3484,10 @@ raise_mv(const struct shell_rules *r, const struct shword *w, size_t n,
 		for (j = 0; j < nsrc; j++)
 			raise_rm_operand(r, t, &ops[j], wsn, 0, &scratch);
 		if (scratch.d > o->d)
-			set_why(o,
-			    "mv to a place that is not a fixed word, of what "
-			    "rule %d names",
+			set_why(o, "mv to %s, of what rule %d names",
+			    linked ? "a place that may lead out of the "
+				     "workspace through a link"
+				   : "a place that is not a fixed word",
 			    scratch.rule + 1);
 	}
 	free(ops);

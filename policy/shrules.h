@@ -40,8 +40,9 @@
  * shrink and git rm without -r, of a glob that selects nothing in
  * particular, its directory (rm -f * is rm -rf .); mv to a destination
  * outside the workspace, each source (unresolvable where that
- * destination, or truncate's size, is not a fixed word and a rule would
- * ask or deny); git rm -r, and a pathspec git globs, each pathspec; an
+ * destination, or truncate's size, is not a fixed word, or where |fs| or
+ * a link the string makes says the destination leads through a symlink,
+ * and a rule would ask or deny); git rm -r, and a pathspec git globs, each pathspec; an
  * rm, truncate, mv or git rm that find -exec runs is recursive (find .
  * -exec rm {} + is rm -r .); git clean of the workspace, which removes
  * what git does not track, is unresolvable.  The

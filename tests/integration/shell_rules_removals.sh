@@ -13,6 +13,8 @@
 #   - git clean of the workspace removes what git does not track, which
 #     the rules cannot tell: with no rule naming it, "git clean -fdx" ran;
 #     now it waits for a human (as find . -mtime +7 -delete does);
+#     mv's destination through a link ("mv * out/" with out -> a
+#     directory outside) waits for a human, as rm -rf out/ does;
 #   - an unresolvable find's words were each tried as a command: "find .
 #     -newer passwd -delete" was denied by the rule for passwd (a reference
 #     file is no command); find's words are now read as find reads them,
@@ -59,6 +61,16 @@ for cmd in 'truncate -s 0 ./*' 'truncate --size=0 src/../*' 'mv ./* ../x' \
 	shell_denied "$cmd" "rule 5 (rm -rf|-fr"
 done
 shell_denied 'find / -name passwd -delete' "rule 5 (rm -rf|-fr"
+# mv's destination through a link out of the workspace, there already or
+# made by the same string
+mkdir -p "$T/outside"
+ln -s "$T/outside" "$ws/out"
+id=500 last=
+shell_asks_denied "mv to a place that may lead out of the workspace through a link" \
+    'mv * out/' 'mv -t out ./*' 'ln -s /tmp t; mv * t'
+check "... and nothing left the workspace" test -z "$(ls -A "$T/outside")"
+check "... and no link was made" test ! -e "$ws/t"
+rm "$ws/out"
 
 # ===== what waits for a human =============================================
 id=1000 last=

@@ -1471,6 +1471,16 @@ static const struct fsrow fsrows[] = {
 	{ "ln -s src x && rm -rf x/", SHD_ALLOW, "default" },
 	{ "cp a x && rm -rf x/", SHD_ALLOW, "default" },
 	{ "ln -s / a/x; rm -rf b/", SHD_ALLOW, "default" },
+	/* mv's destination through such a link is out of the workspace */
+	{ "mv * r/", SHD_ASK, "may lead out of the workspace through a link" },
+	{ "mv ./* r", SHD_ASK, "may lead out of the workspace through a link" },
+	{ "mv -t loop *", SHD_ASK, "may lead out of the workspace" },
+	{ "ln -s /tmp t; mv * t/", SHD_ASK, "may lead out of the workspace" },
+	{ "ln -s / t; mv * t", SHD_ASK, "may lead out of the workspace" },
+	{ "mv \"$f\" r/", SHD_ALLOW, "default" },
+	{ "mv * src/", SHD_ALLOW, "default" },
+	{ "mv a r/", SHD_ALLOW, "default" },
+	{ "ln -s src t; mv * t", SHD_ALLOW, "default" },
 };
 
 START_TEST(test_removal_through_a_symlink_out_is_unresolvable)
@@ -1543,6 +1553,8 @@ static const struct fsrow rmrows[] = {
 	{ "mv --target-directory=/tmp ./*", SHD_DENY, "rule 1" },
 	{ "mv -S .bak * /tmp", SHD_DENY, "rule 1" },
 	{ "mv -- * /tmp", SHD_DENY, "rule 1" },
+	{ "mv --t=/tmp *", SHD_DENY, "rule 1" },
+	{ "mv --targ /tmp ./*", SHD_DENY, "rule 1" },
 	{ "mv src/../* ~/x", SHD_ASK, "mv to a place that is not a fixed" },
 	{ "mv * \"$d\"", SHD_ASK, "mv to a place that is not a fixed" },
 	{ "mv \"$f\" /tmp/", SHD_ASK, "not fixed where rule 1 looks" },
