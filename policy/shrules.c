@@ -3176,17 +3176,39 @@ static void
 raise_rm_files(const struct shell_rules *r, struct shword *t,
     const struct shword *w, const char *wsn, struct one *o)
 {
-	char dir[4096];
+	char dir[4096], pwd[4096];
+	struct shword g;
+	const char *rest;
 	size_t lit, k;
 
-	if (fixed(w) ||
-	    (w->flags & SHW_NOT_FIXED & ~(SHW_GLOB | SHW_BRACE)) != 0)
+	if (fixed(w))
 		return;
-	lit = strcspn(w->text, "*?[{");
-	if (strchr(w->text + lit, '/') != NULL ||
-	    (k = glob_dir(w->text, lit, dir, sizeof(dir))) == (size_t)-1)
+	/* as written, where a rule names it (~/ and a star) */
+	if ((w->flags & SHW_NOT_FIXED & ~(SHW_GLOB | SHW_BRACE | SHW_TILDE)) ==
+	    0) {
+		t[2] = *w;
+		raise_at(r, t, 3, 1, o);
+	}
+	/* "$PWD"/ and a pattern: the workspace's */
+	g = *w;
+	rest = strncmp(w->text, "$PWD/", 5) == 0  ? w->text + 4
+	    : strncmp(w->text, "${PWD}/", 7) == 0 ? w->text + 6
+						  : NULL;
+	if ((w->flags & SHW_NOT_FIXED & ~(SHW_GLOB | SHW_BRACE)) == SHW_PARAM &&
+	    rest != NULL && strpbrk(rest, "$`") == NULL &&
+	    (size_t)snprintf(pwd, sizeof(pwd), ".%s", rest) < sizeof(pwd)) {
+		g.text = pwd;
+		g.len = strlen(pwd);
+		g.flags &= ~SHW_PARAM;
+	}
+	if ((g.flags & SHW_NOT_FIXED & ~(SHW_GLOB | SHW_BRACE)) != 0 ||
+	    (g.flags & SHW_GLOB) == 0)
 		return;
-	if (!name_pattern_broad(w->text + k, FNM_PERIOD))
+	lit = strcspn(g.text, "*?[{");
+	if (strchr(g.text + lit, '/') != NULL ||
+	    (k = glob_dir(g.text, lit, dir, sizeof(dir))) == (size_t)-1)
+		return;
+	if (!name_pattern_broad(g.text + k, FNM_PERIOD))
 		return; /* files in particular */
 	raise_rm_place(r, t, dir, wsn, 0, o);
 }
@@ -3236,6 +3258,10 @@ raise_rm(const struct shell_rules *r, const struct shword *w, size_t n,
 	}
 	memset(t, 0, sizeof(t));
 	t[0] = w[0];
+	if (strcmp(base_name(w[0].text), "unlink") == 0) {
+		t[0].text = (char *)"rm"; /* run by find -exec */
+		t[0].len = 2;
+	}
 	if (npr) {
 		t[1].text = (char *)"--no-preserve-root";
 		t[1].len = strlen(t[1].text);
@@ -3549,7 +3575,8 @@ raise_git_rm(const struct shell_rules *r, const struct shword *w, size_t n,
 	struct fsctx *fc;
 	const char *a, *v, *sub;
 	size_t j, s;
-	int opts = 1, clean, rec = 0, none = 0, fromfile = 0, moved = 0;
+	int opts = 1, clean, rec = 0, dry = 0, cached = 0, fromfile = 0;
+	int moved = 0;
 	int fv, nps = 0;
 
 	s = git_subcommand_at(w, n);
@@ -3575,16 +3602,20 @@ raise_git_rm(const struct shell_rules *r, const struct shword *w, size_t n,
 		    opt_value(w, n, &j, "e", longv, 3, &v, &fv) != 0)
 			continue;
 		else if (long_opt(a, "--dry-run", 3) ||
-		    (!clean && long_opt(a, "--cached", 3)))
-			none = 1;
+		    long_opt(a, "--no-dry-run", 6))
+			dry = a[2] == 'd'; /* the last one holds */
+		else if (!clean &&
+		    (long_opt(a, "--cached", 3) ||
+			long_opt(a, "--no-cached", 6)))
+			cached = a[2] == 'c';
 		else if (long_opt(a, "--pathspec-from-file", 13))
 			fromfile = 1;
 		else if (a[1] != '-') {
-			none |= short_opt(a, 'n');
+			dry |= short_opt(a, 'n');
 			rec |= short_opt(a, 'r');
 		}
 	}
-	if (none)
+	if (dry || cached)
 		return;
 	rec |= o->walked;
 	if (fromfile || moved) {
@@ -4462,7 +4493,10 @@ decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
 		raise_sub(r, w + start, n - start, o);
 	if (fixed(&w[start]) && strcmp(base_name(w[start].text), "chmod") == 0)
 		raise_chmod(r, w + start, n - start, o);
-	if (fixed(&w[start]) && strcmp(base_name(w[start].text), "rm") == 0)
+	/* unlink run for each file by find -exec is rm's */
+	if (fixed(&w[start]) &&
+	    (strcmp(base_name(w[start].text), "rm") == 0 ||
+		(o->walked && strcmp(base_name(w[start].text), "unlink") == 0)))
 		raise_rm(r, w + start, n - start, ws, o);
 	if (fixed(&w[start]) &&
 	    in_list(base_name(w[start].text), setmode_progs))
