@@ -107,9 +107,12 @@ sed -e '/prefix: \[git, clean\]/,+2d' "$T/m.yaml" >"$T/noclean.yaml"
 check "the rule set has no git clean rule" sh -c "! grep -q 'git, clean' '$T/noclean.yaml'"
 echo untracked >"$ws/new.c"
 mcp_start "$T/noclean.yaml" "$ws"
+audit="$(newest_session)/audit.jsonl"
 id=2000 last=
 shell_asks_denied "git clean of the workspace removes the files git does not track" \
     'git clean -fdxq' 'git clean -fd :/'
+check "the question is audited with why" \
+    grep -qE '"decision":"approval_required","id":2001,"reason":"unresolvable: git clean of the workspace removes the files git does not track, which the rules cannot tell: ask, on `git clean -fdxq`' "$audit"
 check "... and what git does not track is still there" test -s "$ws/new.c"
 shell_denied 'git clean -fdx ..' "rule 5 (rm -rf|-fr"
 shell 'git clean -nd'
