@@ -3519,6 +3519,54 @@ raise_mv(const struct shell_rules *r, const struct shword *w, size_t n,
 	free(ops);
 }
 
+/*
+ * tar --remove-files removes what it archives, as rm -r does: each word
+ * that is no option is taken for an operand (the archive's name and an
+ * option's value too, which errs towards a removal), "tar -cf /tmp/x.tar
+ * --remove-files ." is rm -rf .  Its operands relative to another
+ * directory (-C, --directory) or read from a file (-T, --files-from) are
+ * unresolvable.
+ */
+static void
+raise_tar(const struct shell_rules *r, const struct shword *w, size_t n,
+    const char *ws, struct one *o)
+{
+	char wsn[4096];
+	struct shword t[3];
+	const char *a;
+	size_t j;
+	int opts = 1, remove = 0, elsewhere = 0;
+
+	for (j = 1; j < n; j++) {
+		a = w[j].text;
+		if (!fixed(&w[j]) || a[0] != '-' || a[1] == '\0')
+			continue;
+		remove |= long_opt(a, "--remove-files", 5);
+		elsewhere |= long_opt(a, "--directory", 5) ||
+		    long_opt(a, "--files-from", 8) ||
+		    (a[1] != '-' && (short_opt(a, 'C') || short_opt(a, 'T')));
+	}
+	if (!remove || ws == NULL || lexical_path(ws, wsn, sizeof(wsn)) != 0)
+		return;
+	if (elsewhere) {
+		set_why(o,
+		    "tar --remove-files of names relative to another "
+		    "directory, or read from a file");
+		return;
+	}
+	rm_rf_words(t);
+	for (j = 1; j < n; j++) {
+		a = w[j].text;
+		if (opts && fixed(&w[j]) && strcmp(a, "--") == 0) {
+			opts = 0;
+			continue;
+		}
+		if (opts && fixed(&w[j]) && a[0] == '-' && a[1] != '\0')
+			continue;
+		raise_rm_operand(r, t, &w[j], wsn, 0, o);
+	}
+}
+
 static int find_is_workspace(const struct shword *, const char *);
 
 /*
@@ -4508,6 +4556,8 @@ decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
 		raise_truncate(r, w + start, n - start, ws, o);
 	if (fixed(&w[start]) && strcmp(base_name(w[start].text), "mv") == 0)
 		raise_mv(r, w + start, n - start, ws, o);
+	if (fixed(&w[start]) && strcmp(base_name(w[start].text), "tar") == 0)
+		raise_tar(r, w + start, n - start, ws, o);
 	if (fixed(&w[start]) && strcmp(base_name(w[start].text), "git") == 0)
 		raise_git_rm(r, w + start, n - start, ws, o);
 	/* busybox and toybox run the applet their first operand names

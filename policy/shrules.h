@@ -44,8 +44,9 @@
  * a link the string makes says the destination leads through a symlink,
  * and a rule would ask or deny); git rm -r, and a pathspec git globs, each pathspec; an
  * rm, truncate, mv or git rm that find -exec runs is recursive (find .
- * -exec rm {} + is rm -r .); git clean of the workspace, which removes
- * what git does not track, is unresolvable.  The
+ * -exec rm {} + is rm -r .); tar --remove-files, each word that is no
+ * option (with -C or -T: unresolvable); git clean of the workspace,
+ * which removes what git does not track, is unresolvable.  The
  * command word
  * also matches by its last path component
  * and the rule's ("/usr/bin/git" is "git"), except for allow rules.  The first rule that

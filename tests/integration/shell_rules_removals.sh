@@ -5,9 +5,12 @@
 # default allow, unresolvable ask) played for real through the broker:
 #   - removals other than rm -r were not read as removals: "truncate -s0
 #     *" emptied every file of the workspace, "mv * /tmp" (and "mv ./*
-#     ../x", "mv -t /tmp *") moved it away, "git rm -rf ." and "git rm -r
-#     '*'" removed every tracked file, "rm -f *" every file at its top,
-#     and "find . -exec rm {} +" every file beneath it, under the shipped
+#     ../x", "mv -t /tmp *") moved it away, "rm -f *" removed every file
+#     at its top, "find . -exec rm {} +" every file beneath it (it asked),
+#     "git rm -rf ." and "git rm -r '*'" every tracked one, and "tar -cf
+#     /tmp/all.tar --remove-files ." all of it (these three were stopped
+#     only by the write policy, as they write or remove .git), under the
+#     shipped
 #     default (which denies rm -rf . and find . -delete): each is now the
 #     removal of what its glob or operand names, rm -rf . to the rules;
 #   - git clean of the workspace removes what git does not track, which
@@ -42,7 +45,8 @@ audit="$sess/audit.jsonl"
 
 # ===== played for real: each would have wiped the workspace ================
 for cmd in 'truncate -s0 *' 'mv * /tmp' 'git rm -rf -q .' \
-    'find . -exec rm {} +' 'rm -f *' "git rm -rq '*'"; do
+    'find . -exec rm {} +' 'rm -f *' "git rm -rq '*'" \
+    'tar -cf /tmp/all.tar --remove-files .'; do
 	shell "$cmd"
 	expect_error_class "$cmd: refused" denied
 	expect_contains "... by the recursive removal rule" \

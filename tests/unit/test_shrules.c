@@ -1564,6 +1564,17 @@ static const struct fsrow rmrows[] = {
 	{ "mv src ../", SHD_ALLOW, "default" },
 	{ "mv \"$f\" \"$f.bak\"", SHD_ALLOW, "default" },
 	{ "mv -S /tmp a b", SHD_ALLOW, "default" },
+	/* tar --remove-files: what it archives */
+	{ "tar -cf /tmp/x.tar --remove-files .", SHD_DENY, "rule 1" },
+	{ "tar czf - --remove-files ./ | cat >/dev/null", SHD_DENY, "rule 1" },
+	{ "tar --create --file=/tmp/x --remove-fi -- ../", SHD_DENY, "rule 1" },
+	{ "tar -cf x.tar --remove-files -C / etc", SHD_ASK,
+	    "another directory" },
+	{ "tar -cf x.tar --remove-files -T list", SHD_ASK,
+	    "another directory" },
+	{ "tar -cf x.tar --remove-files build", SHD_ALLOW, "default" },
+	{ "tar -cf /tmp/x.tar .", SHD_ALLOW, "default" },
+	{ "tar -C / -xf x.tar", SHD_ALLOW, "default" },
 	/* git rm -r, or of a pathspec git globs */
 	{ "git rm -rf .", SHD_DENY, "rule 1" },
 	{ "git rm -r .", SHD_DENY, "rule 1" },
