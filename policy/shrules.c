@@ -3214,6 +3214,23 @@ raise_rm_files(const struct shell_rules *r, struct shword *t,
 }
 
 /*
+ * Whether w[j] is an operand, as getopt_long reads the words after a
+ * command word: before a "--" (which is none, and ends the options:
+ * *opts 0), a fixed word that begins with '-' is an option.
+ */
+static int
+is_operand(const struct shword *w, size_t j, int *opts)
+{
+	const char *a = w[j].text;
+
+	if (*opts && fixed(&w[j]) && strcmp(a, "--") == 0) {
+		*opts = 0;
+		return 0;
+	}
+	return !(*opts && fixed(&w[j]) && a[0] == '-' && a[1] != '\0');
+}
+
+/*
  * rm's arguments as rm reads them: option clusters (-rfv), abbreviated
  * long options (--rec), "--", options after operands (GNU rm permutes
  * them).  A recursive removal is decided, for each operand, as "rm -rf
@@ -3274,12 +3291,7 @@ raise_rm(const struct shell_rules *r, const struct shword *w, size_t n,
 	t[1].text = (char *)opt;
 	t[1].len = strlen(opt);
 	for (j = 1, opts = 1; j < n; j++) {
-		a = w[j].text;
-		if (opts && fixed(&w[j]) && strcmp(a, "--") == 0) {
-			opts = 0;
-			continue;
-		}
-		if (opts && fixed(&w[j]) && a[0] == '-' && a[1] != '\0')
+		if (!is_operand(w, j, &opts))
 			continue;
 		if (rec)
 			raise_rm_operand(r, t, &w[j], wsn, 0, o);
@@ -3367,7 +3379,7 @@ raise_truncate(const struct shell_rules *r, const struct shword *w, size_t n,
 	char wsn[4096];
 	struct shword t[3];
 	struct one scratch, *so = o;
-	const char *a, *v;
+	const char *v;
 	size_t j, pass;
 	int opts, shrink = 0, fv, c;
 
@@ -3376,13 +3388,9 @@ raise_truncate(const struct shell_rules *r, const struct shword *w, size_t n,
 	rm_rf_words(t);
 	for (pass = 0; pass < 2; pass++)
 		for (j = 1, opts = 1; j < n; j++) {
-			a = w[j].text;
-			if (opts && fixed(&w[j]) && strcmp(a, "--") == 0) {
-				opts = 0;
-				continue;
-			}
-			if (opts && fixed(&w[j]) && a[0] == '-' &&
-			    a[1] != '\0') {
+			if (!is_operand(w, j, &opts)) {
+				if (strcmp(w[j].text, "--") == 0)
+					continue;
 				c = opt_value(
 				    w, n, &j, "sr", longv, 3, &v, &fv);
 				if (c == 's')
@@ -3555,16 +3563,9 @@ raise_tar(const struct shell_rules *r, const struct shword *w, size_t n,
 		return;
 	}
 	rm_rf_words(t);
-	for (j = 1; j < n; j++) {
-		a = w[j].text;
-		if (opts && fixed(&w[j]) && strcmp(a, "--") == 0) {
-			opts = 0;
-			continue;
-		}
-		if (opts && fixed(&w[j]) && a[0] == '-' && a[1] != '\0')
-			continue;
-		raise_rm_operand(r, t, &w[j], wsn, 0, o);
-	}
+	for (j = 1; j < n; j++)
+		if (is_operand(w, j, &opts))
+			raise_rm_operand(r, t, &w[j], wsn, 0, o);
 }
 
 static int find_is_workspace(const struct shword *, const char *);
@@ -3681,14 +3682,8 @@ raise_git_rm(const struct shell_rules *r, const struct shword *w, size_t n,
 				break;
 			q = dot; /* the working directory */
 		} else {
-			a = w[j].text;
-			if (opts && fixed(&w[j]) && strcmp(a, "--") == 0) {
-				opts = 0;
-				continue;
-			}
-			if (opts && fixed(&w[j]) && a[0] == '-' &&
-			    a[1] != '\0') {
-				if (clean)
+			if (!is_operand(w, j, &opts)) {
+				if (clean && strcmp(w[j].text, "--") != 0)
 					(void)opt_value(
 					    w, n, &j, "e", longv, 3, &v, &fv);
 				continue;
