@@ -3183,9 +3183,10 @@ raise_rm_files(const struct shell_rules *r, struct shword *t,
 
 	if (fixed(w))
 		return;
-	/* as written, where a rule names it (~/ and a star) */
-	if ((w->flags & SHW_NOT_FIXED & ~(SHW_GLOB | SHW_BRACE | SHW_TILDE)) ==
-	    0) {
+	/* a glob as written, where a rule names it (~/ and a star) */
+	if ((w->flags & SHW_GLOB) &&
+	    (w->flags & SHW_NOT_FIXED & ~(SHW_GLOB | SHW_BRACE | SHW_TILDE)) ==
+		0) {
 		t[2] = *w;
 		raise_at(r, t, 3, 1, o);
 	}

@@ -1522,7 +1522,7 @@ static const char rm_manifest[] =
     "    default: allow\n"
     "    unresolvable: ask\n"
     "    rules:\n"
-    "      - { prefix: [rm, [-rf, -r], [., \"*\", /, ..]], decision: deny }\n"
+    "      - { prefix: [rm, [-rf, -r], [., \"*\", /, .., \"~/*\"]], decision: deny }\n"
     "      - { prefix: [passwd], decision: deny }\n";
 
 static const struct fsrow rmrows[] = {
@@ -1618,6 +1618,8 @@ static const struct fsrow rmrows[] = {
 	{ "rm -f src/*", SHD_ALLOW, "default" },
 	{ "rm -f \"$PWD\"/*", SHD_DENY, "rule 1" },
 	{ "truncate -s0 ${PWD}/*", SHD_DENY, "rule 1" },
+	{ "rm -f ~/*", SHD_DENY, "rule 1" },
+	{ "truncate -s0 ~/x", SHD_ALLOW, "default" },
 	{ "truncate -s0 \"$PWD\"/*.o", SHD_ALLOW, "default" },
 	{ "truncate -s0 \"$PWD/src\"/*", SHD_ALLOW, "default" },
 	{ "truncate -s0 \"$PWD$x\"/*", SHD_ALLOW, "default" },
