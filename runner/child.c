@@ -1806,6 +1806,27 @@ set_limit(const struct runner_plan *p, int res, int64_t v, int64_t scale,
 		fail(p, "setrlimit", name);
 }
 
+/*
+ * The RUNNER_USER_SHARE-th part of a limit the kernel counts per user
+ * (runner_int.h), soft and hard.  The count is the user namespace's own,
+ * and the namespace above holds the sum of all, against the limit the
+ * namespace's maker had: an unlimited one leaves nothing to share.
+ */
+static void
+share_limit(const struct runner_plan *p, int res, const char *name)
+{
+	struct rlimit rl;
+
+	if (getrlimit(res, &rl) == -1)
+		fail(p, "getrlimit", name);
+	if (rl.rlim_cur == RLIM_INFINITY)
+		return;
+	rl.rlim_cur /= RUNNER_USER_SHARE;
+	rl.rlim_max = rl.rlim_cur;
+	if (setrlimit(res, &rl) == -1)
+		fail(p, "setrlimit", name);
+}
+
 static void
 apply_rlimits(const struct runner_plan *p)
 {
@@ -1818,6 +1839,9 @@ apply_rlimits(const struct runner_plan *p)
 	set_limit(p, RLIMIT_NOFILE, l->open_files, 1, "RLIMIT_NOFILE");
 	set_limit(p, RLIMIT_NPROC, l->processes, 1, "RLIMIT_NPROC");
 	set_limit(p, RLIMIT_CORE, 0, 1, "RLIMIT_CORE");
+	share_limit(p, RLIMIT_SIGPENDING, "RLIMIT_SIGPENDING");
+	share_limit(p, RLIMIT_MSGQUEUE, "RLIMIT_MSGQUEUE");
+	share_limit(p, RLIMIT_MEMLOCK, "RLIMIT_MEMLOCK");
 }
 
 static void
@@ -1903,11 +1927,34 @@ write_at(const struct runner_plan *p, int dfd, const char *file,
 
 
 /*
+ * Caps the new user namespace's share of its uid's per-user counts
+ * (runner_int.h), while the process holds CAP_SYS_RESOURCE in it; |dfd|
+ * and |dir| name the directory /proc is in.  No process of the sandbox
+ * can raise them: none has a capability once the command runs.
+ */
+static void
+cap_user_counts(const struct runner_plan *p, int dfd, const char *dir)
+{
+	char path[RUNNER_MAX_PATH], file[64], val[32];
+	size_t i;
+
+	for (i = 0; i < RUNNER_USER_COUNTS; i++) {
+		if (p->user_caps[i] < 0)
+			continue;
+		snprintf(file, sizeof(file), "sys/user/%s",
+		    runner_user_counts[i]);
+		snprintf(val, sizeof(val), "%ld\n", p->user_caps[i]);
+		write_at(p, dfd, cat(p, path, dir, file), val);
+	}
+}
+
+/*
  * The user namespace: as root it is created here, after the root was
  * built and root was dropped, so that the mount, pid, net, ipc, uts and
  * cgroup namespaces belong to the initial user namespace and the runner
  * holds no capability over any of them.  Either way the process maps
- * only its own uid and gid, and setgroups is denied.
+ * only its own uid and gid, and setgroups is denied, and the namespace
+ * caps what its processes take of the uid's per-user counts.
  */
 static void
 enter_userns(const struct runner_plan *p)
@@ -1930,6 +1977,7 @@ enter_userns(const struct runner_plan *p)
 	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)p->gid,
 	    (unsigned)p->gid);
 	write_at(p, dfd, cat(p, path, dir, "gid_map"), map);
+	cap_user_counts(p, dfd, proc_fd != -1 ? "" : "/proc/");
 	if (proc_fd != -1)
 		close(proc_fd);
 	proc_fd = -1;

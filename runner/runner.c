@@ -265,6 +265,57 @@ cap_last(void)
 	return last;
 }
 
+const char *const runner_user_counts[RUNNER_USER_COUNTS] = {
+	"max_inotify_instances", "max_inotify_watches",
+	"max_fanotify_groups", "max_fanotify_marks",
+	"max_user_namespaces", "max_mnt_namespaces", "max_pid_namespaces",
+	"max_net_namespaces", "max_ipc_namespaces", "max_uts_namespaces",
+	"max_cgroup_namespaces", "max_time_namespaces"
+};
+
+/*
+ * Each sandbox's caps on the per-user counts (runner_int.h): the
+ * RUNNER_USER_SHARE-th part of what our user namespace allows a user, at
+ * least 1 where it allows any, read once.  -1 for a count this kernel
+ * does not have; 0 where the value cannot be read: fail closed.
+ */
+static void
+plan_user_caps(struct runner_plan *pl)
+{
+	static long caps[RUNNER_USER_COUNTS];
+	static int read_once;
+	char path[64], buf[32], *end;
+	ssize_t n;
+	size_t i;
+	long v;
+	int fd;
+
+	for (i = 0; !read_once && i < RUNNER_USER_COUNTS; i++) {
+		snprintf(path, sizeof(path), "/proc/sys/user/%s",
+		    runner_user_counts[i]);
+		caps[i] = 0;
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+			if (errno == ENOENT)
+				caps[i] = -1;
+			continue;
+		}
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		errno = 0;
+		v = strtol(buf, &end, 10);
+		if (errno != 0 || end == buf || (*end != '\n' && *end != '\0') ||
+		    v < 0)
+			continue;
+		caps[i] = v > 0 && v < RUNNER_USER_SHARE ? 1 :
+		    v / RUNNER_USER_SHARE;
+	}
+	read_once = 1;
+	memcpy(pl->user_caps, caps, sizeof(caps));
+}
+
 static int	write_file(const char *path, const char *text);
 
 /*
@@ -732,6 +783,7 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 		return rc;
 	pl->landlock_abi = sp->landlock ? runner_landlock_abi() : 0;
 	pl->cap_last = cap_last();
+	plan_user_caps(pl);
 	pl->root = geteuid() == 0;
 	pl->uid = pl->root ? sp->uid : geteuid();
 	pl->gid = pl->root ? sp->gid : getegid();

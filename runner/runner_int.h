@@ -55,6 +55,23 @@
 #define RUNNER_MAX_HOOKS	(GIT_HOOKS_MAX + GIT_HOOK_NAMES + HOOKPLANTS_MAX)
 
 /*
+ * The per-user counts a user namespace caps (/proc/sys/user/NAME).  Every
+ * sandbox of every session runs as the same uid, and the kernel's budget
+ * for a uid is one (128 inotify instances by default): one sandbox that
+ * held them all made inotify_init1() fail with EMFILE in another
+ * session's.  The kernel charges these counts to the user namespace of
+ * the process and to every one above it, each against its own cap, so a
+ * cap on the sandbox's namespace bounds what it takes of the uid's
+ * budget: RUNNER_USER_SHARE-th part of what the namespace above allows.
+ * The rlimits the kernel counts per user the same way (pending signals,
+ * message queue bytes, locked shared memory) get that share too; the
+ * processes are the manifest's (limits.processes).
+ */
+#define RUNNER_USER_COUNTS	12
+#define RUNNER_USER_SHARE	8
+extern const char *const runner_user_counts[RUNNER_USER_COUNTS];
+
+/*
  * How the child binds one read-only or read-write entry of the policy, as
  * the parent resolved and checked it (plan_binds() in runner.c).
  */
@@ -115,6 +132,9 @@ struct runner_plan {
 					 * to uid:gid */
 	uid_t		 idmap_uid;
 	gid_t		 idmap_gid;
+	long		 user_caps[RUNNER_USER_COUNTS];	/* for each of
+					 * runner_user_counts; -1: the
+					 * kernel has no such count */
 	const char	*upper_dir;	/* see runner_request */
 	const char	*work_dir;
 	int		 upper_fd;	/* see runner_request; -1: none */

@@ -354,7 +354,9 @@ EXTRA_DIST += tests/integration/proxy_over_cap.sh
 # A sandbox that spends its uid's pipe budget (the proxy's uid too) does
 # not leave the proxy relaying other sessions through 8 KiB pipes.
 TESTS += tests/integration/proxy_pipe_pages.sh
+TESTS += tests/integration/user_counts_shared.sh
 EXTRA_DIST += tests/integration/proxy_pipe_pages.sh
+EXTRA_DIST += tests/integration/user_counts_shared.sh
 # A hooks directory of git's config (core.hooksPath, husky's .husky/_)
 # is the git rule's: a planted hook is refused.
 TESTS += tests/integration/changeset_hookspath.sh

@@ -1,0 +1,95 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# Every sandbox of every session runs as the same uid (sandbox.uid as
+# root, the user's own without), and the kernel keeps some budgets per
+# uid: 128 inotify instances (fs.inotify.max_user_instances), the
+# pending signals (RLIMIT_SIGPENDING).  One sandbox that took them all
+# made inotify_init1() fail with EMFILE, and sigqueue() with EAGAIN, in
+# another session's sandbox for as long as it held them.  Now each
+# sandbox's user namespace caps its share (an eighth: runner_int.h,
+# RUNNER_USER_SHARE), so the hog is refused by its own cap and the other
+# session's sandbox still gets both.  Run as root with a runner uid of
+# the test's own (spending 65534's budget would refuse the sandboxes of
+# tests running beside it), then as an ordinary uid (the runners are its
+# own).
+. "$top_srcdir/tests/lib.sh"
+command -v python3 >/dev/null || { echo "not ok - python3 is missing"; exit 1; }
+# No spare audit writer outlives an exec (as uid $V, in $T).
+export AIRLOCK_EXEC_SPARE=0
+U=$((62000 + $$ % 1000))
+V=$((U + 1000))
+chmod 755 "$T"
+ws=$(make_workspace)
+A="$T/atk" D="$T/io"
+mkdir "$A" "$D"
+chmod 777 "$D"
+trap 'touch "$D/done"; rm -rf "$T"; [ "$TESTS_FINISHED" = 1 ] || { echo "not ok - ended before finish"; exit 1; }' EXIT
+printf 'tools: []\nsandbox:\n  uid: %s\n  gid: %s\n' "$U" "$U" > "$T/m.yaml"
+
+# Takes inotify instances, then queued signals, until refused; says how
+# many it got and why it stopped, and holds them until told.
+cat > "$A/budget.py" <<'PY'
+import ctypes, os, signal, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+d, role = sys.argv[1], sys.argv[2]
+def inotify(limit):
+    n = 0
+    while n < limit:
+        if libc.inotify_init1(0) < 0:
+            return n, os.strerror(ctypes.get_errno())
+        n += 1
+    return n, "held"
+def sigqueue(limit):
+    sig = signal.SIGRTMIN
+    signal.pthread_sigmask(signal.SIG_BLOCK, [sig])
+    n = 0
+    while n < limit:
+        if libc.sigqueue(os.getpid(), sig, ctypes.c_void_p(0)) != 0:
+            return n, os.strerror(ctypes.get_errno())
+        n += 1
+    return n, "held"
+limit = 1 << 30 if role == "hog" else 1
+i, s = inotify(limit), sigqueue(limit)
+open("%s/%s.txt" % (d, role), "w").write("inotify %d %s\nsignals %d %s\n" % (i + s))
+open("%s/%s-up" % (d, role), "w").close()
+for _ in range(600):
+    if role != "hog" or os.path.exists(d + "/done"):
+        break
+    time.sleep(0.05)
+PY
+
+# The eighth of a budget a sandbox may take (at least 1).
+share() { [ "$1" -gt 0 ] && [ "$1" -lt 8 ] && echo 1 || echo $(($1 / 8)); }
+inst=$(share "$(cat /proc/sys/user/max_inotify_instances)")
+sigs=$(share "$(ulimit -i)")
+
+# round NAME OWNER: the hog in one airlock exec, then the other session's
+# sandbox in a second one while the hog holds what it took.
+round() {
+	rn=$1 owner=$2
+	rm -f "$D"/*
+	as_uid "$owner" "$AIRLOCK" exec --manifest "$T/m.yaml" \
+	    --workspace "$ws" --ro "$A" --rw "$D" \
+	    -- python3 "$A/budget.py" "$D" hog >"$T/hog.out" 2>&1 &
+	hog=$!
+	check "$rn: the hog is up (sanity)" wait_for test -e "$D/hog-up"
+	expect_eq "$rn: the hog is refused by its own share of the uid's budgets" \
+	    "$(cat "$D/hog.txt" 2>/dev/null)" \
+	    "$(printf 'inotify %s Too many open files\nsignals %s Resource temporarily unavailable' "$inst" "$sigs")"
+	as_uid "$owner" "$AIRLOCK" exec --manifest "$T/m.yaml" \
+	    --workspace "$ws" --ro "$A" --rw "$D" \
+	    -- python3 "$A/budget.py" "$D" other >"$T/other.out" 2>&1
+	expect_eq "$rn: another session's sandbox still gets an inotify instance and a queued signal" \
+	    "$(cat "$D/other.txt" 2>/dev/null)" \
+	    "$(printf 'inotify 1 held\nsignals 1 held')"
+	touch "$D/done"
+	wait "$hog"
+}
+
+round "as root, runner uid $U" 0
+mkdir "$T/st$V"
+chown "$V:$V" "$T/st$V"
+chown -R "$V:$V" "$ws"
+round "as uid $V" "$V"
+finish
