@@ -274,46 +274,60 @@ const char *const runner_user_counts[RUNNER_USER_COUNTS] = {
 };
 
 /*
- * Each sandbox's caps on the per-user counts (runner_int.h): the
+ * The cap of a sandbox on per-user count |i| (runner_int.h): the
  * RUNNER_USER_SHARE-th part of what our user namespace allows a user, at
  * least 1 where it allows any, read once.  -1 for a count this kernel
  * does not have; 0 where the value cannot be read: fail closed.
  */
-static void
-plan_user_caps(struct runner_plan *pl)
+static long
+user_cap(size_t i)
 {
 	static long caps[RUNNER_USER_COUNTS];
-	static int read_once;
+	static int known[RUNNER_USER_COUNTS];
 	char path[64], buf[32], *end;
 	ssize_t n;
-	size_t i;
 	long v;
 	int fd;
 
-	for (i = 0; !read_once && i < RUNNER_USER_COUNTS; i++) {
-		snprintf(path, sizeof(path), "/proc/sys/user/%s",
-		    runner_user_counts[i]);
-		caps[i] = 0;
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-			if (errno == ENOENT)
-				caps[i] = -1;
-			continue;
-		}
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = '\0';
-		errno = 0;
-		v = strtol(buf, &end, 10);
-		if (errno != 0 || end == buf || (*end != '\n' && *end != '\0') ||
-		    v < 0)
-			continue;
-		caps[i] = v > 0 && v < RUNNER_USER_SHARE ? 1 :
-		    v / RUNNER_USER_SHARE;
-	}
-	read_once = 1;
-	memcpy(pl->user_caps, caps, sizeof(caps));
+	if (known[i])
+		return caps[i];
+	known[i] = 1;
+	snprintf(path, sizeof(path), "/proc/sys/user/%s",
+	    runner_user_counts[i]);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return caps[i] = errno == ENOENT ? -1 : 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return caps[i] = 0;
+	buf[n] = '\0';
+	errno = 0;
+	v = strtol(buf, &end, 10);
+	if (errno != 0 || end == buf || (*end != '\n' && *end != '\0') ||
+	    v < 0)
+		return caps[i] = 0;
+	return caps[i] = v > 0 && v < RUNNER_USER_SHARE ? 1 :
+	    v / RUNNER_USER_SHARE;
+}
+
+/*
+ * Each sandbox's caps on the per-user counts.  The namespaces' counts
+ * only where the run may call unshare(2): the seccomp filter refuses
+ * every other way to make one (clone's flags, clone3), and each cap costs
+ * the sandbox's start a write to /proc (-1: not written).
+ */
+static void
+plan_user_caps(struct runner_plan *pl, const struct runner_request *req)
+{
+	size_t i;
+	int may_unshare = 0;
+
+	for (i = 0; i < req->nallow_syscalls; i++)
+		if (strcmp(req->allow_syscalls[i], "unshare") == 0)
+			may_unshare = 1;
+	for (i = 0; i < RUNNER_USER_COUNTS; i++)
+		pl->user_caps[i] = i < RUNNER_USER_NS_FIRST || may_unshare ?
+		    user_cap(i) : -1;
 }
 
 static int	write_file(const char *path, const char *text);
@@ -783,7 +797,7 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 		return rc;
 	pl->landlock_abi = sp->landlock ? runner_landlock_abi() : 0;
 	pl->cap_last = cap_last();
-	plan_user_caps(pl);
+	plan_user_caps(pl, req);
 	pl->root = geteuid() == 0;
 	pl->uid = pl->root ? sp->uid : geteuid();
 	pl->gid = pl->root ? sp->gid : getegid();

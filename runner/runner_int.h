@@ -68,6 +68,7 @@
  * processes are the manifest's (limits.processes).
  */
 #define RUNNER_USER_COUNTS	12
+#define RUNNER_USER_NS_FIRST	4	/* the namespaces' counts */
 #define RUNNER_USER_SHARE	8
 extern const char *const runner_user_counts[RUNNER_USER_COUNTS];
 
