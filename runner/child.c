@@ -1808,9 +1808,12 @@ set_limit(const struct runner_plan *p, int res, int64_t v, int64_t scale,
 
 /*
  * The RUNNER_USER_SHARE-th part of a limit the kernel counts per user
- * (runner_int.h), soft and hard.  The count is the user namespace's own,
- * and the namespace above holds the sum of all, against the limit the
- * namespace's maker had: an unlimited one leaves nothing to share.
+ * (runner_int.h), soft and hard.  The limit bounds the count of the
+ * process's user namespace; the count of the namespace above, the sum of
+ * all below it, is bounded by the limit the maker of the namespace below
+ * had when it made it.  So in the session's namespace, set before the
+ * runner's is made, it bounds the session's sum too.  An unlimited one
+ * leaves nothing to share.
  */
 static void
 share_limit(const struct runner_plan *p, int res, const char *name)
@@ -1828,6 +1831,14 @@ share_limit(const struct runner_plan *p, int res, const char *name)
 }
 
 static void
+share_limits(const struct runner_plan *p)
+{
+	share_limit(p, RLIMIT_SIGPENDING, "RLIMIT_SIGPENDING");
+	share_limit(p, RLIMIT_MSGQUEUE, "RLIMIT_MSGQUEUE");
+	share_limit(p, RLIMIT_MEMLOCK, "RLIMIT_MEMLOCK");
+}
+
+static void
 apply_rlimits(const struct runner_plan *p)
 {
 	const struct resource_limits *l = &p->policy->limits;
@@ -1839,9 +1850,8 @@ apply_rlimits(const struct runner_plan *p)
 	set_limit(p, RLIMIT_NOFILE, l->open_files, 1, "RLIMIT_NOFILE");
 	set_limit(p, RLIMIT_NPROC, l->processes, 1, "RLIMIT_NPROC");
 	set_limit(p, RLIMIT_CORE, 0, 1, "RLIMIT_CORE");
-	share_limit(p, RLIMIT_SIGPENDING, "RLIMIT_SIGPENDING");
-	share_limit(p, RLIMIT_MSGQUEUE, "RLIMIT_MSGQUEUE");
-	share_limit(p, RLIMIT_MEMLOCK, "RLIMIT_MEMLOCK");
+	if (p->session_userns == -1)
+		share_limits(p);
 }
 
 static void
@@ -1954,7 +1964,8 @@ cap_user_counts(const struct runner_plan *p, int dfd, const char *dir)
  * cgroup namespaces belong to the initial user namespace and the runner
  * holds no capability over any of them.  Either way the process maps
  * only its own uid and gid, and setgroups is denied, and the namespace
- * caps what its processes take of the uid's per-user counts.
+ * caps what its processes take of the uid's per-user counts; as root in
+ * a session it is made inside the session's, which caps the session's.
  */
 static void
 enter_userns(const struct runner_plan *p)
@@ -1966,6 +1977,17 @@ enter_userns(const struct runner_plan *p)
 	/* Our /proc/self files belong to root until we are dumpable. */
 	if (prctl(PR_SET_DUMPABLE, 1) == -1)
 		fail(p, "prctl PR_SET_DUMPABLE", NULL);
+	/*
+	 * Made in the session's (runner_session_nest()), the namespace
+	 * takes our limits as its caps on the session's sum
+	 * (share_limits()): set first.
+	 */
+	if (p->session_userns != -1) {
+		share_limits(p);
+		if (setns(p->session_userns, CLONE_NEWUSER) == -1)
+			fail(p, "setns", "the session's user namespace");
+		close(p->session_userns);
+	}
 	if (p->root && unshare(CLONE_NEWUSER) == -1)
 		fail(p, "unshare", "CLONE_NEWUSER");
 	dfd = proc_fd != -1 ? proc_fd : AT_FDCWD;

@@ -332,6 +332,115 @@ plan_user_caps(struct runner_plan *pl, const struct runner_request *req)
 
 static int	write_file(const char *path, const char *text);
 
+static int session_nested;
+
+void
+runner_session_nest(void)
+{
+	session_nested = 1;
+}
+
+/*
+ * The session's user namespace holder, forked: becomes the runner's
+ * uid and gid, makes a user namespace, caps it as plan_user_caps() caps
+ * a runner's (every count: a runner that may unshare() makes its own
+ * inside), says so on |st| ('1', or '0' if a step failed), then holds
+ * the namespace until |hold| hangs up.  System calls only: it is a copy
+ * of one thread of ours.
+ */
+static void __attribute__((noreturn))
+session_holder(const struct runner_plan *pl, int st, int hold)
+{
+	char path[64], val[32], c = '1';
+	size_t i;
+	int fd;
+
+	if (syscall(SYS_setgroups, 0, NULL) == -1 ||
+	    syscall(SYS_setresgid, pl->gid, pl->gid, pl->gid) == -1 ||
+	    syscall(SYS_setresuid, pl->uid, pl->uid, pl->uid) == -1 ||
+	    unshare(CLONE_NEWUSER) == -1)
+		c = '0';
+	for (i = 0; c == '1' && i < RUNNER_USER_COUNTS; i++) {
+		if (user_cap(i) < 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/sys/user/%s",
+		    runner_user_counts[i]);
+		snprintf(val, sizeof(val), "%ld\n", user_cap(i));
+		if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1 ||
+		    write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+			c = '0';
+		if (fd != -1)
+			close(fd);
+	}
+	(void)!write(st, &c, 1);
+	(void)!read(hold, &c, 1);
+	_exit(0);
+}
+
+/*
+ * The session's user namespace for runners of |pl|'s uid and gid (see
+ * runner_session_nest()): a descriptor, kept for the process's life, or
+ * -1.  The holder maps only the runner's ids, as a runner's namespace
+ * does; we write its maps and keep its namespace.
+ */
+static int
+session_userns(const struct runner_plan *pl)
+{
+	static struct { uid_t uid; gid_t gid; int fd; } cache[4];
+	static size_t ncache;
+	char path[64], map[64], c = '0';
+	int st[2], hold[2], fd = -1, ok;
+	size_t i;
+	pid_t pid;
+
+	for (i = 0; i < ncache; i++)
+		if (cache[i].uid == pl->uid && cache[i].gid == pl->gid)
+			return cache[i].fd;
+	if (ncache == sizeof(cache) / sizeof(cache[0]))
+		return -1;
+	/* Each holder's share is read before it forks. */
+	for (i = 0; i < RUNNER_USER_COUNTS; i++)
+		(void)user_cap(i);
+	if (pipe2(st, O_CLOEXEC) == -1)
+		return -1;
+	if (pipe2(hold, O_CLOEXEC) == -1) {
+		close(st[0]);
+		close(st[1]);
+		return -1;
+	}
+	if ((pid = fork()) == 0) {
+		close(st[0]);
+		close(hold[1]);
+		session_holder(pl, st[1], hold[0]);
+	}
+	close(st[1]);
+	close(hold[0]);
+	ok = pid != -1 && read(st[0], &c, 1) == 1 && c == '1';
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)pl->uid,
+	    (unsigned)pl->uid);
+	ok = ok && write_file(path, map);
+	snprintf(path, sizeof(path), "/proc/%d/setgroups", (int)pid);
+	ok = ok && write_file(path, "deny");
+	snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)pid);
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)pl->gid,
+	    (unsigned)pl->gid);
+	ok = ok && write_file(path, map);
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+	if (ok)
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	close(st[0]);
+	close(hold[1]);
+	while (pid != -1 && waitpid(pid, NULL, 0) == -1 && errno == EINTR)
+		;
+	if (fd != -1) {
+		cache[ncache].uid = pl->uid;
+		cache[ncache].gid = pl->gid;
+		cache[ncache++].fd = fd;
+	}
+	return fd;
+}
+
 /*
  * Is the absolute |e| named through a symbolic link that lies in a place
  * a sandbox may write (the workspace, agent.home, bound here or not: the
@@ -685,6 +794,7 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 	pl->work_dir = req->work_dir;
 	pl->upper_fd = req->upper_mnt ? req->upper_fd : -1;
 	pl->netns_fd = -1;
+	pl->session_userns = -1;
 	pl->workspace_readonly = req->workspace_readonly;
 	pl->live_workspace = req->live_workspace;
 	pl->upper_durable = req->upper_durable;
@@ -807,6 +917,12 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 	}
 	if (pl->root && runner_is_proxy_uid(pl->uid, pl->gid, err, errlen))
 		return AL_ERR_DENIED;
+	if (pl->root && session_nested &&
+	    (pl->session_userns = session_userns(pl)) == -1) {
+		snprintf(err, errlen, "cannot make the session's user "
+		    "namespace for uid %u", (unsigned)pl->uid);
+		return AL_ERR_SYSTEM;
+	}
 	/*
 	 * As root, the runner's uid does not own the workspace: an idmapped
 	 * mount shows the owner's files as the runner's, and what the runner

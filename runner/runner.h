@@ -230,6 +230,18 @@ void	runner_cgroup_rmdir(int dirfd, const char *name, ino_t ino);
  */
 int	runner_netns_new(void);
 
+/*
+ * From the next runner on, as root, every runner of this process makes
+ * its user namespace inside one the process holds for the session, made
+ * at the first runner and capped as each runner's is (runner_int.h, an
+ * eighth of the uid's per-user budgets): the sandboxes of the session
+ * together then take at most that share, however many run at once.  For
+ * a process that serves one session's many runners (airlock run, serve);
+ * airlock exec runs one.  A runner whose session namespace cannot be made
+ * is refused.
+ */
+void	runner_session_nest(void);
+
 #define RUNNER_PROXY_PORT	3128
 
 /*

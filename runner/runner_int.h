@@ -136,6 +136,10 @@ struct runner_plan {
 	long		 user_caps[RUNNER_USER_COUNTS];	/* for each of
 					 * runner_user_counts; -1: the
 					 * kernel has no such count */
+	int		 session_userns;	/* as root under
+					 * runner_session_nest(): the
+					 * session's user namespace, which
+					 * the child's is made in; or -1 */
 	const char	*upper_dir;	/* see runner_request */
 	const char	*work_dir;
 	int		 upper_fd;	/* see runner_request; -1: none */

@@ -20,6 +20,7 @@
 #include "common/util.h"
 #include "broker/selfsandbox.h"
 #include "policy/sensitive.h"
+#include "runner/runner.h"
 #include "supervisor/commands.h"
 #include "supervisor/hostkey.h"
 #include "supervisor/session.h"
@@ -254,6 +255,8 @@ service_open(struct service *sv, const char *command, const char *mpath,
 	int	rc;
 
 	memset(sv, 0, sizeof(*sv));
+	/* One session: its runners take the uid's budgets together. */
+	runner_session_nest();
 	if ((sv->m = setup_manifest(mpath)) == NULL)
 		return EXIT_CONFIG;
 	if (allow_syscalls_refused(sv->m) != 0) {

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: ISC
 # Copyright (c) 2026 The airlock authors
 # Every sandbox of every session runs as the same uid (sandbox.uid as
@@ -12,8 +12,13 @@
 # session's sandbox still gets both.  Run as root with a runner uid of
 # the test's own (spending 65534's budget would refuse the sandboxes of
 # tests running beside it), then as an ordinary uid (the runners are its
-# own).
+# own).  A session's sandboxes together take no more than that share
+# either, as root (runner_session_nest()): eight at once took the uid's
+# 128 instances; now a job that holds the session's share leaves the
+# session's next sandbox none, and the other session's sandbox its own.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/mcp_lib.sh"
 command -v python3 >/dev/null || { echo "not ok - python3 is missing"; exit 1; }
 # No spare audit writer outlives an exec (as uid $V, in $T).
 export AIRLOCK_EXEC_SPARE=0
@@ -49,9 +54,14 @@ def sigqueue(limit):
             return n, os.strerror(ctypes.get_errno())
         n += 1
     return n, "held"
-limit = 1 << 30 if role == "hog" else 1
+limit = 1 if role == "other" else 1 << 30
 i, s = inotify(limit), sigqueue(limit)
-open("%s/%s.txt" % (d, role), "w").write("inotify %d %s\nsignals %d %s\n" % (i + s))
+report = "inotify %d %s\nsignals %d %s\n" % (i + s)
+print(report, end="", flush=True)
+if d == "-":	# a session's tool: the report on stdout only, then held
+    time.sleep(60 if role == "hog" else 0)
+    sys.exit(0)
+open("%s/%s.txt" % (d, role), "w").write(report)
 open("%s/%s-up" % (d, role), "w").close()
 for _ in range(600):
     if role != "hog" or os.path.exists(d + "/done"):
@@ -88,6 +98,62 @@ round() {
 }
 
 round "as root, runner uid $U" 0
+
+# One session (airlock serve, as root): the hog as a background job, then
+# a second sandbox of the same session takes what it can, then another
+# session's sandbox.
+rm -f "$D"/*
+cat >"$T/s.yaml" <<YAML
+tools:
+  - name: hog
+    command: ["python3", "$A/budget.py", "-", "hog"]
+    output: { exitCode: integer }
+    sideEffect: sandbox_process
+    timeoutMs: 60000
+    jobs:
+      maxBlockMs: 5000
+  - name: take
+    command: ["python3", "$A/budget.py", "-", "take"]
+    output: { exitCode: integer }
+    sideEffect: sandbox_process
+    timeoutMs: 60000
+  - name: job_output
+    action: job_output
+    input: { jobId: string, waitMs: integer? }
+    output: { jobId: string, status: string, output: string, exitCode: integer? }
+    sideEffect: none
+    timeoutMs: 70000
+sandbox:
+  uid: $U
+  gid: $U
+  readOnly: ["$A"]
+YAML
+mcp_env
+mcp_start "$T/s.yaml" "$ws"
+mcp_call hog '{"blockMs":0}'
+expect_eq "session: the hog runs as a background job (sanity)" \
+    "$(jr .result.structuredContent.status)" running
+jid=$(jr .result.structuredContent.jobId)
+hog_out() {
+	mcp_call job_output "{\"jobId\":\"$jid\",\"waitMs\":2000}"
+	out=$(jr .result.structuredContent.output)
+	case "$out" in *signals*) return 0 ;; esac
+	return 1
+}
+check "session: the hog is up (sanity)" wait_for hog_out
+expect_eq "session: the hog is refused by its own share" "$out" \
+    "$(printf 'inotify %s Too many open files\nsignals %s Resource temporarily unavailable' "$inst" "$sigs")"
+mcp_call take '{}'
+expect_eq "session: its next sandbox is refused by the session's share, which the hog holds" \
+    "$(jr '.result.content[1].text')" \
+    "$(printf 'inotify 0 Too many open files\nsignals 0 Resource temporarily unavailable')"
+"$AIRLOCK" exec --manifest "$T/m.yaml" --workspace "$ws" --ro "$A" \
+    --rw "$D" -- python3 "$A/budget.py" "$D" other >"$T/other.out" 2>&1
+expect_eq "session: another session's sandbox still gets an inotify instance and a queued signal" \
+    "$(cat "$D/other.txt" 2>/dev/null)" \
+    "$(printf 'inotify 1 held\nsignals 1 held')"
+mcp_stop
+
 mkdir "$T/st$V"
 chown "$V:$V" "$T/st$V"
 chown -R "$V:$V" "$ws"
