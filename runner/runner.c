@@ -15,6 +15,7 @@
 
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -332,32 +333,33 @@ plan_user_caps(struct runner_plan *pl, const struct runner_request *req)
 
 static int	write_file(const char *path, const char *text);
 
-static int session_nested;
-
-void
-runner_session_nest(void)
-{
-	session_nested = 1;
-}
-
 /*
- * The session's user namespace holder, forked: becomes the runner's
- * uid and gid, makes a user namespace, caps it as plan_user_caps() caps
- * a runner's (every count: a runner that may unshare() makes its own
- * inside), says so on |st| ('1', or '0' if a step failed), then holds
- * the namespace until |hold| hangs up.  System calls only: it is a copy
- * of one thread of ours.
+ * The session's user namespace holder, forked from |parent|: becomes
+ * |uid| and |gid|, makes a user namespace, caps it as plan_user_caps()
+ * caps a runner's (every count: a runner that may unshare() makes its
+ * own inside), says so on |st| ('1', or '0' if a step failed), then
+ * holds the namespace until a byte comes on |hold| or |parent| dies (a
+ * child we fork meanwhile may hold a copy of the other end: no hang-up
+ * would come).  System calls only: it is a copy of one thread of ours.
  */
 static void __attribute__((noreturn))
-session_holder(const struct runner_plan *pl, int st, int hold)
+session_holder(pid_t parent, uid_t uid, gid_t gid, int st, int hold)
 {
 	char path[64], val[32], c = '1';
 	size_t i;
 	int fd;
 
+	/* Nothing of ours stays open in it but its two pipes, as 0 and 1. */
+	if ((st == 0 && (st = dup(st)) == -1) || dup2(hold, 0) == -1 ||
+	    dup2(st, 1) == -1 ||
+	    syscall(SYS_close_range, 2U, ~0U, 0) == -1)
+		_exit(1);
+	st = 1;
+	hold = 0;
 	if (syscall(SYS_setgroups, 0, NULL) == -1 ||
-	    syscall(SYS_setresgid, pl->gid, pl->gid, pl->gid) == -1 ||
-	    syscall(SYS_setresuid, pl->uid, pl->uid, pl->uid) == -1 ||
+	    syscall(SYS_setresgid, gid, gid, gid) == -1 ||
+	    syscall(SYS_setresuid, uid, uid, uid) == -1 ||
+	    prctl(PR_SET_PDEATHSIG, SIGKILL) == -1 || getppid() != parent ||
 	    unshare(CLONE_NEWUSER) == -1)
 		c = '0';
 	for (i = 0; c == '1' && i < RUNNER_USER_COUNTS; i++) {
@@ -378,6 +380,119 @@ session_holder(const struct runner_plan *pl, int st, int hold)
 }
 
 /*
+ * A holder forked, not yet finished (session_finish()), or one finished
+ * and not yet reaped (session_reap()); pid -1: none.
+ */
+struct session_holding {
+	pid_t	pid;
+	uid_t	uid;
+	gid_t	gid;
+	int	st, hold;	/* our ends of its pipes */
+};
+
+static int session_nested;
+static struct session_holding session_pending = { -1, 0, 0, -1, -1 };
+static pid_t session_unreaped = -1;
+
+/* Forks a holder for |uid|, |gid| into |h|; h->pid -1 if it cannot. */
+static void
+session_start(struct session_holding *h, uid_t uid, gid_t gid)
+{
+	int st[2], hold[2];
+	pid_t parent;
+	size_t i;
+
+	h->pid = -1;
+	/* Each holder's share is read before it forks. */
+	for (i = 0; i < RUNNER_USER_COUNTS; i++)
+		(void)user_cap(i);
+	if (pipe2(st, O_CLOEXEC) == -1)
+		return;
+	if (pipe2(hold, O_CLOEXEC) == -1) {
+		close(st[0]);
+		close(st[1]);
+		return;
+	}
+	parent = getpid();
+	if ((h->pid = fork()) == 0) {
+		close(st[0]);
+		close(hold[1]);
+		session_holder(parent, uid, gid, st[1], hold[0]);
+	}
+	close(st[1]);
+	close(hold[0]);
+	if (h->pid == -1) {
+		close(st[0]);
+		close(hold[1]);
+		return;
+	}
+	h->uid = uid;
+	h->gid = gid;
+	h->st = st[0];
+	h->hold = hold[1];
+}
+
+/* Reaps the namespace holder *|pid| (-1: none), which has exited or is
+ * about to, and sets it to -1. */
+static void
+holder_reap(pid_t *pid)
+{
+	while (*pid != -1 && waitpid(*pid, NULL, 0) == -1 && errno == EINTR)
+		;
+	*pid = -1;
+}
+
+/* Reaps the last finished holder. */
+static void
+session_reap(void)
+{
+	holder_reap(&session_unreaped);
+}
+
+/*
+ * Waits for |h|'s namespace, maps it and lets the holder go: a
+ * descriptor of the namespace, or -1.  Not reaped here: its exit, and
+ * its wait for a CPU, would be on the way to the sandbox.
+ */
+static int
+session_finish(struct session_holding *h)
+{
+	char path[64], map[64], c = '0';
+	int fd = -1, ok;
+
+	ok = read(h->st, &c, 1) == 1 && c == '1';
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)h->pid);
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)h->uid,
+	    (unsigned)h->uid);
+	ok = ok && write_file(path, map);
+	snprintf(path, sizeof(path), "/proc/%d/setgroups", (int)h->pid);
+	ok = ok && write_file(path, "deny");
+	snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)h->pid);
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)h->gid,
+	    (unsigned)h->gid);
+	ok = ok && write_file(path, map);
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)h->pid);
+	if (ok)
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	(void)!write(h->hold, "x", 1);
+	close(h->st);
+	close(h->hold);
+	session_reap();
+	session_unreaped = h->pid;
+	h->pid = -1;
+	return fd;
+}
+
+void
+runner_session_nest(uid_t uid, gid_t gid)
+{
+	session_nested = 1;
+	/* Made while the session starts, off the way to its first runner. */
+	if (geteuid() == 0 && uid != 0 && gid != 0 && session_pending.pid == -1)
+		session_start(&session_pending, uid, gid);
+}
+
+/*
  * The session's user namespace for runners of |pl|'s uid and gid (see
  * runner_session_nest()): a descriptor, kept for the process's life, or
  * -1.  The holder maps only the runner's ids, as a runner's namespace
@@ -388,52 +503,22 @@ session_userns(const struct runner_plan *pl)
 {
 	static struct { uid_t uid; gid_t gid; int fd; } cache[4];
 	static size_t ncache;
-	char path[64], map[64], c = '0';
-	int st[2], hold[2], fd = -1, ok;
+	struct session_holding now, *h = &session_pending;
 	size_t i;
-	pid_t pid;
+	int fd;
 
 	for (i = 0; i < ncache; i++)
 		if (cache[i].uid == pl->uid && cache[i].gid == pl->gid)
 			return cache[i].fd;
 	if (ncache == sizeof(cache) / sizeof(cache[0]))
 		return -1;
-	/* Each holder's share is read before it forks. */
-	for (i = 0; i < RUNNER_USER_COUNTS; i++)
-		(void)user_cap(i);
-	if (pipe2(st, O_CLOEXEC) == -1)
-		return -1;
-	if (pipe2(hold, O_CLOEXEC) == -1) {
-		close(st[0]);
-		close(st[1]);
-		return -1;
+	if (h->pid == -1 || h->uid != pl->uid || h->gid != pl->gid) {
+		h = &now;
+		session_start(h, pl->uid, pl->gid);
+		if (h->pid == -1)
+			return -1;
 	}
-	if ((pid = fork()) == 0) {
-		close(st[0]);
-		close(hold[1]);
-		session_holder(pl, st[1], hold[0]);
-	}
-	close(st[1]);
-	close(hold[0]);
-	ok = pid != -1 && read(st[0], &c, 1) == 1 && c == '1';
-	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
-	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)pl->uid,
-	    (unsigned)pl->uid);
-	ok = ok && write_file(path, map);
-	snprintf(path, sizeof(path), "/proc/%d/setgroups", (int)pid);
-	ok = ok && write_file(path, "deny");
-	snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)pid);
-	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)pl->gid,
-	    (unsigned)pl->gid);
-	ok = ok && write_file(path, map);
-	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
-	if (ok)
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	close(st[0]);
-	close(hold[1]);
-	while (pid != -1 && waitpid(pid, NULL, 0) == -1 && errno == EINTR)
-		;
-	if (fd != -1) {
+	if ((fd = session_finish(h)) != -1) {
 		cache[ncache].uid = pl->uid;
 		cache[ncache].gid = pl->gid;
 		cache[ncache++].fd = fd;
@@ -954,14 +1039,11 @@ static pid_t idmap_holder_pid = -1;
  */
 static int idmap_pipe[2] = { -1, -1 };
 
-/* Reaps the last holder, which has exited or is about to. */
+/* Reaps the last holder. */
 static void
 idmap_reap(void)
 {
-	while (idmap_holder_pid != -1 &&
-	    waitpid(idmap_holder_pid, NULL, 0) == -1 && errno == EINTR)
-		;
-	idmap_holder_pid = -1;
+	holder_reap(&idmap_holder_pid);
 }
 
 /*
@@ -1401,6 +1483,7 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	runner_seccomp_program_free(own_bpf);
 	own_bpf = NULL;
 	idmap_reap();
+	session_reap();
 	/* While the child builds its root: the end reads them. */
 	runner_cgroup_watch(p->cg);
 	/* Where the kernel log stands now, to explain a seccomp kill. */
@@ -1472,6 +1555,7 @@ kill:
 	errno = e;
 fail:
 	idmap_reap();
+	session_reap();
 	if (netns.started)
 		(void)close(runner_netns_end(&netns));
 	closefd(&p->plan.netns_fd);

@@ -232,15 +232,17 @@ int	runner_netns_new(void);
 
 /*
  * From the next runner on, as root, every runner of this process makes
- * its user namespace inside one the process holds for the session, made
- * at the first runner and capped as each runner's is (runner_int.h, an
- * eighth of the uid's per-user budgets): the sandboxes of the session
- * together then take at most that share, however many run at once.  For
- * a process that serves one session's many runners (airlock run, serve);
- * airlock exec runs one.  A runner whose session namespace cannot be made
- * is refused.
+ * its user namespace inside one the process holds for the session, capped
+ * as each runner's is (runner_int.h, an eighth of the uid's per-user
+ * budgets): the sandboxes of the session together then take at most that
+ * share, however many run at once.  For a process that serves one
+ * session's many runners (airlock run, serve); airlock exec runs one.
+ * The namespace for runners of |uid|, |gid| (the manifest's) is begun
+ * now, by a child of ours, and taken at the first runner; a runner whose
+ * session namespace cannot be made is refused.  No thread of ours may
+ * run meanwhile (the child is a copy of this one).
  */
-void	runner_session_nest(void);
+void	runner_session_nest(uid_t uid, gid_t gid);
 
 #define RUNNER_PROXY_PORT	3128
 

@@ -255,10 +255,10 @@ service_open(struct service *sv, const char *command, const char *mpath,
 	int	rc;
 
 	memset(sv, 0, sizeof(*sv));
-	/* One session: its runners take the uid's budgets together. */
-	runner_session_nest();
 	if ((sv->m = setup_manifest(mpath)) == NULL)
 		return EXIT_CONFIG;
+	/* One session: its runners take the uid's budgets together. */
+	runner_session_nest(sv->m->sandbox.uid, sv->m->sandbox.gid);
 	if (allow_syscalls_refused(sv->m) != 0) {
 		manifest_free(sv->m);
 		return EXIT_CONFIG;
