@@ -356,6 +356,9 @@ session_holder(pid_t parent, uid_t uid, gid_t gid, int st, int hold)
 		_exit(1);
 	st = 1;
 	hold = 0;
+	(void)prctl(PR_SET_NAME, "airlock-userns");
+	/* Its uid changes: it is no longer dumpable, and nobody of the
+	 * runner uid may read its copy of our memory. */
 	if (syscall(SYS_setgroups, 0, NULL) == -1 ||
 	    syscall(SYS_setresgid, gid, gid, gid) == -1 ||
 	    syscall(SYS_setresuid, uid, uid, uid) == -1 ||
