@@ -33,22 +33,24 @@ struct redact_form {
 #define FORM_CHARS	0x4	/* od -c's fields: may change lines */
 #define FORM_UNDER	0x8	/* ... past a line under each (DUMP_UNDER) */
 #define FORM_SED	0x10	/* may be broken by "\\" and a line break */
+#define FORM_DEC	0x20	/* decimal: a dump's gap at each "," (dec_gap()) */
 
 /*
  * A hex dump (xxd, hexdump -C, od -t x1, bytes.hex(":")): between two
- * bytes at most DUMP_SEP of " ", ":" or "-"; or a C array's or an
+ * bytes at most DUMP_SEP of " ", ":", "-" or "," (hexdump -e '/1
+ * "%02x,"'); or a C array's or an
  * escaped string's prefix ("0x", "0X" or "\\x", xxd -i), after an
  * optional "," and up to 2 spaces or a line break and up to DUMP_INDENT
  * blanks; or a change of line: the rest of the line (separators, the
  * ASCII column) in printable bytes, a line break, the next line's
  * offset (up to 12 hex digits), ":" and up to 3 spaces after it in at
  * most DUMP_OFF.  The rest of a line is at most DUMP_COL bytes on the
- * match's first line (xxd -c 128 and od -t x1z -w128 end a line with
- * 130 and 132), and on a later one the bytes the match took on it and
+ * match's first line (xxd -c 256 and od -t x1z -w256 end a line with
+ * 258 and 260; xxd takes no more than 256), and on a later one the bytes the match took on it and
  * DUMP_PAD (a line there is the secret's alone, its ASCII column as
  * wide as it: xxd -c 4 changes lines every 4 bytes).  A match that
  * changed lines takes the rest of its last line too, at most DUMP_REST
- * printable bytes (a line of 128 bytes, od -t x1z -w128's 513 past
+ * printable bytes (a line of 256 bytes, od -t x1z -w256's 1025 past
  * its first byte): its ASCII column shows the secret's tail.  Where a
  * line's ASCII column begins with the hex digit the match needs, both
  * the separators and the change of line may be right: a match tries the
@@ -58,25 +60,27 @@ struct redact_form {
 #define DUMP_SEP	2
 #define DUMP_INDENT	6
 #define DUMP_PREFIX	(1 + 2 + DUMP_INDENT + 2)	/* ",\r\n" blanks "0x" */
-#define DUMP_COL	136
+#define DUMP_COL	264
 #define DUMP_PAD	8
 #define DUMP_OFF	16
-#define DUMP_REST	520
+#define DUMP_REST	1040
 #define DUMP_FORKS	64	/* ways a match of a form may try */
 /*
  * od -t x1 -c prints a line of characters under each line of hex, and
  * od -c -t x1 a line of hex under each of characters: a change of line
  * of the hex form (not its words) or od -c's, od -a's or od -b's fields
  * (FORM_UNDER) may pass one such line, at most DUMP_UNDER bytes on
- * the match's first line (od -t x1 -c -w32's 135) and on a later one,
- * when the match took UNDER_MIN bytes or more on it, DUMP_OFF and 4
- * more than 4 for each (od's fields are 4 columns wide).  A match that passed one takes the
+ * the match's first line (od -t x1 -c -w64's 263; a wider line's
+ * would lengthen every held-back tail by 3 bytes a byte) and on a later
+ * one, when the match took UNDER_MIN bytes or more on it, DUMP_OFF and
+ * 4 more than 4 for each (od's fields are 4 columns wide).  A match
+ * that passed one takes the
  * rest of its last line (at most DUMP_UNDER bytes, or DUMP_REST past
  * an ASCII column) and the line under it too: it shows the secret's
  * tail.  Each byte of these bounds is a byte of every running job's
  * held-back tail (redact_longest()).
  */
-#define DUMP_UNDER	144
+#define DUMP_UNDER	272
 #define UNDER_MIN	4
 
 struct redact_secret {
@@ -94,6 +98,7 @@ struct redact {
 	size_t			 nforms;
 	size_t			 start[257];	/* forms[start[c]..start[c+1]) begin with c */
 	uint64_t		 pairs[256 * 4];	/* pair_may() */
+	int			 dec_short;	/* a decimal form begins "N," */
 };
 
 struct redact *
@@ -521,21 +526,19 @@ caret_notation(unsigned char *dst, const unsigned char *v, size_t len,
 }
 
 /*
- * The value's bytes in decimal with |sep| between two: Python's
- * list(bytes) (", "), JavaScript's Uint8Array and a Node Buffer's JSON
- * (",").  Not od -t u1's or od -t d1's fields, nor with a space between
- * two (hexdump -e '/1 "%d "'): each such form, beginning with the digits
- * of a letter, cost 4% more instructions on a build log full of numbers.
+ * The value's bytes in decimal with "," between two (FORM_DEC: a
+ * decimal dump's gap matches there, dec_gap()), each byte over 0x7f
+ * negative when |sign| (od -t d1, a Java byte[]).
  */
 static size_t
-decimal_joined(unsigned char *dst, const unsigned char *v, size_t len,
-    const char *sep)
+decimal_list(unsigned char *dst, const unsigned char *v, size_t len,
+    int sign)
 {
 	size_t i, o = 0;
 
 	for (i = 0; i < len; i++)
-		o += (size_t)sprintf((char *)dst + o, "%s%u", i > 0 ? sep : "",
-		    v[i]);
+		o += (size_t)sprintf((char *)dst + o, "%s%d", i > 0 ? "," : "",
+		    sign && v[i] > 0x7f ? v[i] - 256 : v[i]);
 	return o;
 }
 
@@ -551,14 +554,14 @@ reversed(unsigned char *dst, const unsigned char *v, size_t len)
 }
 
 /*
- * RFC 4648 base32 of v[0..len), "=" padded to 8 characters when |pad|:
- * character i holds bits [5i, 5i + 5) of the value.
+ * RFC 4648 base32 of v[0..len) in the alphabet |digits| (32 characters),
+ * "=" padded to 8 characters when |pad|: character i holds bits [5i, 5i
+ * + 5) of the value.
  */
 static size_t
 base32_encode(unsigned char *dst, const unsigned char *v, size_t len,
-    int pad)
+    const char *digits, int pad)
 {
-	static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 	size_t i, b, o = 0, bits = 8 * len;
 
 	for (b = 0; b < bits; b += 5) {
@@ -574,6 +577,92 @@ base32_encode(unsigned char *dst, const unsigned char *v, size_t len,
 	for (; pad && o % 8 != 0; )
 		dst[o++] = '=';
 	return o;
+}
+
+/* The value with each ASCII letter moved 13 places (rot13, tr A-Za-z N-ZA-Mn-za-m). */
+static size_t
+rot13(unsigned char *dst, const unsigned char *v, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if ((v[i] >= 'a' && v[i] <= 'z') || (v[i] >= 'A' && v[i] <= 'Z'))
+			dst[i] = (unsigned char)((v[i] & 0xe0) + ((v[i] & 0x1f) -
+			    1 + 13) % 26 + 1);
+		else
+			dst[i] = v[i];
+	}
+	return len;
+}
+
+/*
+ * base85 of v[0..len) in the alphabet |digits| (85 characters): each
+ * group of 4 bytes, big-endian, as 5 digits, the most significant
+ * first; a last group of n < 4 bytes padded with zeros and cut to n + 1
+ * digits (Python's base64.b85encode and a85encode, basenc --z85).
+ */
+static size_t
+base85_encode(unsigned char *dst, const unsigned char *v, size_t len,
+    const char *digits)
+{
+	unsigned char g[5];
+	uint32_t x;
+	size_t i, d, n, o = 0;
+
+	for (i = 0; i < len; i += 4) {
+		n = len - i < 4 ? len - i : 4;
+		for (x = 0, d = 0; d < 4; d++)
+			x = x << 8 | (d < n ? v[i + d] : 0);
+		for (d = 5; d-- > 0; x /= 85)
+			g[d] = (unsigned char)digits[x % 85];
+		memcpy(dst + o, g, n + 1);
+		o += n + 1;
+	}
+	return o;
+}
+
+/*
+ * Bitcoin's base58 of v[0..len) (base58, Python's base58 module): the
+ * value as one big-endian number in the digits
+ * "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz", a "1"
+ * for each leading zero byte; at most 2 * len + 1 bytes.  |len| is at
+ * most BASE58_MAX (the division is quadratic).  No part of it depends
+ * on a part of the value alone: only a value encoded by itself is
+ * caught.
+ */
+#define BASE58_MAX	1024
+static size_t
+base58_encode(unsigned char *dst, const unsigned char *v, size_t len)
+{
+	static const char digits[] =
+	    "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+	size_t i, j, n = 0, zeros = 0;
+	unsigned int carry;
+
+	for (; zeros < len && v[zeros] == 0; zeros++)
+		;
+	/* dst[0..n) holds the number in base 58, least significant first. */
+	for (i = zeros; i < len; i++) {
+		carry = v[i];
+		for (j = 0; j < n; j++) {
+			carry += (unsigned int)dst[j] << 8;
+			dst[j] = (unsigned char)(carry % 58);
+			carry /= 58;
+		}
+		for (; carry > 0; carry /= 58)
+			dst[n++] = (unsigned char)(carry % 58);
+	}
+	for (i = 0; i < zeros; i++)
+		dst[n++] = 0;
+	for (i = 0; i < n / 2; i++) {
+		unsigned char t = dst[i];
+
+		dst[i] = dst[n - 1 - i];
+		dst[n - 1 - i] = t;
+	}
+	for (i = 0; i < n; i++)
+		dst[i] = (unsigned char)digits[dst[i]];
+	return n;
 }
 
 /*
@@ -823,14 +912,16 @@ add_base64_forms(struct redact *r, size_t si, const unsigned char *v,
 }
 
 /*
- * base32 (base32(1), basenc --base32), padded and not, and the
+ * base32 in the alphabet |digits| (base32(1) and basenc --base32: RFC
+ * 4648's, and lowered, as Python's b32encode().lower() prints it;
+ * basenc --base32hex: its "extended hex"), padded and not, and the
  * characters that depend only on the secret when it starts at byte |k|
  * (0..4) of an encoded stream (bits [8k, 8(k + len))), when they are at
  * least REDACT_MIN_INNER.
  */
 static int
 add_base32_forms(struct redact *r, size_t si, const unsigned char *v,
-    size_t len)
+    size_t len, const char *digits)
 {
 	struct redact_secret *s = &r->secrets[si];
 	unsigned char *tmp, *enc, *dst;
@@ -838,12 +929,12 @@ add_base32_forms(struct redact *r, size_t si, const unsigned char *v,
 	int rc;
 
 	dst = form_reserve(s, 8 * ((len + 4) / 5));
-	if ((rc = form_commit_wrap(r, si, base32_encode(dst, v, len, 1),
-	    FORM_LINES)) != 0)
+	if ((rc = form_commit_wrap(r, si, base32_encode(dst, v, len, digits,
+	    1), FORM_LINES)) != 0)
 		return rc;
 	dst = form_reserve(s, 8 * ((len + 4) / 5));
-	if ((rc = form_commit_wrap(r, si, base32_encode(dst, v, len, 0),
-	    FORM_LINES)) != 0)
+	if ((rc = form_commit_wrap(r, si, base32_encode(dst, v, len, digits,
+	    0), FORM_LINES)) != 0)
 		return rc;
 	if ((tmp = sodium_malloc(len + 4)) == NULL)
 		return AL_ERR_ALLOC;
@@ -854,7 +945,7 @@ add_base32_forms(struct redact *r, size_t si, const unsigned char *v,
 	for (k = 0; k < 5 && rc == 0; k++) {
 		memset(tmp, 0, k);
 		memcpy(tmp + k, v, len);
-		(void)base32_encode(enc, tmp, k + len, 0);
+		(void)base32_encode(enc, tmp, k + len, digits, 0);
 		first = (8 * k + 4) / 5;
 		last = (8 * (k + len)) / 5;
 		if (last < first + REDACT_MIN_INNER)
@@ -867,6 +958,38 @@ add_base32_forms(struct redact *r, size_t si, const unsigned char *v,
 	sodium_free(enc);
 	sodium_free(tmp);
 	return rc;
+}
+
+/*
+ * base85 in the alphabet |digits|: the whole value (a last group of
+ * fewer than 4 bytes cut, as Python prints it), and the groups that lie
+ * inside the secret when it starts at byte |k| (0..3) of an encoded
+ * stream, 5 characters each, when there is one.
+ */
+static int
+add_base85_forms(struct redact *r, size_t si, const unsigned char *v,
+    size_t len, const char *digits)
+{
+	struct redact_secret *s = &r->secrets[si];
+	unsigned char *dst;
+	size_t k, from;
+	int rc;
+
+	dst = form_reserve(s, 5 * (len / 4 + 1));
+	if ((rc = form_commit_wrap(r, si, base85_encode(dst, v, len, digits),
+	    FORM_LINES)) != 0)
+		return rc;
+	for (k = 0; k < 4; k++) {
+		/* The first group inside the secret begins at its byte from. */
+		from = (4 - k) % 4;
+		if (len - from < 4)
+			continue;
+		dst = form_reserve(s, 5 * (len / 4));
+		if ((rc = form_commit_wrap(r, si, base85_encode(dst, v + from,
+		    (len - from) / 4 * 4, digits), FORM_LINES)) != 0)
+			return rc;
+	}
+	return 0;
 }
 
 static int
@@ -933,6 +1056,7 @@ forms_index(struct redact *r)
 
 	qsort(r->forms, r->nforms, sizeof(*r->forms), form_cmp);
 	memset(r->pairs, 0, sizeof(r->pairs));
+	r->dec_short = 0;
 	for (c = 0, f = 0; c < 256; c++) {
 		r->start[c] = f;
 		for (; f < r->nforms && r->forms[f].p[0] == c; f++) {
@@ -942,9 +1066,16 @@ forms_index(struct redact *r)
 				pair_set_upper(r, fm->p[0], fm->p[1]);
 			pair_set(r, fm->p[0], 0x1b);
 			pair_set(r, fm->p[0], 0x9b);
-			if (fm->wrap & (FORM_LINES | FORM_CHARS)) {
+			if (fm->wrap & (FORM_LINES | FORM_CHARS | FORM_DEC)) {
 				pair_set(r, fm->p[0], '\n');
 				pair_set(r, fm->p[0], '\r');
+			}
+			/* A first number of one digit: any separator after. */
+			if ((fm->wrap & FORM_DEC) && fm->p[1] == ',') {
+				pair_set(r, fm->p[0], ' ');
+				pair_set(r, fm->p[0], ';');
+				pair_set(r, fm->p[0], '\t');
+				r->dec_short = 1;
 			}
 			if (fm->wrap & FORM_SED)
 				pair_set(r, fm->p[0], '\\');
@@ -987,10 +1118,13 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	 * fields (4 * len each), 2 spaced (2 * len each), the reversed value
 	 * (len), 2 whole base32 and 5 fragments (2 * len + 8 at most each),
 	 * sed -n l's, cat -v's and cat -A's (4 * len each), 2 decimal lists
-	 * (5 * len each and sprintf's NUL).
+	 * (5 * len each and sprintf's NUL), rot13 (len); 2 more alphabets'
+	 * base32 (7 forms each), 3 alphabets' base85 (5 forms each, 2 * len +
+	 * 8 at most) and base58 (2 * len + 1).
 	 */
 	cap = 32 * (3 * len + 8) + 13 * (2 * len + 32) + 4 * len +
-	    13 * len + 7 * (2 * len + 8) + 12 * len + 2 * (5 * len + 1);
+	    13 * len + 7 * (2 * len + 8) + 12 * len + 2 * (5 * len + 1) +
+	    len + 14 * (2 * len + 8) + 15 * (2 * len + 8) + 2 * len + 1;
 	if ((s->block = sodium_malloc(cap)) == NULL)
 		return AL_ERR_ALLOC;
 	s->cap = cap;
@@ -1044,10 +1178,15 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	if ((rc = form_commit_wrap(r, si, sed_l(dst, v, len), FORM_SED)) != 0)
 		goto fail;
 	dst = form_reserve(s, 5 * len + 1);
-	if ((rc = form_commit(r, si, decimal_joined(dst, v, len, ", "))) != 0)
+	if ((rc = form_commit_wrap(r, si, decimal_list(dst, v, len, 0),
+	    FORM_DEC)) != 0)
 		goto fail;
 	dst = form_reserve(s, 5 * len + 1);
-	if ((rc = form_commit(r, si, decimal_joined(dst, v, len, ","))) != 0)
+	if ((rc = form_commit_wrap(r, si, decimal_list(dst, v, len, 1),
+	    FORM_DEC)) != 0)
+		goto fail;
+	dst = form_reserve(s, len);
+	if ((rc = form_commit(r, si, rot13(dst, v, len))) != 0)
 		goto fail;
 
 	dst = form_reserve(s, 4 * len);
@@ -1124,8 +1263,27 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	    sodium_base64_VARIANT_URLSAFE,
 	    sodium_base64_VARIANT_URLSAFE_NO_PADDING)) != 0)
 		goto fail;
-	if ((rc = add_base32_forms(r, si, v, len)) != 0)
+	if ((rc = add_base32_forms(r, si, v, len,
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")) != 0 ||
+	    (rc = add_base32_forms(r, si, v, len,
+	    "abcdefghijklmnopqrstuvwxyz234567")) != 0 ||
+	    (rc = add_base32_forms(r, si, v, len,
+	    "0123456789ABCDEFGHIJKLMNOPQRSTUV")) != 0)
 		goto fail;
+	/* Z85 (basenc --z85), RFC 1924 (Python's b85encode), Ascii85. */
+	if ((rc = add_base85_forms(r, si, v, len, "0123456789abcdefghijklmnopq"
+	    "rstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#")) != 0 ||
+	    (rc = add_base85_forms(r, si, v, len, "0123456789ABCDEFGHIJKLMNOPQ"
+	    "RSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~")) != 0 ||
+	    (rc = add_base85_forms(r, si, v, len, "!\"#$%&'()*+,-./0123456789:"
+	    ";<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstu")) != 0)
+		goto fail;
+	if (len <= BASE58_MAX) {
+		dst = form_reserve(s, 2 * len + 1);
+		if ((rc = form_commit_wrap(r, si, base58_encode(dst, v, len),
+		    FORM_LINES)) != 0)
+			goto fail;
+	}
 	forms_index(r);
 	return 0;
  fail:
@@ -1303,6 +1461,17 @@ word_pad(const unsigned char *in, size_t len, size_t k, size_t q,
 	return n;
 }
 
+/*
+ * Is |c| a hex dump's separator between two bytes: " " (xxd -g1, od -t
+ * x1), ":" (bytes.hex(":")), "-" (hexdump -C's middle), "," (hexdump -e
+ * '/1 "%02x,"')?
+ */
+static int
+dump_sep(unsigned char c)
+{
+	return c == ' ' || c == ':' || c == '-' || c == ',';
+}
+
 /* Does |c| begin the byte |want| of a match: it, or an escape sequence? */
 static int
 dump_next(unsigned char want, unsigned char c)
@@ -1388,7 +1557,7 @@ rest_shown(const unsigned char *p, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (p[i] != ' ' && p[i] != ':' && p[i] != '-')
+		if (!dump_sep(p[i]))
 			return 1;
 	return 0;
 }
@@ -1424,10 +1593,12 @@ dump_gap(const unsigned char *in, size_t len, size_t k, unsigned char want,
 
 	*more = *changed = 0;
 	*pad = 0;
-	for (n = 0; k + n < len && n < DUMP_SEP &&
-	    (in[k + n] == ' ' || in[k + n] == ':' || in[k + n] == '-'); n++)
+	for (n = 0; k + n < len && n < DUMP_SEP && dump_sep(in[k + n]); n++)
 		;
-	if (!lines_only && n > 0 && k + n < len && dump_next(want, in[k + n]))
+	/* Not a C array's "0x" after its "," (prefix_gap()). */
+	if (!lines_only && n > 0 && k + n < len && dump_next(want, in[k + n]) &&
+	    !(in[k + n] == '0' && k + n + 1 < len &&
+	    (in[k + n + 1] | 0x20) == 'x'))
 		return n;
 	if (!lines_only && (w = prefix_gap(in, len, k, want, &pmore)) > 0)
 		return w;
@@ -1640,10 +1811,15 @@ gap_may_begin(const struct redact_form *fm, unsigned char c)
 	case 0x1b: case 0x9b:
 		return 1;
 	case '\r': case '\n':
-		return (fm->wrap & (FORM_LINES | FORM_DUMP | FORM_CHARS)) != 0;
+		return (fm->wrap & (FORM_LINES | FORM_DUMP | FORM_CHARS |
+		    FORM_DEC)) != 0;
 	case '\\':
 		return (fm->wrap & (FORM_DUMP | FORM_SED)) != 0;
-	case ' ': case ':': case '-': case ',': case '0':
+	case ' ': case ',':
+		return (fm->wrap & (FORM_DUMP | FORM_DEC)) != 0;
+	case ';': case '\t':
+		return (fm->wrap & FORM_DEC) != 0;
+	case ':': case '-': case '0':
 		return (fm->wrap & FORM_DUMP) != 0;
 	default:
 		return 0;
@@ -1813,6 +1989,113 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 	return k + n - i;
 }
 
+/*
+ * Does in[k..len) begin with the token tok[0..n)?  Sets *partial when
+ * it is cut short of it.
+ */
+static int
+token_at(const unsigned char *in, size_t len, size_t k,
+    const unsigned char *tok, size_t n, int *partial)
+{
+	size_t d;
+
+	for (d = 0; d < n && k + d < len && in[k + d] == tok[d]; d++)
+		;
+	if (d < n && k + d == len)
+		*partial = 1;
+	return d == n;
+}
+
+/* Is |c| a decimal dump's separator (a list's ", ", od's spaces)? */
+static int
+dec_sep(unsigned char c)
+{
+	return c == ' ' || c == ',' || c == ';' || c == '\t';
+}
+
+/*
+ * Returns the length of a decimal dump's gap at in[k..len) followed by
+ * the token tok[0..n): up to DEC_SEP separators (", " as Python's
+ * list(bytes), "," as a Node Buffer's JSON, od -t u1's and hexdump -e
+ * '/1 "%d "''s spaces), then a line break or at least one of them; after
+ * a line break the next line's offset (up to 12 hex digits and an
+ * optional ":", od -t u1, od -t d1), then up to DEC_INDENT blanks (jq's
+ * indent, od -A n's padding), or those blanks alone (hexdump -e '/1
+ * "%d\n"').  Else 0, setting *partial if in[k..len) may begin one.
+ */
+#define DEC_SEP		4
+#define DEC_INDENT	16
+#define DEC_GAP		(DEC_SEP + 2 + DUMP_OFF + DEC_INDENT)
+
+static size_t
+dec_gap(const unsigned char *in, size_t len, size_t k,
+    const unsigned char *tok, size_t n, int *partial)
+{
+	size_t g, m, d, b, sep;
+
+	for (g = 0; k + g < len && g < DEC_SEP && dec_sep(in[k + g]); g++)
+		;
+	sep = g;
+	if (k + g == len || (in[k + g] == '\r' && k + g + 1 == len)) {
+		*partial = 1;
+		return 0;
+	}
+	if ((b = line_break(in, len, k + g)) == 0)
+		return sep > 0 && token_at(in, len, k + g, tok, n, partial) ?
+		    g : 0;
+	g += b;
+	/* With an offset, then without one. */
+	for (m = g, d = 0; k + m < len && d < DUMP_OFF - 4 &&
+	    hex_eq('?', in[k + m]); d++)
+		m++;
+	if (d > 0 && k + m < len && in[k + m] == ':')
+		m++;
+	for (b = 0; k + m < len && b < DEC_INDENT && (in[k + m] == ' ' ||
+	    in[k + m] == '\t'); b++)
+		m++;
+	if (d > 0 && b > 0 && token_at(in, len, k + m, tok, n, partial))
+		return m;
+	for (b = 0; k + g < len && b < DEC_INDENT && (in[k + g] == ' ' ||
+	    in[k + g] == '\t'); b++)
+		g++;
+	return token_at(in, len, k + g, tok, n, partial) ? g : 0;
+}
+
+/*
+ * Matches the decimal form |fm| (its bytes' numbers with "," between
+ * two) at in[i..len): each number as it is, not within a longer one,
+ * and a decimal dump's gap (dec_gap()) between two.  Returns the number
+ * of bytes the match takes, or 0, setting *partial if in[i..len) is the
+ * beginning of one, or all of it with nothing after to tell whether its
+ * last number goes on.
+ */
+static size_t
+dec_match(const struct redact_form *fm, const unsigned char *in,
+    size_t len, size_t i, int *partial)
+{
+	size_t j = 0, t, k = i, g;
+
+	if (i > 0 && in[i - 1] >= '0' && in[i - 1] <= '9')
+		return 0;
+	for (;;) {
+		for (t = j; t < fm->len && fm->p[t] != ','; t++)
+			;
+		if (!token_at(in, len, k, fm->p + j, t - j, partial))
+			return 0;
+		k += t - j;
+		if (t == fm->len)
+			break;
+		for (j = t + 1, t = j; t < fm->len && fm->p[t] != ','; t++)
+			;
+		if ((g = dec_gap(in, len, k, fm->p + j, t - j, partial)) == 0)
+			return 0;
+		k += g;
+	}
+	if (k == len)
+		*partial = 1;
+	return k < len && in[k] >= '0' && in[k] <= '9' ? 0 : k - i;
+}
+
 static size_t
 form_match(const struct redact_form *fm, const unsigned char *in,
     size_t len, size_t i, int *partial)
@@ -1821,6 +2104,8 @@ form_match(const struct redact_form *fm, const unsigned char *in,
 	int forks = DUMP_FORKS;
 
 	*partial = 0;
+	if (fm->wrap & FORM_DEC)
+		return dec_match(fm, in, len, i, partial);
 	if (len - i >= fm->len && memcmp(fm->p, in + i, fm->len) == 0)
 		return fm->len;
 	return form_match_from(fm, in, len, i, at, &forks, partial);
@@ -1851,7 +2136,7 @@ match_from(const struct redact *r, const unsigned char *in, size_t len,
 			fm = &r->forms[f];
 			if (len - i < fm->len || (fm->p[1] != c1 &&
 			    (c1 == '\n' || c1 == '\r') &&
-			    !(fm->wrap & (FORM_LINES | FORM_CHARS))) ||
+			    !(fm->wrap & (FORM_LINES | FORM_CHARS | FORM_DEC))) ||
 			    (fm->p[1] != c1 && c1 == '\\' &&
 			    !(fm->wrap & FORM_SED)) ||
 			    (dump_only && !(fm->wrap & FORM_DUMP)))
@@ -1906,6 +2191,13 @@ match_at(const struct redact *r, const unsigned char *in, size_t len,
 	size_t n = 0;
 
 	fm = match_from(r, in, len, i, in[i], in[i + 1], 0, span);
+	/*
+	 * A decimal form whose first number is one digit is held with a ","
+	 * after it: tried too where another separator follows the digit.
+	 */
+	if (fm == NULL && r->dec_short && in[i] >= '0' && in[i] <= '9' &&
+	    in[i + 1] != ',' && dec_sep(in[i + 1]))
+		fm = match_from(r, in, len, i, in[i], ',', 0, span);
 	if (!is_upper_hex(in[i]) && !is_upper_hex(in[i + 1]))
 		return fm;
 	up = match_from(r, in, len, i, hex_lower(in[i]), hex_lower(in[i + 1]),
@@ -1979,6 +2271,8 @@ redact_longest(const struct redact *r)
 			n += (r->forms[i].len / 2 + 1) * (2 + DUMP_OFF);
 		if (r->forms[i].wrap & FORM_SED)
 			n += 2 * r->forms[i].len;
+		if (r->forms[i].wrap & FORM_DEC)
+			n += (r->forms[i].len / 2 + 1) * DEC_GAP;
 		if ((r->forms[i].wrap & (FORM_UNDER | FORM_DUMP)) ==
 		    (FORM_UNDER | FORM_DUMP))
 			n += 2 * (DUMP_UNDER + 2) + r->forms[i].len / 2 /

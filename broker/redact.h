@@ -17,11 +17,22 @@
  *     "nl", the high bit dropped) and as od -b prints it (3 octal digits
  *     and a space a byte);
  *   - base32 (RFC 4648, padded or not, and the part that is the value's
- *     alone at byte offset 0 to 4 of a longer stream), the value
- *     reversed (rev), with a space or a line break between its
- *     characters (sed 's/./& /g', fold -w 1), its bytes in decimal with
- *     ", " or "," between two (Python's list(bytes), a Node Buffer's
- *     JSON);
+ *     alone at byte offset 0 to 4 of a longer stream) in uppercase and
+ *     lowercase, and base32hex (basenc --base32hex) in uppercase;
+ *     base85 in the alphabets of Z85 (basenc --z85), RFC 1924 (Python's
+ *     b85encode, git) and Ascii85 (Python's a85encode, btoa), the value
+ *     alone (its last group cut) and the groups of 4 bytes that lie
+ *     inside it at byte offset 0 to 3 of a longer stream; base58 (the
+ *     value alone, up to 1024 bytes); rot13 (tr A-Za-z N-ZA-Mn-za-m);
+ *     the value reversed (rev), with a space or a line break between its
+ *     characters (sed 's/./& /g', fold -w 1);
+ *   - its bytes in decimal, unsigned or signed (od -t d1, a Java
+ *     byte[]), with a decimal dump's gap between two: up to 4 of " ",
+ *     ",", ";" or a tab, or a line break, an optional offset (up to 12
+ *     hex digits, an optional ":") and up to 16 blanks (Python's
+ *     list(bytes), a Node Buffer's JSON, jq's indented arrays, od -t u1,
+ *     od -t d1, hexdump -e '/1 "%d "' and '/1 "%u\n"'), not within a
+ *     longer number;
  *   - the value as sed -n l prints it ("\\" doubled, \a \b \f \r \t \v,
  *     other bytes outside " " to "~" as \ooo, a line break as "$" and
  *     the break), a long line broken anywhere with "\\" and a line break;
@@ -62,23 +73,24 @@
  * "\r\n" between any two of its characters (base64(1) breaks at 76
  * columns, xxd -p at 60), so a match may take up to 3 * len - 2 bytes.
  * A hex form also matches laid out as a hex dump: between two bytes up
- * to 2 of " ", ":" or "-" (xxd and its -g1, hexdump -C, od -t x1, od -x,
- * Python's bytes.hex(":")), or a C array's or an escaped string's
+ * to 2 of " ", ":", "-" or "," (xxd and its -g1, hexdump -C, od -t x1,
+ * od -x, Python's bytes.hex(":"), hexdump -e '/1 "%02x,"'), or a C
+ * array's or an escaped string's
  * prefix ("0x", "0X", "\x") after an optional "," and up to 2 spaces or
  * a line break and an indent (xxd -i), or a change of line: the rest of
  * the line (its ASCII column, after 2 separators, or none) in printable
- * bytes, at most 136 on the match's first line (xxd -c 128, od -t x1z
- * -w128) and on a later one as many as the bytes the match took on it
+ * bytes, at most 264 on the match's first line (xxd -c 256, od -t x1z
+ * -w256) and on a later one as many as the bytes the match took on it
  * and 8 (a line there is the secret's alone: xxd -c 4, xxd -c 1), a line
  * break, the next line's offset (up to 12 hex digits, an optional ":",
  * 1 to 3 spaces) or none (hexdump -e '4/4 "%08X " "\n"').  A match that
  * changed lines past an ASCII column runs on to the end of its last line
- * (at most 520 printable bytes: a line of 128), whose ASCII column shows
+ * (at most 1040 printable bytes: a line of 256), whose ASCII column shows
  * the secret's tail (a dump without one, xxd -p, keeps the line's rest).
  * The hex form (not its words) and od -c's, od -a's and od -b's fields
  * also pass a line under each of their lines (od -t x1 -c prints one of
  * characters under each line of hex, od -c -t x1 one of hex under each
- * of characters; up to 32 bytes a line), and a match that passed one
+ * of characters; up to 64 bytes a line), and a match that passed one
  * takes the rest of its last line and the line under it.
  * Any form also matches with terminal escape sequences between two of
  * its characters, up to REDACT_MAX_ESC bytes of them in one match: CSI
@@ -92,20 +104,21 @@
  * A secret shorter than REDACT_MIN_LEN bytes is refused (AL_ERR_LIMIT):
  * it is too short to redact without destroying unrelated text, so it is
  * ungrantable.  The redactor does not catch other transformations
- * (compression, encryption, substitutions such as rot13, other
- * separators between the characters, base32hex, lowercase base32,
- * base58, base85, other decimal dumps (od -t d1, od -t u1, hexdump -e
- * '/1 "%d "'), hex with a bare comma
- * between bytes, splitting across two writes, JSON
+ * (compression, encryption, substitutions other than rot13 (rot47, a
+ * Caesar shift), other separators between the characters, lowercase
+ * base32hex, base58 of a value over 1024 bytes or inside a longer
+ * stream, base85 of a value that holds no group of 4 bytes of its own
+ * (under 7 bytes, at an offset), escape sequences inside a decimal
+ * dump, decimal in words (od -t u2, od -t d4), splitting across
+ * two writes, JSON
  * escapes other than those above: uppercase \uXXXX for a non-ASCII
  * character, a \uXXXX spelling of another printable one; UTF-16, more
  * escape sequences than above (a hyperlink whose URL takes it past
  * REDACT_MAX_ESC bytes), other escape sequences: 8-bit C1 controls other
  * than CSI (0x9d), zero-width characters between the characters, a hex
- * dump whose first line's ASCII column is past 136 bytes (xxd -c 256,
- * od -w256) or whose last line's rest is past 520, od -t x1 -c of more
- * than 32 bytes a line or in words (od -t x2 -c), a C array in decimal,
- * the ASCII
+ * dump whose first line's ASCII column is past 264 bytes (od -w512)
+ * or whose last line's rest is past 1040, od -t x1 -c of more than 64
+ * bytes a line or in words (od -t x2 -c), the ASCII
  * column of a secret dumped on one line that shows fewer than 4 of its
  * bytes; other shell quoting: zsh's or Python's repr()); see
  * docs/AUDIT.md.

@@ -157,7 +157,7 @@ END_TEST
 START_TEST(test_redact_settled_holds_back_a_secret_begun)
 {
 	static const char s1[] = "token=secret-to";
-	static const char s2[] = "a secret-token-42 b";
+	static const char s2[] = "a secret-token-42 x";	/* x begins no form */
 	static const char s3[] = "x secret-token-42 secret-t";
 	struct redact *r;
 
@@ -744,15 +744,16 @@ START_TEST(test_redact_release_ignores_content)
 	ck_assert_int_eq(redact_add(r, "S", "s3cr", 4), 0);
 	keep = redact_longest(r) - 1;
 	/*
-	 * Its od -t x8 hex across two words (32 characters: "??" for the
-	 * other 12 bytes of the words) broken into lines, or a dump's
-	 * changes of line: the first after an ASCII column of up to 136
-	 * bytes and an offset (160 in all), each of the 16 bytes on a line
-	 * of its own (33: the byte in the ASCII column, its padding, an
-	 * offset), and the rest of its last line (520: a line of 128).
+	 * Its hex (8 characters) broken into lines, or a dump's changes of
+	 * line: the first after an ASCII column of up to 264 bytes and an
+	 * offset (288 in all: xxd -c 256), each of the 4 bytes on a line of
+	 * its own (33: the byte in the ASCII column, its padding, an
+	 * offset), the rest of its last line (1040: a line of 256), and
+	 * lines of characters under its first and last lines (2 * 274: od
+	 * -t x1 -c -w64) and a later one (20, and 16 for its 8 characters).
 	 */
-	ck_assert_uint_eq(keep, 3 * 32 - 3 + REDACT_MAX_ESC + 160 + 16 * 33 +
-	    520);
+	ck_assert_uint_eq(keep, 3 * 8 - 3 + REDACT_MAX_ESC + 288 + 4 * 33 +
+	    1040 + 2 * 274 + 20 + 16);
 	ck_assert_uint_eq(redact_release(r, "abc", 3), 0);
 	memset(in, 'x', 8192);
 	in[8192] = '\0';
