@@ -24,6 +24,17 @@
 #    token printed after a label came back in two pieces), and prints a
 #    key's control bytes as \ooo; cat -v and cat -A print them as ^X
 #    and M-x: no form of the secret looked so.
+#  - a dump of 256 bytes a line (xxd -c 256, od -w256) and od -t x1 -c
+#    and od -c -t x1 of 64, the secret across two lines: past the bounds
+#    a match could pass, the hex came back to be decoded.
+#  - its bytes in decimal as od -t u1, od -t d1 (a key's high bytes
+#    negative), hexdump -e '/1 "%d "' and '/1 "%u\n"' and jq's indented
+#    arrays print them, hex with a bare comma between bytes (hexdump -e
+#    '/1 "%02x,"'), base32hex, lowercase base32, base85 (basenc --z85,
+#    Python's b85encode and a85encode) at each offset of a longer
+#    stream, base58 and rot13: no form of the secret looked so.
+#  - the same dumps of a value that differs from the secret in its
+#    first or its last byte are left as they are.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -120,6 +131,100 @@ tools:
           printf 'key=%s\n' "$BIN" | $d
         done
     secrets: [ { name: LONG_TOKEN, env: LONG }, { name: BIN_KEY, env: BIN } ]
+  - name: wider
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 10000
+    command:
+      - bash
+      - -c
+      - |
+        for d in 'xxd -c 256' 'od -A x -t x1z -w256' 'od -t x1 -c -w64' \
+            'od -c -t x1 -w64'; do
+          echo "== $d"
+          w=${d##* }; w=${w#-w}
+          for o in 3 12 21; do
+            { head -c $((w - o)) /dev/zero | tr '\0' a
+              printf '%s!\n' "$API_TOKEN"; } | eval "$d"
+          done
+        done
+    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+  - name: numbers
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 10000
+    command:
+      - bash
+      - -c
+      - |
+        for d in 'od -t u1' 'od -A n -t u1 -w5' 'od -t d1' \
+            "hexdump -e '/1 \"%d \"'" "hexdump -e '/1 \"%u\\n\"'" \
+            "python3 -c 'import json, sys; print(json.dumps(list(sys.stdin.buffer.read()), indent=2))'" \
+            "hexdump -e '/1 \"%02x,\"'" "hexdump -e '/1 \"%02X, \"'"; do
+          echo "== $d"
+          printf 'the api token: %s\n' "$API_TOKEN" | eval "$d"; echo
+          printf 'key=%s\n' "$BIN" | eval "$d"; echo
+        done
+    secrets: [ { name: API_TOKEN, env: API_TOKEN }, { name: BIN_KEY, env: BIN } ]
+  - name: bases
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 10000
+    command:
+      - python3
+      - -c
+      - |
+        import base64, os
+        s = os.environb[b"API_TOKEN"]
+        z85 = bytes.maketrans(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~", b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#")
+        def b58(b):
+            a, n, o = b"123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz", int.from_bytes(b, "big"), b""
+            while n:
+                n, r = divmod(n, 58)
+                o = a[r:r + 1] + o
+            return o
+        encs = {"base32hex": base64.b32hexencode, "lowercase base32": lambda b: base64.b32encode(b).lower(),
+            "z85": lambda b: base64.b85encode(b).translate(z85), "b85encode": base64.b85encode, "a85encode": base64.a85encode}
+        for name, enc in encs.items():
+            print("==", name)
+            for p in (b"", b"x", b"xy", b"xyz", b"xyzw"):
+                print(enc(p + s + b"\n").decode())
+        print("== base58")
+        print(b58(s).decode())
+    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+  - name: rot13
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 10000
+    command: [ bash, -c, 'printf "%s\n" "$API_TOKEN" | tr A-Za-z N-ZA-Mn-za-m' ]
+    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+  - name: nearmiss
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 10000
+    command:
+      - bash
+      - -c
+      - |
+        for v in 'Zq8x Lr2$Wv9&Kt4(Ym7)Pn4' 'Yq8x Lr2$Wv9&Kt4(Ym7)Pn3'; do
+          for d in 'od -t u1' "hexdump -e '/1 \"%d \"'" \
+              "hexdump -e '/1 \"%02x,\"'" 'basenc --base32hex' \
+              'tr A-Za-z N-ZA-Mn-za-m' 'basenc --z85' 'xxd -c 256'; do
+            printf '%s!!!\n' "$v" | eval "$d"
+          done
+          printf '%s' "$v" | python3 -c 'import base64, sys; b = sys.stdin.buffer.read(); print(base64.b85encode(b).decode(), base64.a85encode(b).decode(), list(b))'
+        done
+    secrets: []
 YAML
 
 # leak SECRET < TEXT: the first 6 bytes of SECRET that TEXT holds, read
@@ -152,6 +257,16 @@ for l in t.splitlines():
 		except Exception:
 			pass
 views += [hx, oc]
+views.append(t.translate(bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", b"NOPQRSTUVWXYZABCDEFGHIJKLMnopqrstuvwxyzabcdefghijklm")))
+dec = [int(x) for x in re.findall(rb"(?<![0-9])-?[0-9]{1,3}(?![0-9])", t)]
+views.append(bytes(x & 0xff for x in dec if -128 <= x <= 255))
+z85 = bytes.maketrans(b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#", b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~")
+for x in t.split():
+	for f in (lambda x: base64.b32hexdecode(x + b"=" * (-len(x) % 8)), lambda x: base64.b32decode(x.upper() + b"=" * (-len(x) % 8)), base64.b85decode, base64.a85decode, lambda x: base64.b85decode(x.translate(z85)), lambda x: (lambda n: n.to_bytes((n.bit_length() + 7) // 8, "big"))(sum(b"123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz".index(c) * 58 ** i for i, c in enumerate(reversed(x))))):
+		try:
+			views.append(f(x))
+		except Exception:
+			pass
 b = [s[i:i + 6] for i in range(len(s) - 5) if any(s[i:i + 6] in v for v in views)]
 print(b[0].decode(errors="replace") if b else "")' "$1" || echo "(leak failed)"
 }
@@ -220,9 +335,70 @@ for d in 'sed -n l' 'cat -v' 'cat -A'; do
 	    "$(section "$d" | leak "$bin")" ""
 done
 
+mcp_call wider '{}'
+expect_ok_result "the wider dump tool ran"
+# (over the result's cap: its artifact, the whole output, redacted)
+out=$(cat "$sess"/artifacts/*-wider.log)
+for d in 'xxd -c 256' 'od -A x -t x1z -w256' 'od -t x1 -c -w64' \
+    'od -c -t x1 -w64'; do
+	s=$(section "$d")
+	n=$(printf '%s' "$s" | grep -c 'REDACTED:API_TOKEN')
+	check "$d: the secret across two lines at 3 offsets was redacted ($n)" test "$n" -ge 3
+	expect_eq "... no piece of it in its hex or characters" \
+	    "$(printf '%s' "$s" | leak "$secret")" ""
+done
+
+mcp_call numbers '{}'
+expect_ok_result "the decimal and comma dump tool ran"
+out=$(jr .result.structuredContent.stdout)
+for d in 'od -t u1' 'od -A n -t u1 -w5' 'od -t d1' "hexdump -e '/1 \"%d \"'" \
+    "hexdump -e '/1 \"%u\\n\"'" \
+    "python3 -c 'import json, sys; print(json.dumps(list(sys.stdin.buffer.read()), indent=2))'" \
+    "hexdump -e '/1 \"%02x,\"'" "hexdump -e '/1 \"%02X, \"'"; do
+	s=$(section "$d")
+	n=$(printf '%s' "$s" | grep -c 'REDACTED:API_TOKEN')
+	m=$(printf '%s' "$s" | grep -c 'REDACTED:BIN_KEY')
+	check "$d: the token and the binary key were redacted ($n, $m)" test "$n" -ge 1 -a "$m" -ge 1
+	expect_eq "... no piece of the token, its numbers decoded" \
+	    "$(printf '%s' "$s" | leak "$secret")" ""
+	expect_eq "... nor of the key" "$(printf '%s' "$s" | leak "$bin")" ""
+done
+
+mcp_call bases '{}'
+expect_ok_result "the base32hex, base85 and base58 tool ran"
+out=$(jr .result.structuredContent.stdout)
+for d in base32hex 'lowercase base32' z85 b85encode a85encode; do
+	n=$(section "$d" | grep -c 'REDACTED:API_TOKEN')
+	check "$d at each of 5 offsets was redacted ($n)" test "$n" -eq 5
+done
+n=$(section base58 | grep -c 'REDACTED:API_TOKEN')
+check "base58 was redacted ($n)" test "$n" -eq 1
+expect_eq "no piece of it, decoded" "$(printf '%s' "$out" | leak "$secret")" ""
+
+mcp_call rot13 '{}'
+expect_ok_result "the rot13 tool ran"
+out=$(jr .result.structuredContent.stdout)
+expect_eq "rot13 of the secret was redacted" "$out" '[REDACTED:API_TOKEN]'
+
+mcp_call nearmiss '{}'
+expect_ok_result "the near-miss tool ran"
+out=$(jr .result.structuredContent.stdout)
+expect_not_contains "dumps of a value a byte off the secret are left as they are" "$out" 'REDACTED'
+check "... and printed whole ($(printf '%s' "$out" | wc -l) lines)" \
+    test "$(printf '%s' "$out" | wc -l)" -ge 16
+
 mcp_stop
+# (the near-miss tool's command, in its runner_start, is a byte off it)
+expect_eq "the audit log holds no piece of the secret" \
+    "$(grep -vF "for v in 'Zq8x Lr2" "$sess/audit.jsonl" | leak "$secret")" ""
+for t in wider numbers bases rot13; do
+	expect_contains "$t's artifact, the audited run's output, holds it redacted" \
+	    "$(cat "$sess"/artifacts/*-$t.log)" '[REDACTED:'
+done
 for f in "$sess"/artifacts/*-oddumps.log "$sess"/artifacts/*-wide.log \
-    "$sess"/artifacts/*-encodings.log "$sess"/artifacts/*-escaped.log; do
+    "$sess"/artifacts/*-encodings.log "$sess"/artifacts/*-escaped.log \
+    "$sess"/artifacts/*-wider.log "$sess"/artifacts/*-numbers.log \
+    "$sess"/artifacts/*-bases.log "$sess"/artifacts/*-rot13.log; do
 	expect_eq "$(basename "$f") holds no piece of the secret" \
 	    "$(leak "$secret" <"$f")" ""
 done
