@@ -826,6 +826,60 @@ START_TEST(test_redact_json_tree_values_and_keys)
 }
 END_TEST
 
+/*
+ * Decimal dumps in any layout (od -t u1, od -A n -t d1 -w5, jq's array,
+ * hexdump -e '/1 "%u\n"'), hex with a bare comma, base32hex, lowercase
+ * base32, base85 (RFC 1924 alone, Ascii85 at an offset, Z85 of a longer
+ * value), base58, rot13; and near misses left as they are: a last byte
+ * off, a number inside a longer one.
+ */
+START_TEST(test_redact_decimal_dumps_and_other_bases)
+{
+	static const struct redact_case cases[] = {
+		{ "0000000 112  64 115 115  32 119 111 114 100  47  43  63 120"
+		    "  57\n0000016\n", "0000000 [REDACTED:PW]\n0000016\n", 1 },
+		{ "  112   64  115  115   32\n  119  111  114  100   47\n"
+		    "   43   63  120   57\n", "  [REDACTED:PW]\n", 1 },
+		{ "[\n  112,\n  64,\n  115,\n  115,\n  32,\n  119,\n  111,\n"
+		    "  114,\n  100,\n  47,\n  43,\n  63,\n  120,\n  57\n]",
+		    "[\n  [REDACTED:PW]\n]", 1 },
+		{ "112\n64\n115\n115\n32\n119\n111\n114\n100\n47\n43\n63\n"
+		    "120\n57\n", "[REDACTED:PW]\n", 1 },
+		{ "70,40,73,73,20,77,6f,72,64,2f,2b,3f,78,39,",
+		    "[REDACTED:PW],", 1 },
+		{ "0x70,0x40,0x73,0x73,0x20,0x77,0x6f,0x72,0x64,0x2f,0x2b,0x3f,"
+		    "0x78,0x39", "0x[REDACTED:PW]", 1 },
+		{ "E1076SP0ETNN4P1F5CVNGE8=", "[REDACTED:PW]", 1 },
+		{ "obahg4zao5xxezbpfm7xqoi=", "[REDACTED:PW]", 1 },
+		{ "a6of&Aa`$aWG^c}csT", "[REDACTED:PW]", 1 },
+		{ "G]5ohF!,[FEb$gR5Bo0", "G]5oh[REDACTED:PW]5Bo0", 1 },
+		{ "A6OF=aA}:Awg]C$CSy1[", "[REDACTED:PW]CSy1[", 1 },
+		{ "iGX5tTQF8qzCdGQfi6L", "[REDACTED:PW]", 1 },
+		{ "c@ff jbeq/+?k9", "[REDACTED:PW]", 1 },
+		/*
+		 * Near misses: p@ss word/+?x8 (its base32hex differs from the
+		 * secret's in the last 2 bits alone, and is redacted), a
+		 * number inside a longer one.
+		 */
+		{ "0000000 112  64 115 115  32 119 111 114 100  47  43  63 120"
+		    "  56\n0000016\n", NULL, 0 },
+		{ "[1112, 64, 115, 115, 32, 119, 111, 114, 100, 47, 43, 63, "
+		    "120, 57]", NULL, 0 },
+		{ "[112, 64, 115, 115, 32, 119, 111, 114, 100, 47, 43, 63, "
+		    "120, 570]", NULL, 0 },
+		{ "70,40,73,73,20,77,6f,72,64,2f,2b,3f,78,38,", NULL, 0 },
+		{ "E5076SP0ETNN4P1F5CVNGE8=", NULL, 0 },	/* q@ss word/+?x9 */
+		{ "c@ff jbeq/+?k8", NULL, 0 },
+	};
+	struct redact *r;
+
+	ck_assert_ptr_nonnull(r = redact_new());
+	ck_assert_int_eq(redact_add(r, "PW", "p@ss word/+?x9", 14), 0);
+	expect_cases(r, cases, sizeof(cases) / sizeof(cases[0]));
+	redact_free(r);
+}
+END_TEST
+
 static Suite *
 redact_suite(void)
 {
@@ -844,6 +898,7 @@ redact_suite(void)
 	tcase_add_test(tc, test_redact_dump_words_widths_and_ascii_column);
 	tcase_add_test(tc, test_redact_dump_case_arrays_and_widths);
 	tcase_add_test(tc, test_redact_od_fields_wide_dumps_and_transforms);
+	tcase_add_test(tc, test_redact_decimal_dumps_and_other_bases);
 	tcase_add_test(tc, test_redact_binary_buffer_with_nul);
 	tcase_add_test(tc, test_redact_null_redactor_copies);
 	tcase_add_test(tc, test_redact_json_tree_values_and_keys);
