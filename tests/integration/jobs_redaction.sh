@@ -101,15 +101,16 @@ right=$n
 given sup3x job-3
 wrong=$n
 expect_eq "a read gives as much of a tail that begins like the secret as of one that does not" "$right" "$wrong"
-# 4005 bytes less the longest form but one: the hex as od -t x8 prints
-# it at byte 7 of a word (64 characters, "??" for the words' other
-# bytes) broken into lines (3 * 64 - 2), 1024 bytes of escape sequences
+# 4005 bytes less the longest form but one: the hex (36 characters)
+# broken into lines (3 * 36 - 2), 1024 bytes of escape sequences
 # (REDACT_MAX_ESC), and laid out as a hex dump: a first change of line
-# after an ASCII column of up to 136 bytes and an offset (160), each of
-# its 32 bytes on a line of its own (xxd -c 1: 32 * 33, the byte in the
-# ASCII column, its padding, an offset) and the rest of its last line
-# (520: a line of 128).
-expect_eq "... holding back the same tail, whatever it holds" "$wrong" 1056
+# after an ASCII column of up to 264 bytes and an offset (288), each of
+# its 18 bytes on a line of its own (xxd -c 1: 18 * 33, the byte in the
+# ASCII column, its padding, an offset), the rest of its last line
+# (1040: a line of 256), and lines of characters under its first and
+# last lines (2 * 274: od -t x1 -c -w64) and under 4 others (4 * 20 and
+# 72 for its 36 characters).
+expect_eq "... holding back the same tail, whatever it holds" "$wrong" 254
 
 # The same for a job's pushed events (jobs.events): a line was pushed once
 # no form of a secret could run past it, so the line of a guess the agent
