@@ -120,7 +120,7 @@ tools:
     sideEffect: external
     authorization: allow
     timeoutMs: 1000
-    command: ["sh", "-c", "echo started; head -c 3400 /dev/zero | tr '\\0' y; echo; printf %s \"$API_TOKEN\" | head -c 9; sleep 10"]
+    command: ["sh", "-c", "echo started; head -c 4400 /dev/zero | tr '\\0' y; echo; printf %s \"$API_TOKEN\" | head -c 9; sleep 10"]
     secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
   - name: echo_cut
     input: { name: string }
