@@ -871,11 +871,24 @@ START_TEST(test_redact_decimal_dumps_and_other_bases)
 		{ "E5076SP0ETNN4P1F5CVNGE8=", NULL, 0 },	/* q@ss word/+?x9 */
 		{ "c@ff jbeq/+?k8", NULL, 0 },
 	};
+
+	/* A first byte of one digit, held as "9,": other gaps after it. */
+	static const struct redact_case tab[] = {
+		{ "0000000   9 107 101 121  61\n", "0000000   [REDACTED:TAB]\n",
+		    1 },
+		{ "9 107 101 121 61 ", "[REDACTED:TAB] ", 1 },
+		{ "[9, 107, 101, 121, 61]", "[[REDACTED:TAB]]", 1 },
+		{ "[9, 107, 101, 121, 62]", NULL, 0 },
+	};
 	struct redact *r;
 
 	ck_assert_ptr_nonnull(r = redact_new());
 	ck_assert_int_eq(redact_add(r, "PW", "p@ss word/+?x9", 14), 0);
 	expect_cases(r, cases, sizeof(cases) / sizeof(cases[0]));
+	redact_free(r);
+	ck_assert_ptr_nonnull(r = redact_new());
+	ck_assert_int_eq(redact_add(r, "TAB", "\tkey=", 5), 0);
+	expect_cases(r, tab, sizeof(tab) / sizeof(tab[0]));
 	redact_free(r);
 }
 END_TEST
