@@ -272,6 +272,20 @@ print(b[0].decode(errors="replace") if b else "")' "$1" || echo "(leak failed)"
 }
 # section NAME: the lines of $out after "== NAME", up to the next "==".
 section() { printf '%s\n' "$out" | h="== $1" awk '$0 == ENVIRON["h"] { on = 1; next } /^== / { on = 0 } on'; }
+# redacted_sections MIN NAME VALUE SECTION...: each SECTION of $out
+# holds MIN or more [REDACTED:NAME] and no piece of VALUE.
+redacted_sections() {
+	local min=$1 tag=$2 value=$3 d s n
+	shift 3
+	for d; do
+		s=$(section "$d")
+		n=$(printf '%s' "$s" | grep -c "REDACTED:$tag")
+		check "$d: $tag was redacted $n times (at least $min)" \
+		    test "$n" -ge "$min"
+		expect_eq "... no piece of it, decoded or read off" \
+		    "$(printf '%s' "$s" | leak "$value")" ""
+	done
+}
 
 mcp_start "$M" "$ws"
 sess=$(newest_session)
@@ -279,15 +293,9 @@ sess=$(newest_session)
 mcp_call oddumps '{}'
 expect_ok_result "the od tool ran"
 out=$(jr .result.structuredContent.stdout)
-for d in 'od -t x1 -c' 'od -A n -t x1 -c' 'od -c -t x1' 'od -t x1 -a' \
-    'od -t x1 -c -w4' 'od -A x -t x1 -c -w32' 'od -a' 'od -A n -a -w4' \
-    'od -b' 'od -A n -b -w4'; do
-	s=$(section "$d")
-	n=$(printf '%s' "$s" | grep -c 'REDACTED:API_TOKEN')
-	check "$d: the secret in it was redacted ($n)" test "$n" -ge 1
-	expect_eq "... no piece of it in its hex, octal or characters" \
-	    "$(printf '%s' "$s" | leak "$secret")" ""
-done
+redacted_sections 1 API_TOKEN "$secret" 'od -t x1 -c' 'od -A n -t x1 -c' \
+    'od -c -t x1' 'od -t x1 -a' 'od -t x1 -c -w4' 'od -A x -t x1 -c -w32' \
+    'od -a' 'od -A n -a -w4' 'od -b' 'od -A n -b -w4'
 
 s=$(section 'at each offset')
 n=$(printf '%s' "$s" | grep -c 'REDACTED:API_TOKEN')
@@ -297,14 +305,8 @@ expect_eq "... no piece of it in any" "$(printf '%s' "$s" | leak "$secret")" ""
 mcp_call wide '{}'
 expect_ok_result "the wide dump tool ran"
 out=$(jr .result.structuredContent.stdout)
-for d in 'xxd -c 96' 'xxd -c 128' 'od -A x -t x1z -w128' \
-    'od -t x1 -w128'; do
-	s=$(section "$d")
-	n=$(printf '%s' "$s" | grep -c 'REDACTED:API_TOKEN')
-	check "$d: the secret across its two lines was redacted ($n)" test "$n" -ge 1
-	expect_eq "... no piece of it in its hex or ASCII column" \
-	    "$(printf '%s' "$s" | leak "$secret")" ""
-done
+redacted_sections 1 API_TOKEN "$secret" 'xxd -c 96' 'xxd -c 128' \
+    'od -A x -t x1z -w128' 'od -t x1 -w128'
 
 mcp_call encodings '{}'
 expect_ok_result "the encoding tool ran"
@@ -339,30 +341,19 @@ mcp_call wider '{}'
 expect_ok_result "the wider dump tool ran"
 # (over the result's cap: its artifact, the whole output, redacted)
 out=$(cat "$sess"/artifacts/*-wider.log)
-for d in 'xxd -c 256' 'od -A x -t x1z -w256' 'od -t x1 -c -w64' \
-    'od -c -t x1 -w64'; do
-	s=$(section "$d")
-	n=$(printf '%s' "$s" | grep -c 'REDACTED:API_TOKEN')
-	check "$d: the secret across two lines at 3 offsets was redacted ($n)" test "$n" -ge 3
-	expect_eq "... no piece of it in its hex or characters" \
-	    "$(printf '%s' "$s" | leak "$secret")" ""
-done
+# (the secret across two lines at 3 offsets)
+redacted_sections 3 API_TOKEN "$secret" 'xxd -c 256' 'od -A x -t x1z -w256' \
+    'od -t x1 -c -w64' 'od -c -t x1 -w64'
 
 mcp_call numbers '{}'
 expect_ok_result "the decimal and comma dump tool ran"
 out=$(jr .result.structuredContent.stdout)
-for d in 'od -t u1' 'od -A n -t u1 -w5' 'od -t d1' "hexdump -e '/1 \"%d \"'" \
+set -- 'od -t u1' 'od -A n -t u1 -w5' 'od -t d1' "hexdump -e '/1 \"%d \"'" \
     "hexdump -e '/1 \"%u\\n\"'" \
     "python3 -c 'import json, sys; print(json.dumps(list(sys.stdin.buffer.read()), indent=2))'" \
-    "hexdump -e '/1 \"%02x,\"'" "hexdump -e '/1 \"%02X, \"'"; do
-	s=$(section "$d")
-	n=$(printf '%s' "$s" | grep -c 'REDACTED:API_TOKEN')
-	m=$(printf '%s' "$s" | grep -c 'REDACTED:BIN_KEY')
-	check "$d: the token and the binary key were redacted ($n, $m)" test "$n" -ge 1 -a "$m" -ge 1
-	expect_eq "... no piece of the token, its numbers decoded" \
-	    "$(printf '%s' "$s" | leak "$secret")" ""
-	expect_eq "... nor of the key" "$(printf '%s' "$s" | leak "$bin")" ""
-done
+    "hexdump -e '/1 \"%02x,\"'" "hexdump -e '/1 \"%02X, \"'"
+redacted_sections 1 API_TOKEN "$secret" "$@"
+redacted_sections 1 BIN_KEY "$bin" "$@"
 
 mcp_call bases '{}'
 expect_ok_result "the base32hex, base85 and base58 tool ran"
