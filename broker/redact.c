@@ -1991,20 +1991,32 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 }
 
 /*
- * Does in[k..len) begin with the token tok[0..n)?  Sets *partial when
- * it is cut short of it.
+ * Returns the length of the number tok[0..n) at in[k..len), with the
+ * zeros that pad it to 3 characters (printf "%03d", hexdump -e '/1
+ * "%03d "': "090", "-01"), or 0, setting *partial when in[k..len) is cut
+ * short of it.  No byte's number begins with a 0: the zeros are
+ * padding.
  */
-static int
+static size_t
 token_at(const unsigned char *in, size_t len, size_t k,
     const unsigned char *tok, size_t n, int *partial)
 {
-	size_t d;
+	size_t d, z, sign = tok[0] == '-';
 
-	for (d = 0; d < n && k + d < len && in[k + d] == tok[d]; d++)
+	/* The padding of a negative number follows its sign ("-01"). */
+	if (sign && (k == len || in[k] != '-')) {
+		*partial |= k == len;
+		return 0;
+	}
+	for (z = 0; z + n < 3 && k + sign + z < len &&
+	    in[k + sign + z] == '0'; z++)
 		;
-	if (d < n && k + d == len)
+	for (d = sign; d < n && k + z + d < len && in[k + z + d] == tok[d];
+	    d++)
+		;
+	if (d < n && k + z + d == len)
 		*partial = 1;
-	return d == n;
+	return d == n ? z + n : 0;
 }
 
 /* Is |c| a decimal dump's separator (a list's ", ", od's spaces)? */
@@ -2042,8 +2054,8 @@ dec_gap(const unsigned char *in, size_t len, size_t k,
 		return 0;
 	}
 	if ((b = line_break(in, len, k + g)) == 0)
-		return sep > 0 && token_at(in, len, k + g, tok, n, partial) ?
-		    g : 0;
+		return sep > 0 && token_at(in, len, k + g, tok, n, partial) >
+		    0 ? g : 0;
 	g += b;
 	/* With an offset, then without one. */
 	for (m = g, d = 0; k + m < len && d < DUMP_OFF - 4 &&
@@ -2054,12 +2066,12 @@ dec_gap(const unsigned char *in, size_t len, size_t k,
 	for (b = 0; k + m < len && b < DEC_INDENT && (in[k + m] == ' ' ||
 	    in[k + m] == '\t'); b++)
 		m++;
-	if (d > 0 && b > 0 && token_at(in, len, k + m, tok, n, partial))
+	if (d > 0 && b > 0 && token_at(in, len, k + m, tok, n, partial) > 0)
 		return m;
 	for (b = 0; k + g < len && b < DEC_INDENT && (in[k + g] == ' ' ||
 	    in[k + g] == '\t'); b++)
 		g++;
-	return token_at(in, len, k + g, tok, n, partial) ? g : 0;
+	return token_at(in, len, k + g, tok, n, partial) > 0 ? g : 0;
 }
 
 /*
@@ -2074,16 +2086,19 @@ static size_t
 dec_match(const struct redact_form *fm, const unsigned char *in,
     size_t len, size_t i, int *partial)
 {
-	size_t j = 0, t, k = i, g;
+	size_t j = 0, t, k = i, g, z;
 
-	if (i > 0 && in[i - 1] >= '0' && in[i - 1] <= '9')
+	/* Not within a longer number: before it, a digit other than padding. */
+	for (z = i; z > 0 && i - z < 2 && in[z - 1] == '0'; z--)
+		;
+	if (z > 0 && in[z - 1] >= '0' && in[z - 1] <= '9')
 		return 0;
 	for (;;) {
 		for (t = j; t < fm->len && fm->p[t] != ','; t++)
 			;
-		if (!token_at(in, len, k, fm->p + j, t - j, partial))
+		if ((z = token_at(in, len, k, fm->p + j, t - j, partial)) == 0)
 			return 0;
-		k += t - j;
+		k += z;
 		if (t == fm->len)
 			break;
 		for (j = t + 1, t = j; t < fm->len && fm->p[t] != ','; t++)

@@ -31,8 +31,9 @@
  *     ",", ";" or a tab, or a line break, an optional offset (up to 12
  *     hex digits, an optional ":") and up to 16 blanks (Python's
  *     list(bytes), a Node Buffer's JSON, jq's indented arrays, od -t u1,
- *     od -t d1, hexdump -e '/1 "%d "' and '/1 "%u\n"'), not within a
- *     longer number;
+ *     od -t d1, hexdump -e '/1 "%d "' and '/1 "%u\n"'), each number
+ *     as it is or zero-padded to 3 characters (printf "%03d": "090",
+ *     "-01"), not within a longer number;
  *   - the value as sed -n l prints it ("\\" doubled, \a \b \f \r \t \v,
  *     other bytes outside " " to "~" as \ooo, a line break as "$" and
  *     the break), a long line broken anywhere with "\\" and a line break;

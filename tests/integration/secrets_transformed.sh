@@ -28,8 +28,8 @@
 #    and od -c -t x1 of 64, the secret across two lines: past the bounds
 #    a match could pass, the hex came back to be decoded.
 #  - its bytes in decimal as od -t u1, od -t d1 (a key's high bytes
-#    negative), hexdump -e '/1 "%d "' and '/1 "%u\n"' and jq's indented
-#    arrays print them, hex with a bare comma between bytes (hexdump -e
+#    negative), hexdump -e '/1 "%d "', '/1 "%u\n"' and '/1 "%03d "' and
+#    jq's indented arrays print them, hex with a bare comma between bytes (hexdump -e
 #    '/1 "%02x,"'), base32hex, lowercase base32, base85 (basenc --z85,
 #    Python's b85encode and a85encode) at each offset of a longer
 #    stream, base58 and rot13: no form of the secret looked so.
@@ -164,7 +164,8 @@ tools:
         for d in 'od -t u1' 'od -A n -t u1 -w5' 'od -t d1' \
             "hexdump -e '/1 \"%d \"'" "hexdump -e '/1 \"%u\\n\"'" \
             "python3 -c 'import json, sys; print(json.dumps(list(sys.stdin.buffer.read()), indent=2))'" \
-            "hexdump -e '/1 \"%02x,\"'" "hexdump -e '/1 \"%02X, \"'"; do
+            "hexdump -e '/1 \"%02x,\"'" "hexdump -e '/1 \"%02X, \"'" \
+            "hexdump -e '/1 \"%03d \"'"; do
           echo "== $d"
           printf 'the api token: %s\n' "$API_TOKEN" | eval "$d"; echo
           printf 'key=%s\n' "$BIN" | eval "$d"; echo
@@ -351,7 +352,8 @@ out=$(jr .result.structuredContent.stdout)
 set -- 'od -t u1' 'od -A n -t u1 -w5' 'od -t d1' "hexdump -e '/1 \"%d \"'" \
     "hexdump -e '/1 \"%u\\n\"'" \
     "python3 -c 'import json, sys; print(json.dumps(list(sys.stdin.buffer.read()), indent=2))'" \
-    "hexdump -e '/1 \"%02x,\"'" "hexdump -e '/1 \"%02X, \"'"
+    "hexdump -e '/1 \"%02x,\"'" "hexdump -e '/1 \"%02X, \"'" \
+    "hexdump -e '/1 \"%03d \"'"
 redacted_sections 1 API_TOKEN "$secret" "$@"
 redacted_sections 1 BIN_KEY "$bin" "$@"
 

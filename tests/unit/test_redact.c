@@ -828,7 +828,7 @@ END_TEST
 
 /*
  * Decimal dumps in any layout (od -t u1, od -A n -t d1 -w5, jq's array,
- * hexdump -e '/1 "%u\n"'), hex with a bare comma, base32hex, lowercase
+ * hexdump -e '/1 "%u\n"', zero-padded as "%03d"), hex with a bare comma, base32hex, lowercase
  * base32, base85 (RFC 1924 alone, Ascii85 at an offset, Z85 of a longer
  * value), base58, rot13; and near misses left as they are: a last byte
  * off, a number inside a longer one.
@@ -845,6 +845,8 @@ START_TEST(test_redact_decimal_dumps_and_other_bases)
 		    "[\n  [REDACTED:PW]\n]", 1 },
 		{ "112\n64\n115\n115\n32\n119\n111\n114\n100\n47\n43\n63\n"
 		    "120\n57\n", "[REDACTED:PW]\n", 1 },
+		{ "112 064 115 115 032 119 111 114 100 047 043 063 120 057 010",
+		    "[REDACTED:PW] 010", 1 },
 		{ "70,40,73,73,20,77,6f,72,64,2f,2b,3f,78,39,",
 		    "[REDACTED:PW],", 1 },
 		{ "0x70,0x40,0x73,0x73,0x20,0x77,0x6f,0x72,0x64,0x2f,0x2b,0x3f,"
@@ -879,6 +881,8 @@ START_TEST(test_redact_decimal_dumps_and_other_bases)
 		{ "9 107 101 121 61 ", "[REDACTED:TAB] ", 1 },
 		{ "[9, 107, 101, 121, 61]", "[[REDACTED:TAB]]", 1 },
 		{ "[9, 107, 101, 121, 62]", NULL, 0 },
+		{ "010 009 107 101 121 061 ", "010 00[REDACTED:TAB] ", 1 },
+		{ "109 107 101 121 61 ", NULL, 0 },
 	};
 	struct redact *r;
 
