@@ -1804,6 +1804,31 @@ chars_change(const struct redact_form *fm, const unsigned char *in,
  * spaced characters that begins "c " is not tried at each "c -" of a
  * build log).
  */
+/*
+ * hexdump (with no -v) prints a run of a byte its format repeats (-e
+ * '/1 "%02x "', '/1 "%d,"') once, then "*" and a line break for all
+ * the copies after it.  Returns the length of up to |seps| separators,
+ * "*" and a line break at in[k..len), else 0, setting *more if
+ * in[k..len) may begin one.
+ */
+static size_t
+squeezed(const unsigned char *in, size_t len, size_t k, size_t seps,
+    int (*is_sep)(unsigned char), int *more)
+{
+	size_t n, b;
+
+	for (n = 0; k + n < len && n < seps && is_sep(in[k + n]); n++)
+		;
+	if (k + n < len && in[k + n] != '*')
+		return 0;
+	if (k + n == len || k + ++n == len ||
+	    (in[k + n] == '\r' && k + n + 1 == len)) {
+		*more = 1;
+		return 0;
+	}
+	return (b = line_break(in, len, k + n)) > 0 ? n + b : 0;
+}
+
 #define GAP_ANY	0x80	/* gap_begins[]: a gap of any form */
 
 static int
@@ -1822,6 +1847,7 @@ gap_may_begin(const struct redact_form *fm, unsigned char c)
 		[' '] = FORM_DUMP | FORM_DEC, [','] = FORM_DUMP | FORM_DEC,
 		[';'] = FORM_DEC, ['\t'] = FORM_DEC,
 		[':'] = FORM_DUMP, ['-'] = FORM_DUMP, ['0'] = FORM_DUMP,
+		['*'] = FORM_DUMP | FORM_DEC,
 	};
 
 	return (gap_begins[c] & (fm->wrap | GAP_ANY)) != 0;
@@ -1855,6 +1881,7 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 	size_t last = at.last, n, m, q, pad, br, col, under, rest;
 	int broke = at.broke, column = at.column, more, pend, changed, edge;
 	int altmore, altchanged, altpartial, passed, below = at.under;
+	int squeeze = 0;	/* a squeezed copy begun */
 
 	for (; j < fm->len; j++, k++, broke = 0) {
 		/* A hex dump's gaps fall between two bytes. */
@@ -1877,6 +1904,23 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 			if (!gap_may_begin(fm, in[k]))
 				break;
 			more = 0;
+			/*
+			 * hexdump's "*" for the copies of the byte before it
+			 * (the hex form alone, not its words): the form's
+			 * copies of that byte, if any, are in it.
+			 */
+			if (edge && !broke && j >= 2 && (fm->wrap & FORM_UNDER) &&
+			    (n = squeezed(in, len, k, DUMP_SEP, dump_sep,
+			    &squeeze)) > 0) {
+				k += n;
+				for (; j < fm->len && fm->p[j] == fm->p[j - 2] &&
+				    fm->p[j + 1] == fm->p[j - 1]; j += 2)
+					;
+				broke = 1;
+				if (j == fm->len)
+					goto whole;
+				continue;
+			}
 			/* The "??" bytes here, that a last word may lack. */
 			for (q = 0; edge && j + q < fm->len &&
 			    fm->p[j + q] == '?'; q++)
@@ -1944,7 +1988,7 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 				below |= passed;
 				continue;
 			}
-			pend = more;
+			pend = more || squeeze;
 			if ((fm->wrap & FORM_LINES) && !broke &&
 			    (br = line_break(in, len, k)) > 0) {
 				k += br;
@@ -1972,6 +2016,7 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 	 * A dump's last line: its ASCII column holds the secret's tail (a
 	 * dump with none, xxd -p, hexdump -e, keeps the rest of the line).
 	 */
+ whole:
 	rest = column ? DUMP_REST : below ? DUMP_UNDER : 0;
 	for (n = 0; k + n < len && n < rest && in[k + n] >= 0x20 &&
 	    in[k + n] < 0x7f; n++)
@@ -2087,6 +2132,7 @@ dec_match(const struct redact_form *fm, const unsigned char *in,
     size_t len, size_t i, int *partial)
 {
 	size_t j = 0, t, k = i, g, z;
+	int copies = 0;		/* the match ends in hexdump's "*" */
 
 	/* Not within a longer number: before it, a digit other than padding. */
 	for (z = i; z > 0 && i - z < 2 && in[z - 1] == '0'; z--)
@@ -2101,15 +2147,34 @@ dec_match(const struct redact_form *fm, const unsigned char *in,
 		k += z;
 		if (t == fm->len)
 			break;
+		/*
+		 * hexdump's "*" for the copies of this number: the form's
+		 * copies of it, if any, are in it, and the next number
+		 * follows its line break.
+		 */
+		if ((g = squeezed(in, len, k, DEC_SEP, dec_sep, partial)) > 0) {
+			k += g;
+			for (g = t - j; t < fm->len && fm->len - t - 1 >= g &&
+			    memcmp(fm->p + t + 1, fm->p + j, g) == 0 &&
+			    (t + 1 + g == fm->len || fm->p[t + 1 + g] == ',');
+			    t += g + 1)
+				;
+			if (t == fm->len) {
+				copies = 1;
+				break;
+			}
+			j = t + 1;
+			continue;
+		}
 		for (j = t + 1, t = j; t < fm->len && fm->p[t] != ','; t++)
 			;
 		if ((g = dec_gap(in, len, k, fm->p + j, t - j, partial)) == 0)
 			return 0;
 		k += g;
 	}
-	if (k == len)
+	if (k == len && !copies)
 		*partial = 1;
-	return k < len && in[k] >= '0' && in[k] <= '9' ? 0 : k - i;
+	return !copies && k < len && in[k] >= '0' && in[k] <= '9' ? 0 : k - i;
 }
 
 static size_t

@@ -33,7 +33,9 @@
  *     list(bytes), a Node Buffer's JSON, jq's indented arrays, od -t u1,
  *     od -t d1, hexdump -e '/1 "%d "' and '/1 "%u\n"'), each number
  *     as it is or zero-padded to 3 characters (printf "%03d": "090",
- *     "-01"), not within a longer number;
+ *     "-01"), not within a longer number; as hexdump with no -v prints
+ *     a repeated byte, once and then "*" and a line break for its
+ *     copies (the hex form too);
  *   - the value as sed -n l prints it ("\\" doubled, \a \b \f \r \t \v,
  *     other bytes outside " " to "~" as \ooo, a line break as "$" and
  *     the break), a long line broken anywhere with "\\" and a line break;

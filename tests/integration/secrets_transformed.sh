@@ -33,6 +33,9 @@
 #    '/1 "%02x,"'), base32hex, lowercase base32, base85 (basenc --z85,
 #    Python's b85encode and a85encode) at each offset of a longer
 #    stream, base58 and rot13: no form of the secret looked so.
+#  - hexdump with no -v prints a run of a repeated byte once, then "*"
+#    and a line break: a password with a doubled letter came back in
+#    hex or decimal, the "*" for its copy.
 #  - the same dumps of a value that differs from the secret in its
 #    first or its last byte are left as they are.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -45,6 +48,8 @@ long=ghp_Zq8xLr2Wv9Kt4Ym7Pn3Bc6Hd1Fs5Jg0Ae8Ui2Oy4Tx7Rw9Qe3Lk6Mn1Vb5Zc4Xa8Sd2Fg6H
 printf '%s' "$long" | "$AIRLOCK" secret set LONG_TOKEN
 bin=$'k\001Zq8\211x\tLr2\177Wv9&Kt4\033Ym7\377Pn3'
 printf '%s' "$bin" | "$AIRLOCK" secret set BIN_KEY
+doubled='bookkeeper:Zq8xLr2!!'
+printf '%s' "$doubled" | "$AIRLOCK" secret set DOUBLED
 ws=$(make_workspace)
 
 M="$T/m.yaml"
@@ -207,6 +212,23 @@ tools:
     timeoutMs: 10000
     command: [ bash, -c, 'printf "%s\n" "$API_TOKEN" | tr A-Za-z N-ZA-Mn-za-m' ]
     secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+  - name: squeezed
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 10000
+    command:
+      - bash
+      - -c
+      - |
+        for d in "hexdump -e '/1 \"%02x \"'" "hexdump -e '/1 \"%d,\"'" \
+            "hexdump -e '/1 \"%02x,\"'"; do
+          echo "== $d"
+          printf 'the password: %s\n' "$PW" | eval "$d"; echo
+          printf 'bb%s!\n' "$PW" | eval "$d"; echo
+        done
+    secrets: [ { name: DOUBLED, env: PW } ]
   - name: nearmiss
     input: {}
     output: { exitCode: integer, stdout: string }
@@ -367,6 +389,14 @@ done
 n=$(section base58 | grep -c 'REDACTED:API_TOKEN')
 check "base58 was redacted ($n)" test "$n" -eq 1
 expect_eq "no piece of it, decoded" "$(printf '%s' "$out" | leak "$secret")" ""
+
+mcp_call squeezed '{}'
+expect_ok_result "the squeezed dump tool ran"
+out=$(jr .result.structuredContent.stdout)
+# (hexdump prints a repeated byte once, then "*" and a line break)
+redacted_sections 2 DOUBLED "$doubled" "hexdump -e '/1 \"%02x \"'" \
+    "hexdump -e '/1 \"%d,\"'" "hexdump -e '/1 \"%02x,\"'"
+expect_not_contains "... none of its bytes' hex left before a \"*\"" "$out" '62 6f *'
 
 mcp_call rot13 '{}'
 expect_ok_result "the rot13 tool ran"

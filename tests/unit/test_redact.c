@@ -828,7 +828,8 @@ END_TEST
 
 /*
  * Decimal dumps in any layout (od -t u1, od -A n -t d1 -w5, jq's array,
- * hexdump -e '/1 "%u\n"', zero-padded as "%03d"), hex with a bare comma, base32hex, lowercase
+ * hexdump -e '/1 "%u\n"', zero-padded as "%03d", a repeated byte as
+ * hexdump's "*"), hex with a bare comma, base32hex, lowercase
  * base32, base85 (RFC 1924 alone, Ascii85 at an offset, Z85 of a longer
  * value), base58, rot13; and near misses left as they are: a last byte
  * off, a number inside a longer one.
@@ -857,6 +858,13 @@ START_TEST(test_redact_decimal_dumps_and_other_bases)
 		{ "G]5ohF!,[FEb$gR5Bo0", "G]5oh[REDACTED:PW]5Bo0", 1 },
 		{ "A6OF=aA}:Awg]C$CSy1[", "[REDACTED:PW]CSy1[", 1 },
 		{ "iGX5tTQF8qzCdGQfi6L", "[REDACTED:PW]", 1 },
+		/* hexdump with no -v: a repeated byte once, then "*". */
+		{ "70 40 73 *\n20 77 6f 72 64 2f 2b 3f 78 39 0a ",
+		    "[REDACTED:PW] 0a ", 1 },
+		{ "112,64,115,*\n32,119,111,114,100,47,43,63,120,57,10,",
+		    "[REDACTED:PW],10,", 1 },
+		{ "70 *\n40 73 *\n20 77 6f 72 64 2f 2b 3f 78 39 0a ",
+		    "[REDACTED:PW] 0a ", 1 },
 		{ "c@ff jbeq/+?k9", "[REDACTED:PW]", 1 },
 		/*
 		 * Near misses: p@ss word/+?x8 (its base32hex differs from the
@@ -872,6 +880,8 @@ START_TEST(test_redact_decimal_dumps_and_other_bases)
 		{ "70,40,73,73,20,77,6f,72,64,2f,2b,3f,78,38,", NULL, 0 },
 		{ "E5076SP0ETNN4P1F5CVNGE8=", NULL, 0 },	/* q@ss word/+?x9 */
 		{ "c@ff jbeq/+?k8", NULL, 0 },
+		{ "70 40 73 *\n20 77 6f 72 64 2f 2b 3f 78 38 0a ", NULL, 0 },
+		{ "112,64,115,*\n32,119,111,114,100,47,43,63,120,56,", NULL, 0 },
 	};
 
 	/* A first byte of one digit, held as "9,": other gaps after it. */
