@@ -199,8 +199,13 @@ form_commit_wrap(struct redact *r, size_t si, size_t n, int wrap)
 
 	if (n == 0)
 		return 0;
-	for (i = 0; i < r->nforms; i++)
-		if (r->forms[i].secret == si && r->forms[i].len == n &&
+	/*
+	 * The secret's forms are the last ones until redact_add() sorts
+	 * them: only they are looked at (all of them were, and 256 secrets
+	 * took 0.65 s to add).
+	 */
+	for (i = r->nforms; i-- > 0 && r->forms[i].secret == si; )
+		if (r->forms[i].len == n &&
 		    memcmp(r->forms[i].p, p, n) == 0) {
 			r->forms[i].wrap |= wrap;
 			return 0;
@@ -1045,16 +1050,30 @@ pair_may(const struct redact *r, const unsigned char *in, size_t len,
 
 /*
  * Sorts the forms by their first byte, then their second, then longest
- * first, and rebuilds the first-byte index and the pairs pair_may()
- * takes.
+ * first (forms[0..sorted) are so already: one secret's forms added are
+ * merged with them, not all sorted again), and rebuilds the first-byte
+ * index and the pairs pair_may() takes.
  */
 static void
-forms_index(struct redact *r)
+forms_index(struct redact *r, size_t sorted)
 {
 	const struct redact_form *fm;
-	size_t f, c;
+	struct redact_form *all;
+	size_t f, c, a, b;
 
-	qsort(r->forms, r->nforms, sizeof(*r->forms), form_cmp);
+	/* The new forms sorted, then merged with the sorted ones before. */
+	qsort(r->forms + sorted, r->nforms - sorted, sizeof(*r->forms),
+	    form_cmp);
+	if (sorted > 0 && sorted < r->nforms &&
+	    (all = reallocarray(NULL, r->nforms, sizeof(*all))) != NULL) {
+		for (f = 0, a = 0, b = sorted; f < r->nforms; f++)
+			all[f] = b == r->nforms || (a < sorted &&
+			    form_cmp(&r->forms[a], &r->forms[b]) <= 0) ?
+			    r->forms[a++] : r->forms[b++];
+		memcpy(r->forms, all, r->nforms * sizeof(*all));
+		free(all);
+	} else if (sorted > 0)
+		qsort(r->forms, r->nforms, sizeof(*r->forms), form_cmp);
 	memset(r->pairs, 0, sizeof(r->pairs));
 	r->dec_short = 0;
 	for (c = 0, f = 0; c < 256; c++) {
@@ -1090,7 +1109,7 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	const unsigned char *v = value;
 	struct redact_secret *ns, *s;
 	unsigned char *dst;
-	size_t si, n, w, cap;
+	size_t si, n, w, cap, sorted = r->nforms;
 	int rc;
 
 	if (!name_valid(name))
@@ -1284,7 +1303,7 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 		    FORM_LINES)) != 0)
 			goto fail;
 	}
-	forms_index(r);
+	forms_index(r, sorted);
 	return 0;
  fail:
 	/* Drop the half-built secret and its forms. */
@@ -1294,7 +1313,7 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 		else
 			n++;
 	}
-	forms_index(r);
+	forms_index(r, 0);
 	sodium_free(s->block);
 	r->nsecrets--;
 	return rc;
