@@ -60,7 +60,7 @@ static const struct help helps[] = {
 	    "tools\n(airlock-check(1)).\n"
 	    "\n"
 	    "  FILE                    the manifest to check\n"
-	    "  -v                      also print each tool's contract\n" HELP_OPT },
+	    "  -v                      then print its canonical form\n" HELP_OPT },
 	{ "exec",
 	    "airlock exec [-v] [--manifest FILE] [--workspace DIR] "
 	    "[--timeout MS]\n"
@@ -156,8 +156,8 @@ static const struct help helps[] = {
 	    "      --token FILE|-      hand a signed token to its session\n" HELP_OPT },
 	{ "deny",
 	    "airlock deny --reason TEXT [--session ID] APPROVAL-ID\n"
-	    "       airlock deny --sign --key FILE --reason TEXT [--id ID]\n"
-	    "           [--expires-in SECONDS] [--out FILE] REQUEST\n",
+	    "       airlock deny --sign --key FILE --reason TEXT [--host-key KEY]\n"
+	    "           [--id ID] [--expires-in SECONDS] [--out FILE] REQUEST\n",
 	    "Deny one pending action, or sign a denial token "
 	    "(airlock-approve(1)).\n"
 	    "\n"

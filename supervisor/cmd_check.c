@@ -108,6 +108,15 @@ print_summary(FILE *fp, const struct manifest *m)
 	fprintf(fp, "%s\n", m->nrequired_gates ? "" : " (none)");
 }
 
+/* Loads |path|, or the built-in default manifest when |path| is NULL. */
+static int
+load_manifest(const char *path, struct manifest **m, char *err, size_t errlen)
+{
+	if (path == NULL)
+		return manifest_load_default(m, err, errlen);
+	return manifest_load(path, m, err, errlen);
+}
+
 static int
 usage(void)
 {
@@ -136,9 +145,10 @@ cmd_check(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc != 1)
+	if (argc > 1)
 		return usage();
-	if (manifest_load(argv[0], &m, err, sizeof(err)) != 0) {
+	if (load_manifest(argc == 1 ? argv[0] : NULL, &m, err, sizeof(err)) !=
+	    0) {
 		log_bare("%s", err);
 		return EXIT_CONFIG;
 	}

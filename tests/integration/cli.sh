@@ -99,6 +99,7 @@ done <<TABLE
 78|missing manifest|profile --seatbelt --manifest $T/none.yaml --workspace $T/ws
 78|bad manifest|exec --manifest $T/bad.yaml --workspace $T/ws -- /bin/true
 78|bad manifest|check $T/bad.yaml
+0|the built-in manifest (airlock(1) EXAMPLES)|check -v
 66|missing session|trace no-such-session
 66|missing session|suggest no-such-session
 66|missing approval|approve --yes no-such-approval
@@ -116,6 +117,13 @@ done <<TABLE
 3|exit status passed through|exec --workspace $T/ws -- /bin/sh -c 'exit 3'
 124|timeout|exec --timeout 200 --workspace $T/ws -- /bin/sleep 5
 TABLE
+
+# airlock check without a FILE checks the built-in manifest, and -v's
+# canonical form is a manifest to start from (airlock-check(1) EXAMPLES).
+"$AIRLOCK" check -v 2>&1 | sed '1,/^---$/d' >"$T/canon.yaml"
+out=$("$AIRLOCK" check "$T/canon.yaml" 2>&1)
+expect_eq "check -v's canonical form of the built-in manifest loads" \
+    "$(printf '%s\n' "$out" | head -n 1)" "manifest $T/canon.yaml: ok"
 
 # A secret that is not there, in a store that is.
 printf 'v' | "$AIRLOCK" secret --dir "$T/store" set ONE >/dev/null 2>&1
