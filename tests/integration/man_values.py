@@ -3,9 +3,13 @@
 """The value lists of the man pages against the code's tables: each list a
 page gives (sideEffect, authorization and action values, the default
 protected list, audit decisions, commands, exit statuses) must be exactly
-the set the code has.  Prints TAP-like "ok"/"not ok" lines; exit 1 on any
-mismatch.  Run by man_values.sh."""
+the set the code has; and an example that starts a vendor agent under
+airlock run uses its profile and docs/WRAPPING.md's command.  Prints
+TAP-like "ok"/"not ok" lines; exit 1 on any mismatch.  Run by
+man_values.sh."""
+import glob
 import re
+import shlex
 import sys
 
 top = sys.argv[1]
@@ -102,5 +106,62 @@ codes = set(re.findall(r"#define EXIT_[A-Z]+\s+(\d+)", read("supervisor/commands
 sec = text[text.index(".Sh EXIT STATUS"):text.index(".Sh EXAMPLES")]
 doc = set(re.findall(r"^\.It (\d+)$", sec, re.M))
 same("exit statuses (airlock(1))", doc, codes | {"0", "1", "2"})
+
+# A vendor agent started in a page's example runs under its profile with
+# the options docs/WRAPPING.md gives it (tests/agents/doc_command.py):
+# under the built-in manifest Claude Code got no API key and no network
+# ("Not logged in"), and without the options it offered the model its own
+# tools, not airlock's.
+PROFILES = {"claude": "claude-code", "codex": "codex", "gemini": "gemini",
+            "opencode": "opencode"}
+sys.path.insert(0, f"{top}/tests/agents")
+import doc_command  # noqa: E402
+wrapping = read("docs/WRAPPING.md")
+
+
+def wrapping_argv(agent):
+    """WRAPPING.md's interactive command for agent, as words."""
+    sec = doc_command.section(wrapping, doc_command.HEADINGS[agent])
+    for line in doc_command.commands(sec):
+        words = shlex.split(line)
+        if "--" in words and words[words.index("--") + 1] == agent and \
+                "TASK" not in words:
+            return words[words.index("--") + 1:]
+    return None
+
+
+def man_examples(text):
+    """The shell lines of a page's literal displays and .Dl lines."""
+    out = []
+    for block in re.findall(r"^\.Bd -literal[^\n]*\n(.*?)^\.Ed$", text,
+                            re.S | re.M):
+        out.extend(block.replace("\\e\n", " ").splitlines())
+    out.extend(re.findall(r"^\.Dl (.*)$", text, re.M))
+    return [line.replace("\\e", "\\").replace("\\&", "").lstrip("$ ")
+            for line in out]
+
+
+for page in sorted(glob.glob(f"{top}/docs/*.[15]")):
+    name = page[len(top) + 6:]
+    for line in man_examples(open(page, encoding="utf-8").read()):
+        try:
+            words = shlex.split(line)
+        except ValueError:
+            continue
+        if words[:2] != ["airlock", "run"] or "--" not in words:
+            continue
+        agent = words[words.index("--") + 1]
+        if agent not in PROFILES:
+            continue
+        want = ["--manifest", f"contrib/agents/{PROFILES[agent]}.yaml"]
+        argv = words[words.index("--") + 1:]
+        ok = any(words[i:i + 2] == want for i in range(len(words))) and \
+            argv == wrapping_argv(agent)
+        if ok:
+            print(f"ok - {name}: its airlock run of {agent} is WRAPPING.md's")
+        else:
+            failed += 1
+            print(f"not ok - {name}: airlock run ... -- {agent} without "
+                  f"{' '.join(want)} and WRAPPING.md's options: {line}")
 
 sys.exit(1 if failed else 0)

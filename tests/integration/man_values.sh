@@ -17,4 +17,26 @@ for p in "$top_srcdir"/docs/*.1 "$top_srcdir"/docs/*.5; do
 	grep -q '^\.Sh EXAMPLES' "$p"
 	check "$(basename "$p") has EXAMPLES" [ $? -eq 0 ]
 done
+
+# airlock-manifest(5)'s EXAMPLES as airlock check reads them: the
+# manifest loads, and the one shown refused is refused for the reason the
+# page gives (it lacked sideEffect, which check named instead).
+export AIRLOCK_HOME="$T/state"
+m5=$top_srcdir/docs/airlock-manifest.5
+literal() {
+	awk -v want="$1" '/^\.Sh EXAMPLES/ { ex = 1 }
+	    ex && /^\.Bd -literal/ { n++; on = (n == want); next }
+	    /^\.Ed/ { on = 0 } on' "$m5"
+}
+literal 1 >"$T/example.yaml"
+"$AIRLOCK" check "$T/example.yaml" >"$T/check.out" 2>&1
+check "airlock-manifest(5)'s example manifest loads" [ $? -eq 0 ]
+{ echo "tools:"; literal 2; } >"$T/refused.yaml"
+"$AIRLOCK" check "$T/refused.yaml" >"$T/check.out" 2>&1
+st=$?
+expect_eq "airlock-manifest(5)'s refused example: check exits 78" "$st" 78
+expect_contains "... as the page says why" "$(cat "$T/check.out")" \
+    "a placeholder must be a whole argv element"
+grep -q 'a placeholder must be a whole argv element' "$m5"
+check "... and the page says it" [ $? -eq 0 ]
 finish
