@@ -275,15 +275,12 @@ void
 egress_env(char ***envp)
 {
 	char	entries[PROXY_ENV_COUNT][PROXY_ENV_LEN];
-	size_t	n, i;
+	size_t	i;
 
 	proxy_env(RUNNER_PROXY_PORT, entries);
-	for (n = 0; (*envp)[n] != NULL; n++)
-		;
-	*envp = xreallocarray(*envp, n + PROXY_ENV_COUNT + 1, sizeof(**envp));
+	/* Over any of the same name (an agent.env pass-through). */
 	for (i = 0; i < PROXY_ENV_COUNT; i++)
-		(*envp)[n++] = xstrdup(entries[i]);
-	(*envp)[n] = NULL;
+		env_put(envp, entries[i], 1);
 }
 
 /* proxy_stop()'s reader of the event pipe: 0 once it is at its end. */

@@ -597,3 +597,22 @@ term_columns(int out)
 
 	return w > 0 ? w : 80;
 }
+
+void
+env_put(char ***envp, const char *entry, int replace)
+{
+	size_t len = strcspn(entry, "=") + 1, n;
+
+	for (n = 0; (*envp)[n] != NULL; n++) {
+		if (strncmp((*envp)[n], entry, len) != 0)
+			continue;
+		if (replace) {
+			free((*envp)[n]);
+			(*envp)[n] = xstrdup(entry);
+		}
+		return;
+	}
+	*envp = xreallocarray(*envp, n + 2, sizeof(**envp));
+	(*envp)[n++] = xstrdup(entry);
+	(*envp)[n] = NULL;
+}

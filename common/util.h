@@ -162,4 +162,14 @@ int	 fd_set_cloexec(int fd, int on);
  */
 int	 git_pointer_target(const char *ws, char **out);
 
+/*
+ * Puts |entry| ("NAME=VALUE", copied) into the NULL-terminated,
+ * heap-allocated environment |*envp| (strings and array owned by it;
+ * grown): an entry of the same NAME is replaced when |replace|, else kept
+ * and |entry| dropped; otherwise |entry| is appended.  So an environment
+ * built with it never holds a name twice: programs disagree on which of
+ * two they read (glibc's getenv the first, node and dash the last).
+ */
+void	 env_put(char ***envp, const char *entry, int replace);
+
 #endif

@@ -240,32 +240,58 @@ agent_home(const struct manifest *m, char *buf, size_t buflen)
 	return buf;
 }
 
-/* The agent's environment: a fixed base, AIRLOCK_*, and named pass-throughs. */
+/* Adds |entry| to |*envp| unless its name is set there; frees it. */
+static void
+env_put_free(char ***envp, char *entry)
+{
+	env_put(envp, entry, 0);
+	free(entry);
+}
+
+/* Passes |name| from airlock's environment, when set there. */
+static void
+env_pass(char ***envp, const char *name)
+{
+	const char	*v;
+	char		*e;
+
+	if ((v = getenv(name)) == NULL)
+		return;
+	xasprintf(&e, "%s=%s", name, v);
+	env_put_free(envp, e);
+}
+
+/*
+ * The agent's environment: a fixed base, AIRLOCK_*, and named
+ * pass-throughs, each name once (a pass-through of a name already set,
+ * HOME or TERM, is not added again).
+ */
 static char **
 agent_env(const struct manifest *m, const struct session *s,
     const char *home, const char *agent_dir, const char *airlock_dir)
 {
 	static const char *pass[] = { "TERM", "LANG", "LC_ALL", "TZ", NULL };
-	char	**env;
-	size_t	  n = 0, i;
-	const char *v;
+	char	**env, *e;
+	size_t	  i;
 
-	env = xcalloc(16 + m->agent.nenv_pass, sizeof(*env));
+	env = xcalloc(1, sizeof(*env));
 	/* The agent's own directory first, as on the host. */
-	xasprintf(&env[n++], "PATH=%s:%s:/usr/local/bin:/usr/bin:/bin",
-	    agent_dir, airlock_dir);
+	xasprintf(&e, "PATH=%s:%s:/usr/local/bin:/usr/bin:/bin", agent_dir,
+	    airlock_dir);
+	env_put_free(&env, e);
 	/* Never a path that does not exist inside. */
-	xasprintf(&env[n++], "HOME=%s", home != NULL ? home : "/tmp");
-	xasprintf(&env[n++], "AIRLOCK_FD=%d", AGENT_FD);
-	xasprintf(&env[n++], "AIRLOCK_MCP_CONFIG=%s/mcp.json",
-	    SANDBOX_BROKER_DIR);
-	xasprintf(&env[n++], "AIRLOCK_SESSION=%s", s->id);
+	xasprintf(&e, "HOME=%s", home != NULL ? home : "/tmp");
+	env_put_free(&env, e);
+	xasprintf(&e, "AIRLOCK_FD=%d", AGENT_FD);
+	env_put_free(&env, e);
+	xasprintf(&e, "AIRLOCK_MCP_CONFIG=%s/mcp.json", SANDBOX_BROKER_DIR);
+	env_put_free(&env, e);
+	xasprintf(&e, "AIRLOCK_SESSION=%s", s->id);
+	env_put_free(&env, e);
 	for (i = 0; pass[i] != NULL; i++)
-		if ((v = getenv(pass[i])) != NULL)
-			xasprintf(&env[n++], "%s=%s", pass[i], v);
+		env_pass(&env, pass[i]);
 	for (i = 0; i < m->agent.nenv_pass; i++)
-		if ((v = getenv(m->agent.env_pass[i])) != NULL)
-			xasprintf(&env[n++], "%s=%s", m->agent.env_pass[i], v);
+		env_pass(&env, m->agent.env_pass[i]);
 	return env;
 }
 

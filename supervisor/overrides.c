@@ -307,24 +307,10 @@ overrides_json(const struct overrides *o)
 void
 overrides_apply_env(const struct overrides *o, char ***envp)
 {
-	size_t i, j, n, len;
+	size_t i;
 
-	for (n = 0; (*envp)[n] != NULL; n++)
-		;
-	for (i = 0; i < o->nenv; i++) {
-		len = strcspn(o->env[i], "=") + 1;
-		for (j = 0; j < n; j++)
-			if (strncmp((*envp)[j], o->env[i], len) == 0)
-				break;
-		if (j < n) {
-			free((*envp)[j]);
-			(*envp)[j] = xstrdup(o->env[i]);
-			continue;
-		}
-		*envp = xreallocarray(*envp, n + 2, sizeof(**envp));
-		(*envp)[n++] = xstrdup(o->env[i]);
-		(*envp)[n] = NULL;
-	}
+	for (i = 0; i < o->nenv; i++)
+		env_put(envp, o->env[i], 1);
 }
 
 void

@@ -84,4 +84,32 @@ expect_eq "the audit record holds the overrides" "$ov" \
     "{\"allowHosts\":[\"api.example.com:443\",\"127.0.0.1:8080\"],\"env\":[{\"name\":\"SECRET\",\"source\":\"caller\"},{\"name\":\"PLAIN\",\"source\":\"commandLine\"}],\"readOnly\":[\"$T/ro\"],\"readWrite\":[\"$T/rw\"]}"
 expect_not_contains "--env values stay out of the audit log" "$rec" "s3cr3t"
 expect_not_contains "--env NAME=VALUE values stay out too" "$rec" "also-secret"
+
+# The agent's environment holds each name once, whatever agent.env names:
+# the shipped profiles pass TERM and LANG, which airlock passes anyway, and
+# the agent got both twice, its --env value first, the caller's last,
+# which node and dash read (airlock-run(1): "then the --env overrides").
+# Nor does a pass-through of HOME, PATH, AIRLOCK_FD or a proxy variable
+# shadow airlock's own.
+{ cat "$top_srcdir/contrib/manifests/default.yaml"
+  printf 'agent:\n  network: ["api.example.com:443"]\n'
+  printf '  env: [TERM, LANG, HOME, PATH, AIRLOCK_FD, HTTPS_PROXY, https_proxy]\n'
+} >"$T/env.yaml"
+TERM=t-caller LANG=l-caller HOME=/caller-home HTTPS_PROXY=http://10.9.9.9:1 \
+    https_proxy=http://10.9.9.9:1 AIRLOCK_FD=7 timeout 60 "$AIRLOCK" run \
+    --manifest "$T/env.yaml" --workspace "$ws" --env LANG=l-flag -- env \
+    >"$T/env.out" 2>"$T/env.err"
+expect_eq "run: the agent ran env" "$?" 0
+expect_eq "run: no name twice in the agent's environment" \
+    "$(cut -d= -f1 "$T/env.out" | sort | uniq -d | tr '\n' ' ')" ""
+expect_eq "run: --env LANG=VALUE is the agent's LANG" \
+    "$(sed -n 's/^LANG=//p' "$T/env.out" | tr '\n' ' ')" "l-flag "
+expect_eq "run: TERM passed once" \
+    "$(sed -n 's/^TERM=//p' "$T/env.out" | tr '\n' ' ')" "t-caller "
+expect_not_contains "run: agent.env HOME does not replace the agent's home" \
+    "$(grep '^HOME=' "$T/env.out")" /caller-home
+expect_eq "run: agent.env AIRLOCK_FD does not replace airlock's" \
+    "$(sed -n 's/^AIRLOCK_FD=//p' "$T/env.out" | tr '\n' ' ')" "3 "
+expect_eq "run: agent.env HTTPS_PROXY does not replace airlock's proxy" \
+    "$(grep -c '^HTTPS_PROXY=http://127\.0\.0\.1:[0-9]*$' "$T/env.out")" 1
 finish
