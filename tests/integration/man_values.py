@@ -3,7 +3,7 @@
 """The value lists of the man pages against the code's tables: each list a
 page gives (sideEffect, authorization and action values, the default
 protected list, audit decisions, commands, exit statuses) must be exactly
-the set the code has; and an example that starts a vendor agent under
+the set the code has; and an example (a page's, README.md's) that starts a vendor agent under
 airlock run uses its profile and docs/WRAPPING.md's command.  Prints
 TAP-like "ok"/"not ok" lines; exit 1 on any mismatch.  Run by
 man_values.sh."""
@@ -141,9 +141,17 @@ def man_examples(text):
             for line in out]
 
 
-for page in sorted(glob.glob(f"{top}/docs/*.[15]")):
-    name = page[len(top) + 6:]
-    for line in man_examples(open(page, encoding="utf-8").read()):
+def readme_examples(text):
+    """README.md's commands in backquotes, ./airlock as airlock."""
+    return [c.replace("./airlock ", "airlock ", 1)
+            for c in re.findall(r"`(\./airlock run [^`]*)`", text)]
+
+
+pages = [(p[len(top) + 6:], man_examples(open(p, encoding="utf-8").read()))
+         for p in sorted(glob.glob(f"{top}/docs/*.[15]"))]
+pages.append(("README.md", readme_examples(read("README.md"))))
+for name, lines in pages:
+    for line in lines:
         try:
             words = shlex.split(line)
         except ValueError:
