@@ -3,10 +3,10 @@
 """The value lists of the man pages against the code's tables: each list a
 page gives (sideEffect, authorization and action values, the default
 protected list, audit decisions, commands, exit statuses) must be exactly
-the set the code has; and an example (a page's, README.md's) that starts a vendor agent under
-airlock run uses its profile and docs/WRAPPING.md's command.  Prints
-TAP-like "ok"/"not ok" lines; exit 1 on any mismatch.  Run by
-man_values.sh."""
+the set the code has; and an example (a page's, README.md's) that
+starts a vendor agent under airlock run uses its profile and
+docs/WRAPPING.md's command.  Prints TAP-like "ok"/"not ok" lines; exit 1
+on any mismatch.  Run by man_values.sh."""
 import glob
 import re
 import shlex
