@@ -39,4 +39,15 @@ expect_contains "... as the page says why" "$(cat "$T/check.out")" \
     "a placeholder must be a whole argv element"
 grep -q 'a placeholder must be a whole argv element' "$m5"
 check "... and the page says it" [ $? -eq 0 ]
+
+# airlock-serve(1)'s request by hand, run as printed: it sent tools/list
+# alone, and got "not allowed before initialize".
+awk '/^\.Bd -literal/ { b = 1; t = ""; next }
+    b && /^\.Ed/ { b = 0; if (t ~ /airlock serve --workspace/) { printf "%s", t; exit } }
+    b { t = t $0 "\n" }' "$top_srcdir/docs/airlock-serve.1" |
+    sed -e 's/^\$ //' -e 's/\\e/\\/g' >"$T/serve.sh"
+ws=$(make_workspace)
+out=$(cd "$ws" && PATH=$(dirname "$AIRLOCK"):$PATH sh "$T/serve.sh" 2>&1)
+expect_contains "airlock-serve(1)'s example lists the tools" "$out" \
+    '"id":1,"result":{"tools":[{"name":"read_file"'
 finish
