@@ -181,6 +181,12 @@ parse(int argc, char **argv, const char *cmd, const char **id,
 		usage(cmd);
 		return -1;
 	}
+	/* A short one was refused as a session that changed since. */
+	if (*digest != NULL && !is_sha256_hex(*digest)) {
+		log_warnx("--digest %s: not a sha256 (the 64 hex digits that "
+		    "airlock diff printed)", *digest);
+		return -1;
+	}
 	*id = argv[optind];
 	return 0;
 }

@@ -124,6 +124,12 @@ rename to README.txt"
 sha=$(sed -n 's/.*diff sha256 \([0-9a-f]*\).*/\1/p' "$T/derr")
 "$A" commit --digest 0000000000000000000000000000000000000000000000000000000000000000 "$S" 2>"$T/cerr"; rc=$?
 expect_eq "commit with another diff's digest refuses" "$rc" 1
+# airlock-commit(1)'s example shortens the digest (529b84...): a prefix is
+# a usage error naming the flag, not "changed since its diff was read".
+"$A" commit --digest "$(printf %.6s "$sha")" "$S" 2>"$T/cerr"; rc=$?
+expect_eq "commit with a shortened digest: usage error (64)" "$rc" 64
+expect_contains "... that says a digest is 64 hex digits" "$(cat "$T/cerr")" \
+    "not a sha256 (the 64 hex digits that airlock diff printed)"
 "$A" commit --digest "$sha" "$S" 2>"$T/cerr"; rc=$?
 expect_eq "commit with the reviewed digest succeeds" "$rc" 0
 expect_eq "the agent's file landed" "$(cat "$ws/src/agent.txt")" "agent edit"
