@@ -183,8 +183,8 @@ parse(int argc, char **argv, const char *cmd, const char **id,
 	}
 	/* A short one was refused as a session that changed since. */
 	if (*digest != NULL && !is_sha256_hex(*digest)) {
-		log_warnx("--digest %s: not a sha256 (the 64 hex digits that "
-		    "airlock diff printed)", *digest);
+		log_warnx("--digest %s: %s", *digest,
+		    "not a sha256 (the 64 hex digits that airlock diff printed)");
 		return -1;
 	}
 	*id = argv[optind];
