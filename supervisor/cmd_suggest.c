@@ -431,7 +431,9 @@ cmd_suggest(int argc, char **argv)
 		    json_string_value(json_object_get(sf, "manifest"));
 		const char *cwd = json_string_value(json_object_get(sf, "cwd"));
 
-		if (rpath == NULL || strcmp(rpath, "<default>") == 0) {
+		/* airlock exec's built-in policy is no file either. */
+		if (rpath == NULL || strcmp(rpath, "<default>") == 0 ||
+		    strcmp(rpath, SESSION_NO_MANIFEST) == 0) {
 			log_warnx("%s: the session %s: name the file to edit "
 				  "with --manifest",
 			    logpath,

@@ -125,6 +125,19 @@ out=$("$AIRLOCK" check "$T/canon.yaml" 2>&1)
 expect_eq "check -v's canonical form of the built-in manifest loads" \
     "$(printf '%s\n' "$out" | head -n 1)" "manifest $T/canon.yaml: ok"
 
+# airlock suggest on an airlock exec session without --manifest: exec
+# records its built-in policy as "(built-in defaults)", which suggest took
+# for a file of that name in the session's directory, one the command
+# itself could write there (or "No such file", exit 66).
+make_workspace >/dev/null
+(cd "$T/ws" && "$AIRLOCK" exec -- sh -c \
+    'printf "tools: []\n" >"(built-in defaults)"' >/dev/null 2>&1)
+s=$(ls -t "$AIRLOCK_HOME/sessions" | head -n 1)
+out=$(cd / && "$AIRLOCK" suggest "$s" 2>&1)
+expect_eq "suggest on an exec session of the built-in policy: exit 64" "$?" 64
+expect_contains "... which it names, and reads no file" "$out" \
+    "ran the built-in default manifest: name the file to edit with --manifest"
+
 # A secret that is not there, in a store that is.
 printf 'v' | "$AIRLOCK" secret --dir "$T/store" set ONE >/dev/null 2>&1
 "$AIRLOCK" secret --dir "$T/store" rm NOPE >/dev/null 2>&1
