@@ -53,8 +53,8 @@ static const struct help helps[] = {
 	    "Relay stdin and stdout to the broker of the sandbox this runs in\n"
 	    "(airlock-connect(1)).\n"
 	    "\n"
-	    "  -s, --socket PATH       dial PATH instead of $AIRLOCK_FD or\n"
-	    "                          /run/airlock/mcp.sock\n" HELP_OPT },
+	    "  -s, --socket PATH       dial PATH instead of /run/airlock/mcp.sock\n"
+	    "                          (else $AIRLOCK_FD)\n" HELP_OPT },
 	{ "check", "airlock check [-v] [FILE]\n",
 	    "Validate a manifest (default: the built-in one) and print its "
 	    "tools\n(airlock-check(1)).\n"

@@ -39,7 +39,7 @@ static const struct command {
 	/* Each subcommand's module adds its row here. */
 	{ "run",	cmd_run,	"run an agent sandboxed, brokering its tool calls", 0 },
 	{ "serve",	cmd_serve,	"serve the broker on stdin/stdout (MCP)", 1 },
-	{ "connect",	cmd_connect,	"relay stdin/stdout to $AIRLOCK_FD (MCP server command)", 1 },
+	{ "connect",	cmd_connect,	"relay stdin/stdout to the broker (MCP server command)", 1 },
 	{ "pending",	cmd_pending,	"list the approvals waiting for a human", 1 },
 	{ "approve",	cmd_approve,	"approve one pending action", 1 },
 	{ "deny",	cmd_deny,	"deny one pending action", 1 },
