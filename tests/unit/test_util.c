@@ -158,6 +158,29 @@ START_TEST(test_json_str_len)
 }
 END_TEST
 
+/* env_put(): one entry per name; replace or keep; a prefix is no match. */
+START_TEST(test_env_put)
+{
+	char **env = xcalloc(1, sizeof(*env));
+	size_t i;
+
+	env_put(&env, "HOME=/agent", 0);
+	env_put(&env, "HOMEX=1", 0);
+	env_put(&env, "HOME=/caller", 0);
+	env_put(&env, "LANG=C", 0);
+	env_put(&env, "LANG=fr", 1);
+	env_put(&env, "EMPTY=", 1);
+	ck_assert_str_eq(env[0], "HOME=/agent");
+	ck_assert_str_eq(env[1], "HOMEX=1");
+	ck_assert_str_eq(env[2], "LANG=fr");
+	ck_assert_str_eq(env[3], "EMPTY=");
+	ck_assert_ptr_null(env[4]);
+	for (i = 0; env[i] != NULL; i++)
+		free(env[i]);
+	free(env);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -175,6 +198,7 @@ main(void)
 	tcase_add_test(tc, test_fd_next_data);
 	tcase_add_test(tc, test_utf8_cut);
 	tcase_add_test(tc, test_json_str_len);
+	tcase_add_test(tc, test_env_put);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
