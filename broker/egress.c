@@ -76,8 +76,10 @@ egress_note_denial(struct egress *e, json_t *j)
 	const char	*sb = json_string_value(json_object_get(j, "sandbox"));
 	const char	*host = json_string_value(json_object_get(j, "host"));
 	const char	*addr = json_string_value(json_object_get(j, "address"));
+	const char	*who;
 	json_t		*label, *list, *d;
-	char		 allow[400];
+	char		 allow[400], dest[300];
+	size_t		 n;
 	int		 ip;
 
 	if (sb == NULL || host == NULL || host[0] == '\0' ||
@@ -96,13 +98,20 @@ egress_note_denial(struct egress *e, json_t *j)
 	if (addr != NULL && addr[0] != '\0')
 		host = addr;
 	ip = is_ip_literal(host);
-	snprintf(allow, sizeof(allow), "%s.%s%s%s%s",
+	who = json_string_value(json_array_get(label, 1));
+	/* "... --allow-host" is given the destination to write. */
+	if (who != NULL && (n = strlen(who)) >= 12 &&
+	    strcmp(who + n - 12, "--allow-host") == 0)
+		snprintf(dest, sizeof(dest), " %s%s%s:%lld",
+		    ip && strchr(host, ':') != NULL ? "[" : "", host,
+		    ip && strchr(host, ':') != NULL ? "]" : "",
+		    (long long)json_integer_value(json_object_get(j, "port")));
+	else
+		dest[0] = '\0';
+	snprintf(allow, sizeof(allow), "%s.%s%s%s%s%s",
 	    json_string_value(json_array_get(label, 0)),
-	    ip ? "allowAddresses" : "network",
-	    json_is_string(json_array_get(label, 1)) ? " (" : "",
-	    json_is_string(json_array_get(label, 1)) ?
-	    json_string_value(json_array_get(label, 1)) : "",
-	    json_is_string(json_array_get(label, 1)) ? ")" : "");
+	    ip ? "allowAddresses" : "network", who != NULL ? " (" : "",
+	    who != NULL ? who : "", dest, who != NULL ? ")" : "");
 	json_object_set_new(j, "allowWith", json_string(allow));
 	if ((list = json_object_get(e->denied, sb)) == NULL) {
 		list = json_array();

@@ -44,7 +44,9 @@ int		 egress_attach(struct egress *e, int sock, const char *sandbox,
  * manifest key of its grant without the last component ("tools[2]",
  * "checks.build"), |who| what it belongs to ("tool fetch"), or NULL.  A
  * refused connection's audit record then says "allowWith": KEY.network
- * (a host name) or KEY.allowAddresses (an IP literal).
+ * (a host name) or KEY.allowAddresses (an IP literal, or the address a
+ * name resolved to), then (WHO); a |who| ending in "--allow-host" gets
+ * the refused destination after it, as that flag takes it.
  */
 void		 egress_label(struct egress *e, const char *sandbox,
 		    const char *key, const char *who);

@@ -613,7 +613,7 @@ cmd_run(int argc, char **argv)
 		close(psock[1]);
 		/* A refusal's audit record names what would allow it. */
 		egress_label(sv.egress, s->id, "agent",
-		    "or airlock run --allow-host HOST:PORT");
+		    "or airlock run --allow-host");
 		if (egress_attach(sv.egress, psock[0], s->id, &net,
 		    err, sizeof(err)) != 0) {
 			log_warnx("the agent's egress: %s", err);

@@ -156,7 +156,7 @@ expect_contains "the agent cannot reach the metadata address" "$out" "403"
 expect_contains "a loopback address not listed in allowAddresses is refused" \
     "$out" "other-loopback: HTTP/1.1 403"
 grep -h '"event":"egress"' "$AIRLOCK_HOME"/sessions/*/audit.jsonl | grep '169.254.169.254' |
-    grep -q '"allowWith":"agent.allowAddresses (or airlock run --allow-host HOST:PORT)"' &&
+    grep -q '"allowWith":"agent.allowAddresses (or airlock run --allow-host 169.254.169.254:80)"' &&
     pass "the agent's refused connection is audited with the key that allows it" ||
     fail "the agent's refused connection is audited with the key that allows it"
 
@@ -169,6 +169,30 @@ out=$("$AIRLOCK" run --manifest "$T/none.yaml" --workspace "$ws" \
     --allow-host "127.0.0.1:$SP" -- "$T/agent.sh" 2>&1)
 expect_contains "--allow-host 127.0.0.1:PORT reaches the local server" "$out" "hello from airlock test server"
 expect_contains "--allow-host opens that address and port only" "$out" "other-loopback: HTTP/1.1 403"
+# A gateway named localhost (docs/WRAPPING.md, "A local LLM gateway"):
+# --allow-host localhost:PORT alone is refused, since localhost resolves
+# to loopback, and the refusal's record said to allow it with
+# "--allow-host HOST:PORT", what had been given.  It names the address
+# now, and that flag beside it lets the request through.
+cat >"$T/agent-lh.sh" <<AGENT
+#!/bin/bash
+exec 4<>/dev/tcp/127.0.0.1/3128 || exit 10
+printf 'GET http://localhost:$SP/hello HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n' >&4
+cat <&4
+AGENT
+chmod +x "$T/agent-lh.sh"
+rm -rf "$AIRLOCK_HOME/sessions"
+out=$("$AIRLOCK" run --manifest "$T/none.yaml" --workspace "$ws" \
+    --allow-host "localhost:$SP" -- "$T/agent-lh.sh" 2>&1)
+expect_contains "--allow-host localhost:PORT alone: refused (loopback)" "$out" "403"
+expect_eq "... its record says which --allow-host would allow it" \
+    "$(jq -r 'select(.event == "egress") | .fields.allowWith' "$AIRLOCK_HOME"/sessions/*/audit.jsonl)" \
+    "agent.allowAddresses (or airlock run --allow-host 127.0.0.1:$SP)"
+out=$("$AIRLOCK" run --manifest "$T/none.yaml" --workspace "$ws" \
+    --allow-host "localhost:$SP" --allow-host "127.0.0.1:$SP" \
+    -- "$T/agent-lh.sh" 2>&1)
+expect_contains "... and with it the request reaches the gateway" "$out" \
+    "hello from airlock test server"
 
 # airlock exec --allow-host: one command, the same proxy.
 out=$("$AIRLOCK" exec --workspace "$ws" --ro "$T/agent.sh" -- "$T/agent.sh" 2>&1)
