@@ -54,9 +54,12 @@ for b in bad/*.yaml; do
 	expect_eq "check_refuses_${name}_with_exact_error" "$got" "$want"
 done
 
-# Usage errors are not manifest errors.
+# Usage errors are not manifest errors.  Without a manifest, check loads
+# the built-in one (its help, airlock(1)'s EXAMPLES).
 "$AIRLOCK" check >/dev/null 2>&1; rc=$?
-expect_eq "check_without_manifest_is_a_usage_error" "$rc" 64
+expect_eq "check_without_manifest_checks_the_built_in_one" "$rc" 0
+"$AIRLOCK" check a.yaml b.yaml >/dev/null 2>&1; rc=$?
+expect_eq "check_with_two_manifests_is_a_usage_error" "$rc" 64
 "$AIRLOCK" check /nonexistent/m.yaml 2>"$T/err"; rc=$?
 expect_eq "check_missing_file_exits_78" "$rc" 78
 expect_eq "check_missing_file_names_it" "$(cat "$T/err")" \
