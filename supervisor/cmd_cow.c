@@ -18,7 +18,9 @@
  * "cow_commit" record with the diff's sha256 is written before anything
  * lands; changeset_apply() lands all or nothing; "cow_applied" (or
  * "cow_apply_failed") follows, and the session continues from the new
- * checkout.  Each commit and discard gets its own signed log,
+ * checkout.  A mode bit that does not land (changeset_dropped()) is
+ * told on stderr and listed in cow_applied; a session whose only change
+ * is one commits as 0 entries, to say and record it.  Each commit and discard gets its own signed log,
  * SESSION/commits/TIME-N.jsonl (the session's own log was closed when its
  * run ended), which "airlock audit verify" checks like any other.
  *
@@ -326,6 +328,31 @@ print_refused(json_t *refused, const char *what)
 	}
 }
 
+/*
+ * Tells of the mode bits that did not land (changeset_dropped()'s
+ * |dropped|, |total| in all), a line each, as airlock exec does.
+ */
+static void
+tell_dropped(const json_t *dropped, size_t total)
+{
+	size_t i;
+	json_t *d;
+
+	json_array_foreach(dropped, i, d)
+	{
+		log_warnx("%s: mode %s landed as %s (a world-write bit lands "
+			  "only where the checkout had it, an inherited "
+			  "setgid bit never)",
+		    json_string_value(json_object_get(d, "path")),
+		    json_string_value(json_object_get(d, "mode")),
+		    json_string_value(json_object_get(d, "landed")));
+	}
+	if (total > json_array_size(dropped))
+		log_warnx("... and %zu more mode bits that did not land (the "
+			  "log's cow_applied counts them)",
+		    total - json_array_size(dropped));
+}
+
 /* Records one refused commit in a log of its own. */
 static void
 log_refusal(const struct cowsession *cs, const char *sha, const char *why,
@@ -464,7 +491,11 @@ cmd_commit(int argc, char **argv)
 		rc = EXIT_REFUSED;
 		goto out;
 	}
-	if (changeset_count(x.set) == 0) {
+	/* A session whose only change is a mode bit that does not land
+	 * (chmod o+w of a directory) is committed all the same, as a run's
+	 * change set is: the drop is told and recorded, and the session
+	 * emptied; before, "nothing to commit" said nothing of it. */
+	if (changeset_count(x.set) == 0 && !changeset_has_dropped(x.set)) {
 		fprintf(stderr, "airlock: session %s has nothing to commit\n",
 		    x.cs->id);
 		rc = 0;
@@ -553,6 +584,7 @@ cmd_commit(int argc, char **argv)
 	/* The mode bits that did not land, as a run's change_applied. */
 	if ((dropped = changeset_dropped(x.set, COW_DROPPED_RECORDED,
 		 COW_DROPPED_BYTES, &ndropped)) != NULL) {
+		tell_dropped(dropped, ndropped);
 		json_object_set_new(
 		    f, "modesDroppedTotal", json_integer((json_int_t)ndropped));
 		json_object_set_new(f, "modesDropped", dropped);

@@ -18,7 +18,11 @@
 # - airlock commit --digest: a binary file is shown only as "Binary files
 #   ... differ", so a resumed session that changed its bytes kept the
 #   digest a person approved and its new bytes landed; the diff now
-#   gives every written file's sha256.
+#   gives every written file's sha256;
+# - a session whose only change was a mode bit that does not land (chmod
+#   o+w of a directory) was "nothing to commit", the drop said nowhere
+#   and recorded nowhere: it commits as 0 entries now, the drop told on
+#   stderr and listed in cow_applied, as a run's change_applied lists it.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
@@ -126,4 +130,21 @@ expect_eq "cow: no attribute of the layer's landed (user.*, trusted.overlay.*)" 
 expect_eq "cow: nor the time the agent set" "$(( $(stat -c %Y "$ws/base.txt") > $(date -d 2020-01-01 +%s) ))" 1
 expect_eq "cow: the committed file is the agent's" "$(cat "$ws/base.txt")" "base
 more"
+expect_contains "cow: the commit tells of the drop" "$(cat "$T/cerr")" \
+    "base.txt: mode 0777 landed as 0775"
+
+# A session whose only change is a world-write bit that does not land:
+# "nothing to commit" said nothing of it, and no record was written.
+mkdir -m 755 "$ws/d"
+agent 'chmod o+w d' --resume "$S"
+"$A" commit "$S" 2>"$T/cerr"
+expect_eq "cow: a drop-only commit succeeds" "$?" 0
+expect_contains "cow: ... telling of the drop" "$(cat "$T/cerr")" "d: mode 0757 landed as 0755"
+expect_eq "cow: ... the directory keeps its mode" "$(stat -c %a "$ws/d")" 755
+log=$(sed -n 's/.*; log \(.*\)$/\1/p' "$T/cerr")
+expect_eq "cow: ... cow_commit and cow_applied of 0 entries record it" \
+    "$(jq -c 'select(.event == "cow_commit") | .fields.entries' "$log" 2>&1) $(jq -c 'select(.event == "cow_applied") | [.fields.modesDroppedTotal, .fields.modesDropped]' "$log" 2>&1)" \
+    '0 [1,[{"landed":"0755","mode":"0757","path":"d"}]]'
+"$A" commit "$S" 2>"$T/cerr"
+expect_contains "cow: ... and the session is emptied" "$(cat "$T/cerr")" "has nothing to commit"
 finish
