@@ -157,6 +157,13 @@ call_answer_early(struct call *c, json_t *structured, const char *text)
 	call_release_conn(c);
 }
 
+int
+call_refusal(int status, const json_t *out)
+{
+	return status == ACTION_ERROR &&
+	    !json_is_true(json_object_get(out, "retryable"));
+}
+
 void
 call_complete(struct call *c, int status, json_t *out)
 {
@@ -167,8 +174,7 @@ call_complete(struct call *c, int status, json_t *out)
 	if (jobs_complete(c, status, out))
 		return;
 	/* Refused (not "busy", "retry"): runBudget.maxRefusedCalls. */
-	refused = status == ACTION_ERROR &&
-	    !json_is_true(json_object_get(out, "retryable"));
+	refused = call_refusal(status, out);
 	result_shape(c, status, out, &r);
 	if (broker_audit(c->b, "result", json_pack("{s:O, s:s, s:b, s:s?, s:I}",
 	    "id", c->id, "tool", c->tool->name, "isError", r.is_error,

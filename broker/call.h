@@ -42,6 +42,13 @@ void		 call_answer_early(struct call *c, json_t *structured,
 void		 call_complete(struct call *c, int status, json_t *out);
 
 /*
+ * Whether (status, out), as call_complete() takes them, is a refusal that
+ * runBudget.maxRefusedCalls counts: an error that does not say retryable
+ * (not "busy", "timeout").  A call's, or a background job's at its end.
+ */
+int		 call_refusal(int status, const json_t *out);
+
+/*
  * Holds |c| while a change set lands (|kind| HOLD_*, |params| borrowed,
  * kept for the release): 1, or 0 if none lands and |c| goes on now.
  */

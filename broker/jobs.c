@@ -818,6 +818,12 @@ jobs_complete(struct call *c, int status, json_t *out)
 		    ec != NULL ? ec : "error");
 		job_set_error(j, msg != NULL ? msg : "");
 	}
+	/* A job refused at its end (its change set refused, its memory
+	 * limit reached) is a refused call, as the same command's blocking
+	 * call is: uncounted, an agent refused in the background went on
+	 * without end. */
+	if (call_refusal(status, out))
+		ledger_refused(c->b->ledger);
 	json_decref(out);
 	rec = json_pack("{s:O, s:s, s:s, s:i, s:s, s:I, s:s}", "id", c->id,
 	    "jobId", j->name, "status", job_status(j), "exitCode", j->exit_code,

@@ -73,8 +73,9 @@ void jobs_ended(
 /*
  * Instead of answering |c|: when |c| is a job, records the outcome
  * (status, out as call_complete() takes them; out is consumed), audits
- * job_end, sends its exit events (with the land's outcome), answers its
- * waiters, frees |c| and returns 1.  Else 0.
+ * job_end, counts a refusal (call_refusal()) for runBudget.maxRefusedCalls
+ * as a blocking call's error is counted, sends its exit events (with the
+ * land's outcome), answers its waiters, frees |c| and returns 1.  Else 0.
  */
 int jobs_complete(struct call *c, int status, json_t *out);
 /* From call_free(): |c| is going away. */
