@@ -2564,6 +2564,33 @@ name_pattern_broad(const char *pat, int flags)
 }
 
 /*
+ * Whether each component of the path pattern |p| (an empty one aside, as
+ * a trailing '/' makes) selects nothing in particular
+ * (name_pattern_broad, as the shell globs): a star, a '/' and a star
+ * names all that the top directories hold, which rm -r removes and rm -f
+ * of its files empties, at every depth the pattern goes down to; a star,
+ * a '/' and "x", "*.o" or ".*" names files in particular.
+ */
+static int
+path_pattern_broad(const char *p)
+{
+	char comp[256]; /* a name is 255 bytes at most */
+	size_t n;
+
+	for (; *p != '\0'; p += n + (p[n] == '/')) {
+		if ((n = strcspn(p, "/")) == 0)
+			continue;
+		if (n >= sizeof(comp))
+			return 0;
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		if (!name_pattern_broad(comp, FNM_PERIOD))
+			return 0;
+	}
+	return 1;
+}
+
+/*
  * The directory of the last component that |p|'s byte |lit| is in (its
  * text to that component's '/', or "./" where there is none), into
  * |dir|; returns where that component begins, or (size_t)-1 if it does
@@ -3118,6 +3145,10 @@ raise_rm_glob(const struct shell_rules *r, struct shword *t,
 			    "%s %s of %.40s: a directory the pattern matches "
 			    "may be a symlink out of the workspace",
 			    t[0].text, t[1].text, w->text);
+		/* a star, a '/' and a star: all its directory holds
+		   beneath the top ones (path_pattern_broad) */
+		if (path_pattern_broad(w->text + k))
+			raise_rm_place(r, t, dir, wsn, skip_ws, o);
 		return;
 	}
 	if (name_pattern_broad(w->text + k, FNM_PERIOD))
@@ -3206,10 +3237,11 @@ raise_rm_files(const struct shell_rules *r, struct shword *t,
 	    (g.flags & SHW_GLOB) == 0)
 		return;
 	lit = strcspn(g.text, "*?[{");
-	if (strchr(g.text + lit, '/') != NULL ||
-	    (k = glob_dir(g.text, lit, dir, sizeof(dir))) == (size_t)-1)
+	if ((k = glob_dir(g.text, lit, dir, sizeof(dir))) == (size_t)-1)
 		return;
-	if (!name_pattern_broad(g.text + k, FNM_PERIOD))
+	/* a star, a '/' and a star empties every top directory as a
+	   star empties the top (path_pattern_broad) */
+	if (!path_pattern_broad(g.text + k))
 		return; /* files in particular */
 	raise_rm_place(r, t, dir, wsn, 0, o);
 }

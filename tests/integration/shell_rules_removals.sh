@@ -13,6 +13,9 @@
 #     shipped
 #     default (which denies rm -rf . and find . -delete): each is now the
 #     removal of what its glob or operand names, rm -rf . to the rules;
+#   - "rm -rf */*", "rm -f */*" and "truncate -s0 */*", which remove or
+#     empty all below the workspace's top directories, only waited for a
+#     human: each is now rm -rf . to the rules, as "rm -rf *" is;
 #   - git clean of the workspace removes what git does not track, which
 #     the rules cannot tell: with no rule naming it, "git clean -fdx" ran;
 #     now it waits for a human (as find . -mtime +7 -delete does);
@@ -56,6 +59,17 @@ for cmd in 'truncate -s0 *' 'mv * /tmp' 'git rm -rf -q .' \
 done
 check "the refusal is audited with the rule and the command" \
     grep -qE '"decision":"deny","id":[0-9]+,"reason":"rule 5 \(rm -rf\|.*on `truncate -s0 \*`' "$audit"
+
+# ===== everything below the workspace's top directories ===================
+# A star, a '/' and a star (rm -rf, rm -f of its files, truncate -s0)
+# only waited for a human, who could approve what rm -rf . is denied.
+for cmd in 'rm -rf */*' 'rm -f */*' 'truncate -s0 */*' 'rm -r ./*/*/'; do
+	shell "$cmd"
+	expect_error_class "$cmd: refused" denied
+	expect_contains "... by the recursive removal rule" \
+	    "$(jr .result.structuredContent.message)" "rule 5 (rm -rf|-fr"
+	check "... and src and tests are whole" test -s "$ws/src/todo.sh" -a -s "$ws/tests/run.sh"
+done
 
 # ===== and their other spellings ===========================================
 for cmd in 'truncate -s 0 ./*' 'truncate --size=0 src/../*' 'mv ./* ../x' \
