@@ -193,12 +193,41 @@ parse(int argc, char **argv, const char *cmd, const char **id,
 	return 0;
 }
 
+/*
+ * Tells of the mode bits of |set| that do not land (changeset_dropped()),
+ * a line each, as airlock exec does: |landed| says "landed" (commit) or
+ * "lands" (diff).  Returns them (NULL if none), *total their count.
+ */
+static json_t *
+tell_dropped(const struct changeset *set, const char *landed, size_t *total)
+{
+	json_t *dropped, *d;
+	size_t i;
+
+	dropped = changeset_dropped(
+	    set, COW_DROPPED_RECORDED, COW_DROPPED_BYTES, total);
+	json_array_foreach(dropped, i, d)
+	{
+		log_warnx("%s: mode %s %s as %s (a world-write bit lands "
+			  "only where the checkout had it, an inherited "
+			  "setgid bit never)",
+		    json_string_value(json_object_get(d, "path")),
+		    json_string_value(json_object_get(d, "mode")), landed,
+		    json_string_value(json_object_get(d, "landed")));
+	}
+	if (*total > json_array_size(dropped))
+		log_warnx("... and %zu more modes %s without a bit",
+		    *total - json_array_size(dropped), landed);
+	return dropped;
+}
+
 int
 cmd_diff(int argc, char **argv)
 {
 	struct cow_ctx x;
 	const char *id, *digest;
 	char *folded;
+	size_t ndropped;
 	int rc;
 
 	log_init("airlock diff", 0);
@@ -213,6 +242,7 @@ cmd_diff(int argc, char **argv)
 		if (fputs(folded, stdout) == EOF || fflush(stdout) == EOF)
 			rc = EXIT_FAILED;
 		free(folded);
+		json_decref(tell_dropped(x.set, "lands", &ndropped));
 		fprintf(stderr, "airlock: session %s: %zu %s, diff sha256 %s\n",
 		    x.cs->id, changeset_count(x.set),
 		    changeset_count(x.set) == 1 ? "entry" : "entries", x.sha);
@@ -326,31 +356,6 @@ print_refused(json_t *refused, const char *what)
 		if (rc == -1)
 			fatalx("out of memory");
 	}
-}
-
-/*
- * Tells of the mode bits that did not land (changeset_dropped()'s
- * |dropped|, |total| in all), a line each, as airlock exec does.
- */
-static void
-tell_dropped(const json_t *dropped, size_t total)
-{
-	size_t i;
-	json_t *d;
-
-	json_array_foreach(dropped, i, d)
-	{
-		log_warnx("%s: mode %s landed as %s (a world-write bit lands "
-			  "only where the checkout had it, an inherited "
-			  "setgid bit never)",
-		    json_string_value(json_object_get(d, "path")),
-		    json_string_value(json_object_get(d, "mode")),
-		    json_string_value(json_object_get(d, "landed")));
-	}
-	if (total > json_array_size(dropped))
-		log_warnx("... and %zu more mode bits that did not land (the "
-			  "log's cow_applied counts them)",
-		    total - json_array_size(dropped));
 }
 
 /* Records one refused commit in a log of its own. */
@@ -582,9 +587,7 @@ cmd_commit(int argc, char **argv)
 	}
 	f = json_pack("{s:s}", "diffSha256", x.sha);
 	/* The mode bits that did not land, as a run's change_applied. */
-	if ((dropped = changeset_dropped(x.set, COW_DROPPED_RECORDED,
-		 COW_DROPPED_BYTES, &ndropped)) != NULL) {
-		tell_dropped(dropped, ndropped);
+	if ((dropped = tell_dropped(x.set, "landed", &ndropped)) != NULL) {
 		json_object_set_new(
 		    f, "modesDroppedTotal", json_integer((json_int_t)ndropped));
 		json_object_set_new(f, "modesDropped", dropped);

@@ -137,6 +137,9 @@ expect_contains "cow: the commit tells of the drop" "$(cat "$T/cerr")" \
 # "nothing to commit" said nothing of it, and no record was written.
 mkdir -m 755 "$ws/d"
 agent 'chmod o+w d' --resume "$S"
+"$A" diff "$S" >/dev/null 2>"$T/derr"
+expect_contains "cow: the diff of a drop-only session tells of it" \
+    "$(cat "$T/derr")" "d: mode 0757 lands as 0755"
 "$A" commit "$S" 2>"$T/cerr"
 expect_eq "cow: a drop-only commit succeeds" "$?" 0
 expect_contains "cow: ... telling of the drop" "$(cat "$T/cerr")" "d: mode 0757 landed as 0755"
