@@ -1896,6 +1896,29 @@ notify_read(struct runner_proc *p)
 }
 
 /*
+ * Whether the run may have met a sandbox denial by the time its command
+ * ended (|status|): one recorded already (seccomp's), anything on its
+ * stderr, from which runner_proc_finish() reads the filesystem and
+ * rlimit refusals (what the pipe still holds is read first: the command
+ * wrote it before it ended), a signal or a shell's 128 + N (the
+ * rlimits'), or a cgroup limit hit.  A run that may have is not
+ * reported early (runner_request.on_status): its denials are known only
+ * once it is finished, and airlock exec records them before exec_end.
+ */
+static int
+may_have_denied(struct runner_proc *p, int status)
+{
+	if (p->ndenials > 0)
+		return 1;
+	stream_read(p, &p->err);
+	if (p->err.len > 0)
+		return 1;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) >= 128)
+		return 1;
+	return runner_cgroup_limit_hit(p->cg) != 0;
+}
+
+/*
  * Reads what the child or the init wrote on report_fd: a setup failure
  * ("E" and the reason), or the command's wait status ("W" and an int, one
  * write, the last thing the init does before it exits).  The status goes
@@ -1930,7 +1953,7 @@ report_read(struct runner_proc *p)
 	p->ended = 1;
 	/* It ended in time: the deadline no longer applies. */
 	p->deadline = INT64_MAX;
-	if (p->req->on_status != NULL)
+	if (p->req->on_status != NULL && !may_have_denied(p, status))
 		p->req->on_status(p->req->status_arg, status);
 }
 

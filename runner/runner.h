@@ -179,7 +179,11 @@ struct runner_request {
 	 * overlap with its own work (airlock exec's exec_end record).  The
 	 * run is not over: runner_proc_finish() still reaps it, and only
 	 * then is nothing of it left.  Not called for a run that failed to
-	 * start, timed out or was killed.  NULL: none.
+	 * start, timed out or was killed, nor for one that may have met a
+	 * denial (one recorded, anything on its stderr, a signal or an exit
+	 * status of 128 or more, a cgroup limit hit): its denials are known
+	 * only from runner_proc_finish(), and the caller's record of its
+	 * end (exec_end) must follow their records.  NULL: none.
 	 */
 	void			(*on_status)(void *arg, int wait_status);
 	void			*status_arg;

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "broker/changeset.h"
+#include "broker/denials.h"
 #include "broker/egress.h"
 #include "common/errors.h"
 #include "common/log.h"
@@ -167,6 +168,46 @@ print_denials(const struct runner_result *res)
 		runner_denial_format(&res->denials[i], line, sizeof(line));
 		log_warnx("denied: %s", line);
 	}
+}
+
+/*
+ * The run's denials as airlock run records them (denials_build(), with
+ * the call's "id" and "tool": docs/DENIALS.md), for the audit log
+ * (exec_audit_denials()), so that airlock suggest reads an exec's as it
+ * reads a session's: call 1 of tool "exec", numbered d1...  A wallClock
+ * limit is left out: --timeout is no manifest key, and exec_end says
+ * timedOut.  Network refusals are exec_end's "egress" (--allow-host is
+ * no manifest key either).  NULL when there are none.
+ */
+static json_t *
+exec_denials(const struct runner_result *res)
+{
+	const char *limit;
+	json_t *list, *d, *out;
+	char id[16];
+	size_t i;
+
+	if (res->setup_failed || (list = denials_build(NULL, res)) == NULL)
+		return NULL;
+	if ((out = json_array()) == NULL)
+		fatalx("out of memory");
+	json_array_foreach (list, i, d) {
+		limit = json_string_value(json_object_get(d, "limit"));
+		if (limit != NULL && strcmp(limit, "wallClock") == 0)
+			continue;
+		snprintf(id, sizeof(id), "d%zu", json_array_size(out) + 1);
+		if (json_object_set_new(d, "denial", json_string(id)) != 0 ||
+		    json_object_set_new(d, "id", json_integer(1)) != 0 ||
+		    json_object_set_new(d, "tool", json_string("exec")) != 0 ||
+		    json_array_append(out, d) != 0)
+			fatalx("out of memory");
+	}
+	json_decref(list);
+	if (json_array_size(out) == 0) {
+		json_decref(out);
+		return NULL;
+	}
+	return out;
 }
 
 /* At most this many refused connections are recorded in exec_end. */
@@ -832,7 +873,7 @@ cmd_exec(int argc, char **argv)
 	char state[PATH_MAX], ws_real[PATH_MAX], logpath[PATH_MAX];
 	struct exec_audit *xa = NULL;
 	struct exec_proxy xp = { -1, -1, -1, NULL, 0, 0, 0, NULL };
-	json_t *start, *jend, *jargv, *landed = NULL, *egress;
+	json_t *start, *jend, *jargv, *landed = NULL, *egress, *denied = NULL;
 	struct exec_status xst;
 	struct overrides ov;
 	long long timeout = 0;
@@ -1135,6 +1176,13 @@ cmd_exec(int argc, char **argv)
 	if (res->hint[0] != '\0')
 		log_warnx("%s: %s", argv[0], res->hint);
 	print_denials(res);
+	/* Before exec_end: runner_request.on_status did not hand it over
+	 * early for a run that may have had any (runner.h). */
+	if (audited && (denied = exec_denials(res)) != NULL &&
+	    exec_audit_denials(xa, denied) != 0)
+		log_warnx("exec: the sandbox's denials are not in the audit "
+		    "log: its end was written already");
+	json_decref(denied);
 	egress = ov.nhosts > 0 ? exec_proxy_report(&xp) : NULL;
 	if (overlay && !res->setup_failed)
 		rc = exec_land(workspace, &upper, &eff, dryrun, rc,

@@ -23,6 +23,7 @@
 
 #include "broker/audit.h"
 #include "broker/audit_ship.h"
+#include "common/log.h"
 #include "common/paths.h"
 #include "common/util.h"
 #include "proxy/ipc.h"
@@ -53,6 +54,7 @@ struct exec_audit {
 	int netns_fd; /* a spare's network namespace, or -1 */
 	int hold_fd; /* for the writer to drop after us (exec_audit_hold) */
 	char *start_text; /* exec_start, until the writer is settled */
+	json_t *denials; /* exec_audit_denials(), sent with exec_end */
 	char *rmdirs[EXEC_RMDIR_MAX]; /* exec_audit_rmdir(), not yet handed */
 	size_t nrmdirs;
 	int defer; /* the writer outlives us: exec_audit_defers() */
@@ -377,6 +379,33 @@ drop_after_exec(struct exec_spare *sp, int fd, int held)
 }
 
 /*
+ * Takes EXEC_DENIALS_KEY out of exec_end's fields |end| and writes each
+ * of its objects (at most EXEC_DENIALS_MAX) as a sandbox_denial record,
+ * in the batch exec_end closes.  0, or -1 if one could not be written.
+ */
+static int
+write_denials(struct audit *a, json_t *end)
+{
+	json_t *list = json_incref(json_object_get(end, EXEC_DENIALS_KEY)), *d;
+	size_t i;
+	int rc = 0;
+
+	if (list == NULL)
+		return 0;
+	(void)json_object_del(end, EXEC_DENIALS_KEY);
+	json_array_foreach(list, i, d)
+	{
+		if (i == EXEC_DENIALS_MAX)
+			break;
+		if (json_is_object(d) &&
+		    audit_append(a, "sandbox_denial", d) != 0)
+			rc = -1;
+	}
+	json_decref(list);
+	return rc;
+}
+
+/*
  * One session: waits for exec_start, moves the session from
  * STATE/spare/ to STATE/sessions/ and writes the record, then (told by
  * the exec, or because the exec is gone) exec_end and session_end.  |p|
@@ -461,8 +490,10 @@ writer_serve(struct exec_spare *sp, int fd, struct writer_prep *p, int stay)
 	if (later)
 		audit_set_sync(p->a, AUDIT_SYNC_NONE);
 	audit_batch(p->a, 1);
-	ok = audit_append(p->a, "exec_end", json_is_object(end) ? end : NULL) ==
-	    0;
+	ok = write_denials(p->a, end) == 0;
+	if (audit_append(p->a, "exec_end", json_is_object(end) ? end : NULL) !=
+	    0)
+		ok = 0;
 	json_decref(end);
 	ok = audit_end(p->a) == 0 && ok;
 	/* Written: the exit status may leave.  What comes after (the sync,
@@ -808,6 +839,8 @@ writer_done(struct exec_audit *x)
 	x->hold_fd = -1;
 	free(x->start_text);
 	x->start_text = NULL;
+	json_decref(x->denials);
+	x->denials = NULL;
 	/* Our own writer is reaped, unless it stays on as a spare (it said
 	 * so, or, with no end record, spares are on): then it outlives us,
 	 * and init reaps it when its time is up. */
@@ -884,9 +917,19 @@ exec_audit_finish(struct exec_audit *x, json_t *end)
 	x->finished = 1;
 	if (exec_audit_ready(x, err, sizeof(err)) != 0)
 		return x->end_rc;
+	/* The denials ride with exec_end, under a key the writer takes
+	 * out (write_denials()). */
+	if (end != NULL && x->denials != NULL) {
+		end = json_deep_copy(end);
+		if (end == NULL ||
+		    json_object_set(end, EXEC_DENIALS_KEY, x->denials) != 0)
+			fatalx("out of memory");
+	} else
+		json_incref(end);
 	/* A blob: a change set's refusals or the proxy's can be larger
 	 * than a datagram the writer reads whole. */
 	text = end != NULL ? json_dumps(end, JSON_COMPACT) : NULL;
+	json_decref(end);
 	rc = text != NULL ? send_blob(x->fd, text, strlen(text), x->hold_fd)
 			  : send_blob(x->fd, "null", 4, x->hold_fd);
 	free(text);
@@ -976,6 +1019,18 @@ exec_audit_rmdir(void *arg, const char *path)
 	x->rmdirs[x->nrmdirs++] = copy;
 	if (x->sent)
 		hand_rmdirs(x);
+}
+
+int
+exec_audit_denials(struct exec_audit *x, json_t *list)
+{
+	if (x == NULL || list == NULL)
+		return 0;
+	if (x->finished)
+		return -1;
+	json_decref(x->denials);
+	x->denials = json_incref(list);
+	return 0;
 }
 
 void

@@ -9,6 +9,8 @@
  *                overrides: overrides_json() — the --allow-host, --env and
  *                --setenv names (never their values), --ro, --rw — and
  *                chdir}
+ *   sandbox_denial  one per denial of the sandbox (exec_audit_denials():
+ *               the shape airlock run writes, docs/DENIALS.md), before
  *   exec_end    {exitCode | signal | timedOut | setupFailed}, and
  *               changeSet {applied, refused, refusedTotal, error, dryRun}
  *               when the command wrote anything, and egress {connections,
@@ -112,6 +114,20 @@ const char *exec_audit_path(const struct exec_audit *x);
  * written.  Returns 0, or -1 if the writer could not be told.
  */
 int exec_audit_finish(struct exec_audit *x, json_t *end);
+
+/*
+ * The denials of the run, |list| (borrowed: a reference is kept), an
+ * array of denial objects as airlock run records them ({id, tool,
+ * denial, layer, source, ..., hint}: docs/DENIALS.md), which the writer
+ * writes as sandbox_denial records just before exec_end, at most
+ * EXEC_DENIALS_MAX, in the same batch.  They ride with exec_end under
+ * EXEC_DENIALS_KEY, which the writer takes out of it.  Before
+ * exec_audit_finish(): returns 0, or -1 once exec_end has been handed
+ * over (they can no longer be written).  NULL |list|: nothing, 0.
+ */
+#define EXEC_DENIALS_KEY "sandboxDenials"
+#define EXEC_DENIALS_MAX 20
+int exec_audit_denials(struct exec_audit *x, json_t *list);
 
 /*
  * Takes |fd| (-1: nothing) to hand to the writer with exec_end, which

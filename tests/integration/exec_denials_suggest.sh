@@ -1,0 +1,83 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# airlock exec's sandbox denials reach its audit log, and airlock suggest
+# turns them into the manifest change, as it does for airlock run.  exec
+# printed what its sandbox refused but its log held only exec_start and
+# exec_end: suggest found "no sandbox denials" in an exec session, and
+# the reviewed-policy loop (docs/DENIALS.md) did not work for the most
+# basic command.  A command in a real sandbox reads a host file the
+# manifest does not bind and calls a system call seccomp refuses; the log
+# must verify and hold one sandbox_denial each, in run's shape; suggest
+# proposes exactly the file (and the system call, flagged); --apply of the
+# file alone gives a manifest under which the same exec reads it.
+. "$top_srcdir/tests/lib.sh"
+
+chmod 755 "$T"
+ws="$T/ws"
+mkdir -p "$ws"
+# Not beneath /tmp: the sandbox's /tmp is its own.
+D=$(mktemp -d /var/tmp/airlock-execden.XXXXXX)
+echo "col1,col2" > "$D/input.csv"
+chmod -R a+rX "$D"
+chown 65534:65534 "$ws"
+M="$T/m.yaml"
+cp "$top_srcdir/tests/golden/workboard.yaml" "$M"
+cp "$M" "$T/m.orig"
+log() { ls -t "$AIRLOCK_HOME"/sessions/*/audit.jsonl | head -n 1; }
+denials() { jq -c 'select(.event == "sandbox_denial") | .fields' "$1"; }
+
+# 1. The file: not bound, so the command cannot see it; exit status 0
+# (the command shrugged it off) must not drop the record either.
+out=$(cd "$ws" && "$AIRLOCK" exec --manifest "$M" -- \
+    sh -c "cat $D/input.csv; exit 0" 2>&1); rc=$?
+expect_eq "the exec ran (exit 0)" "$rc" 0
+expect_contains "... and its refusal is printed" "$out" \
+    "denied: filesystem read $D/input.csv (mount)"
+L=$(log)
+S=$(basename "$(dirname "$L")")
+"$AIRLOCK" audit verify "$L" >/dev/null 2>&1
+expect_eq "the exec's log verifies" "$?" 0
+expect_eq "it holds the refusal as airlock run writes it" \
+    "$(denials "$L" | jq -c '[.id, .tool, .denial, .layer, .source, .path, .access]')" \
+    "[1,\"exec\",\"d1\",\"filesystem\",\"mount\",\"$D/input.csv\",\"read\"]"
+expect_eq "... before exec_end" \
+    "$(jq -r .event "$L" | tr '\n' ' ')" \
+    "session_start exec_start sandbox_denial exec_end session_end "
+
+out=$("$AIRLOCK" suggest --manifest "$M" "$S" 2>"$T/err"); rc=$?
+plan=$(printf '%s\n' "$out" | sed -n 's/^# plan: \([0-9a-f]\{64\}\) .*/\1/p')
+expect_eq "suggest reads the exec session" "$rc" 0
+expect_contains "it proposes exactly the file" "$out" "+    - $D/input.csv"
+expect_contains "... naming the exec's denial" "$out" \
+    "# airlock suggest: allow read $D/input.csv (call 1: d1)"
+"$AIRLOCK" suggest --manifest "$M" --apply --plan "$plan" "$S" \
+    >/dev/null 2>"$T/err"; rc=$?
+expect_eq "--apply writes it" "$rc" 0
+out=$(cd "$ws" && "$AIRLOCK" exec --manifest "$M" -- cat "$D/input.csv" 2>&1)
+expect_eq "the same exec now reads the file" "$?" 0
+expect_eq "... its content" "$out" "col1,col2"
+L2=$(log)
+expect_eq "... and its log has no denial" "$(denials "$L2")" ""
+
+# 2. A system call the default profile refuses (mount_setattr, 442 on
+# every architecture): recorded, proposed, flagged as weakening.
+cp "$T/m.orig" "$M"
+(cd "$ws" && "$AIRLOCK" exec --manifest "$M" -- python3 -c \
+    'import ctypes; ctypes.CDLL(None).syscall(442, -1, 0, 0, 0)' \
+    >/dev/null 2>&1)
+L=$(log)
+S=$(basename "$(dirname "$L")")
+expect_eq "a refused system call is in the log" \
+    "$(denials "$L" | jq -c '[.layer, .source, .syscall]')" \
+    '["syscall","seccomp","mount_setattr"]'
+out=$("$AIRLOCK" suggest --manifest "$M" "$S" 2>"$T/err")
+expect_contains "suggest proposes it" "$out" "+    - mount_setattr"
+expect_contains "... flagged" "$(cat "$T/err")" \
+    "WEAKENS: sandbox.allowSyscalls: mount_setattr is a dangerous system call"
+
+# 3. No denial: no record.
+(cd "$ws" && "$AIRLOCK" exec --manifest "$M" -- true)
+expect_eq "a clean exec's log has none" "$(denials "$(log)")" ""
+rm -rf "$D"
+finish
