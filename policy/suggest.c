@@ -756,6 +756,38 @@ escal_get(struct planner *pl, const char *call)
 	return &pl->esc[pl->nesc++];
 }
 
+/*
+ * airlock exec's refused connections (exec_end's egress.denied, with
+ * --allow-host): its network is --allow-host alone, no manifest key, so
+ * each destination is a note, never a change.  The cap's 429 names
+ * none: left out, as for a session.
+ */
+static int
+exec_egress(struct planner *pl, json_t *f)
+{
+	json_t *d, *port;
+	const char *host;
+	char hp[320];
+	size_t i;
+
+	json_array_foreach(
+	    json_object_get(json_object_get(f, "egress"), "denied"), i, d)
+	{
+		host = str(d, "host");
+		port = json_object_get(d, "port");
+		if (host == NULL || host[0] == '\0' || !json_is_integer(port))
+			continue;
+		snprintf(hp, sizeof(hp),
+		    strchr(host, ':') != NULL ? "[%s]:%lld" : "%s:%lld", host,
+		    (long long)json_integer_value(port));
+		entry_ref(pl,
+		    entry_get(pl, SUGGEST_NOTE, "network", "exec-network", NULL,
+			0, NULL, "exec-network"),
+		    hp, "1", "");
+	}
+	return pl->oom ? AL_ERR_ALLOC : 0;
+}
+
 static int
 plan_record(struct planner *pl, json_t *rec)
 {
@@ -779,6 +811,8 @@ plan_record(struct planner *pl, json_t *rec)
 		runner_end(pl, f);
 		return 0;
 	}
+	if (strcmp(ev, "exec_end") == 0)
+		return exec_egress(pl, f);
 	if (strcmp(ev, "sandbox_denial") == 0) {
 		call = call_text(pl, json_object_get(f, "id"));
 		if (call == NULL)
@@ -1014,6 +1048,10 @@ finish_entry(
 			PUT("not expressible: writes outside the workspace "
 			    "have no manifest key (a one-run escalation or "
 			    "--rw only): ");
+		else if (strcmp(e->key, "exec-network") == 0)
+			PUT("not expressible: airlock exec reaches only its "
+			    "--allow-host destinations, no manifest key "
+			    "(name the host with --allow-host): ");
 		else
 			PUT("not expressible: the sandbox refused something "
 			    "the runner did not name: ");

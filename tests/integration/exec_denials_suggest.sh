@@ -10,7 +10,9 @@
 # manifest does not bind and calls a system call seccomp refuses; the log
 # must verify and hold one sandbox_denial each, in run's shape; suggest
 # proposes exactly the file (and the system call, flagged); --apply of the
-# file alone gives a manifest under which the same exec reads it.
+# file alone gives a manifest under which the same exec reads it.  A host
+# the proxy refused is named too, as a note: exec's network is
+# --allow-host, which no manifest key widens.
 . "$top_srcdir/tests/lib.sh"
 
 chmod 755 "$T"
@@ -76,7 +78,20 @@ expect_contains "suggest proposes it" "$out" "+    - mount_setattr"
 expect_contains "... flagged" "$(cat "$T/err")" \
     "WEAKENS: sandbox.allowSyscalls: mount_setattr is a dangerous system call"
 
-# 3. No denial: no record.
+# 3. A host not allowed (--allow-host is exec's only network policy):
+# the proxy's refusal is in exec_end, and suggest names it as a note,
+# never as a manifest change (no manifest key widens an exec's network).
+(cd "$ws" && timeout 60 "$AIRLOCK" exec --manifest "$M" \
+    --allow-host example.com:443 -- \
+    curl -s -m 5 -o /dev/null http://denied.example:8080/ >/dev/null 2>&1)
+S=$(basename "$(dirname "$(log)")")
+out=$("$AIRLOCK" suggest --manifest "$M" "$S" 2>"$T/err")
+expect_contains "a refused host is named, as not expressible" "$out" \
+    "not expressible: airlock exec reaches only its --allow-host destinations"
+expect_contains "... with its destination" "$out" "denied.example:8080 (call 1)"
+expect_not_contains "... and no change is proposed" "$out" "+++"
+
+# 4. No denial: no record.
 (cd "$ws" && "$AIRLOCK" exec --manifest "$M" -- true)
 expect_eq "a clean exec's log has none" "$(denials "$(log)")" ""
 rm -rf "$D"
