@@ -91,7 +91,41 @@ expect_contains "a refused host is named, as not expressible" "$out" \
 expect_contains "... with its destination" "$out" "denied.example:8080 (call 1)"
 expect_not_contains "... and no change is proposed" "$out" "+++"
 
-# 4. No denial: no record.
+# 4. A path is the command's bytes: the log holds a terminal escape as
+# JSON does (\u001b), and neither suggest nor audit show prints it raw.
+esc=$(printf '\033')
+touch "$D/x${esc}[2Jy"
+chmod 644 "$D/x${esc}[2Jy"
+(cd "$ws" && "$AIRLOCK" exec --manifest "$M" -- sh -c \
+    "printf 'cat: $D/x\\033[2Jy: No such file or directory\\n' >&2; exit 1" \
+    >/dev/null 2>&1)
+L=$(log)
+S=$(basename "$(dirname "$L")")
+expect_eq "a path with an escape is recorded" \
+    "$(denials "$L" | jq -r .path)" "$D/x${esc}[2Jy"
+out=$("$AIRLOCK" suggest --manifest "$M" "$S" 2>&1; "$AIRLOCK" audit show "$L" 2>&1)
+expect_not_contains "... and never printed raw" "$out" "$esc"
+expect_contains "... but proposed" "$out" "airlock suggest: allow read $D/x"
+
+# 5. Bounded as run's are: 40 refused paths are at most 20 records.
+i=0
+: >"$T/many"
+while [ "$i" -lt 40 ]; do
+	i=$((i + 1))
+	: >"$D/f$i"
+	echo "cat: $D/f$i: No such file or directory" >>"$T/many"
+done
+chmod 644 "$D"/f*
+cp "$T/many" "$ws/many"
+(cd "$ws" && "$AIRLOCK" exec --manifest "$M" -- sh -c 'cat many >&2; exit 1' \
+    >/dev/null 2>&1)
+L=$(log)
+n=$(denials "$L" | wc -l)
+check "40 refusals are at most 20 records ($n)" test "$n" -ge 1 -a "$n" -le 20
+"$AIRLOCK" audit verify "$L" >/dev/null 2>&1
+expect_eq "... and the log verifies" "$?" 0
+
+# 6. No denial: no record.
 (cd "$ws" && "$AIRLOCK" exec --manifest "$M" -- true)
 expect_eq "a clean exec's log has none" "$(denials "$(log)")" ""
 rm -rf "$D"
