@@ -28,6 +28,14 @@ cp "$top_srcdir/tests/golden/workboard.yaml" "$M"
 cp "$M" "$T/m.orig"
 log() { ls -t "$AIRLOCK_HOME"/sessions/*/audit.jsonl | head -n 1; }
 denials() { jq -c 'select(.event == "sandbox_denial") | .fields' "$1"; }
+# xexec ARGS...: airlock exec --manifest $M ARGS in the workspace, quiet;
+# L is its log, S its session.
+xexec() {
+	(cd "$ws" && timeout 60 "$AIRLOCK" exec --manifest "$M" "$@" \
+	    >/dev/null 2>&1)
+	L=$(log)
+	S=$(basename "$(dirname "$L")")
+}
 
 # 1. The file: not bound, so the command cannot see it; exit status 0
 # (the command shrugged it off) must not drop the record either.
@@ -65,11 +73,8 @@ expect_eq "... and its log has no denial" "$(denials "$L2")" ""
 # 2. A system call the default profile refuses (mount_setattr, 442 on
 # every architecture): recorded, proposed, flagged as weakening.
 cp "$T/m.orig" "$M"
-(cd "$ws" && "$AIRLOCK" exec --manifest "$M" -- python3 -c \
-    'import ctypes; ctypes.CDLL(None).syscall(442, -1, 0, 0, 0)' \
-    >/dev/null 2>&1)
-L=$(log)
-S=$(basename "$(dirname "$L")")
+xexec -- python3 -c \
+    'import ctypes; ctypes.CDLL(None).syscall(442, -1, 0, 0, 0)'
 expect_eq "a refused system call is in the log" \
     "$(denials "$L" | jq -c '[.layer, .source, .syscall]')" \
     '["syscall","seccomp","mount_setattr"]'
@@ -81,10 +86,8 @@ expect_contains "... flagged" "$(cat "$T/err")" \
 # 3. A host not allowed (--allow-host is exec's only network policy):
 # the proxy's refusal is in exec_end, and suggest names it as a note,
 # never as a manifest change (no manifest key widens an exec's network).
-(cd "$ws" && timeout 60 "$AIRLOCK" exec --manifest "$M" \
-    --allow-host example.com:443 -- \
-    curl -s -m 5 -o /dev/null http://denied.example:8080/ >/dev/null 2>&1)
-S=$(basename "$(dirname "$(log)")")
+xexec --allow-host example.com:443 -- \
+    curl -s -m 5 -o /dev/null http://denied.example:8080/
 out=$("$AIRLOCK" suggest --manifest "$M" "$S" 2>"$T/err")
 expect_contains "a refused host is named, as not expressible" "$out" \
     "not expressible: airlock exec reaches only its --allow-host destinations"
@@ -96,11 +99,8 @@ expect_not_contains "... and no change is proposed" "$out" "+++"
 esc=$(printf '\033')
 touch "$D/x${esc}[2Jy"
 chmod 644 "$D/x${esc}[2Jy"
-(cd "$ws" && "$AIRLOCK" exec --manifest "$M" -- sh -c \
-    "printf 'cat: $D/x\\033[2Jy: No such file or directory\\n' >&2; exit 1" \
-    >/dev/null 2>&1)
-L=$(log)
-S=$(basename "$(dirname "$L")")
+xexec -- sh -c \
+    "printf 'cat: $D/x\\033[2Jy: No such file or directory\\n' >&2; exit 1"
 expect_eq "a path with an escape is recorded" \
     "$(denials "$L" | jq -r .path)" "$D/x${esc}[2Jy"
 out=$("$AIRLOCK" suggest --manifest "$M" "$S" 2>&1; "$AIRLOCK" audit show "$L" 2>&1)
@@ -117,16 +117,14 @@ while [ "$i" -lt 40 ]; do
 done
 chmod 644 "$D"/f*
 cp "$T/many" "$ws/many"
-(cd "$ws" && "$AIRLOCK" exec --manifest "$M" -- sh -c 'cat many >&2; exit 1' \
-    >/dev/null 2>&1)
-L=$(log)
+xexec -- sh -c 'cat many >&2; exit 1'
 n=$(denials "$L" | wc -l)
 check "40 refusals are at most 20 records ($n)" test "$n" -ge 1 -a "$n" -le 20
 "$AIRLOCK" audit verify "$L" >/dev/null 2>&1
 expect_eq "... and the log verifies" "$?" 0
 
 # 6. No denial: no record.
-(cd "$ws" && "$AIRLOCK" exec --manifest "$M" -- true)
-expect_eq "a clean exec's log has none" "$(denials "$(log)")" ""
+xexec -- true
+expect_eq "a clean exec's log has none" "$(denials "$L")" ""
 rm -rf "$D"
 finish
