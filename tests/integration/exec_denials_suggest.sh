@@ -13,6 +13,7 @@
 # file alone gives a manifest under which the same exec reads it.  A host
 # the proxy refused is named too, as a note: exec's network is
 # --allow-host, which no manifest key widens.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 
 chmod 755 "$T"
@@ -20,6 +21,11 @@ ws="$T/ws"
 mkdir -p "$ws"
 # Not beneath /tmp: the sandbox's /tmp is its own.
 D=$(mktemp -d /var/tmp/airlock-execden.XXXXXX)
+# Keep lib.sh's exit trap (cleanup, finish() guard, its exit status).
+prev_trap=$(trap -p EXIT)
+prev_trap=${prev_trap#trap -- \'}
+prev_trap=${prev_trap%\' EXIT}
+trap "_rc=\$?; rm -rf '$D'; (exit \$_rc); $prev_trap" EXIT
 echo "col1,col2" > "$D/input.csv"
 chmod -R a+rX "$D"
 chown 65534:65534 "$ws"
@@ -126,5 +132,4 @@ expect_eq "... and the log verifies" "$?" 0
 # 6. No denial: no record.
 xexec -- true
 expect_eq "a clean exec's log has none" "$(denials "$L")" ""
-rm -rf "$D"
 finish
