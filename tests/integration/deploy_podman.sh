@@ -60,7 +60,12 @@ pod() {
 }
 out=$(pod --cap-add NET_RAW,MKNOD,AUDIT_WRITE)
 check "under Kubernetes' defaults airlock refuses to run the command" bash -c '! grep -q "hello from the workspace" <<<"$1"' _ "$out"
-expect_contains "... because the masked /proc cannot be mounted again (mount_too_revealing)" "$out" "sandbox setup failed: mount /proc: Operation not permitted"
+# The runner caps its user namespace's per-user counts through
+# /proc/sys/user first (docs/SANDBOX.md), which the mask makes read-only;
+# past that, the masked /proc could not be mounted again
+# (mount_too_revealing).
+expect_contains "... because the masked /proc leaves /proc/sys/user read-only" "$out" \
+    "sandbox setup failed: open /proc/sys/user/max_inotify_instances: Read-only file system"
 out=$(pod --cap-add NET_RAW,MKNOD,AUDIT_WRITE --security-opt unmask=ALL)
 expect_contains "with /proc unmasked, the default seccomp profile still stops it (sethostname in the runner's uts namespace)" \
     "$out" "sandbox setup failed: sethostname: Operation not permitted"
