@@ -738,8 +738,7 @@ call_land_done(struct call *c, int rc, json_t *out)
 	 * unrecorded, an agent whose tests left a link out of the
 	 * workspace re-ran a failing check without end, counted by
 	 * neither maxPatchAttemptsPerGate nor a fingerprint. */
-	if (rc != 0 && c->check != NULL && c->res != NULL &&
-	    change_refused(out))
+	if (rc != 0 && c->check != NULL && change_refused(out))
 		check_record(c, c->res, out, 1);
 	call_landed(c, rc, out);
 	if (next != NULL)

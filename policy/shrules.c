@@ -2749,6 +2749,8 @@ raise_rm_place(const struct shell_rules *r, struct shword *t, const char *a,
 		t[2].len = strlen(place);
 		raise_at(r, t, 3, 1, o);
 	}
+	/* PLACE may be |buf|, which ends here. */
+	memset(&t[2], 0, sizeof(t[2]));
 }
 
 /*
