@@ -642,7 +642,7 @@ pins_collect(int rootfd, const char *workspace, char *const *argv,
 	struct collect k;
 	char real[PATH_REL_MAX + 1];
 	const char *prog, *rest;
-	size_t i, wl = strlen(workspace), optarg = 0;
+	size_t i, wl = strlen(workspace), opt_arg = 0;
 	int rc = 0, script = !interp; /* no module search to pin */
 	int pi;
 	enum py_opt opt;
@@ -670,7 +670,7 @@ pins_collect(int rootfd, const char *workspace, char *const *argv,
 		    a[1] != '-' && a[1] != '\0') {
 			opt = py_option(a, &rest);
 			if (opt == PYOPT_ARG && rest[0] == '\0')
-				optarg = i + 1; /* not the script */
+				opt_arg = i + 1; /* not the script */
 			if (opt == PYOPT_CODE || opt == PYOPT_MODULE) {
 				/* Code found from the working directory,
 				 * and no script follows. */
@@ -702,7 +702,7 @@ pins_collect(int rootfd, const char *workspace, char *const *argv,
 		rc = add_path(&k, a, 1, real, sizeof(real));
 		/* The first file argument is the interpreter's script. */
 		if (rc == 0 && i > (size_t)pi && !script && real[0] != '\0' &&
-		    i != optarg) {
+		    i != opt_arg) {
 			script = 1;
 			rc = add_interp(&k, argv, a, real);
 		} else if (rc == 0 && interp && i > (size_t)pi &&
