@@ -816,11 +816,18 @@ plan_deny_live(const struct runner_plan *pl, char *err, size_t errlen)
 {
 	const struct sandbox_policy *sp = pl->policy;
 	char res[PATH_MAX], real[PATH_MAX], hreal[PATH_MAX];
-	const char *in, *fix;
+	const char *in, *fix, *home_real = NULL;
 	struct stat st;
 	size_t i, j;
 	int e;
 
+	/* No live bind (a runner's overlay, no readWrite, no home): the
+	 * common start, which resolves nothing. */
+	if (plan_ws_view(pl) != PLAN_WS_LIVE && sp->nread_write == 0 &&
+	    sp->home == NULL)
+		return 0;
+	if (sp->home != NULL)
+		home_real = realpath(sp->home, hreal);
 	for (i = 0; i < pl->ndeny; i++) {
 		resolve_existing(pl->deny[i], res, sizeof(res));
 		fix = "use agent.workspace: cow (--cow), or deny an existing "
@@ -836,7 +843,7 @@ plan_deny_live(const struct runner_plan *pl, char *err, size_t errlen)
 		if (in == NULL && sp->home != NULL) {
 			fix = "deny an existing directory that holds it";
 			in = beneath_bind(pl->deny[i], res, sp->home,
-			    realpath(sp->home, hreal));
+			    home_real);
 		}
 		if (in == NULL)
 			continue;
