@@ -67,7 +67,9 @@ expect_contains "and its output is there" "$(cat "$T/out1")" "done"
 # One file per process and thread (-ff).
 strace -ff -qq -e trace=openat,write,clone,clone3,mkdir,unshare -o "$T/st2" \
     "$AIRLOCK" exec -- true 2>"$T/err2"
-expect_eq "traced: the run succeeds" "$?" 0
+rc=$?
+expect_eq "traced: the run succeeds" "$rc" 0
+[ "$rc" -eq 0 ] || sed 's/^/# stderr: /' "$T/err2"
 sup=$(grep -l 'clone(.*CLONE_NEWPID' "$T"/st2.* | head -n 1)
 child=$(grep -l 'unshare(CLONE_NEWCGROUP)' "$T"/st2.* | head -n 1)
 order=$(awk '/clone\(.*CLONE_NEWPID/ { seq = seq "C" }
