@@ -168,11 +168,38 @@ own_path(const char *text, const char *ctrl)
 }
 
 /*
+ * An empty cgroup named for a pid this process cannot see is removed
+ * only once its mtime (set by the kernel at mkdir) is this many seconds
+ * old.  A pid is not seen because its process is gone, or because it
+ * lives in another pid namespace sharing the hierarchy (an airlock in
+ * another container, or under unshare -p): that airlock's cgroups are
+ * empty from their mkdir until its child joins them, and removing one
+ * then failed its run (exit 71).  Nothing alive leaves a cgroup of its
+ * own empty this long before its child joins it.
+ */
+#define STALE_AGE_SECONDS 60
+
+/* 1 if |name| in |dirfd| was last modified (a cgroup: made) |age|
+ * seconds ago or more; 0 when it cannot tell. */
+static int
+older_than(int dirfd, const char *name, time_t age)
+{
+	struct timespec now;
+	struct stat st;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+	    clock_gettime(CLOCK_REALTIME, &now) == -1)
+		return 0;
+	return now.tv_sec - st.st_mtim.tv_sec >= age;
+}
+
+/*
  * Removes the empty cgroups that airlock processes which no longer exist
  * left in |base| (killed before they could clean up).  Once per process,
  * before it makes any: so one named with this process's own pid is an
  * earlier process's that had the same pid (pids wrap at pid_max, 32768
- * on a small machine), and goes too.
+ * on a small machine), and goes too.  One named with a pid we cannot
+ * see goes once it is STALE_AGE_SECONDS old.
  */
 static void
 collect_stale(const char *base)
@@ -189,7 +216,8 @@ collect_stale(const char *base)
 		if (sscanf(de->d_name, "airlock-%d-%u", &pid, &seq) != 2 ||
 		    pid <= 0)
 			continue;
-		if (pid != getpid() && (kill(pid, 0) == 0 || errno != ESRCH))
+		if (pid != getpid() && (kill(pid, 0) == 0 || errno != ESRCH ||
+		    !older_than(dirfd(dir), de->d_name, STALE_AGE_SECONDS)))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", base, de->d_name);
 		(void)rmdir(path);	/* fails if still in use: fine */
