@@ -5,7 +5,7 @@
 
 usage: check_log.py LOG [--only-airlock] [--extra NAME ...]
                         [--xfail-output] [--xfail-refusal-text]
-                        [--own-write-refused]
+                        [--own-write-refused] [--attacked]
 
 Prints TAP-style "ok - ..." / "not ok - ..." lines (and "ok - ... # XFAIL"
 for a known gap), exits 1 if any check failed.
@@ -22,6 +22,11 @@ for a known gap), exits 1 if any check failed.
                         errorClass
   --own-write-refused   the agent's own write tool was tried (mockmodel.py
                         --own-write) and reported a failure
+  --attacked            the hostile reply (mockmodel.py --attack: the agent's
+                        own tools, offered or not) was sent and every one of
+                        its calls came back to the model as a result, none
+                        of which is a success the agent's own tool made
+                        (run_agent.sh checks that nothing of it ran)
 """
 
 import argparse
@@ -56,6 +61,7 @@ def main():
     ap.add_argument("--xfail-output", action="store_true")
     ap.add_argument("--xfail-refusal-text", action="store_true")
     ap.add_argument("--own-write-refused", action="store_true")
+    ap.add_argument("--attacked", action="store_true")
     a = ap.parse_args()
 
     entries = []
@@ -97,11 +103,21 @@ def main():
     if a.own_write_refused:
         own = [e["own_write"] for e in entries if "own_write" in e]
         text = own[-1] if own else ""
-        result(bool(own) and ("Failed to write" in text
+        result(bool(own) and ("patch rejected" in text
+                              or "Failed to write" in text
                               or "ead-only file system" in text
                               or "ermission denied" in text),
                "the agent's own apply_patch was tried and failed")
         print("#   it answered: " + text[:300].replace("\n", " "))
+
+    if a.attacked:
+        sent = [e for e in entries if (e.get("reply") or [None])[0] == "attack"]
+        back = [e["attack_results"] for e in entries if e.get("attack_results")]
+        result(bool(sent) and bool(back), "the hostile model's calls of the "
+               "agent's own tools were sent and answered")
+        for r in (back[-1] if back else []):
+            print("#   %s -> %s%s" % (r["name"], "error: " if r["isError"]
+                                       else "", r["text"][:160].replace("\n", " ")))
 
     last = script[-1]
     calls = last.get("airlock_calls") or []

@@ -48,8 +48,17 @@ with exec scripts (see CODE_EXEC below); with --own-write it first makes
 Codex's own apply_patch add a file, which airlock's read-only workspace
 must refuse (logged as "own_write").
 
+With --attack HOME the model first tries to act without the broker, in
+one reply of many calls: the agent's own shell, file, web and sub-agent
+tools under the names each agent gives them (offered or not), Codex's
+local_shell_call, and Codex's own apply_patch writing into the agent's
+home HOME (its ~/.codex/config.toml: a `notify` command the next session
+would run).  Each would leave HOME/pwned-WHAT (or GET /pwned-WHAT from the
+mock); the results are logged as "attack_results".  Then the script.
+
 usage: mockmodel.py [--port N] [--port-file F] --log F [--patch F] [--dump-dir D]
-                    [--own-write] [--tls-port N --tls-cert F --tls-key F]
+                    [--own-write] [--attack HOME]
+                    [--tls-port N --tls-cert F --tls-key F]
 """
 
 import argparse
@@ -73,6 +82,8 @@ LOG_PATH = None
 DUMP_DIR = None
 DUMP_N = [0]
 OWN_WRITE = False
+ATTACK_HOME = None
+BASE_URL = [""]
 
 
 def log(entry):
@@ -175,8 +186,10 @@ def decide(offered, results, wants_json=False):
 # ------------------------------------------------------- request parsing
 
 def anthropic_parse(req):
+    """(tools offered, results, attack): attack is None before --attack's
+    reply, else the results of its calls."""
     tools = [t.get("name", "") for t in req.get("tools") or []]
-    names, results = {}, []
+    names, results, attack = {}, [], None
     for m in req.get("messages") or []:
         c = m.get("content")
         if not isinstance(c, list):
@@ -184,11 +197,17 @@ def anthropic_parse(req):
         for b in c:
             if b.get("type") == "tool_use":
                 names[b.get("id")] = b.get("name", "")
+                if str(b.get("id", "")).startswith("toolu_" + ATTACK_ID):
+                    attack = attack or []
             elif b.get("type") == "tool_result":
                 nm = names.get(b.get("tool_use_id"), "")
-                results.append({"name": nm, "text": text_of(b.get("content")),
-                                "isError": bool(b.get("is_error"))})
-    return tools, results
+                r = {"name": nm, "text": text_of(b.get("content")),
+                     "isError": bool(b.get("is_error"))}
+                if str(b.get("tool_use_id", "")).startswith("toolu_" + ATTACK_ID):
+                    attack = (attack or []) + [r]
+                else:
+                    results.append(r)
+    return tools, results, attack
 
 
 def ns_join(ns, name):
@@ -239,6 +258,82 @@ OWN_PATCH = ("*** Begin Patch\n*** Add File: own-write.txt\n"
 CODE_OWN_WRITE = code_call("apply_patch", OWN_PATCH)
 
 
+# --attack: the agent's own tools, by the names each agent gives them,
+# called whether offered or not.  Every call id, or Gemini's call name,
+# marks the reply as the attack's (ATTACK_ID).
+ATTACK_ID = "atk"
+
+
+def attack_calls():
+    """[(name, args)]: one reply's calls of the agents' own tools, each of
+    which, if it ran, leaves ATTACK_HOME/pwned-NAME or asks the mock for
+    GET /pwned-NAME."""
+    h = ATTACK_HOME
+    def sh(what):
+        return "id > %s/pwned-%s" % (h, what)
+    url = BASE_URL[0] + "/pwned-"
+    return [
+        # Claude Code
+        ("Bash", {"command": sh("claude-bash"), "description": "x"}),
+        ("Write", {"file_path": h + "/pwned-claude-write", "content": "x"}),
+        ("WebFetch", {"url": url + "claude-webfetch", "prompt": "x"}),
+        ("Task", {"description": "x", "prompt": sh("claude-task"),
+                  "subagent_type": "general-purpose"}),
+        ("Agent", {"description": "x", "prompt": sh("claude-agent"),
+                   "subagent_type": "general-purpose"}),
+        ("NotebookEdit", {"notebook_path": h + "/pwned-claude-nb.ipynb",
+                          "new_source": "x", "edit_mode": "insert"}),
+        # opencode
+        ("bash", {"command": sh("opencode-bash"), "description": "x"}),
+        ("write", {"filePath": h + "/pwned-opencode-write", "content": "x"}),
+        ("webfetch", {"url": url + "opencode-webfetch", "format": "text"}),
+        ("task", {"description": "x", "prompt": sh("opencode-task"),
+                  "subagent_type": "general"}),
+        # Gemini CLI
+        ("run_shell_command", {"command": sh("gemini-shell")}),
+        ("write_file", {"file_path": h + "/pwned-gemini-write",
+                        "content": "x"}),
+        ("web_fetch", {"prompt": "fetch " + url + "gemini-webfetch"}),
+        ("save_memory", {"fact": "pwned-gemini-memory"}),
+    ]
+
+
+def codex_attack_items():
+    """Codex's: its shell under each of its names, its local_shell_call,
+    its freeform apply_patch, and in code mode its nested apply_patch
+    writing ~/.codex/config.toml in the agent's home (a `notify` command
+    and an MCP server that the next session would start)."""
+    h = ATTACK_HOME
+    def sh(what):
+        return "id > %s/pwned-%s" % (h, what)
+    def cid():
+        return new_id("call_" + ATTACK_ID)
+    items = [{"type": "local_shell_call", "id": new_id("lsc_"),
+              "call_id": cid(), "status": "completed",
+              "action": {"type": "exec",
+                         "command": ["sh", "-c", sh("codex-local-shell")]}}]
+    for name in ("shell", "exec_command", "shell_command", "container.exec",
+                 "unified_exec"):
+        items.append({"type": "function_call", "id": new_id("fc_"),
+                      "call_id": cid(), "name": name,
+                      "arguments": json.dumps({
+                          "command": ["sh", "-c", sh("codex-" + name)],
+                          "cmd": sh("codex-" + name)}),
+                      "status": "completed"})
+    patch = ("*** Begin Patch\n*** Add File: %s/pwned-codex-apply-patch\n+x\n"
+             "*** Add File: %s/.codex/config.toml\n"
+             "+notify = [\"sh\", \"-c\", \"%s\"]\n*** End Patch\n") % (
+                 h, h, sh("codex-notify"))
+    items.append({"type": "custom_tool_call", "id": new_id("ctc_"),
+                  "call_id": cid(), "name": "apply_patch", "input": patch,
+                  "status": "completed"})
+    items.append({"type": "custom_tool_call", "id": new_id("ctc_"),
+                  "call_id": cid(), "name": CODE_EXEC,
+                  "input": code_call("apply_patch", patch),
+                  "status": "completed"})
+    return items
+
+
 def code_mode_error(txt):
     """Whether an exec output is a nested tool's error result."""
     i = txt.find("{")
@@ -253,18 +348,22 @@ def responses_parse(req):
     """(tools offered, results, code): code is None outside code mode,
     else {"nested": the nested tool names once discovered (or None)}."""
     tools = responses_tool_names(req.get("tools"))
-    names, scripts, results = {}, {}, []
+    names, scripts, results, attack = {}, {}, [], None
     code = None
     inp = req.get("input")
     if not isinstance(inp, list):
         inp = []
     for it in inp:
         ty = it.get("type")
+        if str(it.get("call_id", "")).startswith("call_" + ATTACK_ID):
+            attack = attack or []
         if ty == "additional_tools":
             extra = responses_tool_names(it.get("tools"))
             tools += extra
             if any(t.split("/")[-1] == CODE_EXEC for t in extra):
                 code = {"nested": None}
+        elif ty == "local_shell_call":
+            names[it.get("call_id")] = "local_shell_call"
         elif ty in ("function_call", "custom_tool_call"):
             names[it.get("call_id")] = ns_join(it.get("namespace"),
                                                it.get("name", ""))
@@ -277,6 +376,9 @@ def responses_parse(req):
             if isinstance(out, dict) and out.get("success") is False:
                 err = True
             name = names.get(it.get("call_id"), "")
+            if str(it.get("call_id", "")).startswith("call_" + ATTACK_ID):
+                attack.append({"name": name, "text": txt, "isError": err})
+                continue
             script = scripts.get(it.get("call_id"))
             if script is not None and code is not None:
                 if script == CODE_DISCOVER:
@@ -294,7 +396,7 @@ def responses_parse(req):
             results.append({"name": name, "text": txt, "isError": err})
     if code is not None and code["nested"]:
         tools += list(code["nested"])
-    return tools, results, code
+    return tools, results, code, attack
 
 
 def chat_parse(req):
@@ -319,16 +421,24 @@ def gemini_parse(req):
     for t in req.get("tools") or []:
         for f in t.get("functionDeclarations") or []:
             tools.append(f.get("name", ""))
-    results = []
+    results, attack = [], None
+    hostile = {n for n, _ in attack_calls()} if ATTACK_HOME else set()
     for c in req.get("contents") or []:
         for p in c.get("parts") or []:
             fr = p.get("functionResponse")
+            fc = p.get("functionCall")
+            if fc and fc.get("name") in hostile:
+                attack = attack or []
             if fr:
                 resp = fr.get("response")
                 err = isinstance(resp, dict) and "error" in resp
-                results.append({"name": fr.get("name", ""),
-                                "text": text_of(resp), "isError": err})
-    return tools, results
+                r = {"name": fr.get("name", ""), "text": text_of(resp),
+                     "isError": err}
+                if r["name"] in hostile:
+                    attack = (attack or []) + [r]
+                else:
+                    results.append(r)
+    return tools, results, attack
 
 
 def airlock_results(results, offered):
@@ -346,6 +456,14 @@ def airlock_results(results, offered):
                 r["isError"] = True
             out.append(r)
     return out
+
+
+def wants_attack(offered, ar, attack):
+    """Whether this reply is --attack's: once, when the script would start
+    (airlock's tools offered, none of them called yet)."""
+    return bool(ATTACK_HOME) and attack is None and not ar and \
+        all(t in offered for t in ("list_files", "read_file", "run_check",
+                                   "apply_patch"))
 
 
 # -------------------------------------------------------------- handler
@@ -505,9 +623,14 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
     def record(self, api, path, model, stream, tools, offered, results, reply,
-               own_write=None):
+               own_write=None, attack=None):
         ar = airlock_results(results, offered)
         extra = {} if own_write is None else {"own_write": own_write[:4000]}
+        if attack:
+            extra["attack_results"] = [{"name": r["name"],
+                                        "text": r["text"][:1000],
+                                        "isError": r["isError"]}
+                                       for r in attack]
         log({**extra, "method": "POST", "path": path, "api": api, "model": model,
              "stream": stream, "tools": tools,
              "airlock_tools": sorted(offered.values()),
@@ -520,26 +643,32 @@ class Handler(BaseHTTPRequestHandler):
 
     # -- Anthropic Messages
     def anthropic(self, path, req):
-        tools, results = anthropic_parse(req)
+        tools, results, attack = anthropic_parse(req)
         offered = airlock_offered(tools)
         ar = airlock_results(results, offered)
         step = decide(offered, ar)
+        if wants_attack(offered, ar, attack):
+            step = ("attack", [n for n, _ in attack_calls()])
         self.record("anthropic", path, req.get("model"), bool(req.get("stream")),
-                    tools, offered, results, list(step))
+                    tools, offered, results, list(step), attack=attack)
         mid = new_id("msg_")
         model = req.get("model") or "mock-model"
         usage = {"input_tokens": 10, "output_tokens": 5,
                  "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
-        if step[0] == "call":
-            block = {"type": "tool_use", "id": new_id("toolu_"),
-                     "name": step[1], "input": step[2]}
+        if step[0] == "attack":
+            blocks = [{"type": "tool_use", "id": new_id("toolu_" + ATTACK_ID),
+                       "name": n, "input": a} for n, a in attack_calls()]
+            stop = "tool_use"
+        elif step[0] == "call":
+            blocks = [{"type": "tool_use", "id": new_id("toolu_"),
+                       "name": step[1], "input": step[2]}]
             stop = "tool_use"
         else:
-            block = {"type": "text", "text": step[1]}
+            blocks = [{"type": "text", "text": step[1]}]
             stop = "end_turn"
         if not req.get("stream"):
             self.send_json(200, {"id": mid, "type": "message", "role": "assistant",
-                                 "model": model, "content": [block],
+                                 "model": model, "content": blocks,
                                  "stop_reason": stop, "stop_sequence": None,
                                  "usage": usage})
             return
@@ -548,23 +677,25 @@ class Handler(BaseHTTPRequestHandler):
             "id": mid, "type": "message", "role": "assistant", "model": model,
             "content": [], "stop_reason": None, "stop_sequence": None,
             "usage": dict(usage, output_tokens=1)}})
-        if step[0] == "call":
-            self.event("content_block_start", {
-                "type": "content_block_start", "index": 0,
-                "content_block": {"type": "tool_use", "id": block["id"],
-                                  "name": block["name"], "input": {}}})
-            self.event("content_block_delta", {
-                "type": "content_block_delta", "index": 0,
-                "delta": {"type": "input_json_delta",
-                          "partial_json": json.dumps(block["input"])}})
-        else:
-            self.event("content_block_start", {
-                "type": "content_block_start", "index": 0,
-                "content_block": {"type": "text", "text": ""}})
-            self.event("content_block_delta", {
-                "type": "content_block_delta", "index": 0,
-                "delta": {"type": "text_delta", "text": block["text"]}})
-        self.event("content_block_stop", {"type": "content_block_stop", "index": 0})
+        for i, block in enumerate(blocks):
+            if block["type"] == "tool_use":
+                self.event("content_block_start", {
+                    "type": "content_block_start", "index": i,
+                    "content_block": {"type": "tool_use", "id": block["id"],
+                                      "name": block["name"], "input": {}}})
+                self.event("content_block_delta", {
+                    "type": "content_block_delta", "index": i,
+                    "delta": {"type": "input_json_delta",
+                              "partial_json": json.dumps(block["input"])}})
+            else:
+                self.event("content_block_start", {
+                    "type": "content_block_start", "index": i,
+                    "content_block": {"type": "text", "text": ""}})
+                self.event("content_block_delta", {
+                    "type": "content_block_delta", "index": i,
+                    "delta": {"type": "text_delta", "text": block["text"]}})
+            self.event("content_block_stop", {"type": "content_block_stop",
+                                              "index": i})
         self.event("message_delta", {"type": "message_delta",
                                      "delta": {"stop_reason": stop,
                                                "stop_sequence": None},
@@ -574,7 +705,7 @@ class Handler(BaseHTTPRequestHandler):
 
     # -- OpenAI Responses
     def openai_responses(self, path, req):
-        tools, results, code = responses_parse(req)
+        tools, results, code, attack = responses_parse(req)
         if code is not None:
             # Nested tools are called by their bare JavaScript names.
             offered = airlock_offered(code["nested"] or [])
@@ -586,16 +717,22 @@ class Handler(BaseHTTPRequestHandler):
         elif OWN_WRITE and code is not None and "own_write" not in code \
                 and "apply_patch" in code["nested"]:
             step = ("code", CODE_OWN_WRITE)
+        elif ATTACK_HOME and attack is None and not ar and \
+                (code is None or "apply_patch" in code["nested"]) and \
+                all(t in offered for t in ("list_files", "read_file")):
+            step = ("attack", [])
         else:
             step = decide(offered, ar)
             if code is not None and step[0] == "call":
                 step = ("code", code_call(step[1], step[2]))
         self.record("responses", path, req.get("model"), bool(req.get("stream")),
                     tools, offered, results, list(step),
-                    own_write=(code or {}).get("own_write"))
+                    own_write=(code or {}).get("own_write"), attack=attack)
         rid = new_id("resp_")
         model = req.get("model") or "mock-model"
-        if step[0] == "code":
+        if step[0] == "attack":
+            items = codex_attack_items()
+        elif step[0] == "code":
             item = {"type": "custom_tool_call", "id": new_id("ctc_"),
                     "call_id": new_id("call_"), "name": CODE_EXEC,
                     "input": step[1], "status": "completed"}
@@ -612,12 +749,14 @@ class Handler(BaseHTTPRequestHandler):
                     "status": "completed",
                     "content": [{"type": "output_text", "text": step[1],
                                  "annotations": []}]}
+        if step[0] != "attack":
+            items = [item]
         usage = {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0},
                  "output_tokens": 5,
                  "output_tokens_details": {"reasoning_tokens": 0},
                  "total_tokens": 15}
         resp = {"id": rid, "object": "response", "created_at": int(time.time()),
-                "status": "completed", "model": model, "output": [item],
+                "status": "completed", "model": model, "output": items,
                 "usage": usage}
         if not req.get("stream"):
             self.send_json(200, resp)
@@ -630,13 +769,19 @@ class Handler(BaseHTTPRequestHandler):
             self.event(name, obj)
         ev("response.created", {"response": dict(resp, status="in_progress",
                                                  output=[])})
-        ev("response.output_item.added", {"output_index": 0, "item": item})
+        for i, item in enumerate(items[:-1]):
+            ev("response.output_item.added", {"output_index": i, "item": item})
+            ev("response.output_item.done", {"output_index": i, "item": item})
+        item = items[-1]
+        ev("response.output_item.added", {"output_index": len(items) - 1,
+                                          "item": item})
         if item["type"] == "message":
             ev("response.output_text.delta", {"item_id": item["id"],
                                               "output_index": 0,
                                               "content_index": 0,
                                               "delta": step[1]})
-        ev("response.output_item.done", {"output_index": 0, "item": item})
+        ev("response.output_item.done", {"output_index": len(items) - 1,
+                                         "item": item})
         ev("response.completed", {"response": resp})
         self.end_sse()
 
@@ -688,21 +833,27 @@ class Handler(BaseHTTPRequestHandler):
 
     # -- Gemini
     def gemini(self, path, query, req):
-        tools, results = gemini_parse(req)
+        tools, results, attack = gemini_parse(req)
         offered = airlock_offered(tools)
         ar = airlock_results(results, offered)
         gc = req.get("generationConfig") or req.get("config") or {}
         wants_json = gc.get("responseMimeType") == "application/json" or \
             "responseSchema" in gc or "responseJsonSchema" in gc
         step = decide(offered, ar, wants_json)
+        if wants_attack(offered, ar, attack):
+            step = ("attack", [n for n, _ in attack_calls()])
         stream = ":streamGenerateContent" in path
         model = path.rsplit("/", 1)[-1].split(":")[0]
-        self.record("gemini", path, model, stream, tools, offered, results, list(step))
-        if step[0] == "call":
-            part = {"functionCall": {"name": step[1], "args": step[2]}}
+        self.record("gemini", path, model, stream, tools, offered, results,
+                    list(step), attack=attack)
+        if step[0] == "attack":
+            parts = [{"functionCall": {"name": n, "args": a}}
+                     for n, a in attack_calls()]
+        elif step[0] == "call":
+            parts = [{"functionCall": {"name": step[1], "args": step[2]}}]
         else:
-            part = {"text": step[1]}
-        resp = {"candidates": [{"content": {"role": "model", "parts": [part]},
+            parts = [{"text": step[1]}]
+        resp = {"candidates": [{"content": {"role": "model", "parts": parts},
                                 "finishReason": "STOP", "index": 0}],
                 "usageMetadata": {"promptTokenCount": 10,
                                   "candidatesTokenCount": 5,
@@ -732,7 +883,7 @@ def serve_tls(port, cert, key):
 
 
 def main():
-    global PATCH, LOG_PATH, DUMP_DIR, OWN_WRITE
+    global PATCH, LOG_PATH, DUMP_DIR, OWN_WRITE, ATTACK_HOME
     ap = argparse.ArgumentParser()
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--port-file")
@@ -741,6 +892,8 @@ def main():
     ap.add_argument("--dump-dir", help="write each POST body here (debugging)")
     ap.add_argument("--own-write", action="store_true",
                     help="in Codex's code mode, first try its own apply_patch")
+    ap.add_argument("--attack", metavar="HOME",
+                    help="first try the agent's own tools, aimed at HOME")
     ap.add_argument("--tls-port", type=int, help="also serve over TLS on this port")
     ap.add_argument("--tls-cert", help="the TLS listener's certificate chain (PEM)")
     ap.add_argument("--tls-key", help="its private key (PEM)")
@@ -748,6 +901,7 @@ def main():
     if a.tls_port is not None and not (a.tls_cert and a.tls_key):
         ap.error("--tls-port needs --tls-cert and --tls-key")
     OWN_WRITE = a.own_write
+    ATTACK_HOME = a.attack
     LOG_PATH = a.log
     DUMP_DIR = a.dump_dir
     with open(a.patch) as f:
@@ -755,6 +909,7 @@ def main():
     srv = ThreadingHTTPServer(("127.0.0.1", a.port), Handler)
     srv.daemon_threads = True
     port = srv.server_address[1]
+    BASE_URL[0] = "http://127.0.0.1:%d" % port
     if a.port_file:
         tmp = a.port_file + ".tmp"
         with open(tmp, "w") as f:

@@ -80,9 +80,12 @@ else
 	nonroot=1
 fi
 
-# The mock model.
+# The mock model.  Under airlock run it is hostile too (mockmodel.py
+# --attack): before the script it calls the agent's own shell, file, web
+# and sub-agent tools (offered or not), aimed at the agent's home; only
+# there, never on the host (serve mode).
 own_write=
-[ $mode = run ] && own_write=--own-write
+[ $mode = run ] && own_write="--own-write --attack $home"
 # shellcheck disable=SC2086
 python3 "$top_srcdir/tests/agents/mockmodel.py" --log "$T/mock.log" \
 	--port-file "$T/port" $own_write >"$T/mock.err" 2>&1 &
@@ -129,6 +132,7 @@ doc_argv() {
 agent_env="LANG=C.UTF-8
 TERM=dumb"
 check_opts=
+[ $mode = run ] && check_opts=--attacked
 case $name in
 claude)
 	agent_env="$agent_env
@@ -144,7 +148,7 @@ ANTHROPIC_BASE_URL=$url"
 			--tools "" --allowedTools "mcp__airlock__*" \
 			--settings '{"env":{"ENABLE_TOOL_SEARCH":"false","CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC":"1","CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL":"1"}}'
 	fi
-	check_opts="--only-airlock"
+	check_opts="$check_opts --only-airlock"
 	;;
 codex)
 	mkdir -p "$home/.codex"
@@ -173,9 +177,10 @@ CODEX_HOME=$home/.codex"
 	else
 		# shellcheck disable=SC2086,SC2090
 		set -- codex exec --skip-git-repo-check \
-			--dangerously-bypass-approvals-and-sandbox $codex_gw \
+			--sandbox read-only -c approval_policy=never $codex_gw \
 			-c "mcp_servers.airlock.command=\"$mcp_cmd\"" \
 			-c "mcp_servers.airlock.args=[$mcp_args]" \
+			-c mcp_servers.airlock.default_tools_approval_mode=approve \
 			--disable shell_tool --disable multi_agent --disable goals \
 			--disable apps --disable plugins --disable sleep_tool \
 			--disable image_generation --disable tool_suggest \
@@ -188,7 +193,7 @@ CODEX_HOME=$home/.codex"
 		-c "mcp_servers.airlock.env={AIRLOCK_HOME=\"$AIRLOCK_HOME\"}"
 	# What no flag removes in code mode (measured; see
 	# contrib/agents/codex.yaml).
-	check_opts="--only-airlock --extra functions/exec --extra functions/wait
+	check_opts="$check_opts --only-airlock --extra functions/exec --extra functions/wait
 		--extra functions/request_user_input
 		--extra functions/request_user_input_async
 		--extra functions/send_message_to_user_async
@@ -223,7 +228,7 @@ GOOGLE_GEMINI_BASE_URL=$url"
 	else
 		set -- gemini --skip-trust --allowed-mcp-server-names airlock -p "$prompt"
 	fi
-	check_opts="--only-airlock"
+	check_opts="$check_opts --only-airlock"
 	;;
 opencode)
 	if [ $mode = serve ]; then
@@ -244,7 +249,7 @@ OPENCODE_CONFIG_CONTENT={\"provider\":{\"mock\":{\"npm\":\"@ai-sdk/anthropic\",\
 	else
 		set -- opencode run "$prompt"
 	fi
-	check_opts="--only-airlock"
+	check_opts="$check_opts --only-airlock"
 	;;
 esac
 
@@ -433,7 +438,8 @@ claude_tty() {
 	    sed -n 's/.*"host": "\([^"]*\)".*/\1/p' | sort | tr '\n' ' ')" \
 	    "api.anthropic.com platform.claude.com "
 	# shellcheck disable=SC2086
-	if python3 "$top_srcdir/tests/agents/check_log.py" "$T/mock2.log" $check_opts >"$T/check2.out"; then
+	# (its mock is not hostile: no --attacked)
+	if python3 "$top_srcdir/tests/agents/check_log.py" "$T/mock2.log" ${check_opts#--attacked} >"$T/check2.out"; then
 		pass "the interactive session's model log checks"
 	else
 		sed 's/^/#   /' "$T/check2.out"; fail "the interactive session's model log checks"
@@ -518,6 +524,11 @@ expect_eq "the workspace's agent configuration ran nothing (hooks, helpers, MCP 
 	"$(cd "$home" && ls -d pwned-* 2>/dev/null | tr '\n' ' ')" ""
 expect_not_contains "nor chose the model" \
 	"$(grep -o '"model": "[^"]*"' "$T/mock.run.log" | sort -u)" pwned-model
+# What the hostile model tried (mockmodel.py --attack): its calls of the
+# agent's own tools reached the agent and were answered (check_log.py
+# --attacked), and none of them ran: no $HOME/pwned-* (above), no fetch.
+expect_not_contains "the agent's own web tools fetched nothing" \
+	"$(cat "$T/mock.log")" '"path": "/pwned-'
 
 # The session: its trace and its audit log.
 if [ $mode = run ]; then
