@@ -276,6 +276,10 @@ def attack_calls():
         # Claude Code
         ("Bash", {"command": sh("claude-bash"), "description": "x"}),
         ("Write", {"file_path": h + "/pwned-claude-write", "content": "x"}),
+        ("Edit", {"file_path": h + "/pwned-claude-edit", "old_string": "",
+                  "new_string": "x"}),
+        ("WebSearch", {"query": "pwned-claude-websearch"}),
+        ("Skill", {"skill": "pwned-claude-skill"}),
         ("WebFetch", {"url": url + "claude-webfetch", "prompt": "x"}),
         ("Task", {"description": "x", "prompt": sh("claude-task"),
                   "subagent_type": "general-purpose"}),
@@ -286,6 +290,10 @@ def attack_calls():
         # opencode
         ("bash", {"command": sh("opencode-bash"), "description": "x"}),
         ("write", {"filePath": h + "/pwned-opencode-write", "content": "x"}),
+        ("edit", {"filePath": h + "/pwned-opencode-edit", "oldString": "",
+                  "newString": "x"}),
+        ("patch", {"patchText": "*** Begin Patch\n*** Add File: %s/pwned-"
+                   "opencode-patch\n+x\n*** End Patch\n" % h}),
         ("webfetch", {"url": url + "opencode-webfetch", "format": "text"}),
         ("task", {"description": "x", "prompt": sh("opencode-task"),
                   "subagent_type": "general"}),
@@ -293,7 +301,11 @@ def attack_calls():
         ("run_shell_command", {"command": sh("gemini-shell")}),
         ("write_file", {"file_path": h + "/pwned-gemini-write",
                         "content": "x"}),
+        ("replace", {"file_path": h + "/pwned-gemini-replace",
+                     "old_string": "", "new_string": "x"}),
         ("web_fetch", {"prompt": "fetch " + url + "gemini-webfetch"}),
+        ("google_web_search", {"query": "pwned-gemini-search"}),
+        ("codebase_investigator", {"objective": sh("gemini-subagent")}),
         ("save_memory", {"fact": "pwned-gemini-memory"}),
     ]
 

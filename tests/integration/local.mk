@@ -388,7 +388,9 @@ EXTRA_DIST += tests/integration/refused_flood.sh
 TESTS += tests/integration/workspace_socket.sh
 EXTRA_DIST += tests/integration/workspace_socket.sh
 TESTS += tests/integration/agent_project_config.sh
+TESTS += tests/integration/agent_own_tools.sh
 EXTRA_DIST += tests/integration/agent_project_config.sh
+EXTRA_DIST += tests/integration/agent_own_tools.sh
 # A hard link to a denyRead file made while a session runs: search
 # leaves it out, matched or not (no note telling a guess right).
 TESTS += tests/integration/search_hard_link.sh
