@@ -6,7 +6,8 @@
 # mockmodel.py --attack): local_shell_call, shell under its function
 # names, and apply_patch, freeform and nested in code mode's exec, adding
 # a file to the agent's home and ~/.codex/config.toml there (a notify
-# command the next session would run).  The agent's home is writable and
+# command the next session would run), and code mode's JavaScript
+# reaching for a process, a file or a fetch.  The agent's home is writable and
 # kept, so only Codex's own policy (--sandbox read-only) stops the write;
 # with --dangerously-bypass-approvals-and-sandbox, as WRAPPING.md said
 # before, the patch landed and the next session ran its notify.  Then the
@@ -64,7 +65,7 @@ import json, sys
 for line in open(sys.argv[1]):
     got = json.loads(line).get("attack_results") or []
     for r in got:
-        print("%s: %s" % (r["name"], r["text"][:200].replace("\n", " ")))
+        print("%s: %s" % (r["name"], r["text"][:600].replace("\n", " ")))
     if got:
         break
 ' "$T/mock.log")
@@ -74,6 +75,9 @@ expect_contains "the hostile reply reached Codex: its own apply_patch was called
 expect_not_contains "Codex's own apply_patch wrote nothing" "$answers" "Success."
 expect_contains "Codex refused it: its sandbox policy is read-only" \
     "$answers" "patch rejected: writing is blocked by read-only sandbox"
+expect_not_contains "code mode's JavaScript started no process, wrote no file, fetched nothing" \
+    "$answers" "ran: "
+expect_not_contains "nor did the agent fetch from the mock" "$(cat "$T/mock.log")" '"path": "/pwned-'
 expect_eq "nothing of the model's own tools is in the agent's home" \
     "$(cd "$home" && ls -d pwned-* .codex/config.toml 2>/dev/null | tr '\n' ' ')" ""
 
