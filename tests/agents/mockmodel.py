@@ -325,7 +325,9 @@ def codex_attack_items():
               "action": {"type": "exec",
                          "command": ["sh", "-c", sh("codex-local-shell")]}}]
     for name in ("shell", "exec_command", "shell_command", "container.exec",
-                 "unified_exec"):
+                 "unified_exec", "local_shell", "write_stdin",
+                 "request_permissions", "browser_use", "computer_use",
+                 "web_search", "js_repl"):
         items.append({"type": "function_call", "id": new_id("fc_"),
                       "call_id": cid(), "name": name,
                       "arguments": json.dumps({
