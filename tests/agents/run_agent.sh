@@ -401,6 +401,7 @@ claude_tty() {
 		ip link set lo up && mount --bind "$1/hosts" /etc/hosts || exit 125
 		T=$2; shift 2
 		python3 "$top_srcdir/tests/agents/mockmodel.py" --log "$T/mock2.log" \
+		    --attack "$T/home2" \
 		    --port-file "$T/port2" --tls-port 443 --tls-cert "$T/tls/leaf.pem" \
 		    --tls-key "$T/tls/leaf.key" >"$T/mock2.err" 2>&1 &
 		m=$!
@@ -438,14 +439,16 @@ claude_tty() {
 	    sed -n 's/.*"host": "\([^"]*\)".*/\1/p' | sort | tr '\n' ' ')" \
 	    "api.anthropic.com platform.claude.com "
 	# shellcheck disable=SC2086
-	# (its mock is not hostile: no --attacked)
-	if python3 "$top_srcdir/tests/agents/check_log.py" "$T/mock2.log" ${check_opts#--attacked} >"$T/check2.out"; then
+	# (its mock is hostile too: the agent's own tools first, --attack)
+	if python3 "$top_srcdir/tests/agents/check_log.py" "$T/mock2.log" $check_opts >"$T/check2.out"; then
 		pass "the interactive session's model log checks"
 	else
 		sed 's/^/#   /' "$T/check2.out"; fail "the interactive session's model log checks"
 	fi
 	# Its folder trusted as WRAPPING.md says, the workspace's own
 	# configuration (hostile/) still ran nothing.
+	expect_not_contains "its own web tools fetched nothing" \
+	    "$(cat "$T/mock2.log")" '"path": "/pwned-'
 	expect_eq "the interactive session's workspace configuration ran nothing" \
 	    "$(cd "$T/home2" && ls -d pwned-* 2>/dev/null | tr '\n' ' ')" ""
 	expect_not_contains "nor chose its model" \
