@@ -306,6 +306,9 @@ def attack_calls():
         ("web_fetch", {"prompt": "fetch " + url + "gemini-webfetch"}),
         ("google_web_search", {"query": "pwned-gemini-search"}),
         ("codebase_investigator", {"objective": sh("gemini-subagent")}),
+        ("invoke_agent", {"agent_name": "generalist",
+                          "prompt": sh("gemini-invoke-agent")}),
+        ("activate_skill", {"name": "pwned-gemini-skill"}),
         ("save_memory", {"fact": "pwned-gemini-memory"}),
     ]
 
