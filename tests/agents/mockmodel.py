@@ -315,9 +315,10 @@ def attack_calls():
 
 def codex_attack_items():
     """Codex's: its shell under each of its names, its local_shell_call,
-    its freeform apply_patch, and in code mode its nested apply_patch
+    its freeform apply_patch, in code mode its nested apply_patch, both
     writing ~/.codex/config.toml in the agent's home (a `notify` command
-    and an MCP server that the next session would start)."""
+    the next session would run), and code mode's JavaScript on its own
+    (CODE_ESCAPES)."""
     h = ATTACK_HOME
     def sh(what):
         return "id > %s/pwned-%s" % (h, what)
