@@ -24,6 +24,7 @@
 
 #include "broker/approvalflow.h"
 #include "broker/broker_int.h"
+#include "broker/cowview.h"
 #include "broker/runcall.h"
 #include "broker/viewfreeze.h"
 #include "common/errors.h"
@@ -297,6 +298,41 @@ check_env(const struct check *chk, const char *workspace)
 	return env;
 }
 
+/*
+ * A check is about to run on the digest |hex|: the agent's own edits
+ * since the last check, with no broker write of an attempt between
+ * them, are an attempt at every failing gate (ledger_admit_check()).
+ * Only an agent that writes the workspace (rw, or its copy-on-write
+ * view) edits it outside the broker; what others wrote of a read-only
+ * agent's workspace (a human's editor) is no attempt of its.  Returns
+ * 0, or -1 with |c| answered budget_exhausted: the session is stopped
+ * and the check does not run.
+ */
+static int
+check_admit_edits(struct call *c, const char *hex)
+{
+	struct broker	*b = c->b;
+	char		 limit[64];
+	int64_t		 foreign;
+	int		 blind, wrote = 0;
+
+	if (cowview_active(b) || b->m->agent.workspace_writable) {
+		foreign = broker_ws_foreign(b, &blind);
+		wrote = blind || foreign != b->check_foreign;
+		b->check_foreign = foreign;
+	}
+	if (ledger_admit_check(b->ledger, hex, wrote, limit,
+	    sizeof(limit)) == 0)
+		return 0;
+	broker_budget_stop(b, limit);
+	call_complete(c, ACTION_ERROR, tool_error("budget_exhausted", 0, NULL,
+	    "the run budget is exhausted (%s): the workspace was changed "
+	    "outside the broker since the last check while a required gate "
+	    "failed, one attempt more at it; %s did not run", limit,
+	    c->check->id));
+	return -1;
+}
+
 static void
 run_check_digested(struct call *c, int rc, const char *hex)
 {
@@ -311,6 +347,8 @@ run_check_digested(struct call *c, int rc, const char *hex)
 		return;
 	}
 	snprintf(c->ws_digest, sizeof(c->ws_digest), "%s", hex);
+	if (check_admit_edits(c, hex) != 0)
+		return;
 	/*
 	 * Under a human's yes, this digest is what the check runs on, and
 	 * what call_start_runner() compares with the one the approver was
@@ -388,8 +426,10 @@ commit_change(struct call *c, const struct ws_change *ch, json_t **out)
 	c->b->ws_gen++;
 	/* The agent's own writes are not news to it (broker/fwatch.h). */
 	fwatch_own_begin(c->b->fwatch);
+	broker_writing(c->b, 1);
 	rc = wswrite_apply(c->b->rootfd, &c->b->m->sandbox, ch, 1, &rule, err,
 	    sizeof(err));
+	broker_writing(c->b, 0);
 	fwatch_own_end(c->b->fwatch);
 	if (rc != 0) {
 		/* Nothing was written (wswrite_apply() undid it). */
@@ -438,6 +478,7 @@ act_write_file(struct call *c, json_t **out)
 static void
 patch_landed(struct call *c, int rc, json_t *out)
 {
+	broker_writing(c->b, 0);
 	if (c->job == NULL)
 		fwatch_own_end(c->b->fwatch);
 	c->b->ws_gen++;
@@ -486,6 +527,7 @@ act_apply_patch(struct call *c, json_t **out)
 	/* The agent's own writes are not news to it (broker/fwatch.h). */
 	if (c->job == NULL)
 		fwatch_own_begin(b->fwatch);
+	broker_writing(b, 1);
 	landjob_start_patch(c, json_string_value(patch),
 	    json_string_length(patch), expected, patch_landed);
 	return ACTION_PENDING;

@@ -264,6 +264,17 @@ join_paths(json_t *list, char *buf, size_t len)
 	}
 }
 
+/*
+ * Whether the watches miss some of what the agent writes: its view's
+ * (copy-on-write), or the checkout's when it writes that (rw).
+ */
+static int
+ws_blind(const struct broker *b, int complete, int view_complete)
+{
+	return cowview_active(b) ? !view_complete :
+	    !complete && b->m->agent.workspace_writable;
+}
+
 int64_t
 broker_ws_gen(struct broker *b, int *blind)
 {
@@ -271,9 +282,26 @@ broker_ws_gen(struct broker *b, int *blind)
 	int64_t	others = (int64_t)fwatch_others(b->fwatch, &complete);
 
 	others += (int64_t)fwatch_others(b->view_watch, &view_complete);
-	*blind = cowview_active(b) ? !view_complete :
-	    !complete && b->m->agent.workspace_writable;
+	*blind = ws_blind(b, complete, view_complete);
 	return b->ws_gen + others;
+}
+
+int64_t
+broker_ws_foreign(struct broker *b, int *blind)
+{
+	int	complete, view_complete;
+	int64_t	n = (int64_t)fwatch_foreign(b->fwatch, &complete);
+
+	n += (int64_t)fwatch_foreign(b->view_watch, &view_complete);
+	*blind = ws_blind(b, complete, view_complete);
+	return n;
+}
+
+void
+broker_writing(struct broker *b, int on)
+{
+	fwatch_broker(b->fwatch, on);
+	fwatch_broker(b->view_watch, on);
 }
 
 json_t *
@@ -1318,6 +1346,7 @@ broker_free(struct broker *b)
 		landjob_settle(c);
 		lander_free(b->lander);
 		b->lander = NULL;
+		broker_writing(b, 0);
 		if (c->job == NULL)
 			fwatch_own_end(b->fwatch);
 		b->landing = NULL;

@@ -324,6 +324,8 @@ struct broker {
 	int64_t			 ws_gen;	/* up at each write the broker
 						   makes to the workspace, and
 						   at a land's start and end */
+	int64_t			 check_foreign;	/* broker_ws_foreign() when
+						   the last check was digested */
 	/* Keys the digests of files holding a secret (wsdigest.h). */
 	unsigned char		 digest_key[WSDIGEST_KEY_LEN];
 };
@@ -372,6 +374,13 @@ int		 broker_audit(struct broker *b, const char *event, json_t *fields);
  * it: no window is then known to be unwritten.
  */
 int64_t		 broker_ws_gen(struct broker *b, int *blind);
+/*
+ * The changes the watches saw that no write of the broker's made (for a
+ * call or a job: between broker_writing(b, 1) and (b, 0), which brackets
+ * each), a count that only grows; *blind as above.
+ */
+int64_t		 broker_ws_foreign(struct broker *b, int *blind);
+void		 broker_writing(struct broker *b, int on);
 /*
  * The end of an event-loop turn (loop_on_turn_end()): signs and writes
  * the audit batch, then sends the replies held for it; if the batch was

@@ -38,6 +38,8 @@ struct fwatch {
 	size_t ndirs_cap;
 	size_t ndirs;
 	int own; /* inside an own-write bracket */
+	int broker; /* inside a broker-write bracket (fwatch_broker()) */
+	uint64_t foreign; /* changes by others made outside one, ever */
 	json_t *changed; /* path -> "created"|"modified"|"deleted" */
 	size_t more; /* past FWATCH_MAX_PATHS */
 	int incomplete; /* a queue overflow or too many dirs */
@@ -203,6 +205,7 @@ handle(struct fwatch *fw, const struct inotify_event *ev)
 	if (ev->mask & IN_Q_OVERFLOW) {
 		fw->incomplete = fw->unwatched = 1;
 		fw->others++;
+		fw->foreign++;
 		return;
 	}
 	if (ev->wd < 0 || (size_t)ev->wd >= fw->ndirs_cap ||
@@ -221,6 +224,8 @@ handle(struct fwatch *fw, const struct inotify_event *ev)
 		return;
 	if ((ev->mask & IN_ISDIR) && (ev->mask & (IN_CREATE | IN_MOVED_TO)))
 		add_dir(fw, path, 1);
+	if (!fw->broker)
+		fw->foreign++;
 	if (fw->own)
 		return;
 	fw->others++;
@@ -291,6 +296,22 @@ fwatch_others(struct fwatch *fw, int *complete)
 	 * and the directories it could not watch stay unwatched. */
 	*complete = !fw->unwatched;
 	return fw->others;
+}
+
+uint64_t
+fwatch_foreign(struct fwatch *fw, int *complete)
+{
+	(void)fwatch_others(fw, complete); /* reads the queue, sets *complete */
+	return fw != NULL ? fw->foreign : 0;
+}
+
+void
+fwatch_broker(struct fwatch *fw, int on)
+{
+	if (fw == NULL)
+		return;
+	fwatch_drain(fw);
+	fw->broker = on;
 }
 
 void

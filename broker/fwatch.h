@@ -89,6 +89,17 @@ void fwatch_turn_end(struct fwatch *fw);
  */
 uint64_t fwatch_others(struct fwatch *fw, int *complete);
 
+/*
+ * Around every write the broker makes (for a call or a job, its own or
+ * not: fwatch_own_begin() says what is news to the agent), fwatch_broker(fw,
+ * 1) and (fw, 0): fwatch_foreign() counts, as fwatch_others() does, the
+ * changes seen outside such brackets only, which are no broker write's
+ * (the queue is read first, each time).  A change made by others inside
+ * one, in the instant a write lands, is counted by fwatch_others() alone.
+ */
+void fwatch_broker(struct fwatch *fw, int on);
+uint64_t fwatch_foreign(struct fwatch *fw, int *complete);
+
 /* Makes |fw| only count (fwatch_others()): it keeps nothing to report. */
 void fwatch_count_only(struct fwatch *fw);
 

@@ -65,6 +65,11 @@ struct ledger {
 	int64_t			 deps;
 	int64_t			 last_deps;	/* the last write admitted's */
 	int			 last_open;	/* ... not taken back yet */
+	int			 last_patch;	/* ... was an attempt */
+	int64_t			 patches;	/* attempts admitted since the
+					   last check was digested */
+	char			 check_ws[SHA256_HEX_LEN + 1];	/* its
+					   digest ("": none yet this run) */
 	char			**dep_real;	/* ledger_dependency_real() */
 	size_t			 ndep_real;
 	struct idem		*idem;
@@ -344,6 +349,53 @@ gate_required(const struct manifest *m, const char *check)
 	return 0;
 }
 
+/*
+ * One attempt more at every failing required gate: AL_ERR_BUDGET, the
+ * session stopped, when it would go past maxPatchAttemptsPerGate.
+ */
+static int
+attempt_admit(struct ledger *l, char *limit, size_t limitlen)
+{
+	int64_t	max = l->m->budget.max_patch_attempts_per_gate;
+	size_t	i;
+
+	if (max < 0)
+		return 0;
+	for (i = 0; i < l->ngates; i++) {
+		const struct gate *g = &l->gates[i];
+
+		if (g->failing && gate_required(l->m, g->check) &&
+		    g->attempts + 1 > max)
+			return stop_with(l, "maxPatchAttemptsPerGate", limit,
+			    limitlen);
+	}
+	return 0;
+}
+
+int
+ledger_admit_check(struct ledger *l, const char *ws_digest, int agent_wrote,
+    char *limit, size_t limitlen)
+{
+	size_t	i;
+	int	edited, rc;
+
+	edited = agent_wrote && l->patches == 0 && l->check_ws[0] != '\0' &&
+	    strcmp(l->check_ws, ws_digest) != 0;
+	snprintf(l->check_ws, sizeof(l->check_ws), "%s", ws_digest);
+	l->patches = 0;
+	if (l->stopped != NULL) {
+		snprintf(limit, limitlen, "%s", l->stopped);
+		return AL_ERR_BUDGET;
+	}
+	if (!edited || l->m->budget.max_patch_attempts_per_gate < 0)
+		return 0;
+	if ((rc = attempt_admit(l, limit, limitlen)) != 0)
+		return rc;
+	for (i = 0; i < l->ngates; i++)
+		l->gates[i].attempts += l->gates[i].failing;
+	return 0;
+}
+
 int
 ledger_admit_write(struct ledger *l, const char *const *paths, size_t n,
     int is_patch, char *limit, size_t limitlen)
@@ -384,24 +436,15 @@ ledger_admit_write(struct ledger *l, const char *const *paths, size_t n,
 		rc = stop_with(l, "maxAddedDependencies", limit, limitlen);
 		goto out;
 	}
-	if (is_patch && b->max_patch_attempts_per_gate >= 0) {
-		for (i = 0; i < l->ngates; i++) {
-			struct gate *g = &l->gates[i];
-
-			if (!g->failing || !gate_required(l->m, g->check))
-				continue;
-			if (g->attempts + 1 > b->max_patch_attempts_per_gate) {
-				rc = stop_with(l, "maxPatchAttemptsPerGate",
-				    limit, limitlen);
-				goto out;
-			}
-		}
-	}
+	if (is_patch && (rc = attempt_admit(l, limit, limitlen)) != 0)
+		goto out;
 	for (i = 0; i < l->ngates; i++) {
 		l->gates[i].last_tried = is_patch &&
 		    b->max_patch_attempts_per_gate >= 0 && l->gates[i].failing;
 		l->gates[i].attempts += l->gates[i].last_tried;
 	}
+	l->last_patch = is_patch != 0;
+	l->patches += l->last_patch;
 	add_changed(l, v, h, nv, fresh);
 	l->deps += deps;
 	l->last_deps = deps;
@@ -422,6 +465,8 @@ ledger_write_undone(struct ledger *l)
 		return;
 	l->last_open = 0;
 	l->deps -= l->last_deps;
+	if (l->last_patch && l->patches > 0)
+		l->patches--;
 	for (i = 0; i < l->ngates; i++)
 		if (l->gates[i].last_tried && l->gates[i].attempts > 0)
 			l->gates[i].attempts--;

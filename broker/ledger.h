@@ -91,6 +91,23 @@ int	ledger_admit_write(struct ledger *l, const char *const *paths,
 	    size_t n, int is_patch, char *limit, size_t limitlen);
 
 /*
+ * Before a check runs on the workspace digest |ws_digest| (every check,
+ * each once): whether the agent changed the workspace itself since the
+ * last one.  An agent that writes the workspace (agent.workspace rw, or
+ * its copy-on-write view) edits it with its own tools, in no call of the
+ * broker's, and such edits between failing checks were no attempt at a
+ * gate: maxPatchAttemptsPerGate was escaped by editing directly.  A
+ * digest other than the last check's of this run, with |agent_wrote|
+ * (something other than the broker wrote the workspace since, or it
+ * could not be watched) and no attempt ledger_admit_write() admitted
+ * since, is one attempt at every failing gate.  Returns 0, or
+ * AL_ERR_BUDGET with the limit named (the session is stopped, or was:
+ * the check must not run).
+ */
+int	ledger_admit_check(struct ledger *l, const char *ws_digest,
+	    int agent_wrote, char *limit, size_t limitlen);
+
+/*
  * The write ledger_admit_write() last admitted changed nothing (it
  * failed and was undone, or was never made): its added dependencies
  * and its patch attempts at failing gates are taken back (a disk full

@@ -600,6 +600,7 @@ land_begin(struct call *c)
 	 * to it (broker/fwatch.h). */
 	if (c->job == NULL)
 		fwatch_own_begin(b->fwatch);
+	broker_writing(b, 1);
 	fwatch_quiet(b->fwatch, 1);
 	landjob_start(c, call_land_done);
 }
@@ -726,6 +727,7 @@ call_land_done(struct call *c, int rc, json_t *out)
 	struct call *next;
 
 	fwatch_quiet(b->fwatch, 0);
+	broker_writing(b, 0);
 	if (c->job == NULL)
 		fwatch_own_end(b->fwatch);
 	b->ws_gen++;

@@ -228,6 +228,50 @@ START_TEST(test_ledger_patch_attempts_per_failing_gate)
 }
 END_TEST
 
+/*
+ * The agent's own edits (agent.workspace rw or cow) between checks: a
+ * digest other than the last check's, written by others and with no
+ * broker attempt between, is an attempt at a failing gate.
+ */
+START_TEST(test_ledger_agent_edits_are_attempts)
+{
+	struct manifest	*m = load(100, "100");
+	struct ledger	*l = ledger_new(m, 0);
+	const char	*a[] = { "a.c" };
+	char		 lim[64], fp[65];
+
+	ck_assert_int_eq(ledger_admit_check(l, "d1", 0, lim, sizeof(lim)), 0);
+	ck_assert_int_eq(ledger_record_check(l, "unit", 1, "FAIL x", 6, "d1",
+	    NULL, fp), 0);
+	/* Written, same digest (a touch): no attempt. */
+	ck_assert_int_eq(ledger_admit_check(l, "d1", 1, lim, sizeof(lim)), 0);
+	/* Another digest, nobody else wrote (the check's output): none. */
+	ck_assert_int_eq(ledger_admit_check(l, "d2", 0, lim, sizeof(lim)), 0);
+	/* A patch, then the agent's edits: one attempt, the patch. */
+	ck_assert_int_eq(ledger_admit_write(l, a, 1, 1, lim, sizeof(lim)), 0);
+	ck_assert_int_eq(ledger_admit_check(l, "d3", 1, lim, sizeof(lim)), 0);
+	/* The agent's edit alone: the second. */
+	ck_assert_int_eq(ledger_admit_check(l, "d4", 1, lim, sizeof(lim)), 0);
+	/* Back to an earlier digest (a revert): the third, refused. */
+	ck_assert_int_eq(ledger_admit_check(l, "d1", 1, lim, sizeof(lim)),
+	    AL_ERR_BUDGET);
+	ck_assert_str_eq(lim, "maxPatchAttemptsPerGate");
+	ck_assert_str_eq(ledger_stopped(l), "maxPatchAttemptsPerGate");
+	ledger_free(l);
+
+	/* A passing gate counts no edit. */
+	l = ledger_new(m, 0);
+	ck_assert_int_eq(ledger_admit_check(l, "d1", 0, lim, sizeof(lim)), 0);
+	ck_assert_int_eq(ledger_record_check(l, "unit", 0, "", 0, "d1", NULL,
+	    fp), 0);
+	ck_assert_int_eq(ledger_admit_check(l, "d2", 1, lim, sizeof(lim)), 0);
+	ck_assert_int_eq(ledger_admit_check(l, "d3", 1, lim, sizeof(lim)), 0);
+	ck_assert_int_eq(ledger_admit_check(l, "d4", 1, lim, sizeof(lim)), 0);
+	ledger_free(l);
+	manifest_free(m);
+}
+END_TEST
+
 /* A write admitted that changed nothing gives back its dependencies and
  * its patch attempts, once; its changed paths stay counted. */
 START_TEST(test_ledger_write_undone_gives_back_its_count)
@@ -523,6 +567,7 @@ main(void)
 	tcase_add_test(tc,
 	    test_ledger_dependency_counted_by_the_directories_on_its_way);
 	tcase_add_test(tc, test_ledger_patch_attempts_per_failing_gate);
+	tcase_add_test(tc, test_ledger_agent_edits_are_attempts);
 	tcase_add_test(tc, test_ledger_write_undone_gives_back_its_count);
 	tcase_add_test(tc, test_ledger_repeated_fingerprint_after_patches_stops);
 	tcase_add_test(tc, test_ledger_idempotency_replay_conflict_in_flight);
