@@ -1350,10 +1350,13 @@ broker_free(struct broker *b)
 		if (c->job == NULL)
 			fwatch_own_end(b->fwatch);
 		b->landing = NULL;
+		runcall_session_end(c);
 		call_free(c);
 	}
+	/* A check that ran and is not told failed (runcall_session_end()). */
 	while ((c = TAILQ_FIRST(&b->landq)) != NULL) {
 		TAILQ_REMOVE(&b->landq, c, entry);
+		runcall_session_end(c);
 		call_free(c);
 	}
 	while ((c = TAILQ_FIRST(&b->held)) != NULL) {
@@ -1368,6 +1371,7 @@ broker_free(struct broker *b)
 			egress_detach(b->cfg.egress, c->egress);
 		(void)broker_audit(b, "runner_end", json_pack("{s:O, s:s}",
 		    "id", c->id, "reason", "session ended"));
+		runcall_session_end(c);
 		call_free(c);
 	}
 	/* Every job's run was just killed with the others. */
@@ -1384,6 +1388,9 @@ broker_free(struct broker *b)
 	while ((c = TAILQ_FIRST(&b->digesting)) != NULL) {
 		TAILQ_REMOVE(&b->digesting, c, entry);
 		wsjob_cancel(c->wsjob);
+		/* Its run ended: the digest after it (gate_seal()). */
+		if (c->res != NULL)
+			runcall_session_end(c);
 		call_free(c);
 	}
 	statuses_free(b);

@@ -21,12 +21,16 @@
  * cancel stops the call of this connection wherever it is, and nothing
  * of it is done afterwards:
  *  - running its command: the command is stopped, nothing of its run
- *    lands (call_runner_event());
+ *    lands (call_runner_event()); a check's run failed, and is recorded
+ *    so (check_abandoned() in runcall.c): its output is an artifact
+ *    away, and a failure the agent read there and cancelled before it
+ *    was recorded was counted by no budget;
  *  - waiting for a human: the approval is withdrawn (approvals_withdraw():
  *    a later approve of it is refused), nothing runs;
  *  - held while a change set lands, or digesting the workspace before a
  *    check or an approval: it never starts;
- *  - its run ended and its set waits for another to land: it never lands;
+ *  - its run ended and its set waits for another to land: it never lands
+ *    (a check is recorded failed, as above);
  *  - an idempotent retry waiting for the original: it stops waiting;
  *  - a job_output or job_kill waiting on a job: it stops waiting (the job
  *    goes on; a job_kill's signal was sent when it was asked).
@@ -166,9 +170,7 @@ cancel_request(struct conn *k, struct jsonrpc_msg *msg)
 		runner_proc_kill(c->proc);
 		return;
 	case CANCEL_LANDQ:
-		call_landed(c, -1, tool_error("cancelled", 0, NULL,
-		    "the call was cancelled: its command had ended, and "
-		    "nothing of it was applied"));
+		runcall_cancel_ended(c);
 		return;
 	case CANCEL_WAITING:
 		if (c->progress_watch > 0)

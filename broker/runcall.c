@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,6 +244,8 @@ secret_run_tampered(struct call *c, struct runner_result *res)
 static void call_land(struct call *);
 static void check_record(
     struct call *, const struct runner_result *, json_t *, int);
+static void check_abandoned(
+    struct call *, const struct runner_result *, json_t *);
 static void call_land_done(struct call *, int, json_t *);
 static int approved_run_written(struct call *);
 
@@ -429,12 +432,14 @@ call_runner_event(int fd, int why, void *arg)
 	 * its end are written first, or nothing of it lands (audit.h). */
 	if (res->setup_failed)
 		call_landed(c, 0, NULL);
-	else if (c->cancelled)
-		call_landed(c, -1,
-		    tool_error("cancelled", 0, NULL,
-			"the call was cancelled: its command was stopped and "
-			"nothing of it was applied"));
-	else if (c->budget_killed)
+	else if (c->cancelled) {
+		json_t *out = tool_error("cancelled", 0, NULL,
+		    "the call was cancelled: its command was stopped and "
+		    "nothing of it was applied");
+
+		check_abandoned(c, res, out);
+		call_landed(c, -1, out);
+	} else if (c->budget_killed)
 		call_landed(c, -1, jobs_stop_error(c));
 	else if (res->timed_out || res->oom_killed) {
 		json_t *out = cut_off_error(c, res);
@@ -532,15 +537,66 @@ check_record(
 	if (fp[0] != '\0') {
 		json_object_set_new(out, "failureFingerprint", json_string(fp));
 		(void)broker_audit(b, "check_failure",
-		    json_pack("{s:O, s:s, s:i, s:s, s:s}", "id", c->id, "check",
-			c->check->id, "exitCode", code, "fingerprint", fp,
-			"workspaceDigest", c->ws_digest));
+		    json_pack("{s:O, s:s, s:i, s:s, s:s, s:b}", "id", c->id,
+			"check", c->check->id, "exitCode", code, "fingerprint",
+			fp, "workspaceDigest", c->ws_digest, "cancelled",
+			c->cancelled));
 	}
 	if (rc == AL_ERR_BUDGET)
 		broker_budget_stop(b, "stopOnRepeatedFailureFingerprint");
 	/* An error's fields say it; the note is for a result's text. */
 	if (failed)
 		json_object_del(out, "_note");
+}
+
+/*
+ * A check whose run started and whose result the agent will never be
+ * told: cancelled (notifications/cancelled) or cut short by the
+ * session's end.  It failed, as one its timeout cut off did (exit code
+ * 128 plus the signal, or 1 if it ended with 0 before the cancel), and
+ * is recorded so, its gate failing on the digest it ran on and
+ * check_failure audited with cancelled: true.  Recorded nowhere, such a
+ * check left its gate as it was (not_run) while its output was an
+ * artifact away: an agent cancelled its failing check once the failure
+ * was printed, read it, and patched uncounted.  |res| is NULL for a run
+ * still running (killed: 128 + SIGKILL, no output).
+ */
+static void
+check_abandoned(struct call *c, const struct runner_result *res, json_t *out)
+{
+	struct runner_result *killed;
+
+	if (c->check == NULL)
+		return;
+	c->cancelled = 1;
+	if (res != NULL) {
+		check_record(c, res, out, 1);
+		return;
+	}
+	killed = call_result_new();
+	killed->signal = SIGKILL;
+	check_record(c, killed, out, 1);
+	call_result_free(killed);
+}
+
+void
+runcall_cancel_ended(struct call *c)
+{
+	json_t *out = tool_error("cancelled", 0, NULL,
+	    "the call was cancelled: its command had ended, and nothing of "
+	    "it was applied");
+
+	check_abandoned(c, c->res, out);
+	call_landed(c, -1, out);
+}
+
+void
+runcall_session_end(struct call *c)
+{
+	json_t *out = json_object();
+
+	check_abandoned(c, c->res, out);
+	json_decref(out);
 }
 
 /* What follows the land of |c|'s change set: the call's answer. */

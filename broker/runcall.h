@@ -53,6 +53,21 @@ int call_start_runner(struct call *c, int64_t timeout_ms, json_t **out);
  */
 void call_landed(struct call *c, int rc, json_t *out);
 
+/*
+ * Answers |c|, which the agent cancelled after its run ended and before
+ * its set landed (cancel.c): nothing of it lands, and a check is
+ * recorded failed (check_abandoned() in runcall.c).
+ */
+void runcall_cancel_ended(struct call *c);
+
+/*
+ * The session ends under |c|, whose run started (running, or ended and
+ * its set not landed): a check is recorded failed, before the budget
+ * the session spent is written (broker_free()).  |c| is freed by the
+ * caller.
+ */
+void runcall_session_end(struct call *c);
+
 /* Lands the next set waiting, once nothing lands, the view is
  * writable (broker/viewfreeze.h) and no approved run runs. */
 void lands_resume(struct broker *b);

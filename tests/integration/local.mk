@@ -171,9 +171,12 @@ TESTS += tests/integration/budget_stall.sh tests/integration/land_stall.sh \
 	tests/integration/gate_digest_race.sh tests/integration/gate_agent_writes.sh
 EXTRA_DIST += tests/integration/budget_stall.sh tests/integration/land_stall.sh \
 	tests/integration/gate_digest_race.sh tests/integration/gate_agent_writes.sh
-# An agent's own edits between failing checks are patch attempts.
-TESTS += tests/integration/gate_agent_edits.sh
-EXTRA_DIST += tests/integration/gate_agent_edits.sh
+# An agent's own edits between failing checks are patch attempts; a
+# cancelled check failed.
+TESTS += tests/integration/gate_agent_edits.sh \
+	tests/integration/check_cancelled.sh
+EXTRA_DIST += tests/integration/gate_agent_edits.sh \
+	tests/integration/check_cancelled.sh
 # A write through a shared mapping while a check ran (broker/wsindex.h's seal).
 TESTS += tests/integration/gate_mmap_run.sh
 EXTRA_DIST += tests/integration/gate_mmap_run.sh
