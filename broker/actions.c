@@ -314,14 +314,13 @@ check_admit_edits(struct call *c, const char *hex)
 	struct broker	*b = c->b;
 	char		 limit[64];
 	int64_t		 foreign;
-	int		 blind, wrote = 0;
+	int		 blind, seen;
 
-	if (cowview_active(b) || b->m->agent.workspace_writable) {
-		foreign = broker_ws_foreign(b, &blind);
-		wrote = blind || foreign != b->check_foreign;
-		b->check_foreign = foreign;
-	}
-	if (ledger_admit_check(b->ledger, hex, wrote, limit,
+	foreign = broker_ws_foreign(b, &blind);
+	seen = blind || foreign != b->check_foreign;
+	b->check_foreign = foreign;
+	if (ledger_admit_check(b->ledger, hex,
+	    cowview_active(b) || b->m->agent.workspace_writable, seen, limit,
 	    sizeof(limit)) == 0)
 		return 0;
 	broker_budget_stop(b, limit);

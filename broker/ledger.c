@@ -66,8 +66,10 @@ struct ledger {
 	int64_t			 last_deps;	/* the last write admitted's */
 	int			 last_open;	/* ... not taken back yet */
 	int			 last_patch;	/* ... was an attempt */
+	int			 last_output;	/* ... a check's output */
 	int64_t			 patches;	/* attempts admitted since the
 					   last check was digested */
+	int64_t			 outputs;	/* checks' outputs, since */
 	char			 check_ws[SHA256_HEX_LEN + 1];	/* its
 					   digest ("": none yet this run) */
 	char			**dep_real;	/* ledger_dependency_real() */
@@ -373,16 +375,19 @@ attempt_admit(struct ledger *l, char *limit, size_t limitlen)
 }
 
 int
-ledger_admit_check(struct ledger *l, const char *ws_digest, int agent_wrote,
-    char *limit, size_t limitlen)
+ledger_admit_check(struct ledger *l, const char *ws_digest, int agent_writes,
+    int seen, char *limit, size_t limitlen)
 {
 	size_t	i;
 	int	edited, rc;
 
-	edited = agent_wrote && l->patches == 0 && l->check_ws[0] != '\0' &&
+	/* Nothing the broker wrote since: the change is another's, whatever
+	 * the watch saw (a write through a shared mapping it never sees). */
+	edited = agent_writes && (seen || l->outputs == 0) &&
+	    l->patches == 0 && l->check_ws[0] != '\0' &&
 	    strcmp(l->check_ws, ws_digest) != 0;
 	snprintf(l->check_ws, sizeof(l->check_ws), "%s", ws_digest);
-	l->patches = 0;
+	l->patches = l->outputs = 0;
 	if (l->stopped != NULL) {
 		snprintf(limit, limitlen, "%s", l->stopped);
 		return AL_ERR_BUDGET;
@@ -445,6 +450,8 @@ ledger_admit_write(struct ledger *l, const char *const *paths, size_t n,
 	}
 	l->last_patch = is_patch != 0;
 	l->patches += l->last_patch;
+	l->last_output = !is_patch && nv > 0;
+	l->outputs += l->last_output;
 	add_changed(l, v, h, nv, fresh);
 	l->deps += deps;
 	l->last_deps = deps;
@@ -467,6 +474,8 @@ ledger_write_undone(struct ledger *l)
 	l->deps -= l->last_deps;
 	if (l->last_patch && l->patches > 0)
 		l->patches--;
+	if (l->last_output && l->outputs > 0)
+		l->outputs--;
 	for (i = 0; i < l->ngates; i++)
 		if (l->gates[i].last_tried && l->gates[i].attempts > 0)
 			l->gates[i].attempts--;

@@ -97,15 +97,18 @@ int	ledger_admit_write(struct ledger *l, const char *const *paths,
  * its copy-on-write view) edits it with its own tools, in no call of the
  * broker's, and such edits between failing checks were no attempt at a
  * gate: maxPatchAttemptsPerGate was escaped by editing directly.  A
- * digest other than the last check's of this run, with |agent_wrote|
- * (something other than the broker wrote the workspace since, or it
- * could not be watched) and no attempt ledger_admit_write() admitted
- * since, is one attempt at every failing gate.  Returns 0, or
+ * digest other than the last check's of this run, when the agent writes
+ * the workspace (|agent_writes|) and nothing ledger_admit_write()
+ * admitted wrote it since, or only a check's output did and the watches
+ * |seen| a write that was not the broker's (or could not watch it all),
+ * is one attempt at every failing gate: with no broker write between,
+ * a write through a shared mapping, which no watch sees, counts too.
+ * Returns 0, or
  * AL_ERR_BUDGET with the limit named (the session is stopped, or was:
  * the check must not run).
  */
 int	ledger_admit_check(struct ledger *l, const char *ws_digest,
-	    int agent_wrote, char *limit, size_t limitlen);
+	    int agent_writes, int seen, char *limit, size_t limitlen);
 
 /*
  * The write ledger_admit_write() last admitted changed nothing (it

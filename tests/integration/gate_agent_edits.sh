@@ -12,7 +12,9 @@
 # budget does not run and the session stops.  Played from inside the
 # agent's sandbox, for both modes: the check's own output (out.log) and
 # a touch (the digest holds no time) are no attempt; an edit, its revert
-# and a rename each are one.
+# and a rename each are one.  With no broker write between two checks,
+# a change of the digest is the agent's whatever the watch saw: an edit
+# through a shared mapping (rw), which no watch sees, is one too.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -75,4 +77,50 @@ EOF
 	check "$mode: the stop is audited" \
 	    grep -q '"budget_stop".*maxPatchAttemptsPerGate' "$sess/audit.jsonl"
 done
+
+# The agent maps "flag" before its first check and writes it through
+# the mapping between checks: no watch sees such a write.
+ws="$T/ws-mmap"
+mkdir -p "$ws"
+echo broken >"$ws/flag"
+chmod -R a+rwX "$ws"
+sed -e 's/echo ran >out.log; //' -e 's/maxPatchAttemptsPerGate: 2/maxPatchAttemptsPerGate: 1/' \
+    -e 's/workspace: cow/workspace: rw/' "$T/cow.yaml" >"$T/mmap.yaml"
+cat >"$T/agent-mmap.sh" <<EOF
+#!/bin/sh
+python3 -c '
+import mmap, os, time
+def wait(p):
+    while not os.path.exists(p):
+        time.sleep(0.02)
+fd = os.open("flag", os.O_RDWR)
+m = mmap.mmap(fd, 0, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+os.close(fd)
+m[0:7] = m[0:7]
+open("/tmp/ready", "w").close()
+for i, text in enumerate([b"tryone\\n", b"trytwo\\n"]):
+    wait("/tmp/w%d" % i)
+    m[0:7] = text
+    open("/tmp/a%d" % i, "w").close()
+' &
+while [ ! -e /tmp/ready ]; do sleep 0.02; done
+$(connect_calls "$(check_call 2)")
+touch /tmp/w0; while [ ! -e /tmp/a0 ]; do sleep 0.02; done
+$(connect_calls "$(check_call 3)")
+touch /tmp/w1; while [ ! -e /tmp/a1 ]; do sleep 0.02; done
+$(connect_calls "$(check_call 4)")
+wait
+EOF
+chmod 755 "$T/agent-mmap.sh"
+(cd "$ws" && timeout 90 "$A" run --manifest "$T/mmap.yaml" \
+    --workspace "$ws" -- "$T/agent-mmap.sh" >"$T/out-mmap" 2>"$T/err-mmap")
+for id in 2 3; do
+	R=$(grep "\"id\":$id," "$T/out-mmap")
+	expect_eq "mmap: check $id runs and fails" \
+	    "$(jr .result.structuredContent.exitCode)" 1
+done
+R=$(grep '"id":4,' "$T/out-mmap")
+expect_eq "mmap: the second write through the mapping is attempt 2: the session stops" \
+    "$(jr '.result.content[0].text | fromjson | .errorClass')" budget_exhausted
+expect_eq "mmap: the flag holds what the mapping wrote (sanity)" "$(cat "$ws/flag")" trytwo
 finish

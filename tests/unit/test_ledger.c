@@ -237,36 +237,54 @@ START_TEST(test_ledger_agent_edits_are_attempts)
 {
 	struct manifest	*m = load(100, "100");
 	struct ledger	*l = ledger_new(m, 0);
-	const char	*a[] = { "a.c" };
+	const char	*a[] = { "a.c" }, *o[] = { "out.log" };
 	char		 lim[64], fp[65];
 
-	ck_assert_int_eq(ledger_admit_check(l, "d1", 0, lim, sizeof(lim)), 0);
+	ck_assert_int_eq(ledger_admit_check(l, "d1", 1, 0, lim, sizeof(lim)),
+	    0);
 	ck_assert_int_eq(ledger_record_check(l, "unit", 1, "FAIL x", 6, "d1",
 	    NULL, fp), 0);
 	/* Written, same digest (a touch): no attempt. */
-	ck_assert_int_eq(ledger_admit_check(l, "d1", 1, lim, sizeof(lim)), 0);
-	/* Another digest, nobody else wrote (the check's output): none. */
-	ck_assert_int_eq(ledger_admit_check(l, "d2", 0, lim, sizeof(lim)), 0);
+	ck_assert_int_eq(ledger_admit_check(l, "d1", 1, 1, lim, sizeof(lim)),
+	    0);
+	/* Another digest, the check's output and nothing else seen: none. */
+	ck_assert_int_eq(ledger_admit_write(l, o, 1, 0, lim, sizeof(lim)), 0);
+	ck_assert_int_eq(ledger_admit_check(l, "d2", 1, 0, lim, sizeof(lim)),
+	    0);
 	/* A patch, then the agent's edits: one attempt, the patch. */
 	ck_assert_int_eq(ledger_admit_write(l, a, 1, 1, lim, sizeof(lim)), 0);
-	ck_assert_int_eq(ledger_admit_check(l, "d3", 1, lim, sizeof(lim)), 0);
-	/* The agent's edit alone: the second. */
-	ck_assert_int_eq(ledger_admit_check(l, "d4", 1, lim, sizeof(lim)), 0);
-	/* Back to an earlier digest (a revert): the third, refused. */
-	ck_assert_int_eq(ledger_admit_check(l, "d1", 1, lim, sizeof(lim)),
+	ck_assert_int_eq(ledger_admit_check(l, "d3", 1, 1, lim, sizeof(lim)),
+	    0);
+	/* Another digest, no broker write, nothing seen (a write through a
+	 * mapping): the second. */
+	ck_assert_int_eq(ledger_admit_check(l, "d4", 1, 0, lim, sizeof(lim)),
+	    0);
+	/* Back to an earlier digest (a revert) beside the check's output:
+	 * the third, refused. */
+	ck_assert_int_eq(ledger_admit_write(l, o, 1, 0, lim, sizeof(lim)), 0);
+	ck_assert_int_eq(ledger_admit_check(l, "d1", 1, 1, lim, sizeof(lim)),
 	    AL_ERR_BUDGET);
 	ck_assert_str_eq(lim, "maxPatchAttemptsPerGate");
 	ck_assert_str_eq(ledger_stopped(l), "maxPatchAttemptsPerGate");
 	ledger_free(l);
 
-	/* A passing gate counts no edit. */
+	/* A passing gate counts no edit, nor does a read-only agent's
+	 * workspace changed by others (a human). */
 	l = ledger_new(m, 0);
-	ck_assert_int_eq(ledger_admit_check(l, "d1", 0, lim, sizeof(lim)), 0);
+	ck_assert_int_eq(ledger_admit_check(l, "d1", 1, 0, lim, sizeof(lim)),
+	    0);
 	ck_assert_int_eq(ledger_record_check(l, "unit", 0, "", 0, "d1", NULL,
 	    fp), 0);
-	ck_assert_int_eq(ledger_admit_check(l, "d2", 1, lim, sizeof(lim)), 0);
-	ck_assert_int_eq(ledger_admit_check(l, "d3", 1, lim, sizeof(lim)), 0);
-	ck_assert_int_eq(ledger_admit_check(l, "d4", 1, lim, sizeof(lim)), 0);
+	ck_assert_int_eq(ledger_admit_check(l, "d2", 1, 1, lim, sizeof(lim)),
+	    0);
+	ck_assert_int_eq(ledger_record_check(l, "unit", 1, "FAIL x", 6, "d2",
+	    NULL, fp), 0);
+	ck_assert_int_eq(ledger_admit_check(l, "d3", 0, 1, lim, sizeof(lim)),
+	    0);
+	ck_assert_int_eq(ledger_admit_check(l, "d4", 0, 1, lim, sizeof(lim)),
+	    0);
+	ck_assert_int_eq(ledger_admit_check(l, "d5", 0, 0, lim, sizeof(lim)),
+	    0);
 	ledger_free(l);
 	manifest_free(m);
 }
