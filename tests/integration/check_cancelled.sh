@@ -77,4 +77,5 @@ sess=$(newest_session)
 check "the check ran (sanity)" grep -q '"runner_start"' "$sess/audit.jsonl"
 check "a check the session's end cut short is a failure, audited" \
     grep -q '"check_failure".*"cancelled":true' "$sess/audit.jsonl"
+check "... and the log verifies" "$AIRLOCK" audit verify "$sess/audit.jsonl"
 finish
