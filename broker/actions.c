@@ -300,13 +300,14 @@ check_env(const struct check *chk, const char *workspace)
 
 /*
  * A check is about to run on the digest |hex|: the agent's own edits
- * since the last check, with no broker write of an attempt between
- * them, are an attempt at every failing gate (ledger_admit_check()).
- * Only an agent that writes the workspace (rw, or its copy-on-write
- * view) edits it outside the broker; what others wrote of a read-only
- * agent's workspace (a human's editor) is no attempt of its.  Returns
- * 0, or -1 with |c| answered budget_exhausted: the session is stopped
- * and the check does not run.
+ * since the last check are an attempt at every failing gate
+ * (ledger_admit_check(): a changed digest with no broker write between,
+ * or with only a check's output and a write by others the watches saw
+ * outside the broker's brackets).  Only an agent that writes the
+ * workspace (rw, or its copy-on-write view) edits it outside the
+ * broker; what others wrote of a read-only agent's workspace (a human's
+ * editor) is no attempt of its.  Returns 0, or -1 with |c| answered
+ * budget_exhausted: the session is stopped and the check does not run.
  */
 static int
 check_admit_edits(struct call *c, const char *hex)

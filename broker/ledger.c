@@ -388,11 +388,9 @@ ledger_admit_check(struct ledger *l, const char *ws_digest, int agent_writes,
 	    strcmp(l->check_ws, ws_digest) != 0;
 	snprintf(l->check_ws, sizeof(l->check_ws), "%s", ws_digest);
 	l->patches = l->outputs = 0;
-	if (l->stopped != NULL) {
-		snprintf(limit, limitlen, "%s", l->stopped);
-		return AL_ERR_BUDGET;
-	}
-	if (!edited || l->m->budget.max_patch_attempts_per_gate < 0)
+	/* A session stopped already refuses the run (call_start_runner()). */
+	if (!edited || l->stopped != NULL ||
+	    l->m->budget.max_patch_attempts_per_gate < 0)
 		return 0;
 	if ((rc = attempt_admit(l, limit, limitlen)) != 0)
 		return rc;

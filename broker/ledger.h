@@ -103,9 +103,9 @@ int	ledger_admit_write(struct ledger *l, const char *const *paths,
  * |seen| a write that was not the broker's (or could not watch it all),
  * is one attempt at every failing gate: with no broker write between,
  * a write through a shared mapping, which no watch sees, counts too.
- * Returns 0, or
- * AL_ERR_BUDGET with the limit named (the session is stopped, or was:
- * the check must not run).
+ * Returns 0 (also when the session was stopped before), or
+ * AL_ERR_BUDGET with the limit named (the session is now stopped: the
+ * check must not run).
  */
 int	ledger_admit_check(struct ledger *l, const char *ws_digest,
 	    int agent_writes, int seen, char *limit, size_t limitlen);
