@@ -25,7 +25,9 @@ for base in "$V" "$T/b"; do
 	echo PUBLIC-DATA >"$base/pub/data"
 	for d in cache priv pub; do echo harmless >"$base/home/$d/data"; done
 	chmod -R a+rX "$base"
-	chmod 755 "$(dirname "$base")"
+	# The runner's uid walks down to $T/b ($V itself is made a+rX just
+	# above; its parent is /var/tmp, which is not ours to change).
+	chmod 755 "$T"
 	cat >"$T/m.yaml" <<YAML
 tools:
   - name: sh
