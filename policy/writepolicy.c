@@ -475,6 +475,9 @@ static const struct {
 	{ "dist-packages/*.pth",
 	    "python: a line beginning with import runs at every start" },
 	{ ".pre-commit-config.yaml", "pre-commit: the commands its hooks run" },
+	{ ".git/hooks/*",
+	    "git: a hook it runs (pre-commit at the next commit, "
+	    "post-checkout, pre-push)" },
 	{ "gradle/wrapper/gradle-wrapper.properties",
 	    "./gradlew: the gradle it fetches and runs (distributionUrl)" },
 	{ ".mvn/jvm.config", "mvn: the options of its JVM (-javaagent)" },

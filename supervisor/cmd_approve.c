@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -34,6 +35,7 @@
 #include "common/paths.h"
 #include "common/util.h"
 #include "common/vis.h"
+#include "policy/shparse.h"
 #include "policy/writepolicy.h"
 #include "proxy/rules.h"
 #include "supervisor/cli.h"
@@ -807,6 +809,138 @@ print_runs_on(FILE *fp, json_t *args, const char *diff)
 	}
 }
 
+/*
+ * What runs later that the shell word |w| names, a file of
+ * writepolicy_runs_on()'s ("~/.bashrc", "of=.envrc",
+ * "--output=.profile"), or NULL.
+ */
+static const char *
+word_runs_on(const char *w)
+{
+	const char *runs, *eq;
+
+	if ((runs = writepolicy_runs_on(w)) != NULL)
+		return runs;
+	if ((eq = strchr(w, '=')) != NULL)
+		return writepolicy_runs_on(eq + 1);
+	return NULL;
+}
+
+/*
+ * What runs later, outside any sandbox, that a command given the shell
+ * word |w| sets up without naming a file: crontab's table, and git's
+ * settings that name a program git runs ("git config core.hooksPath
+ * h"); NULL for any other word.
+ */
+static const char *
+word_sets_up(const char *w)
+{
+	static const struct {
+		const char *word, *runs;
+	} t[] = {
+		{ "crontab", "cron: the table crontab installs runs on its "
+			     "schedule" },
+		{ "core.hooksPath", "git: the hooks of the directory it names "
+				    "run at the next commit, checkout or "
+				    "push" },
+		{ "core.fsmonitor", "git: the program it names runs at every "
+				    "git status" },
+		{ "core.sshCommand", "git: the program it names runs at every "
+				     "fetch and push" },
+		{ "include.path", "git: the config it names is obeyed, "
+				  "core.hooksPath and all" },
+	};
+	const char *base = strrchr(w, '/');
+	size_t i, n;
+
+	base = base != NULL ? base + 1 : w;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		n = strlen(t[i].word);
+		if (strcmp(t[i].word, "crontab") == 0 ?
+			strcmp(base, "crontab") == 0 :
+			strncasecmp(w, t[i].word, n) == 0 &&
+			    (w[n] == '\0' || w[n] == '='))
+			return t[i].runs;
+	}
+	return NULL;
+}
+
+/* A warning row for the shell word |w| of a command, if it names one. */
+static void
+put_shell_word(FILE *fp, const char *w, int redirected)
+{
+	const char *runs;
+
+	if ((runs = word_runs_on(w)) != NULL) {
+		fprintf(fp, "  WARNING:   its command %s ",
+		    redirected ? "writes" : "names");
+		put_vis(fp, w, 0);
+		fprintf(fp, ", which runs later, outside any sandbox: "
+		    "RUNS ON %s\n", runs);
+	} else if ((runs = word_sets_up(w)) != NULL) {
+		fprintf(fp, "  WARNING:   its command names ");
+		put_vis(fp, w, 0);
+		fprintf(fp, ", which sets up what runs later, outside any "
+		    "sandbox: %s\n", runs);
+	}
+}
+
+/* Warning rows for what the shell command string |cmd| writes or sets
+ * up that runs later: each word and redirection target of its commands
+ * (those parsed before any parse error too). */
+static void
+put_shell_runs_on(FILE *fp, const char *cmd)
+{
+	struct shparse *sp = NULL;
+	const struct shcmd *c;
+	size_t i, k;
+
+	(void)shparse(cmd, strlen(cmd), &sp);
+	for (i = 0; sp != NULL && i < sp->ncmds; i++) {
+		c = &sp->cmds[i];
+		for (k = 0; k < c->nwords; k++)
+			put_shell_word(fp, c->words[k].text, 0);
+		for (k = 0; k < c->nredirs; k++)
+			if (c->redirs[k].op != SHR_IN &&
+			    c->redirs[k].op != SHR_DUPIN &&
+			    c->redirs[k].op != SHR_HEREDOC &&
+			    c->redirs[k].op != SHR_HERESTR)
+				put_shell_word(fp, c->redirs[k].target.text, 1);
+	}
+	shparse_free(sp);
+}
+
+/*
+ * Warning rows for a shell command string the action runs (its
+ * execution's argv: a shell, "-c" and the string, as an exec tool's
+ * "/bin/sh -c COMMAND"): a start-up file it writes or names ("echo x >>
+ * ~/.bashrc; ls", "tee -a ~/.profile", "> .git/hooks/pre-commit"),
+ * crontab, git's core.hooksPath.  The string showed as one more
+ * argument, where a write_file of the same path had its row.
+ */
+static void
+print_shell_runs_on(FILE *fp, json_t *execution)
+{
+	static const char *const shells[] = { "sh", "bash", "dash", "zsh",
+		"ksh", "mksh", "ash", "busybox" };
+	json_t *argv = json_object_get(execution, "argv");
+	const char *a, *base;
+	size_t i, k, n = json_array_size(argv);
+	int shell = 0;
+
+	for (i = 0; i < n; i++) {
+		if ((a = json_string_value(json_array_get(argv, i))) == NULL)
+			continue;
+		if (shell && a[0] != '-')
+			put_shell_runs_on(fp, a);
+		base = strrchr(a, '/');
+		base = base != NULL ? base + 1 : a;
+		for (k = 0; !shell && k < sizeof(shells) / sizeof(shells[0]);
+		     k++)
+			shell = strcmp(base, shells[k]) == 0;
+	}
+}
+
 static void
 render_approval(FILE *fp, json_t *p, int verbose)
 {
@@ -880,6 +1014,7 @@ render_approval(FILE *fp, json_t *p, int verbose)
 		fprintf(fp, "\n");
 	}
 	print_runs_on(fp, json_object_get(p, "arguments"), diff);
+	print_shell_runs_on(fp, json_object_get(p, "execution"));
 	json_decref(args);
 }
 

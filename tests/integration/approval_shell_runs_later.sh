@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# The review of an approval-gated shell command marks what the command
+# writes, or sets up, that runs later outside any sandbox, as the review
+# of a write_file of the same path does (approval_runs_later.sh).  A
+# command string "echo x >> ~/.bashrc; ls", "tee -a ~/.profile",
+# "> .git/hooks/pre-commit", crontab or "git config core.hooksPath"
+# showed on `airlock approve` as one more argument, with no warning row
+# (only a string that ended in the start-up file's name, read whole as a
+# path, had one).  Now each word and redirection target of the string
+# (policy/shparse.h) that names one has its row; "echo x >> NOTES.md"
+# has none.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/mcp_lib.sh"
+mcp_env
+ws=$(make_workspace)
+cat >"$T/m.yaml" <<'EOF2'
+tools:
+  - name: run
+    action: exec
+    input: { command: string }
+    output: { exitCode: integer, stdout: string, stderr: string }
+    sideEffect: sandbox_process
+    timeoutMs: 60000
+    default: ask
+    unresolvable: ask
+approvals:
+  ttlSeconds: 60
+EOF2
+pending_tool() {	# TOOL: waits for a pending approval of TOOL; its id
+	local i id
+	for i in $(seq 200); do
+		id=$("$AIRLOCK" pending --json 2>/dev/null | jq -r --arg t "$1" '.pending[] | select(.tool == $t) | .id' 2>/dev/null | head -n 1)
+		[ -n "$id" ] && { echo "$id"; return 0; }
+		sleep 0.1
+	done
+	return 1
+}
+# run CALLID SCRIPT: the call, reviewed and said no to (approve's screen
+# in $T/CALLID.out, pending -v's in $T/CALLIDv.out), then denied.
+run() {
+	local id
+	mcp_send "{\"jsonrpc\":\"2.0\",\"id\":\"$1\",\"method\":\"tools/call\",\"params\":{\"name\":\"run\",\"arguments\":{\"command\":$(jq -n --arg s "$2" '$s')}}}"
+	id=$(pending_tool run) || fail "$1: the command waits for approval"
+	echo n | "$AIRLOCK" approve "$id" >"$T/$1.out" 2>&1
+	"$AIRLOCK" pending -v >"$T/$1v.out" 2>&1
+	"$AIRLOCK" deny --reason no "$id" >/dev/null 2>&1
+	mcp_wait_id "$1" 20
+	expect_error_class "$1: denied, nothing ran" approval_denied
+}
+mcp_start "$T/m.yaml" "$ws"
+
+run rc "echo x >> ~/.bashrc; printf x | tee -a '~/.profile'; echo x >.git/hooks/pre-commit; echo '* * * * * sh x' | crontab -; git config core.hooksPath h; ls"
+for f in rc rcv; do
+	out=$(cat "$T/$f.out")
+	expect_contains "$f: a row says the command writes ~/.bashrc" "$out" \
+	    "  WARNING:   its command writes ~/.bashrc, which runs later, outside any sandbox: RUNS ON bash: every interactive shell runs it"
+	expect_contains "$f: ... names tee's ~/.profile" "$out" \
+	    "  WARNING:   its command names ~/.profile, which runs later, outside any sandbox: RUNS ON sh, bash: every login shell runs it"
+	expect_contains "$f: ... writes a git hook" "$out" \
+	    "  WARNING:   its command writes .git/hooks/pre-commit, which runs later, outside any sandbox: RUNS ON git: a hook it runs"
+	expect_contains "$f: ... runs crontab" "$out" \
+	    "  WARNING:   its command names crontab, which sets up what runs later, outside any sandbox: cron:"
+	expect_contains "$f: ... sets core.hooksPath" "$out" \
+	    "  WARNING:   its command names core.hooksPath, which sets up what runs later, outside any sandbox: git:"
+done
+expect_contains "... the last rows before the prompt" "$(tail -n 2 "$T/rc.out")" "WARNING:   its command names core.hooksPath"
+
+run notes 'echo x >> NOTES.md; cat ~/.bashrc.d/x.sh'
+expect_contains "a NOTES.md's review is shown" "$(cat "$T/notes.out")" "NOTES.md"
+expect_not_contains "... with no warning" "$(cat "$T/notes.out")" "WARNING"
+check "nothing was written" test ! -e "$ws/NOTES.md"
+mcp_stop
+finish
