@@ -238,28 +238,33 @@ vis_marks_before(const unsigned char *s, size_t off)
  * fullwidth) in a word lookalike_path() refuses: "p\u{0430}ypal" among
  * Latin letters, "\u{0440}\u{0430}\u{0443}" (Cyrillic letters that spell
  * "pay"), not a Russian or Greek word that has letters of its own.  A
- * word is a run of letters and digits: ASCII ones, and code points from
- * U+00C0 up that pass unescaped, but for combining marks and the
- * punctuation and symbol blocks.  Anything vis escapes ends a word, and
- * so does a backslash: the escaped text, read again, cuts the same
+ * word is what lookalike_path() reads as one: ASCII letters and digits,
+ * and whatever beyond ASCII passes unescaped, punctuation, symbols and
+ * marks too (a word cut at a middle dot or an em dash showed the
+ * Cyrillic "key" of "config<U+00B7>key" raw, where the manifest
+ * refused it).  Anything vis escapes ends a word, and so does a
+ * backslash: the escaped text, read again, cuts the same
  * words, and those of a word whose letters were escaped hold none of
  * them (its escapes add only ASCII).  A word of more than VIS_WORD_MAX
  * characters is not judged: each such letter in it is escaped.
  */
 #define VIS_WORD_MAX 64
 
-/* Whether |c| is a character of a word (see above). */
+/*
+ * Whether |c|, at s[off], is a character of a word (see above): ASCII
+ * letters and digits, and what passes unescaped beyond ASCII, as
+ * lookalike_path() reads a word, punctuation and marks too ("config
+ * U+00B7 and Cyrillic k, ie, u" is one word of two scripts to it: vis
+ * cut it at the middle dot and showed a Cyrillic "key" raw).
+ */
 static int
-vis_word_char(uint32_t c)
+vis_word_char(const unsigned char *s, size_t off, uint32_t c)
 {
 	if (c < 0x80)
 		return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') ||
 		    (c >= 'a' && c <= 'z');
-	return !(c < 0xc0 || vis_hidden(c) || vis_mark(c) ||
-	    lookalike_form(c) || (c >= 0x2000 && c <= 0x2bff) ||
-	    (c >= 0x3000 && c <= 0x303f) || (c >= 0xfe30 && c <= 0xfe4f) ||
-	    (c >= 0xff00 && c <= 0xff0f) || (c >= 0xff1a && c <= 0xff20) ||
-	    (c >= 0xff3b && c <= 0xff40) || (c >= 0xff5b && c <= 0xff65));
+	return !(vis_hidden(c) || lookalike_form(c) ||
+	    (vis_mark(c) && vis_marks_before(s, off)));
 }
 
 /*
@@ -347,12 +352,12 @@ vis_lookalike_shown(const unsigned char *s, size_t off, size_t n, size_t len,
 
 	for (back = 0;
 	     back < VIS_WORD_MAX && (w = vis_char_before(s, start, &cp)) != 0 &&
-	     vis_word_char(cp) && !vis_escape_tail(s, start - w);
+	     vis_word_char(s, start - w, cp) && !vis_escape_tail(s, start - w);
 	     back++)
 		start -= w;
 	for (ahead = 0; ahead < VIS_WORD_MAX && end < len &&
-	     (w = vis_char_at(s, end, len, &cp)) != 0 && vis_word_char(cp) &&
-	     !vis_escape_tail(s, end);
+	     (w = vis_char_at(s, end, len, &cp)) != 0 &&
+	     vis_word_char(s, end, cp) && !vis_escape_tail(s, end);
 	     ahead++)
 		end += w;
 	shown = back + ahead + 1 > VIS_WORD_MAX ||

@@ -59,8 +59,11 @@
  *                               "\u{0440}\u{0430}\u{0443}" (Cyrillic "pay")
  *                               are shown so, a Russian or Greek word
  *                               with letters of its own is not.  A word
- *                               is a run of letters and digits; anything
- *                               escaped, a mark or a backslash ends it;
+ *                               is the manifest's: ASCII letters and
+ *                               digits, and all that passes unescaped
+ *                               beyond ASCII ("config\u{00B7}" and a
+ *                               Cyrillic "key" is one word); anything
+ *                               escaped or a backslash ends it;
  *                               in a word of more than 64 characters
  *                               each such letter is escaped
  *   backslash                   \\ (so that an escape cannot be forged)

@@ -10,7 +10,10 @@
 # letters that spell "AB" reached `airlock approve` as they read, while a
 # manifest naming the same text in sandbox.protected was refused for
 # each.  Now approve and pending show each escaped, and what they escape
-# is what `airlock check` refuses.
+# is what `airlock check` refuses.  A word is the manifest's word, cut by
+# ASCII punctuation only: "config<U+00B7><U+043A><U+0435><U+0443>" (a
+# middle dot, then a Cyrillic "key") is one word of two scripts, refused;
+# vis cut it at the middle dot and showed the Cyrillic "key" raw.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -18,9 +21,9 @@ mcp_env
 ws=$(make_workspace)
 
 # Each text as JSON escapes (for the agent), and as the screen shows it.
-names=('p\u03b1ypal' 'p\u0251ypal' 'src\u2215deploy.sh' 'c\u0430nfig\u0436' '\u13aa\u13f4')
-shown=('p\u{03B1}ypal' 'p\u{0251}ypal' 'src\u{2215}deploy.sh' 'c\u{0430}nfig\u{0436}' '\u{13AA}\u{13F4}')
-cps=(03B1 0251 2215 0430 13AA)
+names=('p\u03b1ypal' 'p\u0251ypal' 'src\u2215deploy.sh' 'c\u0430nfig\u0436' '\u13aa\u13f4' 'config\u00b7\u043a\u0435\u0443')
+shown=('p\u{03B1}ypal' 'p\u{0251}ypal' 'src\u{2215}deploy.sh' 'c\u{0430}nfig\u{0436}' '\u{13AA}\u{13F4}' "config$(printf '\302\267')\\u{043A}\\u{0435}\\u{0443}")
+cps=(03B1 0251 2215 0430 13AA 043A)
 
 # The manifest's check refuses each (the policy's side of the table).
 for i in "${!names[@]}"; do
@@ -52,7 +55,7 @@ pending_tool() {	# TOOL: waits for a pending approval of TOOL; its id
 	return 1
 }
 mcp_start "$T/m.yaml" "$ws"
-url="https://${names[0]}.com/ ${names[1]} ${names[2]} ${names[3]} ${names[4]}"
+url="https://${names[0]}.com/ ${names[1]} ${names[2]} ${names[3]} ${names[4]} ${names[5]}"
 mcp_send "{\"jsonrpc\":\"2.0\",\"id\":\"la\",\"method\":\"tools/call\",\"params\":{\"name\":\"fetch\",\"arguments\":{\"url\":\"$url\"}}}"
 id=$(pending_tool fetch)
 check "the look-alike call waits for approval" test -n "$id"
@@ -63,8 +66,8 @@ for f in approve pending pendingv; do
 	for i in "${!names[@]}"; do
 		expect_contains "$f: ${shown[$i]} is shown escaped" "$(cat "$T/$f.out")" "${shown[$i]}"
 	done
-	check "$f: nothing but printable ASCII and newlines" \
-	    bash -c '! LC_ALL=C grep -q "[^ -~]" "$1"' _ "$T/$f.out"
+	check "$f: nothing but printable ASCII, newlines and the middle dot" \
+	    bash -c '! sed "s/\xc2\xb7//g" "$1" | LC_ALL=C grep -q "[^ -~]"' _ "$T/$f.out"
 done
 expect_contains "the approver was asked, and said no" "$(cat "$T/approve.out")" "not approved"
 "$AIRLOCK" deny --reason "look-alike" "$id" >/dev/null 2>&1

@@ -217,6 +217,15 @@ static const struct {
 	    "\xd0\xb0\xd0\xb1\\\\x" },
 	{ "and at an escaped character", "\xd0\xb1\x01\xd0\xb0", 0, ONE,
 	    "\xd0\xb1\\x01\\u{0430}" },
+	/* Not at punctuation beyond ASCII: the manifest's word goes on. */
+	{ "a middle dot does not end a word",
+	    "config\xc2\xb7\xd0\xba\xd0\xb5\xd1\x83", 0, ONE,
+	    "config\xc2\xb7\\u{043A}\\u{0435}\\u{0443}" },
+	{ "nor an em dash", "paypal\xe2\x80\x94\xd0\xb6\xd0\xb0", 0, ONE,
+	    "paypal\xe2\x80\x94\\u{0436}\\u{0430}" },
+	{ "a russian word in guillemets is a russian word",
+	    "\xc2\xab\xd0\xb6\xd0\xb0\xc2\xbb", 0, ONE,
+	    "\xc2\xab\xd0\xb6\xd0\xb0\xc2\xbb" },
 
 	/* Bytes that are not UTF-8: each one as \xNN. */
 	{ "lone continuation",
@@ -430,6 +439,53 @@ START_TEST(test_vis_marks_what_the_manifest_refuses)
 END_TEST
 
 /*
+ * A word is the manifest's: whatever vis shows unescaped between Latin
+ * letters and a Cyrillic "key" ("config" U+00B7 "\u043A\u0435\u0443")
+ * leaves them one word, and when lookalike_path() refuses it each
+ * Cyrillic letter is escaped (vis cut its words at punctuation and
+ * symbols beyond ASCII, and showed the "key" raw).
+ */
+START_TEST(test_vis_word_is_the_manifests_word)
+{
+	struct lookalike la;
+	char ch[5], text[64];
+	uint32_t cp;
+	size_t n, k, len;
+	char *v, *c;
+
+	for (cp = 0x80; cp <= 0x2ffff; cp++) {
+		if (cp >= 0xd800 && cp <= 0xdfff)
+			continue;
+		n = cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+		ch[0] = (char)(n == 2 ? 0xc0 | (cp >> 6)
+			: n == 3      ? 0xe0 | (cp >> 12)
+				      : 0xf0 | (cp >> 18));
+		for (k = 1; k < n; k++)
+			ch[k] =
+			    (char)(0x80 | ((cp >> (6 * (n - 1 - k))) & 0x3f));
+		ch[n] = '\0';
+		if ((c = vis_str(ch, ONE)) == NULL || strstr(c, "\\") != NULL) {
+			free(c);
+			continue; /* escaped: it ends the word, as shown */
+		}
+		free(c);
+		snprintf(
+		    text, sizeof(text), "config%s\xd0\xba\xd0\xb5\xd1\x83", ch);
+		len = strlen(text);
+		if (!lookalike_path(text, len, &la))
+			continue;
+		v = vis_dup(text, len, ONE);
+		ck_assert_ptr_nonnull(v);
+		ck_assert_msg(strstr(v, "\\u{043A}\\u{0435}\\u{0443}") != NULL,
+		    "U+%04X between config and a Cyrillic key: refused, "
+		    "shown as \"%s\"",
+		    (unsigned)cp, v);
+		free(v);
+	}
+}
+END_TEST
+
+/*
  * A cut through a word is escaped as in the whole: a look-alike whose
  * word goes on with a letter of its own script stays, though the cut
  * alone would show it escaped; and the result is never longer than
@@ -542,6 +598,7 @@ vis_suite(void)
 	tcase_add_test(tc, test_vis_fit_never_splits);
 	tcase_add_test(tc, test_vis_dup_fit_escapes_as_in_the_whole);
 	tcase_add_test(tc, test_vis_marks_what_the_manifest_refuses);
+	tcase_add_test(tc, test_vis_word_is_the_manifests_word);
 	tcase_add_test(tc, test_vis_long_word_is_escaped_whole);
 	tcase_add_loop_test(tc, test_vis_fold_marks_every_row_after_the_first,
 	    0, sizeof(folds) / sizeof(folds[0]));
