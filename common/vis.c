@@ -56,6 +56,20 @@ static const struct vis_range vis_hidden_ranges[] = {
 	{ 0xe0000, 0xe0fff }, /* tags, variation selectors supplement */
 };
 
+/* Characters drawn as a double quote (VIS_QUOTED).  Sorted. */
+static const struct vis_range vis_quote_ranges[] = {
+	{ 0x02ba, 0x02ba }, /* modifier letter double prime */
+	{ 0x02dd, 0x02dd }, /* double acute accent */
+	{ 0x02ee, 0x02ee }, /* modifier letter double apostrophe */
+	{ 0x05f4, 0x05f4 }, /* hebrew punctuation gershayim */
+	{ 0x1cd3, 0x1cd3 }, /* vedic sign nihshvasa */
+	{ 0x201c, 0x201f }, /* curly double quotes */
+	{ 0x2033, 0x2033 }, /* double prime */
+	{ 0x2036, 0x2036 }, /* reversed double prime */
+	{ 0x3003, 0x3003 }, /* ditto mark */
+	{ 0xff02, 0xff02 }, /* fullwidth quotation mark */
+};
+
 /*
  * A run of more than VIS_RUN_MAX blanks (spaces, and tabs where they are
  * kept) would show as nothing over whole lines: enough to push what
@@ -103,6 +117,16 @@ vis_hidden(uint32_t c)
 {
 	return vis_in_ranges(c, vis_hidden_ranges,
 	    sizeof(vis_hidden_ranges) / sizeof(vis_hidden_ranges[0]));
+}
+
+/* Whether |c| is escaped under |flags| wherever it stands. */
+static int
+vis_escaped(uint32_t c, int flags)
+{
+	return vis_hidden(c) || lookalike_form(c) ||
+	    ((flags & VIS_QUOTED) &&
+		vis_in_ranges(c, vis_quote_ranges,
+		    sizeof(vis_quote_ranges) / sizeof(vis_quote_ranges[0])));
 }
 
 /*
@@ -258,13 +282,13 @@ vis_marks_before(const unsigned char *s, size_t off)
  * cut it at the middle dot and showed a Cyrillic "key" raw).
  */
 static int
-vis_word_char(const unsigned char *s, size_t off, uint32_t c)
+vis_word_char(const unsigned char *s, size_t off, uint32_t c, int flags)
 {
 	if (c < 0x80)
 		return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') ||
 		    (c >= 'a' && c <= 'z');
-	return !(vis_hidden(c) || lookalike_form(c) ||
-	    (vis_mark(c) && vis_marks_before(s, off)));
+	return !(
+	    vis_escaped(c, flags) || (vis_mark(c) && vis_marks_before(s, off)));
 }
 
 /*
@@ -339,7 +363,7 @@ struct vis_memo {
  */
 static int
 vis_lookalike_shown(const unsigned char *s, size_t off, size_t n, size_t len,
-    struct vis_memo *memo)
+    int flags, struct vis_memo *memo)
 {
 	struct lookalike la;
 	size_t start = off, end = off + n, back, ahead, w;
@@ -352,12 +376,13 @@ vis_lookalike_shown(const unsigned char *s, size_t off, size_t n, size_t len,
 
 	for (back = 0;
 	     back < VIS_WORD_MAX && (w = vis_char_before(s, start, &cp)) != 0 &&
-	     vis_word_char(s, start - w, cp) && !vis_escape_tail(s, start - w);
+	     vis_word_char(s, start - w, cp, flags) &&
+	     !vis_escape_tail(s, start - w);
 	     back++)
 		start -= w;
 	for (ahead = 0; ahead < VIS_WORD_MAX && end < len &&
 	     (w = vis_char_at(s, end, len, &cp)) != 0 &&
-	     vis_word_char(s, end, cp) && !vis_escape_tail(s, end);
+	     vis_word_char(s, end, cp, flags) && !vis_escape_tail(s, end);
 	     ahead++)
 		end += w;
 	shown = back + ahead + 1 > VIS_WORD_MAX ||
@@ -422,10 +447,10 @@ vis_step(const unsigned char *s, size_t off, size_t len, int flags, char *out,
 	if (p[0] < 0x80 || (n = vis_utf8(p, avail, &cp)) == 0)
 		return (size_t)snprintf(out, VIS_STEP_MAX, "\\x%02x", p[0]);
 	*used = n;
-	if (vis_hidden(cp) || (vis_mark(cp) && vis_marks_before(s, off)) ||
-	    lookalike_form(cp) ||
+	if (vis_escaped(cp, flags) ||
+	    (vis_mark(cp) && vis_marks_before(s, off)) ||
 	    (lookalike_foreign(cp) &&
-		vis_lookalike_shown(s, off, n, len, memo)))
+		vis_lookalike_shown(s, off, n, len, flags, memo)))
 		return (size_t)snprintf(
 		    out, VIS_STEP_MAX, "\\u{%04X}", (unsigned)cp);
 	memcpy(out, p, n);

@@ -93,6 +93,17 @@
  * unambiguous.
  */
 #define VIS_NOSLASH 0x04
+/*
+ * The text is shown between double quotes (a JSON string, a quoted
+ * field of airlock audit show): each character drawn as a double quote
+ * is escaped too, \u{201D} (U+02BA, U+02DD, U+02EE, U+05F4, U+1CD3,
+ * U+201C..U+201F, U+2033, U+2036, U+3003, U+FF02): in
+ * {"url":"a\u{201D},\u{201D}path\u{201D}:\u{201D}README.md"} they
+ * would seem to close the agent's string and open a key of their own.
+ * The one table of them (airlock audit show kept its own).  The '"'
+ * itself is the caller's (JSON's \", audit's \").
+ */
+#define VIS_QUOTED 0x08
 #define VIS_MULTILINE (VIS_KEEP_NL | VIS_KEEP_TAB)
 
 /* One input byte becomes at most this many output bytes. */

@@ -315,7 +315,10 @@ put_vis_col(FILE *fp, const char *s, int width)
 /*
  * JSON text for a person.  json_dumps escapes C0 controls but leaves C1
  * controls, DEL and bidi or zero-width characters raw; vis escapes those
- * and leaves JSON's own backslash escapes as they are (VIS_NOSLASH).
+ * and leaves JSON's own backslash escapes as they are (VIS_NOSLASH), and
+ * escapes a character drawn as '"' (VIS_QUOTED): an agent's
+ * {"url":"a\u201D,\u201Dpath\u201D:\u201D..."} seemed to close its
+ * string and open a key of its own.
  */
 static void
 put_json(FILE *fp, json_t *j, size_t jflags, int vflags)
@@ -324,7 +327,7 @@ put_json(FILE *fp, json_t *j, size_t jflags, int vflags)
 
 	if ((s = json_dumps(j, jflags | JSON_ENCODE_ANY)) == NULL)
 		return;
-	put_vis(fp, s, vflags | VIS_NOSLASH);
+	put_vis(fp, s, vflags | VIS_NOSLASH | VIS_QUOTED);
 	free(s);
 }
 

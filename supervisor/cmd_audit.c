@@ -73,40 +73,16 @@ put_safe(FILE *fp, const char *s, size_t max, int flags)
 }
 
 /*
- * Characters drawn as a double quote: inside a quoted value they would
- * seem to close it.
- */
-static const struct {
-	const char	*utf8;
-	unsigned	 cp;
-} quote_lookalikes[] = {
-	{ "\xca\xba", 0x02ba }, { "\xcb\x9d", 0x02dd },
-	{ "\xe2\x80\x9c", 0x201c }, { "\xe2\x80\x9d", 0x201d },
-	{ "\xe2\x80\x9e", 0x201e }, { "\xe2\x80\x9f", 0x201f },
-	{ "\xe2\x80\xb3", 0x2033 }, { "\xe2\x80\xb6", 0x2036 },
-	{ "\xe3\x80\x83", 0x3003 }, { "\xef\xbc\x82", 0xff02 },
-	{ NULL, 0 }
-};
-
-/*
- * Prints the escaped text |v| with each character drawn as a double
- * quote as \u{201D}, and with |quote| each '"' as \".
+ * Prints the escaped text |v|, with |quote| each '"' as \" (vis
+ * escaped each character drawn as one, VIS_QUOTED).
  */
 static void
 put_quoted_body(FILE *fp, const char *v, int quote)
 {
-	size_t i, k, q;
+	size_t i;
 
-	for (i = 0; v[i] != '\0'; i += q) {
-		q = 1;
-		for (k = 0; quote_lookalikes[k].utf8 != NULL; k++)
-			if (strncmp(v + i, quote_lookalikes[k].utf8,
-			    strlen(quote_lookalikes[k].utf8)) == 0)
-				break;
-		if (quote_lookalikes[k].utf8 != NULL) {
-			fprintf(fp, "\\u{%04X}", quote_lookalikes[k].cp);
-			q = strlen(quote_lookalikes[k].utf8);
-		} else if (quote && v[i] == '"')
+	for (i = 0; v[i] != '\0'; i++) {
+		if (quote && v[i] == '"')
 			fputs("\\\"", fp);
 		else
 			fputc(v[i], fp);
@@ -134,7 +110,7 @@ put_string(FILE *fp, const char *s, size_t max)
 	int bare;
 
 	len = strlen(s);
-	if ((v = vis_dup_fit(s, len, 0, max, &n)) == NULL)
+	if ((v = vis_dup_fit(s, len, VIS_QUOTED, max, &n)) == NULL)
 		fatalx("out of memory");
 	bare = len > 0 && strpbrk(v, " =\"") == NULL;
 	if (bare && n == len &&
@@ -174,7 +150,8 @@ put_value(FILE *fp, json_t *v)
 	    JSON_ENCODE_ANY)) == NULL)
 		return;
 	len = strlen(s);
-	if ((e = vis_dup_fit(s, len, VIS_NOSLASH, 80, &n)) == NULL)
+	if ((e = vis_dup_fit(s, len, VIS_NOSLASH | VIS_QUOTED, 80,
+	    &n)) == NULL)
 		fatalx("out of memory");
 	put_quoted_body(fp, e, 0);
 	if (n < len)

@@ -13,7 +13,11 @@
 # is what `airlock check` refuses.  A word is the manifest's word, cut by
 # ASCII punctuation only: "config<U+00B7><U+043A><U+0435><U+0443>" (a
 # middle dot, then a Cyrillic "key") is one word of two scripts, refused;
-# vis cut it at the middle dot and showed the Cyrillic "key" raw.
+# vis cut it at the middle dot and showed the Cyrillic "key" raw.  And a
+# character drawn as a double quote inside the arguments' JSON
+# ("a<U+201D>,<U+201D>path<U+201D>:<U+201D>README.md") seemed to close
+# the agent's string and open a key of its own: it is escaped by the
+# table airlock audit show kept for itself (VIS_QUOTED).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -55,7 +59,7 @@ pending_tool() {	# TOOL: waits for a pending approval of TOOL; its id
 	return 1
 }
 mcp_start "$T/m.yaml" "$ws"
-url="https://${names[0]}.com/ ${names[1]} ${names[2]} ${names[3]} ${names[4]} ${names[5]}"
+url="https://${names[0]}.com/ ${names[1]} ${names[2]} ${names[3]} ${names[4]} ${names[5]} a\u201d,\u201dpath\u201d:\u201dREADME.md"
 mcp_send "{\"jsonrpc\":\"2.0\",\"id\":\"la\",\"method\":\"tools/call\",\"params\":{\"name\":\"fetch\",\"arguments\":{\"url\":\"$url\"}}}"
 id=$(pending_tool fetch)
 check "the look-alike call waits for approval" test -n "$id"
@@ -66,6 +70,8 @@ for f in approve pending pendingv; do
 	for i in "${!names[@]}"; do
 		expect_contains "$f: ${shown[$i]} is shown escaped" "$(cat "$T/$f.out")" "${shown[$i]}"
 	done
+	expect_contains "$f: a double quote's look-alike is shown escaped" "$(cat "$T/$f.out")" \
+	    'a\u{201D},\u{201D}path\u{201D}:\u{201D}README.md'
 	check "$f: nothing but printable ASCII, newlines and the middle dot" \
 	    bash -c '! sed "s/\xc2\xb7//g" "$1" | LC_ALL=C grep -q "[^ -~]"' _ "$T/$f.out"
 done

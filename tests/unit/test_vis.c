@@ -217,6 +217,14 @@ static const struct {
 	    "\xd0\xb0\xd0\xb1\\\\x" },
 	{ "and at an escaped character", "\xd0\xb1\x01\xd0\xb0", 0, ONE,
 	    "\xd0\xb1\\x01\\u{0430}" },
+	/* VIS_QUOTED: what is drawn as '"' (airlock audit show's table). */
+	{ "a curly quote, quoted", "a\xe2\x80\x9d", 0, VIS_QUOTED,
+	    "a\\u{201D}" },
+	{ "a fullwidth quote, quoted", "\xef\xbc\x82", 0, VIS_QUOTED,
+	    "\\u{FF02}" },
+	{ "a curly quote elsewhere", "a\xe2\x80\x9d", 0, ONE, "a\xe2\x80\x9d" },
+	{ "an escaped quote ends a word", "\xd1\x80\xd0\xb0\xd1\x83\xca\xba", 0,
+	    VIS_QUOTED, "\\u{0440}\\u{0430}\\u{0443}\\u{02BA}" },
 	/* Not at punctuation beyond ASCII: the manifest's word goes on. */
 	{ "a middle dot does not end a word",
 	    "config\xc2\xb7\xd0\xba\xd0\xb5\xd1\x83", 0, ONE,
