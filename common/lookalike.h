@@ -16,9 +16,12 @@
  *  - a character that is ASCII in another form wherever it stands:
  *    fullwidth path or glob punctuation ("\uFF0F" for '/', "\uFF0A"
  *    for '*'), the division and fraction slashes, dot leaders, asterisk
- *    operators, mathematical letters and digits, Roman numerals, the
- *    Lisu letters (each drawn as a Latin capital), and the IPA letters
- *    drawn as a, g, i, j, l;
+ *    operators, mathematical letters and digits and the letterlike
+ *    symbols that fill their block's gaps (the Kelvin sign, a script
+ *    l, a Planck h), Roman numerals, the Lisu letters (each drawn as a
+ *    Latin capital), the IPA letters drawn as a, g, i, j, l, and the
+ *    small capitals drawn as c, o, s, u, v, w, z (script_of() took
+ *    them for no script's: "g<U+1D0F><U+1D0F>gle" passed);
  *  - letters of two of the scripts whose letters look like Latin ones
  *    (Latin, Greek, Cyrillic, Armenian, Cherokee, fullwidth Latin
  *    letters and digits) in one word: ".g<U+0456>t", "c<U+043E>nfig";

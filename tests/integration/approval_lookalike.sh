@@ -17,7 +17,10 @@
 # character drawn as a double quote inside the arguments' JSON
 # ("a<U+201D>,<U+201D>path<U+201D>:<U+201D>README.md") seemed to close
 # the agent's string and open a key of its own: it is escaped by the
-# table airlock audit show kept for itself (VIS_QUOTED).
+# table airlock audit show kept for itself (VIS_QUOTED).  Small capitals
+# and letterlike symbols drawn as ASCII ("g<U+1D0F><U+1D0F>gle", small
+# capital o; "wor<U+212A>flows", the Kelvin sign) passed both the
+# manifest's check and the approval screen: they are forms now.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -25,9 +28,9 @@ mcp_env
 ws=$(make_workspace)
 
 # Each text as JSON escapes (for the agent), and as the screen shows it.
-names=('p\u03b1ypal' 'p\u0251ypal' 'src\u2215deploy.sh' 'c\u0430nfig\u0436' '\u13aa\u13f4' 'config\u00b7\u043a\u0435\u0443')
-shown=('p\u{03B1}ypal' 'p\u{0251}ypal' 'src\u{2215}deploy.sh' 'c\u{0430}nfig\u{0436}' '\u{13AA}\u{13F4}' "config$(printf '\302\267')\\u{043A}\\u{0435}\\u{0443}")
-cps=(03B1 0251 2215 0430 13AA 043A)
+names=('p\u03b1ypal' 'p\u0251ypal' 'src\u2215deploy.sh' 'c\u0430nfig\u0436' '\u13aa\u13f4' 'config\u00b7\u043a\u0435\u0443' 'g\u1d0f\u1d0fgle' 'wor\u212aflows')
+shown=('p\u{03B1}ypal' 'p\u{0251}ypal' 'src\u{2215}deploy.sh' 'c\u{0430}nfig\u{0436}' '\u{13AA}\u{13F4}' "config$(printf '\302\267')\\u{043A}\\u{0435}\\u{0443}" 'g\u{1D0F}\u{1D0F}gle' 'wor\u{212A}flows')
+cps=(03B1 0251 2215 0430 13AA 043A 1D0F 212A)
 
 # The manifest's check refuses each (the policy's side of the table).
 for i in "${!names[@]}"; do
@@ -59,7 +62,7 @@ pending_tool() {	# TOOL: waits for a pending approval of TOOL; its id
 	return 1
 }
 mcp_start "$T/m.yaml" "$ws"
-url="https://${names[0]}.com/ ${names[1]} ${names[2]} ${names[3]} ${names[4]} ${names[5]} a\u201d,\u201dpath\u201d:\u201dREADME.md"
+url="https://${names[0]}.com/ ${names[1]} ${names[2]} ${names[3]} ${names[4]} ${names[5]} ${names[6]} ${names[7]} a\u201d,\u201dpath\u201d:\u201dREADME.md"
 mcp_send "{\"jsonrpc\":\"2.0\",\"id\":\"la\",\"method\":\"tools/call\",\"params\":{\"name\":\"fetch\",\"arguments\":{\"url\":\"$url\"}}}"
 id=$(pending_tool fetch)
 check "the look-alike call waits for approval" test -n "$id"

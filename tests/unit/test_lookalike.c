@@ -86,6 +86,13 @@ static const struct {
 	 * Lisu letter (each drawn as a Latin capital). */
 	{ "fullwidth digit among latin", "log\xef\xbc\x91.txt", MIXED, 0xff11,
 	    3, "log1.txt" },
+	{ "small capital o among latin", "g\xe1\xb4\x8f\xe1\xb4\x8fgle", FORM,
+	    0x1d0f, 1, "google" },
+	{ "kelvin sign",
+	    "\xe2\x84\xaa"
+	    "ey",
+	    FORM, 0x212a, 0, "Key" },
+	{ "script small l", "htm\xe2\x84\x93", FORM, 0x2113, 3, "html" },
 	{ "lisu letter", "\xea\x93\x93ocs", FORM, 0xa4d3, 0, NULL },
 };
 
