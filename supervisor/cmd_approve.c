@@ -13,6 +13,7 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -820,12 +821,22 @@ print_runs_on(FILE *fp, json_t *args, const char *diff)
 static const char *
 word_runs_on(const char *w)
 {
-	const char *runs, *eq;
+	const char *runs, *eq, *base, *name;
+	size_t i;
 
 	if ((runs = writepolicy_runs_on(w)) != NULL)
 		return runs;
-	if ((eq = strchr(w, '=')) != NULL)
-		return writepolicy_runs_on(eq + 1);
+	if ((eq = strchr(w, '=')) != NULL &&
+	    (runs = writepolicy_runs_on(eq + 1)) != NULL)
+		return runs;
+	/* A glob the shell expands to one: ">> ~/.b?shrc". */
+	base = strrchr(w, '/');
+	base = base != NULL ? base + 1 : w;
+	if (strpbrk(base, "*?[") != NULL)
+		for (i = 0; (name = writepolicy_runs_on_name(i, &runs)) != NULL;
+		     i++)
+			if (fnmatch(base, name, FNM_PERIOD | FNM_CASEFOLD) == 0)
+				return runs;
 	return NULL;
 }
 
@@ -888,9 +899,28 @@ put_shell_word(FILE *fp, const char *w, int redirected)
 	}
 }
 
+/* put_shell_word() of each run of |cmd| between blanks, quotes and
+ * shell operators: for a string the parser cannot read. */
+static void
+put_shell_tokens(FILE *fp, const char *cmd)
+{
+	const char *sep = " \t\n;&|<>()`'\"{}\\";
+	size_t n;
+	char *w;
+
+	for (cmd += strspn(cmd, sep); *cmd != '\0';
+	     cmd += n, cmd += strspn(cmd, sep)) {
+		n = strcspn(cmd, sep);
+		w = xcalloc(1, n + 1);
+		memcpy(w, cmd, n);
+		put_shell_word(fp, w, 0);
+		free(w);
+	}
+}
+
 /* Warning rows for what the shell command string |cmd| writes or sets
- * up that runs later: each word and redirection target of its commands
- * (those parsed before any parse error too). */
+ * up that runs later: each assignment, word and redirection target of
+ * its commands, or, where it does not parse, each run of its text. */
 static void
 put_shell_runs_on(FILE *fp, const char *cmd)
 {
@@ -898,9 +928,17 @@ put_shell_runs_on(FILE *fp, const char *cmd)
 	const struct shcmd *c;
 	size_t i, k;
 
-	(void)shparse(cmd, strlen(cmd), &sp);
-	for (i = 0; sp != NULL && i < sp->ncmds; i++) {
+	if (shparse(cmd, strlen(cmd), &sp) != 0) {
+		/* Unparsed ("case ... esac"): each run of its text between
+		 * blanks, quotes and operators, named. */
+		put_shell_tokens(fp, cmd);
+		shparse_free(sp);
+		return;
+	}
+	for (i = 0; i < sp->ncmds; i++) {
 		c = &sp->cmds[i];
+		for (k = 0; k < c->nassigns; k++)
+			put_shell_word(fp, c->assigns[k].text, 0);
 		for (k = 0; k < c->nwords; k++)
 			put_shell_word(fp, c->words[k].text, 0);
 		for (k = 0; k < c->nredirs; k++)

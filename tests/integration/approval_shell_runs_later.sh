@@ -68,6 +68,16 @@ for f in rc rcv; do
 done
 expect_contains "... the last rows before the prompt" "$(tail -n 2 "$T/rc.out")" "WARNING:   its command names core.hooksPath"
 
+# What it computes or globs, and a string the parser cannot read.
+run var 'f=~/.zshrc; echo x >> "$f"; echo x >> ~/.b?sh_profile'
+expect_contains "an assignment that names ~/.zshrc" "$(cat "$T/var.out")" \
+    "  WARNING:   its command names f=~/.zshrc, which runs later, outside any sandbox: RUNS ON zsh:"
+expect_contains "a glob that names ~/.bash_profile" "$(cat "$T/var.out")" \
+    "  WARNING:   its command writes ~/.b?sh_profile, which runs later, outside any sandbox: RUNS ON bash:"
+run case 'case x in *) echo x >> ~/.bashrc;; esac'
+expect_contains "case ... esac, which the parser cannot read" "$(cat "$T/case.out")" \
+    "  WARNING:   its command names ~/.bashrc, which runs later, outside any sandbox: RUNS ON bash:"
+
 run notes 'echo x >> NOTES.md; cat ~/.bashrc.d/x.sh'
 expect_contains "a NOTES.md's review is shown" "$(cat "$T/notes.out")" "NOTES.md"
 expect_not_contains "... with no warning" "$(cat "$T/notes.out")" "WARNING"
