@@ -220,14 +220,36 @@ static const char *const script_letter[SC_SLOTS] = { "a Latin letter",
 	"a Greek letter", "a Cyrillic letter", "an Armenian letter",
 	"a Cherokee letter", "a fullwidth Latin letter", "a letter" };
 
+/*
+ * Punctuation and symbols beyond ASCII, and the spacing modifier
+ * letters drawn as them (U+02BC drawn as "'", U+02D7 as '-'): not
+ * letters of any script.  They do not end a word (the manifest's word
+ * ends at ASCII punctuation: "config<U+00B7><Cyrillic key>" mixes two
+ * scripts), but they end a run of letters judged whole: with U+2010
+ * for its hyphen, "<Cyrillic ssh>-<Cyrillic key>" passed as one
+ * Cyrillic word with a letter of its own, where with '-' its "ssh" was
+ * refused.
+ */
+static int
+punctuation(unsigned long cp)
+{
+	return (cp >= 0x80 && cp < 0xc0) || cp == 0xd7 || cp == 0xf7 ||
+	    (cp >= 0x2b0 && cp <= 0x2ff) || (cp >= 0x2000 && cp <= 0x2bff) ||
+	    (cp >= 0x3000 && cp <= 0x303f) || (cp >= 0xa700 && cp <= 0xa721) ||
+	    (cp >= 0xa788 && cp <= 0xa78a) || (cp >= 0xfe10 && cp <= 0xfe6f) ||
+	    (cp >= 0xff00 && cp <= 0xff0f) || (cp >= 0xff1a && cp <= 0xff20) ||
+	    (cp >= 0xff3b && cp <= 0xff40) || (cp >= 0xff5b && cp <= 0xff65) ||
+	    cp == 0x0589 || cp == 0x05c3 || cp == 0x055a || cp == 0x055b ||
+	    cp == 0x055c || cp == 0x055d || cp == 0x055e || cp == 0x055f;
+}
+
 static enum script
 script_of(unsigned long cp)
 {
 	if (cp < 0x80)
 		return ((cp | 0x20) >= 'a' && (cp | 0x20) <= 'z') ? SC_LATIN
 								  : SC_NONE;
-	if (cp < 0xc0 || cp == 0xd7 || cp == 0xf7 ||
-	    (cp >= 0x300 && cp <= 0x36f))
+	if (punctuation(cp) || (cp >= 0x300 && cp <= 0x36f))
 		return SC_NONE;
 	if (cp <= 0x2af || (cp >= 0x1e00 && cp <= 0x1eff))
 		return SC_LATIN;
@@ -393,30 +415,46 @@ mixed_letter(const struct first *first, unsigned conf, int first_conf)
 	return best;
 }
 
+/*
+ * Whether a run of letters (mask |mask|, |alike| when each of its
+ * letters of another script is a look-alike) is all look-alikes of one
+ * script that passes for Latin.
+ */
+static int
+whole_lookalike(unsigned mask, int alike)
+{
+	unsigned conf = mask & ~(unsigned)SC_OTHER;
+
+	return conf != 0 && conf != SC_LATIN && (conf & (conf - 1)) == 0 &&
+	    (mask & SC_OTHER) == 0 && alike;
+}
+
 int
 lookalike_path(const char *s, size_t len, struct lookalike *out)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	const struct first *f;
-	struct first first[SC_SLOTS];
+	struct first first[SC_SLOTS], run_first;
 	unsigned long cp;
-	unsigned mask = 0, conf;
+	unsigned mask = 0, run_mask = 0, conf;
 	size_t i = 0, nb, index = 0;
-	int all_alike = 1, first_conf = -1, k;
+	int first_conf = -1, run_alike = 1, word_end, k;
 	enum script sc;
 	const char *name;
 
 	memset(out, 0, sizeof(*out));
 	memset(first, 0, sizeof(first));
+	memset(&run_first, 0, sizeof(run_first));
 	for (;;) {
 		cp = '/';
 		nb = 1;
 		if (i < len)
 			nb = decode(u + i, len - i, &cp);
-		if (cp < 0x80 && !isalnum((int)cp)) {
+		word_end = cp < 0x80 && !isalnum((int)cp);
+		if (word_end || (!form_of(cp, out) && punctuation(cp))) {
 			/* A word ends: its letters, all at once. */
 			conf = mask & ~(unsigned)SC_OTHER;
-			if ((conf & (conf - 1)) != 0) {
+			if (word_end && (conf & (conf - 1)) != 0) {
 				f = mixed_letter(first, conf, first_conf);
 				report(out, LOOKALIKE_MIXED, f->cp, f->index);
 				out->among =
@@ -425,18 +463,22 @@ lookalike_path(const char *s, size_t len, struct lookalike *out)
 					    : first_conf];
 				return 1;
 			}
-			if (conf != 0 && conf != SC_LATIN &&
-			    (mask & SC_OTHER) == 0 && all_alike) {
-				f = &first[first_conf];
-				report(out, LOOKALIKE_WHOLE, f->cp, f->index);
+			/* A run of its letters ends, at punctuation too. */
+			if (whole_lookalike(run_mask, run_alike)) {
+				report(out, LOOKALIKE_WHOLE, run_first.cp,
+				    run_first.index);
 				return 1;
 			}
-			if (i >= len)
-				return 0;
-			mask = 0;
-			all_alike = 1;
-			first_conf = -1;
-			memset(first, 0, sizeof(first));
+			run_mask = 0;
+			run_alike = 1;
+			memset(&run_first, 0, sizeof(run_first));
+			if (word_end) {
+				if (i >= len)
+					return 0;
+				mask = 0;
+				first_conf = -1;
+				memset(first, 0, sizeof(first));
+			}
 		} else if (form_of(cp, out)) {
 			out->why = LOOKALIKE_FORM;
 			out->cp = cp;
@@ -452,9 +494,16 @@ lookalike_path(const char *s, size_t len, struct lookalike *out)
 			if (first_conf < 0 && sc != SC_OTHER)
 				first_conf = k;
 			mask |= (unsigned)sc;
+			if (!run_first.set && sc != SC_OTHER &&
+			    sc != SC_LATIN) {
+				run_first.set = 1;
+				run_first.cp = cp;
+				run_first.index = index;
+			}
+			run_mask |= (unsigned)sc;
 			if (sc != SC_LATIN && sc != SC_OTHER &&
 			    letter_ascii(cp, sc, &name) == 0)
-				all_alike = 0;
+				run_alike = 0;
 		}
 		i += nb;
 		index++;

@@ -25,9 +25,13 @@
  *  - letters of two of the scripts whose letters look like Latin ones
  *    (Latin, Greek, Cyrillic, Armenian, Cherokee, fullwidth Latin
  *    letters and digits) in one word: ".g<U+0456>t", "c<U+043E>nfig";
- *  - a word whose letters are all of one of those other scripts and
- *    each the look-alike of an ASCII letter: "<U+0455><U+0455><U+04BB>"
- *    reads as "ssh".
+ *  - a run of letters all of one of those other scripts and each the
+ *    look-alike of an ASCII letter: "<U+0455><U+0455><U+04BB>" reads
+ *    as "ssh".  A run is a word, or the part of one between punctuation
+ *    beyond ASCII (U+2010 for '-', U+02BC for '\'', a middle dot): with
+ *    U+2010 for its hyphen, "<U+0455><U+0455><U+04BB>-<U+043A>..." (a
+ *    Cyrillic "ssh-key") passed as one Cyrillic word with a letter of
+ *    its own.
  * A word wholly in one script with letters of its own, such as Cyrillic
  * "<U+043E><U+0442><U+0447><U+0451><U+0442>" (in "<...>.pdf" too), Greek
  * or CJK, is taken, and so is a Latin one with accents

@@ -93,6 +93,13 @@ static const struct {
 	    "ey",
 	    FORM, 0x212a, 0, "Key" },
 	{ "script small l", "htm\xe2\x84\x93", FORM, 0x2113, 3, "html" },
+	{ "look-alikes before a hyphen beyond ascii",
+	    "\xd1\x95\xd1\x95\xd2\xbb\xe2\x80\x90\xd0\xba\xd0\xb5\xd1\x83",
+	    WHOLE, 0x455, 0, NULL },
+	{ "before a modifier apostrophe", "\xd1\x95\xd1\x95\xd2\xbb\xca\xbc",
+	    WHOLE, 0x455, 0, NULL },
+	{ "a cyrillic word of its own in guillemets",
+	    "\xc2\xab\xd0\xb6\xd0\xb0\xc2\xbb", NONE, 0, 0, NULL },
 	{ "lisu letter", "\xea\x93\x93ocs", FORM, 0xa4d3, 0, NULL },
 };
 
