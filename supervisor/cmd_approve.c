@@ -879,6 +879,20 @@ word_sets_up(const char *w)
 	return NULL;
 }
 
+/* A warning row for the word |w| of a command, if it is word_sets_up()'s. */
+static void
+put_sets_up(FILE *fp, const char *w)
+{
+	const char *runs;
+
+	if ((runs = word_sets_up(w)) != NULL) {
+		fprintf(fp, "  WARNING:   its command names ");
+		put_vis(fp, w, 0);
+		fprintf(fp, ", which sets up what runs later, outside any "
+		    "sandbox: %s\n", runs);
+	}
+}
+
 /* A warning row for the shell word |w| of a command, if it names one. */
 static void
 put_shell_word(FILE *fp, const char *w, int redirected)
@@ -891,12 +905,8 @@ put_shell_word(FILE *fp, const char *w, int redirected)
 		put_vis(fp, w, 0);
 		fprintf(fp, ", which runs later, outside any sandbox: "
 		    "RUNS ON %s\n", runs);
-	} else if ((runs = word_sets_up(w)) != NULL) {
-		fprintf(fp, "  WARNING:   its command names ");
-		put_vis(fp, w, 0);
-		fprintf(fp, ", which sets up what runs later, outside any "
-		    "sandbox: %s\n", runs);
-	}
+	} else
+		put_sets_up(fp, w);
 }
 
 /* put_shell_word() of each run of |cmd| between blanks, quotes and
@@ -956,7 +966,8 @@ put_shell_runs_on(FILE *fp, const char *cmd)
  * execution's argv: a shell, "-c" and the string, as an exec tool's
  * "/bin/sh -c COMMAND"): a start-up file it writes or names ("echo x >>
  * ~/.bashrc; ls", "tee -a ~/.profile", "> .git/hooks/pre-commit"),
- * crontab, git's core.hooksPath.  The string showed as one more
+ * crontab, git's core.hooksPath; and crontab or git's core.hooksPath
+ * among the words of any other argv ("git config {key} {value}").  The string showed as one more
  * argument, where a write_file of the same path had its row.
  */
 static void
@@ -974,6 +985,8 @@ print_shell_runs_on(FILE *fp, json_t *execution)
 			continue;
 		if (shell && a[0] != '-')
 			put_shell_runs_on(fp, a);
+		else
+			put_sets_up(fp, a); /* git config core.hooksPath */
 		base = strrchr(a, '/');
 		base = base != NULL ? base + 1 : a;
 		for (k = 0; !shell && k < sizeof(shells) / sizeof(shells[0]);

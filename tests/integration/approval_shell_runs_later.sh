@@ -26,6 +26,13 @@ tools:
     timeoutMs: 60000
     default: ask
     unresolvable: ask
+  - name: git_config
+    command: ["git", "config", "{key}", "{value}"]
+    input: { key: string, value: string }
+    output: { exitCode: integer }
+    sideEffect: sandbox_process
+    authorization: approval
+    timeoutMs: 60000
 approvals:
   ttlSeconds: 60
 EOF2
@@ -77,6 +84,15 @@ expect_contains "a glob that names ~/.bash_profile" "$(cat "$T/var.out")" \
 run case 'case x in *) echo x >> ~/.bashrc;; esac'
 expect_contains "case ... esac, which the parser cannot read" "$(cat "$T/case.out")" \
     "  WARNING:   its command names ~/.bashrc, which runs later, outside any sandbox: RUNS ON bash:"
+
+# Not a shell: a tool's own argv, with the agent's key in it.
+mcp_send '{"jsonrpc":"2.0","id":"gc","method":"tools/call","params":{"name":"git_config","arguments":{"key":"core.hooksPath","value":"h"}}}'
+id=$(pending_tool git_config) || fail "git config waits for approval"
+echo n | "$AIRLOCK" approve "$id" >"$T/gc.out" 2>&1
+"$AIRLOCK" deny --reason no "$id" >/dev/null 2>&1
+mcp_wait_id gc 20
+expect_contains "a tool's argv that sets core.hooksPath" "$(cat "$T/gc.out")" \
+    "  WARNING:   its command names core.hooksPath, which sets up what runs later, outside any sandbox: git:"
 
 run notes 'echo x >> NOTES.md; cat ~/.bashrc.d/x.sh'
 expect_contains "a NOTES.md's review is shown" "$(cat "$T/notes.out")" "NOTES.md"
