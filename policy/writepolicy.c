@@ -500,6 +500,38 @@ static const struct {
 	{ ".zshrc", "zsh: every interactive shell runs it" },
 	{ ".zprofile", "zsh: every login shell runs it" },
 	{ ".zlogin", "zsh: every login shell runs it" },
+	{ ".zlogout", "zsh: every login shell runs it as it exits" },
+	{ ".bash_aliases",
+	    "bash: sourced by the .bashrc Debian and Ubuntu "
+	    "ship, at every interactive shell" },
+	{ ".kshrc", "ksh: every interactive shell runs it ($ENV)" },
+	{ ".mkshrc", "mksh: every interactive shell runs it" },
+	{ ".cshrc", "csh, tcsh: every shell runs it" },
+	{ ".tcshrc", "tcsh: every shell runs it" },
+	{ ".login", "csh, tcsh: every login shell runs it" },
+	{ ".config/fish/config.fish", "fish: every shell runs it" },
+	{ ".config/fish/conf.d/*.fish", "fish: every shell runs it" },
+	/* Programs a person's next ordinary command runs. */
+	{ ".gitconfig",
+	    "git: the programs it runs (core.pager, core.fsmonitor, "
+	    "core.sshCommand, core.hooksPath, an alias beginning with !)" },
+	{ ".config/git/config",
+	    "git: the programs it runs (core.pager, core.fsmonitor, "
+	    "core.sshCommand, core.hooksPath, an alias beginning with !)" },
+	{ ".ssh/config",
+	    "ssh: ProxyCommand and LocalCommand run at the next ssh, git "
+	    "push or fetch" },
+	{ ".ssh/rc", "sshd: run at every login over ssh" },
+	{ ".vimrc", "vim: run at every start (:! runs a shell)" },
+	{ ".tmux.conf", "tmux: run at every start (run-shell)" },
+	{ ".gdbinit", "gdb: run at every start (shell)" },
+	{ ".config/autostart/*.desktop",
+	    "the desktop session: its Exec runs at every log-in" },
+	{ ".config/systemd/user/*.service",
+	    "systemd --user: its ExecStart runs (once enabled)" },
+	{ ".xprofile", "the X session: every graphical log-in runs it" },
+	{ ".xinitrc", "startx: the X session runs it" },
+	{ ".xsession", "the X session: every graphical log-in runs it" },
 	/* sandbox.protected's by default: marked where a manifest's list
 	 * leaves .vscode out. */
 	{ ".vscode/tasks.json",
