@@ -66,8 +66,10 @@ echo n | "$AIRLOCK" approve "$id" >"$T/rc.out" 2>&1
 expect_contains "approve shows the widening" "$(cat "$T/rc.out")" "d1  read-write /srv/u/.bashrc"
 expect_contains "... and under it, a warning that bash runs it later" "$(cat "$T/rc.out")" \
     "        WARNING: WRITES WHAT RUNS LATER, OUTSIDE ANY SANDBOX: RUNS ON bash: every interactive shell runs it"
-expect_contains "... again as the last line before the prompt" "$(tail -n 2 "$T/rc.out")" \
+expect_contains "... again among the last rows before the prompt" "$(tail -n 3 "$T/rc.out")" \
     "WARNING:   escalation d1 WRITES WHAT RUNS LATER, OUTSIDE ANY SANDBOX: RUNS ON bash: every interactive shell runs it"
+expect_contains "... beside the command's own row" "$(tail -n 3 "$T/rc.out")" \
+    "WARNING:   its command writes /srv/u/.bashrc, which runs later, outside any sandbox: RUNS ON bash:"
 expect_contains "pending -v shows it too" "$(cat "$T/rcv.out")" "WRITES WHAT RUNS LATER, OUTSIDE ANY SANDBOX"
 expect_contains "the broker's evidence carries it" \
     "$("$AIRLOCK" pending --json | jq -r '.pending[0].evidence.escalation.warnings[0]')" \
