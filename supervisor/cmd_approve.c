@@ -928,11 +928,31 @@ put_shell_tokens(FILE *fp, const char *cmd)
 	}
 }
 
-/* Warning rows for what the shell command string |cmd| writes or sets
- * up that runs later: each assignment, word and redirection target of
- * its commands, or, where it does not parse, each run of its text. */
+/* Whether redirection |r| writes its target. */
+static int
+redir_writes(const struct shredir *r)
+{
+	return r->op != SHR_IN && r->op != SHR_DUPIN && r->op != SHR_HEREDOC &&
+	    r->op != SHR_HERESTR;
+}
+
+/* Whether some command of |sp| writes to the word |w| by redirection. */
+static int
+redirected_to(const struct shparse *sp, const char *w)
+{
+	size_t i, k;
+
+	for (i = 0; i < sp->ncmds; i++)
+		for (k = 0; k < sp->cmds[i].nredirs; k++)
+			if (redir_writes(&sp->cmds[i].redirs[k]) &&
+			    strcmp(sp->cmds[i].redirs[k].target.text, w) == 0)
+				return 1;
+	return 0;
+}
+
+/* The rows of |cmd| (put_shell_runs_on()), unparsed or parsed. */
 static void
-put_shell_runs_on(FILE *fp, const char *cmd)
+shell_rows(FILE *fp, const char *cmd)
 {
 	struct shparse *sp = NULL;
 	const struct shcmd *c;
@@ -950,15 +970,55 @@ put_shell_runs_on(FILE *fp, const char *cmd)
 		for (k = 0; k < c->nassigns; k++)
 			put_shell_word(fp, c->assigns[k].text, 0);
 		for (k = 0; k < c->nwords; k++)
-			put_shell_word(fp, c->words[k].text, 0);
+			if (!redirected_to(sp, c->words[k].text))
+				put_shell_word(fp, c->words[k].text, 0);
 		for (k = 0; k < c->nredirs; k++)
-			if (c->redirs[k].op != SHR_IN &&
-			    c->redirs[k].op != SHR_DUPIN &&
-			    c->redirs[k].op != SHR_HEREDOC &&
-			    c->redirs[k].op != SHR_HERESTR)
+			if (redir_writes(&c->redirs[k]))
 				put_shell_word(fp, c->redirs[k].target.text, 1);
 	}
 	shparse_free(sp);
+}
+
+/* Whether buf[0..line) holds the row line[0..n) as a row of its own. */
+static int
+row_before(const char *buf, const char *line, size_t n)
+{
+	const char *p, *end;
+
+	for (p = buf; p < line; p = end) {
+		end = strchr(p, '\n') + 1;
+		if ((size_t)(end - p) == n && memcmp(p, line, n) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Warning rows for what the shell command string |cmd| writes or sets
+ * up that runs later: each assignment, word and redirection target of
+ * its commands ("writes" for a word it also redirects to), or, where it
+ * does not parse, each run of its text; each row once.
+ */
+static void
+put_shell_runs_on(FILE *fp, const char *cmd)
+{
+	char *buf = NULL, *line, *end;
+	size_t len = 0, n;
+	FILE *mfp;
+
+	if ((mfp = open_memstream(&buf, &len)) == NULL)
+		fatal("open_memstream");
+	shell_rows(mfp, cmd);
+	if (fclose(mfp) == EOF)
+		fatal("open_memstream");
+	for (line = buf; *line != '\0'; line = end) {
+		end = strchr(line, '\n');
+		end = end != NULL ? end + 1 : line + strlen(line);
+		n = (size_t)(end - line);
+		if (!row_before(buf, line, n))
+			fwrite(line, 1, n, fp);
+	}
+	free(buf);
 }
 
 /*

@@ -81,6 +81,10 @@ expect_contains "an assignment that names ~/.zshrc" "$(cat "$T/var.out")" \
     "  WARNING:   its command names f=~/.zshrc, which runs later, outside any sandbox: RUNS ON zsh:"
 expect_contains "a glob that names ~/.bash_profile" "$(cat "$T/var.out")" \
     "  WARNING:   its command writes ~/.b?sh_profile, which runs later, outside any sandbox: RUNS ON bash:"
+run twice 'cp ~/.bashrc b; echo x >> ~/.bashrc; echo y >> ~/.bashrc'
+expect_eq "a file named and written twice has one row, that it writes" \
+    "$(grep -c 'WARNING:   its command' "$T/twice.out")" 1
+expect_contains "... that it writes" "$(cat "$T/twice.out")" "WARNING:   its command writes ~/.bashrc"
 run case 'case x in *) echo x >> ~/.bashrc;; esac'
 expect_contains "case ... esac, which the parser cannot read" "$(cat "$T/case.out")" \
     "  WARNING:   its command names ~/.bashrc, which runs later, outside any sandbox: RUNS ON bash:"
