@@ -146,7 +146,9 @@ EXTRA_DIST += tests/integration/shell_rules_find_links.sh
 TESTS += tests/integration/shell_rules_broad.sh
 EXTRA_DIST += tests/integration/shell_rules_broad.sh
 TESTS += tests/integration/shell_rules_removals.sh
+TESTS += tests/integration/shell_rules_removals2.sh
 EXTRA_DIST += tests/integration/shell_rules_removals.sh
+EXTRA_DIST += tests/integration/shell_rules_removals2.sh
 # --- end shellgate ---
 
 # --- escalation: denial records and one-call escalation (issue 18) ---

@@ -1974,7 +1974,7 @@ check_command(
 }
 
 static void decide_cmd(const struct shell_rules *, const struct shcmd *,
-    const char *, struct fsctx *, struct one *, int, size_t *);
+    const char *, struct fsctx *, struct one *, int, size_t *, int);
 
 /* ---- matching ---- */
 
@@ -3563,44 +3563,113 @@ raise_mv(const struct shell_rules *r, const struct shword *w, size_t n,
 }
 
 /*
- * tar --remove-files removes what it archives, as rm -r does: each word
- * that is no option is taken for an operand (the archive's name and an
- * option's value too, which errs towards a removal), "tar -cf /tmp/x.tar
- * --remove-files ." is rm -rf .  Its operands relative to another
- * directory (-C, --directory) or read from a file (-T, --files-from) are
- * unresolvable.
+ * tee, without -a, truncates each file it names before it writes what it
+ * reads: "tee *" empties every file at the top, as truncate -s0 * does,
+ * and is decided as rm of them (raise_rm_files); run by find -exec for
+ * each file, its operand stands for the tree.
  */
 static void
-raise_tar(const struct shell_rules *r, const struct shword *w, size_t n,
+raise_tee(const struct shell_rules *r, const struct shword *w, size_t n,
     const char *ws, struct one *o)
 {
 	char wsn[4096];
 	struct shword t[3];
 	const char *a;
 	size_t j;
-	int opts = 1, remove = 0, elsewhere = 0;
+	int opts = 1;
 
 	for (j = 1; j < n; j++) {
 		a = w[j].text;
 		if (!fixed(&w[j]) || a[0] != '-' || a[1] == '\0')
 			continue;
-		remove |= long_opt(a, "--remove-files", 5);
-		elsewhere |= long_opt(a, "--directory", 5) ||
-		    long_opt(a, "--files-from", 8) ||
-		    (a[1] != '-' && (short_opt(a, 'C') || short_opt(a, 'T')));
+		if (strcmp(a, "--") == 0)
+			break;
+		if (long_opt(a, "--append", 3) || short_opt(a, 'a'))
+			return;
+	}
+	if (ws == NULL || lexical_path(ws, wsn, sizeof(wsn)) != 0)
+		return;
+	rm_rf_words(t);
+	for (j = 1; j < n; j++) {
+		if (!is_operand(w, j, &opts))
+			continue;
+		if (o->walked)
+			raise_rm_operand(r, t, &w[j], wsn, 0, o);
+		else
+			raise_rm_files(r, t, &w[j], wsn, o);
+	}
+}
+
+/*
+ * An archiver that removes what it archives, as rm does: tar
+ * --remove-files, zip -m (--move) and 7z's -sdel.  Each word that is no
+ * option is taken for an operand (the archive's name and an option's
+ * value too, which errs towards a removal): tar, 7z and zip -r recurse
+ * into a directory, as rm -r does ("tar -cf /tmp/x.tar --remove-files
+ * ." and "zip -rm /tmp/x.zip ." are rm -rf .); zip without -r moves the
+ * files a glob names (raise_rm_files: "zip -m x.zip *" is rm -f *).  A
+ * pattern 7z or zip globs itself ('*') is a glob.  Operands relative to
+ * another directory (tar -C, --directory) or read from a file (tar -T,
+ * --files-from; zip -@, 7z's @list) are unresolvable.
+ */
+static void
+raise_archiver(const struct shell_rules *r, const struct shword *w, size_t n,
+    const char *ws, struct one *o)
+{
+	const char *name = base_name(w[0].text), *a;
+	char wsn[4096];
+	struct shword t[3], q;
+	size_t j;
+	int opts = 1, remove = 0, elsewhere = 0, rec, tar, zip;
+
+	tar = strcmp(name, "tar") == 0;
+	zip = strcmp(name, "zip") == 0;
+	rec = !zip || o->walked;
+	for (j = 1; j < n; j++) {
+		a = w[j].text;
+		if (!fixed(&w[j]))
+			continue;
+		elsewhere |= !tar && a[0] == '@';
+		if (a[0] != '-' || a[1] == '\0')
+			continue;
+		if (tar) {
+			remove |= long_opt(a, "--remove-files", 5);
+			elsewhere |= long_opt(a, "--directory", 5) ||
+			    long_opt(a, "--files-from", 8) ||
+			    (a[1] != '-' &&
+				(short_opt(a, 'C') || short_opt(a, 'T')));
+		} else if (zip) {
+			remove |= long_opt(a, "--move", 4) ||
+			    (a[1] != '-' && short_opt(a, 'm'));
+			rec |= long_opt(a, "--recurse-paths", 9) ||
+			    (a[1] != '-' &&
+				(short_opt(a, 'r') || short_opt(a, 'R')));
+			elsewhere |= strcmp(a, "-@") == 0 ||
+			    long_opt(a, "--names-stdin", 4);
+		} else
+			remove |= strcmp(a, "-sdel") == 0;
 	}
 	if (!remove || ws == NULL || lexical_path(ws, wsn, sizeof(wsn)) != 0)
 		return;
 	if (elsewhere) {
 		set_why(o,
-		    "tar --remove-files of names relative to another "
-		    "directory, or read from a file");
+		    "%s removes what it archives, of names relative to "
+		    "another directory, or read from a file",
+		    name);
 		return;
 	}
 	rm_rf_words(t);
-	for (j = 1; j < n; j++)
-		if (is_operand(w, j, &opts))
-			raise_rm_operand(r, t, &w[j], wsn, 0, o);
+	for (j = 1; j < n; j++) {
+		if (!is_operand(w, j, &opts))
+			continue;
+		q = w[j];
+		if (!tar && fixed(&q) && strpbrk(q.text, "*?[") != NULL)
+			q.flags |= SHW_GLOB;
+		if (rec)
+			raise_rm_operand(r, t, &q, wsn, 0, o);
+		else
+			raise_rm_files(r, t, &q, wsn, o);
+	}
 }
 
 static int find_is_workspace(const struct shword *, const char *);
@@ -3761,7 +3830,7 @@ static void decide_words(const struct shell_rules *, const struct shword *,
     size_t, const char *, struct one *);
 static size_t shell_code_at(const struct shword *, size_t);
 static void raise_by_shell_args(const struct shell_rules *, const char *,
-    size_t, const struct shword *, size_t, const char *, int, size_t *,
+    size_t, const struct shword *, size_t, const char *, int, size_t *, int,
     enum shdecision *, int *);
 
 /*
@@ -3815,8 +3884,8 @@ raise_by_argv(const struct shell_rules *r, const struct shword *w, size_t n,
 		else
 			raise_by_shell_args(r, sub.words[c].text,
 			    sub.words[c].len, sub.words + c + 1,
-			    sub.nwords - c - 1, ws, 4, o->budget, &sub.d,
-			    &sub.rule);
+			    sub.nwords - c - 1, ws, 4, o->budget, walked,
+			    &sub.d, &sub.rule);
 	}
 	if (sub.rule >= 0 && sub.d > o->d) {
 		o->d = sub.d;
@@ -4533,6 +4602,9 @@ decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
 	/* programs that set a new file's mode by -m as chmod would */
 	static const char *const setmode_progs[] = { "install", "mkdir",
 		"mknod", "mkfifo", NULL };
+	/* archivers that may remove what they archive */
+	static const char *const archivers[] = { "tar", "zip", "7z", "7za",
+		"7zr", "7zz", NULL };
 	size_t i, start = 0, next;
 	int m;
 
@@ -4586,8 +4658,10 @@ decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
 		raise_truncate(r, w + start, n - start, ws, o);
 	if (fixed(&w[start]) && strcmp(base_name(w[start].text), "mv") == 0)
 		raise_mv(r, w + start, n - start, ws, o);
-	if (fixed(&w[start]) && strcmp(base_name(w[start].text), "tar") == 0)
-		raise_tar(r, w + start, n - start, ws, o);
+	if (fixed(&w[start]) && in_list(base_name(w[start].text), archivers))
+		raise_archiver(r, w + start, n - start, ws, o);
+	if (fixed(&w[start]) && strcmp(base_name(w[start].text), "tee") == 0)
+		raise_tee(r, w + start, n - start, ws, o);
 	if (fixed(&w[start]) && strcmp(base_name(w[start].text), "git") == 0)
 		raise_git_rm(r, w + start, n - start, ws, o);
 	/* busybox and toybox run the applet their first operand names
@@ -4651,10 +4725,12 @@ decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
 
 /* Raises *d to the strictest rule a command of |code| matches, the
    commands inside its commands counted against |budget| (raise_by_argv;
-   NULL: each command's own). */
+   NULL: each command's own); with |walked|, each command is run by find
+   -exec for each file (struct one's walked). */
 static void
 raise_by_text_in(const struct shell_rules *r, const char *code, size_t len,
-    const char *ws, int depth, size_t *budget, enum shdecision *d, int *rule)
+    const char *ws, int depth, size_t *budget, int walked, enum shdecision *d,
+    int *rule)
 {
 	struct shparse *p;
 	struct one sub;
@@ -4662,7 +4738,8 @@ raise_by_text_in(const struct shell_rules *r, const char *code, size_t len,
 
 	(void)shparse(code, len, &p);
 	for (i = 0; i < p->ncmds; i++) {
-		decide_cmd(r, &p->cmds[i], ws, NULL, &sub, depth + 1, budget);
+		decide_cmd(
+		    r, &p->cmds[i], ws, NULL, &sub, depth + 1, budget, walked);
 		if (sub.rule >= 0 && sub.d > *d) {
 			*d = sub.d;
 			*rule = sub.rule;
@@ -4676,7 +4753,7 @@ static void
 raise_by_text(const struct shell_rules *r, const char *code, size_t len,
     const char *ws, int depth, enum shdecision *d, int *rule)
 {
-	raise_by_text_in(r, code, len, ws, depth, NULL, d, rule);
+	raise_by_text_in(r, code, len, ws, depth, NULL, 0, d, rule);
 }
 
 /* Raises *d by the words w[0..n) joined by blanks, read as code text. */
@@ -4775,13 +4852,16 @@ splices_plainly(const struct shword *w)
  * parameters ($0 NAME, $1 ..., "$@", $*, ${N}) replaced by the words
  * given ("find . -exec sh -c 'rm -rf "$1"' _ {} \;" removes the
  * starting point): outside single quotes, where each word given splices
- * plainly (else the parameter is left as written).  Raising only: the
- * code as written is decided too.
+ * plainly (else the parameter is left as written).  With |walked| (the
+ * shell run by find -exec for each file) the code's commands are too:
+ * "find . -exec sh -c 'rm "$1"' _ {} \;" is find . -exec rm {} \;, rm
+ * -r of the starting point.  Raising only: the code as written is
+ * decided too.
  */
 static void
 raise_by_shell_args(const struct shell_rules *r, const char *code, size_t len,
     const struct shword *args, size_t nargs, const char *ws, int depth,
-    size_t *budget, enum shdecision *d, int *rule)
+    size_t *budget, int walked, enum shdecision *d, int *rule)
 {
 	char *out;
 	size_t i, k, o = 0, cap = len + 1, m, num;
@@ -4845,7 +4925,7 @@ raise_by_shell_args(const struct shell_rules *r, const char *code, size_t len,
 		}
 		i = k - 1;
 	}
-	raise_by_text_in(r, out, o, ws, depth, budget, d, rule);
+	raise_by_text_in(r, out, o, ws, depth, budget, walked, d, rule);
 	free(out);
 }
 
@@ -4958,7 +5038,7 @@ raise_by_code(const struct shell_rules *r, const struct shcmd *c,
 			raise_by_text(
 			    r, w[j].text, w[j].len, ws, depth, d, rule);
 			raise_by_shell_args(r, w[j].text, w[j].len, w + j + 1,
-			    n - j - 1, ws, depth, NULL, d, rule);
+			    n - j - 1, ws, depth, NULL, 0, d, rule);
 		}
 		return;
 	}
@@ -4967,11 +5047,12 @@ raise_by_code(const struct shell_rules *r, const struct shcmd *c,
 
 static void
 decide_cmd(const struct shell_rules *r, const struct shcmd *c, const char *ws,
-    struct fsctx *fc, struct one *o, int depth, size_t *budget)
+    struct fsctx *fc, struct one *o, int depth, size_t *budget, int walked)
 {
 	size_t i;
 
 	memset(o, 0, sizeof(*o));
+	o->walked = walked;
 	o->budget = budget;
 	o->fc = fc;
 	o->code_depth = depth;
@@ -5174,7 +5255,7 @@ decide_string(const struct shell_rules *r, const char *cmd, size_t len,
 	for (i = 0; i < p->ncmds; i++) {
 		const struct shcmd *c = &p->cmds[i];
 
-		decide_cmd(r, c, ws, fc, &o, 0, NULL);
+		decide_cmd(r, c, ws, fc, &o, 0, NULL, 0);
 		follow_cd(c, ws, fc);
 		if (c->header && o.why == NULL)
 			continue; /* "for x in a b": runs nothing */

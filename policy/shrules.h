@@ -43,9 +43,12 @@
  * destination, or truncate's size, is not a fixed word, or where |fs| or
  * a link the string makes says the destination leads through a symlink,
  * and a rule would ask or deny); git rm -r, and a pathspec git globs, each pathspec; an
- * rm, truncate, mv or git rm that find -exec runs is recursive (find .
- * -exec rm {} + is rm -r .); tar --remove-files, each word that is no
- * option (with -C or -T: unresolvable); git clean of the workspace,
+ * rm, truncate, tee, mv, git rm or zip -m that find -exec runs is recursive (find .
+ * -exec rm {} + is rm -r ., and so is a shell's code find -exec runs
+ * with the path given: sh -c 'rm "$1"' _ {}); tar --remove-files, zip
+ * -m and 7z -sdel, each word that is no option (recursive but for zip
+ * without -r; names relative to another directory or read from a file:
+ * unresolvable); tee without -a, as truncate -s0; git clean of the workspace,
  * which removes what git does not track, is unresolvable.  The
  * command word
  * also matches by its last path component

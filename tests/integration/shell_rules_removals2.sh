@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# Shell rules, with the shipped rule set (contrib/manifests/shell-rules.yaml,
+# default allow, unresolvable ask) played for real through the broker:
+# removals the removal reader did not read (shell_rules_removals.sh has
+# the first ones):
+#   - "zip -qrm /tmp/all.zip ." moved the whole workspace into an archive
+#     out of it (zip -m removes what it archives, as tar --remove-files
+#     does), and "zip -qm keep.zip *" every file at its top: each ran;
+#   - "tee * </dev/null" emptied every file at its top (tee truncates each
+#     file it names, as truncate -s0 * does): it ran;
+#   - "find . -exec sh -c 'rm "$1"' _ {} \;" removes every file beneath
+#     the workspace, as find . -exec rm {} \; does, which is denied: it
+#     only waited for a human, who could approve it;
+# each is now rm -rf . to the rules, and refused.
+# Controls: zip -rm of one directory, tee of one file and tee -a of a glob
+# run, and do what they say.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/mcp_lib.sh"
+command -v zip >/dev/null || fail "zip is needed"
+mcp_env
+ws=$(make_workspace)
+shell_rules_manifest "$T/m.yaml"
+echo precious >"$ws/notes.txt"
+mcp_start "$T/m.yaml" "$ws"
+audit="$(newest_session)/audit.jsonl"
+
+# ===== played for real: each would have emptied or moved the workspace ====
+for cmd in 'zip -qrm /tmp/all.zip .' 'tee * </dev/null' \
+    "find . -exec sh -c 'rm \"\$1\"' _ {} \\;"; do
+	shell "$cmd"
+	expect_error_class "$cmd: refused" denied
+	expect_contains "... by the recursive removal rule" \
+	    "$(jr .result.structuredContent.message)" "rule 5 (rm -rf|-fr"
+	check "... and the workspace is whole" \
+	    test -s "$ws/notes.txt" -a -s "$ws/README.md" -a -s "$ws/src/todo.sh"
+done
+check "the refusal is audited with the rule and the command" \
+    grep -qE '"decision":"deny","id":[0-9]+,"reason":"rule 5 \(rm -rf\|.*on `zip -qrm /tmp/all.zip .`' "$audit"
+
+# ===== and their other spellings ===========================================
+for cmd in 'zip -qm keep.zip *' 'zip -q --move -r /tmp/x.zip ./' \
+    "zip -qm /tmp/x.zip '*'" 'echo | tee -- ./*' 'find . -exec tee {} \;' \
+    "find . -exec bash -c 'rm -f -- \"\$@\"' sh {} +"; do
+	shell_denied "$cmd" "rule 5 (rm -rf|-fr"
+done
+check "... and every file is still there" \
+    test -s "$ws/notes.txt" -a -s "$ws/README.md" -a -s "$ws/tests/run.sh"
+
+# ===== controls ==============================================================
+mkdir -p "$ws/build"
+echo obj >"$ws/build/a.o"
+shell 'zip -qrm /tmp/b.zip build && echo log | tee out.log && echo more | tee -a *.txt >/dev/null'
+expect_ok_result "control: zip -rm of a directory, tee of a file, tee -a of a glob run"
+check "... and do what they say" \
+    test ! -e "$ws/build" -a "$(cat "$ws/out.log")" = log -a \
+    "$(cat "$ws/notes.txt")" = "$(printf 'precious\nmore')"
+mcp_stop
+finish
