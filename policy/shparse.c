@@ -67,6 +67,9 @@ struct ps {
 	int cond; /* inside bash's [[ ... ]] */
 	int regex; /* the next word is the operand of
 					   [[ =~: read as bash reads it */
+	int after_cmd; /* the last token ended a command pushed
+					   (no keyword since) */
+	enum shsep sep; /* since then (struct shcmd's sep) */
 };
 
 /* A growing byte buffer for a word's text. */
@@ -1164,10 +1167,14 @@ parse_simple(struct ps *ps)
 	static const char *const unsupported[] = { "case", "esac", "select",
 		"coproc", "function", NULL };
 	struct shcmd c;
-	size_t i;
+	size_t i, ncmds;
 
 	memset(&c, 0, sizeof(c));
+	ncmds = ps->out->ncmds;
 	c.start = ps->cur.start;
+	c.sep = ps->sep;
+	ps->sep = SHSEP_OTHER;
+	ps->after_cmd = 0;
 	while (!ps->failed) {
 		if (ps->cur.type == T_REDIR) {
 			parse_redir(ps, &c);
@@ -1183,6 +1190,7 @@ parse_simple(struct ps *ps)
 			if (skip[i] != NULL) {
 				next_token(ps);
 				c.start = ps->cur.start;
+				c.sep = SHSEP_OTHER;
 				continue;
 			}
 			for (i = 0; unsupported[i] != NULL; i++)
@@ -1232,10 +1240,15 @@ parse_simple(struct ps *ps)
 		}
 	}
 	c.end = ps->cur.start;
+	/* a substitution's commands came between */
+	if (ps->out->ncmds != ncmds)
+		c.sep = SHSEP_OTHER;
+	ps->sep = SHSEP_OTHER;
 	if (c.nwords > 0 || c.nassigns > 0 || c.nredirs > 0 || c.header ||
-	    c.why != NULL)
+	    c.why != NULL) {
+		ps->after_cmd = !c.header;
 		push_cmd(ps, &c, 1);
-	else
+	} else
 		cmd_free(&c);
 }
 
@@ -1258,6 +1271,11 @@ parse_list(struct ps *ps, int term)
 				fail(ps, "unterminated \"(\"");
 			return;
 		case T_NEWLINE:
+			if (ps->sep == SHSEP_AND)
+				ps->sep = SHSEP_OTHER;
+			else if (ps->after_cmd)
+				ps->sep = SHSEP_LIST;
+			ps->after_cmd = 0;
 			next_token(ps);
 			continue;
 		case T_WORD:
@@ -1277,6 +1295,9 @@ parse_list(struct ps *ps, int term)
 			fail(ps, "\";;\" outside case");
 			return;
 		case OP_LPAREN:
+			if (ps->sep != SHSEP_LIST)
+				ps->sep = SHSEP_OTHER;
+			ps->after_cmd = 0;
 			if (++ps->depth > SHPARSE_MAX_DEPTH) {
 				fail(ps, "nested more than %d deep",
 				    SHPARSE_MAX_DEPTH);
@@ -1298,8 +1319,25 @@ parse_list(struct ps *ps, int term)
 				push_cmd(ps, &g, 1);
 			else
 				cmd_free(&g);
+			ps->sep = SHSEP_OTHER;
+			ps->after_cmd = 0;
+			continue;
+		case OP_AND:
+			ps->sep = ps->after_cmd ? SHSEP_AND : SHSEP_OTHER;
+			ps->after_cmd = 0;
+			next_token(ps);
+			continue;
+		case OP_SEMI:
+		case OP_AMP:
+			ps->sep = ps->after_cmd || ps->sep == SHSEP_LIST
+			    ? SHSEP_LIST
+			    : SHSEP_OTHER;
+			ps->after_cmd = 0;
+			next_token(ps);
 			continue;
 		default:
+			ps->sep = SHSEP_OTHER;
+			ps->after_cmd = 0;
 			next_token(ps);
 			continue;
 		}
@@ -1370,6 +1408,7 @@ shparse_as(const char *s, size_t len, int dialect, struct shparse **out)
 		    "Big5 or Shift JIS locale reads the two as one "
 		    "character)");
 	else {
+		ps.sep = SHSEP_LIST;
 		parse_list(&ps, 0);
 		if (!ps.failed && ps.nhd > 0)
 			fail(&ps, "here-document \"%s\" is not closed",

@@ -93,6 +93,21 @@ struct shredir {
 					   NULL */
 };
 
+/*
+ * What comes before a command in its list, since the command pushed
+ * before it (cmds[i - 1]): SHSEP_LIST, nothing but ";", "&", newlines
+ * or a "(" after one of them (it begins an and-or list); SHSEP_AND, one
+ * "&&" right after that command (it runs only where that command ran
+ * in this shell and succeeded); SHSEP_OTHER, anything else (a "||", a
+ * "|", a keyword such as "!", "{", "}" or "then", a subshell's ")", a
+ * substitution's commands).
+ */
+enum shsep {
+	SHSEP_OTHER,
+	SHSEP_LIST,
+	SHSEP_AND,
+};
+
 struct shcmd {
 	struct shword *assigns; /* leading NAME=value words */
 	size_t nassigns;
@@ -101,6 +116,7 @@ struct shcmd {
 	struct shredir *redirs;
 	size_t nredirs;
 	int header; /* 1: a "for" header, not a command */
+	enum shsep sep; /* what comes before it in its list */
 	const char *why; /* static: why the parser alone
 					   cannot resolve it, or NULL */
 	size_t start, end; /* byte range in the input */

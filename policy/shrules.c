@@ -2691,11 +2691,28 @@ rm_leads(const struct shword *t, const char *a, const char *wsn, int skip_ws,
 	return root;
 }
 
+/* Whether the workspace's top may be the working directory: no cd is
+   known to have left it (the cd just before "&&" did: decide_string). */
+static int
+top_may_be_cwd(const struct fsctx *fc)
+{
+	size_t i;
+
+	if (fc == NULL || fc->lost)
+		return 1;
+	for (i = 0; i < fc->ncwds; i++)
+		if (fc->cwds[i][0] == '\0')
+			return 1;
+	return 0;
+}
+
 /*
  * Decides the recursive removal of |a|, rm's operand (or find's starting
  * point with -delete), as t[0] t[1] PLACE (raise_rm), |wsn| the
  * workspace's lexical path; with |skip_ws| the workspace itself is no
- * PLACE.
+ * PLACE.  A relative |a| is resolved from the workspace's top, or, where
+ * the top is no working directory the command may run in
+ * (top_may_be_cwd: "cd build && rm -rf *"), from each of them instead.
  */
 static void
 raise_rm_place(const struct shell_rules *r, struct shword *t, const char *a,
@@ -2703,7 +2720,8 @@ raise_rm_place(const struct shell_rules *r, struct shword *t, const char *a,
 {
 	char path[4096 + 70 + 4096], buf[8192];
 	const char *place;
-	size_t i, k, ups, depth;
+	size_t i, k, ups, depth, cwd = 0;
+	int top = a[0] == '/' || top_may_be_cwd(o->fc);
 
 	if (rm_leads(t, a, wsn, skip_ws, o)) {
 		memset(&t[2], 0, sizeof(t[2]));
@@ -2714,10 +2732,13 @@ raise_rm_place(const struct shell_rules *r, struct shword *t, const char *a,
 	for (ups = 0, k = 0; a[k] != '\0'; k++)
 		ups += a[k] == '.' && a[k + 1] == '.';
 	for (depth = 0; depth <= (a[0] == '/' ? 0 : ups) && depth < 32;
-	     depth++) {
+	     depth += top || ++cwd >= o->fc->ncwds) {
 		/* the directories cd went down are \001 */
 		k = 0;
-		if (a[0] != '/') {
+		if (a[0] != '/' && depth == 0 && !top)
+			k = (size_t)snprintf(path, sizeof(path) - 4096,
+			    "%s/%s/", wsn, o->fc->cwds[cwd]);
+		else if (a[0] != '/') {
 			k = strlen(wsn);
 			memcpy(path, wsn, k);
 			path[k++] = '/';
@@ -5221,6 +5242,56 @@ raise_loosely(const struct shell_rules *r, const char *cmd, size_t len,
 	free(buf);
 }
 
+/*
+ * Whether a cd of the string |p| goes where its words say, for all the
+ * string may do to the shell: no function (cd() ...), alias, enable -n
+ * cd, shopt's cdable_vars, DEBUG trap, set or eval and the like, nor a
+ * command word that is not fixed, may make cd another command or go
+ * elsewhere.
+ */
+static int
+cd_as_written(const struct shparse *p)
+{
+	static const char *const shell_state[] = { "alias", "enable", "shopt",
+		"set", "trap", "eval", "source", ".", "declare", "typeset",
+		"local", "export", "readonly", "builtin", "command", "exec",
+		"unset", "hash", NULL };
+	const struct shcmd *c;
+	size_t i;
+
+	for (i = 0; i < p->ncmds; i++) {
+		c = &p->cmds[i];
+		if (c->why != NULL ||
+		    (c->nwords > 0 &&
+			(!fixed(&c->words[0]) ||
+			    in_list(c->words[0].text, shell_state))))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * The working directories of cmds[i], where it runs only after the cd
+ * just before it succeeded in this shell ("cd build && rm -rf *", struct
+ * shcmd's sep) and that cd went to the working directories
+ * fc->cwds[from..to) (follow_cd): only those, into fc, with the others
+ * kept in |saved| (restore_cwds).  Returns whether it did.
+ */
+static int
+cwds_after_cd(const struct shparse *p, size_t i, int as_written, size_t from,
+    size_t to, struct fsctx *fc, char (*saved)[1024], size_t *nsaved)
+{
+	if (fc == NULL || fc->lost || !as_written || i == 0 ||
+	    p->cmds[i].sep != SHSEP_AND || p->cmds[i - 1].sep == SHSEP_OTHER ||
+	    from >= to)
+		return 0;
+	memcpy(saved, fc->cwds, sizeof(fc->cwds));
+	*nsaved = fc->ncwds;
+	memmove(fc->cwds, fc->cwds + from, (to - from) * sizeof(fc->cwds[0]));
+	fc->ncwds = to - from;
+	return 1;
+}
+
 /* Decides |cmd| as |dialect| reads it. */
 static void
 decide_string(const struct shell_rules *r, const char *cmd, size_t len,
@@ -5229,9 +5300,9 @@ decide_string(const struct shell_rules *r, const char *cmd, size_t len,
 	struct shparse *p;
 	struct fsctx *fc = NULL;
 	struct one o;
-	char wsn[4096];
-	size_t i;
-	int rc, have = 0;
+	char wsn[4096], saved[CWDS_MAX][1024];
+	size_t i, from = 0, to = 0, nsaved;
+	int rc, have = 0, as_written, moved;
 
 	memset(v, 0, sizeof(*v));
 	if (fs != NULL) {
@@ -5252,11 +5323,20 @@ decide_string(const struct shell_rules *r, const char *cmd, size_t len,
 		fc->lost = 0;
 		fc->cwds[0][0] = '\0';
 	}
+	as_written = cd_as_written(p);
 	for (i = 0; i < p->ncmds; i++) {
 		const struct shcmd *c = &p->cmds[i];
 
+		moved = cwds_after_cd(
+		    p, i, as_written, from, to, fc, saved, &nsaved);
 		decide_cmd(r, c, ws, fc, &o, 0, NULL, 0);
+		if (moved) {
+			memcpy(fc->cwds, saved, sizeof(fc->cwds));
+			fc->ncwds = nsaved;
+		}
+		from = fc != NULL ? fc->ncwds : 0;
 		follow_cd(c, ws, fc);
+		to = fc != NULL ? fc->ncwds : 0;
 		if (c->header && o.why == NULL)
 			continue; /* "for x in a b": runs nothing */
 		if (!have || o.d > v->decision) {

@@ -180,7 +180,10 @@ struct shfs {
  * glob's fixed directory (rm -rf r/ and a star), and a glob before a "/"
  * (r?/), which may match such a link, is unresolvable.  A
  * relative operand is asked about from each directory a cd earlier in
- * the string may have gone to (more than 16: unresolvable), and so is
+ * the string may have gone to (more than 16: unresolvable), and only
+ * from those a cd went to where the command runs only after that cd
+ * succeeded in this shell (cd build && find . -delete; not after "||",
+ * "|", "!", a subshell, or in a string that may redefine cd), and so is
  * cd's directory (one out of the workspace is unresolvable).  The
  * workspace is asked about as the string starts, so the names the
  * string's ln, link, cp (-s, -l, -r, -a, -P, -d) and mv may link are

@@ -14,6 +14,13 @@
 #     the workspace, as find . -exec rm {} \; does, which is denied: it
 #     only waited for a human, who could approve it;
 # each is now rm -rf . to the rules, and refused.
+# A removal that runs only after a cd succeeded, in the same shell, runs
+# where the cd went: "cd build && find . -delete" was refused as find .
+# -delete of the workspace is (the workspace's top was kept among the
+# directories it may run in); it now runs, and empties build.  Where the
+# cd may not have happened, or not in this shell, it is still refused:
+# "(cd build) && ...", "true || cd build && ...", "cd build | cat && ...",
+# "cd build; ...", and after shopt -s cdable_vars.
 # Controls: zip -rm of one directory, tee of one file and tee -a of a glob
 # run, and do what they say.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -48,6 +55,26 @@ for cmd in 'zip -qm keep.zip *' 'zip -q --move -r /tmp/x.zip ./' \
 done
 check "... and every file is still there" \
     test -s "$ws/notes.txt" -a -s "$ws/README.md" -a -s "$ws/tests/run.sh"
+
+# ===== a cd that may not have run, or not in this shell =====================
+mkdir -p "$ws/build/o"
+echo obj >"$ws/build/o/a.o"
+for cmd in '(cd build) && find . -delete' 'true || cd build && find . -delete' \
+    'cd build | cat && find . -delete' 'cd nowhere; find . -delete' \
+    'shopt -s cdable_vars; cd build && find . -delete'; do
+	shell "$cmd"
+	expect_error_class "$cmd: refused" denied
+	expect_contains "... by the recursive removal rule" \
+	    "$(jr .result.structuredContent.message)" "rule 5 (rm -rf|-fr"
+	check "... and the workspace is whole" \
+	    test -s "$ws/notes.txt" -a -s "$ws/src/todo.sh" -a -s "$ws/build/o/a.o"
+done
+shell 'cd build && find . -delete'
+expect_ok_result "control: find . -delete after cd build && runs"
+check "... and empties build only" \
+    test -d "$ws/build" -a -z "$(ls -A "$ws/build")" -a -s "$ws/notes.txt" \
+    -a -s "$ws/src/todo.sh"
+rmdir "$ws/build"
 
 # ===== controls ==============================================================
 mkdir -p "$ws/build"
