@@ -3224,7 +3224,9 @@ raise_rm_operand(const struct shell_rules *r, struct shword *t,
  * directory's files wholesale, and is decided as that directory's
  * removal, t[0] t[1] PLACE (raise_rm_place: rm -f * and truncate -s0 *
  * are rm -rf .); a fixed word, a narrow pattern (*.o), or a pattern
- * before a '/' names files.
+ * before a '/' names files.  An unquoted expansion ($f), which the shell
+ * splits and globs (f='*'), is decided as written, where a rule that
+ * asks or denies looks: unresolvable, as rm -f $f is.
  */
 static void
 raise_rm_files(const struct shell_rules *r, struct shword *t,
@@ -3237,10 +3239,12 @@ raise_rm_files(const struct shell_rules *r, struct shword *t,
 
 	if (fixed(w))
 		return;
-	/* a glob as written, where a rule names it (~/ and a star) */
-	if ((w->flags & SHW_GLOB) &&
-	    (w->flags & SHW_NOT_FIXED & ~(SHW_GLOB | SHW_BRACE | SHW_TILDE)) ==
-		0) {
+	/* a glob as written, where a rule names it (~/ and a star); an
+	   unquoted expansion, which may be one */
+	if ((w->flags & SHW_SPLIT) ||
+	    ((w->flags & SHW_GLOB) &&
+		(w->flags & SHW_NOT_FIXED &
+		    ~(SHW_GLOB | SHW_BRACE | SHW_TILDE)) == 0)) {
 		t[2] = *w;
 		raise_at(r, t, 3, 1, o);
 	}
@@ -3619,6 +3623,79 @@ raise_tee(const struct shell_rules *r, const struct shword *w, size_t n,
 		else
 			raise_rm_files(r, t, &w[j], wsn, o);
 	}
+}
+
+/*
+ * sed -i (--in-place) without a backup suffix rewrites each file it
+ * names with what its script prints, which the rules cannot tell: sed
+ * -i d of "./" and a star empties every file at the top.  Where a file operand would
+ * be a removal a rule asks about or denies (raise_rm_files, as for
+ * truncate -s0; run by find -exec, of the tree), the command is
+ * unresolvable; with -i.bak the files are kept.  The script is the first
+ * operand but where -e, -f (--expression, --file) give it.
+ */
+static void
+raise_sed_in_place(const struct shell_rules *r, const struct shword *w,
+    size_t n, const char *ws, struct one *o)
+{
+	static const char *const longv[] = { "--expression", "--file",
+		"--line-length", NULL };
+	char wsn[4096];
+	struct shword t[3];
+	struct one scratch;
+	const char *a, *v, *suffix = NULL;
+	size_t j, k, pass;
+	int opts, given = 0, fv, c, script;
+
+	if (ws == NULL || lexical_path(ws, wsn, sizeof(wsn)) != 0)
+		return;
+	scratch = *o;
+	scratch.why = NULL;
+	rm_rf_words(t);
+	for (pass = 0; pass < 2; pass++)
+		for (j = 1, opts = 1, script = 0; j < n; j++) {
+			a = w[j].text;
+			if (is_operand(w, j, &opts)) {
+				if (pass == 0 || (!given && !script++))
+					continue; /* the script */
+				if (o->walked)
+					raise_rm_operand(
+					    r, t, &w[j], wsn, 0, &scratch);
+				else
+					raise_rm_files(
+					    r, t, &w[j], wsn, &scratch);
+				continue;
+			}
+			if (strcmp(a, "--") == 0)
+				continue;
+			if (long_opt(a, "--in-place", 4)) {
+				suffix = strchr(a, '=') != NULL
+				    ? strchr(a, '=') + 1
+				    : "";
+				continue;
+			}
+			if (a[1] == '-') {
+				c = opt_value(w, n, &j, "", longv, 3, &v, &fv);
+				given |= c == 'e' || c == 'f';
+				continue;
+			}
+			for (k = 1; a[k] != '\0'; k++) {
+				if (a[k] == 'i') {
+					suffix = a + k + 1; /* the rest */
+					break;
+				}
+				if (strchr("efl", a[k]) != NULL) {
+					given |= a[k] != 'l';
+					j += a[k + 1] == '\0'; /* the value */
+					break;
+				}
+			}
+		}
+	if (suffix != NULL && suffix[0] == '\0' && scratch.d > o->d)
+		set_why(o,
+		    "sed -i rewrites each file it names, which may empty "
+		    "what rule %d names",
+		    scratch.rule + 1);
 }
 
 /*
@@ -4683,6 +4760,8 @@ decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
 		raise_archiver(r, w + start, n - start, ws, o);
 	if (fixed(&w[start]) && strcmp(base_name(w[start].text), "tee") == 0)
 		raise_tee(r, w + start, n - start, ws, o);
+	if (fixed(&w[start]) && is_sed(base_name(w[start].text)))
+		raise_sed_in_place(r, w + start, n - start, ws, o);
 	if (fixed(&w[start]) && strcmp(base_name(w[start].text), "git") == 0)
 		raise_git_rm(r, w + start, n - start, ws, o);
 	/* busybox and toybox run the applet their first operand names

@@ -48,7 +48,10 @@
  * with the path given: sh -c 'rm "$1"' _ {}); tar --remove-files, zip
  * -m and 7z -sdel, each word that is no option (recursive but for zip
  * without -r; names relative to another directory or read from a file:
- * unresolvable); tee without -a, as truncate -s0; git clean of the workspace,
+ * unresolvable); tee without -a, as truncate -s0; sed -i without a
+ * suffix, unresolvable where truncate -s0 of its files would be asked
+ * about or denied; an unquoted expansion a non-recursive removal names,
+ * as written (truncate -s0 $f, as rm -f $f); git clean of the workspace,
  * which removes what git does not track, is unresolvable.  The
  * command word
  * also matches by its last path component

@@ -14,6 +14,11 @@
 #     the workspace, as find . -exec rm {} \; does, which is denied: it
 #     only waited for a human, who could approve it;
 # each is now rm -rf . to the rules, and refused.
+#   - "sed -i d ./*" emptied every file at the top (sed -i rewrites each
+#     file it names with what its script prints, which the rules cannot
+#     tell), and so did "f='*'; truncate -s0 $f" (an unquoted expansion,
+#     which the shell splits and globs): both ran; each now waits for a
+#     human, as "rm -f $f" and "truncate -s "$n" *" do.
 # A removal that runs only after a cd succeeded, in the same shell, runs
 # where the cd went: "cd build && find . -delete" was refused as find .
 # -delete of the workspace is (the workspace's top was kept among the
@@ -55,6 +60,23 @@ for cmd in 'zip -qm keep.zip *' 'zip -q --move -r /tmp/x.zip ./' \
 done
 check "... and every file is still there" \
     test -s "$ws/notes.txt" -a -s "$ws/README.md" -a -s "$ws/tests/run.sh"
+
+# ===== what now waits for a human ==========================================
+id=500 last=
+shell_asks_denied "sed -i rewrites each file it names, which may empty what rule 5" \
+    'touch S1; sed -i d ./*' 'touch S2; sed --in-place -e d -- src/../*'
+shell_asks_denied "a word that is not fixed where rule 5 looks" \
+    "touch S3; f='*'; truncate -s0 \$f" "touch S4; f='./*'; tee \$f </dev/null"
+for f in S1 S2 S3 S4; do
+	check "... and nothing ran ($f)" test ! -e "$ws/$f"
+done
+check "... and every file is still there" \
+    test -s "$ws/notes.txt" -a -s "$ws/README.md" -a -s "$ws/src/todo.sh"
+shell 'cp notes.txt n2.txt && sed -i s/precious/kept/ n2.txt && sed -i.bak d ./*.txt && mv notes.txt.bak notes.txt && rm n2.txt.bak'
+expect_ok_result "control: sed -i of a file, sed -i.bak of a glob run"
+check "... and do what they say" \
+    test "$(cat "$ws/notes.txt")" = precious -a ! -s "$ws/n2.txt"
+rm -f "$ws/n2.txt"
 
 # ===== a cd that may not have run, or not in this shell =====================
 mkdir -p "$ws/build/o"

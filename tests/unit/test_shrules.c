@@ -1641,6 +1641,23 @@ static const struct fsrow rmrows[] = {
 	{ "7z a -sdel x.7z @list", SHD_ASK, "read from a file" },
 	{ "7z a -sdel /tmp/x.7z build", SHD_ALLOW, "default" },
 	{ "7z a /tmp/x.7z .", SHD_ALLOW, "default" },
+	/* sed -i rewrites what it names, with what the rules cannot tell */
+	{ "sed -i d ./*", SHD_ASK, "sed -i rewrites each file" },
+	{ "sed --in-place -e d -- src/../*", SHD_ASK, "sed -i rewrites" },
+	{ "sed d -i ./*", SHD_ASK, "sed -i rewrites each file" },
+	{ "sed -ni p ./*", SHD_ASK, "sed -i rewrites each file" },
+	{ "sed -i -l 5 d ./*", SHD_ASK, "sed -i rewrites each file" },
+	{ "sed -i -e d ./* -e p", SHD_ASK, "sed -i rewrites each file" },
+	{ "sed -i.bak d ./*", SHD_ALLOW, "default" },
+	{ "sed --in-place=.b d ./*", SHD_ALLOW, "default" },
+	{ "sed -i s/a/b/ ./*.c", SHD_ALLOW, "default" },
+	{ "sed -i s/a/b/ main.c", SHD_ALLOW, "default" },
+	{ "sed -n p ./*", SHD_ALLOW, "default" },
+	{ "sed ./x -i -e d", SHD_ALLOW, "default" },
+	/* an unquoted expansion may be a glob */
+	{ "f='*'; truncate -s0 $f", SHD_ASK, "not fixed where rule 1 looks" },
+	{ "tee $f", SHD_ASK, "not fixed where rule 1 looks" },
+	{ "tee \"$f\"", SHD_ALLOW, "default" },
 	/* tee truncates what it names, but with -a */
 	{ "tee *", SHD_DENY, "rule 1" },
 	{ "echo | tee -- ./*", SHD_DENY, "rule 1" },
