@@ -174,6 +174,28 @@ airlock_hit(const struct comps *ec)
 		ec->c[0], WP_AIRLOCK_PREFIX, strlen(WP_AIRLOCK_PREFIX)) == 0;
 }
 
+const char *const writepolicy_agent_config[] = { ".claude", ".mcp.json",
+	".codex", ".gemini", ".env", ".opencode", "opencode.json",
+	"opencode.jsonc", NULL };
+
+/*
+ * An agent's own project configuration at the workspace root, made,
+ * changed or removed: the mask airlock run's agent sees there covers
+ * only what its start found (a name made later, or a file renamed over
+ * a masked one, is shown), so no manifest may leave it out.
+ * Case-folded, as .git is.
+ */
+static int
+agent_config_hit(const struct comps *ec)
+{
+	size_t i;
+
+	for (i = 0; ec->n > 0 && writepolicy_agent_config[i] != NULL; i++)
+		if (strcasecmp(ec->c[0], writepolicy_agent_config[i]) == 0)
+			return 1;
+	return 0;
+}
+
 /* Appends component |c| to |out| (|*len| bytes so far); -1 if it does
  * not fit. */
 static int
@@ -344,6 +366,8 @@ path_rules(const struct sandbox_policy *p, const struct comps *ec,
 			return WP_RULE_AIRLOCK;
 		if (protected_hit(p, v[i], kind))
 			return WP_RULE_PROTECTED;
+		if (agent_config_hit(v[i]))
+			return WP_RULE_AGENT_CONFIG;
 	}
 	return NULL;
 }
@@ -635,6 +659,11 @@ writepolicy_rule_text(const char *rule)
 		{ WP_RULE_AIRLOCK,
 		    "names beginning with .airlock- at the workspace root "
 		    "are airlock's own (an apply's trash and journal)" },
+		{ WP_RULE_AGENT_CONFIG,
+		    "an agent's own configuration at the workspace root "
+		    "(.claude, .mcp.json, .codex, .gemini, .env, .opencode, "
+		    "opencode.json, opencode.jsonc) may not be written, "
+		    "whatever sandbox.protected says" },
 		{ WP_RULE_SECRET,
 		    "a run granted a secret may not write it into the "
 		    "workspace (a file's content, a link or a name)" },

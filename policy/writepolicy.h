@@ -43,6 +43,12 @@
  *   airlock       a first component beginning with ".airlock-" (any case):
  *                 airlock's own names, above all an apply's trash and
  *                 journal, which the next start would roll back from
+ *   agent_config  a first component that is an agent's own project
+ *                 configuration (writepolicy_agent_config, any case),
+ *                 whatever sandbox.protected says: airlock run's agent
+ *                 sees each one at the workspace's top masked only as
+ *                 the start found it (runner/child.c), and a host agent
+ *                 runs what it holds (hooks, MCP servers)
  *   protected     a path matching a sandbox.protected pattern at any
  *                 depth (any case), or beneath one; or a non-directory (a file, a
  *                 symlink, a deletion) standing where a protected path's
@@ -95,11 +101,20 @@ struct wp_entry {
 #define WP_RULE_PROTECTED "protected"
 #define WP_RULE_NAME "name"
 #define WP_RULE_AIRLOCK "airlock"
+#define WP_RULE_AGENT_CONFIG "agent_config"
 /* Not writepolicy_check()'s: a secret-granted run's set (broker). */
 #define WP_RULE_SECRET "secret"
 /* Not writepolicy_check()'s: a path sandbox.denyRead hides, present or
  * not (broker/changeset.c, changeset_check()). */
 #define WP_RULE_DENIED "denied"
+
+/*
+ * The agents' own project configuration at the workspace's top, NULL
+ * ended: Claude Code's .claude and .mcp.json, Codex's .codex, Gemini
+ * CLI's .gemini and .env, opencode's .opencode, opencode.json and
+ * opencode.jsonc (docs/WRAPPING.md).
+ */
+extern const char *const writepolicy_agent_config[];
 
 /* The prefix of airlock's own names in the workspace root. */
 #define WP_AIRLOCK_PREFIX ".airlock-"

@@ -53,6 +53,7 @@
 #include "common/util.h"
 #include "policy/sandbox_defaults.h"
 #include "policy/vcsdirs.h"
+#include "policy/writepolicy.h"
 #include "proxy/ipc.h"
 #include "runner/runner.h"
 #include "runner/runner_int.h"
@@ -1432,12 +1433,11 @@ sockets_visit(const struct runner_plan *p, struct tree_walk *w, int dfd,
  * symbolic link is masked where it leads, when that is in the workspace
  * (elsewhere the sandbox shows nothing the repository put there), and one
  * that leads to the workspace itself fails the start.  The broker's tools
- * and the runners still see them.
+ * and the runners still see them; none of them may make, change or
+ * remove one (writepolicy's agent_config rule), which the mask, on what
+ * the start found, would not cover.
  */
-static const char *const agent_config[] = {
-	".claude", ".mcp.json", ".codex", ".gemini", ".env", ".opencode",
-	"opencode.json", "opencode.jsonc", NULL
-};
+static const char *const *const agent_config = writepolicy_agent_config;
 
 static void
 agent_config_mask(const struct runner_plan *p)

@@ -292,7 +292,10 @@ expect_eq "broker_write_file_keeps_denied" "$(cat "$ws/.env")" "TOPSECRET-env"
 expect_eq "broker_write_file_creates_no_denied" \
     "$(ls "$ws/conf/secrets")" "key"
 refused=$(printf '%s\n' "$out" | grep -c 'sandbox.denyRead hides it')
-expect_eq "broker_refuses_each_denied_write" "$refused" 4
+expect_eq "broker_refuses_each_denied_write" "$refused" 3
+# (.env is an agent's configuration too: that rule refuses it first)
+expect_contains "broker_refuses_the_denied_env" "$out" \
+    "an agent's own configuration at the workspace root"
 probed=$(printf '%s\n' "$out" | grep -c 'conf/secrets/[a-z]*: no such file')
 expect_eq "broker_denied_names_not_probed" "$probed" 0
 expect_eq "broker_writes_the_rest" "$(cat "$ws/conf/ok")" "fine"

@@ -210,6 +210,23 @@ static const struct row rows[] = {
 	{ "deleting a trash", X(".airlock-trash-1"), WP_RULE_AIRLOCK },
 	{ "airlock's name below the root", F("src/.airlock-trash-1", 0644),
 	    NULL },
+	/* An agent's own configuration at the root, whatever
+	 * sandbox.protected lists (here none of it). */
+	{ "Claude Code's settings at the root",
+	    F(".claude/settings.json", 0644), WP_RULE_AGENT_CONFIG },
+	{ "an MCP server list at the root", F(".mcp.json", 0644),
+	    WP_RULE_AGENT_CONFIG },
+	{ "a .gemini directory at the root", D(".gemini", 0755),
+	    WP_RULE_AGENT_CONFIG },
+	{ "an .env, case-folded", F(".ENV", 0644), WP_RULE_AGENT_CONFIG },
+	{ "opencode.jsonc at the root", F("opencode.jsonc", 0644),
+	    WP_RULE_AGENT_CONFIG },
+	{ "removing a .codex", X(".codex/config.toml"), WP_RULE_AGENT_CONFIG },
+	{ "a link to .opencode", L("p", ".opencode/plugin"),
+	    WP_RULE_SYMLINK_TARGET },
+	{ "an agent's configuration below the root is the manifest's",
+	    F("src/.claude/settings.json", 0644), NULL },
+	{ ".envrc is fine", F(".envrc", 0644), NULL },
 };
 
 START_TEST(test_writepolicy_table)
