@@ -7,7 +7,8 @@ libairlock_a_SOURCES += \
 	runner/child.c runner/landlock.c runner/seccomp.c runner/cgroup.c \
 	runner/netns.c \
 	runner/seatbelt_exec.c runner/seatbelt_exec.h \
-	runner/denials.c runner/denials.h runner/fsdenials.c runner/fsdenials.h
+	runner/denials.c runner/denials.h runner/fsdenials.c runner/fsdenials.h \
+	runner/denywatch.c runner/denywatch.h
 
 # Escape tests: each attack is tried for real from inside a runner.
 check_PROGRAMS += tests/escape/probe

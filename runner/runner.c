@@ -51,6 +51,7 @@
 #include "policy/sensitive.h"
 #include "proxy/ipc.h"
 #include "runner/denials.h"
+#include "runner/denywatch.h"
 #include "runner/fsdenials.h"
 #include "runner/runner.h"
 #include "runner/runner_int.h"
@@ -124,6 +125,8 @@ struct runner_proc {
 	 * the broker keeps dozens of runs in flight). */
 	struct runner_denial	*denials;
 	size_t			 ndenials;
+	struct deny_watch	*deny_watch;	/* or NULL (denywatch.h) */
+	const char		*unmasked;	/* what it reported */
 };
 
 static void
@@ -795,6 +798,48 @@ beneath_bind(const char *deny, const char *res, const char *name,
 	return NULL;
 }
 
+/* Whether |pl| binds anything the host writes while it runs: the
+ * workspace live, a readWrite entry, agent.home. */
+static int
+plan_has_live_bind(const struct runner_plan *pl)
+{
+	return plan_ws_view(pl) == PLAN_WS_LIVE ||
+	    pl->policy->nread_write > 0 || pl->policy->home != NULL;
+}
+
+/*
+ * The live bind (plan_deny_live()) that denied path |i| of |pl| lies
+ * in, as the policy names it, or NULL; |res| gets the path resolved as
+ * far as it exists, *fix what would hide it there otherwise.
+ * |home_real|: agent.home resolved, or NULL.
+ */
+static const char *
+deny_live_bind(const struct runner_plan *pl, size_t i, const char *home_real,
+    char *res, size_t reslen, const char **fix)
+{
+	const struct sandbox_policy *sp = pl->policy;
+	char real[PATH_MAX];
+	const char *in;
+	size_t j;
+
+	resolve_existing(pl->deny[i], res, reslen);
+	*fix = "use agent.workspace: cow (--cow), or deny an existing "
+	    "directory that holds it";
+	in = plan_ws_view(pl) != PLAN_WS_LIVE ? NULL :
+	    beneath_bind(pl->deny[i], res, NULL, pl->workspace);
+	for (j = 0; in == NULL && j < sp->nread_write; j++) {
+		*fix = "bind it read-only (readOnly, --ro), or deny an "
+		    "existing directory that holds it";
+		in = beneath_bind(pl->deny[i], res, sp->read_write[j],
+		    realpath(sp->read_write[j], real));
+	}
+	if (in == NULL && sp->home != NULL) {
+		*fix = "deny an existing directory that holds it";
+		in = beneath_bind(pl->deny[i], res, sp->home, home_real);
+	}
+	return in;
+}
+
 /*
  * A denied path in a bind the host writes while the sandbox runs (the
  * workspace bound as it is, PLAN_WS_LIVE; a readWrite entry; agent.home)
@@ -807,7 +852,8 @@ beneath_bind(const char *deny, const char *res, const char *name,
  * editors, sed -i and credential tools write a file) detached the mask
  * (the kernel drops mounts on a dentry replaced from another mount
  * namespace) and was shown.  Only a mask over a directory that stays
- * survives what is made or renamed inside it.  Each other one refuses
+ * survives what is made or renamed inside it (one the host removes or
+ * moves kills the sandbox: deny_watch_start()).  Each other one refuses
  * the run, naming the path, the bind and what would hide it: 0, or
  * AL_ERR_PATH with err.
  */
@@ -815,36 +861,20 @@ static int
 plan_deny_live(const struct runner_plan *pl, char *err, size_t errlen)
 {
 	const struct sandbox_policy *sp = pl->policy;
-	char res[PATH_MAX], real[PATH_MAX], hreal[PATH_MAX];
+	char res[PATH_MAX], hreal[PATH_MAX];
 	const char *in, *fix, *home_real = NULL;
 	struct stat st;
-	size_t i, j;
+	size_t i;
 	int e;
 
 	/* No live bind (a runner's overlay, no readWrite, no home): the
 	 * common start, which resolves nothing. */
-	if (plan_ws_view(pl) != PLAN_WS_LIVE && sp->nread_write == 0 &&
-	    sp->home == NULL)
+	if (!plan_has_live_bind(pl))
 		return 0;
 	if (sp->home != NULL)
 		home_real = realpath(sp->home, hreal);
 	for (i = 0; i < pl->ndeny; i++) {
-		resolve_existing(pl->deny[i], res, sizeof(res));
-		fix = "use agent.workspace: cow (--cow), or deny an existing "
-		    "directory that holds it";
-		in = plan_ws_view(pl) != PLAN_WS_LIVE ? NULL :
-		    beneath_bind(pl->deny[i], res, NULL, pl->workspace);
-		for (j = 0; in == NULL && j < sp->nread_write; j++) {
-			fix = "bind it read-only (readOnly, --ro), or deny an "
-			    "existing directory that holds it";
-			in = beneath_bind(pl->deny[i], res, sp->read_write[j],
-			    realpath(sp->read_write[j], real));
-		}
-		if (in == NULL && sp->home != NULL) {
-			fix = "deny an existing directory that holds it";
-			in = beneath_bind(pl->deny[i], res, sp->home,
-			    home_real);
-		}
+		in = deny_live_bind(pl, i, home_real, res, sizeof(res), &fix);
 		if (in == NULL)
 			continue;
 		e = stat(pl->deny[i], &st) == -1 ? errno : 0;
@@ -863,6 +893,42 @@ plan_deny_live(const struct runner_plan *pl, char *err, size_t errlen)
 			snprintf(err, errlen, "denied path %s, in %s (bound "
 			    "live): %s", pl->deny[i], in, strerror(e));
 		return AL_ERR_PATH;
+	}
+	return 0;
+}
+
+/*
+ * Watches each denied directory in a live bind, and those between it
+ * and the bind's top, for the host removing or moving it
+ * (runner/denywatch.h): the masks made on them would go with them.
+ * Before the clone, so that nothing the host does after the masks are
+ * made goes unseen.  0, or AL_ERR_SYSTEM with err: a sandbox that
+ * could not be watched does not start.
+ */
+static int
+deny_watch_start(struct runner_proc *p, char *err, size_t errlen)
+{
+	const struct runner_plan *pl = &p->plan;
+	char res[PATH_MAX], top[PATH_MAX], hreal[PATH_MAX];
+	const char *in, *fix, *home_real = NULL;
+	size_t i;
+
+	if (!plan_has_live_bind(pl))
+		return 0;
+	if (pl->policy->home != NULL)
+		home_real = realpath(pl->policy->home, hreal);
+	for (i = 0; i < pl->ndeny; i++) {
+		if ((in = deny_live_bind(pl, i, home_real, res, sizeof(res),
+		    &fix)) == NULL)
+			continue;
+		if (realpath(in, top) == NULL)
+			snprintf(top, sizeof(top), "/");
+		if (deny_watch_add(&p->deny_watch, res, top) != 0) {
+			snprintf(err, errlen, "watch the denied path %s, in %s "
+			    "(bound live): %s", pl->deny[i], in,
+			    strerror(errno));
+			return AL_ERR_SYSTEM;
+		}
 	}
 	return 0;
 }
@@ -1176,6 +1242,7 @@ proc_free(struct runner_proc *p)
 	closefd(&p->sync_fd);
 	closefd(&p->kmsg_fd);
 	closefd(&p->notify_fd);
+	deny_watch_free(p->deny_watch);
 	free(p->denials);
 	free(p->out.buf);
 	free(p->err.buf);
@@ -1326,7 +1393,8 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	 */
 	if (geteuid() == 0 && !req->netns_ahead)
 		runner_netns_begin(&netns);
-	if ((rc = plan_init(&p->plan, req, err, errlen)) != 0)
+	if ((rc = plan_init(&p->plan, req, err, errlen)) != 0 ||
+	    (rc = deny_watch_start(p, err, errlen)) != 0)
 		goto fail;
 	/* A one-run widening is checked before anything starts. */
 	if ((rc = runner_seccomp_check_allow((const char *const *)
@@ -1548,6 +1616,11 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	if (p->err.fd != -1 && (fd_set_nonblock(p->err.fd, 1) != 0 ||
 	    epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->err.fd, &ev) == -1))
 		goto epollfail;
+	if (p->deny_watch != NULL) {
+		ev.data.fd = deny_watch_fd(p->deny_watch);
+		if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, ev.data.fd, &ev) == -1)
+			goto epollfail;
+	}
 	p->deadline = req->timeout_ms > 0 ? p->start + req->timeout_ms :
 	    INT64_MAX;
 	*out = p;
@@ -1964,6 +2037,23 @@ report_read(struct runner_proc *p)
 		p->req->on_status(p->req->status_arg, status);
 }
 
+/*
+ * The host removed or moved a watched denied directory (denywatch.h):
+ * what it makes at its name next would be shown, so the whole sandbox
+ * is killed at once, and the result says why.
+ */
+static void
+deny_watch_event(struct runner_proc *p)
+{
+	const char *hit;
+
+	if ((hit = deny_watch_read(p->deny_watch)) == NULL ||
+	    p->unmasked != NULL)
+		return;
+	p->unmasked = hit;
+	runner_proc_kill(p);
+}
+
 int
 runner_proc_step(struct runner_proc *p)
 {
@@ -1984,6 +2074,9 @@ runner_proc_step(struct runner_proc *p)
 			report_read(p);
 		else if (p->notify_fd != -1 && ev[i].data.fd == p->notify_fd)
 			notify_read(p);
+		else if (p->deny_watch != NULL &&
+		    ev[i].data.fd == deny_watch_fd(p->deny_watch))
+			deny_watch_event(p);
 	}
 	if (!p->reaped && now_monotonic_ms() >= p->deadline) {
 		p->timed_out = 1;
@@ -2042,7 +2135,11 @@ make_hint(struct runner_proc *p, struct runner_result *res, int limit)
 	const char *s = NULL;
 
 	why[0] = '\0';
-	if (res->timed_out)
+	if (res->unmasked[0] != '\0')
+		snprintf(why, sizeof(why), "the host removed or moved the "
+		    "denied directory %.64s, which its mask went with: the "
+		    "whole process tree was killed", res->unmasked);
+	else if (res->timed_out)
 		snprintf(why, sizeof(why), "wall-clock limit of %lld ms "
 		    "reached; the whole process tree was killed%s",
 		    (long long)p->req->timeout_ms, limit == 2 ?
@@ -2293,6 +2390,9 @@ runner_proc_finish(struct runner_proc *p, struct runner_result *res)
 		res->layers = p->layers;
 	snprintf(res->limits_warning, sizeof(res->limits_warning), "%s",
 	    p->warning);
+	if (p->unmasked != NULL)
+		snprintf(res->unmasked, sizeof(res->unmasked), "%s",
+		    p->unmasked);
 	res->out = p->out.buf != NULL ? p->out.buf : xstrdup("");
 	res->out_len = p->out.len;
 	if (p->req->passthrough) {

@@ -298,6 +298,13 @@ struct runner_result {
 	char	 limits_warning[256];	/* limits asked for but not
 					   enforced (best-effort), or empty */
 	/*
+	 * A denied directory in a bind the host writes while the sandbox
+	 * ran, which a process outside it removed or moved (or one above
+	 * it, below the bind's top), taking the sandbox's mask with it:
+	 * the sandbox was killed at once (runner/denywatch.h).  Or empty.
+	 */
+	char	 unmasked[512];
+	/*
 	 * What the sandbox refused, deduplicated, in order of first
 	 * occurrence (at most RUNNER_DENIALS_MAX; later ones are dropped).
 	 */

@@ -648,6 +648,11 @@ cmd_run(int argc, char **argv)
 		log_warnx("the agent's sandbox could not be built: %s",
 		    res.setup_error);
 		status = EXIT_SANDBOX;
+	} else if (res.unmasked[0] != '\0') {
+		log_warnx("the agent's sandbox was killed: the host removed "
+		    "or moved the denied directory %s (or one above it), "
+		    "whose mask went with it", res.unmasked);
+		status = EXIT_SANDBOX;
 	} else if (res.exited)
 		status = res.exit_code;
 	else
@@ -658,6 +663,9 @@ cmd_run(int argc, char **argv)
 		    "signal", res.signal, "timedOut", res.timed_out,
 		    "durationMs", (json_int_t)res.duration_ms);
 
+		if (f != NULL && res.unmasked[0] != '\0')
+			json_object_set_new(f, "unmasked",
+			    json_string(res.unmasked));
 		if (audit_append(sv.audit, "agent_end", f) != 0)
 			log_warnx("cannot record the agent's end in %s",
 			    s->audit_path);

@@ -14,7 +14,7 @@
 LINT_DIRS = common policy broker runner supervisor proxy
 LINT_CPPFLAGS = -I$(abs_top_srcdir) -I$(abs_top_builddir) $(SECCOMP_CFLAGS) $(CAPNG_CFLAGS) \
 	$(YAML_CFLAGS) $(SODIUM_CFLAGS) $(JANSSON_CFLAGS)
-FORMAT_FILES = policy/lefthook.c policy/lefthook.h tests/unit/test_lefthook.c \
+FORMAT_FILES = runner/denywatch.c runner/denywatch.h policy/lefthook.c policy/lefthook.h tests/unit/test_lefthook.c \
 	broker/approvalflow.c broker/approvalflow.h \
 	broker/runcall.c broker/runcall.h \
 	fuzz/fuzz_lefthook.c broker/selfsandbox.c broker/selfsandbox.h supervisor/cmd_approver.c \

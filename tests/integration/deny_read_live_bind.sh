@@ -10,7 +10,8 @@
 # the agent; `airlock run` only warned of the absent ones.  Such a path
 # now refuses the start, naming it, the bind and what hides it.  A
 # denied directory that exists keeps its mask whatever is made or
-# renamed inside it, and still runs.
+# renamed inside it, and still runs; the host removing or moving it (or
+# a directory above it) kills the sandbox.
 . "$top_srcdir/tests/lib.sh"
 
 chmod 755 "$T"
@@ -141,4 +142,37 @@ expect_contains "denied_dir_runs" "$out" "AGENT5: public"
 expect_contains "denied_dir_masked" "$out" "secrets/new: Permission denied"
 expect_not_contains "denied_dir_hides_new_files" "$out" "NEW-SECRET-5"
 expect_not_contains "denied_dir_hides_renamed_files" "$out" "KEY-SECRET-5"
+
+# (6) The denied directory itself replaced on the host while the agent
+# runs: moved away, removed, or an ancestor below the bind moved, and
+# another made at its name.  Its mask went with the old one, and the
+# agent read the new key (the second with the old one held open on the
+# host, as a shell's working directory would: its own removal event
+# waits for that).  The sandbox is killed at the host's move now, and
+# the agent's end records why.
+mkdir -p "$ws/conf/secrets"
+echo KEY-OLD > "$ws/conf/secrets/key"
+chown -R 65534:65534 "$ws"
+manifest "$T/m6.yaml" "" "$ws/secrets" "$ws/conf/secrets"
+n=6
+for how in "mv $ws/secrets $ws/secrets.old && mkdir $ws/secrets" \
+    "{ sleep 3 <$ws/secrets & } && rm -rf $ws/secrets && mkdir $ws/secrets" \
+    "mv $ws/conf $ws/conf.old && mkdir -p $ws/conf/secrets"; do
+	out=$(attack $n "$T/m6.yaml" \
+	    "$how && echo NEW-SECRET-$n > $ws/secrets/key && echo NEW-SECRET-$n > $ws/conf/secrets/key" \
+	    "$ws/secrets/key $ws/conf/secrets/key")
+	expect_not_contains "replaced_denied_dir_not_read_$n" "$out" \
+	    "NEW-SECRET-$n"
+	expect_contains "replaced_denied_dir_stops_the_agent_$n" "$out" \
+	    "the agent's sandbox was killed: the host removed or moved"
+	rm -rf "$ws/secrets.old" "$ws/conf.old" "$ws/secrets" "$ws/conf"
+	mkdir -p "$ws/secrets" "$ws/conf/secrets"
+	echo KEY-OLD > "$ws/secrets/key"
+	echo KEY-OLD > "$ws/conf/secrets/key"
+	chown -R 65534:65534 "$ws"
+	n=$((n + 1))
+done
+expect_contains "replaced_denied_dir_audited" \
+    "$(cat "$T"/home/sessions/*/audit.jsonl)" \
+    '"unmasked":"'"$ws"'/conf'
 finish
