@@ -1430,49 +1430,116 @@ sockets_visit(const struct runner_plan *p, struct tree_walk *w, int dfd,
  * agent started there would read (docs/WRAPPING.md).  The agent's sandbox
  * (live_workspace) sees each one present at its start as an empty
  * directory or file (EMPTY_DIR, EMPTY_FILE), read-only; a name that is a
- * symbolic link is masked where it leads, when that is in the workspace
- * (elsewhere the sandbox shows nothing the repository put there), and one
- * that leads to the workspace itself fails the start.  The broker's tools
- * and the runners still see them; none of them may make, change or
- * remove one (writepolicy's agent_config rule), which the mask, on what
- * the start found, would not cover.
+ * symbolic link is masked where it leads, when that is in the workspace,
+ * and one that leads to the workspace itself fails the start.  The
+ * broker's tools and the runners still see them; none of them may make,
+ * change or remove one (writepolicy's agent_config rule), which the mask,
+ * on what the start found, would not cover.
  */
 static const char *const *const agent_config = writepolicy_agent_config;
+
+/*
+ * The agents' instruction files at the workspace's top (Claude Code's,
+ * Codex's and opencode's, Gemini CLI's), which each CLI puts before the
+ * model as it starts.  They are the repository's text, which the model
+ * reads through the broker anyway, and are shown as they are; but one
+ * that is a symbolic link out of the workspace would put what it leads
+ * to in the agent's sandbox before the model: /proc/self/environ (the
+ * agent's API key), a token in agent.home.
+ */
+static const char *const agent_instructions[] = {
+	"AGENTS.md", "AGENTS.override.md", "CLAUDE.md", "CLAUDE.local.md",
+	"GEMINI.md", NULL
+};
+
+/*
+ * Masks the symbolic link |name| in the workspace's top (|wsfd|) itself
+ * with an empty file, which no lookup follows past: for one that does
+ * not lead into the workspace, where nothing is the repository's.
+ */
+static void
+agent_link_mask(const struct runner_plan *p, int wsfd, const char *name,
+    const char *path)
+{
+	int mfd;
+
+	if ((mfd = open_tree(AT_FDCWD, EMPTY_FILE, OPEN_TREE_CLONE |
+	    OPEN_TREE_CLOEXEC)) == -1)
+		fail(p, "open_tree", EMPTY_FILE);
+	if (move_mount(mfd, "", wsfd, name, MOVE_MOUNT_F_EMPTY_PATH) == -1)
+		fail(p, "mask the link", path);
+	close(mfd);
+}
+
+/*
+ * Masks |name| at the workspace's top (|wsfd|): a configuration name
+ * (|config|) where it leads in the workspace; any link that leads out of
+ * it, or nowhere the start can tell, itself.
+ */
+static void
+agent_name_mask(const struct runner_plan *p, int wsfd, const char *name,
+    int config)
+{
+	char path[RUNNER_MAX_PATH], real[PATH_MAX];
+	struct stat st;
+	size_t n = strlen(p->workspace);
+	int link;
+
+	cat(p, real, p->workspace, "/");
+	cat(p, path, real, name);
+	if (fstatat(wsfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1) {
+		if (errno == ENOENT)
+			return;
+		fail(p, "stat the agent's configuration", path);
+	}
+	link = S_ISLNK(st.st_mode);
+	if (realpath(path, real) == NULL) {
+		if (link) {
+			agent_link_mask(p, wsfd, name, path);
+			return;
+		}
+		/* Nothing the agent could read either. */
+		if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP ||
+		    errno == EACCES)
+			return;
+		fail(p, "resolve the agent's configuration", path);
+	}
+	/* A link to the workspace itself shows its top as the
+	 * configuration (.claude/settings.json its settings.json): no mask
+	 * can cover that. */
+	if (config && strcmp(real, p->workspace) == 0) {
+		errno = ELOOP;
+		fail(p, "mask the agent's configuration (a link to the "
+		    "workspace)", path);
+	}
+	if (strncmp(real, p->workspace, n) != 0 || real[n] != '/') {
+		if (link)
+			agent_link_mask(p, wsfd, name, path);
+		return;
+	}
+	if (!config)
+		return;
+	if (stat(real, &st) == -1)
+		fail(p, "stat the agent's configuration", real);
+	if (mount(S_ISDIR(st.st_mode) ? EMPTY_DIR : EMPTY_FILE, real, NULL,
+	    MS_BIND, NULL) == -1)
+		fail(p, "mask the agent's configuration", real);
+}
 
 static void
 agent_config_mask(const struct runner_plan *p)
 {
-	char path[RUNNER_MAX_PATH], real[PATH_MAX];
-	struct stat st;
-	size_t i, n;
+	size_t i;
+	int wsfd;
 
-	n = strlen(p->workspace);
-	for (i = 0; agent_config[i] != NULL; i++) {
-		cat(p, real, p->workspace, "/");
-		cat(p, path, real, agent_config[i]);
-		if (realpath(path, real) == NULL) {
-			/* Absent, or nothing the agent could read either. */
-			if (errno == ENOENT || errno == ENOTDIR ||
-			    errno == ELOOP || errno == EACCES)
-				continue;
-			fail(p, "resolve the agent's configuration", path);
-		}
-		/* A link to the workspace itself shows its top as the
-		 * configuration (.claude/settings.json its settings.json):
-		 * no mask can cover that. */
-		if (strcmp(real, p->workspace) == 0) {
-			errno = ELOOP;
-			fail(p, "mask the agent's configuration (a link to the "
-			    "workspace)", path);
-		}
-		if (strncmp(real, p->workspace, n) != 0 || real[n] != '/')
-			continue;
-		if (stat(real, &st) == -1)
-			fail(p, "stat the agent's configuration", real);
-		if (mount(S_ISDIR(st.st_mode) ? EMPTY_DIR : EMPTY_FILE, real,
-		    NULL, MS_BIND, NULL) == -1)
-			fail(p, "mask the agent's configuration", real);
-	}
+	if ((wsfd = open(p->workspace, O_PATH | O_DIRECTORY |
+	    O_CLOEXEC)) == -1)
+		fail(p, "open", p->workspace);
+	for (i = 0; agent_config[i] != NULL; i++)
+		agent_name_mask(p, wsfd, agent_config[i], 1);
+	for (i = 0; agent_instructions[i] != NULL; i++)
+		agent_name_mask(p, wsfd, agent_instructions[i], 0);
+	close(wsfd);
 }
 
 static void

@@ -59,10 +59,23 @@ chmod -R u+w "$ws"	# a distcheck source tree is read-only
 # helpers, MCP servers, tools, models, environment and plugins of each
 # agent's project settings, each leaving $HOME/pwned-WHAT if it runs, or
 # naming a model pwned-model-*): under airlock run, as docs/WRAPPING.md
-# says, none of it may take effect.
-[ $mode = run ] && cp -R "$top_srcdir/tests/agents/hostile/." "$ws"
+# says, none of it may take effect.  And deeper, in src/, where a CLI
+# started in src/ reads it (Gemini CLI applies src/.gemini/.env): airlock
+# run starts the agent at the workspace's top, whatever directory it is
+# run from (here src/), and the CLIs look for their project settings
+# there and above it, not beneath.
+# And its instruction files as links out of the workspace, to what the
+# agent's sandbox holds there: its environment, with the API key (made
+# here, not kept in the source tree, where any reader would follow them).
+if [ $mode = run ]; then
+	cp -R "$top_srcdir/tests/agents/hostile/." "$ws"
+	cp -R "$top_srcdir/tests/agents/hostile/." "$ws/src"
+	for f in GEMINI.md AGENTS.md CLAUDE.md; do
+		ln -s /proc/self/environ "$ws/$f"
+	done
+fi
 home="$T/home"
-mkdir -p "$home" "$T/state"
+mkdir -p "$home" "$T/state" "$T/bodies"
 export AIRLOCK_HOME="$T/state" AIRLOCK_RUNTIME_DIR="$T/run"
 manifest="$top_srcdir/contrib/agents/$profile.yaml"
 if [ "$(id -u)" = 0 ] || [ $mode = serve ]; then
@@ -88,7 +101,8 @@ own_write=
 [ $mode = run ] && own_write="--own-write --attack $home"
 # shellcheck disable=SC2086
 python3 "$top_srcdir/tests/agents/mockmodel.py" --log "$T/mock.log" \
-	--port-file "$T/port" $own_write >"$T/mock.err" 2>&1 &
+	--port-file "$T/port" --dump-dir "$T/bodies" $own_write \
+	>"$T/mock.err" 2>&1 &
 mock_pid=$!
 i=0
 while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
@@ -297,9 +311,10 @@ $v" ;;
 		esac
 	done
 	# shellcheck disable=SC2086
-	timeout "$AGENT_TIMEOUT" env $exported "$AIRLOCK" run --manifest "$manifest" \
-		--workspace "$ws" --allow-host "127.0.0.1:$port" $envflags \
-		-- "$@" </dev/null >"$T/agent.out" 2>"$T/agent.err"
+	(cd "$ws/src" && timeout "$AGENT_TIMEOUT" env $exported "$AIRLOCK" run \
+		--manifest "$manifest" --workspace "$ws" \
+		--allow-host "127.0.0.1:$port" $envflags \
+		-- "$@" </dev/null >"$T/agent.out" 2>"$T/agent.err")
 	rc=$?
 fi
 IFS=$old_ifs
@@ -534,6 +549,11 @@ expect_not_contains "the agent's own web tools fetched nothing" \
 	"$(cat "$T/mock.log")" '"path": "/pwned-'
 expect_not_contains "nor saved a memory for later sessions (Gemini CLI's save_memory)" \
 	"$(cat "$home/.gemini/GEMINI.md" 2>/dev/null)" pwned
+# Nor did an instruction file of it that links out of the workspace
+# (GEMINI.md, AGENTS.md and CLAUDE.md -> /proc/self/environ, above) put
+# what it leads to in the sandbox, the agent's API key, before the model.
+expect_eq "no instruction file showed the model the agent's environment" \
+	"$(grep -l '_API_KEY=mock-key' "$T/bodies"/* 2>/dev/null | head -n 1)" ""
 
 # The session: its trace and its audit log.
 if [ $mode = run ]; then

@@ -32,9 +32,17 @@ echo '{"tools":{"bash":true}}' >"$ws/opencode.json"
 echo '{"mcp":{"evil":{"type":"local","command":["sh"]}}}' >"$ws/docs/oc.jsonc"
 ln -s docs/oc.jsonc "$ws/opencode.jsonc"
 echo kept >"$ws/docs/readme.txt"
+# Instruction files are the repository's text, shown as they are; but
+# one that links out of the workspace would put what the agent's sandbox
+# holds there before the model (Gemini CLI and Codex did, make
+# check-agents): the agent's environment, a token in its home.
+echo "Be brief." >"$ws/CLAUDE.md"
+ln -s /proc/self/environ "$ws/GEMINI.md"
+ln -s "$T/ahome/token" "$ws/AGENTS.md"
+echo TOKEN-IN-HOME >"$T/ahome/token"
 chmod -R a+rX "$ws"
 # (as root the agent is uid 65534; its home must be its own)
-[ "$(id -u)" = 0 ] && chown 65534:65534 "$T/ahome"
+[ "$(id -u)" = 0 ] && chown -R 65534:65534 "$T/ahome"
 sed -e "s|^  home: .*|  home: $T/ahome|" \
     "$top_srcdir/contrib/agents/claude-code.yaml" >"$T/m.yaml"
 
@@ -43,15 +51,21 @@ files=".claude/settings.json .claude/settings.local.json .mcp.json
     .codex/config.toml .gemini/settings.json .gemini/.env .env opencode.json
     opencode.jsonc docs/oc.jsonc"
 # shellcheck disable=SC2016
-out=$(cd "$ws" && timeout 60 "$AIRLOCK" run --manifest "$T/m.yaml" \
-    --workspace "$ws" -- sh -c '
+out=$(cd "$ws" && ANTHROPIC_API_KEY=sk-ant-marker timeout 60 "$AIRLOCK" run \
+    --manifest "$T/m.yaml" --workspace "$ws" -- sh -c '
 	for f in '"$(echo $files)"'; do
 		echo "$f $(cat "$f" 2>/dev/null | wc -c)"
 	done
 	echo "dirs: $(ls -A .claude .codex .gemini .opencode | tr -s "\n" " ")"
 	echo "docs: $(cat docs/readme.txt)"
+	echo "claude: $(cat CLAUDE.md)"
+	echo "linked: $(cat GEMINI.md AGENTS.md 2>&1 | tr "\0" " ")."
 	if (echo x >.claude/new) 2>/dev/null; then echo wrote; fi' 2>&1)
 expect_eq "airlock run ran the agent" "$?" 0
+expect_contains "an instruction file is shown as it is" "$out" \
+    "claude: Be brief."
+expect_contains "one that links out of the workspace shows nothing" "$out" \
+    "linked: ."
 for f in $files; do
 	expect_contains "the agent reads nothing of $f" "$out" "$f 0"
 done
@@ -59,6 +73,16 @@ expect_contains "the agent lists its configuration directories empty" "$out" \
     "dirs: .claude: .codex: .gemini: .opencode: "
 expect_contains "the rest of the workspace is as it was" "$out" "docs: kept"
 expect_not_contains "the masks are read-only" "$out" wrote
+
+# Deeper copies (docs/.gemini/.env) are not masked: each CLI reads its
+# project settings in the directory it starts in and above it (Gemini CLI
+# started in docs/ would apply docs/.gemini/.env), and the agent starts at
+# the workspace's top whatever directory airlock run is run from (make
+# check-agents runs each CLI from src/ with tests/agents/hostile/ there).
+out=$(cd "$ws/docs" && timeout 60 "$AIRLOCK" run --manifest "$T/m.yaml" \
+    --workspace "$ws" -- pwd 2>&1)
+expect_eq "the agent starts at the workspace's top, run from beneath it" \
+    "$(printf '%s\n' "$out" | head -n 1)" "$ws"
 
 # A link to the workspace itself would show its top as the configuration
 # (.claude/settings.json the workspace's settings.json): the agent does
