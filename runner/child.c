@@ -2198,6 +2198,22 @@ plan_with_own_vectors(const struct runner_plan *p)
 	return &init_plan;
 }
 
+/*
+ * Whether the init has a child left once the command is reaped: every
+ * process of the namespace descends from it, and the command's own
+ * children are made ours before its end reaches us.  A waitid() that
+ * neither waits nor reaps; 1 if it cannot tell.
+ */
+static int
+others_left(void)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0 ||
+	    errno != ECHILD;
+}
+
 static void __attribute__((noreturn))
 run_init(const struct runner_plan *p)
 {
@@ -2226,7 +2242,10 @@ run_init(const struct runner_plan *p)
 		if (pid == cmd)
 			break;
 	}
-	rec[0] = 'W';
+	/* 'w': others of the command's are left (an orphan its end made
+	 * ours), until our exit kills them; a denial of theirs may still
+	 * come (runner.c: report_read()). */
+	rec[0] = others_left() ? 'w' : 'W';
 	memcpy(rec + 1, &status, sizeof(status));
 	(void)!write(p->report_fd, rec, sizeof(rec));
 	_exit(0);

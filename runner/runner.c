@@ -1981,14 +1981,16 @@ notify_read(struct runner_proc *p)
  * stderr, from which runner_proc_finish() reads the filesystem and
  * rlimit refusals (what the pipe still holds is read first: the command
  * wrote it before it ended), a signal or a shell's 128 + N (the
- * rlimits'), or a cgroup limit hit.  A run that may have is not
+ * rlimits'), a cgroup limit hit, or another process of the sandbox
+ * still running ("w": one the command left behind, whose denial may come
+ * after this, until the init's exit kills it).  A run that may have is not
  * reported early (runner_request.on_status): its denials are known only
  * once it is finished, and airlock exec records them before exec_end.
  */
 static int
 may_have_denied(struct runner_proc *p, int status)
 {
-	if (p->ndenials > 0)
+	if (p->ndenials > 0 || p->report[0] != 'W')
 		return 1;
 	stream_read(p, &p->err);
 	if (p->err.len > 0)
@@ -2001,7 +2003,8 @@ may_have_denied(struct runner_proc *p, int status)
 /*
  * Reads what the child or the init wrote on report_fd: a setup failure
  * ("E" and the reason), or the command's wait status ("W" and an int, one
- * write, the last thing the init does before it exits).  The status goes
+ * write, the last thing the init does before it exits; "w" when another
+ * process was left in the sandbox then).  The status goes
  * to req->on_status at once: the command has ended, and the caller may
  * record it while the namespace is torn down.
  */
@@ -2027,7 +2030,7 @@ report_read(struct runner_proc *p)
 		closefd(&p->report_fd);
 	}
 	if (p->ended || p->report_len != 1 + sizeof(int) ||
-	    p->report[0] != 'W')
+	    (p->report[0] != 'W' && p->report[0] != 'w'))
 		return;
 	memcpy(&status, p->report + 1, sizeof(status));
 	p->ended = 1;
@@ -2367,7 +2370,7 @@ runner_proc_finish(struct runner_proc *p, struct runner_result *res)
 	report_read(p);
 	n = (ssize_t)p->report_len;
 	memcpy(msg, p->report, p->report_len);
-	if (n == 1 + (ssize_t)sizeof(int) && msg[0] == 'W') {
+	if (n == 1 + (ssize_t)sizeof(int) && (msg[0] == 'W' || msg[0] == 'w')) {
 		/* The init reports the command's own status. */
 		memcpy(&status, msg + 1, sizeof(status));
 		if (WIFEXITED(status)) {

@@ -181,7 +181,8 @@ struct runner_request {
 	 * then is nothing of it left.  Not called for a run that failed to
 	 * start, timed out or was killed, nor for one that may have met a
 	 * denial (one recorded, anything on its stderr, a signal or an exit
-	 * status of 128 or more, a cgroup limit hit): its denials are known
+	 * status of 128 or more, a cgroup limit hit, or another process left
+	 * running in the sandbox when the command ended): its denials are known
 	 * only from runner_proc_finish(), and the caller's record of its
 	 * end (exec_end) must follow their records.  NULL: none.
 	 */
