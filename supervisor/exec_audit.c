@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -61,6 +62,7 @@ struct exec_audit {
 };
 
 static void hand_rmdirs(struct exec_audit *x);
+static int exec_audit_defers(void);
 
 /*
  * The writer's niceness until the caller waits for it (root only: only
@@ -585,7 +587,35 @@ writer_spare(
 	return -1;
 }
 
-/* 1 if a tracer follows this process (or it cannot tell). */
+/*
+ * 1 if a child of ours starts traced: PTRACE_TRACEME fails (EPERM) for a
+ * process traced already, as a tracer that follows forks (strace -f)
+ * traces each child from its birth; else the child is ours to trace,
+ * and goes at once.  1 too if it cannot tell.
+ */
+static int
+child_born_traced(void)
+{
+	pid_t pid;
+	int status;
+
+	if ((pid = fork()) == -1)
+		return 1;
+	if (pid == 0)
+		_exit(ptrace(PTRACE_TRACEME, 0, NULL, NULL) == -1 ? 1 : 0);
+	while (waitpid(pid, &status, 0) == -1)
+		if (errno != EINTR)
+			return 1;
+	return !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+}
+
+/*
+ * 1 if a tracer follows this process (or it cannot tell).  TracerPid
+ * names it as our /proc's pid namespace sees it: 0 for a tracer outside
+ * that namespace ("strace -f nsenter -p ... airlock exec", a container's
+ * process traced from the host).  Outside the initial pid namespace a 0
+ * is checked again by a child's PTRACE_TRACEME (child_born_traced()).
+ */
 static int
 being_traced(void)
 {
@@ -601,6 +631,8 @@ being_traced(void)
 			break;
 		}
 	fclose(f);
+	if (!traced && !exec_audit_defers())
+		traced = child_born_traced();
 	return traced;
 }
 

@@ -245,6 +245,8 @@ TESTS += tests/integration/audit_dirs_synced.sh
 EXTRA_DIST += tests/integration/audit_dirs_synced.sh
 TESTS += tests/integration/exec_writer_after_exit.sh
 EXTRA_DIST += tests/integration/exec_writer_after_exit.sh
+TESTS += tests/integration/exec_traced_pidns.sh
+EXTRA_DIST += tests/integration/exec_traced_pidns.sh
 # One unmount in the child, every helper reaped, the writer's priority.
 TESTS += tests/integration/exec_lean_start.sh
 EXTRA_DIST += tests/integration/exec_lean_start.sh
