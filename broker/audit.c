@@ -1059,6 +1059,12 @@ audit_sync(struct audit *a)
 	return a->broken || fdatasync(a->fd) == -1 ? AL_ERR_IO : 0;
 }
 
+int
+audit_sync_fd(const struct audit *a)
+{
+	return a->broken ? -1 : a->fd;
+}
+
 void
 audit_close(struct audit *a)
 {

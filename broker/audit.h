@@ -103,6 +103,13 @@ int	audit_end(struct audit *a);
  */
 int	audit_sync(struct audit *a) __attribute__((warn_unused_result));
 
+/*
+ * The log's descriptor, for a sync made by other means than audit_sync()
+ * (airlock exec's writer has the kernel start it: exec_audit.c), or -1
+ * once a write failed (audit_sync() would fail).  Owned by |a|.
+ */
+int	audit_sync_fd(const struct audit *a);
+
 /* audit_end() unless called already, closes, wipes the key.  NULL is
  * fine. */
 void	audit_close(struct audit *a);

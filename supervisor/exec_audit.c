@@ -19,8 +19,11 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <syslog.h>
+
+#include <linux/aio_abi.h>
 
 #include "broker/audit.h"
 #include "broker/audit_ship.h"
@@ -408,6 +411,50 @@ write_denials(struct audit *a, json_t *end)
 }
 
 /*
+ * The writer's AIO context, made on first use (0: none yet), for
+ * sync_start(); the kernel frees it as the writer exits.
+ */
+static aio_context_t sync_ctx;
+
+/*
+ * Starts the sync (fdatasync) of the log |fd| on the kernel's own
+ * workqueue (AIO's IOCB_CMD_FDSYNC) and returns at once: once submitted
+ * it runs to its end whatever becomes of the writer (killed after its
+ * answer, the kernel still syncs; the writer's exit waits for it), so
+ * the answer, which lets the exit status leave, never goes before a
+ * sync that will be done.  0, or -1: not started (no AIO here).
+ */
+static int
+sync_start(int fd)
+{
+	struct iocb cb, *cbs[1] = { &cb };
+
+	if (fd == -1 ||
+	    (sync_ctx == 0 && syscall(SYS_io_setup, 1, &sync_ctx) == -1)) {
+		sync_ctx = 0;
+		return -1;
+	}
+	memset(&cb, 0, sizeof(cb));
+	cb.aio_lio_opcode = IOCB_CMD_FDSYNC;
+	cb.aio_fildes = (uint32_t)fd;
+	return syscall(SYS_io_submit, sync_ctx, 1, cbs) == 1 ? 0 : -1;
+}
+
+/* Waits for the sync sync_start() started: 0, or -1 if it failed. */
+static int
+sync_wait(void)
+{
+	struct io_event ev;
+	long n;
+
+	while (
+	    (n = syscall(SYS_io_getevents, sync_ctx, 1, 1, &ev, NULL)) == -1 &&
+	    errno == EINTR)
+		;
+	return n == 1 && ev.res == 0 ? 0 : -1;
+}
+
+/*
  * One session: waits for exec_start, moves the session from
  * STATE/spare/ to STATE/sessions/ and writes the record, then (told by
  * the exec, or because the exec is gone) exec_end and session_end.  |p|
@@ -498,15 +545,25 @@ writer_serve(struct exec_spare *sp, int fd, struct writer_prep *p, int stay)
 		ok = 0;
 	json_decref(end);
 	ok = audit_end(p->a) == 0 && ok;
-	/* Written: the exit status may leave.  What comes after (the sync,
-	 * the freeing, the mount namespace, the next session) yields to the
-	 * exec, which is on its way out (root only, as at the start). */
+	/* The sync is started before the answer, done even if we are
+	 * killed after it; where it cannot be, it is done before. */
+	if (ok && later && sync_start(audit_sync_fd(p->a)) != 0) {
+		later = 0;
+		if (audit_sync(p->a) != 0) {
+			ok = 0;
+			lost = 1;
+		}
+	}
+	/* Written: the exit status may leave.  What comes after (the wait
+	 * for the sync, the freeing, the mount namespace, the next session)
+	 * yields to the exec, which is on its way out (root only, as at the
+	 * start). */
 	if (geteuid() == 0)
 		(void)setpriority(PRIO_PROCESS, 0, WRITER_NICE);
 	(void)send_msg(
 	    fd, ok ? (stay ? "0S" : "0") : (stay ? "1S" : "1"), stay ? 2 : 1);
 	make_way();
-	if (ok && later && audit_sync(p->a) != 0) {
+	if (ok && later && sync_wait() != 0) {
 		/* Our stderr is /dev/null (writer_main()), the exec gone. */
 		syslog(LOG_DAEMON | LOG_ERR,
 		    "airlock exec: the audit log %s: exec_end and "

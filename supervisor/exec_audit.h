@@ -168,8 +168,9 @@ void exec_audit_on_status(void *arg, int wait_status);
 /*
  * exec_audit_finish(x, end), waits for the writer to have written exec_end
  * and session_end (written and signed; synced too with "sync exec-end" in
- * audit.conf or outside the initial pid namespace, else synced by the
- * writer after its answer: docs/AUDIT.md),
+ * audit.conf or outside the initial pid namespace, else by a sync the
+ * writer had the kernel start before its answer, done even if the writer
+ * is killed after it: docs/AUDIT.md),
  * hands it the network namespace made ahead and the cgroups to remove,
  * and frees |x| (NULL: nothing).  Returns 0, or -1 if a record could not
  * be written.

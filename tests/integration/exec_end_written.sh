@@ -5,8 +5,10 @@
 # written, signed and chained, as a broker's reply does; the audit
 # writer syncs them right after (docs/AUDIT.md).  With "sync exec-end"
 # in audit.conf it waits for the sync too, and a failed sync is said and
-# cut back.  Attacked by slowing and failing the writer's fdatasync with
-# strace, attached to the spare writer that serves the exec:
+# cut back.  Attacked by slowing and failing the writer's sync with
+# strace, attached to the spare writer that serves the exec (its
+# fdatasync; by default the wait for the sync it had the kernel start
+# before its answer, io_getevents):
 # - by default a slow sync does not hold the status, the records are in
 #   the file when airlock exec returns, and a failed sync retires the
 #   writer (the next exec forks one of its own, whose exec_start must be
@@ -29,21 +31,22 @@ ms() { date +%s%3N; }
 events() { jq -r .event "$1" | tr '\n' ' '; }
 
 # trace_spare INJECT: makes a spare (an exec of its own), attaches strace
-# to it with the fdatasync INJECT, and sets $sp and $tracer.
+# to it with the fdatasync or io_getevents INJECT, and sets $sp and
+# $tracer.
 trace_spare() {
 	"$AIRLOCK" exec -- /bin/true || return 1
 	wait_for has_spare || return 1
 	sp=$(spare_pid)
-	strace -qq -p "$sp" -o "$T/trace" -e trace=fdatasync -e inject="$1" &
+	strace -qq -p "$sp" -o "$T/trace" -e trace=fdatasync,io_getevents -e inject="$1" &
 	tracer=$!
 	# Attached once the tracer shows in the spare's status.
 	wait_for sh -c "grep -q '^TracerPid:[[:space:]]*$tracer\$' /proc/$sp/status"
 }
 untrace() { kill "$tracer" 2>/dev/null; wait "$tracer" 2>/dev/null; }
 
-# 1. Default: the second fdatasync (exec_end's) held 3 s.  (The first
-# is exec_start's, synced before the command may run.)
-trace_spare fdatasync:delay_enter=3000000:when=2
+# 1. Default: the wait for exec_end's sync held 3 s.  (exec_start's is
+# an fdatasync, before the command may run.)
+trace_spare io_getevents:delay_enter=3000000:when=1
 check "a spare writer to serve the exec" [ -n "$sp" ]
 t0=$(ms)
 "$AIRLOCK" exec -- /bin/sh -c 'exit 5' &
@@ -58,7 +61,7 @@ expect_eq "...and the records are written when it returns" "$(events "$log")" \
     "session_start exec_start exec_end session_end "
 "$AIRLOCK" audit verify -q "$log" >/dev/null 2>&1
 expect_eq "...and verify" "$?" 0
-check "...the writer synced them after" wait_for grep -q 'fdatasync.*= 0 (DELAYED)' "$T/trace"
+check "...the writer synced them after" wait_for grep -q 'io_getevents.*= 1 (DELAYED)' "$T/trace"
 untrace
 check "...and stays on as a spare" wait_for has_spare
 # (Its own, airlock-PID-SEQ: other runs on the machine have theirs.)
@@ -69,12 +72,12 @@ expect_eq "...having removed the exec's empty cgroups" "$left" 0
 # the command's; the writer cannot say so on the exec's stderr (it has
 # gone), so it says it to syslog and retires: the next exec forks a
 # writer of its own.
-trace_spare fdatasync:error=EIO:when=2
+trace_spare io_getevents:error=EIO:when=1
 old=$sp
 "$AIRLOCK" exec -- /bin/sh -c 'exit 3' 2>"$T/err"
 expect_eq "a failed exec_end sync after the answer: the command's status" "$?" 3
-wait_for grep -q 'fdatasync.*EIO' "$T/trace"
-check "...the sync failed" grep -q 'fdatasync.*EIO' "$T/trace"
+wait_for grep -q 'io_getevents.*EIO' "$T/trace"
+check "...the sync failed" grep -q 'io_getevents.*EIO' "$T/trace"
 gone() { [ ! -d "/proc/$old" ] || grep -q '^State:.*Z' "/proc/$old/status"; }
 check "...and that writer retires rather than stay a spare" wait_for gone
 untrace

@@ -247,6 +247,8 @@ TESTS += tests/integration/exec_writer_after_exit.sh
 EXTRA_DIST += tests/integration/exec_writer_after_exit.sh
 TESTS += tests/integration/exec_traced_pidns.sh
 EXTRA_DIST += tests/integration/exec_traced_pidns.sh
+TESTS += tests/integration/exec_writer_killed.sh
+EXTRA_DIST += tests/integration/exec_writer_killed.sh
 # One unmount in the child, every helper reaped, the writer's priority.
 TESTS += tests/integration/exec_lean_start.sh
 EXTRA_DIST += tests/integration/exec_lean_start.sh
