@@ -24,12 +24,17 @@ ws=$(make_workspace)
 
 # The namespace's init, a sleep that outlives each exec; its /proc is
 # the namespace's own.
-unshare -pf -m --propagation private --mount-proc sleep 60 &
+unshare -pf -m --propagation private --mount-proc --kill-child \
+    sleep 60 </dev/null >/dev/null 2>&1 &
 holder=$!
+disown "$holder"
+ns=""
 prev_trap=$(trap -p EXIT)
 prev_trap=${prev_trap#trap -- \'}
 prev_trap=${prev_trap%\' EXIT}
-trap "_rc=\$?; kill $holder 2>/dev/null; (exit \$_rc); $prev_trap" EXIT
+# (unshare ignores SIGTERM, and the namespace's init every signal but
+# SIGKILL.)
+trap "_rc=\$?; kill -KILL \$ns $holder 2>/dev/null; (exit \$_rc); $prev_trap" EXIT
 init_pid() { pgrep -P "$holder" >/dev/null; }
 check "the pid namespace is up" wait_for init_pid
 ns=$(pgrep -P "$holder")
