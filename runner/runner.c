@@ -2370,7 +2370,8 @@ runner_proc_finish(struct runner_proc *p, struct runner_result *res)
 	report_read(p);
 	n = (ssize_t)p->report_len;
 	memcpy(msg, p->report, p->report_len);
-	if (n == 1 + (ssize_t)sizeof(int) && (msg[0] == 'W' || msg[0] == 'w')) {
+	if (n == 1 + (ssize_t)sizeof(int) &&
+	    (msg[0] == 'W' || msg[0] == 'w')) {
 		/* The init reports the command's own status. */
 		memcpy(&status, msg + 1, sizeof(status));
 		if (WIFEXITED(status)) {
