@@ -355,6 +355,10 @@ landed_mode(struct changeset *cs, int ufd, const char *path,
 
 	*mode = asked;
 	*kept = 0;
+	/* A symlink's mode is no one's: symlinkat() makes every one 0777,
+	 * and no bit of it is dropped (each was told as a drop to 0775). */
+	if (S_ISLNK(st->st_mode))
+		return 0;
 	if (same && S_ISDIR(st->st_mode))
 		*kept = asked & rst->st_mode & (S_ISUID | S_ISGID | S_ISVTX);
 	if (same && (!(rst->st_mode & S_ISVTX) || (asked & S_ISVTX)))

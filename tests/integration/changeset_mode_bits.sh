@@ -107,6 +107,15 @@ expect_eq "sticky bit taken off: noted" \
     "$(jr -c '[.result.structuredContent.modesDropped[] | [.path, .mode, .landed]]')" \
     '[["st","0777","0775"]]'
 
+# A symlink's mode is no one's: the kernel makes every one 0777 and it
+# lands 0777.  Each symlink a run made was listed as a drop ("mode 0777
+# landed as 0775") in the result, change_applied and exec_end, a bit
+# said dropped that landed.
+sh_call 'ln -s gw lnk'
+expect_ok_result "symlink: the set lands"
+expect_eq "symlink: it lands" "$(readlink "$ws/lnk")" gw
+expect_eq "symlink: no drop told in the result" "$(jr -c .result.structuredContent.modesDropped)" null
+
 # The group-write bit lands.
 sh_call 'echo x >gw && chmod 664 gw'
 expect_eq "group-write: lands" "$(mode gw)" 664
@@ -132,6 +141,14 @@ esess=$(newest_session)
 expect_eq "exec: exec_end lists the drop" \
     "$(jq -c 'select(.event == "exec_end") | .fields.changeSet.modesDropped' "$esess/audit.jsonl" 2>&1)" \
     '[{"landed":"0664","mode":"0666","path":"ex"}]'
+out=$(cd "$ws" && "$AIRLOCK" exec --workspace "$ws" -- sh -c 'ln -s ex elnk' 2>&1)
+expect_eq "exec: a symlink lands" "$(readlink "$ws/elnk")" ex
+expect_not_contains "exec: no drop told of it" "$out" "elnk: mode"
+esess=$(newest_session)
+expect_eq "exec: nor in exec_end" \
+    "$(jq -c 'select(.event == "exec_end") | .fields.changeSet.modesDropped' "$esess/audit.jsonl" 2>&1)" null
+expect_eq "symlink: nor in change_applied" \
+    "$(jq -c 'select(.event == "change_applied") | .fields.modesDropped // [] | .[] | select(.path == "lnk")' "$sess/audit.jsonl" 2>&1)" ""
 
 expect_eq "the change_applied record lists the drops" \
     "$(jq -c 'select(.event == "change_applied" and .fields.modesDropped != null) | [.fields.modesDropped[] | [.path, .mode, .landed]] | sort' "$sess/audit.jsonl" 2>&1 | head -1)" \
