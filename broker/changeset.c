@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -24,6 +25,8 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+
+#include <linux/fs.h>
 
 #include "broker/applyjournal.h"
 #include "broker/broker_int.h"
@@ -1051,9 +1054,35 @@ copy_file(int from, int to)
 }
 
 /*
+ * The inode flags a file's owner sets (chattr(1): nodump, sync, noatime,
+ * nocow, compression, ...) and those a copy never has (verity); the
+ * filesystem's own (extents, inline data) are not among them.
+ */
+#define OWNER_SET_FLAGS \
+	(FS_SECRM_FL | FS_UNRM_FL | FS_COMPR_FL | FS_SYNC_FL | \
+	    FS_IMMUTABLE_FL | FS_APPEND_FL | FS_NODUMP_FL | FS_NOATIME_FL | \
+	    FS_NOCOMP_FL | FS_JOURNAL_DATA_FL | FS_NOTAIL_FL | FS_DIRSYNC_FL | \
+	    FS_TOPDIR_FL | FS_VERITY_FL | FS_NOCOW_FL | FS_DAX_FL | \
+	    FS_PROJINHERIT_FL)
+
+/* Whether the file |fd| has a flag of OWNER_SET_FLAGS; a filesystem
+ * that has no flags has none. */
+static int
+has_owner_flags(int fd)
+{
+	int flags = 0;
+
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) == -1)
+		return errno != ENOTTY && errno != EOPNOTSUPP &&
+		    errno != EINVAL && errno != ENOSYS;
+	return (flags & OWNER_SET_FLAGS) != 0;
+}
+
+/*
  * Makes the upper layer's file |fd| land as a copy would: no extended
  * attribute of the layer's (the overlay's trusted.overlay.origin, a
- * run's user.* names or POSIX ACL, file capabilities) and the time of
+ * run's user.* names or POSIX ACL, file capabilities), no inode flag the
+ * run set (has_owner_flags(): then it is copied) and the time of
  * the apply, not one the run chose.  Labels of a security module
  * (security.*, but for file capabilities) are the system's: left alone.
  * Returns 0, or -1 when one cannot be removed (the caller then copies).
@@ -1064,6 +1093,11 @@ strip_layer_meta(int fd)
 	char names[65536], *n;
 	ssize_t len;
 
+	/* The run's chattr +d (say) moved with the file, unseen by the
+	 * diff: such a file is copied, with the flags a new file there gets
+	 * from its directory. */
+	if (has_owner_flags(fd))
+		return -1;
 	if ((len = flistxattr(fd, names, sizeof(names))) == -1)
 		return errno == ENOTSUP ? futimens(fd, NULL) : -1;
 	for (n = names; n < names + len; n += strlen(n) + 1) {

@@ -15,6 +15,9 @@
 #   itself moves, and it brought the run's user.* attribute, the
 #   overlay's own trusted.overlay.origin and the run's chosen mtime;
 #   a landed file now has none of them, as a copied one never had;
+# - inode flags: the file that moves kept those the agent set (chattr
+#   +d: dump(8) then skipped it; +S, +A), none of them in the diff; a
+#   file with one is copied now, with what a new file there gets;
 # - airlock commit --digest: a binary file is shown only as "Binary files
 #   ... differ", so a resumed session that changed its bytes kept the
 #   digest a person approved and its new bytes landed; the diff now
@@ -98,8 +101,10 @@ agent() {
 }
 agent 'echo more >>base.txt && chmod 777 base.txt &&
 '"$py"' -c "import os; os.setxattr(\"base.txt\", \"user.planted\", b\"1\")" &&
-touch -d 2001-01-01 base.txt && printf "\177ELF\000benign" >tool.bin'
+touch -d 2001-01-01 base.txt && printf "\177ELF\000benign" >tool.bin &&
+chattr +dSA base.txt && lsattr base.txt'
 check "cow: a session was made" test -n "$S"
+expect_contains "cow: inside, the agent set inode flags (chattr +dSA)" "$(cat "$T/out")" "--S---dA"
 d=$("$A" diff "$S" 2>"$T/derr")
 sha=$(sed -n 's/.*diff sha256 \([0-9a-f]*\).*/\1/p' "$T/derr")
 expect_contains "cow: the diff shows the mode that will land" "$d" "new mode 100775"
@@ -128,6 +133,8 @@ expect_eq "cow: cow_applied says so (modesDropped)" \
     '[{"landed":"0775","mode":"0777","path":"base.txt"}]'
 expect_eq "cow: no attribute of the layer's landed (user.*, trusted.overlay.*)" "$(xattrs "$ws/base.txt")" ""
 expect_eq "cow: nor the time the agent set" "$(( $(stat -c %Y "$ws/base.txt") > $(date -d 2020-01-01 +%s) ))" 1
+expect_eq "cow: nor an inode flag it set (nodump, sync, noatime)" \
+    "$(lsattr "$ws/base.txt" 2>&1 | cut -d' ' -f1 | tr -d 'eN-')" ""
 expect_eq "cow: the committed file is the agent's" "$(cat "$ws/base.txt")" "base
 more"
 expect_contains "cow: the commit tells of the drop" "$(cat "$T/cerr")" \
