@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -864,6 +865,31 @@ header(FILE *fp, const char *path)
 	fputc('\n', fp);
 }
 
+/*
+ * A written file of the session that cannot be opened: one of several
+ * names (a hard link, which the policy refuses and path_resolve_walk()
+ * will not open) is shown as such, "hard link PATH (N names)", so that
+ * the diff shows the rest and the commit refuses it by its rule (both
+ * failed "cannot be read in the session", no refusal recorded); any
+ * other fails the diff.
+ */
+static int
+unopened_block(
+    FILE *fp, const struct item *it, int upperfd, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (path_lstat_beneath(upperfd, it->ci.path, &st) == 0 &&
+	    S_ISREG(st.st_mode) && st.st_nlink > 1) {
+		fputs("hard link ", fp);
+		put_vis(fp, it->ci.path);
+		fprintf(fp, " (%ju names)\n", (uintmax_t)st.st_nlink);
+		return 0;
+	}
+	snprintf(err, errlen, "%s: cannot be read in the session", it->ci.path);
+	return AL_ERR_PATH;
+}
+
 /* One written file: new, modified, renamed. */
 static int
 file_block(FILE *fp, const struct links *l, struct item *it, int upperfd,
@@ -871,11 +897,8 @@ file_block(FILE *fp, const struct links *l, struct item *it, int upperfd,
 {
 	int newfd, oldfd = -1, old_bin, rc = 0, config;
 
-	if ((newfd = open_beneath(upperfd, it->ci.path)) == -1) {
-		snprintf(err, errlen, "%s: cannot be read in the session",
-		    it->ci.path);
-		return AL_ERR_PATH;
-	}
+	if ((newfd = open_beneath(upperfd, it->ci.path)) == -1)
+		return unopened_block(fp, it, upperfd, err, errlen);
 	if (it->rename_from != NULL) {
 		fputs("diff --airlock a/", fp);
 		put_vis(fp, it->rename_from);

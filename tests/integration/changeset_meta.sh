@@ -157,4 +157,22 @@ expect_eq "cow: ... cow_commit and cow_applied of 0 entries record it" \
     '0 [1,[{"landed":"0755","mode":"0757","path":"d"}]]'
 "$A" commit "$S" 2>"$T/cerr"
 expect_contains "cow: ... and the session is emptied" "$(cat "$T/cerr")" "has nothing to commit"
+
+# Hard links: the agent links a new file and a file of the checkout.
+# The diff failed ("n1: cannot be read in the session"), so did the
+# commit before its policy, and no refusal was recorded: the diff now
+# shows each as a hard link, and the commit refuses them (hard_link).
+agent 'echo new >n1 && ln n1 n2 && ln base.txt hb' --resume "$S"
+d=$("$A" diff "$S" 2>"$T/derr")
+expect_eq "cow: hard links: the diff is shown" "$?" 0
+expect_contains "cow: hard links: the new file is shown as one" "$d" "hard link n1 (2 names)"
+expect_contains "cow: hard links: so is the checkout's file linked" "$d" "hard link base.txt (2 names)"
+"$A" commit "$S" 2>"$T/cerr"
+expect_eq "cow: hard links: the commit is refused" "$?" 1
+expect_contains "cow: hard links: each named with its rule" "$(cat "$T/cerr")" "refused: n2: hard_link"
+expect_contains "cow: hard links: ... the checkout's file too" "$(cat "$T/cerr")" "refused: base.txt: hard_link"
+check "cow: hard links: nothing landed" test ! -e "$ws/n1" -a ! -e "$ws/hb"
+expect_eq "cow: hard links: cow_commit_refused records them" \
+    "$(jq -c 'select(.event == "cow_commit_refused") | [.fields.entries[] | select(.rule == "hard_link") | .path] | sort' "$AIRLOCK_HOME"/sessions/"$S"/commits/*.jsonl 2>&1 | tail -n 1)" \
+    '["base.txt","hb","n1","n2"]'
 finish
