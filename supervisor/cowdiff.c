@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +66,33 @@ open_beneath(int rootfd, const char *path)
 	if (path_resolve_walk(
 		rootfd, path, O_RDONLY | O_NOFOLLOW, &fd, NULL, 0) != 0)
 		return -1;
+	return fd;
+}
+
+/*
+ * The checkout's regular file at |path| beneath |rootfd|, for reading,
+ * or -1: as open_beneath(), but a file of several names is opened too
+ * (the diff only reads the checkout's own file, and what lands never
+ * writes through it): pnpm links node_modules from its store, and an
+ * edit of such a file was shown as the whole new text added to an empty
+ * one, a line taken out shown nowhere.
+ */
+static int
+open_checkout_file(int rootfd, const char *path)
+{
+	char name[NAME_MAX + 1];
+	struct stat st;
+	int dfd, fd;
+
+	if (path_resolve_parent(
+		rootfd, path, &dfd, name, sizeof(name), NULL, 0) != 0)
+		return -1;
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	close(dfd);
+	if (fd != -1 && (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		fd = -1;
+	}
 	return fd;
 }
 
@@ -916,7 +944,14 @@ file_block(FILE *fp, const struct links *l, struct item *it, int upperfd,
 	header(fp, it->ci.path);
 	config = runs_on(fp, l, it->ci.path, 0);
 	if (it->real && S_ISREG(it->rst.st_mode)) {
-		oldfd = open_beneath(rootfd, it->ci.path);
+		/* Never shown as a new file: what it had would be unseen. */
+		if ((oldfd = open_checkout_file(rootfd, it->ci.path)) == -1) {
+			snprintf(err, errlen,
+			    "%s: cannot be read in the checkout: %s",
+			    it->ci.path, strerror(errno));
+			close(newfd);
+			return AL_ERR_PATH;
+		}
 		if ((it->rst.st_mode & 07777) != it->ci.mode)
 			fprintf(fp, "old mode %06o\nnew mode %06o\n",
 			    (unsigned)(S_IFREG | (it->rst.st_mode & 07777)),

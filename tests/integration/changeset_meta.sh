@@ -80,6 +80,8 @@ cd "$T" || exit 1
 ws="$T/cow"
 mkdir -p "$ws"
 echo base >"$ws/base.txt"
+printf 'keep\ncheck_signature\nrun\n' >"$ws/deploy.sh"
+ln "$ws/deploy.sh" "$T/deploy.store"
 cat >"$T/m.yaml" <<'EOF'
 tools:
   - name: read_file
@@ -157,6 +159,22 @@ expect_eq "cow: ... cow_commit and cow_applied of 0 entries record it" \
     '0 [1,[{"landed":"0755","mode":"0757","path":"d"}]]'
 "$A" commit "$S" 2>"$T/cerr"
 expect_contains "cow: ... and the session is emptied" "$(cat "$T/cerr")" "has nothing to commit"
+
+# A file of the checkout with two names (pnpm links every file of
+# node_modules from its store; cp -al): the diff could not open the old
+# file and showed the edit as the whole new text added to an empty one
+# ("@@ -0,0 +1,2 @@"), so a line the agent took out was shown nowhere.
+agent 'printf "keep\nrun\n" >deploy.sh' --resume "$S"
+d=$("$A" diff "$S" 2>"$T/derr")
+expect_contains "cow: a checkout file of two names: the line taken out is shown" "$d" "-check_signature"
+expect_not_contains "cow: ... not as the whole file added" "$d" "@@ -0,0 "
+"$A" commit "$S" 2>"$T/cerr"
+expect_eq "cow: ... it commits" "$?" 0
+expect_eq "cow: ... the checkout has the agent's" "$(cat "$ws/deploy.sh")" "keep
+run"
+expect_eq "cow: ... and its other name is left as it was" "$(cat "$T/deploy.store")" "keep
+check_signature
+run"
 
 # Hard links: the agent links a new file and a file of the checkout.
 # The diff failed ("n1: cannot be read in the session"), so did the
