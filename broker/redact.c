@@ -584,19 +584,41 @@ base32_encode(unsigned char *dst, const unsigned char *v, size_t len,
 	return o;
 }
 
-/* The value with each ASCII letter moved 13 places (rot13, tr A-Za-z N-ZA-Mn-za-m). */
+/*
+ * The value with each ASCII letter moved |shift| (1 to 25) places round
+ * its case's alphabet, the other bytes as they are: a Caesar shift (13:
+ * rot13, tr A-Za-z N-ZA-Mn-za-m; 3: tr a-z d-za-c).
+ */
 static size_t
-rot13(unsigned char *dst, const unsigned char *v, size_t len)
+letter_shift(unsigned char *dst, const unsigned char *v, size_t len,
+    unsigned int shift)
 {
 	size_t i;
 
 	for (i = 0; i < len; i++) {
 		if ((v[i] >= 'a' && v[i] <= 'z') || (v[i] >= 'A' && v[i] <= 'Z'))
 			dst[i] = (unsigned char)((v[i] & 0xe0) + ((v[i] & 0x1f) -
-			    1 + 13) % 26 + 1);
+			    1 + shift) % 26 + 1);
 		else
 			dst[i] = v[i];
 	}
+	return len;
+}
+
+/*
+ * The value with each byte from "!" to "~" moved |shift| (1 to 93)
+ * places round those 94, the other bytes (a space) as they are: rot47
+ * (47, tr '!-~' 'P-~!-O').
+ */
+static size_t
+printable_shift(unsigned char *dst, const unsigned char *v, size_t len,
+    unsigned int shift)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		dst[i] = v[i] >= '!' && v[i] <= '~' ?
+		    (unsigned char)('!' + (v[i] - '!' + shift) % 94) : v[i];
 	return len;
 }
 
@@ -1139,11 +1161,13 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	 * sed -n l's, cat -v's and cat -A's (4 * len each), 2 decimal lists
 	 * (5 * len each and sprintf's NUL), rot13 (len); 2 more alphabets'
 	 * base32 (7 forms each), 3 alphabets' base85 (5 forms each, 2 * len +
-	 * 8 at most) and base58 (2 * len + 1).
+	 * 8 at most) and base58 (2 * len + 1); 25 Caesar shifts and rot47
+	 * (len each).
 	 */
 	cap = 32 * (3 * len + 8) + 13 * (2 * len + 32) + 4 * len +
 	    13 * len + 7 * (2 * len + 8) + 12 * len + 2 * (5 * len + 1) +
-	    len + 14 * (2 * len + 8) + 15 * (2 * len + 8) + 2 * len + 1;
+	    len + 14 * (2 * len + 8) + 15 * (2 * len + 8) + 2 * len + 1 +
+	    26 * len;
 	if ((s->block = sodium_malloc(cap)) == NULL)
 		return AL_ERR_ALLOC;
 	s->cap = cap;
@@ -1204,8 +1228,15 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	if ((rc = form_commit_wrap(r, si, decimal_list(dst, v, len, 1),
 	    FORM_DEC)) != 0)
 		goto fail;
+	/* Caesar shifts: of the letters (rot13 too), of "!" to "~" (rot47). */
+	for (n = 1; n < 26; n++) {
+		dst = form_reserve(s, len);
+		if ((rc = form_commit(r, si, letter_shift(dst, v, len,
+		    (unsigned int)n))) != 0)
+			goto fail;
+	}
 	dst = form_reserve(s, len);
-	if ((rc = form_commit(r, si, rot13(dst, v, len))) != 0)
+	if ((rc = form_commit(r, si, printable_shift(dst, v, len, 47))) != 0)
 		goto fail;
 
 	dst = form_reserve(s, 4 * len);

@@ -23,7 +23,9 @@
  *     b85encode, git) and Ascii85 (Python's a85encode, btoa), the value
  *     alone (its last group cut) and the groups of 4 bytes that lie
  *     inside it at byte offset 0 to 3 of a longer stream; base58 (the
- *     value alone, up to 1024 bytes); rot13 (tr A-Za-z N-ZA-Mn-za-m);
+ *     value alone, up to 1024 bytes); each Caesar shift of its letters,
+ *     both cases (rot13: tr A-Za-z N-ZA-Mn-za-m, and the other 24: tr
+ *     A-Za-z D-ZA-Cd-za-c), and rot47 (tr '!-~' 'P-~!-O');
  *     the value reversed (rev), with a space or a line break between its
  *     characters (sed 's/./& /g', fold -w 1);
  *   - its bytes in decimal, unsigned or signed (od -t d1, a Java
@@ -107,9 +109,11 @@
  * A secret shorter than REDACT_MIN_LEN bytes is refused (AL_ERR_LIMIT):
  * it is too short to redact without destroying unrelated text, so it is
  * ungrantable.  The redactor does not catch other transformations
- * (compression, encryption, substitutions other than rot13 (rot47, a
- * Caesar shift), other separators between the characters, lowercase
- * base32hex, base58 of a value over 1024 bytes or inside a longer
+ * (compression, encryption, substitutions other than those shifts (a
+ * shift of one case's letters alone, tr a-z d-za-c; a shift of "!" to
+ * "~" other than rot47, or of " " to "~"), other separators between
+ * the characters, lowercase base32hex, base58 of a value over 1024
+ * bytes or inside a longer
  * stream, base85 of a value that holds no group of 4 bytes of its own
  * (under 7 bytes, at an offset), escape sequences inside a decimal
  * dump, decimal in words (od -t u2, od -t d4), splitting across

@@ -1,0 +1,108 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# A tool granted a secret prints it through a transformation its own
+# tools give it, and the result goes to the agent.  Each form here came
+# back for the agent to decode:
+#  - rot47 (tr '!-~' 'P-~!-O') and Caesar shifts of the letters other
+#    than rot13 (tr A-Za-z D-ZA-Cd-za-c, tr A-Za-z B-ZAb-za).
+# The same of a value a byte off the secret is left as it is.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/mcp_lib.sh"
+mcp_env
+secret='Zq8x Lr2$Wv9&Kt4(Ym7)Pn3'
+printf '%s' "$secret" | "$AIRLOCK" secret set API_TOKEN
+ws=$(make_workspace)
+
+M="$T/m.yaml"
+cat >"$M" <<'YAML'
+tools:
+  - name: shifted
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 10000
+    command:
+      - bash
+      - -c
+      - |
+        for d in "tr '!-~' 'P-~!-O'" 'tr A-Za-z D-ZA-Cd-za-c' \
+            'tr A-Za-z B-ZAb-za' 'tr A-Za-z ZA-Yza-y'; do
+          echo "== $d"
+          printf 'the api token: %s!\n' "$API_TOKEN" | eval "$d"
+        done
+    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+  - name: nearmiss
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 10000
+    command:
+      - bash
+      - -c
+      - |
+        for v in 'Zq8x Lr2$Wv9&Kt4(Ym7)Pn4' 'Yq8x Lr2$Wv9&Kt4(Ym7)Pn3'; do
+          for d in "tr '!-~' 'P-~!-O'" 'tr A-Za-z D-ZA-Cd-za-c'; do
+            printf '%s!!!\n' "$v" | eval "$d"
+          done
+        done
+    secrets: []
+YAML
+
+# leak SECRET < TEXT: the first 6 bytes of SECRET that TEXT holds,
+# shifted back (rot47, each of the 25 letter shifts); "" if none.
+leak() {
+	python3 -c 'import os, sys
+s = os.fsencode(sys.argv[1])
+t = sys.stdin.buffer.read()
+views = [t, t.translate(bytes.maketrans(bytes(range(33, 127)), bytes(range(80, 127)) + bytes(range(33, 80))))]
+up, lo = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz"
+for k in range(1, 26):
+	views.append(t.translate(bytes.maketrans(up + lo, up[k:] + up[:k] + lo[k:] + lo[:k])))
+b = [s[i:i + 6] for i in range(len(s) - 5) if any(s[i:i + 6] in v for v in views)]
+print(b[0].decode(errors="replace") if b else "")' "$1" || echo "(leak failed)"
+}
+# section NAME: the lines of $out after "== NAME", up to the next "==".
+section() { printf '%s\n' "$out" | h="== $1" awk '$0 == ENVIRON["h"] { on = 1; next } /^== / { on = 0 } on'; }
+# redacted_sections MIN NAME VALUE SECTION...: each SECTION of $out
+# holds MIN or more [REDACTED:NAME] and no piece of VALUE.
+redacted_sections() {
+	local min=$1 tag=$2 value=$3 d s n
+	shift 3
+	for d; do
+		s=$(section "$d")
+		n=$(printf '%s' "$s" | grep -o "REDACTED:$tag" | wc -l)
+		check "$d: $tag was redacted $n times (at least $min)" \
+		    test "$n" -ge "$min"
+		expect_eq "... no piece of it, decoded" \
+		    "$(printf '%s' "$s" | leak "$value")" ""
+	done
+}
+
+mcp_start "$M" "$ws"
+sess=$(newest_session)
+
+mcp_call shifted '{}'
+expect_ok_result "the shifting tool ran"
+out=$(jr .result.structuredContent.stdout)
+redacted_sections 1 API_TOKEN "$secret" "tr '!-~' 'P-~!-O'" \
+    'tr A-Za-z D-ZA-Cd-za-c' 'tr A-Za-z B-ZAb-za' 'tr A-Za-z ZA-Yza-y'
+
+mcp_call nearmiss '{}'
+expect_ok_result "the near-miss tool ran"
+out=$(jr .result.structuredContent.stdout)
+expect_not_contains "a value a byte off the secret is left as it is" "$out" 'REDACTED'
+check "... and printed whole ($(printf '%s' "$out" | wc -l) lines)" \
+    test "$(printf '%s' "$out" | wc -l)" -ge 3
+
+mcp_stop
+expect_eq "the audit log holds no piece of the secret" \
+    "$(grep -vF "for v in 'Zq8x Lr2" "$sess/audit.jsonl" | leak "$secret")" ""
+for f in "$sess"/artifacts/*-shifted.log; do
+	expect_eq "$(basename "$f") holds no piece of the secret" \
+	    "$(leak "$secret" <"$f")" ""
+done
+finish
