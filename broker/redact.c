@@ -1162,12 +1162,12 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	 * (5 * len each and sprintf's NUL), rot13 (len); 2 more alphabets'
 	 * base32 (7 forms each), 3 alphabets' base85 (5 forms each, 2 * len +
 	 * 8 at most) and base58 (2 * len + 1); 25 Caesar shifts and rot47
-	 * (len each).
+	 * (len each); lowercase base32hex (7 forms).
 	 */
 	cap = 32 * (3 * len + 8) + 13 * (2 * len + 32) + 4 * len +
 	    13 * len + 7 * (2 * len + 8) + 12 * len + 2 * (5 * len + 1) +
 	    len + 14 * (2 * len + 8) + 15 * (2 * len + 8) + 2 * len + 1 +
-	    26 * len;
+	    26 * len + 7 * (2 * len + 8);
 	if ((s->block = sodium_malloc(cap)) == NULL)
 		return AL_ERR_ALLOC;
 	s->cap = cap;
@@ -1318,7 +1318,9 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	    (rc = add_base32_forms(r, si, v, len,
 	    "abcdefghijklmnopqrstuvwxyz234567")) != 0 ||
 	    (rc = add_base32_forms(r, si, v, len,
-	    "0123456789ABCDEFGHIJKLMNOPQRSTUV")) != 0)
+	    "0123456789ABCDEFGHIJKLMNOPQRSTUV")) != 0 ||
+	    (rc = add_base32_forms(r, si, v, len,
+	    "0123456789abcdefghijklmnopqrstuv")) != 0)
 		goto fail;
 	/* Z85 (basenc --z85), RFC 1924 (Python's b85encode), Ascii85. */
 	if ((rc = add_base85_forms(r, si, v, len, "0123456789abcdefghijklmnopq"

@@ -18,7 +18,8 @@
  *     and a space a byte);
  *   - base32 (RFC 4648, padded or not, and the part that is the value's
  *     alone at byte offset 0 to 4 of a longer stream) in uppercase and
- *     lowercase, and base32hex (basenc --base32hex) in uppercase;
+ *     lowercase, and base32hex (basenc --base32hex) in uppercase and
+ *     lowercase;
  *     base85 in the alphabets of Z85 (basenc --z85), RFC 1924 (Python's
  *     b85encode, git) and Ascii85 (Python's a85encode, btoa), the value
  *     alone (its last group cut) and the groups of 4 bytes that lie
@@ -112,7 +113,7 @@
  * (compression, encryption, substitutions other than those shifts (a
  * shift of one case's letters alone, tr a-z d-za-c; a shift of "!" to
  * "~" other than rot47, or of " " to "~"), other separators between
- * the characters, lowercase base32hex, base58 of a value over 1024
+ * the characters, base58 of a value over 1024
  * bytes or inside a longer
  * stream, base85 of a value that holds no group of 4 bytes of its own
  * (under 7 bytes, at an offset), escape sequences inside a decimal

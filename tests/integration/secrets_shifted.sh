@@ -5,7 +5,9 @@
 # tools give it, and the result goes to the agent.  Each form here came
 # back for the agent to decode:
 #  - rot47 (tr '!-~' 'P-~!-O') and Caesar shifts of the letters other
-#    than rot13 (tr A-Za-z D-ZA-Cd-za-c, tr A-Za-z B-ZAb-za).
+#    than rot13 (tr A-Za-z D-ZA-Cd-za-c, tr A-Za-z B-ZAb-za);
+#  - lowercase base32hex (basenc --base32hex | tr A-Z a-z), alone and
+#    at each of the 5 byte offsets of a longer stream.
 # The same of a value a byte off the secret is left as it is.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
@@ -33,6 +35,10 @@ tools:
           echo "== $d"
           printf 'the api token: %s!\n' "$API_TOKEN" | eval "$d"
         done
+        echo '== base32hex'
+        for p in '' x xy xyz xyzw; do
+          printf '%s%s!\n' "$p" "$API_TOKEN" | basenc --base32hex | tr A-Z a-z
+        done
     secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
   - name: nearmiss
     input: {}
@@ -45,7 +51,8 @@ tools:
       - -c
       - |
         for v in 'Zq8x Lr2$Wv9&Kt4(Ym7)Pn4' 'Yq8x Lr2$Wv9&Kt4(Ym7)Pn3'; do
-          for d in "tr '!-~' 'P-~!-O'" 'tr A-Za-z D-ZA-Cd-za-c'; do
+          for d in "tr '!-~' 'P-~!-O'" 'tr A-Za-z D-ZA-Cd-za-c' \
+              'basenc --base32hex | tr A-Z a-z'; do
             printf '%s!!!\n' "$v" | eval "$d"
           done
         done
@@ -53,15 +60,21 @@ tools:
 YAML
 
 # leak SECRET < TEXT: the first 6 bytes of SECRET that TEXT holds,
-# shifted back (rot47, each of the 25 letter shifts); "" if none.
+# decoded: shifted back (rot47, each of the 25 letter shifts) or as
+# lowercase base32hex; "" if none.
 leak() {
-	python3 -c 'import os, sys
+	python3 -c 'import base64, os, sys
 s = os.fsencode(sys.argv[1])
 t = sys.stdin.buffer.read()
 views = [t, t.translate(bytes.maketrans(bytes(range(33, 127)), bytes(range(80, 127)) + bytes(range(33, 80))))]
 up, lo = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz"
 for k in range(1, 26):
 	views.append(t.translate(bytes.maketrans(up + lo, up[k:] + up[:k] + lo[k:] + lo[:k])))
+for x in t.split():
+	try:
+		views.append(base64.b32hexdecode(x.upper() + b"=" * (-len(x) % 8)))
+	except Exception:
+		pass
 b = [s[i:i + 6] for i in range(len(s) - 5) if any(s[i:i + 6] in v for v in views)]
 print(b[0].decode(errors="replace") if b else "")' "$1" || echo "(leak failed)"
 }
@@ -90,13 +103,14 @@ expect_ok_result "the shifting tool ran"
 out=$(jr .result.structuredContent.stdout)
 redacted_sections 1 API_TOKEN "$secret" "tr '!-~' 'P-~!-O'" \
     'tr A-Za-z D-ZA-Cd-za-c' 'tr A-Za-z B-ZAb-za' 'tr A-Za-z ZA-Yza-y'
+redacted_sections 5 API_TOKEN "$secret" base32hex
 
 mcp_call nearmiss '{}'
 expect_ok_result "the near-miss tool ran"
 out=$(jr .result.structuredContent.stdout)
 expect_not_contains "a value a byte off the secret is left as it is" "$out" 'REDACTED'
 check "... and printed whole ($(printf '%s' "$out" | wc -l) lines)" \
-    test "$(printf '%s' "$out" | wc -l)" -ge 3
+    test "$(printf '%s' "$out" | wc -l)" -ge 5
 
 mcp_stop
 expect_eq "the audit log holds no piece of the secret" \
