@@ -34,6 +34,7 @@ struct redact_form {
 #define FORM_UNDER	0x8	/* ... past a line under each (DUMP_UNDER) */
 #define FORM_SED	0x10	/* may be broken by "\\" and a line break */
 #define FORM_DEC	0x20	/* decimal: a dump's gap at each "," (dec_gap()) */
+#define FORM_WIDE	0x40	/* ... its numbers zero-padded to DEC_WIDE */
 
 /*
  * A hex dump (xxd, hexdump -C, od -t x1, bytes.hex(":")): between two
@@ -544,6 +545,56 @@ decimal_list(unsigned char *dst, const unsigned char *v, size_t len,
 	for (i = 0; i < len; i++)
 		o += (size_t)sprintf((char *)dst + o, "%s%d", i > 0 ? "," : "",
 		    sign && v[i] > 0x7f ? v[i] - 256 : v[i]);
+	return o;
+}
+
+/*
+ * The value's bytes in octal with "," between two (FORM_DEC), as
+ * hexdump -e '/1 "%o "' prints them (od -b's fields hold them padded).
+ */
+static size_t
+octal_list(unsigned char *dst, const unsigned char *v, size_t len)
+{
+	size_t i, o = 0;
+
+	for (i = 0; i < len; i++)
+		o += (size_t)sprintf((char *)dst + o, "%s%o", i > 0 ? "," : "",
+		    v[i]);
+	return o;
+}
+
+/*
+ * The numbers of the little-endian words of |word| (2 or 4) bytes that
+ * lie inside the value when it begins at byte |off| of a word, with ","
+ * between two (FORM_DEC | FORM_WIDE), as od -t u2 (od -d), od -t d2,
+ * od -t u4, od -t d4 (od -i) and hexdump -d print them in decimal
+ * (|base| 10, negative when |sign| and the top bit is set) and od -o
+ * and hexdump -o in octal (8).  The bytes of the words the value shares
+ * with its neighbours are no part of it.  0 (no form) when the whole
+ * words hold fewer than REDACT_MIN_LEN bytes.
+ */
+static size_t
+word_numbers(unsigned char *dst, const unsigned char *v, size_t len,
+    size_t word, size_t off, int base, int sign)
+{
+	size_t from = (word - off) % word, i, b, o = 0;
+	unsigned long long x;
+
+	if (len < from || (len - from) / word * word < REDACT_MIN_LEN)
+		return 0;
+	for (i = from; i + word <= len; i += word) {
+		for (x = 0, b = word; b-- > 0; )
+			x = x << 8 | v[i + b];
+		if (i > from)
+			dst[o++] = ',';
+		if (base == 8)
+			o += (size_t)sprintf((char *)dst + o, "%llo", x);
+		else if (sign && (x >> (8 * word - 1)) != 0)
+			o += (size_t)sprintf((char *)dst + o, "-%llu",
+			    (1ULL << (8 * word)) - x);
+		else
+			o += (size_t)sprintf((char *)dst + o, "%llu", x);
+	}
 	return o;
 }
 
@@ -1162,12 +1213,13 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	 * (5 * len each and sprintf's NUL), rot13 (len); 2 more alphabets'
 	 * base32 (7 forms each), 3 alphabets' base85 (5 forms each, 2 * len +
 	 * 8 at most) and base58 (2 * len + 1); 25 Caesar shifts and rot47
-	 * (len each); lowercase base32hex (7 forms).
+	 * (len each); lowercase base32hex (7 forms); the octal list (5 * len
+	 * + 1), 14 lists of words' numbers (4 * len + 1 at most each).
 	 */
 	cap = 32 * (3 * len + 8) + 13 * (2 * len + 32) + 4 * len +
 	    13 * len + 7 * (2 * len + 8) + 12 * len + 2 * (5 * len + 1) +
 	    len + 14 * (2 * len + 8) + 15 * (2 * len + 8) + 2 * len + 1 +
-	    26 * len + 7 * (2 * len + 8);
+	    26 * len + 7 * (2 * len + 8) + 5 * len + 1 + 14 * (4 * len + 1);
 	if ((s->block = sodium_malloc(cap)) == NULL)
 		return AL_ERR_ALLOC;
 	s->cap = cap;
@@ -1228,6 +1280,28 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	if ((rc = form_commit_wrap(r, si, decimal_list(dst, v, len, 1),
 	    FORM_DEC)) != 0)
 		goto fail;
+	dst = form_reserve(s, 5 * len + 1);
+	if ((rc = form_commit_wrap(r, si, octal_list(dst, v, len),
+	    FORM_DEC)) != 0)
+		goto fail;
+	/* Words of 2 and 4 bytes in decimal and (2) octal, at each offset. */
+	for (w = 2; w <= 4; w *= 2)
+		for (n = 0; n < w; n++) {
+			dst = form_reserve(s, 4 * len + 1);
+			if ((rc = form_commit_wrap(r, si, word_numbers(dst, v, len,
+			    w, n, 10, 0), FORM_DEC | FORM_WIDE)) != 0)
+				goto fail;
+			dst = form_reserve(s, 4 * len + 1);
+			if ((rc = form_commit_wrap(r, si, word_numbers(dst, v, len,
+			    w, n, 10, 1), FORM_DEC | FORM_WIDE)) != 0)
+				goto fail;
+			if (w != 2)
+				continue;
+			dst = form_reserve(s, 4 * len + 1);
+			if ((rc = form_commit_wrap(r, si, word_numbers(dst, v, len,
+			    w, n, 8, 0), FORM_DEC | FORM_WIDE)) != 0)
+				goto fail;
+		}
 	/* Caesar shifts: of the letters (rot13 too), of "!" to "~" (rot47). */
 	for (n = 1; n < 26; n++) {
 		dst = form_reserve(s, len);
@@ -2089,14 +2163,15 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 
 /*
  * Returns the length of the number tok[0..n) at in[k..len), with the
- * zeros that pad it to 3 characters (printf "%03d", hexdump -e '/1
- * "%03d "': "090", "-01"), or 0, setting *partial when in[k..len) is cut
- * short of it.  No byte's number begins with a 0: the zeros are
+ * zeros that pad it to |width| characters (3: printf "%03d", hexdump
+ * -e '/1 "%03d "': "090", "-01"; DEC_WIDE: a word's, hexdump -d's
+ * "08293", od -o's "020145"), or 0, setting *partial when in[k..len)
+ * is cut short of it.  No number begins with a 0: the zeros are
  * padding.
  */
 static size_t
 token_at(const unsigned char *in, size_t len, size_t k,
-    const unsigned char *tok, size_t n, int *partial)
+    const unsigned char *tok, size_t n, size_t width, int *partial)
 {
 	size_t d, z, sign = tok[0] == '-';
 
@@ -2105,7 +2180,7 @@ token_at(const unsigned char *in, size_t len, size_t k,
 		*partial |= k == len;
 		return 0;
 	}
-	for (z = 0; z + n < 3 && k + sign + z < len &&
+	for (z = 0; z + n < width && k + sign + z < len &&
 	    in[k + sign + z] == '0'; z++)
 		;
 	for (d = sign; d < n && k + z + d < len && in[k + z + d] == tok[d];
@@ -2135,11 +2210,12 @@ dec_sep(unsigned char c)
  */
 #define DEC_SEP		4
 #define DEC_INDENT	16
+#define DEC_WIDE	6	/* a word's number padded (od -o: 6 digits) */
 #define DEC_GAP		(DEC_SEP + 2 + DUMP_OFF + DEC_INDENT)
 
 static size_t
 dec_gap(const unsigned char *in, size_t len, size_t k,
-    const unsigned char *tok, size_t n, int *partial)
+    const unsigned char *tok, size_t n, size_t width, int *partial)
 {
 	size_t g, m, d, b, sep;
 
@@ -2151,8 +2227,8 @@ dec_gap(const unsigned char *in, size_t len, size_t k,
 		return 0;
 	}
 	if ((b = line_break(in, len, k + g)) == 0)
-		return sep > 0 && token_at(in, len, k + g, tok, n, partial) >
-		    0 ? g : 0;
+		return sep > 0 && token_at(in, len, k + g, tok, n, width,
+		    partial) > 0 ? g : 0;
 	g += b;
 	/* With an offset, then without one. */
 	for (m = g, d = 0; k + m < len && d < DUMP_OFF - 4 &&
@@ -2163,12 +2239,13 @@ dec_gap(const unsigned char *in, size_t len, size_t k,
 	for (b = 0; k + m < len && b < DEC_INDENT && (in[k + m] == ' ' ||
 	    in[k + m] == '\t'); b++)
 		m++;
-	if (d > 0 && b > 0 && token_at(in, len, k + m, tok, n, partial) > 0)
+	if (d > 0 && b > 0 && token_at(in, len, k + m, tok, n, width,
+	    partial) > 0)
 		return m;
 	for (b = 0; k + g < len && b < DEC_INDENT && (in[k + g] == ' ' ||
 	    in[k + g] == '\t'); b++)
 		g++;
-	return token_at(in, len, k + g, tok, n, partial) > 0 ? g : 0;
+	return token_at(in, len, k + g, tok, n, width, partial) > 0 ? g : 0;
 }
 
 /*
@@ -2184,17 +2261,19 @@ dec_match(const struct redact_form *fm, const unsigned char *in,
     size_t len, size_t i, int *partial)
 {
 	size_t j = 0, t, k = i, g, z;
+	size_t width = (fm->wrap & FORM_WIDE) ? DEC_WIDE : 3;
 	int copies = 0;		/* the match ends in hexdump's "*" */
 
 	/* Not within a longer number: before it, a digit other than padding. */
-	for (z = i; z > 0 && i - z < 2 && in[z - 1] == '0'; z--)
+	for (z = i; z > 0 && i - z < width - 1 && in[z - 1] == '0'; z--)
 		;
 	if (z > 0 && in[z - 1] >= '0' && in[z - 1] <= '9')
 		return 0;
 	for (;;) {
 		for (t = j; t < fm->len && fm->p[t] != ','; t++)
 			;
-		if ((z = token_at(in, len, k, fm->p + j, t - j, partial)) == 0)
+		if ((z = token_at(in, len, k, fm->p + j, t - j, width,
+		    partial)) == 0)
 			return 0;
 		k += z;
 		if (t == fm->len)
@@ -2220,7 +2299,8 @@ dec_match(const struct redact_form *fm, const unsigned char *in,
 		}
 		for (j = t + 1, t = j; t < fm->len && fm->p[t] != ','; t++)
 			;
-		if ((g = dec_gap(in, len, k, fm->p + j, t - j, partial)) == 0)
+		if ((g = dec_gap(in, len, k, fm->p + j, t - j, width,
+		    partial)) == 0)
 			return 0;
 		k += g;
 	}
@@ -2406,6 +2486,8 @@ redact_longest(const struct redact *r)
 			n += 2 * r->forms[i].len;
 		if (r->forms[i].wrap & FORM_DEC)
 			n += (r->forms[i].len / 2 + 1) * DEC_GAP;
+		if (r->forms[i].wrap & FORM_WIDE)
+			n += (r->forms[i].len / 2 + 1) * DEC_WIDE;
 		if ((r->forms[i].wrap & (FORM_UNDER | FORM_DUMP)) ==
 		    (FORM_UNDER | FORM_DUMP))
 			n += 2 * (DUMP_UNDER + 2) + r->forms[i].len / 2 /

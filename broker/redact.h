@@ -38,7 +38,13 @@
  *     as it is or zero-padded to 3 characters (printf "%03d": "090",
  *     "-01"), not within a longer number; as hexdump with no -v prints
  *     a repeated byte, once and then "*" and a line break for its
- *     copies (the hex form too);
+ *     copies (the hex form too); its bytes in octal the same way
+ *     (hexdump -e '/1 "%o "'); the numbers of the little-endian words
+ *     of 2 and 4 bytes that lie inside it at each offset, the same way,
+ *     in decimal, unsigned or signed (od -d, od -t u2, od -t d2, od -t
+ *     u4, od -i, hexdump -d) and (2 bytes) octal (od -o, hexdump -o),
+ *     each zero-padded to up to 6 characters (hexdump -d's "08293"),
+ *     when they hold 4 bytes or more;
  *   - the value as sed -n l prints it ("\\" doubled, \a \b \f \r \t \v,
  *     other bytes outside " " to "~" as \ooo, a line break as "$" and
  *     the break), a long line broken anywhere with "\\" and a line break;
@@ -117,7 +123,10 @@
  * bytes or inside a longer
  * stream, base85 of a value that holds no group of 4 bytes of its own
  * (under 7 bytes, at an offset), escape sequences inside a decimal
- * dump, decimal in words (od -t u2, od -t d4), splitting across
+ * dump, the bytes of a word the value shares with its neighbours (in
+ * od -t u2's or od -t u4's numbers, 1 to 3 bytes at each end), words
+ * of 8 bytes (od -t u8) and octal words of 4 (od -t o4), hexdump -x
+ * (4 spaces between its words, 3 at most in a hex dump), splitting across
  * two writes, JSON
  * escapes other than those above: uppercase \uXXXX for a non-ASCII
  * character, a \uXXXX spelling of another printable one; UTF-16, more

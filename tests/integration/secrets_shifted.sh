@@ -7,7 +7,12 @@
 #  - rot47 (tr '!-~' 'P-~!-O') and Caesar shifts of the letters other
 #    than rot13 (tr A-Za-z D-ZA-Cd-za-c, tr A-Za-z B-ZAb-za);
 #  - lowercase base32hex (basenc --base32hex | tr A-Z a-z), alone and
-#    at each of the 5 byte offsets of a longer stream.
+#    at each of the 5 byte offsets of a longer stream;
+#  - the numbers of little-endian words of 2 and 4 bytes, in decimal
+#    (od -d, od -t u2, od -t d2, od -t u4, od -i, hexdump -d, hexdump -e
+#    '/2 "%u "') and octal (od -o, hexdump -o), and the bytes' octal
+#    unpadded (hexdump -e '/1 "%o "'), a key's high bytes in signed
+#    words negative.
 # The same of a value a byte off the secret is left as it is.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
@@ -15,6 +20,8 @@
 mcp_env
 secret='Zq8x Lr2$Wv9&Kt4(Ym7)Pn3'
 printf '%s' "$secret" | "$AIRLOCK" secret set API_TOKEN
+bin=$'k\001Zq8\211x\tLr2\177Wv9&Kt4\033Ym7\377Pn3'
+printf '%s' "$bin" | "$AIRLOCK" secret set BIN_KEY
 ws=$(make_workspace)
 
 M="$T/m.yaml"
@@ -40,6 +47,27 @@ tools:
           printf '%s%s!\n' "$p" "$API_TOKEN" | basenc --base32hex | tr A-Z a-z
         done
     secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+  - name: words
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 10000
+    command:
+      - bash
+      - -c
+      - |
+        for d in 'od -d' 'od -t u2' 'od -t d2' 'od -t u4' 'od -i' 'od -o' \
+            'hexdump -d' 'hexdump -o' "hexdump -e '/2 \"%u \"'" \
+            "hexdump -e '/1 \"%o \"'"; do
+          echo "== $d"
+          for o in 0 1 2 3; do
+            printf '%*s%s!\n' "$o" '' "$API_TOKEN" | eval "$d"; echo
+          done
+          printf 'key=%s!\n' "$BIN" | eval "$d"; echo
+          printf 'k=%s!\n' "$BIN" | eval "$d"; echo
+        done
+    secrets: [ { name: API_TOKEN, env: API_TOKEN }, { name: BIN_KEY, env: BIN } ]
   - name: nearmiss
     input: {}
     output: { exitCode: integer, stdout: string }
@@ -52,7 +80,8 @@ tools:
       - |
         for v in 'Zq8x Lr2$Wv9&Kt4(Ym7)Pn4' 'Yq8x Lr2$Wv9&Kt4(Ym7)Pn3'; do
           for d in "tr '!-~' 'P-~!-O'" 'tr A-Za-z D-ZA-Cd-za-c' \
-              'basenc --base32hex | tr A-Z a-z'; do
+              'basenc --base32hex | tr A-Z a-z' 'od -d' 'od -t u4' 'od -o' \
+              "hexdump -e '/1 \"%o \"'"; do
             printf '%s!!!\n' "$v" | eval "$d"
           done
         done
@@ -60,10 +89,11 @@ tools:
 YAML
 
 # leak SECRET < TEXT: the first 6 bytes of SECRET that TEXT holds,
-# decoded: shifted back (rot47, each of the 25 letter shifts) or as
-# lowercase base32hex; "" if none.
+# decoded: shifted back (rot47, each of the 25 letter shifts), as
+# lowercase base32hex, or its numbers as little-endian words of 1, 2 or
+# 4 bytes in decimal or octal (a line's offset left out); "" if none.
 leak() {
-	python3 -c 'import base64, os, sys
+	python3 -c 'import base64, os, re, sys
 s = os.fsencode(sys.argv[1])
 t = sys.stdin.buffer.read()
 views = [t, t.translate(bytes.maketrans(bytes(range(33, 127)), bytes(range(80, 127)) + bytes(range(33, 80))))]
@@ -75,6 +105,22 @@ for x in t.split():
 		views.append(base64.b32hexdecode(x.upper() + b"=" * (-len(x) % 8)))
 	except Exception:
 		pass
+for base in (10, 8):
+	for w in (1, 2, 4):
+		v = b""
+		for l in t.splitlines():
+			f = l.split()
+			if len(f) > 1 and re.fullmatch(rb"0[0-7]{6}", f[0]):
+				f = f[1:]
+			for x in f:
+				try:
+					n = int(x, base)
+				except ValueError:
+					continue
+				n += (1 << 8 * w) if n < 0 else 0
+				if 0 <= n < 1 << 8 * w:
+					v += n.to_bytes(w, "little")
+		views.append(v)
 b = [s[i:i + 6] for i in range(len(s) - 5) if any(s[i:i + 6] in v for v in views)]
 print(b[0].decode(errors="replace") if b else "")' "$1" || echo "(leak failed)"
 }
@@ -105,17 +151,27 @@ redacted_sections 1 API_TOKEN "$secret" "tr '!-~' 'P-~!-O'" \
     'tr A-Za-z D-ZA-Cd-za-c' 'tr A-Za-z B-ZAb-za' 'tr A-Za-z ZA-Yza-y'
 redacted_sections 5 API_TOKEN "$secret" base32hex
 
+mcp_call words '{}'
+expect_ok_result "the word dump tool ran"
+out=$(jr .result.structuredContent.stdout)
+set -- 'od -d' 'od -t u2' 'od -t d2' 'od -t u4' 'od -i' 'od -o' \
+    'hexdump -d' 'hexdump -o' "hexdump -e '/2 \"%u \"'" \
+    "hexdump -e '/1 \"%o \"'"
+# (the token at 4 offsets, the key at 2)
+redacted_sections 4 API_TOKEN "$secret" "$@"
+redacted_sections 2 BIN_KEY "$bin" "$@"
+
 mcp_call nearmiss '{}'
 expect_ok_result "the near-miss tool ran"
 out=$(jr .result.structuredContent.stdout)
 expect_not_contains "a value a byte off the secret is left as it is" "$out" 'REDACTED'
 check "... and printed whole ($(printf '%s' "$out" | wc -l) lines)" \
-    test "$(printf '%s' "$out" | wc -l)" -ge 5
+    test "$(printf '%s' "$out" | wc -l)" -ge 20
 
 mcp_stop
 expect_eq "the audit log holds no piece of the secret" \
     "$(grep -vF "for v in 'Zq8x Lr2" "$sess/audit.jsonl" | leak "$secret")" ""
-for f in "$sess"/artifacts/*-shifted.log; do
+for f in "$sess"/artifacts/*-shifted.log "$sess"/artifacts/*-words.log; do
 	expect_eq "$(basename "$f") holds no piece of the secret" \
 	    "$(leak "$secret" <"$f")" ""
 done
