@@ -39,13 +39,13 @@ struct redact_form {
 /*
  * A hex dump (xxd, hexdump -C, od -t x1, bytes.hex(":")): between two
  * bytes at most DUMP_SEP of " ", ":", "-" or "," (hexdump -e '/1
- * "%02x,"'); or a C array's or an
+ * "%02x,"', hexdump -x's 4 spaces between words); or a C array's or an
  * escaped string's prefix ("0x", "0X" or "\\x", xxd -i), after an
  * optional "," and up to 2 spaces or a line break and up to DUMP_INDENT
  * blanks; or a change of line: the rest of the line (separators, the
  * ASCII column) in printable bytes, a line break, the next line's
- * offset (up to 12 hex digits), ":" and up to 3 spaces after it in at
- * most DUMP_OFF.  The rest of a line is at most DUMP_COL bytes on the
+ * offset (up to OFF_DIGITS hex digits), ":" and up to 4 spaces after it
+ * (hexdump -x) in at most DUMP_OFF.  The rest of a line is at most DUMP_COL bytes on the
  * match's first line (xxd -c 256 and od -t x1z -w256 end a line with
  * 258 and 260; xxd takes no more than 256), and on a later one the bytes the match took on it and
  * DUMP_PAD (a line there is the secret's alone, its ASCII column as
@@ -58,12 +58,14 @@ struct redact_form {
  * change of line first, at most DUMP_FORKS times (the secret's hex had
  * been given out whole when the separators were taken).
  */
-#define DUMP_SEP	2
+#define DUMP_SEP	4
+#define COL_SEP		2	/* separators before an ASCII column */
+#define OFF_DIGITS	12	/* a line's offset: hex digits */
 #define DUMP_INDENT	6
 #define DUMP_PREFIX	(1 + 2 + DUMP_INDENT + 2)	/* ",\r\n" blanks "0x" */
 #define DUMP_COL	264
 #define DUMP_PAD	8
-#define DUMP_OFF	16
+#define DUMP_OFF	(OFF_DIGITS + 1 + 4)
 #define DUMP_REST	1040
 #define DUMP_FORKS	64	/* ways a match of a form may try */
 /*
@@ -1721,11 +1723,20 @@ dump_gap(const unsigned char *in, size_t len, size_t k, unsigned char want,
 	*pad = 0;
 	for (n = 0; k + n < len && n < DUMP_SEP && dump_sep(in[k + n]); n++)
 		;
-	/* Not a C array's "0x" after its "," (prefix_gap()). */
+	/*
+	 * Not a C array's "0x" after its "," (prefix_gap()).  An odd run
+	 * of 3 before a word the form cuts is xxd -e's separator and the 2
+	 * spaces of a byte it lacks (word_pad()); hexdump -x's 4 are
+	 * separators.
+	 */
 	if (!lines_only && n > 0 && k + n < len && dump_next(want, in[k + n]) &&
 	    !(in[k + n] == '0' && k + n + 1 < len &&
-	    (in[k + n + 1] | 0x20) == 'x'))
+	    (in[k + n + 1] | 0x20) == 'x')) {
+		if (q > 0 && n == 3 &&
+		    (w = word_pad(in, len, k, q, pad, more)) > 0)
+			return w;
 		return n;
+	}
 	if (!lines_only && (w = prefix_gap(in, len, k, want, &pmore)) > 0)
 		return w;
 	if (!lines_only && q > 0 &&
@@ -1744,7 +1755,7 @@ dump_gap(const unsigned char *in, size_t len, size_t k, unsigned char want,
 	 */
 	if (col == 0 || k + n == len)
 		goto end;
-	if (n < DUMP_SEP && in[k + n] != '\r' && in[k + n] != '\n')
+	if (n < COL_SEP && in[k + n] != '\r' && in[k + n] != '\n')
 		return 0;
 	for (n = 0; k + n < len && n <= col && in[k + n] >= 0x20 &&
 	    in[k + n] < 0x7f; n++)
@@ -1771,8 +1782,8 @@ dump_gap(const unsigned char *in, size_t len, size_t k, unsigned char want,
 		return n;
 	}
  next:
-	/* The next line's offset, ":" (xxd), one to three spaces. */
-	for (d = 0; k + n < len && d < DUMP_OFF - 4 && ((in[k + n] >= '0' &&
+	/* The next line's offset, ":" (xxd), one to four spaces. */
+	for (d = 0; k + n < len && d < OFF_DIGITS && ((in[k + n] >= '0' &&
 	    in[k + n] <= '9') || ((in[k + n] | 0x20) >= 'a' &&
 	    (in[k + n] | 0x20) <= 'f')); d++)
 		n++;
@@ -1786,7 +1797,7 @@ dump_gap(const unsigned char *in, size_t len, size_t k, unsigned char want,
 	}
 	if (*more)
 		return 0;
-	for (d = 0; k + n < len && d < 3 && in[k + n] == ' '; d++)
+	for (d = 0; k + n < len && d < 4 && in[k + n] == ' '; d++)
 		n++;
 	if (k + n == len)
 		goto end;
@@ -1838,7 +1849,7 @@ chars_line(const unsigned char *in, size_t len, size_t k,
 		return 0;
 	for (;;) {
 		m = n;
-		for (d = 0; k + m < len && d < DUMP_OFF - 4 &&
+		for (d = 0; k + m < len && d < OFF_DIGITS &&
 		    hex_eq('?', in[k + m]); d++)
 			m++;
 		if (k + m < len && d > 0 && in[k + m] == ':')
@@ -2231,7 +2242,7 @@ dec_gap(const unsigned char *in, size_t len, size_t k,
 		    partial) > 0 ? g : 0;
 	g += b;
 	/* With an offset, then without one. */
-	for (m = g, d = 0; k + m < len && d < DUMP_OFF - 4 &&
+	for (m = g, d = 0; k + m < len && d < OFF_DIGITS &&
 	    hex_eq('?', in[k + m]); d++)
 		m++;
 	if (d > 0 && k + m < len && in[k + m] == ':')

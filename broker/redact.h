@@ -85,8 +85,9 @@
  * "\r\n" between any two of its characters (base64(1) breaks at 76
  * columns, xxd -p at 60), so a match may take up to 3 * len - 2 bytes.
  * A hex form also matches laid out as a hex dump: between two bytes up
- * to 2 of " ", ":", "-" or "," (xxd and its -g1, hexdump -C, od -t x1,
- * od -x, Python's bytes.hex(":"), hexdump -e '/1 "%02x,"'), or a C
+ * to 4 of " ", ":", "-" or "," (xxd and its -g1, hexdump -C, od -t x1,
+ * od -x, hexdump -x, Python's bytes.hex(":"), hexdump -e '/1 "%02x,"'),
+ * or a C
  * array's or an escaped string's
  * prefix ("0x", "0X", "\x") after an optional "," and up to 2 spaces or
  * a line break and an indent (xxd -i), or a change of line: the rest of
@@ -95,7 +96,7 @@
  * -w256) and on a later one as many as the bytes the match took on it
  * and 8 (a line there is the secret's alone: xxd -c 4, xxd -c 1), a line
  * break, the next line's offset (up to 12 hex digits, an optional ":",
- * 1 to 3 spaces) or none (hexdump -e '4/4 "%08X " "\n"').  A match that
+ * 1 to 4 spaces) or none (hexdump -e '4/4 "%08X " "\n"').  A match that
  * changed lines past an ASCII column runs on to the end of its last line
  * (at most 1040 printable bytes: a line of 256), whose ASCII column shows
  * the secret's tail (a dump without one, xxd -p, keeps the line's rest).
@@ -125,8 +126,7 @@
  * (under 7 bytes, at an offset), escape sequences inside a decimal
  * dump, the bytes of a word the value shares with its neighbours (in
  * od -t u2's or od -t u4's numbers, 1 to 3 bytes at each end), words
- * of 8 bytes (od -t u8) and octal words of 4 (od -t o4), hexdump -x
- * (4 spaces between its words, 3 at most in a hex dump), splitting across
+ * of 8 bytes (od -t u8) and octal words of 4 (od -t o4), splitting across
  * two writes, JSON
  * escapes other than those above: uppercase \uXXXX for a non-ASCII
  * character, a \uXXXX spelling of another printable one; UTF-16, more

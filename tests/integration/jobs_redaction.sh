@@ -104,13 +104,13 @@ expect_eq "a read gives as much of a tail that begins like the secret as of one 
 # 4005 bytes less the longest form but one: the hex (36 characters)
 # broken into lines (3 * 36 - 2), 1024 bytes of escape sequences
 # (REDACT_MAX_ESC), and laid out as a hex dump: a first change of line
-# after an ASCII column of up to 264 bytes and an offset (288), each of
-# its 18 bytes on a line of its own (xxd -c 1: 18 * 33, the byte in the
-# ASCII column, its padding, an offset), the rest of its last line
-# (1040: a line of 256), and lines of characters under its first and
-# last lines (2 * 274: od -t x1 -c -w64) and under 4 others (4 * 20 and
-# 72 for its 36 characters).
-expect_eq "... holding back the same tail, whatever it holds" "$wrong" 254
+# after an ASCII column of up to 264 bytes and an offset (289: up to 17,
+# hexdump -x's 4 spaces after it), each of its 18 bytes on a line of its
+# own (xxd -c 1: 18 * 34, the byte in the ASCII column, its padding, an
+# offset), the rest of its last line (1040: a line of 256), and lines of
+# characters under its first and last lines (2 * 274: od -t x1 -c -w64)
+# and under 4 others (4 * 21 and 72 for its 36 characters).
+expect_eq "... holding back the same tail, whatever it holds" "$wrong" 231
 
 # The same for a job's pushed events (jobs.events): a line was pushed once
 # no form of a secret could run past it, so the line of a guess the agent

@@ -12,7 +12,9 @@
 #    (od -d, od -t u2, od -t d2, od -t u4, od -i, hexdump -d, hexdump -e
 #    '/2 "%u "') and octal (od -o, hexdump -o), and the bytes' octal
 #    unpadded (hexdump -e '/1 "%o "'), a key's high bytes in signed
-#    words negative.
+#    words negative;
+#  - hexdump -x: its hex words with 4 spaces between two and after a
+#    line's offset, past the 2 and 3 a hex dump had.
 # The same of a value a byte off the secret is left as it is.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
@@ -59,7 +61,7 @@ tools:
       - |
         for d in 'od -d' 'od -t u2' 'od -t d2' 'od -t u4' 'od -i' 'od -o' \
             'hexdump -d' 'hexdump -o' "hexdump -e '/2 \"%u \"'" \
-            "hexdump -e '/1 \"%o \"'"; do
+            "hexdump -e '/1 \"%o \"'" 'hexdump -x'; do
           echo "== $d"
           for o in 0 1 2 3; do
             printf '%*s%s!\n' "$o" '' "$API_TOKEN" | eval "$d"; echo
@@ -91,7 +93,8 @@ YAML
 # leak SECRET < TEXT: the first 6 bytes of SECRET that TEXT holds,
 # decoded: shifted back (rot47, each of the 25 letter shifts), as
 # lowercase base32hex, or its numbers as little-endian words of 1, 2 or
-# 4 bytes in decimal or octal (a line's offset left out); "" if none.
+# 4 bytes in decimal, octal or (2) hex (a line's offset left out); ""
+# if none.
 leak() {
 	python3 -c 'import base64, os, re, sys
 s = os.fsencode(sys.argv[1])
@@ -105,22 +108,21 @@ for x in t.split():
 		views.append(base64.b32hexdecode(x.upper() + b"=" * (-len(x) % 8)))
 	except Exception:
 		pass
-for base in (10, 8):
-	for w in (1, 2, 4):
-		v = b""
-		for l in t.splitlines():
-			f = l.split()
-			if len(f) > 1 and re.fullmatch(rb"0[0-7]{6}", f[0]):
-				f = f[1:]
-			for x in f:
-				try:
-					n = int(x, base)
-				except ValueError:
-					continue
-				n += (1 << 8 * w) if n < 0 else 0
-				if 0 <= n < 1 << 8 * w:
-					v += n.to_bytes(w, "little")
-		views.append(v)
+for base, w in ((10, 1), (10, 2), (10, 4), (8, 1), (8, 2), (8, 4), (16, 2)):
+	v = b""
+	for l in t.splitlines():
+		f = l.split()
+		if len(f) > 1 and re.fullmatch(rb"0[0-7]{6}", f[0]):
+			f = f[1:]
+		for x in f:
+			try:
+				n = int(x, base)
+			except ValueError:
+				continue
+			n += (1 << 8 * w) if n < 0 else 0
+			if 0 <= n < 1 << 8 * w:
+				v += n.to_bytes(w, "little")
+	views.append(v)
 b = [s[i:i + 6] for i in range(len(s) - 5) if any(s[i:i + 6] in v for v in views)]
 print(b[0].decode(errors="replace") if b else "")' "$1" || echo "(leak failed)"
 }
@@ -156,7 +158,7 @@ expect_ok_result "the word dump tool ran"
 out=$(jr .result.structuredContent.stdout)
 set -- 'od -d' 'od -t u2' 'od -t d2' 'od -t u4' 'od -i' 'od -o' \
     'hexdump -d' 'hexdump -o' "hexdump -e '/2 \"%u \"'" \
-    "hexdump -e '/1 \"%o \"'"
+    "hexdump -e '/1 \"%o \"'" 'hexdump -x'
 # (the token at 4 offsets, the key at 2)
 redacted_sections 4 API_TOKEN "$secret" "$@"
 redacted_sections 2 BIN_KEY "$bin" "$@"

@@ -746,14 +746,15 @@ START_TEST(test_redact_release_ignores_content)
 	/*
 	 * Its hex (8 characters) broken into lines, or a dump's changes of
 	 * line: the first after an ASCII column of up to 264 bytes and an
-	 * offset (288 in all: xxd -c 256), each of the 4 bytes on a line of
-	 * its own (33: the byte in the ASCII column, its padding, an
+	 * offset (289 in all: xxd -c 256; an offset takes up to 17, 4
+	 * spaces after it as hexdump -x prints), each of the 4 bytes on a
+	 * line of its own (34: the byte in the ASCII column, its padding, an
 	 * offset), the rest of its last line (1040: a line of 256), and
 	 * lines of characters under its first and last lines (2 * 274: od
-	 * -t x1 -c -w64) and a later one (20, and 16 for its 8 characters).
+	 * -t x1 -c -w64) and a later one (21, and 16 for its 8 characters).
 	 */
-	ck_assert_uint_eq(keep, 3 * 8 - 3 + REDACT_MAX_ESC + 288 + 4 * 33 +
-	    1040 + 2 * 274 + 20 + 16);
+	ck_assert_uint_eq(keep, 3 * 8 - 3 + REDACT_MAX_ESC + 289 + 4 * 34 +
+	    1040 + 2 * 274 + 21 + 16);
 	ck_assert_uint_eq(redact_release(r, "abc", 3), 0);
 	memset(in, 'x', 8192);
 	in[8192] = '\0';
