@@ -2336,6 +2336,17 @@ form_match(const struct redact_form *fm, const unsigned char *in,
 }
 
 /*
+ * Can |n| bytes hold no match of |fm|?  A dump's or a decimal list's
+ * may be shorter than the form: hexdump prints a repeated byte once and
+ * "*" for its copies ("115 *\n" for "115 115 "), at the input's end too.
+ */
+static int
+too_short(const struct redact_form *fm, size_t n)
+{
+	return n < fm->len && !(fm->wrap & (FORM_DUMP | FORM_DEC));
+}
+
+/*
  * Returns the longest of the forms that begin with byte |c0| (and, when
  * the input's next byte begins no escape sequence or break, |c1|) that
  * matches at in[i], or NULL; *span is the number of bytes its match
@@ -2358,7 +2369,7 @@ match_from(const struct redact *r, const unsigned char *in, size_t len,
 		/* Byte 1 may begin a sequence or a break: every form. */
 		for (f = lo; f < hi; f++) {
 			fm = &r->forms[f];
-			if (len - i < fm->len || (fm->p[1] != c1 &&
+			if (too_short(fm, len - i) || (fm->p[1] != c1 &&
 			    (c1 == '\n' || c1 == '\r') &&
 			    !(fm->wrap & (FORM_LINES | FORM_CHARS | FORM_DEC))) ||
 			    (fm->p[1] != c1 && c1 == '\\' &&
@@ -2390,7 +2401,7 @@ match_from(const struct redact *r, const unsigned char *in, size_t len,
 		 * Byte 1 matched as it is: a byte 2 that is not the form's and
 		 * begins no gap ends the match there (most tries end so).
 		 */
-		if ((dump_only && !(fm->wrap & FORM_DUMP)) || len - i < fm->len ||
+		if ((dump_only && !(fm->wrap & FORM_DUMP)) || too_short(fm, len - i) ||
 		    (!form_eq(fm, 2, in[i + 2]) &&
 		    !gap_may_begin(fm, in[i + 2])))
 			continue;

@@ -14,7 +14,10 @@
 #    unpadded (hexdump -e '/1 "%o "'), a key's high bytes in signed
 #    words negative;
 #  - hexdump -x: its hex words with 4 spaces between two and after a
-#    line's offset, past the 2 and 3 a hex dump had.
+#    line's offset, past the 2 and 3 a hex dump had;
+#  - hexdump's "*" for a repeated byte (a password's doubled letter) in
+#    a decimal dump that ends the output: shorter than the form, it was
+#    not tried.
 # The same of a value a byte off the secret is left as it is.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
@@ -24,6 +27,8 @@ secret='Zq8x Lr2$Wv9&Kt4(Ym7)Pn3'
 printf '%s' "$secret" | "$AIRLOCK" secret set API_TOKEN
 bin=$'k\001Zq8\211x\tLr2\177Wv9&Kt4\033Ym7\377Pn3'
 printf '%s' "$bin" | "$AIRLOCK" secret set BIN_KEY
+doubled='bookkeeper:Zq8xLr2!!'
+printf '%s' "$doubled" | "$AIRLOCK" secret set DOUBLED
 ws=$(make_workspace)
 
 M="$T/m.yaml"
@@ -70,6 +75,14 @@ tools:
           printf 'k=%s!\n' "$BIN" | eval "$d"; echo
         done
     secrets: [ { name: API_TOKEN, env: API_TOKEN }, { name: BIN_KEY, env: BIN } ]
+  - name: squeezed
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 10000
+    command: [ bash, -c, 'printf %s "$PW" | hexdump -e "/1 \"%d \""' ]
+    secrets: [ { name: DOUBLED, env: PW } ]
   - name: nearmiss
     input: {}
     output: { exitCode: integer, stdout: string }
@@ -108,7 +121,7 @@ for x in t.split():
 		views.append(base64.b32hexdecode(x.upper() + b"=" * (-len(x) % 8)))
 	except Exception:
 		pass
-for base, w in ((10, 1), (10, 2), (10, 4), (8, 1), (8, 2), (8, 4), (16, 2)):
+for base, w in ((10, 1), (10, 2), (10, 4), (8, 1), (8, 2), (8, 4), (16, 1), (16, 2)):
 	v = b""
 	for l in t.splitlines():
 		f = l.split()
@@ -163,6 +176,13 @@ set -- 'od -d' 'od -t u2' 'od -t d2' 'od -t u4' 'od -i' 'od -o' \
 redacted_sections 4 API_TOKEN "$secret" "$@"
 redacted_sections 2 BIN_KEY "$bin" "$@"
 
+mcp_call squeezed '{}'
+expect_ok_result "the squeezed dump tool ran"
+out=$(jr .result.structuredContent.stdout)
+# (its output ends with the password: "... 111 *\n107 *\n...33 *\n")
+expect_eq "a squeezed decimal dump that ends the output was redacted" \
+    "$out" '[REDACTED:DOUBLED]'
+
 mcp_call nearmiss '{}'
 expect_ok_result "the near-miss tool ran"
 out=$(jr .result.structuredContent.stdout)
@@ -177,4 +197,6 @@ for f in "$sess"/artifacts/*-shifted.log "$sess"/artifacts/*-words.log; do
 	expect_eq "$(basename "$f") holds no piece of the secret" \
 	    "$(leak "$secret" <"$f")" ""
 done
+expect_eq "the squeezed dump's artifact holds no piece of the password" \
+    "$(leak "$doubled" <"$(echo "$sess"/artifacts/*-squeezed.log)")" ""
 finish

@@ -866,6 +866,9 @@ START_TEST(test_redact_decimal_dumps_and_other_bases)
 		    "[REDACTED:PW],10,", 1 },
 		{ "70 *\n40 73 *\n20 77 6f 72 64 2f 2b 3f 78 39 0a ",
 		    "[REDACTED:PW] 0a ", 1 },
+		/* ... at the end of the text, shorter than the form */
+		{ "112 64 115 *\n32 119 111 114 100 47 43 63 120 57 ",
+		    "[REDACTED:PW] ", 1 },
 		{ "c@ff jbeq/+?k9", "[REDACTED:PW]", 1 },
 		/*
 		 * Near misses: p@ss word/+?x8 (its base32hex differs from the
