@@ -600,6 +600,23 @@ word_numbers(unsigned char *dst, const unsigned char *v, size_t len,
 	return o;
 }
 
+/*
+ * The value's bits, 8 binary digits a byte, the most significant first
+ * (|msb|: basenc --base2msbf) or the least (basenc --base2lsbf).
+ */
+static size_t
+binary_encode(unsigned char *dst, const unsigned char *v, size_t len,
+    int msb)
+{
+	size_t i, b;
+
+	for (i = 0; i < len; i++)
+		for (b = 0; b < 8; b++)
+			dst[8 * i + b] = (unsigned char)('0' +
+			    ((v[i] >> (msb ? 7 - b : b)) & 1));
+	return 8 * len;
+}
+
 /* The value's bytes in reverse order (rev(1)). */
 static size_t
 reversed(unsigned char *dst, const unsigned char *v, size_t len)
@@ -1216,12 +1233,14 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	 * base32 (7 forms each), 3 alphabets' base85 (5 forms each, 2 * len +
 	 * 8 at most) and base58 (2 * len + 1); 25 Caesar shifts and rot47
 	 * (len each); lowercase base32hex (7 forms); the octal list (5 * len
-	 * + 1), 14 lists of words' numbers (4 * len + 1 at most each).
+	 * + 1), 14 lists of words' numbers (4 * len + 1 at most each); 2
+	 * binary (8 * len each).
 	 */
 	cap = 32 * (3 * len + 8) + 13 * (2 * len + 32) + 4 * len +
 	    13 * len + 7 * (2 * len + 8) + 12 * len + 2 * (5 * len + 1) +
 	    len + 14 * (2 * len + 8) + 15 * (2 * len + 8) + 2 * len + 1 +
-	    26 * len + 7 * (2 * len + 8) + 5 * len + 1 + 14 * (4 * len + 1);
+	    26 * len + 7 * (2 * len + 8) + 5 * len + 1 + 14 * (4 * len + 1) +
+	    16 * len;
 	if ((s->block = sodium_malloc(cap)) == NULL)
 		return AL_ERR_ALLOC;
 	s->cap = cap;
@@ -1304,6 +1323,14 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 			    w, n, 8, 0), FORM_DEC | FORM_WIDE)) != 0)
 				goto fail;
 		}
+	dst = form_reserve(s, 8 * len);
+	if ((rc = form_commit_wrap(r, si, binary_encode(dst, v, len, 1),
+	    FORM_LINES)) != 0)
+		goto fail;
+	dst = form_reserve(s, 8 * len);
+	if ((rc = form_commit_wrap(r, si, binary_encode(dst, v, len, 0),
+	    FORM_LINES)) != 0)
+		goto fail;
 	/* Caesar shifts: of the letters (rot13 too), of "!" to "~" (rot47). */
 	for (n = 1; n < 26; n++) {
 		dst = form_reserve(s, len);

@@ -26,7 +26,9 @@
  *     inside it at byte offset 0 to 3 of a longer stream; base58 (the
  *     value alone, up to 1024 bytes); each Caesar shift of its letters,
  *     both cases (rot13: tr A-Za-z N-ZA-Mn-za-m, and the other 24: tr
- *     A-Za-z D-ZA-Cd-za-c), and rot47 (tr '!-~' 'P-~!-O');
+ *     A-Za-z D-ZA-Cd-za-c), and rot47 (tr '!-~' 'P-~!-O'); its bits,
+ *     8 binary digits a byte, either end first (basenc --base2msbf,
+ *     --base2lsbf);
  *     the value reversed (rev), with a space or a line break between its
  *     characters (sed 's/./& /g', fold -w 1);
  *   - its bytes in decimal, unsigned or signed (od -t d1, a Java
@@ -126,7 +128,8 @@
  * (under 7 bytes, at an offset), escape sequences inside a decimal
  * dump, the bytes of a word the value shares with its neighbours (in
  * od -t u2's or od -t u4's numbers, 1 to 3 bytes at each end), words
- * of 8 bytes (od -t u8) and octal words of 4 (od -t o4), splitting across
+ * of 8 bytes (od -t u8) and octal words of 4 (od -t o4), bits with a
+ * space between bytes (xxd -b), splitting across
  * two writes, JSON
  * escapes other than those above: uppercase \uXXXX for a non-ASCII
  * character, a \uXXXX spelling of another printable one; UTF-16, more

@@ -15,6 +15,7 @@
 #    words negative;
 #  - hexdump -x: its hex words with 4 spaces between two and after a
 #    line's offset, past the 2 and 3 a hex dump had;
+#  - its bits (basenc --base2msbf, --base2lsbf), at each offset;
 #  - hexdump's "*" for a repeated byte (a password's doubled letter) in
 #    a decimal dump that ends the output: shorter than the form, it was
 #    not tried.
@@ -48,6 +49,12 @@ tools:
             'tr A-Za-z B-ZAb-za' 'tr A-Za-z ZA-Yza-y'; do
           echo "== $d"
           printf 'the api token: %s!\n' "$API_TOKEN" | eval "$d"
+        done
+        for d in 'basenc --base2msbf' 'basenc --base2lsbf'; do
+          echo "== $d"
+          for p in '' x xy xyz; do
+            printf '%s%s!\n' "$p" "$API_TOKEN" | $d
+          done
         done
         echo '== base32hex'
         for p in '' x xy xyz xyzw; do
@@ -121,6 +128,11 @@ for x in t.split():
 		views.append(base64.b32hexdecode(x.upper() + b"=" * (-len(x) % 8)))
 	except Exception:
 		pass
+bits = re.sub(rb"[^01]", b"", t)
+for o in range(8):
+	b = bits[o:]
+	views.append(bytes(int(b[i:i + 8], 2) for i in range(0, len(b) - 7, 8)))
+	views.append(bytes(int(b[i:i + 8][::-1], 2) for i in range(0, len(b) - 7, 8)))
 for base, w in ((10, 1), (10, 2), (10, 4), (8, 1), (8, 2), (8, 4), (16, 1), (16, 2)):
 	v = b""
 	for l in t.splitlines():
@@ -165,6 +177,8 @@ out=$(jr .result.structuredContent.stdout)
 redacted_sections 1 API_TOKEN "$secret" "tr '!-~' 'P-~!-O'" \
     'tr A-Za-z D-ZA-Cd-za-c' 'tr A-Za-z B-ZAb-za' 'tr A-Za-z ZA-Yza-y'
 redacted_sections 5 API_TOKEN "$secret" base32hex
+redacted_sections 4 API_TOKEN "$secret" 'basenc --base2msbf' \
+    'basenc --base2lsbf'
 
 mcp_call words '{}'
 expect_ok_result "the word dump tool ran"
