@@ -100,6 +100,8 @@ struct redact {
 	struct redact_form	*forms;	/* by first 2 bytes, longest first */
 	size_t			 nforms;
 	size_t			 start[257];	/* forms[start[c]..start[c+1]) begin with c */
+	/* forms[by_pair[k]..by_pair[k + 1]) begin with c0, c1: k = c0 << 8 | c1 */
+	uint32_t		 by_pair[256 * 256 + 1];
 	uint64_t		 pairs[256 * 4];	/* pair_may() */
 	int			 dec_short;	/* a decimal form begins "N," */
 };
@@ -1144,7 +1146,9 @@ pair_may(const struct redact *r, const unsigned char *in, size_t len,
  * Sorts the forms by their first byte, then their second, then longest
  * first (forms[0..sorted) are so already: one secret's forms added are
  * merged with them, not all sorted again), and rebuilds the first-byte
- * index and the pairs pair_may() takes.
+ * index, the first-two-bytes one (by_pair: match_from() searched each
+ * byte's forms, more of them with each encoding) and the pairs
+ * pair_may() takes.
  */
 static void
 forms_index(struct redact *r, size_t sorted)
@@ -1193,6 +1197,13 @@ forms_index(struct redact *r, size_t sorted)
 		}
 	}
 	r->start[256] = r->nforms;
+	for (c = 0, f = 0; c < 256 * 256; c++) {
+		for (; f < r->nforms && (size_t)(r->forms[f].p[0] << 8 |
+		    r->forms[f].p[1]) < c; f++)
+			;
+		r->by_pair[c] = (uint32_t)f;
+	}
+	r->by_pair[256 * 256] = (uint32_t)r->nforms;
 }
 
 int
@@ -2386,7 +2397,7 @@ match_from(const struct redact *r, const unsigned char *in, size_t len,
     size_t *span)
 {
 	const struct redact_form *fm, *best = NULL;
-	size_t f, lo, hi, mid, n;
+	size_t f, lo, hi, n;
 	int partial;
 
 	lo = r->start[c0];
@@ -2415,14 +2426,8 @@ match_from(const struct redact *r, const unsigned char *in, size_t len,
 		return best;
 	}
 	/* Else the forms whose byte 1 is c1, the longest first. */
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (r->forms[mid].p[1] < c1)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (f = lo; f < r->start[c0 + 1] && r->forms[f].p[1] == c1; f++) {
+	hi = r->by_pair[(c0 << 8 | c1) + 1];
+	for (f = r->by_pair[c0 << 8 | c1]; f < hi; f++) {
 		fm = &r->forms[f];
 		/*
 		 * Byte 1 matched as it is: a byte 2 that is not the form's and
