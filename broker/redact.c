@@ -45,7 +45,8 @@ struct redact_form {
  * blanks; or a change of line: the rest of the line (separators, the
  * ASCII column) in printable bytes, a line break, the next line's
  * offset (up to OFF_DIGITS hex digits), ":" and up to 4 spaces after it
- * (hexdump -x) in at most DUMP_OFF.  The rest of a line is at most DUMP_COL bytes on the
+ * (hexdump -x) in at most DUMP_OFF.  The rest of a line is at most
+ * DUMP_COL bytes on the
  * match's first line (xxd -c 256 and od -t x1z -w256 end a line with
  * 258 and 260; xxd takes no more than 256), and on a later one the bytes the match took on it and
  * DUMP_PAD (a line there is the secret's alone, its ASCII column as
