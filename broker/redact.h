@@ -44,7 +44,8 @@
  *     (hexdump -e '/1 "%o "'); the numbers of the little-endian words
  *     of 2 and 4 bytes that lie inside it at each offset, the same way,
  *     in decimal, unsigned or signed (od -d, od -t u2, od -t d2, od -t
- *     u4, od -i, hexdump -d) and (2 bytes) octal (od -o, hexdump -o),
+ *     u4, od -i, hexdump -d) and (2 bytes) octal (od with no option,
+ *     od -o, hexdump -o),
  *     each zero-padded to up to 6 characters (hexdump -d's "08293"),
  *     when they hold 4 bytes or more;
  *   - the value as sed -n l prints it ("\\" doubled, \a \b \f \r \t \v,
