@@ -10,7 +10,7 @@
 #    at each of the 5 byte offsets of a longer stream;
 #  - the numbers of little-endian words of 2 and 4 bytes, in decimal
 #    (od -d, od -t u2, od -t d2, od -t u4, od -i, hexdump -d, hexdump -e
-#    '/2 "%u "') and octal (od -o, hexdump -o), and the bytes' octal
+#    '/2 "%u "') and octal (od, od -o, hexdump -o), and the bytes' octal
 #    unpadded (hexdump -e '/1 "%o "'), a key's high bytes in signed
 #    words negative;
 #  - hexdump -x: its hex words with 4 spaces between two and after a
@@ -71,7 +71,7 @@ tools:
       - bash
       - -c
       - |
-        for d in 'od -d' 'od -t u2' 'od -t d2' 'od -t u4' 'od -i' 'od -o' \
+        for d in 'od' 'od -d' 'od -t u2' 'od -t d2' 'od -t u4' 'od -i' 'od -o' \
             'hexdump -d' 'hexdump -o' "hexdump -e '/2 \"%u \"'" \
             "hexdump -e '/1 \"%o \"'" 'hexdump -x'; do
           echo "== $d"
@@ -183,7 +183,7 @@ redacted_sections 4 API_TOKEN "$secret" 'basenc --base2msbf' \
 mcp_call words '{}'
 expect_ok_result "the word dump tool ran"
 out=$(jr .result.structuredContent.stdout)
-set -- 'od -d' 'od -t u2' 'od -t d2' 'od -t u4' 'od -i' 'od -o' \
+set -- 'od' 'od -d' 'od -t u2' 'od -t d2' 'od -t u4' 'od -i' 'od -o' \
     'hexdump -d' 'hexdump -o' "hexdump -e '/2 \"%u \"'" \
     "hexdump -e '/1 \"%o \"'" 'hexdump -x'
 # (the token at 4 offsets, the key at 2)
