@@ -13,6 +13,8 @@
 #    '/2 "%u "') and octal (od, od -o, hexdump -o), and the bytes' octal
 #    unpadded (hexdump -e '/1 "%o "'), a key's high bytes in signed
 #    words negative;
+#  - od -b -c (its octal bytes, a line of characters under each line)
+#    is pinned here: od -b alone is caught by the octal list too;
 #  - hexdump -x: its hex words with 4 spaces between two and after a
 #    line's offset, past the 2 and 3 a hex dump had;
 #  - its bits (basenc --base2msbf, --base2lsbf), at each offset;
@@ -71,7 +73,7 @@ tools:
       - bash
       - -c
       - |
-        for d in 'od' 'od -d' 'od -t u2' 'od -t d2' 'od -t u4' 'od -i' 'od -o' \
+        for d in 'od -b -c' 'od' 'od -d' 'od -t u2' 'od -t d2' 'od -t u4' 'od -i' 'od -o' \
             'hexdump -d' 'hexdump -o' "hexdump -e '/2 \"%u \"'" \
             "hexdump -e '/1 \"%o \"'" 'hexdump -x'; do
           echo "== $d"
@@ -183,7 +185,7 @@ redacted_sections 4 API_TOKEN "$secret" 'basenc --base2msbf' \
 mcp_call words '{}'
 expect_ok_result "the word dump tool ran"
 out=$(jr .result.structuredContent.stdout)
-set -- 'od' 'od -d' 'od -t u2' 'od -t d2' 'od -t u4' 'od -i' 'od -o' \
+set -- 'od -b -c' 'od' 'od -d' 'od -t u2' 'od -t d2' 'od -t u4' 'od -i' 'od -o' \
     'hexdump -d' 'hexdump -o' "hexdump -e '/2 \"%u \"'" \
     "hexdump -e '/1 \"%o \"'" 'hexdump -x'
 # (the token at 4 offsets, the key at 2)
