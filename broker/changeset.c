@@ -72,6 +72,8 @@ struct cs_entry {
 	char *dest; /* symlink: where it leads (mark_links()), or NULL */
 	int dest_in_git_dir; /* symlink: that is in a git or hooks
 				directory, or cannot be told */
+	int unreadable; /* a file this process cannot read, a directory
+			   it cannot list: refused (changeset_check()) */
 };
 
 struct changeset {
@@ -393,6 +395,24 @@ made_group(const struct changeset *cs, const struct stat *rst, mode_t mode)
 	return (rst->st_mode & mode & S_ISGID) ? rst->st_gid : cs->gid;
 }
 
+/*
+ * Whether this process cannot read |name| of |ufd| (stat |st|): a file
+ * it may not open for reading, a directory it may not list and search
+ * (a run's chmod 000, 200, 100 as an ordinary user; root reads them
+ * all).  What cannot be read is not known, so it is refused; before, it
+ * failed the whole set ("nothing was applied: f: Permission denied")
+ * and a copy-on-write session's diff, which then showed nothing.
+ */
+static int
+cannot_read(int ufd, const char *name, const struct stat *st)
+{
+	int want = S_ISDIR(st->st_mode) ? R_OK | X_OK : R_OK;
+
+	return faccessat(ufd, name, want, AT_EACCESS | AT_SYMLINK_NOFOLLOW) ==
+	    -1 &&
+	    errno == EACCES;
+}
+
 /* One name of the upper directory |ufd| at workspace path |path|;
  * |gitdir|: the directory it is in is, or is beneath, a git directory;
  * |group|: what the run makes in it lands with (made_group()). */
@@ -456,6 +476,18 @@ walk_one(struct changeset *cs, int ufd, const char *name, const char *path,
 		gid_t child_group =
 		    real != 0 ? group : made_group(cs, &rst, mode);
 
+		/* Neither walked nor landed: refused by name. */
+		if (cannot_read(ufd, name, &st)) {
+			if ((e = add(cs, path, WP_DIR)) == NULL) {
+				snprintf(err, errlen, "too many entries");
+				return AL_ERR_LIMIT;
+			}
+			e->op = real != 0 ? CS_MKDIR : CS_CHMOD;
+			e->mode = mode;
+			e->old_mode = real != 0 ? 0 : rst.st_mode & 07777;
+			e->unreadable = 1;
+			return 0;
+		}
 		if ((fd = openat(ufd, name,
 			 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) ==
 		    -1) {
@@ -502,6 +534,8 @@ walk_one(struct changeset *cs, int ufd, const char *name, const char *path,
 	e->size = S_ISREG(st.st_mode) ? (off_t)st.st_blocks * 512 : 0;
 	if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
 		e->op = CS_WRITE;
+	if (S_ISREG(st.st_mode))
+		e->unreadable = cannot_read(ufd, name, &st);
 	if (S_ISLNK(st.st_mode)) {
 		if ((len = readlinkat(ufd, name, buf, sizeof(buf) - 1)) < 0) {
 			snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -910,7 +944,8 @@ changeset_check(const struct changeset *cs, const struct sandbox_policy *p,
 		we.in_git_dir = e->in_git_dir;
 		we.target_dest = e->dest;
 		we.target_in_git_dir = e->dest_in_git_dir;
-		rule = writepolicy_check(p, &we);
+		rule = e->unreadable ? WP_RULE_UNREADABLE
+				     : writepolicy_check(p, &we);
 		if (rule == NULL &&
 		    wswrite_denied(
 			rootfd, e->path, p->deny_read, p->ndeny_read) != NULL)
@@ -979,6 +1014,7 @@ changeset_item(const struct changeset *cs, size_t i, struct changeset_item *out)
 				    : CHANGESET_OP_NONE;
 	out->mode = e->mode;
 	out->target = e->target;
+	out->unreadable = e->unreadable;
 	return 0;
 }
 

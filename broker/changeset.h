@@ -99,7 +99,10 @@ json_t *changeset_dropped(
  * |max_bytes| (<= 0: none), and refuses (rule "denied") an entry that
  * sandbox.denyRead hides in the workspace |rootfd| (wswrite_denied()),
  * as write_file does: a run created a denied path its sandbox showed as
- * absent, and it landed.  Returns NULL if all pass, else a new array of
+ * absent, and it landed.  An entry this process cannot read (a run's
+ * chmod 000 as an ordinary user) is refused, rule "unreadable", before
+ * any other rule: the rest is still checked and named, and the set
+ * lands only once the run leaves none.  Returns NULL if all pass, else a new array of
  * {path, rule} for each entry refused.
  */
 json_t *changeset_check(const struct changeset *cs,
@@ -142,6 +145,9 @@ struct changeset_item {
 	int op;
 	mode_t mode;
 	const char *target; /* WP_SYMLINK: the link's text */
+	int unreadable; /* WP_FILE, WP_DIR: cannot be read here, so it is
+			   refused (rule "unreadable"); a directory's
+			   contents are not in the set */
 };
 
 /* Fills *out with entry |i|: 0, or AL_ERR_NOT_FOUND past the end. */

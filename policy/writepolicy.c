@@ -670,6 +670,11 @@ writepolicy_rule_text(const char *rule)
 		{ WP_RULE_DENIED,
 		    "sandbox.denyRead hides the path from the agent: a run "
 		    "may neither create nor replace it" },
+		{ WP_RULE_UNREADABLE,
+		    "a file the user cannot read, or a directory the user "
+		    "cannot list (a run's chmod 000), can be neither "
+		    "reviewed nor landed: give it a readable mode, or "
+		    "remove it" },
 		{ WP_RULE_PROTECTED,
 		    "the path is protected by the manifest "
 		    "(sandbox.protected), at any depth" },

@@ -107,6 +107,10 @@ struct wp_entry {
 /* Not writepolicy_check()'s: a path sandbox.denyRead hides, present or
  * not (broker/changeset.c, changeset_check()). */
 #define WP_RULE_DENIED "denied"
+/* Not writepolicy_check()'s: a file or directory of a run's set that
+ * the one landing it cannot read (broker/changeset.c): what it holds
+ * can be neither reviewed nor landed. */
+#define WP_RULE_UNREADABLE "unreadable"
 
 /*
  * The agents' own project configuration at the workspace's top, NULL

@@ -918,6 +918,23 @@ unopened_block(
 	return AL_ERR_PATH;
 }
 
+/*
+ * A file or directory of the session that cannot be read here (a chmod
+ * 000 or 200 of the agent's, as an ordinary user): "unreadable PATH
+ * (mode M)", what it holds unseen, which commit refuses by that rule;
+ * before, the diff failed ("cannot be read in the session") and the
+ * person could only discard the whole session.
+ */
+static void
+unreadable_line(FILE *fp, const struct item *it)
+{
+	fputs(it->ci.kind == WP_DIR ? "unreadable directory " : "unreadable ",
+	    fp);
+	put_vis(fp, it->ci.path);
+	fprintf(fp, "%s (mode %04o): not shown, and commit refuses it\n",
+	    it->ci.kind == WP_DIR ? "/" : "", (unsigned)it->ci.mode);
+}
+
 /* One written file: new, modified, renamed. */
 static int
 file_block(FILE *fp, const struct links *l, struct item *it, int upperfd,
@@ -925,6 +942,10 @@ file_block(FILE *fp, const struct links *l, struct item *it, int upperfd,
 {
 	int newfd, oldfd = -1, old_bin, rc = 0, config;
 
+	if (it->ci.unreadable) {
+		unreadable_line(fp, it);
+		return 0;
+	}
 	if ((newfd = open_beneath(upperfd, it->ci.path)) == -1)
 		return unopened_block(fp, it, upperfd, err, errlen);
 	if (it->rename_from != NULL) {
@@ -1061,7 +1082,9 @@ cowdiff_text(const struct changeset *cs, int upperfd, int rootfd, char **out,
 			fputc('\n', fp);
 			break;
 		case WP_DIR:
-			if (it->ci.op == CHANGESET_OP_MKDIR) {
+			if (it->ci.unreadable)
+				unreadable_line(fp, it);
+			else if (it->ci.op == CHANGESET_OP_MKDIR) {
 				fputs("new directory ", fp);
 				put_vis(fp, it->ci.path);
 				fprintf(

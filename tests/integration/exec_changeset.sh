@@ -68,14 +68,16 @@ for u in 0 $U; do
 	expect_contains "uid $u: the link is named with the name rule" "$out" "refused: lnk: name"
 	expect_not_contains "uid $u: the UTF-8 link is not refused" "$out" "refused: ok"
 	check "uid $u: no link on the host" test ! -L "$ws/lnk" -a ! -L "$ws/ok"
-	# Nor the reason nothing was applied: a directory the run left
-	# unreadable (the supervisor walks the upper layer as the user) under
-	# a name that is not UTF-8 failed the change set quoting the name;
-	# exec_end's JSON could not hold it and recorded no error at all.
+	# Nor the refusal of a directory the run left unreadable (the
+	# supervisor walks the upper layer as the user) under a name that
+	# is not UTF-8: it once failed the change set quoting the name, and
+	# exec_end's JSON could not hold it and recorded no error at all;
+	# now it is refused by the unreadable rule (changeset_unreadable.sh).
 	if [ "$u" != 0 ]; then
 		ex 'd=$(printf "\377"); mkdir "$d" && echo x >"$d/f" && chmod 000 "$d"'
-		expect_contains "uid $u: an unreadable directory not UTF-8 named: nothing applied" "$out" "nothing was applied: \\xff: Permission denied"
-		expect_eq "uid $u: exec_end records why, U+FFFD for the byte" "$(last_set | jq -c .error)" "\"$(printf '\357\277\275'): Permission denied\""
+		expect_eq "uid $u: an unreadable directory not UTF-8 named: refused (77)" "$status" 77
+		expect_contains "uid $u: named with the unreadable rule, U+FFFD for the byte" "$out" "refused: $(printf '\357\277\275'): unreadable"
+		expect_eq "uid $u: exec_end records it, U+FFFD for the byte" "$(last_set | jq -c '.refused[0]')" "{\"path\":\"$(printf '\357\277\275')\",\"rule\":\"unreadable\"}"
 	fi
 	# A name the run chose cannot paint the terminal: the refusal and
 	# --dry-run's list print it escaped (a newline once forged a line,
