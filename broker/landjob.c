@@ -1007,11 +1007,13 @@ frame(struct lander *l, char type, char *payload, size_t len)
 		decide(l, -1, nonsense());
 		return 1;
 	case 'U':
+		/* The set could not be walked at all (an entry that cannot
+		 * be read is refused by name: changeset_check()). */
 		snprintf(text, sizeof(text), "%.*s", (int)len, payload);
 		decide(l, -1,
 		    refusal(c,
 			json_pack("[{s:s, s:s, s:s}]", "path", ".", "rule",
-			    "unreadable", "message", text),
+			    WP_RULE_UNREADABLE, "message", text),
 			1));
 		return 1;
 	case 'R':

@@ -109,7 +109,8 @@ struct wp_entry {
 #define WP_RULE_DENIED "denied"
 /* Not writepolicy_check()'s: a file or directory of a run's set that
  * the one landing it cannot read (broker/changeset.c): what it holds
- * can be neither reviewed nor landed. */
+ * can be neither reviewed nor landed.  Path "." when the set could not
+ * be walked at all (broker/landjob.c). */
 #define WP_RULE_UNREADABLE "unreadable"
 
 /*

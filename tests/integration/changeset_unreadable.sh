@@ -3,7 +3,7 @@
 # Copyright (c) 2026 The airlock authors
 # A change set with a file or directory its owner cannot read: a run's
 # chmod 000 or 200 of a file (or a-r after writing it), chmod 000 or
-# 100 of a directory.  As an ordinary user (uid 4242) it failed the
+# 100 or 400 of a directory.  As an ordinary user (uid 4242) it failed the
 # whole set ("nothing was applied: f: Permission denied", write_failed)
 # and a copy-on-write session's diff, so the person could only discard
 # everything.  Now each is refused by name, rule "unreadable" (recorded),
@@ -18,8 +18,8 @@ fi
 U=4242
 A=$(realpath "$AIRLOCK")
 chmod 755 "$T"
-MAKE='echo s >f; chmod 000 f; echo w >wo; chmod 200 wo; echo l >late; chmod a-r late; mkdir d0 d1; echo x >d0/a; echo y >d1/b; chmod 000 d0; chmod 100 d1; echo ok >fine.txt'
-FIX='chmod 700 d0 d1; chmod 600 f wo late'
+MAKE='echo s >f; chmod 000 f; echo w >wo; chmod 200 wo; echo l >late; chmod a-r late; mkdir d0 d1; echo x >d0/a; echo y >d1/b; mkdir d4; echo z >d4/c; chmod 000 d0; chmod 100 d1; chmod 400 d4; echo ok >fine.txt'
+FIX='chmod 700 d0 d1 d4; chmod 600 f wo late'
 cat >"$T/m.yaml" <<EOF
 tools:
   - name: run_check
@@ -50,13 +50,13 @@ ws="$T/ws"; st="$T/state"
 mkdir -p "$ws" "$st"; chown -R "$U:$U" "$ws" "$st"
 r=$(call as_user)
 expect_contains "as uid $U the set is refused, not failed" "$r" '"errorClass\":\"change_refused\"'
-for p in f wo late d0 d1; do
+for p in f wo late d0 d1 d4; do
 	expect_contains "naming $p, rule unreadable" "$r" "{\\\"path\\\":\\\"$p\\\",\\\"rule\\\":\\\"unreadable\\\"}"
 done
 check "nothing landed" test ! -e "$ws/fine.txt"
 rec=$(cat "$st"/airlock/*/audit.jsonl "$st"/airlock/*/*/audit.jsonl 2>/dev/null |
     jq -c 'select(.event == "change_refused") | [.fields.entries[] | select(.rule == "unreadable") | .path]')
-expect_eq "the refusal is recorded (change_refused)" "$rec" '["d0","d1","f","late","wo"]'
+expect_eq "the refusal is recorded (change_refused)" "$rec" '["d0","d1","d4","f","late","wo"]'
 
 # Root reads them: its set lands as it did.
 ws="$T/ws-root"; st="$T/state-root"
