@@ -5,6 +5,7 @@ libairlock_a_SOURCES += \
 	proxy/rules.c proxy/rules.h \
 	proxy/http.c proxy/http.h \
 	proxy/socks.c proxy/socks.h \
+	proxy/tls.c proxy/tls.h \
 	proxy/proxy.c proxy/proxy.h \
 	proxy/ipc.c proxy/ipc.h \
 	proxy/resolver.c proxy/resolver.h \
@@ -24,6 +25,11 @@ check_PROGRAMS += tests/unit/test_proxy_socks
 TESTS += tests/unit/test_proxy_socks
 tests_unit_test_proxy_socks_CFLAGS = $(unit_cflags)
 tests_unit_test_proxy_socks_LDADD = $(unit_ldadd)
+
+check_PROGRAMS += tests/unit/test_proxy_tls
+TESTS += tests/unit/test_proxy_tls
+tests_unit_test_proxy_tls_CFLAGS = $(unit_cflags)
+tests_unit_test_proxy_tls_LDADD = $(unit_ldadd)
 
 # A loopback origin server and raw client for the proxy's tests and bench.
 check_PROGRAMS += tests/proxy_helper

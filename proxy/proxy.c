@@ -69,6 +69,7 @@
 #include "proxy/resolver.h"
 #include "proxy/rules.h"
 #include "proxy/socks.h"
+#include "proxy/tls.h"
 
 #define RELAY_BUF	131072
 #define MAX_ADDRS	16
@@ -133,6 +134,9 @@ struct conn {
 	uint64_t		 up_left;	/* body bytes still to forward */
 	int			 up_done;	/* the request is all forwarded */
 	uint64_t		 drained;	/* bytes discarded in DRAIN */
+	int			 hello_check;	/* a tunnel to a name: its first
+						   bytes wait in up.data until
+						   hello_judge() lets them go */
 
 	struct sockaddr_storage	 addrs[MAX_ADDRS];
 	socklen_t		 addrlens[MAX_ADDRS];
@@ -700,6 +704,7 @@ out_add(char *out, size_t *olen, size_t cap, const char *s, size_t n)
 static void conn_resolve(struct proxy *, struct conn *, const struct rules_target *);
 static void resolver_replace(struct proxy *, struct resolver_slot *);
 static void socks_head(struct proxy *, struct conn *);
+static void hello_judge(struct proxy *, struct conn *, int);
 
 /*
  * Decides on a complete, checked head |h| (bytes after it are the start
@@ -805,6 +810,7 @@ conn_request(struct proxy *p, struct conn *c, const struct http_head *h)
 		memcpy(c->up.data, c->head + h->len, rest); /* rest < max_header */
 		c->up.len = rest;
 		c->bytes_up = rest;
+		c->hello_check = t.family == 0;
 	} else {
 		/* Origin-form request; only this one request goes through. */
 		ocap = RELAY_BUF;
@@ -1395,6 +1401,9 @@ conn_connected(struct proxy *p, struct conn *c)
 	}
 	log_debug("%s: %s %s:%u via %s: %s", c->l->sandbox, c->method,
 	    c->host, c->port, c->address, c->rule);
+	/* What the client sent with its request is judged first. */
+	if (c->hello_check && c->up.len > 0)
+		hello_judge(p, c, 0);
 }
 
 /* --- SOCKS5 (RFC 1928, CONNECT with no authentication only) ------------------- */
@@ -1459,11 +1468,119 @@ socks_head(struct proxy *p, struct conn *c)
 	memcpy(c->up.data, c->head + need, rest);	/* rest < max_header */
 	c->up.len = rest;
 	c->bytes_up = rest;
+	c->hello_check = t.family == 0;
 	free(c->head);
 	c->head = NULL;
 	c->headlen = 0;
 	c->status = 200;
 	conn_resolve(p, c, &t);
+}
+
+/* --- the first bytes of a tunnel to a name -------------------------------------- */
+
+/*
+ * Ends the tunnel |c| before any of its bytes went upstream: the
+ * ClientHello the client sent asks for another server than the CONNECT
+ * host, or for none, or cannot be read.
+ */
+static void
+hello_refuse(struct proxy *p, struct conn *c, const char *decision,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void
+hello_refuse(struct proxy *p, struct conn *c, const char *decision,
+    const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->reason, sizeof(c->reason), fmt, ap);
+	va_end(ap);
+	sanitize(c->reason);
+	c->status = 403;
+	c->decision = decision;
+	c->end = "TLS server name refused";
+	conn_close(p, c);
+}
+
+/*
+ * Judges what the client of the tunnel |c| has sent so far (in
+ * c->up.data; |final|: it can send no more).  Bytes that do not start a
+ * TLS record go through as they are; a TLS record goes through only when
+ * it is a ClientHello whose server name is the CONNECT host.  A front end shared by many
+ * names (a CDN) routes by that name: any other would reach a host no
+ * rule names from the checked address.  Clears c->hello_check when the
+ * bytes may go, closes |c| when they may not, else waits for more.
+ */
+static void
+hello_judge(struct proxy *p, struct conn *c, int final)
+{
+	const unsigned char *d = (const unsigned char *)c->up.data;
+	char name[TLS_NAME_MAX], why[TLS_WHY_MAX];
+	size_t n;
+	int rc;
+
+	if (c->up.len == 0 ? final : !tls_is_record(d, c->up.len)) {
+		c->hello_check = 0;
+		return;
+	}
+	if ((rc = tls_client_hello_name(d, c->up.len, name, why)) == 0) {
+		if (final)
+			hello_refuse(p, c, "error", "TLS ClientHello cut short");
+		return;
+	}
+	if (rc < 0) {
+		hello_refuse(p, c, "error", "%s", why);
+		return;
+	}
+	if (name[0] == '\0') {
+		hello_refuse(p, c, "deny", "TLS ClientHello without a server "
+		    "name (CONNECT %s)", c->host);
+		return;
+	}
+	n = strlen(name);
+	if (name[n - 1] == '.')
+		name[--n] = '\0';
+	if (strcasecmp(name, c->host) != 0) {
+		sanitize(name);
+		hello_refuse(p, c, "deny", "TLS server name %s is not the "
+		    "CONNECT host %s", name, c->host);
+		return;
+	}
+	c->hello_check = 0;
+}
+
+/*
+ * Reads more of the first bytes of the tunnel |c| into c->up.data (at
+ * most one TLS record, and never past the byte cap) and judges them.
+ */
+static void
+hello_read(struct proxy *p, struct conn *c)
+{
+	size_t room = TLS_RECORD_MAX > c->up.len ? TLS_RECORD_MAX -
+	    c->up.len : 0;
+	ssize_t n;
+
+	if (p->lim.max_bytes != 0 && room > p->lim.max_bytes - c->bytes_up)
+		room = (size_t)(p->lim.max_bytes - c->bytes_up);
+	if (room == 0) {	/* a whole record would have been judged */
+		hello_judge(p, c, 1);
+		return;
+	}
+	n = recv(c->cfd, c->up.data + c->up.len, room, 0);
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n == -1) {
+		c->end = "client reset";
+		conn_close(p, c);
+		return;
+	}
+	if (n == 0)
+		c->c_eof = 1;
+	c->up.len += (size_t)n;
+	c->bytes_up += (uint64_t)n;
+	c->last_ms = now_monotonic_ms();
+	hello_judge(p, c, n == 0);
 }
 
 /* --- I/O ------------------------------------------------------------------------ */
@@ -1672,6 +1789,11 @@ conn_io(struct proxy *p, struct conn *c, int kind, short revents)
 	if (kind == 1) {
 		if ((revents & POLLOUT) && relay_write(c, c->cfd, &c->down))
 			goto out;
+		if (c->hello_check) {
+			if (revents & (POLLIN | POLLHUP | POLLERR))
+				hello_read(p, c);
+			return;
+		}
 		if ((revents & (POLLIN | POLLHUP | POLLERR)) && !c->c_eof &&
 		    !c->capped && !c->up_done && relay_read(p, c, c->cfd, &c->up,
 		    &c->bytes_up, &c->c_eof))
@@ -1967,7 +2089,7 @@ build_pollset(struct proxy *p, size_t *np, int *timeout)
 				ce |= POLLOUT;
 			else if (!c->s_eof && !c->capped)
 				se |= POLLIN;
-			if (PENDING(&c->up) > 0)
+			if (PENDING(&c->up) > 0 && !c->hello_check)
 				se |= POLLOUT;
 			else if (!c->c_eof && !c->capped && !c->up_done)
 				ce |= POLLIN;

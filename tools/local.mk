@@ -31,6 +31,7 @@ FORMAT_FILES = runner/denywatch.c runner/denywatch.h policy/lefthook.c policy/le
 	tests/unit/test_agent_bin.c supervisor/overrides.c supervisor/overrides.h \
 	proxy/http.c proxy/http.h tests/unit/test_proxy_http.c \
 	proxy/socks.c proxy/socks.h tests/unit/test_proxy_socks.c \
+	proxy/tls.c proxy/tls.h tests/unit/test_proxy_tls.c \
 	supervisor/agent_socket.c supervisor/agent_socket.h \
 	broker/wsjob.c broker/wsjob.h broker/pins.c broker/pins.h tests/unit/test_pins.c \
 	broker/landjob.c broker/landjob.h broker/patchland.c broker/patchland.h \

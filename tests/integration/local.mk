@@ -426,3 +426,6 @@ EXTRA_DIST += tests/integration/changeset_record_names.sh
 # A run whose set waits to land counts for maxParallelProcesses.
 TESTS += tests/integration/budget_landq.sh
 EXTRA_DIST += tests/integration/budget_landq.sh
+# A tunnel's TLS server name must be its CONNECT host.
+TESTS += tests/integration/proxy_sni.sh
+EXTRA_DIST += tests/integration/proxy_sni.sh

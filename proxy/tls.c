@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
+/* tls: see tls.h. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "proxy/tls.h"
+
+#define TLS_HANDSHAKE 22
+#define TLS_CLIENT_HELLO 1
+#define TLS_EXT_SERVER_NAME 0
+#define TLS_NAME_HOST 0
+
+/* A cursor over [p, end). */
+struct cur {
+	const unsigned char *p, *end;
+};
+
+static int refuse(char why[TLS_WHY_MAX], const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int
+refuse(char why[TLS_WHY_MAX], const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, TLS_WHY_MAX, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Takes an |n|-byte big-endian number; -1 if fewer bytes are left. */
+static int
+take_num(struct cur *c, size_t n, size_t *out)
+{
+	size_t i;
+
+	if ((size_t)(c->end - c->p) < n)
+		return -1;
+	*out = 0;
+	for (i = 0; i < n; i++)
+		*out = *out << 8 | c->p[i];
+	c->p += n;
+	return 0;
+}
+
+/*
+ * Takes a vector with an |n|-byte length prefix as the cursor *v; -1 if
+ * it runs past |c|'s end.
+ */
+static int
+take_vec(struct cur *c, size_t n, struct cur *v)
+{
+	size_t len;
+
+	if (take_num(c, n, &len) != 0 || (size_t)(c->end - c->p) < len)
+		return -1;
+	v->p = c->p;
+	v->end = c->p + len;
+	c->p += len;
+	return 0;
+}
+
+int
+tls_is_record(const unsigned char *buf, size_t len)
+{
+	return len >= 1 && buf[0] >= 20 && buf[0] <= 24;
+}
+
+/* The server_name extension's body |e|: exactly one host_name. */
+static int
+server_name(struct cur *e, char name[TLS_NAME_MAX], char why[TLS_WHY_MAX])
+{
+	struct cur list, hn;
+	size_t type;
+
+	if (take_vec(e, 2, &list) != 0 || e->p != e->end)
+		return refuse(why, "malformed TLS server_name extension");
+	if (take_num(&list, 1, &type) != 0 || type != TLS_NAME_HOST ||
+	    take_vec(&list, 2, &hn) != 0 || list.p != list.end)
+		return refuse(why,
+		    "TLS server_name extension without "
+		    "exactly one host name");
+	if (hn.p == hn.end || (size_t)(hn.end - hn.p) >= TLS_NAME_MAX ||
+	    memchr(hn.p, '\0', (size_t)(hn.end - hn.p)) != NULL)
+		return refuse(why, "malformed TLS server name");
+	memcpy(name, hn.p, (size_t)(hn.end - hn.p));
+	name[hn.end - hn.p] = '\0';
+	return 1;
+}
+
+int
+tls_client_hello_name(const unsigned char *buf, size_t len,
+    char name[TLS_NAME_MAX], char why[TLS_WHY_MAX])
+{
+	struct cur rec, hello, skip, exts, ext;
+	size_t reclen, hlen, type, seen = 0;
+
+	name[0] = '\0';
+	why[0] = '\0';
+	if (len < 5)
+		return 0;
+	reclen = (size_t)buf[3] << 8 | buf[4];
+	if (buf[0] != TLS_HANDSHAKE || buf[1] != 3 || reclen == 0 ||
+	    reclen > TLS_RECORD_MAX - 5)
+		return refuse(why, "malformed TLS record");
+	if (len < 5 + reclen)
+		return 0;
+	rec.p = buf + 5;
+	rec.end = rec.p + reclen;
+	if (take_num(&rec, 1, &type) != 0 || type != TLS_CLIENT_HELLO)
+		return refuse(why, "TLS handshake other than a ClientHello");
+	if (take_num(&rec, 3, &hlen) != 0 || hlen != (size_t)(rec.end - rec.p))
+		return refuse(why, "TLS ClientHello not whole in its record");
+	hello = rec;
+	/* version, random, session id, cipher suites, compression */
+	if ((size_t)(hello.end - hello.p) < 34)
+		return refuse(why, "malformed TLS ClientHello");
+	hello.p += 34;
+	if (take_vec(&hello, 1, &skip) != 0 ||
+	    take_vec(&hello, 2, &skip) != 0 || take_vec(&hello, 1, &skip) != 0)
+		return refuse(why, "malformed TLS ClientHello");
+	if (hello.p == hello.end)
+		return 1; /* no extensions, no name */
+	if (take_vec(&hello, 2, &exts) != 0 || hello.p != hello.end)
+		return refuse(why, "malformed TLS ClientHello extensions");
+	while (exts.p != exts.end) {
+		if (take_num(&exts, 2, &type) != 0 ||
+		    take_vec(&exts, 2, &ext) != 0)
+			return refuse(why,
+			    "malformed TLS ClientHello "
+			    "extensions");
+		if (type != TLS_EXT_SERVER_NAME)
+			continue;
+		if (seen++ > 0)
+			return refuse(why, "TLS server_name extension twice");
+		if (server_name(&ext, name, why) != 1)
+			return -1;
+	}
+	return 1;
+}

@@ -1,0 +1,76 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# The TLS server name in a CONNECT tunnel, attacked from inside a real
+# sandbox.  A grant of front.test:PORT let a command open
+# "CONNECT front.test:PORT" and then send a ClientHello naming another
+# server (hidden.test): a CDN or shared front end that routes by the
+# server name then serves hidden.test, a host no rule names, from the
+# checked address.  The proxy now reads the ClientHello before any byte
+# of the tunnel goes upstream: a server name other than the CONNECT
+# host, or none, closes the tunnel, and nothing reaches the server.
+# Bytes that are not TLS still pass (a tunnel may carry any protocol).
+# The whole test runs in a private network and mount namespace;
+# /etc/hosts (bind-mounted) points front.test at the loopback server,
+# which logs every byte it receives.
+if [ -z "${AIRLOCK_PROXY_TEST_NS:-}" ]; then
+	AIRLOCK_PROXY_TEST_NS=1 exec unshare --net --mount sh "$0" "$@"
+fi
+. "$top_srcdir/tests/lib.sh"
+H="$top_builddir/tests/proxy_helper"
+for c in bash openssl; do
+	command -v $c >/dev/null || { echo "not ok - $c is missing"; exit 1; }
+done
+
+"$H" lo-up || { echo "not ok - cannot bring up lo"; exit 1; }
+printf '127.0.0.1\tlocalhost front.test\n' > "$T/hosts"
+chmod 644 "$T/hosts"
+mount --bind "$T/hosts" /etc/hosts || { echo "not ok - cannot mount hosts"; exit 1; }
+
+: > "$T/srv.log"
+"$H" serve-on 127.0.0.1 "$T/srv" 120 "$T/srv.log" &
+i=0; while [ ! -s "$T/srv" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+read -r SP SRVPID < "$T/srv"
+trap 'kill -TERM "-$SRVPID" 2>/dev/null; rm -rf "$T"; [ "$TESTS_FINISHED" = 1 ] || { echo "not ok - ended before finish"; exit 1; }' EXIT
+ws=$(make_workspace)
+
+# The attacker: a ClientHello for each server name through the tunnel
+# to front.test ("-" sends none), an alert record before the name, then
+# plain text.
+A="$T/atk"
+mkdir "$A"
+cat > "$A/attack.sh" <<'EOF'
+#!/bin/bash
+for sni in hidden.test - FRONT.test; do
+	if [ "$sni" = - ]; then opt=-noservername; else opt="-servername $sni"; fi
+	timeout 5 openssl s_client -proxy 127.0.0.1:3128 \
+	    -connect "front.test:$1" $opt </dev/null >/dev/null 2>&1
+	echo "sent $sni"
+done
+# An alert record first, then what a ClientHello for hidden.test holds.
+exec 3<>/dev/tcp/127.0.0.1/3128 || exit 1
+printf 'CONNECT front.test:%s HTTP/1.1\r\n\r\n\025\003\001\000\002\001\000hidden.test' "$1" >&3
+timeout 5 cat <&3 >/dev/null
+exec 3<&-
+echo "sent alert"
+exec 3<>/dev/tcp/127.0.0.1/3128 || exit 1
+printf 'CONNECT front.test:%s HTTP/1.1\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' "$1" >&3
+timeout 5 cat <&3 | tr -d '\r' | grep -E '^(HTTP/1\.1 |hello from)'
+EOF
+chmod +x "$A/attack.sh"
+out=$("$AIRLOCK" exec --workspace "$ws" --ro "$A" \
+    --allow-host "front.test:$SP" --allow-host "127.0.0.1:$SP" \
+    -- "$A/attack.sh" "$SP" 2>&1)
+expect_contains "every ClientHello was sent" "$out" "sent alert"
+expect_contains "a ClientHello naming another server is refused" "$out" \
+    "denied: network front.test:$SP (proxy): TLS server name hidden.test is not the CONNECT host front.test"
+expect_contains "a ClientHello naming no server is refused" "$out" \
+    "denied: network front.test:$SP (proxy): TLS ClientHello without a server name"
+srv_logged() { grep -qi "front\.test" "$T/srv.log" && grep -q 'GET /hello' "$T/srv.log"; }
+check "the ClientHello naming the CONNECT host reached the server" wait_for srv_logged
+expect_contains "a tunnel carrying plain text still works" "$out" "hello from"
+expect_eq "nothing naming the other server reached the server" \
+    "$(grep -c 'hidden\.test' "$T/srv.log")" "0"
+expect_eq "the refused tunnels carried no byte to the server" \
+    "$(grep -c "^=== connection 0 bytes" "$T/srv.log")" "3"
+finish

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The airlock authors */
+/*
+ * Tests for the egress proxy's ClientHello reader (proxy/tls.h): the
+ * server name is cut out of a whole ClientHello; a ClientHello without
+ * the extension has none; two names, the extension twice, a ClientHello
+ * split over records, lengths that run past their container and a name
+ * holding NUL are refused; every prefix of a valid record asks for more.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proxy/tls.h"
+
+struct msg {
+	unsigned char b[TLS_RECORD_MAX + 64];
+	size_t len;
+};
+
+static void
+put(struct msg *m, const void *p, size_t n)
+{
+	memcpy(m->b + m->len, p, n);
+	m->len += n;
+}
+
+static void
+put16(struct msg *m, size_t v)
+{
+	unsigned char x[2] = { (unsigned char)(v >> 8), (unsigned char)v };
+
+	put(m, x, 2);
+}
+
+/* A server_name extension holding |names| (NULL-terminated). */
+static void
+sni_ext(struct msg *m, const char *const *names)
+{
+	size_t list = 0, i;
+
+	for (i = 0; names[i] != NULL; i++)
+		list += 3 + strlen(names[i]);
+	put16(m, 0);
+	put16(m, list + 2);
+	put16(m, list);
+	for (i = 0; names[i] != NULL; i++) {
+		put(m, "\0", 1);
+		put16(m, strlen(names[i]));
+		put(m, names[i], strlen(names[i]));
+	}
+}
+
+/*
+ * A record holding one ClientHello whose extensions are |ext| (|elen|
+ * bytes; with_ext 0: no extensions block at all).
+ */
+static void
+hello(struct msg *out, const struct msg *ext, int with_ext)
+{
+	struct msg body = { .len = 0 };
+	unsigned char z[32] = { 0 };
+	size_t hl;
+
+	put(&body, "\x03\x03", 2);
+	put(&body, z, 32); /* random */
+	put(&body, "\x00", 1); /* session id */
+	put(&body, "\x00\x02\x13\x01", 4); /* one cipher suite */
+	put(&body, "\x01\x00", 2); /* null compression */
+	if (with_ext) {
+		put16(&body, ext->len);
+		put(&body, ext->b, ext->len);
+	}
+	hl = body.len;
+	out->len = 0;
+	put(out, "\x16\x03\x01", 3);
+	put16(out, hl + 4);
+	put(out, "\x01", 1);
+	put(out,
+	    (unsigned char[]){ 0, (unsigned char)(hl >> 8), (unsigned char)hl },
+	    3);
+	put(out, body.b, body.len);
+}
+
+static int
+parse(const struct msg *m, char *name, char *why)
+{
+	return tls_client_hello_name(m->b, m->len, name, why);
+}
+
+START_TEST(test_the_server_name_is_cut_out)
+{
+	static struct msg ext, m;
+	char name[TLS_NAME_MAX], why[TLS_WHY_MAX];
+	size_t i;
+
+	put16(&ext, 43); /* another extension first */
+	put16(&ext, 3);
+	put(&ext, "\x02\x03\x04", 3);
+	sni_ext(&ext, (const char *const[]){ "Front.Example.com", NULL });
+	hello(&m, &ext, 1);
+	ck_assert_int_eq(parse(&m, name, why), 1);
+	ck_assert_str_eq(name, "Front.Example.com");
+	ck_assert(tls_is_record(m.b, 1));
+	ck_assert(!tls_is_record((const unsigned char *)"SSH-2.0", 7));
+	for (i = 0; i < m.len; i++)
+		ck_assert_int_eq(tls_client_hello_name(m.b, i, name, why), 0);
+}
+END_TEST
+
+START_TEST(test_a_hello_without_the_extension_has_no_name)
+{
+	static struct msg ext, m;
+	char name[TLS_NAME_MAX], why[TLS_WHY_MAX];
+
+	hello(&m, &ext, 0);
+	ck_assert_int_eq(parse(&m, name, why), 1);
+	ck_assert_str_eq(name, "");
+	put16(&ext, 43);
+	put16(&ext, 0);
+	hello(&m, &ext, 1);
+	ck_assert_int_eq(parse(&m, name, why), 1);
+	ck_assert_str_eq(name, "");
+}
+END_TEST
+
+START_TEST(test_ambiguous_names_are_refused)
+{
+	static struct msg ext, m;
+	char name[TLS_NAME_MAX], why[TLS_WHY_MAX];
+
+	sni_ext(&ext, (const char *const[]){ "a.test", "b.test", NULL });
+	hello(&m, &ext, 1);
+	ck_assert_int_eq(parse(&m, name, why), -1);
+	ck_assert_ptr_nonnull(strstr(why, "exactly one host name"));
+
+	ext.len = 0;
+	sni_ext(&ext, (const char *const[]){ "a.test", NULL });
+	sni_ext(&ext, (const char *const[]){ "b.test", NULL });
+	hello(&m, &ext, 1);
+	ck_assert_int_eq(parse(&m, name, why), -1);
+	ck_assert_ptr_nonnull(strstr(why, "twice"));
+
+	/* A name holding a NUL: "a.t\0est". */
+	ext.len = 0;
+	put16(&ext, 0);
+	put16(&ext, 2 + 3 + 7);
+	put16(&ext, 3 + 7);
+	put(&ext, "\0", 1);
+	put16(&ext, 7);
+	put(&ext, "a.t\0est", 7);
+	hello(&m, &ext, 1);
+	ck_assert_int_eq(parse(&m, name, why), -1);
+	ck_assert_ptr_nonnull(strstr(why, "malformed TLS server name"));
+}
+END_TEST
+
+START_TEST(test_bad_framing_is_refused)
+{
+	static struct msg ext, m;
+	char name[TLS_NAME_MAX], why[TLS_WHY_MAX];
+
+	sni_ext(&ext, (const char *const[]){ "a.test", NULL });
+	hello(&m, &ext, 1);
+	/* The ClientHello says it is longer than its record. */
+	m.b[8]++;
+	ck_assert_int_eq(parse(&m, name, why), -1);
+	ck_assert_ptr_nonnull(strstr(why, "not whole in its record"));
+	m.b[8]--;
+	/* The extension's length runs past the extensions. */
+	m.b[m.len - ext.len + 3]++;
+	ck_assert_int_eq(parse(&m, name, why), -1);
+	m.b[m.len - ext.len + 3]--;
+	/* Not a ClientHello, not a handshake, too long a record. */
+	m.b[5] = 2;
+	ck_assert_int_eq(parse(&m, name, why), -1);
+	m.b[5] = 1;
+	ck_assert_int_eq(parse(&m, name, why), 1);
+	m.b[0] = 21; /* an alert first */
+	ck_assert(tls_is_record(m.b, m.len));
+	ck_assert_int_eq(parse(&m, name, why), -1);
+	m.b[0] = 22;
+	m.b[3] = 0x40;
+	m.b[4] = 0x01;
+	ck_assert_int_eq(parse(&m, name, why), -1);
+	ck_assert_ptr_nonnull(strstr(why, "malformed TLS record"));
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("proxy_tls");
+	TCase *tc = tcase_create("tls");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, test_the_server_name_is_cut_out);
+	tcase_add_test(tc, test_a_hello_without_the_extension_has_no_name);
+	tcase_add_test(tc, test_ambiguous_names_are_refused);
+	tcase_add_test(tc, test_bad_framing_is_refused);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
