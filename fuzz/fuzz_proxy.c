@@ -58,7 +58,13 @@
  *     with a printable reason, and never before a request's fifth byte;
  *   - a SOCKS5 address's authority parses back to the same bytes and
  *     port (port 0 refused); a name is the bytes sent, holds no ':', and
- *     never becomes an IPv6 literal.
+ *     never becomes an IPv6 literal;
+ *   - proxy/tls.c tls_client_hello_name (the server name of the
+ *     ClientHello a tunnel starts with) judges only a whole first record:
+ *     every prefix of it asks for more, it alone reads the same, and
+ *     "need more" is never said of a whole one; a name is 1..253 bytes
+ *     without NUL, found in the record's bytes; a refusal gives a
+ *     printable reason; only a record of a TLS type is judged at all.
  */
 #include "config.h"
 
@@ -76,6 +82,7 @@
 #include "proxy/http.h"
 #include "proxy/rules.h"
 #include "proxy/socks.h"
+#include "proxy/tls.h"
 
 /* The proxy's defaults (proxy_limits_default) and small ones. */
 #define MAX_LINE 8192
@@ -822,6 +829,47 @@ check_head(const char *buf, size_t len)
 		fail("small limits refuse a head within them", buf, len);
 }
 
+/* --- the ClientHello of a tunnel (proxy/tls.c) -------------------------- */
+
+static void
+check_tls(const uint8_t *data, size_t size)
+{
+	char name[TLS_NAME_MAX], why[TLS_WHY_MAX], n2[TLS_NAME_MAX],
+	    w2[TLS_WHY_MAX];
+	const char *in = (const char *)data;
+	size_t whole, i, nl;
+	int rc;
+
+	rc = tls_client_hello_name(data, size, name, why);
+	if (rc < -1 || rc > 1 || memchr(name, '\0', sizeof(name)) == NULL ||
+	    memchr(why, '\0', sizeof(why)) == NULL)
+		fail("tls: bad return or unterminated buffers", in, size);
+	if (rc == -1 && !reason_ok(why, sizeof(why)))
+		fail("tls: refusal without a printable reason", in, size);
+	if (size < 5) {
+		if (rc != 0)
+			fail("tls: judged before the record header", in, size);
+		return;
+	}
+	if (rc == 1 && !tls_is_record(data, size))
+		fail("tls: a non-record read as a ClientHello", in, size);
+	whole = 5 + ((size_t)data[3] << 8 | data[4]);
+	if (rc == 0 && size >= whole)
+		fail("tls: need more of a whole record", in, size);
+	if (rc != 1)
+		return;
+	nl = strlen(name);
+	if (nl >= TLS_NAME_MAX ||
+	    (nl > 0 && memmem(data + 5, whole - 5, name, nl) == NULL))
+		fail("tls: name not from the record", in, size);
+	for (i = 0; i < whole; i++)
+		if (tls_client_hello_name(data, i, n2, w2) != 0)
+			fail("tls: a prefix of a ClientHello judged", in, size);
+	if (tls_client_hello_name(data, whole, n2, w2) != 1 ||
+	    strcmp(n2, name) != 0)
+		fail("tls: the record alone reads differently", in, size);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -831,5 +879,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_authority(in, size, 0, NULL);
 	check_authority(in, size, 80, NULL);
 	check_socks(data, size);
+	check_tls(data, size);
 	return 0;
 }
