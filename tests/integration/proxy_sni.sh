@@ -8,7 +8,8 @@
 # server name then serves hidden.test, a host no rule names, from the
 # checked address.  The proxy now reads the ClientHello before any byte
 # of the tunnel goes upstream: a server name other than the CONNECT
-# host, or none, closes the tunnel, and nothing reaches the server.
+# host, or none, closes the tunnel, and nothing reaches the server; so
+# through SOCKS5.
 # Bytes that are not TLS still pass (a tunnel may carry any protocol).
 # The whole test runs in a private network and mount namespace;
 # /etc/hosts (bind-mounted) points front.test at the loopback server,
@@ -47,6 +48,12 @@ for sni in hidden.test - FRONT.test; do
 	    -connect "front.test:$1" $opt </dev/null >/dev/null 2>&1
 	echo "sent $sni"
 done
+# Through SOCKS5: curl names front.test to the proxy and hidden.test in
+# its ClientHello.
+timeout 5 curl -sk -x "socks5h://127.0.0.1:3128" \
+    --connect-to "hidden.test:$1:front.test:$1" "https://hidden.test:$1/" \
+    >/dev/null 2>&1
+echo "sent socks"
 # An alert record first, then what a ClientHello for hidden.test holds.
 exec 3<>/dev/tcp/127.0.0.1/3128 || exit 1
 printf 'CONNECT front.test:%s HTTP/1.1\r\n\r\n\025\003\001\000\002\001\000hidden.test' "$1" >&3
@@ -66,11 +73,13 @@ expect_contains "a ClientHello naming another server is refused" "$out" \
     "denied: network front.test:$SP (proxy): TLS server name hidden.test is not the CONNECT host front.test"
 expect_contains "a ClientHello naming no server is refused" "$out" \
     "denied: network front.test:$SP (proxy): TLS ClientHello without a server name"
+expect_eq "the same through SOCKS5" \
+    "$(printf '%s\n' "$out" | grep -c 'TLS server name hidden.test is not the CONNECT host front.test')" "2"
 srv_logged() { grep -qi "front\.test" "$T/srv.log" && grep -q 'GET /hello' "$T/srv.log"; }
 check "the ClientHello naming the CONNECT host reached the server" wait_for srv_logged
 expect_contains "a tunnel carrying plain text still works" "$out" "hello from"
 expect_eq "nothing naming the other server reached the server" \
     "$(grep -c 'hidden\.test' "$T/srv.log")" "0"
 expect_eq "the refused tunnels carried no byte to the server" \
-    "$(grep -c "^=== connection 0 bytes" "$T/srv.log")" "3"
+    "$(grep -c "^=== connection 0 bytes" "$T/srv.log")" "4"
 finish
