@@ -35,6 +35,31 @@ is_tchar(unsigned char ch)
 }
 
 int
+http_starts_request(const char *buf, size_t len, size_t max_line, size_t *lead)
+{
+	const char *nl;
+	size_t k = 0, n, i;
+
+	while (k < len &&
+	    (buf[k] == '\r' || buf[k] == '\n' || buf[k] == ' ' ||
+		buf[k] == '\t'))
+		k++;
+	*lead = k;
+	if (k == len)
+		return -1;
+	if (!is_tchar((unsigned char)buf[k]))
+		return 0;
+	nl = memchr(buf + k, '\n', len - k);
+	n = nl != NULL ? (size_t)(nl - (buf + k)) : len - k;
+	for (i = 0; i + 5 <= n; i++)
+		if (strncasecmp(buf + k + i, "HTTP/", 5) == 0)
+			return 1;
+	if (n > max_line)
+		return 1;
+	return nl != NULL ? 0 : -1;
+}
+
+int
 http_field_is(const char *buf, const struct http_field *f, const char *name)
 {
 	return strlen(name) == f->name.len &&

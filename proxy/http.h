@@ -90,4 +90,16 @@ int http_head_parse(const char *buf, size_t len, size_t max_line,
 int http_field_is(
     const char *buf, const struct http_field *f, const char *name);
 
+/*
+ * Do the first bytes a client sends through a tunnel (|len| of them)
+ * start an HTTP/1.x request, as a server would read them?  That is: a
+ * token at the start of the first line (after any CR, LF, SP or HTAB,
+ * which servers skip), and "HTTP/" (any case) somewhere in that line, or
+ * a first line longer than |max_line| bytes.  Returns 1, 0, or -1 when
+ * the first line is not whole yet.  *lead is set to the bytes before
+ * the token.
+ */
+int http_starts_request(
+    const char *buf, size_t len, size_t max_line, size_t *lead);
+
 #endif

@@ -13,7 +13,10 @@
  *               resolver is killed and replaced: see proxy_add_resolver())
  *   CONNECTING  non-blocking connect to the first checked address, then
  *               the next one on failure
- *   RELAY       copying bytes both ways (byte cap, idle timeout)
+ *   RELAY       copying bytes both ways (byte cap, idle timeout); a
+ *               tunnel to a name first holds what the client sends until
+ *               hello_judge() has read its start (a ClientHello naming
+ *               the CONNECT host, or one plain-HTTP request for it)
  *   REPLY       writing the proxy's own response (errors, 200 for CONNECT
  *               goes through RELAY instead), then
  *   DRAIN       discarding what the client still sends until it closes,
@@ -135,8 +138,10 @@ struct conn {
 	int			 up_done;	/* the request is all forwarded */
 	uint64_t		 drained;	/* bytes discarded in DRAIN */
 	int			 hello_check;	/* a tunnel to a name: its first
-						   bytes wait in up.data until
-						   hello_judge() lets them go */
+						   bytes (a ClientHello, a
+						   request head) wait in up.data
+						   until hello_judge() lets
+						   them go */
 
 	struct sockaddr_storage	 addrs[MAX_ADDRS];
 	socklen_t		 addrlens[MAX_ADDRS];
@@ -701,6 +706,52 @@ out_add(char *out, size_t *olen, size_t cap, const char *s, size_t n)
 	*olen += n;
 }
 
+/*
+ * Completes the one request |c| forwards, whose head |h| is at the start
+ * of |buf| and |rest| bytes follow it: after the |olen| bytes already in
+ * |out| (|ocap| bytes), the head's fields that go on (hop-by-hop ones
+ * and those Connection names dropped, Host too unless |keep_host|),
+ * "Connection: close", the blank line, then exactly the declared body
+ * and not a byte more.  Sets c->framed, c->up_left, c->up_done and
+ * c->bytes_up (the body forwarded: the head is not counted against the
+ * byte cap).  Returns the bytes in |out|, or 0 when they do not fit.
+ */
+static size_t
+request_frame(struct conn *c, const char *buf, const struct http_head *h,
+    size_t rest, int keep_host, char *out, size_t olen, size_t ocap)
+{
+	const struct http_field *f;
+	char ctok[1024];
+	size_t i, fwd = rest;
+
+	if (fwd > h->content_length)
+		fwd = (size_t)h->content_length;
+	connection_tokens(buf, h, ctok, sizeof(ctok));
+	for (i = 0; i < h->nfields; i++) {
+		f = &h->fields[i];
+		if (!(keep_host && http_field_is(buf, f, "host")) &&
+		    header_dropped(buf + f->name.off, f->name.len, ctok))
+			continue;
+		out_add(out, &olen, ocap, buf + f->name.off, f->name.len);
+		out_add(out, &olen, ocap, ": ", 2);
+		out_add(out, &olen, ocap, buf + f->value.off, f->value.len);
+		out_add(out, &olen, ocap, "\r\n", 2);
+	}
+	out_add(out, &olen, ocap, "Connection: close\r\n\r\n", 21);
+	if (olen + fwd >= ocap)		/* olen == ocap: truncated */
+		return 0;
+	if (fwd == h->content_length) {
+		c->up_done = 1;
+		if (rest > fwd)
+			c->end = "bytes after the request not forwarded";
+	}
+	c->up_left = h->content_length - fwd;
+	c->framed = 1;
+	memcpy(out + olen, buf + h->len, fwd);
+	c->bytes_up = fwd;
+	return olen + fwd;
+}
+
 static void conn_resolve(struct proxy *, struct conn *, const struct rules_target *);
 static void resolver_replace(struct proxy *, struct resolver_slot *);
 static void socks_head(struct proxy *, struct conn *);
@@ -751,10 +802,9 @@ static void
 conn_request(struct proxy *p, struct conn *c, const struct http_head *h)
 {
 	struct rules_target t;
-	const struct http_field *f;
 	const char *target, *auth, *path, *ver;
-	char why[RULES_REASON_MAX], ctok[1024], *out;
-	size_t tlen, alen, plen, olen = 0, ocap, rest, fwd, i;
+	char why[RULES_REASON_MAX], *out;
+	size_t tlen, alen, plen, olen = 0, ocap, rest, fwd;
 
 	target = c->head + h->target.off;
 	tlen = h->target.len;
@@ -834,38 +884,12 @@ conn_request(struct proxy *p, struct conn *c, const struct http_head *h)
 			out_add(out, &olen, ocap, why, strlen(why));
 		}
 		out_add(out, &olen, ocap, "\r\n", 2);
-		connection_tokens(c->head, h, ctok, sizeof(ctok));
-		for (i = 0; i < h->nfields; i++) {
-			f = &h->fields[i];
-			if (header_dropped(c->head + f->name.off, f->name.len,
-			    ctok))
-				continue;
-			out_add(out, &olen, ocap, c->head + f->name.off,
-			    f->name.len);
-			out_add(out, &olen, ocap, ": ", 2);
-			out_add(out, &olen, ocap, c->head + f->value.off,
-			    f->value.len);
-			out_add(out, &olen, ocap, "\r\n", 2);
-		}
-		out_add(out, &olen, ocap, "Connection: close\r\n\r\n", 21);
-		/* Exactly the declared body, and not a byte more. */
-		if (fwd == h->content_length) {
-			c->up_done = 1;
-			if (rest > fwd)
-				c->end = "bytes after the request not "
-				    "forwarded";
-		}
-		c->up_left = h->content_length - fwd;
-		c->framed = 1;
-		if (olen + fwd >= ocap) {	/* olen == ocap: truncated */
+		if ((c->up.len = request_frame(c, c->head, h, rest, 0, out,
+		    olen, ocap)) == 0) {
 			conn_refuse(p, c, 431, "error", "request head larger "
 			    "than the relay buffer");
 			return;
 		}
-		memcpy(out + olen, c->head + h->len, fwd);
-		c->up.len = olen + fwd;
-		/* The forwarded head is not counted against the byte cap. */
-		c->bytes_up = fwd;
 	}
 	free(c->head);
 	c->head = NULL;
@@ -1485,11 +1509,12 @@ socks_head(struct proxy *p, struct conn *c)
  */
 static void
 hello_refuse(struct proxy *p, struct conn *c, const char *decision,
-    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+    const char *end, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 static void
 hello_refuse(struct proxy *p, struct conn *c, const char *decision,
-    const char *fmt, ...)
+    const char *end, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -1499,17 +1524,101 @@ hello_refuse(struct proxy *p, struct conn *c, const char *decision,
 	sanitize(c->reason);
 	c->status = 403;
 	c->decision = decision;
-	c->end = "TLS server name refused";
+	c->end = end;
 	conn_close(p, c);
+}
+
+#define END_SNI		"TLS server name refused"
+#define END_HTTP	"HTTP request in the tunnel refused"
+
+/*
+ * The first bytes of the tunnel |c| to a name, when they are no TLS
+ * record.  An HTTP/1.x request there names its site in Host, by which a
+ * front end shared by many sites (a CDN) routes, and a tunnel would
+ * carry any number of them: it is held to the rules of plain-HTTP
+ * forwarding instead (conn_request()).  Its head must parse, its target
+ * be origin-form and its Host (if any) the CONNECT host; it goes on with
+ * "Connection: close" and exactly its body, and nothing after it does.
+ * Other bytes pass as they are.  The contract of hello_judge().
+ */
+static void
+tunnel_request(struct proxy *p, struct conn *c, int final)
+{
+	static struct http_head h;
+	struct rules_target t;
+	const char *d = c->up.data, *nl;
+	char why[RULES_REASON_MAX], *out;
+	size_t lead, len;
+	int rc;
+
+	rc = http_starts_request(d, c->up.len, p->lim.max_line, &lead);
+	if (rc == 0 || (rc < 0 && final)) {
+		c->hello_check = 0;
+		return;
+	}
+	if (rc < 0)
+		return;
+	if (lead > 0) {
+		hello_refuse(p, c, "error", END_HTTP, "bytes before an HTTP "
+		    "request in a tunnel");
+		return;
+	}
+	if ((rc = http_head_parse(d, c->up.len, p->lim.max_line,
+	    p->lim.max_header, &h)) == 0) {
+		if (final)
+			hello_refuse(p, c, "error", END_HTTP, "HTTP request "
+			    "in a tunnel cut short");
+		return;
+	}
+	if (rc < 0) {
+		hello_refuse(p, c, "error", END_HTTP, "%s", h.why);
+		return;
+	}
+	if (h.is_connect || !(d[h.target.off] == '/' ||
+	    (h.target.len == 1 && d[h.target.off] == '*'))) {
+		hello_refuse(p, c, "error", END_HTTP, "HTTP request in a "
+		    "tunnel with a target other than a path");
+		return;
+	}
+	if (h.has_host && (rules_parse_authority(d + h.host.off, h.host.len,
+	    c->port, &t, why, sizeof(why)) != 0 ||
+	    strcmp(t.host, c->host) != 0)) {
+		snprintf(why, sizeof(why), "%.*s", (int)(h.host.len < 128 ?
+		    h.host.len : 128), d + h.host.off);
+		sanitize(why);
+		hello_refuse(p, c, "deny", END_HTTP, "HTTP Host %s in the "
+		    "tunnel is not the CONNECT host %s", why, c->host);
+		return;
+	}
+	if ((out = malloc(RELAY_BUF)) == NULL) {
+		hello_refuse(p, c, "error", END_HTTP, "out of memory");
+		return;
+	}
+	/* The request line as it came (it parsed), then the rest framed. */
+	nl = memchr(d, '\n', h.len);
+	len = (size_t)(nl - d) + 1;
+	memcpy(out, d, len);
+	if ((len = request_frame(c, d, &h, c->up.len - h.len, 1, out, len,
+	    RELAY_BUF)) == 0) {
+		free(out);
+		hello_refuse(p, c, "error", END_HTTP, "request head larger "
+		    "than the relay buffer");
+		return;
+	}
+	free(c->up.data);
+	c->up.data = out;
+	c->up.off = 0;
+	c->up.len = len;
+	c->hello_check = 0;
 }
 
 /*
  * Judges what the client of the tunnel |c| has sent so far (in
  * c->up.data; |final|: it can send no more).  Bytes that do not start a
- * TLS record go through as they are; a TLS record goes through only when
- * it is a ClientHello whose server name is the CONNECT host.  A front end shared by many
- * names (a CDN) routes by that name: any other would reach a host no
- * rule names from the checked address.  Clears c->hello_check when the
+ * TLS record are tunnel_request()'s; a TLS record goes through only when
+ * it is a ClientHello whose server name is the CONNECT host.  A front
+ * end shared by many names (a CDN) routes by that name: any other would
+ * reach a host no rule names from the checked address.  Clears c->hello_check when the
  * bytes may go, closes |c| when they may not, else waits for more.
  */
 static void
@@ -1520,22 +1629,27 @@ hello_judge(struct proxy *p, struct conn *c, int final)
 	size_t n;
 	int rc;
 
-	if (c->up.len == 0 ? final : !tls_is_record(d, c->up.len)) {
+	if (c->up.len == 0 && final) {
 		c->hello_check = 0;
+		return;
+	}
+	if (c->up.len > 0 && !tls_is_record(d, c->up.len)) {
+		tunnel_request(p, c, final);
 		return;
 	}
 	if ((rc = tls_client_hello_name(d, c->up.len, name, why)) == 0) {
 		if (final)
-			hello_refuse(p, c, "error", "TLS ClientHello cut short");
+			hello_refuse(p, c, "error", END_SNI, "TLS ClientHello "
+			    "cut short");
 		return;
 	}
 	if (rc < 0) {
-		hello_refuse(p, c, "error", "%s", why);
+		hello_refuse(p, c, "error", END_SNI, "%s", why);
 		return;
 	}
 	if (name[0] == '\0') {
-		hello_refuse(p, c, "deny", "TLS ClientHello without a server "
-		    "name (CONNECT %s)", c->host);
+		hello_refuse(p, c, "deny", END_SNI, "TLS ClientHello without "
+		    "a server name (CONNECT %s)", c->host);
 		return;
 	}
 	n = strlen(name);
@@ -1543,8 +1657,8 @@ hello_judge(struct proxy *p, struct conn *c, int final)
 		name[--n] = '\0';
 	if (strcasecmp(name, c->host) != 0) {
 		sanitize(name);
-		hello_refuse(p, c, "deny", "TLS server name %s is not the "
-		    "CONNECT host %s", name, c->host);
+		hello_refuse(p, c, "deny", END_SNI, "TLS server name %s is not "
+		    "the CONNECT host %s", name, c->host);
 		return;
 	}
 	c->hello_check = 0;
@@ -1552,13 +1666,15 @@ hello_judge(struct proxy *p, struct conn *c, int final)
 
 /*
  * Reads more of the first bytes of the tunnel |c| into c->up.data (at
- * most one TLS record, and never past the byte cap) and judges them.
+ * most one TLS record or request head, never past the byte cap) and
+ * judges them.
  */
 static void
 hello_read(struct proxy *p, struct conn *c)
 {
-	size_t room = TLS_RECORD_MAX > c->up.len ? TLS_RECORD_MAX -
-	    c->up.len : 0;
+	size_t cap = TLS_RECORD_MAX > p->lim.max_header ? TLS_RECORD_MAX :
+	    p->lim.max_header;
+	size_t room = cap > c->up.len ? cap - c->up.len : 0;
 	ssize_t n;
 
 	if (p->lim.max_bytes != 0 && room > p->lim.max_bytes - c->bytes_up)

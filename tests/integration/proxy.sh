@@ -91,7 +91,7 @@ out=$(ask $P "GET http://allowed.test:$SP/hello HTTP/1.1\r\nHost: x\r\n\r\n")
 expect_contains "plain GET to an allowed host is forwarded" "$out" "HTTP/1.1 200 OK"
 expect_contains "plain GET returns the origin's body" "$out" "hello from airlock test server"
 
-out=$(ask $P "CONNECT allowed.test:$SP HTTP/1.1\r\nHost: allowed.test:$SP\r\n\r\nGET /hello HTTP/1.1\r\nConnection: close\r\n\r\n")
+out=$(ask $P "CONNECT allowed.test:$SP HTTP/1.1\r\nHost: allowed.test:$SP\r\n\r\nGET /hello HTTP/1.1\r\nHost: allowed.test:$SP\r\nConnection: close\r\n\r\n")
 expect_contains "CONNECT to an allowed host is established" "$out" "HTTP/1.1 200 Connection established"
 expect_contains "bytes flow through the CONNECT tunnel" "$out" "hello from airlock test server"
 
@@ -207,7 +207,7 @@ expect_contains "userinfo in the request URI is refused" "$out" "400 Bad Request
 socks5() {
 	printf '\\05\\01\\00\\05\\01\\00\\03\\0%03o%s\\0%03o\\0%03o' "${#1}" "$1" $(($2 / 256)) $(($2 % 256))
 }
-out=$(ask $P "$(socks5 allowed.test $SP)GET /hello HTTP/1.1\r\nConnection: close\r\n\r\n")
+out=$(ask $P "$(socks5 allowed.test $SP)GET /hello HTTP/1.1\r\nHost: allowed.test\r\nConnection: close\r\n\r\n")
 expect_contains "SOCKS5 CONNECT to an allowed host is tunnelled" "$out" "hello from airlock test server"
 rep=$(ask $P "$(socks5 evil.test 443)" | od -An -tx1 | tr -d ' \n')
 expect_eq "SOCKS5 CONNECT to a host outside the allowlist is refused" "$rep" "050005020001000000000000"

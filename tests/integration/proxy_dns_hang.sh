@@ -92,7 +92,7 @@ sleep "$wait"
 [ "$sp" = - ] || {
 t0=$(date +%s%N)
 exec 3<>/dev/tcp/127.0.0.1/3128
-printf 'CONNECT real.test:%s HTTP/1.1\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' "$sp" >&3
+printf 'CONNECT real.test:%s HTTP/1.1\r\n\r\nGET /hello HTTP/1.1\r\nHost: real.test\r\nConnection: close\r\n\r\n' "$sp" >&3
 [ "$m" -gt 0 ] && sleep 0.5
 for i in $(seq 1 "$m"); do hang $((n + i)); done
 r=$(timeout 60 cat <&3 | tr -d '\r' | grep -E '^(HTTP/1\.1 |X-Airlock-Reason: |hello from)' | tr '\n' ' ')

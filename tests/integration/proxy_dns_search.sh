@@ -93,7 +93,8 @@ while [ $# -gt 1 ]; do
 done
 EOF
 chmod +x "$A/ask.sh"
-TUN='\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'
+# (HTTP/1.0 without Host: a request in a tunnel names no other host.)
+TUN='\r\n\r\nGET /hello HTTP/1.0\r\nConnection: close\r\n\r\n'
 corp_hits() { grep -c '^=== connection' "$T/corp.log"; }
 
 # The allowed name exists as written: reached (the corp host stands in

@@ -293,6 +293,43 @@ END_TEST
 
 #define NROWS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
+/* What a server would read as an HTTP request, at a tunnel's start. */
+START_TEST(test_tunnel_bytes_that_start_a_request)
+{
+	static const struct {
+		const char *in;
+		int rc;
+		size_t lead;
+	} rows[] = {
+		{ "GET / HTTP/1.1\r\n", 1, 0 },
+		{ "GET / HTTP/1.1", 1, 0 }, /* the version already says it */
+		{ "\r\n get  /  http/1.0\r\n", 1, 3 },
+		{ "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 1, 0 },
+		{ "GET /", -1, 0 }, /* the line is not whole */
+		{ "\r\n", -1, 2 },
+		{ "SSH-2.0-OpenSSH_9.6\r\n", 0, 0 },
+		{ "EHLO mail.test\r\n", 0, 0 },
+		{ "\x16\x03\x01", 0, 0 },
+		{ "\x00\x00\x00\x08", 0, 0 },
+	};
+	size_t i, lead;
+	char longline[40];
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		ck_assert_msg(http_starts_request(rows[i].in,
+				  strlen(rows[i].in) + (rows[i].in[0] == '\0'),
+				  8192, &lead) == rows[i].rc,
+		    "row %zu", i);
+		ck_assert_uint_eq(lead, rows[i].lead);
+	}
+	/* A first line past the line limit, with no LF yet, is taken as one. */
+	memset(longline, 'a', sizeof(longline));
+	longline[3] = ' ';
+	ck_assert_int_eq(
+	    http_starts_request(longline, sizeof(longline), 16, &lead), 1);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -304,6 +341,7 @@ main(void)
 	tcase_add_loop_test(
 	    tc, test_request_head_framing_is_strict, 0, NROWS(head_rows));
 	tcase_add_test(tc, test_nul_in_head_is_refused);
+	tcase_add_test(tc, test_tunnel_bytes_that_start_a_request);
 	tcase_add_test(tc, test_head_parse_reports_fields_and_body_start);
 	tcase_add_test(
 	    tc, test_head_limits_give_400_for_the_line_and_431_for_the_head);
