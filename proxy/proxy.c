@@ -1503,9 +1503,10 @@ socks_head(struct proxy *p, struct conn *c)
 /* --- the first bytes of a tunnel to a name -------------------------------------- */
 
 /*
- * Ends the tunnel |c| before any of its bytes went upstream: the
- * ClientHello the client sent asks for another server than the CONNECT
- * host, or for none, or cannot be read.
+ * Ends the tunnel |c| before any of its bytes went upstream: what the
+ * client sent first (a ClientHello, a request head) names another server
+ * than the CONNECT host, or none, or cannot be read.  |end| goes in the
+ * record.
  */
 static void
 hello_refuse(struct proxy *p, struct conn *c, const char *decision,
@@ -1618,8 +1619,9 @@ tunnel_request(struct proxy *p, struct conn *c, int final)
  * TLS record are tunnel_request()'s; a TLS record goes through only when
  * it is a ClientHello whose server name is the CONNECT host.  A front
  * end shared by many names (a CDN) routes by that name: any other would
- * reach a host no rule names from the checked address.  Clears c->hello_check when the
- * bytes may go, closes |c| when they may not, else waits for more.
+ * reach a host no rule names from the checked address.  Clears
+ * c->hello_check when the bytes may go, closes |c| when they may not,
+ * else waits for more.
  */
 static void
 hello_judge(struct proxy *p, struct conn *c, int final)
