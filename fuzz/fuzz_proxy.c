@@ -64,7 +64,11 @@
  *     every prefix of it asks for more, it alone reads the same, and
  *     "need more" is never said of a whole one; a name is 1..253 bytes
  *     without NUL, found in the record's bytes; a refusal gives a
- *     printable reason; only a record of a TLS type is judged at all.
+ *     printable reason; only a record of a TLS type is judged at all;
+ *   - proxy/http.c http_starts_request (is a tunnel's start an HTTP
+ *     request?) says so of every head http_head_parse accepts, and of
+ *     every prefix of it that holds its first line; "not a request" is
+ *     never said of bytes the parser would accept.
  */
 #include "config.h"
 
@@ -870,6 +874,31 @@ check_tls(const uint8_t *data, size_t size)
 		fail("tls: the record alone reads differently", in, size);
 }
 
+/* --- a tunnel's start (proxy/http.c http_starts_request) ---------------- */
+
+static void
+check_tunnel_start(const char *in, size_t size)
+{
+	static struct http_head h;
+	const char *nl;
+	size_t lead, i;
+	int rc;
+
+	rc = http_starts_request(in, size, MAX_LINE, &lead);
+	if (rc < -1 || rc > 1 || lead > size)
+		fail("tunnel start: bad return", in, size);
+	if (http_head_parse(in, size, MAX_LINE, MAX_HEAD, &h) != 1)
+		return;
+	if (rc != 1 || lead != 0)
+		fail("tunnel start: an accepted head not seen as a request", in,
+		    size);
+	nl = memchr(in, '\n', size);
+	for (i = (size_t)(nl - in) + 1; i <= h.len; i++)
+		if (http_starts_request(in, i, MAX_LINE, &lead) != 1)
+			fail("tunnel start: a prefix of a head not seen as a "
+			    "request", in, size);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -880,5 +909,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_authority(in, size, 80, NULL);
 	check_socks(data, size);
 	check_tls(data, size);
+	check_tunnel_start(in, size);
 	return 0;
 }
