@@ -50,6 +50,7 @@ const char *const seccomp_denied_syscalls[] = {
 	"ptrace", "process_vm_readv", "process_vm_writev",
 	"mount", "umount2", "pivot_root", "move_mount", "open_tree",
 	"fsopen", "fsmount", "fsconfig", "fspick", "mount_setattr",
+	"open_tree_attr", "listmount", "statmount",
 	"unshare", "setns",
 	"keyctl", "add_key", "request_key",
 	"bpf", "perf_event_open", "userfaultfd",
@@ -59,7 +60,8 @@ const char *const seccomp_denied_syscalls[] = {
 	"open_by_handle_at", "name_to_handle_at",
 	"reboot", "swapon", "swapoff", "acct",
 	"settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
-	"setgroups", "syslog", "quotactl", "lookup_dcookie", "uselib",
+	"setgroups", "syslog", "quotactl", "quotactl_fd", "lookup_dcookie",
+	"uselib",
 	"vhangup", "iopl", "ioperm",
 	NULL
 };

@@ -1960,8 +1960,7 @@ notify_read(struct runner_proc *p)
 		resp.id = req.id;
 		resp.error = -EPERM;
 		(void)ioctl(p->notify_fd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
-		name = seccomp_syscall_resolve_num_arch(req.data.arch,
-		    req.data.nr);
+		name = runner_seccomp_name(req.data.arch, req.data.nr);
 		if (req.data.arch != p->native_arch || name == NULL) {
 			snprintf(other, sizeof(other), "%s%d",
 			    req.data.arch != p->native_arch ? "foreign:" :

@@ -26,6 +26,66 @@
 #include "runner/seccomp_prebuilt.h"
 #endif
 
+/*
+ * System calls newer than the libseccomp some distributions ship (2.5.4
+ * knows none past futex_wake, 454): seccomp_syscall_resolve_name() does
+ * not know them, and a deny rule it cannot resolve would be dropped, the
+ * call let through by the default profile.  Since 4.17 every
+ * architecture but alpha, ia64 and mips numbers a new call alike
+ * (scripts/syscall.tbl); these are those numbers.
+ */
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || \
+    defined(__arm__) || defined(__riscv) || defined(__powerpc__) || \
+    defined(__s390__) || defined(__loongarch__)
+static const struct {
+	const char *name;
+	int nr;
+} newer_syscalls[] = {
+	{ "statmount", 457 }, { "listmount", 458 },
+	{ "lsm_get_self_attr", 459 }, { "lsm_set_self_attr", 460 },
+	{ "lsm_list_modules", 461 }, { "mseal", 462 }, { "setxattrat", 463 },
+	{ "getxattrat", 464 }, { "listxattrat", 465 },
+	{ "removexattrat", 466 }, { "open_tree_attr", 467 },
+	{ "file_getattr", 468 }, { "file_setattr", 469 },
+};
+#define NNEWER (sizeof(newer_syscalls) / sizeof(newer_syscalls[0]))
+#else
+static const struct {
+	const char *name;
+	int nr;
+} newer_syscalls[1] = { { "", -1 } };
+#define NNEWER 0
+#endif
+
+int
+runner_seccomp_resolve(const char *name)
+{
+	size_t i;
+	int nr;
+
+	if ((nr = seccomp_syscall_resolve_name(name)) != __NR_SCMP_ERROR)
+		return nr;
+	for (i = 0; i < NNEWER; i++)
+		if (strcmp(name, newer_syscalls[i].name) == 0)
+			return newer_syscalls[i].nr;
+	return __NR_SCMP_ERROR;
+}
+
+char *
+runner_seccomp_name(uint32_t arch, int nr)
+{
+	size_t i;
+	char *name;
+
+	if ((name = seccomp_syscall_resolve_num_arch(arch, nr)) != NULL ||
+	    arch != seccomp_arch_native())
+		return name;
+	for (i = 0; i < NNEWER; i++)
+		if (nr == newer_syscalls[i].nr)
+			return strdup(newer_syscalls[i].name);
+	return NULL;
+}
+
 static uint32_t
 to_scmp(struct scp_action a)
 {
@@ -93,7 +153,7 @@ build(const struct seccomp_policy *p, const char *const *allow,
 	}
 	for (i = 0; i < p->nrules; i++) {
 		r = &p->rules[i];
-		if ((nr = seccomp_syscall_resolve_name(r->syscall)) ==
+		if ((nr = runner_seccomp_resolve(r->syscall)) ==
 		    __NR_SCMP_ERROR)
 			continue;	/* not on this architecture */
 		if (allowed(r->syscall, allow, nallow))
@@ -121,7 +181,7 @@ build(const struct seccomp_policy *p, const char *const *allow,
 	/* Under an allowlist profile the name needs a rule of its own. */
 	if (p->default_action.kind != SCP_ALLOW)
 		for (i = 0; i < nallow; i++) {
-			if ((nr = seccomp_syscall_resolve_name(allow[i])) ==
+			if ((nr = runner_seccomp_resolve(allow[i])) ==
 			    __NR_SCMP_ERROR)
 				continue;
 			if ((rc = seccomp_rule_add_exact(ctx, SCMP_ACT_ALLOW,
@@ -267,7 +327,7 @@ runner_seccomp_check_allow(const char *const *allow, size_t nallow,
 			    "it is not on the seccomp deny list", allow[i]);
 			return AL_ERR_DENIED;
 		}
-		if (seccomp_syscall_resolve_name(allow[i]) == __NR_SCMP_ERROR) {
+		if (runner_seccomp_resolve(allow[i]) == __NR_SCMP_ERROR) {
 			snprintf(err, errlen, "cannot allow the syscall %.64s: "
 			    "unknown on this architecture", allow[i]);
 			return AL_ERR_UNSUPPORTED;

@@ -12,6 +12,7 @@
 #include "common/errors.h"
 #include "policy/sandbox_defaults.h"
 #include "policy/seccomp_policy.h"
+#include "runner/runner_int.h"
 
 #define ALLOW	{ SCP_ALLOW, 0 }
 #define EPERM_	{ SCP_ERRNO, EPERM }
@@ -299,6 +300,8 @@ START_TEST(test_one_action_per_syscall_so_rule_order_cannot_matter)
 }
 END_TEST
 
+/* A name the runner cannot resolve would be a rule dropped: a call the
+ * default profile lets through (libseccomp 2.5.4 knows none past 454). */
 START_TEST(test_every_rule_names_a_syscall_of_this_architecture)
 {
 	struct seccomp_policy *p = compile_host(_i % 2 ?
@@ -306,7 +309,7 @@ START_TEST(test_every_rule_names_a_syscall_of_this_architecture)
 	size_t i;
 
 	for (i = 0; i < p->nrules; i++)
-		ck_assert_msg(seccomp_syscall_resolve_name(
+		ck_assert_msg(runner_seccomp_resolve(
 		    p->rules[i].syscall) != __NR_SCMP_ERROR, "%s",
 		    p->rules[i].syscall);
 	seccomp_policy_free(p);
