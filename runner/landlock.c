@@ -90,6 +90,48 @@ runner_landlock_abi(void)
 	return abi;
 }
 
+int
+runner_landlock_missing(int abi, char *out, size_t outlen)
+{
+	static const struct {
+		int abi;
+		const char *what;
+	} since[] = {
+		{ 2, "rename and link across directories (refer)" },
+		{ 3, "truncate" },
+		{ 4, "TCP bind and connect" },
+		{ 5, "ioctl on devices" },
+		{ 6, "the abstract unix socket and signal scopes" },
+	};
+	const char *sep = " ";
+	size_t i, len;
+	int n;
+
+	if (outlen == 0)
+		return abi < 6;
+	out[0] = '\0';
+	if (abi <= 0) {
+		snprintf(out, outlen, "the kernel has no landlock: the "
+		    "runner runs without it");
+		return 1;
+	}
+	if (abi >= 6)
+		return 0;
+	n = snprintf(out, outlen, "the kernel's landlock ABI is %d: no "
+	    "landlock rule for", abi);
+	len = n > 0 ? (size_t)n : 0;
+	for (i = 0; i < sizeof(since) / sizeof(since[0]) && len < outlen;
+	    i++) {
+		if (abi >= since[i].abi)
+			continue;
+		n = snprintf(out + len, outlen - len, "%s%s", sep,
+		    since[i].what);
+		len += n > 0 ? (size_t)n : 0;
+		sep = ", ";
+	}
+	return 1;
+}
+
 static uint64_t
 fs_rights(int abi)
 {

@@ -20,9 +20,11 @@ tests_escape_probe_LDFLAGS =
 tests_escape_probe_LDADD = $(SECCOMP_LIBS)
 TESTS += tests/escape/sandbox_escapes.sh tests/escape/resource_limits.sh \
 	tests/escape/agent_escapes.sh tests/escape/newer_syscalls.sh \
+	tests/escape/landlock_abi.sh \
 	tests/integration/exec_runs_commands.sh
 EXTRA_DIST += tests/escape/sandbox_escapes.sh tests/escape/resource_limits.sh \
 	tests/escape/agent_escapes.sh tests/escape/newer_syscalls.sh \
+	tests/escape/landlock_abi.sh \
 	tests/integration/exec_runs_commands.sh
 
 check_PROGRAMS += tests/unit/test_runner

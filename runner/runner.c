@@ -933,6 +933,24 @@ deny_watch_start(struct runner_proc *p, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * Warns, once per process, when the kernel's landlock ABI |abi| leaves
+ * out rules the runner would apply: a kernel without landlock, or with an
+ * older ABI, is a weaker sandbox, and the user is told, not left to find
+ * "landlock" missing from -v's layers.
+ */
+static void
+warn_landlock_missing(int abi)
+{
+	static int warned;
+	char what[256];
+
+	if (warned || !runner_landlock_missing(abi, what, sizeof(what)))
+		return;
+	warned = 1;
+	log_warnx("warning: %s (docs/SANDBOX.md, Landlock)", what);
+}
+
 static int
 plan_init(struct runner_plan *pl, const struct runner_request *req,
     char *err, size_t errlen)
@@ -1067,6 +1085,8 @@ plan_init(struct runner_plan *pl, const struct runner_request *req,
 	if ((rc = plan_deny_live(pl, err, errlen)) != 0)
 		return rc;
 	pl->landlock_abi = sp->landlock ? runner_landlock_abi() : 0;
+	if (sp->landlock)
+		warn_landlock_missing(pl->landlock_abi);
 	pl->cap_last = cap_last();
 	plan_user_caps(pl, req);
 	pl->root = geteuid() == 0;

@@ -280,6 +280,14 @@ int	runner_seccomp_culprit(int kmsg_fd, uid_t uid, pid_t after, char *out,
 /* Returns the landlock ABI version (cached), or 0 when unavailable. */
 int	runner_landlock_abi(void);
 
+/*
+ * What a kernel of landlock ABI |abi| leaves out of the rules the runner
+ * applies at ABI 6 (none at all at 0; at 1..5 truncate, TCP, device
+ * ioctl, the scopes...), as a phrase in out: 1, or 0 if nothing is left
+ * out.  The runner warns with it rather than degrade in silence.
+ */
+int	runner_landlock_missing(int abi, char *out, size_t outlen);
+
 /* Applies the landlock rules for |plan|; 0 or -1 with errno set. */
 int	runner_landlock_apply(const struct runner_plan *plan,
 	    const char **step);

@@ -129,6 +129,27 @@ cmd_syscall(char *name, const char *entry)
 	return report(name, rc);
 }
 
+/*
+ * Runs |argv| (outside any runner: airlock itself) as on a kernel that
+ * lacks the system call |name|: it answers ENOSYS.
+ */
+static int
+cmd_enosys(const char *name, char **argv)
+{
+	scmp_filter_ctx ctx;
+	int nr;
+
+	if ((nr = seccomp_syscall_resolve_name(name)) < 0 ||
+	    (ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL ||
+	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0) != 0 ||
+	    seccomp_load(ctx) != 0) {
+		printf("enosys %s: cannot load the filter\n", name);
+		return 2;
+	}
+	execvp(argv[0], argv);
+	return report("enosys", -1);
+}
+
 static int
 cmd_connect_tcp(int port)
 {
@@ -270,6 +291,8 @@ main(int argc, char **argv)
 		return report(a, kill(atoi(arg), SIGTERM));
 	if (strcmp(a, "open-rw") == 0)
 		return report(a, open(arg, O_RDWR));
+	if (strcmp(a, "enosys") == 0 && argc > 3)
+		return cmd_enosys(arg, argv + 3);
 	if (strcmp(a, "syscall") == 0 && argc > 3)
 		return cmd_syscall(argv[2], argv[3]);
 	if (strcmp(a, "tiocsti") == 0) {

@@ -475,6 +475,28 @@ START_TEST(test_only_kept_fds_reach_the_command)
 }
 END_TEST
 
+/* A kernel of an older landlock ABI is told what it leaves out. */
+START_TEST(test_landlock_missing_names_what_an_abi_lacks)
+{
+	char buf[256];
+
+	ck_assert_int_eq(runner_landlock_missing(0, buf, sizeof(buf)), 1);
+	ck_assert_str_eq(buf, "the kernel has no landlock: the runner runs "
+	    "without it");
+	ck_assert_int_eq(runner_landlock_missing(2, buf, sizeof(buf)), 1);
+	ck_assert_str_eq(buf, "the kernel's landlock ABI is 2: no landlock "
+	    "rule for truncate, TCP bind and connect, ioctl on devices, the "
+	    "abstract unix socket and signal scopes");
+	ck_assert_int_eq(runner_landlock_missing(5, buf, sizeof(buf)), 1);
+	ck_assert_str_eq(buf, "the kernel's landlock ABI is 5: no landlock "
+	    "rule for the abstract unix socket and signal scopes");
+	ck_assert_int_eq(runner_landlock_missing(6, buf, sizeof(buf)), 0);
+	ck_assert_int_eq(runner_landlock_missing(7, buf, sizeof(buf)), 0);
+	ck_assert_int_eq(runner_landlock_missing(1, buf, 8), 1);
+	ck_assert_str_eq(buf, "the ker");
+}
+END_TEST
+
 START_TEST(test_layers_string_names_layers)
 {
 	char buf[64];
@@ -609,6 +631,7 @@ main(void)
 	tcase_add_test(tc, test_exact_bind_follows_no_symlink);
 	tcase_add_test(tc, test_async_api_runs_to_completion);
 	tcase_add_test(tc, test_layers_string_names_layers);
+	tcase_add_test(tc, test_landlock_missing_names_what_an_abi_lacks);
 	tcase_add_test(tc, test_only_kept_fds_reach_the_command);
 	tcase_add_test(tc, test_idmap_holder_reads_only_its_pipe);
 	suite_add_tcase(s, tc);
