@@ -49,7 +49,18 @@ static const struct {
 	{ "file_getattr", 468 }, { "file_setattr", 469 },
 };
 #define NNEWER (sizeof(newer_syscalls) / sizeof(newer_syscalls[0]))
+/*
+ * The deny list was audited against Linux 6.18's table, whose last call
+ * is file_setattr (469).  A call a later kernel adds would reach it from
+ * the default profile, which allows what it does not name: the next
+ * UNAUDITED_SPAN numbers get ENOSYS instead, as from a kernel without
+ * them (the C libraries fall back), until the list is audited again.
+ */
+#define AUDITED_LAST_NR	469
+#define UNAUDITED_SPAN	32
 #else
+#define AUDITED_LAST_NR	0
+#define UNAUDITED_SPAN	0
 static const struct {
 	const char *name;
 	int nr;
@@ -126,6 +137,23 @@ allowed(const char *name, const char *const *allow, size_t nallow)
 	return 0;
 }
 
+/* The calls past the audited table fail with ENOSYS (AUDITED_LAST_NR). */
+static int
+refuse_unaudited(scmp_filter_ctx ctx, char *err, size_t errlen)
+{
+	int nr, rc;
+
+	for (nr = AUDITED_LAST_NR + 1;
+	    nr <= AUDITED_LAST_NR + UNAUDITED_SPAN; nr++)
+		if ((rc = seccomp_rule_add_exact(ctx, SCMP_ACT_ERRNO(ENOSYS),
+		    nr, 0)) != 0) {
+			snprintf(err, errlen, "seccomp rule for call %d: %s",
+			    nr, strerror(-rc));
+			return -1;
+		}
+	return 0;
+}
+
 /*
  * Builds a libseccomp filter from |p|, with the rules for the names in
  * allow[0..nallow) replaced by an allow; NULL with err filled on failure.
@@ -178,6 +206,9 @@ build(const struct seccomp_policy *p, const char *const *allow,
 			goto fail;
 		}
 	}
+	if (p->default_action.kind == SCP_ALLOW &&
+	    refuse_unaudited(ctx, err, errlen) != 0)
+		goto fail;
 	/* Under an allowlist profile the name needs a rule of its own. */
 	if (p->default_action.kind != SCP_ALLOW)
 		for (i = 0; i < nallow; i++) {
