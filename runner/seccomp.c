@@ -41,6 +41,7 @@ static const struct {
 	const char *name;
 	int nr;
 } newer_syscalls[] = {
+	{ "futex_wait", 455 }, { "futex_requeue", 456 },
 	{ "statmount", 457 }, { "listmount", 458 },
 	{ "lsm_get_self_attr", 459 }, { "lsm_set_self_attr", 460 },
 	{ "lsm_list_modules", 461 }, { "mseal", 462 }, { "setxattrat", 463 },
