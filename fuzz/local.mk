@@ -13,7 +13,8 @@ FUZZ_LIB_SRCS = common/buf.c common/errors.c common/log.c common/util.c \
 	broker/audit.c broker/audit_verify.c broker/redact.c policy/types.c \
 	policy/manifest.c policy/manifest_yaml.c policy/manifest_print.c \
 	policy/path.c policy/diff.c policy/sandbox_defaults.c proxy/rules.c \
-	policy/shparse.c policy/shrules.c policy/manifest_rules.c \
+	policy/shparse.c policy/shrules.c policy/writepolicy.c policy/vcsdirs.c \
+	policy/manifest_rules.c \
 	policy/manifest_limits.c common/approver_token.c common/paths.c \
 	policy/manifest_escalation.c policy/manifest_tools.c common/lookalike.c \
 	policy/seccomp_policy.c policy/yamledit.c policy/githooks.c \

@@ -572,12 +572,18 @@ const char *
 writepolicy_runs_on(const char *path)
 {
 	struct comps ec, pc;
+	const char *last;
 	size_t i, j;
 
-	if (path == NULL || split(path, &ec) != 0)
+	if (path == NULL || split(path, &ec) != 0 || ec.n == 0)
 		return NULL;
 	for (i = 0; i < RUNS_ON_N; i++) {
-		if (split(runs_on[i].pattern, &pc) != 0 || pc.n > ec.n)
+		/* the last components first: most paths end there (a shell
+		   command's every word is asked about) */
+		last = strrchr(runs_on[i].pattern, '/');
+		last = last != NULL ? last + 1 : runs_on[i].pattern;
+		if (fnmatch(last, ec.c[ec.n - 1], FNM_CASEFOLD) != 0 ||
+		    split(runs_on[i].pattern, &pc) != 0 || pc.n > ec.n)
 			continue;
 		for (j = 0; j < pc.n; j++)
 			if (fnmatch(pc.c[j], ec.c[ec.n - pc.n + j],
@@ -599,7 +605,8 @@ writepolicy_runs_on_beneath(const char *path)
 		return NULL;
 	/* The path's last k components are a pattern's first k. */
 	for (i = 0; i < RUNS_ON_N; i++) {
-		if (split(runs_on[i].pattern, &pc) != 0)
+		if (strchr(runs_on[i].pattern, '/') == NULL ||
+		    split(runs_on[i].pattern, &pc) != 0)
 			continue;
 		for (k = 1; k < pc.n && k <= ec.n; k++) {
 			for (j = 0; j < k; j++)
@@ -623,6 +630,66 @@ writepolicy_runs_on_name(size_t i, const char **runs)
 			*runs = runs_on[k].runs;
 			return runs_on[k].pattern;
 		}
+	return NULL;
+}
+
+const char *
+writepolicy_word_runs_on(const char *w)
+{
+	const char *runs, *eq, *base, *name;
+	size_t i;
+
+	if ((runs = writepolicy_runs_on(w)) != NULL)
+		return runs;
+	if ((eq = strchr(w, '=')) != NULL &&
+	    (runs = writepolicy_runs_on(eq + 1)) != NULL)
+		return runs;
+	/* A glob the shell expands to one: ">> ~/.b?shrc". */
+	base = strrchr(w, '/');
+	base = base != NULL ? base + 1 : w;
+	if (strpbrk(base, "*?[") != NULL)
+		for (i = 0; (name = writepolicy_runs_on_name(i, &runs)) != NULL;
+		     i++)
+			if (fnmatch(base, name, FNM_PERIOD | FNM_CASEFOLD) == 0)
+				return runs;
+	return NULL;
+}
+
+const char *
+writepolicy_word_sets_up(const char *w)
+{
+	static const struct {
+		const char *word, *runs;
+	} t[] = {
+		{ "crontab",
+		    "cron: the table crontab installs runs on its "
+		    "schedule" },
+		{ "core.hooksPath",
+		    "git: the hooks of the directory it names "
+		    "run at the next commit, checkout or "
+		    "push" },
+		{ "core.fsmonitor",
+		    "git: the program it names runs at every "
+		    "git status" },
+		{ "core.sshCommand",
+		    "git: the program it names runs at every "
+		    "fetch and push" },
+		{ "include.path",
+		    "git: the config it names is obeyed, "
+		    "core.hooksPath and all" },
+	};
+	const char *base = strrchr(w, '/');
+	size_t i, n;
+
+	base = base != NULL ? base + 1 : w;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		n = strlen(t[i].word);
+		if (strcmp(t[i].word, "crontab") == 0
+			? strcmp(base, "crontab") == 0
+			: strncasecmp(w, t[i].word, n) == 0 &&
+			    (w[n] == '\0' || w[n] == '='))
+			return t[i].runs;
+	}
 	return NULL;
 }
 

@@ -180,6 +180,22 @@ const char *writepolicy_runs_on_beneath(const char *path);
  */
 const char *writepolicy_runs_on_name(size_t i, const char **runs);
 
+/*
+ * What runs later that the shell word |w| names, a file of
+ * writepolicy_runs_on()'s ("~/.bashrc", "of=.envrc",
+ * "--output=.profile", and a glob whose last component matches one of
+ * writepolicy_runs_on_name()'s, ">> ~/.b?shrc"), or NULL.
+ */
+const char *writepolicy_word_runs_on(const char *w);
+
+/*
+ * What runs later, outside any sandbox, that a command given the shell
+ * word |w| sets up without naming a file: crontab's table, and git's
+ * settings that name a program git runs ("git config core.hooksPath
+ * h", "core.fsmonitor=prog"); NULL for any other word.
+ */
+const char *writepolicy_word_sets_up(const char *w);
+
 /* Returns a sentence explaining |rule| (static), for messages. */
 const char *writepolicy_rule_text(const char *rule);
 

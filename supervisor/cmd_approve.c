@@ -13,7 +13,6 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fnmatch.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -813,79 +812,13 @@ print_runs_on(FILE *fp, json_t *args, const char *diff)
 	}
 }
 
-/*
- * What runs later that the shell word |w| names, a file of
- * writepolicy_runs_on()'s ("~/.bashrc", "of=.envrc",
- * "--output=.profile"), or NULL.
- */
-static const char *
-word_runs_on(const char *w)
-{
-	const char *runs, *eq, *base, *name;
-	size_t i;
-
-	if ((runs = writepolicy_runs_on(w)) != NULL)
-		return runs;
-	if ((eq = strchr(w, '=')) != NULL &&
-	    (runs = writepolicy_runs_on(eq + 1)) != NULL)
-		return runs;
-	/* A glob the shell expands to one: ">> ~/.b?shrc". */
-	base = strrchr(w, '/');
-	base = base != NULL ? base + 1 : w;
-	if (strpbrk(base, "*?[") != NULL)
-		for (i = 0; (name = writepolicy_runs_on_name(i, &runs)) != NULL;
-		     i++)
-			if (fnmatch(base, name, FNM_PERIOD | FNM_CASEFOLD) == 0)
-				return runs;
-	return NULL;
-}
-
-/*
- * What runs later, outside any sandbox, that a command given the shell
- * word |w| sets up without naming a file: crontab's table, and git's
- * settings that name a program git runs ("git config core.hooksPath
- * h"); NULL for any other word.
- */
-static const char *
-word_sets_up(const char *w)
-{
-	static const struct {
-		const char *word, *runs;
-	} t[] = {
-		{ "crontab", "cron: the table crontab installs runs on its "
-			     "schedule" },
-		{ "core.hooksPath", "git: the hooks of the directory it names "
-				    "run at the next commit, checkout or "
-				    "push" },
-		{ "core.fsmonitor", "git: the program it names runs at every "
-				    "git status" },
-		{ "core.sshCommand", "git: the program it names runs at every "
-				     "fetch and push" },
-		{ "include.path", "git: the config it names is obeyed, "
-				  "core.hooksPath and all" },
-	};
-	const char *base = strrchr(w, '/');
-	size_t i, n;
-
-	base = base != NULL ? base + 1 : w;
-	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		n = strlen(t[i].word);
-		if (strcmp(t[i].word, "crontab") == 0 ?
-			strcmp(base, "crontab") == 0 :
-			strncasecmp(w, t[i].word, n) == 0 &&
-			    (w[n] == '\0' || w[n] == '='))
-			return t[i].runs;
-	}
-	return NULL;
-}
-
-/* A warning row for the word |w| of a command, if it is word_sets_up()'s. */
+/* A warning row for the word |w| of a command, if it is writepolicy_word_sets_up()'s. */
 static void
 put_sets_up(FILE *fp, const char *w)
 {
 	const char *runs;
 
-	if ((runs = word_sets_up(w)) != NULL) {
+	if ((runs = writepolicy_word_sets_up(w)) != NULL) {
 		fprintf(fp, "  WARNING:   its command names ");
 		put_vis(fp, w, 0);
 		fprintf(fp, ", which sets up what runs later, outside any "
@@ -899,7 +832,7 @@ put_shell_word(FILE *fp, const char *w, int redirected)
 {
 	const char *runs;
 
-	if ((runs = word_runs_on(w)) != NULL) {
+	if ((runs = writepolicy_word_runs_on(w)) != NULL) {
 		fprintf(fp, "  WARNING:   its command %s ",
 		    redirected ? "writes" : "names");
 		put_vis(fp, w, 0);
