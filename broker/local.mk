@@ -147,8 +147,10 @@ TESTS += tests/integration/shell_rules_broad.sh
 EXTRA_DIST += tests/integration/shell_rules_broad.sh
 TESTS += tests/integration/shell_rules_removals.sh
 TESTS += tests/integration/shell_rules_removals2.sh
+TESTS += tests/integration/shell_rules_runs_later.sh
 EXTRA_DIST += tests/integration/shell_rules_removals.sh
 EXTRA_DIST += tests/integration/shell_rules_removals2.sh
+EXTRA_DIST += tests/integration/shell_rules_runs_later.sh
 # --- end shellgate ---
 
 # --- escalation: denial records and one-call escalation (issue 18) ---

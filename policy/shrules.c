@@ -21,6 +21,7 @@
 #include "common/util.h"
 #include "policy/shparse.h"
 #include "policy/shrules.h"
+#include "policy/writepolicy.h"
 
 /*
  * Where the workspace's paths lead (shrules_decide_fs), and the working
@@ -204,7 +205,13 @@ check_redirs(const struct shcmd *c, const char *ws, struct one *o)
 		    (strcmp(t->text, "-") == 0 ||
 			strspn(t->text, "0123456789") == t->len))
 			continue;
-		if (!fixed(t))
+		if (r->op != SHR_IN && r->op != SHR_DUPIN &&
+		    writepolicy_word_runs_on(t->text) != NULL)
+			set_why(o,
+			    "writes what runs later, outside any sandbox "
+			    "(%.40s)",
+			    t->text);
+		else if (!fixed(t))
 			set_why(o,
 			    "a redirection target that is not a fixed "
 			    "word");
@@ -4693,6 +4700,66 @@ raise_find(const struct shell_rules *r, const struct shword *w, size_t n,
 	}
 }
 
+/*
+ * A command with a word that names a file that runs later, outside any
+ * sandbox (writepolicy_word_runs_on(): .envrc, .bashrc, .npmrc,
+ * .git/hooks/pre-commit, "of=.envrc"), a directory where such a file is
+ * read (writepolicy_runs_on_beneath(): "cp x .git/hooks", "cd
+ * .git/hooks", "ln -s d .cargo"), or what sets one up
+ * (writepolicy_word_sets_up(): crontab, git's core.hooksPath) is
+ * unresolvable, whatever program writes it (cp, mv, ln, install, tee,
+ * sed -i, dd, git config, a script), but for one that only reads or
+ * prints what it names (cat .envrc).  |w| is the command after its
+ * wrappers, |all| (|nall| words) with them.
+ */
+static void
+check_runs_later(const struct shword *w, size_t n, const struct shword *all,
+    size_t nall, struct one *o)
+{
+	/* programs that only read, print or remove what they name */
+	static const char *const readers[] = { "cat", "head", "tail", "grep",
+		"egrep", "fgrep", "rg", "ls", "stat", "wc", "echo", "printf",
+		"test", "[", "rm", "rmdir", "unlink", "truncate", NULL };
+	/* find's primaries that write the file they are given */
+	static const char *const find_writes[] = { "-fprint", "-fprint0",
+		"-fprintf", "-fls", NULL };
+	const char *t, *eq;
+	size_t i;
+	int find;
+
+	if (n > 0 && fixed(&w[0]) && in_list(base_name(w[0].text), readers))
+		return;
+	/* find's words are its expression (-exec's command is decided as
+	   a command): only the file of -fprint, -fprintf and -fls */
+	find =
+	    n > 0 && fixed(&w[0]) && strcmp(base_name(w[0].text), "find") == 0;
+	/* not the command word (gradle) nor a wrapper's */
+	for (i = n > 0 ? 1 : 0; i < nall; i++) {
+		t = all[i].text;
+		eq = strchr(t, '=');
+		if ((n > 0 && &all[i] == w) ||
+		    (find && !in_list(all[i - 1].text, find_writes)))
+			continue;
+		/* a glob or pattern whose last component selects nothing in
+		   particular: mv * sub/ */
+		if (strpbrk(base_name(t), "*?[") != NULL &&
+		    name_pattern_broad(base_name(t), FNM_PERIOD))
+			continue;
+		if (writepolicy_word_runs_on(t) != NULL ||
+		    writepolicy_runs_on_beneath(t) != NULL ||
+		    (eq != NULL && writepolicy_runs_on_beneath(eq + 1) != NULL))
+			set_why(o,
+			    "names what runs later, outside any sandbox "
+			    "(%.40s)",
+			    t);
+		else if (writepolicy_word_sets_up(t) != NULL)
+			set_why(o,
+			    "sets up what runs later, outside any sandbox "
+			    "(%.40s)",
+			    t);
+	}
+}
+
 static void
 decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
     const char *ws, struct one *o)
@@ -4719,6 +4786,7 @@ decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
 	   standard input is matched as "NAME -" whatever else it holds
 	   (sh -s >$x). */
 	check_command(w + start, n - start, ws, start == 0, o);
+	check_runs_later(w + start, n - start, w, n, o);
 	o->words = w + start;
 	o->nwords = n - start;
 	o->d = r->dflt;
@@ -5160,6 +5228,8 @@ decide_cmd(const struct shell_rules *r, const struct shcmd *c, const char *ws,
 	o->d = r->dflt;
 	o->rule = -1;
 	for (i = 0; i < c->nassigns; i++) {
+		/* f=.envrc; cp x $f */
+		check_runs_later(NULL, 0, &c->assigns[i], 1, o);
 		check_assignment(&c->assigns[i], o);
 		check_arith_word(&c->assigns[i], o);
 		check_locale_word(&c->assigns[i], o);

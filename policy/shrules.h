@@ -148,7 +148,14 @@ struct shverdict {
  * outside the workspace;
  * a redirection target that is not a fixed word, or outside the
  * workspace (other than /dev/null, /dev/std{in,out,err}, /dev/fd/N,
- * /dev/tty, /dev/zero).  An argument that is not a fixed word stops
+ * /dev/tty, /dev/zero); a redirection target, or a word of a command
+ * other than one that only reads, prints or removes (cat, grep, ls,
+ * echo, rm, ...; of find, the file of -fprint and -fls), that names a
+ * file that runs later outside any sandbox (writepolicy_word_runs_on(),
+ * or a directory where one is read, writepolicy_runs_on_beneath(); a
+ * glob that selects nothing in particular aside), or that sets one up
+ * (writepolicy_word_sets_up()), an assignment's value too.  An
+ * argument that is not a fixed word stops
  * matching there: a rule whose prefix reaches it might match, and the
  * command is unresolvable.
  */

@@ -113,9 +113,13 @@ held 'allow-list: make -f - (a here-document)' A4 'runs make code' "make test -f
 test:
 	$dd_=A4
 EOF"
+# (.gitconfig written here: the agent's write of it waits for a human
+# itself, shell_rules_runs_later.sh)
+printf '[safe]\ndirectory = *\n[core]\nfsmonitor = "%s=A5; false #"\n' "$dd_" \
+    >"$ws/.gitconfig"
 held 'allow-list: HOME=. git diff (core.fsmonitor in ./.gitconfig)' A5 'setting HOME' \
-    "echo '[safe]' >.gitconfig; echo 'directory = *' >>.gitconfig; echo '[core]' >>.gitconfig
-echo 'fsmonitor = \"$dd_=A5; false #\"' >>.gitconfig; HOME=. git diff"
+    "HOME=. git diff"
+rm -f "$ws/.gitconfig"
 # A wrapper named by a path may be another program: the checkout's
 # ./nohup is a copy of sh, which runs the file git as a script.
 held 'allow-list: ./nohup git diff' A6 'a wrapper named by a path (./nohup)' \
