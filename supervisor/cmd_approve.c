@@ -812,7 +812,8 @@ print_runs_on(FILE *fp, json_t *args, const char *diff)
 	}
 }
 
-/* A warning row for the word |w| of a command, if it is writepolicy_word_sets_up()'s. */
+/* A warning row for the word |w| of a command, if it is
+ * writepolicy_word_sets_up()'s. */
 static void
 put_sets_up(FILE *fp, const char *w)
 {
