@@ -19,6 +19,7 @@
 
 #include "broker/selfsandbox.h"
 #include "common/errors.h"
+#include "policy/syscalls.h"
 
 /*
  * Valgrind cannot run seccomp(2) (it has no handler for it), so under
@@ -103,14 +104,30 @@ selfsandbox_apply(char *err, size_t errlen)
 		return fail(err, errlen, "attributes", rc);
 	}
 	for (i = 0; denied[i] != NULL; i++) {
-		/* Calls this architecture does not have need no rule. */
-		if ((nr = seccomp_syscall_resolve_name(denied[i])) < 0)
-			continue;
+		/*
+		 * A name neither libseccomp nor the common table knows is
+		 * a rule that would be dropped: stop, not filter less.  A
+		 * call this architecture lacks has a pseudo-number, which
+		 * seccomp_rule_add() skips.
+		 */
+		if ((nr = syscalls_resolve(denied[i])) == __NR_SCMP_ERROR) {
+			seccomp_release(ctx);
+			if (err != NULL && errlen > 0)
+				snprintf(err, errlen,
+				    "seccomp: %s: a system call neither "
+				    "libseccomp nor policy/syscalls.c knows",
+				    denied[i]);
+			return AL_ERR_SYSTEM;
+		}
 		if ((rc = seccomp_rule_add(
 			 ctx, SCMP_ACT_ERRNO(EPERM), nr, 0)) != 0) {
 			seccomp_release(ctx);
 			return fail(err, errlen, denied[i], rc);
 		}
+	}
+	if ((rc = syscalls_refuse_unaudited(ctx, err, errlen)) != 0) {
+		seccomp_release(ctx);
+		return AL_ERR_SYSTEM;
 	}
 	rc = seccomp_load(ctx);
 	seccomp_release(ctx);

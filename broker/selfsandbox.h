@@ -14,9 +14,10 @@
  * clock, reboot, swap, accounting, quotas, handle-based opens (which
  * bypass path checks: open_by_handle_at), and the legacy ioperm/iopl,
  * uselib, lookup_dcookie, nfsservctl, vhangup, syslog.  Each fails with
- * EPERM.  Foreign ABIs (i386 through int 0x80, x32 system call numbers)
- * kill the process.  no_new_privs is set, as seccomp requires of an
- * unprivileged caller.
+ * EPERM.  The numbers past the audited table (policy/syscalls.h: 470 to
+ * 501) fail with ENOSYS.  Foreign ABIs (i386 through int 0x80, x32
+ * system call numbers) kill the process.  no_new_privs is set, as
+ * seccomp requires of an unprivileged caller.
  *
  * The filter cannot be removed: it is inherited across fork and execve
  * and outlives the broker's descendants.  Under AddressSanitizer, ptrace
@@ -31,9 +32,10 @@
 /*
  * Installs the filter on the calling process (all its threads).  Returns
  * 0 (under valgrind, which cannot load a filter, 0 without one, with a
- * note in err), or AL_ERR_SYSTEM with the reason in err[0..errlen).  The caller
- * decides whether to go on without it; "airlock serve" and "airlock run"
- * stop (fail closed).
+ * note in err), or AL_ERR_SYSTEM with the reason in err[0..errlen),
+ * among them a denied name no table knows (never a rule left out).  The
+ * caller decides whether to go on without it; "airlock serve" and
+ * "airlock run" stop (fail closed).
  */
 int selfsandbox_apply(char *err, size_t errlen)
     __attribute__((warn_unused_result));

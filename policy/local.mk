@@ -63,6 +63,7 @@ EXTRA_DIST += tests/integration/check_golden.sh tests/golden
 libairlock_a_SOURCES += \
 	policy/sandbox_defaults.c policy/sandbox_defaults.h \
 	policy/seccomp_policy.c policy/seccomp_policy.h \
+	policy/syscalls.c policy/syscalls.h \
 	policy/seatbelt.c policy/seatbelt.h
 
 check_PROGRAMS += tests/unit/test_seccomp_policy tests/unit/test_sandbox_defaults \

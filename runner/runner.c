@@ -49,6 +49,7 @@
 #include "common/util.h"
 #include "policy/sandbox_defaults.h"
 #include "policy/sensitive.h"
+#include "policy/syscalls.h"
 #include "proxy/ipc.h"
 #include "runner/denials.h"
 #include "runner/denywatch.h"
@@ -1980,7 +1981,7 @@ notify_read(struct runner_proc *p)
 		resp.id = req.id;
 		resp.error = -EPERM;
 		(void)ioctl(p->notify_fd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
-		name = runner_seccomp_name(req.data.arch, req.data.nr);
+		name = syscalls_name(req.data.arch, req.data.nr);
 		if (req.data.arch != p->native_arch || name == NULL) {
 			snprintf(other, sizeof(other), "%s%d",
 			    req.data.arch != p->native_arch ? "foreign:" :

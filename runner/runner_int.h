@@ -241,15 +241,6 @@ void	runner_seccomp_program_free(struct sock_fprog *prog);
 int	runner_seccomp_is_prebuilt(const struct sock_fprog *prog);
 
 /*
- * The number of the system call |name| on this architecture, from
- * libseccomp or, for a call newer than it, from the kernel's common
- * table; __NR_SCMP_ERROR if neither knows it.  runner_seccomp_name() is
- * the reverse for a call of |arch| (NULL if unknown; free the name).
- */
-int	runner_seccomp_resolve(const char *name);
-char	*runner_seccomp_name(uint32_t arch, int nr);
-
-/*
  * 0 if every name in allow[0..nallow) is on the seccomp deny list
  * (seccomp_denied_syscalls) and known on this architecture; else a
  * negative code with err filled.

@@ -20,83 +20,12 @@
 
 #include "common/errors.h"
 #include "policy/seccomp_policy.h"
+#include "policy/syscalls.h"
 #include "runner/runner.h"
 #include "runner/runner_int.h"
 #ifndef AIRLOCK_SECCOMP_GEN
 #include "runner/seccomp_prebuilt.h"
 #endif
-
-/*
- * System calls newer than the libseccomp some distributions ship (2.5.4
- * knows none past futex_wake, 454): seccomp_syscall_resolve_name() does
- * not know them, and a deny rule it cannot resolve would be dropped, the
- * call let through by the default profile.  Since 4.17 every
- * architecture but alpha, ia64 and mips numbers a new call alike
- * (scripts/syscall.tbl); these are those numbers.
- */
-#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || \
-    defined(__arm__) || defined(__riscv) || defined(__powerpc__) || \
-    defined(__s390__) || defined(__loongarch__)
-static const struct {
-	const char *name;
-	int nr;
-} newer_syscalls[] = {
-	{ "futex_wait", 455 }, { "futex_requeue", 456 },
-	{ "statmount", 457 }, { "listmount", 458 },
-	{ "lsm_get_self_attr", 459 }, { "lsm_set_self_attr", 460 },
-	{ "lsm_list_modules", 461 }, { "mseal", 462 }, { "setxattrat", 463 },
-	{ "getxattrat", 464 }, { "listxattrat", 465 },
-	{ "removexattrat", 466 }, { "open_tree_attr", 467 },
-	{ "file_getattr", 468 }, { "file_setattr", 469 },
-};
-#define NNEWER (sizeof(newer_syscalls) / sizeof(newer_syscalls[0]))
-/*
- * The deny list was audited against Linux 6.18's table, whose last call
- * is file_setattr (469).  A call a later kernel adds would reach it from
- * the default profile, which allows what it does not name: the next
- * UNAUDITED_SPAN numbers get ENOSYS instead, as from a kernel without
- * them (the C libraries fall back), until the list is audited again.
- */
-#define AUDITED_LAST_NR	469
-#define UNAUDITED_SPAN	32
-#else
-#define AUDITED_LAST_NR	0
-#define UNAUDITED_SPAN	0
-static const struct {
-	const char *name;
-	int nr;
-} newer_syscalls[1] = { { "", -1 } };
-#define NNEWER 0
-#endif
-
-int
-runner_seccomp_resolve(const char *name)
-{
-	size_t i;
-	int nr;
-
-	if ((nr = seccomp_syscall_resolve_name(name)) != __NR_SCMP_ERROR)
-		return nr;
-	for (i = 0; i < NNEWER; i++)
-		if (strcmp(name, newer_syscalls[i].name) == 0)
-			return newer_syscalls[i].nr;
-	return __NR_SCMP_ERROR;
-}
-
-char *
-runner_seccomp_name(uint32_t arch, int nr)
-{
-	size_t i;
-	char *name;
-
-	if ((name = seccomp_syscall_resolve_num_arch(arch, nr)) != NULL ||
-	    arch != seccomp_arch_native())
-		return name;
-	for (i = 0; i < NNEWER; i++)
-		if (nr == newer_syscalls[i].nr)
-			return strdup(newer_syscalls[i].name);
-	return NULL;
-}
 
 static uint32_t
 to_scmp(struct scp_action a)
@@ -138,23 +67,6 @@ allowed(const char *name, const char *const *allow, size_t nallow)
 	return 0;
 }
 
-/* The calls past the audited table fail with ENOSYS (AUDITED_LAST_NR). */
-static int
-refuse_unaudited(scmp_filter_ctx ctx, char *err, size_t errlen)
-{
-	int nr, rc;
-
-	for (nr = AUDITED_LAST_NR + 1;
-	    nr <= AUDITED_LAST_NR + UNAUDITED_SPAN; nr++)
-		if ((rc = seccomp_rule_add_exact(ctx, SCMP_ACT_ERRNO(ENOSYS),
-		    nr, 0)) != 0) {
-			snprintf(err, errlen, "seccomp rule for call %d: %s",
-			    nr, strerror(-rc));
-			return -1;
-		}
-	return 0;
-}
-
 /*
  * Builds a libseccomp filter from |p|, with the rules for the names in
  * allow[0..nallow) replaced by an allow; NULL with err filled on failure.
@@ -182,7 +94,7 @@ build(const struct seccomp_policy *p, const char *const *allow,
 	}
 	for (i = 0; i < p->nrules; i++) {
 		r = &p->rules[i];
-		if ((nr = runner_seccomp_resolve(r->syscall)) ==
+		if ((nr = syscalls_resolve(r->syscall)) ==
 		    __NR_SCMP_ERROR)
 			continue;	/* not on this architecture */
 		if (allowed(r->syscall, allow, nallow))
@@ -208,12 +120,12 @@ build(const struct seccomp_policy *p, const char *const *allow,
 		}
 	}
 	if (p->default_action.kind == SCP_ALLOW &&
-	    refuse_unaudited(ctx, err, errlen) != 0)
+	    syscalls_refuse_unaudited(ctx, err, errlen) != 0)
 		goto fail;
 	/* Under an allowlist profile the name needs a rule of its own. */
 	if (p->default_action.kind != SCP_ALLOW)
 		for (i = 0; i < nallow; i++) {
-			if ((nr = runner_seccomp_resolve(allow[i])) ==
+			if ((nr = syscalls_resolve(allow[i])) ==
 			    __NR_SCMP_ERROR)
 				continue;
 			if ((rc = seccomp_rule_add_exact(ctx, SCMP_ACT_ALLOW,
@@ -359,7 +271,7 @@ runner_seccomp_check_allow(const char *const *allow, size_t nallow,
 			    "it is not on the seccomp deny list", allow[i]);
 			return AL_ERR_DENIED;
 		}
-		if (runner_seccomp_resolve(allow[i]) == __NR_SCMP_ERROR) {
+		if (syscalls_resolve(allow[i]) == __NR_SCMP_ERROR) {
 			snprintf(err, errlen, "cannot allow the syscall %.64s: "
 			    "unknown on this architecture", allow[i]);
 			return AL_ERR_UNSUPPORTED;
@@ -459,14 +371,14 @@ runner_seccomp_culprit(int kmsg_fd, uid_t uid, pid_t after, char *out,
 	if (found_nr < 0)
 		return -1;
 	if (found_arch == SCMP_ARCH_X86_64 && (found_nr & 0x40000000)) {
-		name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_X86_64,
-		    found_nr & ~0x40000000L);
+		name = syscalls_name(SCMP_ARCH_X32,
+		    (int)(found_nr & ~0x40000000L));
 		snprintf(out, outlen, "x32 ABI system call %ld (%s)", found_nr,
 		    name != NULL ? name : "?");
 		snprintf(d->syscall, sizeof(d->syscall), "x32:%s",
 		    name != NULL ? name : "?");
 	} else {
-		name = seccomp_syscall_resolve_num_arch(found_arch, found_nr);
+		name = syscalls_name(found_arch, (int)found_nr);
 		snprintf(out, outlen, "%s system call %ld (%s)",
 		    found_arch == SCMP_ARCH_X86_64 ? "native" :
 		    found_arch == SCMP_ARCH_X86 ? "i386 ABI" : "foreign ABI",

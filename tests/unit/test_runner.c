@@ -27,6 +27,7 @@
 
 #include "policy/sandbox_defaults.h"
 #include "runner/runner.h"
+#include "policy/syscalls.h"
 #include "runner/runner_int.h"
 
 /* Runs |prog| on seccomp_data; returns the SECCOMP_RET_* value. */
@@ -164,7 +165,7 @@ START_TEST(test_compiled_filter_gives_each_row_its_action)
 		nr = seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86,
 		    r->syscall);
 	else
-		nr = runner_seccomp_resolve(r->syscall);
+		nr = syscalls_resolve(r->syscall);
 	ck_assert_int_ge(nr, 0);
 	memset(&d, 0, sizeof(d));
 	d.arch = r->arch;

@@ -337,6 +337,28 @@ START_TEST(test_fs_normalize)
 }
 END_TEST
 
+/*
+ * runner_seccomp_culprit() of uid 65534 and pids above 100 over the
+ * kernel log records recs[0..n), which must find one.
+ */
+static void
+culprit_of(const char *const *recs, size_t n, char *call, size_t calllen,
+    struct runner_denial *d)
+{
+	size_t i;
+	int sv[2];
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(write(sv[1], recs[i], strlen(recs[i])),
+		    (ssize_t)strlen(recs[i]));
+	close(sv[1]);
+	memset(d, 0, sizeof(*d));
+	ck_assert_int_eq(
+	    runner_seccomp_culprit(sv[0], 65534, 100, call, calllen, d), 0);
+	close(sv[0]);
+}
+
 /* The SIGSYS path: the culprit is read from kernel log records. */
 START_TEST(test_seccomp_kill_in_the_log_becomes_a_denial)
 {
@@ -354,24 +376,54 @@ START_TEST(test_seccomp_kill_in_the_log_becomes_a_denial)
 	};
 	struct runner_denial d;
 	char call[96];
-	size_t i;
-	int sv[2];
 
-	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
-	for (i = 0; i < sizeof(recs) / sizeof(recs[0]); i++)
-		ck_assert_int_eq(write(sv[1], recs[i], strlen(recs[i])),
-		    (ssize_t)strlen(recs[i]));
-	close(sv[1]);
-	memset(&d, 0, sizeof(d));
-	ck_assert_int_eq(
-	    runner_seccomp_culprit(sv[0], 65534, 100, call, sizeof(call), &d),
-	    0);
-	close(sv[0]);
+	culprit_of(
+	    recs, sizeof(recs) / sizeof(recs[0]), call, sizeof(call), &d);
 	ck_assert_ptr_nonnull(strstr(call, "i386 ABI system call 20"));
 	ck_assert_int_eq(d.layer, RUNNER_DENY_SYSCALL);
 	ck_assert_str_eq(d.source, "seccomp");
 	ck_assert_str_eq(d.syscall, "i386:getpid");
 	ck_assert_int_eq(d.nr, 20);
+}
+END_TEST
+
+/*
+ * A kill of a call newer than libseccomp from a foreign ABI is named
+ * from the common table, as natively: the i386 and x32 ABIs number the
+ * calls from 424 on alike (x32 with __X32_SYSCALL_BIT).
+ */
+static const struct {
+	const char *arch; /* as the audit record prints it */
+	long nr;
+	const char *call, *syscall;
+} newer_kill_rows[] = {
+	{ "c000003e", 0x40000000L + 458,
+	    "x32 ABI system call 1073742282 (listmount)", "x32:listmount" },
+	{ "c000003e", 0x40000000L + 467, "(open_tree_attr)",
+	    "x32:open_tree_attr" },
+	{ "40000003", 457, "i386 ABI system call 457 (statmount)",
+	    "i386:statmount" },
+	{ "40000003", 469, "(file_setattr)", "i386:file_setattr" },
+	{ "c000003e", 0x40000000L + 39, "(getpid)", "x32:getpid" },
+	{ "40000003", 20, "(getpid)", "i386:getpid" },
+};
+
+START_TEST(test_seccomp_kill_of_a_newer_foreign_call_is_named)
+{
+	struct runner_denial d;
+	char rec[512], call[96];
+	const char *recs[1] = { rec };
+
+	snprintf(rec, sizeof(rec),
+	    "6,1,2,-;audit: type=1326 audit(1.2:3): auid=0 uid=65534 "
+	    "gid=0 ses=1 pid=901 comm=\"x\" "
+	    "exe=\"/x\" sig=31 arch=%s syscall=%ld compat=1 ip=0x0 "
+	    "code=0x80000000",
+	    newer_kill_rows[_i].arch, newer_kill_rows[_i].nr);
+	culprit_of(recs, 1, call, sizeof(call), &d);
+	ck_assert_msg(strstr(call, newer_kill_rows[_i].call) != NULL,
+	    "%s: hint %s", newer_kill_rows[_i].syscall, call);
+	ck_assert_str_eq(d.syscall, newer_kill_rows[_i].syscall);
 }
 END_TEST
 
@@ -485,6 +537,9 @@ suite(void)
 	tcase_add_test(tc, test_the_real_program_has_eperm_returns_to_notify);
 	tcase_add_test(tc, test_allow_accepts_only_deny_list_names);
 	tcase_add_test(tc, test_seccomp_kill_in_the_log_becomes_a_denial);
+	tcase_add_loop_test(tc,
+	    test_seccomp_kill_of_a_newer_foreign_call_is_named, 0,
+	    (int)(sizeof(newer_kill_rows) / sizeof(newer_kill_rows[0])));
 	tcase_add_test(tc, test_fs_each_message_form);
 	tcase_add_test(tc, test_fs_allowed_or_missing_gives_nothing);
 	tcase_add_test(tc, test_fs_never_wider_than_the_named_path);

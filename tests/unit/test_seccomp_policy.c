@@ -12,7 +12,7 @@
 #include "common/errors.h"
 #include "policy/sandbox_defaults.h"
 #include "policy/seccomp_policy.h"
-#include "runner/runner_int.h"
+#include "policy/syscalls.h"
 
 #define ALLOW	{ SCP_ALLOW, 0 }
 #define EPERM_	{ SCP_ERRNO, EPERM }
@@ -309,7 +309,7 @@ START_TEST(test_every_rule_names_a_syscall_of_this_architecture)
 	size_t i;
 
 	for (i = 0; i < p->nrules; i++)
-		ck_assert_msg(runner_seccomp_resolve(
+		ck_assert_msg(syscalls_resolve(
 		    p->rules[i].syscall) != __NR_SCMP_ERROR, "%s",
 		    p->rules[i].syscall);
 	seccomp_policy_free(p);
