@@ -21,7 +21,32 @@ export AIRLOCK_HOME
 export COLUMNS=1000
 # A script that stops before finish() (a typo, a cut heredoc, set -e)
 # fails, unless it exits 77: a skip, with a message naming what is absent.
-trap 'rc=$?; rm -rf "$T"; if [ "$TESTS_FINISHED" != 1 ] && [ "$rc" != 77 ]; then echo "not ok - the test script ended before finish"; exit 1; fi' EXIT
+trap 'rc=$?; end_writers_in_T; rm -rf "$T"; if [ "$TESTS_FINISHED" != 1 ] && [ "$rc" != 77 ]; then echo "not ok - the test script ended before finish"; exit 1; fi' EXIT
+
+# The processes, other than this shell, with a file or their working
+# directory under $T.  The audit writer of a test's last "airlock exec"
+# outlives it: once that log is closed it makes the next session ahead
+# under $AIRLOCK_HOME/spare (supervisor/exec_spare.h) and waits there
+# for 30 s; rm -rf "$T" raced its files ("rm: cannot remove
+# .../state: Directory not empty") and left it waiting in a removed
+# directory.  They are the test's own: each is ended, by pid, and gone
+# before $T is removed.  end_writers_in_T leaves $T first (cd /), or
+# its own subshells would be among them.
+writers_in_T() {
+	find /proc/[0-9]*/fd /proc/[0-9]*/cwd -maxdepth 1 \( -lname "$T" -o \
+	    -lname "$T/*" \) \
+	    2>/dev/null | sed -n 's|^/proc/\([0-9]*\)/.*|\1|p' | sort -u |
+	    grep -vx "$$"
+}
+end_writers_in_T() {
+	local pids n=0
+	cd / || return
+	while pids=$(writers_in_T) && [ -n "$pids" ] && [ $n -lt 50 ]; do
+		kill -KILL $pids 2>/dev/null
+		sleep 0.05
+		n=$((n + 1))
+	done
+}
 
 pass() { TESTS_RUN=$((TESTS_RUN + 1)); echo "ok - $*"; }
 fail() { note_failure "$@"; stop_at_failure; }
