@@ -15,9 +15,14 @@
 #endif
 
 /*
- * The calls newer than the libseccomp some distributions ship, numbered
- * as in the kernel's scripts/syscall.tbl (and arch/x86's tables, which
- * agree from 424 on).
+ * The calls since the common numbering began (pidfd_send_signal, 424),
+ * as in the kernel's scripts/syscall.tbl and arch/x86's tables, which
+ * agree from 424 on: the oldest libseccomp configure accepts (2.5.0)
+ * lacks those from about 440 (quotactl_fd, 443, came with 2.5.2), and
+ * 2.5.4 those past futex_requeue (456).  A number a given architecture
+ * leaves unused (memfd_secret on arm, map_shadow_stack on x32) names
+ * nothing there.  Checked against libseccomp 2.5.4's tables for x86_64,
+ * i386, x32, aarch64 and arm where it knows the name.
  */
 #if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || \
     defined(__arm__) || defined(__riscv) || defined(__powerpc__) || \
@@ -26,6 +31,20 @@ static const struct {
 	const char *name;
 	int nr;
 } newer_syscalls[] = {
+	{ "pidfd_send_signal", 424 }, { "io_uring_setup", 425 },
+	{ "io_uring_enter", 426 }, { "io_uring_register", 427 },
+	{ "open_tree", 428 }, { "move_mount", 429 }, { "fsopen", 430 },
+	{ "fsconfig", 431 }, { "fsmount", 432 }, { "fspick", 433 },
+	{ "pidfd_open", 434 }, { "clone3", 435 }, { "close_range", 436 },
+	{ "openat2", 437 }, { "pidfd_getfd", 438 }, { "faccessat2", 439 },
+	{ "process_madvise", 440 }, { "epoll_pwait2", 441 },
+	{ "mount_setattr", 442 }, { "quotactl_fd", 443 },
+	{ "landlock_create_ruleset", 444 }, { "landlock_add_rule", 445 },
+	{ "landlock_restrict_self", 446 }, { "memfd_secret", 447 },
+	{ "process_mrelease", 448 }, { "futex_waitv", 449 },
+	{ "set_mempolicy_home_node", 450 }, { "cachestat", 451 },
+	{ "fchmodat2", 452 }, { "map_shadow_stack", 453 },
+	{ "futex_wake", 454 },
 	{ "futex_wait", 455 }, { "futex_requeue", 456 },
 	{ "statmount", 457 }, { "listmount", 458 },
 	{ "lsm_get_self_attr", 459 }, { "lsm_set_self_attr", 460 },
@@ -54,17 +73,24 @@ static const struct {
 #endif
 
 int
-syscalls_resolve(const char *name)
+syscalls_common_number(const char *name)
 {
 	size_t i;
-	int nr;
 
-	if ((nr = seccomp_syscall_resolve_name(name)) != __NR_SCMP_ERROR)
-		return nr;
 	for (i = 0; i < NNEWER; i++)
 		if (strcmp(name, newer_syscalls[i].name) == 0)
 			return newer_syscalls[i].nr;
 	return __NR_SCMP_ERROR;
+}
+
+int
+syscalls_resolve(const char *name)
+{
+	int nr;
+
+	if ((nr = seccomp_syscall_resolve_name(name)) != __NR_SCMP_ERROR)
+		return nr;
+	return syscalls_common_number(name);
 }
 
 /*

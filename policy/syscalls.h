@@ -9,7 +9,8 @@
  * distribution ships may be older than the kernel (2.5.4 on Debian 12
  * knows no call past futex_requeue, 456): a deny rule whose name it
  * cannot resolve would be dropped, the call let through.  The calls
- * newer than it are resolved here from the kernel's common numbering,
+ * from 424 on (what libseccomp 2.5.0 to 2.5.4 may lack) are resolved
+ * here too, from the kernel's common numbering,
  * which since 4.17 every architecture but alpha, ia64 and mips shares,
  * for the native ABI as for the i386 and x32 ones.  And a deny list was
  * audited against one kernel's table (Linux 6.18, up to file_setattr,
@@ -32,6 +33,12 @@
  * knows the name.
  */
 int	syscalls_resolve(const char *name);
+
+/*
+ * The number of |name| in the common table alone (424 to 469), whatever
+ * libseccomp says; __NR_SCMP_ERROR if it is not there.
+ */
+int	syscalls_common_number(const char *name);
 
 /*
  * The name of system call |nr| of the ABI |arch| (an SCMP_ARCH_*, the
