@@ -115,6 +115,19 @@ argv_of(const struct shcmd *c)
 	return v;
 }
 
+/* Whether a command of |p| runs right after a "cd ... &&". */
+static int
+runs_after_cd(const struct shparse *p)
+{
+	size_t i;
+
+	for (i = 1; i < p->ncmds; i++)
+		if (p->cmds[i].sep == SHSEP_AND && p->cmds[i - 1].nwords > 0 &&
+		    strcmp(p->cmds[i - 1].words[0].text, "cd") == 0)
+			return 1;
+	return 0;
+}
+
 /* A workspace whose every path leads somewhere, by a hash of it. */
 static enum shfs_where
 hashed_where(void *arg, const char *rel)
@@ -141,14 +154,18 @@ check_set(const struct shell_rules *r, const char *s, size_t len,
 	(void)shrules_decide(r, s, len, "/ws", &v);
 	if (v.reason[0] == '\0' || v.rule >= (int)r->nrules || v.rule < -2)
 		abort();
-	if (shrules_decide_fs(r, s, len, "/ws", &fs, &sub) < v.decision ||
+	rc = shparse(s, len, &p);
+	/* The workspace only adds what it knows: never looser, but where a
+	 * command runs right after "cd DIR &&", which only the workspace
+	 * tells (it is decided in DIR then, not at the top). */
+	if ((shrules_decide_fs(r, s, len, "/ws", &fs, &sub) < v.decision &&
+		!runs_after_cd(p)) ||
 	    sub.reason[0] == '\0' || sub.rule >= (int)r->nrules ||
 	    sub.rule < -2)
 		abort();
 	if (v.rule >= 0 && v.decision != r->rules[v.rule].decision &&
 	    v.decision != r->unresolvable)
 		abort();
-	rc = shparse(s, len, &p);
 	if (only_rules_allow && v.decision == SHD_ALLOW) {
 		if (rc != 0 || p->consumed != len)
 			abort();
