@@ -1381,8 +1381,8 @@ parse_approvals(struct lctx *c, const struct ynode *map)
 }
 
 static const char *const agent_keys[] = {
-	"network", "allowAddresses", "workspace", "home", "env", "limits",
-	"commitApproval", NULL
+	"network", "allowAddresses", "workspace", "home", "homeReadOnly",
+	"env", "limits", "commitApproval", NULL
 };
 
 static int
@@ -1420,6 +1420,10 @@ parse_agent(struct lctx *c, const struct ynode *map)
 				return AL_ERR_FORMAT;
 		}
 	}
+	if ((n = ynode_get(map, "homeReadOnly")) != NULL &&
+	    get_strlist(c, n, "agent.homeReadOnly", chk_ws_path, &a->home_ro,
+	    &a->nhome_ro) != 0)
+		return AL_ERR_FORMAT;
 	if ((n = ynode_get(map, "env")) != NULL &&
 	    get_strlist(c, n, "agent.env", chk_env_name, &a->env_pass,
 	    &a->nenv_pass) != 0)
@@ -1779,6 +1783,7 @@ manifest_free(struct manifest *m)
 	strv_free(m->agent.network.hosts);
 	strv_free(m->agent.network.addresses);
 	free(m->agent.home);
+	strv_free(m->agent.home_ro);
 	strv_free(m->agent.env_pass);
 	free(m->path);
 	free(m);

@@ -245,6 +245,13 @@ struct sandbox_policy {
 						   read-write at its own path
 						   (the agent's persistent home),
 						   or NULL; borrowed */
+	char *const		*home_ro;	/* home-relative paths bound
+						   read-only in |home| (the
+						   agent's own configuration;
+						   runner/child.c
+						   home_read_only()), or
+						   NULL; borrowed */
+	size_t			 nhome_ro;
 	const char		*agent_home;	/* agent.home as the manifest
 						   names it, or NULL: a place
 						   the agent writes, whether
@@ -335,6 +342,10 @@ struct agent_profile {
 	 * user in approvals.approvers. */
 	int		 commit_approval;
 	char		*home;		/* persistent home dir, or NULL: tmpfs */
+	char		**home_ro;	/* agent.homeReadOnly: home-relative
+					   paths read-only in the agent's
+					   sandbox, NULL-terminated */
+	size_t		  nhome_ro;
 	char		**env_pass;	/* variable names passed through */
 	size_t		  nenv_pass;
 	struct resource_limits limits;

@@ -1611,6 +1611,113 @@ pin_parents(const struct runner_plan *p, const char *deny, const char *top)
 	}
 }
 
+/*
+ * Makes the missing home entry |path| (agent.homeReadOnly |rel|) a mount
+ * point, with the missing directories above it, owned as the home |top|
+ * is (the agent's, for its later writes beside it): a directory when
+ * |rel| ends in "/", else a file, empty but for "{}" in a .json file
+ * (what the agents read as no settings).
+ */
+static void
+home_entry_make(const struct runner_plan *p, const char *top,
+    const char *path, const char *rel)
+{
+	char buf[RUNNER_MAX_PATH];
+	struct stat home;
+	size_t i, n = strlen(rel);
+	int fd, dir = n > 0 && rel[n - 1] == '/';
+
+	if (lstat(top, &home) == -1)
+		fail(p, "stat", top);
+	for (i = strlen(top) + 1; ; i++) {
+		if (path[i] != '/' && path[i] != '\0')
+			continue;
+		memcpy(buf, path, i);
+		buf[i] = '\0';
+		if (path[i] == '\0' && !dir) {
+			if ((fd = open(buf, O_CREAT | O_EXCL | O_WRONLY |
+			    O_NOFOLLOW | O_CLOEXEC, 0644)) == -1)
+				fail(p, "create a read-only home entry", buf);
+			if (n > 5 && strcmp(rel + n - 5, ".json") == 0 &&
+			    write(fd, "{}\n", 3) != 3)
+				fail(p, "write", buf);
+			close(fd);
+		} else if (mkdir(buf, 0755) == -1) {
+			if (errno != EEXIST)
+				fail(p, "mkdir", buf);
+			if (path[i] == '\0')
+				break;
+			continue;
+		}
+		if (lchown(buf, home.st_uid, home.st_gid) == -1)
+			fail(p, "chown a read-only home entry", buf);
+		if (path[i] == '\0')
+			break;
+	}
+}
+
+/*
+ * Fails unless no component of |path| beneath the home |top| is a symbolic
+ * link: the link is no mount point, so the agent could put a file of its
+ * own in its place, which the next session would bind read-only and run.
+ */
+static void
+home_no_link(const struct runner_plan *p, const char *path, const char *top)
+{
+	char buf[RUNNER_MAX_PATH];
+	struct stat st;
+	size_t i;
+
+	for (i = strlen(top) + 1; ; i++) {
+		if (path[i] != '/' && path[i] != '\0')
+			continue;
+		memcpy(buf, path, i);
+		buf[i] = '\0';
+		if (lstat(buf, &st) == -1 || S_ISLNK(st.st_mode)) {
+			errno = ELOOP;
+			fail(p, "read-only home entry (a symbolic link)", buf);
+		}
+		if (path[i] == '\0')
+			return;
+	}
+}
+
+/*
+ * The agent's own configuration in its home (agent.homeReadOnly), what
+ * its CLI reads and runs programs from (hooks, MCP servers, notify): each
+ * entry bound read-only on itself, a missing one made first, and each
+ * directory between the home and it pinned (pin_parents()), so that no
+ * write, rename over it, rename of a directory above it or link in its
+ * place lands a file the next session runs.  A symbolic link on the way
+ * fails the start (home_no_link()).
+ */
+static void
+home_read_only(const struct runner_plan *p, const struct sandbox_policy *sp)
+{
+	char buf[RUNNER_MAX_PATH], path[RUNNER_MAX_PATH];
+	struct stat st;
+	size_t i, n;
+
+	for (i = 0; i < sp->nhome_ro; i++) {
+		cat(p, path, cat(p, buf, sp->home, "/"), sp->home_ro[i]);
+		n = strlen(path);
+		while (n > 1 && path[n - 1] == '/')
+			path[--n] = '\0';
+		if (lstat(path, &st) == -1) {
+			if (errno != ENOENT)
+				fail(p, "read-only home entry", path);
+			home_entry_make(p, sp->home, path, sp->home_ro[i]);
+		}
+		pin_parents(p, path, sp->home);
+		home_no_link(p, path, sp->home);
+		if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) == -1)
+			fail(p, "bind read-only home entry", path);
+		setattr(p, AT_FDCWD, path, AT_RECURSIVE,
+		    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+		    0);
+	}
+}
+
 static void
 build_root(const struct runner_plan *p)
 {
@@ -1795,6 +1902,7 @@ build_root(const struct runner_plan *p)
 		    MOVE_MOUNT_F_EMPTY_PATH) == -1)
 			fail(p, "mount home", sp->home);
 		close(homefd);
+		home_read_only(p, sp);
 	}
 	if (brokerfd != -1) {
 		setattr(p, brokerfd, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY |

@@ -37,13 +37,16 @@ static const struct help helps[] = {
 	    "airlock run [-v] [--manifest FILE] [--workspace DIR]\n"
 	    "           [--allow-host HOST[:PORT]]... [--env NAME[=VALUE]]...\n"
 	    "           [--setenv NAME VALUE]... [--ro PATH]... [--rw PATH]...\n"
-	    "           [--cow | --resume SESSION] -- AGENT [ARGS...]\n",
+	    "           [--cow | --resume SESSION] [--setup] -- AGENT [ARGS...]\n",
 	    "Run AGENT sandboxed, brokering its tool calls (airlock-run(1)).\n"
 	    "\n" WS_OPTS OVERRIDE_OPTS
 	    "      --cow               a copy-on-write session: nothing lands in "
 	    "the\n"
 	    "                          checkout until airlock commit\n"
 	    "      --resume SESSION    continue a copy-on-write session\n"
+	    "      --setup             the agent's configuration in its home\n"
+	    "                          (agent.homeReadOnly) writable, to set it "
+	    "up\n"
 	    "  -v, --verbose           more diagnostics on stderr\n" HELP_OPT },
 	{ "serve", "airlock serve [-v] [--manifest FILE] [--workspace DIR]\n",
 	    "Serve the broker (MCP) on stdin and stdout (airlock-serve(1)).\n"

@@ -345,11 +345,12 @@ cmd_run(int argc, char **argv)
 		OVERRIDES_LONGOPTS,
 		{ "cow", no_argument, NULL, 'C' },
 		{ "resume", required_argument, NULL, 'S' },
+		{ "setup", no_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char		*mpath = NULL, *wpath = NULL, *resume = NULL;
 	struct cowrun		 cow;
-	int			 want_cow = 0, host_writes;
+	int			 want_cow = 0, host_writes, setup = 0;
 	char			 err[512], self[PATH_MAX], state[PATH_MAX];
 	char			 ws_real[PATH_MAX], home_buf[PATH_MAX];
 	char			 selfdir[PATH_MAX], *slash, **env;
@@ -396,6 +397,7 @@ cmd_run(int argc, char **argv)
 		case 'v': verbose++; break;
 		case 'C': want_cow = 1; break;
 		case 'S': resume = optarg; break;
+		case 'H': setup = 1; break;
 		default:
 			run_usage();
 			overrides_free(&ov);
@@ -508,6 +510,13 @@ cmd_run(int argc, char **argv)
 	/* A read-only agent changes files only through the broker's tools. */
 	policy.workspace_readonly = !m->agent.workspace_writable;
 	policy.home = agent_home(m, home_buf, sizeof(home_buf));
+	/* The agent's own configuration there is read-only, but for the
+	 * user's own setup session (airlock run --setup). */
+	policy.home_ro = setup ? NULL : m->agent.home_ro;
+	policy.nhome_ro = setup ? 0 : m->agent.nhome_ro;
+	if (setup && policy.home != NULL)
+		log_warnx("--setup: the agent's configuration in %s is "
+		    "writable in this session", policy.home);
 	/* No setuid or setgid file from such writes (seccomp_policy.h). */
 	policy.host_writes = host_writes;
 	env = agent_env(m, s, policy.home, ab->dir, selfdir);

@@ -274,7 +274,7 @@ if [ $mode = run ] && [ "$(id -u)" = 0 ]; then
 	chown -R 65534:65534 "$home"
 fi
 if [ -n "${gemini_setup:-}" ]; then
-	(cd "$top_srcdir" && "$AIRLOCK" run --manifest "$manifest" \
+	(cd "$top_srcdir" && "$AIRLOCK" run --setup --manifest "$manifest" \
 	    --workspace "$ws" -- sh -c 'mkdir -p ~/.gemini && cat >~/.gemini/settings.json' \
 	    <contrib/agents/gemini-settings.json) >"$T/setup.out" 2>&1
 	# (not check(): it would overwrite $name)

@@ -408,6 +408,9 @@ TESTS += tests/integration/agent_own_tools.sh
 EXTRA_DIST += tests/integration/agent_project_config.sh
 EXTRA_DIST += tests/integration/agent_own_tools.sh
 TESTS += tests/integration/agent_config_planted.sh
+# The agent's own configuration in its home (agent.homeReadOnly).
+TESTS += tests/integration/agent_home_config.sh
+EXTRA_DIST += tests/integration/agent_home_config.sh
 EXTRA_DIST += tests/integration/agent_config_planted.sh
 # A hard link to a denyRead file made while a session runs: search
 # leaves it out, matched or not (no note telling a guess right).

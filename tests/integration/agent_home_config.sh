@@ -1,0 +1,123 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# The agent's own configuration in its persistent home (agent.home):
+# Claude Code's ~/.claude/settings.json, Codex's ~/.codex/config.toml,
+# Gemini CLI's ~/.gemini/settings.json, opencode's ~/.config/opencode/,
+# where each CLI finds hooks, MCP servers and a notify command it runs.
+# Codex's own apply_patch once wrote config.toml there, and the next
+# session ran its notify command.  Each shipped profile lists them in
+# agent.homeReadOnly: from inside the agent's sandbox, writing one,
+# renaming over it, moving or replacing its directory, removing it or
+# linking in its place fails, a missing one is made and stays empty, the
+# rest of the home stays writable, a link there refuses the start, and
+# airlock run --setup lets the user change them.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$top_srcdir/tests/lib.sh"
+ws=$(make_workspace)
+chmod -R a+rX "$ws"
+
+# The entries a profile lists (a flow list, over one or more lines).
+entries() {
+	awk '/^  homeReadOnly: \[/ { on = 1 } on { print } on && /\]/ { exit }' \
+	    "$1" | sed -e 's/^  homeReadOnly: \[//' -e 's/\]//' | tr ',' '\n' |
+	    sed -e 's/^ *//' -e 's/ *$//' | grep .
+}
+
+# shellcheck disable=SC2016
+attack='
+cd "$HOME" || exit 1
+for e in "$@"; do
+	f=${e%/}
+	case $e in */) t=$f/planted ;; *) t=$f ;; esac
+	(echo pwned >>"$t") 2>/dev/null && echo "wrote $e"
+	echo pwned >tmp.new && mv -f tmp.new "$f" 2>/dev/null &&
+	    echo "renamed over $e"
+	mv "$f" moved 2>/dev/null && echo "moved $e"
+	rm -rf "$f" 2>/dev/null; [ -e "$f" ] || echo "removed $e"
+	ln -sfn /tmp/elsewhere "$f" 2>/dev/null && [ -L "$f" ] &&
+	    echo "linked $e"
+	d=${f%/*}
+	mv "$d" d.old 2>/dev/null && echo "moved the directory of $e"
+	mkdir -p d2 && echo pwned >"d2/${f##*/}" &&
+	    mv -T d2 "$d" 2>/dev/null && echo "replaced the directory of $e"
+done
+echo kept >state.log && echo "home writable"
+'
+
+for prof in claude-code codex gemini opencode; do
+	yaml="$top_srcdir/contrib/agents/$prof.yaml"
+	list=$(entries "$yaml")
+	[ -n "$list" ]
+	expect_eq "$prof lists its configuration in agent.homeReadOnly" "$?" 0
+	home="$T/home-$prof"
+	mkdir -p "$home"
+	# The first entry exists, as the user set it up; the rest are missing.
+	first=$(echo "$list" | head -1)
+	case $first in */) first=${first}opencode.json ;; esac
+	mkdir -p "$home/$(dirname "$first")"
+	echo original >"$home/$first"
+	# (as root the agent is uid 65534; its home must be its own)
+	[ "$(id -u)" = 0 ] && chown -R 65534:65534 "$home"
+	sed -e "s|^  home: .*|  home: $home|" "$yaml" >"$T/$prof.yaml"
+	# shellcheck disable=SC2086
+	out=$(cd "$ws" && timeout 60 "$AIRLOCK" run --manifest "$T/$prof.yaml" \
+	    --workspace "$ws" -- sh -c "$attack" sh $list 2>&1)
+	expect_eq "$prof: the agent ran" "$?" 0
+	expect_contains "$prof: the rest of the home is writable" "$out" \
+	    "home writable"
+	for e in $list; do
+		for how in wrote "renamed over" moved removed linked \
+		    "moved the directory of" "replaced the directory of"; do
+			expect_not_contains "$prof: the agent $how $e" "$out" \
+			    "$how $e"
+		done
+	done
+	expect_eq "$prof: $first is as the user left it" \
+	    "$(cat "$home/$first")" original
+	for e in $list; do
+		expect_eq "$prof: nothing of the agent's is in $e" \
+		    "$(grep -rl pwned "$home/$e" 2>/dev/null)" ""
+	done
+	# The next session reads what the user left, and only that.
+	out=$(cd "$ws" && timeout 60 "$AIRLOCK" run --manifest "$T/$prof.yaml" \
+	    --workspace "$ws" -- sh -c 'cat "$HOME/$1"' sh "$first" 2>&1)
+	expect_contains "$prof: the next session reads the user's $first" \
+	    "$out" original
+done
+
+# A missing file is made empty ("{}" for a .json), a missing directory
+# empty, each the agent's.
+expect_eq "a missing file is made empty" \
+    "$(wc -c <"$T/home-gemini/.gemini/.env")" 0
+expect_eq "a missing .json is made {}" \
+    "$(cat "$T/home-claude-code/.claude/settings.local.json")" "{}"
+expect_eq "a missing directory is made empty" \
+    "$(ls -A "$T/home-codex/.codex/skills")" ""
+expect_eq "each is the agent's" \
+    "$(stat -c %U "$T/home-claude-code/.claude/settings.local.json")" \
+    "$(stat -c %U "$T/home-claude-code")"
+
+# A symbolic link on the way refuses the start: the agent could put a
+# file of its own in its place.
+h="$T/home-codex"
+mv "$h/.codex/config.toml" "$h/real.toml"
+ln -s ../real.toml "$h/.codex/config.toml"
+out=$(cd "$ws" && timeout 60 "$AIRLOCK" run --manifest "$T/codex.yaml" \
+    --workspace "$ws" -- true 2>&1)
+expect_eq "a link in place of config.toml refuses the start" "$?" 71
+expect_contains "and says why" "$out" \
+    "read-only home entry (a symbolic link) $h/.codex/config.toml"
+rm "$h/.codex/config.toml"
+mv "$h/real.toml" "$h/.codex/config.toml"
+
+# airlock run --setup: the user's own session changes them.
+out=$(cd "$ws" && timeout 60 "$AIRLOCK" run --setup --manifest \
+    "$T/codex.yaml" --workspace "$ws" -- sh -c \
+    'echo "model = \"m\"" >"$HOME/.codex/config.toml"' 2>&1)
+expect_eq "--setup: the session ran" "$?" 0
+expect_contains "--setup says so" "$out" \
+    "--setup: the agent's configuration in $h is writable"
+expect_eq "--setup wrote config.toml" "$(cat "$h/.codex/config.toml")" \
+    'model = "m"'
+finish
