@@ -342,6 +342,27 @@ if [ $mode = run ] && [ $name = codex ]; then
 		    "$top_srcdir/docs/WRAPPING.md" codex --screens \
 		    >"$T/codex-screens" ||
 			fail "docs/WRAPPING.md gives Codex's first-start answers"
+		# Its trust answer goes to ~/.codex/config.toml, read-only in
+		# the agent's sessions (agent.homeReadOnly): as WRAPPING.md
+		# says, given once in a --setup session with no task.
+		setup_words=$(python3 "$top_srcdir/tests/agents/doc_command.py" \
+		    "$top_srcdir/docs/WRAPPING.md" codex --interactive) ||
+			fail "docs/WRAPPING.md gives Codex's interactive command"
+		# shellcheck disable=SC2086,SC2090
+		gw_words=$(echo $codex_gw)
+		TERM=xterm python3 "$top_srcdir/tests/agents/tty_drive.py" \
+		    --typescript "$T/setup.typescript" --timeout 15 \
+		    --steps-file "$T/codex-screens" -- sh -c "'$AIRLOCK' run \
+		    --setup --manifest '$manifest' --workspace '$ws' \
+		    --allow-host 127.0.0.1:$port $envw -- $setup_words $gw_words" \
+		    </dev/null >"$T/codex-setup.out" 2>&1
+		# (not check(): it would overwrite $name)
+		if grep -q 'trust_level = "trusted"' "$home/.codex/config.toml"; then
+			pass "Codex's trust answer, in a --setup session, was saved"
+		else
+			fail "Codex's trust answer, in a --setup session, was saved"
+			sed 's/^/#   /' "$T/codex-setup.out"
+		fi
 		TERM=xterm python3 "$top_srcdir/tests/agents/tty_drive.py" \
 		    --typescript "$T/interactive.typescript" --timeout 60 \
 		    --steps-file "$T/codex-screens" -- sh -c "'$AIRLOCK' run \
