@@ -79,7 +79,8 @@ expect_not_contains "code mode's JavaScript started no process, wrote no file, f
     "$answers" "ran: "
 expect_not_contains "nor did the agent fetch from the mock" "$(cat "$T/mock.log")" '"path": "/pwned-'
 expect_eq "nothing of the model's own tools is in the agent's home" \
-    "$(cd "$home" && ls -d pwned-* .codex/config.toml 2>/dev/null | tr '\n' ' ')" ""
+    "$(cd "$home" && ls -d pwned-* 2>/dev/null | tr '\n' ' '
+	[ -s .codex/config.toml ] && echo .codex/config.toml)" ""
 
 # airlock's own tools still run, unasked by Codex: the fix is in.
 check "the model's airlock apply_patch went through" \
