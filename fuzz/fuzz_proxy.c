@@ -896,7 +896,8 @@ check_tunnel_start(const char *in, size_t size)
 	for (i = (size_t)(nl - in) + 1; i <= h.len; i++)
 		if (http_starts_request(in, i, MAX_LINE, &lead) != 1)
 			fail("tunnel start: a prefix of a head not seen as a "
-			    "request", in, size);
+			     "request",
+			    in, size);
 }
 
 int

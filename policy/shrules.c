@@ -4725,19 +4725,18 @@ check_runs_later(const struct shword *w, size_t n, const struct shword *all,
 		"-fprintf", "-fls", NULL };
 	const char *t, *eq;
 	size_t i;
-	int find;
+	int find, cmd = w != NULL && n > 0; /* else an assignment alone */
 
-	if (n > 0 && fixed(&w[0]) && in_list(base_name(w[0].text), readers))
+	if (cmd && fixed(&w[0]) && in_list(base_name(w[0].text), readers))
 		return;
 	/* find's words are its expression (-exec's command is decided as
 	   a command): only the file of -fprint, -fprintf and -fls */
-	find =
-	    n > 0 && fixed(&w[0]) && strcmp(base_name(w[0].text), "find") == 0;
+	find = cmd && fixed(&w[0]) && strcmp(base_name(w[0].text), "find") == 0;
 	/* not the command word (gradle) nor a wrapper's */
-	for (i = n > 0 ? 1 : 0; i < nall; i++) {
+	for (i = cmd ? 1 : 0; i < nall; i++) {
 		t = all[i].text;
 		eq = strchr(t, '=');
-		if ((n > 0 && &all[i] == w) ||
+		if ((cmd && &all[i] == w) ||
 		    (find && !in_list(all[i - 1].text, find_writes)))
 			continue;
 		/* a glob or pattern whose last component selects nothing in
