@@ -512,8 +512,11 @@ check_record(
 
 	if (code == 0 && failed)
 		code = 1; /* whatever it said */
-	memcpy(all, res->out, res->out_len);
-	memcpy(all + res->out_len, res->err, res->err_len);
+	/* A check cut short at the session's end may have neither. */
+	if (res->out_len > 0)
+		memcpy(all, res->out, res->out_len);
+	if (res->err_len > 0)
+		memcpy(all + res->out_len, res->err, res->err_len);
 	/*
 	 * The fingerprint (in the result and the audit log) is an
 	 * unkeyed SHA-256 of the first error lines: of the output as

@@ -80,7 +80,12 @@ expect_contains "rm of a missing secret says so" "$out" "no such secret"
 
 # A damaged store does not open.
 cp "$AIRLOCK_HOME/secrets.db" "$T/db.saved"
-printf 'X' | dd of="$AIRLOCK_HOME/secrets.db" bs=1 seek=70 conv=notrunc 2>/dev/null
+# (One bit of byte 70 flipped: writing a fixed byte left the store as it
+# was whenever that byte was already there.)
+python3 -c 'import sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(70); b = f.read(1); f.seek(70); f.write(bytes([b[0] ^ 1]))' \
+    "$AIRLOCK_HOME/secrets.db"
 out=$("$AIRLOCK" secret list 2>&1); rc=$?
 expect_eq "a tampered store does not open" "$rc" 1
 cp "$T/db.saved" "$AIRLOCK_HOME/secrets.db"
