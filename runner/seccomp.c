@@ -371,7 +371,10 @@ runner_seccomp_culprit(int kmsg_fd, uid_t uid, pid_t after, char *out,
 	if (found_nr < 0)
 		return -1;
 	if (found_arch == SCMP_ARCH_X86_64 && (found_nr & 0x40000000)) {
-		name = syscalls_name(SCMP_ARCH_X32,
+		/* Named as the native call of that number (x32's own calls,
+		 * 512 on, have none): libseccomp's x32 table names ioctl
+		 * 514, not 16. */
+		name = syscalls_name(SCMP_ARCH_X86_64,
 		    (int)(found_nr & ~0x40000000L));
 		snprintf(out, outlen, "x32 ABI system call %ld (%s)", found_nr,
 		    name != NULL ? name : "?");

@@ -25,7 +25,10 @@
 #    of that namespace, which an airlock outside it sees alive and never
 #    collects).  Now, outside the initial pid namespace, airlock exec
 #    syncs the records and removes its cgroups itself before it exits.
-#    Attacked with the writer's deferred sync held 1 s (strace).
+#    Attacked with the writer's deferred sync held 1 s (strace); the
+#    trace shows the exec itself removing its cgroups (a traced writer
+#    makes no spare, so the exec waits for it and a cgroup left to it
+#    would be removed in time here, but not in a real container).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 
@@ -116,7 +119,7 @@ check "the next exec's empty cgroup is removed by its writer" \
 # 2. airlock exec in a new pid namespace, whose init (sh) exits after it.
 # Each process's second fdatasync is held 1 s: the writer's deferred one
 # (its first is exec_start's).
-strace -f -qq -o "$T/trace" -e trace=fdatasync,exit_group \
+strace -f -qq -o "$T/trace" -e trace=fdatasync,mkdir,unlinkat,exit_group \
     -e inject=fdatasync:delay_enter=1000000:when=2 \
     unshare -pf --mount-proc sh -c '"$0" exec -- sh -c "exit 7"; echo "rc=$?"' \
     "$AIRLOCK" >"$T/out" 2>"$T/err"
@@ -129,4 +132,8 @@ check "...and synced before the namespace ended ($synced syncs done, exec_start'
     [ "$synced" -ge 2 ]
 check "...and no cgroup of the exec's is left behind" \
     sh -c "! ls -d '$root'/airlock-* 2>/dev/null"
+# (The process that made the cgroups is the exec.)
+xpid=$(grep -E '^[0-9]+ mkdir\(".*/airlock-[0-9]+-[0-9]+"' "$T/trace" | head -n 1 | cut -d' ' -f1)
+check "...removed by the exec itself, not left to its writer" \
+    grep -qE "^${xpid:-none} unlinkat\(.*airlock-[0-9]+-[0-9]+\", AT_REMOVEDIR\) = 0" "$T/trace"
 finish
