@@ -429,6 +429,14 @@ walk_one(struct changeset *cs, int ufd, const char *name, const char *path,
 	mode_t mode, kept;
 	int real, fd, rc;
 
+	/* Past what a workspace path may be, it cannot be looked up there
+	 * (real_lstat()): refused, the reason before the path, which fills
+	 * the message (it said only "a/a/a...", cut before the why). */
+	if (strlen(path) > PATH_REL_MAX) {
+		snprintf(err, errlen, "a path longer than %d bytes: %s",
+		    PATH_REL_MAX, path);
+		return AL_ERR_LIMIT;
+	}
 	if (fstatat(ufd, name, &st, AT_SYMLINK_NOFOLLOW) == -1) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return AL_ERR_SYSTEM;

@@ -953,7 +953,7 @@ frame(struct lander *l, char type, char *payload, size_t len)
 {
 	struct call *c = l->c;
 	json_t *msg, *refused;
-	char text[600];
+	char text[600], *san;
 	int rc;
 
 	switch (type) {
@@ -1008,8 +1008,13 @@ frame(struct lander *l, char type, char *payload, size_t len)
 		return 1;
 	case 'U':
 		/* The set could not be walked at all (an entry that cannot
-		 * be read is refused by name: changeset_check()). */
-		snprintf(text, sizeof(text), "%.*s", (int)len, payload);
+		 * be read is refused by name: changeset_check()).  The why
+		 * quotes the run's names: UTF-8, cut between characters (cut
+		 * inside one, JSON could not hold it, and the refusal's
+		 * NULL killed the broker). */
+		san = utf8_sanitize(payload, len);
+		utf8_fit(text, sizeof(text), san);
+		free(san);
 		decide(l, -1,
 		    refusal(c,
 			json_pack("[{s:s, s:s, s:s}]", "path", ".", "rule",

@@ -87,10 +87,12 @@ TESTS += tests/integration/bind_holds_state.sh
 EXTRA_DIST += tests/integration/bind_holds_state.sh
 # A change set too deep to walk is refused, not a crash.
 TESTS += tests/integration/changeset_deep.sh
+TESTS += tests/integration/changeset_long_path.sh
 TESTS += tests/integration/changeset_disk_fill.sh
 TESTS += tests/integration/changeset_sparse.sh
 TESTS += tests/integration/changeset_unreadable.sh
 EXTRA_DIST += tests/integration/changeset_deep.sh
+EXTRA_DIST += tests/integration/changeset_long_path.sh
 EXTRA_DIST += tests/integration/changeset_disk_fill.sh
 EXTRA_DIST += tests/integration/changeset_sparse.sh
 EXTRA_DIST += tests/integration/changeset_unreadable.sh
