@@ -138,6 +138,22 @@ too_deep(const char *path, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * Whether |path| is longer than a workspace path may be: it cannot be
+ * looked up there (real_lstat()); sets err if so, the why before the
+ * path, which fills the message (it said only "a/a/a...", cut before
+ * the why, or nothing at all).
+ */
+static int
+too_long(const char *path, char *err, size_t errlen)
+{
+	if (strlen(path) <= PATH_REL_MAX)
+		return 0;
+	snprintf(
+	    err, errlen, "a path longer than %d bytes: %s", PATH_REL_MAX, path);
+	return 1;
+}
+
 static char *
 join(const char *dir, const char *name)
 {
@@ -261,10 +277,18 @@ expand_delete(struct changeset *cs, const char *path, const struct stat *st,
 	names = list_dir(fd, &n);
 	for (i = 0; i < n && rc == 0; i++) {
 		child = join(path, names[i]);
-		if ((rc = real_lstat(cs->rootfd, child, &cst)) == 0)
+		/* A checkout's tree holding a path too long to look up is
+		 * not removed unchecked: refused, saying why (the set failed
+		 * with no message at all). */
+		if (too_long(child, err, errlen))
+			rc = AL_ERR_LIMIT;
+		else if ((rc = real_lstat(cs->rootfd, child, &cst)) == 0)
 			rc = expand_delete(cs, child, &cst, err, errlen);
 		else if (rc == 1)
 			rc = 0;
+		else
+			snprintf(err, errlen, "%s: cannot tell what it removes",
+			    child);
 		free(child);
 	}
 	strv_free_n(names, n);
@@ -429,14 +453,8 @@ walk_one(struct changeset *cs, int ufd, const char *name, const char *path,
 	mode_t mode, kept;
 	int real, fd, rc;
 
-	/* Past what a workspace path may be, it cannot be looked up there
-	 * (real_lstat()): refused, the reason before the path, which fills
-	 * the message (it said only "a/a/a...", cut before the why). */
-	if (strlen(path) > PATH_REL_MAX) {
-		snprintf(err, errlen, "a path longer than %d bytes: %s",
-		    PATH_REL_MAX, path);
+	if (too_long(path, err, errlen))
 		return AL_ERR_LIMIT;
-	}
 	if (fstatat(ufd, name, &st, AT_SYMLINK_NOFOLLOW) == -1) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return AL_ERR_SYSTEM;

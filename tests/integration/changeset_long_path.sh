@@ -12,7 +12,11 @@
 #       between characters, and the broker goes on serving;
 #   (b) it said only the path ("nothing was applied: a/a/a"), the why
 #       cut off after it; the why now comes first ("a path longer than
-#       4096 bytes"), in airlock exec and a copy-on-write diff alike.
+#       4096 bytes"), in airlock exec and a copy-on-write diff alike;
+#   (c) a run that removes a tree of the checkout holding such a path
+#       (made by the owner, or an rw agent) failed with no why at all
+#       ("nothing was applied: ", a refusal with an empty message, or
+#       whatever the lander's buffer held): it says why now.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -73,4 +77,19 @@ check "cow: the commit is refused" test "$?" -ne 0
 check "cow: nothing landed" test ! -e "$ws/$n"
 "$A" discard "$S" >/dev/null 2>&1
 expect_eq "cow: discard throws it away" "$?" 0
+
+# (c) the checkout's own long path, beneath what a run removes.
+p=$ws/top
+for i in $(seq 25); do p=$p/$n; done
+mkdir -p "$p"
+mcp_start "$T/m.yaml" "$ws"
+mcp_call shell '{"command":"rm -rf top"}' 60
+expect_error_class "removing a tree with a path of 5000 bytes: refused" change_refused
+expect_contains "saying why" "$R" "a path longer than 4096 bytes: top/"
+mcp_stop
+(cd "$ws" && "$A" exec --workspace "$ws" -- rm -rf top) >"$T/exec.out" 2>&1
+expect_contains "exec: saying why" "$(cat "$T/exec.out")" \
+    "nothing was applied: a path longer than 4096 bytes: top/"
+check "the tree is still there" test -e "$ws/top/$n/$n"
+rm -rf "${ws:?}/top"
 finish
