@@ -590,6 +590,8 @@ walk(struct changeset *cs, int fd, const char *dir, int opaque_ctx, int gitdir,
 		return AL_ERR_LIMIT;
 	}
 	if ((ufd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) == -1) {
+		snprintf(err, errlen, "%s: %s", dir[0] != '\0' ? dir : ".",
+		    strerror(errno));
 		close(fd);
 		return AL_ERR_SYSTEM;
 	}
