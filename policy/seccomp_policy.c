@@ -262,6 +262,44 @@ is_mode_setter(const char *name)
 	return strcmp(name, "openat2") == 0;
 }
 
+/*
+ * The calls that set an extended attribute.  Where a sandbox writes host
+ * paths directly (as for the special bits above), a user.overlay.*
+ * attribute it sets on the checkout is read by every later runner's
+ * overlay: an airlock run by an ordinary user mounts it with userxattr,
+ * so user.overlay.opaque on a directory and user.overlay.whiteout on an
+ * empty file in it hid that file from every check while the workspace
+ * (and its digest) had it.  A filter cannot read the attribute's name:
+ * every set fails with EOPNOTSUPP, which cp -a, tar and Python's
+ * copystat take as a file system without them and go on.  Removing one
+ * stays allowed.
+ */
+static const char *const xattr_setters[] = {
+	"setxattr", "lsetxattr", "fsetxattr", "setxattrat",
+};
+
+static void
+refuse_xattr_sets(struct table *t)
+{
+	struct scp_action enotsup = { SCP_ERRNO, EOPNOTSUPP };
+	size_t i;
+
+	for (i = 0; i < sizeof(xattr_setters) / sizeof(xattr_setters[0]); i++)
+		add(t, xattr_setters[i], enotsup, NULL);
+}
+
+/* Whether |name| is one of xattr_setters. */
+static int
+is_xattr_setter(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(xattr_setters) / sizeof(xattr_setters[0]); i++)
+		if (strcmp(name, xattr_setters[i]) == 0)
+			return 1;
+	return 0;
+}
+
 /* Strict profile: the mode setters are allowed only without a setuid or
  * setgid bit (one rule: both bits clear); openat2 is ENOSYS. */
 static void
@@ -331,7 +369,8 @@ compile_strict(struct table *t, int plain_modes)
 		 * only to be skipped: they get conditions or stay denied. */
 		skip = strcmp(strict_allowed[i], "personality") == 0 ||
 		    strcmp(strict_allowed[i], "socketpair") == 0 ||
-		    (plain_modes && is_mode_setter(strict_allowed[i]));
+		    (plain_modes && (is_mode_setter(strict_allowed[i]) ||
+		    is_xattr_setter(strict_allowed[i])));
 		for (j = 0; seccomp_denied_syscalls[j] != NULL; j++)
 			if (strcmp(strict_allowed[i],
 			    seccomp_denied_syscalls[j]) == 0)
@@ -373,13 +412,17 @@ seccomp_policy_compile(const struct sandbox_policy *sp,
 		p->default_action.kind = SCP_ERRNO;
 		p->default_action.err = EPERM;
 		compile_strict(&t, seccomp_policy_refuses_special_bits(sp));
-		if (seccomp_policy_refuses_special_bits(sp))
+		if (seccomp_policy_refuses_special_bits(sp)) {
 			allow_plain_modes(&t);
+			refuse_xattr_sets(&t);
+		}
 	} else {
 		p->default_action.kind = SCP_ALLOW;
 		compile_default(&t);
-		if (seccomp_policy_refuses_special_bits(sp))
+		if (seccomp_policy_refuses_special_bits(sp)) {
 			deny_special_bits(&t);
+			refuse_xattr_sets(&t);
+		}
 	}
 	if (t.failed) {
 		free(t.v);

@@ -77,7 +77,10 @@ void	seccomp_policy_free(struct seccomp_policy *p);
  * sandbox writes host paths directly (sp->host_writes, read_write binds,
  * a home), chmod, fchmod, fchmodat, fchmodat2, open, openat, creat,
  * mknod and mknodat asked for S_ISUID or S_ISGID fail with EPERM, and
- * openat2 (whose mode a filter cannot read) with ENOSYS.
+ * openat2 (whose mode a filter cannot read) with ENOSYS; and setxattr,
+ * lsetxattr, fsetxattr and setxattrat fail with EOPNOTSUPP (a
+ * user.overlay.* attribute on the checkout steers later runners'
+ * overlays; a filter cannot read the name).
  */
 int	seccomp_policy_refuses_special_bits(const struct sandbox_policy *sp);
 

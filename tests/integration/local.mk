@@ -173,6 +173,8 @@ EXTRA_DIST += tests/integration/changeset_hg.sh
 TESTS += tests/integration/forged_journal.sh tests/integration/rw_special_bits.sh
 EXTRA_DIST += tests/integration/forged_journal.sh \
 	tests/integration/rw_special_bits.sh
+TESTS += tests/integration/overlay_xattr_planted.sh
+EXTRA_DIST += tests/integration/overlay_xattr_planted.sh
 TESTS += tests/integration/budget_stall.sh tests/integration/land_stall.sh \
 	tests/integration/gate_digest_race.sh tests/integration/gate_agent_writes.sh
 EXTRA_DIST += tests/integration/budget_stall.sh tests/integration/land_stall.sh \
