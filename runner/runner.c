@@ -143,6 +143,11 @@ plan_free(struct runner_plan *pl)
 	for (i = 0; i < pl->ndeny; i++)
 		free(pl->deny[i]);
 	free(pl->deny);
+	for (i = 0; i < pl->nlive_deny; i++) {
+		free(pl->live_deny[i].res);
+		free(pl->live_deny[i].top);
+	}
+	free(pl->live_deny);
 	free(pl->extra_ro);
 	git_hooks_list_free(&pl->hooks);
 }
@@ -787,16 +792,21 @@ resolve_existing(const char *path, char *out, size_t outlen)
 }
 
 /* The bind of the sandbox that |deny| (as named, and |res|, as resolved)
- * lies in, or NULL: |name| as the policy names it, |real| resolved. */
+ * lies in, or NULL: |name| as the policy names it, |real| resolved
+ * (NULL: it did not resolve), which *top gets then ("/" for NULL). */
 static const char *
 beneath_bind(const char *deny, const char *res, const char *name,
-    const char *real)
+    const char *real, const char **top)
 {
+	const char *in = NULL;
+
 	if (name != NULL && path_is_beneath(deny, name))
-		return name;
-	if (real != NULL && path_is_beneath(res, real))
-		return name != NULL ? name : real;
-	return NULL;
+		in = name;
+	else if (real != NULL && path_is_beneath(res, real))
+		in = name != NULL ? name : real;
+	if (in != NULL)
+		*top = real != NULL ? real : "/";
+	return in;
 }
 
 /* Whether |pl| binds anything the host writes while it runs: the
@@ -811,34 +821,54 @@ plan_has_live_bind(const struct runner_plan *pl)
 /*
  * The live bind (plan_deny_live()) that denied path |i| of |pl| lies
  * in, as the policy names it, or NULL; |res| gets the path resolved as
- * far as it exists, *fix what would hide it there otherwise.
+ * far as it exists, |top| the bind resolved ("/" where it does not
+ * resolve), *fix what would hide it there otherwise.
  * |home_real|: agent.home resolved, or NULL.
  */
 static const char *
 deny_live_bind(const struct runner_plan *pl, size_t i, const char *home_real,
-    char *res, size_t reslen, const char **fix)
+    char *res, size_t reslen, char *top, size_t toplen, const char **fix)
 {
 	const struct sandbox_policy *sp = pl->policy;
 	char real[PATH_MAX];
-	const char *in;
+	const char *in, *t = NULL;
 	size_t j;
 
 	resolve_existing(pl->deny[i], res, reslen);
 	*fix = "use agent.workspace: cow (--cow), or deny an existing "
 	    "directory that holds it";
 	in = plan_ws_view(pl) != PLAN_WS_LIVE ? NULL :
-	    beneath_bind(pl->deny[i], res, NULL, pl->workspace);
+	    beneath_bind(pl->deny[i], res, NULL, pl->workspace, &t);
 	for (j = 0; in == NULL && j < sp->nread_write; j++) {
 		*fix = "bind it read-only (readOnly, --ro), or deny an "
 		    "existing directory that holds it";
 		in = beneath_bind(pl->deny[i], res, sp->read_write[j],
-		    realpath(sp->read_write[j], real));
+		    realpath(sp->read_write[j], real), &t);
 	}
 	if (in == NULL && sp->home != NULL) {
 		*fix = "deny an existing directory that holds it";
-		in = beneath_bind(pl->deny[i], res, sp->home, home_real);
+		in = beneath_bind(pl->deny[i], res, sp->home, home_real, &t);
 	}
+	if (in != NULL)
+		snprintf(top, toplen, "%s", t);
 	return in;
+}
+
+/* Records denied path |i| of |pl|, a directory in the live bind |in|
+ * (as resolved, |res|; the bind, |top|), for deny_watch_start(). */
+static void
+plan_add_live_deny(struct runner_plan *pl, size_t i, const char *in,
+    const char *res, const char *top)
+{
+	struct plan_live_deny *d;
+
+	pl->live_deny = xreallocarray(pl->live_deny, pl->nlive_deny + 1,
+	    sizeof(*pl->live_deny));
+	d = &pl->live_deny[pl->nlive_deny++];
+	d->path = pl->deny[i];
+	d->bind = in;
+	d->res = xstrdup(res);
+	d->top = xstrdup(top);
 }
 
 /*
@@ -854,15 +884,15 @@ deny_live_bind(const struct runner_plan *pl, size_t i, const char *home_real,
  * (the kernel drops mounts on a dentry replaced from another mount
  * namespace) and was shown.  Only a mask over a directory that stays
  * survives what is made or renamed inside it (one the host removes or
- * moves kills the sandbox: deny_watch_start()).  Each other one refuses
- * the run, naming the path, the bind and what would hide it: 0, or
- * AL_ERR_PATH with err.
+ * moves kills the sandbox: deny_watch_start(), which watches what this
+ * records in pl->live_deny).  Each other one refuses the run, naming
+ * the path, the bind and what would hide it: 0, or AL_ERR_PATH with err.
  */
 static int
-plan_deny_live(const struct runner_plan *pl, char *err, size_t errlen)
+plan_deny_live(struct runner_plan *pl, char *err, size_t errlen)
 {
 	const struct sandbox_policy *sp = pl->policy;
-	char res[PATH_MAX], hreal[PATH_MAX];
+	char res[PATH_MAX], top[PATH_MAX], hreal[PATH_MAX];
 	const char *in, *fix, *home_real = NULL;
 	struct stat st;
 	size_t i;
@@ -875,12 +905,15 @@ plan_deny_live(const struct runner_plan *pl, char *err, size_t errlen)
 	if (sp->home != NULL)
 		home_real = realpath(sp->home, hreal);
 	for (i = 0; i < pl->ndeny; i++) {
-		in = deny_live_bind(pl, i, home_real, res, sizeof(res), &fix);
+		in = deny_live_bind(pl, i, home_real, res, sizeof(res), top,
+		    sizeof(top), &fix);
 		if (in == NULL)
 			continue;
 		e = stat(pl->deny[i], &st) == -1 ? errno : 0;
-		if (e == 0 && S_ISDIR(st.st_mode))
+		if (e == 0 && S_ISDIR(st.st_mode)) {
+			plan_add_live_deny(pl, i, in, res, top);
 			continue;
+		}
 		if (e == 0)
 			snprintf(err, errlen, "denied path %s is not a "
 			    "directory, in %s, bound live: one renamed over it "
@@ -899,34 +932,25 @@ plan_deny_live(const struct runner_plan *pl, char *err, size_t errlen)
 }
 
 /*
- * Watches each denied directory in a live bind, and those between it
- * and the bind's top, for the host removing or moving it
- * (runner/denywatch.h): the masks made on them would go with them.
- * Before the clone, so that nothing the host does after the masks are
- * made goes unseen.  0, or AL_ERR_SYSTEM with err: a sandbox that
- * could not be watched does not start.
+ * Watches each denied directory in a live bind (pl->live_deny, as
+ * plan_deny_live() resolved it), and those between it and the bind's
+ * top, for the host removing or moving it (runner/denywatch.h): the
+ * masks made on them would go with them.  Before the clone, so that
+ * nothing the host does after the masks are made goes unseen.  0, or
+ * AL_ERR_SYSTEM with err: a sandbox that could not be watched does not
+ * start.
  */
 static int
 deny_watch_start(struct runner_proc *p, char *err, size_t errlen)
 {
-	const struct runner_plan *pl = &p->plan;
-	char res[PATH_MAX], top[PATH_MAX], hreal[PATH_MAX];
-	const char *in, *fix, *home_real = NULL;
+	const struct plan_live_deny *d;
 	size_t i;
 
-	if (!plan_has_live_bind(pl))
-		return 0;
-	if (pl->policy->home != NULL)
-		home_real = realpath(pl->policy->home, hreal);
-	for (i = 0; i < pl->ndeny; i++) {
-		if ((in = deny_live_bind(pl, i, home_real, res, sizeof(res),
-		    &fix)) == NULL)
-			continue;
-		if (realpath(in, top) == NULL)
-			snprintf(top, sizeof(top), "/");
-		if (deny_watch_add(&p->deny_watch, res, top) != 0) {
+	for (i = 0; i < p->plan.nlive_deny; i++) {
+		d = &p->plan.live_deny[i];
+		if (deny_watch_add(&p->deny_watch, d->res, d->top) != 0) {
 			snprintf(err, errlen, "watch the denied path %s, in %s "
-			    "(bound live): %s", pl->deny[i], in,
+			    "(bound live): %s", d->path, d->bind,
 			    strerror(errno));
 			return AL_ERR_SYSTEM;
 		}

@@ -96,6 +96,19 @@ struct plan_bind {
 	enum plan_bind_how	 how;
 };
 
+/*
+ * A denied directory in a bind the host writes while the sandbox runs,
+ * as plan_deny_live() found it: what deny_watch_start() watches, from
+ * |res| up to |top| (runner/denywatch.h).
+ */
+struct plan_live_deny {
+	const char		*path;	/* the denied path (plan's deny) */
+	const char		*bind;	/* the bind it lies in, as the policy
+					   names it (not owned) */
+	char			*res;	/* path resolved (owned) */
+	char			*top;	/* bind resolved, or "/" (owned) */
+};
+
 struct runner_plan {
 	char *const	*argv;
 	char *const	*envp;
@@ -103,6 +116,9 @@ struct runner_plan {
 	char		*cwd;		/* absolute, owned */
 	char		**deny;		/* deny_read, "~" expanded (owned) */
 	size_t		 ndeny;
+	struct plan_live_deny *live_deny;	/* those of deny in a live
+					   bind (owned) */
+	size_t		 nlive_deny;
 	const char	**extra_ro;	/* read_only minus the base set
 					   (array owned, strings not) */
 	size_t		 nextra_ro;
