@@ -490,42 +490,33 @@ call_done_ran(struct call *c, int status, json_t *out)
 }
 
 /*
- * A check's run is over: its result is recorded in the ledger (its gate,
- * its failure fingerprint) and told in |out|, a result or the error of
- * a run that failed whatever it exited with (|failed|: exit code 1 if
- * it said 0): one its timeout or memory limit cut off (cut_off_error(),
- * 128 + the signal), or whose change set was refused.  Recorded nowhere,
- * such a check left its gate as it was (not_run) and was counted by
- * neither maxPatchAttemptsPerGate nor stopOnRepeatedFailureFingerprint,
- * so an agent patched and re-ran it without end.
+ * Records in the ledger that |c|'s check ended with exit code |code|
+ * (128 + the signal that ended it), having printed |text| (|len| bytes,
+ * as printed: redacted here; none for a run killed unseen): its gate
+ * passes or fails on the digest it ran on, its failure fingerprint is
+ * counted (stopOnRepeatedFailureFingerprint) and audited as
+ * check_failure, and |out| (a result, or an error when |failed|: its
+ * _note goes) is told the digest and fingerprint.  For check_record()
+ * and a check killed at its cancel or the session's end.
  */
 static void
-check_record(
-    struct call *c, const struct runner_result *res, json_t *out, int failed)
+check_ledger(struct call *c, int code, const char *text, size_t len,
+    json_t *out, int failed)
 {
 	struct broker *b = c->b;
 	char fp[SHA256_HEX_LEN + 1];
-	size_t n = res->out_len + res->err_len, cleanlen;
-	char *all = xcalloc(1, n + 1), *clean;
-	int code = res->exited ? res->exit_code : 128 + res->signal;
+	size_t cleanlen;
+	char *clean;
 	int rc;
 
-	if (code == 0 && failed)
-		code = 1; /* whatever it said */
-	/* A check cut short at the session's end may have neither. */
-	if (res->out_len > 0)
-		memcpy(all, res->out, res->out_len);
-	if (res->err_len > 0)
-		memcpy(all + res->out_len, res->err, res->err_len);
 	/*
 	 * The fingerprint (in the result and the audit log) is an
 	 * unkeyed SHA-256 of the first error lines: of the output as
 	 * printed, it tested a guessed secret offline against lines
 	 * the result shows redacted.  So it is of the output redacted.
 	 */
-	if (redact_buf(b->cfg.redact, all, n, &clean, &cleanlen) < 0)
+	if (redact_buf(b->cfg.redact, text, len, &clean, &cleanlen) < 0)
 		fatalx("%s: out of memory redacting", __func__);
-	free(all);
 	gate_pins_after(c, out);
 	gate_written_during(c, out);
 	/* No digest is bound to a run the broker wrote under. */
@@ -553,6 +544,34 @@ check_record(
 }
 
 /*
+ * A check's run is over: its result is recorded in the ledger (its gate,
+ * its failure fingerprint) and told in |out|, a result or the error of
+ * a run that failed whatever it exited with (|failed|: exit code 1 if
+ * it said 0): one its timeout or memory limit cut off (cut_off_error(),
+ * 128 + the signal), or whose change set was refused.  Recorded nowhere,
+ * such a check left its gate as it was (not_run) and was counted by
+ * neither maxPatchAttemptsPerGate nor stopOnRepeatedFailureFingerprint,
+ * so an agent patched and re-ran it without end.
+ */
+static void
+check_record(
+    struct call *c, const struct runner_result *res, json_t *out, int failed)
+{
+	size_t n = res->out_len + res->err_len;
+	char *all = xcalloc(1, n + 1);
+	int code = res->exited ? res->exit_code : 128 + res->signal;
+
+	if (code == 0 && failed)
+		code = 1; /* whatever it said */
+	if (res->out_len > 0)
+		memcpy(all, res->out, res->out_len);
+	if (res->err_len > 0)
+		memcpy(all + res->out_len, res->err, res->err_len);
+	check_ledger(c, code, all, n, out, failed);
+	free(all);
+}
+
+/*
  * A check whose run started and whose result the agent will never be
  * told: cancelled (notifications/cancelled) or cut short by the
  * session's end.  It failed, as one its timeout cut off did (exit code
@@ -567,19 +586,13 @@ check_record(
 static void
 check_abandoned(struct call *c, const struct runner_result *res, json_t *out)
 {
-	struct runner_result *killed;
-
 	if (c->check == NULL)
 		return;
 	c->cancelled = 1;
-	if (res != NULL) {
+	if (res != NULL)
 		check_record(c, res, out, 1);
-		return;
-	}
-	killed = call_result_new();
-	killed->signal = SIGKILL;
-	check_record(c, killed, out, 1);
-	call_result_free(killed);
+	else
+		check_ledger(c, 128 + SIGKILL, "", 0, out, 1);
 }
 
 void
