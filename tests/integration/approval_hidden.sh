@@ -53,16 +53,6 @@ EOF
 longest_blank_run() {
 	LC_ALL=C awk '{ n = split($0, a, /[^ \t]+/); for (i = 1; i <= n; i++) if (length(a[i]) > m) m = length(a[i]) } END { print m + 0 }' "$1"
 }
-# pending_tool TOOL: waits for a pending approval of TOOL; its id.
-pending_tool() {
-	local i id
-	for i in $(seq 200); do
-		id=$("$AIRLOCK" pending --json 2>/dev/null | jq -r --arg t "$1" '.pending[] | select(.tool == $t) | .id' 2>/dev/null | head -n 1)
-		[ -n "$id" ] && { echo "$id"; return 0; }
-		sleep 0.1
-	done
-	return 1
-}
 
 mcp_start "$T/m.yaml" "$ws"
 sess=$(newest_session)

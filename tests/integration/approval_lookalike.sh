@@ -55,15 +55,6 @@ tools:
 approvals:
   ttlSeconds: 60
 EOF2
-pending_tool() {	# TOOL: waits for a pending approval of TOOL; its id
-	local i id
-	for i in $(seq 200); do
-		id=$("$AIRLOCK" pending --json 2>/dev/null | jq -r --arg t "$1" '.pending[] | select(.tool == $t) | .id' 2>/dev/null | head -n 1)
-		[ -n "$id" ] && { echo "$id"; return 0; }
-		sleep 0.1
-	done
-	return 1
-}
 mcp_start "$T/m.yaml" "$ws"
 url="https://${names[0]}.com/ ${names[1]} ${names[2]} ${names[3]} ${names[4]} ${names[5]} ${names[6]} ${names[7]} ${names[8]} a\u201d,\u201dpath\u201d:\u201dREADME.md"
 mcp_send "{\"jsonrpc\":\"2.0\",\"id\":\"la\",\"method\":\"tools/call\",\"params\":{\"name\":\"fetch\",\"arguments\":{\"url\":\"$url\"}}}"

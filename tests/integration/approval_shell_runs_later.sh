@@ -36,24 +36,13 @@ tools:
 approvals:
   ttlSeconds: 60
 EOF2
-pending_tool() {	# TOOL: waits for a pending approval of TOOL; its id
-	local i id
-	for i in $(seq 200); do
-		id=$("$AIRLOCK" pending --json 2>/dev/null | jq -r --arg t "$1" '.pending[] | select(.tool == $t) | .id' 2>/dev/null | head -n 1)
-		[ -n "$id" ] && { echo "$id"; return 0; }
-		sleep 0.1
-	done
-	return 1
-}
 # run CALLID SCRIPT: the call, reviewed and said no to (approve's screen
 # in $T/CALLID.out, pending -v's in $T/CALLIDv.out), then denied.
 run() {
 	local id
 	mcp_send "{\"jsonrpc\":\"2.0\",\"id\":\"$1\",\"method\":\"tools/call\",\"params\":{\"name\":\"run\",\"arguments\":{\"command\":$(jq -n --arg s "$2" '$s')}}}"
 	id=$(pending_tool run) || fail "$1: the command waits for approval"
-	echo n | "$AIRLOCK" approve "$id" >"$T/$1.out" 2>&1
-	"$AIRLOCK" pending -v >"$T/$1v.out" 2>&1
-	"$AIRLOCK" deny --reason no "$id" >/dev/null 2>&1
+	review_denied "$id" "$1"
 	mcp_wait_id "$1" 20
 	expect_error_class "$1: denied, nothing ran" approval_denied
 }

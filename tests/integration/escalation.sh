@@ -157,17 +157,6 @@ expect_eq "... and not otherwise" "$(tools_list "$T/noesc.yaml")" "build"
 esc() {	# CALLID DENIED-JSON
 	printf '{"name":"escalate","arguments":{"callId":%s,"denied":%s,"reason":"the build needs the mirror"}}\n' "$1" "$2"
 }
-# pending_id TOOL: waits for a pending approval of TOOL, prints its id.
-pending_id() {
-	local i id
-	for i in $(seq 200); do
-		id=$("$AIRLOCK" pending --json 2>/dev/null |
-		    jq -r --arg t "$1" '.pending[] | select(.tool == $t) | .id' | head -n 1)
-		[ -n "$id" ] && { echo "$id"; return 0; }
-		sleep 0.1
-	done
-	return 1
-}
 audit() { cat "$(newest_session)/audit.jsonl"; }
 # event NAME JQ-SELECT: the records of event NAME that match, compact.
 event() { audit | jq -c --arg e "$1" "select(.event == \$e) | .fields${2:+ | select($2)}"; }
@@ -244,7 +233,7 @@ expect_eq "escalating a call of a tool without escalation: ask: notEnabled" "$(j
 appr_reply 6
 expect_eq "a widening spelled out by the agent instead of a denial id is invalid" "$(r_class)" invalid_arguments
 
-id=$(pending_id fetch) || fail "escalate opens an approval"
+id=$(pending_tool fetch) || fail "escalate opens an approval"
 "$AIRLOCK" pending -v >"$T/pv.out" 2>&1
 PV=$(cat "$T/pv.out")
 expect_contains "pending -v shows the original call" "$PV" "action:    fetch {}"
@@ -292,7 +281,7 @@ expect_contains "... and does not reach the host" "$(jr .result.structuredConten
 appr_reply 13
 expect_eq "two refusals in one run: d1 and d2, in order" \
     "$(jr -c '[.result.structuredContent.denied[] | .denial + "=" + .host]')" '["d1=10.0.0.5","d2=127.0.0.1"]'
-id=$(pending_id fetch_two) || fail "escalating one of two denials opens an approval"
+id=$(pending_tool fetch_two) || fail "escalating one of two denials opens an approval"
 "$AIRLOCK" approve "$id" --yes >/dev/null 2>&1
 appr_reply 14
 out=$(jr .result.structuredContent.stdout)
@@ -313,7 +302,7 @@ expect_contains "... saying why" "$(jr .result.structuredContent.message)" \
 appr_reply 18
 expect_eq "... nor its IPv6 address" \
     "$(jr -c '.result.structuredContent | [.errorClass, .reason, .class]')" '["escalation_refused","forbidden","protected"]'
-id=$(pending_id fetch_priv) || fail "escalating two private addresses opens an approval"
+id=$(pending_tool fetch_priv) || fail "escalating two private addresses opens an approval"
 PV=$("$AIRLOCK" pending 2>&1)
 expect_contains "an address of this machine's own is marked so" "$PV" \
     "    d1  network 10.0.0.5 port 80
@@ -450,7 +439,7 @@ pyjson() { printf '["python3", "-c", "%s"]' "$(printf '%s' "$1" | sed 's/"/\\"/g
 appr_agent_start "$T/runner.yaml" calls
 approve_next() {	# TOOL
 	local id
-	id=$(pending_id "$1") || { fail "an escalation of $1 opens an approval"; return; }
+	id=$(pending_tool "$1") || { fail "an escalation of $1 opens an approval"; return; }
 	"$AIRLOCK" approve "$id" --yes >/dev/null 2>&1
 }
 appr_reply 1

@@ -38,16 +38,6 @@ tool() {	# NAME COMMAND-JSON
 esc() {	# CALLID
 	printf '{"name":"escalate","arguments":{"callId":%s,"denied":["d1"],"reason":"the build needs it"}}\n' "$1"
 }
-pending_id() {	# TOOL
-	local i id
-	for i in $(seq 200); do
-		id=$("$AIRLOCK" pending --json 2>/dev/null |
-		    jq -r --arg t "$1" '.pending[] | select(.tool == $t) | .id' | head -n 1)
-		[ -n "$id" ] && { echo "$id"; return 0; }
-		sleep 0.1
-	done
-	return 1
-}
 {
 	echo '{"name":"rc","arguments":{}}'	# 1
 	esc 1					# 2 denied
@@ -60,7 +50,7 @@ appr_reply 1
 expect_eq "the run's write of ~/.bashrc is refused: a write denial" \
     "$(jr -c '.result.structuredContent.denied[0] | [.layer, .path, .access]')" \
     '["filesystem","/srv/u/.bashrc","write"]'
-id=$(pending_id rc) || fail "the escalation opens an approval"
+id=$(pending_tool rc) || fail "the escalation opens an approval"
 echo n | "$AIRLOCK" approve "$id" >"$T/rc.out" 2>&1
 "$AIRLOCK" pending -v >"$T/rcv.out" 2>&1
 expect_contains "approve shows the widening" "$(cat "$T/rc.out")" "d1  read-write /srv/u/.bashrc"
@@ -80,7 +70,7 @@ expect_error_class "denied: nothing ran" approval_denied
 expect_eq "... and ~/.bashrc is as it was" "$(cat /srv/u/.bashrc)" "# ~/.bashrc"
 
 appr_reply 3
-id=$(pending_id stamp) || fail "the log's escalation opens an approval"
+id=$(pending_tool stamp) || fail "the log's escalation opens an approval"
 echo n | "$AIRLOCK" approve "$id" >"$T/log.out" 2>&1
 expect_contains "a log file's widening is shown" "$(cat "$T/log.out")" "d1  read-write /srv/esc/log.txt"
 expect_not_contains "... with no warning" "$(cat "$T/log.out")" "WARNING"

@@ -221,6 +221,28 @@ mcp_pending() {
 	return 1
 }
 pending_shell() { mcp_pending shell "$@"; }
+
+# pending_tool TOOL: waits (20 s) for a pending approval of TOOL, as
+# "airlock pending --json" lists it; prints its id.
+pending_tool() {
+	local i id
+	for i in $(seq 200); do
+		id=$("$AIRLOCK" pending --json 2>/dev/null |
+		    jq -r --arg t "$1" '.pending[] | select(.tool == $t) | .id' 2>/dev/null | head -n 1)
+		[ -n "$id" ] && { echo "$id"; return 0; }
+		sleep 0.1
+	done
+	return 1
+}
+
+# review_denied ID NAME: the approver's view of pending approval ID, its
+# prompt answered "n" (in $T/NAME.out) and "airlock pending -v" (in
+# $T/NAMEv.out); then ID is denied.
+review_denied() {
+	echo n | "$AIRLOCK" approve "$1" >"$T/$2.out" 2>&1
+	"$AIRLOCK" pending -v >"$T/$2v.out" 2>&1
+	"$AIRLOCK" deny --reason no "$1" >/dev/null 2>&1
+}
 call_async() {	# ID COMMAND(a JSON string)
 	mcp_send "{\"jsonrpc\":\"2.0\",\"id\":$1,\"method\":\"tools/call\",\"params\":{\"name\":\"shell\",\"arguments\":{\"command\":$2}}}"
 }
@@ -375,5 +397,25 @@ up_to() {
 	grep -q "$1" "$T/out"
 }
 # The broker's resident memory, and its peak, in KiB.
+# The redaction tests' dumps: a tool prints sections, each headed by
+# "== NAME", into $out.
+# section NAME: the lines of $out after "== NAME", up to the next "==".
+section() { printf '%s\n' "$out" | h="== $1" awk '$0 == ENVIRON["h"] { on = 1; next } /^== / { on = 0 } on'; }
+# redacted_sections MIN NAME VALUE SECTION...: each SECTION of $out has
+# MIN or more lines with [REDACTED:NAME], and no piece of VALUE that the
+# caller's "leak VALUE < TEXT" (its first 6 bytes found, or "") finds.
+redacted_sections() {
+	local min=$1 tag=$2 value=$3 d s n
+	shift 3
+	for d; do
+		s=$(section "$d")
+		n=$(printf '%s' "$s" | grep -c "REDACTED:$tag")
+		check "$d: $tag was redacted on $n lines (at least $min)" \
+		    test "$n" -ge "$min"
+		expect_eq "... no piece of it, decoded or read off" \
+		    "$(printf '%s' "$s" | leak "$value")" ""
+	done
+}
+
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status"; }
 hwm() { awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status"; }

@@ -333,7 +333,7 @@ for d in 'xxd -u' 'xxd -e -u' "hexdump -e '4/4 \"%08X \" \"\\n\"'" \
     'xxd -u -c 4' 'xxd -c 6' 'od -A x -t x1z -w4' 'xxd -c 64' \
     'od -A x -t x1z -w64' 'od -c' 'od -c -w64' 'hexdump -c' \
     'od -A x -c -w4'; do
-	s=$(printf '%s\n' "$out" | h="== $d" awk '$0 == ENVIRON["h"] { on = 1; next } /^== / { on = 0 } on')
+	s=$(section "$d")
 	n=$(printf '%s' "$s" | grep -c 'REDACTED:API_TOKEN')
 	check "$d: the secret in it was redacted ($n)" test "$n" -ge 1
 	expect_eq "... no piece of the secret in its hex or ASCII column" \

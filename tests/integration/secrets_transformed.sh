@@ -293,22 +293,6 @@ for x in t.split():
 b = [s[i:i + 6] for i in range(len(s) - 5) if any(s[i:i + 6] in v for v in views)]
 print(b[0].decode(errors="replace") if b else "")' "$1" || echo "(leak failed)"
 }
-# section NAME: the lines of $out after "== NAME", up to the next "==".
-section() { printf '%s\n' "$out" | h="== $1" awk '$0 == ENVIRON["h"] { on = 1; next } /^== / { on = 0 } on'; }
-# redacted_sections MIN NAME VALUE SECTION...: each SECTION of $out
-# holds MIN or more [REDACTED:NAME] and no piece of VALUE.
-redacted_sections() {
-	local min=$1 tag=$2 value=$3 d s n
-	shift 3
-	for d; do
-		s=$(section "$d")
-		n=$(printf '%s' "$s" | grep -c "REDACTED:$tag")
-		check "$d: $tag was redacted $n times (at least $min)" \
-		    test "$n" -ge "$min"
-		expect_eq "... no piece of it, decoded or read off" \
-		    "$(printf '%s' "$s" | leak "$value")" ""
-	done
-}
 
 mcp_start "$M" "$ws"
 sess=$(newest_session)
