@@ -31,27 +31,52 @@ static const struct {
 	const char *name;
 	int nr;
 } newer_syscalls[] = {
-	{ "pidfd_send_signal", 424 }, { "io_uring_setup", 425 },
-	{ "io_uring_enter", 426 }, { "io_uring_register", 427 },
-	{ "open_tree", 428 }, { "move_mount", 429 }, { "fsopen", 430 },
-	{ "fsconfig", 431 }, { "fsmount", 432 }, { "fspick", 433 },
-	{ "pidfd_open", 434 }, { "clone3", 435 }, { "close_range", 436 },
-	{ "openat2", 437 }, { "pidfd_getfd", 438 }, { "faccessat2", 439 },
-	{ "process_madvise", 440 }, { "epoll_pwait2", 441 },
-	{ "mount_setattr", 442 }, { "quotactl_fd", 443 },
-	{ "landlock_create_ruleset", 444 }, { "landlock_add_rule", 445 },
-	{ "landlock_restrict_self", 446 }, { "memfd_secret", 447 },
-	{ "process_mrelease", 448 }, { "futex_waitv", 449 },
-	{ "set_mempolicy_home_node", 450 }, { "cachestat", 451 },
-	{ "fchmodat2", 452 }, { "map_shadow_stack", 453 },
+	{ "pidfd_send_signal", 424 },
+	{ "io_uring_setup", 425 },
+	{ "io_uring_enter", 426 },
+	{ "io_uring_register", 427 },
+	{ "open_tree", 428 },
+	{ "move_mount", 429 },
+	{ "fsopen", 430 },
+	{ "fsconfig", 431 },
+	{ "fsmount", 432 },
+	{ "fspick", 433 },
+	{ "pidfd_open", 434 },
+	{ "clone3", 435 },
+	{ "close_range", 436 },
+	{ "openat2", 437 },
+	{ "pidfd_getfd", 438 },
+	{ "faccessat2", 439 },
+	{ "process_madvise", 440 },
+	{ "epoll_pwait2", 441 },
+	{ "mount_setattr", 442 },
+	{ "quotactl_fd", 443 },
+	{ "landlock_create_ruleset", 444 },
+	{ "landlock_add_rule", 445 },
+	{ "landlock_restrict_self", 446 },
+	{ "memfd_secret", 447 },
+	{ "process_mrelease", 448 },
+	{ "futex_waitv", 449 },
+	{ "set_mempolicy_home_node", 450 },
+	{ "cachestat", 451 },
+	{ "fchmodat2", 452 },
+	{ "map_shadow_stack", 453 },
 	{ "futex_wake", 454 },
-	{ "futex_wait", 455 }, { "futex_requeue", 456 },
-	{ "statmount", 457 }, { "listmount", 458 },
-	{ "lsm_get_self_attr", 459 }, { "lsm_set_self_attr", 460 },
-	{ "lsm_list_modules", 461 }, { "mseal", 462 }, { "setxattrat", 463 },
-	{ "getxattrat", 464 }, { "listxattrat", 465 },
-	{ "removexattrat", 466 }, { "open_tree_attr", 467 },
-	{ "file_getattr", 468 }, { "file_setattr", 469 },
+	{ "futex_wait", 455 },
+	{ "futex_requeue", 456 },
+	{ "statmount", 457 },
+	{ "listmount", 458 },
+	{ "lsm_get_self_attr", 459 },
+	{ "lsm_set_self_attr", 460 },
+	{ "lsm_list_modules", 461 },
+	{ "mseal", 462 },
+	{ "setxattrat", 463 },
+	{ "getxattrat", 464 },
+	{ "listxattrat", 465 },
+	{ "removexattrat", 466 },
+	{ "open_tree_attr", 467 },
+	{ "file_getattr", 468 },
+	{ "file_setattr", 469 },
 };
 #define NNEWER (sizeof(newer_syscalls) / sizeof(newer_syscalls[0]))
 /*
@@ -60,11 +85,11 @@ static const struct {
  * from a filter that allows what it does not name: the next
  * UNAUDITED_SPAN numbers get ENOSYS instead (the C libraries fall back).
  */
-#define AUDITED_LAST_NR	469
-#define UNAUDITED_SPAN	32
+#define AUDITED_LAST_NR 469
+#define UNAUDITED_SPAN 32
 #else
-#define AUDITED_LAST_NR	0
-#define UNAUDITED_SPAN	0
+#define AUDITED_LAST_NR 0
+#define UNAUDITED_SPAN 0
 static const struct {
 	const char *name;
 	int nr;
@@ -115,7 +140,7 @@ syscalls_name(uint32_t arch, int nr)
 	char *name;
 
 	if (arch == SCMP_ARCH_X32)
-		nr |= __X32_SYSCALL_BIT;	/* libseccomp's x32 numbers */
+		nr |= __X32_SYSCALL_BIT; /* libseccomp's x32 numbers */
 	if ((name = seccomp_syscall_resolve_num_arch(arch, nr)) != NULL ||
 	    !common_numbering(arch))
 		return name;
@@ -131,10 +156,10 @@ syscalls_refuse_unaudited(scmp_filter_ctx ctx, char *err, size_t errlen)
 {
 	int nr, rc;
 
-	for (nr = AUDITED_LAST_NR + 1;
-	    nr <= AUDITED_LAST_NR + UNAUDITED_SPAN; nr++)
-		if ((rc = seccomp_rule_add_exact(ctx, SCMP_ACT_ERRNO(ENOSYS),
-		    nr, 0)) != 0) {
+	for (nr = AUDITED_LAST_NR + 1; nr <= AUDITED_LAST_NR + UNAUDITED_SPAN;
+	     nr++)
+		if ((rc = seccomp_rule_add_exact(
+			 ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0)) != 0) {
 			snprintf(err, errlen, "seccomp rule for call %d: %s",
 			    nr, strerror(-rc));
 			return -1;

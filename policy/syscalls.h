@@ -32,13 +32,13 @@
  * newer than it, from the common table; __NR_SCMP_ERROR if neither
  * knows the name.
  */
-int	syscalls_resolve(const char *name);
+int syscalls_resolve(const char *name);
 
 /*
  * The number of |name| in the common table alone (424 to 469), whatever
  * libseccomp says; __NR_SCMP_ERROR if it is not there.
  */
-int	syscalls_common_number(const char *name);
+int syscalls_common_number(const char *name);
 
 /*
  * The name of system call |nr| of the ABI |arch| (an SCMP_ARCH_*, the
@@ -47,7 +47,7 @@ int	syscalls_common_number(const char *name);
  * __X32_SYSCALL_BIT, with |arch| SCMP_ARCH_X86_64 or SCMP_ARCH_X32.
  * NULL if unknown; the caller frees the name.
  */
-char	*syscalls_name(uint32_t arch, int nr);
+char *syscalls_name(uint32_t arch, int nr);
 
 /*
  * Adds to |ctx|, a filter of the native ABI whose default action allows,
@@ -55,7 +55,6 @@ char	*syscalls_name(uint32_t arch, int nr);
  * (470..501 on the architectures of the common numbering; none
  * elsewhere).  0, or -1 with the reason in err[0..errlen).
  */
-int	syscalls_refuse_unaudited(scmp_filter_ctx ctx, char *err,
-	    size_t errlen);
+int syscalls_refuse_unaudited(scmp_filter_ctx ctx, char *err, size_t errlen);
 
 #endif

@@ -16,6 +16,7 @@ LINT_CPPFLAGS = -I$(abs_top_srcdir) -I$(abs_top_builddir) $(SECCOMP_CFLAGS) $(CA
 	$(YAML_CFLAGS) $(SODIUM_CFLAGS) $(JANSSON_CFLAGS)
 FORMAT_FILES = runner/denywatch.c runner/denywatch.h policy/lefthook.c policy/lefthook.h tests/unit/test_lefthook.c \
 	broker/approvalflow.c broker/approvalflow.h \
+	policy/syscalls.c policy/syscalls.h \
 	broker/runcall.c broker/runcall.h \
 	fuzz/fuzz_lefthook.c broker/selfsandbox.c broker/selfsandbox.h supervisor/cmd_approver.c \
 	policy/yamledit.c policy/yamledit.h policy/suggest.c policy/suggest.h \
