@@ -952,51 +952,65 @@ ansic_quote(unsigned char *dst, const unsigned char *v, size_t len,
 }
 
 /*
- * The base64 characters that depend only on the secret when it starts
- * at byte |k| (0..2) of an encoded stream: character i covers bits
- * [6i, 6i + 6), and the secret covers bits [8k, 8(k + len)).
+ * A binary-to-text encoding of |bits| bits a character (6: base64, 5:
+ * base32), padded to |chars| characters for each |group| bytes: |encode|
+ * writes |len| bytes of |v| at |dst| (|room| bytes, radix_room()),
+ * padded or not, and returns the characters written.  |arg| is its
+ * own: the alphabet, the variant.
+ */
+struct radix {
+	unsigned	 bits;
+	size_t		 group, chars;
+	size_t		(*encode)(unsigned char *dst, size_t room,
+			    const unsigned char *v, size_t len, int pad,
+			    const void *arg);
+};
+
+/* What |rx| writes of |len| bytes at most, padded, with a NUL. */
+static size_t
+radix_room(const struct radix *rx, size_t len)
+{
+	return rx->chars * ((len + rx->group - 1) / rx->group) + 1;
+}
+
+/*
+ * The value in the encoding |rx| (with |arg|), padded and not, and the
+ * characters that depend only on the secret when it starts at byte |k|
+ * (0 to |group| - 1) of an encoded stream, when they are at least
+ * REDACT_MIN_INNER: character i covers bits [bits * i, bits * (i + 1)),
+ * the secret bits [8k, 8(k + len)).
  */
 static int
-add_base64_forms(struct redact *r, size_t si, const unsigned char *v,
-    size_t len, int variant_pad, int variant_nopad)
+add_radix_forms(struct redact *r, size_t si, const unsigned char *v,
+    size_t len, const struct radix *rx, const void *arg)
 {
 	struct redact_secret *s = &r->secrets[si];
-	unsigned char *tmp = NULL, *enc = NULL, *dst;
-	size_t k, elen, first, last, n;
-	int rc = 0;
+	unsigned char *tmp, *enc, *dst;
+	size_t k, first, last, n, room = radix_room(rx, len);
+	int pad, rc = 0;
 
-	/* Whole value, padded and unpadded. */
-	elen = sodium_base64_ENCODED_LEN(len, variant_pad);
-	if ((dst = form_reserve(s, elen)) == NULL)
-		return AL_ERR_INTERNAL;
-	sodium_bin2base64((char *)dst, elen, v, len, variant_pad);
-	if ((rc = form_commit_wrap(r, si, strlen((char *)dst),
-	    FORM_LINES)) != 0)
-		return rc;
-	elen = sodium_base64_ENCODED_LEN(len, variant_nopad);
-	if ((dst = form_reserve(s, elen)) == NULL)
-		return AL_ERR_INTERNAL;
-	sodium_bin2base64((char *)dst, elen, v, len, variant_nopad);
-	if ((rc = form_commit_wrap(r, si, strlen((char *)dst),
-	    FORM_LINES)) != 0)
-		return rc;
-
+	for (pad = 1; pad >= 0; pad--) {
+		if ((dst = form_reserve(s, room)) == NULL)
+			return AL_ERR_INTERNAL;
+		if ((rc = form_commit_wrap(r, si, rx->encode(dst, room, v, len,
+		    pad, arg), FORM_LINES)) != 0)
+			return rc;
+	}
 	/* Fragments at each alignment. */
-	if ((tmp = sodium_malloc(len + 2)) == NULL)
+	room = radix_room(rx, len + rx->group - 1);
+	if ((tmp = sodium_malloc(len + rx->group - 1)) == NULL)
 		return AL_ERR_ALLOC;
-	elen = sodium_base64_ENCODED_LEN(len + 2, variant_nopad);
-	if ((enc = sodium_malloc(elen)) == NULL) {
+	if ((enc = sodium_malloc(room)) == NULL) {
 		sodium_free(tmp);
 		return AL_ERR_ALLOC;
 	}
-	for (k = 0; k < 3 && rc == 0; k++) {
+	for (k = 0; k < rx->group && rc == 0; k++) {
 		memset(tmp, 0, k);
 		memcpy(tmp + k, v, len);
-		sodium_bin2base64((char *)enc, elen, tmp, k + len,
-		    variant_nopad);
-		first = (8 * k + 5) / 6;
-		last = (8 * (k + len)) / 6;
-		if (last <= first || last - first < REDACT_MIN_INNER)
+		(void)rx->encode(enc, room, tmp, k + len, 0, arg);
+		first = (8 * k + rx->bits - 1) / rx->bits;
+		last = (8 * (k + len)) / rx->bits;
+		if (last < first + REDACT_MIN_INNER)
 			continue;
 		n = last - first;
 		if ((dst = form_reserve(s, n)) == NULL) {
@@ -1011,53 +1025,53 @@ add_base64_forms(struct redact *r, size_t si, const unsigned char *v,
 	return rc;
 }
 
+/* base64 in libsodium's variants |arg| (padded, unpadded). */
+static size_t
+base64_radix(unsigned char *dst, size_t room, const unsigned char *v,
+    size_t len, int pad, const void *arg)
+{
+	const int *variant = arg;
+
+	sodium_bin2base64((char *)dst, room, v, len, variant[pad ? 0 : 1]);
+	return strlen((char *)dst);
+}
+
+/* base32 in the alphabet |arg| (base32_encode()). */
+static size_t
+base32_radix(unsigned char *dst, size_t room, const unsigned char *v,
+    size_t len, int pad, const void *arg)
+{
+	(void)room;
+	return base32_encode(dst, v, len, arg, pad);
+}
+
+static const struct radix base64_rx = { 6, 3, 4, base64_radix };
+static const struct radix base32_rx = { 5, 5, 8, base32_radix };
+
+/*
+ * base64 (|variant_pad|, |variant_nopad|: the original alphabet or the
+ * URL-safe one) and its fragments (add_radix_forms()).
+ */
+static int
+add_base64_forms(struct redact *r, size_t si, const unsigned char *v,
+    size_t len, int variant_pad, int variant_nopad)
+{
+	const int variant[2] = { variant_pad, variant_nopad };
+
+	return add_radix_forms(r, si, v, len, &base64_rx, variant);
+}
+
 /*
  * base32 in the alphabet |digits| (base32(1) and basenc --base32: RFC
  * 4648's, and lowered, as Python's b32encode().lower() prints it;
- * basenc --base32hex: its "extended hex"), padded and not, and the
- * characters that depend only on the secret when it starts at byte |k|
- * (0..4) of an encoded stream (bits [8k, 8(k + len))), when they are at
- * least REDACT_MIN_INNER.
+ * basenc --base32hex: its "extended hex") and its fragments
+ * (add_radix_forms()).
  */
 static int
 add_base32_forms(struct redact *r, size_t si, const unsigned char *v,
     size_t len, const char *digits)
 {
-	struct redact_secret *s = &r->secrets[si];
-	unsigned char *tmp, *enc, *dst;
-	size_t k, first, last, n;
-	int rc;
-
-	dst = form_reserve(s, 8 * ((len + 4) / 5));
-	if ((rc = form_commit_wrap(r, si, base32_encode(dst, v, len, digits,
-	    1), FORM_LINES)) != 0)
-		return rc;
-	dst = form_reserve(s, 8 * ((len + 4) / 5));
-	if ((rc = form_commit_wrap(r, si, base32_encode(dst, v, len, digits,
-	    0), FORM_LINES)) != 0)
-		return rc;
-	if ((tmp = sodium_malloc(len + 4)) == NULL)
-		return AL_ERR_ALLOC;
-	if ((enc = sodium_malloc(8 * ((len + 8) / 5) + 8)) == NULL) {
-		sodium_free(tmp);
-		return AL_ERR_ALLOC;
-	}
-	for (k = 0; k < 5 && rc == 0; k++) {
-		memset(tmp, 0, k);
-		memcpy(tmp + k, v, len);
-		(void)base32_encode(enc, tmp, k + len, digits, 0);
-		first = (8 * k + 4) / 5;
-		last = (8 * (k + len)) / 5;
-		if (last < first + REDACT_MIN_INNER)
-			continue;
-		n = last - first;
-		dst = form_reserve(s, n);
-		memcpy(dst, enc + first, n);
-		rc = form_commit_wrap(r, si, n, FORM_LINES);
-	}
-	sodium_free(enc);
-	sodium_free(tmp);
-	return rc;
+	return add_radix_forms(r, si, v, len, &base32_rx, digits);
 }
 
 /*
