@@ -1065,6 +1065,19 @@ audit_sync_fd(const struct audit *a)
 	return a->broken ? -1 : a->fd;
 }
 
+int
+audit_writer_active(const char *path)
+{
+	int fd, held = 0;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return 0;
+	if (flock(fd, LOCK_SH | LOCK_NB) == -1 && errno == EWOULDBLOCK)
+		held = 1;
+	close(fd);
+	return held;
+}
+
 void
 audit_close(struct audit *a)
 {

@@ -115,6 +115,13 @@ int	audit_sync_fd(const struct audit *a);
 void	audit_close(struct audit *a);
 
 /*
+ * 1 if another process holds the writer's lock on the log at |path| (an
+ * audit_open*() holds it, LOCK_EX, until audit_close()): its session
+ * still runs.  0 if none does, or the log cannot be opened.
+ */
+int	audit_writer_active(const char *path);
+
+/*
  * Additions (audit branch).
  *
  * audit_open() also returns AL_ERR_IO if "session_start" cannot be

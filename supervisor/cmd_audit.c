@@ -378,20 +378,6 @@ emit_line(const char *line, size_t len, int json, size_t width,
 	json_decref(rec);
 }
 
-/* Returns 1 if another process holds the writer's lock on |path|. */
-static int
-writer_active(const char *path)
-{
-	int fd, held = 0;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return 0;
-	if (flock(fd, LOCK_SH | LOCK_NB) == -1 && errno == EWOULDBLOCK)
-		held = 1;
-	close(fd);
-	return held;
-}
-
 /*
  * Verdict counts for a directory, and the session key of each log that
  * verified with the first place it was found at: every log has a key of
@@ -586,7 +572,7 @@ verify_file(const char *file, const char *path, const struct trusted *t,
 	if (brief) {
 		verify_say("%s: %s: session %s, %llu records, %s to %s, %s\n",
 		    path,
-		    rc == AUDIT_VERIFY_OPEN ? (writer_active(file) ?
+		    rc == AUDIT_VERIFY_OPEN ? (audit_writer_active(file) ?
 		    "valid, running" : "valid, OPEN (crashed or cut off)") :
 		    "valid and closed", res.session,
 		    (unsigned long long)res.records, res.first_time,
@@ -595,7 +581,7 @@ verify_file(const char *file, const char *path, const struct trusted *t,
 	}
 	if (rc == AUDIT_VERIFY_OPEN)
 		verify_say("%s: valid so far but %s; %s\n", path, res.reason,
-		    writer_active(file) ? "a writer holds the log: the "
+		    audit_writer_active(file) ? "a writer holds the log: the "
 		    "session is still running" : "no writer holds the log: "
 		    "the session crashed or its tail was cut off");
 	else
@@ -815,7 +801,7 @@ warn_unverified(const char *path)
 	else if (rc == AUDIT_VERIFY_BAD)
 		log_warnx("warning: %s does not verify: line %llu: %s", path,
 		    (unsigned long long)res.bad_line, res.reason);
-	else if (rc == AUDIT_VERIFY_OPEN && !writer_active(path))
+	else if (rc == AUDIT_VERIFY_OPEN && !audit_writer_active(path))
 		log_warnx("warning: %s has no session_end and no writer holds "
 		    "it: the session crashed or its tail was cut off (%s)",
 		    path, res.reason);

@@ -84,19 +84,6 @@ id_valid(const char *id)
 		"0123456789-_.") == n;
 }
 
-static int
-writer_holds(const char *path)
-{
-	int fd, held = 0;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return 0;
-	if (flock(fd, LOCK_SH | LOCK_NB) == -1 && errno == EWOULDBLOCK)
-		held = 1;
-	close(fd);
-	return held;
-}
-
 static void
 copy_str(char *out, size_t outlen, json_t *v)
 {
@@ -168,7 +155,7 @@ read_row(const char *dir, const char *id, unsigned char keys[][32],
 	    (strcmp(res.session, id) != 0 || res.command[0] == '\0'))
 		rc = AUDIT_VERIFY_BAD;
 	r->records = res.records;
-	r->running = writer_holds(path);
+	r->running = audit_writer_active(path);
 	switch (rc) {
 	case AUDIT_VERIFY_CLOSED:
 		r->status = "closed";
