@@ -383,6 +383,21 @@ store_load(struct secrets *s, struct plain *pl)
 	return rc;
 }
 
+/* store_load() under a shared lock on the store's directory, which a
+ * writer (store_modify()) holds exclusively. */
+static int
+store_load_shared(struct secrets *s, struct plain *pl)
+{
+	int rc;
+
+	memset(pl, 0, sizeof(*pl));
+	if (flock(s->dirfd, LOCK_SH) == -1)
+		return AL_ERR_SYSTEM;
+	rc = store_load(s, pl);
+	flock(s->dirfd, LOCK_UN);
+	return rc;
+}
+
 static int
 store_save(struct secrets *s, const struct plain *pl)
 {
@@ -526,13 +541,7 @@ secrets_open_kdf(const char *dir, const char *pass, size_t passlen,
 		}
 	}
 	/* Prove the key opens the store now, not at first use. */
-	if (flock(s->dirfd, LOCK_SH) == -1) {
-		rc = AL_ERR_SYSTEM;
-		goto fail;
-	}
-	rc = store_load(s, &pl);
-	flock(s->dirfd, LOCK_UN);
-	if (rc != 0)
+	if ((rc = store_load_shared(s, &pl)) != 0)
 		goto fail;
 	plain_free(&pl);
 	*out = s;
@@ -611,11 +620,7 @@ secrets_get(struct secrets *s, const char *name, unsigned char **value,
 	*len = 0;
 	if (!secrets_name_valid(name))
 		return AL_ERR_FORMAT;
-	if (flock(s->dirfd, LOCK_SH) == -1)
-		return AL_ERR_SYSTEM;
-	rc = store_load(s, &pl);
-	flock(s->dirfd, LOCK_UN);
-	if (rc != 0)
+	if ((rc = store_load_shared(s, &pl)) != 0)
 		return rc;
 	memset(&f, 0, sizeof(f));
 	f.name = name;
@@ -786,11 +791,7 @@ secrets_list(struct secrets *s, char ***names, size_t *n)
 
 	*names = NULL;
 	*n = 0;
-	if (flock(s->dirfd, LOCK_SH) == -1)
-		return AL_ERR_SYSTEM;
-	rc = store_load(s, &pl);
-	flock(s->dirfd, LOCK_UN);
-	if (rc != 0)
+	if ((rc = store_load_shared(s, &pl)) != 0)
 		return rc;
 	if ((rc = plain_walk(&pl, NULL, NULL)) < 0) {
 		plain_free(&pl);
