@@ -498,12 +498,24 @@ cmp_hex(const void *a, const void *b)
 	return strcmp(a, b);
 }
 
+/* The key of this session named |hex| (idem_name()), or NULL. */
+static struct idem *
+idem_find(struct ledger *l, const char *hex)
+{
+	size_t	 i;
+
+	for (i = 0; i < l->nidem; i++)
+		if (strcmp(l->idem[i].name, hex) == 0)
+			return &l->idem[i];
+	return NULL;
+}
+
 int
 ledger_replay(struct ledger *l, const char *tool, const char *key,
     const char *args_digest, json_t **result)
 {
-	char	 hex[SHA256_HEX_LEN + 1];
-	size_t	 i;
+	struct idem	*e;
+	char		 hex[SHA256_HEX_LEN + 1];
 
 	*result = NULL;
 	idem_name(tool, key, hex);
@@ -511,15 +523,12 @@ ledger_replay(struct ledger *l, const char *tool, const char *key,
 	    bsearch(hex, l->carried, l->ncarried, sizeof(*l->carried),
 		cmp_hex) != NULL)
 		return 3;
-	for (i = 0; i < l->nidem; i++) {
-		if (strcmp(l->idem[i].name, hex) != 0)
-			continue;
-		if (strcmp(l->idem[i].args, args_digest) != 0)
-			return AL_ERR_CONFLICT;
-		*result = l->idem[i].result;
-		return *result != NULL ? 1 : 2;
-	}
-	return 0;
+	if ((e = idem_find(l, hex)) == NULL)
+		return 0;
+	if (strcmp(e->args, args_digest) != 0)
+		return AL_ERR_CONFLICT;
+	*result = e->result;
+	return *result != NULL ? 1 : 2;
 }
 
 void
@@ -528,16 +537,12 @@ ledger_remember(struct ledger *l, const char *tool, const char *key,
 {
 	struct idem	*e;
 	char		 hex[SHA256_HEX_LEN + 1];
-	size_t		 i;
 
 	idem_name(tool, key, hex);
-	for (i = 0; i < l->nidem; i++) {
-		if (strcmp(l->idem[i].name, hex) != 0)
-			continue;
-		json_decref(l->idem[i].result);
-		l->idem[i].result = result != NULL ? json_incref(result) : NULL;
-		snprintf(l->idem[i].args, sizeof(l->idem[i].args), "%s",
-		    args_digest);
+	if ((e = idem_find(l, hex)) != NULL) {
+		json_decref(e->result);
+		e->result = result != NULL ? json_incref(result) : NULL;
+		snprintf(e->args, sizeof(e->args), "%s", args_digest);
 		return;
 	}
 	if (l->nidem == LEDGER_MAX_KEYS) {
@@ -557,19 +562,18 @@ ledger_remember(struct ledger *l, const char *tool, const char *key,
 void
 ledger_forget(struct ledger *l, const char *tool, const char *key)
 {
-	char	 hex[SHA256_HEX_LEN + 1];
-	size_t	 i;
+	struct idem	*e;
+	char		 hex[SHA256_HEX_LEN + 1];
+	size_t		 i;
 
 	idem_name(tool, key, hex);
-	for (i = 0; i < l->nidem; i++) {
-		if (strcmp(l->idem[i].name, hex) != 0)
-			continue;
-		json_decref(l->idem[i].result);
-		memmove(l->idem + i, l->idem + i + 1,
-		    (l->nidem - i - 1) * sizeof(*l->idem));
-		l->nidem--;
+	if ((e = idem_find(l, hex)) == NULL)
 		return;
-	}
+	i = (size_t)(e - l->idem);
+	json_decref(e->result);
+	memmove(l->idem + i, l->idem + i + 1,
+	    (l->nidem - i - 1) * sizeof(*l->idem));
+	l->nidem--;
 }
 
 /*
