@@ -246,16 +246,6 @@ strv_new(size_t n)
 	return xcalloc(n + 1, sizeof(char *));
 }
 
-static void
-strv_free(char **v)
-{
-	size_t i;
-
-	for (i = 0; v != NULL && v[i] != NULL; i++)
-		free(v[i]);
-	free(v);
-}
-
 static char **
 strv_copy(char *const *v)
 {

@@ -227,9 +227,7 @@ approval_rebind(struct call *c, const char *when, json_t **out)
 	c->binding = now;
 	c->approved[0] = '\0';
 	/* Built again by the action once a human grants the new approval. */
-	for (i = 0; c->argv != NULL && c->argv[i] != NULL; i++)
-		free(c->argv[i]);
-	free(c->argv);
+	strv_free(c->argv);
 	c->argv = NULL;
 	for (i = 0; c->envp != NULL && c->envp[i] != NULL; i++) {
 		sodium_memzero(c->envp[i], strlen(c->envp[i]));

@@ -53,9 +53,7 @@ call_free(struct call *c)
 	json_decref(c->denied);
 	json_decref(c->modes_dropped);
 	escalate_free(c->esc);
-	for (i = 0; c->argv != NULL && c->argv[i] != NULL; i++)
-		free(c->argv[i]);
-	free(c->argv);
+	strv_free(c->argv);
 	/* The environment may hold granted secrets: wipe it. */
 	for (i = 0; c->envp != NULL && c->envp[i] != NULL; i++) {
 		sodium_memzero(c->envp[i], strlen(c->envp[i]));

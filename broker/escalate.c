@@ -524,16 +524,6 @@ strv_grow(char *const *v, size_t n, size_t more)
 	return w;
 }
 
-static void
-strv_drop(char **v)
-{
-	size_t i;
-
-	for (i = 0; v != NULL && v[i] != NULL; i++)
-		free(v[i]);
-	free(v);
-}
-
 /* Doubles the limit |name| in |l| (or the wall clock in *timeout_ms). */
 static void
 double_limit(struct resource_limits *l, int64_t *timeout_ms, const char *name)
@@ -632,9 +622,9 @@ escalate_prepare_run(struct call *c, json_t **out)
 	c->req.nallow_syscalls = sp->nallow_syscalls;
 	if (e == NULL)
 		return 0;
-	strv_drop(e->read_only);
-	strv_drop(e->read_write);
-	strv_drop(e->syscalls);
+	strv_free(e->read_only);
+	strv_free(e->read_write);
+	strv_free(e->syscalls);
 	exact_drop(e);
 	e->exact = xcalloc(json_array_size(e->widening) + 1, sizeof(*e->exact));
 	e->policy = *c->req.policy;
@@ -698,9 +688,9 @@ escalate_free(struct escalation *e)
 
 	if (e == NULL)
 		return;
-	strv_drop(e->read_only);
-	strv_drop(e->read_write);
-	strv_drop(e->syscalls);
+	strv_free(e->read_only);
+	strv_free(e->read_write);
+	strv_free(e->syscalls);
 	exact_drop(e);
 	json_decref(e->call_id);
 	json_decref(e->widening);

@@ -59,11 +59,7 @@ strv_append(char ***v, size_t *n, char *s)
 static void
 hook_free_env(struct hook *h)
 {
-	size_t i;
-
-	for (i = 0; h->envp != NULL && h->envp[i] != NULL; i++)
-		free(h->envp[i]);
-	free(h->envp);
+	strv_free(h->envp);
 	h->envp = NULL;
 }
 

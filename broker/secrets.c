@@ -773,13 +773,7 @@ name_cmp(const void *a, const void *b)
 void
 secrets_list_free(char **names)
 {
-	size_t i;
-
-	if (names == NULL)
-		return;
-	for (i = 0; names[i] != NULL; i++)
-		free(names[i]);
-	free(names);
+	strv_free(names);
 }
 
 int

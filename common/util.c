@@ -616,3 +616,13 @@ env_put(char ***envp, const char *entry, int replace)
 	(*envp)[n++] = xstrdup(entry);
 	(*envp)[n] = NULL;
 }
+
+void
+strv_free(char **v)
+{
+	size_t i;
+
+	for (i = 0; v != NULL && v[i] != NULL; i++)
+		free(v[i]);
+	free(v);
+}

@@ -172,4 +172,8 @@ int	 git_pointer_target(const char *ws, char **out);
  */
 void	 env_put(char ***envp, const char *entry, int replace);
 
+/* Frees each string of the NULL-terminated array |v|, then |v| (an
+ * argv, an environment, a manifest's list).  NULL is fine. */
+void	 strv_free(char **v);
+
 #endif

@@ -1179,11 +1179,7 @@ git_hooks_list(const char *ws, struct git_hooks_list *l, char *err,
 void
 git_hooks_list_free(struct git_hooks_list *l)
 {
-	size_t i;
-
-	for (i = 0; l->paths != NULL && l->paths[i] != NULL; i++)
-		free(l->paths[i]);
-	free(l->paths);
+	strv_free(l->paths);
 	free(l->lintstaged);
 	free(l->husky_pkg);
 	memset(l, 0, sizeof(*l));

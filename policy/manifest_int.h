@@ -110,7 +110,6 @@ typedef int (*str_check_fn)(struct lctx *, const struct ynode *, const char *);
  * (*out NULL-terminated: free it with strv_free()). */
 int get_strlist(struct lctx *c, const struct ynode *n, const char *field,
     str_check_fn chk, char ***out, size_t *nout);
-void strv_free(char **v);
 
 /*
  * The shell-command rules of tool |t| from its mapping |e| (field path

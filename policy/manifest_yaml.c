@@ -662,16 +662,5 @@ get_strlist(struct lctx *c, const struct ynode *n, const char *field,
 	return 0;
 }
 
-void
-strv_free(char **v)
-{
-	size_t i;
-
-	if (v == NULL)
-		return;
-	for (i = 0; v[i] != NULL; i++)
-		free(v[i]);
-	free(v);
-}
 
 /* ---- value checks ---- */

@@ -84,15 +84,9 @@ sandbox_policy_init_defaults(struct sandbox_policy *p)
 }
 
 static void
-strv_free(char ***vp, size_t *np)
+list_clear(char ***vp, size_t *np)
 {
-	size_t i;
-
-	if (*vp != NULL) {
-		for (i = 0; (*vp)[i] != NULL; i++)
-			free((*vp)[i]);
-		free(*vp);
-	}
+	strv_free(*vp);
 	*vp = NULL;
 	*np = 0;
 }
@@ -100,9 +94,9 @@ strv_free(char ***vp, size_t *np)
 void
 sandbox_policy_free_arrays(struct sandbox_policy *p)
 {
-	strv_free(&p->read_only, &p->nread_only);
-	strv_free(&p->deny_read, &p->ndeny_read);
-	strv_free(&p->protected, &p->nprotected);
+	list_clear(&p->read_only, &p->nread_only);
+	list_clear(&p->deny_read, &p->ndeny_read);
+	list_clear(&p->protected, &p->nprotected);
 }
 
 /*

@@ -141,11 +141,7 @@ type_free(struct type *t)
 	free(t->pattern);
 	if (t->has_re)
 		regfree(&t->re);
-	if (t->enumv != NULL) {
-		for (i = 0; t->enumv[i] != NULL; i++)
-			free(t->enumv[i]);
-		free(t->enumv);
-	}
+	strv_free(t->enumv);
 	for (i = 0; i < t->nfields; i++)
 		free(t->fields[i].name);
 	free(t->fields);

@@ -1233,9 +1233,7 @@ out:
 	json_decref(xp.denied);
 	if (overlay)
 		changeset_upper_free(&upper);
-	for (i = 0; env != NULL && env[i] != NULL; i++)
-		free(env[i]);
-	free(env);
+	strv_free(env);
 	free(cwd);
 	free(eff.read_only);
 	free(eff.deny_read);

@@ -532,9 +532,7 @@ cmd_run(int argc, char **argv)
 		status = rc == AL_ERR_BUDGET ? EXIT_BUDGET : EXIT_USAGE;
 		agent_socket_close(&as);
 		service_close(&sv);
-		for (i = 0; env[i] != NULL; i++)
-			free(env[i]);
-		free(env);
+		strv_free(env);
 		for (i = 0; i < policy.nread_only; i++)
 			free(policy.read_only[i]);
 		free(policy.read_only);
@@ -687,9 +685,7 @@ cmd_run(int argc, char **argv)
 	    s->audit_path);
 	cowrun_end(&cow);
 	service_close(&sv);
-	for (i = 0; env[i] != NULL; i++)
-		free(env[i]);
-	free(env);
+	strv_free(env);
 	for (i = 0; i < policy.nread_only; i++)
 		free(policy.read_only[i]);
 	free(policy.read_only);

@@ -50,16 +50,6 @@ strv_push(char ***vp, size_t *np, char *s)
 	(*vp)[*np] = NULL;
 }
 
-static void
-strv_free(char **v)
-{
-	size_t i;
-
-	for (i = 0; v != NULL && v[i] != NULL; i++)
-		free(v[i]);
-	free(v);
-}
-
 void
 overrides_init(struct overrides *o)
 {
