@@ -25,6 +25,7 @@
 #include "broker/applyjournal.h"
 #include "broker/audit.h"
 #include "common/errors.h"
+#include "common/log.h"
 #include "common/paths.h"
 #include "common/util.h"
 #include "policy/path.h"
@@ -360,6 +361,27 @@ applyjournal_rm_tree(int dfd, const char *name)
 			close(keep);
 	}
 	(void)unlinkat(dfd, name, AT_REMOVEDIR);
+}
+
+int
+applyjournal_end(int wsfd, int trashfd, const char *trash, json_t *journal,
+    size_t made, int rc)
+{
+	char rberr[256];
+	size_t nsteps;
+
+	if (rc != 0 &&
+	    applyjournal_rollback(wsfd, trashfd, journal, made, &nsteps, rberr,
+		sizeof(rberr)) != 0) {
+		log_warnx("%s: %s", trash, rberr);
+		json_decref(journal);
+		close(trashfd);
+		return rc;
+	}
+	json_decref(journal);
+	close(trashfd);
+	applyjournal_remove(wsfd, trash);
+	return rc;
 }
 
 void

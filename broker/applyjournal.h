@@ -156,6 +156,18 @@ void applyjournal_rm_tree(int dfd, const char *name);
 void applyjournal_remove(int wsfd, const char *trash);
 
 /*
+ * Ends an apply begun with applyjournal_begin() in |wsfd| (its trash
+ * |trash|, open as |trashfd|) that made the first |made| steps of
+ * |journal| and came to |rc|, committed (applyjournal_commit()) when 0:
+ * one that failed is rolled back as a crash's would be.  The trash is
+ * then removed, unless the rollback failed: it is left for the next
+ * start's recovery, which says so, and the reason is logged.  Frees
+ * |journal|, closes |trashfd|; returns |rc|.
+ */
+int applyjournal_end(int wsfd, int trashfd, const char *trash, json_t *journal,
+    size_t made, int rc);
+
+/*
  * The code of an apply's step (a write, a rename, a sync) that failed
  * with errno |e|: AL_ERR_IO, which the call's error says is retryable,
  * only where the same apply may succeed later (a full disk or quota, an

@@ -1376,11 +1376,11 @@ int
 changeset_apply(const struct changeset *cs, int upperfd, int rootfd, char *err,
     size_t errlen)
 {
-	char trash[64], idx[32], rberr[256];
+	char trash[64], idx[32];
 	const char *name;
 	struct stat ust, wst;
 	json_t *journal;
-	size_t i, nsteps, made_steps = 0;
+	size_t i, made_steps = 0;
 	int trashfd, wsfd, dfd, same_fs, made, rc = 0;
 
 	if (cs->n == 0 && cs->nremovals == 0)
@@ -1443,19 +1443,7 @@ changeset_apply(const struct changeset *cs, int upperfd, int rootfd, char *err,
 		rc = AL_ERR_IO;
 	}
 	/* What failed is undone as a crash would be, from the journal. */
-	if (rc != 0 &&
-	    applyjournal_rollback(wsfd, trashfd, journal, made_steps, &nsteps,
-		rberr, sizeof(rberr)) != 0) {
-		/* Left for the next start's recovery, which says so. */
-		log_warnx("%s: %s", trash, rberr);
-		json_decref(journal);
-		close(trashfd);
-		close(wsfd);
-		return rc;
-	}
-	json_decref(journal);
-	applyjournal_remove(wsfd, trash);
-	close(trashfd);
+	rc = applyjournal_end(wsfd, trashfd, trash, journal, made_steps, rc);
 	close(wsfd);
 	return rc;
 }

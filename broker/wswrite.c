@@ -495,9 +495,9 @@ static int
 land(int rootfd, const struct ws_change *changes, struct pending *pd,
     size_t n, char *err, size_t errlen)
 {
-	char	 trash[64], name[32], rberr[256];
+	char	 trash[64], name[32];
 	json_t	*journal;
-	size_t	 i, k = 0, made = 0, nsteps;
+	size_t	 i, k = 0, made = 0;
 	int	 wsfd, trashfd, rc = 0;
 
 	if ((wsfd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY |
@@ -552,18 +552,7 @@ land(int rootfd, const struct ws_change *changes, struct pending *pd,
 		snprintf(err, errlen, "apply journal: %s", strerror(errno));
 		rc = AL_ERR_IO;
 	}
-	if (rc != 0 && applyjournal_rollback(wsfd, trashfd, journal, made,
-	    &nsteps, rberr, sizeof(rberr)) != 0) {
-		/* Left for the next start's recovery, which says so. */
-		log_warnx("%s: %s", trash, rberr);
-		json_decref(journal);
-		close(trashfd);
-		close(wsfd);
-		return rc;
-	}
-	json_decref(journal);
-	close(trashfd);
-	applyjournal_remove(wsfd, trash);
+	rc = applyjournal_end(wsfd, trashfd, trash, journal, made, rc);
 	close(wsfd);
 	return rc;
 }

@@ -155,6 +155,8 @@ EXTRA_DIST += tests/integration/change_set_nonroot.sh
 # start (issue 12).
 TESTS += tests/integration/apply_crash.sh
 EXTRA_DIST += tests/integration/apply_crash.sh
+TESTS += tests/integration/apply_failed_undone.sh
+EXTRA_DIST += tests/integration/apply_failed_undone.sh
 # airlock exec through the overlay and the write policy (issue 12).
 TESTS += tests/integration/exec_changeset.sh
 TESTS += tests/integration/editor_settings.sh
