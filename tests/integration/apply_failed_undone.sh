@@ -13,18 +13,7 @@
 . "$top_srcdir/tests/integration/mcp_lib.sh"
 mcp_env
 ws=$(make_workspace)
-cat >"$T/m.yaml" <<'EOF2'
-tools:
-  - name: write_file
-    input: { path: workspace_relative_path, content: string }
-    output: { sha256: sha256, bytes: integer }
-    sideEffect: workspace_write
-    timeoutMs: 10000
-  - name: apply_patch
-    input: { patch: unified_diff, expectedBaseSha: sha256 }
-    output: { changedFiles: string_list, newSha: sha256 }
-    sideEffect: workspace_write
-    timeoutMs: 10000
+{ write_tools_yaml; cat <<'EOF2'
   - name: run_check
     input: { checkId: approved_check }
     output: { exitCode: integer, stdout: string }
@@ -33,6 +22,7 @@ tools:
 checks:
   rewrite: ["sh", "-c", "echo new >a.txt && echo made >b.txt"]
 EOF2
+} >"$T/m.yaml"
 printf -- '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old\n+new\n' >"$T/p.diff"
 patch="{\"patch\":$(json_str "$T/p.diff"),\"expectedBaseSha\":\"$(printf 'old\n' | sha256sum | cut -d' ' -f1)\"}"
 

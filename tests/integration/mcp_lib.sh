@@ -201,6 +201,25 @@ tools:
 EOF
 }
 
+# write_tools_yaml: the head of a manifest whose tools write the
+# workspace, write_file and apply_patch (10 s each; the caller adds the
+# rest, more tools included).
+write_tools_yaml() {
+	cat <<'EOF'
+tools:
+  - name: write_file
+    input: { path: workspace_relative_path, content: string }
+    output: { sha256: sha256, bytes: integer }
+    sideEffect: workspace_write
+    timeoutMs: 10000
+  - name: apply_patch
+    input: { patch: unified_diff, expectedBaseSha: sha256 }
+    output: { changedFiles: string_list, newSha: sha256 }
+    sideEffect: workspace_write
+    timeoutMs: 10000
+EOF
+}
+
 # The shell tool (action: exec) of the shell-rules tests:
 # shell COMMAND           tools/call of "shell"; the reply in $R
 # call_async ID JSONSTR   the same, sent with ID, not waited for

@@ -60,22 +60,12 @@ mcp_stop
 # first fsync of the workspace) is undone, and so is its count: a full
 # disk spent maxAddedDependencies on every retry, and the session
 # stopped for dependencies never added.
-cat >"$T/m2.yaml" <<'EOF2'
-tools:
-  - name: write_file
-    input: { path: workspace_relative_path, content: string }
-    output: { sha256: sha256, bytes: integer }
-    sideEffect: workspace_write
-    timeoutMs: 10000
-  - name: apply_patch
-    input: { patch: unified_diff, expectedBaseSha: sha256 }
-    output: { changedFiles: string_list, newSha: sha256 }
-    sideEffect: workspace_write
-    timeoutMs: 10000
+{ write_tools_yaml; cat <<'EOF2'
 dependencyFiles: [ "package.json" ]
 runBudget:
   maxAddedDependencies: 1
 EOF2
+} >"$T/m2.yaml"
 printf -- '--- a/package.json\n+++ b/package.json\n@@ -1 +1 @@\n-{}\n+{"a": 1}\n' >"$T/p.diff"
 patch_args="{\"patch\":$(json_str "$T/p.diff"),\"expectedBaseSha\":\"$(printf '{}\n' | sha256sum | cut -d' ' -f1)\"}"
 for tool in write_file apply_patch; do
