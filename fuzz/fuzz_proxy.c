@@ -65,6 +65,10 @@
  *     "need more" is never said of a whole one; a name is 1..253 bytes
  *     without NUL, found in the record's bytes; a refusal gives a
  *     printable reason; only a record of a TLS type is judged at all;
+ *   - proxy/tls.c tls_server_retries (is the server's first message a
+ *     HelloRetryRequest?) decides on at most TLS_SERVER_FIRST bytes and
+ *     never changes its mind on more; tls_second_hello_name (the
+ *     ClientHello after one) takes its name from the bytes;
  *   - proxy/http.c http_starts_request (is a tunnel's start an HTTP
  *     request?) says so of every head http_head_parse accepts, and of
  *     every prefix of it that holds its first line; "not a request" is
@@ -874,6 +878,39 @@ check_tls(const uint8_t *data, size_t size)
 		fail("tls: the record alone reads differently", in, size);
 }
 
+/*
+ * The server's first bytes: a decision never needs more than
+ * TLS_SERVER_FIRST bytes, never changes once made; the second
+ * ClientHello reader's name comes from the bytes.
+ */
+static void
+check_tls_second(const uint8_t *data, size_t size)
+{
+	char name[TLS_NAME_MAX], why[TLS_WHY_MAX];
+	const char *in = (const char *)data;
+	size_t first = size < TLS_SERVER_FIRST ? size : TLS_SERVER_FIRST, i;
+	int rc, r2;
+
+	rc = tls_server_retries(data, size);
+	if (rc < -1 || rc > 1 || (size >= TLS_SERVER_FIRST && rc == -1) ||
+	    tls_server_retries(data, first) != rc)
+		fail("tls: the server's first bytes judged wrongly", in, size);
+	for (i = 0; i < first && rc != -1; i++)
+		if ((r2 = tls_server_retries(data, i)) != -1 && r2 != rc)
+			fail("tls: a decision on the server's bytes changed",
+			    in, size);
+	rc = tls_second_hello_name(data, size, name, why);
+	if (rc < -1 || rc > 1 || memchr(name, '\0', sizeof(name)) == NULL ||
+	    memchr(why, '\0', sizeof(why)) == NULL)
+		fail("tls: second hello: bad return or buffers", in, size);
+	if (rc == -1 && !reason_ok(why, sizeof(why)))
+		fail("tls: second hello: refusal without a printable reason",
+		    in, size);
+	if (rc == 1 && name[0] != '\0' &&
+	    memmem(data, size, name, strlen(name)) == NULL)
+		fail("tls: second hello: name not from the bytes", in, size);
+}
+
 /* --- a tunnel's start (proxy/http.c http_starts_request) ---------------- */
 
 static void
@@ -910,6 +947,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_authority(in, size, 80, NULL);
 	check_socks(data, size);
 	check_tls(data, size);
+	check_tls_second(data, size);
 	check_tunnel_start(in, size);
 	return 0;
 }

@@ -49,6 +49,9 @@ http_starts_request(const char *buf, size_t len, size_t max_line, size_t *lead)
 		return -1;
 	if (!is_tchar((unsigned char)buf[k]))
 		return 0;
+	/* HTTP/0.9: "GET target", no version. */
+	if (len - k >= 4 && strncasecmp(buf + k, "GET ", 4) == 0)
+		return 1;
 	nl = memchr(buf + k, '\n', len - k);
 	n = nl != NULL ? (size_t)(nl - (buf + k)) : len - k;
 	for (i = 0; i + 5 <= n; i++)

@@ -95,7 +95,10 @@ int http_field_is(
  * start an HTTP/1.x request, as a server would read them?  That is: a
  * token at the start of the first line (after any CR, LF, SP or HTAB,
  * which servers skip), and "HTTP/" (any case) somewhere in that line, or
- * a first line longer than |max_line| bytes.  Returns 1, 0, or -1 when
+ * a first line longer than |max_line| bytes, or a first line starting
+ * with "GET " (any case): an HTTP/0.9 request has no version, and a
+ * server that still answers one (nginx) routes an absolute target
+ * ("GET http://other.example/") by its host.  Returns 1, 0, or -1 when
  * the first line is not whole yet.  *lead is set to the bytes before
  * the token.
  */

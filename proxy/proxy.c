@@ -16,7 +16,10 @@
  *   RELAY       copying bytes both ways (byte cap, idle timeout); a
  *               tunnel to a name first holds what the client sends until
  *               hello_judge() has read its start (a ClientHello naming
- *               the CONNECT host, or one plain-HTTP request for it)
+ *               the CONNECT host, or one plain-HTTP request for it);
+ *               after a ClientHello the client's next bytes wait for
+ *               the server's first message (server_first()), and after
+ *               a HelloRetryRequest the second ClientHello is judged
  *   REPLY       writing the proxy's own response (errors, 200 for CONNECT
  *               goes through RELAY instead), then
  *   DRAIN       discarding what the client still sends until it closes,
@@ -142,6 +145,21 @@ struct conn {
 						   request head) wait in up.data
 						   until hello_judge() lets
 						   them go */
+	int			 server_wait;	/* its ClientHello went: the
+						   client's next bytes wait
+						   (in |held| and its socket)
+						   for the server's first
+						   message (server_first()) */
+	int			 hello_second;	/* the server asked for a
+						   second ClientHello: the
+						   held bytes are judged */
+	int			 judge_due;	/* ... and are to be judged
+						   now */
+	unsigned char		 sfirst[TLS_SERVER_FIRST];
+	size_t			 sfirstlen;	/* the server's first bytes */
+	char			*held;		/* client bytes read behind
+						   the ClientHello */
+	size_t			 heldlen;
 
 	struct sockaddr_storage	 addrs[MAX_ADDRS];
 	socklen_t		 addrlens[MAX_ADDRS];
@@ -486,6 +504,7 @@ conn_close(struct proxy *p, struct conn *c)
 	relay_pipe_close(&c->up);
 	relay_pipe_close(&c->down);
 	free(c->head);
+	free(c->held);
 	free(c->up.data);
 	free(c->down.data);
 	free(c);
@@ -756,6 +775,7 @@ static void conn_resolve(struct proxy *, struct conn *, const struct rules_targe
 static void resolver_replace(struct proxy *, struct resolver_slot *);
 static void socks_head(struct proxy *, struct conn *);
 static void hello_judge(struct proxy *, struct conn *, int);
+static int server_first(struct conn *, const char *, size_t);
 
 /*
  * Decides on a complete, checked head |h| (bytes after it are the start
@@ -1614,6 +1634,30 @@ tunnel_request(struct proxy *p, struct conn *c, int final)
 }
 
 /*
+ * The first ClientHello of the tunnel |c| may go: what the client sent
+ * behind it (early data with the CONNECT head) is moved to c->held, and
+ * what it sends next stays in its socket, until server_first() has seen
+ * whether the server asks for a second ClientHello.
+ */
+static void
+hold_after_hello(struct proxy *p, struct conn *c)
+{
+	const unsigned char *d = (const unsigned char *)c->up.data;
+	size_t rec = 5 + ((size_t)d[3] << 8 | d[4]);
+
+	if (c->up.len > rec) {
+		if ((c->held = malloc(c->up.len - rec)) == NULL) {
+			hello_refuse(p, c, "error", END_SNI, "out of memory");
+			return;
+		}
+		c->heldlen = c->up.len - rec;
+		memcpy(c->held, d + rec, c->heldlen);
+		c->up.len = rec;
+	}
+	c->server_wait = 1;
+}
+
+/*
  * Judges what the client of the tunnel |c| has sent so far (in
  * c->up.data; |final|: it can send no more).  Bytes that do not start a
  * TLS record are tunnel_request()'s; a TLS record goes through only when
@@ -1621,7 +1665,8 @@ tunnel_request(struct proxy *p, struct conn *c, int final)
  * end shared by many names (a CDN) routes by that name: any other would
  * reach a host no rule names from the checked address.  Clears
  * c->hello_check when the bytes may go, closes |c| when they may not,
- * else waits for more.
+ * else waits for more.  After a HelloRetryRequest (c->hello_second)
+ * the second ClientHello is judged the same way.
  */
 static void
 hello_judge(struct proxy *p, struct conn *c, int final)
@@ -1635,11 +1680,13 @@ hello_judge(struct proxy *p, struct conn *c, int final)
 		c->hello_check = 0;
 		return;
 	}
-	if (c->up.len > 0 && !tls_is_record(d, c->up.len)) {
+	if (c->up.len > 0 && !c->hello_second && !tls_is_record(d, c->up.len)) {
 		tunnel_request(p, c, final);
 		return;
 	}
-	if ((rc = tls_client_hello_name(d, c->up.len, name, why)) == 0) {
+	rc = c->hello_second ? tls_second_hello_name(d, c->up.len, name, why) :
+	    tls_client_hello_name(d, c->up.len, name, why);
+	if (rc == 0) {
 		if (final)
 			hello_refuse(p, c, "error", END_SNI, "TLS ClientHello "
 			    "cut short");
@@ -1664,6 +1711,11 @@ hello_judge(struct proxy *p, struct conn *c, int final)
 		return;
 	}
 	c->hello_check = 0;
+	if (c->hello_second) {
+		c->hello_second = 0;	/* a server asks once */
+		return;
+	}
+	hold_after_hello(p, c);
 }
 
 /*
@@ -1756,6 +1808,7 @@ relay_read(struct proxy *p, struct conn *c, int from, struct relaybuf *b,
 	size_t want;
 	ssize_t n;
 	char peek;
+	int spliced;
 
 	if (PENDING(b) > 0)
 		return 0;
@@ -1784,17 +1837,23 @@ relay_read(struct proxy *p, struct conn *c, int from, struct relaybuf *b,
 	/* A plain-HTTP request body: exactly the declared length. */
 	if (from == c->cfd && c->framed && want > c->up_left)
 		want = (size_t)c->up_left;
-	if (b->pipe[0] >= 0)
+	/* The server's first bytes are read, by server_first(). */
+	spliced = b->pipe[0] >= 0 && !(from == c->sfd && c->server_wait);
+	if (spliced)
 		n = splice(from, NULL, b->pipe[1], NULL, want,
 		    SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 	else
-		n = recv(from, b->data, want, 0);
+		n = recv(from, b->data, want < RELAY_BUF ? want : RELAY_BUF,
+		    0);
 	if (n == -1 && (errno == EAGAIN || errno == EINTR))
 		return 0;
 	if (n == -1) {
 		c->end = from == c->cfd ? "client reset" : "server reset";
 		return -1;
 	}
+	if (from == c->sfd && c->server_wait &&
+	    server_first(c, b->data, n > 0 ? (size_t)n : 0) != 0)
+		return -1;
 	if (n == 0) {
 		*eof = 1;
 		return 0;
@@ -1804,11 +1863,60 @@ relay_read(struct proxy *p, struct conn *c, int from, struct relaybuf *b,
 		c->up_left -= (uint64_t)n;
 		c->up_done = c->up_left == 0;
 	}
-	if (b->pipe[0] >= 0)
+	if (spliced)
 		b->plen += (size_t)n;
 	else
 		b->len += (size_t)n;
 	c->last_ms = now_monotonic_ms();
+	return 0;
+}
+
+/*
+ * Takes |n| more of the first bytes the server of the tunnel |c| sent
+ * (0: it closed) while the client's bytes behind its ClientHello wait.
+ * A HelloRetryRequest, or a first message that cannot be told from one,
+ * makes the held bytes the ones to judge (c->hello_second, judged by
+ * conn_io() at once): the client's next ClientHello names the server
+ * again.  Any other answer lets them go as they are.  Returns -1 (with
+ * c->end) when they cannot be put back in order.
+ */
+static int
+server_first(struct conn *c, const char *data, size_t n)
+{
+	size_t take = TLS_SERVER_FIRST - c->sfirstlen;
+	int rc;
+
+	if (take > n)
+		take = n;
+	memcpy(c->sfirst + c->sfirstlen, data, take);
+	c->sfirstlen += take;
+	rc = tls_server_retries(c->sfirst, c->sfirstlen);
+	if (rc == -1 && n > 0)
+		return 0;
+	c->server_wait = 0;
+	if (rc == 1) {
+		/* An honest server has read the whole ClientHello. */
+		if (PENDING(&c->up) > 0) {
+			c->end = "server answered before the ClientHello "
+			    "was sent";
+			return -1;
+		}
+		c->hello_second = 1;
+		c->hello_check = 1;
+		c->judge_due = 1;
+		c->up.off = 0;
+	}
+	if (c->heldlen == 0)
+		return 0;
+	/* Behind what is still to be sent; the buffer holds RELAY_BUF, a
+	 * record and a head at most half of that each. */
+	memmove(c->up.data, c->up.data + c->up.off, c->up.len);
+	c->up.off = 0;
+	memcpy(c->up.data + c->up.len, c->held, c->heldlen);
+	c->up.len += c->heldlen;
+	free(c->held);
+	c->held = NULL;
+	c->heldlen = 0;
 	return 0;
 }
 
@@ -1913,6 +2021,7 @@ conn_io(struct proxy *p, struct conn *c, int kind, short revents)
 			return;
 		}
 		if ((revents & (POLLIN | POLLHUP | POLLERR)) && !c->c_eof &&
+		    !c->server_wait &&
 		    !c->capped && !c->up_done && relay_read(p, c, c->cfd, &c->up,
 		    &c->bytes_up, &c->c_eof))
 			goto out;
@@ -1923,6 +2032,13 @@ conn_io(struct proxy *p, struct conn *c, int kind, short revents)
 		    !c->capped && relay_read(p, c, c->sfd, &c->down,
 		    &c->bytes_down, &c->s_eof))
 			goto out;
+		if (c->judge_due) {
+			/* The server asked for a second ClientHello. */
+			c->judge_due = 0;
+			if (c->up.len > 0)
+				hello_judge(p, c, c->c_eof);
+			return;
+		}
 	}
 	switch (relay_settle(c)) {
 	case 1:
@@ -2209,7 +2325,8 @@ build_pollset(struct proxy *p, size_t *np, int *timeout)
 				se |= POLLIN;
 			if (PENDING(&c->up) > 0 && !c->hello_check)
 				se |= POLLOUT;
-			else if (!c->c_eof && !c->capped && !c->up_done)
+			else if (!c->c_eof && !c->capped && !c->up_done &&
+			    !c->server_wait)
 				ce |= POLLIN;
 			break;
 		}

@@ -10,10 +10,27 @@
 
 #include "proxy/tls.h"
 
+#define TLS_CHANGE_CIPHER_SPEC 20
 #define TLS_HANDSHAKE 22
+#define TLS_APP_DATA 23
 #define TLS_CLIENT_HELLO 1
+#define TLS_SERVER_HELLO 2
 #define TLS_EXT_SERVER_NAME 0
 #define TLS_NAME_HOST 0
+
+/*
+ * Extensions that carry a second, encrypted ClientHello or server name:
+ * Encrypted Client Hello (draft-ietf-tls-esni's 0xfe0d, earlier
+ * drafts' 0xfe08..0xfe0c and 0xff02, ech_outer_extensions 0xfd00) and
+ * ESNI (0xffce).  The outer name is then only the front end's; the one
+ * it routes by is hidden.
+ */
+static int
+hides_a_name(size_t type)
+{
+	return type == 0xfe0d || (type >= 0xfe08 && type <= 0xfe0c) ||
+	    type == 0xff02 || type == 0xfd00 || type == 0xffce;
+}
 
 /* A cursor over [p, end). */
 struct cur {
@@ -69,7 +86,7 @@ take_vec(struct cur *c, size_t n, struct cur *v)
 int
 tls_is_record(const unsigned char *buf, size_t len)
 {
-	return len >= 1 && buf[0] >= 20 && buf[0] <= 24;
+	return len >= 1 && ((buf[0] >= 20 && buf[0] <= 24) || buf[0] & 0x80);
 }
 
 /* The server_name extension's body |e|: exactly one host_name. */
@@ -105,6 +122,10 @@ tls_client_hello_name(const unsigned char *buf, size_t len,
 	why[0] = '\0';
 	if (len < 5)
 		return 0;
+	if (buf[0] & 0x80)
+		return refuse(why,
+		    "SSL 2.0-format ClientHello (it carries "
+		    "no server name)");
 	reclen = (size_t)buf[3] << 8 | buf[4];
 	if (buf[0] != TLS_HANDSHAKE || buf[1] != 3 || reclen == 0 ||
 	    reclen > TLS_RECORD_MAX - 5)
@@ -135,6 +156,11 @@ tls_client_hello_name(const unsigned char *buf, size_t len,
 			return refuse(why,
 			    "malformed TLS ClientHello "
 			    "extensions");
+		if (hides_a_name(type))
+			return refuse(why,
+			    "TLS ClientHello with an encrypted "
+			    "ClientHello or server name (0x%04zx)",
+			    type);
 		if (type != TLS_EXT_SERVER_NAME)
 			continue;
 		if (seen++ > 0)
@@ -143,4 +169,96 @@ tls_client_hello_name(const unsigned char *buf, size_t len,
 			return -1;
 	}
 	return 1;
+}
+
+/*
+ * The length of the whole change_cipher_spec and application_data
+ * records at the start of [buf, buf + len); SIZE_MAX while the last of
+ * them is not whole yet.
+ */
+static size_t
+skippable_records(const unsigned char *buf, size_t len)
+{
+	size_t off = 0, reclen;
+
+	while (len - off >= 5 &&
+	    (buf[off] == TLS_CHANGE_CIPHER_SPEC || buf[off] == TLS_APP_DATA) &&
+	    buf[off + 1] == 3) {
+		reclen = (size_t)buf[off + 3] << 8 | buf[off + 4];
+		if (len - off - 5 < reclen)
+			return SIZE_MAX;
+		off += 5 + reclen;
+	}
+	return off;
+}
+
+int
+tls_second_hello_name(const unsigned char *buf, size_t len,
+    char name[TLS_NAME_MAX], char why[TLS_WHY_MAX])
+{
+	size_t off = skippable_records(buf, len);
+
+	if (off == SIZE_MAX) {
+		name[0] = '\0';
+		why[0] = '\0';
+		return 0;
+	}
+	return tls_client_hello_name(buf + off, len - off, name, why);
+}
+
+/* SHA-256("HelloRetryRequest"), a ServerHello's random in an HRR. */
+static const unsigned char hrr_random[32] = {
+	0xcf,
+	0x21,
+	0xad,
+	0x74,
+	0xe5,
+	0x9a,
+	0x61,
+	0x11,
+	0xbe,
+	0x1d,
+	0x8c,
+	0x02,
+	0x1e,
+	0x65,
+	0xb8,
+	0x91,
+	0xc2,
+	0xa2,
+	0x11,
+	0x16,
+	0x7a,
+	0xbb,
+	0x8c,
+	0x5e,
+	0x07,
+	0x9e,
+	0x09,
+	0xe2,
+	0xc8,
+	0xa8,
+	0x33,
+	0x9c,
+};
+
+int
+tls_server_retries(const unsigned char *buf, size_t len)
+{
+	size_t reclen, want;
+
+	if (len < 1)
+		return -1;
+	if (buf[0] != TLS_HANDSHAKE)
+		return 0;
+	if (len < 5)
+		return -1;
+	reclen = (size_t)buf[3] << 8 | buf[4];
+	want = reclen < 38 ? reclen : 38;
+	if (len < 5 + want)
+		return -1;
+	/* type, length, version, random: else it cannot be told */
+	if (reclen < 38 || buf[5] != TLS_SERVER_HELLO)
+		return 1;
+	return memcmp(buf + 5 + 6, hrr_random, sizeof(hrr_random)) == 0;
 }

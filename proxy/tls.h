@@ -16,6 +16,11 @@
  *     host_name, of 1..253 bytes without NUL; a list with more, an
  *     extension seen twice, or a length that runs past its container is
  *     refused;
+ *   - a ClientHello with an Encrypted Client Hello extension (0xfe0d,
+ *     its drafts' codepoints) or ESNI (0xffce) is refused: its server
+ *     name is only the outer one, and a front end that decrypts it
+ *     routes by the hidden inner name (GREASE ECH looks the same, by
+ *     design, and is refused too);
  *   - a ClientHello without the extension is reported as having no
  *     name (the caller decides).
  */
@@ -29,9 +34,11 @@
 #define TLS_WHY_MAX 96
 
 /*
- * Do |len| bytes start a TLS record of any content type (20..24)?  A
- * tunnel whose first record is not a ClientHello (an alert, say, before
- * it) is refused, not let through unread.
+ * Do |len| bytes start a TLS record of any content type (20..24), or an
+ * SSL 2.0 record (first byte 0x80 and up, as of an SSLv2-format
+ * ClientHello)?  A tunnel whose first record is not a ClientHello (an
+ * alert, say, before it) is refused, not let through unread, and so is
+ * an SSLv2-format ClientHello (it has no extensions, so no name).
  */
 int tls_is_record(const unsigned char *buf, size_t len);
 
@@ -42,6 +49,31 @@ int tls_is_record(const unsigned char *buf, size_t len);
  * buffers are always NUL-terminated.
  */
 int tls_client_hello_name(const unsigned char *buf, size_t len,
+    char name[TLS_NAME_MAX], char why[TLS_WHY_MAX]);
+
+/*
+ * A TLS 1.3 server that wants another key share answers the first
+ * ClientHello with a HelloRetryRequest and reads a second ClientHello,
+ * whose server name it takes as the connection's (OpenSSL's servername
+ * callback runs again).  Reads the first bytes the server sent back
+ * (at most TLS_SERVER_FIRST of them): returns -1 when more are needed;
+ * 1 when its first handshake message is a HelloRetryRequest or cannot
+ * be told from one (a first record shorter than a ServerHello's start,
+ * a handshake message other than ServerHello): a second ClientHello may
+ * follow; 0 when it is not one (a ServerHello, an alert, bytes that are
+ * no handshake record).
+ */
+#define TLS_SERVER_FIRST (5 + 38)
+int tls_server_retries(const unsigned char *buf, size_t len);
+
+/*
+ * tls_client_hello_name() for what a client sends after a
+ * HelloRetryRequest: whole change_cipher_spec and application_data
+ * records (the compatibility record; early data, which the server
+ * skips) are passed over, then the first other record must hold the
+ * second ClientHello, whole.
+ */
+int tls_second_hello_name(const unsigned char *buf, size_t len,
     char name[TLS_NAME_MAX], char why[TLS_WHY_MAX]);
 
 #endif

@@ -438,3 +438,5 @@ EXTRA_DIST += tests/integration/budget_landq.sh
 # A tunnel's TLS server name must be its CONNECT host.
 TESTS += tests/integration/proxy_sni.sh
 EXTRA_DIST += tests/integration/proxy_sni.sh
+TESTS += tests/integration/proxy_tls_tricks.sh
+EXTRA_DIST += tests/integration/proxy_tls_tricks.sh

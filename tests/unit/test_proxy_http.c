@@ -305,7 +305,13 @@ START_TEST(test_tunnel_bytes_that_start_a_request)
 		{ "GET / HTTP/1.1", 1, 0 }, /* the version already says it */
 		{ "\r\n get  /  http/1.0\r\n", 1, 3 },
 		{ "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 1, 0 },
-		{ "GET /", -1, 0 }, /* the line is not whole */
+		{ "POST /", -1, 0 }, /* the line is not whole */
+		{ "GE", -1, 0 },
+		/* HTTP/0.9: no version; nginx routes an absolute target */
+		{ "GET /", 1, 0 },
+		{ "GET http://hidden.test/\r\n", 1, 0 },
+		{ "\r\nget /\r\n", 1, 2 },
+		{ "GETS /\r\n", 0, 0 },
 		{ "\r\n", -1, 2 },
 		{ "SSH-2.0-OpenSSH_9.6\r\n", 0, 0 },
 		{ "EHLO mail.test\r\n", 0, 0 },

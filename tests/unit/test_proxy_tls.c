@@ -5,7 +5,11 @@
  * server name is cut out of a whole ClientHello; a ClientHello without
  * the extension has none; two names, the extension twice, a ClientHello
  * split over records, lengths that run past their container and a name
- * holding NUL are refused; every prefix of a valid record asks for more.
+ * holding NUL are refused, and so are an Encrypted Client Hello, ESNI
+ * and an SSLv2-format ClientHello; every prefix of a valid record asks
+ * for more.  A server's HelloRetryRequest is told from its ServerHello,
+ * and the second ClientHello is read behind the records that may come
+ * before it.
  */
 #include "config.h"
 
@@ -189,6 +193,143 @@ START_TEST(test_bad_framing_is_refused)
 }
 END_TEST
 
+/*
+ * Encrypted Client Hello (and GREASE ECH, which looks the same) or the
+ * old ESNI hide the name a front end routes by behind an outer name
+ * that may be the CONNECT host: refused, the name before or after it.
+ */
+START_TEST(test_an_encrypted_name_is_refused)
+{
+	static const size_t types[] = { 0xfe0d, 0xffce, 0xfe0a, 0xfd00 };
+	static struct msg ext, m;
+	char name[TLS_NAME_MAX], why[TLS_WHY_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		ext.len = 0;
+		sni_ext(&ext, (const char *const[]){ "front.test", NULL });
+		put16(&ext, types[i]);
+		put16(&ext, 4);
+		put(&ext, "\x00\x00\x01\x00", 4);
+		hello(&m, &ext, 1);
+		ck_assert_int_eq(parse(&m, name, why), -1);
+		ck_assert_ptr_nonnull(strstr(why, "encrypted ClientHello"));
+	}
+	/* Before the server name too. */
+	ext.len = 0;
+	put16(&ext, 0xfe0d);
+	put16(&ext, 0);
+	sni_ext(&ext, (const char *const[]){ "front.test", NULL });
+	hello(&m, &ext, 1);
+	ck_assert_int_eq(parse(&m, name, why), -1);
+	/* A neighbouring codepoint is only an unknown extension. */
+	ext.len = 0;
+	sni_ext(&ext, (const char *const[]){ "front.test", NULL });
+	put16(&ext, 0xfe0e);
+	put16(&ext, 0);
+	hello(&m, &ext, 1);
+	ck_assert_int_eq(parse(&m, name, why), 1);
+	ck_assert_str_eq(name, "front.test");
+}
+END_TEST
+
+/* An SSLv2-format ClientHello has no extensions, so no name. */
+START_TEST(test_an_sslv2_hello_is_refused)
+{
+	static const unsigned char v2[] = { 0x80, 0x2e, 0x01, 0x03, 0x01, 0x00,
+		0x15 };
+	char name[TLS_NAME_MAX], why[TLS_WHY_MAX];
+
+	ck_assert(tls_is_record(v2, 1));
+	ck_assert_int_eq(tls_client_hello_name(v2, 4, name, why), 0);
+	ck_assert_int_eq(tls_client_hello_name(v2, sizeof(v2), name, why), -1);
+	ck_assert_ptr_nonnull(strstr(why, "SSL 2.0"));
+}
+END_TEST
+
+/* A ServerHello of TLS 1.3 whose random is |random|. */
+static void
+server_hello(struct msg *m, const unsigned char random[32])
+{
+	m->len = 0;
+	put(m, "\x16\x03\x03\x00\x30\x02\x00\x00\x2c\x03\x03", 11);
+	put(m, random, 32);
+	put(m, "\x00\x13\x01\x00\x00\x04\x00\x2b\x00\x02", 10);
+}
+
+/*
+ * A HelloRetryRequest is told from a ServerHello by its random; a first
+ * answer that cannot be told from one (a short first record, another
+ * handshake message) counts as one; an alert or other bytes do not.
+ */
+START_TEST(test_a_hello_retry_request_is_told)
+{
+	static const unsigned char hrr[32] = { 0xcf, 0x21, 0xad, 0x74, 0xe5,
+		0x9a, 0x61, 0x11, 0xbe, 0x1d, 0x8c, 0x02, 0x1e, 0x65, 0xb8,
+		0x91, 0xc2, 0xa2, 0x11, 0x16, 0x7a, 0xbb, 0x8c, 0x5e, 0x07,
+		0x9e, 0x09, 0xe2, 0xc8, 0xa8, 0x33, 0x9c };
+	unsigned char other[32];
+	static struct msg m;
+	size_t i;
+
+	server_hello(&m, hrr);
+	for (i = 0; i < TLS_SERVER_FIRST; i++)
+		ck_assert_int_eq(tls_server_retries(m.b, i), -1);
+	ck_assert_int_eq(tls_server_retries(m.b, TLS_SERVER_FIRST), 1);
+	ck_assert_int_eq(tls_server_retries(m.b, m.len), 1);
+	memcpy(other, hrr, sizeof(other));
+	other[31] ^= 1;
+	server_hello(&m, other);
+	ck_assert_int_eq(tls_server_retries(m.b, m.len), 0);
+	m.b[5] = 11; /* a Certificate first */
+	ck_assert_int_eq(tls_server_retries(m.b, m.len), 1);
+	m.b[5] = 2;
+	m.b[4] = 10; /* a first record too short to tell */
+	ck_assert_int_eq(tls_server_retries(m.b, 14), -1);
+	ck_assert_int_eq(tls_server_retries(m.b, 15), 1);
+	ck_assert_int_eq(tls_server_retries(
+			     (const unsigned char *)"\x15\x03\x03\x00\x02", 5),
+	    0);
+	ck_assert_int_eq(
+	    tls_server_retries((const unsigned char *)"SSH-", 4), 0);
+}
+END_TEST
+
+/*
+ * After a HelloRetryRequest, change_cipher_spec and application_data
+ * records go by whole; the next record must be the second ClientHello.
+ */
+START_TEST(test_the_second_hello_is_read_behind_skipped_records)
+{
+	static struct msg ext, ch, m;
+	char name[TLS_NAME_MAX], why[TLS_WHY_MAX];
+	size_t i;
+
+	sni_ext(&ext, (const char *const[]){ "hidden.test", NULL });
+	hello(&ch, &ext, 1);
+	put(&m, "\x14\x03\x03\x00\x01\x01", 6);
+	put(&m,
+	    "\x17\x03\x03\x00\x03"
+	    "abc",
+	    8);
+	put(&m, ch.b, ch.len);
+	ck_assert_int_eq(tls_second_hello_name(m.b, m.len, name, why), 1);
+	ck_assert_str_eq(name, "hidden.test");
+	for (i = 0; i < m.len; i++)
+		ck_assert_int_eq(tls_second_hello_name(m.b, i, name, why), 0);
+	/* Another record before it: an alert, a handshake fragment. */
+	m.b[6] = 21;
+	ck_assert_int_eq(tls_second_hello_name(m.b, m.len, name, why), -1);
+	m.b[6] = 22;
+	ck_assert_int_eq(tls_second_hello_name(m.b, m.len, name, why), -1);
+	/* Plain bytes are no ClientHello. */
+	ck_assert_int_eq(
+	    tls_second_hello_name(
+		(const unsigned char *)"GET / HTTP/1.1\r\n", 16, name, why),
+	    -1);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -201,6 +342,11 @@ main(void)
 	tcase_add_test(tc, test_a_hello_without_the_extension_has_no_name);
 	tcase_add_test(tc, test_ambiguous_names_are_refused);
 	tcase_add_test(tc, test_bad_framing_is_refused);
+	tcase_add_test(tc, test_an_encrypted_name_is_refused);
+	tcase_add_test(tc, test_an_sslv2_hello_is_refused);
+	tcase_add_test(tc, test_a_hello_retry_request_is_told);
+	tcase_add_test(
+	    tc, test_the_second_hello_is_read_behind_skipped_records);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
