@@ -69,6 +69,8 @@
  *     HelloRetryRequest?) decides on at most TLS_SERVER_FIRST bytes and
  *     never changes its mind on more; tls_second_hello_name (the
  *     ClientHello after one) takes its name from the bytes;
+ *     tls_upgrade_prelude (a database's request for TLS) is 8 or 36
+ *     bytes, read from those alone, and never wants more than 36;
  *   - proxy/http.c http_starts_request (is a tunnel's start an HTTP
  *     request?) says so of every head http_head_parse accepts, and of
  *     every prefix of it that holds its first line; "not a request" is
@@ -909,6 +911,13 @@ check_tls_second(const uint8_t *data, size_t size)
 	if (rc == 1 && name[0] != '\0' &&
 	    memmem(data, size, name, strlen(name)) == NULL)
 		fail("tls: second hello: name not from the bytes", in, size);
+	rc = tls_upgrade_prelude(data, size);
+	if (rc != -1 && rc != 0 && rc != 8 && rc != 36)
+		fail("tls: a request for TLS of an odd length", in, size);
+	if (rc > 0 && tls_upgrade_prelude(data, (size_t)rc) != rc)
+		fail("tls: a request for TLS read past its end", in, size);
+	if (rc == -1 && size >= 36)
+		fail("tls: more than a request for TLS wanted", in, size);
 }
 
 /* --- a tunnel's start (proxy/http.c http_starts_request) ---------------- */

@@ -155,6 +155,11 @@ struct conn {
 						   held bytes are judged */
 	int			 judge_due;	/* ... and are to be judged
 						   now */
+	int			 prelude;	/* a message asking for TLS
+						   goes alone: what follows
+						   it (in |held|) is judged
+						   as the tunnel's start
+						   once it went */
 	unsigned char		 sfirst[TLS_SERVER_FIRST];
 	size_t			 sfirstlen;	/* the server's first bytes */
 	char			*held;		/* client bytes read behind
@@ -1634,27 +1639,30 @@ tunnel_request(struct proxy *p, struct conn *c, int final)
 }
 
 /*
- * The first ClientHello of the tunnel |c| may go: what the client sent
- * behind it (early data with the CONNECT head) is moved to c->held, and
- * what it sends next stays in its socket, until server_first() has seen
- * whether the server asks for a second ClientHello.
+ * The first |len| bytes of the tunnel |c| may go: what the client sent
+ * behind them (with the CONNECT head, or in the same read) is moved to
+ * c->held, and what it sends next stays in its socket.  After a
+ * ClientHello (|hello|) they wait until server_first() has seen whether
+ * the server asks for a second one; after a message asking for TLS
+ * (tls_upgrade_prelude()), until it went (prelude_sent()).
  */
 static void
-hold_after_hello(struct proxy *p, struct conn *c)
+hold_behind(struct proxy *p, struct conn *c, size_t len, int hello)
 {
-	const unsigned char *d = (const unsigned char *)c->up.data;
-	size_t rec = 5 + ((size_t)d[3] << 8 | d[4]);
-
-	if (c->up.len > rec) {
-		if ((c->held = malloc(c->up.len - rec)) == NULL) {
+	if (c->up.len > len) {
+		if ((c->held = malloc(c->up.len - len)) == NULL) {
 			hello_refuse(p, c, "error", END_SNI, "out of memory");
 			return;
 		}
-		c->heldlen = c->up.len - rec;
-		memcpy(c->held, d + rec, c->heldlen);
-		c->up.len = rec;
+		c->heldlen = c->up.len - len;
+		memcpy(c->held, c->up.data + len, c->heldlen);
+		c->up.len = len;
 	}
-	c->server_wait = 1;
+	c->hello_check = 0;
+	if (hello)
+		c->server_wait = 1;
+	else
+		c->prelude = 1;
 }
 
 /*
@@ -1674,10 +1682,17 @@ hello_judge(struct proxy *p, struct conn *c, int final)
 	const unsigned char *d = (const unsigned char *)c->up.data;
 	char name[TLS_NAME_MAX], why[TLS_WHY_MAX];
 	size_t n;
-	int rc;
+	int rc, pre;
 
 	if (c->up.len == 0 && final) {
 		c->hello_check = 0;
+		return;
+	}
+	if (!c->hello_second && (pre = tls_upgrade_prelude(d, c->up.len)) != 0) {
+		if (pre > 0)
+			hold_behind(p, c, (size_t)pre, 0);
+		else if (final)
+			c->hello_check = 0;
 		return;
 	}
 	if (c->up.len > 0 && !c->hello_second && !tls_is_record(d, c->up.len)) {
@@ -1715,7 +1730,7 @@ hello_judge(struct proxy *p, struct conn *c, int final)
 		c->hello_second = 0;	/* a server asks once */
 		return;
 	}
-	hold_after_hello(p, c);
+	hold_behind(p, c, 5 + ((size_t)d[3] << 8 | d[4]), 1);
 }
 
 /*
@@ -1920,6 +1935,27 @@ server_first(struct conn *c, const char *data, size_t n)
 	return 0;
 }
 
+/*
+ * The message asking for TLS at the start of the tunnel |c| went alone:
+ * what follows it is judged as the tunnel's start (a ClientHello naming
+ * the CONNECT host, a request for it, or other bytes).
+ */
+static void
+prelude_sent(struct proxy *p, struct conn *c)
+{
+	c->prelude = 0;
+	c->hello_check = 1;
+	c->up.off = 0;
+	if (c->heldlen > 0) {
+		memcpy(c->up.data, c->held, c->heldlen);
+		c->up.len = c->heldlen;
+		free(c->held);
+		c->held = NULL;
+		c->heldlen = 0;
+		hello_judge(p, c, c->c_eof);
+	}
+}
+
 static int
 relay_write(struct conn *c, int to, struct relaybuf *b)
 {
@@ -2028,6 +2064,10 @@ conn_io(struct proxy *p, struct conn *c, int kind, short revents)
 	} else {
 		if ((revents & POLLOUT) && relay_write(c, c->sfd, &c->up))
 			goto out;
+		if (c->prelude && PENDING(&c->up) == 0) {
+			prelude_sent(p, c);
+			return;
+		}
 		if ((revents & (POLLIN | POLLHUP | POLLERR)) && !c->s_eof &&
 		    !c->capped && relay_read(p, c, c->sfd, &c->down,
 		    &c->bytes_down, &c->s_eof))

@@ -262,3 +262,30 @@ tls_server_retries(const unsigned char *buf, size_t len)
 		return 1;
 	return memcmp(buf + 5 + 6, hrr_random, sizeof(hrr_random)) == 0;
 }
+
+/* Postgres's SSLRequest: length 8, code 80877103. */
+static const unsigned char pg_ssl_request[8] = { 0, 0, 0, 8, 0x04, 0xd2, 0x16,
+	0x2f };
+
+#define MYSQL_SSL_REQUEST 36 /* header, then 32 bytes */
+#define MYSQL_CLIENT_SSL 0x08 /* CLIENT_SSL (0x800), second byte */
+
+int
+tls_upgrade_prelude(const unsigned char *buf, size_t len)
+{
+	static const unsigned char my[4] = { 32, 0, 0, 1 };
+	size_t n = len < sizeof(pg_ssl_request) ? len : sizeof(pg_ssl_request);
+
+	if (len == 0)
+		return -1;
+	if (memcmp(buf, pg_ssl_request, n) == 0)
+		return n == sizeof(pg_ssl_request) ? (int)n : -1;
+	n = len < sizeof(my) ? len : sizeof(my);
+	if (memcmp(buf, my, n) != 0)
+		return 0;
+	if (len < 6)
+		return -1;
+	if (!(buf[5] & MYSQL_CLIENT_SSL))
+		return 0;
+	return len < MYSQL_SSL_REQUEST ? -1 : MYSQL_SSL_REQUEST;
+}

@@ -76,4 +76,14 @@ int tls_server_retries(const unsigned char *buf, size_t len);
 int tls_second_hello_name(const unsigned char *buf, size_t len,
     char name[TLS_NAME_MAX], char why[TLS_WHY_MAX]);
 
+/*
+ * A protocol that turns to TLS after a first message of its own sends
+ * its ClientHello next, and front ends that route those protocols by
+ * server name (database proxies) read it there.  Returns the length of
+ * such a message at the start of |buf|: Postgres's SSLRequest (8
+ * bytes), MySQL's SSL request (36 bytes, sequence 1, CLIENT_SSL); -1
+ * when |len| bytes could still become one; 0 when they are not one.
+ */
+int tls_upgrade_prelude(const unsigned char *buf, size_t len);
+
 #endif

@@ -15,6 +15,9 @@
 #     server name of the second ClientHello (its servername callback
 #     runs again), sent after the HelloRetryRequest, sent at once behind
 #     the first, sent with the CONNECT head, or split over two records;
+#   - a ClientHello behind Postgres's SSLRequest or MySQL's SSL request:
+#     database front ends route by its name (Neon, PlanetScale, TiDB
+#     Cloud), and the request made the tunnel "not TLS", unread;
 #   - an SSL 2.0-format ClientHello (no extensions, so no name: the
 #     front end's default site) and an HTTP/0.9 request
 #     ("GET http://hidden.test/", no version: nginx routes it by host).
@@ -45,6 +48,8 @@ t = sys.argv[1]
 ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
 ctx.load_cert_chain(t + '/cert.pem', t + '/key.pem')
 lock = threading.Lock()
+PG = bytes.fromhex('0000000804d2162f')
+MY = bytes.fromhex('20000001')
 def log(f, data):
     with lock, open(t + '/' + f, 'ab') as o:
         o.write(data)
@@ -59,7 +64,7 @@ def serve(s, n):
     i, o = ssl.MemoryBIO(), ssl.MemoryBIO()
     tls = ctx2.wrap_bio(i, o, server_side=True)
     s.settimeout(10)
-    total, done = 0, False
+    total, done, start = 0, False, b''
     try:
         while True:
             d = s.recv(65536)
@@ -67,6 +72,19 @@ def serve(s, n):
                 break
             total += len(d)
             log('raw.log', d)
+            if start is not None:
+                # A database's request for TLS first: Postgres's
+                # SSLRequest (answered "S"), MySQL's SSL request.
+                start += d
+                if PG.startswith(start[:8]) and len(start) < 8 or \
+                   MY.startswith(start[:4]) and len(start) < 36:
+                    continue
+                if start.startswith(PG):
+                    s.sendall(b'S')
+                    start = start[8:]
+                elif start.startswith(MY):
+                    start = start[36:]
+                d, start = start, None
             i.write(d)
             try:
                 if not done:
@@ -204,6 +222,29 @@ def session(v):
         s.sendall(b'ping')
         return '%s %s' % (s.version(), s.recv(100).decode())
     return f
+def pg(name):
+    def f():
+        s = tunnel()
+        s.sendall(bytes.fromhex('0000000804d2162f'))
+        if s.recv(1) != b'S':
+            return 'no S'
+        if name is None:
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+            ctx.check_hostname = False
+            ctx.verify_mode = ssl.CERT_NONE
+            t = ctx.wrap_socket(s, server_hostname='front.test')
+            t.sendall(b'ping')
+            return '%s %s' % (t.version(), t.recv(100).decode())
+        s.sendall(hello(name))
+        return len(answer(s))
+    return f
+def mysql():
+    # The SSL request (CLIENT_SSL | CLIENT_PROTOCOL_41) and the
+    # ClientHello in one write.
+    req = bytes.fromhex('20000001') + struct.pack('<IIB', 0x0a00, 1 << 24, 33) + bytes(23)
+    s = tunnel()
+    s.sendall(req + hello('hidden.test'))
+    return len(answer(s))
 def raw(data):
     def f():
         s = tunnel()
@@ -218,7 +259,10 @@ attack('second-with-connect', second_early)
 attack('second-split', second_split)
 attack('sslv2', raw(b'\x80\x2e\x01\x03\x01\x00\x15\x00\x00\x00\x10' + b'\x00\x00\x2f' * 7 + os.urandom(16)))
 attack('http09', raw(b'GET http://hidden.test/\r\n\r\n'))
+attack('postgres', pg('hidden.test'))
+attack('mysql', mysql)
 attack('second-good', second_good)
+attack('postgres-good', pg(None))
 attack('tls13', session(ssl.TLSVersion.TLSv1_3))
 attack('tls12', session(ssl.TLSVersion.TLSv1_2))
 EOF
@@ -228,8 +272,8 @@ line() { printf '%s\n' "$out" | grep "^$1 |"; }
 denied() { printf '%s\n' "$out" | grep -c "denied: network front.test:$SP (proxy): $1"; }
 expect_eq "an ECH or ESNI extension beside the CONNECT host's name is refused" \
     "$(denied 'TLS ClientHello with an encrypted ClientHello or server name (0x')" "2"
-expect_eq "a second ClientHello naming another server is refused" \
-    "$(denied 'TLS server name hidden.test is not the CONNECT host front.test')" "3"
+expect_eq "a second ClientHello, or one behind a database's request for TLS, naming another server is refused" \
+    "$(denied 'TLS server name hidden.test is not the CONNECT host front.test')" "5"
 expect_eq "... when asked for (the server did ask)" "$(line second-after-hrr)" \
     "second-after-hrr | hrr True, then 0"
 expect_contains "... and one split over two records" "$out" \
@@ -241,10 +285,12 @@ expect_contains "an HTTP/0.9 request is refused" "$out" \
 expect_eq "a second ClientHello for the CONNECT host is answered" \
     "$(line second-good)" "second-good | hrr True, then server hello True"
 expect_eq "a TLS 1.3 session works" "$(line tls13)" "tls13 | TLSv1.3 pong ping"
+expect_eq "... and one after Postgres's SSLRequest" "$(line postgres-good)" \
+    "postgres-good | TLSv1.3 pong ping"
 expect_eq "a TLS 1.2 session works" "$(line tls12)" "tls12 | TLSv1.2 pong ping"
 expect_eq "the server was never asked for hidden.test" \
     "$(grep -c hidden "$T/names.log")" "0"
 expect_eq "... nor sent its name" "$(grep -a -c hidden "$T/raw.log")" "0"
 expect_eq "it was asked for front.test by every ClientHello that reached it" \
-    "$(grep -c ' front\.test$' "$T/names.log")" "8"
+    "$(grep -c ' front\.test$' "$T/names.log")" "9"
 finish

@@ -9,7 +9,7 @@
  * and an SSLv2-format ClientHello; every prefix of a valid record asks
  * for more.  A server's HelloRetryRequest is told from its ServerHello,
  * and the second ClientHello is read behind the records that may come
- * before it.
+ * before it; Postgres's and MySQL's requests for TLS are told.
  */
 #include "config.h"
 
@@ -330,6 +330,34 @@ START_TEST(test_the_second_hello_is_read_behind_skipped_records)
 }
 END_TEST
 
+/* Postgres's and MySQL's requests for TLS, told from other bytes. */
+START_TEST(test_a_database_request_for_tls_is_told)
+{
+	static const unsigned char pg[] = { 0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f,
+		0x16 };
+	unsigned char my[40] = { 32, 0, 0, 1, 0x00, 0x0a };
+	size_t i;
+
+	for (i = 1; i < 8; i++)
+		ck_assert_int_eq(tls_upgrade_prelude(pg, i), -1);
+	ck_assert_int_eq(tls_upgrade_prelude(pg, 8), 8);
+	ck_assert_int_eq(tls_upgrade_prelude(pg, sizeof(pg)), 8);
+	for (i = 1; i < 36; i++)
+		ck_assert_int_eq(tls_upgrade_prelude(my, i), -1);
+	ck_assert_int_eq(tls_upgrade_prelude(my, sizeof(my)), 36);
+	my[5] = 0x02; /* CLIENT_SSL not set: a login in clear */
+	ck_assert_int_eq(tls_upgrade_prelude(my, sizeof(my)), 0);
+	ck_assert_int_eq(
+	    tls_upgrade_prelude(
+		(const unsigned char *)"\0\0\0\x08\x04\xd2\x16\x30", 8),
+	    0); /* GSSENCRequest */
+	ck_assert_int_eq(
+	    tls_upgrade_prelude((const unsigned char *)"SSH-2.0", 7), 0);
+	ck_assert_int_eq(
+	    tls_upgrade_prelude((const unsigned char *)"\x16\x03\x01", 3), 0);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -347,6 +375,7 @@ main(void)
 	tcase_add_test(tc, test_a_hello_retry_request_is_told);
 	tcase_add_test(
 	    tc, test_the_second_hello_is_read_behind_skipped_records);
+	tcase_add_test(tc, test_a_database_request_for_tls_is_told);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
