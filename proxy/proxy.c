@@ -1563,8 +1563,9 @@ hello_refuse(struct proxy *p, struct conn *c, const char *decision,
  * front end shared by many sites (a CDN) routes, and a tunnel would
  * carry any number of them: it is held to the rules of plain-HTTP
  * forwarding instead (conn_request()).  Its head must parse, its target
- * be origin-form and its Host (if any) the CONNECT host; it goes on with
- * "Connection: close" and exactly its body, and nothing after it does.
+ * be origin-form and its Host (if any) the CONNECT host (one without,
+ * HTTP/1.0, is given it); it goes on with "Connection: close" and
+ * exactly its body, and nothing after it does.
  * Other bytes pass as they are.  The contract of hello_judge().
  */
 static void
@@ -1620,10 +1621,15 @@ tunnel_request(struct proxy *p, struct conn *c, int final)
 		hello_refuse(p, c, "error", END_HTTP, "out of memory");
 		return;
 	}
-	/* The request line as it came (it parsed), then the rest framed. */
+	/* The request line as it came (it parsed), then the rest framed.
+	 * An HTTP/1.0 request without Host would get the front end's
+	 * default site: it names the CONNECT host. */
 	nl = memchr(d, '\n', h.len);
 	len = (size_t)(nl - d) + 1;
 	memcpy(out, d, len);
+	if (!h.has_host)
+		len += (size_t)snprintf(out + len, RELAY_BUF - len,
+		    "Host: %s\r\n", c->host);
 	if ((len = request_frame(c, d, &h, c->up.len - h.len, 1, out, len,
 	    RELAY_BUF)) == 0) {
 		free(out);

@@ -83,10 +83,21 @@ take_vec(struct cur *c, size_t n, struct cur *v)
 	return 0;
 }
 
+/*
+ * An SSL 2.0 record header (a length with its top bit set) holding a
+ * MSG-CLIENT-HELLO (1); until its third byte came, it may be one.
+ */
+static int
+sslv2_hello(const unsigned char *buf, size_t len)
+{
+	return len >= 1 && (buf[0] & 0x80) && (len < 3 || buf[2] == 1);
+}
+
 int
 tls_is_record(const unsigned char *buf, size_t len)
 {
-	return len >= 1 && ((buf[0] >= 20 && buf[0] <= 24) || buf[0] & 0x80);
+	return len >= 1 &&
+	    ((buf[0] >= 20 && buf[0] <= 24) || sslv2_hello(buf, len));
 }
 
 /* The server_name extension's body |e|: exactly one host_name. */
@@ -122,7 +133,7 @@ tls_client_hello_name(const unsigned char *buf, size_t len,
 	why[0] = '\0';
 	if (len < 5)
 		return 0;
-	if (buf[0] & 0x80)
+	if (sslv2_hello(buf, len))
 		return refuse(why,
 		    "SSL 2.0-format ClientHello (it carries "
 		    "no server name)");

@@ -35,8 +35,8 @@
 
 /*
  * Do |len| bytes start a TLS record of any content type (20..24), or an
- * SSL 2.0 record (first byte 0x80 and up, as of an SSLv2-format
- * ClientHello)?  A tunnel whose first record is not a ClientHello (an
+ * SSL 2.0 record holding a ClientHello (first byte 0x80 and up, third
+ * byte 1; said of 1 or 2 such bytes until the third comes)?  A tunnel whose first record is not a ClientHello (an
  * alert, say, before it) is refused, not let through unread, and so is
  * an SSLv2-format ClientHello (it has no extensions, so no name).
  */

@@ -20,7 +20,9 @@
 #     Cloud), and the request made the tunnel "not TLS", unread;
 #   - an SSL 2.0-format ClientHello (no extensions, so no name: the
 #     front end's default site) and an HTTP/0.9 request
-#     ("GET http://hidden.test/", no version: nginx routes it by host).
+#     ("GET http://hidden.test/", no version: nginx routes it by host);
+#   - an HTTP/1.0 request without Host (the front end's default site):
+#     it now goes with the CONNECT host's.
 # A ClientHello for front.test after a HelloRetryRequest, and whole
 # TLS 1.3 and TLS 1.2 sessions, still work.
 if [ -z "${AIRLOCK_PROXY_TEST_NS:-}" ]; then
@@ -259,6 +261,7 @@ attack('second-with-connect', second_early)
 attack('second-split', second_split)
 attack('sslv2', raw(b'\x80\x2e\x01\x03\x01\x00\x15\x00\x00\x00\x10' + b'\x00\x00\x2f' * 7 + os.urandom(16)))
 attack('http09', raw(b'GET http://hidden.test/\r\n\r\n'))
+attack('http10-nohost', raw(b'GET /nohost HTTP/1.0\r\n\r\n'))
 attack('postgres', pg('hidden.test'))
 attack('mysql', mysql)
 attack('second-good', second_good)
@@ -282,6 +285,8 @@ expect_contains "an SSL 2.0-format ClientHello is refused" "$out" \
     "denied: network front.test:$SP (proxy): SSL 2.0-format ClientHello"
 expect_contains "an HTTP/0.9 request is refused" "$out" \
     "denied: network front.test:$SP (proxy): malformed request line"
+expect_eq "an HTTP/1.0 request without Host is given the CONNECT host's" \
+    "$(tr -d '\r' < "$T/raw.log" | grep -a -A1 'GET /nohost HTTP/1.0$' | grep -a -c '^Host: front.test$')" "1"
 expect_eq "a second ClientHello for the CONNECT host is answered" \
     "$(line second-good)" "second-good | hrr True, then server hello True"
 expect_eq "a TLS 1.3 session works" "$(line tls13)" "tls13 | TLSv1.3 pong ping"

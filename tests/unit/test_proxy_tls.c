@@ -241,6 +241,10 @@ START_TEST(test_an_sslv2_hello_is_refused)
 	char name[TLS_NAME_MAX], why[TLS_WHY_MAX];
 
 	ck_assert(tls_is_record(v2, 1));
+	ck_assert(tls_is_record(v2, 3));
+	/* Memcached's binary magic, a little-endian length: not SSL 2.0. */
+	ck_assert(!tls_is_record((const unsigned char *)"\x80\x00\x00\x05", 4));
+	ck_assert(!tls_is_record((const unsigned char *)"\xc8\x00\x00\x00", 4));
 	ck_assert_int_eq(tls_client_hello_name(v2, 4, name, why), 0);
 	ck_assert_int_eq(tls_client_hello_name(v2, sizeof(v2), name, why), -1);
 	ck_assert_ptr_nonnull(strstr(why, "SSL 2.0"));
