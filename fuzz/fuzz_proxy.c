@@ -74,7 +74,8 @@
  *   - proxy/http.c http_starts_request (is a tunnel's start an HTTP
  *     request?) says so of every head http_head_parse accepts, and of
  *     every prefix of it that holds its first line; "not a request" is
- *     never said of bytes the parser would accept.
+ *     never said of bytes the parser would accept; http_proxy_header
+ *     never wants more than the 12 bytes of the longest signature.
  */
 #include "config.h"
 
@@ -930,6 +931,9 @@ check_tunnel_start(const char *in, size_t size)
 	size_t lead, i;
 	int rc;
 
+	rc = http_proxy_header(in, size);
+	if (rc < -1 || rc > 1 || (rc == -1 && size >= 12))
+		fail("tunnel start: a PROXY header judged wrongly", in, size);
 	rc = http_starts_request(in, size, MAX_LINE, &lead);
 	if (rc < -1 || rc > 1 || lead > size)
 		fail("tunnel start: bad return", in, size);

@@ -63,6 +63,19 @@ http_starts_request(const char *buf, size_t len, size_t max_line, size_t *lead)
 }
 
 int
+http_proxy_header(const char *buf, size_t len)
+{
+	static const char v1[] = "PROXY ", v2[] = "\r\n\r\n\0\r\nQUIT\n";
+	size_t n1 = sizeof(v1) - 1, n2 = sizeof(v2) - 1;
+
+	if (memcmp(buf, v1, len < n1 ? len : n1) == 0)
+		return len < n1 ? -1 : 1;
+	if (memcmp(buf, v2, len < n2 ? len : n2) == 0)
+		return len < n2 ? -1 : 1;
+	return 0;
+}
+
+int
 http_field_is(const char *buf, const struct http_field *f, const char *name)
 {
 	return strlen(name) == f->name.len &&

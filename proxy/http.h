@@ -91,6 +91,15 @@ int http_field_is(
     const char *buf, const struct http_field *f, const char *name);
 
 /*
+ * Do the first bytes of a tunnel start a PROXY protocol header (v1
+ * "PROXY ", v2's 12-byte signature)?  A server that reads one takes
+ * the source address it claims, and reads an HTTP request behind it,
+ * which would pass as bytes that are not one.  Returns 1, 0, or -1
+ * while |len| bytes are a prefix of one.
+ */
+int http_proxy_header(const char *buf, size_t len);
+
+/*
  * Do the first bytes a client sends through a tunnel (|len| of them)
  * start an HTTP/1.x request, as a server would read them?  That is: a
  * token at the start of the first line (after any CR, LF, SP or HTAB,

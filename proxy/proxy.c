@@ -1578,6 +1578,12 @@ tunnel_request(struct proxy *p, struct conn *c, int final)
 	size_t lead, len;
 	int rc;
 
+	if ((rc = http_proxy_header(d, c->up.len)) != 0) {
+		if (rc > 0 || final)
+			hello_refuse(p, c, "deny", END_HTTP, "PROXY protocol "
+			    "header in a tunnel");
+		return;
+	}
 	rc = http_starts_request(d, c->up.len, p->lim.max_line, &lead);
 	if (rc == 0 || (rc < 0 && final)) {
 		c->hello_check = 0;

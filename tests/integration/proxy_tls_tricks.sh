@@ -22,7 +22,10 @@
 #     front end's default site) and an HTTP/0.9 request
 #     ("GET http://hidden.test/", no version: nginx routes it by host);
 #   - an HTTP/1.0 request without Host (the front end's default site):
-#     it now goes with the CONNECT host's.
+#     it now goes with the CONNECT host's;
+#   - a PROXY protocol header (v1 text, v2 binary), which made the
+#     tunnel "not HTTP" while a request for hidden.test followed it (a
+#     server listening with proxy_protocol reads both).
 # A ClientHello for front.test after a HelloRetryRequest, and whole
 # TLS 1.3 and TLS 1.2 sessions, still work.
 if [ -z "${AIRLOCK_PROXY_TEST_NS:-}" ]; then
@@ -262,6 +265,9 @@ attack('second-split', second_split)
 attack('sslv2', raw(b'\x80\x2e\x01\x03\x01\x00\x15\x00\x00\x00\x10' + b'\x00\x00\x2f' * 7 + os.urandom(16)))
 attack('http09', raw(b'GET http://hidden.test/\r\n\r\n'))
 attack('http10-nohost', raw(b'GET /nohost HTTP/1.0\r\n\r\n'))
+HIDDEN = b'GET / HTTP/1.1\r\nHost: hidden.test\r\n\r\n'
+attack('proxy-v1', raw(b'PROXY TCP4 10.0.0.1 10.0.0.2 1 2\r\n' + HIDDEN))
+attack('proxy-v2', raw(b'\r\n\r\n\0\r\nQUIT\n\x21\x11\x00\x0c' + bytes(12) + HIDDEN))
 attack('postgres', pg('hidden.test'))
 attack('mysql', mysql)
 attack('second-good', second_good)
@@ -285,6 +291,8 @@ expect_contains "an SSL 2.0-format ClientHello is refused" "$out" \
     "denied: network front.test:$SP (proxy): SSL 2.0-format ClientHello"
 expect_contains "an HTTP/0.9 request is refused" "$out" \
     "denied: network front.test:$SP (proxy): malformed request line"
+expect_eq "a PROXY protocol header (v1, v2) with a request behind it is refused" \
+    "$(denied 'PROXY protocol header in a tunnel')" "2"
 expect_eq "an HTTP/1.0 request without Host is given the CONNECT host's" \
     "$(tr -d '\r' < "$T/raw.log" | grep -a -A1 'GET /nohost HTTP/1.0$' | grep -a -c '^Host: front.test$')" "1"
 expect_eq "a second ClientHello for the CONNECT host is answered" \

@@ -328,6 +328,15 @@ START_TEST(test_tunnel_bytes_that_start_a_request)
 		    "row %zu", i);
 		ck_assert_uint_eq(lead, rows[i].lead);
 	}
+	/* A PROXY protocol header, v1 or v2, and prefixes of one. */
+	ck_assert_int_eq(http_proxy_header("PROXY TCP4 1.2.3.4 ", 19), 1);
+	ck_assert_int_eq(http_proxy_header("PROX", 4), -1);
+	ck_assert_int_eq(
+	    http_proxy_header("\r\n\r\n\0\r\nQUIT\n\x21\x11", 14), 1);
+	ck_assert_int_eq(http_proxy_header("\r\n\r\n\0", 5), -1);
+	ck_assert_int_eq(http_proxy_header("PRI * HTTP/2.0\r\n", 16), 0);
+	ck_assert_int_eq(http_proxy_header("POST / HTTP/1.1\r\n", 17), 0);
+	ck_assert_int_eq(http_proxy_header("\r\nGET", 5), 0);
 	/* A first line past the line limit, with no LF yet, is taken as one. */
 	memset(longline, 'a', sizeof(longline));
 	longline[3] = ' ';
