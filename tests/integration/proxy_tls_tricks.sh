@@ -215,6 +215,7 @@ def second_good():
     s.sendall(hello('front.test', share=False))
     got = s.recv(65536)
     s.sendall(CCS + hello('front.test'))
+    s.settimeout(1)  # the server then waits for a Finished
     more = answer(s)
     return 'hrr %s, then server hello %s' % (hrr(got), more[:1] == b'\x16' and not hrr(more))
 def session(v):
