@@ -163,7 +163,8 @@ struct conn {
 	unsigned char		 sfirst[TLS_SERVER_FIRST];
 	size_t			 sfirstlen;	/* the server's first bytes */
 	char			*held;		/* client bytes read behind
-						   the ClientHello */
+						   the ClientHello or the
+						   request for TLS */
 	size_t			 heldlen;
 
 	struct sockaddr_storage	 addrs[MAX_ADDRS];
