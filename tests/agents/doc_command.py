@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: ISC
 # Copyright (c) 2026 The airlock authors
-"""doc_command.py WRAPPING.md NAME [--interactive] [--task TEXT [-- ARG...]]
+"""doc_command.py WRAPPING.md NAME [--interactive | --setup] [--task TEXT [-- ARG...]]
 | --screens:
 the agent command that
 docs/WRAPPING.md gives for NAME (claude, codex, gemini, opencode), as one
@@ -9,10 +9,12 @@ line of shell words (for `eval set --`), so that make check-agents runs
 the doc's text and not a copy of it.
 
 The commands are the argvs after `--` of the section's `airlock run ...
--- NAME` lines (in its ```sh blocks).  Without --interactive: the one
-with "TASK" in it, else the first; with --interactive: one without "TASK"
-(Claude Code's and Gemini CLI's commands are both: `-p "TASK"` is added
-by the caller).
+-- NAME` lines (in its ```sh blocks) but those of `airlock run --setup`.
+Without --interactive: the one with "TASK" in it, else the first; with
+--interactive: one without "TASK" (Claude Code's and Gemini CLI's
+commands are both: `-p "TASK"` is added by the caller); with --setup: the
+first of the `airlock run --setup ... -- NAME` lines (Claude Code's
+first start, run by the caller under `airlock run --setup`).
 
 --task TEXT: "TASK" becomes TEXT, or, in a command without it, `-p TEXT`
 is added (WRAPPING.md: 'Add -p "TASK" for a non-interactive run'), or,
@@ -60,7 +62,9 @@ def commands(sec):
     return out
 
 
-def agent_argvs(text, name):
+def agent_argvs(text, name, setup=False):
+    """The argvs of the section's `airlock run ... -- NAME` commands, of
+    those with --setup before the `--` when |setup|, else of the others."""
     sec = section(text, HEADINGS[name])
     if sec is None:
         return [], "no section %r" % HEADINGS[name]
@@ -70,10 +74,13 @@ def agent_argvs(text, name):
         if words[:2] != ["airlock", "run"] or "--" not in words:
             continue
         argv = words[words.index("--") + 1:]
+        if ("--setup" in words[:words.index("--")]) != setup:
+            continue
         if argv and argv[0] == name:
             out.append(argv)
     if not out:
-        return [], "no `airlock run ... -- %s` command in %r" % (name, HEADINGS[name])
+        return [], "no `airlock run %s... -- %s` command in %r" % (
+            "--setup " if setup else "", name, HEADINGS[name])
     return out, None
 
 
@@ -120,12 +127,12 @@ def main():
         task = args[args.index("--task") + 1]
     if len(sys.argv) < 3 or sys.argv[2] not in HEADINGS or ("--task" in args and task is None):
         sys.stderr.write("usage: doc_command.py WRAPPING.md claude|codex|gemini|opencode"
-                         " [--interactive] [--task TEXT [-- ARG...]] | --screens\n")
+                         " [--interactive | --setup] [--task TEXT [-- ARG...]] | --screens\n")
         return 64
     with open(sys.argv[1]) as f:
         text = f.read()
     name = sys.argv[2]
-    argvs, err = agent_argvs(text, name)
+    argvs, err = agent_argvs(text, name, setup="--setup" in args)
     if err is None:
         if "--interactive" in args:
             argvs = [a for a in argvs if "TASK" not in a]

@@ -11,7 +11,7 @@
 # still to install; npm's status when an install fails.
 set -u
 
-pins="@anthropic-ai/claude-code@2.1.332
+pins="@anthropic-ai/claude-code@2.1.337
 @openai/codex@0.171.0
 @google/gemini-cli@0.61.0
 opencode-ai@1.18.33"

@@ -273,6 +273,21 @@ esac
 if [ $mode = run ] && [ "$(id -u)" = 0 ]; then
 	chown -R 65534:65534 "$home"
 fi
+# Claude Code's ~/.claude.json, whose "env" it sets in its own process
+# and every program it starts: whatever runs in the agent's sandbox (here
+# a shell, in the place of a write tool of the agent's own) cannot leave
+# one there for the next session (agent.homeReadOnly), which would take
+# its model from it ("nor chose the model" below).
+if [ $mode = run ] && [ $name = claude ]; then
+	# shellcheck disable=SC2016
+	(cd "$ws" && "$AIRLOCK" run --manifest "$manifest" --workspace "$ws" \
+	    -- sh -c 'printf "%s\n" "{\"env\":{\"ANTHROPIC_MODEL\":\"pwned-model-claude-json\"}}" >"$HOME/.claude.json"') \
+	    >"$T/plant.out" 2>&1
+	expect_eq "the agent's sandbox cannot write ~/.claude.json" \
+	    "$([ $? != 0 ] && echo refused)" refused
+	expect_contains "for it is read-only there" "$(cat "$T/plant.out")" \
+	    "Read-only file system"
+fi
 if [ -n "${gemini_setup:-}" ]; then
 	(cd "$top_srcdir" && "$AIRLOCK" run --setup --manifest "$manifest" \
 	    --workspace "$ws" -- sh -c 'mkdir -p ~/.gemini && cat >~/.gemini/settings.json' \
@@ -386,7 +401,9 @@ if [ $mode = run ] && [ $name = codex ]; then
 fi
 # Claude Code's interactive form, as docs/WRAPPING.md writes it, on a
 # terminal, by a newcomer: a fresh home, its first-start screens answered
-# as WRAPPING.md says, then the task typed at its prompt.  Its first start
+# as WRAPPING.md says in a --setup session (they go to ~/.claude.json,
+# read-only in the agent's sessions), then in a session the task typed at
+# its prompt.  Its first start
 # checks that it reaches api.anthropic.com and platform.claude.com (GET
 # /api/hello, /v1/oauth/hello), whatever ANTHROPIC_BASE_URL says: here
 # both names are this machine's.  As root, in a private mount and network
@@ -432,6 +449,11 @@ claude_tty() {
 		fail "docs/WRAPPING.md gives Claude Code's first-start answers"
 		return
 	fi
+	if ! setup_words=$(python3 "$top_srcdir/tests/agents/doc_command.py" \
+	    "$top_srcdir/docs/WRAPPING.md" claude --setup); then
+		fail "docs/WRAPPING.md gives Claude Code's --setup command"
+		return
+	fi
 	# shellcheck disable=SC2016
 	unshare -mn sh -c '
 		ip link set lo up && mount --bind "$1/hosts" /etc/hosts || exit 125
@@ -445,14 +467,28 @@ claude_tty() {
 		while [ ! -s "$T/port2" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 		[ -s "$T/port2" ] || { cat "$T/mock2.err"; kill $m; exit 125; }
 		p=$(cat "$T/port2")
-		words=$1; shift
-		eval "set -- $words"
+		words=$1; setup=$2; shift 2
 		# As WRAPPING.md says: the key exported (and TERM, LANG: the
 		# profile passes them on), the gateway given with --env.
+		# First its first start, in a --setup session (its answers go
+		# to ~/.claude.json, read-only in the agent'"'"'s sessions): the
+		# screens answered, then /exit at its prompt.
+		eval "set -- $setup"
+		LANG=C.UTF-8 TERM=xterm ANTHROPIC_API_KEY=mock-key \
+		    python3 "$top_srcdir/tests/agents/tty_drive.py" \
+		    --typescript "$T/claude-setup.typescript" --timeout 60 \
+		    --steps-file "$T/screens" \
+		    --step "shift+tab to cycle=>{wait}{wait}/exit{wait}{enter}" \
+		    -- "$AIRLOCK" run --setup --manifest "$T/manifest2.yaml" --workspace "$T/ws2" \
+		    --allow-host "127.0.0.1:$p" --allow-host 127.0.0.1:443 \
+		    --ro "$T/tls/ca" --env NODE_EXTRA_CA_CERTS="$T/tls/ca/ca.pem" \
+		    --env ANTHROPIC_BASE_URL="http://127.0.0.1:$p" -- "$@" ||
+			{ kill $m; exit 126; }
+		# Then a session: straight to the prompt, the task typed.
+		eval "set -- $words"
 		LANG=C.UTF-8 TERM=xterm ANTHROPIC_API_KEY=mock-key \
 		    python3 "$top_srcdir/tests/agents/tty_drive.py" \
 		    --typescript "$T/claude-interactive.typescript" --timeout 120 \
-		    --steps-file "$T/screens" \
 		    --step "shift+tab to cycle=>{wait}{wait}{wait}$prompt{wait}{enter}" \
 		    --step "done (list_files=>{wait}/exit{wait}{enter}" \
 		    -- "$AIRLOCK" run --manifest "$T/manifest2.yaml" --workspace "$T/ws2" \
@@ -461,14 +497,18 @@ claude_tty() {
 		    --env ANTHROPIC_BASE_URL="http://127.0.0.1:$p" -- "$@"
 		rc=$?
 		kill $m
-		exit $rc' sh "$tls" "$T" "$words" >"$T/tty.out" 2>&1
+		exit $rc' sh "$tls" "$T" "$words" "$setup_words" >"$T/tty.out" 2>&1
 	rc2=$?
 	if [ $rc2 = 125 ]; then
 		fail "the private namespaces and the TLS mock were set up"
 		sed 's/^/#   /' "$T/tty.out"
 		return
 	fi
-	expect_eq "Claude's interactive form (WRAPPING.md) went through its first start and the task" "$rc2" 0
+	expect_eq "Claude's first start, in a --setup session (WRAPPING.md), went through its screens" \
+	    "$([ $rc2 != 126 ] && echo yes)" yes
+	expect_contains "and saved the answers in ~/.claude.json" \
+	    "$(cat "$T/home2/.claude.json")" '"hasTrustDialogAccepted": true'
+	expect_eq "Claude's interactive form (WRAPPING.md) went to its prompt and did the task" "$rc2" 0
 	[ $rc2 = 0 ] || sed 's/^/#   /' "$T/tty.out"
 	expect_contains "its first start reached api.anthropic.com and platform.claude.com" \
 	    "$(grep '"api": "hello"' "$T/mock2.log" 2>/dev/null | grep '"status": 200' |
@@ -496,7 +536,10 @@ claude_tty() {
 	check "the interactive session's audit log verifies" sh -c "'$AIRLOCK' audit verify '$ilog' >/dev/null 2>&1"
 	expect_contains "its trace shows the patch" \
 	    "$("$AIRLOCK" trace "$(basename "$(dirname "$ilog")")" 2>&1)" apply_patch
-	egress=$(grep '"event":"egress"' "$ilog" 2>/dev/null)
+	# (the first start's checks were the --setup session's)
+	slog=$(tr -d '\r' <"$T/claude-setup.typescript" |
+	    sed -n 's/.*airlock: session .* ended; audit log \(.*\)$/\1/p' | tail -1)
+	egress=$(cat "$ilog" "$slog" 2>/dev/null | grep '"event":"egress"')
 	expect_contains "the proxy let platform.claude.com through" \
 	    "$(echo "$egress" | grep '"decision":"allow"')" '"host":"platform.claude.com"'
 	expect_not_contains "the profile refused none of its connections" "$egress" '"decision":"deny"'

@@ -45,11 +45,28 @@ done
 echo kept >state.log && echo "home writable"
 '
 
+# What each CLI reads at its start and runs programs from (measured with
+# the versions tests/agents/install.sh pins), attacked whether the profile
+# lists it or not.  Claude Code's ~/.claude.json: its "env" is set in the
+# next session's process and every program it starts (the model chosen;
+# an LD_PRELOAD of a library the agent left in its home ran in the
+# `airlock connect` it started, with ANTHROPIC_API_KEY in its
+# environment; measured with 2.1.337).
+runs_from() {
+	case $1 in
+	claude-code) echo .claude.json; echo .claude/settings.json ;;
+	codex) echo .codex/config.toml ;;
+	gemini) echo .gemini/settings.json; echo .gemini/.env ;;
+	opencode) echo .config/opencode/opencode.json ;;
+	esac
+}
+
 for prof in claude-code codex gemini opencode; do
 	yaml="$top_srcdir/contrib/agents/$prof.yaml"
 	list=$(entries "$yaml")
 	[ -n "$list" ]
 	expect_eq "$prof lists its configuration in agent.homeReadOnly" "$?" 0
+	list=$( (echo "$list"; runs_from $prof) | awk '!seen[$0]++')
 	home="$T/home-$prof"
 	mkdir -p "$home"
 	# The first entry exists, as the user set it up; the rest are missing.
