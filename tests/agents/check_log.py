@@ -24,9 +24,9 @@ for a known gap), exits 1 if any check failed.
                         --own-write) and reported a failure
   --attacked            the hostile reply (mockmodel.py --attack: the agent's
                         own tools, offered or not) was sent and every one of
-                        its calls came back to the model as a result, none
-                        of which is a success the agent's own tool made
-                        (run_agent.sh checks that nothing of it ran)
+                        its calls came back to the model as a result (each
+                        by name, but Codex's, whose items the mock does not
+                        name); run_agent.sh checks that nothing of it ran
 """
 
 import argparse
@@ -118,6 +118,13 @@ def main():
         for r in (back[-1] if back else []):
             print("#   %s -> %s%s" % (r["name"], "error: " if r["isError"]
                                        else "", r["text"][:160].replace("\n", " ")))
+        # (Codex's reply is its own items: mockmodel.py names no calls)
+        called = sent[-1]["reply"][1] if sent and len(sent[-1]["reply"]) > 1 else []
+        answered = {r["name"] for r in (back[-1] if back else [])}
+        missing = [n for n in called if n not in answered]
+        if called:
+            result(not missing, "each of its %d calls came back%s" % (
+                len(called), " (not: %s)" % ", ".join(missing) if missing else ""))
 
     last = script[-1]
     calls = last.get("airlock_calls") or []
