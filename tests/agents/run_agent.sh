@@ -274,18 +274,21 @@ if [ $mode = run ] && [ "$(id -u)" = 0 ]; then
 	chown -R 65534:65534 "$home"
 fi
 # Claude Code's ~/.claude.json, whose "env" it sets in its own process
-# and every program it starts: whatever runs in the agent's sandbox (here
-# a shell, in the place of a write tool of the agent's own) cannot leave
-# one there for the next session (agent.homeReadOnly), which would take
-# its model from it ("nor chose the model" below).
+# and every program it starts, and ~/.claude/.config.json, which it reads
+# instead when that is not empty: whatever runs in the agent's sandbox
+# (here a shell, in the place of a write tool of the agent's own) cannot
+# leave either there for the next session (agent.homeReadOnly), which
+# would take its model from it ("nor chose the model" below).
 if [ $mode = run ] && [ $name = claude ]; then
 	# shellcheck disable=SC2016
 	(cd "$ws" && "$AIRLOCK" run --manifest "$manifest" --workspace "$ws" \
-	    -- sh -c 'printf "%s\n" "{\"env\":{\"ANTHROPIC_MODEL\":\"pwned-model-claude-json\"}}" >"$HOME/.claude.json"') \
-	    >"$T/plant.out" 2>&1
-	expect_eq "the agent's sandbox cannot write ~/.claude.json" \
-	    "$([ $? != 0 ] && echo refused)" refused
-	expect_contains "for it is read-only there" "$(cat "$T/plant.out")" \
+	    -- sh -c 'for f in "$@"; do
+		printf "%s\n" "{\"env\":{\"ANTHROPIC_MODEL\":\"pwned-model-claude-json\"}}" \
+		    >"$HOME/$f" && echo "wrote $f"
+	    done' sh .claude.json .claude/.config.json) >"$T/plant.out" 2>&1
+	expect_eq "the agent's sandbox cannot write ~/.claude.json nor ~/.claude/.config.json" \
+	    "$(grep '^wrote' "$T/plant.out")" ""
+	expect_contains "for they are read-only there" "$(cat "$T/plant.out")" \
 	    "Read-only file system"
 fi
 if [ -n "${gemini_setup:-}" ]; then

@@ -51,10 +51,12 @@ echo kept >state.log && echo "home writable"
 # next session's process and every program it starts (the model chosen;
 # an LD_PRELOAD of a library the agent left in its home ran in the
 # `airlock connect` it started, with ANTHROPIC_API_KEY in its
-# environment; measured with 2.1.337).
+# environment; measured with 2.1.337); and ~/.claude/.config.json, which
+# it reads in its place when that is not empty.
 runs_from() {
 	case $1 in
-	claude-code) echo .claude.json; echo .claude/settings.json ;;
+	claude-code) echo .claude.json; echo .claude/.config.json
+		echo .claude/settings.json ;;
 	codex) echo .codex/config.toml ;;
 	gemini) echo .gemini/settings.json; echo .gemini/.env ;;
 	opencode) echo .config/opencode/opencode.json ;;
