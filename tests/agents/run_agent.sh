@@ -273,20 +273,33 @@ esac
 if [ $mode = run ] && [ "$(id -u)" = 0 ]; then
 	chown -R 65534:65534 "$home"
 fi
-# Claude Code's ~/.claude.json, whose "env" it sets in its own process
-# and every program it starts, and ~/.claude/.config.json, which it reads
-# instead when that is not empty: whatever runs in the agent's sandbox
+# What a CLI reads from its home at its start and runs, or sets in its
+# environment (agent.homeReadOnly): whatever runs in the agent's sandbox
 # (here a shell, in the place of a write tool of the agent's own) cannot
-# leave either there for the next session (agent.homeReadOnly), which
-# would take its model from it ("nor chose the model" below).
-if [ $mode = run ] && [ $name = claude ]; then
-	# shellcheck disable=SC2016
+# leave it there for the next session, which would run it (a
+# $HOME/pwned-* file, "ran nothing" below) or take its model from it
+# ("nor chose the model").  Claude Code's ~/.claude.json, whose "env" it
+# sets in its own process and every program it starts, and
+# ~/.claude/.config.json, which it reads instead when that is not empty;
+# Codex's ~/.codex/.env (its variables, here a BASH_ENV) and the login
+# shell's files, which its shell snapshot runs at every start.
+plant=
+[ $mode = run ] && case $name in
+claude) plant=".claude.json .claude/.config.json" ;;
+codex) plant=".codex/.env .bash_profile .bashrc" ;;
+esac
+if [ -n "$plant" ]; then
+	# shellcheck disable=SC2016,SC2086
 	(cd "$ws" && "$AIRLOCK" run --manifest "$manifest" --workspace "$ws" \
-	    -- sh -c 'for f in "$@"; do
-		printf "%s\n" "{\"env\":{\"ANTHROPIC_MODEL\":\"pwned-model-claude-json\"}}" \
-		    >"$HOME/$f" && echo "wrote $f"
-	    done' sh .claude.json .claude/.config.json) >"$T/plant.out" 2>&1
-	expect_eq "the agent's sandbox cannot write ~/.claude.json nor ~/.claude/.config.json" \
+	    -- sh -c 'echo "id >\"\$HOME/pwned-dotenv\"" >"$HOME/benv.sh"
+	    for f in "$@"; do
+		case $f in
+		*.json) echo "{\"env\":{\"ANTHROPIC_MODEL\":\"pwned-model-claude-json\"}}" ;;
+		*.env) echo "BASH_ENV=$HOME/benv.sh" ;;
+		*) echo "id >\"\$HOME/pwned-login-shell\"" ;;
+		esac >"$HOME/$f" && echo "wrote $f"
+	    done' sh $plant) >"$T/plant.out" 2>&1
+	expect_eq "the agent's sandbox cannot write $plant in its home" \
 	    "$(grep '^wrote' "$T/plant.out")" ""
 	expect_contains "for they are read-only there" "$(cat "$T/plant.out")" \
 	    "Read-only file system"

@@ -52,12 +52,15 @@ echo kept >state.log && echo "home writable"
 # an LD_PRELOAD of a library the agent left in its home ran in the
 # `airlock connect` it started, with ANTHROPIC_API_KEY in its
 # environment; measured with 2.1.337); and ~/.claude/.config.json, which
-# it reads in its place when that is not empty.
+# it reads in its place when that is not empty.  Codex's ~/.codex/.env
+# (its variables, a BASH_ENV say) and the login shell's files, which its
+# shell snapshot runs at every start (measured with 0.171.0).
 runs_from() {
 	case $1 in
 	claude-code) echo .claude.json; echo .claude/.config.json
 		echo .claude/settings.json ;;
-	codex) echo .codex/config.toml ;;
+	codex) echo .codex/config.toml; echo .codex/.env; echo .bash_profile
+		echo .bashrc ;;
 	gemini) echo .gemini/settings.json; echo .gemini/.env ;;
 	opencode) echo .config/opencode/opencode.json ;;
 	esac
