@@ -282,18 +282,23 @@ fi
 # sets in its own process and every program it starts, and
 # ~/.claude/.config.json, which it reads instead when that is not empty;
 # Codex's ~/.codex/.env (its variables, here a BASH_ENV) and the login
-# shell's files, which its shell snapshot runs at every start.
+# shell's files, which its shell snapshot runs at every start; Node's
+# module folders, where Gemini CLI looks for the optional modules its
+# own tree lacks (bufferutil).
 plant=
 [ $mode = run ] && case $name in
 claude) plant=".claude.json .claude/.config.json" ;;
 codex) plant=".codex/.env .bash_profile .bashrc" ;;
+gemini) plant=".node_modules/bufferutil/index.js .node_libraries/bufferutil/index.js" ;;
 esac
 if [ -n "$plant" ]; then
 	# shellcheck disable=SC2016,SC2086
 	(cd "$ws" && "$AIRLOCK" run --manifest "$manifest" --workspace "$ws" \
 	    -- sh -c 'echo "id >\"\$HOME/pwned-dotenv\"" >"$HOME/benv.sh"
 	    for f in "$@"; do
+		case $f in */*) mkdir -p "$HOME/${f%/*}" ;; esac
 		case $f in
+		*.js) echo "require(\"fs\").writeFileSync(process.env.HOME + \"/pwned-node-module\", \"x\");" ;;
 		*.json) echo "{\"env\":{\"ANTHROPIC_MODEL\":\"pwned-model-claude-json\"}}" ;;
 		*.env) echo "BASH_ENV=$HOME/benv.sh" ;;
 		*) echo "id >\"\$HOME/pwned-login-shell\"" ;;

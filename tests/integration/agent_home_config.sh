@@ -54,14 +54,17 @@ echo kept >state.log && echo "home writable"
 # environment; measured with 2.1.337); and ~/.claude/.config.json, which
 # it reads in its place when that is not empty.  Codex's ~/.codex/.env
 # (its variables, a BASH_ENV say) and the login shell's files, which its
-# shell snapshot runs at every start (measured with 0.171.0).
+# shell snapshot runs at every start (measured with 0.171.0).  Node's
+# ~/.node_modules, where Gemini CLI 0.61.0 finds the optional modules its
+# own tree lacks (bufferutil, long) and runs them at its start.
 runs_from() {
 	case $1 in
 	claude-code) echo .claude.json; echo .claude/.config.json
 		echo .claude/settings.json ;;
 	codex) echo .codex/config.toml; echo .codex/.env; echo .bash_profile
 		echo .bashrc ;;
-	gemini) echo .gemini/settings.json; echo .gemini/.env ;;
+	gemini) echo .gemini/settings.json; echo .gemini/.env
+		echo .node_modules/ ;;
 	opencode) echo .config/opencode/opencode.json ;;
 	esac
 }
