@@ -1269,10 +1269,10 @@ broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 		b->artifacts = artifact_store_new(dir, cfg->session_id,
 		    (uint64_t)b->m->output.artifact_quota_mb * 1024 * 1024);
 	}
-	/* A seal only where a gate needs one: the agent writes the
-	 * workspace (runcall.c, gate_seal()). */
-	if ((b->digester = wsdigester_new(cfg->loop, b->rootfd,
-		 b->m->agent.workspace_writable ? WSDIGEST_SEAL : 0,
+	/* Every digest's seal: a gate needs one when the agent writes the
+	 * workspace, or a file of it has a name elsewhere (runcall.c,
+	 * gate_seal()), which only a digest tells. */
+	if ((b->digester = wsdigester_new(cfg->loop, b->rootfd, WSDIGEST_SEAL,
 		 broker_digest_key(b))) == NULL ||
 	    (b->lander = lander_new(b)) == NULL) {
 		snprintf(err, errlen, "the %s: %s", b->digester == NULL ?

@@ -86,6 +86,11 @@ struct call {
 	 */
 	char			 ws_seal[SHA256_HEX_LEN + 1];
 	int			 ws_unsealed;
+	/* Regular files of that digest with another name (a hard link,
+	 * perhaps from outside the workspace: written through it, the
+	 * file changes unwatched, so a check's run is sealed even where
+	 * the agent cannot write the workspace). */
+	size_t			 ws_linked;
 	/*
 	 * A run granted a secret in a copy-on-write session: broker_ws_gen()
 	 * as it started (secret_run_start()), to tell whether the agent's

@@ -270,6 +270,13 @@ call_digest_done(void *arg, int rc, const char *hex, const char *why)
 		c->b->nstarting--;
 	snprintf(c->ws_seal, sizeof(c->ws_seal), "%s",
 	    rc == 0 ? wsdigester_seal(c->b->digester) : "");
+	c->ws_linked = 0;
+	if (rc == 0) {
+		struct wsindex_stats st;
+
+		wsdigester_stats(c->b->digester, &st);
+		c->ws_linked = st.linked;
+	}
 	/* The workspace was written while it was read (a change set, a
 	 * write_file, the agent's own writes): the digest may be of neither
 	 * state, and a gate would bind content its check never ran on.

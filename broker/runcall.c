@@ -148,16 +148,35 @@ gate_written_during(struct call *c, json_t *out)
 	    "where a write through a shared mapping moves no time (tmpfs, "
 	    "or an overlay whose upper layer is not ext2/3/4, XFS or btrfs): "
 	    "no run there can be shown unwritten";
+	static const char unsealed_linked[] =
+	    "the workspace is on a filesystem where a write through a "
+	    "shared mapping moves no time (tmpfs, ...): no run there can be "
+	    "shown unwritten";
 	static const char written[] = "the workspace was written (or could "
 				      "not be watched) while it ran; run it "
 				      "again";
-	char *msg;
+	const char *why = written;
+	char *msg, linked[200] = "";
 
 	if (!c->ws_written)
 		return;
 	json_object_set_new(out, "workspaceWrittenDuringRun", json_true());
-	if (c->ws_unsealed)
+	if (c->ws_unsealed) {
 		json_object_set_new(out, "workspaceUnsealable", json_true());
+		/* Sealed for its linked files alone (gate_seal()). */
+		why = cowview_active(c->b) || c->b->m->agent.workspace_writable
+		    ? unsealed
+		    : unsealed_linked;
+	}
+	if (c->ws_linked > 0) {
+		json_object_set_new(out, "workspaceLinkedFiles",
+		    json_integer((json_int_t)c->ws_linked));
+		snprintf(linked, sizeof(linked),
+		    " (%zu file(s) of it have another name, a hard link, "
+		    "through which they may be written unwatched; give each "
+		    "its own copy)",
+		    c->ws_linked);
+	}
 	snprintf(c->note, sizeof(c->note),
 	    "%s; does not count toward acceptance",
 	    c->ws_unsealed
@@ -166,13 +185,14 @@ gate_written_during(struct call *c, json_t *out)
 		  "watched) while it ran");
 	xasprintf(&msg,
 	    "airlock: this result of %s does not count toward acceptance: "
-	    "%s\n",
-	    c->check->id, c->ws_unsealed ? unsealed : written);
+	    "%s%s\n",
+	    c->check->id, why, linked);
 	add_note(out, msg);
 	free(msg);
 	(void)broker_audit(c->b, "gate_workspace_written",
-	    json_pack("{s:O, s:s, s:b}", "id", c->id, "check", c->check->id,
-		"unsealable", c->ws_unsealed));
+	    json_pack("{s:O, s:s, s:b, s:I}", "id", c->id, "check",
+		c->check->id, "unsealable", c->ws_unsealed, "linkedFiles",
+		(json_int_t)c->ws_linked));
 }
 
 /*
@@ -281,13 +301,19 @@ gate_sealed(void *arg, int rc, const char *hex, const char *why)
  * its copy-on-write view): the watch of changes by others sees no write
  * through a shared mapping (inotify never does), so an agent that mapped
  * a file before the run could write what the check needs while it ran
- * and put the old content back after, unseen.  The workspace is digested
- * again after the run, before its set lands, and the two seals compared
- * (broker/wsindex.h: equal seals prove no regular file was written in
- * between, even through a mapping).  Where no seal can (tmpfs, an overlay
- * whose upper layer is on one, ...) the result counts toward no gate.
- * Returns 1 when the digest was asked for (its answer lands the set), 0
- * when the caller lands it now.
+ * and put the old content back after, unseen.  Nor does it see a write
+ * through a file's other name (a hard link) outside the workspace, in
+ * any mode: an agent with a read-only workspace whose file had a name in
+ * a directory it may write (a package store, a --rw bind) wrote it
+ * there while the check ran and put it back after.  So when the agent
+ * writes the workspace, or its digest found a file with another name
+ * (c->ws_linked), the workspace is digested again after the run, before
+ * its set lands, and the two seals compared (broker/wsindex.h: equal
+ * seals prove no regular file was written in between, even through a
+ * mapping).  Where no seal can (tmpfs, an overlay whose upper layer is on
+ * one, ...) the result counts toward no gate.  Returns 1 when the digest
+ * was asked for (its answer lands the set), 0 when the caller lands it
+ * now.
  */
 static int
 gate_seal(struct call *c)
@@ -295,7 +321,8 @@ gate_seal(struct call *c)
 	struct broker *b = c->b;
 
 	if (c->check == NULL || c->ws_written ||
-	    !(cowview_active(b) || b->m->agent.workspace_writable))
+	    !(cowview_active(b) || b->m->agent.workspace_writable ||
+		c->ws_linked > 0))
 		return 0;
 	if (c->ws_seal[0] == '\0') {
 		c->ws_written = c->ws_unsealed = 1;

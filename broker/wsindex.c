@@ -53,7 +53,7 @@ struct table {
 
 struct wsindex {
 	struct table cur;
-	size_t hashed, racy, unsealed;
+	size_t hashed, racy, unsealed, linked;
 	int overlay_ok; /* wsindex_trust_overlay() */
 	int want_seal; /* wsindex_want_seal() */
 	int keyed; /* wsindex_set_key() */
@@ -136,6 +136,7 @@ wsindex_stats(const struct wsindex *x, struct wsindex_stats *s)
 	s->hashed = x->hashed;
 	s->racy = x->racy;
 	s->unsealed = x->unsealed;
+	s->linked = x->linked;
 	s->bytes = x->cur.cap * sizeof(struct wsent) + x->cur.pcap;
 }
 
@@ -294,6 +295,8 @@ regular(struct walk *w, const struct wsscan_dir *d, const struct wsscan_ent *f)
 		w->x->hashed++;
 	if (e->racy)
 		w->x->racy++;
+	if (f->linked)
+		w->x->linked++;
 	crypto_generichash_update(&w->st, f->hash, HASH_LEN);
 	seal_file(w, d, e, f->unsealed);
 	return 0;
@@ -410,7 +413,7 @@ wsindex_refresh(struct wsindex *x, int rootfd, char hex[SHA256_HEX_LEN + 1],
 	w = xcalloc(1, sizeof(*w));
 	w->x = x;
 	w->neu = &neu;
-	x->hashed = x->racy = x->unsealed = 0;
+	x->hashed = x->racy = x->unsealed = x->linked = 0;
 	x->seal[0] = '\0';
 	clock_gettime(CLOCK_REALTIME, &now);
 	w->now = ts_ns(&now);

@@ -101,6 +101,9 @@ struct wsindex_stats {
 			hash again next time */
 	size_t bytes; /* memory held by the index */
 	size_t unsealed; /* regular files that break the seal */
+	size_t linked; /* regular files with another name (a hard link),
+			  which may lie outside the tree: written through
+			  it, the file changes with no event in the tree */
 };
 void wsindex_stats(const struct wsindex *, struct wsindex_stats *);
 

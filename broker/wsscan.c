@@ -303,6 +303,7 @@ regular(struct scanner *s, struct wsscan_dir *d, int dirfd, const char *name,
 	e->st.mtime = ts_ns(&sb->st_mtim);
 	e->st.ctime = ts_ns(&sb->st_ctim);
 	e->st.mode = sb->st_mode;
+	e->linked = sb->st_nlink > 1;
 	e->untrusted = !d->trusted;
 	if (d->trusted && o->reuse != NULL &&
 	    o->reuse(o->arg, s->path, s->plen, &e->st, e->hash))

@@ -47,6 +47,7 @@ struct wsscan_ent {
 	unsigned char hashed; /* 'f'/'x': computed, not reused */
 	unsigned char untrusted; /* ...: its hash is not to be reused */
 	unsigned char unsealed; /* ...: the read proves nothing (wsindex) */
+	unsigned char linked; /* ...: it has another name (st_nlink > 1) */
 	uint16_t perm; /* 'f'/'x'/'d': st_mode & 07777 */
 	struct wsscan_stat st; /* 'f'/'x' */
 	unsigned char hash[WSSCAN_HASH_LEN]; /* 'f'/'x' */

@@ -374,6 +374,34 @@ START_TEST(test_wsindex_wide_tree_digest_is_defined_one)
 }
 END_TEST
 
+/*
+ * A regular file with another name (a hard link, which may lie outside
+ * the tree) is counted, whether its hash was computed or reused: a
+ * write through that name changes the file with no event in the tree
+ * (broker/runcall.c, gate_seal()).
+ */
+START_TEST(test_wsindex_counts_files_with_another_name)
+{
+	struct wsindex *x = wsindex_new();
+	struct wsindex_stats s;
+	char h[SHA256_HEX_LEN + 1], path[512], other[512];
+
+	refresh(x, h, &s);
+	ck_assert_uint_eq(s.linked, 0);
+	snprintf(path, sizeof(path), "%s/b", ws);
+	snprintf(other, sizeof(other), "%s/b.other", scratch_dir);
+	ck_assert_int_eq(link(path, other), 0);
+	refresh(x, h, &s);
+	ck_assert_uint_eq(s.linked, 1);
+	refresh(x, h, &s);
+	ck_assert_uint_eq(s.linked, 1);
+	ck_assert_int_eq(unlink(other), 0);
+	refresh(x, h, &s);
+	ck_assert_uint_eq(s.linked, 0);
+	wsindex_free(x);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -390,6 +418,7 @@ main(void)
 	tcase_add_test(tc, test_wsindex_digest_is_of_content_kind_and_mode);
 	tcase_add_test(tc, test_wsindex_reuses_old_entries_sees_ctime);
 	tcase_add_test(tc, test_wsindex_wide_tree_digest_is_defined_one);
+	tcase_add_test(tc, test_wsindex_counts_files_with_another_name);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -1,0 +1,111 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# A gate binds its check's result to the workspace digest taken before
+# the check ran; a check during whose run the workspace was written
+# counts toward no gate.  With a read-only agent only the broker's
+# writes and the watch of others' were looked at, and the watch sees a
+# write only through the name it watches: a workspace file with a second
+# name outside the workspace (a hard link into a package store, or any
+# directory the agent may write: here an `airlock run --rw` bind) was
+# written there by the agent while the check ran, "fixed", and put back
+# after, "broken": acceptance was met on content whose check fails.
+# Now a digest that finds a file with another name is sealed again after
+# the run (broker/wsindex.h), as with an agent that writes the workspace,
+# and a different seal makes the run count toward no gate.  Played for
+# real from inside the agent's read-only sandbox.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/mcp_lib.sh"
+mcp_env
+A=$(realpath "$AIRLOCK")
+CHECK='{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_check","arguments":{"checkId":"slow"}}}'
+STATUS='{"jsonrpc":"2.0","id":9,"method":"airlock/session/status","params":{}}'
+GATE='[.result.acceptanceMet, (.result.gates[] | select(.checkId == "slow") | .state)]'
+
+# run_agent NAME: airlock run with the agent script $T/agent-NAME.sh in
+# $T/ws-NAME, whose flag is a hard link of $T/store-NAME/flag, bound
+# read-write into the agent's sandbox; the check's reply is left in $R,
+# the status's in $S.
+run_agent() {
+	local ws="$T/ws-$1" store="$T/store-$1"
+
+	chmod 755 "$T/agent-$1.sh"
+	(cd "$ws" && timeout 90 "$A" run --rw "$store" --manifest "$T/m.yaml" \
+	    --workspace "$ws" -- "$T/agent-$1.sh" >"$T/out-$1" 2>"$T/err-$1")
+	S=$(grep '"id":9,' "$T/out-$1")
+	R=$(grep '"id":2,' "$T/out-$1")
+}
+
+cat >"$T/m.yaml" <<EOF
+tools:
+  - name: run_check
+    input: { checkId: approved_check }
+    output: { exitCode: integer, output: string }
+    sideEffect: sandbox_process
+    timeoutMs: 30000
+checks:
+  slow: ["sh", "-c", "sleep 4; grep -qx fixed flag"]
+gates:
+  required: [slow]
+agent:
+  workspace: ro
+EOF
+for name in link still; do
+	mkdir -p "$T/ws-$name" "$T/store-$name"
+	echo broken >"$T/store-$name/flag"
+	[ "$name" = still ] && echo fixed >"$T/store-$name/flag"
+	ln "$T/store-$name/flag" "$T/ws-$name/flag"
+	chmod -R a+rwX "$T/ws-$name" "$T/store-$name"
+done
+
+# The agent: the check starts on "broken"; 1.5 s into its 4 s run the
+# agent writes "fixed" through the store's name; once the result is
+# back, "broken" again.
+store="$T/store-link"
+{
+	echo '#!/bin/sh'
+	echo "(sleep 1.5; echo fixed >$store/flag) &"
+	connect_calls "$CHECK"
+	echo 'wait'
+	echo "echo broken >$store/flag"
+	connect_calls "$STATUS"
+} >"$T/agent-link.sh"
+run_agent link
+expect_eq "the check passed on what the agent wrote through the link" \
+    "$(jr .result.structuredContent.exitCode)" 0
+expect_contains "... its result says it counts toward no gate, and why" \
+    "$(jr '.result.content[1].text')" \
+    "does not count toward acceptance: the workspace was written"
+expect_contains "... naming the files with another name" \
+    "$(jr '.result.content[1].text')" "1 file(s) of it have another name, a hard link"
+check "the workspace holds broken again" grep -qx broken "$T/ws-link/flag"
+R=$S
+expect_eq "with broken put back, acceptance is not met" \
+    "$(jr -c "$GATE")" '[false,"stale"]'
+log=$(newest_session_log)
+expect_eq "the audit log says why" \
+    "$(jq -c 'select(.event == "gate_workspace_written") | .fields | [.check, .linkedFiles]' "$log")" \
+    '["slow",1]'
+
+# The same link, nothing written through it: on a filesystem where a
+# write through a mapping moves the times the seals match and the pass
+# counts; elsewhere (tmpfs) no run can be shown unwritten.
+{
+	echo '#!/bin/sh'
+	connect_calls "$CHECK"
+	connect_calls "$STATUS"
+} >"$T/agent-still.sh"
+run_agent still
+expect_eq "still: the check passes" "$(jr .result.structuredContent.exitCode)" 0
+case $(stat -f -c %T "$T/ws-still") in
+ext2/ext3 | xfs | btrfs)
+	R=$S
+	expect_eq "still: unwritten, the pass counts" "$(jr -c "$GATE")" '[true,"pass"]'
+	;;
+*)
+	expect_eq "still: unsealable, the pass counts toward no gate" \
+	    "$(jr -c .result.structuredContent.workspaceUnsealable)" true
+	;;
+esac
+finish
