@@ -91,6 +91,31 @@ approval_unwatched(
 	return 1;
 }
 
+/*
+ * Whether the last digest of |c| (call.c, call_digest_done()) found a
+ * regular file with another name: a hard link, whose other name may lie
+ * where the agent writes (a package store, an `airlock run --rw` bind,
+ * its home).  A write through that name is seen by no watch, and no
+ * view held read-only stops it: a read-only or copy-on-write agent
+ * rewrote lib.sh that way once the approved deploy.sh had started, and
+ * the human's yes ran the rewrite.  Such an approval fails closed.
+ */
+static int
+approval_linked(
+    struct call *c, const char *doing, const char *undone, json_t **out)
+{
+	if (c->ws_linked == 0)
+		return 0;
+	*out = tool_error("workspace_linked", 0, NULL,
+	    "%s %s, but %zu file(s) of the workspace have another name (a "
+	    "hard link), which may lie where the agent writes: a change "
+	    "made through it between what the approver was shown and the "
+	    "end of the run would go unseen; %s (give each workspace file "
+	    "its own copy)",
+	    c->tool->name, doing, c->ws_linked, undone);
+	return 1;
+}
+
 void
 approval_digested(struct call *c, int rc, const char *hex)
 {
@@ -98,6 +123,8 @@ approval_digested(struct call *c, int rc, const char *hex)
 	int status;
 
 	if (approval_unwatched(c, "needs a human's approval",
+		"nobody was asked and nothing was done", &out) ||
+	    approval_linked(c, "needs a human's approval",
 		"nobody was asked and nothing was done", &out)) {
 		call_complete(c, ACTION_ERROR, out);
 		return;
@@ -156,7 +183,8 @@ approval_rebind(struct call *c, const char *when, json_t **out)
 		return -1;
 	/* At the grant, and again as it starts (a check digests it again). */
 	if (json_object_get(c->binding, "workspace") != NULL &&
-	    approval_unwatched(c, "was approved", "nothing was done", out))
+	    (approval_unwatched(c, "was approved", "nothing was done", out) ||
+		approval_linked(c, "was approved", "nothing was done", out)))
 		return ACTION_ERROR;
 	if ((now = action_plan(c, out)) == NULL)
 		return ACTION_ERROR;
