@@ -295,9 +295,13 @@ check_env(const struct check *chk, const char *workspace)
  * or with only a check's output and a write by others the watches saw
  * outside the broker's brackets).  Only an agent that writes the
  * workspace (rw, or its copy-on-write view) edits it outside the
- * broker; what others wrote of a read-only agent's workspace (a human's
- * editor) is no attempt of its.  Returns 0, or -1 with |c| answered
- * budget_exhausted: the session is stopped and the check does not run.
+ * broker, or one whose workspace holds a file with another name (a hard
+ * link, c->ws_linked: a read-only agent wrote it through its name in a
+ * --rw bind between failing checks, uncounted); what others wrote of a
+ * read-only agent's workspace (a human's editor) is no attempt of its,
+ * but with such a file it cannot be told from the agent's, and counts.
+ * Returns 0, or -1 with |c| answered budget_exhausted: the session is
+ * stopped and the check does not run.
  */
 static int
 check_admit_edits(struct call *c, const char *hex)
@@ -311,8 +315,9 @@ check_admit_edits(struct call *c, const char *hex)
 	seen = blind || foreign != b->check_foreign;
 	b->check_foreign = foreign;
 	if (ledger_admit_check(b->ledger, hex,
-	    cowview_active(b) || b->m->agent.workspace_writable, seen, limit,
-	    sizeof(limit)) == 0)
+	    cowview_active(b) || b->m->agent.workspace_writable ||
+		c->ws_linked > 0,
+	    seen, limit, sizeof(limit)) == 0)
 		return 0;
 	broker_budget_stop(b, limit);
 	call_complete(c, ACTION_ERROR, tool_error("budget_exhausted", 0, NULL,

@@ -110,4 +110,44 @@ ext2/ext3 | xfs | btrfs)
 	expect_eq "still: ... and acceptance is not met" "$(jr -c "$GATE")" '[false,"stale"]'
 	;;
 esac
+
+# runBudget.maxPatchAttemptsPerGate counts a read-only agent's changes
+# through the broker only: its edits through the link between failing
+# checks were none, and it tried fix after fix without end.  With a
+# file of another name in the workspace a changed digest with no broker
+# write between is an attempt, as for an agent that writes the
+# workspace (gate_agent_edits.sh): the second edit, under 1, stops the
+# session before its check runs.
+sed 's/^gates:/runBudget:\n  maxPatchAttemptsPerGate: 1\ngates:/; s/sleep 4; //' \
+    "$T/m.yaml" >"$T/budget.yaml"
+mkdir -p "$T/ws-budget" "$T/store-budget"
+echo broken >"$T/store-budget/flag"
+ln "$T/store-budget/flag" "$T/ws-budget/flag"
+chmod -R a+rwX "$T/ws-budget" "$T/store-budget"
+check_call() {
+	printf '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"run_check","arguments":{"checkId":"slow"}}}' "$1"
+}
+store="$T/store-budget"
+{
+	echo '#!/bin/sh'
+	connect_calls "$(check_call 3)"
+	echo "echo try1 >$store/flag"
+	connect_calls "$(check_call 4)"
+	echo "echo try2 >$store/flag"
+	connect_calls "$(check_call 5)"
+} >"$T/agent-budget.sh"
+chmod 755 "$T/agent-budget.sh"
+(cd "$T/ws-budget" && timeout 90 "$A" run --rw "$store" \
+    --manifest "$T/budget.yaml" --workspace "$T/ws-budget" \
+    -- "$T/agent-budget.sh" >"$T/out-budget" 2>"$T/err-budget")
+for id in 3 4; do
+	R=$(grep "\"id\":$id," "$T/out-budget")
+	expect_eq "budget: check $id runs and fails" \
+	    "$(jr .result.structuredContent.exitCode)" 1
+done
+R=$(grep '"id":5,' "$T/out-budget")
+expect_eq "budget: the second edit through the link is attempt 2: the session stops" \
+    "$(jr '.result.content[0].text | fromjson | .errorClass')" budget_exhausted
+expect_contains "budget: ... for maxPatchAttemptsPerGate" \
+    "$(jr '.result.content[0].text | fromjson | .message')" maxPatchAttemptsPerGate
 finish
