@@ -102,7 +102,7 @@ add_file(struct collect *k, int fd, const char *path, const struct stat *st)
 	size_t len;
 
 	if (st->st_nlink > 1)
-		return add(k, path, "refused:hard link");
+		return add(k, path, PINS_REFUSED "hard link");
 	if (st->st_size > PINS_FILE_MAX) {
 		snprintf(k->err, k->errlen,
 		    "pinned file %s is larger than "
@@ -740,6 +740,23 @@ cmp_str(const void *a, const void *b)
 	    json_string_value(*(json_t *const *)b));
 }
 
+/*
+ * Whether the digest |v| binds no content: a path refused ("refused:...":
+ * a file with another name, a hard link, or a symlink that leads out of
+ * the workspace) is never read, so what it holds could change, written
+ * through the other name (a package store's, where the agent may write),
+ * and the pin stay the same: a read-only agent rewrote a check's
+ * hard-linked script to "exit 0" and the gate counted, pinned code
+ * unchanged.  Such a pin is always changed.
+ */
+static int
+unbound(const json_t *v)
+{
+	const char *s = json_string_value(v);
+
+	return s != NULL && strncmp(s, PINS_REFUSED, strlen(PINS_REFUSED)) == 0;
+}
+
 json_t *
 pins_changed(json_t *was, json_t *now)
 {
@@ -751,7 +768,8 @@ pins_changed(json_t *was, json_t *now)
 		fatalx("json_array");
 	json_object_foreach(was, path, v)
 	{
-		if (!json_equal(v, json_object_get(now, path)))
+		if (!json_equal(v, json_object_get(now, path)) ||
+		    unbound(json_object_get(now, path)))
 			json_array_append_new(list, json_string(path));
 	}
 	json_object_foreach(now, path, v)

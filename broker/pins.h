@@ -62,10 +62,16 @@ int pins_collect(int rootfd, const char *workspace, char *const *argv,
     char *const *pin, char *const *pin2, int interp, json_t **out, char *err,
     size_t errlen) __attribute__((warn_unused_result));
 
+/* How the digest of a path that cannot be read as a file begins. */
+#define PINS_REFUSED "refused:"
+
 /*
  * The paths whose digest differs between the sets |was| and |now|
- * (present in one only counts), sorted.  Returns a new JSON array, empty
- * when the code is unchanged.  Pure.
+ * (present in one only counts), and every path of |now| whose digest
+ * begins PINS_REFUSED (what it holds is bound by nothing: a hard link
+ * written through its other name, a symlink's destination out of the
+ * workspace), sorted.  Returns a new JSON array, empty when the code is
+ * unchanged and every path of it could be read.  Pure.
  */
 json_t *pins_changed(json_t *was, json_t *now);
 

@@ -122,7 +122,8 @@ gate_pins_after(struct call *c, json_t *out)
 	xasprintf(&msg,
 	    "airlock: this result of %s does not count toward "
 	    "acceptance: its pinned code changed since the session started "
-	    "(%s)\n",
+	    "(%s); a path that cannot be read as a file of the workspace (a "
+	    "hard link, a symlink out) counts as changed\n",
 	    c->check->id, files);
 	add_note(out, msg);
 	free(msg);
@@ -970,7 +971,9 @@ secret_pins_refuse(struct call *c, json_t **out)
 	    "runs only the code it had when the session started; restore "
 	    "the files, or ask a human to start a new session",
 	    "%s is granted a secret and its pinned code changed since the "
-	    "session started (%s): it was not run",
+	    "session started (%s): it was not run (a path that cannot be "
+	    "read as a file of the workspace, a hard link or a symlink out, "
+	    "counts as changed)",
 	    c->tool->name, files);
 	return -1;
 }

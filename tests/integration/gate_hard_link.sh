@@ -150,4 +150,32 @@ expect_eq "budget: the second edit through the link is attempt 2: the session st
     "$(jr '.result.content[0].text | fromjson | .errorClass')" budget_exhausted
 expect_contains "budget: ... for maxPatchAttemptsPerGate" \
     "$(jr '.result.content[0].text | fromjson | .message')" maxPatchAttemptsPerGate
+# A check's pinned script with another name: pinned as refused, never
+# read, its digest the same whatever it held.  The agent rewrote it to
+# "exit 0" through the store's name before the check (nothing to seal)
+# and the gate counted, pinned code unchanged.  Now a pinned path that
+# cannot be read as a file of the workspace is changed, always.
+ws="$T/ws-pin" store="$T/store-pin"
+mkdir -p "$ws/tests" "$store"
+echo broken >"$ws/flag"
+echo 'grep -qx fixed flag' >"$store/run.sh"
+ln "$store/run.sh" "$ws/tests/run.sh"
+chmod -R a+rwX "$ws" "$store"
+sed 's/slow: \[.*\]$/slow: ["sh", "tests\/run.sh"]/' "$T/m.yaml" >"$T/pin.yaml"
+{
+	echo '#!/bin/sh'
+	echo "echo 'exit 0' >$store/run.sh"
+	connect_calls "$(check_call 2)"
+	connect_calls "$STATUS"
+} >"$T/agent-pin.sh"
+chmod 755 "$T/agent-pin.sh"
+(cd "$ws" && timeout 90 "$A" run --rw "$store" --manifest "$T/pin.yaml" \
+    --workspace "$ws" -- "$T/agent-pin.sh" >"$T/out-pin" 2>"$T/err-pin")
+R=$(grep '"id":2,' "$T/out-pin")
+expect_eq "pin: the rewritten script passes" "$(jr .result.structuredContent.exitCode)" 0
+expect_contains "pin: ... and does not count: its pinned code is named" \
+    "$(jr '.result.content[1].text')" "its pinned code changed since the session started (tests/run.sh)"
+R=$(grep '"id":9,' "$T/out-pin")
+expect_eq "pin: acceptance is not met, the script named" \
+    "$(jr -c '[.result.acceptanceMet, .result.pinnedCodeChanged]')" '[false,["tests/run.sh"]]'
 finish

@@ -359,6 +359,50 @@ START_TEST(test_pins_hold_names_and_links_that_are_not_utf8)
 }
 END_TEST
 
+/*
+ * A pinned path that cannot be read as a file of the workspace (a hard
+ * link, whose other name may be written unseen; a symlink out) binds
+ * nothing of what it holds: it is changed even against itself.  Its
+ * "refused:..." digest stayed the same whatever was written through the
+ * other name, and a check's hard-linked script rewritten to "exit 0"
+ * counted toward its gate.
+ */
+START_TEST(test_pins_refused_path_is_always_changed)
+{
+	const char *argv[] = { "sh", "tests/run.sh", NULL };
+	const char *pin[] = { "tests/", NULL };
+	char path[512], other[512];
+	json_t *set, *ch;
+
+	snprintf(path, sizeof(path), "%s/tests/run.sh", ws);
+	snprintf(other, sizeof(other), "%s.other", ws);
+	ck_assert_int_eq(link(path, other), 0);
+	set = collect((char *const *)argv, NULL);
+	ch = pins_changed(set, set);
+	ck_assert_uint_eq(json_array_size(ch), 1);
+	ck_assert_str_eq(
+	    json_string_value(json_array_get(ch, 0)), "tests/run.sh");
+	json_decref(ch);
+	json_decref(set);
+	/* Inside a pinned directory too; and a symlink out (tests/passwd
+	 * is pinned as its text, which binds it). */
+	set = collect(NULL, (char *const *)pin);
+	ch = pins_changed(set, set);
+	ck_assert_uint_eq(json_array_size(ch), 1);
+	ck_assert_str_eq(
+	    json_string_value(json_array_get(ch, 0)), "tests/run.sh");
+	json_decref(ch);
+	json_decref(set);
+	ck_assert_int_eq(unlink(other), 0);
+	argv[1] = "out.sh";
+	set = collect((char *const *)argv, NULL);
+	ch = pins_changed(set, set);
+	ck_assert_uint_eq(json_array_size(ch), 1);
+	json_decref(ch);
+	json_decref(set);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -370,6 +414,7 @@ main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_pins_argv_files_make_and_directories);
 	tcase_add_test(tc, test_pins_never_follow_a_symlink_out);
+	tcase_add_test(tc, test_pins_refused_path_is_always_changed);
 	tcase_add_test(
 	    tc, test_pins_changed_names_edits_creations_and_removals);
 	tcase_add_test(
