@@ -182,11 +182,14 @@ TESTS += tests/integration/budget_stall.sh tests/integration/land_stall.sh \
 EXTRA_DIST += tests/integration/budget_stall.sh tests/integration/land_stall.sh \
 	tests/integration/gate_digest_race.sh tests/integration/gate_agent_writes.sh
 # A read-only agent's write through a workspace file's other name (a
-# hard link) while a check or an approved run runs.
+# hard link) while a check or an approved run runs, or before a tool
+# granted a secret runs it.
 TESTS += tests/integration/gate_hard_link.sh \
-	tests/integration/approval_hard_link.sh
+	tests/integration/approval_hard_link.sh \
+	tests/integration/pinned_hard_link.sh
 EXTRA_DIST += tests/integration/gate_hard_link.sh \
-	tests/integration/approval_hard_link.sh
+	tests/integration/approval_hard_link.sh \
+	tests/integration/pinned_hard_link.sh
 # An agent's own edits between failing checks are patch attempts; a
 # cancelled check failed.
 TESTS += tests/integration/gate_agent_edits.sh \
