@@ -151,6 +151,8 @@ TESTS += tests/integration/shell_rules_runs_later.sh
 EXTRA_DIST += tests/integration/shell_rules_removals.sh
 EXTRA_DIST += tests/integration/shell_rules_removals2.sh
 EXTRA_DIST += tests/integration/shell_rules_runs_later.sh
+TESTS += tests/integration/shell_rules_loops.sh
+EXTRA_DIST += tests/integration/shell_rules_loops.sh
 # --- end shellgate ---
 
 # --- escalation: denial records and one-call escalation (issue 18) ---

@@ -2714,6 +2714,21 @@ top_may_be_cwd(const struct fsctx *fc)
 }
 
 /*
+ * Whether |w|, a removal's operand, names a path from a working directory
+ * that is not the workspace's top (top_may_be_cwd: "cd build && rm -rf
+ * *"): a fixed word or a glob, not absolute.  Such a word is no longer
+ * what a rule names as written ("*" is build's files): raise_rm_place
+ * resolves it from each working directory instead.
+ */
+static int
+relative_to_cwd(const struct shword *w, const struct one *o)
+{
+	return !top_may_be_cwd(o->fc) &&
+	    (w->flags & SHW_NOT_FIXED & ~(SHW_GLOB | SHW_BRACE)) == 0 &&
+	    w->text[0] != '/';
+}
+
+/*
  * Decides the recursive removal of |a|, rm's operand (or find's starting
  * point with -delete), as t[0] t[1] PLACE (raise_rm), |wsn| the
  * workspace's lexical path; with |skip_ws| the workspace itself is no
@@ -2806,6 +2821,28 @@ pwd_operand(const struct shword *w, char *out, size_t outlen)
 	    (size_t)snprintf(out, outlen, ".%s", rest) >= outlen)
 		return -1;
 	return 0;
+}
+
+/*
+ * Whether |w| is "$PWD" or "${PWD}", then nothing or a '/' and text with
+ * no other expansion but a glob ("$PWD"/a*.o): the working directory's,
+ * which the runs-later and removal readers read as written.
+ */
+static int
+pwd_prefixed(const struct shword *w)
+{
+	const char *rest;
+
+	if ((w->flags & SHW_NOT_FIXED & ~SHW_GLOB) != SHW_PARAM)
+		return 0;
+	if (strncmp(w->text, "$PWD", 4) == 0)
+		rest = w->text + 4;
+	else if (strncmp(w->text, "${PWD}", 6) == 0)
+		rest = w->text + 6;
+	else
+		return 0;
+	return (rest[0] == '\0' || rest[0] == '/') &&
+	    strpbrk(rest, "$`") == NULL;
 }
 
 /*
@@ -3214,6 +3251,8 @@ raise_rm_operand(const struct shell_rules *r, struct shword *t,
 		strchr(w->text + lit, '/') != NULL,
 	    wsn, skip_ws, o);
 	raise_rm_glob(r, t, w, lit, wsn, skip_ws, o);
+	if (relative_to_cwd(w, o))
+		return;
 	memset(&t[2], 0, sizeof(t[2]));
 	if ((w->flags & SHW_NOT_FIXED) == SHW_PARAM &&
 	    (strcmp(w->text, "$HOME") == 0 || strcmp(w->text, "${HOME}") == 0))
@@ -3251,7 +3290,8 @@ raise_rm_files(const struct shell_rules *r, struct shword *t,
 	if ((w->flags & SHW_SPLIT) ||
 	    ((w->flags & SHW_GLOB) &&
 		(w->flags & SHW_NOT_FIXED &
-		    ~(SHW_GLOB | SHW_BRACE | SHW_TILDE)) == 0)) {
+		    ~(SHW_GLOB | SHW_BRACE | SHW_TILDE)) == 0 &&
+		!relative_to_cwd(w, o))) {
 		t[2] = *w;
 		raise_at(r, t, 3, 1, o);
 	}
@@ -4759,6 +4799,100 @@ check_runs_later(const struct shword *w, size_t n, const struct shword *all,
 	}
 }
 
+/*
+ * A command that writes, empties or removes the files it names (cp, mv,
+ * ln, install, tee, truncate, unlink, patch, ...) with a word the rules
+ * cannot read as written (a parameter, brace or arithmetic expansion:
+ * "$f" of a loop, read or printf -v, "${x:-.envrc}", {.envrc,x}) is
+ * unresolvable, as a redirection to such a word is: the file may be one
+ * that runs later, or each file of the workspace in turn.  A glob is
+ * read as a pattern (check_runs_later, the removal readers).  |w| is
+ * the command after its wrappers.
+ */
+static void
+check_written_words(const struct shword *w, size_t n, struct one *o)
+{
+	static const char *const writers[] = { "cp", "mv", "ln", "link",
+		"install", "tee", "truncate", "unlink", "patch", "sponge", "dd",
+		"rsync", NULL };
+	size_t i;
+
+	if (n == 0 || !fixed(&w[0]) || !in_list(base_name(w[0].text), writers))
+		return;
+	/* install -d makes directories (raise_install reads its -m) */
+	if (strcmp(base_name(w[0].text), "install") == 0)
+		for (i = 1; i < n && fixed(&w[i]) && w[i].text[0] == '-'; i++)
+			if (strcmp(w[i].text, "-d") == 0 ||
+			    strcmp(w[i].text, "--directory") == 0)
+				return;
+	for (i = 1; i < n; i++)
+		if ((w[i].flags &
+			(SHW_PARAM | SHW_CMDSUB | SHW_ARITH | SHW_BRACE |
+			    SHW_ANSIC)) != 0 &&
+		    !pwd_prefixed(&w[i]))
+			set_why(o,
+			    "%s names a file it writes by a word that is not "
+			    "fixed (%.40s)",
+			    base_name(w[0].text), w[i].text);
+}
+
+/*
+ * rm's words, where each working directory it may run in is beneath the
+ * workspace's top (!top_may_be_cwd: "cd build && rm -rf *"), matched by
+ * the rules that ask or deny with each operand relative_to_cwd() as the
+ * path from the top ("build/" and a star, which no rule names), for each
+ * working directory, the strictest deciding (raise_sub's too); allow
+ * rules stay literal.  raise_rm decides what the operands remove.
+ */
+static void
+match_rm_from_cwds(const struct shell_rules *r, const struct shword *w,
+    size_t n, struct one *o)
+{
+	struct shword *t = xcalloc(n, sizeof(*t));
+	char **paths = xcalloc(n, sizeof(*paths));
+	size_t c, i, j;
+	int opts, m;
+
+	for (c = 0; c < o->fc->ncwds; c++) {
+		memcpy(t, w, n * sizeof(*t));
+		for (j = 1, opts = 1; j < n; j++) {
+			if (!is_operand(w, j, &opts) ||
+			    !relative_to_cwd(&w[j], o))
+				continue;
+			free(paths[j]);
+			(void)xasprintf(
+			    &paths[j], "%s/%s", o->fc->cwds[c], w[j].text);
+			t[j].text = paths[j];
+			t[j].len = strlen(paths[j]);
+		}
+		raise_sub(r, t, n, o);
+		if (c > 0) {
+			raise_at(r, t, n, 1, o);
+			continue;
+		}
+		for (i = 0; i < r->nrules; i++) {
+			m = rule_match(&r->rules[i],
+			    r->rules[i].decision == SHD_ALLOW ? w : t, n);
+			if (m == 0)
+				continue;
+			if (m == 2)
+				set_why(o,
+				    "a word that is not fixed where rule %zu "
+				    "looks",
+				    i + 1);
+			else {
+				o->d = r->rules[i].decision;
+				o->rule = (int)i;
+			}
+			break;
+		}
+	}
+	for (j = 0; j < n; j++)
+		free(paths[j]);
+	free(paths);
+	free(t);
+}
+
 static void
 decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
     const char *ws, struct one *o)
@@ -4770,7 +4904,7 @@ decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
 	static const char *const archivers[] = { "tar", "zip", "7z", "7za",
 		"7zr", "7zz", NULL };
 	size_t i, start = 0, next;
-	int m;
+	int m, rm_below;
 
 	while (start < n && fixed(&w[start]) &&
 	    (next = unwrap(w, n, start, o)) != start) {
@@ -4790,7 +4924,12 @@ decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
 	o->nwords = n - start;
 	o->d = r->dflt;
 	o->rule = -1;
-	for (i = 0; i < r->nrules; i++) {
+	rm_below = fixed(&w[start]) &&
+	    strcmp(base_name(w[start].text), "rm") == 0 &&
+	    !top_may_be_cwd(o->fc);
+	if (rm_below)
+		match_rm_from_cwds(r, w + start, n - start, o);
+	for (i = 0; i < r->nrules && !rm_below; i++) {
 		if ((m = rule_match(&r->rules[i], w + start, n - start)) == 0)
 			continue;
 		if (m == 2) {
@@ -4804,7 +4943,7 @@ decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
 		o->rule = (int)i;
 		break;
 	}
-	if (fixed(&w[start]))
+	if (fixed(&w[start]) && !rm_below)
 		raise_sub(r, w + start, n - start, o);
 	if (fixed(&w[start]) && strcmp(base_name(w[start].text), "chmod") == 0)
 		raise_chmod(r, w + start, n - start, o);
@@ -4841,6 +4980,8 @@ decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
 	    !(fixed(&w[start + 1]) && w[start + 1].text[0] == '-'))
 		raise_by_argv(
 		    r, w + start + 1, n - start - 1, ws, o->walked, o);
+	/* after the readers above, whose reasons say more */
+	check_written_words(w + start, n - start, o);
 	/* A program read from standard input or a descriptor is "-" to
 	   the rules that ask or deny: "sh /dev/stdin", "bash -x" and
 	   "python3 -u" read what "sh -" does. */

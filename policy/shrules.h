@@ -154,7 +154,11 @@ struct shverdict {
  * file that runs later outside any sandbox (writepolicy_word_runs_on(),
  * or a directory where one is read, writepolicy_runs_on_beneath(); a
  * glob that selects nothing in particular aside), or that sets one up
- * (writepolicy_word_sets_up()), an assignment's value too.  An
+ * (writepolicy_word_sets_up()), an assignment's value too; a word with
+ * a parameter, brace or arithmetic expansion ("$f" of a loop or read,
+ * "${x:-.envrc}", {.envrc,x}; not "$PWD"/x) given to a command that
+ * writes, empties or removes the files it names (cp, mv, ln, link,
+ * install but -d, tee, truncate, unlink, patch, sponge, dd, rsync).  An
  * argument that is not a fixed word stops
  * matching there: a rule whose prefix reaches it might match, and the
  * command is unresolvable.
@@ -193,8 +197,11 @@ struct shfs {
  * the string may have gone to (more than 16: unresolvable), and only
  * from those a cd went to where the command runs only after that cd
  * succeeded in this shell (cd build && find . -delete; not after "||",
- * "|", "!", a subshell, or in a string that may redefine cd), and so is
- * cd's directory (one out of the workspace is unresolvable).  The
+ * "|", "!", a subshell, or in a string that may redefine cd); there
+ * rm's relative operands are matched by the rules that ask or deny as
+ * the paths from the top they are (cd build && rm -rf and a star is rm
+ * -rf build/ and a star, not the rule's star; allow rules stay
+ * literal), and so is cd's directory (one out of the workspace is unresolvable).  The
  * workspace is asked about as the string starts, so the names the
  * string's ln, link, cp (-s, -l, -r, -a, -P, -d) and mv may link are
  * recorded first: a removal through one is that of where the link leads

@@ -857,7 +857,7 @@ static const struct row rows[] = {
 	S("install -d build", ALLOW),
 	S("install -- -m4755 b", ALLOW),
 	S("install -d -m 2755 d", DENY),
-	S("install \"dist/$v\" a", ALLOW),
+	S("install \"dist/$v\" a", ASK),
 	/* and so do mkdir, mknod and mkfifo */
 	S("mkdir -m 4755 d", DENY),
 	S("mkdir -m g+s d", DENY),
@@ -1077,6 +1077,23 @@ static const struct row rows[] = {
 	S("find . -name x -exec cp evil {}/.envrc \\;", ASK),
 	S("git -c core.fsmonitor=./evil status", ASK),
 	S("crontab evil", DENY),
+	/* a file a command writes by a word that is not fixed: what a
+	   loop, read, printf -v or a default names, each file in turn */
+	S("for f in .envrc; do cp evil \"$f\"; done", ASK),
+	S("for d in .git; do cp evil $d/hooks/pre-commit; done", ASK),
+	S("read f <<<.envrc; ln -s evil \"$f\"", ASK),
+	S("printf -v f .envrc; echo x | tee \"$f\"", ASK),
+	S("cp evil \"${x:-.envrc}\"", ASK),
+	S("f=.en; install evil \"${f}vrc\"", ASK),
+	S("echo x | tee {.envrc,y}", ASK),
+	S("for f in *; do truncate -s0 \"$f\"; done", ASK),
+	S("for f in *; do cp /dev/null \"$f\"; done", ASK),
+	S("for f in *; do unlink \"$f\"; done", ASK),
+	S("for f in *; do : | command tee \"$f\"; done", ASK),
+	S("ls | while read f; do patch \"$f\" x.diff; done", ASK),
+	S("cp evil \"$PWD/.envrc\"", ASK),
+	S("cp a \"$PWD\"/b && install -d \"$d\" && mkdir \"$d\"", ALLOW),
+	S("for f in *.c; do gcc -c \"$f\"; done", ALLOW),
 	S("cat .envrc .bashrc; grep -r x .git/hooks; ls -a .cargo", ALLOW),
 	S("rm -f .envrc .git/hooks/pre-commit", ALLOW),
 	S("find . -name '.*' -print", ALLOW),
@@ -1388,7 +1405,9 @@ fake_where(void *arg, const char *path)
 	/* src/q leads out; q does not */
 	if (strncmp(rel, "src/q/", 6) == 0)
 		return SHFS_OUT;
-	if (follow && (strcmp(rel, "self/") == 0 || strcmp(rel, "self/.") == 0))
+	if (follow &&
+	    (strcmp(rel, "self/") == 0 || strcmp(rel, "self/.") == 0 ||
+		strcmp(rel, "self/./") == 0))
 		return SHFS_ROOT;
 	return SHFS_INSIDE;
 }
@@ -1499,7 +1518,8 @@ static const struct fsrow fsrows[] = {
 	{ "mv l x; rm -rf x/", SHD_ASK, "through a link the string makes" },
 	{ "ln l x; rm -rf x/", SHD_ASK, "through a link the string makes" },
 	{ "ln -s / x; rm -rf x*/", SHD_ASK, "through a link the string makes" },
-	{ "ln -s / \"$x\"; rm -rf a/", SHD_ASK, "links the rules cannot tell" },
+	{ "ln -s / \"$x\"; rm -rf a/", SHD_ASK, "a word that is not fixed" },
+	{ "ln -s / x?; rm -rf a/", SHD_ASK, "links the rules cannot tell" },
 	{ "ln -s / x; cd x && rm -rf etc/", SHD_DENY, "rule 5 (rm -rf" },
 	{ "ln -s / x; cd x; rm -rf home", SHD_DENY, "rule 5 (rm -rf" },
 	{ "ln -s / x; cd x && ls", SHD_ASK, "cd through a link the string" },
@@ -1516,7 +1536,8 @@ static const struct fsrow fsrows[] = {
 	{ "mv -t loop *", SHD_ASK, "may lead out of the workspace" },
 	{ "ln -s /tmp t; mv * t/", SHD_ASK, "may lead out of the workspace" },
 	{ "ln -s / t; mv * t", SHD_ASK, "may lead out of the workspace" },
-	{ "mv \"$f\" r/", SHD_ALLOW, "default" },
+	{ "mv \"$f\" r/", SHD_ASK, "a word that is not fixed" },
+	{ "mv f r/", SHD_ALLOW, "default" },
 	{ "mv * src/", SHD_ALLOW, "default" },
 	{ "mv a r/", SHD_ALLOW, "default" },
 	{ "ln -s src t; mv * t", SHD_ALLOW, "default" },
@@ -1530,7 +1551,26 @@ static const struct fsrow fsrows[] = {
 	{ "cd " WS "/build && find . -delete", SHD_ALLOW, "default" },
 	{ "cd build && find .. -delete", SHD_DENY, "rule 5 (rm -rf" },
 	{ "cd src/x && rm -r ../../*", SHD_DENY, "rule 5 (rm -rf" },
-	{ "cd build && rm -rf *", SHD_DENY, "rule 5 (rm -rf" }, /* as named */
+	/* rm's words name build's files there, not the workspace's */
+	{ "cd build && rm -rf *", SHD_ALLOW, "default" },
+	{ "cd build && rm -f *", SHD_ALLOW, "default" },
+	{ "cd build && rm -r -f -- ./* .", SHD_ALLOW, "default" },
+	{ "cd build && truncate -s0 *", SHD_ALLOW, "default" },
+	{ "cd build && tee * </dev/null", SHD_ALLOW, "default" },
+	{ "(cd src/x && rm -rf *)", SHD_ALLOW, "default" },
+	{ "cd .. && rm -rf *", SHD_DENY, "rule 5 (rm -rf" },
+	{ "cd \"$X\" && rm -rf *", SHD_DENY, "rule 5 (rm -rf" },
+	{ "cd build/.. && rm -rf *", SHD_DENY, "rule 5 (rm -rf" },
+	{ "cd build; rm -rf *", SHD_DENY, "rule 5 (rm -rf" },
+	{ "cd build && cd .. && rm -rf *", SHD_DENY, "rule 5 (rm -rf" },
+	{ "cd build && ls && rm -rf *", SHD_DENY, "rule 5 (rm -rf" },
+	{ "cd self && rm -rf *", SHD_DENY, "rule 5 (rm -rf" },
+	{ "cd self && rm -f *", SHD_DENY, "rule 5 (rm -rf" },
+	{ "cd build && rm -rf ../*", SHD_DENY, "rule 5 (rm -rf" },
+	{ "cd build && rm -rf / x", SHD_DENY, "rule 5 (rm -rf" },
+	{ "cd build && rm -rf ~", SHD_DENY, "rule 5 (rm -rf" },
+	{ "cd build && rm -rf \"$HOME\"", SHD_DENY, "rule 5 (rm -rf" },
+	{ "cd build && rm --no-preserve-root -rf x", SHD_DENY, "rule 7" },
 	{ "cd self && find . -delete", SHD_DENY, "rule 5 (rm -rf" },
 	{ "cd src && cd self && find . -delete", SHD_DENY, "rule 5 (rm -rf" },
 	{ "ln -s . b; cd b && find . -delete", SHD_DENY, "rule 5 (rm -rf" },
@@ -1619,7 +1659,7 @@ static const struct fsrow rmrows[] = {
 	{ "truncate -s 0 src/*", SHD_ALLOW, "default" },
 	{ "truncate -s0 *.log", SHD_ALLOW, "default" },
 	{ "truncate -s0 main.c .", SHD_ALLOW, "default" },
-	{ "truncate -s0 \"$f\"", SHD_ALLOW, "default" },
+	{ "truncate -s0 \"$f\"", SHD_ASK, "a word that is not fixed" },
 	/* mv out of the workspace: its sources */
 	{ "mv * /tmp", SHD_DENY, "rule 1" },
 	{ "mv ./* ../x", SHD_DENY, "rule 1" },
@@ -1638,7 +1678,7 @@ static const struct fsrow rmrows[] = {
 	{ "mv -t sub ./*", SHD_ALLOW, "default" },
 	{ "mv src /tmp", SHD_ALLOW, "default" },
 	{ "mv src ../", SHD_ALLOW, "default" },
-	{ "mv \"$f\" \"$f.bak\"", SHD_ALLOW, "default" },
+	{ "mv \"$f\" \"$f.bak\"", SHD_ASK, "a word that is not fixed" },
 	{ "mv -S /tmp a b", SHD_ALLOW, "default" },
 	/* tar --remove-files: what it archives */
 	{ "tar -cf /tmp/x.tar --remove-files .", SHD_DENY, "rule 1" },
@@ -1683,7 +1723,7 @@ static const struct fsrow rmrows[] = {
 	/* an unquoted expansion may be a glob */
 	{ "f='*'; truncate -s0 $f", SHD_ASK, "not fixed where rule 1 looks" },
 	{ "tee $f", SHD_ASK, "not fixed where rule 1 looks" },
-	{ "tee \"$f\"", SHD_ALLOW, "default" },
+	{ "tee \"$f\"", SHD_ASK, "a word that is not fixed" },
 	/* tee truncates what it names, but with -a */
 	{ "tee *", SHD_DENY, "rule 1" },
 	{ "echo | tee -- ./*", SHD_DENY, "rule 1" },
@@ -1740,7 +1780,7 @@ static const struct fsrow rmrows[] = {
 	{ "truncate -s0 ~/x", SHD_ALLOW, "default" },
 	{ "truncate -s0 \"$PWD\"/*.o", SHD_ALLOW, "default" },
 	{ "truncate -s0 \"$PWD/src\"/*", SHD_ALLOW, "default" },
-	{ "truncate -s0 \"$PWD$x\"/*", SHD_ALLOW, "default" },
+	{ "truncate -s0 \"$PWD$x\"/*", SHD_ASK, "a word that is not fixed" },
 	{ "rm -f */x", SHD_ALLOW, "default" },
 	{ "rm -f */*", SHD_DENY, "rule 1" },
 	{ "rm -f ./*/*/*", SHD_DENY, "rule 1" },
