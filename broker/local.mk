@@ -153,6 +153,8 @@ EXTRA_DIST += tests/integration/shell_rules_removals2.sh
 EXTRA_DIST += tests/integration/shell_rules_runs_later.sh
 TESTS += tests/integration/shell_rules_loops.sh
 EXTRA_DIST += tests/integration/shell_rules_loops.sh
+TESTS += tests/integration/shell_rules_archives.sh
+EXTRA_DIST += tests/integration/shell_rules_archives.sh
 # --- end shellgate ---
 
 # --- escalation: denial records and one-call escalation (issue 18) ---

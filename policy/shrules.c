@@ -4837,6 +4837,85 @@ check_written_words(const struct shword *w, size_t n, struct one *o)
 }
 
 /*
+ * A program that writes files named inside what it reads, which the rules
+ * cannot see: tar and bsdtar extracting (-x, --extract, --get, an
+ * old-style "xf"; not to standard output, -O), cpio -i and -p, unzip but
+ * for listing, testing or printing (-l, -t, -v, -p, -c, -z, -Z), 7z's x
+ * and e, patch but for --dry-run, and git apply but for --check, --stat,
+ * --numstat and --summary alone.  An archive's members or a patch's files may be ones
+ * that run later, outside any sandbox (tar xf a.tar lands its .envrc),
+ * or every file of the workspace: unresolvable.  |w| is the command
+ * after its wrappers.
+ */
+static void
+check_extracts(const struct shword *w, size_t n, struct one *o)
+{
+	static const char *const tars[] = { "tar", "bsdtar", "gtar", NULL };
+	static const char *const sevenz[] = { "7z", "7za", "7zr", "7zz", NULL };
+	const char *name, *a;
+	size_t j, s;
+	int x = 0, quiet = 0, opts = 1;
+
+	if (n < 2 || !fixed(&w[0]))
+		return;
+	name = base_name(w[0].text);
+	for (j = 1; j < n; j++) {
+		a = w[j].text;
+		if (!fixed(&w[j]))
+			continue;
+		if (strcmp(a, "--") == 0)
+			opts = 0;
+		if (in_list(name, tars)) {
+			x |= opts &&
+			    (long_opt(a, "--extract", 5) ||
+				long_opt(a, "--get", 5) || short_opt(a, 'x') ||
+				(j == 1 && a[0] != '-' &&
+				    strchr(a, 'x') != NULL));
+			quiet |= opts &&
+			    (long_opt(a, "--to-stdout", 5) ||
+				short_opt(a, 'O') ||
+				(j == 1 && a[0] != '-' &&
+				    strchr(a, 'O') != NULL));
+		} else if (strcmp(name, "cpio") == 0)
+			x |= opts &&
+			    (long_opt(a, "--extract", 4) ||
+				long_opt(a, "--pass-through", 3) ||
+				short_opt(a, 'i') || short_opt(a, 'p'));
+		else if (strcmp(name, "unzip") == 0) {
+			x = 1;
+			quiet |= opts && strcmp(a, "--") != 0 && a[0] == '-' &&
+			    strpbrk(a + 1, "ltvpczZ") != NULL;
+		} else if (in_list(name, sevenz))
+			x |= j == 1 &&
+			    (strcmp(a, "x") == 0 || strcmp(a, "e") == 0);
+		else if (strcmp(name, "patch") == 0) {
+			x = 1;
+			quiet |= opts && long_opt(a, "--dry-run", 4);
+		}
+	}
+	if (strcmp(name, "git") == 0 && (s = git_subcommand_at(w, n)) < n &&
+	    fixed(&w[s]) && strcmp(w[s].text, "apply") == 0) {
+		x = 1;
+		for (j = s + 1; j < n; j++)
+			if (fixed(&w[j]) && strcmp(w[j].text, "--apply") == 0) {
+				quiet = 0;
+				break;
+			} else if (fixed(&w[j]) &&
+			    (strcmp(w[j].text, "--check") == 0 ||
+				strcmp(w[j].text, "--stat") == 0 ||
+				strcmp(w[j].text, "--numstat") == 0 ||
+				strcmp(w[j].text, "--summary") == 0))
+				quiet = 1;
+	}
+	if (x && !quiet)
+		set_why(o,
+		    "%s writes files named inside what it reads, which the "
+		    "rules cannot see (one may run later, outside any "
+		    "sandbox)",
+		    name);
+}
+
+/*
  * rm's words, where each working directory it may run in is beneath the
  * workspace's top (!top_may_be_cwd: "cd build && rm -rf *"), matched by
  * the rules that ask or deny with each operand relative_to_cwd() as the
@@ -4982,6 +5061,7 @@ decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
 		    r, w + start + 1, n - start - 1, ws, o->walked, o);
 	/* after the readers above, whose reasons say more */
 	check_written_words(w + start, n - start, o);
+	check_extracts(w + start, n - start, o);
 	/* A program read from standard input or a descriptor is "-" to
 	   the rules that ask or deny: "sh /dev/stdin", "bash -x" and
 	   "python3 -u" read what "sh -" does. */

@@ -158,7 +158,11 @@ struct shverdict {
  * a parameter, brace or arithmetic expansion ("$f" of a loop or read,
  * "${x:-.envrc}", {.envrc,x}; not "$PWD"/x) given to a command that
  * writes, empties or removes the files it names (cp, mv, ln, link,
- * install but -d, tee, truncate, unlink, patch, sponge, dd, rsync).  An
+ * install but -d, tee, truncate, unlink, patch, sponge, dd, rsync); a
+ * program that writes files named inside what it reads (tar and bsdtar
+ * extracting but to standard output, cpio -i and -p, unzip but listing,
+ * testing or printing, 7z x and e, patch but --dry-run, git apply but
+ * --check, --stat, --numstat or --summary alone).  An
  * argument that is not a fixed word stops
  * matching there: a rule whose prefix reaches it might match, and the
  * command is unresolvable.
