@@ -16,7 +16,10 @@
 #     runs and empties build only.  Where the cd may lead elsewhere it is
 #     still refused: "cd .. && rm -rf *", "cd "$X" && ...", "cd build/..
 #     && ...", "cd self && ..." (self -> .), "cd build; ...".
-# Controls: a loop that compiles each file, cp to a "$PWD" path, and
+# Still held, played too: $(ls), while read and xargs feeding rm or
+# truncate, sh -c of a substitution wait for a human; eval "rm -rf .",
+# bash <<<'rm -rf .' and a here-document into sh are refused.
+# Controls: a loop that reads each file, cp to a "$PWD" path, and
 # install -d of a word that is not fixed run.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
@@ -53,6 +56,23 @@ for f in .envrc .bashrc .git/hooks/pre-commit .git/hooks/post-checkout; do
 	check "... and nothing landed ($f)" test ! -e "$ws/$f" -a ! -L "$ws/$f"
 done
 whole "writes"
+
+# ===== and the other ways to run a removal each file at a time, still held ==
+ls >"$ws/list"
+shell_asks_denied "a word that is not fixed where rule" \
+    'while read f; do rm "$f"; done <list'
+shell_asks_denied "xargs runs a command" 'xargs rm <list' \
+    'ls | xargs -n1 truncate -s0'
+shell_asks_denied "a command or process substitution" \
+    'for f in $(ls); do rm "$f"; done' "sh -c \"\$(printf 'rm -rf .')\""
+for cmd in 'eval "rm -rf ."' "bash <<< 'rm -rf .'" "sh <<EOF
+rm -rf .
+EOF"; do
+	shell "$cmd"
+	expect_error_class "${cmd%%$'\n'*}: refused" denied
+	whole "${cmd%%$'\n'*}"
+done
+whole "loops"
 
 # ===== cd build && rm -rf * runs in build ==================================
 for cmd in 'cd .. && rm -rf *' 'X=..; cd "$X" && rm -rf *' \
