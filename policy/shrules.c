@@ -4916,6 +4916,94 @@ check_extracts(const struct shword *w, size_t n, struct one *o)
 }
 
 /*
+ * A decompressor writes each operand's name without its suffix (gunzip
+ * .envrc.gz writes .envrc): gunzip, unxz, unlzma, bunzip2, unzstd,
+ * uncompress, and gzip, xz, lzma, bzip2, zstd, lz4 and brotli with -d
+ * (--decompress, --uncompress), but not to standard output (-c,
+ * --stdout, -t, -l).  An operand whose name so stripped (of its last
+ * '.' extension) runs later, outside any sandbox (a pattern too, but
+ * one that selects nothing in particular: *.gz), is unresolvable, and
+ * so is one that is not a fixed word or a glob ("$f"), and a name
+ * given by a suffix option (-S) or stored inside (gzip -N, --name).  |w| is the command after its wrappers.
+ */
+static void
+check_decompressed(const struct shword *w, size_t n, struct one *o)
+{
+	static const char *const always[] = { "gunzip", "unxz", "unlzma",
+		"bunzip2", "unzstd", "uncompress", NULL };
+	static const char *const with_d[] = { "gzip", "xz", "lzma", "bzip2",
+		"zstd", "lz4", "brotli", NULL };
+	char out[4096];
+	const char *name, *a, *dot;
+	size_t j;
+	int d, opts = 1, stdout_ = 0, named = 0;
+
+	if (n < 2 || !fixed(&w[0]))
+		return;
+	name = base_name(w[0].text);
+	d = in_list(name, always);
+	if (!d && !in_list(name, with_d))
+		return;
+	for (j = 1; j < n; j++) {
+		a = w[j].text;
+		if (!fixed(&w[j]) || !opts || a[0] != '-' || a[1] == '\0')
+			continue;
+		if (strcmp(a, "--") == 0) {
+			opts = 0;
+			continue;
+		}
+		d |= long_opt(a, "--decompress", 4) ||
+		    long_opt(a, "--uncompress", 4) ||
+		    (a[1] != '-' && short_opt(a, 'd'));
+		stdout_ |= long_opt(a, "--stdout", 5) ||
+		    long_opt(a, "--to-stdout", 5) || long_opt(a, "--test", 4) ||
+		    long_opt(a, "--list", 4) ||
+		    (a[1] != '-' &&
+			(short_opt(a, 'c') || short_opt(a, 't') ||
+			    short_opt(a, 'l')));
+		named |= long_opt(a, "--name", 4) ||
+		    long_opt(a, "--suffix", 4) ||
+		    (a[1] != '-' && (short_opt(a, 'N') || short_opt(a, 'S')));
+	}
+	if (!d || stdout_)
+		return;
+	if (named) {
+		set_why(o,
+		    "%s names what it writes by a suffix or the name stored "
+		    "inside",
+		    name);
+		return;
+	}
+	for (j = 1, opts = 1; j < n; j++) {
+		if (!is_operand(w, j, &opts))
+			continue;
+		a = w[j].text;
+		if ((w[j].flags & SHW_NOT_FIXED & ~SHW_GLOB) != 0) {
+			set_why(o,
+			    "%s writes a name the rules cannot read (%.40s, "
+			    "decompressed)",
+			    name, a);
+			continue;
+		}
+		dot = strrchr(base_name(a), '.');
+		if (dot == NULL || (size_t)(dot - a) >= sizeof(out))
+			continue;
+		memcpy(out, a, (size_t)(dot - a));
+		out[dot - a] = '\0';
+		/* a pattern that selects nothing in particular (*.gz) */
+		if (strpbrk(base_name(out), "*?[") != NULL &&
+		    name_pattern_broad(base_name(out), FNM_PERIOD))
+			continue;
+		if (writepolicy_word_runs_on(out) != NULL ||
+		    writepolicy_runs_on_beneath(out) != NULL)
+			set_why(o,
+			    "names what runs later, outside any sandbox "
+			    "(%.40s, decompressed)",
+			    out);
+	}
+}
+
+/*
  * rm's words, where each working directory it may run in is beneath the
  * workspace's top (!top_may_be_cwd: "cd build && rm -rf *"), matched by
  * the rules that ask or deny with each operand relative_to_cwd() as the
@@ -5062,6 +5150,7 @@ decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
 	/* after the readers above, whose reasons say more */
 	check_written_words(w + start, n - start, o);
 	check_extracts(w + start, n - start, o);
+	check_decompressed(w + start, n - start, o);
 	/* A program read from standard input or a descriptor is "-" to
 	   the rules that ask or deny: "sh /dev/stdin", "bash -x" and
 	   "python3 -u" read what "sh -" does. */

@@ -162,7 +162,10 @@ struct shverdict {
  * program that writes files named inside what it reads (tar and bsdtar
  * extracting but to standard output, cpio -i and -p, unzip but listing,
  * testing or printing, 7z x and e, patch but --dry-run, git apply but
- * --check, --stat, --numstat or --summary alone).  An
+ * --check, --stat, --numstat or --summary alone); a decompressor
+ * (gunzip, gzip -d, xz -d, ...) whose operand without its last extension
+ * names what runs later (gunzip .envrc.gz), is not a fixed word or a
+ * glob, or whose output -S or -N names.  An
  * argument that is not a fixed word stops
  * matching there: a rule whose prefix reaches it might match, and the
  * command is unresolvable.
