@@ -4801,13 +4801,13 @@ check_runs_later(const struct shword *w, size_t n, const struct shword *all,
 
 /*
  * A command that writes, empties or removes the files it names (cp, mv,
- * ln, install, tee, truncate, unlink, patch, ...) with a word the rules
- * cannot read as written (a parameter, brace or arithmetic expansion:
- * "$f" of a loop, read or printf -v, "${x:-.envrc}", {.envrc,x}) is
- * unresolvable, as a redirection to such a word is: the file may be one
- * that runs later, or each file of the workspace in turn.  A glob is
- * read as a pattern (check_runs_later, the removal readers).  |w| is
- * the command after its wrappers.
+ * ln, install, tee, truncate, unlink, patch, ...; uniq's output) with a
+ * word the rules cannot read as written (a parameter, brace or
+ * arithmetic expansion: "$f" of a loop, read or printf -v,
+ * "${x:-.envrc}", {.envrc,x}) is unresolvable, as a redirection to such
+ * a word is: the file may be one that runs later, or each file of the
+ * workspace in turn.  A glob is read as a pattern (check_runs_later, the
+ * removal readers).  |w| is the command after its wrappers.
  */
 static void
 check_written_words(const struct shword *w, size_t n, struct one *o)
@@ -4815,9 +4815,23 @@ check_written_words(const struct shword *w, size_t n, struct one *o)
 	static const char *const writers[] = { "cp", "mv", "ln", "link",
 		"install", "tee", "truncate", "unlink", "patch", "sponge", "dd",
 		"rsync", NULL };
-	size_t i;
+	size_t i, nops;
+	int opts = 1;
 
-	if (n == 0 || !fixed(&w[0]) || !in_list(base_name(w[0].text), writers))
+	if (n == 0 || !fixed(&w[0]))
+		return;
+	/* uniq writes its second operand (an option's value counted as
+	   one, which errs towards asking) */
+	if (strcmp(base_name(w[0].text), "uniq") == 0)
+		for (i = 1, nops = 0; i < n; i++)
+			if (is_operand(w, i, &opts) && ++nops > 1 &&
+			    !fixed(&w[i]) &&
+			    (w[i].flags & SHW_NOT_FIXED) != SHW_GLOB)
+				set_why(o,
+				    "uniq names a file it writes by a word "
+				    "that is not fixed (%.40s)",
+				    w[i].text);
+	if (!in_list(base_name(w[0].text), writers))
 		return;
 	/* install -d makes directories (raise_install reads its -m) */
 	if (strcmp(base_name(w[0].text), "install") == 0)
@@ -4842,10 +4856,10 @@ check_written_words(const struct shword *w, size_t n, struct one *o)
  * old-style "xf"; not to standard output, -O), cpio -i and -p, unzip but
  * for listing, testing or printing (-l, -t, -v, -p, -c, -z, -Z), 7z's x
  * and e, patch but for --dry-run, and git apply but for --check, --stat,
- * --numstat and --summary alone.  An archive's members or a patch's files may be ones
- * that run later, outside any sandbox (tar xf a.tar lands its .envrc),
- * or every file of the workspace: unresolvable.  |w| is the command
- * after its wrappers.
+ * --numstat and --summary alone.  An archive's members or a patch's
+ * files may be ones that run later, outside any sandbox (tar xf a.tar
+ * lands its .envrc), or every file of the workspace: unresolvable.  |w|
+ * is the command after its wrappers.
  */
 static void
 check_extracts(const struct shword *w, size_t n, struct one *o)

@@ -158,7 +158,8 @@ struct shverdict {
  * a parameter, brace or arithmetic expansion ("$f" of a loop or read,
  * "${x:-.envrc}", {.envrc,x}; not "$PWD"/x) given to a command that
  * writes, empties or removes the files it names (cp, mv, ln, link,
- * install but -d, tee, truncate, unlink, patch, sponge, dd, rsync); a
+ * install but -d, tee, truncate, unlink, patch, sponge, dd, rsync;
+ * uniq's output); a
  * program that writes files named inside what it reads (tar and bsdtar
  * extracting but to standard output, cpio -i and -p, unzip but listing,
  * testing or printing, 7z x and e, patch but --dry-run, git apply but

@@ -49,10 +49,11 @@ shell_asks_denied "names a file it writes by a word that is not fixed" \
     'read f <names; ln -s ../../evil "$f"' \
     'cp evil "${x:-.bashrc}"' \
     'for d in .git; do cp evil $d/hooks/post-checkout; done' \
+    'for f in .profile; do uniq evil "$f"; done' \
     'for f in *; do truncate -s0 "$f"; done' \
     'for f in *; do cp /dev/null "$f"; done' \
     'for f in *; do unlink "$f"; done'
-for f in .envrc .bashrc .git/hooks/pre-commit .git/hooks/post-checkout; do
+for f in .envrc .bashrc .profile .git/hooks/pre-commit .git/hooks/post-checkout; do
 	check "... and nothing landed ($f)" test ! -e "$ws/$f" -a ! -L "$ws/$f"
 done
 whole "writes"

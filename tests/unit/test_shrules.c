@@ -1094,6 +1094,9 @@ static const struct row rows[] = {
 	S("cp evil \"$PWD/.envrc\"", ASK),
 	S("cp a \"$PWD\"/b && install -d \"$d\" && mkdir \"$d\"", ALLOW),
 	S("for f in *.c; do gcc -c \"$f\"; done", ALLOW),
+	S("for f in .envrc; do uniq evil \"$f\"; done", ASK),
+	S("for f in *.txt; do uniq \"$f\"; uniq -c \"$f\" out.txt; done",
+	    ALLOW),
 	/* an archive's members, a patch's files: names the rules cannot
 	   read */
 	S("tar xf a.tar", ASK),
