@@ -844,25 +844,52 @@ mark_hooks(struct changeset *cs, int upperfd, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * Notes the mode of the upper layer's root |fd| as dropped where it is
+ * not the workspace root's |rst|: the runner gives the upper root the
+ * workspace's mode, so a difference is the run's chmod of "." (700, 777,
+ * g+s), which never lands (the root's mode is the owner's: who may read
+ * the whole tree hangs on it) and was told nowhere (the walk compares
+ * the names in the root, never the root itself).  Unknown modes fail.
+ * 0, or an errno.
+ */
+static int
+note_root_mode(struct changeset *cs, int fd, const struct stat *rst)
+{
+	struct stat st;
+
+	if (rst == NULL || fstat(fd, &st) == -1)
+		return rst == NULL ? EIO : errno;
+	if ((st.st_mode & 07777) != (rst->st_mode & 07777))
+		note_dropped(cs, ".", st.st_mode & 07777, rst->st_mode & 07777);
+	return 0;
+}
+
 int
 changeset_collect(int upperfd, int rootfd, int userxattr,
     struct changeset **out, char *err, size_t errlen)
 {
 	struct changeset *cs;
 	struct stat st;
-	int fd, rc;
+	int fd, rc, known;
 
 	*out = NULL;
 	cs = xcalloc(1, sizeof(*cs));
 	cs->userxattr = userxattr;
 	cs->rootfd = rootfd;
-	if (fstat(rootfd, &st) == 0) {
+	if ((known = fstat(rootfd, &st) == 0)) {
 		cs->uid = st.st_uid;
 		cs->gid = st.st_gid;
 	}
 	if ((fd = openat(upperfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
 	    -1) {
 		snprintf(err, errlen, "upper layer: %s", strerror(errno));
+		changeset_free(cs);
+		return AL_ERR_SYSTEM;
+	}
+	if ((rc = note_root_mode(cs, fd, known ? &st : NULL)) != 0) {
+		snprintf(err, errlen, "the workspace root: %s", strerror(rc));
+		close(fd);
 		changeset_free(cs);
 		return AL_ERR_SYSTEM;
 	}

@@ -202,18 +202,21 @@ static json_t *
 tell_dropped(const struct changeset *set, const char *landed, size_t *total)
 {
 	json_t *dropped, *d;
+	const char *path;
 	size_t i;
 
 	dropped = changeset_dropped(
 	    set, COW_DROPPED_RECORDED, COW_DROPPED_BYTES, total);
 	json_array_foreach(dropped, i, d)
 	{
-		log_warnx("%s: mode %s %s as %s (a world-write bit lands "
-			  "only where the checkout had it, an inherited "
-			  "setgid bit never)",
-		    json_string_value(json_object_get(d, "path")),
+		path = json_string_value(json_object_get(d, "path"));
+		log_warnx("%s: mode %s %s as %s (%s)", path,
 		    json_string_value(json_object_get(d, "mode")), landed,
-		    json_string_value(json_object_get(d, "landed")));
+		    json_string_value(json_object_get(d, "landed")),
+		    strcmp(path, ".") == 0
+			? "the checkout root's mode is the owner's"
+			: "a world-write bit lands only where the checkout "
+			  "had it, an inherited setgid bit never");
 	}
 	if (*total > json_array_size(dropped))
 		log_warnx("... and %zu more modes %s without a bit",

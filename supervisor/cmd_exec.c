@@ -562,20 +562,29 @@ exec_upper(const char *state, struct changeset_upper *u)
 struct exec_status {
 	struct exec_audit *xa;
 	const struct changeset_upper *upper;
+	const char *workspace;
 	int egress;
 	int *mntns; /* runner_request.mntns_out: goes with exec_end */
 };
 
-/* Whether the upper layer |u| holds nothing (or cannot tell: then 0). */
+/* Whether the upper layer |u| holds nothing and its root has the mode of
+ * workspace |ws| (a run's chmod of "." is told: changeset_collect()), or
+ * cannot tell: then 0. */
 static int
-upper_empty(const struct changeset_upper *u)
+upper_empty(const struct changeset_upper *u, const char *ws)
 {
 	struct dirent *de;
+	struct stat ust, wst;
 	DIR *d;
 	int fd, empty = 1;
 
 	if ((fd = changeset_upper_open(u)) == -1)
 		return 0;
+	if (fstat(fd, &ust) == -1 || stat(ws, &wst) == -1 ||
+	    (ust.st_mode & 07777) != (wst.st_mode & 07777)) {
+		close(fd);
+		return 0;
+	}
 	if ((d = fdopendir(fd)) == NULL) {
 		close(fd);
 		return 0;
@@ -595,7 +604,7 @@ exec_on_status(void *arg, int wait_status)
 
 	if (st->egress)
 		return;
-	if (st->upper == NULL || upper_empty(st->upper)) {
+	if (st->upper == NULL || upper_empty(st->upper, st->workspace)) {
 		exec_audit_hold(st->xa, *st->mntns);
 		*st->mntns = -1;
 		exec_audit_on_status(st->xa, wait_status);
@@ -650,18 +659,21 @@ static void
 land_dropped(json_t *r, const struct changeset *cs)
 {
 	json_t *dropped, *d;
+	const char *path;
 	size_t i, n;
 
 	dropped = changeset_dropped(cs, LAND_REFUSED_RECORDED,
 	    LAND_REFUSED_BYTES, &n);
 	for (i = 0; i < json_array_size(dropped); i++) {
 		d = json_array_get(dropped, i);
-		log_warnx("exec: %s: mode %s landed as %s (a world-write bit "
-			  "lands only where the workspace had it, an "
-			  "inherited setgid bit never)",
-		    json_string_value(json_object_get(d, "path")),
+		path = json_string_value(json_object_get(d, "path"));
+		log_warnx("exec: %s: mode %s landed as %s (%s)", path,
 		    json_string_value(json_object_get(d, "mode")),
-		    json_string_value(json_object_get(d, "landed")));
+		    json_string_value(json_object_get(d, "landed")),
+		    strcmp(path, ".") == 0
+			? "the workspace root's mode is the owner's"
+			: "a world-write bit lands only where the workspace "
+			  "had it, an inherited setgid bit never");
 	}
 	if (r != NULL && n > 0) {
 		json_object_set(r, "modesDropped", dropped);
@@ -1124,6 +1136,7 @@ cmd_exec(int argc, char **argv)
 	/* exec_end as soon as the command has ended (the same record). */
 	xst.xa = xa;
 	xst.upper = overlay ? &upper : NULL;
+	xst.workspace = workspace;
 	xst.egress = ov.nhosts > 0;
 	xst.mntns = &mntns;
 	req.mntns_out = &mntns;

@@ -435,6 +435,8 @@ EXTRA_DIST += tests/integration/search_hard_link.sh
 # inherited setgid bit and a world-write bit dropped and each drop told.
 TESTS += tests/integration/changeset_mode_bits.sh
 EXTRA_DIST += tests/integration/changeset_mode_bits.sh
+TESTS += tests/integration/changeset_root_mode.sh
+EXTRA_DIST += tests/integration/changeset_root_mode.sh
 # The group of a file a run makes in a setgid directory: the directory's.
 TESTS += tests/integration/changeset_setgid_group.sh
 EXTRA_DIST += tests/integration/changeset_setgid_group.sh
