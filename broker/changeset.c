@@ -72,6 +72,8 @@ struct cs_entry {
 	char *dest; /* symlink: where it leads (mark_links()), or NULL */
 	int dest_in_git_dir; /* symlink: that is in a git or hooks
 				directory, or cannot be told */
+	int dest_too_long; /* symlink: a path on its way is too long to
+			      be followed (link_dest()) */
 	int unreadable; /* a file this process cannot read, a directory
 			   it cannot list: refused (changeset_check()) */
 };
@@ -710,8 +712,11 @@ link_text(const struct changeset *cs, struct cs_entry *const *links,
  * root), into |out|: its target read from its directory, each symlink on
  * the way (the set's, else the checkout's) followed in turn, as the
  * kernel would.  0; 1 when it leaves the workspace (no rule of the
- * workspace's applies there; the symlink rule judges e's own text); -1
- * when it cannot be told (a loop, a link that cannot be read, too long).
+ * workspace's applies there; the symlink rule judges e's own text); 2
+ * when a path on the way is too long or too deep to be followed (the
+ * symlink_length rule; it was refused as symlink_target, for a guarded
+ * destination it need not have); -1 when it cannot be told otherwise (a
+ * loop, a link that cannot be read).
  */
 static int
 link_dest(const struct changeset *cs, struct cs_entry *const *links,
@@ -722,8 +727,9 @@ link_dest(const struct changeset *cs, struct cs_entry *const *links,
 	size_t i;
 	int hops = 0, rc;
 
-	if (writepolicy_link_resolve(e->path, e->target, cur, sizeof(cur)) != 0)
-		return 1;
+	if ((rc = writepolicy_link_resolve(
+		 e->path, e->target, cur, sizeof(cur))) != 0)
+		return rc == -2 ? 2 : 1;
 again:
 	for (i = 0; cur[i] != '\0' || i > 0; i++) {
 		if (cur[i] != '/' && cur[i] != '\0')
@@ -741,12 +747,12 @@ again:
 			    pre, text, next, sizeof(next));
 			free(text);
 			if (rc != 0)
-				return 1;
+				return rc == -2 ? 2 : 1;
 			if (cur[i] == '/' &&
 			    (size_t)snprintf(pre, sizeof(pre), "%s%s%s", next,
 				next[0] != '\0' ? "/" : "",
 				cur + i + 1) >= sizeof(pre))
-				return -1;
+				return 2;
 			snprintf(
 			    cur, sizeof(cur), "%s", cur[i] == '/' ? pre : next);
 			goto again;
@@ -755,7 +761,7 @@ again:
 			break;
 	}
 	if ((size_t)snprintf(out, outlen, "%s", cur) >= outlen)
-		return -1;
+		return 2;
 	return 0;
 }
 
@@ -811,6 +817,8 @@ mark_links(struct changeset *cs, const struct git_hooks *h)
 		rc = link_dest(cs, links, n, links[i], dest, sizeof(dest));
 		if (rc < 0)
 			links[i]->dest_in_git_dir = 1;
+		else if (rc == 2)
+			links[i]->dest_too_long = 1;
 		else if (rc == 0) {
 			links[i]->dest = xstrdup(dest);
 			links[i]->dest_in_git_dir = dest_hooked(cs, h, dest);
@@ -999,6 +1007,7 @@ changeset_check(const struct changeset *cs, const struct sandbox_policy *p,
 		we.in_git_dir = e->in_git_dir;
 		we.target_dest = e->dest;
 		we.target_in_git_dir = e->dest_in_git_dir;
+		we.target_too_long = e->dest_too_long;
 		rule = e->unreadable ? WP_RULE_UNREADABLE
 				     : writepolicy_check(p, &we);
 		if (rule == NULL &&

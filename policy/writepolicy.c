@@ -218,21 +218,26 @@ writepolicy_link_resolve(
 	size_t i, ups, len = 0;
 
 	if (outlen == 0)
-		return -1;
+		return -2;
 	out[0] = '\0';
+	if (split(path, &ec) != 0 || ec.n == 0 || target == NULL ||
+	    target[0] == '\0' || target[0] == '/')
+		return -1;
+	/* Too long or too deep to be read: not known to leave. */
+	if (split(target, &tc) != 0)
+		return -2;
 	/* symlink_escapes(): only a leading run of ".." climbs, and no
 	 * higher than the workspace. */
-	if (split(path, &ec) != 0 || ec.n == 0 ||
-	    symlink_escapes(&ec, target) || split(target, &tc) != 0)
+	if (symlink_escapes(&ec, target))
 		return -1;
 	for (ups = 0; ups < tc.n && strcmp(tc.c[ups], "..") == 0; ups++)
 		;
 	for (i = 0; i + ups < ec.n - 1; i++)
 		if (append(out, outlen, &len, ec.c[i]) != 0)
-			return -1;
+			return -2;
 	for (i = ups; i < tc.n; i++)
 		if (append(out, outlen, &len, tc.c[i]) != 0)
-			return -1;
+			return -2;
 	return 0;
 }
 
@@ -413,16 +418,19 @@ writepolicy_check(const struct sandbox_policy *p, const struct wp_entry *e)
 	}
 	if (path_rules(p, &ec, e->kind, e->in_git_dir) != NULL)
 		return path_rules(p, &ec, e->kind, e->in_git_dir);
-	if (e->kind == WP_SYMLINK && symlink_escapes(&ec, e->target))
-		return WP_RULE_SYMLINK;
 	if (e->kind == WP_SYMLINK) {
 		char dest[WP_MAX_PATH];
+		int rc = writepolicy_link_resolve(
+		    e->path, e->target, dest, sizeof(dest));
 
+		if (rc == -1)
+			return WP_RULE_SYMLINK;
+		/* Where it leads cannot be told: refused for that, not
+		 * for leaving or for what it leads to. */
+		if (rc != 0 || e->target_too_long)
+			return WP_RULE_SYMLINK_LENGTH;
 		if (e->target_dest != NULL)
 			snprintf(dest, sizeof(dest), "%s", e->target_dest);
-		else if (writepolicy_link_resolve(
-			     e->path, e->target, dest, sizeof(dest)) != 0)
-			return WP_RULE_SYMLINK;
 		if (dest_guarded(p, dest, e->target_in_git_dir))
 			return WP_RULE_SYMLINK_TARGET;
 	}
@@ -709,6 +717,10 @@ writepolicy_rule_text(const char *rule)
 		{ WP_RULE_SYMLINK,
 		    "a symbolic link may not point outside the "
 		    "workspace" },
+		{ WP_RULE_SYMLINK_LENGTH,
+		    "a symbolic link whose text, or the path it leads to "
+		    "through the links on the way, is over 4096 bytes or "
+		    "512 names deep: where it leads cannot be told" },
 		{ WP_RULE_SYMLINK_TARGET,
 		    "a symbolic link may not lead to what the git, airlock "
 		    "or protected rule guards (.git and its kin, a git "

@@ -17,6 +17,12 @@
  *                 from the link's directory, leaves the workspace, or
  *                 has a ".." after a name (the name may be a symlink
  *                 that climbs: s/../../x with s -> ../..)
+ *   symlink_length  a relative symlink whose text, or where it leads
+ *                 (read from its directory, through the links on the
+ *                 way where the caller follows them: target_too_long),
+ *                 is over 4096 bytes or 512 names: where it leads
+ *                 cannot be told (it was refused as symlink or
+ *                 symlink_target, neither of which it need be)
  *   symlink_target  a symlink that leads (its target read from its
  *                 directory, through the links on the way where the
  *                 caller follows them: target_dest) to what the git,
@@ -90,6 +96,8 @@ struct wp_entry {
 				  leads in a git directory or a hooks
 				  directory of git's config, or could
 				  not tell */
+	int target_too_long; /* WP_SYMLINK: the caller could not follow
+				it, a path on the way being too long */
 };
 
 #define WP_RULE_SPECIAL_FILE "special_file"
@@ -97,6 +105,7 @@ struct wp_entry {
 #define WP_RULE_HARD_LINK "hard_link"
 #define WP_RULE_SYMLINK "symlink"
 #define WP_RULE_SYMLINK_TARGET "symlink_target"
+#define WP_RULE_SYMLINK_LENGTH "symlink_length"
 #define WP_RULE_GIT "git"
 #define WP_RULE_PROTECTED "protected"
 #define WP_RULE_NAME "name"
@@ -142,7 +151,9 @@ const char *writepolicy_path(const struct sandbox_policy *p, const char *path);
  * Where a symlink at workspace-relative |path| with text |target| leads,
  * read lexically from its directory, into |out| (|outlen| bytes):
  * workspace-relative, "" for the root.  0, or -1 when the target leaves
- * the workspace or could (the symlink rule), or does not fit.
+ * the workspace or could (the symlink rule), or -2 when it does not fit
+ * (it or the path it leads to is over |outlen| bytes or 512 names: the
+ * symlink_length rule).
  */
 int writepolicy_link_resolve(
     const char *path, const char *target, char *out, size_t outlen);

@@ -26,19 +26,19 @@ struct row {
 
 #define F(p, m) \
 	{ \
-		(p), WP_FILE, (m), 1, NULL, 0, NULL, 0 \
+		(p), WP_FILE, (m), 1, NULL, 0, NULL, 0, 0 \
 	}
 #define D(p, m) \
 	{ \
-		(p), WP_DIR, (m), 1, NULL, 0, NULL, 0 \
+		(p), WP_DIR, (m), 1, NULL, 0, NULL, 0, 0 \
 	}
 #define L(p, t) \
 	{ \
-		(p), WP_SYMLINK, 0777, 1, (t), 0, NULL, 0 \
+		(p), WP_SYMLINK, 0777, 1, (t), 0, NULL, 0, 0 \
 	}
 #define X(p) \
 	{ \
-		(p), WP_DELETE, 0, 0, NULL, 0, NULL, 0 \
+		(p), WP_DELETE, 0, 0, NULL, 0, NULL, 0, 0 \
 	}
 
 static const struct row rows[] = {
@@ -52,13 +52,13 @@ static const struct row rows[] = {
 	{ "setgid file", F("x", 02755), WP_RULE_SPECIAL_BITS },
 	{ "setgid world-writable dir", D("d", 02777), WP_RULE_SPECIAL_BITS },
 	{ "sticky dir", D("d", 01777), WP_RULE_SPECIAL_BITS },
-	{ "device node", { "dev", WP_DEVICE, 0666, 1, NULL, 0, NULL, 0 },
+	{ "device node", { "dev", WP_DEVICE, 0666, 1, NULL, 0, NULL, 0, 0 },
 	    WP_RULE_SPECIAL_FILE },
-	{ "fifo", { "src/pipe", WP_FIFO, 0644, 1, NULL, 0, NULL, 0 },
+	{ "fifo", { "src/pipe", WP_FIFO, 0644, 1, NULL, 0, NULL, 0, 0 },
 	    WP_RULE_SPECIAL_FILE },
-	{ "socket", { "s", WP_SOCKET, 0755, 1, NULL, 0, NULL, 0 },
+	{ "socket", { "s", WP_SOCKET, 0755, 1, NULL, 0, NULL, 0, 0 },
 	    WP_RULE_SPECIAL_FILE },
-	{ "hard link", { "a", WP_FILE, 0644, 2, NULL, 0, NULL, 0 },
+	{ "hard link", { "a", WP_FILE, 0644, 2, NULL, 0, NULL, 0, 0 },
 	    WP_RULE_HARD_LINK },
 	{ "top-level .git file", F(".git/config", 0644), WP_RULE_GIT },
 	{ "nested .git dir", D("src/.git", 0755), WP_RULE_GIT },
@@ -118,17 +118,18 @@ static const struct row rows[] = {
 	{ "removing a HEAD is fine", X("fixtures/repo/HEAD"), NULL },
 	{ "HEAD.md is fine", F("docs/HEAD.md", 0644), NULL },
 	{ "a file in a git directory the workspace has",
-	    { "fixtures/repo.git/config", WP_FILE, 0644, 1, NULL, 1, NULL, 0 },
+	    { "fixtures/repo.git/config", WP_FILE, 0644, 1, NULL, 1, NULL, 0,
+		0 },
 	    WP_RULE_GIT },
 	{ "a directory in a git directory the workspace has",
-	    { "fixtures/repo.git/hooks", WP_DIR, 0755, 1, NULL, 1, NULL, 0 },
+	    { "fixtures/repo.git/hooks", WP_DIR, 0755, 1, NULL, 1, NULL, 0, 0 },
 	    WP_RULE_GIT },
 	{ "a symlink in a git directory the workspace has",
-	    { "fixtures/repo.git/x", WP_SYMLINK, 0777, 1, "y", 1, NULL, 0 },
+	    { "fixtures/repo.git/x", WP_SYMLINK, 0777, 1, "y", 1, NULL, 0, 0 },
 	    WP_RULE_GIT },
 	{ "a removal in a git directory the workspace has",
 	    { "fixtures/repo.git/description", WP_DELETE, 0, 0, NULL, 1, NULL,
-		0 },
+		0, 0 },
 	    NULL },
 	{ "protected file", F(".github/workflows/ci.yml", 0644),
 	    WP_RULE_PROTECTED },
@@ -188,10 +189,10 @@ static const struct row rows[] = {
 	{ "a symlink to airlock's trash", L("s/t", "../.airlock-trash-1"),
 	    WP_RULE_SYMLINK_TARGET },
 	{ "a symlink the caller found leading into a hooks directory",
-	    { "out", WP_SYMLINK, 0777, 1, "tools", 0, "tools/hooks", 1 },
+	    { "out", WP_SYMLINK, 0777, 1, "tools", 0, "tools/hooks", 1, 0 },
 	    WP_RULE_SYMLINK_TARGET },
 	{ "a symlink the caller followed to .git",
-	    { "out", WP_SYMLINK, 0777, 1, "l/hooks", 0, ".git/hooks", 0 },
+	    { "out", WP_SYMLINK, 0777, 1, "l/hooks", 0, ".git/hooks", 0, 0 },
 	    WP_RULE_SYMLINK_TARGET },
 	{ "a symlink to the workspace root", L("a/root", ".."),
 	    WP_RULE_SYMLINK_TARGET },
@@ -293,7 +294,58 @@ START_TEST(test_writepolicy_link_resolve)
 			ck_assert_msg(rc == 0 && strcmp(out, r[i].want) == 0,
 			    "%s -> %s: %d %s", r[i].path, r[i].target, rc, out);
 	}
-	ck_assert_int_eq(writepolicy_link_resolve("a", "bcdef", out, 4), -1);
+	ck_assert_int_eq(writepolicy_link_resolve("a", "bcdef", out, 4), -2);
+}
+END_TEST
+
+/* A link too long or too deep to follow is refused for that
+ * (symlink_length), not as one that leaves (symlink) or leads to what
+ * is guarded (symlink_target): it need be neither. */
+START_TEST(test_writepolicy_symlink_length)
+{
+	struct sandbox_policy p;
+	struct wp_entry e;
+	char deep[4096], dir[4096], abs[4096];
+	size_t i;
+
+	memset(&p, 0, sizeof(p));
+	memset(&e, 0, sizeof(e));
+	e.kind = WP_SYMLINK;
+	e.mode = 0777;
+	e.nlink = 1;
+	/* 1000 names "b": over 512. */
+	for (i = 0; i < 1000; i++)
+		memcpy(deep + 2 * i, "b/", 2);
+	deep[1999] = '\0';
+	e.path = "l";
+	e.target = deep;
+	ck_assert_str_eq(writepolicy_check(&p, &e), WP_RULE_SYMLINK_LENGTH);
+	/* Its text fits, its directory and it together do not. */
+	memset(dir, 'd', 3000);
+	dir[200] = dir[400] = dir[600] = '/';
+	strcpy(dir + 3000, "/l");
+	memset(deep, 'e', 1500);
+	deep[200] = deep[400] = '/';
+	deep[1500] = '\0';
+	e.path = dir;
+	ck_assert_str_eq(writepolicy_check(&p, &e), WP_RULE_SYMLINK_LENGTH);
+	/* The caller could not follow it. */
+	e.path = "l";
+	e.target = "b/x";
+	e.target_too_long = 1;
+	ck_assert_str_eq(writepolicy_check(&p, &e), WP_RULE_SYMLINK_LENGTH);
+	e.target_too_long = 0;
+	ck_assert_ptr_null(writepolicy_check(&p, &e));
+	/* Absolute, or leaving, it is the symlink rule's still. */
+	abs[0] = '/';
+	memset(abs + 1, 'a', 3000);
+	abs[3001] = '\0';
+	e.target = abs;
+	ck_assert_str_eq(writepolicy_check(&p, &e), WP_RULE_SYMLINK);
+	e.target = "../x";
+	ck_assert_str_eq(writepolicy_check(&p, &e), WP_RULE_SYMLINK);
+	ck_assert_str_ne(writepolicy_rule_text(WP_RULE_SYMLINK_LENGTH),
+	    WP_RULE_SYMLINK_LENGTH);
 }
 END_TEST
 
@@ -378,6 +430,7 @@ suite(void)
 	tcase_add_loop_test(
 	    tc, test_writepolicy_table, 0, sizeof(rows) / sizeof(rows[0]));
 	tcase_add_test(tc, test_writepolicy_link_resolve);
+	tcase_add_test(tc, test_writepolicy_symlink_length);
 	tcase_add_test(tc, test_writepolicy_path_matches_check);
 	tcase_add_test(
 	    tc, test_writepolicy_runs_on_marks_configs_that_run_programs);
