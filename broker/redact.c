@@ -35,6 +35,8 @@ struct redact_form {
 #define FORM_SED	0x10	/* may be broken by "\\" and a line break */
 #define FORM_DEC	0x20	/* decimal: a dump's gap at each "," (dec_gap()) */
 #define FORM_WIDE	0x40	/* ... its numbers zero-padded to DEC_WIDE */
+#define FORM_BITS	0x80	/* bits: may be laid out as xxd -b does */
+#define FORM_QP		0x100	/* may be broken by "=" and a line break */
 
 /*
  * A hex dump (xxd, hexdump -C, od -t x1, bytes.hex(":")): between two
@@ -63,7 +65,8 @@ struct redact_form {
 #define COL_SEP		2	/* separators before an ASCII column */
 #define OFF_DIGITS	12	/* a line's offset: hex digits */
 #define DUMP_INDENT	6
-#define DUMP_PREFIX	(1 + 2 + DUMP_INDENT + 2)	/* ",\r\n" blanks "0x" */
+/* A C array's or escaped string's gap: ",\r\n", blanks, "\\u00" at most. */
+#define DUMP_PREFIX	(1 + 2 + DUMP_INDENT + 4)
 #define DUMP_COL	264
 #define DUMP_PAD	8
 #define DUMP_OFF	(OFF_DIGITS + 1 + 4)
@@ -503,6 +506,31 @@ sed_l(unsigned char *dst, const unsigned char *v, size_t len)
 }
 
 /*
+ * The value as quoted-printable (RFC 2045; Python's quopri, Perl's
+ * encode_qp) prints it: "=" and each byte outside " " to "~" but a tab
+ * as "=" and 2 uppercase hex digits, the others as they are.  Its soft
+ * line breaks, "=" and a line break every 76 columns, a match takes
+ * (FORM_QP).
+ */
+static size_t
+quoted_printable(unsigned char *dst, const unsigned char *v, size_t len)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t i, o = 0;
+
+	for (i = 0; i < len; i++) {
+		if (v[i] == '=' || ((v[i] < 0x20 || v[i] > 0x7e) &&
+		    v[i] != '\t')) {
+			dst[o++] = '=';
+			dst[o++] = (unsigned char)hex[v[i] >> 4];
+			dst[o++] = (unsigned char)hex[v[i] & 0xf];
+		} else
+			dst[o++] = v[i];
+	}
+	return o;
+}
+
+/*
  * The value as cat -v prints it: a control byte as "^" and the byte
  * 0x40 above it ("^A", DEL as "^?"), a byte over 0x7f as "M-" and the
  * same for its low 7 bits; a tab and a line break as they are, or, when
@@ -628,6 +656,26 @@ reversed(unsigned char *dst, const unsigned char *v, size_t len)
 
 	for (i = 0; i < len; i++)
 		dst[i] = v[len - 1 - i];
+	return len;
+}
+
+/*
+ * The value with its ASCII letters all raised (|upper|: tr a-z A-Z) or
+ * all lowered (tr A-Z a-z), the other bytes as they are.
+ */
+static size_t
+case_folded(unsigned char *dst, const unsigned char *v, size_t len,
+    int upper)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (upper && v[i] >= 'a' && v[i] <= 'z')
+			dst[i] = (unsigned char)(v[i] - 0x20);
+		else if (!upper && v[i] >= 'A' && v[i] <= 'Z')
+			dst[i] = (unsigned char)(v[i] + 0x20);
+		else
+			dst[i] = v[i];
 	return len;
 }
 
@@ -1209,6 +1257,8 @@ forms_index(struct redact *r, size_t sorted)
 			}
 			if (fm->wrap & FORM_SED)
 				pair_set(r, fm->p[0], '\\');
+			if (fm->wrap & FORM_QP)
+				pair_set(r, fm->p[0], '=');
 		}
 	}
 	r->start[256] = r->nforms;
@@ -1260,13 +1310,14 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	 * 8 at most) and base58 (2 * len + 1); 25 Caesar shifts and rot47
 	 * (len each); lowercase base32hex (7 forms); the octal list (5 * len
 	 * + 1), 14 lists of words' numbers (4 * len + 1 at most each); 2
-	 * binary (8 * len each).
+	 * binary (8 * len each); the value raised and lowered (len each);
+	 * quoted-printable (3 * len).
 	 */
 	cap = 32 * (3 * len + 8) + 13 * (2 * len + 32) + 4 * len +
 	    13 * len + 7 * (2 * len + 8) + 12 * len + 2 * (5 * len + 1) +
 	    len + 14 * (2 * len + 8) + 15 * (2 * len + 8) + 2 * len + 1 +
 	    26 * len + 7 * (2 * len + 8) + 5 * len + 1 + 14 * (4 * len + 1) +
-	    16 * len;
+	    16 * len + 2 * len + 3 * len;
 	if ((s->block = sodium_malloc(cap)) == NULL)
 		return AL_ERR_ALLOC;
 	s->cap = cap;
@@ -1316,6 +1367,13 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	dst = form_reserve(s, len);
 	if ((rc = form_commit(r, si, reversed(dst, v, len))) != 0)
 		goto fail;
+	/* Its letters all raised, all lowered (the value itself: no form). */
+	for (n = 0; n < 2; n++) {
+		dst = form_reserve(s, len);
+		if ((rc = form_commit(r, si, case_folded(dst, v, len,
+		    (int)n))) != 0)
+			goto fail;
+	}
 	dst = form_reserve(s, 4 * len);
 	if ((rc = form_commit_wrap(r, si, sed_l(dst, v, len), FORM_SED)) != 0)
 		goto fail;
@@ -1351,7 +1409,7 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 		}
 	dst = form_reserve(s, 8 * len);
 	if ((rc = form_commit_wrap(r, si, binary_encode(dst, v, len, 1),
-	    FORM_LINES)) != 0)
+	    FORM_LINES | FORM_BITS)) != 0)
 		goto fail;
 	dst = form_reserve(s, 8 * len);
 	if ((rc = form_commit_wrap(r, si, binary_encode(dst, v, len, 0),
@@ -1393,6 +1451,11 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	dst = form_reserve(s, 3 * len);
 	if ((rc = form_commit(r, si,
 	    percent_encode(dst, v, len, 0, 0, "!'()*"))) != 0)
+		goto fail;
+	/* The value itself when it holds no "=" and no control byte. */
+	dst = form_reserve(s, 3 * len);
+	if ((rc = form_commit_wrap(r, si, quoted_printable(dst, v, len),
+	    FORM_QP)) != 0)
 		goto fail;
 	dst = form_reserve(s, 6 * len);
 	if ((rc = form_commit(r, si, json_escape(dst, v, len, 0))) != 0)
@@ -1661,21 +1724,38 @@ dump_next(unsigned char want, unsigned char c)
 }
 
 /*
+ * The prefixes an escaped or encoded string puts before each byte's hex
+ * digits: a C array's "0x" (xxd -i), C's and Python's "\\x", JSON's and
+ * JavaScript's "\\u00" (every byte so: \u0041), a URL's "%" and
+ * quoted-printable's "=" (every byte percent- or =-encoded: %41, =41),
+ * an HTML entity's "&#x" (&#x41;, after the ";" that ends the one
+ * before).
+ */
+static const struct {
+	const char	*s;
+	size_t		 len;
+} hex_prefixes[] = {
+	{ "0x", 2 }, { "0X", 2 }, { "\\x", 2 }, { "\\u00", 4 }, { "%", 1 },
+	{ "=", 1 }, { "&#x", 3 }, { "&#X", 3 },
+};
+
+/*
  * Returns the length of a C array's or an escaped string's gap between
  * two bytes at in[k..len), if the byte after it is |want| or an escape
- * sequence (xxd -i: ", 0x" and ",\n  0x"; "\\x"): an optional ",", up
- * to 2 spaces or a line break and up to DUMP_INDENT blanks, then "0x",
- * "0X" or "\\x"; else 0, setting *more if in[k..len) is the beginning
- * of one.
+ * sequence (xxd -i: ", 0x" and ",\n  0x"; "\\x", "%", "&#x"): an
+ * optional "," or ";", up to 2 spaces or a line break and up to
+ * DUMP_INDENT blanks, then one of hex_prefixes[]; else 0, setting *more
+ * if in[k..len) is the beginning of one.
  */
 static size_t
 prefix_gap(const unsigned char *in, size_t len, size_t k, unsigned char want,
     int *more)
 {
-	size_t n = 0, b, d;
+	size_t n = 0, b, d, p, m;
+	unsigned char c;
 
 	*more = 0;
-	if (in[k] == ',')
+	if (in[k] == ',' || in[k] == ';')
 		n++;
 	if (k + n < len && (b = line_break(in, len, k + n)) > 0) {
 		n += b;
@@ -1689,19 +1769,25 @@ prefix_gap(const unsigned char *in, size_t len, size_t k, unsigned char want,
 		*more = 1;
 		return 0;
 	}
-	if (in[k + n] != '0' && in[k + n] != '\\')
+	/* Most gaps tried are none: a byte no prefix begins with ends it. */
+	c = in[k + n];
+	if (c != '0' && c != '\\' && c != '%' && c != '=' && c != '&')
 		return 0;
-	if (k + n + 1 == len) {
-		*more = 1;
-		return 0;
+	for (p = 0; p < sizeof(hex_prefixes) / sizeof(*hex_prefixes); p++) {
+		if ((unsigned char)hex_prefixes[p].s[0] != c)
+			continue;
+		m = hex_prefixes[p].len;
+		for (d = 1; d < m && k + n + d < len &&
+		    in[k + n + d] == (unsigned char)hex_prefixes[p].s[d]; d++)
+			;
+		if (k + n + d == len) {
+			*more = 1;	/* the prefix, or the byte after it */
+			continue;
+		}
+		if (d == m && dump_next(want, in[k + n + m]))
+			return n + m;
 	}
-	if (in[k + n + 1] != 'x' && (in[k + n + 1] != 'X' || in[k + n] != '0'))
-		return 0;
-	if (k + n + 2 == len) {
-		*more = 1;
-		return 0;
-	}
-	return dump_next(want, in[k + n + 2]) ? n + 2 : 0;
+	return 0;
 }
 
 /*
@@ -1770,7 +1856,7 @@ dump_gap(const unsigned char *in, size_t len, size_t k, unsigned char want,
     int *changed)
 {
 	size_t n, d, w, nl, rest, u;
-	int pmore, lines_only = mode & GAP_LINES, passed = 0;
+	int pmore = 0, lines_only = mode & GAP_LINES, passed = 0;
 
 	*more = *changed = 0;
 	*pad = 0;
@@ -1959,6 +2045,25 @@ sed_break(const struct redact_form *fm, const unsigned char *in,
 }
 
 /*
+ * quoted-printable's soft line break at in[k..len): "=" and a line break
+ * (3 or 2); else 0, setting *more if in[k..len) may begin one.
+ */
+static size_t
+qp_break(const unsigned char *in, size_t len, size_t k, int *more)
+{
+	size_t b;
+
+	*more = 0;
+	if (in[k] != '=')
+		return 0;
+	if (k + 1 == len || (in[k + 1] == '\r' && k + 2 == len)) {
+		*more = 1;
+		return 0;
+	}
+	return (b = line_break(in, len, k + 1)) > 0 ? 1 + b : 0;
+}
+
+/*
  * od -c's change of line in a match of the fields |fm| at in[k..len),
  * before byte |j| of the form (a field's padding): chars_line() for the
  * field there, passing a line under the line (FORM_UNDER): at most
@@ -2019,7 +2124,7 @@ squeezed(const unsigned char *in, size_t len, size_t k, size_t seps,
 	return (b = line_break(in, len, k + n)) > 0 ? n + b : 0;
 }
 
-#define GAP_ANY	0x80	/* gap_begins[]: a gap of any form */
+#define GAP_ANY	0x8000	/* gap_begins[]: a gap of any form */
 
 static int
 gap_may_begin(const struct redact_form *fm, unsigned char c)
@@ -2029,18 +2134,27 @@ gap_may_begin(const struct redact_form *fm, unsigned char c)
 	 * (a switch of these cases was a jump table, whose indirect branch
 	 * the predictor missed at a third of the tries on random hex).
 	 */
-	static const unsigned char gap_begins[256] = {
+	static const unsigned short gap_begins[256] = {
 		[0x1b] = GAP_ANY, [0x9b] = GAP_ANY,
 		['\r'] = FORM_LINES | FORM_DUMP | FORM_CHARS | FORM_DEC,
 		['\n'] = FORM_LINES | FORM_DUMP | FORM_CHARS | FORM_DEC,
 		['\\'] = FORM_DUMP | FORM_SED,
-		[' '] = FORM_DUMP | FORM_DEC, [','] = FORM_DUMP | FORM_DEC,
-		[';'] = FORM_DEC, ['\t'] = FORM_DEC,
+		[' '] = FORM_DUMP | FORM_DEC | FORM_BITS,
+		[','] = FORM_DUMP | FORM_DEC,
+		[';'] = FORM_DUMP | FORM_DEC, ['\t'] = FORM_DEC,
+		['%'] = FORM_DUMP, ['='] = FORM_DUMP | FORM_QP, ['&'] = FORM_DUMP,
 		[':'] = FORM_DUMP, ['-'] = FORM_DUMP, ['0'] = FORM_DUMP,
 		['*'] = FORM_DUMP | FORM_DEC,
 	};
 
-	return (gap_begins[c] & (fm->wrap | GAP_ANY)) != 0;
+	return (gap_begins[c] & ((unsigned int)fm->wrap | GAP_ANY)) != 0;
+}
+
+/* log2 of the characters of a byte in |fm|: 2 of hex, 8 of bits. */
+static unsigned int
+form_unit(const struct redact_form *fm)
+{
+	return (fm->wrap & FORM_BITS) ? 3 : 1;
 }
 
 /*
@@ -2068,14 +2182,15 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 {
 	struct match_at alt;
 	size_t j = at.j, k = at.k, esc = at.esc, changes = at.changes;
-	size_t last = at.last, n, m, q, pad, br, col, under, rest;
+	size_t last = at.last, n, m, q, pad, br, col, under, rest, took;
 	int broke = at.broke, column = at.column, more, pend, changed, edge;
 	int altmore, altchanged, altpartial, passed, below = at.under;
 	int squeeze = 0;	/* a squeezed copy begun */
 
 	for (; j < fm->len; j++, k++, broke = 0) {
-		/* A hex dump's gaps fall between two bytes. */
-		edge = (fm->wrap & FORM_DUMP) && j % 2 == 0;
+		/* A dump's gaps fall between two bytes (xxd -b's too). */
+		edge = (fm->wrap & FORM_DUMP) ? j % 2 == 0 :
+		    (fm->wrap & FORM_BITS) && j % 8 == 0;
 		for (; j > 0 && k < len && !form_eq(fm, j, in[k]); ) {
 			more = 0;
 			if ((fm->wrap & FORM_SED) && !broke &&
@@ -2089,6 +2204,12 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 			}
 			if ((fm->wrap & FORM_SED) && more) {
 				k = len;	/* a break begun */
+				continue;
+			}
+			if ((fm->wrap & FORM_QP) && !broke &&
+			    ((n = qp_break(in, len, k, &more)) > 0 || more)) {
+				k = more ? len : k + n;
+				broke = 1;
 				continue;
 			}
 			if (!gap_may_begin(fm, in[k]))
@@ -2119,10 +2240,11 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 			 * A line's rest: the first line's any ASCII column, a
 			 * later one's that of the bytes the match took on it.
 			 */
-			col = changes == 0 ? DUMP_COL : j / 2 - last + DUMP_PAD;
+			took = (j >> form_unit(fm)) - last;
+			col = changes == 0 ? DUMP_COL : took + DUMP_PAD;
 			under = !(fm->wrap & FORM_UNDER) ? 0 : changes == 0 ?
-			    DUMP_UNDER : j / 2 - last < UNDER_MIN ? 0 :
-			    DUMP_OFF + 4 + 4 * (j / 2 - last);
+			    DUMP_UNDER : took < UNDER_MIN ? 0 :
+			    DUMP_OFF + 4 + 4 * took;
 			if (edge && !broke && (n = dump_gap(in, len, k,
 			    fm->p[j], col, q / 2, 0, under, &pad, &more,
 			    &changed)) > 0) {
@@ -2142,7 +2264,7 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 					alt.k += k;
 					alt.esc = esc;
 					alt.changes = changes + 1;
-					alt.last = alt.j / 2;
+					alt.last = alt.j >> form_unit(fm);
 					alt.broke = 1;
 					alt.column = column ||
 					    (altchanged & GAP_COLUMN);
@@ -2160,7 +2282,7 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 				broke = 1;
 				if (changed) {
 					changes++;
-					last = j / 2;
+					last = j >> form_unit(fm);
 					column |= (changed & GAP_COLUMN) != 0;
 					below |= (changed & GAP_UNDER) != 0;
 				}
@@ -2263,6 +2385,30 @@ dec_sep(unsigned char c)
 }
 
 /*
+ * Returns the length of an escaped string's gap at in[k..len): "\\"
+ * before each byte's octal (\132\161, every byte as printf '\ooo'
+ * reads it) or ";&#" between two HTML entities (&#90;&#113;); else 0,
+ * setting *partial if in[k..len) is the beginning of one.
+ */
+static size_t
+dec_escape(const unsigned char *in, size_t len, size_t k, int *partial)
+{
+	static const char *const gaps[] = { "\\", ";&#" };
+	size_t p, m, d;
+
+	for (p = 0; p < sizeof(gaps) / sizeof(*gaps); p++) {
+		m = strlen(gaps[p]);
+		for (d = 0; d < m && k + d < len &&
+		    in[k + d] == (unsigned char)gaps[p][d]; d++)
+			;
+		if (d == m)
+			return m;
+		*partial |= k + d == len;
+	}
+	return 0;
+}
+
+/*
  * Returns the length of a decimal dump's gap at in[k..len) followed by
  * the token tok[0..n): up to DEC_SEP separators (", " as Python's
  * list(bytes), "," as a Node Buffer's JSON, od -t u1's and hexdump -e
@@ -2270,7 +2416,8 @@ dec_sep(unsigned char c)
  * a line break the next line's offset (up to 12 hex digits and an
  * optional ":", od -t u1, od -t d1), then up to DEC_INDENT blanks (jq's
  * indent, od -A n's padding), or those blanks alone (hexdump -e '/1
- * "%d\n"').  Else 0, setting *partial if in[k..len) may begin one.
+ * "%d\n"'); or an escaped string's gap (dec_escape()).  Else 0, setting
+ * *partial if in[k..len) may begin one.
  */
 #define DEC_SEP		4
 #define DEC_INDENT	16
@@ -2283,6 +2430,9 @@ dec_gap(const unsigned char *in, size_t len, size_t k,
 {
 	size_t g, m, d, b, sep;
 
+	if ((g = dec_escape(in, len, k, partial)) > 0)
+		return token_at(in, len, k + g, tok, n, width, partial) > 0 ?
+		    g : 0;
 	for (g = 0; k + g < len && g < DEC_SEP && dec_sep(in[k + g]); g++)
 		;
 	sep = g;
@@ -2529,7 +2679,8 @@ redact_longest(const struct redact *r)
 	/*
 	 * A wrapped form takes up to 2 more bytes between characters (a
 	 * break, a dump's separators), any form REDACT_MAX_ESC more of
-	 * escape sequences; a hex dump, between two bytes, a C array's
+	 * escape sequences; a hex dump (and xxd -b's bits, 8 characters
+	 * a byte), between two bytes, a C array's or an escaped string's
 	 * prefix (DUMP_PREFIX) or a change of line: the first up to
 	 * DUMP_COL + DUMP_OFF more, a later one the bytes the match took on
 	 * its line and DUMP_PAD + DUMP_OFF (8 more for a "\r\n" and a last
@@ -2549,10 +2700,15 @@ redact_longest(const struct redact *r)
 		if (r->forms[i].wrap & FORM_DUMP)
 			n += DUMP_COL + DUMP_OFF + 8 + r->forms[i].len / 2 *
 			    (1 + DUMP_PAD + DUMP_OFF + 8) + DUMP_REST;
+		if (r->forms[i].wrap & FORM_BITS)
+			n += DUMP_COL + DUMP_OFF + 8 + r->forms[i].len / 8 *
+			    (1 + DUMP_PAD + DUMP_OFF + 8) + DUMP_REST;
 		if (r->forms[i].wrap & FORM_CHARS)
 			n += (r->forms[i].len / 2 + 1) * (2 + DUMP_OFF);
 		if (r->forms[i].wrap & FORM_SED)
 			n += 2 * r->forms[i].len;
+		if (r->forms[i].wrap & FORM_QP)
+			n += 3 * r->forms[i].len;
 		if (r->forms[i].wrap & FORM_DEC)
 			n += (r->forms[i].len / 2 + 1) * DEC_GAP;
 		if (r->forms[i].wrap & FORM_WIDE)

@@ -28,15 +28,19 @@
  *     both cases (rot13: tr A-Za-z N-ZA-Mn-za-m, and the other 24: tr
  *     A-Za-z D-ZA-Cd-za-c), and rot47 (tr '!-~' 'P-~!-O'); its bits,
  *     8 binary digits a byte, either end first (basenc --base2msbf,
- *     --base2lsbf);
+ *     --base2lsbf), the first laid out as xxd -b prints it (a hex
+ *     dump's gaps and changes of line between two bytes' 8 digits);
  *     the value reversed (rev), with a space or a line break between its
- *     characters (sed 's/./& /g', fold -w 1);
+ *     characters (sed 's/./& /g', fold -w 1, grep -o .), its letters all
+ *     raised or all lowered (tr a-z A-Z, tr A-Z a-z);
  *   - its bytes in decimal, unsigned or signed (od -t d1, a Java
  *     byte[]), with a decimal dump's gap between two: up to 4 of " ",
  *     ",", ";" or a tab, or a line break, an optional offset (up to 12
  *     hex digits, an optional ":") and up to 16 blanks (Python's
  *     list(bytes), a Node Buffer's JSON, jq's indented arrays, od -t u1,
- *     od -t d1, hexdump -e '/1 "%d "' and '/1 "%u\n"'), each number
+ *     od -t d1, hexdump -e '/1 "%d "' and '/1 "%u\n"') or an escaped
+ *     string's ("\" before each octal, \132\161; ";&#" between two
+ *     HTML entities, &#90;&#113;), each number
  *     as it is or zero-padded to 3 characters (printf "%03d": "090",
  *     "-01"), not within a longer number; as hexdump with no -v prints
  *     a repeated byte, once and then "*" and a line break for its
@@ -56,6 +60,10 @@
  *   - the value as a hex dump's ASCII column shows it, a byte outside
  *     " " to "~" as "." (xxd, hexdump -C, od -t x1z), when it holds
  *     such a byte and shows 4 or more as they are;
+ *   - quoted-printable (RFC 2045: "=" and each byte outside " " to "~"
+ *     but a tab as "=XX"; the value itself when it holds neither), with
+ *     its soft line breaks ("=" and a line break) anywhere in the match
+ *     (python3 -m quopri, Perl's encode_qp);
  *   - percent-encoding (RFC 3986: every byte outside A-Z a-z 0-9 - . _ ~
  *     as %XX, uppercase and lowercase hex digits), the form-encoding
  *     variant where a space is "+", and two that leave some bytes as they
@@ -92,8 +100,10 @@
  * od -x, hexdump -x, Python's bytes.hex(":"), hexdump -e '/1 "%02x,"'),
  * or a C
  * array's or an escaped string's
- * prefix ("0x", "0X", "\x") after an optional "," and up to 2 spaces or
- * a line break and an indent (xxd -i), or a change of line: the rest of
+ * prefix ("0x", "0X", "\x"; every byte escaped: "\u00" as JSON's,
+ * "%" percent-encoded, "=" quoted-printable, "&#x" an HTML entity)
+ * after an optional "," or ";" and up to 2 spaces or a line break and
+ * an indent (xxd -i), or a change of line: the rest of
  * the line (its ASCII column, after 2 separators, or none) in printable
  * bytes, at most 264 on the match's first line (xxd -c 256, od -t x1z
  * -w256) and on a later one as many as the bytes the match took on it
@@ -129,11 +139,15 @@
  * (under 7 bytes, at an offset), escape sequences inside a decimal
  * dump, the bytes of a word the value shares with its neighbours (in
  * od -t u2's or od -t u4's numbers, 1 to 3 bytes at each end), words
- * of 8 bytes (od -t u8) and octal words of 4 (od -t o4), bits with a
- * space between bytes (xxd -b), splitting across
+ * of 8 bytes (od -t u8) and octal words of 4 (od -t o4), two of the
+ * transformations above at once (rev and tr a-z A-Z), an escape of a
+ * byte's hex in one digit (&#xa;), JavaScript's \u{5a}, an HTML
+ * entity's or an octal escape's number zero-padded past 3 digits,
+ * splitting across
  * two writes, JSON
  * escapes other than those above: uppercase \uXXXX for a non-ASCII
- * character, a \uXXXX spelling of another printable one; UTF-16, more
+ * character, a \uXXXX spelling of another printable one (of some
+ * bytes, not every one); UTF-16, more
  * escape sequences than above (a hyperlink whose URL takes it past
  * REDACT_MAX_ESC bytes), other escape sequences: 8-bit C1 controls other
  * than CSI (0x9d), zero-width characters between the characters, a hex

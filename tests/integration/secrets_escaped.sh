@@ -1,0 +1,199 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# A tool granted a secret prints it through a transformation its own
+# tools give it, and the result goes to the agent.  Each form here came
+# back for the agent to decode:
+#  - its letters all raised or all lowered (tr a-z A-Z, tr A-Z a-z):
+#    the secret up to the case of its letters, in the clear;
+#  - every byte escaped, its hex after a prefix: a URL's percent-
+#    encoding (%5a%71, %5A%71), quoted-printable's (=5A=71), JSON's and
+#    JavaScript's \u00XX, HTML's hex entities (&#x5a;&#x71;); its
+#    decimal as HTML's entities (&#90;&#113;) and its octal as C's and
+#    printf's escapes (\132\161);
+#  - its bits with a space between bytes, in lines with an offset and
+#    an ASCII column (xxd -b, xxd -b -c 1, xxd -b -c 4);
+#  - quoted-printable (python3 -m quopri): a key's "=" as "=3D", and a
+#    soft line break ("=" and a line break) at 76 columns inside it.
+# The same of a value a byte off the secret is left as it is.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/mcp_lib.sh"
+mcp_env
+secret='Zq8x Lr2$Wv9&Kt4(Ym7)Pn3'
+printf '%s' "$secret" | "$AIRLOCK" secret set API_TOKEN
+key='dGhpcyBpcyBhIHRva2VuIG9mIHNvbWUgbGVuZ3RoIGFuZCBtb3JlIHRoYW4gc2V2ZW50eSBzaXggY2hhcnM=='
+printf '%s' "$key" | "$AIRLOCK" secret set QP_KEY
+ws=$(make_workspace)
+
+# The escapes, each a filter of bytes to one line (od and awk: a
+# runner's own tools), shared by the tools below.
+escapes='
+hexes() { od -A n -v -t x1 | tr -d " \n"; }
+esc() { case $1 in
+  pct) hexes | sed "s/../%&/g" ;;
+  PCT) hexes | tr a-f A-F | sed "s/../%&/g" ;;
+  qp) hexes | tr a-f A-F | sed "s/../=&/g" ;;
+  json) hexes | sed "s/../\\\\u00&/g" ;;
+  htmlx) hexes | sed "s/../\&#x&;/g" ;;
+  html) od -A n -v -t u1 | awk "{ for (i = 1; i <= NF; i++) printf \"&#%d;\", \$i }" ;;
+  oct) od -A n -v -t o1 | awk "{ for (i = 1; i <= NF; i++) printf \"\\\\%s\", \$i }" ;;
+  esac; echo; }
+'
+
+M="$T/m.yaml"
+cat >"$M" <<YAML
+tools:
+  - name: cased
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 10000
+    command:
+      - bash
+      - -c
+      - |
+        for d in 'tr a-z A-Z' 'tr A-Z a-z'; do
+          echo "== \$d"
+          printf 'the api token: %s!\n' "\$API_TOKEN" | \$d
+        done
+    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+  - name: escaped
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 10000
+    command:
+      - bash
+      - -c
+      - |
+$(printf '%s\n' "$escapes" | sed 's/^/        /')
+        for e in pct PCT qp json htmlx html oct; do
+          echo "== \$e"
+          for p in '' x; do
+            printf '%s%s!' "\$p" "\$API_TOKEN" | esc \$e
+          done
+        done
+    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+  - name: bits
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 10000
+    command:
+      - bash
+      - -c
+      - |
+        for d in 'xxd -b' 'xxd -b -c 1' 'xxd -b -c 4'; do
+          echo "== \$d"
+          for p in '' x xy; do
+            printf '%s%s!\n' "\$p" "\$API_TOKEN" | \$d
+          done
+        done
+    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+  - name: quopri
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 10000
+    command:
+      - bash
+      - -c
+      - |
+        echo '== token'
+        for o in 0 55 60 65 70; do
+          printf '%*s%s!\n' "\$o" '' "\$API_TOKEN" | python3 -m quopri
+        done
+        echo '== key'
+        for o in 0 10 40; do
+          printf 'key=%*s%s\n' "\$o" '' "\$KEY" | python3 -m quopri
+        done
+    secrets: [ { name: API_TOKEN, env: API_TOKEN }, { name: QP_KEY, env: KEY } ]
+  - name: nearmiss
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 10000
+    command:
+      - bash
+      - -c
+      - |
+$(printf '%s\n' "$escapes" | sed 's/^/        /')
+        for v in 'Zq8x Lr2\$Wv9&Kt4(Ym7)Pn4' 'Yq8x Lr2\$Wv9&Kt4(Ym7)Pn3'; do
+          printf '%s\n' "\$v" | tr a-z A-Z
+          for e in pct PCT qp json htmlx html oct; do
+            printf '%s' "\$v" | esc \$e
+          done
+          printf '%s\n' "\$v" | xxd -b
+        done
+        for v in 'dGhpcyBpcyBhIHRva2VuIG9mIHNvbWUgbGVuZ3RoIGFuZCBtb3JlIHRoYW4gc2V2ZW50eSBzaXggY2hhcnM='; do
+          printf 'key=%*s%s\n' 40 '' "\$v" | python3 -m quopri
+        done
+    secrets: []
+YAML
+
+# leak SECRET < TEXT: the first 6 bytes of SECRET that TEXT holds,
+# decoded: raised (the text raised too), each escape's bytes read back
+# (%XX, =XX, \u00XX, &#xXX;, &#DD;, \ooo), the bits of xxd -b's
+# groups, quoted-printable; "" if none.
+leak() {
+	python3 -c 'import os, quopri, re, sys
+s = os.fsencode(sys.argv[1])
+t = sys.stdin.buffer.read()
+views = [t, quopri.decodestring(t)]
+up = s.upper()
+for pre in (b"%", b"=", b"\\u00", b"&#x"):
+	views.append(bytes(int(x, 16) for x in re.findall(re.escape(pre) + rb"([0-9a-fA-F]{2})", t)))
+views.append(bytes(int(x) % 256 for x in re.findall(rb"&#([0-9]+);", t)))
+views.append(bytes(int(x, 8) % 256 for x in re.findall(rb"\\([0-7]{1,3})", t)))
+views.append(bytes(int(x, 2) for x in re.findall(rb"\b([01]{8})\b", t)))
+b = [s[i:i + 6] for i in range(len(s) - 5)
+     if any(s[i:i + 6] in v for v in views) or up[i:i + 6] in t.upper()]
+print(b[0].decode(errors="replace") if b else "")' "$1" || echo "(leak failed)"
+}
+
+mcp_start "$M" "$ws"
+sess=$(newest_session)
+
+mcp_call cased '{}'
+expect_ok_result "the case-folding tool ran"
+out=$(jr .result.structuredContent.stdout)
+redacted_sections 1 API_TOKEN "$secret" 'tr a-z A-Z' 'tr A-Z a-z'
+
+mcp_call escaped '{}'
+expect_ok_result "the escaping tool ran"
+out=$(jr .result.structuredContent.stdout)
+redacted_sections 2 API_TOKEN "$secret" pct PCT qp json htmlx html oct
+
+mcp_call bits '{}'
+expect_ok_result "the bits tool ran"
+out=$(jr .result.structuredContent.stdout)
+redacted_sections 3 API_TOKEN "$secret" 'xxd -b' 'xxd -b -c 1' 'xxd -b -c 4'
+
+mcp_call quopri '{}'
+expect_ok_result "the quoted-printable tool ran"
+out=$(jr .result.structuredContent.stdout)
+redacted_sections 5 API_TOKEN "$secret" token
+redacted_sections 3 QP_KEY "$key" key
+
+mcp_call nearmiss '{}'
+expect_ok_result "the near-miss tool ran"
+out=$(jr .result.structuredContent.stdout)
+expect_not_contains "a value a byte off the secret is left as it is" "$out" 'REDACTED'
+check "... and printed whole ($(printf '%s' "$out" | wc -l) lines)" \
+    test "$(printf '%s' "$out" | wc -l)" -ge 20
+
+mcp_stop
+for f in "$sess"/artifacts/*-cased.log "$sess"/artifacts/*-escaped.log \
+    "$sess"/artifacts/*-bits.log "$sess"/artifacts/*-quopri.log; do
+	expect_eq "$(basename "$f") holds no piece of the secret" \
+	    "$(leak "$secret" <"$f")" ""
+done
+expect_eq "the quoted-printable artifact holds no piece of the key" \
+    "$(leak "$key" <"$(echo "$sess"/artifacts/*-quopri.log)")" ""
+finish
