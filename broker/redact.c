@@ -1253,6 +1253,7 @@ forms_index(struct redact *r, size_t sorted)
 				pair_set(r, fm->p[0], ' ');
 				pair_set(r, fm->p[0], ';');
 				pair_set(r, fm->p[0], '\t');
+				pair_set(r, fm->p[0], '\\');	/* \7\141 */
 				r->dec_short = 1;
 			}
 			if (fm->wrap & FORM_SED)
@@ -2045,17 +2046,22 @@ sed_break(const struct redact_form *fm, const unsigned char *in,
 }
 
 /*
- * quoted-printable's soft line break at in[k..len): "=" and a line break
- * (3 or 2); else 0, setting *more if in[k..len) may begin one.
+ * quoted-printable's soft line break in a match of |fm| at in[k..len),
+ * before byte |j| of the form: "=" and a line break (3 or 2), or the
+ * line break alone when the "=" before it was taken for the form's own
+ * (a break before a "=3D"); else 0, setting *more if in[k..len) may
+ * begin one.
  */
 static size_t
-qp_break(const unsigned char *in, size_t len, size_t k, int *more)
+qp_break(const struct redact_form *fm, const unsigned char *in,
+    size_t len, size_t j, size_t k, int *more)
 {
 	size_t b;
 
 	*more = 0;
 	if (in[k] != '=')
-		return 0;
+		return k > 0 && in[k - 1] == '=' && fm->p[j - 1] == '=' ?
+		    line_break(in, len, k) : 0;
 	if (k + 1 == len || (in[k + 1] == '\r' && k + 2 == len)) {
 		*more = 1;
 		return 0;
@@ -2138,11 +2144,12 @@ gap_may_begin(const struct redact_form *fm, unsigned char c)
 		[0x1b] = GAP_ANY, [0x9b] = GAP_ANY,
 		['\r'] = FORM_LINES | FORM_DUMP | FORM_CHARS | FORM_DEC,
 		['\n'] = FORM_LINES | FORM_DUMP | FORM_CHARS | FORM_DEC,
-		['\\'] = FORM_DUMP | FORM_SED,
+		['\\'] = FORM_DUMP | FORM_SED | FORM_DEC,
 		[' '] = FORM_DUMP | FORM_DEC | FORM_BITS,
 		[','] = FORM_DUMP | FORM_DEC,
 		[';'] = FORM_DUMP | FORM_DEC, ['\t'] = FORM_DEC,
-		['%'] = FORM_DUMP, ['='] = FORM_DUMP | FORM_QP, ['&'] = FORM_DUMP,
+		['%'] = FORM_DUMP, ['='] = FORM_DUMP | FORM_QP,
+		['&'] = FORM_DUMP | FORM_DEC,
 		[':'] = FORM_DUMP, ['-'] = FORM_DUMP, ['0'] = FORM_DUMP,
 		['*'] = FORM_DUMP | FORM_DEC,
 	};
@@ -2207,7 +2214,11 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 				continue;
 			}
 			if ((fm->wrap & FORM_QP) && !broke &&
-			    ((n = qp_break(in, len, k, &more)) > 0 || more)) {
+			    ((n = qp_break(fm, in, len, j, k, &more)) > 0 ||
+			    more)) {
+				/* The "=" taken for the form's: again. */
+				if (in[k] != '=')
+					j--;
 				k = more ? len : k + n;
 				broke = 1;
 				continue;
@@ -2253,9 +2264,15 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 				 * ASCII column's first character (after two
 				 * spaces: xxd): the match may also go on at the
 				 * next line.  A line's offset may be the next
-				 * line's hex, with no offset (hexdump -e).
+				 * line's hex, with no offset (hexdump -e); not
+				 * the next line's bits (xxd -b prints one on
+				 * each: a bits form, a byte of ASCII beginning
+				 * "0", would try every line's offset for them
+				 * and spend the forks a "0" or "1" its ASCII
+				 * column shows needs).
 				 */
 				if ((changed || n >= 2) && *forks > 0 &&
+				    (!changed || !(fm->wrap & FORM_BITS)) &&
 				    (alt.k = dump_gap(in, len, k, fm->p[j], col,
 				    q / 2, changed ? GAP_LINES | GAP_BARE :
 				    GAP_LINES, under, &alt.j, &altmore,
@@ -2568,7 +2585,7 @@ match_from(const struct redact *r, const unsigned char *in, size_t len,
 	lo = r->start[c0];
 	hi = r->start[c0 + 1];
 	if (c1 == 0x1b || c1 == 0x9b || c1 == '\n' || c1 == '\r' ||
-	    c1 == '\\') {
+	    c1 == '\\' || c1 == '=') {
 		/* Byte 1 may begin a sequence or a break: every form. */
 		for (f = lo; f < hi; f++) {
 			fm = &r->forms[f];
@@ -2576,7 +2593,9 @@ match_from(const struct redact *r, const unsigned char *in, size_t len,
 			    (c1 == '\n' || c1 == '\r') &&
 			    !(fm->wrap & (FORM_LINES | FORM_CHARS | FORM_DEC))) ||
 			    (fm->p[1] != c1 && c1 == '\\' &&
-			    !(fm->wrap & FORM_SED)) ||
+			    !(fm->wrap & (FORM_SED | FORM_DEC))) ||
+			    (fm->p[1] != c1 && c1 == '=' &&
+			    !(fm->wrap & FORM_QP)) ||
 			    (dump_only && !(fm->wrap & FORM_DUMP)))
 				continue;
 			if (best != NULL && (fm->len < best->len ||

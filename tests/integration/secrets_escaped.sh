@@ -10,11 +10,17 @@
 #    encoding (%5a%71, %5A%71), quoted-printable's (=5A=71), JSON's and
 #    JavaScript's \u00XX, HTML's hex entities (&#x5a;&#x71;); its
 #    decimal as HTML's entities (&#90;&#113;) and its octal as C's and
-#    printf's escapes (\132\161);
+#    printf's escapes (\132\161), also of a secret whose first byte's
+#    octal has a leading zero ("+": \053; a form's third byte that was
+#    no gap a decimal form takes ended the try);
 #  - its bits with a space between bytes, in lines with an offset and
-#    an ASCII column (xxd -b, xxd -b -c 1, xxd -b -c 4);
+#    an ASCII column (xxd -b, xxd -b -c 1, xxd -b -c 4), and of a key
+#    of 124 characters a byte or two a line, a "0" or "1" among them
+#    past its 64th line (each line's offset had been tried as the next
+#    line's bits, and no try was left for the ASCII column's "0");
 #  - quoted-printable (python3 -m quopri): a key's "=" as "=3D", and a
-#    soft line break ("=" and a line break) at 76 columns inside it.
+#    soft line break ("=" and a line break) at 76 columns inside it,
+#    after its first character too, and before a "=3D".
 # The same of a value a byte off the secret is left as it is.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
@@ -24,6 +30,10 @@ secret='Zq8x Lr2$Wv9&Kt4(Ym7)Pn3'
 printf '%s' "$secret" | "$AIRLOCK" secret set API_TOKEN
 key='dGhpcyBpcyBhIHRva2VuIG9mIHNvbWUgbGVuZ3RoIGFuZCBtb3JlIHRoYW4gc2V2ZW50eSBzaXggY2hhcnM=='
 printf '%s' "$key" | "$AIRLOCK" secret set QP_KEY
+long='Q7vT2mXp9LrW4cYh8NbK3fZs6GjD5aUe1HqR0wEo7iSx2yVn4tBk9PcM3lAg6dFu8zJr5OvI1sWq0eTm7hXb2nCy4pLk9aGd3jRf6uZs8wVt5oYe1iQh0mNx7cBp'
+printf '%s' "$long" | "$AIRLOCK" secret set LONG_KEY
+lead='+1x Lr2$Wv9&Kt4'
+printf '%s' "$lead" | "$AIRLOCK" secret set LEAD
 ws=$(make_workspace)
 
 # The escapes, each a filter of bytes to one line (od and awk: a
@@ -76,7 +86,11 @@ $(printf '%s\n' "$escapes" | sed 's/^/        /')
             printf '%s%s!' "\$p" "\$API_TOKEN" | esc \$e
           done
         done
-    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+        echo '== lead'
+        for e in oct html; do
+          printf '%s' "\$LEAD" | esc \$e
+        done
+    secrets: [ { name: API_TOKEN, env: API_TOKEN }, { name: LEAD, env: LEAD } ]
   - name: bits
     input: {}
     output: { exitCode: integer, stdout: string }
@@ -93,7 +107,10 @@ $(printf '%s\n' "$escapes" | sed 's/^/        /')
             printf '%s%s!\n' "\$p" "\$API_TOKEN" | \$d
           done
         done
-    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+        echo '== long'
+        printf '%s!\n' "\$LONG" | xxd -b -c 1
+        printf 'x%s!\n' "\$LONG" | xxd -b -c 2
+    secrets: [ { name: API_TOKEN, env: API_TOKEN }, { name: LONG_KEY, env: LONG } ]
   - name: quopri
     input: {}
     output: { exitCode: integer, stdout: string }
@@ -105,11 +122,11 @@ $(printf '%s\n' "$escapes" | sed 's/^/        /')
       - -c
       - |
         echo '== token'
-        for o in 0 55 60 65 70; do
+        for o in 0 55 60 65 70 74; do
           printf '%*s%s!\n' "\$o" '' "\$API_TOKEN" | python3 -m quopri
         done
         echo '== key'
-        for o in 0 10 40; do
+        for o in 0 10 40 56 59 68; do
           printf 'key=%*s%s\n' "\$o" '' "\$KEY" | python3 -m quopri
         done
     secrets: [ { name: API_TOKEN, env: API_TOKEN }, { name: QP_KEY, env: KEY } ]
@@ -169,17 +186,19 @@ mcp_call escaped '{}'
 expect_ok_result "the escaping tool ran"
 out=$(jr .result.structuredContent.stdout)
 redacted_sections 2 API_TOKEN "$secret" pct PCT qp json htmlx html oct
+redacted_sections 2 LEAD "$lead" lead
 
 mcp_call bits '{}'
 expect_ok_result "the bits tool ran"
 out=$(jr .result.structuredContent.stdout)
 redacted_sections 3 API_TOKEN "$secret" 'xxd -b' 'xxd -b -c 1' 'xxd -b -c 4'
+redacted_sections 2 LONG_KEY "$long" long
 
 mcp_call quopri '{}'
 expect_ok_result "the quoted-printable tool ran"
 out=$(jr .result.structuredContent.stdout)
-redacted_sections 5 API_TOKEN "$secret" token
-redacted_sections 3 QP_KEY "$key" key
+redacted_sections 6 API_TOKEN "$secret" token
+redacted_sections 6 QP_KEY "$key" key
 
 mcp_call nearmiss '{}'
 expect_ok_result "the near-miss tool ran"
@@ -196,4 +215,6 @@ for f in "$sess"/artifacts/*-cased.log "$sess"/artifacts/*-escaped.log \
 done
 expect_eq "the quoted-printable artifact holds no piece of the key" \
     "$(leak "$key" <"$(echo "$sess"/artifacts/*-quopri.log)")" ""
+expect_eq "the bits artifact holds no piece of the long key" \
+    "$(leak "$long" <"$(echo "$sess"/artifacts/*-bits.log)")" ""
 finish
