@@ -316,7 +316,7 @@ check_admit_edits(struct call *c, const char *hex)
 	b->check_foreign = foreign;
 	if (ledger_admit_check(b->ledger, hex,
 	    cowview_active(b) || b->m->agent.workspace_writable ||
-		c->ws_linked > 0,
+		call_ws_linked(c) > 0,
 	    seen, limit, sizeof(limit)) == 0)
 		return 0;
 	broker_budget_stop(b, limit);

@@ -104,7 +104,7 @@ static int
 approval_linked(
     struct call *c, const char *doing, const char *undone, json_t **out)
 {
-	if (c->ws_linked == 0)
+	if (call_ws_linked(c) == 0)
 		return 0;
 	*out = tool_error("workspace_linked", 0, NULL,
 	    "%s %s, but %zu file(s) of the workspace have another name (a "
@@ -112,7 +112,7 @@ approval_linked(
 	    "made through it between what the approver was shown and the "
 	    "end of the run would go unseen; %s (give each workspace file "
 	    "its own copy)",
-	    c->tool->name, doing, c->ws_linked, undone);
+	    c->tool->name, doing, call_ws_linked(c), undone);
 	return 1;
 }
 

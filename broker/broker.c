@@ -57,6 +57,7 @@
 #include "broker/shellgate.h"
 #include "common/buf.h"
 #include "common/errors.h"
+#include "broker/wslinks.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "common/vis.h"
@@ -1205,6 +1206,51 @@ broker_digest_key(const struct broker *b)
 	return redact_count(b->cfg.redact) > 0 ? b->digest_key : NULL;
 }
 
+/*
+ * Walks the trees the agent writes for hard-linked files, before it
+ * starts (broker/wslinks.h): its home and --rw binds (the caller's), the
+ * manifest's read-write binds, and the workspace itself when the agent
+ * writes it directly.  Audited as workspace_links_walked; a walk that
+ * could not finish says why in the log too (every linked file then
+ * counts).  Nothing when the caller knows no such trees (b->links NULL).
+ */
+static void
+links_walk(struct broker *b)
+{
+	const struct broker_config *cfg = &b->cfg;
+	const struct sandbox_policy *sp = &b->m->sandbox;
+	char **roots;
+	size_t i, n = 0;
+	struct stat st;
+	int64_t t0 = now_monotonic_ms();
+
+	if (!cfg->agent_writes_known || fstat(b->rootfd, &st) == -1)
+		return;
+	roots = xcalloc(cfg->nagent_writes + sp->nread_write + 2,
+	    sizeof(*roots));
+	for (i = 0; i < cfg->nagent_writes; i++)
+		roots[n++] = realpath(cfg->agent_writes[i], NULL);
+	for (i = 0; i < sp->nread_write; i++)
+		roots[n++] = realpath(sp->read_write[i], NULL);
+	if (b->m->agent.workspace_writable)
+		roots[n++] = xstrdup(cfg->workspace);
+	b->links = wslinks_walk(
+	    (uint64_t)st.st_dev, (const char *const *)roots, n);
+	for (i = 0; i < n; i++)
+		free(roots[i]);
+	free(roots);
+	if (!b->links->complete)
+		log_warnx("the walk of the trees the agent writes for hard "
+			  "links did not finish (%s): every workspace file "
+			  "with another name counts as one it may write",
+		    b->links->why);
+	(void)broker_audit(b, "workspace_links_walked",
+	    json_pack("{s:b, s:I, s:I, s:I, s:s}", "complete",
+		b->links->complete, "entries", (json_int_t)b->links->entries,
+		"linkedFiles", (json_int_t)b->links->n, "ms",
+		(json_int_t)(now_monotonic_ms() - t0), "why", b->links->why));
+}
+
 struct broker *
 broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 {
@@ -1269,16 +1315,18 @@ broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 		b->artifacts = artifact_store_new(dir, cfg->session_id,
 		    (uint64_t)b->m->output.artifact_quota_mb * 1024 * 1024);
 	}
+	links_walk(b);
 	/* Every digest's seal: a gate needs one when the agent writes the
 	 * workspace, or a file of it has a name elsewhere (runcall.c,
 	 * gate_seal()), which only a digest tells. */
 	if ((b->digester = wsdigester_new(cfg->loop, b->rootfd, WSDIGEST_SEAL,
-		 broker_digest_key(b))) == NULL ||
+		 broker_digest_key(b), b->links)) == NULL ||
 	    (b->lander = lander_new(b)) == NULL) {
 		snprintf(err, errlen, "the %s: %s", b->digester == NULL ?
 		    "workspace digest worker" : "change-set lander",
 		    strerror(errno));
 		wsdigester_free(b->digester);
+		wslinks_free(b->links);
 		artifact_store_free(b->artifacts);
 		ledger_free(b->ledger);
 		broker_unpin_all(b);
@@ -1407,6 +1455,7 @@ broker_free(struct broker *b)
 	while ((k = TAILQ_FIRST(&b->conns)) != NULL)
 		conn_free(k);
 	wsdigester_free(b->digester);
+	wslinks_free(b->links);
 	lander_free(b->lander);
 	/* What a resumed run of the session carries on from. */
 	if (b->cfg.record_budget) {

@@ -54,6 +54,16 @@ struct broker_config {
 	/* Whether broker_free() records what the session spent
 	 * (ledger_export()) as "run_budget", for a later resume. */
 	int			 record_budget;
+	/*
+	 * The host trees the agent writes besides the workspace (its home,
+	 * `airlock run --rw`), absolute; with agent_writes_known set, they
+	 * are walked for hard-linked files before the agent starts
+	 * (broker/wslinks.h).  Unset ("airlock serve"): the agent may write
+	 * anywhere, and every linked workspace file counts as exposed.
+	 */
+	const char *const	*agent_writes;
+	size_t			 nagent_writes;
+	int			 agent_writes_known;
 };
 
 /*

@@ -89,7 +89,10 @@ struct call {
 	/* Regular files of that digest with another name (a hard link,
 	 * perhaps from outside the workspace: written through it, the
 	 * file changes unwatched, so a check's run is sealed even where
-	 * the agent cannot write the workspace). */
+	 * the agent cannot write the workspace): all of them, and those
+	 * whose other name may lie where the agent writes (broker/wslinks.h).
+	 * Read through call_ws_linked(). */
+	size_t			 ws_linked_any;
 	size_t			 ws_linked;
 	/*
 	 * A run granted a secret in a copy-on-write session: broker_ws_gen()
@@ -300,6 +303,16 @@ struct broker {
 	struct ledger		*ledger;
 	struct wsdigester	*digester;	/* the workspace digest worker */
 	/*
+	 * The hard-linked files of the trees the agent writes, walked
+	 * before it started (broker/wslinks.h), by which a digest judges
+	 * the workspace's linked files; NULL: every one is exposed (no walk:
+	 * "airlock serve", whose agent writes what it will).  links_all: a
+	 * runner was since given a tree to write (an escalation's
+	 * widening) that no walk judged: every one is, from then on.
+	 */
+	struct wslinks		*links;
+	int			 links_all;
+	/*
 	 * Pinned code at session start (broker/pins.h), one set per check
 	 * and per tool (NULL for a tool that needs none); owned.
 	 */
@@ -369,6 +382,14 @@ json_t		*tool_error(const char *error_class, int retryable,
 
 /* Appends an audit record; returns 0 or AL_ERR_IO. */
 int		 broker_audit(struct broker *b, const char *event, json_t *fields);
+
+/*
+ * The files of |c|'s last digest that may be written where the agent
+ * or a runner writes, unseen (a hard link's other name): those the walk
+ * judged exposed (c->ws_linked), or every linked one once a runner was
+ * given a tree to write that no walk judged (b->links_all).
+ */
+size_t		 call_ws_linked(const struct call *c);
 /*
  * The workspace's generation, to which a gate binds its check's run: up
  * at each write the broker makes (b->ws_gen) and at each change by others

@@ -257,6 +257,12 @@ calls_release(struct broker *b)
 		conns_resume_input(b);
 }
 
+size_t
+call_ws_linked(const struct call *c)
+{
+	return c->b->links_all ? c->ws_linked_any : c->ws_linked;
+}
+
 static void
 call_digest_done(void *arg, int rc, const char *hex, const char *why)
 {
@@ -270,12 +276,13 @@ call_digest_done(void *arg, int rc, const char *hex, const char *why)
 		c->b->nstarting--;
 	snprintf(c->ws_seal, sizeof(c->ws_seal), "%s",
 	    rc == 0 ? wsdigester_seal(c->b->digester) : "");
-	c->ws_linked = 0;
+	c->ws_linked = c->ws_linked_any = 0;
 	if (rc == 0) {
 		struct wsindex_stats st;
 
 		wsdigester_stats(c->b->digester, &st);
-		c->ws_linked = st.linked;
+		c->ws_linked_any = st.linked;
+		c->ws_linked = st.exposed;
 	}
 	/* The workspace was written while it was read (a change set, a
 	 * write_file, the agent's own writes): the digest may be of neither

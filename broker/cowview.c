@@ -48,7 +48,7 @@ cowview_attach(struct broker *b, int viewfd, const char *upper)
 		 WSDIGEST_SEAL |
 		     (wsindex_path_trusted(upper) ? WSDIGEST_OVERLAY_TRUSTED
 						  : 0),
-		 broker_digest_key(b))) == NULL ||
+		 broker_digest_key(b), b->links)) == NULL ||
 	    (b->lander = lander_new(b)) == NULL)
 		return AL_ERR_SYSTEM;
 	/*

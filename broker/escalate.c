@@ -654,9 +654,12 @@ escalate_prepare_run(struct call *c, json_t **out)
 				return -1;
 			if (rc > 0)
 				continue;
-			if (strcmp(access, "write") == 0)
+			/* A tree no walk judged for hard links: every
+			 * linked workspace file counts from now on. */
+			if (strcmp(access, "write") == 0) {
+				c->b->links_all = 1;
 				path = e->read_write[nrw++] = xstrdup(path);
-			else
+			} else
 				path = e->read_only[nro++] = xstrdup(path);
 			e->exact[e->nexact].path = path;
 			e->exact[e->nexact++].src = xstrdup(real);

@@ -27,6 +27,7 @@ libairlock_a_SOURCES += \
 	broker/wsdigest.c broker/wsdigest.h \
 	broker/wsindex.c broker/wsindex.h \
 	broker/wsscan.c broker/wsscan.h \
+	broker/wslinks.c broker/wslinks.h \
 	broker/wsjob.c broker/wsjob.h \
 	broker/pins.c broker/pins.h \
 	broker/reqsig.c broker/reqsig.h

@@ -169,14 +169,14 @@ gate_written_during(struct call *c, json_t *out)
 		    ? unsealed
 		    : unsealed_linked;
 	}
-	if (c->ws_linked > 0) {
+	if (call_ws_linked(c) > 0) {
 		json_object_set_new(out, "workspaceLinkedFiles",
-		    json_integer((json_int_t)c->ws_linked));
+		    json_integer((json_int_t)call_ws_linked(c)));
 		snprintf(linked, sizeof(linked),
 		    " (%zu file(s) of it have another name, a hard link, "
 		    "through which they may be written unwatched; give each "
 		    "its own copy)",
-		    c->ws_linked);
+		    call_ws_linked(c));
 	}
 	snprintf(c->note, sizeof(c->note),
 	    "%s; does not count toward acceptance",
@@ -193,7 +193,7 @@ gate_written_during(struct call *c, json_t *out)
 	(void)broker_audit(c->b, "gate_workspace_written",
 	    json_pack("{s:O, s:s, s:b, s:I}", "id", c->id, "check",
 		c->check->id, "unsealable", c->ws_unsealed, "linkedFiles",
-		(json_int_t)c->ws_linked));
+		(json_int_t)call_ws_linked(c)));
 }
 
 /*
@@ -323,7 +323,7 @@ gate_seal(struct call *c)
 
 	if (c->check == NULL || c->ws_written ||
 	    !(cowview_active(b) || b->m->agent.workspace_writable ||
-		c->ws_linked > 0))
+		call_ws_linked(c) > 0))
 		return 0;
 	if (c->ws_seal[0] == '\0') {
 		c->ws_written = c->ws_unsealed = 1;

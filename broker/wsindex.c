@@ -28,6 +28,7 @@
 #include <sodium.h>
 
 #include "broker/wsindex.h"
+#include "broker/wslinks.h"
 #include "broker/wsscan.h"
 #include "common/errors.h"
 #include "common/util.h"
@@ -53,7 +54,8 @@ struct table {
 
 struct wsindex {
 	struct table cur;
-	size_t hashed, racy, unsealed, linked;
+	size_t hashed, racy, unsealed, linked, exposed;
+	const struct wslinks *links; /* wsindex_set_links() */
 	int overlay_ok; /* wsindex_trust_overlay() */
 	int want_seal; /* wsindex_want_seal() */
 	int keyed; /* wsindex_set_key() */
@@ -118,6 +120,12 @@ wsindex_set_key(struct wsindex *x, const unsigned char *key)
 }
 
 void
+wsindex_set_links(struct wsindex *x, const struct wslinks *l)
+{
+	x->links = l;
+}
+
+void
 wsindex_trust_overlay(struct wsindex *x)
 {
 	x->overlay_ok = 1;
@@ -137,6 +145,7 @@ wsindex_stats(const struct wsindex *x, struct wsindex_stats *s)
 	s->racy = x->racy;
 	s->unsealed = x->unsealed;
 	s->linked = x->linked;
+	s->exposed = x->exposed;
 	s->bytes = x->cur.cap * sizeof(struct wsent) + x->cur.pcap;
 }
 
@@ -297,6 +306,9 @@ regular(struct walk *w, const struct wsscan_dir *d, const struct wsscan_ent *f)
 		w->x->racy++;
 	if (f->linked)
 		w->x->linked++;
+	if (f->linked &&
+	    wslinks_exposed(w->x->links, f->st.dev, f->st.ino, f->st.ctime))
+		w->x->exposed++;
 	crypto_generichash_update(&w->st, f->hash, HASH_LEN);
 	seal_file(w, d, e, f->unsealed);
 	return 0;
@@ -413,7 +425,7 @@ wsindex_refresh(struct wsindex *x, int rootfd, char hex[SHA256_HEX_LEN + 1],
 	w = xcalloc(1, sizeof(*w));
 	w->x = x;
 	w->neu = &neu;
-	x->hashed = x->racy = x->unsealed = x->linked = 0;
+	x->hashed = x->racy = x->unsealed = x->linked = x->exposed = 0;
 	x->seal[0] = '\0';
 	clock_gettime(CLOCK_REALTIME, &now);
 	w->now = ts_ns(&now);

@@ -104,6 +104,8 @@ struct wsindex_stats {
 	size_t linked; /* regular files with another name (a hard link),
 			  which may lie outside the tree: written through
 			  it, the file changes with no event in the tree */
+	size_t exposed; /* of which wslinks_exposed() by the walk that
+			   wsindex_set_links() gave (all when none) */
 };
 void wsindex_stats(const struct wsindex *, struct wsindex_stats *);
 
@@ -137,6 +139,13 @@ void wsindex_set_key(struct wsindex *, const unsigned char *key);
  * Each refresh of such a root then starts with syncfs().
  */
 void wsindex_trust_overlay(struct wsindex *);
+
+/*
+ * Judges every later refresh's linked files by |l| (borrowed, outlives
+ * the index; wslinks.h): wsindex_stats()'s exposed.  NULL: all are.
+ */
+struct wslinks;
+void wsindex_set_links(struct wsindex *, const struct wslinks *l);
 
 /* Whether |path| is on ext2/3/4, XFS or btrfs (for the above). */
 int wsindex_path_trusted(const char *path);

@@ -51,8 +51,8 @@ struct wsdigester {
 	char seal[SHA256_HEX_LEN + 1]; /* ...and its seal */
 };
 
-static void __attribute__((noreturn))
-worker(int rootfd, int fd, int flags, const unsigned char *key)
+static void __attribute__((noreturn)) worker(int rootfd, int fd, int flags,
+    const unsigned char *key, const struct wslinks *links)
 {
 	unsigned char out[REPLY_LEN];
 	char hex[SHA256_HEX_LEN + 1], why[WHY_LEN], seal[SHA256_HEX_LEN + 1];
@@ -75,6 +75,7 @@ worker(int rootfd, int fd, int flags, const unsigned char *key)
 		wsindex_want_seal(x);
 	if (key != NULL)
 		wsindex_set_key(x, key);
+	wsindex_set_links(x, links);
 	for (;;) {
 		ssize_t n = read(fd, &req, 1);
 
@@ -179,7 +180,8 @@ worker_event(int fd, int why, void *arg)
 }
 
 struct wsdigester *
-wsdigester_new(struct loop *l, int rootfd, int flags, const unsigned char *key)
+wsdigester_new(struct loop *l, int rootfd, int flags, const unsigned char *key,
+    const struct wslinks *links)
 {
 	struct wsdigester *d;
 	int sv[2], fd, e;
@@ -205,7 +207,7 @@ wsdigester_new(struct loop *l, int rootfd, int flags, const unsigned char *key)
 		return NULL;
 	}
 	if (d->pid == 0)
-		worker(fd, sv[1], flags, key);
+		worker(fd, sv[1], flags, key, links);
 	close(sv[1]);
 	close(fd);
 	d->fd = sv[0];

@@ -42,10 +42,13 @@ typedef void (*wsjob_fn)(void *arg, int rc, const char *hex, const char *why);
  * Forks the worker for the workspace |rootfd| (borrowed; the worker keeps
  * its own copy and no other descriptor), with |flags| (WSDIGEST_*); its
  * digests keyed with |key| (WSINDEX_KEY_LEN bytes, copied; NULL: not
- * keyed, wsindex_set_key()).  Returns NULL with errno set.
+ * keyed, wsindex_set_key()), their linked files judged by |links| (the
+ * worker's copy of it as it is now; NULL: all exposed,
+ * wsindex_set_links()).  Returns NULL with errno set.
  */
-struct wsdigester *wsdigester_new(
-    struct loop *l, int rootfd, int flags, const unsigned char *key);
+struct wslinks;
+struct wsdigester *wsdigester_new(struct loop *l, int rootfd, int flags,
+    const unsigned char *key, const struct wslinks *links);
 
 /* Kills and reaps the worker; every job still queued is dropped unanswered. */
 void wsdigester_free(struct wsdigester *d);

@@ -371,8 +371,9 @@ cmd_run(int argc, char **argv)
 	int			 sv_fds[2], ch, verbose = 0, status, rc;
 	int			 budget_stopped;
 	int			 keep[1] = { AGENT_FD }, psock[2];
-	size_t			 i;
+	size_t			 i, nwrites = 0;
 	ssize_t			 n;
+	const char		**writes;
 
 	/* Nothing the caller left open may reach the agent or the runners. */
 	if (close_fds_from(3, NULL, 0) != 0)
@@ -583,7 +584,21 @@ cmd_run(int argc, char **argv)
 
 	memset(&rs, 0, sizeof(rs));
 	rs.loop = sv.loop;
+	/* What the agent writes besides the workspace, walked for hard
+	 * links before it starts (broker/wslinks.h). */
+	writes = xcalloc(ov.nrw + 2, sizeof(*writes));
+	if (policy.home != NULL)
+		writes[nwrites++] = policy.home;
+	if (m->agent.home != NULL)
+		writes[nwrites++] = m->agent.home;
+	for (i = 0; i < ov.nrw; i++)
+		writes[nwrites++] = ov.rw[i];
+	sv.agent_writes = writes;
+	sv.nagent_writes = nwrites;
+	sv.agent_writes_known = 1;
 	service_start_broker(&sv, sv_fds[1], sv_fds[1], broker_closed, &rs);
+	free(writes);
+	sv.agent_writes = NULL;
 
 	if (runner_start(&req, &rs.agent, err, sizeof(err)) != 0) {
 		char why[sizeof(err)];

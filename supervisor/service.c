@@ -345,6 +345,9 @@ service_start_broker(struct service *sv, int in_fd, int out_fd,
 	cfg.arg = arg;
 	cfg.carry = sv->carry;
 	cfg.record_budget = sv->record_budget;
+	cfg.agent_writes = sv->agent_writes;
+	cfg.nagent_writes = sv->nagent_writes;
+	cfg.agent_writes_known = sv->agent_writes_known;
 	if ((sv->broker = broker_new(&cfg, err, sizeof(err))) == NULL)
 		fatalx("%s", err);
 }

@@ -37,6 +37,11 @@ struct service {
 	/* broker_config's carry and record_budget (a copy-on-write run). */
 	const json_t		*carry;
 	int			 record_budget;
+	/* broker_config's agent_writes, nagent_writes, agent_writes_known
+	 * (airlock run: the agent's home and --rw binds; borrowed). */
+	const char *const	*agent_writes;
+	size_t			 nagent_writes;
+	int			 agent_writes_known;
 };
 
 /*

@@ -62,6 +62,7 @@ FORMAT_FILES = runner/denywatch.c runner/denywatch.h policy/lefthook.c policy/le
 	common/paths.h bench/audit_key_bench.c supervisor/cmd_sessions.c \
 	supervisor/cmd_paths.c broker/wsindex.c broker/wsindex.h \
 	broker/wsscan.c broker/wsscan.h \
+	broker/wslinks.c broker/wslinks.h \
 	bench/wsindex_bench.c tests/unit/test_wsindex.c policy/manifest_limits.c \
 	policy/manifest_limits.h policy/shparse.c policy/shparse.h policy/shrules.c \
 	policy/shrules.h policy/manifest_rules.c policy/manifest_int.h \

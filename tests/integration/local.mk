@@ -192,6 +192,10 @@ TESTS += tests/integration/gate_hard_link.sh \
 EXTRA_DIST += tests/integration/gate_hard_link.sh \
 	tests/integration/approval_hard_link.sh \
 	tests/integration/pinned_hard_link.sh
+# ... which counts only where the agent writes the other name: a store
+# it cannot see leaves approvals asked and checks counted.
+TESTS += tests/integration/linked_store_outside.sh
+EXTRA_DIST += tests/integration/linked_store_outside.sh
 # An agent's own edits between failing checks are patch attempts; a
 # cancelled check failed.
 TESTS += tests/integration/gate_agent_edits.sh \

@@ -23,6 +23,7 @@
 
 #include "broker/wsdigest.h"
 #include "broker/wsindex.h"
+#include "broker/wslinks.h"
 #include "common/errors.h"
 #include "tests/unit/scratch.h"
 
@@ -402,6 +403,58 @@ START_TEST(test_wsindex_counts_files_with_another_name)
 }
 END_TEST
 
+/*
+ * The linked files judged by a walk of the trees the agent writes
+ * (broker/wslinks.h): one whose other name lies outside them is not
+ * exposed, one whose other name lies in them is, and so is one linked
+ * after the walk began (a link made since sets its ctime), which the
+ * walk could not judge.  No walk: every one is.
+ */
+START_TEST(test_wsindex_judges_linked_files_by_the_walk)
+{
+	struct wsindex *x = wsindex_new();
+	struct wsindex_stats s;
+	struct wslinks *l;
+	struct stat sb;
+	struct timespec nap = { 0, 30000000 };
+	char h[SHA256_HEX_LEN + 1], path[512], other[600], agent[512];
+	const char *roots[1] = { agent };
+
+	snprintf(agent, sizeof(agent), "%s/agent-writes", scratch_dir);
+	ck_assert_int_eq(mkdir(agent, 0755), 0);
+	snprintf(path, sizeof(path), "%s/b", ws);
+	snprintf(other, sizeof(other), "%s/b.store", scratch_dir);
+	ck_assert_int_eq(link(path, other), 0);
+	snprintf(path, sizeof(path), "%s/a.c", ws);
+	snprintf(other, sizeof(other), "%s/a.c.agent", agent);
+	ck_assert_int_eq(link(path, other), 0);
+	refresh(x, h, &s);
+	ck_assert_uint_eq(s.linked, 2);
+	ck_assert_uint_eq(s.exposed, 2);
+	/* The links' ctimes a coarse tick behind the walk's start. */
+	nanosleep(&nap, NULL);
+	ck_assert_int_eq(stat(ws, &sb), 0);
+	l = wslinks_walk((uint64_t)sb.st_dev, roots, 1);
+	ck_assert_int_eq(l->complete, 1);
+	ck_assert_uint_eq(l->n, 1);
+	wsindex_set_links(x, l);
+	refresh(x, h, &s);
+	ck_assert_uint_eq(s.linked, 2);
+	ck_assert_uint_eq(s.exposed, 1);
+	snprintf(path, sizeof(path), "%s/a/x.c", ws);
+	snprintf(other, sizeof(other), "%s/x.c.store", scratch_dir);
+	ck_assert_int_eq(link(path, other), 0);
+	refresh(x, h, &s);
+	ck_assert_uint_eq(s.linked, 3);
+	ck_assert_uint_eq(s.exposed, 2);
+	wsindex_set_links(x, NULL);
+	refresh(x, h, &s);
+	ck_assert_uint_eq(s.exposed, 3);
+	wsindex_free(x);
+	wslinks_free(l);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -419,6 +472,7 @@ main(void)
 	tcase_add_test(tc, test_wsindex_reuses_old_entries_sees_ctime);
 	tcase_add_test(tc, test_wsindex_wide_tree_digest_is_defined_one);
 	tcase_add_test(tc, test_wsindex_counts_files_with_another_name);
+	tcase_add_test(tc, test_wsindex_judges_linked_files_by_the_walk);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
