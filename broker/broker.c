@@ -1206,6 +1206,16 @@ broker_digest_key(const struct broker *b)
 	return redact_count(b->cfg.redact) > 0 ? b->digest_key : NULL;
 }
 
+/* |path| resolved, or as it is when it cannot be: the walk then stops at
+ * the symlink in it, unfinished (wslinks_walk()). */
+static char *
+real_or_same(const char *path)
+{
+	char *r = realpath(path, NULL);
+
+	return r != NULL ? r : xstrdup(path);
+}
+
 /*
  * Walks the trees the agent writes for hard-linked files, before it
  * starts (broker/wslinks.h): its home and --rw binds (the caller's), the
@@ -1229,9 +1239,9 @@ links_walk(struct broker *b)
 	roots = xcalloc(cfg->nagent_writes + sp->nread_write + 2,
 	    sizeof(*roots));
 	for (i = 0; i < cfg->nagent_writes; i++)
-		roots[n++] = realpath(cfg->agent_writes[i], NULL);
+		roots[n++] = real_or_same(cfg->agent_writes[i]);
 	for (i = 0; i < sp->nread_write; i++)
-		roots[n++] = realpath(sp->read_write[i], NULL);
+		roots[n++] = real_or_same(sp->read_write[i]);
 	if (b->m->agent.workspace_writable)
 		roots[n++] = xstrdup(cfg->workspace);
 	b->links = wslinks_walk(

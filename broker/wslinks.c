@@ -95,9 +95,16 @@ wslinks_walk(uint64_t ws_dev, const char *const *roots, size_t n)
 	w.deadline = clock_ns(CLOCK_MONOTONIC) + WSLINKS_MAX_MS * 1000000LL;
 	cur = &w;
 	for (i = 0; i < n && l->complete; i++) {
-		if (roots[i] == NULL ||
-		    (lstat(roots[i], &sb) == -1 && errno == ENOENT))
+		if (lstat(roots[i], &sb) == -1) {
+			if (errno != ENOENT)
+				stop(l, strerror(errno), roots[i]);
 			continue;
+		}
+		/* Not followed: what it names went unwalked. */
+		if (S_ISLNK(sb.st_mode)) {
+			stop(l, "a symlink", roots[i]);
+			break;
+		}
 		rc = nftw(roots[i], visit, 64, FTW_PHYS);
 		if (rc == -1 && l->complete)
 			stop(l, strerror(errno), roots[i]);

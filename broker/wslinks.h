@@ -48,9 +48,11 @@ struct wslinks {
 };
 
 /*
- * Walks |roots| (absolute host paths, n of them; one that does not
- * exist is skipped) for the workspace on device |ws_dev| and returns the
- * result (never NULL; complete or not, see above).
+ * Walks |roots| (absolute host paths with no symlink in them, n of
+ * them; one that does not exist is skipped, one that is a symlink or
+ * cannot be looked at leaves the walk unfinished) for the workspace on
+ * device |ws_dev| and returns the result (never NULL; complete or not,
+ * see above).
  */
 struct wslinks *wslinks_walk(
     uint64_t ws_dev, const char *const *roots, size_t n);
