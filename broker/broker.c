@@ -1218,9 +1218,9 @@ real_or_same(const char *path)
 
 /*
  * Walks the trees the agent writes for hard-linked files, before it
- * starts (broker/wslinks.h): its home and --rw binds (the caller's), the
- * manifest's read-write binds, and the workspace itself when the agent
- * writes it directly.  Audited as workspace_links_walked; a walk that
+ * starts (broker/wslinks.h): its home and --rw binds (the caller's) and
+ * the manifest's read-write binds; an agent that writes the workspace
+ * (rw, cow) may write every linked file there (b->links_all).  Audited as workspace_links_walked; a walk that
  * could not finish says why in the log too (every linked file then
  * counts).  Nothing when the caller knows no such trees (b->links NULL).
  */
@@ -1236,14 +1236,15 @@ links_walk(struct broker *b)
 
 	if (!cfg->agent_writes_known || fstat(b->rootfd, &st) == -1)
 		return;
+	/* An agent that writes the workspace may write every name of a file
+	 * there: a walk of it would find them all. */
+	b->links_all = b->m->agent.workspace_writable;
 	roots = xcalloc(cfg->nagent_writes + sp->nread_write + 2,
 	    sizeof(*roots));
 	for (i = 0; i < cfg->nagent_writes; i++)
 		roots[n++] = real_or_same(cfg->agent_writes[i]);
 	for (i = 0; i < sp->nread_write; i++)
 		roots[n++] = real_or_same(sp->read_write[i]);
-	if (b->m->agent.workspace_writable)
-		roots[n++] = xstrdup(cfg->workspace);
 	b->links = wslinks_walk(
 	    (uint64_t)st.st_dev, (const char *const *)roots, n);
 	for (i = 0; i < n; i++)

@@ -10,8 +10,8 @@
  * name.  Neither can make a new one: link(2) between two mounts is EXDEV,
  * and the sandbox's workspace is a mount of its own.  So the trees they
  * write (the agent's home, `airlock run --rw` binds, the manifest's
- * read-write binds, the workspace itself for an agent that writes it
- * directly) are walked once, before the agent starts, and the (dev, ino)
+ * read-write binds; an agent that writes the workspace may write every
+ * name there, and every linked file counts) are walked once, before the agent starts, and the (dev, ino)
  * of every regular file there with st_nlink > 1 kept.  A linked
  * workspace file is then exposed when its (dev, ino) is among them, or
  * when it cannot be judged by that walk: its inode was changed since the
