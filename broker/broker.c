@@ -54,10 +54,10 @@
 #include "broker/wsdigest.h"
 #include "broker/wswrite.h"
 #include "broker/wsjob.h"
+#include "broker/wslinks.h"
 #include "broker/shellgate.h"
 #include "common/buf.h"
 #include "common/errors.h"
-#include "broker/wslinks.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "common/vis.h"
@@ -1220,9 +1220,10 @@ real_or_same(const char *path)
  * Walks the trees the agent writes for hard-linked files, before it
  * starts (broker/wslinks.h): its home and --rw binds (the caller's) and
  * the manifest's read-write binds; an agent that writes the workspace
- * (rw, cow) may write every linked file there (b->links_all).  Audited as workspace_links_walked; a walk that
- * could not finish says why in the log too (every linked file then
- * counts).  Nothing when the caller knows no such trees (b->links NULL).
+ * (rw, cow) may write every linked file there (b->links_all).  Audited
+ * as workspace_links_walked; a walk that could not finish says why in
+ * the log too (every linked file then counts).  Nothing when the caller
+ * knows no such trees (b->links NULL).
  */
 static void
 links_walk(struct broker *b)
