@@ -279,7 +279,7 @@ def main():
         print("mutants: baseline: %d tests pass (%.0f s)" %
               (len(all_tests), time.time() - t0))
 
-    survivors, killed, ran = [], 0, 0
+    survivors, broken, killed, ran = [], [], 0, 0
     if args.share:
         os.makedirs(args.share, exist_ok=True)
     try:
@@ -294,7 +294,10 @@ def main():
             with open(logp, "w") as log:
                 tests = e["tests"].split()
                 if build(unit_targets(tests), log) != 0:
-                    verdict = "killed (does not build)"
+                    # A mutant that does not compile tests nothing: its
+                    # from/to text is wrong, and it fails the run.
+                    verdict = "BROKEN (does not build)"
+                    broken.append(e)
                 else:
                     verdict = None
                     for t in tests:
@@ -306,7 +309,7 @@ def main():
             if verdict is None:
                 survivors.append(e)
                 verdict = "SURVIVED"
-            else:
+            elif e not in broken:
                 killed += 1
             print("%-32s %-44s %5.1f s" % (e["id"], verdict,
                                            time.time() - start))
@@ -315,14 +318,17 @@ def main():
         restorer.restore()
         with open(os.path.join(logdir, "rebuild.log"), "w") as log:
             build(unit_targets(all_tests), log)
-    print("mutants: %d killed, %d survived, %d in all (%.0f s)%s" %
-          (killed, len(survivors), ran, time.time() - t0,
+    print("mutants: %d killed, %d survived, %d broken, %d in all (%.0f s)%s" %
+          (killed, len(survivors), len(broken), ran, time.time() - t0,
            " (of %d; the rest to the runs sharing %s)" %
            (len(entries), args.share) if args.share else ""))
     for e in survivors:
         print("SURVIVED: %s (%s): %s" % (e["id"], e["file"],
                                          e.get("why", "")))
-    return 1 if survivors else 0
+    for e in broken:
+        print("BROKEN: %s (%s): the mutated file does not build (see %s)" %
+              (e["id"], e["file"], os.path.join(logdir, e["id"] + ".log")))
+    return 1 if survivors or broken else 0
 
 
 if __name__ == "__main__":
