@@ -613,13 +613,68 @@ struct links {
 	"a tool, maybe: the path has more names through symlinks than " \
 	"are looked at"
 
+/*
+ * Where the link at |path| with text |target| leads, into |dest| (|len|
+ * bytes; writepolicy_link_resolve()): 0, or -1 when it leads to no path
+ * of a set.  A text of more names than the resolver reads (512) leads
+ * into the set all the same when its leading ".." climb first: the
+ * checkout's a/.../a/.npmrc (256 deep) -> 256 ".." and b/.../b/npmrc
+ * (257 names) was skipped, and its target, changed, showed unmarked.  So
+ * the climb is taken from the link's directory, and the rest read from
+ * where it climbed to; what still does not fit is over 512 names or
+ * PATH_REL_MAX bytes, deeper or longer than a path of a set may be
+ * (broker/changeset.c: CS_MAX_DEPTH, too_long()), and names none.
+ */
+static int
+link_dest_of(const char *path, const char *target, char *dest, size_t len)
+{
+	char from[PATH_REL_MAX];
+	const char *rest = target;
+	size_t ups = 0, i;
+	char *cut;
+	int rc;
+
+	if ((rc = writepolicy_link_resolve(path, target, dest, len)) != -2)
+		return rc == 0 ? 0 : -1;
+	for (;; rest++) {
+		if (rest[0] == '/' ||
+		    (rest[0] == '.' && (rest[1] == '/' || rest[1] == '\0')))
+			continue;
+		if (rest[0] != '.' || rest[1] != '.' ||
+		    (rest[2] != '/' && rest[2] != '\0'))
+			break;
+		ups++;
+		rest++;
+	}
+	if (ups == 0 || strlen(path) >= sizeof(from))
+		return -1;
+	snprintf(from, sizeof(from), "%s", path);
+	/* The link's own name, then a directory for each "..". */
+	for (i = 0; i <= ups; i++) {
+		if ((cut = strrchr(from, '/')) != NULL)
+			*cut = '\0';
+		else if (i == ups)
+			from[0] = '\0';
+		else
+			return -1; /* it climbs out of the workspace */
+	}
+	if (rest[0] == '\0')
+		return (size_t)snprintf(dest, len, "%s", from) < len ? 0 : -1;
+	if ((size_t)snprintf(
+		dest, len, "%s%s_", from, from[0] != '\0' ? "/" : "") >= len ||
+	    strlen(dest) >= sizeof(from))
+		return -1;
+	snprintf(from, sizeof(from), "%s", dest);
+	return writepolicy_link_resolve(from, rest, dest, len) == 0 ? 0 : -1;
+}
+
 static void
 links_add(struct links *l, const char *path, const char *target)
 {
 	char dest[PATH_REL_MAX];
 
 	/* A link leaving the workspace leads to no file of the set. */
-	if (writepolicy_link_resolve(path, target, dest, sizeof(dest)) != 0)
+	if (link_dest_of(path, target, dest, sizeof(dest)) != 0)
 		return;
 	if (l->n == l->cap) {
 		l->cap = l->cap > 0 ? 2 * l->cap : 64;
