@@ -443,6 +443,8 @@ TESTS += tests/integration/changeset_mode_bits.sh
 EXTRA_DIST += tests/integration/changeset_mode_bits.sh
 TESTS += tests/integration/changeset_root_mode.sh
 EXTRA_DIST += tests/integration/changeset_root_mode.sh
+TESTS += tests/integration/changeset_owner.sh
+EXTRA_DIST += tests/integration/changeset_owner.sh
 TESTS += tests/integration/symlink_length.sh
 EXTRA_DIST += tests/integration/symlink_length.sh
 # The group of a file a run makes in a setgid directory: the directory's.
