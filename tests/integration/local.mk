@@ -196,6 +196,10 @@ EXTRA_DIST += tests/integration/gate_hard_link.sh \
 # it cannot see leaves approvals asked and checks counted.
 TESTS += tests/integration/linked_store_outside.sh
 EXTRA_DIST += tests/integration/linked_store_outside.sh
+# ... and every linked file counts once an escalation grants a runner a
+# write no walk judged.
+TESTS += tests/integration/escalation_linked.sh
+EXTRA_DIST += tests/integration/escalation_linked.sh
 # An agent's own edits between failing checks are patch attempts; a
 # cancelled check failed.
 TESTS += tests/integration/gate_agent_edits.sh \

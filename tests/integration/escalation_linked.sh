@@ -1,0 +1,175 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# A one-call escalation that grants a runner a write of the other name
+# of a workspace file (a hard link).  The walk for hard links
+# (broker/wslinks.h) judges only the trees the agent writes as it
+# starts: a package store out of its reach holds no name it may write,
+# so the workspace files linked from it do not count.  But an escalated
+# run may write there: the agent, from inside its read-only sandbox
+# under "airlock run", has a tool's run name the store's file (a write
+# denial), a human grants the re-run a write of it, and while that run
+# holds its rewrite, an approved deploy sources the workspace's lib.sh
+# and a check reads it.  The deploy must be refused (workspace_linked:
+# nobody asked) and the check's pass must count toward no gate (sealed,
+# and the seal broken by the write through the other name); the
+# rewrite itself happens (the runner was granted it).
+if [ -z "${AIRLOCK_ESC_TEST_NS:-}" ]; then
+	AIRLOCK_ESC_TEST_NS=1 exec unshare --mount bash "$0" "$@"
+fi
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/mcp_lib.sh"
+mcp_env
+ws=$(make_workspace)
+. "$top_srcdir/tests/integration/approval_lib.sh"
+
+# The store and the workspace share a filesystem ($T's); the store is
+# seen at /srv (this test's own mount namespace), which no sandbox shows
+# but read-only (sandbox.readOnly), and no walk judges.
+mkdir -p "$T/srv/store" "$T/srv/agenthome" "$ws/node_modules"
+mount --bind "$T/srv" /srv || { echo "not ok - cannot bind $T/srv on /srv"; exit 1; }
+printf 'greet() { echo original; }\n' >/srv/store/lib.sh
+ln "$T/srv/store/lib.sh" "$ws/node_modules/lib.sh"
+chmod -R a+rwX "$T/srv"
+# Owned by the sandbox's uid (airlock run's agent_home()).
+[ "$(id -u)" = 0 ] && chown 65534:65534 /srv/agenthome
+
+cat >"$T/m.yaml" <<YAML
+tools:
+  - name: build
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    command: ["sh", "build.sh"]
+    sideEffect: sandbox_process
+    timeoutMs: 30000
+    escalation: ask
+  - name: deploy
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    command: ["sh", "deploy.sh"]
+    sideEffect: external
+    authorization: approval
+    timeoutMs: 30000
+  - name: run_check
+    input: { checkId: approved_check }
+    output: { exitCode: integer, output: string }
+    sideEffect: sandbox_process
+    timeoutMs: 30000
+checks:
+  lib: ["sh", "check.sh"]
+gates:
+  required: [lib]
+escalation: { forbid: [] }
+sandbox:
+  readOnly: [/srv/store]
+approvals:
+  approvers: [root]
+  ttlSeconds: 60
+agent:
+  workspace: ro
+  home: /srv/agenthome
+YAML
+"$AIRLOCK" check "$T/m.yaml" >/dev/null || { echo "not ok - the test manifest does not load"; "$AIRLOCK" check "$T/m.yaml"; exit 1; }
+
+# Up to 20 s for the test's go (/srv/store/go).
+GO_WAIT='i=0; while [ ! -e /srv/store/go ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done'
+# The build: refused the write at first (read-only: a write denial);
+# its escalated re-run, on the go, rewrites the store's lib.sh, holds
+# the rewrite 3 s, and puts the original back.
+cat >"$ws/build.sh" <<BUILD
+: >>/srv/store/lib.sh || exit 1
+$GO_WAIT
+cp /srv/store/lib.sh /tmp/orig
+printf 'greet() { echo REWRITTEN; }\n' >/srv/store/lib.sh
+sleep 3
+cat /tmp/orig >/srv/store/lib.sh
+echo built
+BUILD
+# The deploy and the check read lib.sh a second after the go.
+printf '%s\nsleep 1\n. ./node_modules/lib.sh\ngreet\n' "$GO_WAIT" >"$ws/deploy.sh"
+printf '%s\nsleep 1\n. ./node_modules/lib.sh\ngreet | grep -qx REWRITTEN\n' "$GO_WAIT" >"$ws/check.sh"
+# The agent: the build, its escalation; once the test says the
+# escalated run has started, the deploy and the check; the status last.
+cat >"$ws/attack.sh" <<'AGENT'
+#!/bin/sh
+exec 4<&3
+send() { printf '%s\n' "$1" >&3; }
+send '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}'
+send '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+send '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"build","arguments":{}}}'
+left=3
+while [ $left -gt 0 ] && IFS= read -r line <&4; do
+	case $line in
+	*'"method":'*) continue ;;
+	*'"id":0,'*) continue ;;
+	*'"id":1,'*)
+		printf 'R1 %s\n' "$line"
+		send '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"escalate","arguments":{"callId":1,"denied":["d1"],"reason":"the build updates the store"}}}'
+		(
+			while [ ! -e "$HOME/deploy-now" ]; do sleep 0.1; done
+			send '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"deploy","arguments":{}}}'
+			send '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"run_check","arguments":{"checkId":"lib"}}}'
+		) &
+		;;
+	*'"id":'[234]','*)
+		printf 'R%s %s\n' "$(printf '%s' "$line" | sed 's/.*"id":\([234]\),.*/\1/')" "$line"
+		left=$((left - 1))
+		;;
+	esac
+done
+send '{"jsonrpc":"2.0","id":9,"method":"airlock/session/status","params":{}}'
+while IFS= read -r line <&4; do
+	case $line in
+	*'"id":9,'*) printf 'R9 %s\n' "$line"; break ;;
+	esac
+done
+echo DONE
+AGENT
+chmod 755 "$ws/attack.sh"
+
+: >"$OUT"
+"$AIRLOCK" run --manifest "$T/m.yaml" --workspace "$ws" -- "$ws/attack.sh" \
+    >"$OUT" 2>"$T/run.err" &
+RUN_PID=$!
+appr_reply 1 || { echo "not ok - no reply to the build"; cat "$T/run.err"; exit 1; }
+expect_eq "the build was refused writing the store's lib.sh" \
+    "$(jr -c '.result.structuredContent.denied[0] | [.layer, .path, .access]')" \
+    '["filesystem","/srv/store/lib.sh","write"]'
+pending() {	# TOOL: its pending approval's id, if any
+	"$AIRLOCK" pending --json 2>/dev/null |
+	    jq -r --arg t "$1" '.pending[] | select(.tool == $t) | .id' | head -n 1
+}
+id=
+for i in $(seq 200); do id=$(pending build); [ -n "$id" ] && break; sleep 0.1; done
+[ -n "$id" ] || { echo "not ok - the escalation opened no approval"; cat "$OUT" "$T/run.err"; exit 1; }
+"$AIRLOCK" approve "$id" --yes >/dev/null 2>&1
+sleep 1
+touch /srv/agenthome/deploy-now
+# The deploy is refused at once, or its approval asked: then granted.
+asked=
+for i in $(seq 200); do
+	grep -q '^R3 ' "$OUT" && break
+	asked=$(pending deploy)
+	[ -n "$asked" ] && { "$AIRLOCK" approve "$asked" --yes >/dev/null 2>&1; sleep 1; break; }
+	sleep 0.1
+done
+touch /srv/store/go
+appr_reply 2 || { echo "not ok - no reply to the escalation"; cat "$OUT" "$T/run.err"; exit 1; }
+expect_eq "the escalated build ran, and rewrote the store's lib.sh" \
+    "$(jr -r .result.structuredContent.stdout)" built
+appr_reply 3 || { echo "not ok - no reply to the deploy"; cat "$OUT" "$T/run.err"; exit 1; }
+check "nobody was asked to approve the deploy" test -z "$asked"
+expect_not_contains "the deploy never ran the rewrite" "$R" REWRITTEN
+expect_eq "... it fails workspace_linked" "$(r_class)" workspace_linked
+appr_reply 4 || { echo "not ok - no reply to the check"; cat "$OUT" "$T/run.err"; exit 1; }
+expect_eq "the check passed only through the rewrite" \
+    "$(jr .result.structuredContent.exitCode)" 0
+expect_contains "... and was sealed: the workspace was written while it ran" \
+    "$(jr '.result.content[1].text')" \
+    "this result of lib does not count toward acceptance: the workspace was written"
+appr_reply 9 || { echo "not ok - no status"; cat "$OUT" "$T/run.err"; exit 1; }
+gate=$(jr -c '[.result.acceptanceMet, (.result.gates[] | select(.checkId == "lib") | .state)]')
+check "... so its pass counts toward no gate ($gate)" \
+    test "${gate#\[false,\"}" != "$gate" -a "$gate" != '[false,"pass"]'
+appr_agent_stop
+finish
