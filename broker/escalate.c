@@ -552,6 +552,27 @@ exact_drop(struct escalation *e)
 	e->nexact = 0;
 }
 
+/* An escalation's re-run refused for |reason|, said in |msg|: audited,
+ * and the refusal in *out; returns -1. */
+static int
+rerun_refused(struct call *c, const char *reason, const char *msg, json_t **out)
+{
+	int forbidden = strcmp(reason, "forbidden") == 0;
+
+	(void)broker_audit(c->b, "escalation_refused",
+	    json_pack("{s:O, s:O?, s:s, s:s*}", "id", c->id, "callId",
+		c->esc->call_id, "reason", reason, "class",
+		forbidden ? escalate_class_name(ESCALATE_CLASS_PROTECTED)
+			  : NULL));
+	*out = tool_error("escalation_refused", 0, NULL, "%s", msg);
+	json_object_set_new(*out, "reason", json_string(reason));
+	if (forbidden)
+		json_object_set_new(*out, "class",
+		    json_string(escalate_class_name(ESCALATE_CLASS_PROTECTED)));
+	snprintf(c->note, sizeof(c->note), "escalation refused: %s", reason);
+	return -1;
+}
+
 /*
  * A filesystem widening, checked again now that it is about to be bound
  * (the agent may have swapped a path it owns for a link since the
@@ -564,7 +585,6 @@ exact_drop(struct escalation *e)
 static int
 widening_recheck(struct call *c, json_t *d, char *real, json_t **out)
 {
-	struct escalation *e = c->esc;
 	const char *path = json_string_value(json_object_get(d, "path"));
 	const char *did = json_string_value(json_object_get(d, "denial"));
 	const char *was = json_string_value(json_object_get(d, "resolved"));
@@ -593,19 +613,50 @@ widening_recheck(struct call *c, json_t *d, char *real, json_t **out)
 		    "own state), though it did not when the escalation was "
 		    "asked for: never widened; nothing was run",
 		    did != NULL ? did : "?");
-	(void)broker_audit(c->b, "escalation_refused",
-	    json_pack("{s:O, s:O?, s:s, s:s*}", "id", c->id, "callId",
-		e->call_id, "reason", reason, "class",
-		strcmp(reason, "forbidden") == 0
-		    ? escalate_class_name(ESCALATE_CLASS_PROTECTED)
-		    : NULL));
-	*out = tool_error("escalation_refused", 0, NULL, "%s", msg);
-	json_object_set_new(*out, "reason", json_string(reason));
-	if (strcmp(reason, "forbidden") == 0)
-		json_object_set_new(*out, "class",
-		    json_string(escalate_class_name(ESCALATE_CLASS_PROTECTED)));
-	snprintf(c->note, sizeof(c->note), "escalation refused: %s", reason);
-	return -1;
+	return rerun_refused(c, reason, msg, out);
+}
+
+/*
+ * A run approved by a human, running now, whose workspace held a file
+ * with another name (a hard link) when it was granted: none of them
+ * counted then (call_ws_linked(): their other names lay where no
+ * runner wrote), so nothing refused it; or NULL.
+ */
+static const struct call *
+linked_approved_running(const struct broker *b)
+{
+	const struct call *r;
+
+	TAILQ_FOREACH(r, &b->running, entry)
+	if (r->ws_still && r->ws_linked_any > 0)
+		return r;
+	return NULL;
+}
+
+/*
+ * Whether the first write of a tree no walk judged (links_all not yet
+ * set) must be refused: while such an approved run runs, the re-run
+ * could rewrite what it reads through the other name, unseen, and the
+ * human's yes would run the rewrite.  Refused in *out (returns -1), or
+ * 0.
+ */
+static int
+write_beside_linked_run(struct call *c, json_t *d, json_t **out)
+{
+	const char *did = json_string_value(json_object_get(d, "denial"));
+	const struct call *r;
+	char msg[512];
+
+	if (c->b->links_all || (r = linked_approved_running(c->b)) == NULL)
+		return 0;
+	snprintf(msg, sizeof(msg),
+	    "%s would be a write no walk for hard links judged, while %s, "
+	    "approved by a human, runs on a workspace whose files have "
+	    "other names (hard links): the re-run could rewrite them "
+	    "through those names unseen: never widened; nothing was run "
+	    "(run the call again once that run has ended)",
+	    did != NULL ? did : "?", r->tool->name);
+	return rerun_refused(c, "linked_run", msg, out);
 }
 
 int
@@ -657,6 +708,8 @@ escalate_prepare_run(struct call *c, json_t **out)
 			/* A tree no walk judged for hard links: every
 			 * linked workspace file counts from now on. */
 			if (strcmp(access, "write") == 0) {
+				if (write_beside_linked_run(c, d, out) != 0)
+					return -1;
 				c->b->links_all = 1;
 				path = e->read_write[nrw++] = xstrdup(path);
 			} else

@@ -13,7 +13,11 @@
 # and a check reads it.  The deploy must be refused (workspace_linked:
 # nobody asked) and the check's pass must count toward no gate (sealed,
 # and the seal broken by the write through the other name); the
-# rewrite itself happens (the runner was granted it).
+# rewrite itself happens (the runner was granted it).  Then the other
+# order: the deploy approved (no runner wrote the store then) and
+# running, and the escalation granted under it: the re-run is refused
+# (escalation_refused, reason linked_run), and the deploy runs what the
+# approver was shown.
 if [ -z "${AIRLOCK_ESC_TEST_NS:-}" ]; then
 	AIRLOCK_ESC_TEST_NS=1 exec unshare --mount bash "$0" "$@"
 fi
@@ -171,5 +175,58 @@ appr_reply 9 || { echo "not ok - no status"; cat "$OUT" "$T/run.err"; exit 1; }
 gate=$(jr -c '[.result.acceptanceMet, (.result.gates[] | select(.checkId == "lib") | .state)]')
 check "... so its pass counts toward no gate ($gate)" \
     test "${gate#\[false,\"}" != "$gate" -a "$gate" != '[false,"pass"]'
+appr_agent_stop
+
+# The other order: the deploy approved and running first, then the
+# escalation granted (a new session: none of its runners was granted a
+# write yet).  The deploy was judged when no runner could write the
+# store; the re-run would rewrite lib.sh under it.
+rm -f /srv/store/go
+cat >"$ws/attack2.sh" <<'AGENT'
+#!/bin/sh
+exec 4<&3
+send() { printf '%s\n' "$1" >&3; }
+send '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}'
+send '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+send '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deploy","arguments":{}}}'
+send '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"build","arguments":{}}}'
+left=2
+while [ $left -gt 0 ] && IFS= read -r line <&4; do
+	case $line in
+	*'"method":'*) continue ;;
+	*'"id":0,'*) continue ;;
+	*'"id":2,'*)
+		printf 'R2 %s\n' "$line"
+		send '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"escalate","arguments":{"callId":2,"denied":["d1"],"reason":"the build updates the store"}}}'
+		;;
+	*'"id":'[13]','*)
+		printf 'R%s %s\n' "$(printf '%s' "$line" | sed 's/.*"id":\([13]\),.*/\1/')" "$line"
+		left=$((left - 1))
+		;;
+	esac
+done
+echo DONE
+AGENT
+chmod 755 "$ws/attack2.sh"
+: >"$OUT"
+"$AIRLOCK" run --manifest "$T/m.yaml" --workspace "$ws" -- "$ws/attack2.sh" \
+    >"$OUT" 2>"$T/run2.err" &
+RUN_PID=$!
+id=
+for i in $(seq 200); do id=$(pending deploy); [ -n "$id" ] && break; sleep 0.1; done
+check "the deploy's approval was asked (no runner writes the store yet)" test -n "$id"
+"$AIRLOCK" approve "$id" --yes >/dev/null 2>&1
+sleep 1.5
+id=
+for i in $(seq 200); do id=$(pending build); [ -n "$id" ] && break; sleep 0.1; done
+[ -n "$id" ] || { echo "not ok - the second escalation opened no approval"; cat "$OUT" "$T/run2.err"; exit 1; }
+"$AIRLOCK" approve "$id" --yes >/dev/null 2>&1
+touch /srv/store/go
+appr_reply 3 || { echo "not ok - no reply to the second escalation"; cat "$OUT" "$T/run2.err"; exit 1; }
+expect_eq "the escalation granted while the deploy ran was refused" \
+    "$(r_class)/$(jr -r .result.structuredContent.reason)" escalation_refused/linked_run
+appr_reply 1 || { echo "not ok - no reply to the second deploy"; cat "$OUT" "$T/run2.err"; exit 1; }
+expect_eq "... and the deploy ran what the approver was shown" \
+    "$(jr -r .result.structuredContent.stdout)" original
 appr_agent_stop
 finish
