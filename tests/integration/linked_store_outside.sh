@@ -16,7 +16,9 @@
 # check's pass counts.  The same store bound --rw (the agent may write
 # it): refused, as before; and with the store in the agent's home, the
 # agent's rewrite through it is refused too.  Played for real from
-# inside the agent's read-only sandbox.
+# inside the agent's read-only sandbox.  Under `airlock serve`, which
+# knows nothing of what its agent writes, nothing is walked and the
+# store outside counts (refused).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -139,4 +141,15 @@ R=$D
 expect_eq "home: deploy fails workspace_linked" \
     "$(jr '.result.content[0].text | fromjson | .errorClass')" workspace_linked
 check "home: the rewrite never ran" test -z "$(jr '.result.structuredContent.stdout // empty')"
+
+# airlock serve, whose agent writes what it will: nothing is walked, and
+# the store out of every sandbox's sight counts all the same.
+manifest ""
+mcp_start "$T/m.yaml" "$T/ws-outside"
+mcp_call deploy '{}' 10
+expect_eq "serve: deploy fails workspace_linked, nobody asked" \
+    "$(jr .result.structuredContent.errorClass)" workspace_linked
+mcp_stop
+expect_eq "serve: nothing was walked" \
+    "$(jq -c 'select(.event == "workspace_links_walked")' "$(newest_session_log)")" ""
 finish
