@@ -656,7 +656,7 @@ write_beside_linked_run(struct call *c, json_t *d, json_t **out)
 	    "through those names unseen: never widened; nothing was run "
 	    "(run the call again once that run has ended)",
 	    did != NULL ? did : "?", r->tool->name);
-	return rerun_refused(c, "linked_run", msg, out);
+	return rerun_refused(c, "linkedRun", msg, out);
 }
 
 int

@@ -16,7 +16,7 @@
 # rewrite itself happens (the runner was granted it).  Then the other
 # order: the deploy approved (no runner wrote the store then) and
 # running, and the escalation granted under it: the re-run is refused
-# (escalation_refused, reason linked_run), and the deploy runs what the
+# (escalation_refused, reason linkedRun), and the deploy runs what the
 # approver was shown.
 if [ -z "${AIRLOCK_ESC_TEST_NS:-}" ]; then
 	AIRLOCK_ESC_TEST_NS=1 exec unshare --mount bash "$0" "$@"
@@ -224,7 +224,7 @@ for i in $(seq 200); do id=$(pending build); [ -n "$id" ] && break; sleep 0.1; d
 touch /srv/store/go
 appr_reply 3 || { echo "not ok - no reply to the second escalation"; cat "$OUT" "$T/run2.err"; exit 1; }
 expect_eq "the escalation granted while the deploy ran was refused" \
-    "$(r_class)/$(jr -r .result.structuredContent.reason)" escalation_refused/linked_run
+    "$(r_class)/$(jr -r .result.structuredContent.reason)" escalation_refused/linkedRun
 appr_reply 1 || { echo "not ok - no reply to the second deploy"; cat "$OUT" "$T/run2.err"; exit 1; }
 expect_eq "... and the deploy ran what the approver was shown" \
     "$(jr -r .result.structuredContent.stdout)" original
