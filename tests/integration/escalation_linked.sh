@@ -17,7 +17,9 @@
 # order: the deploy approved (no runner wrote the store then) and
 # running, and the escalation granted under it: the re-run is refused
 # (escalation_refused, reason linkedRun), and the deploy runs what the
-# approver was shown.
+# approver was shown.  Last, a check running when the escalation is
+# granted: its pass, through the rewrite, counts toward no gate either
+# (sealed as it ends).
 if [ -z "${AIRLOCK_ESC_TEST_NS:-}" ]; then
 	AIRLOCK_ESC_TEST_NS=1 exec unshare --mount bash "$0" "$@"
 fi
@@ -228,5 +230,32 @@ expect_eq "the escalation granted while the deploy ran was refused" \
 appr_reply 1 || { echo "not ok - no reply to the second deploy"; cat "$OUT" "$T/run2.err"; exit 1; }
 expect_eq "... and the deploy ran what the approver was shown" \
     "$(jr -r .result.structuredContent.stdout)" original
+appr_agent_stop
+
+# A check running when the escalation is granted: sealed as it ends.
+rm -f /srv/store/go
+sed -e 's/"name":"deploy","arguments":{}/"name":"run_check","arguments":{"checkId":"lib"}/' \
+    -e 's/^echo DONE$/send '"'"'{"jsonrpc":"2.0","id":9,"method":"airlock\/session\/status","params":{}}'"'"'; IFS= read -r line <\&4; printf "R9 %s\\n" "$line"/' \
+    "$ws/attack2.sh" >"$ws/attack3.sh"
+chmod 755 "$ws/attack3.sh"
+: >"$OUT"
+"$AIRLOCK" run --manifest "$T/m.yaml" --workspace "$ws" -- "$ws/attack3.sh" \
+    >"$OUT" 2>"$T/run3.err" &
+RUN_PID=$!
+id=
+for i in $(seq 200); do id=$(pending build); [ -n "$id" ] && break; sleep 0.1; done
+[ -n "$id" ] || { echo "not ok - the third escalation opened no approval"; cat "$OUT" "$T/run3.err"; exit 1; }
+"$AIRLOCK" approve "$id" --yes >/dev/null 2>&1
+sleep 1
+touch /srv/store/go
+appr_reply 1 || { echo "not ok - no reply to the third check"; cat "$OUT" "$T/run3.err"; exit 1; }
+expect_eq "a check started before the escalation passed through the rewrite" \
+    "$(jr .result.structuredContent.exitCode)" 0
+expect_contains "... and was sealed as it ended" "$(jr '.result.content[1].text')" \
+    "this result of lib does not count toward acceptance: the workspace was written"
+appr_reply 9 || { echo "not ok - no third status"; cat "$OUT" "$T/run3.err"; exit 1; }
+gate=$(jr -c '[.result.acceptanceMet, (.result.gates[] | select(.checkId == "lib") | .state)]')
+check "... so its pass counts toward no gate ($gate)" \
+    test "${gate#\[false,\"}" != "$gate" -a "$gate" != '[false,"pass"]'
 appr_agent_stop
 finish
