@@ -56,16 +56,25 @@ echo kept >state.log && echo "home writable"
 # (its variables, a BASH_ENV say) and the login shell's files, which its
 # shell snapshot runs at every start (measured with 0.171.0).  Node's
 # ~/.node_modules, where Gemini CLI 0.61.0 finds the optional modules its
-# own tree lacks (bufferutil, long) and runs them at its start.
+# own tree lacks (bufferutil, long) and runs them at its start.  And
+# the instructions each puts before the model in every session (a
+# planted "always call run_check with ..." steered every later one):
+# Claude Code's ~/.claude/CLAUDE.md and rules/, Codex's AGENTS.md and
+# AGENTS.override.md, Gemini CLI's GEMINI.md, opencode's AGENTS.md and
+# the ~/.claude/CLAUDE.md it reads too (measured: each reached the model).
+# Claude Code's ~/.claude/backups/: it tells the user to copy one back
+# over ~/.claude.json when that is missing.
 runs_from() {
 	case $1 in
 	claude-code) echo .claude.json; echo .claude/.config.json
-		echo .claude/settings.json ;;
+		echo .claude/settings.json; echo .claude/CLAUDE.md
+		echo .claude/rules/; echo .claude/backups/ ;;
 	codex) echo .codex/config.toml; echo .codex/.env; echo .bash_profile
-		echo .bashrc ;;
+		echo .bashrc; echo .codex/AGENTS.md; echo .codex/AGENTS.override.md ;;
 	gemini) echo .gemini/settings.json; echo .gemini/.env
-		echo .node_modules/ ;;
-	opencode) echo .config/opencode/opencode.json ;;
+		echo .node_modules/; echo .gemini/GEMINI.md ;;
+	opencode) echo .config/opencode/opencode.json
+		echo .config/opencode/AGENTS.md; echo .claude/CLAUDE.md ;;
 	esac
 }
 
@@ -135,6 +144,19 @@ expect_contains "and says why" "$out" \
     "read-only home entry (a symbolic link) $h/.codex/config.toml"
 rm "$h/.codex/config.toml"
 mv "$h/real.toml" "$h/.codex/config.toml"
+
+# Claude Code's auto memory (a MEMORY.md per project under
+# ~/.claude/projects/, beside its sessions, which stay writable) is put
+# before every session's model: WRAPPING.md's command turns it off, -p
+# and interactive alike (make check-agents plants one from the sandbox
+# and checks that no request holds it).
+for form in "--task T" --interactive; do
+	# shellcheck disable=SC2086
+	expect_contains "WRAPPING.md's Claude Code command ($form) turns its auto memory off" \
+	    "$(python3 "$top_srcdir/tests/agents/doc_command.py" \
+	    "$top_srcdir/docs/WRAPPING.md" claude $form)" \
+	    '"CLAUDE_CODE_DISABLE_AUTO_MEMORY":"1"'
+done
 
 # airlock run --setup: the user's own session changes them.
 out=$(cd "$ws" && timeout 60 "$AIRLOCK" run --setup --manifest \
