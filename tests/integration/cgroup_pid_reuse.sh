@@ -36,7 +36,7 @@ STALE="0 1 2 3"
 # Processes that hold the stale cgroups in use: holder K is in
 # airlock-$P-K of each hierarchy.
 holders=""
-trap 'kill $holders 2>/dev/null; rm -rf "$T"; [ "$TESTS_FINISHED" = 1 ] || { echo "not ok - the test script ended before finish"; exit 1; }' EXIT
+trap 'kill $holders 2>/dev/null; end_writers_in_T; rm -rf "$T"; [ "$TESTS_FINISHED" = 1 ] || { echo "not ok - the test script ended before finish"; exit 1; }' EXIT
 
 # run_as_p ARGS...: airlock exec ARGS -- (a command that waits on
 # $io/go) as pid P of a new pid namespace, in the background (its
