@@ -152,6 +152,17 @@ chk_ws_path(struct lctx *c, const struct ynode *n, const char *f)
 	return chk_lookalike(c, n, f);
 }
 
+/* A directory of the agent's home: a relative path ending in "/". */
+static int
+chk_home_dir(struct lctx *c, const struct ynode *n, const char *f)
+{
+	if (chk_ws_path(c, n, f) != 0)
+		return AL_ERR_FORMAT;
+	if (n->len == 0 || n->s[n->len - 1] != '/')
+		return lctx_err(c, n, f, "not a directory (ends in /)");
+	return 0;
+}
+
 /* A dependency file: a workspace-relative path naming a file. */
 static int
 chk_dependency_file(struct lctx *c, const struct ynode *n, const char *f)
@@ -1382,7 +1393,7 @@ parse_approvals(struct lctx *c, const struct ynode *map)
 
 static const char *const agent_keys[] = {
 	"network", "allowAddresses", "workspace", "home", "homeReadOnly",
-	"env", "limits", "commitApproval", NULL
+	"homeScratch", "env", "limits", "commitApproval", NULL
 };
 
 static int
@@ -1423,6 +1434,10 @@ parse_agent(struct lctx *c, const struct ynode *map)
 	if ((n = ynode_get(map, "homeReadOnly")) != NULL &&
 	    get_strlist(c, n, "agent.homeReadOnly", chk_ws_path, &a->home_ro,
 	    &a->nhome_ro) != 0)
+		return AL_ERR_FORMAT;
+	if ((n = ynode_get(map, "homeScratch")) != NULL &&
+	    get_strlist(c, n, "agent.homeScratch", chk_home_dir,
+	    &a->home_scratch, &a->nhome_scratch) != 0)
 		return AL_ERR_FORMAT;
 	if ((n = ynode_get(map, "env")) != NULL &&
 	    get_strlist(c, n, "agent.env", chk_env_name, &a->env_pass,
@@ -1784,6 +1799,7 @@ manifest_free(struct manifest *m)
 	strv_free(m->agent.network.addresses);
 	free(m->agent.home);
 	strv_free(m->agent.home_ro);
+	strv_free(m->agent.home_scratch);
 	strv_free(m->agent.env_pass);
 	free(m->path);
 	free(m);

@@ -252,6 +252,12 @@ struct sandbox_policy {
 						   home_read_only()), or
 						   NULL; borrowed */
 	size_t			 nhome_ro;
+	char *const		*home_scratch;	/* home-relative directories
+						   given an empty tmpfs in
+						   |home| (runner/child.c
+						   home_scratch()), or NULL;
+						   borrowed */
+	size_t			 nhome_scratch;
 	const char		*agent_home;	/* agent.home as the manifest
 						   names it, or NULL: a place
 						   the agent writes, whether
@@ -346,6 +352,11 @@ struct agent_profile {
 					   paths read-only in the agent's
 					   sandbox, NULL-terminated */
 	size_t		  nhome_ro;
+	char		**home_scratch;	/* agent.homeScratch: home-relative
+					   directories (each ending in "/")
+					   empty in every session of the
+					   agent's sandbox, NULL-terminated */
+	size_t		  nhome_scratch;
 	char		**env_pass;	/* variable names passed through */
 	size_t		  nenv_pass;
 	struct resource_limits limits;

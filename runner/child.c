@@ -1683,6 +1683,34 @@ home_no_link(const struct runner_plan *p, const char *path, const char *top)
 }
 
 /*
+ * Sets |path| (RUNNER_MAX_PATH bytes) to the home |top|'s entry |rel|
+ * (agent.homeReadOnly, agent.homeScratch) without a trailing "/", made
+ * first when missing (home_entry_make()), each directory between |top|
+ * and it pinned (pin_parents()); fails if a symbolic link is on the way
+ * (home_no_link()).
+ */
+static void
+home_entry_ready(const struct runner_plan *p, const char *top,
+    const char *rel, char *path)
+{
+	char buf[RUNNER_MAX_PATH];
+	struct stat st;
+	size_t n;
+
+	cat(p, path, cat(p, buf, top, "/"), rel);
+	n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		path[--n] = '\0';
+	if (lstat(path, &st) == -1) {
+		if (errno != ENOENT)
+			fail(p, "home entry", path);
+		home_entry_make(p, top, path, rel);
+	}
+	pin_parents(p, path, top);
+	home_no_link(p, path, top);
+}
+
+/*
  * The agent's own configuration in its home (agent.homeReadOnly), what
  * its CLI reads and runs programs from (hooks, MCP servers, notify): each
  * entry bound read-only on itself, a missing one made first, and each
@@ -1694,27 +1722,47 @@ home_no_link(const struct runner_plan *p, const char *path, const char *top)
 static void
 home_read_only(const struct runner_plan *p, const struct sandbox_policy *sp)
 {
-	char buf[RUNNER_MAX_PATH], path[RUNNER_MAX_PATH];
-	struct stat st;
-	size_t i, n;
+	char path[RUNNER_MAX_PATH];
+	size_t i;
 
 	for (i = 0; i < sp->nhome_ro; i++) {
-		cat(p, path, cat(p, buf, sp->home, "/"), sp->home_ro[i]);
-		n = strlen(path);
-		while (n > 1 && path[n - 1] == '/')
-			path[--n] = '\0';
-		if (lstat(path, &st) == -1) {
-			if (errno != ENOENT)
-				fail(p, "read-only home entry", path);
-			home_entry_make(p, sp->home, path, sp->home_ro[i]);
-		}
-		pin_parents(p, path, sp->home);
-		home_no_link(p, path, sp->home);
+		home_entry_ready(p, sp->home, sp->home_ro[i], path);
 		if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) == -1)
 			fail(p, "bind read-only home entry", path);
 		setattr(p, AT_FDCWD, path, AT_RECURSIVE,
 		    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
 		    0);
+	}
+}
+
+/*
+ * The agent's scratch directories in its home (agent.homeScratch), what
+ * its CLI writes per project and reads back at a later start (Gemini
+ * CLI's ~/.gemini/tmp/<project>/memory/MEMORY.md, put before the model):
+ * each an empty tmpfs, the home owner's, made anew in every session, so
+ * that nothing the agent writes there reaches the next one, whatever
+ * project name it is under.  A missing one is made first; the
+ * directories above it are pinned (pin_parents()) and no link may be on
+ * the way (home_no_link()), as for home_read_only().
+ */
+static void
+home_scratch(const struct runner_plan *p, const struct sandbox_policy *sp)
+{
+	char path[RUNNER_MAX_PATH], opts[128];
+	struct stat home;
+	size_t i;
+
+	if (sp->nhome_scratch > 0 && lstat(sp->home, &home) == -1)
+		fail(p, "stat", sp->home);
+	for (i = 0; i < sp->nhome_scratch; i++) {
+		home_entry_ready(p, sp->home, sp->home_scratch[i], path);
+		snprintf(opts, sizeof(opts),
+		    "size=64m,nr_inodes=%lld,mode=0700,uid=%lu,gid=%lu",
+		    tmpfs_inodes(64), (unsigned long)home.st_uid,
+		    (unsigned long)home.st_gid);
+		if (mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV,
+		    opts) == -1)
+			fail(p, "mount home scratch directory", path);
 	}
 }
 
@@ -1902,6 +1950,7 @@ build_root(const struct runner_plan *p)
 		    MOVE_MOUNT_F_EMPTY_PATH) == -1)
 			fail(p, "mount home", sp->home);
 		close(homefd);
+		home_scratch(p, sp);
 		home_read_only(p, sp);
 	}
 	if (brokerfd != -1) {

@@ -515,6 +515,8 @@ cmd_run(int argc, char **argv)
 	 * user's own setup session (airlock run --setup). */
 	policy.home_ro = setup ? NULL : m->agent.home_ro;
 	policy.nhome_ro = setup ? 0 : m->agent.nhome_ro;
+	policy.home_scratch = setup ? NULL : m->agent.home_scratch;
+	policy.nhome_scratch = setup ? 0 : m->agent.nhome_scratch;
 	if (setup && policy.home != NULL)
 		log_warnx("--setup: the agent's configuration in %s is "
 		    "writable in this session", policy.home);
