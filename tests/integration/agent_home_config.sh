@@ -158,6 +158,82 @@ for form in "--task T" --interactive; do
 	    '"CLAUDE_CODE_DISABLE_AUTO_MEMORY":"1"'
 done
 
+# Gemini CLI's private project memory: at every start it puts
+# ~/.gemini/tmp/<project>/memory/MEMORY.md (and a GEMINI.md there) before
+# the model, <project> chosen by ~/.gemini/projects.json (the agent's to
+# write: any [a-z0-9-]+ name) or a .project_root naming the workspace
+# beneath tmp/ or history/, else the workspace's name (measured with
+# 0.61.0: planted from the sandbox, it reached the next session's model).
+# The profile lists tmp/ and history/ in agent.homeScratch: each an
+# empty tmpfs in every session.  The agent plants under every name it can
+# point the workspace at, re-points projects.json, and attacks the
+# directories themselves; the next session finds none of it.
+scratch=$(awk '/^  homeScratch: \[/ { on = 1 } on { print } on && /\]/ { exit }' \
+    "$top_srcdir/contrib/agents/gemini.yaml" | tr -d '\n')
+expect_contains "gemini lists tmp/ in agent.homeScratch" "$scratch" ".gemini/tmp/"
+expect_contains "gemini lists history/ in agent.homeScratch" "$scratch" \
+    ".gemini/history/"
+gh="$T/home-gemini"
+slug=$(basename "$ws" | tr '[:upper:]' '[:lower:]' | sed -e 's/[^a-z0-9]/-/g' \
+    -e 's/--*/-/g' -e 's/^-//' -e 's/-$//')
+# shellcheck disable=SC2016
+out=$(cd "$ws" && timeout 60 "$AIRLOCK" run --manifest "$T/gemini.yaml" \
+    --workspace "$ws" -- sh -c '
+	g=$HOME/.gemini
+	printf "{\"projects\":{\"%s\":\"planted\"}}\n" "$PWD" >"$g/projects.json" &&
+	    echo "re-pointed projects.json"
+	for d in tmp history; do
+		for s in "$1" planted "$1-1"; do
+			mkdir -p "$g/$d/$s/memory" &&
+			    echo "$PWD" >"$g/$d/$s/.project_root" &&
+			    echo pwned >"$g/$d/$s/memory/MEMORY.md" &&
+			    echo pwned >"$g/$d/$s/memory/GEMINI.md" &&
+			    echo "planted $d/$s"
+		done
+		mkdir -p d2/"$1"/memory && echo pwned >d2/"$1"/memory/MEMORY.md
+		mv -T d2 "$g/$d" 2>/dev/null && echo "replaced $d"
+		mv "$g/$d" "$g/$d.old" 2>/dev/null && echo "moved $d"
+		ln -sfn "$HOME/d2" "$g/$d" 2>/dev/null && [ -L "$g/$d" ] &&
+		    echo "linked $d"
+	done
+	mv "$g" "$HOME/g.old" 2>/dev/null && echo "moved .gemini"
+	mkdir -p g2/tmp/"$1"/memory && echo pwned >g2/tmp/"$1"/memory/MEMORY.md &&
+	    mv -T g2 "$g" 2>/dev/null && echo "replaced .gemini"
+	true' sh "$slug" 2>&1)
+expect_eq "gemini: the planting session ran" "$?" 0
+expect_contains "gemini: projects.json stays writable" "$out" \
+    "re-pointed projects.json"
+expect_contains "gemini: tmp/ is writable in the session" "$out" \
+    "planted tmp/$slug"
+for how in replaced moved linked; do
+	for d in tmp history; do
+		expect_not_contains "gemini: the agent $how $d/" "$out" "$how $d"
+	done
+	expect_not_contains "gemini: the agent $how .gemini/" "$out" \
+	    "$how .gemini"
+done
+expect_eq "gemini: nothing planted is left in the home" \
+    "$(grep -rl pwned "$gh/.gemini" 2>/dev/null)" ""
+# shellcheck disable=SC2016
+out=$(cd "$ws" && timeout 60 "$AIRLOCK" run --manifest "$T/gemini.yaml" \
+    --workspace "$ws" -- sh -c 'cat "$HOME/.gemini/projects.json"
+	find "$HOME/.gemini/tmp" "$HOME/.gemini/history" -mindepth 1
+	grep -rl pwned "$HOME/.gemini"; true' 2>&1)
+expect_contains "gemini: the next session is pointed at the planted name" \
+    "$out" '"planted"'
+expect_not_contains "gemini: but finds no memory under any name" "$out" \
+    "memory"
+expect_not_contains "gemini: nor anything planted" "$out" pwned
+# A homeScratch entry is a directory of the home, beneath it.
+for bad in '../x/' 'tmp' '/abs/'; do
+	sed -e "s|^  homeScratch: .*|  homeScratch: [\"$bad\"]|" \
+	    "$T/gemini.yaml" >"$T/bad.yaml"
+	out=$("$AIRLOCK" run --manifest "$T/bad.yaml" --workspace "$ws" \
+	    -- true 2>&1)
+	expect_eq "homeScratch $bad is refused" "$?" 78
+	expect_contains "and named" "$out" "agent.homeScratch"
+done
+
 # airlock run --setup: the user's own session changes them.
 out=$(cd "$ws" && timeout 60 "$AIRLOCK" run --setup --manifest \
     "$T/codex.yaml" --workspace "$ws" -- sh -c \
