@@ -45,8 +45,9 @@ static const struct help helps[] = {
 	    "                          checkout until airlock commit\n"
 	    "      --resume SESSION    continue a copy-on-write session\n"
 	    "      --setup             the agent's configuration in its home\n"
-	    "                          (agent.homeReadOnly) writable, to set it "
-	    "up\n"
+	    "                          (agent.homeReadOnly) writable and its\n"
+	    "                          scratch directories (agent.homeScratch)\n"
+	    "                          as they are, to set it up\n"
 	    "  -v, --verbose           more diagnostics on stderr\n" HELP_OPT },
 	{ "serve", "airlock serve [-v] [--manifest FILE] [--workspace DIR]\n",
 	    "Serve the broker (MCP) on stdin and stdout (airlock-serve(1)).\n"
