@@ -126,8 +126,10 @@ git_hit(const struct comps *ec, enum wp_kind kind, int in_git_dir)
 }
 
 /*
- * 1 if |target|, read from the directory of |ec|, leaves the workspace or
- * could: a ".." after a name is refused (see below).
+ * 1 if |target|, a relative link text that is not empty (the caller,
+ * writepolicy_link_resolve(), refuses the others), read from the
+ * directory of |ec|, leaves the workspace or could: a ".." after a name
+ * is refused (see below).
  */
 static int
 symlink_escapes(const struct comps *ec, const char *target)
@@ -136,8 +138,6 @@ symlink_escapes(const struct comps *ec, const char *target)
 	size_t i;
 	long depth;
 
-	if (target == NULL || target[0] == '\0' || target[0] == '/')
-		return 1;
 	if (split(target, &tc) != 0)
 		return 1;
 	depth = ec->n > 0 ? (long)ec->n - 1 : 0;

@@ -148,7 +148,8 @@ expect_not_contains "denied_dir_hides_renamed_files" "$out" "KEY-SECRET-5"
 # another made at its name.  Its mask went with the old one, and the
 # agent read the new key (the second with the old one held open on the
 # host, as a shell's working directory would: its own removal event
-# waits for that).  The sandbox is killed at the host's move now, and
+# waits for that; the holder has it open before the removal, or the
+# event came at once and the parent's watch went untested).  The sandbox is killed at the host's move now, and
 # the agent's end records why.
 mkdir -p "$ws/conf/secrets"
 echo KEY-OLD > "$ws/conf/secrets/key"
@@ -156,7 +157,7 @@ chown -R 65534:65534 "$ws"
 manifest "$T/m6.yaml" "" "$ws/secrets" "$ws/conf/secrets"
 n=6
 for how in "mv $ws/secrets $ws/secrets.old && mkdir $ws/secrets" \
-    "{ sleep 3 <$ws/secrets & } && rm -rf $ws/secrets && mkdir $ws/secrets" \
+    "( exec 9<$ws/secrets; : >$T/held; exec sleep 3 ) & while [ ! -e $T/held ]; do sleep 0.01; done; rm -f $T/held; rm -rf $ws/secrets && mkdir $ws/secrets" \
     "mv $ws/conf $ws/conf.old && mkdir -p $ws/conf/secrets"; do
 	out=$(attack $n "$T/m6.yaml" \
 	    "$how && echo NEW-SECRET-$n > $ws/secrets/key && echo NEW-SECRET-$n > $ws/conf/secrets/key" \
