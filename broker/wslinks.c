@@ -132,5 +132,9 @@ wslinks_exposed(
 
 	if (l == NULL || !l->complete || dev != l->dev || ctime >= l->since)
 		return 1;
+	/* None found: no list to search (bsearch() of a NULL one is
+	 * undefined, and UBSan stopped the digest worker on it). */
+	if (l->n == 0)
+		return 0;
 	return bsearch(key, l->ids, l->n, sizeof(*l->ids), cmp_id) != NULL;
 }
