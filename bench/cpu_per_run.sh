@@ -94,8 +94,9 @@ batch() {
 	# the spares the runs left wait in the cgroup: they go with it
 	xargs -r kill -9 <"$cg/cgroup.procs" 2>/dev/null || true
 	# (a killed task may hold the cgroup a moment after it left the list)
+	# (on v2 the killed spares' kept cgroups are beneath it)
 	i=0
-	until rmdir "$cg" 2>/dev/null; do
+	until rmdir "$cg"/airlock-* 2>/dev/null; rmdir "$cg" 2>/dev/null; do
 		i=$((i + 1))
 		[ "$i" -lt 100 ] || { echo "$0: cannot remove $cg" >&2; exit 1; }
 		sleep 0.05

@@ -68,6 +68,7 @@
 
 #include "common/log.h"
 #include "common/util.h"
+#include "runner/runner.h"
 #include "runner/runner_int.h"
 
 enum { CG_MEMORY, CG_PIDS, CG_CPU, CG_N };
@@ -89,6 +90,7 @@ struct runner_cgroup {
 	/* The counters runner_cgroup_limit_hit() reads, opened ahead by
 	 * runner_cgroup_watch(), or -1 (then opened when read). */
 	int	 watch[3];
+	int	 killed;	/* v2: cgroup.kill was written */
 };
 
 /* runner_cgroup.watch[]: the OOM kills, the pids limit's refusals and
@@ -345,11 +347,159 @@ add_procs(struct runner_cgroup *c, const char *dir, int v1)
 	xasprintf(&c->procs[c->nprocs++], "%s/cgroup.procs", dir);
 }
 
+static long long field(int fd, const char *dir, const char *file,
+    const char *key);
+
+/*
+ * Writes the memory limit of |lim| (none when not asked for) to the v1
+ * cgroup |dir|; 0 if the limit asked for is set.  The swap limit goes
+ * with it (memory.memsw, absent without swap accounting); a limit may
+ * never be above it, so when a taken cgroup's lower one is in the way
+ * it is raised first.
+ */
+static int
+set_v1_memory(const char *dir, const struct resource_limits *lim)
+{
+	char v[64] = "-1";
+
+	if (lim->memory_mb > 0)
+		snprintf(v, sizeof(v), "%lld",
+		    (long long)lim->memory_mb * 1024 * 1024);
+	if (write_file(dir, "memory.limit_in_bytes", v) != 0 &&
+	    (write_file(dir, "memory.memsw.limit_in_bytes", v) != 0 ||
+		write_file(dir, "memory.limit_in_bytes", v) != 0))
+		return -1;
+	(void)write_file(dir, "memory.memsw.limit_in_bytes", v);
+	return lim->memory_mb > 0 ? 0 : -1;
+}
+
+/*
+ * Sets |lim|'s limits in the new (|reused| 0) or taken cgroup |dir| of
+ * controller |i| (v1), or in the v2 cgroup |dir| (|i| == CG_N): a limit
+ * not asked for is left alone in a new cgroup and reset to none in a
+ * taken one.  Adds the LIMIT_ASKED_* bits of those set to *enforced.
+ */
+static void
+set_limits(size_t i, const char *dir, const struct resource_limits *lim,
+    int reused, unsigned *enforced)
+{
+	int v2 = i == CG_N;
+	char v[64];
+
+	if ((v2 || i == CG_MEMORY) && (lim->memory_mb > 0 || reused)) {
+		if (!v2 && set_v1_memory(dir, lim) == 0)
+			*enforced |= LIMIT_ASKED_MEMORY;
+		if (v2) {
+			if (lim->memory_mb > 0)
+				snprintf(v, sizeof(v), "%lld",
+				    (long long)lim->memory_mb * 1024 * 1024);
+			if (write_file(dir, "memory.max",
+				lim->memory_mb > 0 ? v : "max") == 0 &&
+			    lim->memory_mb > 0)
+				*enforced |= LIMIT_ASKED_MEMORY;
+			(void)write_file(dir, "memory.swap.max",
+			    lim->memory_mb > 0 ? "0" : "max");
+		}
+	}
+	if ((v2 || i == CG_PIDS) && (lim->processes > 0 || reused)) {
+		snprintf(v, sizeof(v), "%lld", (long long)lim->processes);
+		if (write_file(dir, "pids.max", lim->processes > 0 ? v : "max") ==
+			0 &&
+		    lim->processes > 0)
+			*enforced |= LIMIT_ASKED_PIDS;
+	}
+	if ((v2 || i == CG_CPU) && (lim->cpu_percent > 0 || reused)) {
+		snprintf(v, sizeof(v), v2 ? "%lld 100000" : "%lld",
+		    (long long)lim->cpu_percent * 1000);
+		if (v2) {
+			if (write_file(dir, "cpu.max",
+				lim->cpu_percent > 0 ? v : "max 100000") == 0 &&
+			    lim->cpu_percent > 0)
+				*enforced |= LIMIT_ASKED_CPU;
+		} else {
+			(void)write_file(dir, "cpu.cfs_period_us", "100000");
+			if (write_file(dir, "cpu.cfs_quota_us",
+				lim->cpu_percent > 0 ? v : "-1") == 0 &&
+			    lim->cpu_percent > 0)
+				*enforced |= LIMIT_ASKED_CPU;
+		}
+	}
+}
+
+/* The number in |file| of |dir|, or -1 if it cannot be read. */
+static long long
+read_number(const char *dir, const char *file)
+{
+	char buf[64];
+
+	if (read_file(dir, file, buf, sizeof(buf)) != 0)
+		return -1;
+	return strtoll(buf, NULL, 10);
+}
+
+/*
+ * The cgroup of |ready| in |base| (of controller |ctrl|, CG_N: v2's),
+ * if it is still the directory it was
+ * made as and a run with |lim| can tell its own limit hits from the
+ * earlier runs' (a pids.peak already within one task of the limit would
+ * read as a hit: pids_peaked()); its path, or NULL.  Its mtime is made
+ * now: collect_stale() in an airlock of another pid namespace, which
+ * cannot see the writer it is named for, judges it by its age.
+ */
+static char *
+take_ready(const struct runner_cgroup_ready *ready, size_t ctrl,
+    const char *base, const struct resource_limits *lim)
+{
+	size_t i, blen = strlen(base);
+	const char *name;
+	struct stat st;
+	long long peak;
+
+	for (i = 0; ready != NULL && i < ready->n; i++) {
+		if (strncmp(ready->path[i], base, blen) != 0 ||
+		    ready->path[i][blen] != '/')
+			continue;
+		name = ready->path[i] + blen + 1;
+		if (strncmp(name, "airlock-", 8) != 0 ||
+		    strchr(name, '/') != NULL ||
+		    lstat(ready->path[i], &st) != 0 || !S_ISDIR(st.st_mode) ||
+		    st.st_ino != ready->ino[i])
+			return NULL;
+		peak = lim->processes > 0 && (ctrl == CG_PIDS || ctrl == CG_N)
+		    ? read_number(ready->path[i], "pids.peak")
+		    : -1;
+		if ((lim->processes > 0 && peak >= lim->processes - 1) ||
+		    utimensat(AT_FDCWD, ready->path[i], NULL, 0) != 0) {
+			runner_cgroup_rmdir(AT_FDCWD, ready->path[i], st.st_ino);
+			return NULL;
+		}
+		return xstrdup(ready->path[i]);
+	}
+	return NULL;
+}
+
+/* A cgroup in |base| for |lim|: one of |ready|, else a new one; its
+ * limits set.  Its path, or NULL. */
+static char *
+cgroup_for(size_t i, const char *base, const struct resource_limits *lim,
+    const struct runner_cgroup_ready *ready, unsigned *enforced)
+{
+	char *path;
+	int reused = 0;
+
+	if ((path = take_ready(ready, i, base, lim)) != NULL)
+		reused = 1;
+	else if ((path = make_dir(base)) == NULL)
+		return NULL;
+	set_limits(i, path, lim, reused, enforced);
+	return path;
+}
+
 struct runner_cgroup *
-runner_cgroup_create(const struct resource_limits *lim, unsigned *enforced)
+runner_cgroup_create(const struct resource_limits *lim, unsigned *enforced,
+    const struct runner_cgroup_ready *ready)
 {
 	struct runner_cgroup *c;
-	char v[64];
 	size_t i;
 	int ok = 0;
 
@@ -362,69 +512,20 @@ runner_cgroup_create(const struct resource_limits *lim, unsigned *enforced)
 	c->watch[W_OOM] = c->watch[W_PIDS_MAX] = c->watch[W_PIDS_PEAK] = -1;
 	if (cg.v2) {
 		c->v2 = 1;
-		if ((c->path[0] = make_dir(cg.base[0])) == NULL)
+		if ((c->path[0] =
+			cgroup_for(CG_N, cg.base[0], lim, ready, enforced)) ==
+		    NULL)
 			goto none;
 		/* For clone3(CLONE_INTO_CGROUP); -1 leaves the attach. */
 		c->dirfd = open(c->path[0], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (lim->memory_mb > 0) {
-			snprintf(v, sizeof(v), "%lld",
-			    (long long)lim->memory_mb * 1024 * 1024);
-			if (write_file(c->path[0], "memory.max", v) == 0)
-				*enforced |= LIMIT_ASKED_MEMORY;
-			(void)write_file(c->path[0], "memory.swap.max", "0");
-		}
-		if (lim->processes > 0) {
-			snprintf(v, sizeof(v), "%lld",
-			    (long long)lim->processes);
-			if (write_file(c->path[0], "pids.max", v) == 0)
-				*enforced |= LIMIT_ASKED_PIDS;
-		}
-		if (lim->cpu_percent > 0) {
-			snprintf(v, sizeof(v), "%lld 100000",
-			    (long long)lim->cpu_percent * 1000);
-			if (write_file(c->path[0], "cpu.max", v) == 0)
-				*enforced |= LIMIT_ASKED_CPU;
-		}
 		add_procs(c, c->path[0], 0);
 		return c;
 	}
 	for (i = 0; i < CG_N; i++) {
-		if (cg.base[i] == NULL)
+		if (cg.base[i] == NULL ||
+		    (c->path[i] = cgroup_for(i, cg.base[i], lim, ready,
+			 enforced)) == NULL)
 			continue;
-		if ((c->path[i] = make_dir(cg.base[i])) == NULL)
-			continue;
-		switch (i) {
-		case CG_MEMORY:
-			if (lim->memory_mb <= 0)
-				break;
-			snprintf(v, sizeof(v), "%lld",
-			    (long long)lim->memory_mb * 1024 * 1024);
-			if (write_file(c->path[i], "memory.limit_in_bytes",
-			    v) == 0)
-				*enforced |= LIMIT_ASKED_MEMORY;
-			(void)write_file(c->path[i],
-			    "memory.memsw.limit_in_bytes", v);
-			break;
-		case CG_PIDS:
-			if (lim->processes <= 0)
-				break;
-			snprintf(v, sizeof(v), "%lld",
-			    (long long)lim->processes);
-			if (write_file(c->path[i], "pids.max", v) == 0)
-				*enforced |= LIMIT_ASKED_PIDS;
-			break;
-		case CG_CPU:
-			if (lim->cpu_percent <= 0)
-				break;
-			(void)write_file(c->path[i], "cpu.cfs_period_us",
-			    "100000");
-			snprintf(v, sizeof(v), "%lld",
-			    (long long)lim->cpu_percent * 1000);
-			if (write_file(c->path[i], "cpu.cfs_quota_us",
-			    v) == 0)
-				*enforced |= LIMIT_ASKED_CPU;
-			break;
-		}
 		add_procs(c, c->path[i], 1);
 		if (i != CG_CPU)
 			ok = 1;
@@ -435,6 +536,136 @@ none:
 	*enforced = 0;
 	runner_cgroup_destroy(c, NULL, NULL);
 	return NULL;
+}
+
+size_t
+runner_cgroup_ready_make(struct runner_cgroup_ready *r)
+{
+	struct stat st;
+	char *path;
+	size_t i;
+
+	r->n = 0;
+	if (!cg.probed)
+		probe();
+	for (i = 0; i < CG_N && r->n < RUNNER_CGROUP_READY_MAX; i++) {
+		if (cg.base[i] == NULL || (cg.v2 && i > 0) ||
+		    (path = make_dir(cg.base[i])) == NULL)
+			continue;
+		if (strlen(path) < sizeof(r->path[0]) &&
+		    lstat(path, &st) == 0) {
+			memcpy(r->path[r->n], path, strlen(path) + 1);
+			r->ino[r->n++] = st.st_ino;
+		} else
+			(void)rmdir(path);
+		free(path);
+	}
+	return r->n;
+}
+
+int
+runner_cgroup_ready_text(const struct runner_cgroup_ready *r, char *buf,
+    size_t len)
+{
+	size_t i, off = 0;
+	int n;
+
+	buf[0] = '\0';
+	for (i = 0; i < r->n; i++) {
+		n = snprintf(buf + off, len - off, "%llu %s\n",
+		    (unsigned long long)r->ino[i], r->path[i]);
+		if (n < 0 || (size_t)n >= len - off) {
+			buf[0] = '\0';
+			return -1;
+		}
+		off += (size_t)n;
+	}
+	return 0;
+}
+
+int
+runner_cgroup_ready_parse(const char *text, struct runner_cgroup_ready *r)
+{
+	const char *s = text, *sp, *nl;
+	char *end;
+	unsigned long long ino;
+
+	r->n = 0;
+	while (*s != '\0') {
+		if ((nl = strchr(s, '\n')) == NULL ||
+		    (sp = memchr(s, ' ', (size_t)(nl - s))) == NULL ||
+		    r->n == RUNNER_CGROUP_READY_MAX ||
+		    (size_t)(nl - sp - 1) >= sizeof(r->path[0]) ||
+		    sp[1] != '/')
+			goto bad;
+		errno = 0;
+		ino = strtoull(s, &end, 10);
+		if (end != sp || errno != 0 || ino == 0)
+			goto bad;
+		memcpy(r->path[r->n], sp + 1, (size_t)(nl - sp - 1));
+		r->path[r->n][nl - sp - 1] = '\0';
+		r->ino[r->n++] = (ino_t)ino;
+		s = nl + 1;
+	}
+	return 0;
+bad:
+	r->n = 0;
+	return -1;
+}
+
+/* The controller whose base holds the cgroup |path| (CG_N: v2's), or
+ * -1 if none does. */
+static int
+ctrl_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t i;
+
+	if (!cg.probed)
+		probe();
+	for (i = 0; slash != NULL && i < CG_N; i++)
+		if (cg.base[i] != NULL &&
+		    strlen(cg.base[i]) == (size_t)(slash - path) &&
+		    strncmp(cg.base[i], path, (size_t)(slash - path)) == 0)
+			return cg.v2 ? CG_N : (int)i;
+	return -1;
+}
+
+int
+runner_cgroup_ready_reusable(const char *path, ino_t ino)
+{
+	char buf[64];
+	struct stat st;
+	int ctrl = ctrl_of(path);
+
+	if (ctrl == -1 || lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) ||
+	    st.st_ino != ino)
+		return 0;
+	/* Every task gone (v1's tasks lists threads, wherever their
+	 * process is). */
+	if (read_file(path, ctrl == CG_N ? "cgroup.procs" : "tasks", buf,
+		sizeof(buf)) != 0 ||
+	    buf[0] != '\0')
+		return 0;
+	/* No limit hit: the counters only grow. */
+	if ((ctrl == CG_MEMORY &&
+		field(-1, path, "memory.oom_control", "oom_kill") != 0) ||
+	    (ctrl == CG_N &&
+		field(-1, path, "memory.events", "oom_kill") != 0) ||
+	    ((ctrl == CG_PIDS || ctrl == CG_N) &&
+		field(-1, path, "pids.events", "max") != 0))
+		return 0;
+	return 1;
+}
+
+void
+runner_cgroup_ready_remove(struct runner_cgroup_ready *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		runner_cgroup_rmdir(AT_FDCWD, r->path[i], r->ino[i]);
+	r->n = 0;
 }
 
 static pid_t
@@ -536,8 +767,10 @@ runner_cgroup_attach(const struct runner_cgroup *c, pid_t pid)
 void
 runner_cgroup_kill(struct runner_cgroup *c)
 {
-	if (c != NULL && c->v2 && c->path[0] != NULL)
+	if (c != NULL && c->v2 && c->path[0] != NULL) {
+		c->killed = 1;
 		(void)write_file(c->path[0], "cgroup.kill", "1");
+	}
 }
 
 /* Reads |file| in |dir| into buf[0..len), NUL-terminated, from |fd| if it
@@ -677,8 +910,13 @@ runner_cgroup_destroy(struct runner_cgroup *c,
 	for (i = 0; i < CG_N; i++) {
 		if (c->path[i] == NULL)
 			continue;
-		/* The last tasks may still be on their way out. */
-		if (left != NULL)
+		/*
+		 * The last tasks may still be on their way out.  One that
+		 * cgroup.kill emptied is removed here, never handed on to be
+		 * kept for another run: the kernel (6.18 here) kills every
+		 * task later born into it with CLONE_INTO_CGROUP.
+		 */
+		if (left != NULL && !c->killed)
 			left(arg, c->path[i]);
 		else
 			runner_cgroup_rmdir(AT_FDCWD, c->path[i], 0);

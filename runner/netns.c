@@ -15,14 +15,17 @@
 #include "config.h"
 
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include <linux/nsfs.h>
+#include <net/if.h>
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -95,22 +98,92 @@ runner_netns_end(struct runner_netns *n)
 	return fresh_netns(fd);
 }
 
-int
-runner_netns_new(void)
-{
-	/* The namespace to come back to, opened once. */
-	static int home = -1;
-	int fd;
+/* The namespace runner_netns_new() and runner_netns_unused() come back
+ * to, opened once: 0, or -1. */
+static int home = -1;
 
+static int
+open_home(void)
+{
 	if (home == -1 && (home = open("/proc/thread-self/ns/net",
 			       O_RDONLY | O_CLOEXEC)) == -1)
 		return -1;
-	if (unshare(CLONE_NEWNET) == -1)
-		return -1;
-	fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-	/* Root may always go back to its own; if it could not, nothing
-	 * this thread does next may happen in the new one. */
+	return 0;
+}
+
+/* Back to our own namespace.  Root may always go back; if it could not,
+ * nothing this thread does next may happen in the other one. */
+static void
+go_home(void)
+{
 	if (setns(home, CLONE_NEWNET) == -1)
 		fatal("setns back to our network namespace");
+}
+
+int
+runner_netns_new(void)
+{
+	int fd;
+
+	if (open_home() != 0 || unshare(CLONE_NEWNET) == -1)
+		return -1;
+	fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	go_home();
 	return fresh_netns(fd);
+}
+
+/* The "sockets: used" count of the namespace this thread is in, or -1. */
+static long
+sockets_used(void)
+{
+	char buf[512], *s;
+	ssize_t n;
+	int fd;
+
+	if ((fd = open("/proc/thread-self/net/sockstat", O_RDONLY | O_CLOEXEC)) ==
+	    -1)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (strncmp(buf, "sockets: used ", 14) != 0)
+		return -1;
+	s = buf + 14;
+	return s[0] >= '0' && s[0] <= '9' ? strtol(s, NULL, 10) : -1;
+}
+
+/* 1 if the loopback device of the namespace this thread is in is down. */
+static int
+lo_down(void)
+{
+	struct ifreq ifr;
+	int s, down;
+
+	if ((s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1)
+		return 0;
+	memset(&ifr, 0, sizeof(ifr));
+	memcpy(ifr.ifr_name, "lo", 3);
+	down = ioctl(s, SIOCGIFFLAGS, &ifr) == 0 && !(ifr.ifr_flags & IFF_UP);
+	close(s);
+	return down;
+}
+
+int
+runner_netns_unused(int fd)
+{
+	int unused, copy;
+
+	/* A network namespace, and not ours. */
+	if ((copy = fresh_netns(fcntl(fd, F_DUPFD_CLOEXEC, 3))) == -1)
+		return 0;
+	close(copy);
+	if (open_home() != 0 || setns(fd, CLONE_NEWNET) == -1)
+		return 0;
+	/* The count first: the probe's own socket is one. */
+	unused = sockets_used() == 0;
+	unused = unused && lo_down();
+	go_home();
+	return unused;
 }

@@ -1372,7 +1372,7 @@ cgroup_for_child(struct runner_proc *p, int sync,
 	int fds[8], rc;
 	size_t n, i;
 
-	p->cg = runner_cgroup_create(lim, &enforced);
+	p->cg = runner_cgroup_create(lim, &enforced, p->req->cgroup_ready);
 	if ((rc = limits_check(p, lim, enforced, err, errlen)) != 0)
 		return rc;
 	if ((n = runner_cgroup_join_fds(p->cg, fds, 8)) == (size_t)-1) {
@@ -1470,7 +1470,8 @@ runner_start(const struct runner_request *req, struct runner_proc **out,
 	 */
 	p->plan.cg_join = runner_cgroup_joined_by_child();
 	if (!p->plan.cg_join) {
-		p->cg = runner_cgroup_create(&req->policy->limits, &enforced);
+		p->cg = runner_cgroup_create(
+		    &req->policy->limits, &enforced, req->cgroup_ready);
 		if ((rc = limits_check(p, &req->policy->limits, enforced, err,
 		    errlen)) != 0)
 			goto fail;

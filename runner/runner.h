@@ -218,7 +218,50 @@ struct runner_request {
 	 */
 	void			(*cgroup_left)(void *arg, const char *path);
 	void			*cgroup_left_arg;
+	/*
+	 * Non-NULL: empty cgroups made ahead (runner_cgroup_ready_make()),
+	 * taken instead of new ones where they are still what they were;
+	 * every limit is set again.  Borrowed for the call.
+	 */
+	const struct runner_cgroup_ready *cgroup_ready;
 };
+
+/*
+ * Cgroups made ahead and taken again, run after run: a mkdir and an
+ * rmdir per controller are most of what a run's cgroups cost (about
+ * 0.3 ms of a v1 start here).  airlock exec's spare audit writer makes
+ * one empty cgroup per controller in use, named for itself
+ * (runner_cgroup_ready_make()), lends them to each exec it serves as
+ * text (runner_cgroup_ready_text(), runner_cgroup_ready_parse()), whose
+ * runner takes them (runner_request.cgroup_ready), and once that exec is
+ * over keeps each one runner_cgroup_ready_reusable() passes for the next
+ * and removes the rest (runner_cgroup_ready_remove()).
+ */
+#define RUNNER_CGROUP_READY_MAX	3
+#define RUNNER_CGROUP_PATH_MAX	4096
+struct runner_cgroup_ready {
+	size_t	 n;
+	char	 path[RUNNER_CGROUP_READY_MAX][RUNNER_CGROUP_PATH_MAX];
+	ino_t	 ino[RUNNER_CGROUP_READY_MAX];
+};
+
+/* Makes one empty cgroup, no limit set, per controller runners would
+ * use; |r|->n of them (0: none could be, or none are in use). */
+size_t	runner_cgroup_ready_make(struct runner_cgroup_ready *r);
+/* "INO PATH\n" per cgroup into buf[0..len): 0, or -1 (too long). */
+int	runner_cgroup_ready_text(const struct runner_cgroup_ready *r,
+	    char *buf, size_t len);
+/* The text runner_cgroup_ready_text() made: 0, or -1 (|r| empty). */
+int	runner_cgroup_ready_parse(const char *text,
+	    struct runner_cgroup_ready *r);
+/*
+ * 1 if the cgroup at |path| may serve another run: still the directory
+ * |ino|, no task in it, and no limit was hit in it (no OOM kill, no fork
+ * the pids limit refused), which its counters would go on reporting.
+ */
+int	runner_cgroup_ready_reusable(const char *path, ino_t ino);
+/* Removes each of |r|'s cgroups that is still its directory; n = 0. */
+void	runner_cgroup_ready_remove(struct runner_cgroup_ready *r);
 
 /*
  * rmdir(2) of the cgroup |name| in |dirfd| (AT_FDCWD: a path), again
@@ -234,6 +277,20 @@ void	runner_cgroup_rmdir(int dirfd, const char *name, ino_t ino);
  * nothing else may run on that thread meanwhile.
  */
 int	runner_netns_new(void);
+
+/*
+ * 1 if the network namespace |fd|, one runner_netns_new() made whose
+ * sandbox is over (no process of it left: its cgroups are empty), is
+ * still as it was made, as far as a sandbox could change it: its
+ * loopback device down and not one socket in it (the namespace's
+ * sockstat counts them all, those kept alive only by descriptors in
+ * flight too: an abstract unix name among them).  A sandbox holds no
+ * capability over it (it belongs to our user namespace, the sandbox's
+ * is a child), so nothing else of it can have changed.  Then it may
+ * serve the next sandbox.  The calling thread enters it and comes back,
+ * as in runner_netns_new().
+ */
+int	runner_netns_unused(int fd);
 
 /*
  * From the next runner on, as root, every runner of this process makes

@@ -301,16 +301,19 @@ int	runner_landlock_apply(const struct runner_plan *plan,
 
 /* A per-runner cgroup (v2 when usable, else the v1 hierarchies). */
 struct runner_cgroup;
+struct runner_cgroup_ready;
 
 /*
  * Creates the cgroup with |lim|; NULL if none could be.  The parent moves
  * the child into it with runner_cgroup_attach() (0, or -1 with errno)
  * while the child builds its root, before the child may run anything.
  * *|enforced| gets the LIMIT_ASKED_* bits of the limits set (a limit of 0
- * needs none), whether or not the result is NULL.
+ * needs none), whether or not the result is NULL.  A cgroup of |ready|
+ * (NULL: none) in the right place is taken instead of a new one, its
+ * limits set again (runner.h).
  */
 struct runner_cgroup *runner_cgroup_create(const struct resource_limits *lim,
-	    unsigned *enforced);
+	    unsigned *enforced, const struct runner_cgroup_ready *ready);
 int	runner_cgroup_attach(const struct runner_cgroup *cg, pid_t pid);
 /*
  * 1 when the child is to join its cgroups itself (v1, where a thread

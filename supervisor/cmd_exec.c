@@ -1133,6 +1133,7 @@ cmd_exec(int argc, char **argv)
 	exec_audit_settle(xa);
 	req.netns_fd = exec_audit_netns(xa);
 	req.netns_ahead = req.netns_fd != -1;
+	req.cgroup_ready = exec_audit_cgroups(xa);
 	/* exec_end as soon as the command has ended (the same record). */
 	xst.xa = xa;
 	xst.upper = overlay ? &upper : NULL;

@@ -56,6 +56,8 @@ struct exec_audit {
 	int sent; /* ...and the writer has it: its answer is due */
 	int end_rc;
 	int netns_fd; /* a spare's network namespace, or -1 */
+	char cgtext[EXEC_SPARE_TEXT_MAX]; /* its cgroups, as it sent them */
+	struct runner_cgroup_ready cg; /* ...and parsed */
 	int hold_fd; /* for the writer to drop after us (exec_audit_hold) */
 	char *start_text; /* exec_start, until the writer is settled */
 	json_t *denials; /* exec_audit_denials(), sent with exec_end */
@@ -112,6 +114,45 @@ struct writer_prep {
 	struct stat conf_st, key_st; /* audit.conf and the host key */
 	int conf_found;
 };
+
+/*
+ * What a spare keeps from one exec for the next, instead of making it
+ * again and taking it down each time: its own empty cgroups, lent to each
+ * exec it serves (runner.h, runner_cgroup_ready_make()), and the last
+ * sandbox's network namespace, once runner_netns_unused() finds it as it
+ * was made.  The namespace is kept only when every cgroup came back
+ * empty: no process of that sandbox is left to hold a socket in it.
+ */
+static struct {
+	struct runner_cgroup_ready cg;
+	int lent; /* cg is the exec's being served */
+	int netns_fd; /* a namespace for the next exec, or -1 */
+	ino_t netns_ino; /* the one lent to the exec being served, or 0 */
+} keep = { .netns_fd = -1 };
+
+/* Everything kept is taken down: the writer ends. */
+static void
+keep_release(void)
+{
+	runner_cgroup_ready_remove(&keep.cg);
+	keep.lent = 0;
+	if (keep.netns_fd != -1)
+		close(keep.netns_fd);
+	keep.netns_fd = -1;
+}
+
+/* The network namespace for the next sandbox: the one kept, or a new one
+ * (as root; else -1). */
+static int
+keep_netns_take(void)
+{
+	int fd = keep.netns_fd;
+
+	keep.netns_fd = -1;
+	if (fd == -1 && geteuid() == 0)
+		fd = runner_netns_new();
+	return fd;
+}
 
 /* stat() of |path| into |st|; 1 if it exists, 0 if not (zeroed). */
 static int
@@ -177,8 +218,8 @@ writer_prepare(struct writer_prep *p, int ahead)
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (ahead && geteuid() == 0)
-		p->netns_fd = runner_netns_new();
+	if (ahead)
+		p->netns_fd = keep_netns_take();
 	return 0;
 }
 
@@ -340,6 +381,68 @@ make_way(void)
 #define RMDIR_MSG (NAME_MAX + 32)
 
 /*
+ * Marks in back[] each of keep.cg's cgroups among those the exec handed
+ * back (names[i], inode inos[i]) that may serve another
+ * exec, and takes it off the list to remove (names[i] = "").
+ */
+static void
+keep_back(char (*names)[NAME_MAX + 1], const ino_t *inos, size_t n, int *back)
+{
+	size_t i, j;
+
+	for (i = 0; keep.lent && i < n; i++)
+		for (j = 0; j < keep.cg.n; j++) {
+			if (inos[i] == 0 || inos[i] != keep.cg.ino[j] ||
+			    strcmp(names[i],
+				strrchr(keep.cg.path[j], '/') + 1) != 0)
+				continue;
+			back[j] = runner_cgroup_ready_reusable(
+			    keep.cg.path[j], keep.cg.ino[j]);
+			if (back[j])
+				names[i][0] = '\0';
+		}
+}
+
+/* 1 if |fd| is the network namespace lent to the exec and it is kept for
+ * the next (every cgroup came back: back[], and it is unused). */
+static int
+keep_netns_back(int fd, const int *back)
+{
+	struct stat st;
+	size_t j;
+
+	if (!keep.lent || keep.netns_ino == 0 || keep.netns_fd != -1 ||
+	    keep.cg.n == 0 || fstat(fd, &st) != 0 ||
+	    st.st_ino != keep.netns_ino)
+		return 0;
+	for (j = 0; j < keep.cg.n; j++)
+		if (!back[j])
+			return 0;
+	if (!runner_netns_unused(fd))
+		return 0;
+	keep.netns_fd = fd;
+	return 1;
+}
+
+/* The cgroups of keep.cg that did not come back fit for another exec are
+ * removed (still in use: left to the stale collector) and made anew. */
+static void
+keep_settle(const int *back)
+{
+	size_t j;
+
+	if (!keep.lent)
+		return;
+	keep.lent = 0;
+	keep.netns_ino = 0;
+	for (j = 0; j < keep.cg.n; j++)
+		if (!back[j]) {
+			runner_cgroup_ready_remove(&keep.cg);
+			return;
+		}
+}
+
+/*
  * What the exec handed over with exec_end (exec_audit_hold(): the
  * sandbox's mount namespace) and after it (exec_audit_hand(): the upper
  * layer's tmpfs) is dropped once the exec has let go of the connection,
@@ -351,7 +454,7 @@ static void
 drop_after_exec(struct exec_spare *sp, int fd, int held)
 {
 	char buf[RMDIR_MSG], names[HANDED_MAX][NAME_MAX + 1], *name;
-	int handed[HANDED_MAX], extra;
+	int handed[HANDED_MAX], extra, back[RUNNER_CGROUP_READY_MAX] = { 0 };
 	ino_t inos[HANDED_MAX];
 	size_t len, n = 0;
 
@@ -374,13 +477,20 @@ drop_after_exec(struct exec_spare *sp, int fd, int held)
 	}
 	if (held != -1)
 		close(held);
+	/* Our own cgroups are kept for the next exec while they pass, the
+	 * rest removed; then the network namespace, kept if every one of
+	 * ours came back (no process of the sandbox is left). */
+	keep_back(names, inos, n, back);
 	while (n > 0) {
 		n--;
+		if (keep_netns_back(handed[n], back))
+			continue;
 		if (names[n][0] != '\0' && strchr(names[n], '/') == NULL &&
 		    strcmp(names[n], "..") != 0 && strcmp(names[n], ".") != 0)
 			runner_cgroup_rmdir(handed[n], names[n], inos[n]);
 		close(handed[n]);
 	}
+	keep_settle(back);
 }
 
 /*
@@ -590,7 +700,9 @@ static int
 writer_spare(
     struct exec_spare *sp, struct writer_prep *p, int ready, int seconds)
 {
+	static char cgtext[EXEC_SPARE_TEXT_MAX];
 	struct spare_hello h;
+	struct stat st;
 	int c, holds;
 
 	if (geteuid() == 0)
@@ -599,8 +711,12 @@ writer_spare(
 		writer_unmake(p);
 		return -1;
 	}
-	if (p->netns_fd == -1 && geteuid() == 0)
-		p->netns_fd = runner_netns_new();
+	if (p->netns_fd == -1)
+		p->netns_fd = keep_netns_take();
+	if (keep.cg.n == 0)
+		(void)runner_cgroup_ready_make(&keep.cg);
+	if (runner_cgroup_ready_text(&keep.cg, cgtext, sizeof(cgtext)) != 0)
+		runner_cgroup_ready_remove(&keep.cg);
 	/* It stays niced while it waits: the exec that adopts it raises
 	 * it at its gate, as a forked writer's (exec_audit_ready()). */
 	if (exec_spare_listen(sp) != 0) {
@@ -616,11 +732,11 @@ writer_spare(
 			(void)exec_spare_hold(sp);
 			if (json_object_set_new(
 				p->fields, "cwd", json_string(h.cwd)) != 0) {
-				(void)exec_spare_answer(c, 0, -1);
+				(void)exec_spare_answer(c, 0, -1, NULL);
 				close(c);
 				break;
 			}
-			if (exec_spare_answer(c, 1, p->netns_fd) != 0) {
+			if (exec_spare_answer(c, 1, p->netns_fd, cgtext) != 0) {
 				/* That exec is gone: still ready for the
 				 * next. */
 				close(c);
@@ -628,13 +744,18 @@ writer_spare(
 					break;
 				continue;
 			}
+			keep.lent = 1;
+			keep.netns_ino =
+			    p->netns_fd != -1 && fstat(p->netns_fd, &st) == 0
+			    ? st.st_ino
+			    : 0;
 			if (p->netns_fd != -1)
 				close(p->netns_fd);
 			p->netns_fd = -1;
 			make_way();
 			return c;
 		}
-		(void)exec_spare_answer(c, 0, -1);
+		(void)exec_spare_answer(c, 0, -1, NULL);
 		close(c);
 		if (holds == -1)
 			break;
@@ -751,12 +872,15 @@ static void __attribute__((noreturn)) writer_main(int fd)
 		}
 		if (seconds == 0 || served + 1 >= SPARE_SESSIONS)
 			break;
-		if ((fd = writer_spare(&sp, &p, ready, seconds)) == -1)
+		if ((fd = writer_spare(&sp, &p, ready, seconds)) == -1) {
+			keep_release();
 			_exit(0);
+		}
 	}
 	exec_spare_unpublish(&sp);
 	if (ready)
 		writer_unmake(&p);
+	keep_release();
 	_exit(0);
 }
 
@@ -858,7 +982,10 @@ exec_audit_settle(struct exec_audit *x)
 {
 	if (x->asking) {
 		x->asking = 0;
-		if (exec_spare_taken(x->fd, &x->netns_fd) == 0) {
+		if (exec_spare_taken(x->fd, &x->netns_fd, x->cgtext,
+			sizeof(x->cgtext)) == 0) {
+			if (runner_cgroup_ready_parse(x->cgtext, &x->cg) != 0)
+				x->cg.n = 0;
 			x->niced = geteuid() == 0;
 			/* It has exec_start already, if it was given. */
 			free(x->start_text);
@@ -981,6 +1108,12 @@ int
 exec_audit_netns(const struct exec_audit *x)
 {
 	return x != NULL ? x->netns_fd : -1;
+}
+
+const struct runner_cgroup_ready *
+exec_audit_cgroups(const struct exec_audit *x)
+{
+	return x != NULL && x->cg.n > 0 ? &x->cg : NULL;
 }
 
 const char *

@@ -52,6 +52,7 @@
 #include <jansson.h>
 
 struct exec_audit;
+struct runner_cgroup_ready;
 
 struct manifest;
 
@@ -99,6 +100,14 @@ int exec_audit_ready(struct exec_audit *x, char *err, size_t errlen)
  * (runner_request.netns_ahead), or -1.  Owned by |x|.
  */
 int exec_audit_netns(const struct exec_audit *x);
+
+/*
+ * The empty cgroups the spare lends (runner_request.cgroup_ready), or
+ * NULL; owned by |x|.  They come back to it with the rest as the
+ * runner's cgroup_left (exec_audit_rmdir()).
+ */
+const struct runner_cgroup_ready *exec_audit_cgroups(
+    const struct exec_audit *x);
 
 /* The log's path ("" before exec_audit_ready() or when none was made). */
 const char *exec_audit_path(const struct exec_audit *x);

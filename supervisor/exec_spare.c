@@ -211,20 +211,26 @@ recv_hello(int s, struct spare_hello *h)
 /* The answer: one byte, '1' with the namespace's fd or '0'.  Returns the
  * byte (-1: none), and the fd passed, if any, in *fd. */
 static int
-recv_answer(int s, int *fd)
+recv_answer(int s, int *fd, char *text, size_t textlen)
 {
+	char buf[1 + EXEC_SPARE_TEXT_MAX];
 	size_t len;
-	char c;
 
 	*fd = -1;
+	if (text != NULL && textlen > 0)
+		text[0] = '\0';
 	if (!wait_readable(s, SPARE_ANSWER_MS) ||
-	    proxy_recv_fd(s, fd, &c, 1, &len) != 1 || len != 1)
+	    proxy_recv_fd(s, fd, buf, sizeof(buf) - 1, &len) != 1 || len < 1)
 		return -1;
-	if (c != '1' && *fd != -1) {
+	buf[len] = '\0';
+	if (buf[0] != '1' && *fd != -1) {
 		close(*fd);
 		*fd = -1;
 	}
-	return (unsigned char)c;
+	/* What a taken answer carries after its byte. */
+	if (buf[0] == '1' && text != NULL && len - 1 < textlen)
+		memcpy(text, buf + 1, len);
+	return (unsigned char)buf[0];
 }
 
 int
@@ -269,9 +275,9 @@ fail:
 }
 
 int
-exec_spare_taken(int s, int *netns_fd)
+exec_spare_taken(int s, int *netns_fd, char *text, size_t textlen)
 {
-	return recv_answer(s, netns_fd) == '1' ? 0 : -1;
+	return recv_answer(s, netns_fd, text, textlen) == '1' ? 0 : -1;
 }
 
 void
@@ -368,7 +374,7 @@ refuse_waiting(const struct exec_spare *sp)
 		if (c != -1) {
 			if (wait_readable(c, 100))
 				(void)recv(c, buf, sizeof(buf), MSG_DONTWAIT);
-			(void)exec_spare_answer(c, 0, -1);
+			(void)exec_spare_answer(c, 0, -1, NULL);
 			close(c);
 		}
 }
@@ -539,17 +545,23 @@ exec_spare_accept(struct exec_spare *sp, int timeout_ms, struct spare_hello *h)
 		    cred.uid == geteuid() && cred.gid == getegid() &&
 		    same_namespaces(c, cred.pid))
 			return c;
-		(void)exec_spare_answer(c, 0, -1);
+		(void)exec_spare_answer(c, 0, -1, NULL);
 		close(c);
 	}
 }
 
 int
-exec_spare_answer(int conn, int yes, int netns_fd)
+exec_spare_answer(int conn, int yes, int netns_fd, const char *text)
 {
-	return proxy_send_fd(conn, yes ? netns_fd : -1, yes ? "1" : "0", 1) == 0
-	    ? 0
-	    : -1;
+	char buf[1 + EXEC_SPARE_TEXT_MAX];
+	size_t len = 1;
+
+	buf[0] = yes ? '1' : '0';
+	if (yes && text != NULL && strlen(text) < EXEC_SPARE_TEXT_MAX) {
+		memcpy(buf + 1, text, strlen(text));
+		len += strlen(text);
+	}
+	return proxy_send_fd(conn, yes ? netns_fd : -1, buf, len) == 0 ? 0 : -1;
 }
 
 void

@@ -63,11 +63,16 @@ int exec_spare_seconds(void);
  * sends this process's request: the connection and the spare's pid in
  * *pid, or -1 (no spare: fork a writer).  exec_spare_taken() waits (a
  * second at most) for its answer: 0 with *netns_fd a fresh network
- * namespace the spare made (or -1) and the connection now the writer's
+ * namespace the spare made (or -1), text[0..textlen) the text the spare
+ * sent with it ("" if none, or if it does not fit: the cgroups it made
+ * ahead, runner_cgroup_ready_text()) and the connection now the writer's
  * socket (exec_audit.c), or -1 (refused: close it and fork a writer).
  */
 int exec_spare_ask(pid_t *pid);
-int exec_spare_taken(int s, int *netns_fd);
+int exec_spare_taken(int s, int *netns_fd, char *text, size_t textlen);
+
+/* The most text an answer carries. */
+#define EXEC_SPARE_TEXT_MAX (3 * (4096 + 24))
 
 /* The spare's side. */
 struct exec_spare {
@@ -118,10 +123,11 @@ int exec_spare_accept(
     struct exec_spare *sp, int timeout_ms, struct spare_hello *h);
 
 /*
- * Answers the exec on |conn|: taken (|yes|, with |netns_fd| when not -1)
- * or refused.  0, or -1 (the exec is gone).
+ * Answers the exec on |conn|: taken (|yes|, with |netns_fd| when not -1
+ * and |text| when not NULL and shorter than EXEC_SPARE_TEXT_MAX) or
+ * refused.  0, or -1 (the exec is gone).
  */
-int exec_spare_answer(int conn, int yes, int netns_fd);
+int exec_spare_answer(int conn, int yes, int netns_fd, const char *text);
 
 /* Takes the name, published or held, off the socket (if it is still
  * ours) and closes both. */

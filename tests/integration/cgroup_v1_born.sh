@@ -64,8 +64,9 @@ expect_contains "and its output is there" "$(cat "$T/out1")" "done"
 # 2. How: the supervisor clones, then makes the cgroups and opens their
 #    tasks files, and writes to none of them; the child writes "0" to
 #    each and unshares its cgroup namespace; no cgroup.procs is opened.
-# One file per process and thread (-ff).
-strace -ff -qq -e trace=openat,write,clone,clone3,mkdir,unshare -o "$T/st2" \
+# One file per process and thread (-ff).  No spare: one lends the
+# cgroups it made ahead (exec_reuse.sh), and this is the path without.
+AIRLOCK_EXEC_SPARE=0 strace -ff -qq -e trace=openat,write,clone,clone3,mkdir,unshare -o "$T/st2" \
     "$AIRLOCK" exec -- true 2>"$T/err2"
 rc=$?
 expect_eq "traced: the run succeeds" "$rc" 0

@@ -416,6 +416,12 @@ TESTS += tests/integration/exec_end_large.sh
 TESTS += tests/integration/exec_spare.sh
 EXTRA_DIST += tests/integration/exec_end_large.sh
 EXTRA_DIST += tests/integration/exec_spare.sh
+# What a spare keeps from one exec for the next: cgroups and a network
+# namespace, and the attacks on them (exec_audit.c, runner/netns.c).
+TESTS += tests/integration/exec_reuse.sh
+EXTRA_DIST += tests/integration/exec_reuse.sh
+TESTS += tests/integration/exec_reuse_v2.sh
+EXTRA_DIST += tests/integration/exec_reuse_v2.sh
 TESTS += tests/integration/serve_reply_batch.sh
 EXTRA_DIST += tests/integration/serve_reply_batch.sh
 # A flood of waiting calls or commands kills no broker (its loop's watches).
