@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <errno.h>
+#include <unistd.h>
 
 #include "common/errors.h"
 #include "common/paths.h"
@@ -962,6 +965,210 @@ seatbelt_run_secrets_free(char **v, size_t n)
 	free(v);
 }
 
+/* Symbolic links follow_links() follows before giving up (Linux's). */
+#define FOLLOW_MAX 40
+
+/*
+ * |path| (absolute) with every symbolic link on its way followed, a
+ * dangling one too, into |out| (PATH_MAX bytes): what does not exist is
+ * appended as named beneath the last directory that does.  A ".." is
+ * taken once the directory before it is resolved, as the kernel takes
+ * it.  Returns 0; 1 when a link followed lies in a directory beneath one
+ * of roots[0..nroots) (resolved; NULL entries skipped), written to
+ * |link| (PATH_MAX bytes); -1 when the path does not fit, a place on the
+ * way cannot be looked at, or more than FOLLOW_MAX links are followed.
+ */
+static int
+follow_links(const char *path, const char *const *roots, size_t nroots,
+    char *out, char *link)
+{
+	char rest[PATH_MAX], target[PATH_MAX], next[PATH_MAX], *slash;
+	const char *s;
+	struct stat st;
+	size_t len = 0, n, k;
+	ssize_t t;
+	int hops = 0, missing = 0;
+
+	if ((size_t)snprintf(rest, sizeof(rest), "%s", path) >= sizeof(rest))
+		return -1;
+	out[0] = '\0';
+	for (s = rest; *s != '\0';) {
+		while (*s == '/')
+			s++;
+		if ((n = strcspn(s, "/")) == 0)
+			break;
+		if (!missing && n <= 2 && strncmp(s, "..", n) == 0) {
+			if (n == 2 && (slash = strrchr(out, '/')) != NULL)
+				*slash = '\0';
+			len = strlen(out);
+			s += n;
+			continue;
+		}
+		if (len + 1 + n >= PATH_MAX)
+			return -1;
+		out[len] = '/';
+		memcpy(out + len + 1, s, n);
+		out[len + 1 + n] = '\0';
+		s += n;
+		if (!missing && lstat(out, &st) == -1) {
+			if (errno != ENOENT)
+				return -1;
+			missing = 1;
+		}
+		if (missing || !S_ISLNK(st.st_mode)) {
+			len += 1 + n;
+			continue;
+		}
+		/* The directory it lies in, resolved: the sandbox's? */
+		if ((size_t)snprintf(link, PATH_MAX, "%s", out) >= PATH_MAX)
+			return -1;
+		out[len] = '\0';
+		for (k = 0; k < nroots; k++)
+			if (roots[k] != NULL &&
+			    path_is_beneath(len > 0 ? out : "/", roots[k]))
+				return 1;
+		if (++hops > FOLLOW_MAX ||
+		    (t = readlink(link, target, sizeof(target) - 1)) <= 0)
+			return -1;
+		target[t] = '\0';
+		if (target[0] == '/') {
+			out[0] = '\0';
+			len = 0;
+		}
+		if ((size_t)snprintf(next, sizeof(next), "%s/%s", target, s) >=
+		    sizeof(next))
+			return -1;
+		memcpy(rest, next, strlen(next) + 1);
+		s = rest;
+	}
+	if (len == 0)
+		snprintf(out, PATH_MAX, "/");
+	return 0;
+}
+
+/* 1 if the home entry |rel| names a directory (it ends in '/'). */
+static int
+home_dir_form(const char *rel)
+{
+	size_t n = strlen(rel);
+
+	return n > 0 && rel[n - 1] == '/';
+}
+
+/*
+ * Adds to |v| (*n entries) what the home entry |rel| of |home| resolves
+ * to (follow_links()) if that is another name; |kind| names the list
+ * in |err|.  0, or AL_ERR_PATH or AL_ERR_DENIED with err.
+ */
+static int
+home_target(char ***v, size_t *n, const char *home, const char *rel,
+    const char *kind, const char *const *roots, char *err, size_t errlen)
+{
+	char name[PATH_MAX], real[PATH_MAX], link[PATH_MAX], a[4096], b[4096];
+	int rc;
+
+	if ((size_t)snprintf(name, sizeof(name), "%s/%s", home, rel) >=
+	    sizeof(name)) {
+		snprintf(err, errlen, "%s ~/%s: too long", kind, rel);
+		return AL_ERR_PATH;
+	}
+	if ((rc = follow_links(name, roots, 2, real, link)) == 1) {
+		snprintf(err, errlen,
+		    "%s ~/%s leads through the link %s, which a sandbox may "
+		    "rewrite: link it to a place outside the workspace, or "
+		    "make it a file or directory of its own",
+		    kind, rel, link);
+		return AL_ERR_DENIED;
+	}
+	if (rc != 0) {
+		snprintf(err, errlen,
+		    "%s ~/%s cannot be resolved (a link loop, a place that "
+		    "cannot be looked at, or too long)",
+		    kind, rel);
+		return AL_ERR_PATH;
+	}
+	if (seatbelt_canonical(name, a, sizeof(a)) == 0 &&
+	    seatbelt_canonical(real, b, sizeof(b)) == 0 && strcmp(a, b) == 0)
+		return 0;
+	*v = xreallocarray(*v, *n + 2, sizeof(**v));
+	xasprintf(&(*v)[(*n)++], "%s%s", real,
+	    home_dir_form(rel) && strcmp(real, "/") != 0 ? "/" : "");
+	(*v)[*n] = NULL;
+	return 0;
+}
+
+int
+seatbelt_run_home(const struct sandbox_policy *sp,
+    const struct seatbelt_run *run, char ***ro, size_t *nro, char ***scratch,
+    size_t *nscratch, char *err, size_t errlen)
+{
+	char *roots[2];
+	size_t i;
+	int rc = 0;
+
+	*ro = *scratch = NULL;
+	*nro = *nscratch = 0;
+	if (run->home == NULL || sp->nhome_ro + sp->nhome_scratch == 0)
+		return 0;
+	roots[0] = realpath(run->workspace, NULL);
+	roots[1] = run->tmpdir != NULL ? realpath(run->tmpdir, NULL) : NULL;
+	for (i = 0; rc == 0 && i < sp->nhome_ro; i++)
+		rc = home_target(ro, nro, run->home, sp->home_ro[i],
+		    "agent.homeReadOnly", (const char *const *)roots, err,
+		    errlen);
+	for (i = 0; rc == 0 && i < sp->nhome_scratch; i++)
+		rc = home_target(scratch, nscratch, run->home,
+		    sp->home_scratch[i], "agent.homeScratch",
+		    (const char *const *)roots, err, errlen);
+	free(roots[0]);
+	free(roots[1]);
+	if (rc != 0) {
+		seatbelt_run_secrets_free(*ro, *nro);
+		seatbelt_run_secrets_free(*scratch, *nscratch);
+		*ro = *scratch = NULL;
+		*nro = *nscratch = 0;
+	}
+	return rc;
+}
+
+int
+seatbelt_run_paths(const struct sandbox_policy *sp, struct seatbelt_run *run,
+    char *err, size_t errlen)
+{
+	char **secrets, **ro, **scratch;
+	size_t nsecrets, nro, nscratch;
+	int rc;
+
+	run->secrets = run->home_ro = run->home_scratch = NULL;
+	run->nsecrets = run->nhome_ro = run->nhome_scratch = 0;
+	if ((rc = seatbelt_run_secrets(
+		 sp, run, &secrets, &nsecrets, err, errlen)) != 0)
+		return rc;
+	if ((rc = seatbelt_run_home(
+		 sp, run, &ro, &nro, &scratch, &nscratch, err, errlen)) != 0) {
+		seatbelt_run_secrets_free(secrets, nsecrets);
+		return rc;
+	}
+	run->secrets = (const char *const *)secrets;
+	run->nsecrets = nsecrets;
+	run->home_ro = (const char *const *)ro;
+	run->nhome_ro = nro;
+	run->home_scratch = (const char *const *)scratch;
+	run->nhome_scratch = nscratch;
+	return 0;
+}
+
+void
+seatbelt_run_paths_free(struct seatbelt_run *run)
+{
+	seatbelt_run_secrets_free((char **)run->secrets, run->nsecrets);
+	seatbelt_run_secrets_free((char **)run->home_ro, run->nhome_ro);
+	seatbelt_run_secrets_free(
+	    (char **)run->home_scratch, run->nhome_scratch);
+	run->secrets = run->home_ro = run->home_scratch = NULL;
+	run->nsecrets = run->nhome_ro = run->nhome_scratch = 0;
+}
+
 static void
 grants(FILE *fp, const char *op, const char *filter,
     const struct seatbelt_grant *g)
@@ -1141,22 +1348,105 @@ deny_tree(FILE *fp, const char *op, const char *p, const char *const *roots,
  * name.
  */
 static void
-pin(FILE *fp, const char *p, const char *const *roots, size_t nroots)
+pin_ancestors(FILE *fp, const char *op, const char *p, const char *const *roots,
+    size_t nroots)
 {
 	const char *rest, *s;
 	size_t i;
 
-	deny_tree(fp, "file-write*", p, roots, nroots);
 	for (i = 0; i < nroots; i++) {
 		if (roots[i] == NULL || !beneath(p, roots[i], &rest) ||
 		    rest[0] == '\0')
 			continue;
 		for (s = rest; s != NULL; s = strchr(s + 1, '/')) {
-			fprintf(fp, "(deny file-write-unlink (regex #\"^");
+			fprintf(fp, "(deny %s (regex #\"^", op);
 			re_path(fp, p, (size_t)(s - p), roots, nroots);
 			fprintf(fp, "$\"))\n");
 		}
 	}
+}
+
+static void
+pin(FILE *fp, const char *p, const char *const *roots, size_t nroots)
+{
+	deny_tree(fp, "file-write*", p, roots, nroots);
+	pin_ancestors(fp, "file-write-unlink", p, roots, nroots);
+}
+
+/*
+ * An entry |p| (canonical; |dir|: a directory) of the agent's home, |rel|
+ * in the comment: never written, a file as a literal, a directory (or
+ * one holding a writable root) as a subpath: outside the writable |roots|
+ * no other spelling is writable.  Beneath a root (a workspace holding
+ * ~/.config, a dotfiles repository a link leads into), in every spelling
+ * as well, and neither it nor an ancestor there unlinked, renamed or made:
+ * a directory written elsewhere and renamed into its place would bring a
+ * file with it, as for a protected pattern (protect()).  A scratch
+ * directory (|scratch|) is not read either, in any spelling (reading is
+ * allowed under every name): what an earlier session left there stays
+ * out of this one, as under the Linux runner's tmpfs.
+ */
+static void
+home_entry(FILE *fp, const char *p, int dir, int scratch, const char *rel,
+    const char *const *roots, size_t nroots)
+{
+	const char *rest;
+	size_t i;
+	int below = 0, holds = 0;
+
+	if (scratch)
+		deny_tree(fp, "file-read*", p, NULL, 0);
+	for (i = 0; i < nroots; i++)
+		if (roots[i] != NULL) {
+			below |= beneath(p, roots[i], &rest);
+			holds |= beneath(roots[i], p, &rest);
+		}
+	fprintf(
+	    fp, "(deny file-write* (%s ", dir || holds ? "subpath" : "literal");
+	quote(fp, p);
+	fprintf(fp, "))  ; %s\n", rel);
+	if (!below)
+		return;
+	deny_tree(fp, "file-write*", p, roots, nroots);
+	pin_ancestors(
+	    fp, "file-write-unlink file-write-create", p, roots, nroots);
+}
+
+/*
+ * The |i|th entry of the agent's home lists as resolve() puts it in
+ * |out|: |sp|'s home_ro, then its home_scratch ("~/REL" from |run|'s
+ * home), then |run|'s home_ro and home_scratch (absolute: what a link
+ * leads them to); *rel gets the entry, *scratch which list it is in.
+ * -1 past the last; AL_ERR_PATH for an entry that is not relative to
+ * its directory (or not absolute) or cannot be written into a profile;
+ * 1 for a home entry when there is no home (skipped).
+ */
+static int
+home_path(const struct sandbox_policy *sp, const struct seatbelt_run *run,
+    size_t i, char *out, size_t outlen, const char **rel, int *scratch)
+{
+	char buf[4096];
+	size_t nsp = sp->nhome_ro + sp->nhome_scratch;
+
+	if (i < nsp) {
+		*scratch = i >= sp->nhome_ro;
+		*rel = *scratch ? sp->home_scratch[i - sp->nhome_ro]
+				: sp->home_ro[i];
+		if (!rel_ok(*rel) ||
+		    (size_t)snprintf(buf, sizeof(buf), "~/%s", *rel) >=
+			sizeof(buf))
+			return AL_ERR_PATH;
+		return resolve(buf, run->home, out, outlen);
+	}
+	i -= nsp;
+	if (i >= run->nhome_ro + run->nhome_scratch)
+		return -1;
+	*scratch = i >= run->nhome_ro;
+	*rel =
+	    *scratch ? run->home_scratch[i - run->nhome_ro] : run->home_ro[i];
+	if ((*rel)[0] != '/')
+		return AL_ERR_PATH;
+	return resolve(*rel, NULL, out, outlen);
 }
 
 static int
@@ -1174,7 +1464,7 @@ seatbelt_profile(
 	const char *rest;
 	size_t len = 0, i, k;
 	FILE *fp;
-	int rc;
+	int rc, scratch;
 
 	*out = NULL;
 	if (run->workspace == NULL ||
@@ -1214,6 +1504,12 @@ seatbelt_profile(
 			return AL_ERR_PATH;
 	/* A secret that cannot be written into the profile refuses it. */
 	for (i = 0; (rc = secret(i, run, path, sizeof(path))) != -1; i++)
+		if (rc == AL_ERR_PATH)
+			return AL_ERR_PATH;
+	/* So does an entry of the agent's home. */
+	for (i = 0; (rc = home_path(sp, run, i, path, sizeof(path), &rest,
+			 &scratch)) != -1;
+	     i++)
 		if (rc == AL_ERR_PATH)
 			return AL_ERR_PATH;
 	if ((fp = open_memstream(&buf, &len)) == NULL)
@@ -1326,6 +1622,23 @@ seatbelt_profile(
 		if (resolve(sp->deny_read[i], run->home, path, sizeof(path)) ==
 		    0)
 			pin(fp, path, roots, 2);
+
+	if (sp->nhome_ro + sp->nhome_scratch > 0 && run->home != NULL)
+		fprintf(fp,
+		    "\n;; the agent's own configuration in its home "
+		    "(agent.homeReadOnly), and where a\n;; link leads it: "
+		    "not written, nor, in the workspace or TMPDIR, unlinked,\n"
+		    ";; renamed or made with an ancestor; its scratch "
+		    "directories (agent.homeScratch):\n;; neither read nor "
+		    "written (no tmpfs here: what is there stays out, and\n"
+		    ";; nothing written there stays)\n");
+	for (i = 0; (rc = home_path(sp, run, i, path, sizeof(path), &rest,
+			 &scratch)) != -1;
+	     i++)
+		if (rc == 0)
+			home_entry(fp, path, home_dir_form(rest), scratch,
+			    rest[0] == '/' ? "a link's target" : rest, roots,
+			    2);
 
 	fprintf(fp,
 	    "\n;; protected: .git, .hg, .jj and .sl at any depth (directory "

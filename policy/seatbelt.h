@@ -26,6 +26,16 @@
  *     not deny would read them);
  *   - writing beneath the workspace and the run's own temporary directory
  *     (its TMPDIR), writing data to /dev/null and to the run's terminal;
+ *   - never writing the agent's own configuration in the home
+ *     (agent.homeReadOnly: |sp|'s home_ro, "~" from the run's home, and
+ *     what each resolves to through a link), a file entry as a literal,
+ *     a directory's as a subpath; one in the workspace or the TMPDIR in
+ *     every spelling, and neither it nor an ancestor there unlinked,
+ *     renamed or made (a directory renamed into its place would bring a
+ *     file); never reading nor writing beneath its scratch directories
+ *     (agent.homeScratch), whose tmpfs the Linux runner mounts and
+ *     Seatbelt cannot: what is there stays out of the session, and
+ *     nothing the session writes is kept;
  *   - never writing a ".git", ".hg", ".jj" or ".sl" entry at any depth
  *     (directory or gitdir: file: policy/vcsdirs.h), the resolved
  *     gitdir: target of the workspace's .git file, or a
@@ -75,6 +85,15 @@ struct seatbelt_run {
 				       credential stores are
 				       (seatbelt_run_secrets()) */
 	size_t nsecrets;
+	const char *const *home_ro; /* absolute paths denied as |sp|'s
+				       home_ro entries are: what they
+				       resolve to through a symbolic link
+				       (seatbelt_run_home()); a directory's
+				       ends in '/' */
+	size_t nhome_ro;
+	const char *const *home_scratch; /* the same for |sp|'s
+					    home_scratch entries */
+	size_t nhome_scratch;
 };
 
 /* A named allowance and why it is there, for the profile's comments. */
@@ -121,6 +140,41 @@ int seatbelt_run_secrets(const struct sandbox_policy *sp,
 void seatbelt_run_secrets_free(char **v, size_t n);
 
 /*
+ * What the agent's home entries (|sp|'s home_ro and home_scratch,
+ * agent.homeReadOnly and agent.homeScratch, relative to |run|'s home)
+ * resolve to now where a symbolic link is on their way, into *ro (*nro
+ * paths) and *scratch (*nscratch; seatbelt_run_secrets_free() frees
+ * each): a ~/.claude linked to ~/dotfiles/claude is written there, the
+ * name Seatbelt matches.  Each link on the way is followed, a dangling
+ * one too, and what does not exist yet is taken as named beneath the
+ * last directory that does; a directory entry's ends in '/'.  An entry
+ * whose way leads through a symbolic link in the workspace or the run's
+ * TMPDIR (resolved) is refused, as sensitive_link_rewritable() has a
+ * deny_read path refused: the sandbox could point the link elsewhere and
+ * the next run's profile, made from the name, would protect the decoy.
+ * No home: nothing.  Reads the filesystem.  Returns 0, AL_ERR_PATH (an
+ * entry that cannot be resolved: too long, too many links), or
+ * AL_ERR_DENIED, with the reason in |err| (|errlen| bytes); on error
+ * both are NULL.
+ */
+int seatbelt_run_home(const struct sandbox_policy *sp,
+    const struct seatbelt_run *run, char ***ro, size_t *nro, char ***scratch,
+    size_t *nscratch, char *err, size_t errlen)
+    __attribute__((warn_unused_result));
+
+/*
+ * Both of the above for |run|: its secrets, home_ro and home_scratch
+ * (and their counts) set to what seatbelt_run_secrets() and
+ * seatbelt_run_home() find; seatbelt_run_paths_free() frees them.
+ * Returns 0 or the first one's error, with the reason in |err|; on
+ * error the three are NULL.
+ */
+int seatbelt_run_paths(const struct sandbox_policy *sp,
+    struct seatbelt_run *run, char *err, size_t errlen)
+    __attribute__((warn_unused_result));
+void seatbelt_run_paths_free(struct seatbelt_run *run);
+
+/*
  * Writes into |out| (|outlen| bytes) the path |path| as Seatbelt sees it
  * on macOS: "." and repeated '/' removed, the /tmp, /var and /etc
  * symlinks followed to /private, and the /System/Volumes/Data firmlinks
@@ -136,8 +190,9 @@ int seatbelt_canonical(const char *path, char *out, size_t outlen)
  * too) is not absolute or holds '"', '\\' or a control character (they could not be
  * matched exactly), if the workspace is a system root ("/", /private/tmp,
  * /Users, ...) or the home directory or one of its ancestors (the shell's
- * start-up files would be writable), or if a protected pattern or a
- * hooks path is not workspace-relative; AL_ERR_ALLOC.  On error *out is NULL.
+ * start-up files would be writable), or if a protected pattern, a
+ * hooks path or an agent home entry (|sp|'s home_ro, home_scratch) is
+ * not relative to its directory; AL_ERR_ALLOC.  On error *out is NULL.
  */
 int seatbelt_profile(
     const struct sandbox_policy *sp, const struct seatbelt_run *run, char **out)

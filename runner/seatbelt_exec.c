@@ -30,8 +30,8 @@ runner_seatbelt_exec(const struct sandbox_policy *sp, const char *workspace,
 	char err[512];
 	struct git_hooks_list hooks;
 	char base[PATH_MAX], tmpl[PATH_MAX], *tmp, *ws, *gitdir = NULL;
-	char *profile, **av, **secrets;
-	size_t n, i, nsecrets;
+	char *profile, **av;
+	size_t n, i;
 	int rc;
 
 	/* Canonical paths: Seatbelt matches /private/tmp, not /tmp. */
@@ -72,13 +72,12 @@ runner_seatbelt_exec(const struct sandbox_policy *sp, const char *workspace,
 	 * leave undefined, so such a run fails closed. */
 	run.proxy_port = 0;
 	/* airlock's own directories, wherever this environment puts them,
-	 * and what a secret resolves to through a symlink. */
-	if ((rc = seatbelt_run_secrets(sp, &run, &secrets, &nsecrets, err,
-	    sizeof(err))) == 0) {
-		run.secrets = (const char *const *)secrets;
-		run.nsecrets = nsecrets;
+	 * and what a secret or an entry of the agent's home
+	 * (agent.homeReadOnly, agent.homeScratch) resolves to through a
+	 * symlink. */
+	if ((rc = seatbelt_run_paths(sp, &run, err, sizeof(err))) == 0) {
 		rc = seatbelt_profile(sp, &run, &profile);
-		seatbelt_run_secrets_free(secrets, nsecrets);
+		seatbelt_run_paths_free(&run);
 	} else
 		log_warnx("%s", err);
 	free(gitdir);

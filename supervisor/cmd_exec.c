@@ -1059,6 +1059,15 @@ cmd_exec(int argc, char **argv)
 	{
 		char *ws = realpath(workspace, NULL);
 
+		/* The agent's own configuration in the home, read-only, and
+		 * its scratch directories (agent.homeReadOnly,
+		 * agent.homeScratch), as "airlock run" has them on Linux. */
+		if (m != NULL) {
+			eff.home_ro = m->agent.home_ro;
+			eff.nhome_ro = m->agent.nhome_ro;
+			eff.home_scratch = m->agent.home_scratch;
+			eff.nhome_scratch = m->agent.nhome_scratch;
+		}
 		/* No namespaces here: sandbox-exec with the Seatbelt profile;
 		 * --timeout and the resource limits are not enforced. */
 		if (ws == NULL || runner_seatbelt_exec(&eff, ws, argv) != 0)

@@ -41,14 +41,13 @@ cmd_profile(int argc, char **argv)
 		{ "tty", required_argument, NULL, 'y' },
 		{ "proxy-port", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
-	struct sandbox_policy defaults;
+	struct sandbox_policy defaults, eff;
 	const struct sandbox_policy *policy;
 	struct seatbelt_run run;
 	struct manifest *m = NULL;
 	struct git_hooks_list hooks;
 	const char *manifest = NULL, *workspace = ".";
-	char *ws, *gitdir = NULL, *profile, *end, err[512], **secrets = NULL;
-	size_t nsecrets = 0;
+	char *ws, *gitdir = NULL, *profile, *end, err[512];
 	long port;
 	int ch, seatbelt = 0, rc;
 
@@ -142,17 +141,24 @@ cmd_profile(int argc, char **argv)
 		}
 		policy = &m->sandbox;
 	}
+	/* The agent's own configuration in the home, read-only, and its
+	 * scratch directories (agent.homeReadOnly, agent.homeScratch), as
+	 * the Linux runner has them. */
+	eff = *policy;
+	if (m != NULL) {
+		eff.home_ro = m->agent.home_ro;
+		eff.nhome_ro = m->agent.nhome_ro;
+		eff.home_scratch = m->agent.home_scratch;
+		eff.nhome_scratch = m->agent.nhome_scratch;
+	}
 	/* airlock's own directories, wherever this environment puts them,
-	 * and what a secret resolves to through a symlink. */
-	if (seatbelt_run_secrets(
-		policy, &run, &secrets, &nsecrets, err, sizeof(err)) != 0) {
+	 * and what a secret or a home entry resolves to through a symlink. */
+	if (seatbelt_run_paths(&eff, &run, err, sizeof(err)) != 0) {
 		log_warnx("profile: %s", err);
 		rc = EXIT_CONFIG;
 		goto out;
 	}
-	run.secrets = (const char *const *)secrets;
-	run.nsecrets = nsecrets;
-	rc = seatbelt_profile(policy, &run, &profile);
+	rc = seatbelt_profile(&eff, &run, &profile);
 	if (rc == 0) {
 		fputs(profile, stdout);
 		free(profile);
@@ -169,7 +175,7 @@ cmd_profile(int argc, char **argv)
 out:
 	free(ws);
 	free(gitdir);
-	seatbelt_run_secrets_free(secrets, nsecrets);
+	seatbelt_run_paths_free(&run);
 	git_hooks_list_free(&hooks);
 	if (m != NULL)
 		manifest_free(m);

@@ -243,6 +243,10 @@ EXTRA_DIST += tests/integration/seatbelt_profiles.sh tests/seatbelt
 # The Seatbelt profile attacked: a model of Seatbelt judges an agent's steps.
 TESTS += tests/integration/seatbelt_escapes.sh
 EXTRA_DIST += tests/integration/seatbelt_escapes.sh
+# The agent's home (agent.homeReadOnly, agent.homeScratch) in the Seatbelt
+# profile of each shipped agent profile, attacked through a dotfiles link.
+TESTS += tests/integration/seatbelt_agent_home.sh
+EXTRA_DIST += tests/integration/seatbelt_agent_home.sh
 # Issue 20: tests that kill mutants nothing else reached.
 TESTS += tests/integration/audit_splice.sh tests/integration/approver_default.sh
 EXTRA_DIST += tests/integration/audit_splice.sh tests/integration/approver_default.sh

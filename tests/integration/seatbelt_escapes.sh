@@ -7,29 +7,7 @@
 # it would take, and every profile goes through the SBPL lint.
 . "$top_srcdir/tests/lib.sh"
 
-SB="$top_srcdir/tests/seatbelt"
-LINT="python3 $SB/lint.py $SB/known.txt"
-EVAL="python3 $SB/sbpl_eval.py"
-TMPD=/private/var/folders/xy/abc123/T/airlock.Q1w2e3
-
-# profile NAME HOME [options...]: the profile into $T/NAME.sb, linted.
-profile() {
-	name=$1
-	h=$2
-	shift 2
-	if ! HOME=$h "$AIRLOCK" profile --seatbelt --tmpdir "$TMPD" "$@" \
-	    > "$T/$name.sb" 2> "$T/$name.err"; then
-		fail "${name}_generates"
-		cat "$T/$name.err"
-		return 1
-	fi
-	if out=$($LINT "$T/$name.sb"); then
-		pass "${name}_passes_lint"
-	else
-		fail "${name}_passes_lint"
-		echo "$out"
-	fi
-}
+. "$top_srcdir/tests/seatbelt/attack.sh"
 
 # judge NAME PROFILE VERDICT QUERY: the model's verdict on one step.
 judge() {
@@ -45,15 +23,7 @@ folded() {
 	cat > "$T/fold.want"
 	sed 's/^[^ ]* [^ ]* //' "$T/fold.want" |
 	    $EVAL --fold "$1" > "$T/fold.out"
-	while read -r _n _v _q; do
-		read -r _got _rest <&3 || _got=missing
-		if [ "$_got" = "$_v" ]; then
-			pass "$_n"
-		else
-			fail "$_n"
-			echo "  $_got $_rest (expected $_v)"
-		fi
-	done < "$T/fold.want" 3< "$T/fold.out"
+	verdicts "$T/fold.want" "$T/fold.out"
 }
 
 # A denied path in the workspace, and credential stores in it (a

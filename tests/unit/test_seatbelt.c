@@ -586,6 +586,84 @@ START_TEST(test_run_secrets_are_denied)
 }
 END_TEST
 
+/*
+ * The agent's home (agent.homeReadOnly, agent.homeScratch): a file entry
+ * denied as a literal, a directory's as a subpath, a scratch directory
+ * unreadable in every spelling; one a link leads into the workspace
+ * (run's home_ro) denied there in every spelling, with its ancestors
+ * neither unlinked nor made; entries that are not home-relative, and
+ * targets that are not absolute, refuse the profile.
+ */
+START_TEST(test_agent_home_entries_are_denied)
+{
+	static char *const ro[] = { ".claude/settings.json", ".claude/rules/" };
+	static char *const scratch[] = { ".gemini/tmp/" };
+	static const char *const targets[] = {
+		"/Users/dev/project/claude/CLAUDE.md"
+	};
+	static char *const bad_ro[] = { "../.claude/settings.json" };
+	static const char *const bad_targets[] = { "claude/CLAUDE.md" };
+	struct sandbox_policy sp;
+	struct seatbelt_run r = run_at("/Users/dev/project");
+	char *out;
+
+	sandbox_policy_init_defaults(&sp);
+	sp.home_ro = ro;
+	sp.nhome_ro = 2;
+	sp.home_scratch = scratch;
+	sp.nhome_scratch = 1;
+	r.home_ro = targets;
+	r.nhome_ro = 1;
+	ck_assert_int_eq(seatbelt_profile(&sp, &r, &out), 0);
+	ck_assert_ptr_nonnull(strstr(out,
+	    "(deny file-write* (literal \"/Users/dev/.claude/settings.json\"))"
+	    "  ; .claude/settings.json\n"));
+	ck_assert_ptr_nonnull(strstr(out,
+	    "(deny file-write* (subpath \"/Users/dev/.claude/rules\"))"
+	    "  ; .claude/rules/\n"));
+	ck_assert_ptr_nonnull(strstr(
+	    out, "(deny file-write* (subpath \"/Users/dev/.gemini/tmp\"))"));
+	ck_assert_int_eq(regex_denies(out, "deny file-read*",
+			     "/Users/dev/.GEMINI/tmp/p/memory/MEMORY.md"),
+	    1);
+	ck_assert_int_eq(regex_denies(out, "deny file-read*",
+			     "/Users/dev/.gemini/settings.json"),
+	    0);
+	ck_assert_int_eq(regex_denies(out, "deny file-write*",
+			     "/Users/dev/project/Claude/claude.MD"),
+	    1);
+	ck_assert_int_eq(
+	    regex_denies(out, "deny file-write-unlink file-write-create",
+		"/Users/dev/project/CLAUDE"),
+	    1);
+	ck_assert_int_eq(regex_denies(out, "deny file-write*",
+			     "/Users/dev/project/claude/notes.md"),
+	    0);
+	free(out);
+	/* No home: its entries are skipped, as "~" paths are. */
+	r.home = NULL;
+	r.nhome_ro = 0;
+	ck_assert_int_eq(seatbelt_profile(&sp, &r, &out), 0);
+	ck_assert_ptr_null(strstr(out, "agent.homeReadOnly"));
+	free(out);
+	r = run_at("/Users/dev/project");
+	sp.home_ro = bad_ro;
+	sp.nhome_ro = 1;
+	out = (char *)1;
+	ck_assert_int_eq(seatbelt_profile(&sp, &r, &out), AL_ERR_PATH);
+	ck_assert_ptr_null(out);
+	sp.home_ro = ro;
+	r.home_ro = bad_targets;
+	r.nhome_ro = 1;
+	ck_assert_int_eq(seatbelt_profile(&sp, &r, &out), AL_ERR_PATH);
+	sp.home_ro = NULL;
+	sp.nhome_ro = 0;
+	sp.home_scratch = NULL;
+	sp.nhome_scratch = 0;
+	sandbox_policy_free_arrays(&sp);
+}
+END_TEST
+
 START_TEST(test_bad_inputs_are_refused)
 {
 	static const char *const bad_ws[] = { "relative", "/ws/", "/", "/tmp",
@@ -637,6 +715,7 @@ main(void)
 	tcase_add_test(tc, test_protected_globs_match_what_fnmatch_does);
 	tcase_add_test(tc, test_run_secrets_are_denied);
 	tcase_add_test(tc, test_bad_inputs_are_refused);
+	tcase_add_test(tc, test_agent_home_entries_are_denied);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
