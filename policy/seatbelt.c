@@ -1108,7 +1108,9 @@ seatbelt_run_home(const struct sandbox_policy *sp,
 
 	*ro = *scratch = NULL;
 	*nro = *nscratch = 0;
-	if (run->home == NULL || sp->nhome_ro + sp->nhome_scratch == 0)
+	/* A home that is not absolute refuses the profile itself. */
+	if (run->home == NULL || run->home[0] != '/' ||
+	    sp->nhome_ro + sp->nhome_scratch == 0)
 		return 0;
 	roots[0] = realpath(run->workspace, NULL);
 	roots[1] = run->tmpdir != NULL ? realpath(run->tmpdir, NULL) : NULL;

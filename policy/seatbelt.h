@@ -152,7 +152,8 @@ void seatbelt_run_secrets_free(char **v, size_t n);
  * TMPDIR (resolved) is refused, as sensitive_link_rewritable() has a
  * deny_read path refused: the sandbox could point the link elsewhere and
  * the next run's profile, made from the name, would protect the decoy.
- * No home: nothing.  Reads the filesystem.  Returns 0, AL_ERR_PATH (an
+ * No home, or one that is not absolute (seatbelt_profile() refuses
+ * it): nothing.  Reads the filesystem.  Returns 0, AL_ERR_PATH (an
  * entry that cannot be resolved: too long, too many links), or
  * AL_ERR_DENIED, with the reason in |err| (|errlen| bytes); on error
  * both are NULL.
