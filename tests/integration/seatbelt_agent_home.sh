@@ -105,12 +105,14 @@ for prof in claude-code codex gemini opencode; do
 		case $e in */) f=subpath ;; *) f=literal ;; esac
 		r=${e%/}
 		grep -qxF "(deny file-write* ($f \"$h/$r\"))  ; $e" "$T/$prof.sb"
-		expect_eq "${prof}_text_$(printf '%s' "$r" | tr -c 'A-Za-z0-9\n' _)" "$?" 0
+		rc=$?
+		expect_eq "${prof}_text_$(printf '%s' "$r" | tr -c 'A-Za-z0-9\n' _)" "$rc" 0
 	done < "$T/$prof.ro"
 	while read -r e; do
 		grep -B1 -xF "(deny file-write* (subpath \"$h/${e%/}\"))  ; $e" \
 		    "$T/$prof.sb" | head -n 1 | grep -q '^(deny file-read\* (regex '
-		expect_eq "${prof}_text_scratch_$(printf '%s' "${e%/}" | tr -c 'A-Za-z0-9\n' _)" "$?" 0
+		rc=$?
+		expect_eq "${prof}_text_scratch_$(printf '%s' "${e%/}" | tr -c 'A-Za-z0-9\n' _)" "$rc" 0
 	done < "$T/$prof.scratch"
 	{
 		while read -r e; do
