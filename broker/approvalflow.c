@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sodium.h>
-
 #include "broker/approval.h"
 #include "broker/approvalflow.h"
 #include "broker/broker_int.h"
@@ -104,15 +102,23 @@ static int
 approval_linked(
     struct call *c, const char *doing, const char *undone, json_t **out)
 {
+	/* Counted only since an escalation granted a write (links_all). */
+	int escalated = call_ws_linked(c) > c->ws_linked;
+
 	if (call_ws_linked(c) == 0)
 		return 0;
 	*out = tool_error("workspace_linked", 0, NULL,
 	    "%s %s, but %zu file(s) of the workspace have another name (a "
-	    "hard link), which may lie where the agent writes: a change "
+	    "hard link), which may lie where the agent writes%s: a change "
 	    "made through it between what the approver was shown and the "
 	    "end of the run would go unseen; %s (give each workspace file "
 	    "its own copy)",
-	    c->tool->name, doing, call_ws_linked(c), undone);
+	    c->tool->name, doing, call_ws_linked(c),
+	    escalated ? " or where a run of this session was given a write "
+			"by an escalation (every such file counts for the "
+			"rest of the session)"
+		      : "",
+	    undone);
 	return 1;
 }
 
@@ -255,14 +261,7 @@ approval_rebind(struct call *c, const char *when, json_t **out)
 	c->binding = now;
 	c->approved[0] = '\0';
 	/* Built again by the action once a human grants the new approval. */
-	strv_free(c->argv);
-	c->argv = NULL;
-	for (i = 0; c->envp != NULL && c->envp[i] != NULL; i++) {
-		sodium_memzero(c->envp[i], strlen(c->envp[i]));
-		free(c->envp[i]);
-	}
-	free(c->envp);
-	c->envp = NULL;
+	call_clear_exec(c);
 	status = call_await_approval(c, ev, out);
 	return status;
 }

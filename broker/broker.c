@@ -1280,6 +1280,7 @@ broker_new(const struct broker_config *cfg, char *err, size_t errlen)
 	TAILQ_INIT(&b->statuses);
 	TAILQ_INIT(&b->landq);
 	TAILQ_INIT(&b->held);
+	TAILQ_INIT(&b->esc_held);
 	b->view_userns = b->view_mntns = -1;
 	randombytes_buf(b->digest_key, sizeof(b->digest_key));
 	b->rootfd = open(cfg->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -1401,6 +1402,9 @@ broker_free(struct broker *b)
 		k->out_watch = 0;
 		k->refs++;
 	}
+	/* Held escalations never run (first: a call freed below would
+	 * start them). */
+	escalate_session_end(b);
 	/* A set landing lands or not; the rest go with the session. */
 	if ((c = b->landing) != NULL) {
 		landjob_settle(c);

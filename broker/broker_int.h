@@ -338,6 +338,9 @@ struct broker {
 	struct callq		 landq;
 	struct callq		 held;
 	size_t			 nheld_new;	/* held before their decision */
+	/* Escalations granted a write while an approved run on a linked
+	 * workspace runs, held until none does (escalate_hold()). */
+	struct callq		 esc_held;
 	int			 input_paused;	/* no agent input is read */
 	int64_t			 ws_gen;	/* up at each write the broker
 						   makes to the workspace, and

@@ -30,18 +30,38 @@
 #include "common/util.h"
 
 void
+call_clear_exec(struct call *c)
+{
+	size_t	i;
+
+	strv_free(c->argv);
+	c->argv = NULL;
+	/* The environment may hold granted secrets: wipe it. */
+	for (i = 0; c->envp != NULL && c->envp[i] != NULL; i++) {
+		sodium_memzero(c->envp[i], strlen(c->envp[i]));
+		free(c->envp[i]);
+	}
+	free(c->envp);
+	c->envp = NULL;
+}
+
+void
 call_free(struct call *c)
 {
 	struct conn	*k;
-	size_t		 i;
+	int		 still;
 
 	if (c == NULL)
 		return;
 	jobs_call_gone(c);
 	/* A run that never got to its end still lets go of the view, and
-	 * of the workspace an approved run held still. */
+	 * of the workspace an approved run held still (and the escalations
+	 * held behind it may start). */
+	still = c->ws_still;
 	if (viewfreeze_release(c) | runcall_ws_release(c))
 		lands_resume(c->b);
+	if (still)
+		escalate_resume(c->b);
 	k = c->conn;
 	json_decref(c->id);
 	json_decref(c->args);
@@ -53,13 +73,7 @@ call_free(struct call *c)
 	json_decref(c->denied);
 	json_decref(c->modes_dropped);
 	escalate_free(c->esc);
-	strv_free(c->argv);
-	/* The environment may hold granted secrets: wipe it. */
-	for (i = 0; c->envp != NULL && c->envp[i] != NULL; i++) {
-		sodium_memzero(c->envp[i], strlen(c->envp[i]));
-		free(c->envp[i]);
-	}
-	free(c->envp);
+	call_clear_exec(c);
 	changeset_call_clear(c);
 	json_decref(c->held_params);
 	call_result_free(c->res);

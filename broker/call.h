@@ -21,6 +21,10 @@
 struct broker;
 struct call;
 
+/* Frees what |c|'s action built to run (argv, the environment, wiped):
+ * built again when it runs again. */
+void		 call_clear_exec(struct call *c);
+
 /* Frees |c| (its connection reference too) without answering it. */
 void		 call_free(struct call *c);
 

@@ -28,7 +28,8 @@
  *  - waiting for a human: the approval is withdrawn (approvals_withdraw():
  *    a later approve of it is refused), nothing runs;
  *  - held while a change set lands, or digesting the workspace before a
- *    check or an approval: it never starts;
+ *    check or an approval, or an escalation granted a write held until
+ *    an approved run ends (escalate_hold()): it never starts;
  *  - its run ended and its set waits for another to land: it never lands
  *    (a check is recorded failed, as above);
  *  - an idempotent retry waiting for the original: it stops waiting;
@@ -73,6 +74,7 @@ cancel_matches(const struct call *c, const struct conn *k, const json_t *id)
 #define CANCEL_LANDQ	4	/* its set waits for another's to land */
 #define CANCEL_FOLLOWER	5	/* an idempotent retry waiting */
 #define CANCEL_JOBWAIT	6	/* a job_output or job_kill waiting on a job */
+#define CANCEL_ESCHELD	7	/* an escalation held (escalate_hold()) */
 
 static int
 cancel_take(struct broker *b, struct conn *k, const json_t *id,
@@ -129,6 +131,12 @@ cancel_take(struct broker *b, struct conn *k, const json_t *id,
 		}
 	if ((*out = jobs_take_waiter(b->jobs, k, id)) != NULL)
 		return CANCEL_JOBWAIT;
+	TAILQ_FOREACH(c, &b->esc_held, entry)
+		if (cancel_matches(c, k, id)) {
+			TAILQ_REMOVE(&b->esc_held, c, entry);
+			*out = c;
+			return CANCEL_ESCHELD;
+		}
 	return CANCEL_NONE;
 }
 
@@ -136,7 +144,8 @@ void
 cancel_request(struct conn *k, struct jsonrpc_msg *msg)
 {
 	static const char *states[] = { NULL, "awaiting_approval", "held",
-		"digesting", "awaiting_land", "retry_waiting", "job_waiting" };
+		"digesting", "awaiting_land", "retry_waiting", "job_waiting",
+		"escalation_held" };
 	struct broker	*b = k->b;
 	json_t		*rid = json_object_get(msg->params, "requestId");
 	const char	*why = json_string_value(json_object_get(msg->params,
@@ -197,6 +206,7 @@ cancel_request(struct conn *k, struct jsonrpc_msg *msg)
 	    where == CANCEL_WAITING ? "it waited for a human's approval, "
 	    "which was withdrawn" : where == CANCEL_HELD ? "it was held "
 	    "while another change set landed" : where == CANCEL_DIGEST ?
-	    "the workspace was digested before it" : "it waited for the "
-	    "same call's result"));
+	    "the workspace was digested before it" : where == CANCEL_ESCHELD ?
+	    "its escalation was held until an approved run ended" :
+	    "it waited for the same call's result"));
 }

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "broker/approvalflow.h"
 #include "broker/broker_int.h"
+#include "broker/call.h"
 #include "broker/denials.h"
 #include "broker/escalate.h"
 #include "common/log.h"
@@ -34,6 +36,7 @@ struct escalation {
 	 * run, after the check (owned). */
 	struct exact_bind *exact;
 	size_t nexact;
+	int64_t held_at; /* when first held (escalate_hold()), or 0 */
 };
 
 /* The escalate tool: a broker built-in, not a manifest entry. */
@@ -633,30 +636,92 @@ linked_approved_running(const struct broker *b)
 	return NULL;
 }
 
-/*
- * Whether the first write of a tree no walk judged (links_all not yet
- * set) must be refused: while such an approved run runs, the re-run
- * could rewrite what it reads through the other name, unseen, and the
- * human's yes would run the rewrite.  Refused in *out (returns -1), or
- * 0.
- */
+/* Whether |e| widens a write (a tree no walk for hard links judged). */
 static int
-write_beside_linked_run(struct call *c, json_t *d, json_t **out)
+widens_write(const struct escalation *e)
 {
-	const char *did = json_string_value(json_object_get(d, "denial"));
-	const struct call *r;
-	char msg[512];
+	json_t *d;
+	size_t i;
 
-	if (c->b->links_all || (r = linked_approved_running(c->b)) == NULL)
+	json_array_foreach(e->widening, i, d)
+	{
+		const char *access =
+		    json_string_value(json_object_get(d, "access"));
+
+		if (access != NULL && strcmp(access, "write") == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int
+escalate_hold(struct call *c)
+{
+	struct broker *b = c->b;
+	const struct call *r;
+	char why[128];
+
+	if (c->esc == NULL || !widens_write(c->esc) ||
+	    (r = linked_approved_running(b)) == NULL)
 		return 0;
-	snprintf(msg, sizeof(msg),
-	    "%s would be a write no walk for hard links judged, while %s, "
-	    "approved by a human, runs on a workspace whose files have "
-	    "other names (hard links): the re-run could rewrite them "
-	    "through those names unseen: never widened; nothing was run "
-	    "(run the call again once that run has ended)",
-	    did != NULL ? did : "?", r->tool->name);
-	return rerun_refused(c, "linkedRun", msg, out);
+	if (c->esc->held_at == 0)
+		c->esc->held_at = now_monotonic_ms();
+	(void)broker_audit(b, "escalation_held",
+	    json_pack("{s:O, s:O?, s:s, s:s, s:O, s:s}", "id", c->id, "callId",
+		c->esc->call_id, "tool", c->tool->name, "approval", c->approved,
+		"runId", r->id, "runTool", r->tool->name));
+	snprintf(
+	    why, sizeof(why), "held until %s, approved, ends", r->tool->name);
+	broker_trace(b, c, "escalation_held", why);
+	log_info("escalation of %s (approval %s) %s", c->tool->name,
+	    c->approved, why);
+	TAILQ_INSERT_TAIL(&b->esc_held, c, entry);
+	return 1;
+}
+
+void
+escalate_resume(struct broker *b)
+{
+	struct callq go;
+	struct call *c;
+
+	if (TAILQ_EMPTY(&b->esc_held) || linked_approved_running(b) != NULL)
+		return;
+	/* Each starts over from the grant: a held one may be held again
+	 * behind one started before it. */
+	TAILQ_INIT(&go);
+	TAILQ_CONCAT(&go, &b->esc_held, entry);
+	while ((c = TAILQ_FIRST(&go)) != NULL) {
+		TAILQ_REMOVE(&go, c, entry);
+		call_clear_exec(c);
+		approval_granted(c);
+	}
+}
+
+void
+escalate_session_end(struct broker *b)
+{
+	struct call *c;
+
+	while ((c = TAILQ_FIRST(&b->esc_held)) != NULL) {
+		TAILQ_REMOVE(&b->esc_held, c, entry);
+		(void)broker_audit(b, "escalation_refused",
+		    json_pack("{s:O, s:O?, s:s}", "id", c->id, "callId",
+			c->esc->call_id, "reason", "sessionEnded"));
+		call_free(c);
+	}
+}
+
+/* A held escalation's re-run starts now: escalation_applied. */
+static void
+held_applied(struct call *c)
+{
+	if (c->esc->held_at == 0)
+		return;
+	(void)broker_audit(c->b, "escalation_applied",
+	    json_pack("{s:O, s:O?, s:s, s:I}", "id", c->id, "callId",
+		c->esc->call_id, "approval", c->approved, "heldMs",
+		(json_int_t)(now_monotonic_ms() - c->esc->held_at)));
 }
 
 int
@@ -708,8 +773,6 @@ escalate_prepare_run(struct call *c, json_t **out)
 			/* A tree no walk judged for hard links: every
 			 * linked workspace file counts from now on. */
 			if (strcmp(access, "write") == 0) {
-				if (write_beside_linked_run(c, d, out) != 0)
-					return -1;
 				c->b->links_all = 1;
 				path = e->read_write[nrw++] = xstrdup(path);
 			} else
@@ -725,6 +788,7 @@ escalate_prepare_run(struct call *c, json_t **out)
 			double_limit(&e->policy.limits, &c->req.timeout_ms,
 			    json_string_value(json_object_get(d, "limit")));
 	}
+	held_applied(c);
 	e->policy.read_only = e->read_only;
 	e->policy.nread_only = nro;
 	e->policy.read_write = e->read_write;

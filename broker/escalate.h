@@ -36,6 +36,7 @@
 #include "policy/manifest.h"
 #include "runner/runner.h"
 
+struct broker;
 struct call;
 struct conn;
 struct escalation;
@@ -109,6 +110,34 @@ const struct net_allow *escalate_net(
  * became protected since the escalation was asked for: nothing runs.
  */
 int escalate_prepare_run(struct call *c, json_t **out);
+
+/*
+ * At the start of |c|'s run (call_start_runner(), before anything of it
+ * is done): an escalated re-run that widens a write, a tree no walk for
+ * hard links judged, while a run a human approved runs on a workspace
+ * with a hard-linked file (whose other name the re-run could rewrite
+ * under it, unseen) is held in b->esc_held, audited escalation_held
+ * {id, callId, tool, approval, runId, runTool}: returns 1 (the call is
+ * pending).  Otherwise 0.
+ */
+int escalate_hold(struct call *c);
+
+/*
+ * Once no approved run on a linked workspace runs (after each run's
+ * processes are gone, and as a call is freed): each held escalation
+ * starts over from its grant (approval_granted(): the workspace digested
+ * again and held to what the approver was shown); it may be held again
+ * behind a run started meanwhile.  Its re-run's start is audited
+ * escalation_applied {id, callId, approval, heldMs}.
+ */
+void escalate_resume(struct broker *b);
+
+/*
+ * The session ends: every held escalation is refused, audited
+ * escalation_refused {id, callId, reason: sessionEnded}, and freed;
+ * nothing of it runs.
+ */
+void escalate_session_end(struct broker *b);
 
 /* Frees.  NULL is fine. */
 void escalate_free(struct escalation *e);

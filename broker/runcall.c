@@ -416,6 +416,8 @@ call_runner_event(int fd, int why, void *arg)
 	 * view written while it ran). */
 	if (viewfreeze_release(c) | runcall_ws_release(c))
 		lands_resume(b);
+	/* ...and a write widening held behind it may start. */
+	escalate_resume(b);
 	output_settle_cut(b, res);
 	runner_layers_string(res->layers, layers, sizeof(layers));
 	c->uri[0] = '\0';
@@ -1016,6 +1018,10 @@ call_start_runner(struct call *c, int64_t timeout_ms, json_t **out)
 	int64_t left;
 	int rc, psock[2] = { -1, -1 };
 
+	/* A write granted beside an approved run on a linked workspace
+	 * waits for it to end (escalate.h). */
+	if (escalate_hold(c))
+		return ACTION_PENDING;
 	/* What a human approved is what starts, or nothing does. */
 	if ((rc = approval_rebind(c, "start", out)) != -1)
 		return rc;
