@@ -19,11 +19,14 @@
  * the tool, the arguments and the exact widening (in the execution the
  * digest covers), single-use, expiring after escalation.expiresSeconds.
  * The approved run gets the widening for that run only; nothing is kept.
+ * A write widening granted while a run a human approved runs on a
+ * workspace with a hard-linked file waits for it (escalate_hold()).
  *
  * Audit: escalation_request {id, callId, tool, widening, reason,
  * approval}; escalation_refused {id, callId, reason, class?};
- * escalation_decision {id, callId, outcome}; the re-run's runner_start
- * carries "escalation": the approval id.
+ * escalation_decision {id, callId, outcome}; escalation_held and
+ * escalation_applied (escalate_hold(), escalate_resume()); the re-run's
+ * runner_start carries "escalation": the approval id.
  */
 #ifndef AIRLOCK_ESCALATE_H
 #define AIRLOCK_ESCALATE_H

@@ -24,9 +24,9 @@
 # workspace_linked once the first has run; a second deploy approved
 # while they are held runs, and they wait for it too.  Then a check
 # running when the escalation is granted: its pass, through the
-# rewrite, counts toward no gate either (sealed as it ends).  Last, the
-# session ending with an escalation held: refused (sessionEnded), never
-# run.
+# rewrite, counts toward no gate either (sealed as it ends).  Last, a
+# held escalation cancelled, and the session ending with another held:
+# refused (sessionEnded), never run.
 if [ -z "${AIRLOCK_ESC_TEST_NS:-}" ]; then
 	AIRLOCK_ESC_TEST_NS=1 exec unshare --mount bash "$0" "$@"
 fi
@@ -328,6 +328,13 @@ appr_reply 6 || stop_q "no reply to the build run while they were held"
 expect_eq "... and the build run while they were held was refused the write" \
     "$(jr -c '.result.structuredContent.denied[0] | [.layer, .path, .access]')" \
     '["filesystem","/srv/store/lib.sh","write"]'
+# Every field of the new records is documented (tests/lib.sh).
+audit_doc_fields "$top_srcdir/docs/AUDIT.md" | grep -E '^escalation_(held|applied) ' |
+    cut -d' ' -f1,2 >"$T/doc"
+jq -r 'select(.event | test("^escalation_(held|applied)$")) | .event as $e | .fields | keys[] | "\($e) \(.)"' \
+    "$(newest_session_log)" | sort -u >"$T/real"
+expect_eq "escalation_held and escalation_applied carry the fields docs/AUDIT.md names" \
+    "$(cat "$T/real")" "$(cat "$T/doc")"
 q EXIT
 appr_agent_stop
 
@@ -385,21 +392,33 @@ check "... so its pass counts toward no gate ($gate)" \
     test "${gate#\[false,\"}" != "$gate" -a "$gate" != '[false,"pass"]'
 appr_agent_stop
 
-# The session ends while an escalation is held: refused, never run.
+# A held escalation cancelled, and the session ending while another is
+# held: refused, never run.
 q_start
 q_call 1 deploy
 q_call 2 build
 appr_reply 2 || stop_q "no reply to the last build"
+q_call 3 build
+appr_reply 3 || stop_q "no reply to the last second build"
 approve_pending deploy || stop_q "the last deploy's approval was not asked"
 wait_for in_trail runner_start:1 || stop_q "the last deploy did not start"
-q_escalate 3 2
+q_escalate 4 2
 approve_pending build || stop_q "the last escalation opened no approval"
-wait_for in_trail escalation_held:3 || stop_q "the last escalation was not held"
+wait_for in_trail escalation_held:4 || stop_q "the last escalation was not held"
+q_escalate 5 3
+approve_pending build || stop_q "the last second escalation opened no approval"
+wait_for in_trail escalation_held:5 || stop_q "the last second escalation was not held"
+q '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5,"reason":"not now"}}'
+appr_reply 5 || stop_q "no reply to the cancelled escalation"
+expect_eq "a held escalation cancelled is answered so" "$(r_class)" cancelled
+expect_eq "... and audited in that state" \
+    "$(jq -c 'select(.event == "cancel_request") | .fields | [.id, .stopped, .state]' "$(newest_session_log)")" \
+    '[5,true,"escalation_held"]'
 q EXIT
 appr_agent_stop
-expect_eq "the session ended with the escalation held: refused (sessionEnded), never run" \
-    "$(jq -c 'select(.event == "escalation_refused") | .fields | [.id, .callId, .reason]' "$(newest_session_log)")/$(trail | grep -c -e '^escalation_applied' -e '^runner_start:3$')" \
-    '[3,2,"sessionEnded"]/0'
+expect_eq "the session ended with the other held: refused (sessionEnded), neither ran" \
+    "$(jq -c 'select(.event == "escalation_refused") | .fields | [.id, .callId, .reason]' "$(newest_session_log)")/$(trail | grep -c -e '^escalation_applied' -e '^runner_start:[45]$')" \
+    '[4,2,"sessionEnded"]/0'
 expect_eq "... and the store's lib.sh was never rewritten" \
     "$(cat /srv/store/lib.sh)" 'greet() { echo original; }'
 finish
