@@ -421,4 +421,6 @@ expect_eq "the session ended with the other held: refused (sessionEnded), neithe
     '[4,2,"sessionEnded"]/0'
 expect_eq "... and the store's lib.sh was never rewritten" \
     "$(cat /srv/store/lib.sh)" 'greet() { echo original; }'
+check "... and the session's log, its last records written at its end, verifies" \
+    "$AIRLOCK" audit verify "$(newest_session_log)"
 finish
