@@ -2,11 +2,11 @@
 /* Copyright (c) 2026 The airlock authors */
 /*
  * seatbelt_exec: the macOS runner backend: sandbox-exec(1) with the
- * profile policy/seatbelt.c generates.  Only built on macOS; on other
- * systems this file is empty.  Not yet run on a macOS machine: see
- * docs/SANDBOX.md.
+ * profile policy/seatbelt.c generates.  runner_seatbelt_exec() is built
+ * only on macOS; the environment and the hand-off to sandbox-exec are
+ * built everywhere, so that the tests run them on Linux too.  Not yet
+ * run on a macOS machine: see docs/SANDBOX.md.
  */
-#ifdef __APPLE__
 #include "config.h"
 
 #include <limits.h>
@@ -22,16 +22,59 @@
 #include "policy/seatbelt.h"
 #include "runner/seatbelt_exec.h"
 
+char **
+seatbelt_exec_env(char *const env[], const char *tmpdir)
+{
+	char **envp, *e;
+	size_t i;
+
+	envp = xcalloc(1, sizeof(*envp));
+	for (i = 0; env[i] != NULL; i++)
+		env_put(&envp, env[i], 1);
+	xasprintf(&e, "TMPDIR=%s", tmpdir);
+	env_put(&envp, e, 1);
+	free(e);
+	for (i = 0; envp[i] != NULL; i++)
+		if (strcmp(envp[i], "HOME=/tmp") == 0) {
+			free(envp[i]);
+			xasprintf(&envp[i], "HOME=%s", tmpdir);
+		}
+	return envp;
+}
+
+int
+seatbelt_exec_handoff(const char *sandbox_exec, const char *profile,
+    const char *dir, char *const argv[], char *const env[], const char *tmpdir)
+{
+	char **av, **envp;
+	size_t n, i;
+
+	for (n = 0; argv[n] != NULL; n++)
+		;
+	av = xcalloc(n + 4, sizeof(*av));
+	av[0] = "sandbox-exec";
+	av[1] = "-p";
+	av[2] = (char *)profile;
+	for (i = 0; i < n; i++)
+		av[3 + i] = argv[i];
+	envp = seatbelt_exec_env(env, tmpdir);
+	if (chdir(dir) == 0)
+		execve(sandbox_exec, av, envp);
+	free(av);
+	strv_free(envp);
+	return AL_ERR_SYSTEM;
+}
+
+#ifdef __APPLE__
 int
 runner_seatbelt_exec(const struct sandbox_policy *sp, const char *workspace,
-    char *const argv[])
+    char *const argv[], char *const env[])
 {
 	struct seatbelt_run run = { 0 };
 	char err[512];
 	struct git_hooks_list hooks;
 	char base[PATH_MAX], tmpl[PATH_MAX], *tmp, *ws, *gitdir = NULL;
-	char *profile, **av;
-	size_t n, i;
+	char *profile;
 	int rc;
 
 	/* Canonical paths: Seatbelt matches /private/tmp, not /tmp. */
@@ -87,22 +130,8 @@ runner_seatbelt_exec(const struct sandbox_policy *sp, const char *workspace,
 		free(tmp);
 		return rc;
 	}
-	if (setenv("TMPDIR", tmp, 1) == -1)
-		return AL_ERR_SYSTEM;
-	for (n = 0; argv[n] != NULL; n++)
-		;
-	if ((av = calloc(n + 4, sizeof(*av))) == NULL) {
-		free(profile);
-		return AL_ERR_ALLOC;
-	}
-	av[0] = "sandbox-exec";
-	av[1] = "-p";
-	av[2] = profile;
-	for (i = 0; i < n; i++)
-		av[3 + i] = argv[i];
-	if (chdir(ws) == 0)
-		execv("/usr/bin/sandbox-exec", av);
-	free(av);
+	(void)seatbelt_exec_handoff(
+	    "/usr/bin/sandbox-exec", profile, ws, argv, env, tmp);
 	free(profile);
 	free(ws);
 	free(tmp);

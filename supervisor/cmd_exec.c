@@ -880,7 +880,7 @@ cmd_exec(int argc, char **argv)
 	struct manifest *m = NULL;
 	struct runner_request req;
 	struct runner_result *res = NULL;
-	const char *manifest = NULL, *workspace = ".", *term, *chdir_arg = NULL;
+	const char *manifest = NULL, *workspace = ".", *chdir_arg = NULL;
 	char **env = NULL, *cwd = NULL, layers[256], err[512];
 	char state[PATH_MAX], ws_real[PATH_MAX], logpath[PATH_MAX];
 	struct exec_audit *xa = NULL;
@@ -890,7 +890,7 @@ cmd_exec(int argc, char **argv)
 	struct overrides ov;
 	long long timeout = 0;
 	char *end;
-	int ch, rc, verbose = 0, n = 0, audited, mntns = -1;
+	int ch, rc, verbose = 0, audited, mntns = -1;
 
 	if (session_state_dir(state, sizeof(state)) != 0)
 		state[0] = '\0';
@@ -1042,23 +1042,27 @@ cmd_exec(int argc, char **argv)
 			goto out;
 		}
 
-	env = xcalloc(6, sizeof(*env));
-	env[n++] = xstrdup("PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:"
-	    "/usr/sbin:/sbin");
-	env[n++] = xstrdup("HOME=/tmp");
-	env[n++] = xstrdup("TMPDIR=/tmp");
-	env[n++] = xstrdup("LANG=C.UTF-8");
-	if ((term = getenv("TERM")) != NULL)
-		xasprintf(&env[n++], "TERM=%s", term);
-	env[n] = NULL;
-	overrides_apply_env(&ov, &env);
-	if (ov.nhosts > 0)
-		egress_env(&env);
+	/* The command's whole environment: nothing else of ours. */
+	env = overrides_exec_env(&ov, getenv);
 
 #ifdef __APPLE__
 	{
-		char *ws = realpath(workspace, NULL);
+		char *ws;
 
+		/* What needs a bind or the proxy is refused, not dropped
+		 * (a --ro is in |ro| too: what is left is a --read-only). */
+		if (overrides_check_seatbelt(&ov, err, sizeof(err)) != 0) {
+			log_warnx("exec: %s", err);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		if (ro.n > 0) {
+			log_warnx("exec: --read-only %s: not on macOS (nothing "
+			    "is bound there)", ro.v[0]);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		ws = realpath(workspace, NULL);
 		/* The agent's own configuration in the home, read-only, and
 		 * its scratch directories (agent.homeReadOnly,
 		 * agent.homeScratch), as "airlock run" has them on Linux. */
@@ -1070,7 +1074,8 @@ cmd_exec(int argc, char **argv)
 		}
 		/* No namespaces here: sandbox-exec with the Seatbelt profile;
 		 * --timeout and the resource limits are not enforced. */
-		if (ws == NULL || runner_seatbelt_exec(&eff, ws, argv) != 0)
+		if (ws == NULL ||
+		    runner_seatbelt_exec(&eff, ws, argv, env) != 0)
 			log_warn("exec: sandbox-exec");
 		free(ws);
 		rc = EXIT_SANDBOX;

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "broker/egress.h"
 #include "common/errors.h"
 #include "common/log.h"
 #include "common/util.h"
@@ -301,6 +302,54 @@ overrides_apply_env(const struct overrides *o, char ***envp)
 
 	for (i = 0; i < o->nenv; i++)
 		env_put(envp, o->env[i], 1);
+}
+
+char **
+overrides_exec_env(const struct overrides *o, char *(*getenv_fn)(const char *))
+{
+	char **env, *term;
+	size_t n = 0;
+
+	env = xcalloc(6, sizeof(*env));
+	env[n++] = xstrdup("PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:"
+			   "/usr/sbin:/sbin");
+	env[n++] = xstrdup("HOME=/tmp");
+	env[n++] = xstrdup("TMPDIR=/tmp");
+	env[n++] = xstrdup("LANG=C.UTF-8");
+	if ((term = getenv_fn("TERM")) != NULL)
+		xasprintf(&env[n++], "TERM=%s", term);
+	env[n] = NULL;
+	overrides_apply_env(o, &env);
+	if (o->nhosts > 0)
+		egress_env(&env);
+	return env;
+}
+
+int
+overrides_check_seatbelt(const struct overrides *o, char *err, size_t errlen)
+{
+	if (o->nrw > 0) {
+		snprintf(err, errlen,
+		    "--rw %s: not on macOS (the Seatbelt profile lets the "
+		    "command write only the workspace and its TMPDIR)",
+		    o->rw[0]);
+		return AL_ERR_DENIED;
+	}
+	if (o->nro > 0) {
+		snprintf(err, errlen,
+		    "--ro %s: not on macOS (nothing is bound there: the "
+		    "command reads what the Seatbelt profile does not deny)",
+		    o->ro[0]);
+		return AL_ERR_DENIED;
+	}
+	if (o->nhosts > 0) {
+		snprintf(err, errlen,
+		    "--allow-host %s: not on macOS (no egress proxy there "
+		    "yet)",
+		    o->hosts[0]);
+		return AL_ERR_DENIED;
+	}
+	return 0;
 }
 
 void

@@ -110,6 +110,31 @@ json_t *overrides_json(const struct overrides *o);
  */
 void overrides_apply_env(const struct overrides *o, char ***envp);
 
+/*
+ * The whole environment of a command "airlock exec" runs, and nothing
+ * else of the caller's: PATH, HOME=/tmp, TMPDIR=/tmp, LANG=C.UTF-8, TERM
+ * when |getenv_fn| (getenv, or a fake in tests) finds it, then each
+ * --env of |o| (overrides_apply_env()) and, with an --allow-host, the
+ * egress proxy's variables (egress_env()).  NULL-terminated, heap-
+ * allocated (strv_free()).  The Linux runner and the macOS one
+ * (seatbelt_exec_env()) both pass it to execve(2).
+ */
+char **overrides_exec_env(
+    const struct overrides *o, char *(*getenv_fn)(const char *));
+
+/*
+ * Refuses what the macOS runner cannot do as the Linux one does
+ * (runner/seatbelt_exec.c: no bind mounts, no egress proxy): --rw (the
+ * Seatbelt profile lets the command write only the workspace and its
+ * TMPDIR, whose rules for .git and the protected paths a new writable
+ * directory would lack), --ro (no bind either: a path in the workspace
+ * would stay writable, one the profile denies would stay unreadable)
+ * and --allow-host.  Returns 0, or AL_ERR_DENIED with a message naming
+ * the first such flag and its value in err[0..errlen) (a usage error).
+ */
+int overrides_check_seatbelt(const struct overrides *o, char *err,
+    size_t errlen) __attribute__((warn_unused_result));
+
 void overrides_free(struct overrides *o);
 
 #endif

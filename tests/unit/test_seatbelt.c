@@ -5,21 +5,31 @@
  * byte; AIRLOCK_UPDATE_GOLDEN=1 rewrites them), the path canonicalisation
  * table, refusals, and the protected-path rules run for real: every
  * (regex #"...") the profile emits is compiled with regcomp(3) and matched
- * against paths that must and must not be protected.
+ * against paths that must and must not be protected.  And what the macOS
+ * runner hands to sandbox-exec(1): the environment "airlock exec" built
+ * and nothing of the caller's (a planted token must not get through), run
+ * for real with a stand-in for sandbox-exec; what it refuses.
  */
 #include "config.h"
 
 #include <check.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "common/errors.h"
+#include "common/util.h"
 #include "policy/sandbox_defaults.h"
 #include "policy/seatbelt.h"
 #include "policy/sensitive.h"
+#include "runner/seatbelt_exec.h"
+#include "supervisor/overrides.h"
 
 static char *
 slurp(const char *path)
@@ -697,6 +707,225 @@ START_TEST(test_bad_inputs_are_refused)
 }
 END_TEST
 
+/*
+ * The caller's environment on a developer's Mac: tokens, and a HOME the
+ * command must not get.  runner_seatbelt_exec() once ran sandbox-exec
+ * with execv(3), that is with all of it.
+ */
+static const char *const planted[][2] = {
+	{ "GITHUB_TOKEN", "ghp_plantedSEATBELTsecret0001" },
+	{ "ANTHROPIC_API_KEY", "sk-ant-plantedSEATBELTsecret0002" },
+	{ "AWS_SECRET_ACCESS_KEY", "plantedSEATBELTsecret0003" },
+	{ "HOME", "/Users/dev" },
+	{ "TERM", "xterm-256color" },
+	{ "PASSED", "from-the-caller" },
+};
+
+static void
+plant(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(planted) / sizeof(planted[0]); i++)
+		ck_assert_int_eq(setenv(planted[i][0], planted[i][1], 1), 0);
+}
+
+#define RUN_TMPDIR "/private/var/folders/zz/abc/T/airlock.Q1w2E3"
+
+/* What the command must get, and nothing else. */
+static const char *const want_env[] = {
+	"PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin",
+	"HOME=" RUN_TMPDIR, "TMPDIR=" RUN_TMPDIR, "LANG=C.UTF-8",
+	"TERM=xterm-256color", "FOO=bar=baz", "PASSED=from-the-caller", NULL
+};
+
+/* "airlock exec --env FOO=bar=baz --env PASSED": the built environment. */
+static char **
+built_env(struct overrides *ov)
+{
+	char err[256];
+
+	overrides_init(ov);
+	ck_assert_int_eq(overrides_add(ov, OVERRIDE_ENV, "FOO=bar=baz", "",
+			     getenv, err, sizeof(err)),
+	    0);
+	ck_assert_int_eq(overrides_add(ov, OVERRIDE_ENV, "PASSED", "", getenv,
+			     err, sizeof(err)),
+	    0);
+	return overrides_exec_env(ov, getenv);
+}
+
+/* 1 if |line| is an entry of |want|. */
+static int
+wanted(const char *line, const char *const want[])
+{
+	size_t i;
+
+	for (i = 0; want[i] != NULL; i++)
+		if (strcmp(line, want[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static void
+assert_no_planted_secret(const char *what)
+{
+	size_t i;
+
+	for (i = 0; i < 3; i++)
+		ck_assert_msg(strstr(what, planted[i][1]) == NULL,
+		    "%s (planted in the caller's environment) reached the "
+		    "command",
+		    planted[i][0]);
+}
+
+START_TEST(test_exec_env_is_the_built_one)
+{
+	struct overrides ov;
+	char **env, **envp;
+	size_t i;
+
+	plant();
+	env = built_env(&ov);
+	envp = seatbelt_exec_env(env, RUN_TMPDIR);
+	for (i = 0; envp[i] != NULL; i++) {
+		assert_no_planted_secret(envp[i]);
+		ck_assert_msg(
+		    wanted(envp[i], want_env), "unexpected %s", envp[i]);
+	}
+	for (i = 0; want_env[i] != NULL; i++)
+		ck_assert_str_eq(envp[i], want_env[i]);
+	ck_assert_ptr_null(envp[i]);
+	/* The built one is left as it was (the Linux runner's). */
+	ck_assert_str_eq(env[1], "HOME=/tmp");
+	ck_assert_str_eq(env[2], "TMPDIR=/tmp");
+	strv_free(envp);
+	/* A HOME the caller asked for is kept; TMPDIR is always the run's. */
+	env_put(&env, "HOME=/Users/dev/agent", 1);
+	env_put(&env, "TMPDIR=/elsewhere", 1);
+	envp = seatbelt_exec_env(env, RUN_TMPDIR);
+	ck_assert_str_eq(envp[1], "HOME=/Users/dev/agent");
+	ck_assert_str_eq(envp[2], "TMPDIR=" RUN_TMPDIR);
+	strv_free(envp);
+	strv_free(env);
+	overrides_free(&ov);
+}
+END_TEST
+
+/*
+ * The hand-off for real: a stand-in for /usr/bin/sandbox-exec that checks
+ * its "-p PROFILE" and runs the command, env(1), in the child of a
+ * process whose own environment holds the planted tokens.
+ */
+START_TEST(test_exec_handoff_passes_only_the_built_env)
+{
+	static const char fake[] =
+	    "#!/bin/sh\n"
+	    "[ \"$1\" = -p ] && [ \"$2\" = '(version 1)' ] "
+	    "|| exit 3\n"
+	    "shift 2\nexec \"$@\"\n";
+	char dir[] = "/tmp/test_seatbelt.XXXXXX", real[PATH_MAX];
+	char sbx[PATH_MAX + 32], out[8192], *line, *save;
+	char *argv[] = { "/usr/bin/env", NULL };
+	struct overrides ov;
+	char **env;
+	FILE *fp;
+	size_t len = 0, nwant = 0, ngot = 0;
+	ssize_t r;
+	pid_t pid;
+	int fds[2], status, pwd = 0;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_ptr_nonnull(realpath(dir, real));
+	snprintf(sbx, sizeof(sbx), "%s/sandbox-exec", real);
+	ck_assert_ptr_nonnull(fp = fopen(sbx, "w"));
+	fputs(fake, fp);
+	fclose(fp);
+	ck_assert_int_eq(chmod(sbx, 0755), 0);
+	plant();
+	env = built_env(&ov);
+	ck_assert_int_eq(pipe(fds), 0);
+	ck_assert_int_ne(pid = fork(), -1);
+	if (pid == 0) {
+		dup2(fds[1], STDOUT_FILENO);
+		close(fds[0]);
+		(void)seatbelt_exec_handoff(
+		    sbx, "(version 1)", real, argv, env, RUN_TMPDIR);
+		_exit(99);
+	}
+	close(fds[1]);
+	while (len < sizeof(out) - 1 &&
+	    (r = read(fds[0], out + len, sizeof(out) - 1 - len)) > 0)
+		len += (size_t)r;
+	out[len] = '\0';
+	close(fds[0]);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "the stand-in for sandbox-exec failed: %d", status);
+	assert_no_planted_secret(out);
+	for (line = strtok_r(out, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save)) {
+		/* The stand-in's shell adds its directory: the workspace. */
+		if (strncmp(line, "PWD=", 4) == 0) {
+			ck_assert_str_eq(line + 4, real);
+			pwd = 1;
+			continue;
+		}
+		ck_assert_msg(wanted(line, want_env), "the command got %.*s",
+		    (int)strcspn(line, "="), line);
+		ngot++;
+	}
+	for (nwant = 0; want_env[nwant] != NULL; nwant++)
+		;
+	ck_assert_uint_eq(ngot, nwant);
+	ck_assert(pwd);
+	unlink(sbx);
+	rmdir(real);
+	strv_free(env);
+	overrides_free(&ov);
+}
+END_TEST
+
+/* What needs a bind or the egress proxy is refused on macOS, by name. */
+START_TEST(test_exec_overrides_refused_on_macos)
+{
+	static const struct {
+		enum override_kind k;
+		const char *arg, *flag;
+	} refused[] = {
+		{ OVERRIDE_RW, "/usr", "--rw /usr: not on macOS" },
+		{ OVERRIDE_RO, "/usr", "--ro /usr: not on macOS" },
+		{ OVERRIDE_ALLOW_HOST, "example.com",
+		    "--allow-host example.com:443: not on macOS" },
+	};
+	struct overrides ov;
+	char err[256];
+	size_t i;
+
+	overrides_init(&ov);
+	ck_assert_int_eq(overrides_add(&ov, OVERRIDE_ENV, "A=b", "", getenv,
+			     err, sizeof(err)),
+	    0);
+	ck_assert_int_eq(overrides_check_seatbelt(&ov, err, sizeof(err)), 0);
+	overrides_free(&ov);
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		overrides_init(&ov);
+		ck_assert_int_eq(
+		    overrides_add(&ov, refused[i].k, refused[i].arg, "", getenv,
+			err, sizeof(err)),
+		    0);
+		err[0] = '\0';
+		ck_assert_int_eq(
+		    overrides_check_seatbelt(&ov, err, sizeof(err)),
+		    AL_ERR_DENIED);
+		ck_assert_msg(
+		    strncmp(err, refused[i].flag, strlen(refused[i].flag)) == 0,
+		    "%s", err);
+		overrides_free(&ov);
+	}
+}
+END_TEST
+
 int
 main(void)
 {
@@ -716,6 +945,9 @@ main(void)
 	tcase_add_test(tc, test_run_secrets_are_denied);
 	tcase_add_test(tc, test_bad_inputs_are_refused);
 	tcase_add_test(tc, test_agent_home_entries_are_denied);
+	tcase_add_test(tc, test_exec_env_is_the_built_one);
+	tcase_add_test(tc, test_exec_handoff_passes_only_the_built_env);
+	tcase_add_test(tc, test_exec_overrides_refused_on_macos);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
