@@ -328,27 +328,30 @@ overrides_exec_env(const struct overrides *o, char *(*getenv_fn)(const char *))
 int
 overrides_check_seatbelt(const struct overrides *o, char *err, size_t errlen)
 {
-	if (o->nrw > 0) {
-		snprintf(err, errlen,
-		    "--rw %s: not on macOS (the Seatbelt profile lets the "
-		    "command write only the workspace and its TMPDIR)",
-		    o->rw[0]);
-		return AL_ERR_DENIED;
-	}
-	if (o->nro > 0) {
-		snprintf(err, errlen,
-		    "--ro %s: not on macOS (nothing is bound there: the "
-		    "command reads what the Seatbelt profile does not deny)",
-		    o->ro[0]);
-		return AL_ERR_DENIED;
-	}
-	if (o->nhosts > 0) {
-		snprintf(err, errlen,
-		    "--allow-host %s: not on macOS (no egress proxy there "
-		    "yet)",
-		    o->hosts[0]);
-		return AL_ERR_DENIED;
-	}
+	const struct {
+		enum override_kind k;
+		char *const *v;
+		size_t n;
+		const char *why;
+	} refused[] = {
+		{ OVERRIDE_RW, o->rw, o->nrw,
+		    "the Seatbelt profile lets the command write only the "
+		    "workspace and its TMPDIR" },
+		{ OVERRIDE_RO, o->ro, o->nro,
+		    "nothing is bound there: the command reads what the "
+		    "Seatbelt profile does not deny" },
+		{ OVERRIDE_ALLOW_HOST, o->hosts, o->nhosts,
+		    "no egress proxy there yet" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		if (refused[i].n > 0) {
+			snprintf(err, errlen, "%s %s: not on macOS (%s)",
+			    flag_names[refused[i].k], refused[i].v[0],
+			    refused[i].why);
+			return AL_ERR_DENIED;
+		}
 	return 0;
 }
 
