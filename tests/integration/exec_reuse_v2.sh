@@ -75,8 +75,10 @@ before=$(kept)
 out=$(run -- echo ran 2>&1)
 expect_eq "and the one after it too" "$?/$out" "0/ran"
 expect_eq "in that same new cgroup" "$(kept)" "$before"
-[ "$limits" = 1 ] || finish
-[ "$limits" = 1 ] || exit
+if [ "$limits" != 1 ]; then
+	finish
+	exit
+fi
 
 # Each run's limits, set again in the kept cgroup (left as it set them).
 run --limit memory=64 --limit nproc=16 -- true
