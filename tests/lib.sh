@@ -21,7 +21,46 @@ export AIRLOCK_HOME
 export COLUMNS=1000
 # A script that stops before finish() (a typo, a cut heredoc, set -e)
 # fails, unless it exits 77: a skip, with a message naming what is absent.
-trap 'rc=$?; end_writers_in_T; rm -rf "$T"; if [ "$TESTS_FINISHED" != 1 ] && [ "$rc" != 77 ]; then echo "not ok - the test script ended before finish"; exit 1; fi' EXIT
+# What a test adds with at_exit runs first.  A test sets no EXIT trap of
+# its own: it would replace this one (and $T would stay, its processes
+# run on, a script ended early pass).
+trap 'rc=$?; trap "" HUP INT TERM; set +u; run_at_exit; end_writers_in_T; rm -rf "$T"; if [ "$TESTS_FINISHED" != 1 ] && [ "$rc" != 77 ]; then echo "not ok - the test script ended before finish"; exit 1; fi' EXIT
+# A kill (timeout(1)'s TERM, a person's ^C, a closed terminal) ends the
+# script through that trap too.  Untrapped, bash runs it for a signal
+# only where it waits in "wait": one that came while a command ran in
+# the foreground killed the script and left $T, the test's servers and
+# its mounts behind.  The clean-up itself is not cut short by a
+# second one (timeout(1) signals the script, then its process group).
+# (A subshell or a command the script starts has the signals' defaults
+# again.)
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# at_exit CMD: the shell text CMD runs (eval) when the script exits, for
+# whatever reason (finish, a failure with AIRLOCK_TEST_FAIL_FAST, a
+# typo, a TERM, INT or HUP), in the script's shell, before the
+# processes with files under $T are ended and $T is removed: a test's
+# server, a mount, a directory outside $T, a process that holds none of
+# $T's files.  The last added runs first (what was made later is undone
+# first: the processes in a cgroup before the cgroup); each runs once,
+# whether or not the one before it succeeded (and with set +u: a
+# variable the script had not set yet is empty).  Quote CMD so that its
+# variables expand at exit ('kill $PID'), not when it is added.  CMD
+# does not exit: what follows it would not run.
+AT_EXIT_N=0
+at_exit() {
+	AT_EXIT_N=$((AT_EXIT_N + 1))
+	eval "AT_EXIT_$AT_EXIT_N=\$1"
+}
+run_at_exit() {
+	local _ae
+	while [ "$AT_EXIT_N" -gt 0 ]; do
+		eval "_ae=\$AT_EXIT_$AT_EXIT_N"
+		AT_EXIT_N=$((AT_EXIT_N - 1))
+		eval "$_ae"
+	done
+}
 
 # The processes, other than this shell, with a file or their working
 # directory under $T.  The audit writer of a test's last "airlock exec"

@@ -42,7 +42,7 @@ s.serve_forever()
 EOF
 python3 "$T/recv.py" "$T/recv" "$T/port" &
 RECV_PID=$!
-trap 'kill "$RECV_PID" 2>/dev/null; rm -rf "$T"; [ "$TESTS_FINISHED" = 1 ] || { echo "not ok - the test script ended before finish"; exit 1; }' EXIT
+at_exit 'kill "$RECV_PID" 2>/dev/null'
 for i in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.1; done
 PORT=$(cat "$T/port")
 check "the local receiver listens" test -n "$PORT"

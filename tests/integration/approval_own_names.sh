@@ -98,7 +98,7 @@ OUT="$T/out"
 "$AIRLOCK" run --manifest "$T/m.yaml" --workspace "$ws" -- \
     /usr/bin/python3 "$ws/agent.py" >"$OUT" 2>"$T/run.err" &
 RUN_PID=$!
-trap 'kill $RUN_PID 2>/dev/null; wait $RUN_PID 2>/dev/null; '"$(trap -p EXIT | sed "s/^trap -- '//; s/' EXIT\$//")" EXIT
+at_exit 'kill $RUN_PID 2>/dev/null; wait $RUN_PID 2>/dev/null'
 
 APPROVED=
 for i in $(seq 300); do

@@ -64,7 +64,7 @@ py=/usr/bin/python3
 "${MALLORY[@]}" mkdir -m 755 "$DIR"
 "${MALLORY[@]}" "$py" "$T/fake.py" "$DIR/evil.sock" "$DIR/log" &
 FAKE=$!
-trap 'kill $FAKE 2>/dev/null; rm -rf "$DIR"; '"$(trap -p EXIT | sed "s/^trap -- '//; s/' EXIT\$//")" EXIT
+at_exit 'kill $FAKE 2>/dev/null; rm -rf "$DIR"'
 wait_for test -S "$DIR/evil.sock"
 check "uid 4258 planted a session socket in $DIR" test -S "$DIR/evil.sock"
 

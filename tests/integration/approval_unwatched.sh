@@ -146,7 +146,7 @@ OUT="$T/out"
 RUN_PID=$!
 # A failure that ends the script early (AIRLOCK_TEST_FAIL_FAST) stops the
 # agent first: it would go on writing the workspace being removed.
-trap 'kill $RUN_PID 2>/dev/null; wait $RUN_PID 2>/dev/null; '"$(trap -p EXIT | sed "s/^trap -- '//; s/' EXIT\$//")" EXIT
+at_exit 'kill $RUN_PID 2>/dev/null; wait $RUN_PID 2>/dev/null'
 
 # step N: waits for the agent's request N to be pending (approves it with
 # "yes", denies it with "no") or answered; its reply into $R.

@@ -14,7 +14,7 @@
 mcp_env
 ws=$(make_workspace)
 V=$(mktemp -d /var/tmp/airlock-bindlink.XXXXXX)
-trap 'rm -rf "$V"' EXIT
+at_exit 'rm -rf "$V"'
 
 for base in "$V" "$T/b"; do
 	where=${base%%/airlock*}

@@ -36,7 +36,7 @@ STALE="0 1 2 3"
 # Processes that hold the stale cgroups in use: holder K is in
 # airlock-$P-K of each hierarchy.
 holders=""
-trap 'kill $holders 2>/dev/null; end_writers_in_T; rm -rf "$T"; [ "$TESTS_FINISHED" = 1 ] || { echo "not ok - the test script ended before finish"; exit 1; }' EXIT
+at_exit 'kill $holders 2>/dev/null'
 
 # run_as_p ARGS...: airlock exec ARGS -- (a command that waits on
 # $io/go) as pid P of a new pid namespace, in the background (its
@@ -143,7 +143,7 @@ if [ "${1:-}" = v2 ]; then
 	    skip "no cgroup2 hierarchy can be mounted here: $(cat "$T/merr")"
 	root="$T/cg2/airlock-test-$$"
 	mkdir "$root"
-	trap 'kill $holders 2>/dev/null; rmdir "$root"; umount "$T/cg2"; rm -rf "$T"; [ "$TESTS_FINISHED" = 1 ] || { echo "not ok - the test script ended before finish"; exit 1; }' EXIT
+	at_exit 'kill $holders 2>/dev/null; rmdir "$root"; end_writers_in_T; umount "$T/cg2"'
 	envs=(AIRLOCK_CGROUP2_ROOT="$root")
 	stale_cases "v2" "$root" ""
 	finish

@@ -38,7 +38,7 @@ sh -c 'exit 0' &
 gone=$!
 wait "$gone"
 mkdir "$T/cg2"
-trap 'kill $live 2>/dev/null; for d in "$T"/cg2/airlock-test-*/airlock-* "$T"/cg2/airlock-test-* $made; do rmdir "$d" 2>/dev/null; done; umount "$T/cg2" 2>/dev/null; end_writers_in_T; rm -rf "$T"; [ "$TESTS_FINISHED" = 1 ] || { echo "not ok - the test script ended before finish"; exit 1; }' EXIT
+at_exit 'kill $live 2>/dev/null; for d in "$T"/cg2/airlock-test-*/airlock-* "$T"/cg2/airlock-test-* $made; do rmdir "$d" 2>/dev/null; done; umount "$T/cg2" 2>/dev/null'
 made=""
 
 # attack WHERE DIR [CGROUP2_ROOT]: the cgroups in DIR, then airlock exec

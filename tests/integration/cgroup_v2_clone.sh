@@ -34,7 +34,7 @@ mount -t cgroup2 none "$mnt" 2>"$T/merr" ||
     skip "no cgroup2 hierarchy can be mounted here: $(cat "$T/merr")"
 root="$mnt/airlock-test-$$"
 mkdir "$root"
-trap 'rmdir "$root"/airlock-* "$root" 2>/dev/null; umount "$mnt"; end_writers_in_T; rm -rf "$T"; if [ "$TESTS_FINISHED" != 1 ]; then echo "not ok - the test script ended before finish"; exit 1; fi' EXIT
+at_exit 'rmdir "$root"/airlock-* "$root" 2>/dev/null; umount "$mnt"'
 export AIRLOCK_CGROUP2_ROOT="$root"
 ws=$(make_workspace)
 io="$T/io"; mkdir "$io"; mkfifo "$io/go"

@@ -19,7 +19,7 @@ export AIRLOCK_HOME="$T/home" AIRLOCK_RUNTIME_DIR="$T/run"
 "$H" serve "$T/srv" 60 &
 i=0; while [ ! -s "$T/srv" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 read SP SRVPID < "$T/srv"
-trap 'kill -TERM "-$SRVPID" 2>/dev/null; end_writers_in_T; rm -rf "$T"; [ "$TESTS_FINISHED" = 1 ] || { echo "not ok - ended before finish"; exit 1; }' EXIT
+at_exit 'kill -TERM "-$SRVPID" 2>/dev/null'
 ws=$(make_workspace)
 
 # fetch URL: a plain HTTP request through the proxy, with bash's /dev/tcp.

@@ -24,11 +24,7 @@ ws="$T/ws"
 mkdir -p "$ws"
 # Not beneath /tmp: the sandbox's /tmp is its own.
 D=$(mktemp -d /var/tmp/airlock-execden.XXXXXX)
-# Keep lib.sh's exit trap (cleanup, finish() guard, its exit status).
-prev_trap=$(trap -p EXIT)
-prev_trap=${prev_trap#trap -- \'}
-prev_trap=${prev_trap%\' EXIT}
-trap "_rc=\$?; rm -rf '$D'; (exit \$_rc); $prev_trap" EXIT
+at_exit 'rm -rf "$D"'
 echo "col1,col2" > "$D/input.csv"
 chmod -R a+rX "$D"
 chown 65534:65534 "$ws"

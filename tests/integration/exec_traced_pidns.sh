@@ -29,12 +29,9 @@ unshare -pf -m --propagation private --mount-proc --kill-child \
 holder=$!
 disown "$holder"
 ns=""
-prev_trap=$(trap -p EXIT)
-prev_trap=${prev_trap#trap -- \'}
-prev_trap=${prev_trap%\' EXIT}
 # (unshare ignores SIGTERM, and the namespace's init every signal but
 # SIGKILL.)
-trap "_rc=\$?; kill -KILL \$ns $holder 2>/dev/null; (exit \$_rc); $prev_trap" EXIT
+at_exit 'kill -KILL $ns $holder 2>/dev/null'
 init_pid() { pgrep -P "$holder" >/dev/null; }
 check "the pid namespace is up" wait_for init_pid
 ns=$(pgrep -P "$holder")

@@ -38,7 +38,7 @@ mkdir "$T/fs"
 mount -o loop "$img" "$T/fs" 2>"$T/merr" ||
     skip "no loop device can be mounted here: $(cat "$T/merr")"
 tracer=""
-trap 'kill $tracer 2>/dev/null; cd /; umount "$T/fs"; end_writers_in_T; rm -rf "$T"; [ "$TESTS_FINISHED" = 1 ] || { echo "not ok - the test script ended before finish"; exit 1; }' EXIT
+at_exit 'kill $tracer 2>/dev/null; end_writers_in_T; umount "$T/fs"'
 export AIRLOCK_HOME="$T/fs/state" AIRLOCK_EXEC_SPARE=10
 ST=$AIRLOCK_HOME
 ws=$(make_workspace)

@@ -61,9 +61,8 @@ cleanup() {
 	# The server is a process group leader; dash's kill takes no "--".
 	kill -TERM "-$SRVPID" 2>/dev/null
 	kill "$SERVEPID" 2>/dev/null
-	rm -rf "$T"
 }
-trap cleanup EXIT
+at_exit cleanup
 
 # start_proxy NAME ARGS...: starts a proxy; sets PORT_NAME and PID_NAME.
 start_proxy() {

@@ -31,7 +31,7 @@ chmod 755 "$T"	# as root, runners run as nobody
 export AIRLOCK_HOME="$T/home" AIRLOCK_RUNTIME_DIR="$T/run"
 SRVPID=""
 DNSPID=""
-trap 'kill $DNSPID 2>/dev/null; [ -n "$SRVPID" ] && kill -TERM "-$SRVPID" 2>/dev/null; end_writers_in_T; rm -rf "$T"; [ "$TESTS_FINISHED" = 1 ] || { echo "not ok - ended before finish"; exit 1; }' EXIT
+at_exit 'kill $DNSPID 2>/dev/null; [ -n "$SRVPID" ] && kill -TERM "-$SRVPID" 2>/dev/null'
 "$H" serve "$T/srv" 300 &
 i=0; while [ ! -s "$T/srv" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 read -r SP SRVPID < "$T/srv"
@@ -195,7 +195,7 @@ expect_eq "... which were still hung then, and each answered 504 at its deadline
 "$AIRLOCK" proxy --listen 127.0.0.1:0 --port-file "$T/pport" \
     --allow '*.hang.test:443' 2>"$T/proxy.err" &
 PXPID=$!
-trap 'kill $DNSPID $PXPID 2>/dev/null; [ -n "$SRVPID" ] && kill -TERM "-$SRVPID" 2>/dev/null; end_writers_in_T; rm -rf "$T"; [ "$TESTS_FINISHED" = 1 ] || { echo "not ok - ended before finish"; exit 1; }' EXIT
+at_exit 'kill $PXPID 2>/dev/null'
 resolvers() { for k in $(pgrep -P "$PXPID"); do pgrep -P "$k"; done | sort; }
 four() { [ -s "$T/pport" ] && [ "$(resolvers | wc -l)" -eq 4 ]; }
 check "the standalone proxy has its keeper and four resolvers (sanity)" wait_for four

@@ -28,7 +28,7 @@ unshare --net sleep 120 &
 NSPID=$!
 SRVPID=""
 DNSPID=""
-trap 'kill $NSPID $DNSPID 2>/dev/null; [ -n "$SRVPID" ] && kill -TERM "-$SRVPID" 2>/dev/null; end_writers_in_T; rm -rf "$T"; [ "$TESTS_FINISHED" = 1 ] || { echo "not ok - ended before finish"; exit 1; }' EXIT
+at_exit 'kill $NSPID $DNSPID 2>/dev/null; [ -n "$SRVPID" ] && kill -TERM "-$SRVPID" 2>/dev/null'
 i=0; while [ "$(readlink /proc/$NSPID/ns/net)" = "$(readlink /proc/$$/ns/net)" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 ip link add al-v0 type veth peer name al-v1 netns "$NSPID" &&
     ip addr add 9.9.9.1/24 dev al-v0 && ip link set al-v0 up &&

@@ -39,9 +39,8 @@ PXPID=""
 cleanup() {
 	[ -n "$PXPID" ] && kill "$PXPID" 2>/dev/null
 	kill -TERM "-$SRV_allowed" "-$SRV_other" 2>/dev/null
-	rm -rf "$T"
 }
-trap cleanup EXIT
+at_exit cleanup
 
 "$AIRLOCK" proxy --listen 127.0.0.1:0 --port-file "$T/px.port" \
     --events "$T/px.events" --allow "allowed.test:$SA" \

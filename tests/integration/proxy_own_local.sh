@@ -61,7 +61,7 @@ mount --bind "$T/hosts" /etc/hosts || { echo "not ok - cannot mount hosts"; exit
 "$H" serve-on :: "$T/srv" 120 "$T/srv.log" &
 i=0; while [ ! -s "$T/srv" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 read -r SP SRVPID < "$T/srv"
-trap 'kill -TERM "-$SRVPID" 2>/dev/null; end_writers_in_T; rm -rf "$T"; [ "$TESTS_FINISHED" = 1 ] || { echo "not ok - ended before finish"; exit 1; }' EXIT
+at_exit 'kill -TERM "-$SRVPID" 2>/dev/null'
 ws=$(make_workspace)
 
 # The server answers on these addresses outside the sandbox.

@@ -36,7 +36,7 @@ while True:
 PY
 python3 "$T/origin.py" "$T/port" &
 OPID=$!
-trap 'kill "$OPID" 2>/dev/null; touch "$D/done"; end_writers_in_T; rm -rf "$T"; [ "$TESTS_FINISHED" = 1 ] || { echo "not ok - ended before finish"; exit 1; }' EXIT
+at_exit 'kill "$OPID" 2>/dev/null; touch "$D/done"'
 wait_for test -s "$T/port" || { echo "not ok - the origin did not start"; exit 1; }
 SP=$(cat "$T/port")
 

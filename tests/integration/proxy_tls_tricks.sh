@@ -123,7 +123,7 @@ EOF
 : > "$T/raw.log"
 python3 "$T/srv.py" "$T" &
 SRVPID=$!
-trap 'kill "$SRVPID" 2>/dev/null; end_writers_in_T; rm -rf "$T"; [ "$TESTS_FINISHED" = 1 ] || { echo "not ok - ended before finish"; exit 1; }' EXIT
+at_exit 'kill "$SRVPID" 2>/dev/null'
 i=0; while [ ! -s "$T/srv.port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 read -r SP < "$T/srv.port"
 ws=$(make_workspace)

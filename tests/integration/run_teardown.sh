@@ -107,11 +107,7 @@ expect_not_contains "the agent does not run as root" "$I" "UID 0"
 
 # A state directory outside /tmp (the agent's /tmp is private anyway).
 state2=$(mktemp -d /var/tmp/airlock-itest-state.XXXXXX)
-# Keep lib.sh's exit trap (cleanup, finish() guard); remove state2 too.
-prev_trap=$(trap -p EXIT)
-prev_trap=${prev_trap#trap -- \'}
-prev_trap=${prev_trap%\' EXIT}
-trap "rm -rf '$state2'; $prev_trap" EXIT
+at_exit 'rm -rf "$state2"'
 chmod 755 "$state2"
 echo "$state2" >"$ws/state-path"
 AIRLOCK_HOME="$state2" run "$A" inspect "$MARK" $$ file >"$T/inspect2.out" 2>/dev/null

@@ -36,7 +36,7 @@ while True:
 PY
 python3 "$T/srv.py" /srv/svc/ctl.sock &
 SRV=$!
-trap 'kill $SRV 2>/dev/null; end_writers_in_T; rm -rf "$T"; if [ "$TESTS_FINISHED" != 1 ]; then echo "not ok - the test script ended before finish"; exit 1; fi' EXIT
+at_exit 'kill $SRV 2>/dev/null'
 wait_for test -S /srv/svc/ctl.sock || { echo "not ok - the host service did not start"; exit 1; }
 
 cat >"$T/m.yaml" <<YAML

@@ -29,7 +29,7 @@ ws=$(make_workspace)
 A="$T/atk" D="$T/io"
 mkdir "$A" "$D"
 chmod 777 "$D"
-trap 'touch "$D/done"; end_writers_in_T; rm -rf "$T"; [ "$TESTS_FINISHED" = 1 ] || { echo "not ok - ended before finish"; exit 1; }' EXIT
+at_exit 'touch "$D/done"'
 printf 'tools: []\nsandbox:\n  uid: %s\n  gid: %s\n' "$U" "$U" > "$T/m.yaml"
 
 # Takes inotify instances, then queued signals, until refused; says how

@@ -172,7 +172,7 @@ expect_contains "a second run against the applied manifest: nothing left to add"
 chmod 755 "$T"
 cp "$top_builddir/tests/escape/probe" "$ws/probe"
 H=$(mktemp -d /var/tmp/airlock-suggest.XXXXXX)	# a host dir no sandbox sees
-trap 'rm -rf "$H" "$T"; if [ "$TESTS_FINISHED" != 1 ]; then echo "not ok - the test script ended before finish"; exit 1; fi' EXIT
+at_exit 'rm -rf "$H"'
 # Searchable by the runner's user: a path it could not find on the host
 # is no denial, so no suggestion either (denial_existence.sh).
 chmod 755 "$H"
