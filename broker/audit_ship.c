@@ -18,6 +18,7 @@
 #include "broker/audit_ship.h"
 #include "common/errors.h"
 #include "common/log.h"
+#include "common/strlist.h"
 #include "common/vis.h"
 
 #define SHIP_MAX 8
@@ -306,24 +307,13 @@ static const char *const refusal_classes[] = { "path_refused", "denied",
 	"invalid_arguments", "approval_required", "approval_denied",
 	"approval_expired", "approval_rate_limited", "change_refused", NULL };
 
-static int
-in_list(const char *s, const char *const *list)
-{
-	size_t i;
-
-	for (i = 0; s != NULL && list[i] != NULL; i++)
-		if (strcmp(s, list[i]) == 0)
-			return 1;
-	return 0;
-}
-
 int
 audit_is_refusal(json_t *rec)
 {
-	return in_list(json_string_value(json_object_get(rec, "event")),
+	return str_in_list(json_string_value(json_object_get(rec, "event")),
 		   refusal_events) ||
-	    in_list(field(rec, "decision"), refusal_decisions) ||
-	    in_list(field(rec, "errorClass"), refusal_classes);
+	    str_in_list(field(rec, "decision"), refusal_decisions) ||
+	    str_in_list(field(rec, "errorClass"), refusal_classes);
 }
 
 /*

@@ -9,7 +9,8 @@ libairlock_a_SOURCES += \
 	common/sha256.c common/sha256.h \
 	common/vis.c common/vis.h \
 	common/lookalike.c common/lookalike.h \
-	common/approver_token.c common/approver_token.h
+	common/approver_token.c common/approver_token.h \
+	common/strlist.c common/strlist.h
 
 check_PROGRAMS += tests/unit/test_sha256
 TESTS += tests/unit/test_sha256
@@ -31,6 +32,10 @@ check_PROGRAMS += tests/unit/test_approver_token
 TESTS += tests/unit/test_approver_token
 tests_unit_test_approver_token_CFLAGS = $(unit_cflags)
 tests_unit_test_approver_token_LDADD = $(unit_ldadd)
+check_PROGRAMS += tests/unit/test_strlist
+TESTS += tests/unit/test_strlist
+tests_unit_test_strlist_CFLAGS = $(unit_cflags)
+tests_unit_test_strlist_LDADD = $(unit_ldadd)
 check_PROGRAMS += tests/unit/test_util
 TESTS += tests/unit/test_util
 tests_unit_test_util_CFLAGS = $(unit_cflags)

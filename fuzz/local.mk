@@ -18,7 +18,8 @@ FUZZ_LIB_SRCS = common/buf.c common/errors.c common/log.c common/util.c \
 	policy/manifest_limits.c common/approver_token.c common/paths.c \
 	policy/manifest_escalation.c policy/manifest_tools.c common/lookalike.c \
 	policy/seccomp_policy.c policy/yamledit.c policy/githooks.c \
-	policy/lefthook.c proxy/http.c proxy/socks.c proxy/tls.c
+	policy/lefthook.c proxy/http.c proxy/socks.c proxy/tls.c \
+	common/strlist.c
 FUZZ_CC = clang
 FUZZ_SAN = address,undefined
 FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=undefined \

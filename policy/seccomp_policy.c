@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "common/strlist.h"
 #include "policy/seccomp_policy.h"
 
 /* From <linux/sched.h> and <asm/ioctls.h>, kept here to stay pure. */
@@ -275,7 +276,7 @@ is_mode_setter(const char *name)
  * stays allowed.
  */
 static const char *const xattr_setters[] = {
-	"setxattr", "lsetxattr", "fsetxattr", "setxattrat",
+	"setxattr", "lsetxattr", "fsetxattr", "setxattrat", NULL
 };
 
 static void
@@ -284,20 +285,8 @@ refuse_xattr_sets(struct table *t)
 	struct scp_action enotsup = { SCP_ERRNO, EOPNOTSUPP };
 	size_t i;
 
-	for (i = 0; i < sizeof(xattr_setters) / sizeof(xattr_setters[0]); i++)
+	for (i = 0; xattr_setters[i] != NULL; i++)
 		add(t, xattr_setters[i], enotsup, NULL);
-}
-
-/* Whether |name| is one of xattr_setters. */
-static int
-is_xattr_setter(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(xattr_setters) / sizeof(xattr_setters[0]); i++)
-		if (strcmp(name, xattr_setters[i]) == 0)
-			return 1;
-	return 0;
 }
 
 /* Strict profile: the mode setters are allowed only without a setuid or
@@ -370,11 +359,8 @@ compile_strict(struct table *t, int plain_modes)
 		skip = strcmp(strict_allowed[i], "personality") == 0 ||
 		    strcmp(strict_allowed[i], "socketpair") == 0 ||
 		    (plain_modes && (is_mode_setter(strict_allowed[i]) ||
-		    is_xattr_setter(strict_allowed[i])));
-		for (j = 0; seccomp_denied_syscalls[j] != NULL; j++)
-			if (strcmp(strict_allowed[i],
-			    seccomp_denied_syscalls[j]) == 0)
-				skip = 1;
+		    str_in_list(strict_allowed[i], xattr_setters))) ||
+		    str_in_list(strict_allowed[i], seccomp_denied_syscalls);
 		for (j = 0; j < i; j++)
 			if (strcmp(strict_allowed[i], strict_allowed[j]) == 0)
 				skip = 1;

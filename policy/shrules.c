@@ -18,6 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/strlist.h"
 #include "common/util.h"
 #include "policy/shparse.h"
 #include "policy/shrules.h"
@@ -104,17 +105,6 @@ shdecision_parse(const char *s)
 	return -1;
 }
 
-static int
-in_list(const char *s, const char *const *list)
-{
-	size_t i;
-
-	for (i = 0; list[i] != NULL; i++)
-		if (strcmp(s, list[i]) == 0)
-			return 1;
-	return 0;
-}
-
 static const char *
 base_name(const char *s)
 {
@@ -175,7 +165,7 @@ path_ok(const char *p, const char *ws, int devices)
 		return 0;
 	if (p[0] != '/')
 		return 1;
-	if (devices && in_list(p, devs))
+	if (devices && str_in_list(p, devs))
 		return 1;
 	if (devices && strncmp(p, "/dev/fd/", 8) == 0 && p[8] != '\0' &&
 	    strspn(p + 8, "0123456789") == strlen(p + 8))
@@ -628,7 +618,7 @@ check_bash_builtin(
 		check_test_v(name, w, n, o);
 		return;
 	}
-	if (!in_list(name, takes_names))
+	if (!str_in_list(name, takes_names))
 		return;
 	for (j = 1; j < n; j++) {
 		if (!fixed(&w[j]) ||
@@ -690,7 +680,7 @@ dangerous_var(const char *name, size_t n)
 		return 0;
 	memcpy(buf, name, n);
 	buf[n] = '\0';
-	if (in_list(buf, exact))
+	if (str_in_list(buf, exact))
 		return 1;
 	for (i = 0; prefixes[i] != NULL; i++)
 		if (strncmp(buf, prefixes[i], strlen(prefixes[i])) == 0)
@@ -781,10 +771,10 @@ check_name_words(const struct shword *w, size_t n, int plain, struct one *o)
 	const char *name = base_name(w[0].text);
 	size_t j;
 
-	if (!in_list(name, namers))
+	if (!str_in_list(name, namers))
 		return;
 	plain = plain && w[0].flags == 0 && strcmp(w[0].text, name) == 0 &&
-	    in_list(name, declarers);
+	    str_in_list(name, declarers);
 	for (j = 1; j < n; j++) {
 		if (fixed(&w[j]) || (plain && (w[j].flags & SHW_ASSIGN)))
 			continue;
@@ -940,7 +930,7 @@ unwrap(const struct shword *w, size_t n, size_t i, struct one *o)
 		    strcmp(w[j].text, "!") == 0)
 			j++;
 		if (strcmp(name, "time") == 0 && j < n &&
-		    in_list(w[j].text, reserved)) {
+		    str_in_list(w[j].text, reserved)) {
 			set_why(o,
 			    "time before %.10s (a bash compound command)",
 			    w[j].text);
@@ -1023,7 +1013,7 @@ is_shell(const char *name)
 		"ksh", "mksh", "lksh", "ash", "yash", "fish", "csh", "tcsh",
 		"rbash", "posh", "pdksh", "oksh", NULL };
 
-	return in_list(name, shells);
+	return str_in_list(name, shells);
 }
 
 static int
@@ -1036,7 +1026,7 @@ is_interpreter(const char *name)
 		"ghci", "julia", "guile", NULL };
 	size_t i, n;
 
-	if (in_list(name, exact))
+	if (str_in_list(name, exact))
 		return 1;
 	for (i = 0; stems[i] != NULL; i++) {
 		n = strlen(stems[i]);
@@ -1127,7 +1117,7 @@ check_shell(const struct shword *w, size_t n, struct one *o, int interp)
 		   from their arguments or standard input: "python3 -m
 		   timeit 'os.system(...)'" ran it as "python3 -c" does. */
 		if (interp && strcmp(a, "-m") == 0 && j + 1 < n &&
-		    fixed(&w[j + 1]) && in_list(w[j + 1].text, codemods)) {
+		    fixed(&w[j + 1]) && str_in_list(w[j + 1].text, codemods)) {
 			set_why(o, "%s -m %.20s runs code text", name,
 			    w[j + 1].text);
 			return;
@@ -1216,7 +1206,7 @@ git_subcommand_at(const struct shword *w, size_t n)
 	size_t j;
 
 	for (j = 1; j < n; j++) {
-		if (in_list(w[j].text, takes_value))
+		if (str_in_list(w[j].text, takes_value))
 			j++;
 		else if (w[j].text[0] != '-')
 			return j;
@@ -1572,7 +1562,7 @@ check_code_options(
 		check_sed(w, n, o, NULL);
 		return;
 	}
-	if (!in_list(name, progs))
+	if (!str_in_list(name, progs))
 		return;
 	if (strcmp(name, "git") == 0)
 		sub = git_subcommand(w, n);
@@ -1918,11 +1908,11 @@ check_command(
 	name = base_name(w[0].text);
 	check_bash_builtin(name, w, n, o);
 	check_name_words(w, n, plain, o);
-	if (in_list(name, codeword)) {
+	if (str_in_list(name, codeword)) {
 		set_why(o, "%s runs code the rules cannot see", name);
 		return;
 	}
-	if (in_list(name, runners)) {
+	if (str_in_list(name, runners)) {
 		set_why(
 		    o, "%s runs a command the rules do not see through", name);
 		return;
@@ -1939,7 +1929,7 @@ check_command(
 			set_why(o, "%s eval runs code text", name);
 		return;
 	}
-	if (in_list(name, setters)) {
+	if (str_in_list(name, setters)) {
 		for (j = 1; j < n; j++)
 			if (!fixed(&w[j]) && (w[j].flags & SHW_CMDSUB))
 				set_why(
@@ -4767,7 +4757,7 @@ check_runs_later(const struct shword *w, size_t n, const struct shword *all,
 	size_t i;
 	int find, cmd = w != NULL && n > 0; /* else an assignment alone */
 
-	if (cmd && fixed(&w[0]) && in_list(base_name(w[0].text), readers))
+	if (cmd && fixed(&w[0]) && str_in_list(base_name(w[0].text), readers))
 		return;
 	/* find's words are its expression (-exec's command is decided as
 	   a command): only the file of -fprint, -fprintf and -fls */
@@ -4777,7 +4767,7 @@ check_runs_later(const struct shword *w, size_t n, const struct shword *all,
 		t = all[i].text;
 		eq = strchr(t, '=');
 		if ((cmd && &all[i] == w) ||
-		    (find && !in_list(all[i - 1].text, find_writes)))
+		    (find && !str_in_list(all[i - 1].text, find_writes)))
 			continue;
 		/* a glob or pattern whose last component selects nothing in
 		   particular: mv * sub/ */
@@ -4831,7 +4821,7 @@ check_written_words(const struct shword *w, size_t n, struct one *o)
 				    "uniq names a file it writes by a word "
 				    "that is not fixed (%.40s)",
 				    w[i].text);
-	if (!in_list(base_name(w[0].text), writers))
+	if (!str_in_list(base_name(w[0].text), writers))
 		return;
 	/* install -d makes directories (raise_install reads its -m) */
 	if (strcmp(base_name(w[0].text), "install") == 0)
@@ -4879,7 +4869,7 @@ check_extracts(const struct shword *w, size_t n, struct one *o)
 			continue;
 		if (strcmp(a, "--") == 0)
 			opts = 0;
-		if (in_list(name, tars)) {
+		if (str_in_list(name, tars)) {
 			x |= opts &&
 			    (long_opt(a, "--extract", 5) ||
 				long_opt(a, "--get", 5) || short_opt(a, 'x') ||
@@ -4899,7 +4889,7 @@ check_extracts(const struct shword *w, size_t n, struct one *o)
 			x = 1;
 			quiet |= opts && strcmp(a, "--") != 0 && a[0] == '-' &&
 			    strpbrk(a + 1, "ltvpczZ") != NULL;
-		} else if (in_list(name, sevenz))
+		} else if (str_in_list(name, sevenz))
 			x |= j == 1 &&
 			    (strcmp(a, "x") == 0 || strcmp(a, "e") == 0);
 		else if (strcmp(name, "patch") == 0) {
@@ -4955,8 +4945,8 @@ check_decompressed(const struct shword *w, size_t n, struct one *o)
 	if (n < 2 || !fixed(&w[0]))
 		return;
 	name = base_name(w[0].text);
-	d = in_list(name, always);
-	if (!d && !in_list(name, with_d))
+	d = str_in_list(name, always);
+	if (!d && !str_in_list(name, with_d))
 		return;
 	for (j = 1; j < n; j++) {
 		a = w[j].text;
@@ -5134,7 +5124,7 @@ decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
 		(o->walked && strcmp(base_name(w[start].text), "unlink") == 0)))
 		raise_rm(r, w + start, n - start, ws, o);
 	if (fixed(&w[start]) &&
-	    in_list(base_name(w[start].text), setmode_progs))
+	    str_in_list(base_name(w[start].text), setmode_progs))
 		raise_install(r, w + start, n - start, o);
 	if (fixed(&w[start]) && strcmp(base_name(w[start].text), "find") == 0)
 		raise_find(r, w + start, n - start, ws, o);
@@ -5143,7 +5133,8 @@ decide_words(const struct shell_rules *r, const struct shword *w, size_t n,
 		raise_truncate(r, w + start, n - start, ws, o);
 	if (fixed(&w[start]) && strcmp(base_name(w[start].text), "mv") == 0)
 		raise_mv(r, w + start, n - start, ws, o);
-	if (fixed(&w[start]) && in_list(base_name(w[start].text), archivers))
+	if (fixed(&w[start]) &&
+	    str_in_list(base_name(w[start].text), archivers))
 		raise_archiver(r, w + start, n - start, ws, o);
 	if (fixed(&w[start]) && strcmp(base_name(w[start].text), "tee") == 0)
 		raise_tee(r, w + start, n - start, ws, o);
@@ -5500,7 +5491,7 @@ raise_by_code(const struct shell_rules *r, const struct shcmd *c,
 			}
 			return;
 		}
-		if (in_list(name, npms)) {
+		if (str_in_list(name, npms)) {
 			for (j = 1; j < n; j++) {
 				const char *a = w[j].text;
 
@@ -5736,7 +5727,7 @@ cd_as_written(const struct shparse *p)
 		if (c->why != NULL ||
 		    (c->nwords > 0 &&
 			(!fixed(&c->words[0]) ||
-			    in_list(c->words[0].text, shell_state))))
+			    str_in_list(c->words[0].text, shell_state))))
 			return 0;
 	}
 	return 1;

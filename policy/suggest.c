@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "common/strlist.h"
 #include "policy/seccomp_policy.h"
 #include "policy/sensitive.h"
 #include "policy/suggest.h"
@@ -308,18 +309,6 @@ net_weakens(struct planner *pl, const char *host)
 	return pstrdup(pl, buf);
 }
 
-/* Is |s| one of |list| (NULL-terminated)? */
-static int
-in_list(const char *s, const char *const *list)
-{
-	size_t i;
-
-	for (i = 0; list[i] != NULL; i++)
-		if (strcmp(s, list[i]) == 0)
-			return 1;
-	return 0;
-}
-
 static char *
 syscall_weakens(struct planner *pl, const char *s)
 {
@@ -327,7 +316,8 @@ syscall_weakens(struct planner *pl, const char *s)
 
 	/* And every one the default profile refuses outright: each is
 	   there for what it opens (mount_setattr as mount, io_uring...). */
-	if (!in_list(s, bad_syscalls) && !in_list(s, seccomp_denied_syscalls) &&
+	if (!str_in_list(s, bad_syscalls) &&
+	    !str_in_list(s, seccomp_denied_syscalls) &&
 	    strncmp(s, "kexec", 5) != 0)
 		return NULL;
 	snprintf(buf, sizeof(buf), "%s is a dangerous system call", s);

@@ -55,7 +55,7 @@ EXTRA_DIST += tests/integration/denial_existence.sh
 # libseccomp version match (runner/seccomp.c).  Never committed.
 noinst_PROGRAMS += tools/seccomp_gen
 tools_seccomp_gen_SOURCES = tools/seccomp_gen.c runner/seccomp.c \
-	policy/seccomp_policy.c policy/syscalls.c
+	policy/seccomp_policy.c policy/syscalls.c common/strlist.c
 tools_seccomp_gen_CPPFLAGS = $(AM_CPPFLAGS) -DAIRLOCK_SECCOMP_GEN
 tools_seccomp_gen_LDADD = $(DEPS_LIBS)
 BUILT_SOURCES += runner/seccomp_prebuilt.h

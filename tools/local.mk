@@ -75,7 +75,8 @@ FORMAT_FILES = runner/denywatch.c runner/denywatch.h policy/lefthook.c policy/le
 	policy/sensitive.c policy/sensitive.h tests/unit/test_sensitive.c \
 	broker/reqsig.c broker/reqsig.h \
 	supervisor/trustkeys.c supervisor/trustkeys.h \
-	common/lookalike.c common/lookalike.h tests/unit/test_lookalike.c
+	common/lookalike.c common/lookalike.h tests/unit/test_lookalike.c \
+	common/strlist.c common/strlist.h tests/unit/test_strlist.c
 
 lint: $(BUILT_SOURCES) config.h
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
