@@ -27,9 +27,10 @@ export COLUMNS=1000
 trap 'rc=$?; trap "" HUP INT TERM; set +u; run_at_exit; end_writers_in_T; rm -rf "$T"; if [ "$TESTS_FINISHED" != 1 ] && [ "$rc" != 77 ]; then echo "not ok - the test script ended before finish"; exit 1; fi' EXIT
 # A kill (timeout(1)'s TERM, a person's ^C, a closed terminal) ends the
 # script through that trap too.  Untrapped, bash runs it for a signal
-# only where it waits in "wait": one that came while a command ran in
-# the foreground killed the script and left $T, the test's servers and
-# its mounts behind.  The clean-up itself is not cut short by a
+# only where it waits in "wait", dash (tools/mutants/run.py runs the
+# scripts with sh) never: one that came while a command ran in the
+# foreground killed the script and left $T, the test's servers and its
+# mounts behind.  The clean-up itself is not cut short by a
 # second one (timeout(1) signals the script, then its process group).
 # (A subshell or a command the script starts has the signals' defaults
 # again.)
