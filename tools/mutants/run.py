@@ -58,6 +58,11 @@ def parse(path):
         # "\n" and "\t" in from/to stand for a newline and a tab.
         if key in ("from", "to"):
             val = val.replace("\\n", "\n").replace("\\t", "\t")
+        # Without the blank line between two entries, the second's keys
+        # replaced the first's: the first mutant was never run.
+        if key in cur:
+            sys.exit("%s:%d: a second '%s' in mutant %s: a blank line "
+                     "ends each entry" % (path, n, key, cur.get("id", "?")))
         cur[key] = val
         cur.setdefault("line", n)
     if cur:
