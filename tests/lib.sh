@@ -161,6 +161,29 @@ wait_for() {
 	return 1
 }
 
+# origin_start [--on IP] LIFETIME_S [LOG]: the test origin server
+# (tests/proxy_helper serve, or serve-on IP: every address of this netns
+# for "::"), in the background, for at most LIFETIME_S seconds, with LOG
+# the file it appends every byte it received to.  Waits for it to listen
+# and sets SP, its port, and SRVPID, the leader of its process group
+# (the server and a child per connection), which is sent TERM at exit.
+origin_start() {
+	local on=
+	if [ "$1" = --on ]; then
+		on=$2
+		shift 2
+	fi
+	rm -f "$T/srv"
+	if [ -n "$on" ]; then
+		"$top_builddir/tests/proxy_helper" serve-on "$on" "$T/srv" "$@" &
+	else
+		"$top_builddir/tests/proxy_helper" serve "$T/srv" "$@" &
+	fi
+	wait_for test -s "$T/srv"
+	read -r SP SRVPID <"$T/srv"
+	at_exit 'kill -TERM "-$SRVPID" 2>/dev/null'
+}
+
 # exec_proxy_pid PID: the egress proxy of the "airlock exec" that is the
 # child of PID (a timeout(1) wrapping it): the exec's child that runs the
 # same program and has the proxy's resolver keeper for a child (and the

@@ -22,10 +22,7 @@ H="$top_builddir/tests/proxy_helper"
 "$H" lo-up || { echo "not ok - cannot bring up lo"; exit 1; }
 mcp_env
 ws=$(make_workspace)
-"$H" serve "$T/srv" 120 "$T/srv.log" &
-i=0; while [ ! -s "$T/srv" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-read -r SP SRVPID <"$T/srv"
-at_exit 'kill -TERM "-$SRVPID" 2>/dev/null; kill -TERM "$SRVPID" 2>/dev/null'
+origin_start 120 "$T/srv.log"
 mark="beacon$$"
 mark2="sleeper$$"
 

@@ -16,10 +16,7 @@ command -v bash >/dev/null || { echo "not ok - bash (for /dev/tcp) is missing"; 
 
 "$H" lo-up || { echo "not ok - cannot bring up lo"; exit 1; }
 export AIRLOCK_HOME="$T/home" AIRLOCK_RUNTIME_DIR="$T/run"
-"$H" serve "$T/srv" 60 &
-i=0; while [ ! -s "$T/srv" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-read SP SRVPID < "$T/srv"
-at_exit 'kill -TERM "-$SRVPID" 2>/dev/null'
+origin_start 60
 ws=$(make_workspace)
 
 # fetch URL: a plain HTTP request through the proxy, with bash's /dev/tcp.

@@ -24,10 +24,7 @@ H="$top_builddir/tests/proxy_helper"
 # 10.0.0.5 is this machine's (an address of its own, private); 10.0.0.6
 # is another host's on its network.
 ip addr add 10.0.0.5/32 dev lo || { echo "not ok - cannot add 10.0.0.5 to lo"; exit 1; }
-"$H" serve "$T/srv" 60 &
-i=0; while [ ! -s "$T/srv" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-read SP SRVPID < "$T/srv"
-at_exit 'kill -TERM "-$SRVPID" 2>/dev/null'
+origin_start 60
 ws=$(make_workspace)
 . "$top_srcdir/tests/integration/approval_lib.sh"
 

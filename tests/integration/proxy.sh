@@ -50,17 +50,11 @@ mount --bind "$T/resolv.conf" /etc/resolv.conf || { echo "not ok - cannot mount 
 "$H" udp-sink 60 &
 DNSPID=$!
 
-"$H" serve "$T/srv" 120 &
-SERVEPID=$!
-i=0; while [ ! -s "$T/srv" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-read SP SRVPID < "$T/srv"
+origin_start 120
 
 PIDS=""
 cleanup() {
 	for p in $PIDS $DNSPID; do kill "$p" 2>/dev/null; done
-	# The server is a process group leader; dash's kill takes no "--".
-	kill -TERM "-$SRVPID" 2>/dev/null
-	kill "$SERVEPID" 2>/dev/null
 }
 at_exit cleanup
 

@@ -29,12 +29,9 @@ done
 chmod 755 "$T"	# as root, runners run as nobody
 "$H" lo-up || { echo "not ok - cannot bring up lo"; exit 1; }
 export AIRLOCK_HOME="$T/home" AIRLOCK_RUNTIME_DIR="$T/run"
-SRVPID=""
 DNSPID=""
-at_exit 'kill $DNSPID 2>/dev/null; [ -n "$SRVPID" ] && kill -TERM "-$SRVPID" 2>/dev/null'
-"$H" serve "$T/srv" 300 &
-i=0; while [ ! -s "$T/srv" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-read -r SP SRVPID < "$T/srv"
+at_exit 'kill $DNSPID 2>/dev/null'
+origin_start 300
 
 # DNS: real.test is 127.0.0.1; a name under hang.test gets no answer at
 # all; anything else NXDOMAIN.  Every query is logged.

@@ -58,10 +58,7 @@ mount --bind "$T/hosts" /etc/hosts || { echo "not ok - cannot mount hosts"; exit
 
 # The machine's services: one server on every address of this netns.
 : > "$T/srv.log"
-"$H" serve-on :: "$T/srv" 120 "$T/srv.log" &
-i=0; while [ ! -s "$T/srv" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-read -r SP SRVPID < "$T/srv"
-at_exit 'kill -TERM "-$SRVPID" 2>/dev/null'
+origin_start --on :: 120 "$T/srv.log"
 ws=$(make_workspace)
 
 # The server answers on these addresses outside the sandbox.

@@ -32,10 +32,7 @@ chmod 644 "$T/hosts"
 mount --bind "$T/hosts" /etc/hosts || { echo "not ok - cannot mount hosts"; exit 1; }
 
 : > "$T/srv.log"
-"$H" serve-on 127.0.0.1 "$T/srv" 120 "$T/srv.log" &
-i=0; while [ ! -s "$T/srv" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-read -r SP SRVPID < "$T/srv"
-at_exit 'kill -TERM "-$SRVPID" 2>/dev/null'
+origin_start --on 127.0.0.1 120 "$T/srv.log"
 ws=$(make_workspace)
 
 # The attacker: a ClientHello for each server name through the tunnel
