@@ -23,8 +23,12 @@ export COLUMNS=1000
 # fails, unless it exits 77: a skip, with a message naming what is absent.
 # What a test adds with at_exit runs first.  A test sets no EXIT trap of
 # its own: it would replace this one (and $T would stay, its processes
-# run on, a script ended early pass).
-trap 'rc=$?; trap "" HUP INT TERM; set +u; run_at_exit; end_writers_in_T; rm -rf "$T"; if [ "$TESTS_FINISHED" != 1 ] && [ "$rc" != 77 ]; then echo "not ok - the test script ended before finish"; exit 1; fi' EXIT
+# run on, a script ended early pass).  $T is removed without crossing
+# into another file system mounted under it that an at_exit did not
+# unmount (a cgroup2 hierarchy, a loop device's): that one stays, with
+# the directories above it.  (A bind of a directory of the same file
+# system is not told apart: unmount it.)
+trap 'rc=$?; trap "" HUP INT TERM; set +u; run_at_exit; end_writers_in_T; rm -rf --one-file-system "$T"; if [ "$TESTS_FINISHED" != 1 ] && [ "$rc" != 77 ]; then echo "not ok - the test script ended before finish"; exit 1; fi' EXIT
 # A kill (timeout(1)'s TERM, a person's ^C, a closed terminal) ends the
 # script through that trap too.  Untrapped, bash runs it for a signal
 # only where it waits in "wait", dash (tools/mutants/run.py runs the

@@ -26,7 +26,7 @@ mount -t cgroup2 none "$mnt" 2>"$T/merr" ||
     skip "no cgroup2 hierarchy can be mounted here: $(cat "$T/merr")"
 root="$mnt/airlock-test-$$"
 mkdir "$root"
-trap 'end_writers_in_T; for i in 1 2 3 4 5 6 7 8 9 10; do rmdir "$root"/airlock-* 2>/dev/null; rmdir "$root" 2>/dev/null && break; sleep 0.1; done; umount "$mnt" && rm -rf "$T"; if [ "$TESTS_FINISHED" != 1 ]; then echo "not ok - the test script ended before finish"; exit 1; fi' EXIT
+at_exit 'end_writers_in_T; for i in 1 2 3 4 5 6 7 8 9 10; do rmdir "$root"/airlock-* 2>/dev/null; rmdir "$root" 2>/dev/null && break; sleep 0.1; done; umount "$mnt"'
 # The memory and pids controllers, where v1 does not hold them (here it
 # does: this hierarchy then has neither, and only the placement is
 # checked; exec_reuse.sh checks the limits on v1).
