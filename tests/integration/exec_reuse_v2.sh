@@ -77,7 +77,7 @@ expect_eq "and the one after it too" "$?/$out" "0/ran"
 expect_eq "in that same new cgroup" "$(kept)" "$before"
 if [ "$limits" != 1 ]; then
 	finish
-	exit
+	exit # finish's status: "exit" after a false test was 1
 fi
 
 # Each run's limits, set again in the kept cgroup (left as it set them).
