@@ -80,17 +80,17 @@ enum { CG_MEMORY, CG_PIDS, CG_CPU, CG_N };
 static const char *const v1_names[CG_N] = { "memory", "pids", "cpu" };
 
 struct runner_cgroup {
-	int v2;
-	char *path[CG_N]; /* v2: path[0] only */
-	char *procs[CG_N]; /* the cgroup.procs files to join */
-	size_t nprocs;
-	char *tasks[CG_N]; /* v1: their tasks files, for the child */
-	int dirfd; /* v2: the cgroup's directory, else -1 */
-	int64_t max_pids;
+	int	 v2;
+	char	*path[CG_N];	/* v2: path[0] only */
+	char	*procs[CG_N];	/* the cgroup.procs files to join */
+	size_t	 nprocs;
+	char	*tasks[CG_N];	/* v1: their tasks files, for the child */
+	int	 dirfd;		/* v2: the cgroup's directory, else -1 */
+	int64_t	 max_pids;
 	/* The counters runner_cgroup_limit_hit() reads, opened ahead by
 	 * runner_cgroup_watch(), or -1 (then opened when read). */
-	int watch[3];
-	int killed; /* v2: cgroup.kill was written */
+	int	 watch[3];
+	int	 killed;	/* v2: cgroup.kill was written */
 };
 
 /* runner_cgroup.watch[]: the OOM kills, the pids limit's refusals and
@@ -98,11 +98,11 @@ struct runner_cgroup {
 enum { W_OOM, W_PIDS_MAX, W_PIDS_PEAK };
 
 static struct {
-	int probed;
-	int v2;
-	int attach_only; /* AIRLOCK_CGROUP_ATTACH=1: attach only */
-	int self_move; /* v1: a thread moving itself skips the rwsem */
-	char *base[CG_N];
+	int	 probed;
+	int	 v2;
+	int	 attach_only;	/* AIRLOCK_CGROUP_ATTACH=1: attach only */
+	int	 self_move;	/* v1: a thread moving itself skips the rwsem */
+	char	*base[CG_N];
 } cg;
 
 static int
@@ -146,8 +146,7 @@ own_path(const char *text, const char *ctrl)
 	char *found = NULL;
 	size_t len;
 
-	for (; found == NULL && *text != '\0';
-	     text += len + (text[len] != '\0')) {
+	for (; found == NULL && *text != '\0'; text += len + (text[len] != '\0')) {
 		len = strcspn(text, "\n");
 		if (len >= sizeof(line))
 			continue;
@@ -163,7 +162,7 @@ own_path(const char *text, const char *ctrl)
 			continue;
 		}
 		for (tok = strtok_r(s + 1, ",", &save); tok != NULL;
-		     tok = strtok_r(NULL, ",", &save))
+		    tok = strtok_r(NULL, ",", &save))
 			if (strcmp(tok, ctrl) == 0)
 				found = xstrdup(c + 1);
 	}
@@ -219,12 +218,11 @@ collect_stale(const char *base)
 		if (sscanf(de->d_name, "airlock-%d-%u", &pid, &seq) != 2 ||
 		    pid <= 0)
 			continue;
-		if (pid != getpid() &&
-		    (kill(pid, 0) == 0 || errno != ESRCH ||
-			!older_than(dirfd(dir), de->d_name, STALE_AGE_SECONDS)))
+		if (pid != getpid() && (kill(pid, 0) == 0 || errno != ESRCH ||
+		    !older_than(dirfd(dir), de->d_name, STALE_AGE_SECONDS)))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", base, de->d_name);
-		(void)rmdir(path); /* fails if still in use: fine */
+		(void)rmdir(path);	/* fails if still in use: fine */
 	}
 	closedir(dir);
 }
@@ -252,8 +250,9 @@ env_is_1(const char *name)
 static void
 probe(void)
 {
-	static const char *const roots[] = { "/sys/fs/cgroup",
-		"/sys/fs/cgroup/unified", NULL };
+	static const char *const roots[] = {
+		"/sys/fs/cgroup", "/sys/fs/cgroup/unified", NULL
+	};
 	char buf[512], dir[RUNNER_MAX_PATH], *mine, *own;
 	size_t i, len;
 	int fd;
@@ -273,8 +272,7 @@ probe(void)
 			collect_stale(cg.base[0]);
 		} else
 			log_warnx("AIRLOCK_CGROUP2_ROOT=%s is not a writable "
-				  "cgroup2 directory: no cgroup",
-			    own);
+			    "cgroup2 directory: no cgroup", own);
 		return;
 	}
 	/* Read once for the four lookups below (none found: no cgroup). */
@@ -290,8 +288,8 @@ probe(void)
 			snprintf(dir, sizeof(dir), "%s%s", roots[i],
 			    strcmp(own, "/") == 0 ? "" : own);
 			if (read_file(dir, "cgroup.subtree_control", buf,
-				sizeof(buf)) == 0 &&
-			    strstr(buf, "memory") && strstr(buf, "pids")) {
+			    sizeof(buf)) == 0 && strstr(buf, "memory") &&
+			    strstr(buf, "pids")) {
 				cg.v2 = 1;
 				cg.base[0] = xstrdup(dir);
 				collect_stale(cg.base[0]);
@@ -329,8 +327,8 @@ make_dir(const char *base)
 	int tries;
 
 	for (tries = 0; tries < CG_NAME_TRIES; tries++) {
-		xasprintf(
-		    &path, "%s/airlock-%d-%u", base, (int)getpid(), seq++);
+		xasprintf(&path, "%s/airlock-%d-%u", base, (int)getpid(),
+		    seq++);
 		if (mkdir(path, 0755) == 0)
 			return path;
 		free(path);
@@ -349,8 +347,8 @@ add_procs(struct runner_cgroup *c, const char *dir, int v1)
 	xasprintf(&c->procs[c->nprocs++], "%s/cgroup.procs", dir);
 }
 
-static long long field(
-    int fd, const char *dir, const char *file, const char *key);
+static long long field(int fd, const char *dir, const char *file,
+    const char *key);
 
 /*
  * Writes the memory limit of |lim| (none when not asked for) to the v1
@@ -405,8 +403,8 @@ set_limits(size_t i, const char *dir, const struct resource_limits *lim,
 	}
 	if ((v2 || i == CG_PIDS) && (lim->processes > 0 || reused)) {
 		snprintf(v, sizeof(v), "%lld", (long long)lim->processes);
-		if (write_file(
-			dir, "pids.max", lim->processes > 0 ? v : "max") == 0 &&
+		if (write_file(dir, "pids.max", lim->processes > 0 ? v : "max") ==
+			0 &&
 		    lim->processes > 0)
 			*enforced |= LIMIT_ASKED_PIDS;
 	}
@@ -472,8 +470,7 @@ take_ready(const struct runner_cgroup_ready *ready, size_t ctrl,
 		    : -1;
 		if ((lim->processes > 0 && peak >= lim->processes - 1) ||
 		    utimensat(AT_FDCWD, ready->path[i], NULL, 0) != 0) {
-			runner_cgroup_rmdir(
-			    AT_FDCWD, ready->path[i], st.st_ino);
+			runner_cgroup_rmdir(AT_FDCWD, ready->path[i], st.st_ino);
 			return NULL;
 		}
 		return xstrdup(ready->path[i]);
@@ -543,8 +540,9 @@ runner_cgroup_create(const struct resource_limits *lim, unsigned *enforced,
 	c->watch[W_OOM] = c->watch[W_PIDS_MAX] = c->watch[W_PIDS_PEAK] = -1;
 	if (cg.v2) {
 		c->v2 = 1;
-		if ((c->path[0] = cgroup_for(
-			 CG_N, cg.base[0], lim, ready, enforced)) == NULL)
+		if ((c->path[0] =
+			cgroup_for(CG_N, cg.base[0], lim, ready, enforced)) ==
+		    NULL)
 			goto none;
 		/* For clone3(CLONE_INTO_CGROUP); -1 leaves the attach. */
 		c->dirfd = open(c->path[0], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -553,8 +551,8 @@ runner_cgroup_create(const struct resource_limits *lim, unsigned *enforced,
 	}
 	for (i = 0; i < CG_N; i++) {
 		if (cg.base[i] == NULL ||
-		    (c->path[i] = cgroup_for(
-			 i, cg.base[i], lim, ready, enforced)) == NULL)
+		    (c->path[i] = cgroup_for(i, cg.base[i], lim, ready,
+			 enforced)) == NULL)
 			continue;
 		add_procs(c, c->path[i], 1);
 		if (i != CG_CPU)
@@ -594,8 +592,8 @@ runner_cgroup_ready_make(struct runner_cgroup_ready *r)
 }
 
 int
-runner_cgroup_ready_text(
-    const struct runner_cgroup_ready *r, char *buf, size_t len)
+runner_cgroup_ready_text(const struct runner_cgroup_ready *r, char *buf,
+    size_t len)
 {
 	size_t i, off = 0;
 	int n;
@@ -625,7 +623,8 @@ runner_cgroup_ready_parse(const char *text, struct runner_cgroup_ready *r)
 		if ((nl = strchr(s, '\n')) == NULL ||
 		    (sp = memchr(s, ' ', (size_t)(nl - s))) == NULL ||
 		    r->n == RUNNER_CGROUP_READY_MAX ||
-		    (size_t)(nl - sp - 1) >= sizeof(r->path[0]) || sp[1] != '/')
+		    (size_t)(nl - sp - 1) >= sizeof(r->path[0]) ||
+		    sp[1] != '/')
 			goto bad;
 		errno = 0;
 		ino = strtoull(s, &end, 10);
@@ -714,8 +713,8 @@ close_all(int *fds, size_t n)
 }
 
 pid_t
-runner_cgroup_clone(
-    const struct runner_cgroup *c, unsigned long flags, int *pidfd, int *placed)
+runner_cgroup_clone(const struct runner_cgroup *c, unsigned long flags,
+    int *pidfd, int *placed)
 {
 	struct clone_args args;
 	long pid;
@@ -805,7 +804,8 @@ runner_cgroup_kill(struct runner_cgroup *c)
 /* Reads |file| in |dir| into buf[0..len), NUL-terminated, from |fd| if it
  * is open (opened ahead: the file as it is now), else by name. */
 static int
-read_counter(int fd, const char *dir, const char *file, char *buf, size_t len)
+read_counter(int fd, const char *dir, const char *file, char *buf,
+    size_t len)
 {
 	ssize_t n;
 
@@ -825,7 +825,7 @@ field(int fd, const char *dir, const char *file, const char *key)
 
 	if (read_counter(fd, dir, file, buf, sizeof(buf)) == -1)
 		return 0;
-	for (s = buf; s != NULL && *s != '\0';) {
+	for (s = buf; s != NULL && *s != '\0'; ) {
 		if (strncmp(s, key, klen) == 0 && s[klen] == ' ')
 			return strtoll(s + klen + 1, NULL, 10);
 		if ((s = strchr(s, '\n')) != NULL)
@@ -841,9 +841,8 @@ pids_peaked(const struct runner_cgroup *c, const char *dir)
 {
 	char buf[64];
 
-	if (c->max_pids <= 0 ||
-	    read_counter(c->watch[W_PIDS_PEAK], dir, "pids.peak", buf,
-		sizeof(buf)) == -1)
+	if (c->max_pids <= 0 || read_counter(c->watch[W_PIDS_PEAK], dir,
+	    "pids.peak", buf, sizeof(buf)) == -1)
 		return 0;
 	return strtoll(buf, NULL, 10) >= c->max_pids - 1;
 }
@@ -855,20 +854,18 @@ runner_cgroup_limit_hit(struct runner_cgroup *c)
 		return 0;
 	if (c->v2) {
 		if (field(c->watch[W_OOM], c->path[0], "memory.events",
-			"oom_kill") > 0)
+		    "oom_kill") > 0)
 			return 1;
 		if (field(c->watch[W_PIDS_MAX], c->path[0], "pids.events",
-			"max") > 0 ||
-		    pids_peaked(c, c->path[0]))
+		    "max") > 0 || pids_peaked(c, c->path[0]))
 			return 2;
 		return 0;
 	}
 	if (field(c->watch[W_OOM], c->path[CG_MEMORY], "memory.oom_control",
-		"oom_kill") > 0)
+	    "oom_kill") > 0)
 		return 1;
 	if (field(c->watch[W_PIDS_MAX], c->path[CG_PIDS], "pids.events",
-		"max") > 0 ||
-	    pids_peaked(c, c->path[CG_PIDS]))
+	    "max") > 0 || pids_peaked(c, c->path[CG_PIDS]))
 		return 2;
 	return 0;
 }
