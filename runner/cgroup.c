@@ -478,26 +478,31 @@ take_ready(const struct runner_cgroup_ready *ready, size_t ctrl,
 	return NULL;
 }
 
-/* The LIMIT_ASKED_* bits of |lim| controller |i| (CG_N: v2's) sets. */
-static unsigned
-asked_of(size_t i, const struct resource_limits *lim)
+/*
+ * 1 if |lim|'s memory limit, asked for of controller |i| (CG_N: v2's),
+ * is not among |set| though the cgroup |dir| has the file for it: the
+ * write failed for what the cgroup holds (more charged there than the
+ * limit, and it could not be reclaimed), which a new cgroup would not.
+ */
+static int
+memory_refused(size_t i, const char *dir, const struct resource_limits *lim,
+    unsigned set)
 {
-	unsigned asked = 0;
+	char path[RUNNER_MAX_PATH];
 
-	if ((i == CG_MEMORY || i == CG_N) && lim->memory_mb > 0)
-		asked |= LIMIT_ASKED_MEMORY;
-	if ((i == CG_PIDS || i == CG_N) && lim->processes > 0)
-		asked |= LIMIT_ASKED_PIDS;
-	if ((i == CG_CPU || i == CG_N) && lim->cpu_percent > 0)
-		asked |= LIMIT_ASKED_CPU;
-	return asked;
+	if ((i != CG_MEMORY && i != CG_N) || lim->memory_mb <= 0 ||
+	    (set & LIMIT_ASKED_MEMORY))
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s", dir,
+	    i == CG_N ? "memory.max" : "memory.limit_in_bytes");
+	return access(path, F_OK) == 0;
 }
 
 /*
  * A cgroup in |base| for |lim|: one of |ready|, else a new one; its
- * limits set.  A taken one in which a limit asked for cannot be set (a
- * lower memory limit than what is charged there and cannot be
- * reclaimed) is removed and a new one made.  Its path, or NULL.
+ * limits set.  A taken one in which the memory limit asked for cannot be
+ * set (memory_refused()) is removed and a new one made.  Its path, or
+ * NULL.
  */
 static char *
 cgroup_for(size_t i, const char *base, const struct resource_limits *lim,
@@ -509,7 +514,7 @@ cgroup_for(size_t i, const char *base, const struct resource_limits *lim,
 
 	if ((path = take_ready(ready, i, base, lim)) != NULL) {
 		set_limits(i, path, lim, 1, &set);
-		if ((set & asked_of(i, lim)) == asked_of(i, lim)) {
+		if (!memory_refused(i, path, lim, set)) {
 			*enforced |= set;
 			return path;
 		}
