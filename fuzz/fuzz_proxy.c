@@ -71,6 +71,12 @@
  *     ClientHello after one) takes its name from the bytes;
  *     tls_upgrade_prelude (a database's request for TLS) is 8 or 36
  *     bytes, read from those alone, and never wants more than 36;
+ *     tls_second_hello_end is within the bytes, past the second
+ *     ClientHello's name;
+ *   - proxy/tls.c tls_walk (the records after the ClientHello: a
+ *     renegotiation is refused) decides the same whatever pieces the
+ *     stream comes in, a refusal gives a printable reason, and a stream
+ *     of application_data records alone is never refused;
  *   - proxy/http.c http_starts_request (is a tunnel's start an HTTP
  *     request?) says so of every head http_head_parse accepts, and of
  *     every prefix of it that holds its first line; "not a request" is
@@ -912,6 +918,12 @@ check_tls_second(const uint8_t *data, size_t size)
 	if (rc == 1 && name[0] != '\0' &&
 	    memmem(data, size, name, strlen(name)) == NULL)
 		fail("tls: second hello: name not from the bytes", in, size);
+	if (rc == 1 &&
+	    (tls_second_hello_end(data, size) > size ||
+		(name[0] != '\0' &&
+		    memmem(data, tls_second_hello_end(data, size), name,
+			strlen(name)) == NULL)))
+		fail("tls: second hello: its end before its name", in, size);
 	rc = tls_upgrade_prelude(data, size);
 	if (rc != -1 && rc != 0 && rc != 8 && rc != 36)
 		fail("tls: a request for TLS of an odd length", in, size);
@@ -919,6 +931,57 @@ check_tls_second(const uint8_t *data, size_t size)
 		fail("tls: a request for TLS read past its end", in, size);
 	if (rc == -1 && size >= 36)
 		fail("tls: more than a request for TLS wanted", in, size);
+}
+
+/* Walks |data| in pieces of |step| bytes (the first |first| alone). */
+static int
+walk_pieces(const uint8_t *data, size_t size, size_t first, size_t step,
+    char why[TLS_WHY_MAX])
+{
+	struct tls_walk w;
+	size_t off = 0, n;
+
+	memset(&w, 0, sizeof(w));
+	for (n = first < size ? first : size; off < size; n = step) {
+		if (n > size - off)
+			n = size - off;
+		if (tls_walk(&w, data + off, n, why) != 0)
+			return -1;
+		off += n;
+	}
+	return 0;
+}
+
+/*
+ * The client's records after its ClientHello: the same decision in any
+ * pieces; application_data records alone pass.
+ */
+static void
+check_tls_walk(const uint8_t *data, size_t size)
+{
+	char why[TLS_WHY_MAX];
+	const char *in = (const char *)data;
+	size_t first = size > 0 ? data[0] % 11 : 0, step;
+	int rc, only_app = size > 0, r2;
+	size_t off, len;
+
+	rc = walk_pieces(data, size, size, size, why);
+	if (rc != 0 && rc != -1)
+		fail("tls walk: bad return", in, size);
+	if (rc == -1 && !reason_ok(why, sizeof(why)))
+		fail("tls walk: refusal without a printable reason", in, size);
+	for (step = 1; step <= 7; step++)
+		if ((r2 = walk_pieces(data, size, first, step, why)) != rc)
+			fail("tls walk: pieces decide differently", in, size);
+	for (off = 0; off < size && only_app; off += 5 + len) {
+		if (size - off < 5)
+			break;
+		len = (size_t)data[off + 3] << 8 | data[off + 4];
+		only_app = data[off] == 23 && data[off + 1] == 3 &&
+		    len <= 16384 + 2048;
+	}
+	if (only_app && rc != 0)
+		fail("tls walk: application data refused", in, size);
 }
 
 /* --- a tunnel's start (proxy/http.c http_starts_request) ---------------- */
@@ -961,6 +1024,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_socks(data, size);
 	check_tls(data, size);
 	check_tls_second(data, size);
+	check_tls_walk(data, size);
 	check_tunnel_start(in, size);
 	return 0;
 }

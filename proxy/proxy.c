@@ -19,7 +19,9 @@
  *               the CONNECT host, or one plain-HTTP request for it);
  *               after a ClientHello the client's next bytes wait for
  *               the server's first message (server_first()), and after
- *               a HelloRetryRequest the second ClientHello is judged
+ *               a HelloRetryRequest the second ClientHello is judged;
+ *               then the client's records are walked (walk_client():
+ *               no renegotiation)
  *   REPLY       writing the proxy's own response (errors, 200 for CONNECT
  *               goes through RELAY instead), then
  *   DRAIN       discarding what the client still sends until it closes,
@@ -160,6 +162,11 @@ struct conn {
 						   it (in |held|) is judged
 						   as the tunnel's start
 						   once it went */
+	int			 walking;	/* its ClientHello went: every
+						   record the client sends
+						   after it is walked (copied,
+						   not spliced) */
+	struct tls_walk		 walk;
 	unsigned char		 sfirst[TLS_SERVER_FIRST];
 	size_t			 sfirstlen;	/* the server's first bytes */
 	char			*held;		/* client bytes read behind
@@ -1557,6 +1564,27 @@ hello_refuse(struct proxy *p, struct conn *c, const char *decision,
 
 #define END_SNI		"TLS server name refused"
 #define END_HTTP	"HTTP request in the tunnel refused"
+#define END_RECORD	"TLS record refused"
+
+/*
+ * Walks |len| bytes the client of the tunnel |c| sends after its checked
+ * ClientHello (tls_walk()).  Returns 0, or -1 with the refusal in |c|'s
+ * record (the caller closes it): none of those bytes went.
+ */
+static int
+walk_client(struct conn *c, const char *buf, size_t len)
+{
+	char why[TLS_WHY_MAX];
+
+	if (!c->walking ||
+	    tls_walk(&c->walk, (const unsigned char *)buf, len, why) == 0)
+		return 0;
+	snprintf(c->reason, sizeof(c->reason), "%s", why);
+	c->status = 403;
+	c->decision = "deny";
+	c->end = END_RECORD;
+	return -1;
+}
 
 /*
  * The first bytes of the tunnel |c| to a name, when they are no TLS
@@ -1741,8 +1769,13 @@ hello_judge(struct proxy *p, struct conn *c, int final)
 	c->hello_check = 0;
 	if (c->hello_second) {
 		c->hello_second = 0;	/* a server asks once */
+		n = tls_second_hello_end(d, c->up.len);
+		if (walk_client(c, c->up.data + n, c->up.len - n) != 0)
+			conn_close(p, c);
 		return;
 	}
+	c->walking = 1;
+	memset(&c->walk, 0, sizeof(c->walk));
 	hold_behind(p, c, 5 + ((size_t)d[3] << 8 | d[4]), 1);
 }
 
@@ -1865,8 +1898,10 @@ relay_read(struct proxy *p, struct conn *c, int from, struct relaybuf *b,
 	/* A plain-HTTP request body: exactly the declared length. */
 	if (from == c->cfd && c->framed && want > c->up_left)
 		want = (size_t)c->up_left;
-	/* The server's first bytes are read, by server_first(). */
-	spliced = b->pipe[0] >= 0 && !(from == c->sfd && c->server_wait);
+	/* The server's first bytes are read, by server_first(); so are
+	 * the client's records after its ClientHello, by walk_client(). */
+	spliced = b->pipe[0] >= 0 && !(from == c->sfd && c->server_wait) &&
+	    !(from == c->cfd && c->walking);
 	if (spliced)
 		n = splice(from, NULL, b->pipe[1], NULL, want,
 		    SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
@@ -1886,6 +1921,8 @@ relay_read(struct proxy *p, struct conn *c, int from, struct relaybuf *b,
 		*eof = 1;
 		return 0;
 	}
+	if (from == c->cfd && walk_client(c, b->data, (size_t)n) != 0)
+		return -1;
 	*count += (uint64_t)n;
 	if (from == c->cfd && c->framed) {
 		c->up_left -= (uint64_t)n;
@@ -1936,6 +1973,9 @@ server_first(struct conn *c, const char *data, size_t n)
 	}
 	if (c->heldlen == 0)
 		return 0;
+	/* Let go as they are: walked (a second ClientHello is judged). */
+	if (rc != 1 && walk_client(c, c->held, c->heldlen) != 0)
+		return -1;
 	/* Behind what is still to be sent; the buffer holds RELAY_BUF, a
 	 * record and a head at most half of that each. */
 	memmove(c->up.data, c->up.data + c->up.off, c->up.len);

@@ -217,6 +217,71 @@ tls_second_hello_name(const unsigned char *buf, size_t len,
 	return tls_client_hello_name(buf + off, len - off, name, why);
 }
 
+size_t
+tls_second_hello_end(const unsigned char *buf, size_t len)
+{
+	size_t off = skippable_records(buf, len);
+
+	if (off == SIZE_MAX || len - off < 5)
+		return len;
+	off += 5 + ((size_t)buf[off + 3] << 8 | buf[off + 4]);
+	return off < len ? off : len;
+}
+
+#define TLS_CIPHERTEXT_MAX (16384 + 2048)
+
+/* The header in w->hdr begins a record: may it? */
+static int
+walk_record(struct tls_walk *w, char why[TLS_WHY_MAX])
+{
+	size_t type = w->hdr[0];
+
+	w->left = (size_t)w->hdr[3] << 8 | w->hdr[4];
+	w->hdrlen = 0;
+	if (type < TLS_CHANGE_CIPHER_SPEC || type > TLS_APP_DATA ||
+	    w->hdr[1] != 3 || w->left > TLS_CIPHERTEXT_MAX)
+		return refuse(why,
+		    "malformed TLS record after the "
+		    "ClientHello");
+	if (type == TLS_CHANGE_CIPHER_SPEC)
+		w->ccs = 1;
+	else if (type == TLS_APP_DATA)
+		w->app = 1;
+	else if (type == TLS_HANDSHAKE &&
+	    (w->app || (w->ccs && w->after_ccs++ > 0)))
+		return refuse(why,
+		    "TLS handshake record after the "
+		    "handshake (a renegotiation)");
+	return 0;
+}
+
+int
+tls_walk(struct tls_walk *w, const unsigned char *buf, size_t len,
+    char why[TLS_WHY_MAX])
+{
+	size_t n;
+
+	why[0] = '\0';
+	while (len > 0) {
+		if (w->left > 0) {
+			n = len < w->left ? len : w->left;
+			w->left -= n;
+		} else {
+			n = sizeof(w->hdr) - w->hdrlen;
+			if (n > len)
+				n = len;
+			memcpy(w->hdr + w->hdrlen, buf, n);
+			w->hdrlen += n;
+			if (w->hdrlen == sizeof(w->hdr) &&
+			    walk_record(w, why) != 0)
+				return -1;
+		}
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
 /* SHA-256("HelloRetryRequest"), a ServerHello's random in an HRR. */
 static const unsigned char hrr_random[32] = {
 	0xcf,

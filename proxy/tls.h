@@ -77,6 +77,47 @@ int tls_second_hello_name(const unsigned char *buf, size_t len,
     char name[TLS_NAME_MAX], char why[TLS_WHY_MAX]);
 
 /*
+ * Where the second ClientHello that tls_second_hello_name() accepted in
+ * the same |len| bytes of |buf| ends: what follows is the client's
+ * stream after it (tls_walk()).
+ */
+size_t tls_second_hello_end(const unsigned char *buf, size_t len);
+
+/*
+ * The records a client sends after its checked ClientHello (or second
+ * ClientHello), walked as they go: a TLS 1.2 renegotiation is a new
+ * ClientHello, encrypted, in a record that still says handshake (22),
+ * and a server that allows it takes the name in it (OpenSSL runs its
+ * servername callback again).  TLS 1.3 has none: after the ClientHello
+ * everything but change_cipher_spec is application_data (23), KeyUpdate
+ * and post-handshake messages inside.  So, fail closed:
+ *   - every record is change_cipher_spec, alert, handshake or
+ *     application_data (20..23), version 3.x, at most 2^14 + 2048 bytes
+ *     (a TLS 1.2 ciphertext's most);
+ *   - a handshake record after an application_data record, or more than
+ *     one after the client's first change_cipher_spec (its Finished), is
+ *     refused: the client's handshake is over, and what it starts is a
+ *     renegotiation.
+ * A zeroed struct starts at a record boundary.
+ */
+struct tls_walk {
+	unsigned char hdr[5]; /* the header of the current record */
+	size_t hdrlen; /* how much of it came */
+	size_t left; /* its body bytes still to come */
+	int ccs; /* a change_cipher_spec came */
+	int after_ccs; /* handshake records since */
+	int app; /* an application_data record came */
+};
+
+/*
+ * Walks |len| more bytes of the client's stream.  Returns 0, or -1 with
+ * the reason in |why| (NUL-terminated) once a record is refused; the
+ * walk is then over.
+ */
+int tls_walk(struct tls_walk *w, const unsigned char *buf, size_t len,
+    char why[TLS_WHY_MAX]);
+
+/*
  * A protocol that turns to TLS after a first message of its own sends
  * its ClientHello next, and front ends that route those protocols by
  * server name (database proxies) read it there.  Returns the length of

@@ -474,4 +474,6 @@ EXTRA_DIST += tests/integration/budget_landq.sh
 TESTS += tests/integration/proxy_sni.sh
 EXTRA_DIST += tests/integration/proxy_sni.sh
 TESTS += tests/integration/proxy_tls_tricks.sh
+TESTS += tests/integration/proxy_tls_reneg.sh
 EXTRA_DIST += tests/integration/proxy_tls_tricks.sh
+EXTRA_DIST += tests/integration/proxy_tls_reneg.sh

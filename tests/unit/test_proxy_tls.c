@@ -9,7 +9,9 @@
  * and an SSLv2-format ClientHello; every prefix of a valid record asks
  * for more.  A server's HelloRetryRequest is told from its ServerHello,
  * and the second ClientHello is read behind the records that may come
- * before it; Postgres's and MySQL's requests for TLS are told.
+ * before it; Postgres's and MySQL's requests for TLS are told.  The
+ * records after the ClientHello are walked: a renegotiation's handshake
+ * record is refused, TLS 1.2 and 1.3 sessions in any pieces are not.
  */
 #include "config.h"
 
@@ -20,7 +22,7 @@
 #include "proxy/tls.h"
 
 struct msg {
-	unsigned char b[TLS_RECORD_MAX + 64];
+	unsigned char b[2 * TLS_RECORD_MAX];
 	size_t len;
 };
 
@@ -362,6 +364,118 @@ START_TEST(test_a_database_request_for_tls_is_told)
 }
 END_TEST
 
+/* Walks |m| in pieces of |step| bytes; the result of the last piece. */
+static int
+walk_in(const struct msg *m, size_t step, char *why)
+{
+	struct tls_walk w;
+	size_t off, n;
+
+	memset(&w, 0, sizeof(w));
+	for (off = 0; off < m->len; off += n) {
+		n = m->len - off < step ? m->len - off : step;
+		if (tls_walk(&w, m->b + off, n, why) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* A record of |type| with |n| body bytes. */
+static void
+record(struct msg *m, unsigned char type, size_t n)
+{
+	static const unsigned char z[2 * TLS_RECORD_MAX];
+
+	put(m, (unsigned char[]){ type, 3, 3 }, 3);
+	put16(m, n);
+	put(m, z, n);
+}
+
+/*
+ * What a client sends after its ClientHello: a TLS 1.2 handshake
+ * (ClientKeyExchange, change_cipher_spec, Finished, then data), a
+ * TLS 1.3 one (all application_data), in any pieces; a handshake record
+ * after data, or a second one after change_cipher_spec, is refused.
+ */
+START_TEST(test_a_renegotiation_is_refused)
+{
+	static struct msg m12, m13, m;
+	char why[TLS_WHY_MAX];
+	size_t step;
+
+	record(&m12, 22, 70); /* ClientKeyExchange */
+	record(&m12, 20, 1);
+	record(&m12, 22, 40); /* Finished */
+	record(&m12, 23, 16384 + 2048);
+	record(&m12, 23, 0);
+	record(&m12, 21, 26); /* close_notify */
+	record(&m13, 20, 1);
+	record(&m13, 23, 53); /* Finished */
+	record(&m13, 23, 300);
+	record(&m13, 23, 22); /* KeyUpdate */
+	for (step = 1; step <= 7; step++) {
+		ck_assert_int_eq(walk_in(&m12, step, why), 0);
+		ck_assert_int_eq(walk_in(&m13, step, why), 0);
+	}
+	ck_assert_int_eq(walk_in(&m12, m12.len, why), 0);
+	/* A ClientHello, encrypted, after data */
+	m = m12;
+	record(&m, 22, 200);
+	for (step = 1; step <= 7; step++)
+		ck_assert_int_eq(walk_in(&m, step, why), -1);
+	ck_assert_str_eq(
+	    why, "TLS handshake record after the handshake (a renegotiation)");
+	m = m13;
+	record(&m, 22, 200);
+	ck_assert_int_eq(walk_in(&m, 5, why), -1);
+	/* ... or at once after the Finished */
+	m.len = 0;
+	record(&m, 22, 70);
+	record(&m, 20, 1);
+	record(&m, 22, 40);
+	record(&m, 22, 200);
+	ck_assert_int_eq(walk_in(&m, m.len, why), -1);
+	/* A record of another type, version or too long a one */
+	m.len = 0;
+	record(&m, 24, 3);
+	ck_assert_int_eq(walk_in(&m, m.len, why), -1);
+	m.len = 0;
+	record(&m, 23, 16384 + 2049);
+	ck_assert_int_eq(walk_in(&m, m.len, why), -1);
+	m.len = 0;
+	record(&m, 23, 3);
+	m.b[1] = 2;
+	ck_assert_int_eq(walk_in(&m, m.len, why), -1);
+	m.b[1] = 3;
+	ck_assert_int_eq(walk_in(&m, m.len, why), 0);
+	/* A header not whole yet is not judged */
+	m.len = 0;
+	record(&m, 22, 0);
+	record(&m, 23, 0);
+	put(&m, "\x16\x03\x03\x00", 4);
+	ck_assert_int_eq(walk_in(&m, 1, why), 0);
+}
+END_TEST
+
+/* Where the second ClientHello ends, behind the records skipped. */
+START_TEST(test_the_second_hello_end_is_found)
+{
+	static struct msg ext, ch, m;
+	char name[TLS_NAME_MAX], why[TLS_WHY_MAX];
+	size_t end;
+
+	sni_ext(&ext, (const char *const[]){ "front.test", NULL });
+	hello(&ch, &ext, 1);
+	put(&m, "\x14\x03\x03\x00\x01\x01", 6);
+	put(&m, ch.b, ch.len);
+	end = m.len;
+	put(&m, "\x17\x03\x03\x00\x01x", 6);
+	ck_assert_int_eq(tls_second_hello_name(m.b, m.len, name, why), 1);
+	ck_assert_uint_eq(tls_second_hello_end(m.b, m.len), end);
+	ck_assert_uint_eq(tls_second_hello_end(m.b, end), end);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -380,6 +494,8 @@ main(void)
 	tcase_add_test(
 	    tc, test_the_second_hello_is_read_behind_skipped_records);
 	tcase_add_test(tc, test_a_database_request_for_tls_is_told);
+	tcase_add_test(tc, test_a_renegotiation_is_refused);
+	tcase_add_test(tc, test_the_second_hello_end_is_found);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

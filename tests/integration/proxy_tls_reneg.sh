@@ -1,0 +1,209 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# A TLS 1.2 renegotiation through a CONNECT tunnel, attacked from inside
+# a real sandbox against a real server (python's ssl, OpenSSL, allowing
+# client-initiated renegotiation) that logs every server name it is
+# asked for.  The tunnel's first ClientHello names front.test, as the
+# proxy checks (proxy_sni.sh); the client then renegotiates with a
+# ClientHello naming hidden.test, encrypted, in a record that still says
+# handshake (22), and OpenSSL's servername callback ran again with
+# hidden.test (a front end switching sites there serves it).  The proxy
+# now walks the records the client sends after its ClientHello: a
+# handshake record after application data, or a second one after the
+# client's change_cipher_spec (its Finished), ends the tunnel, and
+# nothing of it reaches the server.
+# Whole TLS 1.2 and TLS 1.3 sessions still work both ways (4 MiB down,
+# 2 MiB up, records of every size), a TLS 1.2 session resumed with its
+# ticket, and a TLS 1.3 KeyUpdate (inside application_data records).
+if [ -z "${AIRLOCK_PROXY_TEST_NS:-}" ]; then
+	AIRLOCK_PROXY_TEST_NS=1 exec unshare --net --mount sh "$0" "$@"
+fi
+. "$top_srcdir/tests/lib.sh"
+H="$top_builddir/tests/proxy_helper"
+for c in python3 openssl; do
+	command -v $c >/dev/null || { echo "not ok - $c is missing"; exit 1; }
+done
+
+"$H" lo-up || { echo "not ok - cannot bring up lo"; exit 1; }
+printf '127.0.0.1\tlocalhost front.test\n' > "$T/hosts"
+chmod 644 "$T/hosts"
+mount --bind "$T/hosts" /etc/hosts || { echo "not ok - cannot mount hosts"; exit 1; }
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+    -keyout "$T/key.pem" -out "$T/cert.pem" -subj /CN=front.test -days 2 \
+    >/dev/null 2>&1 || { echo "not ok - cannot make a certificate"; exit 1; }
+
+# The server: names.log gets each server name asked for.  A line
+# "echo X" is answered "pong X", "get N" with N bytes, "put N" reads N
+# bytes and answers "got N".
+cat > "$T/srv.py" <<'EOF'
+import socket, ssl, sys, threading
+t = sys.argv[1]
+lock = threading.Lock()
+def sni(obj, name, c):
+    with lock, open(t + '/names.log', 'a') as o:
+        o.write('%s\n' % name)
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(t + '/cert.pem', t + '/key.pem')
+ctx.minimum_version = ssl.TLSVersion.TLSv1_2
+ctx.options |= 0x100    # SSL_OP_ALLOW_CLIENT_RENEGOTIATION (OpenSSL 3)
+ctx.sni_callback = sni
+def serve(s):
+    try:
+        s.settimeout(10)
+        tls = ctx.wrap_socket(s, server_side=True)
+        f = tls.makefile('rb')
+        for line in f:
+            w = line.split()
+            if not w:
+                break
+            if w[0] == b'echo':
+                tls.sendall(b'pong ' + w[1] + b'\n')
+            elif w[0] == b'get':
+                n = int(w[1])
+                tls.sendall(bytes(i % 251 for i in range(n)))
+            elif w[0] == b'put':
+                n, got = int(w[1]), 0
+                while got < n:
+                    got += len(f.read(min(65536, n - got)))
+                tls.sendall(b'got %d\n' % got)
+    except (OSError, ValueError):
+        pass
+    s.close()
+ls = socket.socket()
+ls.bind(('127.0.0.1', 0))
+ls.listen(64)
+with open(t + '/srv.port', 'w') as f:
+    f.write('%d\n' % ls.getsockname()[1])
+while True:
+    s, _ = ls.accept()
+    threading.Thread(target=serve, args=(s,), daemon=True).start()
+EOF
+: > "$T/names.log"
+python3 "$T/srv.py" "$T" &
+SRVPID=$!
+trap 'kill "$SRVPID" 2>/dev/null; end_writers_in_T; rm -rf "$T"; [ "$TESTS_FINISHED" = 1 ] || { echo "not ok - ended before finish"; exit 1; }' EXIT
+i=0; while [ ! -s "$T/srv.port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+read -r SP < "$T/srv.port"
+ws=$(make_workspace)
+
+# The attacker: OpenSSL's own renegotiation, reached through python's
+# SSL object (its SSL * follows the object head and the socket's
+# weak reference; SSL_version() checks it is one).
+A="$T/atk"
+mkdir "$A"
+cat > "$A/attack.py" <<'EOF'
+import ctypes, os, socket, ssl, sys
+port = int(sys.argv[1])
+proxy = os.environ['HTTPS_PROXY'].rsplit(':', 1)
+proxy = (proxy[0].split('//')[-1], int(proxy[1]))
+lib = ctypes.CDLL('libssl.so.3')
+for f in ('SSL_version', 'SSL_renegotiate', 'SSL_do_handshake'):
+    getattr(lib, f).argtypes = [ctypes.c_void_p]
+lib.SSL_key_update.argtypes = [ctypes.c_void_p, ctypes.c_int]
+lib.SSL_ctrl.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_long,
+                         ctypes.c_char_p]
+def ssl_ptr(s):
+    p = ctypes.c_void_p.from_address(id(s._sslobj) + 2 * 8 + 8).value
+    if lib.SSL_version(p) not in (0x303, 0x304):
+        raise OSError('no SSL object')
+    return p
+def tunnel():
+    s = socket.create_connection(proxy, timeout=10)
+    s.sendall(b'CONNECT front.test:%d HTTP/1.1\r\n\r\n' % port)
+    r = b''
+    while b'\r\n\r\n' not in r:
+        c = s.recv(1)
+        if not c:
+            raise OSError('no answer')
+        r += c
+    return s
+def context(v):
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    ctx.minimum_version = ctx.maximum_version = v
+    return ctx
+def tls(v, ctx=None, session=None):
+    ctx = ctx or context(v)
+    return ctx.wrap_socket(tunnel(), server_hostname='front.test',
+                           session=session)
+def line(s):
+    r = b''
+    while not r.endswith(b'\n'):
+        c = s.recv(1)
+        if not c:
+            raise OSError('closed')
+        r += c
+    return r.decode().strip()
+def echo(s, x):
+    s.sendall(b'echo %s\n' % x.encode())
+    return line(s)
+def attack(name, fn):
+    try:
+        r = fn()
+    except OSError as e:
+        r = 'error %s' % e
+    print('%s | %s' % (name, r), flush=True)
+def reneg(first):
+    def f():
+        s = tls(ssl.TLSVersion.TLSv1_2)
+        r = echo(s, 'one') if first else 'none'
+        p = ssl_ptr(s)
+        lib.SSL_ctrl(p, 55, 0, b'hidden.test')  # SSL_set_tlsext_host_name
+        lib.SSL_renegotiate(p)
+        hs = lib.SSL_do_handshake(p)
+        try:
+            r2 = echo(s, 'two')
+        except OSError:
+            r2 = 'closed'
+        return '%s, renegotiated %s, %s' % (r, 'yes' if hs == 1 else 'no', r2)
+    return f
+def transfer(v):
+    def f():
+        s = tls(v)
+        s.sendall(b'get 4194304\n')
+        got = 0
+        while got < 4194304:
+            got += len(s.recv(65536))
+        s.sendall(b'put 2097152\n')
+        for n in (1, 5, 300, 16384, 65536):
+            s.sendall(bytes(n))
+        s.sendall(bytes(2097152 - 1 - 5 - 300 - 16384 - 65536))
+        up, version = line(s), s.version()
+        if v == ssl.TLSVersion.TLSv1_3:
+            lib.SSL_key_update(ssl_ptr(s), 1)  # SSL_KEY_UPDATE_REQUESTED
+        return '%s %d, %s, %s' % (version, got, up, echo(s, 'three'))
+    return f
+def resumed():
+    ctx = context(ssl.TLSVersion.TLSv1_2)
+    s = tls(None, ctx)
+    echo(s, 'four')
+    s2 = tls(None, ctx, s.session)
+    return '%s %s' % (s2.session_reused, echo(s2, 'five'))
+attack('reneg-other', reneg(True))
+attack('reneg-at-once', reneg(False))
+attack('tls12', transfer(ssl.TLSVersion.TLSv1_2))
+attack('tls13', transfer(ssl.TLSVersion.TLSv1_3))
+attack('tls12-resumed', resumed)
+EOF
+out=$("$AIRLOCK" exec --workspace "$ws" --ro "$A" \
+    --allow-host "front.test:$SP" --allow-host "127.0.0.1:$SP" -- python3 "$A/attack.py" "$SP" 2>&1)
+line() { printf '%s\n' "$out" | grep "^$1 |"; }
+expect_eq "a renegotiation after application data is refused" \
+    "$(line reneg-other)" "reneg-other | pong one, renegotiated no, closed"
+expect_eq "... and one at once after the handshake" \
+    "$(line reneg-at-once)" "reneg-at-once | none, renegotiated no, closed"
+expect_eq "... both for a handshake record after the handshake" \
+    "$(printf '%s\n' "$out" | grep -c "denied: network front.test:$SP (proxy): TLS handshake record after the handshake (a renegotiation)")" "2"
+expect_eq "a TLS 1.2 session carries 4 MiB down and 2 MiB up" "$(line tls12)" \
+    "tls12 | TLSv1.2 4194304, got 2097152, pong three"
+expect_eq "... and a TLS 1.3 session, with a KeyUpdate" "$(line tls13)" \
+    "tls13 | TLSv1.3 4194304, got 2097152, pong three"
+expect_eq "a TLS 1.2 session is resumed with its ticket" \
+    "$(line tls12-resumed)" "tls12-resumed | True pong five"
+expect_eq "the server was never asked for hidden.test" \
+    "$(grep -c hidden "$T/names.log")" "0"
+expect_eq "it was asked for front.test by every ClientHello" \
+    "$(grep -c '^front\.test$' "$T/names.log")" "6"
+finish
