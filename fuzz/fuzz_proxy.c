@@ -77,6 +77,10 @@
  *     renegotiation is refused) decides the same whatever pieces the
  *     stream comes in, a refusal gives a printable reason, and a stream
  *     of application_data records alone is never refused;
+ *   - proxy/tls.c tls_asks_for_tls (the end of a request for TLS in a
+ *     text protocol: STARTTLS) finds the same end whatever pieces the
+ *     stream comes in, within the bytes, at a LF, a '>' or LDAP's OID's
+ *     last '7';
  *   - proxy/http.c http_starts_request (is a tunnel's start an HTTP
  *     request?) says so of every head http_head_parse accepts, and of
  *     every prefix of it that holds its first line; "not a request" is
@@ -984,6 +988,40 @@ check_tls_walk(const uint8_t *data, size_t size)
 		fail("tls walk: application data refused", in, size);
 }
 
+/* Where |data| ends a request for TLS, fed in pieces of |step|. */
+static size_t
+ask_pieces(const uint8_t *data, size_t size, size_t step)
+{
+	struct tls_ask a;
+	size_t off, n, end;
+
+	memset(&a, 0, sizeof(a));
+	for (off = 0; off < size; off += n) {
+		n = size - off < step ? size - off : step;
+		if ((end = tls_asks_for_tls(&a, data + off, n)) != 0) {
+			if (end > n)
+				fail("tls ask: an end past the bytes",
+				    (const char *)data, size);
+			return off + end;
+		}
+	}
+	return 0;
+}
+
+static void
+check_tls_ask(const uint8_t *data, size_t size)
+{
+	const char *in = (const char *)data;
+	size_t end = ask_pieces(data, size, size), step;
+
+	if (end > 0 && data[end - 1] != '\n' && data[end - 1] != '>' &&
+	    data[end - 1] != '7')
+		fail("tls ask: an end at an odd byte", in, size);
+	for (step = 1; step <= 5; step++)
+		if (ask_pieces(data, size, step) != end)
+			fail("tls ask: pieces find another end", in, size);
+}
+
 /* --- a tunnel's start (proxy/http.c http_starts_request) ---------------- */
 
 static void
@@ -1025,6 +1063,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_tls(data, size);
 	check_tls_second(data, size);
 	check_tls_walk(data, size);
+	check_tls_ask(data, size);
 	check_tunnel_start(in, size);
 	return 0;
 }

@@ -21,7 +21,10 @@
  *               the server's first message (server_first()), and after
  *               a HelloRetryRequest the second ClientHello is judged;
  *               then the client's records are walked (walk_client():
- *               no renegotiation)
+ *               no renegotiation); bytes that are neither TLS nor HTTP
+ *               pass, read on for a request for TLS (other_bytes(),
+ *               asks_for_tls(): STARTTLS), after which a ClientHello
+ *               is judged again
  *   REPLY       writing the proxy's own response (errors, 200 for CONNECT
  *               goes through RELAY instead), then
  *   DRAIN       discarding what the client still sends until it closes,
@@ -167,6 +170,13 @@ struct conn {
 						   after it is walked (copied,
 						   not spliced) */
 	struct tls_walk		 walk;
+	int			 asking;	/* its start passed as neither
+						   TLS nor HTTP: the client's
+						   bytes are read for a request
+						   for TLS (STARTTLS), copied */
+	struct tls_ask		 ask;
+	int			 tls_due;	/* ... which went: what follows
+						   must be a ClientHello */
 	unsigned char		 sfirst[TLS_SERVER_FIRST];
 	size_t			 sfirstlen;	/* the server's first bytes */
 	char			*held;		/* client bytes read behind
@@ -1586,6 +1596,33 @@ walk_client(struct conn *c, const char *buf, size_t len)
 	return -1;
 }
 
+static void hold_behind(struct proxy *, struct conn *, size_t, int);
+
+/*
+ * The first bytes of the tunnel |c| to a name (in c->up.data) are
+ * neither TLS nor HTTP, and pass.  A text protocol may still turn to
+ * TLS (STARTTLS), and its ClientHello names the server again: from here
+ * the client's bytes are read for a request for TLS
+ * (tls_asks_for_tls()), which goes alone; what follows it must be a
+ * ClientHello, judged as a tunnel's start (hello_judge()).
+ */
+static void
+other_bytes(struct proxy *p, struct conn *c)
+{
+	size_t end;
+
+	c->hello_check = 0;
+	c->asking = 1;
+	memset(&c->ask, 0, sizeof(c->ask));
+	end = tls_asks_for_tls(&c->ask, (const unsigned char *)c->up.data,
+	    c->up.len);
+	if (end > 0) {
+		c->asking = 0;
+		c->tls_due = 1;
+		hold_behind(p, c, end, 0);
+	}
+}
+
 /*
  * The first bytes of the tunnel |c| to a name, when they are no TLS
  * record.  An HTTP/1.x request there names its site in Host, by which a
@@ -1615,7 +1652,7 @@ tunnel_request(struct proxy *p, struct conn *c, int final)
 	}
 	rc = http_starts_request(d, c->up.len, p->lim.max_line, &lead);
 	if (rc == 0 || (rc < 0 && final)) {
-		c->hello_check = 0;
+		other_bytes(p, c);
 		return;
 	}
 	if (rc < 0)
@@ -1729,6 +1766,11 @@ hello_judge(struct proxy *p, struct conn *c, int final)
 		c->hello_check = 0;
 		return;
 	}
+	if (c->tls_due && c->up.len > 0 && !tls_is_record(d, c->up.len)) {
+		hello_refuse(p, c, "deny", END_SNI, "bytes other than a TLS "
+		    "record after a request for TLS (STARTTLS)");
+		return;
+	}
 	if (!c->hello_second && (pre = tls_upgrade_prelude(d, c->up.len)) != 0) {
 		if (pre > 0)
 			hold_behind(p, c, (size_t)pre, 0);
@@ -1775,6 +1817,7 @@ hello_judge(struct proxy *p, struct conn *c, int final)
 		return;
 	}
 	c->walking = 1;
+	c->tls_due = 0;
 	memset(&c->walk, 0, sizeof(c->walk));
 	hold_behind(p, c, 5 + ((size_t)d[3] << 8 | d[4]), 1);
 }
@@ -1862,6 +1905,36 @@ conn_read_head(struct proxy *p, struct conn *c)
  * only if the peer has more to send after that.  Called only when |b|
  * is empty.  Returns 0, or -1 if the connection must close.
  */
+/*
+ * The client of the tunnel |c| sent the bytes in |b| (all it holds)
+ * after a start that was neither TLS nor HTTP: when they end a request
+ * for TLS, it goes alone and what follows waits in c->held, to be
+ * judged as a tunnel's start once it went (prelude_sent()).  Returns
+ * 0, or -1 (with c->end) when the connection must close.
+ */
+static int
+asks_for_tls(struct conn *c, struct relaybuf *b)
+{
+	size_t end = tls_asks_for_tls(&c->ask,
+	    (const unsigned char *)b->data + b->off, b->len);
+
+	if (end == 0)
+		return 0;
+	c->asking = 0;
+	c->tls_due = 1;
+	c->prelude = 1;
+	if (end == b->len)
+		return 0;
+	if ((c->held = malloc(b->len - end)) == NULL) {
+		c->end = "out of memory";
+		return -1;
+	}
+	c->heldlen = b->len - end;
+	memcpy(c->held, b->data + b->off + end, c->heldlen);
+	b->len = end;
+	return 0;
+}
+
 static int
 relay_read(struct proxy *p, struct conn *c, int from, struct relaybuf *b,
     uint64_t *count, int *eof)
@@ -1901,7 +1974,7 @@ relay_read(struct proxy *p, struct conn *c, int from, struct relaybuf *b,
 	/* The server's first bytes are read, by server_first(); so are
 	 * the client's records after its ClientHello, by walk_client(). */
 	spliced = b->pipe[0] >= 0 && !(from == c->sfd && c->server_wait) &&
-	    !(from == c->cfd && c->walking);
+	    !(from == c->cfd && (c->walking || c->asking));
 	if (spliced)
 		n = splice(from, NULL, b->pipe[1], NULL, want,
 		    SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
@@ -1933,6 +2006,8 @@ relay_read(struct proxy *p, struct conn *c, int from, struct relaybuf *b,
 	else
 		b->len += (size_t)n;
 	c->last_ms = now_monotonic_ms();
+	if (from == c->cfd && c->asking)
+		return asks_for_tls(c, b);
 	return 0;
 }
 

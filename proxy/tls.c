@@ -3,10 +3,12 @@
 /* tls: see tls.h. */
 #include "config.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "proxy/tls.h"
 
@@ -364,4 +366,135 @@ tls_upgrade_prelude(const unsigned char *buf, size_t len)
 	if (!(buf[5] & MYSQL_CLIENT_SSL))
 		return 0;
 	return len < MYSQL_SSL_REQUEST ? -1 : MYSQL_SSL_REQUEST;
+}
+
+/* LDAP's StartTLS OID, after its [0] tag and length. */
+static const unsigned char ldap_starttls[] = "\x80\x16"
+					     "1.3.6.1.4.1.1466.20037";
+#define LDAP_STARTTLS (sizeof(ldap_starttls) - 1)
+
+/* The word that just ended (a->word, a->wordlen) is the line's a->nwords'th. */
+static void
+ask_word(struct tls_ask *a)
+{
+	int tls = a->wordlen == 8 && strncasecmp(a->word, "STARTTLS", 8) == 0;
+
+	if (a->wordlen == 0)
+		return;
+	tls = tls || (a->wordlen == 4 && strncasecmp(a->word, "STLS", 4) == 0);
+	a->last_asks = tls;
+	if (a->nwords == 0)
+		a->auth =
+		    a->wordlen == 4 && strncasecmp(a->word, "AUTH", 4) == 0;
+	else if (a->nwords == 1 && a->auth)
+		a->auth_tls = a->wordlen >= 3 &&
+		    (strncasecmp(a->word, "TLS", 3) == 0 ||
+			strncasecmp(a->word, "SSL", 3) == 0);
+	a->nwords++;
+	a->wordlen = 0;
+}
+
+/* Takes byte |ch| of a line; 1 when it ends one that asks for TLS. */
+static int
+ask_line(struct tls_ask *a, unsigned char ch)
+{
+	int asks;
+
+	if (ch != ' ' && ch != '\t' && ch != '\r' && ch != '\n') {
+		if (a->wordlen < sizeof(a->word))
+			a->word[a->wordlen] = (char)ch;
+		if (a->wordlen <= sizeof(a->word))
+			a->wordlen++;
+		return 0;
+	}
+	ask_word(a);
+	if (ch != '\n')
+		return 0;
+	asks = a->last_asks || (a->auth && a->auth_tls && a->nwords == 2);
+	a->last_asks = a->auth = a->auth_tls = 0;
+	a->nwords = 0;
+	return asks;
+}
+
+/* Takes byte |ch| as XML; 1 when it ends a <starttls/> element. */
+static int
+ask_tag(struct tls_ask *a, unsigned char ch)
+{
+	int ends;
+
+	switch (a->tag) {
+	case ASK_NO_TAG:
+		if (ch == '<') {
+			a->tag = ASK_TAG_NAME;
+			a->namelen = 0;
+			a->closing = 0;
+		}
+		return 0;
+	case ASK_TAG_NAME:
+		if (ch == '/' && a->namelen == 0 && !a->closing) {
+			a->closing = 1;
+			return 0;
+		}
+		if (ch == ':') {
+			a->namelen = 0; /* a namespace prefix */
+			return 0;
+		}
+		if (!isspace(ch) && ch != '/' && ch != '>') {
+			if (a->namelen <= sizeof(a->name))
+				a->namelen++;
+			if (a->namelen <= sizeof(a->name))
+				a->name[a->namelen - 1] = (char)ch;
+			return 0;
+		}
+		a->tag = a->namelen == sizeof(a->name) &&
+			memcmp(a->name, "starttls", sizeof(a->name)) == 0
+		    ? ASK_STARTTLS
+		    : ASK_OTHER_TAG;
+		a->quote = 0;
+		a->slash = 0;
+		break;
+	}
+	if (a->quote != 0) {
+		if (ch == a->quote)
+			a->quote = 0;
+		return 0;
+	}
+	if (ch == '"' || ch == '\'')
+		a->quote = ch;
+	else if (ch == '>') {
+		ends = a->tag == ASK_STARTTLS && (a->closing || a->slash);
+		a->tag = ASK_NO_TAG;
+		return ends;
+	} else if (!isspace(ch))
+		a->slash = ch == '/';
+	return 0;
+}
+
+/* Takes byte |ch| as LDAP; 1 when it ends the StartTLS OID. */
+static int
+ask_ldap(struct tls_ask *a, unsigned char ch)
+{
+	if (a->ldaplen == LDAP_STARTTLS) {
+		memmove(a->ldap, a->ldap + 1, LDAP_STARTTLS - 1);
+		a->ldaplen--;
+	}
+	a->ldap[a->ldaplen++] = ch;
+	return ch == '7' && a->ldaplen == LDAP_STARTTLS &&
+	    memcmp(a->ldap, ldap_starttls, LDAP_STARTTLS) == 0;
+}
+
+size_t
+tls_asks_for_tls(struct tls_ask *a, const unsigned char *buf, size_t len)
+{
+	size_t i;
+	int l, t, d;
+
+	for (i = 0; i < len; i++) {
+		l = ask_line(a, buf[i]);
+		t = ask_tag(a, buf[i]);
+		d = ask_ldap(a, buf[i]);
+		if (l || t || d)
+			return i + 1;
+	}
+	return 0;
 }

@@ -23,6 +23,10 @@
  *     design, and is refused too);
  *   - a ClientHello without the extension is reported as having no
  *     name (the caller decides).
+ * After it, the client's records are walked for a renegotiation
+ * (tls_walk()); a tunnel that starts otherwise is read for a text
+ * protocol's request for TLS (tls_asks_for_tls(): STARTTLS), after
+ * which a ClientHello is read again.
  */
 #ifndef AIRLOCK_PROXY_TLS_H
 #define AIRLOCK_PROXY_TLS_H
@@ -126,5 +130,39 @@ int tls_walk(struct tls_walk *w, const unsigned char *buf, size_t len,
  * when |len| bytes could still become one; 0 when they are not one.
  */
 int tls_upgrade_prelude(const unsigned char *buf, size_t len);
+
+/*
+ * Text protocols turn to TLS in the middle of a session (STARTTLS), and
+ * the ClientHello that follows names the server again.  Finds, in a
+ * client's stream read in pieces, the end of a request for TLS:
+ *   - a line (ending in LF) whose last word is STARTTLS (SMTP, LMTP,
+ *     IMAP, NNTP, ManageSieve, IRC) or STLS (POP3), or whose two words
+ *     are AUTH and TLS... or SSL... (FTP, RFC 4217), any case;
+ *   - XMPP's <starttls/> element (any namespace prefix; quoted
+ *     attribute values skipped), self-closed or closed by </starttls>;
+ *   - LDAP's StartTLS extended request (its requestName, the OID
+ *     1.3.6.1.4.1.1466.20037, ends it).
+ * Returns the offset in |buf| just past the first such end, or 0 when
+ * none ends in these |len| bytes.  A zeroed struct starts at the
+ * beginning of the stream (a line's, and no tag's).
+ */
+enum { ASK_NO_TAG, ASK_TAG_NAME, ASK_STARTTLS, ASK_OTHER_TAG };
+struct tls_ask {
+	char word[8]; /* the line's current word (its first bytes) */
+	size_t wordlen; /* its length, 9 for longer */
+	int nwords; /* the line's words so far */
+	int last_asks; /* its last word was STARTTLS or STLS */
+	int auth, auth_tls; /* its first word is AUTH, its second TLS... */
+	int tag; /* ASK_*: where in an XML tag */
+	char name[8]; /* the tag's name (no prefix), its first bytes */
+	size_t namelen; /* its length, 9 for longer */
+	int closing; /* </...> */
+	int slash; /* its last byte but space was '/' */
+	unsigned char quote; /* inside an attribute value quoted so */
+	unsigned char ldap[24]; /* the last bytes, for LDAP's OID */
+	size_t ldaplen;
+};
+size_t tls_asks_for_tls(
+    struct tls_ask *a, const unsigned char *buf, size_t len);
 
 #endif

@@ -475,5 +475,7 @@ TESTS += tests/integration/proxy_sni.sh
 EXTRA_DIST += tests/integration/proxy_sni.sh
 TESTS += tests/integration/proxy_tls_tricks.sh
 TESTS += tests/integration/proxy_tls_reneg.sh
+TESTS += tests/integration/proxy_starttls.sh
 EXTRA_DIST += tests/integration/proxy_tls_tricks.sh
 EXTRA_DIST += tests/integration/proxy_tls_reneg.sh
+EXTRA_DIST += tests/integration/proxy_starttls.sh

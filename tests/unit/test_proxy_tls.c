@@ -12,6 +12,7 @@
  * before it; Postgres's and MySQL's requests for TLS are told.  The
  * records after the ClientHello are walked: a renegotiation's handshake
  * record is refused, TLS 1.2 and 1.3 sessions in any pieces are not.
+ * The requests for TLS of text protocols (STARTTLS) are found.
  */
 #include "config.h"
 
@@ -476,6 +477,75 @@ START_TEST(test_the_second_hello_end_is_found)
 }
 END_TEST
 
+/* Where |s| ends a request for TLS, fed in pieces of |step| bytes. */
+static size_t
+asks_in(const char *s, size_t len, size_t step)
+{
+	struct tls_ask a;
+	size_t off, n, end;
+
+	memset(&a, 0, sizeof(a));
+	for (off = 0; off < len; off += n) {
+		n = len - off < step ? len - off : step;
+		end = tls_asks_for_tls(&a, (const unsigned char *)s + off, n);
+		if (end != 0)
+			return off + end;
+	}
+	return 0;
+}
+
+/* |s| asks for TLS, ending |tail| bytes before its end, in any pieces. */
+static void
+asks(const char *s, size_t len, size_t tail)
+{
+	size_t step;
+
+	for (step = 1; step <= len; step++)
+		ck_assert_uint_eq(asks_in(s, len, step), len - tail);
+}
+
+#define ASKS(s, tail) asks(s, sizeof(s) - 1, tail)
+#define ASKS_NOT(s) ck_assert_uint_eq(asks_in(s, sizeof(s) - 1, 3), 0)
+
+/*
+ * STARTTLS: SMTP's, IMAP's, POP3's, FTP's, XMPP's and LDAP's requests
+ * for TLS are found where they end, whatever the pieces; other lines,
+ * tags and bytes are not.
+ */
+START_TEST(test_a_request_for_tls_is_found)
+{
+	static char long_tag[300];
+
+	ASKS("EHLO sandbox\r\nSTARTTLS\r\n", 0);
+	ASKS("EHLO sandbox\r\nstarttls  \r\n\x16\x03\x01", 3);
+	ASKS("a1 CAPABILITY\r\na2 StartTLS\r\n", 0);
+	ASKS("STLS\n", 0);
+	ASKS("AUTH TLS\r\n", 0);
+	ASKS("auth ssl\r\n", 0);
+	ASKS("<?xml version='1.0'?><stream:stream to='front.test'>"
+	     "<starttls xmlns='urn:ietf:params:xml:ns:xmpp-tls'/>",
+	    0);
+	ASKS("<tls:starttls xmlns='a>b' />", 0);
+	ASKS("<starttls xmlns='x'></starttls>", 0);
+	ASKS("\x30\x1d\x02\x01\x01\x77\x18\x80\x16"
+	     "1.3.6.1.4.1.1466.20037x",
+	    1);
+	/* A long tag before the command */
+	memset(long_tag, 'a', sizeof(long_tag));
+	memcpy(long_tag + 250, " STARTTLS\r\n", 11);
+	asks(long_tag, 261, 0);
+	ASKS_NOT("EHLO sandbox\r\nMAIL FROM:<a@front.test>\r\n");
+	ASKS_NOT("STARTTLSX\r\n");
+	ASKS_NOT("STARTTLS is a word\r\n");
+	ASKS_NOT("AUTH PLAIN AHUAcA==\r\n");
+	ASKS_NOT("<starttlsx/>");
+	ASKS_NOT("<starttls xmlns='x'>");
+	ASKS_NOT("<proceed xmlns='urn:ietf:params:xml:ns:xmpp-tls'/>");
+	ASKS_NOT("SSH-2.0-OpenSSH_9.6\r\n");
+	ASKS_NOT("STARTTLS");
+}
+END_TEST
+
 int
 main(void)
 {
@@ -496,6 +566,7 @@ main(void)
 	tcase_add_test(tc, test_a_database_request_for_tls_is_told);
 	tcase_add_test(tc, test_a_renegotiation_is_refused);
 	tcase_add_test(tc, test_the_second_hello_end_is_found);
+	tcase_add_test(tc, test_a_request_for_tls_is_found);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

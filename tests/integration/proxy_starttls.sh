@@ -1,0 +1,193 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# STARTTLS through a CONNECT tunnel to a name, attacked from inside a
+# real sandbox against a real server (python's ssl, OpenSSL) on a port
+# other than 443 that speaks SMTP-, IMAP- and XMPP-like text and turns
+# to TLS on STARTTLS (purging what it had read behind it, as Postfix
+# does), logging every server name it is asked for.  A tunnel's start
+# that is neither TLS nor HTTP (EHLO, a tag and CAPABILITY, an XMPP
+# stream header) passed unread, and so did the ClientHello that came
+# after the protocol's request for TLS: it named hidden.test, and the
+# server took that name.  The proxy now reads such a tunnel's client
+# bytes for a request for TLS (a line ending in STARTTLS or STLS, AUTH
+# TLS, XMPP's <starttls/>, LDAP's StartTLS): it goes alone, and what
+# follows must be a ClientHello naming the CONNECT host (bytes other
+# than TLS there end the tunnel: a server purges them and reads the
+# ClientHello behind).  SMTP with STARTTLS to front.test, and plain
+# text, still work.
+if [ -z "${AIRLOCK_PROXY_TEST_NS:-}" ]; then
+	AIRLOCK_PROXY_TEST_NS=1 exec unshare --net --mount sh "$0" "$@"
+fi
+. "$top_srcdir/tests/lib.sh"
+H="$top_builddir/tests/proxy_helper"
+for c in python3 openssl; do
+	command -v $c >/dev/null || { echo "not ok - $c is missing"; exit 1; }
+done
+
+"$H" lo-up || { echo "not ok - cannot bring up lo"; exit 1; }
+printf '127.0.0.1\tlocalhost front.test\n' > "$T/hosts"
+chmod 644 "$T/hosts"
+mount --bind "$T/hosts" /etc/hosts || { echo "not ok - cannot mount hosts"; exit 1; }
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+    -keyout "$T/key.pem" -out "$T/cert.pem" -subj /CN=front.test -days 2 \
+    >/dev/null 2>&1 || { echo "not ok - cannot make a certificate"; exit 1; }
+
+# The server: a banner, "250 ok" to each line, and on a line whose last
+# word is STARTTLS (or an XMPP <starttls/>) "220 go" (or <proceed/>),
+# the rest of what it read thrown away, then TLS ("echo X": "pong X").
+# names.log gets each server name asked for.
+cat > "$T/srv.py" <<'EOF'
+import re, socket, ssl, sys, threading
+t = sys.argv[1]
+lock = threading.Lock()
+def sni(obj, name, c):
+    with lock, open(t + '/names.log', 'a') as o:
+        o.write('%s\n' % name)
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(t + '/cert.pem', t + '/key.pem')
+ctx.sni_callback = sni
+def starttls(s):
+    tls = ctx.wrap_socket(s, server_side=True)
+    for line in tls.makefile('rb'):
+        w = line.split()
+        if len(w) == 2 and w[0] == b'echo':
+            tls.sendall(b'pong ' + w[1] + b'\n')
+def serve(s):
+    try:
+        s.settimeout(10)
+        s.sendall(b'220 front.test ready\r\n')
+        buf = b''
+        while True:
+            d = s.recv(65536)
+            if not d:
+                break
+            buf += d
+            if re.search(rb'<starttls[^>]*/>', buf):
+                s.sendall(b"<proceed xmlns='urn:ietf:params:xml:ns:xmpp-tls'/>")
+                return starttls(s)
+            while b'\n' in buf:
+                line, buf = buf.split(b'\n', 1)
+                w = line.split()
+                if w and w[-1].upper() == b'STARTTLS':
+                    s.sendall(b'220 go\r\n')
+                    return starttls(s)
+                s.sendall(b'250 ok\r\n')
+    except (OSError, ValueError):
+        pass
+    finally:
+        s.close()
+ls = socket.socket()
+ls.bind(('127.0.0.1', 0))
+ls.listen(64)
+with open(t + '/srv.port', 'w') as f:
+    f.write('%d\n' % ls.getsockname()[1])
+while True:
+    s, _ = ls.accept()
+    threading.Thread(target=serve, args=(s,), daemon=True).start()
+EOF
+: > "$T/names.log"
+python3 "$T/srv.py" "$T" &
+SRVPID=$!
+trap 'kill "$SRVPID" 2>/dev/null; end_writers_in_T; rm -rf "$T"; [ "$TESTS_FINISHED" = 1 ] || { echo "not ok - ended before finish"; exit 1; }' EXIT
+i=0; while [ ! -s "$T/srv.port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+read -r SP < "$T/srv.port"
+ws=$(make_workspace)
+
+A="$T/atk"
+mkdir "$A"
+cat > "$A/attack.py" <<'EOF'
+import os, socket, ssl, sys
+port = int(sys.argv[1])
+proxy = os.environ['HTTPS_PROXY'].rsplit(':', 1)
+proxy = (proxy[0].split('//')[-1], int(proxy[1]))
+def tunnel():
+    s = socket.create_connection(proxy, timeout=5)
+    s.sendall(b'CONNECT front.test:%d HTTP/1.1\r\n\r\n' % port)
+    r = b''
+    while not r.endswith(b'\r\n\r\n'):
+        c = s.recv(1)
+        if not c:
+            raise OSError('no answer')
+        r += c
+    expect(s, b'220 front.test ready\r\n')
+    return s
+def expect(s, what):
+    r = b''
+    while len(r) < len(what):
+        c = s.recv(len(what) - len(r))
+        if not c:
+            raise OSError('closed')
+        r += c
+    if r != what:
+        raise OSError('answer %r' % r)
+def tls(s, name):
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    s = ctx.wrap_socket(s, server_hostname=name)
+    s.sendall(b'echo ' + name.encode() + b'\n')
+    return '%s %s' % (s.version(), s.recv(100).decode().strip())
+def attack(name, fn):
+    try:
+        r = fn()
+    except OSError as e:
+        r = 'error'
+    print('%s | %s' % (name, r), flush=True)
+def smtp(name, junk=b''):
+    def f():
+        # The request for TLS at the tunnel's start, with its EHLO.
+        s = tunnel()
+        s.sendall(b'EHLO sandbox\r\nSTARTTLS\r\n' + junk)
+        expect(s, b'250 ok\r\n220 go\r\n')
+        return tls(s, name)
+    return f
+def imap():
+    # The request for TLS after the start, in a write of its own.
+    s = tunnel()
+    s.sendall(b'a1 CAPABILITY\r\n')
+    expect(s, b'250 ok\r\n')
+    s.sendall(b'a2 STARTTLS\r\n')
+    expect(s, b'220 go\r\n')
+    return tls(s, 'hidden.test')
+def xmpp():
+    s = tunnel()
+    s.sendall(b"<?xml version='1.0'?><stream:stream to='front.test' "
+              b"xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' version='1.0'>")
+    s.sendall(b"<starttls xmlns='urn:ietf:params:xml:ns:xmpp-tls'/>")
+    expect(s, b"<proceed xmlns='urn:ietf:params:xml:ns:xmpp-tls'/>")
+    return tls(s, 'hidden.test')
+def plain():
+    s = tunnel()
+    s.sendall(b'EHLO sandbox\r\n')
+    expect(s, b'250 ok\r\n')
+    s.sendall(b'QUIT\r\n')
+    expect(s, b'250 ok\r\n')
+    return 'ok'
+attack('smtp-other', smtp('hidden.test'))
+attack('imap-other', imap)
+attack('xmpp-other', xmpp)
+attack('smtp-junk', smtp('hidden.test', b'NOOP'))
+attack('smtp-good', smtp('front.test'))
+attack('plain', plain)
+EOF
+out=$("$AIRLOCK" exec --workspace "$ws" --ro "$A" \
+    --allow-host "front.test:$SP" --allow-host "127.0.0.1:$SP" \
+    -- python3 "$A/attack.py" "$SP" 2>&1)
+line() { printf '%s\n' "$out" | grep "^$1 |"; }
+denied() { printf '%s\n' "$out" | grep -c "denied: network front.test:$SP (proxy): $1"; }
+expect_eq "a ClientHello after SMTP's, IMAP's or XMPP's STARTTLS naming another server is refused" \
+    "$(denied 'TLS server name hidden.test is not the CONNECT host front.test')" "3"
+expect_eq "... and the client gets no session" \
+    "$(line smtp-other) $(line imap-other) $(line xmpp-other)" \
+    "smtp-other | error imap-other | error xmpp-other | error"
+expect_eq "bytes other than TLS after STARTTLS (which the server throws away) end the tunnel" \
+    "$(denied 'bytes other than a TLS record after a request for TLS (STARTTLS)')" "1"
+expect_eq "SMTP with STARTTLS to the CONNECT host works" "$(line smtp-good)" \
+    "smtp-good | TLSv1.3 pong front.test"
+expect_eq "plain text passes" "$(line plain)" "plain | ok"
+expect_eq "the server was never asked for hidden.test" \
+    "$(grep -c hidden "$T/names.log")" "0"
+expect_eq "it was asked for front.test" \
+    "$(grep -c '^front\.test$' "$T/names.log")" "1"
+finish
