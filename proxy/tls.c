@@ -474,13 +474,16 @@ ask_tag(struct tls_ask *a, unsigned char ch)
 static int
 ask_ldap(struct tls_ask *a, unsigned char ch)
 {
-	if (a->ldaplen == LDAP_STARTTLS) {
-		memmove(a->ldap, a->ldap + 1, LDAP_STARTTLS - 1);
-		a->ldaplen--;
-	}
-	a->ldap[a->ldaplen++] = ch;
-	return ch == '7' && a->ldaplen == LDAP_STARTTLS &&
-	    memcmp(a->ldap, ldap_starttls, LDAP_STARTTLS) == 0;
+	size_t k, at;
+
+	a->ldap[a->ldapn++ % LDAP_STARTTLS] = ch;
+	if (ch != '7' || a->ldapn < LDAP_STARTTLS)
+		return 0;
+	at = a->ldapn % LDAP_STARTTLS; /* the oldest byte kept */
+	for (k = 0; k < LDAP_STARTTLS; k++)
+		if (a->ldap[(at + k) % LDAP_STARTTLS] != ldap_starttls[k])
+			return 0;
+	return 1;
 }
 
 size_t

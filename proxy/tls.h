@@ -159,8 +159,8 @@ struct tls_ask {
 	int closing; /* </...> */
 	int slash; /* its last byte but space was '/' */
 	unsigned char quote; /* inside an attribute value quoted so */
-	unsigned char ldap[24]; /* the last bytes, for LDAP's OID */
-	size_t ldaplen;
+	unsigned char ldap[24]; /* the last bytes, for LDAP's OID (a ring) */
+	size_t ldapn; /* bytes seen */
 };
 size_t tls_asks_for_tls(
     struct tls_ask *a, const unsigned char *buf, size_t len);
