@@ -81,6 +81,11 @@
  *     text protocol: STARTTLS) finds the same end whatever pieces the
  *     stream comes in, within the bytes, at a LF, a '>' or LDAP's OID's
  *     last '7';
+ *   - proxy/tls.c tls_server_walk (the server's handshake, read for the
+ *     TLS 1.2 tickets it issues) learns the same tickets at the same
+ *     bytes whatever pieces the stream comes in, and stops for good;
+ *     tls_client_hello_resume reads any bytes without harm and offers a
+ *     ticket only from a record that holds its extension;
  *   - proxy/http.c http_starts_request (is a tunnel's start an HTTP
  *     request?) says so of every head http_head_parse accepts, and of
  *     every prefix of it that holds its first line; "not a request" is
@@ -1022,6 +1027,60 @@ check_tls_ask(const uint8_t *data, size_t size)
 			fail("tls ask: pieces find another end", in, size);
 }
 
+/*
+ * Walks the server's bytes in pieces of |step|; the offsets (in |at|, at
+ * most 8) after which a ticket was learned, and their hashes' first
+ * bytes.  Returns how many.
+ */
+static size_t
+server_pieces(const uint8_t *data, size_t size, size_t step, size_t at[8],
+    unsigned char first[8])
+{
+	static struct tls_server_walk w;
+	size_t off, n, k = 0;
+
+	memset(&w, 0, sizeof(w));
+	for (off = 0; off < size; off += n) {
+		n = size - off < step ? size - off : step;
+		tls_server_walk(&w, data + off, n);
+		if (w.ticket && k < 8) {
+			at[k] = off + n;
+			first[k++] = w.ticket_hash[0];
+		}
+		w.ticket = 0;
+		if (w.done && off + n < size) {
+			tls_server_walk(&w, data + off + n, size - off - n);
+			if (w.ticket)
+				fail("tls server walk: a ticket after the end",
+				    (const char *)data, size);
+			break;
+		}
+	}
+	return k;
+}
+
+static void
+check_tls_resume(const uint8_t *data, size_t size)
+{
+	const char *in = (const char *)data;
+	struct tls_resume r;
+	size_t at[8], at1[8], k, k1, i;
+	unsigned char first[8], first1[8];
+
+	if (tls_client_hello_resume(data, size, &r) == 0 && r.ticket &&
+	    (size < 5 || data[0] != 22 ||
+		memmem(data, size, "\0\x23", 2) == NULL))
+		fail("tls resume: a ticket from no extension", in, size);
+	k = server_pieces(data, size, size, at, first);
+	k1 = server_pieces(data, size, 1, at1, first1);
+	if (k != k1 || (k > 0 && memcmp(first, first1, k) != 0))
+		fail("tls server walk: pieces learn differently", in, size);
+	for (i = 0; i < k1; i++)
+		if (server_pieces(data, at1[i] - 1, 1, at, first) > i)
+			fail("tls server walk: a ticket before its last byte",
+			    in, size);
+}
+
 /* --- a tunnel's start (proxy/http.c http_starts_request) ---------------- */
 
 static void
@@ -1064,6 +1123,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_tls_second(data, size);
 	check_tls_walk(data, size);
 	check_tls_ask(data, size);
+	check_tls_resume(data, size);
 	check_tunnel_start(in, size);
 	return 0;
 }

@@ -24,7 +24,9 @@
  *               no renegotiation); bytes that are neither TLS nor HTTP
  *               pass, read on for a request for TLS (other_bytes(),
  *               asks_for_tls(): STARTTLS), after which a ClientHello
- *               is judged again
+ *               is judged again; the server's handshake is read until
+ *               its change_cipher_spec for the TLS 1.2 tickets it issues
+ *               (server_walk()): only those resume (hello_resume())
  *   REPLY       writing the proxy's own response (errors, 200 for CONNECT
  *               goes through RELAY instead), then
  *   DRAIN       discarding what the client still sends until it closes,
@@ -73,6 +75,7 @@
 
 #include "common/errors.h"
 #include "common/log.h"
+#include "common/sha256.h"
 #include "common/util.h"
 #include "proxy/http.h"
 #include "proxy/ipc.h"
@@ -177,6 +180,11 @@ struct conn {
 	struct tls_ask		 ask;
 	int			 tls_due;	/* ... which went: what follows
 						   must be a ClientHello */
+	struct tls_resume	 resume;	/* what its ClientHello offers
+						   to resume */
+	struct tls_server_walk	*swalk;		/* the server's handshake, read
+						   (copied) until what it
+						   resumes is plain */
 	unsigned char		 sfirst[TLS_SERVER_FIRST];
 	size_t			 sfirstlen;	/* the server's first bytes */
 	char			*held;		/* client bytes read behind
@@ -216,6 +224,20 @@ struct listener {
 						   last over-cap record */
 	int64_t			 over_cap_wall;	/* the first of them */
 	int64_t			 over_cap_due;	/* their record is due then */
+	struct resumable	*resumables;	/* RESUMABLE_MAX, a ring */
+	size_t			 resumable_next;
+};
+
+/*
+ * A TLS 1.2 ticket the proxy saw a server issue through a tunnel to a
+ * host (resumable_key(): SHA-256 of the host and the ticket's hash).
+ * Only these resume, and only for that host: in TLS 1.2 a resumed
+ * session takes the server name it was made for.  The last
+ * RESUMABLE_MAX of a sandbox are kept.
+ */
+#define RESUMABLE_MAX	1024
+struct resumable {
+	unsigned char		 key[SHA256_BYTES];
 };
 
 struct resolver_slot {
@@ -528,6 +550,7 @@ conn_close(struct proxy *p, struct conn *c)
 	relay_pipe_close(&c->down);
 	free(c->head);
 	free(c->held);
+	free(c->swalk);
 	free(c->up.data);
 	free(c->down.data);
 	free(c);
@@ -560,6 +583,7 @@ proxy_remove_listener(struct proxy *p, const char *sandbox)
 	*lp = l->next;
 	close(l->fd);
 	rules_free(l->rules);
+	free(l->resumables);
 	free(l);
 	return 0;
 }
@@ -1576,6 +1600,28 @@ hello_refuse(struct proxy *p, struct conn *c, const char *decision,
 #define END_HTTP	"HTTP request in the tunnel refused"
 #define END_RECORD	"TLS record refused"
 
+static int tunnel_refused(struct conn *, const char *, const char *, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/*
+ * Records why the tunnel |c| is refused after it started (|end| in the
+ * record); returns -1 for the caller to close it.
+ */
+static int
+tunnel_refused(struct conn *c, const char *end, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->reason, sizeof(c->reason), fmt, ap);
+	va_end(ap);
+	sanitize(c->reason);
+	c->status = 403;
+	c->decision = "deny";
+	c->end = end;
+	return -1;
+}
+
 /*
  * Walks |len| bytes the client of the tunnel |c| sends after its checked
  * ClientHello (tls_walk()).  Returns 0, or -1 with the refusal in |c|'s
@@ -1589,11 +1635,100 @@ walk_client(struct conn *c, const char *buf, size_t len)
 	if (!c->walking ||
 	    tls_walk(&c->walk, (const unsigned char *)buf, len, why) == 0)
 		return 0;
-	snprintf(c->reason, sizeof(c->reason), "%s", why);
-	c->status = 403;
-	c->decision = "deny";
-	c->end = END_RECORD;
-	return -1;
+	return tunnel_refused(c, END_RECORD, "%s", why);
+}
+
+/* The ring's key of the ticket |hash| issued for |host|. */
+static void
+resumable_key(const char *host, const unsigned char hash[TLS_HASH],
+    unsigned char key[SHA256_BYTES])
+{
+	unsigned char in[RULES_HOST_MAX + TLS_HASH];
+	size_t n = strlen(host) + 1;
+
+	memcpy(in, host, n);
+	memcpy(in + n, hash, TLS_HASH);
+	sha256(key, in, n + TLS_HASH);
+}
+
+/* Was the ticket |hash| issued through a tunnel of |l| to |host|? */
+static int
+resumable_known(const struct listener *l, const char *host,
+    const unsigned char hash[TLS_HASH])
+{
+	unsigned char key[SHA256_BYTES];
+	size_t i;
+
+	if (l->resumables == NULL)
+		return 0;
+	resumable_key(host, hash, key);
+	for (i = 0; i < RESUMABLE_MAX; i++)
+		if (memcmp(l->resumables[i].key, key, sizeof(key)) == 0)
+			return 1;
+	return 0;
+}
+
+/* Remembers the ticket |hash| issued through a tunnel of |l| to |host|. */
+static void
+resumable_learn(struct listener *l, const char *host,
+    const unsigned char hash[TLS_HASH])
+{
+	if (l->resumables == NULL && (l->resumables = calloc(RESUMABLE_MAX,
+	    sizeof(*l->resumables))) == NULL)
+		return;	/* it will not resume: the client is refused */
+	resumable_key(host, hash,
+	    l->resumables[l->resumable_next++ % RESUMABLE_MAX].key);
+}
+
+/*
+ * What the ClientHello in c->up.data of the tunnel |c| offers to resume
+ * (tls_client_hello_resume()): a ticket must be one the proxy saw issued
+ * for the CONNECT host; the server's handshake is then read for the
+ * tickets it issues (server_walk()).  Returns 0, or -1 when |c| was
+ * closed.
+ */
+static int
+hello_resume(struct proxy *p, struct conn *c)
+{
+	const unsigned char *d = (const unsigned char *)c->up.data;
+
+	if (tls_client_hello_resume(d, c->up.len, &c->resume) != 0) {
+		hello_refuse(p, c, "error", END_SNI, "malformed TLS "
+		    "ClientHello");
+		return -1;
+	}
+	if (c->resume.ticket &&
+	    !resumable_known(c->l, c->host, c->resume.ticket_hash)) {
+		hello_refuse(p, c, "deny", END_SNI, "TLS session ticket not "
+		    "issued for %s through the proxy", c->host);
+		return -1;
+	}
+	if ((c->swalk = calloc(1, sizeof(*c->swalk))) == NULL) {
+		hello_refuse(p, c, "error", END_SNI, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Reads |len| bytes the server of the tunnel |c| sent, from its first,
+ * until its handshake is encrypted (tls_server_walk()): a TLS 1.2 ticket
+ * it issues is learned for the CONNECT host.
+ */
+static void
+server_walk(struct conn *c, const char *buf, size_t len)
+{
+	struct tls_server_walk *w = c->swalk;
+
+	tls_server_walk(w, (const unsigned char *)buf, len);
+	if (w->ticket) {
+		w->ticket = 0;
+		resumable_learn(c->l, c->host, w->ticket_hash);
+	}
+	if (w->done) {
+		free(c->swalk);
+		c->swalk = NULL;
+	}
 }
 
 static void hold_behind(struct proxy *, struct conn *, size_t, int);
@@ -1819,6 +1954,8 @@ hello_judge(struct proxy *p, struct conn *c, int final)
 	c->walking = 1;
 	c->tls_due = 0;
 	memset(&c->walk, 0, sizeof(c->walk));
+	if (hello_resume(p, c) != 0)
+		return;
 	hold_behind(p, c, 5 + ((size_t)d[3] << 8 | d[4]), 1);
 }
 
@@ -1973,7 +2110,8 @@ relay_read(struct proxy *p, struct conn *c, int from, struct relaybuf *b,
 		want = (size_t)c->up_left;
 	/* The server's first bytes are read, by server_first(); so are
 	 * the client's records after its ClientHello, by walk_client(). */
-	spliced = b->pipe[0] >= 0 && !(from == c->sfd && c->server_wait) &&
+	spliced = b->pipe[0] >= 0 &&
+	    !(from == c->sfd && (c->server_wait || c->swalk != NULL)) &&
 	    !(from == c->cfd && (c->walking || c->asking));
 	if (spliced)
 		n = splice(from, NULL, b->pipe[1], NULL, want,
@@ -1996,6 +2134,8 @@ relay_read(struct proxy *p, struct conn *c, int from, struct relaybuf *b,
 	}
 	if (from == c->cfd && walk_client(c, b->data, (size_t)n) != 0)
 		return -1;
+	if (from == c->sfd && c->swalk != NULL)
+		server_walk(c, b->data, (size_t)n);
 	*count += (uint64_t)n;
 	if (from == c->cfd && c->framed) {
 		c->up_left -= (uint64_t)n;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/sha256.h"
 #include "proxy/tls.h"
 
 #define TLS_CHANGE_CIPHER_SPEC 20
@@ -17,6 +18,8 @@
 #define TLS_APP_DATA 23
 #define TLS_CLIENT_HELLO 1
 #define TLS_SERVER_HELLO 2
+#define TLS_NEW_SESSION_TICKET 4
+#define TLS_EXT_SESSION_TICKET 35
 #define TLS_EXT_SERVER_NAME 0
 #define TLS_NAME_HOST 0
 
@@ -500,4 +503,119 @@ tls_asks_for_tls(struct tls_ask *a, const unsigned char *buf, size_t len)
 			return i + 1;
 	}
 	return 0;
+}
+
+int
+tls_client_hello_resume(
+    const unsigned char *buf, size_t len, struct tls_resume *r)
+{
+	struct cur rec, skip, exts, ext;
+	size_t reclen, type;
+
+	memset(r, 0, sizeof(*r));
+	if (len < 5)
+		return -1;
+	reclen = (size_t)buf[3] << 8 | buf[4];
+	if (len - 5 < reclen || reclen < 4 + 34)
+		return -1;
+	rec.p = buf + 5 + 4 + 34; /* record and handshake headers, version
+				     and random */
+	rec.end = buf + 5 + reclen;
+	if (take_vec(&rec, 1, &skip) != 0 || take_vec(&rec, 2, &skip) != 0 ||
+	    take_vec(&rec, 1, &skip) != 0)
+		return -1;
+	if (rec.p == rec.end)
+		return 0;
+	if (take_vec(&rec, 2, &exts) != 0)
+		return -1;
+	while (exts.p != exts.end) {
+		if (take_num(&exts, 2, &type) != 0 ||
+		    take_vec(&exts, 2, &ext) != 0)
+			return -1;
+		if (type == TLS_EXT_SESSION_TICKET && ext.p != ext.end) {
+			r->ticket = 1;
+			sha256(
+			    r->ticket_hash, ext.p, (size_t)(ext.end - ext.p));
+		}
+	}
+	return 0;
+}
+
+/* A NewSessionTicket's body: lifetime hint, then the ticket. */
+static void
+new_session_ticket(struct tls_server_walk *w)
+{
+	struct cur c = { w->body, w->body + w->bodylen }, t;
+	size_t hint;
+
+	if (take_num(&c, 4, &hint) != 0 || take_vec(&c, 2, &t) != 0 ||
+	    t.p == t.end)
+		return;
+	sha256(w->ticket_hash, t.p, (size_t)(t.end - t.p));
+	w->ticket = 1;
+}
+
+/* Takes |n| bytes of handshake messages from a record's body. */
+static void
+server_messages(struct tls_server_walk *w, const unsigned char *p, size_t n)
+{
+	size_t k;
+
+	while (n > 0 && !w->done) {
+		if (w->mhlen < sizeof(w->mh)) {
+			w->mh[w->mhlen++] = *p++;
+			n--;
+			if (w->mhlen < sizeof(w->mh))
+				continue;
+			w->mleft = (size_t)w->mh[1] << 16 |
+			    (size_t)w->mh[2] << 8 | w->mh[3];
+			w->keep = w->mh[0] == TLS_NEW_SESSION_TICKET;
+			w->bodylen = 0;
+			if (w->keep && w->mleft > sizeof(w->body))
+				w->keep = 0; /* too long to keep: not learned */
+		} else {
+			k = n < w->mleft ? n : w->mleft;
+			if (w->keep)
+				memcpy(w->body + w->bodylen, p, k);
+			w->bodylen += w->keep ? k : 0;
+			w->mleft -= k;
+			p += k;
+			n -= k;
+		}
+		if (w->mhlen == sizeof(w->mh) && w->mleft == 0) {
+			if (w->mh[0] == TLS_NEW_SESSION_TICKET)
+				new_session_ticket(w);
+			w->mhlen = 0;
+		}
+	}
+}
+
+void
+tls_server_walk(struct tls_server_walk *w, const unsigned char *buf, size_t len)
+{
+	size_t n;
+
+	while (len > 0 && !w->done) {
+		if (w->left > 0) {
+			n = len < w->left ? len : w->left;
+			server_messages(w, buf, n);
+			w->left -= n;
+		} else {
+			n = sizeof(w->hdr) - w->hdrlen;
+			if (n > len)
+				n = len;
+			memcpy(w->hdr + w->hdrlen, buf, n);
+			w->hdrlen += n;
+			if (w->hdrlen == sizeof(w->hdr)) {
+				w->hdrlen = 0;
+				w->left = (size_t)w->hdr[3] << 8 | w->hdr[4];
+				if (w->hdr[0] != TLS_HANDSHAKE ||
+				    w->hdr[1] != 3) {
+					w->done = 1;
+				}
+			}
+		}
+		buf += n;
+		len -= n;
+	}
 }

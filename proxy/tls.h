@@ -165,4 +165,58 @@ struct tls_ask {
 size_t tls_asks_for_tls(
     struct tls_ask *a, const unsigned char *buf, size_t len);
 
+/*
+ * TLS 1.2 resumption.  In TLS 1.2 the server name belongs to the session:
+ * a server resuming one takes the name it was made for, not the
+ * ClientHello's (OpenSSL's SSL_get_servername() does, for a ticket), so
+ * a ticket got elsewhere for another name reaches that name through a
+ * checked ClientHello.  The proxy lets a ticket resume only when it saw
+ * it issued, in clear, for the CONNECT host (a TLS 1.2 NewSessionTicket
+ * comes before the server's change_cipher_spec).
+ */
+#define TLS_HASH 32 /* SHA-256 */
+
+struct tls_resume {
+	int ticket; /* a non-empty session_ticket extension */
+	unsigned char ticket_hash[TLS_HASH]; /* SHA-256 of the ticket */
+};
+
+/*
+ * What the ClientHello in the first record of |buf| (one that
+ * tls_client_hello_name() read) offers to resume.  Returns 0, or -1
+ * when it does not parse.
+ */
+int tls_client_hello_resume(
+    const unsigned char *buf, size_t len, struct tls_resume *r);
+
+/*
+ * The records a server sends from its first byte, read until its own
+ * change_cipher_spec (what comes after is encrypted; TLS 1.3 sends one,
+ * or application_data, right after its ServerHello), an alert or bytes
+ * that are no TLS handshake (w->done).  Handshake messages are put
+ * together across records; a NewSessionTicket's body is kept (at most
+ * TLS_SERVER_KEEP bytes: a longer ticket is not learned).  A zeroed
+ * struct starts at the stream's first byte.
+ */
+#define TLS_SERVER_KEEP 4096
+struct tls_server_walk {
+	unsigned char hdr[5]; /* the current record's header */
+	size_t hdrlen, left;
+	unsigned char mh[4]; /* the current handshake message's header */
+	size_t mhlen, mleft;
+	unsigned char body[TLS_SERVER_KEEP]; /* its body, if kept */
+	size_t bodylen;
+	int keep; /* the current message's body is kept */
+	int done; /* nothing more to learn */
+	int ticket; /* a NewSessionTicket was read: ticket_hash */
+	unsigned char ticket_hash[TLS_HASH];
+};
+
+/*
+ * Reads |len| more bytes the server sent.  Sets w->ticket when a
+ * NewSessionTicket ended in them (the caller clears it once used).
+ */
+void tls_server_walk(
+    struct tls_server_walk *w, const unsigned char *buf, size_t len);
+
 #endif

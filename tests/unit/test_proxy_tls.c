@@ -12,7 +12,9 @@
  * before it; Postgres's and MySQL's requests for TLS are told.  The
  * records after the ClientHello are walked: a renegotiation's handshake
  * record is refused, TLS 1.2 and 1.3 sessions in any pieces are not.
- * The requests for TLS of text protocols (STARTTLS) are found.
+ * The requests for TLS of text protocols (STARTTLS) are found; a TLS
+ * 1.2 ticket is learned from the server's handshake and told in a
+ * ClientHello.
  */
 #include "config.h"
 
@@ -546,6 +548,113 @@ START_TEST(test_a_request_for_tls_is_found)
 }
 END_TEST
 
+/* A handshake message of |type| with |body|, in |m|. */
+static void
+hs_msg(struct msg *m, unsigned char type, const void *body, size_t n)
+{
+	put(m, &type, 1);
+	put(m,
+	    (unsigned char[]){ (unsigned char)(n >> 16),
+		(unsigned char)(n >> 8), (unsigned char)n },
+	    3);
+	put(m, body, n);
+}
+
+/*
+ * A ClientHello's ticket is hashed as a NewSessionTicket's is, the
+ * server's handshake read across records in any pieces: the ticket is
+ * learned from a TLS 1.2 server's flight, nothing past its
+ * change_cipher_spec.
+ */
+START_TEST(test_a_ticket_is_learned_and_told)
+{
+	static struct msg ext, ch, hs, m;
+	static struct tls_server_walk w;
+	static const unsigned char ticket[] =
+	    "an opaque ticket, 33 bytes long.";
+	unsigned char nst[4 + 2 + sizeof(ticket)] = { 0, 0, 1, 0, 0,
+		sizeof(ticket) };
+	unsigned char big[TLS_SERVER_KEEP + 16] = { 0 };
+	struct tls_resume r;
+	size_t step, off, n, cut;
+	int learned;
+
+	/* The ClientHello: server_name, then the ticket */
+	sni_ext(&ext, (const char *const[]){ "front.test", NULL });
+	put16(&ext, 35);
+	put16(&ext, sizeof(ticket));
+	put(&ext, ticket, sizeof(ticket));
+	hello(&ch, &ext, 1);
+	ck_assert_int_eq(tls_client_hello_resume(ch.b, ch.len, &r), 0);
+	ck_assert_int_eq(r.ticket, 1);
+	/* An empty one offers none */
+	ext.len = 0;
+	put16(&ext, 35);
+	put16(&ext, 0);
+	hello(&m, &ext, 1);
+	ck_assert_int_eq(tls_client_hello_resume(m.b, m.len, &r), 0);
+	ck_assert_int_eq(r.ticket, 0);
+	ck_assert_int_eq(tls_client_hello_resume(ch.b, ch.len, &r), 0);
+
+	/* The server: a ServerHello, a Certificate over two records, its
+	 * ticket, change_cipher_spec, then what is encrypted */
+	memcpy(nst + 6, ticket, sizeof(ticket));
+	hs_msg(&hs, 2, (unsigned char[38]){ 3, 3 }, 38);
+	hs_msg(&hs, 11, big, 300);
+	cut = hs.len - 100;
+	m.len = 0;
+	put(&m, "\x16\x03\x03", 3);
+	put16(&m, cut);
+	put(&m, hs.b, cut);
+	put(&m, "\x16\x03\x03", 3);
+	put16(&m, hs.len - cut);
+	put(&m, hs.b + cut, hs.len - cut);
+	hs.len = 0;
+	hs_msg(&hs, 4, nst, sizeof(nst));
+	put(&m, "\x16\x03\x03", 3);
+	put16(&m, hs.len);
+	put(&m, hs.b, hs.len);
+	put(&m, "\x14\x03\x03\x00\x01\x01", 6);
+	hs.len = 0;
+	hs_msg(&hs, 4, nst, sizeof(nst)); /* "encrypted": not read */
+	put(&m, "\x16\x03\x03", 3);
+	put16(&m, hs.len);
+	put(&m, hs.b, hs.len);
+	for (step = 1; step <= 9; step++) {
+		memset(&w, 0, sizeof(w));
+		learned = 0;
+		for (off = 0; off < m.len; off += n) {
+			n = m.len - off < step ? m.len - off : step;
+			tls_server_walk(&w, m.b + off, n);
+			if (w.ticket) {
+				ck_assert_mem_eq(
+				    w.ticket_hash, r.ticket_hash, TLS_HASH);
+				w.ticket = 0;
+				learned++;
+			}
+		}
+		ck_assert_int_eq(learned, 1);
+		ck_assert_int_eq(w.done, 1);
+	}
+	/* A ticket too long to keep is not learned */
+	m.len = 0;
+	hs.len = 0;
+	big[5] = 0xff;
+	big[4] = 0x10;
+	hs_msg(&hs, 4, big, sizeof(big));
+	put(&m, "\x16\x03\x03", 3);
+	put16(&m, hs.len);
+	put(&m, hs.b, hs.len);
+	memset(&w, 0, sizeof(w));
+	tls_server_walk(&w, m.b, m.len);
+	ck_assert_int_eq(w.ticket, 0);
+	/* Bytes that are no TLS handshake end the walk */
+	memset(&w, 0, sizeof(w));
+	tls_server_walk(&w, (const unsigned char *)"S\x16\x03\x03\x00", 5);
+	ck_assert_int_eq(w.done, 1);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -567,6 +676,7 @@ main(void)
 	tcase_add_test(tc, test_a_renegotiation_is_refused);
 	tcase_add_test(tc, test_the_second_hello_end_is_found);
 	tcase_add_test(tc, test_a_request_for_tls_is_found);
+	tcase_add_test(tc, test_a_ticket_is_learned_and_told);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
