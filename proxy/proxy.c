@@ -1580,6 +1580,18 @@ hello_refuse(struct proxy *p, struct conn *c, const char *decision,
     const char *end, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
+/* Puts the refusal of the tunnel |c| in its record. */
+static void
+refusal_record(struct conn *c, const char *decision, const char *end,
+    const char *fmt, va_list ap)
+{
+	vsnprintf(c->reason, sizeof(c->reason), fmt, ap);
+	sanitize(c->reason);
+	c->status = 403;
+	c->decision = decision;
+	c->end = end;
+}
+
 static void
 hello_refuse(struct proxy *p, struct conn *c, const char *decision,
     const char *end, const char *fmt, ...)
@@ -1587,12 +1599,8 @@ hello_refuse(struct proxy *p, struct conn *c, const char *decision,
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(c->reason, sizeof(c->reason), fmt, ap);
+	refusal_record(c, decision, end, fmt, ap);
 	va_end(ap);
-	sanitize(c->reason);
-	c->status = 403;
-	c->decision = decision;
-	c->end = end;
 	conn_close(p, c);
 }
 
@@ -1613,12 +1621,8 @@ tunnel_refused(struct conn *c, const char *end, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(c->reason, sizeof(c->reason), fmt, ap);
+	refusal_record(c, "deny", end, fmt, ap);
 	va_end(ap);
-	sanitize(c->reason);
-	c->status = 403;
-	c->decision = "deny";
-	c->end = end;
 	return -1;
 }
 

@@ -235,16 +235,48 @@ tls_second_hello_end(const unsigned char *buf, size_t len)
 
 #define TLS_CIPHERTEXT_MAX (16384 + 2048)
 
-/* The header in w->hdr begins a record: may it? */
+enum { REC_BODY, REC_PART, REC_HEADER };
+
+/*
+ * Takes the next bytes of [buf, buf + len) from the record stream |r|:
+ * body bytes of the current record (*kind REC_BODY), bytes of the next
+ * header (REC_PART), or its last ones (REC_HEADER: r->hdr is whole and
+ * r->left its length).  Returns how many were taken.
+ */
+static size_t
+records_take(
+    struct tls_records *r, const unsigned char *buf, size_t len, int *kind)
+{
+	size_t n;
+
+	if (r->left > 0) {
+		n = len < r->left ? len : r->left;
+		r->left -= n;
+		*kind = REC_BODY;
+		return n;
+	}
+	n = sizeof(r->hdr) - r->hdrlen;
+	if (n > len)
+		n = len;
+	memcpy(r->hdr + r->hdrlen, buf, n);
+	r->hdrlen += n;
+	*kind = REC_PART;
+	if (r->hdrlen == sizeof(r->hdr)) {
+		r->hdrlen = 0;
+		r->left = (size_t)r->hdr[3] << 8 | r->hdr[4];
+		*kind = REC_HEADER;
+	}
+	return n;
+}
+
+/* The header in w->rec.hdr begins a record: may it? */
 static int
 walk_record(struct tls_walk *w, char why[TLS_WHY_MAX])
 {
-	size_t type = w->hdr[0];
+	size_t type = w->rec.hdr[0];
 
-	w->left = (size_t)w->hdr[3] << 8 | w->hdr[4];
-	w->hdrlen = 0;
 	if (type < TLS_CHANGE_CIPHER_SPEC || type > TLS_APP_DATA ||
-	    w->hdr[1] != 3 || w->left > TLS_CIPHERTEXT_MAX)
+	    w->rec.hdr[1] != 3 || w->rec.left > TLS_CIPHERTEXT_MAX)
 		return refuse(why,
 		    "malformed TLS record after the "
 		    "ClientHello");
@@ -265,22 +297,13 @@ tls_walk(struct tls_walk *w, const unsigned char *buf, size_t len,
     char why[TLS_WHY_MAX])
 {
 	size_t n;
+	int kind;
 
 	why[0] = '\0';
 	while (len > 0) {
-		if (w->left > 0) {
-			n = len < w->left ? len : w->left;
-			w->left -= n;
-		} else {
-			n = sizeof(w->hdr) - w->hdrlen;
-			if (n > len)
-				n = len;
-			memcpy(w->hdr + w->hdrlen, buf, n);
-			w->hdrlen += n;
-			if (w->hdrlen == sizeof(w->hdr) &&
-			    walk_record(w, why) != 0)
-				return -1;
-		}
+		n = records_take(&w->rec, buf, len, &kind);
+		if (kind == REC_HEADER && walk_record(w, why) != 0)
+			return -1;
 		buf += n;
 		len -= n;
 	}
@@ -594,27 +617,15 @@ void
 tls_server_walk(struct tls_server_walk *w, const unsigned char *buf, size_t len)
 {
 	size_t n;
+	int kind;
 
 	while (len > 0 && !w->done) {
-		if (w->left > 0) {
-			n = len < w->left ? len : w->left;
+		n = records_take(&w->rec, buf, len, &kind);
+		if (kind == REC_BODY)
 			server_messages(w, buf, n);
-			w->left -= n;
-		} else {
-			n = sizeof(w->hdr) - w->hdrlen;
-			if (n > len)
-				n = len;
-			memcpy(w->hdr + w->hdrlen, buf, n);
-			w->hdrlen += n;
-			if (w->hdrlen == sizeof(w->hdr)) {
-				w->hdrlen = 0;
-				w->left = (size_t)w->hdr[3] << 8 | w->hdr[4];
-				if (w->hdr[0] != TLS_HANDSHAKE ||
-				    w->hdr[1] != 3) {
-					w->done = 1;
-				}
-			}
-		}
+		else if (kind == REC_HEADER &&
+		    (w->rec.hdr[0] != TLS_HANDSHAKE || w->rec.hdr[1] != 3))
+			w->done = 1;
 		buf += n;
 		len -= n;
 	}

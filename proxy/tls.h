@@ -104,10 +104,13 @@ size_t tls_second_hello_end(const unsigned char *buf, size_t len);
  *     renegotiation.
  * A zeroed struct starts at a record boundary.
  */
-struct tls_walk {
+struct tls_records {
 	unsigned char hdr[5]; /* the header of the current record */
 	size_t hdrlen; /* how much of it came */
 	size_t left; /* its body bytes still to come */
+};
+struct tls_walk {
+	struct tls_records rec;
 	int ccs; /* a change_cipher_spec came */
 	int after_ccs; /* handshake records since */
 	int app; /* an application_data record came */
@@ -200,8 +203,7 @@ int tls_client_hello_resume(
  */
 #define TLS_SERVER_KEEP 4096
 struct tls_server_walk {
-	unsigned char hdr[5]; /* the current record's header */
-	size_t hdrlen, left;
+	struct tls_records rec;
 	unsigned char mh[4]; /* the current handshake message's header */
 	size_t mhlen, mleft;
 	unsigned char body[TLS_SERVER_KEEP]; /* its body, if kept */

@@ -140,6 +140,33 @@ make_workspace() {
 	echo "$ws"
 }
 
+# tls_front NAMES...: for a test in a network and mount namespace of its
+# own, lo up, NAMES at 127.0.0.1 in a bind-mounted /etc/hosts, and a
+# P-256 certificate for front.test in $T/cert.pem and $T/key.pem, by
+# which a local server stands in for a shared TLS front end; python3 and
+# openssl must be there.  Prints "not ok" and exits when it cannot.
+tls_front() {
+	for c in python3 openssl; do
+		command -v $c >/dev/null || { echo "not ok - $c is missing"; exit 1; }
+	done
+	"$top_builddir/tests/proxy_helper" lo-up || { echo "not ok - cannot bring up lo"; exit 1; }
+	printf '127.0.0.1\tlocalhost %s\n' "$*" > "$T/hosts"
+	chmod 644 "$T/hosts"
+	mount --bind "$T/hosts" /etc/hosts || { echo "not ok - cannot mount hosts"; exit 1; }
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+	    -keyout "$T/key.pem" -out "$T/cert.pem" -subj /CN=front.test -days 2 \
+	    >/dev/null 2>&1 || { echo "not ok - cannot make a certificate"; exit 1; }
+}
+
+# tls_front_serve: runs python3 $T/srv.py $T in the background, ended
+# with the test, and waits until it wrote its port(s) to $T/srv.port.
+tls_front_serve() {
+	python3 "$T/srv.py" "$T" &
+	SRVPID=$!
+	at_exit 'kill "$SRVPID" 2>/dev/null'
+	i=0; while [ ! -s "$T/srv.port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+}
+
 # as_uid OWNER CMD...: CMD as root (OWNER 0), or as uid OWNER with
 # its own state under $T/stOWNER (no AIRLOCK_HOME: airlock's defaults).
 as_uid() {

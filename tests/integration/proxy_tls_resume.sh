@@ -21,18 +21,7 @@ if [ -z "${AIRLOCK_PROXY_TEST_NS:-}" ]; then
 	AIRLOCK_PROXY_TEST_NS=1 exec unshare --net --mount sh "$0" "$@"
 fi
 . "$top_srcdir/tests/lib.sh"
-H="$top_builddir/tests/proxy_helper"
-for c in python3 openssl; do
-	command -v $c >/dev/null || { echo "not ok - $c is missing"; exit 1; }
-done
-
-"$H" lo-up || { echo "not ok - cannot bring up lo"; exit 1; }
-printf '127.0.0.1\tlocalhost front.test hidden.test\n' > "$T/hosts"
-chmod 644 "$T/hosts"
-mount --bind "$T/hosts" /etc/hosts || { echo "not ok - cannot mount hosts"; exit 1; }
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-    -keyout "$T/key.pem" -out "$T/cert.pem" -subj /CN=front.test -days 2 \
-    >/dev/null 2>&1 || { echo "not ok - cannot make a certificate"; exit 1; }
+tls_front front.test hidden.test
 
 # Two servers: "ticket" (tickets on) and "id" (tickets off: its session
 # cache); names.log gets "SERVER NAME" for each name the callback is
@@ -73,10 +62,7 @@ with open(t + '/srv.port', 'w') as f:
 threading.Event().wait()
 EOF
 : > "$T/names.log"
-python3 "$T/srv.py" "$T" &
-SRVPID=$!
-trap 'kill "$SRVPID" 2>/dev/null; end_writers_in_T; rm -rf "$T"; [ "$TESTS_FINISHED" = 1 ] || { echo "not ok - ended before finish"; exit 1; }' EXIT
-i=0; while [ ! -s "$T/srv.port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+tls_front_serve
 read -r PT PI < "$T/srv.port"
 ws=$(make_workspace)
 

@@ -32,18 +32,7 @@ if [ -z "${AIRLOCK_PROXY_TEST_NS:-}" ]; then
 	AIRLOCK_PROXY_TEST_NS=1 exec unshare --net --mount sh "$0" "$@"
 fi
 . "$top_srcdir/tests/lib.sh"
-H="$top_builddir/tests/proxy_helper"
-for c in python3 openssl; do
-	command -v $c >/dev/null || { echo "not ok - $c is missing"; exit 1; }
-done
-
-"$H" lo-up || { echo "not ok - cannot bring up lo"; exit 1; }
-printf '127.0.0.1\tlocalhost front.test\n' > "$T/hosts"
-chmod 644 "$T/hosts"
-mount --bind "$T/hosts" /etc/hosts || { echo "not ok - cannot mount hosts"; exit 1; }
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-    -keyout "$T/key.pem" -out "$T/cert.pem" -subj /CN=front.test -days 2 \
-    >/dev/null 2>&1 || { echo "not ok - cannot make a certificate"; exit 1; }
+tls_front front.test
 
 # The server: names.log gets "N NAME" for each server name a connection
 # asked for, raw.log every byte, "N end BYTES" when a connection ends.
@@ -121,10 +110,7 @@ while True:
 EOF
 : > "$T/names.log"
 : > "$T/raw.log"
-python3 "$T/srv.py" "$T" &
-SRVPID=$!
-at_exit 'kill "$SRVPID" 2>/dev/null'
-i=0; while [ ! -s "$T/srv.port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+tls_front_serve
 read -r SP < "$T/srv.port"
 ws=$(make_workspace)
 
