@@ -2041,12 +2041,6 @@ conn_read_head(struct proxy *p, struct conn *c)
 }
 
 /*
- * Moves bytes from |from| into |b|, counting them in *count against the
- * byte cap: at most the cap is read, and the connection counts as capped
- * only if the peer has more to send after that.  Called only when |b|
- * is empty.  Returns 0, or -1 if the connection must close.
- */
-/*
  * The client of the tunnel |c| sent the bytes in |b| (all it holds)
  * after a start that was neither TLS nor HTTP: when they end a request
  * for TLS, it goes alone and what follows waits in c->held, to be
@@ -2076,6 +2070,12 @@ asks_for_tls(struct conn *c, struct relaybuf *b)
 	return 0;
 }
 
+/*
+ * Moves bytes from |from| into |b|, counting them in *count against the
+ * byte cap: at most the cap is read, and the connection counts as capped
+ * only if the peer has more to send after that.  Called only when |b|
+ * is empty.  Returns 0, or -1 if the connection must close.
+ */
 static int
 relay_read(struct proxy *p, struct conn *c, int from, struct relaybuf *b,
     uint64_t *count, int *eof)

@@ -24,9 +24,11 @@
  *   - a ClientHello without the extension is reported as having no
  *     name (the caller decides).
  * After it, the client's records are walked for a renegotiation
- * (tls_walk()); a tunnel that starts otherwise is read for a text
- * protocol's request for TLS (tls_asks_for_tls(): STARTTLS), after
- * which a ClientHello is read again.
+ * (tls_walk()), what it offers to resume is read
+ * (tls_client_hello_resume()) and the server's handshake for the TLS 1.2
+ * tickets it issues (tls_server_walk()); a tunnel that starts otherwise
+ * is read for a text protocol's request for TLS (tls_asks_for_tls():
+ * STARTTLS), after which a ClientHello is read again.
  */
 #ifndef AIRLOCK_PROXY_TLS_H
 #define AIRLOCK_PROXY_TLS_H
