@@ -394,10 +394,12 @@ tls_upgrade_prelude(const unsigned char *buf, size_t len)
 	return len < MYSQL_SSL_REQUEST ? -1 : MYSQL_SSL_REQUEST;
 }
 
-/* LDAP's StartTLS OID, after its [0] tag and length. */
-static const unsigned char ldap_starttls[] = "\x80\x16"
-					     "1.3.6.1.4.1.1466.20037";
+/* LDAP's StartTLS OID, its request's requestName (whatever length form
+ * BER gave it). */
+static const unsigned char ldap_starttls[] = "1.3.6.1.4.1.1466.20037";
 #define LDAP_STARTTLS (sizeof(ldap_starttls) - 1)
+_Static_assert(sizeof(((struct tls_ask *)0)->ldap) == LDAP_STARTTLS,
+    "tls_ask's ring holds LDAP's StartTLS OID");
 
 /* The word that just ended (a->word, a->wordlen) is the line's a->nwords'th. */
 static void

@@ -164,7 +164,7 @@ struct tls_ask {
 	int closing; /* </...> */
 	int slash; /* its last byte but space was '/' */
 	unsigned char quote; /* inside an attribute value quoted so */
-	unsigned char ldap[24]; /* the last bytes, for LDAP's OID (a ring) */
+	unsigned char ldap[22]; /* the last bytes, for LDAP's OID (a ring) */
 	size_t ldapn; /* bytes seen */
 };
 size_t tls_asks_for_tls(

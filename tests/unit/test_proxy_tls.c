@@ -532,6 +532,9 @@ START_TEST(test_a_request_for_tls_is_found)
 	ASKS("\x30\x1d\x02\x01\x01\x77\x18\x80\x16"
 	     "1.3.6.1.4.1.1466.20037x",
 	    1);
+	ASKS("\x30\x1e\x02\x01\x01\x77\x19\x80\x81\x16"
+	     "1.3.6.1.4.1.1466.20037",
+	    0); /* a long-form length */
 	/* A long tag before the command */
 	memset(long_tag, 'a', sizeof(long_tag));
 	memcpy(long_tag + 250, " STARTTLS\r\n", 11);
