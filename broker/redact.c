@@ -37,6 +37,7 @@ struct redact_form {
 #define FORM_WIDE	0x40	/* ... its numbers zero-padded to DEC_WIDE */
 #define FORM_BITS	0x80	/* bits: may be laid out as xxd -b does */
 #define FORM_QP		0x100	/* may be broken by "=" and a line break */
+#define FORM_SPACED	0x200	/* radix text: a " " or "-" between 2 chars */
 
 /*
  * A hex dump (xxd, hexdump -C, od -t x1, bytes.hex(":")): between two
@@ -107,6 +108,10 @@ struct redact {
 	/* forms[by_pair[k]..by_pair[k + 1]) begin with c0, c1: k = c0 << 8 | c1 */
 	uint32_t		 by_pair[256 * 256 + 1];
 	uint64_t		 pairs[256 * 4];	/* pair_may() */
+	/* A radix text's bytes 0 and 1, a separator between: pair_may(). */
+	uint64_t		 spaced[256 * 4];
+	/* pairs, and a radix text's byte 0 and a separator: pair_may(). */
+	uint64_t		 gate[256 * 4];
 	int			 dec_short;	/* a decimal form begins "N," */
 };
 
@@ -596,15 +601,23 @@ octal_list(unsigned char *dst, const unsigned char *v, size_t len)
 	return o;
 }
 
+/* The magnitude of the negative word |x| of |word| bytes (2^(8 word) - x). */
+static unsigned long long
+word_negated(unsigned long long x, size_t word)
+{
+	/* No shift by 64: the two's complement of the word's bits. */
+	return ((~x) & (~0ULL >> (64 - 8 * word))) + 1;
+}
+
 /*
- * The numbers of the little-endian words of |word| (2 or 4) bytes that
- * lie inside the value when it begins at byte |off| of a word, with ","
- * between two (FORM_DEC | FORM_WIDE), as od -t u2 (od -d), od -t d2,
- * od -t u4, od -t d4 (od -i) and hexdump -d print them in decimal
- * (|base| 10, negative when |sign| and the top bit is set) and od -o
- * and hexdump -o in octal (8).  The bytes of the words the value shares
- * with its neighbours are no part of it.  0 (no form) when the whole
- * words hold fewer than REDACT_MIN_LEN bytes.
+ * The numbers of the little-endian words of |word| (2, 4 or 8) bytes
+ * that lie inside the value when it begins at byte |off| of a word,
+ * with "," between two (FORM_DEC | FORM_WIDE), as od -t u2 (od -d),
+ * od -t d2, od -t u4, od -t d4 (od -i), od -t u8, od -t d8 (od -l) and
+ * hexdump -d print them in decimal (|base| 10, negative when |sign| and
+ * the top bit is set) and od -o and hexdump -o in octal (8).  The bytes
+ * of the words the value shares with its neighbours are no part of it.
+ * 0 (no form) when the whole words hold fewer than REDACT_MIN_LEN bytes.
  */
 static size_t
 word_numbers(unsigned char *dst, const unsigned char *v, size_t len,
@@ -624,7 +637,7 @@ word_numbers(unsigned char *dst, const unsigned char *v, size_t len,
 			o += (size_t)sprintf((char *)dst + o, "%llo", x);
 		else if (sign && (x >> (8 * word - 1)) != 0)
 			o += (size_t)sprintf((char *)dst + o, "-%llu",
-			    (1ULL << (8 * word)) - x);
+			    word_negated(x, word));
 		else
 			o += (size_t)sprintf((char *)dst + o, "%llu", x);
 	}
@@ -1041,7 +1054,7 @@ add_radix_forms(struct redact *r, size_t si, const unsigned char *v,
 		if ((dst = form_reserve(s, room)) == NULL)
 			return AL_ERR_INTERNAL;
 		if ((rc = form_commit_wrap(r, si, rx->encode(dst, room, v, len,
-		    pad, arg), FORM_LINES)) != 0)
+		    pad, arg), FORM_LINES | FORM_SPACED)) != 0)
 			return rc;
 	}
 	/* Fragments at each alignment. */
@@ -1066,7 +1079,7 @@ add_radix_forms(struct redact *r, size_t si, const unsigned char *v,
 			break;
 		}
 		memcpy(dst, enc + first, n);
-		rc = form_commit_wrap(r, si, n, FORM_LINES);
+		rc = form_commit_wrap(r, si, n, FORM_LINES | FORM_SPACED);
 	}
 	sodium_free(enc);
 	sodium_free(tmp);
@@ -1139,7 +1152,7 @@ add_base85_forms(struct redact *r, size_t si, const unsigned char *v,
 
 	dst = form_reserve(s, 5 * (len / 4 + 1));
 	if ((rc = form_commit_wrap(r, si, base85_encode(dst, v, len, digits),
-	    FORM_LINES)) != 0)
+	    FORM_LINES | FORM_SPACED)) != 0)
 		return rc;
 	for (k = 0; k < 4; k++) {
 		/* The first group inside the secret begins at its byte from. */
@@ -1148,7 +1161,7 @@ add_base85_forms(struct redact *r, size_t si, const unsigned char *v,
 			continue;
 		dst = form_reserve(s, 5 * (len / 4));
 		if ((rc = form_commit_wrap(r, si, base85_encode(dst, v + from,
-		    (len - from) / 4 * 4, digits), FORM_LINES)) != 0)
+		    (len - from) / 4 * 4, digits), FORM_LINES | FORM_SPACED)) != 0)
 			return rc;
 	}
 	return 0;
@@ -1168,10 +1181,34 @@ form_cmp(const void *a, const void *b)
 	return x->secret < y->secret ? -1 : x->secret > y->secret;
 }
 
+/*
+ * Is |c| a separator a radix text (FORM_SPACED: base64, base32, base85,
+ * base58) may hold between two of its characters, as one printed in
+ * groups shows it (sed 's/..../& /g', a TOTP key "JBSW Y3DP")?
+ */
+static int
+radix_spacer(unsigned char c)
+{
+	return c == ' ' || c == '-';
+}
+
+/* Sets, and pair_bit() reads, the bit of c0, c1 in the pair table |t|. */
+static void
+pair_bit_set(uint64_t *t, unsigned char c0, unsigned char c1)
+{
+	t[c0 * 4 + c1 / 64] |= (uint64_t)1 << (c1 % 64);
+}
+
+static int
+pair_bit(const uint64_t *t, unsigned char c0, unsigned char c1)
+{
+	return (t[c0 * 4 + c1 / 64] >> (c1 % 64)) & 1;
+}
+
 static void
 pair_set(struct redact *r, unsigned char c0, unsigned char c1)
 {
-	r->pairs[c0 * 4 + c1 / 64] |= (uint64_t)1 << (c1 % 64);
+	pair_bit_set(r->pairs, c0, c1);
 }
 
 /*
@@ -1196,13 +1233,20 @@ pair_set_upper(struct redact *r, unsigned char c0, unsigned char c1)
 /*
  * Can a form begin with in[i], in[i + 1]: its first two bytes, or its
  * first byte and an escape sequence, or (a wrapped form) a line break?
+ * Or a radix text with a separator between its first two bytes (or a
+ * line break after it): in[i], in[i + 2] (a word's last letter and a
+ * space, in text, are not enough).  Inline: it is called at every byte
+ * (a call there took 10% more instructions over a build log, and a test
+ * of a separator before the look-up 8%).
  */
-static int
+static inline int
 pair_may(const struct redact *r, const unsigned char *in, size_t len,
     size_t i)
 {
-	return len - i >= 2 &&
-	    ((r->pairs[in[i] * 4 + in[i + 1] / 64] >> (in[i + 1] % 64)) & 1);
+	/* One look-up at most bytes: gate holds every pair that may. */
+	return len - i >= 2 && pair_bit(r->gate, in[i], in[i + 1]) &&
+	    (pair_bit(r->pairs, in[i], in[i + 1]) || (len - i >= 3 &&
+	    pair_bit(r->spaced, in[i], in[i + 2])));
 }
 
 /*
@@ -1234,6 +1278,8 @@ forms_index(struct redact *r, size_t sorted)
 	} else if (sorted > 0)
 		qsort(r->forms, r->nforms, sizeof(*r->forms), form_cmp);
 	memset(r->pairs, 0, sizeof(r->pairs));
+	memset(r->spaced, 0, sizeof(r->spaced));
+	memset(r->gate, 0, sizeof(r->gate));
 	r->dec_short = 0;
 	for (c = 0, f = 0; c < 256; c++) {
 		r->start[c] = f;
@@ -1260,9 +1306,18 @@ forms_index(struct redact *r, size_t sorted)
 				pair_set(r, fm->p[0], '\\');
 			if (fm->wrap & FORM_QP)
 				pair_set(r, fm->p[0], '=');
+			if (fm->wrap & FORM_SPACED) {
+				pair_bit_set(r->spaced, fm->p[0], fm->p[1]);
+				pair_bit_set(r->spaced, fm->p[0], '\n');
+				pair_bit_set(r->spaced, fm->p[0], '\r');
+				pair_bit_set(r->gate, fm->p[0], ' ');
+				pair_bit_set(r->gate, fm->p[0], '-');
+			}
 		}
 	}
 	r->start[256] = r->nforms;
+	for (c = 0; c < 256 * 4; c++)
+		r->gate[c] |= r->pairs[c];
 	for (c = 0, f = 0; c < 256 * 256; c++) {
 		for (; f < r->nforms && (size_t)(r->forms[f].p[0] << 8 |
 		    r->forms[f].p[1]) < c; f++)
@@ -1310,14 +1365,14 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	 * base32 (7 forms each), 3 alphabets' base85 (5 forms each, 2 * len +
 	 * 8 at most) and base58 (2 * len + 1); 25 Caesar shifts and rot47
 	 * (len each); lowercase base32hex (7 forms); the octal list (5 * len
-	 * + 1), 14 lists of words' numbers (4 * len + 1 at most each); 2
+	 * + 1), 30 lists of words' numbers (4 * len + 1 at most each); 2
 	 * binary (8 * len each); the value raised and lowered (len each);
 	 * quoted-printable (3 * len).
 	 */
 	cap = 32 * (3 * len + 8) + 13 * (2 * len + 32) + 4 * len +
 	    13 * len + 7 * (2 * len + 8) + 12 * len + 2 * (5 * len + 1) +
 	    len + 14 * (2 * len + 8) + 15 * (2 * len + 8) + 2 * len + 1 +
-	    26 * len + 7 * (2 * len + 8) + 5 * len + 1 + 14 * (4 * len + 1) +
+	    26 * len + 7 * (2 * len + 8) + 5 * len + 1 + 30 * (4 * len + 1) +
 	    16 * len + 2 * len + 3 * len;
 	if ((s->block = sodium_malloc(cap)) == NULL)
 		return AL_ERR_ALLOC;
@@ -1390,8 +1445,8 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	if ((rc = form_commit_wrap(r, si, octal_list(dst, v, len),
 	    FORM_DEC)) != 0)
 		goto fail;
-	/* Words of 2 and 4 bytes in decimal and (2) octal, at each offset. */
-	for (w = 2; w <= 4; w *= 2)
+	/* Words of 2, 4 and 8 bytes in decimal and (2) octal, at each offset. */
+	for (w = 2; w <= sizeof(uint64_t); w *= 2)
 		for (n = 0; n < w; n++) {
 			dst = form_reserve(s, 4 * len + 1);
 			if ((rc = form_commit_wrap(r, si, word_numbers(dst, v, len,
@@ -1526,7 +1581,7 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	if (len <= BASE58_MAX) {
 		dst = form_reserve(s, 2 * len + 1);
 		if ((rc = form_commit_wrap(r, si, base58_encode(dst, v, len),
-		    FORM_LINES)) != 0)
+		    FORM_LINES | FORM_SPACED)) != 0)
 			goto fail;
 	}
 	forms_index(r, sorted);
@@ -2145,12 +2200,13 @@ gap_may_begin(const struct redact_form *fm, unsigned char c)
 		['\r'] = FORM_LINES | FORM_DUMP | FORM_CHARS | FORM_DEC,
 		['\n'] = FORM_LINES | FORM_DUMP | FORM_CHARS | FORM_DEC,
 		['\\'] = FORM_DUMP | FORM_SED | FORM_DEC,
-		[' '] = FORM_DUMP | FORM_DEC | FORM_BITS,
+		[' '] = FORM_DUMP | FORM_DEC | FORM_BITS | FORM_SPACED,
 		[','] = FORM_DUMP | FORM_DEC,
 		[';'] = FORM_DUMP | FORM_DEC, ['\t'] = FORM_DEC,
 		['%'] = FORM_DUMP, ['='] = FORM_DUMP | FORM_QP,
 		['&'] = FORM_DUMP | FORM_DEC,
-		[':'] = FORM_DUMP, ['-'] = FORM_DUMP, ['0'] = FORM_DUMP,
+		[':'] = FORM_DUMP, ['-'] = FORM_DUMP | FORM_SPACED,
+		['0'] = FORM_DUMP,
 		['*'] = FORM_DUMP | FORM_DEC,
 	};
 
@@ -2321,6 +2377,13 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 			if ((fm->wrap & FORM_LINES) && !broke &&
 			    (br = line_break(in, len, k)) > 0) {
 				k += br;
+				broke = 1;
+			} else if ((fm->wrap & FORM_SPACED) && !broke &&
+			    radix_spacer(in[k])) {
+				/* ... and a line break after it (fold -w). */
+				k++;
+				if (k < len)
+					k += line_break(in, len, k);
 				broke = 1;
 			} else if ((fm->wrap & FORM_LINES) && !broke &&
 			    k + 1 == len && in[k] == '\r')
@@ -2567,6 +2630,65 @@ too_short(const struct redact_form *fm, size_t n)
 }
 
 /*
+ * May byte |j| of |fm| be at in[k], or a gap it may take begin there?  A
+ * radix text's separator is followed by that byte, a line break or an
+ * escape sequence (in text, a space after a word's first two letters
+ * that begin a form's is no try).
+ */
+static inline int
+byte_may(const struct redact_form *fm, const unsigned char *in, size_t len,
+    size_t k, size_t j)
+{
+	unsigned char c;
+
+	if (form_eq(fm, j, in[k]))
+		return 1;
+	if (!gap_may_begin(fm, in[k]))
+		return 0;
+	if (!(fm->wrap & FORM_SPACED) || !radix_spacer(in[k]) || k + 1 >= len)
+		return 1;
+	c = in[k + 1];
+	return c == fm->p[j] || c == '\n' || c == '\r' || c == 0x1b ||
+	    c == 0x9b;
+}
+
+/*
+ * Returns the first (the longest) of the forms that begin with |c0|,
+ * |c1| that matches at in[i], or NULL; *span is the number of bytes its
+ * match takes.  |dump_only| tries the hex dump forms only, |spaced| the
+ * radix texts (FORM_SPACED) only, whose byte 1 is at in[i + 2], after a
+ * separator.  Inlined in each of match_from()'s 3 calls: a call there
+ * took 8% more instructions over a build log.
+ */
+static inline __attribute__((always_inline)) const struct redact_form *
+pair_match(const struct redact *r, const unsigned char *in, size_t len,
+    size_t i, unsigned char c0, unsigned char c1, int dump_only, int spaced,
+    size_t *span)
+{
+	const struct redact_form *fm;
+	size_t f, hi = r->by_pair[(c0 << 8 | c1) + 1];
+	int partial;
+
+	for (f = r->by_pair[c0 << 8 | c1]; f < hi; f++) {
+		fm = &r->forms[f];
+		/*
+		 * Byte 1 matched as it is: a byte 2 that is not the form's and
+		 * begins no gap ends the match there (most tries end so).  A
+		 * radix text's is past its separator; too_short() made sure
+		 * in[i..len) holds the form's 4 or more bytes.
+		 */
+		if ((dump_only && !(fm->wrap & FORM_DUMP)) ||
+		    (spaced && !(fm->wrap & FORM_SPACED)) ||
+		    too_short(fm, len - i) ||
+		    !byte_may(fm, in, len, spaced ? i + 3 : i + 2, 2))
+			continue;
+		if ((*span = form_match(fm, in, len, i, &partial)) > 0)
+			return fm;
+	}
+	return NULL;
+}
+
+/*
  * Returns the longest of the forms that begin with byte |c0| (and, when
  * the input's next byte begins no escape sequence or break, |c1|) that
  * matches at in[i], or NULL; *span is the number of bytes its match
@@ -2584,8 +2706,24 @@ match_from(const struct redact *r, const unsigned char *in, size_t len,
 
 	lo = r->start[c0];
 	hi = r->start[c0 + 1];
+	/*
+	 * A separator at byte 1 (FORM_SPACED): the forms whose byte 1 it is,
+	 * and the radix texts whose byte 1 follows it; a line break after
+	 * it, every form.
+	 */
+	if (radix_spacer(c1) && len - i > 2 && in[i + 2] != '\n' &&
+	    in[i + 2] != '\r') {
+		best = pair_match(r, in, len, i, c0, c1, dump_only, 0, span);
+		fm = dump_only ? NULL : pair_match(r, in, len, i, c0, in[i + 2],
+		    0, 1, &n);
+		if (fm != NULL && (best == NULL || fm->len > best->len)) {
+			best = fm;
+			*span = n;
+		}
+		return best;
+	}
 	if (c1 == 0x1b || c1 == 0x9b || c1 == '\n' || c1 == '\r' ||
-	    c1 == '\\' || c1 == '=') {
+	    c1 == '\\' || c1 == '=' || radix_spacer(c1)) {
 		/* Byte 1 may begin a sequence or a break: every form. */
 		for (f = lo; f < hi; f++) {
 			fm = &r->forms[f];
@@ -2596,6 +2734,8 @@ match_from(const struct redact *r, const unsigned char *in, size_t len,
 			    !(fm->wrap & (FORM_SED | FORM_DEC))) ||
 			    (fm->p[1] != c1 && c1 == '=' &&
 			    !(fm->wrap & FORM_QP)) ||
+			    (fm->p[1] != c1 && radix_spacer(c1) &&
+			    !(fm->wrap & FORM_SPACED)) ||
 			    (dump_only && !(fm->wrap & FORM_DUMP)))
 				continue;
 			if (best != NULL && (fm->len < best->len ||
@@ -2610,21 +2750,7 @@ match_from(const struct redact *r, const unsigned char *in, size_t len,
 		return best;
 	}
 	/* Else the forms whose byte 1 is c1, the longest first. */
-	hi = r->by_pair[(c0 << 8 | c1) + 1];
-	for (f = r->by_pair[c0 << 8 | c1]; f < hi; f++) {
-		fm = &r->forms[f];
-		/*
-		 * Byte 1 matched as it is: a byte 2 that is not the form's and
-		 * begins no gap ends the match there (most tries end so).
-		 */
-		if ((dump_only && !(fm->wrap & FORM_DUMP)) || too_short(fm, len - i) ||
-		    (!form_eq(fm, 2, in[i + 2]) &&
-		    !gap_may_begin(fm, in[i + 2])))
-			continue;
-		if ((*span = form_match(fm, in, len, i, &partial)) > 0)
-			return fm;
-	}
-	return NULL;
+	return pair_match(r, in, len, i, c0, c1, dump_only, 0, span);
 }
 
 /*
@@ -2697,7 +2823,8 @@ redact_longest(const struct redact *r)
 
 	/*
 	 * A wrapped form takes up to 2 more bytes between characters (a
-	 * break, a dump's separators), any form REDACT_MAX_ESC more of
+	 * break, a dump's separators), a radix text 3 (a separator and a
+	 * break), any form REDACT_MAX_ESC more of
 	 * escape sequences; a hex dump (and xxd -b's bits, 8 characters
 	 * a byte), between two bytes, a C array's or an escaped string's
 	 * prefix (DUMP_PREFIX) or a change of line: the first up to
@@ -2714,7 +2841,8 @@ redact_longest(const struct redact *r)
 	_Static_assert(DUMP_PREFIX <= DUMP_PAD + DUMP_OFF + 8,
 	    "a C array's prefix fits the bound of a change of line");
 	for (i = 0; r != NULL && i < r->nforms; i++) {
-		n = ((r->forms[i].wrap & FORM_LINES) ?
+		n = ((r->forms[i].wrap & FORM_SPACED) ?
+		    4 * r->forms[i].len - 3 : (r->forms[i].wrap & FORM_LINES) ?
 		    3 * r->forms[i].len - 2 : r->forms[i].len) + REDACT_MAX_ESC;
 		if (r->forms[i].wrap & FORM_DUMP)
 			n += DUMP_COL + DUMP_OFF + 8 + r->forms[i].len / 2 *

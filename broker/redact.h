@@ -46,10 +46,10 @@
  *     a repeated byte, once and then "*" and a line break for its
  *     copies (the hex form too); its bytes in octal the same way
  *     (hexdump -e '/1 "%o "'); the numbers of the little-endian words
- *     of 2 and 4 bytes that lie inside it at each offset, the same way,
- *     in decimal, unsigned or signed (od -d, od -t u2, od -t d2, od -t
- *     u4, od -i, hexdump -d) and (2 bytes) octal (od with no option,
- *     od -o, hexdump -o),
+ *     of 2, 4 and 8 bytes that lie inside it at each offset, the same
+ *     way, in decimal, unsigned or signed (od -d, od -t u2, od -t d2,
+ *     od -t u4, od -i, od -t u8, od -t d8, od -l, hexdump -d) and (2
+ *     bytes) octal (od with no option, od -o, hexdump -o),
  *     each zero-padded to up to 6 characters (hexdump -d's "08293"),
  *     when they hold 4 bytes or more;
  *   - the value as sed -n l prints it ("\\" doubled, \a \b \f \r \t \v,
@@ -92,9 +92,14 @@
  *     "Basic base64(user:secret)" and `echo secret | base64` are caught),
  *     when that inner part is at least REDACT_MIN_INNER characters long
  *     (a 4-byte secret's is 4 or 5);
+ *   - each of these radix texts (base64, base32, base85, base58) also
+ *     with one " " or "-" between two of its characters, and a line
+ *     break after it, as one printed in groups shows it (sed 's/..../&
+ *     /g', a TOTP key's "JBSW Y3DP", fold -w 20 of that);
  * A hex or base64 form also matches broken into lines, with one "\n" or
  * "\r\n" between any two of its characters (base64(1) breaks at 76
- * columns, xxd -p at 60), so a match may take up to 3 * len - 2 bytes.
+ * columns, xxd -p at 60), so a match may take up to 3 * len - 2 bytes
+ * (a radix text's, with a separator before each break, 4 * len - 3).
  * A hex form also matches laid out as a hex dump: between two bytes up
  * to 4 of " ", ":", "-" or "," (xxd and its -g1, hexdump -C, od -t x1,
  * od -x, hexdump -x, Python's bytes.hex(":"), hexdump -e '/1 "%02x,"'),
@@ -133,14 +138,16 @@
  * (compression, encryption, substitutions other than those shifts (a
  * shift of one case's letters alone, tr a-z d-za-c; a shift of "!" to
  * "~" other than rot47, or of " " to "~"), other separators between
- * the characters, base58 of a value over 1024
+ * the characters (a radix text's: other than one " " or "-" and a
+ * line break), base58 of a value over 1024
  * bytes or inside a longer
  * stream, base85 of a value that holds no group of 4 bytes of its own
  * (under 7 bytes, at an offset), escape sequences inside a decimal
  * dump, the bytes of a word the value shares with its neighbours (in
- * od -t u2's or od -t u4's numbers, 1 to 3 bytes at each end), words
- * of 8 bytes (od -t u8) and octal words of 4 (od -t o4), two of the
- * transformations above at once (rev and tr a-z A-Z), an escape of a
+ * od -t u2's or od -t u4's numbers, 1 to 3 bytes at each end, od -t
+ * u8's 1 to 7), octal words of 4 (od -t o4), two of the
+ * transformations above at once (rev and tr a-z A-Z, rev then base64,
+ * base64 then hex: each pair another form a secret), an escape of a
  * byte's hex in one digit (&#xa;), JavaScript's \u{5a}, an HTML
  * entity's or an octal escape's number zero-padded past 3 digits,
  * splitting across

@@ -911,6 +911,40 @@ START_TEST(test_redact_decimal_dumps_and_other_bases)
 }
 END_TEST
 
+/*
+ * od -t d8 and od -t u8 of a binary key (a word's top bit set: negative
+ * in od -t d8), at offset 0 and 1 (the word it shares with a neighbour
+ * stays), and its base64 in groups of 4 (a space or "-" between, and a
+ * line break after a space).
+ */
+START_TEST(test_redact_words_of_8_and_grouped_radix)
+{
+	static const char key[] = "k\xe9y-\xff\x01\x02\x03"
+	    "\x90\x91\x92\x93\x94\x95\x96\x97";
+	static const struct redact_case cases[] = {
+		{ "0000000   216737927558457707 -7523661662112280176\n0000020\n",
+		    "0000000   [REDACTED:K]\n0000020\n", 1 },
+		{ "0000000   216737927558457707 10923082411597271440\n",
+		    "0000000   [REDACTED:K]\n", 1 },
+		{ "   144677233836518209 -7596001834950356989\n"
+		    "                  151\n", "   144677233836518209 "
+		    "[REDACTED:K]\n                  151\n", 1 },
+		{ "a+l5 Lf8B AgOQ kZKT lJWW lw== ", "[REDACTED:K] ", 1 },
+		{ "a+l5-Lf8B-AgOQ-kZKT-lJWW-lw==", "[REDACTED:K]", 1 },
+		{ "a+l5 Lf8B \nAgOQ kZKT \nlJWW lw==\n", "[REDACTED:K]\n", 1 },
+		/* Near misses: its last byte 0x98; two spaces between. */
+		{ "   216737927558457707 -7451604068074352240\n", NULL, 0 },
+		{ "a+l5  Lf8B  AgOQ  kZKT  lJWW  lw==", NULL, 0 },
+	};
+	struct redact *r;
+
+	ck_assert_ptr_nonnull(r = redact_new());
+	ck_assert_int_eq(redact_add(r, "K", key, sizeof(key) - 1), 0);
+	expect_cases(r, cases, sizeof(cases) / sizeof(cases[0]));
+	redact_free(r);
+}
+END_TEST
+
 static Suite *
 redact_suite(void)
 {
@@ -930,6 +964,7 @@ redact_suite(void)
 	tcase_add_test(tc, test_redact_dump_case_arrays_and_widths);
 	tcase_add_test(tc, test_redact_od_fields_wide_dumps_and_transforms);
 	tcase_add_test(tc, test_redact_decimal_dumps_and_other_bases);
+	tcase_add_test(tc, test_redact_words_of_8_and_grouped_radix);
 	tcase_add_test(tc, test_redact_binary_buffer_with_nul);
 	tcase_add_test(tc, test_redact_null_redactor_copies);
 	tcase_add_test(tc, test_redact_json_tree_values_and_keys);

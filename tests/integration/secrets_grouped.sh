@@ -1,0 +1,146 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The airlock authors
+# A tool granted a secret prints it through a transformation its own
+# tools give it, and the result goes to the agent.  Each form here came
+# back for the agent to decode:
+#  - the numbers of its little-endian words of 8 bytes (od -t u8, od -t
+#    d8, od -l, od -A n -t u8 -w8), at each of the 8 byte offsets: no
+#    form of the secret looked so (the bytes of a word it shares with
+#    its neighbours, up to 7 at each end, stay: docs/AUDIT.md);
+#  - base64, base32 and Ascii85 printed in groups: a space or a "-"
+#    every 4 characters (sed 's/..../& /g', a TOTP key's "JBSW Y3DP"),
+#    a space after every character, groups of 4 broken into lines with
+#    the space at the end of each (fold -w 20), at each byte offset of
+#    a longer stream: a radix text matched a line break between two
+#    characters, no other separator.
+# The same of a value a byte off the secret (its first, or one in the
+# middle: the last character of an encoding that cuts a byte may show
+# only its high bits) is left as it is, and what the agent gets and the
+# artifacts hold no piece of the secret.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/integration/mcp_lib.sh"
+mcp_env
+secret='Zq8x Lr2$Wv9&Kt4(Ym7)Pn3'
+printf '%s' "$secret" | "$AIRLOCK" secret set API_TOKEN
+ws=$(make_workspace)
+
+# The tools' transformations, shared with the near-miss tool.
+forms='
+a85() { python3 -c "import base64, sys; print(base64.a85encode(sys.stdin.buffer.read()).decode())"; }
+grouped() { case $1 in
+  b64sp) base64 -w0 | sed "s/..../& /g" ;;
+  b64dash) base64 -w0 | sed "s/..../&-/g" ;;
+  b64each) base64 -w0 | sed "s/./& /g" ;;
+  b64fold) base64 -w0 | sed "s/..../& /g" | fold -w 20 ;;
+  b32totp) base32 -w0 | sed "s/..../& /g" ;;
+  a85sp) a85 | sed "s/...../& /g" ;;
+  esac; echo; }
+'
+M="$T/m.yaml"
+cat >"$M" <<YAML
+tools:
+  - name: words8
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 10000
+    command:
+      - bash
+      - -c
+      - |
+        for d in 'od -t u8' 'od -t d8' 'od -l' 'od -A n -t u8 -w8'; do
+          echo "== \$d"
+          for o in 0 1 2 3 4 5 6 7; do
+            printf '%*s%s!' "\$o" '' "\$API_TOKEN" | \$d
+          done
+        done
+    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+  - name: grouped
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 10000
+    command:
+      - bash
+      - -c
+      - |
+$(printf '%s\n' "$forms" | sed 's/^/        /')
+        for g in b64sp b64dash b64each b64fold b32totp a85sp; do
+          echo "== \$g"
+          for p in '' x xy xyz xyzw; do
+            printf '%s%s!' "\$p" "\$API_TOKEN" | grouped \$g
+          done
+        done
+    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+  - name: nearmiss
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 10000
+    command:
+      - bash
+      - -c
+      - |
+$(printf '%s\n' "$forms" | sed 's/^/        /')
+        for v in 'Zq8x Lr2\$Wv9&Kt5(Ym7)Pn3' 'Yq8x Lr2\$Wv9&Kt4(Ym7)Pn3'; do
+          printf '%s' "\$v" | od -t u8
+          for g in b64sp b64dash b64each b64fold b32totp a85sp; do
+            printf '%s' "\$v" | grouped \$g
+          done
+        done
+    secrets: []
+YAML
+
+# leak SECRET < TEXT: the first piece of SECRET, of 8 bytes, that TEXT
+# holds: read off the numbers of od's words of 8 bytes, or encoded (a
+# piece of 8 characters of its base64, base32 or Ascii85 at any byte
+# offset, the separators taken out); "" if none.
+leak() {
+	python3 -c 'import base64, os, re, sys
+s = os.fsencode(sys.argv[1])
+t = sys.stdin.buffer.read()
+words = b"".join((int(x) % 2**64).to_bytes(8, "little")
+    for x in re.findall(rb"-?\d{10,}", t))
+b = [s[i:i + 8] for i in range(len(s) - 7) if s[i:i + 8] in words]
+bare = re.sub(rb"[ \n-]", b"", t)
+for enc in (base64.b64encode, base64.b32encode, base64.a85encode):
+	for k in range(5):
+		e = enc(b"\0" * k + s)
+		b += [e[i:i + 8] for i in range(8, len(e) - 12)
+		    if e[i:i + 8] in bare]
+print(b[0].decode(errors="replace") if b else "")' "$1" || echo "(leak failed)"
+}
+
+mcp_start "$M" "$ws"
+sess=$(newest_session)
+
+mcp_call words8 '{}'
+expect_ok_result "the words tool ran"
+out=$(jr .result.structuredContent.stdout)
+redacted_sections 8 API_TOKEN "$secret" 'od -t u8' 'od -t d8' 'od -l' \
+    'od -A n -t u8 -w8'
+
+mcp_call grouped '{}'
+expect_ok_result "the grouping tool ran"
+out=$(jr .result.structuredContent.stdout)
+redacted_sections 5 API_TOKEN "$secret" b64sp b64dash b64each b64fold \
+    b32totp a85sp
+
+mcp_call nearmiss '{}'
+expect_ok_result "the near-miss tool ran"
+out=$(jr .result.structuredContent.stdout)
+expect_not_contains "a value a byte off the secret is left as it is" "$out" 'REDACTED'
+check "... and printed whole ($(printf '%s' "$out" | wc -l) lines)" \
+    test "$(printf '%s' "$out" | wc -l)" -ge 14
+
+mcp_stop
+for f in "$sess"/artifacts/*-words8.log "$sess"/artifacts/*-grouped.log; do
+	expect_eq "$(basename "$f") holds no piece of the secret" \
+	    "$(leak "$secret" <"$f")" ""
+done
+finish
