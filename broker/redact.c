@@ -1035,6 +1035,62 @@ radix_room(const struct radix *rx, size_t len)
 }
 
 /*
+ * Encodes v[0..len) at byte |k| of a stream in |rx| (with |arg|) into
+ * |enc| (|room| bytes; |tmp| holds k + len bytes) and returns how many
+ * of its characters depend on the value alone, from *first on, or 0
+ * when they are fewer than REDACT_MIN_INNER.
+ */
+static size_t
+radix_fragment(const struct radix *rx, const void *arg,
+    const unsigned char *v, size_t len, size_t k, unsigned char *tmp,
+    unsigned char *enc, size_t room, size_t *first)
+{
+	size_t last;
+
+	memset(tmp, 0, k);
+	memcpy(tmp + k, v, len);
+	(void)rx->encode(enc, room, tmp, k + len, 0, arg);
+	*first = (8 * k + rx->bits - 1) / rx->bits;
+	last = (8 * (k + len)) / rx->bits;
+	return last < *first + REDACT_MIN_INNER ? 0 : last - *first;
+}
+
+/*
+ * The fragments of v[0..len) in |rx| at each alignment of a longer
+ * stream (add_radix_forms()).
+ */
+static int
+add_radix_fragments(struct redact *r, size_t si, const unsigned char *v,
+    size_t len, const struct radix *rx, const void *arg)
+{
+	struct redact_secret *s = &r->secrets[si];
+	unsigned char *tmp, *enc, *dst;
+	size_t k, first, n, room = radix_room(rx, len + rx->group - 1);
+	int rc = 0;
+
+	if ((tmp = sodium_malloc(len + rx->group - 1)) == NULL)
+		return AL_ERR_ALLOC;
+	if ((enc = sodium_malloc(room)) == NULL) {
+		sodium_free(tmp);
+		return AL_ERR_ALLOC;
+	}
+	for (k = 0; k < rx->group && rc == 0; k++) {
+		if ((n = radix_fragment(rx, arg, v, len, k, tmp, enc, room,
+		    &first)) == 0)
+			continue;
+		if ((dst = form_reserve(s, n)) == NULL) {
+			rc = AL_ERR_INTERNAL;
+			break;
+		}
+		memcpy(dst, enc + first, n);
+		rc = form_commit_wrap(r, si, n, FORM_LINES | FORM_SPACED);
+	}
+	sodium_free(enc);
+	sodium_free(tmp);
+	return rc;
+}
+
+/*
  * The value in the encoding |rx| (with |arg|), padded and not, and the
  * characters that depend only on the secret when it starts at byte |k|
  * (0 to |group| - 1) of an encoded stream, when they are at least
@@ -1046,9 +1102,9 @@ add_radix_forms(struct redact *r, size_t si, const unsigned char *v,
     size_t len, const struct radix *rx, const void *arg)
 {
 	struct redact_secret *s = &r->secrets[si];
-	unsigned char *tmp, *enc, *dst;
-	size_t k, first, last, n, room = radix_room(rx, len);
-	int pad, rc = 0;
+	unsigned char *dst;
+	size_t room = radix_room(rx, len);
+	int pad, rc;
 
 	for (pad = 1; pad >= 0; pad--) {
 		if ((dst = form_reserve(s, room)) == NULL)
@@ -1057,33 +1113,7 @@ add_radix_forms(struct redact *r, size_t si, const unsigned char *v,
 		    pad, arg), FORM_LINES | FORM_SPACED)) != 0)
 			return rc;
 	}
-	/* Fragments at each alignment. */
-	room = radix_room(rx, len + rx->group - 1);
-	if ((tmp = sodium_malloc(len + rx->group - 1)) == NULL)
-		return AL_ERR_ALLOC;
-	if ((enc = sodium_malloc(room)) == NULL) {
-		sodium_free(tmp);
-		return AL_ERR_ALLOC;
-	}
-	for (k = 0; k < rx->group && rc == 0; k++) {
-		memset(tmp, 0, k);
-		memcpy(tmp + k, v, len);
-		(void)rx->encode(enc, room, tmp, k + len, 0, arg);
-		first = (8 * k + rx->bits - 1) / rx->bits;
-		last = (8 * (k + len)) / rx->bits;
-		if (last < first + REDACT_MIN_INNER)
-			continue;
-		n = last - first;
-		if ((dst = form_reserve(s, n)) == NULL) {
-			rc = AL_ERR_INTERNAL;
-			break;
-		}
-		memcpy(dst, enc + first, n);
-		rc = form_commit_wrap(r, si, n, FORM_LINES | FORM_SPACED);
-	}
-	sodium_free(enc);
-	sodium_free(tmp);
-	return rc;
+	return add_radix_fragments(r, si, v, len, rx, arg);
 }
 
 /* base64 in libsodium's variants |arg| (padded, unpadded). */
@@ -1108,6 +1138,39 @@ base32_radix(unsigned char *dst, size_t room, const unsigned char *v,
 
 static const struct radix base64_rx = { 6, 3, 4, base64_radix };
 static const struct radix base32_rx = { 5, 5, 8, base32_radix };
+
+/*
+ * base64 of base64: the secret's base64 fragment at each alignment
+ * (add_radix_fragments()), its own fragments in base64 at each
+ * alignment: a Kubernetes secret's .dockerconfigjson (kubectl create
+ * secret docker-registry -o yaml) is the base64 of JSON that holds
+ * "auth": base64("user:token").
+ */
+static int
+add_base64_twice_forms(struct redact *r, size_t si, const unsigned char *v,
+    size_t len)
+{
+	static const int variant[2] = { sodium_base64_VARIANT_ORIGINAL,
+	    sodium_base64_VARIANT_ORIGINAL_NO_PADDING };
+	unsigned char *tmp, *enc;
+	size_t k, first, n, room = radix_room(&base64_rx, len + 2);
+	int rc = 0;
+
+	if ((tmp = sodium_malloc(len + 2)) == NULL)
+		return AL_ERR_ALLOC;
+	if ((enc = sodium_malloc(room)) == NULL) {
+		sodium_free(tmp);
+		return AL_ERR_ALLOC;
+	}
+	for (k = 0; k < 3 && rc == 0; k++)
+		if ((n = radix_fragment(&base64_rx, variant, v, len, k, tmp,
+		    enc, room, &first)) > 0)
+			rc = add_radix_fragments(r, si, enc + first, n,
+			    &base64_rx, variant);
+	sodium_free(enc);
+	sodium_free(tmp);
+	return rc;
+}
 
 /*
  * base64 (|variant_pad|, |variant_nopad|: the original alphabet or the
@@ -1367,13 +1430,14 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	 * (len each); lowercase base32hex (7 forms); the octal list (5 * len
 	 * + 1), 30 lists of words' numbers (4 * len + 1 at most each); 2
 	 * binary (8 * len each); the value raised and lowered (len each);
-	 * quoted-printable (3 * len).
+	 * quoted-printable (3 * len); 9 of base64 twice (16 * (len + 2) / 9
+	 * + 1 at most each).
 	 */
 	cap = 32 * (3 * len + 8) + 13 * (2 * len + 32) + 4 * len +
 	    13 * len + 7 * (2 * len + 8) + 12 * len + 2 * (5 * len + 1) +
 	    len + 14 * (2 * len + 8) + 15 * (2 * len + 8) + 2 * len + 1 +
 	    26 * len + 7 * (2 * len + 8) + 5 * len + 1 + 30 * (4 * len + 1) +
-	    16 * len + 2 * len + 3 * len;
+	    16 * len + 2 * len + 3 * len + 9 * (2 * len + 8);
 	if ((s->block = sodium_malloc(cap)) == NULL)
 		return AL_ERR_ALLOC;
 	s->cap = cap;
@@ -1560,6 +1624,8 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 	if ((rc = add_base64_forms(r, si, v, len,
 	    sodium_base64_VARIANT_URLSAFE,
 	    sodium_base64_VARIANT_URLSAFE_NO_PADDING)) != 0)
+		goto fail;
+	if ((rc = add_base64_twice_forms(r, si, v, len)) != 0)
 		goto fail;
 	if ((rc = add_base32_forms(r, si, v, len,
 	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")) != 0 ||

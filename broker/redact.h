@@ -92,6 +92,10 @@
  *     "Basic base64(user:secret)" and `echo secret | base64` are caught),
  *     when that inner part is at least REDACT_MIN_INNER characters long
  *     (a 4-byte secret's is 4 or 5);
+ *   - base64 of base64: the inner part of the value's base64 at each
+ *     byte offset, inside a longer base64 stream at each byte offset
+ *     the same way (a Kubernetes .dockerconfigjson's "auth", base64 of
+ *     "user:token", is inside the base64 of the JSON);
  *   - each of these radix texts (base64, base32, base85, base58) also
  *     with one " " or "-" between two of its characters, and a line
  *     break after it, as one printed in groups shows it (sed 's/..../&
@@ -146,8 +150,9 @@
  * dump, the bytes of a word the value shares with its neighbours (in
  * od -t u2's or od -t u4's numbers, 1 to 3 bytes at each end, od -t
  * u8's 1 to 7), octal words of 4 (od -t o4), two of the
- * transformations above at once (rev and tr a-z A-Z, rev then base64,
- * base64 then hex: each pair another form a secret), an escape of a
+ * transformations above at once but base64 twice (rev and tr a-z A-Z,
+ * rev then base64, base64 then hex: each pair another form a secret),
+ * an escape of a
  * byte's hex in one digit (&#xa;), JavaScript's \u{5a}, an HTML
  * entity's or an octal escape's number zero-padded past 3 digits,
  * splitting across
