@@ -37,7 +37,7 @@ struct redact_form {
 #define FORM_WIDE	0x40	/* ... its numbers zero-padded to DEC_WIDE */
 #define FORM_BITS	0x80	/* bits: may be laid out as xxd -b does */
 #define FORM_QP		0x100	/* may be broken by "=" and a line break */
-#define FORM_SPACED	0x200	/* radix text: a " " or "-" between 2 chars */
+#define FORM_SPACED	0x200	/* radix text: " ", "-" or "\\n" between 2 */
 
 /*
  * A hex dump (xxd, hexdump -C, od -t x1, bytes.hex(":")): between two
@@ -1370,6 +1370,7 @@ forms_index(struct redact *r, size_t sorted)
 			if (fm->wrap & FORM_QP)
 				pair_set(r, fm->p[0], '=');
 			if (fm->wrap & FORM_SPACED) {
+				pair_set(r, fm->p[0], '\\');	/* "\\n" */
 				pair_bit_set(r->spaced, fm->p[0], fm->p[1]);
 				pair_bit_set(r->spaced, fm->p[0], '\n');
 				pair_bit_set(r->spaced, fm->p[0], '\r');
@@ -1716,6 +1717,32 @@ line_break(const unsigned char *in, size_t len, size_t k)
 		return 1;
 	if (in[k] == '\r' && k + 1 < len && in[k + 1] == '\n')
 		return 2;
+	return 0;
+}
+
+/*
+ * Returns the length of the line break escaped as a JSON or C string
+ * escapes it at in[k..len): "\\n" or "\\r\\n" (jq -Rs . of base64(1)'s
+ * lines, Python's json.dumps() of base64.encodebytes()), or 0, setting
+ * *more if in[k..len) is the beginning of one.
+ */
+static size_t
+escaped_break(const unsigned char *in, size_t len, size_t k, int *more)
+{
+	static const char crlf[] = "\\r\\n";
+	size_t n;
+
+	if (in[k] != '\\')
+		return 0;
+	if (k + 1 < len && in[k + 1] == 'n')
+		return 2;
+	for (n = 1; k + n < len && n < 4 && in[k + n] == (unsigned char)crlf[n];
+	    n++)
+		;
+	if (n == 4)
+		return 4;
+	if (k + n == len)
+		*more = 1;
 	return 0;
 }
 
@@ -2265,7 +2292,7 @@ gap_may_begin(const struct redact_form *fm, unsigned char c)
 		[0x1b] = GAP_ANY, [0x9b] = GAP_ANY,
 		['\r'] = FORM_LINES | FORM_DUMP | FORM_CHARS | FORM_DEC,
 		['\n'] = FORM_LINES | FORM_DUMP | FORM_CHARS | FORM_DEC,
-		['\\'] = FORM_DUMP | FORM_SED | FORM_DEC,
+		['\\'] = FORM_DUMP | FORM_SED | FORM_DEC | FORM_SPACED,
 		[' '] = FORM_DUMP | FORM_DEC | FORM_BITS | FORM_SPACED,
 		[','] = FORM_DUMP | FORM_DEC,
 		[';'] = FORM_DUMP | FORM_DEC, ['\t'] = FORM_DEC,
@@ -2450,6 +2477,10 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 				k++;
 				if (k < len)
 					k += line_break(in, len, k);
+				broke = 1;
+			} else if ((fm->wrap & FORM_SPACED) && !broke &&
+			    (br = escaped_break(in, len, k, &pend)) > 0) {
+				k += br;
 				broke = 1;
 			} else if ((fm->wrap & FORM_LINES) && !broke &&
 			    k + 1 == len && in[k] == '\r')
@@ -2797,7 +2828,7 @@ match_from(const struct redact *r, const unsigned char *in, size_t len,
 			    (c1 == '\n' || c1 == '\r') &&
 			    !(fm->wrap & (FORM_LINES | FORM_CHARS | FORM_DEC))) ||
 			    (fm->p[1] != c1 && c1 == '\\' &&
-			    !(fm->wrap & (FORM_SED | FORM_DEC))) ||
+			    !(fm->wrap & (FORM_SED | FORM_DEC | FORM_SPACED))) ||
 			    (fm->p[1] != c1 && c1 == '=' &&
 			    !(fm->wrap & FORM_QP)) ||
 			    (fm->p[1] != c1 && radix_spacer(c1) &&
@@ -2889,8 +2920,8 @@ redact_longest(const struct redact *r)
 
 	/*
 	 * A wrapped form takes up to 2 more bytes between characters (a
-	 * break, a dump's separators), a radix text 3 (a separator and a
-	 * break), any form REDACT_MAX_ESC more of
+	 * break, a dump's separators), a radix text 4 (a separator and a
+	 * break, or an escaped "\\r\\n"), any form REDACT_MAX_ESC more of
 	 * escape sequences; a hex dump (and xxd -b's bits, 8 characters
 	 * a byte), between two bytes, a C array's or an escaped string's
 	 * prefix (DUMP_PREFIX) or a change of line: the first up to
@@ -2908,7 +2939,7 @@ redact_longest(const struct redact *r)
 	    "a C array's prefix fits the bound of a change of line");
 	for (i = 0; r != NULL && i < r->nforms; i++) {
 		n = ((r->forms[i].wrap & FORM_SPACED) ?
-		    4 * r->forms[i].len - 3 : (r->forms[i].wrap & FORM_LINES) ?
+		    5 * r->forms[i].len - 4 : (r->forms[i].wrap & FORM_LINES) ?
 		    3 * r->forms[i].len - 2 : r->forms[i].len) + REDACT_MAX_ESC;
 		if (r->forms[i].wrap & FORM_DUMP)
 			n += DUMP_COL + DUMP_OFF + 8 + r->forms[i].len / 2 *

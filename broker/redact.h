@@ -99,11 +99,14 @@
  *   - each of these radix texts (base64, base32, base85, base58) also
  *     with one " " or "-" between two of its characters, and a line
  *     break after it, as one printed in groups shows it (sed 's/..../&
- *     /g', a TOTP key's "JBSW Y3DP", fold -w 20 of that);
+ *     /g', a TOTP key's "JBSW Y3DP", fold -w 20 of that), or a line
+ *     break escaped as a JSON string escapes it ("\\n", "\\r\\n": jq -Rs .
+ *     of base64(1)'s lines, Python's json.dumps() of encodebytes());
  * A hex or base64 form also matches broken into lines, with one "\n" or
  * "\r\n" between any two of its characters (base64(1) breaks at 76
  * columns, xxd -p at 60), so a match may take up to 3 * len - 2 bytes
- * (a radix text's, with a separator before each break, 4 * len - 3).
+ * (a radix text's, with a separator before each break or an escaped
+ * "\\r\\n", 5 * len - 4).
  * A hex form also matches laid out as a hex dump: between two bytes up
  * to 4 of " ", ":", "-" or "," (xxd and its -g1, hexdump -C, od -t x1,
  * od -x, hexdump -x, Python's bytes.hex(":"), hexdump -e '/1 "%02x,"'),

@@ -13,7 +13,11 @@
 #    a space after every character, groups of 4 broken into lines with
 #    the space at the end of each (fold -w 20), at each byte offset of
 #    a longer stream: a radix text matched a line break between two
-#    characters, no other separator.
+#    characters, no other separator;
+#  - base64 and base32 of a key of 100 characters, broken into lines
+#    and then printed as a JSON string, each line break escaped ("\n",
+#    "\r\n": jq -Rs . of base64(1)'s lines, Python's json.dumps() of
+#    base64.encodebytes()).
 # The same of a value a byte off the secret (its first, or one in the
 # middle: the last character of an encoding that cuts a byte may show
 # only its high bits) is left as it is, and what the agent gets and the
@@ -24,6 +28,8 @@
 mcp_env
 secret='Zq8x Lr2$Wv9&Kt4(Ym7)Pn3'
 printf '%s' "$secret" | "$AIRLOCK" secret set API_TOKEN
+long='Q7vT2mXp9LrW4cYh8NbK3fZs6GjD5aUe1HqR0wEo7iSx2yVn4tBk9PcM3lAg6dFu8zJr5OvI1sWq0eTm7hXb2nCy4pLk9aGd3jRf'
+printf '%s' "$long" | "$AIRLOCK" secret set LONG_KEY
 ws=$(make_workspace)
 
 # The tools' transformations, shared with the near-miss tool.
@@ -76,6 +82,28 @@ $(printf '%s\n' "$forms" | sed 's/^/        /')
           done
         done
     secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+  - name: jsoned
+    input: {}
+    output: { exitCode: integer, stdout: string }
+    sideEffect: external
+    authorization: allow
+    timeoutMs: 10000
+    command:
+      - bash
+      - -c
+      - |
+        for e in jq python crlf b32; do
+          echo "== \$e"
+          for p in '' x xy; do
+            case \$e in
+            jq) printf '%s%s\n' "\$p" "\$KEY" | base64 | jq -Rs . ;;
+            python) printf '%s%s' "\$p" "\$KEY" | python3 -c 'import base64, json, sys; print(json.dumps({"key": base64.encodebytes(sys.stdin.buffer.read()).decode()}))' ;;
+            crlf) printf '%s%s' "\$p" "\$KEY" | base64 -w 40 | sed 's/\$/\r/' | jq -Rs . ;;
+            b32) printf '%s%s' "\$p" "\$KEY" | base32 | jq -Rs . ;;
+            esac
+          done
+        done
+    secrets: [ { name: LONG_KEY, env: KEY } ]
   - name: nearmiss
     input: {}
     output: { exitCode: integer, stdout: string }
@@ -107,7 +135,7 @@ t = sys.stdin.buffer.read()
 words = b"".join((int(x) % 2**64).to_bytes(8, "little")
     for x in re.findall(rb"-?\d{10,}", t))
 b = [s[i:i + 8] for i in range(len(s) - 7) if s[i:i + 8] in words]
-bare = re.sub(rb"[ \n-]", b"", t)
+bare = re.sub(rb"[ \n-]", b"", re.sub(rb"\\[rn]", b"", t))
 for enc in (base64.b64encode, base64.b32encode, base64.a85encode):
 	for k in range(5):
 		e = enc(b"\0" * k + s)
@@ -131,6 +159,11 @@ out=$(jr .result.structuredContent.stdout)
 redacted_sections 5 API_TOKEN "$secret" b64sp b64dash b64each b64fold \
     b32totp a85sp
 
+mcp_call jsoned '{}'
+expect_ok_result "the JSON tool ran"
+out=$(jr .result.structuredContent.stdout)
+redacted_sections 3 LONG_KEY "$long" jq python crlf b32
+
 mcp_call nearmiss '{}'
 expect_ok_result "the near-miss tool ran"
 out=$(jr .result.structuredContent.stdout)
@@ -143,4 +176,6 @@ for f in "$sess"/artifacts/*-words8.log "$sess"/artifacts/*-grouped.log; do
 	expect_eq "$(basename "$f") holds no piece of the secret" \
 	    "$(leak "$secret" <"$f")" ""
 done
+expect_eq "the JSON artifact holds no piece of the long key" \
+    "$(leak "$long" <"$(echo "$sess"/artifacts/*-jsoned.log)")" ""
 finish
