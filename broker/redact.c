@@ -2292,7 +2292,7 @@ gap_may_begin(const struct redact_form *fm, unsigned char c)
 		[0x1b] = GAP_ANY, [0x9b] = GAP_ANY,
 		['\r'] = FORM_LINES | FORM_DUMP | FORM_CHARS | FORM_DEC,
 		['\n'] = FORM_LINES | FORM_DUMP | FORM_CHARS | FORM_DEC,
-		['\\'] = FORM_DUMP | FORM_SED | FORM_DEC | FORM_SPACED,
+		['\\'] = FORM_DUMP | FORM_SED | FORM_DEC | FORM_SPACED | FORM_BITS,
 		[' '] = FORM_DUMP | FORM_DEC | FORM_BITS | FORM_SPACED,
 		[','] = FORM_DUMP | FORM_DEC,
 		[';'] = FORM_DUMP | FORM_DEC, ['\t'] = FORM_DEC,
@@ -2478,7 +2478,7 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 				if (k < len)
 					k += line_break(in, len, k);
 				broke = 1;
-			} else if ((fm->wrap & FORM_SPACED) && !broke &&
+			} else if (((fm->wrap & FORM_SPACED) || edge) && !broke &&
 			    (br = escaped_break(in, len, k, &pend)) > 0) {
 				k += br;
 				broke = 1;

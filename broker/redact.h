@@ -106,7 +106,9 @@
  * "\r\n" between any two of its characters (base64(1) breaks at 76
  * columns, xxd -p at 60), so a match may take up to 3 * len - 2 bytes
  * (a radix text's, with a separator before each break or an escaped
- * "\\r\\n", 5 * len - 4).
+ * "\\r\\n", 5 * len - 4).  The hex form and the bits (most significant
+ * first) also match a line break escaped as in a JSON string between
+ * two bytes (xxd -p | jq -Rs ., basenc --base2msbf -w 64 | jq -Rs .).
  * A hex form also matches laid out as a hex dump: between two bytes up
  * to 4 of " ", ":", "-" or "," (xxd and its -g1, hexdump -C, od -t x1,
  * od -x, hexdump -x, Python's bytes.hex(":"), hexdump -e '/1 "%02x,"'),
@@ -153,6 +155,8 @@
  * dump, the bytes of a word the value shares with its neighbours (in
  * od -t u2's or od -t u4's numbers, 1 to 3 bytes at each end, od -t
  * u8's 1 to 7), octal words of 4 (od -t o4), two of the
+ * an escaped line break inside a byte's hex or bits, or in a dump with
+ * offsets or an ASCII column (hexdump -C | jq -Rs .), two of the
  * transformations above at once but base64 twice (rev and tr a-z A-Z,
  * rev then base64, base64 then hex: each pair another form a secret),
  * an escape of a

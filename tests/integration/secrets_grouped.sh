@@ -17,7 +17,8 @@
 #  - base64 and base32 of a key of 100 characters, broken into lines
 #    and then printed as a JSON string, each line break escaped ("\n",
 #    "\r\n": jq -Rs . of base64(1)'s lines, Python's json.dumps() of
-#    base64.encodebytes()).
+#    base64.encodebytes()), and its hex (xxd -p) and bits (basenc
+#    --base2msbf -w 64) the same way, each break between two bytes.
 # The same of a value a byte off the secret (its first, or one in the
 # middle: the last character of an encoding that cuts a byte may show
 # only its high bits) is left as it is, and what the agent gets and the
@@ -92,7 +93,7 @@ $(printf '%s\n' "$forms" | sed 's/^/        /')
       - bash
       - -c
       - |
-        for e in jq python crlf b32; do
+        for e in jq python crlf b32 hex bits; do
           echo "== \$e"
           for p in '' x xy; do
             case \$e in
@@ -100,6 +101,8 @@ $(printf '%s\n' "$forms" | sed 's/^/        /')
             python) printf '%s%s' "\$p" "\$KEY" | python3 -c 'import base64, json, sys; print(json.dumps({"key": base64.encodebytes(sys.stdin.buffer.read()).decode()}))' ;;
             crlf) printf '%s%s' "\$p" "\$KEY" | base64 -w 40 | sed 's/\$/\r/' | jq -Rs . ;;
             b32) printf '%s%s' "\$p" "\$KEY" | base32 | jq -Rs . ;;
+            hex) printf '%s%s' "\$p" "\$KEY" | xxd -p | jq -Rs . ;;
+            bits) printf '%s%s' "\$p" "\$KEY" | basenc --base2msbf -w 64 | jq -Rs . ;;
             esac
           done
         done
@@ -127,7 +130,8 @@ YAML
 # leak SECRET < TEXT: the first piece of SECRET, of 8 bytes, that TEXT
 # holds: read off the numbers of od's words of 8 bytes, or encoded (a
 # piece of 8 characters of its base64, base32 or Ascii85 at any byte
-# offset, the separators taken out); "" if none.
+# offset, of 8 bytes of its hex or bits, the separators and escaped
+# line breaks taken out); "" if none.
 leak() {
 	python3 -c 'import base64, os, re, sys
 s = os.fsencode(sys.argv[1])
@@ -136,11 +140,14 @@ words = b"".join((int(x) % 2**64).to_bytes(8, "little")
     for x in re.findall(rb"-?\d{10,}", t))
 b = [s[i:i + 8] for i in range(len(s) - 7) if s[i:i + 8] in words]
 bare = re.sub(rb"[ \n-]", b"", re.sub(rb"\\[rn]", b"", t))
-for enc in (base64.b64encode, base64.b32encode, base64.a85encode):
+hexed = lambda v: v.hex().encode()
+bits = lambda v: "".join("{:08b}".format(c) for c in v).encode()
+for enc, w in ((base64.b64encode, 8), (base64.b32encode, 8),
+    (base64.a85encode, 8), (hexed, 16), (bits, 64)):
 	for k in range(5):
 		e = enc(b"\0" * k + s)
-		b += [e[i:i + 8] for i in range(8, len(e) - 12)
-		    if e[i:i + 8] in bare]
+		b += [e[i:i + w] for i in range(8, len(e) - 4 - w)
+		    if e[i:i + w] in bare]
 print(b[0].decode(errors="replace") if b else "")' "$1" || echo "(leak failed)"
 }
 
@@ -162,7 +169,7 @@ redacted_sections 5 API_TOKEN "$secret" b64sp b64dash b64each b64fold \
 mcp_call jsoned '{}'
 expect_ok_result "the JSON tool ran"
 out=$(jr .result.structuredContent.stdout)
-redacted_sections 3 LONG_KEY "$long" jq python crlf b32
+redacted_sections 3 LONG_KEY "$long" jq python crlf b32 hex bits
 
 mcp_call nearmiss '{}'
 expect_ok_result "the near-miss tool ran"
