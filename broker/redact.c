@@ -38,6 +38,15 @@ struct redact_form {
 #define FORM_BITS	0x80	/* bits: may be laid out as xxd -b does */
 #define FORM_QP		0x100	/* may be broken by "=" and a line break */
 #define FORM_SPACED	0x200	/* radix text: " ", "-" or "\\n" between 2 */
+#define FORM_INDENT	0x400	/* its lines may be indented (LINE_INDENT) */
+
+/*
+ * A value of several lines (a PEM key) printed in an indented block
+ * (a YAML block scalar: "key: |" and each line 4 spaces in), and a
+ * radix text's lines so (base64 | sed 's/^/    /'): up to LINE_INDENT
+ * blanks after each line break.
+ */
+#define LINE_INDENT	16
 
 /*
  * A hex dump (xxd, hexdump -C, od -t x1, bytes.hex(":")): between two
@@ -1446,7 +1455,8 @@ redact_add(struct redact *r, const char *name, const void *value, size_t len)
 
 	dst = form_reserve(s, len);
 	memcpy(dst, v, len);
-	if ((rc = form_commit(r, si, len)) != 0)
+	if ((rc = form_commit_wrap(r, si, len, memchr(v, '\n', len) != NULL ?
+	    FORM_INDENT : 0)) != 0)
 		goto fail;
 	s->vlen = len;
 	dst = form_reserve(s, 2 * len);
@@ -1718,6 +1728,21 @@ line_break(const unsigned char *in, size_t len, size_t k)
 	if (in[k] == '\r' && k + 1 < len && in[k + 1] == '\n')
 		return 2;
 	return 0;
+}
+
+/*
+ * Returns the number of blanks (" ", a tab) at in[k..len), at most
+ * LINE_INDENT: a line's indent.
+ */
+static size_t
+indent_len(const unsigned char *in, size_t len, size_t k)
+{
+	size_t n;
+
+	for (n = 0; k + n < len && n < LINE_INDENT && (in[k + n] == ' ' ||
+	    in[k + n] == '\t'); n++)
+		;
+	return n;
 }
 
 /*
@@ -2293,9 +2318,10 @@ gap_may_begin(const struct redact_form *fm, unsigned char c)
 		['\r'] = FORM_LINES | FORM_DUMP | FORM_CHARS | FORM_DEC,
 		['\n'] = FORM_LINES | FORM_DUMP | FORM_CHARS | FORM_DEC,
 		['\\'] = FORM_DUMP | FORM_SED | FORM_DEC | FORM_SPACED | FORM_BITS,
-		[' '] = FORM_DUMP | FORM_DEC | FORM_BITS | FORM_SPACED,
+		[' '] = FORM_DUMP | FORM_DEC | FORM_BITS | FORM_SPACED |
+		    FORM_INDENT,
 		[','] = FORM_DUMP | FORM_DEC,
-		[';'] = FORM_DUMP | FORM_DEC, ['\t'] = FORM_DEC,
+		[';'] = FORM_DUMP | FORM_DEC, ['\t'] = FORM_DEC | FORM_INDENT,
 		['%'] = FORM_DUMP, ['='] = FORM_DUMP | FORM_QP,
 		['&'] = FORM_DUMP | FORM_DEC,
 		[':'] = FORM_DUMP, ['-'] = FORM_DUMP | FORM_SPACED,
@@ -2349,6 +2375,14 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 		    (fm->wrap & FORM_BITS) && j % 8 == 0;
 		for (; j > 0 && k < len && !form_eq(fm, j, in[k]); ) {
 			more = 0;
+			/* The value's line indented (FORM_INDENT). */
+			if ((fm->wrap & FORM_INDENT) && !broke &&
+			    fm->p[j - 1] == '\n' && (n = indent_len(in, len,
+			    k)) > 0) {
+				k += n;
+				broke = 1;
+				continue;
+			}
 			if ((fm->wrap & FORM_SED) && !broke &&
 			    (n = sed_break(fm, in, len, j, k, &more)) > 0) {
 				/* The "\\" taken for the form's: again. */
@@ -2469,14 +2503,17 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 			pend = more || squeeze;
 			if ((fm->wrap & FORM_LINES) && !broke &&
 			    (br = line_break(in, len, k)) > 0) {
+				/* A radix text's line indented. */
 				k += br;
+				if (fm->wrap & FORM_SPACED)
+					k += indent_len(in, len, k);
 				broke = 1;
 			} else if ((fm->wrap & FORM_SPACED) && !broke &&
 			    radix_spacer(in[k])) {
 				/* ... and a line break after it (fold -w). */
 				k++;
-				if (k < len)
-					k += line_break(in, len, k);
+				if (k < len && (br = line_break(in, len, k)) > 0)
+					k += br + indent_len(in, len, k + br);
 				broke = 1;
 			} else if (((fm->wrap & FORM_SPACED) || edge) && !broke &&
 			    (br = escaped_break(in, len, k, &pend)) > 0) {
@@ -2913,6 +2950,20 @@ partial_at(const struct redact *r, const unsigned char *in, size_t len,
 	return 0;
 }
 
+/* Returns the number of line breaks in p[0..n). */
+static size_t
+line_count(const unsigned char *p, size_t n)
+{
+	const unsigned char *e = p + n;
+	size_t c = 0;
+
+	while ((p = memchr(p, '\n', (size_t)(e - p))) != NULL) {
+		c++;
+		p++;
+	}
+	return c;
+}
+
 size_t
 redact_longest(const struct redact *r)
 {
@@ -2920,8 +2971,10 @@ redact_longest(const struct redact *r)
 
 	/*
 	 * A wrapped form takes up to 2 more bytes between characters (a
-	 * break, a dump's separators), a radix text 4 (a separator and a
-	 * break, or an escaped "\\r\\n"), any form REDACT_MAX_ESC more of
+	 * break, a dump's separators), a radix text 3 + LINE_INDENT (a
+	 * separator, a break and an indent; an escaped "\\r\\n" is 4), a value
+	 * of several lines LINE_INDENT after each of its line breaks, any
+	 * form REDACT_MAX_ESC more of
 	 * escape sequences; a hex dump (and xxd -b's bits, 8 characters
 	 * a byte), between two bytes, a C array's or an escaped string's
 	 * prefix (DUMP_PREFIX) or a change of line: the first up to
@@ -2938,9 +2991,13 @@ redact_longest(const struct redact *r)
 	_Static_assert(DUMP_PREFIX <= DUMP_PAD + DUMP_OFF + 8,
 	    "a C array's prefix fits the bound of a change of line");
 	for (i = 0; r != NULL && i < r->nforms; i++) {
-		n = ((r->forms[i].wrap & FORM_SPACED) ?
-		    5 * r->forms[i].len - 4 : (r->forms[i].wrap & FORM_LINES) ?
+		n = ((r->forms[i].wrap & FORM_SPACED) ? r->forms[i].len +
+		    (r->forms[i].len - 1) * (3 + LINE_INDENT) :
+		    (r->forms[i].wrap & FORM_LINES) ?
 		    3 * r->forms[i].len - 2 : r->forms[i].len) + REDACT_MAX_ESC;
+		if (r->forms[i].wrap & FORM_INDENT)
+			n += LINE_INDENT * line_count(r->forms[i].p,
+			    r->forms[i].len);
 		if (r->forms[i].wrap & FORM_DUMP)
 			n += DUMP_COL + DUMP_OFF + 8 + r->forms[i].len / 2 *
 			    (1 + DUMP_PAD + DUMP_OFF + 8) + DUMP_REST;
