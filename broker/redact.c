@@ -1731,16 +1731,22 @@ line_break(const unsigned char *in, size_t len, size_t k)
 }
 
 /*
- * Returns the number of blanks (" ", a tab) at in[k..len), at most
- * LINE_INDENT: a line's indent.
+ * Returns the length of a line's indent at in[k..len), at most
+ * LINE_INDENT bytes: blanks, and the marks a comment or a quote puts
+ * before a line ("# ", "> ", "// ", " * ", "; "), up to |want|, the
+ * byte the match needs next (a base64 line may begin with "/").
  */
 static size_t
-indent_len(const unsigned char *in, size_t len, size_t k)
+indent_len(const unsigned char *in, size_t len, size_t k, unsigned char want)
 {
+	static const unsigned char mark[256] = {
+		[' '] = 1, ['\t'] = 1, ['#'] = 1, ['>'] = 1, ['/'] = 1,
+		[';'] = 1, ['*'] = 1,
+	};
 	size_t n;
 
-	for (n = 0; k + n < len && n < LINE_INDENT && (in[k + n] == ' ' ||
-	    in[k + n] == '\t'); n++)
+	for (n = 0; k + n < len && n < LINE_INDENT && in[k + n] != want &&
+	    mark[in[k + n]]; n++)
 		;
 	return n;
 }
@@ -2315,18 +2321,21 @@ gap_may_begin(const struct redact_form *fm, unsigned char c)
 	 */
 	static const unsigned short gap_begins[256] = {
 		[0x1b] = GAP_ANY, [0x9b] = GAP_ANY,
-		['\r'] = FORM_LINES | FORM_DUMP | FORM_CHARS | FORM_DEC,
+		['\r'] = FORM_LINES | FORM_DUMP | FORM_CHARS | FORM_DEC |
+		    FORM_INDENT,
 		['\n'] = FORM_LINES | FORM_DUMP | FORM_CHARS | FORM_DEC,
 		['\\'] = FORM_DUMP | FORM_SED | FORM_DEC | FORM_SPACED | FORM_BITS,
 		[' '] = FORM_DUMP | FORM_DEC | FORM_BITS | FORM_SPACED |
 		    FORM_INDENT,
 		[','] = FORM_DUMP | FORM_DEC,
-		[';'] = FORM_DUMP | FORM_DEC, ['\t'] = FORM_DEC | FORM_INDENT,
+		[';'] = FORM_DUMP | FORM_DEC | FORM_INDENT,
+		['\t'] = FORM_DEC | FORM_INDENT,
 		['%'] = FORM_DUMP, ['='] = FORM_DUMP | FORM_QP,
 		['&'] = FORM_DUMP | FORM_DEC,
 		[':'] = FORM_DUMP, ['-'] = FORM_DUMP | FORM_SPACED,
 		['0'] = FORM_DUMP,
-		['*'] = FORM_DUMP | FORM_DEC,
+		['*'] = FORM_DUMP | FORM_DEC | FORM_INDENT,
+		['#'] = FORM_INDENT, ['>'] = FORM_INDENT, ['/'] = FORM_INDENT,
 	};
 
 	return (gap_begins[c] & ((unsigned int)fm->wrap | GAP_ANY)) != 0;
@@ -2375,12 +2384,20 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 		    (fm->wrap & FORM_BITS) && j % 8 == 0;
 		for (; j > 0 && k < len && !form_eq(fm, j, in[k]); ) {
 			more = 0;
-			/* The value's line indented (FORM_INDENT). */
+			/*
+			 * The value's line indented (FORM_INDENT), and its line
+			 * break printed as "\r\n" (unix2dos, a MIME body).
+			 */
 			if ((fm->wrap & FORM_INDENT) && !broke &&
 			    fm->p[j - 1] == '\n' && (n = indent_len(in, len,
-			    k)) > 0) {
+			    k, fm->p[j])) > 0) {
 				k += n;
 				broke = 1;
+				continue;
+			}
+			if ((fm->wrap & FORM_INDENT) && fm->p[j] == '\n' &&
+			    in[k] == '\r' && (k + 1 == len || in[k + 1] == '\n')) {
+				k++;
 				continue;
 			}
 			if ((fm->wrap & FORM_SED) && !broke &&
@@ -2506,14 +2523,15 @@ form_match_from(const struct redact_form *fm, const unsigned char *in,
 				/* A radix text's line indented. */
 				k += br;
 				if (fm->wrap & FORM_SPACED)
-					k += indent_len(in, len, k);
+					k += indent_len(in, len, k, fm->p[j]);
 				broke = 1;
 			} else if ((fm->wrap & FORM_SPACED) && !broke &&
 			    radix_spacer(in[k])) {
 				/* ... and a line break after it (fold -w). */
 				k++;
 				if (k < len && (br = line_break(in, len, k)) > 0)
-					k += br + indent_len(in, len, k + br);
+					k += br + indent_len(in, len, k + br,
+					    fm->p[j]);
 				broke = 1;
 			} else if (((fm->wrap & FORM_SPACED) || edge) && !broke &&
 			    (br = escaped_break(in, len, k, &pend)) > 0) {
@@ -2863,7 +2881,8 @@ match_from(const struct redact *r, const unsigned char *in, size_t len,
 			fm = &r->forms[f];
 			if (too_short(fm, len - i) || (fm->p[1] != c1 &&
 			    (c1 == '\n' || c1 == '\r') &&
-			    !(fm->wrap & (FORM_LINES | FORM_CHARS | FORM_DEC))) ||
+			    !(fm->wrap & (FORM_LINES | FORM_CHARS | FORM_DEC |
+			    FORM_INDENT))) ||
 			    (fm->p[1] != c1 && c1 == '\\' &&
 			    !(fm->wrap & (FORM_SED | FORM_DEC | FORM_SPACED))) ||
 			    (fm->p[1] != c1 && c1 == '=' &&
@@ -2973,7 +2992,7 @@ redact_longest(const struct redact *r)
 	 * A wrapped form takes up to 2 more bytes between characters (a
 	 * break, a dump's separators), a radix text 3 + LINE_INDENT (a
 	 * separator, a break and an indent; an escaped "\\r\\n" is 4), a value
-	 * of several lines LINE_INDENT after each of its line breaks, any
+	 * of several lines LINE_INDENT and a "\\r" at each of its breaks, any
 	 * form REDACT_MAX_ESC more of
 	 * escape sequences; a hex dump (and xxd -b's bits, 8 characters
 	 * a byte), between two bytes, a C array's or an escaped string's
@@ -2996,7 +3015,7 @@ redact_longest(const struct redact *r)
 		    (r->forms[i].wrap & FORM_LINES) ?
 		    3 * r->forms[i].len - 2 : r->forms[i].len) + REDACT_MAX_ESC;
 		if (r->forms[i].wrap & FORM_INDENT)
-			n += LINE_INDENT * line_count(r->forms[i].p,
+			n += (LINE_INDENT + 1) * line_count(r->forms[i].p,
 			    r->forms[i].len);
 		if (r->forms[i].wrap & FORM_DUMP)
 			n += DUMP_COL + DUMP_OFF + 8 + r->forms[i].len / 2 *

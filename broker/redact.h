@@ -6,8 +6,11 @@
  *
  * For each secret the redactor matches, byte for byte:
  *   - the raw value, and a value of several lines (a PEM key) with up
- *     to LINE_INDENT (16) blanks after each of its line breaks, as a
- *     YAML block scalar indents it ("key: |", sed 's/^/    /');
+ *     to LINE_INDENT (16) bytes of blanks and a comment's or a quote's
+ *     marks ("#", ">", "/", ";", "*") after each of its line breaks, as
+ *     a YAML block scalar indents it ("key: |", sed 's/^/    /'), a
+ *     config comments it out ("# ", "// ") or a mail quotes it ("> "),
+ *     and with a "\r" before each (unix2dos, a MIME body);
  *   - hex in either case (mixed too: xxd -u, hexdump -e "%08X"), and in
  *     little-endian words of 2 bytes (od -x, hexdump with no option),
  *     4 (od -t x4, xxd -e) and 8 (od -t x8, xxd -e -g 8), each word's
@@ -102,8 +105,8 @@
  *     with one " " or "-" between two of its characters, and a line
  *     break after it, as one printed in groups shows it (sed 's/..../&
  *     /g', a TOTP key's "JBSW Y3DP", fold -w 20 of that), up to
- *     LINE_INDENT blanks after a line break (base64 | sed 's/^/    /',
- *     a YAML folded value), or a line
+ *     LINE_INDENT bytes of such an indent after a line break (base64 |
+ *     sed 's/^/    /', a YAML folded value), or a line
  *     break escaped as a JSON string escapes it ("\\n", "\\r\\n": jq -Rs .
  *     of base64(1)'s lines, Python's json.dumps() of encodebytes());
  * A hex or base64 form also matches broken into lines, with one "\n" or
@@ -159,9 +162,9 @@
  * dump, the bytes of a word the value shares with its neighbours (in
  * od -t u2's or od -t u4's numbers, 1 to 3 bytes at each end, od -t
  * u8's 1 to 7), octal words of 4 (od -t o4), two of the
- * a value's lines indented past LINE_INDENT blanks or by other bytes
- * ("# ", "> "), or with its line breaks changed ("\r\n" for "\n":
- * unix2dos), an escaped line break inside a byte's hex or bits, or in a dump with
+ * a value's lines indented past LINE_INDENT bytes or by other bytes
+ * (a line number, "| "), or with its line breaks changed otherwise
+ * ("\r" alone, taken out), an escaped line break inside a byte's hex or bits, or in a dump with
  * offsets or an ASCII column (hexdump -C | jq -Rs .), two of the
  * transformations above at once but base64 twice (rev and tr a-z A-Z,
  * rev then base64, base64 then hex: each pair another form a secret),

@@ -7,8 +7,11 @@
 # compose file, a rendered config), or its base64 in indented lines
 # (base64 | sed 's/^/    /', a YAML folded value).  No form of the key
 # matched across an indent, and it came back whole, in the clear or for
-# the agent to decode.  Now the key's lines may be indented, and a radix
-# text's, up to 16 blanks; the same of a key a byte off is left as it is.
+# the agent to decode; so did the key commented out ("# ", "// ") or
+# quoted ("> ") a line at a time, and printed with "\r\n" line breaks
+# (unix2dos, a MIME body).  Now the key's lines may be indented, and a
+# radix text's, up to 16 bytes of blanks and those marks, and its
+# breaks be "\r\n"; the same of a key a byte off is left as it is.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
@@ -41,6 +44,13 @@ tools:
         printf '  cert: none\n'
         echo '== tab'
         printf '%s\n' "$KEY" | sed 's/^/\t/'
+        echo '== comment'
+        printf '%s\n' "$KEY" | sed 's/^/# /'
+        printf '%s\n' "$KEY" | sed 's/^/  \/\/ /'
+        printf '%s\n' "$KEY" | sed 's/^/> /'
+        echo '== crlf'
+        printf '%s\n' "$KEY" | sed 's/$/\r/'
+        printf '%s\n' "$KEY" | sed 's/^/    /; s/$/\r/'
         echo '== base64'
         for p in '' x xy; do
           printf 'key: |\n'
@@ -95,6 +105,8 @@ mcp_call config '{}'
 expect_ok_result "the config tool ran"
 out=$(jr .result.structuredContent.stdout)
 redacted_sections 1 TLS_KEY "$key" yaml tab
+redacted_sections 3 TLS_KEY "$key" comment
+redacted_sections 2 TLS_KEY "$key" crlf
 redacted_sections 6 TLS_KEY "$key" base64
 expect_contains "the YAML around the key is left as it is" "$out" '  cert: none'
 
