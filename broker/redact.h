@@ -163,7 +163,7 @@
  * od -t u2's or od -t u4's numbers, 1 to 3 bytes at each end, od -t
  * u8's 1 to 7), octal words of 4 (od -t o4), two of the
  * a value's lines indented past LINE_INDENT bytes or by other bytes
- * (a line number, "| "), or with its line breaks changed otherwise
+ * (a line number, "| ", a diff's "+"), or with its line breaks changed otherwise
  * ("\r" alone, taken out), an escaped line break inside a byte's hex or bits, or in a dump with
  * offsets or an ASCII column (hexdump -C | jq -Rs .), two of the
  * transformations above at once but base64 twice (rev and tr a-z A-Z,
