@@ -16,7 +16,8 @@ bench_mcp_pipe_SOURCES = bench/mcp_pipe.c
 CLEANFILES += bench/mcp_pipe
 EXTRA_DIST += bench/pipe.sh
 # Runner start-up by cgroup interface (v1 attach, v2 clone3) vs bwrap.
-EXTRA_DIST += bench/cgroup_startup.sh bench/start_under_load.sh bench/cpu_per_run.sh
+EXTRA_DIST += bench/cgroup_startup.sh bench/start_under_load.sh bench/cpu_per_run.sh \
+	bench/cpu_by_role.sh bench/cpu_by_role.py
 EXTRA_DIST += bench/broker bench/bench.yaml
 # redact_buf() MB/s over a build log, random hex and xxd dumps
 # (bench/redact_bench.c; docs/PERFORMANCE.md, "Redaction throughput").
