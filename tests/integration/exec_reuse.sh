@@ -70,14 +70,23 @@ expect_eq "the spares' cgroups are still the same ones" "$(spare_cgroups)" "$cgs
 mkfifo "$io/go"
 "$AIRLOCK" exec --rw "$io" -- sh -c "read x <'$io/go'" &
 run=$!
-pidscg=$(printf '%s\n' $cgs | grep '/pids/\|cgroup2' | head -n 1)
-[ -n "$pidscg" ] || pidscg=$(printf '%s\n' $cgs | head -n 1)
-check "the command runs in the spare's lent cgroup" wait_for has_task "$pidscg"
-memcg=$(printf '%s\n' $cgs | grep '/memory/' | head -n 1)
-if [ -n "$memcg" ]; then
-	expect_eq "with this run's memory limit (the default, 1024 MiB)" \
-	    "$(cat "$memcg/memory.limit_in_bytes")" $((1024 * 1024 * 1024))
-fi
+# busy_pids: the spare's pids cgroup with a task in it now (one spare
+# serves the run: the one whose cgroups it took).
+busy_pids() {
+	local c
+	for c in $(printf '%s\n' $cgs | grep '/pids/'); do
+		has_task "$c" && { echo "$c"; return 0; }
+	done
+	return 1
+}
+has_busy_pids() { busy_pids >/dev/null; }
+check "the command runs in a spare's lent cgroup" wait_for has_busy_pids
+pidscg=$(busy_pids)
+# The memory cgroup of the same spare: airlock-PID-N, the same PID.
+owner=$(basename "$pidscg" | cut -d- -f2)
+memcg=$(printf '%s\n' $cgs | grep "/memory/.*/airlock-$owner-" | head -n 1)
+expect_eq "with this run's memory limit (the default, 1024 MiB)" \
+    "$(cat "$memcg/memory.limit_in_bytes" 2>/dev/null)" $((1024 * 1024 * 1024))
 echo go >"$io/go"
 wait "$run"
 expect_eq "that run succeeds" "$?" 0
@@ -229,6 +238,18 @@ check "a run over an 8-process limit fails ($rc)" test "$rc" -ne 0
 spare_ready
 out=$("$AIRLOCK" exec --limit nproc=8 -- true 2>&1)
 expect_eq "the next run under the same limit ends cleanly, with nothing said" "$?/$out" "0/"
+# A run that refuses the lent pids cgroup makes one of its own, which the
+# writer removes once the run is over.  A limit of 1 refuses any (a peak
+# of 0 is within one of it), and the run fails to start its command under
+# it (71): the limit was in force in the cgroup it made.
+spare_ready
+"$AIRLOCK" exec --limit nproc=1 -- true >"$T/nproc1.out" 2>&1 &
+xpid=$!
+wait "$xpid"
+expect_eq "a run under a limit of 1 cannot start its command (71)" "$?" 71
+expect_contains "for want of a process" "$(cat "$T/nproc1.out")" "clone command"
+none_left() { ! find /sys/fs/cgroup -maxdepth 6 -type d -name "airlock-$xpid-*" 2>/dev/null | grep -q .; }
+check "the pids cgroup that run made itself is removed after it" wait_for none_left
 out=$("$AIRLOCK" exec -- sh -c 'for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do sleep 0.2 & done; wait; echo forked' 2>"$T/after-pids.err")
 expect_eq "a run with the default limit starts 16 processes" "$?/$out" "0/forked"
 check "and is told of no limit hit" bash -c "! grep -qi 'limit' '$T/after-pids.err'"
