@@ -167,6 +167,69 @@ tls_front_serve() {
 	i=0; while [ ! -s "$T/srv.port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 }
 
+# tls_front_client: the directory A=$T/atk for a sandboxed client of
+# the TLS front (its attack.py the test writes), with proxied.py, what
+# such clients share (import it: its directory is on sys.path):
+#   tunnel(port, early=b'', timeout=5)
+#                            a socket through a CONNECT tunnel (the
+#                            sandbox's HTTPS_PROXY) to front.test:port,
+#                            the proxy's answer read;
+#                            with EARLY, bytes sent behind the CONNECT
+#                            head, and the answer left unread
+#   client_context()         a TLS client context that checks no
+#                            certificate
+#   attack(name, fn)         prints "NAME | what fn returned", or
+#                            "NAME | error" when it raised OSError (and
+#                            the error on stderr)
+tls_front_client() {
+	A="$T/atk"
+	mkdir "$A"
+	cat > "$A/proxied.py" <<'EOF'
+import os, socket, ssl, sys
+def tunnel(port, early=b'', timeout=5):
+    proxy = os.environ['HTTPS_PROXY'].rsplit(':', 1)
+    proxy = (proxy[0].split('//')[-1], int(proxy[1]))
+    s = socket.create_connection(proxy, timeout=timeout)
+    s.sendall(b'CONNECT front.test:%d HTTP/1.1\r\n\r\n' % port + early)
+    if not early:
+        r = b''
+        while not r.endswith(b'\r\n\r\n'):
+            c = s.recv(1)
+            if not c:
+                raise OSError('no answer')
+            r += c
+    return s
+def client_context():
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    return ctx
+def attack(name, fn):
+    try:
+        r = fn()
+    except OSError as e:
+        print('%s: %s' % (name, e), file=sys.stderr, flush=True)
+        r = 'error'
+    print('%s | %s' % (name, r), flush=True)
+EOF
+}
+
+# tls_front_attack PORT...: runs python3 $A/attack.py PORT... in a
+# sandbox (workspace $ws, $A read-only) granted front.test and 127.0.0.1
+# at each PORT, what it printed (stdout and stderr) in $out.
+tls_front_attack() {
+	local p hosts=
+	for p; do
+		hosts="$hosts --allow-host front.test:$p --allow-host 127.0.0.1:$p"
+	done
+	# shellcheck disable=SC2086 # $hosts: one word an option
+	out=$("$AIRLOCK" exec --workspace "$ws" --ro "$A" $hosts \
+	    -- python3 "$A/attack.py" "$@" 2>&1)
+}
+
+# attack_line NAME: the line of $out "NAME | ..." (tls_front_client).
+attack_line() { printf '%s\n' "$out" | grep "^$1 |"; }
+
 # as_uid OWNER CMD...: CMD as root (OWNER 0), or as uid OWNER with
 # its own state under $T/stOWNER (no AIRLOCK_HOME: airlock's defaults).
 as_uid() {

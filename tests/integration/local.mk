@@ -305,6 +305,7 @@ EXTRA_DIST += tests/integration/cow_session.sh tests/integration/cow_session_non
 # Approvals for teams and fleets (issue 16).
 EXTRA_DIST += tests/integration/approval_lib.sh
 EXTRA_DIST += tests/integration/cow_lib.sh
+EXTRA_DIST += tests/integration/secrets_lib.sh
 TESTS += tests/integration/approval_groups.sh
 EXTRA_DIST += tests/integration/approval_groups.sh
 TESTS += tests/integration/approval_inbox_shared.sh

@@ -80,22 +80,13 @@ tls_front_serve
 read -r SP < "$T/srv.port"
 ws=$(make_workspace)
 
-A="$T/atk"
-mkdir "$A"
+tls_front_client
 cat > "$A/attack.py" <<'EOF'
-import os, socket, ssl, sys
+import sys
+from proxied import attack, client_context, tunnel as proxied_tunnel
 port = int(sys.argv[1])
-proxy = os.environ['HTTPS_PROXY'].rsplit(':', 1)
-proxy = (proxy[0].split('//')[-1], int(proxy[1]))
 def tunnel():
-    s = socket.create_connection(proxy, timeout=5)
-    s.sendall(b'CONNECT front.test:%d HTTP/1.1\r\n\r\n' % port)
-    r = b''
-    while not r.endswith(b'\r\n\r\n'):
-        c = s.recv(1)
-        if not c:
-            raise OSError('no answer')
-        r += c
+    s = proxied_tunnel(port)
     expect(s, b'220 front.test ready\r\n')
     return s
 def expect(s, what):
@@ -108,18 +99,9 @@ def expect(s, what):
     if r != what:
         raise OSError('answer %r' % r)
 def tls(s, name):
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    ctx.check_hostname = False
-    ctx.verify_mode = ssl.CERT_NONE
-    s = ctx.wrap_socket(s, server_hostname=name)
+    s = client_context().wrap_socket(s, server_hostname=name)
     s.sendall(b'echo ' + name.encode() + b'\n')
     return '%s %s' % (s.version(), s.recv(100).decode().strip())
-def attack(name, fn):
-    try:
-        r = fn()
-    except OSError as e:
-        r = 'error'
-    print('%s | %s' % (name, r), flush=True)
 def smtp(name, junk=b''):
     def f():
         # The request for TLS at the tunnel's start, with its EHLO.
@@ -157,21 +139,18 @@ attack('smtp-junk', smtp('hidden.test', b'NOOP'))
 attack('smtp-good', smtp('front.test'))
 attack('plain', plain)
 EOF
-out=$("$AIRLOCK" exec --workspace "$ws" --ro "$A" \
-    --allow-host "front.test:$SP" --allow-host "127.0.0.1:$SP" \
-    -- python3 "$A/attack.py" "$SP" 2>&1)
-line() { printf '%s\n' "$out" | grep "^$1 |"; }
+tls_front_attack "$SP"
 denied() { printf '%s\n' "$out" | grep -c "denied: network front.test:$SP (proxy): $1"; }
 expect_eq "a ClientHello after SMTP's, IMAP's or XMPP's STARTTLS naming another server is refused" \
     "$(denied 'TLS server name hidden.test is not the CONNECT host front.test')" "3"
 expect_eq "... and the client gets no session" \
-    "$(line smtp-other) $(line imap-other) $(line xmpp-other)" \
+    "$(attack_line smtp-other) $(attack_line imap-other) $(attack_line xmpp-other)" \
     "smtp-other | error imap-other | error xmpp-other | error"
 expect_eq "bytes other than TLS after STARTTLS (which the server throws away) end the tunnel" \
     "$(denied 'bytes other than a TLS record after a request for TLS (STARTTLS)')" "1"
-expect_eq "SMTP with STARTTLS to the CONNECT host works" "$(line smtp-good)" \
+expect_eq "SMTP with STARTTLS to the CONNECT host works" "$(attack_line smtp-good)" \
     "smtp-good | TLSv1.3 pong front.test"
-expect_eq "plain text passes" "$(line plain)" "plain | ok"
+expect_eq "plain text passes" "$(attack_line plain)" "plain | ok"
 expect_eq "the server was never asked for hidden.test" \
     "$(grep -c hidden "$T/names.log")" "0"
 expect_eq "it was asked for front.test" \

@@ -76,13 +76,11 @@ ws=$(make_workspace)
 # The attacker: OpenSSL's own renegotiation, reached through python's
 # SSL object (its SSL * follows the object head and the socket's
 # weak reference; SSL_version() checks it is one).
-A="$T/atk"
-mkdir "$A"
+tls_front_client
 cat > "$A/attack.py" <<'EOF'
-import ctypes, os, socket, ssl, sys
+import ctypes, ssl, sys
+from proxied import attack, client_context, tunnel
 port = int(sys.argv[1])
-proxy = os.environ['HTTPS_PROXY'].rsplit(':', 1)
-proxy = (proxy[0].split('//')[-1], int(proxy[1]))
 lib = ctypes.CDLL('libssl.so.3')
 for f in ('SSL_version', 'SSL_renegotiate', 'SSL_do_handshake'):
     getattr(lib, f).argtypes = [ctypes.c_void_p]
@@ -94,26 +92,14 @@ def ssl_ptr(s):
     if lib.SSL_version(p) not in (0x303, 0x304):
         raise OSError('no SSL object')
     return p
-def tunnel():
-    s = socket.create_connection(proxy, timeout=10)
-    s.sendall(b'CONNECT front.test:%d HTTP/1.1\r\n\r\n' % port)
-    r = b''
-    while b'\r\n\r\n' not in r:
-        c = s.recv(1)
-        if not c:
-            raise OSError('no answer')
-        r += c
-    return s
 def context(v):
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    ctx.check_hostname = False
-    ctx.verify_mode = ssl.CERT_NONE
+    ctx = client_context()
     ctx.minimum_version = ctx.maximum_version = v
     return ctx
 def tls(v, ctx=None, session=None):
     ctx = ctx or context(v)
-    return ctx.wrap_socket(tunnel(), server_hostname='front.test',
-                           session=session)
+    return ctx.wrap_socket(tunnel(port, timeout=10),
+                           server_hostname='front.test', session=session)
 def line(s):
     r = b''
     while not r.endswith(b'\n'):
@@ -125,12 +111,6 @@ def line(s):
 def echo(s, x):
     s.sendall(b'echo %s\n' % x.encode())
     return line(s)
-def attack(name, fn):
-    try:
-        r = fn()
-    except OSError as e:
-        r = 'error %s' % e
-    print('%s | %s' % (name, r), flush=True)
 def reneg(first):
     def f():
         s = tls(ssl.TLSVersion.TLSv1_2)
@@ -173,21 +153,19 @@ attack('tls12', transfer(ssl.TLSVersion.TLSv1_2))
 attack('tls13', transfer(ssl.TLSVersion.TLSv1_3))
 attack('tls12-resumed', resumed)
 EOF
-out=$("$AIRLOCK" exec --workspace "$ws" --ro "$A" \
-    --allow-host "front.test:$SP" --allow-host "127.0.0.1:$SP" -- python3 "$A/attack.py" "$SP" 2>&1)
-line() { printf '%s\n' "$out" | grep "^$1 |"; }
+tls_front_attack "$SP"
 expect_eq "a renegotiation after application data is refused" \
-    "$(line reneg-other)" "reneg-other | pong one, renegotiated no, closed"
+    "$(attack_line reneg-other)" "reneg-other | pong one, renegotiated no, closed"
 expect_eq "... and one at once after the handshake" \
-    "$(line reneg-at-once)" "reneg-at-once | none, renegotiated no, closed"
+    "$(attack_line reneg-at-once)" "reneg-at-once | none, renegotiated no, closed"
 expect_eq "... both for a handshake record after the handshake" \
     "$(printf '%s\n' "$out" | grep -c "denied: network front.test:$SP (proxy): TLS handshake record after the handshake (a renegotiation)")" "2"
-expect_eq "a TLS 1.2 session carries 4 MiB down and 2 MiB up" "$(line tls12)" \
+expect_eq "a TLS 1.2 session carries 4 MiB down and 2 MiB up" "$(attack_line tls12)" \
     "tls12 | TLSv1.2 4194304, got 2097152, pong three"
-expect_eq "... and a TLS 1.3 session, with a KeyUpdate" "$(line tls13)" \
+expect_eq "... and a TLS 1.3 session, with a KeyUpdate" "$(attack_line tls13)" \
     "tls13 | TLSv1.3 4194304, got 2097152, pong three"
 expect_eq "a TLS 1.2 session is resumed with its ticket" \
-    "$(line tls12-resumed)" "tls12-resumed | True pong five"
+    "$(attack_line tls12-resumed)" "tls12-resumed | True pong five"
 expect_eq "the server was never asked for hidden.test" \
     "$(grep -c hidden "$T/names.log")" "0"
 expect_eq "it was asked for front.test by every ClientHello" \

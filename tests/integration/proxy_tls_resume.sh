@@ -66,8 +66,7 @@ tls_front_serve
 read -r PT PI < "$T/srv.port"
 ws=$(make_workspace)
 
-A="$T/atk"
-mkdir "$A"
+tls_front_client
 # A session's DER and back, through python's objects: the SSL_SESSION *
 # follows an SSLSession's object head, the SSL * an _SSLSocket's head
 # and its socket's weak reference (SSL_version() checks it is one).
@@ -79,10 +78,9 @@ lib.d2i_SSL_SESSION.restype = ctypes.c_void_p
 lib.d2i_SSL_SESSION.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.c_long]
 lib.SSL_set_session.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
 lib.SSL_version.argtypes = [ctypes.c_void_p]
+from proxied import client_context
 def context(v):
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    ctx.check_hostname = False
-    ctx.verify_mode = ssl.CERT_NONE
+    ctx = client_context()
     ctx.maximum_version = v
     return ctx
 def der(sess):
@@ -114,22 +112,10 @@ sess = s.session
 open(sys.argv[1] + '/ticket.der', 'wb').write(der(sess))
 EOF
 cat > "$A/attack.py" <<'EOF'
-import os, socket, ssl, sys
-sys.path.insert(0, os.path.dirname(sys.argv[0]))
+import os, ssl, sys
+from proxied import attack, tunnel
 from sess import context, resume_der
 PT, PI = int(sys.argv[1]), int(sys.argv[2])
-proxy = os.environ['HTTPS_PROXY'].rsplit(':', 1)
-proxy = (proxy[0].split('//')[-1], int(proxy[1]))
-def tunnel(port):
-    s = socket.create_connection(proxy, timeout=5)
-    s.sendall(b'CONNECT front.test:%d HTTP/1.1\r\n\r\n' % port)
-    r = b''
-    while not r.endswith(b'\r\n\r\n'):
-        c = s.recv(1)
-        if not c:
-            raise OSError('no answer')
-        r += c
-    return s
 def ping(x, what):
     x.sendall(what)
     return x.recv(100).decode()
@@ -152,12 +138,6 @@ def own(port, v):
                             session=sess)
         return '%s %s' % (y.session_reused, ping(y, b'two'))
     return run
-def attack(name, fn):
-    try:
-        r = fn()
-    except OSError:
-        r = 'error'
-    print('%s | %s' % (name, r), flush=True)
 attack('foreign-ticket', foreign(PT, 'ticket.der'))
 attack('own-ticket', own(PT, ssl.TLSVersion.TLSv1_2))
 attack('own-id', own(PI, ssl.TLSVersion.TLSv1_2))
@@ -166,19 +146,15 @@ EOF
 python3 "$A/get.py" "$A" "$PT" || { echo "not ok - cannot get the session"; exit 1; }
 expect_eq "the server made the session for hidden.test" \
     "$(cat "$T/names.log")" "ticket hidden.test"
-out=$("$AIRLOCK" exec --workspace "$ws" --ro "$A" \
-    --allow-host "front.test:$PT" --allow-host "127.0.0.1:$PT" \
-    --allow-host "front.test:$PI" --allow-host "127.0.0.1:$PI" \
-    -- python3 "$A/attack.py" "$PT" "$PI" 2>&1)
-line() { printf '%s\n' "$out" | grep "^$1 |"; }
-expect_eq "a ticket for hidden.test is refused" "$(line foreign-ticket)" \
+tls_front_attack "$PT" "$PI"
+expect_eq "a ticket for hidden.test is refused" "$(attack_line foreign-ticket)" \
     "foreign-ticket | error"
 expect_contains "... before the ClientHello goes" "$out" \
     "denied: network front.test:$PT (proxy): TLS session ticket not issued for front.test through the proxy"
 expect_eq "a session made through the proxy resumes by its ticket" \
-    "$(line own-ticket)" "own-ticket | True pong two"
-expect_eq "... and by its session ID" "$(line own-id)" "own-id | True pong two"
-expect_eq "a TLS 1.3 session resumes" "$(line own-tls13)" \
+    "$(attack_line own-ticket)" "own-ticket | True pong two"
+expect_eq "... and by its session ID" "$(attack_line own-id)" "own-id | True pong two"
+expect_eq "a TLS 1.3 session resumes" "$(attack_line own-tls13)" \
     "own-tls13 | True pong two"
 expect_eq "the server was given hidden.test only outside the sandbox" \
     "$(grep -c hidden "$T/names.log")" "1"

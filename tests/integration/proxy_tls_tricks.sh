@@ -114,13 +114,11 @@ tls_front_serve
 read -r SP < "$T/srv.port"
 ws=$(make_workspace)
 
-A="$T/atk"
-mkdir "$A"
+tls_front_client
 cat > "$A/attack.py" <<'EOF'
-import os, socket, ssl, struct, sys, time
+import os, ssl, struct, sys
+from proxied import attack, client_context, tunnel as proxied_tunnel
 port = int(sys.argv[1])
-proxy = os.environ['HTTPS_PROXY'].rsplit(':', 1)
-proxy = (proxy[0].split('//')[-1], int(proxy[1]))
 def u16(n): return struct.pack('>H', n)
 def vec16(b): return u16(len(b)) + b
 def ext(t, body): return u16(t) + vec16(body)
@@ -137,16 +135,7 @@ def hello(sni, share=True, extra=b''):
     return b'\x16\x03\x01' + vec16(hs)
 CCS = b'\x14\x03\x03\x00\x01\x01'
 def tunnel(early=b''):
-    s = socket.create_connection(proxy, timeout=5)
-    s.sendall(b'CONNECT front.test:%d HTTP/1.1\r\n\r\n' % port + early)
-    if not early:
-        r = b''
-        while b'\r\n\r\n' not in r:
-            c = s.recv(1)
-            if not c:
-                raise OSError('no answer')
-            r += c
-    return s
+    return proxied_tunnel(port, early)
 def answer(s):
     got = b''
     try:
@@ -162,12 +151,6 @@ def answer(s):
     return got
 def hrr(got):
     return b'\xcf\x21\xad\x74\xe5\x9a\x61\x11' in got
-def attack(name, fn):
-    try:
-        r = fn()
-    except OSError as e:
-        r = 'error %s' % e
-    print('%s | %s' % (name, r), flush=True)
 def ech(t):
     def f():
         # The inner ClientHello, "encrypted": here in clear.
@@ -206,9 +189,7 @@ def second_good():
     return 'hrr %s, then server hello %s' % (hrr(got), more[:1] == b'\x16' and not hrr(more))
 def session(v):
     def f():
-        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-        ctx.check_hostname = False
-        ctx.verify_mode = ssl.CERT_NONE
+        ctx = client_context()
         ctx.maximum_version = v
         s = ctx.wrap_socket(tunnel(), server_hostname='front.test')
         s.sendall(b'ping')
@@ -221,10 +202,7 @@ def pg(name):
         if s.recv(1) != b'S':
             return 'no S'
         if name is None:
-            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-            ctx.check_hostname = False
-            ctx.verify_mode = ssl.CERT_NONE
-            t = ctx.wrap_socket(s, server_hostname='front.test')
+            t = client_context().wrap_socket(s, server_hostname='front.test')
             t.sendall(b'ping')
             return '%s %s' % (t.version(), t.recv(100).decode())
         s.sendall(hello(name))
@@ -262,15 +240,13 @@ attack('postgres-good', pg(None))
 attack('tls13', session(ssl.TLSVersion.TLSv1_3))
 attack('tls12', session(ssl.TLSVersion.TLSv1_2))
 EOF
-out=$("$AIRLOCK" exec --workspace "$ws" --ro "$A" \
-    --allow-host "front.test:$SP" --allow-host "127.0.0.1:$SP" -- python3 "$A/attack.py" "$SP" 2>&1)
-line() { printf '%s\n' "$out" | grep "^$1 |"; }
+tls_front_attack "$SP"
 denied() { printf '%s\n' "$out" | grep -c "denied: network front.test:$SP (proxy): $1"; }
 expect_eq "an ECH or ESNI extension beside the CONNECT host's name is refused" \
     "$(denied 'TLS ClientHello with an encrypted ClientHello or server name (0x')" "2"
 expect_eq "a second ClientHello, or one behind a database's request for TLS, naming another server is refused" \
     "$(denied 'TLS server name hidden.test is not the CONNECT host front.test')" "5"
-expect_eq "... when asked for (the server did ask)" "$(line second-after-hrr)" \
+expect_eq "... when asked for (the server did ask)" "$(attack_line second-after-hrr)" \
     "second-after-hrr | hrr True, then 0"
 expect_contains "... and one split over two records" "$out" \
     "denied: network front.test:$SP (proxy): TLS ClientHello not whole in its record"
@@ -283,11 +259,11 @@ expect_eq "a PROXY protocol header (v1, v2) with a request behind it is refused"
 expect_eq "an HTTP/1.0 request without Host is given the CONNECT host's" \
     "$(tr -d '\r' < "$T/raw.log" | grep -a -A1 'GET /nohost HTTP/1.0$' | grep -a -c '^Host: front.test$')" "1"
 expect_eq "a second ClientHello for the CONNECT host is answered" \
-    "$(line second-good)" "second-good | hrr True, then server hello True"
-expect_eq "a TLS 1.3 session works" "$(line tls13)" "tls13 | TLSv1.3 pong ping"
-expect_eq "... and one after Postgres's SSLRequest" "$(line postgres-good)" \
+    "$(attack_line second-good)" "second-good | hrr True, then server hello True"
+expect_eq "a TLS 1.3 session works" "$(attack_line tls13)" "tls13 | TLSv1.3 pong ping"
+expect_eq "... and one after Postgres's SSLRequest" "$(attack_line postgres-good)" \
     "postgres-good | TLSv1.3 pong ping"
-expect_eq "a TLS 1.2 session works" "$(line tls12)" "tls12 | TLSv1.2 pong ping"
+expect_eq "a TLS 1.2 session works" "$(attack_line tls12)" "tls12 | TLSv1.2 pong ping"
 expect_eq "the server was never asked for hidden.test" \
     "$(grep -c hidden "$T/names.log")" "0"
 expect_eq "... nor sent its name" "$(grep -a -c hidden "$T/raw.log")" "0"

@@ -50,25 +50,27 @@
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
+. "$top_srcdir/tests/integration/secrets_lib.sh"
 mcp_env
 secret='Zq8x Lr2$Wv9&Kt4(Ym7)Pn3'
-printf '%s' "$secret" | "$AIRLOCK" secret set API_TOKEN
+secret_set API_TOKEN "$secret"
 # A service account's JSON key: quotes, line breaks, and "\n" in its PEM.
 pem=$(printf '%s\n' '{' '  "type": "service_account",' \
     '  "private_key": "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIHq8x2Lr9Wv4Kt7Ym3Pn6Bc1Hd5Fs0Jg8Ae2Ui4Oy7Tx\n-----END PRIVATE KEY-----\n"' \
     '}')
-printf '%s' "$pem" | "$AIRLOCK" secret set SIGNING_KEY
+secret_set SIGNING_KEY "$pem"
 dbpw='Sécurité&Zq8x/Lr2'
-printf '%s' "$dbpw" | "$AIRLOCK" secret set DB_PASSWORD
+secret_set DB_PASSWORD "$dbpw"
 pin='k9#Q'
-printf '%s' "$pin" | "$AIRLOCK" secret set PIN
+secret_set PIN "$pin"
 upw='Zk7ü#Lm4pQ'
-printf '%s' "$upw" | "$AIRLOCK" secret set LOGIN_PW
+secret_set LOGIN_PW "$upw"
 ws=$(make_workspace)
 
 M="$T/m.yaml"
-cat >"$M" <<'YAML'
-tools:
+{
+	echo 'tools:'
+	cat <<'YAML'
   - name: colour
     input: {}
     output: { exitCode: integer, stdout: string }
@@ -77,6 +79,8 @@ tools:
     timeoutMs: 10000
     command: ["sh", "-c", "printf 'token: %s\\n' \"$API_TOKEN\" | grep --color=always Lr2; printf 'token: %s\\n' \"$API_TOKEN\" | grep --color=always -E 'Kt4|Pn'"]
     secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+YAML
+	cat <<'YAML'
   - name: quoted
     input: {}
     output: { exitCode: integer, stdout: string }
@@ -85,6 +89,8 @@ tools:
     timeoutMs: 10000
     command: ["bash", "-c", "printf 'token=%q\\n' \"$API_TOKEN\"; printf 'key=%q\\n' \"$KEY\"; echo \"${KEY@Q}\"; declare -p KEY"]
     secrets: [ { name: API_TOKEN, env: API_TOKEN }, { name: SIGNING_KEY, env: KEY } ]
+YAML
+	cat <<'YAML'
   - name: pin64
     input: {}
     output: { exitCode: integer, stdout: string }
@@ -93,6 +99,8 @@ tools:
     timeoutMs: 10000
     command: ["bash", "-c", "for p in '' x xy; do printf '%s%s:user\\n' \"$p\" \"$PIN\" | base64; printf 'ci:%s%s--' \"$p\" \"$PIN\" | basenc --base64url; echo; done"]
     secrets: [ { name: PIN, env: PIN } ]
+YAML
+	cat <<'YAML'
   - name: dbjson
     input: {}
     output: { exitCode: integer, stdout: string }
@@ -101,6 +109,8 @@ tools:
     timeoutMs: 10000
     command: ["python3", "-c", "import json, os; p = os.environb[b'PW'].decode(); print(json.dumps({'py': p})); print(json.dumps({'php': p}).replace('/', '\\\\/')); print(json.dumps({'go': p}, ensure_ascii=False).replace('&', '\\\\u0026'))"]
     secrets: [ { name: DB_PASSWORD, env: PW } ]
+YAML
+	cat <<'YAML'
   - name: dumps
     input: {}
     output: { exitCode: integer, stdout: string }
@@ -109,6 +119,8 @@ tools:
     timeoutMs: 10000
     command: ["bash", "-c", "for d in xxd 'xxd -g1 -u' 'hexdump -C' 'od -A x -t x1z' 'od -x' hexdump; do echo \"== $d\"; printf 'token: %s\\n' \"$API_TOKEN\" | $d; done; echo '== python'; python3 -c \"import os; t = os.environb[b'API_TOKEN']; print(t.hex(':')); print(t.hex(' ').upper())\""]
     secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+YAML
+	cat <<'YAML'
   - name: term
     input: {}
     output: { exitCode: integer, stdout: string }
@@ -117,6 +129,8 @@ tools:
     timeoutMs: 10000
     command: ["bash", "-c", "t=$API_TOKEN; printf 'link: %s\\e]8;;https://ci.example/run/7\\e\\\\%s\\e]8;;\\e\\\\%s\\n' \"${t:0:7}\" \"${t:7:9}\" \"${t:16}\"; printf 'title: %s\\e]0;build\\a%s\\n' \"${t:0:12}\" \"${t:12}\"; printf 'sgr0: %s\\e(B\\e[m%s\\n' \"${t:0:10}\" \"${t:10}\"; printf 'csi8: %s\\x9b1m%s\\x9bm%s\\n' \"${t:0:5}\" \"${t:5:5}\" \"${t:10}\"; printf 'lone: %s\\e%s\\n' \"${t:0:8}\" \"${t:8}\""]
     secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+YAML
+	cat <<'YAML'
   - name: words
     input: {}
     output: { exitCode: integer, stdout: string }
@@ -125,6 +139,8 @@ tools:
     timeoutMs: 10000
     command: ["bash", "-c", "for d in 'od -t x2' 'od -t x4' 'od -t x8' 'xxd -e' 'od -A x -t x4z' 'xxd -e -g 8'; do echo \"== $d\"; printf 'token: %s\\n' \"$API_TOKEN\" | $d; done; for d in 'xxd -e' 'xxd -e -g 8' 'xxd -e -g 2' 'xxd -e -c 8'; do echo \"== $d, its last word cut\"; printf 'x%s' \"$API_TOKEN\" | $d; done"]
     secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+YAML
+	cat <<'YAML'
   - name: widths
     input: {}
     output: { exitCode: integer, stdout: string }
@@ -133,6 +149,8 @@ tools:
     timeoutMs: 10000
     command: ["bash", "-c", "for d in 'xxd -c 8' 'xxd -c 32' 'xxd -c 8 -g 1' 'od -A x -t x1z -w8' 'od -A x -t x1z -w32' 'od -t x1 -w8' 'od -x -w32'; do echo \"== $d\"; printf 'the api token is: %s\\n' \"$API_TOKEN\" | $d; done; echo '== xxd, its ASCII column a hex digit'; printf '3 tokens:%s\\n' \"$API_TOKEN\" | xxd"]
     secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+YAML
+	cat <<'YAML'
   - name: longesc
     input: {}
     output: { exitCode: integer, stdout: string }
@@ -141,6 +159,8 @@ tools:
     timeoutMs: 10000
     command: ["bash", "-c", "t=$API_TOKEN; u=https://ci.example.com/acme/payments-service/-/jobs/$(printf '%0320d' 7)/artifacts/browse/build/logs; printf 'link: %s\\e]8;;%s\\e\\\\%s\\e]8;;\\e\\\\%s\\n' \"${t:0:7}\" \"$u\" \"${t:7:9}\" \"${t:16}\"; printf 'each: %s\\n' \"$t\" | sed 's/[^ :a-z]/\\x1b[1;31m&\\x1b[0m/g'"]
     secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+YAML
+	cat <<'YAML'
   - name: dotted
     input: {}
     output: { exitCode: integer, stdout: string }
@@ -149,27 +169,19 @@ tools:
     timeoutMs: 10000
     command: ["bash", "-c", "for d in xxd 'hexdump -C' 'od -A x -t x1z' 'xxd -c 32'; do echo \"== $d\"; printf 'pw: %s\\n' \"$PW\" | $d; done"]
     secrets: [ { name: LOGIN_PW, env: PW } ]
-  - name: dumpforms
-    input: {}
-    output: { exitCode: integer, stdout: string }
-    sideEffect: external
-    authorization: allow
-    timeoutMs: 10000
-    command:
-      - bash
-      - -c
-      - |
-        p='the api token of the payments service, production, is: '
-        for d in 'xxd -u' 'xxd -e -u' "hexdump -e '4/4 \"%08X \" \"\\n\"'" \
-            "hexdump -e '8/2 \"%04X \" \"\\n\"'" 'xxd -i' 'xxd -i -u' \
-            'xxd -c 4' 'xxd -u -c 4' 'xxd -c 6' 'od -A x -t x1z -w4' \
-            'xxd -c 64' 'od -A x -t x1z -w64' 'od -c' 'od -c -w64' \
-            'hexdump -c' 'od -A x -c -w4'; do
-          echo "== $d"
-          printf '%s%s\n' "$p" "$API_TOKEN" | eval "$d"
-        done
-    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
 YAML
+	script_tool dumpforms '[ { name: API_TOKEN, env: API_TOKEN } ]' <<'SH'
+p='the api token of the payments service, production, is: '
+for d in 'xxd -u' 'xxd -e -u' "hexdump -e '4/4 \"%08X \" \"\\n\"'" \
+    "hexdump -e '8/2 \"%04X \" \"\\n\"'" 'xxd -i' 'xxd -i -u' \
+    'xxd -c 4' 'xxd -u -c 4' 'xxd -c 6' 'od -A x -t x1z -w4' \
+    'xxd -c 64' 'od -A x -t x1z -w64' 'od -c' 'od -c -w64' \
+    'hexdump -c' 'od -A x -c -w4'; do
+  echo "== $d"
+  printf '%s%s\n' "$p" "$API_TOKEN" | eval "$d"
+done
+SH
+} >"$M"
 
 # plain TEXT: TEXT without its ANSI escape sequences, as the agent reads it.
 plain() { printf '%s' "$1" | sed 's/\x1b\[[0-9;]*[A-Za-z]//g'; }
@@ -204,17 +216,13 @@ print(b[0].decode() if b else "")' "$1"
 mcp_start "$M" "$ws"
 sess=$(newest_session)
 
-mcp_call colour '{}'
-expect_ok_result "the coloured tool ran"
-out=$(jr .result.structuredContent.stdout)
+tool_ran colour "the coloured tool ran"
 n=$(printf '%s' "$out" | grep -c 'token: \[REDACTED:API_TOKEN\]')
 check "both coloured lines were redacted ($n)" test "$n" -eq 2
 expect_not_contains "no escape sequence is left inside the secret" "$(plain "$out")" "Lr2"
 expect_not_contains "... nor the secret, its colours taken out" "$(plain "$(jr '.result.content[].text')")" "$secret"
 
-mcp_call quoted '{}'
-expect_ok_result "the quoting tool ran"
-out=$(jr .result.structuredContent.stdout)
+tool_ran quoted "the quoting tool ran"
 expect_contains "printf %q of the password was redacted" "$out" "token=[REDACTED:API_TOKEN]"
 expect_contains "... and of the key" "$out" "key=\$'[REDACTED:SIGNING_KEY]'"
 n=$(printf '%s' "$out" | grep -c "\[REDACTED:SIGNING_KEY\]'\$")
@@ -223,9 +231,7 @@ expect_not_contains "no backslash-quoted piece of the password" "$out" 'Kt4\(Ym7
 expect_not_contains "... nor it, the backslashes taken out" "$(printf '%s' "$out" | tr -d '\\')" "$secret"
 expect_not_contains "no line of the key" "$(jr .)" "MC4CAQAwBQYDK2VwBCIEIHq8x2"
 
-mcp_call pin64 '{}'
-expect_ok_result "the base64 tool ran"
-out=$(jr .result.structuredContent.stdout)
+tool_ran pin64 "the base64 tool ran"
 n=$(printf '%s' "$out" | grep -c '\[REDACTED:PIN\]')
 check "each of the 6 lines was redacted ($n)" test "$n" -eq 6
 for p in '' x xy; do
@@ -237,9 +243,7 @@ done
 decoded=$(printf '%s\n' "$out" | while read -r l; do printf '%s' "$l" | base64 -d 2>/dev/null; printf '%s' "$l" | basenc -d --base64url 2>/dev/null; done)
 expect_not_contains "... nor any line that decodes to the PIN" "$decoded" "$pin"
 
-mcp_call dbjson '{}'
-expect_ok_result "the JSON tool ran"
-out=$(jr .result.structuredContent.stdout)
+tool_ran dbjson "the JSON tool ran"
 for k in py php go; do
 	expect_contains "its $k JSON was redacted" "$out" "{\"$k\": \"[REDACTED:DB_PASSWORD]\"}"
 done
@@ -247,9 +251,7 @@ decoded=$(printf '%s\n' "$out" | jq -r '.[]' 2>/dev/null)
 expect_not_contains "... no line decodes to the password" "$decoded" "$dbpw"
 expect_not_contains "... nor holds a piece of it" "$out" 'Zq8x'
 
-mcp_call dumps '{}'
-expect_ok_result "the hex dump tool ran"
-out=$(jr .result.structuredContent.stdout)
+tool_ran dumps "the hex dump tool ran"
 for d in xxd 'xxd -g1 -u' 'hexdump -C' 'od -A x -t x1z' 'od -x' hexdump; do
 	s=$(printf '%s\n' "$out" | sed -n "/^== $d\$/,/^==/p")
 	n=$(printf '%s' "$s" | grep -c 'REDACTED:API_TOKEN')
@@ -263,18 +265,14 @@ check "bytes.hex(':') and .hex(' ').upper() were redacted ($n)" test "$n" -eq 2
 expect_eq "no piece of the secret decodes from any dump" \
     "$(printf '%s' "$(jr .)" | piece "$secret")" ""
 
-mcp_call term '{}'
-expect_ok_result "the terminal sequence tool ran"
-out=$(jr .result.structuredContent.stdout)
+tool_ran term "the terminal sequence tool ran"
 for l in link title sgr0 csi8 lone; do
 	expect_contains "$l: the secret was redacted" "$out" "$l: [REDACTED:API_TOKEN]"
 done
 expect_eq "no piece of it, its terminal sequences taken out" \
     "$(printf '%s' "$out" | piece "$secret")" ""
 
-mcp_call words '{}'
-expect_ok_result "the word dump tool ran"
-out=$(jr .result.structuredContent.stdout)
+tool_ran words "the word dump tool ran"
 for d in 'od -t x2' 'od -t x4' 'od -t x8' 'xxd -e' 'od -A x -t x4z' 'xxd -e -g 8'; do
 	s=$(printf '%s\n' "$out" | sed -n "/^== $d\$/,/^==/p")
 	n=$(printf '%s' "$s" | grep -c 'REDACTED:API_TOKEN')
@@ -291,9 +289,7 @@ for d in 'xxd -e' 'xxd -e -g 8' 'xxd -e -g 2' 'xxd -e -c 8'; do
 	    "$(printf '%s' "$s" | piece "$secret")" ""
 done
 
-mcp_call widths '{}'
-expect_ok_result "the dump width tool ran"
-out=$(jr .result.structuredContent.stdout)
+tool_ran widths "the dump width tool ran"
 for d in 'xxd -c 8' 'xxd -c 32' 'xxd -c 8 -g 1' 'od -A x -t x1z -w8' 'od -A x -t x1z -w32' 'od -t x1 -w8' 'od -x -w32' 'xxd, its ASCII column a hex digit'; do
 	s=$(printf '%s\n' "$out" | sed -n "/^== $d\$/,/^==/p")
 	n=$(printf '%s' "$s" | grep -c 'REDACTED:API_TOKEN')
@@ -302,9 +298,7 @@ for d in 'xxd -c 8' 'xxd -c 32' 'xxd -c 8 -g 1' 'od -A x -t x1z -w8' 'od -A x -t
 	    "$(printf '%s' "$s" | piece "$secret")" ""
 done
 
-mcp_call longesc '{}'
-expect_ok_result "the long escape sequence tool ran"
-out=$(jr .result.structuredContent.stdout)
+tool_ran longesc "the long escape sequence tool ran"
 for l in link each; do
 	expect_contains "$l: the secret was redacted" "$(plain "$out")" \
 	    "$l: [REDACTED:API_TOKEN]"
@@ -312,9 +306,7 @@ done
 expect_eq "no piece of it, its terminal sequences taken out" \
     "$(printf '%s' "$out" | piece "$secret")" ""
 
-mcp_call dotted '{}'
-expect_ok_result "the one-line dump tool ran"
-out=$(jr .result.structuredContent.stdout)
+tool_ran dotted "the one-line dump tool ran"
 for d in xxd 'hexdump -C' 'od -A x -t x1z' 'xxd -c 32'; do
 	s=$(printf '%s\n' "$out" | sed -n "/^== $d\$/,/^==/p")
 	n=$(printf '%s' "$s" | grep -c 'REDACTED:LOGIN_PW')
@@ -325,9 +317,7 @@ for d in xxd 'hexdump -C' 'od -A x -t x1z' 'xxd -c 32'; do
 	    "$(printf '%s' "$s" | piece "$upw")" ""
 done
 
-mcp_call dumpforms '{}'
-expect_ok_result "the dump form tool ran"
-out=$(jr .result.structuredContent.stdout)
+tool_ran dumpforms "the dump form tool ran"
 for d in 'xxd -u' 'xxd -e -u' "hexdump -e '4/4 \"%08X \" \"\\n\"'" \
     "hexdump -e '8/2 \"%04X \" \"\\n\"'" 'xxd -i' 'xxd -i -u' 'xxd -c 4' \
     'xxd -u -c 4' 'xxd -c 6' 'od -A x -t x1z -w4' 'xxd -c 64' \

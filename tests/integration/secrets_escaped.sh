@@ -25,15 +25,16 @@
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
+. "$top_srcdir/tests/integration/secrets_lib.sh"
 mcp_env
 secret='Zq8x Lr2$Wv9&Kt4(Ym7)Pn3'
-printf '%s' "$secret" | "$AIRLOCK" secret set API_TOKEN
+secret_set API_TOKEN "$secret"
 key='dGhpcyBpcyBhIHRva2VuIG9mIHNvbWUgbGVuZ3RoIGFuZCBtb3JlIHRoYW4gc2V2ZW50eSBzaXggY2hhcnM=='
-printf '%s' "$key" | "$AIRLOCK" secret set QP_KEY
+secret_set QP_KEY "$key"
 long='Q7vT2mXp9LrW4cYh8NbK3fZs6GjD5aUe1HqR0wEo7iSx2yVn4tBk9PcM3lAg6dFu8zJr5OvI1sWq0eTm7hXb2nCy4pLk9aGd3jRf6uZs8wVt5oYe1iQh0mNx7cBp'
-printf '%s' "$long" | "$AIRLOCK" secret set LONG_KEY
+secret_set LONG_KEY "$long"
 lead='+1x Lr2$Wv9&Kt4'
-printf '%s' "$lead" | "$AIRLOCK" secret set LEAD
+secret_set LEAD "$lead"
 ws=$(make_workspace)
 
 # The escapes, each a filter of bytes to one line (od and awk: a
@@ -52,107 +53,60 @@ esc() { case $1 in
 '
 
 M="$T/m.yaml"
-cat >"$M" <<YAML
-tools:
-  - name: cased
-    input: {}
-    output: { exitCode: integer, stdout: string }
-    sideEffect: external
-    authorization: allow
-    timeoutMs: 10000
-    command:
-      - bash
-      - -c
-      - |
-        for d in 'tr a-z A-Z' 'tr A-Z a-z'; do
-          echo "== \$d"
-          printf 'the api token: %s!\n' "\$API_TOKEN" | \$d
-        done
-    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
-  - name: escaped
-    input: {}
-    output: { exitCode: integer, stdout: string }
-    sideEffect: external
-    authorization: allow
-    timeoutMs: 10000
-    command:
-      - bash
-      - -c
-      - |
-$(printf '%s\n' "$escapes" | sed 's/^/        /')
-        for e in pct PCT qp json htmlx html oct; do
-          echo "== \$e"
-          for p in '' x; do
-            printf '%s%s!' "\$p" "\$API_TOKEN" | esc \$e
-          done
-        done
-        echo '== lead'
-        for e in oct html; do
-          printf '%s' "\$LEAD" | esc \$e
-        done
-    secrets: [ { name: API_TOKEN, env: API_TOKEN }, { name: LEAD, env: LEAD } ]
-  - name: bits
-    input: {}
-    output: { exitCode: integer, stdout: string }
-    sideEffect: external
-    authorization: allow
-    timeoutMs: 10000
-    command:
-      - bash
-      - -c
-      - |
-        for d in 'xxd -b' 'xxd -b -c 1' 'xxd -b -c 4'; do
-          echo "== \$d"
-          for p in '' x xy; do
-            printf '%s%s!\n' "\$p" "\$API_TOKEN" | \$d
-          done
-        done
-        echo '== long'
-        printf '%s!\n' "\$LONG" | xxd -b -c 1
-        printf 'x%s!\n' "\$LONG" | xxd -b -c 2
-    secrets: [ { name: API_TOKEN, env: API_TOKEN }, { name: LONG_KEY, env: LONG } ]
-  - name: quopri
-    input: {}
-    output: { exitCode: integer, stdout: string }
-    sideEffect: external
-    authorization: allow
-    timeoutMs: 10000
-    command:
-      - bash
-      - -c
-      - |
-        echo '== token'
-        for o in 0 55 60 65 70 74; do
-          printf '%*s%s!\n' "\$o" '' "\$API_TOKEN" | python3 -m quopri
-        done
-        echo '== key'
-        for o in 0 10 40 56 59 68; do
-          printf 'key=%*s%s\n' "\$o" '' "\$KEY" | python3 -m quopri
-        done
-    secrets: [ { name: API_TOKEN, env: API_TOKEN }, { name: QP_KEY, env: KEY } ]
-  - name: nearmiss
-    input: {}
-    output: { exitCode: integer, stdout: string }
-    sideEffect: external
-    authorization: allow
-    timeoutMs: 10000
-    command:
-      - bash
-      - -c
-      - |
-$(printf '%s\n' "$escapes" | sed 's/^/        /')
-        for v in 'Zq8x Lr2\$Wv9&Kt4(Ym7)Pn4' 'Yq8x Lr2\$Wv9&Kt4(Ym7)Pn3'; do
-          printf '%s\n' "\$v" | tr a-z A-Z
-          for e in pct PCT qp json htmlx html oct; do
-            printf '%s' "\$v" | esc \$e
-          done
-          printf '%s\n' "\$v" | xxd -b
-        done
-        for v in 'dGhpcyBpcyBhIHRva2VuIG9mIHNvbWUgbGVuZ3RoIGFuZCBtb3JlIHRoYW4gc2V2ZW50eSBzaXggY2hhcnM='; do
-          printf 'key=%*s%s\n' 40 '' "\$v" | python3 -m quopri
-        done
-    secrets: []
-YAML
+{
+	echo 'tools:'
+	script_tool cased '[ { name: API_TOKEN, env: API_TOKEN } ]' <<'SH'
+for d in 'tr a-z A-Z' 'tr A-Z a-z'; do
+  echo "== $d"
+  printf 'the api token: %s!\n' "$API_TOKEN" | $d
+done
+SH
+	script_tool escaped '[ { name: API_TOKEN, env: API_TOKEN }, { name: LEAD, env: LEAD } ]' "$escapes" <<'SH'
+for e in pct PCT qp json htmlx html oct; do
+  echo "== $e"
+  for p in '' x; do
+    printf '%s%s!' "$p" "$API_TOKEN" | esc $e
+  done
+done
+echo '== lead'
+for e in oct html; do
+  printf '%s' "$LEAD" | esc $e
+done
+SH
+	script_tool bits '[ { name: API_TOKEN, env: API_TOKEN }, { name: LONG_KEY, env: LONG } ]' <<'SH'
+for d in 'xxd -b' 'xxd -b -c 1' 'xxd -b -c 4'; do
+  echo "== $d"
+  for p in '' x xy; do
+    printf '%s%s!\n' "$p" "$API_TOKEN" | $d
+  done
+done
+echo '== long'
+printf '%s!\n' "$LONG" | xxd -b -c 1
+printf 'x%s!\n' "$LONG" | xxd -b -c 2
+SH
+	script_tool quopri '[ { name: API_TOKEN, env: API_TOKEN }, { name: QP_KEY, env: KEY } ]' <<'SH'
+echo '== token'
+for o in 0 55 60 65 70 74; do
+  printf '%*s%s!\n' "$o" '' "$API_TOKEN" | python3 -m quopri
+done
+echo '== key'
+for o in 0 10 40 56 59 68; do
+  printf 'key=%*s%s\n' "$o" '' "$KEY" | python3 -m quopri
+done
+SH
+	script_tool nearmiss '[]' "$escapes" <<'SH'
+for v in 'Zq8x Lr2$Wv9&Kt4(Ym7)Pn4' 'Yq8x Lr2$Wv9&Kt4(Ym7)Pn3'; do
+  printf '%s\n' "$v" | tr a-z A-Z
+  for e in pct PCT qp json htmlx html oct; do
+    printf '%s' "$v" | esc $e
+  done
+  printf '%s\n' "$v" | xxd -b
+done
+for v in 'dGhpcyBpcyBhIHRva2VuIG9mIHNvbWUgbGVuZ3RoIGFuZCBtb3JlIHRoYW4gc2V2ZW50eSBzaXggY2hhcnM='; do
+  printf 'key=%*s%s\n' 40 '' "$v" | python3 -m quopri
+done
+SH
+} >"$M"
 
 # leak SECRET < TEXT: the first 6 bytes of SECRET that TEXT holds,
 # decoded: raised (the text raised too), each escape's bytes read back
@@ -177,44 +131,27 @@ print(b[0].decode(errors="replace") if b else "")' "$1" || echo "(leak failed)"
 mcp_start "$M" "$ws"
 sess=$(newest_session)
 
-mcp_call cased '{}'
-expect_ok_result "the case-folding tool ran"
-out=$(jr .result.structuredContent.stdout)
+tool_ran cased "the case-folding tool ran"
 redacted_sections 1 API_TOKEN "$secret" 'tr a-z A-Z' 'tr A-Z a-z'
 
-mcp_call escaped '{}'
-expect_ok_result "the escaping tool ran"
-out=$(jr .result.structuredContent.stdout)
+tool_ran escaped "the escaping tool ran"
 redacted_sections 2 API_TOKEN "$secret" pct PCT qp json htmlx html oct
 redacted_sections 2 LEAD "$lead" lead
 
-mcp_call bits '{}'
-expect_ok_result "the bits tool ran"
-out=$(jr .result.structuredContent.stdout)
+tool_ran bits "the bits tool ran"
 redacted_sections 3 API_TOKEN "$secret" 'xxd -b' 'xxd -b -c 1' 'xxd -b -c 4'
 redacted_sections 2 LONG_KEY "$long" long
 
-mcp_call quopri '{}'
-expect_ok_result "the quoted-printable tool ran"
-out=$(jr .result.structuredContent.stdout)
+tool_ran quopri "the quoted-printable tool ran"
 redacted_sections 6 API_TOKEN "$secret" token
 redacted_sections 6 QP_KEY "$key" key
 
-mcp_call nearmiss '{}'
-expect_ok_result "the near-miss tool ran"
-out=$(jr .result.structuredContent.stdout)
-expect_not_contains "a value a byte off the secret is left as it is" "$out" 'REDACTED'
-check "... and printed whole ($(printf '%s' "$out" | wc -l) lines)" \
-    test "$(printf '%s' "$out" | wc -l)" -ge 20
+near_miss_left "a value a byte off the secret is left as it is" 20
 
 mcp_stop
-for f in "$sess"/artifacts/*-cased.log "$sess"/artifacts/*-escaped.log \
-    "$sess"/artifacts/*-bits.log "$sess"/artifacts/*-quopri.log; do
-	expect_eq "$(basename "$f") holds no piece of the secret" \
-	    "$(leak "$secret" <"$f")" ""
+for t in cased escaped bits quopri; do
+	artifact_clean $t "$secret" "the secret"
 done
-expect_eq "the quoted-printable artifact holds no piece of the key" \
-    "$(leak "$key" <"$(echo "$sess"/artifacts/*-quopri.log)")" ""
-expect_eq "the bits artifact holds no piece of the long key" \
-    "$(leak "$long" <"$(echo "$sess"/artifacts/*-bits.log)")" ""
+artifact_clean quopri "$key" "the key"
+artifact_clean bits "$long" "the long key"
 finish

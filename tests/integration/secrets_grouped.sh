@@ -26,11 +26,12 @@
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
+. "$top_srcdir/tests/integration/secrets_lib.sh"
 mcp_env
 secret='Zq8x Lr2$Wv9&Kt4(Ym7)Pn3'
-printf '%s' "$secret" | "$AIRLOCK" secret set API_TOKEN
+secret_set API_TOKEN "$secret"
 long='Q7vT2mXp9LrW4cYh8NbK3fZs6GjD5aUe1HqR0wEo7iSx2yVn4tBk9PcM3lAg6dFu8zJr5OvI1sWq0eTm7hXb2nCy4pLk9aGd3jRf'
-printf '%s' "$long" | "$AIRLOCK" secret set LONG_KEY
+secret_set LONG_KEY "$long"
 ws=$(make_workspace)
 
 # The tools' transformations, shared with the near-miss tool.
@@ -46,86 +47,48 @@ grouped() { case $1 in
   esac; echo; }
 '
 M="$T/m.yaml"
-cat >"$M" <<YAML
-tools:
-  - name: words8
-    input: {}
-    output: { exitCode: integer, stdout: string }
-    sideEffect: external
-    authorization: allow
-    timeoutMs: 10000
-    command:
-      - bash
-      - -c
-      - |
-        for d in 'od -t u8' 'od -t d8' 'od -l' 'od -A n -t u8 -w8'; do
-          echo "== \$d"
-          for o in 0 1 2 3 4 5 6 7; do
-            printf '%*s%s!' "\$o" '' "\$API_TOKEN" | \$d
-          done
-        done
-    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
-  - name: grouped
-    input: {}
-    output: { exitCode: integer, stdout: string }
-    sideEffect: external
-    authorization: allow
-    timeoutMs: 10000
-    command:
-      - bash
-      - -c
-      - |
-$(printf '%s\n' "$forms" | sed 's/^/        /')
-        for g in b64sp b64dash b64each b64fold b32totp a85sp; do
-          echo "== \$g"
-          for p in '' x xy xyz xyzw; do
-            printf '%s%s!' "\$p" "\$API_TOKEN" | grouped \$g
-          done
-        done
-    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
-  - name: jsoned
-    input: {}
-    output: { exitCode: integer, stdout: string }
-    sideEffect: external
-    authorization: allow
-    timeoutMs: 10000
-    command:
-      - bash
-      - -c
-      - |
-        for e in jq python crlf b32 hex bits; do
-          echo "== \$e"
-          for p in '' x xy; do
-            case \$e in
-            jq) printf '%s%s\n' "\$p" "\$KEY" | base64 | jq -Rs . ;;
-            python) printf '%s%s' "\$p" "\$KEY" | python3 -c 'import base64, json, sys; print(json.dumps({"key": base64.encodebytes(sys.stdin.buffer.read()).decode()}))' ;;
-            crlf) printf '%s%s' "\$p" "\$KEY" | base64 -w 40 | sed 's/\$/\r/' | jq -Rs . ;;
-            b32) printf '%s%s' "\$p" "\$KEY" | base32 | jq -Rs . ;;
-            hex) printf '%s%s' "\$p" "\$KEY" | xxd -p | jq -Rs . ;;
-            bits) printf '%s%s' "\$p" "\$KEY" | basenc --base2msbf -w 64 | jq -Rs . ;;
-            esac
-          done
-        done
-    secrets: [ { name: LONG_KEY, env: KEY } ]
-  - name: nearmiss
-    input: {}
-    output: { exitCode: integer, stdout: string }
-    sideEffect: external
-    authorization: allow
-    timeoutMs: 10000
-    command:
-      - bash
-      - -c
-      - |
-$(printf '%s\n' "$forms" | sed 's/^/        /')
-        for v in 'Zq8x Lr2\$Wv9&Kt5(Ym7)Pn3' 'Yq8x Lr2\$Wv9&Kt4(Ym7)Pn3'; do
-          printf '%s' "\$v" | od -t u8
-          for g in b64sp b64dash b64each b64fold b32totp a85sp; do
-            printf '%s' "\$v" | grouped \$g
-          done
-        done
-    secrets: []
-YAML
+{
+	echo 'tools:'
+	script_tool words8 '[ { name: API_TOKEN, env: API_TOKEN } ]' <<'SH'
+for d in 'od -t u8' 'od -t d8' 'od -l' 'od -A n -t u8 -w8'; do
+  echo "== $d"
+  for o in 0 1 2 3 4 5 6 7; do
+    printf '%*s%s!' "$o" '' "$API_TOKEN" | $d
+  done
+done
+SH
+	script_tool grouped '[ { name: API_TOKEN, env: API_TOKEN } ]' "$forms" <<'SH'
+for g in b64sp b64dash b64each b64fold b32totp a85sp; do
+  echo "== $g"
+  for p in '' x xy xyz xyzw; do
+    printf '%s%s!' "$p" "$API_TOKEN" | grouped $g
+  done
+done
+SH
+	script_tool jsoned '[ { name: LONG_KEY, env: KEY } ]' <<'SH'
+for e in jq python crlf b32 hex bits; do
+  echo "== $e"
+  for p in '' x xy; do
+    case $e in
+    jq) printf '%s%s\n' "$p" "$KEY" | base64 | jq -Rs . ;;
+    python) printf '%s%s' "$p" "$KEY" | python3 -c 'import base64, json, sys; print(json.dumps({"key": base64.encodebytes(sys.stdin.buffer.read()).decode()}))' ;;
+    crlf) printf '%s%s' "$p" "$KEY" | base64 -w 40 | sed 's/$/\r/' | jq -Rs . ;;
+    b32) printf '%s%s' "$p" "$KEY" | base32 | jq -Rs . ;;
+    hex) printf '%s%s' "$p" "$KEY" | xxd -p | jq -Rs . ;;
+    bits) printf '%s%s' "$p" "$KEY" | basenc --base2msbf -w 64 | jq -Rs . ;;
+    esac
+  done
+done
+SH
+	script_tool nearmiss '[]' "$forms" <<'SH'
+for v in 'Zq8x Lr2$Wv9&Kt5(Ym7)Pn3' 'Yq8x Lr2$Wv9&Kt4(Ym7)Pn3'; do
+  printf '%s' "$v" | od -t u8
+  for g in b64sp b64dash b64each b64fold b32totp a85sp; do
+    printf '%s' "$v" | grouped $g
+  done
+done
+SH
+} >"$M"
 
 # leak SECRET < TEXT: the first piece of SECRET, of 8 bytes, that TEXT
 # holds: read off the numbers of od's words of 8 bytes, or encoded (a
@@ -154,35 +117,22 @@ print(b[0].decode(errors="replace") if b else "")' "$1" || echo "(leak failed)"
 mcp_start "$M" "$ws"
 sess=$(newest_session)
 
-mcp_call words8 '{}'
-expect_ok_result "the words tool ran"
-out=$(jr .result.structuredContent.stdout)
+tool_ran words8 "the words tool ran"
 redacted_sections 8 API_TOKEN "$secret" 'od -t u8' 'od -t d8' 'od -l' \
     'od -A n -t u8 -w8'
 
-mcp_call grouped '{}'
-expect_ok_result "the grouping tool ran"
-out=$(jr .result.structuredContent.stdout)
+tool_ran grouped "the grouping tool ran"
 redacted_sections 5 API_TOKEN "$secret" b64sp b64dash b64each b64fold \
     b32totp a85sp
 
-mcp_call jsoned '{}'
-expect_ok_result "the JSON tool ran"
-out=$(jr .result.structuredContent.stdout)
+tool_ran jsoned "the JSON tool ran"
 redacted_sections 3 LONG_KEY "$long" jq python crlf b32 hex bits
 
-mcp_call nearmiss '{}'
-expect_ok_result "the near-miss tool ran"
-out=$(jr .result.structuredContent.stdout)
-expect_not_contains "a value a byte off the secret is left as it is" "$out" 'REDACTED'
-check "... and printed whole ($(printf '%s' "$out" | wc -l) lines)" \
-    test "$(printf '%s' "$out" | wc -l)" -ge 14
+near_miss_left "a value a byte off the secret is left as it is" 14
 
 mcp_stop
-for f in "$sess"/artifacts/*-words8.log "$sess"/artifacts/*-grouped.log; do
-	expect_eq "$(basename "$f") holds no piece of the secret" \
-	    "$(leak "$secret" <"$f")" ""
+for t in words8 grouped; do
+	artifact_clean $t "$secret" "the secret"
 done
-expect_eq "the JSON artifact holds no piece of the long key" \
-    "$(leak "$long" <"$(echo "$sess"/artifacts/*-jsoned.log)")" ""
+artifact_clean jsoned "$long" "the long key"
 finish

@@ -15,6 +15,7 @@
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
+. "$top_srcdir/tests/integration/secrets_lib.sh"
 mcp_env
 key='-----BEGIN PRIVATE KEY-----
 BApJJSsDcVHkvxTsYRmY/KurUnFBQelp9oBPvRg5NWkpUZeWb6383LhBXAYE47r9
@@ -26,53 +27,35 @@ printf '%s\n' "$key" | "$AIRLOCK" secret set TLS_KEY
 ws=$(make_workspace)
 
 M="$T/m.yaml"
-cat >"$M" <<'YAML'
-tools:
-  - name: config
-    input: {}
-    output: { exitCode: integer, stdout: string }
-    sideEffect: external
-    authorization: allow
-    timeoutMs: 10000
-    command:
-      - bash
-      - -c
-      - |
-        echo '== yaml'
-        printf 'tls:\n  key: |\n'
-        printf '%s\n' "$KEY" | sed 's/^/    /'
-        printf '  cert: none\n'
-        echo '== tab'
-        printf '%s\n' "$KEY" | sed 's/^/\t/'
-        echo '== comment'
-        printf '%s\n' "$KEY" | sed 's/^/# /'
-        printf '%s\n' "$KEY" | sed 's/^/  \/\/ /'
-        printf '%s\n' "$KEY" | sed 's/^/> /'
-        echo '== crlf'
-        printf '%s\n' "$KEY" | sed 's/$/\r/'
-        printf '%s\n' "$KEY" | sed 's/^/    /; s/$/\r/'
-        echo '== base64'
-        for p in '' x xy; do
-          printf 'key: |\n'
-          printf '%s%s' "$p" "$KEY" | base64 | sed 's/^/    /'
-          printf '%s%s' "$p" "$KEY" | base64 -w 64 | sed 's/^/\t/'
-        done
-    secrets: [ { name: TLS_KEY, env: KEY } ]
-  - name: nearmiss
-    input: {}
-    output: { exitCode: integer, stdout: string }
-    sideEffect: external
-    authorization: allow
-    timeoutMs: 10000
-    command:
-      - bash
-      - -c
-      - |
-        v=$(printf '%s' "$KEY" | sed '3s/^L/M/')
-        printf '%s\n' "$v" | sed 's/^/    /'
-        printf '%s\n' "$v" | base64 | sed 's/^/    /'
-    secrets: [ { name: TLS_KEY, env: KEY } ]
-YAML
+{
+	echo 'tools:'
+	script_tool config '[ { name: TLS_KEY, env: KEY } ]' <<'SH'
+echo '== yaml'
+printf 'tls:\n  key: |\n'
+printf '%s\n' "$KEY" | sed 's/^/    /'
+printf '  cert: none\n'
+echo '== tab'
+printf '%s\n' "$KEY" | sed 's/^/\t/'
+echo '== comment'
+printf '%s\n' "$KEY" | sed 's/^/# /'
+printf '%s\n' "$KEY" | sed 's/^/  \/\/ /'
+printf '%s\n' "$KEY" | sed 's/^/> /'
+echo '== crlf'
+printf '%s\n' "$KEY" | sed 's/$/\r/'
+printf '%s\n' "$KEY" | sed 's/^/    /; s/$/\r/'
+echo '== base64'
+for p in '' x xy; do
+  printf 'key: |\n'
+  printf '%s%s' "$p" "$KEY" | base64 | sed 's/^/    /'
+  printf '%s%s' "$p" "$KEY" | base64 -w 64 | sed 's/^/\t/'
+done
+SH
+	script_tool nearmiss '[ { name: TLS_KEY, env: KEY } ]' <<'SH'
+v=$(printf '%s' "$KEY" | sed '3s/^L/M/')
+printf '%s\n' "$v" | sed 's/^/    /'
+printf '%s\n' "$v" | base64 | sed 's/^/    /'
+SH
+} >"$M"
 
 # leak KEY < TEXT: the first piece of the key, of 8 bytes, in TEXT as it
 # is or decoded (base64 runs, indents and line breaks taken out, from
@@ -101,24 +84,15 @@ print(b[0].decode(errors="replace") if b else "")' "$1" || echo "(leak failed)"
 mcp_start "$M" "$ws"
 sess=$(newest_session)
 
-mcp_call config '{}'
-expect_ok_result "the config tool ran"
-out=$(jr .result.structuredContent.stdout)
+tool_ran config "the config tool ran"
 redacted_sections 1 TLS_KEY "$key" yaml tab
 redacted_sections 3 TLS_KEY "$key" comment
 redacted_sections 2 TLS_KEY "$key" crlf
 redacted_sections 6 TLS_KEY "$key" base64
 expect_contains "the YAML around the key is left as it is" "$out" '  cert: none'
 
-mcp_call nearmiss '{}'
-expect_ok_result "the near-miss tool ran"
-out=$(jr .result.structuredContent.stdout)
-expect_not_contains "a key a byte off is left as it is" "$out" 'REDACTED'
-check "... and printed whole ($(printf '%s' "$out" | wc -l) lines)" \
-    test "$(printf '%s' "$out" | wc -l)" -ge 10
+near_miss_left "a key a byte off is left as it is" 10
 
 mcp_stop
-f=$(echo "$sess"/artifacts/*-config.log)
-expect_eq "$(basename "$f") holds no piece of the key" \
-    "$(leak "$key" <"$f")" ""
+artifact_clean config "$key" "the key"
 finish

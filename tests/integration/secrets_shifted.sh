@@ -25,65 +25,49 @@
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
+. "$top_srcdir/tests/integration/secrets_lib.sh"
 mcp_env
 secret='Zq8x Lr2$Wv9&Kt4(Ym7)Pn3'
-printf '%s' "$secret" | "$AIRLOCK" secret set API_TOKEN
+secret_set API_TOKEN "$secret"
 bin=$'k\001Zq8\211x\tLr2\177Wv9&Kt4\033Ym7\377Pn3'
-printf '%s' "$bin" | "$AIRLOCK" secret set BIN_KEY
+secret_set BIN_KEY "$bin"
 doubled='bookkeeper:Zq8xLr2!!'
-printf '%s' "$doubled" | "$AIRLOCK" secret set DOUBLED
+secret_set DOUBLED "$doubled"
 ws=$(make_workspace)
 
 M="$T/m.yaml"
-cat >"$M" <<'YAML'
-tools:
-  - name: shifted
-    input: {}
-    output: { exitCode: integer, stdout: string }
-    sideEffect: external
-    authorization: allow
-    timeoutMs: 10000
-    command:
-      - bash
-      - -c
-      - |
-        for d in "tr '!-~' 'P-~!-O'" 'tr A-Za-z D-ZA-Cd-za-c' \
-            'tr A-Za-z B-ZAb-za' 'tr A-Za-z ZA-Yza-y'; do
-          echo "== $d"
-          printf 'the api token: %s!\n' "$API_TOKEN" | eval "$d"
-        done
-        for d in 'basenc --base2msbf' 'basenc --base2lsbf'; do
-          echo "== $d"
-          for p in '' x xy xyz; do
-            printf '%s%s!\n' "$p" "$API_TOKEN" | $d
-          done
-        done
-        echo '== base32hex'
-        for p in '' x xy xyz xyzw; do
-          printf '%s%s!\n' "$p" "$API_TOKEN" | basenc --base32hex | tr A-Z a-z
-        done
-    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
-  - name: words
-    input: {}
-    output: { exitCode: integer, stdout: string }
-    sideEffect: external
-    authorization: allow
-    timeoutMs: 10000
-    command:
-      - bash
-      - -c
-      - |
-        for d in 'od -b -c' 'od' 'od -d' 'od -t u2' 'od -t d2' 'od -t u4' 'od -i' 'od -o' \
-            'hexdump -d' 'hexdump -o' "hexdump -e '/2 \"%u \"'" \
-            "hexdump -e '/1 \"%o \"'" 'hexdump -x'; do
-          echo "== $d"
-          for o in 0 1 2 3; do
-            printf '%*s%s!\n' "$o" '' "$API_TOKEN" | eval "$d"; echo
-          done
-          printf 'key=%s!\n' "$BIN" | eval "$d"; echo
-          printf 'k=%s!\n' "$BIN" | eval "$d"; echo
-        done
-    secrets: [ { name: API_TOKEN, env: API_TOKEN }, { name: BIN_KEY, env: BIN } ]
+{
+	echo 'tools:'
+	script_tool shifted '[ { name: API_TOKEN, env: API_TOKEN } ]' <<'SH'
+for d in "tr '!-~' 'P-~!-O'" 'tr A-Za-z D-ZA-Cd-za-c' \
+    'tr A-Za-z B-ZAb-za' 'tr A-Za-z ZA-Yza-y'; do
+  echo "== $d"
+  printf 'the api token: %s!\n' "$API_TOKEN" | eval "$d"
+done
+for d in 'basenc --base2msbf' 'basenc --base2lsbf'; do
+  echo "== $d"
+  for p in '' x xy xyz; do
+    printf '%s%s!\n' "$p" "$API_TOKEN" | $d
+  done
+done
+echo '== base32hex'
+for p in '' x xy xyz xyzw; do
+  printf '%s%s!\n' "$p" "$API_TOKEN" | basenc --base32hex | tr A-Z a-z
+done
+SH
+	script_tool words '[ { name: API_TOKEN, env: API_TOKEN }, { name: BIN_KEY, env: BIN } ]' <<'SH'
+for d in 'od -b -c' 'od' 'od -d' 'od -t u2' 'od -t d2' 'od -t u4' 'od -i' 'od -o' \
+    'hexdump -d' 'hexdump -o' "hexdump -e '/2 \"%u \"'" \
+    "hexdump -e '/1 \"%o \"'" 'hexdump -x'; do
+  echo "== $d"
+  for o in 0 1 2 3; do
+    printf '%*s%s!\n' "$o" '' "$API_TOKEN" | eval "$d"; echo
+  done
+  printf 'key=%s!\n' "$BIN" | eval "$d"; echo
+  printf 'k=%s!\n' "$BIN" | eval "$d"; echo
+done
+SH
+	cat <<'YAML'
   - name: squeezed
     input: {}
     output: { exitCode: integer, stdout: string }
@@ -92,25 +76,17 @@ tools:
     timeoutMs: 10000
     command: [ bash, -c, 'printf %s "$PW" | hexdump -e "/1 \"%d \""' ]
     secrets: [ { name: DOUBLED, env: PW } ]
-  - name: nearmiss
-    input: {}
-    output: { exitCode: integer, stdout: string }
-    sideEffect: external
-    authorization: allow
-    timeoutMs: 10000
-    command:
-      - bash
-      - -c
-      - |
-        for v in 'Zq8x Lr2$Wv9&Kt4(Ym7)Pn4' 'Yq8x Lr2$Wv9&Kt4(Ym7)Pn3'; do
-          for d in "tr '!-~' 'P-~!-O'" 'tr A-Za-z D-ZA-Cd-za-c' \
-              'basenc --base32hex | tr A-Z a-z' 'od -d' 'od -t u4' 'od -o' \
-              "hexdump -e '/1 \"%o \"'"; do
-            printf '%s!!!\n' "$v" | eval "$d"
-          done
-        done
-    secrets: []
 YAML
+	script_tool nearmiss '[]' <<'SH'
+for v in 'Zq8x Lr2$Wv9&Kt4(Ym7)Pn4' 'Yq8x Lr2$Wv9&Kt4(Ym7)Pn3'; do
+  for d in "tr '!-~' 'P-~!-O'" 'tr A-Za-z D-ZA-Cd-za-c' \
+      'basenc --base32hex | tr A-Z a-z' 'od -d' 'od -t u4' 'od -o' \
+      "hexdump -e '/1 \"%o \"'"; do
+    printf '%s!!!\n' "$v" | eval "$d"
+  done
+done
+SH
+} >"$M"
 
 # leak SECRET < TEXT: the first 6 bytes of SECRET that TEXT holds,
 # decoded: shifted back (rot47, each of the 25 letter shifts), as
@@ -157,18 +133,14 @@ print(b[0].decode(errors="replace") if b else "")' "$1" || echo "(leak failed)"
 mcp_start "$M" "$ws"
 sess=$(newest_session)
 
-mcp_call shifted '{}'
-expect_ok_result "the shifting tool ran"
-out=$(jr .result.structuredContent.stdout)
+tool_ran shifted "the shifting tool ran"
 redacted_sections 1 API_TOKEN "$secret" "tr '!-~' 'P-~!-O'" \
     'tr A-Za-z D-ZA-Cd-za-c' 'tr A-Za-z B-ZAb-za' 'tr A-Za-z ZA-Yza-y'
 redacted_sections 5 API_TOKEN "$secret" base32hex
 redacted_sections 4 API_TOKEN "$secret" 'basenc --base2msbf' \
     'basenc --base2lsbf'
 
-mcp_call words '{}'
-expect_ok_result "the word dump tool ran"
-out=$(jr .result.structuredContent.stdout)
+tool_ran words "the word dump tool ran"
 set -- 'od -b -c' 'od' 'od -d' 'od -t u2' 'od -t d2' 'od -t u4' 'od -i' 'od -o' \
     'hexdump -d' 'hexdump -o' "hexdump -e '/2 \"%u \"'" \
     "hexdump -e '/1 \"%o \"'" 'hexdump -x'
@@ -176,27 +148,18 @@ set -- 'od -b -c' 'od' 'od -d' 'od -t u2' 'od -t d2' 'od -t u4' 'od -i' 'od -o' 
 redacted_sections 4 API_TOKEN "$secret" "$@"
 redacted_sections 2 BIN_KEY "$bin" "$@"
 
-mcp_call squeezed '{}'
-expect_ok_result "the squeezed dump tool ran"
-out=$(jr .result.structuredContent.stdout)
+tool_ran squeezed "the squeezed dump tool ran"
 # (its output ends with the password: "... 111 *\n107 *\n...33 *\n")
 expect_eq "a squeezed decimal dump that ends the output was redacted" \
     "$out" '[REDACTED:DOUBLED]'
 
-mcp_call nearmiss '{}'
-expect_ok_result "the near-miss tool ran"
-out=$(jr .result.structuredContent.stdout)
-expect_not_contains "a value a byte off the secret is left as it is" "$out" 'REDACTED'
-check "... and printed whole ($(printf '%s' "$out" | wc -l) lines)" \
-    test "$(printf '%s' "$out" | wc -l)" -ge 20
+near_miss_left "a value a byte off the secret is left as it is" 20
 
 mcp_stop
 expect_eq "the audit log holds no piece of the secret" \
     "$(grep -vF "for v in 'Zq8x Lr2" "$sess/audit.jsonl" | leak "$secret")" ""
-for f in "$sess"/artifacts/*-shifted.log "$sess"/artifacts/*-words.log; do
-	expect_eq "$(basename "$f") holds no piece of the secret" \
-	    "$(leak "$secret" <"$f")" ""
+for t in shifted words; do
+	artifact_clean $t "$secret" "the secret"
 done
-expect_eq "the squeezed dump's artifact holds no piece of the password" \
-    "$(leak "$doubled" <"$(echo "$sess"/artifacts/*-squeezed.log)")" ""
+artifact_clean squeezed "$doubled" "the password"
 finish

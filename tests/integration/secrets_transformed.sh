@@ -41,169 +41,108 @@
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
+. "$top_srcdir/tests/integration/secrets_lib.sh"
 mcp_env
 secret='Zq8x Lr2$Wv9&Kt4(Ym7)Pn3'
-printf '%s' "$secret" | "$AIRLOCK" secret set API_TOKEN
+secret_set API_TOKEN "$secret"
 long=ghp_Zq8xLr2Wv9Kt4Ym7Pn3Bc6Hd1Fs5Jg0Ae8Ui2Oy4Tx7Rw9Qe3Lk6Mn1Vb5Zc4Xa8Sd2Fg6Hj0Kl3Qw7Er1Ty5Ui9Op
-printf '%s' "$long" | "$AIRLOCK" secret set LONG_TOKEN
+secret_set LONG_TOKEN "$long"
 bin=$'k\001Zq8\211x\tLr2\177Wv9&Kt4\033Ym7\377Pn3'
-printf '%s' "$bin" | "$AIRLOCK" secret set BIN_KEY
+secret_set BIN_KEY "$bin"
 doubled='bookkeeper:Zq8xLr2!!'
-printf '%s' "$doubled" | "$AIRLOCK" secret set DOUBLED
+secret_set DOUBLED "$doubled"
 ws=$(make_workspace)
 
 M="$T/m.yaml"
-cat >"$M" <<'YAML'
-tools:
-  - name: oddumps
-    input: {}
-    output: { exitCode: integer, stdout: string }
-    sideEffect: external
-    authorization: allow
-    timeoutMs: 10000
-    command:
-      - bash
-      - -c
-      - |
-        for d in 'od -t x1 -c' 'od -A n -t x1 -c' 'od -c -t x1' \
-            'od -t x1 -a' 'od -t x1 -c -w4' 'od -A x -t x1 -c -w32' \
-            'od -a' 'od -A n -a -w4' 'od -b' 'od -A n -b -w4'; do
-          echo "== $d"
-          printf 'the api token: %s\n' "$API_TOKEN" | eval "$d"
-        done
-        echo '== at each offset'
-        for o in $(seq 0 15); do
-          for d in 'od -c -t x1' 'od -A n -t x1 -c'; do
-            printf '%*s%s!\n' "$o" '' "$API_TOKEN" | $d
-          done
-        done
-    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
-  - name: wide
-    input: {}
-    output: { exitCode: integer, stdout: string }
-    sideEffect: external
-    authorization: allow
-    timeoutMs: 10000
-    command:
-      - bash
-      - -c
-      - |
-        for d in 'xxd -c 96' 'xxd -c 128' 'od -A x -t x1z -w128' \
-            'od -t x1 -w128'; do
-          echo "== $d"
-          w=${d##* }; w=${w#-w}
-          { head -c $((w - 12)) /dev/zero | tr '\0' a
-            printf 'token: %s\n' "$API_TOKEN"; } | eval "$d"
-        done
-    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
-  - name: encodings
-    input: {}
-    output: { exitCode: integer, stdout: string }
-    sideEffect: external
-    authorization: allow
-    timeoutMs: 10000
-    command:
-      - bash
-      - -c
-      - |
-        echo '== base32'
-        for p in '' x xy xyz xyzw; do
-          printf '%s%s' "$p" "$API_TOKEN" | base32
-        done
-        echo '== rev'
-        printf '%s\n' "$API_TOKEN" | rev
-        echo '== a character a line'
-        printf '%s\n' "$API_TOKEN" | sed 's/./&\n/g'
-        echo '== spaced'
-        printf '%s\n' "$API_TOKEN" | sed 's/./& /g'
-        echo '== decimal'
-        python3 -c 'import json, os; b = os.environb[b"API_TOKEN"]; print(list(b)); print(json.dumps({"type": "Buffer", "data": list(b)}, separators=(",", ":")))'
-    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
-  - name: escaped
-    input: {}
-    output: { exitCode: integer, stdout: string }
-    sideEffect: external
-    authorization: allow
-    timeoutMs: 10000
-    command:
-      - bash
-      - -c
-      - |
-        echo '== sed -n l, its line broken'
-        printf 'the api token of the payments service: %s\n' "$LONG" | sed -n l
-        for d in 'sed -n l' 'cat -v' 'cat -A'; do
-          echo "== $d"
-          printf 'key=%s\n' "$BIN" | $d
-        done
-    secrets: [ { name: LONG_TOKEN, env: LONG }, { name: BIN_KEY, env: BIN } ]
-  - name: wider
-    input: {}
-    output: { exitCode: integer, stdout: string }
-    sideEffect: external
-    authorization: allow
-    timeoutMs: 10000
-    command:
-      - bash
-      - -c
-      - |
-        for d in 'xxd -c 256' 'od -A x -t x1z -w256' 'od -t x1 -c -w64' \
-            'od -c -t x1 -w64'; do
-          echo "== $d"
-          w=${d##* }; w=${w#-w}
-          for o in 3 12 21; do
-            { head -c $((w - o)) /dev/zero | tr '\0' a
-              printf '%s!\n' "$API_TOKEN"; } | eval "$d"
-          done
-        done
-    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
-  - name: numbers
-    input: {}
-    output: { exitCode: integer, stdout: string }
-    sideEffect: external
-    authorization: allow
-    timeoutMs: 10000
-    command:
-      - bash
-      - -c
-      - |
-        for d in 'od -t u1' 'od -A n -t u1 -w5' 'od -t d1' \
-            "hexdump -e '/1 \"%d \"'" "hexdump -e '/1 \"%u\\n\"'" \
-            "python3 -c 'import json, sys; print(json.dumps(list(sys.stdin.buffer.read()), indent=2))'" \
-            "hexdump -e '/1 \"%02x,\"'" "hexdump -e '/1 \"%02X, \"'" \
-            "hexdump -e '/1 \"%03d \"'"; do
-          echo "== $d"
-          printf 'the api token: %s\n' "$API_TOKEN" | eval "$d"; echo
-          printf 'key=%s\n' "$BIN" | eval "$d"; echo
-        done
-    secrets: [ { name: API_TOKEN, env: API_TOKEN }, { name: BIN_KEY, env: BIN } ]
-  - name: bases
-    input: {}
-    output: { exitCode: integer, stdout: string }
-    sideEffect: external
-    authorization: allow
-    timeoutMs: 10000
-    command:
-      - python3
-      - -c
-      - |
-        import base64, os
-        s = os.environb[b"API_TOKEN"]
-        z85 = bytes.maketrans(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~", b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#")
-        def b58(b):
-            a, n, o = b"123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz", int.from_bytes(b, "big"), b""
-            while n:
-                n, r = divmod(n, 58)
-                o = a[r:r + 1] + o
-            return o
-        encs = {"base32hex": base64.b32hexencode, "lowercase base32": lambda b: base64.b32encode(b).lower(),
-            "z85": lambda b: base64.b85encode(b).translate(z85), "b85encode": base64.b85encode, "a85encode": base64.a85encode}
-        for name, enc in encs.items():
-            print("==", name)
-            for p in (b"", b"x", b"xy", b"xyz", b"xyzw"):
-                print(enc(p + s + b"\n").decode())
-        print("== base58")
-        print(b58(s).decode())
-    secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
+{
+	echo 'tools:'
+	script_tool oddumps '[ { name: API_TOKEN, env: API_TOKEN } ]' <<'SH'
+for d in 'od -t x1 -c' 'od -A n -t x1 -c' 'od -c -t x1' \
+    'od -t x1 -a' 'od -t x1 -c -w4' 'od -A x -t x1 -c -w32' \
+    'od -a' 'od -A n -a -w4' 'od -b' 'od -A n -b -w4'; do
+  echo "== $d"
+  printf 'the api token: %s\n' "$API_TOKEN" | eval "$d"
+done
+echo '== at each offset'
+for o in $(seq 0 15); do
+  for d in 'od -c -t x1' 'od -A n -t x1 -c'; do
+    printf '%*s%s!\n' "$o" '' "$API_TOKEN" | $d
+  done
+done
+SH
+	script_tool wide '[ { name: API_TOKEN, env: API_TOKEN } ]' <<'SH'
+for d in 'xxd -c 96' 'xxd -c 128' 'od -A x -t x1z -w128' \
+    'od -t x1 -w128'; do
+  echo "== $d"
+  w=${d##* }; w=${w#-w}
+  { head -c $((w - 12)) /dev/zero | tr '\0' a
+    printf 'token: %s\n' "$API_TOKEN"; } | eval "$d"
+done
+SH
+	script_tool encodings '[ { name: API_TOKEN, env: API_TOKEN } ]' <<'SH'
+echo '== base32'
+for p in '' x xy xyz xyzw; do
+  printf '%s%s' "$p" "$API_TOKEN" | base32
+done
+echo '== rev'
+printf '%s\n' "$API_TOKEN" | rev
+echo '== a character a line'
+printf '%s\n' "$API_TOKEN" | sed 's/./&\n/g'
+echo '== spaced'
+printf '%s\n' "$API_TOKEN" | sed 's/./& /g'
+echo '== decimal'
+python3 -c 'import json, os; b = os.environb[b"API_TOKEN"]; print(list(b)); print(json.dumps({"type": "Buffer", "data": list(b)}, separators=(",", ":")))'
+SH
+	script_tool escaped '[ { name: LONG_TOKEN, env: LONG }, { name: BIN_KEY, env: BIN } ]' <<'SH'
+echo '== sed -n l, its line broken'
+printf 'the api token of the payments service: %s\n' "$LONG" | sed -n l
+for d in 'sed -n l' 'cat -v' 'cat -A'; do
+  echo "== $d"
+  printf 'key=%s\n' "$BIN" | $d
+done
+SH
+	script_tool wider '[ { name: API_TOKEN, env: API_TOKEN } ]' <<'SH'
+for d in 'xxd -c 256' 'od -A x -t x1z -w256' 'od -t x1 -c -w64' \
+    'od -c -t x1 -w64'; do
+  echo "== $d"
+  w=${d##* }; w=${w#-w}
+  for o in 3 12 21; do
+    { head -c $((w - o)) /dev/zero | tr '\0' a
+      printf '%s!\n' "$API_TOKEN"; } | eval "$d"
+  done
+done
+SH
+	script_tool numbers '[ { name: API_TOKEN, env: API_TOKEN }, { name: BIN_KEY, env: BIN } ]' <<'SH'
+for d in 'od -t u1' 'od -A n -t u1 -w5' 'od -t d1' \
+    "hexdump -e '/1 \"%d \"'" "hexdump -e '/1 \"%u\\n\"'" \
+    "python3 -c 'import json, sys; print(json.dumps(list(sys.stdin.buffer.read()), indent=2))'" \
+    "hexdump -e '/1 \"%02x,\"'" "hexdump -e '/1 \"%02X, \"'" \
+    "hexdump -e '/1 \"%03d \"'"; do
+  echo "== $d"
+  printf 'the api token: %s\n' "$API_TOKEN" | eval "$d"; echo
+  printf 'key=%s\n' "$BIN" | eval "$d"; echo
+done
+SH
+	python_tool bases '[ { name: API_TOKEN, env: API_TOKEN } ]' <<'PY'
+import base64, os
+s = os.environb[b"API_TOKEN"]
+z85 = bytes.maketrans(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~", b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#")
+def b58(b):
+    a, n, o = b"123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz", int.from_bytes(b, "big"), b""
+    while n:
+        n, r = divmod(n, 58)
+        o = a[r:r + 1] + o
+    return o
+encs = {"base32hex": base64.b32hexencode, "lowercase base32": lambda b: base64.b32encode(b).lower(),
+    "z85": lambda b: base64.b85encode(b).translate(z85), "b85encode": base64.b85encode, "a85encode": base64.a85encode}
+for name, enc in encs.items():
+    print("==", name)
+    for p in (b"", b"x", b"xy", b"xyz", b"xyzw"):
+        print(enc(p + s + b"\n").decode())
+print("== base58")
+print(b58(s).decode())
+PY
+	cat <<'YAML'
   - name: rot13
     input: {}
     output: { exitCode: integer, stdout: string }
@@ -212,43 +151,26 @@ tools:
     timeoutMs: 10000
     command: [ bash, -c, 'printf "%s\n" "$API_TOKEN" | tr A-Za-z N-ZA-Mn-za-m' ]
     secrets: [ { name: API_TOKEN, env: API_TOKEN } ]
-  - name: squeezed
-    input: {}
-    output: { exitCode: integer, stdout: string }
-    sideEffect: external
-    authorization: allow
-    timeoutMs: 10000
-    command:
-      - bash
-      - -c
-      - |
-        for d in "hexdump -e '/1 \"%02x \"'" "hexdump -e '/1 \"%d,\"'" \
-            "hexdump -e '/1 \"%02x,\"'"; do
-          echo "== $d"
-          printf 'the password: %s\n' "$PW" | eval "$d"; echo
-          printf 'bb%s!\n' "$PW" | eval "$d"; echo
-        done
-    secrets: [ { name: DOUBLED, env: PW } ]
-  - name: nearmiss
-    input: {}
-    output: { exitCode: integer, stdout: string }
-    sideEffect: external
-    authorization: allow
-    timeoutMs: 10000
-    command:
-      - bash
-      - -c
-      - |
-        for v in 'Zq8x Lr2$Wv9&Kt4(Ym7)Pn4' 'Yq8x Lr2$Wv9&Kt4(Ym7)Pn3'; do
-          for d in 'od -t u1' "hexdump -e '/1 \"%d \"'" \
-              "hexdump -e '/1 \"%02x,\"'" 'basenc --base32hex' \
-              'tr A-Za-z N-ZA-Mn-za-m' 'basenc --z85' 'xxd -c 256'; do
-            printf '%s!!!\n' "$v" | eval "$d"
-          done
-          printf '%s' "$v" | python3 -c 'import base64, sys; b = sys.stdin.buffer.read(); print(base64.b85encode(b).decode(), base64.a85encode(b).decode(), list(b))'
-        done
-    secrets: []
 YAML
+	script_tool squeezed '[ { name: DOUBLED, env: PW } ]' <<'SH'
+for d in "hexdump -e '/1 \"%02x \"'" "hexdump -e '/1 \"%d,\"'" \
+    "hexdump -e '/1 \"%02x,\"'"; do
+  echo "== $d"
+  printf 'the password: %s\n' "$PW" | eval "$d"; echo
+  printf 'bb%s!\n' "$PW" | eval "$d"; echo
+done
+SH
+	script_tool nearmiss '[]' <<'SH'
+for v in 'Zq8x Lr2$Wv9&Kt4(Ym7)Pn4' 'Yq8x Lr2$Wv9&Kt4(Ym7)Pn3'; do
+  for d in 'od -t u1' "hexdump -e '/1 \"%d \"'" \
+      "hexdump -e '/1 \"%02x,\"'" 'basenc --base32hex' \
+      'tr A-Za-z N-ZA-Mn-za-m' 'basenc --z85' 'xxd -c 256'; do
+    printf '%s!!!\n' "$v" | eval "$d"
+  done
+  printf '%s' "$v" | python3 -c 'import base64, sys; b = sys.stdin.buffer.read(); print(base64.b85encode(b).decode(), base64.a85encode(b).decode(), list(b))'
+done
+SH
+} >"$M"
 
 # leak SECRET < TEXT: the first 6 bytes of SECRET that TEXT holds, read
 # off or decoded: as it is, reversed, its blanks taken out (spaced
@@ -297,9 +219,7 @@ print(b[0].decode(errors="replace") if b else "")' "$1" || echo "(leak failed)"
 mcp_start "$M" "$ws"
 sess=$(newest_session)
 
-mcp_call oddumps '{}'
-expect_ok_result "the od tool ran"
-out=$(jr .result.structuredContent.stdout)
+tool_ran oddumps "the od tool ran"
 redacted_sections 1 API_TOKEN "$secret" 'od -t x1 -c' 'od -A n -t x1 -c' \
     'od -c -t x1' 'od -t x1 -a' 'od -t x1 -c -w4' 'od -A x -t x1 -c -w32' \
     'od -a' 'od -A n -a -w4' 'od -b' 'od -A n -b -w4'
@@ -309,15 +229,11 @@ n=$(printf '%s' "$s" | grep -c 'REDACTED:API_TOKEN')
 check "od -c -t x1 and od -t x1 -c at each of 16 offsets were redacted ($n)" test "$n" -eq 32
 expect_eq "... no piece of it in any" "$(printf '%s' "$s" | leak "$secret")" ""
 
-mcp_call wide '{}'
-expect_ok_result "the wide dump tool ran"
-out=$(jr .result.structuredContent.stdout)
+tool_ran wide "the wide dump tool ran"
 redacted_sections 1 API_TOKEN "$secret" 'xxd -c 96' 'xxd -c 128' \
     'od -A x -t x1z -w128' 'od -t x1 -w128'
 
-mcp_call encodings '{}'
-expect_ok_result "the encoding tool ran"
-out=$(jr .result.structuredContent.stdout)
+tool_ran encodings "the encoding tool ran"
 n=$(section base32 | grep -c 'REDACTED:API_TOKEN')
 check "base32 at each of 5 offsets was redacted ($n)" test "$n" -eq 5
 for d in rev 'a character a line' spaced; do
@@ -330,9 +246,7 @@ expect_contains "... and a Buffer's JSON" "$s" '"data":[[REDACTED:API_TOKEN]]'
 expect_eq "no piece of it, decoded, reversed or its blanks taken out" \
     "$(printf '%s' "$out" | leak "$secret")" ""
 
-mcp_call escaped '{}'
-expect_ok_result "the escaping tool ran"
-out=$(jr .result.structuredContent.stdout)
+tool_ran escaped "the escaping tool ran"
 n=$(section 'sed -n l, its line broken' | grep -c 'REDACTED:LONG_TOKEN')
 check "sed -n l of the long token over two lines was redacted ($n)" test "$n" -eq 1
 expect_eq "... no piece of it, its lines joined" \
@@ -352,9 +266,7 @@ out=$(cat "$sess"/artifacts/*-wider.log)
 redacted_sections 3 API_TOKEN "$secret" 'xxd -c 256' 'od -A x -t x1z -w256' \
     'od -t x1 -c -w64' 'od -c -t x1 -w64'
 
-mcp_call numbers '{}'
-expect_ok_result "the decimal and comma dump tool ran"
-out=$(jr .result.structuredContent.stdout)
+tool_ran numbers "the decimal and comma dump tool ran"
 set -- 'od -t u1' 'od -A n -t u1 -w5' 'od -t d1' "hexdump -e '/1 \"%d \"'" \
     "hexdump -e '/1 \"%u\\n\"'" \
     "python3 -c 'import json, sys; print(json.dumps(list(sys.stdin.buffer.read()), indent=2))'" \
@@ -363,9 +275,7 @@ set -- 'od -t u1' 'od -A n -t u1 -w5' 'od -t d1' "hexdump -e '/1 \"%d \"'" \
 redacted_sections 1 API_TOKEN "$secret" "$@"
 redacted_sections 1 BIN_KEY "$bin" "$@"
 
-mcp_call bases '{}'
-expect_ok_result "the base32hex, base85 and base58 tool ran"
-out=$(jr .result.structuredContent.stdout)
+tool_ran bases "the base32hex, base85 and base58 tool ran"
 for d in base32hex 'lowercase base32' z85 b85encode a85encode; do
 	n=$(section "$d" | grep -c 'REDACTED:API_TOKEN')
 	check "$d at each of 5 offsets was redacted ($n)" test "$n" -eq 5
@@ -374,25 +284,16 @@ n=$(section base58 | grep -c 'REDACTED:API_TOKEN')
 check "base58 was redacted ($n)" test "$n" -eq 1
 expect_eq "no piece of it, decoded" "$(printf '%s' "$out" | leak "$secret")" ""
 
-mcp_call squeezed '{}'
-expect_ok_result "the squeezed dump tool ran"
-out=$(jr .result.structuredContent.stdout)
+tool_ran squeezed "the squeezed dump tool ran"
 # (hexdump prints a repeated byte once, then "*" and a line break)
 redacted_sections 2 DOUBLED "$doubled" "hexdump -e '/1 \"%02x \"'" \
     "hexdump -e '/1 \"%d,\"'" "hexdump -e '/1 \"%02x,\"'"
 expect_not_contains "... none of its bytes' hex left before a \"*\"" "$out" '62 6f *'
 
-mcp_call rot13 '{}'
-expect_ok_result "the rot13 tool ran"
-out=$(jr .result.structuredContent.stdout)
+tool_ran rot13 "the rot13 tool ran"
 expect_eq "rot13 of the secret was redacted" "$out" '[REDACTED:API_TOKEN]'
 
-mcp_call nearmiss '{}'
-expect_ok_result "the near-miss tool ran"
-out=$(jr .result.structuredContent.stdout)
-expect_not_contains "dumps of a value a byte off the secret are left as they are" "$out" 'REDACTED'
-check "... and printed whole ($(printf '%s' "$out" | wc -l) lines)" \
-    test "$(printf '%s' "$out" | wc -l)" -ge 16
+near_miss_left "dumps of a value a byte off the secret are left as they are" 16
 
 mcp_stop
 # (the near-miss tool's command, in its runner_start, is a byte off it)
@@ -402,11 +303,7 @@ for t in wider numbers bases rot13; do
 	expect_contains "$t's artifact, the audited run's output, holds it redacted" \
 	    "$(cat "$sess"/artifacts/*-$t.log)" '[REDACTED:'
 done
-for f in "$sess"/artifacts/*-oddumps.log "$sess"/artifacts/*-wide.log \
-    "$sess"/artifacts/*-encodings.log "$sess"/artifacts/*-escaped.log \
-    "$sess"/artifacts/*-wider.log "$sess"/artifacts/*-numbers.log \
-    "$sess"/artifacts/*-bases.log "$sess"/artifacts/*-rot13.log; do
-	expect_eq "$(basename "$f") holds no piece of the secret" \
-	    "$(leak "$secret" <"$f")" ""
+for t in oddumps wide encodings escaped wider numbers bases rot13; do
+	artifact_clean $t "$secret" "the secret"
 done
 finish

@@ -16,9 +16,10 @@
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/integration/mcp_lib.sh"
+. "$top_srcdir/tests/integration/secrets_lib.sh"
 mcp_env
 token='ghp_R4nd0mT0k3nV4lu3F0rT3st1ngXyZ12345678'
-printf '%s' "$token" | "$AIRLOCK" secret set REGISTRY_TOKEN
+secret_set REGISTRY_TOKEN "$token"
 ws=$(make_workspace)
 
 # kubectl create secret docker-registry's YAML (no kubectl here): the
@@ -31,45 +32,25 @@ cfg = {\"auths\": {\"ghcr.io\": {\"username\": \"bot\", \"password\": t, \"auth\
 print(\"data:\\n  .dockerconfigjson: \" + base64.b64encode(json.dumps(cfg).encode()).decode())" "$1"; }
 '
 M="$T/m.yaml"
-cat >"$M" <<YAML
-tools:
-  - name: twice
-    input: {}
-    output: { exitCode: integer, stdout: string }
-    sideEffect: external
-    authorization: allow
-    timeoutMs: 10000
-    command:
-      - bash
-      - -c
-      - |
-$(printf '%s\n' "$dockercfg" | sed 's/^/        /')
-        echo '== dockercfg'
-        dockercfg "\$TOKEN"
-        echo '== base64 twice'
-        for p in '' x xy; do
-          for q in '' a ab; do
-            printf '%s%s\n' "\$p" "\$TOKEN" | base64 -w0 | { printf %s "\$q"; cat; } | base64
-          done
-        done
-    secrets: [ { name: REGISTRY_TOKEN, env: TOKEN } ]
-  - name: nearmiss
-    input: {}
-    output: { exitCode: integer, stdout: string }
-    sideEffect: external
-    authorization: allow
-    timeoutMs: 10000
-    command:
-      - bash
-      - -c
-      - |
-$(printf '%s\n' "$dockercfg" | sed 's/^/        /')
-        for v in 'hhp_R4nd0mT0k3nV4lu3F0rT3st1ngXyZ12345678' 'ghp_R4nd0mT0k3nV4lu3F0rT4st1ngXyZ12345678'; do
-          dockercfg "\$v"
-          printf '%s\n' "\$v" | base64 | base64
-        done
-    secrets: []
-YAML
+{
+	echo 'tools:'
+	script_tool twice '[ { name: REGISTRY_TOKEN, env: TOKEN } ]' "$dockercfg" <<'SH'
+echo '== dockercfg'
+dockercfg "$TOKEN"
+echo '== base64 twice'
+for p in '' x xy; do
+  for q in '' a ab; do
+    printf '%s%s\n' "$p" "$TOKEN" | base64 -w0 | { printf %s "$q"; cat; } | base64
+  done
+done
+SH
+	script_tool nearmiss '[]' "$dockercfg" <<'SH'
+for v in 'hhp_R4nd0mT0k3nV4lu3F0rT3st1ngXyZ12345678' 'ghp_R4nd0mT0k3nV4lu3F0rT4st1ngXyZ12345678'; do
+  dockercfg "$v"
+  printf '%s\n' "$v" | base64 | base64
+done
+SH
+} >"$M"
 
 # leak SECRET < TEXT: the first piece of SECRET, of 8 bytes, in TEXT
 # decoded: each run of base64 characters (from each of its first 4
@@ -96,23 +77,14 @@ print(b[0].decode(errors="replace") if b else "")' "$1" || echo "(leak failed)"
 mcp_start "$M" "$ws"
 sess=$(newest_session)
 
-mcp_call twice '{}'
-expect_ok_result "the tool ran"
-out=$(jr .result.structuredContent.stdout)
+tool_ran twice "the tool ran"
 redacted_sections 1 REGISTRY_TOKEN "$token" dockercfg
 check "the dockercfg's password and auth were both redacted" \
     test "$(section dockercfg | grep -o 'REDACTED:REGISTRY_TOKEN' | wc -l)" -eq 2
 redacted_sections 9 REGISTRY_TOKEN "$token" 'base64 twice'
 
-mcp_call nearmiss '{}'
-expect_ok_result "the near-miss tool ran"
-out=$(jr .result.structuredContent.stdout)
-expect_not_contains "a value a byte off the secret is left as it is" "$out" 'REDACTED'
-check "... and printed whole ($(printf '%s' "$out" | wc -l) lines)" \
-    test "$(printf '%s' "$out" | wc -l)" -ge 5
+near_miss_left "a value a byte off the secret is left as it is" 5
 
 mcp_stop
-f=$(echo "$sess"/artifacts/*-twice.log)
-expect_eq "$(basename "$f") holds no piece of the token" \
-    "$(leak "$token" <"$f")" ""
+artifact_clean twice "$token" "the token"
 finish
