@@ -143,8 +143,9 @@ make_workspace() {
 # tls_front NAMES...: for a test in a network and mount namespace of its
 # own, lo up, NAMES at 127.0.0.1 in a bind-mounted /etc/hosts, and a
 # P-256 certificate for front.test in $T/cert.pem and $T/key.pem, by
-# which a local server stands in for a shared TLS front end; python3 and
-# openssl must be there.  Prints "not ok" and exits when it cannot.
+# which a local server stands in for a shared TLS front end (with
+# tls_front_module's helpers); python3 and openssl must be there.
+# Prints "not ok" and exits when it cannot.
 tls_front() {
 	for c in python3 openssl; do
 		command -v $c >/dev/null || { echo "not ok - $c is missing"; exit 1; }
@@ -156,6 +157,42 @@ tls_front() {
 	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
 	    -keyout "$T/key.pem" -out "$T/cert.pem" -subj /CN=front.test -days 2 \
 	    >/dev/null 2>&1 || { echo "not ok - cannot make a certificate"; exit 1; }
+	tls_front_module
+}
+
+# tls_front_module: $T/front.py, what the test's server ($T/srv.py, run
+# by tls_front_serve) may import:
+#   t                        $T
+#   log_name(ssl, name, ctx) an SNI callback: appends NAME and a line
+#                            break to $T/names.log
+#   server_context()         a TLS server context with the certificate
+#   serve_forever(serve)     listens on 127.0.0.1 (its port written to
+#                            $T/srv.port) and runs serve(s, n) for the
+#                            n-th connection s (from 1), in a thread
+tls_front_module() {
+	cat > "$T/front.py" <<'EOF'
+import socket, ssl, sys, threading
+t = sys.argv[1]
+lock = threading.Lock()
+def log_name(obj, name, c):
+    with lock, open(t + '/names.log', 'a') as o:
+        o.write('%s\n' % name)
+def server_context():
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(t + '/cert.pem', t + '/key.pem')
+    return ctx
+def serve_forever(serve):
+    ls = socket.socket()
+    ls.bind(('127.0.0.1', 0))
+    ls.listen(64)
+    with open(t + '/srv.port', 'w') as f:
+        f.write('%d\n' % ls.getsockname()[1])
+    n = 0
+    while True:
+        s, _ = ls.accept()
+        n += 1
+        threading.Thread(target=serve, args=(s, n), daemon=True).start()
+EOF
 }
 
 # tls_front_serve: runs python3 $T/srv.py $T in the background, ended

@@ -27,22 +27,17 @@ tls_front front.test
 # the rest of what it read thrown away, then TLS ("echo X": "pong X").
 # names.log gets each server name asked for.
 cat > "$T/srv.py" <<'EOF'
-import re, socket, ssl, sys, threading
-t = sys.argv[1]
-lock = threading.Lock()
-def sni(obj, name, c):
-    with lock, open(t + '/names.log', 'a') as o:
-        o.write('%s\n' % name)
-ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-ctx.load_cert_chain(t + '/cert.pem', t + '/key.pem')
-ctx.sni_callback = sni
+import re
+from front import log_name, server_context, serve_forever
+ctx = server_context()
+ctx.sni_callback = log_name
 def starttls(s):
     tls = ctx.wrap_socket(s, server_side=True)
     for line in tls.makefile('rb'):
         w = line.split()
         if len(w) == 2 and w[0] == b'echo':
             tls.sendall(b'pong ' + w[1] + b'\n')
-def serve(s):
+def serve(s, n):
     try:
         s.settimeout(10)
         s.sendall(b'220 front.test ready\r\n')
@@ -66,14 +61,7 @@ def serve(s):
         pass
     finally:
         s.close()
-ls = socket.socket()
-ls.bind(('127.0.0.1', 0))
-ls.listen(64)
-with open(t + '/srv.port', 'w') as f:
-    f.write('%d\n' % ls.getsockname()[1])
-while True:
-    s, _ = ls.accept()
-    threading.Thread(target=serve, args=(s,), daemon=True).start()
+serve_forever(serve)
 EOF
 : > "$T/names.log"
 tls_front_serve

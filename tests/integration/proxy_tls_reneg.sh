@@ -26,18 +26,13 @@ tls_front front.test
 # "echo X" is answered "pong X", "get N" with N bytes, "put N" reads N
 # bytes and answers "got N".
 cat > "$T/srv.py" <<'EOF'
-import socket, ssl, sys, threading
-t = sys.argv[1]
-lock = threading.Lock()
-def sni(obj, name, c):
-    with lock, open(t + '/names.log', 'a') as o:
-        o.write('%s\n' % name)
-ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-ctx.load_cert_chain(t + '/cert.pem', t + '/key.pem')
+import ssl
+from front import log_name, server_context, serve_forever
+ctx = server_context()
 ctx.minimum_version = ssl.TLSVersion.TLSv1_2
 ctx.options |= 0x100    # SSL_OP_ALLOW_CLIENT_RENEGOTIATION (OpenSSL 3)
-ctx.sni_callback = sni
-def serve(s):
+ctx.sni_callback = log_name
+def serve(s, n):
     try:
         s.settimeout(10)
         tls = ctx.wrap_socket(s, server_side=True)
@@ -59,14 +54,7 @@ def serve(s):
     except (OSError, ValueError):
         pass
     s.close()
-ls = socket.socket()
-ls.bind(('127.0.0.1', 0))
-ls.listen(64)
-with open(t + '/srv.port', 'w') as f:
-    f.write('%d\n' % ls.getsockname()[1])
-while True:
-    s, _ = ls.accept()
-    threading.Thread(target=serve, args=(s,), daemon=True).start()
+serve_forever(serve)
 EOF
 : > "$T/names.log"
 tls_front_serve

@@ -27,14 +27,13 @@ tls_front front.test hidden.test
 # cache); names.log gets "SERVER NAME" for each name the callback is
 # given.  A connection's first bytes are answered "pong" and them.
 cat > "$T/srv.py" <<'EOF'
-import socket, ssl, sys, threading
-t = sys.argv[1]
+import socket, ssl, threading
+from front import server_context, t
 def server(kind):
     def sni(obj, name, c):
         with open(t + '/names.log', 'a') as o:
             o.write('%s %s\n' % (kind, name))
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    ctx.load_cert_chain(t + '/cert.pem', t + '/key.pem')
+    ctx = server_context()
     ctx.sni_callback = sni
     if kind == 'id':
         ctx.options |= ssl.OP_NO_TICKET

@@ -37,11 +37,8 @@ tls_front front.test
 # The server: names.log gets "N NAME" for each server name a connection
 # asked for, raw.log every byte, "N end BYTES" when a connection ends.
 cat > "$T/srv.py" <<'EOF'
-import socket, ssl, sys, threading
-t = sys.argv[1]
-ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-ctx.load_cert_chain(t + '/cert.pem', t + '/key.pem')
-lock = threading.Lock()
+import ssl
+from front import lock, server_context, serve_forever, t
 PG = bytes.fromhex('0000000804d2162f')
 MY = bytes.fromhex('20000001')
 def log(f, data):
@@ -51,8 +48,7 @@ def serve(s, n):
     names = []
     def sni(obj, name, c):
         log('names.log', b'%d %s\n' % (n, name.encode()))
-    ctx2 = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    ctx2.load_cert_chain(t + '/cert.pem', t + '/key.pem')
+    ctx2 = server_context()
     ctx2.minimum_version = ssl.TLSVersion.TLSv1_2
     ctx2.sni_callback = sni
     i, o = ssl.MemoryBIO(), ssl.MemoryBIO()
@@ -97,16 +93,7 @@ def serve(s, n):
         pass
     log('names.log', b'%d end %d\n' % (n, total))
     s.close()
-ls = socket.socket()
-ls.bind(('127.0.0.1', 0))
-ls.listen(64)
-with open(t + '/srv.port', 'w') as f:
-    f.write('%d\n' % ls.getsockname()[1])
-n = 0
-while True:
-    s, _ = ls.accept()
-    n += 1
-    threading.Thread(target=serve, args=(s, n), daemon=True).start()
+serve_forever(serve)
 EOF
 : > "$T/names.log"
 : > "$T/raw.log"
