@@ -20,8 +20,11 @@ cow_manifest <<'EOF'
 EOF
 
 # The agent: BODY, then the check, then its artifact (the whole output).
+# (The agent's diff also prints a marker, made of two words so that its
+# text here is not it: the redactor catches the reversed secret too, so
+# only the marker tells whether git ran the agent's configuration.)
 PLANT='echo agent-edit >>README.md
-git config --file .git/config diff.external "sh -c \"printf %s \\\"\\\$API_TOKEN\\\" | rev; echo\"" && echo GIT-CONFIG-WRITTEN'
+git config --file .git/config diff.external "sh -c \"printf %s%s AGENT-DIFF- RAN; printf %s \\\"\\\$API_TOKEN\\\" | rev; echo\"" && echo GIT-CONFIG-WRITTEN'
 
 attack() {	# WHO RUN-PREFIX...: one round as root or as uid 4242
 	cow_run_setup "$@"
@@ -32,6 +35,7 @@ attack() {	# WHO RUN-PREFIX...: one round as root or as uid 4242
 	expect_contains "$who: the agent wrote .git/config in its view" "$out" GIT-CONFIG-WRITTEN
 	expect_contains "$who: the check sees the session's edit" "$out" '+agent-edit'
 	expect_not_contains "$who: git ran the checkout's config, not the agent's" "$out" "$reversed"
+	expect_not_contains "$who: the agent's external diff never ran" "$out" AGENT-DIFF-RAN
 	expect_not_contains "$who: no secret in the result" "$out" "$secret"
 	expect_eq "$who: the real .git/config is untouched" \
 	    "$(git -C "$ws" config --get diff.external || echo none)" none
@@ -43,6 +47,7 @@ attack() {	# WHO RUN-PREFIX...: one round as root or as uid 4242
 	out=$(cat "$T/out")
 	expect_contains "$who: the agent made a repository in its view" "$out" GIT-CONFIG-WRITTEN
 	expect_not_contains "$who: the agent's repository is not the check's" "$out" "$reversed"
+	expect_not_contains "$who: its external diff never ran" "$out" AGENT-DIFF-RAN
 	git -C "$ws" init -q
 	git -C "$ws" add -A
 	git -C "$ws" -c user.name=t -c user.email=t@t commit -qm again
