@@ -1581,6 +1581,10 @@ hello_refuse(struct proxy *p, struct conn *c, const char *decision,
     __attribute__((format(printf, 5, 6)));
 
 /* Puts the refusal of the tunnel |c| in its record. */
+static void refusal_record(struct conn *c, const char *decision,
+    const char *end, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
+
 static void
 refusal_record(struct conn *c, const char *decision, const char *end,
     const char *fmt, va_list ap)

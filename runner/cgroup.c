@@ -384,7 +384,7 @@ set_limits(size_t i, const char *dir, const struct resource_limits *lim,
     int reused, unsigned *enforced)
 {
 	int v2 = i == CG_N;
-	char v[64];
+	char v[64] = "max";
 
 	if ((v2 || i == CG_MEMORY) && (lim->memory_mb > 0 || reused)) {
 		if (!v2 && set_v1_memory(dir, lim) == 0)
