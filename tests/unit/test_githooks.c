@@ -22,6 +22,11 @@
 #include "policy/githooks.h"
 
 static char tmp[256];
+/* Every test's directory is made in this one, which main() makes and
+ * removes: a test whose check fails ends in its forked process before its
+ * checked teardown runs (Check calls _exit()), and its directory would
+ * stay behind in /tmp (78 did after one mutant run). */
+static char root[64];
 
 static void
 put(const char *rel, const char *text)
@@ -95,7 +100,7 @@ setup(void)
 {
 	char home[300];
 
-	snprintf(tmp, sizeof(tmp), "/tmp/test_githooks.XXXXXX");
+	snprintf(tmp, sizeof(tmp), "%s/t.XXXXXX", root);
 	ck_assert_ptr_nonnull(mkdtemp(tmp));
 	snprintf(home, sizeof(home), "%s/home", tmp);
 	mkdir(home, 0755);
@@ -800,10 +805,17 @@ int
 main(void)
 {
 	SRunner *sr = srunner_create(suite());
+	char cmd[128];
 	int failed;
 
+	snprintf(root, sizeof(root), "/tmp/test_githooks.XXXXXX");
+	if (mkdtemp(root) == NULL)
+		return 1;
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	if (system(cmd) != 0)
+		failed++;
 	return failed == 0 ? 0 : 1;
 }
