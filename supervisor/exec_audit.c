@@ -56,8 +56,7 @@ struct exec_audit {
 	int sent; /* ...and the writer has it: its answer is due */
 	int end_rc;
 	int netns_fd; /* a spare's network namespace, or -1 */
-	char cgtext[EXEC_SPARE_TEXT_MAX]; /* its cgroups, as it sent them */
-	struct runner_cgroup_ready cg; /* ...and parsed */
+	struct runner_cgroup_ready cg; /* the cgroups it lends */
 	int hold_fd; /* for the writer to drop after us (exec_audit_hold) */
 	char *start_text; /* exec_start, until the writer is settled */
 	json_t *denials; /* exec_audit_denials(), sent with exec_end */
@@ -424,8 +423,9 @@ keep_netns_back(int fd, const int *back)
 	return 1;
 }
 
-/* The cgroups of keep.cg that did not come back fit for another exec are
- * removed (still in use: left to the stale collector) and made anew. */
+/* If one of keep.cg's cgroups did not come back fit for another exec, all
+ * are removed (one still in use: left to the stale collector) and the
+ * spare makes new ones. */
 static void
 keep_settle(const int *back)
 {
@@ -980,12 +980,14 @@ send_start(struct exec_audit *x)
 void
 exec_audit_settle(struct exec_audit *x)
 {
+	char cgtext[EXEC_SPARE_TEXT_MAX];
+
 	if (x->asking) {
 		x->asking = 0;
-		if (exec_spare_taken(x->fd, &x->netns_fd, x->cgtext,
-			sizeof(x->cgtext)) == 0) {
-			if (runner_cgroup_ready_parse(x->cgtext, &x->cg) != 0)
-				x->cg.n = 0;
+		if (exec_spare_taken(
+			x->fd, &x->netns_fd, cgtext, sizeof(cgtext)) == 0) {
+			/* None, if they do not parse. */
+			(void)runner_cgroup_ready_parse(cgtext, &x->cg);
 			x->niced = geteuid() == 0;
 			/* It has exec_start already, if it was given. */
 			free(x->start_text);
